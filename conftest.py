@@ -1,0 +1,90 @@
+"""Test fixtures: one build of the whole site per test session, served on 127.0.0.1, and a browser.
+
+``TENSORCOPY_SITE=<dir>`` reuses a site that ``docs/build_site.py`` built already (handy while
+editing tests); without it, the session builds the site from the sources into a temporary folder.
+The MyST ``{doctest}`` blocks of the narrative pages are collected by sybil.
+"""
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from doctest import ELLIPSIS, NORMALIZE_WHITESPACE
+from pathlib import Path
+
+import pytest
+from sybil import Sybil
+from sybil.parsers.myst import DocTestDirectiveParser
+
+ROOT = Path(__file__).resolve().parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytest_collect_file = Sybil(
+    parsers=[DocTestDirectiveParser(optionflags=ELLIPSIS | NORMALIZE_WHITESPACE)],
+    path=str(ROOT / "docs"),
+    patterns=["en/*.md", "zh_CN/*.md"],
+).pytest()
+
+
+def build_site(out: Path, stage: Path, *extra: str) -> subprocess.CompletedProcess:
+    """Run docs/build_site.py; return the finished process (output captured as text)."""
+    command = [sys.executable, str(ROOT / "docs" / "build_site.py"), "--out", str(out),
+               "--stage", str(stage), *extra]  # fmt: skip
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory) -> Path:
+    """The built site (both editions and the landing page), built once per test session."""
+    reuse = os.environ.get("TENSORCOPY_SITE")
+    if reuse:
+        return Path(reuse).resolve()
+    base = tmp_path_factory.mktemp("site")
+    result = build_site(base / "html", base / "stage")
+    if result.returncode != 0:
+        pytest.fail(f"the site build failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
+    return base / "html"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir):
+    """The built site served on 127.0.0.1 (base URL, no trailing slash)."""
+    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless system Chromium driven by Playwright; skipped where Chromium is not installed."""
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install chromium); browser checks skipped")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()

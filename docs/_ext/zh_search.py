@@ -1,0 +1,105 @@
+"""Working Chinese search for the zh_CN edition with Sphinx 9.0.
+
+Three faults of the stock setup are handled here:
+
+* Sphinx 9.0 writes ``window.Stemmer = ChineseStemmer;`` into ``language_data.js`` but defines no
+  ``ChineseStemmer``; in a browser the search page then never finishes. The Chinese search language
+  below ships the English stemmer (what Sphinx uses for Latin words in a Chinese index) under its
+  real name.
+* The browser does not segment a Chinese query, so an unspaced compound a reader types (计算图,
+  自动求导) matches nothing in an index that jieba segmented. The query splitter below cuts each run
+  of Han characters into the longest words the index itself holds (forward maximum matching).
+* Without jieba Sphinx builds silently with no Chinese words in the index. Here the build fails
+  instead, before reading (jieba missing) and after writing (index without Chinese words).
+"""
+
+import json
+import logging
+import re
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.search import _MINIFIED_JS_PATH
+from sphinx.search.zh import SearchChinese
+
+SPLIT_QUERY_JS = r"""
+/* Chinese query splitter (docs/_ext/zh_search.py): Latin words as usual; each run of Han characters
+   is cut into the longest words the search index holds, because the browser cannot run jieba. */
+var splitQuery = (query) => {
+  const index = (typeof Search !== "undefined" && Search._index) || {};
+  const has = (table, word) => Boolean(table) && Object.prototype.hasOwnProperty.call(table, word);
+  const known = (word) => has(index.terms, word) || has(index.titleterms, word);
+  const longest = 8;
+  const words = [];
+  const parts = query
+    .split(/[^\p{Letter}\p{Number}_\p{Emoji_Presentation}]+/gu)
+    .filter((part) => part);
+  for (const part of parts) {
+    for (const run of part.match(/\p{Script=Han}+|[^\p{Script=Han}]+/gu)) {
+      if (!/\p{Script=Han}/u.test(run) || known(run)) {
+        words.push(run);
+        continue;
+      }
+      let start = 0;
+      while (start < run.length) {
+        let end = Math.min(run.length, start + longest);
+        while (end > start + 1 && !known(run.slice(start, end))) end -= 1;
+        const word = run.slice(start, end);
+        // A single character the index does not hold would veto every result: drop it.
+        if (end > start + 1 || known(word)) words.push(word);
+        start = end;
+      }
+    }
+  }
+  return words;
+};
+"""
+
+HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+class SearchChineseFixed(SearchChinese):
+    """Sphinx's Chinese search with a stemmer that exists and a query splitter that segments."""
+
+    js_stemmer_rawcode = ""  # ship the code inline (below) instead of the broken rawcode path
+    js_splitter_code = SPLIT_QUERY_JS
+
+    def __init__(self, options: dict[str, str]) -> None:
+        super().__init__(options)
+        self.js_stemmer_code = "\n".join(
+            (
+                (_MINIFIED_JS_PATH / "base-stemmer.js").read_text(encoding="utf-8"),
+                (_MINIFIED_JS_PATH / "english-stemmer.js").read_text(encoding="utf-8"),
+                "window.Stemmer = EnglishStemmer;",
+            )
+        )
+
+
+def _require_jieba(app: Sphinx) -> None:
+    if not app.config.language.startswith("zh"):
+        return
+    try:
+        import jieba
+    except ImportError as error:
+        raise ExtensionError(
+            "jieba is not importable, so Sphinx would build the zh_CN search index with no Chinese "
+            "words in it. Install the pinned 'docs' dependency group (see pyproject.toml)."
+        ) from error
+    jieba.setLogLevel(logging.WARNING)
+
+
+def _check_index(app: Sphinx, exception: Exception | None) -> None:
+    if exception or app.builder.format != "html" or not app.config.language.startswith("zh"):
+        return
+    text = Path(app.outdir, "searchindex.js").read_text(encoding="utf-8")
+    terms = json.loads(text[text.index("(") + 1 : text.rindex(")")])["terms"]
+    if not any(HAN.search(term) for term in terms):
+        raise ExtensionError(f"{app.outdir}/searchindex.js holds no Chinese words")
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_search_language(SearchChineseFixed)
+    app.connect("builder-inited", _require_jieba)
+    app.connect("build-finished", _check_index)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
