@@ -58,7 +58,8 @@ def configure(language: str) -> dict:
                 "sidebar/scroll-end.html",
             ]
         },
-        "copyright": "the authors of this site",
+        "html_show_copyright": False,
+        "locale_dirs": [str(DOCS / "_locale")],  # theme words Sphinx's catalogs lack
         "sphinx_gallery_conf": {
             "abort_on_example_error": True,  # an example that raises fails the build
             "download_all_examples": False,  # each page offers its own .py and .ipynb
