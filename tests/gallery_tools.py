@@ -45,7 +45,7 @@ def page_path(site: Path, lang: str, name: str) -> Path:
 
 def blocks(script: Path) -> list[tuple[str, str]]:
     """The script's blocks as ``(kind, content)``, kind "text" or "code" (sphinx-gallery's parser)."""
-    _, script_blocks, _ = split_code_and_text_blocks(str(script))
+    _, script_blocks = split_code_and_text_blocks(str(script))
     return [(block.type, block.content) for block in script_blocks]
 
 
