@@ -14,7 +14,9 @@ from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs" / "_shared"))
 
-from conf import LANGUAGES as LANGS  # noqa: E402  (docs/_shared/conf.py)
+from conf import LANGUAGES  # noqa: E402  (docs/_shared/conf.py)
+
+LANGS = LANGUAGES
 
 GALLERY = ROOT / "gallery"
 #: Where sphinx-gallery puts the pages of gallery/<lang>/ inside each edition.
