@@ -1,0 +1,226 @@
+"""
+.. _data-vs-detach-comparison:
+
+逐条检查原文的总结
+==================
+
+原文最后总结了 ``.data`` 和 ``detach()`` 的相同点与不同点。我们在这个版本的
+torch 上逐条运行：三条成立，一条不成立，一条只部分成立。
+"""
+
+# %%
+# 同一个源张量
+# ------------
+#
+# 下面每项检查都从 ``out = a.sigmoid()``
+# 出发，也就是原文要分离的那个张量。辅助函数 ``show`` 和 ``same_storage``
+# 与第一页相同。
+import inspect
+
+import torch
+
+
+def show(name, t):
+    print(f"{name}: {t}")
+    print(f"    requires_grad={t.requires_grad}  is_leaf={t.is_leaf}  _version={t._version}")
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+out = a.sigmoid()
+show("a", a)
+show("out", out)
+
+# %%
+# 说法：两者都是原位操作——不成立
+# --------------------------------
+#
+# 先记下 ``out`` 的值、形状和版本，再取 ``out.data`` 和
+# ``out.detach()``，然后重新看 ``out``。
+#
+# .. admonition:: 原文与 torch |torch_version| 的实际行为
+#    :class: warning
+#
+#    原文的总结说两者都是“原位操作”。其实两者都不修改任何东西：``out``
+#    的值、形状、版本都没变，也还在计算图里（见下面的输出）。两者都返回一个新的张量对象，与
+#    ``out`` 共用存储。要等到之后通过返回的张量做原位修改（比如
+#    ``zero_()``），源张量才会改变。
+values, shape, version = out.detach().clone(), out.shape, out._version
+via_data = out.data
+via_detach = out.detach()
+show("out", out)
+show("via_data", via_data)
+show("via_detach", via_detach)
+print("via_data is out:", via_data is out)
+print("via_detach is out:", via_detach is out)
+assert torch.equal(out, values) and out.shape == shape, "values and shape of out are unchanged"
+assert out._version == version == 0, "taking .data or .detach() does not bump the version"
+assert out.requires_grad and out.grad_fn.name() == "SigmoidBackward0", "out is still in the graph"
+assert via_data is not out and via_detach is not out, "both return a new tensor object"
+
+# %%
+# PyTorch 用末尾的下划线标记原位方法。``detach()`` 确实有一个原位版本，叫
+# ``detach_()``，是另一个方法。它返回的就是同一个对象，并把这个对象本身移出计算图。而
+# ``.data`` 没有原位版本。
+b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+out_b = b.sigmoid()
+show("out_b (before detach_)", out_b)
+result = out_b.detach_()
+show("out_b (after detach_)", out_b)
+print("result is out_b:", result is out_b)
+print("Tensor has data_:", hasattr(torch.Tensor, "data_"))
+assert result is out_b, "detach_() returns the same object"
+assert not out_b.requires_grad and out_b.grad_fn is None, "detach_() changed out_b itself"
+assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
+
+# %%
+# 说法：两者都与源张量共享数据——成立
+# ------------------------------------
+#
+# 两个结果读的都是 ``out`` 的存储，所以任何一方的改动，另一方都看得到。我们在
+# ``torch.no_grad()`` 下原位地把 ``out`` 乘以
+# 2，这样计算图不会记录这次修改（``out`` 的 ``grad_fn``
+# 不变）。两个结果都跟着变；再分别通过两个结果写入，``out`` 也跟着变。
+for name, t in [("via_data", via_data), ("via_detach", via_detach)]:
+    same = same_storage(t, out)
+    print(f"{name} same storage as out:", same)
+    assert same, f"{name} shares storage with out"
+
+with torch.no_grad():
+    out.mul_(2)
+show("out", out)
+show("via_data", via_data)
+show("via_detach", via_detach)
+assert torch.equal(via_data, out) and torch.equal(via_detach, out), "an edit of out shows in both"
+assert out.grad_fn.name() == "SigmoidBackward0", "the edit under no_grad was not recorded"
+
+via_data[0] = 10.0
+via_detach[1] = 20.0
+show("out", out)
+show("via_data", via_data)
+show("via_detach", via_detach)
+assert out[0].item() == 10.0 and out[1].item() == 20.0, "edits through either one show in out"
+
+# %%
+# 说法：两者都脱离计算图，不需要梯度——成立
+# ------------------------------------------
+#
+# 两个结果都是 ``requires_grad=False``，没有
+# ``grad_fn``，都是叶子张量。对它们的运算也不会被记录。原文说“``.data`` 不能被
+# autograd 追踪”，指的就是这一点，而这一点对 ``detach()`` 同样成立。
+for name, t in [("via_data", via_data), ("via_detach", via_detach)]:
+    y = t * 2
+    print(f"{name}: requires_grad={t.requires_grad}  grad_fn={t.grad_fn}  is_leaf={t.is_leaf}")
+    print(f"({name} * 2): requires_grad={y.requires_grad}  grad_fn={y.grad_fn}")
+    assert not t.requires_grad and t.grad_fn is None and t.is_leaf, f"{name} is a detached leaf"
+    assert not y.requires_grad and y.grad_fn is None, f"operations on {name} are not recorded"
+
+# %%
+# 说法：``.data`` 是属性，``detach()`` 是方法——成立
+# --------------------------------------------------------------------------
+#
+# 在张量类上，``data`` 是一个 getset
+# 描述符（计算属性，读取时不加括号），``detach``
+# 是一个方法描述符。计算属性每次读取都会执行代码：每次 ``out.data``
+# 得到的都是一个新的张量对象。
+data_attr = inspect.getattr_static(torch.Tensor, "data")
+detach_attr = inspect.getattr_static(torch.Tensor, "detach")
+print("type of Tensor.data:  ", type(data_attr).__name__)
+print("type of Tensor.detach:", type(detach_attr).__name__)
+print("callable(out.data):  ", callable(out.data))
+print("callable(out.detach):", callable(out.detach))
+print("out.data is out.data:", out.data is out.data)
+assert inspect.isgetsetdescriptor(data_attr), "Tensor.data is a getset descriptor (an attribute)"
+assert inspect.ismethoddescriptor(detach_attr), "Tensor.detach is a method descriptor"
+assert not callable(out.data) and callable(out.detach), "out.data is a tensor, out.detach is a method"
+assert out.data is not out.data, "each read of .data builds a new tensor object"
+
+
+# %%
+# 说法：``.data`` 不安全，``detach()`` 安全——只部分成立
+# ------------------------------------------------------------------------------
+#
+# ``detach()`` 只是更安全，并非绝对安全。autograd
+# 只检查它为反向传播保存过的张量的版本。情况 1 就是原文的例子：``sigmoid``
+# 保存了输出，所以通过 ``detach()`` 的修改会被发现；同样的修改通过
+# ``.data``，得到的是错误的梯度。
+def sigmoid_case(take):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x.sigmoid()
+    take(y).zero_()
+    print(f"  y._version={y._version}")
+    try:
+        y.sum().backward()
+    except RuntimeError as err:
+        print("  backward():", type(err).__name__)
+        return None
+    print("  backward(): no error, x.grad =", x.grad)
+    return x.grad
+
+
+print("case 1, edit through .data:")
+grad_data = sigmoid_case(lambda y: y.data)
+print("case 1, edit through detach():")
+grad_detach = sigmoid_case(lambda y: y.detach())
+assert grad_data is not None and torch.equal(grad_data, torch.zeros(3)), ".data: silent, wrong gradient"
+assert grad_detach is None, "detach(): the edit is caught"
+
+# %%
+# 情况 2：被修改的张量没有被保存。对于 ``out = a * 2``，autograd 只保存常数
+# 2（``_saved_self`` 是 ``None``），``sum()`` 只保存输入的形状。没有谁保存
+# ``out``，也就没有谁检查它的版本。这时通过 ``detach()`` 把 ``out``
+# 清零，不会报错。``a.grad`` 是已记录的计算图的梯度，但 ``loss`` 已经不等于
+# ``out.sum()`` 了：这次修改没有被发现。
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+out = a * 2
+loss = out.sum()
+sum_saved = [k for k in dir(loss.grad_fn) if k.startswith("_saved")]
+print(f"{out.grad_fn.name()} _saved_self:", out.grad_fn._saved_self)
+print(f"{out.grad_fn.name()} _saved_other:", out.grad_fn._saved_other)
+print(f"{loss.grad_fn.name()} saved fields:", sum_saved)
+assert out.grad_fn._saved_self is None, "a * 2 did not save a"
+assert out.grad_fn._saved_other.item() == 2, "a * 2 saved the constant 2"
+assert sum_saved == ["_saved_self_sym_sizes"], "sum() saved only a size"
+
+out.detach().zero_()
+loss.backward()
+show("a", a)
+show("out", out)
+print("loss:", loss)
+print("out.sum():", out.sum())
+print("a.grad:", a.grad)
+assert out._version == 1, "the edit bumped out's version"
+assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned d(2a)/da = 2"
+assert loss.item() == 12.0 and out.sum().item() == 0.0, "loss no longer matches out"
+
+# %%
+# 小结
+# ----
+#
+# 原文的总结中，“两者共享数据”和“两者脱离计算图”成立，“``.data``
+# 是属性，``detach()`` 是方法”成立，“两者都是原位操作”不成立，“``detach()``
+# 是安全的”只对 autograd 保存过的张量成立。实际使用时：用 ``detach()``，不用
+# ``.data``；对结果尽量用非原位运算，``out.detach() * 0`` 会生成新张量，不动
+# ``out``。需要一份可以原位修改的独立副本时，用
+# ``.detach().clone()``。副本有自己的存储，改它碰不到计算图，``backward()``
+# 也保持正确。
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+out = a.sigmoid()
+scaled = out.detach() * 0
+copy = out.detach().clone()
+copy.zero_()
+out.sum().backward()
+show("out", out)
+show("scaled", scaled)
+show("copy", copy)
+print("scaled same storage as out:", same_storage(scaled, out))
+print("copy same storage as out:", same_storage(copy, out))
+print("a.grad:", a.grad)
+s = out.detach()
+assert not same_storage(scaled, out), "out-of-place gives new storage"
+assert not same_storage(copy, out), "the copy has its own storage"
+assert out._version == 0 and not torch.equal(out, copy), "neither touched out"
+assert torch.allclose(a.grad, s * (1 - s)), "backward() gives the correct gradient s * (1 - s)"
