@@ -1,0 +1,223 @@
+"""
+.. _copying-clone:
+
+``clone()``: new memory, same graph
+===================================
+
+``a.clone()`` copies the values into new memory but stays in the autograd
+graph: the copy requires grad, has a ``grad_fn`` and is not a leaf. This page
+runs the article's example, then follows the gradient that the article says
+does not exist: a loss computed from the clone sends its gradient back to ``a``.
+"""
+
+# %%
+# Helpers for the whole page
+# --------------------------
+#
+# ``same_storage`` compares where two storages start. ``read_grad`` reads
+# ``t.grad`` while recording any warning that the read raises, and returns both;
+# the warning message ends with the C++ source line that raised it, which
+# ``read_grad`` cuts off.
+
+import warnings
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def read_grad(t):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        grad = t.grad
+    found = []
+    for w in caught:
+        message = str(w.message).split(" (Triggered internally")[0]
+        found.append((w.category, message))
+    return grad, found
+
+
+# %%
+# The article's clone
+# -------------------
+#
+# ``c`` holds the same values as ``a`` in its own memory. It requires grad
+# because ``a`` does, its ``grad_fn`` records the clone, and so it is not a leaf.
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.clone()
+print("a:", a)
+print("c:", c)
+print("same storage:", same_storage(a, c))
+print("a.requires_grad:", a.requires_grad)
+print("c.requires_grad:", c.requires_grad)
+print("c.grad_fn:", type(c.grad_fn).__name__)
+print("c.is_leaf:", c.is_leaf)
+assert torch.equal(a.detach(), c.detach()), "the clone must hold the same values"
+assert not same_storage(a, c), "the clone must have its own memory"
+assert c.requires_grad, "the clone of a tensor that requires grad must require grad"
+assert type(c.grad_fn).__name__ == "CloneBackward0", "grad_fn must be CloneBackward0"
+assert not c.is_leaf, "the clone must not be a leaf"
+
+# %%
+# The article prints ``c`` with a different ``grad_fn`` name.
+
+article_c = "tensor([1., 2., 3.], grad_fn=<CloneBackward>)"
+this_torch_c = "tensor([1., 2., 3.], grad_fn=<CloneBackward0>)"
+print("c as the article prints it:", repr(c) == article_c)
+print("c as this torch prints it: ", repr(c))
+assert repr(c) != article_c, "c must print differently from the article"
+assert repr(c) == this_torch_c, "c must print with CloneBackward0"
+
+# %%
+# .. admonition:: The article vs. torch |torch_version|
+#    :class: warning
+#
+#    The article prints ``grad_fn=<CloneBackward>``. This torch prints
+#    ``grad_fn=<CloneBackward0>`` (output above): only the name of the backward
+#    node's class has changed.
+
+# %%
+# New memory: an edit of the clone stays in the clone
+# ---------------------------------------------------
+#
+# The edit runs under ``torch.no_grad()`` so that autograd does not record it;
+# only memory is being tested here.
+
+with torch.no_grad():
+    c[0] = 100.0
+print("a:", a)
+print("c:", c)
+assert torch.equal(a.detach(), torch.tensor([1.0, 2.0, 3.0])), "a must not change"
+assert c[0] == 100.0, "c must hold the new value"
+
+# %%
+# The article's backward pass
+# ---------------------------
+#
+# The article differentiates a loss built from ``a`` alone. ``a`` gets its
+# gradient ``2 * a``; ``c`` is not a leaf, so its ``.grad`` stays ``None``, and
+# reading it raises a ``UserWarning`` on this torch.
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.clone()
+b = (a**2).sum()
+b.backward()
+print("a.grad:", a.grad)
+assert torch.equal(a.grad, torch.tensor([2.0, 4.0, 6.0])), "a.grad must be 2 * a"
+
+c_grad, found = read_grad(c)
+print("c.grad:", c_grad)
+for category, message in found:
+    print(category.__name__ + ":", message)
+assert c_grad is None, "a non-leaf's .grad must stay None"
+categories = [category for category, _ in found]
+assert categories == [UserWarning], "reading c.grad must warn once"
+assert "not a leaf Tensor" in found[0][1], "the warning must say that c is not a leaf"
+
+# %%
+# The gradient of a loss built from the clone reaches ``a``
+# ---------------------------------------------------------
+#
+# Now the loss uses only ``c``. ``CloneBackward0`` passes the incoming gradient
+# through unchanged, so it lands in ``a.grad``: the same ``2 * a`` as if the
+# loss had used ``a`` directly.
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.clone()
+loss = (c**2).sum()
+loss.backward()
+print("a.grad:", a.grad)
+assert a.grad.tolist() == [2.0, 4.0, 6.0], "the clone's gradient must reach a"
+
+# %%
+# .. admonition:: The article vs. torch |torch_version|
+#    :class: warning
+#
+#    The article says that the gradients of ``a`` and of its clone have nothing
+#    to do with each other. They do: ``clone()`` is recorded in the graph, and
+#    every gradient that reaches the clone flows on into ``a.grad`` (output
+#    above). The clone is independent in memory, not in the graph.
+
+# %%
+# Seeing the clone's own gradient with ``retain_grad()``
+# ------------------------------------------------------
+#
+# ``c.retain_grad()`` asks autograd to keep the gradient of the non-leaf ``c``.
+# With a weighted loss, ``c.grad`` is the vector of weights, and ``a.grad`` is
+# exactly the same vector: the clone's backward is the identity.
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.clone()
+c.retain_grad()
+weights = torch.tensor([1.0, 10.0, 100.0])
+loss = (c * weights).sum()
+loss.backward()
+c_grad, found = read_grad(c)
+print("c.grad:", c_grad)
+print("a.grad:", a.grad)
+print("warnings when reading c.grad:", len(found))
+assert torch.equal(c_grad, weights), "c.grad must be the weights"
+assert torch.equal(a.grad, c_grad), "a.grad must equal c.grad"
+assert found == [], "reading a retained grad must not warn"
+
+# %%
+# Both paths add up in ``a.grad``
+# -------------------------------
+#
+# When a loss uses both ``a`` and its clone, ``a.grad`` is the sum of the two
+# contributions: ``2 * a`` from the first term plus the weights from the second.
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.clone()
+loss = (a**2).sum() + (c * weights).sum()
+loss.backward()
+print("a.grad:", a.grad)
+assert a.grad.tolist() == [3.0, 14.0, 106.0], "a.grad must be 2 * a + weights"
+
+# %%
+# What ``a = 1`` proves, and what it does not
+# -------------------------------------------
+#
+# The article ends its example with ``a = 1`` and notes that ``c`` did not
+# change. That line changes no tensor: it only makes the name ``a`` point to
+# the integer ``1``. Keep the tensor under a second name ``a_old`` and add a
+# detached view ``d`` that *shares* ``a``'s memory: after ``a = 1`` both ``c``
+# and ``d`` are unchanged, so the test cannot tell a copy from a shared view.
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.clone()
+d = a.detach()
+a_old = a
+a = 1
+print("a:", a)
+print("a_old:", a_old)
+print("c:", c)
+print("d:", d)
+assert torch.equal(c.detach(), torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
+assert torch.equal(d, torch.tensor([1.0, 2.0, 3.0])), "d must be unchanged too"
+assert same_storage(a_old, d), "d must still share memory with the old tensor"
+
+# %%
+# An in-place edit of the old tensor is the real test. It reaches ``d``, which
+# shares the memory, and not ``c``, which has its own.
+
+with torch.no_grad():
+    a_old.mul_(10)
+print("a_old:", a_old)
+print("c:", c)
+print("d:", d)
+assert torch.equal(c.detach(), torch.tensor([1.0, 2.0, 3.0])), "c must not see the edit"
+assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
+
+# %%
+# Conclusion
+# ----------
+#
+# ``clone()`` copies memory, not independence. The clone requires grad, is not
+# a leaf (its ``.grad`` stays ``None`` unless you call ``retain_grad()``), and
+# every gradient that reaches it flows on into the source. Rebinding a name
+# proves nothing about memory; an in-place edit does. When you want a copy that
+# is out of the graph too, use :ref:`copying-safe-copy`.

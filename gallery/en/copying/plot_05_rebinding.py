@@ -1,0 +1,227 @@
+"""
+.. _copying-rebinding:
+
+``a = a - a.grad`` rebinds, ``a -= a.grad`` updates
+===================================================
+
+The article's third example takes ``c = a.detach()``, runs a backward pass, then
+writes ``a = a - a.grad``. The name ``a`` moves to a brand-new tensor while ``c``
+keeps the old values in the old memory. This page runs the example, fixes two
+mistakes in its code, and contrasts it with the in-place update under
+``torch.no_grad()``, which ``c`` does see.
+"""
+
+# %%
+# Helpers for the whole page
+# --------------------------
+#
+# ``same_storage`` compares where two storages start.
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+# %%
+# The setup
+# ---------
+#
+# A 2×2 leaf of ones that requires grad, and a detached tensor ``c`` on the
+# same memory.
+
+a = torch.ones(2, 2)
+a.requires_grad = True
+c = a.detach()
+print("a:", a)
+print("c:", c)
+print("same storage:", same_storage(a, c))
+assert same_storage(a, c), "c must share a's memory"
+
+# %%
+# The commented-out line would fail
+# ---------------------------------
+#
+# The article keeps ``#a[1,2] = 0`` as a comment. Uncommented, it raises
+# ``IndexError``: a 2×2 tensor has no column with index 2. A valid index does not help
+# either: writing into a leaf that requires grad raises ``RuntimeError``.
+
+index_error = None
+try:
+    a[1, 2] = 0
+except IndexError as e:
+    index_error = e
+    print(type(e).__name__ + ":", e)
+assert isinstance(index_error, IndexError), "a[1, 2] = 0 must raise IndexError"
+
+leaf_error = None
+try:
+    a[1, 1] = 0
+except RuntimeError as e:
+    leaf_error = e
+    print(type(e).__name__ + ":", e)
+assert "leaf Variable" in str(leaf_error), "a[1, 1] = 0 must raise RuntimeError"
+print("a:", a)
+print("c:", c)
+assert torch.equal(c, torch.ones(2, 2)), "the failed writes must change nothing"
+
+# %%
+# ``c`` is a 2×2 tensor of ones
+# -----------------------------
+#
+# The article's ``print(c)`` carries the comment ``#tensor([1., 2., 3.])``, left
+# over from its previous example. ``c`` holds four ones, as the article's own
+# output block shows.
+
+print("c:", c)
+assert torch.equal(c, torch.ones(2, 2)), "c must be a 2x2 tensor of ones"
+
+# %%
+# The backward pass
+# -----------------
+#
+# ``b = (a * 2).sum()`` gives every element of ``a`` the gradient 2.
+
+b = (a * 2).sum()
+b.backward()
+print("a.grad:", a.grad)
+assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "a.grad must be all twos"
+
+# %%
+# ``a = a - a.grad`` builds a new tensor
+# --------------------------------------
+#
+# ``a - a.grad`` allocates a new tensor, and ``=`` points the name ``a`` at it.
+# A second name ``a_old`` keeps the original leaf in view. The new ``a`` has a
+# ``grad_fn`` of ``SubBackward0`` and is not a leaf; ``c`` still holds ones and
+# still shares memory with ``a_old``.
+
+a_old = a
+a = a - a.grad
+print("a:", a)
+print("a_old:", a_old)
+print("c:", c)
+print("a is a_old:", a is a_old)
+print("a.grad_fn:", type(a.grad_fn).__name__)
+print("a.is_leaf:", a.is_leaf)
+print("same storage (a, a_old):", same_storage(a, a_old))
+print("same storage (c, a_old):", same_storage(c, a_old))
+print("same storage (c, a):", same_storage(c, a))
+assert torch.equal(a.detach(), torch.full((2, 2), -1.0)), "the new a must hold -1"
+assert a is not a_old, "the name a must point to a new tensor"
+assert type(a.grad_fn).__name__ == "SubBackward0", "a must come from a subtraction"
+assert not a.is_leaf, "the new a must not be a leaf"
+assert not same_storage(a, a_old), "the new a must have new memory"
+assert same_storage(c, a_old), "c must still share the old tensor's memory"
+assert torch.equal(c, torch.ones(2, 2)), "c must keep the old values"
+assert torch.equal(a_old.detach(), torch.ones(2, 2)), "the old tensor must be unchanged"
+
+# %%
+# Up to white space, ``a`` and ``c`` print exactly as in the article's output
+# block.
+
+
+def one_line(t):
+    return " ".join(repr(t).split())
+
+
+article_a = "tensor([[-1., -1.], [-1., -1.]], grad_fn=<SubBackward0>)"
+article_c = "tensor([[1., 1.], [1., 1.]])"
+print("a as the article prints it:", one_line(a) == article_a)
+print("c as the article prints it:", one_line(c) == article_c)
+assert one_line(a) == article_a, "a must print as in the article"
+assert one_line(c) == article_c, "c must print as in the article"
+
+# %%
+# .. admonition:: The article vs. torch |torch_version|
+#    :class: warning
+#
+#    Two lines of the article's code are wrong, though its printed output is
+#    right. The commented-out ``#a[1,2] = 0`` raises ``IndexError`` on a 2×2
+#    tensor, and the comment ``#tensor([1., 2., 3.])`` after ``print(c)`` does
+#    not match ``c``, which is a 2×2 tensor of ones (outputs above).
+#    ``SubBackward0`` is printed as the article shows.
+
+# %%
+# The in-place update: ``c`` sees it
+# ----------------------------------
+#
+# Repeat the example, but update ``a`` in place with ``a -= a.grad``. On a
+# leaf that requires grad this raises, so it has to run under
+# ``torch.no_grad()``. Then ``a`` stays the same object and the same leaf, and
+# ``c`` sees the new values because it shares the memory.
+
+a = torch.ones(2, 2)
+a.requires_grad = True
+c = a.detach()
+(a * 2).sum().backward()
+a_before = a
+
+inplace_error = None
+try:
+    a -= a.grad
+except RuntimeError as e:
+    inplace_error = e
+    print(type(e).__name__ + ":", e)
+assert "leaf Variable" in str(inplace_error), "a -= a.grad must raise outside no_grad"
+
+with torch.no_grad():
+    a -= a.grad
+print("a:", a)
+print("c:", c)
+print("a is a_before:", a is a_before)
+print("a.is_leaf:", a.is_leaf, " a.grad_fn:", a.grad_fn)
+print("same storage (c, a):", same_storage(c, a))
+print("a._version:", a._version, " c._version:", c._version)
+assert a is a_before, "a must still be the same object"
+assert a.is_leaf and a.grad_fn is None, "a must still be a leaf"
+assert same_storage(c, a), "c must still share a's memory"
+assert torch.equal(c, torch.full((2, 2), -1.0)), "c must see the update"
+assert a._version == c._version == 1, "the update must count once in the shared version"
+
+# %%
+# ``a.sub_(a.grad)`` is the same in-place update, written as a method call.
+
+a = torch.ones(2, 2)
+a.requires_grad = True
+c = a.detach()
+(a * 2).sum().backward()
+with torch.no_grad():
+    a.sub_(a.grad)
+print("a:", a)
+print("c:", c)
+print("same storage (c, a):", same_storage(c, a))
+print("a.is_leaf:", a.is_leaf)
+assert a.is_leaf, "a must still be a leaf"
+assert torch.equal(c, torch.full((2, 2), -1.0)), "c must see the update"
+
+# %%
+# ``torch.optim.SGD`` updates in place too
+# ----------------------------------------
+#
+# An optimizer step with learning rate 1 performs the same update on the same
+# memory, so ``c`` follows it as well.
+
+a = torch.ones(2, 2)
+a.requires_grad = True
+c = a.detach()
+(a * 2).sum().backward()
+optimizer = torch.optim.SGD([a], lr=1.0)
+optimizer.step()
+print("a:", a)
+print("c:", c)
+print("same storage (c, a):", same_storage(c, a))
+print("a.is_leaf:", a.is_leaf)
+assert a.is_leaf, "a must still be a leaf"
+assert torch.equal(c, torch.full((2, 2), -1.0)), "c must see the optimizer step"
+
+# %%
+# Conclusion
+# ----------
+#
+# ``a = a - a.grad`` computes a new tensor and moves the name; anything taken
+# from the old tensor, like ``c``, stays with the old memory, and the new ``a``
+# is no longer a leaf. To change the values that other names see, update in
+# place under ``torch.no_grad()``, as optimizers do. The next page,
+# :ref:`copying-add-rebinding`, shows the same split for ``a = a + 1``.

@@ -1,0 +1,212 @@
+"""
+.. _copying-clone:
+
+``clone()``：新的内存，同一张计算图
+==============================================
+
+``a.clone()`` 克隆出一个新张量：数值复制到了新的内存，但这个副本仍留在 autograd
+的计算图中，它需要梯度，有
+``grad_fn``，不是叶子。本页先运行原文的例子，再追踪原文认为不存在的那份梯度：由副本算出的损失，会把梯度传回
+``a``。
+"""
+
+# %%
+# 全页用到的辅助函数
+# ------------------
+#
+# ``same_storage`` 比较两块存储的起始地址。``read_grad`` 读取
+# ``t.grad``，同时记录读取时触发的警告，把两者一起返回；警告信息末尾附有触发它的 C++
+# 源码位置，``read_grad`` 把这一段截掉了。
+
+import warnings
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def read_grad(t):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        grad = t.grad
+    found = []
+    for w in caught:
+        message = str(w.message).split(" (Triggered internally")[0]
+        found.append((w.category, message))
+    return grad, found
+
+
+# %%
+# 原文的 clone 例子
+# ------------------------
+#
+# ``c`` 与 ``a`` 数值相同，内存独立。因为 ``a`` 需要梯度，``c`` 也需要梯度；它的 ``grad_fn``
+# 记录了这次复制，所以它不是叶子。
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.clone()
+print("a:", a)
+print("c:", c)
+print("same storage:", same_storage(a, c))
+print("a.requires_grad:", a.requires_grad)
+print("c.requires_grad:", c.requires_grad)
+print("c.grad_fn:", type(c.grad_fn).__name__)
+print("c.is_leaf:", c.is_leaf)
+assert torch.equal(a.detach(), c.detach()), "the clone must hold the same values"
+assert not same_storage(a, c), "the clone must have its own memory"
+assert c.requires_grad, "the clone of a tensor that requires grad must require grad"
+assert type(c.grad_fn).__name__ == "CloneBackward0", "grad_fn must be CloneBackward0"
+assert not c.is_leaf, "the clone must not be a leaf"
+
+# %%
+# 原文打印出的 ``c``，``grad_fn`` 的名字与此不同。
+
+article_c = "tensor([1., 2., 3.], grad_fn=<CloneBackward>)"
+this_torch_c = "tensor([1., 2., 3.], grad_fn=<CloneBackward0>)"
+print("c as the article prints it:", repr(c) == article_c)
+print("c as this torch prints it: ", repr(c))
+assert repr(c) != article_c, "c must print differently from the article"
+assert repr(c) == this_torch_c, "c must print with CloneBackward0"
+
+# %%
+# .. admonition:: 原文与 torch |torch_version| 的实际行为
+#    :class: warning
+#
+#    原文打印的是 ``grad_fn=<CloneBackward>``，而上方输出显示，本版 torch 打印的是
+#    ``grad_fn=<CloneBackward0>``：变的只是反向节点的类名。
+
+# %%
+# 新的内存：修改副本，原张量不变
+# ------------------------------
+#
+# 修改放在 ``torch.no_grad()`` 下进行，免得 autograd 记录它；这里只检验内存。
+
+with torch.no_grad():
+    c[0] = 100.0
+print("a:", a)
+print("c:", c)
+assert torch.equal(a.detach(), torch.tensor([1.0, 2.0, 3.0])), "a must not change"
+assert c[0] == 100.0, "c must hold the new value"
+
+# %%
+# 原文的反向传播
+# --------------
+#
+# 原文只对由 ``a`` 算出的损失求导。``a`` 得到梯度 ``2 * a``；``c`` 不是叶子，它的 ``.grad`` 保持
+# ``None``。在本版 torch 上，读取它还会触发 ``UserWarning``。
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.clone()
+b = (a**2).sum()
+b.backward()
+print("a.grad:", a.grad)
+assert torch.equal(a.grad, torch.tensor([2.0, 4.0, 6.0])), "a.grad must be 2 * a"
+
+c_grad, found = read_grad(c)
+print("c.grad:", c_grad)
+for category, message in found:
+    print(category.__name__ + ":", message)
+assert c_grad is None, "a non-leaf's .grad must stay None"
+categories = [category for category, _ in found]
+assert categories == [UserWarning], "reading c.grad must warn once"
+assert "not a leaf Tensor" in found[0][1], "the warning must say that c is not a leaf"
+
+# %%
+# 由副本算出的损失，梯度会到达 ``a``
+# ----------------------------------------
+#
+# 这次损失只用到 ``c``。``CloneBackward0`` 把传来的梯度原样往下传，于是梯度落进 ``a.grad``：与直接用
+# ``a`` 计算损失时一样，都是 ``2 * a``。
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.clone()
+loss = (c**2).sum()
+loss.backward()
+print("a.grad:", a.grad)
+assert a.grad.tolist() == [2.0, 4.0, 6.0], "the clone's gradient must reach a"
+
+# %%
+# .. admonition:: 原文与 torch |torch_version| 的实际行为
+#    :class: warning
+#
+#    原文说 ``a`` 与副本的梯度“没有任何关系”。其实二者有关。``clone()``
+#    被记录在计算图中，凡是到达副本的梯度，都会继续流入
+#    ``a.grad``，上方输出正说明了这一点。副本只是内存独立，在计算图中并不独立。
+
+# %%
+# 用 ``retain_grad()`` 查看副本自己的梯度
+# ----------------------------------------------------------
+#
+# ``c.retain_grad()`` 让 autograd 保留非叶子 ``c`` 的梯度。用带权重的损失时，``c.grad``
+# 就是权重向量，``a.grad`` 与它完全相同：副本的反向传播是恒等映射。
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.clone()
+c.retain_grad()
+weights = torch.tensor([1.0, 10.0, 100.0])
+loss = (c * weights).sum()
+loss.backward()
+c_grad, found = read_grad(c)
+print("c.grad:", c_grad)
+print("a.grad:", a.grad)
+print("warnings when reading c.grad:", len(found))
+assert torch.equal(c_grad, weights), "c.grad must be the weights"
+assert torch.equal(a.grad, c_grad), "a.grad must equal c.grad"
+assert found == [], "reading a retained grad must not warn"
+
+# %%
+# 两条路径的梯度在 ``a.grad`` 中相加
+# ----------------------------------------------
+#
+# 损失同时用到 ``a`` 和它的副本时，``a.grad`` 是两部分之和：第一项贡献 ``2 * a``，第二项贡献权重。
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.clone()
+loss = (a**2).sum() + (c * weights).sum()
+loss.backward()
+print("a.grad:", a.grad)
+assert a.grad.tolist() == [3.0, 14.0, 106.0], "a.grad must be 2 * a + weights"
+
+# %%
+# ``a = 1`` 能证明什么，不能证明什么
+# --------------------------------------------
+#
+# 原文在例子最后写了 ``a = 1``，并指出 ``c`` 没有变化。这一行没有改动任何张量，只是让名字 ``a``
+# 指向整数 ``1``。下面用第二个名字 ``a_old`` 留住原来的张量，再加一个与它 *共享* 内存的
+# ``d = a.detach()``。执行 ``a = 1`` 之后，``c`` 和 ``d``
+# 都没变：可见这个测试分不清副本和共享内存的视图。
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.clone()
+d = a.detach()
+a_old = a
+a = 1
+print("a:", a)
+print("a_old:", a_old)
+print("c:", c)
+print("d:", d)
+assert torch.equal(c.detach(), torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
+assert torch.equal(d, torch.tensor([1.0, 2.0, 3.0])), "d must be unchanged too"
+assert same_storage(a_old, d), "d must still share memory with the old tensor"
+
+# %%
+# 真正的检验是原地修改旧张量。修改会传到共享内存的 ``d``，不会传到有独立内存的 ``c``。
+
+with torch.no_grad():
+    a_old.mul_(10)
+print("a_old:", a_old)
+print("c:", c)
+print("d:", d)
+assert torch.equal(c.detach(), torch.tensor([1.0, 2.0, 3.0])), "c must not see the edit"
+assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
+
+# %%
+# 小结
+# ----
+#
+# ``clone()`` 复制的是内存，不是独立性。副本需要梯度，不是叶子（除非调用 ``retain_grad()``，否则它的
+# ``.grad`` 一直是
+# ``None``），到达它的每一份梯度都会继续流向源张量。重新绑定名字，说明不了内存的任何事；原地修改才能说明。如果还想让副本脱离计算图，请用
+# :ref:`copying-safe-copy`。

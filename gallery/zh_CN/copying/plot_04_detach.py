@@ -1,0 +1,217 @@
+"""
+.. _copying-detach:
+
+``detach()``：同一块内存，脱离计算图
+================================================
+
+``a.detach()`` 返回的张量与 ``a``
+共享内存，但永远不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，再检验原文关于原地改变形状的提醒。
+
+原文说，``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 在任何一方上执行都会报错。在本版
+torch 上，detach 得到的张量四种操作全都接受，只有源叶子张量会拒绝。
+"""
+
+# %%
+# 全页用到的辅助函数
+# ------------------
+#
+# ``same_storage`` 比较两块存储的起始地址。
+
+import warnings
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+# %%
+# 原文的 detach 例子
+# --------------------------
+#
+# ``c`` 与 ``a`` 共享内存。它不需要梯度，没有 ``grad_fn``，而且是叶子。
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.detach()
+print("a:", a)
+print("c:", c)
+print("same storage:", same_storage(a, c))
+print("a.requires_grad:", a.requires_grad)
+print("c.requires_grad:", c.requires_grad)
+print("c.grad_fn:", c.grad_fn)
+print("c.is_leaf:", c.is_leaf)
+assert same_storage(a, c), "the detached tensor must share a's memory"
+assert c.requires_grad is False, "the detached tensor must not require grad"
+assert c.grad_fn is None, "the detached tensor must have no grad_fn"
+assert c.is_leaf, "the detached tensor must be a leaf"
+
+# %%
+# 原文的反向传播：``a`` 得到 ``2 * a``。``c`` 是不需要梯度的叶子，所以它的 ``.grad`` 是
+# ``None``；与上一页的副本不同，读取它不会触发警告。
+
+b = (a**2).sum()
+b.backward()
+print("a.grad:", a.grad)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    c_grad = c.grad
+print("c.grad:", c_grad)
+print("warnings when reading c.grad:", len(caught))
+assert torch.equal(a.grad, torch.tensor([2.0, 4.0, 6.0])), "a.grad must be 2 * a"
+assert c_grad is None, "c.grad must be None"
+assert caught == [], "reading the .grad of a leaf must not warn"
+
+# %%
+# 原文接着写了 ``a = 1``，打印出的 ``c`` 没有变化。和 :ref:`copying-clone`
+# 中一样，这一行只是重新绑定名字 ``a``；``c`` 仍与 ``a`` 原先指向的那个张量共享内存。
+
+a_old = a
+a = 1
+print("a:", a)
+print("c:", c)
+print("same storage as the old a:", same_storage(a_old, c))
+assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
+assert same_storage(a_old, c), "c must still share the old tensor's memory"
+
+# %%
+# 修改会双向传递
+# --------------
+#
+# 换一对新的张量：通过 ``c`` 写入，``a`` 中也看得到。两者还共用一个版本计数器：两个 ``_version``
+# 一起增加。
+
+a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
+c = a.detach()
+c[0] = 100.0
+print("a:", a)
+print("c:", c)
+print("a._version:", a._version, " c._version:", c._version)
+assert a[0] == 100.0, "a write through c must reach a"
+assert a._version == c._version == 1, "a and c must share one version counter"
+
+# %%
+# 反方向的修改要放在 ``torch.no_grad()`` 之下，因为 ``a`` 是需要梯度的叶子。
+
+with torch.no_grad():
+    a[1] = 200.0
+print("a:", a)
+print("c:", c)
+print("a._version:", a._version, " c._version:", c._version)
+assert c[1] == 200.0, "a write through a must reach c"
+assert a._version == c._version == 2, "a and c must share one version counter"
+
+# %%
+# 原地改变形状和存储
+# ------------------
+#
+# 下面每个测试都从一对新的张量开始：需要梯度的 2×3 叶子 ``a``，以及
+# ``d = a.detach()``。这四个调用就是原文点名的四种操作。
+
+values = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+
+
+def fresh_pair():
+    a = torch.tensor(values, requires_grad=True)
+    return a, a.detach()
+
+
+changes = {
+    "resize_(3, 2)": lambda t: t.resize_(3, 2),
+    "resize_as_(torch.zeros(3, 2))": lambda t: t.resize_as_(torch.zeros(3, 2)),
+    "set_(torch.zeros(6))": lambda t: t.set_(torch.zeros(6)),
+    "transpose_(0, 1)": lambda t: t.transpose_(0, 1),
+}
+
+# %%
+# 在 detach 得到的张量上，四种操作都成功
+# ----------------------------------------------
+#
+# 每个调用只改变 ``d``：``a`` 的形状和数值都不变。``resize_``、``resize_as_`` 和 ``transpose_``
+# 之后，``d`` 以新的形状继续指向 ``a`` 的内存；``set_`` 之后，``d``
+# 换到了另一块内存，两者不再共享任何东西。
+
+expected_shapes = {
+    "resize_(3, 2)": (3, 2),
+    "resize_as_(torch.zeros(3, 2))": (3, 2),
+    "set_(torch.zeros(6))": (6,),
+    "transpose_(0, 1)": (3, 2),
+}
+for call, change in changes.items():
+    a, d = fresh_pair()
+    change(d)
+    print(f"d.{call}")
+    print("a:", a)
+    print("d:", d)
+    print("same storage:", same_storage(a, d))
+    assert tuple(a.shape) == (2, 3), f"d.{call} must leave a's shape alone"
+    assert a.tolist() == values, f"d.{call} must leave a's values alone"
+    assert tuple(d.shape) == expected_shapes[call], f"d.{call} must change d's shape"
+    shares = not call.startswith("set_")
+    assert same_storage(a, d) == shares, f"d.{call}: memory must stay shared unless set_"
+
+# %%
+# 在源叶子张量上，四种操作都报错
+# ------------------------------
+#
+# 同样的调用作用在 ``a`` 上，会引发 ``RuntimeError``，错误信息有两种；两个张量都保持原样。
+
+resize_error = "cannot resize variables that require grad"
+leaf_error = "a leaf Variable that requires grad is being used in an in-place operation."
+leaf_errors = {
+    "resize_(3, 2)": resize_error,
+    "resize_as_(torch.zeros(3, 2))": resize_error,
+    "set_(torch.zeros(6))": leaf_error,
+    "transpose_(0, 1)": leaf_error,
+}
+for call, change in changes.items():
+    a, d = fresh_pair()
+    message = None
+    try:
+        change(a)
+    except RuntimeError as e:
+        message = str(e)
+        print(f"a.{call} -> {type(e).__name__}: {e}")
+    assert message == leaf_errors[call], f"a.{call} must raise this RuntimeError"
+    assert tuple(a.shape) == tuple(d.shape) == (2, 3), f"a.{call} must change no shape"
+    assert same_storage(a, d), f"a.{call} must leave the memory shared"
+
+# %%
+# 报错源于 ``requires_grad``，而不是 ``detach()``
+# ------------------------------------------------------------------------------
+#
+# 一个需要梯度、从未 detach
+# 过的叶子张量，会报同样的错误。同样的张量如果不需要梯度，四种调用全都接受。
+
+for call, change in changes.items():
+    lone = torch.tensor(values, requires_grad=True)
+    message = None
+    try:
+        change(lone)
+    except RuntimeError as e:
+        message = str(e)
+    plain = torch.tensor(values)
+    change(plain)
+    print(call)
+    print("  leaf that requires grad, never detached:", message)
+    print("  tensor without requires_grad: shape", tuple(plain.shape))
+    assert message == leaf_errors[call], f"lone.{call} must raise the same error"
+    assert tuple(plain.shape) == expected_shapes[call], f"plain.{call} must succeed"
+
+# %%
+# .. admonition:: 原文与 torch |torch_version| 的实际行为
+#    :class: warning
+#
+#    原文说 ``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在 detach
+#    得到的张量上，还是在源张量上执行，都会报错。在本版 torch 上，这四种操作在 detach
+#    得到的张量上都能成功，并且只改变这个张量（见上方输出）。它们在源张量上确实报错，但原因是源张量是需要梯度的叶子：从未
+#    detach 过的叶子张量同样报错。
+
+# %%
+# 小结
+# ----
+#
+# ``detach()``
+# 在同一块内存上给出一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还在同一个
+# ``_version`` 中计数。对 detach 得到的张量改变形状或存储，只影响它自己。原文的第三个例子在
+# ``detach()`` 之后重新绑定了 ``a``，见 :ref:`copying-rebinding`。
