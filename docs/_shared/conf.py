@@ -34,10 +34,13 @@ def configure(language: str) -> dict:
             "sphinx_gallery.gen_gallery",
             # Local extensions (docs/_ext), one job each.
             "build_info",
+            "cjk_linebreaks",
             "gallery_i18n",
             "gallery_html_fixes",
             "language_switch",
             "zh_search",
+            "claims_ledger",
+            "behaviour_matrix",
         ],
         "source_suffix": {".rst": "restructuredtext", ".md": "markdown"},
         "myst_enable_extensions": ["substitution"],
@@ -59,6 +62,10 @@ def configure(language: str) -> dict:
             ]
         },
         "html_show_copyright": False,
+        # Chinese search: jieba also learns this site's terms (计算图, 自动求导...) as whole words.
+        "html_search_options": {"dict": str(DOCS / "_shared" / "zh_search_terms.txt")}
+        if language == "zh_CN"
+        else {},
         "locale_dirs": [str(DOCS / "_locale")],  # theme words Sphinx's catalogs lack
         "sphinx_gallery_conf": {
             "abort_on_example_error": True,  # an example that raises fails the build
@@ -68,6 +75,7 @@ def configure(language: str) -> dict:
             "gallery_dirs": ["examples"],
             "image_scrapers": (),  # the examples print tensors; they draw nothing
             "min_reported_time": 10**9,  # never print a run time: pages must be reproducible
+            "nested_sections": False,  # one toctree per part, under its own heading in the sidebar
             "remove_config_comments": True,
             "reset_modules": ("gallery_hooks.reset_torch",),
             "reset_modules_order": "both",

@@ -1,0 +1,213 @@
+"""Sphinx directive ``behaviour-matrix``: a cheat sheet probed on real tensors during the build.
+
+Usage in a MyST page::
+
+    ```{behaviour-matrix}
+    :source: leaf
+    ```
+
+    ```{behaviour-matrix}
+    :guide:
+    ```
+
+``:source:`` (``leaf`` or ``non-leaf``) renders the table for one kind of source tensor: one row per
+operation, one column per probe in ``matrix_probes.py``, and a caption with the torch version the
+probes ran on. ``:guide:`` renders the "which one should I use" list; each item's premises are
+checked against the probe results, and an item whose premises fail is reported as a warning (the
+build runs with ``-W``, so it fails). Column headers and cell words come from ``WORDS`` below.
+"""
+
+from __future__ import annotations
+
+import matrix_probes as mp
+from claims_ledger import inline_text
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
+
+#: Every word the matrix prints, in both languages.
+WORDS = {
+    "en": {
+        "operation": "how b is made",
+        "same_object": "same object",
+        "shares_storage": "shares storage",
+        "requires_grad": "requires_grad",
+        "grad_fn": "grad_fn",
+        "shares_version": "shares version counter",
+        "inplace_edit": "edit b in place, then backward",
+        "raised": "warning or error",
+        True: "yes",
+        False: "no",
+        mp.EDIT_REFUSED: "error at the edit",
+        mp.EDIT_DETECTED: "error at backward",
+        mp.EDIT_SILENT: "wrong gradient, no error",
+        mp.EDIT_UNAFFECTED: "gradient unaffected",
+        "not_made": "—",
+        "none_raised": "none",
+        "caption": "Source: {code} — probed on torch {torch}",
+        "messages": "The messages in full:",
+    },
+    "zh_CN": {
+        "operation": "b 的得到方式",
+        "same_object": "同一对象",
+        "shares_storage": "共享存储",
+        "requires_grad": "requires_grad",
+        "grad_fn": "grad_fn",
+        "shares_version": "共享版本计数器",
+        "inplace_edit": "原地修改 b 后 backward",
+        "raised": "警告或报错",
+        True: "是",
+        False: "否",
+        mp.EDIT_REFUSED: "修改时报错",
+        mp.EDIT_DETECTED: "backward 时报错",
+        mp.EDIT_SILENT: "梯度错误，且不报错",
+        mp.EDIT_UNAFFECTED: "梯度不受影响",
+        "not_made": "—",
+        "none_raised": "无",
+        "caption": "源张量：{code}，在 torch {torch} 上探测",
+        "messages": "完整信息：",
+    },
+}
+
+
+def words(language: str | None) -> dict:
+    return WORDS["zh_CN" if language == "zh_CN" else "en"]
+
+
+def cell_nodes(column: str, value: object, w: dict) -> list[nodes.Node]:
+    """The nodes of one cell: booleans and outcomes as words, code as literals."""
+    if isinstance(value, mp.ProbeFailure):
+        return [nodes.inline("?", "?", classes=["probe-failed"])]
+    if value is mp.NOT_MADE:
+        return [nodes.Text(w["not_made"])]
+    if column in mp.BOOLEAN_COLUMNS:
+        word = w[bool(value)]
+        return [nodes.inline(word, word, classes=[f"cell-{str(bool(value)).lower()}"])]
+    if column == "inplace_edit":
+        word = w[value]
+        return [nodes.inline(word, word, classes=[f"edit-{value}"])]
+    if column == "raised":
+        if value == "":
+            return [nodes.Text(w["none_raised"])]
+        category = str(value).split(":")[0]  # the message itself is listed under the table
+        return [nodes.literal(category, category)]
+    text = str(value)
+    return [nodes.literal(text, text)]
+
+
+def build_messages(matrix: mp.Matrix, source: str, language: str | None) -> list[nodes.Node]:
+    """Under the table: each warning or error message in full (its cell shows only the type)."""
+    raised = [(op, cells["raised"]) for op, cells in matrix[source].items()
+              if isinstance(cells["raised"], str) and cells["raised"]]
+    if not raised:
+        return []
+    intro = words(language)["messages"]
+    items = nodes.bullet_list(classes=["behaviour-matrix-messages"])
+    for operation, message in raised:
+        item = nodes.list_item()
+        item += nodes.paragraph("", "", nodes.literal(operation, operation), nodes.Text(": "),
+                                nodes.literal(message, message))
+        items += item
+    return [nodes.paragraph(intro, intro, classes=["behaviour-matrix-messages-intro"]), items]
+
+
+def build_source_line(source: str, language: str | None) -> nodes.paragraph:
+    """The line above a table: the source tensor's code and the torch the probes ran on.
+
+    (A paragraph, not a table caption: a captioned table gets an id, which the theme's table
+    wrapper copies, and the page would then hold the same id twice.)
+    """
+    import torch
+
+    before, after = words(language)["caption"].split("{code}")
+    code = mp.SOURCE_CODE[source]
+    return nodes.paragraph("", "", nodes.Text(before), nodes.literal(code, code),
+                           nodes.Text(after.format(torch=torch.__version__)),
+                           classes=["behaviour-matrix-source"])
+
+
+def build_matrix(matrix: mp.Matrix, source: str, language: str | None) -> nodes.table:
+    w = words(language)
+    columns = list(mp.PROBES)
+    table = nodes.table(classes=["behaviour-matrix"])
+    group = nodes.tgroup(cols=len(columns) + 1)
+    table += group
+    for index, width in enumerate((22, 8, 8, 10, 12, 10, 16, 14)):
+        spec = nodes.colspec(colwidth=width)
+        if index == 0:
+            spec["stub"] = 1  # the operation heads its row (a <th> for screen readers)
+        group += spec
+    head = nodes.thead()
+    group += head
+    header = nodes.row()
+    for key in ["operation", *columns]:
+        entry = nodes.entry()
+        label = w[key].replace("_", "_\u200b")  # a narrow header may break after "_"
+        shown = nodes.literal(label, label) if key in mp.CODE_COLUMNS[:2] else nodes.Text(label)
+        entry += nodes.paragraph("", "", shown)
+        header += entry
+    head += header
+    body = nodes.tbody()
+    group += body
+    for operation, cells in matrix[source].items():
+        row = nodes.row()
+        first = nodes.entry()
+        first += nodes.paragraph("", "", nodes.literal(operation, operation))
+        row += first
+        for column in columns:
+            entry = nodes.entry()
+            entry += nodes.paragraph("", "", *cell_nodes(column, cells[column], w))
+            row += entry
+        body += row
+    return table
+
+
+def build_guide(language: str | None) -> nodes.bullet_list:
+    lang = "zh_CN" if language == "zh_CN" else "en"
+    items = nodes.bullet_list(classes=["behaviour-guide"])
+    for advice in mp.GUIDE:
+        item = nodes.list_item(ids=[nodes.make_id(f"guide-{advice.id}")])
+        item += nodes.paragraph("", "", *inline_text(advice.text(lang)))
+        items += item
+    return items
+
+
+class BehaviourMatrix(SphinxDirective):
+    """Probe real tensors and render one matrix table or the guide (see the module docstring)."""
+
+    has_content = False
+    option_spec = {
+        "source": lambda value: directives.choice(value, tuple(mp.SOURCES)),
+        "guide": directives.flag,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        self.env.note_dependency(mp.__file__)
+        language = self.env.config.language
+        location = self.get_location()
+        matrix = mp.probe_all()
+        for problem in mp.failures(matrix):
+            logger.warning("behaviour matrix: probe failed: %s", problem, location=location,
+                           type="matrix", subtype="probe")
+        if "guide" in self.options:
+            for advice_id in mp.failed_premises(matrix):
+                logger.warning("behaviour matrix guide: the premises of %r do not hold on this "
+                               "torch; rewrite that advice", advice_id, location=location,
+                               type="matrix", subtype="guide")
+            return [build_guide(language)]
+        source = self.options.get("source", "leaf")
+        return [
+            build_source_line(source, language),
+            build_matrix(matrix, source, language),
+            *build_messages(matrix, source, language),
+        ]
+
+
+def setup(app: Sphinx) -> dict:
+    app.setup_extension("claims_ledger")  # shares its inline-code helper and stylesheet
+    app.add_directive("behaviour-matrix", BehaviourMatrix)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,204 @@
+"""The behaviour matrix: every cell comes from a probe that runs tensors, and the guide's premises
+are checked against those cells."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+import torch
+from bs4 import BeautifulSoup
+
+from tests.claims_tools import (
+    MODES,
+    CountTorchCalls,
+    Override,
+    RefuseTorch,
+    behaviour_matrix,
+    build_mini_site,
+    claims,
+)
+from tests.claims_tools import matrix_probes as mp
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+CELLS = [(s, o, c) for s in mp.SOURCES for o in mp.OPERATIONS for c in mp.PROBES]
+
+
+def cell_id(cell) -> str:
+    return "/".join(cell)
+
+
+@pytest.fixture(scope="module")
+def matrix() -> mp.Matrix:
+    return mp.probe_all()
+
+
+def test_every_column_has_a_probe_and_words_in_both_languages():
+    kinds = set(mp.BOOLEAN_COLUMNS) | set(mp.CODE_COLUMNS) | {"inplace_edit"}
+    assert set(mp.PROBES) == kinds, "every column is rendered by kind and has one probe"
+    outcomes = (mp.EDIT_REFUSED, mp.EDIT_DETECTED, mp.EDIT_SILENT, mp.EDIT_UNAFFECTED)
+    for lang, words in behaviour_matrix.WORDS.items():
+        missing = [k for k in ("operation", *mp.PROBES, True, False, *outcomes) if k not in words]
+        assert not missing, f"{lang}: no words for {missing}"
+
+
+def test_every_cell_has_a_probed_value(matrix):
+    assert not mp.failures(matrix)
+    assert set(matrix) == set(mp.SOURCES)
+    for rows in matrix.values():
+        assert list(rows) == list(mp.OPERATIONS)
+        for cells in rows.values():
+            assert list(cells) == list(mp.PROBES)
+
+
+def test_probes_are_deterministic_and_show_no_address(matrix):
+    assert mp.probe_all() == matrix
+    for source, operation, column in CELLS:
+        assert not re.search(r"0x[0-9a-f]{4,}", str(matrix[source][operation][column]))
+
+
+@pytest.mark.parametrize("cell", CELLS, ids=cell_id)
+def test_probe_runs_tensor_code(cell):
+    source, operation, column = cell
+    with CountTorchCalls() as counter:
+        value = mp.run_probe(column, source, operation)
+    assert not isinstance(value, mp.ProbeFailure), value
+    assert counter.calls > 0
+
+
+@pytest.mark.parametrize("cell", CELLS, ids=cell_id)
+def test_probe_cannot_answer_without_torch(cell):
+    source, operation, column = cell
+    with RefuseTorch():
+        value = mp.run_probe(column, source, operation)
+    assert isinstance(value, mp.ProbeFailure) and "torch is switched off" in value.message
+
+
+def _quiet_tensor(func, args, kwargs):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return func(*args, **kwargs)
+
+
+#: (change of torch, source, operation, column, the value the probe must then return)
+FLIPS = [
+    ("clone aliases", "leaf", "a.clone()", "same_object", True),
+    ("detach copies", "non-leaf", "a.detach()", "shares_storage", False),
+    ("detach keeps grad", "leaf", "a.detach()", "requires_grad", True),
+    ("clone detaches", "non-leaf", "a.clone()", "grad_fn", "None"),
+    ("detach copies", "leaf", "a.detach()", "shares_version", False),
+    ("detach copies", "non-leaf", "a.detach()", "inplace_edit", mp.EDIT_UNAFFECTED),
+    ("data copies", "leaf", "a.data", "inplace_edit", mp.EDIT_UNAFFECTED),
+    ("quiet torch.tensor", "leaf", "torch.tensor(a)", "raised", ""),
+]
+
+
+@pytest.mark.parametrize("flip", FLIPS, ids=lambda f: f"{f[0]}:{f[1]}/{f[2]}/{f[3]}")
+def test_cell_follows_torch(flip, matrix):
+    change, source, operation, column, expected = flip
+    assert matrix[source][operation][column] != expected, "a flip must change the cell"
+    mode = Override(tensor=_quiet_tensor) if change == "quiet torch.tensor" else MODES[change]()
+    with mode:
+        assert mp.run_probe(column, source, operation) == expected
+
+
+def test_every_column_has_a_flip():
+    assert {f[3] for f in FLIPS} == set(mp.PROBES)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_rendered_table_follows_the_probes(lang, monkeypatch):
+    before = behaviour_matrix.build_matrix(mp.probe_all(), "leaf", lang).astext()
+    real = mp.PROBES["shares_storage"]
+    monkeypatch.setitem(mp.PROBES, "shares_storage", lambda s, o: not real(s, o))
+    after = behaviour_matrix.build_matrix(mp.probe_all(), "leaf", lang).astext()
+    assert before != after
+    words = behaviour_matrix.WORDS[lang]
+    assert after.count(words[True]) != before.count(words[True])
+    assert torch.__version__ in behaviour_matrix.build_source_line("leaf", lang).astext()
+
+
+def test_guide_premises_hold(matrix):
+    assert mp.failed_premises(matrix) == []
+
+
+@pytest.mark.parametrize("advice", mp.GUIDE, ids=lambda a: a.id)
+def test_guide_premise_reads_the_matrix(advice, matrix):
+    """Changing some single cell must break the premise: it is not a constant."""
+    for source, operation, column in CELLS:
+        changed = copy.deepcopy(matrix)
+        value = changed[source][operation][column]
+        changed[source][operation][column] = (not value) if isinstance(value, bool) else "changed"
+        if advice.id in mp.failed_premises(changed):
+            return
+    pytest.fail(f"no change of any cell breaks the premise of {advice.id}")
+
+
+@pytest.mark.parametrize("advice", mp.GUIDE, ids=lambda a: a.id)
+def test_guide_is_written_in_both_languages(advice):
+    assert not CJK.search(advice.en) and CJK.search(advice.zh_CN)
+    for text in (advice.en, advice.zh_CN):
+        assert text.count("`") % 2 == 0
+        assert set(re.findall(r"`(a\.[^`]+|b = a|copy\.deepcopy\(a\))`", text)) <= set(
+            mp.OPERATIONS), "an expression the guide names is one the table probes"
+
+
+MATRIX_PAGE = """
+```{behaviour-matrix}
+:source: leaf
+```
+
+```{behaviour-matrix}
+:source: non-leaf
+```
+
+```{behaviour-matrix}
+:guide:
+```
+"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_matrix_page_builds_cleanly(tmp_path, lang):
+    html, warnings = build_mini_site(tmp_path, MATRIX_PAGE, language=lang)
+    assert warnings == ""
+    soup = BeautifulSoup(html, "html.parser")
+    tables = soup.select("table.behaviour-matrix")
+    assert len(tables) == 2
+    for table in tables:
+        line = table.find_previous("p", class_="behaviour-matrix-source")
+        assert torch.__version__ in line.get_text()
+        assert len(table.select("tbody tr")) == len(mp.OPERATIONS)
+    assert len(soup.select("ul.behaviour-guide > li")) == len(mp.GUIDE)
+
+
+def test_build_warns_when_a_probe_fails_or_a_premise_breaks(tmp_path, monkeypatch):
+    def broken(source, operation):
+        raise ValueError("boom")
+
+    monkeypatch.setitem(mp.PROBES, "grad_fn", broken)
+    _, warnings = build_mini_site(tmp_path, MATRIX_PAGE)
+    assert "probe failed: leaf / a.clone() / grad_fn: ValueError: boom" in warnings
+    assert "the premises of 'copy-in-graph' do not hold" in warnings
+
+
+def test_built_site_pages(site_dir):
+    """The real build: both editions have the ledger and the matrix, with links that resolve."""
+    for lang in ("en", "zh_CN"):
+        ledger = BeautifulSoup((site_dir / lang / "ledger.html").read_text(encoding="utf-8"),
+                               "html.parser")
+        rows = ledger.select("table.claims-ledger tbody tr")
+        assert len(rows) == len(claims.CLAIMS)
+        for row in rows:
+            link = row.select_one("a.reference.internal")
+            assert link is not None and link["href"].startswith("examples/"), row.get("id")
+            assert (site_dir / lang / link["href"].split("#")[0]).exists()
+        page = BeautifulSoup((site_dir / lang / "matrix.html").read_text(encoding="utf-8"),
+                             "html.parser")
+        assert len(page.select("table.behaviour-matrix tbody tr")) == 2 * len(mp.OPERATIONS)
+        for soup in (ledger, page):
+            ids = [tag["id"] for tag in soup.find_all(id=True)]
+            assert len(ids) == len(set(ids)), "an id appears twice"
