@@ -79,7 +79,10 @@ def site_url(site_dir):
 def browser():
     """Headless system Chromium driven by Playwright; skipped where Chromium is not installed."""
     if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install chromium); browser checks skipped")
+        reason = "chromium is not installed (apt-get install chromium fonts-noto-cjk)"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}: CI must run the browser checks", pytrace=False)
+        pytest.skip(f"{reason}; browser checks skipped")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

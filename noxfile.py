@@ -3,6 +3,7 @@
 # ///
 """Maintainer tasks: ``nox -s docs``, ``nox -s tests``, ``nox -s lint``, ``nox -s serve``."""
 
+import shutil
 from pathlib import Path
 
 import nox
@@ -32,6 +33,11 @@ def docs(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """Run every test; the session builds the site once, in a temporary folder."""
     install_group(session, "tests")
+    if shutil.which("npm"):  # axe-core and the Nu HTML checker, pinned in package-lock.json
+        # --ignore-scripts: vnu-jar's install script would download a Java of its own.
+        session.run("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", external=True)
+    else:
+        session.warn("npm not found: the HTML-validity and accessibility checks will be skipped")
     session.run("pytest", *session.posargs)
 
 

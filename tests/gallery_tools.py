@@ -121,3 +121,17 @@ def html_output_blocks(html_path: Path) -> list[str]:
 def html_code_cells(html_path: Path) -> list[str]:
     """The code cells of a built gallery page, in page order, as plain text."""
     return [div.pre.get_text() for div in _soup(html_path).select("div.highlight-Python")]
+
+
+def html_cells_with_outputs(html_path: Path) -> list[tuple[str, str | None]]:
+    """Each code cell of a built gallery page with the output block shown right after it (None
+    when the cell shows none), in page order. An output block that follows no code cell is an error."""
+    pairs: list[tuple[str, str | None]] = []
+    for div in _soup(html_path).select("div.highlight-Python, div.sphx-glr-script-out"):
+        if "sphx-glr-script-out" in div["class"]:
+            if not pairs or pairs[-1][1] is not None:
+                raise ValueError(f"{html_path}: an output block follows no code cell")
+            pairs[-1] = (pairs[-1][0], normalise(div.pre.get_text()))
+        else:
+            pairs.append((div.pre.get_text(), None))
+    return pairs

@@ -1,7 +1,8 @@
 """Make sphinx-gallery's gallery index pages valid HTML.
 
 Its thumbnail cards carry a ``tooltip="..."`` attribute, which is not HTML (the Nu checker rejects
-it). This extension renames it to ``data-tooltip`` in the generated reST. The card's link text, which
+it). This extension renames it to ``data-tooltip`` in the generated reST, and keeps the
+``sg-tag-list`` id, which the index repeats once per part, on its first use only. The card's link text, which
 sphinx-gallery hides with ``display: none`` (so screen readers get a nameless link), is made
 visually hidden but readable in ``_static/site.css``.
 """
@@ -13,8 +14,20 @@ from sphinx.application import Sphinx
 _TOOLTIP = re.compile(r'(<div class="sphx-glr-thumbcontainer"[^>]*?) tooltip="')
 
 
+_TAG_LIST = "<div id='sg-tag-list' class='sphx-glr-tag-list'></div>"
+
+
+def _one_tag_list(text: str) -> str:
+    """Keep the id on the first tag-list div only: a gallery index repeats it once per part."""
+    first = text.find(_TAG_LIST)
+    if first < 0:
+        return text
+    end = first + len(_TAG_LIST)
+    return text[:end] + text[end:].replace(_TAG_LIST, "<div class='sphx-glr-tag-list'></div>")
+
+
 def _source_read(app: Sphinx, docname: str, source: list[str]) -> None:
-    source[0] = _TOOLTIP.sub(r'\1 data-tooltip="', source[0])
+    source[0] = _one_tag_list(_TOOLTIP.sub(r'\1 data-tooltip="', source[0]))
 
 
 def setup(app: Sphinx) -> dict:

@@ -38,6 +38,7 @@ def configure(language: str) -> dict:
             "gallery_i18n",
             "gallery_html_fixes",
             "language_switch",
+            "scrollable_regions",
             "zh_search",
             "claims_ledger",
             "behaviour_matrix",

@@ -6,7 +6,7 @@
 
 把上一页的 ``out.data`` 换成 ``out.detach()``，再做一遍。修改同样落到了
 ``out`` 上，但这一次 ``backward()`` 抛出了
-``RuntimeError``。每一步之后打印的版本计数器会说明原因。
+``RuntimeError``：自动求导（autograd）发现了这次修改。每一步之后打印的版本计数器会说明原因。
 """
 
 # %%

@@ -1,0 +1,263 @@
+"""Checkers for a built site: links and anchors, HTML validity, accessibility, outside requests.
+
+Each checker is a plain function that takes files or a page and returns a list of problems (empty
+when all is well), so that a test can feed it the real build or a known-bad snippet. The external
+tools are the npm packages pinned in package.json (``npm ci --ignore-scripts`` installs them into
+node_modules/): the Nu HTML checker (vnu-jar, run with the machine's java) and axe-core.
+"""
+
+import json
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[1]
+NODE_MODULES = ROOT / "node_modules"
+VNU_JAR = NODE_MODULES / "vnu-jar" / "build" / "dist" / "vnu.jar"
+AXE_JS = NODE_MODULES / "axe-core" / "axe.min.js"
+
+#: The axe-core rule tags the site must pass: WCAG 2.0 and 2.1, levels A and AA.
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+#: Attributes that point somewhere, per element. ``a``/``area`` are links a reader follows; the
+#: others make the browser load something when the page is shown.
+FOLLOWED = {"a": "href", "area": "href"}
+LOADED = {
+    "script": "src",
+    "img": "src",
+    "iframe": "src",
+    "embed": "src",
+    "source": "src",
+    "track": "src",
+    "audio": "src",
+    "video": "src",
+    "object": "data",
+    "form": "action",
+}
+#: ``<link rel=...>`` values that make the browser fetch the target; any other rel (alternate,
+#: next, prev, search, index...) is a link to follow.
+FETCHED_RELS = {"stylesheet", "icon", "preload", "modulepreload", "prefetch", "manifest", "apple-touch-icon"}
+CSS_URL = re.compile(r"""url\(\s*['"]?([^'")]+)['"]?\s*\)|@import\s+['"]([^'"]+)['"]""")
+
+
+def missing_tool(reason: str) -> None:
+    """Skip a check whose tool is absent, with a one-line reason; under CI=true, fail instead.
+
+    A developer without java or node_modules still gets every other check; CI must not pass by
+    skipping what it was meant to run.
+    """
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true: a missing tool fails the run)", pytrace=False)
+    pytest.skip(reason)
+
+
+def html_pages(site: Path) -> list[Path]:
+    """Every HTML page of a built site (both editions and the landing page), sorted."""
+    return sorted(path for path in site.rglob("*.html") if "_static" not in path.parts)
+
+
+def _soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def _ids(path: Path, cache: dict[Path, set[str]]) -> set[str]:
+    if path not in cache:
+        soup = _soup(path)
+        cache[path] = {tag["id"] for tag in soup.find_all(id=True)} | {
+            tag["name"] for tag in soup.find_all("a", attrs={"name": True})
+        }
+    return cache[path]
+
+
+def _srcset_urls(value: str) -> list[str]:
+    return [part.strip().split()[0] for part in value.split(",") if part.strip()]
+
+
+def page_urls(page: Path) -> list[tuple[str, str]]:
+    """``(kind, url)`` for every URL in a page; kind is "follow" (a link) or "load" (a resource)."""
+    soup = _soup(page)
+    found = []
+    for tags, kind in ((FOLLOWED, "follow"), (LOADED, "load")):
+        for name, attribute in tags.items():
+            for tag in soup.find_all(name, attrs={attribute: True}):
+                found.append((kind, tag[attribute]))
+    for tag in soup.find_all("link", href=True):
+        fetched = FETCHED_RELS & {rel.lower() for rel in tag.get("rel", [])}
+        found.append(("load" if fetched else "follow", tag["href"]))
+    for tag in soup.find_all(srcset=True):
+        found.extend(("load", url) for url in _srcset_urls(tag["srcset"]))
+    for tag in soup.find_all(style=True):
+        found.extend(("load", a or b) for a, b in CSS_URL.findall(tag["style"]))
+    for tag in soup.find_all("style"):
+        found.extend(("load", a or b) for a, b in CSS_URL.findall(tag.get_text()))
+    return found
+
+
+def is_external(url: str) -> bool:
+    """True for a URL that names a scheme or host (http:, https:, //host, ...), not a local path."""
+    parts = urlsplit(url)
+    return bool(parts.scheme or parts.netloc)
+
+
+def resolve(site: Path, page: Path, url: str) -> tuple[Path, str]:
+    """The file and fragment a local URL in ``page`` points at (the file may not exist)."""
+    parts = urlsplit(url)
+    if not parts.path:
+        return page, unquote(parts.fragment)
+    base = posixpath.dirname(page.relative_to(site).as_posix())
+    target = posixpath.normpath(posixpath.join(base, unquote(parts.path)))
+    path = site / target
+    if url.split("#")[0].split("?")[0].endswith("/") or path.is_dir():
+        path = path / "index.html"
+    return path, unquote(parts.fragment)
+
+
+def broken_links(site: Path, pages: list[Path] | None = None) -> list[str]:
+    """Every local link, resource and #fragment in ``pages`` (default: all) that leads nowhere.
+
+    External URLs are not fetched (the checks run offline); ``mailto:`` and the like are skipped.
+    A fragment must name an ``id`` (or ``<a name>``) in the target page; a bare ``#`` is the top.
+    """
+    problems = []
+    ids: dict[Path, set[str]] = {}
+    for page in pages if pages is not None else html_pages(site):
+        where = page.relative_to(site).as_posix()
+        for _kind, url in page_urls(page):
+            if is_external(url) or url.startswith("data:"):
+                continue
+            target, fragment = resolve(site, page, url)
+            try:
+                target.resolve().relative_to(site.resolve())
+            except ValueError:
+                problems.append(f"{where}: {url!r} leaves the site")
+                continue
+            if not target.is_file():
+                problems.append(f"{where}: {url!r} -> missing file {target.relative_to(site)}")
+            elif fragment and target.suffix == ".html" and fragment not in _ids(target, ids):
+                problems.append(f"{where}: {url!r} -> no id {fragment!r} in {target.relative_to(site)}")
+    return problems
+
+
+def outside_resources(site: Path) -> list[str]:
+    """Every resource a page or a stylesheet of the site would load from another host."""
+    problems = []
+    for page in html_pages(site):
+        for kind, url in page_urls(page):
+            if kind == "load" and is_external(url):
+                problems.append(f"{page.relative_to(site).as_posix()}: loads {url}")
+    for sheet in sorted(site.rglob("*.css")):
+        for a, b in CSS_URL.findall(sheet.read_text(encoding="utf-8", errors="replace")):
+            if is_external(a or b) and not (a or b).startswith("data:"):
+                problems.append(f"{sheet.relative_to(site).as_posix()}: loads {a or b}")
+    return problems
+
+
+# --- Nu HTML checker -------------------------------------------------------------------------
+
+
+def vnu_available() -> str | None:
+    """None when the Nu HTML checker can run here, else the one-line reason it cannot."""
+    if shutil.which("java") is None:
+        return "java is not installed (apt-get install default-jre-headless): vnu check skipped"
+    if not VNU_JAR.is_file():
+        return "node_modules/vnu-jar is missing (run: npm ci --ignore-scripts): vnu check skipped"
+    return None
+
+
+def vnu_errors(files: list[Path], base: Path) -> list[str]:
+    """The Nu HTML checker's errors for ``files``, checked in one java call, as readable lines."""
+    command = [
+        "java", "-Xss8m", "-jar", str(VNU_JAR),
+        "--format", "json", "--stdout", "--exit-zero-always", "--errors-only",
+        *map(str, files),
+    ]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    try:
+        messages = json.loads(result.stdout)["messages"]
+    except (json.JSONDecodeError, KeyError) as error:
+        raise RuntimeError(f"vnu gave no JSON report: {result.stdout}\n{result.stderr}") from error
+    errors = []
+    for message in messages:
+        if message.get("type") == "info":
+            continue
+        url = message.get("url", "")
+        name = unquote(urlsplit(url).path) if url else "?"
+        try:
+            name = Path(name).relative_to(base).as_posix()
+        except ValueError:
+            pass
+        line = message.get("lastLine", "?")
+        extract = " ".join(message.get("extract", "").split())[:120]
+        errors.append(f"{name}:{line}: {message.get('message')}  [{extract}]")
+    return errors
+
+
+# --- axe-core ------------------------------------------------------------------------------------
+
+
+def axe_available() -> str | None:
+    """None when axe-core is installed, else the one-line reason the check cannot run."""
+    if not AXE_JS.is_file():
+        return "node_modules/axe-core is missing (run: npm ci --ignore-scripts): axe check skipped"
+    return None
+
+
+@dataclass
+class AxeViolation:
+    rule: str
+    impact: str
+    help: str
+    targets: list[str]
+
+    def __str__(self) -> str:
+        shown = ", ".join(self.targets[:3]) + (" ..." if len(self.targets) > 3 else "")
+        return f"{self.rule} ({self.impact}): {self.help} at {shown}"
+
+
+def axe_violations(page) -> list[AxeViolation]:
+    """Run axe-core with the WCAG 2.1 A/AA rules in a loaded Playwright ``page``."""
+    page.add_script_tag(path=str(AXE_JS))
+    result = page.evaluate(
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})",
+        WCAG_TAGS,
+    )
+    return [
+        AxeViolation(
+            rule=violation["id"],
+            impact=violation.get("impact") or "?",
+            help=violation["help"],
+            targets=[" ".join(map(str, node["target"])) for node in violation["nodes"]],
+        )
+        for violation in result["violations"]
+    ]
+
+
+# --- Requests to other hosts ----------------------------------------------------------------------
+
+LOCAL_HOSTS = {"127.0.0.1"}
+
+
+def guard_requests(context) -> list[str]:
+    """Route every request of a Playwright ``context``: local ones go through, any other is
+    aborted and recorded. Returns the (live) list of recorded URLs."""
+    outside: list[str] = []
+
+    def handle(route):
+        url = route.request.url
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "blob", "about") or parts.hostname in LOCAL_HOSTS:
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    context.route("**/*", handle)
+    return outside

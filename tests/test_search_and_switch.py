@@ -1,0 +1,135 @@
+"""A reader in Chromium: the search page of each edition finds the page a query is about (Chinese
+queries typed without spaces included), and the language switch lands on the same page in the other
+edition, on a desktop screen and from a phone's navigation drawer."""
+
+import functools
+import http.server
+import re
+import shutil
+import threading
+from urllib.parse import quote, urlsplit
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from tests.gallery_tools import LANGS, gallery_scripts, relative_name
+
+pytestmark = pytest.mark.browser
+
+SEARCH_TIMEOUT_MS = 15_000
+#: (edition, what a reader types, a page the results must list).
+QUERIES = [
+    ("en", "clone", "examples/copying/plot_03_clone.html"),
+    ("en", "version counter", "examples/data_vs_detach/plot_02_detach.html"),
+    ("en", "detach", "examples/copying/plot_04_detach.html"),
+    ("en", "leaf", "examples/copying/plot_02_safe_copy.html"),
+    ("zh_CN", "克隆", "examples/copying/plot_03_clone.html"),
+    ("zh_CN", "计算图", "examples/copying/plot_03_clone.html"),
+    ("zh_CN", "自动求导", "examples/data_vs_detach/plot_02_detach.html"),
+    ("zh_CN", "版本计数器", "examples/data_vs_detach/plot_02_detach.html"),
+    ("zh_CN", "原位操作", "examples/data_vs_detach/plot_03_comparison.html"),
+]
+HTML_LANG = {"en": "en", "zh_CN": "zh-CN"}
+SUMMARY = "#search-results p.search-summary"
+
+
+def search(page, site_url, lang, query, timeout_ms=SEARCH_TIMEOUT_MS):
+    """Run a query on an edition's search page; return the result links (edition-relative)."""
+    page.goto(f"{site_url}/{lang}/search.html?q={quote(query)}")
+    try:
+        page.wait_for_function(
+            "sel => { const s = document.querySelector(sel); return s && s.innerText.trim() !== ''; }",
+            arg=SUMMARY,
+            timeout=timeout_ms,
+        )
+    except PlaywrightTimeoutError as error:
+        shown = page.inner_text("#search-results") if page.query_selector("#search-results") else "?"
+        raise AssertionError(
+            f"{lang}/search.html?q={query}: no result summary after {timeout_ms} ms "
+            f"(the page shows {' '.join(shown.split())!r})"
+        ) from error
+    hrefs = page.eval_on_selector_all(
+        "#search-results ul.search li > a", "links => links.map(a => a.getAttribute('href'))"
+    )
+    return [href.split("#")[0].split("?")[0] for href in hrefs]
+
+
+@pytest.fixture(scope="module")
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.mark.parametrize(("lang", "query", "expected"), QUERIES, ids=[f"{q[0]}-{q[1]}" for q in QUERIES])
+def test_search_finds_the_page(page, site_url, lang, query, expected):
+    found = search(page, site_url, lang, query)
+    assert expected in found, f"{lang}/search.html?q={query} does not list {expected}; it lists {found}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_search_for_nonsense_finds_nothing(page, site_url, lang):
+    """The search really filters: a made-up word lists no page (so a hit above means something)."""
+    assert search(page, site_url, lang, "qqxyzzyqq") == []
+
+
+def test_a_stuck_search_fails_with_a_clear_message(browser, site_dir, tmp_path):
+    """Bring back the Sphinx 9.0 fault the zh_CN edition works around (``window.Stemmer =
+    ChineseStemmer;`` with no ChineseStemmer defined): the search never finishes, and the check
+    must say so instead of hanging."""
+    copy = tmp_path / "site"
+    shutil.copytree(site_dir / "zh_CN", copy / "zh_CN")
+    data = copy / "zh_CN" / "_static" / "language_data.js"
+    text = data.read_text(encoding="utf-8")
+    assert "window.Stemmer = " in text, "language_data.js no longer sets window.Stemmer"
+    data.write_text(re.sub(r"window\.Stemmer = \w+;", "window.Stemmer = ChineseStemmer;", text), encoding="utf-8")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(copy))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    page = browser.new_page()
+    try:
+        with pytest.raises(AssertionError, match=r"张量: no result summary after 3000 ms"):
+            search(page, f"http://127.0.0.1:{server.server_address[1]}", "zh_CN", "张量", timeout_ms=3000)
+    finally:
+        page.close()
+        server.shutdown()
+        server.server_close()
+
+
+def _switch(page, site_url, start, *, drawer=False):
+    page.goto(f"{site_url}/{start}")
+    if drawer:
+        page.click("label.nav-overlay-icon[for='__navigation']")
+    link = page.locator("nav.language-switch a.language-other").first
+    with page.expect_navigation():
+        link.click()
+    return urlsplit(page.url).path.lstrip("/"), page.get_attribute("html", "lang")
+
+
+#: A narrative page, the gallery index, the first example page and the search page.
+FIRST_EXAMPLE = f"examples/{relative_name(gallery_scripts(LANGS[0])[0])}.html"
+PAGES = ["index.html", "examples/index.html", FIRST_EXAMPLE, "search.html"]
+
+
+@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("lang", LANGS)
+def test_language_switch_click_lands_on_the_counterpart(page, site_url, lang, name):
+    (other,) = [edition for edition in LANGS if edition != lang]
+    path, html_lang = _switch(page, site_url, f"{lang}/{name}")
+    assert path == f"{other}/{name}", f"the switch on {lang}/{name} led to {path}"
+    assert html_lang == HTML_LANG[other], f"{path} declares <html lang={html_lang!r}>"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_language_switch_works_from_the_phone_drawer(browser, site_url, lang):
+    (other,) = [edition for edition in LANGS if edition != lang]
+    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        name = "examples/copying/plot_01_alias_and_data.html"
+        path, html_lang = _switch(page, site_url, f"{lang}/{name}", drawer=True)
+    finally:
+        context.close()
+    assert (path, html_lang) == (f"{other}/{name}", HTML_LANG[other])

@@ -1,0 +1,172 @@
+"""The pages show what their own code prints, and a rebuild shows the same.
+
+Fidelity does not trust sphinx-gallery: the code is read back from the built HTML (what a reader
+copies), run again cell by cell in a fresh namespace with warnings as errors, and every cell's
+output is compared with the output block the page shows right after that cell.
+"""
+
+import difflib
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import build_site
+from tests.gallery_tools import (
+    EXAMPLES_DIR,
+    LANGS,
+    gallery_scripts,
+    html_cells_with_outputs,
+    html_output_blocks,
+    normalise,
+    page_path,
+    relative_name,
+    run_cells,
+    script_id,
+)
+from tests.site_audit import html_pages
+
+SCRIPTS = [script for lang in LANGS for script in gallery_scripts(lang)]
+
+
+def html_pages_of_examples(site: Path, lang: str) -> list[Path]:
+    """The example pages of one edition, as built."""
+    return sorted((site / lang / EXAMPLES_DIR).rglob("plot_*.html"))
+
+
+def _lang(script: Path) -> str:
+    return next(part for part in script.parts if part in LANGS)
+
+
+def _diff(shown: str | None, printed: str | None) -> str:
+    lines = difflib.unified_diff(
+        (shown or "").splitlines(), (printed or "").splitlines(), "page shows", "code prints", lineterm=""
+    )
+    return "\n".join(lines)
+
+
+def unfaithful_cells(page: Path, where: str) -> list[str]:
+    """Run the code cells read from a built page; describe every cell whose output differs."""
+    cells = html_cells_with_outputs(page)
+    assert cells, f"{where} shows no code"
+    assert any(shown for _, shown in cells), f"{where} shows no output"
+    printed = run_cells([code for code, _ in cells], filename=where)
+    problems = []
+    for number, ((_code, shown), out) in enumerate(zip(cells, printed, strict=True), start=1):
+        out = normalise(out) or None
+        if out != shown:
+            problems.append(f"{where}, code cell {number}: the page shows other output than its code prints\n"
+                            + _diff(shown, out))  # fmt: skip
+    return problems
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_code_read_from_the_page_prints_what_the_page_shows(site_dir, script):
+    page = page_path(site_dir, _lang(script), relative_name(script))
+    where = page.relative_to(site_dir).as_posix()
+    assert page.is_file(), f"{where} was not built"
+    problems = unfaithful_cells(page, where)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_fidelity_check_notices_a_doctored_page(site_dir, tmp_path):
+    """Change one printed value in a copy of a built page, and drop another output block: both
+    cells must be reported."""
+    script = SCRIPTS[0]
+    page = page_path(site_dir, _lang(script), relative_name(script))
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    outputs = soup.select("div.sphx-glr-script-out")
+    assert len(outputs) >= 2, f"{page} has fewer than two output blocks to doctor"
+    first = outputs[0].pre
+    first.string = first.get_text() + "a line no code printed\n"
+    outputs[-1].decompose()
+    doctored = tmp_path / page.name
+    doctored.write_text(str(soup), encoding="utf-8")
+    problems = unfaithful_cells(doctored, doctored.name)
+    assert len(problems) == 2, problems
+    assert "+a line no code printed" not in problems[0] and "-a line no code printed" in problems[0], problems[0]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_script_has_exactly_one_page(site_dir, lang):
+    built = {p.relative_to(site_dir / lang / EXAMPLES_DIR).with_suffix("").as_posix()
+             for p in html_pages_of_examples(site_dir, lang)}  # fmt: skip
+    expected = {relative_name(script) for script in gallery_scripts(lang)}
+    assert built == expected, (
+        f"{lang}: pages without script {built - expected}; scripts without page {expected - built}"
+    )
+
+
+# --- Reproducibility: a second build, from the same sources, shows the same ----------------------
+
+#: Files that may differ between two builds: Sphinx's build hash and zip archives (file times).
+UNSTABLE = {".buildinfo", ".zip"}
+
+
+@pytest.fixture(scope="module")
+def second_site(site_dir, tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("rebuild")
+    result = build_site(base / "html", base / "stage")
+    if result.returncode != 0:
+        pytest.fail(f"the second build failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
+    return base / "html"
+
+
+REUSED = " (TENSORCOPY_SITE is set: is that build older than the sources?)" if os.environ.get("TENSORCOPY_SITE") else ""
+
+
+def changed_outputs(first_site: Path, second_site: Path, lang: str) -> list[str]:
+    """Every example page of ``lang`` whose output blocks differ between two builds."""
+    first = html_pages_of_examples(first_site, lang)
+    assert first, f"no example pages in {lang}/"
+    problems = []
+    for page in first:
+        name = page.relative_to(first_site).as_posix()
+        again = second_site / name
+        if not again.is_file():
+            problems.append(f"the second build has no {name}")
+            continue
+        ours, theirs = html_output_blocks(page), html_output_blocks(again)
+        if len(ours) != len(theirs):
+            problems.append(f"{name}: {len(ours)} output blocks, then {len(theirs)}")
+        for number, (a, b) in enumerate(zip(ours, theirs, strict=False), start=1):
+            if a != b:
+                problems.append(f"{name}, output block {number} changed between two builds\n" + _diff(a, b))
+    return problems
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_rebuild_shows_identical_output_blocks(site_dir, second_site, lang):
+    problems = changed_outputs(site_dir, second_site, lang)
+    assert not problems, "\n".join(problems) + REUSED
+
+
+def test_the_rebuild_check_notices_a_changed_output(site_dir, tmp_path):
+    copy = tmp_path / "site"
+    shutil.copytree(site_dir / LANGS[0], copy / LANGS[0])
+    page = html_pages_of_examples(copy, LANGS[0])[0]
+    html = page.read_text(encoding="utf-8")
+    marker = '<div class="sphx-glr-script-out'
+    start = html.index(">", html.index("<pre", html.index(marker))) + 1
+    page.write_text(html[:start] + "run-dependent 0x7f3a\n" + html[start:], encoding="utf-8")
+    problems = changed_outputs(site_dir, copy, LANGS[0])
+    assert len(problems) == 1 and "output block 1 changed" in problems[0], problems
+
+
+def test_a_rebuild_writes_byte_identical_files(site_dir, second_site):
+    """Stronger than the outputs alone: every page, search index and download is the same file."""
+
+    def files(root):
+        return {
+            p.relative_to(root).as_posix()
+            for p in root.rglob("*")
+            if p.is_file() and p.suffix not in UNSTABLE and p.name not in UNSTABLE
+        }
+
+    ours, theirs = files(site_dir), files(second_site)
+    assert ours == theirs, f"files only in one build: {sorted(ours ^ theirs)}{REUSED}"
+    changed = [name for name in sorted(ours) if (site_dir / name).read_bytes() != (second_site / name).read_bytes()]
+    assert not changed, f"{len(changed)} files differ between two builds{REUSED}: {changed}"
+    assert len(html_pages(site_dir)) > len(LANGS)
