@@ -5,19 +5,18 @@ editing tests); without it, the session builds the site from the sources into a 
 The MyST ``{doctest}`` blocks of the narrative pages are collected by sybil.
 """
 
-import functools
-import http.server
 import os
 import shutil
 import subprocess
 import sys
-import threading
 from doctest import ELLIPSIS, NORMALIZE_WHITESPACE
 from pathlib import Path
 
 import pytest
 from sybil import Sybil
 from sybil.parsers.myst import DocTestDirectiveParser
+
+from tests.gallery_tools import serve
 
 ROOT = Path(__file__).resolve().parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -58,21 +57,11 @@ def site_dir(tmp_path_factory) -> Path:
     return base / "html"
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):
-        pass
-
-
 @pytest.fixture(scope="session")
 def site_url(site_dir):
     """The built site served on 127.0.0.1 (base URL, no trailing slash)."""
-    handler = functools.partial(_QuietHandler, directory=str(site_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve(site_dir) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

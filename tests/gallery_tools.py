@@ -2,8 +2,11 @@
 
 import ast
 import contextlib
+import functools
+import http.server
 import io
 import sys
+import threading
 import tokenize
 import warnings
 from pathlib import Path
@@ -106,7 +109,8 @@ def printed_blocks(outputs: list[str]) -> list[str]:
     return [normalise(out) for out in outputs if out.strip()]
 
 
-def _soup(html_path: Path) -> BeautifulSoup:
+def parse_html(html_path: Path) -> BeautifulSoup:
+    """A parsed HTML page."""
     return BeautifulSoup(html_path.read_text(encoding="utf-8"), "html.parser")
 
 
@@ -114,20 +118,20 @@ def html_output_blocks(html_path: Path) -> list[str]:
     """The output blocks of a built gallery page, in page order."""
     return [
         normalise(div.pre.get_text())
-        for div in _soup(html_path).select("div.sphx-glr-script-out")
+        for div in parse_html(html_path).select("div.sphx-glr-script-out")
     ]
 
 
 def html_code_cells(html_path: Path) -> list[str]:
     """The code cells of a built gallery page, in page order, as plain text."""
-    return [div.pre.get_text() for div in _soup(html_path).select("div.highlight-Python")]
+    return [div.pre.get_text() for div in parse_html(html_path).select("div.highlight-Python")]
 
 
 def html_cells_with_outputs(html_path: Path) -> list[tuple[str, str | None]]:
     """Each code cell of a built gallery page with the output block shown right after it (None
     when the cell shows none), in page order. An output block that follows no code cell is an error."""
     pairs: list[tuple[str, str | None]] = []
-    for div in _soup(html_path).select("div.highlight-Python, div.sphx-glr-script-out"):
+    for div in parse_html(html_path).select("div.highlight-Python, div.sphx-glr-script-out"):
         if "sphx-glr-script-out" in div["class"]:
             if not pairs or pairs[-1][1] is not None:
                 raise ValueError(f"{html_path}: an output block follows no code cell")
@@ -135,3 +139,21 @@ def html_cells_with_outputs(html_path: Path) -> list[tuple[str, str | None]]:
         else:
             pairs.append((div.pre.get_text(), None))
     return pairs
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: Path):
+    """Serve ``directory`` on 127.0.0.1 (a free port) while the block runs; yield the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

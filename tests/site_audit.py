@@ -17,7 +17,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from bs4 import BeautifulSoup
+
+from tests.gallery_tools import parse_html
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_MODULES = ROOT / "node_modules"
@@ -64,13 +65,9 @@ def html_pages(site: Path) -> list[Path]:
     return sorted(path for path in site.rglob("*.html") if "_static" not in path.parts)
 
 
-def _soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-
-
 def _ids(path: Path, cache: dict[Path, set[str]]) -> set[str]:
     if path not in cache:
-        soup = _soup(path)
+        soup = parse_html(path)
         cache[path] = {tag["id"] for tag in soup.find_all(id=True)} | {
             tag["name"] for tag in soup.find_all("a", attrs={"name": True})
         }
@@ -83,7 +80,7 @@ def _srcset_urls(value: str) -> list[str]:
 
 def page_urls(page: Path) -> list[tuple[str, str]]:
     """``(kind, url)`` for every URL in a page; kind is "follow" (a link) or "load" (a resource)."""
-    soup = _soup(page)
+    soup = parse_html(page)
     found = []
     for tags, kind in ((FOLLOWED, "follow"), (LOADED, "load")):
         for name, attribute in tags.items():

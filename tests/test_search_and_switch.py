@@ -2,17 +2,14 @@
 queries typed without spaces included), and the language switch lands on the same page in the other
 edition, on a desktop screen and from a phone's navigation drawer."""
 
-import functools
-import http.server
 import re
 import shutil
-import threading
 from urllib.parse import quote, urlsplit
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.gallery_tools import LANGS, gallery_scripts, relative_name
+from tests.gallery_tools import LANGS, gallery_scripts, relative_name, serve
 
 pytestmark = pytest.mark.browser
 
@@ -84,18 +81,12 @@ def test_a_stuck_search_fails_with_a_clear_message(browser, site_dir, tmp_path):
     text = data.read_text(encoding="utf-8")
     assert "window.Stemmer = " in text, "language_data.js no longer sets window.Stemmer"
     data.write_text(re.sub(r"window\.Stemmer = \w+;", "window.Stemmer = ChineseStemmer;", text), encoding="utf-8")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(copy))
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     page = browser.new_page()
     try:
-        with pytest.raises(AssertionError, match=r"张量: no result summary after 3000 ms"):
-            search(page, f"http://127.0.0.1:{server.server_address[1]}", "zh_CN", "张量", timeout_ms=3000)
+        with serve(copy) as url, pytest.raises(AssertionError, match=r"张量: no result summary after 3000 ms"):
+            search(page, url, "zh_CN", "张量", timeout_ms=3000)
     finally:
         page.close()
-        server.shutdown()
-        server.server_close()
 
 
 def _switch(page, site_url, start, *, drawer=False):

@@ -5,13 +5,13 @@ import re
 
 import pytest
 import torch
-from bs4 import BeautifulSoup
 
 from tests.gallery_tools import (
     LANGS,
     gallery_scripts,
     html_output_blocks,
     page_path,
+    parse_html,
     printed_blocks,
     relative_name,
     run_cells,
@@ -22,10 +22,6 @@ from tests.gallery_tools import (
 SCRIPTS = [script for lang in LANGS for script in gallery_scripts(lang)]
 NAMES = sorted({relative_name(script) for script in SCRIPTS})
 TITLES_LANG = {"en": "en", "zh_CN": "zh-CN"}
-
-
-def _soup(path):
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
@@ -53,7 +49,7 @@ def test_every_page_declares_its_language_and_alternates(site_dir, lang):
     pages = sorted((site_dir / lang).rglob("*.html"))
     assert pages
     for page in pages:
-        soup = _soup(page)
+        soup = parse_html(page)
         where = page.relative_to(site_dir)
         assert soup.html.get("lang") == TITLES_LANG[lang], f"{where}: wrong <html lang>"
         alternates = {link["hreflang"] for link in soup.select('link[rel="alternate"][hreflang]')}
@@ -61,13 +57,13 @@ def test_every_page_declares_its_language_and_alternates(site_dir, lang):
 
 
 def test_each_edition_has_its_own_title(site_dir):
-    titles = {lang: _soup(site_dir / lang / "index.html").title.get_text() for lang in LANGS}
+    titles = {lang: parse_html(site_dir / lang / "index.html").title.get_text() for lang in LANGS}
     assert len(set(titles.values())) == len(LANGS), titles
     assert re.search(r"[\u4e00-\u9fff]", titles["zh_CN"]), titles
 
 
 def test_landing_page_links_every_edition(site_dir):
-    links = {a["href"] for a in _soup(site_dir / "index.html").select("a[href]")}
+    links = {a["href"] for a in parse_html(site_dir / "index.html").select("a[href]")}
     for lang in LANGS:
         assert f"{lang}/index.html" in links
         assert (site_dir / lang / "index.html").exists()
@@ -105,7 +101,7 @@ def test_downloads_are_in_the_page_language(site_dir, lang):
 def test_about_page_names_the_running_versions(site_dir, lang):
     import platform
 
-    text = _soup(site_dir / lang / "about.html").get_text()
+    text = parse_html(site_dir / lang / "about.html").get_text()
     assert torch.__version__ in text, f"{lang}/about.html does not name torch {torch.__version__}"
     assert platform.python_version() in text, f"{lang}/about.html does not name the Python version"
 

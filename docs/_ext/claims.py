@@ -347,6 +347,14 @@ def run_snippet(source: str, name: str = "article") -> Run:
     return Run(prints, found, error, names)
 
 
+def run_clean(source: str) -> Run:
+    """Run a snippet that must not raise: an error there is a failure of the check itself."""
+    run = run_snippet(source)
+    if run.error is not None:
+        raise run.error
+    return run
+
+
 def compare_output(expected: str, actual: str) -> str:
     """HOLDS when the two outputs agree line by line (indentation aside), else OUTPUT_DIFFERS."""
     return HOLDS if _lines(expected) == _lines(actual) else OUTPUT_DIFFERS
@@ -363,6 +371,13 @@ def first_difference(expected: str, actual: str) -> str:
     if len(act) < len(exp):
         return f"(missing) {exp[len(act)]}"
     return _lines(actual)[-1] if act else ""
+
+
+def pasted_output(expected: str, run: Run) -> Result:
+    """Compare what the snippet printed with the output the article pasted."""
+    outcome = compare_output(expected, run.text)
+    trace = f"{len(run.prints)} prints, as pasted" if outcome == HOLDS else first_difference(expected, run.text)
+    return Result(outcome, trace)
 
 
 def verdict(condition: bool) -> str:
@@ -427,9 +442,7 @@ def _loop_runs_as_printed() -> Result:
     "补回缩进后，循环的输出与原文的 “out” 一致：`b` 被逐个写成 1，`a` 也跟着变。",
 )
 def _loop_output() -> Result:
-    run = run_snippet(LOOP_RESTORED)
-    if run.error is not None:
-        raise run.error
+    run = run_clean(LOOP_RESTORED)
     outcome = compare_output(LOOP_OUT, run.text)
     return Result(outcome, f"{len(run.prints)} prints; last: {run.prints[-1].splitlines()[0]} …")
 
@@ -558,9 +571,7 @@ def _clone_not_leaf() -> Result:
 
 
 def _clone_example_print(index: int) -> Result:
-    run = run_snippet(CLONE_EXAMPLE)
-    if run.error is not None:
-        raise run.error
+    run = run_clean(CLONE_EXAMPLE)
     return Result(compare_output(CLONE_COMMENTS[index], run.prints[index]), run.prints[index])
 
 
@@ -579,9 +590,7 @@ def _clone_print_a() -> Result:
     "`print(c)` 输出 `tensor([1., 2., 3.], grad_fn=<CloneBackward>)`（`a = 1` 前后各一次）。",
 )
 def _clone_print_c() -> Result:
-    run = run_snippet(CLONE_EXAMPLE)
-    if run.error is not None:
-        raise run.error
+    run = run_clean(CLONE_EXAMPLE)
     both = (run.prints[1], run.prints[6])
     agree = all(compare_output(CLONE_COMMENTS[1], got) == HOLDS for got in both)
     return Result(HOLDS if agree else OUTPUT_DIFFERS, run.prints[1])
@@ -602,9 +611,7 @@ def _clone_print_a_grad() -> Result:
     "`print(c.grad)` 输出 `None`，别无其他。",
 )
 def _clone_print_c_grad() -> Result:
-    run = run_snippet(CLONE_EXAMPLE)
-    if run.error is not None:
-        raise run.error
+    run = run_clean(CLONE_EXAMPLE)
     printed = run.prints[3]
     if printed != CLONE_COMMENTS[3]:
         return Result(DOES_NOT_HOLD, printed)
@@ -619,9 +626,7 @@ def _clone_print_c_grad() -> Result:
     "`print(a.requires_grad)` 和 `print(c.requires_grad)` 都输出 `True`。",
 )
 def _clone_print_requires_grad() -> Result:
-    run = run_snippet(CLONE_EXAMPLE)
-    if run.error is not None:
-        raise run.error
+    run = run_clean(CLONE_EXAMPLE)
     got = run.prints[4:6]
     agree = got == list(CLONE_COMMENTS[4:6])
     return Result(HOLDS if agree else OUTPUT_DIFFERS, " / ".join(got))
@@ -633,9 +638,7 @@ def _clone_print_requires_grad() -> Result:
     "执行 `a = 1` 之后，`c` 的值并没有改变。",
 )
 def _clone_rebind_keeps_c() -> Result:
-    run = run_snippet(CLONE_EXAMPLE)
-    if run.error is not None:
-        raise run.error
+    run = run_clean(CLONE_EXAMPLE)
     c = run.names["c"]
     unchanged = c.tolist() == [1.0, 2.0, 3.0] and run.names["a"] == 1
     return Result(verdict(unchanged), f"c.tolist() = {c.tolist()}")
@@ -767,9 +770,7 @@ def _detach_metadata_ops_error() -> Result:
     "`a.grad` 为 `tensor([2., 4., 6.])`、`c.grad` 为 `None`、`True`、`False`，以及 `a = 1` 后的 `c`。",
 )
 def _detach_prints() -> Result:
-    run = run_snippet(DETACH_EXAMPLE)
-    if run.error is not None:
-        raise run.error
+    run = run_clean(DETACH_EXAMPLE)
     expected = "\n".join(DETACH_COMMENTS)
     outcome = compare_output(expected, run.text)
     if outcome == HOLDS and run.warnings:
@@ -834,9 +835,7 @@ def _note_commented_edit() -> Result:
     "这个例子里 `print(c)` 输出 `tensor([1., 2., 3.])`（该行的注释）。",
 )
 def _note_print_c_comment() -> Result:
-    run = run_snippet(NOTE_EXAMPLE)
-    if run.error is not None:
-        raise run.error
+    run = run_clean(NOTE_EXAMPLE)
     return Result(compare_output(NOTE_PRINT_C_COMMENT, run.prints[0]),
                   " ".join(_lines(run.prints[0])))
 
@@ -847,13 +846,8 @@ def _note_print_c_comment() -> Result:
     "这个例子的 “out” 就是代码的实际输出。",
 )
 def _note_output() -> Result:
-    run = run_snippet(NOTE_EXAMPLE)
-    if run.error is not None:
-        raise run.error
-    outcome = compare_output(NOTE_OUT, run.text)
-    trace = f"{len(run.prints)} prints, as pasted" if outcome == HOLDS else first_difference(
-        NOTE_OUT, run.text)
-    return Result(outcome, trace)
+    run = run_clean(NOTE_EXAMPLE)
+    return pasted_output(NOTE_OUT, run)
 
 
 @claim(
@@ -862,9 +856,7 @@ def _note_output() -> Result:
     "`a = a - a.grad` 给 `a` 分配了新内存，破坏了原来 `a` 与 `c` 的联系。",
 )
 def _note_rebind_breaks_link() -> Result:
-    run = run_snippet(NOTE_EXAMPLE)
-    if run.error is not None:
-        raise run.error
+    run = run_clean(NOTE_EXAMPLE)
     a, c = run.names["a"], run.names["c"]
     shared = same_storage(a, c)
     with torch.no_grad():
@@ -883,9 +875,7 @@ def _note_rebind_breaks_link() -> Result:
     "`c = a` 之后，`a = a + 1` 产生新的 `a`：`a` 和 `c` 不再在同一个内存单元。",
 )
 def _add_rebind_breaks_link() -> Result:
-    run = run_snippet(ALSO_EXAMPLE)
-    if run.error is not None:
-        raise run.error
+    run = run_clean(ALSO_EXAMPLE)
     a, c = run.names["a"], run.names["c"]
     shared = same_storage(a, c)
     return Result(verdict(a is not c and not shared), f"a is c: {a is c}; same_storage(a, c) = "
@@ -899,13 +889,8 @@ def _add_rebind_breaks_link() -> Result:
     "“out” 中 `a` 带 `grad_fn=<AddBackward0>`，`c` 仍全为 1 且 `requires_grad=True`。",
 )
 def _add_output() -> Result:
-    run = run_snippet(ALSO_EXAMPLE)
-    if run.error is not None:
-        raise run.error
-    outcome = compare_output(ALSO_OUT, run.text)
-    trace = f"{len(run.prints)} prints, as pasted" if outcome == HOLDS else first_difference(
-        ALSO_OUT, run.text)
-    return Result(outcome, trace)
+    run = run_clean(ALSO_EXAMPLE)
+    return pasted_output(ALSO_OUT, run)
 
 
 # --- Article 004, introduction -------------------------------------------------------------------
@@ -996,13 +981,8 @@ def _data_backward_silent() -> Result:
     "`tensor([0., 0., 0.], grad_fn=<SigmoidBackward>)`、分隔线和 `tensor([0., 0., 0.])`。",
 )
 def _data_output() -> Result:
-    run = run_snippet(DATA_EXAMPLE)
-    if run.error is not None:
-        raise run.error
-    outcome = compare_output(DATA_OUT, run.text)
-    trace = f"{len(run.prints)} prints, as pasted" if outcome == HOLDS else first_difference(
-        DATA_OUT, run.text)
-    return Result(outcome, trace)
+    run = run_clean(DATA_EXAMPLE)
+    return pasted_output(DATA_OUT, run)
 
 
 @claim(
@@ -1077,10 +1057,7 @@ def _detach_004_output() -> Result:
     _raise_unless_at_backward(run)
     if run.error is None:
         return Result(OUTPUT_DIFFERS, "no error at backward")
-    outcome = compare_output(DETACH_004_OUT, run.text)
-    trace = f"{len(run.prints)} prints, as pasted" if outcome == HOLDS else first_difference(
-        DETACH_004_OUT, run.text)
-    return Result(outcome, trace)
+    return pasted_output(DETACH_004_OUT, run)
 
 
 @claim(
