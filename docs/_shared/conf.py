@@ -78,7 +78,7 @@ def configure(language: str) -> dict:
             "min_reported_time": 10**9,  # never print a run time: pages must be reproducible
             "nested_sections": False,  # one toctree per part, under its own heading in the sidebar
             "remove_config_comments": True,
-            "reset_modules": ("gallery_hooks.reset_torch",),
+            "reset_modules": ("sitetools.example_guard.reset_torch",),
             "reset_modules_order": "both",
             "run_stale_examples": True,  # re-run every example on every build, even if unchanged
             "show_memory": False,

@@ -1,0 +1,383 @@
+"""Build the whole site, and publish it only when every check passed.
+
+    python docs/build_site.py [--out build/html] [--lang CODE ...] [--only PART/plot_NAME ...]
+
+The build is the gate: what it publishes is complete and was produced by this run, or nothing is
+published at all. In order, it
+
+1. refuses an output or staging folder that could hold anything it did not create (the checkout, its
+   source folders, ``.git``, home, ``/``, or an existing folder without its marker file);
+2. takes a lock, so a second build in the same place waits for nothing and refuses at once;
+3. checks the page rules (:mod:`sitetools.pages`: layout, parity between editions, code rules) and
+   runs the narrative pages' doctests;
+4. copies the sources into a fresh staging folder, then runs one ``sphinx-build -W -n --keep-going``
+   per edition, side by side, each example under :mod:`sitetools.example_guard` (fresh state, time
+   limit, warnings and logging as errors, a completion record);
+5. verifies that every example ran to its end and has its page with output, that editions printed
+   identical output blocks (a second execution of the same code, so nondeterminism shows), and that
+   no source, staged or original, changed during the build;
+6. writes the landing page, then swaps the new site into place as a whole.
+
+A failed, interrupted or concurrent build leaves the previous site untouched and says so in its last
+line and its exit code. ``--lang`` or ``--only`` make a preview: marked on every page, written to
+``build/preview`` by default, and never allowed to replace a published site.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from sitetools import doctests, example_guard, pages
+from sitetools.editions import CODES, edition, pick
+
+ROOT = pages.ROOT
+#: What the build copies into its staging folder: everything a Sphinx build of the site imports.
+STAGED = ("docs", "gallery", "sitetools", "tensorfacts")
+#: Source folders of the checkout that no build may write into or delete.
+SOURCES = (".git", ".ci", "docs", "gallery", "sitetools", "tensorfacts", "tests", "node_modules")
+MARKER = ".tensorcopy-build"
+COMPILED = (".pyc", ".mo")  # written by Python and by Sphinx's catalog compiler while building
+IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
+EXAMPLES_DIR = "examples"  # where sphinx-gallery puts the pages of gallery/<lang>/ in each edition
+PREVIEW_NOTE = {
+    "en": "Preview of {pages}: not the published site. Build the whole site with: nox -s docs",
+    "zh_CN": "预览（{pages}）：这不是正式发布的网站。构建完整网站：nox -s docs",
+}
+
+
+class BuildError(Exception):
+    """A reason to stop the build; its message is the build's last word."""
+
+
+class Interrupted(BuildError):
+    pass
+
+
+# --- Refusing dangerous folders ---------------------------------------------------------------
+
+
+def _is_within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def check_owned(path: Path, what: str, kind: str | None = None) -> Path:
+    """Return ``path`` resolved if the build may create and replace it, else raise :class:`BuildError`."""
+    path = path.expanduser().resolve()
+    for precious in (ROOT, Path.home().resolve()):
+        if _is_within(precious, path):
+            raise BuildError(f"refusing {what} {path}: it is or contains {precious}; nothing was deleted")
+    for name in SOURCES:
+        if _is_within(path, ROOT / name):
+            raise BuildError(f"refusing {what} {path}: it lies in the source folder {name}/; nothing was deleted")
+    if path.exists():
+        marker = path / MARKER
+        if path.is_dir() and not marker.exists() and not any(path.iterdir()):
+            return path  # an empty folder holds nothing to lose
+        if not marker.is_file():
+            raise BuildError(
+                f"refusing {what} {path}: it exists and was not made by this build (no {MARKER} inside); "
+                f"choose another folder or remove it yourself"
+            )
+        if kind == "preview" and json.loads(marker.read_text(encoding="utf-8")).get("kind") == "site":
+            raise BuildError(f"refusing to replace the published site in {path} with a preview; use --out")
+    return path
+
+
+def make_owned(path: Path, kind: str) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    (path / MARKER).write_text(json.dumps({"kind": kind}) + "\n", encoding="utf-8")
+    return path
+
+
+def remove_owned(path: Path) -> None:
+    """Delete a folder this build created (it carries the marker); anything else is left alone."""
+    if path.is_dir() and (path / MARKER).exists():
+        shutil.rmtree(path)
+
+
+@contextlib.contextmanager
+def locked(out: Path) -> Iterator[None]:
+    """Hold the build lock of ``out``; a second build of the same output refuses at once."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = out.parent / f".{out.name}.lock"
+    with lock_path.open("a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            raise BuildError(
+                f"another build is writing {out} (pid {lock.read().strip() or '?'}); wait for it to finish"
+            ) from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(str(os.getpid()))
+        lock.flush()
+        yield
+
+
+# --- Checking sources ---------------------------------------------------------------------------
+
+
+def fingerprint(root: Path, names: tuple[str, ...], skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """A digest of every file under ``root/<name>``, keyed by relative path (``skip``: path prefixes)."""
+    prints = {}
+    for name in names:
+        base = root / name
+        if not base.exists():
+            continue
+        for path in sorted(base.rglob("*")):
+            relative = path.relative_to(root).as_posix()
+            if path.is_file() and path.suffix not in COMPILED and not relative.startswith(skip):
+                prints[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return prints
+
+
+def changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    return sorted(
+        [f"{name} changed" for name in before.keys() & after.keys() if before[name] != after[name]]
+        + [f"{name} was deleted" for name in before.keys() - after.keys()]
+        + [f"{name} was created" for name in after.keys() - before.keys()]
+    )
+
+
+def check_sources() -> None:
+    problems = pages.check_sources(CODES)
+    if problems:
+        raise BuildError(f"{len(problems)} page rule(s) broken:\n  " + "\n  ".join(problems))
+
+
+def check_doctests(langs: list[str]) -> int:
+    targets = [(page, page.relative_to(ROOT).as_posix()) for lang in langs for page in pages.narrative_pages(lang)]
+    ran, failures = doctests.run_pages(targets)
+    if failures:
+        raise BuildError("a narrative page's doctest fails:\n" + "\n".join(failures))
+    return ran
+
+
+# --- Building -----------------------------------------------------------------------------------
+
+
+def stage_sources(stage: Path, langs: list[str], only: list[str]) -> Path:
+    for name in STAGED:
+        if (ROOT / name).exists():
+            shutil.copytree(ROOT / name, stage / name, ignore=IGNORE)
+    if only:
+        for lang in langs:
+            for script in pages.gallery_scripts(lang, stage / "gallery"):
+                if pages.relative_name(script, stage / "gallery") not in only:
+                    script.unlink()
+    return stage / "docs"
+
+
+def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float, preview: str) -> subprocess.Popen:
+    command = [sys.executable, "-m", "sphinx", "-n", "--keep-going", "-E", "-b", "html",
+               "-d", str(stage / "doctrees" / lang), str(docs / lang), str(out / lang)]  # fmt: skip
+    if preview:
+        command += ["-D", f"html_theme_options.announcement={preview}"]
+    else:
+        command.insert(3, "-W")
+    env = {
+        **os.environ,
+        "PYTHONHASHSEED": "0",
+        example_guard.RECORDS_ENV: str(stage / "records" / lang),
+        example_guard.TIMEOUT_ENV: str(timeout),
+    }
+    log = (stage / f"sphinx-{lang}.log").open("w", encoding="utf-8")
+    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+
+
+def stop(processes: dict[str, subprocess.Popen]) -> None:
+    """Stop every still-running Sphinx process (and anything it started)."""
+    for process in processes.values():
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+    for process in processes.values():
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def wait_for(processes: dict[str, subprocess.Popen], stage: Path, scripts: dict[str, list[str]], deadline: float,
+             ) -> None:  # fmt: skip
+    """Wait for every edition, printing each example as it completes; fail fast on the first failure."""
+    seen: set[tuple[str, str]] = set()
+    while True:
+        for lang, names in scripts.items():
+            records = stage / "records" / lang
+            done = {p.name.removesuffix(".done") for p in records.glob("*.done")} if records.exists() else set()
+            for name in names:
+                base = Path(name).name + ".py"
+                if base in done and (lang, name) not in seen:
+                    seen.add((lang, name))
+                    count = sum(1 for key in seen if key[0] == lang)
+                    print(f"  [{lang}] ran {name} ({count}/{len(names)})", flush=True)
+        finished = {lang: p.poll() for lang, p in processes.items()}
+        failed = [lang for lang, code in finished.items() if code not in (None, 0)]
+        if failed:
+            stop(processes)
+            lang = failed[0]
+            log = (stage / f"sphinx-{lang}.log").read_text(encoding="utf-8")
+            print(log, file=sys.stderr)
+            raise BuildError(f"the {lang} edition failed (docs/{lang}, gallery/{lang}); its log is above")
+        if all(code == 0 for code in finished.values()):
+            return
+        if time.monotonic() > deadline:
+            stop(processes)
+            raise BuildError("the build ran past its time limit; an example is stuck outside Python code")
+        time.sleep(0.2)
+
+
+def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str, list[str]]) -> None:
+    """Every example ran to its end and its page shows its code and output."""
+    from bs4 import BeautifulSoup
+
+    problems = []
+    outputs: dict[str, dict[str, list[str]]] = {}
+    for lang in langs:
+        done = {p.name.removesuffix(".done") for p in (stage / "records" / lang).glob("*.done")}
+        for name in scripts[lang]:
+            source = f"gallery/{lang}/{name}.py"
+            if Path(name).name + ".py" not in done:
+                problems.append(f"{source} did not run to its end (an exit(), os._exit() or a killed process?)")
+                continue
+            page = out / lang / EXAMPLES_DIR / f"{name}.html"
+            if not page.exists():
+                problems.append(f"{source} has no page {page.relative_to(out)}")
+                continue
+            soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+            blocks = [div.get_text() for div in soup.select("div.sphx-glr-script-out")]
+            if not blocks:
+                problems.append(f"{source}: its page shows no output block")
+            outputs.setdefault(name, {})[lang] = blocks
+    reference = langs[0]
+    for name, by_lang in outputs.items():
+        for lang, blocks in by_lang.items():
+            if lang != reference and reference in by_lang and blocks != by_lang[reference]:
+                first = next((i for i, (a, b) in enumerate(zip(by_lang[reference], blocks, strict=False)) if a != b),
+                             min(len(blocks), len(by_lang[reference])))  # fmt: skip
+                problems.append(
+                    f"gallery/{lang}/{name}.py printed other output than gallery/{reference}/{name}.py "
+                    f"(output block {first + 1}): the same code gave two results, so the page is not "
+                    f"reproducible (unseeded randomness, an address, a time?) {pages.guide('Printing')}"
+                )
+    if problems:
+        raise BuildError(f"{len(problems)} example(s) incomplete or not reproducible:\n  " + "\n  ".join(problems))
+
+
+def write_landing(out: Path, langs: list[str]) -> None:
+    shutil.copyfile(ROOT / "docs" / "_landing" / "index.html", out / "index.html")
+
+
+def publish(building: Path, out: Path) -> None:
+    """Swap the finished site into place as a whole; the old one goes only after the new one is there."""
+    previous = out.parent / f".{out.name}.previous"
+    remove_owned(previous)
+    if out.exists() and any(out.iterdir()):
+        out.rename(previous)
+    elif out.exists():
+        out.rmdir()
+    building.rename(out)
+    remove_owned(previous)
+
+
+def build(args: argparse.Namespace) -> str:
+    started = time.monotonic()
+    langs = args.languages or list(CODES)
+    for lang in langs:
+        edition(lang)
+    preview = bool(args.only) or set(langs) != set(CODES)
+    kind = "preview" if preview else "site"
+    out = check_owned(args.out or ROOT / "build" / ("preview" if preview else "html"), "the output folder", kind)
+    building = check_owned(out.parent / f".{out.name}.building", "the work folder")
+    stage = check_owned(args.stage, "the staging folder") if args.stage else None
+    only = sorted(set(args.only or []))
+    known = {pages.relative_name(s) for lang in langs for s in pages.gallery_scripts(lang)}
+    if unknown := [name for name in only if name not in known]:
+        raise BuildError(f"--only: no such example {', '.join(unknown)}; the examples are {', '.join(sorted(known))}")
+    with locked(out):
+        check_sources()
+        sources_before = fingerprint(ROOT, STAGED)
+        if stage is None:
+            stage = Path(tempfile.mkdtemp(prefix="tensorcopy-stage-"))
+        remove_owned(stage)
+        make_owned(stage, "stage")
+        remove_owned(building)
+        make_owned(building, kind)
+        docs = stage_sources(stage, langs, only)
+        staged_before = fingerprint(stage, STAGED)
+        scripts = {lang: [pages.relative_name(s, stage / "gallery") for s in pages.gallery_scripts(lang, stage / "gallery")]
+                   for lang in langs}  # fmt: skip
+        note = ""
+        if preview:
+            names = ", ".join(only) if only else "+".join(langs)
+            note = {lang: str(pick(PREVIEW_NOTE, lang, "the preview note")).format(pages=names) for lang in langs}
+        print(f"Building {', '.join(langs)} ({sum(map(len, scripts.values()))} examples) ...", flush=True)
+        processes = {}
+        try:
+            for lang in langs:
+                processes[lang] = start_edition(docs, lang, building, stage, args.example_timeout,
+                                                note[lang] if note else "")  # fmt: skip
+            ran = check_doctests(langs)
+            print(f"  doctests of the narrative pages: {ran} examples pass", flush=True)
+            longest = max(map(len, scripts.values()), default=0)
+            wait_for(processes, stage, scripts, time.monotonic() + args.example_timeout * (longest + 1) + 120)
+        finally:
+            stop(processes)
+        verify_examples(building, stage, langs, scripts)
+        touched = changes(staged_before, fingerprint(stage, STAGED, skip=tuple(f"docs/{lang}/{EXAMPLES_DIR}/" for lang in langs)))
+        touched += [f"the checkout's {item}" for item in changes(sources_before, fingerprint(ROOT, STAGED))]
+        if touched:
+            raise BuildError("sources changed while the examples ran (an example wrote where it must not):\n  "
+                             + "\n  ".join(touched))  # fmt: skip
+        write_landing(building, langs)
+        publish(building, out)
+        if not args.stage:
+            remove_owned(stage)
+    seconds = time.monotonic() - started
+    what = "a preview of " + (", ".join(only) if only else ", ".join(langs)) if preview else ", ".join(langs)
+    return f"Published {what} in {seconds:.1f} s: {out / 'index.html'}"
+
+
+def _interrupt(signum, frame):
+    raise Interrupted(f"interrupted by {signal.Signals(signum).name}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="output folder (default build/html; build/preview for a preview)")
+    parser.add_argument("--stage", type=Path, help="staging folder, kept after the build (default: a temporary one)")
+    parser.add_argument("--lang", action="append", dest="languages", help=f"one edition only ({', '.join(CODES)})")
+    parser.add_argument("--only", action="append", metavar="PART/plot_NAME", help="preview these examples only")
+    parser.add_argument("--example-timeout", type=float, default=float(
+        os.environ.get(example_guard.TIMEOUT_ENV) or example_guard.DEFAULT_TIMEOUT),
+        help="seconds one example may run (default %(default)s)")  # fmt: skip
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, _interrupt)
+    previous = "the previous site, if any, is untouched"
+    try:
+        print(build(args), flush=True)
+        return 0
+    except Interrupted as error:
+        print(f"STOPPED: {error}; nothing was published, {previous}.", file=sys.stderr, flush=True)
+        return 130
+    except BuildError as error:
+        print(f"FAILED: {error}\nFAILED: nothing was published; {previous}.", file=sys.stderr, flush=True)
+        return 1

@@ -1,0 +1,44 @@
+"""Run the ``{doctest}`` fences of the MyST narrative pages, as the build's own check.
+
+The published expected output must be the real one, so the build runs these examples itself (the
+test suite runs them again through sybil). Each page's examples share one namespace, in page order.
+"""
+
+from __future__ import annotations
+
+import doctest
+import io
+import re
+from pathlib import Path
+
+FENCE = re.compile(r"^```\{doctest\}[^\n]*\n(.*?)^```", flags=re.S | re.M)
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def run_page(page: Path, shown: str) -> tuple[int, list[str]]:
+    """Run every doctest fence of ``page``; return (examples run, failure reports naming ``shown``)."""
+    text = page.read_text(encoding="utf-8")
+    parser = doctest.DocTestParser()
+    globs: dict = {"__name__": "__main__"}
+    ran, failures = 0, []
+    for match in FENCE.finditer(text):
+        line = text.count("\n", 0, match.start(1))  # 0-based line of the fence's first example
+        test = parser.get_doctest(match.group(1), globs, shown, shown, line)
+        report = io.StringIO()
+        runner = doctest.DocTestRunner(optionflags=FLAGS)
+        result = runner.run(test, out=report.write, clear_globs=False)
+        globs = test.globs  # DocTest copies its globals: the next fence continues from these
+        ran += result.attempted
+        if result.failed:
+            failures.append(report.getvalue().rstrip())
+    return ran, failures
+
+
+def run_pages(pages: list[tuple[Path, str]]) -> tuple[int, list[str]]:
+    """Run the doctests of several pages; return (examples run, failure reports)."""
+    total, failures = 0, []
+    for page, shown in pages:
+        ran, failed = run_page(page, shown)
+        total += ran
+        failures += failed
+    return total, failures

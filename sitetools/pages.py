@@ -1,0 +1,287 @@
+"""The rules every page source follows, checked before anything is built.
+
+Each ``check_*`` function returns a list of problems; each problem names the source file and the
+section of CONTRIBUTING.md that states the rule. The build (:mod:`sitetools.build`) refuses to start
+while any rule is broken, and the fast test tier runs the same functions, so the build and the tests
+can never disagree about a page.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Iterable
+from pathlib import Path
+
+from sitetools.editions import CODES
+
+ROOT = Path(__file__).resolve().parents[1]
+GALLERY = ROOT / "gallery"
+DOCS = ROOT / "docs"
+HEADER = "GALLERY_HEADER.rst"
+SCRIPT_GLOB = "plot_*.py"
+HIDDEN_START = "# sphinx_gallery_start_ignore"
+HIDDEN_END = "# sphinx_gallery_end_ignore"
+
+
+def guide(section: str) -> str:
+    """The pointer to the writing guide that every rule's message ends with."""
+    return f"(see CONTRIBUTING.md, '{section}')"
+
+
+# --- Finding pages -----------------------------------------------------------------------------
+
+
+def gallery_scripts(lang: str, gallery: Path = GALLERY) -> list[Path]:
+    """Every example script of one edition, in file order."""
+    return sorted((gallery / lang).rglob(SCRIPT_GLOB))
+
+
+def relative_name(script: Path, gallery: Path = GALLERY) -> str:
+    """``gallery/en/copying/plot_01_x.py`` -> ``copying/plot_01_x`` (the same in every edition)."""
+    lang_dir = next(p for p in script.parents if p.parent == gallery)
+    return script.relative_to(lang_dir).with_suffix("").as_posix()
+
+
+def narrative_pages(lang: str, docs: Path = DOCS) -> list[Path]:
+    """The MyST pages of one edition."""
+    return sorted((docs / lang).glob("*.md"))
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# --- Splitting scripts -------------------------------------------------------------------------
+
+
+def blocks(script: Path) -> list[tuple[str, str]]:
+    """The script's blocks as ``(kind, content)``, kind "text" or "code" (sphinx-gallery's parser)."""
+    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
+
+    _, script_blocks = split_code_and_text_blocks(str(script))
+    return [(block.type, block.content) for block in script_blocks]
+
+
+def code_cells(script: Path) -> list[str]:
+    return [content for kind, content in blocks(script) if kind == "code"]
+
+
+def code_tokens(code: str) -> list[tuple[str, str]]:
+    """The tokens of a code cell, without comments and blank lines: what must match across editions."""
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING}
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    return [(tokenize.tok_name[t.type], t.string) for t in tokens if t.type not in skip]
+
+
+def split_hidden(code: str) -> tuple[str, list[str]]:
+    """Split a code cell into its visible code and its hidden blocks (the lines between the
+    sphinx-gallery ignore markers). Visible lines keep their line numbers (hidden lines blank)."""
+    visible, hidden, current = [], [], None
+    for line in code.splitlines():
+        marker = line.strip()
+        if marker == HIDDEN_START:
+            current = []
+            visible.append("")
+        elif marker == HIDDEN_END and current is not None:
+            hidden.append("\n".join(current))
+            current = None
+            visible.append("")
+        elif current is not None:
+            current.append(line)
+            visible.append("")
+        else:
+            visible.append(line)
+    return "\n".join(visible), hidden
+
+
+# --- Rules -------------------------------------------------------------------------------------
+
+
+def check_layout(lang: str, root: Path = ROOT) -> list[str]:
+    """Every .py under gallery/<lang>/ is an example (``plot_*.py``) and every folder has a header."""
+    gallery = root / "gallery" / lang
+    problems = []
+    if not gallery.is_dir():
+        return [f"gallery/{lang}/ is missing {guide('Pages in every edition')}"]
+    for path in sorted(gallery.rglob("*.py")):
+        if not path.name.startswith("plot_"):
+            problems.append(
+                f"{_shown(path, root)}: not named plot_*.py, so it would be published without being run; "
+                f"rename it or move it out of gallery/ {guide('Where a page goes')}"
+            )
+    for folder in sorted({p.parent for p in gallery.rglob("*") if p.is_file()} | {gallery}):
+        if not (folder / HEADER).exists():
+            problems.append(
+                f"{_shown(folder, root)}/{HEADER} is missing: sphinx-gallery would silently drop the folder "
+                f"{guide('Where a page goes')}"
+            )
+    return problems
+
+
+def _literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.JoinedStr):
+        return all(isinstance(value, ast.Constant) for value in node.values)
+    if isinstance(node, ast.Starred):
+        return _literal(node.value)
+    if isinstance(node, ast.Tuple | ast.List):
+        return all(_literal(element) for element in node.elts)
+    return False
+
+
+def literal_prints(tree: ast.AST) -> list[int]:
+    """Line numbers of ``print(...)`` calls whose every argument is a literal."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "print"
+        and node.args
+        and all(_literal(arg) for arg in node.args)
+    ]
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+    return names
+
+
+def _read_names(tree: ast.AST) -> set[str]:
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+
+
+def _hidden_effects(tree: ast.AST) -> list[tuple[int, str]]:
+    """What a hidden block does that could change what the page shows."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "print":
+                found.append((node.lineno, "prints"))
+            elif isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.startswith("_"):
+                found.append((node.lineno, f"calls the in-place method {func.attr}()"))
+        elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Attribute | ast.Subscript) for t in targets):
+                found.append((node.lineno, "assigns to an attribute or an element"))
+    return found
+
+
+def check_script(script: Path, root: Path = ROOT) -> list[str]:
+    """The code rules of one script: it parses, prints no bare literal, and its hidden blocks only check."""
+    where = _shown(script, root)
+    try:
+        cells = code_cells(script)
+    except SyntaxError as error:
+        return [f"{where}: does not parse: {error}"]
+    problems = []
+    visible_reads: set[str] = set()
+    hidden_trees = []
+    for number, cell in enumerate(cells, start=1):
+        visible, hidden = split_hidden(cell)
+        try:
+            tree = ast.parse(visible)
+        except SyntaxError as error:
+            problems.append(f"{where}: code cell {number} does not parse without its hidden blocks: {error}")
+            continue
+        for line in literal_prints(tree):
+            problems.append(
+                f"{where}: code cell {number}, line {line}: print() of literals only; a printed value must be "
+                f"computed by the code, and prose belongs in comments {guide('Printing')}"
+            )
+        visible_reads |= _read_names(tree)
+        for block in hidden:
+            try:
+                hidden_trees.append((number, ast.parse(block)))
+            except SyntaxError as error:
+                problems.append(f"{where}: a hidden block of code cell {number} does not parse: {error}")
+    for number, tree in hidden_trees:
+        for line, effect in _hidden_effects(tree):
+            problems.append(
+                f"{where}: a hidden block of code cell {number} {effect} (its line {line}); hidden blocks may "
+                f"only check, never change what the page shows {guide('Hidden checks')}"
+            )
+        leaked = sorted(_bound_names(tree) & visible_reads)
+        if leaked:
+            problems.append(
+                f"{where}: a hidden block of code cell {number} binds {', '.join(leaked)}, which visible code "
+                f"reads; a reader could not reproduce the page {guide('Hidden checks')}"
+            )
+    return problems
+
+
+def _names(base: Path, pattern: str) -> set[str]:
+    return {path.relative_to(base).as_posix() for path in base.rglob(pattern)}
+
+
+def _doctests(page: Path) -> list[str]:
+    return re.findall(r"```\{doctest\}\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+
+
+def check_parity(langs: Iterable[str] = CODES, root: Path = ROOT) -> list[str]:
+    """Every edition holds the same pages as the first, with code cells and doctests token for token."""
+    reference, *others = langs
+    gallery, docs = root / "gallery", root / "docs"
+    rule = guide("Pages in every edition")
+    problems = []
+    for lang in others:
+        for pattern in (SCRIPT_GLOB, HEADER, "*.md"):
+            base_ours, base_theirs = (
+                (docs / reference, docs / lang) if pattern == "*.md" else (gallery / reference, gallery / lang)
+            )
+            ours, theirs = _names(base_ours, pattern), _names(base_theirs, pattern)
+            for name in sorted(ours - theirs):
+                problems.append(f"{_shown(base_theirs, root)}/{name} is missing (it exists in {reference}) {rule}")
+            for name in sorted(theirs - ours):
+                problems.append(f"{_shown(base_theirs, root)}/{name} has no {reference} twin {rule}")
+        for name in sorted(_names(gallery / reference, SCRIPT_GLOB) & _names(gallery / lang, SCRIPT_GLOB)):
+            ours, theirs = gallery / reference / name, gallery / lang / name
+            where = _shown(theirs, root)
+            try:
+                blocks_ours, blocks_theirs = blocks(ours), blocks(theirs)
+            except SyntaxError as error:
+                problems.append(f"{where} or its twin does not parse: {error}")
+                continue
+            kinds_ours = [kind for kind, _ in blocks_ours]
+            kinds_theirs = [kind for kind, _ in blocks_theirs]
+            if kinds_ours != kinds_theirs:
+                problems.append(f"{where} has cells {kinds_theirs}, but {_shown(ours, root)} has {kinds_ours} {rule}")
+                continue
+            cells = [(a, b) for (kind, a), (_, b) in zip(blocks_ours, blocks_theirs, strict=True) if kind == "code"]
+            for number, (a, b) in enumerate(cells, start=1):
+                if code_tokens(a) != code_tokens(b):
+                    problems.append(
+                        f"{where}: code cell {number} differs from {_shown(ours, root)} (comments aside) {rule}:"
+                        f"\n--- {reference}\n{a}\n--- {lang}\n{b}"
+                    )
+        for name in sorted(_names(docs / reference, "*.md") & _names(docs / lang, "*.md")):
+            if _doctests(docs / reference / name) != _doctests(docs / lang / name):
+                problems.append(f"docs/{lang}/{name}: doctest blocks differ from docs/{reference}/{name} {rule}")
+    return problems
+
+
+def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT) -> list[str]:
+    """Every page rule for the given editions: layout, parity and the code rules of every script."""
+    langs = list(langs)
+    problems = [problem for lang in langs for problem in check_layout(lang, root)]
+    if len(langs) > 1:
+        problems += check_parity(langs, root)
+    for lang in langs:
+        for script in gallery_scripts(lang, root / "gallery"):
+            problems += check_script(script, root)
+    return problems
