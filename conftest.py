@@ -1,14 +1,17 @@
 """Test fixtures: one build of the whole site per test session, served on 127.0.0.1, and a browser.
 
+Tests come in two tiers. A test that needs a built site (the ``site_dir``, ``site_url`` or ``browser``
+fixtures) or builds one itself (marked ``slow``) is in the slow tier; every other test is fast and
+runs in seconds: ``nox -s tests -- -m "not slow"`` (or ``nox -s fast``) selects them alone.
+
 ``TENSORCOPY_SITE=<dir>`` reuses a site that ``docs/build_site.py`` built already (handy while
 editing tests); without it, the session builds the site from the sources into a temporary folder.
 The MyST ``{doctest}`` blocks of the narrative pages are collected by sybil.
 """
 
+import json
 import os
 import shutil
-import subprocess
-import sys
 from doctest import ELLIPSIS, NORMALIZE_WHITESPACE
 from pathlib import Path
 
@@ -16,7 +19,7 @@ import pytest
 from sybil import Sybil
 from sybil.parsers.myst import DocTestDirectiveParser
 
-from tests.gallery_tools import serve
+from tests.gallery_tools import build_site, serve
 
 ROOT = Path(__file__).resolve().parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -35,13 +38,6 @@ pytest_collect_file = Sybil(
     path=str(ROOT / "docs"),
     patterns=["en/*.md", "zh_CN/*.md"],
 ).pytest()
-
-
-def build_site(out: Path, stage: Path, *extra: str) -> subprocess.CompletedProcess:
-    """Run docs/build_site.py; return the finished process (output captured as text)."""
-    command = [sys.executable, str(ROOT / "docs" / "build_site.py"), "--out", str(out),
-               "--stage", str(stage), *extra]  # fmt: skip
-    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
 
 
 @pytest.fixture(scope="session")
@@ -80,3 +76,21 @@ def browser():
         )
         yield browser
         browser.close()
+
+
+SLOW_FIXTURES = {"site_dir", "site_url", "browser"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Put every test that needs a built site into the slow tier."""
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Write the result where nox looks for it: a run that ends without reaching this line (a test
+    that ended the process) is a failure even if the process exit code was 0."""
+    report = os.environ.get("TENSORCOPY_PYTEST_REPORT")
+    if report:
+        Path(report).write_text(json.dumps({"exitstatus": int(exitstatus)}), encoding="utf-8")

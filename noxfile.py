@@ -1,9 +1,12 @@
 # /// script
 # dependencies = ["nox==2026.10.20"]
 # ///
-"""Maintainer tasks: ``nox -s docs``, ``nox -s tests``, ``nox -s lint``, ``nox -s serve``."""
+"""Maintainer tasks: ``nox -s docs``, ``nox -s tests``, ``nox -s fast``, ``nox -s preview``, ``nox -s lint``,
+``nox -s serve``."""
 
+import json
 import shutil
+import tempfile
 from pathlib import Path
 
 import nox
@@ -11,6 +14,9 @@ import nox
 nox.needs_version = ">=2026.10.20"
 nox.options.default_venv_backend = "virtualenv"  # pip finds the pinned CPU build of torch
 nox.options.sessions = ["lint", "tests"]
+# Reuse each session's virtualenv: installing torch and Sphinx is most of a cold run. pip still checks
+# the pinned versions every time, so a changed pin reaches the existing virtualenv.
+nox.options.reuse_venv = "yes"
 
 ROOT = Path(__file__).resolve().parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
@@ -29,6 +35,18 @@ def docs(session: nox.Session) -> None:
     session.run("python", "docs/build_site.py", "--out", str(SITE), *session.posargs)
 
 
+def run_pytest(session: nox.Session, *args: str) -> None:
+    """Run pytest, and fail unless it reached its end: a test that ends the process with exit code 0
+    (an example calling os._exit, say) must not read as success."""
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "pytest-report.json"
+        session.run("pytest", *args, env={"TENSORCOPY_PYTEST_REPORT": str(report)})
+        if not report.exists():
+            session.error("pytest ended without finishing its run: a test ended the process early")
+        if json.loads(report.read_text(encoding="utf-8"))["exitstatus"] != 0:
+            session.error("pytest reported failures")
+
+
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """Run every test; the session builds the site once, in a temporary folder."""
@@ -38,7 +56,24 @@ def tests(session: nox.Session) -> None:
         session.run("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", external=True)
     else:
         session.warn("npm not found: the HTML-validity and accessibility checks will be skipped")
-    session.run("pytest", *session.posargs)
+    run_pytest(session, *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def fast(session: nox.Session) -> None:
+    """Run the fast tier only: engine, extensions, page rules, parity, scripts; no site build."""
+    install_group(session, "tests")
+    run_pytest(session, "-m", "not slow", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def preview(session: nox.Session) -> None:
+    """Build a preview of some examples in every language: nox -s preview -- copying/plot_04_detach."""
+    install_group(session, "docs")
+    if not session.posargs:
+        session.error("name the examples to preview, for example: nox -s preview -- copying/plot_04_detach")
+    names = [arg for name in session.posargs for arg in ("--only", name)]
+    session.run("python", "docs/build_site.py", *names)
 
 
 @nox.session(python=PYTHON)

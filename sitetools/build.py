@@ -31,6 +31,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -56,6 +57,11 @@ PREVIEW_NOTE = {
     "en": "Preview of {pages}: not the published site. Build the whole site with: nox -s docs",
     "zh_CN": "预览（{pages}）：这不是正式发布的网站。构建完整网站：nox -s docs",
 }
+
+
+PREVIEW_SKIPS = "quickref.md,ledger.md,matrix.md,about.md"
+#: The only warnings a preview may have: links to the pages it leaves out.
+PREVIEW_QUIET = "toc.not_readable,ref.ref,ref.doc"
 
 
 class BuildError(Exception):
@@ -183,12 +189,11 @@ def stage_sources(stage: Path, langs: list[str], only: list[str]) -> Path:
 
 
 def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float, preview: str) -> subprocess.Popen:
-    command = [sys.executable, "-m", "sphinx", "-n", "--keep-going", "-E", "-b", "html",
+    command = [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-E", "-b", "html",
                "-d", str(stage / "doctrees" / lang), str(docs / lang), str(out / lang)]  # fmt: skip
-    if preview:
-        command += ["-D", f"html_theme_options.announcement={preview}"]
-    else:
-        command.insert(3, "-W")
+    if preview:  # the chosen examples only: narrative pages (and the checks they run) are left out
+        command += ["-D", f"html_theme_options.announcement={preview}", "-D", f"exclude_patterns={PREVIEW_SKIPS}",
+                    "-D", f"suppress_warnings={PREVIEW_QUIET}"]  # fmt: skip
     env = {
         **os.environ,
         "PYTHONHASHSEED": "0",
@@ -214,6 +219,18 @@ def stop(processes: dict[str, subprocess.Popen]) -> None:
             process.wait()
 
 
+def failure_reason(log: str) -> str:
+    """The line of a Sphinx log that says why it failed, for the build's last word."""
+    lines = log.splitlines()
+    for line in reversed(lines):
+        if "(exception: " in line:
+            return line.split("(exception: ", 1)[1].rstrip(")")
+    for line in reversed(lines):
+        if "failed to execute correctly" in line or re.match(r"^\S*(Error|Exception|Warning)\b", line.strip()):
+            return line.strip()
+    return lines[-1].strip() if lines else "no output"
+
+
 def wait_for(processes: dict[str, subprocess.Popen], stage: Path, scripts: dict[str, list[str]], deadline: float,
              ) -> None:  # fmt: skip
     """Wait for every edition, printing each example as it completes; fail fast on the first failure."""
@@ -235,7 +252,7 @@ def wait_for(processes: dict[str, subprocess.Popen], stage: Path, scripts: dict[
             lang = failed[0]
             log = (stage / f"sphinx-{lang}.log").read_text(encoding="utf-8")
             print(log, file=sys.stderr)
-            raise BuildError(f"the {lang} edition failed (docs/{lang}, gallery/{lang}); its log is above")
+            raise BuildError(f"the {lang} edition failed: {failure_reason(log)} (full log above)")
         if all(code == 0 for code in finished.values()):
             return
         if time.monotonic() > deadline:
@@ -316,14 +333,18 @@ def build(args: argparse.Namespace) -> str:
         sources_before = fingerprint(ROOT, STAGED)
         if stage is None:
             stage = Path(tempfile.mkdtemp(prefix="tensorcopy-stage-"))
+        if any(char.isspace() for char in str(stage)):
+            raise BuildError(f"the staging folder {stage} has a space in its path, which sphinx-gallery cannot "
+                             f"build from; choose another with --stage (the checkout itself may have spaces)")
         remove_owned(stage)
         make_owned(stage, "stage")
         remove_owned(building)
         make_owned(building, kind)
         docs = stage_sources(stage, langs, only)
         staged_before = fingerprint(stage, STAGED)
-        scripts = {lang: [pages.relative_name(s, stage / "gallery") for s in pages.gallery_scripts(lang, stage / "gallery")]
-                   for lang in langs}  # fmt: skip
+        staged = stage / "gallery"
+        scripts = {lang: [pages.relative_name(s, staged) for s in pages.gallery_scripts(lang, staged)]
+                   for lang in langs}
         note = ""
         if preview:
             names = ", ".join(only) if only else "+".join(langs)
@@ -341,7 +362,8 @@ def build(args: argparse.Namespace) -> str:
         finally:
             stop(processes)
         verify_examples(building, stage, langs, scripts)
-        touched = changes(staged_before, fingerprint(stage, STAGED, skip=tuple(f"docs/{lang}/{EXAMPLES_DIR}/" for lang in langs)))
+        generated = tuple(f"docs/{lang}/{EXAMPLES_DIR}/" for lang in langs)
+        touched = changes(staged_before, fingerprint(stage, STAGED, skip=generated))
         touched += [f"the checkout's {item}" for item in changes(sources_before, fingerprint(ROOT, STAGED))]
         if touched:
             raise BuildError("sources changed while the examples ran (an example wrote where it must not):\n  "

@@ -80,7 +80,8 @@ def reset_state() -> None:
     torch.set_default_dtype(torch.float32)
     torch.set_grad_enabled(True)
     torch.autograd.set_detect_anomaly(False)
-    torch.use_deterministic_algorithms(False)
+    if torch.are_deterministic_algorithms_enabled():  # the setter imports torch's compiler stack: 1.5 s
+        torch.use_deterministic_algorithms(False)
     torch.set_printoptions(profile="default")
     numpy.set_printoptions(edgeitems=3, infstr="inf", linewidth=75, nanstr="nan", precision=8,
                            suppress=False, threshold=1000, formatter=None, sign="-", floatmode="maxprec",
@@ -135,15 +136,23 @@ class _Guard:
         records = os.environ.get(RECORDS_ENV)
         if records:
             Path(records).mkdir(parents=True, exist_ok=True)
-            (Path(records) / f"{script}.done").write_text(json.dumps({"script": script}), encoding="utf-8")
+            (Path(records) / f"{Path(script).name}.done").write_text(json.dumps({"script": script}), encoding="utf-8")
 
 
 _GUARD = _Guard()
 
 
+def _locate(gallery_conf: dict, fname: str) -> str:
+    """``plot_x.py`` -> ``gallery/<lang>/<part>/plot_x.py``: the source a reader of the log can open."""
+    for folder in map(Path, gallery_conf.get("examples_dirs") or []):
+        for path in sorted(folder.rglob(fname)):
+            return f"{folder.parent.name}/{folder.name}/{path.relative_to(folder).as_posix()}"
+    return fname
+
+
 def reset_torch(gallery_conf: dict, fname: str | None, when: str) -> None:
     """The sphinx-gallery hook (``reset_modules``, order "both"): guard one example's run."""
-    script = fname or "<unknown example>"
+    script = _locate(gallery_conf, fname) if fname else "<unknown example>"
     if when == "before":
         _GUARD.start(script)
     else:

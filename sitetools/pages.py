@@ -149,6 +149,36 @@ def literal_prints(tree: ast.AST) -> list[int]:
     ]
 
 
+#: Calls whose value changes from run to run: an address or a time. Compared with each other they may
+#: be printed (``a.data_ptr() == b.data_ptr()`` is a fact); printed as values they never may.
+VOLATILE = {"id", "data_ptr", "time", "perf_counter", "monotonic", "now", "today", "urandom", "uuid4"}
+
+
+def _volatile(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Compare):
+        return []
+    found = []
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name in VOLATILE:
+            found.append(f"{name}()")
+    for child in ast.iter_child_nodes(node):
+        found += _volatile(child)
+    return found
+
+
+def volatile_prints(tree: ast.AST) -> list[tuple[int, str]]:
+    """``print(...)`` calls that print an address or a time (line, what)."""
+    return [
+        (node.lineno, what)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+        for arg in [*node.args, *(k.value for k in node.keywords)]
+        for what in _volatile(arg)
+    ]
+
+
 def _bound_names(tree: ast.AST) -> set[str]:
     names = set()
     for node in ast.walk(tree):
@@ -203,6 +233,11 @@ def check_script(script: Path, root: Path = ROOT) -> list[str]:
             problems.append(
                 f"{where}: code cell {number}, line {line}: print() of literals only; a printed value must be "
                 f"computed by the code, and prose belongs in comments {guide('Printing')}"
+            )
+        for line, what in volatile_prints(tree):
+            problems.append(
+                f"{where}: code cell {number}, line {line}: prints {what}, an address or a time that changes "
+                f"from run to run; print a comparison instead {guide('Printing')}"
             )
         visible_reads |= _read_names(tree)
         for block in hidden:

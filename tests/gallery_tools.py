@@ -1,40 +1,24 @@
 """Shared helpers for the tests: find gallery scripts, split them into cells, run cells, read pages."""
 
-import ast
+import atexit
 import contextlib
 import functools
 import http.server
-import io
+import json
+import subprocess
 import sys
 import threading
-import tokenize
-import warnings
 from pathlib import Path
 
 from bs4 import BeautifulSoup
-from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "docs" / "_shared"))
+from sitetools.editions import CODES
+from sitetools.pages import GALLERY, ROOT, blocks, code_tokens, gallery_scripts, relative_name  # noqa: F401
+from sitetools.pages import code_cells as split_cells  # noqa: F401
 
-from conf import LANGUAGES  # noqa: E402  (docs/_shared/conf.py)
-
-LANGS = LANGUAGES
-
-GALLERY = ROOT / "gallery"
+LANGS = CODES
 #: Where sphinx-gallery puts the pages of gallery/<lang>/ inside each edition.
 EXAMPLES_DIR = "examples"
-
-
-def gallery_scripts(lang: str) -> list[Path]:
-    """Every example script of one language, in file order."""
-    return sorted((GALLERY / lang).rglob("plot_*.py"))
-
-
-def relative_name(script: Path) -> str:
-    """``gallery/en/copying/plot_01_x.py`` -> ``copying/plot_01_x`` (the same in every language)."""
-    lang_dir = next(p for p in script.parents if p.parent == GALLERY)
-    return script.relative_to(lang_dir).with_suffix("").as_posix()
 
 
 def script_id(script: Path) -> str:
@@ -48,55 +32,70 @@ def page_path(site: Path, lang: str, name: str) -> Path:
     return site / lang / EXAMPLES_DIR / f"{name}.html"
 
 
-def blocks(script: Path) -> list[tuple[str, str]]:
-    """The script's blocks as ``(kind, content)``, kind "text" or "code" (sphinx-gallery's parser)."""
-    _, script_blocks = split_code_and_text_blocks(str(script))
-    return [(block.type, block.content) for block in script_blocks]
+class ExampleFailed(AssertionError):
+    """Example code failed in the worker process; the message holds its traceback."""
 
 
-def split_cells(script: Path) -> list[str]:
-    """The code cells of a script, as sphinx-gallery splits them."""
-    return [content for kind, content in blocks(script) if kind == "code"]
+class _Worker:
+    """One long-lived ``tests.cell_worker`` process: torch is imported once, examples never run in pytest."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen | None = None
+
+    def ask(self, job: dict, name: str) -> dict:
+        if self.process is None or self.process.poll() is not None:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "tests.cell_worker"], cwd=ROOT, text=True, encoding="utf-8",
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            )  # fmt: skip
+        try:
+            self.process.stdin.write(json.dumps(job) + "\n")
+            self.process.stdin.flush()
+            answer = self.process.stdout.readline()
+        except BrokenPipeError:
+            answer = ""
+        if not answer:
+            code = self.process.wait()
+            self.process = None
+            raise ExampleFailed(f"{name} ended the process that ran it (exit code {code}): an exit() or os._exit()?")
+        return json.loads(answer)
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait()
 
 
-def code_tokens(code: str) -> list[tuple[str, str]]:
-    """The tokens of a code cell, without comments and blank lines: what must match across languages."""
-    skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING}
-    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
-    return [(tokenize.tok_name[t.type], t.string) for t in tokens if t.type not in skip]
+_WORKER = _Worker()
+atexit.register(_WORKER.close)
 
 
-def _run_cell(code: str, namespace: dict, filename: str) -> None:
-    """Run one cell like sphinx-gallery: the repr of a last bare expression is printed."""
-    tree = ast.parse(code, filename)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    exec(compile(tree, filename, "exec"), namespace)
-    if last is not None:
-        value = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)
-        if value is not None:
-            print(repr(value))
+def _answer(job: dict, name: str) -> list[str]:
+    answer = _WORKER.ask(job, name)
+    if "error" in answer:
+        raise ExampleFailed(f"{name} raised {answer['error']}:\n{answer['traceback']}")
+    return answer["outputs"]
 
 
 def run_cells(cells: list[str], filename: str = "<gallery>") -> list[str]:
-    """Run code cells in one fresh namespace; return what each cell printed (stdout and stderr).
+    """Run code cells in one fresh namespace, in a worker process; return what each cell printed.
 
-    torch gets the same fresh state as in the build (see docs/_ext/gallery_hooks.py), and any
-    warning a cell does not catch itself is raised as an error.
+    torch gets the same fresh state as in the build (``sitetools.example_guard``), and any warning a
+    cell does not catch itself is raised as an error (:class:`ExampleFailed`).
     """
-    import torch
+    return _answer({"cells": cells, "filename": filename}, filename)
 
-    torch.manual_seed(0)
-    torch.set_printoptions(profile="default")
-    namespace = {"__name__": "__main__", "__file__": filename}
-    outputs = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for code in cells:
-            buffer = io.StringIO()
-            with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
-                _run_cell(code, namespace, filename)
-            outputs.append(buffer.getvalue())
-    return outputs
+
+def run_script(script: Path) -> str:
+    """Run a whole script as ``__main__`` in the worker process; return what it printed."""
+    name = script.relative_to(ROOT).as_posix() if ROOT in script.parents else str(script)
+    return _answer({"script": str(script)}, name)[0]
+
+
+def build_site(out: Path, stage: Path, *extra: str, cwd: Path = ROOT, **kwargs) -> subprocess.CompletedProcess:
+    """Run the project's build (``docs/build_site.py`` under ``cwd``); return the finished process."""
+    command = [sys.executable, str(cwd / "docs" / "build_site.py"), "--out", str(out), "--stage", str(stage), *extra]
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, **kwargs)
 
 
 def normalise(text: str) -> str:

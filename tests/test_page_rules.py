@@ -1,0 +1,112 @@
+"""The page rules (sitetools/pages.py) hold for every source, and each rule fires on a page that
+breaks it. The build runs the same rules before it builds anything."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sitetools import pages
+from tests.gallery_tools import ROOT, gallery_scripts, split_cells
+
+
+def test_every_source_follows_the_page_rules():
+    problems = pages.check_sources()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.fixture
+def sources(tmp_path) -> Path:
+    """A copy of gallery/ and docs/ (only what the rules read) to break."""
+    for name in ("gallery", "docs"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "_*"))
+    return tmp_path
+
+
+def _both(sources: Path, name: str) -> list[Path]:
+    return [sources / "gallery" / lang / name for lang in ("en", "zh_CN")]
+
+
+def _append(script: Path, code: str) -> None:
+    with script.open("a", encoding="utf-8") as handle:
+        handle.write(f"\n\n# %%\n# Injected by tests/test_page_rules.py.\n\n{code}\n")
+
+
+FIRST = gallery_scripts("en")[0].relative_to(ROOT / "gallery" / "en").as_posix()
+
+
+def test_the_copy_follows_the_rules(sources):
+    """The control for every fault below."""
+    assert pages.check_sources(root=sources) == []
+
+
+def test_a_page_in_one_language_only_is_named(sources):
+    shutil.copy2(sources / "gallery" / "en" / FIRST, sources / "gallery" / "en" / "copying" / "plot_99_lonely.py")
+    (sources / "docs" / "zh_CN" / "only_here.md").write_text("# 只有中文\n", encoding="utf-8")
+    problems = "\n".join(pages.check_sources(root=sources))
+    assert "gallery/zh_CN/copying/plot_99_lonely.py is missing" in problems, problems
+    assert "docs/zh_CN/only_here.md has no en twin" in problems, problems
+
+
+def test_a_code_cell_changed_in_one_language_is_named(sources):
+    script = sources / "gallery" / "zh_CN" / FIRST
+    first_cell = split_cells(script)[0].rstrip("\n")
+    text = script.read_text(encoding="utf-8")
+    script.write_text(text.replace(first_cell, first_cell + "\nonly_in_chinese = 1", 1), encoding="utf-8")
+    problems = "\n".join(pages.check_sources(root=sources))
+    assert f"gallery/zh_CN/{FIRST}: code cell 1 differs" in problems and "only_in_chinese" in problems, problems
+
+
+def test_a_number_changed_in_one_language_is_named(sources):
+    script = sources / "gallery" / "zh_CN" / FIRST
+    text = script.read_text(encoding="utf-8")
+    script.write_text(text.replace("1.0", "1.5", 1), encoding="utf-8")
+    assert "1.5" in script.read_text(encoding="utf-8"), "no literal 1.0 to change"
+    assert any("differs" in p for p in pages.check_sources(root=sources))
+
+
+def test_a_doctest_changed_in_one_language_is_named(sources):
+    page = sources / "docs" / "zh_CN" / "quickref.md"
+    page.write_text(page.read_text(encoding="utf-8").replace(">>> ", ">>>  ", 1), encoding="utf-8")
+    assert any("docs/zh_CN/quickref.md: doctest blocks differ" in p for p in pages.check_sources(root=sources))
+
+
+def test_a_script_not_named_plot_and_a_folder_without_header_are_named(sources):
+    for script in _both(sources, FIRST):
+        shutil.copy2(script, script.with_name("helper.py"))
+        (script.parents[1] / "extra").mkdir()
+        shutil.copy2(script, script.parents[1] / "extra" / "plot_x.py")
+    problems = "\n".join(pages.check_sources(root=sources))
+    assert "gallery/en/copying/helper.py: not named plot_*.py" in problems, problems
+    assert "gallery/zh_CN/extra/GALLERY_HEADER.rst is missing" in problems, problems
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ('print("same storage: False")', "print() of literals only"),
+        ('print("a", 1, f"b")', "print() of literals only"),
+        ('print("address:", a.data_ptr())', "prints data_ptr()"),
+        ('print(f"{id(a)}")', "prints id()"),
+        ("z = a.clone()\n# sphinx_gallery_start_ignore\nz.zero_()\n# sphinx_gallery_end_ignore\nprint(z)",
+         "calls the in-place method zero_()"),
+        ("# sphinx_gallery_start_ignore\nprint(a)\n# sphinx_gallery_end_ignore", "prints"),
+        ("# sphinx_gallery_start_ignore\nhidden = 2\n# sphinx_gallery_end_ignore\nprint(a * hidden)", "binds hidden"),
+        ("z = a.clone()\n# sphinx_gallery_start_ignore\nz[0] = 5\n# sphinx_gallery_end_ignore\nprint(z)",
+         "assigns to an attribute or an element"),
+    ],
+    ids=["literal", "literals", "data_ptr", "id", "hidden-inplace", "hidden-print", "hidden-binds", "hidden-setitem"],
+)
+def test_a_code_rule_fires_and_names_the_script(sources, code, expected):
+    for script in _both(sources, FIRST):
+        _append(script, code)
+    problems = [p for p in pages.check_sources(root=sources) if expected in p]
+    assert {p.split(":")[0] for p in problems} == {f"gallery/{lang}/{FIRST}" for lang in ("en", "zh_CN")}, problems
+
+
+def test_compared_addresses_and_hidden_checks_are_allowed(sources):
+    code = ('print("same:", a.data_ptr() == a.data.data_ptr())\n# sphinx_gallery_start_ignore\n'
+            "assert a.data_ptr() == a.data.data_ptr()\n# sphinx_gallery_end_ignore")  # fmt: skip
+    for script in _both(sources, FIRST):
+        _append(script, code)
+    assert pages.check_sources(root=sources) == []
