@@ -68,8 +68,9 @@ class BuildError(Exception):
     """A reason to stop the build; its message is the build's last word."""
 
 
-class Interrupted(BuildError):
-    pass
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM: a KeyboardInterrupt, so that no code in between (doctest's runner catches
+    everything else) can swallow it."""
 
 
 # --- Refusing dangerous folders ---------------------------------------------------------------
@@ -314,6 +315,47 @@ def publish(building: Path, out: Path) -> None:
     remove_owned(previous)
 
 
+def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only: list[str], kind: str,
+                 timeout: float) -> None:  # fmt: skip
+    """Stage, build every edition into ``building``, verify, then publish it as ``out``."""
+    if any(char.isspace() for char in str(stage)):
+        raise BuildError(f"the staging folder {stage} has a space in its path, which sphinx-gallery cannot "
+                         f"build from; choose another with --stage (the checkout itself may have spaces)")
+    sources_before = fingerprint(ROOT, STAGED)
+    remove_owned(stage)
+    make_owned(stage, "stage")
+    remove_owned(building)
+    make_owned(building, kind)
+    docs = stage_sources(stage, langs, only)
+    staged_before = fingerprint(stage, STAGED)
+    staged = stage / "gallery"
+    scripts = {lang: [pages.relative_name(s, staged) for s in pages.gallery_scripts(lang, staged)] for lang in langs}
+    notes = {lang: "" for lang in langs}
+    if kind == "preview":
+        names = ", ".join(only) if only else "+".join(langs)
+        notes = {lang: str(pick(PREVIEW_NOTE, lang, "the preview note")).format(pages=names) for lang in langs}
+    print(f"Building {', '.join(langs)} ({sum(map(len, scripts.values()))} examples) ...", flush=True)
+    processes: dict[str, subprocess.Popen] = {}
+    try:
+        for lang in langs:
+            processes[lang] = start_edition(docs, lang, building, stage, timeout, notes[lang])
+        ran = check_doctests(langs)
+        print(f"  doctests of the narrative pages: {ran} examples pass", flush=True)
+        longest = max(map(len, scripts.values()), default=0)
+        wait_for(processes, stage, scripts, time.monotonic() + timeout * (longest + 1) + 120)
+    finally:
+        stop(processes)
+    verify_examples(building, stage, langs, scripts)
+    generated = tuple(f"docs/{lang}/{EXAMPLES_DIR}/" for lang in langs)
+    touched = changes(staged_before, fingerprint(stage, STAGED, skip=generated))
+    touched += [f"the checkout's {item}" for item in changes(sources_before, fingerprint(ROOT, STAGED))]
+    if touched:
+        raise BuildError("sources changed while the examples ran (an example wrote where it must not):\n  "
+                         + "\n  ".join(touched))  # fmt: skip
+    write_landing(building, langs)
+    publish(building, out)
+
+
 def build(args: argparse.Namespace) -> str:
     started = time.monotonic()
     langs = args.languages or list(CODES)
@@ -330,48 +372,14 @@ def build(args: argparse.Namespace) -> str:
         raise BuildError(f"--only: no such example {', '.join(unknown)}; the examples are {', '.join(sorted(known))}")
     with locked(out):
         check_sources()
-        sources_before = fingerprint(ROOT, STAGED)
-        if stage is None:
-            stage = Path(tempfile.mkdtemp(prefix="tensorcopy-stage-"))
-        if any(char.isspace() for char in str(stage)):
-            raise BuildError(f"the staging folder {stage} has a space in its path, which sphinx-gallery cannot "
-                             f"build from; choose another with --stage (the checkout itself may have spaces)")
-        remove_owned(stage)
-        make_owned(stage, "stage")
-        remove_owned(building)
-        make_owned(building, kind)
-        docs = stage_sources(stage, langs, only)
-        staged_before = fingerprint(stage, STAGED)
-        staged = stage / "gallery"
-        scripts = {lang: [pages.relative_name(s, staged) for s in pages.gallery_scripts(lang, staged)]
-                   for lang in langs}
-        note = ""
-        if preview:
-            names = ", ".join(only) if only else "+".join(langs)
-            note = {lang: str(pick(PREVIEW_NOTE, lang, "the preview note")).format(pages=names) for lang in langs}
-        print(f"Building {', '.join(langs)} ({sum(map(len, scripts.values()))} examples) ...", flush=True)
-        processes = {}
+        temporary = stage is None
+        stage = stage or Path(tempfile.mkdtemp(prefix="tensorcopy-stage-"))
         try:
-            for lang in langs:
-                processes[lang] = start_edition(docs, lang, building, stage, args.example_timeout,
-                                                note[lang] if note else "")  # fmt: skip
-            ran = check_doctests(langs)
-            print(f"  doctests of the narrative pages: {ran} examples pass", flush=True)
-            longest = max(map(len, scripts.values()), default=0)
-            wait_for(processes, stage, scripts, time.monotonic() + args.example_timeout * (longest + 1) + 120)
+            run_editions(out, building, stage, langs, only, kind, args.example_timeout)
         finally:
-            stop(processes)
-        verify_examples(building, stage, langs, scripts)
-        generated = tuple(f"docs/{lang}/{EXAMPLES_DIR}/" for lang in langs)
-        touched = changes(staged_before, fingerprint(stage, STAGED, skip=generated))
-        touched += [f"the checkout's {item}" for item in changes(sources_before, fingerprint(ROOT, STAGED))]
-        if touched:
-            raise BuildError("sources changed while the examples ran (an example wrote where it must not):\n  "
-                             + "\n  ".join(touched))  # fmt: skip
-        write_landing(building, langs)
-        publish(building, out)
-        if not args.stage:
-            remove_owned(stage)
+            remove_owned(building)  # still there only when the build failed
+            if temporary:
+                remove_owned(stage)
     seconds = time.monotonic() - started
     what = "a preview of " + (", ".join(only) if only else ", ".join(langs)) if preview else ", ".join(langs)
     return f"Published {what} in {seconds:.1f} s: {out / 'index.html'}"

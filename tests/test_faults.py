@@ -1,170 +1,299 @@
-"""Faults are loud: each breakage, injected into a temporary copy of the project, fails the build or
-the tests with a message that names the offending file.
+"""Faults are loud: each breakage, injected into a temporary copy of the project (never the working
+tree), makes ``docs/build_site.py`` fail with a message that names the offending source, publishes
+nothing, and deletes nothing it did not create.
 
-The copy holds docs/, gallery/, tests/, conftest.py and pyproject.toml (never build/); each test
-breaks one thing in its own copy and builds only the edition it needs.
+Most faults need a real build. They run as one-page previews (``--only``), which go through the same
+gate as the full build, and they run concurrently (one per core) in :func:`fault_builds`, so the whole
+set costs a few builds' time.
 """
 
+import concurrent.futures
+import hashlib
 import os
-import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from tests.gallery_tools import GALLERY, ROOT, gallery_scripts, split_cells
+from tests.gallery_tools import ROOT, gallery_scripts, relative_name
 
-COPIED = ("docs", "gallery", "tests", "conftest.py", "pyproject.toml")
+COPIED = ("docs", "gallery", "sitetools", "tensorfacts", "tests", "conftest.py", "pyproject.toml")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
-#: A fault that takes longer than this to show has not been made loud enough.
-TIMEOUT = 300
+TIMEOUT = 300  # a fault that takes longer than this to show has not been made loud enough
+FIRST, SECOND = (relative_name(script) for script in gallery_scripts("en")[:2])
+
+pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def project(tmp_path) -> Path:
-    """A fresh copy of the project's sources, to break."""
-    copy = tmp_path / "project"
-    copy.mkdir()
+def copy_project(target: Path) -> Path:
+    """A fresh copy of the project's sources at ``target``, to break."""
+    target.mkdir(parents=True)
     for name in COPIED:
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, copy / name, ignore=IGNORE)
-        else:
-            shutil.copy2(source, copy / name)
-    return copy
+            shutil.copytree(source, target / name, ignore=IGNORE)
+        elif source.exists():
+            shutil.copy2(source, target / name)
+    return target
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "TENSORCOPY_SITE"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TENSORCOPY_")}
     return {**env, "PYTHONDONTWRITEBYTECODE": "1", **extra}
 
 
-def build(project: Path, lang: str, **env: str) -> subprocess.CompletedProcess:
-    """Build one edition of the copy (into the copy's own build/); output captured as text."""
-    command = [
-        sys.executable, str(project / "docs" / "build_site.py"), "--lang", lang,
-        "--out", str(project / "build" / "html"), "--stage", str(project / "build" / "stage"),
-    ]  # fmt: skip
-    return subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=TIMEOUT, env=_env(**env))
+def build_command(project: Path, *args: str) -> list[str]:
+    return [sys.executable, str(project / "docs" / "build_site.py"), "--out", str(project / "build" / "site"), *args]
 
 
-def run_pytest(project: Path, *args: str) -> subprocess.CompletedProcess:
-    """Run pytest inside the copy, on the given test files or pages."""
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", *args]
-    return subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=TIMEOUT, env=_env())
+def build(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    """Run the copy's build (output in the copy's build/site); output captured as text."""
+    return subprocess.run(build_command(project, *args), cwd=project, capture_output=True, text=True,
+                          timeout=TIMEOUT, env=_env(**env))  # fmt: skip
 
 
-def output(result: subprocess.CompletedProcess) -> str:
+def log_of(result: subprocess.CompletedProcess) -> str:
     return f"{result.stdout}\n{result.stderr}"
 
 
-def in_copy(project: Path, path: Path) -> Path:
-    return project / path.relative_to(ROOT)
+def inject(project: Path, name: str, code: str) -> None:
+    """Append a code cell to example ``name`` in every edition (so that parity still holds)."""
+    for lang in ("en", "zh_CN"):
+        with (project / "gallery" / lang / f"{name}.py").open("a", encoding="utf-8") as handle:
+            handle.write(f"\n\n# %%\n# Injected by tests/test_faults.py.\n\n{code}\n")
 
 
-def append_cell(script: Path, code: str) -> None:
-    with script.open("a", encoding="utf-8") as handle:
-        handle.write(f"\n\n# %%\n# Injected by tests/test_faults.py.\n\n{code}\n")
+def digest(folder: Path) -> dict[str, str]:
+    if not folder.exists():
+        return {}
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}  # fmt: skip
 
 
-def test_an_uncaught_error_in_an_example_fails_the_build(project):
-    script = gallery_scripts("zh_CN")[0]  # the first one runs first: the build stops early
-    append_cell(in_copy(project, script), 'raise RuntimeError("injected fault: an uncaught error")')
-    result = build(project, "zh_CN")
-    log = output(result)
-    assert result.returncode != 0, f"the build passed with an uncaught error in {script.name}:\n{log}"
-    assert "injected fault: an uncaught error" in log, log
-    assert f"gallery/zh_CN/{script.parent.name}/{script.name}" in log, f"the log does not name {script}"
-
-
-def test_an_assertion_that_no_longer_holds_fails_the_build(project):
-    """Simulate torch changing under a page: the "safe copy" becomes a plain detach(), so memory is
+def _break_assertion(project: Path) -> None:
+    """Simulate torch changing under a page: a "safe copy" becomes a plain detach(), so memory is
     shared again and the page's own assertion about it must stop the build."""
-    candidates = [s for s in gallery_scripts("en") if ".detach().clone()" in s.read_text(encoding="utf-8")]
-    assert candidates, "no English example uses .detach().clone(): pick another fault to inject"
-    script = candidates[0]
-    copy = in_copy(project, script)
-    copy.write_text(copy.read_text(encoding="utf-8").replace(".detach().clone()", ".detach()"), encoding="utf-8")
-    result = build(project, "en")
-    log = output(result)
-    assert result.returncode != 0, f"the build passed though {script.name} no longer copies:\n{log}"
-    assert "AssertionError" in log, f"the build failed, but not on an assertion:\n{log}"
-    assert f"gallery/en/{script.parent.name}/{script.name}" in log, f"the log does not name {script}"
+    for lang in ("en", "zh_CN"):
+        for script in (project / "gallery" / lang).rglob("plot_*.py"):
+            text = script.read_text(encoding="utf-8")
+            script.write_text(text.replace(".detach().clone()", ".detach()"), encoding="utf-8")
 
 
-def test_the_chinese_build_fails_loudly_without_jieba(project, tmp_path):
-    shim = tmp_path / "no_jieba"
+def _break_doctest(project: Path) -> None:
+    for lang in ("en", "zh_CN"):
+        page = project / "docs" / lang / "quickref.md"
+        page.write_text(page.read_text(encoding="utf-8").replace("(True, False)", "(False, False)", 1), "utf-8")
+
+
+def _hide_jieba(project: Path) -> dict[str, str]:
+    shim = project / "no_jieba"
     (shim / "jieba").mkdir(parents=True)
-    (shim / "jieba" / "__init__.py").write_text(
-        'raise ImportError("jieba hidden by tests/test_faults.py")\n', encoding="utf-8"
-    )
-    pythonpath = os.pathsep.join(filter(None, [str(shim), os.environ.get("PYTHONPATH")]))
-    probe = subprocess.run(
-        [sys.executable, "-c", "import jieba"], capture_output=True, text=True, env=_env(PYTHONPATH=pythonpath)
-    )
-    assert probe.returncode != 0, "the shim did not hide jieba"
-
-    result = build(project, "zh_CN", PYTHONPATH=pythonpath)
-    log = output(result)
-    assert result.returncode != 0, f"the zh_CN build passed without jieba:\n{log}"
-    assert "jieba" in log and "zh_CN" in log, f"the failure does not say jieba is missing:\n{log}"
-    index = project / "build" / "html" / "zh_CN" / "searchindex.js"
-    assert not index.exists(), "a Chinese search index was written without jieba"
+    (shim / "jieba" / "__init__.py").write_text('raise ImportError("jieba hidden by tests/test_faults.py")\n')
+    return {"PYTHONPATH": str(shim)}
 
 
-def test_parity_tests_pass_on_the_untouched_copy(project):
-    """The control for the two faults below: the same tests pass before anything is broken."""
-    result = run_pytest(project, "tests/test_parity.py")
-    assert result.returncode == 0, output(result)
+def cell(code: str):
+    """A fault that appends ``code`` as a new cell of the first example, in every edition."""
+    return lambda project: inject(project, FIRST, code)
 
 
-def test_a_page_in_one_language_only_fails_the_tests(project):
-    script = gallery_scripts("en")[0]
-    lonely_script = in_copy(project, script).with_name("plot_99_only_in_english.py")
-    shutil.copy2(script, lonely_script)
-    lonely_page = project / "docs" / "en" / "only_in_english.md"
-    lonely_page.write_text("# Only in English\n\nThis page has no Chinese twin.\n", encoding="utf-8")
-    result = run_pytest(project, "tests/test_parity.py")
-    log = output(result)
-    assert result.returncode != 0, f"the tests passed with pages in one language only:\n{log}"
-    assert "plot_99_only_in_english.py" in log, f"the failure does not name the lonely script:\n{log}"
-    assert "only_in_english.md" in log, f"the failure does not name the lonely page:\n{log}"
+EN_FIRST = ["--lang", "en", "--only", FIRST]
+
+#: name -> (how to break the copy, build arguments, what the failure must say)
+FAULTS = {
+    "uncaught-error": (cell('raise RuntimeError("injected fault: an uncaught error")'), EN_FIRST,
+                       ["injected fault: an uncaught error", f"gallery/en/{FIRST}.py"]),
+    "failed-assertion": (_break_assertion, ["--lang", "en"], ["AssertionError", "gallery/en/"]),
+    "sys-exit": (cell("import sys\nsys.exit(0)"), EN_FIRST, [f"gallery/en/{FIRST}.py did not run to its end"]),
+    "os-exit": (cell("import os\nos._exit(0)"), EN_FIRST, [f"gallery/en/{FIRST}.py did not run to its end"]),
+    "timeout": (cell("import time\ntime.sleep(10**6)"), [*EN_FIRST, "--example-timeout", "5"],
+                [f"gallery/en/{FIRST}.py ran longer than its time limit of 5 s"]),
+    "logging-warning": (cell('import logging\nlogging.getLogger("x").warning("injected")'), EN_FIRST,
+                        [f"gallery/en/{FIRST}.py logged WARNING", "injected"]),
+    "dtype-leak": (cell("torch.set_default_dtype(torch.float64)"), [*EN_FIRST, "--only", SECOND],
+                   [f"gallery/en/{FIRST}.py left global state changed", "default dtype is now torch.float64"]),
+    "grad-mode-leak": (cell("torch.set_grad_enabled(False)"), [*EN_FIRST, "--only", SECOND],
+                       [f"gallery/en/{FIRST}.py left global state changed", "grad mode is now False"]),
+    "writes-a-source": (cell('open("../../../docs/en/index.md", "a").write("injected")'), EN_FIRST,
+                        ["docs/en/index.md changed"]),
+    "writes-the-checkout": (lambda p: inject(p, FIRST, f"open({str(p / 'docs/en/about.md')!r}, 'a').write('x')"),
+                            EN_FIRST, ["the checkout's docs/en/about.md changed"]),
+    "nondeterministic-output": (cell('import os\nnoise = os.urandom(8).hex()\nprint("noise:", noise)'),
+                                ["--only", FIRST], [f"gallery/zh_CN/{FIRST}.py printed other output"]),
+    "broken-doctest": (_break_doctest, EN_FIRST, ["docs/en/quickref.md", "(False, False)"]),
+    "no-jieba": (_hide_jieba, ["--lang", "zh_CN", "--only", FIRST], ["jieba"]),
+}
 
 
-def test_a_code_cell_changed_in_one_language_fails_the_tests(project):
-    script = gallery_scripts("zh_CN")[0]
-    copy = in_copy(project, script)
-    text = copy.read_text(encoding="utf-8")
-    first_cell = split_cells(script)[0].rstrip("\n")
-    assert first_cell in text, f"cannot find the first code cell of {script} in its text"
-    copy.write_text(text.replace(first_cell, first_cell + "\nonly_in_chinese = 1", 1), encoding="utf-8")
-    result = run_pytest(project, "tests/test_parity.py")
-    log = output(result)
-    assert result.returncode != 0, f"the tests passed with a code cell changed in zh_CN only:\n{log}"
-    name = script.relative_to(GALLERY.parent).as_posix()
-    assert name in log and "only_in_chinese" in log, f"the failure does not name {name}:\n{log}"
+def _run_fault(base: Path, name: str) -> tuple[subprocess.CompletedProcess, float, Path]:
+    breaks, args, _ = FAULTS[name]
+    project = copy_project(base / name)
+    env = breaks(project) or {}
+    started = time.monotonic()
+    return build(project, *args, **env), time.monotonic() - started, project
 
 
-DOCTEST_OUTPUT = re.compile(r"(```\{doctest\}\n(?:(?:>>>|\.\.\.).*\n)+)(?!>>>|\.\.\.|```)(.+)\n")
+@pytest.fixture(scope="module")
+def fault_builds(tmp_path_factory):
+    """Every fault of :data:`FAULTS` built in its own copy, one per core at a time."""
+    base = tmp_path_factory.mktemp("faults")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        futures = {name: pool.submit(_run_fault, base, name) for name in FAULTS}
+        return {name: future.result() for name, future in futures.items()}
 
 
-def test_doctests_pass_on_the_untouched_copy(project):
-    """The control for the fault below: the narrative pages' doctests pass as they are."""
-    result = run_pytest(project, "docs/en/quickref.md")
-    assert result.returncode == 0, output(result)
-    assert re.search(r"\b[1-9]\d* passed\b", result.stdout), f"sybil ran no doctest:\n{output(result)}"
+@pytest.mark.parametrize("name", list(FAULTS))
+def test_a_fault_fails_the_build_and_is_named(fault_builds, name):
+    result, seconds, project = fault_builds[name]
+    log = log_of(result)
+    assert result.returncode != 0, f"the build passed with the fault {name!r}:\n{log}"
+    for words in FAULTS[name][2]:
+        assert words in log, f"the failure does not say {words!r}:\n{log}"
+    assert "nothing was published" in result.stderr.strip().splitlines()[-1], log
+    assert not (project / "build" / "site").exists(), "a failed build published a site"
+    if name == "timeout":
+        assert seconds < 5 + 60, f"the time limit took {seconds:.0f} s to stop the build"
 
 
-def test_a_broken_doctest_fails_the_tests(project):
-    page = project / "docs" / "en" / "quickref.md"
-    text = page.read_text(encoding="utf-8")
-    match = DOCTEST_OUTPUT.search(text)
-    assert match, "docs/en/quickref.md has no doctest with an expected output to break"
-    broken = text[: match.start(2)] + "'injected wrong output'" + text[match.end(2) :]
-    page.write_text(broken, encoding="utf-8")
-    result = run_pytest(project, "docs/en/quickref.md")
-    log = output(result)
-    assert result.returncode != 0, f"a wrong doctest output passed:\n{log}"
-    assert "quickref.md" in log and "injected wrong output" in log, log
+# --- Never delete what the build did not create ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("option", "target"),
+    [("--stage", "."), ("--out", "."), ("--out", "docs"), ("--out", "gallery"), ("--stage", "gallery/en"),
+     ("--out", ".git"), ("--out", ".."), ("--out", "/"), ("--out", "~"), ("--out", "mine")],
+)  # fmt: skip
+def test_the_build_refuses_folders_it_did_not_create(tmp_path, option, target):
+    project = copy_project(tmp_path / "project")
+    (project / ".git").mkdir()
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (project / "mine").mkdir()
+    (project / "mine" / "notes.txt").write_text("not the build's")
+    before = digest(project)
+    command = [sys.executable, str(project / "docs" / "build_site.py"), option, target]
+    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=60, env=_env())
+    assert result.returncode != 0, f"the build accepted {option} {target}:\n{log_of(result)}"
+    assert "refusing" in result.stderr and "nothing was published" in result.stderr, log_of(result)
+    assert digest(project) == before, "files changed although the build refused"
+
+
+# --- Publishing as a whole ------------------------------------------------------------------------
+
+
+def test_a_failed_build_keeps_the_previous_site_and_a_good_one_leaves_no_stray_file(tmp_path):
+    project = copy_project(tmp_path / "project")
+    site = project / "build" / "site"
+    first = build(project, "--lang", "en", "--only", FIRST)
+    assert first.returncode == 0, log_of(first)
+    (site / "fr").mkdir()
+    (site / "fr" / "old.html").write_text("<p>a page from an old build</p>")
+    good = digest(site)
+
+    inject(project, FIRST, 'raise RuntimeError("injected fault")')
+    failed = build(project, "--lang", "en", "--only", FIRST)
+    assert failed.returncode != 0, log_of(failed)
+    assert "nothing was published; the previous site, if any, is untouched" in failed.stderr, log_of(failed)
+    assert digest(site) == good, "a failed build changed the published site"
+
+    shutil.copy2(ROOT / "gallery" / "en" / f"{FIRST}.py", project / "gallery" / "en" / f"{FIRST}.py")
+    shutil.copy2(ROOT / "gallery" / "zh_CN" / f"{FIRST}.py", project / "gallery" / "zh_CN" / f"{FIRST}.py")
+    again = build(project, "--lang", "en", "--only", FIRST)
+    assert again.returncode == 0, log_of(again)
+    assert not (site / "fr").exists(), "a stray folder from an earlier build survived a rebuild"
+    assert (site / "en" / "examples" / f"{FIRST}.html").exists()
+    assert sorted(p.name for p in site.parent.iterdir()) == [".site.lock", "site"], "work folders were left behind"
+
+
+def test_a_preview_never_replaces_the_published_site(tmp_path):
+    project = copy_project(tmp_path / "project")
+    site = project / "build" / "site"
+    site.mkdir(parents=True)
+    (site / ".tensorcopy-build").write_text('{"kind": "site"}')
+    (site / "index.html").write_text("the published site")
+    result = build(project, "--lang", "zh_CN")
+    assert result.returncode != 0 and "refusing to replace the published site" in result.stderr, log_of(result)
+    assert (site / "index.html").read_text() == "the published site"
+
+
+def _wait_for_line(process: subprocess.Popen, words: str, limit: float = 120) -> str:
+    seen = []
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        seen.append(line)
+        if words in line:
+            return "".join(seen)
+        if not line and process.poll() is not None:
+            break
+    raise AssertionError(f"the build never printed {words!r}:\n{''.join(seen)}")
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if text in (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                    found.append(int(proc.name))
+            except OSError:
+                pass
+    return found
+
+
+def test_a_second_build_refuses_and_an_interrupted_build_stops_its_children(tmp_path):
+    project = copy_project(tmp_path / "project")
+    stage = tmp_path / "stage"
+    command = build_command(project, *EN_FIRST, "--stage", str(stage))
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    first = subprocess.Popen(command, cwd=project, text=True, env=_env(), **pipes)
+    try:
+        _wait_for_line(first, "Building")
+        second = build(project, "--lang", "en", "--only", FIRST)
+        assert second.returncode != 0 and "another build is writing" in second.stderr, log_of(second)
+        first.send_signal(signal.SIGTERM)
+        _, err = first.communicate(timeout=60)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert first.returncode == 130, f"exit code {first.returncode}:\n{err}"
+    assert "STOPPED: interrupted by SIGTERM; nothing was published" in err.strip().splitlines()[-1], err
+    time.sleep(1)
+    assert not _processes_mentioning(str(stage)), "a Sphinx process of the stopped build is still running"
+    assert not (project / "build" / "site").exists(), "an interrupted build published a site"
+
+
+def test_a_checkout_path_with_spaces_and_chinese_builds(tmp_path):
+    project = copy_project(tmp_path / "my project 张量")
+    result = build(project, "--lang", "zh_CN", "--only", FIRST)
+    assert result.returncode == 0, log_of(result)
+    assert (project / "build" / "site" / "zh_CN" / "examples" / f"{FIRST}.html").exists()
+
+
+# --- The test run cannot end early and still pass ----------------------------------------------------
+
+
+def test_a_script_that_ends_the_process_fails_the_tests(tmp_path):
+    project = copy_project(tmp_path / "project")
+    inject(project, FIRST, "import os\nos._exit(0)")
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_gallery_scripts.py"]
+    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=TIMEOUT,
+                            env=_env(TENSORCOPY_PYTEST_REPORT=str(report)))  # fmt: skip
+    assert result.returncode != 0, log_of(result)
+    assert f"gallery/en/{FIRST}.py ended the process that ran it" in result.stdout, log_of(result)
+    assert report.exists(), "pytest did not reach its end, yet the suite ran in a worker"
+
+
+def test_pytest_ended_by_a_test_leaves_no_report_for_nox(tmp_path):
+    """The premise of the guard in noxfile.py: a run ended by os._exit(0) exits 0 but writes no report."""
+    project = copy_project(tmp_path / "project")
+    (project / "tests" / "test_ends.py").write_text("import os\n\ndef test_ends():\n    os._exit(0)\n")
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_ends.py"]
+    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=TIMEOUT,
+                            env=_env(TENSORCOPY_PYTEST_REPORT=str(report)))  # fmt: skip
+    assert result.returncode == 0 and not report.exists(), log_of(result)
