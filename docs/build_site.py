@@ -19,18 +19,19 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
-sys.path.insert(0, str(DOCS / "_shared"))
+sys.path.insert(0, str(ROOT))
 
-from conf import LANGUAGES  # noqa: E402  (docs/_shared/conf.py)
+from sitetools.editions import CODES as LANGUAGES  # noqa: E402  (the table of editions)
 
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
 
 
 def stage_sources(stage: Path) -> Path:
-    """Copy docs/ and gallery/ into a new, empty ``stage``; return the staged docs folder."""
+    """Copy docs/, gallery/ and the packages the build imports into a new, empty ``stage``; return
+    the staged docs folder."""
     if stage.exists():
         shutil.rmtree(stage)
-    for name in ("docs", "gallery"):
+    for name in ("docs", "gallery", "sitetools", "tensorfacts"):
         shutil.copytree(ROOT / name, stage / name, ignore=IGNORE)
     return stage / "docs"
 
