@@ -5,7 +5,6 @@ import contextlib
 import functools
 import http.server
 import io
-import sys
 import threading
 import tokenize
 import warnings
@@ -14,12 +13,11 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
+from sitetools.editions import CODES
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "docs" / "_shared"))
 
-from conf import LANGUAGES  # noqa: E402  (docs/_shared/conf.py)
-
-LANGS = LANGUAGES
+LANGS = CODES
 
 GALLERY = ROOT / "gallery"
 #: Where sphinx-gallery puts the pages of gallery/<lang>/ inside each edition.

@@ -16,7 +16,7 @@ import pytest
 
 from tests.gallery_tools import GALLERY, ROOT, gallery_scripts, split_cells
 
-COPIED = ("docs", "gallery", "tests", "conftest.py", "pyproject.toml")
+COPIED = ("docs", "gallery", "sitetools", "tensorfacts", "tests", "conftest.py", "pyproject.toml")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 #: A fault that takes longer than this to show has not been made loud enough.
 TIMEOUT = 300

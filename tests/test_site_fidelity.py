@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import build_site
 from tests.gallery_tools import (
     EXAMPLES_DIR,
     LANGS,
@@ -27,6 +26,7 @@ from tests.gallery_tools import (
     script_id,
 )
 from tests.site_audit import html_pages
+from tests.site_build import build_site
 
 SCRIPTS = [script for lang in LANGS for script in gallery_scripts(lang)]
 
