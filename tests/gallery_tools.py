@@ -78,7 +78,7 @@ def _run_cell(code: str, namespace: dict, filename: str) -> None:
 def run_cells(cells: list[str], filename: str = "<gallery>") -> list[str]:
     """Run code cells in one fresh namespace; return what each cell printed (stdout and stderr).
 
-    torch gets the same fresh state as in the build (see docs/_ext/gallery_hooks.py), and any
+    torch gets the same fresh state as in the build (see docs/_ext/tensorcopy_sphinx/gallery_hooks.py), and any
     warning a cell does not catch itself is raised as an error.
     """
     import torch
