@@ -5,7 +5,7 @@
   through it. They prove that a check or probe really runs tensor code, and let a test change one
   piece of torch behaviour to see the computed verdict change with it.
 - ``build_mini_site`` runs Sphinx in-process on a tiny project that uses the two directives, and
-  returns the HTML and the warnings, so the tests can see what a build reports.
+  returns the HTML and the warnings, so the tests can see what a build reports (no site build).
 """
 
 from __future__ import annotations
@@ -18,17 +18,24 @@ from pathlib import Path
 import torch
 from torch.overrides import TorchFunctionMode
 
+from tensorfacts import articles
+from tensorfacts.sources import copying_000, data_vs_detach_004
+
 ROOT = Path(__file__).resolve().parents[1]
 EXT = ROOT / "docs" / "_ext"
 if str(EXT) not in sys.path:
-    sys.path.insert(0, str(EXT))
+    sys.path.insert(0, str(EXT))  # the extensions' package, as docs/_shared/conf.py does
 
-import behaviour_matrix  # noqa: E402  (docs/_ext: the modules under test)
-import claims  # noqa: E402
-import claims_ledger  # noqa: E402
-import matrix_probes  # noqa: E402
+from tensorcopy_sphinx import (  # noqa: E402  (docs/_ext: the extensions under test)
+    behaviour_matrix,
+    cjk_linebreaks,
+    claims_ledger,
+    gallery_i18n,
+    language_switch,
+    zh_search,
+)
 
-__all__ = ["behaviour_matrix", "claims", "claims_ledger", "matrix_probes"]
+__all__ = ["behaviour_matrix", "cjk_linebreaks", "claims_ledger", "gallery_i18n", "language_switch", "zh_search"]
 
 
 def torch_name(func) -> str:
@@ -120,7 +127,7 @@ MODES: dict[str, Callable[[], TorchFunctionMode]] = {
     "sub in place": lambda: Override(sub=lambda f, a, k: a[0].data.sub_(a[1])),
     "add in place": lambda: Override(add=lambda f, a, k: a[0].data.add_(a[1])),
     "backward raises the article's error": lambda: Override(backward=_raise(
-        claims.DETACH_004_ERROR.removeprefix("RuntimeError: "))),
+        data_vs_detach_004.DETACH_004_ERROR.removeprefix("RuntimeError: "))),
 }
 
 
@@ -157,13 +164,13 @@ def _refuse_metadata_changes(monkeypatch) -> None:
 #: Changes that are not torch function modes: each patches something with pytest's monkeypatch.
 PATCHES: dict[str, Callable] = {
     # The article's loop, re-indented: the one check that reads text rather than torch.
-    "restored loop": lambda mp: mp.setattr(claims, "LOOP_AS_PRINTED", claims.LOOP_RESTORED),
+    "restored loop": lambda mp: mp.setattr(copying_000, "LOOP_AS_PRINTED", copying_000.LOOP_RESTORED),
     "data is a method": lambda mp: mp.setattr(torch.Tensor, "data", lambda self: self.detach()),
     "metadata ops raise": _refuse_metadata_changes,
 }
 
 
-LABEL_PAGE = "\n\n".join(f"({label})=\n## Page {label}\n\nText." for label in claims.GALLERY_LABELS)
+LABEL_PAGE = "\n\n".join(f"({label})=\n## Page {label}\n\nText." for label in articles.GALLERY_LABELS)
 
 
 def build_mini_site(tmp_path: Path, body: str, language: str = "en") -> tuple[str, str]:
@@ -173,8 +180,8 @@ def build_mini_site(tmp_path: Path, body: str, language: str = "en") -> tuple[st
     src = tmp_path / "src"
     src.mkdir(parents=True, exist_ok=True)
     (src / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(EXT)!r})\n"
-        "extensions = ['myst_parser', 'claims_ledger', 'behaviour_matrix']\n"
+        f"import sys\nsys.path[:0] = [{str(ROOT)!r}, {str(EXT)!r}]\n"
+        "extensions = ['myst_parser', 'tensorcopy_sphinx.claims_ledger', 'tensorcopy_sphinx.behaviour_matrix']\n"
         f"language = {language!r}\n",
         encoding="utf-8",
     )

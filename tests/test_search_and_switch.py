@@ -9,6 +9,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from sitetools.editions import edition
 from tests.gallery_tools import LANGS, gallery_scripts, relative_name, serve
 
 pytestmark = pytest.mark.browser
@@ -26,7 +27,6 @@ QUERIES = [
     ("zh_CN", "版本计数器", "examples/data_vs_detach/plot_02_detach.html"),
     ("zh_CN", "原位操作", "examples/data_vs_detach/plot_03_comparison.html"),
 ]
-HTML_LANG = {"en": "en", "zh_CN": "zh-CN"}
 SUMMARY = "#search-results p.search-summary"
 
 
@@ -110,7 +110,7 @@ def test_language_switch_click_lands_on_the_counterpart(page, site_url, lang, na
     (other,) = [edition for edition in LANGS if edition != lang]
     path, html_lang = _switch(page, site_url, f"{lang}/{name}")
     assert path == f"{other}/{name}", f"the switch on {lang}/{name} led to {path}"
-    assert html_lang == HTML_LANG[other], f"{path} declares <html lang={html_lang!r}>"
+    assert html_lang == edition(other).tag, f"{path} declares <html lang={html_lang!r}>"
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -123,4 +123,4 @@ def test_language_switch_works_from_the_phone_drawer(browser, site_url, lang):
         path, html_lang = _switch(page, site_url, f"{lang}/{name}", drawer=True)
     finally:
         context.close()
-    assert (path, html_lang) == (f"{other}/{name}", HTML_LANG[other])
+    assert (path, html_lang) == (f"{other}/{name}", edition(other).tag)

@@ -6,6 +6,7 @@ import re
 import pytest
 import torch
 
+from sitetools.editions import edition
 from tests.gallery_tools import (
     LANGS,
     gallery_scripts,
@@ -21,7 +22,6 @@ from tests.gallery_tools import (
 
 SCRIPTS = [script for lang in LANGS for script in gallery_scripts(lang)]
 NAMES = sorted({relative_name(script) for script in SCRIPTS})
-TITLES_LANG = {"en": "en", "zh_CN": "zh-CN"}
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
@@ -51,9 +51,9 @@ def test_every_page_declares_its_language_and_alternates(site_dir, lang):
     for page in pages:
         soup = parse_html(page)
         where = page.relative_to(site_dir)
-        assert soup.html.get("lang") == TITLES_LANG[lang], f"{where}: wrong <html lang>"
+        assert soup.html.get("lang") == edition(lang).tag, f"{where}: wrong <html lang>"
         alternates = {link["hreflang"] for link in soup.select('link[rel="alternate"][hreflang]')}
-        assert alternates == {*TITLES_LANG.values(), "x-default"}, f"{where}: hreflang {alternates}"
+        assert alternates == {*(edition(code).tag for code in LANGS), "x-default"}, f"{where}: hreflang {alternates}"
 
 
 def test_each_edition_has_its_own_title(site_dir):

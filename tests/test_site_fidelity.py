@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import build_site
 from tests.gallery_tools import (
     EXAMPLES_DIR,
     LANGS,
+    build_site,
     gallery_scripts,
     html_cells_with_outputs,
     html_output_blocks,

@@ -1,47 +1,55 @@
 """The one Sphinx configuration shared by every language edition.
 
-Each edition's ``conf.py`` (``docs/en/conf.py``, ``docs/zh_CN/conf.py``) calls :func:`configure` with
-its language and publishes the returned settings. Nothing here has side effects at import time.
+Each edition's ``conf.py`` (``docs/en/conf.py``, ``docs/zh_CN/conf.py``) imports this module and
+calls :func:`configure` with its edition code; the title, the Sphinx language and the search options
+come from that edition's row in ``sitetools/editions.py`` (an unknown code raises).
+
+Importing this module makes two folders importable, once, for every edition and every extension:
+
+- the repository root (the folder holding ``docs/``), for the packages that are not Sphinx glue:
+  ``sitetools`` (the table of editions) and ``tensorfacts`` (the torch fact engine the ledger and
+  the matrix render);
+- ``docs/_ext``, for the one package of local Sphinx extensions, ``tensorcopy_sphinx``, which
+  Sphinx imports by the names listed below.
+
+Both paths are derived from this file's location, so a build of a staged copy of the sources uses
+the staged packages.
 """
 
+import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parents[1]
 ROOT = DOCS.parent
+for _folder in (ROOT, DOCS / "_ext"):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
-#: The language editions, in the order the landing page lists them.
-LANGUAGES = ("en", "zh_CN")
-
-#: Per-language settings that are words, not code.
-TITLES = {
-    "en": "Tensor copies in PyTorch",
-    "zh_CN": "PyTorch 张量复制指南",
-}
+from sitetools.editions import edition  # noqa: E402  (importable thanks to the lines above)
 
 
 def configure(language: str) -> dict:
-    """Return the Sphinx settings for one language edition."""
-    if language not in LANGUAGES:
-        raise ValueError(f"unknown language {language!r}; expected one of {LANGUAGES}")
+    """Return the Sphinx settings for one language edition (``language``: its edition code)."""
+    row = edition(language)
     return {
-        "project": TITLES[language],
-        "html_title": TITLES[language],
-        "language": language,
+        "project": row.title,
+        "html_title": row.title,
+        "language": row.sphinx_language,
         "extensions": [
             "myst_parser",
             "sphinx.ext.doctest",
             "sphinx_copybutton",
             "sphinx_gallery.gen_gallery",
-            # Local extensions (docs/_ext), one job each.
-            "build_info",
-            "cjk_linebreaks",
-            "gallery_i18n",
-            "gallery_html_fixes",
-            "language_switch",
-            "scrollable_regions",
-            "zh_search",
-            "claims_ledger",
-            "behaviour_matrix",
+            # Local extensions (docs/_ext/tensorcopy_sphinx), one job each.
+            "tensorcopy_sphinx.build_info",
+            "tensorcopy_sphinx.cjk_linebreaks",
+            "tensorcopy_sphinx.gallery_i18n",
+            "tensorcopy_sphinx.gallery_html_fixes",
+            "tensorcopy_sphinx.language_switch",
+            "tensorcopy_sphinx.scrollable_regions",
+            "tensorcopy_sphinx.zh_search",
+            "tensorcopy_sphinx.claims_ledger",
+            "tensorcopy_sphinx.behaviour_matrix",
         ],
         "source_suffix": {".rst": "restructuredtext", ".md": "markdown"},
         "myst_enable_extensions": ["substitution"],
@@ -64,14 +72,12 @@ def configure(language: str) -> dict:
         },
         "html_show_copyright": False,
         # Chinese search: jieba also learns this site's terms (计算图, 自动求导...) as whole words.
-        "html_search_options": {"dict": str(DOCS / "_shared" / "zh_search_terms.txt")}
-        if language == "zh_CN"
-        else {},
+        "html_search_options": row.search_options,
         "locale_dirs": [str(DOCS / "_locale")],  # theme words Sphinx's catalogs lack
         "sphinx_gallery_conf": {
             "abort_on_example_error": True,  # an example that raises fails the build
             "download_all_examples": False,  # each page offers its own .py and .ipynb
-            "examples_dirs": [str(ROOT / "gallery" / language)],
+            "examples_dirs": [str(ROOT / "gallery" / row.code)],
             "filename_pattern": r"/plot_",  # execute every example script
             "gallery_dirs": ["examples"],
             "image_scrapers": (),  # the examples print tensors; they draw nothing

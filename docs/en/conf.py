@@ -3,9 +3,7 @@
 import sys
 from pathlib import Path
 
-_DOCS = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(_DOCS / "_shared"), str(_DOCS / "_ext"), str(_DOCS.parent)]
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_shared"))
 from conf import configure  # noqa: E402  (docs/_shared/conf.py)
 
 globals().update(configure("en"))

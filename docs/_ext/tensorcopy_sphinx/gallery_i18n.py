@@ -1,8 +1,9 @@
 """Translate the words sphinx-gallery writes into its generated pages.
 
 sphinx-gallery has no translations: "Go to the end ...", the download labels and its signature stay
-English unless the project changes them. For every edition other than English, this extension
-rewrites those phrases in the generated reST as Sphinx reads it. If a phrase it expects is missing
+English unless the project changes them. For every edition (``sitetools.editions``) this extension
+rewrites those phrases in the generated reST as Sphinx reads it, with the rules ``TRANSLATIONS`` holds
+for that edition; an edition with no entry there fails the build. If a phrase it expects is missing
 (sphinx-gallery changed its wording) or an English phrase survives, the build fails and names the
 page, so a Chinese page never silently shows English chrome.
 """
@@ -12,8 +13,12 @@ import re
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-#: language -> [(English pattern in sphinx-gallery's reST, replacement)].
+from sitetools.editions import UnknownEdition, pick
+
+#: edition code -> [(English pattern in sphinx-gallery's reST, replacement)]. An empty list means
+#: the edition is written in sphinx-gallery's own language: nothing to translate, nothing to check.
 TRANSLATIONS = {
+    "en": [],
     "zh_CN": [
         (r":ref:`Go to the end <(sphx_glr_download_[^>]+)>`\s+to download the full example code\.?",
          r":ref:`跳到页尾 <\1>` 下载完整的示例代码。"),
@@ -40,9 +45,19 @@ def _is_gallery_page(app: Sphinx, docname: str) -> bool:
     return any(docname == d or docname.startswith(d + "/") for d in dirs)
 
 
+def rules_for(language: str) -> list[tuple[str, str]]:
+    """The rules of ``language``'s edition; an edition without an entry raises ExtensionError."""
+    try:
+        return pick(TRANSLATIONS, language, "gallery_i18n.TRANSLATIONS (sphinx-gallery's phrases)")
+    except UnknownEdition as error:
+        raise ExtensionError(str(error)) from None
+
+
 def translate(language: str, docname: str, text: str) -> str:
     """Return the page text with sphinx-gallery's phrases in ``language``."""
-    rules = TRANSLATIONS[language]
+    rules = rules_for(language)
+    if not rules:
+        return text
     for pattern, replacement in rules:
         text, count = re.subn(pattern, replacement, text)
         if count == 0 and EXAMPLE_MARKER in text:
@@ -59,14 +74,15 @@ def translate(language: str, docname: str, text: str) -> str:
 
 
 def _source_read(app: Sphinx, docname: str, source: list[str]) -> None:
-    language = app.config.language
-    if language == "en" or not _is_gallery_page(app, docname):
-        return
-    if language not in TRANSLATIONS:
-        raise ExtensionError(f"gallery_i18n has no translations for language {language!r}")
-    source[0] = translate(language, docname, source[0])
+    if _is_gallery_page(app, docname):
+        source[0] = translate(app.config.language, docname, source[0])
+
+
+def _check_edition(app: Sphinx) -> None:
+    rules_for(app.config.language)  # fail before reading when the edition has no entry
 
 
 def setup(app: Sphinx) -> dict:
+    app.connect("builder-inited", _check_edition)
     app.connect("source-read", _source_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -11,25 +11,29 @@ Usage in a MyST page::
     ```
 
 ``:source:`` (``leaf`` or ``non-leaf``) renders the table for one kind of source tensor: one row per
-operation, one column per probe in ``matrix_probes.py``, and a caption with the torch version the
+operation, one column per probe in ``tensorfacts.matrix``, and a caption with the torch version the
 probes ran on. ``:guide:`` renders the "which one should I use" list; each item's premises are
 checked against the probe results, and an item whose premises fail is reported as a warning (the
-build runs with ``-W``, so it fails). Column headers and cell words come from ``WORDS`` below.
+build runs with ``-W``, so it fails). Column headers and cell words come from ``WORDS`` below, one
+entry per edition (a missing edition fails the build). Its stylesheet,
+``static/behaviour-matrix.css``, is its own.
 """
 
 from __future__ import annotations
 
-import matrix_probes as mp
-from claims_ledger import inline_text
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from sitetools.editions import pick
+from tensorcopy_sphinx.inline import inline_text, stylesheet
+from tensorfacts import matrix as mp
+
 logger = logging.getLogger(__name__)
 
-#: Every word the matrix prints, in both languages.
+#: Every word the matrix prints, by edition code.
 WORDS = {
     "en": {
         "operation": "how b is made",
@@ -74,8 +78,9 @@ WORDS = {
 }
 
 
-def words(language: str | None) -> dict:
-    return WORDS["zh_CN" if language == "zh_CN" else "en"]
+def words(language: str) -> dict:
+    """The matrix's words in ``language``; an edition without them fails loudly."""
+    return pick(WORDS, language, "the behaviour matrix's words (tensorcopy_sphinx.behaviour_matrix.WORDS)")
 
 
 def cell_nodes(column: str, value: object, w: dict) -> list[nodes.Node]:
@@ -99,7 +104,7 @@ def cell_nodes(column: str, value: object, w: dict) -> list[nodes.Node]:
     return [nodes.literal(text, text)]
 
 
-def build_messages(matrix: mp.Matrix, source: str, language: str | None) -> list[nodes.Node]:
+def build_messages(matrix: mp.Matrix, source: str, language: str) -> list[nodes.Node]:
     """Under the table: each warning or error message in full (its cell shows only the type)."""
     raised = [(op, cells["raised"]) for op, cells in matrix[source].items()
               if isinstance(cells["raised"], str) and cells["raised"]]
@@ -115,7 +120,7 @@ def build_messages(matrix: mp.Matrix, source: str, language: str | None) -> list
     return [nodes.paragraph(intro, intro, classes=["behaviour-matrix-messages-intro"]), items]
 
 
-def build_source_line(source: str, language: str | None) -> nodes.paragraph:
+def build_source_line(source: str, language: str) -> nodes.paragraph:
     """The line above a table: the source tensor's code and the torch the probes ran on.
 
     (A paragraph, not a table caption: a captioned table gets an id, which the theme's table
@@ -130,7 +135,7 @@ def build_source_line(source: str, language: str | None) -> nodes.paragraph:
                            classes=["behaviour-matrix-source"])
 
 
-def build_matrix(matrix: mp.Matrix, source: str, language: str | None) -> nodes.table:
+def build_matrix(matrix: mp.Matrix, source: str, language: str) -> nodes.table:
     w = words(language)
     columns = list(mp.PROBES)
     table = nodes.table(classes=["behaviour-matrix"])
@@ -166,12 +171,11 @@ def build_matrix(matrix: mp.Matrix, source: str, language: str | None) -> nodes.
     return table
 
 
-def build_guide(language: str | None) -> nodes.bullet_list:
-    lang = "zh_CN" if language == "zh_CN" else "en"
+def build_guide(language: str) -> nodes.bullet_list:
     items = nodes.bullet_list(classes=["behaviour-guide"])
     for advice in mp.GUIDE:
         item = nodes.list_item(ids=[nodes.make_id(f"guide-{advice.id}")])
-        item += nodes.paragraph("", "", *inline_text(advice.text(lang)))
+        item += nodes.paragraph("", "", *inline_text(advice.text(language)))
         items += item
     return items
 
@@ -208,6 +212,6 @@ class BehaviourMatrix(SphinxDirective):
 
 
 def setup(app: Sphinx) -> dict:
-    app.setup_extension("claims_ledger")  # shares its inline-code helper and stylesheet
     app.add_directive("behaviour-matrix", BehaviourMatrix)
+    stylesheet(app, "behaviour-matrix.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

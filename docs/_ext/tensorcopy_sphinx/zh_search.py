@@ -1,4 +1,4 @@
-"""Working Chinese search for the zh_CN edition with Sphinx 9.0.
+"""Working Chinese search with Sphinx 9.0, for the editions marked ``cjk`` in ``sitetools.editions``.
 
 Three faults of the stock setup are handled here:
 
@@ -23,8 +23,10 @@ from sphinx.errors import ExtensionError
 from sphinx.search import _MINIFIED_JS_PATH
 from sphinx.search.zh import SearchChinese
 
+from sitetools.editions import edition
+
 SPLIT_QUERY_JS = r"""
-/* Chinese query splitter (docs/_ext/zh_search.py): Latin words as usual; each run of Han characters
+/* Chinese query splitter (tensorcopy_sphinx.zh_search): Latin words as usual; each run of Han characters
    is cut into the longest words the search index holds, because the browser cannot run jieba. */
 var splitQuery = (query) => {
   const index = (typeof Search !== "undefined" && Search._index) || {};
@@ -77,20 +79,20 @@ class SearchChineseFixed(SearchChinese):
 
 
 def _require_jieba(app: Sphinx) -> None:
-    if not app.config.language.startswith("zh"):
+    if not edition(app.config.language).cjk:
         return
     try:
         import jieba
     except ImportError as error:
         raise ExtensionError(
-            "jieba is not importable, so Sphinx would build the zh_CN search index with no Chinese "
+            f"jieba is not importable, so Sphinx would build the {app.config.language} search index with no Chinese "
             "words in it. Install the pinned 'docs' dependency group (see pyproject.toml)."
         ) from error
     jieba.setLogLevel(logging.WARNING)
 
 
 def _check_index(app: Sphinx, exception: Exception | None) -> None:
-    if exception or app.builder.format != "html" or not app.config.language.startswith("zh"):
+    if exception or app.builder.format != "html" or not edition(app.config.language).cjk:
         return
     text = Path(app.outdir, "searchindex.js").read_text(encoding="utf-8")
     terms = json.loads(text[text.index("(") + 1 : text.rindex(")")])["terms"]

@@ -1,22 +1,24 @@
 """Probes behind the behaviour matrix: what each way of "copying" a tensor really gives you.
 
 Pure Python (imports torch, never Sphinx). Every cell of the matrix is the return value of one
-probe function run on fresh tensors; nothing in the table is typed by hand. The
-``behaviour_matrix`` extension renders the results, and checks the premises of the "which one
+probe function run on fresh tensors; nothing in the table is typed by hand. The site's
+``behaviour-matrix`` directive renders the results, and checks the premises of the "which one
 should I use" guide (also defined here, next to the facts it relies on) against them.
 
-Run ``python docs/_ext/matrix_probes.py`` to print the matrix as plain text.
+Run ``python -m tensorfacts --matrix`` to print the matrix as plain text.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import torch
+
+from sitetools.editions import pick
+from tensorfacts.tensors import first_sentence, grad_fn_name, same_storage, warning_line
 
 #: The ways of getting a "b" from "a" that the matrix compares, as the reader would type them.
 OPERATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
@@ -59,16 +61,6 @@ EDIT_UNAFFECTED = "unaffected"  # backward runs and the gradient is right: the e
 NOT_MADE = None
 
 
-def same_storage(x: torch.Tensor, y: torch.Tensor) -> bool:
-    """True when two tensors look at the same memory (compares addresses, never shows them)."""
-    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
-
-
-def first_sentence(message: str) -> str:
-    """The first sentence of a torch message; later ones may name paths or links."""
-    return re.split(r"\.\s", message.strip(), maxsplit=1)[0].rstrip(".")
-
-
 @dataclasses.dataclass
 class Made:
     """A fresh source, and the result of one operation on it (or what stopped it)."""
@@ -88,7 +80,7 @@ def make(source: str, operation: str) -> Made:
             b = OPERATIONS[operation](a)
         except Exception as exc:  # shown in the table, not hidden
             return Made(leaf, a, None, f"{type(exc).__name__}: {first_sentence(str(exc))}")
-    raised = "; ".join(f"{w.category.__name__}: {first_sentence(str(w.message))}" for w in caught)
+    raised = "; ".join(warning_line(w) for w in caught)
     return Made(leaf, a, b, raised)
 
 
@@ -117,7 +109,7 @@ def probe_grad_fn(source: str, operation: str) -> str | None:
     m = make(source, operation)
     if m.b is None:
         return NOT_MADE
-    return "None" if m.b.grad_fn is None else type(m.b.grad_fn).__name__
+    return grad_fn_name(m.b)
 
 
 def probe_shares_version(source: str, operation: str) -> bool | None:
@@ -222,13 +214,15 @@ def failures(m: Matrix) -> list[str]:
 
 @dataclasses.dataclass(frozen=True)
 class Advice:
+    """One sentence of the guide, in every edition's language, and the premise it rests on."""
+
     id: str
-    en: str
-    zh_CN: str
+    texts: Mapping[str, str]  #: edition code -> the advice in that language
     premise: Callable[[Matrix], bool]
 
     def text(self, language: str) -> str:
-        return self.zh_CN if language == "zh_CN" else self.en
+        """The advice in ``language``; a missing translation raises (no fallback)."""
+        return pick(self.texts, language, f"guide entry {self.id}")
 
 
 def _row(m: Matrix, source: str, operation: str) -> dict[str, object]:
@@ -245,29 +239,35 @@ def _everywhere(m: Matrix, operation: str, **expected: object) -> bool:
 GUIDE: tuple[Advice, ...] = (
     Advice(
         "independent-copy",
-        "For an independent copy with no autograd history, use `a.detach().clone()`: it has its "
-        "own storage, no `grad_fn`, `requires_grad=False`, raises no warning, and an in-place "
-        "edit of it leaves the gradient of `a` alone.",
-        "需要一份与原张量无关、也不带求导历史的副本：用 `a.detach().clone()`。它有自己的存储，"
-        "没有 `grad_fn`，`requires_grad=False`，不会触发警告；原地修改它也不影响 `a` 的梯度。",
+        {
+            "en": "For an independent copy with no autograd history, use `a.detach().clone()`: it has its "
+                "own storage, no `grad_fn`, `requires_grad=False`, raises no warning, and an in-place "
+                "edit of it leaves the gradient of `a` alone.",
+            "zh_CN": "需要一份与原张量无关、也不带求导历史的副本：用 `a.detach().clone()`。它有自己的存储，"
+                "没有 `grad_fn`，`requires_grad=False`，不会触发警告；原地修改它也不影响 `a` 的梯度。",
+        },
         lambda m: _everywhere(
             m, "a.detach().clone()", same_object=False, shares_storage=False,
             requires_grad=False, grad_fn="None", raised="", inplace_edit=EDIT_UNAFFECTED),
     ),
     Advice(
         "clone-detach-same",
-        "`a.clone().detach()` gives the same result in every column.",
-        "`a.clone().detach()` 在表中每一列的结果都与之相同。",
+        {
+            "en": "`a.clone().detach()` gives the same result in every column.",
+            "zh_CN": "`a.clone().detach()` 在表中每一列的结果都与之相同。",
+        },
         lambda m: all(_row(m, s, "a.clone().detach()") == _row(m, s, "a.detach().clone()")
                       for s in SOURCES),
     ),
     Advice(
         "copy-in-graph",
-        "For a copy that gradients still flow back through, use `a.clone()`: its own storage, "
-        "`requires_grad=True` and a `CloneBackward0` node. "
-        "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`.",
-        "需要一份副本、但梯度仍要传回 `a`：用 `a.clone()`。它有自己的存储，`requires_grad=True`，"
-        "带 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，节点是 `CopyBackwards`。",
+        {
+            "en": "For a copy that gradients still flow back through, use `a.clone()`: its own storage, "
+                "`requires_grad=True` and a `CloneBackward0` node. "
+                "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`.",
+            "zh_CN": "需要一份副本、但梯度仍要传回 `a`：用 `a.clone()`。它有自己的存储，`requires_grad=True`，"
+                "带 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，节点是 `CopyBackwards`。",
+        },
         lambda m: _everywhere(m, "a.clone()", shares_storage=False, requires_grad=True,
                               grad_fn="CloneBackward0")
         and _everywhere(m, "torch.empty_like(a).copy_(a)", shares_storage=False,
@@ -275,35 +275,43 @@ GUIDE: tuple[Advice, ...] = (
     ),
     Advice(
         "detach-view",
-        "To read the values without autograd and without copying, use `a.detach()`. It shares "
-        "storage and the version counter with `a`, so if you edit it in place while autograd "
-        "still needs `a`, backward raises an error instead of returning a wrong gradient.",
-        "只想读取数值、不要求导、也不想复制：用 `a.detach()`。它与 `a` 共享存储和版本计数器，"
-        "所以在 autograd 还需要 `a` 时原地修改它，backward 会报错，而不是给出错误的梯度。",
+        {
+            "en": "To read the values without autograd and without copying, use `a.detach()`. It shares "
+                "storage and the version counter with `a`, so if you edit it in place while autograd "
+                "still needs `a`, backward raises an error instead of returning a wrong gradient.",
+            "zh_CN": "只想读取数值、不要求导、也不想复制：用 `a.detach()`。它与 `a` 共享存储和版本计数器，"
+                "所以在 autograd 还需要 `a` 时原地修改它，backward 会报错，而不是给出错误的梯度。",
+        },
         lambda m: _everywhere(m, "a.detach()", shares_storage=True, shares_version=True,
                               requires_grad=False, inplace_edit=EDIT_DETECTED),
     ),
     Advice(
         "avoid-data",
-        "Avoid `a.data`: it shares storage but not the version counter, so an in-place edit "
-        "through it goes unnoticed and backward returns a wrong gradient without any error.",
-        "不要用 `a.data`：它共享存储，却不共享版本计数器。通过它原地修改，autograd 察觉不到，"
-        "backward 不报错，却给出错误的梯度。",
+        {
+            "en": "Avoid `a.data`: it shares storage but not the version counter, so an in-place edit "
+                "through it goes unnoticed and backward returns a wrong gradient without any error.",
+            "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器。通过它原地修改，autograd 察觉不到，"
+                "backward 不报错，却给出错误的梯度。",
+        },
         lambda m: _everywhere(m, "a.data", shares_storage=True, shares_version=False,
                               inplace_edit=EDIT_SILENT),
     ),
     Advice(
         "alias",
-        "`b = a` copies nothing: `b` is the same object as `a`.",
-        "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象。",
+        {
+            "en": "`b = a` copies nothing: `b` is the same object as `a`.",
+            "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象。",
+        },
         lambda m: _everywhere(m, "b = a", same_object=True),
     ),
     Advice(
         "torch-tensor",
-        "Do not pass a tensor to `torch.tensor()`: it warns (`UserWarning`) and suggests "
-        "`detach().clone()`, whose row it matches.",
-        "不要把张量传给 `torch.tensor()`：它会发出 `UserWarning`，建议改用 `detach().clone()`；"
-        "两者在表中的结果一致。",
+        {
+            "en": "Do not pass a tensor to `torch.tensor()`: it warns (`UserWarning`) and suggests "
+                "`detach().clone()`, whose row it matches.",
+            "zh_CN": "不要把张量传给 `torch.tensor()`：它会发出 `UserWarning`，建议改用 `detach().clone()`；"
+                "两者在表中的结果一致。",
+        },
         lambda m: all(
             str(_row(m, s, "torch.tensor(a)")["raised"]).startswith("UserWarning")
             and "detach().clone()" in str(_row(m, s, "torch.tensor(a)")["raised"])
@@ -313,10 +321,12 @@ GUIDE: tuple[Advice, ...] = (
     ),
     Advice(
         "deepcopy",
-        "`copy.deepcopy(a)` works only on a leaf, and gives a new leaf that still requires grad; "
-        "on a non-leaf it raises `RuntimeError`.",
-        "`copy.deepcopy(a)` 只能用于叶子张量，得到的是一个仍然 `requires_grad=True` 的新叶子；"
-        "对非叶子张量会抛出 `RuntimeError`。",
+        {
+            "en": "`copy.deepcopy(a)` works only on a leaf, and gives a new leaf that still requires grad; "
+                "on a non-leaf it raises `RuntimeError`.",
+            "zh_CN": "`copy.deepcopy(a)` 只能用于叶子张量，得到的是一个仍然 `requires_grad=True` 的新叶子；"
+                "对非叶子张量会抛出 `RuntimeError`。",
+        },
         lambda m: _row(m, "leaf", "copy.deepcopy(a)")["raised"] == ""
         and _row(m, "leaf", "copy.deepcopy(a)")["requires_grad"] is True
         and _row(m, "leaf", "copy.deepcopy(a)")["grad_fn"] == "None"
@@ -340,6 +350,7 @@ def failed_premises(m: Matrix) -> list[str]:
 
 
 def main() -> int:
+    """Print the matrix as plain text; nonzero when a probe failed or a premise broke."""
     m = probe_all()
     print(f"torch {torch.__version__}")
     for source, rows in m.items():
@@ -352,6 +363,3 @@ def main() -> int:
     print("\nguide premises:", "all hold" if not failed else f"FAILED: {', '.join(failed)}")
     return 1 if failed or failures(m) else 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -5,6 +5,8 @@ Each edition is its own Sphinx build, side by side under one output root
 counterpart of ``<root>/en/<page>.html`` is ``<root>/zh_CN/<page>.html``. This extension gives the
 templates a ``language_links`` list (used by ``_templates/language-switch.html``) and adds
 ``<link rel="alternate" hreflang>`` tags for every edition plus an ``x-default`` to the landing page.
+The editions, their tags and their names come from the table in ``sitetools.editions``; a build whose
+language is not a row of it fails.
 """
 
 import posixpath
@@ -12,11 +14,7 @@ from html import escape
 
 from sphinx.application import Sphinx
 
-#: Edition directory -> (BCP 47 tag, the language's own name for itself).
-EDITIONS = {
-    "en": ("en", "English"),
-    "zh_CN": ("zh-CN", "简体中文"),
-}
+from sitetools import editions
 
 
 def _links(app: Sphinx, pagename: str, context: dict) -> None:
@@ -24,15 +22,16 @@ def _links(app: Sphinx, pagename: str, context: dict) -> None:
     root = context["pathto"]("", 1)
     outer = posixpath.normpath(posixpath.join(root, "..")) + "/"
     page = app.builder.get_target_uri(pagename)
+    current = editions.edition(app.config.language).code
     links = [
         {
-            "edition": edition,
-            "tag": tag,
-            "name": name,
-            "href": f"{outer}{edition}/{page}",
-            "current": edition == app.config.language,
+            "edition": row.code,
+            "tag": row.tag,
+            "name": row.name,
+            "href": f"{outer}{row.code}/{page}",
+            "current": row.code == current,
         }
-        for edition, (tag, name) in EDITIONS.items()
+        for row in editions.EDITIONS
     ]
     context["language_links"] = links
     tags = [
@@ -44,9 +43,7 @@ def _links(app: Sphinx, pagename: str, context: dict) -> None:
 
 
 def _page_context(app: Sphinx, pagename: str, templatename, context: dict, doctree) -> None:
-    if app.config.language not in EDITIONS:
-        raise ValueError(f"language {app.config.language!r} has no edition in {EDITIONS}")
-    _links(app, pagename, context)
+    _links(app, pagename, context)  # an unknown language raises editions.UnknownEdition
 
 
 def setup(app: Sphinx) -> dict:

@@ -7,23 +7,22 @@ Usage in a MyST page::
     ```
 
 ``:article:`` (``000`` or ``004``) limits the table to one article; without it every claim is shown.
-``:summary-only:`` renders only the count line. Each use runs the checks in ``claims.py`` on the
-torch of the build and renders a table in the page's language (``language`` in the configuration),
-with a ``:ref:`` link to the gallery page that demonstrates each claim.
+``:summary-only:`` renders only the count line. Each use runs the checks of the fact engine
+(``tensorfacts``) on the torch of the build and renders a table in the page's language (``language``
+in the configuration; its words come from ``WORDS``, one entry per edition, and a missing edition
+fails the build), with a ``:ref:`` link to the gallery page that demonstrates each claim. Its
+stylesheet, ``static/claims-ledger.css``, is its own.
 
 Warnings (the build runs with ``-W``, so each one fails it):
 
 - a claim has no check, a check raises, lets a warning escape or returns something else;
-- a computed verdict differs from the reviewed baseline ``docs/_data/claim_verdicts.json``
+- a computed verdict differs from the reviewed baseline ``tensorfacts/claim_verdicts.json``
   (the warning names the claim id, the old and the new verdict). After reviewing the pages, refresh
-  the baseline with ``python docs/_ext/claims.py --update-baseline``.
+  the baseline with ``python -m tensorfacts --update-baseline``.
 """
 
 from __future__ import annotations
 
-import re
-
-import claims
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
@@ -31,9 +30,14 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from sitetools.editions import pick
+from tensorcopy_sphinx.inline import inline_text, stylesheet
+from tensorfacts import articles, baseline, verdicts
+from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, Outcome
+
 logger = logging.getLogger(__name__)
 
-#: Every word the ledger prints, in both languages.
+#: Every word the ledger prints, by edition code.
 WORDS = {
     "en": {
         "claim": "Claim",
@@ -41,9 +45,9 @@ WORDS = {
         "verdict": "Verdict",
         "observed": "What this build shows",
         "page": "Shown on",
-        claims.HOLDS: "holds",
-        claims.DOES_NOT_HOLD: "does not hold",
-        claims.OUTPUT_DIFFERS: "output differs from the article's",
+        HOLDS: "holds",
+        DOES_NOT_HOLD: "does not hold",
+        OUTPUT_DIFFERS: "output differs from the article's",
         "problem": "no verdict: {problem}",
         "summary": "{total} claims, checked on torch {torch}: {holds} hold, {not_hold} do not "
         "hold, and for {differs} the output differs from the article's.",
@@ -54,30 +58,20 @@ WORDS = {
         "verdict": "结论",
         "observed": "本次构建的实际结果",
         "page": "演示页面",
-        claims.HOLDS: "成立",
-        claims.DOES_NOT_HOLD: "不成立",
-        claims.OUTPUT_DIFFERS: "输出与原文不同",
+        HOLDS: "成立",
+        DOES_NOT_HOLD: "不成立",
+        OUTPUT_DIFFERS: "输出与原文不同",
         "problem": "没有结论：{problem}",
         "summary": "共 {total} 条说法，在 torch {torch} 上检验：{holds} 条成立，{not_hold} 条不成立，"
         "{differs} 条输出与原文不同。",
     },
 }
 
-_CODE = re.compile(r"`([^`]+)`")
 
 
-def words(language: str | None) -> dict[str, str]:
-    return WORDS["zh_CN" if language == "zh_CN" else "en"]
-
-
-def inline_text(text: str) -> list[nodes.Node]:
-    """Text with `backticked` spans turned into literal nodes."""
-    parts: list[nodes.Node] = []
-    for index, piece in enumerate(_CODE.split(text)):
-        if not piece:
-            continue
-        parts.append(nodes.literal(piece, piece) if index % 2 else nodes.Text(piece))
-    return parts
+def words(language: str) -> dict[str, str]:
+    """The ledger's words in ``language``; an edition without them fails loudly."""
+    return pick(WORDS, language, "the claims ledger's words (tensorcopy_sphinx.claims_ledger.WORDS)")
 
 
 def reference(label: str, docname: str) -> addnodes.pending_xref:
@@ -109,8 +103,8 @@ def _row(*cells: nodes.entry) -> nodes.row:
 
 
 def build_table(
-    outcomes: list[claims.Outcome],
-    language: str | None,
+    outcomes: list[Outcome],
+    language: str,
     docname: str,
     name_article: bool,
 ) -> nodes.table:
@@ -122,7 +116,6 @@ def build_table(
     copies, and the page would then hold the same id twice.
     """
     w = words(language)
-    lang = "zh_CN" if language == "zh_CN" else "en"
     table = nodes.table(classes=["claims-ledger"])
     widths = (40, 14, 28, 18)
     group = nodes.tgroup(cols=len(widths))
@@ -137,8 +130,9 @@ def build_table(
     group += body
     for outcome in outcomes:
         entry = outcome.claim
-        section = claims.SECTIONS[(entry.article, entry.section)][lang]
-        article = claims.ARTICLES[entry.article][lang]
+        section = pick(articles.SECTIONS[(entry.article, entry.section)], language,
+                       f"section {entry.section} of article {entry.article}")
+        article = pick(articles.ARTICLES[entry.article], language, f"the title of article {entry.article}")
         if outcome.result is not None:
             word = w[outcome.result.verdict]
             verdict = nodes.inline(word, word, classes=["verdict", f"verdict-{outcome.verdict}"])
@@ -148,7 +142,7 @@ def build_table(
             verdict = nodes.inline(word, word, classes=["verdict", "verdict-problem"])
             observed = ""
         where = w["source"].format(where=f"{article} · {section}" if name_article else section)
-        claim_cell = _cell(*inline_text(entry.text(lang)))
+        claim_cell = _cell(*inline_text(entry.text(language)))
         claim_cell += nodes.paragraph(where, where, classes=["claim-source"])
         row = _row(
             claim_cell,
@@ -161,16 +155,16 @@ def build_table(
     return table
 
 
-def summary_line(outcomes: list[claims.Outcome], language: str | None) -> nodes.paragraph:
+def summary_line(outcomes: list[Outcome], language: str) -> nodes.paragraph:
     import torch
 
-    counts = claims.summary(outcomes)
+    counts = verdicts.summary(outcomes)
     text = words(language)["summary"].format(
         total=len(outcomes),
         torch=torch.__version__,
-        holds=counts[claims.HOLDS],
-        not_hold=counts[claims.DOES_NOT_HOLD],
-        differs=counts[claims.OUTPUT_DIFFERS],
+        holds=counts[HOLDS],
+        not_hold=counts[DOES_NOT_HOLD],
+        differs=counts[OUTPUT_DIFFERS],
     )
     return nodes.paragraph(text, text, classes=["claims-summary"])
 
@@ -180,28 +174,29 @@ class ClaimsLedger(SphinxDirective):
 
     has_content = False
     option_spec = {
-        "article": lambda value: directives.choice(value, tuple(claims.ARTICLES)),
+        "article": lambda value: directives.choice(value, tuple(articles.ARTICLES)),
         "summary-only": directives.flag,
     }
 
     def run(self) -> list[nodes.Node]:
-        self.env.note_dependency(claims.__file__)
-        self.env.note_dependency(str(claims.BASELINE))
+        for module in articles.MODULES:
+            self.env.note_dependency(module.__file__)
+        self.env.note_dependency(str(baseline.BASELINE))
         article = self.options.get("article")
-        chosen = [c for c in claims.CLAIMS if article in (None, c.article)]
-        outcomes = [claims.run_claim(entry) for entry in chosen]
+        chosen = [c for c in articles.CLAIMS if article in (None, c.article)]
+        outcomes = verdicts.run_all(chosen)
         location = self.get_location()
 
         for outcome in outcomes:
             if outcome.problem:
                 logger.warning("claim %s: %s", outcome.claim.id, outcome.problem,
                                location=location, type="claims", subtype="check")
-        baseline = claims.load_baseline()
+        reviewed = baseline.load_baseline()
         if article is not None:
-            baseline = {k: v for k, v in baseline.items() if k.startswith(f"{article}-")}
-        for message in claims.compare_with_baseline(outcomes, baseline):
+            reviewed = {k: v for k, v in reviewed.items() if k.startswith(f"{article}-")}
+        for message in baseline.compare_with_baseline(outcomes, reviewed):
             logger.warning("%s (review the pages, then run "
-                           "`python docs/_ext/claims.py --update-baseline`)", message,
+                           "`python -m tensorfacts --update-baseline`)", message,
                            location=location, type="claims", subtype="baseline")
 
         language = self.env.config.language
@@ -213,5 +208,5 @@ class ClaimsLedger(SphinxDirective):
 
 def setup(app: Sphinx) -> dict:
     app.add_directive("claims-ledger", ClaimsLedger)
-    app.add_css_file("claims.css")
+    stylesheet(app, "claims-ledger.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

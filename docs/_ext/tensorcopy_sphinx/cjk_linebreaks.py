@@ -1,16 +1,18 @@
 """Drop the line breaks that reST keeps inside Chinese sentences.
 
 A source line break between two Chinese characters reaches the HTML as a newline, which the browser
-shows as a space ("。 我们"). Chinese has no spaces between words, so on pages whose language is
-Chinese this extension removes a line break when both neighbours are Chinese characters, or when
-either is full-width punctuation. A break between Chinese and Latin text stays a space, which is
-the site's convention anyway.
+shows as a space ("。 我们"). Chinese has no spaces between words, so in every edition whose row in
+``sitetools.editions`` is marked ``cjk`` this extension removes a line break when both neighbours
+are Chinese characters, or when either is full-width punctuation. A break between Chinese and Latin
+text stays a space, which is the site's convention anyway.
 """
 
 import re
 
 from docutils import nodes
 from sphinx.application import Sphinx
+
+from sitetools.editions import edition
 
 HAN = "\u3400-\u9fff"
 FULL_WIDTH_PUNCTUATION = "\u3000-\u303f\uff00-\uffef"
@@ -27,7 +29,7 @@ def join_lines(text: str) -> str:
 
 
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
-    if not app.config.language.startswith("zh"):
+    if not edition(app.config.language).cjk:
         return
     for text in list(doctree.findall(nodes.Text)):
         if isinstance(text.parent, nodes.FixedTextElement | nodes.literal):

@@ -1,0 +1,457 @@
+"""The claims of article 000, "Tensor copying pitfalls" (tensor 的复制避坑), each with its check.
+
+Every check runs real tensors (or the article's own code, from :mod:`tensorfacts.sources.copying_000`)
+on the installed torch and returns a verdict with a short trace; claims that only compare pasted
+output with printed output are rows (:class:`tensorfacts.pasted.Pasted`).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import torch
+
+from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, Registry, Result, verdict
+from tensorfacts.pasted import Pasted, count_and_last, first_print, joined, one_line
+from tensorfacts.snippets import compare_output, first_difference, run_clean, run_snippet
+from tensorfacts.sources import copying_000 as src
+from tensorfacts.tensors import error_line, grad_fn_name, same_storage
+
+NUMBER = "000"
+TITLE, SECTIONS = src.TITLE, src.SECTIONS
+CLAIMS = Registry(NUMBER)
+
+
+# --- Article 000, where the problem came from ---------------------------------------------------
+
+
+@CLAIMS.claim(
+    "000-loop-runs-as-printed", "origin", "copying-alias",
+    "The loop that opens the article is printed as Python that runs.",
+    "开头的循环代码按原样就能运行。")
+def _loop_runs_as_printed() -> Result:
+    try:
+        compile(src.LOOP_AS_PRINTED, "article", "exec")
+    except SyntaxError as exc:
+        # Restoring the indentation must be the only fix needed: the restored loop runs.
+        restored = run_snippet(src.LOOP_RESTORED)
+        if restored.error is not None:
+            raise restored.error from exc
+        return Result(DOES_NOT_HOLD, f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})")
+    run = run_snippet(src.LOOP_AS_PRINTED)
+    return Result(verdict(run.error is None), "compiles")
+
+
+CLAIMS.rows(
+    Pasted(
+        "000-loop-output", "origin", "copying-alias",
+        "With its indentation restored, the loop prints the article's “out” block: `a` fills with "
+        "ones along with `b`.",
+        "补回缩进后，循环的输出与原文的 “out” 一致：`b` 被逐个写成 1，`a` 也跟着变。",
+        snippet=src.LOOP_RESTORED, expected=src.LOOP_OUT, trace=count_and_last,
+    ),
+)
+
+
+@CLAIMS.claim(
+    "000-data-not-new-memory", "origin", "copying-alias",
+    "`b = a.data` gives `b` no memory of its own: writing into `b` changes `a`.",
+    "`b = a.data` 并没有给 `b` 开辟新内存：修改 `b`，`a` 也会变。")
+def _data_not_new_memory() -> Result:
+    a = torch.zeros(2, 3)
+    b = a.data
+    b[0, 1] = 1
+    shared = same_storage(a, b)
+    return Result(verdict(shared and a[0, 1].item() == 1), f"same_storage(a, b) = {shared}; "
+                  f"a[0, 1] = {a[0, 1].item()} after b[0, 1] = 1")
+
+
+@CLAIMS.claim(
+    "000-alias-and-data-linked", "origin", "copying-alias",
+    "Whether `b = a` or `b = a.data`, `a` and `b` stay linked.",
+    "无论 `b = a` 还是 `b = a.data`，`a` 和 `b` 的联系都没有断开。")
+def _alias_and_data_linked() -> Result:
+    a = torch.zeros(3)
+    alias = a
+    data = a.data
+    alias[0] = 1
+    data[1] = 2
+    linked = a.tolist() == [1.0, 2.0, 0.0] and same_storage(a, data)
+    return Result(verdict(linked and alias is a),
+                  f"b is a: {alias is a}; a after both writes: {a.tolist()}")
+
+
+# --- Article 000, the safest way -----------------------------------------------------------------
+
+
+@CLAIMS.claim(
+    "000-detach-clone-leaves-graph", "safest", "copying-safe-copy",
+    "`a.detach().clone()` leaves the computation graph.",
+    "`a.detach().clone()` 脱离了计算图。")
+def _detach_clone_leaves_graph() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = (a * 2).detach().clone()
+    out = not b.requires_grad and b.grad_fn is None
+    return Result(verdict(out),
+                  f"requires_grad = {b.requires_grad}; grad_fn = {grad_fn_name(b)}")
+
+
+@CLAIMS.claim(
+    "000-detach-clone-own-memory", "safest", "copying-safe-copy",
+    "`a.detach().clone()` shares no memory with `a`.",
+    "`a.detach().clone()` 与 `a` 不共享内存。")
+def _detach_clone_own_memory() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a.detach().clone()
+    b[0] = 100
+    shared = same_storage(a, b)
+    return Result(verdict(not shared and a[0].item() == 1.0),
+                  f"same_storage(a, b) = {shared}; a[0] = {a[0].item()} after b[0] = 100")
+
+
+# --- Article 000, 1: tensor.clone() --------------------------------------------------------------
+
+
+@CLAIMS.claim(
+    "000-clone-identical", "clone", "copying-clone",
+    "`clone()` returns a tensor identical to the original.",
+    "`clone()` 返回一个完全相同的 tensor。")
+def _clone_identical() -> Result:
+    a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)
+    c = a.clone()
+    same = torch.equal(a, c) and c.dtype == a.dtype and c.shape == a.shape
+    return Result(verdict(same), f"torch.equal(a, c) = {torch.equal(a, c)}; dtype = {c.dtype}")
+
+
+@CLAIMS.claim(
+    "000-clone-new-memory", "clone", "copying-clone",
+    "The clone gets new memory of its own.",
+    "clone 出来的新 tensor 开辟了新的内存。")
+def _clone_new_memory() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0])
+    c = a.clone()
+    c[0] = 100
+    shared = same_storage(a, c)
+    return Result(verdict(not shared and a[0].item() == 1.0),
+                  f"same_storage(a, c) = {shared}; a[0] = {a[0].item()} after c[0] = 100")
+
+
+@CLAIMS.claim(
+    "000-clone-in-graph", "clone", "copying-clone",
+    "The clone stays in the computation graph.",
+    "clone 出来的新 tensor 仍然留在计算图中。")
+def _clone_in_graph() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.clone()
+    if c.requires_grad:  # otherwise backward() would raise: nothing to flow back
+        (c * 3).sum().backward()
+    flows = a.grad is not None and a.grad.tolist() == [3.0, 3.0, 3.0]
+    return Result(verdict(c.grad_fn is not None and flows),
+                  f"c.grad_fn = {grad_fn_name(c)}; a.grad after (c * 3).sum().backward() = "
+                  f"{a.grad.tolist() if a.grad is not None else None}")
+
+
+@CLAIMS.claim(
+    "000-clone-not-leaf", "clone", "copying-clone",
+    "The clone can no longer take part in gradient computation as a leaf: it is not a leaf, "
+    "and `backward()` leaves its `.grad` empty.",
+    "这个新 tensor 不能再作为叶子节点参与梯度运算：它不是叶子，`backward()` 后它的 `.grad` 为空。")
+def _clone_not_leaf() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.clone()
+    if c.requires_grad:
+        (c**2).sum().backward()
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")  # reading .grad of a non-leaf warns; that is not this claim
+        grad = c.grad
+    return Result(verdict(not c.is_leaf and grad is None),
+                  f"c.is_leaf = {c.is_leaf}; c.grad = {grad}")
+
+
+#: The clone example's prints, each compared with the comment the article writes beside it.
+CLAIMS.rows(
+    Pasted(
+        "000-clone-print-a", "clone", "copying-clone",
+        "In the clone example, `print(a)` shows `tensor([1., 2., 3.], requires_grad=True)`.",
+        "clone 例子中，`print(a)` 输出 `tensor([1., 2., 3.], requires_grad=True)`。",
+        snippet=src.CLONE_EXAMPLE, expected=src.CLONE_COMMENTS[0], prints=(0,), trace=first_print,
+    ),
+    Pasted(
+        "000-clone-print-c", "clone", "copying-clone",
+        "`print(c)` shows `tensor([1., 2., 3.], grad_fn=<CloneBackward>)` (before and after `a = 1`).",
+        "`print(c)` 输出 `tensor([1., 2., 3.], grad_fn=<CloneBackward>)`（`a = 1` 前后各一次）。",
+        snippet=src.CLONE_EXAMPLE, expected=src.CLONE_COMMENTS[1], prints=(1, 6), trace=first_print,
+    ),
+    Pasted(
+        "000-clone-print-a-grad", "clone", "copying-clone",
+        "`print(a.grad)` shows `tensor([2., 4., 6.])`.",
+        "`print(a.grad)` 输出 `tensor([2., 4., 6.])`。",
+        snippet=src.CLONE_EXAMPLE, expected=src.CLONE_COMMENTS[2], prints=(2,), trace=first_print,
+    ),
+)
+
+
+@CLAIMS.claim(
+    "000-clone-print-c-grad", "clone", "copying-clone",
+    "`print(c.grad)` shows `None`, and nothing else.",
+    "`print(c.grad)` 输出 `None`，别无其他。")
+def _clone_print_c_grad() -> Result:
+    run = run_clean(src.CLONE_EXAMPLE)
+    printed = run.prints[3]
+    if printed != src.CLONE_COMMENTS[3]:
+        return Result(DOES_NOT_HOLD, printed)
+    if run.warnings:
+        return Result(OUTPUT_DIFFERS, f"{printed}, plus {run.warnings[0]}")
+    return Result(HOLDS, printed)
+
+
+CLAIMS.rows(
+    Pasted(
+        "000-clone-print-requires-grad", "clone", "copying-clone",
+        "`print(a.requires_grad)` and `print(c.requires_grad)` both show `True`.",
+        "`print(a.requires_grad)` 和 `print(c.requires_grad)` 都输出 `True`。",
+        snippet=src.CLONE_EXAMPLE, expected=src.CLONE_COMMENTS[4:6], prints=(4, 5), trace=joined,
+    ),
+)
+
+
+@CLAIMS.claim(
+    "000-clone-rebind-keeps-c", "clone", "copying-clone",
+    "After `a = 1`, the value of `c` has not changed.",
+    "执行 `a = 1` 之后，`c` 的值并没有改变。")
+def _clone_rebind_keeps_c() -> Result:
+    run = run_clean(src.CLONE_EXAMPLE)
+    c = run.names["c"]
+    unchanged = c.tolist() == [1.0, 2.0, 3.0] and run.names["a"] == 1
+    return Result(verdict(unchanged), f"c.tolist() = {c.tolist()}")
+
+
+@CLAIMS.claim(
+    "000-clone-unrelated", "clone", "copying-clone",
+    "The clone and the original variable have nothing to do with each other.",
+    "clone 出来的新变量和原来的变量没有任何关系。")
+def _clone_unrelated() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.clone()
+    reaches_a = c.grad_fn is not None and any(
+        fn is not None and type(fn).__name__ == "AccumulateGrad" and fn.variable is a
+        for fn, _ in c.grad_fn.next_functions)
+    if c.requires_grad:
+        c.sum().backward()
+    grad = a.grad.tolist() if a.grad is not None else None
+    return Result(verdict(not reaches_a and grad is None),
+                  f"c.grad_fn.next_functions → a: {reaches_a}; a.grad after c.sum().backward() "
+                  f"= {grad}")
+
+
+@CLAIMS.claim(
+    "000-clone-requires-grad-follows", "clone", "copying-clone",
+    "If `a.requires_grad` is `True`, the clone's `requires_grad` is `True` too.",
+    "如果 `a.requires_grad=True`，clone 出来的 `c.requires_grad` 也是 `True`。")
+def _clone_requires_grad_follows() -> Result:
+    follows = []
+    for flag in (True, False):
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=flag)
+        follows.append(a.clone().requires_grad == flag)
+    return Result(verdict(all(follows)), f"clone().requires_grad follows a: {follows}")
+
+
+@CLAIMS.claim(
+    "000-clone-grads-unrelated", "clone", "copying-clone",
+    "The gradients of `a` and of its clone have nothing to do with each other.",
+    "`a` 和它的 clone 两者的梯度没有任何关系。")
+def _clone_grads_unrelated() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.clone()
+    loss = (c * torch.tensor([10.0, 20.0, 30.0])).sum()
+    if loss.requires_grad:
+        loss.backward()
+    grad = a.grad.tolist() if a.grad is not None else None
+    return Result(verdict(grad is None),
+                  f"a.grad after (c * [10, 20, 30]).sum().backward() = {grad}")
+
+
+# --- Article 000, 2: tensor.detach() -------------------------------------------------------------
+
+
+@CLAIMS.claim(
+    "000-detach-identical", "detach", "copying-detach",
+    "`detach()` returns a tensor with the same values as the original.",
+    "`detach()` 返回一个值完全相同的 tensor。")
+def _detach_identical() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.detach()
+    return Result(verdict(torch.equal(a, c) and c.dtype == a.dtype),
+                  f"torch.equal(a, c) = {torch.equal(a, c)}")
+
+
+@CLAIMS.claim(
+    "000-detach-shares-memory", "detach", "copying-detach",
+    "The detached tensor shares memory with the original (stated twice).",
+    "detach 得到的新 tensor 与旧 tensor 共享内存（原文说了两次）。")
+def _detach_shares_memory() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.detach()
+    shared = same_storage(a, c)
+    return Result(verdict(shared), f"same_storage(a, c) = {shared}")
+
+
+@CLAIMS.claim(
+    "000-detach-leaves-graph", "detach", "copying-detach",
+    "The detached tensor leaves the computation graph and takes no part in gradient computation.",
+    "detach 得到的新 tensor 会脱离计算图，不牵扯梯度计算。")
+def _detach_leaves_graph() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = (a * 2).detach()
+    (c * a).sum().backward()  # c enters this graph as a constant: a.grad is c, nothing flows into c
+    out = not c.requires_grad and c.grad_fn is None and a.grad.tolist() == [2.0, 4.0, 6.0]
+    return Result(verdict(out), f"requires_grad = {c.requires_grad}; grad_fn = {grad_fn_name(c)}")
+
+
+@CLAIMS.claim(
+    "000-detach-metadata-ops-error", "detach", "copying-detach",
+    "In-place `resize_`, `resize_as_`, `set_` or `transpose_` on either of the two tensors "
+    "raises an error.",
+    "原地操作 `resize_`、`resize_as_`、`set_`、`transpose_` 在两者任意一个上执行都会报错。")
+def _detach_metadata_ops_error() -> Result:
+    ops = {
+        "resize_": lambda t: t.resize_(4),
+        "resize_as_": lambda t: t.resize_as_(torch.zeros(4)),
+        "set_": lambda t: t.set_(torch.zeros(4)),
+        "transpose_": lambda t: t.transpose_(0, 1),
+    }
+    allowed = []
+    for name, op in ops.items():
+        for who in ("detached", "original"):
+            x = torch.ones(2, 2, requires_grad=True)
+            a = x * 2  # a non-leaf original, so the leaf rule does not hide the answer
+            c = a.detach()
+            try:
+                op(c if who == "detached" else a)
+            except RuntimeError:
+                continue
+            allowed.append(f"{'c' if who == 'detached' else 'a'}.{name}")
+    if not allowed:
+        return Result(HOLDS, "all eight calls raise RuntimeError")
+    return Result(DOES_NOT_HOLD, "no error: " + ", ".join(allowed))
+
+
+@CLAIMS.claim(
+    "000-detach-prints", "detach", "copying-detach",
+    "In the detach example, the comments show what each `print` writes: `a`, `c` without "
+    "`grad_fn`, `a.grad` = `tensor([2., 4., 6.])`, `c.grad` = `None`, `True`, `False`, "
+    "and `c` again after `a = 1`.",
+    "detach 例子中，各行注释就是 `print` 的输出：`a`、不带 `grad_fn` 的 `c`、"
+    "`a.grad` 为 `tensor([2., 4., 6.])`、`c.grad` 为 `None`、`True`、`False`，以及 `a = 1` 后的 `c`。")
+def _detach_prints() -> Result:
+    run = run_clean(src.DETACH_EXAMPLE)
+    expected = "\n".join(src.DETACH_COMMENTS)
+    outcome = compare_output(expected, run.text)
+    if outcome == HOLDS and run.warnings:
+        outcome = OUTPUT_DIFFERS
+    trace = f"{len(run.prints)} prints, as commented" if outcome == HOLDS else (
+        first_difference(expected, run.text) + (f"; {run.warnings[0]}" if run.warnings else ""))
+    return Result(outcome, trace)
+
+
+@CLAIMS.claim(
+    "000-detach-edit-propagates", "detach", "copying-detach",
+    "`detach()` does not cut `a` and `c` apart: changing `c` changes `a`.",
+    "`detach()` 不会切断 `a` 和 `c` 的联系：改变 `c` 的值，`a` 也会改变。")
+def _detach_edit_propagates() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.detach()
+    c[0] = 100
+    return Result(verdict(a[0].item() == 100.0), f"a[0] = {a[0].item()} after c[0] = 100")
+
+
+@CLAIMS.claim(
+    "000-detach-only-requires-grad", "detach", "copying-detach",
+    "`detach()` only turns the new tensor's `requires_grad` to `False`; `a` keeps its own.",
+    "`detach()` 只是把新变量的 `requires_grad` 变成了 `False`，`a` 的不变。")
+def _detach_only_requires_grad() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.detach()
+    out = a.requires_grad and not c.requires_grad and torch.equal(a, c) and same_storage(a, c)
+    return Result(verdict(out),
+                  f"a.requires_grad = {a.requires_grad}; c.requires_grad = {c.requires_grad}")
+
+
+# --- Article 000, but note ----------------------------------------------------------------------
+
+
+@CLAIMS.claim(
+    "000-note-commented-edit", "note", "copying-rebinding",
+    "The commented-out line `#a[1,2] = 0` is an edit of `a` that could be switched on.",
+    "被注释掉的 `#a[1,2] = 0` 是一句可以打开的、修改 `a` 的代码。")
+def _note_commented_edit() -> Result:
+    a = torch.ones(2, 2)
+    a.requires_grad = True
+    try:
+        a[1, 2] = 0
+    except (IndexError, RuntimeError) as exc:
+        first = error_line(exc)
+    else:
+        return Result(HOLDS, "a[1, 2] = 0 runs")
+    try:
+        a[1, 1] = 0  # even a valid index is refused: a is a leaf that requires grad
+    except RuntimeError as exc:
+        return Result(DOES_NOT_HOLD, f"{first}; a[1, 1] = 0 → {error_line(exc)}")
+    return Result(DOES_NOT_HOLD, first)
+
+
+CLAIMS.rows(
+    Pasted(
+        "000-note-print-c-comment", "note", "copying-rebinding",
+        "`print(c)` in this example shows `tensor([1., 2., 3.])` (the comment on that line).",
+        "这个例子里 `print(c)` 输出 `tensor([1., 2., 3.])`（该行的注释）。",
+        snippet=src.NOTE_EXAMPLE, expected=src.NOTE_PRINT_C_COMMENT, prints=(0,), trace=one_line,
+    ),
+    Pasted(
+        "000-note-output", "note", "copying-rebinding",
+        "The “out” block of this example is what the code prints.",
+        "这个例子的 “out” 就是代码的实际输出。",
+        snippet=src.NOTE_EXAMPLE, expected=src.NOTE_OUT,
+    ),
+)
+
+
+@CLAIMS.claim(
+    "000-note-rebind-breaks-link", "note", "copying-rebinding",
+    "`a = a - a.grad` gives `a` new memory, which breaks the link between `a` and `c`.",
+    "`a = a - a.grad` 给 `a` 分配了新内存，破坏了原来 `a` 与 `c` 的联系。")
+def _note_rebind_breaks_link() -> Result:
+    run = run_clean(src.NOTE_EXAMPLE)
+    a, c = run.names["a"], run.names["c"]
+    shared = same_storage(a, c)
+    with torch.no_grad():
+        a.add_(5)
+    untouched = c.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    return Result(verdict(not shared and untouched),
+                  f"same_storage(a, c) = {shared}; c after a.add_(5) = {c.tolist()}")
+
+
+# --- Article 000, also ---------------------------------------------------------------------------
+
+
+@CLAIMS.claim(
+    "000-add-rebind-breaks-link", "also", "copying-add-rebinding",
+    "After `c = a`, `a = a + 1` makes a new `a`: `a` and `c` no longer share memory.",
+    "`c = a` 之后，`a = a + 1` 产生新的 `a`：`a` 和 `c` 不再在同一个内存单元。")
+def _add_rebind_breaks_link() -> Result:
+    run = run_clean(src.ALSO_EXAMPLE)
+    a, c = run.names["a"], run.names["c"]
+    shared = same_storage(a, c)
+    return Result(verdict(a is not c and not shared), f"a is c: {a is c}; same_storage(a, c) = "
+                  f"{shared}")
+
+
+CLAIMS.rows(
+    Pasted(
+        "000-add-output", "also", "copying-add-rebinding",
+        "The “out” block shows `a` with `grad_fn=<AddBackward0>` and `c` still all ones with "
+        "`requires_grad=True`.",
+        "“out” 中 `a` 带 `grad_fn=<AddBackward0>`，`c` 仍全为 1 且 `requires_grad=True`。",
+        snippet=src.ALSO_EXAMPLE, expected=src.ALSO_OUT,
+    ),
+)

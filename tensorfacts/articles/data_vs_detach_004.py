@@ -1,0 +1,292 @@
+"""The claims of article 004, ".data vs. detach()" (data 与 detach), each with its check.
+
+Every check runs real tensors (or the article's own code, from
+:mod:`tensorfacts.sources.data_vs_detach_004`) on the installed torch and returns a verdict with a
+short trace; the claim that only compares pasted output with printed output is a row.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import torch
+
+from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, Registry, Result, verdict
+from tensorfacts.pasted import Pasted
+from tensorfacts.snippets import Run, lines, pasted_output, run_snippet
+from tensorfacts.sources import data_vs_detach_004 as src
+from tensorfacts.tensors import error_line, grad_fn_name, same_storage
+
+NUMBER = "004"
+TITLE, SECTIONS = src.TITLE, src.SECTIONS
+CLAIMS = Registry(NUMBER)
+
+
+# --- Article 004, introduction -------------------------------------------------------------------
+
+
+@CLAIMS.claim(
+    "004-both-separate", "intro", "data-vs-detach-comparison",
+    "Both `.data` and `.detach()` separate a tensor from the graph it was computed in.",
+    "`.data` 和 `.detach()` 都可以把某个 tensor 从原有的计算图中分离出来。")
+def _both_separate() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = a.sigmoid()
+    results = {}
+    for name, t in (("data", out.data), ("detach()", out.detach())):
+        results[name] = (not t.requires_grad, t.grad_fn is None, t.is_leaf)
+    ok = all(all(flags) for flags in results.values())
+    return Result(verdict(ok), "; ".join(
+        f"{n}: requires_grad={not f[0]}, grad_fn={'None' if f[1] else 'set'}"
+        for n, f in results.items()))
+
+
+# --- Article 004, data ---------------------------------------------------------------------------
+
+
+@CLAIMS.claim(
+    "004-data-shares", "data", "data-vs-detach-data",
+    "`c = out.data` shares its data with `out`.",
+    "`c = out.data` 与 `out` 共用同样的数据。")
+def _data_shares() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = a.sigmoid()
+    c = out.data
+    shared = same_storage(out, c)
+    return Result(verdict(shared), f"same_storage(out, c) = {shared}")
+
+
+@CLAIMS.claim(
+    "004-data-not-differentiable", "data", "data-vs-detach-data",
+    "The tensor from `.data` cannot be differentiated: its `requires_grad` is `False`.",
+    "通过 `.data` 得到的张量不可求导：`requires_grad` 为 `False`。")
+def _data_not_differentiable() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.sigmoid().data
+    return Result(verdict(not c.requires_grad), f"c.requires_grad = {c.requires_grad}")
+
+
+@CLAIMS.claim(
+    "004-data-edit-propagates", "data", "data-vs-detach-data",
+    "`c.zero_()` on `c = out.data` changes `out` too.",
+    "对 `c = out.data` 执行 `c.zero_()`，原来的 `out` 也会改变。")
+def _data_edit_propagates() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = a.sigmoid()
+    c = out.data
+    c.zero_()
+    return Result(verdict(out.tolist() == [0.0, 0.0, 0.0]), f"out after c.zero_() = "
+                  f"{out.detach().tolist()}")
+
+
+@CLAIMS.claim(
+    "004-data-backward-silent", "data", "data-vs-detach-data",
+    "After the edit, `out.sum().backward()` raises no error, but `a.grad` is wrong.",
+    "修改之后，`out.sum().backward()` 不会报错，但 `a.grad` 的结果并不正确。")
+def _data_backward_silent() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = a.sigmoid()
+    right = (out * (1 - out)).detach()  # d sigmoid / da, before any edit
+    out.data.zero_()
+    try:
+        out.sum().backward()
+    except RuntimeError as exc:
+        return Result(DOES_NOT_HOLD, error_line(exc))
+    wrong = not torch.allclose(a.grad, right)
+    return Result(verdict(wrong), f"a.grad = {a.grad.tolist()}; sigmoid'(a) = "
+                  f"{[round(v, 4) for v in right.tolist()]}")
+
+
+CLAIMS.rows(
+    Pasted(
+        "004-data-output", "data", "data-vs-detach-data",
+        "The example prints `False`, `tensor([0., 0., 0.])`, `True`, "
+        "`tensor([0., 0., 0.], grad_fn=<SigmoidBackward>)`, the dashes and `tensor([0., 0., 0.])`.",
+        "例子输出 `False`、`tensor([0., 0., 0.])`、`True`、"
+        "`tensor([0., 0., 0.], grad_fn=<SigmoidBackward>)`、分隔线和 `tensor([0., 0., 0.])`。",
+        snippet=src.DATA_EXAMPLE, expected=src.DATA_OUT,
+    ),
+)
+
+
+@CLAIMS.claim(
+    "004-data-untracked", "data-points", "data-vs-detach-data",
+    "autograd cannot track a change made through `.data`: it is not detected, yet the original "
+    "has changed.",
+    "通过 `.data` 做的修改 autograd 追踪不到：修改不会被检测到，但原始数据已经变了。")
+def _data_untracked() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = a.sigmoid()
+    before = out._version
+    out.data.mul_(2)
+    after = out._version
+    changed = not torch.allclose(out.detach(), a.detach().sigmoid())
+    return Result(verdict(before == after and changed),
+                  f"out._version {before} → {after}; values changed: {changed}")
+
+
+# --- Article 004, detach() ----------------------------------------------------------------------
+
+
+@CLAIMS.claim(
+    "004-detach-shares", "detach", "data-vs-detach-detach",
+    "`c = out.detach()` shares its data with `out`, cannot be differentiated, and "
+    "`c.zero_()` changes `out` too.",
+    "`c = out.detach()` 与 `out` 共用数据、不可求导，`c.zero_()` 也会改变 `out`。")
+def _detach_004_shares() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = a.sigmoid()
+    c = out.detach()
+    shared = same_storage(out, c)
+    c.zero_()
+    zeroed = out.detach().tolist() == [0.0, 0.0, 0.0]
+    return Result(verdict(shared and not c.requires_grad and zeroed),
+                  f"same_storage(out, c) = {shared}; c.requires_grad = {c.requires_grad}; "
+                  f"out after c.zero_() = {out.detach().tolist()}")
+
+
+@CLAIMS.claim(
+    "004-detach-backward-error", "detach", "data-vs-detach-detach",
+    "After the edit, `out.sum().backward()` raises an error instead of computing a wrong gradient.",
+    "修改之后，`out.sum().backward()` 会报错，而不是算出错误的梯度。")
+def _detach_004_backward_error() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = a.sigmoid()
+    out.detach().zero_()
+    try:
+        out.sum().backward()
+    except RuntimeError:
+        return Result(HOLDS, f"RuntimeError; out._version = {out._version}")
+    return Result(DOES_NOT_HOLD, f"no error; a.grad = {a.grad.tolist()}")
+
+
+def _raise_unless_at_backward(run: Run) -> None:
+    """An error before the example reached ``backward()`` is a failure of the check itself."""
+    if run.error is not None and len(run.prints) < len(lines(src.DETACH_004_OUT)):
+        raise run.error
+
+
+@CLAIMS.claim(
+    "004-detach-output", "detach", "data-vs-detach-detach",
+    "Before the error, the example prints `False`, `tensor([0., 0., 0.])`, `True`, "
+    "`tensor([0., 0., 0.], grad_fn=<SigmoidBackward>)` and the dashes.",
+    "报错之前，例子输出 `False`、`tensor([0., 0., 0.])`、`True`、"
+    "`tensor([0., 0., 0.], grad_fn=<SigmoidBackward>)` 和分隔线。")
+def _detach_004_output() -> Result:
+    run = run_snippet(src.DETACH_004_EXAMPLE)
+    _raise_unless_at_backward(run)
+    if run.error is None:
+        return Result(OUTPUT_DIFFERS, "no error at backward")
+    return pasted_output(src.DETACH_004_OUT, run)
+
+
+@CLAIMS.claim(
+    "004-detach-error-message", "detach", "data-vs-detach-detach",
+    "The error reads `RuntimeError: one of the variables needed for gradient computation has "
+    "been modified by an inplace operation`.",
+    "报错信息是 `RuntimeError: one of the variables needed for gradient computation has been "
+    "modified by an inplace operation`。")
+def _detach_004_error_message() -> Result:
+    run = run_snippet(src.DETACH_004_EXAMPLE)
+    _raise_unless_at_backward(run)
+    if run.error is None:
+        return Result(DOES_NOT_HOLD, "no error")
+    got = f"{type(run.error).__name__}: {run.error}"
+    if got == src.DETACH_004_ERROR:
+        return Result(HOLDS, got)
+    if got.startswith(src.DETACH_004_ERROR):
+        rest = got[len(src.DETACH_004_ERROR):].split(";")[0]
+        return Result(OUTPUT_DIFFERS, f"… inplace operation{rest}; … (continues)")
+    return Result(OUTPUT_DIFFERS, got.split(";")[0])
+
+
+@CLAIMS.claim(
+    "004-detach-like-data", "detach-points", "data-vs-detach-detach",
+    "In sharing data and in `requires_grad = False`, `.detach()` is the same as `.data`.",
+    "在共用数据和 `requires_grad = False` 这两点上，`.detach()` 与 `.data` 是一样的。")
+def _detach_like_data() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = a.sigmoid()
+    d, c = out.data, out.detach()
+    facts = {
+        "data": (same_storage(out, d), d.requires_grad),
+        "detach()": (same_storage(out, c), c.requires_grad),
+    }
+    same = facts["data"] == facts["detach()"] == (True, False)
+    return Result(verdict(same), "; ".join(
+        f"{n}: shares={f[0]}, requires_grad={f[1]}" for n, f in facts.items()))
+
+
+# --- Article 004, summary of the differences -----------------------------------------------------
+
+
+@CLAIMS.claim(
+    "004-both-in-place", "summary", "data-vs-detach-comparison",
+    "`.data` and `.detach()` are both in-place operations.",
+    "`.data` 和 `.detach()` 都是 “原位操作 inplace operation”。")
+def _both_in_place() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = a.sigmoid()
+    changed = []
+    for name, take in (("data", lambda t: t.data), ("detach()", lambda t: t.detach())):
+        version, grad_fn, requires = out._version, out.grad_fn, out.requires_grad
+        result = take(out)
+        if result is out or out._version != version or out.grad_fn is not grad_fn or (
+                out.requires_grad != requires):
+            changed.append(name)
+    if len(changed) == 2:
+        return Result(HOLDS, "both change out in place")
+    return Result(DOES_NOT_HOLD,
+                  f"out after both: _version = {out._version}, requires_grad = "
+                  f"{out.requires_grad}, grad_fn = {grad_fn_name(out)}")
+
+
+@CLAIMS.claim(
+    "004-attribute-vs-method", "summary", "data-vs-detach-comparison",
+    "`.data` is an attribute, `.detach()` is a method.",
+    "`.data` 是一个属性，`.detach()` 是一个方法。")
+def _attribute_vs_method() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    data_is_tensor = isinstance(a.data, torch.Tensor)  # read without a call
+    detach_is_bound_method = callable(a.detach) and not isinstance(a.detach, torch.Tensor)
+    static = inspect.getattr_static(torch.Tensor, "data")
+    descriptor = hasattr(static, "__get__") and not callable(static)
+    ok = data_is_tensor and detach_is_bound_method and descriptor
+    return Result(verdict(ok), f"type(Tensor.data) = {type(static).__name__}; "
+                  f"type(a.detach) = {type(a.detach).__name__}")
+
+
+@CLAIMS.claim(
+    "004-data-unsafe", "summary", "data-vs-detach-comparison",
+    "`.data` is unsafe: an edit through it can leave a wrong gradient with no error.",
+    "`.data` 是不安全的：通过它修改数据，可能得到错误的梯度却没有任何报错。")
+def _data_unsafe() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = a * a  # saves a for backward
+    a.data.mul_(10)
+    try:
+        y.sum().backward()
+    except RuntimeError as exc:
+        return Result(DOES_NOT_HOLD, error_line(exc))
+    right = [2.0, 4.0, 6.0]
+    return Result(verdict(a.grad.tolist() != right),
+                  f"a.grad = {a.grad.tolist()}; true gradient {right}; no error")
+
+
+@CLAIMS.claim(
+    "004-detach-safe", "summary", "data-vs-detach-comparison",
+    "`.detach()` is safe: autograd catches an edit made through it.",
+    "`.detach()` 是安全的：通过它做的修改会被 autograd 发现。")
+def _detach_safe() -> Result:
+    # An edit through detach() made *before* autograd saves the tensor is not caught.
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a * 2  # multiplying by a number saves nothing from a
+    b.detach().mul_(10)  # b is now 20 * a, but the graph still says 2 * a
+    scale = b.detach() / a.detach()  # what b really is, relative to a, when the loss is computed
+    try:
+        (b * b).sum().backward()  # with b = 20 * a, the loss is 400 * a**2: gradient 800 * a
+    except RuntimeError as exc:
+        return Result(HOLDS, error_line(exc))
+    right = (2 * b.detach() * scale).tolist()
+    return Result(verdict(a.grad.tolist() == right),
+                  f"a.grad = {a.grad.tolist()}; true gradient {right}; no error")

@@ -1,0 +1,93 @@
+"""The claim model: what a claim is, what its check returns, and the registry an article fills.
+
+A claim is a row of the ledger: its text in every edition's language, where it comes from (article
+and section) and the gallery page that demonstrates it. Its verdict is never written down: it is
+what the claim's check returns when it runs on the installed torch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+
+from sitetools.editions import pick
+
+#: The three verdicts a check may return.
+HOLDS = "holds"
+DOES_NOT_HOLD = "does-not-hold"
+OUTPUT_DIFFERS = "output-differs"
+VERDICTS = (HOLDS, DOES_NOT_HOLD, OUTPUT_DIFFERS)
+
+
+def verdict(condition: bool) -> str:
+    return HOLDS if condition else DOES_NOT_HOLD
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """One row of the ledger. Inline code in a text is written between backticks."""
+
+    id: str
+    article: str
+    section: str
+    gallery: str
+    texts: Mapping[str, str]  #: edition code -> the claim in that language
+
+    def text(self, language: str) -> str:
+        """The claim in ``language``; a missing translation raises (no fallback)."""
+        return pick(self.texts, language, f"claim {self.id}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """What a check returns: a verdict, and a short, language-neutral trace of what torch did."""
+
+    verdict: str
+    observed: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What running one check produced: a result, or the reason there is none."""
+
+    claim: Claim
+    result: Result | None
+    problem: str | None = None
+
+    @property
+    def verdict(self) -> str | None:
+        return self.result.verdict if self.result else None
+
+
+Check = Callable[[], Result]
+
+
+class Registry:
+    """The claims of one article, in ledger order, and the check of each."""
+
+    def __init__(self, article: str) -> None:
+        self.article = article
+        self.claims: list[Claim] = []
+        self.checks: dict[str, Check] = {}
+
+    def add(self, claim_id: str, section: str, gallery: str, en: str, zh_CN: str, check: Check) -> Claim:
+        if not claim_id.startswith(f"{self.article}-") or claim_id in self.checks:
+            raise ValueError(f"claim id {claim_id!r}: must be new and start with {self.article}-")
+        entry = Claim(claim_id, self.article, section, gallery, {"en": en, "zh_CN": zh_CN})
+        self.claims.append(entry)
+        self.checks[claim_id] = check
+        return entry
+
+    def claim(self, claim_id: str, section: str, gallery: str, en: str, zh_CN: str) -> Callable[[Check], Check]:
+        """Declare a claim; the decorated function is its check."""
+
+        def register(check: Check) -> Check:
+            self.add(claim_id, section, gallery, en, zh_CN, check)
+            return check
+
+        return register
+
+    def rows(self, *rows) -> None:
+        """Declare claims given as table rows (objects with ``id, section, gallery, en, zh_CN, check``)."""
+        for row in rows:
+            self.add(row.id, row.section, row.gallery, row.en, row.zh_CN, row.check)

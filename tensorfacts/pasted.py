@@ -1,0 +1,72 @@
+"""Claims that only compare what a snippet prints with what the article pasted, as table rows.
+
+A row names the snippet, the output the article shows, which ``print`` calls to compare (all of them
+by default) and how the ledger's trace column reports what this torch printed. Its verdict is
+``holds`` when the outputs agree line by line (indentation aside), else ``output-differs``. A snippet
+that raises is a failure of the check itself, never a verdict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from tensorfacts.model import HOLDS, OUTPUT_DIFFERS, Result
+from tensorfacts.snippets import Run, compare_output, first_difference, lines, run_clean
+
+#: How a row reports what was printed: (the run, the compared prints, the verdict) -> trace.
+Trace = Callable[[Run, list[str], str], str]
+
+
+def as_pasted(run: Run, compared: list[str], outcome: str, expected: str = "") -> str:
+    """``"6 prints, as pasted"``, or the first printed line that differs from the article's."""
+    return f"{len(run.prints)} prints, as pasted" if outcome == HOLDS else first_difference(expected, run.text)
+
+
+def count_and_last(run: Run, compared: list[str], outcome: str) -> str:
+    """How many prints, and the first line of the last one."""
+    return f"{len(run.prints)} prints; last: {run.prints[-1].splitlines()[0]} …"
+
+
+def first_print(run: Run, compared: list[str], outcome: str) -> str:
+    """The first compared print, as printed."""
+    return compared[0]
+
+
+def one_line(run: Run, compared: list[str], outcome: str) -> str:
+    """The first compared print on one line."""
+    return " ".join(lines(compared[0]))
+
+
+def joined(run: Run, compared: list[str], outcome: str) -> str:
+    """Every compared print, separated by slashes."""
+    return " / ".join(compared)
+
+
+@dataclasses.dataclass(frozen=True)
+class Pasted:
+    """One claim of the form "this code prints that"."""
+
+    id: str
+    section: str
+    gallery: str
+    en: str
+    zh_CN: str
+    snippet: str  #: the article's code (see tensorfacts.sources)
+    expected: str | tuple[str, ...]  #: the whole pasted output, or one expectation per compared print
+    prints: tuple[int, ...] | None = None  #: which print calls to compare; None: the whole output
+    trace: Trace | None = None  #: None: "N prints, as pasted" or the first line that differs
+
+    def check(self) -> Result:
+        run = run_clean(self.snippet)
+        if self.prints is None:
+            compared = [run.text]
+            outcome = compare_output(str(self.expected), run.text)
+        else:
+            compared = [run.prints[index] for index in self.prints]
+            wanted = self.expected if isinstance(self.expected, tuple) else (self.expected,) * len(compared)
+            agree = all(compare_output(w, got) == HOLDS for w, got in zip(wanted, compared, strict=True))
+            outcome = HOLDS if agree else OUTPUT_DIFFERS
+        if self.trace is None:
+            return Result(outcome, as_pasted(run, compared, outcome, str(self.expected)))
+        return Result(outcome, self.trace(run, compared, outcome))

@@ -1,0 +1,266 @@
+"""The claims ledger (tensorfacts.articles, .verdicts, .baseline, .cli and the claims_ledger directive):
+every claim has a check, every verdict is computed, every change is reported."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+
+import pytest
+
+from sitetools.editions import CODES, edition
+from tensorfacts import articles, baseline, cli, verdicts
+from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, VERDICTS, Outcome, Result
+from tests.claims_tools import (
+    MODES,
+    PATCHES,
+    ROOT,
+    CountTorchCalls,
+    RefuseTorch,
+    build_mini_site,
+    claims_ledger,
+)
+
+CLAIM_IDS = [c.id for c in articles.CLAIMS]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, Outcome]:
+    return {o.claim.id: o for o in verdicts.run_all()}
+
+
+# --- The data ---------------------------------------------------------------------------------
+
+
+def test_every_claim_has_exactly_one_check():
+    assert len(CLAIM_IDS) == len(set(CLAIM_IDS)), "claim ids must be unique"
+    assert set(articles.CHECKS) == set(CLAIM_IDS), (
+        f"claims without a check: {sorted(set(CLAIM_IDS) - set(articles.CHECKS))}; "
+        f"checks without a claim: {sorted(set(articles.CHECKS) - set(CLAIM_IDS))}")
+
+
+@pytest.mark.parametrize("entry", articles.CLAIMS, ids=CLAIM_IDS)
+def test_claim_is_described_in_every_edition(entry):
+    assert entry.id.startswith(f"{entry.article}-"), "an id starts with its article number"
+    assert entry.article in articles.ARTICLES
+    assert (entry.article, entry.section) in articles.SECTIONS
+    assert entry.gallery in articles.GALLERY_LABELS
+    for code in CODES:
+        text = entry.text(code)
+        assert text.strip() and bool(CJK.search(text)) == edition(code).cjk, f"the {code} text is in {code}"
+        assert text.count("`") % 2 == 0, "inline code is closed"
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_every_gallery_label_exists_in_both_trees(lang):
+    scripts = sorted((ROOT / "gallery" / lang).rglob("*.py"))
+    defined = {m for s in scripts for m in re.findall(r"^\.\. _([\w-]+):", s.read_text(
+        encoding="utf-8"), flags=re.M)}
+    used = {c.gallery for c in articles.CLAIMS} | set(articles.GALLERY_LABELS)
+    assert used <= defined, f"labels missing from gallery/{lang}: {sorted(used - defined)}"
+
+
+def test_the_ledger_has_between_30_and_50_claims_from_both_articles():
+    assert 30 <= len(articles.CLAIMS) <= 50
+    assert {c.article for c in articles.CLAIMS} == set(articles.ARTICLES)
+    assert {(c.article, c.section) for c in articles.CLAIMS} == set(articles.SECTIONS), (
+        "every section of both articles has at least one claim")
+
+
+# --- The checks -------------------------------------------------------------------------------
+
+
+def test_every_check_returns_a_verdict(outcomes):
+    problems = {i: o.problem for i, o in outcomes.items() if o.problem}
+    assert not problems
+
+
+def test_verdicts_match_the_reviewed_baseline(outcomes):
+    differences = baseline.compare_with_baseline(list(outcomes.values()), baseline.load_baseline())
+    assert not differences, (
+        "torch changed a verdict: review the pages, then run "
+        "`python -m tensorfacts --update-baseline`\n" + "\n".join(differences))
+
+
+def test_checks_are_deterministic_and_print_no_address(outcomes):
+    again = {o.claim.id: o for o in verdicts.run_all()}
+    for claim_id, outcome in outcomes.items():
+        assert again[claim_id].result == outcome.result, f"{claim_id} differs between two runs"
+        assert not re.search(r"0x[0-9a-f]{4,}", outcome.result.observed), claim_id
+
+
+@pytest.mark.parametrize("claim_id", CLAIM_IDS)
+def test_check_runs_tensor_code(claim_id):
+    with CountTorchCalls() as counter:
+        outcome = verdicts.run_claim(articles.CLAIMS[CLAIM_IDS.index(claim_id)])
+    assert outcome.problem is None
+    assert counter.calls > 0, f"the check of {claim_id} calls no torch function"
+
+
+@pytest.mark.parametrize("claim_id", CLAIM_IDS)
+def test_check_cannot_answer_without_torch(claim_id):
+    """With every torch call failing, no check may still come up with a verdict."""
+    with RefuseTorch():
+        outcome = verdicts.run_claim(articles.CLAIMS[CLAIM_IDS.index(claim_id)])
+    assert outcome.verdict is None and "torch is switched off" in outcome.problem
+
+
+#: For every claim: a change of torch behaviour (see tests/claims_tools.py) and the verdict the
+#: check must then return. A verdict that were typed in, not computed, would not follow.
+FLIPS: dict[str, tuple[str, str]] = {
+    "000-loop-runs-as-printed": ("restored loop", HOLDS),
+    "000-loop-output": ("data copies", OUTPUT_DIFFERS),
+    "000-data-not-new-memory": ("data copies", DOES_NOT_HOLD),
+    "000-alias-and-data-linked": ("data copies", DOES_NOT_HOLD),
+    "000-detach-clone-leaves-graph": ("detach keeps grad", DOES_NOT_HOLD),
+    "000-detach-clone-own-memory": ("clone aliases", DOES_NOT_HOLD),
+    "000-clone-identical": ("equal is false", DOES_NOT_HOLD),
+    "000-clone-new-memory": ("clone aliases", DOES_NOT_HOLD),
+    "000-clone-in-graph": ("clone detaches", DOES_NOT_HOLD),
+    "000-clone-not-leaf": ("clone detaches", DOES_NOT_HOLD),
+    "000-clone-print-a": ("repr changed", OUTPUT_DIFFERS),
+    "000-clone-print-c": ("old grad_fn names", HOLDS),
+    "000-clone-print-a-grad": ("repr changed", OUTPUT_DIFFERS),
+    "000-clone-print-c-grad": ("quiet .grad", HOLDS),
+    "000-clone-print-requires-grad": ("requires_grad reads False", OUTPUT_DIFFERS),
+    "000-clone-rebind-keeps-c": ("tolist reversed", DOES_NOT_HOLD),
+    "000-clone-unrelated": ("clone detaches", HOLDS),
+    "000-clone-requires-grad-follows": ("clone detaches", DOES_NOT_HOLD),
+    "000-clone-grads-unrelated": ("clone detaches", HOLDS),
+    "000-detach-identical": ("equal is false", DOES_NOT_HOLD),
+    "000-detach-shares-memory": ("detach copies", DOES_NOT_HOLD),
+    "000-detach-leaves-graph": ("detach keeps grad", DOES_NOT_HOLD),
+    "000-detach-metadata-ops-error": ("metadata ops raise", HOLDS),
+    "000-detach-prints": ("repr changed", OUTPUT_DIFFERS),
+    "000-detach-edit-propagates": ("detach copies", DOES_NOT_HOLD),
+    "000-detach-only-requires-grad": ("detach copies", DOES_NOT_HOLD),
+    "000-note-commented-edit": ("setitem never fails", HOLDS),
+    "000-note-print-c-comment": ("ones is 1-D", HOLDS),
+    "000-note-output": ("old grad_fn names", OUTPUT_DIFFERS),
+    "000-note-rebind-breaks-link": ("sub in place", DOES_NOT_HOLD),
+    "000-add-rebind-breaks-link": ("add in place", DOES_NOT_HOLD),
+    "000-add-output": ("repr changed", OUTPUT_DIFFERS),
+    "004-both-separate": ("detach keeps grad", DOES_NOT_HOLD),
+    "004-data-shares": ("data copies", DOES_NOT_HOLD),
+    "004-data-not-differentiable": ("data keeps grad", DOES_NOT_HOLD),
+    "004-data-edit-propagates": ("data copies", DOES_NOT_HOLD),
+    "004-data-backward-silent": ("data copies", DOES_NOT_HOLD),
+    "004-data-output": ("old grad_fn names", HOLDS),
+    "004-data-untracked": ("views bump version", DOES_NOT_HOLD),
+    "004-detach-shares": ("detach copies", DOES_NOT_HOLD),
+    "004-detach-backward-error": ("detach copies", DOES_NOT_HOLD),
+    "004-detach-output": ("old grad_fn names", HOLDS),
+    "004-detach-error-message": ("backward raises the article's error", HOLDS),
+    "004-detach-like-data": ("detach copies", DOES_NOT_HOLD),
+    "004-both-in-place": ("views bump version", HOLDS),
+    "004-attribute-vs-method": ("data is a method", DOES_NOT_HOLD),
+    "004-data-unsafe": ("data copies", DOES_NOT_HOLD),
+    "004-detach-safe": ("detach copies", HOLDS),
+}
+
+
+def test_every_claim_has_a_flip():
+    assert set(FLIPS) == set(CLAIM_IDS), (
+        f"claims without a flip test: {sorted(set(CLAIM_IDS) - set(FLIPS))}")
+
+
+@contextlib.contextmanager
+def changed_torch(name: str, monkeypatch):
+    """Activate one change: a torch function mode, or a monkeypatch."""
+    if name in PATCHES:
+        PATCHES[name](monkeypatch)
+        yield
+    else:
+        with MODES[name]():
+            yield
+
+
+@pytest.mark.parametrize("claim_id", CLAIM_IDS)
+def test_verdict_follows_torch(claim_id, outcomes, monkeypatch):
+    change, expected = FLIPS[claim_id]
+    assert outcomes[claim_id].verdict != expected, "a flip must change the verdict"
+    entry = articles.CLAIMS[CLAIM_IDS.index(claim_id)]
+    with changed_torch(change, monkeypatch):
+        flipped = verdicts.run_claim(entry)
+    assert flipped.problem is None, flipped.problem
+    assert flipped.verdict == expected, (
+        f"with '{change}', {claim_id} should be {expected}, got {flipped.verdict}")
+
+
+# --- Rendering and build warnings ---------------------------------------------------------------
+
+
+def _flip_one(monkeypatch, claim_id: str, outcomes) -> str:
+    """Make one check return another verdict; return that verdict."""
+    new = next(v for v in VERDICTS if v != outcomes[claim_id].verdict)
+    monkeypatch.setitem(articles.CHECKS, claim_id, lambda: Result(new, "patched"))
+    return new
+
+
+def _ledger_text(lang: str) -> str:
+    table = claims_ledger.build_table(verdicts.run_all(), lang, "ledger", name_article=True)
+    return table.astext()
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_rendered_table_shows_computed_verdicts(lang, outcomes, monkeypatch):
+    words = claims_ledger.WORDS[lang]
+    claim_id = "000-clone-print-c"
+    before = _ledger_text(lang)
+    new = _flip_one(monkeypatch, claim_id, outcomes)
+    after = _ledger_text(lang)
+    assert before != after
+    assert after.count(words[new]) == before.count(words[new]) + 1
+    line = claims_ledger.summary_line(verdicts.run_all(), lang).astext()
+    assert str(verdicts.summary(verdicts.run_all())[new]) in line
+
+
+def test_build_warns_about_each_changed_verdict(tmp_path, outcomes, monkeypatch):
+    recorded_path = tmp_path / "baseline.json"
+    reviewed = {i: o.verdict for i, o in outcomes.items()}
+    reviewed["004-detach-safe"] = HOLDS  # as if a maintainer had reviewed another torch
+    recorded_path.write_text(json.dumps({"torch": "x", "verdicts": reviewed}), encoding="utf-8")
+    monkeypatch.setattr(baseline, "BASELINE", recorded_path)
+    html, warnings = build_mini_site(tmp_path, "```{claims-ledger}\n```")
+    assert "004-detach-safe changed verdict: holds -> does-not-hold" in warnings
+    assert warnings.count("WARNING") == 1, warnings
+    assert 'id="claim-004-detach-safe"' in html
+
+
+def test_build_warns_about_missing_and_failing_checks(tmp_path, monkeypatch):
+    monkeypatch.delitem(articles.CHECKS, "000-clone-identical")
+
+    def broken():
+        raise ValueError("boom")
+
+    monkeypatch.setitem(articles.CHECKS, "000-clone-in-graph", broken)
+    _, warnings = build_mini_site(tmp_path, "```{claims-ledger}\n:article: \"000\"\n```")
+    assert "claim 000-clone-identical: no check is registered" in warnings
+    assert "claim 000-clone-in-graph: the check raised ValueError: boom" in warnings
+
+
+def test_a_clean_build_has_no_warning_and_links_every_claim(tmp_path):
+    html, warnings = build_mini_site(tmp_path, "```{claims-ledger}\n```", language="zh_CN")
+    assert warnings == ""
+    assert html.count('class="reference internal"') >= len(articles.CLAIMS)
+    assert f"共 {len(articles.CLAIMS)} 条说法" in html
+
+
+def test_update_baseline_command(tmp_path, monkeypatch, capsys):
+    recorded_path = tmp_path / "claim_verdicts.json"
+    monkeypatch.setattr(baseline, "BASELINE", recorded_path)
+    assert cli.main([]) == 1  # no baseline yet: every claim is reported
+    assert cli.main(["--update-baseline"]) == 0
+    recorded = json.loads(recorded_path.read_text(encoding="utf-8"))["verdicts"]
+    assert set(recorded) == set(CLAIM_IDS)
+    assert cli.main([]) == 0
+    capsys.readouterr()
+
+
+def test_list_command_names_every_claim_without_running_it(capsys):
+    with RefuseTorch():
+        assert cli.main(["--list"]) == 0
+    shown = capsys.readouterr().out
+    assert all(claim_id in shown for claim_id in CLAIM_IDS)
