@@ -18,6 +18,7 @@ import argparse
 import ast
 import collections
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -28,6 +29,9 @@ GALLERY = ROOT / "gallery"
 MANIFEST = GALLERY / "asserts.json"
 UPDATE_COMMAND = "python -m sitetools.pages_asserts --update"
 REFERENCE = CODES[0]
+HIDDEN = " (hidden)"
+START_IGNORE = re.compile(r"[ \t]*#\s*sphinx_gallery_start_ignore")  # as sphinx_gallery.py_source_parser
+END_IGNORE = re.compile(r"[ \t]*#\s*sphinx_gallery_end_ignore")
 
 
 def scripts(lang: str) -> dict[str, Path]:
@@ -36,7 +40,7 @@ def scripts(lang: str) -> dict[str, Path]:
     return {path.relative_to(base).with_suffix("").as_posix(): path for path in sorted(base.rglob("plot_*.py"))}
 
 
-def _is_must_raise(node: ast.AST) -> bool:
+def is_must_raise(node: ast.AST) -> bool:
     """``try: ... except E: ... else: raise AssertionError(...)``: the one idiom for "this must raise"."""
     if not (isinstance(node, ast.Try) and node.handlers and len(node.orelse) == 1):
         return False
@@ -49,21 +53,50 @@ def _is_must_raise(node: ast.AST) -> bool:
     )
 
 
+def hidden_lines(source: str) -> set[int]:
+    """The line numbers (from 1) inside sphinx-gallery's hidden blocks, the flag lines included."""
+    hidden, inside = set(), False
+    for number, line in enumerate(source.splitlines(), start=1):
+        if START_IGNORE.match(line):
+            inside = True
+        if inside:
+            hidden.add(number)
+        if END_IGNORE.match(line):
+            inside = False
+    return hidden
+
+
 def checks(source: str, filename: str = "<page>") -> list[str]:
     """The normalised text of every check in a script, visible or hidden, in source order.
 
     An ``assert`` is its condition as :func:`ast.unparse` writes it (the message is for the reader and may
-    be reworded freely); a must-raise block is ``raises <exception>: <statements of the try body>``.
+    be reworded freely); a must-raise block is ``raises <exception>: <statements of the try body>``. A check
+    in a hidden block ends with ``(hidden)``, so that moving a check off the page is a deliberate change too.
     """
+    hidden = hidden_lines(source)
     found: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(source, filename)):
         if isinstance(node, ast.Assert):
-            found.append((node.lineno, f"assert {ast.unparse(node.test)}"))
-        elif _is_must_raise(node):
+            text = f"assert {ast.unparse(node.test)}"
+        elif is_must_raise(node):
             caught = " | ".join(ast.unparse(h.type) if h.type else "BaseException" for h in node.handlers)
-            body = "; ".join(ast.unparse(statement) for statement in node.body)
-            found.append((node.lineno, f"raises {caught}: {body}"))
+            text = f"raises {caught}: " + "; ".join(ast.unparse(statement) for statement in node.body)
+        else:
+            continue
+        found.append((node.lineno, text + (HIDDEN if node.lineno in hidden else "")))
     return [text for _, text in sorted(found)]
+
+
+def problems(where: str, found: list[str], recorded: list[str]) -> list[str]:
+    """What differs between a page's checks and the manifest, one sentence each (empty when they agree)."""
+    missing, new = compare(found, recorded)
+    report = [f"{where} lost a check the manifest records: {text}" for text in missing]
+    report += [
+        f"{where} has a check the manifest does not record yet: {text} (if this change is deliberate, "
+        f"run `{UPDATE_COMMAND}` and commit {MANIFEST.relative_to(ROOT)})"
+        for text in new
+    ]
+    return report
 
 
 def script_checks(script: Path) -> list[str]:
@@ -74,7 +107,7 @@ def read_manifest(path: Path = MANIFEST) -> dict[str, list[str]]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def compare(name: str, found: list[str], recorded: list[str]) -> tuple[list[str], list[str]]:
+def compare(found: list[str], recorded: list[str]) -> tuple[list[str], list[str]]:
     """``(missing, new)``: recorded checks the script lacks, and checks the manifest does not record yet.
 
     Checks are compared as multisets: a page that states the same check twice must keep both."""
@@ -121,8 +154,10 @@ def current() -> dict[str, list[str]]:
     for lang in CODES[1:]:
         for name, path in scripts(lang).items():
             if name in pages and sorted(script_checks(path)) != sorted(pages[name]):
-                raise SystemExit(f"gallery/{lang}/{name}.py has other checks than gallery/{REFERENCE}/{name}.py; "
-                                 "make their code cells identical first")
+                raise SystemExit(
+                    f"gallery/{lang}/{name}.py has other checks than gallery/{REFERENCE}/{name}.py; "
+                    "make their code cells identical first"
+                )
     return {name: sorted(found) for name, found in sorted(pages.items())}
 
 
@@ -134,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     old = read_manifest() if MANIFEST.exists() else {}
     changes = []
     for name in sorted(set(old) | set(new)):
-        missing, added = compare(name, new.get(name, []), old.get(name, []))
+        missing, added = compare(new.get(name, []), old.get(name, []))
         changes += [f"- {name}: {text}" for text in missing] + [f"+ {name}: {text}" for text in added]
     print("\n".join(changes) if changes else "the manifest is up to date")
     if args.update and changes:
