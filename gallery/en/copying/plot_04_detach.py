@@ -146,12 +146,14 @@ changes = {
 # memory with a new shape; after ``set_``, ``d`` has moved to other memory and
 # the two no longer share anything.
 
+# sphinx_gallery_start_ignore
 expected_shapes = {
     "resize_(3, 2)": (3, 2),
     "resize_as_(torch.zeros(3, 2))": (3, 2),
     "set_(torch.zeros(6))": (6,),
     "transpose_(0, 1)": (3, 2),
 }
+# sphinx_gallery_end_ignore
 for call, change in changes.items():
     a, d = fresh_pair()
     change(d)

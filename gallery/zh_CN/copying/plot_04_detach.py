@@ -141,12 +141,14 @@ changes = {
 # 之后，``d`` 以新的形状继续指向 ``a`` 的内存；``set_`` 之后，``d``
 # 换到了另一块内存，两者不再共享任何东西。
 
+# sphinx_gallery_start_ignore
 expected_shapes = {
     "resize_(3, 2)": (3, 2),
     "resize_as_(torch.zeros(3, 2))": (3, 2),
     "set_(torch.zeros(6))": (6,),
     "transpose_(0, 1)": (3, 2),
 }
+# sphinx_gallery_end_ignore
 for call, change in changes.items():
     a, d = fresh_pair()
     change(d)
