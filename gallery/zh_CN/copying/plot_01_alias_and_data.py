@@ -37,13 +37,12 @@ b[i, j] = 1
 print("b:", b)
 print("a:", a)
 """
-compile_error = None
 try:
     compile(article_loop, "article_loop", "exec")
 except IndentationError as e:
-    compile_error = e
-    print(type(e).__name__ + ":", e.msg, "(line", str(e.lineno) + ")")
-assert compile_error is not None, "the loop as printed must not compile"
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("the loop as printed must not compile")
 
 # %%
 # .. admonition:: 原文与 torch |torch_version| 的实际行为
@@ -67,11 +66,13 @@ for i in range(2):
         print(f"after b[{i}, {j}] = 1")
         print("b:", b)
         print("a:", a)
+        # sphinx_gallery_start_ignore
         assert torch.equal(a, b), "a must follow every write through a.data"
         written = 3 * i + j + 1
         expected = [1.0] * written + [0.0] * (6 - written)
         assert a.flatten().tolist() == expected, "a must match the article's output"
-assert torch.equal(a, torch.ones(2, 3)), "a must end up full of ones"
+        # sphinx_gallery_end_ignore
+assert torch.equal(a, torch.ones(2, 3)), "every write through b must have reached a"
 
 # %%
 # 通过 ``b = a`` 写入
@@ -87,11 +88,13 @@ for i in range(2):
         print(f"after b[{i}, {j}] = 1")
         print("b:", b)
         print("a:", a)
+        # sphinx_gallery_start_ignore
         assert torch.equal(a, b), "a must follow every write through b = a"
         written = 3 * i + j + 1
         expected = [1.0] * written + [0.0] * (6 - written)
         assert a.flatten().tolist() == expected, "a must match the article's output"
-assert torch.equal(a, torch.ones(2, 3)), "a must end up full of ones"
+        # sphinx_gallery_end_ignore
+assert torch.equal(a, torch.ones(2, 3)), "every write through b must have reached a"
 
 # %%
 # 原因：``b = a`` 是同一个对象
@@ -104,7 +107,6 @@ a = torch.zeros(2, 3)
 b = a
 print("b is a:", b is a)
 print("same storage:", same_storage(a, b))
-assert b is a, "plain assignment must bind the same object"
 
 # %%
 # 原因：``a.data`` 是另一个对象，却用同一块内存
@@ -119,14 +121,18 @@ b = a.data
 print("b is a:", b is a)
 print("a.data is a.data:", a.data is a.data)
 print("same storage:", same_storage(a, b))
+assert same_storage(a, b), "a.data must share a's storage"
+# sphinx_gallery_start_ignore
 assert b is not a, "a.data must be a separate tensor object"
 assert a.data is not a.data, "each access to .data must build a new tensor object"
-assert same_storage(a, b), "a.data must share a's storage"
+# sphinx_gallery_end_ignore
 
 b[0, 0] = 7
 print("b:", b)
 print("a:", a)
+# sphinx_gallery_start_ignore
 assert a[0, 0] == 7, "a write through a.data must reach a"
+# sphinx_gallery_end_ignore
 
 # %%
 # 小结

@@ -36,8 +36,10 @@ out = a.sigmoid()
 show("a", a)
 show("out", out)
 print("out.grad_fn:", out.grad_fn.name())
-assert out.requires_grad and not out.is_leaf, "out should be a non-leaf that requires grad"
+# sphinx_gallery_start_ignore
 assert out._version == 0, "a fresh result starts at version 0"
+assert out.requires_grad and not out.is_leaf, "out should be a non-leaf that requires grad"
+# sphinx_gallery_end_ignore
 
 # %%
 # ``.data`` 共享数据，且不需要梯度
@@ -52,10 +54,12 @@ show("c", c)
 print("c is out:", c is out)
 print("same storage:", same_storage(c, out))
 print("c.grad_fn:", c.grad_fn)
-assert c is not out, ".data returns a new tensor object"
 assert same_storage(c, out), ".data shares storage with out"
+# sphinx_gallery_start_ignore
+assert c is not out, ".data returns a new tensor object"
 assert not c.requires_grad and c.grad_fn is None and c.is_leaf, ".data is a leaf that does not require grad"
 assert torch.equal(c, out), "c holds the same numbers as out"
+# sphinx_gallery_end_ignore
 
 # %%
 # 通过 ``c`` 把 ``out`` 清零
@@ -69,10 +73,12 @@ c.zero_()
 show("a", a)
 show("out", out)
 show("c", c)
+assert out._version == 0, "out's version counter did not move: .data does not share it"
+# sphinx_gallery_start_ignore
 assert torch.equal(out, torch.zeros(3)), "the edit through c reached out"
 assert c._version == 1, "the in-place edit bumped c's version counter"
-assert out._version == 0, "out's version counter did not move: .data does not share it"
 assert a._version == 0, "a was not touched"
+# sphinx_gallery_end_ignore
 
 # %%
 # .. admonition:: 原文与 torch |torch_version| 的实际行为
@@ -96,9 +102,11 @@ assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named Sig
 saved = out.grad_fn._saved_result
 show("saved", saved)
 print("saved shares storage with out:", same_storage(saved, out))
+assert saved._version == 0, "the saved result still reports version 0"
+# sphinx_gallery_start_ignore
 assert same_storage(saved, out), "the saved result is out's storage"
 assert torch.equal(saved, torch.zeros(3)), "the saved result now holds zeros"
-assert saved._version == 0, "the saved result still reports version 0"
+# sphinx_gallery_end_ignore
 
 # %%
 # ``backward()`` 照常运行，返回全 0
@@ -113,8 +121,10 @@ print("warnings during backward:", len(caught))
 show("a", a)
 show("out", out)
 print("a.grad:", a.grad)
-assert len(caught) == 0, "backward() emitted no warning"
 assert torch.equal(a.grad, torch.zeros(3)), "the gradient is all zeros, because the saved output was zeroed"
+# sphinx_gallery_start_ignore
+assert len(caught) == 0, "backward() emitted no warning"
+# sphinx_gallery_end_ignore
 
 # %%
 # 对照：正确的梯度
@@ -133,8 +143,10 @@ expected = s * (1 - s)
 print("a_fresh.grad (no edit):  ", a_fresh.grad)
 print("s * (1 - s), by hand:    ", expected)
 print("a.grad (after .data edit):", a.grad)
+assert not torch.allclose(a.grad, expected), "the edited run does not give s * (1 - s)"
+# sphinx_gallery_start_ignore
 assert torch.allclose(a_fresh.grad, expected), "the fresh run gives s * (1 - s)"
-assert not torch.allclose(a.grad, expected), "the edited run does not"
+# sphinx_gallery_end_ignore
 
 # %%
 # 小结

@@ -31,7 +31,9 @@ a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out = a.sigmoid()
 show("a", a)
 show("out", out)
+# sphinx_gallery_start_ignore
 assert a._version == 0 and out._version == 0, "both tensors start at version 0"
+# sphinx_gallery_end_ignore
 
 # %%
 # ``detach()`` 共享数据，且不需要梯度
@@ -45,9 +47,11 @@ show("c", c)
 print("c is out:", c is out)
 print("same storage:", same_storage(c, out))
 print("c.grad_fn:", c.grad_fn)
-assert c is not out, "detach() returns a new tensor object"
 assert same_storage(c, out), "detach() shares storage with out"
+# sphinx_gallery_start_ignore
+assert c is not out, "detach() returns a new tensor object"
 assert not c.requires_grad and c.grad_fn is None and c.is_leaf, "detach() gives a leaf that does not require grad"
+# sphinx_gallery_end_ignore
 
 # %%
 # 通过 ``c`` 把 ``out`` 清零：两个版本一起变
@@ -60,9 +64,11 @@ c.zero_()
 show("a", a)
 show("out", out)
 show("c", c)
-assert torch.equal(out, torch.zeros(3)), "the edit through c reached out"
 assert c._version == 1 and out._version == 1, "c and out share one version counter"
+# sphinx_gallery_start_ignore
+assert torch.equal(out, torch.zeros(3)), "the edit through c reached out"
 assert a._version == 0, "a was not touched"
+# sphinx_gallery_end_ignore
 
 # %%
 # ``backward()`` 拒绝执行
@@ -74,17 +80,18 @@ assert a._version == 0, "a was not touched"
 # 1，于是报错。``a.grad`` 仍是 ``None``。
 try:
     out.sum().backward()
-except RuntimeError as err:
-    message = str(err)
-    print(type(err).__name__)
-    print(message)
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
 else:
-    raise AssertionError("backward() should have raised")
+    raise AssertionError("backward() must raise")
 show("a", a)
 print("a.grad:", a.grad)
-assert "modified by an inplace operation" in message, "the error names the in-place edit"
 assert "output 0 of Sigmoid, is at version 1; expected version 0 instead" in message, "the error gives both versions"
+# sphinx_gallery_start_ignore
+assert "modified by an inplace operation" in message, "the error names the in-place edit"
 assert a.grad is None, "no gradient was written"
+# sphinx_gallery_end_ignore
 
 # %%
 # .. admonition:: 原文与 torch |torch_version| 的实际行为
@@ -102,8 +109,10 @@ print("message starts with the article's text:", message.startswith(article_text
 print("article's text:", len(article_text), "characters; full message:", len(message), "characters")
 print("out.grad_fn:", out.grad_fn.name())
 assert message.startswith(article_text + ": "), "the article's text is only the start of the message"
+# sphinx_gallery_start_ignore
 assert "Hint: enable anomaly detection" in message, "the message ends with a hint"
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
+# sphinx_gallery_end_ignore
 
 # %%
 # 检查发生在读取保存的张量时
@@ -115,12 +124,11 @@ assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named Sig
 # <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__。
 try:
     saved = out.grad_fn._saved_result
-except RuntimeError as err:
-    saved_message = str(err)
-    print(type(err).__name__)
-    print(saved_message)
+except RuntimeError as e:
+    saved_message = str(e)
+    print(f"{type(e).__name__}: {e}")
 else:
-    raise AssertionError("reading the saved result should have raised")
+    raise AssertionError("reading the saved result must raise")
 assert saved_message == message, "reading the saved tensor fails with the same message"
 
 # %%
@@ -143,13 +151,18 @@ def versions(step):
     return counts
 
 
-assert versions("start") == (0, 0, 0), "all start at 0"
+at_start = versions("start")
 
 via_data.mul_(1)
-assert versions("after via_data.mul_(1)") == (0, 1, 0), ".data has a counter of its own"
+after_data = versions("after via_data.mul_(1)")
 
 via_detach.mul_(1)
-assert versions("after via_detach.mul_(1)") == (1, 1, 1), "detach() shares out's counter"
+after_detach = versions("after via_detach.mul_(1)")
+assert after_detach == (1, 1, 1), "detach() shares out's counter"
+# sphinx_gallery_start_ignore
+assert after_data == (0, 1, 0), ".data has a counter of its own"
+assert at_start == (0, 0, 0), "all start at 0"
+# sphinx_gallery_end_ignore
 
 # %%
 # 之后再取的张量会继承计数：``out.detach()`` 报告的是 ``out``
@@ -158,7 +171,9 @@ print("out._version:         ", out._version)
 print("out.detach()._version:", out.detach()._version)
 print("out.data._version:    ", out.data._version)
 assert out.detach()._version == out._version == 1, "a new detach() sees the shared count"
+# sphinx_gallery_start_ignore
 assert out.data._version == 0, "a new .data starts a fresh counter"
+# sphinx_gallery_end_ignore
 
 # %%
 # 小结

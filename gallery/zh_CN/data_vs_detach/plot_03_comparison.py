@@ -56,10 +56,12 @@ show("via_data", via_data)
 show("via_detach", via_detach)
 print("via_data is out:", via_data is out)
 print("via_detach is out:", via_detach is out)
-assert torch.equal(out, values) and out.shape == shape, "values and shape of out are unchanged"
 assert out._version == version == 0, "taking .data or .detach() does not bump the version"
+# sphinx_gallery_start_ignore
+assert torch.equal(out, values) and out.shape == shape, "values and shape of out are unchanged"
 assert out.requires_grad and out.grad_fn.name() == "SigmoidBackward0", "out is still in the graph"
 assert via_data is not out and via_detach is not out, "both return a new tensor object"
+# sphinx_gallery_end_ignore
 
 # %%
 # PyTorch 用末尾的下划线标记原位方法。``detach()`` 确实有一个原位版本，叫
@@ -73,8 +75,10 @@ show("out_b (after detach_)", out_b)
 print("result is out_b:", result is out_b)
 print("Tensor has data_:", hasattr(torch.Tensor, "data_"))
 assert result is out_b, "detach_() returns the same object"
+# sphinx_gallery_start_ignore
 assert not out_b.requires_grad and out_b.grad_fn is None, "detach_() changed out_b itself"
 assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
+# sphinx_gallery_end_ignore
 
 # %%
 # 说法：两者都与源张量共享数据——成立
@@ -87,15 +91,21 @@ assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
 for name, t in [("via_data", via_data), ("via_detach", via_detach)]:
     same = same_storage(t, out)
     print(f"{name} same storage as out:", same)
+    # sphinx_gallery_start_ignore
     assert same, f"{name} shares storage with out"
+    # sphinx_gallery_end_ignore
 
 with torch.no_grad():
     out.mul_(2)
 show("out", out)
 show("via_data", via_data)
 show("via_detach", via_detach)
+# sphinx_gallery_start_ignore
 assert torch.equal(via_data, out) and torch.equal(via_detach, out), "an edit of out shows in both"
+# sphinx_gallery_end_ignore
+# sphinx_gallery_start_ignore
 assert out.grad_fn.name() == "SigmoidBackward0", "the edit under no_grad was not recorded"
+# sphinx_gallery_end_ignore
 
 via_data[0] = 10.0
 via_detach[1] = 20.0
@@ -116,7 +126,9 @@ for name, t in [("via_data", via_data), ("via_detach", via_detach)]:
     print(f"{name}: requires_grad={t.requires_grad}  grad_fn={t.grad_fn}  is_leaf={t.is_leaf}")
     print(f"({name} * 2): requires_grad={y.requires_grad}  grad_fn={y.grad_fn}")
     assert not t.requires_grad and t.grad_fn is None and t.is_leaf, f"{name} is a detached leaf"
+    # sphinx_gallery_start_ignore
     assert not y.requires_grad and y.grad_fn is None, f"operations on {name} are not recorded"
+    # sphinx_gallery_end_ignore
 
 # %%
 # 说法：``.data`` 是属性，``detach()`` 是方法——成立
@@ -133,10 +145,12 @@ print("type of Tensor.detach:", type(detach_attr).__name__)
 print("callable(out.data):  ", callable(out.data))
 print("callable(out.detach):", callable(out.detach))
 print("out.data is out.data:", out.data is out.data)
+assert not callable(out.data) and callable(out.detach), "out.data is a tensor, out.detach is a method"
+# sphinx_gallery_start_ignore
 assert inspect.isgetsetdescriptor(data_attr), "Tensor.data is a getset descriptor (an attribute)"
 assert inspect.ismethoddescriptor(detach_attr), "Tensor.detach is a method descriptor"
-assert not callable(out.data) and callable(out.detach), "out.data is a tensor, out.detach is a method"
 assert out.data is not out.data, "each read of .data builds a new tensor object"
+# sphinx_gallery_end_ignore
 
 
 # %%
@@ -147,7 +161,8 @@ assert out.data is not out.data, "each read of .data builds a new tensor object"
 # 只检查它为反向传播保存过的张量的版本。情况 1 就是原文的例子：``sigmoid``
 # 保存了输出，所以通过 ``detach()`` 的修改会被发现；同样的修改通过
 # ``.data``，得到的是错误的梯度。
-def sigmoid_case(take):
+def sigmoid_case(how, take):
+    print(f"case 1, edit through {how}:")
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x.sigmoid()
     take(y).zero_()
@@ -161,12 +176,12 @@ def sigmoid_case(take):
     return x.grad
 
 
-print("case 1, edit through .data:")
-grad_data = sigmoid_case(lambda y: y.data)
-print("case 1, edit through detach():")
-grad_detach = sigmoid_case(lambda y: y.detach())
-assert grad_data is not None and torch.equal(grad_data, torch.zeros(3)), ".data: silent, wrong gradient"
+grad_data = sigmoid_case(".data", lambda y: y.data)
+grad_detach = sigmoid_case("detach()", lambda y: y.detach())
 assert grad_detach is None, "detach(): the edit is caught"
+# sphinx_gallery_start_ignore
+assert grad_data is not None and torch.equal(grad_data, torch.zeros(3)), ".data: silent, wrong gradient"
+# sphinx_gallery_end_ignore
 
 # %%
 # 情况 2：被修改的张量没有被保存。对于 ``out = a * 2``，autograd 只保存常数
@@ -182,8 +197,10 @@ print(f"{out.grad_fn.name()} _saved_self:", out.grad_fn._saved_self)
 print(f"{out.grad_fn.name()} _saved_other:", out.grad_fn._saved_other)
 print(f"{loss.grad_fn.name()} saved fields:", sum_saved)
 assert out.grad_fn._saved_self is None, "a * 2 did not save a"
+# sphinx_gallery_start_ignore
 assert out.grad_fn._saved_other.item() == 2, "a * 2 saved the constant 2"
 assert sum_saved == ["_saved_self_sym_sizes"], "sum() saved only a size"
+# sphinx_gallery_end_ignore
 
 out.detach().zero_()
 loss.backward()
@@ -192,9 +209,11 @@ show("out", out)
 print("loss:", loss)
 print("out.sum():", out.sum())
 print("a.grad:", a.grad)
+assert loss.item() == 12.0 and out.sum().item() == 0.0, "loss no longer matches out"
+# sphinx_gallery_start_ignore
 assert out._version == 1, "the edit bumped out's version"
 assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned d(2a)/da = 2"
-assert loss.item() == 12.0 and out.sum().item() == 0.0, "loss no longer matches out"
+# sphinx_gallery_end_ignore
 
 # %%
 # 小结
@@ -220,7 +239,9 @@ print("scaled same storage as out:", same_storage(scaled, out))
 print("copy same storage as out:", same_storage(copy, out))
 print("a.grad:", a.grad)
 s = out.detach()
+assert torch.allclose(a.grad, s * (1 - s)), "backward() gives the correct gradient s * (1 - s)"
+# sphinx_gallery_start_ignore
 assert not same_storage(scaled, out), "out-of-place gives new storage"
 assert not same_storage(copy, out), "the copy has its own storage"
 assert out._version == 0 and not torch.equal(out, copy), "neither touched out"
-assert torch.allclose(a.grad, s * (1 - s)), "backward() gives the correct gradient s * (1 - s)"
+# sphinx_gallery_end_ignore

@@ -1,0 +1,182 @@
+"""The checks behind each example page, recorded so that a page cannot lose one silently.
+
+Every claim a page makes is backed by a check in its script: an ``assert``, or a "must raise" block
+(``try: ... except E as e: ... else: raise AssertionError(...)``). Some are visible on the page, the
+bookkeeping ones sit in sphinx-gallery's hidden blocks (``# sphinx_gallery_start_ignore`` ...
+``# sphinx_gallery_end_ignore``), which still run on every build. This module lists those checks in a
+normalised form, compares them with the manifest ``gallery/asserts.json``, and measures how much of
+what a reader sees is ``assert`` lines.
+
+Update the manifest after adding or deliberately removing a check (the command prints what changed)::
+
+    python -m sitetools.pages_asserts --update
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import collections
+import json
+import re
+import sys
+from pathlib import Path
+
+from sitetools.editions import CODES
+
+ROOT = Path(__file__).resolve().parents[1]
+GALLERY = ROOT / "gallery"
+MANIFEST = GALLERY / "asserts.json"
+UPDATE_COMMAND = "python -m sitetools.pages_asserts --update"
+REFERENCE = CODES[0]
+HIDDEN = " (hidden)"
+START_IGNORE = re.compile(r"[ \t]*#\s*sphinx_gallery_start_ignore")  # as sphinx_gallery.py_source_parser
+END_IGNORE = re.compile(r"[ \t]*#\s*sphinx_gallery_end_ignore")
+
+
+def scripts(lang: str) -> dict[str, Path]:
+    """The example scripts of one language, keyed by page name (``copying/plot_01_alias_and_data``)."""
+    base = GALLERY / lang
+    return {path.relative_to(base).with_suffix("").as_posix(): path for path in sorted(base.rglob("plot_*.py"))}
+
+
+def is_must_raise(node: ast.AST) -> bool:
+    """``try: ... except E: ... else: raise AssertionError(...)``: the one idiom for "this must raise"."""
+    if not (isinstance(node, ast.Try) and node.handlers and len(node.orelse) == 1):
+        return False
+    raise_ = node.orelse[0]
+    return (
+        isinstance(raise_, ast.Raise)
+        and isinstance(raise_.exc, ast.Call)
+        and isinstance(raise_.exc.func, ast.Name)
+        and raise_.exc.func.id == "AssertionError"
+    )
+
+
+def hidden_lines(source: str) -> set[int]:
+    """The line numbers (from 1) inside sphinx-gallery's hidden blocks, the flag lines included."""
+    hidden, inside = set(), False
+    for number, line in enumerate(source.splitlines(), start=1):
+        if START_IGNORE.match(line):
+            inside = True
+        if inside:
+            hidden.add(number)
+        if END_IGNORE.match(line):
+            inside = False
+    return hidden
+
+
+def checks(source: str, filename: str = "<page>") -> list[str]:
+    """The normalised text of every check in a script, visible or hidden, in source order.
+
+    An ``assert`` is its condition as :func:`ast.unparse` writes it (the message is for the reader and may
+    be reworded freely); a must-raise block is ``raises <exception>: <statements of the try body>``. A check
+    in a hidden block ends with ``(hidden)``, so that moving a check off the page is a deliberate change too.
+    """
+    hidden = hidden_lines(source)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Assert):
+            text = f"assert {ast.unparse(node.test)}"
+        elif is_must_raise(node):
+            caught = " | ".join(ast.unparse(h.type) if h.type else "BaseException" for h in node.handlers)
+            text = f"raises {caught}: " + "; ".join(ast.unparse(statement) for statement in node.body)
+        else:
+            continue
+        found.append((node.lineno, text + (HIDDEN if node.lineno in hidden else "")))
+    return [text for _, text in sorted(found)]
+
+
+def problems(where: str, found: list[str], recorded: list[str]) -> list[str]:
+    """What differs between a page's checks and the manifest, one sentence each (empty when they agree)."""
+    missing, new = compare(found, recorded)
+    report = [f"{where} lost a check the manifest records: {text}" for text in missing]
+    report += [
+        f"{where} has a check the manifest does not record yet: {text} (if this change is deliberate, "
+        f"run `{UPDATE_COMMAND}` and commit {MANIFEST.relative_to(ROOT)})"
+        for text in new
+    ]
+    return report
+
+
+def script_checks(script: Path) -> list[str]:
+    return checks(script.read_text(encoding="utf-8"), str(script))
+
+
+def read_manifest(path: Path = MANIFEST) -> dict[str, list[str]]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def compare(found: list[str], recorded: list[str]) -> tuple[list[str], list[str]]:
+    """``(missing, new)``: recorded checks the script lacks, and checks the manifest does not record yet.
+
+    Checks are compared as multisets: a page that states the same check twice must keep both."""
+    have, want = collections.Counter(found), collections.Counter(recorded)
+    return sorted((want - have).elements()), sorted((have - want).elements())
+
+
+# --- what a reader sees -------------------------------------------------------------------------
+
+
+def visible_cells(script: Path) -> list[str]:
+    """The code cells of a script as the rendered page shows them: hidden blocks removed."""
+    from sphinx_gallery.py_source_parser import remove_ignore_blocks, split_code_and_text_blocks
+
+    _, blocks = split_code_and_text_blocks(str(script))
+    return [remove_ignore_blocks(block.content) for block in blocks if block.type == "code"]
+
+
+def _counted(line: str) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def visible_counts(script: Path) -> tuple[int, int]:
+    """``(assert lines, code lines)`` a reader sees on the page; blank and comment lines are not counted."""
+    asserts = code = 0
+    for cell in visible_cells(script):
+        lines = cell.splitlines()
+        code += sum(_counted(line) for line in lines)
+        assert_lines: set[int] = set()
+        for node in ast.walk(ast.parse(cell)):
+            if isinstance(node, ast.Assert):
+                assert_lines.update(range(node.lineno, node.end_lineno + 1))
+        asserts += sum(_counted(lines[n - 1]) for n in assert_lines)
+    return asserts, code
+
+
+# --- the update command -------------------------------------------------------------------------
+
+
+def current() -> dict[str, list[str]]:
+    """The checks of every page of the reference language; raises if another language differs."""
+    pages = {name: script_checks(path) for name, path in scripts(REFERENCE).items()}
+    for lang in CODES[1:]:
+        for name, path in scripts(lang).items():
+            if name in pages and sorted(script_checks(path)) != sorted(pages[name]):
+                raise SystemExit(
+                    f"gallery/{lang}/{name}.py has other checks than gallery/{REFERENCE}/{name}.py; "
+                    "make their code cells identical first"
+                )
+    return {name: sorted(found) for name, found in sorted(pages.items())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--update", action="store_true", help=f"rewrite {MANIFEST.relative_to(ROOT)}")
+    args = parser.parse_args(argv)
+    new = current()
+    old = read_manifest() if MANIFEST.exists() else {}
+    changes = []
+    for name in sorted(set(old) | set(new)):
+        missing, added = compare(new.get(name, []), old.get(name, []))
+        changes += [f"- {name}: {text}" for text in missing] + [f"+ {name}: {text}" for text in added]
+    print("\n".join(changes) if changes else "the manifest is up to date")
+    if args.update and changes:
+        MANIFEST.write_text(json.dumps(new, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {MANIFEST.relative_to(ROOT)}")
+    return 0 if (args.update or not changes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

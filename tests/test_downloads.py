@@ -1,0 +1,84 @@
+"""What a reader downloads from an example page runs on its own and still checks its claims.
+
+sphinx-gallery offers each page as a ``.py`` and an ``.ipynb``. The ``.py`` is a copy of the source script,
+hidden blocks included, so it runs every check the build ran. The ``.ipynb`` is made from the cells as the
+page shows them, without the hidden blocks: it runs the visible asserts only, and must have some. Each
+download runs in a fresh interpreter in an empty folder, with warnings as errors, as in the build.
+"""
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sitetools.pages_asserts import checks, problems, read_manifest
+from tests.gallery_tools import LANGS, gallery_scripts, page_path, parse_html, relative_name, script_id
+
+#: One edition is enough (the code is the same in every language); the last one carries non-ASCII text.
+LANG = LANGS[-1]
+SCRIPTS = gallery_scripts(LANG)
+TIMEOUT = 300  # seconds per download; each takes a few seconds
+
+
+def _download(site: Path, script: Path, suffix: str) -> Path:
+    """The file the page of ``script`` offers for download with this suffix."""
+    page = page_path(site, LANG, relative_name(script))
+    links = {a["href"] for a in parse_html(page).select("a[href]") if "_downloads/" in a["href"]}
+    found = [href for href in links if href.endswith(suffix)]
+    assert len(found) == 1, f"{page.relative_to(site)} offers {len(found)} {suffix} downloads: {sorted(links)}"
+    path = (page.parent / found[0]).resolve()
+    assert path.is_file(), f"{page.relative_to(site)} links to a missing download {found[0]}"
+    return path
+
+
+def _notebook_code(notebook: Path) -> str:
+    """The code cells of a notebook, in order, as one script."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    sources = ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
+    assert sources, f"{notebook.name} has no code cell"
+    magics = [line for code in sources for line in code.splitlines() if line.lstrip().startswith(("%", "!"))]
+    assert not magics, f"{notebook.name} has IPython-only lines, which plain Python cannot run: {magics}"
+    return "\n\n".join(sources) + "\n"
+
+
+def _has_assert(code: str) -> bool:
+    return any(isinstance(node, ast.Assert) for node in ast.walk(ast.parse(code)))
+
+
+def _run_alone(code: str, name: str, folder: Path) -> subprocess.CompletedProcess:
+    script = folder / name
+    script.write_text(code, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-W", "error", script.name],
+        cwd=folder, capture_output=True, text=True, encoding="utf-8", timeout=TIMEOUT,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_the_downloaded_script_runs_alone_and_checks(site_dir, script, tmp_path):
+    download = _download(site_dir, script, ".py")
+    code = download.read_text(encoding="utf-8")
+    report = problems(f"the downloaded {download.name}", checks(code), read_manifest()[relative_name(script)])
+    assert not report, "\n".join(report)  # every check the build ran, hidden ones included
+    result = _run_alone(code, download.name, tmp_path)
+    assert result.returncode == 0, f"the downloaded {download.name} fails on its own:\n{result.stderr[-3000:]}"
+    assert result.stdout.strip(), f"the downloaded {download.name} printed nothing"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_the_downloaded_notebook_runs_alone_and_checks(site_dir, script, tmp_path):
+    download = _download(site_dir, script, ".ipynb")
+    code = _notebook_code(download)
+    assert _has_assert(code), f"the downloaded {download.name} holds no assert: it would check nothing"
+    result = _run_alone(code, download.with_suffix(".py").name, tmp_path)
+    assert result.returncode == 0, f"the code cells of {download.name} fail when run in order:\n{result.stderr[-3000:]}"
+    assert result.stdout.strip(), f"the code cells of {download.name} printed nothing"
+
+
+def test_a_failing_check_in_a_download_is_noticed(tmp_path):
+    """The runner proven on a known-bad download: an assert that fails gives a non-zero exit."""
+    result = _run_alone("print('x')\nassert 1 == 2, 'injected'\n", "bad.py", tmp_path)
+    assert result.returncode != 0 and "injected" in result.stderr, result.stderr

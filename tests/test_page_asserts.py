@@ -1,0 +1,139 @@
+"""A page cannot silently lose the checks behind its prose, and it shows claims, not harness.
+
+Every check of every page (``assert`` and must-raise block, visible or hidden) is recorded in
+``gallery/asserts.json``; a page that lacks a recorded check fails here, naming the script and the check.
+New checks ask for ``python -m sitetools.pages_asserts --update``. These tests run in about a second.
+"""
+
+import ast
+
+import pytest
+
+from sitetools import pages_asserts
+from sitetools.pages_asserts import (
+    MANIFEST,
+    REFERENCE,
+    ROOT,
+    UPDATE_COMMAND,
+    checks,
+    problems,
+    read_manifest,
+    script_checks,
+    scripts,
+    visible_cells,
+    visible_counts,
+)
+from tests.gallery_tools import LANGS, relative_name, run_cells, script_id, split_cells
+
+SCRIPTS = [path for lang in LANGS for path in scripts(lang).values()]
+#: At most this share of the code lines a reader sees may be ``assert`` lines, over all pages of a language...
+MAX_RATIO = 0.10
+#: ...and on any single page.
+MAX_PAGE_RATIO = 0.15
+
+
+def _where(script) -> str:
+    return script.relative_to(ROOT).as_posix()
+
+
+def test_the_manifest_lists_exactly_the_pages():
+    recorded = set(read_manifest())
+    pages = set(scripts(REFERENCE))
+    assert recorded == pages, (
+        f"{MANIFEST.relative_to(ROOT)} is out of date: pages it lacks {sorted(pages - recorded)}, "
+        f"pages that no longer exist {sorted(recorded - pages)}; run `{UPDATE_COMMAND}`"
+    )
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_the_page_keeps_every_check_the_manifest_records(script):
+    recorded = read_manifest().get(relative_name(script))
+    assert recorded is not None, f"{_where(script)} is not in {MANIFEST.relative_to(ROOT)}; run `{UPDATE_COMMAND}`"
+    report = problems(_where(script), script_checks(script), recorded)
+    assert not report, "\n".join(report)
+
+
+def _strip_asserts(source: str) -> str:
+    class Strip(ast.NodeTransformer):
+        def visit_Assert(self, node):
+            return ast.Pass()
+
+    return ast.unparse(Strip().visit(ast.parse(source)))
+
+
+def test_a_page_stripped_of_its_asserts_fails_the_check(tmp_path):
+    """The check proven on a known-bad page: a copy of a page without any ``assert`` is reported, and
+    every assert it lost is named."""
+    script = scripts(REFERENCE)[next(iter(scripts(REFERENCE)))]
+    stripped = tmp_path / script.name
+    stripped.write_text(_strip_asserts(script.read_text(encoding="utf-8")), encoding="utf-8")
+    recorded = read_manifest()[relative_name(script)]
+    report = problems(str(stripped), script_checks(stripped), recorded)
+    lost = [text for text in recorded if text.startswith("assert ")]
+    assert lost, f"{_where(script)} records no assert to strip"
+    assert len(report) == len(lost), report
+    for text in lost:
+        assert any(line.endswith(text) and str(stripped) in line for line in report), f"not reported: {text}"
+
+
+def test_checks_are_told_apart_by_visibility():
+    source = "assert x\n# sphinx_gallery_start_ignore\nassert x\n# sphinx_gallery_end_ignore\n"
+    assert checks(source) == ["assert x", "assert x (hidden)"]
+
+
+# --- Pages show claims, not harness --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_few_of_the_visible_code_lines_are_asserts(lang):
+    counts = {name: visible_counts(path) for name, path in scripts(lang).items()}
+    asserts = sum(a for a, _ in counts.values())
+    code = sum(c for _, c in counts.values())
+    worst = sorted(counts.items(), key=lambda item: item[1][0] / item[1][1], reverse=True)
+    table = ", ".join(f"{name} {a}/{c} ({a / c:.0%})" for name, (a, c) in worst[:3])
+    assert asserts / code <= MAX_RATIO, (
+        f"gallery/{lang}/: {asserts} of {code} visible code lines ({asserts / code:.1%}) are asserts, more than "
+        f"{MAX_RATIO:.0%}; keep one visible assert per claim and move bookkeeping checks into "
+        f"`# sphinx_gallery_start_ignore` blocks. Worst pages: {table}"
+    )
+    heavy = [f"{name} {a}/{c} ({a / c:.0%})" for name, (a, c) in worst if a / c > MAX_PAGE_RATIO]
+    assert not heavy, f"gallery/{lang}/: pages above {MAX_PAGE_RATIO:.0%} visible assert lines: {heavy}"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_hidden_blocks_print_nothing_and_the_visible_code_runs_alone(script):
+    """What a reader copies (and the .ipynb, which has no hidden blocks) prints what the build printed."""
+    visible = run_cells(visible_cells(script), filename=_where(script))
+    full = run_cells(split_cells(script), filename=_where(script))
+    for number, (shown, printed) in enumerate(zip(visible, full, strict=True), start=1):
+        assert shown == printed, f"{_where(script)}, code cell {number}: a hidden block changes the output"
+
+
+def _loose_trys(source: str) -> list[int]:
+    """Lines of ``try`` statements outside functions that are not the must-raise idiom."""
+    tree = ast.parse(source)
+    inside_functions = {
+        id(node)
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef | ast.Lambda)
+        for node in ast.walk(function)
+    }
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Try) and id(node) not in inside_functions and not pages_asserts.is_must_raise(node)
+    ]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_must_raise_has_one_idiom(script):
+    """At page level, ``try`` means "this must raise": ``except E as e: print(...)`` then
+    ``else: raise AssertionError(...)``. (A function may catch, to show either outcome.)"""
+    lines = _loose_trys(script.read_text(encoding="utf-8"))
+    assert not lines, f"{_where(script)}, lines {lines}: a try without `else: raise AssertionError(...)`"
+
+
+def test_the_idiom_check_notices_a_try_without_else():
+    assert _loose_trys("try:\n    f()\nexcept ValueError as e:\n    print(e)\n") == [1]
+    assert _loose_trys("try:\n    f()\nexcept ValueError as e:\n    print(e)\nelse:\n"
+                       "    raise AssertionError('f must raise')\n") == []  # fmt: skip
