@@ -79,21 +79,19 @@ def code_tokens(code: str) -> list[tuple[str, str]]:
     return [(tokenize.tok_name[t.type], t.string) for t in tokens if t.type not in skip]
 
 
-def split_hidden(code: str) -> tuple[str, list[str]]:
-    """Split a code cell into its visible code and its hidden blocks (the lines between the
-    sphinx-gallery ignore markers). Visible lines keep their line numbers (hidden lines blank)."""
-    visible, hidden, current = [], [], None
-    for line in code.splitlines():
+def split_hidden(code: str) -> tuple[str, set[int]]:
+    """Split a code cell into its visible code and the line numbers (1-based) of its hidden blocks
+    (the lines between the sphinx-gallery ignore markers, markers included). Visible code keeps its
+    line numbers: hidden lines are blank in it."""
+    visible, hidden, inside = [], set(), False
+    for number, line in enumerate(code.splitlines(), start=1):
         marker = line.strip()
-        if marker == HIDDEN_START:
-            current = []
+        if marker in (HIDDEN_START, HIDDEN_END):
+            inside = marker == HIDDEN_START
+            hidden.add(number)
             visible.append("")
-        elif marker == HIDDEN_END and current is not None:
-            hidden.append("\n".join(current))
-            current = None
-            visible.append("")
-        elif current is not None:
-            current.append(line)
+        elif inside:
+            hidden.add(number)
             visible.append("")
         else:
             visible.append(line)
@@ -195,10 +193,12 @@ def _read_names(tree: ast.AST) -> set[str]:
     return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
 
 
-def _hidden_effects(tree: ast.AST) -> list[tuple[int, str]]:
-    """What a hidden block does that could change what the page shows."""
+def _hidden_effects(tree: ast.AST, hidden: set[int]) -> list[tuple[int, str]]:
+    """What the hidden lines of a cell do that could change what the page shows."""
     found = []
     for node in ast.walk(tree):
+        if getattr(node, "lineno", None) not in hidden:
+            continue
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Name) and func.id == "print":
@@ -212,6 +212,15 @@ def _hidden_effects(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
+def _hidden_bindings(tree: ast.AST, hidden: set[int]) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in hidden:
+            names |= _bound_names(node) if not isinstance(node, ast.Name) else (
+                {node.id} if isinstance(node.ctx, ast.Store) else set())  # fmt: skip
+    return names
+
+
 def check_script(script: Path, root: Path = ROOT) -> list[str]:
     """The code rules of one script: it parses, prints no bare literal, and its hidden blocks only check."""
     where = _shown(script, root)
@@ -221,7 +230,7 @@ def check_script(script: Path, root: Path = ROOT) -> list[str]:
         return [f"{where}: does not parse: {error}"]
     problems = []
     visible_reads: set[str] = set()
-    hidden_trees = []
+    hidden_parts = []
     for number, cell in enumerate(cells, start=1):
         visible, hidden = split_hidden(cell)
         try:
@@ -240,18 +249,15 @@ def check_script(script: Path, root: Path = ROOT) -> list[str]:
                 f"from run to run; print a comparison instead {guide('Printing')}"
             )
         visible_reads |= _read_names(tree)
-        for block in hidden:
-            try:
-                hidden_trees.append((number, ast.parse(block)))
-            except SyntaxError as error:
-                problems.append(f"{where}: a hidden block of code cell {number} does not parse: {error}")
-    for number, tree in hidden_trees:
-        for line, effect in _hidden_effects(tree):
+        if hidden:
+            hidden_parts.append((number, ast.parse(cell), hidden))
+    for number, tree, hidden in hidden_parts:
+        for line, effect in _hidden_effects(tree, hidden):
             problems.append(
-                f"{where}: a hidden block of code cell {number} {effect} (its line {line}); hidden blocks may "
-                f"only check, never change what the page shows {guide('Hidden checks')}"
+                f"{where}: code cell {number}, line {line}: a hidden block {effect}; hidden blocks may only "
+                f"check, never change what the page shows {guide('Hidden checks')}"
             )
-        leaked = sorted(_bound_names(tree) & visible_reads)
+        leaked = sorted(_hidden_bindings(tree, hidden) & visible_reads)
         if leaked:
             problems.append(
                 f"{where}: a hidden block of code cell {number} binds {', '.join(leaked)}, which visible code "
@@ -319,4 +325,6 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT) -> list[str]:
     for lang in langs:
         for script in gallery_scripts(lang, root / "gallery"):
             problems += check_script(script, root)
-    return problems
+    from sitetools.pages_asserts import check_manifest  # it builds on this module
+
+    return problems + check_manifest(langs, root / "gallery")

@@ -18,11 +18,11 @@ import argparse
 import ast
 import collections
 import json
-import re
 import sys
 from pathlib import Path
 
 from sitetools.editions import CODES
+from sitetools.pages import gallery_scripts, guide, relative_name, split_hidden
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "gallery"
@@ -30,14 +30,11 @@ MANIFEST = GALLERY / "asserts.json"
 UPDATE_COMMAND = "python -m sitetools.pages_asserts --update"
 REFERENCE = CODES[0]
 HIDDEN = " (hidden)"
-START_IGNORE = re.compile(r"[ \t]*#\s*sphinx_gallery_start_ignore")  # as sphinx_gallery.py_source_parser
-END_IGNORE = re.compile(r"[ \t]*#\s*sphinx_gallery_end_ignore")
 
 
-def scripts(lang: str) -> dict[str, Path]:
+def scripts(lang: str, gallery: Path = GALLERY) -> dict[str, Path]:
     """The example scripts of one language, keyed by page name (``copying/plot_01_alias_and_data``)."""
-    base = GALLERY / lang
-    return {path.relative_to(base).with_suffix("").as_posix(): path for path in sorted(base.rglob("plot_*.py"))}
+    return {relative_name(path, gallery): path for path in gallery_scripts(lang, gallery)}
 
 
 def is_must_raise(node: ast.AST) -> bool:
@@ -53,19 +50,6 @@ def is_must_raise(node: ast.AST) -> bool:
     )
 
 
-def hidden_lines(source: str) -> set[int]:
-    """The line numbers (from 1) inside sphinx-gallery's hidden blocks, the flag lines included."""
-    hidden, inside = set(), False
-    for number, line in enumerate(source.splitlines(), start=1):
-        if START_IGNORE.match(line):
-            inside = True
-        if inside:
-            hidden.add(number)
-        if END_IGNORE.match(line):
-            inside = False
-    return hidden
-
-
 def checks(source: str, filename: str = "<page>") -> list[str]:
     """The normalised text of every check in a script, visible or hidden, in source order.
 
@@ -73,7 +57,7 @@ def checks(source: str, filename: str = "<page>") -> list[str]:
     be reworded freely); a must-raise block is ``raises <exception>: <statements of the try body>``. A check
     in a hidden block ends with ``(hidden)``, so that moving a check off the page is a deliberate change too.
     """
-    hidden = hidden_lines(source)
+    hidden = split_hidden(source)[1]
     found: list[tuple[int, str]] = []
     for node in ast.walk(ast.parse(source, filename)):
         if isinstance(node, ast.Assert):
@@ -90,13 +74,25 @@ def checks(source: str, filename: str = "<page>") -> list[str]:
 def problems(where: str, found: list[str], recorded: list[str]) -> list[str]:
     """What differs between a page's checks and the manifest, one sentence each (empty when they agree)."""
     missing, new = compare(found, recorded)
-    report = [f"{where} lost a check the manifest records: {text}" for text in missing]
+    report = [f"{where} lost a check the manifest records: {text} {guide('Checks behind the prose')}"
+              for text in missing]
     report += [
         f"{where} has a check the manifest does not record yet: {text} (if this change is deliberate, "
         f"run `{UPDATE_COMMAND}` and commit {MANIFEST.relative_to(ROOT)})"
         for text in new
     ]
     return report
+
+
+def check_manifest(langs: list[str], gallery: Path = GALLERY) -> list[str]:
+    """Every page of ``langs`` keeps exactly the checks the manifest (``gallery/asserts.json``) records."""
+    manifest = gallery / MANIFEST.name
+    recorded = read_manifest(manifest) if manifest.exists() else {}
+    found = []
+    for lang in langs:
+        for name, script in scripts(lang, gallery).items():
+            found += problems(f"gallery/{lang}/{name}.py", script_checks(script), recorded.get(name, []))
+    return found
 
 
 def script_checks(script: Path) -> list[str]:

@@ -109,4 +109,4 @@ def test_compared_addresses_and_hidden_checks_are_allowed(sources):
             "assert a.data_ptr() == a.data.data_ptr()\n# sphinx_gallery_end_ignore")  # fmt: skip
     for script in _both(sources, FIRST):
         _append(script, code)
-    assert pages.check_sources(root=sources) == []
+        assert pages.check_script(script, root=sources) == []
