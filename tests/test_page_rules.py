@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sitetools import pages
-from tests.gallery_tools import ROOT, gallery_scripts, split_cells
+from tests.gallery_tools import ROOT, gallery_scripts, run_script, split_cells
 
 
 def test_every_source_follows_the_page_rules():
@@ -110,3 +110,23 @@ def test_compared_addresses_and_hidden_checks_are_allowed(sources):
     for script in _both(sources, FIRST):
         _append(script, code)
         assert pages.check_script(script, root=sources) == []
+
+
+def test_the_template_page_follows_every_rule_and_runs(sources):
+    from sitetools import new_page
+
+    written = new_page.create("questions/plot_01_template_check", gallery=sources / "gallery")
+    scripts = [p for p in written if p.suffix == ".py"]
+    assert len(scripts) == len(pages.CODES), written
+    problems = [p for p in pages.check_sources(root=sources) if "manifest does not record" not in p]
+    assert problems == [], problems
+    assert run_script(scripts[0]).strip(), "the template printed nothing"
+
+
+def test_new_page_never_overwrites(sources):
+    from sitetools import new_page
+
+    with pytest.raises(FileExistsError):
+        new_page.create(FIRST.removesuffix(".py"), gallery=sources / "gallery")
+    with pytest.raises(ValueError, match="PART/plot_NN_short_name"):
+        new_page.create("no-part", gallery=sources / "gallery")

@@ -1,0 +1,62 @@
+"""Start a new example page in every edition from the template:
+
+    python -m sitetools.new_page PART/plot_NN_short_name
+
+Writes ``gallery/<code>/PART/plot_NN_short_name.py`` for every edition (and the part's
+``GALLERY_HEADER.rst`` if the part is new), then tells you what to fill in. Never overwrites a file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from sitetools.editions import CODES
+from sitetools.pages import GALLERY, HEADER
+
+TEMPLATE = Path(__file__).with_name("page_template.py")
+NAME = re.compile(r"^[a-z0-9_]+/plot_\d\d_[a-z0-9_]+$")
+
+
+def create(name: str, gallery: Path = GALLERY) -> list[Path]:
+    """Create the page ``name`` in every edition; return the files written."""
+    if not NAME.match(name):
+        raise ValueError(f"{name!r}: expected PART/plot_NN_short_name, for example questions/plot_01_inplace_error")
+    part, stem = name.split("/")
+    targets = [gallery / code / part / f"{stem}.py" for code in CODES]
+    if existing := [t for t in targets if t.exists()]:
+        raise FileExistsError(f"already there: {', '.join(map(str, existing))}")
+    topic = stem.split("_", 2)[2].replace("_", "-")
+    text = TEMPLATE.read_text(encoding="utf-8").replace("PART-TOPIC", f"{part}-{topic}")
+    written = []
+    for target in targets:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        header = target.parent / HEADER
+        if not header.exists():
+            title = part.replace("_", " ").capitalize()
+            header.write_text(f"{title}\n{'-' * len(title)}\n\nWhat this part answers, in a sentence.\n", "utf-8")
+            written.append(header)
+        target.write_text(text, encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("name", help="PART/plot_NN_short_name")
+    args = parser.parse_args(argv)
+    try:
+        written = create(args.name)
+    except (ValueError, FileExistsError) as error:
+        print(f"new_page: {error}", file=sys.stderr)
+        return 2
+    print("wrote:\n  " + "\n  ".join(str(p.relative_to(GALLERY.parent)) for p in written))
+    print("Next: translate the text cells of every edition, write the title and label, then run "
+          f"`nox -s preview -- {args.name}` and `python -m sitetools.pages_asserts --update`.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
