@@ -24,6 +24,11 @@ PYTHON = PYPROJECT["project"]["requires-python"].removeprefix("==").removesuffix
 SITE = ROOT / "build" / "html"
 
 
+#: On Ctrl-C nox waits this long for the build to stop its Sphinx processes and clean up before it
+#: kills it (its default is a fraction of a second).
+STOP_GRACE = {"interrupt_timeout": 20, "terminate_timeout": 20}
+
+
 def install_group(session: nox.Session, group: str) -> None:
     session.install(*nox.project.dependency_groups(PYPROJECT, group))
 
@@ -32,7 +37,7 @@ def install_group(session: nox.Session, group: str) -> None:
 def docs(session: nox.Session) -> None:
     """Build the site in every language, plus the landing page, into build/html."""
     install_group(session, "docs")
-    session.run("python", "docs/build_site.py", "--out", str(SITE), *session.posargs)
+    session.run("python", "docs/build_site.py", *session.posargs, **STOP_GRACE)
 
 
 def run_pytest(session: nox.Session, *args: str) -> None:
@@ -73,7 +78,7 @@ def preview(session: nox.Session) -> None:
     if not session.posargs:
         session.error("name the examples to preview, for example: nox -s preview -- copying/plot_04_detach")
     names = [arg for name in session.posargs for arg in ("--only", name)]
-    session.run("python", "docs/build_site.py", *names)
+    session.run("python", "docs/build_site.py", *names, **STOP_GRACE)
 
 
 @nox.session(python=PYTHON)
@@ -87,7 +92,7 @@ def lint(session: nox.Session) -> None:
 def serve(session: nox.Session) -> None:
     """Build the site, then preview it on http://127.0.0.1:8000/ (Ctrl-C stops)."""
     install_group(session, "docs")
-    session.run("python", "docs/build_site.py", "--out", str(SITE))
+    session.run("python", "docs/build_site.py", "--out", str(SITE), **STOP_GRACE)
     port = session.posargs[0] if session.posargs else "8000"
     session.log(f"Serving {SITE} on http://127.0.0.1:{port}/")
     session.run("python", "-m", "http.server", "--bind", "127.0.0.1", port, "--directory", str(SITE))

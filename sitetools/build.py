@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -202,7 +203,19 @@ def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float,
         example_guard.TIMEOUT_ENV: str(timeout),
     }
     log = (stage / f"sphinx-{lang}.log").open("w", encoding="utf-8")
-    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                            preexec_fn=functools.partial(_die_with_parent, os.getpid()))  # fmt: skip
+
+
+def _die_with_parent(parent: int) -> None:
+    """In the child: receive SIGTERM when the build process dies, even if it is killed outright (and
+    stop at once if it died while this child was starting)."""
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def stop(processes: dict[str, subprocess.Popen]) -> None:

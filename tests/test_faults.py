@@ -297,3 +297,29 @@ def test_pytest_ended_by_a_test_leaves_no_report_for_nox(tmp_path):
     result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=TIMEOUT,
                             env=_env(TENSORCOPY_PYTEST_REPORT=str(report)))  # fmt: skip
     assert result.returncode == 0 and not report.exists(), log_of(result)
+
+
+def test_sphinx_processes_die_with_a_killed_build(tmp_path):
+    """nox kills the build outright when it does not stop fast enough; its Sphinx processes must not
+    live on and finish writing a site."""
+    project = copy_project(tmp_path / "project")
+    inject(project, FIRST, "import time\ntime.sleep(120)")  # a child left alone would live two minutes
+    stage = tmp_path / "stage"
+    command = build_command(project, *EN_FIRST, "--stage", str(stage))
+    build_process = subprocess.Popen(command, cwd=project, text=True, env=_env(), stdout=subprocess.PIPE)
+    try:
+        _wait_for_line(build_process, "Building")
+        deadline = time.monotonic() + 60
+        while not set(_processes_mentioning(str(stage))) - {build_process.pid} and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert set(_processes_mentioning(str(stage))) - {build_process.pid}, "no Sphinx process started"
+        build_process.kill()
+        build_process.wait(timeout=30)
+    finally:
+        if build_process.poll() is None:
+            build_process.kill()
+    deadline = time.monotonic() + 10
+    while _processes_mentioning(str(stage)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _processes_mentioning(str(stage)), "a Sphinx process outlived the killed build"
+    assert not (project / "build" / "site").exists(), "a killed build published a site"
