@@ -26,7 +26,7 @@ def slug(title: str) -> str:
 
 
 class ReadableSectionIds(SphinxTransform):
-    default_priority = 880  # after ids are assigned, before Sphinx collects the table of contents
+    default_priority = 870  # after references resolve (850), before doctree-read (880) collects the contents
 
     def apply(self, **kwargs) -> None:
         document = self.document

@@ -82,6 +82,7 @@ def _page_context(app: Sphinx, pagename: str, templatename, context: dict, doctr
     if not app.config.tensorcopy_site_url:
         metatags = _OG_URL.sub("", metatags)
     if pagename == "404":
+        context["title"] = app.translator.gettext("Page not found")  # sphinx-notfound-page's is English
         metatags = _ALTERNATE.sub("", metatags) + _not_found_links(app, context)
         metatags += '<meta name="robots" content="noindex">\n'
     context["metatags"] = metatags
