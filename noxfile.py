@@ -2,7 +2,7 @@
 # dependencies = ["nox==2026.10.20"]
 # ///
 """Maintainer tasks: ``nox -s docs``, ``nox -s tests``, ``nox -s fast``, ``nox -s preview``, ``nox -s lint``,
-``nox -s serve``."""
+``nox -s serve``, ``nox -s audit``."""
 
 import json
 import shutil
@@ -96,3 +96,13 @@ def serve(session: nox.Session) -> None:
     port = session.posargs[0] if session.posargs else "8000"
     session.log(f"Serving {SITE} on http://127.0.0.1:{port}/")
     session.run("python", "-m", "http.server", "--bind", "127.0.0.1", port, "--directory", str(SITE))
+
+
+@nox.session(python=PYTHON)
+def audit(session: nox.Session) -> None:
+    """Lighthouse (mobile) on both homes, the landing page, an example and the ledger of each edition;
+    prints the figures and fails over budget. Builds into build/audit first, unless given a site:
+    nox -s audit -- --site build/html (built with SITE_URL=http://127.0.0.1:8765/ for absolute links)."""
+    install_group(session, "docs")
+    session.run("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", external=True)
+    session.run("python", "-m", "sitetools.audit", *session.posargs)

@@ -42,7 +42,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from sitetools import doctests, example_guard, pages
+from sitetools import doctests, example_guard, pages, web
 from sitetools.editions import CODES, edition, pick
 
 ROOT = pages.ROOT
@@ -201,6 +201,7 @@ def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float,
         "PYTHONHASHSEED": "0",
         example_guard.RECORDS_ENV: str(stage / "records" / lang),
         example_guard.TIMEOUT_ENV: str(timeout),
+        web.CHECKOUT_ENV: str(ROOT),  # the verified-on stamp reads the commit there
     }
     log = (stage / f"sphinx-{lang}.log").open("w", encoding="utf-8")
     return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
@@ -366,6 +367,7 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
         raise BuildError("sources changed while the examples ran (an example wrote where it must not):\n  "
                          + "\n  ".join(touched))  # fmt: skip
     write_landing(building, langs)
+    web.write_root_files(building, langs)  # favicon, 404, robots.txt, sitemap, the landing page's alternates
     publish(building, out)
 
 

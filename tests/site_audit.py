@@ -105,12 +105,13 @@ def is_external(url: str) -> bool:
 
 
 def resolve(site: Path, page: Path, url: str) -> tuple[Path, str]:
-    """The file and fragment a local URL in ``page`` points at (the file may not exist)."""
+    """The file and fragment a local URL in ``page`` points at (the file may not exist). A path from
+    the root (``/en/...``, as on the 404 pages) is read from the site's root: a local build is served there."""
     parts = urlsplit(url)
     if not parts.path:
         return page, unquote(parts.fragment)
-    base = posixpath.dirname(page.relative_to(site).as_posix())
-    target = posixpath.normpath(posixpath.join(base, unquote(parts.path)))
+    base = "" if parts.path.startswith("/") else posixpath.dirname(page.relative_to(site).as_posix())
+    target = posixpath.normpath(posixpath.join(base, unquote(parts.path).lstrip("/") or "."))
     path = site / target
     if url.split("#")[0].split("?")[0].endswith("/") or path.is_dir():
         path = path / "index.html"

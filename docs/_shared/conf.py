@@ -16,6 +16,7 @@ Both paths are derived from this file's location, so a build of a staged copy of
 the staged packages.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -25,12 +26,43 @@ for _folder in (ROOT, DOCS / "_ext"):
     if str(_folder) not in sys.path:
         sys.path.insert(0, str(_folder))
 
-from sitetools.editions import edition  # noqa: E402  (importable thanks to the lines above)
+from sitetools import web  # noqa: E402  (importable thanks to the lines above)
+from sitetools.editions import edition  # noqa: E402
 
 
 def configure(language: str) -> dict:
     """Return the Sphinx settings for one language edition (``language``: its edition code)."""
     row = edition(language)
+    return {**_site_settings(row), **_web_settings(row)}
+
+
+def _web_settings(row) -> dict:
+    """Settings for reading online: base URL, social tags, 404 page, favicon, source links, the stamp.
+
+    ``SITE_URL`` (the published address) gives absolute canonical, hreflang and og:url links; without
+    it the site is for local reading and carries none of them. ``SITE_REPOSITORY`` (and ``SITE_BRANCH``)
+    add "edit this page" and "report a problem" links.
+    """
+    base = web.site_url()
+    edition_url = web.edition_url(base, row.code) if base else ""
+    return {
+        "tensorcopy_site_url": base,
+        "html_baseurl": edition_url,
+        "html_favicon": str(DOCS / "_static" / "favicon.svg"),
+        "ogp_site_url": edition_url,
+        "ogp_social_cards": {"enable": False},  # no generated images: the pages print, they draw nothing
+        "ogp_custom_meta_tags": [
+            '<meta name="twitter:card" content="summary">',
+            f'<meta property="og:locale" content="{row.tag.replace("-", "_")}">',
+        ],
+        "notfound_template": "notfound.html",
+        "notfound_urls_prefix": f"{web.site_path(base)}{row.code}/",  # absolute paths: works at any depth
+        "tensorcopy_repository": os.environ.get("SITE_REPOSITORY", ""),
+        "tensorcopy_branch": os.environ.get("SITE_BRANCH", "") or "main",
+    }
+
+
+def _site_settings(row) -> dict:
     return {
         "project": row.title,
         "html_title": row.title,
@@ -50,6 +82,12 @@ def configure(language: str) -> dict:
             "tensorcopy_sphinx.zh_search",
             "tensorcopy_sphinx.claims_ledger",
             "tensorcopy_sphinx.behaviour_matrix",
+            "tensorcopy_sphinx.site_links",
+            "tensorcopy_sphinx.theme_i18n",
+            "tensorcopy_sphinx.heading_ids",
+            "tensorcopy_sphinx.verified_stamp",
+            "sphinxext.opengraph",
+            "notfound.extension",
         ],
         "source_suffix": {".rst": "restructuredtext", ".md": "markdown"},
         "myst_enable_extensions": ["substitution"],

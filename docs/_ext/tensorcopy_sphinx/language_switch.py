@@ -4,7 +4,9 @@ Each edition is its own Sphinx build, side by side under one output root
 (``<root>/en/...``, ``<root>/zh_CN/...``), and every edition has the same page names. So the
 counterpart of ``<root>/en/<page>.html`` is ``<root>/zh_CN/<page>.html``. This extension gives the
 templates a ``language_links`` list (used by ``_templates/language-switch.html``) and adds
-``<link rel="alternate" hreflang>`` tags for every edition plus an ``x-default`` to the landing page.
+``<link rel="alternate" hreflang>`` tags for every edition plus an ``x-default`` to the landing page;
+those are absolute when the site's base URL is configured (``SITE_URL``, see ``sitetools.web``),
+since search engines ignore relative alternates.
 The editions, their tags and their names come from the table in ``sitetools.editions``; a build whose
 language is not a row of it fails.
 """
@@ -34,11 +36,11 @@ def _links(app: Sphinx, pagename: str, context: dict) -> None:
         for row in editions.EDITIONS
     ]
     context["language_links"] = links
-    tags = [
-        f'<link rel="alternate" hreflang="{link["tag"]}" href="{escape(link["href"])}">'
-        for link in links
-    ]
-    tags.append(f'<link rel="alternate" hreflang="x-default" href="{outer}index.html">')
+    base = getattr(app.config, "tensorcopy_site_url", "")  # absolute alternates when published
+    hrefs = [base + link["edition"] + "/" + page if base else link["href"] for link in links]
+    tags = [f'<link rel="alternate" hreflang="{link["tag"]}" href="{escape(href)}">'
+            for link, href in zip(links, hrefs, strict=True)]
+    tags.append(f'<link rel="alternate" hreflang="x-default" href="{escape(base or outer + "index.html")}">')
     context["metatags"] = context.get("metatags", "") + "\n".join(tags) + "\n"
 
 

@@ -1,0 +1,92 @@
+"""The verified-on stamp: on every example page, and as the first cell of its downloadable notebook.
+
+It says which torch and Python printed the page's outputs, from which commit of the sources and that
+commit's date (the commit's, not the build's, so two builds of one commit give identical pages), and how
+many checks of the page passed: every check recorded for it in ``gallery/asserts.json``, since a
+failing one stops the build. The commit comes from the checkout the build staged its sources from
+(``sitetools.web.CHECKOUT_ENV``); a checkout with changes to tracked files says so, and outside git the
+stamp names no commit. The words come from the message catalog (``docs/_locale``).
+"""
+
+import json
+import os
+from html import escape
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+
+from sitetools import web
+from tensorcopy_sphinx.build_info import build_versions
+
+STAMP_CLASS = "verified-stamp"
+
+
+def _facts(app: Sphinx) -> dict:
+    if not hasattr(app.env, "tensorcopy_stamp_facts"):
+        checkout = Path(os.environ.get(web.CHECKOUT_ENV) or Path(app.srcdir).parents[1])
+        app.env.tensorcopy_stamp_facts = {**build_versions(), "source": web.source_commit(checkout)}
+    return app.env.tensorcopy_stamp_facts
+
+
+def _checks(app: Sphinx, name: str) -> int:
+    manifest = Path(app.srcdir).parents[1] / "gallery" / "asserts.json"
+    recorded = json.loads(manifest.read_text(encoding="utf-8"))
+    if name not in recorded:
+        raise ExtensionError(f"gallery/asserts.json records no checks for {name}; "
+                             f"run python -m sitetools.pages_asserts --update")
+    return len(recorded[name])
+
+
+def stamp_text(app: Sphinx, name: str) -> str:
+    """The stamp of example ``name`` (``copying/plot_04_detach``) in the edition's language."""
+    gettext = app.translator.gettext
+    facts = _facts(app)
+    source = facts["source"]
+    if source is None:
+        where = gettext("from sources outside git")
+    elif source["changed"]:
+        where = gettext("from commit {short} ({date}) with local changes").format(**source)
+    else:
+        where = gettext("from commit {short} ({date})").format(**source)
+    sentence = gettext("Verified on torch {torch}, Python {python}, {where}: all {checks} checks of this page passed.")
+    return sentence.format(torch=facts["torch_version"], python=facts["python_version"], where=where,
+                           checks=_checks(app, name))
+
+
+def _example_name(app: Sphinx, docname: str) -> str | None:
+    gallery = app.config.sphinx_gallery_conf["gallery_dirs"][0] + "/"
+    name = docname.removeprefix(gallery)
+    return name if docname.startswith(gallery) and Path(name).name.startswith("plot_") else None
+
+
+def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    name = _example_name(app, app.env.docname)
+    if name is None:
+        return
+    section = doctree.next_node(nodes.section)
+    if section is None:
+        raise ExtensionError(f"{app.env.docname}: an example page without a title")
+    # Raw HTML: the stamp is about the page, so it stays out of the page's description and search terms.
+    html = f'<p class="{STAMP_CLASS}">{escape(stamp_text(app, name))}</p>\n'
+    section.insert(1, nodes.raw("", html, format="html"))
+
+
+def _stamp_notebooks(app: Sphinx, env, docnames) -> None:
+    """Put the stamp first in every notebook sphinx-gallery wrote (before Sphinx copies the downloads)."""
+    gallery = Path(app.srcdir) / app.config.sphinx_gallery_conf["gallery_dirs"][0]
+    for notebook in sorted(gallery.rglob("plot_*.ipynb")):
+        name = notebook.relative_to(gallery).with_suffix("").as_posix()
+        data = json.loads(notebook.read_text(encoding="utf-8"))
+        cells = [cell for cell in data["cells"] if STAMP_CLASS not in cell.get("metadata", {}).get("tags", [])]
+        stamp = {"cell_type": "markdown", "metadata": {"tags": [STAMP_CLASS]}, "source": [stamp_text(app, name)]}
+        data["cells"] = [stamp, *cells]
+        notebook.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def setup(app: Sphinx) -> dict:
+    app.setup_extension("tensorcopy_sphinx.build_info")
+    app.connect("doctree-read", _doctree_read)
+    app.connect("env-before-read-docs", _stamp_notebooks)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

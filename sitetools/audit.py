@@ -1,0 +1,166 @@
+"""Measure the site as a phone reads it: Lighthouse (mobile profile) on the pages that matter.
+
+    python -m sitetools.audit [--site build/html] [--port 8765] [--reports build/audit-reports]
+
+Without ``--site`` the site is built first into ``build/audit`` with ``SITE_URL`` set to the address it
+is served on, so the absolute canonical and hreflang links are checked as they will be published.
+The site is served on 127.0.0.1, and Lighthouse (npm, pinned in package-lock.json; the system
+Chromium) audits both edition homes, the landing page, one example page per edition and both claims
+ledgers. For each page it prints the four scores, the bytes transferred, the console errors and the
+requests to other hosts, and fails if one is over its budget (:data:`BUDGETS`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from sitetools.editions import CODES
+
+ROOT = Path(__file__).resolve().parents[1]
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+CHROME_FLAGS = "--headless=new --no-sandbox --disable-gpu --disable-background-networking --disable-component-update"
+#: The pages audited, relative to the site root.
+PAGES = ("", *(f"{code}/{page}" for page in ("index.html", "examples/copying/plot_04_detach.html",
+                                                        "ledger.html") for code in CODES))  # fmt: skip
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+#: Lowest score of each category, and the most bytes a page may transfer.
+BUDGETS = {"performance": 0.98, "accessibility": 1.0, "best-practices": 1.0, "seo": 1.0}
+MAX_BYTES = 150 * 1024
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        pass
+
+
+@contextlib.contextmanager
+def serve(site: Path, port: int) -> Iterator[str]:
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def lighthouse(url: str, report: Path) -> dict:
+    """Run Lighthouse (mobile, simulated throttling) on ``url``; its JSON report."""
+    if not LIGHTHOUSE.exists():
+        raise SystemExit("lighthouse is not installed: run npm ci --ignore-scripts --no-audit --no-fund")
+    chromium = os.environ.get("CHROME_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        raise SystemExit("Chromium is not installed (apt-get install chromium fonts-noto-cjk)")
+    command = [str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={report}",
+               f"--chrome-flags={CHROME_FLAGS}", f"--only-categories={','.join(CATEGORIES)}"]  # fmt: skip
+    subprocess.run(command, check=True, env={**os.environ, "CHROME_PATH": chromium})
+    return json.loads(report.read_text(encoding="utf-8"))
+
+
+def figures(result: dict, origin: str) -> dict:
+    """The figures of one report: scores, bytes, console errors and requests to other hosts."""
+    audits = result["audits"]
+    host = urlsplit(origin).netloc
+    hosts = {urlsplit(request["url"]) for request in audits["network-requests"]["details"]["items"]}
+    return {
+        **{name: result["categories"][name]["score"] for name in CATEGORIES},
+        "bytes": int(audits["total-byte-weight"]["numericValue"]),
+        "console_errors": len(audits["errors-in-console"].get("details", {}).get("items", [])),
+        "other_hosts": sorted({url.netloc for url in hosts if url.scheme in ("http", "https") and url.netloc != host}),
+        "failed": sorted(f"{name}: {audit['title']}" for name, audit in audits.items()
+                         if audit.get("scoreDisplayMode") == "binary" and audit.get("score") == 0),
+    }  # fmt: skip
+
+
+def over_budget(page: str, row: dict) -> list[str]:
+    problems = [f"{page}: {name} {row[name]:.2f} < {low:.2f}" for name, low in BUDGETS.items()
+                if row[name] is None or row[name] < low]  # fmt: skip
+    if row["bytes"] > MAX_BYTES:
+        problems.append(f"{page}: {row['bytes'] / 1024:.1f} KB transferred > {MAX_BYTES // 1024} KB")
+    if row["console_errors"]:
+        problems.append(f"{page}: {row['console_errors']} console error(s)")
+    if row["other_hosts"]:
+        problems.append(f"{page}: requests to {', '.join(row['other_hosts'])}")
+    return problems
+
+
+def table(rows: dict[str, dict]) -> str:
+    head = f"{'page':<46} {'perf':>5} {'a11y':>5} {'best':>5} {'seo':>5} {'KB':>7} {'errors':>6}  other hosts"
+    lines = [head, "-" * len(head)]
+    for page, row in rows.items():
+        scores = " ".join(f"{row[name]:>5.2f}" for name in CATEGORIES)
+        lines.append(f"{page or '/':<46} {scores} {row['bytes'] / 1024:>7.1f} {row['console_errors']:>6}  "
+                     f"{', '.join(row['other_hosts']) or '-'}")  # fmt: skip
+    return "\n".join(lines)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def built_port(site: Path) -> int:
+    """The port of the 127.0.0.1 SITE_URL a site was built with (read from its robots.txt), else 0."""
+    robots = site / "robots.txt"
+    text = robots.read_text(encoding="utf-8") if robots.exists() else ""
+    match = re.search(r"^Sitemap: http://127\.0\.0\.1:(\d+)/", text, re.M)
+    return int(match.group(1)) if match else 0
+
+
+def build(out: Path, base: str) -> Path:
+    command = [sys.executable, str(ROOT / "docs" / "build_site.py"), "--out", str(out)]
+    subprocess.run(command, check=True, env={**os.environ, "SITE_URL": base})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--site", type=Path, help="audit this built site instead of building one")
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one; with --site, "
+                        "the one of the SITE_URL it was built with)")
+    parser.add_argument("--reports", type=Path, default=ROOT / "build" / "audit-reports",
+                        help="folder for Lighthouse's JSON reports (default %(default)s)")  # fmt: skip
+    args = parser.parse_args(argv)
+    port = args.port or (built_port(args.site) if args.site else 0) or free_port()
+    site = args.site or build(ROOT / "build" / "audit", f"http://127.0.0.1:{port}/")
+    if not (site / "sitemap.xml").exists():
+        print(f"note: {site} was built without SITE_URL, so its hreflang links are relative (an SEO failure)")
+    args.reports.mkdir(parents=True, exist_ok=True)
+    rows = {}
+    with serve(site, port) as origin:
+        for page in PAGES:
+            report = args.reports / ((page or "landing").replace("/", "__").removesuffix(".html") + ".json")
+            print(f"Lighthouse (mobile): {origin}{page}", flush=True)
+            rows[page] = figures(lighthouse(origin + page, report), origin)
+    print(table(rows))
+    problems = [problem for page, row in rows.items() for problem in over_budget(page, row)]
+    for page, row in rows.items():
+        for failed in row["failed"]:
+            print(f"  {page}: failed audit {failed}")
+    if problems:
+        print("OVER BUDGET:\n  " + "\n  ".join(problems))
+        return 1
+    print(f"Every page within budget (performance >= {BUDGETS['performance']}, the rest = 1.00, "
+          f"<= {MAX_BYTES // 1024} KB, no console error, no other host).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,201 @@
+"""Reading online, on the built site: head tags, favicon, 404 pages, root files, Chinese chrome,
+readable anchors and the verified-on stamp. Each checker is also run on a page made bad on purpose."""
+
+import json
+import platform
+import re
+from pathlib import Path
+
+import pytest
+import torch
+from bs4 import BeautifulSoup
+
+from sitetools.editions import CODES, EDITIONS, edition
+from tests.claims_tools import ROOT
+from tests.gallery_tools import gallery_scripts, page_path, relative_name
+from tests.site_audit import broken_links, html_pages
+
+pytestmark = pytest.mark.slow
+
+#: The theme's English words that must not reach a page in another language.
+THEME_WORDS = ("Back to top", "On this page", "Skip to content", "pradyunsg", "Toggle", "Light mode", "Dark mode",
+               "Contents", "Menu", "Expand", "Made with", "Auto light/dark", "Edit this page", "Page not found")
+NUMBERED = re.compile(r"^id\d+$")
+
+
+def soup_of(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def published_base(site: Path) -> str:
+    """The SITE_URL the site was built with ('' for a local build), read from its robots.txt."""
+    match = re.search(r"^Sitemap: (\S+)sitemap\.xml$", (site / "robots.txt").read_text(encoding="utf-8"), re.M)
+    return match.group(1) if match else ""
+
+
+def theme_english(soup: BeautifulSoup) -> list[str]:
+    """English theme words in what a reader sees or hears: text, aria-labels, titles, svg titles."""
+    for tag in soup(["script", "style", "pre", "code"]):
+        tag.decompose()
+    heard = [soup.get_text(" ")]
+    for name in ("aria-label", "title", "placeholder", "alt"):
+        heard += [tag[name] for tag in soup.find_all(attrs={name: True})]
+    return sorted({word for word in THEME_WORDS for text in heard if word in text})
+
+
+def head_problems(page: Path, lang: str, base: str) -> list[str]:
+    soup = soup_of(page)
+    metas = {tag.get("name") or tag.get("property"): tag.get("content", "") for tag in soup.find_all("meta")}
+    problems = [f"no {name}" for name in ("description", "og:title", "og:description", "twitter:card")
+                if not metas.get(name)]  # fmt: skip
+    if edition(lang).cjk and not re.search(r"[\u4e00-\u9fff]", metas.get("description", "")):
+        problems.append("the description is not in the page's language")
+    icons = soup.select('link[rel~="icon"]')
+    if not icons:
+        problems.append("no favicon link")
+    canonical = soup.select_one('link[rel="canonical"]')
+    if base:
+        if canonical is None or not canonical["href"].startswith(base):
+            problems.append("no absolute canonical link")
+        if not metas.get("og:url", "").startswith(base):
+            problems.append("no absolute og:url")
+        hrefs = [link["href"] for link in soup.select('link[rel="alternate"][hreflang]')]
+        problems += [f"relative alternate {href}" for href in hrefs if not href.startswith(base)]
+    else:
+        if canonical is not None:
+            problems.append("a canonical link without SITE_URL")
+        if "og:url" in metas:
+            problems.append("og:url without SITE_URL")
+    return problems
+
+
+def content_pages(site: Path, lang: str) -> list[Path]:
+    return [page for page in html_pages(site / lang) if page.name not in ("search.html", "genindex.html", "404.html")]
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_every_page_has_its_description_social_tags_favicon_and_links(site_dir, lang):
+    base = published_base(site_dir)
+    problems = [f"{page.relative_to(site_dir)}: {problem}" for page in content_pages(site_dir, lang)
+                for problem in head_problems(page, lang, base)]  # fmt: skip
+    assert not problems, "\n".join(problems)
+
+
+def test_the_head_check_notices_missing_tags(tmp_path):
+    page = tmp_path / "zh_CN" / "x.html"
+    page.parent.mkdir()
+    page.write_text('<html><head><meta name="description" content="English only">'
+                    '<link rel="canonical" href="x.html"></head></html>', encoding="utf-8")  # fmt: skip
+    problems = head_problems(page, "zh_CN", "")
+    assert "no og:description" in problems and "no favicon link" in problems
+    assert "the description is not in the page's language" in problems
+    assert "a canonical link without SITE_URL" in problems
+    assert "no absolute canonical link" in head_problems(page, "zh_CN", "https://example.org/")
+
+
+def test_the_description_comes_from_the_page_itself(site_dir):
+    for row in EDITIONS:
+        page = page_path(site_dir, row.code, "copying/plot_04_detach")
+        soup = soup_of(page)
+        description = soup.find("meta", attrs={"name": "description"})["content"]
+        first = soup.select_one("article section > p:not(.verified-stamp)").get_text()
+        assert re.sub(r"\s+", "", description[:20]) in re.sub(r"\s+", "", first), f"{page}: {description!r}"
+        assert "torch" not in description[:20]  # not the stamp
+
+
+def test_root_files(site_dir):
+    base = published_base(site_dir)
+    robots = (site_dir / "robots.txt").read_text(encoding="utf-8")
+    assert robots.startswith("User-agent: *\n")
+    assert (site_dir / "favicon.svg").is_file()
+    if base:
+        sitemap = (site_dir / "sitemap.xml").read_text(encoding="utf-8")
+        for lang in CODES:
+            for page in content_pages(site_dir, lang):
+                assert f"<loc>{base}{page.relative_to(site_dir).as_posix()}</loc>" in sitemap
+    else:
+        assert not (site_dir / "sitemap.xml").exists()
+        assert "Sitemap" not in robots
+
+
+def test_404_pages_link_from_the_site_root_in_every_edition(site_dir):
+    pages = [site_dir / "404.html", *(site_dir / code / "404.html" for code in CODES)]
+    assert not broken_links(site_dir, pages)
+    for page in pages[1:]:
+        links = [tag.get("href") or tag.get("src") for tag in soup_of(page).find_all(["a", "link", "script"])]
+        relative = [link for link in links if link and not re.match(r"^(/|#|https?:|mailto:)", link)]
+        assert not relative, f"{page.relative_to(site_dir)}: relative links break at another depth: {relative[:3]}"
+    for row in EDITIONS:
+        soup = soup_of(site_dir / row.code / "404.html")
+        assert soup.html["lang"] == row.tag and soup.find("meta", attrs={"name": "robots"})["content"] == "noindex"
+
+
+@pytest.mark.parametrize("row", [row for row in EDITIONS if row.cjk], ids=lambda row: row.code)
+def test_no_english_theme_words_on_chinese_pages(site_dir, row):
+    problems = [f"{page.relative_to(site_dir)}: {words}" for page in html_pages(site_dir / row.code)
+                if (words := theme_english(soup_of(page)))]  # fmt: skip
+    assert not problems, "\n".join(problems)
+
+
+def test_the_theme_word_check_hears_labels_and_titles():
+    soup = BeautifulSoup('<p>中文</p><button aria-label="Toggle Light / Dark / Auto color theme"></button>'
+                         '<svg><title>Menu</title></svg><a title="Back to top">↑</a>', "html.parser")  # fmt: skip
+    assert theme_english(soup) == ["Back to top", "Menu", "Toggle"]
+
+
+def numbered_anchors(soup: BeautifulSoup) -> list[str]:
+    return [tag["id"] for tag in soup.find_all(id=NUMBERED)] + [
+        link["href"] for link in soup.find_all("a", href=re.compile(r"#id\d+$"))]
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_headings_have_readable_anchors(site_dir, lang):
+    problems = [f"{page.relative_to(site_dir)}: {found}" for page in html_pages(site_dir / lang)
+                if (found := numbered_anchors(soup_of(page)))]  # fmt: skip
+    assert not problems, "\n".join(problems)
+    soup = soup_of(page_path(site_dir, lang, "copying/plot_04_detach"))
+    for heading in soup.select("article section > h2"):
+        assert not NUMBERED.match(heading.parent["id"])
+
+
+def test_the_anchor_check_notices_numbered_ids():
+    soup = BeautifulSoup('<section id="id3"><h2>标题</h2></section><a href="#id3">x</a>', "html.parser")
+    assert numbered_anchors(soup) == ["id3", "#id3"]
+
+
+def expected_stamp_facts(name: str) -> dict:
+    checks = len(json.loads((ROOT / "gallery" / "asserts.json").read_text(encoding="utf-8"))[name])
+    return {"torch": torch.__version__, "python": platform.python_version(), "checks": str(checks)}
+
+
+def stamp_problems(text: str, name: str) -> list[str]:
+    facts = expected_stamp_facts(name)
+    problems = [f"{what} {value} not named" for what, value in facts.items() if value not in text]
+    if not re.search(r"[0-9a-f]{12}.{1,3}\d{4}-\d{2}-\d{2}", text) and "git" not in text:
+        problems.append("no commit and date")
+    return problems
+
+
+SCRIPTS = [script for lang in CODES for script in gallery_scripts(lang)]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda s: f"{s.parts[-3]}/{relative_name(s)}")
+def test_every_example_page_and_notebook_carries_the_stamp(site_dir, script):
+    lang = next(part for part in script.parts if part in CODES)
+    name = relative_name(script)
+    stamp = soup_of(page_path(site_dir, lang, name)).select_one("p.verified-stamp")
+    assert stamp is not None, f"{lang}/{name}: no stamp"
+    assert not stamp_problems(stamp.get_text(), name)
+    notebooks = list((site_dir / lang / "_downloads").rglob(f"{Path(name).name}.ipynb"))
+    assert len(notebooks) == 1
+    first = json.loads(notebooks[0].read_text(encoding="utf-8"))["cells"][0]
+    assert first["cell_type"] == "markdown" and "".join(first["source"]) == stamp.get_text()
+
+
+def test_the_stamp_check_notices_a_wrong_count():
+    name = "copying/plot_04_detach"
+    facts = expected_stamp_facts(name)
+    good = f"torch {facts['torch']}, Python {facts['python']}, commit 0123456789ab (2026-01-01): {facts['checks']}"
+    assert stamp_problems(good, name) == []
+    wrong = good.replace(f": {facts['checks']}", ": 1000")
+    assert stamp_problems(wrong, name) == [f"checks {facts['checks']} not named"]
