@@ -98,6 +98,13 @@ def _bump_source(func, args, kwargs):
     return result
 
 
+def _edit_then_repr(func, args, kwargs):
+    """Print a tensor after adding one to it in place."""
+    with torch.no_grad():
+        args[0].add_(1)
+    return func(*args, **kwargs)
+
+
 def _raise(message: str) -> Replacement:
     def replacement(func, args, kwargs):
         raise RuntimeError(message)
@@ -123,6 +130,9 @@ MODES: dict[str, Callable[[], TorchFunctionMode]] = {
     "equal is false": lambda: Override(equal=lambda f, a, k: False),
     "tolist reversed": lambda: Override(tolist=lambda f, a, k: list(reversed(call(f, a, k)))),
     "requires_grad reads False": lambda: Override(requires_grad=_requires_grad_false),
+    "printing edits the tensor": lambda: Override(__repr__=_edit_then_repr),
+    "detach changes dtype": lambda: Override(detach=lambda f, a, k: call(f, a, k).double()),
+    "detach changes values": lambda: Override(detach=lambda f, a, k: call(f, a, k) + 1),
     "ones is 1-D": lambda: Override(ones=lambda f, a, k: torch.tensor([1.0, 2.0, 3.0])),
     "sub in place": lambda: Override(sub=lambda f, a, k: a[0].data.sub_(a[1])),
     "add in place": lambda: Override(add=lambda f, a, k: a[0].data.add_(a[1])),

@@ -4,6 +4,7 @@ a probe that runs tensors, and the guide's premises are checked against those ce
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 
 import pytest
@@ -104,32 +105,143 @@ def test_every_column_has_a_flip():
     assert {f[3] for f in FLIPS} == set(mp.PROBES)
 
 
-@pytest.mark.parametrize("lang", CODES)
-def test_rendered_table_follows_the_probes(lang, monkeypatch):
-    before = behaviour_matrix.build_matrix(mp.probe_all(), "leaf", lang).astext()
-    real = mp.PROBES["shares_storage"]
-    monkeypatch.setitem(mp.PROBES, "shares_storage", lambda s, o: not real(s, o))
-    after = behaviour_matrix.build_matrix(mp.probe_all(), "leaf", lang).astext()
-    assert before != after
-    words = behaviour_matrix.words(lang)
-    assert after.count(words[True]) != before.count(words[True])
-    assert torch.__version__ in behaviour_matrix.build_source_line("leaf", lang).astext()
-
-
 def test_guide_premises_hold(matrix):
     assert mp.failed_premises(matrix) == []
 
 
+@dataclasses.dataclass(frozen=True)
+class Fact:
+    """What one guide sentence states about one cell: ``operation`` / ``column`` in ``sources``
+    equals ``value``, or the same cell of ``same_as`` (another operation), or starts with ``prefix``
+    and contains ``containing``."""
+
+    operation: str
+    column: str
+    value: object = None
+    same_as: str | None = None
+    prefix: str | None = None
+    containing: str = ""
+    sources: tuple[str, ...] | None = None  # None: every source
+
+    def cells(self) -> list[tuple[str, str, str]]:
+        operations = (self.operation,) if self.same_as is None else (self.operation, self.same_as)
+        return [(s, o, self.column) for s in self.sources or mp.SOURCES for o in operations]
+
+    def holds(self, m: mp.Matrix) -> bool:
+        for source in self.sources or mp.SOURCES:
+            cell = m[source][self.operation][self.column]
+            if self.same_as is not None:
+                ok = cell == m[source][self.same_as][self.column]
+            elif self.prefix is not None:
+                ok = str(cell).startswith(self.prefix) and self.containing in str(cell)
+            else:
+                ok = cell == self.value and type(cell) is type(self.value)
+            if not ok:
+                return False
+        return True
+
+
+def _row_facts(operation: str, like: str, *, but: tuple[str, ...] = ()) -> list[Fact]:
+    """``operation`` gives what ``like`` gives, in every column the engine probes (but ``but``)."""
+    return [Fact(operation, column, same_as=like) for column in mp.PROBES if column not in but]
+
+
+#: For each piece of advice, the facts its sentence states (read the sentences in tensorfacts/matrix.py).
+GUIDE_FACTS: dict[str, list[Fact]] = {
+    "independent-copy": [
+        Fact("a.detach().clone()", "same_object", False),  # "a copy"
+        Fact("a.detach().clone()", "shares_storage", False),  # "its own storage"
+        Fact("a.detach().clone()", "grad_fn", "None"),
+        Fact("a.detach().clone()", "requires_grad", False),
+        Fact("a.detach().clone()", "raised", ""),
+        Fact("a.detach().clone()", "inplace_edit", mp.EDIT_UNAFFECTED),
+    ],
+    "clone-detach-same": _row_facts("a.clone().detach()", "a.detach().clone()"),
+    "copy-in-graph": [
+        Fact("a.clone()", "shares_storage", False),
+        Fact("a.clone()", "requires_grad", True),
+        Fact("a.clone()", "grad_fn", "CloneBackward0"),
+        Fact("torch.empty_like(a).copy_(a)", "shares_storage", False),  # "does the same"
+        Fact("torch.empty_like(a).copy_(a)", "requires_grad", True),
+        Fact("torch.empty_like(a).copy_(a)", "grad_fn", "CopyBackwards"),
+    ],
+    "detach-view": [
+        Fact("a.detach()", "requires_grad", False),  # "without autograd"
+        Fact("a.detach()", "shares_storage", True),  # "without copying"
+        Fact("a.detach()", "shares_version", True),
+        Fact("a.detach()", "inplace_edit", mp.EDIT_DETECTED),
+    ],
+    "avoid-data": [
+        Fact("a.data", "shares_storage", True),
+        Fact("a.data", "shares_version", False),
+        Fact("a.data", "inplace_edit", mp.EDIT_SILENT),
+    ],
+    "alias": [Fact("b = a", "same_object", True)],
+    "torch-tensor": [
+        Fact("torch.tensor(a)", "raised", prefix="UserWarning", containing="detach().clone()"),
+        *_row_facts("torch.tensor(a)", "a.detach().clone()", but=("raised",)),
+    ],
+    "deepcopy": [
+        Fact("copy.deepcopy(a)", "raised", "", sources=("leaf",)),  # "works only on a leaf"
+        Fact("copy.deepcopy(a)", "grad_fn", "None", sources=("leaf",)),  # "a new leaf"
+        Fact("copy.deepcopy(a)", "shares_storage", False, sources=("leaf",)),
+        Fact("copy.deepcopy(a)", "requires_grad", True, sources=("leaf",)),
+        Fact("copy.deepcopy(a)", "raised", prefix="RuntimeError", sources=("non-leaf",)),
+    ],
+}
+
+
+def _changed(m: mp.Matrix, cell: tuple[str, str, str]) -> mp.Matrix:
+    """A copy of the matrix with one cell holding something else."""
+    source, operation, column = cell
+    changed = copy.deepcopy(m)
+    value = changed[source][operation][column]
+    changed[source][operation][column] = (not value) if isinstance(value, bool) else "changed"
+    return changed
+
+
+def test_every_piece_of_advice_has_its_facts():
+    assert set(GUIDE_FACTS) == {advice.id for advice in mp.GUIDE}, "write down what each sentence states"
+
+
 @pytest.mark.parametrize("advice", mp.GUIDE, ids=lambda a: a.id)
-def test_guide_premise_reads_the_matrix(advice, matrix):
-    """Changing some single cell must break the premise: it is not a constant."""
-    for source, operation, column in CELLS:
-        changed = copy.deepcopy(matrix)
-        value = changed[source][operation][column]
-        changed[source][operation][column] = (not value) if isinstance(value, bool) else "changed"
-        if advice.id in mp.failed_premises(changed):
-            return
-    pytest.fail(f"no change of any cell breaks the premise of {advice.id}")
+def test_guide_sentence_states_what_the_probes_found(advice, matrix):
+    wrong = [fact for fact in GUIDE_FACTS[advice.id] if not fact.holds(matrix)]
+    assert not wrong, f"{advice.id}: the probes contradict {wrong}"
+
+
+def premise_problems(advice: mp.Advice, m: mp.Matrix) -> list[str]:
+    """How the premise of ``advice`` strays from its sentence: a stated fact whose change leaves it
+    holding, or an unstated cell whose change breaks it."""
+    problems = []
+    stated = {cell for fact in GUIDE_FACTS[advice.id] for cell in fact.cells()}
+    for cell in CELLS:
+        breaks = advice.id in mp.failed_premises(_changed(m, cell))
+        if cell in stated and not breaks:
+            problems.append(f"{advice.id}: its premise still holds with {cell} changed, which its sentence states")
+        if cell not in stated and breaks:
+            problems.append(f"{advice.id}: its premise breaks when {cell} changes, which its sentence does not state")
+    return problems
+
+
+@pytest.mark.parametrize("advice", mp.GUIDE, ids=lambda a: a.id)
+def test_guide_premise_checks_exactly_what_its_sentence_states(advice, matrix):
+    """Changing any one cell the sentence speaks of breaks the premise, and no other cell does."""
+    for fact in GUIDE_FACTS[advice.id]:
+        for cell in fact.cells():
+            assert not fact.holds(_changed(matrix, cell)), f"changing {cell} does not change {fact}"
+    assert premise_problems(advice, matrix) == []
+
+
+def test_a_premise_that_reads_another_row_is_caught(matrix, monkeypatch):
+    """The audit's case: the detach-view sentence with the alias premise behind it."""
+    alias = next(a for a in mp.GUIDE if a.id == "alias")
+    swapped = tuple(dataclasses.replace(a, premise=alias.premise) if a.id == "detach-view" else a
+                    for a in mp.GUIDE)
+    monkeypatch.setattr(mp, "GUIDE", swapped)
+    problems = premise_problems(next(a for a in swapped if a.id == "detach-view"), matrix)
+    assert any("('leaf', 'a.detach()', 'shares_version')" in p and "still holds" in p for p in problems)
+    assert any("('leaf', 'b = a', 'same_object')" in p and "does not state" in p for p in problems)
 
 
 @pytest.mark.parametrize("advice", mp.GUIDE, ids=lambda a: a.id)
