@@ -6,6 +6,7 @@ tools are the npm packages pinned in package.json (``npm ci --ignore-scripts`` i
 node_modules/): the Nu HTML checker (vnu-jar, run with the machine's java) and axe-core.
 """
 
+import functools
 import json
 import os
 import posixpath
@@ -71,6 +72,18 @@ def missing_tool(reason: str) -> None:
     pytest.skip(reason)
 
 
+@functools.lru_cache(maxsize=1024)
+def _parsed(path: Path, mtime_ns: int, size: int):
+    return parse_html(path)
+
+
+def read_page(path: Path):
+    """The parsed page (BeautifulSoup), parsed once per version of the file: the link, language
+    and offline checks all read every page. Read it, do not change it."""
+    stat = path.stat()
+    return _parsed(path.resolve(), stat.st_mtime_ns, stat.st_size)
+
+
 def html_pages(site: Path) -> list[Path]:
     """Every HTML page of a built site (both editions and the landing page), sorted."""
     return sorted(path for path in site.rglob("*.html") if "_static" not in path.parts)
@@ -78,7 +91,7 @@ def html_pages(site: Path) -> list[Path]:
 
 def _ids(path: Path, cache: dict[Path, set[str]]) -> set[str]:
     if path not in cache:
-        soup = parse_html(path)
+        soup = read_page(path)
         cache[path] = {tag["id"] for tag in soup.find_all(id=True)} | {
             tag["name"] for tag in soup.find_all("a", attrs={"name": True})
         }
@@ -91,7 +104,7 @@ def _srcset_urls(value: str) -> list[str]:
 
 def page_urls(page: Path) -> list[tuple[str, str]]:
     """``(kind, url)`` for every URL in a page; kind is "follow" (a link) or "load" (a resource)."""
-    soup = parse_html(page)
+    soup = read_page(page)
     found = []
     for tags, kind in ((FOLLOWED, "follow"), (LOADED, "load")):
         for name, attribute in tags.items():
@@ -180,8 +193,9 @@ def vnu_available() -> str | None:
     return None
 
 
-def vnu_errors(files: list[Path], base: Path) -> list[str]:
-    """The Nu HTML checker's errors for ``files``, checked in one java call, as readable lines."""
+def vnu_report(files: list[Path]) -> dict[Path, list[str]]:
+    """The Nu HTML checker's errors for ``files``, all checked in one java call: ``{file: ["line:
+    message [extract]", ...]}`` for every file with errors (a file without errors is absent)."""
     command = [
         "java", "-Xss8m", "-jar", str(VNU_JAR),
         "--format", "json", "--stdout", "--exit-zero-always", "--errors-only",
@@ -192,19 +206,16 @@ def vnu_errors(files: list[Path], base: Path) -> list[str]:
         messages = json.loads(result.stdout)["messages"]
     except (json.JSONDecodeError, KeyError) as error:
         raise RuntimeError(f"vnu gave no JSON report: {result.stdout}\n{result.stderr}") from error
-    errors = []
+    asked = {path.resolve(): path for path in files}
+    errors: dict[Path, list[str]] = {}
     for message in messages:
         if message.get("type") == "info":
             continue
         url = message.get("url", "")
-        name = unquote(urlsplit(url).path) if url else "?"
-        try:
-            name = Path(name).relative_to(base).as_posix()
-        except ValueError:
-            pass
-        line = message.get("lastLine", "?")
+        name = Path(unquote(urlsplit(url).path)) if url else Path("?")
         extract = " ".join(message.get("extract", "").split())[:120]
-        errors.append(f"{name}:{line}: {message.get('message')}  [{extract}]")
+        text = f"{message.get('lastLine', '?')}: {message.get('message')}  [{extract}]"
+        errors.setdefault(asked.get(name.resolve(), name), []).append(text)
     return errors
 
 

@@ -92,7 +92,8 @@ def _is_dark(rgb: str) -> bool:
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_dark_view_really_is_dark(visits, lang):
     """Else the dark theme's contrast went unchecked: every page of an edition had a dark body."""
-    shown = {v.url: v.backgrounds["wide-dark"] for v in visits if v.url.startswith(f"{lang}/") and "wide-dark" in v.backgrounds}
+    dark = [visit for visit in visits if visit.url.startswith(f"{lang}/") and "wide-dark" in visit.backgrounds]
+    shown = {visit.url: visit.backgrounds["wide-dark"] for visit in dark}
     assert shown and all(rgb and _is_dark(rgb) for rgb in shown.values()), shown
 
 
