@@ -6,15 +6,18 @@ tools are the npm packages pinned in package.json (``npm ci --ignore-scripts`` i
 node_modules/): the Nu HTML checker (vnu-jar, run with the machine's java) and axe-core.
 """
 
+import functools
 import json
 import os
 import posixpath
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+import time
+from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import pytest
 
@@ -49,15 +52,36 @@ FETCHED_RELS = {"stylesheet", "icon", "preload", "modulepreload", "prefetch", "m
 CSS_URL = re.compile(r"""url\(\s*['"]?([^'")]+)['"]?\s*\)|@import\s+['"]([^'"]+)['"]""")
 
 
+def ci_strict() -> bool:
+    """True when the checks run in strict CI mode: ``CI`` is set to anything but "", "0" or "false".
+
+    The one reading of the ``CI`` variable for the whole suite (conftest.py's browser fixture asks
+    it too): under CI a missing tool fails the run instead of skipping its checks.
+    """
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false")
+
+
 def missing_tool(reason: str) -> None:
-    """Skip a check whose tool is absent, with a one-line reason; under CI=true, fail instead.
+    """Skip a check whose tool is absent, with a one-line reason; in strict CI mode, fail instead.
 
     A developer without java or node_modules still gets every other check; CI must not pass by
     skipping what it was meant to run.
     """
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (CI=true: a missing tool fails the run)", pytrace=False)
+    if ci_strict():
+        pytest.fail(f"{reason} (CI is set: a missing tool fails the run)", pytrace=False)
     pytest.skip(reason)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(path: Path, mtime_ns: int, size: int):
+    return parse_html(path)
+
+
+def read_page(path: Path):
+    """The parsed page (BeautifulSoup), parsed once per version of the file: the link, language
+    and offline checks all read every page. Read it, do not change it."""
+    stat = path.stat()
+    return _parsed(path.resolve(), stat.st_mtime_ns, stat.st_size)
 
 
 def html_pages(site: Path) -> list[Path]:
@@ -67,7 +91,7 @@ def html_pages(site: Path) -> list[Path]:
 
 def _ids(path: Path, cache: dict[Path, set[str]]) -> set[str]:
     if path not in cache:
-        soup = parse_html(path)
+        soup = read_page(path)
         cache[path] = {tag["id"] for tag in soup.find_all(id=True)} | {
             tag["name"] for tag in soup.find_all("a", attrs={"name": True})
         }
@@ -80,7 +104,7 @@ def _srcset_urls(value: str) -> list[str]:
 
 def page_urls(page: Path) -> list[tuple[str, str]]:
     """``(kind, url)`` for every URL in a page; kind is "follow" (a link) or "load" (a resource)."""
-    soup = parse_html(page)
+    soup = read_page(page)
     found = []
     for tags, kind in ((FOLLOWED, "follow"), (LOADED, "load")):
         for name, attribute in tags.items():
@@ -170,8 +194,9 @@ def vnu_available() -> str | None:
     return None
 
 
-def vnu_errors(files: list[Path], base: Path) -> list[str]:
-    """The Nu HTML checker's errors for ``files``, checked in one java call, as readable lines."""
+def vnu_report(files: list[Path]) -> dict[Path, list[str]]:
+    """The Nu HTML checker's errors for ``files``, all checked in one java call: ``{file: ["line:
+    message [extract]", ...]}`` for every file with errors (a file without errors is absent)."""
     command = [
         "java", "-Xss8m", "-jar", str(VNU_JAR),
         "--format", "json", "--stdout", "--exit-zero-always", "--errors-only",
@@ -182,19 +207,16 @@ def vnu_errors(files: list[Path], base: Path) -> list[str]:
         messages = json.loads(result.stdout)["messages"]
     except (json.JSONDecodeError, KeyError) as error:
         raise RuntimeError(f"vnu gave no JSON report: {result.stdout}\n{result.stderr}") from error
-    errors = []
+    asked = {path.resolve(): path for path in files}
+    errors: dict[Path, list[str]] = {}
     for message in messages:
         if message.get("type") == "info":
             continue
         url = message.get("url", "")
-        name = unquote(urlsplit(url).path) if url else "?"
-        try:
-            name = Path(name).relative_to(base).as_posix()
-        except ValueError:
-            pass
-        line = message.get("lastLine", "?")
+        name = Path(unquote(urlsplit(url).path)) if url else Path("?")
         extract = " ".join(message.get("extract", "").split())[:120]
-        errors.append(f"{name}:{line}: {message.get('message')}  [{extract}]")
+        text = f"{message.get('lastLine', '?')}: {message.get('message')}  [{extract}]"
+        errors.setdefault(asked.get(name.resolve(), name), []).append(text)
     return errors
 
 
@@ -220,42 +242,339 @@ class AxeViolation:
         return f"{self.rule} ({self.impact}): {self.help} at {shown}"
 
 
-def axe_violations(page) -> list[AxeViolation]:
-    """Run axe-core with the WCAG 2.1 A/AA rules in a loaded Playwright ``page``."""
-    page.add_script_tag(path=str(AXE_JS))
-    result = page.evaluate(
-        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})",
-        WCAG_TAGS,
-    )
-    return [
-        AxeViolation(
-            rule=violation["id"],
-            impact=violation.get("impact") or "?",
-            help=violation["help"],
-            targets=[" ".join(map(str, node["target"])) for node in violation["nodes"]],
-        )
-        for violation in result["violations"]
-    ]
-
-
 # --- Requests to other hosts ----------------------------------------------------------------------
 
 LOCAL_HOSTS = {"127.0.0.1"}
+#: Where a browser context sends every request for another host: a closed port on this machine, so
+#: the request fails at once and nothing leaves it. (A proxy costs nothing per request; routing each
+#: request through Playwright doubled the cost of loading a page.) Local requests bypass it.
+DEAD_PROXY = {"server": "http://127.0.0.1:9", "bypass": ",".join(sorted(LOCAL_HOSTS))}
 
 
-def guard_requests(context) -> list[str]:
-    """Route every request of a Playwright ``context``: local ones go through, any other is
-    aborted and recorded. Returns the (live) list of recorded URLs."""
-    outside: list[str] = []
+def is_local_request(url: str) -> bool:
+    """True for a request the site may make: to 127.0.0.1, or a data:/blob:/about: URL."""
+    parts = urlsplit(url)
+    return parts.scheme in ("data", "blob", "about") or parts.hostname in LOCAL_HOSTS
 
-    def handle(route):
-        url = route.request.url
-        parts = urlsplit(url)
-        if parts.scheme in ("data", "blob", "about") or parts.hostname in LOCAL_HOSTS:
-            route.continue_()
-        else:
-            outside.append(url)
-            route.abort()
 
-    context.route("**/*", handle)
-    return outside
+# --- One load per page: axe-core in every view, requests and console ---------------------------
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 375, "height": 740}
+
+#: Every WCAG 2.1 A/AA rule of axe-core (the tags above).
+ALL_RULES = None
+#: The rules whose outcome depends on colours: all that the dark theme can change on a page.
+COLOUR_RULES = ("color-contrast", "link-in-text-block")
+#: The rule whose outcome depends on the width of the screen for a page's own content.
+LAYOUT_RULES = ("scrollable-region-focusable",)
+
+
+@dataclass(frozen=True)
+class View:
+    """A way of showing a page: the colour scheme and screen size, the axe rules every page gets in
+    it (None: all), and the browser context it is shown in."""
+
+    name: str
+    color_scheme: str
+    viewport: dict
+    rules: tuple[str, ...] | None
+    context: str = "wide"
+
+
+#: The browser contexts the views are shown in. ``phone`` emulates the device (touch, mobile
+#: viewport); ``wide`` is a desktop window whose colour scheme and size change between views.
+CONTEXTS = {
+    "wide": {"viewport": DESKTOP, "color_scheme": "light", "proxy": DEAD_PROXY},
+    "phone": {"viewport": PHONE, "is_mobile": True, "has_touch": True, "color_scheme": "light", "proxy": DEAD_PROXY},
+}
+
+#: The views that add information, and why each checks what it checks.
+#:
+#: * ``wide-light``: every rule on every page. The reference: a page's DOM, ARIA, names, labels,
+#:   landmarks and language do not depend on the screen or the colour scheme.
+#: * ``wide-dark``: furo's dark theme swaps CSS colour variables and the Pygments style, and the
+#:   icon of the theme button (chrome). On every page only the colour rules can change outcome, so
+#:   they run everywhere; the representative pages get every rule, for the chrome.
+#: * ``phone-width``: the same tab at 375 px. What changes with a page's own content is which code
+#:   blocks and tables overflow and scroll, so every page gets the layout rule.
+#: * ``phone``: a phone (touch, mobile viewport). The chrome changes (a mobile header; the sidebar
+#:   and the table of contents become drawers), the same on every page of a template: the
+#:   representative pages get every rule, in a tab of their own.
+#:
+#: The first three are shown one after the other in one load of the page (the colour scheme and the
+#: size change in place, as when a reader turns the phone or the theme), so each page loads once.
+VIEWS = {
+    "wide-light": View("wide-light", "light", DESKTOP, ALL_RULES),
+    "wide-dark": View("wide-dark", "dark", DESKTOP, COLOUR_RULES),
+    "phone-width": View("phone-width", "light", PHONE, LAYOUT_RULES),
+    "phone": View("phone", "light", PHONE, ALL_RULES, context="phone"),
+}
+
+#: A search whose results page is visited too (results are added by script, with highlights).
+SEARCHES = {"en": "tensor", "zh_CN": "张量"}
+SEARCH_SUMMARY = "#search-results p.search-summary"
+#: How long a search results page may take to show its summary before the visit fails.
+READY_TIMEOUT_MS = 15_000
+#: A page is left only after this long without a request (Playwright's "networkidle"), so that
+#: late requests (fonts, scripts that scripts add) are seen too.
+QUIET_S = 0.5
+#: A page that takes longer than this to load, audit and go quiet fails its visit.
+VISIT_TIMEOUT_S = 60
+
+
+@dataclass(frozen=True)
+class PagePlan:
+    """One load of one page, the views it is shown in, in order, and the axe rules each runs (None:
+    every WCAG rule). ``ready``: a selector whose element must show text before the first audit."""
+
+    url: str
+    steps: tuple[tuple[str, tuple[str, ...] | None], ...]
+    ready: str | None = None
+
+    @property
+    def context(self) -> str:
+        return VIEWS[self.steps[0][0]].context
+
+
+@dataclass
+class PageVisit:
+    """What one load of one page showed: axe violations per view, requests, console."""
+
+    plan: PagePlan
+    violations: dict[str, list[AxeViolation]] = field(default_factory=dict)
+    backgrounds: dict[str, str] = field(default_factory=dict)  # computed <body> colour per view
+    outside: list[str] = field(default_factory=list)  # requests to other hosts (none got out)
+    failed: list[str] = field(default_factory=list)  # local requests that failed or gave >= 400
+    console: list[str] = field(default_factory=list)  # console errors and uncaught exceptions
+    errors: list[str] = field(default_factory=list)  # the visit itself went wrong (load, audit)
+
+    @property
+    def url(self) -> str:
+        return self.plan.url
+
+
+def representatives(urls: list[str]) -> set[str]:
+    """The pages that stand for their template and kind: the landing page and, per edition, the
+    home page, the gallery index, the search page (also with results), the general index and the
+    first example page."""
+    chosen = {url for url in urls if url.split("?")[0].rsplit("/", 1)[-1] in REPRESENTATIVE_NAMES}
+    examples = sorted(url for url in urls if "/plot_" in url)
+    for lang in {url.split("/")[0] for url in examples}:
+        chosen.add(next(url for url in examples if url.startswith(f"{lang}/")))
+    return chosen
+
+
+REPRESENTATIVE_NAMES = ("index.html", "search.html", "genindex.html")
+
+
+def plan_visits(site: Path) -> list[PagePlan]:
+    """Every page of the built site, plus one search with results per edition: one load each in
+    the wide window (light, dark, phone width), and a second in a phone for the representatives."""
+    ready = dict.fromkeys(path.relative_to(site).as_posix() for path in html_pages(site))
+    for lang, query in SEARCHES.items():
+        if (site / lang / "search.html").is_file():
+            ready[f"{lang}/search.html?q={quote(query)}"] = SEARCH_SUMMARY
+    chosen = representatives(list(ready))
+    plans = []
+    for url, selector in ready.items():
+        full = url in chosen
+        steps = [(name, ALL_RULES if full else view.rules) for name, view in VIEWS.items() if view.context == "wide"]
+        plans.append(PagePlan(url, tuple(steps), selector))
+        if full:
+            plans.append(PagePlan(url, (("phone", ALL_RULES),), selector))
+    return plans
+
+
+#: Started in the page without waiting for the result: wait for ``ready`` (if any), check the rule
+#: names, run axe; ``window.__siteAudit`` holds the state and then the result, for polling.
+_START = """([rules, tags, ready, timeout]) => {
+  const audit = window.__siteAudit = {state: 'running'};
+  (async () => {
+    if (ready) {
+      const until = Date.now() + timeout;
+      const shown = () => (document.querySelector(ready)?.innerText || '').trim() !== '';
+      while (!shown()) {
+        if (Date.now() > until) throw new Error(`${ready} shows nothing after ${timeout} ms`);
+        await new Promise(resolve => setTimeout(resolve, 50));
+      }
+    }
+    const known = new Set(axe.getRules(tags).map(rule => rule.ruleId));
+    const unknown = (rules || []).filter(rule => !known.has(rule));
+    if (unknown.length) throw new Error(`not a WCAG 2.1 A/AA rule of axe-core: ${unknown}`);
+    const only = rules ? {type: 'rule', values: rules} : {type: 'tag', values: tags};
+    const result = await axe.run(document, {runOnly: only, resultTypes: ['violations']});
+    return {
+      violations: result.violations.map(v => ({
+        rule: v.id, impact: v.impact || '?', help: v.help,
+        targets: v.nodes.map(node => node.target.map(String).join(' ')),
+      })),
+      background: getComputedStyle(document.body).backgroundColor,
+    };
+  })().then(
+    result => Object.assign(audit, {state: 'done', result}),
+    error => Object.assign(audit, {state: 'error', error: String(error)}),
+  );
+}"""
+_POLL = "() => { const a = window.__siteAudit; return a && a.state !== 'running' ? a : null; }"
+
+
+def pool_size() -> int:
+    """How many tabs work at once: twice the cores, so that the cores stay busy while some tabs
+    load or wait for their page to go quiet."""
+    return 2 * (os.cpu_count() or 2)
+
+
+class _Tab:
+    """One browser tab of the pool and the page visit it is busy with."""
+
+    def __init__(self, context, name: str):
+        self.context_name = name
+        self.page = context.new_page()
+        self.visit: PageVisit | None = None
+        self.step = 0
+        self.started = 0.0
+        self.inflight = 0
+        self.last_request = 0.0
+        page = self.page
+        page.on("request", self._request)
+        page.on("requestfinished", self._settled)
+        page.on("requestfailed", self._failed)
+        page.on("response", self._response)
+        page.on("console", self._console)
+        page.on("pageerror", lambda e: self._note("console", f"uncaught: {e}"))
+
+    def _note(self, attribute: str, text: str) -> None:
+        if self.visit is not None:
+            getattr(self.visit, attribute).append(text)
+
+    def _console(self, message) -> None:
+        # Chromium asks every new tab's server for /favicon.ico by itself; the page asked for none.
+        if message.type == "error" and not message.location.get("url", "").endswith("/favicon.ico"):
+            self._note("console", f"console.error: {message.text} ({message.location.get('url')})")
+
+    def _request(self, request) -> None:
+        self.inflight += 1
+        self.last_request = time.monotonic()
+        if not is_local_request(request.url):
+            self._note("outside", request.url)
+
+    def _settled(self, request) -> None:
+        self.inflight = max(0, self.inflight - 1)
+        self.last_request = time.monotonic()
+
+    def _failed(self, request) -> None:
+        self._settled(request)
+        if is_local_request(request.url):
+            self._note("failed", f"failed {request.url}")
+
+    def _response(self, response) -> None:
+        if response.status >= 400:
+            self._note("failed", f"{response.status} {response.url}")
+
+    def begin(self, base_url: str, plan: PagePlan) -> None:
+        from playwright.sync_api import Error as PlaywrightError
+
+        self.visit, self.step, self.started = PageVisit(plan), 0, time.monotonic()
+        self.inflight, self.last_request = 0, self.started
+        try:
+            self._show(VIEWS[plan.steps[0][0]])
+            self.page.goto(f"{base_url}/{plan.url}", wait_until="load")
+            self._audit()
+        except PlaywrightError as error:
+            self.visit.errors.append(f"could not load and audit: {error.message.splitlines()[0]}")
+            self.step = len(plan.steps)
+
+    def _show(self, view: View) -> None:
+        self.page.emulate_media(color_scheme=view.color_scheme)
+        if self.page.viewport_size != view.viewport:
+            self.page.set_viewport_size(view.viewport)
+
+    def _audit(self) -> None:
+        plan = self.visit.plan
+        rules = plan.steps[self.step][1]
+        ready = plan.ready if self.step == 0 else None
+        self.page.evaluate(_START, [list(rules) if rules else None, WCAG_TAGS, ready, READY_TIMEOUT_MS])
+
+    def advance(self) -> bool:
+        """Move the visit on if its audit has finished; True when the whole visit is done."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        plan, now = self.visit.plan, time.monotonic()
+        if now - self.started > VISIT_TIMEOUT_S:
+            self.visit.errors.append(f"not done after {VISIT_TIMEOUT_S} s")
+            return True
+        if self.step >= len(plan.steps):  # audits done: wait until the page is quiet
+            return self.inflight == 0 and now - self.last_request >= QUIET_S
+        try:
+            audit = self.page.evaluate(_POLL)
+            if audit is None:
+                return False
+            view = plan.steps[self.step][0]
+            if audit["state"] == "error":
+                self.visit.errors.append(f"{view}: the audit failed: {audit['error']}")
+            else:
+                result = audit["result"]
+                self.visit.violations[view] = [AxeViolation(**v) for v in result["violations"]]
+                self.visit.backgrounds[view] = result["background"]
+            self.step += 1
+            if self.step < len(plan.steps):
+                self._show(VIEWS[plan.steps[self.step][0]])
+                self._audit()
+        except PlaywrightError as error:
+            self.visit.errors.append(f"the audit failed: {error.message.splitlines()[0]}")
+            self.step = len(plan.steps)
+        return False
+
+
+def visit_pages(browser, base_url: str, plans: list[PagePlan], pool: int | None = None) -> list[PageVisit]:
+    """Load every planned page once and audit it in each of its views: axe-core (the plan's rules),
+    every request (one to another host is recorded and goes nowhere; failed local ones are recorded)
+    and the console (errors, uncaught exceptions). One context per kind of device in the one
+    ``browser``; up to ``pool`` tabs work at once, each page's audit running in its own renderer."""
+    if not AXE_JS.is_file():
+        raise FileNotFoundError(AXE_JS)
+    pool = pool or pool_size()
+    contexts = {}
+    for name in sorted({plan.context for plan in plans}):
+        contexts[name] = browser.new_context(**CONTEXTS[name])
+        contexts[name].add_init_script(path=str(AXE_JS))
+    queue = deque(plans)
+    idle: list[_Tab] = []
+    running: list[_Tab] = []
+    visits = []
+    try:
+        while queue or running:
+            while queue and len(running) < pool:
+                plan = queue.popleft()
+                tab = next((t for t in idle if t.context_name == plan.context), None)
+                if tab is not None:
+                    idle.remove(tab)
+                else:
+                    tab = _Tab(contexts[plan.context], plan.context)
+                tab.begin(base_url, plan)
+                running.append(tab)
+            done = [tab for tab in running if tab.advance()]
+            for tab in done:
+                running.remove(tab)
+                visits.append(tab.visit)
+                tab.visit = None
+                idle.append(tab)
+            if not done and running:
+                running[0].page.wait_for_timeout(15)  # let the tabs work; events come in meanwhile
+    finally:
+        for context in contexts.values():
+            context.close()
+    return visits
+
+
+_VISITS: dict[tuple[str, str], list[PageVisit]] = {}
+
+
+def site_visits(browser, site: Path, base_url: str) -> list[PageVisit]:
+    """:func:`visit_pages` over :func:`plan_visits` of the built site, done once per session and
+    shared by the accessibility and offline tests."""
+    key = (str(site), base_url)
+    if key not in _VISITS:
+        _VISITS[key] = visit_pages(browser, base_url, plan_visits(site))
+    return _VISITS[key]

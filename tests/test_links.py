@@ -5,10 +5,9 @@ edition. External links are listed by the offline checks, not fetched."""
 from pathlib import PurePosixPath
 
 import pytest
-from bs4 import BeautifulSoup
 
 from tests.gallery_tools import LANGS
-from tests.site_audit import broken_links, html_pages, resolve
+from tests.site_audit import broken_links, html_pages, read_page, resolve
 
 
 def _pages(site, lang):
@@ -34,7 +33,7 @@ def test_language_switch_leads_to_the_same_page_in_every_other_edition(site_dir,
     for page in _pages(site_dir, lang):
         where = page.relative_to(site_dir).as_posix()
         inside = page.relative_to(site_dir / lang)
-        switch = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select_one("nav.language-switch")
+        switch = read_page(page).select_one("nav.language-switch")
         if switch is None:
             problems.append(f"{where}: no language switch")
             continue

@@ -1,12 +1,18 @@
 """The site works offline and tells no one it was read: showing any page requests nothing from a host
 other than the one serving it, and every resource it does request exists."""
 
-from urllib.parse import quote
-
 import pytest
 
-from tests.gallery_tools import LANGS
-from tests.site_audit import guard_requests, html_pages, outside_resources
+from tests.gallery_tools import serve
+from tests.site_audit import (
+    PagePlan,
+    axe_available,
+    html_pages,
+    missing_tool,
+    outside_resources,
+    site_visits,
+    visit_pages,
+)
 
 
 def test_no_page_or_stylesheet_names_an_outside_resource(site_dir):
@@ -17,58 +23,61 @@ def test_no_page_or_stylesheet_names_an_outside_resource(site_dir):
 
 @pytest.fixture(scope="module")
 def page_loads(browser, site_dir, site_url):
-    """Load every page (plus a search with results in each edition) in Chromium, every request
-    routed: returns the requests to other hosts and the local requests that failed."""
-    urls = [path.relative_to(site_dir).as_posix() for path in html_pages(site_dir)]
-    urls += [f"{lang}/search.html?q={quote(query)}" for lang, query in (("en", "tensor"), ("zh_CN", "张量"))]
-    context = browser.new_context()
-    outside = guard_requests(context)
-    failed = []
-    page = context.new_page()
-    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    page.on("requestfailed", lambda r: None if r.url in outside else failed.append(f"failed {r.url}"))
-    loads = {}
-    try:
-        for url in urls:
-            before_outside, before_failed = len(outside), len(failed)
-            page.goto(f"{site_url}/{url}", wait_until="networkidle")
-            loads[url] = (outside[before_outside:], failed[before_failed:])
-    finally:
-        context.close()
-    return loads
+    """The visits of the accessibility checks (every page, plus a search with results in each
+    edition, loaded in one browser): each recorded the requests to other hosts (they go to a dead
+    proxy, so none gets out), the local requests that failed, and the console errors."""
+    reason = axe_available()
+    if reason:
+        missing_tool(reason)
+    return site_visits(browser, site_dir, site_url)
 
 
 @pytest.mark.browser
-def test_pages_request_nothing_from_other_hosts(page_loads):
-    assert len(page_loads) > len(LANGS)
-    problems = [f"{url}: {request}" for url, (outside, _) in page_loads.items() for request in outside]
-    assert not problems, "requests to other hosts (blocked):\n" + "\n".join(problems)
+def test_pages_request_nothing_from_other_hosts(page_loads, site_dir):
+    loaded = {visit.url for visit in page_loads}
+    assert {path.relative_to(site_dir).as_posix() for path in html_pages(site_dir)} <= loaded
+    assert any("search.html?q=" in url for url in loaded)
+    problems = [f"{visit.url}: {request}" for visit in page_loads for request in visit.outside]
+    assert not problems, "requests to other hosts (sent nowhere):\n" + "\n".join(problems)
 
 
 @pytest.mark.browser
 def test_every_requested_resource_exists(page_loads):
-    problems = [f"{url}: {request}" for url, (_, failed) in page_loads.items() for request in failed]
+    problems = [f"{visit.url}: {request}" for visit in page_loads for request in visit.failed + visit.errors]
     assert not problems, "failed local requests:\n" + "\n".join(problems)
 
 
 @pytest.mark.browser
-def test_the_guard_catches_an_outside_request(browser, site_url):
-    """A page that pulls a script and a font from elsewhere: both requests are stopped and listed."""
-    context = browser.new_context()
-    outside = guard_requests(context)
-    page = context.new_page()
-    try:
-        page.goto(f"{site_url}/index.html")
-        page.set_content(
-            '<!doctype html><html><head><script src="https://cdn.example.invalid/lib.js"></script>'
-            '<style>@font-face{font-family:F;src:url("https://fonts.example.invalid/f.woff2")}'
-            "body{font-family:F}</style></head><body>text</body></html>"
-        )
-        page.wait_for_load_state("networkidle")
-    finally:
-        context.close()
-    assert "https://cdn.example.invalid/lib.js" in outside, outside
-    assert "https://fonts.example.invalid/f.woff2" in outside, outside
+def test_pages_log_no_errors(page_loads):
+    """No page logs an error or throws: what a failed script or resource would show."""
+    problems = [f"{visit.url}: {message}" for visit in page_loads for message in visit.console]
+    assert not problems, "console errors:\n" + "\n".join(problems)
+
+
+BAD_PAGE = (
+    '<!doctype html><html lang="en"><head><title>bad</title>'
+    '<script src="https://cdn.example.invalid/lib.js"></script>'
+    '<style>@font-face{font-family:F;src:url("https://fonts.example.invalid/f.woff2")}'
+    "body{font-family:F}</style></head><body><p>text</p>"
+    '<script>fetch("http://127.0.0.2:9/beacon").catch(() => {}); missing_function();</script>'
+    '<img src="none.png" alt=""></body></html>'
+)
+
+
+@pytest.mark.browser
+def test_the_watch_catches_outside_requests_and_errors(browser, tmp_path):
+    """A page that pulls a script and a font from elsewhere, calls home from a script, loads a
+    missing image and throws: the same visit as the site's lists every one of them."""
+    (tmp_path / "bad.html").write_text(BAD_PAGE, encoding="utf-8")
+    with serve(tmp_path) as url:
+        (visit,) = visit_pages(browser, url, [PagePlan("bad.html", (("wide-light", ("html-has-lang",)),))])
+    assert set(visit.outside) >= {
+        "https://cdn.example.invalid/lib.js",
+        "https://fonts.example.invalid/f.woff2",
+        "http://127.0.0.2:9/beacon",
+    }, visit.outside
+    assert any("/none.png" in failure for failure in visit.failed), visit.failed
+    assert any("missing_function" in message for message in visit.console), visit.console
 
 
 def test_the_static_check_catches_an_outside_resource(tmp_path):

@@ -30,9 +30,12 @@ QUERIES = [
 SUMMARY = "#search-results p.search-summary"
 
 
-def search(page, site_url, lang, query, timeout_ms=SEARCH_TIMEOUT_MS):
-    """Run a query on an edition's search page; return the result links (edition-relative)."""
-    page.goto(f"{site_url}/{lang}/search.html?q={quote(query)}")
+def _query_url(site_url, lang, query):
+    return f"{site_url}/{lang}/search.html?q={quote(query)}"
+
+
+def _results(page, lang, query, timeout_ms):
+    """Wait for the result summary of a search page; return the result links (edition-relative)."""
     try:
         page.wait_for_function(
             "sel => { const s = document.querySelector(sel); return s && s.innerText.trim() !== ''; }",
@@ -51,6 +54,44 @@ def search(page, site_url, lang, query, timeout_ms=SEARCH_TIMEOUT_MS):
     return [href.split("#")[0].split("?")[0] for href in hrefs]
 
 
+def search(page, site_url, lang, query, timeout_ms=SEARCH_TIMEOUT_MS):
+    """Run a query on an edition's search page; return the result links (edition-relative)."""
+    page.goto(_query_url(site_url, lang, query))
+    return _results(page, lang, query, timeout_ms)
+
+
+NONSENSE = "qqxyzzyqq"
+
+
+@pytest.fixture(scope="module")
+def found(browser, site_url):
+    """Every query of this module, each in its own tab, all searching at once: ``{(lang, query):
+    result links}``, or the AssertionError of a search that never finished."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    asked = [(lang, query) for lang, query, _ in QUERIES] + [(lang, NONSENSE) for lang in LANGS]
+    tabs = {}
+    results = {}
+    try:
+        for lang, query in asked:  # each tab searches by itself once loaded
+            tabs[lang, query] = context.new_page()
+            tabs[lang, query].goto(_query_url(site_url, lang, query))
+        for (lang, query), tab in tabs.items():
+            try:
+                results[lang, query] = _results(tab, lang, query, SEARCH_TIMEOUT_MS)
+            except AssertionError as error:
+                results[lang, query] = error
+    finally:
+        context.close()
+    return results
+
+
+def _found(found, lang, query):
+    result = found[lang, query]
+    if isinstance(result, AssertionError):
+        raise result
+    return result
+
+
 @pytest.fixture(scope="module")
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -60,15 +101,15 @@ def page(browser):
 
 
 @pytest.mark.parametrize(("lang", "query", "expected"), QUERIES, ids=[f"{q[0]}-{q[1]}" for q in QUERIES])
-def test_search_finds_the_page(page, site_url, lang, query, expected):
-    found = search(page, site_url, lang, query)
-    assert expected in found, f"{lang}/search.html?q={query} does not list {expected}; it lists {found}"
+def test_search_finds_the_page(found, lang, query, expected):
+    listed = _found(found, lang, query)
+    assert expected in listed, f"{lang}/search.html?q={query} does not list {expected}; it lists {listed}"
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_search_for_nonsense_finds_nothing(page, site_url, lang):
+def test_search_for_nonsense_finds_nothing(found, lang):
     """The search really filters: a made-up word lists no page (so a hit above means something)."""
-    assert search(page, site_url, lang, "qqxyzzyqq") == []
+    assert _found(found, lang, NONSENSE) == []
 
 
 def test_a_stuck_search_fails_with_a_clear_message(browser, site_dir, tmp_path):
@@ -83,8 +124,8 @@ def test_a_stuck_search_fails_with_a_clear_message(browser, site_dir, tmp_path):
     data.write_text(re.sub(r"window\.Stemmer = \w+;", "window.Stemmer = ChineseStemmer;", text), encoding="utf-8")
     page = browser.new_page()
     try:
-        with serve(copy) as url, pytest.raises(AssertionError, match=r"张量: no result summary after 3000 ms"):
-            search(page, url, "zh_CN", "张量", timeout_ms=3000)
+        with serve(copy) as url, pytest.raises(AssertionError, match=r"张量: no result summary after 2000 ms"):
+            search(page, url, "zh_CN", "张量", timeout_ms=2000)
     finally:
         page.close()
 

@@ -22,6 +22,7 @@ from tests.gallery_tools import (
     script_id,
     split_cells,
 )
+from tests.site_audit import read_page
 
 SCRIPTS = [script for lang in LANGS for script in gallery_scripts(lang)]
 NAMES = sorted({relative_name(script) for script in SCRIPTS})
@@ -52,7 +53,7 @@ def test_every_page_declares_its_language_and_alternates(site_dir, lang):
     pages = sorted((site_dir / lang).rglob("*.html"))
     assert pages
     for page in pages:
-        soup = parse_html(page)
+        soup = read_page(page)
         where = page.relative_to(site_dir)
         assert soup.html.get("lang") == edition(lang).tag, f"{where}: wrong <html lang>"
         alternates = {link["hreflang"] for link in soup.select('link[rel="alternate"][hreflang]')}
