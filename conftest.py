@@ -20,6 +20,7 @@ from sybil import Sybil
 from sybil.parsers.myst import DocTestDirectiveParser
 
 from tests.gallery_tools import build_site, serve
+from tests.site_audit import ci_strict
 
 ROOT = Path(__file__).resolve().parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -65,7 +66,7 @@ def browser():
     """Headless system Chromium driven by Playwright; skipped where Chromium is not installed."""
     if CHROMIUM is None:
         reason = "chromium is not installed (apt-get install chromium fonts-noto-cjk)"
-        if os.environ.get("CI"):
+        if ci_strict():
             pytest.fail(f"{reason}: CI must run the browser checks", pytrace=False)
         pytest.skip(f"{reason}; browser checks skipped")
     from playwright.sync_api import sync_playwright
