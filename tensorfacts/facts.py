@@ -186,9 +186,15 @@ def _data_setter_silent() -> Fact:
 
 @fact("leaf-refuses-inplace")
 def _leaf_refuses_inplace() -> Fact:
+    """A leaf that requires grad refuses an in-place edit with grad mode on, accepts it under no_grad."""
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     try:
         a.add_(1)
     except RuntimeError as exc:
-        return Fact("leaf Variable" in str(exc), str(exc).splitlines()[0])
-    return Fact(False, "a.add_(1) ran")
+        refused = "leaf Variable" in str(exc)
+    else:
+        refused = False
+    with torch.no_grad():
+        a.add_(1)
+    return Fact(refused and a.tolist() == [2.0, 3.0, 4.0],
+                f"refused with grad on: {refused}; after a.add_(1) under no_grad: {a.tolist()}")
