@@ -323,6 +323,13 @@ def _same_row(m: Matrix, operation: str, other: str, ignore: tuple[str, ...] = (
                == {k: v for k, v in _row(m, s, other).items() if k not in ignore} for s in SOURCES)
 
 
+#: Expressions a guide entry may name outside the table, and the fact that checks each.
+FACT_EXPRESSIONS: dict[str, tuple[str, ...]] = {
+    "noop-conversions-return-a": ("a.to(torch.float32)", "a.cpu()", "a.contiguous()"),
+    "detach-numpy-write-silent": ("a.detach().numpy()",),
+}
+
+
 GUIDE: tuple[Advice, ...] = (
     Advice(
         "independent-copy",

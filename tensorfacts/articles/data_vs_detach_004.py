@@ -301,13 +301,14 @@ def _detach_safe() -> Result:
     b = a * 2  # multiplying by a number saves nothing from a
     b.detach().mul_(10)  # b is now 20 * a, but the graph still says 2 * a
     scale = b.detach() / a.detach()  # what b really is, relative to a, when the loss is computed
-    numpy_write = run_fact("detach-numpy-write-silent")
-    if not numpy_write.holds:  # the note says so: it must stay true
-        raise AssertionError(f"the note is out of date: {numpy_write.trace}")
     try:
         (b * b).sum().backward()  # with b = 20 * a, the loss is 400 * a**2: gradient 800 * a
     except RuntimeError as exc:
         return Result(HOLDS, error_line(exc))
     right = (2 * b.detach() * scale).tolist()
-    return Result(verdict(a.grad.tolist() == right),
-                  f"a.grad = {a.grad.tolist()}; true gradient {right}; no error")
+    if a.grad.tolist() == right:
+        return Result(HOLDS, f"a.grad = {a.grad.tolist()}; true gradient {right}")
+    numpy_write = run_fact("detach-numpy-write-silent")
+    if not numpy_write.holds:  # the note says so: it must stay true
+        raise AssertionError(f"the note is out of date: {numpy_write.trace}")
+    return Result(DOES_NOT_HOLD, f"a.grad = {a.grad.tolist()}; true gradient {right}; no error")
