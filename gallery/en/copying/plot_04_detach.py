@@ -4,8 +4,8 @@
 ``detach()``: same memory, out of the graph
 ===========================================
 
-``a.detach()`` returns a tensor that shares ``a``'s memory but never requires
-grad: an edit through either one is seen by both. This page runs the article's
+``a.detach()`` returns a tensor that shares ``a``'s memory but does not
+require grad: a value edit through either one is seen by both. This page runs the article's
 example, then tests its warning that ``resize_``, ``resize_as_``, ``set_`` and
 ``transpose_`` raise an error on either tensor. On this torch the detached
 tensor accepts all four, and stays linked to its source by one version
@@ -198,6 +198,9 @@ except RuntimeError as e:
     # sphinx_gallery_end_ignore
 else:
     raise AssertionError("backward must notice the edit through d")
+# sphinx_gallery_start_ignore
+assert a.tolist() == values, "a's values never changed"
+# sphinx_gallery_end_ignore
 
 # %%
 # A growing ``resize_`` moves ``a`` as well

@@ -98,6 +98,9 @@ p.data = torch.zeros(2, 2, dtype=torch.float64)
 print("p:", p)
 print("p.shape:", tuple(p.shape), " p.dtype:", p.dtype, " p._version:", p._version)
 assert tuple(p.shape) == (2, 2) and p.dtype == torch.float64 and p._version == 0, "p.data = t is silent"
+# sphinx_gallery_start_ignore
+assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
+# sphinx_gallery_end_ignore
 
 # %%
 # Claim: both share data with the source — holds

@@ -5,7 +5,7 @@
 ================================================
 
 ``a.detach()`` 返回的张量与 ``a``
-共享内存，但永远不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，再检验原文关于原地改变形状的提醒。
+共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，再检验原文关于原地改变形状的提醒。
 
 原文说，``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 在任何一方上执行都会报错。在本版
 torch 上，detach 得到的张量四种操作全都接受，并且始终通过版本计数器与源张量相连；只有源叶子张量会拒绝。
@@ -189,6 +189,9 @@ except RuntimeError as e:
     # sphinx_gallery_end_ignore
 else:
     raise AssertionError("backward must notice the edit through d")
+# sphinx_gallery_start_ignore
+assert a.tolist() == values, "a's values never changed"
+# sphinx_gallery_end_ignore
 
 # %%
 # 变大的 ``resize_`` 连 ``a`` 也一起搬走

@@ -225,7 +225,7 @@ assert a.is_leaf, "a must still be a leaf"
 # -----------------------------------------------------
 #
 # 在循环里，``a = a - a.grad`` 会让第二步出错。新的 ``a`` 不是叶子，所以下一次
-# ``backward()`` 之后它的 ``.grad`` 仍是 ``None``（读取时 torch 会发出警告），接下来的更新就失败了。
+# ``backward()`` 之后它的 ``.grad`` 仍是 ``None``，读取时 torch 还会发出警告；接下来的更新就失败了。
 
 a = torch.ones(2, 2)
 a.requires_grad = True
@@ -251,7 +251,7 @@ else:
 # --------------------
 #
 # 每次 ``backward()`` 都是把梯度加到 ``.grad`` 上，而不是替换它。两次反向传播得到两倍的梯度，所以训练循环在每次反向传播之前都要清掉
-# ``.grad``（``a.grad = None``，或 ``optimizer.zero_grad()``）。
+# ``.grad``：``a.grad = None``，或者 ``optimizer.zero_grad()``。
 
 a = torch.ones(2, 2)
 a.requires_grad = True

@@ -90,6 +90,9 @@ p.data = torch.zeros(2, 2, dtype=torch.float64)
 print("p:", p)
 print("p.shape:", tuple(p.shape), " p.dtype:", p.dtype, " p._version:", p._version)
 assert tuple(p.shape) == (2, 2) and p.dtype == torch.float64 and p._version == 0, "p.data = t is silent"
+# sphinx_gallery_start_ignore
+assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
+# sphinx_gallery_end_ignore
 
 # %%
 # 说法：两者都与源张量共享数据——成立
