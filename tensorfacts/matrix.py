@@ -10,6 +10,7 @@ Run ``python -m tensorfacts --matrix`` to print the matrix as plain text.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import warnings
@@ -18,44 +19,79 @@ from collections.abc import Callable, Mapping
 import torch
 
 from sitetools.editions import pick
+from tensorfacts.facts import run_fact
 from tensorfacts.tensors import first_sentence, grad_fn_name, same_storage, warning_line
+
+
+def _clone_under_no_grad(a: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        return a.clone()
+
 
 #: The ways of getting a "b" from "a" that the matrix compares, as the reader would type them.
 OPERATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "b = a": lambda a: a,
     "a.data": lambda a: a.data,
     "a.detach()": lambda a: a.detach(),
+    "a.view(3)": lambda a: a.view(3),
+    "a.float()": lambda a: a.float(),
+    "a.double()": lambda a: a.double(),
+    "torch.as_tensor(a)": lambda a: torch.as_tensor(a),
     "a.clone()": lambda a: a.clone(),
+    "with torch.no_grad(): a.clone()": _clone_under_no_grad,
     "a.detach().clone()": lambda a: a.detach().clone(),
     "a.clone().detach()": lambda a: a.clone().detach(),
+    "copy.copy(a)": lambda a: copy.copy(a),
     "copy.deepcopy(a)": lambda a: copy.deepcopy(a),
     "torch.tensor(a)": lambda a: torch.tensor(a),
     "torch.empty_like(a).copy_(a)": lambda a: torch.empty_like(a).copy_(a),
 }
 
-#: The two kinds of source tensor. Each entry builds (leaf, a): the leaf gradients land on, and a.
+
+def _pair(x: torch.Tensor, a: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    return x, x if a is None else a
+
+
+#: The kinds of source tensor, one table each. Each entry builds (leaf, a): the leaf gradients
+#: land on (the source itself when it has no history), and a.
 SOURCES: dict[str, Callable[[], tuple[torch.Tensor, torch.Tensor]]] = {
-    "leaf": lambda: (lambda x: (x, x))(torch.tensor([1.0, 2.0, 3.0], requires_grad=True)),
-    "non-leaf": lambda: (lambda x: (x, x * 2))(torch.tensor([1.0, 2.0, 3.0], requires_grad=True)),
+    "leaf": lambda: _pair(torch.tensor([1.0, 2.0, 3.0], requires_grad=True)),
+    "non-leaf": lambda: (lambda x: _pair(x, x * 2))(torch.tensor([1.0, 2.0, 3.0], requires_grad=True)),
+    "parameter": lambda: _pair(torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))),
+    "plain": lambda: _pair(torch.tensor([1.0, 2.0, 3.0])),
 }
 
 #: How each source is written on the page.
 SOURCE_CODE = {
     "leaf": "a = torch.tensor([1., 2., 3.], requires_grad=True)",
     "non-leaf": "x = torch.tensor([1., 2., 3.], requires_grad=True); a = x * 2",
+    "parameter": "a = torch.nn.Parameter(torch.tensor([1., 2., 3.]))",
+    "plain": "a = torch.tensor([1., 2., 3.])",
 }
 
-#: The gradient of ``(a * a).sum()`` with respect to the leaf, for each source, as calculus says.
+#: The gradient of ``(a * a).sum()`` with respect to the leaf, for each source, as calculus says
+#: (None: the source does not require grad, there is no graph).
 TRUE_GRADIENT = {
     "leaf": [2.0, 4.0, 6.0],  # d/da a**2 = 2a
     "non-leaf": [8.0, 16.0, 24.0],  # d/dx (2x)**2 = 8x
+    "parameter": [2.0, 4.0, 6.0],
+    "plain": None,
 }
 
-#: Outcomes of the in-place edit probe (language-neutral keys; the extension translates them).
-EDIT_REFUSED = "refused"  # the in-place edit itself raises
-EDIT_DETECTED = "detected"  # backward raises: autograd saw the edit
+#: The sources that require grad: the ones the edit columns say something about.
+GRAD_SOURCES = tuple(s for s, g in TRUE_GRADIENT.items() if g is not None)
+
+#: Outcomes of the in-place edit probes (language-neutral keys; the extension translates them).
+EDIT_REFUSED = "refused"  # the in-place edit itself raises (a leaf, or a view of one, that requires grad)
+EDIT_DETECTED = "detected"  # backward raises the version-counter error: autograd saw the edit
 EDIT_SILENT = "silent"  # backward runs and returns a wrong gradient
 EDIT_UNAFFECTED = "unaffected"  # backward runs and the gradient is right: the edit did not reach a
+EDIT_NO_GRAPH = "no-graph"  # a does not require grad: there is no backward to run
+EDIT_OUTCOMES = (EDIT_REFUSED, EDIT_DETECTED, EDIT_SILENT, EDIT_UNAFFECTED, EDIT_NO_GRAPH)
+
+#: The messages that identify each error the edit probes expect; any other error fails the probe.
+LEAF_ERROR = "leaf Variable that requires grad is being used in an in-place operation"
+VERSION_ERROR = "modified by an inplace operation"
 
 #: A cell whose result could not be made (the operation raised).
 NOT_MADE = None
@@ -94,6 +130,12 @@ def probe_same_object(source: str, operation: str) -> bool | None:
     return NOT_MADE if m.b is None else m.b is m.a
 
 
+def probe_type(source: str, operation: str) -> str | None:
+    """The class of the result: ``Tensor`` or ``Parameter``."""
+    m = make(source, operation)
+    return NOT_MADE if m.b is None else type(m.b).__name__
+
+
 def probe_shares_storage(source: str, operation: str) -> bool | None:
     m = make(source, operation)
     return NOT_MADE if m.b is None else same_storage(m.a, m.b)
@@ -123,22 +165,43 @@ def probe_shares_version(source: str, operation: str) -> bool | None:
     return m.a._version != before
 
 
-def probe_inplace_edit(source: str, operation: str) -> str | None:
-    """Edit the result in place after autograd saved the source, then run backward."""
+def edit_then_backward(source: str, operation: str, *, no_grad: bool) -> str | None:
+    """Edit the result in place after autograd saved the source, then run backward.
+
+    Only the two errors this column is about count: the leaf refusing the edit, and the
+    version-counter error at backward. Any other error propagates, so the probe fails loudly.
+    """
     m = make(source, operation)
     if m.b is None:
         return NOT_MADE
     loss = (m.a * m.a).sum()  # saves a for backward
+    if not loss.requires_grad:
+        return EDIT_NO_GRAPH
     try:
-        m.b.mul_(10)
-    except RuntimeError:
-        return EDIT_REFUSED
+        with torch.no_grad() if no_grad else contextlib.nullcontext():
+            m.b.mul_(10)
+    except RuntimeError as exc:
+        if LEAF_ERROR in str(exc):
+            return EDIT_REFUSED
+        raise
     try:
         loss.backward()
-    except RuntimeError:
-        return EDIT_DETECTED
+    except RuntimeError as exc:
+        if VERSION_ERROR in str(exc):
+            return EDIT_DETECTED
+        raise
     right = m.leaf.grad is not None and m.leaf.grad.tolist() == TRUE_GRADIENT[source]
     return EDIT_UNAFFECTED if right else EDIT_SILENT
+
+
+def probe_inplace_edit(source: str, operation: str) -> str | None:
+    """``b.mul_(10)`` with grad mode on, after ``(a * a).sum()``; then backward."""
+    return edit_then_backward(source, operation, no_grad=False)
+
+
+def probe_inplace_edit_no_grad(source: str, operation: str) -> str | None:
+    """The same, with the edit under ``torch.no_grad()``, as an optimizer step makes it."""
+    return edit_then_backward(source, operation, no_grad=True)
 
 
 def probe_raised(source: str, operation: str) -> str:
@@ -149,17 +212,20 @@ def probe_raised(source: str, operation: str) -> str:
 #: The matrix columns, in page order, each with its probe.
 PROBES: dict[str, Callable[[str, str], object]] = {
     "same_object": probe_same_object,
+    "type": probe_type,
     "shares_storage": probe_shares_storage,
+    "shares_version": probe_shares_version,
     "requires_grad": probe_requires_grad,
     "grad_fn": probe_grad_fn,
-    "shares_version": probe_shares_version,
     "inplace_edit": probe_inplace_edit,
+    "inplace_edit_no_grad": probe_inplace_edit_no_grad,
     "raised": probe_raised,
 }
 
 #: Which columns hold booleans (rendered yes/no), code (rendered literally) or outcome keys.
 BOOLEAN_COLUMNS = ("same_object", "shares_storage", "shares_version")
-CODE_COLUMNS = ("requires_grad", "grad_fn", "raised")
+CODE_COLUMNS = ("requires_grad", "grad_fn", "type", "raised")
+EDIT_COLUMNS = ("inplace_edit", "inplace_edit_no_grad")
 
 
 Matrix = dict[str, dict[str, dict[str, object]]]  # source -> operation -> column -> cell
@@ -214,11 +280,16 @@ def failures(m: Matrix) -> list[str]:
 
 @dataclasses.dataclass(frozen=True)
 class Advice:
-    """One sentence of the guide, in every edition's language, and the premise it rests on."""
+    """One entry of the guide, in every edition's language, and what it rests on.
+
+    ``premise`` reads the probed matrix; ``facts`` names checks of :mod:`tensorfacts.facts` for
+    the parts of the sentence no table cell shows. Both must hold.
+    """
 
     id: str
     texts: Mapping[str, str]  #: edition code -> the advice in that language
     premise: Callable[[Matrix], bool]
+    facts: tuple[str, ...] = ()
 
     def text(self, language: str) -> str:
         """The advice in ``language``; a missing translation raises (no fallback)."""
@@ -229,11 +300,34 @@ def _row(m: Matrix, source: str, operation: str) -> dict[str, object]:
     return m[source][operation]
 
 
-def _everywhere(m: Matrix, operation: str, **expected: object) -> bool:
+def _everywhere(m: Matrix, operation: str, sources: tuple[str, ...] = tuple(SOURCES),
+                **expected: object) -> bool:
     return all(
         all(_row(m, source, operation)[column] == value for column, value in expected.items())
-        for source in SOURCES
+        for source in sources
     )
+
+
+def _edits(m: Matrix, operation: str, outcome: str) -> bool:
+    """Both edit columns give ``outcome`` for every source that requires grad."""
+    return all(_row(m, s, operation)[c] == outcome for s in GRAD_SOURCES for c in EDIT_COLUMNS)
+
+
+def _no_graph_without_grad(m: Matrix, operation: str) -> bool:
+    return all(_row(m, s, operation)[c] == EDIT_NO_GRAPH
+               for s in SOURCES if s not in GRAD_SOURCES for c in EDIT_COLUMNS)
+
+
+def _same_row(m: Matrix, operation: str, other: str, ignore: tuple[str, ...] = ()) -> bool:
+    return all({k: v for k, v in _row(m, s, operation).items() if k not in ignore}
+               == {k: v for k, v in _row(m, s, other).items() if k not in ignore} for s in SOURCES)
+
+
+#: Expressions a guide entry may name outside the table, and the fact that checks each.
+FACT_EXPRESSIONS: dict[str, tuple[str, ...]] = {
+    "noop-conversions-return-a": ("a.to(torch.float32)", "a.cpu()", "a.contiguous()"),
+    "detach-numpy-write-silent": ("a.detach().numpy()",),
+}
 
 
 GUIDE: tuple[Advice, ...] = (
@@ -241,14 +335,19 @@ GUIDE: tuple[Advice, ...] = (
         "independent-copy",
         {
             "en": "For an independent copy with no autograd history, use `a.detach().clone()`: it has its "
-                "own storage, no `grad_fn`, `requires_grad=False`, raises no warning, and an in-place "
-                "edit of it leaves the gradient of `a` alone.",
-            "zh_CN": "需要一份与原张量无关、也不带求导历史的副本：用 `a.detach().clone()`。它有自己的存储，"
-                "没有 `grad_fn`，`requires_grad=False`，不会触发警告；原地修改它也不影响 `a` 的梯度。",
+                "own storage and version counter, no `grad_fn`, `requires_grad=False`, raises no warning, "
+                "and an in-place edit of it, with or without `torch.no_grad()`, leaves the gradient of `a` "
+                "alone. `with torch.no_grad(): a.clone()` gives the same row.",
+            "zh_CN": "需要一份与原张量无关、也不带求导历史的副本：用 `a.detach().clone()`。它有自己的存储和版本计数器，"
+                "没有 `grad_fn`，`requires_grad=False`，不会触发警告；无论是否在 `torch.no_grad()` 下原地修改它，"
+                "都不影响 `a` 的梯度。`with torch.no_grad(): a.clone()` 的结果与它完全相同。",
         },
         lambda m: _everywhere(
-            m, "a.detach().clone()", same_object=False, shares_storage=False,
-            requires_grad=False, grad_fn="None", raised="", inplace_edit=EDIT_UNAFFECTED),
+            m, "a.detach().clone()", same_object=False, type="Tensor", shares_storage=False,
+            shares_version=False, requires_grad=False, grad_fn="None", raised="")
+        and _edits(m, "a.detach().clone()", EDIT_UNAFFECTED)
+        and _no_graph_without_grad(m, "a.detach().clone()")
+        and _same_row(m, "with torch.no_grad(): a.clone()", "a.detach().clone()"),
     ),
     Advice(
         "clone-detach-same",
@@ -256,53 +355,91 @@ GUIDE: tuple[Advice, ...] = (
             "en": "`a.clone().detach()` gives the same result in every column.",
             "zh_CN": "`a.clone().detach()` 在表中每一列的结果都与之相同。",
         },
-        lambda m: all(_row(m, s, "a.clone().detach()") == _row(m, s, "a.detach().clone()")
-                      for s in SOURCES),
+        lambda m: _same_row(m, "a.clone().detach()", "a.detach().clone()"),
     ),
     Advice(
         "copy-in-graph",
         {
-            "en": "For a copy that gradients still flow back through, use `a.clone()`: its own storage, "
-                "`requires_grad=True` and a `CloneBackward0` node. "
-                "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`.",
-            "zh_CN": "需要一份副本、但梯度仍要传回 `a`：用 `a.clone()`。它有自己的存储，`requires_grad=True`，"
-                "带 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，节点是 `CopyBackwards`。",
+            "en": "For a copy that gradients still flow back through, use `a.clone()` on a tensor that "
+                "requires grad: its own storage, `requires_grad=True` and a `CloneBackward0` node. "
+                "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and `a.double()` "
+                "through `ToCopyBackward0` (it also changes the dtype).",
+            "zh_CN": "需要一份副本、但梯度仍要传回 `a`：对需要求导的张量用 `a.clone()`。它有自己的存储，"
+                "`requires_grad=True`，带 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，"
+                "节点是 `CopyBackwards`；`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变了 dtype）。",
         },
-        lambda m: _everywhere(m, "a.clone()", shares_storage=False, requires_grad=True,
-                              grad_fn="CloneBackward0")
-        and _everywhere(m, "torch.empty_like(a).copy_(a)", shares_storage=False,
-                        requires_grad=True, grad_fn="CopyBackwards"),
+        lambda m: all(
+            _everywhere(m, op, GRAD_SOURCES, shares_storage=False, shares_version=False,
+                        requires_grad=True, grad_fn=node)
+            for op, node in (("a.clone()", "CloneBackward0"),
+                             ("torch.empty_like(a).copy_(a)", "CopyBackwards"),
+                             ("a.double()", "ToCopyBackward0"))),
     ),
     Advice(
         "detach-view",
         {
             "en": "To read the values without autograd and without copying, use `a.detach()`. It shares "
-                "storage and the version counter with `a`, so if you edit it in place while autograd "
-                "still needs `a`, backward raises an error instead of returning a wrong gradient.",
-            "zh_CN": "只想读取数值、不要求导、也不想复制：用 `a.detach()`。它与 `a` 共享存储和版本计数器，"
-                "所以在 autograd 还需要 `a` 时原地修改它，backward 会报错，而不是给出错误的梯度。",
+                "storage and the version counter with `a`: edit it in place after autograd saved `a`, even "
+                "under `torch.no_grad()`, and backward raises an error. It does not catch everything: an "
+                "edit made before autograd saves the tensor, or a write through `a.detach().numpy()`, moves "
+                "no saved version, and backward returns a wrong gradient without any error.",
+            "zh_CN": "只想读取数值、不要求导、也不想复制：用 `a.detach()`。它与 `a` 共享存储和版本计数器："
+                "在 autograd 保存了 `a` 之后原地修改它，即使在 `torch.no_grad()` 下，backward 也会报错。"
+                "但它并非万无一失：在 autograd 保存该张量之前做的修改，或者通过 `a.detach().numpy()` 写入的数据，"
+                "都不会被发现，backward 不报错，却给出错误的梯度。",
         },
         lambda m: _everywhere(m, "a.detach()", shares_storage=True, shares_version=True,
-                              requires_grad=False, inplace_edit=EDIT_DETECTED),
+                              requires_grad=False, grad_fn="None")
+        and _edits(m, "a.detach()", EDIT_DETECTED),
+        facts=("detach-edit-before-save-silent", "detach-numpy-write-silent"),
+    ),
+    Advice(
+        "view",
+        {
+            "en": "A view such as `a.view(3)` is not a copy either: it shares storage and the version "
+                "counter with `a` and stays in the graph (`ViewBackward0`). A view of a leaf that requires "
+                "grad refuses in-place edits outside `torch.no_grad()`.",
+            "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，并留在计算图中"
+                "（`ViewBackward0`）。对需要求导的叶子张量的视图，在 `torch.no_grad()` 之外原地修改会直接报错。",
+        },
+        lambda m: _everywhere(m, "a.view(3)", shares_storage=True, shares_version=True)
+        and _everywhere(m, "a.view(3)", GRAD_SOURCES, grad_fn="ViewBackward0")
+        and all(_row(m, s, "a.view(3)")["inplace_edit"] == EDIT_REFUSED for s in ("leaf", "parameter")),
     ),
     Advice(
         "avoid-data",
         {
             "en": "Avoid `a.data`: it shares storage but not the version counter, so an in-place edit "
-                "through it goes unnoticed and backward returns a wrong gradient without any error.",
-            "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器。通过它原地修改，autograd 察觉不到，"
-                "backward 不报错，却给出错误的梯度。",
+                "through it, with or without `torch.no_grad()`, goes unnoticed and backward returns a wrong "
+                "gradient without any error. `copy.copy(a)` is no better: it shares storage, not the counter, "
+                "and an edit of it under `torch.no_grad()` goes unnoticed in the same way.",
+            "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器。无论是否在 `torch.no_grad()` 下，"
+                "通过它原地修改，autograd 都察觉不到，backward 不报错，却给出错误的梯度。"
+                "`copy.copy(a)` 也好不到哪里去：它共享存储，不共享版本计数器，"
+                "在 `torch.no_grad()` 下原地修改它同样不会被发现。",
         },
-        lambda m: _everywhere(m, "a.data", shares_storage=True, shares_version=False,
-                              inplace_edit=EDIT_SILENT),
+        lambda m: all(_everywhere(m, op, shares_storage=True, shares_version=False)
+                      for op in ("a.data", "copy.copy(a)"))
+        and _edits(m, "a.data", EDIT_SILENT)
+        and all(_row(m, s, "copy.copy(a)")["inplace_edit_no_grad"] == EDIT_SILENT for s in GRAD_SOURCES),
     ),
     Advice(
         "alias",
         {
-            "en": "`b = a` copies nothing: `b` is the same object as `a`.",
-            "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象。",
+            "en": "`b = a` copies nothing: `b` is the same object as `a`, and so are `torch.as_tensor(a)` "
+                "and `a.float()` on a float tensor (likewise `a.to(torch.float32)`, `a.cpu()` on a CPU "
+                "tensor and `a.contiguous()` on a contiguous one). An in-place edit of `b` under "
+                "`torch.no_grad()` is an edit of `a`: backward raises if autograd saved `a`.",
+            "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象；`torch.as_tensor(a)`、"
+                "对 float 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、"
+                "对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。"
+                "在 `torch.no_grad()` 下原地修改 `b` 就是修改 `a`："
+                "如果 autograd 保存过 `a`，backward 会报错。",
         },
-        lambda m: _everywhere(m, "b = a", same_object=True),
+        lambda m: all(_everywhere(m, op, same_object=True)
+                      for op in ("b = a", "torch.as_tensor(a)", "a.float()"))
+        and all(_row(m, s, "b = a")["inplace_edit_no_grad"] == EDIT_DETECTED for s in GRAD_SOURCES),
+        facts=("noop-conversions-return-a",),
     ),
     Advice(
         "torch-tensor",
@@ -315,36 +452,44 @@ GUIDE: tuple[Advice, ...] = (
         lambda m: all(
             str(_row(m, s, "torch.tensor(a)")["raised"]).startswith("UserWarning")
             and "detach().clone()" in str(_row(m, s, "torch.tensor(a)")["raised"])
-            and {k: v for k, v in _row(m, s, "torch.tensor(a)").items() if k != "raised"}
-            == {k: v for k, v in _row(m, s, "a.detach().clone()").items() if k != "raised"}
-            for s in SOURCES),
+            for s in SOURCES) and _same_row(m, "torch.tensor(a)", "a.detach().clone()", ("raised",)),
     ),
     Advice(
         "deepcopy",
         {
-            "en": "`copy.deepcopy(a)` works only on a leaf, and gives a new leaf that still requires grad; "
-                "on a non-leaf it raises `RuntimeError`.",
-            "zh_CN": "`copy.deepcopy(a)` 只能用于叶子张量，得到的是一个仍然 `requires_grad=True` 的新叶子；"
-                "对非叶子张量会抛出 `RuntimeError`。",
+            "en": "`copy.deepcopy(a)` works only on a tensor with no `grad_fn` (a leaf, a `Parameter`, a "
+                "tensor that does not require grad); on a non-leaf it raises `RuntimeError`. It gives new "
+                "storage and keeps `requires_grad` and the class: a `Parameter` stays a `Parameter`. It "
+                "copies `.grad` too, and for a view it copies the whole storage behind it, where `clone()` "
+                "copies only the view's elements.",
+            "zh_CN": "`copy.deepcopy(a)` 只能用于没有 `grad_fn` 的张量（叶子张量、`Parameter`、不需要求导的张量）；"
+                "对非叶子张量会抛出 `RuntimeError`。它分配新的存储，保留 `requires_grad` 和类型："
+                "`Parameter` 复制后仍是 `Parameter`。它连 `.grad` 也一起复制；对视图，它复制的是视图背后的整块存储，"
+                "而 `clone()` 只复制视图中的元素。",
         },
-        lambda m: _row(m, "leaf", "copy.deepcopy(a)")["raised"] == ""
-        and _row(m, "leaf", "copy.deepcopy(a)")["requires_grad"] is True
-        and _row(m, "leaf", "copy.deepcopy(a)")["grad_fn"] == "None"
-        and _row(m, "leaf", "copy.deepcopy(a)")["shares_storage"] is False
+        lambda m: all(
+            _row(m, s, "copy.deepcopy(a)")["raised"] == ""
+            and _row(m, s, "copy.deepcopy(a)")["shares_storage"] is False
+            and _row(m, s, "copy.deepcopy(a)")["grad_fn"] == "None"
+            and _row(m, s, "copy.deepcopy(a)")["requires_grad"] == _row(m, s, "b = a")["requires_grad"]
+            and _row(m, s, "copy.deepcopy(a)")["type"] == _row(m, s, "b = a")["type"]
+            for s in ("leaf", "parameter", "plain"))
+        and _row(m, "parameter", "copy.deepcopy(a)")["type"] == "Parameter"
         and str(_row(m, "non-leaf", "copy.deepcopy(a)")["raised"]).startswith("RuntimeError"),
+        facts=("deepcopy-copies-grad", "deepcopy-view-copies-storage"),
     ),
 )
 
 
 def failed_premises(m: Matrix) -> list[str]:
-    """Ids of guide entries whose premises the probed matrix does not support."""
+    """Ids of guide entries whose premises the probed matrix (or whose named facts) do not support."""
     failed = []
     for advice in GUIDE:
         try:
             ok = advice.premise(m)
         except Exception:
             ok = False
-        if not ok:
+        if not ok or not all(run_fact(f).holds for f in advice.facts):
             failed.append(advice.id)
     return failed
 

@@ -12,11 +12,14 @@ from collections.abc import Callable, Mapping
 
 from sitetools.editions import pick
 
-#: The three verdicts a check may return.
+#: The verdicts a check may return. ``NOT_A_CLAIM`` is for a row the article never meant as a
+#: claim (code that lost its indentation in publishing, a commented-out line): the ledger shows
+#: it, and does not count it for or against the article.
 HOLDS = "holds"
 DOES_NOT_HOLD = "does-not-hold"
 OUTPUT_DIFFERS = "output-differs"
-VERDICTS = (HOLDS, DOES_NOT_HOLD, OUTPUT_DIFFERS)
+NOT_A_CLAIM = "not-a-claim"
+VERDICTS = (HOLDS, DOES_NOT_HOLD, OUTPUT_DIFFERS, NOT_A_CLAIM)
 
 
 def verdict(condition: bool) -> str:
@@ -32,10 +35,17 @@ class Claim:
     section: str
     gallery: str
     texts: Mapping[str, str]  #: edition code -> the claim in that language
+    #: edition code -> a note shown under the claim (history, what a word gets wrong); may be empty.
+    #: Inline code between backticks, links as ``[text](https://...)``.
+    notes: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def text(self, language: str) -> str:
         """The claim in ``language``; a missing translation raises (no fallback)."""
         return pick(self.texts, language, f"claim {self.id}")
+
+    def note(self, language: str) -> str:
+        """The note in ``language`` ("" when the claim has none; a missing translation raises)."""
+        return pick(self.notes, language, f"the note of claim {self.id}") if self.notes else ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,19 +80,21 @@ class Registry:
         self.claims: list[Claim] = []
         self.checks: dict[str, Check] = {}
 
-    def add(self, claim_id: str, section: str, gallery: str, en: str, zh_CN: str, check: Check) -> Claim:
+    def add(self, claim_id: str, section: str, gallery: str, en: str, zh_CN: str, check: Check,
+            notes: Mapping[str, str] | None = None) -> Claim:
         if not claim_id.startswith(f"{self.article}-") or claim_id in self.checks:
             raise ValueError(f"claim id {claim_id!r}: must be new and start with {self.article}-")
-        entry = Claim(claim_id, self.article, section, gallery, {"en": en, "zh_CN": zh_CN})
+        entry = Claim(claim_id, self.article, section, gallery, {"en": en, "zh_CN": zh_CN}, dict(notes or {}))
         self.claims.append(entry)
         self.checks[claim_id] = check
         return entry
 
-    def claim(self, claim_id: str, section: str, gallery: str, en: str, zh_CN: str) -> Callable[[Check], Check]:
+    def claim(self, claim_id: str, section: str, gallery: str, en: str, zh_CN: str,
+              notes: Mapping[str, str] | None = None) -> Callable[[Check], Check]:
         """Declare a claim; the decorated function is its check."""
 
         def register(check: Check) -> Check:
-            self.add(claim_id, section, gallery, en, zh_CN, check)
+            self.add(claim_id, section, gallery, en, zh_CN, check, notes)
             return check
 
         return register

@@ -30,9 +30,9 @@ def matrix() -> mp.Matrix:
 
 
 def test_every_column_has_a_probe_and_words_in_every_edition():
-    kinds = set(mp.BOOLEAN_COLUMNS) | set(mp.CODE_COLUMNS) | {"inplace_edit"}
+    kinds = set(mp.BOOLEAN_COLUMNS) | set(mp.CODE_COLUMNS) | set(mp.EDIT_COLUMNS)
     assert set(mp.PROBES) == kinds, "every column is rendered by kind and has one probe"
-    outcomes = (mp.EDIT_REFUSED, mp.EDIT_DETECTED, mp.EDIT_SILENT, mp.EDIT_UNAFFECTED)
+    outcomes = mp.EDIT_OUTCOMES
     for lang in CODES:
         words = behaviour_matrix.words(lang)
         missing = [k for k in ("operation", *mp.PROBES, True, False, *outcomes) if k not in words]
@@ -88,6 +88,8 @@ FLIPS = [
     ("detach copies", "leaf", "a.detach()", "shares_version", False),
     ("detach copies", "non-leaf", "a.detach()", "inplace_edit", mp.EDIT_UNAFFECTED),
     ("data copies", "leaf", "a.data", "inplace_edit", mp.EDIT_UNAFFECTED),
+    ("data copies", "parameter", "a.data", "inplace_edit_no_grad", mp.EDIT_UNAFFECTED),
+    ("clone aliases", "parameter", "a.clone()", "type", "Parameter"),
     ("quiet torch.tensor", "leaf", "torch.tensor(a)", "raised", ""),
 ]
 
@@ -250,8 +252,9 @@ def test_guide_is_written_in_every_edition(advice):
         text = advice.text(code)
         assert bool(CJK.search(text)) == edition(code).cjk, f"the {code} text is in {code}"
         assert text.count("`") % 2 == 0
-        assert set(re.findall(r"`(a\.[^`]+|b = a|copy\.deepcopy\(a\))`", text)) <= set(
-            mp.OPERATIONS), "an expression the guide names is one the table probes"
+        checked = set(mp.OPERATIONS).union(*(mp.FACT_EXPRESSIONS.get(f, ()) for f in advice.facts))
+        assert set(re.findall(r"`(a\.[^`]+|b = a|copy\.deepcopy\(a\))`", text)) <= checked, (
+            "an expression the guide names is one the table probes, or one a fact it names checks")
 
 
 MATRIX_PAGE = """
@@ -306,7 +309,7 @@ def test_built_site_pages(site_dir):
             assert (site_dir / lang / link["href"].split("#")[0]).exists()
         page = BeautifulSoup((site_dir / lang / "matrix.html").read_text(encoding="utf-8"),
                              "html.parser")
-        assert len(page.select("table.behaviour-matrix tbody tr")) == 2 * len(mp.OPERATIONS)
+        assert len(page.select("table.behaviour-matrix tbody tr")) == len(mp.SOURCES) * len(mp.OPERATIONS)
         for soup in (ledger, page):
             ids = [tag["id"] for tag in soup.find_all(id=True)]
             assert len(ids) == len(set(ids)), "an id appears twice"

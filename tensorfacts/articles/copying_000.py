@@ -11,7 +11,7 @@ import warnings
 
 import torch
 
-from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, Registry, Result, verdict
+from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Registry, Result, verdict
 from tensorfacts.pasted import Pasted, count_and_last, first_print, joined, one_line
 from tensorfacts.snippets import compare_output, first_difference, run_clean, run_snippet
 from tensorfacts.sources import copying_000 as src
@@ -27,16 +27,26 @@ CLAIMS = Registry(NUMBER)
 
 @CLAIMS.claim(
     "000-loop-runs-as-printed", "origin", "copying-alias",
-    "The loop that opens the article is printed as Python that runs.",
-    "开头的循环代码按原样就能运行。")
+    "The loop that opens the article, as published, is Python that runs.",
+    "开头的循环代码按发表出来的样子就能运行。",
+    notes={
+        "en": "Not a claim of the author's: the published snippet still starts with the blog's "
+              "“// A code block” placeholder, and its indentation was lost in publishing. The next row "
+              "checks the loop with its indentation restored.",
+        "zh_CN": "这不是作者的说法：发表出来的代码段开头还留着博客的 “// A code block” 占位符，缩进是在发表时丢失的。"
+                 "下一行检验的是补回缩进后的循环。",
+    })
 def _loop_runs_as_printed() -> Result:
     try:
         compile(src.LOOP_AS_PRINTED, "article", "exec")
-    except SyntaxError as exc:
-        # Restoring the indentation must be the only fix needed: the restored loop runs.
+    except IndentationError as exc:
+        # Lost in publishing only if restoring the indentation is the one fix needed.
         restored = run_snippet(src.LOOP_RESTORED)
         if restored.error is not None:
             raise restored.error from exc
+        return Result(NOT_A_CLAIM, f"{type(exc).__name__}: {exc.msg} (line {exc.lineno}); "
+                      "with the indentation restored, it runs")
+    except SyntaxError as exc:
         return Result(DOES_NOT_HOLD, f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})")
     run = run_snippet(src.LOOP_AS_PRINTED)
     return Result(verdict(run.error is None), "compiles")
@@ -325,32 +335,60 @@ def _detach_leaves_graph() -> Result:
     return Result(verdict(out), f"requires_grad = {c.requires_grad}; grad_fn = {grad_fn_name(c)}")
 
 
+#: The four calls of the article's warning, each as the detach page runs it on a 2x3 tensor.
+METADATA_CALLS = {
+    "resize_": lambda t: t.resize_(3, 2),
+    "resize_as_": lambda t: t.resize_as_(torch.zeros(3, 2)),
+    "set_": lambda t: t.set_(torch.zeros(6)),
+    "transpose_": lambda t: t.transpose_(0, 1),
+}
+
+
+def _accepted(make_source) -> tuple[list[str], list[str]]:
+    """Which of the four calls run, on the detached tensor and on the source (fresh pairs)."""
+    on_c, on_a = [], []
+    for name, call in METADATA_CALLS.items():
+        for who, accepted in (("c", on_c), ("a", on_a)):
+            a = make_source()
+            c = a.detach()
+            try:
+                call(c if who == "c" else a)
+            except RuntimeError:
+                continue
+            accepted.append(name)
+    return on_c, on_a
+
+
 @CLAIMS.claim(
     "000-detach-metadata-ops-error", "detach", "copying-detach",
     "In-place `resize_`, `resize_as_`, `set_` or `transpose_` on either of the two tensors "
     "raises an error.",
-    "原地操作 `resize_`、`resize_as_`、`set_`、`transpose_` 在两者任意一个上执行都会报错。")
+    "原地操作 `resize_`、`resize_as_`、`set_`、`transpose_` 在两者任意一个上执行都会报错。",
+    notes={
+        "en": "True when the article was written: up to torch 1.12 these calls on a tensor from `.data` "
+              "or `.detach()` raised “… is not allowed on a Tensor created from .data or .detach()”, and "
+              "the `Tensor.detach` docstring said so until the 2.2 docs. "
+              "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590) (“Always allow "
+              "tensor metadata changes”, August 2022) lifted the restriction. As on the example page, the "
+              "source here is the article's: a leaf that requires grad. It refuses all four calls because "
+              "it is such a leaf, not because it was detached; a non-leaf source accepts `set_` and "
+              "`transpose_` and refuses only the two resizes.",
+        "zh_CN": "文章写成时这是对的：torch 1.12 及以前，对 `.data` 或 `.detach()` 得到的张量执行这些调用会报错"
+                 "“… is not allowed on a Tensor created from .data or .detach()”，`Tensor.detach` 的文档说明"
+                 "直到 2.2 版的文档都还这样写。"
+                 "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590)"
+                 "（“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。与示例页面一样，"
+                 "这里的源张量沿用原文的写法：需要求导的叶子张量。它拒绝全部四个调用，是因为它是这样的叶子，"
+                 "而不是因为被 detach 过；换成非叶子源张量，`set_` 和 `transpose_` 都能执行，只有两个 resize 会报错。",
+    })
 def _detach_metadata_ops_error() -> Result:
-    ops = {
-        "resize_": lambda t: t.resize_(4),
-        "resize_as_": lambda t: t.resize_as_(torch.zeros(4)),
-        "set_": lambda t: t.set_(torch.zeros(4)),
-        "transpose_": lambda t: t.transpose_(0, 1),
-    }
-    allowed = []
-    for name, op in ops.items():
-        for who in ("detached", "original"):
-            x = torch.ones(2, 2, requires_grad=True)
-            a = x * 2  # a non-leaf original, so the leaf rule does not hide the answer
-            c = a.detach()
-            try:
-                op(c if who == "detached" else a)
-            except RuntimeError:
-                continue
-            allowed.append(f"{'c' if who == 'detached' else 'a'}.{name}")
-    if not allowed:
-        return Result(HOLDS, "all eight calls raise RuntimeError")
-    return Result(DOES_NOT_HOLD, "no error: " + ", ".join(allowed))
+    on_c, on_a = _accepted(lambda: torch.ones(2, 3, requires_grad=True))
+    nonleaf_c, nonleaf_a = _accepted(lambda: torch.ones(2, 3, requires_grad=True) * 2)
+    if (on_c or on_a) and nonleaf_a != ["set_", "transpose_"]:  # the note says so: it must stay true
+        raise AssertionError(f"the note is out of date: a non-leaf source accepts {nonleaf_a}")
+    trace = (f"run on c: {', '.join(on_c) or 'none'}; on the leaf a: {', '.join(on_a) or 'none'}; "
+             f"on a non-leaf a: {', '.join(nonleaf_a)}")
+    return Result(verdict(not on_c and not on_a), trace)
 
 
 @CLAIMS.claim(
@@ -400,8 +438,14 @@ def _detach_only_requires_grad() -> Result:
 @CLAIMS.claim(
     "000-note-commented-edit", "note", "copying-rebinding",
     "The commented-out line `#a[1,2] = 0` is an edit of `a` that could be switched on.",
-    "被注释掉的 `#a[1,2] = 0` 是一句可以打开的、修改 `a` 的代码。")
+    "被注释掉的 `#a[1,2] = 0` 是一句可以打开的、修改 `a` 的代码。",
+    notes={
+        "en": "Not a claim: the article leaves this line commented out and never runs it. The trace "
+              "shows what it would do if switched on.",
+        "zh_CN": "这不是原文的说法：原文把这一行注释掉了，从未运行。右侧记录的是打开它之后会发生什么。",
+    })
 def _note_commented_edit() -> Result:
+    commented = "#a[1,2] = 0" in src.NOTE_EXAMPLE.splitlines()
     a = torch.ones(2, 2)
     a.requires_grad = True
     try:
@@ -413,8 +457,8 @@ def _note_commented_edit() -> Result:
     try:
         a[1, 1] = 0  # even a valid index is refused: a is a leaf that requires grad
     except RuntimeError as exc:
-        return Result(DOES_NOT_HOLD, f"{first}; a[1, 1] = 0 → {error_line(exc)}")
-    return Result(DOES_NOT_HOLD, first)
+        first = f"{first}; a[1, 1] = 0 → {error_line(exc)}"
+    return Result(NOT_A_CLAIM if commented else DOES_NOT_HOLD, f"if switched on: {first}")
 
 
 CLAIMS.rows(

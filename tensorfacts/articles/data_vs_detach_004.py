@@ -11,6 +11,7 @@ import inspect
 
 import torch
 
+from tensorfacts.facts import run_fact
 from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, Registry, Result, verdict
 from tensorfacts.pasted import Pasted
 from tensorfacts.snippets import Run, lines, pasted_output, run_snippet
@@ -222,23 +223,30 @@ def _detach_like_data() -> Result:
 
 @CLAIMS.claim(
     "004-both-in-place", "summary", "data-vs-detach-comparison",
-    "`.data` and `.detach()` are both in-place operations.",
-    "`.data` 和 `.detach()` 都是 “原位操作 inplace operation”。")
+    "`.data` and `.detach()` are both in-place operations: read as meant, both work on the original "
+    "data, without copying it.",
+    "`.data` 和 `.detach()` 都是 “原位操作 inplace operation”：按作者的本意，两者都直接作用于原来的数据，不做复制。",
+    notes={
+        "en": "Judged by its meaning, which holds. The word itself is wrong in PyTorch's sense: an in-place "
+              "operation changes its tensor and moves its version counter (`zero_()`, `mul_()`, or "
+              "`detach_()`), while taking `.data` or `.detach()` leaves `out` exactly as it was; only a later "
+              "in-place edit through the result changes it.",
+        "zh_CN": "按本意判断，这一条成立。但这个词本身用得不对：在 PyTorch 里，"
+                 "原地操作会改变张量本身并推进它的版本计数器（如 `zero_()`、`mul_()`，或 `detach_()`）；"
+                 "而取 `.data` 或 `.detach()` 不会改变 `out`，"
+                 "只有之后通过结果做的原地操作才会改变它。",
+    })
 def _both_in_place() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     out = a.sigmoid()
-    changed = []
-    for name, take in (("data", lambda t: t.data), ("detach()", lambda t: t.detach())):
-        version, grad_fn, requires = out._version, out.grad_fn, out.requires_grad
-        result = take(out)
-        if result is out or out._version != version or out.grad_fn is not grad_fn or (
-                out.requires_grad != requires):
-            changed.append(name)
-    if len(changed) == 2:
-        return Result(HOLDS, "both change out in place")
-    return Result(DOES_NOT_HOLD,
-                  f"out after both: _version = {out._version}, requires_grad = "
-                  f"{out.requires_grad}, grad_fn = {grad_fn_name(out)}")
+    values = out.detach().clone()
+    results = {"data": out.data, "detach()": out.detach()}
+    if out._version != 0 or out.grad_fn is None or not torch.equal(out.detach(), values):
+        raise AssertionError("the note is out of date: taking .data or .detach() changed out")
+    no_copy = all(same_storage(out, t) and t is not out for t in results.values())
+    return Result(verdict(no_copy),
+                  f"both share out's storage: {no_copy}; out._version stays {out._version}; "
+                  f"out.grad_fn = {grad_fn_name(out)}")
 
 
 @CLAIMS.claim(
@@ -276,7 +284,17 @@ def _data_unsafe() -> Result:
 @CLAIMS.claim(
     "004-detach-safe", "summary", "data-vs-detach-comparison",
     "`.detach()` is safe: autograd catches an edit made through it.",
-    "`.detach()` 是安全的：通过它做的修改会被 autograd 发现。")
+    "`.detach()` 是安全的：通过它做的修改会被 autograd 发现。",
+    notes={
+        "en": "Not as stated: autograd catches the edit only when it saved the edited tensor before the "
+              "edit, as `sigmoid` saves its output in the article's example. An edit made before the tensor "
+              "is saved, or a write through `.detach().numpy()`, goes unnoticed and the gradient is wrong. "
+              "`.detach()` is safer than `.data`, not safe.",
+        "zh_CN": "按原话不成立：只有当 autograd 在修改之前保存了被修改的张量时"
+                 "（比如原文例子里 `sigmoid` 保存了它的输出），修改才会被发现。"
+                 "在张量被保存之前做的修改，或者通过 `.detach().numpy()` 写入的数据，都不会被发现，"
+                 "梯度是错的。`.detach()` 比 `.data` 安全，但并不是安全的。",
+    })
 def _detach_safe() -> Result:
     # An edit through detach() made *before* autograd saves the tensor is not caught.
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -288,5 +306,9 @@ def _detach_safe() -> Result:
     except RuntimeError as exc:
         return Result(HOLDS, error_line(exc))
     right = (2 * b.detach() * scale).tolist()
-    return Result(verdict(a.grad.tolist() == right),
-                  f"a.grad = {a.grad.tolist()}; true gradient {right}; no error")
+    if a.grad.tolist() == right:
+        return Result(HOLDS, f"a.grad = {a.grad.tolist()}; true gradient {right}")
+    numpy_write = run_fact("detach-numpy-write-silent")
+    if not numpy_write.holds:  # the note says so: it must stay true
+        raise AssertionError(f"the note is out of date: {numpy_write.trace}")
+    return Result(DOES_NOT_HOLD, f"a.grad = {a.grad.tolist()}; true gradient {right}; no error")

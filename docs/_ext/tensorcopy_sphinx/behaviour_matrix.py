@@ -10,13 +10,19 @@ Usage in a MyST page::
     :guide:
     ```
 
-``:source:`` (``leaf`` or ``non-leaf``) renders the table for one kind of source tensor: one row per
-operation, one column per probe in ``tensorfacts.matrix``, and a caption with the torch version the
-probes ran on. ``:guide:`` renders the "which one should I use" list; each item's premises are
-checked against the probe results, and an item whose premises fail is reported as a warning (the
-build runs with ``-W``, so it fails). Column headers and cell words come from ``WORDS`` below, one
-entry per edition (a missing edition fails the build). Its stylesheet,
-``static/behaviour-matrix.css``, is its own.
+``:source:`` (``leaf``, ``non-leaf``, ``parameter`` or ``plain``) renders the table for one kind
+of source tensor: one row per operation, one column per probe in ``tensorfacts.matrix``, and a
+caption with the torch version the probes ran on. ``:guide:`` renders the "which one should I
+use" list; each item's premises are checked against the probe results (and the facts it names),
+and an item whose premises fail is reported as a warning (the build runs with ``-W``, so it
+fails).
+
+The role ``{fact}`id``` marks a sentence of a narrative page as resting on the fact ``id`` of
+``tensorfacts.facts``: the build runs that fact and warns when the id is unknown or the fact no
+longer holds. The role renders nothing; it is the sentence's link to its check.
+
+Column headers and cell words come from ``WORDS`` below, one entry per edition (a missing
+edition fails the build). Its stylesheet, ``static/behaviour-matrix.css``, is its own.
 """
 
 from __future__ import annotations
@@ -38,11 +44,13 @@ WORDS = {
     "en": {
         "operation": "how b is made",
         "same_object": "same object",
+        "type": "type(b)",
         "shares_storage": "shares storage",
         "requires_grad": "requires_grad",
         "grad_fn": "grad_fn",
         "shares_version": "shares version counter",
         "inplace_edit": "edit b in place, then backward",
+        "inplace_edit_no_grad": "edit b under no_grad, then backward",
         "raised": "warning or error",
         True: "yes",
         False: "no",
@@ -50,6 +58,7 @@ WORDS = {
         mp.EDIT_DETECTED: "error at backward",
         mp.EDIT_SILENT: "wrong gradient, no error",
         mp.EDIT_UNAFFECTED: "gradient unaffected",
+        mp.EDIT_NO_GRAPH: "no graph (a needs no grad)",
         "not_made": "—",
         "none_raised": "none",
         "caption": "Source: {code} — probed on torch {torch}",
@@ -58,11 +67,13 @@ WORDS = {
     "zh_CN": {
         "operation": "b 的得到方式",
         "same_object": "同一对象",
+        "type": "type(b)",
         "shares_storage": "共享存储",
         "requires_grad": "requires_grad",
         "grad_fn": "grad_fn",
         "shares_version": "共享版本计数器",
         "inplace_edit": "原地修改 b 后 backward",
+        "inplace_edit_no_grad": "在 no_grad 下原地修改 b 后 backward",
         "raised": "警告或报错",
         True: "是",
         False: "否",
@@ -70,6 +81,7 @@ WORDS = {
         mp.EDIT_DETECTED: "backward 时报错",
         mp.EDIT_SILENT: "梯度错误，且不报错",
         mp.EDIT_UNAFFECTED: "梯度不受影响",
+        mp.EDIT_NO_GRAPH: "无计算图（a 不需要求导）",
         "not_made": "—",
         "none_raised": "无",
         "caption": "源张量：{code}，在 torch {torch} 上探测",
@@ -92,7 +104,7 @@ def cell_nodes(column: str, value: object, w: dict) -> list[nodes.Node]:
     if column in mp.BOOLEAN_COLUMNS:
         word = w[bool(value)]
         return [nodes.inline(word, word, classes=[f"cell-{str(bool(value)).lower()}"])]
-    if column == "inplace_edit":
+    if column in mp.EDIT_COLUMNS:
         word = w[value]
         return [nodes.inline(word, word, classes=[f"edit-{value}"])]
     if column == "raised":
@@ -141,7 +153,10 @@ def build_matrix(matrix: mp.Matrix, source: str, language: str) -> nodes.table:
     table = nodes.table(classes=["behaviour-matrix"])
     group = nodes.tgroup(cols=len(columns) + 1)
     table += group
-    for index, width in enumerate((22, 8, 8, 10, 12, 10, 16, 14)):
+    widths = {"same_object": 7, "type": 9, "shares_storage": 7, "shares_version": 8,
+              "requires_grad": 8, "grad_fn": 12, "inplace_edit": 14, "inplace_edit_no_grad": 14,
+              "raised": 10}
+    for index, width in enumerate((22, *(widths[c] for c in columns))):
         spec = nodes.colspec(colwidth=width)
         if index == 0:
             spec["stub"] = 1  # the operation heads its row (a <th> for screen readers)
@@ -152,7 +167,7 @@ def build_matrix(matrix: mp.Matrix, source: str, language: str) -> nodes.table:
     for key in ["operation", *columns]:
         entry = nodes.entry()
         label = w[key].replace("_", "_\u200b")  # a narrow header may break after "_"
-        shown = nodes.literal(label, label) if key in mp.CODE_COLUMNS[:2] else nodes.Text(label)
+        shown = nodes.literal(label, label) if key in ("type", "requires_grad", "grad_fn") else nodes.Text(label)
         entry += nodes.paragraph("", "", shown)
         header += entry
     head += header
@@ -211,7 +226,21 @@ class BehaviourMatrix(SphinxDirective):
         ]
 
 
+def fact_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{fact}`id```: run the fact during the build; render nothing."""
+    from tensorfacts.facts import run_fact
+
+    fact_id = text.strip()
+    result = run_fact(fact_id)
+    if not result.holds:
+        source, line = inliner.reporter.get_source_and_line(lineno)
+        logger.warning("fact %s does not hold on this torch: %s (rewrite the sentence that names it)",
+                       fact_id, result.trace, location=(source, line), type="matrix", subtype="fact")
+    return [], []
+
+
 def setup(app: Sphinx) -> dict:
     app.add_directive("behaviour-matrix", BehaviourMatrix)
+    app.add_role("fact", fact_role)
     stylesheet(app, "behaviour-matrix.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

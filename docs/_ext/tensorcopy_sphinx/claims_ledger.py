@@ -23,6 +23,8 @@ Warnings (the build runs with ``-W``, so each one fails it):
 
 from __future__ import annotations
 
+import re
+
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx import addnodes
@@ -33,7 +35,7 @@ from sphinx.util.docutils import SphinxDirective
 from sitetools.editions import pick
 from tensorcopy_sphinx.inline import inline_text, stylesheet
 from tensorfacts import articles, baseline, verdicts
-from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, Outcome
+from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Outcome
 
 logger = logging.getLogger(__name__)
 
@@ -48,9 +50,11 @@ WORDS = {
         HOLDS: "holds",
         DOES_NOT_HOLD: "does not hold",
         OUTPUT_DIFFERS: "output differs from the article's",
+        NOT_A_CLAIM: "not a claim",
         "problem": "no verdict: {problem}",
         "summary": "{total} claims, checked on torch {torch}: {holds} hold, {not_hold} do not "
-        "hold, and for {differs} the output differs from the article's.",
+        "hold, and for {differs} the output differs from the article's. {not_claims} more rows are "
+        "not claims (code damaged in publishing, a commented-out line) and are not counted.",
     },
     "zh_CN": {
         "claim": "原文的说法",
@@ -61,9 +65,11 @@ WORDS = {
         HOLDS: "成立",
         DOES_NOT_HOLD: "不成立",
         OUTPUT_DIFFERS: "输出与原文不同",
+        NOT_A_CLAIM: "不算原文的说法",
         "problem": "没有结论：{problem}",
         "summary": "共 {total} 条说法，在 torch {torch} 上检验：{holds} 条成立，{not_hold} 条不成立，"
-        "{differs} 条输出与原文不同。",
+        "{differs} 条输出与原文不同。另有 {not_claims} 行不算原文的说法"
+        "（发表时损坏的代码、被注释掉的一行），不计入统计。",
     },
 }
 
@@ -87,6 +93,21 @@ def reference(label: str, docname: str) -> addnodes.pending_xref:
         refdoc=docname,
     )
     return node
+
+
+_LINK = re.compile(r"\[([^\]]+)\]\((https://[^)\s]+)\)")
+
+
+def note_nodes(text: str) -> list[nodes.Node]:
+    """A claim's note: inline code between backticks, and links written ``[text](https://...)``."""
+    parts: list[nodes.Node] = []
+    pieces = _LINK.split(text)
+    for index in range(0, len(pieces), 3):
+        parts.extend(inline_text(pieces[index]))
+        if index + 2 < len(pieces):
+            label, url = pieces[index + 1], pieces[index + 2]
+            parts.append(nodes.reference(label, label, refuri=url))
+    return parts
 
 
 def _cell(*children: nodes.Node) -> nodes.entry:
@@ -143,6 +164,9 @@ def build_table(
             observed = ""
         where = w["source"].format(where=f"{article} · {section}" if name_article else section)
         claim_cell = _cell(*inline_text(entry.text(language)))
+        note = entry.note(language)
+        if note:
+            claim_cell += nodes.paragraph("", "", *note_nodes(note), classes=["claim-note"])
         claim_cell += nodes.paragraph(where, where, classes=["claim-source"])
         row = _row(
             claim_cell,
@@ -160,7 +184,8 @@ def summary_line(outcomes: list[Outcome], language: str) -> nodes.paragraph:
 
     counts = verdicts.summary(outcomes)
     text = words(language)["summary"].format(
-        total=len(outcomes),
+        total=len(outcomes) - counts[NOT_A_CLAIM],
+        not_claims=counts[NOT_A_CLAIM],
         torch=torch.__version__,
         holds=counts[HOLDS],
         not_hold=counts[DOES_NOT_HOLD],

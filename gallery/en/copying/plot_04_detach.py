@@ -4,11 +4,12 @@
 ``detach()``: same memory, out of the graph
 ===========================================
 
-``a.detach()`` returns a tensor that shares ``a``'s memory but never requires
-grad: an edit through either one is seen by both. This page runs the article's
+``a.detach()`` returns a tensor that shares ``a``'s memory but does not
+require grad: a value edit through either one is seen by both. This page runs the article's
 example, then tests its warning that ``resize_``, ``resize_as_``, ``set_`` and
 ``transpose_`` raise an error on either tensor. On this torch the detached
-tensor accepts all four; only the source leaf refuses them.
+tensor accepts all four, and stays linked to its source by one version
+counter; only the source leaf refuses them.
 """
 
 # %%
@@ -88,7 +89,9 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # ------------------------------------------------
 #
 # On a fresh pair, a write through ``c`` shows up in ``a``. The two also share
-# one version counter: both ``_version`` values go up together.
+# one version counter: both ``_version`` values go up together. (``_version``
+# is an internal attribute of torch: this site reads it to show the counter,
+# but it may change between releases.)
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.detach()
@@ -141,10 +144,10 @@ changes = {
 # On the detached tensor, all four succeed
 # ----------------------------------------
 #
-# Each call changes ``d`` only: ``a`` keeps its shape and its values. After
-# ``resize_``, ``resize_as_`` and ``transpose_``, ``d`` still looks at ``a``'s
-# memory with a new shape; after ``set_``, ``d`` has moved to other memory and
-# the two no longer share anything.
+# Each call changes the shape of ``d``, not of ``a``: ``a`` keeps its shape
+# and its values. After ``resize_``, ``resize_as_`` and ``transpose_``, ``d``
+# still looks at ``a``'s memory with a new shape; after ``set_``, ``d`` looks
+# at other memory. The next two cells show what still links them.
 
 # sphinx_gallery_start_ignore
 expected_shapes = {
@@ -168,6 +171,58 @@ for call, change in changes.items():
     shares = not call.startswith("set_")
     assert same_storage(a, d) == shares, f"d.{call}: memory must stay shared unless set_"
     # sphinx_gallery_end_ignore
+
+# %%
+# Still one version counter
+# -------------------------
+#
+# After ``d.set_(...)`` the two tensors no longer share memory, but they still
+# share the version counter. ``d.add_(1)`` moves ``a._version``, so a graph
+# that saved ``a`` before the edit refuses to run ``backward()``, although
+# ``a``'s values never changed.
+
+a, d = fresh_pair()
+loss = (a * a).sum()
+d.set_(torch.zeros(6))
+version_before = a._version
+d.add_(1)
+print("same storage:", same_storage(a, d))
+print("a._version before d.add_(1):", version_before, " after:", a._version)
+assert a._version == version_before + 1, "d.add_(1) after d.set_ must still move a._version"
+try:
+    loss.backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
+    # sphinx_gallery_start_ignore
+    assert "modified by an inplace operation" in str(e), "the error must be the version check"
+    # sphinx_gallery_end_ignore
+else:
+    raise AssertionError("backward must notice the edit through d")
+# sphinx_gallery_start_ignore
+assert a.tolist() == values, "a's values never changed"
+# sphinx_gallery_end_ignore
+
+# %%
+# A growing ``resize_`` moves ``a`` as well
+# -----------------------------------------
+#
+# ``d.resize_(100)`` needs more memory than the 6 elements ``a`` and ``d``
+# share. torch allocates a larger storage and puts it under both tensors:
+# ``a`` keeps its shape and values, in new memory.
+
+a, d = fresh_pair()
+old_address = a.untyped_storage().data_ptr()
+d.resize_(100)
+print("a:", a)
+print("d.shape:", tuple(d.shape))
+print("a now in new memory:", a.untyped_storage().data_ptr() != old_address)
+print("same storage:", same_storage(a, d))
+print("bytes in a's storage:", a.untyped_storage().nbytes())
+assert a.untyped_storage().data_ptr() != old_address, "a growing d.resize_ must move a's memory"
+# sphinx_gallery_start_ignore
+assert same_storage(a, d) and a.untyped_storage().nbytes() == 400, "a and d share the new storage"
+assert a.tolist() == values and tuple(a.shape) == (2, 3), "a keeps its shape and values"
+# sphinx_gallery_end_ignore
 
 # %%
 # On the source leaf, all four raise
@@ -226,15 +281,47 @@ for call, change in changes.items():
     # sphinx_gallery_end_ignore
 
 # %%
+# A source that is not a leaf behaves differently again: ``x * 2`` accepts
+# ``set_`` and ``transpose_`` and refuses only the two resizes, because it
+# requires grad.
+
+def accepts(t, change):
+    try:
+        change(t)
+    except RuntimeError as e:
+        print(f"    {type(e).__name__}: {e}")
+        return False
+    return True
+
+
+accepted = []
+for call, change in changes.items():
+    x = torch.tensor(values, requires_grad=True)
+    a = x * 2
+    print(f"non-leaf a.{call}")
+    if accepts(a, change):
+        accepted.append(call)
+        print("    accepted, shape", tuple(a.shape))
+assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf accepts set_, transpose_"
+
+# %%
 # .. admonition:: The article vs. torch |torch_version|
 #    :class: warning
 #
 #    The article says that ``resize_``, ``resize_as_``, ``set_`` and
 #    ``transpose_`` raise an error when done on either the detached tensor or
-#    its source. On this torch, all four succeed on the detached tensor and
-#    change only that tensor (output above). On the source they raise, but
-#    because it is a leaf that requires grad: a leaf that was never detached
-#    raises the same errors.
+#    its source. That was true when it was written: up to torch 1.12 these
+#    calls on a tensor from ``.data`` or ``.detach()`` raised "… is not
+#    allowed on a Tensor created from .data or .detach()", and the
+#    ``Tensor.detach`` docstring said so until the 2.2 docs.
+#    `pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
+#    ("Always allow tensor metadata changes", August 2022) lifted the
+#    restriction. On this torch all four succeed on the detached tensor
+#    (output above). They change its shape or storage, not ``a``'s, except
+#    that a growing ``resize_`` moves the memory both use, and the two tensors
+#    keep one version counter. On the source leaf they raise only because it
+#    is a leaf that requires grad; a non-leaf source accepts ``set_`` and
+#    ``transpose_``.
 
 # %%
 # Conclusion
@@ -242,6 +329,8 @@ for call, change in changes.items():
 #
 # ``detach()`` gives a tensor out of the graph on the same memory: value edits
 # through either name reach the other, and both count them in one shared
-# ``_version``. Shape and storage changes on the detached tensor stay on it.
+# ``_version``. Shape and storage changes on the detached tensor change its
+# shape, not ``a``'s, but never its version counter, and a growing
+# ``resize_`` moves ``a``'s memory too.
 # The article's third example, where ``a`` is rebound after ``detach()``, is
 # the subject of :ref:`copying-rebinding`.

@@ -17,6 +17,8 @@ mistakes in its code, and contrasts it with the in-place update under
 #
 # ``same_storage`` compares where two storages start.
 
+import warnings
+
 import torch
 
 
@@ -229,11 +231,88 @@ assert a.is_leaf, "a must still be a leaf"
 # sphinx_gallery_end_ignore
 
 # %%
+# The next step: ``.grad`` of the rebound ``a`` is ``None``
+# ---------------------------------------------------------
+#
+# In a loop, ``a = a - a.grad`` breaks the second step. The new ``a`` is not a
+# leaf, so the next ``backward()`` leaves its ``.grad`` at ``None`` (torch
+# warns when it is read) and the update after it fails.
+
+a = torch.ones(2, 2)
+a.requires_grad = True
+(a * 2).sum().backward()
+a = a - a.grad
+(a * 2).sum().backward()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    grad = a.grad
+print("a.is_leaf:", a.is_leaf)
+print("a.grad:", grad)
+print("warning when reading a.grad:", caught[0].category.__name__)
+assert grad is None, "the rebound a is not a leaf: backward leaves its .grad None"
+try:
+    a = a - grad
+except TypeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a - None must raise TypeError")
+
+# %%
+# Gradients accumulate until you clear them
+# -----------------------------------------
+#
+# Each ``backward()`` adds to ``.grad``; it does not replace it. Two passes
+# give twice the gradient, so a training loop clears ``.grad`` (``a.grad =
+# None``, or ``optimizer.zero_grad()``) before each pass.
+
+a = torch.ones(2, 2)
+a.requires_grad = True
+(a * 2).sum().backward()
+(a * 2).sum().backward()
+print("a.grad after two backward passes:", a.grad)
+assert torch.equal(a.grad, torch.full((2, 2), 4.0)), "gradients accumulate: 2 + 2"
+a.grad = None
+(a * 2).sum().backward()
+print("a.grad after a.grad = None and one more:", a.grad)
+# sphinx_gallery_start_ignore
+assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass gives 2"
+# sphinx_gallery_end_ignore
+
+# %%
+# An update breaks a graph that still needs the old values
+# --------------------------------------------------------
+#
+# An in-place update is not free either. A graph built before the update
+# saved ``w`` at its version then; the optimizer step moves the version, and
+# ``backward()`` through that graph fails. This is the usual failure when one
+# network is updated between another network's forward and backward passes
+# (as in a GAN).
+
+w = torch.ones(2, 2)
+w.requires_grad = True
+optimizer = torch.optim.SGD([w], lr=0.1)
+(w * w).sum().backward()
+optimizer.step()
+print("w._version after one step:", w._version)
+pending = (w * w).sum()
+optimizer.step()
+print("w._version after another step:", w._version)
+try:
+    pending.backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
+    assert "is at version 2; expected version 1" in str(e), "the pending graph saved w at version 1"
+else:
+    raise AssertionError("backward through a graph that saved w must fail after the step")
+
+# %%
 # Conclusion
 # ----------
 #
 # ``a = a - a.grad`` computes a new tensor and moves the name; anything taken
 # from the old tensor, like ``c``, stays with the old memory, and the new ``a``
 # is no longer a leaf. To change the values that other names see, update in
-# place under ``torch.no_grad()``, as optimizers do. The next page,
+# place under ``torch.no_grad()``, as optimizers do; clear ``.grad`` between
+# passes, and run ``backward()`` on every graph that saved the parameter
+# before you update it. The next page,
 # :ref:`copying-add-rebinding`, shows the same split for ``a = a + 1``.

@@ -5,8 +5,8 @@ The article's summary, checked claim by claim
 =============================================
 
 The article closes with what ``.data`` and ``detach()`` have in common and
-how they differ. We run each statement on this torch: three hold, one does
-not, and one holds only in part.
+how they differ. We run each statement on this torch: four hold (one of them
+only in the author's meaning of a word), and one does not hold as stated.
 """
 
 # %%
@@ -36,8 +36,8 @@ show("a", a)
 show("out", out)
 
 # %%
-# Claim: both are in-place operations — does not hold
-# ---------------------------------------------------
+# Claim: both are in-place operations — holds in meaning, not in PyTorch's sense
+# ------------------------------------------------------------------------------
 #
 # We note the values, shape and version of ``out``, take ``out.data`` and
 # ``out.detach()``, and look at ``out`` again.
@@ -45,11 +45,14 @@ show("out", out)
 # .. admonition:: The article vs. torch |torch_version|
 #    :class: warning
 #
-#    The article's summary says both are "in-place operations". Neither one
-#    modifies anything: ``out`` keeps its values, shape and version, and stays
-#    in the graph (output below). Each call returns a new tensor object that
-#    shares the storage of ``out``. Only a later in-place edit *through* the
-#    result, such as ``zero_()``, changes the source.
+#    The article's summary says both are "in-place operations". Read as the
+#    author means it, that holds: both work on the original data, without
+#    copying it (each call returns a new tensor object that shares the
+#    storage of ``out``). The word itself is wrong in PyTorch's sense, where
+#    an in-place operation changes its tensor and moves its version counter:
+#    taking ``.data`` or ``.detach()`` leaves ``out`` with its values, shape
+#    and version, still in the graph (output below). Only a later in-place
+#    edit *through* the result, such as ``zero_()``, changes the source.
 values, shape, version = out.detach().clone(), out.shape, out._version
 via_data = out.data
 via_detach = out.detach()
@@ -69,7 +72,8 @@ assert via_data is not out and via_detach is not out, "both return a new tensor 
 # PyTorch marks in-place methods with a trailing underscore, and there *is*
 # an in-place form of ``detach()``: ``detach_()``. It is a different method.
 # It returns the very same object and takes that object itself out of the
-# graph. ``.data`` has no in-place form.
+# graph. ``.data`` has no in-place method; its setter is another matter
+# (next cell).
 b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out_b = b.sigmoid()
 show("out_b (before detach_)", out_b)
@@ -81,6 +85,21 @@ assert result is out_b, "detach_() returns the same object"
 # sphinx_gallery_start_ignore
 assert not out_b.requires_grad and out_b.grad_fn is None, "detach_() changed out_b itself"
 assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
+# sphinx_gallery_end_ignore
+
+# %%
+# The setter ``p.data = t`` is worse than any in-place edit: it puts another
+# tensor under ``p`` with no check at all. Here a parameter of three floats
+# becomes a 2×2 tensor of doubles; nothing raises, ``p`` is still a
+# ``Parameter``, and ``_version`` stays 0, so autograd has nothing to notice.
+
+p = torch.nn.Parameter(torch.zeros(3))
+p.data = torch.zeros(2, 2, dtype=torch.float64)
+print("p:", p)
+print("p.shape:", tuple(p.shape), " p.dtype:", p.dtype, " p._version:", p._version)
+assert tuple(p.shape) == (2, 2) and p.dtype == torch.float64 and p._version == 0, "p.data = t is silent"
+# sphinx_gallery_start_ignore
+assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -157,8 +176,8 @@ assert out.data is not out.data, "each read of .data builds a new tensor object"
 
 
 # %%
-# Claim: ``.data`` is unsafe, ``detach()`` is safe — only in part
-# ---------------------------------------------------------------
+# Claim: ``.data`` is unsafe, ``detach()`` is safe — the second does not hold as stated
+# -------------------------------------------------------------------------------------
 #
 # ``detach()`` is safer, not safe. Autograd checks the version of a tensor
 # only if it *saved* that tensor for the backward pass. Case 1 is the
@@ -188,7 +207,9 @@ assert grad_data is not None and torch.equal(grad_data, torch.zeros(3)), ".data:
 
 # %%
 # Case 2: the edited tensor was not saved. For ``out = a * 2`` autograd
-# keeps only the constant 2 (``_saved_self`` is ``None``), and ``sum()``
+# keeps only the constant 2 (``_saved_self`` is ``None``; like ``_version``,
+# the ``_saved_*`` attributes are internal to torch and may change between
+# releases), and ``sum()``
 # keeps only the size of its input. Nobody saved ``out``, so nobody checks
 # its version. Zeroing ``out`` through ``detach()`` then raises nothing.
 # ``a.grad`` is the gradient of the graph that was recorded, but ``loss`` no
@@ -220,12 +241,36 @@ assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned 
 # sphinx_gallery_end_ignore
 
 # %%
+# Case 3: the edit comes before autograd saves the tensor. ``b = a * 2``
+# saves nothing from ``a``; ``b.detach().mul_(10)`` makes ``b`` hold
+# ``20 * a``; only then does ``b * b`` save ``b``, already edited. Nothing
+# checks a version that moved before it was saved: ``backward()`` runs and
+# returns ``80 * a``, neither the gradient of the graph that was recorded
+# (``8 * a``, for ``b = 2 * a``) nor that of the values ``b`` holds
+# (``800 * a``).
+
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+b = a * 2
+b.detach().mul_(10)
+(b * b).sum().backward()
+show("b", b)
+print("a.grad:", a.grad)
+print("8 * a:", 8 * a.detach(), " 800 * a:", 800 * a.detach())
+assert not torch.equal(a.grad, 8 * a.detach()) and not torch.equal(a.grad, 800 * a.detach()), "neither"
+# sphinx_gallery_start_ignore
+assert torch.equal(a.grad, 80 * a.detach()), "backward() ran and returned 80 * a"
+# sphinx_gallery_end_ignore
+
+# %%
 # Conclusion
 # ----------
 #
 # Of the summary, "both share data" and "both leave the graph" hold,
 # ".data is an attribute, detach() is a method" holds, "both are in-place"
-# does not, and "detach() is safe" holds only for tensors autograd saved.
+# holds in the author's meaning (both work on the original data without
+# copying) though neither is in-place in PyTorch's sense, and "detach() is
+# safe" does not hold as stated: autograd catches the edit only when it saved
+# the tensor before the edit.
 # In practice: use ``detach()`` rather than ``.data``, and prefer
 # out-of-place operations on the result: ``out.detach() * 0`` builds a new
 # tensor and leaves ``out`` alone. When you need an independent copy to edit

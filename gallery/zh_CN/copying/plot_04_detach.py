@@ -5,10 +5,10 @@
 ================================================
 
 ``a.detach()`` 返回的张量与 ``a``
-共享内存，但永远不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，再检验原文关于原地改变形状的提醒。
+共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，再检验原文关于原地改变形状的提醒。
 
 原文说，``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 在任何一方上执行都会报错。在本版
-torch 上，detach 得到的张量四种操作全都接受，只有源叶子张量会拒绝。
+torch 上，detach 得到的张量四种操作全都接受，并且始终通过版本计数器与源张量相连；只有源叶子张量会拒绝。
 """
 
 # %%
@@ -85,7 +85,7 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # --------------
 #
 # 换一对新的张量：通过 ``c`` 写入，``a`` 中也看得到。两者还共用一个版本计数器：两个 ``_version``
-# 一起增加。
+# 一起增加。（``_version`` 是 torch 的内部属性：本站读取它来展示计数器，但它可能随版本变化。）
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.detach()
@@ -137,9 +137,9 @@ changes = {
 # 在 detach 得到的张量上，四种操作都成功
 # ----------------------------------------------
 #
-# 每个调用只改变 ``d``：``a`` 的形状和数值都不变。``resize_``、``resize_as_`` 和 ``transpose_``
-# 之后，``d`` 以新的形状继续指向 ``a`` 的内存；``set_`` 之后，``d``
-# 换到了另一块内存，两者不再共享任何东西。
+# 每个调用改变的是 ``d`` 的形状，而不是 ``a`` 的：``a`` 的形状和数值都不变。``resize_``、``resize_as_``
+# 和 ``transpose_`` 之后，``d`` 以新的形状继续指向 ``a`` 的内存；``set_`` 之后，``d``
+# 换到了另一块内存。接下来两段说明它们之间仍然存在的联系。
 
 # sphinx_gallery_start_ignore
 expected_shapes = {
@@ -163,6 +163,56 @@ for call, change in changes.items():
     shares = not call.startswith("set_")
     assert same_storage(a, d) == shares, f"d.{call}: memory must stay shared unless set_"
     # sphinx_gallery_end_ignore
+
+# %%
+# 仍然共用一个版本计数器
+# ----------------------
+#
+# ``d.set_(...)`` 之后，两个张量不再共享内存，但仍然共用版本计数器。``d.add_(1)``
+# 会推进 ``a._version``，所以在修改之前保存了 ``a`` 的计算图执行 ``backward()`` 时会报错，尽管
+# ``a`` 的数值从未改变。
+
+a, d = fresh_pair()
+loss = (a * a).sum()
+d.set_(torch.zeros(6))
+version_before = a._version
+d.add_(1)
+print("same storage:", same_storage(a, d))
+print("a._version before d.add_(1):", version_before, " after:", a._version)
+assert a._version == version_before + 1, "d.add_(1) after d.set_ must still move a._version"
+try:
+    loss.backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
+    # sphinx_gallery_start_ignore
+    assert "modified by an inplace operation" in str(e), "the error must be the version check"
+    # sphinx_gallery_end_ignore
+else:
+    raise AssertionError("backward must notice the edit through d")
+# sphinx_gallery_start_ignore
+assert a.tolist() == values, "a's values never changed"
+# sphinx_gallery_end_ignore
+
+# %%
+# 变大的 ``resize_`` 连 ``a`` 也一起搬走
+# --------------------------------------
+#
+# ``d.resize_(100)`` 需要的内存比 ``a`` 和 ``d`` 共享的 6 个元素多。torch
+# 会分配一块更大的存储，放到两个张量底下：``a`` 的形状和数值不变，但已经位于新的内存中。
+
+a, d = fresh_pair()
+old_address = a.untyped_storage().data_ptr()
+d.resize_(100)
+print("a:", a)
+print("d.shape:", tuple(d.shape))
+print("a now in new memory:", a.untyped_storage().data_ptr() != old_address)
+print("same storage:", same_storage(a, d))
+print("bytes in a's storage:", a.untyped_storage().nbytes())
+assert a.untyped_storage().data_ptr() != old_address, "a growing d.resize_ must move a's memory"
+# sphinx_gallery_start_ignore
+assert same_storage(a, d) and a.untyped_storage().nbytes() == 400, "a and d share the new storage"
+assert a.tolist() == values and tuple(a.shape) == (2, 3), "a keeps its shape and values"
+# sphinx_gallery_end_ignore
 
 # %%
 # 在源叶子张量上，四种操作都报错
@@ -220,13 +270,42 @@ for call, change in changes.items():
     # sphinx_gallery_end_ignore
 
 # %%
+# 源张量不是叶子时，情况又不一样：``x * 2`` 接受 ``set_`` 和
+# ``transpose_``，只拒绝两个 resize，原因是它需要梯度。
+
+def accepts(t, change):
+    try:
+        change(t)
+    except RuntimeError as e:
+        print(f"    {type(e).__name__}: {e}")
+        return False
+    return True
+
+
+accepted = []
+for call, change in changes.items():
+    x = torch.tensor(values, requires_grad=True)
+    a = x * 2
+    print(f"non-leaf a.{call}")
+    if accepts(a, change):
+        accepted.append(call)
+        print("    accepted, shape", tuple(a.shape))
+assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf accepts set_, transpose_"
+
+# %%
 # .. admonition:: 原文与 torch |torch_version| 的实际行为
 #    :class: warning
 #
 #    原文说 ``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在 detach
-#    得到的张量上，还是在源张量上执行，都会报错。在本版 torch 上，这四种操作在 detach
-#    得到的张量上都能成功，并且只改变这个张量（见上方输出）。它们在源张量上确实报错，但原因是源张量是需要梯度的叶子：从未
-#    detach 过的叶子张量同样报错。
+#    得到的张量上，还是在源张量上执行，都会报错。文章写成时这是对的：torch 1.12
+#    及以前，对 ``.data`` 或 ``.detach()`` 得到的张量执行这些调用会报错“… is not
+#    allowed on a Tensor created from .data or .detach()”，``Tensor.detach``
+#    的文档说明直到 2.2 版的文档都还这样写。
+#    `pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
+#    （“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。在本版 torch
+#    上，这四种操作在 detach 得到的张量上都能成功（见上方输出）。它们改变的是它的形状或存储，而不是
+#    ``a`` 的；例外是变大的 ``resize_`` 会把两者共用的内存一起搬走，而且两个张量始终共用一个版本计数器。
+#    它们在源叶子张量上报错，只是因为它是需要梯度的叶子；非叶子源张量接受 ``set_`` 和 ``transpose_``。
 
 # %%
 # 小结
@@ -234,5 +313,6 @@ for call, change in changes.items():
 #
 # ``detach()``
 # 在同一块内存上给出一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还在同一个
-# ``_version`` 中计数。对 detach 得到的张量改变形状或存储，只影响它自己。原文的第三个例子在
+# ``_version`` 中计数。对 detach 得到的张量改变形状或存储，改变的是它的形状而不是 ``a`` 的，
+# 却改变不了两者共用的版本计数器；变大的 ``resize_`` 还会把 ``a`` 的内存一起搬走。原文的第三个例子在
 # ``detach()`` 之后重新绑定了 ``a``，见 :ref:`copying-rebinding`。

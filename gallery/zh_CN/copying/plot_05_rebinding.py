@@ -16,6 +16,8 @@
 #
 # ``same_storage`` 比较两块存储的起始地址。
 
+import warnings
+
 import torch
 
 
@@ -219,10 +221,81 @@ assert a.is_leaf, "a must still be a leaf"
 # sphinx_gallery_end_ignore
 
 # %%
+# 下一步：重新绑定后的 ``a`` 的 ``.grad`` 是 ``None``
+# -----------------------------------------------------
+#
+# 在循环里，``a = a - a.grad`` 会让第二步出错。新的 ``a`` 不是叶子，所以下一次
+# ``backward()`` 之后它的 ``.grad`` 仍是 ``None``，读取时 torch 还会发出警告；接下来的更新就失败了。
+
+a = torch.ones(2, 2)
+a.requires_grad = True
+(a * 2).sum().backward()
+a = a - a.grad
+(a * 2).sum().backward()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    grad = a.grad
+print("a.is_leaf:", a.is_leaf)
+print("a.grad:", grad)
+print("warning when reading a.grad:", caught[0].category.__name__)
+assert grad is None, "the rebound a is not a leaf: backward leaves its .grad None"
+try:
+    a = a - grad
+except TypeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a - None must raise TypeError")
+
+# %%
+# 梯度会累加，除非清零
+# --------------------
+#
+# 每次 ``backward()`` 都是把梯度加到 ``.grad`` 上，而不是替换它。两次反向传播得到两倍的梯度，所以训练循环在每次反向传播之前都要清掉
+# ``.grad``：``a.grad = None``，或者 ``optimizer.zero_grad()``。
+
+a = torch.ones(2, 2)
+a.requires_grad = True
+(a * 2).sum().backward()
+(a * 2).sum().backward()
+print("a.grad after two backward passes:", a.grad)
+assert torch.equal(a.grad, torch.full((2, 2), 4.0)), "gradients accumulate: 2 + 2"
+a.grad = None
+(a * 2).sum().backward()
+print("a.grad after a.grad = None and one more:", a.grad)
+# sphinx_gallery_start_ignore
+assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass gives 2"
+# sphinx_gallery_end_ignore
+
+# %%
+# 更新会破坏仍需要旧值的计算图
+# ----------------------------
+#
+# 原地更新也有代价。更新之前建立的计算图保存的是当时版本的 ``w``；优化器的一步更新推进了版本，再通过那张计算图执行
+# ``backward()`` 就会失败。一个网络在另一个网络的前向和反向传播之间被更新时（比如 GAN），常见的就是这个错误。
+
+w = torch.ones(2, 2)
+w.requires_grad = True
+optimizer = torch.optim.SGD([w], lr=0.1)
+(w * w).sum().backward()
+optimizer.step()
+print("w._version after one step:", w._version)
+pending = (w * w).sum()
+optimizer.step()
+print("w._version after another step:", w._version)
+try:
+    pending.backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
+    assert "is at version 2; expected version 1" in str(e), "the pending graph saved w at version 1"
+else:
+    raise AssertionError("backward through a graph that saved w must fail after the step")
+
+# %%
 # 小结
 # ----
 #
 # ``a = a - a.grad`` 算出一个新张量，并把名字移过去；从旧张量得到的东西（比如
 # ``c``）留在旧内存上，新的 ``a`` 也不再是叶子。想让其他名字看到新值，就要在 ``torch.no_grad()``
-# 下原地更新，优化器正是这样做的。下一页 :ref:`copying-add-rebinding` 展示 ``a = a + 1``
+# 下原地更新，优化器正是这样做的；两次反向传播之间要清掉 ``.grad``，并且在更新参数之前，
+# 先对每一张保存了它的计算图执行 ``backward()``。下一页 :ref:`copying-add-rebinding` 展示 ``a = a + 1``
 # 的同样区别。

@@ -5,7 +5,7 @@
 ==================
 
 原文最后总结了 ``.data`` 和 ``detach()`` 的相同点与不同点。我们在这个版本的
-torch 上逐条运行：三条成立，一条不成立，一条只部分成立。
+torch 上逐条运行：四条成立（其中一条只是按作者对某个词的本意成立），一条按原话不成立。
 """
 
 # %%
@@ -35,8 +35,8 @@ show("a", a)
 show("out", out)
 
 # %%
-# 说法：两者都是原位操作——不成立
-# --------------------------------
+# 说法：两者都是原位操作——按本意成立，按 PyTorch 的用语不成立
+# ------------------------------------------------------------------------
 #
 # 先记下 ``out`` 的值、形状和版本，再取 ``out.data`` 和
 # ``out.detach()``，然后重新看 ``out``。
@@ -44,9 +44,9 @@ show("out", out)
 # .. admonition:: 原文与 torch |torch_version| 的实际行为
 #    :class: warning
 #
-#    原文的总结说两者都是“原位操作”。其实两者都不修改任何东西：``out``
-#    的值、形状、版本都没变，也还在计算图里（见下面的输出）。两者都返回一个新的张量对象，与
-#    ``out`` 共用存储。要等到之后通过返回的张量做原位修改（比如
+#    原文的总结说两者都是“原位操作”。按作者的本意，这是对的：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与
+#    ``out`` 共用存储）。但在 PyTorch 的用语里，原地操作会改变张量本身并推进它的版本计数器，而取
+#    ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等到之后通过返回的张量做原地修改（比如
 #    ``zero_()``），源张量才会改变。
 values, shape, version = out.detach().clone(), out.shape, out._version
 via_data = out.data
@@ -64,9 +64,9 @@ assert via_data is not out and via_detach is not out, "both return a new tensor 
 # sphinx_gallery_end_ignore
 
 # %%
-# PyTorch 用末尾的下划线标记原位方法。``detach()`` 确实有一个原位版本，叫
+# PyTorch 用末尾的下划线标记原地操作的方法。``detach()`` 确实有一个原地版本，叫
 # ``detach_()``，是另一个方法。它返回的就是同一个对象，并把这个对象本身移出计算图。而
-# ``.data`` 没有原位版本。
+# ``.data`` 没有原地方法；它的赋值操作则是另一回事（见下一段）。
 b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out_b = b.sigmoid()
 show("out_b (before detach_)", out_b)
@@ -81,11 +81,25 @@ assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
 # sphinx_gallery_end_ignore
 
 # %%
+# 赋值 ``p.data = t`` 比任何原地修改都危险：它把另一个张量直接放到 ``p``
+# 底下，不做任何检查。下面一个装着三个 float 的参数变成了 2×2 的 double 张量：没有报错，``p`` 仍是
+# ``Parameter``，``_version`` 仍为 0，autograd 无从察觉。
+
+p = torch.nn.Parameter(torch.zeros(3))
+p.data = torch.zeros(2, 2, dtype=torch.float64)
+print("p:", p)
+print("p.shape:", tuple(p.shape), " p.dtype:", p.dtype, " p._version:", p._version)
+assert tuple(p.shape) == (2, 2) and p.dtype == torch.float64 and p._version == 0, "p.data = t is silent"
+# sphinx_gallery_start_ignore
+assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
+# sphinx_gallery_end_ignore
+
+# %%
 # 说法：两者都与源张量共享数据——成立
 # ------------------------------------
 #
 # 两个结果读的都是 ``out`` 的存储，所以任何一方的改动，另一方都看得到。我们在
-# ``torch.no_grad()`` 下原位地把 ``out`` 乘以
+# ``torch.no_grad()`` 下原地把 ``out`` 乘以
 # 2，这样计算图不会记录这次修改（``out`` 的 ``grad_fn``
 # 不变）。两个结果都跟着变；再分别通过两个结果写入，``out`` 也跟着变。
 for name, t in [("via_data", via_data), ("via_detach", via_detach)]:
@@ -154,7 +168,7 @@ assert out.data is not out.data, "each read of .data builds a new tensor object"
 
 
 # %%
-# 说法：``.data`` 不安全，``detach()`` 安全——只部分成立
+# 说法：``.data`` 不安全，``detach()`` 安全——后半句按原话不成立
 # ------------------------------------------------------------------------------
 #
 # ``detach()`` 只是更安全，并非绝对安全。autograd
@@ -185,7 +199,8 @@ assert grad_data is not None and torch.equal(grad_data, torch.zeros(3)), ".data:
 
 # %%
 # 情况 2：被修改的张量没有被保存。对于 ``out = a * 2``，autograd 只保存常数
-# 2（``_saved_self`` 是 ``None``），``sum()`` 只保存输入的形状。没有谁保存
+# 2（``_saved_self`` 是 ``None``；与 ``_version`` 一样，``_saved_*`` 这些属性都是 torch
+# 的内部属性，可能随版本变化），``sum()`` 只保存输入的形状。没有谁保存
 # ``out``，也就没有谁检查它的版本。这时通过 ``detach()`` 把 ``out``
 # 清零，不会报错。``a.grad`` 是已记录的计算图的梯度，但 ``loss`` 已经不等于
 # ``out.sum()`` 了：这次修改没有被发现。
@@ -216,14 +231,33 @@ assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned 
 # sphinx_gallery_end_ignore
 
 # %%
+# 情况 3：修改发生在 autograd 保存该张量之前。``b = a * 2`` 不保存 ``a`` 的任何东西；
+# ``b.detach().mul_(10)`` 让 ``b`` 变成 ``20 * a``；之后 ``b * b`` 才保存 ``b``，保存的已经是修改后的值。
+# 保存之前就变了的版本，没有谁会检查：``backward()`` 正常运行，返回 ``80 * a``。它既不是已记录的计算图的梯度（``b = 2 * a`` 时为
+# ``8 * a``），也不是 ``b`` 实际数值对应的梯度（``800 * a``）。
+
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+b = a * 2
+b.detach().mul_(10)
+(b * b).sum().backward()
+show("b", b)
+print("a.grad:", a.grad)
+print("8 * a:", 8 * a.detach(), " 800 * a:", 800 * a.detach())
+assert not torch.equal(a.grad, 8 * a.detach()) and not torch.equal(a.grad, 800 * a.detach()), "neither"
+# sphinx_gallery_start_ignore
+assert torch.equal(a.grad, 80 * a.detach()), "backward() ran and returned 80 * a"
+# sphinx_gallery_end_ignore
+
+# %%
 # 小结
 # ----
 #
 # 原文的总结中，“两者共享数据”和“两者脱离计算图”成立，“``.data``
-# 是属性，``detach()`` 是方法”成立，“两者都是原位操作”不成立，“``detach()``
-# 是安全的”只对 autograd 保存过的张量成立。实际使用时：用 ``detach()``，不用
-# ``.data``；对结果尽量用非原位运算，``out.detach() * 0`` 会生成新张量，不动
-# ``out``。需要一份可以原位修改的独立副本时，用
+# 是属性，``detach()`` 是方法”成立；“两者都是原位操作”按作者的本意成立（两者都直接作用于原来的数据，不做复制），
+# 但按 PyTorch 的用语两者都不是原地操作；“``detach()`` 是安全的”按原话不成立：只有 autograd
+# 在修改之前保存了该张量，修改才会被发现。实际使用时：用 ``detach()``，不用
+# ``.data``；对结果尽量用非原地运算，``out.detach() * 0`` 会生成新张量，不动
+# ``out``。需要一份可以原地修改的独立副本时，用
 # ``.detach().clone()``。副本有自己的存储，改它碰不到计算图，``backward()``
 # 也保持正确。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

@@ -1,0 +1,88 @@
+"""Prose never says more than its checks: named facts (tensorfacts.facts), the ``{fact}`` role, and the
+rule that every behavioural paragraph of a narrative page is backed (tensorfacts.prose)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitetools.editions import CODES
+from tensorfacts import facts, prose
+from tensorfacts import matrix as mp
+from tests.claims_tools import ROOT, RefuseTorch, build_mini_site
+
+#: The narrative pages whose paragraphs must be backed (about.md describes the build, not torch).
+PAGES = ("index.md", "quickref.md", "matrix.md", "ledger.md")
+
+
+@pytest.mark.parametrize("fact_id", sorted(facts.FACTS))
+def test_every_fact_holds_on_this_torch(fact_id):
+    result = facts.run_fact(fact_id)
+    assert result.holds, f"{fact_id}: {result.trace}"
+
+
+@pytest.mark.parametrize("fact_id", sorted(facts.FACTS))
+def test_every_fact_needs_torch_to_hold(fact_id):
+    with RefuseTorch():
+        result = facts.run_fact(fact_id)
+    assert not result.holds and "torch is switched off" in result.trace
+
+
+def test_an_unknown_fact_does_not_hold():
+    result = facts.run_fact("no-such-fact")
+    assert not result.holds and "no fact is registered" in result.trace
+
+
+@pytest.mark.parametrize("lang", CODES)
+@pytest.mark.parametrize("page", PAGES)
+def test_every_fact_a_page_names_exists(lang, page):
+    named = prose.named_facts((ROOT / "docs" / lang / page).read_text(encoding="utf-8"))
+    assert set(named) <= set(facts.FACTS), f"docs/{lang}/{page}: unknown facts {set(named) - set(facts.FACTS)}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_edition_names_the_same_facts(page):
+    named = {lang: prose.named_facts((ROOT / "docs" / lang / page).read_text(encoding="utf-8"))
+             for lang in CODES}
+    first = next(iter(named.values()))
+    assert all(ids == first for ids in named.values()), f"{page}: {named}"
+
+
+@pytest.mark.parametrize("lang", CODES)
+@pytest.mark.parametrize("page", PAGES)
+def test_every_behavioural_paragraph_is_backed(lang, page):
+    assert prose.problems(ROOT / "docs" / lang / page) == []
+
+
+def test_guide_entries_name_only_known_facts():
+    for advice in mp.GUIDE:
+        assert set(advice.facts) <= set(facts.FACTS), advice.id
+
+
+BAD = "Intro.\n\n`a.detach()` shares memory with `a`.\n"
+
+
+@pytest.mark.parametrize("backed, expected", [
+    (BAD, 1),
+    ("`a.detach()` shares memory with `a`. {fact}`detach-set-keeps-version-counter`\n", 0),
+    ("`a.detach()` shares memory with `a`:\n\n```{doctest}\n>>> 1\n1\n```\n", 0),
+    ("% prose: a title, not a claim\n`a.detach()` shares memory with `a`.\n", 0),
+    ("% prose: a list of topics\n- `a.data` shares memory\n- `a.clone()` copies\n", 0),
+    ("- `a.data` shares memory\n- `a.clone()` copies\n", 2),
+    ("Plain words about memory and gradients, with no code.\n", 0),
+], ids=["unbacked", "fact", "doctest", "marked", "marked-list", "unmarked-list", "no-code"])
+def test_the_prose_checker_finds_unbacked_paragraphs(backed, expected):
+    assert len(prose.unbacked(backed)) == expected
+
+
+def test_the_fact_role_fails_the_build_on_an_unknown_or_broken_fact(tmp_path, monkeypatch):
+    monkeypatch.setitem(facts.FACTS, "broken", lambda: facts.Fact(False, "broken on purpose"))
+    _, warnings = build_mini_site(
+        tmp_path, "`a` shares memory. {fact}`no-such-fact` It is copied. {fact}`broken`\n")
+    assert "fact no-such-fact does not hold" in warnings
+    assert "fact broken does not hold on this torch: broken on purpose" in warnings
+
+
+def test_the_fact_role_renders_nothing_and_builds_cleanly(tmp_path):
+    html, warnings = build_mini_site(tmp_path, "`a.detach()` sticks. {fact}`detach-set-keeps-version-counter`\n")
+    assert warnings == ""
+    assert "detach-set-keeps-version-counter" not in html
