@@ -77,7 +77,7 @@ def test_configure_reads_the_row(code):
     assert settings["html_search_options"] == row.search_options
     assert settings["sphinx_gallery_conf"]["examples_dirs"] == [str(ROOT / "gallery" / code)]
     extensions = [name for name in settings["extensions"] if name.startswith("tensorcopy_sphinx.")]
-    assert len(extensions) == 13
+    assert len(extensions) == 14
     for name in [*extensions, settings["sphinx_gallery_conf"]["reset_modules"][0].rpartition(".")[0]]:
         importlib.import_module(name)
 

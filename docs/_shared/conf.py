@@ -76,6 +76,7 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.build_info",
             "tensorcopy_sphinx.cjk_linebreaks",
             "tensorcopy_sphinx.gallery_i18n",
+            "tensorcopy_sphinx.gallery_figures",
             "tensorcopy_sphinx.gallery_html_fixes",
             "tensorcopy_sphinx.language_switch",
             "tensorcopy_sphinx.scrollable_regions",
@@ -118,11 +119,12 @@ def _site_settings(row) -> dict:
             "examples_dirs": [str(ROOT / "gallery" / row.code)],
             "filename_pattern": r"/plot_",  # execute every example script
             "gallery_dirs": ["examples"],
-            "image_scrapers": (),  # the examples print tensors; they draw nothing
+            # matplotlib's scraper, writing reproducible SVG; alt text and captions: gallery_figures
+            "image_scrapers": ("tensorcopy_sphinx.gallery_figures.svg_scraper",),
             "min_reported_time": 10**9,  # never print a run time: pages must be reproducible
             "nested_sections": False,  # one toctree per part, under its own heading in the sidebar
             "remove_config_comments": True,
-            "reset_modules": ("sitetools.example_guard.reset_torch",),
+            "reset_modules": ("sitetools.example_guard.reset_torch", "matplotlib"),  # matplotlib: rcdefaults
             "reset_modules_order": "both",
             "run_stale_examples": True,  # re-run every example on every build, even if unchanged
             "show_memory": False,

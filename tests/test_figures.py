@@ -1,0 +1,205 @@
+"""The figures of the example pages: the drawing helpers (``sitetools/figure_cell.py``), the copies of
+them in the pages, the caption extension (``tensorcopy_sphinx.gallery_figures``) and reproducible SVG.
+
+Each checker is first shown a known-bad input. Nothing here writes into the source tree."""
+
+import io
+import re
+import sys
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import torch  # noqa: E402
+from docutils import nodes  # noqa: E402
+from docutils.frontend import get_default_settings  # noqa: E402
+from docutils.utils import new_document  # noqa: E402
+from sphinx_gallery.directives import imgsgnode  # noqa: E402
+
+from sitetools import figure_cell  # noqa: E402
+from tests.gallery_tools import LANGS, ROOT, gallery_scripts, script_id, split_cells  # noqa: E402
+
+if str(ROOT / "docs" / "_ext") not in sys.path:
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))  # the extensions' package, as docs/_shared/conf.py does
+from tensorcopy_sphinx import gallery_figures  # noqa: E402
+
+CELL_START = "import matplotlib.pyplot as plt"
+DRAWERS = ("draw_memory(", "draw_graph(", "draw_versions(")
+SCRIPTS = [script for lang in LANGS for script in gallery_scripts(lang)]
+
+
+def canonical_cell() -> str:
+    """The helper cell every drawing page carries: the module from its matplotlib import on."""
+    source = figure_cell.__loader__.get_source(figure_cell.__name__)
+    start = source.index(CELL_START)
+    return re.sub(r"  # the page's helper cell starts on this line", "", source[start:]).strip()
+
+
+def helper_problems(cells: list[str]) -> list[str]:
+    """What is wrong with a page's drawing: a helper cell that is not the canonical one, or drawing without it."""
+    helpers = [cell for cell in cells if "def draw_memory(" in cell]
+    draws = any(any(drawer in cell for drawer in DRAWERS) for cell in cells if cell not in helpers)
+    problems = [f"helper cell {n} differs from sitetools/figure_cell.py" for n, cell in enumerate(helpers, 1)
+                if cell.strip() != canonical_cell()]  # fmt: skip
+    if draws and not helpers:
+        problems.append("the page draws but carries no helper cell")
+    return problems
+
+
+def drawing_pages(lang: str) -> list[str]:
+    return [script.name for script in gallery_scripts(lang)
+            if any(drawer in cell for cell in split_cells(script) for drawer in DRAWERS)]  # fmt: skip
+
+
+def texts(ax) -> list[str]:
+    return [t.get_text() for t in ax.texts] + [ax.get_title()]
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+# --- The pages carry the helpers, unchanged ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_a_page_that_draws_carries_the_helper_cell_unchanged(script):
+    assert not helper_problems(split_cells(script)), f"{script_id(script)}: {helper_problems(split_cells(script))}"
+
+
+def test_the_helper_check_notices_an_edited_or_missing_cell():
+    edited = canonical_cell().replace('"#ffffff"', '"#fefefe"')
+    assert helper_problems(["x = 1", edited, 'draw_memory("t", x=x)']) == [
+        "helper cell 1 differs from sitetools/figure_cell.py"
+    ]
+    assert helper_problems(["x = 1", 'draw_memory("t", x=x)']) == ["the page draws but carries no helper cell"]
+    assert helper_problems(["x = 1", canonical_cell(), 'draw_memory("t", x=x)']) == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_at_least_four_in_five_example_pages_draw(lang):
+    scripts = gallery_scripts(lang)
+    drawn = drawing_pages(lang)
+    assert scripts and len(drawn) >= 0.8 * len(scripts), f"{lang}: only {len(drawn)} of {len(scripts)} pages draw"
+
+
+def test_the_helper_cell_runs_on_its_own_after_import_torch():
+    namespace: dict = {}
+    exec("import torch\n" + canonical_cell(), namespace)  # what a downloaded page does
+    assert callable(namespace["draw_memory"]) and callable(namespace["draw_graph"])
+
+
+# --- What the pictures say ------------------------------------------------------------------------------
+
+
+def test_storages_are_numbered_in_order_and_detach_shares_the_counter_data_does_not():
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c, d, e = a.detach(), a.data, a.clone()
+    c[0] = 5.0
+    before = [t._version for t in (a, c, d, e)]
+    figure_cell.draw_memory("t", a=a, c=c, d=d, e=e)
+    labels = texts(plt.gca())
+    assert [t._version for t in (a, c, d, e)] == before, "drawing must leave every version as it was"
+    assert [label for label in labels if label.startswith("S")] == ["S1", "S2"]
+    counters = [re.search(r"\((C\d)\)", label).group(1) for label in labels if "_version=" in label]
+    assert counters == ["C1", "C1", "C2", "C3"], counters  # a and c share; .data and clone() do not
+    assert not any("0x" in label for label in labels), "no address may be drawn"
+
+
+def test_shared_counters_tells_a_new_counter_from_a_shared_one():
+    a = torch.zeros(2)
+    labels = figure_cell.shared_counters([a, a.detach(), a.data, torch.zeros(2)])
+    assert list(labels.values()) == ["C1", "C1", "C2", "C3"]
+
+
+def test_the_graph_shows_leaves_and_the_version_an_edit_broke():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    z = (y * 2).sum()
+    figure_cell.draw_graph("t", z, x=x)
+    intact = texts(plt.gca())
+    assert {"SumBackward0", "AccumulateGrad", "x\n_version=0"} <= set(intact), intact
+    assert "ExpBackward0\nresult: _version 0" in intact
+    with torch.no_grad():
+        y.add_(1)
+    figure_cell.draw_graph("t", z, x=x)
+    assert "ExpBackward0\nresult: _version 1 != 0" in texts(plt.gca())
+
+
+def test_the_timeline_marks_the_steps_where_a_version_moved():
+    figure_cell.draw_versions("t", ["a", "b"], [("start", (0, 0)), ("a.add_(1)", (1, 0))])
+    boxes = {t.get_text(): t.get_bbox_patch().get_facecolor() for t in plt.gca().texts if t.get_bbox_patch()}
+    assert boxes["1"] != boxes["0"]  # the moved version is highlighted
+    assert {"start", "a.add_(1)"} <= set(texts(plt.gca()))
+
+
+# --- Reproducible SVG -----------------------------------------------------------------------------------
+
+
+def _svg(rc: dict, metadata: dict | None) -> bytes:
+    a = torch.ones(2)
+    figure_cell.draw_memory("t", a=a, b=a.detach())
+    out = io.BytesIO()
+    with matplotlib.rc_context(rc):
+        plt.gcf().savefig(out, format="svg", metadata=metadata)
+    plt.close("all")
+    return out.getvalue()
+
+
+def test_svg_files_carry_no_date_and_no_random_id_and_repeat_byte_for_byte():
+    default = _svg({}, None).decode()
+    assert "<dc:date>" in default, "matplotlib's default would date the file: the check must see it"
+    first = _svg(gallery_figures.SVG_RC, gallery_figures.SVG_METADATA)
+    assert first == _svg(gallery_figures.SVG_RC, gallery_figures.SVG_METADATA)
+    text = first.decode()
+    assert "<dc:date>" not in text and "<metadata" not in text
+    assert not re.search(r'id="[a-z]*[0-9a-f]{8,}"', text), "ids must not be random"
+    assert "<text" in text, "labels stay text (small files)"
+
+
+# --- Captions and alt text --------------------------------------------------------------------------------
+
+
+def _document(*children: nodes.Node) -> nodes.document:
+    doc = new_document("page.rst", get_default_settings())
+    section = nodes.section()
+    section.extend(children)
+    doc += section
+    return doc
+
+
+def _caption(alt: str, text: str) -> nodes.Node:
+    node = gallery_figures.figure_caption(alt=alt)
+    node += nodes.paragraph(text, text)
+    return node
+
+
+def _image(name: str) -> imgsgnode:
+    image = imgsgnode()
+    image["uri"], image["alt"], image["srcset"], image["class"] = name, "t", name, ["sphx-glr-single-img"]
+    return image
+
+
+def test_a_caption_becomes_the_figure_caption_and_alt_text_of_the_next_picture():
+    doc = _document(_caption('图："a" 与 c', "说明"), nodes.literal_block("draw()", "draw()"), _image("one.svg"))
+    assert gallery_figures.attach_captions(doc) == []
+    (figure,) = doc.findall(nodes.figure)
+    (image,) = figure.findall(imgsgnode)
+    assert image["alt"] == "图：&quot;a&quot; 与 c"  # escaped: sphinx-gallery writes the attribute as is
+    assert figure.next_node(nodes.caption).astext() == "说明"
+    assert figure["ids"], "a captioned figure needs an id"
+    assert not list(doc.findall(gallery_figures.figure_caption))
+
+
+def test_a_picture_without_caption_and_a_caption_without_picture_are_reported():
+    uncaptioned = _document(_image("one.svg"))
+    assert gallery_figures.attach_captions(uncaptioned) == [
+        "the picture one.svg has no figure-caption in the text of the cell that draws it"
+    ]
+    orphan = _document(_caption("x", "y"), _caption("x", "y"), _image("one.svg"))
+    assert gallery_figures.attach_captions(orphan) == ["a figure-caption is not followed by a picture its cell draws"]
