@@ -118,18 +118,17 @@ assert w_copy.requires_grad and w_copy.is_leaf, "the copy must be a leaf that re
 # sphinx_gallery_end_ignore
 
 # %%
-# A ``Parameter`` is different: its copy keeps the ``Parameter`` type but not the gradient. So a
-# deep copy of a model after ``backward()`` has every ``.grad`` set to ``None``.
+# A ``Parameter`` is different: its copy keeps the ``Parameter`` type but not the gradient. A
+# deep copy of the model above, taken after ``backward()``, has ``.grad`` set to ``None``.
 
-p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
-(p * p).sum().backward()
-p_copy = copy.deepcopy(p)
-print("p.grad:", p.grad)
-print("p_copy.grad:", p_copy.grad)
-print("type(p_copy):", type(p_copy).__name__)
-assert p.grad is not None and p_copy.grad is None, "deepcopy of a Parameter must drop .grad"
+fixed(torch.ones(2)).sum().backward()
+twin = copy.deepcopy(fixed)
+print("fixed.scale.grad:", fixed.scale.grad)
+print("twin.scale.grad:", twin.scale.grad)
+print("type(twin.scale):", type(twin.scale).__name__)
+assert fixed.scale.grad is not None and twin.scale.grad is None, "deepcopy of a Parameter must drop .grad"
 # sphinx_gallery_start_ignore
-assert type(p_copy) is torch.nn.Parameter, "deepcopy must keep the Parameter type"
+assert type(twin.scale) is torch.nn.Parameter, "deepcopy must keep the Parameter type"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -131,6 +131,7 @@ assert p._version == 1, "copy_ must be counted"
 # ----------
 #
 # Edit weights under ``torch.no_grad()``, after ``backward()``: an edit that comes while a graph
-# still needs the old values then raises instead of corrupting the gradient. ``.data`` hides the edit from autograd, and
-# ``p.data = t`` also hides a change of shape; ``copy_`` under ``torch.no_grad()`` checks it.
-# :ref:`data-vs-detach-comparison` sets ``.data`` against ``detach()``.
+# still needs the old values then raises instead of corrupting the gradient. ``.data`` hides the
+# edit from autograd, and ``p.data = t`` also hides a change of shape; ``copy_`` under
+# ``torch.no_grad()`` checks it. :ref:`data-vs-detach-comparison` sets ``.data`` against
+# ``detach()``.

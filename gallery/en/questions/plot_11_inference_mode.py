@@ -142,6 +142,9 @@ expected = torch.func.grad(lambda x_: (x_ * y).sum())(x.detach())
 print("y.is_inference():", y.is_inference())
 print("x.grad:", x.grad, " expected:", expected)
 assert torch.equal(x.grad, expected), "a clone of the inference tensor must work in autograd"
+# sphinx_gallery_start_ignore
+assert isinstance(y._version, int), "the clone must track a version counter"
+# sphinx_gallery_end_ignore
 
 # %%
 # Conclusion
@@ -150,4 +153,4 @@ assert torch.equal(x.grad, expected), "a clone of the inference tensor must work
 # Use ``torch.inference_mode()`` for code whose results never meet autograd again; its tensors
 # refuse being saved for backward, edited in place or made to require grad outside the mode. When
 # results may be reused in training, use ``torch.no_grad()``, or ``clone()`` them outside the mode.
-# ``detach()`` computes nothing: it is a view of the same memory.
+# ``detach()`` computes nothing: it shares the memory it starts from.
