@@ -50,6 +50,7 @@ def configure(language: str) -> dict:
             "tensorcopy_sphinx.zh_search",
             "tensorcopy_sphinx.claims_ledger",
             "tensorcopy_sphinx.behaviour_matrix",
+            "tensorcopy_sphinx.glossary_terms",
         ],
         "source_suffix": {".rst": "restructuredtext", ".md": "markdown"},
         "myst_enable_extensions": ["substitution"],

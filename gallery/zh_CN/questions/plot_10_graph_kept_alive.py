@@ -111,5 +111,5 @@ assert abs(total_float - total_loss.item()) < 1e-5, "the float total must equal 
 # 小结
 # ----
 #
-# 带 ``grad_fn`` 的张量走到哪里，就把计算图带到哪里。要记录或累加损失，用 ``loss.item()``（一个数）或
-# ``loss.detach()``（脱离计算图的张量）；这样无论循环跑多久，能到达的节点数都是零。
+# 带 ``grad_fn`` 的张量走到哪里，就把计算图带到哪里。要记录或累加损失，用 ``loss.item()`` 得到一个数，或用
+# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。

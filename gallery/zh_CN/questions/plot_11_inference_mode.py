@@ -130,7 +130,7 @@ assert x._version == d._version == 1, "x and x.detach() must share one version c
 # ----------------------------
 #
 # 在 ``torch.inference_mode()`` 之外调用 ``y.clone()``，得到的是带版本计数器的普通张量。它可以被保存用于反向传播，梯度与
-# ``torch.func.grad`` 对 ``(x * y).sum()``（把 ``y`` 当作常量）算出的一致。
+# ``torch.func.grad`` 把 ``y`` 当作常量、对 ``(x * y).sum()`` 算出的一致。
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = make_inference(x).clone()
