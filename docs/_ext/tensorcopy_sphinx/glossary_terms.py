@@ -59,7 +59,7 @@ class TermsTable(SphinxDirective):
         table = nodes.table(classes=["terms-table"])
         group = nodes.tgroup(cols=len(columns))
         table += group
-        for index, width in enumerate((12, 24, 12, 16, 36)):
+        for index, width in enumerate((16, 22, 12, 16, 34)):
             spec = nodes.colspec(colwidth=width)
             if index == 0:
                 spec["stub"] = 1
