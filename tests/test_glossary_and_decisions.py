@@ -110,3 +110,20 @@ def test_a_term_pointing_nowhere_fails_the_build(tmp_path, monkeypatch):
     monkeypatch.setattr("tensorcopy_sphinx.glossary_terms.TERMS", broken)
     _, warnings = build(tmp_path, PAGE, "en")
     assert "no-such-page" in warnings, warnings
+
+
+#: What a Chinese reader types, which must find the glossary.
+READER_WORDS = ("拷贝", "浅拷贝", "深拷贝", "就地", "原地操作", "原位", "视图", "叶子张量", "版本计数器")
+
+
+def test_the_built_chinese_index_sends_each_reader_word_to_the_glossary(site_dir):
+    import json
+
+    text = (site_dir / "zh_CN" / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    glossary = index["docnames"].index("glossary")
+    for word in READER_WORDS:
+        found = index["terms"].get(word, [])
+        found = [found] if isinstance(found, int) else found
+        assert glossary in found, f"zh_CN/searchindex.js: {word!r} does not lead to glossary.html"
+    assert "qqxyzzyqq" not in index["terms"], "the index must not hold a made-up word"
