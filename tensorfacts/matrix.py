@@ -481,10 +481,11 @@ GUIDE: tuple[Advice, ...] = (
 )
 
 
-def failed_premises(m: Matrix) -> list[str]:
-    """Ids of guide entries whose premises the probed matrix (or whose named facts) do not support."""
+def failed_premises(m: Matrix, guide: tuple[Advice, ...] = GUIDE) -> list[str]:
+    """Ids of the entries of ``guide`` (by default the matrix page's) whose premises the probed
+    matrix (or whose named facts) do not support."""
     failed = []
-    for advice in GUIDE:
+    for advice in guide:
         try:
             ok = advice.premise(m)
         except Exception:

@@ -89,6 +89,7 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.verified_stamp",
             "sphinxext.opengraph",
             "notfound.extension",
+            "tensorcopy_sphinx.glossary_terms",
         ],
         "source_suffix": {".rst": "restructuredtext", ".md": "markdown"},
         "myst_enable_extensions": ["substitution"],

@@ -10,12 +10,17 @@ Usage in a MyST page::
     :guide:
     ```
 
+    ```{behaviour-matrix}
+    :guide: decide
+    ```
+
 ``:source:`` (``leaf``, ``non-leaf``, ``parameter`` or ``plain``) renders the table for one kind
 of source tensor: one row per operation, one column per probe in ``tensorfacts.matrix``, and a
 caption with the torch version the probes ran on. ``:guide:`` renders the "which one should I
 use" list; each item's premises are checked against the probe results (and the facts it names),
 and an item whose premises fail is reported as a warning (the build runs with ``-W``, so it
-fails).
+fails). ``:guide: decide`` does the same for the answers of the "which one do I want?" page
+(``tensorfacts.decisions``).
 
 The role ``{fact}`id``` marks a sentence of a narrative page as resting on the fact ``id`` of
 ``tensorfacts.facts``: the build runs that fact and warns when the id is unknown or the fact no
@@ -36,6 +41,7 @@ from sphinx.util.docutils import SphinxDirective
 from sitetools.editions import pick
 from tensorcopy_sphinx.inline import inline_text, stylesheet
 from tensorfacts import matrix as mp
+from tensorfacts.decisions import DECISIONS
 
 logger = logging.getLogger(__name__)
 
@@ -186,9 +192,13 @@ def build_matrix(matrix: mp.Matrix, source: str, language: str) -> nodes.table:
     return table
 
 
-def build_guide(language: str) -> nodes.bullet_list:
+#: The lists of advice ``:guide:`` can render, by the option's value.
+GUIDES = {"": mp.GUIDE, "decide": DECISIONS}
+
+
+def build_guide(language: str, guide: tuple[mp.Advice, ...] = mp.GUIDE) -> nodes.bullet_list:
     items = nodes.bullet_list(classes=["behaviour-guide"])
-    for advice in mp.GUIDE:
+    for advice in guide:
         item = nodes.list_item(ids=[nodes.make_id(f"guide-{advice.id}")])
         item += nodes.paragraph("", "", *inline_text(advice.text(language)))
         items += item
@@ -201,7 +211,7 @@ class BehaviourMatrix(SphinxDirective):
     has_content = False
     option_spec = {
         "source": lambda value: directives.choice(value, tuple(mp.SOURCES)),
-        "guide": directives.flag,
+        "guide": lambda value: directives.choice((value or "").strip(), tuple(GUIDES)),
     }
 
     def run(self) -> list[nodes.Node]:
@@ -213,11 +223,12 @@ class BehaviourMatrix(SphinxDirective):
             logger.warning("behaviour matrix: probe failed: %s", problem, location=location,
                            type="matrix", subtype="probe")
         if "guide" in self.options:
-            for advice_id in mp.failed_premises(matrix):
+            guide = GUIDES[self.options["guide"]]
+            for advice_id in mp.failed_premises(matrix, guide):
                 logger.warning("behaviour matrix guide: the premises of %r do not hold on this "
                                "torch; rewrite that advice", advice_id, location=location,
                                type="matrix", subtype="guide")
-            return [build_guide(language)]
+            return [build_guide(language, guide)]
         source = self.options.get("source", "leaf")
         return [
             build_source_line(source, language),

@@ -1,0 +1,88 @@
+"""Sphinx directive ``terms-table``: the glossary, rendered from the one terminology list.
+
+Usage in a MyST page::
+
+    ```{terms-table}
+    ```
+
+One row per entry of ``sitetools.terms.TERMS``: the Chinese term, the English term (backticks mark
+code), the other names readers type, the variants the Chinese pages avoid, and a link to the page
+that shows the term. The link is a ``ref`` to that page's label, so a label that no page defines
+fails the build (``-n``). Column headers come from ``WORDS`` below, one entry per edition.
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from sitetools.editions import pick
+from sitetools.terms import TERMS
+from tensorcopy_sphinx.inline import inline_text
+
+WORDS = {
+    "en": {"zh": "Chinese", "en": "English", "also": "also typed", "avoid": "not written", "page": "shown on"},
+    "zh_CN": {"zh": "中文术语", "en": "英文", "also": "也写作", "avoid": "本站不用", "page": "见"},
+}
+
+
+def _cell(*children: nodes.Node) -> nodes.entry:
+    entry = nodes.entry()
+    entry += nodes.paragraph("", "", *children)
+    return entry
+
+
+def _words(words: tuple[str, ...]) -> list[nodes.Node]:
+    return [nodes.Text("、".join(words) if words else "—")]
+
+
+def _link(label: str, docname: str) -> addnodes.pending_xref:
+    xref = addnodes.pending_xref("", refdomain="std", reftype="ref", reftarget=label, refexplicit=False,
+                                 refwarn=True, refdoc=docname)
+    xref += nodes.inline(label, label)
+    return xref
+
+
+class TermsTable(SphinxDirective):
+    """Render the terminology list as a table (see the module docstring)."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        import sitetools.terms
+
+        self.env.note_dependency(sitetools.terms.__file__)
+        w = pick(WORDS, self.env.config.language, "the glossary's words (tensorcopy_sphinx.glossary_terms.WORDS)")
+        columns = ("zh", "en", "also", "avoid", "page")
+        table = nodes.table(classes=["terms-table"])
+        group = nodes.tgroup(cols=len(columns))
+        table += group
+        for index, width in enumerate((16, 22, 12, 16, 34)):
+            spec = nodes.colspec(colwidth=width)
+            if index == 0:
+                spec["stub"] = 1
+            group += spec
+        head = nodes.thead()
+        row = nodes.row()
+        for key in columns:
+            row += _cell(nodes.Text(w[key]))
+        head += row
+        group += head
+        body = nodes.tbody()
+        for term in TERMS:
+            row = nodes.row()
+            row += _cell(nodes.Text(term.zh))
+            row += _cell(*inline_text(term.en))
+            row += _cell(*_words(term.also))
+            row += _cell(*_words(term.avoid))
+            row += _cell(_link(term.page, self.env.docname))
+            body += row
+        group += body
+        return [table]
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_directive("terms-table", TermsTable)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,184 @@
+"""
+.. _questions-deepcopy:
+
+张量上的 ``copy.deepcopy`` 与 ``copy.copy``
+=============================================
+
+模块里存着一个由运算得到的张量时，``copy.deepcopy(model)`` 会报错：“Only Tensors created
+explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么（``.grad`` 会复制，但
+``Parameter`` 的不会；视图背后的整块存储；对象内部的共享关系），最后说明浅拷贝 ``copy.copy``
+根本不复制内存。本页回答的是 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__。
+"""
+
+# %%
+# 全页用到的辅助函数
+# ------------------
+#
+# ``same_storage`` 比较两块存储的起始地址。
+
+import copy
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+# %%
+# 报错
+# ----
+#
+# 下面的模块把 ``scale * 2`` 存成了属性。这个张量是在 ``scale`` 需要梯度时由运算得到的，所以带有
+# ``grad_fn``，不是叶子张量。对模块做 ``copy.deepcopy`` 时会碰到它，于是报错。
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+        self.doubled = self.scale * 2  # 存在模块上的非叶子张量
+
+    def forward(self, x):
+        return x * self.doubled
+
+
+model = Scaled()
+print("doubled.is_leaf:", model.doubled.is_leaf)
+print("doubled.grad_fn:", model.doubled.grad_fn.name())
+try:
+    copy.deepcopy(model)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("deepcopy of a module holding a non-leaf must raise")
+
+# %%
+# 单独拷贝这个张量也是同样的报错：不管外面有没有模块，``deepcopy`` 都拒绝带 ``grad_fn`` 的张量。
+
+try:
+    copy.deepcopy(model.doubled)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split('.')[0]}")
+else:
+    raise AssertionError("deepcopy of a non-leaf tensor must raise")
+
+# %%
+# 修复
+# ----
+#
+# 两种办法：模块上只存叶子张量（把 ``scale * 2`` 挪到 ``forward`` 里算），或者用 ``detach()``
+# 把派生出的值移出计算图再存。第二种写法可以深拷贝，拷贝出的模块有自己的内存。
+
+
+class ScaledFixed(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+        self.doubled = (self.scale * 2).detach()  # 叶子张量：没有 grad_fn
+
+    def forward(self, x):
+        return x * self.scale * 2
+
+
+fixed = ScaledFixed()
+twin = copy.deepcopy(fixed)
+print("doubled.is_leaf:", fixed.doubled.is_leaf)
+print("twin.scale:", twin.scale)
+print("same storage (scale):", same_storage(fixed.scale, twin.scale))
+print("same storage (doubled):", same_storage(fixed.doubled, twin.doubled))
+assert not same_storage(fixed.scale, twin.scale), "the deep copy must own its parameters' memory"
+# sphinx_gallery_start_ignore
+assert not same_storage(fixed.doubled, twin.doubled), "the deep copy must own its buffers' memory"
+assert torch.equal(twin.scale, fixed.scale), "the deep copy must hold the same values"
+# sphinx_gallery_end_ignore
+
+# %%
+# 深拷贝带走了什么
+# ----------------
+#
+# 一个已经有梯度的普通叶子张量：拷贝得到自己的 ``.grad``，数值相同，内存不同；拷贝仍是需要梯度的叶子张量。
+
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(w * w).sum().backward()
+w_copy = copy.deepcopy(w)
+print("w.grad:", w.grad)
+print("w_copy.grad:", w_copy.grad)
+print("same storage (grad):", same_storage(w.grad, w_copy.grad))
+print("w_copy.requires_grad:", w_copy.requires_grad, " is_leaf:", w_copy.is_leaf)
+assert torch.equal(w_copy.grad, w.grad) and not same_storage(w.grad, w_copy.grad), "deepcopy must copy .grad"
+# sphinx_gallery_start_ignore
+assert w_copy.requires_grad and w_copy.is_leaf, "the copy must be a leaf that requires grad"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``Parameter`` 不一样：拷贝保留 ``Parameter`` 类型，却不带梯度。在 ``backward()``
+# 之后深拷贝上面的模型，拷贝里的 ``.grad`` 是 ``None``。
+
+fixed(torch.ones(2)).sum().backward()
+twin = copy.deepcopy(fixed)
+print("fixed.scale.grad:", fixed.scale.grad)
+print("twin.scale.grad:", twin.scale.grad)
+print("type(twin.scale):", type(twin.scale).__name__)
+assert fixed.scale.grad is not None and twin.scale.grad is None, "deepcopy of a Parameter must drop .grad"
+# sphinx_gallery_start_ignore
+assert type(twin.scale) is torch.nn.Parameter, "deepcopy must keep the Parameter type"
+# sphinx_gallery_end_ignore
+
+# %%
+# 拷贝视图时，视图背后的整块存储都会被复制：视图只有两个浮点数，拷贝的存储却有十个（40 字节）。拷贝不再是视图（``_base``
+# 是 ``None``），但保留了视图在存储中的偏移量。
+
+base = torch.arange(10.0)
+view = base[2:4]
+view_copy = copy.deepcopy(view)
+print("view:", view, " bytes in view:", view.nelement() * view.element_size())
+print("view_copy storage bytes:", view_copy.untyped_storage().nbytes())
+print("view_copy._base:", view_copy._base, " storage_offset:", view_copy.storage_offset())
+assert view_copy.untyped_storage().nbytes() == base.untyped_storage().nbytes(), "deepcopy must copy the whole storage"
+# sphinx_gallery_start_ignore
+assert view_copy.untyped_storage().nbytes() == 40, "the storage of ten float32 holds 40 bytes"
+assert view_copy._base is None and view_copy.storage_offset() == 2, "the copy keeps the offset, not the view"
+assert not same_storage(view, view_copy), "the copy must own its storage"
+# sphinx_gallery_end_ignore
+
+# %%
+# 被拷贝对象内部的共享关系会保留下来：一个列表里放了同一个张量两次，外加它的一个视图；对整个列表调用一次
+# ``deepcopy``，得到的列表里前两项仍是同一个张量，第三项与它共享内存。
+
+t = torch.zeros(3)
+items = copy.deepcopy([t, t, t[1:]])
+print("items[0] is items[1]:", items[0] is items[1])
+print("items[2] shares items[0]'s storage:", same_storage(items[0], items[2]))
+print("items[0] shares t's storage:", same_storage(items[0], t))
+assert items[0] is items[1] and same_storage(items[0], items[2]), "deepcopy must keep the sharing it copies"
+# sphinx_gallery_start_ignore
+assert not same_storage(items[0], t), "the copy must not share the source's memory"
+# sphinx_gallery_end_ignore
+
+# %%
+# 浅拷贝 ``copy.copy`` 不复制内存
+# --------------------------------
+#
+# ``copy.copy(t)`` 返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变。它不能用来保存数值快照。
+
+t = torch.zeros(3)
+shallow = copy.copy(t)
+shallow[0] = 7.0
+print("t:", t)
+print("shallow:", shallow)
+print("shallow is t:", shallow is t, " same storage:", same_storage(t, shallow))
+assert same_storage(t, shallow) and t[0] == 7.0, "copy.copy must share memory with its source"
+# sphinx_gallery_start_ignore
+assert shallow is not t, "copy.copy must return another object"
+# sphinx_gallery_end_ignore
+
+# %%
+# 小结
+# ----
+#
+# ``copy.deepcopy`` 只能拷贝叶子张量；模块里存了非叶子张量，就要先把它 ``detach()``，或者改在
+# ``forward`` 里计算。深拷贝得到新的内存；普通张量的拷贝带着 ``.grad``，``Parameter``
+# 的拷贝则不带。拷贝视图会复制背后的整块存储，对象内部的共享关系也会保留。``copy.copy``
+# 只是给同一块内存多起了一个名字。只想复制单个张量、又不要它的求导历史，请看
+# :ref:`copying-safe-copy` 中的 ``detach().clone()``。

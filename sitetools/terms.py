@@ -1,0 +1,125 @@
+"""The one terminology list of the site: each Chinese term, its English twin, and the page that shows it.
+
+Three things read this list, so they can never disagree:
+
+- the glossary pages (``docs/<code>/glossary.md``), through the ``terms-table`` directive;
+- the Chinese search: ``docs/_shared/zh_search_terms.txt``, jieba's user dictionary, is written from
+  this list (``python -m sitetools.terms --update``), so that a reader who types a term, one of its
+  other names or a variant we avoid finds the glossary;
+- the wording rule: :func:`check_variants` reports a variant to avoid (原位 for 原地操作) on a Chinese
+  page, outside quotation marks (a quoted article keeps its own words).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SEARCH_DICTIONARY = ROOT / "docs" / "_shared" / "zh_search_terms.txt"
+UPDATE_COMMAND = "python -m sitetools.terms --update"
+
+
+@dataclasses.dataclass(frozen=True)
+class Term:
+    zh: str  #: the word the Chinese pages use
+    en: str  #: the English term (backticks mark code)
+    page: str  #: the reference label of the page that shows it
+    also: tuple[str, ...] = ()  #: other names readers type, which the pages may use too
+    avoid: tuple[str, ...] = ()  #: variants the Chinese pages do not use outside quotations
+
+
+TERMS: tuple[Term, ...] = (
+    Term("张量", "tensor", "copying-alias"),
+    Term("复制", "copy", "copying-clone", also=("拷贝",)),
+    Term("克隆", "clone, `clone()`", "copying-clone"),
+    Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy"),
+    Term("深拷贝", "deep copy, `copy.deepcopy`", "questions-deepcopy"),
+    Term("存储", "storage", "copying-alias"),
+    Term("共享内存", "shared memory", "copying-detach"),
+    Term("视图", "view", "questions-version-counter"),
+    Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
+         avoid=("原位操作", "原位", "就地操作", "就地")),
+    Term("重新绑定", "rebinding a name", "copying-rebinding"),
+    Term("版本计数器", "version counter, `_version`", "questions-version-counter"),
+    Term("计算图", "computation graph", "questions-graph-kept-alive"),
+    Term("自动求导", "autograd", "data-vs-detach-detach"),
+    Term("反向传播", "backward pass, `backward()`", "questions-non-leaf-grad"),
+    Term("梯度", "gradient, `.grad`", "questions-non-leaf-grad"),
+    Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点",)),
+    Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad"),
+    Term("推理张量", "inference tensor", "questions-inference-mode"),
+)
+
+
+def search_words() -> list[str]:
+    """Every word a Chinese reader may type for a term, in list order, each once."""
+    words = [word for term in TERMS for word in (term.zh, *term.also, *term.avoid)]
+    return list(dict.fromkeys(words))
+
+
+def search_dictionary() -> str:
+    """The text of jieba's user dictionary: one word a line, with a frequency high enough to keep
+    it whole and a part-of-speech tag (jieba reads no comments, so the file cannot say where it
+    comes from: this module's docstring does)."""
+    return "".join(f"{word} 20 n\n" for word in search_words())
+
+
+# --- The wording rule --------------------------------------------------------------------------
+
+#: Text between these marks is a quotation; a variant inside one is the quoted author's word.
+QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
+
+
+def chinese_pages(root: Path = ROOT, code: str = "zh_CN") -> list[Path]:
+    """The sources of the Chinese edition: example scripts, part headers and narrative pages."""
+    gallery = root / "gallery" / code
+    return sorted([*gallery.rglob("*.py"), *gallery.rglob("*.rst"), *(root / "docs" / code).glob("*.md")])
+
+
+def variants_in(text: str) -> list[tuple[int, str, str]]:
+    """``(line, variant, term)`` for each variant to avoid outside quotation marks (a quotation may
+    span lines); where variants overlap (原位操作, 原位) only the longest is reported."""
+    bare = QUOTED.sub(lambda quote: "\n" * quote.group().count("\n"), text)
+    found = []
+    for number, line in enumerate(bare.splitlines(), start=1):
+        for term in TERMS:
+            for variant in sorted(term.avoid, key=len, reverse=True):
+                if variant in line:
+                    found.append((number, variant, term.zh))
+                    line = line.replace(variant, "")
+    return found
+
+
+def check_variants(root: Path = ROOT) -> list[str]:
+    """Every variant to avoid on a Chinese page, outside quotations, as "file:line: ..." problems."""
+    return [
+        f"{page.relative_to(root).as_posix()}:{line}: {variant!r} outside a quotation; write {term!r} "
+        f"(sitetools/terms.py)"
+        for page in chinese_pages(root)
+        for line, variant, term in variants_in(page.read_text(encoding="utf-8"))
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--update", action="store_true", help=f"rewrite {SEARCH_DICTIONARY.relative_to(ROOT)}")
+    args = parser.parse_args(argv)
+    wanted = search_dictionary()
+    current = SEARCH_DICTIONARY.read_text(encoding="utf-8") if SEARCH_DICTIONARY.exists() else ""
+    if current == wanted:
+        print(f"{SEARCH_DICTIONARY.relative_to(ROOT)} is up to date")
+        return 0
+    if args.update:
+        SEARCH_DICTIONARY.write_text(wanted, encoding="utf-8")
+        print(f"wrote {SEARCH_DICTIONARY.relative_to(ROOT)}")
+        return 0
+    print(f"{SEARCH_DICTIONARY.relative_to(ROOT)} differs from sitetools/terms.py; run `{UPDATE_COMMAND}`")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

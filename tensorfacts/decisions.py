@@ -1,0 +1,101 @@
+"""The "which one do I want?" page: from a reader's need to the call, each answer resting on the matrix.
+
+Pure Python, like :mod:`tensorfacts.matrix`, whose :class:`~tensorfacts.matrix.Advice` it reuses: an
+answer is a sentence in every edition's language plus the premise it rests on, a function of the
+probed matrix. The ``behaviour-matrix`` directive renders these answers with ``:guide: decide`` and
+fails the build when a premise stops holding, exactly as it does for the matrix page's own guide.
+The premises read only the matrix's rows; nothing here probes torch by itself.
+"""
+
+from __future__ import annotations
+
+from tensorfacts.matrix import EDIT_DETECTED, EDIT_SILENT, EDIT_UNAFFECTED, SOURCES, Advice, Matrix
+
+
+def _rows(m: Matrix, operation: str, **expected: object) -> bool:
+    """Every source's row for ``operation`` has the ``expected`` cells."""
+    return all(m[source][operation][column] == value for source in SOURCES for column, value in expected.items())
+
+
+DECISIONS: tuple[Advice, ...] = (
+    Advice(
+        "need-same-tensor",
+        {
+            "en": "Another name for the same tensor, so that edits through either are seen by both: `b = a`. "
+                "Nothing is copied; `b` is the very object `a` is.",
+            "zh_CN": "只想给同一个张量再起个名字，通过哪个名字修改另一个都看得到：`b = a`。"
+                "这样什么也不复制，`b` 就是 `a` 这个对象本身。",
+        },
+        lambda m: _rows(m, "b = a", same_object=True, shares_storage=True),
+    ),
+    Advice(
+        "need-read-without-graph",
+        {
+            "en": "The values without autograd, without copying (to log, plot or compare them): `a.detach()`. "
+                "It shares storage and the version counter with `a` and does not require grad; an in-place "
+                "edit of it while autograd still needs `a` makes backward raise.",
+            "zh_CN": "只读数值、不要求导、也不复制（记录日志、画图、比较）：`a.detach()`。它与 `a` "
+                "共享存储和版本计数器，不需要梯度；在 autograd 还需要 `a` 时原地修改它，backward 会报错。",
+        },
+        lambda m: _rows(m, "a.detach()", same_object=False, shares_storage=True, shares_version=True,
+                        requires_grad=False, inplace_edit=EDIT_DETECTED),
+    ),
+    Advice(
+        "need-copy-with-gradient",
+        {
+            "en": "New memory, with gradients still flowing back to `a`: `a.clone()`. Its own storage, "
+                "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on.",
+            "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储，`requires_grad=True`，"
+                "并带有把梯度传下去的 `CloneBackward0` 节点。",
+        },
+        lambda m: _rows(m, "a.clone()", shares_storage=False, requires_grad=True, grad_fn="CloneBackward0"),
+    ),
+    Advice(
+        "need-snapshot",
+        {
+            "en": "A snapshot for later (the best weights so far, a value before an update) that later edits "
+                "of `a` cannot reach and that holds no graph: `a.detach().clone()`. Its own storage, no "
+                "`grad_fn`, `requires_grad=False`; editing it leaves the gradient of `a` alone.",
+            "zh_CN": "留一份快照以后用（目前最好的权重、更新前的值），之后对 `a` 的修改影响不到它，它也不带计算图："
+                "`a.detach().clone()`。它有自己的存储，没有 `grad_fn`，`requires_grad=False`；修改它不影响 "
+                "`a` 的梯度。",
+        },
+        lambda m: _rows(m, "a.detach().clone()", shares_storage=False, grad_fn="None", requires_grad=False,
+                        inplace_edit=EDIT_UNAFFECTED),
+    ),
+    Advice(
+        "need-numpy",
+        {
+            "en": "A NumPy array: start from `a.detach()`, which is out of the graph but on `a`'s memory, so "
+                "the array follows later edits of `a`; start from `a.detach().clone()` when it must not.",
+            "zh_CN": "要 NumPy 数组：从 `a.detach()` 出发。它脱离了计算图，但仍在 `a` 的内存上，数组会随 `a` "
+                "之后的修改而变；不想让数组跟着变，就从 `a.detach().clone()` 出发。",
+        },
+        lambda m: _rows(m, "a.detach()", requires_grad=False, shares_storage=True)
+        and _rows(m, "a.detach().clone()", requires_grad=False, shares_storage=False),
+    ),
+    Advice(
+        "need-trainable-copy",
+        {
+            "en": "A second trainable copy of a leaf (a parameter you will optimise separately): "
+                "`copy.deepcopy(a)`. A new leaf with its own storage that still requires grad; on a non-leaf "
+                "it raises `RuntimeError`.",
+            "zh_CN": "给叶子张量另做一份可训练的副本（之后单独优化的参数）：`copy.deepcopy(a)`。"
+                "得到一个有自己存储、仍需要梯度的新叶子张量；对非叶子张量则抛出 `RuntimeError`。",
+        },
+        lambda m: m["leaf"]["copy.deepcopy(a)"]["shares_storage"] is False
+        and m["leaf"]["copy.deepcopy(a)"]["requires_grad"] is True
+        and m["leaf"]["copy.deepcopy(a)"]["grad_fn"] == "None"
+        and str(m["non-leaf"]["copy.deepcopy(a)"]["raised"]).startswith("RuntimeError"),
+    ),
+    Advice(
+        "never-data",
+        {
+            "en": "None of these needs `a.data`: it shares storage but not the version counter, so an in-place "
+                "edit through it gives a wrong gradient without any error.",
+            "zh_CN": "以上哪种需要都用不着 `a.data`：它共享存储却不共享版本计数器，通过它原地修改，"
+                "梯度会算错，而且不报错。",
+        },
+        lambda m: _rows(m, "a.data", shares_storage=True, shares_version=False, inplace_edit=EDIT_SILENT),
+    ),
+)

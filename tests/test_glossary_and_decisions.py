@@ -1,0 +1,129 @@
+"""The glossary and the "which one do I want?" page: the two directives render them, the decision
+answers rest on the behaviour matrix (a broken premise fails the build), and a glossary entry that
+points to a page no label names fails it too."""
+
+from __future__ import annotations
+
+import copy
+import io
+import re
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from sitetools import terms
+from sitetools.editions import CODES, edition
+from tensorfacts import matrix as mp
+from tensorfacts.decisions import DECISIONS
+from tests.claims_tools import EXT, ROOT
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+CELLS = [(s, o, c) for s in mp.SOURCES for o in mp.OPERATIONS for c in mp.PROBES]
+PAGE = "```{behaviour-matrix}\n:guide: decide\n```\n\n```{terms-table}\n```\n"
+
+
+@pytest.fixture(scope="module")
+def matrix() -> mp.Matrix:
+    return mp.probe_all()
+
+
+def test_decision_premises_hold(matrix):
+    assert mp.failed_premises(matrix, DECISIONS) == []
+
+
+@pytest.mark.parametrize("advice", DECISIONS, ids=lambda a: a.id)
+def test_each_decision_reads_the_matrix(advice, matrix):
+    """Changing some single cell must break the premise: it is not a constant."""
+    for source, operation, column in CELLS:
+        changed = copy.deepcopy(matrix)
+        value = changed[source][operation][column]
+        changed[source][operation][column] = (not value) if isinstance(value, bool) else "changed"
+        if advice.id in mp.failed_premises(changed, DECISIONS):
+            return
+    pytest.fail(f"no change of any cell breaks the premise of {advice.id}")
+
+
+@pytest.mark.parametrize("advice", DECISIONS, ids=lambda a: a.id)
+def test_each_decision_is_written_in_every_edition(advice):
+    for code in CODES:
+        text = advice.text(code)
+        assert bool(CJK.search(text)) == edition(code).cjk, f"the {code} text of {advice.id} is in {code}"
+        assert text.count("`") % 2 == 0, f"unbalanced backticks in the {code} text of {advice.id}"
+        named = set(re.findall(r"`(a\.[^`(]+(?:\(\))*(?:\.[a-z]+\(\))*|b = a|copy\.deepcopy\(a\))`", text))
+        assert named <= set(mp.OPERATIONS) | {"a.data"}, f"{advice.id} names a call the matrix does not probe"
+
+
+def build(tmp_path: Path, body: str, language: str) -> tuple[str, str]:
+    """A one-page Sphinx project with both directives and every gallery label; (html, warnings)."""
+    from sphinx.testing.util import SphinxTestApp
+
+    src = tmp_path / "src"
+    src.mkdir(parents=True, exist_ok=True)
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path[:0] = [{str(ROOT)!r}, {str(EXT)!r}]\n"
+        "extensions = ['myst_parser', 'tensorcopy_sphinx.behaviour_matrix', 'tensorcopy_sphinx.glossary_terms']\n"
+        f"language = {language!r}\n",
+        encoding="utf-8",
+    )
+    labels = sorted({term.page for term in terms.TERMS})
+    (src / "targets.md").write_text(
+        "# Targets\n\n" + "\n\n".join(f"({label})=\n## Page {label}\n\nText." for label in labels) + "\n",
+        encoding="utf-8",
+    )
+    (src / "index.md").write_text("# Test page\n\n```{toctree}\ntargets\n```\n\n" + body, encoding="utf-8")
+    warnings = io.StringIO()
+    app = SphinxTestApp("html", srcdir=src, builddir=tmp_path / "build", freshenv=True,
+                        status=io.StringIO(), warning=warnings, confoverrides={"nitpicky": True})
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    return (app.outdir / "index.html").read_text(encoding="utf-8"), warnings.getvalue()
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_both_pages_render_cleanly(tmp_path, lang):
+    html, warnings = build(tmp_path, PAGE, lang)
+    assert warnings == ""
+    soup = BeautifulSoup(html, "html.parser")
+    answers = soup.select("ul.behaviour-guide > li")
+    assert [li.get_text(" ", strip=True)[:12] for li in answers] == [
+        re.sub(r"`", "", a.text(lang))[:12] for a in DECISIONS]
+    rows = soup.select("table.terms-table tbody tr")
+    assert len(rows) == len(terms.TERMS)
+    for row, term in zip(rows, terms.TERMS, strict=True):
+        assert row.select_one("th, td").get_text(strip=True) == term.zh
+        link = row.select_one("a.reference.internal")
+        assert link is not None and link["href"].endswith(f"#{term.page}"), row
+
+
+def test_a_decision_whose_premise_breaks_fails_the_build(tmp_path, monkeypatch):
+    real = mp.PROBES["shares_storage"]
+    monkeypatch.setitem(mp.PROBES, "shares_storage", lambda s, o: not real(s, o))
+    _, warnings = build(tmp_path, PAGE, "en")
+    assert "the premises of 'need-snapshot' do not hold" in warnings, warnings
+
+
+def test_a_term_pointing_nowhere_fails_the_build(tmp_path, monkeypatch):
+    broken = (*terms.TERMS, terms.Term("无处", "nowhere", "no-such-page"))
+    monkeypatch.setattr("tensorcopy_sphinx.glossary_terms.TERMS", broken)
+    _, warnings = build(tmp_path, PAGE, "en")
+    assert "no-such-page" in warnings, warnings
+
+
+#: What a Chinese reader types, which must find the glossary.
+READER_WORDS = ("拷贝", "浅拷贝", "深拷贝", "就地", "原地操作", "原位", "视图", "叶子张量", "版本计数器")
+
+
+def test_the_built_chinese_index_sends_each_reader_word_to_the_glossary(site_dir):
+    import json
+
+    text = (site_dir / "zh_CN" / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    glossary = index["docnames"].index("glossary")
+    for word in READER_WORDS:
+        found = index["terms"].get(word, [])
+        found = [found] if isinstance(found, int) else found
+        assert glossary in found, f"zh_CN/searchindex.js: {word!r} does not lead to glossary.html"
+    assert "qqxyzzyqq" not in index["terms"], "the index must not hold a made-up word"
