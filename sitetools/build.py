@@ -240,6 +240,10 @@ def failure_reason(log: str) -> str:
     for line in reversed(lines):
         if "(exception: " in line:
             return line.split("(exception: ", 1)[1].rstrip(")")
+    flagged = [line.strip() for line in lines if ": WARNING: " in line or ": ERROR: " in line]
+    if flagged:
+        more = f" (and {len(flagged) - 3} more)" if len(flagged) > 3 else ""
+        return "; ".join(flagged[:3]) + more
     for line in reversed(lines):
         if "failed to execute correctly" in line or re.match(r"^\S*(Error|Exception|Warning)\b", line.strip()):
             return line.strip()
