@@ -9,12 +9,13 @@ The premises read only the matrix's rows; nothing here probes torch by itself.
 
 from __future__ import annotations
 
-from tensorfacts.matrix import EDIT_DETECTED, EDIT_SILENT, EDIT_UNAFFECTED, SOURCES, Advice, Matrix
+from tensorfacts.matrix import EDIT_DETECTED, EDIT_SILENT, EDIT_UNAFFECTED, GRAD_SOURCES, SOURCES, Advice, Matrix
 
 
-def _rows(m: Matrix, operation: str, **expected: object) -> bool:
-    """Every source's row for ``operation`` has the ``expected`` cells."""
-    return all(m[source][operation][column] == value for source in SOURCES for column, value in expected.items())
+def _rows(m: Matrix, operation: str, sources=tuple(SOURCES), **expected: object) -> bool:
+    """Every row of ``sources`` (by default every source) for ``operation`` has the ``expected`` cells.
+    What autograd does with an edit is asked of the sources that require grad (``GRAD_SOURCES``)."""
+    return all(m[source][operation][column] == value for source in sources for column, value in expected.items())
 
 
 DECISIONS: tuple[Advice, ...] = (
@@ -38,7 +39,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "共享存储和版本计数器，不需要梯度；在 autograd 还需要 `a` 时原地修改它，backward 会报错。",
         },
         lambda m: _rows(m, "a.detach()", same_object=False, shares_storage=True, shares_version=True,
-                        requires_grad=False, inplace_edit=EDIT_DETECTED),
+                        requires_grad=False)
+        and _rows(m, "a.detach()", GRAD_SOURCES, inplace_edit=EDIT_DETECTED),
     ),
     Advice(
         "need-copy-with-gradient",
@@ -48,7 +50,8 @@ DECISIONS: tuple[Advice, ...] = (
             "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储，`requires_grad=True`，"
                 "并带有把梯度传下去的 `CloneBackward0` 节点。",
         },
-        lambda m: _rows(m, "a.clone()", shares_storage=False, requires_grad=True, grad_fn="CloneBackward0"),
+        lambda m: _rows(m, "a.clone()", shares_storage=False)
+        and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),
     ),
     Advice(
         "need-snapshot",
@@ -60,8 +63,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "`a.detach().clone()`。它有自己的存储，没有 `grad_fn`，`requires_grad=False`；修改它不影响 "
                 "`a` 的梯度。",
         },
-        lambda m: _rows(m, "a.detach().clone()", shares_storage=False, grad_fn="None", requires_grad=False,
-                        inplace_edit=EDIT_UNAFFECTED),
+        lambda m: _rows(m, "a.detach().clone()", shares_storage=False, grad_fn="None", requires_grad=False)
+        and _rows(m, "a.detach().clone()", GRAD_SOURCES, inplace_edit=EDIT_UNAFFECTED),
     ),
     Advice(
         "need-numpy",
@@ -96,6 +99,7 @@ DECISIONS: tuple[Advice, ...] = (
             "zh_CN": "以上哪种需要都用不着 `a.data`：它共享存储却不共享版本计数器，通过它原地修改，"
                 "梯度会算错，而且不报错。",
         },
-        lambda m: _rows(m, "a.data", shares_storage=True, shares_version=False, inplace_edit=EDIT_SILENT),
+        lambda m: _rows(m, "a.data", shares_storage=True, shares_version=False)
+        and _rows(m, "a.data", GRAD_SOURCES, inplace_edit=EDIT_SILENT),
     ),
 )
