@@ -16,6 +16,7 @@ Both paths are derived from this file's location, so a build of a staged copy of
 the staged packages.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -26,6 +27,10 @@ for _folder in (ROOT, DOCS / "_ext"):
         sys.path.insert(0, str(_folder))
 
 from sitetools.editions import edition  # noqa: E402  (importable thanks to the lines above)
+
+#: The parts of the gallery (folders of ``gallery/<code>/``), in the order the examples index shows
+#: them: the two source articles, then the questions readers bring. A part missing here fails the build.
+GALLERY_PARTS = ("copying", "data_vs_detach", "questions")
 
 
 def configure(language: str) -> dict:
@@ -88,6 +93,10 @@ def configure(language: str) -> dict:
             "reset_modules_order": "both",
             "run_stale_examples": True,  # re-run every example on every build, even if unchanged
             "show_memory": False,
+            # sphinx-gallery names each part by its path relative to the edition's source folder.
+            "subsection_order": [
+                os.path.relpath(ROOT / "gallery" / row.code / part, DOCS / row.code) for part in GALLERY_PARTS
+            ],
             "within_subsection_order": "FileNameSortKey",
             "write_computation_times": False,  # its page carries timings and loads a CDN
         },
