@@ -79,7 +79,7 @@ assert not shares(torch.tensor(array), array) and not shares(t, copied), "torch.
 assert shares(torch.from_numpy(array), array) and shares(torch.as_tensor(array), array), "these two share"
 assert shares(t, t.numpy()) and shares(t, np.asarray(t)), "these two share"
 assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype change forces a copy"
-assert [w.category for w in caught] == [DeprecationWarning], "np.array(t) warns once"
+assert [record.category for record in caught] == [DeprecationWarning], "np.array(t) warns once"
 # sphinx_gallery_end_ignore
 
 # %%
