@@ -88,7 +88,7 @@ print("w.grad:", w.grad)
 assert torch.allclose(w.grad, 2 * torch.tensor([0.8, 1.6])), "the next gradient is 2w at the new w"
 
 # %%
-# 修法二：用 ``copy_``（或 ``nn.init``）修改权重
+# 修法二：用 ``copy_`` 或 ``nn.init`` 修改权重
 # -----------------------------------------------
 #
 # 要把参数设成给定的值，就在 ``no_grad`` 下把值复制进去。参数还是原来那个对象、那块存储，持有它的优化器也就能看到新值。``torch.nn.init``

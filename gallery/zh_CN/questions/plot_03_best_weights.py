@@ -137,4 +137,4 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 #
 # ``state_dict()`` 装的是指向模型参数的引用，不是快照。要保存最佳权重，用
 # ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` 或
-# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``（它会复制）。保存切片之前，先 ``clone()``。
+# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制。保存切片之前，先 ``clone()``。

@@ -5,8 +5,8 @@
 ====================================================================
 
 ``RuntimeError: Can't call numpy() on Tensor that requires grad. Use
-tensor.detach().numpy() instead.``（`pytorch/pytorch#44023
-<https://github.com/pytorch/pytorch/issues/44023>`__）。照提示改就能运行，但返回的数组与张量共用内存。本页说明 NumPy 与 torch
+tensor.detach().numpy() instead.``，见 `pytorch/pytorch#44023
+<https://github.com/pytorch/pytorch/issues/44023>`__。照提示改就能运行，但返回的数组与张量共用内存。本页说明 NumPy 与 torch
 之间哪些转换共享内存、哪些会复制，以及经由 NumPy 的一次写入如何在 autograd 毫不知情的情况下改掉梯度。
 """
 
