@@ -104,12 +104,12 @@ assert params["weight"] is model.weight, "keep_vars=True returns the Parameter o
 best = candidates["{k: v.detach().clone()}"]
 weight = model.weight
 model.load_state_dict(best)
-print("load_state_dict:              same object:", model.weight is weight,
-      " shares best's memory:", same_storage(model.weight, best["weight"]))
+print("load_state_dict:              same object:", model.weight is weight)
+print("load_state_dict:              shares best's memory:", same_storage(model.weight, best["weight"]))
 other = torch.nn.Linear(2, 1)
 other.load_state_dict(best, assign=True)
-print("load_state_dict(assign=True): type:", type(other.weight).__name__,
-      " shares best's memory:", same_storage(other.weight, best["weight"]))
+print("load_state_dict(assign=True): type:", type(other.weight).__name__)
+print("load_state_dict(assign=True): shares best's memory:", same_storage(other.weight, best["weight"]))
 assert same_storage(other.weight, best["weight"]) and not same_storage(model.weight, best["weight"])
 # sphinx_gallery_start_ignore
 assert model.weight is weight and torch.equal(model.weight, before), "restored in place"
