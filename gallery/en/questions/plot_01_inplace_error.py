@@ -77,7 +77,7 @@ assert x.grad is None, "no gradient was written"
 #
 # The fix: write the edit out of place. ``y = y + 1`` makes a new tensor and
 # leaves the saved one alone, and the gradient is the one calculus gives,
-# :math:`\frac{d}{dx}(e^x + 1) = e^x`.
+# ``d/dx (exp(x) + 1) = exp(x)``.
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 y = x.exp()
 y = y + 1
@@ -116,8 +116,7 @@ assert "[torch.FloatTensor [3]] is at version 1; expected version 0" in message,
 # %%
 # Here the edit is wanted, so the fix is ``clone()`` before it: the
 # multiplication saves a copy, and ``x`` is free to change. The gradient of
-# ``w`` is the value ``x`` had when it was multiplied, :math:`\frac{d}{dw}
-# \sum w x = x`.
+# ``w`` is the value ``x`` had when it was multiplied, ``d/dw sum(w * x) = x``.
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0])
 z = w * x.clone()

@@ -33,7 +33,7 @@ def show(name, t):
 # ------------------------------
 #
 # ``w`` is a leaf that requires grad: ``backward()`` stores its gradient in
-# ``w.grad``. For :math:`L = \sum w^2` that gradient is :math:`2w`. The
+# ``w.grad``. For ``L = (w**2).sum()`` that gradient is ``2 * w``. The
 # update written as Python reads it, ``w -= lr * w.grad``, is an in-place
 # subtraction on ``w``, and autograd refuses it while it is recording.
 lr = 0.1
@@ -89,7 +89,7 @@ assert w.requires_grad, "w still requires grad"
 # sphinx_gallery_end_ignore
 
 # %%
-# The step is the one calculus gives, :math:`w - 0.1 \cdot 2w = 0.8\,w`, and
+# The step is the one calculus gives, ``w - 0.1 * 2 * w = 0.8 * w``, and
 # the next ``backward()`` works on the updated leaf (after ``w.grad`` is
 # reset, since gradients add up).
 w.grad = None

@@ -116,6 +116,7 @@ assert model.weight is weight and torch.equal(model.weight, before), "restored i
 assert isinstance(other.weight, torch.nn.Parameter) and other.weight.requires_grad
 # sphinx_gallery_end_ignore
 
+
 # %%
 # ``torch.save`` of a slice writes the whole storage
 # --------------------------------------------------

@@ -90,7 +90,7 @@ assert [record.category for record in caught] == [DeprecationWarning], "np.array
 # of ``x`` in torch would move ``x._version`` and ``backward()`` would raise
 # (see :ref:`questions-inplace-error`). The same edit through ``x.numpy()``
 # does not move the counter: ``backward()`` runs and uses the edited value.
-# Calculus says :math:`\frac{d}{dw} \sum w x = x` as it was when multiplied,
+# Calculus says ``d/dw sum(w * x) = x`` as it was when multiplied,
 # ``[4, 5, 6]``; the gradient we get is not that.
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0])

@@ -70,7 +70,7 @@ assert x.grad is None, "no gradient was written"
 #   ``_version``。
 #
 # 修法：改成非原地写法。``y = y + 1`` 生成一个新张量，被保存的那个不受影响，梯度也正是微积分给出的
-# :math:`\frac{d}{dx}(e^x + 1) = e^x`。
+# ``d/dx (exp(x) + 1) = exp(x)``。
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 y = x.exp()
 y = y + 1
@@ -105,7 +105,7 @@ assert "[torch.FloatTensor [3]] is at version 1; expected version 0" in message,
 
 # %%
 # 这里的修改是有意为之，所以修法是在修改之前 ``clone()``：乘法保存的是一份副本，``x`` 可以随意改。``w``
-# 的梯度是 ``x`` 参与乘法时的值，即 :math:`\frac{d}{dw} \sum w x = x`。
+# 的梯度是 ``x`` 参与乘法时的值，即 ``d/dw sum(w * x) = x``。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0])
 z = w * x.clone()

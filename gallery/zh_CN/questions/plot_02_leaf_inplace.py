@@ -28,8 +28,8 @@ def show(name, t):
 # 症状：手写 SGD 的一步
 # ----------------------
 #
-# ``w`` 是需要梯度的叶子张量：``backward()`` 把它的梯度存进 ``w.grad``。对 :math:`L = \sum w^2`，梯度是
-# :math:`2w`。照着公式写出的更新 ``w -= lr * w.grad`` 是对 ``w`` 的原地减法，autograd 在记录计算图时拒绝执行。
+# ``w`` 是需要梯度的叶子张量：``backward()`` 把它的梯度存进 ``w.grad``。对 ``L = (w**2).sum()``，梯度是
+# ``2 * w``。照着公式写出的更新 ``w -= lr * w.grad`` 是对 ``w`` 的原地减法，autograd 在记录计算图时拒绝执行。
 lr = 0.1
 w = torch.tensor([1.0, 2.0], requires_grad=True)
 (w**2).sum().backward()
@@ -80,7 +80,7 @@ assert w.requires_grad, "w still requires grad"
 # sphinx_gallery_end_ignore
 
 # %%
-# 这一步正是微积分给出的 :math:`w - 0.1 \cdot 2w = 0.8\,w`。下一次 ``backward()``
+# 这一步正是微积分给出的 ``w - 0.1 * 2 * w = 0.8 * w``。下一次 ``backward()``
 # 也能在更新后的叶子张量上正常运行（先把 ``w.grad`` 清空，因为梯度会累加）。
 w.grad = None
 (w**2).sum().backward()

@@ -104,6 +104,7 @@ assert model.weight is weight and torch.equal(model.weight, before), "restored i
 assert isinstance(other.weight, torch.nn.Parameter) and other.weight.requires_grad
 # sphinx_gallery_end_ignore
 
+
 # %%
 # ``torch.save`` 保存切片，会写出整块存储
 # ----------------------------------------
