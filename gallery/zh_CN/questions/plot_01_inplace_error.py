@@ -141,7 +141,8 @@ assert r is h, "an in-place ReLU returns its input"
 
 # %%
 # 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：``Linear`` 的反向传播需要的是它的输入和权重，而不是它的输出。这就是为什么
-# ``inplace=True`` 在大多数网络里相安无事，只在少数地方出错。
+# ``inplace=True`` 在大多数网络里相安无事，只在少数地方出错。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
+torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
 x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
 out = torch.nn.ReLU(inplace=True)(layer(x))
