@@ -29,6 +29,10 @@ for _folder in (ROOT, DOCS / "_ext"):
 from sitetools import web  # noqa: E402  (importable thanks to the lines above)
 from sitetools.editions import edition  # noqa: E402
 
+#: The parts of the gallery (folders of ``gallery/<code>/``), in the order the examples index shows
+#: them: the two source articles, then the questions readers bring. A part missing here fails the build.
+GALLERY_PARTS = ("copying", "data_vs_detach", "questions")
+
 
 def configure(language: str) -> dict:
     """Return the Sphinx settings for one language edition (``language``: its edition code)."""
@@ -129,6 +133,10 @@ def _site_settings(row) -> dict:
             "reset_modules_order": "both",
             "run_stale_examples": True,  # re-run every example on every build, even if unchanged
             "show_memory": False,
+            # sphinx-gallery names each part by its path relative to the edition's source folder.
+            "subsection_order": [
+                os.path.relpath(ROOT / "gallery" / row.code / part, DOCS / row.code) for part in GALLERY_PARTS
+            ],
             "within_subsection_order": "FileNameSortKey",
             "write_computation_times": False,  # its page carries timings and loads a CDN
         },

@@ -1,0 +1,296 @@
+"""
+.. _questions-inplace-error:
+
+"modified by an inplace operation": which tensor, and how to fix it
+===================================================================
+
+``RuntimeError: one of the variables needed for gradient computation has been
+modified by an inplace operation`` is one of the errors people most often bring to the
+PyTorch trackers (`pytorch/pytorch#96265
+<https://github.com/pytorch/pytorch/issues/96265>`__, `pytorch/pytorch#39141
+<https://github.com/pytorch/pytorch/issues/39141>`__). This page produces it
+four ways, reads the message, finds the culprit, and checks each fix against
+the gradient calculus gives.
+"""
+
+# %%
+# Helpers
+# -------
+#
+# ``show`` prints what autograd keeps about a tensor: its version counter and
+# the node (``grad_fn``) that produced it.
+import sys
+import warnings
+
+import torch
+
+
+def show(name, t):
+    node = t.grad_fn.name() if t.grad_fn is not None else None
+    print(f"{name}: {t}")
+    print(f"    requires_grad={t.requires_grad}  is_leaf={t.is_leaf}  _version={t._version}  grad_fn={node}")
+
+
+# %%
+# A saved output, edited in place
+# -------------------------------
+#
+# The derivative of ``exp`` is ``exp`` itself, so ``y = x.exp()`` saves its
+# output ``y`` for the backward pass, together with ``y``'s version at that
+# moment: 0. ``y += 1`` is an in-place edit; it moves the version to 1.
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+y = x.exp()
+show("y", y)
+y += 1
+show("y", y)
+# sphinx_gallery_start_ignore
+assert y.grad_fn.name() == "AddBackward0", "the in-place add rebased y's history"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``backward()`` compares the two numbers and refuses:
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() through an edited saved output must raise")
+print("x.grad:", x.grad)
+assert f"output 0 of Exp, is at version {y._version}; expected version 0" in message, "the message names Exp"
+# sphinx_gallery_start_ignore
+assert message.startswith("one of the variables needed for gradient computation has been modified by an inplace")
+assert "[torch.FloatTensor [3]]" in message, "the message gives the type and shape"
+assert x.grad is None, "no gradient was written"
+# sphinx_gallery_end_ignore
+
+# %%
+# Reading the message
+# -------------------
+#
+# Each part of it points somewhere:
+#
+# - ``[torch.FloatTensor [3]]``: the dtype and shape of the saved tensor;
+# - ``which is output 0 of Exp``: it is the first output of ``exp``, the
+#   forward operation that produced it (not the backward node that failed);
+# - ``is at version 1; expected version 0``: it was edited in place once
+#   since ``exp`` saved it. The current version is the tensor's ``_version``.
+#
+# The fix: write the edit out of place. ``y = y + 1`` makes a new tensor and
+# leaves the saved one alone, and the gradient is the one calculus gives,
+# ``d/dx (exp(x) + 1) = exp(x)``.
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+y = x.exp()
+y = y + 1
+y.sum().backward()
+show("y", y)
+print("x.grad:  ", x.grad)
+print("exp(x):  ", x.detach().exp())
+assert torch.allclose(x.grad, x.detach().exp()), "the out-of-place edit gives the calculus gradient"
+# sphinx_gallery_start_ignore
+assert torch.allclose(x.grad, torch.func.grad(lambda t: (t.exp() + 1).sum())(x.detach())), "torch.func.grad agrees"
+# sphinx_gallery_end_ignore
+
+# %%
+# A saved input, edited in place
+# ------------------------------
+#
+# ``z = w * x`` needs ``x`` to compute the gradient of ``w``, so it saves
+# ``x``. Editing ``x`` afterwards raises the same error, but this message
+# names no operation: ``x`` was not produced by an operation autograd
+# recorded, so there is no "output 0 of ..." to name. Look for a tensor of
+# that shape that your own code edits in place.
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+x = torch.tensor([4.0, 5.0, 6.0])
+z = w * x
+x += 1
+show("x", x)
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() through an edited saved input must raise")
+assert "[torch.FloatTensor [3]] is at version 1; expected version 0" in message, "no operation is named"
+
+# %%
+# Here the edit is wanted, so the fix is ``clone()`` before it: the
+# multiplication saves a copy, and ``x`` is free to change. The gradient of
+# ``w`` is the value ``x`` had when it was multiplied, ``d/dw sum(w * x) = x``.
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+x = torch.tensor([4.0, 5.0, 6.0])
+z = w * x.clone()
+x += 1
+z.sum().backward()
+show("x", x)
+print("w.grad:", w.grad)
+assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x as it was when multiplied"
+
+# %%
+# ``ReLU(inplace=True)``
+# ----------------------
+#
+# An in-place ReLU returns the very tensor it was given, edited. After
+# ``sigmoid``, whose backward needs its own output, that is the same mistake
+# as ``y += 1``: the message names ``Sigmoid``.
+x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+h = x.sigmoid()
+r = torch.nn.ReLU(inplace=True)(h)
+print("r is h:", r is h)
+show("h", h)
+try:
+    r.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() after an in-place ReLU on a saved output must raise")
+assert "output 0 of Sigmoid, is at version 1; expected version 0" in message, "the message names Sigmoid"
+# sphinx_gallery_start_ignore
+assert r is h, "an in-place ReLU returns its input"
+# sphinx_gallery_end_ignore
+
+# %%
+# After a ``Linear`` layer the same in-place ReLU is harmless, because the
+# backward of ``Linear`` needs its input and its weight, not its output. That
+# is why ``inplace=True`` works in most networks and breaks in a few. (The
+# seed fixes the layer's random weights, so the comparison is the same on
+# every run.)
+torch.manual_seed(0)
+layer = torch.nn.Linear(3, 2)
+x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
+out = torch.nn.ReLU(inplace=True)(layer(x))
+out.sum().backward()
+grad_inplace = x.grad.clone()
+x.grad = None
+torch.nn.ReLU()(layer(x)).sum().backward()
+print("x.grad, in-place ReLU:", grad_inplace)
+print("x.grad, plain ReLU:   ", x.grad)
+assert torch.equal(grad_inplace, x.grad), "after Linear, the in-place ReLU gives the same gradient"
+# sphinx_gallery_start_ignore
+assert grad_inplace.abs().sum() > 0, "the gradient compared is not zero"
+# sphinx_gallery_end_ignore
+
+# %%
+# Finding the culprit
+# -------------------
+#
+# In a long model, printing ``_version`` after each suspect line finds the
+# edit. Anomaly mode does the search for you: it records where each node was
+# created in the forward pass, and when backward fails it warns with the name
+# of the failing node and the traceback of the forward call that created it;
+# the last frame of that traceback is the line ``y = x.exp()``. Here we catch
+# the warnings and print the first line of the last one (the traceback gives
+# file names and line numbers, which differ between the editions of this
+# page); the first warning only says that the mode is on.
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autograd.detect_anomaly():
+        y = x.exp()
+        # sphinx_gallery_start_ignore
+        forward_line = sys._getframe().f_lineno - 2
+        # sphinx_gallery_end_ignore
+        y += 1
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            message = str(e)
+            print(f"{type(e).__name__}: {e}")
+        else:
+            raise AssertionError("backward() must raise in anomaly mode too")
+report = str(caught[-1].message)
+print("warnings:", len(caught))
+print("last warning, first line:", report.splitlines()[0])
+assert "Error detected in ExpBackward0. Traceback of forward call" in report, "the warning names the node"
+# sphinx_gallery_start_ignore
+assert report.rsplit("line ", 1)[1].startswith(f"{forward_line}, in"), "the last frame is the line of y = x.exp()"
+assert "Anomaly Detection has been enabled" in str(caught[0].message), "the first warning says the mode is on"
+assert "The variable in question was changed in there or anywhere later" in message
+# sphinx_gallery_end_ignore
+
+# %%
+# Two optimizers: "is at version 2; expected version 1"
+# -----------------------------------------------------
+#
+# The GAN pattern of `pytorch/pytorch#39141
+# <https://github.com/pytorch/pytorch/issues/39141>`__: both losses come from
+# one forward pass through the discriminator ``D``; ``D`` takes its step
+# between the two ``backward()`` calls. A freshly built layer is already at
+# version 1 (its initialisation edited it in place under ``no_grad``). The
+# forward pass saved ``D.weight`` transposed, a ``[3, 1]`` view that shares
+# its version counter (the message calls it "output 0 of AsStrided"), at
+# version 1; ``opt_D.step()`` edits it in place once more.
+G = torch.nn.Linear(2, 3)
+D = torch.nn.Linear(3, 1)
+opt_G = torch.optim.SGD(G.parameters(), lr=0.1)
+opt_D = torch.optim.SGD(D.parameters(), lr=0.1)
+noise = torch.randn(4, 2)
+score = D(G(noise))
+loss_D = score.mean()
+loss_G = -score.mean()
+saved = score.grad_fn._saved_mat2
+at_forward = D.weight._version
+print("saved:", tuple(saved.shape), " saved._base is D.weight:", saved._base is D.weight)
+print("D.weight._version after forward:", at_forward)
+opt_D.zero_grad()
+loss_D.backward(retain_graph=True)
+opt_D.step()
+print("D.weight._version after opt_D.step():", D.weight._version)
+try:
+    opt_G.zero_grad()
+    loss_G.backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("loss_G.backward() after opt_D.step() must raise")
+assert "[torch.FloatTensor [3, 1]], which is output 0 of AsStrided, is at version 2; expected version 1" in message
+# sphinx_gallery_start_ignore
+assert at_forward == 1 and saved._base is D.weight, "the saved tensor is a view of D.weight, saved at version 1"
+# sphinx_gallery_end_ignore
+
+# %%
+# The fix is to reorder: compute both gradients while the weights are as the
+# forward pass saw them, then step. ``inputs=`` sends each loss's gradient to
+# its own model only. ``G``'s gradient then equals what ``torch.func.grad``
+# computes from the same weights.
+G = torch.nn.Linear(2, 3)
+D = torch.nn.Linear(3, 1)
+opt_G = torch.optim.SGD(G.parameters(), lr=0.1)
+opt_D = torch.optim.SGD(D.parameters(), lr=0.1)
+noise = torch.randn(4, 2)
+
+
+def generator_loss(params):
+    return -D(torch.func.functional_call(G, params, (noise,))).mean()
+
+
+expected = torch.func.grad(generator_loss)(dict(G.named_parameters()))
+score = D(G(noise))
+loss_D = score.mean()
+loss_G = -score.mean()
+loss_D.backward(retain_graph=True, inputs=list(D.parameters()))
+loss_G.backward(inputs=list(G.parameters()))
+opt_D.step()
+opt_G.step()
+print("G.weight.grad:", G.weight.grad)
+print("torch.func.grad:", expected["weight"].detach())
+print("D.weight._version:", D.weight._version)
+assert torch.allclose(G.weight.grad, expected["weight"]), "G's gradient is the one computed before the step"
+# sphinx_gallery_start_ignore
+assert torch.allclose(G.bias.grad, expected["bias"]), "the bias too"
+assert D.weight._version == 2, "one step after initialisation"
+# sphinx_gallery_end_ignore
+
+# %%
+# Conclusion
+# ----------
+#
+# The message tells you which tensor (dtype, shape, the operation that made
+# it) and how many in-place edits happened since it was saved. ``_version``
+# or anomaly mode finds the line. Then: write the edit out of place, give the
+# operation a ``clone()``, or reorder so that every ``backward()`` runs before
+# the edit. The reverse mistake, an edit that autograd never sees, is on
+# :ref:`data-vs-detach-data`.

@@ -1,0 +1,266 @@
+"""
+.. _questions-inplace-error:
+
+“modified by an inplace operation”：是哪个张量，怎么修
+=========================================================
+
+``RuntimeError: one of the variables needed for gradient computation has been
+modified by an inplace operation`` 是 PyTorch 的 issue 区里被问得最多的报错之一（`pytorch/pytorch#96265
+<https://github.com/pytorch/pytorch/issues/96265>`__、`pytorch/pytorch#39141
+<https://github.com/pytorch/pytorch/issues/39141>`__）。本页用四种写法触发它，逐段读懂报错信息，找出是哪一行惹的祸，再把每种修法算出的梯度和微积分给出的结果对照检验。
+"""
+
+# %%
+# 辅助函数
+# --------
+#
+# ``show`` 打印 autograd 为一个张量记下的信息：版本计数器，以及产生它的节点（``grad_fn``）。
+import sys
+import warnings
+
+import torch
+
+
+def show(name, t):
+    node = t.grad_fn.name() if t.grad_fn is not None else None
+    print(f"{name}: {t}")
+    print(f"    requires_grad={t.requires_grad}  is_leaf={t.is_leaf}  _version={t._version}  grad_fn={node}")
+
+
+# %%
+# 被保存的输出遭到原地修改
+# ------------------------
+#
+# ``exp`` 的导数就是它自己，所以 ``y = x.exp()`` 会为反向传播保存输出 ``y``，同时记下 ``y``
+# 此刻的版本：0。``y += 1`` 是原地操作，把版本推到 1。
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+y = x.exp()
+show("y", y)
+y += 1
+show("y", y)
+# sphinx_gallery_start_ignore
+assert y.grad_fn.name() == "AddBackward0", "the in-place add rebased y's history"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``backward()`` 比较这两个数字，拒绝计算：
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() through an edited saved output must raise")
+print("x.grad:", x.grad)
+assert f"output 0 of Exp, is at version {y._version}; expected version 0" in message, "the message names Exp"
+# sphinx_gallery_start_ignore
+assert message.startswith("one of the variables needed for gradient computation has been modified by an inplace")
+assert "[torch.FloatTensor [3]]" in message, "the message gives the type and shape"
+assert x.grad is None, "no gradient was written"
+# sphinx_gallery_end_ignore
+
+# %%
+# 读懂这条报错
+# ------------
+#
+# 报错的每一段都有所指：
+#
+# - ``[torch.FloatTensor [3]]``：被保存张量的类型和形状；
+# - ``which is output 0 of Exp``：它是前向运算 ``exp`` 的第 0 个输出（指的是产生它的前向运算，不是出错的反向节点）；
+# - ``is at version 1; expected version 0``：自从 ``exp`` 保存它以来，它被原地修改过一次。当前版本就是张量的
+#   ``_version``。
+#
+# 修法：改成非原地写法。``y = y + 1`` 生成一个新张量，被保存的那个不受影响，梯度也正是微积分给出的
+# ``d/dx (exp(x) + 1) = exp(x)``。
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+y = x.exp()
+y = y + 1
+y.sum().backward()
+show("y", y)
+print("x.grad:  ", x.grad)
+print("exp(x):  ", x.detach().exp())
+assert torch.allclose(x.grad, x.detach().exp()), "the out-of-place edit gives the calculus gradient"
+# sphinx_gallery_start_ignore
+assert torch.allclose(x.grad, torch.func.grad(lambda t: (t.exp() + 1).sum())(x.detach())), "torch.func.grad agrees"
+# sphinx_gallery_end_ignore
+
+# %%
+# 被保存的输入遭到原地修改
+# ------------------------
+#
+# 计算 ``w`` 的梯度要用到 ``x``，所以 ``z = w * x`` 保存了 ``x``。之后再原地修改 ``x``，会得到同样的报错，但这次报错里没有点名任何运算：``x``
+# 不是 autograd 记录过的某个运算的输出，也就没有“output 0 of ...”可写。这时要找的是：自己的代码里，哪个这种形状的张量被原地修改了。
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+x = torch.tensor([4.0, 5.0, 6.0])
+z = w * x
+x += 1
+show("x", x)
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() through an edited saved input must raise")
+assert "[torch.FloatTensor [3]] is at version 1; expected version 0" in message, "no operation is named"
+
+# %%
+# 这里的修改是有意为之，所以修法是在修改之前 ``clone()``：乘法保存的是一份副本，``x`` 可以随意改。``w``
+# 的梯度是 ``x`` 参与乘法时的值，即 ``d/dw sum(w * x) = x``。
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+x = torch.tensor([4.0, 5.0, 6.0])
+z = w * x.clone()
+x += 1
+z.sum().backward()
+show("x", x)
+print("w.grad:", w.grad)
+assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x as it was when multiplied"
+
+# %%
+# ``ReLU(inplace=True)``
+# ----------------------
+#
+# 原地 ReLU 返回的就是传进来的那个张量本身，只是内容被改了。``sigmoid`` 的反向传播需要它自己的输出，所以把原地 ReLU
+# 接在 ``sigmoid`` 后面，和 ``y += 1`` 是同一个错误：报错点名的是 ``Sigmoid``。
+x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+h = x.sigmoid()
+r = torch.nn.ReLU(inplace=True)(h)
+print("r is h:", r is h)
+show("h", h)
+try:
+    r.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() after an in-place ReLU on a saved output must raise")
+assert "output 0 of Sigmoid, is at version 1; expected version 0" in message, "the message names Sigmoid"
+# sphinx_gallery_start_ignore
+assert r is h, "an in-place ReLU returns its input"
+# sphinx_gallery_end_ignore
+
+# %%
+# 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：``Linear`` 的反向传播需要的是它的输入和权重，而不是它的输出。这就是为什么
+# ``inplace=True`` 在大多数网络里相安无事，只在少数地方出错。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
+torch.manual_seed(0)
+layer = torch.nn.Linear(3, 2)
+x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
+out = torch.nn.ReLU(inplace=True)(layer(x))
+out.sum().backward()
+grad_inplace = x.grad.clone()
+x.grad = None
+torch.nn.ReLU()(layer(x)).sum().backward()
+print("x.grad, in-place ReLU:", grad_inplace)
+print("x.grad, plain ReLU:   ", x.grad)
+assert torch.equal(grad_inplace, x.grad), "after Linear, the in-place ReLU gives the same gradient"
+# sphinx_gallery_start_ignore
+assert grad_inplace.abs().sum() > 0, "the gradient compared is not zero"
+# sphinx_gallery_end_ignore
+
+# %%
+# 找出是哪一行
+# ------------
+#
+# 模型很长时，在可疑的每一行之后打印 ``_version``，就能找到那次修改。异常检测模式（anomaly mode）会替你找：它记下每个节点在前向传播中创建的位置；反向传播失败时，发出一条警告，给出出错节点的名字，以及创建该节点的那次前向调用的调用栈，栈的最后一帧就是 ``y = x.exp()`` 这一行。这里我们捕获警告，只打印最后一条警告的第一行（调用栈里有文件名和行号，本页的中英文版本各不相同）；第一条警告只是说明该模式已经打开。
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autograd.detect_anomaly():
+        y = x.exp()
+        # sphinx_gallery_start_ignore
+        forward_line = sys._getframe().f_lineno - 2
+        # sphinx_gallery_end_ignore
+        y += 1
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            message = str(e)
+            print(f"{type(e).__name__}: {e}")
+        else:
+            raise AssertionError("backward() must raise in anomaly mode too")
+report = str(caught[-1].message)
+print("warnings:", len(caught))
+print("last warning, first line:", report.splitlines()[0])
+assert "Error detected in ExpBackward0. Traceback of forward call" in report, "the warning names the node"
+# sphinx_gallery_start_ignore
+assert report.rsplit("line ", 1)[1].startswith(f"{forward_line}, in"), "the last frame is the line of y = x.exp()"
+assert "Anomaly Detection has been enabled" in str(caught[0].message), "the first warning says the mode is on"
+assert "The variable in question was changed in there or anywhere later" in message
+# sphinx_gallery_end_ignore
+
+# %%
+# 两个优化器：“is at version 2; expected version 1”
+# ----------------------------------------------------
+#
+# 这是 `pytorch/pytorch#39141 <https://github.com/pytorch/pytorch/issues/39141>`__ 里的 GAN
+# 写法：两个损失来自同一次经过判别器 ``D`` 的前向传播，而 ``D`` 在两次 ``backward()`` 之间更新了参数。刚建好的层版本已经是
+# 1（初始化时在 ``no_grad`` 下原地修改过它）。前向传播保存的是转置后的 ``D.weight``：一个 ``[3, 1]``
+# 的视图，与 ``D.weight`` 共用版本计数器（报错里称它为“output 0 of AsStrided”），保存时版本为 1；``opt_D.step()``
+# 又原地修改了它一次。
+G = torch.nn.Linear(2, 3)
+D = torch.nn.Linear(3, 1)
+opt_G = torch.optim.SGD(G.parameters(), lr=0.1)
+opt_D = torch.optim.SGD(D.parameters(), lr=0.1)
+noise = torch.randn(4, 2)
+score = D(G(noise))
+loss_D = score.mean()
+loss_G = -score.mean()
+saved = score.grad_fn._saved_mat2
+at_forward = D.weight._version
+print("saved:", tuple(saved.shape), " saved._base is D.weight:", saved._base is D.weight)
+print("D.weight._version after forward:", at_forward)
+opt_D.zero_grad()
+loss_D.backward(retain_graph=True)
+opt_D.step()
+print("D.weight._version after opt_D.step():", D.weight._version)
+try:
+    opt_G.zero_grad()
+    loss_G.backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("loss_G.backward() after opt_D.step() must raise")
+assert "[torch.FloatTensor [3, 1]], which is output 0 of AsStrided, is at version 2; expected version 1" in message
+# sphinx_gallery_start_ignore
+assert at_forward == 1 and saved._base is D.weight, "the saved tensor is a view of D.weight, saved at version 1"
+# sphinx_gallery_end_ignore
+
+# %%
+# 修法是调整顺序：趁权重还是前向传播时的样子，先把两个梯度都算出来，再更新参数。``inputs=``
+# 让每个损失的梯度只流向它自己的模型。这样 ``G`` 的梯度就与 ``torch.func.grad`` 用同一组权重算出的结果相同。
+G = torch.nn.Linear(2, 3)
+D = torch.nn.Linear(3, 1)
+opt_G = torch.optim.SGD(G.parameters(), lr=0.1)
+opt_D = torch.optim.SGD(D.parameters(), lr=0.1)
+noise = torch.randn(4, 2)
+
+
+def generator_loss(params):
+    return -D(torch.func.functional_call(G, params, (noise,))).mean()
+
+
+expected = torch.func.grad(generator_loss)(dict(G.named_parameters()))
+score = D(G(noise))
+loss_D = score.mean()
+loss_G = -score.mean()
+loss_D.backward(retain_graph=True, inputs=list(D.parameters()))
+loss_G.backward(inputs=list(G.parameters()))
+opt_D.step()
+opt_G.step()
+print("G.weight.grad:", G.weight.grad)
+print("torch.func.grad:", expected["weight"].detach())
+print("D.weight._version:", D.weight._version)
+assert torch.allclose(G.weight.grad, expected["weight"]), "G's gradient is the one computed before the step"
+# sphinx_gallery_start_ignore
+assert torch.allclose(G.bias.grad, expected["bias"]), "the bias too"
+assert D.weight._version == 2, "one step after initialisation"
+# sphinx_gallery_end_ignore
+
+# %%
+# 小结
+# ----
+#
+# 报错信息告诉你是哪个张量（类型、形状、产生它的运算），以及它被保存之后又经历了几次原地修改。``_version``
+# 或异常检测模式帮你找到那一行。修法有三种：改成非原地写法；交给运算一份 ``clone()``；或者调整顺序，让所有
+# ``backward()`` 都在修改之前完成。反过来的错误，即 autograd 根本察觉不到的修改，见 :ref:`data-vs-detach-data`。
