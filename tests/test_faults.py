@@ -159,28 +159,6 @@ def test_a_fault_fails_the_build_and_is_named(fault_builds, name):
         assert seconds < 5 + 60, f"the time limit took {seconds:.0f} s to stop the build"
 
 
-# --- Never delete what the build did not create ---------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("option", "target"),
-    [("--stage", "."), ("--out", "."), ("--out", "docs"), ("--out", "gallery"), ("--stage", "gallery/en"),
-     ("--out", ".git"), ("--out", ".."), ("--out", "/"), ("--out", "~"), ("--out", "mine")],
-)  # fmt: skip
-def test_the_build_refuses_folders_it_did_not_create(tmp_path, option, target):
-    project = copy_project(tmp_path / "project")
-    (project / ".git").mkdir()
-    (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
-    (project / "mine").mkdir()
-    (project / "mine" / "notes.txt").write_text("not the build's")
-    before = digest(project)
-    command = [sys.executable, str(project / "docs" / "build_site.py"), option, target]
-    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=60, env=_env())
-    assert result.returncode != 0, f"the build accepted {option} {target}:\n{log_of(result)}"
-    assert "refusing" in result.stderr and "nothing was published" in result.stderr, log_of(result)
-    assert digest(project) == before, "files changed although the build refused"
-
-
 # --- Publishing as a whole ------------------------------------------------------------------------
 
 

@@ -1,0 +1,77 @@
+"""The build refuses before it builds anything: folders it did not create, and sources that break a
+page rule. Each case runs the real build on a temporary copy of the project; none gets as far as
+Sphinx, so this module is part of the fast tier."""
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.test_faults import FIRST, _env, copy_project, digest, inject, log_of
+
+
+@pytest.mark.parametrize(
+    ("option", "target"),
+    [("--stage", "."), ("--out", "."), ("--out", "docs"), ("--out", "gallery"), ("--stage", "gallery/en"),
+     ("--out", ".git"), ("--out", ".."), ("--out", "/"), ("--out", "~"), ("--out", "mine")],
+)  # fmt: skip
+def test_the_build_refuses_folders_it_did_not_create(tmp_path, option, target):
+    project = copy_project(tmp_path / "project")
+    (project / ".git").mkdir()
+    (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (project / "mine").mkdir()
+    (project / "mine" / "notes.txt").write_text("not the build's")
+    before = digest(project)
+    command = [sys.executable, str(project / "docs" / "build_site.py"), option, target]
+    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=60, env=_env())
+    assert result.returncode != 0, f"the build accepted {option} {target}:\n{log_of(result)}"
+    assert "refusing" in result.stderr and "nothing was published" in result.stderr, log_of(result)
+    assert digest(project) == before, "files changed although the build refused"
+
+
+
+
+def _zh_number(project):
+    script = project / "gallery" / "zh_CN" / f"{FIRST}.py"
+    text = script.read_text(encoding="utf-8")
+    script.write_text(text.replace("1.0", "1.5", 1) if "1.0" in text else text.replace("1", "7", 1), "utf-8")
+
+
+def _stray_script(project):
+    for lang in ("en", "zh_CN"):
+        (project / "gallery" / lang / "copying" / "helpers.py").write_text("x = 1\n", encoding="utf-8")
+
+
+def _folder_without_header(project):
+    for lang in ("en", "zh_CN"):
+        folder = project / "gallery" / lang / "extra"
+        folder.mkdir()
+        (folder / "plot_01_extra.py").write_text('"""\nExtra\n=====\n"""\nprint("x:", 1 + 1)\n', encoding="utf-8")
+
+
+#: name -> (how to break the copy, what the refusal must say)
+REFUSED = {
+    "zh-code-differs": (_zh_number, f"gallery/zh_CN/{FIRST}.py: code cell"),
+    "printed-literal": (lambda p: inject(p, FIRST, 'print("same storage: False")'), "print() of literals only"),
+    "printed-address": (lambda p: inject(p, FIRST, 'print("at:", torch.zeros(1).data_ptr())'), "prints data_ptr()"),
+    "hidden-code-edits": (lambda p: inject(p, FIRST, "z = torch.zeros(2)\n# sphinx_gallery_start_ignore\n"
+                                           "z.add_(1)\n# sphinx_gallery_end_ignore\nprint('z:', z)"),
+                          "calls the in-place method add_()"),
+    "lost-assert": (lambda p: inject(p, FIRST, "assert torch.zeros(1).sum() == 0"),
+                    "has a check the manifest does not record yet"),
+    "stray-script": (_stray_script, "gallery/en/copying/helpers.py: not named plot_*.py"),
+    "folder-without-header": (_folder_without_header, "gallery/en/extra/GALLERY_HEADER.rst is missing"),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_the_build_refuses_a_source_that_breaks_a_page_rule(tmp_path, name):
+    breaks, says = REFUSED[name]
+    project = copy_project(tmp_path / "project")
+    breaks(project)
+    command = [sys.executable, str(project / "docs" / "build_site.py"), "--out", str(project / "build" / "site")]
+    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=120, env=_env())
+    assert result.returncode != 0, f"the build accepted {name}:\n{log_of(result)}"
+    assert says in result.stderr, f"the refusal does not say {says!r}:\n{log_of(result)}"
+    assert "Building" not in result.stdout, "the build started before checking the sources"
+    assert not (project / "build" / "site").exists()
