@@ -313,11 +313,6 @@ def _edits(m: Matrix, operation: str, outcome: str) -> bool:
     return all(_row(m, s, operation)[c] == outcome for s in GRAD_SOURCES for c in EDIT_COLUMNS)
 
 
-def _no_graph_without_grad(m: Matrix, operation: str) -> bool:
-    return all(_row(m, s, operation)[c] == EDIT_NO_GRAPH
-               for s in SOURCES if s not in GRAD_SOURCES for c in EDIT_COLUMNS)
-
-
 def _same_row(m: Matrix, operation: str, other: str, ignore: tuple[str, ...] = ()) -> bool:
     return all({k: v for k, v in _row(m, s, operation).items() if k not in ignore}
                == {k: v for k, v in _row(m, s, other).items() if k not in ignore} for s in SOURCES)
@@ -343,10 +338,9 @@ GUIDE: tuple[Advice, ...] = (
                 "都不影响 `a` 的梯度。`with torch.no_grad(): a.clone()` 的结果与它完全相同。",
         },
         lambda m: _everywhere(
-            m, "a.detach().clone()", same_object=False, type="Tensor", shares_storage=False,
+            m, "a.detach().clone()", same_object=False, shares_storage=False,
             shares_version=False, requires_grad=False, grad_fn="None", raised="")
         and _edits(m, "a.detach().clone()", EDIT_UNAFFECTED)
-        and _no_graph_without_grad(m, "a.detach().clone()")
         and _same_row(m, "with torch.no_grad(): a.clone()", "a.detach().clone()"),
     ),
     Advice(
@@ -361,10 +355,11 @@ GUIDE: tuple[Advice, ...] = (
         "copy-in-graph",
         {
             "en": "For a copy that gradients still flow back through, use `a.clone()` on a tensor that "
-                "requires grad: its own storage, `requires_grad=True` and a `CloneBackward0` node. "
+                "requires grad: its own storage and version counter, `requires_grad=True` and a `CloneBackward0` "
+                "node. "
                 "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and `a.double()` "
                 "through `ToCopyBackward0` (it also changes the dtype).",
-            "zh_CN": "需要一份副本、但梯度仍要传回 `a`：对需要求导的张量用 `a.clone()`。它有自己的存储，"
+            "zh_CN": "需要一份副本、但梯度仍要传回 `a`：对需要求导的张量用 `a.clone()`。它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，"
                 "节点是 `CopyBackwards`；`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变了 dtype）。",
         },
@@ -470,7 +465,7 @@ GUIDE: tuple[Advice, ...] = (
         lambda m: all(
             _row(m, s, "copy.deepcopy(a)")["raised"] == ""
             and _row(m, s, "copy.deepcopy(a)")["shares_storage"] is False
-            and _row(m, s, "copy.deepcopy(a)")["grad_fn"] == "None"
+            and _row(m, s, "b = a")["grad_fn"] == "None"
             and _row(m, s, "copy.deepcopy(a)")["requires_grad"] == _row(m, s, "b = a")["requires_grad"]
             and _row(m, s, "copy.deepcopy(a)")["type"] == _row(m, s, "b = a")["type"]
             for s in ("leaf", "parameter", "plain"))
