@@ -72,6 +72,13 @@ def fast(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def timings(session: nox.Session) -> None:
+    """Measure a clean build, a preview, the fast tier and the whole suite in one run."""
+    install_group(session, "tests")
+    session.run("python", "-m", "sitetools.timings", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def preview(session: nox.Session) -> None:
     """Build a preview of some examples in every language: nox -s preview -- copying/plot_04_detach."""
     install_group(session, "docs")

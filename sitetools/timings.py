@@ -1,0 +1,76 @@
+"""Measure what the project promises about its own speed, in one run on this machine:
+
+    python -m sitetools.timings [--skip-suite]
+
+a clean build of the whole site, a one-page preview, the fast test tier, the whole test suite, and the
+ratio of the suite to the build (the budget is 8 builds), plus the length of the largest module. Each
+figure is wall-clock time of a fresh process; nothing is cached between them (each build starts from
+an empty folder; the suite builds its own site).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from sitetools.pages import ROOT, gallery_scripts, relative_name
+
+SOURCE_FOLDERS = ("sitetools", "tensorfacts", "docs", "tests")
+SUITE_BUDGET = 8  # the whole suite may take this many clean builds
+FAST_BUDGET = 30.0  # seconds
+
+
+def timed(command: list[str], **kwargs) -> float:
+    started = time.monotonic()
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, **kwargs)
+    seconds = time.monotonic() - started
+    if result.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    return seconds
+
+
+def largest_module() -> tuple[str, int]:
+    sizes = {
+        path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for folder in SOURCE_FOLDERS
+        for path in (ROOT / folder).rglob("*.py")
+        if "__pycache__" not in path.parts
+    }
+    return max(sizes.items(), key=lambda item: item[1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-suite", action="store_true", help="leave out the whole suite (the slowest part)")
+    args = parser.parse_args(argv)
+    build = [sys.executable, "docs/build_site.py"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TENSORCOPY_")}
+    figures = {}
+    with tempfile.TemporaryDirectory() as folder:
+        figures["clean build (both editions)"] = timed([*build, "--out", f"{folder}/site"], env=env)
+        first = relative_name(gallery_scripts("en")[0])
+        figures[f"preview of {first} (both editions)"] = timed([*build, "--out", f"{folder}/preview", "--only", first],
+                                                               env=env)  # fmt: skip
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    figures["fast tier (-m 'not slow')"] = timed([*pytest, "-m", "not slow"], env=env)
+    if not args.skip_suite:
+        figures["whole suite"] = timed(pytest, env=env)
+    name, lines = largest_module()
+    width = max(map(len, figures))
+    for what, seconds in figures.items():
+        print(f"{what:<{width}}  {seconds:7.1f} s")
+    build_time = figures["clean build (both editions)"]
+    if "whole suite" in figures:
+        ratio = figures["whole suite"] / build_time
+        print(f"{'whole suite / clean build':<{width}}  {ratio:7.1f} x  (budget {SUITE_BUDGET} x)")
+    print(f"{'largest module':<{width}}  {lines:7d} lines  ({name})")
+    print(f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
