@@ -9,8 +9,11 @@ can never disagree about a page.
 from __future__ import annotations
 
 import ast
+import functools
 import io
+import os
 import re
+import tempfile
 import tokenize
 from collections.abc import Iterable
 from pathlib import Path
@@ -62,10 +65,21 @@ def _shown(path: Path, root: Path) -> str:
 
 def blocks(script: Path) -> list[tuple[str, str]]:
     """The script's blocks as ``(kind, content)``, kind "text" or "code" (sphinx-gallery's parser)."""
+    return list(_split(script.read_text(encoding="utf-8")))
+
+
+@functools.lru_cache(maxsize=512)
+def _split(source: str) -> tuple[tuple[str, str], ...]:
+    """sphinx-gallery's split of a script's text (cached by content: the rules read each page often)."""
     from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
-    _, script_blocks = split_code_and_text_blocks(str(script))
-    return [(block.type, block.content) for block in script_blocks]
+    with tempfile.NamedTemporaryFile("w", suffix=".py", encoding="utf-8", delete=False) as handle:
+        handle.write(source)
+    try:
+        _, script_blocks = split_code_and_text_blocks(handle.name)
+    finally:
+        os.unlink(handle.name)
+    return tuple((block.type, block.content) for block in script_blocks)
 
 
 def code_cells(script: Path) -> list[str]:
