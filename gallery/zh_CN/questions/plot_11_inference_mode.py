@@ -89,8 +89,8 @@ for use_name in uses:
     print(f"{use_name}: {results['inference_mode', use_name]}")
 
 # %%
-# 推理张量根本不维护版本计数器，而 autograd 正是靠这个计数器察觉被保存的张量有没有被原地修改（见
-# :ref:`questions-version-counter`）。
+# 推理张量根本不维护版本计数器，而 autograd 正是靠这个计数器察觉被保存的张量有没有被原地修改
+# （见 :ref:`版本计数器那一页 <questions-version-counter>`）。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:
