@@ -280,6 +280,22 @@ def check_script(script: Path, root: Path = ROOT) -> list[str]:
     return problems
 
 
+def check_typography(lang: str, root: Path = ROOT) -> list[str]:
+    """The text cells of one edition's scripts and part headers: inline markup that docutils
+    recognises, and in Chinese editions the spacing and punctuation rules (:mod:`sitetools.typography`)."""
+    from sitetools import typography
+    from sitetools.editions import edition
+
+    gallery = root / "gallery" / lang
+    sources = sorted([*gallery.rglob(SCRIPT_GLOB), *gallery.rglob(HEADER)])
+    cjk = edition(lang).cjk
+    return [
+        f"{problem} {guide('Typography')}"
+        for source in sources
+        for problem in typography.check_page(source, cjk, _shown(source, root))
+    ]
+
+
 def _names(base: Path, pattern: str) -> set[str]:
     return {path.relative_to(base).as_posix() for path in base.rglob(pattern)}
 
@@ -339,6 +355,7 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT) -> list[str]:
     for lang in langs:
         for script in gallery_scripts(lang, root / "gallery"):
             problems += check_script(script, root)
+        problems += check_typography(lang, root)
     from sitetools.pages_asserts import check_manifest  # it builds on this module
 
     return problems + check_manifest(langs, root / "gallery")

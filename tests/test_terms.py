@@ -9,19 +9,10 @@ from sitetools import terms
 from sitetools.pages import DOCS, GALLERY
 from tests.gallery_tools import ROOT
 
-#: Pages that still write 原位 outside a quotation. Their rewrite is under way elsewhere; when it
-#: lands, the strict xfail below fails and this tuple must become empty.
-KNOWN_OFFENDERS = (
-    "gallery/zh_CN/data_vs_detach/GALLERY_HEADER.rst",
-    "gallery/zh_CN/data_vs_detach/plot_01_data.py",
-    "gallery/zh_CN/data_vs_detach/plot_03_comparison.py",
-)
-
 
 def test_the_search_dictionary_is_written_from_the_list():
     assert terms.SEARCH_DICTIONARY.read_text(encoding="utf-8") == terms.search_dictionary(), (
-        f"{terms.SEARCH_DICTIONARY.relative_to(ROOT)} differs from sitetools/terms.py; run "
-        f"`{terms.UPDATE_COMMAND}`"
+        f"{terms.SEARCH_DICTIONARY.relative_to(ROOT)} differs from sitetools/terms.py; run `{terms.UPDATE_COMMAND}`"
     )
 
 
@@ -39,7 +30,7 @@ def test_the_words_readers_type_are_in_the_dictionary():
 
 def test_every_term_names_a_page_that_exists():
     labels = {
-        line.strip()[len(".. _"):-1]
+        line.strip()[len(".. _") : -1]
         for path in GALLERY.joinpath("en").rglob("plot_*.py")
         for line in path.read_text(encoding="utf-8").splitlines()[:3]
         if line.startswith(".. _")
@@ -78,12 +69,6 @@ def test_a_variant_injected_into_a_chinese_page_is_named(tmp_path):
     assert any(p.startswith("docs/zh_CN/index.md:") and "'就地'" in p for p in problems), problems
 
 
-def test_pages_outside_the_known_offenders_use_the_terms():
-    problems = [p for p in terms.check_variants() if not p.startswith(KNOWN_OFFENDERS)]
-    assert not problems, "\n".join(problems)
-
-
-@pytest.mark.xfail(strict=True, reason="原位 outside quotations in " + ", ".join(KNOWN_OFFENDERS))
 def test_no_chinese_page_uses_a_variant_to_avoid():
     problems = terms.check_variants()
     assert not problems, "\n".join(problems)

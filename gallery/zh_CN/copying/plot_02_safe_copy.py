@@ -4,8 +4,7 @@
 ``a.detach().clone()``：最保险的复制
 ==========================================================
 
-原文称 ``a.detach().clone()``
-是复制张量最保险的办法：结果既脱离计算图，又有自己的内存。本页逐一验证这两点，并演示两个方向的修改都互不影响。
+原文说，``a.detach().clone()`` 是复制张量最保险的办法：结果既脱离计算图，又有自己的内存。本页逐一验证这两点，再演示无论改哪一边，另一边都不受影响。
 """
 
 # %%
@@ -27,10 +26,10 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面这些函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）和哪个版本计数器（``C1``、``C2`` ……），
-# 以及自动求导的计算图。``shared_counters`` 把一个计数器临时设为标记值来找出共享它的张量，
-# 随后把所有值恢复原样。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
+# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共用它的张量，
+# 最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -161,8 +160,8 @@ def draw_graph(title, root, **leaves):
 # 做一份副本
 # ----------
 #
-# ``a`` 是需要梯度的叶子张量。``detach()`` 先得到 ``a`` 在计算图之外的一个视图，``clone()``
-# 再把这个视图复制到新的内存中。
+# ``a`` 是需要梯度的叶子张量。``detach()`` 先得到 ``a`` 在计算图之外的一个视图，
+# ``clone()`` 再把这个视图复制到新的内存里。
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 b = a.detach().clone()
@@ -186,8 +185,7 @@ draw_memory("b = a.detach().clone()", a=a, b=b)
 # 脱离计算图
 # ----------
 #
-# 副本不需要梯度，没有 ``grad_fn``，而且是叶子：在 autograd 看来，它是一个全新的常量，与 ``a``
-# 毫无关系。
+# 副本不需要梯度，没有 ``grad_fn``，而且是叶子。在 autograd 看来，它是一个全新的常量，与 ``a`` 毫无关系。
 
 print("b.requires_grad:", b.requires_grad)
 print("b.grad_fn:", b.grad_fn)
@@ -199,7 +197,7 @@ assert b.is_leaf, "the copy must be a leaf"
 # sphinx_gallery_end_ignore
 
 # %%
-# autograd 从副本出发无路可走。只由 ``b`` 算出的损失，根本无法求导。
+# 从副本出发，autograd 无路可走：只由 ``b`` 算出的损失，根本无法求导。
 
 loss = (b**2).sum()
 try:
@@ -220,7 +218,7 @@ assert a.grad is None, "a must receive no gradient from the copy"
 # 修改副本，原张量不变
 # --------------------
 #
-# 往 ``b`` 里写入，``a`` 保持不变。
+# 往 ``b`` 里写入，``a`` 不变。
 
 b[0] = 100.0
 print("a:", a)
@@ -234,7 +232,7 @@ assert a._version == 0, "a's version counter must not count an edit of the copy"
 # 修改原张量，副本不变
 # --------------------
 #
-# 反方向同样成立。``a`` 是需要梯度的叶子，对它做原地修改，必须放在 ``torch.no_grad()`` 之下。
+# 反过来也一样。``a`` 是需要梯度的叶子，原地修改它必须放在 ``torch.no_grad()`` 里。
 
 with torch.no_grad():
     a.mul_(10)
@@ -246,11 +244,11 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "a must change
 assert torch.equal(b, torch.tensor([100.0, 2.0, 3.0])), "b must not change"
 
 # %%
-# PyTorch 推荐的也是这种写法
-# ----------------------------------
+# PyTorch 也推荐这种写法
+# ----------------------
 #
-# ``torch.tensor(a)`` 也会复制，但会发出警告，警告里推荐的正是
-# ``detach().clone()``。这里有意捕获这条警告并打印出来。
+# ``torch.tensor(a)`` 也会复制，但会发出警告，警告里推荐的正是 ``detach().clone()``。
+# 这里有意捕获这条警告，并把它打印出来。
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -270,6 +268,6 @@ assert not same_storage(a, t), "torch.tensor(a) must copy"
 # 小结
 # ----
 #
-# ``a.detach().clone()``
-# 得到的张量数值相同、内存独立、与计算图无关：两个方向的修改互不影响，梯度也不会流回
-# ``a``。后面两页把这两半拆开来看：:ref:`copying-clone` 保留计算图，:ref:`copying-detach` 保留内存。
+# ``a.detach().clone()`` 得到的张量数值相同、内存独立、与计算图无关：改哪一边都不影响另一边，
+# 梯度也不会流回 ``a``。后面两页把这两步拆开来看：只用 :ref:`clone() <copying-clone>`，
+# 副本仍在计算图里；只用 :ref:`detach() <copying-detach>`，结果仍共享内存。

@@ -4,19 +4,15 @@
 ``clone()``：新的内存，同一张计算图
 ==============================================
 
-``a.clone()`` 克隆出一个新张量：数值复制到了新的内存，但这个副本仍留在自动求导（autograd）
-的计算图中，它需要梯度，有
-``grad_fn``，不是叶子。本页先运行原文的例子，再追踪原文认为不存在的那份梯度：由副本算出的损失，会把梯度传回
-``a``。
+``a.clone()`` 克隆出一个新张量：数值复制到了新的内存，副本却仍留在自动求导（autograd）的计算图中。它需要梯度，有 ``grad_fn``，不是叶子。本页先运行原文的例子，再追踪原文以为不存在的那份梯度：由副本算出的损失，会把梯度传回 ``a``。
 """
 
 # %%
 # 全页用到的辅助函数
 # ------------------
 #
-# ``same_storage`` 比较两块存储的起始地址。``read_grad`` 读取
-# ``t.grad``，同时记录读取时触发的警告，把两者一起返回；警告信息末尾附有触发它的 C++
-# 源码位置，``read_grad`` 把这一段截掉了。
+# ``same_storage`` 比较两块存储的起始地址。``read_grad`` 读取 ``t.grad``，同时记下读取时触发的警告，
+# 把两者一起返回。警告末尾附有触发它的 C++ 源码位置，``read_grad`` 把这一段截掉了。
 
 import warnings
 
@@ -42,10 +38,10 @@ def read_grad(t):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面这些函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）和哪个版本计数器（``C1``、``C2`` ……），
-# 以及自动求导的计算图。``shared_counters`` 把一个计数器临时设为标记值来找出共享它的张量，
-# 随后把所有值恢复原样。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
+# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共用它的张量，
+# 最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -176,8 +172,8 @@ def draw_graph(title, root, **leaves):
 # 原文的 clone 例子
 # ------------------------
 #
-# ``c`` 与 ``a`` 数值相同，内存独立。因为 ``a`` 需要梯度，``c`` 也需要梯度；它的 ``grad_fn``
-# 记录了这次复制，所以它不是叶子。
+# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，所以 ``c`` 也需要；
+# 它的 ``grad_fn`` 记下了这次复制，所以它不是叶子。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -205,7 +201,7 @@ assert not c.is_leaf, "the clone must not be a leaf"
 draw_memory("c = a.clone()", a=a, c=c)
 
 # %%
-# 原文打印出的 ``c``，``grad_fn`` 的名字与此不同。
+# 原文打印的 ``c`` 里，``grad_fn`` 的名字和这里不一样。
 
 article_c = "tensor([1., 2., 3.], grad_fn=<CloneBackward>)"
 this_torch_c = "tensor([1., 2., 3.], grad_fn=<CloneBackward0>)"
@@ -217,17 +213,17 @@ assert repr(c) != article_c, "c must print differently from the article"
 # sphinx_gallery_end_ignore
 
 # %%
-# .. admonition:: 原文与 torch |torch_version| 的实际行为
+# .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文打印的是 ``grad_fn=<CloneBackward>``，而上方输出显示，本版 torch 打印的是
-#    ``grad_fn=<CloneBackward0>``：变的只是反向节点的类名。
+#    原文打印的是 ``grad_fn=<CloneBackward>``；上方输出显示，现在打印的是
+#    ``grad_fn=<CloneBackward0>``。变的只是反向节点的类名。
 
 # %%
-# 新的内存：修改副本，原张量不变
+# 内存是新的：改副本，原张量不变
 # ------------------------------
 #
-# 修改放在 ``torch.no_grad()`` 下进行，免得 autograd 记录它；这里只检验内存。
+# 修改放在 ``torch.no_grad()`` 里，免得 autograd 记下它；这里只检验内存。
 
 with torch.no_grad():
     c[0] = 100.0
@@ -242,8 +238,8 @@ assert a._version == 0, "a's version counter must not count an edit of the clone
 # 原文的反向传播
 # --------------
 #
-# 原文只对由 ``a`` 算出的损失求导。``a`` 得到梯度 ``2 * a``；``c`` 不是叶子，它的 ``.grad`` 保持
-# ``None``。在本版 torch 上，读取它还会触发 ``UserWarning``。
+# 原文只对由 ``a`` 算出的损失求导。``a`` 得到梯度 ``2 * a``；``c`` 不是叶子，它的 ``.grad`` 仍是 ``None``。
+# 在 torch |torch_version| 上，读取它还会触发 ``UserWarning``。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -263,11 +259,11 @@ assert "not a leaf Tensor" in found[0][1], "the warning must say that c is not a
 # sphinx_gallery_end_ignore
 
 # %%
-# 由副本算出的损失，梯度会到达 ``a``
-# ----------------------------------------
+# 梯度从副本流回 ``a``
+# ------------------------
 #
-# 这次损失只用到 ``c``。``CloneBackward0`` 把传来的梯度原样往下传，于是梯度落进 ``a.grad``：与直接用
-# ``a`` 计算损失时一样，都是 ``2 * a``。
+# 这次损失只用到 ``c``。``CloneBackward0`` 把传来的梯度原样往下传，于是梯度落进 ``a.grad``：
+# 和直接用 ``a`` 计算损失一样，都是 ``2 * a``。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -285,19 +281,18 @@ assert a.grad.tolist() == [2.0, 4.0, 6.0], "the clone's gradient must reach a"
 draw_graph("loss = (c**2).sum()", loss, a=a)
 
 # %%
-# .. admonition:: 原文与 torch |torch_version| 的实际行为
+# .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文说 ``a`` 与副本的梯度“没有任何关系”。其实二者有关。``clone()``
-#    被记录在计算图中，凡是到达副本的梯度，都会继续流入
-#    ``a.grad``，上方输出正说明了这一点。副本只是内存独立，在计算图中并不独立。
+#    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。``clone()`` 记录在计算图中，
+#    到达副本的梯度都会继续流入 ``a.grad``，上方输出正说明了这一点。副本只是内存独立，在计算图中并不独立。
 
 # %%
 # 用 ``retain_grad()`` 查看副本自己的梯度
 # ----------------------------------------------------------
 #
-# ``c.retain_grad()`` 让 autograd 保留非叶子 ``c`` 的梯度。用带权重的损失时，``c.grad``
-# 就是权重向量，``a.grad`` 与它完全相同：副本的反向传播是恒等映射。
+# ``c.retain_grad()`` 让 autograd 保留非叶子 ``c`` 的梯度。损失带权重时，``c.grad`` 就是权重向量，
+# ``a.grad`` 与它完全相同：复制这一步的反向传播是恒等映射。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -329,13 +324,13 @@ print("a.grad:", a.grad)
 assert a.grad.tolist() == [3.0, 14.0, 106.0], "a.grad must be 2 * a + weights"
 
 # %%
-# ``a = 1`` 能证明什么，不能证明什么
-# --------------------------------------------
+# ``a = 1`` 证明不了什么
+# ------------------------
 #
-# 原文在例子最后写了 ``a = 1``，并指出 ``c`` 没有变化。这一行没有改动任何张量，只是让名字 ``a``
-# 指向整数 ``1``。下面用第二个名字 ``a_old`` 留住原来的张量，再加一个与它 *共享* 内存的
-# ``d = a.detach()``。执行 ``a = 1`` 之后，``c`` 和 ``d``
-# 都没变：可见这个测试分不清副本和共享内存的视图。
+# 原文在例子最后写了 ``a = 1``，并指出 ``c`` 没有变。这一行没有改动任何张量，只是让名字 ``a``
+# 改指整数 ``1``。下面用第二个名字 ``a_old`` 留住原来的张量，再取一个与它共享内存的
+# ``d = a.detach()`` 作对照。执行 ``a = 1`` 之后，``c`` 和 ``d`` 都没变：
+# 可见这个办法分不清副本和共享内存的张量。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -353,7 +348,7 @@ assert same_storage(a_old, d), "d must still share memory with the old tensor"
 # sphinx_gallery_end_ignore
 
 # %%
-# 真正的检验是原地修改旧张量。修改会传到共享内存的 ``d``，不会传到有独立内存的 ``c``。
+# 真正的检验是原地修改旧张量：共享内存的 ``d`` 跟着变，有独立内存的 ``c`` 不变。
 
 with torch.no_grad():
     a_old.mul_(10)
@@ -369,7 +364,7 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 复制的是内存，不是独立性。副本需要梯度，不是叶子（除非调用 ``retain_grad()``，否则它的
-# ``.grad`` 一直是
-# ``None``），到达它的每一份梯度都会继续流向源张量。重新绑定名字，说明不了内存的任何事；原地修改才能说明。如果还想让副本脱离计算图，请用
-# :ref:`copying-safe-copy`。
+# ``clone()`` 只让内存独立，副本仍连在计算图上。它需要梯度，不是叶子（除非调用 ``retain_grad()``，
+# 否则它的 ``.grad`` 一直是 ``None``），到达它的梯度都会继续流向源张量。
+# 要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。
+# 想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。

@@ -4,11 +4,9 @@
 ``detach()``：同一块内存，脱离计算图
 ================================================
 
-``a.detach()`` 返回的张量与 ``a``
-共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，再检验原文关于原地改变形状的提醒。
+``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，再检验原文关于原地改变形状的提醒。
 
-原文说，``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 在任何一方上执行都会报错。在本版
-torch 上，detach 得到的张量四种操作全都接受，并且始终通过版本计数器与源张量相连；只有源叶子张量会拒绝。
+原文说，``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，detach 得到的张量四种操作全都接受，并始终通过版本计数器与源张量相连；只有源叶子张量会拒绝。
 """
 
 # %%
@@ -30,10 +28,10 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面这些函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）和哪个版本计数器（``C1``、``C2`` ……），
-# 以及自动求导的计算图。``shared_counters`` 把一个计数器临时设为标记值来找出共享它的张量，
-# 随后把所有值恢复原样。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
+# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共用它的张量，
+# 最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -191,8 +189,8 @@ assert c.is_leaf, "the detached tensor must be a leaf"
 draw_memory("c = a.detach()", a=a, c=c)
 
 # %%
-# 原文的反向传播：``a`` 得到 ``2 * a``。``c`` 是不需要梯度的叶子，所以它的 ``.grad`` 是
-# ``None``；与上一页的副本不同，读取它不会触发警告。
+# 原文的反向传播：``a`` 得到 ``2 * a``。``c`` 是不需要梯度的叶子，所以它的 ``.grad`` 是 ``None``；
+# 和上一页的副本不同，读取它不会触发警告。
 
 b = (a**2).sum()
 b.backward()
@@ -209,8 +207,8 @@ assert c_grad is None, "c.grad must be None"
 # sphinx_gallery_end_ignore
 
 # %%
-# 原文接着写了 ``a = 1``，打印出的 ``c`` 没有变化。和 :ref:`copying-clone`
-# 中一样，这一行只是重新绑定名字 ``a``；``c`` 仍与 ``a`` 原先指向的那个张量共享内存。
+# 原文接着写了 ``a = 1``，打印出的 ``c`` 没有变。和 :ref:`clone() 那一页 <copying-clone>` 一样，
+# 这一行只是重新绑定名字 ``a``；``c`` 仍与 ``a`` 原先指向的张量共享内存。
 
 a_old = a
 a = 1
@@ -223,11 +221,11 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # sphinx_gallery_end_ignore
 
 # %%
-# 修改会双向传递
-# --------------
+# 改哪一边，两边都变
+# ------------------
 #
-# 换一对新的张量：通过 ``c`` 写入，``a`` 中也看得到。两者还共用一个版本计数器：两个 ``_version``
-# 一起增加。（``_version`` 是 torch 的内部属性：本站读取它来展示计数器，但它可能随版本变化。）
+# 换一对新的张量：通过 ``c`` 写入，``a`` 里也看得到。两者还共用一个版本计数器，两个 ``_version``
+# 一起增加。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它的行为可能随版本改变。）
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.detach()
@@ -241,7 +239,7 @@ assert a._version == c._version == 1, "a and c must share one version counter"
 # sphinx_gallery_end_ignore
 
 # %%
-# 反方向的修改要放在 ``torch.no_grad()`` 之下，因为 ``a`` 是需要梯度的叶子。
+# 反过来修改 ``a``，要放在 ``torch.no_grad()`` 里，因为 ``a`` 是需要梯度的叶子。
 
 with torch.no_grad():
     a[1] = 200.0
@@ -265,8 +263,8 @@ draw_memory("c[0] = 100.0; a[1] = 200.0", a=a, c=c)
 # 原地改变形状和存储
 # ------------------
 #
-# 下面每个测试都从一对新的张量开始：需要梯度的 2×3 叶子 ``a``，以及
-# ``d = a.detach()``。这四个调用就是原文点名的四种操作。
+# 下面每个测试都从一对新的张量开始：需要梯度的 2×3 叶子 ``a``，以及 ``d = a.detach()``。
+# 四个调用就是原文点名的四种操作。
 
 values = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
 
@@ -284,12 +282,12 @@ changes = {
 }
 
 # %%
-# 在 detach 得到的张量上，四种操作都成功
-# ----------------------------------------------
+# detach 得到的张量：四种操作都成功
+# ----------------------------------
 #
-# 每个调用改变的是 ``d`` 的形状，而不是 ``a`` 的：``a`` 的形状和数值都不变。``resize_``、``resize_as_``
-# 和 ``transpose_`` 之后，``d`` 以新的形状继续指向 ``a`` 的内存；``set_`` 之后，``d``
-# 换到了另一块内存。接下来两段说明它们之间仍然存在的联系。
+# 每个调用改的是 ``d`` 的形状，不是 ``a`` 的：``a`` 的形状和数值都不变。``resize_``、``resize_as_``
+# 和 ``transpose_`` 之后，``d`` 换了形状，仍指向 ``a`` 的内存；``set_`` 之后，``d`` 换到了另一块内存。
+# 接下来两段说明两者之间还剩下什么联系。
 
 # sphinx_gallery_start_ignore
 expected_shapes = {
@@ -318,9 +316,8 @@ for call, change in changes.items():
 # 仍然共用一个版本计数器
 # ----------------------
 #
-# ``d.set_(...)`` 之后，两个张量不再共享内存，但仍然共用版本计数器。``d.add_(1)``
-# 会推进 ``a._version``，所以在修改之前保存了 ``a`` 的计算图执行 ``backward()`` 时会报错，尽管
-# ``a`` 的数值从未改变。
+# ``d.set_(...)`` 之后，两个张量不再共享内存，却仍共用版本计数器。``d.add_(1)`` 会推进 ``a._version``，
+# 所以修改之前就保存了 ``a`` 的计算图，执行 ``backward()`` 时会报错，尽管 ``a`` 的数值从没变过。
 
 a, d = fresh_pair()
 loss = (a * a).sum()
@@ -344,11 +341,11 @@ assert a.tolist() == values, "a's values never changed"
 # sphinx_gallery_end_ignore
 
 # %%
-# 变大的 ``resize_`` 连 ``a`` 也一起搬走
-# --------------------------------------
+# 变大的 ``resize_`` 把 ``a`` 一起搬走
+# ------------------------------------
 #
-# ``d.resize_(100)`` 需要的内存比 ``a`` 和 ``d`` 共享的 6 个元素多。torch
-# 会分配一块更大的存储，放到两个张量底下：``a`` 的形状和数值不变，但已经位于新的内存中。
+# ``d.resize_(100)`` 需要的内存比 ``a`` 和 ``d`` 共享的 6 个元素多。torch 会分配一块更大的存储，
+# 换到两个张量底下：``a`` 的形状和数值不变，但已经搬进了新的内存。
 
 a, d = fresh_pair()
 old_address = a.untyped_storage().data_ptr()
@@ -365,10 +362,10 @@ assert a.tolist() == values and tuple(a.shape) == (2, 3), "a keeps its shape and
 # sphinx_gallery_end_ignore
 
 # %%
-# 在源叶子张量上，四种操作都报错
-# ------------------------------
+# 源叶子张量：四种操作都报错
+# --------------------------
 #
-# 同样的调用作用在 ``a`` 上，会引发 ``RuntimeError``，错误信息有两种；两个张量都保持原样。
+# 同样的调用作用在 ``a`` 上会引发 ``RuntimeError``，报错信息有两种；两个张量都保持原样。
 
 resize_error = "cannot resize variables that require grad"
 leaf_error = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -396,11 +393,10 @@ for call, change in changes.items():
     # sphinx_gallery_end_ignore
 
 # %%
-# 报错源于 ``requires_grad``，而不是 ``detach()``
+# 报错的原因是 ``requires_grad``，不是 ``detach()``
 # ------------------------------------------------------------------------------
 #
-# 一个需要梯度、从未 detach
-# 过的叶子张量，会报同样的错误。同样的张量如果不需要梯度，四种调用全都接受。
+# 一个需要梯度、从没 detach 过的叶子张量，报的是同样的错。同样的张量如果不需要梯度，四种调用全都接受。
 
 for call, change in changes.items():
     lone = torch.tensor(values, requires_grad=True)
@@ -420,8 +416,8 @@ for call, change in changes.items():
     # sphinx_gallery_end_ignore
 
 # %%
-# 源张量不是叶子时，情况又不一样：``x * 2`` 接受 ``set_`` 和
-# ``transpose_``，只拒绝两个 resize，原因是它需要梯度。
+# 源张量不是叶子时，情况又不同：``x * 2`` 接受 ``set_`` 和 ``transpose_``，
+# 只拒绝两个 resize，因为它需要梯度。
 
 def accepts(t, change):
     try:
@@ -443,26 +439,24 @@ for call, change in changes.items():
 assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf accepts set_, transpose_"
 
 # %%
-# .. admonition:: 原文与 torch |torch_version| 的实际行为
+# .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文说 ``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在 detach
-#    得到的张量上，还是在源张量上执行，都会报错。文章写成时这是对的：torch 1.12
-#    及以前，对 ``.data`` 或 ``.detach()`` 得到的张量执行这些调用会报错“… is not
-#    allowed on a Tensor created from .data or .detach()”，``Tensor.detach``
-#    的文档说明直到 2.2 版的文档都还这样写。
-#    `pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
-#    （“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。在本版 torch
-#    上，这四种操作在 detach 得到的张量上都能成功（见上方输出）。它们改变的是它的形状或存储，而不是
-#    ``a`` 的；例外是变大的 ``resize_`` 会把两者共用的内存一起搬走，而且两个张量始终共用一个版本计数器。
-#    它们在源叶子张量上报错，只是因为它是需要梯度的叶子；非叶子源张量接受 ``set_`` 和 ``transpose_``。
+#    原文说，``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在 detach 得到的张量上，
+#    还是在源张量上执行，都会报错。文章写成时确实如此：torch 1.12 及以前，对 ``.data`` 或 ``.detach()``
+#    得到的张量执行这些调用，会报错“… is not allowed on a Tensor created from .data or .detach()”；
+#    ``Tensor.detach`` 的说明直到 2.2 版的文档还这样写。
+#    2022 年 8 月，`pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
+#    取消了这一限制（“Always allow tensor metadata changes”）。在 torch |torch_version| 上，这四种操作在 detach
+#    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；
+#    例外是变大的 ``resize_`` 会把两者共用的内存一起搬走，而且两个张量始终共用一个版本计数器。
+#    它们在源叶子张量上报错，只是因为它是需要梯度的叶子；非叶子的源张量接受 ``set_`` 和 ``transpose_``。
 
 # %%
 # 小结
 # ----
 #
-# ``detach()``
-# 在同一块内存上给出一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还在同一个
-# ``_version`` 中计数。对 detach 得到的张量改变形状或存储，改变的是它的形状而不是 ``a`` 的，
-# 却改变不了两者共用的版本计数器；变大的 ``resize_`` 还会把 ``a`` 的内存一起搬走。原文的第三个例子在
-# ``detach()`` 之后重新绑定了 ``a``，见 :ref:`copying-rebinding`。
+# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，
+# 两者还共用一个 ``_version`` 计数。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，
+# 但两者仍共用版本计数器；变大的 ``resize_`` 还会把 ``a`` 的内存一起搬走。原文的第三个例子在
+# ``detach()`` 之后重新绑定了 ``a``，见 :ref:`下一页 <copying-rebinding>`。

@@ -4,19 +4,16 @@
 ``.data``：悄无声息的修改，错误的梯度
 ==============================================
 
-先算 ``out = a.sigmoid()``，再通过 ``out.data`` 把 ``out`` 清零，然后调用
-``backward()``。修改确实落到了 ``out`` 上，自动求导（autograd）
-却毫不知情。返回的梯度是错的，既不报错，也不警告。
+先算 ``out = a.sigmoid()``，再通过 ``out.data`` 把 ``out`` 清零，然后调用 ``backward()``。修改确实落到了 ``out`` 上，自动求导（autograd）却毫不知情：返回的梯度是错的，既不报错，也不警告。
 """
 
 # %%
 # 一个小计算图
 # ------------
 #
-# ``a`` 是需要梯度的叶子张量。``out`` 是 ``a`` 的 sigmoid：它有
-# ``grad_fn``，版本计数器 ``_version`` 从 0 开始。两个小辅助函数：``show``
-# 打印张量本身，以及本页关心的几项 autograd 信息；``same_storage``
-# 判断两个张量是否读同一块内存。
+# ``a`` 是需要梯度的叶子张量。``out`` 是 ``a`` 的 sigmoid：它有 ``grad_fn``，
+# 版本计数器 ``_version`` 从 0 开始。两个小辅助函数：``show`` 打印张量本身和本页关心的几项 autograd 信息，
+# ``same_storage`` 判断两个张量是否读同一块内存。
 import warnings
 
 import torch
@@ -45,10 +42,10 @@ assert out.requires_grad and not out.is_leaf, "out should be a non-leaf that req
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面这些函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）和哪个版本计数器（``C1``、``C2`` ……），
-# 以及自动求导的计算图。``shared_counters`` 把一个计数器临时设为标记值来找出共享它的张量，
-# 随后把所有值恢复原样。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
+# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共用它的张量，
+# 最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -223,12 +220,11 @@ assert a._version == 0, "a was not touched"
 draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 
 # %%
-# .. admonition:: 原文与 torch |torch_version| 的实际行为
+# .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文打印的是 ``grad_fn=<SigmoidBackward>``。在这个版本的 torch
-#    上，节点名是 ``SigmoidBackward0``，见上面打印的
-#    ``out``：反向节点的名字现在带一个数字。行为没有变化。
+#    原文打印的是 ``grad_fn=<SigmoidBackward>``。现在节点名是 ``SigmoidBackward0``
+#    （见上面打印的 ``out``）：反向节点的名字多了一个数字，行为没有变化。
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
 
@@ -280,9 +276,8 @@ assert len(caught) == 0, "backward() emitted no warning"
 # 对照：正确的梯度
 # ----------------
 #
-# 同一个计算图，不做修改，就能得到真正的梯度。我们再绕开 autograd，从
-# ``s = 1 / (1 + exp(-x))`` 手算
-# ``s * (1 - s)``。未修改的那次与手算结果一致，被修改的那次则不一致。
+# 同一个计算图，不做修改，得到的就是真正的梯度。再绕开 autograd，从 ``s = 1 / (1 + exp(-x))``
+# 手算 ``s * (1 - s)``：没修改的那次与手算结果一致，修改过的那次不一致。
 a_fresh = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out_fresh = a_fresh.sigmoid()
 out_fresh.sum().backward()
@@ -302,7 +297,6 @@ assert torch.allclose(a_fresh.grad, expected), "the fresh run gives s * (1 - s)"
 # 小结
 # ----
 #
-# 通过 ``.data`` 做的原位修改，改变了 autograd 保存的张量。但 ``.data``
-# 有自己的版本计数器，autograd 检查的那个版本号始终没有变。``backward()``
-# 顺利完成，返回的梯度却是错的。下一页用 ``detach()`` 做同样的修改，见
-# :ref:`data-vs-detach-detach`。
+# 通过 ``.data`` 做的原地修改，改变了 autograd 保存的张量。但 ``.data`` 有自己的版本计数器，
+# autograd 检查的那个版本号始终没变。``backward()`` 顺利完成，返回的梯度却是错的。
+# :ref:`下一页 <data-vs-detach-detach>` 用 ``detach()`` 做同样的修改。

@@ -4,9 +4,7 @@
 ``detach()``：同样的修改，被 autograd 发现
 ================================================================
 
-把上一页的 ``out.data`` 换成 ``out.detach()``，再做一遍。修改同样落到了
-``out`` 上，但这一次 ``backward()`` 抛出了
-``RuntimeError``：自动求导（autograd）发现了这次修改。每一步之后打印的版本计数器会说明原因。
+把上一页的 ``out.data`` 换成 ``out.detach()``，再做一遍。修改同样落到了 ``out`` 上，但这一次 ``backward()`` 抛出了 ``RuntimeError``：自动求导（autograd）发现了这次修改。每一步之后打印的版本计数器说明了原因。
 """
 
 # %%
@@ -39,10 +37,10 @@ assert a._version == 0 and out._version == 0, "both tensors start at version 0"
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面这些函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）和哪个版本计数器（``C1``、``C2`` ……），
-# 以及自动求导的计算图。``shared_counters`` 把一个计数器临时设为标记值来找出共享它的张量，
-# 随后把所有值恢复原样。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
+# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共用它的张量，
+# 最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -244,16 +242,13 @@ assert a.grad is None, "no gradient was written"
 draw_graph("out = a.sigmoid()", out, a=a)
 
 # %%
-# .. admonition:: 原文与 torch |torch_version| 的实际行为
+# .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文只引用了报错信息的开头：“one of the variables needed for gradient
-#    computation has been modified by an inplace operation”。在这个版本的
-#    torch
-#    上，信息还有后半段：它指出是哪个张量（``[torch.FloatTensor [3]]``，``Sigmoid``
-#    的第 0
-#    个输出），给出实际版本和期望版本，最后提示可以打开异常检测（见上面的输出）。另外，原文打印的是
-#    ``SigmoidBackward``，这里打印的是 ``SigmoidBackward0``。
+#    原文只引用了报错信息的开头：“one of the variables needed for gradient computation has been
+#    modified by an inplace operation”。现在的报错还有后半段：指出是哪个张量（``[torch.FloatTensor [3]]``，
+#    ``Sigmoid`` 的第 0 个输出），给出实际版本和期望版本，最后提示可以打开异常检测（见上面的输出）。
+#    另外，原文打印的是 ``SigmoidBackward``，这里打印的是 ``SigmoidBackward0``。
 article_text = "one of the variables needed for gradient computation has been modified by an inplace operation"
 print("message starts with the article's text:", message.startswith(article_text))
 print("article's text:", len(article_text), "characters; full message:", len(message), "characters")
@@ -338,7 +333,6 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # 小结
 # ----
 #
-# ``detach()`` 和 ``.data`` 都共享数据。只有 ``detach()``
-# 还共享版本计数器。正因如此，autograd
-# 才能发现它保存的张量被改过，并拒绝返回错误的梯度。下一页逐条检查原文的总结，见
-# :ref:`data-vs-detach-comparison`。
+# ``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，
+# autograd 才能发现它保存的张量被改过，并拒绝返回错误的梯度。
+# :ref:`下一页 <data-vs-detach-comparison>` 逐条检验原文的总结。

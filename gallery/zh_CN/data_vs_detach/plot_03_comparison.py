@@ -1,11 +1,10 @@
 """
 .. _data-vs-detach-comparison:
 
-逐条检查原文的总结
+逐条检验原文的总结
 ==================
 
-原文最后总结了 ``.data`` 和 ``detach()`` 的相同点与不同点。我们在这个版本的
-torch 上逐条运行：四条成立（其中一条只是按作者对某个词的本意成立），一条按原话不成立。
+原文最后总结了 ``.data`` 和 ``detach()`` 的异同。本页在 torch |torch_version| 上逐条运行：四条成立（其中一条只在作者对某个词的本意上成立），一条照字面不成立。
 """
 
 # %%
@@ -38,10 +37,10 @@ show("out", out)
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面这些函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）和哪个版本计数器（``C1``、``C2`` ……），
-# 以及自动求导的计算图。``shared_counters`` 把一个计数器临时设为标记值来找出共享它的张量，
-# 随后把所有值恢复原样。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
+# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共用它的张量，
+# 最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -169,19 +168,19 @@ def draw_graph(title, root, **leaves):
                 _arrow(ax, boxes[id(node)], boxes[id(child)])
 
 # %%
-# 说法：两者都是原位操作——按本意成立，按 PyTorch 的用语不成立
+# “两者都是原位操作”：按本意成立，按 PyTorch 的用语不成立
 # ------------------------------------------------------------------------
 #
 # 先记下 ``out`` 的值、形状和版本，再取 ``out.data`` 和
 # ``out.detach()``，然后重新看 ``out``。
 #
-# .. admonition:: 原文与 torch |torch_version| 的实际行为
+# .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文的总结说两者都是“原位操作”。按作者的本意，这是对的：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与
-#    ``out`` 共用存储）。但在 PyTorch 的用语里，原地操作会改变张量本身并推进它的版本计数器，而取
-#    ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等到之后通过返回的张量做原地修改（比如
-#    ``zero_()``），源张量才会改变。
+#    原文的总结说两者都是“原位操作”。按作者的本意，这没错：两者都直接作用于原来的数据，不做复制
+#    （都返回一个新的张量对象，与 ``out`` 共用存储）。但在 PyTorch 的用语里，原地操作会改变张量本身，
+#    并推进它的版本计数器；而取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，
+#    也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
 values, shape, version = out.detach().clone(), out.shape, out._version
 via_data = out.data
 via_detach = out.detach()
@@ -229,13 +228,12 @@ assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 # sphinx_gallery_end_ignore
 
 # %%
-# 说法：两者都与源张量共享数据——成立
+# “两者都与源张量共享数据”：成立
 # ------------------------------------
 #
-# 两个结果读的都是 ``out`` 的存储，所以任何一方的改动，另一方都看得到。我们在
-# ``torch.no_grad()`` 下原地把 ``out`` 乘以
-# 2，这样计算图不会记录这次修改（``out`` 的 ``grad_fn``
-# 不变）。两个结果都跟着变；再分别通过两个结果写入，``out`` 也跟着变。
+# 两个结果读的都是 ``out`` 的存储，所以任何一方的改动，另一方都看得到。先在 ``torch.no_grad()`` 里
+# 把 ``out`` 原地乘以 2，计算图不会记下这次修改（``out`` 的 ``grad_fn`` 不变）：两个结果都跟着变。
+# 再分别通过两个结果写入，``out`` 也跟着变。
 for name, t in [("via_data", via_data), ("via_detach", via_detach)]:
     same = same_storage(t, out)
     print(f"{name} same storage as out:", same)
@@ -271,7 +269,7 @@ assert out[0].item() == 10.0 and out[1].item() == 20.0, "edits through either on
 draw_memory("out.mul_(2); via_data[0] = 10.0; via_detach[1] = 20.0", out=out, via_data=via_data, via_detach=via_detach)
 
 # %%
-# 说法：两者都脱离计算图，不需要梯度——成立
+# “两者都脱离计算图，不需要梯度”：成立
 # ------------------------------------------
 #
 # 两个结果都是 ``requires_grad=False``，没有
@@ -287,7 +285,7 @@ for name, t in [("via_data", via_data), ("via_detach", via_detach)]:
     # sphinx_gallery_end_ignore
 
 # %%
-# 说法：``.data`` 是属性，``detach()`` 是方法——成立
+# “``.data`` 是属性，``detach()`` 是方法”：成立
 # --------------------------------------------------------------------------
 #
 # 在张量类上，``data`` 是一个 getset
@@ -310,7 +308,7 @@ assert out.data is not out.data, "each read of .data builds a new tensor object"
 
 
 # %%
-# 说法：``.data`` 不安全，``detach()`` 安全——后半句按原话不成立
+# “``.data`` 不安全，``detach()`` 安全”：后半句照字面不成立
 # ------------------------------------------------------------------------------
 #
 # ``detach()`` 只是更安全，并非绝对安全。autograd
@@ -375,7 +373,7 @@ assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned 
 # %%
 # 情况 3：修改发生在 autograd 保存该张量之前。``b = a * 2`` 不保存 ``a`` 的任何东西；
 # ``b.detach().mul_(10)`` 让 ``b`` 变成 ``20 * a``；之后 ``b * b`` 才保存 ``b``，保存的已经是修改后的值。
-# 保存之前就变了的版本，没有谁会检查：``backward()`` 正常运行，返回 ``80 * a``。它既不是已记录的计算图的梯度（``b = 2 * a`` 时为
+# 保存之前发生的修改，没有谁会检查：``backward()`` 正常运行，返回 ``80 * a``。它既不是已记录的计算图的梯度（``b = 2 * a`` 时为
 # ``8 * a``），也不是 ``b`` 实际数值对应的梯度（``800 * a``）。
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -394,14 +392,12 @@ assert torch.equal(a.grad, 80 * a.detach()), "backward() ran and returned 80 * a
 # 小结
 # ----
 #
-# 原文的总结中，“两者共享数据”和“两者脱离计算图”成立，“``.data``
-# 是属性，``detach()`` 是方法”成立；“两者都是原位操作”按作者的本意成立（两者都直接作用于原来的数据，不做复制），
-# 但按 PyTorch 的用语两者都不是原地操作；“``detach()`` 是安全的”按原话不成立：只有 autograd
-# 在修改之前保存了该张量，修改才会被发现。实际使用时：用 ``detach()``，不用
-# ``.data``；对结果尽量用非原地运算，``out.detach() * 0`` 会生成新张量，不动
-# ``out``。需要一份可以原地修改的独立副本时，用
-# ``.detach().clone()``。副本有自己的存储，改它碰不到计算图，``backward()``
-# 也保持正确。
+# 原文的总结里，“两者共享数据”“两者脱离计算图”“``.data`` 是属性，``detach()`` 是方法”都成立；
+# “两者都是原位操作”在作者的本意上成立（两者都直接作用于原来的数据，不做复制），
+# 但按 PyTorch 的用语，两者都不是原地操作；“``detach()`` 是安全的”照字面不成立：
+# 只有 autograd 在修改之前保存了该张量，修改才会被发现。实际使用时，用 ``detach()``，不用 ``.data``；
+# 对结果尽量用非原地运算，``out.detach() * 0`` 会生成新张量，不动 ``out``。需要一份可以原地修改的
+# 独立副本时，用 ``.detach().clone()``：副本有自己的存储，改它碰不到计算图，``backward()`` 也保持正确。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out = a.sigmoid()
 scaled = out.detach() * 0

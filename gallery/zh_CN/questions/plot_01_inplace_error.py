@@ -7,7 +7,7 @@
 ``RuntimeError: one of the variables needed for gradient computation has been
 modified by an inplace operation`` 是 PyTorch 的 issue 区里被问得最多的报错之一（`pytorch/pytorch#96265
 <https://github.com/pytorch/pytorch/issues/96265>`__、`pytorch/pytorch#39141
-<https://github.com/pytorch/pytorch/issues/39141>`__）。本页用四种写法触发它，逐段读懂报错信息，找出是哪一行惹的祸，再把每种修法算出的梯度和微积分给出的结果对照检验。
+<https://github.com/pytorch/pytorch/issues/39141>`__）。本页用四种写法触发它，逐段读懂报错信息，找出是哪一行惹的祸，再拿每种修法算出的梯度与微积分的结果对照。
 """
 
 # %%
@@ -261,6 +261,6 @@ assert D.weight._version == 2, "one step after initialisation"
 # 小结
 # ----
 #
-# 报错信息告诉你是哪个张量（类型、形状、产生它的运算），以及它被保存之后又经历了几次原地修改。``_version``
-# 或异常检测模式帮你找到那一行。修法有三种：改成非原地写法；交给运算一份 ``clone()``；或者调整顺序，让所有
-# ``backward()`` 都在修改之前完成。反过来的错误，即 autograd 根本察觉不到的修改，见 :ref:`data-vs-detach-data`。
+# 报错信息说明了是哪个张量（类型、形状、产生它的运算），以及它被保存之后又经过了几次原地修改。``_version``
+# 或异常检测模式能帮你找到那一行。修法有三种：改成非原地写法；交给运算一份 ``clone()``；或者调整顺序，让所有
+# ``backward()`` 都在修改之前完成。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`.data 那一页 <data-vs-detach-data>`。

@@ -81,9 +81,9 @@ assert [record.category for record in caught] == [DeprecationWarning], "np.array
 # ----------------------------------
 #
 # 计算 ``w`` 的梯度要用 ``x``，所以 ``z = w * x`` 保存了 ``x``。如果在 torch 里原地修改 ``x``，``x._version``
-# 会增加，``backward()`` 会报错（见 :ref:`questions-inplace-error`）。同样的修改经由 ``x.numpy()``
+# 会增加，``backward()`` 会报错（见 :ref:`原地修改报错那一页 <questions-inplace-error>`）。同样的修改经由 ``x.numpy()``
 # 完成，计数器却不动：``backward()`` 照常运行，用的是改过的值。按微积分，``d/dw sum(w * x) = x``，即相乘时的
-# ``[4, 5, 6]``；我们得到的梯度却不是它。
+# ``[4, 5, 6]``；得到的梯度却不是它。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0])
 z = w * x

@@ -4,7 +4,7 @@
 看起来像复制，返回的却是同一个张量
 ====================================
 
-``b = a.cpu()``、``b = a.to(torch.float32)``、``b = a.float()``：读起来都像“给我一份转换后的副本”，可是当没有什么需要转换时，它们返回的都是
+``b = a.cpu()``、``b = a.to(torch.float32)``、``b = a.float()``：读起来都像“转换出一份副本”，可是没有什么需要转换时，它们返回的都是
 ``a`` 本身。这时修改 ``b`` 就是修改 ``a``。本页列出这些调用，介绍由 `pytorch/pytorch#12454
 <https://github.com/pytorch/pytorch/issues/12454>`__ 加入的 ``to(copy=True)``，并说明真正复制了的类型转换对 autograd 意味着什么（``ToCopyBackward0``）。
 """
@@ -109,4 +109,4 @@ assert torch.equal(a.grad, torch.ones(3)), "the derivative of a cast is 1"
 # ----
 #
 # 没有什么需要做时，``to``、``cpu``、``float``、``contiguous``、``type`` 和 ``torch.as_tensor`` 都返回输入本身。想要独立的内存，用
-# ``clone()`` 或 ``to(..., copy=True)``；如果还要脱离计算图，用 ``detach().clone()``，见 :ref:`copying-safe-copy`。
+# ``clone()`` 或 ``to(..., copy=True)``；如果还要脱离计算图，用 ``detach().clone()``，见 :ref:`最保险的复制 <copying-safe-copy>`。

@@ -180,5 +180,5 @@ assert shallow is not t, "copy.copy must return another object"
 # ``copy.deepcopy`` 只能拷贝叶子张量；模块里存了非叶子张量，就要先把它 ``detach()``，或者改在
 # ``forward`` 里计算。深拷贝得到新的内存；普通张量的拷贝带着 ``.grad``，``Parameter``
 # 的拷贝则不带。拷贝视图会复制背后的整块存储，对象内部的共享关系也会保留。``copy.copy``
-# 只是给同一块内存多起了一个名字。只想复制单个张量、又不要它的求导历史，请看
-# :ref:`copying-safe-copy` 中的 ``detach().clone()``。
+# 只是在同一块内存上新建一个张量对象。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，
+# 见 :ref:`最保险的复制 <copying-safe-copy>`。

@@ -129,4 +129,4 @@ assert p._version == 1, "copy_ must be counted"
 #
 # 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果修改时还有计算图需要旧值，就会报错，而不是把梯度算错。``.data``
 # 让 autograd 看不见修改，``p.data = t`` 连形状的改变也一并藏起来；``torch.no_grad()`` 下的
-# ``copy_`` 则会检查形状。``.data`` 与 ``detach()`` 的对比见 :ref:`data-vs-detach-comparison`。
+# ``copy_`` 则会检查形状。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`第二部分的最后一页 <data-vs-detach-comparison>`。

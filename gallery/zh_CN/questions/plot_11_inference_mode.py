@@ -1,8 +1,8 @@
 """
 .. _questions-inference-mode:
 
-``torch.inference_mode()``、``torch.no_grad()`` 还是 ``detach()``？
-======================================================================
+推理时用 ``torch.inference_mode()`` 还是 ``torch.no_grad()`` 或 ``detach()``？
+==========================================================================================
 
 在 ``torch.inference_mode()`` 下得到的张量是“推理张量”（inference tensor），离开这个模式后，有些用法它会拒绝：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
@@ -89,8 +89,8 @@ for use_name in uses:
     print(f"{use_name}: {results['inference_mode', use_name]}")
 
 # %%
-# 推理张量根本不维护版本计数器，而 autograd 正是靠这个计数器察觉被保存的张量有没有被原地修改（见
-# :ref:`questions-version-counter`）。
+# 推理张量根本不维护版本计数器，而 autograd 正是靠这个计数器察觉被保存的张量有没有被原地修改
+# （见 :ref:`版本计数器那一页 <questions-version-counter>`）。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:

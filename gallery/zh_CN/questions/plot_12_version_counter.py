@@ -134,5 +134,5 @@ assert base._version == view._version == 2, "a base and its view must share one 
 # ----
 #
 # ``_version`` 统计的是对张量内存的原地修改，不管是谁改的：张量自己、视图、``detach()`` 的结果、``out=``，在不在
-# ``torch.no_grad()`` 下都一样。``.data`` 和 NumPy 则绕过它改动数值，所以通过它们修改可能得到错误的梯度却不报错（见
-# :ref:`questions-data-vs-no-grad`）。重新绑定名字什么也没有修改。
+# ``torch.no_grad()`` 下都一样。``.data`` 和 NumPy 则绕过它改动数值，所以通过它们修改可能得到错误的梯度却不报错
+# （见 :ref:`.data 还是 no_grad() 那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。

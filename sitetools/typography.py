@@ -1,0 +1,150 @@
+"""Typography of the gallery's text cells: what docutils would silently misread, and Chinese spacing.
+
+Two rules, both run by the page rules (:func:`sitetools.pages.check_sources`) before any build:
+
+- **Inline markup is delimited where docutils recognises it** (every edition). Docutils ends an
+  inline literal, a role or a link only where its end-string is followed by whitespace or by
+  punctuation of certain kinds, and starts one only after whitespace or such punctuation. A full-width
+  "（" right after ````x```` (an opening bracket, not in that set) or a Chinese character right before
+  it makes docutils leave the backquotes as text, or pair them with a later end-string, without a
+  warning. The check asks docutils' own recognition expressions about every piece of markup.
+- **Chinese spacing** (editions marked ``cjk``): one space between Chinese and Latin letters, digits
+  or inline markup; no space between two Chinese characters (a line break inside a paragraph renders
+  as one); no space next to full-width punctuation; full-width rather than ASCII punctuation next to
+  Chinese; no emphasis (italics) on Chinese text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+#: One piece of inline markup as a writer means it: ``literal``, :role:`text`, `link`__, |substitution|.
+MARKUP = re.compile(r"``\S(?:[^`]|`(?!`))*?``|(?::[\w.:+-]+:)?`[^`\s](?:[^`])*?`(?:__?)?|\|\w+\|")
+#: Emphasis or strong emphasis as a writer means it (not a ``*`` inside code or a bullet).
+EMPHASIS = re.compile(r"(?<![*\w])\*{1,2}[^*\s](?:[^*]*?[^*\s])?\*{1,2}(?![*\w])")
+
+HAN = r"\u3400-\u4dbf\u4e00-\u9fff"
+FULL_WIDTH = "，。：；！？、（）“”‘’《》"
+#: Stands in for a piece of inline markup, which reads as a Latin word next to Chinese.
+TOKEN = "\ue000"
+#: Marks the lines a piece of markup spanned, which belong to the line where it started.
+GLUE = "\ue001"
+#: Full-width punctuation, next to which the build drops a line break (“ and ” are not among them).
+JOINED = "\u3000-\u303f\uff00-\uffef"
+CJK_RULES = (
+    (re.compile(rf"[{HAN}][A-Za-z0-9{TOKEN}]|[A-Za-z0-9{TOKEN}][{HAN}]"),
+     "no space between Chinese and Latin text or inline markup; put one space between them"),
+    (re.compile(rf"[{HAN}] +[{HAN}]"),
+     "a space between two Chinese characters (a line break inside a paragraph shows as one); join them"),
+    (re.compile(rf" [{FULL_WIDTH}]|[{FULL_WIDTH}] "),
+     "a space next to full-width punctuation; remove it"),
+    (re.compile(rf"[{HAN}][,;:!?()]|[,;:!?()][{HAN}]"),
+     "ASCII punctuation next to Chinese; use the full-width mark (，；：！？（）)"),
+)  # fmt: skip
+#: A line that starts a new block of its own rather than continuing the paragraph above it.
+NEW_BLOCK = re.compile(r"[-*] |:\w[\w-]*:|\.\. ")
+#: A section title's underline.
+UNDERLINE = re.compile(r"([=\-~^\"'`#*+])\1{2,}")
+
+
+@functools.cache
+def _recognition() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Docutils' own expressions for what may precede a start-string and follow an end-string."""
+    from docutils.frontend import get_default_settings
+    from docutils.parsers.rst import Parser
+    from docutils.parsers.rst.states import Inliner
+
+    inliner = Inliner()
+    inliner.init_customizations(get_default_settings(Parser))
+    return re.compile(inliner.start_string_prefix), re.compile(inliner.end_string_suffix)
+
+
+def markup_problems(text: str) -> list[tuple[int, str]]:
+    """``(line, message)`` for each piece of inline markup that docutils would not recognise where it
+    stands, because of the character just before or just after it (lines count from 1)."""
+    before, after = _recognition()
+    problems = []
+    for match in MARKUP.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        shown = match.group().replace("\n", " ")
+        if not before.match(text, match.start()):
+            problems.append((line, f"{text[match.start() - 1]!r} right before {shown}: docutils does not start "
+                                   "inline markup there; put a space between them"))  # fmt: skip
+        if not after.match(text, match.end()):
+            problems.append((line, f"{text[match.end()]!r} right after {shown}: docutils does not end inline "
+                                   "markup there; put a space between them, or rephrase"))  # fmt: skip
+    return problems
+
+
+def _join(left: str, right: str) -> str:
+    """Two lines of one paragraph as the Chinese edition shows them: the build drops a line break
+    between two Chinese characters or next to full-width punctuation, and shows any other as a space
+    (``docs/_ext/tensorcopy_sphinx/cjk_linebreaks.py``)."""
+    drop = re.match(f"[{HAN}]", left[-1]) and re.match(f"[{HAN}]", right[0])
+    return left + right if drop or re.search(f"[{JOINED}]", left[-1] + right[0]) else f"{left} {right}"
+
+
+def _rendered_lines(text: str) -> list[tuple[int, str]]:
+    """The text as a reader sees its words, as ``(first line, text)`` pieces: quoted titles (《…》)
+    emptied, each piece of markup one token, and each paragraph's lines joined as the build joins them."""
+    plain = re.sub(r"《[^》]*》", lambda m: "《》" + "\n" * m.group().count("\n"), text)
+    plain = MARKUP.sub(lambda m: TOKEN + f"\n{GLUE}" * m.group().count("\n"), plain)
+    pieces: list[tuple[int, str]] = []
+    for number, raw in enumerate(plain.splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith(GLUE):  # the rest of a piece of markup that spanned lines
+            pieces[-1] = (pieces[-1][0], pieces[-1][1] + line.lstrip(GLUE))
+        elif not line or UNDERLINE.fullmatch(line):
+            pieces.append((number, ""))  # a paragraph ends here
+        elif pieces and pieces[-1][1] and not NEW_BLOCK.match(line):
+            pieces[-1] = (pieces[-1][0], _join(pieces[-1][1], line))
+        else:
+            pieces.append((number, line))
+    return [(number, line) for number, line in pieces if line]
+
+
+def cjk_problems(text: str) -> list[tuple[int, str]]:
+    """``(line, message)`` for each break of the Chinese spacing and punctuation rules."""
+    problems = []
+    for match in EMPHASIS.finditer(MARKUP.sub(TOKEN, text)):
+        if re.search(f"[{HAN}]", match.group()):
+            line = text.count("\n", 0, match.start()) + 1
+            problems.append((line, f"emphasis on Chinese text {match.group()!r}: Chinese has no italics; rephrase"))
+    for number, line in _rendered_lines(text):
+        for pattern, message in CJK_RULES:
+            for match in pattern.finditer(line):
+                context = line[max(match.start() - 8, 0) : match.end() + 8].replace(TOKEN, "‹markup›")
+                problems.append((number, f"{message}: …{context}…"))
+    return problems
+
+
+def text_cells(path: Path) -> list[tuple[int, str]]:
+    """``(first line in the file, reST text)`` of each text cell of a gallery script or header."""
+    source = path.read_text(encoding="utf-8")
+    if path.suffix != ".py":
+        return [(1, source)]
+    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
+
+    _, script_blocks = split_code_and_text_blocks(str(path))
+    lines, cells = source.splitlines(), []
+    for block in script_blocks:
+        if block.type != "text":
+            continue
+        first = next(line for line in block.content.splitlines() if line.strip())
+        start = block.lineno - 1
+        while first.strip() not in lines[start]:  # the block's line is its marker; find its first words
+            start += 1
+        offset = next(i for i, line in enumerate(block.content.splitlines()) if line.strip())
+        cells.append((start + 1 - offset, block.content))
+    return cells
+
+
+def check_page(path: Path, cjk: bool, shown: str) -> list[str]:
+    """Every typography problem of one gallery script or header, as "file:line: ..." messages."""
+    problems = []
+    for first, text in text_cells(path):
+        found = markup_problems(text) + (cjk_problems(text) if cjk else [])
+        problems += [f"{shown}:{first + line - 1}: {message}" for line, message in found]
+    return problems
