@@ -100,9 +100,10 @@ def ledger_problems(soup: BeautifulSoup, language: str, outcomes: list[Outcome])
                  if c.startswith("verdict-")] if verdict.select_one("span.verdict") else []
         if marks != [f"verdict-{outcome.verdict}"]:
             problems.append(f"{where}: the verdict is marked {marks}, computed {outcome.verdict}")
-        if shown(cells[columns["observed"]]) != shown(outcome.result.observed):
+        trace = outcome.result.trace(language)
+        if shown(cells[columns["observed"]]) != shown(trace.replace("`", "") if outcome.result.worded else trace):
             problems.append(f"{where}: the trace reads {shown(cells[columns['observed']])!r}, "
-                            f"computed {outcome.result.observed!r}")
+                            f"computed {trace!r}")
         if not shown(cells[columns["claim"]]).startswith(shown(outcome.claim.text(language).replace("`", ""))):
             problems.append(f"{where}: the claim cell does not state the claim")
         link = cells[columns["page"]].select_one("a[href]")
