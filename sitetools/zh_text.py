@@ -3,7 +3,8 @@
 - **Spacing**: one space between Chinese and inline code or a Latin word (``用 `clone()` 复制``,
   ``在 torch 上``); no space next to full-width punctuation (``报错：`RuntimeError```, not
   ``报错： `RuntimeError```). :func:`spacing_problems` reports every break of that rule in a text
-  (MyST roles such as ``{ref}`label``` and link targets are left out: they render as titles).
+  (MyST roles such as ``{ref}`label```, links and titles in 《》 are left out: they render as
+  titles, or quote an author).
 - **No English prose** in generated text shown on a Chinese page: :func:`english_words` lists the
   English words of a text outside code (backticks) and outside torch's own messages
   (``RuntimeError: ...``), which stay as torch prints them.
@@ -22,7 +23,9 @@ LATIN = r"[A-Za-z0-9`]"
 
 #: MyST roles (``{doc}`about```), substitutions (``{{torch_version}}``), links' targets and
 #: placeholders, which render as something else: replaced by a neutral mark before checking.
-_NOT_TEXT = re.compile(r"\{[a-z:-]+\}`[^`]*`|\{\{[^}]*\}\}|\]\([^)]*\)|\{[a-z_]+\}")
+_NOT_TEXT = re.compile(r"\{[a-z:-]+\}`[^`]*`|\{\{[^}]*\}\}|\]\([^)]*\)|\{[a-z_]+\}|<https?://[^>]*>")
+#: A title in 《》 is the author's, spacing included.
+_TITLE = re.compile(r"《[^》]*》")
 _CODE = re.compile(r"``?[^`]+``?")
 
 _RULES = (
@@ -39,7 +42,7 @@ def spacing_problems(text: str) -> list[tuple[int, str, str]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if line.lstrip().startswith(("```", ">>>", "...", ":", "%", "|")):
             continue  # fences, doctest lines, directive options, comments and tables of code
-        bare = _CODE.sub("`c`", _NOT_TEXT.sub("\u25a1", line))
+        bare = _CODE.sub("`c`", _TITLE.sub("《》", _NOT_TEXT.sub("\u25a1", line)))
         for pattern, rule in _RULES:
             for match in pattern.finditer(bare):
                 found.append((number, bare[max(0, match.start() - 8):match.end() + 8], rule))
