@@ -192,7 +192,8 @@ def matrix_problems(soup: BeautifulSoup, language: str, matrix: mp.Matrix) -> li
 
 def _message_problems(table: Tag, source: str, language: str, matrix: mp.Matrix) -> list[str]:
     """Under a table: each operation that raised, with its message in full."""
-    wanted = [shown(f"{op}: {cells['raised']}") for op, cells in matrix[source].items()
+    separator = behaviour_matrix.words(language)["message"]
+    wanted = [shown(f"{op}{separator}{cells['raised']}") for op, cells in matrix[source].items()
               if isinstance(cells["raised"], str) and cells["raised"]]
     following = table.find_next(["table", "ul"], class_=["behaviour-matrix", "behaviour-matrix-messages"])
     listed = ([shown(li) for li in following.select("li")]
