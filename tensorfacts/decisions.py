@@ -24,8 +24,8 @@ DECISIONS: tuple[Advice, ...] = (
         {
             "en": "Another name for the same tensor, so that edits through either are seen by both: `b = a`. "
                 "Nothing is copied; `b` is the very object `a` is.",
-            "zh_CN": "只想给同一个张量再起个名字，通过哪个名字修改另一个都看得到：`b = a`。"
-                "这样什么也不复制，`b` 就是 `a` 这个对象本身。",
+            "zh_CN": "只想给同一个张量再起个名字，通过哪个名字修改，另一个都看得到：`b = a`。"
+                "这样什么也没有复制，`b` 就是 `a` 这个对象本身。",
         },
         lambda m: _rows(m, "b = a", same_object=True, shares_storage=True),
     ),
@@ -36,7 +36,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "It shares storage and the version counter with `a` and does not require grad; an in-place "
                 "edit of it while autograd still needs `a` makes backward raise.",
             "zh_CN": "只读数值、不要求导、也不复制（记录日志、画图、比较）：`a.detach()`。它与 `a` "
-                "共享存储和版本计数器，不需要梯度；在 autograd 还需要 `a` 时原地修改它，backward 会报错。",
+                "共享存储和版本计数器，不需要梯度；自动求导还用得着 `a` 时原地修改它，反向传播会报错。",
         },
         lambda m: _rows(m, "a.detach()", same_object=False, shares_storage=True, shares_version=True,
                         requires_grad=False)
@@ -96,7 +96,7 @@ DECISIONS: tuple[Advice, ...] = (
         {
             "en": "None of these needs `a.data`: it shares storage but not the version counter, so an in-place "
                 "edit through it gives a wrong gradient without any error.",
-            "zh_CN": "以上哪种需要都用不着 `a.data`：它共享存储却不共享版本计数器，通过它原地修改，"
+            "zh_CN": "以上哪一种都用不着 `a.data`：它共享存储，却不共享版本计数器；通过它原地修改，"
                 "梯度会算错，而且不报错。",
         },
         lambda m: _rows(m, "a.data", shares_storage=True, shares_version=False)

@@ -333,9 +333,9 @@ GUIDE: tuple[Advice, ...] = (
                 "own storage and version counter, no `grad_fn`, `requires_grad=False`, raises no warning, "
                 "and an in-place edit of it, with or without `torch.no_grad()`, leaves the gradient of `a` "
                 "alone. `with torch.no_grad(): a.clone()` gives the same row.",
-            "zh_CN": "需要一份与原张量无关、也不带求导历史的副本：用 `a.detach().clone()`。它有自己的存储和版本计数器，"
-                "没有 `grad_fn`，`requires_grad=False`，不会触发警告；无论是否在 `torch.no_grad()` 下原地修改它，"
-                "都不影响 `a` 的梯度。`with torch.no_grad(): a.clone()` 的结果与它完全相同。",
+            "zh_CN": "要一份与原张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。它有自己的存储和版本计数器，"
+                "没有 `grad_fn`，`requires_grad=False`，也不会触发警告；无论是否在 `torch.no_grad()` 下原地修改它，"
+                "`a` 的梯度都不受影响。`with torch.no_grad(): a.clone()` 得到的一行与它完全相同。",
         },
         lambda m: _everywhere(
             m, "a.detach().clone()", same_object=False, shares_storage=False,
@@ -347,7 +347,7 @@ GUIDE: tuple[Advice, ...] = (
         "clone-detach-same",
         {
             "en": "`a.clone().detach()` gives the same result in every column.",
-            "zh_CN": "`a.clone().detach()` 在表中每一列的结果都与之相同。",
+            "zh_CN": "`a.clone().detach()` 在表中每一列都与它相同。",
         },
         lambda m: _same_row(m, "a.clone().detach()", "a.detach().clone()"),
     ),
@@ -359,8 +359,8 @@ GUIDE: tuple[Advice, ...] = (
                 "node. "
                 "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and `a.double()` "
                 "through `ToCopyBackward0` (it also changes the dtype).",
-            "zh_CN": "需要一份副本、但梯度仍要传回 `a`：对需要求导的张量用 `a.clone()`。它有自己的存储和版本计数器，"
-                "`requires_grad=True`，带 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，"
+            "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要求导的张量用 `a.clone()`：它有自己的存储和版本计数器，"
+                "`requires_grad=True`，带一个 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，"
                 "节点是 `CopyBackwards`；`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变了 dtype）。",
         },
         lambda m: all(
@@ -378,10 +378,10 @@ GUIDE: tuple[Advice, ...] = (
                 "under `torch.no_grad()`, and backward raises an error. It does not catch everything: an "
                 "edit made before autograd saves the tensor, or a write through `a.detach().numpy()`, moves "
                 "no saved version, and backward returns a wrong gradient without any error.",
-            "zh_CN": "只想读取数值、不要求导、也不想复制：用 `a.detach()`。它与 `a` 共享存储和版本计数器："
-                "在 autograd 保存了 `a` 之后原地修改它，即使在 `torch.no_grad()` 下，backward 也会报错。"
-                "但它并非万无一失：在 autograd 保存该张量之前做的修改，或者通过 `a.detach().numpy()` 写入的数据，"
-                "都不会被发现，backward 不报错，却给出错误的梯度。",
+            "zh_CN": "只想读取数值，既不求导也不复制，就用 `a.detach()`。它与 `a` 共享存储和版本计数器："
+                "自动求导保存了 `a` 之后再原地修改它，即使在 `torch.no_grad()` 下，反向传播也会报错。"
+                "但它并非万无一失：在自动求导保存该张量之前做的修改，或者通过 `a.detach().numpy()` 写入的数据，"
+                "都不会让保存时记下的版本对不上，反向传播照常完成，梯度却是错的。",
         },
         lambda m: _everywhere(m, "a.detach()", shares_storage=True, shares_version=True,
                               requires_grad=False, grad_fn="None")
@@ -395,7 +395,7 @@ GUIDE: tuple[Advice, ...] = (
                 "counter with `a` and stays in the graph (`ViewBackward0`). A view of a leaf that requires "
                 "grad refuses in-place edits outside `torch.no_grad()`.",
             "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，并留在计算图中"
-                "（`ViewBackward0`）。对需要求导的叶子张量的视图，在 `torch.no_grad()` 之外原地修改会直接报错。",
+                "（`ViewBackward0`）。需要求导的叶子张量的视图，在 `torch.no_grad()` 之外一做原地修改就会报错。",
         },
         lambda m: _everywhere(m, "a.view(3)", shares_storage=True, shares_version=True)
         and _everywhere(m, "a.view(3)", GRAD_SOURCES, grad_fn="ViewBackward0")
@@ -409,9 +409,9 @@ GUIDE: tuple[Advice, ...] = (
                 "gradient without any error. `copy.copy(a)` is no better: it shares storage, not the counter, "
                 "and an edit of it under `torch.no_grad()` goes unnoticed in the same way.",
             "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器。无论是否在 `torch.no_grad()` 下，"
-                "通过它原地修改，autograd 都察觉不到，backward 不报错，却给出错误的梯度。"
-                "`copy.copy(a)` 也好不到哪里去：它共享存储，不共享版本计数器，"
-                "在 `torch.no_grad()` 下原地修改它同样不会被发现。",
+                "通过它做的原地修改自动求导都察觉不到，反向传播不报错，梯度却是错的。"
+                "`copy.copy(a)` 也好不到哪里去：它同样共享存储、不共享版本计数器，"
+                "在 `torch.no_grad()` 下原地修改它也不会被发现。",
         },
         lambda m: all(_everywhere(m, op, shares_storage=True, shares_version=False)
                       for op in ("a.data", "copy.copy(a)"))
@@ -428,8 +428,8 @@ GUIDE: tuple[Advice, ...] = (
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象；`torch.as_tensor(a)`、"
                 "对 float 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、"
                 "对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。"
-                "在 `torch.no_grad()` 下原地修改 `b` 就是修改 `a`："
-                "如果 autograd 保存过 `a`，backward 会报错。",
+                "在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
+                "如果自动求导保存过 `a`，反向传播时会报错。",
         },
         lambda m: all(_everywhere(m, op, same_object=True)
                       for op in ("b = a", "torch.as_tensor(a)", "a.float()"))

@@ -48,12 +48,37 @@ class Claim:
         return pick(self.notes, language, f"the note of claim {self.id}") if self.notes else ""
 
 
+#: A trace: code and torch's own output only (the same in every edition), or, when it needs words,
+#: one text per edition code (see :func:`said`).
+Trace = str | Mapping[str, str]
+
+
+def said(en: str, zh_CN: str) -> dict[str, str]:
+    """A trace with words in it, in every edition's language; code goes between backticks."""
+    return {"en": en, "zh_CN": zh_CN}
+
+
 @dataclasses.dataclass(frozen=True)
 class Result:
-    """What a check returns: a verdict, and a short, language-neutral trace of what torch did."""
+    """What a check returns: a verdict, and a short trace of what torch did.
+
+    ``observed`` is code and torch's own output alone (shown as code in every edition), or a text per
+    edition made with :func:`said` (words around backticked code) when the trace needs words.
+    """
 
     verdict: str
-    observed: str
+    observed: Trace
+
+    @property
+    def worded(self) -> bool:
+        """True when the trace has words, one text per edition (code between backticks)."""
+        return not isinstance(self.observed, str)
+
+    def trace(self, language: str, what: str = "a trace") -> str:
+        """The trace in ``language``; a worded trace without that language raises, naming ``what``."""
+        if isinstance(self.observed, str):
+            return self.observed
+        return pick(self.observed, language, f"{what} (tensorfacts.model.said)")
 
 
 @dataclasses.dataclass(frozen=True)

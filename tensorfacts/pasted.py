@@ -11,21 +11,24 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from tensorfacts.model import HOLDS, OUTPUT_DIFFERS, Result
-from tensorfacts.snippets import Run, compare_output, first_difference, lines, run_clean
+from tensorfacts.model import HOLDS, OUTPUT_DIFFERS, Result, Trace, said
+from tensorfacts.snippets import Run, compare_output, counted, first_difference, lines, run_clean
 
 #: How a row reports what was printed: (the run, the compared prints, the verdict) -> trace.
-Trace = Callable[[Run, list[str], str], str]
+Tracer = Callable[[Run, list[str], str], Trace]
 
 
-def as_pasted(run: Run, compared: list[str], outcome: str, expected: str = "") -> str:
+def as_pasted(run: Run, compared: list[str], outcome: str, expected: str = "") -> Trace:
     """``"6 prints, as pasted"``, or the first printed line that differs from the article's."""
-    return f"{len(run.prints)} prints, as pasted" if outcome == HOLDS else first_difference(expected, run.text)
+    return counted(len(run.prints), "as pasted", "与原文贴出的一致") if outcome == HOLDS else (
+        first_difference(expected, run.text))
 
 
-def count_and_last(run: Run, compared: list[str], outcome: str) -> str:
+def count_and_last(run: Run, compared: list[str], outcome: str) -> Trace:
     """How many prints, and the first line of the last one."""
-    return f"{len(run.prints)} prints; last: {run.prints[-1].splitlines()[0]} …"
+    last = run.prints[-1].splitlines()[0]
+    return said(f"{len(run.prints)} prints; last: `{last}` …",
+                f"共 {len(run.prints)} 次 `print`，最后一次：`{last}` …")
 
 
 def first_print(run: Run, compared: list[str], outcome: str) -> str:
@@ -55,7 +58,7 @@ class Pasted:
     snippet: str  #: the article's code (see tensorfacts.sources)
     expected: str | tuple[str, ...]  #: the whole pasted output, or one expectation per compared print
     prints: tuple[int, ...] | None = None  #: which print calls to compare; None: the whole output
-    trace: Trace | None = None  #: None: "N prints, as pasted" or the first line that differs
+    trace: Tracer | None = None  #: None: "N prints, as pasted" or the first line that differs
 
     def check(self) -> Result:
         run = run_clean(self.snippet)

@@ -9,7 +9,7 @@ import warnings
 
 import torch
 
-from tensorfacts.model import HOLDS, OUTPUT_DIFFERS, Result
+from tensorfacts.model import HOLDS, OUTPUT_DIFFERS, Result, Trace, said
 from tensorfacts.tensors import warning_line
 
 
@@ -65,7 +65,7 @@ def compare_output(expected: str, actual: str) -> str:
     return HOLDS if lines(expected) == lines(actual) else OUTPUT_DIFFERS
 
 
-def first_difference(expected: str, actual: str) -> str:
+def first_difference(expected: str, actual: str) -> Trace:
     """The first line of ``actual`` that is not the article's (for the ledger's trace column)."""
     exp, act = lines(expected), lines(actual)
     for want, got in zip(exp, act, strict=False):
@@ -74,12 +74,18 @@ def first_difference(expected: str, actual: str) -> str:
     if len(act) > len(exp):
         return act[len(exp)]
     if len(act) < len(exp):
-        return f"(missing) {exp[len(act)]}"
+        return said(f"(missing) `{exp[len(act)]}`", f"（缺少）`{exp[len(act)]}`")
     return act[-1] if act else ""
 
 
-def pasted_output(expected: str, run: Run, label: str = "as pasted") -> Result:
+def pasted_output(expected: str, run: Run) -> Result:
     """Compare everything the snippet printed with the output the article pasted."""
     outcome = compare_output(expected, run.text)
-    trace = f"{len(run.prints)} prints, {label}" if outcome == HOLDS else first_difference(expected, run.text)
-    return Result(outcome, trace)
+    if outcome != HOLDS:
+        return Result(outcome, first_difference(expected, run.text))
+    return Result(outcome, counted(len(run.prints), "as pasted", "与原文贴出的一致"))
+
+
+def counted(prints: int, en: str, zh_CN: str) -> Trace:
+    """``"7 prints, as commented"``: how many ``print`` calls ran, and how they compare."""
+    return said(f"{prints} prints, {en}", f"共 {prints} 次 `print`，{zh_CN}")

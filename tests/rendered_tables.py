@@ -101,9 +101,10 @@ def ledger_problems(soup: BeautifulSoup, language: str, outcomes: list[Outcome])
                  if c.startswith("verdict-")] if verdict.select_one("span.verdict") else []
         if marks != [f"verdict-{outcome.verdict}"]:
             problems.append(f"{where}: the verdict is marked {marks}, computed {outcome.verdict}")
-        if shown(cells[columns["observed"]]) != shown(outcome.result.observed):
+        trace = outcome.result.trace(language)
+        if shown(cells[columns["observed"]]) != shown(trace.replace("`", "") if outcome.result.worded else trace):
             problems.append(f"{where}: the trace reads {shown(cells[columns['observed']])!r}, "
-                            f"computed {outcome.result.observed!r}")
+                            f"computed {trace!r}")
         if not shown(cells[columns["claim"]]).startswith(shown(outcome.claim.text(language).replace("`", ""))):
             problems.append(f"{where}: the claim cell does not state the claim")
         link = cells[columns["page"]].select_one("a[href]")
@@ -194,7 +195,8 @@ def matrix_problems(soup: BeautifulSoup, language: str, matrix: mp.Matrix) -> li
 
 def _message_problems(table: Tag, source: str, language: str, matrix: mp.Matrix) -> list[str]:
     """Under a table: each operation that raised, with its message in full."""
-    wanted = [shown(f"{op}: {cells['raised']}") for op, cells in matrix[source].items()
+    separator = behaviour_matrix.words(language)["message"]
+    wanted = [shown(f"{op}{separator}{cells['raised']}") for op, cells in matrix[source].items()
               if isinstance(cells["raised"], str) and cells["raised"]]
     following = table.find_next(["table", "ul"], class_=["behaviour-matrix", "behaviour-matrix-messages"])
     listed = ([shown(li) for li in following.select("li")]

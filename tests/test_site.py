@@ -142,10 +142,15 @@ def test_the_chrome_check_catches_english_on_a_chinese_page(site_dir, tmp_path, 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_downloads_are_in_the_page_language(site_dir, lang):
+    from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
+    from tensorcopy_sphinx.build_info import build_versions  # isort: skip
+    from tensorcopy_sphinx.notebook_text import resolve  # isort: skip
+
     for script in gallery_scripts(lang):
         py = list((site_dir / lang / "_downloads").rglob(script.name))
         assert py, f"{script_id(script)}: no .py download"
-        assert py[0].read_bytes() == script.read_bytes(), f"{script_id(script)}: wrong .py download"
+        expected = resolve(script.read_text(encoding="utf-8"), build_versions(), script.name)  # |torch_version|
+        assert py[0].read_text(encoding="utf-8") == expected, f"{script_id(script)}: wrong .py download"
         notebook = list((site_dir / lang / "_downloads").rglob(script.with_suffix(".ipynb").name))
         assert notebook, f"{script_id(script)}: no .ipynb download"
         docstring = script.read_text(encoding="utf-8").split('"""')[1]

@@ -11,9 +11,9 @@ import warnings
 
 import torch
 
-from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Registry, Result, verdict
+from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Registry, Result, said, verdict
 from tensorfacts.pasted import Pasted, count_and_last, first_print, joined, one_line
-from tensorfacts.snippets import compare_output, first_difference, run_clean, run_snippet
+from tensorfacts.snippets import compare_output, counted, first_difference, run_clean, run_snippet
 from tensorfacts.sources import copying_000 as src
 from tensorfacts.tensors import error_line, grad_fn_name, same_storage
 
@@ -33,7 +33,7 @@ CLAIMS = Registry(NUMBER)
         "en": "Not a claim of the author's: the published snippet still starts with the blog's "
               "“// A code block” placeholder, and its indentation was lost in publishing. The next row "
               "checks the loop with its indentation restored.",
-        "zh_CN": "这不是作者的说法：发表出来的代码段开头还留着博客的 “// A code block” 占位符，缩进是在发表时丢失的。"
+        "zh_CN": "这不是作者的说法：发表出来的代码段开头还留着博客的“// A code block”占位符，缩进是在发表时丢失的。"
                  "下一行检验的是补回缩进后的循环。",
     })
 def _loop_runs_as_printed() -> Result:
@@ -44,12 +44,14 @@ def _loop_runs_as_printed() -> Result:
         restored = run_snippet(src.LOOP_RESTORED)
         if restored.error is not None:
             raise restored.error from exc
-        return Result(NOT_A_CLAIM, f"{type(exc).__name__}: {exc.msg} (line {exc.lineno}); "
-                      "with the indentation restored, it runs")
+        error = f"{type(exc).__name__}: {exc.msg}"
+        return Result(NOT_A_CLAIM, said(f"`{error}` (line {exc.lineno}); with the indentation restored, it runs",
+                                        f"`{error}`（第 {exc.lineno} 行）；补回缩进后可以运行"))
     except SyntaxError as exc:
-        return Result(DOES_NOT_HOLD, f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})")
+        error = f"{type(exc).__name__}: {exc.msg}"
+        return Result(DOES_NOT_HOLD, said(f"`{error}` (line {exc.lineno})", f"`{error}`（第 {exc.lineno} 行）"))
     run = run_snippet(src.LOOP_AS_PRINTED)
-    return Result(verdict(run.error is None), "compiles")
+    return Result(verdict(run.error is None), said("compiles", "可以编译"))
 
 
 CLAIMS.rows(
@@ -57,7 +59,7 @@ CLAIMS.rows(
         "000-loop-output", "origin", "copying-alias",
         "With its indentation restored, the loop prints the article's “out” block: `a` fills with "
         "ones along with `b`.",
-        "补回缩进后，循环的输出与原文的 “out” 一致：`b` 被逐个写成 1，`a` 也跟着变。",
+        "补回缩进后，循环的输出与原文的“out”一致：`b` 被逐个写成 1，`a` 也跟着变。",
         snippet=src.LOOP_RESTORED, expected=src.LOOP_OUT, trace=count_and_last,
     ),
 )
@@ -72,8 +74,9 @@ def _data_not_new_memory() -> Result:
     b = a.data
     b[0, 1] = 1
     shared = same_storage(a, b)
-    return Result(verdict(shared and a[0, 1].item() == 1), f"same_storage(a, b) = {shared}; "
-                  f"a[0, 1] = {a[0, 1].item()} after b[0, 1] = 1")
+    return Result(verdict(shared and a[0, 1].item() == 1), said(
+        f"`same_storage(a, b) = {shared}`; `a[0, 1] = {a[0, 1].item()}` after `b[0, 1] = 1`",
+        f"`same_storage(a, b) = {shared}`；执行 `b[0, 1] = 1` 后，`a[0, 1] = {a[0, 1].item()}`"))
 
 
 @CLAIMS.claim(
@@ -87,8 +90,9 @@ def _alias_and_data_linked() -> Result:
     alias[0] = 1
     data[1] = 2
     linked = a.tolist() == [1.0, 2.0, 0.0] and same_storage(a, data)
-    return Result(verdict(linked and alias is a),
-                  f"b is a: {alias is a}; a after both writes: {a.tolist()}")
+    return Result(verdict(linked and alias is a), said(
+        f"`(b is a) = {alias is a}`; after both writes, `a = {a.tolist()}`",
+        f"`(b is a) = {alias is a}`；两次写入后，`a = {a.tolist()}`"))
 
 
 # --- Article 000, the safest way -----------------------------------------------------------------
@@ -115,8 +119,9 @@ def _detach_clone_own_memory() -> Result:
     b = a.detach().clone()
     b[0] = 100
     shared = same_storage(a, b)
-    return Result(verdict(not shared and a[0].item() == 1.0),
-                  f"same_storage(a, b) = {shared}; a[0] = {a[0].item()} after b[0] = 100")
+    return Result(verdict(not shared and a[0].item() == 1.0), said(
+        f"`same_storage(a, b) = {shared}`; `a[0] = {a[0].item()}` after `b[0] = 100`",
+        f"`same_storage(a, b) = {shared}`；执行 `b[0] = 100` 后，`a[0] = {a[0].item()}`"))
 
 
 # --- Article 000, 1: tensor.clone() --------------------------------------------------------------
@@ -142,8 +147,9 @@ def _clone_new_memory() -> Result:
     c = a.clone()
     c[0] = 100
     shared = same_storage(a, c)
-    return Result(verdict(not shared and a[0].item() == 1.0),
-                  f"same_storage(a, c) = {shared}; a[0] = {a[0].item()} after c[0] = 100")
+    return Result(verdict(not shared and a[0].item() == 1.0), said(
+        f"`same_storage(a, c) = {shared}`; `a[0] = {a[0].item()}` after `c[0] = 100`",
+        f"`same_storage(a, c) = {shared}`；执行 `c[0] = 100` 后，`a[0] = {a[0].item()}`"))
 
 
 @CLAIMS.claim(
@@ -156,9 +162,10 @@ def _clone_in_graph() -> Result:
     if c.requires_grad:  # otherwise backward() would raise: nothing to flow back
         (c * 3).sum().backward()
     flows = a.grad is not None and a.grad.tolist() == [3.0, 3.0, 3.0]
-    return Result(verdict(c.grad_fn is not None and flows),
-                  f"c.grad_fn = {grad_fn_name(c)}; a.grad after (c * 3).sum().backward() = "
-                  f"{a.grad.tolist() if a.grad is not None else None}")
+    grad = a.grad.tolist() if a.grad is not None else None
+    return Result(verdict(c.grad_fn is not None and flows), said(
+        f"`c.grad_fn = {grad_fn_name(c)}`; after `(c * 3).sum().backward()`, `a.grad = {grad}`",
+        f"`c.grad_fn = {grad_fn_name(c)}`；执行 `(c * 3).sum().backward()` 后，`a.grad = {grad}`"))
 
 
 @CLAIMS.claim(
@@ -223,7 +230,8 @@ def _clone_print_c_grad() -> Result:
     if printed != src.CLONE_COMMENTS[3]:
         return Result(DOES_NOT_HOLD, printed)
     if run.warnings:
-        return Result(OUTPUT_DIFFERS, f"{printed}, plus {run.warnings[0]}")
+        return Result(OUTPUT_DIFFERS, said(f"`{printed}`, plus `{run.warnings[0]}`",
+                                           f"`{printed}`，另有 `{run.warnings[0]}`"))
     return Result(HOLDS, printed)
 
 
@@ -248,8 +256,9 @@ def _clone_rebind_keeps_c() -> Result:
         raise ValueError("the clone example has no line `a = 1`")
     run = run_clean(f"{head}\nc_before = c.tolist(){rebind}{tail}c_after = c.tolist()\n")
     before, after = run.names["c_before"], run.names["c_after"]
-    return Result(verdict(run.names["a"] == 1 and before == after),
-                  f"c.tolist() before a = 1: {before}; after: {after}")
+    return Result(verdict(run.names["a"] == 1 and before == after), said(
+        f"`c.tolist()` before `a = 1`: `{before}`; after: `{after}`",
+        f"`a = 1` 之前 `c.tolist()` 为 `{before}`，之后为 `{after}`"))
 
 
 @CLAIMS.claim(
@@ -265,9 +274,9 @@ def _clone_unrelated() -> Result:
     if c.requires_grad:
         c.sum().backward()
     grad = a.grad.tolist() if a.grad is not None else None
-    return Result(verdict(not reaches_a and grad is None),
-                  f"c.grad_fn.next_functions → a: {reaches_a}; a.grad after c.sum().backward() "
-                  f"= {grad}")
+    return Result(verdict(not reaches_a and grad is None), said(
+        f"`c.grad_fn.next_functions` reaches `a`: `{reaches_a}`; after `c.sum().backward()`, `a.grad = {grad}`",
+        f"`c.grad_fn.next_functions` 通向 `a`：`{reaches_a}`；执行 `c.sum().backward()` 后，`a.grad = {grad}`"))
 
 
 @CLAIMS.claim(
@@ -279,7 +288,9 @@ def _clone_requires_grad_follows() -> Result:
     for flag in (True, False):
         a = torch.tensor([1.0, 2.0, 3.0], requires_grad=flag)
         follows.append(a.clone().requires_grad == flag)
-    return Result(verdict(all(follows)), f"clone().requires_grad follows a: {follows}")
+    return Result(verdict(all(follows)), said(
+        f"`clone().requires_grad` follows `a` (for `True`, `False`): `{follows}`",
+        f"`clone().requires_grad` 与 `a` 一致（依次为 `True`、`False`）：`{follows}`"))
 
 
 @CLAIMS.claim(
@@ -293,8 +304,9 @@ def _clone_grads_unrelated() -> Result:
     if loss.requires_grad:
         loss.backward()
     grad = a.grad.tolist() if a.grad is not None else None
-    return Result(verdict(grad is None),
-                  f"a.grad after (c * [10, 20, 30]).sum().backward() = {grad}")
+    return Result(verdict(grad is None), said(
+        f"after `(c * [10, 20, 30]).sum().backward()`, `a.grad = {grad}`",
+        f"执行 `(c * [10, 20, 30]).sum().backward()` 后，`a.grad = {grad}`"))
 
 
 # --- Article 000, 2: tensor.detach() -------------------------------------------------------------
@@ -386,8 +398,13 @@ def _detach_metadata_ops_error() -> Result:
     nonleaf_c, nonleaf_a = _accepted(lambda: torch.ones(2, 3, requires_grad=True) * 2)
     if (on_c or on_a) and nonleaf_a != ["set_", "transpose_"]:  # the note says so: it must stay true
         raise AssertionError(f"the note is out of date: a non-leaf source accepts {nonleaf_a}")
-    trace = (f"run on c: {', '.join(on_c) or 'none'}; on the leaf a: {', '.join(on_a) or 'none'}; "
-             f"on a non-leaf a: {', '.join(nonleaf_a)}")
+    def listed(calls: list[str], sep: str, none: str) -> str:
+        return sep.join(f"`{call}`" for call in calls) or none
+
+    trace = said(f"run on `c`: {listed(on_c, ', ', 'none')}; on the leaf `a`: {listed(on_a, ', ', 'none')}; "
+                 f"on a non-leaf `a`: {listed(nonleaf_a, ', ', 'none')}",
+                 f"在 `c` 上能执行：{listed(on_c, '、', '无')}；在叶子张量 `a` 上：{listed(on_a, '、', '无')}；"
+                 f"在非叶子张量 `a` 上：{listed(nonleaf_a, '、', '无')}")
     return Result(verdict(not on_c and not on_a), trace)
 
 
@@ -404,9 +421,12 @@ def _detach_prints() -> Result:
     outcome = compare_output(expected, run.text)
     if outcome == HOLDS and run.warnings:
         outcome = OUTPUT_DIFFERS
-    trace = f"{len(run.prints)} prints, as commented" if outcome == HOLDS else (
-        first_difference(expected, run.text) + (f"; {run.warnings[0]}" if run.warnings else ""))
-    return Result(outcome, trace)
+    if outcome == HOLDS:
+        return Result(outcome, counted(len(run.prints), "as commented", "与注释一致"))
+    differs = first_difference(expected, run.text)
+    if run.warnings and isinstance(differs, str):
+        return Result(outcome, said(f"`{differs}`; `{run.warnings[0]}`", f"`{differs}`；`{run.warnings[0]}`"))
+    return Result(outcome, differs)
 
 
 @CLAIMS.claim(
@@ -417,7 +437,8 @@ def _detach_edit_propagates() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     c = a.detach()
     c[0] = 100
-    return Result(verdict(a[0].item() == 100.0), f"a[0] = {a[0].item()} after c[0] = 100")
+    return Result(verdict(a[0].item() == 100.0), said(f"`a[0] = {a[0].item()}` after `c[0] = 100`",
+                                                      f"执行 `c[0] = 100` 后，`a[0] = {a[0].item()}`"))
 
 
 @CLAIMS.claim(
@@ -451,14 +472,15 @@ def _note_commented_edit() -> Result:
     try:
         a[1, 2] = 0
     except (IndexError, RuntimeError) as exc:
-        first = error_line(exc)
+        errors = [f"`{error_line(exc)}`"]
     else:
-        return Result(HOLDS, "a[1, 2] = 0 runs")
+        return Result(HOLDS, said("`a[1, 2] = 0` runs", "`a[1, 2] = 0` 可以运行"))
     try:
         a[1, 1] = 0  # even a valid index is refused: a is a leaf that requires grad
     except RuntimeError as exc:
-        first = f"{first}; a[1, 1] = 0 → {error_line(exc)}"
-    return Result(NOT_A_CLAIM if commented else DOES_NOT_HOLD, f"if switched on: {first}")
+        errors.append(f"`a[1, 1] = 0` → `{error_line(exc)}`")
+    return Result(NOT_A_CLAIM if commented else DOES_NOT_HOLD,
+                  said(f"if switched on: {'; '.join(errors)}", f"打开后：{'；'.join(errors)}"))
 
 
 CLAIMS.rows(
@@ -471,7 +493,7 @@ CLAIMS.rows(
     Pasted(
         "000-note-output", "note", "copying-rebinding",
         "The “out” block of this example is what the code prints.",
-        "这个例子的 “out” 就是代码的实际输出。",
+        "这个例子的“out”就是代码的实际输出。",
         snippet=src.NOTE_EXAMPLE, expected=src.NOTE_OUT,
     ),
 )
@@ -488,8 +510,9 @@ def _note_rebind_breaks_link() -> Result:
     with torch.no_grad():
         a.add_(5)
     untouched = c.tolist() == [[1.0, 1.0], [1.0, 1.0]]
-    return Result(verdict(not shared and untouched),
-                  f"same_storage(a, c) = {shared}; c after a.add_(5) = {c.tolist()}")
+    return Result(verdict(not shared and untouched), said(
+        f"`same_storage(a, c) = {shared}`; after `a.add_(5)`, `c = {c.tolist()}`",
+        f"`same_storage(a, c) = {shared}`；执行 `a.add_(5)` 后，`c = {c.tolist()}`"))
 
 
 # --- Article 000, also ---------------------------------------------------------------------------
@@ -503,8 +526,7 @@ def _add_rebind_breaks_link() -> Result:
     run = run_clean(src.ALSO_EXAMPLE)
     a, c = run.names["a"], run.names["c"]
     shared = same_storage(a, c)
-    return Result(verdict(a is not c and not shared), f"a is c: {a is c}; same_storage(a, c) = "
-                  f"{shared}")
+    return Result(verdict(a is not c and not shared), f"(a is c) = {a is c}; same_storage(a, c) = {shared}")
 
 
 CLAIMS.rows(
@@ -512,7 +534,7 @@ CLAIMS.rows(
         "000-add-output", "also", "copying-add-rebinding",
         "The “out” block shows `a` with `grad_fn=<AddBackward0>` and `c` still all ones with "
         "`requires_grad=True`.",
-        "“out” 中 `a` 带 `grad_fn=<AddBackward0>`，`c` 仍全为 1 且 `requires_grad=True`。",
+        "“out”中的 `a` 带 `grad_fn=<AddBackward0>`，`c` 仍全为 1 且 `requires_grad=True`。",
         snippet=src.ALSO_EXAMPLE, expected=src.ALSO_OUT,
     ),
 )

@@ -12,7 +12,7 @@ import inspect
 import torch
 
 from tensorfacts.facts import run_fact
-from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, Registry, Result, verdict
+from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, Registry, Result, said, verdict
 from tensorfacts.pasted import Pasted
 from tensorfacts.snippets import Run, lines, pasted_output, run_snippet
 from tensorfacts.sources import data_vs_detach_004 as src
@@ -35,11 +35,10 @@ def _both_separate() -> Result:
     out = a.sigmoid()
     results = {}
     for name, t in (("data", out.data), ("detach()", out.detach())):
-        results[name] = (not t.requires_grad, t.grad_fn is None, t.is_leaf)
-    ok = all(all(flags) for flags in results.values())
+        results[name] = (not t.requires_grad, t.grad_fn is None, t.is_leaf, grad_fn_name(t))
+    ok = all(all(flags[:3]) for flags in results.values())
     return Result(verdict(ok), "; ".join(
-        f"{n}: requires_grad={not f[0]}, grad_fn={'None' if f[1] else 'set'}"
-        for n, f in results.items()))
+        f"{n}: requires_grad={not f[0]}, grad_fn={f[3]}" for n, f in results.items()))
 
 
 # --- Article 004, data ---------------------------------------------------------------------------
@@ -76,8 +75,9 @@ def _data_edit_propagates() -> Result:
     out = a.sigmoid()
     c = out.data
     c.zero_()
-    return Result(verdict(out.tolist() == [0.0, 0.0, 0.0]), f"out after c.zero_() = "
-                  f"{out.detach().tolist()}")
+    return Result(verdict(out.tolist() == [0.0, 0.0, 0.0]), said(
+        f"after `c.zero_()`, `out = {out.detach().tolist()}`",
+        f"执行 `c.zero_()` 后，`out = {out.detach().tolist()}`"))
 
 
 @CLAIMS.claim(
@@ -122,8 +122,9 @@ def _data_untracked() -> Result:
     out.data.mul_(2)
     after = out._version
     changed = not torch.allclose(out.detach(), a.detach().sigmoid())
-    return Result(verdict(before == after and changed),
-                  f"out._version {before} → {after}; values changed: {changed}")
+    return Result(verdict(before == after and changed), said(
+        f"`out._version`: {before} → {after}; values changed: `{changed}`",
+        f"`out._version`：{before} → {after}；数值改变：`{changed}`"))
 
 
 # --- Article 004, detach() ----------------------------------------------------------------------
@@ -141,9 +142,11 @@ def _detach_004_shares() -> Result:
     shared = same_storage(out, c)
     c.zero_()
     zeroed = out.detach().tolist() == [0.0, 0.0, 0.0]
-    return Result(verdict(shared and not c.requires_grad and zeroed),
-                  f"same_storage(out, c) = {shared}; c.requires_grad = {c.requires_grad}; "
-                  f"out after c.zero_() = {out.detach().tolist()}")
+    return Result(verdict(shared and not c.requires_grad and zeroed), said(
+        f"`same_storage(out, c) = {shared}`; `c.requires_grad = {c.requires_grad}`; "
+        f"after `c.zero_()`, `out = {out.detach().tolist()}`",
+        f"`same_storage(out, c) = {shared}`；`c.requires_grad = {c.requires_grad}`；"
+        f"执行 `c.zero_()` 后，`out = {out.detach().tolist()}`"))
 
 
 @CLAIMS.claim(
@@ -158,7 +161,8 @@ def _detach_004_backward_error() -> Result:
         out.sum().backward()
     except RuntimeError:
         return Result(HOLDS, f"RuntimeError; out._version = {out._version}")
-    return Result(DOES_NOT_HOLD, f"no error; a.grad = {a.grad.tolist()}")
+    return Result(DOES_NOT_HOLD, said(f"no error; `a.grad = {a.grad.tolist()}`",
+                                      f"没有报错；`a.grad = {a.grad.tolist()}`"))
 
 
 def _raise_unless_at_backward(run: Run) -> None:
@@ -177,7 +181,7 @@ def _detach_004_output() -> Result:
     run = run_snippet(src.DETACH_004_EXAMPLE)
     _raise_unless_at_backward(run)
     if run.error is None:
-        return Result(OUTPUT_DIFFERS, "no error at backward")
+        return Result(OUTPUT_DIFFERS, said("no error at `backward()`", "`backward()` 没有报错"))
     return pasted_output(src.DETACH_004_OUT, run)
 
 
@@ -191,13 +195,14 @@ def _detach_004_error_message() -> Result:
     run = run_snippet(src.DETACH_004_EXAMPLE)
     _raise_unless_at_backward(run)
     if run.error is None:
-        return Result(DOES_NOT_HOLD, "no error")
+        return Result(DOES_NOT_HOLD, said("no error", "没有报错"))
     got = f"{type(run.error).__name__}: {run.error}"
     if got == src.DETACH_004_ERROR:
         return Result(HOLDS, got)
     if got.startswith(src.DETACH_004_ERROR):
         rest = got[len(src.DETACH_004_ERROR):].split(";")[0]
-        return Result(OUTPUT_DIFFERS, f"… inplace operation{rest}; … (continues)")
+        return Result(OUTPUT_DIFFERS, said(f"`… inplace operation{rest}; …` (continues)",
+                                           f"`… inplace operation{rest}; …`（后略）"))
     return Result(OUTPUT_DIFFERS, got.split(";")[0])
 
 
@@ -215,7 +220,7 @@ def _detach_like_data() -> Result:
     }
     same = facts["data"] == facts["detach()"] == (True, False)
     return Result(verdict(same), "; ".join(
-        f"{n}: shares={f[0]}, requires_grad={f[1]}" for n, f in facts.items()))
+        f"{n}: same_storage={f[0]}, requires_grad={f[1]}" for n, f in facts.items()))
 
 
 # --- Article 004, summary of the differences -----------------------------------------------------
@@ -225,7 +230,7 @@ def _detach_like_data() -> Result:
     "004-both-in-place", "summary", "data-vs-detach-comparison",
     "`.data` and `.detach()` are both in-place operations: read as meant, both work on the original "
     "data, without copying it.",
-    "`.data` 和 `.detach()` 都是 “原位操作 inplace operation”：按作者的本意，两者都直接作用于原来的数据，不做复制。",
+    "`.data` 和 `.detach()` 都是“原位操作 inplace operation”：按作者的本意，两者都直接作用于原来的数据，不做复制。",
     notes={
         "en": "Judged by its meaning, which holds. The word itself is wrong in PyTorch's sense: an in-place "
               "operation changes its tensor and moves its version counter (`zero_()`, `mul_()`, or "
@@ -244,9 +249,11 @@ def _both_in_place() -> Result:
     if out._version != 0 or out.grad_fn is None or not torch.equal(out.detach(), values):
         raise AssertionError("the note is out of date: taking .data or .detach() changed out")
     no_copy = all(same_storage(out, t) and t is not out for t in results.values())
-    return Result(verdict(no_copy),
-                  f"both share out's storage: {no_copy}; out._version stays {out._version}; "
-                  f"out.grad_fn = {grad_fn_name(out)}")
+    return Result(verdict(no_copy), said(
+        f"both share the storage of `out`: `{no_copy}`; `out._version` stays {out._version}; "
+        f"`out.grad_fn = {grad_fn_name(out)}`",
+        f"两者都与 `out` 共享存储：`{no_copy}`；`out._version` 仍为 {out._version}；"
+        f"`out.grad_fn = {grad_fn_name(out)}`"))
 
 
 @CLAIMS.claim(
@@ -264,6 +271,12 @@ def _attribute_vs_method() -> Result:
                   f"type(a.detach) = {type(a.detach).__name__}")
 
 
+def wrong_gradient(grad: list[float], right: list[float], silent: bool) -> dict[str, str]:
+    """``a.grad`` beside the true gradient, and (``silent``) that backward raised no error."""
+    return said(f"`a.grad = {grad}`; true gradient `{right}`" + ("; no error" if silent else ""),
+                f"`a.grad = {grad}`；正确的梯度是 `{right}`" + ("；没有报错" if silent else ""))
+
+
 @CLAIMS.claim(
     "004-data-unsafe", "summary", "data-vs-detach-comparison",
     "`.data` is unsafe: an edit through it can leave a wrong gradient with no error.",
@@ -277,8 +290,7 @@ def _data_unsafe() -> Result:
     except RuntimeError as exc:
         return Result(DOES_NOT_HOLD, error_line(exc))
     right = [2.0, 4.0, 6.0]
-    return Result(verdict(a.grad.tolist() != right),
-                  f"a.grad = {a.grad.tolist()}; true gradient {right}; no error")
+    return Result(verdict(a.grad.tolist() != right), wrong_gradient(a.grad.tolist(), right, silent=True))
 
 
 @CLAIMS.claim(
@@ -307,8 +319,8 @@ def _detach_safe() -> Result:
         return Result(HOLDS, error_line(exc))
     right = (2 * b.detach() * scale).tolist()
     if a.grad.tolist() == right:
-        return Result(HOLDS, f"a.grad = {a.grad.tolist()}; true gradient {right}")
+        return Result(HOLDS, wrong_gradient(a.grad.tolist(), right, silent=False))
     numpy_write = run_fact("detach-numpy-write-silent")
     if not numpy_write.holds:  # the note says so: it must stay true
         raise AssertionError(f"the note is out of date: {numpy_write.trace}")
-    return Result(DOES_NOT_HOLD, f"a.grad = {a.grad.tolist()}; true gradient {right}; no error")
+    return Result(DOES_NOT_HOLD, wrong_gradient(a.grad.tolist(), right, silent=True))

@@ -69,29 +69,31 @@ WORDS = {
         "none_raised": "none",
         "caption": "Source: {code} — probed on torch {torch}",
         "messages": "The messages in full:",
+        "message": ": ",
     },
     "zh_CN": {
-        "operation": "b 的得到方式",
+        "operation": "得到 b 的写法",
         "same_object": "同一对象",
         "type": "type(b)",
         "shares_storage": "共享存储",
         "requires_grad": "requires_grad",
         "grad_fn": "grad_fn",
         "shares_version": "共享版本计数器",
-        "inplace_edit": "原地修改 b 后 backward",
-        "inplace_edit_no_grad": "在 no_grad 下原地修改 b 后 backward",
+        "inplace_edit": "原地修改 b 后反向传播",
+        "inplace_edit_no_grad": "在 no_grad 下原地修改 b 后反向传播",
         "raised": "警告或报错",
         True: "是",
         False: "否",
         mp.EDIT_REFUSED: "修改时报错",
-        mp.EDIT_DETECTED: "backward 时报错",
-        mp.EDIT_SILENT: "梯度错误，且不报错",
+        mp.EDIT_DETECTED: "反向传播时报错",
+        mp.EDIT_SILENT: "梯度错误，不报错",
         mp.EDIT_UNAFFECTED: "梯度不受影响",
         mp.EDIT_NO_GRAPH: "无计算图（a 不需要求导）",
         "not_made": "—",
         "none_raised": "无",
-        "caption": "源张量：{code}，在 torch {torch} 上探测",
-        "messages": "完整信息：",
+        "caption": "源张量：{code}（在 torch {torch} 上实测）",
+        "messages": "警告和报错的完整信息：",
+        "message": "：",
     },
 }
 
@@ -132,7 +134,7 @@ def build_messages(matrix: mp.Matrix, source: str, language: str) -> list[nodes.
     items = nodes.bullet_list(classes=["behaviour-matrix-messages"])
     for operation, message in raised:
         item = nodes.list_item()
-        item += nodes.paragraph("", "", nodes.literal(operation, operation), nodes.Text(": "),
+        item += nodes.paragraph("", "", nodes.literal(operation, operation), nodes.Text(words(language)["message"]),
                                 nodes.literal(message, message))
         items += item
     return [nodes.paragraph(intro, intro, classes=["behaviour-matrix-messages-intro"]), items]

@@ -110,6 +110,12 @@ def note_nodes(text: str) -> list[nodes.Node]:
     return parts
 
 
+def trace_nodes(outcome: Outcome, language: str) -> list[nodes.Node]:
+    """The trace of a check: code alone as one literal; a worded trace as text around its code."""
+    text = outcome.result.trace(language, f"the trace of claim {outcome.claim.id}")
+    return inline_text(text) if outcome.result.worded else [nodes.literal(text, text)]
+
+
 def _cell(*children: nodes.Node) -> nodes.entry:
     entry = nodes.entry()
     entry += nodes.paragraph("", "", *children)
@@ -157,11 +163,11 @@ def build_table(
         if outcome.result is not None:
             word = w[outcome.result.verdict]
             verdict = nodes.inline(word, word, classes=["verdict", f"verdict-{outcome.verdict}"])
-            observed = outcome.result.observed
+            observed = trace_nodes(outcome, language)
         else:
             word = w["problem"].format(problem=outcome.problem)
             verdict = nodes.inline(word, word, classes=["verdict", "verdict-problem"])
-            observed = ""
+            observed = []
         where = w["source"].format(where=f"{article} · {section}" if name_article else section)
         claim_cell = _cell(*inline_text(entry.text(language)))
         note = entry.note(language)
@@ -171,7 +177,7 @@ def build_table(
         row = _row(
             claim_cell,
             _cell(verdict),
-            _cell(nodes.literal(observed, observed)) if observed else _cell(),
+            _cell(*observed),
             _cell(reference(entry.gallery, docname)),
         )
         row["ids"].append(nodes.make_id(f"claim-{entry.id}"))
