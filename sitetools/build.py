@@ -203,9 +203,9 @@ def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float,
         example_guard.TIMEOUT_ENV: str(timeout),
         web.CHECKOUT_ENV: str(ROOT),  # the verified-on stamp reads the commit there
     }
-    log = (stage / f"sphinx-{lang}.log").open("w", encoding="utf-8")
-    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-                            preexec_fn=functools.partial(_die_with_parent, os.getpid()))  # fmt: skip
+    with (stage / f"sphinx-{lang}.log").open("w", encoding="utf-8") as log:  # the child keeps its own handle
+        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                preexec_fn=functools.partial(_die_with_parent, os.getpid()))  # fmt: skip
 
 
 def _die_with_parent(parent: int) -> None:

@@ -56,14 +56,17 @@ class _Worker:
             answer = ""
         if not answer:
             code = self.process.wait()
+            self.process.stdin.close()
+            self.process.stdout.close()
             self.process = None
             raise ExampleFailed(f"{name} ended the process that ran it (exit code {code}): an exit() or os._exit()?")
         return json.loads(answer)
 
     def close(self) -> None:
-        if self.process is not None and self.process.poll() is None:
+        if self.process is not None:
             self.process.stdin.close()
             self.process.wait()
+            self.process.stdout.close()
 
 
 _WORKER = _Worker()
