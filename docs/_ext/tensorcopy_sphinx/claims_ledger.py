@@ -11,7 +11,8 @@ Usage in a MyST page::
 (``tensorfacts``) on the torch of the build and renders a table in the page's language (``language``
 in the configuration; its words come from ``WORDS``, one entry per edition, and a missing edition
 fails the build), with a ``:ref:`` link to the gallery page that demonstrates each claim. Its
-stylesheet, ``static/claims-ledger.css``, is its own.
+stylesheet, ``static/claims-ledger.css``, is its own: on a phone it shows each row as a card, and
+the cells after the claim carry their column's header words in a ``data-label`` attribute for it.
 
 Warnings (the build runs with ``-W``, so each one fails it):
 
@@ -116,8 +117,29 @@ def trace_nodes(outcome: Outcome, language: str) -> list[nodes.Node]:
     return inline_text(text) if outcome.result.worded else [nodes.literal(text, text)]
 
 
-def _cell(*children: nodes.Node) -> nodes.entry:
-    entry = nodes.entry()
+class labelled_entry(nodes.entry):  # noqa: N801 (docutils names its node classes in lower case)
+    """A cell that names its column in a ``data-label`` attribute (``node["label"]``).
+
+    On a phone each ledger row is a card, and the stylesheet shows this name above the cell's
+    content, where the hidden header row can no longer show it. Builders other than HTML treat
+    the node as a plain cell (Sphinx looks up a visitor along the node's class hierarchy).
+    """
+
+
+def visit_labelled_entry(self, node: labelled_entry) -> None:
+    self.visit_entry(node)
+    tag = self.body[-1]
+    if not tag.endswith(">"):
+        raise ValueError(f"a table cell's start tag was expected, not {tag!r}")
+    self.body[-1] = f'{tag[:-1]} data-label="{self.attval(node["label"])}">'
+
+
+def depart_labelled_entry(self, node: labelled_entry) -> None:
+    self.depart_entry(node)
+
+
+def _cell(*children: nodes.Node, label: str | None = None) -> nodes.entry:
+    entry = nodes.entry() if label is None else labelled_entry(label=label)
     entry += nodes.paragraph("", "", *children)
     return entry
 
@@ -176,9 +198,9 @@ def build_table(
         claim_cell += nodes.paragraph(where, where, classes=["claim-source"])
         row = _row(
             claim_cell,
-            _cell(verdict),
-            _cell(*observed),
-            _cell(reference(entry.gallery, docname)),
+            _cell(verdict, label=w["verdict"]),
+            _cell(*observed, label=w["observed"]),
+            _cell(reference(entry.gallery, docname), label=w["page"]),
         )
         row["ids"].append(nodes.make_id(f"claim-{entry.id}"))
         body += row
@@ -239,5 +261,6 @@ class ClaimsLedger(SphinxDirective):
 
 def setup(app: Sphinx) -> dict:
     app.add_directive("claims-ledger", ClaimsLedger)
+    app.add_node(labelled_entry, html=(visit_labelled_entry, depart_labelled_entry))
     stylesheet(app, "claims-ledger.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
