@@ -60,6 +60,8 @@ PREVIEW_NOTE = {
 }
 
 
+#: An output block of a sphinx-gallery page, as it writes one (the same text gives the same markup).
+OUTPUT_BLOCK = re.compile(r'<div class="sphx-glr-script-out[^"]*">.*?</div>', flags=re.S)
 PREVIEW_SKIPS = "quickref.md,ledger.md,matrix.md,about.md"
 #: The only warnings a preview may have: links to the pages it leaves out.
 PREVIEW_QUIET = "toc.not_readable,ref.ref,ref.doc"
@@ -282,8 +284,6 @@ def wait_for(processes: dict[str, subprocess.Popen], stage: Path, scripts: dict[
 
 def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str, list[str]]) -> None:
     """Every example ran to its end and its page shows its code and output."""
-    from bs4 import BeautifulSoup
-
     problems = []
     outputs: dict[str, dict[str, list[str]]] = {}
     for lang in langs:
@@ -297,8 +297,7 @@ def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str,
             if not page.exists():
                 problems.append(f"{source} has no page {page.relative_to(out)}")
                 continue
-            soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
-            blocks = [div.get_text() for div in soup.select("div.sphx-glr-script-out")]
+            blocks = OUTPUT_BLOCK.findall(page.read_text(encoding="utf-8"))
             if not blocks:
                 problems.append(f"{source}: its page shows no output block")
             outputs.setdefault(name, {})[lang] = blocks

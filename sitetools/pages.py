@@ -226,12 +226,31 @@ def _hidden_effects(tree: ast.AST, hidden: set[int]) -> list[tuple[int, str]]:
     return found
 
 
-def _hidden_bindings(tree: ast.AST, hidden: set[int]) -> set[str]:
+def _module_bindings(node: ast.AST) -> set[str]:
+    """Names ``node`` binds in the page's namespace: not the locals of a comprehension, a lambda or a
+    function body (a function's own name is bound)."""
+    if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp | ast.Lambda):
+        return set()
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    names = set()
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        names.add(node.id)
+    elif isinstance(node, ast.alias):
+        names.add((node.asname or node.name).split(".")[0])
+    elif isinstance(node, ast.ExceptHandler) and node.name:
+        names.add(node.name)
+    for child in ast.iter_child_nodes(node):
+        names |= _module_bindings(child)
+    return names
+
+
+def _hidden_bindings(tree: ast.Module, hidden: set[int]) -> set[str]:
+    """Names the hidden statements of a cell bind in the page's namespace."""
     names = set()
     for node in ast.walk(tree):
-        if getattr(node, "lineno", None) in hidden:
-            names |= _bound_names(node) if not isinstance(node, ast.Name) else (
-                {node.id} if isinstance(node.ctx, ast.Store) else set())  # fmt: skip
+        if isinstance(node, ast.stmt) and node.lineno in hidden:
+            names |= _module_bindings(node)
     return names
 
 
