@@ -93,7 +93,8 @@ def draw_memory(title, **names):
     tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
     storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
     counters, rows = shared_counters(tensors), max(len(names), 1)
-    ax = _canvas(5.6, 0.5 + 0.95 * rows, title, (-0.25, 2.2), (rows - 0.5, -0.5))
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
     tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
     for r, t in enumerate(tensors):
         s = storages.index(t.untyped_storage().data_ptr())

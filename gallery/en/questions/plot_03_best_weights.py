@@ -103,7 +103,8 @@ def draw_memory(title, **names):
     tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
     storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
     counters, rows = shared_counters(tensors), max(len(names), 1)
-    ax = _canvas(5.6, 0.5 + 0.95 * rows, title, (-0.25, 2.2), (rows - 0.5, -0.5))
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
     tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
     for r, t in enumerate(tensors):
         s = storages.index(t.untyped_storage().data_ptr())
@@ -230,14 +231,14 @@ assert not torch.equal(model.weight, before), "the step changed the weight"
 #    itself. The ``clone()`` and ``deepcopy`` snapshots have storages of their own, ``S2`` and ``S3``,
 #    with the old values.
 
-weights = [saved["weight"] for saved in candidates.values()]
-labels = ["model.weight", "state_dict()", ".copy()", "clone()", "deepcopy", "keep_vars=True"]
-draw_memory("train_step(model, optimizer)", **dict(zip(labels, [model.weight, *weights], strict=True)))
+plain, shallow, cloned, deep, kept_vars = (saved["weight"] for saved in candidates.values())
+weights = {"model.weight": model.weight, "keep_vars=True": kept_vars, "state_dict()": plain, ".copy()": shallow}
+draw_memory("train_step(model, optimizer)", **weights, **{"clone()": cloned, "deepcopy": deep})
 # sphinx_gallery_start_ignore
-assert same_storage(weights[0], model.weight) and same_storage(weights[1], model.weight), "references"
-assert weights[4] is model.weight, "keep_vars=True holds the parameter itself"
-assert not same_storage(weights[2], model.weight) and not same_storage(weights[3], model.weight), "snapshots"
-assert torch.equal(weights[2], before) and torch.equal(weights[3], before), "the snapshots hold the old values"
+assert same_storage(plain, model.weight) and same_storage(shallow, model.weight), "references"
+assert kept_vars is model.weight, "keep_vars=True holds the parameter itself"
+assert not same_storage(cloned, model.weight) and not same_storage(deep, model.weight), "snapshots"
+assert torch.equal(cloned, before) and torch.equal(deep, before), "the snapshots hold the old values"
 # sphinx_gallery_end_ignore
 
 # %%
