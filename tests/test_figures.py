@@ -203,3 +203,47 @@ def test_a_picture_without_caption_and_a_caption_without_picture_are_reported():
     ]
     orphan = _document(_caption("x", "y"), _caption("x", "y"), _image("one.svg"))
     assert gallery_figures.attach_captions(orphan) == ["a figure-caption is not followed by a picture its cell draws"]
+
+
+# --- The helper code folds away on the page -----------------------------------------------------------------
+
+
+def test_the_helper_block_is_folded_under_a_summary_and_other_code_is_not():
+    helpers = nodes.literal_block(canonical_cell(), canonical_cell())
+    plot = "import matplotlib.pyplot as plt\nplt.plot()"
+    other = nodes.literal_block(plot, plot)
+    doc = _document(other, helpers, _image("one.svg"))
+    assert gallery_figures.fold_helpers(doc, "Drawing helpers (click to show)") == []
+    (folded,) = doc.findall(gallery_figures.folded_code)
+    assert folded["summary"] == "Drawing helpers (click to show)" and folded.children == [helpers]
+    assert other.parent is not folded
+
+
+def test_a_page_that_draws_without_a_helper_block_is_reported():
+    edited = canonical_cell().replace("import matplotlib.pyplot as plt", "from matplotlib import pyplot as plt")
+    doc = _document(nodes.literal_block(edited, edited), _image("one.svg"))
+    assert gallery_figures.fold_helpers(doc, "s") == [
+        "the page draws pictures, but no code block of the drawing helpers was found to fold"
+    ]
+    assert gallery_figures.fold_helpers(_document(nodes.literal_block("x = 1", "x = 1")), "s") == []
+
+
+def test_the_summary_is_in_each_edition_and_a_missing_one_fails_loudly(monkeypatch):
+    from sitetools.editions import CODES, UnknownEdition
+
+    assert {gallery_figures.helpers_summary(code) for code in CODES} == set(gallery_figures.HELPERS_SUMMARY.values())
+    monkeypatch.delitem(gallery_figures.HELPERS_SUMMARY, "zh_CN")
+    with pytest.raises(UnknownEdition, match="HELPERS_SUMMARY"):
+        gallery_figures.helpers_summary("zh_CN")
+
+
+def test_the_folded_block_renders_as_details_with_an_escaped_summary():
+    class Writer:
+        def __init__(self):
+            self.body = []
+
+    writer = Writer()
+    node = gallery_figures.folded_code(summary="a < b")
+    gallery_figures.visit_folded_code(writer, node)
+    gallery_figures.depart_folded_code(writer, node)
+    assert "".join(writer.body) == '<details class="tc-helpers"><summary>a &lt; b</summary>\n</details>\n'

@@ -19,6 +19,14 @@ or a caption without a picture, fails the build and names the page.
 :func:`svg_scraper` is the image scraper (``image_scrapers`` in ``docs/_shared/conf.py``):
 sphinx-gallery's matplotlib scraper, writing SVG with text kept as text (small files) and no date,
 creator or random ids, so two builds write byte-identical files.
+
+The helper cell itself is harness, not teaching: every drawing page carries the same ~120 lines of
+matplotlib so that its download runs on its own. :func:`fold_helpers` folds that code block on the
+rendered page into a ``<details>`` element whose ``<summary>`` ("Drawing helpers (click to show)")
+is in the page's language. The block is recognised by its text (the cell ``tests/test_figures.py``
+keeps identical to ``sitetools/figure_cell.py``), so no page needs extra markup and the downloaded
+``.py`` and ``.ipynb`` keep the code as it is. A page with pictures whose helper block is not found
+fails the build.
 """
 
 from html import escape
@@ -31,6 +39,9 @@ from sphinx.util import logging
 from sphinx_gallery.directives import imgsgnode
 from sphinx_gallery.scrapers import matplotlib_scraper
 
+from sitetools.editions import pick
+from tensorcopy_sphinx.inline import stylesheet
+
 logger = logging.getLogger(__name__)
 
 #: The SVG settings that make a picture small and the same on every build.
@@ -42,6 +53,12 @@ def svg_scraper(block, block_vars, gallery_conf) -> str:
     """sphinx-gallery's matplotlib scraper, saving reproducible SVG files."""
     with matplotlib.rc_context(SVG_RC):
         return matplotlib_scraper(block, block_vars, gallery_conf, format="svg", metadata=SVG_METADATA)
+
+
+#: The summary line of the folded helper code, per edition.
+HELPERS_SUMMARY = {"en": "Drawing helpers (click to show)", "zh_CN": "绘图辅助函数（点击展开）"}
+#: How the helper cell's code block begins, and a line only that cell has.
+HELPERS_START, HELPERS_MARK = "import matplotlib.pyplot as plt", "def draw_memory("
 
 
 class figure_caption(nodes.General, nodes.Element):
@@ -95,13 +112,45 @@ def attach_captions(doctree: nodes.document) -> list[str]:
     return problems
 
 
+class folded_code(nodes.General, nodes.Element):
+    """A code block shown on demand: ``<details><summary>…</summary>`` around it."""
+
+
+def helpers_summary(language: str) -> str:
+    return pick(HELPERS_SUMMARY, language, "the folded drawing helpers' summary (gallery_figures.HELPERS_SUMMARY)")
+
+
+def fold_helpers(doctree: nodes.document, summary: str) -> list[str]:
+    """Fold the drawing helpers' code block; return a problem if the page draws but has no such block."""
+    blocks = [block for block in doctree.findall(nodes.literal_block)
+              if block.astext().startswith(HELPERS_START) and HELPERS_MARK in block.astext()]  # fmt: skip
+    for block in blocks:
+        folded = folded_code(summary=summary)
+        block.replace_self(folded)
+        folded += block
+    if not blocks and any(doctree.findall(imgsgnode)):
+        return ["the page draws pictures, but no code block of the drawing helpers was found to fold"]
+    return []
+
+
+def visit_folded_code(self, node: folded_code) -> None:
+    self.body.append(f'<details class="tc-helpers"><summary>{escape(node["summary"])}</summary>\n')
+
+
+def depart_folded_code(self, node: folded_code) -> None:
+    self.body.append("</details>\n")
+
+
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
-    for problem in attach_captions(doctree):
+    problems = attach_captions(doctree) + fold_helpers(doctree, helpers_summary(app.config.language))
+    for problem in problems:
         logger.warning("%s (see CONTRIBUTING.md, Figures)", problem, location=doctree["source"])
 
 
 def setup(app: Sphinx) -> dict:
     app.add_node(figure_caption)
+    app.add_node(folded_code, html=(visit_folded_code, depart_folded_code))
     app.add_directive("figure-caption", FigureCaption)
     app.connect("doctree-read", _doctree_read)
+    stylesheet(app, "gallery-figures.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

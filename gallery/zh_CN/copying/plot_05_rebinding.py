@@ -57,10 +57,17 @@ def _arrow(ax, start, end):
                             "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
 
 
-def _first_seen(items, key):
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
     seen = []
     for item in items:
-        if not any(key(item) == key(other) for other in seen):
+        if not any(identity(item) == identity(other) for other in seen):
             seen.append(item)
     return seen
 
@@ -83,28 +90,29 @@ def draw_memory(title, **names):
     tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
     storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
     counters, rows = shared_counters(tensors), max(len(names), 1)
-    ax = _canvas(5.6, 0.5 + 0.95 * rows, title, (-0.25, 2.2), (rows - 0.5, -0.5))
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
     tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
-    for row, t in enumerate(tensors):
+    for r, t in enumerate(tensors):
         s = storages.index(t.untyped_storage().data_ptr())
-        values = t.tolist() if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
         grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
         tensor_boxes[id(t)] = _box(
-            ax, (1.05, row), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
         )
         _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
-    for row, (name, t) in enumerate(names.items()):
-        _arrow(ax, _box(ax, (0, row), name, FILLS[4]), tensor_boxes[id(t)])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
 
 
 def draw_versions(title, names, steps):
     """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
     ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
-    for row, name in enumerate(names):
-        _box(ax, (-1, row), name, FILLS[4])
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
         for col, (_, versions) in enumerate(steps):
-            changed = col > 0 and versions[row] != steps[col - 1][1][row]
-            _box(ax, (col, row), f"{versions[row]}", FILLS[1] if changed else PAPER)
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
     for col, (code, _) in enumerate(steps):
         ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
 
@@ -145,8 +153,8 @@ def draw_graph(title, root, **leaves):
         for i, node in enumerate(level):
             xy = ((2 * i + 1) / len(level) - 1, depth)
             if isinstance(node, torch.Tensor):
-                name = next((k for k, v in leaves.items() if v is node), "leaf")
-                boxes[id(node)] = _box(ax, xy, f"{name}\n_version={node._version}", FILLS[2])
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
             else:
                 saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
                 fill = FILLS[1] if "!=" in saved else FILLS[0]
