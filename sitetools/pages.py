@@ -228,7 +228,7 @@ def _hidden_effects(tree: ast.AST, hidden: set[int]) -> list[tuple[int, str]]:
 
 def _module_bindings(node: ast.AST) -> set[str]:
     """Names ``node`` binds in the page's namespace: not the locals of a comprehension, a lambda or a
-    function body (a function's own name is bound)."""
+    function body (a function's own name is bound), nor ``except ... as e`` (Python unbinds it)."""
     if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp | ast.Lambda):
         return set()
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -238,8 +238,6 @@ def _module_bindings(node: ast.AST) -> set[str]:
         names.add(node.id)
     elif isinstance(node, ast.alias):
         names.add((node.asname or node.name).split(".")[0])
-    elif isinstance(node, ast.ExceptHandler) and node.name:
-        names.add(node.name)
     for child in ast.iter_child_nodes(node):
         names |= _module_bindings(child)
     return names
