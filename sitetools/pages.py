@@ -86,11 +86,12 @@ def code_cells(script: Path) -> list[str]:
     return [content for kind, content in blocks(script) if kind == "code"]
 
 
-def code_tokens(code: str) -> list[tuple[str, str]]:
+@functools.lru_cache(maxsize=4096)
+def code_tokens(code: str) -> tuple[tuple[str, str], ...]:
     """The tokens of a code cell, without comments and blank lines: what must match across editions."""
     skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING}
     tokens = tokenize.generate_tokens(io.StringIO(code).readline)
-    return [(tokenize.tok_name[t.type], t.string) for t in tokens if t.type not in skip]
+    return tuple((tokenize.tok_name[t.type], t.string) for t in tokens if t.type not in skip)
 
 
 def split_hidden(code: str) -> tuple[str, set[int]]:
@@ -254,11 +255,16 @@ def _hidden_bindings(tree: ast.Module, hidden: set[int]) -> set[str]:
 
 def check_script(script: Path, root: Path = ROOT) -> list[str]:
     """The code rules of one script: it parses, prints no bare literal, and its hidden blocks only check."""
-    where = _shown(script, root)
+    return list(_check_script_text(_shown(script, root), script.read_text(encoding="utf-8")))
+
+
+@functools.lru_cache(maxsize=512)
+def _check_script_text(where: str, source: str) -> tuple[str, ...]:
+    """:func:`check_script` for a script's text (cached: the tests check many copies of one page)."""
     try:
-        cells = code_cells(script)
+        cells = [content for kind, content in _split(source) if kind == "code"]
     except SyntaxError as error:
-        return [f"{where}: does not parse: {error}"]
+        return (f"{where}: does not parse: {error}",)
     problems = []
     visible_reads: set[str] = set()
     hidden_parts = []
@@ -294,7 +300,7 @@ def check_script(script: Path, root: Path = ROOT) -> list[str]:
                 f"{where}: a hidden block of code cell {number} binds {', '.join(leaked)}, which visible code "
                 f"reads; a reader could not reproduce the page {guide('Hidden checks')}"
             )
-    return problems
+    return tuple(problems)
 
 
 def check_typography(lang: str, root: Path = ROOT) -> list[str]:

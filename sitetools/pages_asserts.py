@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
+import functools
 import json
 import sys
 from pathlib import Path
@@ -51,6 +52,16 @@ def is_must_raise(node: ast.AST) -> bool:
 
 
 def checks(source: str, filename: str = "<page>") -> list[str]:
+    """See :func:`_checks` (a copy, so that callers may change it)."""
+    try:
+        return list(_checks(source))
+    except SyntaxError:
+        ast.parse(source, filename)  # raise again, naming the file
+        raise
+
+
+@functools.lru_cache(maxsize=512)
+def _checks(source: str) -> tuple[str, ...]:
     """The normalised text of every check in a script, visible or hidden, in source order.
 
     An ``assert`` is its condition as :func:`ast.unparse` writes it (the message is for the reader and may
@@ -59,7 +70,7 @@ def checks(source: str, filename: str = "<page>") -> list[str]:
     """
     hidden = split_hidden(source)[1]
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(source, filename)):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Assert):
             text = f"assert {ast.unparse(node.test)}"
         elif is_must_raise(node):
@@ -68,7 +79,7 @@ def checks(source: str, filename: str = "<page>") -> list[str]:
         else:
             continue
         found.append((node.lineno, text + (HIDDEN if node.lineno in hidden else "")))
-    return [text for _, text in sorted(found)]
+    return tuple(text for _, text in sorted(found))
 
 
 def problems(where: str, found: list[str], recorded: list[str]) -> list[str]:

@@ -84,9 +84,15 @@ def run_cells(cells: list[str], filename: str = "<gallery>") -> list[str]:
     """Run code cells in one fresh namespace, in a worker process; return what each cell printed.
 
     torch gets the same fresh state as in the build (``sitetools.example_guard``), and any warning a
-    cell does not catch itself is raised as an error (:class:`ExampleFailed`).
+    cell does not catch itself is raised as an error (:class:`ExampleFailed`). Every run starts from
+    the same state, so the same cells print the same output: a repeated run is answered from memory.
     """
-    return _answer({"cells": cells, "filename": filename}, filename)
+    return list(_run_cells(tuple(cells), filename))
+
+
+@functools.lru_cache(maxsize=256)
+def _run_cells(cells: tuple[str, ...], filename: str) -> tuple[str, ...]:
+    return tuple(_answer({"cells": list(cells), "filename": filename}, filename))
 
 
 def run_script(script: Path) -> str:

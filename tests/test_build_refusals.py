@@ -1,7 +1,9 @@
 """The build refuses before it builds anything: folders it did not create, and sources that break a
 page rule. Each case runs the real build on a temporary copy of the project; none gets as far as
-Sphinx, so this module is part of the fast tier."""
+Sphinx, so this module is part of the fast tier. The cases run side by side (one per core)."""
 
+import concurrent.futures
+import os
 import subprocess
 import sys
 
@@ -9,14 +11,12 @@ import pytest
 
 from tests.test_faults import FIRST, _env, copy_project, digest, inject, log_of
 
+FOLDERS = [("--stage", "."), ("--out", "."), ("--out", "docs"), ("--out", "gallery"), ("--stage", "gallery/en"),
+           ("--out", ".git"), ("--out", ".."), ("--out", "/"), ("--out", "~"), ("--out", "mine")]
 
-@pytest.mark.parametrize(
-    ("option", "target"),
-    [("--stage", "."), ("--out", "."), ("--out", "docs"), ("--out", "gallery"), ("--stage", "gallery/en"),
-     ("--out", ".git"), ("--out", ".."), ("--out", "/"), ("--out", "~"), ("--out", "mine")],
-)  # fmt: skip
-def test_the_build_refuses_folders_it_did_not_create(tmp_path, option, target):
-    project = copy_project(tmp_path / "project")
+
+def _refused_folder(base, option, target):
+    project = copy_project(base / f"{option}-{target}".replace("/", "_").replace(".", "dot").replace("~", "home"))
     (project / ".git").mkdir()
     (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (project / "mine").mkdir()
@@ -24,11 +24,23 @@ def test_the_build_refuses_folders_it_did_not_create(tmp_path, option, target):
     before = digest(project)
     command = [sys.executable, str(project / "docs" / "build_site.py"), option, target]
     result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=60, env=_env())
+    return result, before, digest(project)
+
+
+@pytest.fixture(scope="module")
+def folder_refusals(tmp_path_factory):
+    base = tmp_path_factory.mktemp("refusals")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        futures = {case: pool.submit(_refused_folder, base, *case) for case in FOLDERS}
+        return {case: future.result() for case, future in futures.items()}
+
+
+@pytest.mark.parametrize(("option", "target"), FOLDERS)
+def test_the_build_refuses_folders_it_did_not_create(folder_refusals, option, target):
+    result, before, after = folder_refusals[(option, target)]
     assert result.returncode != 0, f"the build accepted {option} {target}:\n{log_of(result)}"
     assert "refusing" in result.stderr and "nothing was published" in result.stderr, log_of(result)
-    assert digest(project) == before, "files changed although the build refused"
-
-
+    assert after == before, "files changed although the build refused"
 
 
 def _zh_number(project):
@@ -64,13 +76,27 @@ REFUSED = {
 }
 
 
-@pytest.mark.parametrize("name", list(REFUSED))
-def test_the_build_refuses_a_source_that_breaks_a_page_rule(tmp_path, name):
-    breaks, says = REFUSED[name]
-    project = copy_project(tmp_path / "project")
+def _refused_source(base, name):
+    breaks, _ = REFUSED[name]
+    project = copy_project(base / name)
     breaks(project)
     command = [sys.executable, str(project / "docs" / "build_site.py"), "--out", str(project / "build" / "site")]
     result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=120, env=_env())
+    return result, project
+
+
+@pytest.fixture(scope="module")
+def source_refusals(tmp_path_factory):
+    base = tmp_path_factory.mktemp("sources")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        futures = {name: pool.submit(_refused_source, base, name) for name in REFUSED}
+        return {name: future.result() for name, future in futures.items()}
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_the_build_refuses_a_source_that_breaks_a_page_rule(source_refusals, name):
+    result, project = source_refusals[name]
+    says = REFUSED[name][1]
     assert result.returncode != 0, f"the build accepted {name}:\n{log_of(result)}"
     assert says in result.stderr, f"the refusal does not say {says!r}:\n{log_of(result)}"
     assert "Building" not in result.stdout, "the build started before checking the sources"

@@ -3,7 +3,7 @@ warning escapes it. Scripts run in a worker process, never inside pytest."""
 
 import pytest
 
-from tests.gallery_tools import LANGS, ExampleFailed, gallery_scripts, run_script, script_id
+from tests.gallery_tools import LANGS, ExampleFailed, _Worker, gallery_scripts, run_script, script_id
 
 SCRIPTS = [script for lang in LANGS for script in gallery_scripts(lang)]
 
@@ -21,5 +21,7 @@ def test_script_runs_and_its_assertions_hold(script):
 def test_a_script_that_ends_its_process_fails_and_is_named(tmp_path):
     script = tmp_path / "plot_ends_early.py"
     script.write_text("import os\nprint('x =', 1 + 1)\nos._exit(0)\n", encoding="utf-8")
+    worker = _Worker()  # a worker of its own: the shared one keeps its imports for the other tests
     with pytest.raises(ExampleFailed, match="plot_ends_early.py ended the process"):
-        run_script(script)
+        worker.ask({"script": str(script)}, script.name)
+    worker.close()
