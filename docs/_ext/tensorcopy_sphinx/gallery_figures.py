@@ -90,7 +90,7 @@ def _next_picture(caption: figure_caption) -> nodes.Node | None:
 def attach_captions(doctree: nodes.document) -> list[str]:
     """Wrap each picture and its caption in a figure; return a problem per unmatched picture or caption."""
     problems = []
-    for caption in list(doctree.findall(figure_caption)):
+    for number, caption in enumerate(list(doctree.findall(figure_caption)), start=1):
         image = _next_picture(caption)
         if image is None:
             problems.append("a figure-caption is not followed by a picture its cell draws")
@@ -100,7 +100,12 @@ def attach_captions(doctree: nodes.document) -> list[str]:
         figure = nodes.figure(classes=["tc-figure"])
         image.replace_self(figure)
         figure += image
-        doctree.set_id(figure, suggested_prefix="figure")  # Sphinx wants an id on every captioned figure
+        # Sphinx wants an id on every captioned figure; a readable one that a new heading cannot shift
+        figure_id = f"figure-{number}"
+        if figure_id in doctree.ids:
+            raise ValueError(f"two elements of one page want the id {figure_id}")
+        figure["ids"].append(figure_id)
+        doctree.ids[figure_id] = figure
         paragraphs = list(caption.findall(nodes.paragraph))
         figure += nodes.caption("", "", *[child.deepcopy() for p in paragraphs[:1] for child in p.children])
         for extra in paragraphs[1:]:
