@@ -14,7 +14,9 @@ of its own.
 # A helper for the whole page
 # ---------------------------
 #
-# Two tensors share memory when their storages start at the same address.
+# Two non-empty tensors share memory when their storages start at the same
+# address. (An empty tensor has no memory to share, so the helper is not
+# meant for one.)
 # The helper compares the two addresses and prints only the answer, never the
 # address itself.
 
@@ -297,6 +299,10 @@ assert a[0, 0] == 7, "a write through a.data must reach a"
 #    :alt: Diagram: the names a and b, the tensor objects they point to, and the storages and version counters of those tensors.
 #
 #    Names on the left, tensor objects in the middle (values, ``requires_grad`` or ``grad_fn``, ``_version`` and its counter), storages on the right. Two tensor objects, one storage ``S1``, two counters.
+
+# sphinx_gallery_start_ignore
+assert (a._version, b._version) == (0, 1), "a.data must count its edit in a counter of its own"
+# sphinx_gallery_end_ignore
 
 draw_memory("b = a.data", a=a, b=b)
 

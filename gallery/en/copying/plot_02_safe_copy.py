@@ -13,7 +13,9 @@ both halves of that promise, and shows edits in either direction staying put.
 # A helper for the whole page
 # ---------------------------
 #
-# Two tensors share memory when their storages start at the same address.
+# Two non-empty tensors share memory when their storages start at the same
+# address. (An empty tensor has no memory to share, so the helper is not
+# meant for one.)
 
 import warnings
 
@@ -171,8 +173,9 @@ def draw_graph(title, root, **leaves):
 # Make the copy
 # -------------
 #
-# ``a`` is a leaf that requires grad. ``detach()`` first gives a view of ``a``
-# outside the graph; ``clone()`` then copies that view into new memory.
+# ``a`` is a leaf that requires grad. ``detach()`` first gives a tensor outside
+# the graph that shares ``a``'s memory; ``clone()`` then copies it into new
+# memory.
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 b = a.detach().clone()
@@ -181,6 +184,7 @@ print("b:", b)
 print("same storage:", same_storage(a, b))
 # sphinx_gallery_start_ignore
 assert torch.equal(a.detach(), b), "the copy must hold the same values"
+assert same_storage(a, a.detach()), "detach() must share a's memory"
 # sphinx_gallery_end_ignore
 assert not same_storage(a, b), "the copy must have its own memory"
 
@@ -245,8 +249,9 @@ assert a._version == 0, "a's version counter must not count an edit of the copy"
 # Edits to the source stay in the source
 # --------------------------------------
 #
-# The other direction holds too. ``a`` is a leaf that requires grad, so an
-# in-place edit of it has to run under ``torch.no_grad()``.
+# The other direction holds too. ``a`` is a leaf that requires grad, and in
+# grad mode torch refuses an in-place method such as ``a.mul_(10)`` on it (see
+# :ref:`copying-rebinding`), so the edit runs under ``torch.no_grad()``.
 
 with torch.no_grad():
     a.mul_(10)

@@ -4,8 +4,9 @@
 ``clone()``: new memory, same graph
 ===================================
 
-``a.clone()`` copies the values into new memory but stays in the autograd
-graph: the copy requires grad, has a ``grad_fn`` and is not a leaf. This page
+When ``a`` requires grad and grad mode is on, ``a.clone()`` copies the values
+into new memory but stays in the autograd graph: the copy requires grad, has a
+``grad_fn`` and is not a leaf. This page
 runs the article's example, then follows the gradient that the article says
 does not exist: a loss computed from the clone sends its gradient back to ``a``.
 """
@@ -187,7 +188,10 @@ def draw_graph(title, root, **leaves):
 # -------------------
 #
 # ``c`` holds the same values as ``a`` in its own memory. It requires grad
-# because ``a`` does, its ``grad_fn`` records the clone, and so it is not a leaf.
+# because ``a`` does and grad mode is on, its ``grad_fn`` records the clone,
+# and so it is not a leaf. Under ``torch.no_grad()``, or from a tensor that
+# needs no grad, ``clone()`` records nothing: the copy is a leaf that does not
+# require grad.
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -204,6 +208,11 @@ assert torch.equal(a.detach(), c.detach()), "the clone must hold the same values
 assert c.requires_grad, "the clone of a tensor that requires grad must require grad"
 assert type(c.grad_fn).__name__ == "CloneBackward0", "grad_fn must be CloneBackward0"
 assert not c.is_leaf, "the clone must not be a leaf"
+with torch.no_grad():
+    c_no_grad = a.clone()
+assert not c_no_grad.requires_grad and c_no_grad.is_leaf, "a clone made under no_grad must be out of the graph"
+c_plain = torch.tensor([1.0, 2.0, 3.0]).clone()
+assert not c_plain.requires_grad and c_plain.is_leaf, "the clone of a tensor that needs no grad must be a plain leaf"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -248,6 +257,7 @@ print("c:", c)
 assert torch.equal(a.detach(), torch.tensor([1.0, 2.0, 3.0])), "a must not change"
 # sphinx_gallery_start_ignore
 assert a._version == 0, "a's version counter must not count an edit of the clone"
+assert type(c.grad_fn).__name__ == "CloneBackward0", "an edit under no_grad must not be recorded in the graph"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -303,9 +313,10 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 #    :class: warning
 #
 #    The article says that the gradients of ``a`` and of its clone have nothing
-#    to do with each other. They do: ``clone()`` is recorded in the graph, and
-#    every gradient that reaches the clone flows on into ``a.grad`` (output
-#    above). The clone is independent in memory, not in the graph.
+#    to do with each other. They do: in grad mode ``clone()`` is recorded in the
+#    graph, and every gradient that reaches such a clone flows on into
+#    ``a.grad`` (output above). The clone is independent in memory, not in the
+#    graph.
 
 # %%
 # Seeing the clone's own gradient with ``retain_grad()``
@@ -388,8 +399,9 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # Conclusion
 # ----------
 #
-# ``clone()`` copies memory, not independence. The clone requires grad, is not
-# a leaf (its ``.grad`` stays ``None`` unless you call ``retain_grad()``), and
-# every gradient that reaches it flows on into the source. Rebinding a name
+# ``clone()`` copies memory, not independence. In grad mode, the clone of a
+# tensor that requires grad requires grad too, is not a leaf (its ``.grad``
+# stays ``None`` unless you call ``retain_grad()``), and every gradient that
+# reaches it flows on into the source. Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.

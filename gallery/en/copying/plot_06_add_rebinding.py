@@ -187,8 +187,9 @@ assert c.is_leaf and c.grad_fn is None, "c must name a leaf"
 # After ``a = a + 1``, two tensors
 # --------------------------------
 #
-# ``a + 1`` allocates a new tensor, recorded in the graph as ``AddBackward0``,
-# and ``=`` moves the name ``a`` to it. ``c`` is left with the original leaf:
+# ``a + 1`` allocates a new tensor, recorded in the graph as ``AddBackward0``
+# because grad mode is on (under ``torch.no_grad()`` it would be a leaf with no
+# ``grad_fn``), and ``=`` moves the name ``a`` to it. ``c`` is left with the original leaf:
 # ones, ``requires_grad=True``, no ``grad_fn``.
 
 a = a + 1
@@ -204,6 +205,9 @@ assert c.is_leaf and c.requires_grad and c.grad_fn is None, "c must be the old l
 assert not same_storage(a, c), "the new a must have new memory"
 assert c is not a, "a must now name a different tensor"
 assert torch.equal(a.detach(), torch.full((2, 2), 2.0)), "a must hold twos"
+with torch.no_grad():
+    a_no_grad = c + 1
+assert a_no_grad.grad_fn is None and a_no_grad.is_leaf, "under no_grad, c + 1 must not be recorded"
 assert torch.equal(c.detach(), torch.ones(2, 2)), "c must still hold ones"
 assert type(a.grad_fn).__name__ == "AddBackward0", "a must come from an addition"
 assert not a.is_leaf, "the new a must not be a leaf"
@@ -259,7 +263,9 @@ draw_graph("loss = (a * 3).sum()", loss, c=c)
 #
 # On a tensor that does not require grad, ``a.add_(1)`` changes the tensor
 # itself: ``c`` is still ``a``, so it sees the new values. The augmented
-# assignment ``a += 1`` is in place as well.
+# assignment ``a += 1`` is in place as well. (``_version``, printed below, is
+# an internal attribute of torch: this site reads it to show the counter, but
+# it may change between releases.)
 
 a = torch.ones(2, 2)
 c = a
@@ -314,8 +320,8 @@ assert a._version == 1, "only the add_ under no_grad must count"
 # Conclusion
 # ----------
 #
-# ``a = a + 1`` leaves ``c`` with the old leaf and gives ``a`` a new, non-leaf
-# tensor in new memory; the outputs match the article's. The two are no longer
+# In grad mode, ``a = a + 1`` leaves ``c`` with the old leaf and gives ``a`` a
+# new, non-leaf tensor in new memory; the outputs match the article's. The two are no longer
 # the same memory, but gradients from the new ``a`` still flow back to ``c``.
 # When every name should see the change, update in place: ``a.add_(1)`` or
 # ``a += 1``, under ``torch.no_grad()`` for a leaf that requires grad.

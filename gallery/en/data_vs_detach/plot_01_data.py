@@ -15,6 +15,8 @@ gradient that comes back is wrong, with no error and no warning.
 #
 # ``a`` is a leaf that requires a gradient. ``out`` is the sigmoid of ``a``:
 # it has a ``grad_fn`` and its version counter ``_version`` starts at 0.
+# (``_version`` is an internal attribute of torch: this site reads it to show
+# the counter, but it may change between releases.)
 # Two small helpers: ``show`` prints a tensor together with the autograd
 # facts this page is about, and ``same_storage`` tells whether two tensors
 # read the same memory.
@@ -248,10 +250,11 @@ assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named Sig
 # ----------------------------------------
 #
 # The derivative of the sigmoid is ``s * (1 - s)``, where ``s`` is its
-# output, so ``SigmoidBackward0`` saved the result ``out`` itself. Its
+# output, so ``SigmoidBackward0`` saved the result ``out``. Reading its
 # ``_saved_result`` (see `Saved tensors
-# <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__)
-# reads from the same storage, and it now holds zeros. Its version is 0, the
+# <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__;
+# the ``_saved_*`` attributes are internal to torch as well) gives another
+# tensor object on the same storage, and it now holds zeros. Its version is 0, the
 # version autograd recorded, so nothing looks wrong.
 saved = out.grad_fn._saved_result
 show("saved", saved)
@@ -259,6 +262,7 @@ print("saved shares storage with out:", same_storage(saved, out))
 assert saved._version == 0, "the saved result still reports version 0"
 # sphinx_gallery_start_ignore
 assert same_storage(saved, out), "the saved result is out's storage"
+assert saved is not out, "reading _saved_result gives another tensor object"
 assert torch.equal(saved, torch.zeros(3)), "the saved result now holds zeros"
 # sphinx_gallery_end_ignore
 

@@ -15,6 +15,8 @@ The edit reaches ``out`` just the same, but this time ``backward()`` raises a
 #
 # ``out = a.sigmoid()`` again, with the same helpers ``show`` and
 # ``same_storage`` as on the previous page. Both tensors start at version 0.
+# (``_version`` is an internal attribute of torch: this site reads it to show
+# the counter, but it may change between releases.)
 import torch
 
 
@@ -201,9 +203,9 @@ assert not c.requires_grad and c.grad_fn is None and c.is_leaf, "detach() gives 
 # ----------------------------------------------
 #
 # Here is the difference from ``.data``. ``c.zero_()`` bumps the version
-# counter to 1, and ``out._version`` is 1 as well: ``detach()`` shares the
-# version counter of its source, so an edit through ``c`` is recorded on
-# ``out`` too.
+# counter to 1, and ``out._version`` is 1 as well: ``out.detach()`` shares the
+# version counter of ``out``, so an edit through ``c`` is recorded on ``out``
+# too.
 c.zero_()
 show("a", a)
 show("out", out)
@@ -271,6 +273,7 @@ print("out.grad_fn:", out.grad_fn.name())
 assert message.startswith(article_text + ": "), "the article's text is only the start of the message"
 # sphinx_gallery_start_ignore
 assert "Hint: enable anomaly detection" in message, "the message ends with a hint"
+assert "[torch.FloatTensor [3]]" in message, "the message names the tensor"
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
 # sphinx_gallery_end_ignore
 
@@ -279,7 +282,8 @@ assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named Sig
 # ---------------------------------------------
 #
 # The saved output can be read as ``out.grad_fn._saved_result`` (see `Saved
-# tensors <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__).
+# tensors <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__;
+# the ``_saved_*`` attributes are internal to torch as well).
 # Reading it now runs the same version check and raises the same error:
 # ``backward()`` fails because it needs this tensor.
 try:
@@ -351,6 +355,7 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 #
 # ``detach()`` and ``.data`` share the same numbers. Only ``detach()`` also
 # shares the version counter, and that is what lets autograd notice that a
-# tensor it saved was changed, and refuse to return a wrong gradient. The
+# tensor it had already saved was then changed by an in-place operation on
+# its ``detach()``, and raise instead of returning a wrong gradient. The
 # next page checks each point of the article's summary:
 # :ref:`data-vs-detach-comparison`.

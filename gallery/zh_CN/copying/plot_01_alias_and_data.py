@@ -11,7 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# 两个张量的存储起始地址相同，就说明它们共享内存。辅助函数只比较两个地址，打印的是比较结果，从不打印地址本身。
+# 两个非空张量的存储起始地址相同，就说明它们共享内存。空张量没有内存可共享，不在此列。辅助函数只比较两个地址，打印的是比较结果，从不打印地址本身。
 
 import torch
 
@@ -285,6 +285,10 @@ assert a[0, 0] == 7, "a write through a.data must reach a"
 #    :alt: 示意图：名字 a 和 b、它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
 #    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。两个张量对象，一块存储 ``S1``，两个计数器。
+
+# sphinx_gallery_start_ignore
+assert (a._version, b._version) == (0, 1), "a.data must count its edit in a counter of its own"
+# sphinx_gallery_end_ignore
 
 draw_memory("b = a.data", a=a, b=b)
 

@@ -11,7 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# 两个张量的存储起始地址相同，就说明它们共享内存。
+# 两个非空张量的存储起始地址相同，就说明它们共享内存。空张量没有内存可共享，不在此列。
 
 import warnings
 
@@ -168,8 +168,8 @@ def draw_graph(title, root, **leaves):
 # 做一份副本
 # ----------
 #
-# ``a`` 是需要梯度的叶子张量。``detach()`` 先得到 ``a`` 在计算图之外的一个视图，
-# ``clone()`` 再把这个视图复制到新的内存里。
+# ``a`` 是需要梯度的叶子张量。``detach()`` 先得到一个在计算图之外、与 ``a`` 共享内存的张量，
+# ``clone()`` 再把它复制到新的内存里。
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 b = a.detach().clone()
@@ -178,6 +178,7 @@ print("b:", b)
 print("same storage:", same_storage(a, b))
 # sphinx_gallery_start_ignore
 assert torch.equal(a.detach(), b), "the copy must hold the same values"
+assert same_storage(a, a.detach()), "detach() must share a's memory"
 # sphinx_gallery_end_ignore
 assert not same_storage(a, b), "the copy must have its own memory"
 
@@ -240,7 +241,8 @@ assert a._version == 0, "a's version counter must not count an edit of the copy"
 # 修改原张量，副本不变
 # --------------------
 #
-# 反过来也一样。``a`` 是需要梯度的叶子，原地修改它必须放在 ``torch.no_grad()`` 里。
+# 反过来也一样。``a`` 是需要梯度的叶子，在梯度模式下，torch 不允许对它调用 ``a.mul_(10)``
+# 这样的原地操作，见 :ref:`重新绑定与原地更新 <copying-rebinding>`。所以这里的修改放在 ``torch.no_grad()`` 里。
 
 with torch.no_grad():
     a.mul_(10)

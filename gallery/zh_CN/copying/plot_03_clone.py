@@ -4,7 +4,7 @@
 ``clone()``：新的内存，同一张计算图
 ==============================================
 
-``a.clone()`` 克隆出一个新张量：数值复制到了新的内存，副本却仍留在自动求导（autograd）的计算图中。它需要梯度，有 ``grad_fn``，不是叶子。本页先运行原文的例子，再追踪原文以为不存在的那份梯度：由副本算出的损失，会把梯度传回 ``a``。
+当 ``a`` 需要梯度、且梯度模式开着时，``a.clone()`` 克隆出一个新张量：数值复制到了新的内存，副本却仍留在自动求导（autograd）的计算图中。它需要梯度，有 ``grad_fn``，不是叶子。本页先运行原文的例子，再追踪原文以为不存在的那份梯度：由副本算出的损失，会把梯度传回 ``a``。
 """
 
 # %%
@@ -180,8 +180,9 @@ def draw_graph(title, root, **leaves):
 # 原文的 clone 例子
 # ------------------------
 #
-# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，所以 ``c`` 也需要；
-# 它的 ``grad_fn`` 记下了这次复制，所以它不是叶子。
+# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；
+# 它的 ``grad_fn`` 记下了这次复制，所以它不是叶子。在 ``torch.no_grad()`` 里，或者源张量本不需要梯度时，
+# ``clone()`` 什么也不记录，副本是不需要梯度的叶子。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -198,6 +199,11 @@ assert torch.equal(a.detach(), c.detach()), "the clone must hold the same values
 assert c.requires_grad, "the clone of a tensor that requires grad must require grad"
 assert type(c.grad_fn).__name__ == "CloneBackward0", "grad_fn must be CloneBackward0"
 assert not c.is_leaf, "the clone must not be a leaf"
+with torch.no_grad():
+    c_no_grad = a.clone()
+assert not c_no_grad.requires_grad and c_no_grad.is_leaf, "a clone made under no_grad must be out of the graph"
+c_plain = torch.tensor([1.0, 2.0, 3.0]).clone()
+assert not c_plain.requires_grad and c_plain.is_leaf, "the clone of a tensor that needs no grad must be a plain leaf"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -240,6 +246,7 @@ print("c:", c)
 assert torch.equal(a.detach(), torch.tensor([1.0, 2.0, 3.0])), "a must not change"
 # sphinx_gallery_start_ignore
 assert a._version == 0, "a's version counter must not count an edit of the clone"
+assert type(c.grad_fn).__name__ == "CloneBackward0", "an edit under no_grad must not be recorded in the graph"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -292,8 +299,8 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 # .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。``clone()`` 记录在计算图中，
-#    到达副本的梯度都会继续流入 ``a.grad``，上方输出正说明了这一点。副本只是内存独立，在计算图中并不独立。
+#    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。在梯度模式下，``clone()`` 记录在计算图中，
+#    到达这样的副本的梯度都会继续流入 ``a.grad``，上方输出正说明了这一点。副本只是内存独立，在计算图中并不独立。
 
 # %%
 # 用 ``retain_grad()`` 查看副本自己的梯度
@@ -372,7 +379,7 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立，副本仍连在计算图上。它需要梯度，不是叶子（除非调用 ``retain_grad()``，
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子（除非调用 ``retain_grad()``，
 # 否则它的 ``.grad`` 一直是 ``None``），到达它的梯度都会继续流向源张量。
 # 要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。
 # 想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。

@@ -181,7 +181,8 @@ assert c.is_leaf and c.grad_fn is None, "c must name a leaf"
 # ``a = a + 1`` 之后：两个张量
 # ------------------------------------------
 #
-# ``a + 1`` 分配一个新张量，在计算图中记为 ``AddBackward0``；``=`` 再让名字 ``a`` 指向它。
+# ``a + 1`` 分配一个新张量。梯度模式开着，所以它在计算图中记为 ``AddBackward0``；在 ``torch.no_grad()``
+# 里，它会是没有 ``grad_fn`` 的叶子。``=`` 再让名字 ``a`` 指向它。
 # ``c`` 还指着原来的叶子：全 1，``requires_grad=True``，没有 ``grad_fn``。
 
 a = a + 1
@@ -197,6 +198,9 @@ assert c.is_leaf and c.requires_grad and c.grad_fn is None, "c must be the old l
 assert not same_storage(a, c), "the new a must have new memory"
 assert c is not a, "a must now name a different tensor"
 assert torch.equal(a.detach(), torch.full((2, 2), 2.0)), "a must hold twos"
+with torch.no_grad():
+    a_no_grad = c + 1
+assert a_no_grad.grad_fn is None and a_no_grad.is_leaf, "under no_grad, c + 1 must not be recorded"
 assert torch.equal(c.detach(), torch.ones(2, 2)), "c must still hold ones"
 assert type(a.grad_fn).__name__ == "AddBackward0", "a must come from an addition"
 assert not a.is_leaf, "the new a must not be a leaf"
@@ -249,7 +253,7 @@ draw_graph("loss = (a * 3).sum()", loss, c=c)
 # --------------------
 #
 # 对不需要梯度的张量，``a.add_(1)`` 修改的是张量本身：``c`` 仍然就是 ``a``，所以看得到新值。
-# 增强赋值 ``a += 1`` 同样是原地操作。
+# 增强赋值 ``a += 1`` 同样是原地操作。（下面打印的 ``_version`` 是 torch 的内部属性，本站读它来展示计数器，它的行为可能随版本改变。）
 
 a = torch.ones(2, 2)
 c = a
@@ -304,6 +308,6 @@ assert a._version == 1, "only the add_ under no_grad must count"
 # 小结
 # ----
 #
-# ``a = a + 1`` 之后，``c`` 指着旧的叶子，``a`` 指着新内存里的一个非叶子张量，输出与原文一致。
+# 在梯度模式下，``a = a + 1`` 之后，``c`` 指着旧的叶子，``a`` 指着新内存里的一个非叶子张量，输出与原文一致。
 # 两者不再共享内存，但新 ``a`` 的梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
 # ``a.add_(1)`` 或 ``a += 1``；对需要梯度的叶子张量，要放在 ``torch.no_grad()`` 里。

@@ -12,7 +12,7 @@
 # ------------
 #
 # ``a`` 是需要梯度的叶子张量。``out`` 是 ``a`` 的 sigmoid：它有 ``grad_fn``，
-# 版本计数器 ``_version`` 从 0 开始。两个小辅助函数：``show`` 打印张量本身和本页关心的几项 autograd 信息，
+# 版本计数器 ``_version`` 从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它的行为可能随版本改变。）两个小辅助函数：``show`` 打印张量本身和本页关心的几项 autograd 信息，
 # ``same_storage`` 判断两个张量是否读同一块内存。
 import warnings
 
@@ -241,8 +241,8 @@ assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named Sig
 # --------------------------------------
 #
 # sigmoid 的导数是 ``s * (1 - s)``，其中 ``s`` 是它的输出。所以
-# ``SigmoidBackward0`` 保存的正是结果 ``out`` 本身。它的 ``_saved_result``
-# 读的是同一块存储，现在里面全是 0。它的版本是 0，也就是 autograd
+# ``SigmoidBackward0`` 保存的正是结果 ``out``。读取它的 ``_saved_result``，得到的是同一块存储上的
+# 另一个张量对象（``_saved_*`` 同样是 torch 的内部属性），现在里面全是 0。它的版本是 0，也就是 autograd
 # 当初记下的版本，所以看不出任何异常。关于保存的张量，参见 `Saved tensors
 # <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__。
 saved = out.grad_fn._saved_result
@@ -251,6 +251,7 @@ print("saved shares storage with out:", same_storage(saved, out))
 assert saved._version == 0, "the saved result still reports version 0"
 # sphinx_gallery_start_ignore
 assert same_storage(saved, out), "the saved result is out's storage"
+assert saved is not out, "reading _saved_result gives another tensor object"
 assert torch.equal(saved, torch.zeros(3)), "the saved result now holds zeros"
 # sphinx_gallery_end_ignore
 

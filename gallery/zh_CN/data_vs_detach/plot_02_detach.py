@@ -12,7 +12,7 @@
 # --------------
 #
 # 还是 ``out = a.sigmoid()``，辅助函数 ``show`` 和 ``same_storage``
-# 与上一页相同。两个张量的版本都从 0 开始。
+# 与上一页相同。两个张量的版本都从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它的行为可能随版本改变。）
 import torch
 
 
@@ -198,8 +198,8 @@ assert not c.requires_grad and c.grad_fn is None and c.is_leaf, "detach() gives 
 # ----------------------------------------------------------
 #
 # 与 ``.data`` 的区别就在这里。``c.zero_()`` 把版本计数器加到
-# 1，``out._version`` 也是 1。``detach()``
-# 与源张量共用一个版本计数器，所以通过 ``c`` 的修改也记在了 ``out`` 上。
+# 1，``out._version`` 也是 1。``out.detach()``
+# 与 ``out`` 共用一个版本计数器，所以通过 ``c`` 的修改也记在了 ``out`` 上。
 c.zero_()
 show("a", a)
 show("out", out)
@@ -264,6 +264,7 @@ print("out.grad_fn:", out.grad_fn.name())
 assert message.startswith(article_text + ": "), "the article's text is only the start of the message"
 # sphinx_gallery_start_ignore
 assert "Hint: enable anomaly detection" in message, "the message ends with a hint"
+assert "[torch.FloatTensor [3]]" in message, "the message names the tensor"
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
 # sphinx_gallery_end_ignore
 
@@ -272,7 +273,7 @@ assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named Sig
 # --------------------------
 #
 # 保存的输出可以通过 ``out.grad_fn._saved_result``
-# 读取。现在读取它，会做同样的版本检查，抛出同样的错误。``backward()``
+# 读取（``_saved_*`` 同样是 torch 的内部属性）。现在读取它，会做同样的版本检查，抛出同样的错误。``backward()``
 # 失败，正是因为它要用到这个张量。关于保存的张量，参见 `Saved tensors
 # <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__。
 try:
@@ -342,5 +343,5 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # ----
 #
 # ``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，
-# autograd 才能发现它保存的张量被改过，并拒绝返回错误的梯度。
+# 一个张量被 autograd 保存之后，再通过它的 ``detach()`` 做原地操作，autograd 就能发现，并报错而不是返回错误的梯度。
 # :ref:`下一页 <data-vs-detach-comparison>` 逐条检验原文的总结。
