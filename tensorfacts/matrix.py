@@ -130,6 +130,7 @@ class Refused:
 
     kind: str  #: a key of REFUSALS
     error: str  #: "RuntimeError: first sentence of torch's message"
+    changed: bool | None = None  #: did the values of a change all the same? (None: not asked)
 
 
 def refusal(exc: BaseException) -> Refused | None:
@@ -222,15 +223,17 @@ def probe_shares_version(source: str, operation: str) -> bool | Refused | None:
 def edit_then_backward(source: str, operation: str, *, no_grad: bool) -> str | Refused | None:
     """Edit the result in place after autograd saved the source, then run backward.
 
-    The edit is tried even when there is no graph: an inference tensor refuses it outside
-    inference mode (a :class:`Refused` cell). Otherwise only the errors this column is about
-    count: the leaf refusing the edit, and the version-counter error at backward ("detected").
+    The edit is tried even when there is no graph: an inference tensor raises at it outside
+    inference mode (a :class:`Refused` cell, which records whether the values of a changed
+    anyway). Otherwise only the errors this column is about count: the leaf refusing the edit,
+    and the version-counter error at backward ("detected").
     Any other error propagates, so the probe fails loudly.
     """
     m = make(source, operation)
     if m.b is None:
         return NOT_MADE
     loss = (m.a * m.a).sum()  # saves a for backward
+    values = m.a.tolist()
     try:
         with torch.no_grad() if no_grad else contextlib.nullcontext():
             m.b.mul_(10)
@@ -240,7 +243,7 @@ def edit_then_backward(source: str, operation: str, *, no_grad: bool) -> str | R
         refused = refusal(exc)
         if refused is None:
             raise
-        return refused
+        return dataclasses.replace(refused, changed=m.a.tolist() != values)  # raised, but did it write?
     if not loss.requires_grad:
         return EDIT_NO_GRAPH
     try:
@@ -367,9 +370,9 @@ def _everywhere(m: Matrix, operation: str, sources: tuple[str, ...] = tuple(SOUR
     )
 
 
-def _refused(m: Matrix, source: str, operation: str, column: str, kind: str) -> bool:
+def _refused(m: Matrix, source: str, operation: str, column: str, kind: str, changed: bool | None = None) -> bool:
     cell = _row(m, source, operation)[column]
-    return isinstance(cell, Refused) and cell.kind == kind
+    return isinstance(cell, Refused) and cell.kind == kind and (changed is None or cell.changed is changed)
 
 
 def _no_counter(m: Matrix, *operations: str) -> bool:
@@ -511,17 +514,18 @@ GUIDE: tuple[Advice, ...] = (
                 "and `a.float()` on a float tensor (likewise `a.to(torch.float32)`, `a.cpu()` on a CPU "
                 "tensor and `a.contiguous()` on a contiguous one). An in-place edit of `b` under "
                 "`torch.no_grad()` is an edit of `a`: backward raises if autograd saved `a`; if `a` is an "
-                "inference tensor, the edit itself raises.",
+                "inference tensor, the edit itself raises, and yet `a` has changed.",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象；`torch.as_tensor(a)`、"
                 "对 float 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、"
                 "对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。"
                 "在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
-                "如果自动求导保存过 `a`，反向传播时会报错；如果 `a` 是推理张量，修改本身就会报错。",
+                "如果自动求导保存过 `a`，反向传播时会报错；"
+                "如果 `a` 是推理张量，修改本身就会报错，可 `a` 的值还是变了。",
         },
         lambda m: all(_everywhere(m, op, same_object=True)
                       for op in ("b = a", "torch.as_tensor(a)", "a.float()"))
         and all(_row(m, s, "b = a")["inplace_edit_no_grad"] == EDIT_DETECTED for s in GRAD_SOURCES)
-        and _refused(m, "inference", "b = a", "inplace_edit_no_grad", INFERENCE_EDIT),
+        and _refused(m, "inference", "b = a", "inplace_edit_no_grad", INFERENCE_EDIT, changed=True),
         facts=("noop-conversions-return-a",),
     ),
     Advice(
@@ -566,18 +570,21 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "inference",
         {
-            "en": "A tensor made under `torch.inference_mode()` has no version counter at all, and outside "
+            "en": "A tensor made under `torch.inference_mode()` has no version counter at all. Outside "
                 "inference mode an in-place edit of it through `b = a` or `a.view(3)` raises, with or without "
-                "`torch.no_grad()`. Yet `a.data`, `a.detach()` and `copy.copy(a)`, which share its storage, accept "
-                "the edit, and it reaches `a`. To edit the values, edit `a.clone()` or `a.detach().clone()`: "
+                "`torch.no_grad()`, and yet the values of `a` have changed: do not catch that error and carry "
+                "on. `a.data`, `a.detach()` and `copy.copy(a)`, which share its storage, take the edit without "
+                "an error, and it reaches `a`. To edit the values, edit `a.clone()` or `a.detach().clone()`: "
                 "new storage, and the edit goes through.",
-            "zh_CN": "在 `torch.inference_mode()` 下创建的张量根本没有版本计数器；离开推理模式后，无论是否在 "
-                "`torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 原地修改它都会报错。可是 `a.data`、`a.detach()` "
-                "和 `copy.copy(a)` 与它共享存储，却照样接受原地修改，改动会落到 `a` 上。要修改这些数值，就去修改 "
+            "zh_CN": "在 `torch.inference_mode()` 下创建的张量根本没有版本计数器。离开推理模式后，无论是否在 "
+                "`torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 原地修改它都会报错，可 `a` 的值已经变了："
+                "不要捕获这个错误后接着往下算。`a.data`、`a.detach()` 和 `copy.copy(a)` 与它共享存储，"
+                "原地修改它们不报错，改动会落到 `a` 上。要修改这些数值，就去修改 "
                 "`a.clone()` 或 `a.detach().clone()`：它们有新的存储，原地修改可以照常进行。",
         },
         lambda m: _no_counter(m, *OPERATIONS)
-        and all(_refused(m, "inference", op, c, INFERENCE_EDIT) for op in ("b = a", "a.view(3)") for c in EDIT_COLUMNS)
+        and all(_refused(m, "inference", op, c, INFERENCE_EDIT, changed=True)
+                for op in ("b = a", "a.view(3)") for c in EDIT_COLUMNS)
         and all(_row(m, "inference", op)["shares_storage"] is True
                 and all(_row(m, "inference", op)[c] == EDIT_NO_GRAPH for c in EDIT_COLUMNS)
                 for op in ("a.data", "a.detach()", "copy.copy(a)"))

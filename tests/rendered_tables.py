@@ -149,7 +149,7 @@ def expected_cell(column: str, value: object, w: dict) -> tuple[str, str | None]
     if value is mp.NOT_MADE:
         return w["not_made"], None
     if isinstance(value, mp.Refused):
-        return w[value.kind], f"refused-{value.kind}"
+        return w[value.kind] + (w["changed_anyway"] if value.changed else ""), f"refused-{value.kind}"
     if column in mp.BOOLEAN_COLUMNS:
         return w[bool(value)], f"cell-{str(bool(value)).lower()}"
     if column == "raised":
@@ -202,10 +202,11 @@ def _message_problems(table: Tag, source: str, language: str, matrix: mp.Matrix)
     separator = w["message"]
     wanted = [shown(f"{op}{separator}{cells['raised']}") for op, cells in matrix[source].items()
               if isinstance(cells["raised"], str) and cells["raised"]]
-    refusals: list[mp.Refused] = []
+    refusals: list[tuple[str, str]] = []  # (kind, error), each once, in the order the cells show them
     for cells in matrix[source].values():
-        refusals += [v for v in cells.values() if isinstance(v, mp.Refused) and v not in refusals]
-    wanted += [shown(w["refusal"].format(word=w[r.kind]) + separator + r.error) for r in refusals]
+        refusals += [(v.kind, v.error) for v in cells.values()
+                     if isinstance(v, mp.Refused) and (v.kind, v.error) not in refusals]
+    wanted += [shown(w["refusal"].format(word=w[kind]) + separator + error) for kind, error in refusals]
     following = table.find_next(["table", "ul"], class_=["behaviour-matrix", "behaviour-matrix-messages"])
     listed = ([shown(li) for li in following.select("li")]
               if following is not None and "behaviour-matrix-messages" in following.get("class", []) else [])

@@ -97,6 +97,8 @@ LOCAL_MODES = {
     "quiet torch.tensor": lambda: Override(tensor=_quiet_tensor),
     "inference tensors count versions": lambda: Override(_version=lambda f, a, k: 0),
     "inference tensors accept edits": lambda: Override(mul_=_edit_in_inference_mode),
+    "inference edits raise before writing": lambda: Override(
+        mul_=_raises(mp.REFUSALS[mp.INFERENCE_EDIT] + ". You can make a clone")),
 }
 
 #: (change of torch, source, operation, column, the value the probe must then return)
@@ -116,6 +118,8 @@ FLIPS = [
     ("inference tensors count versions", "inference", "a.clone()", "shares_version", False),
     ("inference tensors accept edits", "inference", "b = a", "inplace_edit", mp.EDIT_NO_GRAPH),
     ("inference tensors accept edits", "inference", "a.view(3)", "inplace_edit_no_grad", mp.EDIT_NO_GRAPH),
+    ("inference edits raise before writing", "inference", "b = a", "inplace_edit",
+     mp.Refused(mp.INFERENCE_EDIT, f"RuntimeError: {mp.REFUSALS[mp.INFERENCE_EDIT]}", changed=False)),
 ]
 
 
@@ -174,6 +178,7 @@ class Fact:
     containing: str = ""
     sources: tuple[str, ...] | None = None  # None: every source
     refused: str | None = None  # the cell is this refusal (a key of mp.REFUSALS)
+    changed: bool | None = None  # ... and the values of a changed all the same (None: not stated)
 
     def cells(self) -> list[tuple[str, str, str]]:
         operations = (self.operation,) if self.same_as is None else (self.operation, self.same_as)
@@ -185,7 +190,8 @@ class Fact:
             if self.same_as is not None:
                 ok = cell == m[source][self.same_as][self.column]
             elif self.refused is not None:
-                ok = isinstance(cell, mp.Refused) and cell.kind == self.refused
+                ok = (isinstance(cell, mp.Refused) and cell.kind == self.refused
+                      and (self.changed is None or cell.changed is self.changed))
             elif self.prefix is not None:
                 ok = str(cell).startswith(self.prefix) and self.containing in str(cell)
             else:
@@ -283,8 +289,8 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
         Fact("a.float()", "same_object", True),  # and a.float() on a float tensor"
         # "an in-place edit of b under torch.no_grad() is an edit of a: backward raises"
         *_edit_facts("b = a", mp.EDIT_DETECTED, columns=("inplace_edit_no_grad",)),
-        # "if a is an inference tensor, the edit itself raises"
-        Fact("b = a", "inplace_edit_no_grad", refused=mp.INFERENCE_EDIT, sources=("inference",)),
+        # "if a is an inference tensor, the edit itself raises, and yet a has changed"
+        Fact("b = a", "inplace_edit_no_grad", refused=mp.INFERENCE_EDIT, changed=True, sources=("inference",)),
     ],
     "torch-tensor": [
         Fact("torch.tensor(a)", "raised", prefix="UserWarning", containing="detach().clone()"),
@@ -303,8 +309,9 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
     "inference": [
         # "has no version counter at all": no row of its table can read one
         *[Fact(op, "shares_version", refused=mp.NO_COUNTER, sources=UNCOUNTED) for op in mp.OPERATIONS],
-        # "an in-place edit of it through b = a or a.view(3) raises, with or without torch.no_grad()"
-        *[Fact(op, column, refused=mp.INFERENCE_EDIT, sources=("inference",))
+        # "an in-place edit of it through b = a or a.view(3) raises, with or without torch.no_grad(),
+        # and yet the values of a have changed"
+        *[Fact(op, column, refused=mp.INFERENCE_EDIT, changed=True, sources=("inference",))
           for op in ("b = a", "a.view(3)") for column in mp.EDIT_COLUMNS],
         # "a.data, a.detach() and copy.copy(a), which share its storage, accept the edit" (the edit
         # ran: "no graph" is what remains to say); "a.clone() or a.detach().clone(): new storage, and

@@ -70,6 +70,7 @@ WORDS = {
         mp.EDIT_NO_GRAPH: "no graph (a needs no grad)",
         mp.NO_COUNTER: "error: a has no version counter",
         mp.INFERENCE_EDIT: "error at the edit (inference tensor)",
+        "changed_anyway": ", yet a changed",
         "refusal": "“{word}”",
         "not_made": "—",
         "none_raised": "none",
@@ -97,6 +98,7 @@ WORDS = {
         mp.EDIT_NO_GRAPH: "无计算图（a 不需要求导）",
         mp.NO_COUNTER: "报错：a 没有版本计数器",
         mp.INFERENCE_EDIT: "修改时报错（推理张量）",
+        "changed_anyway": "，但 a 的值已被改动",
         "refusal": "“{word}”",
         "not_made": "—",
         "none_raised": "无",
@@ -119,7 +121,7 @@ def cell_nodes(column: str, value: object, w: dict) -> list[nodes.Node]:
     if value is mp.NOT_MADE:
         return [nodes.Text(w["not_made"])]
     if isinstance(value, mp.Refused):  # its message is listed under the table
-        word = w[value.kind]
+        word = w[value.kind] + (w["changed_anyway"] if value.changed else "")
         return [nodes.inline(word, word, classes=[f"refused-{value.kind}"])]
     if column in mp.BOOLEAN_COLUMNS:
         word = w[bool(value)]
@@ -136,11 +138,13 @@ def cell_nodes(column: str, value: object, w: dict) -> list[nodes.Node]:
     return [nodes.literal(text, text)]
 
 
-def refusals(matrix: mp.Matrix, source: str) -> list[mp.Refused]:
-    """The distinct refusals in a source's table, in the order they first appear (row by row)."""
-    found: list[mp.Refused] = []
+def refusals(matrix: mp.Matrix, source: str) -> list[tuple[str, str]]:
+    """The distinct refusals (kind, error) in a source's table, in the order they first appear."""
+    found: list[tuple[str, str]] = []
     for cells in matrix[source].values():
-        found += [v for v in cells.values() if isinstance(v, mp.Refused) and v not in found]
+        for value in cells.values():
+            if isinstance(value, mp.Refused) and (value.kind, value.error) not in found:
+                found.append((value.kind, value.error))
     return found
 
 
@@ -159,11 +163,10 @@ def build_messages(matrix: mp.Matrix, source: str, language: str) -> list[nodes.
         item += nodes.paragraph("", "", nodes.literal(operation, operation), nodes.Text(w["message"]),
                                 nodes.literal(message, message))
         items += item
-    for refusal in refused:
+    for kind, error in refused:
         item = nodes.list_item()
-        label = w["refusal"].format(word=w[refusal.kind])
-        item += nodes.paragraph("", "", nodes.Text(label), nodes.Text(w["message"]),
-                                nodes.literal(refusal.error, refusal.error))
+        label = w["refusal"].format(word=w[kind])
+        item += nodes.paragraph("", "", nodes.Text(label), nodes.Text(w["message"]), nodes.literal(error, error))
         items += item
     return [nodes.paragraph(w["messages"], w["messages"], classes=["behaviour-matrix-messages-intro"]), items]
 
