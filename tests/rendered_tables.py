@@ -204,8 +204,9 @@ def _message_problems(table: Tag, source: str, language: str, matrix: mp.Matrix)
               if isinstance(cells["raised"], str) and cells["raised"]]
     refusals: list[tuple[str, str]] = []  # (kind, error), each once, in the order the cells show them
     for cells in matrix[source].values():
-        refusals += [(v.kind, v.error) for v in cells.values()
-                     if isinstance(v, mp.Refused) and (v.kind, v.error) not in refusals]
+        for value in cells.values():
+            if isinstance(value, mp.Refused) and (value.kind, value.error) not in refusals:
+                refusals.append((value.kind, value.error))
     wanted += [shown(w["refusal"].format(word=w[kind]) + separator + error) for kind, error in refusals]
     following = table.find_next(["table", "ul"], class_=["behaviour-matrix", "behaviour-matrix-messages"])
     listed = ([shown(li) for li in following.select("li")]
