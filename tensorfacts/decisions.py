@@ -9,13 +9,31 @@ The premises read only the matrix's rows; nothing here probes torch by itself.
 
 from __future__ import annotations
 
-from tensorfacts.matrix import EDIT_DETECTED, EDIT_SILENT, EDIT_UNAFFECTED, GRAD_SOURCES, SOURCES, Advice, Matrix
+from tensorfacts.matrix import (
+    EDIT_DETECTED,
+    EDIT_SILENT,
+    EDIT_UNAFFECTED,
+    GRAD_SOURCES,
+    NO_COUNTER,
+    NO_VERSION_COUNTER,
+    SOURCES,
+    VERSIONED_SOURCES,
+    Advice,
+    Matrix,
+    Refused,
+)
 
 
 def _rows(m: Matrix, operation: str, sources=tuple(SOURCES), **expected: object) -> bool:
     """Every row of ``sources`` (by default every source) for ``operation`` has the ``expected`` cells.
     What autograd does with an edit is asked of the sources that require grad (``GRAD_SOURCES``)."""
     return all(m[source][operation][column] == value for source in sources for column, value in expected.items())
+
+
+def _no_counter(m: Matrix, operation: str) -> bool:
+    """The row of ``operation`` says, for every source with no version counter, that it has none."""
+    return all(isinstance(m[s][operation]["shares_version"], Refused)
+               and m[s][operation]["shares_version"].kind == NO_COUNTER for s in NO_VERSION_COUNTER)
 
 
 DECISIONS: tuple[Advice, ...] = (
@@ -33,13 +51,16 @@ DECISIONS: tuple[Advice, ...] = (
         "need-read-without-graph",
         {
             "en": "The values without autograd, without copying (to log, plot or compare them): `a.detach()`. "
-                "It shares storage and the version counter with `a` and does not require grad; an in-place "
+                "It shares storage and the version counter with `a` (an inference tensor has no version counter "
+                "at all) and does not require grad; an in-place "
                 "edit of it while autograd still needs `a` makes backward raise.",
             "zh_CN": "只读数值、不要求导、也不复制（记录日志、画图、比较）：`a.detach()`。它与 `a` "
-                "共享存储和版本计数器，不需要梯度；自动求导还用得着 `a` 时原地修改它，反向传播会报错。",
+                "共享存储和版本计数器（推理张量根本没有版本计数器），不需要梯度；"
+                "自动求导还用得着 `a` 时原地修改它，反向传播会报错。",
         },
-        lambda m: _rows(m, "a.detach()", same_object=False, shares_storage=True, shares_version=True,
-                        requires_grad=False)
+        lambda m: _rows(m, "a.detach()", same_object=False, shares_storage=True, requires_grad=False)
+        and _rows(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
+        and _no_counter(m, "a.detach()")
         and _rows(m, "a.detach()", GRAD_SOURCES, inplace_edit=EDIT_DETECTED),
     ),
     Advice(
@@ -94,12 +115,16 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "never-data",
         {
-            "en": "None of these needs `a.data`: it shares storage but not the version counter, so an in-place "
+            "en": "None of these needs `a.data`: it shares storage but not the version counter (an inference "
+                "tensor has no version counter at all), so an in-place "
                 "edit through it gives a wrong gradient without any error.",
-            "zh_CN": "以上哪一种都用不着 `a.data`：它共享存储，却不共享版本计数器；通过它原地修改，"
+            "zh_CN": "以上哪一种都用不着 `a.data`：它共享存储，却不共享版本计数器（推理张量根本没有版本计数器）；"
+                "通过它原地修改，"
                 "梯度会算错，而且不报错。",
         },
-        lambda m: _rows(m, "a.data", shares_storage=True, shares_version=False)
+        lambda m: _rows(m, "a.data", shares_storage=True)
+        and _rows(m, "a.data", VERSIONED_SOURCES, shares_version=False)
+        and _no_counter(m, "a.data")
         and _rows(m, "a.data", GRAD_SOURCES, inplace_edit=EDIT_SILENT),
     ),
 )

@@ -198,3 +198,61 @@ def _leaf_refuses_inplace() -> Fact:
         a.add_(1)
     return Fact(refused and a.tolist() == [2.0, 3.0, 4.0],
                 f"refused with grad on: {refused}; after a.add_(1) under no_grad: {a.tolist()}")
+
+
+# --- The sources the matrix adds: a view of a leaf, an inference tensor -----------------------
+
+
+@fact("leaf-view-has-grad-fn-refuses-inplace")
+def _leaf_view_has_grad_fn_refuses_inplace() -> Fact:
+    """A slice of a leaf that requires grad has a grad_fn, yet refuses an in-place edit with grad
+    mode on, as the leaf itself does."""
+    base = torch.tensor([0.0, 1.0, 2.0, 3.0], requires_grad=True)
+    a = base[1:]
+    try:
+        a.mul_(10)
+    except RuntimeError as exc:
+        refused = "a view of a leaf Variable that requires grad" in str(exc)
+    else:
+        refused = False
+    has_grad_fn = a.grad_fn is not None and not a.is_leaf
+    return Fact(has_grad_fn and refused, f"grad_fn: {type(a.grad_fn).__name__}; mul_ refused: {refused}")
+
+
+def _inference_tensor() -> torch.Tensor:
+    with torch.inference_mode():
+        return torch.tensor([1.0, 2.0, 3.0])
+
+
+@fact("inference-tensor-has-no-version-counter")
+def _inference_tensor_has_no_version_counter() -> Fact:
+    """Reading the version counter of a tensor made under inference_mode raises: it keeps none."""
+    a = _inference_tensor()
+    try:
+        message = f"no error, version {a._version}"
+    except RuntimeError as exc:
+        message = str(exc)
+    return Fact(a.is_inference() and "do not track version counter" in message,
+                f"is_inference: {a.is_inference()}; a._version: {message}")
+
+
+@fact("inference-tensor-inplace-outside-raises-yet-writes")
+def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
+    """An in-place edit of an inference tensor outside inference mode raises (under no_grad too),
+    and yet the values have changed; inside inference mode it runs without an error."""
+    a = _inference_tensor()
+    refused = []
+    for context in (torch.enable_grad, torch.no_grad):
+        try:
+            with context():
+                a.mul_(10)
+        except RuntimeError as exc:
+            refused.append("outside InferenceMode is not allowed" in str(exc))
+        else:
+            refused.append(False)
+    outside = a.tolist()
+    with torch.inference_mode():
+        a.mul_(10)
+    return Fact(all(refused) and outside == [100.0, 200.0, 300.0] and a.tolist() == [1000.0, 2000.0, 3000.0],
+                f"raised outside (grad on, no_grad): {refused}; values after those two mul_(10): {outside}; "
+                f"after one more inside: {a.tolist()}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import re
 import warnings
 from collections.abc import Callable, Mapping
 
@@ -52,13 +53,21 @@ def _pair(x: torch.Tensor, a: torch.Tensor | None = None) -> tuple[torch.Tensor,
     return x, x if a is None else a
 
 
+def _inference() -> tuple[torch.Tensor, torch.Tensor]:
+    with torch.inference_mode():
+        a = torch.tensor([1.0, 2.0, 3.0])
+    return _pair(a)
+
+
 #: The kinds of source tensor, one table each. Each entry builds (leaf, a): the leaf gradients
 #: land on (the source itself when it has no history), and a.
 SOURCES: dict[str, Callable[[], tuple[torch.Tensor, torch.Tensor]]] = {
     "leaf": lambda: _pair(torch.tensor([1.0, 2.0, 3.0], requires_grad=True)),
     "non-leaf": lambda: (lambda x: _pair(x, x * 2))(torch.tensor([1.0, 2.0, 3.0], requires_grad=True)),
     "parameter": lambda: _pair(torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))),
+    "view": lambda: (lambda base: _pair(base, base[1:]))(torch.tensor([0.0, 1.0, 2.0, 3.0], requires_grad=True)),
     "plain": lambda: _pair(torch.tensor([1.0, 2.0, 3.0])),
+    "inference": _inference,
 }
 
 #: How each source is written on the page.
@@ -66,7 +75,9 @@ SOURCE_CODE = {
     "leaf": "a = torch.tensor([1., 2., 3.], requires_grad=True)",
     "non-leaf": "x = torch.tensor([1., 2., 3.], requires_grad=True); a = x * 2",
     "parameter": "a = torch.nn.Parameter(torch.tensor([1., 2., 3.]))",
+    "view": "base = torch.tensor([0., 1., 2., 3.], requires_grad=True); a = base[1:]",
     "plain": "a = torch.tensor([1., 2., 3.])",
+    "inference": "with torch.inference_mode(): a = torch.tensor([1., 2., 3.])",
 }
 
 #: The gradient of ``(a * a).sum()`` with respect to the leaf, for each source, as calculus says
@@ -75,7 +86,9 @@ TRUE_GRADIENT = {
     "leaf": [2.0, 4.0, 6.0],  # d/da a**2 = 2a
     "non-leaf": [8.0, 16.0, 24.0],  # d/dx (2x)**2 = 8x
     "parameter": [2.0, 4.0, 6.0],
+    "view": [0.0, 2.0, 4.0, 6.0],  # d/dbase of base[1:]**2: nothing for base[0]
     "plain": None,
+    "inference": None,
 }
 
 #: The sources that require grad: the ones the edit columns say something about.
@@ -93,8 +106,41 @@ EDIT_OUTCOMES = (EDIT_REFUSED, EDIT_DETECTED, EDIT_SILENT, EDIT_UNAFFECTED, EDIT
 LEAF_ERROR = "leaf Variable that requires grad is being used in an in-place operation"
 VERSION_ERROR = "modified by an inplace operation"
 
+#: The errors torch raises on purpose for some sources, which a probe reports as its answer
+#: (language-neutral key -> the phrase that identifies the message). Any other error fails the probe.
+NO_COUNTER = "no-version-counter"  # reading the source's version counter: it has none
+INFERENCE_EDIT = "inference-edit"  # an in-place edit of an inference tensor outside inference mode
+REFUSALS = {
+    NO_COUNTER: "Inference tensors do not track version counter",
+    INFERENCE_EDIT: "Inplace update to inference tensor outside InferenceMode is not allowed",
+}
+
+#: The sources whose tensor has no version counter at all (reading ``_version`` raises).
+NO_VERSION_COUNTER = ("inference",)
+#: The others: where a sentence about sharing the version counter applies.
+VERSIONED_SOURCES = tuple(s for s in SOURCES if s not in NO_VERSION_COUNTER)
+
 #: A cell whose result could not be made (the operation raised).
 NOT_MADE = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Refused:
+    """torch refused a step of a probe with one of the :data:`REFUSALS`: that is the cell's answer."""
+
+    kind: str  #: a key of REFUSALS
+    error: str  #: "RuntimeError: first sentence of torch's message"
+    changed: bool | None = None  #: did the values of a change all the same? (None: not asked)
+
+
+def refusal(exc: BaseException) -> Refused | None:
+    """The known refusal ``exc`` is, or None (then the probe must let it propagate)."""
+    for kind, phrase in REFUSALS.items():
+        if isinstance(exc, RuntimeError) and phrase in str(exc):
+            # Some of these messages run sentences together ("not allowed.You can"): cut there too.
+            sentence = re.split(r"\.(?=[A-Z])", first_sentence(str(exc)), maxsplit=1)[0]
+            return Refused(kind, f"{type(exc).__name__}: {sentence}")
+    return None
 
 
 @dataclasses.dataclass
@@ -154,36 +200,52 @@ def probe_grad_fn(source: str, operation: str) -> str | None:
     return grad_fn_name(m.b)
 
 
-def probe_shares_version(source: str, operation: str) -> bool | None:
-    """Does an in-place change of the result move the source's version counter?"""
+def probe_shares_version(source: str, operation: str) -> bool | Refused | None:
+    """Does an in-place change of the result move the source's version counter?
+
+    A source with no counter (an inference tensor) refuses the read: the cell says so.
+    """
     m = make(source, operation)
     if m.b is None:
         return NOT_MADE
-    before = m.a._version
-    with torch.no_grad():
-        m.b.add_(0)  # any in-place call bumps the counter of every tensor that shares it
-    return m.a._version != before
+    try:
+        before = m.a._version
+        with torch.no_grad():
+            m.b.add_(0)  # any in-place call bumps the counter of every tensor that shares it
+        return m.a._version != before
+    except RuntimeError as exc:
+        refused = refusal(exc)
+        if refused is None:
+            raise
+        return refused
 
 
-def edit_then_backward(source: str, operation: str, *, no_grad: bool) -> str | None:
+def edit_then_backward(source: str, operation: str, *, no_grad: bool) -> str | Refused | None:
     """Edit the result in place after autograd saved the source, then run backward.
 
-    Only the two errors this column is about count: the leaf refusing the edit, and the
-    version-counter error at backward. Any other error propagates, so the probe fails loudly.
+    The edit is tried even when there is no graph: an inference tensor raises at it outside
+    inference mode (a :class:`Refused` cell, which records whether the values of a changed
+    anyway). Otherwise only the errors this column is about count: the leaf refusing the edit,
+    and the version-counter error at backward ("detected").
+    Any other error propagates, so the probe fails loudly.
     """
     m = make(source, operation)
     if m.b is None:
         return NOT_MADE
     loss = (m.a * m.a).sum()  # saves a for backward
-    if not loss.requires_grad:
-        return EDIT_NO_GRAPH
+    values = m.a.tolist()
     try:
         with torch.no_grad() if no_grad else contextlib.nullcontext():
             m.b.mul_(10)
     except RuntimeError as exc:
         if LEAF_ERROR in str(exc):
             return EDIT_REFUSED
-        raise
+        refused = refusal(exc)
+        if refused is None:
+            raise
+        return dataclasses.replace(refused, changed=m.a.tolist() != values)  # raised, but did it write?
+    if not loss.requires_grad:
+        return EDIT_NO_GRAPH
     try:
         loss.backward()
     except RuntimeError as exc:
@@ -308,6 +370,16 @@ def _everywhere(m: Matrix, operation: str, sources: tuple[str, ...] = tuple(SOUR
     )
 
 
+def _refused(m: Matrix, source: str, operation: str, column: str, kind: str, changed: bool | None = None) -> bool:
+    cell = _row(m, source, operation)[column]
+    return isinstance(cell, Refused) and cell.kind == kind and (changed is None or cell.changed is changed)
+
+
+def _no_counter(m: Matrix, *operations: str) -> bool:
+    """In each row of ``operations``, every source with no version counter says it has none."""
+    return all(_refused(m, s, op, "shares_version", NO_COUNTER) for s in NO_VERSION_COUNTER for op in operations)
+
+
 def _edits(m: Matrix, operation: str, outcome: str) -> bool:
     """Both edit columns give ``outcome`` for every source that requires grad."""
     return all(_row(m, s, operation)[c] == outcome for s in GRAD_SOURCES for c in EDIT_COLUMNS)
@@ -330,16 +402,20 @@ GUIDE: tuple[Advice, ...] = (
         "independent-copy",
         {
             "en": "For an independent copy with no autograd history, use `a.detach().clone()`: it has its "
-                "own storage and version counter, no `grad_fn`, `requires_grad=False`, raises no warning, "
+                "own storage and its own version counter (an inference tensor `a` has no version counter at all), "
+                "no `grad_fn`, `requires_grad=False`, raises no warning, "
                 "and an in-place edit of it, with or without `torch.no_grad()`, leaves the gradient of `a` "
                 "alone. `with torch.no_grad(): a.clone()` gives the same row.",
             "zh_CN": "要一份与原张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。它有自己的存储和版本计数器，"
-                "没有 `grad_fn`，`requires_grad=False`，也不会触发警告；无论是否在 `torch.no_grad()` 下原地修改它，"
+                "（推理张量 `a` 根本没有版本计数器），没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
+                "无论是否在 `torch.no_grad()` 下原地修改它，"
                 "`a` 的梯度都不受影响。`with torch.no_grad(): a.clone()` 得到的一行与它完全相同。",
         },
         lambda m: _everywhere(
             m, "a.detach().clone()", same_object=False, shares_storage=False,
-            shares_version=False, requires_grad=False, grad_fn="None", raised="")
+            requires_grad=False, grad_fn="None", raised="")
+        and _everywhere(m, "a.detach().clone()", VERSIONED_SOURCES, shares_version=False)
+        and _no_counter(m, "a.detach().clone()")
         and _edits(m, "a.detach().clone()", EDIT_UNAFFECTED)
         and _same_row(m, "with torch.no_grad(): a.clone()", "a.detach().clone()"),
     ),
@@ -374,17 +450,20 @@ GUIDE: tuple[Advice, ...] = (
         "detach-view",
         {
             "en": "To read the values without autograd and without copying, use `a.detach()`. It shares "
-                "storage and the version counter with `a`: edit it in place after autograd saved `a`, even "
+                "storage and the version counter with `a` (an inference tensor has no version counter at all): "
+                "edit it in place after autograd saved `a`, even "
                 "under `torch.no_grad()`, and backward raises an error. It does not catch everything: an "
                 "edit made before autograd saves the tensor, or a write through `a.detach().numpy()`, moves "
                 "no saved version, and backward returns a wrong gradient without any error.",
-            "zh_CN": "只想读取数值，既不求导也不复制，就用 `a.detach()`。它与 `a` 共享存储和版本计数器："
+            "zh_CN": "只想读取数值，既不求导也不复制，就用 `a.detach()`。它与 `a` 共享存储和版本计数器"
+                "（推理张量根本没有版本计数器）："
                 "自动求导保存了 `a` 之后再原地修改它，即使在 `torch.no_grad()` 下，反向传播也会报错。"
                 "但它并非万无一失：在自动求导保存该张量之前做的修改，或者通过 `a.detach().numpy()` 写入的数据，"
                 "都不会让保存时记下的版本对不上，反向传播照常完成，梯度却是错的。",
         },
-        lambda m: _everywhere(m, "a.detach()", shares_storage=True, shares_version=True,
-                              requires_grad=False, grad_fn="None")
+        lambda m: _everywhere(m, "a.detach()", shares_storage=True, requires_grad=False, grad_fn="None")
+        and _everywhere(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
+        and _no_counter(m, "a.detach()")
         and _edits(m, "a.detach()", EDIT_DETECTED),
         facts=("detach-edit-before-save-silent", "detach-numpy-write-silent"),
     ),
@@ -392,29 +471,39 @@ GUIDE: tuple[Advice, ...] = (
         "view",
         {
             "en": "A view such as `a.view(3)` is not a copy either: it shares storage and the version "
-                "counter with `a` and stays in the graph (`ViewBackward0`). A view of a leaf that requires "
-                "grad refuses in-place edits outside `torch.no_grad()`.",
-            "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，并留在计算图中"
-                "（`ViewBackward0`）。需要求导的叶子张量的视图，在 `torch.no_grad()` 之外一做原地修改就会报错。",
+                "counter with `a` (an inference tensor has no version counter at all) and stays in the graph "
+                "(`ViewBackward0`). A view of a leaf that requires grad refuses in-place edits outside "
+                "`torch.no_grad()`, and so does `b = a` when `a` is itself such a view.",
+            "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器（推理张量根本没有版本计数器），"
+                "并留在计算图中（`ViewBackward0`）。需要求导的叶子张量的视图，"
+                "在 `torch.no_grad()` 之外一做原地修改就会报错；"
+                "如果 `a` 本身就是这样的视图，`b = a` 也一样。",
         },
-        lambda m: _everywhere(m, "a.view(3)", shares_storage=True, shares_version=True)
+        lambda m: _everywhere(m, "a.view(3)", shares_storage=True)
+        and _everywhere(m, "a.view(3)", VERSIONED_SOURCES, shares_version=True)
+        and _no_counter(m, "a.view(3)")
         and _everywhere(m, "a.view(3)", GRAD_SOURCES, grad_fn="ViewBackward0")
-        and all(_row(m, s, "a.view(3)")["inplace_edit"] == EDIT_REFUSED for s in ("leaf", "parameter")),
+        and all(_row(m, s, "a.view(3)")["inplace_edit"] == EDIT_REFUSED for s in ("leaf", "parameter", "view"))
+        and _row(m, "view", "b = a")["inplace_edit"] == EDIT_REFUSED,
     ),
     Advice(
         "avoid-data",
         {
-            "en": "Avoid `a.data`: it shares storage but not the version counter, so an in-place edit "
+            "en": "Avoid `a.data`: it shares storage but not the version counter (an inference tensor has no "
+                "version counter at all), so an in-place edit "
                 "through it, with or without `torch.no_grad()`, goes unnoticed and backward returns a wrong "
                 "gradient without any error. `copy.copy(a)` is no better: it shares storage, not the counter, "
                 "and an edit of it under `torch.no_grad()` goes unnoticed in the same way.",
-            "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器。无论是否在 `torch.no_grad()` 下，"
+            "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器（推理张量根本没有版本计数器）。"
+                "无论是否在 `torch.no_grad()` 下，"
                 "通过它做的原地修改自动求导都察觉不到，反向传播不报错，梯度却是错的。"
                 "`copy.copy(a)` 也好不到哪里去：它同样共享存储、不共享版本计数器，"
                 "在 `torch.no_grad()` 下原地修改它也不会被发现。",
         },
-        lambda m: all(_everywhere(m, op, shares_storage=True, shares_version=False)
+        lambda m: all(_everywhere(m, op, shares_storage=True)
+                      and _everywhere(m, op, VERSIONED_SOURCES, shares_version=False)
                       for op in ("a.data", "copy.copy(a)"))
+        and _no_counter(m, "a.data", "copy.copy(a)")
         and _edits(m, "a.data", EDIT_SILENT)
         and all(_row(m, s, "copy.copy(a)")["inplace_edit_no_grad"] == EDIT_SILENT for s in GRAD_SOURCES),
     ),
@@ -424,16 +513,19 @@ GUIDE: tuple[Advice, ...] = (
             "en": "`b = a` copies nothing: `b` is the same object as `a`, and so are `torch.as_tensor(a)` "
                 "and `a.float()` on a float tensor (likewise `a.to(torch.float32)`, `a.cpu()` on a CPU "
                 "tensor and `a.contiguous()` on a contiguous one). An in-place edit of `b` under "
-                "`torch.no_grad()` is an edit of `a`: backward raises if autograd saved `a`.",
+                "`torch.no_grad()` is an edit of `a`: backward raises if autograd saved `a`; if `a` is an "
+                "inference tensor, the edit itself raises, and yet `a` has changed.",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象；`torch.as_tensor(a)`、"
                 "对 float 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、"
                 "对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。"
                 "在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
-                "如果自动求导保存过 `a`，反向传播时会报错。",
+                "如果自动求导保存过 `a`，反向传播时会报错；"
+                "如果 `a` 是推理张量，修改本身就会报错，可 `a` 的值还是变了。",
         },
         lambda m: all(_everywhere(m, op, same_object=True)
                       for op in ("b = a", "torch.as_tensor(a)", "a.float()"))
-        and all(_row(m, s, "b = a")["inplace_edit_no_grad"] == EDIT_DETECTED for s in GRAD_SOURCES),
+        and all(_row(m, s, "b = a")["inplace_edit_no_grad"] == EDIT_DETECTED for s in GRAD_SOURCES)
+        and _refused(m, "inference", "b = a", "inplace_edit_no_grad", INFERENCE_EDIT, changed=True),
         facts=("noop-conversions-return-a",),
     ),
     Advice(
@@ -453,14 +545,15 @@ GUIDE: tuple[Advice, ...] = (
         "deepcopy",
         {
             "en": "`copy.deepcopy(a)` works only on a tensor with no `grad_fn` (a leaf, a `Parameter`, a "
-                "tensor that does not require grad); on a non-leaf it raises `RuntimeError`. It gives new "
+                "tensor that does not require grad, an inference tensor); on a non-leaf, a view of a leaf "
+                "included, it raises `RuntimeError`. It gives new "
                 "storage and keeps `requires_grad` and the class: a `Parameter` stays a `Parameter`. It "
-                "copies `.grad` too, and for a view it copies the whole storage behind it, where `clone()` "
-                "copies only the view's elements.",
-            "zh_CN": "`copy.deepcopy(a)` 只能用于没有 `grad_fn` 的张量（叶子张量、`Parameter`、不需要求导的张量）；"
-                "对非叶子张量会抛出 `RuntimeError`。它分配新的存储，保留 `requires_grad` 和类型："
-                "`Parameter` 复制后仍是 `Parameter`。它连 `.grad` 也一起复制；对视图，它复制的是视图背后的整块存储，"
-                "而 `clone()` 只复制视图中的元素。",
+                "copies `.grad` too, and for a view of a tensor that does not require grad it copies the whole "
+                "storage behind it, where `clone()` copies only the view's elements.",
+            "zh_CN": "`copy.deepcopy(a)` 只能用于没有 `grad_fn` 的张量（叶子张量、`Parameter`、不需要求导的张量、"
+                "推理张量）；对非叶子张量（包括叶子张量的视图）会抛出 `RuntimeError`。它分配新的存储，保留 "
+                "`requires_grad` 和类型：`Parameter` 复制后仍是 `Parameter`。它连 `.grad` 也一起复制；"
+                "对不需要求导的张量的视图，它复制的是视图背后的整块存储，而 `clone()` 只复制视图中的元素。",
         },
         lambda m: all(
             _row(m, s, "copy.deepcopy(a)")["raised"] == ""
@@ -468,10 +561,36 @@ GUIDE: tuple[Advice, ...] = (
             and _row(m, s, "b = a")["grad_fn"] == "None"
             and _row(m, s, "copy.deepcopy(a)")["requires_grad"] == _row(m, s, "b = a")["requires_grad"]
             and _row(m, s, "copy.deepcopy(a)")["type"] == _row(m, s, "b = a")["type"]
-            for s in ("leaf", "parameter", "plain"))
+            for s in ("leaf", "parameter", "plain", "inference"))
         and _row(m, "parameter", "copy.deepcopy(a)")["type"] == "Parameter"
-        and str(_row(m, "non-leaf", "copy.deepcopy(a)")["raised"]).startswith("RuntimeError"),
+        and all(str(_row(m, s, "copy.deepcopy(a)")["raised"]).startswith("RuntimeError")
+                for s in ("non-leaf", "view")),
         facts=("deepcopy-copies-grad", "deepcopy-view-copies-storage"),
+    ),
+    Advice(
+        "inference",
+        {
+            "en": "A tensor made under `torch.inference_mode()` has no version counter at all. Outside "
+                "inference mode an in-place edit of it through `b = a` or `a.view(3)` raises, with or without "
+                "`torch.no_grad()`, and yet the values of `a` have changed: do not catch that error and carry "
+                "on. `a.data`, `a.detach()` and `copy.copy(a)`, which share its storage, take the edit without "
+                "an error, and it reaches `a`. To edit the values, edit `a.clone()` or `a.detach().clone()`: "
+                "new storage, and the edit goes through.",
+            "zh_CN": "在 `torch.inference_mode()` 下创建的张量根本没有版本计数器。离开推理模式后，无论是否在 "
+                "`torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 原地修改它都会报错，可 `a` 的值已经变了："
+                "不要捕获这个错误后接着往下算。`a.data`、`a.detach()` 和 `copy.copy(a)` 与它共享存储，"
+                "原地修改它们不报错，改动会落到 `a` 上。要修改这些数值，就去修改 "
+                "`a.clone()` 或 `a.detach().clone()`：它们有新的存储，原地修改可以照常进行。",
+        },
+        lambda m: _no_counter(m, *OPERATIONS)
+        and all(_refused(m, "inference", op, c, INFERENCE_EDIT, changed=True)
+                for op in ("b = a", "a.view(3)") for c in EDIT_COLUMNS)
+        and all(_row(m, "inference", op)["shares_storage"] is True
+                and all(_row(m, "inference", op)[c] == EDIT_NO_GRAPH for c in EDIT_COLUMNS)
+                for op in ("a.data", "a.detach()", "copy.copy(a)"))
+        and all(_row(m, "inference", op)["shares_storage"] is False
+                and all(_row(m, "inference", op)[c] == EDIT_NO_GRAPH for c in EDIT_COLUMNS)
+                for op in ("a.clone()", "a.detach().clone()")),
     ),
 )
 

@@ -148,6 +148,8 @@ def expected_cell(column: str, value: object, w: dict) -> tuple[str, str | None]
         return "?", "probe-failed"
     if value is mp.NOT_MADE:
         return w["not_made"], None
+    if isinstance(value, mp.Refused):
+        return w[value.kind] + (w["changed_anyway"] if value.changed else ""), f"refused-{value.kind}"
     if column in mp.BOOLEAN_COLUMNS:
         return w[bool(value)], f"cell-{str(bool(value)).lower()}"
     if column == "raised":
@@ -194,10 +196,18 @@ def matrix_problems(soup: BeautifulSoup, language: str, matrix: mp.Matrix) -> li
 
 
 def _message_problems(table: Tag, source: str, language: str, matrix: mp.Matrix) -> list[str]:
-    """Under a table: each operation that raised, with its message in full."""
-    separator = behaviour_matrix.words(language)["message"]
+    """Under a table: each operation that raised, with its message in full; then each refusal the
+    table's cells show, once, with its message."""
+    w = behaviour_matrix.words(language)
+    separator = w["message"]
     wanted = [shown(f"{op}{separator}{cells['raised']}") for op, cells in matrix[source].items()
               if isinstance(cells["raised"], str) and cells["raised"]]
+    refusals: list[tuple[str, str]] = []  # (kind, error), each once, in the order the cells show them
+    for cells in matrix[source].values():
+        for value in cells.values():
+            if isinstance(value, mp.Refused) and (value.kind, value.error) not in refusals:
+                refusals.append((value.kind, value.error))
+    wanted += [shown(w["refusal"].format(word=w[kind]) + separator + error) for kind, error in refusals]
     following = table.find_next(["table", "ul"], class_=["behaviour-matrix", "behaviour-matrix-messages"])
     listed = ([shown(li) for li in following.select("li")]
               if following is not None and "behaviour-matrix-messages" in following.get("class", []) else [])

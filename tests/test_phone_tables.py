@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from tensorfacts.matrix import SOURCES
 from tests.gallery_tools import LANGS, serve
 from tests.site_audit import AXE_JS, DEAD_PROXY, axe_available, html_pages, missing_tool, pool_size
 
@@ -261,7 +262,7 @@ def test_the_matrix_scrolls_under_its_row_labels(phone_results, site_dir, lang):
     url = f"{lang}/matrix.html"
     tables = len(re.findall(r'<table class="behaviour-matrix', (site_dir / url).read_text(encoding="utf-8")))
     scrolling = [name for name in phone_results[url]["scrolling"] if "behaviour-matrix" in name]
-    assert tables >= 4 and len(scrolling) == tables, (tables, scrolling)
+    assert tables == len(SOURCES) and len(scrolling) == tables, (tables, scrolling)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -329,7 +330,7 @@ def test_the_check_finds_row_labels_that_scroll_away(browser, site_dir, tmp_path
     with serve(bad) as url:
         found = check_pages(browser, url, ["en/matrix.html"])["en/matrix.html"]
     lost = [problem for problem in found["problems"] if "lose their label" in problem]
-    assert len(lost) == len(found["scrolling"]) >= 4, found
+    assert len(lost) == len(found["scrolling"]) == len(SOURCES), found
 
 
 BAD_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bad</title>

@@ -94,6 +94,24 @@ def outcome_changed(soup, lang):
     span.string = w[mp.EDIT_UNAFFECTED]
 
 
+def refusal_read_as_no_graph(soup, lang):
+    """A cell where torch raised at the edit shown as if the edit had simply run."""
+    span = soup.select_one(f"table.behaviour-matrix span.refused-{mp.INFERENCE_EDIT}")
+    span.string = behaviour_matrix.words(lang)[mp.EDIT_NO_GRAPH]
+    span["class"] = [f"edit-{mp.EDIT_NO_GRAPH}"]
+
+
+def refusal_without_changed_anyway(soup, lang):
+    """The refused edit shown without its "yet a changed": the word the reader most needs."""
+    span = soup.select_one(f"table.behaviour-matrix span.refused-{mp.INFERENCE_EDIT}")
+    span.string = behaviour_matrix.words(lang)[mp.INFERENCE_EDIT]
+
+
+def refusal_message_removed(soup, lang):
+    items = soup.select("ul.behaviour-matrix-messages li")
+    next(li for li in items if "Inference tensors" in li.get_text()).decompose()
+
+
 def message_changed(soup, lang):
     code = soup.select("ul.behaviour-matrix-messages li code")[-1]
     code.string = shown(code) + " (edited)"
@@ -120,7 +138,8 @@ def guide_item_removed(soup, lang):
 
 MUTATIONS = [two_columns_swapped, headers_swapped, every_yes_no_inverted, one_yes_no_inverted,
              yes_no_word_kept_mark_inverted, two_rows_relabelled, outcome_changed, message_changed,
-             row_removed, torch_version_changed, guide_items_swapped, guide_item_removed]
+             row_removed, torch_version_changed, guide_items_swapped, guide_item_removed,
+             refusal_read_as_no_graph, refusal_without_changed_anyway, refusal_message_removed]
 
 
 @pytest.mark.parametrize("lang", CODES)

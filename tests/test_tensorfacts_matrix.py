@@ -35,7 +35,8 @@ def test_every_column_has_a_probe_and_words_in_every_edition():
     outcomes = mp.EDIT_OUTCOMES
     for lang in CODES:
         words = behaviour_matrix.words(lang)
-        missing = [k for k in ("operation", *mp.PROBES, True, False, *outcomes) if k not in words]
+        missing = [k for k in ("operation", *mp.PROBES, True, False, *outcomes, *mp.REFUSALS, "refusal")
+                   if k not in words]
         assert not missing, f"{lang}: no words for {missing}"
 
 
@@ -79,6 +80,27 @@ def _quiet_tensor(func, args, kwargs):
         return func(*args, **kwargs)
 
 
+def _edit_in_inference_mode(func, args, kwargs):
+    with torch.inference_mode():
+        return func(*args, **kwargs)
+
+
+def _raises(message: str):
+    def replacement(func, args, kwargs):
+        raise RuntimeError(message)
+
+    return replacement
+
+
+#: Changes of torch that only these tests make (the others are claims_tools.MODES).
+LOCAL_MODES = {
+    "quiet torch.tensor": lambda: Override(tensor=_quiet_tensor),
+    "inference tensors count versions": lambda: Override(_version=lambda f, a, k: 0),
+    "inference tensors accept edits": lambda: Override(mul_=_edit_in_inference_mode),
+    "inference edits raise before writing": lambda: Override(
+        mul_=_raises(mp.REFUSALS[mp.INFERENCE_EDIT] + ". You can make a clone")),
+}
+
 #: (change of torch, source, operation, column, the value the probe must then return)
 FLIPS = [
     ("clone aliases", "leaf", "a.clone()", "same_object", True),
@@ -91,6 +113,13 @@ FLIPS = [
     ("data copies", "parameter", "a.data", "inplace_edit_no_grad", mp.EDIT_UNAFFECTED),
     ("clone aliases", "parameter", "a.clone()", "type", "Parameter"),
     ("quiet torch.tensor", "leaf", "torch.tensor(a)", "raised", ""),
+    ("clone aliases", "view", "a.clone()", "shares_storage", True),
+    ("clone aliases", "plain", "a.clone()", "same_object", True),
+    ("inference tensors count versions", "inference", "a.clone()", "shares_version", False),
+    ("inference tensors accept edits", "inference", "b = a", "inplace_edit", mp.EDIT_NO_GRAPH),
+    ("inference tensors accept edits", "inference", "a.view(3)", "inplace_edit_no_grad", mp.EDIT_NO_GRAPH),
+    ("inference edits raise before writing", "inference", "b = a", "inplace_edit",
+     mp.Refused(mp.INFERENCE_EDIT, f"RuntimeError: {mp.REFUSALS[mp.INFERENCE_EDIT]}", changed=False)),
 ]
 
 
@@ -98,13 +127,37 @@ FLIPS = [
 def test_cell_follows_torch(flip, matrix):
     change, source, operation, column, expected = flip
     assert matrix[source][operation][column] != expected, "a flip must change the cell"
-    mode = Override(tensor=_quiet_tensor) if change == "quiet torch.tensor" else MODES[change]()
+    mode = LOCAL_MODES[change]() if change in LOCAL_MODES else MODES[change]()
     with mode:
         assert mp.run_probe(column, source, operation) == expected
 
 
-def test_every_column_has_a_flip():
+def test_every_column_and_source_has_a_flip():
     assert {f[3] for f in FLIPS} == set(mp.PROBES)
+    assert {f[1] for f in FLIPS} == set(mp.SOURCES)
+
+
+@pytest.mark.parametrize(("source", "operation", "column", "name"), [
+    ("inference", "b = a", "inplace_edit", "mul_"),
+    ("inference", "a.clone()", "inplace_edit_no_grad", "mul_"),
+    ("inference", "a.clone()", "shares_version", "_version"),
+    ("leaf", "a.detach()", "shares_version", "_version"),
+])
+def test_an_error_that_is_no_known_refusal_fails_the_probe(source, operation, column, name):
+    """Only the refusals the engine names are answers; any other error of torch fails the cell."""
+    with Override(**{name: _raises("something else went wrong")}):
+        value = mp.run_probe(column, source, operation)
+    assert isinstance(value, mp.ProbeFailure) and "something else went wrong" in value.message, value
+
+
+def test_refusal_keeps_the_error_kind_and_torch_message(matrix):
+    cells = [v for rows in matrix.values() for cells in rows.values() for v in cells.values()
+             if isinstance(v, mp.Refused)]
+    assert {c.kind for c in cells} == set(mp.REFUSALS), "every refusal the engine names occurs"
+    for cell in cells:
+        kind, _, message = cell.error.partition(": ")
+        assert kind == "RuntimeError" and mp.REFUSALS[cell.kind] in message
+        assert "http" not in message and "." not in message.removeprefix(mp.REFUSALS[cell.kind])
 
 
 def test_guide_premises_hold(matrix):
@@ -124,6 +177,8 @@ class Fact:
     prefix: str | None = None
     containing: str = ""
     sources: tuple[str, ...] | None = None  # None: every source
+    refused: str | None = None  # the cell is this refusal (a key of mp.REFUSALS)
+    changed: bool | None = None  # ... and the values of a changed all the same (None: not stated)
 
     def cells(self) -> list[tuple[str, str, str]]:
         operations = (self.operation,) if self.same_as is None else (self.operation, self.same_as)
@@ -134,6 +189,9 @@ class Fact:
             cell = m[source][self.operation][self.column]
             if self.same_as is not None:
                 ok = cell == m[source][self.same_as][self.column]
+            elif self.refused is not None:
+                ok = (isinstance(cell, mp.Refused) and cell.kind == self.refused
+                      and (self.changed is None or cell.changed is self.changed))
             elif self.prefix is not None:
                 ok = str(cell).startswith(self.prefix) and self.containing in str(cell)
             else:
@@ -151,8 +209,18 @@ def _row_facts(operation: str, like: str, *, but: tuple[str, ...] = ()) -> list[
 #: The sources that require grad: where a sentence about autograd, gradients or backward applies.
 GRAD = mp.GRAD_SOURCES
 #: The sources ``copy.deepcopy`` works on: "a tensor with no grad_fn (a leaf, a Parameter, a tensor
-#: that does not require grad)".
-NO_GRAD_FN = ("leaf", "parameter", "plain")
+#: that does not require grad, an inference tensor)".
+NO_GRAD_FN = ("leaf", "parameter", "plain", "inference")
+#: The sources that have a version counter, and those that have none ("an inference tensor has no
+#: version counter at all").
+VERSIONED = mp.VERSIONED_SOURCES
+UNCOUNTED = mp.NO_VERSION_COUNTER
+
+
+def _counter_facts(operation: str, shared: bool) -> list[Fact]:
+    """"shares (or has its own) version counter ... (an inference tensor has no version counter at all)"."""
+    return [Fact(operation, "shares_version", shared, sources=VERSIONED),
+            Fact(operation, "shares_version", refused=mp.NO_COUNTER, sources=UNCOUNTED)]
 
 
 def _edit_facts(operation: str, outcome: str, *, columns: tuple[str, ...] = mp.EDIT_COLUMNS,
@@ -166,7 +234,7 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
     "independent-copy": [
         Fact("a.detach().clone()", "same_object", False),  # "an independent copy"
         Fact("a.detach().clone()", "shares_storage", False),  # "its own storage
-        Fact("a.detach().clone()", "shares_version", False),  # and version counter"
+        *_counter_facts("a.detach().clone()", False),  # and its own version counter (an inference ...)"
         Fact("a.detach().clone()", "grad_fn", "None"),  # "no grad_fn"
         Fact("a.detach().clone()", "requires_grad", False),  # "requires_grad=False"
         Fact("a.detach().clone()", "raised", ""),  # "raises no warning"
@@ -192,24 +260,26 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
         Fact("a.detach()", "requires_grad", False),  # "without autograd": not tracked
         Fact("a.detach()", "grad_fn", "None"),  # and no node in the graph
         Fact("a.detach()", "shares_storage", True),  # "without copying", "shares storage
-        Fact("a.detach()", "shares_version", True),  # and the version counter"
+        *_counter_facts("a.detach()", True),  # and the version counter" (an inference tensor has none)
         # "edit it in place after autograd saved a, even under torch.no_grad(), and backward raises"
         *_edit_facts("a.detach()", mp.EDIT_DETECTED),
     ],
     "view": [
         Fact("a.view(3)", "shares_storage", True),  # "not a copy either: it shares storage
-        Fact("a.view(3)", "shares_version", True),  # and the version counter"
+        *_counter_facts("a.view(3)", True),  # and the version counter" (an inference tensor has none)
         Fact("a.view(3)", "grad_fn", "ViewBackward0", sources=GRAD),  # "stays in the graph"
         # "a view of a leaf that requires grad refuses in-place edits outside torch.no_grad()"
-        *_edit_facts("a.view(3)", mp.EDIT_REFUSED, columns=("inplace_edit",), sources=("leaf", "parameter")),
+        *_edit_facts("a.view(3)", mp.EDIT_REFUSED, columns=("inplace_edit",), sources=("leaf", "parameter", "view")),
+        # "and so does b = a when a is itself such a view"
+        Fact("b = a", "inplace_edit", mp.EDIT_REFUSED, sources=("view",)),
     ],
     "avoid-data": [
         Fact("a.data", "shares_storage", True),  # "shares storage
-        Fact("a.data", "shares_version", False),  # but not the version counter"
+        *_counter_facts("a.data", False),  # but not the version counter" (an inference tensor has none)
         # "an in-place edit through it, with or without torch.no_grad(), goes unnoticed"
         *_edit_facts("a.data", mp.EDIT_SILENT),
         Fact("copy.copy(a)", "shares_storage", True),  # "it shares storage,
-        Fact("copy.copy(a)", "shares_version", False),  # not the counter"
+        *_counter_facts("copy.copy(a)", False),  # not the counter"
         # "an edit of it under torch.no_grad() goes unnoticed in the same way"
         *_edit_facts("copy.copy(a)", mp.EDIT_SILENT, columns=("inplace_edit_no_grad",)),
     ],
@@ -219,6 +289,8 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
         Fact("a.float()", "same_object", True),  # and a.float() on a float tensor"
         # "an in-place edit of b under torch.no_grad() is an edit of a: backward raises"
         *_edit_facts("b = a", mp.EDIT_DETECTED, columns=("inplace_edit_no_grad",)),
+        # "if a is an inference tensor, the edit itself raises, and yet a has changed"
+        Fact("b = a", "inplace_edit_no_grad", refused=mp.INFERENCE_EDIT, changed=True, sources=("inference",)),
     ],
     "torch-tensor": [
         Fact("torch.tensor(a)", "raised", prefix="UserWarning", containing="detach().clone()"),
@@ -227,11 +299,27 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
     "deepcopy": [
         Fact("b = a", "grad_fn", "None", sources=NO_GRAD_FN),  # "a tensor with no grad_fn (a leaf, ...)"
         Fact("copy.deepcopy(a)", "raised", "", sources=NO_GRAD_FN),  # "works"
-        Fact("copy.deepcopy(a)", "raised", prefix="RuntimeError", sources=("non-leaf",)),
+        # "on a non-leaf, a view of a leaf included, it raises RuntimeError"
+        Fact("copy.deepcopy(a)", "raised", prefix="RuntimeError", sources=("non-leaf", "view")),
         Fact("copy.deepcopy(a)", "shares_storage", False, sources=NO_GRAD_FN),  # "new storage"
         Fact("copy.deepcopy(a)", "requires_grad", same_as="b = a", sources=NO_GRAD_FN),  # "keeps"
         Fact("copy.deepcopy(a)", "type", same_as="b = a", sources=NO_GRAD_FN),  # "and the class"
         Fact("copy.deepcopy(a)", "type", "Parameter", sources=("parameter",)),  # "stays a Parameter"
+    ],
+    "inference": [
+        # "has no version counter at all": no row of its table can read one
+        *[Fact(op, "shares_version", refused=mp.NO_COUNTER, sources=UNCOUNTED) for op in mp.OPERATIONS],
+        # "an in-place edit of it through b = a or a.view(3) raises, with or without torch.no_grad(),
+        # and yet the values of a have changed"
+        *[Fact(op, column, refused=mp.INFERENCE_EDIT, changed=True, sources=("inference",))
+          for op in ("b = a", "a.view(3)") for column in mp.EDIT_COLUMNS],
+        # "a.data, a.detach() and copy.copy(a), which share its storage, accept the edit" (the edit
+        # ran: "no graph" is what remains to say); "a.clone() or a.detach().clone(): new storage, and
+        # the edit goes through"
+        *[fact for op, shared in (("a.data", True), ("a.detach()", True), ("copy.copy(a)", True),
+                                  ("a.clone()", False), ("a.detach().clone()", False))
+          for fact in (Fact(op, "shares_storage", shared, sources=("inference",)),
+                       *_edit_facts(op, mp.EDIT_NO_GRAPH, sources=("inference",)))],
     ],
 }
 

@@ -14,9 +14,12 @@ Usage in a MyST page::
     :guide: decide
     ```
 
-``:source:`` (``leaf``, ``non-leaf``, ``parameter`` or ``plain``) renders the table for one kind
-of source tensor: one row per operation, one column per probe in ``tensorfacts.matrix``, and a
-caption with the torch version the probes ran on. ``:guide:`` renders the "which one should I
+``:source:`` (a key of ``tensorfacts.matrix.SOURCES``: ``leaf``, ``non-leaf``, ``parameter``,
+``view``, ``plain`` or ``inference``) renders the table for one kind of source tensor: one row per
+operation, one column per probe in ``tensorfacts.matrix``, and a caption with the torch version the
+probes ran on. A cell where torch refused a step of the probe on purpose (an inference tensor has
+no version counter) names the refusal; its message is listed under the table with the others.
+``:guide:`` renders the "which one should I
 use" list; each item's premises are checked against the probe results (and the facts it names),
 and an item whose premises fail is reported as a warning (the build runs with ``-W``, so it
 fails). ``:guide: decide`` does the same for the answers of the "which one do I want?" page
@@ -65,6 +68,10 @@ WORDS = {
         mp.EDIT_SILENT: "wrong gradient, no error",
         mp.EDIT_UNAFFECTED: "gradient unaffected",
         mp.EDIT_NO_GRAPH: "no graph (a needs no grad)",
+        mp.NO_COUNTER: "error: a has no version counter",
+        mp.INFERENCE_EDIT: "error at the edit (inference tensor)",
+        "changed_anyway": ", yet a changed",
+        "refusal": "“{word}”",
         "not_made": "—",
         "none_raised": "none",
         "caption": "Source: {code} — probed on torch {torch}",
@@ -89,6 +96,10 @@ WORDS = {
         mp.EDIT_SILENT: "梯度错误，不报错",
         mp.EDIT_UNAFFECTED: "梯度不受影响",
         mp.EDIT_NO_GRAPH: "无计算图（a 不需要求导）",
+        mp.NO_COUNTER: "报错：a 没有版本计数器",
+        mp.INFERENCE_EDIT: "修改时报错（推理张量）",
+        "changed_anyway": "，但 a 的值已被改动",
+        "refusal": "“{word}”",
         "not_made": "—",
         "none_raised": "无",
         "caption": "源张量：{code}（在 torch {torch} 上实测）",
@@ -109,6 +120,9 @@ def cell_nodes(column: str, value: object, w: dict) -> list[nodes.Node]:
         return [nodes.inline("?", "?", classes=["probe-failed"])]
     if value is mp.NOT_MADE:
         return [nodes.Text(w["not_made"])]
+    if isinstance(value, mp.Refused):  # its message is listed under the table
+        word = w[value.kind] + (w["changed_anyway"] if value.changed else "")
+        return [nodes.inline(word, word, classes=[f"refused-{value.kind}"])]
     if column in mp.BOOLEAN_COLUMNS:
         word = w[bool(value)]
         return [nodes.inline(word, word, classes=[f"cell-{str(bool(value)).lower()}"])]
@@ -124,20 +138,37 @@ def cell_nodes(column: str, value: object, w: dict) -> list[nodes.Node]:
     return [nodes.literal(text, text)]
 
 
+def refusals(matrix: mp.Matrix, source: str) -> list[tuple[str, str]]:
+    """The distinct refusals (kind, error) in a source's table, in the order they first appear."""
+    found: list[tuple[str, str]] = []
+    for cells in matrix[source].values():
+        for value in cells.values():
+            if isinstance(value, mp.Refused) and (value.kind, value.error) not in found:
+                found.append((value.kind, value.error))
+    return found
+
+
 def build_messages(matrix: mp.Matrix, source: str, language: str) -> list[nodes.Node]:
-    """Under the table: each warning or error message in full (its cell shows only the type)."""
+    """Under the table: each warning or error message in full (its cell shows only the type), then
+    each refusal's message once (its cells show only the refusal's words)."""
+    w = words(language)
     raised = [(op, cells["raised"]) for op, cells in matrix[source].items()
               if isinstance(cells["raised"], str) and cells["raised"]]
-    if not raised:
+    refused = refusals(matrix, source)
+    if not raised and not refused:
         return []
-    intro = words(language)["messages"]
     items = nodes.bullet_list(classes=["behaviour-matrix-messages"])
     for operation, message in raised:
         item = nodes.list_item()
-        item += nodes.paragraph("", "", nodes.literal(operation, operation), nodes.Text(words(language)["message"]),
+        item += nodes.paragraph("", "", nodes.literal(operation, operation), nodes.Text(w["message"]),
                                 nodes.literal(message, message))
         items += item
-    return [nodes.paragraph(intro, intro, classes=["behaviour-matrix-messages-intro"]), items]
+    for kind, error in refused:
+        item = nodes.list_item()
+        label = w["refusal"].format(word=w[kind])
+        item += nodes.paragraph("", "", nodes.Text(label), nodes.Text(w["message"]), nodes.literal(error, error))
+        items += item
+    return [nodes.paragraph(w["messages"], w["messages"], classes=["behaviour-matrix-messages-intro"]), items]
 
 
 def build_source_line(source: str, language: str) -> nodes.paragraph:
