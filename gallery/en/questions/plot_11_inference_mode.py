@@ -228,6 +228,21 @@ for use_name in uses:
     print(f"{use_name}: {results['inference_mode', use_name]}")
 
 # %%
+# The in-place edit is refused only after the fact: torch raises once the values are written, so the
+# inference tensor holds the new values anyway. Catching that error and carrying on leaves the edit
+# in place.
+
+y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
+before = y.clone()
+try:
+    y.add_(1)
+except RuntimeError as e:
+    print(f"{type(e).__name__} raised; y before: {before}, y after: {y}")
+else:
+    raise AssertionError("an in-place edit of an inference tensor outside the mode must raise")
+assert torch.equal(y, before + 1), "the edit that raised must have been written anyway"
+
+# %%
 # An inference tensor does not track a version counter at all, and that counter is how autograd
 # notices an edit of a tensor it saved (:ref:`questions-version-counter`).
 
@@ -300,7 +315,8 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # Conclusion
 # ----------
 #
-# Use ``torch.inference_mode()`` for code whose results never meet autograd again; its tensors
-# refuse being saved for backward, edited in place or made to require grad outside the mode. When
+# Use ``torch.inference_mode()`` for code whose results never meet autograd again; outside the mode
+# its tensors refuse being saved for backward or made to require grad, and an in-place edit raises
+# after it has been written. When
 # results may be reused in training, use ``torch.no_grad()``, or ``clone()`` them outside the mode.
 # ``detach()`` computes nothing: it shares the memory it starts from.

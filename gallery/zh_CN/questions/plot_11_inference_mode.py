@@ -225,6 +225,19 @@ for use_name in uses:
     print(f"{use_name}: {results['inference_mode', use_name]}")
 
 # %%
+# 原地修改的“拒绝”来得晚：torch 先把新值写进去，再抛出错误，所以推理张量里已经是新值了。捕获这个错误后接着往下跑，修改依然留在张量里。
+
+y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
+before = y.clone()
+try:
+    y.add_(1)
+except RuntimeError as e:
+    print(f"{type(e).__name__} raised; y before: {before}, y after: {y}")
+else:
+    raise AssertionError("an in-place edit of an inference tensor outside the mode must raise")
+assert torch.equal(y, before + 1), "the edit that raised must have been written anyway"
+
+# %%
 # 推理张量根本不维护版本计数器，而 autograd 正是靠这个计数器察觉被保存的张量有没有被原地修改
 # （见 :ref:`版本计数器那一页 <questions-version-counter>`）。
 
@@ -294,5 +307,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# 结果再也不会进入 autograd 的代码，才用 ``torch.inference_mode()``；它得到的张量在模式之外不能被保存用于反向传播、不能原地修改，也不能设为需要梯度。结果可能还要用于训练时，用
+# 结果再也不会进入 autograd 的代码，才用 ``torch.inference_mode()``；它得到的张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；原地修改会报错，但新值已经写进去了。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。
