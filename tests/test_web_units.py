@@ -218,3 +218,25 @@ def test_no_source_links_without_a_repository():
 
     app = SimpleNamespace(config=SimpleNamespace(tensorcopy_repository=""))
     assert site_links.source_links(app, "index", "Home") == []
+
+
+def test_the_audit_server_compresses_text_as_the_host_does(tmp_path):
+    import gzip
+    import urllib.request
+
+    from sitetools.audit import serve
+
+    (tmp_path / "en").mkdir()
+    page = "<html>" + "tensor " * 500 + "</html>"
+    (tmp_path / "en" / "index.html").write_text(page, encoding="utf-8")
+    (tmp_path / "img.png").write_bytes(b"\x89PNG" + bytes(100))
+    with serve(tmp_path, 0) as url:
+        asked = urllib.request.Request(url + "en/", headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(asked) as answer:
+            assert answer.headers["Content-Encoding"] == "gzip"
+            assert gzip.decompress(answer.read()).decode() == page
+        with urllib.request.urlopen(url + "en/index.html") as answer:  # a client that does not accept gzip
+            assert answer.headers.get("Content-Encoding") is None and answer.read().decode() == page
+        png = urllib.request.Request(url + "img.png", headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(png) as answer:
+            assert answer.headers.get("Content-Encoding") is None, "images are sent as they are"
