@@ -34,7 +34,7 @@ GLUE = "\ue001"
 #: Full-width punctuation, next to which the build drops a line break (“ and ” are not among them).
 JOINED = "\u3000-\u303f\uff00-\uffef"
 CJK_RULES = (
-    (re.compile(rf"[{HAN}][A-Za-z0-9{TOKEN}]|[A-Za-z0-9{TOKEN}][{HAN}]"),
+    (re.compile(rf"[{HAN}](?=[A-Za-z0-9{TOKEN}])|[A-Za-z0-9{TOKEN}](?=[{HAN}])"),  # each side of a word once
      "no space between Chinese and Latin text or inline markup; put one space between them"),
     (re.compile(rf"[{HAN}] +[{HAN}]"),
      "a space between two Chinese characters (a line break inside a paragraph shows as one); join them"),

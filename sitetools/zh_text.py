@@ -14,12 +14,7 @@ from __future__ import annotations
 
 import re
 
-#: Chinese characters (the CJK unified ideographs; full-width punctuation is not among them).
-HAN = r"[\u4e00-\u9fff]"
-#: Full-width punctuation, including the Chinese quotation marks.
-FULL_WIDTH = r"[，。：；！？、（）《》“”‘’【】]"
-#: What counts as Latin text next to Chinese: a letter, a digit or the opening/closing backtick.
-LATIN = r"[A-Za-z0-9`]"
+from sitetools.typography import CJK_RULES, TOKEN
 
 #: MyST roles (``{doc}`about```), substitutions (``{{torch_version}}``), links' targets and
 #: placeholders, which render as something else: replaced by a neutral mark before checking.
@@ -28,13 +23,6 @@ _NOT_TEXT = re.compile(r"\{[a-z:-]+\}`[^`]*`|\{\{[^}]*\}\}|\]\([^)]*\)|\{[a-z_]+
 _TITLE = re.compile(r"《[^》]*》")
 _CODE = re.compile(r"``?[^`]+``?")
 
-_RULES = (
-    (re.compile(f"{HAN}{LATIN}"), "no space between Chinese and the Latin text or code after it"),
-    (re.compile(f"{LATIN}{HAN}"), "no space between Latin text or code and the Chinese after it"),
-    (re.compile(f"{FULL_WIDTH}[ \u00a0]+(?=\\S)"), "a space after full-width punctuation"),
-    (re.compile(f"(?<=\\S)[ \u00a0]+{FULL_WIDTH}"), "a space before full-width punctuation"),
-)
-
 
 def spacing_problems(text: str) -> list[tuple[int, str, str]]:
     """``(line, excerpt, rule)`` for each break of the spacing rule in ``text``."""
@@ -42,10 +30,10 @@ def spacing_problems(text: str) -> list[tuple[int, str, str]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if line.lstrip().startswith(("```", ">>>", "...", ":", "%", "|")):
             continue  # fences, doctest lines, directive options, comments and tables of code
-        bare = _CODE.sub("`c`", _TITLE.sub("《》", _NOT_TEXT.sub("\u25a1", line)))
-        for pattern, rule in _RULES:
+        bare = _CODE.sub(TOKEN, _TITLE.sub("《》", _NOT_TEXT.sub("\u25a1", line)))
+        for pattern, rule in CJK_RULES:  # the one rule table, shared with the example pages
             for match in pattern.finditer(bare):
-                found.append((number, bare[max(0, match.start() - 8):match.end() + 8], rule))
+                found.append((number, bare[max(0, match.start() - 8):match.end() + 8].replace(TOKEN, "`…`"), rule))
     return found
 
 
