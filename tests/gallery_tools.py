@@ -1,13 +1,13 @@
 """Shared helpers for the tests: find gallery scripts, split them into cells, run cells, read pages."""
 
 import atexit
+import concurrent.futures
 import contextlib
 import functools
-import http.server
 import json
+import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 from bs4 import BeautifulSoup
@@ -149,19 +149,19 @@ def html_cells_with_outputs(html_path: Path) -> list[tuple[str, str | None]]:
     return pairs
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):
-        pass
-
-
 @contextlib.contextmanager
 def serve(directory: Path):
-    """Serve ``directory`` on 127.0.0.1 (a free port) while the block runs; yield the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    """Serve ``directory`` on 127.0.0.1 (a free port), as the audit serves the site (text compressed, as
+    a static host sends it), while the block runs; yield the base URL without a trailing slash."""
+    from sitetools.audit import serve as serve_site
+
+    with serve_site(directory, 0) as url:
+        yield url.rstrip("/")
+
+
+def side_by_side(jobs: dict, run) -> dict:
+    """``{key: run(*args)}`` for ``jobs = {key: args}``, one job per core at a time. For jobs that each
+    start a process of their own (a build, a script), so running them together only saves wall time."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        futures = {key: pool.submit(run, *args) for key, args in jobs.items()}
+        return {key: future.result() for key, future in futures.items()}

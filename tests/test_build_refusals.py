@@ -2,13 +2,12 @@
 page rule. Each case runs the real build on a temporary copy of the project; none gets as far as
 Sphinx, so this module is part of the fast tier. The cases run side by side (one per core)."""
 
-import concurrent.futures
-import os
 import subprocess
 import sys
 
 import pytest
 
+from tests.gallery_tools import side_by_side
 from tests.test_faults import FIRST, _env, copy_project, digest, inject, log_of
 
 FOLDERS = [("--stage", "."), ("--out", "."), ("--out", "docs"), ("--out", "gallery"), ("--stage", "gallery/en"),
@@ -30,9 +29,7 @@ def _refused_folder(base, option, target):
 @pytest.fixture(scope="module")
 def folder_refusals(tmp_path_factory):
     base = tmp_path_factory.mktemp("refusals")
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        futures = {case: pool.submit(_refused_folder, base, *case) for case in FOLDERS}
-        return {case: future.result() for case, future in futures.items()}
+    return side_by_side({case: (base, *case) for case in FOLDERS}, _refused_folder)
 
 
 @pytest.mark.parametrize(("option", "target"), FOLDERS)
@@ -88,9 +85,7 @@ def _refused_source(base, name):
 @pytest.fixture(scope="module")
 def source_refusals(tmp_path_factory):
     base = tmp_path_factory.mktemp("sources")
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        futures = {name: pool.submit(_refused_source, base, name) for name in REFUSED}
-        return {name: future.result() for name, future in futures.items()}
+    return side_by_side({name: (base, name) for name in REFUSED}, _refused_source)
 
 
 @pytest.mark.parametrize("name", list(REFUSED))

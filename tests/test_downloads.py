@@ -9,9 +9,7 @@ the page's visible code, which tests/test_page_asserts.py runs on its own (in on
 """
 
 import ast
-import concurrent.futures
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +17,16 @@ from pathlib import Path
 import pytest
 
 from sitetools.pages_asserts import checks, problems, read_manifest, visible_cells
-from tests.gallery_tools import LANGS, gallery_scripts, normalise, page_path, parse_html, relative_name, script_id
+from tests.gallery_tools import (
+    LANGS,
+    gallery_scripts,
+    normalise,
+    page_path,
+    parse_html,
+    relative_name,
+    script_id,
+    side_by_side,
+)
 
 #: One edition is enough (the code is the same in every language); the last one carries non-ASCII text.
 LANG = LANGS[-1]
@@ -74,9 +81,7 @@ def download_runs(site_dir, tmp_path_factory) -> dict:
     for script in SCRIPTS:
         download, code = _code_of(site_dir, script, ".py")
         jobs[script] = (code, download.name, tmp_path_factory.mktemp("download"))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        futures = {key: pool.submit(_run_alone, *job) for key, job in jobs.items()}
-        return {key: future.result() for key, future in futures.items()}
+    return side_by_side(jobs, _run_alone)
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=script_id)

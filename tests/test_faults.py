@@ -7,7 +7,6 @@ gate as the full build, and they run concurrently (one per core) in :func:`fault
 set costs a few builds' time.
 """
 
-import concurrent.futures
 import hashlib
 import os
 import shutil
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gallery_tools import ROOT, gallery_scripts, relative_name
+from tests.gallery_tools import ROOT, gallery_scripts, relative_name, side_by_side
 
 COPIED = ("docs", "gallery", "sitetools", "tensorfacts", "tests", "conftest.py", "pyproject.toml")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
@@ -148,9 +147,7 @@ def _run_fault(base: Path, name: str) -> tuple[subprocess.CompletedProcess, floa
 def fault_builds(tmp_path_factory):
     """Every fault of :data:`FAULTS` built in its own copy, one per core at a time."""
     base = tmp_path_factory.mktemp("faults")
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        futures = {name: pool.submit(_run_fault, base, name) for name in FAULTS}
-        return {name: future.result() for name, future in futures.items()}
+    return side_by_side({name: (base, name) for name in FAULTS}, _run_fault)
 
 
 @pytest.mark.parametrize("name", list(FAULTS))
