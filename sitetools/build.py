@@ -62,7 +62,6 @@ PREVIEW_NOTE = {
 
 #: An output block of a sphinx-gallery page, as it writes one (the same text gives the same markup).
 OUTPUT_BLOCK = re.compile(r'<div class="sphx-glr-script-out[^"]*">.*?</div>', flags=re.S)
-PREVIEW_SKIPS = "quickref.md,ledger.md,matrix.md,about.md"
 #: The only warnings a preview may have: links to the pages it leaves out.
 PREVIEW_QUIET = "toc.not_readable,ref.ref,ref.doc"
 
@@ -196,7 +195,8 @@ def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float,
     command = [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-E", "-b", "html",
                "-d", str(stage / "doctrees" / lang), str(docs / lang), str(out / lang)]  # fmt: skip
     if preview:  # the chosen examples only: narrative pages (and the checks they run) are left out
-        command += ["-D", f"html_theme_options.announcement={preview}", "-D", f"exclude_patterns={PREVIEW_SKIPS}",
+        skipped = ",".join(page.name for page in pages.narrative_pages(lang, docs) if page.name != "index.md")
+        command += ["-D", f"html_theme_options.announcement={preview}", "-D", f"exclude_patterns={skipped}",
                     "-D", f"suppress_warnings={PREVIEW_QUIET}"]  # fmt: skip
     env = {
         **os.environ,
@@ -316,7 +316,7 @@ def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str,
         raise BuildError(f"{len(problems)} example(s) incomplete or not reproducible:\n  " + "\n  ".join(problems))
 
 
-def write_landing(out: Path, langs: list[str]) -> None:
+def write_landing(out: Path) -> None:
     shutil.copyfile(ROOT / "docs" / "_landing" / "index.html", out / "index.html")
 
 
@@ -372,7 +372,7 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     if touched:
         raise BuildError("sources changed while the examples ran (an example wrote where it must not):\n  "
                          + "\n  ".join(touched))  # fmt: skip
-    write_landing(building, langs)
+    write_landing(building)
     web.write_root_files(building, langs)  # favicon, 404, robots.txt, sitemap, the landing page's alternates
     publish(building, out)
     return sphinx_seconds
