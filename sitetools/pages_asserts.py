@@ -24,6 +24,7 @@ from pathlib import Path
 
 from sitetools.editions import CODES
 from sitetools.pages import gallery_scripts, guide, relative_name, split_hidden
+from sitetools.rerun_checks import is_must_raise
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "gallery"
@@ -36,19 +37,6 @@ HIDDEN = " (hidden)"
 def scripts(lang: str, gallery: Path = GALLERY) -> dict[str, Path]:
     """The example scripts of one language, keyed by page name (``copying/plot_01_alias_and_data``)."""
     return {relative_name(path, gallery): path for path in gallery_scripts(lang, gallery)}
-
-
-def is_must_raise(node: ast.AST) -> bool:
-    """``try: ... except E: ... else: raise AssertionError(...)``: the one idiom for "this must raise"."""
-    if not (isinstance(node, ast.Try) and node.handlers and len(node.orelse) == 1):
-        return False
-    raise_ = node.orelse[0]
-    return (
-        isinstance(raise_, ast.Raise)
-        and isinstance(raise_.exc, ast.Call)
-        and isinstance(raise_.exc.func, ast.Name)
-        and raise_.exc.func.id == "AssertionError"
-    )
 
 
 def checks(source: str, filename: str = "<page>") -> list[str]:

@@ -2,7 +2,8 @@
 
 sphinx-gallery offers each page as a ``.py`` and an ``.ipynb``. The ``.py`` is a copy of the source script,
 hidden blocks included, so it runs every check the build ran: each one runs in a fresh interpreter in an
-empty folder, with warnings as errors, as in the build (several at a time, one per core). The ``.ipynb``
+empty folder, with warnings as errors, as in the build (several at a time, one per core), and must end
+with its rerun cell (``tensorcopy_sphinx.rerun_cell``) reporting every check of the page agreeing. The ``.ipynb``
 is made from the cells as the page shows them, without the hidden blocks: its code cells must be exactly
 the page's visible code, which tests/test_page_asserts.py runs on its own (in one interpreter, so that
 21 notebooks do not cost 21 imports of torch); it must hold asserts of its own.
@@ -10,13 +11,16 @@ the page's visible code, which tests/test_page_asserts.py runs on its own (in on
 
 import ast
 import json
+import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from sitetools.pages_asserts import checks, problems, read_manifest, visible_cells
+from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 from tests.gallery_tools import (
     LANGS,
     gallery_scripts,
@@ -27,6 +31,9 @@ from tests.gallery_tools import (
     script_id,
     side_by_side,
 )
+
+from tensorcopy_sphinx.download_zips import ENTRY_DATE  # noqa: E402  isort: skip
+from tensorcopy_sphinx.rerun_cell import TAG  # noqa: E402  isort: skip
 
 #: One edition is enough (the code is the same in every language); the last one carries non-ASCII text.
 LANG = LANGS[-1]
@@ -91,7 +98,49 @@ def test_the_downloaded_script_runs_alone_and_checks(site_dir, download_runs, sc
     assert not report, "\n".join(report)  # every check the build ran, hidden ones included
     result = download_runs[script]
     assert result.returncode == 0, f"the downloaded {download.name} fails on its own:\n{result.stderr[-3000:]}"
-    assert result.stdout.strip(), f"the downloaded {download.name} printed nothing"
+    last = result.stdout.strip().splitlines()[-1]
+    checks_recorded = len(read_manifest()[relative_name(script)])
+    everything_agrees = rf"(\d+) agree, 0 differ, 0 not run: \1 claims from the page's {checks_recorded} checks"
+    assert re.fullmatch(everything_agrees, last), (
+        f"the rerun cell of {download.name} did not report every one of the page's {checks_recorded} checks "
+        f"agreeing: {last!r}"
+    )
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_the_zipped_download_holds_the_two_downloads_as_they_are(site_dir, script):
+    files = {suffix: _download(site_dir, script, suffix) for suffix in (".py", ".ipynb", ".zip")}
+    with zipfile.ZipFile(files[".zip"]) as archive:
+        held = {info.filename: (archive.read(info), info.date_time) for info in archive.infolist()}
+    expected = {files[suffix].name: (files[suffix].read_bytes(), ENTRY_DATE) for suffix in (".py", ".ipynb")}
+    assert held == expected, f"{files['.zip'].name} does not hold the page's .py and .ipynb as they are offered"
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_the_notebook_ends_with_the_scripts_rerun_cell(site_dir, script):
+    """Both downloads end with the same rerun cell; the script's is run above, on its own."""
+    py, notebook = (_download(site_dir, script, suffix) for suffix in (".py", ".ipynb"))
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    assert [cell["cell_type"] for cell in cells if TAG in cell["metadata"].get("tags", [])] == ["markdown", "code"]
+    assert cells[-1]["metadata"].get("tags") == [TAG], f"{notebook.name} does not end with its rerun cell"
+    code = "".join(cells[-1]["source"])
+    assert py.read_text(encoding="utf-8").rstrip().endswith(code.rstrip()), (
+        f"{notebook.name} and {py.name} end with different rerun cells"
+    )
+
+
+def test_the_rerun_cell_reports_every_claim_when_torch_differs(site_dir, tmp_path):
+    """The rerun cell on a torch whose detach() copies: the claims that depend on it differ, every other
+    claim is still reported, and the run ends with an error."""
+    script = next(path for path in SCRIPTS if relative_name(path) == "copying/plot_04_detach")
+    cells = json.loads(_download(site_dir, script, ".ipynb").read_text(encoding="utf-8"))["cells"]
+    patch = "import torch\ntorch.Tensor.detach = lambda self: self.clone().requires_grad_(False)\n\n"
+    result = _run_alone(patch + "".join(cells[-1]["source"]), "rerun.py", tmp_path)
+    lines = result.stdout.splitlines()
+    assert result.returncode != 0 and "claims of this page differ" in result.stderr, result.stderr[-2000:]
+    assert "  DIFFERS  the detached tensor must share a's memory" in lines, result.stdout
+    assert "  agrees   the detached tensor must be a leaf" in lines, result.stdout  # still true of a copy
+    assert sum(line.startswith("  ") for line in lines) > 20, "the report stopped before the last claim"
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
@@ -99,7 +148,11 @@ def test_the_downloaded_notebook_holds_the_visible_code_and_checks(site_dir, scr
     download, code = _code_of(site_dir, script, ".ipynb")
     assert _has_assert(code), f"the downloaded {download.name} holds no assert: it would check nothing"
     cells = json.loads(download.read_text(encoding="utf-8"))["cells"]
-    notebook = [normalise("".join(cell["source"])) for cell in cells if cell["cell_type"] == "code"]
+    notebook = [
+        normalise("".join(cell["source"]))
+        for cell in cells
+        if cell["cell_type"] == "code" and TAG not in cell["metadata"].get("tags", [])
+    ]
     visible = [normalise(cell) for cell in visible_cells(script) if cell.strip()]
     assert notebook == visible, f"the code cells of {download.name} are not the page's visible code"
 

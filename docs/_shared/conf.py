@@ -91,6 +91,8 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.theme_i18n",
             "tensorcopy_sphinx.heading_ids",
             "tensorcopy_sphinx.verified_stamp",
+            "tensorcopy_sphinx.rerun_cell",
+            "tensorcopy_sphinx.download_zips",
             "tensorcopy_sphinx.notebook_text",
             "sphinxext.opengraph",
             "notfound.extension",

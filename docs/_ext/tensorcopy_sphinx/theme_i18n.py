@@ -14,6 +14,8 @@ import re
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
+from sitetools.editions import CODES, edition
+
 #: Words of the page chrome, each as it appears in Furo's HTML (``{}`` marks the word itself).
 FIXED = (
     ('aria-label="{}"', "Toggle site navigation sidebar"),
@@ -45,6 +47,18 @@ def untranslated(app: Sphinx) -> list[str]:
     """The chrome words the catalogs leave in English for this edition."""
     gettext = app.translator.gettext
     return [word for word in words() if gettext(word) == word]
+
+
+def translated(app: Sphinx, text: str) -> str:
+    """``text`` (an English message id) from the edition's catalog. Any edition but the first of the table
+    of editions (whose language the message ids are written in) fails the build when it has none."""
+    done = app.translator.gettext(text)
+    if done == text and app.config.language != edition(CODES[0]).sphinx_language:
+        raise ExtensionError(
+            f"the {app.config.language} edition has no translation for {text!r}; "
+            f"add it to docs/_locale/{app.config.language}/LC_MESSAGES/sphinx.po"
+        )
+    return done
 
 
 def _check(app: Sphinx) -> None:

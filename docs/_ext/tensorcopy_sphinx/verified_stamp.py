@@ -8,6 +8,7 @@ failing one stops the build. The commit comes from the checkout the build staged
 stamp names no commit. The words come from the message catalog (``docs/_locale``).
 """
 
+import functools
 import json
 import os
 from html import escape
@@ -19,6 +20,7 @@ from sphinx.errors import ExtensionError
 
 from sitetools import web
 from tensorcopy_sphinx.build_info import build_versions
+from tensorcopy_sphinx.theme_i18n import translated
 
 STAMP_CLASS = "verified-stamp"
 
@@ -34,14 +36,15 @@ def _checks(app: Sphinx, name: str) -> int:
     manifest = Path(app.srcdir).parents[1] / "gallery" / "asserts.json"
     recorded = json.loads(manifest.read_text(encoding="utf-8"))
     if name not in recorded:
-        raise ExtensionError(f"gallery/asserts.json records no checks for {name}; "
-                             f"run python -m sitetools.pages_asserts --update")
+        raise ExtensionError(
+            f"gallery/asserts.json records no checks for {name}; run python -m sitetools.pages_asserts --update"
+        )
     return len(recorded[name])
 
 
 def stamp_text(app: Sphinx, name: str) -> str:
     """The stamp of example ``name`` (``copying/plot_04_detach``) in the edition's language."""
-    gettext = app.translator.gettext
+    gettext = functools.partial(translated, app)
     facts = _facts(app)
     source = facts["source"]
     if source is None:
@@ -51,8 +54,9 @@ def stamp_text(app: Sphinx, name: str) -> str:
     else:
         where = gettext("from commit {short} ({date})").format(**source)
     sentence = gettext("Verified on torch {torch}, Python {python}, {where}: all {checks} checks of this page passed.")
-    return sentence.format(torch=facts["torch_version"], python=facts["python_version"], where=where,
-                           checks=_checks(app, name))
+    return sentence.format(
+        torch=facts["torch_version"], python=facts["python_version"], where=where, checks=_checks(app, name)
+    )
 
 
 def _example_name(app: Sphinx, docname: str) -> str | None:

@@ -1,0 +1,92 @@
+"""The last cell of every download reruns the page's checks on the reader's torch, claim by claim.
+
+After sphinx-gallery has written a page's ``.py`` and ``.ipynb`` (and before Sphinx copies them as
+downloads), this extension appends one cell to both: the page's code, hidden checks included, as the
+string ``PAGE_CODE``, and :func:`sitetools.rerun_checks.rerun_checks` (its code, without docstring or
+comments), called with the torch version the page was verified on. The cell needs none of the cells
+above it, so a reader whose torch fails an ``assert`` half-way can still run it and see every claim.
+Its title and text come from the message catalog (``docs/_locale``); its code is the same in every
+edition. A page whose code cannot be held in a raw triple-quoted string fails the build, naming it.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx_gallery.py_source_parser import split_code_and_text_blocks
+
+from sitetools import rerun_checks
+from tensorcopy_sphinx.build_info import build_versions
+from tensorcopy_sphinx.theme_i18n import translated
+
+TAG = "rerun-checks"
+#: The line that opens the cell in a ``.py`` download; a download that has it already is left alone.
+PY_MARKER = f"# %% [{TAG}]"
+#: The cell's title and text, translated by the message catalog.
+TITLE = "Rerun this page's checks on your torch"
+TEXT = (
+    "This cell needs none of the cells above. It runs this page's code again on the torch you have, "
+    "hidden checks included, and reports every check, claim by claim, instead of stopping at the first "
+    "one that differs. It ends with an error if any check differs or did not run."
+)
+
+
+def page_code(script: Path) -> str:
+    """A page's code cells, hidden blocks included, joined as one script."""
+    _, blocks = split_code_and_text_blocks(str(script))
+    code = "\n\n".join(content.strip("\n") for label, content, _ in blocks if label == "code") + "\n"
+    if "'''" in code or code.endswith("\\\n"):
+        raise ExtensionError(f"{script.name}: its code cannot be held in r'''...''' for the rerun cell")
+    return code
+
+
+def _runner() -> str:
+    """The code of :mod:`sitetools.rerun_checks`, without docstrings and comments (they are English only)."""
+    module = ast.parse(inspect.getsource(rerun_checks))
+    for node in ast.walk(module):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            del body[0]  # a docstring
+    return ast.unparse(module)
+
+
+def cell_code(script: Path) -> str:
+    torch_version = build_versions()["torch_version"]
+    return (
+        f"PAGE_CODE = r'''\n{page_code(script)}'''\n\n\n{_runner()}\n\n\nrerun_checks(PAGE_CODE, {torch_version!r})\n"
+    )
+
+
+def _append(app: Sphinx, env, docnames) -> None:
+    conf = app.config.sphinx_gallery_conf
+    gallery, sources = Path(app.srcdir) / conf["gallery_dirs"][0], Path(conf["examples_dirs"][0])
+    title, text = translated(app, TITLE), translated(app, TEXT)
+    for script in sorted(gallery.rglob("plot_*.py")):
+        code = cell_code(sources / script.relative_to(gallery))  # the source, not the download being changed
+        source = script.read_text(encoding="utf-8")
+        if PY_MARKER not in source:
+            comment = "\n".join(f"# {line}" for line in (title, "-" * len(title), "", text))
+            script.write_text(f"{source.rstrip()}\n\n\n{PY_MARKER}\n{comment}\n\n{code}", encoding="utf-8")
+        notebook = script.with_suffix(".ipynb")
+        if not notebook.is_file():
+            raise ExtensionError(f"{notebook.relative_to(gallery)}: sphinx-gallery wrote no notebook for it")
+        data = json.loads(notebook.read_text(encoding="utf-8"))
+        cells = [cell for cell in data["cells"] if TAG not in cell.get("metadata", {}).get("tags", [])]
+        tagged = {"tags": [TAG]}
+        data["cells"] = [
+            *cells,
+            {"cell_type": "markdown", "metadata": tagged, "source": [f"## {title}\n\n{text}"]},
+            {"cell_type": "code", "execution_count": None, "metadata": tagged, "outputs": [], "source": [code]},
+        ]
+        notebook.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def setup(app: Sphinx) -> dict:
+    app.setup_extension("tensorcopy_sphinx.build_info")
+    app.connect("env-before-read-docs", _append)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,106 @@
+"""The rerun cell's runner (``sitetools/rerun_checks.py``) on small pages whose verdicts are known.
+
+Each page below is run by :func:`rerun_checks` in this process; the report is read back line by line.
+The downloads' own rerun cells are run in tests/test_downloads.py, on the built site.
+"""
+
+import ast
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from sitetools import pages_asserts
+from sitetools.rerun_checks import _RecordChecks, rerun_checks
+from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
+
+from tensorcopy_sphinx.rerun_cell import cell_code, page_code  # noqa: E402  isort: skip
+
+PAGE = textwrap.dedent("""
+    import torch
+
+    a = torch.ones(3)
+    print("printed by the page")
+    assert a.clone().untyped_storage().data_ptr() != a.untyped_storage().data_ptr(), "clone() copies"
+    for n in range(3):
+        assert n < 2, f"case {n} holds"
+    try:
+        torch.ones(2, 3).t().view(6)
+    except RuntimeError as e:
+        assert "view size" in str(e), "the error names the view size"
+    else:
+        raise AssertionError("view() of a transposed tensor must raise")
+    try:
+        a.view(3)
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("view() of a contiguous tensor must raise")
+    assert 1 / 0, "a check that raises"
+    b = missing_name
+    assert b, "after the stop"
+""")
+
+
+def report(code, capsys) -> tuple[list[str], str]:
+    with pytest.raises(AssertionError) as raised:
+        rerun_checks(code, "0.0")
+    return capsys.readouterr().out.splitlines(), str(raised.value)
+
+
+def test_every_claim_is_reported_and_the_run_never_stops_at_the_first(capsys):
+    lines, error = report(PAGE, capsys)
+    assert lines[1:] == [
+        "  agrees   clone() copies",
+        "  agrees   case 0 holds",
+        "  agrees   case 1 holds",
+        "  DIFFERS  case 2 holds",
+        "  agrees   view() of a transposed tensor must raise",
+        "  agrees   the error names the view size",
+        "  DIFFERS  view() of a contiguous tensor must raise",
+        "  DIFFERS  a check that raises (ZeroDivisionError: division by zero)",
+        "  not run  after the stop",
+        "The page stopped at `b = missing_name`: NameError: name 'missing_name' is not defined",
+        "5 agree, 3 differ, 1 not run: 9 claims from the page's 7 checks",
+    ]
+    assert "printed by the page" not in "\n".join(lines)  # the page's prints were shown above the cell
+    assert "3 claims of this page differ and 1 did not run" in error
+
+
+def test_a_page_that_holds_reports_it_and_raises_nothing(capsys):
+    rerun_checks("x = [1, 2]\nfor v in x:\n    assert v > 0, 'positive'\nassert len(x) == 2\n", "0.0")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:] == ["  agrees   positive (2 times)", "  agrees   len(x) == 2", "2 agree, 0 differ, 0 not run: "
+                         "2 claims from the page's 2 checks"]  # fmt: skip
+
+
+def test_it_counts_the_checks_the_manifest_counts():
+    """The runner and the manifest (and so the verified-on stamp) agree on what a check is."""
+    recorder = _RecordChecks()
+    recorder.visit(ast.parse(PAGE))
+    assert len(recorder.texts) == len(pages_asserts.checks(PAGE)) == 7
+
+
+def test_the_cell_runs_on_its_own_from_a_page_with_a_comment_and_a_hidden_block(tmp_path):
+    """The cell written for a real page layout: code blocks only, hidden blocks kept, its own interpreter."""
+    script = tmp_path / "plot_x.py"
+    script.write_text('"""\nTitle\n=====\n"""\n\n# %%\n# Text.\n\nimport torch\nt = torch.zeros(2)\n'
+                      "# sphinx_gallery_start_ignore\nassert t.sum() == 0, 'hidden check'\n"
+                      "# sphinx_gallery_end_ignore\n", encoding="utf-8")  # fmt: skip
+    assert "Text." not in page_code(script) and "hidden check" in page_code(script)
+    result = subprocess.run([sys.executable, "-W", "error", "-c", cell_code(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[1:] == ["  agrees   hidden check", "1 agree, 0 differ, 0 not run: 1 claims "
+                                              "from the page's 1 checks"]  # fmt: skip
+    runner = cell_code(script).split("'''")[2]
+    assert '"""' not in runner and "#" not in runner, "the runner keeps English docstrings or comments"
+
+
+def test_a_page_the_raw_string_cannot_hold_fails_naming_it(tmp_path):
+    from sphinx.errors import ExtensionError
+
+    script = tmp_path / "plot_quotes.py"
+    script.write_text("x = '''a'''\n", encoding="utf-8")
+    with pytest.raises(ExtensionError, match="plot_quotes.py"):
+        page_code(script)
