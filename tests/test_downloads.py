@@ -134,7 +134,7 @@ def test_the_rerun_cell_reports_every_claim_when_torch_differs(site_dir, tmp_pat
     claim is still reported, and the run ends with an error."""
     script = next(path for path in SCRIPTS if relative_name(path) == "copying/plot_04_detach")
     cells = json.loads(_download(site_dir, script, ".ipynb").read_text(encoding="utf-8"))["cells"]
-    patch = "import torch\ntorch.Tensor.detach = lambda self: self.clone().requires_grad_(False)\n\n"
+    patch = "import torch\ntorch.Tensor.detach = lambda self: self.clone().detach_()\n\n"
     result = _run_alone(patch + "".join(cells[-1]["source"]), "rerun.py", tmp_path)
     lines = result.stdout.splitlines()
     assert result.returncode != 0 and "claims of this page differ" in result.stderr, result.stderr[-2000:]

@@ -93,6 +93,7 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.verified_stamp",
             "tensorcopy_sphinx.rerun_cell",
             "tensorcopy_sphinx.download_zips",
+            "tensorcopy_sphinx.torch_links",
             "tensorcopy_sphinx.notebook_text",
             "sphinxext.opengraph",
             "notfound.extension",

@@ -1,0 +1,135 @@
+"""torch names in the prose link to the official PyTorch documentation, through intersphinx.
+
+The inventory is ``docs/_shared/pytorch_objects.inv``, a plain-text Sphinx inventory (version 1: one
+``name type page`` line per object) kept in the repository, because the build has no network. Its base
+URL is the documentation of the torch release the build runs, ``https://docs.pytorch.org/docs/<x.y>/``,
+and its ``Version`` line must name that release: a build on another torch fails until the inventory is
+checked against that release's documentation and its version line changed.
+
+An inline literal of the prose (not in a heading, not already a link) becomes a reference when its text
+is one of the ways prose writes an inventory name (:func:`forms`): a method as ``detach``,
+``detach()``, ``a.detach()`` or ``Tensor.detach``; an attribute as ``.grad`` or ``w.grad`` (bare only
+``requires_grad`` and ``is_leaf``: a bare ``grad`` could be ``torch.func.grad``); a function or class by
+its dotted name (``torch.no_grad()``, ``nn.Parameter``). A chain (``a.detach().clone()``), an
+assignment or a name outside the inventory (``.data``, ``grad_fn``: no page of their own) stays plain
+code. Intersphinx resolves each reference; one it leaves unresolved fails the build, naming the page.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.errors import ExtensionError
+
+from tensorcopy_sphinx.build_info import build_versions
+
+INVENTORY = Path(__file__).resolve().parents[2] / "_shared" / "pytorch_objects.inv"
+DOCS_URL = "https://docs.pytorch.org/docs/{version}/"
+PROJECT = "torch"
+CLASS = "torch-api"
+#: Attributes prose may write bare (``requires_grad``); other attributes need ``.name`` or ``x.name``.
+BARE_ATTRIBUTES = ("requires_grad", "is_leaf")
+#: Names prose writes otherwise than the documentation does.
+ALIASES = {
+    "torch.autograd.grad_mode.inference_mode": ("torch.inference_mode",),
+    "torch.nn.parameter.Parameter": ("Parameter", "nn.Parameter", "torch.nn.Parameter"),
+    "torch.no_grad": ("no_grad",),
+}
+#: A literal: an optional receiver (``a.`` or ``.``), a dotted name, an optional call with arguments.
+_LITERAL = re.compile(r"(?P<receiver>[a-z_]\w*\.|\.)?(?P<name>[A-Za-z_][\w.]*?)(?P<call>\((?:[^()]|\([^()]*\))*\))?")
+_MODULES = ("torch.", "nn.", "Tensor.")
+
+
+def inventory() -> tuple[str, dict[str, str]]:
+    """The inventory's version and its objects (name -> type), read from the file the build uses."""
+    lines = INVENTORY.read_text(encoding="utf-8").splitlines()
+    if lines[:2] != ["# Sphinx inventory version 1", "# Project: PyTorch"] or not lines[2].startswith("# Version: "):
+        raise ExtensionError(f"{INVENTORY.name}: not a version 1 inventory of PyTorch")
+    return lines[2].removeprefix("# Version: "), dict(line.split()[:2] for line in lines[3:])
+
+
+def forms() -> dict[str, str]:
+    """Every way the prose may write an inventory name, mapped to that name."""
+    found: dict[str, str] = {}
+    for name, kind in inventory()[1].items():
+        member = name.rsplit(".", 1)[1]
+        written = [name, *ALIASES.get(name, ())]
+        if name.startswith(("torch.Tensor.", "torch.nn.Module.")):
+            written += [f"Tensor.{member}"] if name.startswith("torch.Tensor.") else []
+            if kind == "method":
+                written += [member, f"{member}()", f"*.{member}()", f".{member}()"]
+            else:
+                written += [f".{member}", f"*.{member}"] + ([member] if member in BARE_ATTRIBUTES else [])
+        elif kind in ("function", "class"):
+            written += [f"{form}()" for form in written]
+        for form in written:
+            if found.setdefault(form, name) != name:
+                raise ExtensionError(f"{INVENTORY.name}: {form!r} would name both {found[form]} and {name}")
+    return found
+
+
+def target(text: str, known: dict[str, str]) -> str | None:
+    """The inventory name a literal's text writes, or None."""
+    match = _LITERAL.fullmatch(text.strip())
+    if not match:
+        return None
+    receiver, name, call = match.group("receiver") or "", match.group("name"), match.group("call")
+    if receiver and receiver != "." and (receiver + name).startswith(_MODULES):
+        receiver, name = "", receiver + name  # torch.no_grad is a name, not a receiver
+    key = ("*." if receiver not in ("", ".") else receiver) + name + ("()" if call else "")
+    return known.get(key)
+
+
+def _skip(node: nodes.Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, (nodes.title, nodes.reference, addnodes.pending_xref, nodes.raw, nodes.subtitle)):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _link(app: Sphinx, doctree: nodes.document) -> None:
+    known = forms()
+    for literal in list(doctree.findall(nodes.literal)):
+        name = target(literal.astext(), known)
+        if name is None or _skip(literal):
+            continue
+        literal["classes"].append(CLASS)
+        xref = addnodes.pending_xref("", refdomain="py", reftype="obj", reftarget=name, refexplicit=True)
+        literal.replace_self(xref)
+        xref += literal
+
+
+def _check_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    for literal in doctree.findall(nodes.literal):
+        if CLASS in literal["classes"] and not isinstance(literal.parent, nodes.reference):
+            raise ExtensionError(
+                f"{docname}: `{literal.astext()}` names a torch object that the inventory "
+                f"docs/_shared/{INVENTORY.name} does not resolve"
+            )
+
+
+def _configure(app: Sphinx, config: Config) -> None:
+    version, _ = inventory()
+    running = ".".join(build_versions()["torch_version"].split(".")[:2])
+    if version != running:
+        raise ExtensionError(
+            f"docs/_shared/{INVENTORY.name} describes torch {version}, but the build runs torch {running}: "
+            f"check its pages against the {running} documentation and change its version line"
+        )
+    config.intersphinx_mapping = {PROJECT: (DOCS_URL.format(version=version), str(INVENTORY))}
+
+
+def setup(app: Sphinx) -> dict:
+    app.setup_extension("sphinx.ext.intersphinx")
+    app.setup_extension("tensorcopy_sphinx.build_info")
+    app.connect("config-inited", _configure, priority=400)  # before intersphinx normalises the mapping
+    app.connect("doctree-read", _link)
+    app.connect("doctree-resolved", _check_resolved)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

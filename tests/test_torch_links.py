@@ -1,0 +1,122 @@
+"""torch names in the prose link to the PyTorch documentation (``tensorcopy_sphinx.torch_links``).
+
+Fast tests: the inventory names real torch objects of the running release, and the prose forms map to
+the right names (and ordinary code does not). Slow tests read the built site: every torch link points
+at the page and anchor its inventory row gives, every row is used, and no prose literal that names an
+inventory object is left unlinked outside headings.
+"""
+
+import functools
+import importlib
+
+import pytest
+import torch
+from docutils import nodes
+from sphinx.errors import ExtensionError
+
+from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
+from tests.gallery_tools import LANGS, parse_html
+from tests.site_audit import html_pages
+
+from tensorcopy_sphinx import torch_links  # noqa: E402  isort: skip
+
+
+def _resolve(name: str):
+    """The object a dotted name names, importing modules on the way (``torch.nn.parameter``)."""
+    parts = name.split(".")
+    for split in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        return functools.reduce(getattr, parts[split:], found)
+    raise ImportError(name)
+
+
+@pytest.mark.parametrize("name", sorted(torch_links.inventory()[1]))
+def test_every_inventory_name_is_a_torch_object(name):
+    assert _resolve(name) is not None
+
+
+def test_the_inventory_describes_the_running_torch():
+    version, objects = torch_links.inventory()
+    assert version == ".".join(torch.__version__.split(".")[:2])
+    assert set(objects.values()) <= {"method", "attribute", "function", "class"}, objects
+
+
+LINKED = {
+    "detach()": "torch.Tensor.detach",
+    "a.detach()": "torch.Tensor.detach",
+    ".grad": "torch.Tensor.grad",
+    "w.grad": "torch.Tensor.grad",
+    "requires_grad": "torch.Tensor.requires_grad",
+    "resize_": "torch.Tensor.resize_",
+    "b.mul_(10)": "torch.Tensor.mul_",
+    "numpy(force=True)": "torch.Tensor.numpy",
+    "Tensor.clone": "torch.Tensor.clone",
+    "torch.no_grad()": "torch.no_grad",
+    "no_grad": "torch.no_grad",
+    "torch.inference_mode()": "torch.autograd.grad_mode.inference_mode",
+    "nn.Parameter": "torch.nn.parameter.Parameter",
+    "torch.autograd.grad": "torch.autograd.grad",
+    "torch.tensor(a)": "torch.tensor",
+    "state_dict()": "torch.nn.Module.state_dict",
+    "view": "torch.Tensor.view",
+    "load_state_dict": "torch.nn.Module.load_state_dict",
+}
+PLAIN = ["a.detach().clone()", ".data", "a.data", "grad_fn", "grad", "exp", "a = a - a.grad", "copy.deepcopy",
+         "np.asarray", "requires_grad=True", "_version", "a.grad.zero_()", "torch.Tensor.data"]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", LINKED)
+def test_prose_forms_name_their_object(text):
+    assert torch_links.target(text, torch_links.forms()) == LINKED[text]
+
+
+@pytest.mark.parametrize("text", PLAIN)
+def test_other_code_stays_plain(text):
+    assert torch_links.target(text, torch_links.forms()) is None
+
+
+def test_an_unresolved_name_fails_naming_the_page():
+    document = nodes.paragraph()
+    document += nodes.literal("detach()", "detach()", classes=[torch_links.CLASS])
+    with pytest.raises(ExtensionError, match=r"examples/x: `detach\(\)` .*pytorch_objects.inv"):
+        torch_links._check_resolved(None, document, "examples/x")
+
+
+# --- The built site ----------------------------------------------------------------------------
+
+
+def _literals(site_dir, lang):
+    for page in html_pages(site_dir / lang):
+        article = parse_html(page).select_one("article")
+        if article is not None:
+            yield page, article.select("code.literal")
+
+
+@pytest.mark.slow
+def test_torch_links_point_at_their_inventory_page_and_every_row_is_used(site_dir):
+    version, objects = torch_links.inventory()
+    pages = dict(line.split()[::2] for line in torch_links.INVENTORY.read_text().splitlines()[3:])
+    known, used, problems = torch_links.forms(), set(), []
+    base = torch_links.DOCS_URL.format(version=version)
+    for page, literals in (found for lang in LANGS for found in _literals(site_dir, lang)):
+        for code in literals:
+            name = torch_links.target(code.get_text(), known)
+            link = code.find_parent("a")
+            if name is None:
+                continue
+            if link is None:
+                if code.find_parent(["h1", "h2", "h3", "h4"]) is None:
+                    problems.append(f"{page.relative_to(site_dir)}: `{code.get_text()}` names {name} but links nowhere")
+                continue
+            if not link["href"].startswith("https://"):
+                continue  # the prose links it to a page of this site on purpose
+            used.add(name)
+            if link["href"] != f"{base}{pages[name]}#{name}":
+                where = page.relative_to(site_dir)
+                problems.append(f"{where}: `{code.get_text()}` links to {link['href']}, not to {name}")
+    assert not problems, "\n".join(problems)
+    unused = sorted(set(objects) - used)
+    assert not unused, f"inventory rows no page links to (remove them): {unused}"
