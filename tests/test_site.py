@@ -145,12 +145,18 @@ def test_downloads_are_in_the_page_language(site_dir, lang):
     from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
     from tensorcopy_sphinx.build_info import build_versions  # isort: skip
     from tensorcopy_sphinx.notebook_text import resolve  # isort: skip
+    from tensorcopy_sphinx.rerun_cell import PY_MARKER  # isort: skip
 
     for script in gallery_scripts(lang):
         py = list((site_dir / lang / "_downloads").rglob(script.name))
         assert py, f"{script_id(script)}: no .py download"
         expected = resolve(script.read_text(encoding="utf-8"), build_versions(), script.name)  # |torch_version|
-        assert py[0].read_text(encoding="utf-8") == expected, f"{script_id(script)}: wrong .py download"
+        source, marker, rerun = py[0].read_text(encoding="utf-8").partition(f"\n\n\n{PY_MARKER}\n")
+        assert source == expected.rstrip() and marker, f"{script_id(script)}: wrong .py download"
+        comments = "".join(line for line in rerun.splitlines() if line.startswith("#"))
+        assert bool(re.search("[\u4e00-\u9fff]", comments)) == edition(lang).cjk, (
+            f"{script_id(script)}: the rerun cell of the .py download is not written in {lang}"
+        )
         notebook = list((site_dir / lang / "_downloads").rglob(script.with_suffix(".ipynb").name))
         assert notebook, f"{script_id(script)}: no .ipynb download"
         docstring = script.read_text(encoding="utf-8").split('"""')[1]

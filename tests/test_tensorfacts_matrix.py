@@ -3,7 +3,6 @@ a probe that runs tensors, and the guide's premises are checked against those ce
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import re
 
@@ -339,9 +338,10 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
 
 
 def _changed(m: mp.Matrix, cell: tuple[str, str, str]) -> mp.Matrix:
-    """A copy of the matrix with one cell holding something else."""
+    """A copy of the matrix with one cell holding something else (the dicts on the cell's path are
+    copied, the rest is shared: premises only read the matrix)."""
     source, operation, column = cell
-    changed = copy.deepcopy(m)
+    changed = {**m, source: {**m[source], operation: {**m[source][operation]}}}
     value = changed[source][operation][column]
     changed[source][operation][column] = (not value) if isinstance(value, bool) else "changed"
     return changed
