@@ -2,7 +2,10 @@
 
 Tests come in two tiers. A test that needs a built site (the ``site_dir``, ``site_url`` or ``browser``
 fixtures) or builds one itself (marked ``slow``) is in the slow tier; every other test is fast and
-runs in seconds: ``nox -s tests -- -m "not slow"`` (or ``nox -s fast``) selects them alone.
+runs in seconds: ``nox -s fast`` selects them alone. Both tiers run under pytest-xdist, on every
+core, one test file per worker at a time (``--dist loadfile``, in ``pyproject.toml``,
+``[tool.tensorcopy.tiers]``): a file's module fixtures and a page's doctests stay on one worker, and
+each worker that runs a test needing the site builds it once.
 
 ``TENSORCOPY_SITE=<dir>`` reuses a site that ``docs/build_site.py`` built already (handy while
 editing tests); without it, the session builds the site from the sources into a temporary folder.
@@ -91,7 +94,8 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_sessionfinish(session, exitstatus):
     """Write the result where nox looks for it: a run that ends without reaching this line (a test
-    that ended the process) is a failure even if the process exit code was 0."""
+    that ended the process) is a failure even if the process exit code was 0. Under pytest-xdist only
+    the controller writes it; a worker that dies takes its tests down as failures."""
     report = os.environ.get("TENSORCOPY_PYTEST_REPORT")
-    if report:
+    if report and not hasattr(session.config, "workerinput"):
         Path(report).write_text(json.dumps({"exitstatus": int(exitstatus)}), encoding="utf-8")

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 PYTHON = PYPROJECT["project"]["requires-python"].removeprefix("==").removesuffix(".*")
 SITE = ROOT / "build" / "html"
+TIERS = PYPROJECT["tool"]["tensorcopy"]["tiers"]
 
 
 #: On Ctrl-C nox waits this long for the build to stop its Sphinx processes and clean up before it
@@ -61,14 +62,14 @@ def tests(session: nox.Session) -> None:
         session.run("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", external=True)
     else:
         session.warn("npm not found: the HTML-validity and accessibility checks will be skipped")
-    run_pytest(session, *session.posargs)
+    run_pytest(session, *TIERS["whole"], *session.posargs)
 
 
 @nox.session(python=PYTHON)
 def fast(session: nox.Session) -> None:
     """Run the fast tier only: engine, extensions, page rules, parity, scripts; no site build."""
     install_group(session, "tests")
-    run_pytest(session, "-m", "not slow", *session.posargs)
+    run_pytest(session, *TIERS["fast"], *session.posargs)
 
 
 @nox.session(python=PYTHON)

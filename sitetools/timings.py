@@ -16,10 +16,12 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 
 from sitetools.pages import ROOT, gallery_scripts, relative_name
 
 SOURCE_FOLDERS = ("sitetools", "tensorfacts", "docs", "tests")
+TIERS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["tensorcopy"]["tiers"]
 SUITE_BUDGET = 8  # the whole suite may take this many clean builds
 FAST_BUDGET = 30.0  # seconds
 
@@ -56,9 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         figures[f"preview of {first} (both editions)"] = timed([*build, "--out", f"{folder}/preview", "--only", first],
                                                                env=env)  # fmt: skip
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    figures["fast tier (-m 'not slow')"] = timed([*pytest, "-m", "not slow"], env=env)
+    figures["fast tier (-m 'not slow')"] = timed([*pytest, *TIERS["fast"]], env=env)
     if not args.skip_suite:
-        figures["whole suite"] = timed(pytest, env=env)
+        figures["whole suite"] = timed([*pytest, *TIERS["whole"]], env=env)
     name, lines = largest_module()
     width = max(map(len, figures))
     for what, seconds in figures.items():

@@ -141,10 +141,18 @@ def text_cells(path: Path) -> list[tuple[int, str]]:
     return cells
 
 
+#: check_page's answers by (file content, suffix, cjk, shown name): the checks read nothing else, so a
+#: copy of an unchanged file (a test's broken copy of the gallery, say) is not parsed again.
+_CHECKED: dict[tuple[str, str, bool, str], tuple[str, ...]] = {}
+
+
 def check_page(path: Path, cjk: bool, shown: str) -> list[str]:
     """Every typography problem of one gallery script or header, as "file:line: ..." messages."""
-    problems = []
-    for first, text in text_cells(path):
-        found = markup_problems(text) + (cjk_problems(text) if cjk else [])
-        problems += [f"{shown}:{first + line - 1}: {message}" for line, message in found]
-    return problems
+    key = (path.read_text(encoding="utf-8"), path.suffix, cjk, shown)
+    if key not in _CHECKED:
+        problems = []
+        for first, text in text_cells(path):
+            found = markup_problems(text) + (cjk_problems(text) if cjk else [])
+            problems += [f"{shown}:{first + line - 1}: {message}" for line, message in found]
+        _CHECKED[key] = tuple(problems)
+    return list(_CHECKED[key])

@@ -8,6 +8,7 @@ set costs a few builds' time.
 """
 
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -279,6 +280,19 @@ def test_pytest_ended_by_a_test_leaves_no_report_for_nox(tmp_path):
     result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=TIMEOUT,
                             env=_env(TENSORCOPY_PYTEST_REPORT=str(report)))  # fmt: skip
     assert result.returncode == 0 and not report.exists(), log_of(result)
+
+
+def test_a_worker_ended_by_a_test_fails_the_run_under_xdist(tmp_path):
+    """The tiers run under pytest-xdist: a worker that a test ends is a failed test, and the report nox
+    reads is the controller's, not the crashed worker's."""
+    project = copy_project(tmp_path / "project")
+    (project / "tests" / "test_ends.py").write_text("import os\n\ndef test_ends():\n    os._exit(0)\n")
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "tests/test_ends.py"]
+    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=TIMEOUT,
+                            env=_env(TENSORCOPY_PYTEST_REPORT=str(report)))  # fmt: skip
+    assert result.returncode != 0 and "crashed" in result.stdout, log_of(result)
+    assert report.exists() and json.loads(report.read_text())["exitstatus"] != 0, log_of(result)
 
 
 def test_sphinx_processes_die_with_a_killed_build(tmp_path):

@@ -54,21 +54,30 @@ def test_probes_are_deterministic_and_show_no_address(matrix):
         assert not re.search(r"0x[0-9a-f]{4,}", str(matrix[source][operation][column]))
 
 
-@pytest.mark.parametrize("cell", CELLS, ids=cell_id)
-def test_probe_runs_tensor_code(cell):
-    source, operation, column = cell
-    with CountTorchCalls() as counter:
-        value = mp.run_probe(column, source, operation)
-    assert not isinstance(value, mp.ProbeFailure), value
-    assert counter.calls > 0
+ROWS = [(s, o) for s in mp.SOURCES for o in mp.OPERATIONS]
 
 
-@pytest.mark.parametrize("cell", CELLS, ids=cell_id)
-def test_probe_cannot_answer_without_torch(cell):
-    source, operation, column = cell
-    with RefuseTorch():
-        value = mp.run_probe(column, source, operation)
-    assert isinstance(value, mp.ProbeFailure) and "torch is switched off" in value.message
+@pytest.mark.parametrize("row", ROWS, ids=cell_id)
+def test_every_probe_runs_tensor_code(row):
+    """One test per row (source, operation), every column in it, so that each failing cell is named."""
+    problems = []
+    for column in mp.PROBES:
+        with CountTorchCalls() as counter:
+            value = mp.run_probe(column, *row)
+        if isinstance(value, mp.ProbeFailure) or counter.calls == 0:
+            problems.append(f"{column}: {value!r} after {counter.calls} torch calls")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=cell_id)
+def test_no_probe_can_answer_without_torch(row):
+    problems = []
+    for column in mp.PROBES:
+        with RefuseTorch():
+            value = mp.run_probe(column, *row)
+        if not (isinstance(value, mp.ProbeFailure) and "torch is switched off" in value.message):
+            problems.append(f"{column} answered {value!r} with torch switched off")
+    assert not problems, "\n".join(problems)
 
 
 def _quiet_tensor(func, args, kwargs):
