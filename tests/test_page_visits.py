@@ -1,9 +1,14 @@
-"""Every page of both editions (and the landing page) has zero axe-core WCAG 2.1 A/AA violations in
-headless Chromium, in every view that can change the outcome (see ``VIEWS`` in tests/site_audit.py):
-all rules on a desktop screen in the light theme; the colour rules in the dark theme; the scrolling
-rule at phone width; all rules again in the dark theme and on a phone for the pages that stand for
-their template. Each page is loaded once (plus once on a phone for those pages), in one browser,
-several pages at a time; the offline checks read the same visits."""
+"""Every page of both editions (and the landing page), shown in headless Chromium, passes two audits
+from one visit each (several pages at a time, in one browser):
+
+- accessibility: zero axe-core WCAG 2.1 A/AA violations in every view that can change the outcome (see
+  ``VIEWS`` in tests/site_audit.py): all rules on a desktop screen in the light theme; the colour rules
+  in the dark theme; the scrolling rule at phone width; all rules again in the dark theme and on a
+  phone for the pages that stand for their template;
+- offline: showing a page requests nothing from a host other than the one serving it, every resource
+  it requests exists, and it logs no error.
+
+Both read the same visits, so they live in one file: the test tiers run one file per worker."""
 
 import pytest
 
@@ -15,12 +20,11 @@ from tests.site_audit import (
     axe_available,
     html_pages,
     missing_tool,
+    outside_resources,
     plan_visits,
     site_visits,
     visit_pages,
 )
-
-pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +49,7 @@ def _problems(visits, view, edition):
     return problems
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("view", VIEWS)
 @pytest.mark.parametrize("lang", LANGS)
 def test_no_wcag_violations(visits, lang, view):
@@ -55,12 +60,14 @@ def test_no_wcag_violations(visits, lang, view):
     assert not problems, "\n".join([summary, *problems])
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("view", VIEWS)
 def test_landing_page_has_no_wcag_violations(visits, view):
     problems = _problems(visits, view, "")
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.browser
 def test_every_page_is_audited_in_every_view(visits, site_dir):
     """The plan leaves no page out: every page got every rule on the wide light screen, the colour
     rules in the dark theme and the scrolling rule at phone width, and some pages of each edition
@@ -89,6 +96,7 @@ def _is_dark(rgb: str) -> bool:
     return sum(channels) < 3 * 96
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_dark_view_really_is_dark(visits, lang):
     """Else the dark theme's contrast went unchecked: every page of an edition had a dark body."""
@@ -119,6 +127,7 @@ def bad_site(tmp_path_factory):
     return root
 
 
+@pytest.mark.browser
 def test_the_checker_reports_known_violations(browser, bad_site, visits):
     """A link whose text is display:none (what sphinx-gallery's cards were before the fix in
     docs/_ext) is found by the light view's full rule set; text that is faint only in the dark
@@ -136,3 +145,73 @@ def test_the_checker_reports_known_violations(browser, bad_site, visits):
     assert rules["wide-dark"] == {"color-contrast"}, rules
     assert rules["phone-width"] == {"scrollable-region-focusable"}, rules
     assert {"link-name", "scrollable-region-focusable"} <= rules["phone"], rules
+
+
+# --- Offline: nothing from other hosts, nothing missing, no error -------------------------------
+
+
+def test_no_page_or_stylesheet_names_an_outside_resource(site_dir):
+    """Static check, no browser needed: scripts, stylesheets, images, frames, CSS url()/@import."""
+    problems = outside_resources(site_dir)
+    assert not problems, "resources from other hosts:\n" + "\n".join(problems)
+
+
+@pytest.mark.browser
+def test_pages_request_nothing_from_other_hosts(visits, site_dir):
+    loaded = {visit.url for visit in visits}
+    assert {path.relative_to(site_dir).as_posix() for path in html_pages(site_dir)} <= loaded
+    assert any("search.html?q=" in url for url in loaded)
+    problems = [f"{visit.url}: {request}" for visit in visits for request in visit.outside]
+    assert not problems, "requests to other hosts (sent nowhere):\n" + "\n".join(problems)
+
+
+@pytest.mark.browser
+def test_every_requested_resource_exists(visits):
+    problems = [f"{visit.url}: {request}" for visit in visits for request in visit.failed + visit.errors]
+    assert not problems, "failed local requests:\n" + "\n".join(problems)
+
+
+@pytest.mark.browser
+def test_pages_log_no_errors(visits):
+    """No page logs an error or throws: what a failed script or resource would show."""
+    problems = [f"{visit.url}: {message}" for visit in visits for message in visit.console]
+    assert not problems, "console errors:\n" + "\n".join(problems)
+
+
+OUTSIDE_PAGE = (
+    '<!doctype html><html lang="en"><head><title>bad</title>'
+    '<script src="https://cdn.example.invalid/lib.js"></script>'
+    '<style>@font-face{font-family:F;src:url("https://fonts.example.invalid/f.woff2")}'
+    "body{font-family:F}</style></head><body><p>text</p>"
+    '<script>fetch("http://127.0.0.2:9/beacon").catch(() => {}); missing_function();</script>'
+    '<img src="none.png" alt=""></body></html>'
+)
+
+
+@pytest.mark.browser
+def test_the_watch_catches_outside_requests_and_errors(browser, tmp_path):
+    """A page that pulls a script and a font from elsewhere, calls home from a script, loads a
+    missing image and throws: the same visit as the site's lists every one of them."""
+    (tmp_path / "bad.html").write_text(OUTSIDE_PAGE, encoding="utf-8")
+    with serve(tmp_path) as url:
+        (visit,) = visit_pages(browser, url, [PagePlan("bad.html", (("wide-light", ("html-has-lang",)),))])
+    assert set(visit.outside) >= {
+        "https://cdn.example.invalid/lib.js",
+        "https://fonts.example.invalid/f.woff2",
+        "http://127.0.0.2:9/beacon",
+    }, visit.outside
+    assert any("/none.png" in failure for failure in visit.failed), visit.failed
+    assert any("missing_function" in message for message in visit.console), visit.console
+
+
+def test_the_static_check_catches_an_outside_resource(tmp_path):
+    (tmp_path / "a.html").write_text(
+        '<html><head><link rel="stylesheet" href="https://cdn.example.invalid/x.css">'
+        '<link rel="alternate" hreflang="en" href="https://example.invalid/en/"></head>'
+        '<body><a href="https://example.invalid/read-me">a link is fine</a></body></html>'
+    )
+    (tmp_path / "s.css").write_text('@import "https://cdn.example.invalid/y.css"; b{background:url(data:,x)}')
+    assert outside_resources(tmp_path) == [
+        "a.html: loads https://cdn.example.invalid/x.css",
+        "s.css: loads https://cdn.example.invalid/y.css",
+    ]
