@@ -2,10 +2,8 @@
 
 Tests come in two tiers. A test that needs a built site (the ``site_dir``, ``site_url`` or ``browser``
 fixtures) or builds one itself (marked ``slow``) is in the slow tier; every other test is fast and
-runs in seconds: ``nox -s fast`` selects them alone. Both tiers run under pytest-xdist, on every
-core, one test file per worker at a time (``--dist loadfile``, in ``pyproject.toml``,
-``[tool.tensorcopy.tiers]``): a file's module fixtures and a page's doctests stay on one worker, and
-each worker that runs a test needing the site builds it once.
+runs in seconds: ``nox -s fast`` selects them alone, on every core under pytest-xdist, one test file
+per worker at a time (``pyproject.toml``, ``[tool.tensorcopy.tiers]``).
 
 ``TENSORCOPY_SITE=<dir>`` reuses a site that ``docs/build_site.py`` built already (handy while
 editing tests); without it, the session builds the site from the sources into a temporary folder.
