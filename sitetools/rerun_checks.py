@@ -5,7 +5,8 @@ one claim at most. The cell that :mod:`tensorcopy_sphinx.rerun_cell` appends to 
 page's code (hidden checks included) and the code of this module (without docstrings and comments): it
 runs the page's code in a fresh namespace with every check turned into a record, then prints one line
 per claim: ``agrees``, ``DIFFERS`` or ``not run`` (when the page stopped with an error before reaching
-it). It ends with an ``AssertionError`` when any claim differs or did not run, so a script exits non-zero.
+it). It ends with an ``AssertionError`` when any claim differs or did not run, or the page stopped before
+its end, so a script exits non-zero.
 
 The checks are the ones :mod:`sitetools.pages_asserts` counts for the manifest and the verified-on stamp:
 every ``assert``, and every must-raise block (``try: ... except E: ... else: raise AssertionError(...)``),
@@ -31,35 +32,52 @@ def is_must_raise(node):
     )  # fmt: skip
 
 
+def _text(message, fallback):
+    """What a check says, as written: its message (an f-string as its template), else ``fallback``."""
+    if isinstance(message, ast.Constant):
+        return str(message.value)
+    if isinstance(message, ast.JoinedStr):
+        return ast.unparse(message)[2:-1]
+    return ast.unparse(message) if message is not None else fallback
+
+
 class _RecordChecks(ast.NodeTransformer):
-    """Turn every check into a call of ``_check_(index, test, message)``; ``texts`` collects what each says."""
+    """Turn every check into a record: ``_check_(index, holds, message)``, where ``holds`` is the test's
+    value computed in place (so the test runs in its own scope, as an ``assert`` would) or the error it
+    raised, and ``message`` a function that gives the message (called only after the test, as Python
+    evaluates an assert's message only when it fails). ``texts`` collects what each check says."""
 
     def __init__(self):
         self.texts = []
 
-    def _call(self, index, test, message):
+    @staticmethod
+    def _record(index, holds, message):
         no_args = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
-        arguments = [ast.Constant(index), ast.Lambda(no_args, test), message or ast.Constant(None)]
-        return ast.Expr(ast.Call(ast.Name("_check_", ast.Load()), arguments, []))
+        words = ast.Lambda(no_args, message) if message is not None else ast.Constant(None)
+        return ast.Expr(ast.Call(ast.Name("_check_", ast.Load()), [ast.Constant(index), holds, words], []))
 
-    def _new(self, test, message):
-        self.texts.append(message.value if isinstance(message, ast.Constant) else ast.unparse(message or test))
+    def _new(self, text):
+        self.texts.append(text)
         return len(self.texts) - 1
 
     def visit_Assert(self, node):
         node = self.generic_visit(node)
-        return ast.copy_location(self._call(self._new(node.test, node.msg), node.test, node.msg), node)
+        index = self._new(_text(node.msg, ast.unparse(node.test)))
+        test = ast.parse("try:\n    _holds_ = bool(0)\nexcept Exception as _error_:\n    _holds_ = _error_").body[0]
+        test.body[0].value.args = [node.test]
+        held = ast.Name("_holds_", ast.Load())
+        return [ast.copy_location(test, node), ast.copy_location(self._record(index, held, node.msg), node)]
 
     def visit_Try(self, node):
         if not is_must_raise(node):
             return self.generic_visit(node)
         exc = node.orelse[0].exc
         message = exc.args[0] if exc.args else None
-        index = self._new(ast.Constant(False), message)
+        index = self._new(_text(message, ast.unparse(node.body[0]) + " must raise"))
         node = self.generic_visit(node)
         for handler in node.handlers:  # the expected error came: the claim holds
-            handler.body.insert(0, ast.copy_location(self._call(index, ast.Constant(True), message), handler))
-        node.orelse = [ast.copy_location(self._call(index, ast.Constant(False), message), node.orelse[0])]
+            handler.body.insert(0, ast.copy_location(self._record(index, ast.Constant(True), message), handler))
+        node.orelse = [ast.copy_location(self._record(index, ast.Constant(False), message), node.orelse[0])]
         return node
 
 
@@ -71,12 +89,13 @@ def rerun_checks(code, verified_on):
     tree = ast.fix_missing_locations(recorder.visit(ast.parse(code)))
     results = [[] for _ in recorder.texts]  # per check: (message, holds, why not) each time it ran
 
-    def check(index, test, message):
+    def check(index, holds, message):
+        why = f" ({type(holds).__name__}: {holds})" if isinstance(holds, Exception) else ""
         try:
-            holds, why = bool(test()), ""
-        except Exception as error:  # a check that cannot even be evaluated differs
-            holds, why = False, f" ({type(error).__name__}: {error})"
-        results[index].append((message or recorder.texts[index], holds, why))
+            said = str(message()) if message else recorder.texts[index]
+        except Exception:  # Python would not have built this message for a check that holds
+            said = recorder.texts[index]
+        results[index].append((said, holds is True, why))
 
     stopped = None
     with contextlib.redirect_stdout(io.StringIO()):  # the page's own prints were shown above
@@ -84,7 +103,7 @@ def rerun_checks(code, verified_on):
             exec(compile(tree, "<page>", "exec"), {"__name__": "__rerun__", "_check_": check})
         except Exception as error:
             frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == "<page>"]
-            line = code.splitlines()[frames[-1].lineno - 1].strip()
+            line = code.splitlines()[frames[-1].lineno - 1].strip() if frames else "?"
             stopped = f"The page stopped at `{line}`: {type(error).__name__}: {error}"
     if "matplotlib.pyplot" in sys.modules:
         sys.modules["matplotlib.pyplot"].close("all")  # the pictures were drawn above
@@ -100,11 +119,12 @@ def rerun_checks(code, verified_on):
             counts[status] += 1
             why = next((why for h, why in held if not h), "")
             print(f"  {status:8} {message}{why}" + (f" ({len(held)} times)" if len(held) > 1 else ""))
-    if stopped:
-        print(stopped)
     agree, differ, not_run = counts.values()
     print(f"{agree} agree, {differ} differ, {not_run} not run: {sum(counts.values())} claims from the page's "
           f"{len(recorder.texts)} checks")  # fmt: skip
-    if differ or not_run:
-        raise AssertionError(f"on torch {torch.__version__}, {differ} claims of this page differ "
-                             f"and {not_run} did not run; see the lines above")  # fmt: skip
+    if stopped:
+        print(f"{stopped}\nThe claims after that point did not run, and a loop that stopped may list fewer cases.")
+    if differ or not_run or stopped:
+        ending = ", and the page stopped before its end" if stopped else ""
+        raise AssertionError(f"on torch {torch.__version__}, {differ} claims of this page differ and {not_run} did "
+                             f"not run{ending}; see above")  # fmt: skip

@@ -61,11 +61,12 @@ def test_every_claim_is_reported_and_the_run_never_stops_at_the_first(capsys):
         "  DIFFERS  view() of a contiguous tensor must raise",
         "  DIFFERS  a check that raises (ZeroDivisionError: division by zero)",
         "  not run  after the stop",
-        "The page stopped at `b = missing_name`: NameError: name 'missing_name' is not defined",
         "5 agree, 3 differ, 1 not run: 9 claims from the page's 7 checks",
+        "The page stopped at `b = missing_name`: NameError: name 'missing_name' is not defined",
+        "The claims after that point did not run, and a loop that stopped may list fewer cases.",
     ]
     assert "printed by the page" not in "\n".join(lines)  # the page's prints were shown above the cell
-    assert "3 claims of this page differ and 1 did not run" in error
+    assert "3 claims of this page differ and 1 did not run, and the page stopped before its end" in error
 
 
 def test_a_page_that_holds_reports_it_and_raises_nothing(capsys):
@@ -73,6 +74,52 @@ def test_a_page_that_holds_reports_it_and_raises_nothing(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[1:] == ["  agrees   positive (2 times)", "  agrees   len(x) == 2", "2 agree, 0 differ, 0 not run: "
                          "2 claims from the page's 2 checks"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\nfor n in ['clone', 'detach', 'nope']:\n    t = getattr(torch.ones(1), n)()\n"
+        "    assert t is not None, f'{n} works'\n",  # stops inside a loop, every check ran once already
+        "assert 1 == 1, 'one'\nraise RuntimeError('after the last check')\n",
+    ],
+    ids=["loop", "after-the-last-check"],
+)
+def test_a_page_that_stops_fails_even_when_every_check_ran(code, capsys):
+    lines, error = report(code, capsys)
+    assert "the page stopped before its end" in error
+    assert any(line.startswith("The page stopped at") for line in lines), lines
+
+
+def test_checks_keep_pythons_own_semantics(capsys):
+    """The test runs in place (a walrus binds, a class body sees its names, super() works) and the
+    message is built only as Python would build it, so none of these reads as a difference."""
+    rerun_checks(textwrap.dedent("""
+        class Base:
+            def value(self):
+                return 1
+        class C(Base):
+            k = 2
+            assert k == 2, "a class body sees its names"
+            def value(self):
+                assert super().value() == 1, "super() works in a check"
+                return 2
+        assert C().value() == 2, "the method ran"
+        assert (n := 3) == 3, "a walrus binds"
+        assert n == 3, "the walrus's name is bound after the check"
+        x = None
+        assert x is None, f"x holds {x.tolist()}"
+        try:
+            y = 1
+            int("nope")
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(f"int() must refuse, y={y}")
+    """), "0.0")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "7 agree, 0 differ, 0 not run: 7 claims from the page's 7 checks", lines
+    assert "  agrees   x holds {x.tolist()}" in lines  # the message's template: its value was never built
 
 
 def test_it_counts_the_checks_the_manifest_counts():

@@ -32,7 +32,8 @@ TITLE = "Rerun this page's checks on your torch"
 TEXT = (
     "This cell needs none of the cells above. It runs this page's code again on the torch you have, "
     "hidden checks included, and reports every check, claim by claim, instead of stopping at the first "
-    "one that differs. It ends with an error if any check differs or did not run."
+    "one that differs. It ends with an error if any check differs or did not run. If an assert above "
+    "stops on your torch, run this cell on its own: in the notebook, or as a # %% cell in an editor."
 )
 
 
@@ -49,9 +50,8 @@ def _runner() -> str:
     """The code of :mod:`sitetools.rerun_checks`, without docstrings and comments (they are English only)."""
     module = ast.parse(inspect.getsource(rerun_checks))
     for node in ast.walk(module):
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-            del body[0]  # a docstring
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and ast.get_docstring(node, clean=False):
+            del node.body[0]
     return ast.unparse(module)
 
 

@@ -10,13 +10,16 @@ An inline literal of the prose (not in a heading, not already a link) becomes a 
 is one of the ways prose writes an inventory name (:func:`forms`): a method as ``detach``,
 ``detach()``, ``a.detach()`` or ``Tensor.detach``; an attribute as ``.grad`` or ``w.grad`` (bare only
 ``requires_grad`` and ``is_leaf``: a bare ``grad`` could be ``torch.func.grad``); a function or class by
-its dotted name (``torch.no_grad()``, ``nn.Parameter``). A chain (``a.detach().clone()``), an
-assignment or a name outside the inventory (``.data``, ``grad_fn``: no page of their own) stays plain
-code. Intersphinx resolves each reference; one it leaves unresolved fails the build, naming the page.
+its dotted name (``torch.no_grad()``, ``nn.Parameter``); a ``Module`` method only without a receiver
+(``optimizer.state_dict()`` is not one). A chain (``a.detach().clone()``), an assignment, a name outside
+the inventory (``.data``, ``grad_fn``: no page of their own) and a bare name that the page's own code
+binds as a variable (``view = base[1:]``) stay plain code. Intersphinx resolves each reference; one it
+leaves unresolved fails the build, naming the page.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -36,7 +39,7 @@ CLASS = "torch-api"
 BARE_ATTRIBUTES = ("requires_grad", "is_leaf")
 #: Names prose writes otherwise than the documentation does.
 ALIASES = {
-    "torch.autograd.grad_mode.inference_mode": ("torch.inference_mode",),
+    "torch.autograd.grad_mode.inference_mode": ("torch.inference_mode", "inference_mode"),
     "torch.nn.parameter.Parameter": ("Parameter", "nn.Parameter", "torch.nn.Parameter"),
     "torch.no_grad": ("no_grad",),
 }
@@ -59,12 +62,14 @@ def forms() -> dict[str, str]:
     for name, kind in inventory()[1].items():
         member = name.rsplit(".", 1)[1]
         written = [name, *ALIASES.get(name, ())]
-        if name.startswith(("torch.Tensor.", "torch.nn.Module.")):
-            written += [f"Tensor.{member}"] if name.startswith("torch.Tensor.") else []
+        if name.startswith("torch.Tensor."):
+            written += [f"Tensor.{member}"]
             if kind == "method":
-                written += [member, f"{member}()", f"*.{member}()", f".{member}()"]
+                written += [member, f"{member}()", f"*.{member}()", f".{member}()", f"Tensor.{member}()", f"{name}()"]
             else:
                 written += [f".{member}", f"*.{member}"] + ([member] if member in BARE_ATTRIBUTES else [])
+        elif name.startswith("torch.nn.Module."):  # no receiver: an optimizer has a state_dict() too
+            written += [member, f"{member}()"]
         elif kind in ("function", "class"):
             written += [f"{form}()" for form in written]
         for form in written:
@@ -94,11 +99,38 @@ def _skip(node: nodes.Node) -> bool:
     return False
 
 
+def bound_in(code_blocks) -> set[str]:
+    """The names some code binds (variables, functions, arguments, loop and ``with`` targets): a bare
+    ``view`` on a page whose code says ``view = base[1:]`` names that variable, not the method."""
+    names: set[str] = set()
+    for text in code_blocks:
+        if ">>> " in text:  # a doctest: its source lines only
+            text = "\n".join(line[4:] for line in text.splitlines() if line.startswith((">>> ", "... ")))
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+    return names
+
+
+def bound_names(doctree: nodes.document) -> set[str]:
+    """The names the code blocks of a page bind."""
+    return bound_in(block.astext() for block in doctree.findall(nodes.literal_block))
+
+
 def _link(app: Sphinx, doctree: nodes.document) -> None:
-    known = forms()
+    known, bound = forms(), bound_names(doctree)
     for literal in list(doctree.findall(nodes.literal)):
-        name = target(literal.astext(), known)
-        if name is None or _skip(literal):
+        text = literal.astext().strip()
+        name = target(text, known)
+        if name is None or _skip(literal) or text in bound:
             continue
         literal["classes"].append(CLASS)
         xref = addnodes.pending_xref("", refdomain="py", reftype="obj", reftarget=name, refexplicit=True)
