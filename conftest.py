@@ -2,8 +2,9 @@
 
 Tests come in two tiers. A test that needs a built site (the ``site_dir``, ``site_url`` or ``browser``
 fixtures) or builds one itself (marked ``slow``) is in the slow tier; every other test is fast and
-runs in seconds: ``nox -s fast`` selects them alone, on every core under pytest-xdist, one test file
-per worker at a time (``pyproject.toml``, ``[tool.tensorcopy.tiers]``).
+runs in seconds: ``nox -s fast`` selects them alone. Both tiers run on every core under pytest-xdist,
+one test file per worker at a time (``pyproject.toml``, ``[tool.tensorcopy.tiers]``); each worker
+that runs a test needing the site builds it once.
 
 ``TENSORCOPY_SITE=<dir>`` reuses a site that ``docs/build_site.py`` built already (handy while
 editing tests); without it, the session builds the site from the sources into a temporary folder.
