@@ -12,6 +12,7 @@ edition. A page whose code cannot be held in a raw triple-quoted string fails th
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import json
 from pathlib import Path
@@ -46,6 +47,7 @@ def page_code(script: Path) -> str:
     return code
 
 
+@functools.cache
 def _runner() -> str:
     """The code of :mod:`sitetools.rerun_checks`, without docstrings and comments (they are English only)."""
     module = ast.parse(inspect.getsource(rerun_checks))

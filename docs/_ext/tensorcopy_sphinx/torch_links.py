@@ -20,6 +20,7 @@ leaves unresolved fails the build, naming the page.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -48,18 +49,21 @@ _LITERAL = re.compile(r"(?P<receiver>[a-z_]\w*\.|\.)?(?P<name>[A-Za-z_][\w.]*?)(
 _MODULES = ("torch.", "nn.", "Tensor.")
 
 
-def inventory() -> tuple[str, dict[str, str]]:
-    """The inventory's version and its objects (name -> type), read from the file the build uses."""
+@functools.cache
+def inventory() -> tuple[str, dict[str, tuple[str, str]]]:
+    """The inventory's version and its objects (name -> (type, page)), read from the file the build uses."""
     lines = INVENTORY.read_text(encoding="utf-8").splitlines()
     if lines[:2] != ["# Sphinx inventory version 1", "# Project: PyTorch"] or not lines[2].startswith("# Version: "):
         raise ExtensionError(f"{INVENTORY.name}: not a version 1 inventory of PyTorch")
-    return lines[2].removeprefix("# Version: "), dict(line.split()[:2] for line in lines[3:])
+    rows = (line.split() for line in lines[3:])
+    return lines[2].removeprefix("# Version: "), {name: (kind, page) for name, kind, page in rows}
 
 
+@functools.cache
 def forms() -> dict[str, str]:
     """Every way the prose may write an inventory name, mapped to that name."""
     found: dict[str, str] = {}
-    for name, kind in inventory()[1].items():
+    for name, (kind, _) in inventory()[1].items():
         member = name.rsplit(".", 1)[1]
         written = [name, *ALIASES.get(name, ())]
         if name.startswith("torch.Tensor."):
