@@ -3,8 +3,8 @@
 Tests come in two tiers. A test that needs a built site (the ``site_dir``, ``site_url`` or ``browser``
 fixtures) or builds one itself (marked ``slow``) is in the slow tier; every other test is fast and
 runs in seconds: ``nox -s fast`` selects them alone. Both tiers run on every core under pytest-xdist,
-one test file per worker at a time (``pyproject.toml``, ``[tool.tensorcopy.tiers]``); each worker
-that runs a test needing the site builds it once.
+one test file per worker at a time (``pyproject.toml``, ``[tool.tensorcopy.tiers]``); the site is
+built once per run, by the first worker that needs it (``tests.gallery_tools.shared_build``).
 
 ``TENSORCOPY_SITE=<dir>`` reuses a site that ``docs/build_site.py`` built already (handy while
 editing tests); without it, the session builds the site from the sources into a temporary folder.
@@ -21,7 +21,7 @@ import pytest
 from sybil import Sybil
 from sybil.parsers.myst import DocTestDirectiveParser
 
-from tests.gallery_tools import build_site, serve
+from tests.gallery_tools import serve, shared_build
 from tests.site_audit import ci_strict
 
 ROOT = Path(__file__).resolve().parent
@@ -45,15 +45,11 @@ pytest_collect_file = Sybil(
 
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory) -> Path:
-    """The built site (both editions and the landing page), built once per test session."""
+    """The built site (both editions and the landing page), built once per test run."""
     reuse = os.environ.get("TENSORCOPY_SITE")
     if reuse:
         return Path(reuse).resolve()
-    base = tmp_path_factory.mktemp("site")
-    result = build_site(base / "html", base / "stage")
-    if result.returncode != 0:
-        pytest.fail(f"the site build failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
-    return base / "html"
+    return shared_build(tmp_path_factory, "site")
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@
 import atexit
 import concurrent.futures
 import contextlib
+import fcntl
 import functools
 import json
 import os
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from bs4 import BeautifulSoup
 
 from sitetools.editions import CODES
@@ -107,6 +109,27 @@ def build_site(out: Path, stage: Path, *extra: str, cwd: Path = ROOT, **kwargs) 
     return subprocess.run(command, capture_output=True, text=True, cwd=cwd, **kwargs)
 
 
+def shared_build(tmp_path_factory, name: str) -> Path:
+    """A site built from the sources once per test run, under ``name``: the first worker that asks
+    builds it, the others wait for it and read the same files (they must not change them)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, which every worker's own folder is in
+    folder = base / f"shared-{name}"
+    with open(base / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this worker dies
+        outcome = folder / "outcome.json"
+        if not outcome.exists():
+            folder.mkdir()
+            result = build_site(folder / "html", folder / "stage")
+            log = f"{result.stdout}\n{result.stderr}"
+            outcome.write_text(json.dumps({"returncode": result.returncode, "log": log}), encoding="utf-8")
+        built = json.loads(outcome.read_text(encoding="utf-8"))
+    if built["returncode"] != 0:
+        pytest.fail(f"the {name} build failed:\n{built['log']}", pytrace=False)
+    return folder / "html"
+
+
 def normalise(text: str) -> str:
     """Output text as a page shows it: no trailing spaces, no leading or trailing blank lines."""
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines()).strip("\n")
@@ -118,28 +141,40 @@ def printed_blocks(outputs: list[str]) -> list[str]:
 
 
 def parse_html(html_path: Path) -> BeautifulSoup:
-    """A parsed HTML page."""
+    """A parsed HTML page of one's own, to change (a test that only reads takes :func:`read_page`)."""
     return BeautifulSoup(html_path.read_text(encoding="utf-8"), "html.parser")
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(path: Path, mtime_ns: int, size: int) -> BeautifulSoup:
+    return parse_html(path)
+
+
+def read_page(path: Path) -> BeautifulSoup:
+    """The parsed page, parsed once per version of the file and test process: most slow tests read
+    every page, and parsing is most of their time. Read it, do not change it."""
+    stat = path.stat()
+    return _parsed(path.resolve(), stat.st_mtime_ns, stat.st_size)
 
 
 def html_output_blocks(html_path: Path) -> list[str]:
     """The output blocks of a built gallery page, in page order."""
     return [
         normalise(div.pre.get_text())
-        for div in parse_html(html_path).select("div.sphx-glr-script-out")
+        for div in read_page(html_path).select("div.sphx-glr-script-out")
     ]
 
 
 def html_code_cells(html_path: Path) -> list[str]:
     """The code cells of a built gallery page, in page order, as plain text."""
-    return [div.pre.get_text() for div in parse_html(html_path).select("div.highlight-Python")]
+    return [div.pre.get_text() for div in read_page(html_path).select("div.highlight-Python")]
 
 
 def html_cells_with_outputs(html_path: Path) -> list[tuple[str, str | None]]:
     """Each code cell of a built gallery page with the output block shown right after it (None
     when the cell shows none), in page order. An output block that follows no code cell is an error."""
     pairs: list[tuple[str, str | None]] = []
-    for div in parse_html(html_path).select("div.highlight-Python, div.sphx-glr-script-out"):
+    for div in read_page(html_path).select("div.highlight-Python, div.sphx-glr-script-out"):
         if "sphx-glr-script-out" in div["class"]:
             if not pairs or pairs[-1][1] is not None:
                 raise ValueError(f"{html_path}: an output block follows no code cell")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import string
+from pathlib import Path
 
 import torch
 from bs4 import BeautifulSoup, Tag
@@ -19,11 +20,23 @@ from docutils import nodes
 from tensorfacts import matrix as mp
 from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, VERDICTS, Outcome
 from tests.claims_tools import behaviour_matrix, claims_ledger
+from tests.gallery_tools import read_page
 
 #: Which verdict each number of the ledger's summary sentence counts, by the sentence's field name.
 SUMMARY_VERDICTS = {"holds": HOLDS, "not_hold": DOES_NOT_HOLD, "differs": OUTPUT_DIFFERS,
                     "not_claims": NOT_A_CLAIM}
 QUOTES = str.maketrans("\u2018\u2019\u201c\u201d", "''\"\"")
+
+
+def mutated_article(page: Path, mutation, language: str) -> BeautifulSoup:
+    """The page's ``<article>`` (all that the checkers read) changed by ``mutation(soup, language)``,
+    written out and parsed again, as a build that rendered it so would show it."""
+    before = str(read_page(page).select_one("article"))
+    soup = BeautifulSoup(before, "html.parser")
+    mutation(soup, language)
+    after = str(soup)
+    assert after != before, f"the mutation {mutation.__name__} changed nothing"
+    return BeautifulSoup(after, "html.parser")
 
 
 def shown(tag: Tag | str) -> str:

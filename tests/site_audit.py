@@ -6,7 +6,6 @@ tools are the npm packages pinned in package.json (``npm ci --ignore-scripts`` i
 node_modules/): the Nu HTML checker (vnu-jar, run with the machine's java) and axe-core.
 """
 
-import functools
 import json
 import os
 import posixpath
@@ -21,7 +20,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 import pytest
 
-from tests.gallery_tools import parse_html
+from tests.gallery_tools import read_page
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_MODULES = ROOT / "node_modules"
@@ -70,18 +69,6 @@ def missing_tool(reason: str) -> None:
     if ci_strict():
         pytest.fail(f"{reason} (CI is set: a missing tool fails the run)", pytrace=False)
     pytest.skip(reason)
-
-
-@functools.lru_cache(maxsize=1024)
-def _parsed(path: Path, mtime_ns: int, size: int):
-    return parse_html(path)
-
-
-def read_page(path: Path):
-    """The parsed page (BeautifulSoup), parsed once per version of the file: the link, language
-    and offline checks all read every page. Read it, do not change it."""
-    stat = path.stat()
-    return _parsed(path.resolve(), stat.st_mtime_ns, stat.st_size)
 
 
 def html_pages(site: Path) -> list[Path]:

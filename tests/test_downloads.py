@@ -1,19 +1,19 @@
 """What a reader downloads from an example page runs on its own and still checks its claims.
 
 sphinx-gallery offers each page as a ``.py`` and an ``.ipynb``. The ``.py`` is a copy of the source script,
-hidden blocks included, so it runs every check the build ran: each one runs in a fresh interpreter in an
-empty folder, with warnings as errors, as in the build (several at a time, one per core), and must end
-with its rerun cell (``tensorcopy_sphinx.rerun_cell``) reporting every check of the page agreeing. The ``.ipynb``
-is made from the cells as the page shows them, without the hidden blocks: its code cells must be exactly
-the page's visible code, which tests/test_page_asserts.py runs on its own (in one interpreter, so that
-21 notebooks do not cost 21 imports of torch); it must hold asserts of its own.
+hidden blocks included, so it runs every check the build ran: each one runs alone in an empty folder, with
+warnings as errors, as in the build (in a process of its own, forked from one that has only imported
+torch: tests/fresh_runs.py; one per core at a time), and must end with its rerun cell
+(``tensorcopy_sphinx.rerun_cell``) reporting every check of the page agreeing. The ``.ipynb`` is made
+from the cells as the page shows them, without the hidden blocks: its code cells must be exactly the
+page's visible code, which tests/test_page_asserts.py runs on its own (in one interpreter, so that 21
+notebooks do not cost 21 imports of torch); it must hold asserts of its own.
 """
 
 import ast
 import json
 import re
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -21,15 +21,15 @@ import pytest
 
 from sitetools.pages_asserts import checks, problems, read_manifest, visible_cells
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
+from tests.fresh_runs import run_alone
 from tests.gallery_tools import (
     LANGS,
     gallery_scripts,
     normalise,
     page_path,
-    parse_html,
+    read_page,
     relative_name,
     script_id,
-    side_by_side,
 )
 
 from tensorcopy_sphinx.download_zips import ENTRY_DATE  # noqa: E402  isort: skip
@@ -38,13 +38,12 @@ from tensorcopy_sphinx.rerun_cell import TAG  # noqa: E402  isort: skip
 #: One edition is enough (the code is the same in every language); the last one carries non-ASCII text.
 LANG = LANGS[-1]
 SCRIPTS = gallery_scripts(LANG)
-TIMEOUT = 300  # seconds per download; each takes a few seconds
 
 
 def _download(site: Path, script: Path, suffix: str) -> Path:
     """The file the page of ``script`` offers for download with this suffix."""
     page = page_path(site, LANG, relative_name(script))
-    links = {a["href"] for a in parse_html(page).select("a[href]") if "_downloads/" in a["href"]}
+    links = {a["href"] for a in read_page(page).select("a[href]") if "_downloads/" in a["href"]}
     found = [href for href in links if href.endswith(suffix)]
     assert len(found) == 1, f"{page.relative_to(site)} offers {len(found)} {suffix} downloads: {sorted(links)}"
     path = (page.parent / found[0]).resolve()
@@ -67,12 +66,7 @@ def _has_assert(code: str) -> bool:
 
 
 def _run_alone(code: str, name: str, folder: Path) -> subprocess.CompletedProcess:
-    script = folder / name
-    script.write_text(code, encoding="utf-8")
-    return subprocess.run(
-        [sys.executable, "-W", "error", script.name],
-        cwd=folder, capture_output=True, text=True, encoding="utf-8", timeout=TIMEOUT,
-    )  # fmt: skip
+    return run_alone({name: (code, name, folder)})[name]
 
 
 def _code_of(site: Path, script: Path, suffix: str) -> tuple[Path, str]:
@@ -82,13 +76,13 @@ def _code_of(site: Path, script: Path, suffix: str) -> tuple[Path, str]:
 
 @pytest.fixture(scope="module")
 def download_runs(site_dir, tmp_path_factory) -> dict:
-    """Every download of every page run on its own, several at a time (one per core): each run is a
-    fresh interpreter, so running them side by side changes nothing but the wall time."""
+    """Every download of every page run on its own, one per core at a time: each run is a process of
+    its own, so running them side by side changes nothing but the wall time."""
     jobs = {}
     for script in SCRIPTS:
         download, code = _code_of(site_dir, script, ".py")
         jobs[script] = (code, download.name, tmp_path_factory.mktemp("download"))
-    return side_by_side(jobs, _run_alone)
+    return run_alone(jobs)
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=script_id)

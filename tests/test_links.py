@@ -6,8 +6,8 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from tests.gallery_tools import LANGS
-from tests.site_audit import broken_links, html_pages, read_page, resolve
+from tests.gallery_tools import LANGS, read_page
+from tests.site_audit import broken_links, html_pages, resolve
 
 
 def _pages(site, lang):

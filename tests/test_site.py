@@ -17,12 +17,12 @@ from tests.gallery_tools import (
     page_path,
     parse_html,
     printed_blocks,
+    read_page,
     relative_name,
     run_cells,
     script_id,
     split_cells,
 )
-from tests.site_audit import read_page
 
 SCRIPTS = [script for lang in LANGS for script in gallery_scripts(lang)]
 NAMES = sorted({relative_name(script) for script in SCRIPTS})
@@ -61,13 +61,13 @@ def test_every_page_declares_its_language_and_alternates(site_dir, lang):
 
 
 def test_each_edition_has_its_own_title(site_dir):
-    titles = {lang: parse_html(site_dir / lang / "index.html").title.get_text() for lang in LANGS}
+    titles = {lang: read_page(site_dir / lang / "index.html").title.get_text() for lang in LANGS}
     assert len(set(titles.values())) == len(LANGS), titles
     assert re.search(r"[\u4e00-\u9fff]", titles["zh_CN"]), titles
 
 
 def test_landing_page_links_every_edition(site_dir):
-    links = {a["href"] for a in parse_html(site_dir / "index.html").select("a[href]")}
+    links = {a["href"] for a in read_page(site_dir / "index.html").select("a[href]")}
     for lang in LANGS:
         assert f"{lang}/index.html" in links
         assert (site_dir / lang / "index.html").exists()
@@ -98,7 +98,7 @@ CHROME_PHRASES = [
 def _reader_texts(site_dir, lang: str) -> dict[str, str]:
     pages = sorted((site_dir / lang).rglob("*.html"))
     assert pages, f"no pages in {lang}"
-    return {str(page.relative_to(site_dir)): reader_text(parse_html(page)) for page in pages}
+    return {str(page.relative_to(site_dir)): reader_text(read_page(page)) for page in pages}
 
 
 def _pages_showing(site_dir, lang: str, phrase: str) -> list[str]:
@@ -171,7 +171,7 @@ def test_downloads_are_in_the_page_language(site_dir, lang):
 def test_about_page_names_the_running_versions(site_dir, lang):
     import platform
 
-    text = parse_html(site_dir / lang / "about.html").get_text()
+    text = read_page(site_dir / lang / "about.html").get_text()
     assert torch.__version__ in text, f"{lang}/about.html does not name torch {torch.__version__}"
     assert platform.python_version() in text, f"{lang}/about.html does not name the Python version"
 

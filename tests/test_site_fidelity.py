@@ -16,7 +16,6 @@ from bs4 import BeautifulSoup
 from tests.gallery_tools import (
     EXAMPLES_DIR,
     LANGS,
-    build_site,
     gallery_scripts,
     html_cells_with_outputs,
     html_output_blocks,
@@ -25,6 +24,7 @@ from tests.gallery_tools import (
     relative_name,
     run_cells,
     script_id,
+    shared_build,
 )
 from tests.site_audit import html_pages
 
@@ -107,11 +107,7 @@ UNSTABLE = {".buildinfo", ".zip"}
 
 @pytest.fixture(scope="module")
 def second_site(site_dir, tmp_path_factory) -> Path:
-    base = tmp_path_factory.mktemp("rebuild")
-    result = build_site(base / "html", base / "stage")
-    if result.returncode != 0:
-        pytest.fail(f"the second build failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
-    return base / "html"
+    return shared_build(tmp_path_factory, "second")
 
 
 REUSED = " (TENSORCOPY_SITE is set: is that build older than the sources?)" if os.environ.get("TENSORCOPY_SITE") else ""

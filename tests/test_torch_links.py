@@ -15,7 +15,7 @@ from docutils import nodes
 from sphinx.errors import ExtensionError
 
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
-from tests.gallery_tools import LANGS, parse_html
+from tests.gallery_tools import LANGS, read_page
 from tests.site_audit import html_pages
 
 from tensorcopy_sphinx import torch_links  # noqa: E402  isort: skip
@@ -109,7 +109,7 @@ def test_an_unresolved_name_fails_naming_the_page():
 def _literals(site_dir, lang):
     """Each page's inline code, with the names its code blocks bind."""
     for page in html_pages(site_dir / lang):
-        article = parse_html(page).select_one("article")
+        article = read_page(page).select_one("article")
         if article is not None:
             bound = torch_links.bound_in(pre.get_text() for pre in article.select("pre"))
             yield page, [code for code in article.select("code.literal") if code.get_text().strip() not in bound]

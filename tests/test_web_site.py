@@ -3,6 +3,7 @@ readable anchors and the verified-on stamp. Each checker is also run on a page m
 
 import json
 import platform
+import copy
 import re
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from bs4 import BeautifulSoup
 
 from sitetools.editions import CODES, EDITIONS, edition
 from tests.claims_tools import ROOT
-from tests.gallery_tools import gallery_scripts, page_path, relative_name
+from tests.gallery_tools import gallery_scripts, page_path, read_page, relative_name
 from tests.site_audit import broken_links, html_pages
 
 pytestmark = pytest.mark.slow
@@ -24,7 +25,7 @@ NUMBERED = re.compile(r"^id\d+$")
 
 
 def soup_of(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+    return read_page(path)
 
 
 def published_base(site: Path) -> str:
@@ -35,6 +36,7 @@ def published_base(site: Path) -> str:
 
 def theme_english(soup: BeautifulSoup) -> list[str]:
     """English theme words in what a reader sees or hears: text, aria-labels, titles, svg titles."""
+    soup = copy.copy(soup)  # the page may be shared (read_page): change a copy
     for tag in soup(["script", "style", "pre", "code"]):
         tag.decompose()
     heard = [soup.get_text(" ")]
