@@ -251,6 +251,8 @@ PHONE = {"width": 375, "height": 740}
 
 #: Every WCAG 2.1 A/AA rule of axe-core (the tags above).
 ALL_RULES = None
+#: Every such rule but the colour rules.
+NOT_COLOUR = "all but colour"
 #: The rules whose outcome depends on colours: all that the dark theme can change on a page.
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
 #: The rule whose outcome depends on the width of the screen for a page's own content.
@@ -260,12 +262,14 @@ LAYOUT_RULES = ("scrollable-region-focusable",)
 @dataclass(frozen=True)
 class View:
     """A way of showing a page: the colour scheme and screen size, the axe rules every page gets in
-    it (None: all), and the browser context it is shown in."""
+    it (None: all; :data:`NOT_COLOUR`: all but the colour rules), whether the colour rules follow on a
+    page that shows a new colour combination, and the browser context it is shown in."""
 
     name: str
     color_scheme: str
     viewport: dict
-    rules: tuple[str, ...] | None
+    rules: tuple[str, ...] | str | None
+    colour_when_new: bool = False
     context: str = "wide"
 
 
@@ -278,22 +282,27 @@ CONTEXTS = {
 
 #: The views that add information, and why each checks what it checks.
 #:
-#: * ``wide-light``: every rule on every page. The reference: a page's DOM, ARIA, names, labels,
-#:   landmarks and language do not depend on the screen or the colour scheme.
-#: * ``wide-dark``: furo's dark theme swaps CSS colour variables and the Pygments style, and the
-#:   icon of the theme button (chrome). On every page only the colour rules can change outcome, so
-#:   they run everywhere; the representative pages get every rule, for the chrome.
+#: * ``wide-light``: every rule but the colour rules on every page. The reference: a page's DOM,
+#:   ARIA, names, labels, landmarks and language do not depend on the screen or the colour scheme.
+#: * ``wide-light`` and ``wide-dark``, colours: the colour rules (contrast, links told apart from
+#:   text) judge each text by its colour, its font, its link styling and the backgrounds of the boxes
+#:   it sits in. A page gets them in a view when it shows a combination of these (a *colour
+#:   signature*, see ``_START``) that no page has shown in that view before; every page's
+#:   signatures are kept, so a test proves that every combination on the site was audited. (furo's
+#:   dark theme swaps CSS colour variables and the Pygments style, so the dark view has signatures
+#:   of its own.) The colour rules cost more than all the other rules together.
 #: * ``phone-width``: the same tab at 375 px. What changes with a page's own content is which code
 #:   blocks and tables overflow and scroll, so every page gets the layout rule.
 #: * ``phone``: a phone (touch, mobile viewport). The chrome changes (a mobile header; the sidebar
 #:   and the table of contents become drawers), the same on every page of a template: the
-#:   representative pages get every rule, in a tab of their own.
+#:   representative pages get every rule, in a tab of their own. They get every rule in the dark
+#:   view too, for the chrome (the icon of the theme button).
 #:
 #: The first three are shown one after the other in one load of the page (the colour scheme and the
 #: size change in place, as when a reader turns the phone or the theme), so each page loads once.
 VIEWS = {
-    "wide-light": View("wide-light", "light", DESKTOP, ALL_RULES),
-    "wide-dark": View("wide-dark", "dark", DESKTOP, COLOUR_RULES),
+    "wide-light": View("wide-light", "light", DESKTOP, NOT_COLOUR, colour_when_new=True),
+    "wide-dark": View("wide-dark", "dark", DESKTOP, (), colour_when_new=True),
     "phone-width": View("phone-width", "light", PHONE, LAYOUT_RULES),
     "phone": View("phone", "light", PHONE, ALL_RULES, context="phone"),
 }
@@ -331,6 +340,8 @@ class PageVisit:
     plan: PagePlan
     violations: dict[str, list[AxeViolation]] = field(default_factory=dict)
     backgrounds: dict[str, str] = field(default_factory=dict)  # computed <body> colour per view
+    signatures: dict[str, frozenset] = field(default_factory=dict)  # colour signatures per view
+    rules_run: dict[str, tuple[str, ...] | str | None] = field(default_factory=dict)  # per view
     outside: list[str] = field(default_factory=list)  # requests to other hosts (none got out)
     failed: list[str] = field(default_factory=list)  # local requests that failed or gave >= 400
     console: list[str] = field(default_factory=list)  # console errors and uncaught exceptions
@@ -373,10 +384,53 @@ def plan_visits(site: Path) -> list[PagePlan]:
     return plans
 
 
-#: Started in the page without waiting for the result: wait for ``ready`` (if any), check the rule
-#: names, run axe; ``window.__siteAudit`` holds the state and then the result, for polling.
-_START = """([rules, tags, ready, timeout]) => {
+#: Started in the page without waiting for the result: wait for ``ready`` (if any), then either
+#: collect the page's colour signatures (``rules`` is "signatures") or check the rule names and run
+#: axe (``rules``: a list of rules, null for all, or "all but colour"); ``window.__siteAudit`` holds
+#: the state and then the result, for polling.
+#:
+#: A colour signature is what the colour rules judge a text by: its colour and font, the colours
+#: and images of the boxes it sits in up to the first opaque one, the opacity above it, and for a
+#: link the colour of the text around it and how it is underlined or bordered.
+_START = """([rules, tags, ready, timeout, colourRules]) => {
   const audit = window.__siteAudit = {state: 'running'};
+  const opaque = colour => colour.startsWith('rgb(');
+  const signatures = () => {
+    const boxes = new Map();  // element -> its backgrounds up to the first opaque one, and opacity
+    const box = element => {
+      if (!element) return {layers: '', opacity: 1};
+      if (!boxes.has(element)) {
+        const style = getComputedStyle(element);
+        const outer = opaque(style.backgroundColor) ? {layers: '', opacity: 1} : box(element.parentElement);
+        const parent = element.parentElement ? box(element.parentElement) : {opacity: 1};
+        boxes.set(element, {
+          layers: `${style.backgroundColor} ${style.backgroundImage} / ${outer.layers}`,
+          opacity: parseFloat(style.opacity) * parent.opacity,
+        });
+      }
+      return boxes.get(element);
+    };
+    const found = new Set();
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const element = node.parentElement;
+      if (!element || !node.data.trim() || !element.getClientRects().length) continue;
+      const style = getComputedStyle(element);
+      if (style.visibility !== 'visible') continue;
+      const place = box(element);
+      let signature = [style.color, style.fontSize, style.fontWeight, style.textShadow, place.layers,
+                       place.opacity.toFixed(2)].join(' | ');
+      const link = element.closest('a');
+      if (link) {
+        const around = getComputedStyle(link.parentElement || link);
+        const own = getComputedStyle(link);
+        signature += ` | link in ${around.color} ${around.display} ${own.textDecorationLine} ` +
+                     `${own.borderBottomStyle} ${own.borderBottomWidth} ${own.fontWeight}`;
+      }
+      found.add(signature);
+    }
+    return [...found].sort();
+  };
   (async () => {
     if (ready) {
       const until = Date.now() + timeout;
@@ -386,17 +440,20 @@ _START = """([rules, tags, ready, timeout]) => {
         await new Promise(resolve => setTimeout(resolve, 50));
       }
     }
+    const background = getComputedStyle(document.body).backgroundColor;
+    if (rules === 'signatures') return {signatures: signatures(), background};
     const known = new Set(axe.getRules(tags).map(rule => rule.ruleId));
-    const unknown = (rules || []).filter(rule => !known.has(rule));
+    const unknown = (Array.isArray(rules) ? rules : []).filter(rule => !known.has(rule));
     if (unknown.length) throw new Error(`not a WCAG 2.1 A/AA rule of axe-core: ${unknown}`);
-    const only = rules ? {type: 'rule', values: rules} : {type: 'tag', values: tags};
-    const result = await axe.run(document, {runOnly: only, resultTypes: ['violations']});
+    const only = Array.isArray(rules) ? {type: 'rule', values: rules} : {type: 'tag', values: tags};
+    const off = rules === 'all but colour' ? Object.fromEntries(colourRules.map(r => [r, {enabled: false}])) : {};
+    const result = await axe.run(document, {runOnly: only, rules: off, resultTypes: ['violations']});
     return {
       violations: result.violations.map(v => ({
         rule: v.id, impact: v.impact || '?', help: v.help,
         targets: v.nodes.map(node => node.target.map(String).join(' ')),
       })),
-      background: getComputedStyle(document.body).backgroundColor,
+      background,
     };
   })().then(
     result => Object.assign(audit, {state: 'done', result}),
@@ -404,6 +461,13 @@ _START = """([rules, tags, ready, timeout]) => {
   );
 }"""
 _POLL = "() => { const a = window.__siteAudit; return a && a.state !== 'running' ? a : null; }"
+
+
+def with_colour(rules: tuple[str, ...] | str | None) -> tuple[str, ...] | None:
+    """``rules`` and the colour rules."""
+    if rules is ALL_RULES or rules == NOT_COLOUR:
+        return ALL_RULES
+    return tuple(dict.fromkeys((*rules, *COLOUR_RULES)))
 
 
 def pool_size() -> int:
@@ -415,11 +479,14 @@ def pool_size() -> int:
 class _Tab:
     """One browser tab of the pool and the page visit it is busy with."""
 
-    def __init__(self, context, name: str):
+    def __init__(self, context, name: str, audited: dict[str, set]):
         self.context_name = name
         self.page = context.new_page()
+        self.audited = audited  # per view: the colour signatures the colour rules ran on, in any tab
         self.visit: PageVisit | None = None
         self.step = 0
+        self.signing = False  # the current step is collecting colour signatures, not auditing
+        self.waited = False  # the visit has waited for its plan's ready selector
         self.started = 0.0
         self.inflight = 0
         self.last_request = 0.0
@@ -462,12 +529,12 @@ class _Tab:
     def begin(self, base_url: str, plan: PagePlan) -> None:
         from playwright.sync_api import Error as PlaywrightError
 
-        self.visit, self.step, self.started = PageVisit(plan), 0, time.monotonic()
+        self.visit, self.step, self.started, self.waited = PageVisit(plan), 0, time.monotonic(), False
         self.inflight, self.last_request = 0, self.started
         try:
             self._show(VIEWS[plan.steps[0][0]])
             self.page.goto(f"{base_url}/{plan.url}", wait_until="load")
-            self._audit()
+            self._start_step()
         except PlaywrightError as error:
             self.visit.errors.append(f"could not load and audit: {error.message.splitlines()[0]}")
             self.step = len(plan.steps)
@@ -477,11 +544,49 @@ class _Tab:
         if self.page.viewport_size != view.viewport:
             self.page.set_viewport_size(view.viewport)
 
-    def _audit(self) -> None:
-        plan = self.visit.plan
-        rules = plan.steps[self.step][1]
-        ready = plan.ready if self.step == 0 else None
-        self.page.evaluate(_START, [list(rules) if rules else None, WCAG_TAGS, ready, READY_TIMEOUT_MS])
+    def _start(self, rules) -> None:
+        """Start ``rules`` in the page: "signatures", or the axe rules; a visit's first task waits
+        for the plan's ``ready`` selector."""
+        ready, self.waited = (None if self.waited else self.visit.plan.ready), True
+        rules = list(rules) if isinstance(rules, tuple) else rules
+        self.page.evaluate(_START, [rules, WCAG_TAGS, ready, READY_TIMEOUT_MS, list(COLOUR_RULES)])
+
+    def _start_step(self) -> None:
+        """A view that adds the colour rules to a page with new colour signatures collects them first."""
+        view = VIEWS[self.visit.plan.steps[self.step][0]]
+        self.signing = view.colour_when_new
+        if self.signing:
+            self._start("signatures")
+        else:
+            self._audit(self.visit.plan.steps[self.step][1])
+
+    def _audit(self, rules) -> None:
+        """Run ``rules`` in the current view; with no rule to run, the step is done at once."""
+        self.signing = False
+        view = self.visit.plan.steps[self.step][0]
+        self.visit.rules_run[view] = rules
+        if rules == ():
+            self.visit.violations[view] = []
+            self._next_step()
+        else:
+            self._start(rules)
+
+    def _signed(self, result: dict) -> None:
+        """Colour signatures in: the colour rules run when the page shows one that no audit covered."""
+        view, rules = self.visit.plan.steps[self.step]
+        signatures = frozenset(result["signatures"])
+        self.visit.signatures[view] = signatures
+        self.visit.backgrounds[view] = result["background"]
+        if rules is ALL_RULES or not signatures <= self.audited[view]:
+            self.audited[view] |= signatures  # before the audit ends: a failed audit fails the visit
+            rules = with_colour(rules)
+        self._audit(rules)
+
+    def _next_step(self) -> None:
+        self.step += 1
+        if self.step < len(self.visit.plan.steps):
+            self._show(VIEWS[self.visit.plan.steps[self.step][0]])
+            self._start_step()
 
     def advance(self) -> bool:
         """Move the visit on if its audit has finished; True when the whole visit is done."""
@@ -500,14 +605,14 @@ class _Tab:
             view = plan.steps[self.step][0]
             if audit["state"] == "error":
                 self.visit.errors.append(f"{view}: the audit failed: {audit['error']}")
+                self._next_step()
+            elif self.signing:
+                self._signed(audit["result"])
             else:
                 result = audit["result"]
                 self.visit.violations[view] = [AxeViolation(**v) for v in result["violations"]]
                 self.visit.backgrounds[view] = result["background"]
-            self.step += 1
-            if self.step < len(plan.steps):
-                self._show(VIEWS[plan.steps[self.step][0]])
-                self._audit()
+                self._next_step()
         except PlaywrightError as error:
             self.visit.errors.append(f"the audit failed: {error.message.splitlines()[0]}")
             self.step = len(plan.steps)
@@ -527,6 +632,7 @@ def visit_pages(browser, base_url: str, plans: list[PagePlan], pool: int | None 
         contexts[name] = browser.new_context(**CONTEXTS[name])
         contexts[name].add_init_script(path=str(AXE_JS))
     queue = deque(plans)
+    audited: dict[str, set] = {name: set() for name in VIEWS}
     idle: list[_Tab] = []
     running: list[_Tab] = []
     visits = []
@@ -538,7 +644,7 @@ def visit_pages(browser, base_url: str, plans: list[PagePlan], pool: int | None 
                 if tab is not None:
                     idle.remove(tab)
                 else:
-                    tab = _Tab(contexts[plan.context], plan.context)
+                    tab = _Tab(contexts[plan.context], plan.context, audited)
                 tab.begin(base_url, plan)
                 running.append(tab)
             done = [tab for tab in running if tab.advance()]

@@ -2,9 +2,11 @@
 from one visit each (several pages at a time, in one browser):
 
 - accessibility: zero axe-core WCAG 2.1 A/AA violations in every view that can change the outcome (see
-  ``VIEWS`` in tests/site_audit.py): all rules on a desktop screen in the light theme; the colour rules
-  in the dark theme; the scrolling rule at phone width; all rules again in the dark theme and on a
-  phone for the pages that stand for their template;
+  ``VIEWS`` in tests/site_audit.py): all rules but the colour rules on a desktop screen in the light
+  theme; the colour rules, in the light and the dark theme, on every page that shows a colour
+  combination no audited page showed before (so that every combination on the site is audited); the
+  scrolling rule at phone width; all rules in the dark theme and on a phone for the pages that stand
+  for their template;
 - offline: showing a page requests nothing from a host other than the one serving it, every resource
   it requests exists, and it logs no error.
 
@@ -15,6 +17,9 @@ import pytest
 from tests.gallery_tools import LANGS, serve
 from tests.site_audit import (
     ALL_RULES,
+    COLOUR_RULES,
+    LAYOUT_RULES,
+    NOT_COLOUR,
     VIEWS,
     PagePlan,
     axe_available,
@@ -67,28 +72,67 @@ def test_landing_page_has_no_wcag_violations(visits, view):
     assert not problems, "\n".join(problems)
 
 
+def ran(visit, view: str, rules: tuple[str, ...]) -> bool:
+    """True when ``rules`` ran on this visit in ``view`` (alone or with others)."""
+    run = visit.rules_run.get(view, ())
+    return view in visit.violations and (run is ALL_RULES or (isinstance(run, tuple) and set(rules) <= set(run)))
+
+
+def colour_audited(visit, view: str) -> bool:
+    return ran(visit, view, COLOUR_RULES)
+
+
+def unaudited_colours(visits, view: str) -> dict[str, list[str]]:
+    """The colour signatures shown in ``view`` that no page was audited with the colour rules for,
+    with a page that shows each."""
+    audited = set().union(*(v.signatures[view] for v in visits if colour_audited(v, view)))
+    missing: dict[str, list[str]] = {}
+    for visit in visits:
+        for signature in sorted(visit.signatures.get(view, frozenset()) - audited):
+            missing.setdefault(signature, []).append(visit.url)
+    return missing
+
+
 @pytest.mark.browser
 def test_every_page_is_audited_in_every_view(visits, site_dir):
-    """The plan leaves no page out: every page got every rule on the wide light screen, the colour
-    rules in the dark theme and the scrolling rule at phone width, and some pages of each edition
-    got every rule in the dark theme and on a phone."""
+    """The plan leaves no page out: every page got every rule but the colour rules on the wide light
+    screen, had its colour signatures taken in the light and dark themes and the scrolling rule at
+    phone width; every colour signature of the site was audited in both themes; and some pages of
+    each edition got every rule in the dark theme and on a phone."""
     pages = {path.relative_to(site_dir).as_posix() for path in html_pages(site_dir)}
-    ran: dict[tuple[str, str], set] = {}
-    for visit in visits:
-        for view, rules in visit.plan.steps:
-            if view in visit.violations:
-                ran.setdefault((visit.url, view), set()).add(rules)
+    shown = {visit.url: visit for visit in visits if visit.plan.context == "wide"}
     problems = []
     for url in sorted(pages):
-        for view in ("wide-light", "wide-dark", "phone-width"):
-            rules = ran.get((url, view), set())
-            if not ({ALL_RULES, VIEWS[view].rules} & rules):
-                problems.append(f"{url}: not audited in {view}")
+        visit = shown.get(url)
+        if visit is None:
+            problems.append(f"{url}: not shown")
+            continue
+        if visit.rules_run.get("wide-light", ()) not in (ALL_RULES, NOT_COLOUR) or "wide-light" not in visit.violations:
+            problems.append(f"{url}: not audited with every rule in wide-light")
+        for view in ("wide-light", "wide-dark"):
+            if not visit.signatures.get(view):
+                problems.append(f"{url}: no colour signature taken in {view}")
+        if not ran(visit, "phone-width", LAYOUT_RULES):
+            problems.append(f"{url}: not audited in phone-width")
+    for view in ("wide-light", "wide-dark"):
+        problems += [f"{view}: colours never audited: {sig} (on {', '.join(urls[:3])})"
+                     for sig, urls in unaudited_colours(visits, view).items()]  # fmt: skip
     for lang in LANGS:
         for view in ("wide-dark", "phone"):
-            if not any(url.startswith(f"{lang}/") and v == view and ALL_RULES in r for (url, v), r in ran.items()):
+            if not any(v.url.startswith(f"{lang}/") and v.rules_run.get(view, ()) is ALL_RULES
+                       and view in v.violations for v in visits):  # fmt: skip
                 problems.append(f"{lang}: no page got every rule in {view}")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.browser
+def test_the_colour_rules_skip_only_pages_with_nothing_new(visits):
+    """Most pages share their colours (the saving), and a page whose colours were all audited is the
+    only kind that was not audited itself."""
+    for view in ("wide-light", "wide-dark"):
+        skipped = [visit for visit in visits if view in visit.signatures and not colour_audited(visit, view)]
+        assert skipped, f"every page was audited with the colour rules in {view}: the selection chose nothing"
+        assert not unaudited_colours(visits, view)
 
 
 def _is_dark(rgb: str) -> bool:
@@ -145,6 +189,36 @@ def test_the_checker_reports_known_violations(browser, bad_site, visits):
     assert rules["wide-dark"] == {"color-contrast"}, rules
     assert rules["phone-width"] == {"scrollable-region-focusable"}, rules
     assert {"link-name", "scrollable-region-focusable"} <= rules["phone"], rules
+
+
+SAME_COLOURS = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+  body {{ color: #222; background: #fff; }}
+  .faint {{ color: #505050; background: #fff; }}
+  @media (prefers-color-scheme: dark) {{
+    body {{ color: #eee; background: #111; }} .faint {{ color: #444; background: #111; }}
+  }}
+</style></head><body><main><h1>{title}</h1><p>Ordinary text.</p>{extra}</main></body></html>"""
+
+
+@pytest.mark.browser
+def test_the_colour_rules_follow_new_colours(browser, tmp_path):
+    """Two pages with the same colours and a third that adds text faint only in the dark: of the two,
+    at most one gets the colour rules in each theme, whatever the order of the visits; the third gets
+    them in both, and its dark-only fault is found."""
+    pages = {"a.html": "", "b.html": "", "c.html": '<p class="faint">faint only in the dark</p>'}
+    for name, extra in pages.items():
+        (tmp_path / name).write_text(SAME_COLOURS.format(title=name, extra=extra), encoding="utf-8")
+    with serve(tmp_path) as url:
+        visits = {visit.url: visit for visit in visit_pages(browser, url, plan_visits(tmp_path))}
+    assert not any(visit.errors for visit in visits.values()), {u: v.errors for u, v in visits.items()}
+    for view in ("wide-light", "wide-dark"):
+        assert colour_audited(visits["c.html"], view), view
+        assert not (colour_audited(visits["a.html"], view) and colour_audited(visits["b.html"], view)), view
+        assert not unaudited_colours(list(visits.values()), view), view
+    assert {v.rule for v in visits["c.html"].violations["wide-dark"]} == {"color-contrast"}
+    assert not visits["c.html"].violations["wide-light"]
 
 
 # --- Offline: nothing from other hosts, nothing missing, no error -------------------------------

@@ -1,9 +1,9 @@
 """Reading online, on the built site: head tags, favicon, 404 pages, root files, Chinese chrome,
 readable anchors and the verified-on stamp. Each checker is also run on a page made bad on purpose."""
 
+import copy
 import json
 import platform
-import copy
 import re
 from pathlib import Path
 
