@@ -78,13 +78,18 @@ def browser():
 
 
 SLOW_FIXTURES = {"site_dir", "site_url", "browser"}
+#: The test files that keep a worker busy longest, measured: they start first, so that no core
+#: waits at the end of a run for the last of them.
+LONGEST_FIRST = ("test_page_visits.py", "test_faults.py", "test_site_fidelity.py", "test_downloads.py")
 
 
 def pytest_collection_modifyitems(config, items):
-    """Put every test that needs a built site into the slow tier."""
+    """Put every test that needs a built site into the slow tier, and the longest files first."""
     for item in items:
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+    rank = {name: number for number, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
 
 
 def pytest_sessionfinish(session, exitstatus):

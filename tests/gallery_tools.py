@@ -111,7 +111,8 @@ def build_site(out: Path, stage: Path, *extra: str, cwd: Path = ROOT, **kwargs) 
 
 def shared_build(tmp_path_factory, name: str) -> Path:
     """A site built from the sources once per test run, under ``name``: the first worker that asks
-    builds it, the others wait for it and read the same files (they must not change them)."""
+    builds it, the others wait for it and read the same files (they must not change them). The
+    build's output is kept beside the site, as ``build.log``."""
     base = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # the run's folder, which every worker's own folder is in
@@ -123,6 +124,7 @@ def shared_build(tmp_path_factory, name: str) -> Path:
             folder.mkdir()
             result = build_site(folder / "html", folder / "stage")
             log = f"{result.stdout}\n{result.stderr}"
+            (folder / "build.log").write_text(log, encoding="utf-8")  # beside the site, for the tests to read
             outcome.write_text(json.dumps({"returncode": result.returncode, "log": log}), encoding="utf-8")
         built = json.loads(outcome.read_text(encoding="utf-8"))
     if built["returncode"] != 0:

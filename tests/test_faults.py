@@ -7,6 +7,7 @@ gate as the full build, and they run concurrently (one per core) in :func:`fault
 set costs a few builds' time.
 """
 
+import doctest
 import hashlib
 import json
 import os
@@ -19,6 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from sitetools import doctests
+from sitetools.build import BuildError, check_doctests
+from sitetools.editions import CODES
+from sitetools.pages import narrative_pages
 from tests.gallery_tools import ROOT, gallery_scripts, relative_name, side_by_side
 
 COPIED = ("docs", "gallery", "sitetools", "tensorfacts", "tests", "conftest.py", "pyproject.toml")
@@ -89,12 +94,6 @@ def _break_assertion(project: Path) -> None:
         script.write_text(text.replace("\nimport torch\n", "\nimport torch\n\n" + patch, 1), encoding="utf-8")
 
 
-def _break_doctest(project: Path) -> None:
-    for lang in ("en", "zh_CN"):
-        page = project / "docs" / lang / "quickref.md"
-        page.write_text(page.read_text(encoding="utf-8").replace("(True, False)", "(False, False)", 1), "utf-8")
-
-
 def _hide_jieba(project: Path) -> dict[str, str]:
     shim = project / "no_jieba"
     (shim / "jieba").mkdir(parents=True)
@@ -131,7 +130,6 @@ FAULTS = {
                             EN_FIRST, ["the checkout's docs/en/about.md changed"]),
     "nondeterministic-output": (cell('import os\nnoise = os.urandom(8).hex()\nprint("noise:", noise)'),
                                 ["--only", FIRST], [f"gallery/zh_CN/{FIRST}.py printed other output"]),
-    "broken-doctest": (_break_doctest, EN_FIRST, ["docs/en/quickref.md", "(False, False)"]),
     "no-jieba": (_hide_jieba, ["--lang", "zh_CN", "--only", FIRST], ["jieba"]),
 }
 
@@ -164,30 +162,60 @@ def test_a_fault_fails_the_build_and_is_named(fault_builds, name):
         assert seconds < 5 + 60, f"the time limit took {seconds:.0f} s to stop the build"
 
 
+def test_a_broken_doctest_fails_the_check_and_is_named(tmp_path):
+    """A narrative page whose doctest no longer prints what it shows: the build's doctest check fails
+    naming the page and the wrong line. (A preview leaves the narrative pages and their doctests out;
+    the next test shows that the full build runs every one of them.)"""
+    for lang in CODES:
+        shutil.copytree(ROOT / "docs" / lang, tmp_path / "docs" / lang)
+    page = tmp_path / "docs" / "en" / "quickref.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("(True, False)", "(False, False)", 1), "utf-8")
+    with pytest.raises(BuildError) as failure:
+        check_doctests(list(CODES), tmp_path / "docs")
+    assert "docs/en/quickref.md" in str(failure.value) and "(False, False)" in str(failure.value), failure.value
+    assert "zh_CN" not in str(failure.value), "an unbroken page was reported"
+
+
+def test_the_full_build_runs_every_narrative_doctest(site_dir):
+    """The site build's log counts every example of every narrative page's doctests as passing."""
+    log = site_dir.parent / "build.log"
+    if not log.exists():
+        pytest.skip("the site was not built by this run (TENSORCOPY_SITE): its log is not here")
+    parser = doctest.DocTestParser()
+    examples = sum(len(parser.get_examples(fence)) for lang in CODES for page in narrative_pages(lang)
+                   for fence in doctests.FENCE.findall(page.read_text(encoding="utf-8")))  # fmt: skip
+    assert examples > 0
+    assert f"doctests of the narrative pages: {examples} examples pass" in log.read_text(encoding="utf-8")
+
+
 # --- Publishing as a whole ------------------------------------------------------------------------
 
 
 def test_a_failed_build_keeps_the_previous_site_and_a_good_one_leaves_no_stray_file(tmp_path):
-    project = copy_project(tmp_path / "project")
+    """In a checkout whose path has a space and Chinese characters (the Chinese edition, so jieba
+    runs too): a good build, a failed one that leaves it untouched, and a good one again."""
+    project = copy_project(tmp_path / "my project 张量")
     site = project / "build" / "site"
-    first = build(project, "--lang", "en", "--only", FIRST)
+    zh_first = ["--lang", "zh_CN", "--only", FIRST]
+    first = build(project, *zh_first)
     assert first.returncode == 0, log_of(first)
+    assert (site / "zh_CN" / "examples" / f"{FIRST}.html").exists()
     (site / "fr").mkdir()
     (site / "fr" / "old.html").write_text("<p>a page from an old build</p>")
     good = digest(site)
 
     inject(project, FIRST, 'raise RuntimeError("injected fault")')
-    failed = build(project, "--lang", "en", "--only", FIRST)
+    failed = build(project, *zh_first)
     assert failed.returncode != 0, log_of(failed)
     assert "nothing was published; the previous site, if any, is untouched" in failed.stderr, log_of(failed)
     assert digest(site) == good, "a failed build changed the published site"
 
     shutil.copy2(ROOT / "gallery" / "en" / f"{FIRST}.py", project / "gallery" / "en" / f"{FIRST}.py")
     shutil.copy2(ROOT / "gallery" / "zh_CN" / f"{FIRST}.py", project / "gallery" / "zh_CN" / f"{FIRST}.py")
-    again = build(project, "--lang", "en", "--only", FIRST)
+    again = build(project, *zh_first)
     assert again.returncode == 0, log_of(again)
     assert not (site / "fr").exists(), "a stray folder from an earlier build survived a rebuild"
-    assert (site / "en" / "examples" / f"{FIRST}.html").exists()
+    assert (site / "zh_CN" / "examples" / f"{FIRST}.html").exists()
     assert sorted(p.name for p in site.parent.iterdir()) == [".site.lock", "site"], "work folders were left behind"
 
 
@@ -249,13 +277,6 @@ def test_a_second_build_refuses_and_an_interrupted_build_stops_its_children(tmp_
     assert not (project / "build" / "site").exists(), "an interrupted build published a site"
 
 
-def test_a_checkout_path_with_spaces_and_chinese_builds(tmp_path):
-    project = copy_project(tmp_path / "my project 张量")
-    result = build(project, "--lang", "zh_CN", "--only", FIRST)
-    assert result.returncode == 0, log_of(result)
-    assert (project / "build" / "site" / "zh_CN" / "examples" / f"{FIRST}.html").exists()
-
-
 # --- The test run cannot end early and still pass ----------------------------------------------------
 
 
@@ -263,7 +284,8 @@ def test_a_script_that_ends_the_process_fails_the_tests(tmp_path):
     project = copy_project(tmp_path / "project")
     inject(project, FIRST, "import os\nos._exit(0)")
     report = tmp_path / "report.json"
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_gallery_scripts.py"]
+    test = f"tests/test_gallery_scripts.py::test_script_runs_and_its_assertions_hold[en/{FIRST}]"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test]
     result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=TIMEOUT,
                             env=_env(TENSORCOPY_PYTEST_REPORT=str(report)))  # fmt: skip
     assert result.returncode != 0, log_of(result)
