@@ -484,6 +484,7 @@ class _Tab:
         self.page = context.new_page()
         self.audited = audited  # per view: the colour signatures the colour rules ran on, in any tab
         self.visit: PageVisit | None = None
+        self.number = 0  # the visit's place among the plans
         self.step = 0
         self.signing = False  # the current step is collecting colour signatures, not auditing
         self.waited = False  # the visit has waited for its plan's ready selector
@@ -623,7 +624,8 @@ def visit_pages(browser, base_url: str, plans: list[PagePlan], pool: int | None 
     """Load every planned page once and audit it in each of its views: axe-core (the plan's rules),
     every request (one to another host is recorded and goes nowhere; failed local ones are recorded)
     and the console (errors, uncaught exceptions). One context per kind of device in the one
-    ``browser``; up to ``pool`` tabs work at once, each page's audit running in its own renderer."""
+    ``browser``; up to ``pool`` tabs work at once, each page's audit running in its own renderer.
+    The visits come back in the order of ``plans``."""
     if not AXE_JS.is_file():
         raise FileNotFoundError(AXE_JS)
     pool = pool or pool_size()
@@ -631,26 +633,27 @@ def visit_pages(browser, base_url: str, plans: list[PagePlan], pool: int | None 
     for name in sorted({plan.context for plan in plans}):
         contexts[name] = browser.new_context(**CONTEXTS[name])
         contexts[name].add_init_script(path=str(AXE_JS))
-    queue = deque(plans)
+    queue = deque(enumerate(plans))
     audited: dict[str, set] = {name: set() for name in VIEWS}
     idle: list[_Tab] = []
     running: list[_Tab] = []
-    visits = []
+    visits: list[PageVisit | None] = [None] * len(plans)  # in the order of the plans
     try:
         while queue or running:
             while queue and len(running) < pool:
-                plan = queue.popleft()
+                number, plan = queue.popleft()
                 tab = next((t for t in idle if t.context_name == plan.context), None)
                 if tab is not None:
                     idle.remove(tab)
                 else:
                     tab = _Tab(contexts[plan.context], plan.context, audited)
                 tab.begin(base_url, plan)
+                tab.number = number
                 running.append(tab)
             done = [tab for tab in running if tab.advance()]
             for tab in done:
                 running.remove(tab)
-                visits.append(tab.visit)
+                visits[tab.number] = tab.visit
                 tab.visit = None
                 idle.append(tab)
             if not done and running:
