@@ -44,12 +44,12 @@ pytest_collect_file = Sybil(
 
 
 @pytest.fixture(scope="session")
-def site_dir(tmp_path_factory) -> Path:
+def site_dir(request) -> Path:
     """The built site (both editions and the landing page), built once per test run."""
     reuse = os.environ.get("TENSORCOPY_SITE")
     if reuse:
         return Path(reuse).resolve()
-    return shared_build(tmp_path_factory, "site")
+    return shared_build(request, "site")
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,8 @@ published at all. In order, it
    source folders, ``.git``, home, ``/``, or an existing folder without its marker file);
 2. takes a lock, so a second build in the same place waits for nothing and refuses at once;
 3. checks the page rules (:mod:`sitetools.pages`: layout, parity between editions, code rules) and
-   runs the narrative pages' doctests (while Sphinx runs; a preview leaves these pages out);
+   runs the narrative pages' doctests (while Sphinx runs; a preview only those of the home page, the
+   one narrative page it keeps);
 4. copies the sources into a fresh staging folder, then runs one ``sphinx-build -W -n --keep-going``
    per edition, side by side, each example under :mod:`sitetools.example_guard` (fresh state, time
    limit, warnings and logging as errors, a completion record);
@@ -21,7 +22,7 @@ published at all. In order, it
 A failed, interrupted or concurrent build leaves the previous site untouched and says so in its last
 line and its exit code. ``--lang`` or ``--only`` make a preview: marked on every page, written to
 ``build/preview`` by default, never allowed to replace a published site, and without the narrative
-pages (and so without their doctests).
+pages but the home page (and so without their doctests).
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ PREVIEW_NOTE = {
 
 #: An output block of a sphinx-gallery page, as it writes one (the same text gives the same markup).
 OUTPUT_BLOCK = re.compile(r'<div class="sphx-glr-script-out[^"]*">.*?</div>', flags=re.S)
+#: The one narrative page a preview keeps (each edition's home).
+PREVIEW_KEPT = "index.md"
 #: The only warnings a preview may have: links to the pages it leaves out.
 PREVIEW_QUIET = "toc.not_readable,ref.ref,ref.doc"
 
@@ -169,10 +172,11 @@ def check_sources() -> None:
         raise BuildError(f"{len(problems)} page rule(s) broken:\n  " + "\n  ".join(problems))
 
 
-def check_doctests(langs: list[str], docs: Path = ROOT / "docs") -> int:
-    """Run the doctests of every narrative page of ``langs``; return how many examples ran."""
+def check_doctests(langs: list[str], docs: Path = ROOT / "docs", names: tuple[str, ...] | None = None) -> int:
+    """Run the doctests of the narrative pages of ``langs`` (those called ``names``, default all);
+    return how many examples ran."""
     targets = [(page, page.relative_to(docs.parent).as_posix()) for lang in langs
-               for page in pages.narrative_pages(lang, docs)]  # fmt: skip
+               for page in pages.narrative_pages(lang, docs) if names is None or page.name in names]  # fmt: skip
     ran, failures = doctests.run_pages(targets)
     if failures:
         raise BuildError("a narrative page's doctest fails:\n" + "\n".join(failures))
@@ -198,7 +202,7 @@ def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float,
     command = [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-E", "-b", "html",
                "-d", str(stage / "doctrees" / lang), str(docs / lang), str(out / lang)]  # fmt: skip
     if preview:  # the chosen examples only: narrative pages (and the checks they run) are left out
-        skipped = ",".join(page.name for page in pages.narrative_pages(lang, docs) if page.name != "index.md")
+        skipped = ",".join(page.name for page in pages.narrative_pages(lang, docs) if page.name != PREVIEW_KEPT)
         command += ["-D", f"html_theme_options.announcement={preview}", "-D", f"exclude_patterns={skipped}",
                     "-D", f"suppress_warnings={PREVIEW_QUIET}"]  # fmt: skip
     env = {
@@ -361,8 +365,9 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     try:
         for lang in langs:
             processes[lang] = start_edition(docs, lang, building, stage, timeout, notes[lang])
-        if kind == "preview":  # it leaves the narrative pages out, and so the checks they make
-            print("  doctests of the narrative pages: left out with the pages (preview)", flush=True)
+        if kind == "preview":  # it leaves the other narrative pages out, and so the checks they make
+            ran = check_doctests(langs, names=(PREVIEW_KEPT,))
+            print(f"  doctests of the narrative pages it shows ({PREVIEW_KEPT}): {ran} examples pass", flush=True)
         else:
             print(f"  doctests of the narrative pages: {check_doctests(langs)} examples pass", flush=True)
         longest = max(map(len, scripts.values()), default=0)

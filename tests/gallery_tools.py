@@ -109,12 +109,12 @@ def build_site(out: Path, stage: Path, *extra: str, cwd: Path = ROOT, **kwargs) 
     return subprocess.run(command, capture_output=True, text=True, cwd=cwd, **kwargs)
 
 
-def shared_build(tmp_path_factory, name: str) -> Path:
+def shared_build(request, name: str) -> Path:
     """A site built from the sources once per test run, under ``name``: the first worker that asks
     builds it, the others wait for it and read the same files (they must not change them). The
-    build's output is kept beside the site, as ``build.log``."""
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
+    build's output is kept beside the site, as ``site-build.log``."""
+    base = request.getfixturevalue("tmp_path_factory").getbasetemp()
+    if hasattr(request.config, "workerinput"):  # a pytest-xdist worker (not an inherited variable)
         base = base.parent  # the run's folder, which every worker's own folder is in
     folder = base / f"shared-{name}"
     with open(base / f"shared-{name}.lock", "w") as lock:
@@ -124,7 +124,7 @@ def shared_build(tmp_path_factory, name: str) -> Path:
             folder.mkdir()
             result = build_site(folder / "html", folder / "stage")
             log = f"{result.stdout}\n{result.stderr}"
-            (folder / "build.log").write_text(log, encoding="utf-8")  # beside the site, for the tests to read
+            (folder / "site-build.log").write_text(log, encoding="utf-8")  # beside the site, for the tests to read
             outcome.write_text(json.dumps({"returncode": result.returncode, "log": log}), encoding="utf-8")
         built = json.loads(outcome.read_text(encoding="utf-8"))
     if built["returncode"] != 0:

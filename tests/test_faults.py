@@ -47,7 +47,7 @@ def copy_project(target: Path) -> Path:
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TENSORCOPY_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TENSORCOPY_", "PYTEST_"))}
     return {**env, "PYTHONDONTWRITEBYTECODE": "1", **extra}
 
 
@@ -178,7 +178,7 @@ def test_a_broken_doctest_fails_the_check_and_is_named(tmp_path):
 
 def test_the_full_build_runs_every_narrative_doctest(site_dir):
     """The site build's log counts every example of every narrative page's doctests as passing."""
-    log = site_dir.parent / "build.log"
+    log = site_dir.parent / "site-build.log"
     if not log.exists():
         pytest.skip("the site was not built by this run (TENSORCOPY_SITE): its log is not here")
     parser = doctest.DocTestParser()

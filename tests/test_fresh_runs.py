@@ -5,31 +5,57 @@ import subprocess
 import sys
 
 from tests.fresh_runs import run_alone
+from tests.gallery_tools import side_by_side
 
-#: What a script can see of its surroundings; a fresh interpreter and a forked run must agree on it.
-SURROUNDINGS = """\
+#: Probes of what a script can see and how it ends; a fresh interpreter and a forked run must agree.
+PROBES = {
+    "surroundings": """\
 import os, sys
 import torch
-print(__name__, sys.argv, sorted(os.listdir(".")))
-print(torch.get_default_dtype(), torch.is_grad_enabled())
+print(__name__, sys.argv, sorted(os.listdir(".")), os.path.isabs(__file__))
+print(sorted(os.listdir(os.path.dirname(__file__))))
+print(torch.get_default_dtype(), torch.is_grad_enabled(), sys.warnoptions)
 print([name for name in ("tests", "sitetools", "tensorfacts") if name in sys.modules])
 try:
     import sitetools
 except ImportError:
     print("the project is not importable")
-"""
+""",
+    # The idiom of the warnings documentation: quiet unless -W was given.
+    "warnoptions": "import sys, warnings\nif not sys.warnoptions:\n    warnings.simplefilter('ignore')\n"
+                   "warnings.warn('deprecated')\nprint('not reached under -W error')\n",
+    "submodule-not-imported": "import torch, matplotlib\nprint(matplotlib.pyplot)\n",
+    "pickles-its-own-class": "import pickle\nclass Point:\n    pass\nprint(len(pickle.dumps(Point())) > 0)\n",
+    "atexit": "import atexit, os\natexit.register(print, 'at exit')\natexit.register(os._exit, 4)\n",
+    "thread": "import threading, time\ndef late():\n    time.sleep(0.3)\n    print('from the thread')\n"
+              "threading.Thread(target=late).start()\nprint('main ends')\n",
+    "raises": "def f():\n    raise ValueError('the message')\nf()\n",
+    "exits": "import sys\nprint('bye')\nsys.exit('a reason')\n",
+}
 
 
-def test_a_forked_run_sees_what_a_fresh_interpreter_sees(tmp_path):
-    (tmp_path / "fresh").mkdir()
-    (tmp_path / "fork").mkdir()
-    (tmp_path / "fresh" / "look.py").write_text(SURROUNDINGS, encoding="utf-8")
-    fresh = subprocess.run([sys.executable, "-W", "error", "look.py"], cwd=tmp_path / "fresh",
-                           capture_output=True, text=True, encoding="utf-8")  # fmt: skip
-    forked = run_alone({"look": (SURROUNDINGS, "look.py", tmp_path / "fork")})["look"]
-    assert fresh.returncode == 0, fresh.stderr
-    assert (forked.returncode, forked.stdout, forked.stderr) == (0, fresh.stdout, fresh.stderr)
-    assert "the project is not importable" in forked.stdout
+def _fresh(code: str, folder) -> subprocess.CompletedProcess:
+    (folder / "probe.py").write_text(code, encoding="utf-8")
+    return subprocess.run([sys.executable, "-W", "error", "probe.py"], cwd=folder,
+                          capture_output=True, text=True, encoding="utf-8")  # fmt: skip
+
+
+def test_a_forked_run_ends_as_a_fresh_interpreter_does(tmp_path):
+    """Each probe gives the same exit code, output and last line of errors both ways (a traceback's
+    frames may differ in the runner's own lines; its last line is what a reader sees)."""
+    folders = {(how, key): tmp_path / how / key for how in ("fresh", "fork") for key in PROBES}
+    for folder in folders.values():
+        folder.mkdir(parents=True)
+    fresh = side_by_side({key: (code, folders["fresh", key]) for key, code in PROBES.items()}, _fresh)
+    forked = run_alone({key: (code, "probe.py", folders["fork", key]) for key, code in PROBES.items()})
+    for key in PROBES:
+        want, got = fresh[key], forked[key]
+        last = [run.stderr.strip().splitlines()[-1:] for run in (want, got)]
+        assert (got.returncode, got.stdout, last[1]) == (want.returncode, want.stdout, last[0]), (
+            f"{key}: fresh {want.returncode} {want.stdout!r} {want.stderr[-300:]!r}\n"
+            f"forked {got.returncode} {got.stdout!r} {got.stderr[-300:]!r}")
+    assert "the project is not importable" in forked["surroundings"].stdout
+    assert forked["warnoptions"].returncode == 1 and forked["atexit"].returncode == 4
 
 
 def test_scripts_share_nothing_and_fail_as_python_would(tmp_path):

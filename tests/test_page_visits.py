@@ -2,7 +2,7 @@
 from one visit each (several pages at a time, in one browser):
 
 - accessibility: zero axe-core WCAG 2.1 A/AA violations in every view that can change the outcome (see
-  ``VIEWS`` in tests/site_audit.py): all rules but the colour rules on a desktop screen in the light
+  ``VIEWS`` in tests/browser_audit.py): all rules but the colour rules on a desktop screen in the light
   theme; the colour rules, in the light and the dark theme, on every page that shows a colour
   combination no audited page showed before (so that every combination on the site is audited); the
   scrolling rule at phone width; all rules in the dark theme and on a phone for the pages that stand
@@ -14,22 +14,19 @@ Both read the same visits, so they live in one file: the test tiers run one file
 
 import pytest
 
-from tests.gallery_tools import LANGS, serve
-from tests.site_audit import (
+from tests.browser_audit import (
     ALL_RULES,
     COLOUR_RULES,
     LAYOUT_RULES,
     NOT_COLOUR,
     VIEWS,
     PagePlan,
-    axe_available,
-    html_pages,
-    missing_tool,
-    outside_resources,
     plan_visits,
     site_visits,
     visit_pages,
 )
+from tests.gallery_tools import LANGS, serve
+from tests.site_audit import axe_available, html_pages, missing_tool, outside_resources
 
 
 @pytest.fixture(scope="module")
@@ -204,10 +201,11 @@ SAME_COLOURS = """<!doctype html><html lang="en"><head><meta charset="utf-8"><ti
 
 @pytest.mark.browser
 def test_the_colour_rules_follow_new_colours(browser, tmp_path):
-    """Two pages with the same colours and a third that adds text faint only in the dark: of the two,
-    at most one gets the colour rules in each theme, whatever the order of the visits; the third gets
-    them in both, and its dark-only fault is found."""
-    pages = {"a.html": "", "b.html": "", "c.html": '<p class="faint">faint only in the dark</p>'}
+    """Two pages with the same colours, a third that adds text faint only in the dark and a fourth
+    with a faint value in a text box: of the two, at most one gets the colour rules in each theme,
+    whatever the order of the visits; the others get them in both, and their faults are found."""
+    pages = {"a.html": "", "b.html": "", "c.html": '<p class="faint">faint only in the dark</p>',
+             "d.html": '<p><label>Query <input value="typed words" style="color: #ccc"></label></p>'}
     for name, extra in pages.items():
         (tmp_path / name).write_text(SAME_COLOURS.format(title=name, extra=extra), encoding="utf-8")
     with serve(tmp_path) as url:
@@ -219,6 +217,8 @@ def test_the_colour_rules_follow_new_colours(browser, tmp_path):
         assert not unaudited_colours(list(visits.values()), view), view
     assert {v.rule for v in visits["c.html"].violations["wide-dark"]} == {"color-contrast"}
     assert not visits["c.html"].violations["wide-light"]
+    assert colour_audited(visits["d.html"], "wide-light")
+    assert {v.rule for v in visits["d.html"].violations["wide-light"]} == {"color-contrast"}
 
 
 # --- Offline: nothing from other hosts, nothing missing, no error -------------------------------

@@ -28,8 +28,9 @@ from pathlib import Path
 import pytest
 
 from tensorfacts.matrix import SOURCES
+from tests.browser_audit import pool_size
 from tests.gallery_tools import LANGS, serve
-from tests.site_audit import AXE_JS, DEAD_PROXY, axe_available, html_pages, missing_tool, pool_size
+from tests.site_audit import AXE_JS, DEAD_PROXY, axe_available, html_pages, missing_tool
 
 pytestmark = pytest.mark.browser
 
@@ -117,7 +118,7 @@ def check_pages(browser, base_url: str, urls: list[str], script: str = PHONE_CHE
                 color_scheme: str = "light", viewport: dict = PHONE) -> dict[str, object]:
     """Load each page (at phone size unless told) and run ``script`` in it: its result by URL.
 
-    Several tabs load at once (as in tests/site_audit.py): a tab starts its page and is checked
+    Several tabs load at once (as in tests/browser_audit.py): a tab starts its page and is checked
     once the page has loaded, while the others load theirs. A page that does not load in time
     gets the string "not loaded ..." as its result.
     """

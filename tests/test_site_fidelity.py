@@ -106,8 +106,8 @@ UNSTABLE = {".buildinfo", ".zip"}
 
 
 @pytest.fixture(scope="module")
-def second_site(site_dir, tmp_path_factory) -> Path:
-    return shared_build(tmp_path_factory, "second")
+def second_site(site_dir, request) -> Path:
+    return shared_build(request, "second")
 
 
 REUSED = " (TENSORCOPY_SITE is set: is that build older than the sources?)" if os.environ.get("TENSORCOPY_SITE") else ""
