@@ -4,8 +4,13 @@ in an empty folder: what a script sees and what it leaves behind are those of a 
 import subprocess
 import sys
 
+import pytest
+
 from tests.fresh_runs import run_alone
 from tests.gallery_tools import side_by_side
+
+#: The runner serves the downloads test, in the slow tier; its probes start interpreters with torch.
+pytestmark = pytest.mark.slow
 
 #: Probes of what a script can see and how it ends; a fresh interpreter and a forked run must agree.
 PROBES = {
