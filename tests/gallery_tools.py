@@ -119,16 +119,14 @@ def shared_build(request, name: str) -> Path:
     folder = base / f"shared-{name}"
     with open(base / f"shared-{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this worker dies
-        outcome = folder / "outcome.json"
-        if not outcome.exists():
+        log, code = folder / "site-build.log", folder / "exit-code"
+        if not code.exists():
             folder.mkdir()
             result = build_site(folder / "html", folder / "stage")
-            log = f"{result.stdout}\n{result.stderr}"
-            (folder / "site-build.log").write_text(log, encoding="utf-8")  # beside the site, for the tests to read
-            outcome.write_text(json.dumps({"returncode": result.returncode, "log": log}), encoding="utf-8")
-        built = json.loads(outcome.read_text(encoding="utf-8"))
-    if built["returncode"] != 0:
-        pytest.fail(f"the {name} build failed:\n{built['log']}", pytrace=False)
+            log.write_text(f"{result.stdout}\n{result.stderr}", encoding="utf-8")
+            code.write_text(str(result.returncode), encoding="utf-8")  # written last: the build is over
+    if code.read_text(encoding="utf-8") != "0":
+        pytest.fail(f"the {name} build failed:\n{log.read_text(encoding='utf-8')}", pytrace=False)
     return folder / "html"
 
 

@@ -164,8 +164,8 @@ def test_a_fault_fails_the_build_and_is_named(fault_builds, name):
 
 def test_a_broken_doctest_fails_the_check_and_is_named(tmp_path):
     """A narrative page whose doctest no longer prints what it shows: the build's doctest check fails
-    naming the page and the wrong line. (A preview leaves the narrative pages and their doctests out;
-    the next test shows that the full build runs every one of them.)"""
+    naming the page and the wrong line. (A preview leaves out the narrative pages but the home page,
+    and their doctests; the next test shows that the full build runs every one of them.)"""
     for lang in CODES:
         shutil.copytree(ROOT / "docs" / lang, tmp_path / "docs" / lang)
     page = tmp_path / "docs" / "en" / "quickref.md"

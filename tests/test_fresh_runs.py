@@ -86,6 +86,7 @@ def test_scripts_share_nothing_and_fail_as_python_would(tmp_path):
     assert runs["warns"].returncode == 1 and "UserWarning: a warning is an error here" in runs["warns"].stderr
     assert runs["warns"].stdout == ""
     assert (runs["exits"].returncode, runs["exits"].stdout) == (3, "bye\n")
+    # A download whose check fails is noticed: the run fails and says which claim.
     assert runs["asserts"].returncode == 1 and "AssertionError: the injected claim" in runs["asserts"].stderr
     assert "asserts.py" in runs["asserts"].stderr, "the traceback does not name the script"
     assert sorted(path.name for path in folders["asserts"].iterdir()) == ["asserts.py"], "the runner left files"

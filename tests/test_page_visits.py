@@ -123,13 +123,12 @@ def test_every_page_is_audited_in_every_view(visits, site_dir):
 
 
 @pytest.mark.browser
-def test_the_colour_rules_skip_only_pages_with_nothing_new(visits):
-    """Most pages share their colours (the saving), and a page whose colours were all audited is the
-    only kind that was not audited itself."""
+def test_the_colour_rules_skip_pages_with_nothing_new(visits):
+    """Most pages share their colours, so some pages go without the colour rules (that every colour
+    they show was audited elsewhere is tested above)."""
     for view in ("wide-light", "wide-dark"):
         skipped = [visit for visit in visits if view in visit.signatures and not colour_audited(visit, view)]
         assert skipped, f"every page was audited with the colour rules in {view}: the selection chose nothing"
-        assert not unaudited_colours(visits, view)
 
 
 def _is_dark(rgb: str) -> bool:

@@ -24,10 +24,6 @@ THEME_WORDS = ("Back to top", "On this page", "Skip to content", "pradyunsg", "T
 NUMBERED = re.compile(r"^id\d+$")
 
 
-def soup_of(path: Path) -> BeautifulSoup:
-    return read_page(path)
-
-
 def published_base(site: Path) -> str:
     """The SITE_URL the site was built with ('' for a local build), read from its robots.txt."""
     match = re.search(r"^Sitemap: (\S+)sitemap\.xml$", (site / "robots.txt").read_text(encoding="utf-8"), re.M)
@@ -46,7 +42,7 @@ def theme_english(soup: BeautifulSoup) -> list[str]:
 
 
 def head_problems(page: Path, lang: str, base: str) -> list[str]:
-    soup = soup_of(page)
+    soup = read_page(page)
     metas = {tag.get("name") or tag.get("property"): tag.get("content", "") for tag in soup.find_all("meta")}
     problems = [f"no {name}" for name in ("description", "og:title", "og:description", "twitter:card")
                 if not metas.get(name)]  # fmt: skip
@@ -98,7 +94,7 @@ def test_the_head_check_notices_missing_tags(tmp_path):
 def test_the_description_comes_from_the_page_itself(site_dir):
     for row in EDITIONS:
         page = page_path(site_dir, row.code, "copying/plot_04_detach")
-        soup = soup_of(page)
+        soup = read_page(page)
         description = soup.find("meta", attrs={"name": "description"})["content"]
         first = soup.select_one("article section > p:not(.verified-stamp)").get_text()
         assert re.sub(r"\s+", "", description[:20]) in re.sub(r"\s+", "", first), f"{page}: {description!r}"
@@ -124,18 +120,18 @@ def test_404_pages_link_from_the_site_root_in_every_edition(site_dir):
     pages = [site_dir / "404.html", *(site_dir / code / "404.html" for code in CODES)]
     assert not broken_links(site_dir, pages)
     for page in pages[1:]:
-        links = [tag.get("href") or tag.get("src") for tag in soup_of(page).find_all(["a", "link", "script"])]
+        links = [tag.get("href") or tag.get("src") for tag in read_page(page).find_all(["a", "link", "script"])]
         relative = [link for link in links if link and not re.match(r"^(/|#|https?:|mailto:)", link)]
         assert not relative, f"{page.relative_to(site_dir)}: relative links break at another depth: {relative[:3]}"
     for row in EDITIONS:
-        soup = soup_of(site_dir / row.code / "404.html")
+        soup = read_page(site_dir / row.code / "404.html")
         assert soup.html["lang"] == row.tag and soup.find("meta", attrs={"name": "robots"})["content"] == "noindex"
 
 
 @pytest.mark.parametrize("row", [row for row in EDITIONS if row.cjk], ids=lambda row: row.code)
 def test_no_english_theme_words_on_chinese_pages(site_dir, row):
     problems = [f"{page.relative_to(site_dir)}: {words}" for page in html_pages(site_dir / row.code)
-                if (words := theme_english(soup_of(page)))]  # fmt: skip
+                if (words := theme_english(read_page(page)))]  # fmt: skip
     assert not problems, "\n".join(problems)
 
 
@@ -153,9 +149,9 @@ def numbered_anchors(soup: BeautifulSoup) -> list[str]:
 @pytest.mark.parametrize("lang", CODES)
 def test_headings_have_readable_anchors(site_dir, lang):
     problems = [f"{page.relative_to(site_dir)}: {found}" for page in html_pages(site_dir / lang)
-                if (found := numbered_anchors(soup_of(page)))]  # fmt: skip
+                if (found := numbered_anchors(read_page(page)))]  # fmt: skip
     assert not problems, "\n".join(problems)
-    soup = soup_of(page_path(site_dir, lang, "copying/plot_04_detach"))
+    soup = read_page(page_path(site_dir, lang, "copying/plot_04_detach"))
     for heading in soup.select("article section > h2"):
         assert not NUMBERED.match(heading.parent["id"])
 
@@ -185,7 +181,7 @@ SCRIPTS = [script for lang in CODES for script in gallery_scripts(lang)]
 def test_every_example_page_and_notebook_carries_the_stamp(site_dir, script):
     lang = next(part for part in script.parts if part in CODES)
     name = relative_name(script)
-    stamp = soup_of(page_path(site_dir, lang, name)).select_one("p.verified-stamp")
+    stamp = read_page(page_path(site_dir, lang, name)).select_one("p.verified-stamp")
     assert stamp is not None, f"{lang}/{name}: no stamp"
     assert not stamp_problems(stamp.get_text(), name)
     notebooks = list((site_dir / lang / "_downloads").rglob(f"{Path(name).name}.ipynb"))
