@@ -200,6 +200,10 @@ def test_a_failed_build_keeps_the_previous_site_and_a_good_one_leaves_no_stray_f
     first = build(project, *zh_first)
     assert first.returncode == 0, log_of(first)
     assert (site / "zh_CN" / "examples" / f"{FIRST}.html").exists()
+    # A preview keeps one narrative page, the home page, and runs only its doctests (it has none).
+    shown = {page.stem: (site / "zh_CN" / f"{page.stem}.html").exists() for page in narrative_pages("zh_CN")}
+    assert shown == {name: name == "index" for name in shown}, shown
+    assert "doctests of the narrative pages it shows (index.md): 0 examples pass" in first.stdout, log_of(first)
     (site / "fr").mkdir()
     (site / "fr" / "old.html").write_text("<p>a page from an old build</p>")
     good = digest(site)
