@@ -1,28 +1,38 @@
 # /// script
 # dependencies = ["nox==2026.10.20"]
 # ///
-"""Maintainer tasks: ``nox -s docs``, ``nox -s tests``, ``nox -s fast``, ``nox -s preview``, ``nox -s lint``,
-``nox -s serve``, ``nox -s audit``."""
+"""Maintainer tasks: docs, preview, fast, tests, lint, serve, audit, timings (nox -l lists them)."""
 
+import fcntl
+import hashlib
 import json
+import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 import nox
 
 nox.needs_version = ">=2026.10.20"
-nox.options.default_venv_backend = "virtualenv"  # pip finds the pinned CPU build of torch
+nox.options.default_venv_backend = "virtualenv"  # pip finds the pinned CPU build of torch (never uv)
 nox.options.sessions = ["lint", "tests"]
-# Reuse each session's virtualenv: installing torch and Sphinx is most of a cold run. pip still checks
-# the pinned versions every time, so a changed pin reaches the existing virtualenv.
-nox.options.reuse_venv = "yes"
+nox.options.reuse_venv = "yes"  # lint's own small virtualenv
 
 ROOT = Path(__file__).resolve().parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 PYTHON = PYPROJECT["project"]["requires-python"].removeprefix("==").removesuffix(".*")
 SITE = ROOT / "build" / "html"
 TIERS = PYPROJECT["tool"]["tensorcopy"]["tiers"]
+# One environment, .nox/site, for every session but lint: it holds the tests group (the docs group and
+# the test tools), so after `nox -s docs` a preview or the fast tier starts at once. nox 2026.10.20
+# cannot point a session at another session's virtualenv, so these sessions have none of their own
+# (venv_backend="none"); the first that runs makes .nox/site, and each calls its interpreter.
+ENV = ROOT / ".nox" / "site"
+ENV_GROUP = "tests"
+ENV_PYTHON = ENV / "bin" / "python"
+#: What the environment was last installed from; a changed pin in pyproject.toml changes it.
+STAMP = ENV / ".tensorcopy-requirements"
 
 
 #: On Ctrl-C nox waits this long for the build to stop its Sphinx processes and clean up before it
@@ -34,11 +44,39 @@ def install_group(session: nox.Session, group: str) -> None:
     session.install(*nox.project.dependency_groups(PYPROJECT, group))
 
 
-@nox.session(python=PYTHON)
+def site_env(session: nox.Session) -> dict[str, str]:
+    """Make ``.nox/site`` if it is missing and install the ``tests`` group into it when the list of
+    requirements changed since the last install (a stamp of the list, so an unchanged environment costs
+    nothing); return the variables that run a command inside it. A lock keeps two sessions from
+    installing at once."""
+    requirements = list(nox.project.dependency_groups(PYPROJECT, ENV_GROUP))
+    wanted = json.dumps({"python": PYTHON, "requirements": requirements}, indent=1) + "\n"
+    ENV.parent.mkdir(exist_ok=True)
+    with (ENV.parent / ".site.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not ENV_PYTHON.exists():
+            session.log(f"Making the shared environment {ENV.relative_to(ROOT)} (Python {PYTHON})")
+            session.run(sys.executable, "-m", "virtualenv", "--quiet", "--python", f"python{PYTHON}", str(ENV))
+        if not STAMP.exists() or STAMP.read_text(encoding="utf-8") != wanted:
+            session.log(f"Installing the {ENV_GROUP!r} group of pyproject.toml into {ENV.relative_to(ROOT)}")
+            STAMP.unlink(missing_ok=True)  # an interrupted install is retried next time
+            session.run(str(ENV_PYTHON), "-m", "pip", "install", "--disable-pip-version-check", *requirements)
+            STAMP.write_text(wanted, encoding="utf-8")
+        else:
+            digest = hashlib.sha256(wanted.encode()).hexdigest()[:12]
+            session.log(f"{ENV.relative_to(ROOT)} is up to date with pyproject.toml (requirements {digest})")
+    return {"PATH": f"{ENV / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}", "VIRTUAL_ENV": str(ENV)}
+
+
+def site_python(session: nox.Session, *args: str, **kwargs) -> None:
+    """Run the shared environment's Python (made or refreshed first)."""
+    session.run(str(ENV_PYTHON), *args, env=site_env(session), **kwargs)
+
+
+@nox.session(venv_backend="none")
 def docs(session: nox.Session) -> None:
     """Build the site in every language, plus the landing page, into build/html."""
-    install_group(session, "docs")
-    session.run("python", "docs/build_site.py", *session.posargs, **STOP_GRACE)
+    site_python(session, "docs/build_site.py", *session.posargs, **STOP_GRACE)
 
 
 def run_pytest(session: nox.Session, *args: str) -> None:
@@ -46,17 +84,17 @@ def run_pytest(session: nox.Session, *args: str) -> None:
     (an example calling os._exit, say) must not read as success."""
     with tempfile.TemporaryDirectory() as folder:
         report = Path(folder) / "pytest-report.json"
-        session.run("pytest", *args, env={"TENSORCOPY_PYTEST_REPORT": str(report)})
+        env = {**site_env(session), "TENSORCOPY_PYTEST_REPORT": str(report)}
+        session.run(str(ENV_PYTHON), "-m", "pytest", *args, env=env)
         if not report.exists():
             session.error("pytest ended without finishing its run: a test ended the process early")
         if json.loads(report.read_text(encoding="utf-8"))["exitstatus"] != 0:
             session.error("pytest reported failures")
 
 
-@nox.session(python=PYTHON)
+@nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
     """Run every test; the session builds the site once, in a temporary folder."""
-    install_group(session, "tests")
     if shutil.which("npm"):  # axe-core and the Nu HTML checker, pinned in package-lock.json
         # --ignore-scripts: vnu-jar's install script would download a Java of its own.
         session.run("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", external=True)
@@ -65,28 +103,25 @@ def tests(session: nox.Session) -> None:
     run_pytest(session, *TIERS["whole"], *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@nox.session(venv_backend="none")
 def fast(session: nox.Session) -> None:
     """Run the fast tier only: engine, extensions, page rules, parity, scripts; no site build."""
-    install_group(session, "tests")
     run_pytest(session, *TIERS["fast"], *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@nox.session(venv_backend="none")
 def timings(session: nox.Session) -> None:
     """Measure a clean build, a preview, the fast tier and the whole suite in one run."""
-    install_group(session, "tests")
-    session.run("python", "-m", "sitetools.timings", *session.posargs)
+    site_python(session, "-m", "sitetools.timings", *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@nox.session(venv_backend="none")
 def preview(session: nox.Session) -> None:
     """Build a preview of some examples in every language: nox -s preview -- copying/plot_04_detach."""
-    install_group(session, "docs")
     if not session.posargs:
         session.error("name the examples to preview, for example: nox -s preview -- copying/plot_04_detach")
     names = [arg for name in session.posargs for arg in ("--only", name)]
-    session.run("python", "docs/build_site.py", *names, **STOP_GRACE)
+    site_python(session, "docs/build_site.py", *names, **STOP_GRACE)
 
 
 @nox.session(python=PYTHON)
@@ -96,21 +131,19 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
 
 
-@nox.session(python=PYTHON)
+@nox.session(venv_backend="none")
 def serve(session: nox.Session) -> None:
     """Build the site, then preview it on http://127.0.0.1:8000/ (Ctrl-C stops)."""
-    install_group(session, "docs")
-    session.run("python", "docs/build_site.py", "--out", str(SITE), **STOP_GRACE)
+    site_python(session, "docs/build_site.py", "--out", str(SITE), **STOP_GRACE)
     port = session.posargs[0] if session.posargs else "8000"
     session.log(f"Serving {SITE} on http://127.0.0.1:{port}/")
-    session.run("python", "-m", "http.server", "--bind", "127.0.0.1", port, "--directory", str(SITE))
+    site_python(session, "-m", "http.server", "--bind", "127.0.0.1", port, "--directory", str(SITE))
 
 
-@nox.session(python=PYTHON)
+@nox.session(venv_backend="none")
 def audit(session: nox.Session) -> None:
     """Lighthouse (mobile) on both homes, the landing page, an example and the ledger of each edition;
     prints the figures and fails over budget. Builds into build/audit first, unless given a site:
     nox -s audit -- --site build/html (built with SITE_URL=http://127.0.0.1:8765/ for absolute links)."""
-    install_group(session, "docs")
     session.run("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", external=True)
-    session.run("python", "-m", "sitetools.audit", *session.posargs)
+    site_python(session, "-m", "sitetools.audit", *session.posargs)
