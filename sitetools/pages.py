@@ -27,6 +27,7 @@ HEADER = "GALLERY_HEADER.rst"
 SCRIPT_GLOB = "plot_*.py"
 HIDDEN_START = "# sphinx_gallery_start_ignore"
 HIDDEN_END = "# sphinx_gallery_end_ignore"
+SYNC_COMMAND = "python -m sitetools.sync"  # makes a page's code cells identical (sitetools/sync.py)
 
 
 def guide(section: str) -> str:
@@ -359,8 +360,11 @@ def check_parity(langs: Iterable[str] = CODES, root: Path = ROOT) -> list[str]:
             cells = [(a, b) for (kind, a), (_, b) in zip(blocks_ours, blocks_theirs, strict=True) if kind == "code"]
             for number, (a, b) in enumerate(cells, start=1):
                 if code_tokens(a) != code_tokens(b):
+                    page = name.removesuffix(".py")
                     problems.append(
-                        f"{where}: code cell {number} differs from {_shown(ours, root)} (comments aside) {rule}:"
+                        f"{where}: code cell {number} differs from {_shown(ours, root)} (comments aside); copy "
+                        f"one edition's code into the other, keeping its words, with `{SYNC_COMMAND} {page}` "
+                        f"(code from {reference}) or `{SYNC_COMMAND} {page} --from {lang}` {rule}:"
                         f"\n--- {reference}\n{a}\n--- {lang}\n{b}"
                     )
         for name in sorted(_names(docs / reference, "*.md") & _names(docs / lang, "*.md")):
