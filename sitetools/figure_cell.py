@@ -8,10 +8,11 @@ names, numbers), so the cell is the same in every language; alt text and caption
 ``figure-caption`` directive of the page's text (``docs/_ext/tensorcopy_sphinx/gallery_figures.py``).
 """
 
-# Not part of the cell: every page imports torch before its helper cell.
+# Not part of the cell: every page imports torch before its helper cell, which starts at the matplotlib
+# import below (sitetools/new_page.py writes the cell into every new page).
 import torch  # noqa: I001
 
-import matplotlib.pyplot as plt  # the page's helper cell starts on this line
+import matplotlib.pyplot as plt
 
 INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
 

@@ -17,6 +17,22 @@ from sitetools.editions import CODES
 from sitetools.pages import GALLERY, HEADER
 
 TEMPLATE = Path(__file__).with_name("page_template.py")
+#: The line of the template that the drawing helpers replace, and the line of figure_cell.py they start on.
+HELPERS_MARK = re.compile(r"^# FIGURE-HELPERS .*$", flags=re.M)
+HELPERS_START = "import matplotlib.pyplot as plt"
+
+
+def helper_cell() -> str:
+    """The drawing helpers every drawing page carries: ``sitetools/figure_cell.py`` from its matplotlib
+    import on, as it stands (the page's download must run on its own, so the cell is copied)."""
+    source = Path(__file__).with_name("figure_cell.py").read_text(encoding="utf-8")
+    return source[source.index(f"\n{HELPERS_START}\n") :].strip()
+
+
+def page_text(label: str) -> str:
+    """The template with its reference label and the drawing helpers filled in."""
+    text = TEMPLATE.read_text(encoding="utf-8").replace("PART-TOPIC", label)
+    return HELPERS_MARK.sub(lambda _: helper_cell(), text, count=1)
 NAME = re.compile(r"^[a-z0-9_]+/plot_\d\d_[a-z0-9_]+$")
 
 
@@ -29,7 +45,7 @@ def create(name: str, gallery: Path = GALLERY) -> list[Path]:
     if existing := [t for t in targets if t.exists()]:
         raise FileExistsError(f"already there: {', '.join(map(str, existing))}")
     topic = stem.split("_", 2)[2].replace("_", "-")
-    text = TEMPLATE.read_text(encoding="utf-8").replace("PART-TOPIC", f"{part}-{topic}")
+    text = page_text(f"{part}-{topic}")
     written = []
     for target in targets:
         target.parent.mkdir(parents=True, exist_ok=True)

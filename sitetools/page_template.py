@@ -21,6 +21,18 @@ def same_storage(x, y):
 
 
 # %%
+# Drawing helpers
+# ---------------
+#
+# The pictures on this page are drawn by the functions below, with matplotlib,
+# from the live tensors: which names point to which tensor object, which storage
+# (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
+# uses, and the autograd graph. ``shared_counters`` finds a shared counter by
+# setting one counter to a marker value and putting every value back.
+
+# FIGURE-HELPERS (sitetools/new_page.py writes the helper cell of sitetools/figure_cell.py here)
+
+# %%
 # One idea per cell
 # -----------------
 #
@@ -36,6 +48,15 @@ assert same_storage(a, d), "detach() must share a's memory"
 # sphinx_gallery_start_ignore
 assert d.grad_fn is None, "the detached tensor must have no grad_fn"
 # sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: Diagram: the names a and d point to two tensor objects on one storage S1.
+#
+#    ``a`` and ``d`` are two tensor objects on one storage ``S1``. One picture per cell, right
+#    after the code whose state it shows; every behaviour the caption states is asserted above.
+
+draw_memory("d = a.detach()", a=a, d=d)
 
 # %%
 # This must raise

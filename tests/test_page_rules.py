@@ -123,6 +123,17 @@ def test_the_template_page_follows_every_rule_and_runs(sources):
     assert run_script(scripts[0]).strip(), "the template printed nothing"
 
 
+def test_the_template_page_draws_with_the_helper_cell_unchanged(sources):
+    from sitetools import new_page
+    from tests.test_figures import DRAWERS, helper_problems
+
+    script = new_page.create("questions/plot_01_template_check", gallery=sources / "gallery")[-1]
+    cells = split_cells(script)
+    assert any(drawer in cell for cell in cells for drawer in DRAWERS), "the template page draws nothing"
+    assert helper_problems(cells) == []
+    assert "helper cell starts" not in script.read_text(encoding="utf-8")
+
+
 def test_new_page_never_overwrites(sources):
     from sitetools import new_page
 
