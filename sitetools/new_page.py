@@ -69,8 +69,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"new_page: {error}", file=sys.stderr)
         return 2
     print("wrote:\n  " + "\n  ".join(str(p.relative_to(GALLERY.parent)) for p in written))
-    print("Next: translate the text cells of every edition, write the title and label, then run "
-          f"`nox -s preview -- {args.name}` and `python -m sitetools.pages_asserts --update`.")
+    print(f"Next: write the page in {CODES[0]} (title, label, cells), preview it with `nox -s preview -- {args.name}` "
+          f"(a preview runs checks that gallery/asserts.json does not record yet), copy its code into the other "
+          f"editions with `python -m sitetools.sync {args.name}` and translate their text, record its checks with "
+          "`python -m sitetools.pages_asserts --update`, then run `nox -s fast` and commit.")
     return 0
 
 

@@ -1,9 +1,10 @@
 """The rules every page source follows, checked before anything is built.
 
 Each ``check_*`` function returns a list of problems; each problem names the source file and the
-section of CONTRIBUTING.md that states the rule. The build (:mod:`sitetools.build`) refuses to start
-while any rule is broken, and the fast test tier runs the same functions, so the build and the tests
-can never disagree about a page.
+section of CONTRIBUTING.md that states the rule. :mod:`sitetools.page_rules` gathers them with the
+rules of the other modules; the build (:mod:`sitetools.build`) refuses to start while any rule is
+broken, and the fast test tier runs the same functions, so the build and the tests can never disagree
+about a page.
 """
 
 from __future__ import annotations
@@ -371,18 +372,3 @@ def check_parity(langs: Iterable[str] = CODES, root: Path = ROOT) -> list[str]:
             if _doctests(docs / reference / name) != _doctests(docs / lang / name):
                 problems.append(f"docs/{lang}/{name}: doctest blocks differ from docs/{reference}/{name} {rule}")
     return problems
-
-
-def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT) -> list[str]:
-    """Every page rule for the given editions: layout, parity and the code rules of every script."""
-    langs = list(langs)
-    problems = [problem for lang in langs for problem in check_layout(lang, root)]
-    if len(langs) > 1:
-        problems += check_parity(langs, root)
-    for lang in langs:
-        for script in gallery_scripts(lang, root / "gallery"):
-            problems += check_script(script, root)
-        problems += check_typography(lang, root)
-    from sitetools.pages_asserts import check_manifest  # it builds on this module
-
-    return problems + check_manifest(langs, root / "gallery")

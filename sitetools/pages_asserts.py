@@ -110,6 +110,18 @@ def compare(found: list[str], recorded: list[str]) -> tuple[list[str], list[str]
     return sorted((want - have).elements()), sorted((have - want).elements())
 
 
+def record_for_preview(gallery: Path) -> list[str]:
+    """In a preview's staging copy of ``gallery/``: record the checks of the pages it holds as they stand,
+    so that a page whose checks are not recorded yet can be previewed (the page's stamp counts them).
+    The checkout's manifest is not touched; return the pages whose record changed."""
+    manifest = gallery / MANIFEST.name
+    recorded = read_manifest(manifest) if manifest.exists() else {}
+    now = current(gallery)
+    changed = sorted(name for name in now if recorded.get(name) != now[name])
+    manifest.write_text(json.dumps({**recorded, **now}, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return changed
+
+
 # --- what a reader sees -------------------------------------------------------------------------
 
 
@@ -143,11 +155,11 @@ def visible_counts(script: Path) -> tuple[int, int]:
 # --- the update command -------------------------------------------------------------------------
 
 
-def current() -> dict[str, list[str]]:
+def current(gallery: Path = GALLERY) -> dict[str, list[str]]:
     """The checks of every page of the reference language; raises if another language differs."""
-    pages = {name: script_checks(path) for name, path in scripts(REFERENCE).items()}
+    pages = {name: script_checks(path) for name, path in scripts(REFERENCE, gallery).items()}
     for lang in CODES[1:]:
-        for name, path in scripts(lang).items():
+        for name, path in scripts(lang, gallery).items():
             if name in pages and sorted(script_checks(path)) != sorted(pages[name]):
                 raise SystemExit(
                     f"gallery/{lang}/{name}.py has other checks than gallery/{REFERENCE}/{name}.py; "

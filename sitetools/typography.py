@@ -1,6 +1,6 @@
 """Typography of the gallery's text cells: what docutils would silently misread, and Chinese spacing.
 
-Two rules, both run by the page rules (:func:`sitetools.pages.check_sources`) before any build:
+Two rules, both run by the page rules (:func:`sitetools.page_rules.check_sources`) before any build:
 
 - **Inline markup is delimited where docutils recognises it** (every edition). Docutils ends an
   inline literal, a role or a link only where its end-string is followed by whitespace or by

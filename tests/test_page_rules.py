@@ -1,4 +1,4 @@
-"""The page rules (sitetools/pages.py) hold for every source, and each rule fires on a page that
+"""The page rules (sitetools/page_rules.py) hold for every source, and each rule fires on a page that
 breaks it. The build runs the same rules before it builds anything."""
 
 import shutil
@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from sitetools import pages
+from sitetools import page_rules, pages
 from tests.gallery_tools import ROOT, gallery_scripts, run_script, split_cells
 
 
 def test_every_source_follows_the_page_rules():
-    problems = pages.check_sources()
+    problems = page_rules.check_sources()
     assert not problems, "\n".join(problems)
 
 
@@ -37,13 +37,13 @@ FIRST = gallery_scripts("en")[0].relative_to(ROOT / "gallery" / "en").as_posix()
 
 def test_the_copy_follows_the_rules(sources):
     """The control for every fault below."""
-    assert pages.check_sources(root=sources) == []
+    assert page_rules.check_sources(root=sources) == []
 
 
 def test_a_page_in_one_language_only_is_named(sources):
     shutil.copy2(sources / "gallery" / "en" / FIRST, sources / "gallery" / "en" / "copying" / "plot_99_lonely.py")
     (sources / "docs" / "zh_CN" / "only_here.md").write_text("# 只有中文\n", encoding="utf-8")
-    problems = "\n".join(pages.check_sources(root=sources))
+    problems = "\n".join(page_rules.check_sources(root=sources))
     assert "gallery/zh_CN/copying/plot_99_lonely.py is missing" in problems, problems
     assert "docs/zh_CN/only_here.md has no en twin" in problems, problems
 
@@ -53,7 +53,7 @@ def test_a_code_cell_changed_in_one_language_is_named(sources):
     first_cell = split_cells(script)[0].rstrip("\n")
     text = script.read_text(encoding="utf-8")
     script.write_text(text.replace(first_cell, first_cell + "\nonly_in_chinese = 1", 1), encoding="utf-8")
-    problems = "\n".join(pages.check_sources(root=sources))
+    problems = "\n".join(page_rules.check_sources(root=sources))
     assert f"gallery/zh_CN/{FIRST}: code cell 1 differs" in problems and "only_in_chinese" in problems, problems
 
 
@@ -62,13 +62,13 @@ def test_a_number_changed_in_one_language_is_named(sources):
     text = script.read_text(encoding="utf-8")
     script.write_text(text.replace("1.0", "1.5", 1), encoding="utf-8")
     assert "1.5" in script.read_text(encoding="utf-8"), "no literal 1.0 to change"
-    assert any("differs" in p for p in pages.check_sources(root=sources))
+    assert any("differs" in p for p in page_rules.check_sources(root=sources))
 
 
 def test_a_doctest_changed_in_one_language_is_named(sources):
     page = sources / "docs" / "zh_CN" / "quickref.md"
     page.write_text(page.read_text(encoding="utf-8").replace(">>> ", ">>>  ", 1), encoding="utf-8")
-    assert any("docs/zh_CN/quickref.md: doctest blocks differ" in p for p in pages.check_sources(root=sources))
+    assert any("docs/zh_CN/quickref.md: doctest blocks differ" in p for p in page_rules.check_sources(root=sources))
 
 
 def test_a_script_not_named_plot_and_a_folder_without_header_are_named(sources):
@@ -76,7 +76,7 @@ def test_a_script_not_named_plot_and_a_folder_without_header_are_named(sources):
         shutil.copy2(script, script.with_name("helper.py"))
         (script.parents[1] / "extra").mkdir()
         shutil.copy2(script, script.parents[1] / "extra" / "plot_x.py")
-    problems = "\n".join(pages.check_sources(root=sources))
+    problems = "\n".join(page_rules.check_sources(root=sources))
     assert "gallery/en/copying/helper.py: not named plot_*.py" in problems, problems
     assert "gallery/zh_CN/extra/GALLERY_HEADER.rst is missing" in problems, problems
 
@@ -100,7 +100,7 @@ def test_a_script_not_named_plot_and_a_folder_without_header_are_named(sources):
 def test_a_code_rule_fires_and_names_the_script(sources, code, expected):
     for script in _both(sources, FIRST):
         _append(script, code)
-    problems = [p for p in pages.check_sources(root=sources) if expected in p]
+    problems = [p for p in page_rules.check_sources(root=sources) if expected in p]
     assert {p.split(":")[0] for p in problems} == {f"gallery/{lang}/{FIRST}" for lang in ("en", "zh_CN")}, problems
 
 
@@ -118,7 +118,7 @@ def test_the_template_page_follows_every_rule_and_runs(sources):
     written = new_page.create("questions/plot_01_template_check", gallery=sources / "gallery")
     scripts = [p for p in written if p.suffix == ".py"]
     assert len(scripts) == len(pages.CODES), written
-    problems = [p for p in pages.check_sources(root=sources) if "manifest does not record" not in p]
+    problems = [p for p in page_rules.check_sources(root=sources) if "manifest does not record" not in p]
     assert problems == [], problems
     assert run_script(scripts[0]).strip(), "the template printed nothing"
 

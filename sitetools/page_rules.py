@@ -1,0 +1,33 @@
+"""Every rule a page source follows, in one call: what the build runs before it builds anything
+(a preview too) and what the fast test tier runs on every source.
+
+The rules live in the modules that know their subject (:mod:`sitetools.pages` for layout, parity and
+code, :mod:`sitetools.pages_asserts` for the checks a page records); this module only gathers them,
+so that none of those modules needs another's checker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from sitetools import pages, pages_asserts
+from sitetools.editions import CODES
+from sitetools.pages import ROOT
+
+
+def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: bool = True) -> list[str]:
+    """Every page rule for the given editions: layout, parity, the code rules of every script and
+    typography, then (unless ``manifest`` is false) that every page keeps the checks
+    ``gallery/asserts.json`` records."""
+    langs = list(langs)
+    problems = [problem for lang in langs for problem in pages.check_layout(lang, root)]
+    if len(langs) > 1:
+        problems += pages.check_parity(langs, root)
+    for lang in langs:
+        for script in pages.gallery_scripts(lang, root / "gallery"):
+            problems += pages.check_script(script, root)
+        problems += pages.check_typography(lang, root)
+    if manifest:
+        problems += pages_asserts.check_manifest(langs, root / "gallery")
+    return problems
