@@ -2,7 +2,8 @@
 (a preview too) and what the fast test tier runs on every source.
 
 The rules live in the modules that know their subject (:mod:`sitetools.pages` for layout, parity and
-code, :mod:`sitetools.pages_asserts` for the checks a page records); this module only gathers them,
+code, typography through :mod:`sitetools.typography`, :mod:`sitetools.terms` for the wording of the
+Chinese pages, :mod:`sitetools.pages_asserts` for the checks a page records); this module only gathers them,
 so that none of those modules needs another's checker.
 """
 
@@ -11,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from sitetools import pages, pages_asserts
-from sitetools.editions import CODES
+from sitetools import pages, pages_asserts, terms
+from sitetools.editions import CODES, edition
 from sitetools.pages import ROOT
 
 
 def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: bool = True) -> list[str]:
-    """Every page rule for the given editions: layout, parity, the code rules of every script and
-    typography, then (unless ``manifest`` is false) that every page keeps the checks
+    """Every page rule for the given editions: layout, parity, the code rules of every script,
+    typography and (in editions written in Chinese) the terminology of :mod:`sitetools.terms`, then (unless ``manifest`` is false) that every page keeps the checks
     ``gallery/asserts.json`` records."""
     langs = list(langs)
     problems = [problem for lang in langs for problem in pages.check_layout(lang, root)]
@@ -28,6 +29,8 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: boo
         for script in pages.gallery_scripts(lang, root / "gallery"):
             problems += pages.check_script(script, root)
         problems += pages.check_typography(lang, root)
+        if edition(lang).cjk:
+            problems += terms.check_variants(root, lang)
     if manifest:
         problems += pages_asserts.check_manifest(langs, root / "gallery")
     return problems

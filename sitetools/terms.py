@@ -94,12 +94,13 @@ def variants_in(text: str) -> list[tuple[int, str, str]]:
     return found
 
 
-def check_variants(root: Path = ROOT) -> list[str]:
-    """Every variant to avoid on a Chinese page, outside quotations, as "file:line: ..." problems."""
+def check_variants(root: Path = ROOT, code: str = "zh_CN") -> list[str]:
+    """Every variant to avoid on a Chinese page, outside quotations, as "file:line: ..." problems (run by
+    the page rules, :mod:`sitetools.page_rules`, before every build and preview)."""
     return [
         f"{page.relative_to(root).as_posix()}:{line}: {variant!r} outside a quotation; write {term!r} "
-        f"(sitetools/terms.py)"
-        for page in chinese_pages(root)
+        f"(see CONTRIBUTING.md, 'Typography'; the list of terms is sitetools/terms.py)"
+        for page in chinese_pages(root, code)
         for line, variant, term in variants_in(page.read_text(encoding="utf-8"))
     ]
 

@@ -104,6 +104,23 @@ def test_a_code_rule_fires_and_names_the_script(sources, code, expected):
     assert {p.split(":")[0] for p in problems} == {f"gallery/{lang}/{FIRST}" for lang in ("en", "zh_CN")}, problems
 
 
+@pytest.mark.parametrize(
+    ("where", "text", "expected"),
+    [
+        ("gallery", "\n# 这里就地修改张量。\n", "'就地' outside a quotation"),
+        ("docs", "\n这是原位操作。\n", "'原位操作' outside a quotation"),
+        ("gallery", "\n# 。 它\n", "a space next to full-width punctuation"),
+    ],
+    ids=["term-in-script", "term-in-narrative-page", "typography"],
+)
+def test_the_wording_and_typography_rules_run_with_the_page_rules_and_name_the_guide(sources, where, text, expected):
+    page = sources / "gallery" / "zh_CN" / FIRST if where == "gallery" else sources / "docs" / "zh_CN" / "index.md"
+    page.write_text(page.read_text(encoding="utf-8").rstrip("\n") + text, encoding="utf-8")
+    problems = [p for p in page_rules.check_sources(root=sources) if expected in p]
+    assert problems, f"no problem says {expected!r}"
+    assert all("(see CONTRIBUTING.md, 'Typography'" in p for p in problems), problems
+
+
 def test_compared_addresses_and_hidden_checks_are_allowed(sources):
     code = ('print("same:", a.data_ptr() == a.data.data_ptr())\n# sphinx_gallery_start_ignore\n'
             "assert a.data_ptr() == a.data.data_ptr()\n# sphinx_gallery_end_ignore")  # fmt: skip
