@@ -19,8 +19,8 @@ from sitetools.pages import ROOT
 
 def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: bool = True) -> list[str]:
     """Every page rule for the given editions: layout, parity, the code rules of every script,
-    typography and (in editions written in Chinese) the terminology of :mod:`sitetools.terms`, then (unless ``manifest`` is false) that every page keeps the checks
-    ``gallery/asserts.json`` records."""
+    typography and (in editions written in Chinese) the terminology of :mod:`sitetools.terms`; then,
+    unless ``manifest`` is false, that every page keeps the checks ``gallery/asserts.json`` records."""
     langs = list(langs)
     problems = [problem for lang in langs for problem in pages.check_layout(lang, root)]
     if len(langs) > 1:

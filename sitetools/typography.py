@@ -1,6 +1,6 @@
 """Typography of the gallery's text cells: what docutils would silently misread, and Chinese spacing.
 
-Two rules, both run by the page rules (:func:`sitetools.page_rules.check_sources`) before any build:
+Three rules, all run by the page rules (:func:`sitetools.page_rules.check_sources`) before any build:
 
 - **Inline markup is delimited where docutils recognises it** (every edition). Docutils ends an
   inline literal, a role or a link only where its end-string is followed by whitespace or by
@@ -8,6 +8,8 @@ Two rules, both run by the page rules (:func:`sitetools.page_rules.check_sources
   "（" right after ````x```` (an opening bracket, not in that set) or a Chinese character right before
   it makes docutils leave the backquotes as text, or pair them with a later end-string, without a
   warning. The check asks docutils' own recognition expressions about every piece of markup.
+- **Titles are underlined to their display width** (every edition): as docutils measures a title,
+  characters of East Asian width W or F count two columns (:func:`underline_problems`).
 - **Chinese spacing** (editions marked ``cjk``): one space between Chinese and Latin letters, digits
   or inline markup; no space between two Chinese characters (a line break inside a paragraph renders
   as one); no space next to full-width punctuation; full-width rather than ASCII punctuation next to
@@ -120,6 +122,28 @@ def cjk_problems(text: str) -> list[tuple[int, str]]:
     return problems
 
 
+def underline_problems(text: str) -> list[tuple[int, str]]:
+    """``(line, message)`` for each section title whose underline (or overline) is not exactly as long
+    as the title is wide. Width is docutils' own measure (``docutils.utils.column_width``): characters
+    of East Asian width W or F (Chinese characters, full-width punctuation) count two columns, the rest
+    one. Docutils warns only when an underline is shorter; the rule asks for the exact width."""
+    from docutils.utils import column_width
+
+    lines, problems = text.splitlines(), []
+    for number, line in enumerate(lines[1:], start=2):
+        title = lines[number - 2]
+        if not UNDERLINE.fullmatch(line) or not title.strip() or title[0].isspace() or UNDERLINE.fullmatch(title):
+            continue
+        width = column_width(title.rstrip())
+        overline = lines[number - 3] if number >= 3 and UNDERLINE.fullmatch(lines[number - 3]) else None
+        for where, rule in ((number, line), (number - 2, overline)):
+            if rule is not None and len(rule) != width:
+                problems.append((where, f"the title {title.strip()!r} is {width} columns wide (Chinese characters "
+                                        f"and full-width punctuation count two), but its line of {rule[0]!r} has "
+                                        f"{len(rule)}; make it {width}"))  # fmt: skip
+    return problems
+
+
 def text_cells(path: Path) -> list[tuple[int, str]]:
     """``(first line in the file, reST text)`` of each text cell of a gallery script or header."""
     source = path.read_text(encoding="utf-8")
@@ -152,7 +176,7 @@ def check_page(path: Path, cjk: bool, shown: str) -> list[str]:
     if key not in _CHECKED:
         problems = []
         for first, text in text_cells(path):
-            found = markup_problems(text) + (cjk_problems(text) if cjk else [])
+            found = markup_problems(text) + underline_problems(text) + (cjk_problems(text) if cjk else [])
             problems += [f"{shown}:{first + line - 1}: {message}" for line, message in found]
         _CHECKED[key] = tuple(problems)
     return list(_CHECKED[key])

@@ -108,3 +108,54 @@ def test_a_fault_in_a_chinese_page_is_named_with_its_line(tmp_path):
     assert any(p.startswith(where) and "'（' right after ``b``" in p for p in problems), problems
     assert any(p.startswith(where) and "no space between Chinese" in p for p in problems), problems
     assert all("(see CONTRIBUTING.md, 'Typography')" in p for p in problems), problems
+
+
+# --- Title underlines ------------------------------------------------------------------------------
+
+TITLES = ["Copies", "张量的复制", "``detach()``：同一块内存", "“引号”与 NumPy", "é"]
+
+
+def _docutils_warns_short(title: str, length: int) -> bool:
+    """Whether docutils itself reports the underline of ``length`` as too short for ``title``."""
+    from io import StringIO
+
+    warnings = StringIO()
+    publish_doctree(f"{title}\n{'=' * length}\n\nText.\n",
+                    settings_overrides={"report_level": 2, "warning_stream": warnings})  # fmt: skip
+    return "underline too short" in warnings.getvalue()
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_the_underline_width_is_the_width_docutils_measures(title):
+    """The width the rule asks for is the shortest underline docutils accepts (a Chinese character and a
+    full-width mark count two columns; “ and ” are of ambiguous width, which counts one)."""
+    [(_, message)] = typography.underline_problems(f"{title}\n{'=' * 80}\n")
+    width = int(message.split(" columns wide")[0].rsplit(" ", 1)[1])
+    assert not _docutils_warns_short(title, width)
+    assert _docutils_warns_short(title, width - 1) or width - 1 < 4  # docutils treats a 1-3 line as text
+    assert typography.underline_problems(f"{title}\n{'=' * width}\n") == []
+
+
+def test_the_expected_widths_are_east_asian_widths():
+    # Written out by hand: Chinese characters and full-width punctuation two columns, the rest one.
+    assert [typography.underline_problems(f"{t}\n{'-' * 80}\n")[0][1].split(" columns")[0].rsplit(" ", 1)[1]
+            for t in TITLES] == ["6", "10", "24", "14", "1"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["标题\n------\n", "标题\n---\n", "Title\n======\n", "=======\nTitle\n=====\n"],
+    ids=["too-long", "too-short", "ascii-too-long", "overline"],
+)
+def test_an_underline_of_another_width_is_named(text):
+    problems = typography.underline_problems(text)
+    assert problems and all("make it" in message for _, message in problems), problems
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["标题\n----\n", "text\n\n----\n\nmore\n", "    indented\n    ------\n", "a | b\n===== =====\n"],
+    ids=["exact", "transition", "indented-literal", "table"],
+)
+def test_other_lines_of_punctuation_are_left_alone(text):
+    assert typography.underline_problems(text) == []

@@ -182,7 +182,7 @@ def draw_graph(title, root, **leaves):
 
 # %%
 # ``detach()`` shares the numbers and does not require a gradient
-# ----------------------------------------------------------------
+# ---------------------------------------------------------------
 #
 # Like ``.data``, ``out.detach()`` returns a new tensor object over the same
 # storage, with ``requires_grad=False`` and no ``grad_fn``.

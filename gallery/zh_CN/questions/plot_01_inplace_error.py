@@ -2,7 +2,7 @@
 .. _questions-inplace-error:
 
 “modified by an inplace operation”：是哪个张量，怎么修
-=========================================================
+======================================================
 
 ``RuntimeError: one of the variables needed for gradient computation has been
 modified by an inplace operation`` 是 PyTorch 的 issue 区里被问得最多的报错之一（`pytorch/pytorch#96265
@@ -337,7 +337,7 @@ assert "The variable in question was changed in there or anywhere later" in mess
 
 # %%
 # 两个优化器：“is at version 2; expected version 1”
-# ----------------------------------------------------
+# -------------------------------------------------
 #
 # 这是 `pytorch/pytorch#39141 <https://github.com/pytorch/pytorch/issues/39141>`__ 里的 GAN
 # 写法：两个损失来自同一次经过判别器 ``D`` 的前向传播，而 ``D`` 在两次 ``backward()`` 之间更新了参数。刚建好的层版本已经是

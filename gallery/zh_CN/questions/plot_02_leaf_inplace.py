@@ -2,7 +2,7 @@
 .. _questions-leaf-inplace:
 
 “a leaf Variable that requires grad is being used in an in-place operation”
-=============================================================================
+===========================================================================
 
 手写一步参数更新 ``w -= lr * w.grad``，程序停在 ``RuntimeError: a leaf Variable that requires grad is being
 used in an in-place operation.``；只改权重的某一行，得到的是它的变体“a view of a leaf Variable ...”。本页先复现这两条报错，再介绍有意修改参数的几种正确做法：``torch.no_grad()``、``copy_``、``torch.utils.swap_tensors``，并说明为什么
@@ -162,7 +162,7 @@ def draw_graph(title, root, **leaves):
 
 # %%
 # 症状：手写 SGD 的一步
-# ----------------------
+# ---------------------
 #
 # ``w`` 是需要梯度的叶子张量：``backward()`` 把它的梯度存进 ``w.grad``。对 ``L = (w**2).sum()``，梯度是
 # ``2 * w``。照着公式写出的更新 ``w -= lr * w.grad`` 是对 ``w`` 的原地减法，autograd 在记录计算图时拒绝执行。
@@ -187,7 +187,7 @@ assert w._version == 0, "the refused edit did not happen"
 
 # %%
 # 变体：“a view of a leaf Variable”
-# ----------------------------------
+# ---------------------------------
 #
 # 修改权重的局部，比如把某一行清零，改的是叶子张量的视图：``w[0]`` 是一个视图，报错也如实说明了这一点。
 layer = torch.nn.Linear(3, 2)
@@ -202,7 +202,7 @@ assert message.startswith("a view of a leaf Variable that requires grad is being
 
 # %%
 # 修法一：``torch.no_grad()``
-# ----------------------------
+# ---------------------------
 #
 # 参数更新不属于模型本身，本来就不该被记录。在 ``torch.no_grad()`` 下，同一行代码可以执行：``w`` 仍是叶子张量，没有
 # ``grad_fn``；它的版本计数器照常加一，所以任何保存了 ``w`` 的计算图依然能发现这次修改。
@@ -225,7 +225,7 @@ assert torch.allclose(w.grad, 2 * torch.tensor([0.8, 1.6])), "the next gradient 
 
 # %%
 # 修法二：用 ``copy_`` 或 ``nn.init`` 修改权重
-# -----------------------------------------------
+# --------------------------------------------
 #
 # 要把参数设成给定的值，就在 ``no_grad`` 下把值复制进去。参数还是原来那个对象、那块存储，持有它的优化器也就能看到新值。``torch.nn.init``
 # 里的函数会自己处理 ``no_grad``。
@@ -247,7 +247,7 @@ assert torch.equal(layer.bias, torch.zeros(2)), "nn.init.zeros_ needs no no_grad
 
 # %%
 # 修法三：形状要变时用 ``torch.utils.swap_tensors``
-# --------------------------------------------------
+# -------------------------------------------------
 #
 # ``copy_`` 改不了形状。要把一层的输出从 2 个扩到 4 个，同时保留优化器持有的那个对象，可以用
 # ``torch.utils.swap_tensors`` 交换两个张量对象的内容：``layer.weight`` 仍是同一个 Python 对象，但形状和数值都换成了新的。
@@ -273,7 +273,7 @@ draw_memory("swap_tensors(layer.weight, bigger)", **{"layer.weight": layer.weigh
 
 # %%
 # 为什么 ``.data`` 也能用，却一声不吭
-# ------------------------------------
+# -----------------------------------
 #
 # 上面那个 PR 最终合并的修法是 ``p.data.add_(...)``。它能运行，因为 ``p.data`` 是一个在 autograd 之外的张量。但它也有自己独立的版本计数器，所以这次修改不会让
 # ``p._version`` 增加：保存了 ``p`` 的计算图察觉不到，算出的梯度会悄悄出错（见 :ref:`.data 那一页 <data-vs-detach-data>`）。在

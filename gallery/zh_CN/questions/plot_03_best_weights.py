@@ -2,7 +2,7 @@
 .. _questions-best-weights:
 
 保存“最佳”权重：为什么它一直在变
-====================================
+================================
 
 在最好的那个 epoch 之后写下 ``best = model.state_dict()``，训练结束时 ``best`` 里却是最后一轮的权重，而不是最好的那一轮。PyTorch
 教程多年前就合并了修正（`pytorch/tutorials#188 <https://github.com/pytorch/tutorials/pull/188>`__），这个问题却一再有人提起（`pytorch/pytorch#34765
@@ -172,7 +172,7 @@ def draw_graph(title, root, **leaves):
 
 # %%
 # ``state_dict()`` 返回的是引用
-# ------------------------------
+# -----------------------------
 #
 # 其中的张量是新的张量对象，已脱离 autograd，但底下用的是参数自己的存储。
 state = model.state_dict()
@@ -187,7 +187,7 @@ assert state["weight"] is not model.weight and not state["weight"].requires_grad
 
 # %%
 # 保存“最佳”状态的五种写法，训练一步之后
-# ----------------------------------------
+# --------------------------------------
 #
 # 先用每种写法各取一份，训练一步，再与这一步之前的权重比较。直接引用和字典的浅拷贝（``dict(...)``、``.copy()``）会跟着训练变，因为它们装的是同一批张量；``{k: v.detach().clone()}``
 # 和 ``copy.deepcopy`` 保住了旧值。
@@ -236,7 +236,7 @@ assert params["weight"] is model.weight, "keep_vars=True returns the Parameter o
 
 # %%
 # ``load_state_dict`` 复制，``assign=True`` 共享
-# ------------------------------------------------
+# ----------------------------------------------
 #
 # 恢复快照时，值被复制进模型原有的参数：对象不变，内存不变，优化器持有的仍是它们。加上
 # ``assign=True``，模型改为直接使用快照里的张量（包装成新的 ``Parameter`` 对象，内存还是同一块），之后训练
@@ -259,7 +259,7 @@ assert isinstance(other.weight, torch.nn.Parameter) and other.weight.requires_gr
 
 # %%
 # ``torch.save`` 保存切片，会写出整块存储
-# ----------------------------------------
+# ---------------------------------------
 #
 # 切片是视图，与它的基张量共用存储。``torch.save`` 保存的是存储，所以只保存 100 000 个浮点数中的前 10 个，也会写出全部 400 000
 # 字节；读回来得到的是 10 个数，底下却是一块 400 000 字节的存储。先 ``clone()``，写出的就只有这 10 个数。（文件写在内存里；每次运行大小都一样。）

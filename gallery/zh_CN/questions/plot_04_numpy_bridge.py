@@ -2,7 +2,7 @@
 .. _questions-numpy-bridge:
 
 与 NumPy 互转：“Can't call numpy() on Tensor that requires grad”
-====================================================================
+================================================================
 
 ``RuntimeError: Can't call numpy() on Tensor that requires grad. Use
 tensor.detach().numpy() instead.``，见 `pytorch/pytorch#44023

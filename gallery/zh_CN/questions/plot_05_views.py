@@ -2,7 +2,7 @@
 .. _questions-views:
 
 视图：哪些操作共享内存，经由视图写入会怎样
-==============================================
+==========================================
 
 ``RuntimeError: unsupported operation: more than one element of the
 written-to tensor refers to a single memory location. Please clone() the
@@ -189,7 +189,7 @@ assert not any(same_storage(results[key], x) for key in list(results)[6:]), "no 
 
 # %%
 # ``view`` 还是 ``reshape``
-# --------------------------
+# -------------------------
 #
 # ``x.t()`` 不是连续的：按行依次读取它，在内存里是跳着走的。``view`` 拒绝把它展平，并建议改用 ``reshape``，后者会复制。
 try:
@@ -272,7 +272,7 @@ assert same_storage(base, row) and same_storage(base, transposed), "the views sh
 
 # %%
 # ``CopySlices``：经由视图的修改进入基张量的历史
-# ------------------------------------------------
+# ----------------------------------------------
 #
 # ``y[0] = 10.0`` 经由视图 ``y[0]`` 写入。autograd 把它作为一个 ``CopySlices`` 节点记在 ``y`` 上：此后 ``y[0]``
 # 不再依赖 ``leaf``，所以那里的梯度是 0，和微积分对常数求导的结果一致。

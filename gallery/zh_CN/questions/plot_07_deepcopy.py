@@ -2,7 +2,7 @@
 .. _questions-deepcopy:
 
 张量上的 ``copy.deepcopy`` 与 ``copy.copy``
-=============================================
+===========================================
 
 模块里存着一个由运算得到的张量时，``copy.deepcopy(model)`` 会报错：“Only Tensors created
 explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么（``.grad`` 会复制，但
@@ -302,7 +302,7 @@ draw_memory("items = copy.deepcopy([t, t, t[1:]])", t=t, **{f"items[{i}]": item 
 
 # %%
 # 浅拷贝 ``copy.copy`` 不复制内存
-# --------------------------------
+# -------------------------------
 #
 # ``copy.copy(t)`` 返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变。它不能用来保存数值快照。
 

@@ -2,7 +2,7 @@
 .. _questions-non-leaf-grad:
 
 ``.grad`` 为什么是 ``None``？非叶子张量的梯度
-================================================
+=============================================
 
 ``backward()`` 之后读取中间结果的 ``.grad``，得到的是 ``None``，还伴随一条警告：“The .grad
 attribute of a Tensor that is not a leaf Tensor is being accessed”。本页复现这个现象，用三种办法拿到这个梯度（``retain_grad()``、钩子、``torch.autograd.grad``），再演示手写的更新循环如何在不知不觉中把叶子张量变成非叶子张量，最后说明梯度会一直累加，直到你把它清零。警告本身指向

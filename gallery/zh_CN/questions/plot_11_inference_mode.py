@@ -2,7 +2,7 @@
 .. _questions-inference-mode:
 
 推理时用 ``torch.inference_mode()`` 还是 ``torch.no_grad()`` 或 ``detach()``？
-==========================================================================================
+==============================================================================
 
 在 ``torch.inference_mode()`` 下得到的张量是“推理张量”（inference tensor），离开这个模式后，有些用法它会拒绝：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
