@@ -19,20 +19,16 @@ published at all. In order, it
    no source, staged or original, changed during the build;
 6. writes the landing page, then swaps the new site into place as a whole.
 
-A failed, interrupted or concurrent build leaves the previous site untouched and says so in its last
-line and its exit code. ``--lang`` or ``--only`` make a preview: marked on every page, written to
-``build/preview`` by default, never allowed to replace a published site, and without the narrative
-pages but the home page (and so without their doctests).
+The folders, the lock and the publishing swap are :mod:`sitetools.build_folders`; the Sphinx
+processes are :mod:`sitetools.sphinx_runs`. A failed, interrupted or concurrent build leaves the
+previous site untouched and says so in its last line and its exit code. ``--lang`` or ``--only`` make
+a preview: marked on every page, written to ``build/preview`` by default, never allowed to replace a
+published site, and without the narrative pages but the home page (and so without their doctests).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
-import functools
-import hashlib
-import json
 import os
 import re
 import shutil
@@ -41,19 +37,25 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 from sitetools import doctests, example_guard, page_rules, pages, pages_asserts, web
+from sitetools.build_folders import (
+    BuildError,
+    changes,
+    check_owned,
+    fingerprint,
+    locked,
+    make_owned,
+    publish,
+    remove_owned,
+)
 from sitetools.editions import CODES, edition, pick
+from sitetools.sphinx_runs import PREVIEW_KEPT, start_edition, stop, wait_for
 
 ROOT = pages.ROOT
 #: What the build copies into its staging folder: everything a Sphinx build of the site imports.
 STAGED = ("docs", "gallery", "sitetools", "tensorfacts")
-#: Source folders of the checkout that no build may write into or delete.
-SOURCES = (".git", ".ci", "docs", "gallery", "sitetools", "tensorfacts", "tests", "node_modules")
-MARKER = ".tensorcopy-build"
-COMPILED = (".pyc", ".mo")  # written by Python and by Sphinx's catalog compiler while building
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
 EXAMPLES_DIR = "examples"  # where sphinx-gallery puts the pages of gallery/<lang>/ in each edition
 PREVIEW_NOTE = {
@@ -64,14 +66,6 @@ PREVIEW_NOTE = {
 
 #: An output block of a sphinx-gallery page, as it writes one (the same text gives the same markup).
 OUTPUT_BLOCK = re.compile(r'<div class="sphx-glr-script-out[^"]*">.*?</div>', flags=re.S)
-#: The one narrative page a preview keeps (each edition's home).
-PREVIEW_KEPT = "index.md"
-#: The only warnings a preview may have: links to the pages it leaves out.
-PREVIEW_QUIET = "toc.not_readable,ref.ref,ref.doc"
-
-
-class BuildError(Exception):
-    """A reason to stop the build; its message is the build's last word."""
 
 
 class Interrupted(KeyboardInterrupt):
@@ -79,91 +73,7 @@ class Interrupted(KeyboardInterrupt):
     everything else) can swallow it."""
 
 
-# --- Refusing dangerous folders ---------------------------------------------------------------
-
-
-def _is_within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-def check_owned(path: Path, what: str, kind: str | None = None) -> Path:
-    """Return ``path`` resolved if the build may create and replace it, else raise :class:`BuildError`."""
-    path = path.expanduser().resolve()
-    for precious in (ROOT, Path.home().resolve()):
-        if _is_within(precious, path):
-            raise BuildError(f"refusing {what} {path}: it is or contains {precious}; nothing was deleted")
-    for name in SOURCES:
-        if _is_within(path, ROOT / name):
-            raise BuildError(f"refusing {what} {path}: it lies in the source folder {name}/; nothing was deleted")
-    if path.exists():
-        marker = path / MARKER
-        if path.is_dir() and not marker.exists() and not any(path.iterdir()):
-            return path  # an empty folder holds nothing to lose
-        if not marker.is_file():
-            raise BuildError(
-                f"refusing {what} {path}: it exists and was not made by this build (no {MARKER} inside); "
-                f"choose another folder or remove it yourself"
-            )
-        if kind == "preview" and json.loads(marker.read_text(encoding="utf-8")).get("kind") == "site":
-            raise BuildError(f"refusing to replace the published site in {path} with a preview; use --out")
-    return path
-
-
-def make_owned(path: Path, kind: str) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    (path / MARKER).write_text(json.dumps({"kind": kind}) + "\n", encoding="utf-8")
-    return path
-
-
-def remove_owned(path: Path) -> None:
-    """Delete a folder this build created (it carries the marker); anything else is left alone."""
-    if path.is_dir() and (path / MARKER).exists():
-        shutil.rmtree(path)
-
-
-@contextlib.contextmanager
-def locked(out: Path) -> Iterator[None]:
-    """Hold the build lock of ``out``; a second build of the same output refuses at once."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = out.parent / f".{out.name}.lock"
-    with lock_path.open("a+") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            lock.seek(0)
-            raise BuildError(
-                f"another build is writing {out} (pid {lock.read().strip() or '?'}); wait for it to finish"
-            ) from None
-        lock.seek(0)
-        lock.truncate()
-        lock.write(str(os.getpid()))
-        lock.flush()
-        yield
-
-
 # --- Checking sources ---------------------------------------------------------------------------
-
-
-def fingerprint(root: Path, names: tuple[str, ...], skip: tuple[str, ...] = ()) -> dict[str, str]:
-    """A digest of every file under ``root/<name>``, keyed by relative path (``skip``: path prefixes)."""
-    prints = {}
-    for name in names:
-        base = root / name
-        if not base.exists():
-            continue
-        for path in sorted(base.rglob("*")):
-            relative = path.relative_to(root).as_posix()
-            if path.is_file() and path.suffix not in COMPILED and not relative.startswith(skip):
-                prints[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return prints
-
-
-def changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    return sorted(
-        [f"{name} changed" for name in before.keys() & after.keys() if before[name] != after[name]]
-        + [f"{name} was deleted" for name in before.keys() - after.keys()]
-        + [f"{name} was created" for name in after.keys() - before.keys()]
-    )
 
 
 def check_sources(preview: bool) -> None:
@@ -207,97 +117,6 @@ def stage_sources(stage: Path, langs: list[str], only: list[str]) -> Path:
     return stage / "docs"
 
 
-def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float, preview: str) -> subprocess.Popen:
-    command = [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-E", "-b", "html",
-               "-d", str(stage / "doctrees" / lang), str(docs / lang), str(out / lang)]  # fmt: skip
-    if preview:  # the chosen examples only: narrative pages (and the checks they run) are left out
-        skipped = ",".join(page.name for page in pages.narrative_pages(lang, docs) if page.name != PREVIEW_KEPT)
-        command += ["-D", f"html_theme_options.announcement={preview}", "-D", f"exclude_patterns={skipped}",
-                    "-D", f"suppress_warnings={PREVIEW_QUIET}"]  # fmt: skip
-    env = {
-        **os.environ,
-        "PYTHONHASHSEED": "0",
-        example_guard.RECORDS_ENV: str(stage / "records" / lang),
-        example_guard.TIMEOUT_ENV: str(timeout),
-        web.CHECKOUT_ENV: str(ROOT),  # the verified-on stamp reads the commit there
-    }
-    with (stage / f"sphinx-{lang}.log").open("w", encoding="utf-8") as log:  # the child keeps its own handle
-        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
-                                preexec_fn=functools.partial(_die_with_parent, os.getpid()))  # fmt: skip
-
-
-def _die_with_parent(parent: int) -> None:
-    """In the child: receive SIGTERM when the build process dies, even if it is killed outright (and
-    stop at once if it died while this child was starting)."""
-    import ctypes
-
-    PR_SET_PDEATHSIG = 1
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    if os.getppid() != parent:
-        os._exit(1)
-
-
-def stop(processes: dict[str, subprocess.Popen]) -> None:
-    """Stop every still-running Sphinx process (and anything it started)."""
-    for process in processes.values():
-        if process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-    for process in processes.values():
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-
-def failure_reason(log: str) -> str:
-    """The line of a Sphinx log that says why it failed, for the build's last word."""
-    lines = log.splitlines()
-    for line in reversed(lines):
-        if "(exception: " in line:
-            return line.split("(exception: ", 1)[1].rstrip(")")
-    flagged = [line.strip() for line in lines if ": WARNING: " in line or ": ERROR: " in line]
-    if flagged:
-        more = f" (and {len(flagged) - 3} more)" if len(flagged) > 3 else ""
-        return "; ".join(flagged[:3]) + more
-    for line in reversed(lines):
-        if "failed to execute correctly" in line or re.match(r"^\S*(Error|Exception|Warning)\b", line.strip()):
-            return line.strip()
-    return lines[-1].strip() if lines else "no output"
-
-
-def wait_for(processes: dict[str, subprocess.Popen], stage: Path, scripts: dict[str, list[str]], deadline: float,
-             ) -> None:  # fmt: skip
-    """Wait for every edition, printing each example as it completes; fail fast on the first failure."""
-    seen: set[tuple[str, str]] = set()
-    while True:
-        for lang, names in scripts.items():
-            records = stage / "records" / lang
-            done = {p.name.removesuffix(".done") for p in records.glob("*.done")} if records.exists() else set()
-            for name in names:
-                base = Path(name).name + ".py"
-                if base in done and (lang, name) not in seen:
-                    seen.add((lang, name))
-                    count = sum(1 for key in seen if key[0] == lang)
-                    print(f"  [{lang}] ran {name} ({count}/{len(names)})", flush=True)
-        finished = {lang: p.poll() for lang, p in processes.items()}
-        failed = [lang for lang, code in finished.items() if code not in (None, 0)]
-        if failed:
-            stop(processes)
-            lang = failed[0]
-            log = (stage / f"sphinx-{lang}.log").read_text(encoding="utf-8")
-            print(log, file=sys.stderr)
-            raise BuildError(f"the {lang} edition failed: {failure_reason(log)} (full log above)")
-        if all(code == 0 for code in finished.values()):
-            return
-        if time.monotonic() > deadline:
-            stop(processes)
-            raise BuildError("the build ran past its time limit; an example is stuck outside Python code")
-        time.sleep(0.2)
-
-
 def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str, list[str]]) -> None:
     """Every example ran to its end and its page shows its code and output."""
     problems = []
@@ -334,18 +153,6 @@ def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str,
 
 def write_landing(out: Path) -> None:
     shutil.copyfile(ROOT / "docs" / "_landing" / "index.html", out / "index.html")
-
-
-def publish(building: Path, out: Path) -> None:
-    """Swap the finished site into place as a whole; the old one goes only after the new one is there."""
-    previous = out.parent / f".{out.name}.previous"
-    remove_owned(previous)
-    if out.exists() and any(out.iterdir()):
-        out.rename(previous)
-    elif out.exists():
-        out.rmdir()
-    building.rename(out)
-    remove_owned(previous)
 
 
 def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only: list[str], kind: str,

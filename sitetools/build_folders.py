@@ -1,0 +1,124 @@
+"""The folders of a build: which ones it may create, replace or delete, its lock, the fingerprint that
+shows whether sources changed, and the swap that publishes a finished site as a whole.
+
+The build never deletes a folder it did not create: it marks its own with :data:`MARKER`, and refuses
+an output or staging folder that could hold anything else (the checkout, its source folders, home, ``/``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from sitetools.pages import ROOT
+
+#: Source folders of the checkout that no build may write into or delete.
+SOURCES = (".git", ".ci", "docs", "gallery", "sitetools", "tensorfacts", "tests", "node_modules")
+MARKER = ".tensorcopy-build"
+COMPILED = (".pyc", ".mo")  # written by Python and by Sphinx's catalog compiler while building
+
+
+class BuildError(Exception):
+    """A reason to stop the build; its message is the build's last word."""
+
+
+def _is_within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def check_owned(path: Path, what: str, kind: str | None = None) -> Path:
+    """Return ``path`` resolved if the build may create and replace it, else raise :class:`BuildError`."""
+    path = path.expanduser().resolve()
+    for precious in (ROOT, Path.home().resolve()):
+        if _is_within(precious, path):
+            raise BuildError(f"refusing {what} {path}: it is or contains {precious}; nothing was deleted")
+    for name in SOURCES:
+        if _is_within(path, ROOT / name):
+            raise BuildError(f"refusing {what} {path}: it lies in the source folder {name}/; nothing was deleted")
+    if path.exists():
+        marker = path / MARKER
+        if path.is_dir() and not marker.exists() and not any(path.iterdir()):
+            return path  # an empty folder holds nothing to lose
+        if not marker.is_file():
+            raise BuildError(
+                f"refusing {what} {path}: it exists and was not made by this build (no {MARKER} inside); "
+                f"choose another folder or remove it yourself"
+            )
+        if kind == "preview" and json.loads(marker.read_text(encoding="utf-8")).get("kind") == "site":
+            raise BuildError(f"refusing to replace the published site in {path} with a preview; use --out")
+    return path
+
+
+def make_owned(path: Path, kind: str) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    (path / MARKER).write_text(json.dumps({"kind": kind}) + "\n", encoding="utf-8")
+    return path
+
+
+def remove_owned(path: Path) -> None:
+    """Delete a folder this build created (it carries the marker); anything else is left alone."""
+    if path.is_dir() and (path / MARKER).exists():
+        shutil.rmtree(path)
+
+
+@contextlib.contextmanager
+def locked(out: Path) -> Iterator[None]:
+    """Hold the build lock of ``out``; a second build of the same output refuses at once."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = out.parent / f".{out.name}.lock"
+    with lock_path.open("a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            raise BuildError(
+                f"another build is writing {out} (pid {lock.read().strip() or '?'}); wait for it to finish"
+            ) from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(str(os.getpid()))
+        lock.flush()
+        yield
+
+
+# --- Fingerprints and publishing ----------------------------------------------------------------
+
+
+def fingerprint(root: Path, names: tuple[str, ...], skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """A digest of every file under ``root/<name>``, keyed by relative path (``skip``: path prefixes)."""
+    prints = {}
+    for name in names:
+        base = root / name
+        if not base.exists():
+            continue
+        for path in sorted(base.rglob("*")):
+            relative = path.relative_to(root).as_posix()
+            if path.is_file() and path.suffix not in COMPILED and not relative.startswith(skip):
+                prints[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return prints
+
+
+def changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    return sorted(
+        [f"{name} changed" for name in before.keys() & after.keys() if before[name] != after[name]]
+        + [f"{name} was deleted" for name in before.keys() - after.keys()]
+        + [f"{name} was created" for name in after.keys() - before.keys()]
+    )
+
+
+def publish(building: Path, out: Path) -> None:
+    """Swap the finished site into place as a whole; the old one goes only after the new one is there."""
+    previous = out.parent / f".{out.name}.previous"
+    remove_owned(previous)
+    if out.exists() and any(out.iterdir()):
+        out.rename(previous)
+    elif out.exists():
+        out.rmdir()
+    building.rename(out)
+    remove_owned(previous)
