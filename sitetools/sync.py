@@ -128,7 +128,8 @@ def sync(name: str, source_lang: str = CODES[0], gallery: Path = GALLERY) -> lis
     """Sync page ``name`` from ``source_lang`` into every other edition; return what was done."""
     source_path = gallery / source_lang / f"{name}.py"
     if not source_path.exists():
-        raise SyncError(f"no page {source_path}: give PART/plot_NN_name, for example copying/plot_04_detach")
+        raise SyncError(f"no page gallery/{source_lang}/{name}.py: give PART/plot_NN_name, for example "
+                        "copying/plot_04_detach")
     source = source_path.read_text(encoding="utf-8")
     written, report = {}, []
     for lang in CODES:
@@ -136,7 +137,8 @@ def sync(name: str, source_lang: str = CODES[0], gallery: Path = GALLERY) -> lis
         if lang == source_lang:
             continue
         if not path.exists():
-            raise SyncError(f"no page {path}: start it with `python -m sitetools.new_page {name}`")
+            raise SyncError(f"no page gallery/{lang}/{name}.py: copy gallery/{source_lang}/{name}.py there first, "
+                            "then translate its text")
         target = path.read_text(encoding="utf-8")
         result, notes = sync_text(source, target, f"gallery/{lang}/{name}.py")
         if not _same_code(source, result):  # a safety net: never write a page whose code still differs
