@@ -76,6 +76,11 @@ def test_other_notebooks_keep_their_lines_and_lose_only_the_labels():
         "See the next page\nfor more; `x <https://a.b>`_ stays.")
 
 
+def test_an_anonymous_link_loses_the_underscore_sphinx_gallery_leaves():
+    assert markdown_cell("见 [pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590)_ 取消", {},
+                         "x.ipynb") == "见 [pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590) 取消"
+
+
 def test_a_quoted_paragraph_is_joined_inside_its_quote():
     admonition = ".. admonition:: 原文与 torch |v| 对照\n   :class: warning\n\n   原文说，\n   现在不同。\n"
     assert markdown_cell(admonition, {"v": "9.9"}, "x.ipynb", cjk=True) == (
@@ -125,6 +130,7 @@ def test_the_chinese_notebooks_keep_no_label_and_no_break_inside_a_chinese_sente
     text = "\n".join(texts)
     assert "见下一页。" in text, "the closing cross-reference should read 见下一页。"
     assert "<copying-rebinding>" not in text
+    assert "(https://github.com/pytorch/pytorch/pull/83590)\n" in text  # no "_" left after the link
     assert "所以只要计算图在修改前保存了 ``a``，执行 ``backward()`` 时就会报错" in text  # one line, as written
 
 

@@ -12,7 +12,8 @@ them as downloads), this extension rewrites them:
   becomes its value;
 - in every notebook's Markdown cells, a cross-reference that sphinx-gallery left as
   ```下一页 <copying-rebinding>``` (it only drops the ``:ref:`` role) becomes its words, since the
-  label means nothing outside the site;
+  label means nothing outside the site, and a Markdown link loses the ``_`` sphinx-gallery leaves
+  after it when the reST link was anonymous (```text <url>`__``);
 - in the notebooks of editions marked ``cjk`` in ``sitetools.editions``, a line break inside a
   paragraph is removed where the site's pages remove it (between Chinese characters, next to
   full-width punctuation: ``tensorcopy_sphinx.cjk_linebreaks``), since Jupyter shows it as a space;
@@ -44,6 +45,9 @@ SUBSTITUTION = re.compile(r"\|([a-z][a-z0-9_]*)\|")
 #: A cross-reference as sphinx-gallery leaves it (```words <label>```): a label, not an address.
 _LEFT_REFERENCE = re.compile(r"(?P<before> ?)(?<!`)`(?P<words>[^`<>]+?)\s*<[\w.-]+>`(?![`_])(?P<after> ?)")
 _HAN = re.compile("[\u3400-\u9fff]")
+#: A Markdown link sphinx-gallery made from an anonymous reST link (```text <url>`__``): it converts
+#: ```text <url>`_`` and leaves the second underscore behind.
+_LEFT_UNDERSCORE = re.compile(r"(\[[^\]]*\]\([^)\s]*\))_")
 #: A Markdown line that starts a block of its own (heading, table, list item, fence) or ends one.
 _BLOCK = re.compile(r"\s*(?:#|\||[-*+] |\d+[.)] |```|$)")
 _QUOTE = re.compile(r"(?:> ?)*")
@@ -105,7 +109,8 @@ def join_chinese_lines(markdown: str) -> str:
 def markdown_cell(text: str, values: dict[str, str], where: str, cjk: bool = False) -> str:
     """One Markdown cell as a notebook reader should see it (see the module docstring)."""
     text = _DIRECTIVE.sub(lambda match: _markdown(match, where), text if text.endswith("\n") else text + "\n")
-    text = _LEFT_REFERENCE.sub(lambda match: _words(match, cjk), resolve(text, values, where)).rstrip("\n")
+    text = _LEFT_UNDERSCORE.sub(r"\1", resolve(text, values, where))
+    text = _LEFT_REFERENCE.sub(lambda match: _words(match, cjk), text).rstrip("\n")
     return join_chinese_lines(text) if cjk else text
 
 
