@@ -13,6 +13,10 @@ every ``assert``, and every must-raise block (``try: ... except E: ... else: rai
 which holds when one of its handlers runs. A check in a loop makes one claim per message it shows (its
 message names the case). This module needs nothing but the standard library and torch, and holds no
 ``assert`` of its own: the downloads' checks are the page's.
+
+The report's words are ``WORDS``, in English; the rerun cell of another edition holds this code with
+``WORDS`` in the page's language (:func:`tensorcopy_sphinx.rerun_cell.cell_code`, from the message
+catalog). The checks' own messages are code, the same in every edition, and stay as the page wrote them.
 """
 
 import ast
@@ -20,6 +24,21 @@ import contextlib
 import io
 import sys
 import traceback
+
+#: The report's words: the three statuses, then the sentences around them (``str.format`` fields).
+WORDS = {
+    "agrees": "agrees",
+    "DIFFERS": "DIFFERS",
+    "not run": "not run",
+    "header": "This page's checks on torch {torch} (the page was verified on torch {verified_on}):",
+    "why": " ({error})",
+    "times": " ({count} times)",
+    "summary": "{agree} agree, {differ} differ, {not_run} not run: {claims} claims from the page's {checks} checks",
+    "stopped": "The page stopped at `{line}`: {error}",
+    "after the stop": "The claims after that point did not run, and a loop that stopped may list fewer cases.",
+    "failed": "on torch {torch}, {differ} claims of this page differ and {not_run} did not run{ending}; see above",
+    "failed, stopped": ", and the page stopped before its end",
+}
 
 
 def is_must_raise(node):
@@ -90,7 +109,7 @@ def rerun_checks(code, verified_on):
     results = [[] for _ in recorder.texts]  # per check: (message, holds, why not) each time it ran
 
     def check(index, holds, message):
-        why = f" ({type(holds).__name__}: {holds})" if isinstance(holds, Exception) else ""
+        why = WORDS["why"].format(error=f"{type(holds).__name__}: {holds}") if isinstance(holds, Exception) else ""
         try:
             said = str(message()) if message else recorder.texts[index]
         except Exception:  # Python would not have built this message for a check that holds
@@ -104,12 +123,13 @@ def rerun_checks(code, verified_on):
         except Exception as error:
             frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == "<page>"]
             line = code.splitlines()[frames[-1].lineno - 1].strip() if frames else "?"
-            stopped = f"The page stopped at `{line}`: {type(error).__name__}: {error}"
+            stopped = WORDS["stopped"].format(line=line, error=f"{type(error).__name__}: {error}")
     if "matplotlib.pyplot" in sys.modules:
         sys.modules["matplotlib.pyplot"].close("all")  # the pictures were drawn above
 
-    print(f"This page's checks on torch {torch.__version__} (the page was verified on torch {verified_on}):")
+    print(WORDS["header"].format(torch=torch.__version__, verified_on=verified_on))
     counts = {"agrees": 0, "DIFFERS": 0, "not run": 0}
+    width = max(len(WORDS[status]) for status in counts) + 1
     for text, runs in zip(recorder.texts, results, strict=True):
         claims = {}  # message -> (holds, why not) each time, in the order the messages came
         for message, holds, why in runs:
@@ -118,13 +138,14 @@ def rerun_checks(code, verified_on):
             status = "not run" if not held else "agrees" if all(h for h, _ in held) else "DIFFERS"
             counts[status] += 1
             why = next((why for h, why in held if not h), "")
-            print(f"  {status:8} {message}{why}" + (f" ({len(held)} times)" if len(held) > 1 else ""))
+            times = WORDS["times"].format(count=len(held)) if len(held) > 1 else ""
+            print(f"  {WORDS[status]:{width}} {message}{why}{times}")
     agree, differ, not_run = counts.values()
-    print(f"{agree} agree, {differ} differ, {not_run} not run: {sum(counts.values())} claims from the page's "
-          f"{len(recorder.texts)} checks")  # fmt: skip
+    print(WORDS["summary"].format(agree=agree, differ=differ, not_run=not_run, claims=sum(counts.values()),
+                                  checks=len(recorder.texts)))  # fmt: skip
     if stopped:
-        print(f"{stopped}\nThe claims after that point did not run, and a loop that stopped may list fewer cases.")
+        print(f"{stopped}\n{WORDS['after the stop']}")
     if differ or not_run or stopped:
-        ending = ", and the page stopped before its end" if stopped else ""
-        raise AssertionError(f"on torch {torch.__version__}, {differ} claims of this page differ and {not_run} did "
-                             f"not run{ending}; see above")  # fmt: skip
+        ending = WORDS["failed, stopped"] if stopped else ""
+        raise AssertionError(WORDS["failed"].format(torch=torch.__version__, differ=differ, not_run=not_run,
+                                                    ending=ending))  # fmt: skip

@@ -5,7 +5,9 @@ Three things read this list, so they can never disagree:
 - the glossary pages (``docs/<code>/glossary.md``), through the ``terms-table`` directive;
 - the Chinese search: ``docs/_shared/zh_search_terms.txt``, jieba's user dictionary, is written from
   this list (``python -m sitetools.terms --update``), so that a reader who types a term, one of its
-  other names or a variant we avoid finds the glossary;
+  other names or a variant we avoid finds the glossary; and every one of those words is an entry of
+  the Chinese search index pointing at the term's page (``tensorcopy_sphinx.zh_search``), so that the
+  page comes first even where its text uses another word (版本号 for 版本计数器, 内存泄漏);
 - the wording rule: :func:`check_variants` reports a variant to avoid (原位 for 原地操作) on a Chinese
   page, outside quotation marks (a quoted article keeps its own words).
 """
@@ -28,7 +30,7 @@ class Term:
     zh: str  #: the word the Chinese pages use
     en: str  #: the English term (backticks mark code)
     page: str  #: the reference label of the page that shows it
-    also: tuple[str, ...] = ()  #: other names readers type, which the pages may use too
+    also: tuple[str, ...] = ()  #: other names readers type (aliases), which the pages may use too
     avoid: tuple[str, ...] = ()  #: variants the Chinese pages do not use outside quotations
 
 
@@ -36,20 +38,22 @@ TERMS: tuple[Term, ...] = (
     Term("张量", "tensor", "copying-alias"),
     Term("复制", "copy", "copying-clone", also=("拷贝",)),
     Term("克隆", "clone, `clone()`", "copying-clone"),
-    Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy"),
-    Term("深拷贝", "deep copy, `copy.deepcopy`", "questions-deepcopy"),
+    Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", also=("浅复制",)),
+    Term("深拷贝", "deep copy, `copy.deepcopy`", "questions-deepcopy", also=("深复制",)),
     Term("存储", "storage", "copying-alias"),
     Term("共享内存", "shared memory", "copying-detach"),
     Term("视图", "view", "questions-version-counter"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地")),
     Term("重新绑定", "rebinding a name", "copying-rebinding"),
-    Term("版本计数器", "version counter, `_version`", "questions-version-counter"),
+    Term("版本计数器", "version counter, `_version`", "questions-version-counter", also=("版本号",)),
     Term("计算图", "computation graph", "questions-graph-kept-alive"),
+    Term("内存泄漏", "memory leak", "questions-graph-kept-alive", also=("显存泄漏",)),
+    Term("显存", "GPU memory", "questions-graph-kept-alive"),
     Term("自动求导", "autograd", "data-vs-detach-detach"),
     Term("反向传播", "backward pass, `backward()`", "questions-non-leaf-grad"),
     Term("梯度", "gradient, `.grad`", "questions-non-leaf-grad"),
-    Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点",)),
+    Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点")),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad"),
     Term("推理张量", "inference tensor", "questions-inference-mode"),
 )

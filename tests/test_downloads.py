@@ -38,6 +38,15 @@ from tensorcopy_sphinx.rerun_cell import TAG  # noqa: E402  isort: skip
 #: One edition is enough (the code is the same in every language); the last one carries non-ASCII text.
 LANG = LANGS[-1]
 SCRIPTS = gallery_scripts(LANG)
+#: The rerun cell's report in each edition's words, written here (not read from the message catalog):
+#: its last line when every claim agrees ({checks}: the page's checks), a claim that agrees, one that
+#: differs, and what the error says when some differ.
+REPORT = {
+    "en": {"all agree": r"(\d+) agree, 0 differ, 0 not run: \1 claims from the page's {checks} checks",
+           "agrees": "  agrees   ", "differs": "  DIFFERS  ", "error": "claims of this page differ"},
+    "zh_CN": {"all agree": r"(\d+) 项一致，0 项不一致，0 项未运行：共 \1 项结论，出自本页的 {checks} 项检查",
+              "agrees": "  一致   ", "differs": "  不一致  ", "error": "项结论不一致"},
+}[LANG]
 
 
 def _download(site: Path, script: Path, suffix: str) -> Path:
@@ -94,7 +103,7 @@ def test_the_downloaded_script_runs_alone_and_checks(site_dir, download_runs, sc
     assert result.returncode == 0, f"the downloaded {download.name} fails on its own:\n{result.stderr[-3000:]}"
     last = result.stdout.strip().splitlines()[-1]
     checks_recorded = len(read_manifest()[relative_name(script)])
-    everything_agrees = rf"(\d+) agree, 0 differ, 0 not run: \1 claims from the page's {checks_recorded} checks"
+    everything_agrees = REPORT["all agree"].replace("{checks}", str(checks_recorded))
     assert re.fullmatch(everything_agrees, last), (
         f"the rerun cell of {download.name} did not report every one of the page's {checks_recorded} checks "
         f"agreeing: {last!r}"
@@ -131,9 +140,9 @@ def test_the_rerun_cell_reports_every_claim_when_torch_differs(site_dir, tmp_pat
     patch = "import torch\ntorch.Tensor.detach = lambda self: self.clone().detach_()\n\n"
     result = _run_alone(patch + "".join(cells[-1]["source"]), "rerun.py", tmp_path)
     lines = result.stdout.splitlines()
-    assert result.returncode != 0 and "claims of this page differ" in result.stderr, result.stderr[-2000:]
-    assert "  DIFFERS  the detached tensor must share a's memory" in lines, result.stdout
-    assert "  agrees   the detached tensor must be a leaf" in lines, result.stdout  # still true of a copy
+    assert result.returncode != 0 and REPORT["error"] in result.stderr, result.stderr[-2000:]
+    assert REPORT["differs"] + "the detached tensor must share a's memory" in lines, result.stdout
+    assert REPORT["agrees"] + "the detached tensor must be a leaf" in lines, result.stdout  # still true of a copy
     assert sum(line.startswith("  ") for line in lines) > 20, "the report stopped before the last claim"
 
 

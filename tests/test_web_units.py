@@ -170,7 +170,8 @@ def test_every_theme_word_has_a_chinese_translation():
     assert not missing
     for word in theme_i18n.words():
         assert not any(char.isascii() and char.isalpha() for char in words[word].replace("{title}", "")
-                       .replace("{sphinx}", "").replace("{furo}", "").replace("Furo", "")), word
+                       .replace("{sphinx}", "").replace("{furo}", "").replace("Furo", "")
+                       .replace("JavaScript", "")), word  # names stay as they are
 
 
 def test_a_missing_translation_fails_the_build_naming_the_catalog():

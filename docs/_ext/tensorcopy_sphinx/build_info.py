@@ -1,7 +1,8 @@
 """Expose the versions of the running build to every page.
 
-Defines the substitutions ``|torch_version|`` and ``|python_version|`` for reST (gallery text blocks)
-and ``{{torch_version}}`` / ``{{python_version}}`` for MyST pages. The values are read from the
+Defines the substitutions ``|torch_version|``, ``|python_version|``, ``|numpy_version|``... for reST
+(gallery text blocks) and ``{{torch_version}}``, ``{{python_version}}``, ``{{numpy_version}}``... for MyST
+pages. The values are read from the
 interpreter that runs the build, which is also the one that executes the gallery examples.
 """
 
@@ -13,6 +14,7 @@ from sphinx.config import Config
 
 def build_versions() -> dict[str, str]:
     """Return the versions this build runs on, as the interpreter reports them."""
+    import numpy
     import sphinx
     import sphinx_gallery
     import torch
@@ -20,6 +22,7 @@ def build_versions() -> dict[str, str]:
     return {
         "torch_version": torch.__version__,
         "python_version": platform.python_version(),
+        "numpy_version": numpy.__version__,  # the pages that hand tensors to NumPy run on it
         "sphinx_version": sphinx.__version__,
         "sphinx_gallery_version": sphinx_gallery.__version__,
     }

@@ -10,6 +10,13 @@ them as downloads), this extension rewrites them:
   bold, a figure caption becomes its caption paragraph (the alt text belongs to the picture, which
   the notebook draws when it runs), and each of the build's substitutions (``|torch_version|``...)
   becomes its value;
+- in every notebook's Markdown cells, a cross-reference that sphinx-gallery left as
+  ```下一页 <copying-rebinding>``` (it only drops the ``:ref:`` role) becomes its words, since the
+  label means nothing outside the site, and a Markdown link loses the ``_`` sphinx-gallery leaves
+  after it when the reST link was anonymous (```text <url>`__``);
+- in the notebooks of editions marked ``cjk`` in ``sitetools.editions``, a line break inside a
+  paragraph is removed where the site's pages remove it (between Chinese characters, next to
+  full-width punctuation: ``tensorcopy_sphinx.cjk_linebreaks``), since Jupyter shows it as a space;
 - in every ``.py`` download, the substitutions become their values (the code is untouched).
 
 Any other directive, or a substitution the build does not define, fails the build and names the file.
@@ -25,7 +32,9 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
+from sitetools.editions import edition
 from tensorcopy_sphinx.build_info import build_versions
+from tensorcopy_sphinx.cjk_linebreaks import join_lines
 
 #: A reST directive at the start of a line: its name, its argument, then its indented block.
 _DIRECTIVE = re.compile(r"^\.\. (?P<name>[a-z][\w-]*)::[ \t]*(?P<argument>.*)\n(?P<block>(?:[ \t]*\n|[ \t]+\S.*\n?)*)",
@@ -33,6 +42,15 @@ _DIRECTIVE = re.compile(r"^\.\. (?P<name>[a-z][\w-]*)::[ \t]*(?P<argument>.*)\n(
 _OPTION = re.compile(r"^:[\w-]+:.*$")
 #: What a reST substitution reference looks like (``|torch_version|``).
 SUBSTITUTION = re.compile(r"\|([a-z][a-z0-9_]*)\|")
+#: A cross-reference as sphinx-gallery leaves it (```words <label>```): a label, not an address.
+_LEFT_REFERENCE = re.compile(r"(?P<before> ?)(?<!`)`(?P<words>[^`<>]+?)\s*<[\w.-]+>`(?![`_])(?P<after> ?)")
+_HAN = re.compile("[\u3400-\u9fff]")
+#: A Markdown link sphinx-gallery made from an anonymous reST link (```text <url>`__``): it converts
+#: ```text <url>`_`` and leaves the second underscore behind.
+_LEFT_UNDERSCORE = re.compile(r"(\[[^\]]*\]\([^)\s]*\))_")
+#: A Markdown line that starts a block of its own (heading, table, list item, fence) or ends one.
+_BLOCK = re.compile(r"\s*(?:#|\||[-*+] |\d+[.)] |```|$)")
+_QUOTE = re.compile(r"(?:> ?)*")
 
 
 def _body(block: str) -> str:
@@ -66,17 +84,54 @@ def resolve(text: str, values: dict[str, str], where: str) -> str:
     return SUBSTITUTION.sub(value, text)
 
 
-def markdown_cell(text: str, values: dict[str, str], where: str) -> str:
+def join_chinese_lines(markdown: str) -> str:
+    """``markdown`` with the line breaks inside a paragraph (or a quoted paragraph) joined where the
+    site's Chinese pages join them; headings, lists, tables and fenced code keep their lines."""
+    lines: list[str] = []
+    fenced = False
+    for line in markdown.split("\n"):
+        quote = _QUOTE.match(line).group()
+        body = line[len(quote):]
+        if body.lstrip().startswith("```"):
+            fenced = not fenced
+        previous = lines[-1] if lines and not fenced else ""
+        before = previous[len(_QUOTE.match(previous).group()):]
+        same_block = quote.strip() == _QUOTE.match(previous).group().strip()
+        if same_block and before.strip() and not before.lstrip().startswith("#") and not _BLOCK.match(body):
+            joined = join_lines(f"{previous}\n{body}")
+            if "\n" not in joined:
+                lines[-1] = joined
+                continue
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def markdown_cell(text: str, values: dict[str, str], where: str, cjk: bool = False) -> str:
     """One Markdown cell as a notebook reader should see it (see the module docstring)."""
     text = _DIRECTIVE.sub(lambda match: _markdown(match, where), text if text.endswith("\n") else text + "\n")
-    return resolve(text, values, where).rstrip("\n")
+    text = _LEFT_UNDERSCORE.sub(r"\1", resolve(text, values, where))
+    text = _LEFT_REFERENCE.sub(lambda match: _words(match, cjk), text).rstrip("\n")
+    return join_chinese_lines(text) if cjk else text
 
 
-def clean_notebook(path: Path, values: dict[str, str]) -> None:
+def _words(reference: re.Match, cjk: bool) -> str:
+    """A left cross-reference as its words; in a ``cjk`` edition without the spaces around it where
+    Chinese meets Chinese (the pages drop those too: ``tensorcopy_sphinx.cjk_linebreaks``)."""
+    words, text = reference.group("words"), reference.string
+    start, end = reference.start(), reference.end()
+    before, after = reference.group("before"), reference.group("after")
+    if cjk and before and start > 0 and _HAN.match(text[start - 1]) and _HAN.match(words[0]):
+        before = ""
+    if cjk and after and end < len(text) and _HAN.match(text[end]) and _HAN.match(words[-1]):
+        after = ""
+    return f"{before}{words}{after}"
+
+
+def clean_notebook(path: Path, values: dict[str, str], cjk: bool = False) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     for cell in data["cells"]:
         if cell["cell_type"] == "markdown":
-            cell["source"] = [markdown_cell("".join(cell["source"]), values, str(path.name))]
+            cell["source"] = [markdown_cell("".join(cell["source"]), values, str(path.name), cjk)]
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
@@ -89,9 +144,9 @@ def clean_script(path: Path, values: dict[str, str]) -> None:
 
 def _clean_downloads(app: Sphinx, env, docnames) -> None:
     gallery = Path(app.srcdir) / app.config.sphinx_gallery_conf["gallery_dirs"][0]
-    values = build_versions()
+    values, cjk = build_versions(), edition(app.config.language).cjk
     for notebook in sorted(gallery.rglob("plot_*.ipynb")):
-        clean_notebook(notebook, values)
+        clean_notebook(notebook, values, cjk)
     for script in sorted(gallery.rglob("plot_*.py")):
         clean_script(script, values)
 

@@ -5,8 +5,10 @@ downloads), this extension appends one cell to both: the page's code, hidden che
 string ``PAGE_CODE``, and :func:`sitetools.rerun_checks.rerun_checks` (its code, without docstring or
 comments), called with the torch version the page was verified on. The cell needs none of the cells
 above it, so a reader whose torch fails an ``assert`` half-way can still run it and see every claim.
-Its title and text come from the message catalog (``docs/_locale``); its code is the same in every
-edition. A page whose code cannot be held in a raw triple-quoted string fails the build, naming it.
+Its title and text come from the message catalog (``docs/_locale``), and so do the words of the report
+it prints (``rerun_checks.WORDS``, written into the cell in the page's language); the rest of its code
+is the same in every edition. A page whose code cannot be held in a raw triple-quoted string fails the
+build, naming it.
 """
 
 from __future__ import annotations
@@ -48,28 +50,37 @@ def page_code(script: Path) -> str:
 
 
 @functools.cache
-def _runner() -> str:
-    """The code of :mod:`sitetools.rerun_checks`, without docstrings and comments (they are English only)."""
+def _runner(words: tuple[tuple[str, str], ...]) -> str:
+    """The code of :mod:`sitetools.rerun_checks`, without docstrings and comments (they are English only),
+    its ``WORDS`` holding ``words``."""
     module = ast.parse(inspect.getsource(rerun_checks))
     for node in ast.walk(module):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and ast.get_docstring(node, clean=False):
             del node.body[0]
+    (table,) = [node for node in module.body if isinstance(node, ast.Assign) and ast.unparse(node.targets) == "WORDS"]
+    table.value = ast.parse(repr(dict(words)), mode="eval").body
     return ast.unparse(module)
 
 
-def cell_code(script: Path) -> str:
+def cell_code(script: Path, words: dict[str, str] | None = None) -> str:
+    """The rerun cell of ``script``, reporting in ``words`` (``rerun_checks.WORDS``, English, if None)."""
     torch_version = build_versions()["torch_version"]
-    return (
-        f"PAGE_CODE = r'''\n{page_code(script)}'''\n\n\n{_runner()}\n\n\nrerun_checks(PAGE_CODE, {torch_version!r})\n"
-    )
+    runner = _runner(tuple((words or rerun_checks.WORDS).items()))
+    return f"PAGE_CODE = r'''\n{page_code(script)}'''\n\n\n{runner}\n\n\nrerun_checks(PAGE_CODE, {torch_version!r})\n"
+
+
+def report_words(app: Sphinx) -> dict[str, str]:
+    """``rerun_checks.WORDS`` in the edition's language, from its message catalog (a missing one fails
+    the build, naming it)."""
+    return {key: translated(app, english) for key, english in rerun_checks.WORDS.items()}
 
 
 def _append(app: Sphinx, env, docnames) -> None:
     conf = app.config.sphinx_gallery_conf
     gallery, sources = Path(app.srcdir) / conf["gallery_dirs"][0], Path(conf["examples_dirs"][0])
-    title, text = translated(app, TITLE), translated(app, TEXT)
+    title, text, words = translated(app, TITLE), translated(app, TEXT), report_words(app)
     for script in sorted(gallery.rglob("plot_*.py")):
-        code = cell_code(sources / script.relative_to(gallery))  # the source, not the download being changed
+        code = cell_code(sources / script.relative_to(gallery), words)  # the source, not the download being changed
         source = script.read_text(encoding="utf-8")
         if PY_MARKER not in source:
             comment = "\n".join(f"# {line}" for line in (title, "-" * len(title), "", text))

@@ -35,6 +35,9 @@ CATALOGUED = (
     "Built with {sphinx} and the {furo} theme.", "Edit this page", "Report a problem on this page",
     "Page not found", "This address is not a page of this site. The pages are listed in the menu.",
     "Toggle navigation of {title}",
+    # Furo's search page, without JavaScript: Sphinx's catalog has this sentence only as the basic
+    # theme's template wraps it, over two lines.
+    "Please activate JavaScript to enable the search functionality.",
 )  # fmt: skip
 _NAVIGATION = re.compile(r'aria-label="Toggle navigation of ([^"]*)"')
 

@@ -11,6 +11,12 @@ Three faults of the stock setup are handled here:
   of Han characters into the longest words the index itself holds (forward maximum matching).
 * Without jieba Sphinx builds silently with no Chinese words in the index. Here the build fails
   instead, before reading (jieba missing) and after writing (index without Chinese words).
+
+And one addition: a reader types their own word (版本号, 深复制, 内存泄漏), which the page that answers
+them may never use. Every word of the terminology list (``sitetools.terms``: each term, its aliases
+and the variants the pages avoid) becomes an entry of the index pointing at the term's page, the way
+an ``index`` directive's entry would; Sphinx's search ranks such an entry above words found in the
+text, so that page comes first.
 """
 
 import json
@@ -24,6 +30,7 @@ from sphinx.search import _MINIFIED_JS_PATH
 from sphinx.search.zh import SearchChinese
 
 from sitetools.editions import edition
+from sitetools.terms import TERMS
 
 SPLIT_QUERY_JS = r"""
 /* Chinese query splitter (tensorcopy_sphinx.zh_search): Latin words as usual; each run of Han characters
@@ -91,17 +98,36 @@ def _require_jieba(app: Sphinx) -> None:
     jieba.setLogLevel(logging.WARNING)
 
 
-def _check_index(app: Sphinx, exception: Exception | None) -> None:
+def term_entries(index: dict, labels: dict[str, tuple[str, str, str]]) -> dict[str, list[list]]:
+    """The search index's ``indexentries`` with one main entry per word of the terminology list,
+    pointing at the page of its term (``labels``: Sphinx's ``std`` labels, label -> (docname, ...))."""
+    entries = dict(index["indexentries"])
+    for term in TERMS:
+        if term.page not in labels:
+            raise ExtensionError(f"sitetools/terms.py: the term {term.zh!r} names the page {term.page!r}, "
+                                 "which no page of this edition defines")
+        page = index["docnames"].index(labels[term.page][0])
+        for word in (term.zh, *term.also, *term.avoid):
+            entries[word] = [*entries.get(word, []), [page, "", True]]
+    return entries
+
+
+def _finish_index(app: Sphinx, exception: Exception | None) -> None:
     if exception or app.builder.format != "html" or not edition(app.config.language).cjk:
         return
-    text = Path(app.outdir, "searchindex.js").read_text(encoding="utf-8")
-    terms = json.loads(text[text.index("(") + 1 : text.rindex(")")])["terms"]
-    if not any(HAN.search(term) for term in terms):
+    path = Path(app.outdir, "searchindex.js")
+    text = path.read_text(encoding="utf-8")
+    start, end = text.index("(") + 1, text.rindex(")")
+    index = json.loads(text[start:end])
+    if not any(HAN.search(term) for term in index["terms"]):
         raise ExtensionError(f"{app.outdir}/searchindex.js holds no Chinese words")
+    index["indexentries"] = term_entries(index, app.env.domaindata["std"]["labels"])
+    written = json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    path.write_text(text[:start] + written + text[end:], encoding="utf-8")
 
 
 def setup(app: Sphinx) -> dict:
     app.add_search_language(SearchChineseFixed)
     app.connect("builder-inited", _require_jieba)
-    app.connect("build-finished", _check_index)
+    app.connect("build-finished", _finish_index)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

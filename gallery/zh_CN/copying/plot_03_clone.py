@@ -227,7 +227,7 @@ assert repr(c) != article_c, "c must print differently from the article"
 # sphinx_gallery_end_ignore
 
 # %%
-# .. admonition:: 原文勘误（torch |torch_version| 实测）
+# .. admonition:: 原文与 torch |torch_version| 对照
 #    :class: warning
 #
 #    原文打印的是 ``grad_fn=<CloneBackward>``；上方输出显示，现在打印的是

@@ -325,7 +325,7 @@ for call, change in changes.items():
 # ----------------------
 #
 # ``d.set_(...)`` 之后，两个张量不再共享内存，却仍共用版本计数器。``d.add_(1)`` 会推进 ``a._version``，
-# 所以修改之前就保存了 ``a`` 的计算图，执行 ``backward()`` 时会报错，尽管 ``a`` 的数值从没变过。
+# 所以只要计算图在修改前保存了 ``a``，执行 ``backward()`` 时就会报错，尽管 ``a`` 的数值从没变过。
 
 a, d = fresh_pair()
 loss = (a * a).sum()
@@ -447,7 +447,7 @@ for call, change in changes.items():
 assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf accepts set_, transpose_"
 
 # %%
-# .. admonition:: 原文勘误（torch |torch_version| 实测）
+# .. admonition:: 原文与 torch |torch_version| 对照
 #    :class: warning
 #
 #    原文说，``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在 detach 得到的张量上，

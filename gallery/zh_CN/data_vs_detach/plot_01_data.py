@@ -228,7 +228,7 @@ assert a._version == 0, "a was not touched"
 draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 
 # %%
-# .. admonition:: 原文勘误（torch |torch_version| 实测）
+# .. admonition:: 原文与 torch |torch_version| 对照
 #    :class: warning
 #
 #    原文打印的是 ``grad_fn=<SigmoidBackward>``。现在节点名是 ``SigmoidBackward0``

@@ -245,12 +245,12 @@ assert a.grad is None, "no gradient was written"
 # .. figure-caption::
 #    :alt: 示意图：out 的自动求导计算图：SigmoidBackward0 保存的 result 现在是版本 1，而保存时是版本 0；然后是 AccumulateGrad 和叶子 a。
 #
-#    ``out`` 背后的计算图：保存的 ``result`` 显示 ``_version 1 != 0``，即当前版本与自动求导保存时的版本（高亮）。
+#    ``out`` 背后的计算图：高亮的 ``result`` 显示 ``_version 1 != 0``，前者是当前版本，后者是保存时的版本。
 
 draw_graph("out = a.sigmoid()", out, a=a)
 
 # %%
-# .. admonition:: 原文勘误（torch |torch_version| 实测）
+# .. admonition:: 原文与 torch |torch_version| 对照
 #    :class: warning
 #
 #    原文只引用了报错信息的开头：“one of the variables needed for gradient computation has been

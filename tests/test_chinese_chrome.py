@@ -1,0 +1,145 @@
+"""What the extensions write on the Chinese pages, besides the pages' own text: links set in Chinese
+sentences, the meta description, the examples index's tooltips, the search page without JavaScript,
+the notebooks' Markdown and the rerun cell's report. Every expected text is written here."""
+
+from __future__ import annotations
+
+import json
+
+from docutils.core import publish_doctree
+
+from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
+from tests.gallery_tools import read_page
+
+from tensorcopy_sphinx.cjk_linebreaks import join_links, tidy_description  # noqa: E402  isort: skip
+from tensorcopy_sphinx.gallery_html_fixes import _source_read, plain_tooltip  # noqa: E402  isort: skip
+from tensorcopy_sphinx.notebook_text import markdown_cell  # noqa: E402  isort: skip
+
+
+def _joined(text: str) -> str:
+    doctree = publish_doctree(text, settings_overrides={"report_level": 5})
+    join_links(doctree)
+    return doctree.astext()
+
+
+def test_a_chinese_link_between_chinese_words_loses_the_spaces_rest_needs():
+    assert _joined("做法见 `下一页 <https://example.org/a>`__ 。") == "做法见下一页 。"
+    assert _joined("`跳到页尾 <https://example.org/b>`__ 下载完整的示例代码。") == "跳到页尾下载完整的示例代码。"
+
+
+def test_a_link_keeps_its_space_on_a_latin_side_and_latin_text_keeps_its_own():
+    assert _joined("和 `clone() 那一页 <https://example.org/c>`__ 一样") == "和 clone() 那一页一样"
+    assert _joined("见 `Saved tensors <https://example.org/d>`__ 一节") == "见 Saved tensors 一节"
+    assert _joined("see `the next page <https://example.org/e>`__ first") == "see the next page first"
+
+
+def test_the_description_loses_spaces_next_to_full_width_punctuation_and_between_chinese():
+    before = "构建过程: 没有 grad_fn ，也不需要梯度 。 下一页 讲 detach() 。 Latin: words"
+    assert tidy_description(before) == "构建过程：没有 grad_fn，也不需要梯度。下一页讲 detach()。Latin: words"
+
+
+def test_tooltips_show_the_words_of_inline_markup_not_the_markup():
+    shown = plain_tooltip("换成（``out.detach()``），``a``、``b`` 见 :ref:`下一页 &lt;copying-clone&gt;` 与 "
+                          "`Saved tensors &lt;https://example.org/f&gt;`__ 和 :class:`torch.Tensor`")
+    assert shown == "换成（out.detach()），a、b 见 下一页 与 Saved tensors 和 torch.Tensor"
+
+
+def test_the_index_card_is_rewritten_with_a_plain_data_tooltip():
+    source = ['<div class="sphx-glr-thumbcontainer" tooltip="把（``grad_fn``）留住">']
+    _source_read(None, "examples/index", source)
+    assert source == ['<div class="sphx-glr-thumbcontainer" data-tooltip="把（grad_fn）留住">']
+
+
+NOTEBOOK_TEXT = """做法见 `下一页 <copying-safe-copy>`。和 `clone() 那一页 <copying-clone>` 一样，
+副本仍在计算图里；
+`下一页 <data-vs-detach-comparison>` 逐条检验原文的总结。
+Two English
+lines.
+
+- 第一项，
+- 第二项
+
+```python
+print("中")
+print("文")
+```"""
+
+
+def test_chinese_notebooks_lose_the_line_breaks_and_labels_a_reader_would_see():
+    assert markdown_cell(NOTEBOOK_TEXT, {}, "x.ipynb", cjk=True) == (
+        "做法见下一页。和 clone() 那一页一样，副本仍在计算图里；下一页逐条检验原文的总结。Two English\nlines.\n\n"
+        "- 第一项，\n- 第二项\n\n```python\nprint(\"中\")\nprint(\"文\")\n```")
+
+
+def test_other_notebooks_keep_their_lines_and_lose_only_the_labels():
+    assert markdown_cell("See `the next page <copying-x>`\nfor more; `x <https://a.b>`_ stays.", {}, "x.ipynb") == (
+        "See the next page\nfor more; `x <https://a.b>`_ stays.")
+
+
+def test_an_anonymous_link_loses_the_underscore_sphinx_gallery_leaves():
+    assert markdown_cell("见 [pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590)_ 取消", {},
+                         "x.ipynb") == "见 [pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590) 取消"
+
+
+def test_a_quoted_paragraph_is_joined_inside_its_quote():
+    admonition = ".. admonition:: 原文与 torch |v| 对照\n   :class: warning\n\n   原文说，\n   现在不同。\n"
+    assert markdown_cell(admonition, {"v": "9.9"}, "x.ipynb", cjk=True) == (
+        "> **原文与 torch 9.9 对照**\n>\n> 原文说，现在不同。")
+
+
+# --- On the built site ----------------------------------------------------------------------------
+
+
+def test_the_search_page_without_javascript_speaks_each_editions_language(site_dir):
+    expected = {"en": "Please activate JavaScript to enable the search functionality.",
+                "zh_CN": "请启用 JavaScript 以使用搜索功能。"}
+    for lang, words in expected.items():
+        noscript = read_page(site_dir / lang / "search.html").find("noscript")
+        assert noscript is not None and words in " ".join(noscript.get_text().split()), (lang, noscript)
+
+
+def test_the_download_note_reads_as_one_chinese_sentence(site_dir):
+    page = read_page(site_dir / "zh_CN" / "examples" / "copying" / "plot_04_detach.html")
+    note = " ".join(page.select_one("div.sphx-glr-download-link-note p:not(.admonition-title)").get_text().split())
+    assert note == "跳到页尾下载完整的示例代码。", note
+
+
+def test_the_meta_description_has_no_space_before_chinese_punctuation(site_dir):
+    page = read_page(site_dir / "zh_CN" / "examples" / "copying" / "plot_04_detach.html")
+    description = page.find("meta", attrs={"name": "description"})["content"]
+    assert description.startswith(  # it read "。 原文说， resize_ 、 resize_as_ 、 set_ 和"
+        "a.detach() 返回的张量与 a 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，"
+        "再检验原文关于原地改变形状的提醒。原文说，resize_、resize_as_、set_ 和 transpose_ 无论在哪一方上执行都会报错。"
+    ), description
+
+
+def test_no_examples_index_tooltip_shows_rest_markup(site_dir):
+    for lang in ("en", "zh_CN"):
+        cards = read_page(site_dir / lang / "examples" / "index.html").select("div.sphx-glr-thumbcontainer")
+        assert cards, f"{lang}/examples/index.html has no cards"
+        tooltips = [card["data-tooltip"] for card in cards]
+        marked = [tooltip for tooltip in tooltips if "`" in tooltip or ":ref:" in tooltip]
+        assert not marked, (lang, marked)
+
+
+def test_the_chinese_notebooks_keep_no_label_and_no_break_inside_a_chinese_sentence(site_dir):
+    notebook = site_dir / "zh_CN" / "_downloads"
+    texts = ["".join(cell["source"]) for path in notebook.rglob("plot_04_detach.ipynb")
+             for cell in json.loads(path.read_text(encoding="utf-8"))["cells"] if cell["cell_type"] == "markdown"]
+    assert texts, "no notebook of copying/plot_04_detach in zh_CN/_downloads"
+    text = "\n".join(texts)
+    assert "见下一页。" in text, "the closing cross-reference should read 见下一页。"
+    assert "<copying-rebinding>" not in text
+    assert "(https://github.com/pytorch/pytorch/pull/83590)\n" in text  # no "_" left after the link
+    assert "所以只要计算图在修改前保存了 ``a``，执行 ``backward()`` 时就会报错" in text  # one line, as written
+
+
+def test_the_rerun_cell_of_a_chinese_page_reports_in_chinese(site_dir):
+    notebook = next((site_dir / "zh_CN" / "_downloads").rglob("plot_04_detach.ipynb"))
+    code = "".join(json.loads(notebook.read_text(encoding="utf-8"))["cells"][-1]["source"])
+    assert "本页的检查在 torch {torch} 上的结果（本页验证时用的是 torch {verified_on}）：" in code
+    assert "'agrees': '一致'" in code and "'DIFFERS': '不一致'" in code and "'not run': '未运行'" in code
+    english = next((site_dir / "en" / "_downloads").rglob("plot_04_detach.ipynb"))
+    code = "".join(json.loads(english.read_text(encoding="utf-8"))["cells"][-1]["source"])
+    assert "This page's checks on torch {torch} (the page was verified on torch {verified_on}):" in code
+    assert "'agrees': 'agrees'" in code
