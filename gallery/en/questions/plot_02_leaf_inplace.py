@@ -280,8 +280,7 @@ assert layer.weight._version == 3, "initialisation, copy_ and the item assignmen
 # it swaps the contents of two tensor objects, shape included, and nothing else. Below, a layer
 # with 2 outputs has taken one Adam step; swapping in a ``(4, 3)`` weight and a ``(4,)`` bias leaves
 # ``out_features`` at 2 and Adam's state for the weight at ``(2, 3)``, and the next ``step()``
-# fails. (Swapping the weight alone fails earlier: the forward pass adds a ``(2,)`` bias to 4
-# outputs.) ``swap_tensors`` is for swaps that keep the shape.
+# fails. ``swap_tensors`` is for swaps that keep the shape.
 torch.manual_seed(0)
 inputs, target = torch.randn(8, 3), torch.randn(8, 4)
 old = torch.nn.Linear(3, 2)

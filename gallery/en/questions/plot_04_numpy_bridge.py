@@ -224,9 +224,8 @@ assert [record.category for record in caught] == [DeprecationWarning], "np.array
 # Conversions that copy on the CPU as well
 # ----------------------------------------
 #
-# Sharing needs the same dtype and plain memory. Asking for another dtype copies, in both
-# directions. A complex tensor with the conjugate bit set (``conj()`` only marks the tensor, it
-# does not negate the imaginary parts in memory) has no NumPy equivalent: ``numpy()`` raises, and
+# Asking for another dtype copies, in both directions. A complex tensor with the conjugate bit
+# set, as ``conj()`` returns it, has no NumPy equivalent: ``numpy()`` raises, and
 # ``numpy(force=True)`` resolves the bit into a copy.
 #
 # .. admonition:: On a GPU (not executed by this build)

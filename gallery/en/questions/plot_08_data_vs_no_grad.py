@@ -289,8 +289,8 @@ assert p._version == 1, "copy_ must be counted"
 
 # %%
 # ``copy_`` checks less than it may seem: a source that broadcasts to the target's shape is
-# repeated to fill it, a dtype is cast without a word (floats are truncated into integers), and only
-# a source that cannot broadcast raises.
+# repeated to fill it, and a float source is cast to the target's dtype without a word (here
+# truncated into integers). A source whose shape cannot broadcast raises.
 with torch.no_grad():
     p.copy_(torch.tensor([7.0]))
 print("p after copy_(torch.tensor([7.0])):", p)
@@ -321,5 +321,5 @@ assert p.shape == (3,) and counts.dtype == torch.int64, "copy_ keeps the target'
 # still needs the old values then raises instead of corrupting the gradient. ``.data`` hides the
 # edit from autograd, and ``p.data = t`` also hides a change of shape. ``copy_`` under
 # ``torch.no_grad()`` keeps the parameter's shape and dtype, but it broadcasts a source that fits
-# and casts its dtype silently; only a source that cannot broadcast raises.
+# and casts a float source's dtype silently; a source whose shape cannot broadcast raises.
 # :ref:`data-vs-detach-comparison` sets ``.data`` against ``detach()``.

@@ -216,9 +216,8 @@ assert [record.category for record in caught] == [DeprecationWarning], "np.array
 # 在 CPU 上也会复制的转换
 # -----------------------
 #
-# 要共享内存，dtype 必须相同，内存也必须是普通的。换 dtype 就会复制，两个方向都一样。设置了共轭位的复数张量（``conj()``
-# 只是给张量打个标记，并不在内存里把虚部取反）在 NumPy 里没有对应物：``numpy()`` 会报错，``numpy(force=True)``
-# 则先把共轭位落实到一份拷贝里。
+# 要求换一种 dtype 就会复制，两个方向都一样。设置了共轭位的复数张量（``conj()`` 返回的就是这种张量）在
+# NumPy 里没有对应物：``numpy()`` 会报错，``numpy(force=True)`` 则先把共轭位落实到一份拷贝里。
 #
 # .. admonition:: 在 GPU 上（本构建未执行）
 #    :class: note

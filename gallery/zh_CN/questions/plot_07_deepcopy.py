@@ -258,6 +258,9 @@ print("same storage (weight_g):", same_storage(modern.parametrizations.weight.or
 assert "torch.nn.utils.weight_norm" in message and torch.equal(modern_copy(x), modern(x)), "old fails, new copies"
 # sphinx_gallery_start_ignore
 assert [w.category for w in caught] == [FutureWarning], "the old weight_norm is deprecated"
+assert [name for name, _ in modern.named_parameters()] == [
+    "bias", "parametrizations.weight.original0", "parametrizations.weight.original1"
+], "the new weight_norm keeps two parameters for the weight, and no computed weight"
 assert not same_storage(modern.parametrizations.weight.original1, modern_copy.parametrizations.weight.original1)
 # sphinx_gallery_end_ignore
 
@@ -388,6 +391,8 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
     twin_ = copy.copy(source)
     assert twin_.is_leaf and twin_.grad_fn is None and twin_.requires_grad, f"copy.copy of a {kind} is a leaf"
     assert same_storage(twin_, source), f"copy.copy of a {kind} shares its memory"
+    counters_ = shared_counters([source, twin_])
+    assert counters_[id(source)] != counters_[id(twin_)], f"copy.copy of a {kind} has a version counter of its own"
     twin_.sum().backward()
     assert twin_.grad is not None and origin_.grad is None, f"gradients through copy.copy of a {kind} stop there"
 # sphinx_gallery_end_ignore

@@ -281,8 +281,8 @@ assert p._version == 1, "copy_ must be counted"
 # sphinx_gallery_end_ignore
 
 # %%
-# ``copy_`` 的检查比看上去要少：能广播到目标形状的源张量会被重复填满目标，dtype 会被悄悄转换（浮点数写进整数时截断小数部分），
-# 只有无法广播的源张量才会报错。
+# ``copy_`` 的检查比看上去要少：能广播到目标形状的源张量会被重复填满目标，浮点数的源张量会被悄悄转换成目标的 dtype（这里写进整数时截断了小数部分）。
+# 形状无法广播的源张量才会报错。
 with torch.no_grad():
     p.copy_(torch.tensor([7.0]))
 print("p after copy_(torch.tensor([7.0])):", p)
@@ -311,4 +311,4 @@ assert p.shape == (3,) and counts.dtype == torch.int64, "copy_ keeps the target'
 #
 # 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果修改时还有计算图需要旧值，就会报错，而不是把梯度算错。``.data``
 # 让 autograd 看不见修改，``p.data = t`` 连形状的改变也一并藏起来。``torch.no_grad()`` 下的
-# ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，dtype 也会被悄悄转换；只有无法广播的源张量才会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`第二部分的最后一页 <data-vs-detach-comparison>`。
+# ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，浮点数源张量的 dtype 也会被悄悄转换；形状无法广播的源张量才会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`第二部分的最后一页 <data-vs-detach-comparison>`。
