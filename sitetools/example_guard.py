@@ -1,8 +1,9 @@
 """What happens around every example while the site builds (sphinx-gallery's ``reset_modules`` hook).
 
-Before an example: the same fresh global state for every page (seeds, print options, default dtype,
-grad mode, deterministic flags, anomaly mode, logging), every warning raised as an error, any
-``logging`` record of level WARNING or above raised as an error, and a time limit.
+Before an example: the same fresh global state for every page (print options, default dtype, grad
+mode, deterministic flags, anomaly mode, logging), every random generator seeded with a seed of its
+own (:func:`fresh_seed`), every warning raised as an error, any ``logging`` record of level WARNING or
+above raised as an error, and a time limit.
 
 After it: the time limit is lifted, the state is compared with the fresh state; a script that left
 any of it changed is named as the culprit (the next page would otherwise fail, or silently print
@@ -72,8 +73,18 @@ def global_state() -> dict[str, object]:
     }
 
 
-def reset_state() -> None:
-    """Put every setting of :func:`global_state` back to the fresh state, and seed every generator."""
+def fresh_seed() -> int:
+    """A seed drawn anew for each run of each example, as a reader's fresh interpreter draws one.
+
+    A page whose output depends on random numbers must seed them in its own code, where a reader
+    sees it. If it does not, its editions run under different seeds and print different output,
+    and the build refuses the page (:func:`sitetools.build.verify_examples`)."""
+    return random.SystemRandom().randrange(1, 2**32)  # NumPy takes seeds below 2**32
+
+
+def reset_state(seed: int = 0) -> None:
+    """Put every setting of :func:`global_state` back to the fresh state, and seed every generator
+    with ``seed``."""
     import numpy
     import torch
 
@@ -87,9 +98,9 @@ def reset_state() -> None:
                            suppress=False, threshold=1000, formatter=None, sign="-", floatmode="maxprec",
                            legacy=False, override_repr=None)  # fmt: skip
     logging.disable(logging.NOTSET)
-    torch.manual_seed(0)
-    random.seed(0)
-    numpy.random.seed(0)
+    torch.manual_seed(seed)
+    random.seed(seed)
+    numpy.random.seed(seed)
 
 
 class _Guard:
@@ -102,7 +113,7 @@ class _Guard:
         self.previous_alarm = None
 
     def start(self, script: str) -> None:
-        reset_state()
+        reset_state(fresh_seed())
         self.fresh = global_state()
         self.warnings = warnings.catch_warnings()
         self.warnings.__enter__()

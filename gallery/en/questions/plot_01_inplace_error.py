@@ -435,12 +435,41 @@ assert D.weight._version == 2, "one step after initialisation"
 # sphinx_gallery_end_ignore
 
 # %%
+# The usual GAN loop avoids the error in another way: it detaches the fake for ``D``'s loss, so
+# that loss never reaches ``G``, and after ``opt_D.step()`` it runs ``D(fake)`` again for ``G``'s
+# loss, so the graph behind ``loss_G`` saved ``D``'s weights as they are after the step. Three steps
+# with Adam run without an error.
+torch.manual_seed(0)
+G = torch.nn.Linear(2, 3)
+D = torch.nn.Linear(3, 1)
+opt_G = torch.optim.Adam(G.parameters(), lr=0.01)
+opt_D = torch.optim.Adam(D.parameters(), lr=0.01)
+bce = torch.nn.functional.binary_cross_entropy_with_logits
+real, ones, zeros = torch.randn(4, 3) + 2.0, torch.ones(4, 1), torch.zeros(4, 1)
+untouched = []
+for step in range(3):
+    fake = G(torch.randn(4, 2))
+    opt_D.zero_grad()
+    opt_G.zero_grad()
+    loss_D = bce(D(real), ones) + bce(D(fake.detach()), zeros)
+    loss_D.backward()
+    opt_D.step()
+    untouched.append(G.weight.grad is None)
+    loss_G = bce(D(fake), ones)
+    loss_G.backward()
+    opt_G.step()
+    print(f"step {step}: loss_D {loss_D.item():.4f}  loss_G {loss_G.item():.4f}")
+print("G had no gradient after D's backward, every step:", all(untouched))
+assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; G's own loss does"
+
+# %%
 # Conclusion
 # ----------
 #
 # The message tells you which tensor (dtype, shape, the operation that made
 # it) and how many in-place edits happened since it was saved. ``_version``
 # or anomaly mode finds the line. Then: write the edit out of place, give the
-# operation a ``clone()``, or reorder so that every ``backward()`` runs before
-# the edit. The reverse mistake, an edit that autograd never sees, is on
+# operation a ``clone()``, reorder so that every ``backward()`` runs before
+# the edit, or, as a GAN loop does, build the graph again after the edit.
+# The reverse mistake, an edit that autograd never sees, is on
 # :ref:`data-vs-detach-data`.

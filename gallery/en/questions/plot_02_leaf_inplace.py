@@ -8,8 +8,9 @@ A hand-written update step, ``w -= lr * w.grad``, stops with
 ``RuntimeError: a leaf Variable that requires grad is being used in an
 in-place operation.``; editing one row of a weight gives its variant, "a view
 of a leaf Variable ...". This page shows both, then the ways to edit a
-parameter on purpose: ``torch.no_grad()``, ``copy_``,
-``torch.utils.swap_tensors``, and why ``.data`` also works but says nothing.
+parameter on purpose: ``torch.no_grad()``, ``copy_``, a new layer when the
+shape changes (not ``torch.utils.swap_tensors``), and why ``.data`` also works
+but says nothing.
 It answers the question behind `pytorch/examples#779
 <https://github.com/pytorch/examples/pull/779>`__.
 """
@@ -260,33 +261,66 @@ assert torch.equal(layer.bias, torch.zeros(2)), "nn.init.zeros_ needs no no_grad
 # sphinx_gallery_end_ignore
 
 # %%
-# Fix 3: ``torch.utils.swap_tensors`` when the shape changes
-# ----------------------------------------------------------
+# .. figure-caption::
+#    :alt: Diagram: the names layer.weight and weight point to one tensor object on one storage S1, at _version=3.
 #
-# ``copy_`` cannot change a shape. To grow a layer from 2 to 4 outputs and
-# keep the object the optimizer holds, ``torch.utils.swap_tensors`` swaps the
-# contents of two tensor objects: ``layer.weight`` is still the same Python
-# object, now with the new shape and values.
-bigger = torch.nn.Parameter(torch.full((4, 3), 0.5))
-torch.utils.swap_tensors(layer.weight, bigger)
-show("layer.weight", layer.weight)
-print("same object as before:", layer.weight is weight)
-print("the optimizer holds it:", opt.param_groups[0]["params"][0] is layer.weight)
-print("bigger now holds the old values:", bigger.shape)
-assert layer.weight is weight and layer.weight.shape == (4, 3), "same object, new shape"
+#    ``layer.weight`` and ``weight`` name one tensor object on one storage ``S1``: the object the
+#    optimizer holds is the one the edits changed.
+
+draw_memory("layer.weight.copy_(...) under no_grad", **{"layer.weight": layer.weight, "weight": weight})
 # sphinx_gallery_start_ignore
-assert bigger.shape == (2, 3), "the other object got the old contents"
-assert isinstance(layer.weight, torch.nn.Parameter) and layer.weight.requires_grad
+assert layer.weight._version == 3, "initialisation, copy_ and the item assignment each moved the counter"
 # sphinx_gallery_end_ignore
 
 # %%
-# .. figure-caption::
-#    :alt: Diagram: the names layer.weight and weight point to one tensor object of shape (4, 3); the name bigger points to another tensor object, of shape (2, 3), on a second storage.
+# A new shape: a new layer, not a swap
+# ------------------------------------
 #
-#    ``layer.weight`` and ``weight`` still name one tensor object, which now has shape ``(4, 3)``;
-#    ``bigger`` holds the old ``(2, 3)`` contents.
+# ``copy_`` cannot change a shape, and ``torch.utils.swap_tensors`` should not be used to:
+# it swaps the contents of two tensor objects, shape included, and nothing else. Below, a layer
+# with 2 outputs has taken one Adam step; swapping in a ``(4, 3)`` weight and a ``(4,)`` bias leaves
+# ``out_features`` at 2 and Adam's state for the weight at ``(2, 3)``, and the next ``step()``
+# fails. ``swap_tensors`` is for swaps that keep the shape.
+torch.manual_seed(0)
+inputs, target = torch.randn(8, 3), torch.randn(8, 4)
+old = torch.nn.Linear(3, 2)
+opt_old = torch.optim.Adam(old.parameters(), lr=0.1)
+old(inputs).pow(2).mean().backward()
+opt_old.step()
+old_weight, old_bias = old.weight[:2].detach().clone(), old.bias[:2].detach().clone()
+torch.utils.swap_tensors(old.weight, torch.nn.Parameter(torch.zeros(4, 3)))
+torch.utils.swap_tensors(old.bias, torch.nn.Parameter(torch.zeros(4)))
+print("old.weight:", tuple(old.weight.shape), " old.out_features:", old.out_features)
+print("Adam's exp_avg for old.weight:", tuple(opt_old.state[old.weight]["exp_avg"].shape))
+opt_old.zero_grad()
+torch.nn.functional.mse_loss(old(inputs), target).backward()
+try:
+    opt_old.step()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("Adam's step after a swap that changed the shape must raise")
 
-draw_memory("swap_tensors(layer.weight, bigger)", **{"layer.weight": layer.weight, "weight": weight, "bigger": bigger})
+# %%
+# To grow a layer from 2 to 4 outputs, build a new ``Linear(3, 4)``, copy the learned rows into it
+# under ``torch.no_grad()``, and give it a new optimizer: its state starts empty, with the new
+# shapes. A few Adam steps on the same batch show that it trains. (The seed in the cell above
+# fixes the random batch and the layers' initial weights.)
+grown = torch.nn.Linear(3, 4)
+with torch.no_grad():
+    grown.weight[:2] = old_weight
+    grown.bias[:2] = old_bias
+opt = torch.optim.Adam(grown.parameters(), lr=0.1)
+losses = []
+for _ in range(5):
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(grown(inputs), target)
+    loss.backward()
+    opt.step()
+    losses.append(round(loss.item(), 4))
+print("grown:", grown)
+print("losses:", losses)
+assert losses[-1] < losses[0] and tuple(opt.state[grown.weight]["exp_avg"].shape) == (4, 3), "it trains"
 
 # %%
 # Why ``.data`` also works, and says nothing
@@ -312,6 +346,7 @@ assert p._version == 1, "only the edit under no_grad moved the counter"
 #
 # A leaf that requires grad cannot be edited in place while autograd
 # records. Edit it under ``torch.no_grad()`` (``w -= lr * w.grad``,
-# ``copy_``, item assignment), use a ``torch.nn.init`` function, or swap the
-# whole tensor with ``torch.utils.swap_tensors``. ``.data`` works too, but
-# hides the edit from the version counter.
+# ``copy_``, item assignment) or use a ``torch.nn.init`` function. To change
+# a shape, build a new layer, copy what it keeps, and make a new optimizer;
+# ``torch.utils.swap_tensors`` is for swaps that keep the shape. ``.data``
+# works too, but hides the edit from the version counter.

@@ -19,7 +19,9 @@ copies, and what ``torch.save`` writes for a slice, in bytes.
 # -------
 #
 # ``same_storage`` compares the memory two tensors use; ``train_step`` runs
-# one SGD step on a fixed batch, editing the parameters in place.
+# one SGD step on a fixed batch, editing the parameters in place. The seed
+# fixes the model's random initial weights, so the numbers below are the same
+# on every run.
 import copy
 import io
 
@@ -36,6 +38,7 @@ def train_step(model, optimizer):
     optimizer.step()
 
 
+torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
@@ -305,10 +308,38 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 # sphinx_gallery_end_ignore
 
 # %%
+# A snapshot in CPU memory: ``.to("cpu", copy=True)``
+# ---------------------------------------------------
+#
+# To keep the best weights out of GPU memory, ``v.cpu()`` seems enough. On a CPU model it is not a
+# snapshot: ``cpu()`` of a tensor that is already on the CPU returns it as it is, so the dict follows
+# training again. ``v.detach().to("cpu", copy=True)`` copies wherever ``v`` lives.
+#
+# .. admonition:: On a GPU (not executed by this build)
+#    :class: note
+#
+#    This build runs on the CPU only, so nothing in this box is checked by it. For a model on a
+#    GPU, ``v.cpu()`` and ``v.detach().to("cpu", copy=True)`` both make a copy in host memory; the
+#    second line is the one that also copies when the same code runs on the CPU.
+on_cpu = {k: v.cpu() for k, v in model.state_dict().items()}
+copied = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+before = model.weight.detach().clone()
+train_step(model, optimizer)
+print(".cpu() same storage:", same_storage(on_cpu["weight"], model.weight),
+      " kept the old weight:", torch.equal(on_cpu["weight"], before))  # fmt: skip
+print('.to("cpu", copy=True) same storage:', same_storage(copied["weight"], model.weight),
+      " kept the old weight:", torch.equal(copied["weight"], before))  # fmt: skip
+assert same_storage(on_cpu["weight"], model.weight) and torch.equal(copied["weight"], before), "alias, copy"
+# sphinx_gallery_start_ignore
+assert not same_storage(copied["weight"], model.weight) and not torch.equal(model.weight, before), "the step ran"
+# sphinx_gallery_end_ignore
+
+# %%
 # Conclusion
 # ----------
 #
 # ``state_dict()`` holds references into the model, not a snapshot. For the best
 # weights keep ``{k: v.detach().clone() for k, v in model.state_dict().items()}``
 # or ``copy.deepcopy(model.state_dict())``, and restore them with
-# ``load_state_dict`` (which copies). Before saving a slice, ``clone()`` it.
+# ``load_state_dict`` (which copies); to keep them in CPU memory, use
+# ``v.detach().to("cpu", copy=True)``, not ``v.cpu()``. Before saving a slice, ``clone()`` it.

@@ -221,6 +221,44 @@ assert [record.category for record in caught] == [DeprecationWarning], "np.array
 # sphinx_gallery_end_ignore
 
 # %%
+# Conversions that copy on the CPU as well
+# ----------------------------------------
+#
+# Asking for another dtype copies, in both directions. A complex tensor with the conjugate bit
+# set, as ``conj()`` returns it, has no NumPy equivalent: ``numpy()`` raises, and
+# ``numpy(force=True)`` resolves the bit into a copy.
+#
+# .. admonition:: On a GPU (not executed by this build)
+#    :class: note
+#
+#    This build runs on the CPU only, so nothing in this box is checked by it. A CUDA tensor has
+#    no NumPy array over its memory: ``numpy()`` raises and points to ``Tensor.cpu()``, and
+#    ``numpy(force=True)`` copies to host memory.
+wide = torch.as_tensor(array, dtype=torch.float64)
+print("torch.as_tensor(array, dtype=torch.float64) shares:", shares(wide, array))
+print("np.asarray(t, dtype=np.float64) shares:", shares(t, np.asarray(t, dtype=np.float64)))
+z = torch.tensor([1 + 2j, 3 - 1j]).conj()
+try:
+    z.numpy()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("numpy() on a tensor with the conjugate bit set must raise")
+resolved = z.numpy(force=True)
+print("z.is_conj():", z.is_conj(), " z.numpy(force=True):", resolved, " shares:", shares(z, resolved))
+assert not shares(wide, array) and not shares(z, resolved), "a dtype change and a conjugate bit copy"
+# sphinx_gallery_start_ignore
+assert not shares(t, np.asarray(t, dtype=np.float64)), "np.asarray with another dtype copies"
+assert z.is_conj() and torch.equal(torch.from_numpy(resolved), z.resolve_conj()), "force=True resolves the bit"
+try:
+    np.asarray(z)
+except RuntimeError as e:
+    assert "conjugate bit set" in str(e), "np.asarray refuses a conjugate-bit tensor like numpy()"
+else:
+    raise AssertionError("np.asarray of a conjugate-bit tensor must raise")
+# sphinx_gallery_end_ignore
+
+# %%
 # A write through NumPy is invisible to autograd
 # ----------------------------------------------
 #
@@ -272,8 +310,11 @@ assert torch.equal(w.grad, torch.func.grad(lambda v: (v * torch.tensor([4.0, 5.0
 # Conclusion
 # ----------
 #
-# ``detach().numpy()``, ``numpy(force=True)``, ``np.asarray``,
-# ``torch.from_numpy`` and ``torch.as_tensor`` all share memory; only
-# ``torch.tensor`` and ``np.array`` copy. Writes through a shared array are
+# For a CPU tensor and an array of the same dtype, ``detach().numpy()``,
+# ``numpy(force=True)``, ``np.asarray``, ``torch.from_numpy`` and
+# ``torch.as_tensor`` share memory, and ``torch.tensor`` and ``np.array``
+# copy. A change of dtype copies too; on a tensor with the conjugate bit set
+# ``numpy()`` raises and ``numpy(force=True)`` copies. (A GPU tensor is in
+# the box above, which this build does not execute.) Writes through a shared array are
 # real writes to the tensor that autograd never hears about. Copy before you
 # write, or make the edit in torch, where the version counter sees it.

@@ -313,9 +313,41 @@ assert type(y.grad_fn).__name__ == "CopySlices" and torch.equal(leaf.grad, torch
 draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 
 # %%
+# ``_base`` does not tell whether memory is shared
+# ------------------------------------------------
+#
+# ``_base`` is set on a view only. The first five tensors below share memory with their source
+# and have no ``_base`` at all; the last one is a view of the view ``inner``, and its ``_base`` is
+# the root ``x``, not ``inner``. To ask whether two tensors share memory, compare their storages,
+# as ``same_storage`` does.
+import copy
+
+source = torch.ones(3, requires_grad=True)
+layer = torch.nn.Linear(2, 2)
+inner = x[1:]
+shared = {
+    "source.detach()": (source.detach(), source),
+    "source.data": (source.data, source),
+    "copy.copy(x)": (copy.copy(x), x),
+    "torch.from_numpy(x.numpy())": (torch.from_numpy(x.numpy()), x),
+    'layer.state_dict()["weight"]': (layer.state_dict()["weight"], layer.weight),
+    "inner[:, 1:]": (inner[:, 1:], inner),
+}
+for name, (t, other) in shared.items():
+    print(f"{name:<29} _base is None: {t._base is None!s:<5}  _base is x: {t._base is x!s:<5}  "
+          f"same storage: {same_storage(t, other)}")  # fmt: skip
+assert all(same_storage(t, other) for t, other in shared.values()), "all six share their source's memory"
+# sphinx_gallery_start_ignore
+assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:5], "five have no _base"
+assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as its _base"
+# sphinx_gallery_end_ignore
+
+
+# %%
 # Conclusion
 # ----------
 #
 # A view shares memory, the version counter and, for autograd, the history of
-# its base. Check ``t._base`` when in doubt. ``reshape`` and ``contiguous()``
-# copy only when they must; to be sure of memory of your own, ``clone()``.
+# its base. ``_base`` marks views only: to know whether two tensors share memory, compare their
+# storages (``same_storage`` above). ``reshape`` and ``contiguous()`` copy only when they must; to be
+# sure of memory of your own, ``clone()``.

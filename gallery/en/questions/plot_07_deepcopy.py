@@ -19,6 +19,7 @@ tensors) and that ``copy.copy`` copies no memory at all. It answers
 # ``same_storage`` compares where two storages start.
 
 import copy
+import warnings
 
 import torch
 
@@ -237,6 +238,44 @@ assert torch.equal(twin.scale, fixed.scale), "the deep copy must hold the same v
 # sphinx_gallery_end_ignore
 
 # %%
+# The most common cause: ``weight_norm``
+# --------------------------------------
+#
+# The error message names it: ``torch.nn.utils.weight_norm`` (deprecated, and it says so with a
+# ``FutureWarning``) stores ``weight`` on the module as a tensor computed from two parameters, so
+# even a fresh module holds a non-leaf and cannot be deep-copied. Its replacement,
+# ``torch.nn.utils.parametrizations.weight_norm``, computes the weight each time it is read and
+# keeps only the two parameters: the module deep-copies, and the copy gives the same output from
+# memory of its own.
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    legacy = torch.nn.utils.weight_norm(torch.nn.Linear(3, 2))
+print("warned:", [f"{w.category.__name__}: {w.message}" for w in caught])
+print("legacy.weight.grad_fn:", legacy.weight.grad_fn.name())
+try:
+    copy.deepcopy(legacy)
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("deepcopy of a module with the old weight_norm must raise")
+modern = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(3, 2))
+modern_copy = copy.deepcopy(modern)
+x = torch.ones(1, 3)
+print("the copy computes the same output:", torch.equal(modern_copy(x), modern(x)))
+print("same storage (weight_g):", same_storage(modern.parametrizations.weight.original0,
+                                               modern_copy.parametrizations.weight.original0))  # fmt: skip
+assert "torch.nn.utils.weight_norm" in message and torch.equal(modern_copy(x), modern(x)), "old fails, new copies"
+# sphinx_gallery_start_ignore
+assert [w.category for w in caught] == [FutureWarning], "the old weight_norm is deprecated"
+assert [name for name, _ in modern.named_parameters()] == [
+    "bias", "parametrizations.weight.original0", "parametrizations.weight.original1"
+], "the new weight_norm keeps two parameters for the weight, and no computed weight"
+assert not same_storage(modern.parametrizations.weight.original1, modern_copy.parametrizations.weight.original1)
+# sphinx_gallery_end_ignore
+
+
+# %%
 # What a deep copy carries over
 # -----------------------------
 #
@@ -256,15 +295,22 @@ assert w_copy.requires_grad and w_copy.is_leaf, "the copy must be a leaf that re
 # sphinx_gallery_end_ignore
 
 # %%
-# A ``Parameter`` is different: its copy keeps the ``Parameter`` type but not the gradient. A
-# deep copy of the model above, taken after ``backward()``, has ``.grad`` set to ``None``.
+# A ``Parameter`` is different: its copy keeps the ``Parameter`` type but not the gradient, alone
+# or inside a module. A deep copy of the model above, taken after ``backward()``, has ``.grad`` set
+# to ``None``.
 
+p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+(p * p).sum().backward()
+print("p.grad:", p.grad, " copy.deepcopy(p).grad:", copy.deepcopy(p).grad)
 fixed(torch.ones(2)).sum().backward()
 twin = copy.deepcopy(fixed)
 print("fixed.scale.grad:", fixed.scale.grad)
 print("twin.scale.grad:", twin.scale.grad)
 print("type(twin.scale):", type(twin.scale).__name__)
-assert fixed.scale.grad is not None and twin.scale.grad is None, "deepcopy of a Parameter must drop .grad"
+assert copy.deepcopy(p).grad is None and twin.scale.grad is None, "deepcopy of a Parameter must drop .grad"
+# sphinx_gallery_start_ignore
+assert p.grad is not None and fixed.scale.grad is not None, "the sources had a gradient to drop"
+# sphinx_gallery_end_ignore
 # sphinx_gallery_start_ignore
 assert type(twin.scale) is torch.nn.Parameter, "deepcopy must keep the Parameter type"
 # sphinx_gallery_end_ignore
@@ -338,11 +384,44 @@ assert shallow is not t, "copy.copy must return another object"
 draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 
 # %%
+# The new object is not a second name for ``a``, though. For a tensor that requires grad,
+# ``copy.copy`` makes a separate leaf, with no ``.grad`` at first and a version counter of its
+# own: a backward pass through it fills its own ``.grad`` and leaves ``a.grad`` alone, and an edit
+# through it changes ``a``'s values without moving ``a._version``.
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(a * a).sum().backward()
+c = copy.copy(a)
+print("c.is_leaf:", c.is_leaf, " c.requires_grad:", c.requires_grad, " c.grad:", c.grad)
+(c * 3).sum().backward()
+print("c.grad:", c.grad, " a.grad:", a.grad)
+with torch.no_grad():
+    c.add_(1)
+print("a:", a, " a._version:", a._version)
+assert torch.equal(c.grad, torch.full((3,), 3.0)) and torch.equal(a.grad, torch.tensor([2.0, 4.0, 6.0]))
+# sphinx_gallery_start_ignore
+assert same_storage(a, c) and a._version == 0 and torch.equal(a.detach(), torch.tensor([2.0, 3.0, 4.0])), (
+    "the edit through c is in a's memory, and a's counter does not see it"
+)
+for kind in ("leaf", "Parameter", "non-leaf", "view"):
+    origin_ = torch.nn.Parameter(torch.ones(4)) if kind == "Parameter" else torch.ones(4, requires_grad=True)
+    source = {"non-leaf": origin_ * 2, "view": origin_[1:]}.get(kind, origin_)
+    twin_ = copy.copy(source)
+    assert twin_.is_leaf and twin_.grad_fn is None and twin_.requires_grad, f"copy.copy of a {kind} is a leaf"
+    assert same_storage(twin_, source), f"copy.copy of a {kind} shares its memory"
+    counters_ = shared_counters([source, twin_])
+    assert counters_[id(source)] != counters_[id(twin_)], f"copy.copy of a {kind} has a version counter of its own"
+    twin_.sum().backward()
+    assert twin_.grad is not None and origin_.grad is None, f"gradients through copy.copy of a {kind} stop there"
+# sphinx_gallery_end_ignore
+
+# %%
 # Conclusion
 # ----------
 #
 # ``copy.deepcopy`` copies leaves only; a module that keeps a non-leaf needs that tensor detached
 # (or computed in ``forward``). The copy owns new memory; a plain tensor's copy carries ``.grad``, a
 # ``Parameter``'s does not. It copies the whole storage behind a view, and keeps the sharing it
-# finds. ``copy.copy`` only makes a second name for the same memory. For one tensor without its
+# finds. ``copy.copy`` copies no memory, but it is no alias either: for a tensor that requires
+# grad it is a separate leaf with its own ``.grad`` and version counter, and gradients through it
+# do not reach the source. For one tensor without its
 # history, :ref:`copying-safe-copy` shows ``detach().clone()``.

@@ -272,17 +272,10 @@ print("p.requires_grad:", p.requires_grad, " p.is_leaf:", p.is_leaf)
 assert tuple(p.shape) == (5,) and same_storage(p, t), "p.data = t must take t's shape and memory"
 
 # %%
-# ``copy_`` under ``torch.no_grad()`` writes the values into the parameter's own memory, and a
-# shape that does not fit raises.
+# ``copy_`` under ``torch.no_grad()`` writes the values into the parameter's own memory, and the
+# parameter keeps its shape.
 
 p = torch.nn.Parameter(torch.ones(3))
-try:
-    with torch.no_grad():
-        p.copy_(torch.zeros(5))
-except RuntimeError as e:
-    print(f"{type(e).__name__}: {e}")
-else:
-    raise AssertionError("copy_ of a tensor of another size must raise")
 t = torch.zeros(3)
 with torch.no_grad():
     p.copy_(t)
@@ -295,11 +288,38 @@ assert p._version == 1, "copy_ must be counted"
 # sphinx_gallery_end_ignore
 
 # %%
+# ``copy_`` checks less than it may seem: a source that broadcasts to the target's shape is
+# repeated to fill it, and a float source is cast to the target's dtype without a word (here
+# truncated into integers). A source whose shape cannot broadcast raises.
+with torch.no_grad():
+    p.copy_(torch.tensor([7.0]))
+print("p after copy_(torch.tensor([7.0])):", p)
+grid = torch.zeros(2, 3)
+grid.copy_(torch.tensor([1.0, 2.0, 3.0]))
+print("grid after copy_ of a (3,) source:", grid)
+counts = torch.zeros(3, dtype=torch.int64)
+counts.copy_(torch.tensor([1.7, 2.5, -3.9]))
+print("int64 counts after copy_ of floats:", counts)
+try:
+    with torch.no_grad():
+        p.copy_(torch.zeros(5))
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("copy_ of a source that cannot broadcast must raise")
+assert torch.equal(p, torch.full((3,), 7.0)) and torch.equal(counts, torch.tensor([1, 2, -3])), "broadcast, cast"
+# sphinx_gallery_start_ignore
+assert torch.equal(grid, torch.tensor([[1.0, 2.0, 3.0]] * 2)), "a (3,) source fills every row of a (2, 3) target"
+assert p.shape == (3,) and counts.dtype == torch.int64, "copy_ keeps the target's shape and dtype"
+# sphinx_gallery_end_ignore
+
+# %%
 # Conclusion
 # ----------
 #
 # Edit weights under ``torch.no_grad()``, after ``backward()``: an edit that comes while a graph
 # still needs the old values then raises instead of corrupting the gradient. ``.data`` hides the
-# edit from autograd, and ``p.data = t`` also hides a change of shape; ``copy_`` under
-# ``torch.no_grad()`` checks it. :ref:`data-vs-detach-comparison` sets ``.data`` against
-# ``detach()``.
+# edit from autograd, and ``p.data = t`` also hides a change of shape. ``copy_`` under
+# ``torch.no_grad()`` keeps the parameter's shape and dtype, but it broadcasts a source that fits
+# and casts a float source's dtype silently; a source whose shape cannot broadcast raises.
+# :ref:`data-vs-detach-comparison` sets ``.data`` against ``detach()``.

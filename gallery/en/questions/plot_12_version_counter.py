@@ -231,6 +231,9 @@ edits = {
     "t.detach().zero_()": lambda t: t.detach().zero_(),
     "t.data.zero_()": lambda t: t.data.zero_(),
     "t.detach().numpy()[0] = 5": lambda t: t.detach().numpy().__setitem__(0, 5.0),
+    "t.untyped_storage().fill_(0)": lambda t: t.untyped_storage().fill_(0),
+    "torch.from_dlpack(t.detach()).zero_()": lambda t: torch.from_dlpack(t.detach()).zero_(),
+    "vector_to_parameters(torch.zeros(4), [t])": lambda t: torch.nn.utils.vector_to_parameters(torch.zeros(4), [t]),
     "t = t + 1": lambda t: t + 1,
 }
 
@@ -247,18 +250,20 @@ def run(edit, requires_grad):
 
 
 table = {line: (run(edit, False), run(edit, True)) for line, edit in edits.items()}
-print(f"{'line':36} {'values of t change':>18} {'_version moves by':>18} {'same, no_grad leaf':>19}")
+print(f"{'line':41} {'values of t change':>18} {'_version moves by':>18} {'same, no_grad leaf':>19}")
 for line, ((changed, moved), (_, moved_no_grad)) in table.items():
-    print(f"{line:36} {str(changed):>18} {moved:>18} {moved_no_grad:>19}")
+    print(f"{line:41} {str(changed):>18} {moved:>18} {moved_no_grad:>19}")
 
 # %%
-# Every line that changes ``t``'s values moves its counter by one, except two: an edit through
-# ``.data`` and a write through NumPy. The last line changes nothing in ``t``: it makes a new tensor
-# and rebinds the name. The answers are the same under ``torch.no_grad()``.
+# Every line that changes ``t``'s values moves its counter by one, except five: an edit through
+# ``.data``, a write through NumPy, one through ``untyped_storage()``, one through a DLPack alias
+# (``torch.from_dlpack``), and ``nn.utils.vector_to_parameters``, which puts new data under ``t``
+# as ``t.data = ...`` does. The last line changes nothing in ``t``: it makes a new tensor and
+# rebinds the name. The answers are the same under ``torch.no_grad()``.
 
 silent = [line for line, ((changed, moved), _) in table.items() if changed and moved == 0]
 print("values changed, counter still:", silent)
-assert silent == ["t.data.zero_()", "t.detach().numpy()[0] = 5"], "only .data and NumPy edits must go uncounted"
+assert silent == list(table)[7:12], "the edits through .data, NumPy, the storage, DLPack and vector_to_parameters"
 # sphinx_gallery_start_ignore
 assert all(row[0][1] == int(row[0][0]) for name, row in table.items() if name not in silent), (
     "every other edit must move the counter by exactly one"
@@ -266,6 +271,21 @@ assert all(row[0][1] == int(row[0][0]) for name, row in table.items() if name no
 assert all(row[0][1] == row[1][1] for row in table.values()), "no_grad must not change the counting"
 assert table["t = t + 1"][0] == (False, 0), "rebinding must leave the old tensor alone"
 # sphinx_gallery_end_ignore
+
+# %%
+# The last of them is a function people call on a model's parameters, for example after an
+# optimizer that works on one flat vector. ``(p * p).sum()`` saved ``p``; after
+# ``vector_to_parameters`` the counter still reads 0, so ``backward()`` runs, on the new values:
+# the gradient is ten times the one calculus gives at the values the loss was computed from.
+
+p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+loss = (p * p).sum()
+torch.nn.utils.vector_to_parameters(torch.tensor([10.0, 20.0, 30.0]), [p])
+loss.backward()
+expected = torch.func.grad(lambda q: (q * q).sum())(torch.tensor([1.0, 2.0, 3.0]))
+print("p._version:", p._version)
+print("p.grad:", p.grad, " expected:", expected)
+assert p._version == 0 and torch.equal(p.grad, 10 * expected), "vector_to_parameters: a wrong gradient, no error"
 
 # %%
 # One counter for a base and all its views
@@ -299,7 +319,8 @@ assert same_storage(base, view), "the view uses the base's memory"
 # Conclusion
 # ----------
 #
-# ``_version`` counts in-place edits of a tensor's memory, whoever makes them: the tensor itself, a
-# view, ``detach()``, ``out=``, with or without ``torch.no_grad()``. ``.data`` and NumPy change
-# the values behind its back, which is why their edits can give wrong gradients without an error
+# ``_version`` counts the in-place edits made through the tensor itself, a view, ``detach()`` or
+# ``out=``, with or without ``torch.no_grad()``. It does not see ``.data``, NumPy,
+# ``untyped_storage()``, a DLPack alias or ``nn.utils.vector_to_parameters``: they change the
+# values behind its back, which is why their edits can give wrong gradients without an error
 # (:ref:`questions-data-vs-no-grad`). Rebinding a name edits nothing.

@@ -405,9 +405,36 @@ assert D.weight._version == 2, "one step after initialisation"
 # sphinx_gallery_end_ignore
 
 # %%
+# 常见的 GAN 训练循环用另一种办法避开这个错误：算 ``D`` 的损失时对假样本 ``detach()``，这个损失就传不到
+# ``G``；``opt_D.step()`` 之后再算一遍 ``D(fake)`` 作为 ``G`` 的损失，这样 ``loss_G`` 背后的计算图保存的是
+# ``D`` 更新之后的权重。用 Adam 走三步，不会报错。
+torch.manual_seed(0)
+G = torch.nn.Linear(2, 3)
+D = torch.nn.Linear(3, 1)
+opt_G = torch.optim.Adam(G.parameters(), lr=0.01)
+opt_D = torch.optim.Adam(D.parameters(), lr=0.01)
+bce = torch.nn.functional.binary_cross_entropy_with_logits
+real, ones, zeros = torch.randn(4, 3) + 2.0, torch.ones(4, 1), torch.zeros(4, 1)
+untouched = []
+for step in range(3):
+    fake = G(torch.randn(4, 2))
+    opt_D.zero_grad()
+    opt_G.zero_grad()
+    loss_D = bce(D(real), ones) + bce(D(fake.detach()), zeros)
+    loss_D.backward()
+    opt_D.step()
+    untouched.append(G.weight.grad is None)
+    loss_G = bce(D(fake), ones)
+    loss_G.backward()
+    opt_G.step()
+    print(f"step {step}: loss_D {loss_D.item():.4f}  loss_G {loss_G.item():.4f}")
+print("G had no gradient after D's backward, every step:", all(untouched))
+assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; G's own loss does"
+
+# %%
 # 小结
 # ----
 #
 # 报错信息说明了是哪个张量（类型、形状、产生它的运算），以及它被保存之后又经过了几次原地修改。``_version``
 # 或异常检测模式能帮你找到那一行。修法有三种：改成非原地写法；交给运算一份 ``clone()``；或者调整顺序，让所有
-# ``backward()`` 都在修改之前完成。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`.data 那一页 <data-vs-detach-data>`。
+# ``backward()`` 都在修改之前完成；也可以像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`.data 那一页 <data-vs-detach-data>`。

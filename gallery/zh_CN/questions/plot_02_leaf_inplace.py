@@ -5,7 +5,7 @@
 ===========================================================================
 
 手写一步参数更新 ``w -= lr * w.grad``，程序停在 ``RuntimeError: a leaf Variable that requires grad is being
-used in an in-place operation.``；只改权重的某一行，得到的是它的变体“a view of a leaf Variable ...”。本页先复现这两条报错，再介绍有意修改参数的几种正确做法：``torch.no_grad()``、``copy_``、``torch.utils.swap_tensors``，并说明为什么
+used in an in-place operation.``；只改权重的某一行，得到的是它的变体“a view of a leaf Variable ...”。本页先复现这两条报错，再介绍有意修改参数的几种正确做法：``torch.no_grad()``、``copy_``，形状要变时换一个新层（而不是用 ``torch.utils.swap_tensors``），并说明为什么
 ``.data`` 也能用，却一声不吭。它回答的是 `pytorch/examples#779
 <https://github.com/pytorch/examples/pull/779>`__ 背后的问题。
 """
@@ -162,7 +162,7 @@ def draw_graph(title, root, **leaves):
 
 # %%
 # 症状：手写 SGD 的一步
-# ---------------------
+# ----------------------
 #
 # ``w`` 是需要梯度的叶子张量：``backward()`` 把它的梯度存进 ``w.grad``。对 ``L = (w**2).sum()``，梯度是
 # ``2 * w``。照着公式写出的更新 ``w -= lr * w.grad`` 是对 ``w`` 的原地减法，autograd 在记录计算图时拒绝执行。
@@ -187,7 +187,7 @@ assert w._version == 0, "the refused edit did not happen"
 
 # %%
 # 变体：“a view of a leaf Variable”
-# ---------------------------------
+# ----------------------------------
 #
 # 修改权重的局部，比如把某一行清零，改的是叶子张量的视图：``w[0]`` 是一个视图，报错也如实说明了这一点。
 layer = torch.nn.Linear(3, 2)
@@ -202,7 +202,7 @@ assert message.startswith("a view of a leaf Variable that requires grad is being
 
 # %%
 # 修法一：``torch.no_grad()``
-# ---------------------------
+# ----------------------------
 #
 # 参数更新不属于模型本身，本来就不该被记录。在 ``torch.no_grad()`` 下，同一行代码可以执行：``w`` 仍是叶子张量，没有
 # ``grad_fn``；它的版本计数器照常加一，所以任何保存了 ``w`` 的计算图依然能发现这次修改。
@@ -225,7 +225,7 @@ assert torch.allclose(w.grad, 2 * torch.tensor([0.8, 1.6])), "the next gradient 
 
 # %%
 # 修法二：用 ``copy_`` 或 ``nn.init`` 修改权重
-# --------------------------------------------
+# -----------------------------------------------
 #
 # 要把参数设成给定的值，就在 ``no_grad`` 下把值复制进去。参数还是原来那个对象、那块存储，持有它的优化器也就能看到新值。``torch.nn.init``
 # 里的函数会自己处理 ``no_grad``。
@@ -246,34 +246,67 @@ assert torch.equal(layer.bias, torch.zeros(2)), "nn.init.zeros_ needs no no_grad
 # sphinx_gallery_end_ignore
 
 # %%
-# 修法三：形状要变时用 ``torch.utils.swap_tensors``
-# -------------------------------------------------
+# .. figure-caption::
+#    :alt: 示意图：名字 layer.weight 和 weight 指向同一个张量对象，它在一块存储 S1 上，_version=3。
 #
-# ``copy_`` 改不了形状。要把一层的输出从 2 个扩到 4 个，同时保留优化器持有的那个对象，可以用
-# ``torch.utils.swap_tensors`` 交换两个张量对象的内容：``layer.weight`` 仍是同一个 Python 对象，但形状和数值都换成了新的。
-bigger = torch.nn.Parameter(torch.full((4, 3), 0.5))
-torch.utils.swap_tensors(layer.weight, bigger)
-show("layer.weight", layer.weight)
-print("same object as before:", layer.weight is weight)
-print("the optimizer holds it:", opt.param_groups[0]["params"][0] is layer.weight)
-print("bigger now holds the old values:", bigger.shape)
-assert layer.weight is weight and layer.weight.shape == (4, 3), "same object, new shape"
+#    ``layer.weight`` 和 ``weight`` 指向同一个张量对象，用的是同一块存储 ``S1``：优化器持有的正是被修改的那个对象。
+
+draw_memory("layer.weight.copy_(...) under no_grad", **{"layer.weight": layer.weight, "weight": weight})
 # sphinx_gallery_start_ignore
-assert bigger.shape == (2, 3), "the other object got the old contents"
-assert isinstance(layer.weight, torch.nn.Parameter) and layer.weight.requires_grad
+assert layer.weight._version == 3, "initialisation, copy_ and the item assignment each moved the counter"
 # sphinx_gallery_end_ignore
 
 # %%
-# .. figure-caption::
-#    :alt: 示意图：名字 layer.weight 和 weight 指向同一个形状为 (4, 3) 的张量对象；名字 bigger 指向另一个形状为 (2, 3) 的张量对象，它在另一块存储上。
+# 形状要变：换一个新层，而不是原地修改
+# ------------------------------------
 #
-#    ``layer.weight`` 和 ``weight`` 仍然指向同一个张量对象，它现在的形状是 ``(4, 3)``；``bigger`` 拿到了原来 ``(2, 3)`` 的内容。
+# ``copy_`` 改不了形状，``torch.utils.swap_tensors`` 也不该拿来改形状：它只交换两个张量对象的内容（连同形状），
+# 别的一概不管。下面这个有 2 个输出的层已经用 Adam 走了一步；换进 ``(4, 3)`` 的权重和 ``(4,)``
+# 的偏置之后，``out_features`` 仍是 2，Adam 为这个权重保存的状态仍是 ``(2, 3)``，下一次 ``step()``
+# 就会报错。所以 ``swap_tensors`` 只适合形状不变的交换。
+torch.manual_seed(0)
+inputs, target = torch.randn(8, 3), torch.randn(8, 4)
+old = torch.nn.Linear(3, 2)
+opt_old = torch.optim.Adam(old.parameters(), lr=0.1)
+old(inputs).pow(2).mean().backward()
+opt_old.step()
+old_weight, old_bias = old.weight[:2].detach().clone(), old.bias[:2].detach().clone()
+torch.utils.swap_tensors(old.weight, torch.nn.Parameter(torch.zeros(4, 3)))
+torch.utils.swap_tensors(old.bias, torch.nn.Parameter(torch.zeros(4)))
+print("old.weight:", tuple(old.weight.shape), " old.out_features:", old.out_features)
+print("Adam's exp_avg for old.weight:", tuple(opt_old.state[old.weight]["exp_avg"].shape))
+opt_old.zero_grad()
+torch.nn.functional.mse_loss(old(inputs), target).backward()
+try:
+    opt_old.step()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("Adam's step after a swap that changed the shape must raise")
 
-draw_memory("swap_tensors(layer.weight, bigger)", **{"layer.weight": layer.weight, "weight": weight, "bigger": bigger})
+# %%
+# 要把一层从 2 个输出扩到 4 个，就新建一个 ``Linear(3, 4)``，在 ``torch.no_grad()``
+# 下把学到的那几行复制进去，再给它一个新的优化器：新优化器的状态从空开始，形状也是新的。在同一批数据上走几步
+# Adam，可以看到它能正常训练。（上一格里的随机种子固定了这批随机数据和各层的初始权重。）
+grown = torch.nn.Linear(3, 4)
+with torch.no_grad():
+    grown.weight[:2] = old_weight
+    grown.bias[:2] = old_bias
+opt = torch.optim.Adam(grown.parameters(), lr=0.1)
+losses = []
+for _ in range(5):
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(grown(inputs), target)
+    loss.backward()
+    opt.step()
+    losses.append(round(loss.item(), 4))
+print("grown:", grown)
+print("losses:", losses)
+assert losses[-1] < losses[0] and tuple(opt.state[grown.weight]["exp_avg"].shape) == (4, 3), "it trains"
 
 # %%
 # 为什么 ``.data`` 也能用，却一声不吭
-# -----------------------------------
+# ------------------------------------
 #
 # 上面那个 PR 最终合并的修法是 ``p.data.add_(...)``。它能运行，因为 ``p.data`` 是一个在 autograd 之外的张量。但它也有自己独立的版本计数器，所以这次修改不会让
 # ``p._version`` 增加：保存了 ``p`` 的计算图察觉不到，算出的梯度会悄悄出错（见 :ref:`.data 那一页 <data-vs-detach-data>`）。在
@@ -292,4 +325,5 @@ assert p._version == 1, "only the edit under no_grad moved the counter"
 # ----
 #
 # autograd 记录计算图时，不能原地修改需要梯度的叶子张量。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
-# ``torch.nn.init`` 里的函数，或者用 ``torch.utils.swap_tensors`` 整个换掉。``.data`` 也行，但它让版本计数器看不到这次修改。
+# ``torch.nn.init`` 里的函数。要改形状，就新建一层，复制要保留的部分，再新建优化器；``torch.utils.swap_tensors``
+# 只适合形状不变的交换。``.data`` 也行，但它让版本计数器看不到这次修改。

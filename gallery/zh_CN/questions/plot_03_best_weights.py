@@ -14,7 +14,7 @@
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量用的是不是同一块内存；``train_step`` 在一批固定数据上做一步 SGD，原地修改参数。
+# ``same_storage`` 比较两个张量用的是不是同一块内存；``train_step`` 在一批固定数据上做一步 SGD，原地修改参数。随机种子固定了模型随机的初始权重，所以下面的数字每次运行都一样。
 import copy
 import io
 
@@ -31,6 +31,7 @@ def train_step(model, optimizer):
     optimizer.step()
 
 
+torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
@@ -285,9 +286,35 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 # sphinx_gallery_end_ignore
 
 # %%
+# 放在 CPU 内存里的快照：``.to("cpu", copy=True)``
+# -------------------------------------------------
+#
+# 想把最佳权重放到 GPU 内存之外，``v.cpu()`` 看起来就够了。可对 CPU 上的模型，它不是快照：张量本来就在 CPU 上时，``cpu()``
+# 原样返回它，于是这个字典又会跟着训练变。``v.detach().to("cpu", copy=True)`` 不管 ``v`` 在哪里都会复制。
+#
+# .. admonition:: 在 GPU 上（本构建未执行）
+#    :class: note
+#
+#    本构建只在 CPU 上运行，框里的内容都没有经过它检查。模型在 GPU 上时，``v.cpu()`` 和
+#    ``v.detach().to("cpu", copy=True)`` 都会在主机内存里复制一份；同样的代码换到 CPU 上运行时，仍然会复制的只有后者。
+on_cpu = {k: v.cpu() for k, v in model.state_dict().items()}
+copied = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+before = model.weight.detach().clone()
+train_step(model, optimizer)
+print(".cpu() same storage:", same_storage(on_cpu["weight"], model.weight),
+      " kept the old weight:", torch.equal(on_cpu["weight"], before))  # fmt: skip
+print('.to("cpu", copy=True) same storage:', same_storage(copied["weight"], model.weight),
+      " kept the old weight:", torch.equal(copied["weight"], before))  # fmt: skip
+assert same_storage(on_cpu["weight"], model.weight) and torch.equal(copied["weight"], before), "alias, copy"
+# sphinx_gallery_start_ignore
+assert not same_storage(copied["weight"], model.weight) and not torch.equal(model.weight, before), "the step ran"
+# sphinx_gallery_end_ignore
+
+# %%
 # 小结
 # ----
 #
 # ``state_dict()`` 装的是指向模型参数的引用，不是快照。要保存最佳权重，用
 # ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` 或
-# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制。保存切片之前，先 ``clone()``。
+# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制；要放在 CPU 内存里，用
+# ``v.detach().to("cpu", copy=True)``，而不是 ``v.cpu()``。保存切片之前，先 ``clone()``。

@@ -213,6 +213,42 @@ assert [record.category for record in caught] == [DeprecationWarning], "np.array
 # sphinx_gallery_end_ignore
 
 # %%
+# 在 CPU 上也会复制的转换
+# -----------------------
+#
+# 要求换一种 dtype 就会复制，两个方向都一样。设置了共轭位的复数张量（``conj()`` 返回的就是这种张量）在
+# NumPy 里没有对应物：``numpy()`` 会报错，``numpy(force=True)`` 则先把共轭位落实到一份拷贝里。
+#
+# .. admonition:: 在 GPU 上（本构建未执行）
+#    :class: note
+#
+#    本构建只在 CPU 上运行，框里的内容都没有经过它检查。CUDA 张量的内存上没有 NumPy 数组：``numpy()``
+#    会报错，并提示先用 ``Tensor.cpu()``；``numpy(force=True)`` 会复制到主机内存。
+wide = torch.as_tensor(array, dtype=torch.float64)
+print("torch.as_tensor(array, dtype=torch.float64) shares:", shares(wide, array))
+print("np.asarray(t, dtype=np.float64) shares:", shares(t, np.asarray(t, dtype=np.float64)))
+z = torch.tensor([1 + 2j, 3 - 1j]).conj()
+try:
+    z.numpy()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("numpy() on a tensor with the conjugate bit set must raise")
+resolved = z.numpy(force=True)
+print("z.is_conj():", z.is_conj(), " z.numpy(force=True):", resolved, " shares:", shares(z, resolved))
+assert not shares(wide, array) and not shares(z, resolved), "a dtype change and a conjugate bit copy"
+# sphinx_gallery_start_ignore
+assert not shares(t, np.asarray(t, dtype=np.float64)), "np.asarray with another dtype copies"
+assert z.is_conj() and torch.equal(torch.from_numpy(resolved), z.resolve_conj()), "force=True resolves the bit"
+try:
+    np.asarray(z)
+except RuntimeError as e:
+    assert "conjugate bit set" in str(e), "np.asarray refuses a conjugate-bit tensor like numpy()"
+else:
+    raise AssertionError("np.asarray of a conjugate-bit tensor must raise")
+# sphinx_gallery_end_ignore
+
+# %%
 # 经由 NumPy 的写入，autograd 看不见
 # ----------------------------------
 #
@@ -259,6 +295,7 @@ assert torch.equal(w.grad, torch.func.grad(lambda v: (v * torch.tensor([4.0, 5.0
 # 小结
 # ----
 #
-# ``detach().numpy()``、``numpy(force=True)``、``np.asarray``、``torch.from_numpy`` 和 ``torch.as_tensor``
-# 都共享内存；只有 ``torch.tensor`` 和 ``np.array`` 会复制。经由共享数组的写入，实实在在地改了张量，autograd
+# 对 CPU 上的张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``np.asarray``、``torch.from_numpy`` 和
+# ``torch.as_tensor`` 都共享内存，``torch.tensor`` 和 ``np.array`` 会复制。换 dtype 也会复制；对设置了共轭位的张量，``numpy()``
+# 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框，本构建没有执行它。）经由共享数组的写入，实实在在地改了张量，autograd
 # 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

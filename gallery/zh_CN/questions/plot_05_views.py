@@ -294,8 +294,39 @@ assert type(y.grad_fn).__name__ == "CopySlices" and torch.equal(leaf.grad, torch
 draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 
 # %%
+# ``_base`` 回答不了“是否共享内存”
+# --------------------------------
+#
+# 只有视图才有 ``_base``。下面前五个张量都和来源共享内存，却根本没有 ``_base``；最后一个是视图 ``inner``
+# 的视图，它的 ``_base`` 是最初的 ``x``，而不是 ``inner``。要问两个张量是否共享内存，应当比较它们的存储，
+# 正如 ``same_storage`` 所做的。
+import copy
+
+source = torch.ones(3, requires_grad=True)
+layer = torch.nn.Linear(2, 2)
+inner = x[1:]
+shared = {
+    "source.detach()": (source.detach(), source),
+    "source.data": (source.data, source),
+    "copy.copy(x)": (copy.copy(x), x),
+    "torch.from_numpy(x.numpy())": (torch.from_numpy(x.numpy()), x),
+    'layer.state_dict()["weight"]': (layer.state_dict()["weight"], layer.weight),
+    "inner[:, 1:]": (inner[:, 1:], inner),
+}
+for name, (t, other) in shared.items():
+    print(f"{name:<29} _base is None: {t._base is None!s:<5}  _base is x: {t._base is x!s:<5}  "
+          f"same storage: {same_storage(t, other)}")  # fmt: skip
+assert all(same_storage(t, other) for t, other in shared.values()), "all six share their source's memory"
+# sphinx_gallery_start_ignore
+assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:5], "five have no _base"
+assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as its _base"
+# sphinx_gallery_end_ignore
+
+
+# %%
 # 小结
 # ----
 #
-# 视图与它的基张量共享内存、版本计数器，在 autograd 看来还共享历史。拿不准时，查看 ``t._base``。``reshape`` 和
-# ``contiguous()`` 只在不得不复制时才复制；想确保拥有独立的内存，就用 ``clone()``。
+# 视图与它的基张量共享内存、版本计数器，在 autograd 看来还共享历史。``_base`` 只标记视图：要知道两个张量是否
+# 共享内存，就比较它们的存储（即上面的 ``same_storage``）。``reshape`` 和 ``contiguous()``
+# 只在不得不复制时才复制；想确保拥有独立的内存，就用 ``clone()``。

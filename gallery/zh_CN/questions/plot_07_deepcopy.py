@@ -17,6 +17,7 @@ explicitly by the user (graph leaves) support the deepcopy protocol at the momen
 # ``same_storage`` 比较两块存储的起始地址。
 
 import copy
+import warnings
 
 import torch
 
@@ -230,6 +231,41 @@ assert torch.equal(twin.scale, fixed.scale), "the deep copy must hold the same v
 # sphinx_gallery_end_ignore
 
 # %%
+# 最常见的原因：``weight_norm``
+# -----------------------------
+#
+# 报错信息里已经点了名：``torch.nn.utils.weight_norm``。这个函数已弃用，调用时会发出 ``FutureWarning``；它把
+# ``weight`` 作为由两个参数算出的张量存在模块上，所以哪怕是刚建好的模块，也带着一个非叶子张量，无法深拷贝。取代它的
+# ``torch.nn.utils.parametrizations.weight_norm`` 每次读取时才计算权重，模块上只存那两个参数：这样的模块可以深拷贝，拷贝用自己的内存算出同样的输出。
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    legacy = torch.nn.utils.weight_norm(torch.nn.Linear(3, 2))
+print("warned:", [f"{w.category.__name__}: {w.message}" for w in caught])
+print("legacy.weight.grad_fn:", legacy.weight.grad_fn.name())
+try:
+    copy.deepcopy(legacy)
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("deepcopy of a module with the old weight_norm must raise")
+modern = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(3, 2))
+modern_copy = copy.deepcopy(modern)
+x = torch.ones(1, 3)
+print("the copy computes the same output:", torch.equal(modern_copy(x), modern(x)))
+print("same storage (weight_g):", same_storage(modern.parametrizations.weight.original0,
+                                               modern_copy.parametrizations.weight.original0))  # fmt: skip
+assert "torch.nn.utils.weight_norm" in message and torch.equal(modern_copy(x), modern(x)), "old fails, new copies"
+# sphinx_gallery_start_ignore
+assert [w.category for w in caught] == [FutureWarning], "the old weight_norm is deprecated"
+assert [name for name, _ in modern.named_parameters()] == [
+    "bias", "parametrizations.weight.original0", "parametrizations.weight.original1"
+], "the new weight_norm keeps two parameters for the weight, and no computed weight"
+assert not same_storage(modern.parametrizations.weight.original1, modern_copy.parametrizations.weight.original1)
+# sphinx_gallery_end_ignore
+
+
+# %%
 # 深拷贝带走了什么
 # ----------------
 #
@@ -248,15 +284,21 @@ assert w_copy.requires_grad and w_copy.is_leaf, "the copy must be a leaf that re
 # sphinx_gallery_end_ignore
 
 # %%
-# ``Parameter`` 不一样：拷贝保留 ``Parameter`` 类型，却不带梯度。在 ``backward()``
+# ``Parameter`` 不一样：无论单独拷贝还是连同模块一起拷贝，拷贝都保留 ``Parameter`` 类型，却不带梯度。在 ``backward()``
 # 之后深拷贝上面的模型，拷贝里的 ``.grad`` 是 ``None``。
 
+p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+(p * p).sum().backward()
+print("p.grad:", p.grad, " copy.deepcopy(p).grad:", copy.deepcopy(p).grad)
 fixed(torch.ones(2)).sum().backward()
 twin = copy.deepcopy(fixed)
 print("fixed.scale.grad:", fixed.scale.grad)
 print("twin.scale.grad:", twin.scale.grad)
 print("type(twin.scale):", type(twin.scale).__name__)
-assert fixed.scale.grad is not None and twin.scale.grad is None, "deepcopy of a Parameter must drop .grad"
+assert copy.deepcopy(p).grad is None and twin.scale.grad is None, "deepcopy of a Parameter must drop .grad"
+# sphinx_gallery_start_ignore
+assert p.grad is not None and fixed.scale.grad is not None, "the sources had a gradient to drop"
+# sphinx_gallery_end_ignore
 # sphinx_gallery_start_ignore
 assert type(twin.scale) is torch.nn.Parameter, "deepcopy must keep the Parameter type"
 # sphinx_gallery_end_ignore
@@ -326,11 +368,42 @@ assert shallow is not t, "copy.copy must return another object"
 draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 
 # %%
+# 不过，这个新对象并不只是 ``a`` 的另一个名字。对需要梯度的张量，``copy.copy``
+# 得到的是一个独立的叶子张量：起初没有 ``.grad``，版本计数器也是自己的。经过它反向传播，梯度只写进它自己的
+# ``.grad``，``a.grad`` 不受影响；通过它原地修改，会改变 ``a`` 的数值，``a._version`` 却不动。
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(a * a).sum().backward()
+c = copy.copy(a)
+print("c.is_leaf:", c.is_leaf, " c.requires_grad:", c.requires_grad, " c.grad:", c.grad)
+(c * 3).sum().backward()
+print("c.grad:", c.grad, " a.grad:", a.grad)
+with torch.no_grad():
+    c.add_(1)
+print("a:", a, " a._version:", a._version)
+assert torch.equal(c.grad, torch.full((3,), 3.0)) and torch.equal(a.grad, torch.tensor([2.0, 4.0, 6.0]))
+# sphinx_gallery_start_ignore
+assert same_storage(a, c) and a._version == 0 and torch.equal(a.detach(), torch.tensor([2.0, 3.0, 4.0])), (
+    "the edit through c is in a's memory, and a's counter does not see it"
+)
+for kind in ("leaf", "Parameter", "non-leaf", "view"):
+    origin_ = torch.nn.Parameter(torch.ones(4)) if kind == "Parameter" else torch.ones(4, requires_grad=True)
+    source = {"non-leaf": origin_ * 2, "view": origin_[1:]}.get(kind, origin_)
+    twin_ = copy.copy(source)
+    assert twin_.is_leaf and twin_.grad_fn is None and twin_.requires_grad, f"copy.copy of a {kind} is a leaf"
+    assert same_storage(twin_, source), f"copy.copy of a {kind} shares its memory"
+    counters_ = shared_counters([source, twin_])
+    assert counters_[id(source)] != counters_[id(twin_)], f"copy.copy of a {kind} has a version counter of its own"
+    twin_.sum().backward()
+    assert twin_.grad is not None and origin_.grad is None, f"gradients through copy.copy of a {kind} stop there"
+# sphinx_gallery_end_ignore
+
+# %%
 # 小结
 # ----
 #
 # ``copy.deepcopy`` 只能拷贝叶子张量；模块里存了非叶子张量，就要先把它 ``detach()``，或者改在
 # ``forward`` 里计算。深拷贝得到新的内存；普通张量的拷贝带着 ``.grad``，``Parameter``
 # 的拷贝则不带。拷贝视图会复制背后的整块存储，对象内部的共享关系也会保留。``copy.copy``
-# 只是在同一块内存上新建一个张量对象。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，
+# 不复制内存，却也不是别名：对需要梯度的张量，它是一个独立的叶子张量，有自己的 ``.grad``
+# 和版本计数器，经过它的梯度传不到源张量。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，
 # 见 :ref:`最保险的复制 <copying-safe-copy>`。

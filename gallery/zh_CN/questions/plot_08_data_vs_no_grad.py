@@ -266,16 +266,9 @@ print("p.requires_grad:", p.requires_grad, " p.is_leaf:", p.is_leaf)
 assert tuple(p.shape) == (5,) and same_storage(p, t), "p.data = t must take t's shape and memory"
 
 # %%
-# 在 ``torch.no_grad()`` 下用 ``copy_``，数值会写进参数自己的内存；形状对不上则报错。
+# 在 ``torch.no_grad()`` 下用 ``copy_``，数值会写进参数自己的内存，参数的形状不变。
 
 p = torch.nn.Parameter(torch.ones(3))
-try:
-    with torch.no_grad():
-        p.copy_(torch.zeros(5))
-except RuntimeError as e:
-    print(f"{type(e).__name__}: {e}")
-else:
-    raise AssertionError("copy_ of a tensor of another size must raise")
 t = torch.zeros(3)
 with torch.no_grad():
     p.copy_(t)
@@ -288,9 +281,34 @@ assert p._version == 1, "copy_ must be counted"
 # sphinx_gallery_end_ignore
 
 # %%
+# ``copy_`` 的检查比看上去要少：能广播到目标形状的源张量会被重复填满目标，浮点数的源张量会被悄悄转换成目标的 dtype（这里写进整数时截断了小数部分）。
+# 形状无法广播的源张量才会报错。
+with torch.no_grad():
+    p.copy_(torch.tensor([7.0]))
+print("p after copy_(torch.tensor([7.0])):", p)
+grid = torch.zeros(2, 3)
+grid.copy_(torch.tensor([1.0, 2.0, 3.0]))
+print("grid after copy_ of a (3,) source:", grid)
+counts = torch.zeros(3, dtype=torch.int64)
+counts.copy_(torch.tensor([1.7, 2.5, -3.9]))
+print("int64 counts after copy_ of floats:", counts)
+try:
+    with torch.no_grad():
+        p.copy_(torch.zeros(5))
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("copy_ of a source that cannot broadcast must raise")
+assert torch.equal(p, torch.full((3,), 7.0)) and torch.equal(counts, torch.tensor([1, 2, -3])), "broadcast, cast"
+# sphinx_gallery_start_ignore
+assert torch.equal(grid, torch.tensor([[1.0, 2.0, 3.0]] * 2)), "a (3,) source fills every row of a (2, 3) target"
+assert p.shape == (3,) and counts.dtype == torch.int64, "copy_ keeps the target's shape and dtype"
+# sphinx_gallery_end_ignore
+
+# %%
 # 小结
 # ----
 #
 # 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果修改时还有计算图需要旧值，就会报错，而不是把梯度算错。``.data``
-# 让 autograd 看不见修改，``p.data = t`` 连形状的改变也一并藏起来；``torch.no_grad()`` 下的
-# ``copy_`` 则会检查形状。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`第二部分的最后一页 <data-vs-detach-comparison>`。
+# 让 autograd 看不见修改，``p.data = t`` 连形状的改变也一并藏起来。``torch.no_grad()`` 下的
+# ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，浮点数源张量的 dtype 也会被悄悄转换；形状无法广播的源张量才会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`第二部分的最后一页 <data-vs-detach-comparison>`。

@@ -224,6 +224,9 @@ edits = {
     "t.detach().zero_()": lambda t: t.detach().zero_(),
     "t.data.zero_()": lambda t: t.data.zero_(),
     "t.detach().numpy()[0] = 5": lambda t: t.detach().numpy().__setitem__(0, 5.0),
+    "t.untyped_storage().fill_(0)": lambda t: t.untyped_storage().fill_(0),
+    "torch.from_dlpack(t.detach()).zero_()": lambda t: torch.from_dlpack(t.detach()).zero_(),
+    "vector_to_parameters(torch.zeros(4), [t])": lambda t: torch.nn.utils.vector_to_parameters(torch.zeros(4), [t]),
     "t = t + 1": lambda t: t + 1,
 }
 
@@ -240,18 +243,19 @@ def run(edit, requires_grad):
 
 
 table = {line: (run(edit, False), run(edit, True)) for line, edit in edits.items()}
-print(f"{'line':36} {'values of t change':>18} {'_version moves by':>18} {'same, no_grad leaf':>19}")
+print(f"{'line':41} {'values of t change':>18} {'_version moves by':>18} {'same, no_grad leaf':>19}")
 for line, ((changed, moved), (_, moved_no_grad)) in table.items():
-    print(f"{line:36} {str(changed):>18} {moved:>18} {moved_no_grad:>19}")
+    print(f"{line:41} {str(changed):>18} {moved:>18} {moved_no_grad:>19}")
 
 # %%
-# 凡是改变了 ``t`` 的数值的行，都让计数器加一，只有两个例外：通过 ``.data`` 修改，以及通过 NumPy
-# 写入。最后一行根本没有改动 ``t``：它造出一个新张量，再重新绑定名字。在 ``torch.no_grad()``
-# 下结果完全相同。
+# 凡是改变了 ``t`` 的数值的行，都让计数器加一，只有五个例外：通过 ``.data`` 修改，通过 NumPy
+# 写入，通过 ``untyped_storage()`` 写入，通过 DLPack 别名（``torch.from_dlpack``）修改，以及
+# ``nn.utils.vector_to_parameters``：它像 ``t.data = ...`` 一样，把新数据换到 ``t`` 底下。最后一行根本没有改动
+# ``t``：它造出一个新张量，再重新绑定名字。在 ``torch.no_grad()`` 下结果完全相同。
 
 silent = [line for line, ((changed, moved), _) in table.items() if changed and moved == 0]
 print("values changed, counter still:", silent)
-assert silent == ["t.data.zero_()", "t.detach().numpy()[0] = 5"], "only .data and NumPy edits must go uncounted"
+assert silent == list(table)[7:12], "the edits through .data, NumPy, the storage, DLPack and vector_to_parameters"
 # sphinx_gallery_start_ignore
 assert all(row[0][1] == int(row[0][0]) for name, row in table.items() if name not in silent), (
     "every other edit must move the counter by exactly one"
@@ -259,6 +263,20 @@ assert all(row[0][1] == int(row[0][0]) for name, row in table.items() if name no
 assert all(row[0][1] == row[1][1] for row in table.values()), "no_grad must not change the counting"
 assert table["t = t + 1"][0] == (False, 0), "rebinding must leave the old tensor alone"
 # sphinx_gallery_end_ignore
+
+# %%
+# 最后一个是人们真会拿来处理模型参数的函数，比如配合在一整条扁平向量上工作的优化器。``(p * p).sum()``
+# 保存了 ``p``；``vector_to_parameters`` 之后计数器仍是 0，于是 ``backward()`` 照常运行，用的却是新数值：
+# 得到的梯度是按计算损失时的数值求出的梯度的十倍。
+
+p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+loss = (p * p).sum()
+torch.nn.utils.vector_to_parameters(torch.tensor([10.0, 20.0, 30.0]), [p])
+loss.backward()
+expected = torch.func.grad(lambda q: (q * q).sum())(torch.tensor([1.0, 2.0, 3.0]))
+print("p._version:", p._version)
+print("p.grad:", p.grad, " expected:", expected)
+assert p._version == 0 and torch.equal(p.grad, 10 * expected), "vector_to_parameters: a wrong gradient, no error"
 
 # %%
 # 基张量与它的所有视图共用一个计数器
@@ -291,6 +309,7 @@ assert same_storage(base, view), "the view uses the base's memory"
 # 小结
 # ----
 #
-# ``_version`` 统计的是对张量内存的原地修改，不管是谁改的：张量自己、视图、``detach()`` 的结果、``out=``，在不在
-# ``torch.no_grad()`` 下都一样。``.data`` 和 NumPy 则绕过它改动数值，所以通过它们修改可能得到错误的梯度却不报错
+# ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的原地修改，在不在
+# ``torch.no_grad()`` 下都一样。``.data``、NumPy、``untyped_storage()``、DLPack 别名和
+# ``nn.utils.vector_to_parameters`` 则绕过它改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错
 # （见 :ref:`.data 还是 no_grad() 那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。
