@@ -61,17 +61,23 @@ PAGES = {
 def test_the_facts_page_lists_every_fact_and_who_cites_it(tmp_path, lang, holds, nobody):
     html = build(tmp_path, PAGES, lang)["facts"]
     soup = BeautifulSoup(html, "html.parser")
-    rows = {row["id"].removeprefix("fact-"): row.select("td") for row in soup.select("table.fact-index tbody tr")}
-    assert sorted(rows) == sorted(facts.FACTS)
-    cited_by = {fact_id: [a.get_text() for a in cells[4].select("a")] for fact_id, cells in rows.items()}
+    entries = {li["id"].removeprefix("fact-"): li for li in soup.select("ul.fact-index > li")}
+    assert sorted(entries) == sorted(facts.FACTS)
+    assert all(li.select_one("p.fact-id").get_text(strip=True) == fact_id for fact_id, li in entries.items())
+
+    def field(fact_id, kind):
+        return entries[fact_id].select_one(f"p.fact-{kind}")
+
+    cited_by = {fact_id: [a.get_text() for a in field(fact_id, "cited").select("a")] for fact_id in entries}
     assert cited_by["leaf-refuses-inplace"] == ["Home"]  # a role on the home page
     assert cited_by["deepcopy-grad-by-source"] == ["Guide page"]  # named by a matrix guide entry
     assert cited_by["detach-numpy-write-silent"] == ["Guide page"]
-    assert rows["detach-resize-grow-reallocates"][4].get_text(strip=True) == nobody
-    assert all(cells[3].get_text(strip=True) == holds for cells in rows.values())
-    scope_cell = rows["deepcopy-grad-by-source"][2].get_text()
-    assert "meta" in scope_cell and "36" in scope_cell
-    assert rows["leaf-refuses-inplace"][1].get_text(strip=True) == facts.ABOUT["leaf-refuses-inplace"].runs_in(lang)
+    assert field("detach-resize-grow-reallocates", "cited").get_text(strip=True) == nobody
+    assert all(field(fact_id, "held").get_text(strip=True) == holds for fact_id in entries)
+    scope_text = field("deepcopy-grad-by-source", "scope").get_text()
+    assert "meta" in scope_text and "36" in scope_text
+    runs = facts.ABOUT["leaf-refuses-inplace"].runs_in(lang)
+    assert field("leaf-refuses-inplace", "runs").get_text(strip=True) == runs
 
 
 def test_a_fact_that_fails_fails_the_facts_page(tmp_path, monkeypatch):

@@ -5,12 +5,12 @@ Usage in a MyST page::
     ```{fact-index}
     ```
 
-A reviewer reads one page to audit the site's narrative claims. The table has one row per fact of
-``tensorfacts.facts.FACTS``: its id (an anchor ``fact-<id>``), what its check runs and the range of
-cases it covers (both in the page's language, from ``tensorfacts.facts.ABOUT``), whether it held on
-this build (it runs again here), and the pages that cite it. Citations are collected while the
+A reviewer reads one page to audit the site's narrative claims. The index has one entry per fact of
+``tensorfacts.facts.FACTS`` (a list entry, anchored ``fact-<id>``): its id, whether it held on this
+build (it runs again here), what its check runs and the range of cases it covers (both in the page's
+language, from ``tensorfacts.facts.ABOUT``), and the pages that cite it. Citations are collected while the
 pages are read: each ``{fact}`` role, and each fact a ``behaviour-matrix`` guide names, calls
-:func:`cite`. The table is filled in once every page has been read (``doctree-resolved``).
+:func:`cite`. The index is filled in once every page has been read (``doctree-resolved``).
 
 A fact that no page cites is listed with "no page" and does not fail the build: some facts back a
 ledger check or keep a behaviour under watch before a page states it; the list shows them all the
@@ -33,7 +33,6 @@ logger = logging.getLogger(__name__)
 #: Every word the index prints, by edition code.
 WORDS = {
     "en": {
-        "fact": "Fact",
         "runs": "What it runs",
         "scope": "Scope",
         "held": "On this build",
@@ -45,7 +44,6 @@ WORDS = {
         "count": "{total} facts, run on torch {torch}: {holds} hold. {cited} are cited by at least one page.",
     },
     "zh_CN": {
-        "fact": "事实",
         "runs": "检查的内容",
         "scope": "范围",
         "held": "本次构建",
@@ -108,31 +106,27 @@ class FactIndex(SphinxDirective):
         return [fact_index_node()]
 
 
-def _cell(*children: nodes.Node) -> nodes.entry:
-    entry = nodes.entry()
-    entry += nodes.paragraph("", "", *children)
-    return entry
+def _field(name: str, kind: str, *children: nodes.Node) -> nodes.field:
+    """One line of a fact's entry: its name, then a paragraph of class ``fact-<kind>``."""
+    field = nodes.field()
+    field += nodes.field_name(name, name)
+    body = nodes.field_body()
+    body += nodes.paragraph("", "", *children, classes=[f"fact-{kind}"])
+    field += body
+    return field
 
 
-def build_table(app: Sphinx, docname: str, language: str) -> list[nodes.Node]:
+def build_index(app: Sphinx, docname: str, language: str) -> list[nodes.Node]:
+    """The count line, then one entry per fact: its id and verdict, what it runs, its scope, who cites it.
+
+    (A list, not a table: five columns of sentences do not fit a phone, and a list needs no scroll box.)
+    """
     import torch
 
     from tensorfacts import facts
 
     w = words(language)
-    table = nodes.table(classes=["fact-index"])
-    group = nodes.tgroup(cols=5)
-    table += group
-    for width in (16, 34, 24, 8, 18):
-        group += nodes.colspec(colwidth=width)
-    head = nodes.thead()
-    group += head
-    header = nodes.row()
-    for key in ("fact", "runs", "scope", "held", "cited"):
-        header += _cell(nodes.Text(w[key]))
-    head += header
-    body = nodes.tbody()
-    group += body
+    entries = nodes.bullet_list(classes=["fact-index"])
     held = cited = 0
     listed = rows(citations(app.env), facts.FACTS)
     for fact_id, pages in listed:
@@ -151,20 +145,22 @@ def build_table(app: Sphinx, docname: str, language: str) -> list[nodes.Node]:
             links.append(nodes.reference(title, title, internal=True,
                                          refuri=app.builder.get_relative_uri(docname, page)))
         word = w[result.holds]
-        row = nodes.row(ids=[nodes.make_id(f"fact-{fact_id}")])
-        row += _cell(nodes.literal(fact_id, fact_id))
-        row += _cell(*inline_text(about.runs_in(language)))
-        row += _cell(*inline_text(about.scope_in(language)))
-        row += _cell(nodes.inline(word, word, classes=[f"fact-{'holds' if result.holds else 'fails'}"]))
-        row += _cell(*(links or [nodes.Text(w["nobody"])]))
-        body += row
+        entry = nodes.list_item(ids=[nodes.make_id(f"fact-{fact_id}")])
+        entry += nodes.paragraph("", "", nodes.literal(fact_id, fact_id), classes=["fact-id"])
+        fields = nodes.field_list()
+        fields += _field(w["held"], "held", nodes.inline(word, word))
+        fields += _field(w["runs"], "runs", *inline_text(about.runs_in(language)))
+        fields += _field(w["scope"], "scope", *inline_text(about.scope_in(language)))
+        fields += _field(w["cited"], "cited", *(links or [nodes.Text(w["nobody"])]))
+        entry += fields
+        entries += entry
     count = w["count"].format(total=len(listed), torch=torch.__version__, holds=held, cited=cited)
-    return [nodes.paragraph(count, count, classes=["fact-index-count"]), table]
+    return [nodes.paragraph(count, count, classes=["fact-index-count"]), entries]
 
 
 def fill_index(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     for node in doctree.findall(fact_index_node):
-        node.replace_self(build_table(app, docname, app.config.language))
+        node.replace_self(build_index(app, docname, app.config.language))
 
 
 def setup(app: Sphinx) -> dict:
