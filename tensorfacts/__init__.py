@@ -11,5 +11,7 @@ line (``python -m tensorfacts``) all use the same facts.
 - :mod:`tensorfacts.articles`: the claims of each source article, one module each;
 - :mod:`tensorfacts.verdicts`: running the checks; :mod:`tensorfacts.baseline`: the reviewed verdicts;
 - :mod:`tensorfacts.matrix`: the probes behind the behaviour matrix and its guide;
+- :mod:`tensorfacts.facts`: the named checks narrative sentences cite; :mod:`tensorfacts.scope`: the
+  range of cases a general sentence's check runs; :mod:`tensorfacts.general_facts`: those checks;
 - :mod:`tensorfacts.cli`: ``python -m tensorfacts [--list | --update-baseline | --matrix]``.
 """

@@ -50,11 +50,11 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "need-read-without-graph",
         {
-            "en": "The values without autograd, without copying (to log, plot or compare them): `a.detach()`. "
+            "en": "The values without autograd and without copying, to read them now: `a.detach()`. "
                 "It shares storage and the version counter with `a` (an inference tensor has no version counter "
                 "at all) and does not require grad; an in-place "
                 "edit of it while autograd still needs `a` makes backward raise.",
-            "zh_CN": "只读数值、不要求导、也不复制（记录日志、画图、比较）：`a.detach()`。它与 `a` "
+            "zh_CN": "现在就读数值，不要求导、也不复制：`a.detach()`。它与 `a` "
                 "共享存储和版本计数器（推理张量根本没有版本计数器），不需要梯度；"
                 "自动求导还用得着 `a` 时原地修改它，反向传播会报错。",
         },
@@ -62,6 +62,21 @@ DECISIONS: tuple[Advice, ...] = (
         and _rows(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
         and _no_counter(m, "a.detach()")
         and _rows(m, "a.detach()", GRAD_SOURCES, inplace_edit=EDIT_DETECTED),
+    ),
+    Advice(
+        "need-log-values",
+        {
+            "en": "Values to log, plot or compare later, while training goes on: a copy. `.item()` for a number "
+                "(a loss), `.tolist()` for a short list, `.detach().clone()` for a tensor. Not `a.detach()`: it "
+                "shares the storage of `a`, so a list of `w.detach()` kept over a training loop is a list of "
+                "aliases, every entry the final `w`.",
+            "zh_CN": "要在训练过程中记下数值，留待以后记录日志、画图或比较：就得复制。数（比如损失）用 `.item()`，"
+                "短列表用 `.tolist()`，张量用 `.detach().clone()`。不要用 `a.detach()`：它与 `a` 共享存储，"
+                "训练循环中攒下的一串 `w.detach()` 全是别名，每一项都是最后的 `w`。",
+        },
+        lambda m: _rows(m, "a.detach()", shares_storage=True)
+        and _rows(m, "a.detach().clone()", shares_storage=False),
+        facts=("log-values-in-a-loop",),
     ),
     Advice(
         "need-copy-with-gradient",
@@ -101,16 +116,21 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "need-trainable-copy",
         {
-            "en": "A second trainable copy of a leaf (a parameter you will optimise separately): "
-                "`copy.deepcopy(a)`. A new leaf with its own storage that still requires grad; on a non-leaf "
-                "it raises `RuntimeError`.",
-            "zh_CN": "给叶子张量另做一份可训练的副本（之后单独优化的参数）：`copy.deepcopy(a)`。"
-                "得到一个有自己存储、仍需要梯度的新叶子张量；对非叶子张量则抛出 `RuntimeError`。",
+            "en": "A second trainable copy (a parameter you will optimise separately), from any kind of `a`: "
+                "`a.detach().clone().requires_grad_(True)`. A new leaf with its own storage and no `.grad` yet, "
+                "so its first step starts from its own gradient alone. Not `copy.deepcopy(a)`: it raises "
+                "`RuntimeError` on a non-leaf, and the copy of a `torch.Tensor` that requires grad carries `a.grad` "
+                "over, so its first step adds that stale gradient (the copy of a `Parameter` has no `.grad`; that "
+                "of a tensor that does not require grad is no trainable leaf).",
+            "zh_CN": "另做一份可训练的副本（之后单独优化的参数），无论 `a` 是哪种张量，都用 "
+                "`a.detach().clone().requires_grad_(True)`。得到的是有自己存储的新叶子张量，还没有 `.grad`，"
+                "第一步只用它自己的梯度。不要用 `copy.deepcopy(a)`：它对非叶子张量抛出 `RuntimeError`；"
+                "需要求导的 `torch.Tensor` 的副本还会把 `a.grad` 一起带过来，第一步就叠加上这份过时的梯度"
+                "（`Parameter` 的副本没有 `.grad`；不需要求导的张量的副本也不是可训练的叶子张量）。",
         },
-        lambda m: m["leaf"]["copy.deepcopy(a)"]["shares_storage"] is False
-        and m["leaf"]["copy.deepcopy(a)"]["requires_grad"] is True
-        and m["leaf"]["copy.deepcopy(a)"]["grad_fn"] == "None"
+        lambda m: _rows(m, "a.detach().clone()", shares_storage=False, grad_fn="None")
         and str(m["non-leaf"]["copy.deepcopy(a)"]["raised"]).startswith("RuntimeError"),
+        facts=("trainable-copy-in-a-loop", "deepcopy-as-trainable-copy", "deepcopy-grad-by-source"),
     ),
     Advice(
         "never-data",

@@ -5,7 +5,10 @@ matrix guide that states torch behaviour names the fact that proves it: ``{fact}
 or ``facts=(...)`` on a guide entry. Each fact is a small function that runs real tensors and
 returns a :class:`Fact` result (holds or not, plus a short trace). The build runs every fact a page
 names and fails on an unknown id or a fact that no longer holds; ``tests/test_prose_facts.py``
-does the same without a build. Pure Python: imports torch, never Sphinx.
+does the same without a build. Every fact says what it runs and over which range, in every
+edition's language (:class:`About`, shown on the facts page). A fact behind a general sentence is a
+:func:`scoped_fact`: one observation run over the standard range of :mod:`tensorfacts.scope`
+(those facts live in :mod:`tensorfacts.general_facts`). Pure Python: imports torch, never Sphinx.
 
 ``_version``, ``_saved_self`` and the like are internal attributes of torch, used here because
 they are the only way to watch the version counter; they may change between releases, and then
@@ -16,11 +19,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import torch
 
+from sitetools.editions import CODES, pick
+from tensorfacts import scope
 from tensorfacts.tensors import same_storage
 
 
@@ -32,19 +38,106 @@ class Fact:
     trace: str
 
 
+@dataclasses.dataclass(frozen=True)
+class About:
+    """What a fact runs and over which range, in every edition's language (the facts page shows both)."""
+
+    runs: Mapping[str, str]  #: edition code -> what the check does
+    #: edition code -> the range of cases it runs; or a function of the code that writes it (a scoped
+    #: fact's range is written from its cases, which exist only once the matrix's sources do)
+    scope: Mapping[str, str] | Callable[[str], str]
+
+    def runs_in(self, language: str) -> str:
+        return pick(self.runs, language, "what a fact runs")
+
+    def scope_in(self, language: str) -> str:
+        return self.scope(language) if callable(self.scope) else pick(self.scope, language, "a fact's scope")
+
+
 FACTS: dict[str, Callable[[], Fact]] = {}
+ABOUT: dict[str, About] = {}
+
+#: The scope of a fact that runs one example: the sentence citing it must name that case.
+ONE_EXAMPLE = {
+    "en": "one example, the case the sentence citing it names",
+    "zh_CN": "只运行一个例子：引用它的句子所说的那种情形",
+}
 
 #: The phrase of the error autograd raises when a saved tensor was edited in place.
 VERSION_ERROR = "modified by an inplace operation"
 
 
-def fact(fact_id: str) -> Callable[[Callable[[], Fact]], Callable[[], Fact]]:
-    """Register a fact under ``fact_id`` (ids are unique)."""
+def fact(fact_id: str, runs: Mapping[str, str], scope: Mapping[str, str] | Callable[[str], str] = ONE_EXAMPLE,
+         ) -> Callable[[Callable[[], Fact]], Callable[[], Fact]]:
+    """Register a fact under ``fact_id`` (ids are unique), with what it runs in every edition's language."""
 
     def register(check: Callable[[], Fact]) -> Callable[[], Fact]:
         if fact_id in FACTS:
             raise ValueError(f"fact {fact_id!r} is registered twice")
+        missing = [code for code in CODES if code not in runs or not (callable(scope) or code in scope)]
+        if missing:
+            raise ValueError(f"fact {fact_id!r} says what it runs and its scope in no {missing} text")
         FACTS[fact_id] = check
+        ABOUT[fact_id] = About(dict(runs), scope if callable(scope) else dict(scope))
+        return check
+
+    return register
+
+
+@dataclasses.dataclass(frozen=True)
+class Scoped:
+    """A scoped fact's parts: its observation, what its sentence expects, and the range of cases it runs
+    (made on first use: the standard sources are the matrix's, which imports this module)."""
+
+    check: scope.Observe
+    expect: scope.Expect
+    sources: tuple[str, ...] | None
+    dtypes: tuple[torch.dtype, ...]
+    devices: tuple[str, ...]
+    narrower: Mapping[str, str] | None
+
+    @functools.cached_property
+    def cases(self) -> list[scope.Case]:
+        chosen = scope.cases(self.sources, self.dtypes, self.devices)
+        full = scope.cases(() if self.sources is not None else None)
+        if len(chosen) < len(full) and not self.narrower:
+            raise ValueError("a scoped fact runs a narrower range than the standard one without saying why")
+        return chosen
+
+    def words(self, language: str) -> str:
+        return scope.describe(self.cases, language, self.narrower)
+
+    def run(self) -> Fact:
+        wrong, seen = scope.mismatches(self.check, self.expect, self.cases)
+        if wrong:
+            return Fact(False, f"{len(wrong)} of {len(self.cases)} cases differ from the sentence: "
+                        + "; ".join(wrong[:6]))
+        return Fact(True, f"all {len(self.cases)} cases as stated: "
+                    + "; ".join(f"{s}: {' / '.join(sorted(v))}" for s, v in seen.items()))
+
+
+#: The parts of every scoped fact, for the tests that run an old sentence over the same range.
+SCOPES: dict[str, Scoped] = {}
+
+
+def scoped_fact(fact_id: str, runs: Mapping[str, str], expect: scope.Expect, *,
+                sources: tuple[str, ...] | None = (), dtypes: tuple[torch.dtype, ...] = scope.DTYPES,
+                devices: tuple[str, ...] = scope.DEVICES,
+                narrower: Mapping[str, str] | None = None) -> Callable[[scope.Observe], scope.Observe]:
+    """Register a fact that runs one observation over a whole range of cases (:mod:`tensorfacts.scope`).
+
+    By default the range is every standard source (``sources=None``: none, the fact is not about a
+    source), dtype and device; a fact that takes less says why in ``narrower`` (every edition's
+    language), and the facts page prints it. The fact holds when each case gives what ``expect``
+    says its sentence states for that case.
+    """
+    if narrower is not None and any(code not in narrower for code in CODES):
+        raise ValueError(f"fact {fact_id!r}: say why its range is narrower in every edition's language")
+
+    def register(check: scope.Observe) -> scope.Observe:
+        parts = Scoped(check, expect, sources, dtypes, devices, narrower)
+        fact(fact_id, runs, parts.words)(parts.run)
+        SCOPES[fact_id] = parts
         return check
 
     return register
@@ -78,7 +171,12 @@ def _backward(loss: torch.Tensor) -> str:
 # --- The version counter ---------------------------------------------------------------------
 
 
-@fact("version-counter-catches-saved-edit")
+@fact("version-counter-catches-saved-edit", {
+    "en": "Saves y = a * 1 for backward in (y * y).sum(), edits y with y.mul_(10), and checks that y._version moved "
+          "by one and that backward raises the version-counter error.",
+    "zh_CN": "在 (y * y).sum() 中让反向传播保存 y = a * 1，再用 y.mul_(10) 原地修改 y；检查 y._version 加了 1，"
+             "且反向传播报版本计数器错误。",
+})
 def _version_counter_catches_saved_edit() -> Fact:
     """An in-place edit of a tensor autograd saved moves its version; backward then raises."""
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -91,19 +189,12 @@ def _version_counter_catches_saved_edit() -> Fact:
                 f"y._version {before} -> {y._version}; backward: {error or 'no error'}")
 
 
-@fact("detach-edit-before-save-silent")
-def _detach_edit_before_save_silent() -> Fact:
-    """An edit through detach() made before autograd saves the tensor gives a silent wrong gradient."""
-    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    b = a * 2  # saves nothing from a
-    b.detach().mul_(10)  # b is now 20 * a, the graph still says 2 * a
-    error = _backward((b * b).sum())
-    grad = a.grad.tolist() if a.grad is not None else None
-    wrong = grad not in ([8.0 * v for v in (1, 2, 3)], [800.0 * v for v in (1, 2, 3)])
-    return Fact(not error and wrong, f"a.grad = {grad}; 8a and 800a would be the true gradients")
-
-
-@fact("detach-numpy-write-silent")
+@fact("detach-numpy-write-silent", {
+    "en": "Saves a in (a * a).sum(), multiplies a.detach().numpy() by 10 in place, runs backward: no error, "
+          "a._version still 0, a.grad = [20, 40, 60] where the loss's gradient is [2, 4, 6].",
+    "zh_CN": "在 (a * a).sum() 中保存 a，把 a.detach().numpy() 原地乘以 10，再反向传播：不报错，a._version 仍为 0，"
+             "a.grad = [20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
+})
 def _detach_numpy_write_silent() -> Fact:
     """A write through a.detach().numpy() moves no version counter: a silent wrong gradient."""
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -116,7 +207,12 @@ def _detach_numpy_write_silent() -> Fact:
                 f"a._version = {a._version}; a.grad = {grad}; true gradient [2.0, 4.0, 6.0]")
 
 
-@fact("detach-set-keeps-version-counter")
+@fact("detach-set-keeps-version-counter", {
+    "en": "On d = a.detach(), calls d.set_(torch.zeros(6)), then d.add_(1): a._version moves, a and d no longer "
+          "share storage, and backward of a loss that saved a raises.",
+    "zh_CN": "对 d = a.detach() 先调用 d.set_(torch.zeros(6))，再调用 d.add_(1)：a._version 随之增加，a 与 d "
+             "已不共享存储，保存过 a 的损失反向传播时报错。",
+})
 def _detach_set_keeps_version_counter() -> Fact:
     """After d.set_(...) on d = a.detach(), d.add_(1) still moves a._version, and backward fails."""
     a = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
@@ -130,7 +226,12 @@ def _detach_set_keeps_version_counter() -> Fact:
                 f"a._version {before} -> {a._version} after d.add_(1); backward: {error or 'no error'}")
 
 
-@fact("detach-resize-grow-reallocates")
+@fact("detach-resize-grow-reallocates", {
+    "en": "On d = a.detach() of a 2×3 tensor, calls d.resize_(100): the storage of a moves to a new one of 400 "
+          "bytes, still shared with d, and a keeps its shape (2, 3).",
+    "zh_CN": "对 2×3 张量的 d = a.detach() 调用 d.resize_(100)：a 的存储换成了一块 400 字节的新存储，仍与 d 共享，a "
+             "的形状仍是 (2, 3)。",
+})
 def _detach_resize_grow_reallocates() -> Fact:
     """A growing d.resize_(100) on d = a.detach() gives a (and d) a new, larger storage."""
     a = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
@@ -146,16 +247,11 @@ def _detach_resize_grow_reallocates() -> Fact:
 # --- Copies and conversions ------------------------------------------------------------------
 
 
-@fact("deepcopy-copies-grad")
-def _deepcopy_copies_grad() -> Fact:
-    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    (a * a).sum().backward()
-    b = copy.deepcopy(a)
-    ok = b.grad is not None and b.grad is not a.grad and torch.equal(b.grad, a.grad)
-    return Fact(ok and not same_storage(a.grad, b.grad), f"b.grad = {b.grad}")
-
-
-@fact("deepcopy-view-copies-storage")
+@fact("deepcopy-view-copies-storage", {
+    "en": "Deep-copies and clones base[:2] of a 1000-element tensor: the deep copy's storage has 4000 bytes, the "
+          "clone's 8.",
+    "zh_CN": "对 1000 个元素的张量取 base[:2]，分别深拷贝和 clone()：深拷贝的存储有 4000 字节，clone() 的只有 8 字节。",
+})
 def _deepcopy_view_copies_storage() -> Fact:
     base = torch.zeros(1000)
     view = base[:2]
@@ -163,28 +259,11 @@ def _deepcopy_view_copies_storage() -> Fact:
     return Fact(deep == 4000 and clone == 8, f"deepcopy: {deep} bytes; clone(): {clone} bytes")
 
 
-@fact("noop-conversions-return-a")
-def _noop_conversions_return_a() -> Fact:
-    from tensorfacts.matrix import SOURCES
-
-    same = {}
-    for source, build in SOURCES.items():
-        _, a = build()
-        same[source] = (a.to(torch.float32) is a, a.cpu() is a, a.contiguous() is a)
-    return Fact(all(all(v) for v in same.values()), f"(to(float32), cpu(), contiguous()) is a: {same}")
-
-
-@fact("data-setter-silent")
-def _data_setter_silent() -> Fact:
-    """``p.data = t`` swaps the tensor under a Parameter: new shape and dtype, no error, version 0."""
-    p = torch.nn.Parameter(torch.zeros(3))
-    p.data = torch.zeros(2, 2, dtype=torch.float64)
-    ok = tuple(p.shape) == (2, 2) and p.dtype == torch.float64 and p._version == 0
-    return Fact(ok and isinstance(p, torch.nn.Parameter),
-                f"shape {tuple(p.shape)}; dtype {p.dtype}; _version {p._version}")
-
-
-@fact("leaf-refuses-inplace")
+@fact("leaf-refuses-inplace", {
+    "en": "Calls a.add_(1) on a leaf that requires grad: refused with grad mode on; under torch.no_grad() it runs "
+          "and a becomes [2, 3, 4].",
+    "zh_CN": "对需要求导的叶子张量调用 a.add_(1)：求导模式下被拒绝；在 torch.no_grad() 下可以执行，a 变为 [2, 3, 4]。",
+})
 def _leaf_refuses_inplace() -> Fact:
     """A leaf that requires grad refuses an in-place edit with grad mode on, accepts it under no_grad."""
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -203,7 +282,12 @@ def _leaf_refuses_inplace() -> Fact:
 # --- The sources the matrix adds: a view of a leaf, an inference tensor -----------------------
 
 
-@fact("leaf-view-has-grad-fn-refuses-inplace")
+@fact("leaf-view-has-grad-fn-refuses-inplace", {
+    "en": "Slices base[1:] of a leaf that requires grad: the slice has a grad_fn and is not a leaf, and mul_(10) on "
+          "it raises the error for a view of a leaf.",
+    "zh_CN": "对需要求导的叶子张量切片 base[1:]：切片有 grad_fn、不是叶子张量，对它调用 mul_(10) "
+             "会报“叶子张量的视图”那条错误。",
+})
 def _leaf_view_has_grad_fn_refuses_inplace() -> Fact:
     """A slice of a leaf that requires grad has a grad_fn, yet refuses an in-place edit with grad
     mode on, as the leaf itself does."""
@@ -224,7 +308,11 @@ def _inference_tensor() -> torch.Tensor:
         return torch.tensor([1.0, 2.0, 3.0])
 
 
-@fact("inference-tensor-has-no-version-counter")
+@fact("inference-tensor-has-no-version-counter", {
+    "en": "Makes a tensor under torch.inference_mode() and reads its _version: the read raises that inference "
+          "tensors do not track a version counter.",
+    "zh_CN": "在 torch.inference_mode() 下创建张量，读取它的 _version：读取时报错，说推理张量不记录版本计数器。",
+})
 def _inference_tensor_has_no_version_counter() -> Fact:
     """Reading the version counter of a tensor made under inference_mode raises: it keeps none."""
     a = _inference_tensor()
@@ -236,7 +324,13 @@ def _inference_tensor_has_no_version_counter() -> Fact:
                 f"is_inference: {a.is_inference()}; a._version: {message}")
 
 
-@fact("inference-tensor-inplace-outside-raises-yet-writes")
+@fact("inference-tensor-inplace-outside-raises-yet-writes", {
+    "en": "Calls mul_(10) on an inference tensor outside inference mode, with grad mode on and under "
+          "torch.no_grad(): both raise, yet the values are 100 times the old ones; inside inference mode the edit "
+          "runs.",
+    "zh_CN": "在推理模式之外、分别在求导模式下和 torch.no_grad() 下对推理张量调用 mul_(10)：两次都报错，"
+             "但数值已变成原来的 100 倍；在推理模式内修改则正常执行。",
+})
 def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
     """An in-place edit of an inference tensor outside inference mode raises (under no_grad too),
     and yet the values have changed; inside inference mode it runs without an error."""
@@ -256,3 +350,7 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
     return Fact(all(refused) and outside == [100.0, 200.0, 300.0] and a.tolist() == [1000.0, 2000.0, 3000.0],
                 f"raised outside (grad on, no_grad): {refused}; values after those two mul_(10): {outside}; "
                 f"after one more inside: {a.tolist()}")
+
+
+# The facts behind general sentences and advice, each run over its scope (registered on import).
+from tensorfacts import general_facts  # noqa: E402, F401

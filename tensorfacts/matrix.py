@@ -394,6 +394,8 @@ def _same_row(m: Matrix, operation: str, other: str, ignore: tuple[str, ...] = (
 FACT_EXPRESSIONS: dict[str, tuple[str, ...]] = {
     "noop-conversions-return-a": ("a.to(torch.float32)", "a.cpu()", "a.contiguous()"),
     "detach-numpy-write-silent": ("a.detach().numpy()",),
+    "trainable-copy-in-a-loop": ("a.detach().clone().requires_grad_(True)",),
+    "deepcopy-as-trainable-copy": ("a.grad",),
 }
 
 
@@ -452,20 +454,28 @@ GUIDE: tuple[Advice, ...] = (
             "en": "To read the values without autograd and without copying, use `a.detach()`. It shares "
                 "storage and the version counter with `a` (an inference tensor has no version counter at all): "
                 "edit it in place after autograd saved `a`, even "
-                "under `torch.no_grad()`, and backward raises an error. It does not catch everything: an "
-                "edit made before autograd saves the tensor, or a write through `a.detach().numpy()`, moves "
-                "no saved version, and backward returns a wrong gradient without any error.",
+                "under `torch.no_grad()`, and backward raises an error. It does not catch everything: a write "
+                "through `a.detach().numpy()` after autograd saved `a` moves no version counter, and backward "
+                "returns a wrong gradient without any error. An edit made before autograd saves the tensor is "
+                "no error at all: backward treats it as a constant and returns what the same edit under "
+                "`torch.no_grad()` gives (for a tenfold edit, what `a + (9 * a).detach()` gives); when the edit "
+                "reaches the leaf itself (a leaf, a `Parameter`, a view of a leaf), that is the gradient at the "
+                "edited values.",
             "zh_CN": "只想读取数值，既不求导也不复制，就用 `a.detach()`。它与 `a` 共享存储和版本计数器"
                 "（推理张量根本没有版本计数器）："
                 "自动求导保存了 `a` 之后再原地修改它，即使在 `torch.no_grad()` 下，反向传播也会报错。"
-                "但它并非万无一失：在自动求导保存该张量之前做的修改，或者通过 `a.detach().numpy()` 写入的数据，"
-                "都不会让保存时记下的版本对不上，反向传播照常完成，梯度却是错的。",
+                "但它并非万无一失：自动求导保存了 `a` 之后，"
+                "通过 `a.detach().numpy()` 写入数据不会推进版本计数器，"
+                "反向传播照常完成，梯度却是错的。"
+                "在自动求导保存该张量之前做的修改则根本不算错误：反向传播把它当作常数，"
+                "结果与在 `torch.no_grad()` 下做同样的修改相同（放大十倍时，与 `a + (9 * a).detach()` 相同）；"
+                "如果修改落到了叶子张量本身（叶子张量、`Parameter`、叶子张量的视图），这就是按修改后的数值算出的梯度。",
         },
         lambda m: _everywhere(m, "a.detach()", shares_storage=True, requires_grad=False, grad_fn="None")
         and _everywhere(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
         and _no_counter(m, "a.detach()")
         and _edits(m, "a.detach()", EDIT_DETECTED),
-        facts=("detach-edit-before-save-silent", "detach-numpy-write-silent"),
+        facts=("detach-edit-before-save", "detach-numpy-write-silent"),
     ),
     Advice(
         "view",
@@ -547,12 +557,16 @@ GUIDE: tuple[Advice, ...] = (
             "en": "`copy.deepcopy(a)` works only on a tensor with no `grad_fn` (a leaf, a `Parameter`, a "
                 "tensor that does not require grad, an inference tensor); on a non-leaf, a view of a leaf "
                 "included, it raises `RuntimeError`. It gives new "
-                "storage and keeps `requires_grad` and the class: a `Parameter` stays a `Parameter`. It "
-                "copies `.grad` too, and for a view of a tensor that does not require grad it copies the whole "
+                "storage and keeps `requires_grad` and the class: a `Parameter` stays a `Parameter`. What it "
+                "does with `.grad` depends on the class: the copy of a `torch.Tensor` gets a copy of its `.grad`, "
+                "the copy of a `Parameter` has none (`.grad` is `None`), and so has every parameter of a "
+                "deep-copied model. For a view of a tensor that does not require grad it copies the whole "
                 "storage behind it, where `clone()` copies only the view's elements.",
             "zh_CN": "`copy.deepcopy(a)` 只能用于没有 `grad_fn` 的张量（叶子张量、`Parameter`、不需要求导的张量、"
                 "推理张量）；对非叶子张量（包括叶子张量的视图）会抛出 `RuntimeError`。它分配新的存储，保留 "
-                "`requires_grad` 和类型：`Parameter` 复制后仍是 `Parameter`。它连 `.grad` 也一起复制；"
+                "`requires_grad` 和类型：`Parameter` 复制后仍是 `Parameter`。`.grad` 复不复制要看类型："
+                "`torch.Tensor` 的副本会得到一份 `.grad` 的拷贝，`Parameter` 的副本则没有（`.grad` 为 `None`），"
+                "深拷贝整个模型时，每个参数也都是如此。"
                 "对不需要求导的张量的视图，它复制的是视图背后的整块存储，而 `clone()` 只复制视图中的元素。",
         },
         lambda m: all(
@@ -565,7 +579,7 @@ GUIDE: tuple[Advice, ...] = (
         and _row(m, "parameter", "copy.deepcopy(a)")["type"] == "Parameter"
         and all(str(_row(m, s, "copy.deepcopy(a)")["raised"]).startswith("RuntimeError")
                 for s in ("non-leaf", "view")),
-        facts=("deepcopy-copies-grad", "deepcopy-view-copies-storage"),
+        facts=("deepcopy-grad-by-source", "deepcopy-model-drops-grad", "deepcopy-view-copies-storage"),
     ),
     Advice(
         "inference",

@@ -38,6 +38,9 @@ class Claim:
     #: edition code -> a note shown under the claim (history, what a word gets wrong); may be empty.
     #: Inline code between backticks, links as ``[text](https://...)``.
     notes: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: edition code -> a qualifier the verdict cell shows after the verdict ("in the author's meaning
+    #: only"): for a verdict that holds only in a reading the note explains; may be empty.
+    qualifiers: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def text(self, language: str) -> str:
         """The claim in ``language``; a missing translation raises (no fallback)."""
@@ -46,6 +49,10 @@ class Claim:
     def note(self, language: str) -> str:
         """The note in ``language`` ("" when the claim has none; a missing translation raises)."""
         return pick(self.notes, language, f"the note of claim {self.id}") if self.notes else ""
+
+    def qualifier(self, language: str) -> str:
+        """The verdict's qualifier in ``language`` ("" when it has none; a missing translation raises)."""
+        return pick(self.qualifiers, language, f"the verdict qualifier of claim {self.id}") if self.qualifiers else ""
 
 
 #: A trace: code and torch's own output only (the same in every edition), or, when it needs words,
@@ -106,20 +113,22 @@ class Registry:
         self.checks: dict[str, Check] = {}
 
     def add(self, claim_id: str, section: str, gallery: str, en: str, zh_CN: str, check: Check,
-            notes: Mapping[str, str] | None = None) -> Claim:
+            notes: Mapping[str, str] | None = None, qualifiers: Mapping[str, str] | None = None) -> Claim:
         if not claim_id.startswith(f"{self.article}-") or claim_id in self.checks:
             raise ValueError(f"claim id {claim_id!r}: must be new and start with {self.article}-")
-        entry = Claim(claim_id, self.article, section, gallery, {"en": en, "zh_CN": zh_CN}, dict(notes or {}))
+        entry = Claim(claim_id, self.article, section, gallery, {"en": en, "zh_CN": zh_CN}, dict(notes or {}),
+                      dict(qualifiers or {}))
         self.claims.append(entry)
         self.checks[claim_id] = check
         return entry
 
     def claim(self, claim_id: str, section: str, gallery: str, en: str, zh_CN: str,
-              notes: Mapping[str, str] | None = None) -> Callable[[Check], Check]:
+              notes: Mapping[str, str] | None = None,
+              qualifiers: Mapping[str, str] | None = None) -> Callable[[Check], Check]:
         """Declare a claim; the decorated function is its check."""
 
         def register(check: Check) -> Check:
-            self.add(claim_id, section, gallery, en, zh_CN, check, notes)
+            self.add(claim_id, section, gallery, en, zh_CN, check, notes, qualifiers)
             return check
 
         return register

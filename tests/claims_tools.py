@@ -30,12 +30,14 @@ from tensorcopy_sphinx import (  # noqa: E402  (docs/_ext: the extensions under 
     behaviour_matrix,
     cjk_linebreaks,
     claims_ledger,
+    fact_index,
     gallery_i18n,
     language_switch,
     zh_search,
 )
 
-__all__ = ["behaviour_matrix", "cjk_linebreaks", "claims_ledger", "gallery_i18n", "language_switch", "zh_search"]
+__all__ = ["behaviour_matrix", "cjk_linebreaks", "claims_ledger", "fact_index", "gallery_i18n", "language_switch",
+           "zh_search"]
 
 
 def torch_name(func) -> str:
@@ -191,7 +193,8 @@ def build_mini_site(tmp_path: Path, body: str, language: str = "en") -> tuple[st
     src.mkdir(parents=True, exist_ok=True)
     (src / "conf.py").write_text(
         f"import sys\nsys.path[:0] = [{str(ROOT)!r}, {str(EXT)!r}]\n"
-        "extensions = ['myst_parser', 'tensorcopy_sphinx.claims_ledger', 'tensorcopy_sphinx.behaviour_matrix']\n"
+        "extensions = ['myst_parser', 'tensorcopy_sphinx.claims_ledger', 'tensorcopy_sphinx.behaviour_matrix', "
+        "'tensorcopy_sphinx.fact_index']\n"
         f"language = {language!r}\n",
         encoding="utf-8",
     )

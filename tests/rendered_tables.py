@@ -107,9 +107,11 @@ def ledger_problems(soup: BeautifulSoup, language: str, outcomes: list[Outcome])
             problems.append(f"{where}: {len(cells)} cells, not one under each header")
             continue
         verdict = cells[columns["verdict"]]
-        if shown(verdict) != shown(w[outcome.verdict]):
+        qualifier = outcome.claim.qualifier(language)  # the cell states it beside the verdict
+        squash = lambda text: re.sub(r"[\s()（）]", "", shown(text))  # noqa: E731 (brackets and spaces vary by edition)
+        if squash(verdict) != squash(w[outcome.verdict]) + squash(qualifier):
             problems.append(f"{where}: the verdict reads {shown(verdict)!r}, computed "
-                            f"{w[outcome.verdict]!r}")
+                            f"{w[outcome.verdict]!r}" + (f" ({qualifier})" if qualifier else ""))
         marks = [c for c in verdict.select_one("span.verdict").get("class", [])
                  if c.startswith("verdict-")] if verdict.select_one("span.verdict") else []
         if marks != [f"verdict-{outcome.verdict}"]:

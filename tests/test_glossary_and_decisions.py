@@ -51,7 +51,8 @@ def test_each_decision_is_written_in_every_edition(advice):
         assert bool(CJK.search(text)) == edition(code).cjk, f"the {code} text of {advice.id} is in {code}"
         assert text.count("`") % 2 == 0, f"unbalanced backticks in the {code} text of {advice.id}"
         named = set(re.findall(r"`(a\.[^`(]+(?:\(\))*(?:\.[a-z]+\(\))*|b = a|copy\.deepcopy\(a\))`", text))
-        assert named <= set(mp.OPERATIONS) | {"a.data"}, f"{advice.id} names a call the matrix does not probe"
+        checked = set(mp.OPERATIONS).union({"a.data"}, *(mp.FACT_EXPRESSIONS.get(f, ()) for f in advice.facts))
+        assert named <= checked, f"{advice.id} names a call the matrix does not probe, nor a fact it names checks"
 
 
 def build(tmp_path: Path, body: str, language: str) -> tuple[str, str]:

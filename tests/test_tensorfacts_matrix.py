@@ -335,12 +335,13 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
 #: outside the table (no cell shows these, so the cell-by-cell test below leaves them out).
 GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
     "detach-view": (
-        "detach-edit-before-save-silent",  # "an edit made before autograd saves the tensor ... a wrong gradient"
-        "detach-numpy-write-silent",  # "or a write through a.detach().numpy()"
+        "detach-edit-before-save",  # "an edit made before autograd saves the tensor ... a constant ..."
+        "detach-numpy-write-silent",  # "a write through a.detach().numpy() ... a wrong gradient"
     ),
     "alias": ("noop-conversions-return-a",),  # "likewise a.to(torch.float32), a.cpu() ..., a.contiguous()"
     "deepcopy": (
-        "deepcopy-copies-grad",  # "It copies .grad too"
+        "deepcopy-grad-by-source",  # "the copy of a plain tensor gets ... .grad, the copy of a Parameter has none"
+        "deepcopy-model-drops-grad",  # "and so has every parameter of a deep-copied model"
         "deepcopy-view-copies-storage",  # "for a view it copies the whole storage behind it"
     ),
 }

@@ -284,13 +284,14 @@ def _clone_unrelated() -> Result:
     "If `a.requires_grad` is `True`, the clone's `requires_grad` is `True` too.",
     "如果 `a.requires_grad=True`，clone 出来的 `c.requires_grad` 也是 `True`。")
 def _clone_requires_grad_follows() -> Result:
-    follows = []
+    seen = {}
     for flag in (True, False):
         a = torch.tensor([1.0, 2.0, 3.0], requires_grad=flag)
-        follows.append(a.clone().requires_grad == flag)
-    return Result(verdict(all(follows)), said(
-        f"`clone().requires_grad` follows `a` (for `True`, `False`): `{follows}`",
-        f"`clone().requires_grad` 与 `a` 一致（依次为 `True`、`False`）：`{follows}`"))
+        seen[flag] = a.clone().requires_grad
+    pairs = seen.items()
+    return Result(verdict(all(clone == flag for flag, clone in pairs)), said(
+        "; ".join(f"`a.requires_grad = {flag}`: `a.clone().requires_grad = {clone}`" for flag, clone in pairs),
+        "；".join(f"`a.requires_grad = {flag}` 时 `a.clone().requires_grad = {clone}`" for flag, clone in pairs)))
 
 
 @CLAIMS.claim(

@@ -240,7 +240,8 @@ def _detach_like_data() -> Result:
                  "原地操作会改变张量本身并推进它的版本计数器（如 `zero_()`、`mul_()`，或 `detach_()`）；"
                  "而取 `.data` 或 `.detach()` 不会改变 `out`，"
                  "只有之后通过结果做的原地操作才会改变它。",
-    })
+    },
+    qualifiers={"en": "in the author's meaning only", "zh_CN": "仅就作者的本意而言"})
 def _both_in_place() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     out = a.sigmoid()
@@ -299,28 +300,36 @@ def _data_unsafe() -> Result:
     "`.detach()` 是安全的：通过它做的修改会被 autograd 发现。",
     notes={
         "en": "Not as stated: autograd catches the edit only when it saved the edited tensor before the "
-              "edit, as `sigmoid` saves its output in the article's example. An edit made before the tensor "
-              "is saved, or a write through `.detach().numpy()`, goes unnoticed and the gradient is wrong. "
+              "edit, as `sigmoid` saves its output in the article's example. A write through `.detach().numpy()` "
+              "after the save goes unnoticed, and the gradient is wrong. An edit made before the tensor is "
+              "saved goes unnoticed too, but needs no catching: backward treats it as a constant, as it would "
+              "the same edit under `torch.no_grad()` (for a leaf, the gradient at the edited values). "
               "`.detach()` is safer than `.data`, not safe.",
         "zh_CN": "按原话不成立：只有当 autograd 在修改之前保存了被修改的张量时"
                  "（比如原文例子里 `sigmoid` 保存了它的输出），修改才会被发现。"
-                 "在张量被保存之前做的修改，或者通过 `.detach().numpy()` 写入的数据，都不会被发现，"
-                 "梯度是错的。`.detach()` 比 `.data` 安全，但并不是安全的。",
+                 "保存之后通过 `.detach().numpy()` 写入的数据不会被发现，梯度是错的。"
+                 "在张量被保存之前做的修改也不会被发现，但这本就无须发现：反向传播把它当作常数，"
+                 "与在 `torch.no_grad()` 下做同样的修改结果相同（对叶子张量而言，就是按修改后的数值算出的梯度）。"
+                 "`.detach()` 比 `.data` 安全，但并不是安全的。",
     })
 def _detach_safe() -> Result:
-    # An edit through detach() made *before* autograd saves the tensor is not caught.
+    # Saved, then written through .detach().numpy(): the version counter does not move.
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    b = a * 2  # multiplying by a number saves nothing from a
-    b.detach().mul_(10)  # b is now 20 * a, but the graph still says 2 * a
-    scale = b.detach() / a.detach()  # what b really is, relative to a, when the loss is computed
+    loss = (a * a).sum()  # saves a; its gradient is 2 * a = [2, 4, 6]
+    right = (2 * a.detach()).tolist()
+    array = a.detach().numpy()
+    array *= 10
     try:
-        (b * b).sum().backward()  # with b = 20 * a, the loss is 400 * a**2: gradient 800 * a
+        loss.backward()
     except RuntimeError as exc:
         return Result(HOLDS, error_line(exc))
-    right = (2 * b.detach() * scale).tolist()
     if a.grad.tolist() == right:
         return Result(HOLDS, wrong_gradient(a.grad.tolist(), right, silent=False))
-    numpy_write = run_fact("detach-numpy-write-silent")
-    if not numpy_write.holds:  # the note says so: it must stay true
-        raise AssertionError(f"the note is out of date: {numpy_write.trace}")
-    return Result(DOES_NOT_HOLD, wrong_gradient(a.grad.tolist(), right, silent=True))
+    before_save = run_fact("detach-edit-before-save")
+    if not before_save.holds:  # the note says so: it must stay true
+        raise AssertionError(f"the note is out of date: {before_save.trace}")
+    return Result(DOES_NOT_HOLD, said(
+        f"write through `.detach().numpy()` after the save: `a.grad = {a.grad.tolist()}`; "
+        f"the loss's gradient is `{right}`; no error",
+        f"保存之后通过 `.detach().numpy()` 写入：`a.grad = {a.grad.tolist()}`；"
+        f"这个损失的梯度是 `{right}`；没有报错"))

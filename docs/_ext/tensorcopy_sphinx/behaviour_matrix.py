@@ -27,7 +27,8 @@ fails). ``:guide: decide`` does the same for the answers of the "which one do I 
 
 The role ``{fact}`id``` marks a sentence of a narrative page as resting on the fact ``id`` of
 ``tensorfacts.facts``: the build runs that fact and warns when the id is unknown or the fact no
-longer holds. The role renders nothing; it is the sentence's link to its check.
+longer holds. The role renders nothing; it is the sentence's link to its check. Each citation (a
+role, or a fact a guide entry names) is recorded for the facts page (``tensorcopy_sphinx.fact_index``).
 
 Column headers and cell words come from ``WORDS`` below, one entry per edition (a missing
 edition fails the build). Its stylesheet, ``static/behaviour-matrix.css``, is its own.
@@ -42,6 +43,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from sitetools.editions import pick
+from tensorcopy_sphinx.fact_index import cite
 from tensorcopy_sphinx.inline import inline_text, stylesheet
 from tensorfacts import matrix as mp
 from tensorfacts.decisions import DECISIONS
@@ -257,6 +259,9 @@ class BehaviourMatrix(SphinxDirective):
                            type="matrix", subtype="probe")
         if "guide" in self.options:
             guide = GUIDES[self.options["guide"]]
+            for advice in guide:
+                for fact_id in advice.facts:
+                    cite(self.env, fact_id, self.env.docname)  # for the facts page
             for advice_id in mp.failed_premises(matrix, guide):
                 logger.warning("behaviour matrix guide: the premises of %r do not hold on this "
                                "torch; rewrite that advice", advice_id, location=location,
@@ -275,6 +280,8 @@ def fact_role(name, rawtext, text, lineno, inliner, options=None, content=None):
     from tensorfacts.facts import run_fact
 
     fact_id = text.strip()
+    env = inliner.document.settings.env
+    cite(env, fact_id, env.docname)  # for the facts page
     result = run_fact(fact_id)
     if not result.holds:
         source, line = inliner.reporter.get_source_and_line(lineno)

@@ -52,6 +52,7 @@ WORDS = {
         DOES_NOT_HOLD: "does not hold",
         OUTPUT_DIFFERS: "output differs from the article's",
         NOT_A_CLAIM: "not a claim",
+        "qualifier": " ({qualifier})",
         "problem": "no verdict: {problem}",
         "summary": "{total} claims, checked on torch {torch}: {holds} hold, {not_hold} do not "
         "hold, and for {differs} the output differs from the article's. {not_claims} more rows are "
@@ -67,6 +68,7 @@ WORDS = {
         DOES_NOT_HOLD: "不成立",
         OUTPUT_DIFFERS: "输出与原文不同",
         NOT_A_CLAIM: "不算原文的说法",
+        "qualifier": "（{qualifier}）",
         "problem": "没有结论：{problem}",
         "summary": "共 {total} 条说法，在 torch {torch} 上检验：{holds} 条成立，{not_hold} 条不成立，"
         "{differs} 条输出与原文不同。另有 {not_claims} 行不算原文的说法"
@@ -184,11 +186,15 @@ def build_table(
         article = pick(articles.ARTICLES[entry.article], language, f"the title of article {entry.article}")
         if outcome.result is not None:
             word = w[outcome.result.verdict]
-            verdict = nodes.inline(word, word, classes=["verdict", f"verdict-{outcome.verdict}"])
+            verdict = [nodes.inline(word, word, classes=["verdict", f"verdict-{outcome.verdict}"])]
+            qualifier = entry.qualifier(language)
+            if qualifier:  # the verdict holds only in the reading its note explains: say so here
+                verdict.append(nodes.inline(qualifier, w["qualifier"].format(qualifier=qualifier),
+                                            classes=["verdict-qualifier"]))
             observed = trace_nodes(outcome, language)
         else:
             word = w["problem"].format(problem=outcome.problem)
-            verdict = nodes.inline(word, word, classes=["verdict", "verdict-problem"])
+            verdict = [nodes.inline(word, word, classes=["verdict", "verdict-problem"])]
             observed = []
         where = w["source"].format(where=f"{article} · {section}" if name_article else section)
         claim_cell = _cell(*inline_text(entry.text(language)))
@@ -198,7 +204,7 @@ def build_table(
         claim_cell += nodes.paragraph(where, where, classes=["claim-source"])
         row = _row(
             claim_cell,
-            _cell(verdict, label=w["verdict"]),
+            _cell(*verdict, label=w["verdict"]),
             _cell(*observed, label=w["observed"]),
             _cell(reference(entry.gallery, docname), label=w["page"]),
         )

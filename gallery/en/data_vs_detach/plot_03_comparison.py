@@ -232,7 +232,7 @@ assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
 
 # %%
 # The setter ``p.data = t`` is worse than any in-place edit: it puts another
-# tensor under ``p`` with no check at all. Here a parameter of three floats
+# tensor under ``p`` and checks little. Here a parameter of three floats
 # becomes a 2×2 tensor of doubles; nothing raises, ``p`` is still a
 # ``Parameter``, and ``_version`` stays 0, so autograd has nothing to notice.
 
@@ -244,6 +244,31 @@ assert tuple(p.shape) == (2, 2) and p.dtype == torch.float64 and p._version == 0
 # sphinx_gallery_start_ignore
 assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 # sphinx_gallery_end_ignore
+
+# %%
+# What the setter does check: that ``t`` is the same kind of tensor as ``p``
+# (its layout and its device type; torch calls a mismatch an "incompatible
+# tensor type"), and, when ``p`` requires grad, that ``t`` has a
+# floating-point or complex dtype. The shape, and the dtype within those
+# kinds, it leaves alone; for a tensor that does not require grad, an integer
+# dtype passes too.
+
+refused = []
+for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):
+    try:
+        p.data = t
+    except RuntimeError as e:
+        refused.append(t)
+        print(f"p.data = ({t.dtype}, {t.layout}, {t.device}):", type(e).__name__ + ":", str(e).splitlines()[0])
+    else:
+        raise AssertionError("the setter must refuse this tensor")
+print("p after the refusals:", tuple(p.shape), p.dtype, p.device)
+assert len(refused) == 3, "the setter refuses an integer dtype, another layout and another device type"
+
+q = torch.zeros(3)
+q.data = torch.zeros(3, dtype=torch.int64)
+print("q.requires_grad:", q.requires_grad, " q.dtype:", q.dtype)
+assert q.dtype == torch.int64, "without requires_grad, an integer dtype passes"
 
 # %%
 # Claim: both share data with the source — holds
@@ -395,21 +420,56 @@ assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned 
 # Case 3: the edit comes before autograd saves the tensor. ``b = a * 2``
 # saves nothing from ``a``; ``b.detach().mul_(10)`` makes ``b`` hold
 # ``20 * a``; only then does ``b * b`` save ``b``, already edited. Nothing
-# checks a version that moved before it was saved: ``backward()`` runs and
-# returns ``80 * a``, neither the gradient of the graph that was recorded
-# (``8 * a``, for ``b = 2 * a``) nor that of the values ``b`` holds
-# (``800 * a``).
+# checks a version that moved before it was saved, and nothing needs to: to
+# autograd the edit is a constant. ``backward()`` returns ``80 * a``, exactly
+# what the same edit under ``torch.no_grad()`` gives, and what
+# ``b + (9 * b).detach()`` gives (``b`` plus nine times itself as a constant):
+# the gradient through ``b = 2 * a`` as recorded, at the values ``b`` holds.
+
+def case_3(edit):
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = edit(a * 2)
+    (b * b).sum().backward()
+    return b, a.grad
+
+
+def through_detach(b):
+    b.detach().mul_(10)
+    return b
+
+
+def under_no_grad(b):
+    with torch.no_grad():
+        b.mul_(10)
+    return b
+
+
+b, grad_detach = case_3(through_detach)
+_, grad_no_grad = case_3(under_no_grad)
+_, grad_constant = case_3(lambda b: b + (9 * b).detach())
+show("b", b)
+print("a.grad, edit through detach():", grad_detach)
+print("a.grad, edit under no_grad():  ", grad_no_grad)
+print("a.grad, b + (9 * b).detach():  ", grad_constant)
+assert torch.equal(grad_detach, grad_no_grad) and torch.equal(grad_detach, grad_constant), "one gradient"
+# sphinx_gallery_start_ignore
+assert torch.equal(grad_detach, 80 * torch.tensor([1.0, 2.0, 3.0])), "backward() returned 80 * a"
+# sphinx_gallery_end_ignore
+
+# %%
+# On a leaf, the same edit reaches the very tensor the gradient is taken
+# for: ``a.detach().mul_(10)`` before ``(a * a).sum()`` saves ``a``, and
+# ``backward()`` returns ``2 * a`` at the edited values, the gradient
+# calculus gives for them.
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-b = a * 2
-b.detach().mul_(10)
-(b * b).sum().backward()
-show("b", b)
+a.detach().mul_(10)
+(a * a).sum().backward()
+show("a", a)
 print("a.grad:", a.grad)
-print("8 * a:", 8 * a.detach(), " 800 * a:", 800 * a.detach())
-assert not torch.equal(a.grad, 8 * a.detach()) and not torch.equal(a.grad, 800 * a.detach()), "neither"
+assert torch.equal(a.grad, 2 * a.detach()), "the gradient at the edited values"
 # sphinx_gallery_start_ignore
-assert torch.equal(a.grad, 80 * a.detach()), "backward() ran and returned 80 * a"
+assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reached the leaf"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -223,7 +223,7 @@ assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
 
 # %%
 # 赋值 ``p.data = t`` 比任何原地修改都危险：它把另一个张量直接放到 ``p``
-# 底下，不做任何检查。下面一个装着三个 float 的参数变成了 2×2 的 double 张量：没有报错，``p`` 仍是
+# 底下，几乎不做检查。下面一个装着三个 float 的参数变成了 2×2 的 double 张量：没有报错，``p`` 仍是
 # ``Parameter``，``_version`` 仍为 0，autograd 无从察觉。
 
 p = torch.nn.Parameter(torch.zeros(3))
@@ -234,6 +234,28 @@ assert tuple(p.shape) == (2, 2) and p.dtype == torch.float64 and p._version == 0
 # sphinx_gallery_start_ignore
 assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 # sphinx_gallery_end_ignore
+
+# %%
+# 这个赋值真正检查的只有两点：``t`` 必须和 ``p`` 是同一类张量（布局和设备类型一致，
+# 不一致时 torch 报“incompatible tensor type”，即张量类型不兼容）；``p`` 需要求导时，``t`` 的 dtype 必须是浮点或复数。
+# 形状不查，同类之内换 dtype 也不查；对不需要求导的张量，连整数 dtype 也能赋进去。
+
+refused = []
+for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):
+    try:
+        p.data = t
+    except RuntimeError as e:
+        refused.append(t)
+        print(f"p.data = ({t.dtype}, {t.layout}, {t.device}):", type(e).__name__ + ":", str(e).splitlines()[0])
+    else:
+        raise AssertionError("the setter must refuse this tensor")
+print("p after the refusals:", tuple(p.shape), p.dtype, p.device)
+assert len(refused) == 3, "the setter refuses an integer dtype, another layout and another device type"
+
+q = torch.zeros(3)
+q.data = torch.zeros(3, dtype=torch.int64)
+print("q.requires_grad:", q.requires_grad, " q.dtype:", q.dtype)
+assert q.dtype == torch.int64, "without requires_grad, an integer dtype passes"
 
 # %%
 # “两者都与源张量共享数据”：成立
@@ -381,19 +403,52 @@ assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned 
 # %%
 # 情况 3：修改发生在 autograd 保存该张量之前。``b = a * 2`` 不保存 ``a`` 的任何东西；
 # ``b.detach().mul_(10)`` 让 ``b`` 变成 ``20 * a``；之后 ``b * b`` 才保存 ``b``，保存的已经是修改后的值。
-# 保存之前发生的修改，没有谁会检查：``backward()`` 正常运行，返回 ``80 * a``。它既不是已记录的计算图的梯度（``b = 2 * a`` 时为
-# ``8 * a``），也不是 ``b`` 实际数值对应的梯度（``800 * a``）。
+# 保存之前发生的修改，没有谁会检查，也无须检查：在 autograd 看来，这次修改是个常数。``backward()``
+# 返回 ``80 * a``，与在 ``torch.no_grad()`` 下做同样的修改完全相同，也与 ``b + (9 * b).detach()``
+# （``b`` 加上当作常数的九倍的自己）相同：它是沿着记录下来的 ``b = 2 * a`` 求出的梯度，代入的是 ``b`` 现在的数值。
+
+def case_3(edit):
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = edit(a * 2)
+    (b * b).sum().backward()
+    return b, a.grad
+
+
+def through_detach(b):
+    b.detach().mul_(10)
+    return b
+
+
+def under_no_grad(b):
+    with torch.no_grad():
+        b.mul_(10)
+    return b
+
+
+b, grad_detach = case_3(through_detach)
+_, grad_no_grad = case_3(under_no_grad)
+_, grad_constant = case_3(lambda b: b + (9 * b).detach())
+show("b", b)
+print("a.grad, edit through detach():", grad_detach)
+print("a.grad, edit under no_grad():  ", grad_no_grad)
+print("a.grad, b + (9 * b).detach():  ", grad_constant)
+assert torch.equal(grad_detach, grad_no_grad) and torch.equal(grad_detach, grad_constant), "one gradient"
+# sphinx_gallery_start_ignore
+assert torch.equal(grad_detach, 80 * torch.tensor([1.0, 2.0, 3.0])), "backward() returned 80 * a"
+# sphinx_gallery_end_ignore
+
+# %%
+# 对叶子张量，同样的修改落在求梯度的那个张量本身上：在 ``(a * a).sum()`` 保存 ``a`` 之前执行
+# ``a.detach().mul_(10)``，``backward()`` 返回按修改后的数值算出的 ``2 * a``，正是微积分给出的梯度。
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-b = a * 2
-b.detach().mul_(10)
-(b * b).sum().backward()
-show("b", b)
+a.detach().mul_(10)
+(a * a).sum().backward()
+show("a", a)
 print("a.grad:", a.grad)
-print("8 * a:", 8 * a.detach(), " 800 * a:", 800 * a.detach())
-assert not torch.equal(a.grad, 8 * a.detach()) and not torch.equal(a.grad, 800 * a.detach()), "neither"
+assert torch.equal(a.grad, 2 * a.detach()), "the gradient at the edited values"
 # sphinx_gallery_start_ignore
-assert torch.equal(a.grad, 80 * a.detach()), "backward() ran and returned 80 * a"
+assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reached the leaf"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -1,0 +1,173 @@
+"""Sphinx directive ``fact-index``: every named fact, what it runs, its scope, and who cites it.
+
+Usage in a MyST page::
+
+    ```{fact-index}
+    ```
+
+A reviewer reads one page to audit the site's narrative claims. The index has one entry per fact of
+``tensorfacts.facts.FACTS`` (a list entry, anchored ``fact-<id>``): its id, whether it held on this
+build (it runs again here), what its check runs and the range of cases it covers (both in the page's
+language, from ``tensorfacts.facts.ABOUT``), and the pages that cite it. Citations are collected while the
+pages are read: each ``{fact}`` role, and each fact a ``behaviour-matrix`` guide names, calls
+:func:`cite`. The index is filled in once every page has been read (``doctree-resolved``).
+
+A fact that no page cites is listed with "no page" and does not fail the build: some facts back a
+ledger check or keep a behaviour under watch before a page states it; the list shows them all the
+same. A fact that does not hold fails the build, as it does where it is cited.
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+from sitetools.editions import pick
+from tensorcopy_sphinx.inline import inline_text
+
+logger = logging.getLogger(__name__)
+
+#: Every word the index prints, by edition code.
+WORDS = {
+    "en": {
+        "runs": "What it runs",
+        "scope": "Scope",
+        "held": "On this build",
+        "cited": "Cited by",
+        True: "holds",
+        False: "does not hold",
+        "nobody": "no page",
+        "between": ", ",
+        "count": "{total} facts, run on torch {torch}: {holds} hold. {cited} are cited by at least one page.",
+    },
+    "zh_CN": {
+        "runs": "检查的内容",
+        "scope": "范围",
+        "held": "本次构建",
+        True: "成立",
+        False: "不成立",
+        "cited": "引用它的页面",
+        "nobody": "没有页面引用",
+        "between": "、",
+        "count": "共 {total} 条事实，在 torch {torch} 上运行：{holds} 条成立；{cited} 条至少有一个页面引用。",
+    },
+}
+
+#: The attribute of the build environment that holds the citations: fact id -> the docnames citing it.
+STORE = "tensorcopy_fact_citations"
+
+
+def words(language: str) -> dict:
+    return pick(WORDS, language, "the facts page's words (tensorcopy_sphinx.fact_index.WORDS)")
+
+
+def citations(env: BuildEnvironment) -> dict[str, set[str]]:
+    if not hasattr(env, STORE):
+        setattr(env, STORE, {})
+    return getattr(env, STORE)
+
+
+def cite(env: BuildEnvironment, fact_id: str, docname: str) -> None:
+    """Record that ``docname`` cites ``fact_id`` (the ``{fact}`` role and the guides call this)."""
+    citations(env).setdefault(fact_id, set()).add(docname)
+
+
+def purge(store: dict[str, set[str]], docname: str) -> None:
+    """Forget what ``docname`` cited (it is about to be read again)."""
+    for pages in store.values():
+        pages.discard(docname)
+
+
+def merge(store: dict[str, set[str]], other: dict[str, set[str]], docnames: set[str]) -> None:
+    """Take the citations of ``docnames`` from a parallel reader's ``other`` store."""
+    for fact_id, pages in other.items():
+        store.setdefault(fact_id, set()).update(pages & docnames)
+
+
+def rows(store: dict[str, set[str]], registry: dict) -> list[tuple[str, list[str]]]:
+    """(fact id, the pages citing it, sorted) for every registered fact, in id order."""
+    return [(fact_id, sorted(store.get(fact_id, ()))) for fact_id in sorted(registry)]
+
+
+class fact_index_node(nodes.General, nodes.Element):  # noqa: N801 (docutils names node classes in lower case)
+    """Where the index goes; filled in after every page has been read."""
+
+
+class FactIndex(SphinxDirective):
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        from tensorfacts import facts
+
+        self.env.note_dependency(facts.__file__)
+        return [fact_index_node()]
+
+
+def _field(name: str, kind: str, *children: nodes.Node) -> nodes.field:
+    """One line of a fact's entry: its name, then a paragraph of class ``fact-<kind>``."""
+    field = nodes.field()
+    field += nodes.field_name(name, name)
+    body = nodes.field_body()
+    body += nodes.paragraph("", "", *children, classes=[f"fact-{kind}"])
+    field += body
+    return field
+
+
+def build_index(app: Sphinx, docname: str, language: str) -> list[nodes.Node]:
+    """The count line, then one entry per fact: its id and verdict, what it runs, its scope, who cites it.
+
+    (A list, not a table: five columns of sentences do not fit a phone, and a list needs no scroll box.)
+    """
+    import torch
+
+    from tensorfacts import facts
+
+    w = words(language)
+    entries = nodes.bullet_list(classes=["fact-index"])
+    held = cited = 0
+    listed = rows(citations(app.env), facts.FACTS)
+    for fact_id, pages in listed:
+        result = facts.run_fact(fact_id)
+        if not result.holds:
+            logger.warning("fact %s does not hold on this torch: %s", fact_id, result.trace,
+                           location=docname, type="matrix", subtype="fact")
+        held += result.holds
+        cited += bool(pages)
+        about = facts.ABOUT[fact_id]
+        links: list[nodes.Node] = []
+        for page in pages:
+            if links:
+                links.append(nodes.Text(w["between"]))
+            title = app.env.titles[page].astext() if page in app.env.titles else page
+            links.append(nodes.reference(title, title, internal=True,
+                                         refuri=app.builder.get_relative_uri(docname, page)))
+        word = w[result.holds]
+        entry = nodes.list_item(ids=[nodes.make_id(f"fact-{fact_id}")])
+        entry += nodes.paragraph("", "", nodes.literal(fact_id, fact_id), classes=["fact-id"])
+        fields = nodes.field_list()
+        fields += _field(w["held"], "held", nodes.inline(word, word))
+        fields += _field(w["runs"], "runs", *inline_text(about.runs_in(language)))
+        fields += _field(w["scope"], "scope", *inline_text(about.scope_in(language)))
+        fields += _field(w["cited"], "cited", *(links or [nodes.Text(w["nobody"])]))
+        entry += fields
+        entries += entry
+    count = w["count"].format(total=len(listed), torch=torch.__version__, holds=held, cited=cited)
+    return [nodes.paragraph(count, count, classes=["fact-index-count"]), entries]
+
+
+def fill_index(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    for node in doctree.findall(fact_index_node):
+        node.replace_self(build_index(app, docname, app.config.language))
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_directive("fact-index", FactIndex)
+    app.add_node(fact_index_node)
+    app.connect("env-purge-doc", lambda app, env, docname: purge(citations(env), docname))
+    app.connect("env-merge-info", lambda app, env, docnames, other: merge(
+        citations(env), citations(other), set(docnames)))
+    app.connect("doctree-resolved", fill_index)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

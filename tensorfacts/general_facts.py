@@ -1,0 +1,366 @@
+"""The facts behind general sentences and advice, each run over the range its sentence claims.
+
+Each fact here is a :func:`~tensorfacts.facts.scoped_fact`: an observation run in every case of its
+scope (every standard source, dtype and device unless it says why not), and a table of what the
+sentence citing it states for each case. A piece of advice ("use X to do Y") is checked by doing Y
+with X in a small training loop, not by looking at X alone. The observations are module-level
+functions so that a test can run an *old* sentence over the same range and watch it fail.
+
+Imported at the end of :mod:`tensorfacts.facts`, which registers them.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+import torch
+
+from tensorfacts.facts import scoped_fact
+from tensorfacts.scope import VALUE_DEVICES, Case, Raised, by_source, values_equal
+from tensorfacts.tensors import same_storage
+
+#: Why a fact that compares values leaves ``meta`` out, in every edition's language.
+NEEDS_VALUES = {
+    "en": "it compares values, and a meta tensor holds none",
+    "zh_CN": "它要比较数值，而 meta 张量不存放数值",
+}
+#: The sources an optimizer can train: leaves that require grad.
+TRAINABLE = ("leaf", "parameter")
+#: What a sentence that says "raises RuntimeError" expects.
+RAISES = Raised("RuntimeError")
+#: The sources that require grad.
+GRAD_SOURCES = ("leaf", "non-leaf", "parameter", "view")
+
+
+def _give_grad(a: torch.Tensor) -> None:
+    """Give ``a`` a ``.grad``: by backward when it is a leaf that requires grad, else by hand."""
+    if a.requires_grad and a.is_leaf:
+        (a * a).sum().backward()
+    elif a.is_leaf:
+        a.grad = torch.ones_like(a)  # a tensor that does not require grad may still hold a .grad
+
+
+# --- copy.deepcopy and .grad ----------------------------------------------------------------------
+
+
+def deepcopy_grad(case: Case) -> str:
+    """What ``copy.deepcopy(a)`` does with ``a.grad``: "copied", "dropped", "shared", or the error."""
+    _, a = case.build()
+    _give_grad(a)
+    b = copy.deepcopy(a)  # a non-leaf raises here
+    if b.grad is None:
+        return "dropped"
+    own = b.grad is not a.grad and (a.device.type == "meta" or not same_storage(a.grad, b.grad))
+    return "copied" if own and values_equal(a.grad, b.grad) else "shared"
+
+
+DEEPCOPY_GRAD = {"parameter": "dropped", "non-leaf": RAISES, "view": RAISES}
+
+
+@scoped_fact("deepcopy-grad-by-source", {
+    "en": "Gives a its .grad (by backward, or by hand when a does not require grad), deep-copies a and "
+          "looks at the copy's .grad: a copy of its own for a torch.Tensor (a leaf, a tensor that does "
+          "not require grad, an inference tensor), None for a Parameter; a non-leaf raises RuntimeError.",
+    "zh_CN": "先让 a 有 .grad（用反向传播；a 不需要求导时手动赋值），再深拷贝 a，看副本的 .grad："
+             "torch.Tensor（叶子张量、不需要求导的张量、推理张量）得到一份自己的副本，Parameter 得到 None；"
+             "非叶子张量抛出 RuntimeError。",
+}, by_source(DEEPCOPY_GRAD, default="copied"))
+def _deepcopy_grad(case: Case) -> str:
+    return deepcopy_grad(case)
+
+
+def deepcopy_model_grads(case: Case) -> str:
+    """After one backward, what ``copy.deepcopy(model)`` gives each parameter's ``.grad``."""
+    model = torch.nn.Linear(3, 1)
+    model(torch.ones(2, 3)).sum().backward()
+    twin = copy.deepcopy(model)
+    if any(p.grad is None for p in model.parameters()):
+        return "the model has no gradients to copy"
+    grads = {p.grad is None for p in twin.parameters()}
+    return "dropped" if grads == {True} else "copied" if grads == {False} else "mixed"
+
+
+@scoped_fact("deepcopy-model-drops-grad", {
+    "en": "Runs one backward through torch.nn.Linear(3, 1), deep-copies the model, and checks that every "
+          "parameter of the copy has .grad None while the original's have gradients.",
+    "zh_CN": "让 torch.nn.Linear(3, 1) 反向传播一次，再深拷贝这个模型：原模型的参数都有梯度，副本每个参数的 .grad "
+             "都是 None。",
+}, lambda case: "dropped", sources=None)
+def _deepcopy_model_grads(case: Case) -> str:
+    return deepcopy_model_grads(case)
+
+
+# --- Conversions that return a itself ------------------------------------------------------------
+
+
+@scoped_fact("noop-conversions-return-a", {
+    "en": "Checks a.to(torch.float32) is a, a.cpu() is a and a.contiguous() is a on a float32 CPU tensor.",
+    "zh_CN": "对 float32 的 CPU 张量检查 a.to(torch.float32) is a、a.cpu() is a、a.contiguous() is a。",
+}, lambda case: (True, True, True), dtypes=(torch.float32,), devices=("cpu",), narrower={
+    "en": "the sentence names a float32 tensor on the CPU (`a.to(torch.float32)`, `a.cpu()`)",
+    "zh_CN": "句子说的是 CPU 上的 float32 张量（`a.to(torch.float32)`、`a.cpu()`）",
+})
+def _noop_conversions(case: Case) -> tuple[bool, bool, bool]:
+    _, a = case.build()
+    return a.to(torch.float32) is a, a.cpu() is a, a.contiguous() is a
+
+
+# --- An edit through detach() made before autograd saves the tensor ------------------------------
+
+
+def _edited_run(case: Case, edit: Callable[[torch.Tensor], torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Build the source, ``edit`` it before any loss saves it, then backward ``(a * a).sum()`` of the
+    edited tensor; (the leaf's gradient, the leaf's values after the run)."""
+    leaf, a = case.build()
+    a = edit(a)
+    (a * a).sum().backward()
+    return leaf.grad, leaf.detach().clone()
+
+
+def _through_detach(a: torch.Tensor) -> torch.Tensor:
+    a.detach().mul_(10)
+    return a
+
+
+def _under_no_grad(a: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        a.mul_(10)
+    return a
+
+
+def edit_before_save(case: Case) -> tuple[bool, bool]:
+    """``a.detach().mul_(10)`` before ``(a * a).sum()`` saves ``a``, then backward. Returns
+    (the same gradient as that edit under ``torch.no_grad()`` and as ``a + (9 * a).detach()``,
+     the same gradient as a fresh run whose leaf starts at the values the edited run ended with)."""
+    grad, leaf_values = _edited_run(case, _through_detach)
+    as_no_grad = values_equal(grad, _edited_run(case, _under_no_grad)[0])
+    as_constant = values_equal(grad, _edited_run(case, lambda a: a + (9 * a).detach())[0])
+
+    leaf, a = case.build()  # a fresh run, its leaf set to the edited values first
+    with torch.no_grad():
+        leaf.copy_(leaf_values)
+    (a * a).sum().backward()
+    return as_no_grad and as_constant, values_equal(grad, leaf.grad)
+
+
+@scoped_fact("detach-edit-before-save", {
+    "en": "Edits a.detach().mul_(10) before (a * a).sum() saves a, then runs backward (no error). Compares "
+          "the gradient with the same edit under torch.no_grad(), with a + (9 * a).detach() (the edit as a "
+          "constant), and with a fresh run whose leaf starts at the edited values.",
+    "zh_CN": "在 (a * a).sum() 保存 a 之前执行 a.detach().mul_(10)，再反向传播（不报错）。"
+             "把得到的梯度与三种做法比较：同样的修改放在 torch.no_grad() 下、a + (9 * a).detach()（把修改当作常数）、"
+             "以及叶子张量从修改后的数值重新算一遍。",
+}, by_source({"leaf": (True, True), "parameter": (True, True), "view": (True, True),
+              "non-leaf": (True, False)}), sources=GRAD_SOURCES, devices=VALUE_DEVICES, narrower={
+    "en": "only a tensor that requires grad has a backward to run; " + NEEDS_VALUES["en"],
+    "zh_CN": "只有需要求导的张量才有反向传播可做；" + NEEDS_VALUES["zh_CN"],
+})
+def _edit_before_save(case: Case) -> tuple[bool, bool]:
+    return edit_before_save(case)
+
+
+# --- The .data setter ------------------------------------------------------------------------------
+
+
+#: The phrases of torch's refusals of ``a.data = t``, and what each one checks.
+SETTER_REFUSALS = {
+    "must be floating point or complex dtype": "dtype",
+    "incompatible tensor type": "tensor type",
+}
+
+
+def data_setter(case: Case) -> dict[str, str]:
+    """What ``a.data = t`` accepts: another shape and dtype, an integer dtype, a sparse layout,
+    another device type. Each answer is "accepted" or the start of torch's message."""
+    other_device = "cpu" if case.device == "meta" else "meta"
+    candidates = {
+        "shape and dtype": lambda: torch.zeros(2, 2, dtype=torch.float64),
+        "integer dtype": lambda: torch.zeros(3, dtype=torch.int64),
+        "sparse layout": lambda: torch.zeros(3).to_sparse(),
+        "device type": lambda: torch.zeros(3, device=other_device),
+    }
+    answers = {}
+    for what, make in candidates.items():
+        _, a = case.build()
+        if what == "sparse layout" and case.device == "meta":
+            continue  # a sparse meta tensor cannot be made from a dense one
+        try:
+            a.data = make()
+        except RuntimeError as exc:
+            answers[what] = next((f"refused: {why}" for phrase, why in SETTER_REFUSALS.items()
+                                  if phrase in str(exc)), f"refused: {exc}")
+        else:
+            answers[what] = "accepted"
+    return answers
+
+
+def _setter_expected(case: Case) -> dict[str, str]:
+    requires_grad = case.source in GRAD_SOURCES
+    expected = {
+        "shape and dtype": "accepted",
+        "integer dtype": "refused: dtype" if requires_grad else "accepted",
+        "sparse layout": "refused: tensor type",
+        "device type": "refused: tensor type",
+    }
+    if case.device == "meta":
+        del expected["sparse layout"]
+        if case.source == "inference":  # on meta, an inference tensor and a normal one are two tensor types
+            expected.update({"shape and dtype": "refused: tensor type", "integer dtype": "refused: tensor type"})
+    return expected
+
+
+@scoped_fact("data-setter-checks", {
+    "en": "Sets a.data to a 2×2 float64 tensor, an int64 tensor, a sparse tensor and a tensor on another "
+          "device type: the shape and float dtype change is accepted; the integer dtype is refused when a "
+          "requires grad and accepted otherwise; the other layout and device type are always refused as an "
+          "incompatible tensor type (so is a normal tensor under an inference tensor on meta).",
+    "zh_CN": "把 a.data 分别设为 2×2 的 float64 张量、int64 张量、稀疏张量、另一种设备上的张量：改形状和浮点 dtype "
+             "都接受；整数 dtype 在 a 需要求导时被拒绝，否则接受；换布局、"
+             "换设备类型一律以“张量类型不兼容”被拒绝（meta 上的推理张量换成普通张量也是如此）。",
+}, _setter_expected)
+def _data_setter(case: Case) -> dict[str, str]:
+    return data_setter(case)
+
+
+# --- Advice checked by doing it: logging values, a second trainable copy --------------------------
+
+
+#: What a log holds after the loop.
+EACH_STEP, FINAL_W = "each step's values", "every entry the final w"
+
+
+def log_in_a_loop(case: Case, log: Callable[[torch.Tensor, torch.Tensor], object]) -> str:
+    """Train ``w`` three SGD steps on ``(w * w).sum()`` with ``lr = 0.25`` (each step halves ``w``),
+    calling ``log(w, loss)`` before each step: does the log hold each step's values, or is every
+    entry the final ``w``?"""
+    _, w = case.build()
+    start = w.detach().tolist()
+    optimizer = torch.optim.SGD([w], lr=0.25)
+    logged = []
+    for _ in range(3):
+        loss = (w * w).sum()
+        logged.append(log(w, loss))
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    halvings = [[v / 2**step for v in start] for step in range(3)]  # calculus: w - 0.25 * 2w = w / 2
+    wanted = {"w": halvings, "loss": [sum(v * v for v in h) for h in halvings]}
+    entries = [e.tolist() if isinstance(e, torch.Tensor) else e for e in logged]
+    kind = "loss" if not isinstance(entries[0], list) else "w"
+    if entries == wanted[kind]:
+        return EACH_STEP
+    final = [v / 2**3 for v in start]  # after the third step
+    return FINAL_W if entries == [final] * 3 else f"something else: {entries}"
+
+
+#: The ways of logging a value the sentence names, and whether each keeps the value of its step.
+LOGGERS: dict[str, Callable[[torch.Tensor, torch.Tensor], object]] = {
+    "loss.item()": lambda w, loss: loss.item(),
+    "w.tolist()": lambda w, loss: w.tolist(),
+    "w.detach().clone()": lambda w, loss: w.detach().clone(),
+    "w.detach()": lambda w, loss: w.detach(),
+}
+
+
+def logs_over_training(case: Case) -> dict[str, str]:
+    return {name: log_in_a_loop(case, log) for name, log in LOGGERS.items()}
+
+
+@scoped_fact("log-values-in-a-loop", {
+    "en": "Trains w three SGD steps (each halves w) and logs, before each step, loss.item(), w.tolist(), "
+          "w.detach().clone() and w.detach(); compares each log with the halvings worked out by hand: the "
+          "first three keep each step's values, the list of w.detach() does not (every entry is the final w).",
+    "zh_CN": "用 SGD 训练 w 三步（每步 w 减半），每步之前分别记录 loss.item()、w.tolist()、w.detach().clone() 和 "
+             "w.detach()，再与手算的减半结果比较：前三种记下的是每一步的值，w.detach() 的列表不是（每一项都是最后的 "
+             "w）。",
+}, lambda case: {"loss.item()": EACH_STEP, "w.tolist()": EACH_STEP, "w.detach().clone()": EACH_STEP,
+                 "w.detach()": FINAL_W},
+    sources=TRAINABLE, devices=VALUE_DEVICES, narrower={
+    "en": "an optimizer trains leaves that require grad; " + NEEDS_VALUES["en"],
+    "zh_CN": "优化器只训练需要求导的叶子张量；" + NEEDS_VALUES["zh_CN"],
+})
+def _logs_over_training(case: Case) -> dict[str, str]:
+    return logs_over_training(case)
+
+
+def train_a_copy(case: Case, make_copy: Callable[[torch.Tensor], torch.Tensor]) -> str:
+    """Give ``a`` a gradient where it can hold one, make ``w = make_copy(a)`` and train ``w`` two SGD
+    steps (backward, step, zero_grad). "trains apart" when ``w`` is a new leaf, each step halves it as
+    calculus says, it had no ``.grad`` to start with, and ``a`` keeps its values and its ``.grad``;
+    otherwise what went wrong."""
+    _, a = case.build()
+    if a.requires_grad and a.is_leaf:
+        (a * a).sum().backward()
+    start = a.detach().tolist()
+    grad_before = a.grad.tolist() if a.is_leaf and a.grad is not None else None
+    w = make_copy(a)
+    if not (w.is_leaf and w.requires_grad) or same_storage(w, a):
+        return "not a new trainable leaf"
+    carried = w.grad is not None
+    optimizer = torch.optim.SGD([w], lr=0.25)
+    for _ in range(2):
+        (w * w).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    if w.detach().tolist() != [v / 4 for v in start]:  # two halvings, worked out by hand
+        return "wrong values (a stale .grad was added)"
+    if carried:
+        return "started with a .grad"
+    grad_after = a.grad.tolist() if a.is_leaf and a.grad is not None else None
+    if a.detach().tolist() != start or grad_after != grad_before:
+        return "a changed"
+    return "trains apart"
+
+
+@scoped_fact("trainable-copy-in-a-loop", {
+    "en": "Makes w = a.detach().clone().requires_grad_(True) from a that already has a .grad where it can "
+          "hold one, trains w two SGD steps and checks: w is a new leaf with no .grad yet, each step halves it "
+          "as worked out by hand (no stale gradient), and a keeps its values and its .grad.",
+    "zh_CN": "从 a（能有 .grad 的话先让它有一份）得到 w = a.detach().clone().requires_grad_(True)，用 SGD 训练 w "
+             "两步，检查：w 是新的叶子张量，每一步都按手算的那样减半（没有残留的梯度），a 的数值和 .grad 都不变。",
+}, lambda case: "trains apart", devices=VALUE_DEVICES, narrower=NEEDS_VALUES)
+def _trainable_copy(case: Case) -> str:
+    return train_a_copy(case, lambda a: a.detach().clone().requires_grad_(True))
+
+
+@scoped_fact("deepcopy-as-trainable-copy", {
+    "en": "The same loop with w = copy.deepcopy(a): the copy of a leaf carries a's .grad, so the first step "
+          "adds it and the values go wrong; a non-leaf raises RuntimeError; the copy of a tensor that does not "
+          "require grad is no trainable leaf; the copy of a Parameter trains apart.",
+    "zh_CN": "同样的训练循环，改用 w = copy.deepcopy(a)：叶子张量的副本带着 a 的 .grad，第一步把它叠加进去，"
+             "数值就错了；非叶子张量抛出 RuntimeError；不需要求导的张量的副本不是可训练的叶子张量；Parameter "
+             "的副本可以单独训练。",
+}, by_source({"leaf": "wrong values (a stale .grad was added)", "parameter": "trains apart",
+              "non-leaf": RAISES, "view": RAISES,
+              "plain": "not a new trainable leaf", "inference": "not a new trainable leaf"}),
+    devices=VALUE_DEVICES, narrower=NEEDS_VALUES)
+def _deepcopy_as_trainable_copy(case: Case) -> str:
+    return train_a_copy(case, copy.deepcopy)
+
+
+# --- A snapshot on the CPU ------------------------------------------------------------------------
+
+
+def cpu_snapshot(case: Case) -> tuple[bool, bool, bool]:
+    """(``a.cpu() is a``; ``a.detach().to("cpu", copy=True)`` has storage of its own and needs no grad;
+    it keeps its values after ``a`` is edited in place)."""
+    _, a = case.build()
+    alias, snapshot = a.cpu(), a.detach().to("cpu", copy=True)
+    before = snapshot.tolist()
+    with torch.inference_mode() if a.is_inference() else torch.no_grad():
+        a.mul_(10)
+    return alias is a, not same_storage(snapshot, a) and not snapshot.requires_grad, snapshot.tolist() == before
+
+
+@scoped_fact("cpu-snapshot", {
+    "en": "On a CPU tensor a, checks that a.cpu() is a itself, and that a.detach().to(\"cpu\", copy=True) has storage "
+          "of its own, does not require grad, and keeps its values when a is then multiplied by 10 in place.",
+    "zh_CN": "对 CPU 张量 a，检查 a.cpu() 就是 a 本身；a.detach().to(\"cpu\", copy=True) 有自己的存储、不需要求导，"
+             "之后把 a 原地乘以 10，它的数值也不变。",
+}, lambda case: (True, True, True), devices=VALUE_DEVICES, narrower={
+    "en": "the sentence is about CPU tensors (this build has no GPU); " + NEEDS_VALUES["en"],
+    "zh_CN": "句子说的是 CPU 张量（本次构建没有 GPU）；" + NEEDS_VALUES["zh_CN"],
+})
+def _cpu_snapshot(case: Case) -> tuple[bool, bool, bool]:
+    return cpu_snapshot(case)

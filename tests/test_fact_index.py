@@ -1,0 +1,100 @@
+"""The facts page (tensorcopy_sphinx.fact_index): every fact listed once, with the pages that cite it,
+collected from the ``{fact}`` roles and the guides while the pages are read."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from sitetools.editions import CODES
+from tensorfacts import facts
+from tests.claims_tools import EXT, ROOT, fact_index
+
+
+def test_citations_are_collected_purged_and_merged():
+    store: dict[str, set[str]] = {}
+    fact_index.purge(store, "matrix")
+    store.setdefault("a", set()).update({"matrix", "decide"})
+    fact_index.purge(store, "matrix")
+    assert store == {"a": {"decide"}}
+    fact_index.merge(store, {"a": {"quickref", "other"}, "b": {"quickref"}}, {"quickref"})
+    assert store == {"a": {"decide", "quickref"}, "b": {"quickref"}}
+    assert fact_index.rows(store, {"b": None, "a": None, "c": None}) == [
+        ("a", ["decide", "quickref"]), ("b", ["quickref"]), ("c", [])]
+
+
+def build(tmp_path: Path, pages: dict[str, str], language: str) -> dict[str, str]:
+    """A Sphinx project with the two extensions and ``pages`` (name -> MyST body); the html of each page."""
+    from sphinx.testing.util import SphinxTestApp
+
+    src = tmp_path / "src"
+    src.mkdir(parents=True, exist_ok=True)
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path[:0] = [{str(ROOT)!r}, {str(EXT)!r}]\n"
+        "extensions = ['myst_parser', 'tensorcopy_sphinx.behaviour_matrix', 'tensorcopy_sphinx.fact_index']\n"
+        f"language = {language!r}\n", encoding="utf-8")
+    toctree = "```{toctree}\n" + "\n".join(n for n in pages if n != "index") + "\n```\n"
+    for name, body in pages.items():
+        (src / f"{name}.md").write_text(body + ("\n" + toctree if name == "index" else ""), encoding="utf-8")
+    warnings = io.StringIO()
+    app = SphinxTestApp("html", srcdir=src, builddir=tmp_path / "build", freshenv=True,
+                        status=io.StringIO(), warning=warnings)
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    assert warnings.getvalue() == "", warnings.getvalue()
+    return {name: (app.outdir / f"{name}.html").read_text(encoding="utf-8") for name in pages}
+
+
+PAGES = {
+    "index": "# Home\n\n`a.detach()` shares. {fact}`leaf-refuses-inplace`\n",
+    "guide": "# Guide page\n\n```{behaviour-matrix}\n:guide:\n```\n",
+    "facts": "# Facts\n\n```{fact-index}\n```\n",
+}
+
+
+@pytest.mark.parametrize("lang, holds, nobody", [("en", "holds", "no page"), ("zh_CN", "成立", "没有页面引用")])
+def test_the_facts_page_lists_every_fact_and_who_cites_it(tmp_path, lang, holds, nobody):
+    html = build(tmp_path, PAGES, lang)["facts"]
+    soup = BeautifulSoup(html, "html.parser")
+    entries = {li["id"].removeprefix("fact-"): li for li in soup.select("ul.fact-index > li")}
+    assert sorted(entries) == sorted(facts.FACTS)
+    assert all(li.select_one("p.fact-id").get_text(strip=True) == fact_id for fact_id, li in entries.items())
+
+    def field(fact_id, kind):
+        return entries[fact_id].select_one(f"p.fact-{kind}")
+
+    cited_by = {fact_id: [a.get_text() for a in field(fact_id, "cited").select("a")] for fact_id in entries}
+    assert cited_by["leaf-refuses-inplace"] == ["Home"]  # a role on the home page
+    assert cited_by["deepcopy-grad-by-source"] == ["Guide page"]  # named by a matrix guide entry
+    assert cited_by["detach-numpy-write-silent"] == ["Guide page"]
+    assert field("detach-resize-grow-reallocates", "cited").get_text(strip=True) == nobody
+    assert all(field(fact_id, "held").get_text(strip=True) == holds for fact_id in entries)
+    scope_text = field("deepcopy-grad-by-source", "scope").get_text()
+    assert "meta" in scope_text and "36" in scope_text
+    runs = facts.ABOUT["leaf-refuses-inplace"].runs_in(lang)
+    assert field("leaf-refuses-inplace", "runs").get_text(strip=True) == runs
+
+
+def test_a_fact_that_fails_fails_the_facts_page(tmp_path, monkeypatch):
+    monkeypatch.setitem(facts.FACTS, "broken", lambda: facts.Fact(False, "broken on purpose"))
+    monkeypatch.setitem(facts.ABOUT, "broken", facts.About({c: "x" for c in CODES}, facts.ONE_EXAMPLE))
+    with pytest.raises(AssertionError, match="fact broken does not hold on this torch: broken on purpose"):
+        build(tmp_path, {"index": "# Home\n", "facts": PAGES["facts"]}, "en")
+
+
+@pytest.mark.parametrize("lang, words", [("en", "holds (in the author's meaning only)"),
+                                         ("zh_CN", "成立（仅就作者的本意而言）")])
+def test_the_ledger_says_in_the_verdict_cell_when_a_verdict_holds_only_in_the_authors_meaning(tmp_path, lang, words):
+    from tests.claims_tools import build_mini_site
+
+    html, warnings = build_mini_site(tmp_path, '```{claims-ledger}\n:article: "004"\n```\n', language=lang)
+    row = BeautifulSoup(html, "html.parser").select_one("tr#claim-004-both-in-place")
+    verdict = row.select("td")[1].get_text().replace("\u2019", "'")  # docutils' smart quotes
+    assert " ".join(verdict.split()) == words
+    other = BeautifulSoup(html, "html.parser").select_one("tr#claim-004-data-shares").select("td")[1]
+    assert "(" not in other.get_text() and "（" not in other.get_text()
