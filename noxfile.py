@@ -73,6 +73,13 @@ def fast(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def mutate(session: nox.Session) -> None:
+    """Break the sources one mutation at a time in a temporary copy; report which the tests catch."""
+    install_group(session, "tests")
+    session.run("python", "-m", "tests.mutations", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def timings(session: nox.Session) -> None:
     """Measure a clean build, a preview, the fast tier and the whole suite in one run."""
     install_group(session, "tests")

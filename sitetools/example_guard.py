@@ -1,6 +1,6 @@
 """What happens around every example while the site builds (sphinx-gallery's ``reset_modules`` hook).
 
-Before an example: the same fresh global state for every page (seeds, print options, default dtype,
+Before an example: the same fresh global state for every page (seeds, print options, default dtype and device,
 grad mode, deterministic flags, anomaly mode, logging), every warning raised as an error, any
 ``logging`` record of level WARNING or above raised as an error, and a time limit.
 
@@ -60,6 +60,7 @@ def global_state() -> dict[str, object]:
     root = logging.getLogger()
     return {
         "torch default dtype": torch.get_default_dtype(),
+        "torch default device": str(torch.get_default_device()),
         "torch grad mode": torch.is_grad_enabled(),
         "torch inference mode": torch.is_inference_mode_enabled(),
         "torch anomaly mode": torch.is_anomaly_enabled(),
@@ -78,6 +79,7 @@ def reset_state() -> None:
     import torch
 
     torch.set_default_dtype(torch.float32)
+    torch.set_default_device(None)
     torch.set_grad_enabled(True)
     torch.autograd.set_detect_anomaly(False)
     if torch.are_deterministic_algorithms_enabled():  # the setter imports torch's compiler stack: 1.5 s
