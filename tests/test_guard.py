@@ -102,3 +102,29 @@ def test_a_leaked_setting_is_named_and_reset(what):
     from torch._tensor_str import PRINT_OPTS
 
     assert PRINT_OPTS.precision == 4 and numpy.get_printoptions()["precision"] == 8
+
+
+def test_an_inference_mode_left_on_is_named():
+    guard = example_guard._Guard()
+    guard.start("gallery/en/part/plot_00_leak.py")
+    mode = torch.inference_mode()
+    mode.__enter__()
+    try:
+        with pytest.raises(example_guard.ExampleLeftStateChanged, match="torch inference mode is now True"):
+            guard.stop("gallery/en/part/plot_00_leak.py")
+    finally:
+        mode.__exit__(None, None, None)
+    assert not torch.is_inference_mode_enabled()
+
+
+def test_every_example_starts_from_seed_zero():
+    """Whatever the page before drew, the next page draws what seed 0 gives."""
+    import random
+
+    torch.manual_seed(0)
+    expected = (torch.rand(3).tolist(), random.Random(0).random(), numpy.random.RandomState(0).rand())
+    torch.rand(5)
+    random.random()
+    numpy.random.rand()
+    example_guard.reset_state()
+    assert (torch.rand(3).tolist(), random.random(), numpy.random.rand()) == expected
