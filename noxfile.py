@@ -110,6 +110,12 @@ def fast(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none")
+def mutate(session: nox.Session) -> None:
+    """Break the sources one mutation at a time in a temporary copy; report which the tests catch."""
+    site_python(session, "-m", "tests.mutations", *session.posargs)
+
+
+@nox.session(venv_backend="none")
 def timings(session: nox.Session) -> None:
     """Measure a clean build, a preview, the fast tier and the whole suite in one run."""
     site_python(session, "-m", "sitetools.timings", *session.posargs)

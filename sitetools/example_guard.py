@@ -1,9 +1,9 @@
 """What happens around every example while the site builds (sphinx-gallery's ``reset_modules`` hook).
 
-Before an example: the same fresh global state for every page (print options, default dtype, grad
-mode, deterministic flags, anomaly mode, logging), every random generator seeded with a seed of its
-own (:func:`fresh_seed`), every warning raised as an error, any ``logging`` record of level WARNING or
-above raised as an error, and a time limit.
+Before an example: the same fresh global state for every page (print options, default dtype and
+device, grad mode, deterministic flags, anomaly mode, logging), every random generator seeded with a
+seed of its own (:func:`fresh_seed`), every warning raised as an error, any ``logging`` record of level
+WARNING or above raised as an error, and a time limit.
 
 After it: the time limit is lifted, the state is compared with the fresh state; a script that left
 any of it changed is named as the culprit (the next page would otherwise fail, or silently print
@@ -61,6 +61,7 @@ def global_state() -> dict[str, object]:
     root = logging.getLogger()
     return {
         "torch default dtype": torch.get_default_dtype(),
+        "torch default device": str(torch.get_default_device()),
         "torch grad mode": torch.is_grad_enabled(),
         "torch inference mode": torch.is_inference_mode_enabled(),
         "torch anomaly mode": torch.is_anomaly_enabled(),
@@ -89,6 +90,7 @@ def reset_state(seed: int = 0) -> None:
     import torch
 
     torch.set_default_dtype(torch.float32)
+    torch.set_default_device(None)
     torch.set_grad_enabled(True)
     torch.autograd.set_detect_anomaly(False)
     if torch.are_deterministic_algorithms_enabled():  # the setter imports torch's compiler stack: 1.5 s

@@ -19,6 +19,7 @@ import tokenize
 from collections.abc import Iterable
 from pathlib import Path
 
+from sitetools import print_labels
 from sitetools.editions import CODES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -166,7 +167,8 @@ def literal_prints(tree: ast.AST) -> list[int]:
 
 #: Calls whose value changes from run to run: an address or a time. Compared with each other they may
 #: be printed (``a.data_ptr() == b.data_ptr()`` is a fact); printed as values they never may.
-VOLATILE = {"id", "data_ptr", "time", "perf_counter", "monotonic", "now", "today", "urandom", "uuid4"}
+VOLATILE = {"id", "data_ptr", "time", "perf_counter", "monotonic", "now", "today", "urandom", "uuid4",
+            "time_ns", "perf_counter_ns", "monotonic_ns", "process_time", "utcnow", "ctime", "localtime", "hash"}
 
 
 def _volatile(node: ast.AST) -> list[str]:
@@ -287,6 +289,8 @@ def _check_script_text(where: str, source: str) -> tuple[str, ...]:
                 f"{where}: code cell {number}, line {line}: prints {what}, an address or a time that changes "
                 f"from run to run; print a comparison instead {guide('Printing')}"
             )
+        for line, problem in print_labels.problems(tree):
+            problems.append(f"{where}: code cell {number}, line {line}: {problem} {guide('Printing')}")
         visible_reads |= _read_names(tree)
         if hidden:
             hidden_parts.append((number, ast.parse(cell), hidden))

@@ -19,7 +19,7 @@ from docutils import nodes
 
 from tensorfacts import matrix as mp
 from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, VERDICTS, Outcome
-from tests.claims_tools import behaviour_matrix, claims_ledger
+from tests import expected_words
 from tests.gallery_tools import read_page
 
 #: Which verdict each number of the ledger's summary sentence counts, by the sentence's field name.
@@ -79,7 +79,7 @@ def summary_numbers(text: str, template: str) -> dict[str, str] | None:
 
 def ledger_problems(soup: BeautifulSoup, language: str, outcomes: list[Outcome]) -> list[str]:
     """Every claim's row shows its computed verdict, trace and page; every summary its counts."""
-    w = claims_ledger.words(language)
+    w = expected_words.ledger(language)
     problems: list[str] = []
     rows: dict[str, tuple[list[Tag], dict[str, int], int]] = {}
     tables = soup.select("table.claims-ledger")
@@ -130,7 +130,7 @@ def ledger_problems(soup: BeautifulSoup, language: str, outcomes: list[Outcome])
 
 def _summary_problems(table: Tag, language: str, outcomes: list[Outcome]) -> list[str]:
     """The count line above a table: its numbers, read by position, are those of its claims."""
-    template = claims_ledger.words(language)["summary"]
+    template = expected_words.ledger(language)["summary"]
     line = table.find_previous("p", class_="claims-summary")
     ids = {row.get("id") for row in table.select("tbody > tr")}
     articles = {o.claim.article for o in outcomes if nodes.make_id(f"claim-{o.claim.id}") in ids}
@@ -176,12 +176,12 @@ def expected_cell(column: str, value: object, w: dict) -> tuple[str, str | None]
 
 def matrix_problems(soup: BeautifulSoup, language: str, matrix: mp.Matrix) -> list[str]:
     """Every source's table shows, under each column's header, what that column's probe returned."""
-    w = behaviour_matrix.words(language)
+    w = expected_words.matrix(language)
     problems: list[str] = []
     lines = soup.select("p.behaviour-matrix-source")
     for source in mp.SOURCES:
         where = f"{language} matrix, source {source}"
-        line = [p for p in lines if shown(p.select_one("code") or "") == shown(mp.SOURCE_CODE[source])]
+        line = [p for p in lines if shown(p.select_one("code") or "") == shown(expected_words.SOURCE_CAPTIONS[source])]
         if len(line) != 1:
             problems.append(f"{where}: {len(line)} tables for this source")
             continue
@@ -213,7 +213,7 @@ def matrix_problems(soup: BeautifulSoup, language: str, matrix: mp.Matrix) -> li
 def _message_problems(table: Tag, source: str, language: str, matrix: mp.Matrix) -> list[str]:
     """Under a table: each operation that raised, with its message in full; then each refusal the
     table's cells show, once, with its message."""
-    w = behaviour_matrix.words(language)
+    w = expected_words.matrix(language)
     separator = w["message"]
     wanted = [shown(f"{op}{separator}{cells['raised']}") for op, cells in matrix[source].items()
               if isinstance(cells["raised"], str) and cells["raised"]]
@@ -231,13 +231,14 @@ def _message_problems(table: Tag, source: str, language: str, matrix: mp.Matrix)
     return []
 
 
-def guide_problems(soup: BeautifulSoup, language: str) -> list[str]:
-    """Every piece of advice the engine holds is on the page, in its own item, in this language."""
+def guide_problems(soup: BeautifulSoup, language: str, guide: tuple[mp.Advice, ...] = mp.GUIDE) -> list[str]:
+    """Every piece of advice of ``guide`` (the matrix page's, or the decision page's) is on the page,
+    in its own item, in this language, in full."""
     problems = []
     items = soup.select("ul.behaviour-guide > li")
-    if len(items) != len(mp.GUIDE):
-        problems.append(f"{language} guide: {len(items)} items for {len(mp.GUIDE)} pieces of advice")
-    for advice in mp.GUIDE:
+    if len(items) != len(guide):
+        problems.append(f"{language} guide: {len(items)} items for {len(guide)} pieces of advice")
+    for advice in guide:
         item = soup.find("li", id=nodes.make_id(f"guide-{advice.id}"))
         if item is None:
             problems.append(f"{language} guide: no item for {advice.id}")

@@ -88,6 +88,8 @@ def test_a_script_not_named_plot_and_a_folder_without_header_are_named(sources):
         ('print("a", 1, f"b")', "print() of literals only"),
         ('print("address:", a.data_ptr())', "prints data_ptr()"),
         ('print(f"{id(a)}")', "prints id()"),
+        ('import time\nprint("took:", time.time())', "prints time()"),
+        ('print("same storage:", not same_storage(a, a.data))', "says the storage is shared"),
         ("z = a.clone()\n# sphinx_gallery_start_ignore\nz.zero_()\n# sphinx_gallery_end_ignore\nprint(z)",
          "calls the in-place method zero_()"),
         ("# sphinx_gallery_start_ignore\nprint(a)\n# sphinx_gallery_end_ignore", "prints"),
@@ -95,7 +97,8 @@ def test_a_script_not_named_plot_and_a_folder_without_header_are_named(sources):
         ("z = a.clone()\n# sphinx_gallery_start_ignore\nz[0] = 5\n# sphinx_gallery_end_ignore\nprint(z)",
          "assigns to an attribute or an element"),
     ],
-    ids=["literal", "literals", "data_ptr", "id", "hidden-inplace", "hidden-print", "hidden-binds", "hidden-setitem"],
+    ids=["literal", "literals", "data_ptr", "id", "time", "label", "hidden-inplace", "hidden-print", "hidden-binds",
+         "hidden-setitem"],
 )
 def test_a_code_rule_fires_and_names_the_script(sources, code, expected):
     for script in _both(sources, FIRST):

@@ -10,7 +10,8 @@ from bs4 import BeautifulSoup
 from sitetools.editions import CODES
 from tensorfacts import articles, verdicts
 from tensorfacts.model import VERDICTS, Result
-from tests.claims_tools import build_mini_site, claims_ledger
+from tests import expected_words
+from tests.claims_tools import build_mini_site
 from tests.gallery_tools import read_page
 from tests.rendered_tables import SUMMARY_VERDICTS, ledger_problems, mutated_article, shown, summary_numbers
 
@@ -29,7 +30,7 @@ def test_built_ledger_shows_every_computed_verdict(site_dir, outcomes):
 def test_summary_is_read_by_position():
     """Each number is read where its field stands in the sentence, in every edition."""
     for lang in CODES:
-        template = claims_ledger.words(lang)["summary"]
+        template = expected_words.ledger(lang)["summary"]
         # a different number for each field, so that reading one field's number for another shows
         values = {"total": 42, "torch": "9.9.9"} | {field: n for n, field in enumerate(SUMMARY_VERDICTS, 3)}
         read = summary_numbers(template.format(**values).replace("'", "\u2019"), template)
@@ -45,7 +46,7 @@ def _verdict_cells(soup, lang):
     cells = []
     for table in soup.select("table.claims-ledger"):
         headers = [shown(th) for th in table.select("thead th")]
-        index = headers.index(claims_ledger.words(lang)["verdict"])
+        index = headers.index(expected_words.ledger(lang)["verdict"])
         cells += [row.find_all("td")[index] for row in table.select("tbody > tr")]
     return cells
 
@@ -81,7 +82,7 @@ def word_kept_mark_changed(soup, lang):
 
 def _rewrite_summary(soup, lang, change):
     line = soup.select_one("p.claims-summary")
-    template = claims_ledger.words(lang)["summary"]
+    template = expected_words.ledger(lang)["summary"]
     numbers = summary_numbers(line.get_text(), template)
     line.string = template.format(**change(numbers))
 

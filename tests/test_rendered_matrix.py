@@ -10,7 +10,8 @@ from bs4 import BeautifulSoup
 
 from sitetools.editions import CODES
 from tensorfacts import matrix as mp
-from tests.claims_tools import behaviour_matrix, build_mini_site
+from tests import expected_words
+from tests.claims_tools import build_mini_site
 from tests.gallery_tools import read_page
 from tests.rendered_tables import guide_problems, matrix_problems, mutated_article, shown
 from tests.test_tensorfacts_matrix import MATRIX_PAGE
@@ -33,7 +34,7 @@ def test_built_matrix_shows_every_probe(site_dir, matrix):
 
 def _column(table, lang, key):
     headers = [shown(th) for th in table.select("thead th")]
-    return headers.index(shown(behaviour_matrix.words(lang)[key]))
+    return headers.index(shown(expected_words.matrix(lang)[key]))
 
 
 def _swap_contents(first, second):
@@ -60,7 +61,7 @@ def headers_swapped(soup, lang):
 
 
 def _invert(span, lang):
-    w = behaviour_matrix.words(lang)
+    w = expected_words.matrix(lang)
     value = "cell-true" in span["class"]
     span.string = w[not value]
     span["class"] = [f"cell-{str(not value).lower()}"]
@@ -87,7 +88,7 @@ def two_rows_relabelled(soup, lang):
 
 
 def outcome_changed(soup, lang):
-    w = behaviour_matrix.words(lang)
+    w = expected_words.matrix(lang)
     span = soup.select_one(f"span.edit-{mp.EDIT_SILENT}")
     span.string = w[mp.EDIT_UNAFFECTED]
 
@@ -95,14 +96,14 @@ def outcome_changed(soup, lang):
 def refusal_read_as_no_graph(soup, lang):
     """A cell where torch raised at the edit shown as if the edit had simply run."""
     span = soup.select_one(f"table.behaviour-matrix span.refused-{mp.INFERENCE_EDIT}")
-    span.string = behaviour_matrix.words(lang)[mp.EDIT_NO_GRAPH]
+    span.string = expected_words.matrix(lang)[mp.EDIT_NO_GRAPH]
     span["class"] = [f"edit-{mp.EDIT_NO_GRAPH}"]
 
 
 def refusal_without_changed_anyway(soup, lang):
     """The refused edit shown without its "yet a changed": the word the reader most needs."""
     span = soup.select_one(f"table.behaviour-matrix span.refused-{mp.INFERENCE_EDIT}")
-    span.string = behaviour_matrix.words(lang)[mp.INFERENCE_EDIT]
+    span.string = expected_words.matrix(lang)[mp.INFERENCE_EDIT]
 
 
 def refusal_message_removed(soup, lang):

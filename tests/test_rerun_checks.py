@@ -76,6 +76,13 @@ def test_a_page_that_holds_reports_it_and_raises_nothing(capsys):
                          "2 claims from the page's 2 checks"]  # fmt: skip
 
 
+def test_a_repeated_message_differs_when_any_run_of_it_differs(capsys):
+    lines, error = report("for v in [1, -1, 2]:\n    assert v > 0, 'positive'\n", capsys)
+    assert len(lines) == 3 and lines[1].startswith("  DIFFERS  positive") and lines[1].endswith("(3 times)"), lines
+    assert lines[2] == "0 agree, 1 differ, 0 not run: 1 claims from the page's 1 checks"
+    assert "1 claims of this page differ" in error
+
+
 @pytest.mark.parametrize(
     "code",
     [

@@ -1,0 +1,258 @@
+"""Every check can fail: each named fact under a realistic change of torch, each operand of a claim's or a
+fact's condition when negated alone, each cell a decision or guide premise reads when changed alone.
+
+A check that always returns true, a condition weakened from ``and`` to ``or``, a premise part over no
+sources: each fails a test here. A new fact needs an entry in ``FACT_FLIPS`` (the test lists the ids
+that lack one); new claims and premises are picked up as they are.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+
+from tensorfacts import articles, decisions, facts, verdicts
+from tensorfacts import matrix as mp
+from tensorfacts.model import HOLDS
+from tests import operand_flips
+from tests.claims_tools import Override, call
+from tests.premise_reads import ROW, Recorded, watch_helpers
+
+# --- Named facts under a changed torch -----------------------------------------------------------
+
+
+def _bypass_autograd(func, args, kwargs):
+    """An in-place method run on ``.data``: no version bump, no refusal, as if autograd were not told."""
+    return getattr(args[0].data, torch_name_of(func))(*args[1:], **kwargs)
+
+
+def torch_name_of(func) -> str:
+    return getattr(func, "__name__", "")
+
+
+def _inside_inference_mode(func, args, kwargs):
+    with torch.inference_mode():
+        return func(*args, **kwargs)
+
+
+def _drop_grad(func, args, kwargs):
+    result = func(*args, **kwargs)
+    result.grad = None
+    return result
+
+
+def _data_setter_checks_shape(func, args, kwargs):
+    if torch_name_of(func) == "__set__" and tuple(args[1].shape) != tuple(args[0].shape):
+        raise RuntimeError("data: shape mismatch")
+    return func(*args, **kwargs)
+
+
+def _version_zero(func, args, kwargs):
+    return 0
+
+
+INPLACE = ("add_", "mul_", "sub_", "zero_")
+
+#: Changes of torch, each a factory of a context manager (a torch function mode).
+MUTANTS = {
+    "detach copies": lambda: Override(detach=lambda f, a, k: call(f, a, k).clone()),
+    "in-place edits bypass autograd": lambda: Override(**dict.fromkeys(INPLACE, _bypass_autograd)),
+    "in-place edits of inference tensors allowed": lambda: Override(
+        **dict.fromkeys(INPLACE, _inside_inference_mode)),
+    "deepcopy drops grad": lambda: Override(__deepcopy__=_drop_grad),
+    "deepcopy copies only the view": lambda: Override(__deepcopy__=lambda f, a, k: a[0].clone()),
+    "to() always copies": lambda: Override(to=lambda f, a, k: call(f, a, k).clone()),
+    "p.data = t checks the shape": lambda: Override(data=_data_setter_checks_shape),
+    "every tensor has a version counter": lambda: Override(_version=_version_zero),
+}
+
+#: Fact id -> the change of torch that must make it false.
+FACT_FLIPS = {
+    "version-counter-catches-saved-edit": "in-place edits bypass autograd",
+    "detach-edit-before-save-silent": "detach copies",
+    "detach-numpy-write-silent": "detach copies",
+    "detach-set-keeps-version-counter": "detach copies",
+    "detach-resize-grow-reallocates": "detach copies",
+    "deepcopy-copies-grad": "deepcopy drops grad",
+    "deepcopy-view-copies-storage": "deepcopy copies only the view",
+    "noop-conversions-return-a": "to() always copies",
+    "data-setter-silent": "p.data = t checks the shape",
+    "leaf-refuses-inplace": "in-place edits bypass autograd",
+    "leaf-view-has-grad-fn-refuses-inplace": "in-place edits bypass autograd",
+    "inference-tensor-has-no-version-counter": "every tensor has a version counter",
+    "inference-tensor-inplace-outside-raises-yet-writes": "in-place edits of inference tensors allowed",
+}
+
+
+def test_every_fact_has_a_flip():
+    missing = sorted(set(facts.FACTS) - set(FACT_FLIPS))
+    assert not missing, f"facts with no change of torch that makes them false (add one to FACT_FLIPS): {missing}"
+    assert set(FACT_FLIPS.values()) <= set(MUTANTS)
+
+
+@pytest.mark.parametrize("fact_id", sorted(facts.FACTS))
+def test_each_fact_turns_false_when_torch_changes(fact_id):
+    if fact_id not in FACT_FLIPS:
+        pytest.fail(f"{fact_id}: no entry in FACT_FLIPS")
+    assert facts.run_fact(fact_id).holds, "the fact must hold before the change"
+    change = FACT_FLIPS[fact_id]
+    with MUTANTS[change]():
+        result = facts.run_fact(fact_id)
+    assert not result.holds, f"{fact_id} still holds when {change}: {result.trace}"
+
+
+# --- Conditions: each operand decides --------------------------------------------------------------
+
+
+def _claim_operands():
+    """The operands of every claim that holds on this torch. In a claim that does not hold, one false
+    operand of an ``and`` hides the others, so they cannot each decide; its verdict is pinned by the
+    reviewed baseline (``tensorfacts/claim_verdicts.json``) instead."""
+    holding = {o.claim.id for o in verdicts.run_all() if o.verdict == HOLDS}
+    for entry in articles.CLAIMS:
+        if entry.id not in holding:
+            continue
+        for index, text in enumerate(operand_flips.operands(articles.CHECKS[entry.id])):
+            yield pytest.param(entry.id, index, id=f"{entry.id}[{index}] {text[:40]}")
+
+
+def _fact_operands():
+    for fact_id, check in sorted(facts.FACTS.items()):
+        for index, text in enumerate(operand_flips.operands(check)):
+            yield pytest.param(fact_id, index, id=f"{fact_id}[{index}] {text[:40]}")
+
+
+def _outcome(claim_id):
+    entry = next(e for e in articles.CLAIMS if e.id == claim_id)
+    return verdicts.run_claim(entry)
+
+
+@pytest.mark.parametrize("claim_id, index", list(_claim_operands()))
+def test_each_operand_of_a_claim_decides_its_verdict(claim_id, index, monkeypatch):
+    before = _outcome(claim_id).verdict
+    check = articles.CHECKS[claim_id]
+    monkeypatch.setitem(articles.CHECKS, claim_id, operand_flips.flipped(check, index))
+    after = _outcome(claim_id)
+    operand = operand_flips.operands(check)[index]
+    assert after.verdict != before, f"{claim_id}: negating `{operand}` leaves the verdict {before}"
+
+
+@pytest.mark.parametrize("fact_id, index", list(_fact_operands()))
+def test_each_operand_of_a_fact_decides_it(fact_id, index, monkeypatch):
+    check = facts.FACTS[fact_id]
+    monkeypatch.setitem(facts.FACTS, fact_id, operand_flips.flipped(check, index))
+    result = facts.run_fact(fact_id)
+    assert not result.holds, f"{fact_id}: negating `{operand_flips.operands(check)[index]}` leaves it true"
+
+
+def test_the_operand_finder_reads_and_or_not_and_assigned_names():
+    def check():
+        a = torch.ones(1)
+        ok = a.sum() == 1 or a.numel() > 3
+        return Fact(ok and not a.requires_grad, "")  # noqa: F821 (never run)
+
+    assert operand_flips.operands(check) == ["a.sum() == 1", "a.numel() > 3", "not a.requires_grad"]
+
+
+# --- Premises: each cell read decides, and no part reads nothing --------------------------------------
+
+
+class Changed:
+    """A cell value no premise expects."""
+
+    def __repr__(self) -> str:
+        return "<changed by the test>"
+
+
+@pytest.fixture(scope="module")
+def matrix() -> mp.Matrix:
+    return mp.probe_all()
+
+
+PREMISES = [pytest.param(guide, advice, id=f"{name}:{advice.id}")
+            for name, guide in (("decide", decisions.DECISIONS), ("guide", mp.GUIDE)) for advice in guide]
+
+
+def _reads(advice, matrix, monkeypatch) -> tuple[bool, list, list[str]]:
+    empty: list[str] = []
+    with monkeypatch.context() as patch:
+        for module in (decisions, mp):
+            watch_helpers(module, patch, empty)
+        recorded = Recorded(matrix)
+        holds = advice.premise(recorded)
+    return holds, recorded.log, empty
+
+
+@pytest.mark.parametrize("guide, advice", PREMISES)
+def test_no_part_of_a_premise_reads_nothing(guide, advice, matrix, monkeypatch):
+    holds, log, empty = _reads(advice, matrix, monkeypatch)
+    assert holds, f"{advice.id}: the premise does not hold on this torch"
+    assert log, f"{advice.id}: the premise reads no cell of the matrix"
+    assert not empty, f"{advice.id}: " + "; ".join(empty)
+
+
+def _breaks(advice, matrix, cells) -> bool:
+    """Whether changing any one of ``cells`` (source, operation, column) makes the premise fail."""
+    for source, operation, column in cells:
+        changed = copy.deepcopy(matrix)
+        changed[source][operation][column] = Changed()
+        try:
+            if not advice.premise(changed):
+                return True
+        except Exception:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("guide, advice", PREMISES)
+def test_each_cell_a_premise_reads_decides_it(guide, advice, matrix, monkeypatch):
+    """A cell read by its column must decide alone; a row read whole (compared with another row) must
+    have some cell that decides."""
+    _, log, _ = _reads(advice, matrix, monkeypatch)
+    cells = sorted({(s, op, c) for s, op, c in log if c not in (None, ROW)})
+    rows = sorted({(s, op) for s, op, c in log if c is None})
+    assert cells or rows, f"{advice.id}: reads no cell"
+    survivors = [f"{s} / {op} / {c}" for s, op, c in cells if not _breaks(advice, matrix, [(s, op, c)])]
+    survivors += [f"{s} / {op} (the whole row)" for s, op in rows
+                  if not _breaks(advice, matrix, [(s, op, c) for c in matrix[s][op]])]
+    assert not survivors, f"{advice.id}: still holds with one of these changed: {survivors}"
+
+
+def test_a_premise_over_no_sources_is_found(matrix, monkeypatch):
+    """The check above, on a premise whose edit part runs over no sources (it would hold vacuously)."""
+    weak = mp.Advice("weak", {}, lambda m: decisions._rows(m, "a.data", shares_storage=True)
+                     and decisions._rows(m, "a.data", (), inplace_edit=mp.EDIT_SILENT))
+    holds, _, empty = _reads(weak, matrix, monkeypatch)
+    assert holds and len(empty) == 1 and "reads nothing" in empty[0], empty
+
+
+# --- Warnings escaping a check make it fail -------------------------------------------------------
+
+
+def _warns_then_holds():
+    import warnings
+
+    warnings.warn("escaped on purpose", UserWarning, stacklevel=1)
+    return facts.Fact(True, "held")
+
+
+def test_a_fact_that_lets_a_warning_escape_does_not_hold(monkeypatch):
+    monkeypatch.setitem(facts.FACTS, "warns", _warns_then_holds)
+    result = facts.run_fact("warns")
+    assert not result.holds and "escaped on purpose" in result.trace
+
+
+def test_a_claim_whose_check_lets_a_warning_escape_has_no_verdict(monkeypatch):
+    from tensorfacts.model import HOLDS, Result
+
+    entry = articles.CLAIMS[0]
+
+    def check():
+        _warns_then_holds()
+        return Result(HOLDS, "held")
+
+    monkeypatch.setitem(articles.CHECKS, entry.id, check)
+    outcome = verdicts.run_claim(entry)
+    assert outcome.verdict is None and "escaped on purpose" in outcome.problem
