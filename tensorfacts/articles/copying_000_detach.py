@@ -1,0 +1,251 @@
+"""The claims of article 000, "Tensor copying pitfalls" (tensor 的复制避坑), second half: section 2
+(``tensor.detach()``), the note and the closing remark, each with its check.
+
+The first half is :mod:`tensorfacts.articles.copying_000`; both register under the article's number,
+and :mod:`tensorfacts.articles` lists them in ledger order.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Registry, Result, said, verdict
+from tensorfacts.pasted import Pasted, one_line
+from tensorfacts.snippets import compare_output, counted, first_difference, run_clean
+from tensorfacts.sources import copying_000 as src
+from tensorfacts.tensors import error_line, grad_fn_name, same_storage
+
+NUMBER = "000"
+TITLE, SECTIONS = src.TITLE, src.SECTIONS
+CLAIMS = Registry(NUMBER)
+
+
+# --- Article 000, 2: tensor.detach() -------------------------------------------------------------
+
+
+@CLAIMS.claim(
+    "000-detach-identical", "detach", "copying-detach",
+    "`detach()` returns a tensor with the same values as the original.",
+    "`detach()` 返回一个值完全相同的 tensor。")
+def _detach_identical() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.detach()
+    equal = torch.equal(a, c)
+    return Result(verdict(equal and c.dtype == a.dtype),
+                  f"torch.equal(a, c) = {equal}; dtype: {a.dtype} → {c.dtype}")
+
+
+@CLAIMS.claim(
+    "000-detach-shares-memory", "detach", "copying-detach",
+    "The detached tensor shares memory with the original (stated twice).",
+    "detach 得到的新 tensor 与旧 tensor 共享内存（原文说了两次）。")
+def _detach_shares_memory() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.detach()
+    shared = same_storage(a, c)
+    return Result(verdict(shared), f"same_storage(a, c) = {shared}")
+
+
+@CLAIMS.claim(
+    "000-detach-leaves-graph", "detach", "copying-detach",
+    "The detached tensor leaves the computation graph and takes no part in gradient computation.",
+    "detach 得到的新 tensor 会脱离计算图，不牵扯梯度计算。")
+def _detach_leaves_graph() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = (a * 2).detach()
+    (c * a).sum().backward()  # c enters this graph as a constant: a.grad is c, nothing flows into c
+    out = not c.requires_grad and c.grad_fn is None and a.grad.tolist() == [2.0, 4.0, 6.0]
+    return Result(verdict(out), f"requires_grad = {c.requires_grad}; grad_fn = {grad_fn_name(c)}")
+
+
+#: The four calls of the article's warning, each as the detach page runs it on a 2x3 tensor.
+METADATA_CALLS = {
+    "resize_": lambda t: t.resize_(3, 2),
+    "resize_as_": lambda t: t.resize_as_(torch.zeros(3, 2)),
+    "set_": lambda t: t.set_(torch.zeros(6)),
+    "transpose_": lambda t: t.transpose_(0, 1),
+}
+
+
+def _accepted(make_source) -> tuple[list[str], list[str]]:
+    """Which of the four calls run, on the detached tensor and on the source (fresh pairs)."""
+    on_c, on_a = [], []
+    for name, call in METADATA_CALLS.items():
+        for who, accepted in (("c", on_c), ("a", on_a)):
+            a = make_source()
+            c = a.detach()
+            try:
+                call(c if who == "c" else a)
+            except RuntimeError:
+                continue
+            accepted.append(name)
+    return on_c, on_a
+
+
+@CLAIMS.claim(
+    "000-detach-metadata-ops-error", "detach", "copying-detach",
+    "In-place `resize_`, `resize_as_`, `set_` or `transpose_` on either of the two tensors "
+    "raises an error.",
+    "原地操作 `resize_`、`resize_as_`、`set_`、`transpose_` 在两者任意一个上执行都会报错。",
+    notes={
+        "en": "True when the article was written: up to torch 1.12 these calls on a tensor from `.data` "
+              "or `.detach()` raised “… is not allowed on a Tensor created from .data or .detach()”, and "
+              "the `Tensor.detach` docstring said so until the 2.2 docs. "
+              "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590) (“Always allow "
+              "tensor metadata changes”, August 2022) lifted the restriction. As on the example page, the "
+              "source here is the article's: a leaf that requires grad. It refuses all four calls because "
+              "it is such a leaf, not because it was detached; a non-leaf source accepts `set_` and "
+              "`transpose_` and refuses only the two resizes.",
+        "zh_CN": "文章写成时这是对的：torch 1.12 及以前，对 `.data` 或 `.detach()` 得到的张量执行这些调用会报错"
+                 "“… is not allowed on a Tensor created from .data or .detach()”，`Tensor.detach` 的文档说明"
+                 "直到 2.2 版的文档都还这样写。"
+                 "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590)"
+                 "（“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。与示例页面一样，"
+                 "这里的源张量沿用原文的写法：需要求导的叶子张量。它拒绝全部四个调用，是因为它是这样的叶子，"
+                 "而不是因为被 detach 过；换成非叶子源张量，`set_` 和 `transpose_` 都能执行，只有两个 resize 会报错。",
+    })
+def _detach_metadata_ops_error() -> Result:
+    on_c, on_a = _accepted(lambda: torch.ones(2, 3, requires_grad=True))
+    nonleaf_c, nonleaf_a = _accepted(lambda: torch.ones(2, 3, requires_grad=True) * 2)
+    if (on_c or on_a) and nonleaf_a != ["set_", "transpose_"]:  # the note says so: it must stay true
+        raise AssertionError(f"the note is out of date: a non-leaf source accepts {nonleaf_a}")
+    def listed(calls: list[str], sep: str, none: str) -> str:
+        return sep.join(f"`{call}`" for call in calls) or none
+
+    trace = said(f"run on `c`: {listed(on_c, ', ', 'none')}; on the leaf `a`: {listed(on_a, ', ', 'none')}; "
+                 f"on a non-leaf `a`: {listed(nonleaf_a, ', ', 'none')}",
+                 f"在 `c` 上能执行：{listed(on_c, '、', '无')}；在叶子张量 `a` 上：{listed(on_a, '、', '无')}；"
+                 f"在非叶子张量 `a` 上：{listed(nonleaf_a, '、', '无')}")
+    return Result(verdict(not on_c and not on_a), trace)
+
+
+@CLAIMS.claim(
+    "000-detach-prints", "detach", "copying-detach",
+    "In the detach example, the comments show what each `print` writes: `a`, `c` without "
+    "`grad_fn`, `a.grad` = `tensor([2., 4., 6.])`, `c.grad` = `None`, `True`, `False`, "
+    "and `c` again after `a = 1`.",
+    "detach 例子中，各行注释就是 `print` 的输出：`a`、不带 `grad_fn` 的 `c`、"
+    "`a.grad` 为 `tensor([2., 4., 6.])`、`c.grad` 为 `None`、`True`、`False`，以及 `a = 1` 后的 `c`。")
+def _detach_prints() -> Result:
+    run = run_clean(src.DETACH_EXAMPLE)
+    expected = "\n".join(src.DETACH_COMMENTS)
+    outcome = compare_output(expected, run.text)
+    if outcome == HOLDS and run.warnings:
+        outcome = OUTPUT_DIFFERS
+    if outcome == HOLDS:
+        return Result(outcome, counted(len(run.prints), "as commented", "与注释一致"))
+    differs = first_difference(expected, run.text)
+    if run.warnings and isinstance(differs, str):
+        return Result(outcome, said(f"`{differs}`; `{run.warnings[0]}`", f"`{differs}`；`{run.warnings[0]}`"))
+    return Result(outcome, differs)
+
+
+@CLAIMS.claim(
+    "000-detach-edit-propagates", "detach", "copying-detach",
+    "`detach()` does not cut `a` and `c` apart: changing `c` changes `a`.",
+    "`detach()` 不会切断 `a` 和 `c` 的联系：改变 `c` 的值，`a` 也会改变。")
+def _detach_edit_propagates() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.detach()
+    c[0] = 100
+    return Result(verdict(a[0].item() == 100.0), said(f"`a[0] = {a[0].item()}` after `c[0] = 100`",
+                                                      f"执行 `c[0] = 100` 后，`a[0] = {a[0].item()}`"))
+
+
+@CLAIMS.claim(
+    "000-detach-only-requires-grad", "detach", "copying-detach",
+    "`detach()` only turns the new tensor's `requires_grad` to `False`; `a` keeps its own.",
+    "`detach()` 只是把新变量的 `requires_grad` 变成了 `False`，`a` 的不变。")
+def _detach_only_requires_grad() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.detach()
+    out = a.requires_grad and not c.requires_grad and torch.equal(a, c) and same_storage(a, c)
+    return Result(verdict(out),
+                  f"a.requires_grad = {a.requires_grad}; c.requires_grad = {c.requires_grad}")
+
+
+# --- Article 000, but note ----------------------------------------------------------------------
+
+
+@CLAIMS.claim(
+    "000-note-commented-edit", "note", "copying-rebinding",
+    "The commented-out line `#a[1,2] = 0` is an edit of `a` that could be switched on.",
+    "被注释掉的 `#a[1,2] = 0` 是一句可以打开的、修改 `a` 的代码。",
+    notes={
+        "en": "Not a claim: the article leaves this line commented out and never runs it. The trace "
+              "shows what it would do if switched on.",
+        "zh_CN": "这不是原文的说法：原文把这一行注释掉了，从未运行。右侧记录的是打开它之后会发生什么。",
+    })
+def _note_commented_edit() -> Result:
+    commented = "#a[1,2] = 0" in src.NOTE_EXAMPLE.splitlines()
+    a = torch.ones(2, 2)
+    a.requires_grad = True
+    try:
+        a[1, 2] = 0
+    except (IndexError, RuntimeError) as exc:
+        errors = [f"`{error_line(exc)}`"]
+    else:
+        return Result(HOLDS, said("`a[1, 2] = 0` runs", "`a[1, 2] = 0` 可以运行"))
+    try:
+        a[1, 1] = 0  # even a valid index is refused: a is a leaf that requires grad
+    except RuntimeError as exc:
+        errors.append(f"`a[1, 1] = 0` → `{error_line(exc)}`")
+    return Result(NOT_A_CLAIM if commented else DOES_NOT_HOLD,
+                  said(f"if switched on: {'; '.join(errors)}", f"打开后：{'；'.join(errors)}"))
+
+
+CLAIMS.rows(
+    Pasted(
+        "000-note-print-c-comment", "note", "copying-rebinding",
+        "`print(c)` in this example shows `tensor([1., 2., 3.])` (the comment on that line).",
+        "这个例子里 `print(c)` 输出 `tensor([1., 2., 3.])`（该行的注释）。",
+        snippet=src.NOTE_EXAMPLE, expected=src.NOTE_PRINT_C_COMMENT, prints=(0,), trace=one_line,
+    ),
+    Pasted(
+        "000-note-output", "note", "copying-rebinding",
+        "The “out” block of this example is what the code prints.",
+        "这个例子的“out”就是代码的实际输出。",
+        snippet=src.NOTE_EXAMPLE, expected=src.NOTE_OUT,
+    ),
+)
+
+
+@CLAIMS.claim(
+    "000-note-rebind-breaks-link", "note", "copying-rebinding",
+    "`a = a - a.grad` gives `a` new memory, which breaks the link between `a` and `c`.",
+    "`a = a - a.grad` 给 `a` 分配了新内存，破坏了原来 `a` 与 `c` 的联系。")
+def _note_rebind_breaks_link() -> Result:
+    run = run_clean(src.NOTE_EXAMPLE)
+    a, c = run.names["a"], run.names["c"]
+    shared = same_storage(a, c)
+    with torch.no_grad():
+        a.add_(5)
+    untouched = c.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    return Result(verdict(not shared and untouched), said(
+        f"`same_storage(a, c) = {shared}`; after `a.add_(5)`, `c = {c.tolist()}`",
+        f"`same_storage(a, c) = {shared}`；执行 `a.add_(5)` 后，`c = {c.tolist()}`"))
+
+
+# --- Article 000, also ---------------------------------------------------------------------------
+
+
+@CLAIMS.claim(
+    "000-add-rebind-breaks-link", "also", "copying-add-rebinding",
+    "After `c = a`, `a = a + 1` makes a new `a`: `a` and `c` no longer share memory.",
+    "`c = a` 之后，`a = a + 1` 产生新的 `a`：`a` 和 `c` 不再在同一个内存单元。")
+def _add_rebind_breaks_link() -> Result:
+    run = run_clean(src.ALSO_EXAMPLE)
+    a, c = run.names["a"], run.names["c"]
+    shared = same_storage(a, c)
+    return Result(verdict(a is not c and not shared), f"(a is c) = {a is c}; same_storage(a, c) = {shared}")
+
+
+CLAIMS.rows(
+    Pasted(
+        "000-add-output", "also", "copying-add-rebinding",
+        "The “out” block shows `a` with `grad_fn=<AddBackward0>` and `c` still all ones with "
+        "`requires_grad=True`.",
+        "“out”中的 `a` 带 `grad_fn=<AddBackward0>`，`c` 仍全为 1 且 `requires_grad=True`。",
+        snippet=src.ALSO_EXAMPLE, expected=src.ALSO_OUT,
+    ),
+)
