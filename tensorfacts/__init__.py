@@ -10,8 +10,10 @@ line (``python -m tensorfacts``) all use the same facts.
 - :mod:`tensorfacts.sources`: the articles' code and pasted outputs, verbatim, one module each;
 - :mod:`tensorfacts.articles`: the claims of each source article, one module each;
 - :mod:`tensorfacts.verdicts`: running the checks; :mod:`tensorfacts.baseline`: the reviewed verdicts;
-- :mod:`tensorfacts.matrix`: the probes behind the behaviour matrix and its guide;
-- :mod:`tensorfacts.facts`: the named checks narrative sentences cite; :mod:`tensorfacts.scope`: the
+- :mod:`tensorfacts.standard_sources`, :mod:`tensorfacts.probes` and :mod:`tensorfacts.matrix`: the
+  standard sources, the probes behind the behaviour matrix, and its guide;
+- :mod:`tensorfacts.facts`: the named checks narrative sentences cite (registered by
+  :mod:`tensorfacts.fact_registry`); :mod:`tensorfacts.scope`: the
   range of cases a general sentence's check runs; :mod:`tensorfacts.general_facts`: those checks;
 - :mod:`tensorfacts.cli`: ``python -m tensorfacts [--list | --update-baseline | --matrix]``.
 """

@@ -9,19 +9,9 @@ The premises read only the matrix's rows; nothing here probes torch by itself.
 
 from __future__ import annotations
 
-from tensorfacts.matrix import (
-    EDIT_DETECTED,
-    EDIT_SILENT,
-    EDIT_UNAFFECTED,
-    GRAD_SOURCES,
-    NO_COUNTER,
-    NO_VERSION_COUNTER,
-    SOURCES,
-    VERSIONED_SOURCES,
-    Advice,
-    Matrix,
-    Refused,
-)
+from tensorfacts.matrix import Advice
+from tensorfacts.probes import EDIT_DETECTED, EDIT_SILENT, EDIT_UNAFFECTED, NO_COUNTER, Matrix, Refused
+from tensorfacts.standard_sources import GRAD_SOURCES, NO_VERSION_COUNTER, SOURCES, VERSIONED_SOURCES
 
 
 def _rows(m: Matrix, operation: str, sources=tuple(SOURCES), **expected: object) -> bool:

@@ -1,6 +1,6 @@
 """The facts behind general sentences and advice, each run over the range its sentence claims.
 
-Each fact here is a :func:`~tensorfacts.facts.scoped_fact`: an observation run in every case of its
+Each fact here is a :func:`~tensorfacts.fact_registry.scoped_fact`: an observation run in every case of its
 scope (every standard source, dtype and device unless it says why not), and a table of what the
 sentence citing it states for each case. A piece of advice ("use X to do Y") is checked by doing Y
 with X in a small training loop, not by looking at X alone. The observations are module-level
@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import torch
 
-from tensorfacts.facts import scoped_fact
+from tensorfacts.fact_registry import scoped_fact
 from tensorfacts.scope import VALUE_DEVICES, Case, Raised, by_source, values_equal
 from tensorfacts.tensors import same_storage
 

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator, Mapping
 
 import torch
 
+from tensorfacts.standard_sources import SOURCES
+
 #: The floating dtypes every scoped fact runs in (tensors that require grad must be floating).
 DTYPES: tuple[torch.dtype, ...] = (torch.float32, torch.float64, torch.bfloat16)
 
@@ -30,9 +32,7 @@ VALUE_DEVICES: tuple[str, ...] = tuple(d for d in DEVICES if d != "meta")
 
 
 def standard_sources() -> tuple[str, ...]:
-    """The standard sources: the matrix's (imported late, since the matrix imports the facts)."""
-    from tensorfacts.matrix import SOURCES
-
+    """The standard sources, the behaviour matrix's (:mod:`tensorfacts.standard_sources`)."""
     return tuple(SOURCES)
 
 
@@ -62,8 +62,6 @@ class Case:
 
     def build(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The matrix's ``(leaf, a)`` for this source, made in this case's dtype and on its device."""
-        from tensorfacts.matrix import SOURCES
-
         with self.factories():
             return SOURCES[self.source]()
 

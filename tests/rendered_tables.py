@@ -18,6 +18,7 @@ from bs4 import BeautifulSoup, Tag
 from docutils import nodes
 
 from tensorfacts import matrix as mp
+from tensorfacts import probes, standard_sources
 from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, VERDICTS, Outcome
 from tests import expected_words
 from tests.gallery_tools import read_page
@@ -159,27 +160,27 @@ def _summary_problems(table: Tag, language: str, outcomes: list[Outcome]) -> lis
 
 def expected_cell(column: str, value: object, w: dict) -> tuple[str, str | None]:
     """What a reader must see in a cell for ``value``, and the class that marks it (if any)."""
-    if isinstance(value, mp.ProbeFailure):
+    if isinstance(value, probes.ProbeFailure):
         return "?", "probe-failed"
-    if value is mp.NOT_MADE:
+    if value is probes.NOT_MADE:
         return w["not_made"], None
-    if isinstance(value, mp.Refused):
+    if isinstance(value, probes.Refused):
         return w[value.kind] + (w["changed_anyway"] if value.changed else ""), f"refused-{value.kind}"
-    if column in mp.BOOLEAN_COLUMNS:
+    if column in probes.BOOLEAN_COLUMNS:
         return w[bool(value)], f"cell-{str(bool(value)).lower()}"
     if column == "raised":
         return (str(value).split(":")[0] if value else w["none_raised"]), None
-    if column in mp.CODE_COLUMNS:
+    if column in probes.CODE_COLUMNS:
         return str(value), None
     return w[value], f"edit-{value}"  # an outcome column: its own words
 
 
-def matrix_problems(soup: BeautifulSoup, language: str, matrix: mp.Matrix) -> list[str]:
+def matrix_problems(soup: BeautifulSoup, language: str, matrix: probes.Matrix) -> list[str]:
     """Every source's table shows, under each column's header, what that column's probe returned."""
     w = expected_words.matrix(language)
     problems: list[str] = []
     lines = soup.select("p.behaviour-matrix-source")
-    for source in mp.SOURCES:
+    for source in standard_sources.SOURCES:
         where = f"{language} matrix, source {source}"
         line = [p for p in lines if shown(p.select_one("code") or "") == shown(expected_words.SOURCE_CAPTIONS[source])]
         if len(line) != 1:
@@ -188,12 +189,12 @@ def matrix_problems(soup: BeautifulSoup, language: str, matrix: mp.Matrix) -> li
         if torch.__version__ not in shown(line[0]):
             problems.append(f"{where}: the line above the table does not name torch {torch.__version__}")
         table = line[0].find_next("table", class_="behaviour-matrix")
-        columns = _header_columns(table, {k: w[k] for k in ("operation", *mp.PROBES)}, where, problems)
-        if len(columns) != len(mp.PROBES) + 1:
+        columns = _header_columns(table, {k: w[k] for k in ("operation", *probes.PROBES)}, where, problems)
+        if len(columns) != len(probes.PROBES) + 1:
             continue
         rows = {shown(_cells(row)[columns["operation"]]): _cells(row) for row in table.select("tbody > tr")}
         problems += [f"{where}: a row {op!r} that the engine does not probe"
-                     for op in sorted(set(rows) - set(mp.OPERATIONS))]
+                     for op in sorted(set(rows) - set(probes.OPERATIONS))]
         for operation, values in matrix[source].items():
             cells = rows.get(shown(operation))
             if cells is None:
@@ -210,7 +211,7 @@ def matrix_problems(soup: BeautifulSoup, language: str, matrix: mp.Matrix) -> li
     return problems
 
 
-def _message_problems(table: Tag, source: str, language: str, matrix: mp.Matrix) -> list[str]:
+def _message_problems(table: Tag, source: str, language: str, matrix: probes.Matrix) -> list[str]:
     """Under a table: each operation that raised, with its message in full; then each refusal the
     table's cells show, once, with its message."""
     w = expected_words.matrix(language)
@@ -220,7 +221,7 @@ def _message_problems(table: Tag, source: str, language: str, matrix: mp.Matrix)
     refusals: list[tuple[str, str]] = []  # (kind, error), each once, in the order the cells show them
     for cells in matrix[source].values():
         for value in cells.values():
-            if isinstance(value, mp.Refused) and (value.kind, value.error) not in refusals:
+            if isinstance(value, probes.Refused) and (value.kind, value.error) not in refusals:
                 refusals.append((value.kind, value.error))
     wanted += [shown(w["refusal"].format(word=w[kind]) + separator + error) for kind, error in refusals]
     following = table.find_next(["table", "ul"], class_=["behaviour-matrix", "behaviour-matrix-messages"])

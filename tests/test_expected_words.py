@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from sitetools.editions import CODES
-from tensorfacts import matrix as mp
+from tensorfacts import standard_sources
 from tests import expected_words
 from tests.claims_tools import behaviour_matrix, claims_ledger
 
@@ -39,12 +39,12 @@ def _kind(a: torch.Tensor) -> dict[str, object]:
 
 
 def test_every_source_has_a_reviewed_caption():
-    assert set(expected_words.SOURCE_CAPTIONS) == set(mp.SOURCES)
+    assert set(expected_words.SOURCE_CAPTIONS) == set(standard_sources.SOURCES)
 
 
-@pytest.mark.parametrize("source", sorted(mp.SOURCE_CODE))
+@pytest.mark.parametrize("source", sorted(standard_sources.SOURCE_CODE))
 def test_each_caption_is_the_reviewed_one(source):
-    assert mp.SOURCE_CODE[source] == expected_words.SOURCE_CAPTIONS.get(source)
+    assert standard_sources.SOURCE_CODE[source] == expected_words.SOURCE_CAPTIONS.get(source)
 
 
 @pytest.mark.parametrize("source", sorted(expected_words.SOURCE_CAPTIONS))
@@ -52,11 +52,11 @@ def test_each_caption_builds_the_source_of_its_table(source):
     """Run the caption as code: it makes the same kind of tensor as the source the table probes."""
     names: dict[str, object] = {"torch": torch}
     exec(expected_words.SOURCE_CAPTIONS[source], names)
-    _, built = mp.SOURCES[source]()
+    _, built = standard_sources.SOURCES[source]()
     assert _kind(names["a"]) == _kind(built)
 
 
 def test_the_caption_check_tells_every_source_apart():
     """No two sources look alike to the check above, or swapping their captions would pass it."""
-    kinds = [repr(_kind(mp.SOURCES[s]()[1])) for s in mp.SOURCES]
+    kinds = [repr(_kind(standard_sources.SOURCES[s]()[1])) for s in standard_sources.SOURCES]
     assert len(set(kinds)) == len(kinds), kinds

@@ -10,7 +10,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from sitetools.editions import CODES
-from tensorfacts import facts
+from tensorfacts import fact_registry, facts
 from tests.claims_tools import EXT, ROOT, fact_index
 
 
@@ -82,7 +82,7 @@ def test_the_facts_page_lists_every_fact_and_who_cites_it(tmp_path, lang, holds,
 
 def test_a_fact_that_fails_fails_the_facts_page(tmp_path, monkeypatch):
     monkeypatch.setitem(facts.FACTS, "broken", lambda: facts.Fact(False, "broken on purpose"))
-    monkeypatch.setitem(facts.ABOUT, "broken", facts.About({c: "x" for c in CODES}, facts.ONE_EXAMPLE))
+    monkeypatch.setitem(facts.ABOUT, "broken", fact_registry.About({c: "x" for c in CODES}, fact_registry.ONE_EXAMPLE))
     with pytest.raises(AssertionError, match="fact broken does not hold on this torch: broken on purpose"):
         build(tmp_path, {"index": "# Home\n", "facts": PAGES["facts"]}, "en")
 

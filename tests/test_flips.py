@@ -14,7 +14,7 @@ import copy
 import pytest
 import torch
 
-from tensorfacts import articles, decisions, facts, verdicts
+from tensorfacts import articles, decisions, facts, probes, verdicts
 from tensorfacts import matrix as mp
 from tensorfacts.model import HOLDS
 from tests import operand_flips
@@ -197,8 +197,8 @@ class Changed:
 
 
 @pytest.fixture(scope="module")
-def matrix() -> mp.Matrix:
-    return mp.probe_all()
+def matrix() -> probes.Matrix:
+    return probes.probe_all()
 
 
 PREMISES = [pytest.param(guide, advice, id=f"{name}:{advice.id}")
@@ -253,7 +253,7 @@ def test_each_cell_a_premise_reads_decides_it(guide, advice, matrix, monkeypatch
 def test_a_premise_over_no_sources_is_found(matrix, monkeypatch):
     """The check above, on a premise whose edit part runs over no sources (it would hold vacuously)."""
     weak = mp.Advice("weak", {}, lambda m: decisions._rows(m, "a.data", shares_storage=True)
-                     and decisions._rows(m, "a.data", (), inplace_edit=mp.EDIT_SILENT))
+                     and decisions._rows(m, "a.data", (), inplace_edit=probes.EDIT_SILENT))
     holds, _, empty = _reads(weak, matrix, monkeypatch)
     assert holds and len(empty) == 1 and "reads nothing" in empty[0], empty
 

@@ -15,18 +15,19 @@ from bs4 import BeautifulSoup
 from sitetools import terms
 from sitetools.editions import CODES, edition
 from tensorfacts import matrix as mp
+from tensorfacts import probes, standard_sources
 from tensorfacts.decisions import DECISIONS
 from tests.claims_tools import EXT, ROOT
 from tests.rendered_tables import guide_problems
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-CELLS = [(s, o, c) for s in mp.SOURCES for o in mp.OPERATIONS for c in mp.PROBES]
+CELLS = [(s, o, c) for s in standard_sources.SOURCES for o in probes.OPERATIONS for c in probes.PROBES]
 PAGE = "```{behaviour-matrix}\n:guide: decide\n```\n\n```{terms-table}\n```\n"
 
 
 @pytest.fixture(scope="module")
-def matrix() -> mp.Matrix:
-    return mp.probe_all()
+def matrix() -> probes.Matrix:
+    return probes.probe_all()
 
 
 def test_decision_premises_hold(matrix):
@@ -52,7 +53,7 @@ def test_each_decision_is_written_in_every_edition(advice):
         assert bool(CJK.search(text)) == edition(code).cjk, f"the {code} text of {advice.id} is in {code}"
         assert text.count("`") % 2 == 0, f"unbalanced backticks in the {code} text of {advice.id}"
         named = set(re.findall(r"`(a\.[^`(]+(?:\(\))*(?:\.[a-z]+\(\))*|b = a|copy\.deepcopy\(a\))`", text))
-        checked = set(mp.OPERATIONS).union({"a.data"}, *(mp.FACT_EXPRESSIONS.get(f, ()) for f in advice.facts))
+        checked = set(probes.OPERATIONS).union({"a.data"}, *(mp.FACT_EXPRESSIONS.get(f, ()) for f in advice.facts))
         assert named <= checked, f"{advice.id} names a call the matrix does not probe, nor a fact it names checks"
 
 
@@ -99,8 +100,8 @@ def test_both_pages_render_cleanly(tmp_path, lang):
 
 
 def test_a_decision_whose_premise_breaks_fails_the_build(tmp_path, monkeypatch):
-    real = mp.PROBES["shares_storage"]
-    monkeypatch.setitem(mp.PROBES, "shares_storage", lambda s, o: not real(s, o))
+    real = probes.PROBES["shares_storage"]
+    monkeypatch.setitem(probes.PROBES, "shares_storage", lambda s, o: not real(s, o))
     _, warnings = build(tmp_path, PAGE, "en")
     assert "the premises of 'need-snapshot' do not hold" in warnings, warnings
 

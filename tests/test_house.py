@@ -15,14 +15,10 @@ SKIPPED = ("gallery", "tests", "build", "node_modules", ".nox", ".git")
 #: Import names start at the checkout (sitetools, tensorfacts), or in this folder (tensorcopy_sphinx).
 EXTENSIONS = Path("docs", "_ext")
 
-#: Known exceptions, each with its reason; the lead removes them when tensorfacts/ is split. An entry
+#: Known exceptions, each with its reason (none today). An entry
 #: that is no longer needed fails the test too, so that none outlives its reason.
-KNOWN_LONG = {
-    "tensorfacts/matrix.py": "tensorfacts/ is being edited on another branch and will be split there",
-}
-KNOWN_CIRCLES = {
-    frozenset({"tensorfacts.facts", "tensorfacts.matrix"}): "tensorfacts/ will be split on another branch",
-}
+KNOWN_LONG: dict[str, str] = {}
+KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 
 
 def project_modules(root: Path = ROOT) -> dict[str, Path]:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tensorfacts.matrix import SOURCES
+from tensorfacts.standard_sources import SOURCES
 from tests.browser_audit import pool_size
 from tests.gallery_tools import LANGS, serve
 from tests.site_audit import AXE_JS, DEAD_PROXY, axe_available, html_pages, missing_tool

@@ -9,7 +9,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from sitetools.editions import CODES
-from tensorfacts import matrix as mp
+from tensorfacts import probes, standard_sources
 from tests import expected_words
 from tests.claims_tools import build_mini_site
 from tests.gallery_tools import read_page
@@ -18,8 +18,8 @@ from tests.test_tensorfacts_matrix import MATRIX_PAGE
 
 
 @pytest.fixture(scope="module")
-def matrix() -> mp.Matrix:
-    return mp.probe_all()
+def matrix() -> probes.Matrix:
+    return probes.probe_all()
 
 
 def test_built_matrix_shows_every_probe(site_dir, matrix):
@@ -89,21 +89,21 @@ def two_rows_relabelled(soup, lang):
 
 def outcome_changed(soup, lang):
     w = expected_words.matrix(lang)
-    span = soup.select_one(f"span.edit-{mp.EDIT_SILENT}")
-    span.string = w[mp.EDIT_UNAFFECTED]
+    span = soup.select_one(f"span.edit-{probes.EDIT_SILENT}")
+    span.string = w[probes.EDIT_UNAFFECTED]
 
 
 def refusal_read_as_no_graph(soup, lang):
     """A cell where torch raised at the edit shown as if the edit had simply run."""
-    span = soup.select_one(f"table.behaviour-matrix span.refused-{mp.INFERENCE_EDIT}")
-    span.string = expected_words.matrix(lang)[mp.EDIT_NO_GRAPH]
-    span["class"] = [f"edit-{mp.EDIT_NO_GRAPH}"]
+    span = soup.select_one(f"table.behaviour-matrix span.refused-{probes.INFERENCE_EDIT}")
+    span.string = expected_words.matrix(lang)[probes.EDIT_NO_GRAPH]
+    span["class"] = [f"edit-{probes.EDIT_NO_GRAPH}"]
 
 
 def refusal_without_changed_anyway(soup, lang):
     """The refused edit shown without its "yet a changed": the word the reader most needs."""
-    span = soup.select_one(f"table.behaviour-matrix span.refused-{mp.INFERENCE_EDIT}")
-    span.string = expected_words.matrix(lang)[mp.INFERENCE_EDIT]
+    span = soup.select_one(f"table.behaviour-matrix span.refused-{probes.INFERENCE_EDIT}")
+    span.string = expected_words.matrix(lang)[probes.INFERENCE_EDIT]
 
 
 def refusal_message_removed(soup, lang):
@@ -155,15 +155,15 @@ def test_checker_catches_a_wrong_matrix(site_dir, matrix, lang, mutation):
 @pytest.mark.parametrize("lang", CODES)
 def test_rendered_table_follows_the_probes(tmp_path, matrix, lang, monkeypatch):
     """One probe answering the opposite: every cell of its column, and only those, change."""
-    real = mp.PROBES["shares_storage"]
-    monkeypatch.setitem(mp.PROBES, "shares_storage", lambda s, o: not real(s, o))
-    changed = mp.probe_all()
+    real = probes.PROBES["shares_storage"]
+    monkeypatch.setitem(probes.PROBES, "shares_storage", lambda s, o: not real(s, o))
+    changed = probes.probe_all()
     html, _ = build_mini_site(tmp_path, MATRIX_PAGE, language=lang)  # warns: the guide's premises break
     soup = BeautifulSoup(html, "html.parser")
     assert matrix_problems(soup, lang, changed) == []
     problems = matrix_problems(soup, lang, matrix)
-    for source in mp.SOURCES:
+    for source in standard_sources.SOURCES:
         for op, cells in matrix[source].items():
-            if cells["shares_storage"] is not mp.NOT_MADE:
+            if cells["shares_storage"] is not probes.NOT_MADE:
                 assert any(f"source {source}, {op} / shares_storage" in p for p in problems), (source, op)
     assert all("shares_storage" in p for p in problems), problems

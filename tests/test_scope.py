@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from sitetools.editions import CODES
-from tensorfacts import facts, general_facts, scope
+from tensorfacts import fact_registry, facts, general_facts, scope, standard_sources
 from tensorfacts import matrix as mp
 from tensorfacts.decisions import DECISIONS
 from tensorfacts.scope import Raised
@@ -28,7 +28,7 @@ def _failing_cases(check, expect, cases) -> list[str]:
 
 def test_the_standard_range_is_every_source_dtype_and_device_meta_included():
     cases = scope.cases()
-    assert {c.source for c in cases} == set(mp.SOURCES)
+    assert {c.source for c in cases} == set(standard_sources.SOURCES)
     assert {c.device for c in cases} >= {"cpu", "meta"}
     assert {c.dtype for c in cases} >= {torch.float32, torch.float64}
 
@@ -53,7 +53,7 @@ def test_a_scoped_fact_covers_the_standard_range_or_says_why_not(fact_id):
 
 
 def test_a_narrower_range_without_a_reason_is_refused():
-    parts = facts.Scoped(lambda case: 1, lambda case: 1, ("leaf",), scope.DTYPES, ("cpu",), None)
+    parts = fact_registry.Scoped(lambda case: 1, lambda case: 1, ("leaf",), scope.DTYPES, ("cpu",), None)
     with pytest.raises(ValueError, match="without saying why"):
         _ = parts.cases
 
@@ -74,7 +74,7 @@ def test_a_scoped_fact_fails_when_one_case_disagrees(fact_id, monkeypatch):
 
 def test_old_deepcopy_copies_grad_fails_on_the_parameter():
     """The matrix guide said "It copies .grad too" of every tensor deepcopy accepts."""
-    accepted = tuple(s for s in mp.SOURCES if s not in ("non-leaf", "view"))
+    accepted = tuple(s for s in standard_sources.SOURCES if s not in ("non-leaf", "view"))
     wrong = _failing_cases(general_facts.deepcopy_grad, lambda case: "copied", scope.cases(accepted))
     assert wrong and all(w.startswith("parameter ") for w in wrong)
 

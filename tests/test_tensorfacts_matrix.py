@@ -11,12 +11,12 @@ import torch
 from bs4 import BeautifulSoup
 
 from sitetools.editions import CODES, edition
-from tensorfacts import articles, facts
+from tensorfacts import articles, facts, probes, standard_sources
 from tensorfacts import matrix as mp
 from tests.claims_tools import MODES, CountTorchCalls, Override, RefuseTorch, behaviour_matrix, build_mini_site
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-CELLS = [(s, o, c) for s in mp.SOURCES for o in mp.OPERATIONS for c in mp.PROBES]
+CELLS = [(s, o, c) for s in standard_sources.SOURCES for o in probes.OPERATIONS for c in probes.PROBES]
 
 
 def cell_id(cell) -> str:
@@ -24,47 +24,47 @@ def cell_id(cell) -> str:
 
 
 @pytest.fixture(scope="module")
-def matrix() -> mp.Matrix:
-    return mp.probe_all()
+def matrix() -> probes.Matrix:
+    return probes.probe_all()
 
 
 def test_every_column_has_a_probe_and_words_in_every_edition():
-    kinds = set(mp.BOOLEAN_COLUMNS) | set(mp.CODE_COLUMNS) | set(mp.EDIT_COLUMNS)
-    assert set(mp.PROBES) == kinds, "every column is rendered by kind and has one probe"
-    outcomes = mp.EDIT_OUTCOMES
+    kinds = set(probes.BOOLEAN_COLUMNS) | set(probes.CODE_COLUMNS) | set(probes.EDIT_COLUMNS)
+    assert set(probes.PROBES) == kinds, "every column is rendered by kind and has one probe"
+    outcomes = probes.EDIT_OUTCOMES
     for lang in CODES:
         words = behaviour_matrix.words(lang)
-        missing = [k for k in ("operation", *mp.PROBES, True, False, *outcomes, *mp.REFUSALS, "refusal")
+        missing = [k for k in ("operation", *probes.PROBES, True, False, *outcomes, *probes.REFUSALS, "refusal")
                    if k not in words]
         assert not missing, f"{lang}: no words for {missing}"
 
 
 def test_every_cell_has_a_probed_value(matrix):
-    assert not mp.failures(matrix)
-    assert set(matrix) == set(mp.SOURCES)
+    assert not probes.failures(matrix)
+    assert set(matrix) == set(standard_sources.SOURCES)
     for rows in matrix.values():
-        assert list(rows) == list(mp.OPERATIONS)
+        assert list(rows) == list(probes.OPERATIONS)
         for cells in rows.values():
-            assert list(cells) == list(mp.PROBES)
+            assert list(cells) == list(probes.PROBES)
 
 
 def test_probes_are_deterministic_and_show_no_address(matrix):
-    assert mp.probe_all() == matrix
+    assert probes.probe_all() == matrix
     for source, operation, column in CELLS:
         assert not re.search(r"0x[0-9a-f]{4,}", str(matrix[source][operation][column]))
 
 
-ROWS = [(s, o) for s in mp.SOURCES for o in mp.OPERATIONS]
+ROWS = [(s, o) for s in standard_sources.SOURCES for o in probes.OPERATIONS]
 
 
 @pytest.mark.parametrize("row", ROWS, ids=cell_id)
 def test_every_probe_runs_tensor_code(row):
     """One test per row (source, operation), every column in it, so that each failing cell is named."""
     problems = []
-    for column in mp.PROBES:
+    for column in probes.PROBES:
         with CountTorchCalls() as counter:
-            value = mp.run_probe(column, *row)
-        if isinstance(value, mp.ProbeFailure) or counter.calls == 0:
+            value = probes.run_probe(column, *row)
+        if isinstance(value, probes.ProbeFailure) or counter.calls == 0:
             problems.append(f"{column}: {value!r} after {counter.calls} torch calls")
     assert not problems, "\n".join(problems)
 
@@ -72,10 +72,10 @@ def test_every_probe_runs_tensor_code(row):
 @pytest.mark.parametrize("row", ROWS, ids=cell_id)
 def test_no_probe_can_answer_without_torch(row):
     problems = []
-    for column in mp.PROBES:
+    for column in probes.PROBES:
         with RefuseTorch():
-            value = mp.run_probe(column, *row)
-        if not (isinstance(value, mp.ProbeFailure) and "torch is switched off" in value.message):
+            value = probes.run_probe(column, *row)
+        if not (isinstance(value, probes.ProbeFailure) and "torch is switched off" in value.message):
             problems.append(f"{column} answered {value!r} with torch switched off")
     assert not problems, "\n".join(problems)
 
@@ -106,7 +106,7 @@ LOCAL_MODES = {
     "inference tensors count versions": lambda: Override(_version=lambda f, a, k: 0),
     "inference tensors accept edits": lambda: Override(mul_=_edit_in_inference_mode),
     "inference edits raise before writing": lambda: Override(
-        mul_=_raises(mp.REFUSALS[mp.INFERENCE_EDIT] + ". You can make a clone")),
+        mul_=_raises(probes.REFUSALS[probes.INFERENCE_EDIT] + ". You can make a clone")),
 }
 
 #: (change of torch, source, operation, column, the value the probe must then return)
@@ -116,18 +116,18 @@ FLIPS = [
     ("detach keeps grad", "leaf", "a.detach()", "requires_grad", True),
     ("clone detaches", "non-leaf", "a.clone()", "grad_fn", "None"),
     ("detach copies", "leaf", "a.detach()", "shares_version", False),
-    ("detach copies", "non-leaf", "a.detach()", "inplace_edit", mp.EDIT_UNAFFECTED),
-    ("data copies", "leaf", "a.data", "inplace_edit", mp.EDIT_UNAFFECTED),
-    ("data copies", "parameter", "a.data", "inplace_edit_no_grad", mp.EDIT_UNAFFECTED),
+    ("detach copies", "non-leaf", "a.detach()", "inplace_edit", probes.EDIT_UNAFFECTED),
+    ("data copies", "leaf", "a.data", "inplace_edit", probes.EDIT_UNAFFECTED),
+    ("data copies", "parameter", "a.data", "inplace_edit_no_grad", probes.EDIT_UNAFFECTED),
     ("clone aliases", "parameter", "a.clone()", "type", "Parameter"),
     ("quiet torch.tensor", "leaf", "torch.tensor(a)", "raised", ""),
     ("clone aliases", "view", "a.clone()", "shares_storage", True),
     ("clone aliases", "plain", "a.clone()", "same_object", True),
     ("inference tensors count versions", "inference", "a.clone()", "shares_version", False),
-    ("inference tensors accept edits", "inference", "b = a", "inplace_edit", mp.EDIT_NO_GRAPH),
-    ("inference tensors accept edits", "inference", "a.view(3)", "inplace_edit_no_grad", mp.EDIT_NO_GRAPH),
+    ("inference tensors accept edits", "inference", "b = a", "inplace_edit", probes.EDIT_NO_GRAPH),
+    ("inference tensors accept edits", "inference", "a.view(3)", "inplace_edit_no_grad", probes.EDIT_NO_GRAPH),
     ("inference edits raise before writing", "inference", "b = a", "inplace_edit",
-     mp.Refused(mp.INFERENCE_EDIT, f"RuntimeError: {mp.REFUSALS[mp.INFERENCE_EDIT]}", changed=False)),
+     probes.Refused(probes.INFERENCE_EDIT, f"RuntimeError: {probes.REFUSALS[probes.INFERENCE_EDIT]}", changed=False)),
 ]
 
 
@@ -137,12 +137,12 @@ def test_cell_follows_torch(flip, matrix):
     assert matrix[source][operation][column] != expected, "a flip must change the cell"
     mode = LOCAL_MODES[change]() if change in LOCAL_MODES else MODES[change]()
     with mode:
-        assert mp.run_probe(column, source, operation) == expected
+        assert probes.run_probe(column, source, operation) == expected
 
 
 def test_every_column_and_source_has_a_flip():
-    assert {f[3] for f in FLIPS} == set(mp.PROBES)
-    assert {f[1] for f in FLIPS} == set(mp.SOURCES)
+    assert {f[3] for f in FLIPS} == set(probes.PROBES)
+    assert {f[1] for f in FLIPS} == set(standard_sources.SOURCES)
 
 
 @pytest.mark.parametrize(("source", "operation", "column", "name"), [
@@ -154,18 +154,18 @@ def test_every_column_and_source_has_a_flip():
 def test_an_error_that_is_no_known_refusal_fails_the_probe(source, operation, column, name):
     """Only the refusals the engine names are answers; any other error of torch fails the cell."""
     with Override(**{name: _raises("something else went wrong")}):
-        value = mp.run_probe(column, source, operation)
-    assert isinstance(value, mp.ProbeFailure) and "something else went wrong" in value.message, value
+        value = probes.run_probe(column, source, operation)
+    assert isinstance(value, probes.ProbeFailure) and "something else went wrong" in value.message, value
 
 
 def test_refusal_keeps_the_error_kind_and_torch_message(matrix):
     cells = [v for rows in matrix.values() for cells in rows.values() for v in cells.values()
-             if isinstance(v, mp.Refused)]
-    assert {c.kind for c in cells} == set(mp.REFUSALS), "every refusal the engine names occurs"
+             if isinstance(v, probes.Refused)]
+    assert {c.kind for c in cells} == set(probes.REFUSALS), "every refusal the engine names occurs"
     for cell in cells:
         kind, _, message = cell.error.partition(": ")
-        assert kind == "RuntimeError" and mp.REFUSALS[cell.kind] in message
-        assert "http" not in message and "." not in message.removeprefix(mp.REFUSALS[cell.kind])
+        assert kind == "RuntimeError" and probes.REFUSALS[cell.kind] in message
+        assert "http" not in message and "." not in message.removeprefix(probes.REFUSALS[cell.kind])
 
 
 def test_guide_premises_hold(matrix):
@@ -185,20 +185,20 @@ class Fact:
     prefix: str | None = None
     containing: str = ""
     sources: tuple[str, ...] | None = None  # None: every source
-    refused: str | None = None  # the cell is this refusal (a key of mp.REFUSALS)
+    refused: str | None = None  # the cell is this refusal (a key of probes.REFUSALS)
     changed: bool | None = None  # ... and the values of a changed all the same (None: not stated)
 
     def cells(self) -> list[tuple[str, str, str]]:
         operations = (self.operation,) if self.same_as is None else (self.operation, self.same_as)
-        return [(s, o, self.column) for s in self.sources or mp.SOURCES for o in operations]
+        return [(s, o, self.column) for s in self.sources or standard_sources.SOURCES for o in operations]
 
-    def holds(self, m: mp.Matrix) -> bool:
-        for source in self.sources or mp.SOURCES:
+    def holds(self, m: probes.Matrix) -> bool:
+        for source in self.sources or standard_sources.SOURCES:
             cell = m[source][self.operation][self.column]
             if self.same_as is not None:
                 ok = cell == m[source][self.same_as][self.column]
             elif self.refused is not None:
-                ok = (isinstance(cell, mp.Refused) and cell.kind == self.refused
+                ok = (isinstance(cell, probes.Refused) and cell.kind == self.refused
                       and (self.changed is None or cell.changed is self.changed))
             elif self.prefix is not None:
                 ok = str(cell).startswith(self.prefix) and self.containing in str(cell)
@@ -211,27 +211,27 @@ class Fact:
 
 def _row_facts(operation: str, like: str, *, but: tuple[str, ...] = ()) -> list[Fact]:
     """``operation`` gives what ``like`` gives, in every column the engine probes (but ``but``)."""
-    return [Fact(operation, column, same_as=like) for column in mp.PROBES if column not in but]
+    return [Fact(operation, column, same_as=like) for column in probes.PROBES if column not in but]
 
 
 #: The sources that require grad: where a sentence about autograd, gradients or backward applies.
-GRAD = mp.GRAD_SOURCES
+GRAD = standard_sources.GRAD_SOURCES
 #: The sources ``copy.deepcopy`` works on: "a tensor with no grad_fn (a leaf, a Parameter, a tensor
 #: that does not require grad, an inference tensor)".
 NO_GRAD_FN = ("leaf", "parameter", "plain", "inference")
 #: The sources that have a version counter, and those that have none ("an inference tensor has no
 #: version counter at all").
-VERSIONED = mp.VERSIONED_SOURCES
-UNCOUNTED = mp.NO_VERSION_COUNTER
+VERSIONED = standard_sources.VERSIONED_SOURCES
+UNCOUNTED = standard_sources.NO_VERSION_COUNTER
 
 
 def _counter_facts(operation: str, shared: bool) -> list[Fact]:
     """"shares (or has its own) version counter ... (an inference tensor has no version counter at all)"."""
     return [Fact(operation, "shares_version", shared, sources=VERSIONED),
-            Fact(operation, "shares_version", refused=mp.NO_COUNTER, sources=UNCOUNTED)]
+            Fact(operation, "shares_version", refused=probes.NO_COUNTER, sources=UNCOUNTED)]
 
 
-def _edit_facts(operation: str, outcome: str, *, columns: tuple[str, ...] = mp.EDIT_COLUMNS,
+def _edit_facts(operation: str, outcome: str, *, columns: tuple[str, ...] = probes.EDIT_COLUMNS,
                 sources: tuple[str, ...] = GRAD) -> list[Fact]:
     return [Fact(operation, column, outcome, sources=sources) for column in columns]
 
@@ -247,7 +247,7 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
         Fact("a.detach().clone()", "requires_grad", False),  # "requires_grad=False"
         Fact("a.detach().clone()", "raised", ""),  # "raises no warning"
         # "an in-place edit of it, with or without torch.no_grad(), leaves the gradient of a alone"
-        *_edit_facts("a.detach().clone()", mp.EDIT_UNAFFECTED),
+        *_edit_facts("a.detach().clone()", probes.EDIT_UNAFFECTED),
         # "with torch.no_grad(): a.clone() gives the same row"
         *_row_facts("with torch.no_grad(): a.clone()", "a.detach().clone()"),
     ],
@@ -270,35 +270,36 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
         Fact("a.detach()", "shares_storage", True),  # "without copying", "shares storage
         *_counter_facts("a.detach()", True),  # and the version counter" (an inference tensor has none)
         # "edit it in place after autograd saved a, even under torch.no_grad(), and backward raises"
-        *_edit_facts("a.detach()", mp.EDIT_DETECTED),
+        *_edit_facts("a.detach()", probes.EDIT_DETECTED),
     ],
     "view": [
         Fact("a.view(3)", "shares_storage", True),  # "not a copy either: it shares storage
         *_counter_facts("a.view(3)", True),  # and the version counter" (an inference tensor has none)
         Fact("a.view(3)", "grad_fn", "ViewBackward0", sources=GRAD),  # "stays in the graph"
         # "a view of a leaf that requires grad refuses in-place edits outside torch.no_grad()"
-        *_edit_facts("a.view(3)", mp.EDIT_REFUSED, columns=("inplace_edit",), sources=("leaf", "parameter", "view")),
+        *_edit_facts("a.view(3)", probes.EDIT_REFUSED, columns=("inplace_edit",),
+                     sources=("leaf", "parameter", "view")),
         # "and so does b = a when a is itself such a view"
-        Fact("b = a", "inplace_edit", mp.EDIT_REFUSED, sources=("view",)),
+        Fact("b = a", "inplace_edit", probes.EDIT_REFUSED, sources=("view",)),
     ],
     "avoid-data": [
         Fact("a.data", "shares_storage", True),  # "shares storage
         *_counter_facts("a.data", False),  # but not the version counter" (an inference tensor has none)
         # "an in-place edit through it, with or without torch.no_grad(), goes unnoticed"
-        *_edit_facts("a.data", mp.EDIT_SILENT),
+        *_edit_facts("a.data", probes.EDIT_SILENT),
         Fact("copy.copy(a)", "shares_storage", True),  # "it shares storage,
         *_counter_facts("copy.copy(a)", False),  # not the counter"
         # "an edit of it under torch.no_grad() goes unnoticed in the same way"
-        *_edit_facts("copy.copy(a)", mp.EDIT_SILENT, columns=("inplace_edit_no_grad",)),
+        *_edit_facts("copy.copy(a)", probes.EDIT_SILENT, columns=("inplace_edit_no_grad",)),
     ],
     "alias": [
         Fact("b = a", "same_object", True),  # "b is the same object as a,
         Fact("torch.as_tensor(a)", "same_object", True),  # and so are torch.as_tensor(a)
         Fact("a.float()", "same_object", True),  # and a.float() on a float tensor"
         # "an in-place edit of b under torch.no_grad() is an edit of a: backward raises"
-        *_edit_facts("b = a", mp.EDIT_DETECTED, columns=("inplace_edit_no_grad",)),
+        *_edit_facts("b = a", probes.EDIT_DETECTED, columns=("inplace_edit_no_grad",)),
         # "if a is an inference tensor, the edit itself raises, and yet a has changed"
-        Fact("b = a", "inplace_edit_no_grad", refused=mp.INFERENCE_EDIT, changed=True, sources=("inference",)),
+        Fact("b = a", "inplace_edit_no_grad", refused=probes.INFERENCE_EDIT, changed=True, sources=("inference",)),
     ],
     "torch-tensor": [
         Fact("torch.tensor(a)", "raised", prefix="UserWarning", containing="detach().clone()"),
@@ -316,18 +317,18 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
     ],
     "inference": [
         # "has no version counter at all": no row of its table can read one
-        *[Fact(op, "shares_version", refused=mp.NO_COUNTER, sources=UNCOUNTED) for op in mp.OPERATIONS],
+        *[Fact(op, "shares_version", refused=probes.NO_COUNTER, sources=UNCOUNTED) for op in probes.OPERATIONS],
         # "an in-place edit of it through b = a or a.view(3) raises, with or without torch.no_grad(),
         # and yet the values of a have changed"
-        *[Fact(op, column, refused=mp.INFERENCE_EDIT, changed=True, sources=("inference",))
-          for op in ("b = a", "a.view(3)") for column in mp.EDIT_COLUMNS],
+        *[Fact(op, column, refused=probes.INFERENCE_EDIT, changed=True, sources=("inference",))
+          for op in ("b = a", "a.view(3)") for column in probes.EDIT_COLUMNS],
         # "a.data, a.detach() and copy.copy(a), which share its storage, accept the edit" (the edit
         # ran: "no graph" is what remains to say); "a.clone() or a.detach().clone(): new storage, and
         # the edit goes through"
         *[fact for op, shared in (("a.data", True), ("a.detach()", True), ("copy.copy(a)", True),
                                   ("a.clone()", False), ("a.detach().clone()", False))
           for fact in (Fact(op, "shares_storage", shared, sources=("inference",)),
-                       *_edit_facts(op, mp.EDIT_NO_GRAPH, sources=("inference",)))],
+                       *_edit_facts(op, probes.EDIT_NO_GRAPH, sources=("inference",)))],
     ],
 }
 
@@ -347,7 +348,7 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _changed(m: mp.Matrix, cell: tuple[str, str, str]) -> mp.Matrix:
+def _changed(m: probes.Matrix, cell: tuple[str, str, str]) -> probes.Matrix:
     """A copy of the matrix with one cell holding something else (the dicts on the cell's path are
     copied, the rest is shared: premises only read the matrix)."""
     source, operation, column = cell
@@ -385,12 +386,12 @@ def test_guide_sentence_states_what_the_probes_found(advice, matrix):
     assert not wrong, f"{advice.id}: the probes contradict {wrong}"
 
 
-def premise_breaks(advice: mp.Advice, m: mp.Matrix) -> bool:
+def premise_breaks(advice: mp.Advice, m: probes.Matrix) -> bool:
     """Does the table premise of ``advice`` (its named facts left out) fail on ``m``?"""
     return bool(mp.failed_premises(m, (dataclasses.replace(advice, facts=()),)))
 
 
-def premise_problems(advice: mp.Advice, m: mp.Matrix) -> list[str]:
+def premise_problems(advice: mp.Advice, m: probes.Matrix) -> list[str]:
     """How the premise of ``advice`` strays from its sentence: a stated fact whose change leaves it
     holding, or an unstated cell whose change breaks it."""
     problems = []
@@ -429,13 +430,14 @@ def test_guide_is_written_in_every_edition(advice):
         text = advice.text(code)
         assert bool(CJK.search(text)) == edition(code).cjk, f"the {code} text is in {code}"
         assert text.count("`") % 2 == 0
-        checked = set(mp.OPERATIONS).union(*(mp.FACT_EXPRESSIONS.get(f, ()) for f in advice.facts))
+        checked = set(probes.OPERATIONS).union(*(mp.FACT_EXPRESSIONS.get(f, ()) for f in advice.facts))
         assert set(re.findall(r"`(a\.[^`]+|b = a|copy\.deepcopy\(a\))`", text)) <= checked, (
             "an expression the guide names is one the table probes, or one a fact it names checks")
 
 
 #: A page with every source's table and the guide, as the matrix page has them.
-MATRIX_PAGE = "".join(f"\n```{{behaviour-matrix}}\n:source: {source}\n```\n" for source in mp.SOURCES) + """
+MATRIX_PAGE = "".join(
+    f"\n```{{behaviour-matrix}}\n:source: {source}\n```\n" for source in standard_sources.SOURCES) + """
 ```{behaviour-matrix}
 :guide:
 ```
@@ -448,11 +450,11 @@ def test_matrix_page_builds_cleanly(tmp_path, lang):
     assert warnings == ""
     soup = BeautifulSoup(html, "html.parser")
     tables = soup.select("table.behaviour-matrix")
-    assert len(tables) == len(mp.SOURCES)
+    assert len(tables) == len(standard_sources.SOURCES)
     for table in tables:
         line = table.find_previous("p", class_="behaviour-matrix-source")
         assert torch.__version__ in line.get_text()
-        assert len(table.select("tbody tr")) == len(mp.OPERATIONS)
+        assert len(table.select("tbody tr")) == len(probes.OPERATIONS)
     assert len(soup.select("ul.behaviour-guide > li")) == len(mp.GUIDE)
 
 
@@ -460,7 +462,7 @@ def test_build_warns_when_a_probe_fails_or_a_premise_breaks(tmp_path, monkeypatc
     def broken(source, operation):
         raise ValueError("boom")
 
-    monkeypatch.setitem(mp.PROBES, "grad_fn", broken)
+    monkeypatch.setitem(probes.PROBES, "grad_fn", broken)
     _, warnings = build_mini_site(tmp_path, MATRIX_PAGE)
     assert "probe failed: leaf / a.clone() / grad_fn: ValueError: boom" in warnings
     assert "the premises of 'copy-in-graph' do not hold" in warnings
@@ -479,7 +481,8 @@ def test_built_site_pages(site_dir):
             assert (site_dir / lang / link["href"].split("#")[0]).exists()
         page = BeautifulSoup((site_dir / lang / "matrix.html").read_text(encoding="utf-8"),
                              "html.parser")
-        assert len(page.select("table.behaviour-matrix tbody tr")) == len(mp.SOURCES) * len(mp.OPERATIONS)
+        rows = len(standard_sources.SOURCES) * len(probes.OPERATIONS)
+        assert len(page.select("table.behaviour-matrix tbody tr")) == rows
         for soup in (ledger, page):
             ids = [tag["id"] for tag in soup.find_all(id=True)]
             assert len(ids) == len(set(ids)), "an id appears twice"

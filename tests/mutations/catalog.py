@@ -52,7 +52,7 @@ AUDIT = (
              'HOLDS: "does not hold",\n        DOES_NOT_HOLD: "holds",', WORDS),
     mutation("matrix-zh-yes-no-swapped", MATRIX_EXT, 'True: "是",\n        False: "否",',
              'True: "否",\n        False: "是",', WORDS),
-    mutation("matrix-captions-leaf-parameter-swapped", "tensorfacts/matrix.py",
+    mutation("matrix-captions-leaf-parameter-swapped", "tensorfacts/standard_sources.py",
              '"leaf": "a = torch.tensor([1., 2., 3.], requires_grad=True)",\n    "non-leaf": "x = torch.tensor('
              '[1., 2., 3.], requires_grad=True); a = x * 2",\n    "parameter": "a = torch.nn.Parameter(torch.tensor('
              '[1., 2., 3.]))",',
@@ -93,7 +93,7 @@ AUDIT = (
     mutation("same-storage-compares-identity", "tensorfacts/tensors.py",
              "return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()",
              "return x is y", "tests/test_tensorfacts_claims.py"),
-    mutation("probe-shares-storage-negated", "tensorfacts/matrix.py",
+    mutation("probe-shares-storage-negated", "tensorfacts/probes.py",
              "return NOT_MADE if m.b is None else same_storage(m.a, m.b)",
              "return NOT_MADE if m.b is None else not same_storage(m.a, m.b)", "tests/test_tensorfacts_matrix.py"),
     mutation("switch-current-inverted", "docs/_ext/tensorcopy_sphinx/language_switch.py",

@@ -14,9 +14,9 @@ Usage in a MyST page::
     :guide: decide
     ```
 
-``:source:`` (a key of ``tensorfacts.matrix.SOURCES``: ``leaf``, ``non-leaf``, ``parameter``,
+``:source:`` (a key of ``tensorfacts.standard_sources.SOURCES``: ``leaf``, ``non-leaf``, ``parameter``,
 ``view``, ``plain`` or ``inference``) renders the table for one kind of source tensor: one row per
-operation, one column per probe in ``tensorfacts.matrix``, and a caption with the torch version the
+operation, one column per probe in ``tensorfacts.probes``, and a caption with the torch version the
 probes ran on. A cell where torch refused a step of the probe on purpose (an inference tensor has
 no version counter) names the refusal; its message is listed under the table with the others.
 ``:guide:`` renders the "which one should I
@@ -46,6 +46,7 @@ from sitetools.editions import pick
 from tensorcopy_sphinx.fact_index import cite
 from tensorcopy_sphinx.inline import inline_text, stylesheet
 from tensorfacts import matrix as mp
+from tensorfacts import probes, standard_sources
 from tensorfacts.decisions import DECISIONS
 
 logger = logging.getLogger(__name__)
@@ -65,13 +66,13 @@ WORDS = {
         "raised": "warning or error",
         True: "yes",
         False: "no",
-        mp.EDIT_REFUSED: "error at the edit",
-        mp.EDIT_DETECTED: "error at backward",
-        mp.EDIT_SILENT: "wrong gradient, no error",
-        mp.EDIT_UNAFFECTED: "gradient unaffected",
-        mp.EDIT_NO_GRAPH: "no graph (a needs no grad)",
-        mp.NO_COUNTER: "error: a has no version counter",
-        mp.INFERENCE_EDIT: "error at the edit (inference tensor)",
+        probes.EDIT_REFUSED: "error at the edit",
+        probes.EDIT_DETECTED: "error at backward",
+        probes.EDIT_SILENT: "wrong gradient, no error",
+        probes.EDIT_UNAFFECTED: "gradient unaffected",
+        probes.EDIT_NO_GRAPH: "no graph (a needs no grad)",
+        probes.NO_COUNTER: "error: a has no version counter",
+        probes.INFERENCE_EDIT: "error at the edit (inference tensor)",
         "changed_anyway": ", yet a changed",
         "refusal": "“{word}”",
         "not_made": "—",
@@ -93,13 +94,13 @@ WORDS = {
         "raised": "警告或报错",
         True: "是",
         False: "否",
-        mp.EDIT_REFUSED: "修改时报错",
-        mp.EDIT_DETECTED: "反向传播时报错",
-        mp.EDIT_SILENT: "梯度错误，不报错",
-        mp.EDIT_UNAFFECTED: "梯度不受影响",
-        mp.EDIT_NO_GRAPH: "无计算图（a 不需要求导）",
-        mp.NO_COUNTER: "报错：a 没有版本计数器",
-        mp.INFERENCE_EDIT: "修改时报错（推理张量）",
+        probes.EDIT_REFUSED: "修改时报错",
+        probes.EDIT_DETECTED: "反向传播时报错",
+        probes.EDIT_SILENT: "梯度错误，不报错",
+        probes.EDIT_UNAFFECTED: "梯度不受影响",
+        probes.EDIT_NO_GRAPH: "无计算图（a 不需要求导）",
+        probes.NO_COUNTER: "报错：a 没有版本计数器",
+        probes.INFERENCE_EDIT: "修改时报错（推理张量）",
         "changed_anyway": "，但 a 的值已被改动",
         "refusal": "“{word}”",
         "not_made": "—",
@@ -118,17 +119,17 @@ def words(language: str) -> dict:
 
 def cell_nodes(column: str, value: object, w: dict) -> list[nodes.Node]:
     """The nodes of one cell: booleans and outcomes as words, code as literals."""
-    if isinstance(value, mp.ProbeFailure):
+    if isinstance(value, probes.ProbeFailure):
         return [nodes.inline("?", "?", classes=["probe-failed"])]
-    if value is mp.NOT_MADE:
+    if value is probes.NOT_MADE:
         return [nodes.Text(w["not_made"])]
-    if isinstance(value, mp.Refused):  # its message is listed under the table
+    if isinstance(value, probes.Refused):  # its message is listed under the table
         word = w[value.kind] + (w["changed_anyway"] if value.changed else "")
         return [nodes.inline(word, word, classes=[f"refused-{value.kind}"])]
-    if column in mp.BOOLEAN_COLUMNS:
+    if column in probes.BOOLEAN_COLUMNS:
         word = w[bool(value)]
         return [nodes.inline(word, word, classes=[f"cell-{str(bool(value)).lower()}"])]
-    if column in mp.EDIT_COLUMNS:
+    if column in probes.EDIT_COLUMNS:
         word = w[value]
         return [nodes.inline(word, word, classes=[f"edit-{value}"])]
     if column == "raised":
@@ -140,17 +141,17 @@ def cell_nodes(column: str, value: object, w: dict) -> list[nodes.Node]:
     return [nodes.literal(text, text)]
 
 
-def refusals(matrix: mp.Matrix, source: str) -> list[tuple[str, str]]:
+def refusals(matrix: probes.Matrix, source: str) -> list[tuple[str, str]]:
     """The distinct refusals (kind, error) in a source's table, in the order they first appear."""
     found: list[tuple[str, str]] = []
     for cells in matrix[source].values():
         for value in cells.values():
-            if isinstance(value, mp.Refused) and (value.kind, value.error) not in found:
+            if isinstance(value, probes.Refused) and (value.kind, value.error) not in found:
                 found.append((value.kind, value.error))
     return found
 
 
-def build_messages(matrix: mp.Matrix, source: str, language: str) -> list[nodes.Node]:
+def build_messages(matrix: probes.Matrix, source: str, language: str) -> list[nodes.Node]:
     """Under the table: each warning or error message in full (its cell shows only the type), then
     each refusal's message once (its cells show only the refusal's words)."""
     w = words(language)
@@ -182,15 +183,15 @@ def build_source_line(source: str, language: str) -> nodes.paragraph:
     import torch
 
     before, after = words(language)["caption"].split("{code}")
-    code = mp.SOURCE_CODE[source]
+    code = standard_sources.SOURCE_CODE[source]
     return nodes.paragraph("", "", nodes.Text(before), nodes.literal(code, code),
                            nodes.Text(after.format(torch=torch.__version__)),
                            classes=["behaviour-matrix-source"])
 
 
-def build_matrix(matrix: mp.Matrix, source: str, language: str) -> nodes.table:
+def build_matrix(matrix: probes.Matrix, source: str, language: str) -> nodes.table:
     w = words(language)
-    columns = list(mp.PROBES)
+    columns = list(probes.PROBES)
     table = nodes.table(classes=["behaviour-matrix"])
     group = nodes.tgroup(cols=len(columns) + 1)
     table += group
@@ -245,7 +246,7 @@ class BehaviourMatrix(SphinxDirective):
 
     has_content = False
     option_spec = {
-        "source": lambda value: directives.choice(value, tuple(mp.SOURCES)),
+        "source": lambda value: directives.choice(value, tuple(standard_sources.SOURCES)),
         "guide": lambda value: directives.choice((value or "").strip(), tuple(GUIDES)),
     }
 
@@ -253,8 +254,8 @@ class BehaviourMatrix(SphinxDirective):
         self.env.note_dependency(mp.__file__)
         language = self.env.config.language
         location = self.get_location()
-        matrix = mp.probe_all()
-        for problem in mp.failures(matrix):
+        matrix = probes.probe_all()
+        for problem in probes.failures(matrix):
             logger.warning("behaviour matrix: probe failed: %s", problem, location=location,
                            type="matrix", subtype="probe")
         if "guide" in self.options:

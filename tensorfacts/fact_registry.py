@@ -1,0 +1,145 @@
+"""The registry of named facts: what a fact is, how one is registered, and how one is run.
+
+A fact is a small function that runs real tensors and returns a :class:`Fact` (holds or not, plus a
+short trace), registered under an id with what it runs and over which range, in every edition's
+language. :mod:`tensorfacts.facts` and :mod:`tensorfacts.general_facts` register the site's facts;
+import :mod:`tensorfacts.facts` to have them all. Pure Python: imports torch, never Sphinx.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import warnings
+from collections.abc import Callable, Mapping
+
+import torch
+
+from sitetools.editions import CODES, pick
+from tensorfacts import scope
+
+
+@dataclasses.dataclass(frozen=True)
+class Fact:
+    """What a fact's check returns."""
+
+    holds: bool
+    trace: str
+
+
+@dataclasses.dataclass(frozen=True)
+class About:
+    """What a fact runs and over which range, in every edition's language (the facts page shows both)."""
+
+    runs: Mapping[str, str]  #: edition code -> what the check does
+    #: edition code -> the range of cases it runs; or a function of the code that writes it (a scoped
+    #: fact's range is written from its cases, which exist only once the matrix's sources do)
+    scope: Mapping[str, str] | Callable[[str], str]
+
+    def runs_in(self, language: str) -> str:
+        return pick(self.runs, language, "what a fact runs")
+
+    def scope_in(self, language: str) -> str:
+        return self.scope(language) if callable(self.scope) else pick(self.scope, language, "a fact's scope")
+
+
+FACTS: dict[str, Callable[[], Fact]] = {}
+ABOUT: dict[str, About] = {}
+
+#: The scope of a fact that runs one example: the sentence citing it must name that case.
+ONE_EXAMPLE = {
+    "en": "one example, the case the sentence citing it names",
+    "zh_CN": "只运行一个例子：引用它的句子所说的那种情形",
+}
+
+
+def fact(fact_id: str, runs: Mapping[str, str], scope: Mapping[str, str] | Callable[[str], str] = ONE_EXAMPLE,
+         ) -> Callable[[Callable[[], Fact]], Callable[[], Fact]]:
+    """Register a fact under ``fact_id`` (ids are unique), with what it runs in every edition's language."""
+
+    def register(check: Callable[[], Fact]) -> Callable[[], Fact]:
+        if fact_id in FACTS:
+            raise ValueError(f"fact {fact_id!r} is registered twice")
+        missing = [code for code in CODES if code not in runs or not (callable(scope) or code in scope)]
+        if missing:
+            raise ValueError(f"fact {fact_id!r} says what it runs and its scope in no {missing} text")
+        FACTS[fact_id] = check
+        ABOUT[fact_id] = About(dict(runs), scope if callable(scope) else dict(scope))
+        return check
+
+    return register
+
+
+@dataclasses.dataclass(frozen=True)
+class Scoped:
+    """A scoped fact's parts: its observation, what its sentence expects, and the range of cases it runs
+    (made on first use: the standard sources are the matrix's, which imports this module)."""
+
+    check: scope.Observe
+    expect: scope.Expect
+    sources: tuple[str, ...] | None
+    dtypes: tuple[torch.dtype, ...]
+    devices: tuple[str, ...]
+    narrower: Mapping[str, str] | None
+
+    @functools.cached_property
+    def cases(self) -> list[scope.Case]:
+        chosen = scope.cases(self.sources, self.dtypes, self.devices)
+        full = scope.cases(() if self.sources is not None else None)
+        if len(chosen) < len(full) and not self.narrower:
+            raise ValueError("a scoped fact runs a narrower range than the standard one without saying why")
+        return chosen
+
+    def words(self, language: str) -> str:
+        return scope.describe(self.cases, language, self.narrower)
+
+    def run(self) -> Fact:
+        wrong, seen = scope.mismatches(self.check, self.expect, self.cases)
+        if wrong:
+            return Fact(False, f"{len(wrong)} of {len(self.cases)} cases differ from the sentence: "
+                        + "; ".join(wrong[:6]))
+        return Fact(True, f"all {len(self.cases)} cases as stated: "
+                    + "; ".join(f"{s}: {' / '.join(sorted(v))}" for s, v in seen.items()))
+
+
+#: The parts of every scoped fact, for the tests that run an old sentence over the same range.
+SCOPES: dict[str, Scoped] = {}
+
+
+def scoped_fact(fact_id: str, runs: Mapping[str, str], expect: scope.Expect, *,
+                sources: tuple[str, ...] | None = (), dtypes: tuple[torch.dtype, ...] = scope.DTYPES,
+                devices: tuple[str, ...] = scope.DEVICES,
+                narrower: Mapping[str, str] | None = None) -> Callable[[scope.Observe], scope.Observe]:
+    """Register a fact that runs one observation over a whole range of cases (:mod:`tensorfacts.scope`).
+
+    By default the range is every standard source (``sources=None``: none, the fact is not about a
+    source), dtype and device; a fact that takes less says why in ``narrower`` (every edition's
+    language), and the facts page prints it. The fact holds when each case gives what ``expect``
+    says its sentence states for that case.
+    """
+    if narrower is not None and any(code not in narrower for code in CODES):
+        raise ValueError(f"fact {fact_id!r}: say why its range is narrower in every edition's language")
+
+    def register(check: scope.Observe) -> scope.Observe:
+        parts = Scoped(check, expect, sources, dtypes, devices, narrower)
+        fact(fact_id, runs, parts.words)(parts.run)
+        SCOPES[fact_id] = parts
+        return check
+
+    return register
+
+
+def run_fact(fact_id: str) -> Fact:
+    """Run one fact with grad mode on; an unknown id, an error or an escaping warning is a failure."""
+    check = FACTS.get(fact_id)
+    if check is None:
+        return Fact(False, f"no fact is registered as {fact_id!r} (tensorfacts/facts.py)")
+    with torch.enable_grad(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = check()
+        except Exception as exc:
+            return Fact(False, f"the check raised {type(exc).__name__}: {exc}")
+    if caught:
+        return Fact(False, f"a warning escaped: {caught[0].category.__name__}: {caught[0].message}")
+    return result
