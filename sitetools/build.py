@@ -45,6 +45,7 @@ from sitetools.build_folders import (
     changes,
     check_owned,
     fingerprint,
+    is_within,
     locked,
     make_owned,
     publish,
@@ -206,8 +207,28 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     return sphinx_seconds
 
 
+def refuse_optimised() -> None:
+    """Python run optimised (``-O``, ``PYTHONOPTIMIZE``, here or in the Sphinx processes, which inherit the
+    environment) strips every ``assert``: each page would report checks that never ran."""
+    if sys.flags.optimize or os.environ.get("PYTHONOPTIMIZE"):
+        raise BuildError("refusing to build with Python optimised (-O or PYTHONOPTIMIZE): it strips every assert, so "
+                         "the pages would report checks that never ran; run without it")
+
+
+def refuse_overlap(stage: Path | None, out: Path, building: Path) -> None:
+    """The staging folder is the build's scratch space: it may not be, hold or sit inside the output, its work
+    folder or the published site, which a failed build would otherwise lose."""
+    if stage is None:
+        return
+    for folder, what in ((out, "the output folder"), (building, "its work folder"),
+                         (ROOT / "build" / "html", "the published site")):
+        if is_within(stage, folder) or is_within(folder, stage):
+            raise BuildError(f"refusing --stage {stage}: it overlaps {what} ({folder})")
+
+
 def build(args: argparse.Namespace) -> str:
     started = time.monotonic()
+    refuse_optimised()
     langs = args.languages or list(CODES)
     for lang in langs:
         edition(lang)
@@ -216,6 +237,7 @@ def build(args: argparse.Namespace) -> str:
     out = check_owned(args.out or ROOT / "build" / ("preview" if preview else "html"), "the output folder", kind)
     building = check_owned(out.parent / f".{out.name}.building", "the work folder")
     stage = check_owned(args.stage, "the staging folder") if args.stage else None
+    refuse_overlap(stage, out, building)
     only = sorted(set(args.only or []))
     known = {pages.relative_name(s) for lang in langs for s in pages.gallery_scripts(lang)}
     if unknown := [name for name in only if name not in known]:

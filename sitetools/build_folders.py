@@ -28,7 +28,8 @@ class BuildError(Exception):
     """A reason to stop the build; its message is the build's last word."""
 
 
-def _is_within(path: Path, folder: Path) -> bool:
+def is_within(path: Path, folder: Path) -> bool:
+    """``path`` is ``folder`` or lies inside it."""
     return path == folder or folder in path.parents
 
 
@@ -36,10 +37,10 @@ def check_owned(path: Path, what: str, kind: str | None = None) -> Path:
     """Return ``path`` resolved if the build may create and replace it, else raise :class:`BuildError`."""
     path = path.expanduser().resolve()
     for precious in (ROOT, Path.home().resolve()):
-        if _is_within(precious, path):
+        if is_within(precious, path):
             raise BuildError(f"refusing {what} {path}: it is or contains {precious}; nothing was deleted")
     for name in SOURCES:
-        if _is_within(path, ROOT / name):
+        if is_within(path, ROOT / name):
             raise BuildError(f"refusing {what} {path}: it lies in the source folder {name}/; nothing was deleted")
     if path.exists():
         marker = path / MARKER

@@ -96,3 +96,47 @@ def test_the_build_refuses_a_source_that_breaks_a_page_rule(source_refusals, nam
     assert says in result.stderr, f"the refusal does not say {says!r}:\n{log_of(result)}"
     assert "Building" not in result.stdout, "the build started before checking the sources"
     assert not (project / "build" / "site").exists()
+
+
+def _published(project):
+    """A site as an earlier build left it: build/html with the build's marker and a page."""
+    site = project / "build" / "html"
+    site.mkdir(parents=True)
+    (site / ".tensorcopy-build").write_text('{"kind": "site"}\n')
+    (site / "index.html").write_text("<p>the published site</p>")
+    return site
+
+
+GATE_REFUSALS = {
+    # Python run optimised strips every assert: the pages would report checks that never ran.
+    "PYTHONOPTIMIZE": ((), {"PYTHONOPTIMIZE": "1"}, (), "optimised"),
+    "python -O": (("-O",), {}, (), "optimised"),
+    # A staging folder over the published site would be emptied into by the build and lost when it fails.
+    "--stage over the published site": ((), {}, ("--out", "build/other", "--stage", "build/html"),
+                                        "overlaps the published site"),
+    "--stage inside the output": ((), {}, ("--out", "build/mine", "--stage", "build/mine/stage"),
+                                  "overlaps the output folder"),
+}
+
+
+def _gate_refusal(base, name, python_flags, env, args, _):
+    project = copy_project(base / name.replace(" ", "_").replace("/", "_").replace("-", ""))
+    _published(project)
+    before = digest(project)
+    command = [sys.executable, *python_flags, str(project / "docs" / "build_site.py"), *args]
+    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=60, env=_env(**env))
+    return result, before, digest(project)
+
+
+@pytest.fixture(scope="module")
+def gate_refusals(tmp_path_factory):
+    base = tmp_path_factory.mktemp("gate-refusals")
+    return side_by_side({name: (base, name, *case) for name, case in GATE_REFUSALS.items()}, _gate_refusal)
+
+
+@pytest.mark.parametrize("name", GATE_REFUSALS)
+def test_the_build_refuses_to_run_optimised_or_over_its_own_output(gate_refusals, name):
+    result, before, after = gate_refusals[name]
+    assert result.returncode != 0, f"the build accepted {name}:\n{log_of(result)}"
+    assert GATE_REFUSALS[name][3] in result.stderr and "nothing was published" in result.stderr, log_of(result)
+    assert after == before, "files changed although the build refused (the published site included)"

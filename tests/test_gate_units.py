@@ -119,13 +119,18 @@ def test_a_failed_check_publishes_nothing(tmp_path, monkeypatch, same_output):
     shutil.rmtree(stage, ignore_errors=True)
 
 
-def test_the_build_versions_are_the_running_ones(monkeypatch):
-    """The verified-on stamp and |torch_version| name the torch that runs, whatever it is."""
-    import torch
-    from tensorcopy_sphinx.build_info import build_versions  # on the path since tests.claims_tools
+def test_the_build_versions_are_the_installed_ones(monkeypatch):
+    """The verified-on stamp and |torch_version| name the torch that is installed, whatever it is, and a
+    page that sets ``torch.__version__`` cannot change them."""
+    from importlib.metadata import version
 
-    monkeypatch.setattr(torch, "__version__", "9.8.7+probe")
-    assert build_versions()["torch_version"] == "9.8.7+probe"
+    import torch
+    from tensorcopy_sphinx import build_info  # on the path since tests.claims_tools
+
+    monkeypatch.setattr(torch, "__version__", "2.99.0")
+    assert build_info.build_versions()["torch_version"] == version("torch") != "2.99.0"
+    monkeypatch.setattr(build_info, "version", lambda name: f"9.8.7+{name}")
+    assert build_info.build_versions()["torch_version"] == "9.8.7+torch"
 
 
 # --- The language switch template ------------------------------------------------------------------

@@ -43,6 +43,7 @@ WORDS = "tests/test_expected_words.py"
 FLIPS = "tests/test_flips.py"
 LABELS = "tests/test_print_labels.py"
 GATE = "tests/test_gate_units.py"
+REFUSALS = "tests/test_build_refusals.py"
 GUARD_TESTS = "tests/test_guard.py"
 RULES = "tests/test_page_rules.py"
 
@@ -82,7 +83,7 @@ AUDIT = (
              '"agrees" if all(h for h, _ in held)', '"agrees" if any(h for h, _ in held)',
              "tests/test_rerun_checks.py"),
     mutation("stamp-torch-version-hard-coded", "docs/_ext/tensorcopy_sphinx/build_info.py",
-             '"torch_version": torch.__version__,', '"torch_version": "2.13.0",', GATE, "-k", "versions"),
+             '"torch_version": version("torch"),', '"torch_version": "2.13.0",', GATE, "-k", "versions"),
     mutation("outputs-compared-by-count", "sitetools/build.py",
              "blocks != by_lang[reference]:", "len(blocks) != len(by_lang[reference]):", GATE),
     mutation("example-timer-never-set", GUARD, "        signal.setitimer(signal.ITIMER_REAL, limit)\n", "",
@@ -162,6 +163,10 @@ OWN = (
              'True: "no",\n        False: "yes",', WORDS),
     mutation("ledger-zh-holds-swapped", LEDGER, 'HOLDS: "成立",\n        DOES_NOT_HOLD: "不成立",',
              'HOLDS: "不成立",\n        DOES_NOT_HOLD: "成立",', WORDS),
+    mutation("build-runs-optimised", "sitetools/build.py", "    refuse_optimised()\n", "",
+             REFUSALS, "-k", "optimised and python"),
+    mutation("stage-may-overlap-the-site", "sitetools/build.py", "    refuse_overlap(stage, out, building)\n", "",
+             REFUSALS, "-k", "optimised and published"),
 )
 
 RENDERING = (

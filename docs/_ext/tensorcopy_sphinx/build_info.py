@@ -2,29 +2,26 @@
 
 Defines the substitutions ``|torch_version|``, ``|python_version|``, ``|numpy_version|``... for reST
 (gallery text blocks) and ``{{torch_version}}``, ``{{python_version}}``, ``{{numpy_version}}``... for MyST
-pages. The values are read from the
-interpreter that runs the build, which is also the one that executes the gallery examples.
+pages. The values are the installed distributions' metadata (and the interpreter's own version), read
+in the process that runs the build and the gallery examples: an example that sets ``torch.__version__``
+cannot change what the stamps say.
 """
 
 import platform
+from importlib.metadata import version
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
 
 def build_versions() -> dict[str, str]:
-    """Return the versions this build runs on, as the interpreter reports them."""
-    import numpy
-    import sphinx
-    import sphinx_gallery
-    import torch
-
+    """Return the versions this build runs on, from the installed packages' metadata."""
     return {
-        "torch_version": torch.__version__,
+        "torch_version": version("torch"),
         "python_version": platform.python_version(),
-        "numpy_version": numpy.__version__,  # the pages that hand tensors to NumPy run on it
-        "sphinx_version": sphinx.__version__,
-        "sphinx_gallery_version": sphinx_gallery.__version__,
+        "numpy_version": version("numpy"),  # the pages that hand tensors to NumPy run on it
+        "sphinx_version": version("sphinx"),
+        "sphinx_gallery_version": version("sphinx-gallery"),
     }
 
 
