@@ -299,15 +299,22 @@ def _data_unsafe() -> Result:
     "`.detach()` is safe: autograd catches an edit made through it.",
     "`.detach()` 是安全的：通过它做的修改会被 autograd 发现。",
     notes={
-        "en": "Not as stated: autograd catches the edit only when it saved the edited tensor before the "
-              "edit, as `sigmoid` saves its output in the article's example. A write through `.detach().numpy()` "
-              "after the save goes unnoticed, and the gradient is wrong. An edit made before the tensor is "
+        "en": "Not as stated: autograd catches an in-place edit only when the edited tensor shares its version "
+              "counter with a tensor autograd saved before the edit: the saved tensor itself, as `sigmoid` saves "
+              "its output in the article's example, a view of it or of its base, or a `.detach()` of one of "
+              "these (after "
+              "`loss = (base * base).sum()`, `base[1:].detach().mul_(10)` is caught). A write through "
+              "`.detach().numpy()` after the save moves no version counter: it goes unnoticed, and the gradient "
+              "is wrong. An edit made before the tensor is "
               "saved goes unnoticed too, but needs no catching: backward treats it as a constant, as it would "
               "the same edit under `torch.no_grad()` (for a leaf, the gradient at the edited values). "
               "`.detach()` is safer than `.data`, not safe.",
-        "zh_CN": "按原话不成立：只有当 autograd 在修改之前保存了被修改的张量时"
-                 "（比如原文例子里 `sigmoid` 保存了它的输出），修改才会被发现。"
-                 "保存之后通过 `.detach().numpy()` 写入的数据不会被发现，梯度是错的。"
+        "zh_CN": "按原话不成立：只有当被修改的张量与自动求导在修改之前保存的某个张量共用版本计数器时，"
+                 "原地修改才会被发现。共用计数器的可以是被保存的张量本身（比如原文例子里 `sigmoid` 保存了它的输出），"
+                 "也可以是它的视图、它的基张量的视图，或对其中任何一个调用 `.detach()` 得到的张量"
+                 "（`loss = (base * base).sum()` 之后，"
+                 "`base[1:].detach().mul_(10)` 会被发现）。"
+                 "保存之后通过 `.detach().numpy()` 写入不会推进任何版本计数器，不会被发现，梯度是错的。"
                  "在张量被保存之前做的修改也不会被发现，但这本就无须发现：反向传播把它当作常数，"
                  "与在 `torch.no_grad()` 下做同样的修改结果相同（对叶子张量而言，就是按修改后的数值算出的梯度）。"
                  "`.detach()` 比 `.data` 安全，但并不是安全的。",
@@ -325,6 +332,15 @@ def _detach_safe() -> Result:
         return Result(HOLDS, error_line(exc))
     if a.grad.tolist() == right:
         return Result(HOLDS, wrong_gradient(a.grad.tolist(), right, silent=False))
+    base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    saved_base = (base * base).sum()  # saves base, not the view edited below
+    base[1:].detach().mul_(10)
+    try:
+        saved_base.backward()
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("the note is out of date: an edit through a view of a saved base went unnoticed")
     before_save = run_fact("detach-edit-before-save")
     if not before_save.holds:  # the note says so: it must stay true
         raise AssertionError(f"the note is out of date: {before_save.trace}")

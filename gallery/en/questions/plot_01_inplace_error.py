@@ -278,6 +278,26 @@ print("w.grad:", w.grad)
 assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x as it was when multiplied"
 
 # %%
+# The version counts in-place operations, not changed values. ``t_()`` on
+# ``x.detach()``, an alias that shares ``x``'s version counter, transposes
+# only that alias: ``x`` keeps its values and its shape, yet its version
+# moves to 1 and ``backward()`` refuses.
+w = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+x = torch.tensor([[4.0, 5.0], [6.0, 7.0]])
+z = w * x
+before = x.clone()
+x.detach().t_()
+show("x", x)
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() after t_() on an alias of the saved x must raise")
+assert torch.equal(x, before) and "is at version 1; expected version 0" in message, "t_() counts as an edit"
+
+# %%
 # ``ReLU(inplace=True)``
 # ----------------------
 #
@@ -466,9 +486,11 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # Conclusion
 # ----------
 #
-# The message tells you which tensor (dtype, shape, the operation that made
-# it) and how many in-place edits happened since it was saved. ``_version``
-# or anomaly mode finds the line. Then: write the edit out of place, give the
+# The message names the saved tensor by its dtype and shape, and names the
+# operation that made it when there is one (a saved input has none). Its two
+# versions differ because an in-place operation ran on the tensor, or on one
+# sharing its version counter, after it was saved, even one that changes no
+# value, as ``t_()`` above. ``_version`` or anomaly mode finds the line. Then: write the edit out of place, give the
 # operation a ``clone()``, reorder so that every ``backward()`` runs before
 # the edit, or, as a GAN loop does, build the graph again after the edit.
 # The reverse mistake, an edit that autograd never sees, is on

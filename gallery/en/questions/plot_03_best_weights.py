@@ -260,7 +260,7 @@ assert params["weight"] is model.weight, "keep_vars=True returns the Parameter o
 # already has: same objects, same memory, the optimizer still holds them.
 # With ``assign=True`` the model takes the snapshot's tensors instead (wrapped
 # as new ``Parameter`` objects over the same memory), so training ``other``
-# would write into the snapshot as well.
+# writes into the snapshot as well: one step changes ``best``.
 best = candidates["{k: v.detach().clone()}"]
 weight = model.weight
 model.load_state_dict(best)
@@ -270,10 +270,14 @@ other = torch.nn.Linear(2, 1)
 other.load_state_dict(best, assign=True)
 print("load_state_dict(assign=True): type:", type(other.weight).__name__)
 print("load_state_dict(assign=True): shares best's memory:", same_storage(other.weight, best["weight"]))
-assert same_storage(other.weight, best["weight"]) and not same_storage(model.weight, best["weight"])
+snapshot = best["weight"].clone()
+train_step(other, torch.optim.SGD(other.parameters(), lr=0.1))
+print("after one step of other, best changed:", not torch.equal(best["weight"], snapshot))
+assert not same_storage(model.weight, best["weight"]) and not torch.equal(best["weight"], snapshot), "copy, share"
 # sphinx_gallery_start_ignore
 assert model.weight is weight and torch.equal(model.weight, before), "restored in place"
 assert isinstance(other.weight, torch.nn.Parameter) and other.weight.requires_grad
+assert same_storage(other.weight, best["weight"]), "assign=True makes the snapshot's memory the parameter's"
 # sphinx_gallery_end_ignore
 
 
@@ -341,5 +345,5 @@ assert not same_storage(copied["weight"], model.weight) and not torch.equal(mode
 # ``state_dict()`` holds references into the model, not a snapshot. For the best
 # weights keep ``{k: v.detach().clone() for k, v in model.state_dict().items()}``
 # or ``copy.deepcopy(model.state_dict())``, and restore them with
-# ``load_state_dict`` (which copies); to keep them in CPU memory, use
+# ``load_state_dict`` (which copies, unless ``assign=True``); to keep them in CPU memory, use
 # ``v.detach().to("cpu", copy=True)``, not ``v.cpu()``. Before saving a slice, ``clone()`` it.

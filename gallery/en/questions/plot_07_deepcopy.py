@@ -5,8 +5,8 @@
 ==============================================
 
 ``copy.deepcopy(model)`` fails with "Only Tensors created explicitly by the user (graph leaves)
-support the deepcopy protocol at the moment" when a module holds a tensor that is the result of an
-operation. This page reproduces that error with a tiny module and fixes it, then shows what
+support the deepcopy protocol at the moment" when a module holds a tensor that is not a leaf: one
+computed, in grad mode, from a tensor that requires grad. This page reproduces that error with a tiny module and fixes it, then shows what
 ``deepcopy`` copies (``.grad``, but not a ``Parameter``'s; the whole storage behind a view; shared
 tensors) and that ``copy.copy`` copies no memory at all. It answers
 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__.
@@ -205,6 +205,24 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {str(e).split('.')[0]}")
 else:
     raise AssertionError("deepcopy of a non-leaf tensor must raise")
+
+# %%
+# A tensor computed from tensors that need no grad, or computed under ``torch.no_grad()``, is a
+# leaf with no ``grad_fn``: a module that holds such tensors deep-copies.
+
+scale = torch.tensor([1.0, 2.0], requires_grad=True)
+with torch.no_grad():
+    frozen = scale * 2
+held = torch.nn.Module()
+held.register_buffer("doubled", torch.arange(3.0) * 2)
+held.register_buffer("frozen", frozen)
+held_copy = copy.deepcopy(held)
+for name, t in held.named_buffers():
+    print(f"{name}: is_leaf={t.is_leaf}  grad_fn={t.grad_fn}  copy: {held_copy.get_buffer(name)}")
+assert all(t.is_leaf for t in held.buffers()) and torch.equal(held_copy.frozen, frozen), "leaves deep-copy"
+# sphinx_gallery_start_ignore
+assert torch.equal(held_copy.doubled, held.doubled) and not same_storage(held_copy.frozen, frozen), "copied"
+# sphinx_gallery_end_ignore
 
 # %%
 # The fix

@@ -243,6 +243,20 @@ else:
 assert torch.equal(y, before + 1), "the edit that raised must have been written anyway"
 
 # %%
+# An edit through a view of it, here ``y[1:]``, raises the same way. ``y.detach()`` and ``y.data``
+# are inference tensors too, yet an edit through them raises nothing, and it reaches ``y``.
+edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data}
+raised = {}
+for name, alias in edits.items():
+    y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
+    raised[name] = attempt(lambda t: t.mul_(10), alias(y)) != "ok"
+    print(f"{name:10} is_inference={alias(y).is_inference()}  raised={raised[name]}  y after: {y}")
+    # sphinx_gallery_start_ignore
+    assert alias(y).is_inference() and y[1].item() == 40.0, f"the edit through {name} must reach y"
+    # sphinx_gallery_end_ignore
+assert raised == {"y[1:]": True, "y.detach()": False, "y.data": False}, "only the edit through the view raises"
+
+# %%
 # An inference tensor does not track a version counter at all, and that counter is how autograd
 # notices an edit of a tensor it saved (:ref:`questions-version-counter`).
 
@@ -316,7 +330,8 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # ----------
 #
 # Use ``torch.inference_mode()`` for code whose results never meet autograd again; outside the mode
-# its tensors refuse being saved for backward or made to require grad, and an in-place edit raises
-# after it has been written. When
+# its tensors refuse being saved for backward or made to require grad, and an in-place edit through
+# the tensor itself or a view of it raises after it has been written (one through ``detach()`` or
+# ``.data`` raises nothing). When
 # results may be reused in training, use ``torch.no_grad()``, or ``clone()`` them outside the mode.
 # ``detach()`` computes nothing: it shares the memory it starts from.

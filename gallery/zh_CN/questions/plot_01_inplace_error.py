@@ -264,6 +264,24 @@ print("w.grad:", w.grad)
 assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x as it was when multiplied"
 
 # %%
+# 版本号记的是原地操作的次数，而不是数值有没有变。对 ``x.detach()`` 调用 ``t_()``：这个别名与 ``x``
+# 共用版本计数器，转置的只是别名本身，``x`` 的数值和形状都没变，版本却变成了 1，``backward()`` 照样拒绝计算。
+w = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+x = torch.tensor([[4.0, 5.0], [6.0, 7.0]])
+z = w * x
+before = x.clone()
+x.detach().t_()
+show("x", x)
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() after t_() on an alias of the saved x must raise")
+assert torch.equal(x, before) and "is at version 1; expected version 0" in message, "t_() counts as an edit"
+
+# %%
 # ``ReLU(inplace=True)``
 # ----------------------
 #
@@ -435,6 +453,7 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # 小结
 # ----
 #
-# 报错信息说明了是哪个张量（类型、形状、产生它的运算），以及它被保存之后又经过了几次原地修改。``_version``
-# 或异常检测模式能帮你找到那一行。修法有三种：改成非原地写法；交给运算一份 ``clone()``；或者调整顺序，让所有
+# 报错信息用类型和形状指明被保存的张量；如果它是某个运算的输出，还会点名这个运算（被保存的输入则没有）。两个版本号不同，
+# 说明它被保存之后，有原地操作作用在它或与它共用版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
+# ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。修法有三种：改成非原地写法；交给运算一份 ``clone()``；或者调整顺序，让所有
 # ``backward()`` 都在修改之前完成；也可以像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`.data 那一页 <data-vs-detach-data>`。

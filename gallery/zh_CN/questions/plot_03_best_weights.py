@@ -241,7 +241,7 @@ assert params["weight"] is model.weight, "keep_vars=True returns the Parameter o
 #
 # 恢复快照时，值被复制进模型原有的参数：对象不变，内存不变，优化器持有的仍是它们。加上
 # ``assign=True``，模型改为直接使用快照里的张量（包装成新的 ``Parameter`` 对象，内存还是同一块），之后训练
-# ``other`` 也会写进快照。
+# ``other`` 也会写进快照：训练一步，``best`` 就变了。
 best = candidates["{k: v.detach().clone()}"]
 weight = model.weight
 model.load_state_dict(best)
@@ -251,10 +251,14 @@ other = torch.nn.Linear(2, 1)
 other.load_state_dict(best, assign=True)
 print("load_state_dict(assign=True): type:", type(other.weight).__name__)
 print("load_state_dict(assign=True): shares best's memory:", same_storage(other.weight, best["weight"]))
-assert same_storage(other.weight, best["weight"]) and not same_storage(model.weight, best["weight"])
+snapshot = best["weight"].clone()
+train_step(other, torch.optim.SGD(other.parameters(), lr=0.1))
+print("after one step of other, best changed:", not torch.equal(best["weight"], snapshot))
+assert not same_storage(model.weight, best["weight"]) and not torch.equal(best["weight"], snapshot), "copy, share"
 # sphinx_gallery_start_ignore
 assert model.weight is weight and torch.equal(model.weight, before), "restored in place"
 assert isinstance(other.weight, torch.nn.Parameter) and other.weight.requires_grad
+assert same_storage(other.weight, best["weight"]), "assign=True makes the snapshot's memory the parameter's"
 # sphinx_gallery_end_ignore
 
 
@@ -316,5 +320,5 @@ assert not same_storage(copied["weight"], model.weight) and not torch.equal(mode
 #
 # ``state_dict()`` 装的是指向模型参数的引用，不是快照。要保存最佳权重，用
 # ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` 或
-# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制；要放在 CPU 内存里，用
+# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制）；要放在 CPU 内存里，用
 # ``v.detach().to("cpu", copy=True)``，而不是 ``v.cpu()``。保存切片之前，先 ``clone()``。

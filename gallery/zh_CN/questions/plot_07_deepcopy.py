@@ -4,7 +4,7 @@
 张量上的 ``copy.deepcopy`` 与 ``copy.copy``
 ===========================================
 
-模块里存着一个由运算得到的张量时，``copy.deepcopy(model)`` 会报错：“Only Tensors created
+模块里存着一个非叶子张量（在梯度模式下由需要梯度的张量算出来的张量）时，``copy.deepcopy(model)`` 会报错：“Only Tensors created
 explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么（``.grad`` 会复制，但
 ``Parameter`` 的不会；视图背后的整块存储；对象内部的共享关系），最后说明浅拷贝 ``copy.copy``
 根本不复制内存。本页回答的是 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__。
@@ -199,6 +199,24 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {str(e).split('.')[0]}")
 else:
     raise AssertionError("deepcopy of a non-leaf tensor must raise")
+
+# %%
+# 由不需要梯度的张量算出来的张量，或者在 ``torch.no_grad()`` 下算出来的张量，都是没有 ``grad_fn``
+# 的叶子：模块里存的是这样的张量时，可以深拷贝。
+
+scale = torch.tensor([1.0, 2.0], requires_grad=True)
+with torch.no_grad():
+    frozen = scale * 2
+held = torch.nn.Module()
+held.register_buffer("doubled", torch.arange(3.0) * 2)
+held.register_buffer("frozen", frozen)
+held_copy = copy.deepcopy(held)
+for name, t in held.named_buffers():
+    print(f"{name}: is_leaf={t.is_leaf}  grad_fn={t.grad_fn}  copy: {held_copy.get_buffer(name)}")
+assert all(t.is_leaf for t in held.buffers()) and torch.equal(held_copy.frozen, frozen), "leaves deep-copy"
+# sphinx_gallery_start_ignore
+assert torch.equal(held_copy.doubled, held.doubled) and not same_storage(held_copy.frozen, frozen), "copied"
+# sphinx_gallery_end_ignore
 
 # %%
 # 修复

@@ -238,6 +238,20 @@ else:
 assert torch.equal(y, before + 1), "the edit that raised must have been written anyway"
 
 # %%
+# 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。``y.detach()`` 和 ``y.data`` 也是推理张量，
+# 通过它们修改却不报任何错，而且改动会落到 ``y`` 上。
+edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data}
+raised = {}
+for name, alias in edits.items():
+    y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
+    raised[name] = attempt(lambda t: t.mul_(10), alias(y)) != "ok"
+    print(f"{name:10} is_inference={alias(y).is_inference()}  raised={raised[name]}  y after: {y}")
+    # sphinx_gallery_start_ignore
+    assert alias(y).is_inference() and y[1].item() == 40.0, f"the edit through {name} must reach y"
+    # sphinx_gallery_end_ignore
+assert raised == {"y[1:]": True, "y.detach()": False, "y.data": False}, "only the edit through the view raises"
+
+# %%
 # 推理张量根本不维护版本计数器，而 autograd 正是靠这个计数器察觉被保存的张量有没有被原地修改
 # （见 :ref:`版本计数器那一页 <questions-version-counter>`）。
 
@@ -307,5 +321,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# 结果再也不会进入 autograd 的代码，才用 ``torch.inference_mode()``；它得到的张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；原地修改会报错，但新值已经写进去了。结果可能还要用于训练时，用
+# 结果再也不会进入 autograd 的代码，才用 ``torch.inference_mode()``；它得到的张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；直接或通过它的视图做原地修改会报错，但新值已经写进去了（通过 ``detach()`` 或 ``.data`` 修改则不报错）。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。
