@@ -28,6 +28,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.search import _MINIFIED_JS_PATH
 from sphinx.search.zh import SearchChinese
+from sphinx.util import logging as sphinx_logging
 
 from sitetools.editions import edition
 from sitetools.terms import TERMS
@@ -65,6 +66,8 @@ var splitQuery = (query) => {
 };
 """
 
+LOGGER = sphinx_logging.getLogger(__name__)
+
 HAN = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -100,12 +103,16 @@ def _require_jieba(app: Sphinx) -> None:
 
 def term_entries(index: dict, labels: dict[str, tuple[str, str, str]]) -> dict[str, list[list]]:
     """The search index's ``indexentries`` with one main entry per word of the terminology list,
-    pointing at the page of its term (``labels``: Sphinx's ``std`` labels, label -> (docname, ...))."""
+    pointing at the page of its term (``labels``: Sphinx's ``std`` labels, label -> (docname, ...)).
+
+    A term whose page this build lacks is a ``ref.ref`` warning, which fails a full build (``-W``) and
+    which a preview, built without most pages, lets pass (its ``suppress_warnings``)."""
     entries = dict(index["indexentries"])
     for term in TERMS:
         if term.page not in labels:
-            raise ExtensionError(f"sitetools/terms.py: the term {term.zh!r} names the page {term.page!r}, "
-                                 "which no page of this edition defines")
+            LOGGER.warning(f"sitetools/terms.py: the term {term.zh!r} names the page {term.page!r}, which no page "
+                           "of this build defines", type="ref", subtype="ref")
+            continue
         page = index["docnames"].index(labels[term.page][0])
         for word in (term.zh, *term.also, *term.avoid):
             entries[word] = [*entries.get(word, []), [page, "", True]]
