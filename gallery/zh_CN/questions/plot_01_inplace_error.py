@@ -436,5 +436,5 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # ----
 #
 # 报错信息说明了是哪个张量（类型、形状、产生它的运算），以及它被保存之后又经过了几次原地修改。``_version``
-# 或异常检测模式能帮你找到那一行。修法有三种：改成非原地写法；交给运算一份 ``clone()``；或者调整顺序，让所有
-# ``backward()`` 都在修改之前完成；也可以像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`.data 那一页 <data-vs-detach-data>`。
+# 或异常检测模式能帮你找到那一行。改法有四种：改成非原地写法；交给运算一份 ``clone()``；调整顺序，让所有
+# ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`.data 那一页 <data-vs-detach-data>`。
