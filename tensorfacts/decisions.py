@@ -43,15 +43,18 @@ DECISIONS: tuple[Advice, ...] = (
             "en": "The values without autograd and without copying, to read them now: `a.detach()`. "
                 "It shares storage and the version counter with `a` (an inference tensor has no version counter "
                 "at all) and does not require grad; an in-place "
-                "edit of it while autograd still needs `a` makes backward raise.",
+                "edit of it while autograd still needs `a` makes backward raise, unless autograd saved `a` under "
+                "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`: then backward raises nothing.",
             "zh_CN": "现在就读数值，不要求导、也不复制：`a.detach()`。它与 `a` "
                 "共享存储和版本计数器（推理张量根本没有版本计数器），不需要梯度；"
-                "自动求导还用得着 `a` 时原地修改它，反向传播会报错。",
+                "自动求导还用得着 `a` 时原地修改它，反向传播会报错；但如果自动求导是在 "
+                "`torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存 `a` 的，反向传播就不会报错。",
         },
         lambda m: _rows(m, "a.detach()", same_object=False, shares_storage=True, requires_grad=False)
         and _rows(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
         and _no_counter(m, "a.detach()")
         and _rows(m, "a.detach()", GRAD_SOURCES, inplace_edit=EDIT_DETECTED),
+        facts=("saved-tensor-hooks-hide-edit",),
     ),
     Advice(
         "need-log-values",
@@ -71,10 +74,12 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "need-copy-with-gradient",
         {
-            "en": "New memory, with gradients still flowing back to `a`: `a.clone()`. Its own storage, "
-                "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on.",
-            "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储，`requires_grad=True`，"
-                "并带有把梯度传下去的 `CloneBackward0` 节点。",
+            "en": "New memory, with gradients still flowing back to `a`: `a.clone()`. Its own storage and, when `a` "
+                "requires grad and the clone is made outside `torch.no_grad()`, `requires_grad=True` and a "
+                "`CloneBackward0` node that passes the gradient on.",
+            "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；`a` 需要梯度、"
+                "又不是在 `torch.no_grad()` 下调用时，它还有 `requires_grad=True`，并带有把梯度传下去的 "
+                "`CloneBackward0` 节点。",
         },
         lambda m: _rows(m, "a.clone()", shares_storage=False)
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),
@@ -106,31 +111,36 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "need-trainable-copy",
         {
-            "en": "A second trainable copy (a parameter you will optimise separately), from any kind of `a`: "
-                "`a.detach().clone().requires_grad_(True)`. A new leaf with its own storage and no `.grad` yet, "
-                "so its first step starts from its own gradient alone. Not `copy.deepcopy(a)`: it raises "
-                "`RuntimeError` on a non-leaf, and the copy of a `torch.Tensor` that requires grad carries `a.grad` "
-                "over, so its first step adds that stale gradient (the copy of a `Parameter` has no `.grad`; that "
-                "of a tensor that does not require grad is no trainable leaf).",
-            "zh_CN": "另做一份可训练的副本（之后单独优化的参数），无论 `a` 是哪种张量，都用 "
-                "`a.detach().clone().requires_grad_(True)`。得到的是有自己存储的新叶子张量，还没有 `.grad`，"
-                "第一步只用它自己的梯度。不要用 `copy.deepcopy(a)`：它对非叶子张量抛出 `RuntimeError`；"
+            "en": "A second trainable copy (a parameter you will optimise separately), from any kind of "
+                "floating-point `a`: `a.detach().clone().requires_grad_(True)`. A new leaf with its own storage "
+                "and no `.grad` yet, so its first step starts from its own gradient alone. To put it in a module, "
+                "wrap it as `torch.nn.Parameter(a.detach().clone())`: a plain tensor set on a module is not among "
+                "`model.parameters()`, and it cannot replace a parameter (`TypeError`). Not `copy.deepcopy(a)`: "
+                "it raises `RuntimeError` on a non-leaf, and the copy of a `torch.Tensor` that requires grad "
+                "carries `a.grad` over, so its first step adds that stale gradient (the copy of a `Parameter` "
+                "has no `.grad`; that of a tensor that does not require grad is no trainable leaf).",
+            "zh_CN": "另做一份可训练的副本（之后单独优化的参数），只要 `a` 是浮点张量，无论哪种，都用 "
+                "`a.detach().clone().requires_grad_(True)`。"
+                "得到的是有自己存储的新叶子张量，还没有 `.grad`，第一步只用它自己的梯度。"
+                "要放进模块，就包成 `torch.nn.Parameter(a.detach().clone())`：普通张量赋给模块的属性，"
+                "不会出现在 `model.parameters()` 里，也不能替换已有的参数（抛出 `TypeError`）。"
+                "不要用 `copy.deepcopy(a)`：它对非叶子张量抛出 `RuntimeError`；"
                 "需要求导的 `torch.Tensor` 的副本还会把 `a.grad` 一起带过来，第一步就叠加上这份过时的梯度"
                 "（`Parameter` 的副本没有 `.grad`；不需要求导的张量的副本也不是可训练的叶子张量）。",
         },
         lambda m: _rows(m, "a.detach().clone()", shares_storage=False, grad_fn="None")
         and str(m["non-leaf"]["copy.deepcopy(a)"]["raised"]).startswith("RuntimeError"),
-        facts=("trainable-copy-in-a-loop", "deepcopy-as-trainable-copy", "deepcopy-grad-by-source"),
+        facts=("trainable-copy-in-a-loop", "trainable-copy-in-a-module", "deepcopy-as-trainable-copy",
+               "deepcopy-grad-by-source"),
     ),
     Advice(
         "never-data",
         {
             "en": "None of these needs `a.data`: it shares storage but not the version counter (an inference "
                 "tensor has no version counter at all), so an in-place "
-                "edit through it gives a wrong gradient without any error.",
+                "edit through it after autograd saved `a` gives a wrong gradient without any error.",
             "zh_CN": "以上哪一种都用不着 `a.data`：它共享存储，却不共享版本计数器（推理张量根本没有版本计数器）；"
-                "通过它原地修改，"
-                "梯度会算错，而且不报错。",
+                "自动求导保存了 `a` 之后再通过它原地修改，梯度会算错，而且不报错。",
         },
         lambda m: _rows(m, "a.data", shares_storage=True)
         and _rows(m, "a.data", VERSIONED_SOURCES, shares_version=False)

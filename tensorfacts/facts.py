@@ -18,6 +18,7 @@ these checks fail loudly rather than go stale.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 
 import torch
@@ -57,6 +58,35 @@ def _version_counter_catches_saved_edit() -> Fact:
     error = _backward(loss)
     return Fact(y._version == before + 1 and VERSION_ERROR in error,
                 f"y._version {before} -> {y._version}; backward: {error or 'no error'}")
+
+
+@fact("saved-tensor-hooks-hide-edit", {
+    "en": "Saves a Parameter w in (w * w).sum(), edits w.detach() with mul_(10) under torch.no_grad() and runs "
+          "backward three times: with no hooks it raises the version-counter error; when w was saved under "
+          "torch.autograd.graph.save_on_cpu() or under identity pack and unpack hooks "
+          "(torch.autograd.graph.saved_tensors_hooks), it raises nothing and w.grad is [20, 40, 60] where the "
+          "loss's gradient is [2, 4, 6].",
+    "zh_CN": "在 (w * w).sum() 中保存 Parameter w，在 torch.no_grad() 下用 mul_(10) 原地修改 w.detach()，再反向传播，"
+             "共做三次：不用钩子时报版本计数器错误；w 是在 torch.autograd.graph.save_on_cpu() 下，或在原样打包、"
+             "原样解包的钩子（torch.autograd.graph.saved_tensors_hooks）下保存的，就不报错，w.grad 为 "
+             "[20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
+})
+def _saved_tensor_hooks_hide_edit() -> Fact:
+    """Saved-tensor hooks take the saved tensor out of autograd's version check: an edit goes unnoticed."""
+    outcomes = {}
+    for name, hooks in (("no hooks", contextlib.nullcontext),
+                        ("save_on_cpu", torch.autograd.graph.save_on_cpu),
+                        ("identity hooks", lambda: torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t))):
+        w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+        with hooks():
+            loss = (w * w).sum()  # saves w
+        with torch.no_grad():
+            w.detach().mul_(10)
+        outcomes[name] = (_backward(loss), w.grad.tolist() if w.grad is not None else None)
+    caught = VERSION_ERROR in outcomes["no hooks"][0]
+    unnoticed = all(outcomes[name] == ("", [20.0, 40.0, 60.0]) for name in ("save_on_cpu", "identity hooks"))
+    return Fact(caught and unnoticed, "; ".join(f"{name}: backward {error or 'no error'}, w.grad = {grad}"
+                                                for name, (error, grad) in outcomes.items()))
 
 
 @fact("detach-numpy-write-silent", {

@@ -324,6 +324,39 @@ def _trainable_copy(case: Case) -> str:
     return train_a_copy(case, lambda a: a.detach().clone().requires_grad_(True))
 
 
+@scoped_fact("trainable-copy-in-a-module", {
+    "en": "Sets module.w = a.detach().clone().requires_grad_(True) on a module: module.parameters() is empty. "
+          "Sets module.w = torch.nn.Parameter(a.detach().clone()) on another: assigning a plain tensor over it "
+          "raises TypeError, and two SGD steps built from module.parameters() halve it twice while a keeps "
+          "its values.",
+    "zh_CN": "在一个模块上设 module.w = a.detach().clone().requires_grad_(True)：module.parameters() 是空的。"
+             "在另一个模块上设 module.w = torch.nn.Parameter(a.detach().clone())：再把普通张量赋给它会抛出 "
+             "TypeError；用 module.parameters() 建的 SGD 训练两步，它两次减半，a 的数值不变。",
+}, lambda case: "trains in the module", devices=VALUE_DEVICES, narrower=NEEDS_VALUES)
+def train_in_a_module(case: Case) -> str:
+    """A copy of ``a`` in a module, plain and wrapped in ``torch.nn.Parameter``, trained from
+    ``module.parameters()``: "trains in the module", or what went wrong."""
+    _, a = case.build()
+    start, plain, module = a.detach().tolist(), torch.nn.Module(), torch.nn.Module()
+    plain.w = a.detach().clone().requires_grad_(True)
+    if list(plain.parameters()):
+        return "a plain tensor became a parameter"
+    module.w = torch.nn.Parameter(a.detach().clone())
+    try:
+        module.w = a.detach().clone().requires_grad_(True)
+    except TypeError:
+        optimizer = torch.optim.SGD(module.parameters(), lr=0.25)
+    else:
+        return "a plain tensor replaced the parameter"
+    for _ in range(2):
+        (module.w * module.w).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    if module.w.detach().tolist() != [v / 4 for v in start]:  # two halvings, worked out by hand
+        return "not trained as calculus says"
+    return "a changed" if a.detach().tolist() != start else "trains in the module"
+
+
 @scoped_fact("deepcopy-as-trainable-copy", {
     "en": "The same loop with w = copy.deepcopy(a): the copy of a leaf carries a's .grad, so the first step "
           "adds it and the values go wrong; a non-leaf raises RuntimeError; the copy of a tensor that does not "

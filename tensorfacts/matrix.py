@@ -88,6 +88,7 @@ def _same_row(m: Matrix, operation: str, other: str, ignore: tuple[str, ...] = (
 FACT_EXPRESSIONS: dict[str, tuple[str, ...]] = {
     "noop-conversions-return-a": ("a.to(torch.float32)", "a.cpu()", "a.contiguous()"),
     "detach-numpy-write-silent": ("a.detach().numpy()",),
+    "saved-tensor-hooks-hide-edit": ("torch.autograd.graph.save_on_cpu()",),
     "trainable-copy-in-a-loop": ("a.detach().clone().requires_grad_(True)",),
     "deepcopy-as-trainable-copy": ("a.grad",),
 }
@@ -102,7 +103,7 @@ GUIDE: tuple[Advice, ...] = (
                 "no `grad_fn`, `requires_grad=False`, raises no warning, "
                 "and an in-place edit of it, with or without `torch.no_grad()`, leaves the gradient of `a` "
                 "alone. `with torch.no_grad(): a.clone()` gives the same row.",
-            "zh_CN": "要一份与原张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。它有自己的存储和版本计数器，"
+            "zh_CN": "要一份与原张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。它有自己的存储和版本计数器"
                 "（推理张量 `a` 根本没有版本计数器），没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
                 "无论是否在 `torch.no_grad()` 下原地修改它，"
                 "`a` 的梯度都不受影响。`with torch.no_grad(): a.clone()` 得到的一行与它完全相同。",
@@ -150,7 +151,9 @@ GUIDE: tuple[Advice, ...] = (
                 "edit it in place after autograd saved `a`, even "
                 "under `torch.no_grad()`, and backward raises an error. It does not catch everything: a write "
                 "through `a.detach().numpy()` after autograd saved `a` moves no version counter, and backward "
-                "returns a wrong gradient without any error. An edit made before autograd saves the tensor is "
+                "returns a wrong gradient without any error; nor does it catch an edit after autograd saved `a` under "
+                "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`: backward raises nothing. "
+                "An edit made before autograd saves the tensor is "
                 "no error at all: backward treats it as a constant and returns what the same edit under "
                 "`torch.no_grad()` gives (for a tenfold edit, what `a + (9 * a).detach()` gives); when the edit "
                 "reaches the leaf itself (a leaf, a `Parameter`, a view of a leaf), that is the gradient at the "
@@ -161,6 +164,8 @@ GUIDE: tuple[Advice, ...] = (
                 "但它并非万无一失：自动求导保存了 `a` 之后，"
                 "通过 `a.detach().numpy()` 写入数据不会推进版本计数器，"
                 "反向传播照常完成，梯度却是错的。"
+                "自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存了 `a` 之后再修改，"
+                "它也察觉不到：反向传播不报错。"
                 "在自动求导保存该张量之前做的修改则根本不算错误：反向传播把它当作常数，"
                 "结果与在 `torch.no_grad()` 下做同样的修改相同（放大十倍时，与 `a + (9 * a).detach()` 相同）；"
                 "如果修改落到了叶子张量本身（叶子张量、`Parameter`、叶子张量的视图），这就是按修改后的数值算出的梯度。",
@@ -169,7 +174,7 @@ GUIDE: tuple[Advice, ...] = (
         and _everywhere(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
         and _no_counter(m, "a.detach()")
         and _edits(m, "a.detach()", EDIT_DETECTED),
-        facts=("detach-edit-before-save", "detach-numpy-write-silent"),
+        facts=("detach-edit-before-save", "detach-numpy-write-silent", "saved-tensor-hooks-hide-edit"),
     ),
     Advice(
         "view",
@@ -195,11 +200,12 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "Avoid `a.data`: it shares storage but not the version counter (an inference tensor has no "
                 "version counter at all), so an in-place edit "
-                "through it, with or without `torch.no_grad()`, goes unnoticed and backward returns a wrong "
+                "through it after autograd saved `a`, with or without `torch.no_grad()`, goes unnoticed and "
+                "backward returns a wrong "
                 "gradient without any error. `copy.copy(a)` is no better: it shares storage, not the counter, "
                 "and an edit of it under `torch.no_grad()` goes unnoticed in the same way.",
             "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器（推理张量根本没有版本计数器）。"
-                "无论是否在 `torch.no_grad()` 下，"
+                "自动求导保存了 `a` 之后，无论是否在 `torch.no_grad()` 下，"
                 "通过它做的原地修改自动求导都察觉不到，反向传播不报错，梯度却是错的。"
                 "`copy.copy(a)` 也好不到哪里去：它同样共享存储、不共享版本计数器，"
                 "在 `torch.no_grad()` 下原地修改它也不会被发现。",
@@ -215,12 +221,12 @@ GUIDE: tuple[Advice, ...] = (
         "alias",
         {
             "en": "`b = a` copies nothing: `b` is the same object as `a`, and so are `torch.as_tensor(a)` "
-                "and `a.float()` on a float tensor (likewise `a.to(torch.float32)`, `a.cpu()` on a CPU "
+                "and `a.float()` on a float32 tensor (likewise `a.to(torch.float32)`, `a.cpu()` on a CPU "
                 "tensor and `a.contiguous()` on a contiguous one). An in-place edit of `b` under "
                 "`torch.no_grad()` is an edit of `a`: backward raises if autograd saved `a`; if `a` is an "
                 "inference tensor, the edit itself raises, and yet `a` has changed.",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象；`torch.as_tensor(a)`、"
-                "对 float 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、"
+                "对 float32 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、"
                 "对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。"
                 "在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
                 "如果自动求导保存过 `a`，反向传播时会报错；"

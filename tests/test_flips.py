@@ -110,6 +110,8 @@ FACT_FLIPS = {
     "detach-edit-before-save": "detach copies",
     "log-values-in-a-loop": "detach copies",
     "trainable-copy-in-a-loop": "clone() shares memory",
+    "trainable-copy-in-a-module": "clone() shares memory",
+    "saved-tensor-hooks-hide-edit": "detach copies",
     "cpu-snapshot": "cpu() copies",
     "deepcopy-view-copies-storage": "deepcopy copies only the view",
     "noop-conversions-return-a": "to() always copies",

@@ -338,6 +338,7 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
     "detach-view": (
         "detach-edit-before-save",  # "an edit made before autograd saves the tensor ... a constant ..."
         "detach-numpy-write-silent",  # "a write through a.detach().numpy() ... a wrong gradient"
+        "saved-tensor-hooks-hide-edit",  # "nor ... an edit after autograd saved a under saved-tensor hooks"
     ),
     "alias": ("noop-conversions-return-a",),  # "likewise a.to(torch.float32), a.cpu() ..., a.contiguous()"
     "deepcopy": (

@@ -232,12 +232,12 @@ def _detach_like_data() -> Result:
     "data, without copying it.",
     "`.data` 和 `.detach()` 都是“原位操作 inplace operation”：按作者的本意，两者都直接作用于原来的数据，不做复制。",
     notes={
-        "en": "Judged by its meaning, which holds. The word itself is wrong in PyTorch's sense: an in-place "
-              "operation changes its tensor and moves its version counter (`zero_()`, `mul_()`, or "
-              "`detach_()`), while taking `.data` or `.detach()` leaves `out` exactly as it was; only a later "
+        "en": "Judged by its meaning, which holds. The word itself is wrong in PyTorch's sense: in-place "
+              "operations such as `zero_()` and `mul_()` change their tensor's values and move its version "
+              "counter, while taking `.data` or `.detach()` leaves `out` exactly as it was; only a later "
               "in-place edit through the result changes it.",
         "zh_CN": "按本意判断，这一条成立。但这个词本身用得不对：在 PyTorch 里，"
-                 "原地操作会改变张量本身并推进它的版本计数器（如 `zero_()`、`mul_()`，或 `detach_()`）；"
+                 "`zero_()`、`mul_()` 这样的原地操作会改变张量本身的数值，并推进它的版本计数器；"
                  "而取 `.data` 或 `.detach()` 不会改变 `out`，"
                  "只有之后通过结果做的原地操作才会改变它。",
     },
@@ -249,6 +249,11 @@ def _both_in_place() -> Result:
     results = {"data": out.data, "detach()": out.detach()}
     if out._version != 0 or out.grad_fn is None or not torch.equal(out.detach(), values):
         raise AssertionError("the note is out of date: taking .data or .detach() changed out")
+    edited = values.clone()
+    edited.mul_(2)
+    edited.zero_()
+    if edited._version != 2 or edited.any():
+        raise AssertionError("the note is out of date: mul_() and zero_() no longer change values and move _version")
     no_copy = all(same_storage(out, t) and t is not out for t in results.values())
     return Result(verdict(no_copy), said(
         f"both share the storage of `out`: `{no_copy}`; `out._version` stays {out._version}; "

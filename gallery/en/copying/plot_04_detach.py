@@ -329,6 +329,7 @@ for call, change in changes.items():
     assert tuple(d.shape) == expected_shapes[call], f"d.{call} must change d's shape"
     shares = not call.startswith("set_")
     assert same_storage(a, d) == shares, f"d.{call}: memory must stay shared unless set_"
+    assert a._version == d._version == 1, f"d.{call} must move the version counter a and d share"
     # sphinx_gallery_end_ignore
 
 # %%
@@ -381,6 +382,7 @@ assert a.untyped_storage().data_ptr() != old_address, "a growing d.resize_ must 
 # sphinx_gallery_start_ignore
 assert same_storage(a, d) and a.untyped_storage().nbytes() == 400, "a and d share the new storage"
 assert a.tolist() == values and tuple(a.shape) == (2, 3), "a keeps its shape and values"
+assert a._version == d._version == 1, "a growing d.resize_ must move the version counter a and d share"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -489,7 +491,7 @@ assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf acc
 # ``detach()`` gives a tensor out of the graph on the same memory: value edits
 # through either name reach the other, and both count them in one shared
 # ``_version``. Shape and storage changes on the detached tensor change its
-# shape, not ``a``'s, but never its version counter, and a growing
-# ``resize_`` moves ``a``'s memory too.
+# shape, not ``a``'s; the two keep sharing one version counter, which each
+# of these calls moves, and a growing ``resize_`` moves ``a``'s memory too.
 # The article's third example, where ``a`` is rebound after ``detach()``, is
 # the subject of :ref:`copying-rebinding`.

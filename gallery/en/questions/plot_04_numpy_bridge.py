@@ -259,6 +259,40 @@ else:
 # sphinx_gallery_end_ignore
 
 # %%
+# Tensors ``np.asarray`` refuses
+# ------------------------------
+#
+# ``np.asarray`` shares only what NumPy can take as it is. It raises on a tensor that requires
+# grad (as ``numpy()`` does), on a ``bfloat16`` tensor (NumPy has no such dtype), and on a tensor
+# with the negative bit set, as ``conj().imag`` returns it; ``numpy(force=True)`` resolves that bit
+# into a copy.
+
+refused = {
+    "requires grad": torch.ones(3, requires_grad=True),
+    "bfloat16": torch.ones(3, dtype=torch.bfloat16),
+    "negative bit, conj().imag": torch.tensor([1 + 2j, 3 - 1j]).conj().imag,
+}
+for name, x in refused.items():
+    try:
+        np.asarray(x)
+    except (RuntimeError, TypeError) as e:
+        print(f"np.asarray, {name}: {type(e).__name__}: {e}")
+    else:
+        raise AssertionError(f"np.asarray of a tensor with {name} must raise")
+negative = refused["negative bit, conj().imag"]
+print("negative.is_neg():", negative.is_neg(), " numpy(force=True):", negative.numpy(force=True))
+# sphinx_gallery_start_ignore
+assert negative.is_neg() and not shares(negative, negative.numpy(force=True)), "force=True resolves the bit"
+assert np.array_equal(negative.numpy(force=True), np.array([-2.0, 1.0], dtype=np.float32)), "the imaginary parts"
+try:
+    negative.numpy()
+except RuntimeError as e:
+    assert "negative bit set" in str(e), "numpy() refuses a negative-bit tensor"
+else:
+    raise AssertionError("numpy() on a tensor with the negative bit set must raise")
+# sphinx_gallery_end_ignore
+
+# %%
 # A write through NumPy is invisible to autograd
 # ----------------------------------------------
 #
@@ -311,10 +345,12 @@ assert torch.equal(w.grad, torch.func.grad(lambda v: (v * torch.tensor([4.0, 5.0
 # ----------
 #
 # For a CPU tensor and an array of the same dtype, ``detach().numpy()``,
-# ``numpy(force=True)``, ``np.asarray``, ``torch.from_numpy`` and
-# ``torch.as_tensor`` share memory, and ``torch.tensor`` and ``np.array``
-# copy. A change of dtype copies too; on a tensor with the conjugate bit set
-# ``numpy()`` raises and ``numpy(force=True)`` copies. (A GPU tensor is in
+# ``numpy(force=True)``, ``torch.from_numpy`` and ``torch.as_tensor`` share
+# memory, and so does ``np.asarray`` on a tensor that does not require grad;
+# ``torch.tensor`` and ``np.array`` copy. A change of dtype copies too, and a
+# ``bfloat16`` tensor has no NumPy dtype at all. On a tensor with the
+# conjugate or the negative bit set, ``numpy()`` and ``np.asarray`` raise and
+# ``numpy(force=True)`` copies. (A GPU tensor is in
 # the box above, which this build does not execute.) Writes through a shared array are
 # real writes to the tensor that autograd never hears about. Copy before you
 # write, or make the edit in torch, where the version counter sees it.

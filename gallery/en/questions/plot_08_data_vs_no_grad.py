@@ -236,6 +236,26 @@ assert same_storage(w, w.data) and torch.equal(w.detach(), 10 * torch.tensor(sta
 # sphinx_gallery_end_ignore
 
 # %%
+# Under saved-tensor hooks: the edit is counted, and not checked
+# --------------------------------------------------------------
+#
+# ``torch.autograd.graph.save_on_cpu()`` saves the tensors of the graph built inside it through
+# saved-tensor hooks, and autograd does not check the version of a tensor saved that way. The same
+# edit under ``torch.no_grad()`` moves ``w._version`` to 1, yet ``backward()`` raises nothing and
+# uses the edited values, as through ``.data``.
+
+w = torch.tensor(start, requires_grad=True)
+with torch.autograd.graph.save_on_cpu():
+    loss = (w * w).sum()
+with torch.no_grad():
+    w.mul_(10)
+print("w._version after the edit:", w._version)
+loss.backward()
+print("w.grad:", w.grad)
+print("true gradient:", true_grad)
+assert w._version == 1 and torch.equal(w.grad, 10 * true_grad), "save_on_cpu must let the edit go unnoticed"
+
+# %%
 # The fix: finish ``backward()`` first, then edit
 # -----------------------------------------------
 #
@@ -290,7 +310,8 @@ assert p._version == 1, "copy_ must be counted"
 # %%
 # ``copy_`` checks less than it may seem: a source that broadcasts to the target's shape is
 # repeated to fill it, and a float source is cast to the target's dtype without a word (here
-# truncated into integers). A source whose shape cannot broadcast raises.
+# truncated into integers), and so is an integer source. A source whose shape cannot broadcast
+# raises.
 with torch.no_grad():
     p.copy_(torch.tensor([7.0]))
 print("p after copy_(torch.tensor([7.0])):", p)
@@ -300,6 +321,9 @@ print("grid after copy_ of a (3,) source:", grid)
 counts = torch.zeros(3, dtype=torch.int64)
 counts.copy_(torch.tensor([1.7, 2.5, -3.9]))
 print("int64 counts after copy_ of floats:", counts)
+weights = torch.zeros(3)
+weights.copy_(torch.tensor([1, 2, 3]))
+print("float32 weights after copy_ of int64:", weights)
 try:
     with torch.no_grad():
         p.copy_(torch.zeros(5))
@@ -311,6 +335,7 @@ assert torch.equal(p, torch.full((3,), 7.0)) and torch.equal(counts, torch.tenso
 # sphinx_gallery_start_ignore
 assert torch.equal(grid, torch.tensor([[1.0, 2.0, 3.0]] * 2)), "a (3,) source fills every row of a (2, 3) target"
 assert p.shape == (3,) and counts.dtype == torch.int64, "copy_ keeps the target's shape and dtype"
+assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "an int64 source is cast"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -318,8 +343,10 @@ assert p.shape == (3,) and counts.dtype == torch.int64, "copy_ keeps the target'
 # ----------
 #
 # Edit weights under ``torch.no_grad()``, after ``backward()``: an edit that comes while a graph
-# still needs the old values then raises instead of corrupting the gradient. ``.data`` hides the
+# still needs the old values then raises instead of corrupting the gradient, unless the graph saved
+# them under saved-tensor hooks such as ``torch.autograd.graph.save_on_cpu()``. ``.data`` hides the
 # edit from autograd, and ``p.data = t`` also hides a change of shape. ``copy_`` under
 # ``torch.no_grad()`` keeps the parameter's shape and dtype, but it broadcasts a source that fits
-# and casts a float source's dtype silently; a source whose shape cannot broadcast raises.
+# and casts a float or an integer source's dtype silently; a source whose shape cannot broadcast
+# raises.
 # :ref:`data-vs-detach-comparison` sets ``.data`` against ``detach()``.

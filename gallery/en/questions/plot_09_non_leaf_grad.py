@@ -6,7 +6,8 @@ Why is ``.grad`` ``None``? Gradients of non-leaf tensors
 
 After ``backward()``, reading ``.grad`` of an intermediate result gives ``None`` and the warning
 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed". This page reproduces
-it, gets that gradient three ways (``retain_grad()``, a hook, ``torch.autograd.grad``), shows the
+it, gets that gradient four ways (``retain_grad()``, a hook, ``torch.autograd.grad``,
+``backward(inputs=...)``), shows the
 manual update loop that turns a leaf into a non-leaf without noticing, and shows that gradients add
 up until you zero them. The warning itself points to
 `pytorch/pytorch#30531 <https://github.com/pytorch/pytorch/pull/30531>`__.
@@ -204,8 +205,8 @@ assert x.grad is not None and not y.is_leaf, "backward() filled the leaf's .grad
 # sphinx_gallery_end_ignore
 
 # %%
-# Three ways to get the gradient of ``y``
-# ---------------------------------------
+# Four ways to get the gradient of ``y``
+# --------------------------------------
 #
 # ``dz/dy = 2 * y``. ``y.retain_grad()`` before ``backward()`` asks autograd to keep it in
 # ``y.grad``.
@@ -245,6 +246,19 @@ print("x.grad:", x.grad)
 # sphinx_gallery_start_ignore
 assert torch.equal(dz_dy, 2 * y.detach()) and x.grad is None, "autograd.grad must return dz/dy and write no .grad"
 # sphinx_gallery_end_ignore
+
+# %%
+# ``backward(inputs=[y])`` accumulates the gradient into the ``.grad`` of the tensors it names, a
+# non-leaf included, with no warning, and into no other: ``x.grad`` stays ``None``.
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 2
+(y * y).sum().backward(inputs=[y])
+y_grad, caught = read_grad(y)
+print("y.grad:", y_grad)
+print("warnings:", caught)
+print("x.grad:", x.grad)
+assert torch.equal(y_grad, 2 * y.detach()) and caught == [] and x.grad is None, "inputs=[y] must fill y.grad only"
 
 # %%
 # The update loop that makes a leaf a non-leaf
@@ -310,6 +324,7 @@ assert torch.equal(x.grad, 2 * x.detach()), "after zero_(), one backward gives t
 # Conclusion
 # ----------
 #
-# ``.grad`` is filled on leaves only. For an intermediate tensor, call ``retain_grad()`` before
-# ``backward()``, register a hook, or ask ``torch.autograd.grad``. Update parameters in place under
+# By default ``backward()`` fills ``.grad`` on leaves only. For an intermediate tensor, call
+# ``retain_grad()`` before ``backward()``, name it in ``backward(inputs=[...])``, register a hook,
+# or ask ``torch.autograd.grad``. Update parameters in place under
 # ``torch.no_grad()``, so that they stay leaves, and zero their gradients between steps.

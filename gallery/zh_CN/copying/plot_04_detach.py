@@ -318,6 +318,7 @@ for call, change in changes.items():
     assert tuple(d.shape) == expected_shapes[call], f"d.{call} must change d's shape"
     shares = not call.startswith("set_")
     assert same_storage(a, d) == shares, f"d.{call}: memory must stay shared unless set_"
+    assert a._version == d._version == 1, f"d.{call} must move the version counter a and d share"
     # sphinx_gallery_end_ignore
 
 # %%
@@ -367,6 +368,7 @@ assert a.untyped_storage().data_ptr() != old_address, "a growing d.resize_ must 
 # sphinx_gallery_start_ignore
 assert same_storage(a, d) and a.untyped_storage().nbytes() == 400, "a and d share the new storage"
 assert a.tolist() == values and tuple(a.shape) == (2, 3), "a keeps its shape and values"
+assert a._version == d._version == 1, "a growing d.resize_ must move the version counter a and d share"
 # sphinx_gallery_end_ignore
 
 # %%

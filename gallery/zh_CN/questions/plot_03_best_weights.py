@@ -318,7 +318,7 @@ assert not same_storage(copied["weight"], model.weight) and not torch.equal(mode
 # 小结
 # ----
 #
-# ``state_dict()`` 装的是指向模型参数的引用，不是快照。要保存最佳权重，用
+# ``state_dict()`` 装的是指向模型内部张量的引用，不是快照。要保存最佳权重，用
 # ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` 或
 # ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制）；要放在 CPU 内存里，用
 # ``v.detach().to("cpu", copy=True)``，而不是 ``v.cpu()``。保存切片之前，先 ``clone()``。

@@ -249,6 +249,39 @@ else:
 # sphinx_gallery_end_ignore
 
 # %%
+# ``np.asarray`` 不接受的张量
+# ---------------------------
+#
+# 只有 NumPy 能原样接受的张量，``np.asarray`` 才会与它共享内存。对需要梯度的张量，它和 ``numpy()``
+# 一样报错；对 ``bfloat16`` 张量也报错（NumPy 没有这种 dtype）；对设置了负号位的张量（``conj().imag``
+# 返回的就是这种张量）同样报错，``numpy(force=True)`` 则会把负号位化解掉，得到一份副本。
+
+refused = {
+    "requires grad": torch.ones(3, requires_grad=True),
+    "bfloat16": torch.ones(3, dtype=torch.bfloat16),
+    "negative bit, conj().imag": torch.tensor([1 + 2j, 3 - 1j]).conj().imag,
+}
+for name, x in refused.items():
+    try:
+        np.asarray(x)
+    except (RuntimeError, TypeError) as e:
+        print(f"np.asarray, {name}: {type(e).__name__}: {e}")
+    else:
+        raise AssertionError(f"np.asarray of a tensor with {name} must raise")
+negative = refused["negative bit, conj().imag"]
+print("negative.is_neg():", negative.is_neg(), " numpy(force=True):", negative.numpy(force=True))
+# sphinx_gallery_start_ignore
+assert negative.is_neg() and not shares(negative, negative.numpy(force=True)), "force=True resolves the bit"
+assert np.array_equal(negative.numpy(force=True), np.array([-2.0, 1.0], dtype=np.float32)), "the imaginary parts"
+try:
+    negative.numpy()
+except RuntimeError as e:
+    assert "negative bit set" in str(e), "numpy() refuses a negative-bit tensor"
+else:
+    raise AssertionError("numpy() on a tensor with the negative bit set must raise")
+# sphinx_gallery_end_ignore
+
+# %%
 # 经由 NumPy 的写入，autograd 看不见
 # ----------------------------------
 #
@@ -295,7 +328,8 @@ assert torch.equal(w.grad, torch.func.grad(lambda v: (v * torch.tensor([4.0, 5.0
 # 小结
 # ----
 #
-# 对 CPU 上的张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``np.asarray``、``torch.from_numpy`` 和
-# ``torch.as_tensor`` 都共享内存，``torch.tensor`` 和 ``np.array`` 会复制。换 dtype 也会复制；对设置了共轭位的张量，``numpy()``
-# 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框，本构建没有执行它。）经由共享数组的写入，实实在在地改了张量，autograd
+# 对 CPU 上的张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
+# ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。
+# 换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框，本构建没有执行它。）经由共享数组的写入，实实在在地改了张量，autograd
 # 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

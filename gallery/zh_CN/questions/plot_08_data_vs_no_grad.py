@@ -231,6 +231,25 @@ assert same_storage(w, w.data) and torch.equal(w.detach(), 10 * torch.tensor(sta
 # sphinx_gallery_end_ignore
 
 # %%
+# 在保存张量的钩子下：修改记下了，却没有检查
+# ------------------------------------------
+#
+# ``torch.autograd.graph.save_on_cpu()`` 通过保存张量的钩子，保存在它里面构建的计算图所需的张量；这样保存的张量，
+# 自动求导不检查它的版本。同样在 ``torch.no_grad()`` 下修改，``w._version`` 变成了 1，``backward()``
+# 却不报错，而且和通过 ``.data`` 修改时一样，用的是修改后的数值。
+
+w = torch.tensor(start, requires_grad=True)
+with torch.autograd.graph.save_on_cpu():
+    loss = (w * w).sum()
+with torch.no_grad():
+    w.mul_(10)
+print("w._version after the edit:", w._version)
+loss.backward()
+print("w.grad:", w.grad)
+print("true gradient:", true_grad)
+assert w._version == 1 and torch.equal(w.grad, 10 * true_grad), "save_on_cpu must let the edit go unnoticed"
+
+# %%
 # 修复：先做完 ``backward()``，再修改
 # -----------------------------------
 #
@@ -281,8 +300,8 @@ assert p._version == 1, "copy_ must be counted"
 # sphinx_gallery_end_ignore
 
 # %%
-# ``copy_`` 的检查比看上去要少：能广播到目标形状的源张量会被重复填满目标，浮点数的源张量会被悄悄转换成目标的 dtype（这里写进整数时截断了小数部分）。
-# 形状无法广播的源张量才会报错。
+# ``copy_`` 的检查比看上去要少：能广播到目标形状的源张量会被重复填满目标，浮点数的源张量会被悄悄转换成目标的 dtype（这里写进整数时截断了小数部分），
+# 整数的源张量也一样。形状无法广播的源张量会报错。
 with torch.no_grad():
     p.copy_(torch.tensor([7.0]))
 print("p after copy_(torch.tensor([7.0])):", p)
@@ -292,6 +311,9 @@ print("grid after copy_ of a (3,) source:", grid)
 counts = torch.zeros(3, dtype=torch.int64)
 counts.copy_(torch.tensor([1.7, 2.5, -3.9]))
 print("int64 counts after copy_ of floats:", counts)
+weights = torch.zeros(3)
+weights.copy_(torch.tensor([1, 2, 3]))
+print("float32 weights after copy_ of int64:", weights)
 try:
     with torch.no_grad():
         p.copy_(torch.zeros(5))
@@ -303,12 +325,14 @@ assert torch.equal(p, torch.full((3,), 7.0)) and torch.equal(counts, torch.tenso
 # sphinx_gallery_start_ignore
 assert torch.equal(grid, torch.tensor([[1.0, 2.0, 3.0]] * 2)), "a (3,) source fills every row of a (2, 3) target"
 assert p.shape == (3,) and counts.dtype == torch.int64, "copy_ keeps the target's shape and dtype"
+assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "an int64 source is cast"
 # sphinx_gallery_end_ignore
 
 # %%
 # 小结
 # ----
 #
-# 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果修改时还有计算图需要旧值，就会报错，而不是把梯度算错。``.data``
+# 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果修改时还有计算图需要旧值，就会报错，而不是把梯度算错；
+# 只有计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值时例外。``.data``
 # 让 autograd 看不见修改，``p.data = t`` 连形状的改变也一并藏起来。``torch.no_grad()`` 下的
-# ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，浮点数源张量的 dtype 也会被悄悄转换；形状无法广播的源张量才会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`第二部分的最后一页 <data-vs-detach-comparison>`。
+# ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，浮点数和整数源张量的 dtype 也会被悄悄转换；形状无法广播的源张量会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`第二部分的最后一页 <data-vs-detach-comparison>`。

@@ -5,7 +5,7 @@
 =============================================
 
 ``backward()`` 之后读取中间结果的 ``.grad``，得到的是 ``None``，还伴随一条警告：“The .grad
-attribute of a Tensor that is not a leaf Tensor is being accessed”。本页复现这个现象，用三种办法拿到这个梯度（``retain_grad()``、钩子、``torch.autograd.grad``），再演示手写的更新循环如何在不知不觉中把叶子张量变成非叶子张量，最后说明梯度会一直累加，直到你把它清零。警告本身指向
+attribute of a Tensor that is not a leaf Tensor is being accessed”。本页复现这个现象，用四种办法拿到这个梯度（``retain_grad()``、钩子、``torch.autograd.grad``、``backward(inputs=...)``），再演示手写的更新循环如何在不知不觉中把叶子张量变成非叶子张量，最后说明梯度会一直累加，直到你把它清零。警告本身指向
 `pytorch/pytorch#30531 <https://github.com/pytorch/pytorch/pull/30531>`__。
 """
 
@@ -195,7 +195,7 @@ assert x.grad is not None and not y.is_leaf, "backward() filled the leaf's .grad
 # sphinx_gallery_end_ignore
 
 # %%
-# 拿到 ``y`` 的梯度的三种办法
+# 拿到 ``y`` 的梯度的四种办法
 # ---------------------------
 #
 # ``dz/dy = 2 * y``。在 ``backward()`` 之前调用 ``y.retain_grad()``，autograd 就会把它留在
@@ -235,6 +235,19 @@ print("x.grad:", x.grad)
 # sphinx_gallery_start_ignore
 assert torch.equal(dz_dy, 2 * y.detach()) and x.grad is None, "autograd.grad must return dz/dy and write no .grad"
 # sphinx_gallery_end_ignore
+
+# %%
+# ``backward(inputs=[y])`` 把梯度累加到它点名的张量的 ``.grad`` 上，非叶子张量也一样，不会触发警告；
+# 其他张量都不写：``x.grad`` 仍是 ``None``。
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 2
+(y * y).sum().backward(inputs=[y])
+y_grad, caught = read_grad(y)
+print("y.grad:", y_grad)
+print("warnings:", caught)
+print("x.grad:", x.grad)
+assert torch.equal(y_grad, 2 * y.detach()) and caught == [] and x.grad is None, "inputs=[y] must fill y.grad only"
 
 # %%
 # 把叶子张量变成非叶子张量的更新循环
@@ -300,6 +313,6 @@ assert torch.equal(x.grad, 2 * x.detach()), "after zero_(), one backward gives t
 # 小结
 # ----
 #
-# ``.grad`` 只填写在叶子张量上。要中间张量的梯度，可以在 ``backward()`` 之前调用
-# ``retain_grad()``，可以注册钩子，也可以用 ``torch.autograd.grad``。更新参数要在
+# 默认情况下，``backward()`` 只填写叶子张量的 ``.grad``。要中间张量的梯度，可以在 ``backward()`` 之前调用
+# ``retain_grad()``，可以在 ``backward(inputs=[...])`` 里点名它，可以注册钩子，也可以用 ``torch.autograd.grad``。更新参数要在
 # ``torch.no_grad()`` 下原地进行，这样参数始终是叶子张量；每一步之间记得把梯度清零。
