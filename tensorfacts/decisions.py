@@ -125,8 +125,8 @@ DECISIONS: tuple[Advice, ...] = (
             "zh_CN": "另做一份可训练的副本（之后单独优化的参数），无论 `a` 是哪种张量，都用 "
                 "`a.detach().clone().requires_grad_(True)`。得到的是有自己存储的新叶子张量，还没有 `.grad`，"
                 "第一步只用它自己的梯度。不要用 `copy.deepcopy(a)`：它对非叶子张量抛出 `RuntimeError`；"
-                "需要求导的 `torch.Tensor` 的副本还会把 `a.grad` 一起带过来，第一步就叠加上这份过时的梯度"
-                "（`Parameter` 的副本没有 `.grad`；不需要求导的张量的副本也不是可训练的叶子张量）。",
+                "需要梯度的 `torch.Tensor` 的副本还会把 `a.grad` 一起带过来，第一步就叠加上这份过时的梯度"
+                "（`Parameter` 的副本没有 `.grad`；不需要梯度的张量的副本也不是可训练的叶子张量）。",
         },
         lambda m: _rows(m, "a.detach().clone()", shares_storage=False, grad_fn="None")
         and str(m["non-leaf"]["copy.deepcopy(a)"]["raised"]).startswith("RuntimeError"),
