@@ -481,7 +481,7 @@ def _note_commented_edit() -> Result:
     except RuntimeError as exc:
         errors.append(f"`a[1, 1] = 0` → `{error_line(exc)}`")
     return Result(NOT_A_CLAIM if commented else DOES_NOT_HOLD,
-                  said(f"if switched on: {'; '.join(errors)}", f"打开后：{'；'.join(errors)}"))
+                  said(f"if switched on: {'; '.join(errors)}", f"取消注释后：{'；'.join(errors)}"))
 
 
 CLAIMS.rows(
