@@ -68,7 +68,7 @@ TERMS: tuple[Term, ...] = (
 #: ``en`` says what it stands for; ``page`` is unused).
 WORDING: tuple[Term, ...] = (
     Term("最保险", "the safest (copy)", "", avoid=("最稳妥",)),
-    Term("解决办法", "a fix", "", avoid=("修法",)),
+    Term("解决办法", "a fix", "", avoid=("修法", "修复办法")),
     Term("按求导公式算出的", "the analytic (gradient)", "", avoid=("微积分",)),
     Term("notebook", "a Jupyter notebook", "", avoid=("笔记本",)),
     Term("单元格", "a cell of a notebook or script", "", avoid=("代码单元", "上一格", "下一格", "最后一格")),
@@ -95,9 +95,11 @@ QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
 
 
 def chinese_pages(root: Path = ROOT, code: str = "zh_CN") -> list[Path]:
-    """The sources of the Chinese edition: example scripts, part headers and narrative pages."""
-    gallery = root / "gallery" / code
-    return sorted([*gallery.rglob("*.py"), *gallery.rglob("*.rst"), *(root / "docs" / code).glob("*.md")])
+    """The sources of the Chinese edition: example scripts, part headers, narrative pages and the
+    translations of the theme's and sphinx-gallery's words (``docs/_locale``)."""
+    gallery, locale = root / "gallery" / code, root / "docs" / "_locale" / code
+    return sorted([*gallery.rglob("*.py"), *gallery.rglob("*.rst"), *(root / "docs" / code).glob("*.md"),
+                   *locale.rglob("*.po")])
 
 
 def variants_in(text: str) -> list[tuple[int, str, str]]:

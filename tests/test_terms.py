@@ -58,6 +58,7 @@ def test_no_term_is_also_a_variant_to_avoid():
         ("在求导模式下", [(1, "求导模式", "梯度模式")]),
         ("这是最稳妥的复制", [(1, "最稳妥", "最保险")]),
         ("修法一", [(1, "修法", "解决办法")]),
+        ("修复办法是", [(1, "修复办法", "解决办法")]),
         ("正是微积分给出的梯度", [(1, "微积分", "按求导公式算出的")]),
         ("下载 Jupyter 笔记本", [(1, "笔记本", "notebook")]),
         ("两者的最后一格", [(1, "最后一格", "单元格")]),
@@ -66,7 +67,7 @@ def test_no_term_is_also_a_variant_to_avoid():
         ("由 autograd 记录", []),
     ],
     ids=["variant", "second-line", "quoted", "quoted-across-lines", "the-term-itself", "requires-grad",
-         "grad-mode", "safest", "fix", "analytic-gradient", "notebook", "last-cell", "code-cell",
+         "grad-mode", "safest", "fix", "fix-2", "analytic-gradient", "notebook", "last-cell", "code-cell",
          "the-accepted-word-holds-a-variant", "autograd-is-accepted"],
 )
 def test_the_checker_finds_variants_outside_quotations(text, expected):

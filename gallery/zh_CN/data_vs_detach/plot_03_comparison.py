@@ -439,7 +439,7 @@ assert torch.equal(grad_detach, 80 * torch.tensor([1.0, 2.0, 3.0])), "backward()
 
 # %%
 # 对叶子张量，同样的修改落在求梯度的那个张量本身上：在 ``(a * a).sum()`` 保存 ``a`` 之前执行
-# ``a.detach().mul_(10)``，``backward()`` 返回按修改后的数值算出的 ``2 * a``，正是按求导公式算出的梯度。
+# ``a.detach().mul_(10)``，``backward()`` 返回按修改后的数值算出的 ``2 * a``，这正是按求导公式应得的梯度。
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 a.detach().mul_(10)

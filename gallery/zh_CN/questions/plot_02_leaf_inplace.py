@@ -216,7 +216,7 @@ assert w.requires_grad, "w still requires grad"
 # sphinx_gallery_end_ignore
 
 # %%
-# 这一步正是按求导公式算出的 ``w - 0.1 * 2 * w = 0.8 * w``。下一次 ``backward()``
+# 这一步的结果正是按求导公式应得的 ``w - 0.1 * 2 * w = 0.8 * w``。下一次 ``backward()``
 # 也能在更新后的叶子张量上正常运行（先把 ``w.grad`` 清空，因为梯度会累加）。
 w.grad = None
 (w**2).sum().backward()

@@ -274,8 +274,8 @@ assert x._version == 0 and w.grad[0] == 100.0, "the NumPy write went unseen and 
 draw_memory("x.numpy()[0] = 100.0; z.sum().backward()", x=x, **{"w.grad": w.grad})
 
 # %%
-# 解决办法
-# --------
+# 修复
+# ----
 #
 # 写进一份副本：``x.numpy().copy()`` 是一个独立的数组，autograd 保存的张量保持原值，梯度也就是按求导公式算出的结果。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

@@ -16,8 +16,8 @@ variables needed for gradient computation has been modified by an inplace operat
 # 全页用到的辅助函数
 # ------------------
 #
-# ``same_storage`` 比较两块存储的起始地址。``true_grad`` 是按求导公式在原始权重处
-# ``(w * w).sum()`` 的梯度，由 ``torch.func.grad`` 算出。
+# ``same_storage`` 比较两块存储的起始地址。``true_grad`` 是 ``(w * w).sum()`` 在原始权重处的梯度，
+# 由 ``torch.func.grad`` 算出。
 
 import torch
 
