@@ -10,6 +10,9 @@ Three things read this list, so they can never disagree:
   page comes first even where its text uses another word (版本号 for 版本计数器, 内存泄漏);
 - the wording rule: :func:`check_variants` reports a variant to avoid (原位 for 原地操作) on a Chinese
   page, outside quotation marks (a quoted article keeps its own words).
+
+:data:`WORDING` holds the house words that are not terms of the glossary (最保险, 解决办法, notebook,
+单元格): the wording rule enforces them too, but the glossary and the search leave them out.
 """
 
 from __future__ import annotations
@@ -50,12 +53,25 @@ TERMS: tuple[Term, ...] = (
     Term("计算图", "computation graph", "questions-graph-kept-alive"),
     Term("内存泄漏", "memory leak", "questions-graph-kept-alive", also=("显存泄漏",)),
     Term("显存", "GPU memory", "questions-graph-kept-alive"),
-    Term("自动求导", "autograd", "data-vs-detach-detach"),
+    Term("自动求导", "autograd", "data-vs-detach-detach", also=("autograd",)),
+    Term("需要梯度", "`requires_grad=True`", "copying-clone", avoid=("需要求导",)),
+    Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",)),
     Term("反向传播", "backward pass, `backward()`", "questions-non-leaf-grad"),
     Term("梯度", "gradient, `.grad`", "questions-non-leaf-grad"),
     Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点")),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad"),
     Term("推理张量", "inference tensor", "questions-inference-mode"),
+)
+
+
+#: House words: one word for each idea, enforced like the terms' variants (``zh`` is the word to write;
+#: ``en`` says what it stands for; ``page`` is unused).
+WORDING: tuple[Term, ...] = (
+    Term("最保险", "the safest (copy)", "", avoid=("最稳妥",)),
+    Term("解决办法", "a fix", "", avoid=("修法", "修复办法")),
+    Term("按求导公式算出的", "the analytic (gradient)", "", avoid=("微积分",)),
+    Term("notebook", "a Jupyter notebook", "", avoid=("笔记本",)),
+    Term("单元格", "a cell of a notebook or script", "", avoid=("代码单元", "上一格", "下一格", "最后一格")),
 )
 
 
@@ -79,22 +95,28 @@ QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
 
 
 def chinese_pages(root: Path = ROOT, code: str = "zh_CN") -> list[Path]:
-    """The sources of the Chinese edition: example scripts, part headers and narrative pages."""
-    gallery = root / "gallery" / code
-    return sorted([*gallery.rglob("*.py"), *gallery.rglob("*.rst"), *(root / "docs" / code).glob("*.md")])
+    """The sources of the Chinese edition: example scripts, part headers, narrative pages and the
+    translations of the theme's and sphinx-gallery's words (``docs/_locale``)."""
+    gallery, locale = root / "gallery" / code, root / "docs" / "_locale" / code
+    return sorted([*gallery.rglob("*.py"), *gallery.rglob("*.rst"), *(root / "docs" / code).glob("*.md"),
+                   *locale.rglob("*.po")])
 
 
 def variants_in(text: str) -> list[tuple[int, str, str]]:
     """``(line, variant, term)`` for each variant to avoid outside quotation marks (a quotation may
-    span lines); where variants overlap (原位操作, 原位) only the longest is reported."""
+    span lines); where variants overlap (原位操作, 原位) only the longest is reported, and a variant
+    inside the accepted word itself (代码单元 in 代码单元格) is not one."""
     bare = QUOTED.sub(lambda quote: "\n" * quote.group().count("\n"), text)
     found = []
     for number, line in enumerate(bare.splitlines(), start=1):
-        for term in TERMS:
+        for term in (*TERMS, *WORDING):
+            rest = line
+            for word in sorted((term.zh, *term.also), key=len, reverse=True):
+                rest = rest.replace(word, "\0")
             for variant in sorted(term.avoid, key=len, reverse=True):
-                if variant in line:
+                if variant in rest:
                     found.append((number, variant, term.zh))
-                    line = line.replace(variant, "")
+                    rest = rest.replace(variant, "\0")
     return found
 
 

@@ -13,7 +13,8 @@ Three rules, all run by the page rules (:func:`sitetools.page_rules.check_source
 - **Chinese spacing** (editions marked ``cjk``): one space between Chinese and Latin letters, digits
   or inline markup; no space between two Chinese characters (a line break inside a paragraph renders
   as one); no space next to full-width punctuation; full-width rather than ASCII punctuation next to
-  Chinese; no emphasis (italics) on Chinese text.
+  Chinese; no emphasis (italics) on Chinese text; no English full stop before Chinese punctuation
+  (``operation.``；``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ CJK_RULES = (
     (re.compile(rf"[{HAN}][,;:!?()]|[,;:!?()][{HAN}]"),
      "ASCII punctuation next to Chinese; use the full-width mark (，；：！？（）)"),
 )  # fmt: skip
+#: An English sentence's full stop (inside a quoted message's markup or not) right before Chinese
+#: punctuation: ``operation.``；`` reads as two stops; the quotation ends without its own.
+LATIN_STOP = (re.compile(r"[A-Za-z0-9)\]][.!?](?:``|`_{0,2})?(?=[，。；：、！？）])"),
+              "an English full stop followed by Chinese punctuation; leave the stop out of the quotation, "
+              "or rephrase (see CONTRIBUTING.md, 'Typography')")
 #: A line that starts a new block of its own rather than continuing the paragraph above it.
 NEW_BLOCK = re.compile(r"[-*] |:\w[\w-]*:|\.\. ")
 #: A section title's underline.
@@ -114,6 +120,9 @@ def cjk_problems(text: str) -> list[tuple[int, str]]:
         if re.search(f"[{HAN}]", match.group()):
             line = text.count("\n", 0, match.start()) + 1
             problems.append((line, f"emphasis on Chinese text {match.group()!r}: Chinese has no italics; rephrase"))
+    for match in LATIN_STOP[0].finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        problems.append((line, f"{LATIN_STOP[1]}: …{text[max(match.start() - 16, 0) : match.end() + 2]}…"))
     for number, line in _rendered_lines(text):
         for pattern, message in CJK_RULES:
             for match in pattern.finditer(line):

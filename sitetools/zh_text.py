@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from sitetools.typography import CJK_RULES, TOKEN
+from sitetools.typography import CJK_RULES, LATIN_STOP, TOKEN
 
 #: MyST roles (``{doc}`about```), substitutions (``{{torch_version}}``), links' targets and
 #: placeholders, which render as something else: replaced by a neutral mark before checking.
@@ -30,6 +30,8 @@ def spacing_problems(text: str) -> list[tuple[int, str, str]]:
     for number, line in enumerate(text.splitlines(), start=1):
         if line.lstrip().startswith(("```", ">>>", "...", ":", "%", "|")):
             continue  # fences, doctest lines, directive options, comments and tables of code
+        for match in LATIN_STOP[0].finditer(line):
+            found.append((number, line[max(0, match.start() - 8):match.end() + 2], LATIN_STOP[1]))
         bare = _CODE.sub(TOKEN, _TITLE.sub("《》", _NOT_TEXT.sub("\u25a1", line)))
         for pattern, rule in CJK_RULES:  # the one rule table, shared with the example pages
             for match in pattern.finditer(bare):

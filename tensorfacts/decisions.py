@@ -125,8 +125,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "要放进模块，就包成 `torch.nn.Parameter(a.detach().clone())`：普通张量赋给模块的属性，"
                 "不会出现在 `model.parameters()` 里，也不能替换已有的参数（抛出 `TypeError`）。"
                 "不要用 `copy.deepcopy(a)`：它对非叶子张量抛出 `RuntimeError`；"
-                "需要求导的 `torch.Tensor` 的副本还会把 `a.grad` 一起带过来，第一步就叠加上这份过时的梯度"
-                "（`Parameter` 的副本没有 `.grad`；不需要求导的张量的副本也不是可训练的叶子张量）。",
+                "需要梯度的 `torch.Tensor` 的副本还会把 `a.grad` 一起带过来，第一步就叠加上这份过时的梯度"
+                "（`Parameter` 的副本没有 `.grad`；不需要梯度的张量的副本也不是可训练的叶子张量）。",
         },
         lambda m: _rows(m, "a.detach().clone()", shares_storage=False, grad_fn="None")
         and str(m["non-leaf"]["copy.deepcopy(a)"]["raised"]).startswith("RuntimeError"),

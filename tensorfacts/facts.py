@@ -162,7 +162,7 @@ def _deepcopy_view_copies_storage() -> Fact:
 @fact("leaf-refuses-inplace", {
     "en": "Calls a.add_(1) on a leaf that requires grad: refused with grad mode on; under torch.no_grad() it runs "
           "and a becomes [2, 3, 4].",
-    "zh_CN": "对需要求导的叶子张量调用 a.add_(1)：求导模式下被拒绝；在 torch.no_grad() 下可以执行，a 变为 [2, 3, 4]。",
+    "zh_CN": "对需要梯度的叶子张量调用 a.add_(1)：梯度模式下被拒绝；在 torch.no_grad() 下可以执行，a 变为 [2, 3, 4]。",
 })
 def _leaf_refuses_inplace() -> Fact:
     """A leaf that requires grad refuses an in-place edit with grad mode on, accepts it under no_grad."""
@@ -185,7 +185,7 @@ def _leaf_refuses_inplace() -> Fact:
 @fact("leaf-view-has-grad-fn-refuses-inplace", {
     "en": "Slices base[1:] of a leaf that requires grad: the slice has a grad_fn and is not a leaf, and mul_(10) on "
           "it raises the error for a view of a leaf.",
-    "zh_CN": "对需要求导的叶子张量切片 base[1:]：切片有 grad_fn、不是叶子张量，对它调用 mul_(10) "
+    "zh_CN": "对需要梯度的叶子张量切片 base[1:]：切片有 grad_fn、不是叶子张量，对它调用 mul_(10) "
              "会报“叶子张量的视图”那条错误。",
 })
 def _leaf_view_has_grad_fn_refuses_inplace() -> Fact:
@@ -228,7 +228,7 @@ def _inference_tensor_has_no_version_counter() -> Fact:
     "en": "Calls mul_(10) on an inference tensor outside inference mode, with grad mode on and under "
           "torch.no_grad(): both raise, yet the values are 100 times the old ones; inside inference mode the edit "
           "runs.",
-    "zh_CN": "在推理模式之外、分别在求导模式下和 torch.no_grad() 下对推理张量调用 mul_(10)：两次都报错，"
+    "zh_CN": "在推理模式之外、分别在梯度模式下和 torch.no_grad() 下对推理张量调用 mul_(10)：两次都报错，"
              "但数值已变成原来的 100 倍；在推理模式内修改则正常执行。",
 })
 def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:

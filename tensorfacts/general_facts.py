@@ -62,8 +62,8 @@ DEEPCOPY_GRAD = {"parameter": "dropped", "non-leaf": RAISES, "view": RAISES}
     "en": "Gives a its .grad (by backward, or by hand when a does not require grad), deep-copies a and "
           "looks at the copy's .grad: a copy of its own for a torch.Tensor (a leaf, a tensor that does "
           "not require grad, an inference tensor), None for a Parameter; a non-leaf raises RuntimeError.",
-    "zh_CN": "先让 a 有 .grad（用反向传播；a 不需要求导时手动赋值），再深拷贝 a，看副本的 .grad："
-             "torch.Tensor（叶子张量、不需要求导的张量、推理张量）得到一份自己的副本，Parameter 得到 None；"
+    "zh_CN": "先让 a 有 .grad（用反向传播；a 不需要梯度时手动赋值），再深拷贝 a，看副本的 .grad："
+             "torch.Tensor（叶子张量、不需要梯度的张量、推理张量）得到一份自己的副本，Parameter 得到 None；"
              "非叶子张量抛出 RuntimeError。",
 }, by_source(DEEPCOPY_GRAD, default="copied"))
 def _deepcopy_grad(case: Case) -> str:
@@ -154,7 +154,7 @@ def edit_before_save(case: Case) -> tuple[bool, bool]:
 }, by_source({"leaf": (True, True), "parameter": (True, True), "view": (True, True),
               "non-leaf": (True, False)}), sources=GRAD_SOURCES, devices=VALUE_DEVICES, narrower={
     "en": "only a tensor that requires grad has a backward to run; " + NEEDS_VALUES["en"],
-    "zh_CN": "只有需要求导的张量才有反向传播可做；" + NEEDS_VALUES["zh_CN"],
+    "zh_CN": "只有需要梯度的张量才有反向传播可做；" + NEEDS_VALUES["zh_CN"],
 })
 def _edit_before_save(case: Case) -> tuple[bool, bool]:
     return edit_before_save(case)
@@ -216,7 +216,7 @@ def _setter_expected(case: Case) -> dict[str, str]:
           "requires grad and accepted otherwise; the other layout and device type are always refused as an "
           "incompatible tensor type (so is a normal tensor under an inference tensor on meta).",
     "zh_CN": "把 a.data 分别设为 2×2 的 float64 张量、int64 张量、稀疏张量、另一种设备上的张量：改形状和浮点 dtype "
-             "都接受；整数 dtype 在 a 需要求导时被拒绝，否则接受；换布局、"
+             "都接受；整数 dtype 在 a 需要梯度时被拒绝，否则接受；换布局、"
              "换设备类型一律以“张量类型不兼容”被拒绝（meta 上的推理张量换成普通张量也是如此）。",
 }, _setter_expected)
 def _data_setter(case: Case) -> dict[str, str]:
@@ -278,7 +278,7 @@ def logs_over_training(case: Case) -> dict[str, str]:
                  "w.detach()": FINAL_W},
     sources=TRAINABLE, devices=VALUE_DEVICES, narrower={
     "en": "an optimizer trains leaves that require grad; " + NEEDS_VALUES["en"],
-    "zh_CN": "优化器只训练需要求导的叶子张量；" + NEEDS_VALUES["zh_CN"],
+    "zh_CN": "优化器只训练需要梯度的叶子张量；" + NEEDS_VALUES["zh_CN"],
 })
 def _logs_over_training(case: Case) -> dict[str, str]:
     return logs_over_training(case)
@@ -362,7 +362,7 @@ def train_in_a_module(case: Case) -> str:
           "adds it and the values go wrong; a non-leaf raises RuntimeError; the copy of a tensor that does not "
           "require grad is no trainable leaf; the copy of a Parameter trains apart.",
     "zh_CN": "同样的训练循环，改用 w = copy.deepcopy(a)：叶子张量的副本带着 a 的 .grad，第一步把它叠加进去，"
-             "数值就错了；非叶子张量抛出 RuntimeError；不需要求导的张量的副本不是可训练的叶子张量；Parameter "
+             "数值就错了；非叶子张量抛出 RuntimeError；不需要梯度的张量的副本不是可训练的叶子张量；Parameter "
              "的副本可以单独训练。",
 }, by_source({"leaf": "wrong values (a stale .grad was added)", "parameter": "trains apart",
               "non-leaf": RAISES, "view": RAISES,
@@ -389,7 +389,7 @@ def cpu_snapshot(case: Case) -> tuple[bool, bool, bool]:
 @scoped_fact("cpu-snapshot", {
     "en": "On a CPU tensor a, checks that a.cpu() is a itself, and that a.detach().to(\"cpu\", copy=True) has storage "
           "of its own, does not require grad, and keeps its values when a is then multiplied by 10 in place.",
-    "zh_CN": "对 CPU 张量 a，检查 a.cpu() 就是 a 本身；a.detach().to(\"cpu\", copy=True) 有自己的存储、不需要求导，"
+    "zh_CN": "对 CPU 张量 a，检查 a.cpu() 就是 a 本身；a.detach().to(\"cpu\", copy=True) 有自己的存储、不需要梯度，"
              "之后把 a 原地乘以 10，它的数值也不变。",
 }, lambda case: (True, True, True), devices=VALUE_DEVICES, narrower={
     "en": "the sentence is about CPU tensors (this build has no GPU); " + NEEDS_VALUES["en"],

@@ -132,7 +132,7 @@ GUIDE: tuple[Advice, ...] = (
                 "node. "
                 "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and `a.double()` "
                 "through `ToCopyBackward0` (it also changes the dtype).",
-            "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要求导的张量用 `a.clone()`：它有自己的存储和版本计数器，"
+            "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带一个 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，"
                 "节点是 `CopyBackwards`；`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变了 dtype）。",
         },
@@ -184,7 +184,7 @@ GUIDE: tuple[Advice, ...] = (
                 "(`ViewBackward0`). A view of a leaf that requires grad refuses in-place edits outside "
                 "`torch.no_grad()`, and so does `b = a` when `a` is itself such a view.",
             "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器（推理张量根本没有版本计数器），"
-                "并留在计算图中（`ViewBackward0`）。需要求导的叶子张量的视图，"
+                "并留在计算图中（`ViewBackward0`）。需要梯度的叶子张量的视图，"
                 "在 `torch.no_grad()` 之外一做原地修改就会报错；"
                 "如果 `a` 本身就是这样的视图，`b = a` 也一样。",
         },
@@ -262,12 +262,12 @@ GUIDE: tuple[Advice, ...] = (
                 "the copy of a `Parameter` has none (`.grad` is `None`), and so has every parameter of a "
                 "deep-copied model. For a view of a tensor that does not require grad it copies the whole "
                 "storage behind it, where `clone()` copies only the view's elements.",
-            "zh_CN": "`copy.deepcopy(a)` 只能用于没有 `grad_fn` 的张量（叶子张量、`Parameter`、不需要求导的张量、"
+            "zh_CN": "`copy.deepcopy(a)` 只能用于没有 `grad_fn` 的张量（叶子张量、`Parameter`、不需要梯度的张量、"
                 "推理张量）；对非叶子张量（包括叶子张量的视图）会抛出 `RuntimeError`。它分配新的存储，保留 "
                 "`requires_grad` 和类型：`Parameter` 复制后仍是 `Parameter`。`.grad` 复不复制要看类型："
                 "`torch.Tensor` 的副本会得到一份 `.grad` 的拷贝，`Parameter` 的副本则没有（`.grad` 为 `None`），"
                 "深拷贝整个模型时，每个参数也都是如此。"
-                "对不需要求导的张量的视图，它复制的是视图背后的整块存储，而 `clone()` 只复制视图中的元素。",
+                "对不需要梯度的张量的视图，它复制的是视图背后的整块存储，而 `clone()` 只复制视图中的元素。",
         },
         lambda m: all(
             _row(m, s, "copy.deepcopy(a)")["raised"] == ""

@@ -28,6 +28,8 @@ LEDGER = {
         "summary": "{total} claims, checked on torch {torch}: {holds} hold, {not_hold} do not "
         "hold, and for {differs} the output differs from the article's. {not_claims} more rows are "
         "not claims (code damaged in publishing, a commented-out line) and are not counted.",
+        "summary, all claims": "{total} claims, checked on torch {torch}: {holds} hold, {not_hold} do not "
+        "hold, and for {differs} the output differs from the article's.",
     },
     "zh_CN": {
         "claim": "原文的说法",
@@ -44,6 +46,8 @@ LEDGER = {
         "summary": "共 {total} 条说法，在 torch {torch} 上检验：{holds} 条成立，{not_hold} 条不成立，"
         "{differs} 条输出与原文不同。另有 {not_claims} 行不算原文的说法"
         "（发表时损坏的代码、被注释掉的一行），不计入统计。",
+        "summary, all claims": "共 {total} 条说法，在 torch {torch} 上检验：{holds} 条成立，"
+        "{not_hold} 条不成立，{differs} 条输出与原文不同。",
     },
 }
 

@@ -9,9 +9,9 @@ from bs4 import BeautifulSoup
 
 from sitetools.editions import CODES
 from tensorfacts import articles, verdicts
-from tensorfacts.model import VERDICTS, Result
+from tensorfacts.model import NOT_A_CLAIM, VERDICTS, Result
 from tests import expected_words
-from tests.claims_tools import build_mini_site
+from tests.claims_tools import build_mini_site, claims_ledger
 from tests.gallery_tools import read_page
 from tests.rendered_tables import SUMMARY_VERDICTS, ledger_problems, mutated_article, shown, summary_numbers
 
@@ -36,6 +36,18 @@ def test_summary_is_read_by_position():
         read = summary_numbers(template.format(**values).replace("'", "\u2019"), template)
         assert read == {k: str(v) for k, v in values.items()}, lang
         assert set(read) >= set(SUMMARY_VERDICTS), f"{lang}: the summary does not count every verdict"
+        short = expected_words.ledger(lang)["summary, all claims"]
+        assert summary_numbers(short.format(**values).replace("'", "\u2019"), short) == {
+            k: str(v) for k, v in values.items() if k != "not_claims"}, lang
+
+
+def test_a_table_with_no_rows_that_are_not_claims_says_nothing_of_them(outcomes):
+    """No "0 more rows are not claims": the count line names those rows only where there are some."""
+    claims_only = [o for o in outcomes if o.verdict != NOT_A_CLAIM]
+    assert len(claims_only) < len(outcomes), "the articles have rows that are not claims"
+    for lang, other_rows in (("en", "more rows are not claims"), ("zh_CN", "行不算原文的说法")):
+        assert other_rows in claims_ledger.summary_line(outcomes, lang).astext(), lang
+        assert other_rows not in claims_ledger.summary_line(claims_only, lang).astext(), lang
 
 
 # --- Mutations of a copy of the built page -----------------------------------------------------
@@ -82,7 +94,8 @@ def word_kept_mark_changed(soup, lang):
 
 def _rewrite_summary(soup, lang, change):
     line = soup.select_one("p.claims-summary")
-    template = expected_words.ledger(lang)["summary"]
+    w = expected_words.ledger(lang)
+    template = next(t for t in (w["summary"], w["summary, all claims"]) if summary_numbers(line.get_text(), t))
     numbers = summary_numbers(line.get_text(), template)
     line.string = template.format(**change(numbers))
 

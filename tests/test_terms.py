@@ -40,8 +40,9 @@ def test_every_term_names_a_page_that_exists():
 
 
 def test_no_term_is_also_a_variant_to_avoid():
-    used = {word for term in terms.TERMS for word in (term.zh, *term.also)}
-    avoided = {word for term in terms.TERMS for word in term.avoid}
+    rules = (*terms.TERMS, *terms.WORDING)
+    used = {word for term in rules for word in (term.zh, *term.also)}
+    avoided = {word for term in rules for word in term.avoid}
     assert not used & avoided, used & avoided
 
 
@@ -53,8 +54,21 @@ def test_no_term_is_also_a_variant_to_avoid():
         ("原文说两者都是“原位操作”。", []),
         ("原文说“两者都是\n原位操作”。", []),
         ("这是原地操作。", []),
+        ("a 需要求导时", [(1, "需要求导", "需要梯度")]),
+        ("在求导模式下", [(1, "求导模式", "梯度模式")]),
+        ("这是最稳妥的复制", [(1, "最稳妥", "最保险")]),
+        ("修法一", [(1, "修法", "解决办法")]),
+        ("修复办法是", [(1, "修复办法", "解决办法")]),
+        ("正是微积分给出的梯度", [(1, "微积分", "按求导公式算出的")]),
+        ("下载 Jupyter 笔记本", [(1, "笔记本", "notebook")]),
+        ("两者的最后一格", [(1, "最后一格", "单元格")]),
+        ("两边的代码单元相同", [(1, "代码单元", "单元格")]),
+        ("两边的代码单元格相同", []),
+        ("由 autograd 记录", []),
     ],
-    ids=["variant", "second-line", "quoted", "quoted-across-lines", "the-term-itself"],
+    ids=["variant", "second-line", "quoted", "quoted-across-lines", "the-term-itself", "requires-grad",
+         "grad-mode", "safest", "fix", "fix-2", "analytic-gradient", "notebook", "last-cell", "code-cell",
+         "the-accepted-word-holds-a-variant", "autograd-is-accepted"],
 )
 def test_the_checker_finds_variants_outside_quotations(text, expected):
     assert terms.variants_in(text) == expected

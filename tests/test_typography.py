@@ -51,6 +51,9 @@ CJK_CASES = {
     "ascii-comma": ("张量,再看", "ASCII punctuation next to Chinese"),
     "ascii-bracket": ("张量(见下)", "ASCII punctuation next to Chinese"),
     "italics": ("与它 *共享* 内存", "emphasis on Chinese text"),
+    "stop-in-quoted-message": ("停在 ``in-place operation.``；只改", "an English full stop followed by Chinese"),
+    "stop-then-comma": ("报错 ``Use detach() instead.``，见", "an English full stop followed by Chinese"),
+    "stop-in-text": ("原文写 done.。然后", "an English full stop followed by Chinese"),
 }
 
 
@@ -73,6 +76,8 @@ def test_the_chinese_rules_find_each_fault(text, expected):
         "2×3 的叶子，第 0 个输出",
         "标题\n----\n\n正文。",
         "- ``[3]``：形状；\n- ``x``：输出。",
+        "停在 ``in-place operation``；只改，用 ``a.data``，在 torch 2.13.0。",
+        "原文说“a view of a leaf Variable ...”。",
     ],
     ids=[
         "spaced",
@@ -85,6 +90,8 @@ def test_the_chinese_rules_find_each_fault(text, expected):
         "numbers",
         "title",
         "list",
+        "message-without-stop",
+        "ellipsis",
     ],  # fmt: skip
 )
 def test_the_chinese_rules_accept_good_text(text):

@@ -42,6 +42,7 @@ def test_the_english_checker_finds_prose_outside_code_and_torch_messages(text, w
     ("用 `clone()` 复制，在 torch 2.13.0 上报错：`RuntimeError`。", 0),
     ("见{doc}`about`。又见{ref}`对应的示例 <copying-alias>`", 0),
     ("共 {total} 条，torch {{torch_version}} 上", 0),
+    ("见 `Use detach() instead.`，再看", 1),
     ("文章《【pytorch】tensor的复制避坑》，链接：<https://example.org/a>。", 0),
 ])
 def test_the_spacing_checker_finds_each_break_of_the_rule(text, bad):

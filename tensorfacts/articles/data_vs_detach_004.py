@@ -37,8 +37,8 @@ def _both_separate() -> Result:
     for name, t in (("data", out.data), ("detach()", out.detach())):
         results[name] = (not t.requires_grad, t.grad_fn is None, t.is_leaf, grad_fn_name(t))
     ok = all(all(flags[:3]) for flags in results.values())
-    return Result(verdict(ok), "; ".join(
-        f"{n}: requires_grad={not f[0]}, grad_fn={f[3]}" for n, f in results.items()))
+    shown = [f"`{n}: requires_grad={not f[0]}, grad_fn={f[3]}`" for n, f in results.items()]
+    return Result(verdict(ok), said("; ".join(shown), "；".join(shown)))
 
 
 # --- Article 004, data ---------------------------------------------------------------------------
@@ -160,7 +160,8 @@ def _detach_004_backward_error() -> Result:
     try:
         out.sum().backward()
     except RuntimeError:
-        return Result(HOLDS, f"RuntimeError; out._version = {out._version}")
+        return Result(HOLDS, said(f"`RuntimeError`; `out._version = {out._version}`",
+                                  f"`RuntimeError`；`out._version = {out._version}`"))
     return Result(DOES_NOT_HOLD, said(f"no error; `a.grad = {a.grad.tolist()}`",
                                       f"没有报错；`a.grad = {a.grad.tolist()}`"))
 
@@ -219,8 +220,8 @@ def _detach_like_data() -> Result:
         "detach()": (same_storage(out, c), c.requires_grad),
     }
     same = facts["data"] == facts["detach()"] == (True, False)
-    return Result(verdict(same), "; ".join(
-        f"{n}: same_storage={f[0]}, requires_grad={f[1]}" for n, f in facts.items()))
+    shown = [f"`{n}: same_storage={f[0]}, requires_grad={f[1]}`" for n, f in facts.items()]
+    return Result(verdict(same), said("; ".join(shown), "；".join(shown)))
 
 
 # --- Article 004, summary of the differences -----------------------------------------------------
@@ -273,8 +274,8 @@ def _attribute_vs_method() -> Result:
     static = inspect.getattr_static(torch.Tensor, "data")
     descriptor = hasattr(static, "__get__") and not callable(static)
     ok = data_is_tensor and detach_is_bound_method and descriptor
-    return Result(verdict(ok), f"type(Tensor.data) = {type(static).__name__}; "
-                  f"type(a.detach) = {type(a.detach).__name__}")
+    shown = (f"`type(Tensor.data) = {type(static).__name__}`", f"`type(a.detach) = {type(a.detach).__name__}`")
+    return Result(verdict(ok), said("; ".join(shown), "；".join(shown)))
 
 
 def wrong_gradient(grad: list[float], right: list[float], silent: bool) -> dict[str, str]:

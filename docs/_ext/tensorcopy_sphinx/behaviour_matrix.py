@@ -98,7 +98,7 @@ WORDS = {
         probes.EDIT_DETECTED: "反向传播时报错",
         probes.EDIT_SILENT: "梯度错误，不报错",
         probes.EDIT_UNAFFECTED: "梯度不受影响",
-        probes.EDIT_NO_GRAPH: "无计算图（a 不需要求导）",
+        probes.EDIT_NO_GRAPH: "无计算图（a 不需要梯度）",
         probes.NO_COUNTER: "报错：a 没有版本计数器",
         probes.INFERENCE_EDIT: "修改时报错（推理张量）",
         "changed_anyway": "，但 a 的值已被改动",

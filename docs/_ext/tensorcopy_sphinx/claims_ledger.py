@@ -57,6 +57,8 @@ WORDS = {
         "summary": "{total} claims, checked on torch {torch}: {holds} hold, {not_hold} do not "
         "hold, and for {differs} the output differs from the article's. {not_claims} more rows are "
         "not claims (code damaged in publishing, a commented-out line) and are not counted.",
+        "summary, all claims": "{total} claims, checked on torch {torch}: {holds} hold, {not_hold} do not "
+        "hold, and for {differs} the output differs from the article's.",
     },
     "zh_CN": {
         "claim": "原文的说法",
@@ -73,6 +75,8 @@ WORDS = {
         "summary": "共 {total} 条说法，在 torch {torch} 上检验：{holds} 条成立，{not_hold} 条不成立，"
         "{differs} 条输出与原文不同。另有 {not_claims} 行不算原文的说法"
         "（发表时损坏的代码、被注释掉的一行），不计入统计。",
+        "summary, all claims": "共 {total} 条说法，在 torch {torch} 上检验：{holds} 条成立，"
+        "{not_hold} 条不成立，{differs} 条输出与原文不同。",
     },
 }
 
@@ -213,11 +217,16 @@ def build_table(
     return table
 
 
+def summary_template(language: str, not_claims: int) -> str:
+    """The count line's sentence: the one that counts the rows that are not claims, when there are any."""
+    return words(language)["summary" if not_claims else "summary, all claims"]
+
+
 def summary_line(outcomes: list[Outcome], language: str) -> nodes.paragraph:
     import torch
 
     counts = verdicts.summary(outcomes)
-    text = words(language)["summary"].format(
+    text = summary_template(language, counts[NOT_A_CLAIM]).format(
         total=len(outcomes) - counts[NOT_A_CLAIM],
         not_claims=counts[NOT_A_CLAIM],
         torch=torch.__version__,

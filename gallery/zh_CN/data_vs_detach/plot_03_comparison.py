@@ -237,8 +237,8 @@ assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 
 # %%
 # 这个赋值真正检查的只有两点：``t`` 必须和 ``p`` 是同一类张量（布局和设备类型一致，
-# 不一致时 torch 报“incompatible tensor type”，即张量类型不兼容）；``p`` 需要求导时，``t`` 的 dtype 必须是浮点或复数。
-# 形状不查，同类之内换 dtype 也不查；对不需要求导的张量，连整数 dtype 也能赋进去。
+# 不一致时 torch 报“incompatible tensor type”，即张量类型不兼容）；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。
+# 形状不查，同类之内换 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。
 
 refused = []
 for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):
@@ -439,7 +439,7 @@ assert torch.equal(grad_detach, 80 * torch.tensor([1.0, 2.0, 3.0])), "backward()
 
 # %%
 # 对叶子张量，同样的修改落在求梯度的那个张量本身上：在 ``(a * a).sum()`` 保存 ``a`` 之前执行
-# ``a.detach().mul_(10)``，``backward()`` 返回按修改后的数值算出的 ``2 * a``，正是微积分给出的梯度。
+# ``a.detach().mul_(10)``，``backward()`` 返回按修改后的数值算出的 ``2 * a``，这正是按求导公式应得的梯度。
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 a.detach().mul_(10)

@@ -7,7 +7,7 @@
 ``RuntimeError: one of the variables needed for gradient computation has been
 modified by an inplace operation`` 是 PyTorch 的 issue 区里被问得最多的报错之一（`pytorch/pytorch#96265
 <https://github.com/pytorch/pytorch/issues/96265>`__、`pytorch/pytorch#39141
-<https://github.com/pytorch/pytorch/issues/39141>`__）。本页用四种写法触发它，逐段读懂报错信息，找出是哪一行惹的祸，再拿每种修法算出的梯度与微积分的结果对照。
+<https://github.com/pytorch/pytorch/issues/39141>`__）。本页用四种写法触发它，逐段读懂报错信息，找出是哪一行惹的祸，再把每种解决办法算出的梯度与按求导公式算出的梯度对照。
 """
 
 # %%
@@ -217,7 +217,7 @@ assert x.grad is None, "no gradient was written"
 # - ``is at version 1; expected version 0``：自从 ``exp`` 保存它以来，它被原地修改过一次。当前版本就是张量的
 #   ``_version``。
 #
-# 修法：改成非原地写法。``y = y + 1`` 生成一个新张量，被保存的那个不受影响，梯度也正是微积分给出的
+# 解决办法：改成非原地写法。``y = y + 1`` 生成一个新张量，被保存的那个不受影响，梯度也正是按求导公式算出的
 # ``d/dx (exp(x) + 1) = exp(x)``。
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 y = x.exp()
@@ -252,7 +252,7 @@ else:
 assert "[torch.FloatTensor [3]] is at version 1; expected version 0" in message, "no operation is named"
 
 # %%
-# 这里的修改是有意为之，所以修法是在修改之前 ``clone()``：乘法保存的是一份副本，``x`` 可以随意改。``w``
+# 这里的修改是有意为之，所以解决办法是在修改之前 ``clone()``：乘法保存的是一份副本，``x`` 可以随意改。``w``
 # 的梯度是 ``x`` 参与乘法时的值，即 ``d/dw sum(w * x) = x``。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0])
@@ -392,7 +392,7 @@ assert at_forward == 1 and saved._base is D.weight, "the saved tensor is a view 
 # sphinx_gallery_end_ignore
 
 # %%
-# 修法是调整顺序：趁权重还是前向传播时的样子，先把两个梯度都算出来，再更新参数。``inputs=``
+# 解决办法是调整顺序：趁权重还是前向传播时的样子，先把两个梯度都算出来，再更新参数。``inputs=``
 # 让每个损失的梯度只流向它自己的模型。这样 ``G`` 的梯度就与 ``torch.func.grad`` 用同一组权重算出的结果相同。
 G = torch.nn.Linear(2, 3)
 D = torch.nn.Linear(3, 1)
@@ -455,5 +455,5 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 #
 # 报错信息用类型和形状指明被保存的张量；如果它是某个运算的输出，还会点名这个运算（被保存的输入则没有）。两个版本号不同，
 # 说明它被保存之后，有原地操作作用在它或与它共用版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
-# ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。改法有四种：改成非原地写法；交给运算一份 ``clone()``；调整顺序，让所有
+# ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。解决办法有四种：改成非原地写法；交给运算一份 ``clone()``；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`.data 那一页 <data-vs-detach-data>`。

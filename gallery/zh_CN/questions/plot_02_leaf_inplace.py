@@ -1,11 +1,11 @@
 """
 .. _questions-leaf-inplace:
 
-“a leaf Variable that requires grad is being used in an in-place operation”
-===========================================================================
+“a leaf Variable that requires grad is being used in an in-place operation”：手写参数更新为何报错
+=================================================================================================
 
 手写一步参数更新 ``w -= lr * w.grad``，程序停在 ``RuntimeError: a leaf Variable that requires grad is being
-used in an in-place operation.``；只改权重的某一行，得到的是它的变体“a view of a leaf Variable ...”。本页先复现这两条报错，再介绍有意修改参数的几种正确做法：``torch.no_grad()``、``copy_``，形状要变时换一个新层（而不是用 ``torch.utils.swap_tensors``），并说明为什么
+used in an in-place operation``；只改权重的某一行，得到的是它的变体“a view of a leaf Variable ...”。本页先复现这两条报错，再介绍有意修改参数的几种正确做法：``torch.no_grad()``、``copy_``，形状要变时换一个新层（而不是用 ``torch.utils.swap_tensors``），并说明为什么
 ``.data`` 也能用，却一声不吭。它回答的是 `pytorch/examples#779
 <https://github.com/pytorch/examples/pull/779>`__ 背后的问题。
 """
@@ -201,8 +201,8 @@ else:
 assert message.startswith("a view of a leaf Variable that requires grad is being used in an in-place operation")
 
 # %%
-# 修法一：``torch.no_grad()``
-# ---------------------------
+# 解决办法一：``torch.no_grad()``
+# -------------------------------
 #
 # 参数更新不属于模型本身，本来就不该被记录。在 ``torch.no_grad()`` 下，同一行代码可以执行：``w`` 仍是叶子张量，没有
 # ``grad_fn``；它的版本计数器照常加一，所以任何保存了 ``w`` 的计算图依然能发现这次修改。
@@ -216,7 +216,7 @@ assert w.requires_grad, "w still requires grad"
 # sphinx_gallery_end_ignore
 
 # %%
-# 这一步正是微积分给出的 ``w - 0.1 * 2 * w = 0.8 * w``。下一次 ``backward()``
+# 这一步的结果正是按求导公式应得的 ``w - 0.1 * 2 * w = 0.8 * w``。下一次 ``backward()``
 # 也能在更新后的叶子张量上正常运行（先把 ``w.grad`` 清空，因为梯度会累加）。
 w.grad = None
 (w**2).sum().backward()
@@ -224,8 +224,8 @@ print("w.grad:", w.grad)
 assert torch.allclose(w.grad, 2 * torch.tensor([0.8, 1.6])), "the next gradient is 2w at the new w"
 
 # %%
-# 修法二：用 ``copy_`` 或 ``nn.init`` 修改权重
-# --------------------------------------------
+# 解决办法二：用 ``copy_`` 或 ``nn.init`` 修改权重
+# ------------------------------------------------
 #
 # 要把参数设成给定的值，就在 ``no_grad`` 下把值复制进去。参数还是原来那个对象、那块存储，持有它的优化器也就能看到新值。``torch.nn.init``
 # 里的函数会自己处理 ``no_grad``。
@@ -287,7 +287,7 @@ else:
 # %%
 # 要把一层从 2 个输出扩到 4 个，就新建一个 ``Linear(3, 4)``，在 ``torch.no_grad()``
 # 下把学到的那几行复制进去，再给它一个新的优化器：新优化器的状态从空开始，形状也是新的。在同一批数据上走几步
-# Adam，可以看到它能正常训练。（上一格里的随机种子固定了这批随机数据和各层的初始权重。）
+# Adam，可以看到它能正常训练。（上一个单元格里的随机种子固定了这批随机数据和各层的初始权重。）
 grown = torch.nn.Linear(3, 4)
 with torch.no_grad():
     grown.weight[:2] = old_weight
@@ -308,7 +308,7 @@ assert losses[-1] < losses[0] and tuple(opt.state[grown.weight]["exp_avg"].shape
 # 为什么 ``.data`` 也能用，却一声不吭
 # -----------------------------------
 #
-# 上面那个 PR 最终合并的修法是 ``p.data.add_(...)``。它能运行，因为 ``p.data`` 是一个在 autograd 之外的张量。但它也有自己独立的版本计数器，所以这次修改不会让
+# 上面那个 PR 最终合并的改动是 ``p.data.add_(...)``。它能运行，因为 ``p.data`` 是一个在 autograd 之外的张量。但它也有自己独立的版本计数器，所以这次修改不会让
 # ``p._version`` 增加：保存了 ``p`` 的计算图察觉不到，算出的梯度会悄悄出错（见 :ref:`.data 那一页 <data-vs-detach-data>`）。在
 # ``no_grad`` 下修改，计数器则会增加。
 p = torch.tensor([1.0, 2.0], requires_grad=True)

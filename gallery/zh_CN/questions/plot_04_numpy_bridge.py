@@ -4,8 +4,8 @@
 与 NumPy 互转：“Can't call numpy() on Tensor that requires grad”
 ================================================================
 
-``RuntimeError: Can't call numpy() on Tensor that requires grad. Use
-tensor.detach().numpy() instead.``，见 `pytorch/pytorch#44023
+对需要梯度的张量调用 ``numpy()``，会得到 ``RuntimeError: Can't call numpy() on Tensor that requires grad. Use
+tensor.detach().numpy() instead``，见 `pytorch/pytorch#44023
 <https://github.com/pytorch/pytorch/issues/44023>`__。照提示改就能运行，但返回的数组与张量共用内存。本页说明 NumPy 与 torch
 之间哪些转换共享内存、哪些会复制，以及经由 NumPy 的一次写入如何在 autograd 毫不知情的情况下改掉梯度。
 """
@@ -287,7 +287,7 @@ else:
 #
 # 计算 ``w`` 的梯度要用 ``x``，所以 ``z = w * x`` 保存了 ``x``。如果在 torch 里原地修改 ``x``，``x._version``
 # 会增加，``backward()`` 会报错（见 :ref:`原地修改报错那一页 <questions-inplace-error>`）。同样的修改经由 ``x.numpy()``
-# 完成，计数器却不动：``backward()`` 照常运行，用的是改过的值。按微积分，``d/dw sum(w * x) = x``，即相乘时的
+# 完成，计数器却不动：``backward()`` 照常运行，用的是改过的值。按求导公式，``d/dw sum(w * x) = x``，即相乘时的
 # ``[4, 5, 6]``；得到的梯度却不是它。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0])
@@ -307,10 +307,10 @@ assert x._version == 0 and w.grad[0] == 100.0, "the NumPy write went unseen and 
 draw_memory("x.numpy()[0] = 100.0; z.sum().backward()", x=x, **{"w.grad": w.grad})
 
 # %%
-# 修法
+# 修复
 # ----
 #
-# 写进一份副本：``x.numpy().copy()`` 是一个独立的数组，autograd 保存的张量保持原值，梯度也就是微积分给出的结果。
+# 写进一份副本：``x.numpy().copy()`` 是一个独立的数组，autograd 保存的张量保持原值，梯度也就是按求导公式算出的结果。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0])
 z = w * x

@@ -6,7 +6,7 @@
 
 ``RuntimeError: unsupported operation: more than one element of the
 written-to tensor refers to a single memory location. Please clone() the
-tensor before performing the operation.``：这是往 ``expand`` 的结果里写入时得到的报错；为什么一行看起来差不多的代码却不报错，正是
+tensor before performing the operation``：这是往 ``expand`` 的结果里写入时得到的报错；为什么一行看起来差不多的代码却不报错，正是
 `pytorch/pytorch#42726 <https://github.com/pytorch/pytorch/issues/42726>`__ 问的问题。本页列出哪些操作返回视图、``reshape``
 什么时候会复制，以及基张量与它的视图共享哪些东西：内存、同一个版本计数器，还有 autograd 的历史（``CopySlices``）。
 """
@@ -275,7 +275,7 @@ assert same_storage(base, row) and same_storage(base, transposed), "the views sh
 # ----------------------------------------------
 #
 # ``y[0] = 10.0`` 经由视图 ``y[0]`` 写入。autograd 把它作为一个 ``CopySlices`` 节点记在 ``y`` 上：此后 ``y[0]``
-# 不再依赖 ``leaf``，所以那里的梯度是 0，和微积分对常数求导的结果一致。
+# 不再依赖 ``leaf``，所以那里的梯度是 0，和对常数求导的结果一致。
 leaf = torch.ones(3, requires_grad=True)
 y = leaf * 2
 print("y.grad_fn before:", type(y.grad_fn).__name__)

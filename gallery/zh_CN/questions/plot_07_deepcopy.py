@@ -223,7 +223,7 @@ assert torch.equal(held_copy.doubled, held.doubled) and not same_storage(held_co
 # ----
 #
 # 两种办法：模块上只存叶子张量（把 ``scale * 2`` 挪到 ``forward`` 里算），或者用 ``detach()``
-# 把派生出的值移出计算图再存。第二种写法可以深拷贝，拷贝出的模块有自己的内存。
+# 把派生出的值移出计算图再存。第二种写法可以深拷贝，得到的模块有自己的内存。
 
 
 class ScaledFixed(torch.nn.Module):
@@ -254,7 +254,7 @@ assert torch.equal(twin.scale, fixed.scale), "the deep copy must hold the same v
 #
 # 报错信息里已经点了名：``torch.nn.utils.weight_norm``。这个函数已弃用，调用时会发出 ``FutureWarning``；它把
 # ``weight`` 作为由两个参数算出的张量存在模块上，所以哪怕是刚建好的模块，也带着一个非叶子张量，无法深拷贝。取代它的
-# ``torch.nn.utils.parametrizations.weight_norm`` 每次读取时才计算权重，模块上只存那两个参数：这样的模块可以深拷贝，拷贝用自己的内存算出同样的输出。
+# ``torch.nn.utils.parametrizations.weight_norm`` 每次读取时才计算权重，模块上只存那两个参数：这样的模块可以深拷贝，副本用自己的内存算出同样的输出。
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     legacy = torch.nn.utils.weight_norm(torch.nn.Linear(3, 2))
@@ -287,7 +287,7 @@ assert not same_storage(modern.parametrizations.weight.original1, modern_copy.pa
 # 深拷贝带走了什么
 # ----------------
 #
-# 一个已经有梯度的普通叶子张量：拷贝得到自己的 ``.grad``，数值相同，内存不同；拷贝仍是需要梯度的叶子张量。
+# 一个已经有梯度的普通叶子张量：副本得到自己的 ``.grad``，数值相同，内存不同；副本仍是需要梯度的叶子张量。
 
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (w * w).sum().backward()
@@ -302,8 +302,8 @@ assert w_copy.requires_grad and w_copy.is_leaf, "the copy must be a leaf that re
 # sphinx_gallery_end_ignore
 
 # %%
-# ``Parameter`` 不一样：无论单独拷贝还是连同模块一起拷贝，拷贝都保留 ``Parameter`` 类型，却不带梯度。在 ``backward()``
-# 之后深拷贝上面的模型，拷贝里的 ``.grad`` 是 ``None``。
+# ``Parameter`` 不一样：无论单独拷贝还是连同模块一起拷贝，副本都保留 ``Parameter`` 类型，却不带梯度。在 ``backward()``
+# 之后深拷贝上面的模型，副本里的 ``.grad`` 是 ``None``。
 
 p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
 (p * p).sum().backward()
@@ -322,7 +322,7 @@ assert type(twin.scale) is torch.nn.Parameter, "deepcopy must keep the Parameter
 # sphinx_gallery_end_ignore
 
 # %%
-# 拷贝视图时，视图背后的整块存储都会被复制：视图只有两个浮点数，拷贝的存储却有十个（40 字节）。拷贝不再是视图（``_base``
+# 拷贝视图时，视图背后的整块存储都会被复制：视图只有两个浮点数，副本的存储却有十个（40 字节）。副本不再是视图（``_base``
 # 是 ``None``），但保留了视图在存储中的偏移量。
 
 base = torch.arange(10.0)
@@ -420,8 +420,8 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # ----
 #
 # ``copy.deepcopy`` 只能拷贝叶子张量；模块里存了非叶子张量，就要先把它 ``detach()``，或者改在
-# ``forward`` 里计算。深拷贝得到新的内存；普通张量的拷贝带着 ``.grad``，``Parameter``
-# 的拷贝则不带。拷贝视图会复制背后的整块存储，对象内部的共享关系也会保留。``copy.copy``
+# ``forward`` 里计算。深拷贝得到新的内存；普通张量的副本带着 ``.grad``，``Parameter``
+# 的副本则不带。拷贝视图会复制背后的整块存储，对象内部的共享关系也会保留。``copy.copy``
 # 不复制内存，却也不是别名：对需要梯度的张量，它是一个独立的叶子张量，有自己的 ``.grad``
 # 和版本计数器，经过它的梯度传不到源张量。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，
 # 见 :ref:`最保险的复制 <copying-safe-copy>`。

@@ -16,8 +16,8 @@ variables needed for gradient computation has been modified by an inplace operat
 # 全页用到的辅助函数
 # ------------------
 #
-# ``same_storage`` 比较两块存储的起始地址。``true_grad`` 是按微积分在原始权重处
-# ``(w * w).sum()`` 的梯度，由 ``torch.func.grad`` 算出。
+# ``same_storage`` 比较两块存储的起始地址。``true_grad`` 是 ``(w * w).sum()`` 在原始权重处的梯度，
+# 由 ``torch.func.grad`` 算出。
 
 import torch
 
@@ -208,7 +208,7 @@ else:
 # ----------------------------------------
 #
 # 同样的修改改为通过 ``w.data`` 进行，``w._version`` 停在 0。``backward()``
-# 照常运行，用的却是改过的数值：梯度是微积分结果的十倍，而且没有任何提示。
+# 照常运行，用的却是改过的数值：梯度是按求导公式算出的值的十倍，而且没有任何提示。
 
 w = torch.tensor(start, requires_grad=True)
 loss = (w * w).sum()

@@ -275,7 +275,7 @@ else:
     raise AssertionError("an update with w.grad None must raise")
 
 # %%
-# 修复办法是在 ``torch.no_grad()`` 下原地修改 ``w``，并在每一步之后把梯度清零：``w``
+# 解决办法是在 ``torch.no_grad()`` 下原地修改 ``w``，并在每一步之后把梯度清零：``w``
 # 始终是同一个叶子张量，三步之后的值与 ``w <- (1 - 2 lr) w`` 算出的一致。
 
 w = torch.tensor([1.0, 2.0], requires_grad=True)

@@ -321,5 +321,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# 结果再也不会进入 autograd 的代码，才用 ``torch.inference_mode()``；它得到的张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；直接或通过它的视图做原地修改会报错，但新值已经写进去了（通过 ``detach()`` 或 ``.data`` 修改则不报错）。结果可能还要用于训练时，用
+# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它得到的张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；直接或通过它的视图做原地修改会报错，但新值已经写进去了（通过 ``detach()`` 或 ``.data`` 修改则不报错）。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。
