@@ -97,7 +97,7 @@ MATRIX = {
         "detected": "反向传播时报错",
         "silent": "梯度错误，不报错",
         "unaffected": "梯度不受影响",
-        "no-graph": "无计算图（a 不需要求导）",
+        "no-graph": "无计算图（a 不需要梯度）",
         "no-version-counter": "报错：a 没有版本计数器",
         "inference-edit": "修改时报错（推理张量）",
         "changed_anyway": "，但 a 的值已被改动",
