@@ -36,6 +36,12 @@ def page_text(label: str) -> str:
 NAME = re.compile(r"^[a-z0-9_]+/plot_\d\d_[a-z0-9_]+$")
 
 
+def label_of(name: str) -> str:
+    """The reference label of page ``PART/plot_NN_short_name``: ``part-short-name``."""
+    part, stem = name.split("/")
+    return f"{part}-{stem.split('_', 2)[2].replace('_', '-')}"
+
+
 def create(name: str, gallery: Path = GALLERY) -> list[Path]:
     """Create the page ``name`` in every edition; return the files written."""
     if not NAME.match(name):
@@ -44,8 +50,7 @@ def create(name: str, gallery: Path = GALLERY) -> list[Path]:
     targets = [gallery / code / part / f"{stem}.py" for code in CODES]
     if existing := [t for t in targets if t.exists()]:
         raise FileExistsError(f"already there: {', '.join(map(str, existing))}")
-    topic = stem.split("_", 2)[2].replace("_", "-")
-    text = page_text(f"{part}-{topic}")
+    text = page_text(label_of(name))
     written = []
     for target in targets:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -70,8 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print("wrote:\n  " + "\n  ".join(str(p.relative_to(GALLERY.parent)) for p in written))
     print(f"Next: write the page in {CODES[0]} (title, label, cells), preview it with `nox -s preview -- {args.name}` "
-          f"(a preview runs checks that gallery/asserts.json does not record yet), copy its code into the other "
-          f"editions with `python -m sitetools.sync {args.name}` and translate their text, record its checks with "
+          f"(a preview runs checks that gallery/asserts.json does not record yet), copy it into the other editions "
+          f"with `python -m sitetools.sync {args.name}` (a page still as written here takes the whole page) and "
+          f"translate their text, record its checks with "
           "`python -m sitetools.pages_asserts --update`, then run `nox -s fast` and commit.")
     return 0
 

@@ -9,6 +9,8 @@ same place among the comments of its cell). Where a cell's comments cannot be ma
 editions have a different number of them), that cell takes the source's comments and the command
 says so: translate them. The command refuses, and writes nothing, when the two pages do not have the
 same cells in the same order (text, code, text ...): it cannot know which text belongs to which code.
+A page still exactly as ``python -m sitetools.new_page`` wrote it has no words of its own yet: it takes the
+source page whole, text included, to be translated.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import tokenize
 from pathlib import Path
 
 from sitetools.editions import CODES
+from sitetools.new_page import label_of, page_text
 from sitetools.pages import GALLERY, _split, code_tokens, guide
 
 #: A cell separator, as sphinx-gallery reads one.
@@ -140,6 +143,11 @@ def sync(name: str, source_lang: str = CODES[0], gallery: Path = GALLERY) -> lis
             raise SyncError(f"no page gallery/{lang}/{name}.py: copy gallery/{source_lang}/{name}.py there first, "
                             "then translate its text")
         target = path.read_text(encoding="utf-8")
+        if target == page_text(label_of(name)) != source:  # still the template: nothing of its own to keep
+            written[path] = source
+            report.append(f"gallery/{lang}/{name}.py: was the template; now the whole page of {source_lang}: "
+                          "translate its text")
+            continue
         result, notes = sync_text(source, target, f"gallery/{lang}/{name}.py")
         if not _same_code(source, result):  # a safety net: never write a page whose code still differs
             raise SyncError(f"gallery/{lang}/{name}.py: the synced code would still differ; nothing was written")

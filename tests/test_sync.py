@@ -85,3 +85,24 @@ def test_comment_lines_and_end_of_line_comments_are_matched_by_place():
     merged, notes = sync.sync_text(source, target)
     assert merged == '"""文档。"""\n\n# %%\n# 文字。\n\nif True:\n    # 第一\n    x = 1  # 尾\n# 第二\ny = 2\n'
     assert notes == []
+
+
+def test_a_new_page_still_the_template_takes_the_whole_written_page(sources):
+    """After new_page, the contributor writes one edition (new cells and all); sync gives the other edition,
+    still the template, that whole page to translate, where it would otherwise refuse the new cells."""
+    from sitetools import new_page
+
+    name = "questions/plot_99_container_copy"
+    new_page.create(name, sources / "gallery")
+    english = sources / "gallery" / "en" / f"{name}.py"
+    written = english.read_text(encoding="utf-8") + "\n# %%\n# A cell of the writer's own.\n\nextra = 1\n"
+    english.write_text(written, encoding="utf-8")
+    report = sync.sync(name, "en", sources / "gallery")
+    assert report == [f"gallery/zh_CN/{name}.py: was the template; now the whole page of en: translate its text"]
+    assert (sources / "gallery" / "zh_CN" / f"{name}.py").read_text(encoding="utf-8") == written
+    # A page that is no longer the template keeps its words: a change of cells is refused again.
+    chinese = sources / "gallery" / "zh_CN" / f"{name}.py"
+    chinese.write_text(written.replace("A cell of the writer's own.", "作者自己的一格。"), encoding="utf-8")
+    english.write_text(written + "\n# %%\n# One more.\n\nmore = 2\n", encoding="utf-8")
+    with pytest.raises(sync.SyncError, match="the cells differ"):
+        sync.sync(name, "en", sources / "gallery")
