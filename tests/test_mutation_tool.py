@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.mutations import run
-from tests.mutations.catalog import MUTATIONS, Edit, Mutation
+from tests.mutations.catalog import Edit, Mutation
 
 
-def test_names_are_unique_and_every_mutation_names_existing_tests():
-    assert len({m.name for m in MUTATIONS}) == len(MUTATIONS)
-    for m in MUTATIONS:
+@pytest.mark.parametrize("catalog", run.CATALOGS)
+def test_names_are_unique_and_every_mutation_names_existing_tests(catalog):
+    mutations = run.load(catalog)
+    assert len({m.name for m in mutations}) == len(mutations)
+    for m in mutations:
         files = [arg for arg in m.tests if arg.startswith("tests/")]
         assert files and all((run.ROOT / f.split("::")[0]).is_file() for f in files), m.name
 

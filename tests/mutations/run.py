@@ -1,4 +1,4 @@
-"""Run the mutation audit: ``python -m tests.mutations [--sample N] [--seed S] [--only NAME ...]``.
+"""Run the mutation audit: ``python -m tests.mutations [--catalog NAME] [--sample N] [--seed S] [--only NAME ...]``.
 
 For each mutation: a fresh copy of the project's sources in a temporary folder, the mutation's edits
 applied there (never in the working tree), then the mutation's tests run in that copy with pytest (fast
@@ -12,6 +12,7 @@ reads every mutation's file on every run, a sample's too).
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import random
 import shutil
@@ -52,10 +53,18 @@ def apply(project: Path, mutation: Mutation) -> str | None:
     return None
 
 
-def stale_mutations(root: Path = ROOT) -> list[str]:
+#: The lists of mutations ``--catalog`` chooses from (modules of tests.mutations holding MUTATIONS).
+CATALOGS = ("catalog", "independent")
+
+
+def load(catalog: str) -> list[Mutation]:
+    return list(importlib.import_module(f"tests.mutations.{catalog}").MUTATIONS)
+
+
+def stale_mutations(root: Path = ROOT, mutations: list[Mutation] = MUTATIONS) -> list[str]:
     """Every mutation of the catalog whose text to change is not in its file exactly once (read only)."""
     found = []
-    for mutation in MUTATIONS:
+    for mutation in mutations:
         for edit in mutation.edits:
             path = root / edit.path
             count = path.read_text(encoding="utf-8").count(edit.old) if path.exists() else 0
@@ -113,13 +122,15 @@ def baseline(mutations: list[Mutation], base: Path) -> subprocess.CompletedProce
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.mutations", description=__doc__.splitlines()[0])
+    parser.add_argument("--catalog", choices=CATALOGS, default="catalog", help="the list to run (default catalog)")
     parser.add_argument("--sample", type=int, help="run only N mutations, drawn at random (for CI)")
     parser.add_argument("--seed", type=int, default=0, help="the seed of --sample's draw (default 0)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutations")
     parser.add_argument("--no-baseline", action="store_true", help="skip the run on the unmutated copy")
     parser.add_argument("--list", action="store_true", help="list the mutations and exit")
     args = parser.parse_args(argv)
-    chosen = list(MUTATIONS)
+    every = load(args.catalog)
+    chosen = list(every)
     if args.list:
         for m in chosen:
             print(f"{m.name:48} {', '.join(e.path for e in m.edits)}  ->  {' '.join(m.tests)}")
@@ -131,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [m for m in chosen if m.name in args.only]
     if args.sample is not None and args.sample < len(chosen):
         chosen = random.Random(args.seed).sample(chosen, args.sample)
-    stale = stale_mutations()
+    stale = stale_mutations(mutations=every)
     if stale:  # checked for the whole catalog on every run, a sample's too
         print("stale mutations (update them with the code they break):\n  " + "\n  ".join(stale))
         return 1
