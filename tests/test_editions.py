@@ -178,3 +178,16 @@ def test_a_third_edition_with_texts_uses_them(french, monkeypatch):
     assert behaviour_matrix.words("fr")[True] == "oui"
     assert gallery_i18n.translate("fr", "examples/x", "Go to the end") == "Go to the end"
     assert editions.pick({"en": "a", "fr": "b"}, "fr", "a test string") == "b"
+
+
+@pytest.mark.parametrize("code", editions.CODES)
+def test_every_page_is_one_sphinx_gallery_runs(code):
+    """sphinx-gallery executes only the scripts whose path matches ``filename_pattern``; the others are
+    published as they are, without output and without their checks having run."""
+    from sitetools import pages
+
+    pattern = shared_conf().configure(code)["sphinx_gallery_conf"]["filename_pattern"]
+    scripts = pages.gallery_scripts(code)
+    assert len(scripts) > 20
+    skipped = [str(s) for s in scripts if not re.search(pattern, str(s))]
+    assert not skipped, f"{code}: filename_pattern {pattern!r} would publish these without running them: {skipped}"

@@ -106,3 +106,15 @@ def test_a_new_page_still_the_template_takes_the_whole_written_page(sources):
     english.write_text(written + "\n# %%\n# One more.\n\nmore = 2\n", encoding="utf-8")
     with pytest.raises(sync.SyncError, match="the cells differ"):
         sync.sync(name, "en", sources / "gallery")
+
+
+def test_a_string_changed_in_one_edition_code_is_a_parity_failure(sources):
+    """Strings in code cells (printed labels, assert messages) are code: a translated one breaks parity."""
+    script = _page(sources, "zh_CN")
+    text = script.read_text(encoding="utf-8")
+    label = next(cell for cell in pages.code_cells(script) if 'print("' in cell)
+    start = label.index('print("') + len('print("')
+    changed = label[:start] + "译" + label[start:]
+    script.write_text(text.replace(label, changed, 1), encoding="utf-8")
+    problems = pages.check_parity(root=sources)
+    assert any(f"zh_CN/{PAGE}.py" in p and "code cell" in p for p in problems), problems

@@ -27,7 +27,7 @@ MUTATIONS: list[Mutation] = [
     # A claim's check that warns is no longer reported: the ledger shows a verdict of a noisy check.
     mutation("ind-claim-warnings-ignored", "tensorfacts/verdicts.py",
              'warnings.simplefilter("always")', 'warnings.simplefilter("ignore")',
-             "tests/test_tensorfacts_claims.py"),
+             "tests/test_tensorfacts_claims.py", "tests/test_flips.py"),
     # The calculus of the non-leaf source done wrong (d/dx (2x)**2 read as 4x): the edit columns lie.
     mutation("ind-true-gradient-nonleaf-wrong", "tensorfacts/standard_sources.py",
              '"non-leaf": [8.0, 16.0, 24.0],', '"non-leaf": [4.0, 8.0, 12.0],',
@@ -74,7 +74,7 @@ MUTATIONS: list[Mutation] = [
     mutation("ind-full-build-accepts-unrecorded", "sitetools/build.py",
              "    if not preview:\n        problems += unrecorded",
              "    if preview:\n        problems += unrecorded",
-             "tests/test_gate_units.py", "tests/test_page_asserts.py"),
+             "tests/test_gate_units.py", "tests/test_page_asserts.py", "tests/test_build_refusals.py"),
     # The editions' outputs compared by count only: a page printing other values in one edition passes.
     mutation("ind-outputs-compared-by-count", "sitetools/build.py",
              "and blocks != by_lang[reference]:", "and len(blocks) != len(by_lang[reference]):",
