@@ -168,7 +168,9 @@ def expected_stamp_facts(name: str) -> dict:
 
 def stamp_problems(text: str, name: str) -> list[str]:
     facts = expected_stamp_facts(name)
-    problems = [f"{what} {value} not named" for what, value in facts.items() if value not in text]
+    # Each value as a whole word: the count 34 is not named by a commit id that happens to hold "34".
+    problems = [f"{what} {value} not named" for what, value in facts.items()
+                if not re.search(rf"(?<![\w.+]){re.escape(value)}(?![\w.+])", text)]
     if not re.search(r"[0-9a-f]{12}.{1,3}\d{4}-\d{2}-\d{2}", text) and "git" not in text:
         problems.append("no commit and date")
     return problems

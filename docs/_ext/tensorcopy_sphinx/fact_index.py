@@ -27,6 +27,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from sitetools.editions import pick
 from tensorcopy_sphinx.inline import inline_text
+from tensorcopy_sphinx.torch_links import link_late
 
 logger = logging.getLogger(__name__)
 
@@ -149,8 +150,8 @@ def build_index(app: Sphinx, docname: str, language: str) -> list[nodes.Node]:
         entry += nodes.paragraph("", "", nodes.literal(fact_id, fact_id), classes=["fact-id"])
         fields = nodes.field_list()
         fields += _field(w["held"], "held", nodes.inline(word, word))
-        fields += _field(w["runs"], "runs", *inline_text(about.runs_in(language)))
-        fields += _field(w["scope"], "scope", *inline_text(about.scope_in(language)))
+        fields += _field(w["runs"], "runs", *link_late(inline_text(about.runs_in(language))))
+        fields += _field(w["scope"], "scope", *link_late(inline_text(about.scope_in(language))))
         fields += _field(w["cited"], "cited", *(links or [nodes.Text(w["nobody"])]))
         entry += fields
         entries += entry

@@ -142,6 +142,30 @@ def _link(app: Sphinx, doctree: nodes.document) -> None:
         xref += literal
 
 
+def link_late(made: list[nodes.Node]) -> list[nodes.Node]:
+    """Link the torch names of nodes made after references were resolved (a page filled in at
+    ``doctree-resolved``, such as the facts page): each becomes a reference to the object's page, the URL
+    intersphinx would have written."""
+    version, objects = inventory()
+    known, linked = forms(), []
+    for node in made:
+        literals = [node] if isinstance(node, nodes.literal) else list(node.findall(nodes.literal))
+        for literal in literals:
+            name = target(literal.astext(), known)
+            if name is None or _skip(literal):
+                continue
+            literal["classes"].append(CLASS)
+            uri = f"{DOCS_URL.format(version=version)}{objects[name][1]}#{name}"
+            reference = nodes.reference("", "", internal=False, refuri=uri)
+            if literal is node:
+                node = reference
+            else:
+                literal.replace_self(reference)
+            reference += literal
+        linked.append(node)
+    return linked
+
+
 def _check_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     for literal in doctree.findall(nodes.literal):
         if CLASS in literal["classes"] and not isinstance(literal.parent, nodes.reference):
