@@ -52,7 +52,7 @@ TERMS: tuple[Term, ...] = (
     Term("版本计数器", "version counter, `_version`", "questions-version-counter", also=("版本号",)),
     Term("计算图", "computation graph", "questions-graph-kept-alive"),
     Term("内存泄漏", "memory leak", "questions-graph-kept-alive", also=("显存泄漏",)),
-    Term("显存", "GPU memory", "questions-graph-kept-alive"),
+    Term("显存", "GPU memory", "questions-best-weights"),
     Term("自动求导", "autograd", "data-vs-detach-detach", also=("autograd",)),
     Term("需要梯度", "`requires_grad=True`", "copying-clone", avoid=("需要求导",)),
     Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",)),

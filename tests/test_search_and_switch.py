@@ -36,7 +36,7 @@ FIRST = [
     ("zh_CN", "版本号", "examples/questions/plot_12_version_counter.html"),
     ("zh_CN", "叶节点", "examples/questions/plot_09_non_leaf_grad.html"),
     ("zh_CN", "深复制", "examples/questions/plot_07_deepcopy.html"),
-    ("zh_CN", "显存", "examples/questions/plot_10_graph_kept_alive.html"),
+    ("zh_CN", "显存", "examples/questions/plot_03_best_weights.html"),
     ("zh_CN", "内存泄漏", "examples/questions/plot_10_graph_kept_alive.html"),
 ]
 SUMMARY = "#search-results p.search-summary"
