@@ -199,8 +199,8 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     touched = changes(staged_before, fingerprint(stage, STAGED, skip=generated))
     touched += [f"the checkout's {item}" for item in changes(sources_before, fingerprint(ROOT, STAGED))]
     if touched:
-        raise BuildError("sources changed while the examples ran (an example wrote where it must not):\n  "
-                         + "\n  ".join(touched))  # fmt: skip
+        raise BuildError("sources changed while the examples ran (an example wrote where it must not, or a file "
+                         "was edited during the build: then build again):\n  " + "\n  ".join(touched))
     write_landing(building)
     web.write_root_files(building, langs)  # favicon, 404, robots.txt, sitemap, the landing page's alternates
     publish(building, out)
