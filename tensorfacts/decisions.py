@@ -111,21 +111,24 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "need-trainable-copy",
         {
-            "en": "A second trainable copy (a parameter you will optimise separately), from any kind of "
-                "floating-point `a`: `a.detach().clone().requires_grad_(True)`. A new leaf with its own storage "
+            "en": "A second trainable copy (a parameter you will optimise separately), from a "
+                "float32, float64 or bfloat16 `a`, made outside `torch.inference_mode()`: "
+                "`a.detach().clone().requires_grad_(True)`. A new leaf with its own storage "
                 "and no `.grad` yet, so its first step starts from its own gradient alone. To put it in a module, "
                 "wrap it as `torch.nn.Parameter(a.detach().clone())`: a plain tensor set on a module is not among "
                 "`model.parameters()`, and it cannot replace a parameter (`TypeError`). Not `copy.deepcopy(a)`: "
                 "it raises `RuntimeError` on a non-leaf, and the copy of a `torch.Tensor` that requires grad "
-                "carries `a.grad` over, so its first step adds that stale gradient (the copy of a `Parameter` "
+                "carries `a.grad` over, so its first step adds that stale gradient unless the loop zeroes `.grad` "
+                "before its first `backward()` (the copy of a `Parameter` "
                 "has no `.grad`; that of a tensor that does not require grad is no trainable leaf).",
-            "zh_CN": "另做一份可训练的副本（之后单独优化的参数），只要 `a` 是浮点张量，无论哪种，都用 "
-                "`a.detach().clone().requires_grad_(True)`。"
+            "zh_CN": "另做一份可训练的副本（之后单独优化的参数），只要 `a` 是 float32、float64 或 bfloat16 张量，"
+                "并且不在 `torch.inference_mode()` 里做，就用 `a.detach().clone().requires_grad_(True)`。"
                 "得到的是有自己存储的新叶子张量，还没有 `.grad`，第一步只用它自己的梯度。"
                 "要放进模块，就包成 `torch.nn.Parameter(a.detach().clone())`：普通张量赋给模块的属性，"
                 "不会出现在 `model.parameters()` 里，也不能替换已有的参数（抛出 `TypeError`）。"
                 "不要用 `copy.deepcopy(a)`：它对非叶子张量抛出 `RuntimeError`；"
-                "需要梯度的 `torch.Tensor` 的副本还会把 `a.grad` 一起带过来，第一步就叠加上这份过时的梯度"
+                "需要梯度的 `torch.Tensor` 的副本还会把 `a.grad` 一起带过来，如果训练循环不在第一次 `backward()` 之前清零 `.grad`，"
+                "第一步就叠加上这份过时的梯度"
                 "（`Parameter` 的副本没有 `.grad`；不需要梯度的张量的副本也不是可训练的叶子张量）。",
         },
         lambda m: _rows(m, "a.detach().clone()", shares_storage=False, grad_fn="None")
