@@ -105,6 +105,7 @@ MUTANTS = {
     "a Parameter's deepcopy keeps grad": _parameter_deepcopy_keeps_grad,
     "cpu() copies": lambda: Override(cpu=lambda f, a, k: call(f, a, k).clone()),
     "clone() shares memory": lambda: Override(clone=lambda f, a, k: a[0]),
+    "double() always copies": lambda: Override(double=lambda f, a, k: call(f, a, k).clone()),
     "fused optimizer steps are counted": lambda: Override(**dict.fromkeys(FUSED_STEPS, _counted_step)),
 }
 
@@ -131,6 +132,9 @@ FACT_FLIPS = {
     "inference-tensor-has-no-version-counter": "every tensor has a version counter",
     "inference-tensor-inplace-outside-raises-yet-writes": "in-place edits of inference tensors allowed",
     "fused-optimizer-step-not-counted": "fused optimizer steps are counted",
+    "double-of-float64-is-a": "double() always copies",
+    "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
+    "clone-requires-grad-in-grad-mode": "clone() shares memory",
 }
 
 
