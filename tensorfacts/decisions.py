@@ -43,18 +43,25 @@ DECISIONS: tuple[Advice, ...] = (
             "en": "The values without autograd and without copying, to read them now: `a.detach()`. "
                 "It shares storage and the version counter with `a` (an inference tensor has no version counter "
                 "at all) and does not require grad; an in-place "
-                "edit of it while autograd still needs `a` makes backward raise, unless autograd saved `a` under "
-                "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`: then backward raises nothing.",
+                "edit of it while autograd still needs `a` makes backward raise, with these exceptions, where backward "
+                "raises nothing: a write through `a.detach().numpy()`; an edit after autograd saved `a` under "
+                "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`; an edit after a custom "
+                "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`; "
+                "and a step of an optimizer made with `fused=True`, which moves no version counter.",
             "zh_CN": "现在就读数值，不要求导、也不复制：`a.detach()`。它与 `a` "
                 "共享存储和版本计数器（推理张量根本没有版本计数器），不需要梯度；"
-                "自动求导还用得着 `a` 时原地修改它，反向传播会报错；但如果自动求导是在 "
-                "`torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存 `a` 的，反向传播就不会报错。",
+                "自动求导还用得着 `a` 时原地修改它，反向传播会报错。以下几种例外，反向传播都不报错："
+                "通过 `a.detach().numpy()` 写入；自动求导在 `torch.autograd.graph.save_on_cpu()` "
+                "这类保存张量的钩子下保存了 `a` 之后再修改；自定义的 `torch.autograd.Function` 用 `ctx.x = a` "
+                "而不是 `ctx.save_for_backward` 留下 `a` 之后再修改；用 `fused=True` 建的优化器走一步，"
+                "它不推进版本计数器。",
         },
         lambda m: _rows(m, "a.detach()", same_object=False, shares_storage=True, requires_grad=False)
         and _rows(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
         and _no_counter(m, "a.detach()")
         and _rows(m, "a.detach()", GRAD_SOURCES, inplace_edit=EDIT_DETECTED),
-        facts=("saved-tensor-hooks-hide-edit",),
+        facts=("detach-numpy-write-silent", "saved-tensor-hooks-hide-edit", "ctx-attribute-escapes-version-check",
+               "fused-optimizer-step-not-counted"),
     ),
     Advice(
         "need-log-values",
@@ -75,14 +82,16 @@ DECISIONS: tuple[Advice, ...] = (
         "need-copy-with-gradient",
         {
             "en": "New memory, with gradients still flowing back to `a`: `a.clone()`. Its own storage and, when `a` "
-                "requires grad and the clone is made outside `torch.no_grad()`, `requires_grad=True` and a "
-                "`CloneBackward0` node that passes the gradient on.",
+                "requires grad and the clone is made outside `torch.no_grad()` and `torch.inference_mode()`, "
+                "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on.",
             "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；`a` 需要梯度、"
-                "又不是在 `torch.no_grad()` 下调用时，它还有 `requires_grad=True`，并带有把梯度传下去的 "
+                "又不是在 `torch.no_grad()` 或 `torch.inference_mode()` 下调用时，"
+                "它还有 `requires_grad=True`，并带有把梯度传下去的 "
                 "`CloneBackward0` 节点。",
         },
         lambda m: _rows(m, "a.clone()", shares_storage=False)
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),
+        facts=("clone-requires-grad-in-grad-mode",),
     ),
     Advice(
         "need-snapshot",
@@ -100,9 +109,11 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "need-numpy",
         {
-            "en": "A NumPy array: start from `a.detach()`, which is out of the graph but on `a`'s memory, so "
+            "en": "A NumPy array, from a CPU tensor of a dtype NumPy has (float32 or float64, say): start from "
+                "`a.detach()`, which is out of the graph but on `a`'s memory, so "
                 "the array follows later edits of `a`; start from `a.detach().clone()` when it must not.",
-            "zh_CN": "要 NumPy 数组：从 `a.detach()` 出发。它脱离了计算图，但仍在 `a` 的内存上，数组会随 `a` "
+            "zh_CN": "要 NumPy 数组（CPU 张量，dtype 是 NumPy 也有的，比如 float32 或 float64）：从 `a.detach()` 出发。"
+                "它脱离了计算图，但仍在 `a` 的内存上，数组会随 `a` "
                 "之后的修改而变；不想让数组跟着变，就从 `a.detach().clone()` 出发。",
         },
         lambda m: _rows(m, "a.detach()", requires_grad=False, shares_storage=True)
@@ -111,21 +122,25 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "need-trainable-copy",
         {
-            "en": "A second trainable copy (a parameter you will optimise separately), from any kind of "
-                "floating-point `a`: `a.detach().clone().requires_grad_(True)`. A new leaf with its own storage "
+            "en": "A second trainable copy (a parameter you will optimise separately), from a "
+                "float32, float64 or bfloat16 `a`, made outside `torch.inference_mode()`: "
+                "`a.detach().clone().requires_grad_(True)`. A new leaf with its own storage "
                 "and no `.grad` yet, so its first step starts from its own gradient alone. To put it in a module, "
                 "wrap it as `torch.nn.Parameter(a.detach().clone())`: a plain tensor set on a module is not among "
                 "`model.parameters()`, and it cannot replace a parameter (`TypeError`). Not `copy.deepcopy(a)`: "
                 "it raises `RuntimeError` on a non-leaf, and the copy of a `torch.Tensor` that requires grad "
-                "carries `a.grad` over, so its first step adds that stale gradient (the copy of a `Parameter` "
+                "carries `a.grad` over, so its first step adds that stale gradient unless the loop zeroes `.grad` "
+                "before its first `backward()` (the copy of a `Parameter` "
                 "has no `.grad`; that of a tensor that does not require grad is no trainable leaf).",
-            "zh_CN": "另做一份可训练的副本（之后单独优化的参数），只要 `a` 是浮点张量，无论哪种，都用 "
-                "`a.detach().clone().requires_grad_(True)`。"
+            "zh_CN": "另做一份可训练的副本（之后单独优化的参数），只要 `a` 是 float32、float64 或 bfloat16 张量，"
+                "并且不在 `torch.inference_mode()` 里做，就用 `a.detach().clone().requires_grad_(True)`。"
                 "得到的是有自己存储的新叶子张量，还没有 `.grad`，第一步只用它自己的梯度。"
                 "要放进模块，就包成 `torch.nn.Parameter(a.detach().clone())`：普通张量赋给模块的属性，"
                 "不会出现在 `model.parameters()` 里，也不能替换已有的参数（抛出 `TypeError`）。"
                 "不要用 `copy.deepcopy(a)`：它对非叶子张量抛出 `RuntimeError`；"
-                "需要梯度的 `torch.Tensor` 的副本还会把 `a.grad` 一起带过来，第一步就叠加上这份过时的梯度"
+                "需要梯度的 `torch.Tensor` 的副本还会把 `a.grad` 一起带过来，"
+                "如果训练循环不在第一次 `backward()` 之前清零 `.grad`，"
+                "第一步就叠加上这份过时的梯度"
                 "（`Parameter` 的副本没有 `.grad`；不需要梯度的张量的副本也不是可训练的叶子张量）。",
         },
         lambda m: _rows(m, "a.detach().clone()", shares_storage=False, grad_fn="None")

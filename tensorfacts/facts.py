@@ -89,6 +89,91 @@ def _saved_tensor_hooks_hide_edit() -> Fact:
                                                 for name, (error, grad) in outcomes.items()))
 
 
+@fact("fused-optimizer-step-not-counted", {
+    "en": "For SGD, Adam and AdamW (lr=0.1): makes w.grad with one backward, saves the Parameter w in a second loss "
+          "(w * w).sum(), calls optimizer.step(), sets w.grad = None, then runs backward of that loss. "
+          "With fused=True, w._version does not move, backward raises nothing and w.grad is not the one calculus "
+          "gives; with foreach=True and with foreach=False, w._version moves and backward "
+          "raises the version-counter error.",
+    "zh_CN": "对 SGD、Adam 和 AdamW（lr=0.1）：先反向传播一次得到 w.grad，在第二个损失 (w * w).sum() 中保存 "
+             "Parameter w，调用 optimizer.step()，设 w.grad = None，再对这个损失反向传播。"
+             "fused=True 时，w._version 不变，"
+             "反向传播不报错，w.grad 却不是按求导公式算出的那个；foreach=True 和 foreach=False 时，w._version "
+             "增加，反向传播报版本计数器错误。",
+})
+def _fused_optimizer_step_not_counted() -> Fact:
+    """A fused optimizer step writes the weights without moving their version: autograd cannot notice it."""
+    outcomes = {}
+    for name in ("SGD", "Adam", "AdamW"):
+        for mode in ({"fused": True}, {"foreach": True}, {"foreach": False}):
+            w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+            optimizer = getattr(torch.optim, name)([w], lr=0.1, **mode)
+            (w * w).sum().backward()
+            loss = (w * w).sum()  # saves w
+            before = w._version
+            optimizer.step()
+            w.grad = None  # so that w.grad is this loss's gradient alone
+            error = _backward(loss)
+            outcomes[name, *mode.items()] = (w._version - before, error,
+                                             w.grad.tolist() if w.grad is not None else None)
+    fused = [o for key, o in outcomes.items() if key[1] == ("fused", True)]
+    others = [o for key, o in outcomes.items() if key[1] != ("fused", True)]
+    silent = all(moved == 0 and not error and grad != [2.0, 4.0, 6.0] for moved, error, grad in fused)
+    caught = all(moved > 0 and VERSION_ERROR in error for moved, error, _ in others)
+    return Fact(silent and caught, "; ".join(f"{key[0]} {key[1][0]}={key[1][1]}: _version +{moved}, "
+                                             f"backward {'raises' if error else 'no error'}, w.grad = {grad}"
+                                             for key, (moved, error, grad) in outcomes.items()))
+
+
+class _KeptOnCtx(torch.autograd.Function):
+    """Squares x, keeping x as ``ctx.x`` instead of through ``ctx.save_for_backward``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.x = x
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return 2 * ctx.x * grad
+
+
+class _SavedForBackward(torch.autograd.Function):
+    """Squares x, saving x with ``ctx.save_for_backward``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return 2 * x * grad
+
+
+@fact("ctx-attribute-escapes-version-check", {
+    "en": "Squares a with two custom torch.autograd.Function classes, edits a.detach() with mul_(10), runs backward: "
+          "the one that saved a with ctx.save_for_backward raises the version-counter error; the one that kept it "
+          "as ctx.x = a raises nothing and gives a.grad = [20, 40, 60] where the loss's gradient is [2, 4, 6].",
+    "zh_CN": "用两个自定义的 torch.autograd.Function 计算 a 的平方，再用 mul_(10) 原地修改 a.detach()，然后反向传播："
+             "用 ctx.save_for_backward 保存 a 的那个报版本计数器错误；用 ctx.x = a 留下它的那个不报错，a.grad 为 "
+             "[20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
+})
+def _ctx_attribute_escapes_version_check() -> Fact:
+    """A tensor a custom Function keeps as a ctx attribute is not version-checked: an edit goes unnoticed."""
+    outcomes = {}
+    for function in (_SavedForBackward, _KeptOnCtx):
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        loss = function.apply(a).sum()
+        a.detach().mul_(10)
+        outcomes[function.__name__] = (_backward(loss), a.grad.tolist() if a.grad is not None else None)
+    caught = VERSION_ERROR in outcomes["_SavedForBackward"][0]
+    unnoticed = outcomes["_KeptOnCtx"] == ("", [20.0, 40.0, 60.0])
+    return Fact(caught and unnoticed, "; ".join(f"{name}: backward {'raises' if error else 'no error'}, "
+                                                f"a.grad = {grad}" for name, (error, grad) in outcomes.items()))
+
+
 @fact("detach-numpy-write-silent", {
     "en": "Saves a in (a * a).sum(), multiplies a.detach().numpy() by 10 in place, runs backward: no error, "
           "a._version still 0, a.grad = [20, 40, 60] where the loss's gradient is [2, 4, 6].",
@@ -145,6 +230,45 @@ def _detach_resize_grow_reallocates() -> Fact:
 
 
 # --- Copies and conversions ------------------------------------------------------------------
+
+
+@fact("double-of-float64-is-a", {
+    "en": "On a float64 leaf a that requires grad, checks a.double() is a; on a float32 one, that a.double() is "
+          "a new float64 tensor with its own storage and a ToCopyBackward0 node.",
+    "zh_CN": "对需要梯度的 float64 叶子张量 a，检查 a.double() is a；对 float32 的，检查 a.double() 是一个新的 "
+             "float64 张量，有自己的存储，带 ToCopyBackward0 节点。",
+})
+def _double_of_float64_is_a() -> Fact:
+    """a.double() copies only when a is not float64 already."""
+    wide = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    narrow = torch.tensor([1.0, 2.0], requires_grad=True)
+    copied = narrow.double()
+    node = type(copied.grad_fn).__name__
+    converted = copied.dtype == torch.float64 and not same_storage(copied, narrow) and node == "ToCopyBackward0"
+    return Fact(wide.double() is wide and converted,
+                f"float64: a.double() is a: {wide.double() is wide}; float32: {copied.dtype}, node {node}")
+
+
+@fact("clone-requires-grad-in-grad-mode", {
+    "en": "Clones a leaf a that requires grad three times: in grad mode the clone requires grad and has a "
+          "CloneBackward0 node; under torch.no_grad() and under torch.inference_mode() it requires no grad and "
+          "has no node.",
+    "zh_CN": "对需要梯度的叶子张量 a clone 三次：在梯度模式下，副本需要梯度，带 CloneBackward0 节点；在 "
+             "torch.no_grad() 下和 torch.inference_mode() 下，副本不需要梯度，也没有节点。",
+})
+def _clone_requires_grad_in_grad_mode() -> Fact:
+    """a.clone() follows a's requires_grad only in grad mode."""
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    clones = {"grad mode": a.clone()}
+    with torch.no_grad():
+        clones["no_grad"] = a.clone()
+    with torch.inference_mode():
+        clones["inference_mode"] = a.clone()
+    seen = {mode: (c.requires_grad, type(c.grad_fn).__name__ if c.grad_fn else None) for mode, c in clones.items()}
+    tracked = seen["grad mode"] == (True, "CloneBackward0")
+    untracked = seen["no_grad"] == seen["inference_mode"] == (False, None)
+    return Fact(tracked and untracked, "; ".join(f"{mode}: requires_grad {rg}, grad_fn {node}"
+                                                 for mode, (rg, node) in seen.items()))
 
 
 @fact("deepcopy-view-copies-storage", {
@@ -253,4 +377,4 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
 
 
 # The facts behind general sentences and advice, each run over its scope (registered on import).
-from tensorfacts import general_facts  # noqa: E402, F401
+from tensorfacts import general_facts, trainable_copy_facts  # noqa: E402, F401

@@ -130,11 +130,13 @@ GUIDE: tuple[Advice, ...] = (
             "en": "For a copy that gradients still flow back through, use `a.clone()` on a tensor that "
                 "requires grad: its own storage and version counter, `requires_grad=True` and a `CloneBackward0` "
                 "node. "
-                "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and `a.double()` "
-                "through `ToCopyBackward0` (it also changes the dtype).",
+                "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and, on a float32 `a` "
+                "like the sources here, `a.double()` through `ToCopyBackward0` (it also changes the dtype; on a "
+                "float64 `a` it returns `a` itself, no copy).",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带一个 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，"
-                "节点是 `CopyBackwards`；`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变了 dtype）。",
+                "节点是 `CopyBackwards`；对这里这样的 float32 张量 `a`，`a.double()` 也一样，节点是 `ToCopyBackward0`"
+                "（同时改变了 dtype；`a` 本来就是 float64 的话，它返回 `a` 本身，不复制）。",
         },
         lambda m: all(
             _everywhere(m, op, GRAD_SOURCES, shares_storage=False, shares_version=False,
@@ -142,6 +144,7 @@ GUIDE: tuple[Advice, ...] = (
             for op, node in (("a.clone()", "CloneBackward0"),
                              ("torch.empty_like(a).copy_(a)", "CopyBackwards"),
                              ("a.double()", "ToCopyBackward0"))),
+        facts=("double-of-float64-is-a",),
     ),
     Advice(
         "detach-view",
@@ -152,7 +155,10 @@ GUIDE: tuple[Advice, ...] = (
                 "under `torch.no_grad()`, and backward raises an error. It does not catch everything: a write "
                 "through `a.detach().numpy()` after autograd saved `a` moves no version counter, and backward "
                 "returns a wrong gradient without any error; nor does it catch an edit after autograd saved `a` under "
-                "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`: backward raises nothing. "
+                "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`, or after a custom "
+                "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`: "
+                "backward raises nothing; nor a step of an optimizer made with `fused=True`, which moves no "
+                "version counter. "
                 "An edit made before autograd saves the tensor is "
                 "no error at all: backward treats it as a constant and returns what the same edit under "
                 "`torch.no_grad()` gives (for a tenfold edit, what `a + (9 * a).detach()` gives); when the edit "
@@ -165,7 +171,9 @@ GUIDE: tuple[Advice, ...] = (
                 "通过 `a.detach().numpy()` 写入数据不会推进版本计数器，"
                 "反向传播照常完成，梯度却是错的。"
                 "自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存了 `a` 之后再修改，"
-                "它也察觉不到：反向传播不报错。"
+                "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 而不是 `ctx.save_for_backward` 留下 `a` "
+                "之后再修改，它也察觉不到：反向传播不报错。用 `fused=True` 建的优化器走一步不推进版本计数器，"
+                "它同样察觉不到。"
                 "在自动求导保存该张量之前做的修改则根本不算错误：反向传播把它当作常数，"
                 "结果与在 `torch.no_grad()` 下做同样的修改相同（放大十倍时，与 `a + (9 * a).detach()` 相同）；"
                 "如果修改落到了叶子张量本身（叶子张量、`Parameter`、叶子张量的视图），这就是按修改后的数值算出的梯度。",
@@ -174,7 +182,8 @@ GUIDE: tuple[Advice, ...] = (
         and _everywhere(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
         and _no_counter(m, "a.detach()")
         and _edits(m, "a.detach()", EDIT_DETECTED),
-        facts=("detach-edit-before-save", "detach-numpy-write-silent", "saved-tensor-hooks-hide-edit"),
+        facts=("detach-edit-before-save", "detach-numpy-write-silent", "saved-tensor-hooks-hide-edit",
+               "ctx-attribute-escapes-version-check", "fused-optimizer-step-not-counted"),
     ),
     Advice(
         "view",

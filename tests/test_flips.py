@@ -79,7 +79,16 @@ def _parameter_deepcopy_keeps_grad():
         torch.nn.Parameter.__deepcopy__ = original
 
 
+def _counted_step(func, args, kwargs):
+    """A fused optimizer step that moves each parameter's version, as the unfused steps do."""
+    result = func(*args, **kwargs)
+    for param in args[0]:
+        param.add_(0)
+    return result
+
+
 INPLACE = ("add_", "mul_", "sub_", "zero_")
+FUSED_STEPS = ("_fused_sgd_", "_fused_adam_", "_fused_adamw_")
 
 #: Changes of torch, each a factory of a context manager (a torch function mode).
 MUTANTS = {
@@ -96,6 +105,8 @@ MUTANTS = {
     "a Parameter's deepcopy keeps grad": _parameter_deepcopy_keeps_grad,
     "cpu() copies": lambda: Override(cpu=lambda f, a, k: call(f, a, k).clone()),
     "clone() shares memory": lambda: Override(clone=lambda f, a, k: a[0]),
+    "double() always copies": lambda: Override(double=lambda f, a, k: call(f, a, k).clone()),
+    "fused optimizer steps are counted": lambda: Override(**dict.fromkeys(FUSED_STEPS, _counted_step)),
 }
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
@@ -120,6 +131,10 @@ FACT_FLIPS = {
     "leaf-view-has-grad-fn-refuses-inplace": "in-place edits bypass autograd",
     "inference-tensor-has-no-version-counter": "every tensor has a version counter",
     "inference-tensor-inplace-outside-raises-yet-writes": "in-place edits of inference tensors allowed",
+    "fused-optimizer-step-not-counted": "fused optimizer steps are counted",
+    "double-of-float64-is-a": "double() always copies",
+    "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
+    "clone-requires-grad-in-grad-mode": "clone() shares memory",
 }
 
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from sitetools.editions import CODES
-from tensorfacts import fact_registry, facts, general_facts, scope, standard_sources
+from tensorfacts import fact_registry, facts, general_facts, scope, standard_sources, trainable_copy_facts
 from tensorfacts import matrix as mp
 from tensorfacts.decisions import DECISIONS
 from tensorfacts.scope import Raised
@@ -97,7 +97,8 @@ def test_old_logging_with_detach_fails_in_the_loop():
 def test_old_trainable_copy_by_deepcopy_fails():
     """The decision page said `copy.deepcopy(a)` makes "a second trainable copy"."""
     cases = scope.cases(devices=scope.VALUE_DEVICES)
-    wrong = _failing_cases(lambda c: general_facts.train_a_copy(c, copy.deepcopy), lambda case: "trains apart", cases)
+    wrong = _failing_cases(lambda c: trainable_copy_facts.train_a_copy(c, copy.deepcopy),
+                           lambda case: "trains apart", cases)
     assert {w.split()[0] for w in wrong} == {"leaf", "non-leaf", "view", "plain", "inference"}
     assert any("stale" in w for w in wrong if w.startswith("leaf "))
 
@@ -117,8 +118,8 @@ def test_old_data_setter_with_no_check_at_all_fails():
 def test_the_advice_checks_the_call_it_recommends():
     """The trainable-copy fact trains exactly the call the decision page names."""
     case = scope.Case("leaf", torch.float32, "cpu")
-    assert scope.observe(general_facts._trainable_copy, case) == "trains apart"
-    assert scope.observe(lambda c: general_facts.train_a_copy(c, lambda a: a.detach().clone()), case) == (
+    assert scope.observe(trainable_copy_facts._trainable_copy, case) == "trains apart"
+    assert scope.observe(lambda c: trainable_copy_facts.train_a_copy(c, lambda a: a.detach().clone()), case) == (
         "not a new trainable leaf")
 
 

@@ -339,7 +339,10 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "detach-edit-before-save",  # "an edit made before autograd saves the tensor ... a constant ..."
         "detach-numpy-write-silent",  # "a write through a.detach().numpy() ... a wrong gradient"
         "saved-tensor-hooks-hide-edit",  # "nor ... an edit after autograd saved a under saved-tensor hooks"
+        "ctx-attribute-escapes-version-check",  # "or after a custom Function kept a as ctx.x = a"
+        "fused-optimizer-step-not-counted",  # "nor a step of an optimizer made with fused=True"
     ),
+    "copy-in-graph": ("double-of-float64-is-a",),  # "on a float64 a it returns a itself, no copy"
     "alias": ("noop-conversions-return-a",),  # "likewise a.to(torch.float32), a.cpu() ..., a.contiguous()"
     "deepcopy": (
         "deepcopy-grad-by-source",  # "the copy of a plain tensor gets ... .grad, the copy of a Parameter has none"

@@ -285,9 +285,10 @@ def _clone_unrelated() -> Result:
     "If `a.requires_grad` is `True`, the clone's `requires_grad` is `True` too.",
     "如果 `a.requires_grad=True`，clone 出来的 `c.requires_grad` 也是 `True`。",
     notes={
-        "en": "In grad mode only: under `torch.no_grad()` the clone of a tensor that requires grad does not "
-              "require grad.",
-        "zh_CN": "仅在梯度模式下如此：在 `torch.no_grad()` 下，需要梯度的张量 clone 出来的副本不需要梯度。",
+        "en": "In grad mode only: under `torch.no_grad()` or `torch.inference_mode()` the clone of a tensor "
+              "that requires grad does not require grad.",
+        "zh_CN": "仅在梯度模式下如此：在 `torch.no_grad()` 或 `torch.inference_mode()` 下，需要梯度的张量 clone "
+                 "出来的副本不需要梯度。",
     },
     qualifiers={"en": "in grad mode only", "zh_CN": "仅在梯度模式下"})
 def _clone_requires_grad_follows() -> Result:
@@ -298,12 +299,17 @@ def _clone_requires_grad_follows() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     with torch.no_grad():
         under_no_grad = a.clone().requires_grad
+    with torch.inference_mode():
+        under_inference = a.clone().requires_grad
     pairs = seen.items()
-    return Result(verdict(all(clone == flag for flag, clone in pairs) and not under_no_grad), said(
+    follows = all(clone == flag for flag, clone in pairs)
+    return Result(verdict(follows and not under_no_grad and not under_inference), said(
         "; ".join(f"`a.requires_grad = {flag}`: `a.clone().requires_grad = {clone}`" for flag, clone in pairs)
-        + f"; under `torch.no_grad()`, `a.requires_grad = True`: `a.clone().requires_grad = {under_no_grad}`",
+        + f"; under `torch.no_grad()`, `a.requires_grad = True`: `a.clone().requires_grad = {under_no_grad}`"
+        + f"; under `torch.inference_mode()`: `{under_inference}`",
         "；".join(f"`a.requires_grad = {flag}` 时 `a.clone().requires_grad = {clone}`" for flag, clone in pairs)
-        + f"；在 `torch.no_grad()` 下，`a.requires_grad = True` 时 `a.clone().requires_grad = {under_no_grad}`"))
+        + f"；在 `torch.no_grad()` 下，`a.requires_grad = True` 时 `a.clone().requires_grad = {under_no_grad}`"
+        + f"；在 `torch.inference_mode()` 下为 `{under_inference}`"))
 
 
 @CLAIMS.claim(

@@ -492,6 +492,7 @@ assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf acc
 # through either name reach the other, and both count them in one shared
 # ``_version``. Shape and storage changes on the detached tensor change its
 # shape, not ``a``'s; the two keep sharing one version counter, which each
-# of these calls moves, and a growing ``resize_`` moves ``a``'s memory too.
+# of the four calls above moves by one. A growing ``resize_`` moves it by one
+# as well, and moves ``a``'s memory too.
 # The article's third example, where ``a`` is rebound after ``detach()``, is
 # the subject of :ref:`copying-rebinding`.

@@ -445,7 +445,8 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass g
 # saved ``w`` at its version then; the optimizer step moves the version, and
 # ``backward()`` through that graph fails. This is the usual failure when one
 # network is updated between another network's forward and backward passes
-# (as in a GAN).
+# (as in a GAN). A step of an optimizer made with ``fused=True`` moves no
+# version, and then nothing fails: :ref:`questions-version-counter`.
 
 w = torch.ones(2, 2)
 w.requires_grad = True

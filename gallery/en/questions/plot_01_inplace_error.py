@@ -391,7 +391,9 @@ assert "The variable in question was changed in there or anywhere later" in mess
 # version 1 (its initialisation edited it in place under ``no_grad``). The
 # forward pass saved ``D.weight`` transposed, a ``[3, 1]`` view that shares
 # its version counter (the message calls it "output 0 of AsStrided"), at
-# version 1; ``opt_D.step()`` edits it in place once more.
+# version 1; ``opt_D.step()`` edits it in place once more. Made with ``fused=True``, ``opt_D``
+# would move no counter, and this ``backward()`` would raise nothing
+# (:ref:`questions-version-counter`).
 G = torch.nn.Linear(2, 3)
 D = torch.nn.Linear(3, 1)
 opt_G = torch.optim.SGD(G.parameters(), lr=0.1)
@@ -419,6 +421,23 @@ else:
 assert "[torch.FloatTensor [3, 1]], which is output 0 of AsStrided, is at version 2; expected version 1" in message
 # sphinx_gallery_start_ignore
 assert at_forward == 1 and saved._base is D.weight, "the saved tensor is a view of D.weight, saved at version 1"
+
+
+def fused_gan_raises():
+    with torch.random.fork_rng():
+        fused_g, fused_d = torch.nn.Linear(2, 3), torch.nn.Linear(3, 1)
+    fused_step = torch.optim.SGD(fused_d.parameters(), lr=0.1, fused=True)
+    fused_score = fused_d(fused_g(torch.ones(4, 2)))
+    fused_score.mean().backward(retain_graph=True)
+    fused_step.step()
+    try:
+        (-fused_score.mean()).backward()
+    except RuntimeError:
+        return True
+    return False
+
+
+assert not fused_gan_raises(), "with a fused opt_D, opt_D.step() moves no counter and loss_G.backward() raises nothing"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -288,6 +288,49 @@ print("p.grad:", p.grad, " expected:", expected)
 assert p._version == 0 and torch.equal(p.grad, 10 * expected), "vector_to_parameters: a wrong gradient, no error"
 
 # %%
+# A fused optimizer step
+# ----------------------
+#
+# An optimizer made with ``fused=True`` (``torch.optim.SGD`` here; ``Adam`` and ``AdamW`` behave
+# the same) writes the new weights without moving their counter either. The loss below saves
+# ``w`` before the step. Without ``fused`` the step moves the counter and ``backward()`` raises;
+# with ``fused=True`` the counter stays at 0 and ``backward()`` runs on the new values: a wrong
+# gradient, and no error.
+
+
+def step_then_backward(make, fused):
+    w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+    optimizer = make([w], lr=0.1, fused=fused)
+    (w * w).sum().backward()
+    loss = (w * w).sum()  # saves w = [1, 2, 3]
+    optimizer.step()
+    w.grad = None  # so that w.grad comes from this loss alone
+    loss.backward()
+    return w
+
+
+try:
+    step_then_backward(torch.optim.SGD, fused=False)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward after a step that is not fused must raise")
+w = step_then_backward(torch.optim.SGD, fused=True)
+print("w._version:", w._version)
+print("w.grad:", w.grad, " expected:", expected)
+at_new_values = torch.func.grad(lambda q: (q * q).sum())(w.detach())
+assert w._version == 0 and torch.equal(w.grad, at_new_values) and not torch.allclose(w.grad, expected), (
+    "a fused step: no error, and backward runs on the new values"
+)
+# sphinx_gallery_start_ignore
+assert all(
+    step_then_backward(make, fused=True)._version == 0
+    and not torch.allclose(step_then_backward(make, fused=True).grad, expected)
+    for make in (torch.optim.Adam, torch.optim.AdamW)
+), "a fused Adam or AdamW step must not move _version, and backward must give a wrong gradient"
+# sphinx_gallery_end_ignore
+
+# %%
 # One counter for a base and all its views
 # ----------------------------------------
 #
@@ -321,6 +364,7 @@ assert same_storage(base, view), "the view uses the base's memory"
 #
 # ``_version`` counts the in-place edits made through the tensor itself, a view, ``detach()`` or
 # ``out=``, with or without ``torch.no_grad()``. It does not see ``.data``, NumPy,
-# ``untyped_storage()``, a DLPack alias or ``nn.utils.vector_to_parameters``: they change the
+# ``untyped_storage()``, a DLPack alias, ``nn.utils.vector_to_parameters`` or an optimizer step made
+# with ``fused=True``: they change the
 # values behind its back, which is why their edits can give wrong gradients without an error
 # (:ref:`questions-data-vs-no-grad`). Rebinding a name edits nothing.

@@ -361,7 +361,8 @@ assert "The variable in question was changed in there or anywhere later" in mess
 # 写法：两个损失来自同一次经过判别器 ``D`` 的前向传播，而 ``D`` 在两次 ``backward()`` 之间更新了参数。刚建好的层版本已经是
 # 1（初始化时在 ``no_grad`` 下原地修改过它）。前向传播保存的是转置后的 ``D.weight``：一个 ``[3, 1]``
 # 的视图，与 ``D.weight`` 共用版本计数器（报错里称它为“output 0 of AsStrided”），保存时版本为 1；``opt_D.step()``
-# 又原地修改了它一次。
+# 又原地修改了它一次。如果 ``opt_D`` 是用 ``fused=True`` 建的，它不会增加计数器，这里的 ``backward()``
+# 也就不会报错（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
 G = torch.nn.Linear(2, 3)
 D = torch.nn.Linear(3, 1)
 opt_G = torch.optim.SGD(G.parameters(), lr=0.1)
@@ -389,6 +390,23 @@ else:
 assert "[torch.FloatTensor [3, 1]], which is output 0 of AsStrided, is at version 2; expected version 1" in message
 # sphinx_gallery_start_ignore
 assert at_forward == 1 and saved._base is D.weight, "the saved tensor is a view of D.weight, saved at version 1"
+
+
+def fused_gan_raises():
+    with torch.random.fork_rng():
+        fused_g, fused_d = torch.nn.Linear(2, 3), torch.nn.Linear(3, 1)
+    fused_step = torch.optim.SGD(fused_d.parameters(), lr=0.1, fused=True)
+    fused_score = fused_d(fused_g(torch.ones(4, 2)))
+    fused_score.mean().backward(retain_graph=True)
+    fused_step.step()
+    try:
+        (-fused_score.mean()).backward()
+    except RuntimeError:
+        return True
+    return False
+
+
+assert not fused_gan_raises(), "with a fused opt_D, opt_D.step() moves no counter and loss_G.backward() raises nothing"
 # sphinx_gallery_end_ignore
 
 # %%

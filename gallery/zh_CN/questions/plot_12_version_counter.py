@@ -279,6 +279,48 @@ print("p.grad:", p.grad, " expected:", expected)
 assert p._version == 0 and torch.equal(p.grad, 10 * expected), "vector_to_parameters: a wrong gradient, no error"
 
 # %%
+# 融合实现的优化器一步
+# --------------------
+#
+# 用 ``fused=True`` 建的优化器（这里是 ``torch.optim.SGD``，``Adam`` 和 ``AdamW`` 也一样）写入新权重时，
+# 同样不增加计数器。下面的损失在更新之前保存了 ``w``。不用 ``fused`` 时，这一步让计数器加一，
+# ``backward()`` 报错；用 ``fused=True`` 时，计数器仍是 0，``backward()`` 照常运行，用的却是新数值：
+# 梯度算错了，而且不报错。
+
+
+def step_then_backward(make, fused):
+    w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+    optimizer = make([w], lr=0.1, fused=fused)
+    (w * w).sum().backward()
+    loss = (w * w).sum()  # 保存了 w = [1, 2, 3]
+    optimizer.step()
+    w.grad = None  # 让 w.grad 只来自这个损失
+    loss.backward()
+    return w
+
+
+try:
+    step_then_backward(torch.optim.SGD, fused=False)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward after a step that is not fused must raise")
+w = step_then_backward(torch.optim.SGD, fused=True)
+print("w._version:", w._version)
+print("w.grad:", w.grad, " expected:", expected)
+at_new_values = torch.func.grad(lambda q: (q * q).sum())(w.detach())
+assert w._version == 0 and torch.equal(w.grad, at_new_values) and not torch.allclose(w.grad, expected), (
+    "a fused step: no error, and backward runs on the new values"
+)
+# sphinx_gallery_start_ignore
+assert all(
+    step_then_backward(make, fused=True)._version == 0
+    and not torch.allclose(step_then_backward(make, fused=True).grad, expected)
+    for make in (torch.optim.Adam, torch.optim.AdamW)
+), "a fused Adam or AdamW step must not move _version, and backward must give a wrong gradient"
+# sphinx_gallery_end_ignore
+
+# %%
 # 基张量与它的所有视图共用一个计数器
 # ----------------------------------
 #
@@ -310,6 +352,6 @@ assert same_storage(base, view), "the view uses the base's memory"
 # ----
 #
 # ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的原地修改，在不在
-# ``torch.no_grad()`` 下都一样。``.data``、NumPy、``untyped_storage()``、DLPack 别名和
-# ``nn.utils.vector_to_parameters`` 则绕过它改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错
+# ``torch.no_grad()`` 下都一样。``.data``、NumPy、``untyped_storage()``、DLPack 别名、
+# ``nn.utils.vector_to_parameters`` 和用 ``fused=True`` 建的优化器的一步则绕过它改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错
 # （见 :ref:`.data 还是 no_grad() 那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。
