@@ -343,7 +343,11 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "fused-optimizer-step-not-counted",  # "nor a step of an optimizer made with fused=True"
     ),
     "copy-in-graph": ("double-of-float64-is-a",),  # "on a float64 a it returns a itself, no copy"
-    "alias": ("noop-conversions-return-a",),  # "likewise a.to(torch.float32), a.cpu() ..., a.contiguous()"
+    "alias": (
+        "noop-conversions-return-a",  # "likewise a.to(torch.float32), a.cpu() ..., a.contiguous()"
+        "saved-tensor-hooks-hide-edit",  # "(not through saved-tensor hooks"
+        "ctx-attribute-escapes-version-check",  # "and not as a custom Function's attribute)"
+    ),
     "deepcopy": (
         "deepcopy-grad-by-source",  # "the copy of a plain tensor gets ... .grad, the copy of a Parameter has none"
         "deepcopy-model-drops-grad",  # "and so has every parameter of a deep-copied model"

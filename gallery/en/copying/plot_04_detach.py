@@ -338,8 +338,8 @@ for call, change in changes.items():
 #
 # After ``d.set_(...)`` the two tensors no longer share memory, but they still
 # share the version counter. ``d.add_(1)`` moves ``a._version``, so a graph
-# that saved ``a`` before the edit refuses to run ``backward()``, although
-# ``a``'s values never changed.
+# like this page's, which saved ``a`` before the edit, refuses to run
+# ``backward()``, although ``a``'s values never changed.
 
 a, d = fresh_pair()
 loss = (a * a).sum()

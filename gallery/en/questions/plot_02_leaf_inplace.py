@@ -216,8 +216,9 @@ assert message.startswith("a view of a leaf Variable that requires grad is being
 #
 # An update step is not part of the model: it should not be recorded at all.
 # Under ``torch.no_grad()`` the same line runs, ``w`` stays a leaf without a
-# ``grad_fn``, and its version counter moves, so any graph that saved ``w``
-# would still notice the edit.
+# ``grad_fn``, and its version counter moves, so a graph that saved ``w``
+# would still notice the edit (unless the graph saved it through saved-tensor hooks or a custom ``Function`` kept it as an attribute:
+# :ref:`questions-data-vs-no-grad`).
 with torch.no_grad():
     w -= lr * w.grad
 show("w", w)

@@ -266,7 +266,8 @@ assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast
 #
 # An in-place edit through any view moves the counter of the base and of
 # every other view of it, so autograd notices the edit whichever of them it
-# saved.
+# saved (unless it saved it through saved-tensor hooks or a custom ``Function``
+# kept it as an attribute: :ref:`questions-data-vs-no-grad`).
 base = torch.zeros(2, 3)
 row = base[0]
 transposed = base.t()

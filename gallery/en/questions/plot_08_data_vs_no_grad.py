@@ -344,8 +344,9 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 #
 # Edit weights under ``torch.no_grad()``, after ``backward()``: an edit that comes while a graph
 # still needs the old values then raises instead of corrupting the gradient, unless the graph saved
-# them under saved-tensor hooks such as ``torch.autograd.graph.save_on_cpu()``, or the edit is a
-# step of an optimizer made with ``fused=True``, which moves no version counter
+# them under saved-tensor hooks such as ``torch.autograd.graph.save_on_cpu()`` or a custom
+# ``Function`` keeps them as an attribute (``ctx.x = x`` instead of ``ctx.save_for_backward(x)``),
+# or the edit is a step of an optimizer made with ``fused=True``, which moves no version counter
 # (:ref:`questions-version-counter`). ``.data`` hides the
 # edit from autograd, and ``p.data = t`` also hides a change of shape. ``copy_`` under
 # ``torch.no_grad()`` keeps the parameter's shape and dtype, but it broadcasts a source that fits

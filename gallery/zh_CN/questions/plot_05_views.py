@@ -250,7 +250,7 @@ assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast
 # 基张量和它所有的视图共用一个版本计数器
 # --------------------------------------
 #
-# 经由任何一个视图做原地操作，基张量和它其余所有视图的计数器都会一起增加。所以无论 autograd 保存的是其中哪一个，都能发现这次修改。
+# 经由任何一个视图做原地操作，基张量和它其余所有视图的计数器都会一起增加。所以无论 autograd 保存的是其中哪一个，都能发现这次修改（除非是经由保存张量的钩子保存的，或被自定义 ``Function`` 存成了属性，见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。
 base = torch.zeros(2, 3)
 row = base[0]
 transposed = base.t()
