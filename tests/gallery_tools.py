@@ -7,6 +7,7 @@ import fcntl
 import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,23 @@ from sitetools.pages import code_cells as split_cells  # noqa: F401
 LANGS = CODES
 #: Where sphinx-gallery puts the pages of gallery/<lang>/ inside each edition.
 EXAMPLES_DIR = "examples"
+
+
+#: What a copy of the project holds: everything a build and the tests read.
+COPIED = ("docs", "gallery", "sitetools", "tensorfacts", "tests", "conftest.py", "pyproject.toml")
+COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "_build")
+
+
+def copy_project(target: Path) -> Path:
+    """A fresh copy of the project's sources at ``target``, to break (fault tests, mutations)."""
+    target.mkdir(parents=True)
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=COPY_IGNORE)
+        elif source.exists():
+            shutil.copy2(source, target / name)
+    return target
 
 
 def script_id(script: Path) -> str:

@@ -24,26 +24,12 @@ from sitetools import doctests
 from sitetools.build import BuildError, check_doctests
 from sitetools.editions import CODES
 from sitetools.pages import narrative_pages
-from tests.gallery_tools import ROOT, gallery_scripts, relative_name, side_by_side
+from tests.gallery_tools import ROOT, copy_project, gallery_scripts, relative_name, side_by_side
 
-COPIED = ("docs", "gallery", "sitetools", "tensorfacts", "tests", "conftest.py", "pyproject.toml")
-IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
 TIMEOUT = 300  # a fault that takes longer than this to show has not been made loud enough
 FIRST, SECOND = (relative_name(script) for script in gallery_scripts("en")[:2])
 
 pytestmark = pytest.mark.slow
-
-
-def copy_project(target: Path) -> Path:
-    """A fresh copy of the project's sources at ``target``, to break."""
-    target.mkdir(parents=True)
-    for name in COPIED:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, target / name, ignore=IGNORE)
-        elif source.exists():
-            shutil.copy2(source, target / name)
-    return target
 
 
 def _env(**extra: str) -> dict[str, str]:

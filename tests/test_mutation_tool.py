@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import gallery_tools
 from tests.mutations import run
 from tests.mutations.catalog import Edit, Mutation
 
@@ -37,6 +38,6 @@ def test_a_text_that_is_not_there_once_is_stale(tmp_path):
 
 def test_the_copy_holds_the_sources_the_tests_need(tmp_path):
     copy = run.copy_project(tmp_path / "copy")
-    assert sorted(p.name for p in copy.iterdir()) == sorted(run.COPIED)
+    assert sorted(p.name for p in copy.iterdir()) == sorted(gallery_tools.COPIED)
     assert not any(p.name == "__pycache__" for p in copy.rglob("*"))
     assert copy.resolve() != run.ROOT and Path(run.ROOT / "tests").is_dir()

@@ -22,23 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.gallery_tools import ROOT, copy_project
 from tests.mutations.catalog import MUTATIONS, Mutation
 
-ROOT = Path(__file__).resolve().parents[2]
-COPIED = ("docs", "gallery", "sitetools", "tensorfacts", "tests", "conftest.py", "pyproject.toml")
-IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "_build")
 TIMEOUT = 900  # seconds for one mutation's tests
-
-
-def copy_project(target: Path) -> Path:
-    target.mkdir(parents=True)
-    for name in COPIED:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, target / name, ignore=IGNORE)
-        elif source.exists():
-            shutil.copy2(source, target / name)
-    return target
 
 
 def apply(project: Path, mutation: Mutation) -> str | None:
