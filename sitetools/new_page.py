@@ -13,6 +13,7 @@ import re
 import sys
 from pathlib import Path
 
+from sitetools import answer_box
 from sitetools.editions import CODES
 from sitetools.pages import GALLERY, HEADER
 
@@ -20,6 +21,20 @@ TEMPLATE = Path(__file__).with_name("page_template.py")
 #: The line of the template that the drawing helpers replace, and the line of figure_cell.py they start on.
 HELPERS_MARK = re.compile(r"^# FIGURE-HELPERS .*$", flags=re.M)
 HELPERS_START = "import matplotlib.pyplot as plt"
+#: The template's line that a question page's answer box replaces (sitetools/answer_box.py); elsewhere it goes.
+ANSWER_MARK = "ANSWER-BOX\n"
+ANSWER_BOX = """
+.. admonition:: {title}
+   :class: answer
+
+   The cause, in one sentence. The fix, in one short sentence:
+
+   .. code-block:: python
+
+      a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+      d = a.detach()
+
+"""
 
 
 def helper_cell() -> str:
@@ -29,10 +44,12 @@ def helper_cell() -> str:
     return source[source.index(f"\n{HELPERS_START}\n") :].strip()
 
 
-def page_text(label: str) -> str:
-    """The template with its reference label and the drawing helpers filled in."""
+def page_text(label: str, part: str = "", code: str = CODES[0]) -> str:
+    """The template with its reference label and the drawing helpers filled in, and in a question page
+    the answer box, titled in edition ``code``'s language, that the page must open with."""
     text = TEMPLATE.read_text(encoding="utf-8").replace("PART-TOPIC", label)
-    return HELPERS_MARK.sub(lambda _: helper_cell(), text, count=1)
+    box = ANSWER_BOX.format(title=answer_box.TITLES[code]) if part == answer_box.PART else "\n"
+    return HELPERS_MARK.sub(lambda _: helper_cell(), text.replace(ANSWER_MARK, box, 1), count=1)
 NAME = re.compile(r"^[a-z0-9_]+/plot_\d\d_[a-z0-9_]+$")
 
 
@@ -50,16 +67,15 @@ def create(name: str, gallery: Path = GALLERY) -> list[Path]:
     targets = [gallery / code / part / f"{stem}.py" for code in CODES]
     if existing := [t for t in targets if t.exists()]:
         raise FileExistsError(f"already there: {', '.join(map(str, existing))}")
-    text = page_text(label_of(name))
     written = []
-    for target in targets:
+    for code, target in zip(CODES, targets, strict=True):
         target.parent.mkdir(parents=True, exist_ok=True)
         header = target.parent / HEADER
         if not header.exists():
             title = part.replace("_", " ").capitalize()
             header.write_text(f"{title}\n{'-' * len(title)}\n\nWhat this part answers, in a sentence.\n", "utf-8")
             written.append(header)
-        target.write_text(text, encoding="utf-8")
+        target.write_text(page_text(label_of(name), part, code), encoding="utf-8")
         written.append(target)
     return written
 

@@ -12,14 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from sitetools import pages, pages_asserts, terms
+from sitetools import answer_box, pages, pages_asserts, terms
 from sitetools.editions import CODES, edition
 from sitetools.pages import ROOT
 
 
 def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: bool = True) -> list[str]:
     """Every page rule for the given editions: layout, parity, the code rules of every script,
-    typography and (in editions written in Chinese) the terminology of :mod:`sitetools.terms`; then,
+    typography, the answer box that opens every question page (:mod:`sitetools.answer_box`), and (in
+    editions written in Chinese) the terminology of :mod:`sitetools.terms`; then,
     unless ``manifest`` is false, that every page keeps the checks ``gallery/asserts.json`` records."""
     langs = list(langs)
     problems = [problem for lang in langs for problem in pages.check_layout(lang, root)]
@@ -29,8 +30,9 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: boo
         for script in pages.gallery_scripts(lang, root / "gallery"):
             problems += pages.check_script(script, root)
         problems += pages.check_typography(lang, root)
+        problems += answer_box.check_answers(lang, root)
         if edition(lang).cjk:
-            problems += terms.check_variants(root, lang)
+            problems += terms.check_variants(root, lang) + terms.check_first_mentions(root, lang)
     if manifest:
         problems += pages_asserts.check_manifest(langs, root / "gallery")
     return problems

@@ -3,7 +3,7 @@
 
 TITLE
 =====
-
+ANSWER-BOX
 Two or three sentences: what the reader will see on this page, and which question it answers.
 """
 
@@ -27,7 +27,7 @@ def same_storage(x, y):
 # The pictures on this page are drawn by the functions below, with matplotlib,
 # from the live tensors: which names point to which tensor object, which storage
 # (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
-# uses, and the autograd graph. ``shared_counters`` finds a shared counter by
+# uses, and the graph of ``grad_fn`` nodes. ``shared_counters`` finds a shared counter by
 # setting one counter to a marker value and putting every value back.
 
 # FIGURE-HELPERS (sitetools/new_page.py writes the helper cell of sitetools/figure_cell.py here)

@@ -143,7 +143,7 @@ def sync(name: str, source_lang: str = CODES[0], gallery: Path = GALLERY) -> lis
             raise SyncError(f"no page gallery/{lang}/{name}.py: copy gallery/{source_lang}/{name}.py there first, "
                             "then translate its text")
         target = path.read_text(encoding="utf-8")
-        if target == page_text(label_of(name)) != source:  # still the template: nothing of its own to keep
+        if target == page_text(label_of(name), name.split("/")[0], lang) != source:  # still the template
             written[path] = source
             report.append(f"gallery/{lang}/{name}.py: was the template; now the whole page of {source_lang}: "
                           "translate its text")

@@ -12,7 +12,10 @@ Three things read this list, so they can never disagree:
   page, outside quotation marks (a quoted article keeps its own words).
 
 :data:`WORDING` holds the house words that are not terms of the glossary (最保险, 解决办法, notebook,
-单元格): the wording rule enforces them too, but the glossary and the search leave them out.
+单元格, 共享, 本次构建, 框内 ...): the wording rule enforces them too, but the glossary and the search leave
+them out. 内存 and 存储 are one rule that no list can hold, since the word depends on the meaning: 存储
+for torch's storage object (``untyped_storage()``, ``S1`` in the pictures, ``same storage:``), 内存 for
+memory in general (CONTRIBUTING.md, 'Typography', and the glossary say so).
 """
 
 from __future__ import annotations
@@ -72,6 +75,12 @@ WORDING: tuple[Term, ...] = (
     Term("按求导公式算出的", "the analytic (gradient)", "", avoid=("微积分",)),
     Term("notebook", "a Jupyter notebook", "", avoid=("笔记本",)),
     Term("单元格", "a cell of a notebook or script", "", avoid=("代码单元", "上一格", "下一格", "最后一格")),
+    Term("共享", "to share (memory, a storage, a version counter)", "", avoid=("共用",)),
+    Term("版本计数器", "the version counter (never 'the `_version` count')", "", also=("计数器",),
+         avoid=("_version`` 计数", "_version` 计数")),
+    Term("本次构建", "this build", "", avoid=("本构建",)),
+    Term("框内", "inside the box (an admonition)", "", avoid=("框里",)),
+    Term("fused 优化器", "a fused optimizer (`fused=True`)", "", avoid=("建的优化器",)),
 )
 
 
@@ -102,6 +111,12 @@ def chinese_pages(root: Path = ROOT, code: str = "zh_CN") -> list[Path]:
                    *locale.rglob("*.po")])
 
 
+def string_sources(root: Path = ROOT) -> list[Path]:
+    """The Python modules whose strings appear on the Chinese pages: the fact engine's texts (ledger,
+    matrix guide, decisions, facts) and the Sphinx extensions' words."""
+    return sorted([*(root / "tensorfacts").rglob("*.py"), *(root / "docs" / "_ext").rglob("*.py")])
+
+
 def variants_in(text: str) -> list[tuple[int, str, str]]:
     """``(line, variant, term)`` for each variant to avoid outside quotation marks (a quotation may
     span lines); where variants overlap (原位操作, 原位) only the longest is reported, and a variant
@@ -121,14 +136,72 @@ def variants_in(text: str) -> list[tuple[int, str, str]]:
 
 
 def check_variants(root: Path = ROOT, code: str = "zh_CN") -> list[str]:
-    """Every variant to avoid on a Chinese page, outside quotations, as "file:line: ..." problems (run by
-    the page rules, :mod:`sitetools.page_rules`, before every build and preview)."""
+    """Every variant to avoid on a Chinese page or in the strings the Chinese pages render
+    (:func:`string_sources`), outside quotations, as "file:line: ..." problems (run by the page rules,
+    :mod:`sitetools.page_rules`, before every build and preview)."""
     return [
         f"{page.relative_to(root).as_posix()}:{line}: {variant!r} outside a quotation; write {term!r} "
         f"(see CONTRIBUTING.md, 'Typography'; the list of terms is sitetools/terms.py)"
-        for page in chinese_pages(root, code)
+        for page in [*chinese_pages(root, code), *string_sources(root)]
         for line, variant, term in variants_in(page.read_text(encoding="utf-8"))
     ]
+
+
+# --- The first mention rule ------------------------------------------------------------------
+
+#: Terms a Chinese page writes in both languages the first time it names them: ``(zh, en)``. The first
+#: mention on a page, in either language, reads 自动求导（autograd）; later ones may use either word.
+FIRST_MENTIONS: tuple[tuple[str, str], ...] = (("自动求导", "autograd"),)
+
+
+def _mentions(zh: str, en: str) -> re.Pattern[str]:
+    """``zh``, or ``en`` as a word of prose (not part of a name such as ``torch.autograd.grad``)."""
+    return re.compile(rf"{re.escape(zh)}|(?<![\w.`/]){re.escape(en)}(?![\w.`/(])")
+
+
+def first_mention_problems(text: str) -> list[tuple[int, str]]:
+    """``(line, message)`` for each term of :data:`FIRST_MENTIONS` whose first mention in ``text`` (a
+    page's prose) is not written ``zh（en）``."""
+    found = []
+    for zh, en in FIRST_MENTIONS:
+        first = _mentions(zh, en).search(text)
+        if first and not text.startswith(f"{zh}（{en}）", first.start()):
+            line = text.count("\n", 0, first.start()) + 1
+            context = text[first.start() : first.start() + 12].split("\n")[0]
+            found.append((line, f"the first mention of {zh} or {en} on the page, {context!r}, "
+                                f"is not written {zh}（{en}）"))
+    return found
+
+
+def _prose(page: Path) -> list[tuple[int, str]]:
+    """``(first line, text)`` of what a reader reads on a page: a script's text cells (its code and
+    comments inside code are left out), a header's or a narrative page's whole text."""
+    if page.suffix == ".py":
+        from sitetools.typography import text_cells
+
+        return text_cells(page)
+    return [(1, page.read_text(encoding="utf-8"))]
+
+
+def check_first_mentions(root: Path = ROOT, code: str = "zh_CN") -> list[str]:
+    """The first mention rule over the Chinese edition's pages (gallery scripts, part headers, narrative
+    pages), as "file:line: ..." problems."""
+    problems = []
+    for page in chinese_pages(root, code):
+        if page.suffix == ".po" or (page.suffix == ".py" and not page.name.startswith("plot_")):
+            continue  # the theme's words; a stray script, which the layout rule refuses
+        cells = _prose(page)
+        text = "\n".join(cell for _, cell in cells)
+        for line, message in first_mention_problems(text):
+            start, before = cells[0][0], 0
+            for first, cell in cells:  # the file line of the text's line ``line``
+                if before + cell.count("\n") + 1 >= line:
+                    start = first + line - before - 1
+                    break
+                before += cell.count("\n") + 1
+            problems.append(f"{page.relative_to(root).as_posix()}:{start}: {message} "
+                            f"(see CONTRIBUTING.md, 'Typography'; the list is FIRST_MENTIONS in sitetools/terms.py)")
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:

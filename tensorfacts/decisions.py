@@ -53,7 +53,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "自动求导还用得着 `a` 时原地修改它，反向传播会报错。以下几种例外，反向传播都不报错："
                 "通过 `a.detach().numpy()` 写入；自动求导在 `torch.autograd.graph.save_on_cpu()` "
                 "这类保存张量的钩子下保存了 `a` 之后再修改；自定义的 `torch.autograd.Function` 用 `ctx.x = a` "
-                "而不是 `ctx.save_for_backward` 留下 `a` 之后再修改；用 `fused=True` 建的优化器走一步，"
+                "而不是 `ctx.save_for_backward` 留下 `a` 之后再修改；fused 优化器（`fused=True`）的一步，"
                 "它不推进版本计数器。",
         },
         lambda m: _rows(m, "a.detach()", same_object=False, shares_storage=True, requires_grad=False)

@@ -172,7 +172,7 @@ GUIDE: tuple[Advice, ...] = (
                 "反向传播照常完成，梯度却是错的。"
                 "自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存了 `a` 之后再修改，"
                 "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 而不是 `ctx.save_for_backward` 留下 `a` "
-                "之后再修改，它也察觉不到：反向传播不报错。用 `fused=True` 建的优化器走一步不推进版本计数器，"
+                "之后再修改，它也察觉不到：反向传播不报错。fused 优化器（`fused=True`）的一步不推进版本计数器，"
                 "它同样察觉不到。"
                 "在自动求导保存该张量之前做的修改则根本不算错误：反向传播把它当作常数，"
                 "结果与在 `torch.no_grad()` 下做同样的修改相同（放大十倍时，与 `a + (9 * a).detach()` 相同）；"

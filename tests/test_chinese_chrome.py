@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from docutils.core import publish_doctree
 
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
@@ -42,6 +43,15 @@ def test_tooltips_show_the_words_of_inline_markup_not_the_markup():
     shown = plain_tooltip("换成（``out.detach()``），``a``、``b`` 见 :ref:`下一页 &lt;copying-clone&gt;` 与 "
                           "`Saved tensors &lt;https://example.org/f&gt;`__ 和 :class:`torch.Tensor`")
     assert shown == "换成（out.detach()），a、b 见 下一页 与 Saved tensors 和 torch.Tensor"
+
+
+@pytest.mark.parametrize(("answer", "shown"), [
+    ("   ``y`` 是运算的结果。在 ``backward()`` 之前调用 ``retain_grad()``：", "y 是运算的结果。"),
+    ("   ``y`` is the result of an operation. Call ``retain_grad()`` first:", "y is the result of an operation."),
+    ("   One sentence that leads into code:", "One sentence that leads into code:"),
+])
+def test_a_tooltip_from_an_answer_box_keeps_the_cause_not_the_lead_in_to_the_code(answer, shown):
+    assert plain_tooltip(answer) == shown
 
 
 def test_the_index_card_is_rewritten_with_a_plain_data_tooltip():

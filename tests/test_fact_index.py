@@ -88,7 +88,7 @@ def test_a_fact_that_fails_fails_the_facts_page(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("lang, words", [("en", "holds (in the author's meaning only)"),
-                                         ("zh_CN", "成立（仅就作者的本意而言）")])
+                                         ("zh_CN", "成立（仅就作者想表达的意思而言）")])
 def test_the_ledger_says_in_the_verdict_cell_when_a_verdict_holds_only_in_the_authors_meaning(tmp_path, lang, words):
     from tests.claims_tools import build_mini_site
 

@@ -65,10 +65,17 @@ def test_no_term_is_also_a_variant_to_avoid():
         ("两边的代码单元相同", [(1, "代码单元", "单元格")]),
         ("两边的代码单元格相同", []),
         ("由 autograd 记录", []),
+        ("两者共用一块存储", [(1, "共用", "共享")]),
+        ("两者共享一个 ``_version`` 计数。", [(1, "_version`` 计数", "版本计数器")]),
+        ("两者共享一个 ``_version`` 计数器。", []),
+        ("本构建只在 CPU 上运行", [(1, "本构建", "本次构建")]),
+        ("框里的内容", [(1, "框里", "框内")]),
+        ("用 ``fused=True`` 建的优化器", [(1, "建的优化器", "fused 优化器")]),
     ],
     ids=["variant", "second-line", "quoted", "quoted-across-lines", "the-term-itself", "requires-grad",
          "grad-mode", "safest", "fix", "fix-2", "analytic-gradient", "notebook", "last-cell", "code-cell",
-         "the-accepted-word-holds-a-variant", "autograd-is-accepted"],
+         "the-accepted-word-holds-a-variant", "autograd-is-accepted", "share", "version-count",
+         "version-counter", "this-build", "in-the-box", "fused-optimizer"],
 )
 def test_the_checker_finds_variants_outside_quotations(text, expected):
     assert terms.variants_in(text) == expected
@@ -83,6 +90,14 @@ def test_a_variant_injected_into_a_chinese_page_is_named(tmp_path):
     assert any(p.startswith("docs/zh_CN/index.md:") and "'就地'" in p for p in problems), problems
 
 
+def test_a_variant_in_a_string_the_chinese_pages_render_is_named(tmp_path):
+    shutil.copytree(ROOT / "tensorfacts", tmp_path / "tensorfacts", ignore=shutil.ignore_patterns("__pycache__"))
+    module = tmp_path / "tensorfacts" / "matrix.py"
+    module.write_text(module.read_text(encoding="utf-8") + '\nEXTRA = "两者共用存储"\n', encoding="utf-8")
+    problems = terms.check_variants(tmp_path)
+    assert any(p.startswith("tensorfacts/matrix.py:") and "'共用'" in p for p in problems), problems
+
+
 def test_no_chinese_page_uses_a_variant_to_avoid():
     problems = terms.check_variants()
     assert not problems, "\n".join(problems)
@@ -92,3 +107,29 @@ def test_the_glossary_pages_render_the_list():
     for code in ("en", "zh_CN"):
         text = (DOCS / code / "glossary.md").read_text(encoding="utf-8")
         assert "```{terms-table}" in text, f"docs/{code}/glossary.md does not render the terminology list"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected_line"),
+    [
+        ("自动求导（autograd）记录运算。之后的自动求导与 autograd 都行。", None),
+        ("第一行\n自动求导记录运算。", 2),
+        ("由 autograd 记录。后面才写自动求导（autograd）。", 1),
+        ("``torch.autograd.grad`` 求梯度，之后自动求导（autograd）……", None),
+        ("没有提到它。", None),
+    ],
+    ids=["first-carries-both", "zh-alone", "en-alone-first", "a-torch-name-is-not-a-mention", "no-mention"],
+)
+def test_the_first_mention_of_autograd_carries_both_words(text, expected_line):
+    found = terms.first_mention_problems(text)
+    assert [line for line, _ in found] == ([] if expected_line is None else [expected_line]), found
+
+
+def test_a_page_whose_first_mention_lacks_autograd_is_named(tmp_path):
+    for part in ("gallery", "docs"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "_*"))
+    assert terms.check_first_mentions(tmp_path) == [], "the control: the real pages pass"
+    page = tmp_path / "gallery" / "zh_CN" / "copying" / "GALLERY_HEADER.rst"
+    page.write_text(page.read_text(encoding="utf-8").replace("自动求导（autograd）", "自动求导", 1), encoding="utf-8")
+    problems = terms.check_first_mentions(tmp_path)
+    assert len(problems) == 1 and problems[0].startswith("gallery/zh_CN/copying/GALLERY_HEADER.rst:4: "), problems

@@ -47,7 +47,7 @@ def _both_separate() -> Result:
 @CLAIMS.claim(
     "004-data-shares", "data", "data-vs-detach-data",
     "`c = out.data` shares its data with `out`.",
-    "`c = out.data` 与 `out` 共用同样的数据。")
+    "`c = out.data` 与 `out` 共享同样的数据。")
 def _data_shares() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     out = a.sigmoid()
@@ -134,7 +134,7 @@ def _data_untracked() -> Result:
     "004-detach-shares", "detach", "data-vs-detach-detach",
     "`c = out.detach()` shares its data with `out`, cannot be differentiated, and "
     "`c.zero_()` changes `out` too.",
-    "`c = out.detach()` 与 `out` 共用数据、不可求导，`c.zero_()` 也会改变 `out`。")
+    "`c = out.detach()` 与 `out` 共享数据、不可求导，`c.zero_()` 也会改变 `out`。")
 def _detach_004_shares() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     out = a.sigmoid()
@@ -210,7 +210,7 @@ def _detach_004_error_message() -> Result:
 @CLAIMS.claim(
     "004-detach-like-data", "detach-points", "data-vs-detach-detach",
     "In sharing data and in `requires_grad = False`, `.detach()` is the same as `.data`.",
-    "在共用数据和 `requires_grad = False` 这两点上，`.detach()` 与 `.data` 是一样的。")
+    "在共享数据和 `requires_grad = False` 这两点上，`.detach()` 与 `.data` 是一样的。")
 def _detach_like_data() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     out = a.sigmoid()
@@ -231,7 +231,8 @@ def _detach_like_data() -> Result:
     "004-both-in-place", "summary", "data-vs-detach-comparison",
     "`.data` and `.detach()` are both in-place operations: read as meant, both work on the original "
     "data, without copying it.",
-    "`.data` 和 `.detach()` 都是“原位操作 inplace operation”：按作者的本意，两者都直接作用于原来的数据，不做复制。",
+    "`.data` 和 `.detach()` 都是“原位操作 inplace operation”：按作者想表达的意思，"
+    "两者都直接作用于原来的数据，不做复制。",
     notes={
         "en": "Judged by its meaning, which holds. The word itself is wrong in PyTorch's sense: in-place "
               "operations such as `zero_()` and `mul_()` change their tensor's values and move its version "
@@ -242,7 +243,7 @@ def _detach_like_data() -> Result:
                  "而取 `.data` 或 `.detach()` 不会改变 `out`，"
                  "只有之后通过结果做的原地操作才会改变它。",
     },
-    qualifiers={"en": "in the author's meaning only", "zh_CN": "仅就作者的本意而言"})
+    qualifiers={"en": "in the author's meaning only", "zh_CN": "仅就作者想表达的意思而言"})
 def _both_in_place() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     out = a.sigmoid()
@@ -315,8 +316,8 @@ def _data_unsafe() -> Result:
               "saved goes unnoticed too, but needs no catching: backward treats it as a constant, as it would "
               "the same edit under `torch.no_grad()` (for a leaf, the gradient at the edited values). "
               "`.detach()` is safer than `.data`, not safe.",
-        "zh_CN": "按原话不成立：只有当被修改的张量与自动求导在修改之前保存的某个张量共用版本计数器时，"
-                 "原地修改才会被发现。共用计数器的可以是被保存的张量本身（比如原文例子里 `sigmoid` 保存了它的输出），"
+        "zh_CN": "按原话不成立：只有当被修改的张量与自动求导在修改之前保存的某个张量共享版本计数器时，"
+                 "原地修改才会被发现。共享计数器的可以是被保存的张量本身（比如原文例子里 `sigmoid` 保存了它的输出），"
                  "也可以是它的视图、它的基张量的视图，或对其中任何一个调用 `.detach()` 得到的张量"
                  "（`loss = (base * base).sum()` 之后，"
                  "`base[1:].detach().mul_(10)` 会被发现）。"

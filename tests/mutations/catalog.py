@@ -181,4 +181,17 @@ RENDERING = (
              "    if False:\n        source, line", "tests/test_prose_facts.py", "-k", "fact_role"),
 )
 
-MUTATIONS: tuple[Mutation, ...] = AUDIT + OWN + RENDERING
+PAGES = (
+    mutation("answer-fix-lines-not-checked", "sitetools/answer_box.py",
+             "                 for line in fix if line not in run]", "                 for line in fix if False]",
+             "tests/test_answer_box.py", "-k", "fix_line"),
+    mutation("answer-box-position-not-checked", "sitetools/answer_box.py",
+             "    if not content or not content[0].startswith(\".. admonition::\"):",
+             "    while content and not content[0].startswith(\".. admonition::\"):\n        content.pop(0)\n"
+             "    if not content:", "tests/test_answer_box.py", "-k", "after_another"),
+    mutation("first-mention-of-autograd-not-checked", "sitetools/terms.py",
+             "        if first and not text.startswith(", "        if False and not text.startswith(",
+             "tests/test_terms.py", "-k", "first_mention"),
+)
+
+MUTATIONS: tuple[Mutation, ...] = AUDIT + OWN + RENDERING + PAGES

@@ -25,9 +25,16 @@ _MARKUP = (
 
 
 def plain_tooltip(text: str) -> str:
-    """A card's tooltip as a reader should see it: the words of its inline markup, without the markup."""
+    """A card's tooltip as a reader should see it: the words of its inline markup, without the markup.
+    A question page's card shows its answer box's text (sphinx-gallery takes the first paragraph after
+    the title), which ends by leading into the fix's code: the tooltip keeps the sentences before that
+    lead-in, the cause."""
     for pattern, words in _MARKUP:
         text = pattern.sub(words, text)
+    text = text.strip()
+    if text.endswith((":", "：")):
+        cut = max(text.rfind(". "), text.rfind("。"))
+        text = text[: cut + 1] if cut > 0 else text
     return text
 
 

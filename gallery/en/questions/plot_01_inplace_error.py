@@ -4,6 +4,17 @@
 "modified by an inplace operation": which tensor, and how to fix it
 ===================================================================
 
+.. admonition:: Answer
+   :class: answer
+
+   An in-place operation changed a tensor that autograd saved for ``backward()``: its version is no longer the one autograd noted. Write the edit out of place:
+
+   .. code-block:: python
+
+      y = x.exp()
+      y = y + 1
+      y.sum().backward()
+
 ``RuntimeError: one of the variables needed for gradient computation has been
 modified by an inplace operation`` is one of the errors people most often bring to the
 PyTorch trackers (`pytorch/pytorch#96265

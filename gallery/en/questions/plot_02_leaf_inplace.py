@@ -4,6 +4,16 @@
 "a leaf Variable that requires grad is being used in an in-place operation"
 ===========================================================================
 
+.. admonition:: Answer
+   :class: answer
+
+   While autograd records, it refuses an in-place edit of a leaf that requires grad. Make the update step under ``torch.no_grad()``:
+
+   .. code-block:: python
+
+      with torch.no_grad():
+          w -= lr * w.grad
+
 A hand-written update step, ``w -= lr * w.grad``, stops with
 ``RuntimeError: a leaf Variable that requires grad is being used in an
 in-place operation.``; editing one row of a weight gives its variant, "a view

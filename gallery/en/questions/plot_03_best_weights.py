@@ -4,6 +4,16 @@
 Saving the "best" weights: why they keep changing
 =================================================
 
+.. admonition:: Answer
+   :class: answer
+
+   ``state_dict()`` returns tensors that share the model's memory, not a snapshot, so a dict saved from it follows training. Keep a copy of each tensor, and restore it with ``load_state_dict``:
+
+   .. code-block:: python
+
+      best = {k: v.detach().clone() for k, v in model.state_dict().items()}
+      model.load_state_dict(best)
+
 ``best = model.state_dict()`` after the best epoch, and at the end of training
 ``best`` holds the last weights, not the best ones. The fix was merged into
 the PyTorch tutorials years ago (`pytorch/tutorials#188
@@ -206,10 +216,11 @@ assert state["weight"] is not model.weight and not state["weight"].requires_grad
 # tensors; ``{k: v.detach().clone()}`` and ``copy.deepcopy`` keep the old
 # values.
 before = model.weight.detach().clone()
+best = {k: v.detach().clone() for k, v in model.state_dict().items()}
 candidates = {
     "model.state_dict()": model.state_dict(),
     "state_dict().copy()": model.state_dict().copy(),
-    "{k: v.detach().clone()}": {k: v.detach().clone() for k, v in model.state_dict().items()},
+    "{k: v.detach().clone()}": best,
     "copy.deepcopy(state_dict())": copy.deepcopy(model.state_dict()),
     "state_dict(keep_vars=True)": model.state_dict(keep_vars=True),
 }
@@ -261,7 +272,6 @@ assert params["weight"] is model.weight, "keep_vars=True returns the Parameter o
 # With ``assign=True`` the model takes the snapshot's tensors instead (wrapped
 # as new ``Parameter`` objects over the same memory), so training ``other``
 # writes into the snapshot as well: one step changes ``best``.
-best = candidates["{k: v.detach().clone()}"]
 weight = model.weight
 model.load_state_dict(best)
 print("load_state_dict:              same object:", model.weight is weight)

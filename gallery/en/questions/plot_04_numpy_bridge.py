@@ -4,6 +4,17 @@
 The NumPy bridge: "Can't call numpy() on Tensor that requires grad"
 ===================================================================
 
+.. admonition:: Answer
+   :class: answer
+
+   ``numpy()`` refuses a tensor that requires grad, and the array ``detach().numpy()`` returns shares the tensor's memory: a write into it changes the tensor without autograd noticing. Detach to read; copy before writing:
+
+   .. code-block:: python
+
+      view = a.detach().numpy()
+      edited = x.numpy().copy()
+      edited[0] = 100.0
+
 ``RuntimeError: Can't call numpy() on Tensor that requires grad. Use
 tensor.detach().numpy() instead.`` (`pytorch/pytorch#44023
 <https://github.com/pytorch/pytorch/issues/44023>`__). The suggested fix works,

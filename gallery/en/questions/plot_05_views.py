@@ -4,6 +4,17 @@
 Views: which operations share memory, and what writing through them does
 ========================================================================
 
+.. admonition:: Answer
+   :class: answer
+
+   A view shares its base's memory, and ``expand`` makes several elements one memory location, which a write refuses. ``clone()`` gives each element memory of its own:
+
+   .. code-block:: python
+
+      wide = column.expand(3, 4)
+      wide = wide.clone()
+      wide[0] = 1.0
+
 ``RuntimeError: unsupported operation: more than one element of the
 written-to tensor refers to a single memory location. Please clone() the
 tensor before performing the operation.`` is what a write through ``expand``

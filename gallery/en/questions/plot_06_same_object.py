@@ -4,6 +4,16 @@
 Calls that look like copies and return the same tensor
 ======================================================
 
+.. admonition:: Answer
+   :class: answer
+
+   When there is nothing to convert, ``a.cpu()``, ``a.to(torch.float32)`` and ``a.float()`` return ``a`` itself, so an edit of the result edits ``a``. Ask for new memory with ``copy=True``:
+
+   .. code-block:: python
+
+      copied = a.to(copy=True)
+      copied.add_(10)
+
 ``b = a.cpu()``, ``b = a.to(torch.float32)``, ``b = a.float()``: each reads as
 "make me a converted copy", and when there is nothing to convert each returns
 ``a`` itself. An edit of ``b`` is then an edit of ``a``. This page lists these

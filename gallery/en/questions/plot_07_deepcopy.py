@@ -4,6 +4,16 @@
 ``copy.deepcopy`` and ``copy.copy`` on tensors
 ==============================================
 
+.. admonition:: Answer
+   :class: answer
+
+   ``copy.deepcopy`` copies only leaf tensors, and the module keeps a tensor computed from a parameter in grad mode. Store that tensor detached (or compute it in ``forward``):
+
+   .. code-block:: python
+
+      self.doubled = (self.scale * 2).detach()
+      twin = copy.deepcopy(fixed)
+
 ``copy.deepcopy(model)`` fails with "Only Tensors created explicitly by the user (graph leaves)
 support the deepcopy protocol at the moment" when a module holds a tensor that is not a leaf: one
 computed, in grad mode, from a tensor that requires grad. This page reproduces that error with a tiny module and fixes it, then shows what

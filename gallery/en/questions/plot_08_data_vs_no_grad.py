@@ -4,6 +4,18 @@
 Editing weights in place: ``.data`` or ``torch.no_grad()``?
 ===========================================================
 
+.. admonition:: Answer
+   :class: answer
+
+   The version counter does not count an edit through ``.data``, so ``backward()`` of a graph that saved the tensor uses the edited values and gives a wrong gradient without an error. Finish ``backward()`` first, then edit under ``torch.no_grad()``:
+
+   .. code-block:: python
+
+      loss = (w * w).sum()
+      loss.backward()
+      with torch.no_grad():
+          w -= 0.1 * w.grad
+
 Both let you change a tensor that requires grad in place. They differ when a graph that saved the
 tensor is still waiting for ``backward()``: under ``torch.no_grad()`` the edit is counted and
 ``backward()`` raises "one of the variables needed for gradient computation has been modified by an

@@ -4,6 +4,17 @@
 Why is ``.grad`` ``None``? Gradients of non-leaf tensors
 ========================================================
 
+.. admonition:: Answer
+   :class: answer
+
+   ``backward()`` fills ``.grad`` on leaves only, and ``y`` is the result of an operation. Call ``retain_grad()`` on it before ``backward()``:
+
+   .. code-block:: python
+
+      y = x * 2
+      y.retain_grad()
+      (y * y).sum().backward()
+
 After ``backward()``, reading ``.grad`` of an intermediate result gives ``None`` and the warning
 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed". This page reproduces
 it, gets that gradient four ways (``retain_grad()``, a hook, ``torch.autograd.grad``,

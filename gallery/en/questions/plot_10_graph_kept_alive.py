@@ -4,6 +4,16 @@
 ``total_loss += loss``: a graph kept alive by accident
 ======================================================
 
+.. admonition:: Answer
+   :class: answer
+
+   A loss that has a ``grad_fn`` brings its whole graph along, so a running total of losses holds the graph of every step. Add a number, or a detached tensor:
+
+   .. code-block:: python
+
+      total_float += loss.item()
+      total_detached += loss.detach()
+
 Summing the loss of every step for a report looks harmless, but a loss that still has a ``grad_fn``
 brings its whole graph along: the running total holds every step's graph, and memory grows with the
 number of steps. This page counts the autograd nodes reachable from the total at each step (linear

@@ -4,6 +4,16 @@
 ``torch.inference_mode()``, ``torch.no_grad()`` or ``detach()``?
 ================================================================
 
+.. admonition:: Answer
+   :class: answer
+
+   A tensor made under ``torch.inference_mode()`` is an inference tensor, and outside the mode it cannot be saved for backward. ``clone()`` it outside the mode:
+
+   .. code-block:: python
+
+      y = make_inference(x).clone()
+      (x * y).sum().backward()
+
 A tensor made under ``torch.inference_mode()`` is an *inference tensor*, and it refuses some uses
 later, outside the mode: "Inference tensors cannot be saved for backward", "Inplace update to
 inference tensor outside InferenceMode is not allowed", "Setting requires_grad=True on inference

@@ -4,6 +4,18 @@
 The version counter: what moves ``_version``, and what does not
 ===============================================================
 
+.. admonition:: Answer
+   :class: answer
+
+   A tensor that autograd saved was edited in place after it was saved: the message gives its version counter now and at saving. Edit a ``clone()`` instead:
+
+   .. code-block:: python
+
+      y = x.exp()
+      edited = y.clone()
+      edited.add_(1)
+      edited.mul_(2)
+
 "is at version 2; expected version 0 instead": the numbers in this error are readings of a tensor's
 version counter, ``t._version``. Autograd notes the version of every tensor it saves, and refuses
 to run backward when it has moved (unless the tensor was saved through saved-tensor hooks or kept
@@ -179,9 +191,11 @@ print("y._version after two edits:", y._version)
 try:
     y.sum().backward()
 except RuntimeError as e:
+    message = str(e)
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("backward after editing a saved output must raise")
+assert f"is at version {y._version}; expected version 0" in message, "the message gives the version now and at saving"
 
 # %%
 # The fix: edit a copy

@@ -29,8 +29,8 @@ def same_storage(x, y):
 # ----------------
 #
 # 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
-# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共用它的张量，
+# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导（autograd）的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，
 # 最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
@@ -192,7 +192,7 @@ assert c.is_leaf, "the detached tensor must be a leaf"
 # .. figure-caption::
 #    :alt: 示意图：名字 a 和 c、它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
-#    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。两个张量对象共用一块存储 ``S1``，也共用一个计数器 ``C1``。
+#    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。两个张量对象共享一块存储 ``S1``，也共享一个计数器 ``C1``。
 
 draw_memory("c = a.detach()", a=a, c=c)
 
@@ -232,7 +232,7 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # 改哪一边，两边都变
 # ------------------
 #
-# 换一对新的张量：通过 ``c`` 写入，``a`` 里也看得到。两者还共用一个版本计数器，两个 ``_version``
+# 换一对新的张量：通过 ``c`` 写入，``a`` 里也看得到。两者还共享一个版本计数器，两个 ``_version``
 # 一起增加。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它的行为可能随版本改变。）
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
@@ -322,10 +322,10 @@ for call, change in changes.items():
     # sphinx_gallery_end_ignore
 
 # %%
-# 仍然共用一个版本计数器
+# 仍然共享一个版本计数器
 # ----------------------
 #
-# ``d.set_(...)`` 之后，两个张量不再共享内存，却仍共用版本计数器。``d.add_(1)`` 会推进 ``a._version``，
+# ``d.set_(...)`` 之后，两个张量不再共享内存，却仍共享版本计数器。``d.add_(1)`` 会推进 ``a._version``，
 # 所以本页这样在修改前保存了 ``a`` 的计算图，执行 ``backward()`` 时就会报错，尽管 ``a`` 的数值从没变过。
 
 a, d = fresh_pair()
@@ -427,7 +427,7 @@ for call, change in changes.items():
 
 # %%
 # 源张量不是叶子时，情况又不同：``x * 2`` 接受 ``set_`` 和 ``transpose_``，
-# 只拒绝两个 resize，因为它需要梯度。
+# 只拒绝 ``resize_`` 和 ``resize_as_``，原因是 ``x * 2`` 需要梯度。
 
 def accepts(t, change):
     try:
@@ -459,7 +459,7 @@ assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf acc
 #    2022 年 8 月，`pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    取消了这一限制（“Always allow tensor metadata changes”）。在 torch |torch_version| 上，这四种操作在 detach
 #    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；
-#    例外是变大的 ``resize_`` 会把两者共用的内存一起搬走，而且两个张量始终共用一个版本计数器。
+#    例外是变大的 ``resize_`` 会把两者共享的内存一起搬走，而且两个张量始终共享一个版本计数器。
 #    它们在源叶子张量上报错，只是因为它是需要梯度的叶子；非叶子的源张量接受 ``set_`` 和 ``transpose_``。
 
 # %%
@@ -467,6 +467,6 @@ assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf acc
 # ----
 #
 # ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，
-# 两者还共用一个 ``_version`` 计数。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，
-# 但两者仍共用版本计数器，上面四个调用各让它加一；变大的 ``resize_`` 同样让它加一，还会把 ``a`` 的内存一起搬走。原文的第三个例子在
+# 两者还共享一个版本计数器。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，
+# 但两者仍共享版本计数器，上面四个调用各让它加一；变大的 ``resize_`` 同样让它加一，还会把 ``a`` 的内存一起搬走。原文的第三个例子在
 # ``detach()`` 之后重新绑定了 ``a``，见 :ref:`下一页 <copying-rebinding>`。

@@ -44,7 +44,7 @@ assert out.requires_grad and not out.is_leaf, "out should be a non-leaf that req
 #
 # 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
 # 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
-# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共用它的张量，
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，
 # 最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
@@ -185,7 +185,7 @@ def draw_graph(title, root, **leaves):
 # --------------------------------
 #
 # ``c = out.data`` 是一个新的张量对象，和 ``out``
-# 共用同一块存储。它不需要梯度，也没有 ``grad_fn``。在 autograd
+# 共享同一块存储。它不需要梯度，也没有 ``grad_fn``。在 autograd
 # 看来，它只是一个普通的叶子张量。
 c = out.data
 show("out", out)
@@ -223,7 +223,7 @@ assert a._version == 0, "a was not touched"
 # .. figure-caption::
 #    :alt: 示意图：名字 a、out 和 c、它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
-#    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。``out`` 与 ``c`` 共用存储 ``S2``，却各用一个计数器：只有 ``c`` 记下了这次修改。
+#    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。``out`` 与 ``c`` 共享存储 ``S2``，却各用一个计数器：只有 ``c`` 记下了这次修改。
 
 draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 

@@ -1,10 +1,10 @@
 """
 .. _data-vs-detach-detach:
 
-``detach()``：同样的修改，被 autograd 发现
-==========================================
+``detach()``：同样的修改，被自动求导（autograd）发现
+====================================================
 
-把上一页的 ``out.data`` 换成 ``out.detach()``，再做一遍。修改同样落到了 ``out`` 上，但这一次 ``backward()`` 抛出了 ``RuntimeError``：自动求导（autograd）发现了这次修改。每一步之后打印的版本计数器说明了原因。
+把上一页的 ``out.data`` 换成 ``out.detach()``，再做一遍。修改同样落到了 ``out`` 上，但这一次 ``backward()`` 抛出了 ``RuntimeError``：自动求导发现了这次修改。每一步之后打印的版本计数器说明了原因。
 """
 
 # %%
@@ -39,7 +39,7 @@ assert a._version == 0 and out._version == 0, "both tensors start at version 0"
 #
 # 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
 # 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
-# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共用它的张量，
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，
 # 最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
@@ -180,7 +180,7 @@ def draw_graph(title, root, **leaves):
 # -----------------------------------
 #
 # 和 ``.data`` 一样，``out.detach()`` 返回一个新的张量对象，与 ``out``
-# 共用同一块存储，``requires_grad=False``，也没有 ``grad_fn``。
+# 共享同一块存储，``requires_grad=False``，也没有 ``grad_fn``。
 c = out.detach()
 show("out", out)
 show("c", c)
@@ -199,7 +199,7 @@ assert not c.requires_grad and c.grad_fn is None and c.is_leaf, "detach() gives 
 #
 # 与 ``.data`` 的区别就在这里。``c.zero_()`` 把版本计数器加到
 # 1，``out._version`` 也是 1。``out.detach()``
-# 与 ``out`` 共用一个版本计数器，所以通过 ``c`` 的修改也记在了 ``out`` 上。
+# 与 ``out`` 共享一个版本计数器，所以通过 ``c`` 的修改也记在了 ``out`` 上。
 c.zero_()
 show("a", a)
 show("out", out)
@@ -214,7 +214,7 @@ assert a._version == 0, "a was not touched"
 # .. figure-caption::
 #    :alt: 示意图：名字 a、out 和 c、它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
-#    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。``out`` 与 ``c`` 共用存储 ``S2`` 和计数器 ``C2``：两者都记下了这次修改。
+#    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。``out`` 与 ``c`` 共享存储 ``S2`` 和计数器 ``C2``：两者都记下了这次修改。
 
 draw_memory("c = out.detach(); c.zero_()", a=a, out=out, c=c)
 
@@ -328,8 +328,8 @@ draw_versions("_version", ["out", "via_data", "via_detach"],
               [("start", at_start), ("via_data.mul_(1)", after_data), ("via_detach.mul_(1)", after_detach)])
 
 # %%
-# 之后再取的张量会继承计数：``out.detach()`` 报告的是 ``out``
-# 当前的版本，``out.data`` 则重新从 0 开始。
+# 这时再取一次：新的 ``out.detach()`` 共享 ``out`` 的版本计数器，读到的是 ``out``
+# 当前的版本；新的 ``out.data`` 有自己的计数器，从 0 开始。
 print("out._version:         ", out._version)
 print("out.detach()._version:", out.detach()._version)
 print("out.data._version:    ", out.data._version)

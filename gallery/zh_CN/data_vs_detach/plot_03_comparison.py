@@ -38,8 +38,8 @@ show("out", out)
 # ----------------
 #
 # 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
-# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共用它的张量，
+# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导（autograd）的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，
 # 最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
@@ -185,8 +185,8 @@ def draw_graph(title, root, **leaves):
 # .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文的总结说两者都是“原位操作”。按作者的本意，这没错：两者都直接作用于原来的数据，不做复制
-#    （都返回一个新的张量对象，与 ``out`` 共用存储）。但在 PyTorch 的用语里，原地操作会改变张量本身，
+#    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制
+#    （都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地操作会改变张量本身，
 #    并推进它的版本计数器；而取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，
 #    也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
 values, shape, version = out.detach().clone(), out.shape, out._version
@@ -294,7 +294,7 @@ assert out[0].item() == 10.0 and out[1].item() == 20.0, "edits through either on
 # .. figure-caption::
 #    :alt: 示意图：名字 out、via_data 和 via_detach、它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
-#    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。三个张量对象共用一块存储 ``S1``；``out`` 与 ``via_detach`` 共用计数器 ``C1``，``via_data`` 用 ``C2``。
+#    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。三个张量对象共享一块存储 ``S1``；``out`` 与 ``via_detach`` 共享计数器 ``C1``，``via_data`` 用 ``C2``。
 
 draw_memory("out.mul_(2); via_data[0] = 10.0; via_detach[1] = 20.0", out=out, via_data=via_data, via_detach=via_detach)
 
@@ -456,9 +456,9 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # ----
 #
 # 原文的总结里，“两者共享数据”“两者脱离计算图”“``.data`` 是属性，``detach()`` 是方法”都成立；
-# “两者都是原位操作”在作者的本意上成立（两者都直接作用于原来的数据，不做复制），
+# “两者都是原位操作”，若按作者想表达的意思理解则成立（两者都直接作用于原来的数据，不做复制），
 # 但按 PyTorch 的用语，两者都不是原地操作；“``detach()`` 是安全的”照字面不成立：
-# 只有当被修改的张量与自动求导在修改之前保存的某个张量共用版本计数器时，原地修改才会被发现。实际使用时，用 ``detach()``，不用 ``.data``；
+# 只有当被修改的张量与自动求导在修改之前保存的某个张量共享版本计数器时，原地修改才会被发现。实际使用时，用 ``detach()``，不用 ``.data``；
 # 对结果尽量用非原地运算，``out.detach() * 0`` 会生成新张量，不动 ``out``。需要一份可以原地修改的
 # 独立副本时，用 ``.detach().clone()``：副本有自己的存储，改它碰不到计算图，``backward()`` 也保持正确。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

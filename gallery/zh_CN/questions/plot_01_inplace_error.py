@@ -4,6 +4,17 @@
 “modified by an inplace operation”：是哪个张量，怎么修
 ======================================================
 
+.. admonition:: 答案
+   :class: answer
+
+   自动求导（autograd）为 ``backward()`` 保存的张量被原地操作改过，它的版本已不是保存时记下的那个。把修改写成非原地的：
+
+   .. code-block:: python
+
+      y = x.exp()
+      y = y + 1
+      y.sum().backward()
+
 ``RuntimeError: one of the variables needed for gradient computation has been
 modified by an inplace operation`` 是 PyTorch 的 issue 区里被问得最多的报错之一（`pytorch/pytorch#96265
 <https://github.com/pytorch/pytorch/issues/96265>`__、`pytorch/pytorch#39141
@@ -182,7 +193,7 @@ assert y.grad_fn.name() == "AddBackward0", "the in-place add rebased y's history
 # .. figure-caption::
 #    :alt: 示意图：y 之下的自动求导计算图。AddBackward0 指向 ExpBackward0，它保存的结果显示 _version 1 != 0；ExpBackward0 再指向 AccumulateGrad 和叶子 x。
 #
-#    ``y`` 之下的计算图。``ExpBackward0`` 保存结果时，结果的版本是 0；``y += 1`` 之后这个张量的版本是 1，所以框里写着 ``_version 1 != 0``。
+#    ``y`` 之下的计算图。``ExpBackward0`` 保存结果时，结果的版本是 0；``y += 1`` 之后这个张量的版本是 1，所以框内写着 ``_version 1 != 0``。
 
 draw_graph("y = x.exp(); y += 1", y, x=x)
 # sphinx_gallery_start_ignore
@@ -265,7 +276,7 @@ assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x 
 
 # %%
 # 版本号记的是原地操作的次数，而不是数值有没有变。对 ``x.detach()`` 调用 ``t_()``：这个别名与 ``x``
-# 共用版本计数器，转置的只是别名本身，``x`` 的数值和形状都没变，版本却变成了 1，``backward()`` 照样拒绝计算。
+# 共享版本计数器，转置的只是别名本身，``x`` 的数值和形状都没变，版本却变成了 1，``backward()`` 照样拒绝计算。
 w = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 x = torch.tensor([[4.0, 5.0], [6.0, 7.0]])
 z = w * x
@@ -360,8 +371,8 @@ assert "The variable in question was changed in there or anywhere later" in mess
 # 这是 `pytorch/pytorch#39141 <https://github.com/pytorch/pytorch/issues/39141>`__ 里的 GAN
 # 写法：两个损失来自同一次经过判别器 ``D`` 的前向传播，而 ``D`` 在两次 ``backward()`` 之间更新了参数。刚建好的层版本已经是
 # 1（初始化时在 ``no_grad`` 下原地修改过它）。前向传播保存的是转置后的 ``D.weight``：一个 ``[3, 1]``
-# 的视图，与 ``D.weight`` 共用版本计数器（报错里称它为“output 0 of AsStrided”），保存时版本为 1；``opt_D.step()``
-# 又原地修改了它一次。如果 ``opt_D`` 是用 ``fused=True`` 建的，它不会增加计数器，这里的 ``backward()``
+# 的视图，与 ``D.weight`` 共享版本计数器（报错里称它为“output 0 of AsStrided”），保存时版本为 1；``opt_D.step()``
+# 又原地修改了它一次。如果 ``opt_D`` 是 fused 优化器（``fused=True``），它的一步不会增加计数器，这里的 ``backward()``
 # 也就不会报错（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
 G = torch.nn.Linear(2, 3)
 D = torch.nn.Linear(3, 1)
@@ -472,6 +483,6 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # ----
 #
 # 报错信息用类型和形状指明被保存的张量；如果它是某个运算的输出，还会点名这个运算（被保存的输入则没有）。两个版本号不同，
-# 说明它被保存之后，有原地操作作用在它或与它共用版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
+# 说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
 # ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。解决办法有四种：改成非原地写法；交给运算一份 ``clone()``；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`.data 那一页 <data-vs-detach-data>`。

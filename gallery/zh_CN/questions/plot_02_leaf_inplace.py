@@ -4,6 +4,16 @@
 “a leaf Variable that requires grad is being used in an in-place operation”：手写参数更新为何报错
 =================================================================================================
 
+.. admonition:: 答案
+   :class: answer
+
+   自动求导（autograd）记录运算时，不允许原地修改需要梯度的叶子张量。把更新步骤放进 ``torch.no_grad()``：
+
+   .. code-block:: python
+
+      with torch.no_grad():
+          w -= lr * w.grad
+
 手写一步参数更新 ``w -= lr * w.grad``，程序停在 ``RuntimeError: a leaf Variable that requires grad is being
 used in an in-place operation``；只改权重的某一行，得到的是它的变体“a view of a leaf Variable ...”。本页先复现这两条报错，再介绍有意修改参数的几种正确做法：``torch.no_grad()``、``copy_``，形状要变时换一个新层（而不是用 ``torch.utils.swap_tensors``），并说明为什么
 ``.data`` 也能用，却一声不吭。它回答的是 `pytorch/examples#779

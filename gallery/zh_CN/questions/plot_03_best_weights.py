@@ -4,6 +4,16 @@
 保存“最佳”权重：为什么它一直在变
 ================================
 
+.. admonition:: 答案
+   :class: answer
+
+   ``state_dict()`` 返回的张量与模型共享内存，不是快照，所以从它存下的字典会跟着训练变。把每个张量复制一份，恢复时用 ``load_state_dict``：
+
+   .. code-block:: python
+
+      best = {k: v.detach().clone() for k, v in model.state_dict().items()}
+      model.load_state_dict(best)
+
 在最好的那个 epoch 之后写下 ``best = model.state_dict()``，训练结束时 ``best`` 里却是最后一轮的权重，而不是最好的那一轮。PyTorch
 教程多年前就合并了修正（`pytorch/tutorials#188 <https://github.com/pytorch/tutorials/pull/188>`__），这个问题却一再有人提起（`pytorch/pytorch#34765
 <https://github.com/pytorch/pytorch/issues/34765>`__）。本页说明 ``state_dict()`` 里装的是什么、哪些写法才算快照、``load_state_dict``
@@ -175,7 +185,7 @@ def draw_graph(title, root, **leaves):
 # ``state_dict()`` 返回的是引用
 # -----------------------------
 #
-# 其中的张量是新的张量对象，已脱离 autograd，但底下用的是参数自己的存储。
+# 其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储。
 state = model.state_dict()
 print("state['weight']:", state["weight"])
 print("is model.weight:", state["weight"] is model.weight)
@@ -193,10 +203,11 @@ assert state["weight"] is not model.weight and not state["weight"].requires_grad
 # 先用每种写法各取一份，训练一步，再与这一步之前的权重比较。直接引用和字典的浅拷贝（``dict(...)``、``.copy()``）会跟着训练变，因为它们装的是同一批张量；``{k: v.detach().clone()}``
 # 和 ``copy.deepcopy`` 保住了旧值。
 before = model.weight.detach().clone()
+best = {k: v.detach().clone() for k, v in model.state_dict().items()}
 candidates = {
     "model.state_dict()": model.state_dict(),
     "state_dict().copy()": model.state_dict().copy(),
-    "{k: v.detach().clone()}": {k: v.detach().clone() for k, v in model.state_dict().items()},
+    "{k: v.detach().clone()}": best,
     "copy.deepcopy(state_dict())": copy.deepcopy(model.state_dict()),
     "state_dict(keep_vars=True)": model.state_dict(keep_vars=True),
 }
@@ -242,7 +253,6 @@ assert params["weight"] is model.weight, "keep_vars=True returns the Parameter o
 # 恢复快照时，值被复制进模型原有的参数：对象不变，内存不变，优化器持有的仍是它们。加上
 # ``assign=True``，模型改为直接使用快照里的张量（包装成新的 ``Parameter`` 对象，内存还是同一块），之后训练
 # ``other`` 也会写进快照：训练一步，``best`` 就变了。
-best = candidates["{k: v.detach().clone()}"]
 weight = model.weight
 model.load_state_dict(best)
 print("load_state_dict:              same object:", model.weight is weight)
@@ -266,7 +276,7 @@ assert same_storage(other.weight, best["weight"]), "assign=True makes the snapsh
 # ``torch.save`` 保存切片，会写出整块存储
 # ---------------------------------------
 #
-# 切片是视图，与它的基张量共用存储。``torch.save`` 保存的是存储，所以只保存 100 000 个浮点数中的前 10 个，也会写出全部 400 000
+# 切片是视图，与它的基张量共享存储。``torch.save`` 保存的是存储，所以只保存 100 000 个浮点数中的前 10 个，也会写出全部 400 000
 # 字节；读回来得到的是 10 个数，底下却是一块 400 000 字节的存储。先 ``clone()``，写出的就只有这 10 个数。（文件写在内存里；每次运行大小都一样。）
 def saved_bytes(obj):
     buffer = io.BytesIO()
@@ -296,10 +306,10 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 # 想把最佳权重放到 GPU 内存之外，``v.cpu()`` 看起来就够了。可对 CPU 上的模型，它不是快照：张量本来就在 CPU 上时，``cpu()``
 # 原样返回它，于是这个字典又会跟着训练变。``v.detach().to("cpu", copy=True)`` 不管 ``v`` 在哪里都会复制。
 #
-# .. admonition:: 在 GPU 上（本构建未执行）
+# .. admonition:: 在 GPU 上（本次构建未执行）
 #    :class: note
 #
-#    本构建只在 CPU 上运行，框里的内容都没有经过它检查。模型在 GPU 上时，``v.cpu()`` 和
+#    本次构建只在 CPU 上运行，因此框内的内容没有经过检查。模型在 GPU 上时，``v.cpu()`` 和
 #    ``v.detach().to("cpu", copy=True)`` 都会在主机内存里复制一份；同样的代码换到 CPU 上运行时，仍然会复制的只有后者。
 on_cpu = {k: v.cpu() for k, v in model.state_dict().items()}
 copied = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}

@@ -4,9 +4,20 @@
 与 NumPy 互转：“Can't call numpy() on Tensor that requires grad”
 ================================================================
 
+.. admonition:: 答案
+   :class: answer
+
+   ``numpy()`` 不接受需要梯度的张量；``detach().numpy()`` 返回的数组与张量共享内存，往数组里写就是改张量，自动求导（autograd）却不知道。只读时先 detach，要写就先复制：
+
+   .. code-block:: python
+
+      view = a.detach().numpy()
+      edited = x.numpy().copy()
+      edited[0] = 100.0
+
 对需要梯度的张量调用 ``numpy()``，会得到 ``RuntimeError: Can't call numpy() on Tensor that requires grad. Use
 tensor.detach().numpy() instead``，见 `pytorch/pytorch#44023
-<https://github.com/pytorch/pytorch/issues/44023>`__。照提示改就能运行，但返回的数组与张量共用内存。本页说明 NumPy 与 torch
+<https://github.com/pytorch/pytorch/issues/44023>`__。照提示改就能运行，但返回的数组与张量共享内存。本页说明 NumPy 与 torch
 之间哪些转换共享内存、哪些会复制，以及经由 NumPy 的一次写入如何在 autograd 毫不知情的情况下改掉梯度。
 """
 
@@ -219,10 +230,10 @@ assert [record.category for record in caught] == [DeprecationWarning], "np.array
 # 要求换一种 dtype 就会复制，两个方向都一样。设置了共轭位的复数张量（``conj()`` 返回的就是这种张量）在
 # NumPy 里没有对应物：``numpy()`` 会报错，``numpy(force=True)`` 则先把共轭位落实到一份拷贝里。
 #
-# .. admonition:: 在 GPU 上（本构建未执行）
+# .. admonition:: 在 GPU 上（本次构建未执行）
 #    :class: note
 #
-#    本构建只在 CPU 上运行，框里的内容都没有经过它检查。CUDA 张量的内存上没有 NumPy 数组：``numpy()``
+#    本次构建只在 CPU 上运行，因此框内的内容没有经过检查。CUDA 张量的内存上没有 NumPy 数组：``numpy()``
 #    会报错，并提示先用 ``Tensor.cpu()``；``numpy(force=True)`` 会复制到主机内存。
 wide = torch.as_tensor(array, dtype=torch.float64)
 print("torch.as_tensor(array, dtype=torch.float64) shares:", shares(wide, array))
@@ -331,5 +342,5 @@ assert torch.equal(w.grad, torch.func.grad(lambda v: (v * torch.tensor([4.0, 5.0
 # 对 CPU 上的张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
 # ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。
 # 换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
-# 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框，本构建没有执行它。）经由共享数组的写入，实实在在地改了张量，autograd
+# 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框，本次构建没有执行它。）经由共享数组的写入，实实在在地改了张量，autograd
 # 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

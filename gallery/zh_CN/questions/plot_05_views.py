@@ -4,11 +4,22 @@
 视图：哪些操作共享内存，经由视图写入会怎样
 ==========================================
 
+.. admonition:: 答案
+   :class: answer
+
+   视图与基张量共享内存，``expand`` 又让几个元素落在同一个内存位置上，往这样的张量里写会被拒绝。``clone()`` 让每个元素有自己的内存：
+
+   .. code-block:: python
+
+      wide = column.expand(3, 4)
+      wide = wide.clone()
+      wide[0] = 1.0
+
 ``RuntimeError: unsupported operation: more than one element of the
 written-to tensor refers to a single memory location. Please clone() the
 tensor before performing the operation``：这是往 ``expand`` 的结果里写入时得到的报错；为什么一行看起来差不多的代码却不报错，正是
 `pytorch/pytorch#42726 <https://github.com/pytorch/pytorch/issues/42726>`__ 问的问题。本页列出哪些操作返回视图、``reshape``
-什么时候会复制，以及基张量与它的视图共享哪些东西：内存、同一个版本计数器，还有 autograd 的历史（``CopySlices``）。
+什么时候会复制，以及基张量与它的视图共享哪些东西：内存、同一个版本计数器，还有自动求导（autograd）的历史（``CopySlices``）。
 """
 
 # %%
@@ -247,7 +258,7 @@ cast[0] = 0.0
 assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast materialises the tensor"
 
 # %%
-# 基张量和它所有的视图共用一个版本计数器
+# 基张量和它所有的视图共享一个版本计数器
 # --------------------------------------
 #
 # 经由任何一个视图做原地操作，基张量和它其余所有视图的计数器都会一起增加。所以无论 autograd 保存的是其中哪一个，都能发现这次修改（除非是经由保存张量的钩子保存的，或被自定义 ``Function`` 存成了属性，见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。
@@ -261,9 +272,9 @@ assert base._version == row._version == transposed._version == 1, "one counter"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 base、row 和 transposed 指向同一块存储 S1 上的三个张量对象，三者共用版本计数器 C1，读数都是 _version=1。
+#    :alt: 示意图：名字 base、row 和 transposed 指向同一块存储 S1 上的三个张量对象，三者共享版本计数器 C1，读数都是 _version=1。
 #
-#    三个张量对象在同一块存储 ``S1`` 上，共用计数器 ``C1``：通过 ``row`` 做的一次修改让三者都显示 ``_version=1``。
+#    三个张量对象在同一块存储 ``S1`` 上，共享计数器 ``C1``：通过 ``row`` 做的一次修改让三者都显示 ``_version=1``。
 
 draw_memory("row = base[0]; transposed = base.t(); row.add_(1.0)", base=base, row=row, transposed=transposed)
 # sphinx_gallery_start_ignore

@@ -4,6 +4,16 @@
 张量上的 ``copy.deepcopy`` 与 ``copy.copy``
 ===========================================
 
+.. admonition:: 答案
+   :class: answer
+
+   ``copy.deepcopy`` 只复制叶子张量，而这个模块存着一个在梯度模式下由参数算出的张量。把它 detach 之后再存（或放到 ``forward`` 里计算）：
+
+   .. code-block:: python
+
+      self.doubled = (self.scale * 2).detach()
+      twin = copy.deepcopy(fixed)
+
 模块里存着一个非叶子张量（在梯度模式下由需要梯度的张量算出来的张量）时，``copy.deepcopy(model)`` 会报错：“Only Tensors created
 explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么（``.grad`` 会复制，但
 ``Parameter`` 的不会；视图背后的整块存储；对象内部的共享关系），最后说明浅拷贝 ``copy.copy``
@@ -356,7 +366,7 @@ assert not same_storage(items[0], t), "the copy must not share the source's memo
 # .. figure-caption::
 #    :alt: 示意图：名字 t 指向存储 S1 上的张量对象；items[0] 和 items[1] 指向存储 S2 上的同一个张量对象；items[2] 指向 S2 上的另一个张量对象。
 #
-#    ``items[0]`` 和 ``items[1]`` 是同一个张量对象；``items[2]`` 与它共用存储 ``S2``；``t`` 仍用自己的存储 ``S1``。
+#    ``items[0]`` 和 ``items[1]`` 是同一个张量对象；``items[2]`` 与它共享存储 ``S2``；``t`` 仍用自己的存储 ``S1``。
 
 draw_memory("items = copy.deepcopy([t, t, t[1:]])", t=t, **{f"items[{i}]": item for i, item in enumerate(items)})
 
@@ -381,7 +391,7 @@ assert shallow is not t, "copy.copy must return another object"
 # .. figure-caption::
 #    :alt: 示意图：名字 t 和 shallow 指向同一块存储 S1 上的两个张量对象，值都是 7.0、0.0、0.0。
 #
-#    两个张量对象共用一块存储 ``S1``：通过 ``shallow`` 的写入也在 ``t`` 里。
+#    两个张量对象共享一块存储 ``S1``：通过 ``shallow`` 的写入也在 ``t`` 里。
 
 draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 

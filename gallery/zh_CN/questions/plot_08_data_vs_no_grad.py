@@ -4,6 +4,18 @@
 原地修改权重：用 ``.data`` 还是 ``torch.no_grad()``？
 =====================================================
 
+.. admonition:: 答案
+   :class: answer
+
+   版本计数器不记录通过 ``.data`` 的修改，所以保存过这个张量的计算图反向传播时用的是改过的值，算出错误的梯度却不报错。先完成 ``backward()``，再在 ``torch.no_grad()`` 下修改：
+
+   .. code-block:: python
+
+      loss = (w * w).sum()
+      loss.backward()
+      with torch.no_grad():
+          w -= 0.1 * w.grad
+
 两者都能原地修改一个需要梯度的张量。区别出现在还有计算图保存着这个张量、等着 ``backward()``
 的时候：在 ``torch.no_grad()`` 下修改，这次修改会被记下，``backward()`` 报错“one of the
 variables needed for gradient computation has been modified by an inplace operation”；通过
@@ -188,7 +200,7 @@ else:
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：loss 之下的自动求导计算图。SumBackward0 指向 MulBackward0，它保存的两个张量 self 和 other 都显示 _version 1 != 0；MulBackward0 再指向 AccumulateGrad 和叶子 w，w 的 _version=1。
+#    :alt: 示意图：loss 之下的自动求导（autograd）计算图。SumBackward0 指向 MulBackward0，它保存的两个张量 self 和 other 都显示 _version 1 != 0；MulBackward0 再指向 AccumulateGrad 和叶子 w，w 的 _version=1。
 #
 #    ``loss`` 之下的计算图。``MulBackward0`` 把 ``w`` 保存了两次（``self`` 和 ``other``），当时版本是 0；在 ``torch.no_grad()`` 下修改之后，两者都显示 ``_version 1 != 0``。
 
@@ -334,7 +346,7 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 #
 # 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果修改时还有计算图需要旧值，就会报错，而不是把梯度算错；
 # 例外有三：计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值的；自定义 ``Function``
-# 把旧值存成了属性（``ctx.x = x``，而不是 ``ctx.save_for_backward(x)``）；或者修改来自用
-# ``fused=True`` 建的优化器的一步，它不增加版本计数器（见 :ref:`版本计数器那一页 <questions-version-counter>`）。``.data``
+# 把旧值存成了属性（``ctx.x = x``，而不是 ``ctx.save_for_backward(x)``）；或者修改来自
+# fused 优化器（``fused=True``）的一步，它不增加版本计数器（见 :ref:`版本计数器那一页 <questions-version-counter>`）。``.data``
 # 让 autograd 看不见修改，``p.data = t`` 连形状的改变也一并藏起来。``torch.no_grad()`` 下的
 # ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，浮点数和整数源张量的 dtype 也会被悄悄转换；形状无法广播的源张量会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`第二部分的最后一页 <data-vs-detach-comparison>`。

@@ -4,6 +4,17 @@
 ``.grad`` 为什么是 ``None``？非叶子张量的梯度
 =============================================
 
+.. admonition:: 答案
+   :class: answer
+
+   ``backward()`` 只给叶子张量填 ``.grad``，而 ``y`` 是一次运算的结果。在 ``backward()`` 之前对它调用 ``retain_grad()``：
+
+   .. code-block:: python
+
+      y = x * 2
+      y.retain_grad()
+      (y * y).sum().backward()
+
 ``backward()`` 之后读取中间结果的 ``.grad``，得到的是 ``None``，还伴随一条警告：“The .grad
 attribute of a Tensor that is not a leaf Tensor is being accessed”。本页复现这个现象，用四种办法拿到这个梯度（``retain_grad()``、钩子、``torch.autograd.grad``、``backward(inputs=...)``），再演示手写的更新循环如何在不知不觉中把叶子张量变成非叶子张量，最后说明梯度会一直累加，直到你把它清零。警告本身指向
 `pytorch/pytorch#30531 <https://github.com/pytorch/pytorch/pull/30531>`__。
@@ -185,7 +196,7 @@ assert y_grad is None and caught[0].startswith("UserWarning: The .grad attribute
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：z 之下的自动求导计算图。SumBackward0 指向 y * y 的 MulBackward0，它两次指向 y = x * 2 的 MulBackward0，后者再指向 AccumulateGrad 和叶子 x。
+#    :alt: 示意图：z 之下的自动求导（autograd）计算图。SumBackward0 指向 y * y 的 MulBackward0，它两次指向 y = x * 2 的 MulBackward0，后者再指向 AccumulateGrad 和叶子 x。
 #
 #    ``z`` 之下的计算图：``y = x * 2`` 是下面那个 ``MulBackward0`` 节点，只有叶子 ``x`` 挂在 ``AccumulateGrad`` 下。``backward()`` 填了 ``x.grad``，``y.grad`` 还是 ``None``。
 

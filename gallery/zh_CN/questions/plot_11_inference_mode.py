@@ -4,6 +4,16 @@
 推理时用 ``torch.inference_mode()`` 还是 ``torch.no_grad()`` 或 ``detach()``？
 ==============================================================================
 
+.. admonition:: 答案
+   :class: answer
+
+   在 ``torch.inference_mode()`` 下创建的是推理张量，离开推理模式后不能被保存用于反向传播。在推理模式之外对它调用 ``clone()``：
+
+   .. code-block:: python
+
+      y = make_inference(x).clone()
+      (x * y).sum().backward()
+
 在 ``torch.inference_mode()`` 下得到的张量是“推理张量”（inference tensor），离开这个模式后，有些用法它会拒绝：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
 not allowed”“Setting requires_grad=True on inference tensor outside InferenceMode is not
@@ -252,7 +262,7 @@ for name, alias in edits.items():
 assert raised == {"y[1:]": True, "y.detach()": False, "y.data": False}, "only the edit through the view raises"
 
 # %%
-# 推理张量根本不维护版本计数器，而 autograd 正是靠这个计数器察觉被保存的张量有没有被原地修改
+# 推理张量根本不维护版本计数器，而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改
 # （见 :ref:`版本计数器那一页 <questions-version-counter>`）。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
@@ -290,9 +300,9 @@ assert x._version == d._version == 1, "x and x.detach() must share one version c
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 x 和 d 指向同一块存储 S1 上的两个张量对象，共用版本计数器 C1，读数是 _version=1；值都是 2.0、3.0。
+#    :alt: 示意图：名字 x 和 d 指向同一块存储 S1 上的两个张量对象，共享版本计数器 C1，读数是 _version=1；值都是 2.0、3.0。
 #
-#    ``x`` 和 ``d`` 是同一块存储 ``S1`` 上的两个张量对象，共用一个版本计数器 ``C1``，读数是 ``_version=1``。
+#    ``x`` 和 ``d`` 是同一块存储 ``S1`` 上的两个张量对象，共享一个版本计数器 ``C1``，读数是 ``_version=1``。
 
 draw_memory("d = x.detach(); d.add_(1)", x=x, d=d)
 # sphinx_gallery_start_ignore

@@ -4,6 +4,18 @@
 版本计数器：哪些操作会改变 ``_version``，哪些不会
 =================================================
 
+.. admonition:: 答案
+   :class: answer
+
+   自动求导（autograd）保存的张量在保存之后被原地修改了：报错里的两个数，是它的版本计数器现在的读数和保存时的读数。改为修改它的 ``clone()``：
+
+   .. code-block:: python
+
+      y = x.exp()
+      edited = y.clone()
+      edited.add_(1)
+      edited.mul_(2)
+
 “is at version 2; expected version 0 instead”：这条报错里的数字，读的是张量的版本计数器
 ``t._version``。autograd 为它保存的每个张量记下版本号，版本号一旦变了，就拒绝执行反向传播（除非张量是经由保存张量的钩子保存的，或被自定义 ``Function`` 存成了属性，见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。本页先读懂这条报错，再列出一张常见修改的表格（在构建本页时现场算出），看哪些修改会推动计数器，哪些改了数值却不动它。
 """
@@ -173,9 +185,11 @@ print("y._version after two edits:", y._version)
 try:
     y.sum().backward()
 except RuntimeError as e:
+    message = str(e)
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("backward after editing a saved output must raise")
+assert f"is at version {y._version}; expected version 0" in message, "the message gives the version now and at saving"
 
 # %%
 # 修复：改副本
@@ -282,7 +296,7 @@ assert p._version == 0 and torch.equal(p.grad, 10 * expected), "vector_to_parame
 # 融合实现的优化器一步
 # --------------------
 #
-# 用 ``fused=True`` 建的优化器（这里是 ``torch.optim.SGD``，``Adam`` 和 ``AdamW`` 也一样）写入新权重时，
+# fused 优化器（``fused=True``；这里是 ``torch.optim.SGD``，``Adam`` 和 ``AdamW`` 也一样）写入新权重时，
 # 同样不增加计数器。下面的损失在更新之前保存了 ``w``。不用 ``fused`` 时，这一步让计数器加一，
 # ``backward()`` 报错；用 ``fused=True`` 时，计数器仍是 0，``backward()`` 照常运行，用的却是新数值：
 # 梯度算错了，而且不报错。
@@ -321,7 +335,7 @@ assert all(
 # sphinx_gallery_end_ignore
 
 # %%
-# 基张量与它的所有视图共用一个计数器
+# 基张量与它的所有视图共享一个计数器
 # ----------------------------------
 #
 # 视图与基张量共享内存，也共享计数器：无论通过哪一方修改，两边读到的版本号都会增加。
@@ -338,7 +352,7 @@ assert base._version == view._version == 2, "a base and its view must share one 
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 base 和 view 指向同一块存储 S1 上的两个张量对象，共用版本计数器 C1，读数都是 _version=2。
+#    :alt: 示意图：名字 base 和 view 指向同一块存储 S1 上的两个张量对象，共享版本计数器 C1，读数都是 _version=2。
 #
 #    一块存储 ``S1``，一个计数器 ``C1``：通过 ``view`` 的修改和通过 ``base`` 的修改都被计数，所以两者都是 ``_version=2``。
 
@@ -353,5 +367,5 @@ assert same_storage(base, view), "the view uses the base's memory"
 #
 # ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的原地修改，在不在
 # ``torch.no_grad()`` 下都一样。``.data``、NumPy、``untyped_storage()``、DLPack 别名、
-# ``nn.utils.vector_to_parameters`` 和用 ``fused=True`` 建的优化器的一步则绕过它改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错
+# ``nn.utils.vector_to_parameters`` 和 fused 优化器的一步则绕过它改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错
 # （见 :ref:`.data 还是 no_grad() 那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。

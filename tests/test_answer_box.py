@@ -1,0 +1,112 @@
+"""Every question page answers first (sitetools/answer_box.py): an answer box right after the title,
+of class ``answer``, whose fix code is code the page runs. The real pages pass; a page that breaks
+each part of the rule is refused, by file name and with the missing line."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sitetools import answer_box, page_rules
+from sitetools.pages import code_cells, split_hidden
+from tests.gallery_tools import ROOT
+
+PAGE = "questions/plot_10_graph_kept_alive.py"
+FIX_LINE = "total_detached += loss.detach()"
+
+
+def test_every_question_page_answers_first():
+    for lang in ("en", "zh_CN"):
+        problems = answer_box.check_answers(lang, ROOT)
+        assert not problems, "\n".join(problems)
+
+
+def test_the_rule_reads_every_question_page():
+    """The rule is not vacuous: each edition's question folder holds pages, and each has a box."""
+    for lang, title in (("en", "Answer"), ("zh_CN", "答案")):
+        pages = sorted((ROOT / "gallery" / lang / "questions").glob("plot_*.py"))
+        assert len(pages) >= 12, pages
+        for page in pages:
+            assert f".. admonition:: {title}" in page.read_text(encoding="utf-8"), page
+
+
+@pytest.fixture
+def gallery(tmp_path) -> Path:
+    shutil.copytree(ROOT / "gallery", tmp_path / "gallery", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def _edit(root: Path, lang: str, old: str, new: str) -> str:
+    page = root / "gallery" / lang / PAGE
+    text = page.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    page.write_text(text.replace(old, new), encoding="utf-8")
+    return f"gallery/{lang}/{PAGE}"
+
+
+def _box(lang: str) -> str:
+    """The page's answer box as its source writes it: from the directive to the docstring's next paragraph."""
+    text = (ROOT / "gallery" / lang / PAGE).read_text(encoding="utf-8")
+    start = text.index(".. admonition::")
+    end = text.index(f"{FIX_LINE}\n", start) + len(FIX_LINE) + 1
+    return text[start:end]
+
+
+def test_the_copy_passes(gallery):
+    """The control for the faults below."""
+    assert answer_box.check_answers("en", gallery) == [] and answer_box.check_answers("zh_CN", gallery) == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_a_page_without_the_box_is_refused(gallery, lang):
+    shown = _edit(gallery, lang, _box(lang), "")
+    problems = answer_box.check_answers(lang, gallery)
+    assert any(p.startswith(f"{shown}: the answer box is not first") for p in problems), problems
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_a_box_after_another_paragraph_is_refused(gallery, lang):
+    shown = _edit(gallery, lang, _box(lang), "A paragraph first.\n\n" + _box(lang))
+    problems = answer_box.check_answers(lang, gallery)
+    assert any(p.startswith(f"{shown}: the answer box is not first") and "A paragraph first." in p
+               for p in problems), problems
+
+
+def test_a_box_of_another_class_or_title_is_refused(gallery):
+    shown = _edit(gallery, "en", ":class: answer", ":class: note")
+    _edit(gallery, "zh_CN", ".. admonition:: 答案", ".. admonition:: Answer")
+    problems = answer_box.check_answers("en", gallery) + answer_box.check_answers("zh_CN", gallery)
+    assert f"{shown}: the answer box lacks ':class: answer' {answer_box.GUIDE}" in problems, problems
+    assert any(p.startswith(f"gallery/zh_CN/{PAGE}: the first box is titled 'Answer'") for p in problems), problems
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_a_fix_line_the_page_does_not_run_is_named(gallery, lang):
+    shown = _edit(gallery, lang, f"      {FIX_LINE}\n", f"      {FIX_LINE}\n      total_detached += loss.item()\n")
+    problems = answer_box.check_answers(lang, gallery)
+    assert problems == [f"{shown}: the answer's fix line 'total_detached += loss.item()' is not a line of "
+                        f"the page's visible code {answer_box.GUIDE}"], problems
+
+
+def test_a_fix_line_that_runs_only_in_a_hidden_block_is_refused(gallery):
+    line = ('assert torch.allclose(total_detached, total_loss.detach()), '
+            '"the fixed total must equal the graph-carrying one"')
+    script = gallery / "gallery" / "en" / PAGE
+    visible = "\n".join(split_hidden(cell)[0] for cell in code_cells(script))
+    assert line in script.read_text(encoding="utf-8") and line not in visible, "a line of a hidden block only"
+    shown = _edit(gallery, "en", f"      {FIX_LINE}\n", f"      {FIX_LINE}\n      {line}\n")
+    problems = answer_box.check_answers("en", gallery)
+    assert any(shown in p and repr(line) in p for p in problems), problems
+
+
+def test_a_box_without_code_is_refused(gallery):
+    shown = _edit(gallery, "en", "   .. code-block:: python\n", "   Example::\n")
+    problems = answer_box.check_answers("en", gallery)
+    assert f"{shown}: the answer box has no code block with the fix {answer_box.GUIDE}" in problems, problems
+
+
+def test_the_build_runs_the_rule(gallery):
+    shutil.copytree(ROOT / "docs", gallery / "docs", ignore=shutil.ignore_patterns("__pycache__", "_*"))
+    shown = _edit(gallery, "en", ":class: answer", ":class: note")
+    problems = page_rules.check_sources(root=gallery, manifest=False)
+    assert any(p.startswith(f"{shown}: the answer box lacks") for p in problems), problems
