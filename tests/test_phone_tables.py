@@ -363,6 +363,41 @@ def test_the_check_finds_what_a_bad_page_does(browser, tmp_path):
     assert not [problem for problem in found if "#fine" in problem], "printed output in a focusable box is allowed"
 
 
+#: Run in a question page: where its answer box ends, against the first screen (empty: on it).
+ANSWER_ON_FIRST_SCREEN = """() => {
+  const box = document.querySelector('article .admonition.answer');
+  if (!box) return ['no answer box'];
+  const bottom = box.getBoundingClientRect().bottom + window.scrollY;
+  return bottom <= window.innerHeight ? []
+    : [`the answer box ends at ${Math.round(bottom)} px, below the first screen (${window.innerHeight} px)`];
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_question_page_answers_on_the_first_screen(browser, site_dir, site_url, lang):
+    """The title and the answer box of every question page fit the first screen of the phone
+    (CONTRIBUTING.md, 'Question pages answer first')."""
+    urls = [f"{lang}/examples/questions/{page.name}"
+            for page in sorted((site_dir / lang / "examples" / "questions").glob("plot_*.html"))]
+    assert len(urls) >= 12, urls
+    results = check_pages(browser, site_url, urls, ANSWER_ON_FIRST_SCREEN, None)
+    problems = [f"{url}: {problem}" for url in urls for problem in ([results[url]] if isinstance(results[url], str)
+                                                                     else results[url])]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_first_screen_check_finds_a_low_or_missing_answer(browser, tmp_path):
+    low = ('<html><head><meta name="viewport" content="width=device-width, initial-scale=1"></head>'
+           '<body><article><div style="height: 900px">a long preamble</div>'
+           '<div class="admonition answer"><p>The answer.</p></div></article></body></html>')
+    (tmp_path / "low.html").write_text(low, encoding="utf-8")
+    (tmp_path / "none.html").write_text("<html><body><article><p>No box.</p></article></body></html>", "utf-8")
+    with serve(tmp_path) as url:
+        found = check_pages(browser, url, ["low.html", "none.html"], ANSWER_ON_FIRST_SCREEN, None)
+    assert len(found["low.html"]) == 1 and "below the first screen (844 px)" in found["low.html"][0], found
+    assert found["none.html"] == ["no answer box"], found
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_colour_check_finds_faint_card_labels(browser, site_dir, tmp_path, scheme):
     """The ledger's cards with their column names in a grey that is faint on the theme's

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``backward()`` 只给叶子张量填 ``.grad``，而 ``y`` 是一次运算的结果。在 ``backward()`` 之前对它调用 ``retain_grad()``：
+   ``backward()`` 只为叶子张量写入 ``.grad``，而 ``y`` 是一次运算的结果。在 ``backward()`` 之前对它调用 ``retain_grad()``：
 
    .. code-block:: python
 
