@@ -1,8 +1,8 @@
 """
 .. _questions-containers:
 
-Lists and dicts of tensors: "I changed one tensor and every item changed"
-=========================================================================
+Lists of tensors: "one edit changed every item"
+===============================================
 
 .. admonition:: Answer
    :class: answer

@@ -1,15 +1,15 @@
 """
 .. _questions-optimizer-state:
 
-Optimizer state: "the optimizer stopped updating my weights"
-============================================================
+Optimizer state: "my weights stopped updating"
+==============================================
 
 .. admonition:: Answer
    :class: answer
 
-   An optimizer keeps the tensors it was given: after ``model.weight = nn.Parameter(...)`` it still
-   steps the old tensor, and ``optimizer.state_dict()`` returns its live state, not a copy. Copy
-   new values into the existing parameters, and snapshot the optimizer with ``copy.deepcopy``:
+   An optimizer keeps the tensors it was given: after ``model.weight = nn.Parameter(...)`` it steps
+   the old one, and ``optimizer.state_dict()`` holds its live state. Copy into the existing tensors,
+   and snapshot with ``copy.deepcopy``:
 
    .. code-block:: python
 

@@ -1,8 +1,8 @@
 """
 .. _questions-target-networks:
 
-Target networks and moving averages: "my target network changes at every step"
-==============================================================================
+Target networks: "my target changes at every step"
+==================================================
 
 .. admonition:: Answer
    :class: answer

@@ -1,15 +1,14 @@
 """
 .. _questions-tied-weights:
 
-Tied weights: "state_dict() has both embedding.weight and decoder.weight"
-=========================================================================
+Tied weights: two state_dict() keys, one tensor
+===============================================
 
 .. admonition:: Answer
    :class: answer
 
-   A tied weight is one ``Parameter`` held by two modules: ``state_dict()`` names it twice over one
-   storage, while ``copy.deepcopy``, ``torch.save``, ``named_parameters()`` and the optimizer treat
-   it as one tensor. Tie the ``Parameter`` object itself, not its memory:
+   A tied weight is one ``Parameter`` held by two modules, so ``state_dict()`` names it twice, over
+   one storage. Tie the ``Parameter`` object itself, not its memory:
 
    .. code-block:: python
 
@@ -19,7 +18,8 @@ Tied weights: "state_dict() has both embedding.weight and decoder.weight"
 
 This page ties a decoder to an embedding and follows the weight through ``state_dict()``,
 ``named_parameters()``, ``deepcopy``, ``load_state_dict``, ``torch.save`` and ``torch.load``, and a
-training step; then it ties only the memory, and shows what that breaks.
+training step: all but ``state_dict()`` treat it as one tensor. Then it ties only the memory, and
+shows what that breaks.
 """
 
 # %%

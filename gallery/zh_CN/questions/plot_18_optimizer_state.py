@@ -1,14 +1,14 @@
 """
 .. _questions-optimizer-state:
 
-优化器的状态：“优化器不再更新我的权重了”
-========================================
+优化器状态：“权重不再更新了”
+============================
 
 .. admonition:: 答案
    :class: answer
 
-   优化器拿着的是创建时交给它的那些张量：执行 ``model.weight = nn.Parameter(...)`` 之后，它更新的仍是旧张量；``optimizer.state_dict()``
-   返回的也是它正在用的状态，不是副本。解决办法是把新数值复制进已有的参数，并用 ``copy.deepcopy`` 给优化器存快照：
+   优化器拿着创建时交给它的张量：``model.weight = nn.Parameter(...)`` 之后它更新的仍是旧张量，``optimizer.state_dict()``
+   里也是它正在用的状态。解决办法是复制进已有的张量，并用 ``copy.deepcopy`` 存快照：
 
    .. code-block:: python
 

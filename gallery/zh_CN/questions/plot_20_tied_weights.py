@@ -1,14 +1,13 @@
 """
 .. _questions-tied-weights:
 
-共享权重：“state_dict() 里同时有 embedding.weight 和 decoder.weight”
-====================================================================
+共享权重：两个键，一个张量
+==========================
 
 .. admonition:: 答案
    :class: answer
 
-   共享的权重是两个模块拿着的同一个 ``Parameter``：``state_dict()`` 用两个名字列出它，背后是同一块存储；而
-   ``copy.deepcopy``、``torch.save``、``named_parameters()`` 和优化器都把它当作一个张量。解决办法是让两个模块共享
+   共享的权重是两个模块拿着的同一个 ``Parameter``，所以 ``state_dict()`` 用两个键列出它，背后是同一块存储。解决办法是共享
    ``Parameter`` 对象本身，而不只是共享内存：
 
    .. code-block:: python
@@ -18,7 +17,7 @@
       self.decoder.weight = self.embedding.weight
 
 本页让解码层与嵌入层共享权重，然后跟着这个权重走一遍 ``state_dict()``、``named_parameters()``、``deepcopy``、``load_state_dict``、
-``torch.save`` 和 ``torch.load``，再训练一步；最后只共享内存，看看这样会坏在哪里。
+``torch.save`` 和 ``torch.load``，再训练一步：除了 ``state_dict()``，它们都把它当作一个张量。最后只共享内存，看看这样会坏在哪里。
 """
 
 # %%
