@@ -64,6 +64,10 @@ TERMS: tuple[Term, ...] = (
     Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点")),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad"),
     Term("推理张量", "inference tensor", "questions-inference-mode"),
+    Term("张量列表", "list of tensors, `[t] * n`", "questions-containers"),
+    Term("优化器", "optimizer, `optimizer.state_dict()`", "questions-optimizer-state", also=("优化器状态",)),
+    Term("目标网络", "target network", "questions-target-networks", also=("软更新",)),
+    Term("共享权重", "tied weights", "questions-tied-weights", also=("权重共享", "绑定权重")),
 )
 
 

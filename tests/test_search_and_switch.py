@@ -28,6 +28,15 @@ QUERIES = [
     ("zh_CN", "原位操作", "examples/data_vs_detach/plot_03_comparison.html"),
     # No index word: found only when the query splitter cuts it into 自动求导 and 版本计数器.
     ("zh_CN", "自动求导版本计数器", "examples/data_vs_detach/plot_02_detach.html"),
+    ("en", "tied weights", "examples/questions/plot_20_tied_weights.html"),
+    ("en", "target network", "examples/questions/plot_19_target_networks.html"),
+    ("en", "AveragedModel", "examples/questions/plot_19_target_networks.html"),
+    ("en", "momentum", "examples/questions/plot_18_optimizer_state.html"),
+    ("en", "list of tensors", "examples/questions/plot_17_containers.html"),
+    ("zh_CN", "字典", "examples/questions/plot_17_containers.html"),
+    ("zh_CN", "动量", "examples/questions/plot_18_optimizer_state.html"),
+    # No index word: found only when the query splitter cuts it into 优化器, 更新 and 权重.
+    ("zh_CN", "优化器不更新权重", "examples/questions/plot_18_optimizer_state.html"),
 ]
 #: (edition, a word readers type that the answering page may not use, the page that must come first):
 #: the terminology list's aliases (sitetools/terms.py) lead there. Before them, 版本号 listed the version
@@ -38,6 +47,12 @@ FIRST = [
     ("zh_CN", "深复制", "examples/questions/plot_07_deepcopy.html"),
     ("zh_CN", "显存", "examples/questions/plot_03_best_weights.html"),
     ("zh_CN", "内存泄漏", "examples/questions/plot_10_graph_kept_alive.html"),
+    ("zh_CN", "张量列表", "examples/questions/plot_17_containers.html"),
+    ("zh_CN", "优化器", "examples/questions/plot_18_optimizer_state.html"),
+    ("zh_CN", "目标网络", "examples/questions/plot_19_target_networks.html"),
+    ("zh_CN", "软更新", "examples/questions/plot_19_target_networks.html"),
+    ("zh_CN", "共享权重", "examples/questions/plot_20_tied_weights.html"),
+    ("zh_CN", "绑定权重", "examples/questions/plot_20_tied_weights.html"),
 ]
 SUMMARY = "#search-results p.search-summary"
 

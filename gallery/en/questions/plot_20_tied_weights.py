@@ -1,0 +1,370 @@
+"""
+.. _questions-tied-weights:
+
+Tied weights: two state_dict() keys, one tensor
+===============================================
+
+.. admonition:: Answer
+   :class: answer
+
+   A tied weight is one ``Parameter`` held by two modules, so ``state_dict()`` names it twice, over
+   one storage. Tie the ``Parameter`` object itself, not its memory:
+
+   .. code-block:: python
+
+      self.embedding = torch.nn.Embedding(5, 3)
+      self.decoder = torch.nn.Linear(3, 5, bias=False)
+      self.decoder.weight = self.embedding.weight
+
+This page ties a decoder to an embedding and follows the weight through ``state_dict()``,
+``named_parameters()``, ``deepcopy``, ``load_state_dict``, ``torch.save`` and ``torch.load``, and a
+training step: all but ``state_dict()`` treat it as one tensor. Then it ties only the memory, and
+shows what that breaks.
+"""
+
+# %%
+# Helpers
+# -------
+#
+# A tiny language model: token ids go through an embedding, and a decoder whose weight is the
+# embedding's turns them back into scores over the 5 tokens. ``same_storage`` compares the
+# addresses where two tensors' storages start; ``saved_storages`` counts the storages
+# ``torch.save`` writes (one ``data/`` record each in its zip archive), in memory, not on disk.
+
+import copy
+import io
+import zipfile
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def saved_storages(obj):
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    return sum("/data/" in name for name in zipfile.ZipFile(buffer).namelist())
+
+
+class Tied(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(5, 3)
+        self.decoder = torch.nn.Linear(3, 5, bias=False)
+        self.decoder.weight = self.embedding.weight
+
+    def forward(self, tokens):
+        return self.decoder(self.embedding(tokens))
+
+
+tokens, targets = torch.tensor([0, 2, 4, 1]), torch.tensor([2, 4, 1, 3])
+
+
+# %%
+# Drawing helpers
+# ---------------
+#
+# The pictures on this page are drawn by the functions below, with matplotlib,
+# from the live tensors: which names point to which tensor object, which storage
+# (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
+# uses, and the autograd graph. ``shared_counters`` finds a shared counter by
+# setting one counter to a marker value and putting every value back.
+
+import matplotlib.pyplot as plt
+
+INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
+
+
+def _canvas(width, height, title, xlim, ylim):
+    plt.close("all")  # one picture per cell: the pictures of earlier cells were shown already
+    fig, ax = plt.subplots(figsize=(width, height), facecolor=PAPER)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99 - 0.4 / height)
+    ax.set_title(title, family="monospace", size=12, color=INK)
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, xy, text, fill):
+    return ax.text(*xy, text, ha="center", va="center", family="monospace", size=12, color=INK,
+                   bbox={"boxstyle": "round,pad=0.4", "facecolor": fill, "edgecolor": INK})  # fmt: skip
+
+
+def _arrow(ax, start, end):
+    ax.annotate("", end.get_position(), start.get_position(), annotation_clip=False,
+                arrowprops={"arrowstyle": "-|>", "color": INK, "shrinkA": 3, "shrinkB": 3,
+                            "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
+
+
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
+    seen = []
+    for item in items:
+        if not any(identity(item) == identity(other) for other in seen):
+            seen.append(item)
+    return seen
+
+
+def shared_counters(tensors):
+    """Which tensors share one version counter: set one counter to a marker value, look, restore."""
+    set_versions, versions = torch._C._autograd._unsafe_set_version_counter, [t._version for t in tensors]
+    marker, label = max(versions) + 10**6, {}
+    for t in tensors:
+        if id(t) not in label:
+            set_versions((t,), (marker,))
+            counter = f"C{len(set(label.values())) + 1}"
+            label.update((id(u), counter) for u in tensors if u._version == marker)
+            set_versions(tuple(tensors), tuple(versions))
+    return label
+
+
+def draw_memory(title, **names):
+    """Names -> tensor objects -> storages (S1, S2 ... in order of appearance) and version counters."""
+    tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    counters, rows = shared_counters(tensors), max(len(names), 1)
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
+    tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
+    for r, t in enumerate(tensors):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
+        tensor_boxes[id(t)] = _box(
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+        )
+        _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
+
+
+def draw_versions(title, names, steps):
+    """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
+    ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
+        for col, (_, versions) in enumerate(steps):
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
+    for col, (code, _) in enumerate(steps):
+        ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
+
+
+def _saved(node):
+    """The tensors a node saved: (attribute, version text), with the versions an in-place edit broke."""
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError as e:  # "... is at version 1; expected version 0 instead.", or freed by backward()
+            if "is at version " not in str(e):
+                continue
+            now, saved = str(e).split("is at version ")[1].split("; expected version ")
+            yield attr[7:], f"_version {now} != {saved.split(' ')[0]}"
+        else:
+            if isinstance(value, torch.Tensor):
+                yield attr[7:], f"_version {value._version}"
+
+
+def _children(node):
+    if isinstance(node, torch.Tensor):
+        return []
+    children = [f for f, _ in node.next_functions if f is not None]
+    return children + ([node.variable] if hasattr(node, "variable") else [])
+
+
+def draw_graph(title, root, **leaves):
+    """The autograd graph under ``root``: grad_fn nodes, AccumulateGrad and leaves, saved tensors."""
+    levels, seen = [[root.grad_fn]], {id(root.grad_fn)}
+    while levels[-1]:
+        levels.append([child for node in levels[-1] for child in _children(node) if id(child) not in seen])
+        levels[-1] = _first_seen(levels[-1], id)
+        seen.update(id(child) for child in levels[-1])
+    width = max(5.6, 2.9 * max(map(len, levels)))
+    ax = _canvas(width, 0.3 + 1.1 * (len(levels) - 1), title, (-1, 1), (len(levels) - 1.5, -0.5))
+    boxes = {}
+    for depth, level in enumerate(levels):
+        for i, node in enumerate(level):
+            xy = ((2 * i + 1) / len(level) - 1, depth)
+            if isinstance(node, torch.Tensor):
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
+            else:
+                saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
+                fill = FILLS[1] if "!=" in saved else FILLS[0]
+                boxes[id(node)] = _box(ax, xy, type(node).__name__ + saved, fill)
+    for level in levels:
+        for node in level:
+            for child in _children(node):
+                _arrow(ax, boxes[id(node)], boxes[id(child)])
+
+
+# %%
+# The symptom
+# -----------
+#
+# ``state_dict()`` lists the weight under both names. The two entries are two tensor objects over
+# one storage: the one ``Parameter`` both modules hold.
+
+torch.manual_seed(0)
+model = Tied()
+state = model.state_dict()
+print("keys:", list(state))
+print("decoder.weight is embedding.weight:", model.decoder.weight is model.embedding.weight)
+print("same storage:", same_storage(state["embedding.weight"], state["decoder.weight"]))
+assert same_storage(state["embedding.weight"], state["decoder.weight"]), "two keys, one storage"
+# sphinx_gallery_start_ignore
+assert list(state) == ["embedding.weight", "decoder.weight"], "state_dict() names the weight twice"
+assert state["embedding.weight"] is not state["decoder.weight"], "as two tensor objects"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: Diagram: the names embedding.weight and decoder.weight point to one tensor object; the two state_dict entries are two other tensor objects; all three are on one storage S1.
+#
+#    ``embedding.weight`` and ``decoder.weight`` are one tensor object; the two entries of
+#    ``state_dict()`` are two more objects, all on one storage ``S1``.
+
+draw_memory("state = model.state_dict()", **{"embedding.weight": model.embedding.weight,
+            "decoder.weight": model.decoder.weight, "state[embedding.weight]": state["embedding.weight"],
+            "state[decoder.weight]": state["decoder.weight"]})  # fmt: skip
+
+# %%
+# ``named_parameters()`` and ``parameters()`` list it once
+# --------------------------------------------------------
+#
+# Both skip a parameter they have already listed, so an optimizer built from ``parameters()``
+# holds the weight once. ``remove_duplicate=False`` shows both names.
+
+print("named_parameters():", [name for name, _ in model.named_parameters()])
+print("parameters():", len(list(model.parameters())), "tensor")
+print("remove_duplicate=False:", [name for name, _ in model.named_parameters(remove_duplicate=False)])
+assert [name for name, _ in model.named_parameters()] == ["embedding.weight"], "listed once"
+# sphinx_gallery_start_ignore
+assert len(list(model.parameters())) == 1 and next(model.parameters()) is model.embedding.weight, "once"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``copy.deepcopy`` keeps them tied
+# ---------------------------------
+#
+# ``deepcopy`` copies each object once and reuses the copy where the object comes back, so the copy
+# has one weight of its own, held by both of its modules.
+
+twin = copy.deepcopy(model)
+print("twin.decoder.weight is twin.embedding.weight:", twin.decoder.weight is twin.embedding.weight)
+print("same storage (twin, model):", same_storage(twin.embedding.weight, model.embedding.weight))
+assert twin.decoder.weight is twin.embedding.weight, "deepcopy keeps the tie"
+# sphinx_gallery_start_ignore
+assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memory of the copy's own"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``torch.save`` writes one storage, ``torch.load`` keeps the tie
+# ---------------------------------------------------------------
+#
+# ``torch.save`` writes each storage once, however many tensors use it: the state dict with two
+# keys writes one storage, as many as the weight alone, and half as many as two separate tensors.
+# Loaded back, the two entries share one storage again.
+
+print("storages written, state_dict():", saved_storages(state))
+print("storages written, weight alone:", saved_storages(model.embedding.weight.detach()))
+print("storages written, two clones:  ", saved_storages([state["embedding.weight"].clone() for _ in range(2)]))
+buffer = io.BytesIO()
+torch.save(state, buffer)
+buffer.seek(0)
+loaded = torch.load(buffer)
+print("loaded, same storage:", same_storage(loaded["embedding.weight"], loaded["decoder.weight"]))
+assert saved_storages(state) == 1 and same_storage(loaded["embedding.weight"], loaded["decoder.weight"])
+# sphinx_gallery_start_ignore
+assert saved_storages([state["embedding.weight"].clone() for _ in range(2)]) == 2, "the count can see two"
+assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the values came back"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``load_state_dict`` into a tied model
+# -------------------------------------
+#
+# Loading copies each entry into the one weight, the two names one after the other: the model
+# stays tied, with the loaded values. Entries that disagree leave the value of the later key,
+# ``decoder.weight``.
+
+fresh = Tied()
+fresh.load_state_dict(loaded)
+print("tied:", fresh.decoder.weight is fresh.embedding.weight, " loaded values:",
+      torch.equal(fresh.embedding.weight, model.embedding.weight))  # fmt: skip
+fresh.load_state_dict({"embedding.weight": torch.zeros(5, 3), "decoder.weight": torch.ones(5, 3)})
+print("after disagreeing entries, embedding.weight[0]:", fresh.embedding.weight.detach()[0])
+assert fresh.decoder.weight is fresh.embedding.weight and torch.equal(fresh.embedding.weight, torch.ones(5, 3))
+# sphinx_gallery_start_ignore
+assert not same_storage(fresh.embedding.weight, loaded["embedding.weight"]), "load_state_dict copies"
+# sphinx_gallery_end_ignore
+
+# %%
+# One gradient, one step
+# ----------------------
+#
+# The weight is used twice in the forward pass, so its ``.grad`` is the sum of two gradients: the
+# ones two separate copies get, here ``as_embedding`` and ``as_decoder``. The optimizer steps it
+# once per ``step()``: ``weight - lr * grad``.
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+torch.nn.functional.cross_entropy(model(tokens), targets).backward()
+as_embedding = model.embedding.weight.detach().clone().requires_grad_()
+as_decoder = model.embedding.weight.detach().clone().requires_grad_()
+scores = torch.nn.functional.embedding(tokens, as_embedding) @ as_decoder.T
+torch.nn.functional.cross_entropy(scores, targets).backward()
+print("grad is the sum:", torch.allclose(model.embedding.weight.grad, as_embedding.grad + as_decoder.grad))
+before = model.embedding.weight.detach().clone()
+optimizer.step()
+print("one step of lr * grad:", torch.allclose(model.embedding.weight, before - 0.5 * model.embedding.weight.grad))
+assert torch.allclose(model.embedding.weight.grad, as_embedding.grad + as_decoder.grad), "one grad, both uses"
+assert torch.allclose(model.embedding.weight, before - 0.5 * model.embedding.weight.grad), "stepped once"
+
+# %%
+# Tying the memory instead breaks it
+# ----------------------------------
+#
+# ``nn.Parameter(embedding.weight.detach())`` makes a second ``Parameter`` over the same memory.
+# The model now has two parameters, each with its own ``.grad``; ``copy.deepcopy`` gives them two
+# storages, so the copy is untied; and Adam, which keeps a state for each parameter, no longer
+# takes the tied model's step.
+
+torch.manual_seed(0)
+tied = Tied()
+torch.manual_seed(0)
+loose = Tied()
+loose.decoder.weight = torch.nn.Parameter(loose.embedding.weight.detach())
+print("parameters:", len(list(loose.parameters())), " same storage:",
+      same_storage(loose.decoder.weight, loose.embedding.weight))  # fmt: skip
+loose_copy = copy.deepcopy(loose)
+print("deepcopy, same storage:", same_storage(loose_copy.decoder.weight, loose_copy.embedding.weight))
+for m in (tied, loose):
+    adam = torch.optim.Adam(m.parameters(), lr=0.1)
+    torch.nn.functional.cross_entropy(m(tokens), targets).backward()
+    adam.step()
+print("same weights after one Adam step:", torch.equal(tied.embedding.weight, loose.embedding.weight))
+assert not same_storage(loose_copy.decoder.weight, loose_copy.embedding.weight), "deepcopy unties the memory tie"
+assert not torch.equal(tied.embedding.weight, loose.embedding.weight), "Adam steps the memory tie differently"
+# sphinx_gallery_start_ignore
+assert len(list(loose.parameters())) == 2 and same_storage(loose.decoder.weight, loose.embedding.weight)
+assert not torch.equal(loose.decoder.weight.grad, loose.embedding.weight.grad), "each has its own .grad"
+assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
+# sphinx_gallery_end_ignore
+
+# %%
+# Conclusion
+# ----------
+#
+# Tie weights by giving the second module the same ``Parameter`` object. Then ``state_dict()`` has
+# two keys over one storage, ``named_parameters()`` and ``parameters()`` list the weight once,
+# ``copy.deepcopy`` keeps the tie, ``torch.save`` writes one storage and ``torch.load`` shares it
+# again, ``load_state_dict`` copies into the one weight, and the optimizer steps it once with the sum
+# of both gradients. A tie of the memory alone is two parameters, which ``deepcopy`` unties.

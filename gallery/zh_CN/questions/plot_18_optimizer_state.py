@@ -1,0 +1,199 @@
+"""
+.. _questions-optimizer-state:
+
+优化器状态：“权重不再更新了”
+============================
+
+.. admonition:: 答案
+   :class: answer
+
+   优化器拿着创建时交给它的张量：``model.weight = nn.Parameter(...)`` 之后它更新的仍是旧张量，``optimizer.state_dict()``
+   里也是它正在用的状态。解决办法是复制进已有的张量，并用 ``copy.deepcopy`` 存快照：
+
+   .. code-block:: python
+
+      model.load_state_dict(new_state)
+      best_optimizer = copy.deepcopy(optimizer.state_dict())
+      optimizer.load_state_dict(copy.deepcopy(best_optimizer))
+
+本页先在一个小训练循环里替换权重，看着损失停住不动；再跟踪优化器的动量：经过 ``state_dict()`` 会怎样，只恢复最佳权重、不恢复动量会怎样，两者一起恢复又会怎样，
+并与训练第一次走过的步子逐一对照。
+"""
+
+# %%
+# 辅助函数
+# --------
+#
+# 一个不带偏置的线性模型从四行数据里学习 ``y = 2 x0 - x1``。``train`` 执行若干步 SGD，返回每一步之前的损失。
+# ``same_storage`` 比较两个张量的存储的起始地址。
+
+import copy
+
+import torch
+
+x = torch.tensor([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5], [-2.0, 1.0]])
+y = x @ torch.tensor([[2.0], [-1.0]])
+
+
+def same_storage(a, b):
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+def train(model, optimizer, steps):
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = (model(x) - y).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        losses.append(round(loss.item(), 4))
+    return losses
+
+
+# %%
+# 现象
+# ----
+#
+# 带动量的 SGD 训练三步，损失在下降。接着像重新初始化某一层、或者用赋值加载某一层的代码那样，用一个新的
+# ``nn.Parameter`` 替换掉权重，再继续训练：损失不再变化，新的权重也一直不变。
+
+torch.manual_seed(0)
+model = torch.nn.Linear(2, 1, bias=False)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+print("losses:", train(model, optimizer, 3))
+old_weight = model.weight
+old_values = old_weight.detach().clone()
+model.weight = torch.nn.Parameter(torch.zeros(1, 2))
+losses = train(model, optimizer, 3)
+print("losses after the swap:", losses)
+print("model.weight:", model.weight)
+print("model.weight.grad:", model.weight.grad)
+assert len(set(losses)) == 1 and torch.equal(model.weight, torch.zeros(1, 2)), "the loss and weight stand still"
+# sphinx_gallery_start_ignore
+assert model.weight.grad is not None and old_weight.grad is None, "the new weight has a gradient, the old none"
+assert torch.equal(old_weight, old_values), "step() left the old weight, which had no gradient, as it was"
+# sphinx_gallery_end_ignore
+
+# %%
+# 原因：优化器拿着的是旧张量
+# --------------------------
+#
+# ``param_groups`` 里列的是创建优化器时交给它的张量。新参数不在其中，所以 ``step()`` 从不碰它（它的梯度算出来了，却没人用）；
+# 旧权重还在列表里，但已经不在模型的计算图中，得不到梯度，``step()`` 就跳过它。
+
+held = optimizer.param_groups[0]["params"][0]
+print("held is old_weight:", held is old_weight)
+print("held is model.weight:", held is model.weight)
+print("old_weight.grad:", old_weight.grad)
+assert held is old_weight and held is not model.weight, "the optimizer still holds the old tensor"
+
+# %%
+# 解决办法：复制进已有的参数
+# --------------------------
+#
+# ``model.load_state_dict`` 把新数值复制进模型已有的张量：权重还是原来那个对象，也就是优化器拿着的那个，训练照常进行。
+
+torch.manual_seed(0)
+model = torch.nn.Linear(2, 1, bias=False)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+train(model, optimizer, 3)
+weight = model.weight
+new_state = {"weight": torch.zeros(1, 2)}
+model.load_state_dict(new_state)
+losses = train(model, optimizer, 3)
+print("losses after loading:", losses)
+print("model.weight is weight:", model.weight is weight)
+print("model.weight:", model.weight)
+assert model.weight is weight and losses[-1] < losses[0], "same object, and the loss goes down again"
+# sphinx_gallery_start_ignore
+assert not same_storage(model.weight, new_state["weight"]), "load_state_dict copies the values"
+assert torch.equal(new_state["weight"], torch.zeros(1, 2)), "training did not write into new_state"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``optimizer.state_dict()`` 随训练变化
+# -------------------------------------
+#
+# SGD 为每个参数保存的动量是一个张量，每一步都对它做原地修改。``optimizer.state_dict()`` 返回的字典是新的，
+# 里面的张量却就是这些张量（参数用序号表示，这里是 ``0``）。这样存下来的字典，下一步训练之后就变了。
+
+saved = optimizer.state_dict()
+momentum = saved["state"][0]["momentum_buffer"]
+before = momentum.clone()
+train(model, optimizer, 1)
+print("momentum before the step:", before)
+print("saved momentum after it: ", momentum)
+print("is the optimizer's own:", momentum is optimizer.state[model.weight]["momentum_buffer"])
+assert momentum is optimizer.state[model.weight]["momentum_buffer"] and not torch.equal(momentum, before)
+# sphinx_gallery_start_ignore
+adam_weight = torch.zeros(1, 2, requires_grad=True)
+adam = torch.optim.Adam([adam_weight], lr=0.1)
+train(lambda inputs: inputs @ adam_weight.T, adam, 2)
+adam_state = adam.state_dict()["state"][0]
+assert sorted(adam_state) == ["exp_avg", "exp_avg_sq", "step"], "Adam keeps three state tensors"
+for key, value in adam.state[adam_weight].items():
+    assert adam_state[key] is value, f"Adam's state_dict() must return its own {key} tensor"
+# sphinx_gallery_end_ignore
+
+# %%
+# 只恢复最佳权重，不恢复优化器
+# ----------------------------
+#
+# 先训练三步，用 ``copy.deepcopy`` 存下权重和优化器，再训练三步：这三步的损失就是从最佳点出发的训练过程。
+# 只恢复权重，重复不出这三步：后面几步留下的动量把恢复后的第一步推向了别处。
+
+torch.manual_seed(0)
+model = torch.nn.Linear(2, 1, bias=False)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+train(model, optimizer, 3)
+best_model = copy.deepcopy(model.state_dict())
+best_optimizer = copy.deepcopy(optimizer.state_dict())
+first_time = train(model, optimizer, 3)
+model.load_state_dict(best_model)
+weights_only = train(model, optimizer, 3)
+print("from the best point, first time:", first_time)
+print("weights restored, momentum not: ", weights_only)
+assert weights_only != first_time, "without the optimizer's state, training takes other steps"
+
+# %%
+# 两者一起恢复
+# ------------
+#
+# 把优化器的快照也加载回去，就能一步不差地重复第一次的训练。
+
+model.load_state_dict(best_model)
+optimizer.load_state_dict(copy.deepcopy(best_optimizer))
+# sphinx_gallery_start_ignore
+assert not same_storage(optimizer.state[model.weight]["momentum_buffer"], best_optimizer["state"][0]["momentum_buffer"])
+# sphinx_gallery_end_ignore
+both = train(model, optimizer, 3)
+print("weights and optimizer restored:", both)
+assert both == first_time, "restoring both repeats the steps training took from the best point"
+
+# %%
+# ``optimizer.load_state_dict`` 直接拿走快照里的张量
+# --------------------------------------------------
+#
+# 模块的 ``load_state_dict`` 把数值复制进已有的张量；优化器的不会：在这里，快照的 dtype 和设备与参数相同，优化器直接拿走快照里的动量张量，
+# 之后接着对它做原地修改。不经复制就加载的快照，会被后面的训练改掉；再从它恢复一次，得到的就不是第一次训练的那几步，
+# 而是只恢复权重时的那几步，因为快照里现在存的是第一次恢复后最后一步留下的动量。所以上面的答案加载的是
+# ``copy.deepcopy(best_optimizer)``。
+
+model.load_state_dict(best_model)
+optimizer.load_state_dict(best_optimizer)
+print("takes the snapshot's tensor:",
+      optimizer.state[model.weight]["momentum_buffer"] is best_optimizer["state"][0]["momentum_buffer"])  # fmt: skip
+print("first restore: ", train(model, optimizer, 3))
+model.load_state_dict(best_model)
+optimizer.load_state_dict(best_optimizer)
+again = train(model, optimizer, 3)
+print("second restore:", again)
+assert again == weights_only != first_time, "the snapshot loaded without a copy was edited by training"
+
+# %%
+# 小结
+# ----
+#
+# 优化器操作的是交给它的那些张量对象，以及它原地修改的状态张量。给模型新数值要用 ``model.load_state_dict``，
+# 不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两个 state dict 都存下来，
+# 每次加载优化器的快照时，都先重新 ``copy.deepcopy`` 一份。

@@ -1,0 +1,192 @@
+"""
+.. _questions-target-networks:
+
+目标网络：“目标网络每一步都在变”
+================================
+
+.. admonition:: 答案
+   :class: answer
+
+   ``target = online`` 只是给在线网络多起了一个名字，所以每训练一步，目标网络也跟着变。解决办法是复制一份网络，并在
+   ``torch.no_grad()`` 下更新这个副本：
+
+   .. code-block:: python
+
+      target = copy.deepcopy(online)
+      with torch.no_grad():
+          for t, o in zip(target.parameters(), online.parameters(), strict=True):
+              t.lerp_(o, tau)
+
+本页用一个 DQN 式的小循环分别跑一遍别名目标网络和复制出来的目标网络，然后检查复制网络的两种写法，用公式核对
+``lerp_`` 和 ``mul_().add_()`` 的软更新，最后看 ``torch.optim.swa_utils.AveragedModel`` 复制了什么、平均了什么。
+"""
+
+# %%
+# 辅助函数
+# --------
+#
+# Q 网络把由 2 个数组成的状态映射为 2 个动作的价值。``td_step`` 在一批固定的数据上做一步 Q 学习：每个价值的目标值是
+# ``reward + 0.9 * max target(next state)``，计算时不求梯度；函数返回这个目标值。``same_storage`` 比较两个张量的存储的起始地址。
+
+import copy
+
+import torch
+from torch.optim.swa_utils import AveragedModel
+
+torch.manual_seed(0)
+states, next_states = torch.randn(8, 2), torch.randn(8, 2)
+actions, rewards = torch.randint(0, 2, (8, 1)), torch.randn(8)
+
+
+def td_step(online, target, optimizer):
+    with torch.no_grad():
+        goal = rewards + 0.9 * target(next_states).max(1).values
+    q = online(states).gather(1, actions).squeeze(1)
+    loss = (q - goal).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return goal
+
+
+def same_storage(a, b):
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+# %%
+# 现象
+# ----
+#
+# 两次同步之间，目标网络应当保持不变，在线网络追的目标值才不会跟着跑。用 ``target = online`` 时，第一个样本的目标值每一步都不一样。
+
+torch.manual_seed(0)
+online = torch.nn.Linear(2, 2)
+optimizer = torch.optim.SGD(online.parameters(), lr=0.1)
+target = online
+goals = [td_step(online, target, optimizer)[0].item() for _ in range(4)]
+print("goal of sample 0 at each step:", [round(g, 4) for g in goals])
+print("target is online:", target is online)
+assert len(set(goals)) == 4, "with an alias the goal moves at every step"
+
+# %%
+# 解决办法：复制网络
+# ------------------
+#
+# ``copy.deepcopy(online)``，以及对一个形状相同的网络调用 ``load_state_dict``，都让目标网络的参数有自己的内存。
+# 在线网络训练一步之后，两个副本都保持原样。
+
+torch.manual_seed(0)
+online = torch.nn.Linear(2, 2)
+optimizer = torch.optim.SGD(online.parameters(), lr=0.1)
+target = copy.deepcopy(online)
+loaded = torch.nn.Linear(2, 2)
+loaded.load_state_dict(online.state_dict())
+before = online.weight.detach().clone()
+td_step(online, target, optimizer)
+print("online.weight changed:", not torch.equal(online.weight, before))
+print("target.weight kept:   ", torch.equal(target.weight, before), " same storage:",
+      same_storage(target.weight, online.weight))  # fmt: skip
+print("loaded.weight kept:   ", torch.equal(loaded.weight, before), " same storage:",
+      same_storage(loaded.weight, online.weight))  # fmt: skip
+assert torch.equal(target.weight, before) and torch.equal(loaded.weight, before), "both copies kept the weights"
+# sphinx_gallery_start_ignore
+assert not torch.equal(online.weight, before), "the step changed the online network"
+assert not same_storage(target.bias, online.bias) and not same_storage(loaded.bias, online.bias), "own memory"
+# sphinx_gallery_end_ignore
+
+# %%
+# 换成副本再跑一遍
+# ----------------
+#
+# 目标网络是副本，每 3 步用 ``load_state_dict`` 同步一次。现在目标值在 3 步之内保持不变；同步之后，它等于当时的在线网络给出的目标值。
+
+torch.manual_seed(0)
+online = torch.nn.Linear(2, 2)
+optimizer = torch.optim.SGD(online.parameters(), lr=0.1)
+target = copy.deepcopy(online)
+goals = []
+for step in range(6):
+    if step == 3:
+        target.load_state_dict(online.state_dict())
+        with torch.no_grad():
+            online_goal = (rewards + 0.9 * online(next_states).max(1).values)[0].item()
+    goals.append(td_step(online, target, optimizer)[0].item())
+print("goal of sample 0 at each step:", [round(g, 4) for g in goals])
+assert goals[0] == goals[1] == goals[2] != goals[3] == goals[4] == goals[5] == online_goal, "still between syncs"
+
+# %%
+# 软更新
+# ------
+#
+# 软更新让目标网络的每个参数朝在线网络的对应参数移动一小段，比例为 ``tau``：``t = (1 - tau) * t + tau * o``。
+# 对需要梯度的参数做这样的原地操作，不在 ``torch.no_grad()`` 之下就会报错。
+
+tau = 0.05
+try:
+    target.weight.lerp_(online.weight, tau)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("an in-place edit of a leaf that requires grad must raise outside no_grad")
+
+# %%
+# 在 ``torch.no_grad()`` 之下，``lerp_`` 和 ``mul_(1 - tau).add_(o, alpha=tau)`` 都算出公式给出的值，并写进目标网络自己的内存。
+
+soft = copy.deepcopy(target)
+pairs = list(zip(target.parameters(), online.parameters(), strict=True))
+expected = [(1 - tau) * t.detach() + tau * o.detach() for t, o in pairs]
+with torch.no_grad():
+    for t, o in zip(target.parameters(), online.parameters(), strict=True):
+        t.lerp_(o, tau)
+    for s, o in zip(soft.parameters(), online.parameters(), strict=True):
+        s.mul_(1 - tau).add_(o, alpha=tau)
+print("lerp_:            ", target.weight.detach())
+print("mul_().add_():    ", soft.weight.detach())
+print("formula:          ", expected[0])
+print("separate storage:", not same_storage(target.weight, online.weight))
+assert all(torch.allclose(t, e) for t, e in zip([*target.parameters(), *soft.parameters()], expected * 2, strict=True))
+# sphinx_gallery_start_ignore
+assert not torch.allclose(target.weight, online.weight), "the target moved only part of the way"
+assert not same_storage(soft.weight, online.weight), "the soft copy keeps its own memory"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``AveragedModel``：会求平均的副本
+# ---------------------------------
+#
+# ``torch.optim.swa_utils.AveragedModel(net)`` 把 ``net`` 深拷贝到 ``.module`` 里，并添加一个缓冲区 ``n_averaged``。每调用一次
+# ``update_parameters(net)``，就把 ``net`` 的参数计入累积平均（第一次调用直接复制）。缓冲区（例如批归一化的 running mean）不参与平均
+# （默认 ``use_buffers=False``）：每次更新都从 ``net`` 复制过来。下面训练三步，再与记下的三个权重的平均值比较。
+
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2))
+average = AveragedModel(net)
+print("same storage (weight):", same_storage(average.module[0].weight, net[0].weight))
+net_optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+recorded = []
+for _ in range(3):
+    net_optimizer.zero_grad()
+    net(torch.randn(4, 2)).pow(2).mean().backward()
+    net_optimizer.step()
+    average.update_parameters(net)
+    recorded.append(net[0].weight.detach().clone())
+print("n_averaged:", average.n_averaged)
+print("averaged weight:   ", average.module[0].weight.detach())
+print("mean of the steps: ", torch.stack(recorded).mean(0))
+print("running_mean equal:", torch.equal(average.module[1].running_mean, net[1].running_mean))
+assert torch.allclose(average.module[0].weight, torch.stack(recorded).mean(0)), "a running mean of the weights"
+# sphinx_gallery_start_ignore
+assert not same_storage(average.module[0].weight, net[0].weight), "AveragedModel deep-copies the network"
+assert average.n_averaged.item() == 3, "three updates"
+assert not torch.equal(recorded[0], recorded[2]), "the weights moved, so the mean is not any one of them"
+assert torch.equal(average.module[1].running_mean, net[1].running_mean), "buffers are copied from net"
+assert not same_storage(average.module[1].running_mean, net[1].running_mean), "into the copy's own buffers"
+# sphinx_gallery_end_ignore
+
+# %%
+# 小结
+# ----
+#
+# 目标网络必须是副本：用 ``copy.deepcopy(online)``，或者对另一个网络调用 ``load_state_dict``，而不是 ``target = online``。
+# 更新时在 ``torch.no_grad()`` 下原地修改：硬更新用 ``load_state_dict``，软更新用 ``lerp_`` 或 ``mul_().add_()``。
+# ``AveragedModel`` 会自己深拷贝一份，并维护参数的累积平均；在默认的 ``use_buffers=False`` 下，缓冲区是复制过来的，不参与平均。

@@ -1,0 +1,353 @@
+"""
+.. _questions-tied-weights:
+
+共享权重：两个键，一个张量
+==========================
+
+.. admonition:: 答案
+   :class: answer
+
+   共享的权重是两个模块拿着的同一个 ``Parameter``，所以 ``state_dict()`` 用两个键列出它，背后是同一块存储。解决办法是共享
+   ``Parameter`` 对象本身，而不只是共享内存：
+
+   .. code-block:: python
+
+      self.embedding = torch.nn.Embedding(5, 3)
+      self.decoder = torch.nn.Linear(3, 5, bias=False)
+      self.decoder.weight = self.embedding.weight
+
+本页让解码层与嵌入层共享权重，然后跟着这个权重走一遍 ``state_dict()``、``named_parameters()``、``deepcopy``、``load_state_dict``、
+``torch.save`` 和 ``torch.load``，再训练一步：除了 ``state_dict()``，它们都把它当作一个张量。最后只共享内存，看看这样会坏在哪里。
+"""
+
+# %%
+# 辅助函数
+# --------
+#
+# 一个极小的语言模型：词元编号先经过嵌入层，再由权重就是嵌入层权重的解码层变回 5 个词元上的得分。``same_storage``
+# 比较两个张量的存储的起始地址；``saved_storages`` 数出 ``torch.save`` 写了几块存储（每块在它的 zip 归档里占一条 ``data/``
+# 记录），写在内存里，不写磁盘。
+
+import copy
+import io
+import zipfile
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def saved_storages(obj):
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    return sum("/data/" in name for name in zipfile.ZipFile(buffer).namelist())
+
+
+class Tied(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(5, 3)
+        self.decoder = torch.nn.Linear(3, 5, bias=False)
+        self.decoder.weight = self.embedding.weight
+
+    def forward(self, tokens):
+        return self.decoder(self.embedding(tokens))
+
+
+tokens, targets = torch.tensor([0, 2, 4, 1]), torch.tensor([2, 4, 1, 3])
+
+
+# %%
+# 画图用的辅助函数
+# ----------------
+#
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量用的是哪块存储（``S1``、``S2`` ……）
+# 和哪个版本计数器（``C1``、``C2`` ……）。``shared_counters`` 先把一个计数器设成标记值，看哪些张量跟着变，再把所有值放回去，以此找出共享的计数器。
+
+import matplotlib.pyplot as plt
+
+INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
+
+
+def _canvas(width, height, title, xlim, ylim):
+    plt.close("all")  # one picture per cell: the pictures of earlier cells were shown already
+    fig, ax = plt.subplots(figsize=(width, height), facecolor=PAPER)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99 - 0.4 / height)
+    ax.set_title(title, family="monospace", size=12, color=INK)
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, xy, text, fill):
+    return ax.text(*xy, text, ha="center", va="center", family="monospace", size=12, color=INK,
+                   bbox={"boxstyle": "round,pad=0.4", "facecolor": fill, "edgecolor": INK})  # fmt: skip
+
+
+def _arrow(ax, start, end):
+    ax.annotate("", end.get_position(), start.get_position(), annotation_clip=False,
+                arrowprops={"arrowstyle": "-|>", "color": INK, "shrinkA": 3, "shrinkB": 3,
+                            "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
+
+
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
+    seen = []
+    for item in items:
+        if not any(identity(item) == identity(other) for other in seen):
+            seen.append(item)
+    return seen
+
+
+def shared_counters(tensors):
+    """Which tensors share one version counter: set one counter to a marker value, look, restore."""
+    set_versions, versions = torch._C._autograd._unsafe_set_version_counter, [t._version for t in tensors]
+    marker, label = max(versions) + 10**6, {}
+    for t in tensors:
+        if id(t) not in label:
+            set_versions((t,), (marker,))
+            counter = f"C{len(set(label.values())) + 1}"
+            label.update((id(u), counter) for u in tensors if u._version == marker)
+            set_versions(tuple(tensors), tuple(versions))
+    return label
+
+
+def draw_memory(title, **names):
+    """Names -> tensor objects -> storages (S1, S2 ... in order of appearance) and version counters."""
+    tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    counters, rows = shared_counters(tensors), max(len(names), 1)
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
+    tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
+    for r, t in enumerate(tensors):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
+        tensor_boxes[id(t)] = _box(
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+        )
+        _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
+
+
+def draw_versions(title, names, steps):
+    """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
+    ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
+        for col, (_, versions) in enumerate(steps):
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
+    for col, (code, _) in enumerate(steps):
+        ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
+
+
+def _saved(node):
+    """The tensors a node saved: (attribute, version text), with the versions an in-place edit broke."""
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError as e:  # "... is at version 1; expected version 0 instead.", or freed by backward()
+            if "is at version " not in str(e):
+                continue
+            now, saved = str(e).split("is at version ")[1].split("; expected version ")
+            yield attr[7:], f"_version {now} != {saved.split(' ')[0]}"
+        else:
+            if isinstance(value, torch.Tensor):
+                yield attr[7:], f"_version {value._version}"
+
+
+def _children(node):
+    if isinstance(node, torch.Tensor):
+        return []
+    children = [f for f, _ in node.next_functions if f is not None]
+    return children + ([node.variable] if hasattr(node, "variable") else [])
+
+
+def draw_graph(title, root, **leaves):
+    """The autograd graph under ``root``: grad_fn nodes, AccumulateGrad and leaves, saved tensors."""
+    levels, seen = [[root.grad_fn]], {id(root.grad_fn)}
+    while levels[-1]:
+        levels.append([child for node in levels[-1] for child in _children(node) if id(child) not in seen])
+        levels[-1] = _first_seen(levels[-1], id)
+        seen.update(id(child) for child in levels[-1])
+    width = max(5.6, 2.9 * max(map(len, levels)))
+    ax = _canvas(width, 0.3 + 1.1 * (len(levels) - 1), title, (-1, 1), (len(levels) - 1.5, -0.5))
+    boxes = {}
+    for depth, level in enumerate(levels):
+        for i, node in enumerate(level):
+            xy = ((2 * i + 1) / len(level) - 1, depth)
+            if isinstance(node, torch.Tensor):
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
+            else:
+                saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
+                fill = FILLS[1] if "!=" in saved else FILLS[0]
+                boxes[id(node)] = _box(ax, xy, type(node).__name__ + saved, fill)
+    for level in levels:
+        for node in level:
+            for child in _children(node):
+                _arrow(ax, boxes[id(node)], boxes[id(child)])
+
+
+# %%
+# 现象
+# ----
+#
+# ``state_dict()`` 用两个名字列出这个权重。这两项是两个张量对象，用的是同一块存储，也就是两个模块共同拿着的那个 ``Parameter`` 的存储。
+
+torch.manual_seed(0)
+model = Tied()
+state = model.state_dict()
+print("keys:", list(state))
+print("decoder.weight is embedding.weight:", model.decoder.weight is model.embedding.weight)
+print("same storage:", same_storage(state["embedding.weight"], state["decoder.weight"]))
+assert same_storage(state["embedding.weight"], state["decoder.weight"]), "two keys, one storage"
+# sphinx_gallery_start_ignore
+assert list(state) == ["embedding.weight", "decoder.weight"], "state_dict() names the weight twice"
+assert state["embedding.weight"] is not state["decoder.weight"], "as two tensor objects"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: 示意图：名字 embedding.weight 和 decoder.weight 指向同一个张量对象；state_dict 的两项是另外两个张量对象；三者都在同一块存储 S1 上。
+#
+#    ``embedding.weight`` 和 ``decoder.weight`` 是同一个张量对象；``state_dict()`` 的两项是另外两个对象，三者都用同一块存储 ``S1``。
+
+draw_memory("state = model.state_dict()", **{"embedding.weight": model.embedding.weight,
+            "decoder.weight": model.decoder.weight, "state[embedding.weight]": state["embedding.weight"],
+            "state[decoder.weight]": state["decoder.weight"]})  # fmt: skip
+
+# %%
+# ``named_parameters()`` 和 ``parameters()`` 只列一次
+# ---------------------------------------------------
+#
+# 两者都会跳过已经列出过的参数，所以用 ``parameters()`` 建的优化器只拿着这个权重一次。加上 ``remove_duplicate=False`` 才会列出两个名字。
+
+print("named_parameters():", [name for name, _ in model.named_parameters()])
+print("parameters():", len(list(model.parameters())), "tensor")
+print("remove_duplicate=False:", [name for name, _ in model.named_parameters(remove_duplicate=False)])
+assert [name for name, _ in model.named_parameters()] == ["embedding.weight"], "listed once"
+# sphinx_gallery_start_ignore
+assert len(list(model.parameters())) == 1 and next(model.parameters()) is model.embedding.weight, "once"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``copy.deepcopy`` 保留共享关系
+# ------------------------------
+#
+# ``deepcopy`` 对每个对象只复制一次，同一个对象再次出现时沿用那份副本；所以副本里也只有一个权重，有自己的内存，由副本的两个模块共同拿着。
+
+twin = copy.deepcopy(model)
+print("twin.decoder.weight is twin.embedding.weight:", twin.decoder.weight is twin.embedding.weight)
+print("same storage (twin, model):", same_storage(twin.embedding.weight, model.embedding.weight))
+assert twin.decoder.weight is twin.embedding.weight, "deepcopy keeps the tie"
+# sphinx_gallery_start_ignore
+assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memory of the copy's own"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``torch.save`` 只写一块存储，``torch.load`` 保留共享关系
+# --------------------------------------------------------
+#
+# 不管有多少个张量用同一块存储，``torch.save`` 都只写一次：有两个键的 state dict 只写一块存储，与单独保存这个权重一样多，
+# 是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。
+
+print("storages written, state_dict():", saved_storages(state))
+print("storages written, weight alone:", saved_storages(model.embedding.weight.detach()))
+print("storages written, two clones:  ", saved_storages([state["embedding.weight"].clone() for _ in range(2)]))
+buffer = io.BytesIO()
+torch.save(state, buffer)
+buffer.seek(0)
+loaded = torch.load(buffer)
+print("loaded, same storage:", same_storage(loaded["embedding.weight"], loaded["decoder.weight"]))
+assert saved_storages(state) == 1 and same_storage(loaded["embedding.weight"], loaded["decoder.weight"])
+# sphinx_gallery_start_ignore
+assert saved_storages([state["embedding.weight"].clone() for _ in range(2)]) == 2, "the count can see two"
+assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the values came back"
+# sphinx_gallery_end_ignore
+
+# %%
+# 对共享权重的模型调用 ``load_state_dict``
+# ----------------------------------------
+#
+# 加载时按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，留下的是后一个键
+# ``decoder.weight`` 的值。
+
+fresh = Tied()
+fresh.load_state_dict(loaded)
+print("tied:", fresh.decoder.weight is fresh.embedding.weight, " loaded values:",
+      torch.equal(fresh.embedding.weight, model.embedding.weight))  # fmt: skip
+fresh.load_state_dict({"embedding.weight": torch.zeros(5, 3), "decoder.weight": torch.ones(5, 3)})
+print("after disagreeing entries, embedding.weight[0]:", fresh.embedding.weight.detach()[0])
+assert fresh.decoder.weight is fresh.embedding.weight and torch.equal(fresh.embedding.weight, torch.ones(5, 3))
+# sphinx_gallery_start_ignore
+assert not same_storage(fresh.embedding.weight, loaded["embedding.weight"]), "load_state_dict copies"
+# sphinx_gallery_end_ignore
+
+# %%
+# 一个梯度，一步更新
+# ------------------
+#
+# 前向计算里这个权重用了两次，所以它的 ``.grad`` 是两个梯度之和，也就是两个独立副本（这里的 ``as_embedding`` 和
+# ``as_decoder``）各自得到的梯度相加。每次 ``step()``，优化器只更新它一次：``weight - lr * grad``。
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+torch.nn.functional.cross_entropy(model(tokens), targets).backward()
+as_embedding = model.embedding.weight.detach().clone().requires_grad_()
+as_decoder = model.embedding.weight.detach().clone().requires_grad_()
+scores = torch.nn.functional.embedding(tokens, as_embedding) @ as_decoder.T
+torch.nn.functional.cross_entropy(scores, targets).backward()
+print("grad is the sum:", torch.allclose(model.embedding.weight.grad, as_embedding.grad + as_decoder.grad))
+before = model.embedding.weight.detach().clone()
+optimizer.step()
+print("one step of lr * grad:", torch.allclose(model.embedding.weight, before - 0.5 * model.embedding.weight.grad))
+assert torch.allclose(model.embedding.weight.grad, as_embedding.grad + as_decoder.grad), "one grad, both uses"
+assert torch.allclose(model.embedding.weight, before - 0.5 * model.embedding.weight.grad), "stepped once"
+
+# %%
+# 只共享内存会出问题
+# ------------------
+#
+# ``nn.Parameter(embedding.weight.detach())`` 会在同一块内存上再建一个 ``Parameter``。于是模型有了两个参数，各有各的
+# ``.grad``；``copy.deepcopy`` 给它们两块存储，副本就不再共享；Adam 为每个参数各存一份状态，走出的这一步也不再与共享权重的模型相同。
+
+torch.manual_seed(0)
+tied = Tied()
+torch.manual_seed(0)
+loose = Tied()
+loose.decoder.weight = torch.nn.Parameter(loose.embedding.weight.detach())
+print("parameters:", len(list(loose.parameters())), " same storage:",
+      same_storage(loose.decoder.weight, loose.embedding.weight))  # fmt: skip
+loose_copy = copy.deepcopy(loose)
+print("deepcopy, same storage:", same_storage(loose_copy.decoder.weight, loose_copy.embedding.weight))
+for m in (tied, loose):
+    adam = torch.optim.Adam(m.parameters(), lr=0.1)
+    torch.nn.functional.cross_entropy(m(tokens), targets).backward()
+    adam.step()
+print("same weights after one Adam step:", torch.equal(tied.embedding.weight, loose.embedding.weight))
+assert not same_storage(loose_copy.decoder.weight, loose_copy.embedding.weight), "deepcopy unties the memory tie"
+assert not torch.equal(tied.embedding.weight, loose.embedding.weight), "Adam steps the memory tie differently"
+# sphinx_gallery_start_ignore
+assert len(list(loose.parameters())) == 2 and same_storage(loose.decoder.weight, loose.embedding.weight)
+assert not torch.equal(loose.decoder.weight.grad, loose.embedding.weight.grad), "each has its own .grad"
+assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
+# sphinx_gallery_end_ignore
+
+# %%
+# 小结
+# ----
+#
+# 共享权重的做法，是把同一个 ``Parameter`` 对象交给第二个模块。这样 ``state_dict()`` 有两个键、一块存储；``named_parameters()``
+# 和 ``parameters()`` 只列一次；``copy.deepcopy`` 保留共享关系；``torch.save`` 只写一块存储，``torch.load`` 之后仍然共享；
+# ``load_state_dict`` 复制进这一个权重；优化器用两个梯度之和只更新它一次。只共享内存则是两个参数，``deepcopy`` 之后就不再共享。
