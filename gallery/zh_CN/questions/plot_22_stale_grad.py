@@ -263,7 +263,6 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     (second**2).sum().backward(create_graph=True)
 assert second.grad is not first_grad, "backward(create_graph=True) puts a new tensor in .grad"
-assert any("create_graph=True" in str(record.message) for record in caught), "and warns about a cycle"
 # sphinx_gallery_end_ignore
 
 # %%
