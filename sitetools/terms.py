@@ -61,6 +61,10 @@ TERMS: tuple[Term, ...] = (
     Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点")),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad"),
     Term("推理张量", "inference tensor", "questions-inference-mode"),
+    Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-saved-tensors",
+         also=("检查点",)),
+    Term("梯度累积", "gradient accumulation", "questions-stale-grad"),
+    Term("多进程", "multiprocessing, `torch.multiprocessing`", "questions-processes", also=("子进程",)),
 )
 
 

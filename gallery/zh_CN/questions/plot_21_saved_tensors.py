@@ -359,7 +359,7 @@ assert torch.allclose(x.grad, 2 * (torch.exp(2 * x.detach()) + 1)), "the edit we
 # ``torch.utils.checkpoint``
 # --------------------------
 #
-# 被 checkpoint 包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算。checkpoint 里的 ``exp``
+# 用 checkpoint 做梯度检查点时，被包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算。checkpoint 里的 ``exp``
 # 不保存输出，所以原地修改输出不再让 ``backward()`` 报错，梯度也是对的（由 ``a`` 重新算出）。原地修改输入
 # ``a`` 仍然会报错。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，当前版本会发出警告。）
 
