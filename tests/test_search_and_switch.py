@@ -37,6 +37,14 @@ QUERIES = [
     ("zh_CN", "动量", "examples/questions/plot_18_optimizer_state.html"),
     # No index word: found only when the query splitter cuts it into 优化器, 更新 and 权重.
     ("zh_CN", "优化器不更新权重", "examples/questions/plot_18_optimizer_state.html"),
+    ("en", "saved_tensors_hooks", "examples/questions/plot_21_saved_tensors.html"),
+    ("en", "set_to_none", "examples/questions/plot_22_stale_grad.html"),
+    ("en", "DataLoader worker", "examples/questions/plot_23_processes.html"),
+    ("en", "functional_call", "examples/questions/plot_24_torch_func.html"),
+    ("zh_CN", "梯度检查点", "examples/questions/plot_21_saved_tensors.html"),
+    ("zh_CN", "梯度累积", "examples/questions/plot_22_stale_grad.html"),
+    ("zh_CN", "多进程", "examples/questions/plot_23_processes.html"),
+    ("zh_CN", "vmap", "examples/questions/plot_24_torch_func.html"),
 ]
 #: (edition, a word readers type that the answering page may not use, the page that must come first):
 #: the terminology list's aliases (sitetools/terms.py) lead there. Before them, 版本号 listed the version

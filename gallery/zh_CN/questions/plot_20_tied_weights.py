@@ -232,7 +232,7 @@ draw_memory("state = model.state_dict()", **{"embedding.weight": model.embedding
 # ``named_parameters()`` 和 ``parameters()`` 只列一次
 # ---------------------------------------------------
 #
-# 两者都会跳过已经列出过的参数，所以用 ``parameters()`` 建的优化器只拿着这个权重一次。加上 ``remove_duplicate=False`` 才会列出两个名字。
+# 两者都会跳过已经列出过的参数，所以拿 ``parameters()`` 构造优化器时，这个权重只交给它一次。加上 ``remove_duplicate=False`` 才会列出两个名字。
 
 print("named_parameters():", [name for name, _ in model.named_parameters()])
 print("parameters():", len(list(model.parameters())), "tensor")

@@ -1,0 +1,458 @@
+"""
+.. _questions-saved-tensors:
+
+Which in-place edit breaks ``backward()``: what an operation saved
+==================================================================
+
+.. admonition:: Answer
+   :class: answer
+
+   An in-place edit breaks ``backward()`` when it changes a tensor an operation saved:
+   ``exp`` saves its output, ``sin`` its input, ``mul`` its operands, ``add`` nothing. Edit
+   a new tensor instead:
+
+   .. code-block:: python
+
+      y = a.exp()
+      y = y + 1
+      loss.backward()
+
+``y += 1`` after ``y = a.exp()`` makes ``backward()`` raise "modified by an inplace operation",
+while the same edit after ``y = a.sin()`` passes. This page reads what each operation saved
+(its input, its output, both or nothing), shows it with ``saved_tensors_hooks``, checks which edit
+breaks ``backward()`` for common operations, and what copying on save, ``torch.utils.checkpoint``
+and ``retain_graph`` change.
+"""
+
+# %%
+# Helpers
+# -------
+#
+# ``breaks(op, edit)`` runs ``y = op(a, b)`` on a fresh ``a`` and ``b`` (outputs of a multiplication,
+# as activations in a model are), edits ``a``, ``b`` or ``y`` in place, and reports whether
+# ``backward()`` then raised.
+
+import warnings
+
+import torch
+from torch.autograd.graph import saved_tensors_hooks
+from torch.utils.checkpoint import checkpoint
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def breaks(op, edit):
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    a, b = x * 2, x * 3
+    y = op(a, b)
+    {"a": a, "b": b, "y": y}[edit].mul_(2)
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        return "modified by an inplace operation" in str(e)
+    return False
+
+
+# %%
+# Drawing helpers
+# ---------------
+#
+# The pictures on this page are drawn by the functions below, with matplotlib,
+# from the live tensors: which names point to which tensor object, which storage
+# (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
+# uses, and the autograd graph. ``shared_counters`` finds a shared counter by
+# setting one counter to a marker value and putting every value back.
+
+import matplotlib.pyplot as plt
+
+INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
+
+
+def _canvas(width, height, title, xlim, ylim):
+    plt.close("all")  # one picture per cell: the pictures of earlier cells were shown already
+    fig, ax = plt.subplots(figsize=(width, height), facecolor=PAPER)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99 - 0.4 / height)
+    ax.set_title(title, family="monospace", size=12, color=INK)
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, xy, text, fill):
+    return ax.text(*xy, text, ha="center", va="center", family="monospace", size=12, color=INK,
+                   bbox={"boxstyle": "round,pad=0.4", "facecolor": fill, "edgecolor": INK})  # fmt: skip
+
+
+def _arrow(ax, start, end):
+    ax.annotate("", end.get_position(), start.get_position(), annotation_clip=False,
+                arrowprops={"arrowstyle": "-|>", "color": INK, "shrinkA": 3, "shrinkB": 3,
+                            "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
+
+
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
+    seen = []
+    for item in items:
+        if not any(identity(item) == identity(other) for other in seen):
+            seen.append(item)
+    return seen
+
+
+def shared_counters(tensors):
+    """Which tensors share one version counter: set one counter to a marker value, look, restore."""
+    set_versions, versions = torch._C._autograd._unsafe_set_version_counter, [t._version for t in tensors]
+    marker, label = max(versions) + 10**6, {}
+    for t in tensors:
+        if id(t) not in label:
+            set_versions((t,), (marker,))
+            counter = f"C{len(set(label.values())) + 1}"
+            label.update((id(u), counter) for u in tensors if u._version == marker)
+            set_versions(tuple(tensors), tuple(versions))
+    return label
+
+
+def draw_memory(title, **names):
+    """Names -> tensor objects -> storages (S1, S2 ... in order of appearance) and version counters."""
+    tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    counters, rows = shared_counters(tensors), max(len(names), 1)
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
+    tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
+    for r, t in enumerate(tensors):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
+        tensor_boxes[id(t)] = _box(
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+        )
+        _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
+
+
+def draw_versions(title, names, steps):
+    """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
+    ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
+        for col, (_, versions) in enumerate(steps):
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
+    for col, (code, _) in enumerate(steps):
+        ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
+
+
+def _saved(node):
+    """The tensors a node saved: (attribute, version text), with the versions an in-place edit broke."""
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError as e:  # "... is at version 1; expected version 0 instead.", or freed by backward()
+            if "is at version " not in str(e):
+                continue
+            now, saved = str(e).split("is at version ")[1].split("; expected version ")
+            yield attr[7:], f"_version {now} != {saved.split(' ')[0]}"
+        else:
+            if isinstance(value, torch.Tensor):
+                yield attr[7:], f"_version {value._version}"
+
+
+def _children(node):
+    if isinstance(node, torch.Tensor):
+        return []
+    children = [f for f, _ in node.next_functions if f is not None]
+    return children + ([node.variable] if hasattr(node, "variable") else [])
+
+
+def draw_graph(title, root, **leaves):
+    """The autograd graph under ``root``: grad_fn nodes, AccumulateGrad and leaves, saved tensors."""
+    levels, seen = [[root.grad_fn]], {id(root.grad_fn)}
+    while levels[-1]:
+        levels.append([child for node in levels[-1] for child in _children(node) if id(child) not in seen])
+        levels[-1] = _first_seen(levels[-1], id)
+        seen.update(id(child) for child in levels[-1])
+    width = max(5.6, 2.9 * max(map(len, levels)))
+    ax = _canvas(width, 0.3 + 1.1 * (len(levels) - 1), title, (-1, 1), (len(levels) - 1.5, -0.5))
+    boxes = {}
+    for depth, level in enumerate(levels):
+        for i, node in enumerate(level):
+            xy = ((2 * i + 1) / len(level) - 1, depth)
+            if isinstance(node, torch.Tensor):
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
+            else:
+                saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
+                fill = FILLS[1] if "!=" in saved else FILLS[0]
+                boxes[id(node)] = _box(ax, xy, type(node).__name__ + saved, fill)
+    for level in levels:
+        for node in level:
+            for child in _children(node):
+                _arrow(ax, boxes[id(node)], boxes[id(child)])
+
+# %%
+# The symptom
+# -----------
+#
+# ``a`` stands for an activation inside a model: the output of an operation on a weight ``x``. Add
+# one to ``exp(a)`` in place and ``backward()`` raises; do the same to ``sin(a)`` and it runs, with
+# the gradient calculus gives, ``d/dx sum(sin(2x) + 1) = 2 cos(2x)``.
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+a = x * 2
+y = a.exp()
+y += 1
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() after an in-place edit of exp's output must raise")
+s = a.sin()
+s += 1
+s.sum().backward()
+print("x.grad:", x.grad)
+assert torch.allclose(x.grad, 2 * torch.cos(2 * x.detach())), "the edit of sin's output left the gradient right"
+
+# %%
+# What a node saved
+# -----------------
+#
+# The node behind a result (its ``grad_fn``) keeps what its gradient formula needs, in attributes
+# named ``_saved_*``. Like ``_version``, these are internal to torch and may change between
+# releases. ``ExpBackward0`` keeps ``result``, a tensor on ``y``'s memory: the derivative of
+# ``exp`` is ``exp`` itself. ``SinBackward0`` keeps ``self``, the input ``a``, because its
+# derivative is ``cos(a)``. ``AddBackward0`` keeps only the number ``alpha``.
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+a, b = x * 2, x * 3
+nodes = {"exp": a.exp(), "sin": a.sin(), "mul": a * b, "add": a + b}
+for name, out in nodes.items():
+    print(f"{name}: {out.grad_fn.name()} saved", sorted(k for k in dir(out.grad_fn) if k.startswith("_saved_")))
+print("exp's result on y's memory:", same_storage(nodes["exp"].grad_fn._saved_result, nodes["exp"]))
+print("sin's self on a's memory:", same_storage(nodes["sin"].grad_fn._saved_self, a))
+assert same_storage(nodes["exp"].grad_fn._saved_result, nodes["exp"]), "exp saved its output"
+# sphinx_gallery_start_ignore
+assert same_storage(nodes["sin"].grad_fn._saved_self, a), "sin saved its input"
+assert same_storage(nodes["mul"].grad_fn._saved_self, a), "mul saved its first operand"
+assert same_storage(nodes["mul"].grad_fn._saved_other, b), "mul saved its second operand"
+assert [k for k in dir(nodes["add"].grad_fn) if k.startswith("_saved_")] == ["_saved_alpha"], "add saved a number"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: Diagram: the autograd graph of exp(a * b). ExpBackward0 saved its result; the MulBackward0 of a * b saved self and other; the two MulBackward0 nodes of a = x * 2 and b = x * 3 saved only other; all lead to AccumulateGrad and the leaf x.
+#
+#    The graph of ``(a * b).exp()``: ``ExpBackward0`` saved its result, the ``MulBackward0`` of
+#    ``a * b`` both operands; those of ``a = x * 2`` and ``b = x * 3`` saved only ``other``, the
+#    constant, since ``x`` is not needed for their gradient.
+
+out = (a * b).exp()
+draw_graph("out = (a * b).exp()", out, x=x)
+# sphinx_gallery_start_ignore
+assert out.grad_fn.next_functions[0][0].name() == "MulBackward0", "exp's input came from the multiplication"
+assert a.grad_fn._saved_self is None and a.grad_fn._saved_other.item() == 2, "x * 2 saved only the constant"
+assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x * 3 saved only the constant"
+# sphinx_gallery_end_ignore
+
+# %%
+# Seeing what is packed
+# ---------------------
+#
+# ``torch.autograd.graph.saved_tensors_hooks(pack, unpack)`` hands every tensor an operation saves
+# to ``pack`` as the operation runs, and ``backward()`` gets it back through ``unpack``. Recording
+# what ``pack`` receives is a public way to see what is saved: for ``exp`` it is the output tensor
+# ``y`` itself, for ``sin`` the input ``a`` itself.
+
+packed = []
+with saved_tensors_hooks(lambda t: packed.append(t) or len(packed) - 1, lambda i: packed[i]):
+    y = a.exp()
+    s = a.sin()
+print("packed:", len(packed), " packed[0] is y:", packed[0] is y, " packed[1] is a:", packed[1] is a)
+assert packed[0] is y and packed[1] is a, "exp packed its output, sin its input"
+
+# %%
+# Which edit breaks ``backward()``
+# --------------------------------
+#
+# For common operations: what ``pack`` received (the inputs ``a``, ``b`` or the output ``y``), and
+# whether an in-place edit of each breaks ``backward()``. For each of them, an edit breaks it
+# exactly when the edited tensor was saved. ``mul`` saves each operand because the gradient of
+# the other one needs it (when only ``a`` needs a gradient, ``a * c`` saves only ``c``).
+
+ops = {
+    "exp": lambda a, b: a.exp(),
+    "sin": lambda a, b: a.sin(),
+    "relu": lambda a, b: a.relu(),
+    "sigmoid": lambda a, b: a.sigmoid(),
+    "tanh": lambda a, b: a.tanh(),
+    "mul": lambda a, b: a * b,
+    "add": lambda a, b: a + b,
+}
+
+
+def saved(op):
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    a, b, packed = x * 2, x * 3, []
+    with saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        y = op(a, b)
+    return [name for name, t in {"a": a, "b": b, "y": y}.items() if any(p is t for p in packed)]
+
+
+for name, op in ops.items():
+    edits = {edit: breaks(op, edit) for edit in ("a", "b", "y")}
+    print(f"{name:8} saved {saved(op)!s:16} edit breaks backward():", edits)
+    assert [edit for edit, broke in edits.items() if broke] == saved(op), f"{name}: an edit breaks it iff saved"
+# sphinx_gallery_start_ignore
+assert saved(lambda a, b: a * b.detach()) == [], "a * c saved neither a nor the c it was given"
+assert (a * torch.ones(3)).grad_fn._saved_self is None, "a * c did not save a"
+# sphinx_gallery_end_ignore
+
+# %%
+# The fix, in a training loop
+# ---------------------------
+#
+# The loop below fits ``w`` so that ``exp(w * inputs) + 1`` matches ``targets``. Written with
+# ``y += 1`` it raises at the first ``backward()``; with ``y = y + 1`` the ``+ 1`` makes a new
+# tensor, the saved output stays as it was, and each step's gradient is the one calculus gives,
+# ``mean(2 (y - targets) exp(w * inputs) inputs)``.
+
+inputs, targets = torch.tensor([0.1, 0.2, 0.3]), torch.tensor([2.2, 2.5, 2.9])
+w = torch.tensor([1.0, 1.0, 1.0], requires_grad=True)
+optimizer = torch.optim.SGD([w], lr=0.1)
+losses = []
+for step in range(3):
+    optimizer.zero_grad()
+    a = w * inputs
+    y = a.exp()
+    y = y + 1
+    loss = ((y - targets) ** 2).mean()
+    loss.backward()
+    expected = (2 * (y - targets) * a.exp() * inputs / 3).detach()
+    assert torch.allclose(w.grad, expected), f"step {step}: the gradient calculus gives"
+    optimizer.step()
+    losses.append(round(loss.item(), 4))
+print("losses:", losses)
+# sphinx_gallery_start_ignore
+assert losses == sorted(losses, reverse=True), "the loss goes down"
+assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop raises"
+# sphinx_gallery_end_ignore
+
+# %%
+# Copy on save, and the hook that hides the edit
+# ----------------------------------------------
+#
+# Hooks can also keep the old value for you: a ``pack`` that returns ``t.clone()`` saves a copy, so
+# the in-place edit no longer reaches what ``backward()`` reads, and the gradient is right. A
+# ``pack`` that returns ``t`` as it is neither copies nor checks: the same edit passes silently
+# and the gradient comes out wrong, ``2 (exp(2x) + 1)`` instead of ``2 exp(2x)``.
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+    y = (x * 2).exp()
+y += 1
+y.sum().backward()
+print("copy on save, x.grad:", x.grad)
+assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "the copy kept the saved output"
+x.grad = None
+with saved_tensors_hooks(lambda t: t, lambda t: t):
+    y = (x * 2).exp()
+y += 1
+y.sum().backward()
+print("as it is, x.grad:     ", x.grad)
+assert torch.allclose(x.grad, 2 * (torch.exp(2 * x.detach()) + 1)), "the edit went unseen into the gradient"
+
+# %%
+# ``torch.utils.checkpoint``
+# --------------------------
+#
+# A checkpointed function saves its inputs and recomputes everything else during ``backward()``.
+# The output of a checkpointed ``exp`` is not saved, so editing it in place no longer breaks
+# ``backward()``, and the gradient is right (recomputed from ``a``). An in-place edit of the input
+# ``a`` still raises. (``use_reentrant=False`` is the variant PyTorch recommends; called without
+# the argument, this release warns.)
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+a = x * 2
+y = checkpoint(torch.exp, a, use_reentrant=False)
+y += 1
+y.sum().backward()
+print("edit of the output, x.grad:", x.grad)
+assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "checkpoint recomputed exp from a"
+a = x * 2
+y = checkpoint(torch.exp, a, use_reentrant=False)
+a += 1
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    print(f"edit of the input: {type(e).__name__}: {e}")
+else:
+    raise AssertionError("an in-place edit of a checkpoint's input must break backward()")
+# sphinx_gallery_start_ignore
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    checkpoint(torch.exp, x * 2)
+assert [record.category for record in caught] == [UserWarning], "checkpoint without use_reentrant warns"
+assert "use_reentrant=False is recommended" in str(caught[0].message), "the warning recommends False"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``retain_graph``
+# ----------------
+#
+# ``backward()`` frees what the nodes saved, so a second ``backward()`` through the same graph
+# raises, and reading ``_saved_result`` afterwards raises the same error. ``retain_graph=True``
+# keeps them for one more pass; an in-place edit between the two passes then breaks the second.
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+y = (x * 2).exp()
+y.sum().backward()
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a second backward() through a freed graph must raise")
+x.grad = None
+y = (x * 2).exp()
+y.sum().backward(retain_graph=True)
+y.sum().backward()
+print("two passes, x.grad:", x.grad)
+assert torch.allclose(x.grad, 2 * 2 * torch.exp(2 * x.detach())), "the second pass added the same gradient"
+# sphinx_gallery_start_ignore
+try:
+    y.grad_fn._saved_result
+except RuntimeError as e:
+    assert "after they have already been freed" in str(e), "the saved output is freed after the last pass"
+else:
+    raise AssertionError("reading a freed saved tensor must raise")
+# sphinx_gallery_end_ignore
+y = (x * 2).exp()
+y.sum().backward(retain_graph=True)
+y += 1
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    print(f"edit between the passes: {type(e).__name__}: {e}")
+else:
+    raise AssertionError("an in-place edit between two passes must break the second")
+
+# %%
+# Conclusion
+# ----------
+#
+# Whether an in-place edit breaks ``backward()`` depends on what the operations after it saved:
+# for the operations above, exactly the saved tensors are the ones an edit breaks. ``exp``,
+# ``relu``, ``sigmoid`` and ``tanh`` save their output, ``sin`` its input, ``mul`` both operands,
+# ``add`` nothing. Out-of-place code (``y = y + 1``) is the plain fix; a copying
+# ``saved_tensors_hooks`` or ``torch.utils.checkpoint`` also let the output be edited, but hooks
+# that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors for
+# another pass, and the check with them. The error itself is read on :ref:`questions-inplace-error`.

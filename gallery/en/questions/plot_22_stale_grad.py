@@ -1,0 +1,316 @@
+"""
+.. _questions-stale-grad:
+
+My logged gradients are all the same: ``g = p.grad`` is not a copy
+==================================================================
+
+.. admonition:: Answer
+   :class: answer
+
+   ``p.grad`` is one tensor that a later ``backward()`` adds into, unless ``zero_grad()`` set it to
+   ``None``, and that ``zero_grad(set_to_none=False)`` zeroes: a saved ``g = p.grad`` changes with
+   it. Save a copy:
+
+   .. code-block:: python
+
+      loss.backward()
+      grads.append(model.weight.grad.clone())
+
+A training loop that keeps ``model.weight.grad`` in a list to look at later finds every entry
+equal, often all zeros. This page shows what ``zero_grad()`` does to ``p.grad`` with
+``set_to_none=True`` (the default) and with ``set_to_none=False``, how ``backward()`` adds into an
+existing gradient (which is what gradient accumulation over micro-batches relies on), and checks
+the copy in a small training loop against the gradient worked out by hand.
+"""
+
+# %%
+# Helpers
+# -------
+#
+# A linear model with a mean squared error on a fixed batch. ``by_hand`` is the gradient of that
+# loss with respect to the weight, worked out without autograd: ``2 (model(x) - y)^T x / n``.
+
+import warnings
+
+import torch
+
+
+def by_hand(model, x, y):
+    with torch.no_grad():
+        return 2 * (model(x) - y).T @ x / len(x)
+
+
+# %%
+# Drawing helpers
+# ---------------
+#
+# The pictures on this page are drawn by the functions below, with matplotlib,
+# from the live tensors: which names point to which tensor object, which storage
+# (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
+# uses, and the autograd graph. ``shared_counters`` finds a shared counter by
+# setting one counter to a marker value and putting every value back.
+
+import matplotlib.pyplot as plt
+
+INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
+
+
+def _canvas(width, height, title, xlim, ylim):
+    plt.close("all")  # one picture per cell: the pictures of earlier cells were shown already
+    fig, ax = plt.subplots(figsize=(width, height), facecolor=PAPER)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99 - 0.4 / height)
+    ax.set_title(title, family="monospace", size=12, color=INK)
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, xy, text, fill):
+    return ax.text(*xy, text, ha="center", va="center", family="monospace", size=12, color=INK,
+                   bbox={"boxstyle": "round,pad=0.4", "facecolor": fill, "edgecolor": INK})  # fmt: skip
+
+
+def _arrow(ax, start, end):
+    ax.annotate("", end.get_position(), start.get_position(), annotation_clip=False,
+                arrowprops={"arrowstyle": "-|>", "color": INK, "shrinkA": 3, "shrinkB": 3,
+                            "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
+
+
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
+    seen = []
+    for item in items:
+        if not any(identity(item) == identity(other) for other in seen):
+            seen.append(item)
+    return seen
+
+
+def shared_counters(tensors):
+    """Which tensors share one version counter: set one counter to a marker value, look, restore."""
+    set_versions, versions = torch._C._autograd._unsafe_set_version_counter, [t._version for t in tensors]
+    marker, label = max(versions) + 10**6, {}
+    for t in tensors:
+        if id(t) not in label:
+            set_versions((t,), (marker,))
+            counter = f"C{len(set(label.values())) + 1}"
+            label.update((id(u), counter) for u in tensors if u._version == marker)
+            set_versions(tuple(tensors), tuple(versions))
+    return label
+
+
+def draw_memory(title, **names):
+    """Names -> tensor objects -> storages (S1, S2 ... in order of appearance) and version counters."""
+    tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    counters, rows = shared_counters(tensors), max(len(names), 1)
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
+    tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
+    for r, t in enumerate(tensors):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
+        tensor_boxes[id(t)] = _box(
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+        )
+        _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
+
+
+def draw_versions(title, names, steps):
+    """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
+    ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
+        for col, (_, versions) in enumerate(steps):
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
+    for col, (code, _) in enumerate(steps):
+        ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
+
+
+def _saved(node):
+    """The tensors a node saved: (attribute, version text), with the versions an in-place edit broke."""
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError as e:  # "... is at version 1; expected version 0 instead.", or freed by backward()
+            if "is at version " not in str(e):
+                continue
+            now, saved = str(e).split("is at version ")[1].split("; expected version ")
+            yield attr[7:], f"_version {now} != {saved.split(' ')[0]}"
+        else:
+            if isinstance(value, torch.Tensor):
+                yield attr[7:], f"_version {value._version}"
+
+
+def _children(node):
+    if isinstance(node, torch.Tensor):
+        return []
+    children = [f for f, _ in node.next_functions if f is not None]
+    return children + ([node.variable] if hasattr(node, "variable") else [])
+
+
+def draw_graph(title, root, **leaves):
+    """The autograd graph under ``root``: grad_fn nodes, AccumulateGrad and leaves, saved tensors."""
+    levels, seen = [[root.grad_fn]], {id(root.grad_fn)}
+    while levels[-1]:
+        levels.append([child for node in levels[-1] for child in _children(node) if id(child) not in seen])
+        levels[-1] = _first_seen(levels[-1], id)
+        seen.update(id(child) for child in levels[-1])
+    width = max(5.6, 2.9 * max(map(len, levels)))
+    ax = _canvas(width, 0.3 + 1.1 * (len(levels) - 1), title, (-1, 1), (len(levels) - 1.5, -0.5))
+    boxes = {}
+    for depth, level in enumerate(levels):
+        for i, node in enumerate(level):
+            xy = ((2 * i + 1) / len(level) - 1, depth)
+            if isinstance(node, torch.Tensor):
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
+            else:
+                saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
+                fill = FILLS[1] if "!=" in saved else FILLS[0]
+                boxes[id(node)] = _box(ax, xy, type(node).__name__ + saved, fill)
+    for level in levels:
+        for node in level:
+            for child in _children(node):
+                _arrow(ax, boxes[id(node)], boxes[id(child)])
+
+# %%
+# The symptom
+# -----------
+#
+# Three training steps, each keeping the weight's gradient in ``grads``, with
+# ``zero_grad(set_to_none=False)`` at the end of the step. Every entry of ``grads`` is the same
+# tensor object, and it holds zeros.
+
+torch.manual_seed(0)
+x, y = torch.randn(8, 2), torch.randn(8, 1)
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+grads = []
+for step in range(3):
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    grads.append(model.weight.grad)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=False)
+print("grads:", grads)
+print("grads[0] is grads[2]:", grads[0] is grads[2])
+assert all(g is model.weight.grad for g in grads), "every entry is the one gradient tensor"
+# sphinx_gallery_start_ignore
+assert all(torch.equal(g, torch.zeros(1, 2)) for g in grads), "and it holds zeros"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: Diagram: the names grads[0], grads[2] and model.weight.grad point to one tensor object holding zeros, on one storage S1.
+#
+#    ``grads[0]``, ``grads[2]`` and ``model.weight.grad`` are one tensor object on one storage.
+
+draw_memory("zero_grad(set_to_none=False)", **{"grads[0]": grads[0], "grads[2]": grads[2],
+                                               "model.weight.grad": model.weight.grad})
+
+# %%
+# ``zero_grad()`` with its default, ``set_to_none=True``
+# ------------------------------------------------------
+#
+# ``zero_grad()`` sets ``p.grad`` to ``None``; a ``g`` taken before keeps its values, and the next
+# ``backward()`` gives ``p.grad`` a new tensor. So with the default, each step's gradient is a
+# tensor of its own.
+
+p = model.weight
+((model(x) - y) ** 2).mean().backward()
+g = p.grad
+before = g.clone()
+optimizer.zero_grad()
+print("p.grad:", p.grad, " g:", g)
+((model(x) - y) ** 2).mean().backward()
+print("after backward, p.grad is g:", p.grad is g, " g kept its values:", torch.equal(g, before))
+assert p.grad is not g and torch.equal(g, before), "a new p.grad, and g unchanged"
+
+# %%
+# ``zero_grad(set_to_none=False)``
+# --------------------------------
+#
+# With ``set_to_none=False``, ``zero_grad()`` zeroes ``p.grad`` in place: ``g`` is zeroed with it
+# and stays ``p.grad``, and the next ``backward()`` writes into that same tensor.
+
+g = p.grad
+optimizer.zero_grad(set_to_none=False)
+print("g:", g, " p.grad is g:", p.grad is g)
+((model(x) - y) ** 2).mean().backward()
+print("after backward, g:", g, " p.grad is g:", p.grad is g)
+assert p.grad is g and torch.allclose(g, by_hand(model, x, y)), "backward() wrote into g"
+
+# %%
+# ``backward()`` adds into an existing gradient
+# ---------------------------------------------
+#
+# Gradient accumulation relies on this: split the batch into two micro-batches, scale each loss by
+# its share, call ``backward()`` on each, and ``p.grad`` ends up as the gradient of the whole
+# batch. A ``g`` taken after the first micro-batch is that same tensor, so it holds the sum too.
+# (A ``backward(create_graph=True)`` is the exception: it puts a new tensor in ``p.grad``.)
+
+optimizer.zero_grad()
+for part in (slice(0, 4), slice(4, 8)):
+    loss = ((model(x[part]) - y[part]) ** 2).mean() / 2
+    loss.backward()
+    if part.start == 0:
+        g = p.grad
+print("p.grad:", p.grad, " whole batch by hand:", by_hand(model, x, y))
+print("g is p.grad:", g is p.grad)
+assert g is p.grad and torch.allclose(g, by_hand(model, x, y)), "g holds the whole batch's gradient"
+# sphinx_gallery_start_ignore
+second = torch.ones(2, requires_grad=True)
+(second**2).sum().backward()
+first_grad = second.grad
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    (second**2).sum().backward(create_graph=True)
+assert second.grad is not first_grad, "backward(create_graph=True) puts a new tensor in .grad"
+# sphinx_gallery_end_ignore
+
+# %%
+# The fix, in the training loop
+# -----------------------------
+#
+# ``clone()`` keeps a copy of each step's gradient. The same loop as above, with either setting
+# of ``zero_grad``: each entry is a tensor of its own and equals the gradient worked out by hand
+# for that step's weights.
+
+for set_to_none in (False, True):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    grads, expected = [], []
+    for step in range(3):
+        expected.append(by_hand(model, x, y))
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        grads.append(model.weight.grad.clone())
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=set_to_none)
+    print(f"set_to_none={set_to_none}: grads:", grads)
+    assert all(torch.allclose(g, e) for g, e in zip(grads, expected)), "each copy is that step's gradient"
+# sphinx_gallery_start_ignore
+assert not torch.equal(grads[0], grads[2]), "the steps' gradients differ"
+# sphinx_gallery_end_ignore
+
+# %%
+# Conclusion
+# ----------
+#
+# ``p.grad`` is a tensor like any other, and ``g = p.grad`` a second name for it. With
+# ``set_to_none=True`` (the default), ``zero_grad()`` lets go of it and the next ``backward()``
+# makes a new one, so ``g`` keeps its values; with ``set_to_none=False``, ``zero_grad()`` zeroes
+# it and ``backward()`` adds into it, and so does a ``backward()`` with no ``zero_grad()`` in
+# between, which is how gradient accumulation works. To keep a step's gradient, keep
+# ``p.grad.clone()``.

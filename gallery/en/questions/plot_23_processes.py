@@ -1,0 +1,180 @@
+"""
+.. _questions-processes:
+
+A ``DataLoader`` worker's edit is lost: tensors between processes
+=================================================================
+
+.. admonition:: Answer
+   :class: answer
+
+   A forked child, such as a ``DataLoader`` worker, edits its own copy of a tensor unless the
+   tensor is in shared memory; a tensor sent through a ``torch.multiprocessing`` queue is moved
+   there, so the receiver's edits reach the sender. Share the tensor before the workers start:
+
+   .. code-block:: python
+
+      dataset.visits.share_memory_()
+      loader = DataLoader(dataset, num_workers=1, **workers)
+
+A dataset that counts how often each item was read counts nothing when the ``DataLoader`` has
+workers, and a tensor handed to another process is sometimes a copy, sometimes shared. This page
+starts real child processes: a worker that edits the dataset, a child that edits a tensor it
+inherited, one that edits a tensor sent through a queue, and the fix in a two-epoch loop. Every
+wait has a time limit, and every child has ended when the page ends.
+"""
+
+# %%
+# Helpers
+# -------
+#
+# The children on this page are started with the ``fork`` method, on purpose: a forked child is a
+# copy of this process, so it runs the functions defined on this page (in a notebook too) without
+# importing anything. The Python documentation says which platforms have ``fork`` and how the
+# other methods find a child's function (`contexts and start methods
+# <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__).
+# ``run`` starts one child, waits for it at most ``TIMEOUT`` seconds, and checks it ended well.
+
+import torch
+import torch.multiprocessing as mp
+from torch.utils.data import DataLoader, Dataset
+
+ctx = mp.get_context("fork")
+TIMEOUT = 10  # seconds; no wait on this page may last longer
+workers = {"multiprocessing_context": ctx, "timeout": TIMEOUT}
+
+
+def run(target, *args):
+    child = ctx.Process(target=target, args=args)
+    child.start()
+    child.join(TIMEOUT)
+    if child.is_alive():
+        child.terminate()
+        child.join(TIMEOUT)
+        raise TimeoutError(f"{target.__name__} did not end within {TIMEOUT} s")
+    if child.exitcode != 0:
+        raise RuntimeError(f"{target.__name__} failed in the child, exit code {child.exitcode}")
+
+
+def add_one(t):
+    t.add_(1)
+
+
+# sphinx_gallery_start_ignore
+assert "fork" in mp.get_all_start_methods(), "this platform has the fork start method"
+# sphinx_gallery_end_ignore
+
+
+class Visits(Dataset):
+    """Four items; each read adds one to that item's count in ``self.visits``."""
+
+    def __init__(self):
+        self.data = torch.arange(4.0)
+        self.visits = torch.zeros(4)
+
+    def __len__(self):
+        return len(self.data)
+
+    def __getitem__(self, i):
+        self.visits[i] += 1
+        return self.data[i]
+
+
+# %%
+# The symptom
+# -----------
+#
+# Read every item once. Without workers (``num_workers=0``) the reads happen in this process and
+# the counts are ``1``. With one worker, the batches arrive as before, but the counts in this
+# process stay ``0``: the worker counted in its own copy of ``visits``.
+
+dataset = Visits()
+batches = list(DataLoader(dataset, batch_size=2))
+print("num_workers=0: batches:", batches, " visits:", dataset.visits)
+dataset = Visits()
+batches = list(DataLoader(dataset, batch_size=2, num_workers=1, **workers))
+print("num_workers=1: batches:", batches, " visits:", dataset.visits)
+assert torch.equal(torch.cat(batches), dataset.data) and not dataset.visits.any(), "the edit stayed in the worker"
+
+# %%
+# A forked child edits its own copy
+# ---------------------------------
+#
+# A forked child starts with the parent's memory, but the pages it writes become its own, so an
+# edit in the child does not reach the parent. ``share_memory_()`` moves a tensor's storage into
+# shared memory; a child forked after that writes into the same memory as the parent.
+
+plain = torch.zeros(3)
+run(add_one, plain)
+shared = torch.zeros(3).share_memory_()
+run(add_one, shared)
+print("plain:", plain, " plain.is_shared():", plain.is_shared())
+print("shared:", shared, " shared.is_shared():", shared.is_shared())
+assert not plain.any() and torch.equal(shared, torch.ones(3)), "only the shared tensor took the child's edit"
+
+# %%
+# A tensor sent through a queue is shared, not copied
+# ---------------------------------------------------
+#
+# Sending a tensor through a ``torch.multiprocessing`` queue puts its storage in shared memory and
+# hands the receiver a tensor on that memory. The child below takes ``sent`` from ``inbox``, adds
+# one, and answers through ``outbox``; the parent sees the edit.
+
+
+def edit_from_queue(inbox, outbox):
+    t = inbox.get(timeout=TIMEOUT)
+    t.add_(1)
+    outbox.put(t.is_shared())
+
+
+sent = torch.zeros(3)
+print("before: sent.is_shared():", sent.is_shared())
+inbox, outbox = ctx.Queue(), ctx.Queue()
+child = ctx.Process(target=edit_from_queue, args=(inbox, outbox))
+child.start()
+inbox.put(sent)
+in_child = outbox.get(timeout=TIMEOUT)
+child.join(TIMEOUT)
+for queue in (inbox, outbox):
+    queue.close()
+    queue.join_thread()
+print("in the child, is_shared():", in_child, " child.exitcode:", child.exitcode)
+print("after: sent:", sent, " sent.is_shared():", sent.is_shared())
+assert torch.equal(sent, torch.ones(3)) and sent.is_shared(), "the child's edit reached the sender"
+# sphinx_gallery_start_ignore
+assert in_child and child.exitcode == 0 and not child.is_alive(), "the child got a shared tensor and ended"
+# sphinx_gallery_end_ignore
+
+# %%
+# The fix, over two epochs
+# ------------------------
+#
+# Put ``visits`` in shared memory before the loader starts its worker. The worker inherits the
+# shared storage, and its counts reach this process: after two epochs every item was read twice.
+
+dataset = Visits()
+dataset.visits.share_memory_()
+loader = DataLoader(dataset, num_workers=1, **workers)
+for epoch in range(2):
+    seen = [batch for batch in loader]
+    print(f"epoch {epoch}: items:", torch.cat(seen), " visits:", dataset.visits)
+assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts reached this process"
+
+# %%
+# Every child has ended
+# ---------------------
+#
+# ``mp.active_children()`` lists the children of this process that are still running. The page
+# leaves none behind.
+
+print("children still running:", mp.active_children())
+assert mp.active_children() == [], "every child process has ended"
+
+# %%
+# Conclusion
+# ----------
+#
+# A forked child, and so a ``DataLoader`` worker, starts with a copy of every tensor that is not in
+# shared memory, and its edits stay in that copy. A tensor in shared memory, moved there by
+# ``share_memory_()`` or by being sent through a ``torch.multiprocessing`` queue, is one memory
+# for the processes that have it, so a child's edits reach the parent. Share what the workers must
+# update, and return everything else from ``__getitem__``.

@@ -1,0 +1,438 @@
+"""
+.. _questions-saved-tensors:
+
+哪种原地操作会让 ``backward()`` 报错：看运算保存了什么
+======================================================
+
+.. admonition:: 答案
+   :class: answer
+
+   原地操作改动了某个运算保存下来的张量，``backward()`` 才会报错：``exp`` 保存输出，``sin``
+   保存输入，``mul`` 保存两个操作数，``add`` 什么都不保存。解决办法是改在新张量上：
+
+   .. code-block:: python
+
+      y = a.exp()
+      y = y + 1
+      loss.backward()
+
+同样是 ``y += 1``，接在 ``y = a.exp()`` 后面，``backward()`` 会报“modified by an inplace
+operation”；接在 ``y = a.sin()`` 后面却安然无事。本页先读出每个运算保存了什么（输入、输出、两者都有，或者什么都没有），再用
+``saved_tensors_hooks`` 亲眼看一看，然后逐个检查常见运算：原地修改哪个张量会让 ``backward()``
+报错；最后看保存时复制一份、``torch.utils.checkpoint`` 和 ``retain_graph`` 各自改变了什么。
+"""
+
+# %%
+# 辅助函数
+# --------
+#
+# ``breaks(op, edit)`` 每次新建两个乘法结果 ``a`` 和 ``b``，就像模型里的激活值；然后运行
+# ``y = op(a, b)``，再原地修改 ``a``、``b`` 或 ``y`` 之一，返回随后的 ``backward()`` 是否报错。
+
+import warnings
+
+import torch
+from torch.autograd.graph import saved_tensors_hooks
+from torch.utils.checkpoint import checkpoint
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def breaks(op, edit):
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    a, b = x * 2, x * 3
+    y = op(a, b)
+    {"a": a, "b": b, "y": y}[edit].mul_(2)
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        return "modified by an inplace operation" in str(e)
+    return False
+
+
+# %%
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
+
+import matplotlib.pyplot as plt
+
+INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
+
+
+def _canvas(width, height, title, xlim, ylim):
+    plt.close("all")  # one picture per cell: the pictures of earlier cells were shown already
+    fig, ax = plt.subplots(figsize=(width, height), facecolor=PAPER)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99 - 0.4 / height)
+    ax.set_title(title, family="monospace", size=12, color=INK)
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, xy, text, fill):
+    return ax.text(*xy, text, ha="center", va="center", family="monospace", size=12, color=INK,
+                   bbox={"boxstyle": "round,pad=0.4", "facecolor": fill, "edgecolor": INK})  # fmt: skip
+
+
+def _arrow(ax, start, end):
+    ax.annotate("", end.get_position(), start.get_position(), annotation_clip=False,
+                arrowprops={"arrowstyle": "-|>", "color": INK, "shrinkA": 3, "shrinkB": 3,
+                            "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
+
+
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
+    seen = []
+    for item in items:
+        if not any(identity(item) == identity(other) for other in seen):
+            seen.append(item)
+    return seen
+
+
+def shared_counters(tensors):
+    """Which tensors share one version counter: set one counter to a marker value, look, restore."""
+    set_versions, versions = torch._C._autograd._unsafe_set_version_counter, [t._version for t in tensors]
+    marker, label = max(versions) + 10**6, {}
+    for t in tensors:
+        if id(t) not in label:
+            set_versions((t,), (marker,))
+            counter = f"C{len(set(label.values())) + 1}"
+            label.update((id(u), counter) for u in tensors if u._version == marker)
+            set_versions(tuple(tensors), tuple(versions))
+    return label
+
+
+def draw_memory(title, **names):
+    """Names -> tensor objects -> storages (S1, S2 ... in order of appearance) and version counters."""
+    tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    counters, rows = shared_counters(tensors), max(len(names), 1)
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
+    tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
+    for r, t in enumerate(tensors):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
+        tensor_boxes[id(t)] = _box(
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+        )
+        _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
+
+
+def draw_versions(title, names, steps):
+    """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
+    ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
+        for col, (_, versions) in enumerate(steps):
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
+    for col, (code, _) in enumerate(steps):
+        ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
+
+
+def _saved(node):
+    """The tensors a node saved: (attribute, version text), with the versions an in-place edit broke."""
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError as e:  # "... is at version 1; expected version 0 instead.", or freed by backward()
+            if "is at version " not in str(e):
+                continue
+            now, saved = str(e).split("is at version ")[1].split("; expected version ")
+            yield attr[7:], f"_version {now} != {saved.split(' ')[0]}"
+        else:
+            if isinstance(value, torch.Tensor):
+                yield attr[7:], f"_version {value._version}"
+
+
+def _children(node):
+    if isinstance(node, torch.Tensor):
+        return []
+    children = [f for f, _ in node.next_functions if f is not None]
+    return children + ([node.variable] if hasattr(node, "variable") else [])
+
+
+def draw_graph(title, root, **leaves):
+    """The autograd graph under ``root``: grad_fn nodes, AccumulateGrad and leaves, saved tensors."""
+    levels, seen = [[root.grad_fn]], {id(root.grad_fn)}
+    while levels[-1]:
+        levels.append([child for node in levels[-1] for child in _children(node) if id(child) not in seen])
+        levels[-1] = _first_seen(levels[-1], id)
+        seen.update(id(child) for child in levels[-1])
+    width = max(5.6, 2.9 * max(map(len, levels)))
+    ax = _canvas(width, 0.3 + 1.1 * (len(levels) - 1), title, (-1, 1), (len(levels) - 1.5, -0.5))
+    boxes = {}
+    for depth, level in enumerate(levels):
+        for i, node in enumerate(level):
+            xy = ((2 * i + 1) / len(level) - 1, depth)
+            if isinstance(node, torch.Tensor):
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
+            else:
+                saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
+                fill = FILLS[1] if "!=" in saved else FILLS[0]
+                boxes[id(node)] = _box(ax, xy, type(node).__name__ + saved, fill)
+    for level in levels:
+        for node in level:
+            for child in _children(node):
+                _arrow(ax, boxes[id(node)], boxes[id(child)])
+
+# %%
+# 症状
+# ----
+#
+# ``a`` 代表模型里的一个激活值：对权重 ``x`` 做一次运算得到的结果。对 ``exp(a)`` 原地加一，``backward()``
+# 就报错；对 ``sin(a)`` 做同样的事，它却照常运行，算出的梯度也正是按求导公式算出的
+# ``d/dx sum(sin(2x) + 1) = 2 cos(2x)``。
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+a = x * 2
+y = a.exp()
+y += 1
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() after an in-place edit of exp's output must raise")
+s = a.sin()
+s += 1
+s.sum().backward()
+print("x.grad:", x.grad)
+assert torch.allclose(x.grad, 2 * torch.cos(2 * x.detach())), "the edit of sin's output left the gradient right"
+
+# %%
+# 节点保存了什么
+# --------------
+#
+# 结果背后的节点（它的 ``grad_fn``）把求梯度要用的东西存在以 ``_saved_`` 开头的属性里。这些属性和
+# ``_version`` 一样是 torch 的内部细节，不同版本之间可能会变。``exp`` 的导数就是它自己，所以
+# ``ExpBackward0`` 保存 ``result``，一个与 ``y`` 共享内存的张量；``sin`` 的导数是 ``cos(a)``，所以
+# ``SinBackward0`` 保存 ``self``，也就是输入 ``a``；``AddBackward0`` 只保存了一个数 ``alpha``。
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+a, b = x * 2, x * 3
+nodes = {"exp": a.exp(), "sin": a.sin(), "mul": a * b, "add": a + b}
+for name, out in nodes.items():
+    print(f"{name}: {out.grad_fn.name()} saved", sorted(k for k in dir(out.grad_fn) if k.startswith("_saved_")))
+print("exp's result on y's memory:", same_storage(nodes["exp"].grad_fn._saved_result, nodes["exp"]))
+print("sin's self on a's memory:", same_storage(nodes["sin"].grad_fn._saved_self, a))
+assert same_storage(nodes["exp"].grad_fn._saved_result, nodes["exp"]), "exp saved its output"
+# sphinx_gallery_start_ignore
+assert same_storage(nodes["sin"].grad_fn._saved_self, a), "sin saved its input"
+assert same_storage(nodes["mul"].grad_fn._saved_self, a), "mul saved its first operand"
+assert same_storage(nodes["mul"].grad_fn._saved_other, b), "mul saved its second operand"
+assert [k for k in dir(nodes["add"].grad_fn) if k.startswith("_saved_")] == ["_saved_alpha"], "add saved a number"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: 示意图：exp(a * b) 的计算图。ExpBackward0 保存了自己的结果；a * b 的 MulBackward0 保存了 self 和 other；a = x * 2 和 b = x * 3 的两个 MulBackward0 只保存了 other；它们都通向 AccumulateGrad 和叶子 x。
+#
+#    ``(a * b).exp()`` 的计算图：``ExpBackward0`` 保存了自己的结果，``a * b`` 的
+#    ``MulBackward0`` 保存了两个操作数；``a = x * 2`` 和 ``b = x * 3`` 的节点只保存了
+#    ``other``，也就是那个常数，因为求它们的梯度用不到 ``x``。
+
+out = (a * b).exp()
+draw_graph("out = (a * b).exp()", out, x=x)
+# sphinx_gallery_start_ignore
+assert out.grad_fn.next_functions[0][0].name() == "MulBackward0", "exp's input came from the multiplication"
+assert a.grad_fn._saved_self is None and a.grad_fn._saved_other.item() == 2, "x * 2 saved only the constant"
+assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x * 3 saved only the constant"
+# sphinx_gallery_end_ignore
+
+# %%
+# 看看打包了什么
+# --------------
+#
+# ``torch.autograd.graph.saved_tensors_hooks(pack, unpack)`` 会在运算执行时，把它要保存的每个张量交给
+# ``pack``，``backward()`` 再通过 ``unpack`` 取回。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了什么：``exp``
+# 收到的就是输出张量 ``y`` 本身，``sin`` 收到的就是输入 ``a`` 本身。
+
+packed = []
+with saved_tensors_hooks(lambda t: packed.append(t) or len(packed) - 1, lambda i: packed[i]):
+    y = a.exp()
+    s = a.sin()
+print("packed:", len(packed), " packed[0] is y:", packed[0] is y, " packed[1] is a:", packed[1] is a)
+assert packed[0] is y and packed[1] is a, "exp packed its output, sin its input"
+
+# %%
+# 原地修改哪个会让 ``backward()`` 报错
+# ------------------------------------
+#
+# 下面逐个检查常见运算：``pack`` 收到了什么（输入 ``a``、``b`` 还是输出 ``y``），以及分别原地修改它们之后
+# ``backward()`` 会不会报错。对其中每个运算，报错当且仅当被修改的张量被保存过。``mul``
+# 两个操作数都保存，因为求其中一个的梯度要用到另一个（只有 ``a`` 需要梯度时，``a * c`` 只保存 ``c``）。
+
+ops = {
+    "exp": lambda a, b: a.exp(),
+    "sin": lambda a, b: a.sin(),
+    "relu": lambda a, b: a.relu(),
+    "sigmoid": lambda a, b: a.sigmoid(),
+    "tanh": lambda a, b: a.tanh(),
+    "mul": lambda a, b: a * b,
+    "add": lambda a, b: a + b,
+}
+
+
+def saved(op):
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    a, b, packed = x * 2, x * 3, []
+    with saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        y = op(a, b)
+    return [name for name, t in {"a": a, "b": b, "y": y}.items() if any(p is t for p in packed)]
+
+
+for name, op in ops.items():
+    edits = {edit: breaks(op, edit) for edit in ("a", "b", "y")}
+    print(f"{name:8} saved {saved(op)!s:16} edit breaks backward():", edits)
+    assert [edit for edit, broke in edits.items() if broke] == saved(op), f"{name}: an edit breaks it iff saved"
+# sphinx_gallery_start_ignore
+assert saved(lambda a, b: a * b.detach()) == [], "a * c saved neither a nor the c it was given"
+assert (a * torch.ones(3)).grad_fn._saved_self is None, "a * c did not save a"
+# sphinx_gallery_end_ignore
+
+# %%
+# 在训练循环里检验解决办法
+# ------------------------
+#
+# 下面的循环拟合 ``w``，让 ``exp(w * inputs) + 1`` 接近 ``targets``。写成 ``y += 1``，第一次
+# ``backward()`` 就会报错；写成 ``y = y + 1``，``+ 1`` 生成一个新张量，被保存的输出保持原样，每一步的梯度都等于按求导公式算出的
+# ``mean(2 (y - targets) exp(w * inputs) inputs)``。
+
+inputs, targets = torch.tensor([0.1, 0.2, 0.3]), torch.tensor([2.2, 2.5, 2.9])
+w = torch.tensor([1.0, 1.0, 1.0], requires_grad=True)
+optimizer = torch.optim.SGD([w], lr=0.1)
+losses = []
+for step in range(3):
+    optimizer.zero_grad()
+    a = w * inputs
+    y = a.exp()
+    y = y + 1
+    loss = ((y - targets) ** 2).mean()
+    loss.backward()
+    expected = (2 * (y - targets) * a.exp() * inputs / 3).detach()
+    assert torch.allclose(w.grad, expected), f"step {step}: the gradient calculus gives"
+    optimizer.step()
+    losses.append(round(loss.item(), 4))
+print("losses:", losses)
+# sphinx_gallery_start_ignore
+assert losses == sorted(losses, reverse=True), "the loss goes down"
+assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop raises"
+# sphinx_gallery_end_ignore
+
+# %%
+# 保存时复制，以及掩盖修改的钩子
+# ------------------------------
+#
+# 钩子也可以替你留住旧值：``pack`` 返回 ``t.clone()``，保存的就是一份副本，原地操作碰不到
+# ``backward()`` 要读的东西，梯度也就是对的。``pack`` 如果原样返回 ``t``，既不复制，也不检查：同样的修改悄无声息地通过，梯度却错了，是
+# ``2 (exp(2x) + 1)`` 而不是 ``2 exp(2x)``。
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+    y = (x * 2).exp()
+y += 1
+y.sum().backward()
+print("copy on save, x.grad:", x.grad)
+assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "the copy kept the saved output"
+x.grad = None
+with saved_tensors_hooks(lambda t: t, lambda t: t):
+    y = (x * 2).exp()
+y += 1
+y.sum().backward()
+print("as it is, x.grad:     ", x.grad)
+assert torch.allclose(x.grad, 2 * (torch.exp(2 * x.detach()) + 1)), "the edit went unseen into the gradient"
+
+# %%
+# ``torch.utils.checkpoint``
+# --------------------------
+#
+# 用 checkpoint 做梯度检查点时，被包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算。checkpoint 里的 ``exp``
+# 不保存输出，所以原地修改输出不再让 ``backward()`` 报错，梯度也是对的（由 ``a`` 重新算出）。原地修改输入
+# ``a`` 仍然会报错。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，当前版本会发出警告。）
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+a = x * 2
+y = checkpoint(torch.exp, a, use_reentrant=False)
+y += 1
+y.sum().backward()
+print("edit of the output, x.grad:", x.grad)
+assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "checkpoint recomputed exp from a"
+a = x * 2
+y = checkpoint(torch.exp, a, use_reentrant=False)
+a += 1
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    print(f"edit of the input: {type(e).__name__}: {e}")
+else:
+    raise AssertionError("an in-place edit of a checkpoint's input must break backward()")
+# sphinx_gallery_start_ignore
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    checkpoint(torch.exp, x * 2)
+assert [record.category for record in caught] == [UserWarning], "checkpoint without use_reentrant warns"
+assert "use_reentrant=False is recommended" in str(caught[0].message), "the warning recommends False"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``retain_graph``
+# ----------------
+#
+# ``backward()`` 会释放各节点保存的张量，所以沿同一个计算图第二次 ``backward()`` 会报错，之后再读
+# ``_saved_result`` 也报同样的错。``retain_graph=True`` 把它们多留一轮；如果两次之间做了原地操作，第二次就会报错。
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+y = (x * 2).exp()
+y.sum().backward()
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a second backward() through a freed graph must raise")
+x.grad = None
+y = (x * 2).exp()
+y.sum().backward(retain_graph=True)
+y.sum().backward()
+print("two passes, x.grad:", x.grad)
+assert torch.allclose(x.grad, 2 * 2 * torch.exp(2 * x.detach())), "the second pass added the same gradient"
+# sphinx_gallery_start_ignore
+try:
+    y.grad_fn._saved_result
+except RuntimeError as e:
+    assert "after they have already been freed" in str(e), "the saved output is freed after the last pass"
+else:
+    raise AssertionError("reading a freed saved tensor must raise")
+# sphinx_gallery_end_ignore
+y = (x * 2).exp()
+y.sum().backward(retain_graph=True)
+y += 1
+try:
+    y.sum().backward()
+except RuntimeError as e:
+    print(f"edit between the passes: {type(e).__name__}: {e}")
+else:
+    raise AssertionError("an in-place edit between two passes must break the second")
+
+# %%
+# 小结
+# ----
+#
+# 原地操作会不会让 ``backward()`` 报错，取决于之后的运算保存了什么：对上面这些运算，被保存的张量恰好就是改了会报错的那些。``exp``、
+# ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存两个操作数，``add``
+# 什么都不保存。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和
+# ``torch.utils.checkpoint`` 也能让输出被修改，但不复制的钩子会让修改悄悄溜过去。``retain_graph=True``
+# 把保存的张量留给下一轮，检查也随之保留。怎么读这条报错，见 :ref:`questions-inplace-error`。

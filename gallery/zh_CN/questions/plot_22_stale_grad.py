@@ -1,0 +1,299 @@
+"""
+.. _questions-stale-grad:
+
+记录下来的梯度全都一样：``g = p.grad`` 不是副本
+===============================================
+
+.. admonition:: 答案
+   :class: answer
+
+   ``p.grad`` 是同一个张量：之后的 ``backward()`` 会累加进它（除非 ``zero_grad()`` 先把它设成了
+   ``None``），``zero_grad(set_to_none=False)`` 会把它清零，存下来的 ``g = p.grad`` 也跟着变。解决办法是存一份副本：
+
+   .. code-block:: python
+
+      loss.backward()
+      grads.append(model.weight.grad.clone())
+
+训练循环把 ``model.weight.grad`` 存进列表，打算过后再看，结果每一项都一样，常常全是零。本页演示
+``zero_grad()`` 在默认的 ``set_to_none=True`` 和 ``set_to_none=False`` 两种设置下对 ``p.grad``
+做了什么，``backward()`` 怎样累加进已有的梯度（多个 micro-batch 的梯度累积正是靠这一点），最后在一个小训练循环里，用手推的梯度检验复制这个解决办法。
+"""
+
+# %%
+# 辅助函数
+# --------
+#
+# 一个线性模型，在一批固定的数据上算均方误差。``by_hand`` 不经过自动求导（autograd），直接按公式算出这个损失对权重的梯度：
+# ``2 (model(x) - y)^T x / n``。
+
+import warnings
+
+import torch
+
+
+def by_hand(model, x, y):
+    with torch.no_grad():
+        return 2 * (model(x) - y).T @ x / len(x)
+
+
+# %%
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
+
+import matplotlib.pyplot as plt
+
+INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
+
+
+def _canvas(width, height, title, xlim, ylim):
+    plt.close("all")  # one picture per cell: the pictures of earlier cells were shown already
+    fig, ax = plt.subplots(figsize=(width, height), facecolor=PAPER)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99 - 0.4 / height)
+    ax.set_title(title, family="monospace", size=12, color=INK)
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, xy, text, fill):
+    return ax.text(*xy, text, ha="center", va="center", family="monospace", size=12, color=INK,
+                   bbox={"boxstyle": "round,pad=0.4", "facecolor": fill, "edgecolor": INK})  # fmt: skip
+
+
+def _arrow(ax, start, end):
+    ax.annotate("", end.get_position(), start.get_position(), annotation_clip=False,
+                arrowprops={"arrowstyle": "-|>", "color": INK, "shrinkA": 3, "shrinkB": 3,
+                            "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
+
+
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
+    seen = []
+    for item in items:
+        if not any(identity(item) == identity(other) for other in seen):
+            seen.append(item)
+    return seen
+
+
+def shared_counters(tensors):
+    """Which tensors share one version counter: set one counter to a marker value, look, restore."""
+    set_versions, versions = torch._C._autograd._unsafe_set_version_counter, [t._version for t in tensors]
+    marker, label = max(versions) + 10**6, {}
+    for t in tensors:
+        if id(t) not in label:
+            set_versions((t,), (marker,))
+            counter = f"C{len(set(label.values())) + 1}"
+            label.update((id(u), counter) for u in tensors if u._version == marker)
+            set_versions(tuple(tensors), tuple(versions))
+    return label
+
+
+def draw_memory(title, **names):
+    """Names -> tensor objects -> storages (S1, S2 ... in order of appearance) and version counters."""
+    tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    counters, rows = shared_counters(tensors), max(len(names), 1)
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
+    tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
+    for r, t in enumerate(tensors):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
+        tensor_boxes[id(t)] = _box(
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+        )
+        _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
+
+
+def draw_versions(title, names, steps):
+    """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
+    ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
+        for col, (_, versions) in enumerate(steps):
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
+    for col, (code, _) in enumerate(steps):
+        ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
+
+
+def _saved(node):
+    """The tensors a node saved: (attribute, version text), with the versions an in-place edit broke."""
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError as e:  # "... is at version 1; expected version 0 instead.", or freed by backward()
+            if "is at version " not in str(e):
+                continue
+            now, saved = str(e).split("is at version ")[1].split("; expected version ")
+            yield attr[7:], f"_version {now} != {saved.split(' ')[0]}"
+        else:
+            if isinstance(value, torch.Tensor):
+                yield attr[7:], f"_version {value._version}"
+
+
+def _children(node):
+    if isinstance(node, torch.Tensor):
+        return []
+    children = [f for f, _ in node.next_functions if f is not None]
+    return children + ([node.variable] if hasattr(node, "variable") else [])
+
+
+def draw_graph(title, root, **leaves):
+    """The autograd graph under ``root``: grad_fn nodes, AccumulateGrad and leaves, saved tensors."""
+    levels, seen = [[root.grad_fn]], {id(root.grad_fn)}
+    while levels[-1]:
+        levels.append([child for node in levels[-1] for child in _children(node) if id(child) not in seen])
+        levels[-1] = _first_seen(levels[-1], id)
+        seen.update(id(child) for child in levels[-1])
+    width = max(5.6, 2.9 * max(map(len, levels)))
+    ax = _canvas(width, 0.3 + 1.1 * (len(levels) - 1), title, (-1, 1), (len(levels) - 1.5, -0.5))
+    boxes = {}
+    for depth, level in enumerate(levels):
+        for i, node in enumerate(level):
+            xy = ((2 * i + 1) / len(level) - 1, depth)
+            if isinstance(node, torch.Tensor):
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
+            else:
+                saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
+                fill = FILLS[1] if "!=" in saved else FILLS[0]
+                boxes[id(node)] = _box(ax, xy, type(node).__name__ + saved, fill)
+    for level in levels:
+        for node in level:
+            for child in _children(node):
+                _arrow(ax, boxes[id(node)], boxes[id(child)])
+
+# %%
+# 症状
+# ----
+#
+# 训练三步，每一步都把权重的梯度存进 ``grads``，并在这一步的末尾调用
+# ``zero_grad(set_to_none=False)``。``grads`` 的每一项都是同一个张量对象，里面全是零。
+
+torch.manual_seed(0)
+x, y = torch.randn(8, 2), torch.randn(8, 1)
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+grads = []
+for step in range(3):
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    grads.append(model.weight.grad)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=False)
+print("grads:", grads)
+print("grads[0] is grads[2]:", grads[0] is grads[2])
+assert all(g is model.weight.grad for g in grads), "every entry is the one gradient tensor"
+# sphinx_gallery_start_ignore
+assert all(torch.equal(g, torch.zeros(1, 2)) for g in grads), "and it holds zeros"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: 示意图：grads[0]、grads[2] 和 model.weight.grad 三个名字指向同一个全是零的张量对象，它在存储 S1 上。
+#
+#    ``grads[0]``、``grads[2]`` 和 ``model.weight.grad`` 是同一个张量对象，用的是同一块存储。
+
+draw_memory("zero_grad(set_to_none=False)", **{"grads[0]": grads[0], "grads[2]": grads[2],
+                                               "model.weight.grad": model.weight.grad})
+
+# %%
+# 默认的 ``zero_grad()``：``set_to_none=True``
+# --------------------------------------------
+#
+# ``zero_grad()`` 把 ``p.grad`` 设成 ``None``；之前取到的 ``g`` 保留原来的值，下一次 ``backward()``
+# 给 ``p.grad`` 一个新张量。所以在默认设置下，每一步的梯度都是各自独立的张量。
+
+p = model.weight
+((model(x) - y) ** 2).mean().backward()
+g = p.grad
+before = g.clone()
+optimizer.zero_grad()
+print("p.grad:", p.grad, " g:", g)
+((model(x) - y) ** 2).mean().backward()
+print("after backward, p.grad is g:", p.grad is g, " g kept its values:", torch.equal(g, before))
+assert p.grad is not g and torch.equal(g, before), "a new p.grad, and g unchanged"
+
+# %%
+# ``zero_grad(set_to_none=False)``
+# --------------------------------
+#
+# 设了 ``set_to_none=False``，``zero_grad()`` 就对 ``p.grad`` 原地清零：``g`` 跟着被清零，仍然就是
+# ``p.grad``，下一次 ``backward()`` 也写进这同一个张量。
+
+g = p.grad
+optimizer.zero_grad(set_to_none=False)
+print("g:", g, " p.grad is g:", p.grad is g)
+((model(x) - y) ** 2).mean().backward()
+print("after backward, g:", g, " p.grad is g:", p.grad is g)
+assert p.grad is g and torch.allclose(g, by_hand(model, x, y)), "backward() wrote into g"
+
+# %%
+# ``backward()`` 会累加进已有的梯度
+# ---------------------------------
+#
+# 梯度累积靠的就是这一点：把一批数据分成两个 micro-batch，每个损失按它所占的比例缩放，各调用一次
+# ``backward()``，``p.grad`` 最后就是整批数据的梯度。第一个 micro-batch 之后取到的 ``g`` 就是这个张量，所以它同样是两者之和。（例外是
+# ``backward(create_graph=True)``：它会在 ``p.grad`` 里放一个新张量。）
+
+optimizer.zero_grad()
+for part in (slice(0, 4), slice(4, 8)):
+    loss = ((model(x[part]) - y[part]) ** 2).mean() / 2
+    loss.backward()
+    if part.start == 0:
+        g = p.grad
+print("p.grad:", p.grad, " whole batch by hand:", by_hand(model, x, y))
+print("g is p.grad:", g is p.grad)
+assert g is p.grad and torch.allclose(g, by_hand(model, x, y)), "g holds the whole batch's gradient"
+# sphinx_gallery_start_ignore
+second = torch.ones(2, requires_grad=True)
+(second**2).sum().backward()
+first_grad = second.grad
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    (second**2).sum().backward(create_graph=True)
+assert second.grad is not first_grad, "backward(create_graph=True) puts a new tensor in .grad"
+# sphinx_gallery_end_ignore
+
+# %%
+# 在训练循环里检验解决办法
+# ------------------------
+#
+# ``clone()`` 为每一步的梯度留一份副本。还是上面的循环，``zero_grad`` 两种设置都试一遍：每一项都是独立的张量，并且等于按那一步的权重手推出的梯度。
+
+for set_to_none in (False, True):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    grads, expected = [], []
+    for step in range(3):
+        expected.append(by_hand(model, x, y))
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        grads.append(model.weight.grad.clone())
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=set_to_none)
+    print(f"set_to_none={set_to_none}: grads:", grads)
+    assert all(torch.allclose(g, e) for g, e in zip(grads, expected)), "each copy is that step's gradient"
+# sphinx_gallery_start_ignore
+assert not torch.equal(grads[0], grads[2]), "the steps' gradients differ"
+# sphinx_gallery_end_ignore
+
+# %%
+# 小结
+# ----
+#
+# ``p.grad`` 和别的张量没有两样，``g = p.grad`` 只是给它起了第二个名字。默认的 ``set_to_none=True`` 之下，``zero_grad()``
+# 放开这个张量，下一次 ``backward()`` 另建一个，所以 ``g`` 保留原来的值；``set_to_none=False`` 之下，``zero_grad()``
+# 把它清零，``backward()`` 再累加进去。两次 ``backward()`` 之间不调用 ``zero_grad()`` 也是累加，梯度累积就是这样实现的。想留住某一步的梯度，就存
+# ``p.grad.clone()``。

@@ -1,0 +1,168 @@
+"""
+.. _questions-processes:
+
+``DataLoader`` worker 的修改不见了：多进程之间的张量
+====================================================
+
+.. admonition:: 答案
+   :class: answer
+
+   fork 出来的子进程（比如 ``DataLoader`` 的 worker）修改的是张量的一份副本，除非这个张量在共享内存里；经
+   ``torch.multiprocessing`` 的队列发送的张量会被移进共享内存，所以接收方的修改发送方也看得到。解决办法是在 worker 启动之前共享这个张量：
+
+   .. code-block:: python
+
+      dataset.visits.share_memory_()
+      loader = DataLoader(dataset, num_workers=1, **workers)
+
+一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用上 worker，就什么也记不下来；交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：一个修改数据集的
+worker，一个修改继承来的张量的子进程，一个修改经队列收到的张量的子进程，最后在两个 epoch 的循环里检验解决办法。每次等待都有时间上限，页面结束时所有子进程都已退出。
+"""
+
+# %%
+# 辅助函数
+# --------
+#
+# 本页有意用 ``fork`` 方式启动子进程：fork 出来的子进程是当前进程的一份拷贝，不用导入任何东西就能运行本页（包括 notebook 里）定义的函数。哪些平台有
+# ``fork``，其他启动方式又怎样找到子进程要运行的函数，见 Python 文档（`上下文和启动方法
+# <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__）。``run``
+# 启动一个子进程，最多等它 ``TIMEOUT`` 秒，并检查它是否正常结束。
+
+import torch
+import torch.multiprocessing as mp
+from torch.utils.data import DataLoader, Dataset
+
+ctx = mp.get_context("fork")
+TIMEOUT = 10  # 秒；本页的每次等待都不超过这个时长
+workers = {"multiprocessing_context": ctx, "timeout": TIMEOUT}
+
+
+def run(target, *args):
+    child = ctx.Process(target=target, args=args)
+    child.start()
+    child.join(TIMEOUT)
+    if child.is_alive():
+        child.terminate()
+        child.join(TIMEOUT)
+        raise TimeoutError(f"{target.__name__} did not end within {TIMEOUT} s")
+    if child.exitcode != 0:
+        raise RuntimeError(f"{target.__name__} failed in the child, exit code {child.exitcode}")
+
+
+def add_one(t):
+    t.add_(1)
+
+
+# sphinx_gallery_start_ignore
+assert "fork" in mp.get_all_start_methods(), "this platform has the fork start method"
+# sphinx_gallery_end_ignore
+
+
+class Visits(Dataset):
+    """Four items; each read adds one to that item's count in ``self.visits``."""
+
+    def __init__(self):
+        self.data = torch.arange(4.0)
+        self.visits = torch.zeros(4)
+
+    def __len__(self):
+        return len(self.data)
+
+    def __getitem__(self, i):
+        self.visits[i] += 1
+        return self.data[i]
+
+
+# %%
+# 症状
+# ----
+#
+# 把每一项读一遍。不用 worker（``num_workers=0``）时，读取发生在当前进程里，计数都是 ``1``。用一个
+# worker 时，取到的批次和之前一样，当前进程里的计数却还是 ``0``：worker 记在了它自己那份 ``visits`` 上。
+
+dataset = Visits()
+batches = list(DataLoader(dataset, batch_size=2))
+print("num_workers=0: batches:", batches, " visits:", dataset.visits)
+dataset = Visits()
+batches = list(DataLoader(dataset, batch_size=2, num_workers=1, **workers))
+print("num_workers=1: batches:", batches, " visits:", dataset.visits)
+assert torch.equal(torch.cat(batches), dataset.data) and not dataset.visits.any(), "the edit stayed in the worker"
+
+# %%
+# fork 出来的子进程改的是自己的副本
+# ---------------------------------
+#
+# fork 出来的子进程一开始与父进程内存相同，但它写过的页就成了它自己的，所以子进程里的修改到不了父进程。``share_memory_()``
+# 把张量的存储移进共享内存；此后 fork 出来的子进程与父进程写的是同一块内存。
+
+plain = torch.zeros(3)
+run(add_one, plain)
+shared = torch.zeros(3).share_memory_()
+run(add_one, shared)
+print("plain:", plain, " plain.is_shared():", plain.is_shared())
+print("shared:", shared, " shared.is_shared():", shared.is_shared())
+assert not plain.any() and torch.equal(shared, torch.ones(3)), "only the shared tensor took the child's edit"
+
+# %%
+# 经队列发送的张量是共享的，不是复制的
+# ------------------------------------
+#
+# 经 ``torch.multiprocessing`` 的队列发送一个张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。下面的子进程从
+# ``inbox`` 取出 ``sent``，加一，再通过 ``outbox`` 回话；父进程看到了这次修改。
+
+
+def edit_from_queue(inbox, outbox):
+    t = inbox.get(timeout=TIMEOUT)
+    t.add_(1)
+    outbox.put(t.is_shared())
+
+
+sent = torch.zeros(3)
+print("before: sent.is_shared():", sent.is_shared())
+inbox, outbox = ctx.Queue(), ctx.Queue()
+child = ctx.Process(target=edit_from_queue, args=(inbox, outbox))
+child.start()
+inbox.put(sent)
+in_child = outbox.get(timeout=TIMEOUT)
+child.join(TIMEOUT)
+for queue in (inbox, outbox):
+    queue.close()
+    queue.join_thread()
+print("in the child, is_shared():", in_child, " child.exitcode:", child.exitcode)
+print("after: sent:", sent, " sent.is_shared():", sent.is_shared())
+assert torch.equal(sent, torch.ones(3)) and sent.is_shared(), "the child's edit reached the sender"
+# sphinx_gallery_start_ignore
+assert in_child and child.exitcode == 0 and not child.is_alive(), "the child got a shared tensor and ended"
+# sphinx_gallery_end_ignore
+
+# %%
+# 在两个 epoch 里检验解决办法
+# ---------------------------
+#
+# 在 ``DataLoader`` 启动 worker 之前，把 ``visits`` 放进共享内存。worker 继承了这块共享存储，它记的数当前进程也看得到：两个 epoch
+# 之后，每一项都被读了两次。
+
+dataset = Visits()
+dataset.visits.share_memory_()
+loader = DataLoader(dataset, num_workers=1, **workers)
+for epoch in range(2):
+    seen = [batch for batch in loader]
+    print(f"epoch {epoch}: items:", torch.cat(seen), " visits:", dataset.visits)
+assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts reached this process"
+
+# %%
+# 所有子进程都已退出
+# ------------------
+#
+# ``mp.active_children()`` 列出当前进程仍在运行的子进程。本页不留下任何一个。
+
+print("children still running:", mp.active_children())
+assert mp.active_children() == [], "every child process has ended"
+
+# %%
+# 小结
+# ----
+#
+# fork 出来的子进程，包括 ``DataLoader`` 的 worker，拿到的是所有不在共享内存里的张量的副本，它的修改只留在副本里。在共享内存里的张量（由
+# ``share_memory_()`` 移进去，或经 ``torch.multiprocessing`` 的队列发送时放进去）是这些进程共享的一块内存，所以子进程的修改父进程也看得到。worker
+# 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
