@@ -8,15 +8,19 @@ published at all. In order, it
 1. refuses an output or staging folder that could hold anything it did not create (the checkout, its
    source folders, ``.git``, home, ``/``, or an existing folder without its marker file);
 2. takes a lock, so a second build in the same place waits for nothing and refuses at once;
-3. checks the page rules (:mod:`sitetools.pages`: layout, parity between editions, code rules) and
+3. checks the page rules (:mod:`sitetools.pages`: layout, parity between editions, code rules; and
+   :mod:`sitetools.active_content`: no raw HTML, scripts, ``javascript:`` links or symlinks) and
    runs the narrative pages' doctests (while Sphinx runs; a preview only those of the home page, the
    one narrative page it keeps);
 4. copies the sources into a fresh staging folder, then runs one ``sphinx-build -W -n --keep-going``
-   per edition, side by side, each example under :mod:`sitetools.example_guard` (fresh state, time
-   limit, warnings and logging as errors, a completion record);
-5. verifies that every example ran to its end and has its page with output, that editions printed
-   identical output blocks (a second execution of the same code, so nondeterminism shows), and that
-   no source, staged or original, changed during the build;
+   per edition, side by side, each in its sandbox (:mod:`sitetools.sandbox`: it can write only its own
+   folders), each example under :mod:`sitetools.example_guard` (fresh state, time limit, warnings and
+   logging as errors, a completion record) and :mod:`sitetools.page_outputs` (it writes only its own
+   outputs and leaves no process running);
+5. once every Sphinx process has exited, ends what they left running, then verifies that every example
+   ran to its end and has its page with output, that editions printed identical output blocks (a
+   second execution of the same code, so nondeterminism shows), and that no file of the checkout, the
+   staged sources, the published site, the generated pages or the HTML changed after it was recorded;
 6. writes the landing page, then swaps the new site into place as a whole.
 
 The folders, the lock and the publishing swap are :mod:`sitetools.build_folders`; the Sphinx
@@ -239,9 +243,8 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
             print(f"  doctests of the narrative pages: {check_doctests(langs)} examples pass", flush=True)
         longest = max(map(len, scripts.values()), default=0)
         wait_for(processes, stage, scripts, time.monotonic() + timeout * (longest + 1) + 120)
-        for lang in langs:  # the sandbox's first line: what each edition could write
-            log = (stage / f"sphinx-{lang}.log").read_text(encoding="utf-8").splitlines()
-            print(f"  [{lang}] {log[0] if log else 'no log'}", flush=True)
+        for lang in langs:  # what each edition could write
+            print(f"  [{lang}] {sphinx_runs.sandbox_line(stage, lang)}", flush=True)
         sphinx_seconds = time.monotonic() - sphinx_started
     finally:
         stop(processes)
@@ -293,10 +296,10 @@ def build(args: argparse.Namespace) -> str:
     if unknown := [name for name in only if name not in known]:
         raise BuildError(f"--only: no such example {', '.join(unknown)}; the examples are {', '.join(sorted(known))}")
     with locked(out):
-        check_sources(preview)
         abandoned = remove_abandoned(sorted(Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*")))
         for folder in abandoned:
             print(f"removed {folder}: the staging folder of a build that no longer runs (killed?)", flush=True)
+        check_sources(preview)
         descendants.become_subreaper()  # what the Sphinx processes leave behind stays ours to end
         temporary = stage is None
         stage = stage or Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))

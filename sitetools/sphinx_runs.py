@@ -39,14 +39,14 @@ def writable(docs: Path, lang: str, out: Path, stage: Path) -> list[Path]:
 
 
 def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float, preview: str,
-                  published: Path) -> subprocess.Popen:  # fmt: skip
+                  published: Path | None = None) -> subprocess.Popen:  # fmt: skip
     """Start the edition's Sphinx process; only its :func:`writable` folders are writable to it (the
     checkout, the rest of the staging tree, the work folder and the published site ``published`` are
     read-only)."""
     folders = writable(docs, lang, out, stage)
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
-    read_only = [path for path in (ROOT, stage, out, published) if path.exists()]
+    read_only = [path for path in (ROOT, stage, out, published) if path and path.exists()]
     sandbox = [sys.executable, str(Path(__file__).with_name("sandbox.py")), *(f"--read-only={p}" for p in read_only),
                *(f"--write={p}" for p in folders), "--"]  # fmt: skip
     command = [*sandbox, sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-E", "-b", "html",
@@ -66,6 +66,13 @@ def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float,
     with (stage / f"sphinx-{lang}.log").open("w", encoding="utf-8") as log:  # the child keeps its own handle
         return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                 preexec_fn=functools.partial(_die_with_parent, os.getpid()))  # fmt: skip
+
+
+def sandbox_line(stage: Path, lang: str) -> str:
+    """The first line of the edition's log: the sandbox it ran in (:mod:`sitetools.sandbox`)."""
+    log = stage / f"sphinx-{lang}.log"
+    lines = log.read_text(encoding="utf-8").splitlines()[:1] if log.exists() else []
+    return lines[0] if lines and lines[0].startswith("sandbox: ") else "sandbox: unknown (no log)"
 
 
 def _die_with_parent(parent: int) -> None:

@@ -8,11 +8,18 @@ forbids namespaces, where the fingerprints alone must catch them.
 from __future__ import annotations
 
 import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from sitetools.build import STAGE_PREFIX
+from sitetools.build_folders import MARKER
 from sitetools.sandbox import OFF_ENV
 from sitetools.web import CHECKOUT_ENV
 from tests.gallery_tools import copy_project, side_by_side
@@ -125,3 +132,26 @@ def test_a_page_writing_outside_its_outputs_fails_the_build_and_is_named(scratch
     assert not site_changed, "the published site changed"
     if not no_sandbox:
         assert not checkout_changed, "the checkout changed although the page ran in the sandbox"
+
+
+def test_the_next_build_removes_a_killed_builds_staging_folder_and_nothing_else(tmp_path):
+    """A build killed outright cannot remove its temporary staging folder; the next build removes the
+    folders whose marker names a build process that no longer runs, says so, and leaves the others."""
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True, check=True).stdout)  # fmt: skip
+    killed = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
+    (killed / MARKER).write_text(json.dumps({"kind": "stage", "pid": dead}))
+    (killed / "docs").mkdir()
+    unmarked = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
+    (unmarked / "notes.txt").write_text("not a build's")
+    try:
+        project = copy_project(tmp_path / "project")
+        inject(project, FIRST, 'print("same storage: False")')  # refused by the page rules: no Sphinx run
+        result = build(project, "--lang", "en", "--only", FIRST)
+        assert result.returncode != 0, log_of(result)
+        assert f"removed {killed}: the staging folder of a build that no longer runs" in result.stdout, log_of(result)
+        assert not killed.exists()
+        assert (unmarked / "notes.txt").exists(), "a folder without the marker was touched"
+    finally:
+        for folder in (killed, unmarked):
+            shutil.rmtree(folder, ignore_errors=True)
