@@ -74,12 +74,11 @@ class _Ledger:
         descendants.become_subreaper()
         self.generated = Path(gallery_conf["src_dir"]) / gallery_conf["gallery_dirs"][0]
         self.html = Path(os.environ.get(HTML_ENV) or "/nonexistent")
-        self.snapshot = tree(self.generated)
+        self.snapshot = {}  # the build made the folder empty; the first page's copy is already in it
         self.html_snapshot = tree(self.html)
 
     def _fail(self, problems: list[str]) -> None:
-        raise PageWroteElsewhere("a page wrote where it must not or left a process running:\n  "
-                                 + "\n  ".join(problems))  # fmt: skip
+        raise PageWroteElsewhere("; ".join(problems))  # one line: the build's last word quotes it
 
     def before(self, gallery_conf: dict, script: str) -> None:
         if self.generated is None:
@@ -144,8 +143,12 @@ _LEDGER = _Ledger()
 
 
 def watch(gallery_conf: dict, fname: str | None, when: str) -> None:
-    """The sphinx-gallery hook (``reset_modules``, order "both")."""
+    """The sphinx-gallery hook (``reset_modules``, order "both"); only in the build's runs (its records
+    folder set), not in a sphinx-build run by hand over old outputs."""
     from sitetools.example_guard import _locate
+
+    if not os.environ.get(RECORDS_ENV):
+        return
 
     script = _locate(gallery_conf, fname) if fname else "<unknown example>"
     if when == "before":

@@ -27,7 +27,7 @@ from tests.test_faults import FIRST, SECOND, build, inject, log_of
 
 pytestmark = pytest.mark.slow
 
-STAGE = "Path(__file__).resolve().parents[3]"  # in a page: the staging folder (stage/gallery/<lang>/<part>/x.py)
+STAGE = "Path.cwd().resolve().parents[2]"  # in a page (run in stage/gallery/<lang>/<part>/): the staging folder
 GENERATED = f'{STAGE} / "docs" / "en" / "examples"'
 BOTH = ["--lang", "en", "--only", FIRST, "--only", SECOND]
 
@@ -72,7 +72,8 @@ FAULTS = {
         [f"gallery/en/{FIRST}.py", "Read-only file system"], [".site.building/notice.html was created"]),
     "writes the checkout": (
         _checkout_writes, BOTH,
-        [f"gallery/en/{FIRST}.py", "Read-only file system"], ["the checkout's .git/hooks/pre-commit changed"]),
+        [f"gallery/en/{FIRST}.py", "Read-only file system"], [
+            "the checkout's .git/hooks/pre-commit was created", "the checkout's pyproject.toml changed"]),
     "leaves a setsid child that waits to rewrite the site": (
         _in_page(FIRST, lambda p: "import subprocess\n\nsubprocess.Popen(['setsid', 'sh', '-c', "
                  f"'sleep 40; echo injected >> {p / 'build' / 'site' / 'index.html'}'])"),
