@@ -232,6 +232,7 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
         notes = {lang: str(pick(PREVIEW_NOTE, lang, "the preview note")).format(pages=names) for lang in langs}
     print(f"Building {', '.join(langs)} ({sum(map(len, scripts.values()))} examples) ...", flush=True)
     processes: dict[str, subprocess.Popen] = {}
+    ours = tuple(descendants.of(os.getpid()))  # processes this one had before (none, unless it is a test run)
     sphinx_started = time.monotonic()
     try:
         for lang in langs:
@@ -248,7 +249,7 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
         sphinx_seconds = time.monotonic() - sphinx_started
     finally:
         stop(processes)
-        left = descendants.end_all(os.getpid())  # orphans the Sphinx processes left (this is their subreaper)
+        left = descendants.end_all(os.getpid(), keep=ours)  # orphans of the Sphinx runs (this is their subreaper)
     if left:
         raise BuildError(f"processes started while the examples ran were still running after Sphinx ended "
                          f"(they were ended): {', '.join(left)}")  # fmt: skip

@@ -57,6 +57,20 @@ def test_descendants_finds_and_ends_a_double_forked_child():
     assert not [p for p in descendants.of(os.getpid()) if "sleep 300" in descendants.describe(p)]
 
 
+def test_descendants_leaves_the_processes_that_ran_before():
+    """The build ends only what its Sphinx runs left: a process it had before (a test's worker) lives."""
+    worker = subprocess.Popen(["sleep", "301"])
+    try:
+        descendants.become_subreaper()
+        subprocess.run(["sh", "-c", "(setsid sleep 302 &) ; true"], check=True)
+        left = descendants.end_all(os.getpid(), keep=(worker.pid,))
+        assert any("sleep 302" in command for command in left) and not any("301" in command for command in left)
+        assert worker.poll() is None, "a process that ran before was ended"
+    finally:
+        worker.kill()
+        worker.wait()
+
+
 @pytest.mark.parametrize(("name", "mine"), [
     ("copying/plot_02_x.rst", True), ("copying/plot_02_x.py", True), ("copying/plot_02_x.py.md5", True),
     ("copying/plot_02_x.ipynb", True), ("copying/plot_02_x.zip", True), ("copying/plot_02_x_codeobj.pickle", True),
