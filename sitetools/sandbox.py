@@ -84,6 +84,37 @@ def enter(read_only: list[Path], write: list[Path]) -> str:
     return kind
 
 
+def _probe(read_only: list[Path], write: list[Path]) -> str | None:
+    """Try :func:`enter` and the PID namespace's own ``/proc`` in a throwaway child (a machine may allow
+    one step and refuse the next, and a half-made sandbox cannot be undone); return why it failed."""
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(reading)
+        code = 1
+        try:
+            enter(read_only, write)
+            first = os.fork()
+            if first == 0:
+                try:
+                    _mount("proc", "/proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "proc")
+                    os._exit(0)
+                except OSError as error:
+                    os.write(writing, f"mounting /proc: {error}".encode())
+                    os._exit(1)
+            _, status = os.waitpid(first, 0)
+            code = os.waitstatus_to_exitcode(status)
+        except BaseException as error:  # noqa: B036 - the child must end here, whatever happened
+            os.write(writing, str(error).encode())
+        finally:
+            os._exit(code)
+    os.close(writing)
+    with os.fdopen(reading, "rb") as pipe:
+        reason = pipe.read().decode(errors="replace")
+    _, status = os.waitpid(child, 0)
+    return None if os.waitstatus_to_exitcode(status) == 0 else reason or "refused"
+
+
 def _die_with_parent() -> None:
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
@@ -127,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     try:
+        if os.environ.get(OFF_ENV):
+            raise SandboxUnavailable(f"{OFF_ENV} is set")
+        if refused := _probe(args.read_only, args.write):
+            raise SandboxUnavailable(refused)
         kind = enter(args.read_only, args.write)
     except SandboxUnavailable as error:
         print(f"sandbox: none on this machine ({error}); the build's fingerprints still hold", flush=True)

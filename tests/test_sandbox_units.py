@@ -151,3 +151,15 @@ def test_symlinks_in_the_built_folders_or_leaving_the_repository_are_refused(tmp
     assert "gallery/en/copying/plot_99_link.py: a symlink (to" in problems, "a symlink inside the repository passed"
     assert "tools/outside: a symlink that leads out of the repository" in problems
     assert "tools/inside" not in problems, problems
+
+
+def test_a_sandbox_that_cannot_be_made_runs_the_command_as_it_is_and_says_why(tmp_path):
+    """A step the machine refuses (here a writable folder that does not exist) leaves no half-made
+    sandbox: the command runs unconfined, and the first line says so and why."""
+    (tmp_path / "ro").mkdir()
+    command = [sys.executable, str(SANDBOX), f"--read-only={tmp_path / 'ro'}", f"--write={tmp_path / 'missing'}",
+               "--", "sh", "-c", "echo x > ro/written"]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("sandbox: none on this machine (") and "missing" in result.stdout, result.stdout
+    assert (tmp_path / "ro" / "written").exists()
