@@ -8,15 +8,19 @@ published at all. In order, it
 1. refuses an output or staging folder that could hold anything it did not create (the checkout, its
    source folders, ``.git``, home, ``/``, or an existing folder without its marker file);
 2. takes a lock, so a second build in the same place waits for nothing and refuses at once;
-3. checks the page rules (:mod:`sitetools.pages`: layout, parity between editions, code rules) and
+3. checks the page rules (:mod:`sitetools.pages`: layout, parity between editions, code rules; and
+   :mod:`sitetools.active_content`: no raw HTML, scripts, ``javascript:`` links or symlinks) and
    runs the narrative pages' doctests (while Sphinx runs; a preview only those of the home page, the
    one narrative page it keeps);
 4. copies the sources into a fresh staging folder, then runs one ``sphinx-build -W -n --keep-going``
-   per edition, side by side, each example under :mod:`sitetools.example_guard` (fresh state, time
-   limit, warnings and logging as errors, a completion record);
-5. verifies that every example ran to its end and has its page with output, that editions printed
-   identical output blocks (a second execution of the same code, so nondeterminism shows), and that
-   no source, staged or original, changed during the build;
+   per edition, side by side, each in its sandbox (:mod:`sitetools.sandbox`: it can write only its own
+   folders), each example under :mod:`sitetools.example_guard` (fresh state, time limit, warnings and
+   logging as errors, a completion record) and :mod:`sitetools.page_outputs` (it writes only its own
+   outputs and leaves no process running);
+5. once every Sphinx process has exited, ends what they left running, then verifies that every example
+   ran to its end and has its page with output, that editions printed identical output blocks (a
+   second execution of the same code, so nondeterminism shows), and that no file of the checkout, the
+   staged sources, the published site, the generated pages or the HTML changed after it was recorded;
 6. writes the landing page, then swaps the new site into place as a whole.
 
 The folders, the lock and the publishing swap are :mod:`sitetools.build_folders`; the Sphinx
@@ -39,16 +43,29 @@ import tempfile
 import time
 from pathlib import Path
 
-from sitetools import doctests, example_guard, page_rules, pages, pages_asserts, web
+from sitetools import (
+    active_content,
+    descendants,
+    doctests,
+    example_guard,
+    page_outputs,
+    page_rules,
+    pages,
+    pages_asserts,
+    sphinx_runs,
+    web,
+)
 from sitetools.build_folders import (
+    MARKER,
     BuildError,
     changes,
     check_owned,
-    fingerprint,
+    fingerprint_tree,
     is_within,
     locked,
     make_owned,
     publish,
+    remove_abandoned,
     remove_owned,
 )
 from sitetools.editions import CODES, edition, pick
@@ -58,7 +75,8 @@ ROOT = pages.ROOT
 #: What the build copies into its staging folder: everything a Sphinx build of the site imports.
 STAGED = ("docs", "gallery", "sitetools", "tensorfacts")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
-EXAMPLES_DIR = "examples"  # where sphinx-gallery puts the pages of gallery/<lang>/ in each edition
+STAGE_PREFIX = "tensorcopy-stage-"  # the temporary staging folders (removed when a killed build left one)
+EXAMPLES_DIR = page_outputs.GENERATED  # where sphinx-gallery puts the pages of gallery/<lang>/ in each edition
 PREVIEW_NOTE = {
     "en": "Preview of {pages}: not the published site. Build the whole site with: nox -s docs",
     "zh_CN": "预览（{pages}）：这不是正式发布的网站。构建完整网站：nox -s docs",
@@ -80,7 +98,7 @@ class Interrupted(KeyboardInterrupt):
 def check_sources(preview: bool) -> None:
     """Every page rule; a preview also accepts checks that ``gallery/asserts.json`` does not record yet
     (it says so), the full build does not."""
-    problems = page_rules.check_sources(CODES, manifest=False)
+    problems = page_rules.check_sources(CODES, manifest=False) + active_content.check(ROOT)
     unrecorded = pages_asserts.check_manifest(list(CODES))
     if not preview:
         problems += unrecorded
@@ -106,10 +124,22 @@ def check_doctests(langs: list[str], docs: Path = ROOT / "docs", names: tuple[st
 # --- Building -----------------------------------------------------------------------------------
 
 
+def compile_catalogs(docs: Path, langs: list[str]) -> None:
+    """Compile the theme's message catalogs in the parent, so that the sandboxed Sphinx processes need
+    not write into the staged ``docs/_locale``."""
+    from sphinx.util.i18n import CatalogRepository
+
+    for lang in langs:
+        for catalog in CatalogRepository(str(docs), ["_locale"], lang, "utf-8").catalogs:
+            if catalog.is_outdated():
+                catalog.write_mo(lang)
+
+
 def stage_sources(stage: Path, langs: list[str], only: list[str]) -> Path:
     for name in STAGED:
         if (ROOT / name).exists():
-            shutil.copytree(ROOT / name, stage / name, ignore=IGNORE)
+            shutil.copytree(ROOT / name, stage / name, ignore=IGNORE, symlinks=True)
+    compile_catalogs(stage / "docs", langs)
     if only:
         for lang in langs:
             for script in pages.gallery_scripts(lang, stage / "gallery"):
@@ -152,6 +182,24 @@ def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str,
         raise BuildError(f"{len(problems)} example(s) incomplete or not reproducible:\n  " + "\n  ".join(problems))
 
 
+def check_unchanged(checkout: dict, published: dict, staged: dict, out: Path, building: Path, stage: Path,
+                    langs: list[str], own: tuple[Path, ...], scratch: tuple[Path, ...]) -> None:  # fmt: skip
+    """Before publishing, once every Sphinx process has exited: the checkout, the published site and the
+    staging tree are as they were, each edition's generated pages and HTML are as Sphinx recorded them,
+    and the work folder holds nothing but the editions."""
+    touched = [f"the checkout's {item}" for item in changes(checkout, fingerprint_tree(ROOT, leave_out=own))]
+    touched += [f"the published site's {item}" for item in changes(published, fingerprint_tree(out, unwatched=()))]
+    touched += [f"the staged {item}" for item in changes(staged, fingerprint_tree(stage, leave_out=scratch))]
+    for lang in langs:
+        touched += page_outputs.verify(stage / "records" / lang, lang)
+    touched += [f"{building.name}/{path.name} was created: no edition produced it"
+                for path in sorted(building.iterdir()) if path.name not in (MARKER, *langs)]
+    if touched:
+        raise BuildError("files changed while the examples ran (an example, or a process it started, wrote where "
+                         "it must not; or a file was edited during the build: then build again):\n  "
+                         + "\n  ".join(touched))  # fmt: skip
+
+
 def write_landing(out: Path) -> None:
     shutil.copyfile(ROOT / "docs" / "_landing" / "index.html", out / "index.html")
 
@@ -163,7 +211,9 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     if any(char.isspace() for char in str(stage)):
         raise BuildError(f"the staging folder {stage} has a space in its path, which sphinx-gallery cannot "
                          f"build from; choose another with --stage (the checkout itself may have spaces)")
-    sources_before = fingerprint(ROOT, STAGED)
+    own = (out, building, out.parent / f".{out.name}.previous", out.parent / f".{out.name}.lock", stage)
+    checkout_before = fingerprint_tree(ROOT, leave_out=own)
+    published_before = fingerprint_tree(out, unwatched=())
     remove_owned(stage)
     make_owned(stage, "stage")
     remove_owned(building)
@@ -171,7 +221,9 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     docs = stage_sources(stage, langs, only)
     if kind == "preview":  # the staged manifest records the previewed pages' checks as they stand
         pages_asserts.record_for_preview(stage / "gallery")
-    staged_before = fingerprint(stage, STAGED)
+    scratch = tuple(folder for lang in langs for folder in sphinx_runs.scratch(docs, lang, building, stage))
+    logs = tuple(stage / f"sphinx-{lang}.log" for lang in langs)
+    staged_before = fingerprint_tree(stage, leave_out=scratch + logs)
     staged = stage / "gallery"
     scripts = {lang: [pages.relative_name(s, staged) for s in pages.gallery_scripts(lang, staged)] for lang in langs}
     notes = {lang: "" for lang in langs}
@@ -180,10 +232,11 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
         notes = {lang: str(pick(PREVIEW_NOTE, lang, "the preview note")).format(pages=names) for lang in langs}
     print(f"Building {', '.join(langs)} ({sum(map(len, scripts.values()))} examples) ...", flush=True)
     processes: dict[str, subprocess.Popen] = {}
+    ours = tuple(descendants.of(os.getpid()))  # processes this one had before (none, unless it is a test run)
     sphinx_started = time.monotonic()
     try:
         for lang in langs:
-            processes[lang] = start_edition(docs, lang, building, stage, timeout, notes[lang])
+            processes[lang] = start_edition(docs, lang, building, stage, timeout, notes[lang], out)
         if kind == "preview":  # it leaves the other narrative pages out, and so the checks they make
             ran = check_doctests(langs, names=(PREVIEW_KEPT,))
             print(f"  doctests of the narrative pages it shows ({PREVIEW_KEPT}): {ran} examples pass", flush=True)
@@ -191,16 +244,17 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
             print(f"  doctests of the narrative pages: {check_doctests(langs)} examples pass", flush=True)
         longest = max(map(len, scripts.values()), default=0)
         wait_for(processes, stage, scripts, time.monotonic() + timeout * (longest + 1) + 120)
+        for lang in langs:  # what each edition could write
+            print(f"  [{lang}] {sphinx_runs.sandbox_line(stage, lang)}", flush=True)
         sphinx_seconds = time.monotonic() - sphinx_started
     finally:
         stop(processes)
+        left = descendants.end_all(os.getpid(), keep=ours)  # orphans of the Sphinx runs (this is their subreaper)
+    if left:
+        raise BuildError(f"processes started while the examples ran were still running after Sphinx ended "
+                         f"(they were ended): {', '.join(left)}")  # fmt: skip
     verify_examples(building, stage, langs, scripts)
-    generated = tuple(f"docs/{lang}/{EXAMPLES_DIR}/" for lang in langs)
-    touched = changes(staged_before, fingerprint(stage, STAGED, skip=generated))
-    touched += [f"the checkout's {item}" for item in changes(sources_before, fingerprint(ROOT, STAGED))]
-    if touched:
-        raise BuildError("sources changed while the examples ran (an example wrote where it must not, or a file "
-                         "was edited during the build: then build again):\n  " + "\n  ".join(touched))
+    check_unchanged(checkout_before, published_before, staged_before, out, building, stage, langs, own, scratch + logs)
     write_landing(building)
     web.write_root_files(building, langs)  # favicon, 404, robots.txt, sitemap, the landing page's alternates
     publish(building, out)
@@ -243,9 +297,13 @@ def build(args: argparse.Namespace) -> str:
     if unknown := [name for name in only if name not in known]:
         raise BuildError(f"--only: no such example {', '.join(unknown)}; the examples are {', '.join(sorted(known))}")
     with locked(out):
+        abandoned = remove_abandoned(sorted(Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*")))
+        for folder in abandoned:
+            print(f"removed {folder}: the staging folder of a build that no longer runs (killed?)", flush=True)
         check_sources(preview)
+        descendants.become_subreaper()  # what the Sphinx processes leave behind stays ours to end
         temporary = stage is None
-        stage = stage or Path(tempfile.mkdtemp(prefix="tensorcopy-stage-"))
+        stage = stage or Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
         try:
             sphinx_seconds = run_editions(out, building, stage, langs, only, kind, args.example_timeout)
         finally:

@@ -58,8 +58,30 @@ def check_owned(path: Path, what: str, kind: str | None = None) -> Path:
 
 def make_owned(path: Path, kind: str) -> Path:
     path.mkdir(parents=True, exist_ok=True)
-    (path / MARKER).write_text(json.dumps({"kind": kind}) + "\n", encoding="utf-8")
+    (path / MARKER).write_text(json.dumps({"kind": kind, "pid": os.getpid()}) + "\n", encoding="utf-8")
     return path
+
+
+def remove_abandoned(folders: list[Path]) -> list[Path]:
+    """Delete those of ``folders`` that a build made (its marker) whose process no longer runs (a build
+    killed outright cannot clean up); return them. Folders without the marker are never touched."""
+    removed = []
+    for folder in folders:
+        marker = folder / MARKER
+        try:
+            pid = int(json.loads(marker.read_text(encoding="utf-8"))["pid"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not ours, or from a build that did not record its process
+        try:
+            os.kill(pid, 0)
+            continue  # still running
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue  # another user's running process
+        shutil.rmtree(folder)
+        removed.append(folder)
+    return removed
 
 
 def remove_owned(path: Path) -> None:
@@ -91,16 +113,30 @@ def locked(out: Path) -> Iterator[None]:
 # --- Fingerprints and publishing ----------------------------------------------------------------
 
 
-def fingerprint(root: Path, names: tuple[str, ...], skip: tuple[str, ...] = ()) -> dict[str, str]:
-    """A digest of every file under ``root/<name>``, keyed by relative path (``skip``: path prefixes)."""
+#: Folders of the checkout whose content no page can change what the site says: what builds and tools
+#: write (the build's own output is left out by the caller), and git's object store (content-addressed).
+UNWATCHED = ("build", ".nox", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache", ".git/objects")
+
+
+def fingerprint_tree(root: Path, leave_out: tuple[Path, ...] = (), unwatched: tuple[str, ...] = UNWATCHED,
+                     ) -> dict[str, str]:  # fmt: skip
+    """A digest of every file under ``root`` (tracked, untracked, ignored alike), by relative path, but
+    for the folders ``unwatched`` (relative to ``root``, or a bare name anywhere) and ``leave_out``,
+    compiled files, and symlinks (named by their target instead)."""
     prints = {}
-    for name in names:
-        base = root / name
-        if not base.exists():
-            continue
-        for path in sorted(base.rglob("*")):
+    skipped = {root / name for name in unwatched if "/" in name} | set(leave_out)
+    names = {name for name in unwatched if "/" not in name}
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if d not in names and here / d not in skipped)
+        for name in files:
+            path = here / name
+            if path.suffix in COMPILED or path in skipped:
+                continue
             relative = path.relative_to(root).as_posix()
-            if path.is_file() and path.suffix not in COMPILED and not relative.startswith(skip):
+            if path.is_symlink():
+                prints[relative] = f"symlink to {os.readlink(path)}"
+            elif path.is_file():
                 prints[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
     return prints
 

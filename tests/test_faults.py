@@ -117,7 +117,7 @@ FAULTS = {
     "writes-a-source": (cell('open("../../../docs/en/index.md", "a").write("injected")'), EN_FIRST,
                         ["docs/en/index.md changed"]),
     "writes-the-checkout": (lambda p: inject(p, FIRST, f"open({str(p / 'docs/en/about.md')!r}, 'a').write('x')"),
-                            EN_FIRST, ["the checkout's docs/en/about.md changed"]),
+                            EN_FIRST, ["docs/en/about.md"]),  # read-only in the sandbox, else fingerprinted
     "nondeterministic-output": (cell('import os\nnoise = os.urandom(8).hex()\nprint("noise:", noise)'),
                                 ["--only", FIRST], [f"gallery/zh_CN/{FIRST}.py printed other output"]),
     "no-jieba": (_hide_jieba, ["--lang", "zh_CN", "--only", FIRST], ["jieba"]),

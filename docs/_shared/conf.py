@@ -96,6 +96,7 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.download_zips",
             "tensorcopy_sphinx.torch_links",
             "tensorcopy_sphinx.notebook_text",
+            "tensorcopy_sphinx.output_ledger",
             "sphinxext.opengraph",
             "notfound.extension",
             "tensorcopy_sphinx.glossary_terms",
@@ -134,7 +135,8 @@ def _site_settings(row) -> dict:
             "min_reported_time": 10**9,  # never print a run time: pages must be reproducible
             "nested_sections": False,  # one toctree per part, under its own heading in the sidebar
             "remove_config_comments": True,
-            "reset_modules": ("sitetools.example_guard.reset_torch", "matplotlib"),  # matplotlib: rcdefaults
+            # matplotlib: rcdefaults; page_outputs: each page writes only its own outputs, leaves no process
+            "reset_modules": ("sitetools.example_guard.reset_torch", "matplotlib", "sitetools.page_outputs.watch"),
             "reset_modules_order": "both",
             "run_stale_examples": True,  # re-run every example on every build, even if unchanged
             "show_memory": False,

@@ -1,0 +1,30 @@
+"""Record what the examples produced, for the build to verify after Sphinx exits
+(:mod:`sitetools.page_outputs`): the generated pages once every download is final, the HTML once
+Sphinx and every extension wrote it. Without the build's run records (sphinx-build by hand) it records
+nothing."""
+
+import os
+from pathlib import Path
+
+from sitetools import page_outputs
+
+
+def _records() -> Path | None:
+    folder = os.environ.get(page_outputs.RECORDS_ENV)
+    return Path(folder) if folder else None
+
+
+def _seal(app, env, docnames) -> None:
+    if records := _records():
+        page_outputs.seal(records)
+
+
+def _seal_html(app, exception) -> None:
+    if (records := _records()) and exception is None:
+        page_outputs.seal_html(Path(app.outdir), records)
+
+
+def setup(app):
+    app.connect("env-before-read-docs", _seal, priority=950)  # after download_zips (900) made the zips
+    app.connect("build-finished", _seal_html, priority=1000)  # after every extension wrote into the HTML
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,105 @@
+"""Sources hold no active content: what a reader's browser would run or follow is written by the site's
+own templates and extensions, never by a page.
+
+Refused in the text of gallery pages, in the galleries' headers (``GALLERY_HEADER.rst``) and in the
+narrative pages (``docs/<lang>/*.md``): raw HTML (reST ``.. raw::`` and ``(raw)`` roles, MyST HTML
+blocks and inline HTML, a ``{raw}`` directive), ``<script``, and ``javascript:``, ``vbscript:`` or
+``data:`` links. Refused anywhere in the repository: a symlink in the folders a build stages or
+publishes (``docs``, ``gallery``, ``tensorfacts``, ``sitetools``), and a symlink elsewhere that leads
+out of the repository. (The site's templates, landing page and extensions write HTML of their own;
+they are not page sources and are reviewed as code.)
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from pathlib import Path
+
+from sitetools import pages
+from sitetools.editions import CODES
+
+#: Folders copied into the staging tree and so into the site: no symlink at all.
+NO_SYMLINKS = ("docs", "gallery", "sitetools", "tensorfacts")
+#: Folders not searched for symlinks (tools' environments, build output, git's own files).
+NOT_SEARCHED = {".git", ".nox", "node_modules", "build", "__pycache__", ".pytest_cache", ".ruff_cache"}
+
+RULES = (
+    (re.compile(r"^\s*\.\.\s+raw\s*::", re.M), "a raw directive (raw HTML)"),
+    (re.compile(r"\(\s*raw\s*\)"), "a role based on raw (raw HTML)"),
+    (re.compile(r"<\s*script", re.I), "<script>"),
+    (re.compile(r"\b(javascript|vbscript)\s*:", re.I), "a javascript: or vbscript: link"),
+    (re.compile(r"""(<|\]\(|\b(href|src)\s*=\s*["']?)\s*data\s*:""", re.I), "a data: link"),
+)
+
+
+def _text_rules(text: str) -> list[str]:
+    return [what for pattern, what in RULES if pattern.search(text)]
+
+
+@functools.cache
+def _markdown():
+    from markdown_it.renderer import RendererHTML
+    from myst_parser.config.main import MdParserConfig
+    from myst_parser.parsers.mdit import create_md_parser
+
+    return create_md_parser(MdParserConfig(enable_extensions={"substitution"}), RendererHTML)
+
+
+def _markdown_html(text: str) -> list[str]:
+    """MyST HTML blocks, inline HTML and ``{raw}`` directives, with their lines."""
+    found = []
+    for token in _markdown().parse(text):
+        line = (token.map or [0])[0] + 1
+        if token.type == "html_block":
+            found.append(f"line {line}: raw HTML {token.content.strip()[:40]!r}")
+        elif token.type == "fence" and token.info.strip().startswith("{raw}"):
+            found.append(f"line {line}: a {{raw}} directive (raw HTML)")
+        for child in token.children or []:
+            if child.type == "html_inline":
+                found.append(f"line {line}: inline HTML {child.content[:40]!r}")
+    return found
+
+
+def check_text(root: Path = pages.ROOT) -> list[str]:
+    """Active content in the pages' text, headers and narrative pages, one line each naming the file."""
+    problems = []
+    gallery, docs = root / "gallery", root / "docs"
+    for lang in CODES:
+        for script in pages.gallery_scripts(lang, gallery):
+            text = "\n".join(content for kind, content in pages.blocks(script) if kind == "text")
+            problems += [f"{script.relative_to(root).as_posix()}: {what} in its text" for what in _text_rules(text)]
+        for header in sorted((gallery / lang).rglob("*.rst")) + sorted((gallery / lang).rglob("*.txt")):
+            text = header.read_text(encoding="utf-8")
+            problems += [f"{header.relative_to(root).as_posix()}: {what}" for what in _text_rules(text)]
+        for page in pages.narrative_pages(lang, docs):
+            text = page.read_text(encoding="utf-8")
+            where = page.relative_to(root).as_posix()
+            problems += [f"{where}: {what}" for what in _text_rules(text)]
+            problems += [f"{where}: {what}" for what in _markdown_html(text)]
+    return [f"{problem}; pages hold no active content (raw HTML, scripts, javascript:/data: links)"
+            for problem in problems]  # fmt: skip
+
+
+def check_symlinks(root: Path = pages.ROOT) -> list[str]:
+    problems = []
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if d not in NOT_SEARCHED)
+        for name in sorted(files + dirs):
+            path = here / name
+            if not path.is_symlink():
+                continue
+            relative = path.relative_to(root)
+            target = os.readlink(path)
+            if relative.parts[0] in NO_SYMLINKS:
+                problems.append(f"{relative.as_posix()}: a symlink (to {target}); the folders the site is built "
+                                f"from hold files only")  # fmt: skip
+            elif root.resolve() not in path.resolve().parents:
+                problems.append(f"{relative.as_posix()}: a symlink that leads out of the repository (to {target})")
+    return problems
+
+
+def check(root: Path = pages.ROOT) -> list[str]:
+    return check_symlinks(root) + check_text(root)

@@ -1,0 +1,165 @@
+"""The parts of the scratch-space gate, each on a known-bad case and without building the site: the
+sandbox's read-only mounts and its PID namespace, the collection of descendants, which files count as a
+page's outputs, the fingerprint of a tree, the clean-up of a killed build's staging folder, and the
+refusal of active content and symlinks in the sources. The slow tier runs the same faults through real
+builds (tests/test_scratch_faults.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sitetools import active_content, build_folders, descendants, page_outputs
+from tests.gallery_tools import ROOT, copy_project
+
+SANDBOX = ROOT / "sitetools" / "sandbox.py"
+
+
+def _sandboxed(tmp_path: Path, script: str) -> subprocess.CompletedProcess:
+    (tmp_path / "ro" / "rw").mkdir(parents=True)
+    command = [sys.executable, str(SANDBOX), f"--read-only={tmp_path / 'ro'}", f"--write={tmp_path / 'ro' / 'rw'}",
+               "--", "sh", "-c", script]  # fmt: skip
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path / "ro")
+
+
+def test_the_sandbox_lets_a_command_write_only_its_own_folders(tmp_path):
+    result = _sandboxed(tmp_path, "echo x > rw/mine; echo x > theirs; echo x > ../outside")
+    if "sandbox: none" in result.stdout:
+        pytest.skip(f"no namespaces on this machine: {result.stdout.strip()}")
+    assert (tmp_path / "ro" / "rw" / "mine").exists(), result.stderr
+    assert not (tmp_path / "ro" / "theirs").exists(), "a read-only folder was written through the working folder"
+    assert "Read-only file system" in result.stderr
+    assert (tmp_path / "outside").exists(), "only the named folders are read-only"
+
+
+def test_the_sandbox_ends_every_process_its_command_left(tmp_path):
+    marker = f"sleep {4000 + os.getpid() % 1000}"
+    result = _sandboxed(tmp_path, f"(setsid {marker} &) ; true")
+    if "sandbox: none" in result.stdout:
+        pytest.skip(f"no namespaces on this machine: {result.stdout.strip()}")
+    assert result.returncode != 0 and "still running after" in result.stdout and marker in result.stdout, result
+    time.sleep(0.3)
+    left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and marker in descendants.describe(int(p.name))]
+    assert not left, "a setsid child outlived the sandbox"
+
+
+def test_descendants_finds_and_ends_a_double_forked_child():
+    descendants.become_subreaper()
+    subprocess.run(["sh", "-c", "(setsid sleep 300 &) ; true"], check=True)  # its parent is gone at once
+    left = descendants.end_all(os.getpid())
+    assert any("sleep 300" in command for command in left), left
+    assert not [p for p in descendants.of(os.getpid()) if "sleep 300" in descendants.describe(p)]
+
+
+def test_descendants_leaves_the_processes_that_ran_before():
+    """The build ends only what its Sphinx runs left: a process it had before (a test's worker) lives."""
+    worker = subprocess.Popen(["sleep", "301"])
+    try:
+        descendants.become_subreaper()
+        subprocess.run(["sh", "-c", "(setsid sleep 302 &) ; true"], check=True)
+        left = descendants.end_all(os.getpid(), keep=(worker.pid,))
+        assert any("sleep 302" in command for command in left) and not any("301" in command for command in left)
+        assert worker.poll() is None, "a process that ran before was ended"
+    finally:
+        worker.kill()
+        worker.wait()
+
+
+@pytest.mark.parametrize(("name", "mine"), [
+    ("copying/plot_02_x.rst", True), ("copying/plot_02_x.py", True), ("copying/plot_02_x.py.md5", True),
+    ("copying/plot_02_x.ipynb", True), ("copying/plot_02_x.zip", True), ("copying/plot_02_x_codeobj.pickle", True),
+    ("copying/images/sphx_glr_plot_02_x_001.svg", True), ("copying/images/thumb/sphx_glr_plot_02_x_thumb.png", True),
+    ("copying/plot_01_y.rst", False), ("copying/plot_02_x_extra.rst", False), ("copying/verified.rst", False),
+    ("copying/images/sphx_glr_plot_01_y_001.svg", False),
+])  # fmt: skip
+def test_a_page_owns_only_the_outputs_named_after_it(name, mine):
+    assert page_outputs.belongs_to(name, "plot_02_x") is mine
+
+
+def test_the_tree_fingerprint_sees_every_file_but_the_unwatched(tmp_path):
+    for name in ("a.txt", ".git/hooks/pre-commit", "build/html/x.html", ".nox/site/y", "docs/__pycache__/z.pyc"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("1")
+    (tmp_path / "link").symlink_to("/etc/hostname")
+    prints = build_folders.fingerprint_tree(tmp_path)
+    assert sorted(prints) == [".git/hooks/pre-commit", "a.txt", "link"], prints
+    (tmp_path / ".git" / "hooks" / "pre-commit").write_text("2")
+    assert build_folders.changes(prints, build_folders.fingerprint_tree(tmp_path)) == [".git/hooks/pre-commit changed"]
+
+
+def test_a_killed_builds_staging_folder_is_removed_and_nothing_else(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    folders = {name: tmp_path / name for name in ("killed", "running", "unmarked", "foreign-marker")}
+    for folder in folders.values():
+        folder.mkdir()
+        (folder / "file").write_text("x")
+    (folders["killed"] / build_folders.MARKER).write_text(json.dumps({"kind": "stage", "pid": int(dead.stdout)}))
+    (folders["running"] / build_folders.MARKER).write_text(json.dumps({"kind": "stage", "pid": os.getpid()}))
+    (folders["foreign-marker"] / build_folders.MARKER).write_text("not json")
+    removed = build_folders.remove_abandoned(sorted(folders.values()))
+    assert removed == [folders["killed"]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["foreign-marker", "running", "unmarked"]
+
+
+ACTIVE = {
+    "gallery/zh_CN/GALLERY_HEADER.rst": "\n.. raw:: html\n\n   <script>alert(1)</script>\n",
+    "docs/en/about.md": "\n<script>alert(1)</script>\n",
+    "docs/zh_CN/about.md": "\n点击 <a href=\"x\">这里</a>。\n",
+    "docs/en/index.md": "\n[home](javascript:alert(1))\n",
+    "docs/zh_CN/index.md": "\n```{raw} html\n<b>x</b>\n```\n",
+}
+
+
+def test_active_content_in_headers_and_narrative_pages_is_refused(tmp_path):
+    project = copy_project(tmp_path / "project")
+    assert active_content.check(project) == [], "the sources as they are hold active content"
+    for name, text in ACTIVE.items():
+        with (project / name).open("a", encoding="utf-8") as handle:
+            handle.write(text)
+    problems = "\n".join(active_content.check(project))
+    for name in ACTIVE:
+        assert f"{name}:" in problems, f"{name} was not refused:\n{problems}"
+
+
+@pytest.mark.parametrize("text", ["`click <javascript:alert(1)>`_", ".. raw:: html\n\n   <b>x</b>",
+                                  "`x <data:text/html;base64,PHNjcmlwdD4=>`_", "<SCRIPT src=x>"])
+def test_active_content_in_a_pages_text_is_refused(text):
+    assert active_content._text_rules(text)
+
+
+@pytest.mark.parametrize("text", ["print('data:', x)", "see {doc}`the matrix <matrix>`",
+                                  "<https://example.org/page>", "metadata: the shape"])
+def test_ordinary_text_is_not_active_content(text):
+    assert not active_content._text_rules(text) and not active_content._markdown_html(text)
+
+
+def test_symlinks_in_the_built_folders_or_leaving_the_repository_are_refused(tmp_path):
+    project = copy_project(tmp_path / "project")
+    (project / "docs" / "_static" / "secret.txt").symlink_to("/etc/hostname")
+    (project / "gallery" / "en" / "copying" / "plot_99_link.py").symlink_to(project / "pyproject.toml")
+    (project / "tools").mkdir()
+    (project / "tools" / "inside").symlink_to(project / "pyproject.toml")
+    (project / "tools" / "outside").symlink_to("/etc")
+    problems = "\n".join(active_content.check_symlinks(project))
+    assert "docs/_static/secret.txt: a symlink" in problems
+    assert "gallery/en/copying/plot_99_link.py: a symlink (to" in problems, "a symlink inside the repository passed"
+    assert "tools/outside: a symlink that leads out of the repository" in problems
+    assert "tools/inside" not in problems, problems
+
+
+def test_a_sandbox_that_cannot_be_made_runs_the_command_as_it_is_and_says_why(tmp_path):
+    """A step the machine refuses (here a writable folder that does not exist) leaves no half-made
+    sandbox: the command runs unconfined, and the first line says so and why."""
+    (tmp_path / "ro").mkdir()
+    command = [sys.executable, str(SANDBOX), f"--read-only={tmp_path / 'ro'}", f"--write={tmp_path / 'missing'}",
+               "--", "sh", "-c", "echo x > ro/written"]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("sandbox: none on this machine (") and "missing" in result.stdout, result.stdout
+    assert (tmp_path / "ro" / "written").exists()
