@@ -27,6 +27,19 @@ def _clone_under_no_grad(a: torch.Tensor) -> torch.Tensor:
         return a.clone()
 
 
+def _module_to(a: torch.Tensor) -> torch.Tensor:
+    """``a`` held by a module (its parameter when ``a`` is a ``Parameter``, else its buffer), after
+    ``m.to(torch.float64)``; the call must return the module itself."""
+    m = torch.nn.Module()
+    if isinstance(a, torch.nn.Parameter):
+        m.register_parameter("a", a)
+    else:
+        m.register_buffer("a", a)
+    if m.to(torch.float64) is not m:
+        raise AssertionError("module.to() did not return the module itself")
+    return m.a
+
+
 #: The ways of getting a "b" from "a" that the matrix compares, as the reader would type them.
 OPERATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "b = a": lambda a: a,
@@ -44,6 +57,9 @@ OPERATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "copy.deepcopy(a)": lambda a: copy.deepcopy(a),
     "torch.tensor(a)": lambda a: torch.tensor(a),
     "torch.empty_like(a).copy_(a)": lambda a: torch.empty_like(a).copy_(a),
+    "a[[0, 2]]": lambda a: a[[0, 2]],
+    'a.to("meta")': lambda a: a.to("meta"),
+    "m.to(torch.float64).a": _module_to,
 }
 
 

@@ -21,14 +21,18 @@ from tensorfacts.tensors import first_sentence
 #: The layouts every row runs on, in column order.
 LAYOUTS = ("contiguous", "non-contiguous")
 
-#: The source tensors, by the name a row's code uses, as code: (contiguous, non-contiguous).
-#: ``clone()`` keeps the strides it is given (it preserves a dense layout) and has no base, so neither
-#: source is itself a view: ``.t().clone()`` is non-contiguous, ``.reshape(3, 4).clone()`` contiguous.
+#: The source tensors, by the name a row's code uses, as code: (contiguous, non-contiguous). Both
+#: layouts hold the same values; the non-contiguous one is laid out column by column
+#: (``empty_strided`` with transposed strides, filled by ``copy_``). Neither is itself a view.
 #: ``None``: the layout does not exist (a sparse tensor has no strides).
 SOURCES: dict[str, tuple[str, str | None]] = {
-    "a": ("torch.arange(12.).reshape(3, 4).clone()", "torch.arange(12.).reshape(4, 3).t().clone()"),
-    "z": ("torch.arange(12.).reshape(3, 4) * (1 + 1j)", "(torch.arange(12.).reshape(4, 3) * (1 + 1j)).t().clone()"),
-    "p": ("torch.arange(24.).reshape(3, 4, 2).clone()", "torch.arange(24.).reshape(4, 3, 2).transpose(0, 1).clone()"),
+    "a": ("torch.arange(12.).reshape(3, 4).clone()",
+          "torch.empty_strided((3, 4), (1, 3)).copy_(torch.arange(12.).reshape(3, 4))"),
+    "z": ("torch.arange(12.).reshape(3, 4) * (1 + 1j)",
+          "torch.empty_strided((3, 4), (1, 3), dtype=torch.complex64)"
+          ".copy_(torch.arange(12.).reshape(3, 4) * (1 + 1j))"),
+    "p": ("torch.arange(24.).reshape(3, 4, 2).clone()",
+          "torch.empty_strided((3, 4, 2), (2, 6, 1)).copy_(torch.arange(24.).reshape(3, 4, 2))"),
     "s": ("torch.tensor([[0., 1.], [2., 0.]]).to_sparse()", None),
 }
 
