@@ -58,7 +58,7 @@ WORDS = {
         True: "yes",
         False: "no",
         "raised": "error",
-        view_ops.MULTI_OUTPUT: "refused",
+        view_ops.MULTI_OUTPUT: "yes",  # the column asks "refused?"; the message is listed under the table
         "not_applicable": "—",
         "sources": "Sources (probed on torch {torch}):",
         "layout": "{name}, {layout}: ",
@@ -93,7 +93,7 @@ WORDS = {
         True: "是",
         False: "否",
         "raised": "报错",
-        view_ops.MULTI_OUTPUT: "报错",
+        view_ops.MULTI_OUTPUT: "是",
         "not_applicable": "—",
         "sources": "源张量（在 torch {torch} 上实测）：",
         "layout": "{name}，{layout}：",
