@@ -55,7 +55,7 @@ def view_problems(soup, lang: str, table: view_ops.Table) -> list[str]:
     if len(tables) != len(groups):
         return [f"{len(tables)} view tables, expected {len(groups)}"]
     for html, rows in zip(tables, groups, strict=True):
-        headers = [_text(th) for th in html.select("thead tr")[1].find_all("th")]
+        headers = [_text(th) for th in html.select("thead tr")[1].find_all("th")][1:]
         if headers != VIEW_HEADERS[lang] * len(view_ops.LAYOUTS):
             problems.append(f"headers {headers}")
         body = html.select("tbody > tr")
@@ -125,7 +125,7 @@ def _one_cell_changed(soup, lang):
 
 def _headers_swapped(soup, lang):
     ths = soup.select("table.view-table thead tr")[1].find_all("th")
-    ths[0].p.string, ths[1].p.string = _text(ths[1]), _text(ths[0])
+    ths[1].p.string, ths[2].p.string = _text(ths[2]), _text(ths[1])
 
 
 def _link_dropped(soup, lang):

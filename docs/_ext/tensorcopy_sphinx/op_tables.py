@@ -49,6 +49,7 @@ logger = logging.getLogger(__name__)
 WORDS = {
     "en": {
         "operation": "operation",
+        "source": "source",
         "contiguous": "contiguous source",
         "non-contiguous": "non-contiguous source",
         "shares_storage": "shares storage",
@@ -84,6 +85,7 @@ WORDS = {
     },
     "zh_CN": {
         "operation": "操作",
+        "source": "源张量",
         "contiguous": "连续的源张量",
         "non-contiguous": "不连续的源张量",
         "shares_storage": "共享存储",
@@ -189,11 +191,12 @@ def view_cell(value: object, w: dict) -> nodes.Node:
 
 def build_view_table(table: view_ops.Table, rows: tuple[view_ops.Row, ...], language: str) -> nodes.table:
     w = words(language)
-    top = nodes.row()
-    top += _entry(nodes.Text(w["operation"]), morerows=1)
+    top = nodes.row()  # each header row starts with a label of its own, pinned like the rows' labels
+    top += _entry(nodes.Text(w["source"]))
     for layout in view_ops.LAYOUTS:
         top += _entry(nodes.Text(w[layout]), morecols=len(view_ops.COLUMNS) - 1)
     second = nodes.row()
+    second += _entry(nodes.Text(w["operation"]))
     for _ in view_ops.LAYOUTS:
         for column in view_ops.COLUMNS:
             second += _entry(nodes.Text(w[column]))
