@@ -26,6 +26,8 @@ from tensorfacts.probes import (
     INFERENCE_EDIT,
     NO_COUNTER,
     OPERATIONS,
+    REFUSALS,
+    WRITES,
     Matrix,
     Refused,
     failures,
@@ -308,7 +310,9 @@ GUIDE: tuple[Advice, ...] = (
                 "原地修改它们不报错，改动会落到 `a` 上。要修改这些数值，就去修改 "
                 "`a.clone()` 或 `a.detach().clone()`：它们有新的存储，原地修改可以照常进行。",
         },
-        lambda m: _no_counter(m, *OPERATIONS)
+        lambda m: _no_counter(m, *(op for op in OPERATIONS if op not in WRITES))
+        and all(str(_row(m, "inference", op)["raised"]).startswith(f"RuntimeError: {REFUSALS[INFERENCE_EDIT]}")
+                for op in WRITES)
         and all(_refused(m, "inference", op, c, INFERENCE_EDIT, changed=True)
                 for op in ("b = a", "a.view(3)") for c in EDIT_COLUMNS)
         and all(_row(m, "inference", op)["shares_storage"] is True

@@ -27,6 +27,24 @@ def _clone_under_no_grad(a: torch.Tensor) -> torch.Tensor:
         return a.clone()
 
 
+def _index_write(a: torch.Tensor) -> torch.Tensor:
+    a[[0, 2]] = 0.0
+    return a
+
+
+def _module_to(a: torch.Tensor) -> torch.Tensor:
+    """``a`` held by a module (its parameter when ``a`` is a ``Parameter``, else its buffer), after
+    ``m.to(torch.float64)``; the call must return the module itself."""
+    m = torch.nn.Module()
+    if isinstance(a, torch.nn.Parameter):
+        m.register_parameter("a", a)
+    else:
+        m.register_buffer("a", a)
+    if m.to(torch.float64) is not m:
+        raise AssertionError("module.to() did not return the module itself")
+    return m.a
+
+
 #: The ways of getting a "b" from "a" that the matrix compares, as the reader would type them.
 OPERATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "b = a": lambda a: a,
@@ -44,7 +62,13 @@ OPERATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "copy.deepcopy(a)": lambda a: copy.deepcopy(a),
     "torch.tensor(a)": lambda a: torch.tensor(a),
     "torch.empty_like(a).copy_(a)": lambda a: torch.empty_like(a).copy_(a),
+    "a[[0, 2]]": lambda a: a[[0, 2]],
+    "a[[0, 2]] = 0.; b = a": _index_write,
+    'a.to("meta")': lambda a: a.to("meta"),
+    "m.to(torch.float64).a": _module_to,
 }
+#: The rows that edit ``a`` itself in place before naming it ``b`` (refused on an inference tensor).
+WRITES = ("a[[0, 2]] = 0.; b = a",)
 
 
 
@@ -111,7 +135,8 @@ def make(source: str, operation: str) -> Made:
         try:
             b = OPERATIONS[operation](a)
         except Exception as exc:  # shown in the table, not hidden
-            return Made(leaf, a, None, f"{type(exc).__name__}: {first_sentence(str(exc))}")
+            sentence = re.split(r"\.(?=[A-Z])", first_sentence(str(exc)), maxsplit=1)[0]  # "allowed.You can"
+            return Made(leaf, a, None, f"{type(exc).__name__}: {sentence}")
     raised = "; ".join(warning_line(w) for w in caught)
     return Made(leaf, a, b, raised)
 

@@ -11,7 +11,7 @@ from tensorfacts import matrix as mp
 from tests.claims_tools import ROOT, RefuseTorch, build_mini_site
 
 #: The narrative pages whose paragraphs must be backed (about.md describes the build, not torch).
-PAGES = ("index.md", "quickref.md", "matrix.md", "ledger.md", "decide.md", "facts.md")
+PAGES = ("index.md", "quickref.md", "matrix.md", "views.md", "saved.md", "ledger.md", "decide.md", "facts.md")
 
 
 @pytest.mark.parametrize("fact_id", sorted(facts.FACTS))

@@ -26,6 +26,10 @@ QUERIES = [
     ("zh_CN", "自动求导", "examples/data_vs_detach/plot_02_detach.html"),
     ("zh_CN", "版本计数器", "examples/data_vs_detach/plot_02_detach.html"),
     ("zh_CN", "原位操作", "examples/data_vs_detach/plot_03_comparison.html"),
+    ("en", "unbind", "views.html"),
+    ("en", "saved_tensors_hooks", "saved.html"),
+    ("zh_CN", "视图", "views.html"),
+    ("zh_CN", "保存的张量", "saved.html"),
     # No index word: found only when the query splitter cuts it into 自动求导 and 版本计数器.
     ("zh_CN", "自动求导版本计数器", "examples/data_vs_detach/plot_02_detach.html"),
     ("en", "tied weights", "examples/questions/plot_20_tied_weights.html"),

@@ -17,6 +17,7 @@ from tests.claims_tools import MODES, CountTorchCalls, Override, RefuseTorch, be
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 CELLS = [(s, o, c) for s in standard_sources.SOURCES for o in probes.OPERATIONS for c in probes.PROBES]
+INDEX_WRITE = "a[[0, 2]] = 0.; b = a"  # the matrix's index write, written here by hand
 
 
 def cell_id(cell) -> str:
@@ -317,7 +318,11 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
     ],
     "inference": [
         # "has no version counter at all": no row of its table can read one
-        *[Fact(op, "shares_version", refused=probes.NO_COUNTER, sources=UNCOUNTED) for op in probes.OPERATIONS],
+        *[Fact(op, "shares_version", refused=probes.NO_COUNTER, sources=UNCOUNTED) for op in probes.OPERATIONS
+          if op != INDEX_WRITE],
+        # the index write is an in-place edit of a itself: on an inference tensor it is refused ("—")
+        Fact(INDEX_WRITE, "raised", prefix="RuntimeError: " + probes.REFUSALS[probes.INFERENCE_EDIT],
+             sources=UNCOUNTED),
         # "an in-place edit of it through b = a or a.view(3) raises, with or without torch.no_grad(),
         # and yet the values of a have changed"
         *[Fact(op, column, refused=probes.INFERENCE_EDIT, changed=True, sources=("inference",))

@@ -87,6 +87,7 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.zh_search",
             "tensorcopy_sphinx.claims_ledger",
             "tensorcopy_sphinx.behaviour_matrix",
+            "tensorcopy_sphinx.op_tables",
             "tensorcopy_sphinx.fact_index",
             "tensorcopy_sphinx.site_links",
             "tensorcopy_sphinx.theme_i18n",

@@ -43,6 +43,11 @@ ALIASES = {
     "torch.autograd.grad_mode.inference_mode": ("torch.inference_mode", "inference_mode"),
     "torch.nn.parameter.Parameter": ("Parameter", "nn.Parameter", "torch.nn.Parameter"),
     "torch.no_grad": ("no_grad",),
+    "torch.nn.functional.layer_norm": ("F.layer_norm",),
+    "torch.nn.functional.log_softmax": ("F.log_softmax",),
+    "torch.nn.functional.relu": ("F.relu",),
+    "torch.nn.functional.softmax": ("F.softmax",),
+    "torch.utils.checkpoint.checkpoint": ("checkpoint",),
 }
 #: A literal: an optional receiver (``a.`` or ``.``), a dotted name, an optional call with arguments.
 _LITERAL = re.compile(r"(?P<receiver>[a-z_]\w*\.|\.)?(?P<name>[A-Za-z_][\w.]*?)(?P<call>\((?:[^()]|\([^()]*\))*\))?")

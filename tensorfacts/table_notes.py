@@ -1,0 +1,214 @@
+"""How to read the view operations table and the "what operations save" table, each sentence checked.
+
+Each note is a :class:`tensorfacts.matrix.Advice`: its text in every edition's language, and a premise
+that reads the probed table (:mod:`tensorfacts.view_ops`, :mod:`tensorfacts.saved_ops`). The
+``view-table`` and ``saved-table`` directives render the notes and fail the build when a premise no
+longer holds, so a note says no more than the table it sits under.
+"""
+
+from __future__ import annotations
+
+from tensorfacts import saved_ops, view_ops
+from tensorfacts.matrix import Advice
+
+_MULTI = ("a.unbind()[0]", "a.split(1)[0]", "a.split_with_sizes([1, 2])[0]", "a.chunk(3)[0]")
+_NOT_AUTOGRAD_VIEWS = ("a.detach()", "s.indices()")
+_RAISES = {("a.view(4, 3)", "non-contiguous"), ("a.view_as(torch.empty(4, 3))", "non-contiguous")}
+_MAYBE = ("a.reshape(4, 3)", "a.reshape_as(torch.empty(4, 3))", "a.flatten()")
+
+
+def _cells(t: view_ops.Table, rows, layout: str | None = None):
+    """(row, layout, cells) for the rows' layouts that exist and did not raise."""
+    for code in rows:
+        for lay in ((layout,) if layout else view_ops.LAYOUTS):
+            cells = t[code][lay]
+            if not any(isinstance(v, view_ops.Raised) or v is view_ops.NOT_APPLICABLE for v in cells.values()):
+                yield code, lay, cells
+
+
+def _views_share_and_write(t: view_ops.Table) -> bool:
+    views = [row.code for row in view_ops.VIEWS]
+    raised = {(code, lay) for code in views for lay in view_ops.LAYOUTS
+              if isinstance(t[code][lay]["shares_storage"], view_ops.Raised)}
+    return raised == _RAISES and all(c["shares_storage"] is True and c["writes_through"] is True
+                                     for _, _, c in _cells(t, views))
+
+
+def _autograd_views(t: view_ops.Table) -> bool:
+    return all(c["autograd_view"] is (code not in _NOT_AUTOGRAD_VIEWS)
+               for code, _, c in _cells(t, [row.code for row in view_ops.VIEWS]))
+
+
+def _multi_output(t: view_ops.Table) -> bool:
+    refused = {code for code, _, c in _cells(t, view_ops.ROWS)
+               if isinstance(c["edit_refused"], view_ops.Refused) and c["edit_refused"].kind == view_ops.MULTI_OUTPUT}
+    accepted = {code for code, _, c in _cells(t, view_ops.ROWS) if c["edit_refused"] is False}
+    return refused == set(_MULTI) and not (refused & accepted) and accepted | refused == set(view_ops.ROWS)
+
+
+def _same(cells: dict, value: bool) -> bool:
+    return all(cells[c] is value for c in ("shares_storage", "autograd_view", "writes_through"))
+
+
+def _maybe(t: view_ops.Table) -> bool:
+    return (all(_same(t[code]["contiguous"], True) and _same(t[code]["non-contiguous"], False) for code in _MAYBE)
+            and all(t[code][lay]["shares_storage"] is True and t[code][lay]["writes_through"] is True
+                    and t[code][lay]["autograd_view"] is False
+                    for code in ("a.to(torch.float32)", "a.type_as(torch.empty(0))", "a.data")
+                    for lay in view_ops.LAYOUTS)
+            and t["a.contiguous()"]["contiguous"] == t["a.to(torch.float32)"]["contiguous"]
+            and _same(t["a.contiguous()"]["non-contiguous"], False)
+            and all(_same(t[code][lay], False) for code in ("a.to(torch.float64)", "a[[0, 2]]", "a[a > 5]")
+                    for lay in view_ops.LAYOUTS))
+
+
+VIEW_NOTES: tuple[Advice, ...] = (
+    Advice(
+        "views-share",
+        {
+            "en": "Every operation of the first table shares storage with its source, and a write through its "
+                "result reaches the source, on both layouts; only `view()` and `view_as()` refuse the "
+                "non-contiguous source (the error suggests `reshape()`).",
+            "zh_CN": "第一张表里的每个操作都与源张量共享存储，通过结果写入的数据会落到源张量上，两种内存布局都是如此；"
+                "只有 `view()` 和 `view_as()` 遇到不连续的源张量会报错（报错信息建议改用 `reshape()`）。",
+        },
+        _views_share_and_write,
+    ),
+    Advice(
+        "autograd-views",
+        {
+            "en": "Autograd treats each of them as a view (`_is_view()` is true), except `detach()` and a sparse "
+                "tensor's `indices()`: they share storage, and autograd does not record them as views.",
+            "zh_CN": "自动求导把它们都当作视图（`_is_view()` 为真），只有 `detach()` 和稀疏张量的 `indices()` 例外："
+                "它们共享存储，自动求导却不把它们记作视图。",
+        },
+        _autograd_views,
+    ),
+    Advice(
+        "multi-output",
+        {
+            "en": "With grad mode on and a source that requires grad, the first output of `unbind()`, `split()`, "
+                "`split_with_sizes()` or `chunk()` refuses an in-place edit: these functions return several "
+                "views. Every other row of both tables, `tensor_split()`, `hsplit()` and `vsplit()` included, "
+                "accepts it.",
+            "zh_CN": "在梯度模式下、源张量需要梯度时，`unbind()`、`split()`、`split_with_sizes()` 或 `chunk()` "
+                "的第一个输出一做原地操作就报错：这些函数一次返回多个视图。两张表中其余各行都允许原地修改，"
+                "`tensor_split()`、`hsplit()` 和 `vsplit()` 也不例外。",
+        },
+        _multi_output,
+    ),
+    Advice(
+        "maybe-copy",
+        {
+            "en": "`reshape()`, `reshape_as()` and `flatten()` give a view of the contiguous source and a copy of "
+                "the non-contiguous one. `a.to(torch.float32)` and `a.type_as(torch.empty(0))` on a float32 `a`, "
+                "and `a.data`, share its storage without being views for autograd (`a.to(torch.float32)` "
+                "returns `a` itself), and so does `a.contiguous()` on the contiguous source, which it returns "
+                "itself; on the non-contiguous one `a.contiguous()` copies. `a.to(torch.float64)`, a list index "
+                "and a mask copy, on both layouts.",
+            "zh_CN": "`reshape()`、`reshape_as()` 和 `flatten()` 对连续的源张量给出视图，对不连续的源张量给出副本。"
+                "对 float32 的 `a`，`a.to(torch.float32)`、`a.type_as(torch.empty(0))` 以及 `a.data` 都与它共享存储，"
+                "但在自动求导看来不是视图（`a.to(torch.float32)` 返回的就是 `a` 本身）；"
+                "`a.contiguous()` 对连续的源张量也是这样，返回的就是它本身，对不连续的源张量则会复制。"
+                "`a.to(torch.float64)`、用列表或掩码做索引，在两种布局下都会复制。",
+        },
+        _maybe,
+        facts=("noop-conversions-return-a",),
+    ),
+)
+
+
+def _rows(t: saved_ops.Table, column: str, value: object) -> set[str]:
+    return {code for code, cells in t.items() if cells[column] == value}
+
+
+def _edits_follow_saves(t: saved_ops.Table) -> bool:
+    def expected(cells: dict, role: str) -> str:
+        return saved_ops.ERROR_AT_BACKWARD if role in cells["saves"] else saved_ops.SAME_GRADIENT
+
+    return all(cells["edit_input"] == expected(cells, saved_ops.INPUT)
+               and cells["edit_output"] == expected(cells, saved_ops.OUTPUT) for cells in t.values())
+
+
+_OUTPUT_SAVERS = ("torch.exp(x)", "torch.sigmoid(x)", "torch.tanh(x)", "F.relu(x)", "torch.sqrt(x)",
+                  "F.softmax(x, -1)", "F.log_softmax(x, -1)")
+_NO_SAVE = ("torch.add(x, y)", "torch.sum(x)", "torch.mean(x)")
+_CHECKPOINT = "checkpoint(torch.exp, x, use_reentrant=False)"
+
+
+def _saves(t: saved_ops.Table, code: str) -> tuple[str, ...]:
+    return t[code]["saves"]
+
+
+SAVED_NOTES: tuple[Advice, ...] = (
+    Advice(
+        "edits-follow-saves",
+        {
+            "en": "In every row, an in-place edit of a tensor the operation saved, made after the operation, makes "
+                "`backward()` raise; an edit of a tensor it did not save leaves the gradients as an unedited run "
+                "gives them.",
+            "zh_CN": "每一行都是如此：操作之后再原地修改它保存的张量，`backward()` 就会报错；修改它没有保存的张量，"
+                "梯度与未修改时相同。",
+        },
+        _edits_follow_saves,
+    ),
+    Advice(
+        "output-savers",
+        {
+            "en": "`torch.exp`, `torch.sigmoid`, `torch.tanh`, `F.relu`, `torch.sqrt`, `F.softmax` and "
+                "`F.log_softmax` save their output, not their input.",
+            "zh_CN": "`torch.exp`、`torch.sigmoid`、`torch.tanh`、`F.relu`、`torch.sqrt`、`F.softmax` 和 "
+                "`F.log_softmax` 保存的是输出，不是输入。",
+        },
+        lambda t: all(_saves(t, code) == (saved_ops.OUTPUT,) for code in _OUTPUT_SAVERS),
+    ),
+    Advice(
+        "operands",
+        {
+            "en": "`torch.mul`, `torch.div` and `torch.matmul` save both operands when both require grad; "
+                "`torch.mul(x, c)`, with a `c` that does not, saves only `c`, and `x * 2` saves no tensor that "
+                "the hooks see.",
+            "zh_CN": "两个操作数都需要梯度时，`torch.mul`、`torch.div` 和 `torch.matmul` 两个都保存；"
+                "`torch.mul(x, c)` 中的 `c` 不需要梯度，它只保存 `c`；`x * 2` 则没有保存钩子能看到的任何张量。",
+        },
+        lambda t: all(_saves(t, code) == (saved_ops.INPUT, saved_ops.OPERAND)
+                      for code in ("torch.mul(x, y)", "torch.div(x, y)", "torch.matmul(x, y)"))
+        and _saves(t, "torch.mul(x, c)") == (saved_ops.OPERAND,) and _saves(t, "x * 2") == (),
+    ),
+    Advice(
+        "backward-twice",
+        {
+            "en": "A second `backward()` without `retain_graph=True` runs without error only for `torch.add`, "
+                "`torch.sum` and `torch.mean`, which save no tensor; every other row raises there, `x * 2` "
+                "included.",
+            "zh_CN": "不加 `retain_graph=True` 再调用一次 `backward()`，只有不保存张量的 `torch.add`、`torch.sum` "
+                "和 `torch.mean` 不报错；其余各行都会报错，`x * 2` 也不例外。",
+        },
+        lambda t: _rows(t, "backward_twice", saved_ops.NO_ERROR) == set(_NO_SAVE)
+        and all(_saves(t, code) == () for code in _NO_SAVE)
+        and _rows(t, "backward_twice", saved_ops.SECOND_BACKWARD_ERROR) == set(t) - set(_NO_SAVE),
+    ),
+    Advice(
+        "checkpoint",
+        {
+            "en": "Inside `checkpoint(..., use_reentrant=False)` the hooks see `torch.exp` keep its input instead "
+                "of its output, so the edit that breaks `backward()` is then the input's.",
+            "zh_CN": "放进 `checkpoint(..., use_reentrant=False)` 之后，钩子看到 `torch.exp` 保存的是输入而不是输出，"
+                "于是让 `backward()` 报错的就变成了修改输入。",
+        },
+        lambda t: _saves(t, _CHECKPOINT) == (saved_ops.INPUT,) and _saves(t, "torch.exp(x)") == (saved_ops.OUTPUT,)
+        and t[_CHECKPOINT]["edit_input"] == saved_ops.ERROR_AT_BACKWARD
+        and t[_CHECKPOINT]["edit_output"] == saved_ops.SAME_GRADIENT,
+    ),
+    Advice(
+        "where",
+        {
+            "en": "`torch.where(x > 1, x, y)` saves only its condition, another tensor: neither edit breaks "
+                "`backward()`.",
+            "zh_CN": "`torch.where(x > 1, x, y)` 只保存条件，也就是另一个张量：两种修改都不会让 `backward()` 报错。",
+        },
+        lambda t: _saves(t, "torch.where(x > 1, x, y)") == (saved_ops.OTHER,)
+        and t["torch.where(x > 1, x, y)"]["edit_input"] == t["torch.where(x > 1, x, y)"]["edit_output"]
+        == saved_ops.SAME_GRADIENT,
+    ),
+)

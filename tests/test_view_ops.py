@@ -1,0 +1,189 @@
+"""The view operations table (tensorfacts.view_ops, the view-table directive): every cell is a probe that
+runs tensors; the cells below are checked against what the PyTorch documentation says of each
+operation, written here by hand; the notes under the table hold on this torch and fail on a table
+that contradicts them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+from sitetools.editions import CODES
+from tensorfacts import table_notes, view_ops
+from tensorfacts.matrix import failed_premises
+from tests.claims_tools import EXT, CountTorchCalls, Override, RefuseTorch
+
+assert EXT  # the extensions' folder is importable (claims_tools puts it on the path)
+from tensorcopy_sphinx import op_tables  # noqa: E402
+
+YES, NO = True, False
+CELLS = [(row, layout, column) for row in view_ops.ROWS for layout in view_ops.LAYOUTS for column in view_ops.COLUMNS]
+
+
+@pytest.fixture(scope="module")
+def table() -> view_ops.Table:
+    return view_ops.probe_all()
+
+
+def test_every_cell_has_a_probed_value(table):
+    assert not view_ops.failures(table)
+    assert list(table) == list(view_ops.ROWS)
+    for layouts in table.values():
+        assert list(layouts) == list(view_ops.LAYOUTS)
+        assert all(list(cells) == list(view_ops.COLUMNS) for cells in layouts.values())
+
+
+def test_probes_are_deterministic(table):
+    assert view_ops.probe_all() == table
+
+
+def test_every_row_reads_a_known_source():
+    assert {row.source for row in view_ops.ROWS.values()} == set(view_ops.SOURCES)
+
+
+def test_the_sources_have_the_layouts_they_are_named_for():
+    for name, (_, other) in view_ops.SOURCES.items():
+        made = view_ops.make_source(name, "contiguous")
+        assert made.is_sparse or (made.is_contiguous() and not made._is_view()), name
+        if other is not None:
+            made = view_ops.make_source(name, "non-contiguous")
+            assert not made.is_contiguous() and not made._is_view(), name
+            assert torch.equal(made, view_ops.make_source(name, "contiguous")), f"{name}: the same values"
+        grad = view_ops.make_source(name, "contiguous", grad=True)
+        assert grad.requires_grad and not grad.is_leaf, name
+
+
+@pytest.mark.parametrize("code", [row.code for row in view_ops.VIEWS])
+def test_a_documented_view_of_a_contiguous_tensor_shares_its_storage_and_its_writes(table, code):
+    """The PyTorch documentation ("Tensor Views"): a view shares the underlying data with its base,
+    and editing the view edits the base."""
+    cells = table[code]["contiguous"]
+    assert cells["shares_storage"] is YES and cells["writes_through"] is YES
+
+
+#: (row, layout, column, value): what the PyTorch documentation says, or what was checked by hand on
+#: torch 2.13 in a plain interpreter, written here, never read from the engine.
+KNOWN = [
+    # "view size is not compatible with input tensor's size and stride": view() needs compatible strides
+    ("a.view(4, 3)", "non-contiguous", "shares_storage", "raised"),
+    ("a.view_as(torch.empty(4, 3))", "non-contiguous", "writes_through", "raised"),
+    ("a.t()", "non-contiguous", "shares_storage", YES),
+    # detach(): "Returns a new Tensor, detached from the current graph" sharing storage; not an autograd view
+    ("a.detach()", "contiguous", "shares_storage", YES),
+    ("a.detach()", "contiguous", "autograd_view", NO),
+    ("a.detach()", "non-contiguous", "writes_through", YES),
+    ("a.t()", "contiguous", "autograd_view", YES),
+    ("a.expand(2, 3, 4)", "non-contiguous", "writes_through", YES),
+    # multi-output views refuse in-place edits when their base requires grad
+    ("a.unbind()[0]", "contiguous", "edit_refused", view_ops.MULTI_OUTPUT),
+    ("a.split(1)[0]", "non-contiguous", "edit_refused", view_ops.MULTI_OUTPUT),
+    ("a.chunk(3)[0]", "contiguous", "edit_refused", view_ops.MULTI_OUTPUT),
+    ("a.narrow(1, 0, 2)", "contiguous", "edit_refused", NO),
+    # reshape/flatten: a view when the strides allow it, else a copy; contiguous(): self or a copy
+    ("a.reshape(4, 3)", "contiguous", "autograd_view", YES),
+    ("a.reshape(4, 3)", "non-contiguous", "shares_storage", NO),
+    ("a.flatten()", "non-contiguous", "writes_through", NO),
+    ("a.contiguous()", "contiguous", "shares_storage", YES),
+    ("a.contiguous()", "non-contiguous", "shares_storage", NO),
+    # to(): self when nothing changes, a copy to another dtype
+    ("a.to(torch.float32)", "contiguous", "autograd_view", NO),
+    ("a.to(torch.float64)", "contiguous", "shares_storage", NO),
+    # "advanced indexing returns a copy"
+    ("a[[0, 2]]", "contiguous", "shares_storage", NO),
+    ("a[a > 5]", "non-contiguous", "writes_through", NO),
+    ("a[0]", "non-contiguous", "writes_through", YES),
+    ("z.real", "non-contiguous", "writes_through", YES),
+    ("s.values()", "contiguous", "writes_through", YES),
+    ("s.indices()", "contiguous", "autograd_view", NO),
+    ("s.values()", "non-contiguous", "shares_storage", "n/a"),
+]
+
+
+def _matches(value, expected) -> bool:
+    if expected == "raised":
+        return isinstance(value, view_ops.Raised) and "view size is not compatible" in value.error
+    if expected == "n/a":
+        return value is view_ops.NOT_APPLICABLE
+    if isinstance(value, view_ops.Refused):
+        return value.kind == expected
+    return value is expected
+
+
+@pytest.mark.parametrize("known", KNOWN, ids=lambda k: "/".join(map(str, k)))
+def test_known_cells(table, known):
+    code, layout, column, expected = known
+    value = table[code][layout][column]
+    assert _matches(value, expected), f"{code} / {layout} / {column}: {value!r}, expected {expected!r}"
+
+
+def _probe(code, layout, column):
+    return view_ops.run_probe(column, view_ops.ROWS[code], layout)
+
+
+def _clone_all(f, a, k):
+    return tuple(t.clone() for t in f(*a, **k))
+
+
+#: (change of torch, row, layout, column, the value the probe must then return)
+FLIPS = [
+    (lambda: Override(t=lambda f, a, k: f(*a, **k).clone()), "a.t()", "contiguous", "shares_storage", NO),
+    (lambda: Override(t=lambda f, a, k: f(*a, **k).clone()), "a.t()", "contiguous", "writes_through", NO),
+    (lambda: Override(_is_view=lambda f, a, k: False), "a.t()", "contiguous", "autograd_view", NO),
+    (lambda: Override(fill_=lambda f, a, k: a[0]), "a[0]", "contiguous", "writes_through", NO),
+    (lambda: Override(unbind=_clone_all), "a.unbind()[0]", "contiguous", "edit_refused", NO),
+    (lambda: Override(reshape=lambda f, a, k: f(*a, **k).clone()), "a.reshape(4, 3)", "contiguous",
+     "shares_storage", NO),
+    (lambda: Override(detach=lambda f, a, k: f(*a, **k).clone()), "a.detach()", "contiguous", "shares_storage", NO),
+]
+
+
+@pytest.mark.parametrize("flip", FLIPS, ids=lambda f: "/".join(map(str, f[1:4])))
+def test_a_probe_follows_torch(flip):
+    mode, code, layout, column, expected = flip
+    assert _probe(code, layout, column) is not expected, "the unchanged torch gives the other answer"
+    with mode():
+        assert _probe(code, layout, column) is expected
+
+
+def test_an_expected_error_that_does_not_come_fails_the_cell():
+    row = dataclasses.replace(view_ops.ROWS["a.t()"], raises={"non-contiguous": "view size is not compatible"})
+    assert isinstance(view_ops.run_probe("shares_storage", row, "non-contiguous"), view_ops.ProbeFailure)
+
+
+def test_an_unexpected_error_fails_the_cell():
+    with Override(view=lambda f, a, k: (_ for _ in ()).throw(RuntimeError("surprise"))):
+        value = _probe("a.view(4, 3)", "contiguous", "shares_storage")
+    assert isinstance(value, view_ops.ProbeFailure) and "surprise" in value.message
+
+
+@pytest.mark.parametrize("code", ["a.t()", "a.unbind()[0]", "s.values()"])
+def test_no_probe_answers_without_torch(code):
+    for column in view_ops.COLUMNS:
+        with CountTorchCalls() as counter:
+            _probe(code, "contiguous", column)
+        assert counter.calls > 0
+        with RefuseTorch():
+            value = _probe(code, "contiguous", column)
+        assert isinstance(value, view_ops.ProbeFailure) and "torch is switched off" in value.message
+
+
+def test_the_notes_hold_and_each_fails_on_a_table_that_contradicts_it(table):
+    assert failed_premises(table, table_notes.VIEW_NOTES) == []
+    broken = {code: {lay: dict(cells) for lay, cells in layouts.items()} for code, layouts in table.items()}
+    broken["a.detach()"]["contiguous"]["autograd_view"] = True
+    broken["a.tensor_split(3)[0]"]["contiguous"]["edit_refused"] = view_ops.Refused(view_ops.MULTI_OUTPUT, "x")
+    broken["a.flatten()"]["non-contiguous"]["shares_storage"] = True
+    broken["a.squeeze()"]["non-contiguous"]["writes_through"] = False
+    assert failed_premises(broken, table_notes.VIEW_NOTES) == [
+        "views-share", "autograd-views", "multi-output", "maybe-copy"]
+
+
+def test_the_words_of_every_edition_cover_every_cell():
+    needed = {"operation", *view_ops.LAYOUTS, *view_ops.COLUMNS, True, False, "raised", *view_ops.REFUSALS,
+              "not_applicable", "sources", "layout", "messages", "message"}
+    for lang in CODES:
+        assert needed <= set(op_tables.words(lang)), lang
+    with pytest.raises(Exception, match="unknown language edition"):
+        op_tables.words("fr")
