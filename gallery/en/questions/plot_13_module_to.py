@@ -168,16 +168,6 @@ assert t.dtype == torch.float32, "the tensor calls left t as it was"
 #
 # Convert the model with or without an assignment, and assign every tensor's ``to()``. The optimizer
 # was made before the conversion and still trains the model: the loss falls over five steps.
-#
-# .. admonition:: On a GPU (not executed by this build)
-#    :class: note
-#
-#    This build runs on the CPU only, so nothing in this box is checked by it.
-#    `Module.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__
-#    moves the model in place and returns it, and, as for a change of dtype and unlike a move to
-#    ``meta``, the model keeps its ``Parameter`` objects.
-#    `Tensor.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__
-#    returns a copy on the GPU, or the tensor itself when it is already on that GPU.
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -186,7 +176,7 @@ model.to(torch.float64)
 x = x.to(torch.float64)
 y = y.to(torch.float64)
 losses = []
-for step in range(5):
+for _ in range(5):
     optimizer.zero_grad()
     loss = torch.nn.functional.mse_loss(model(x), y)
     loss.backward()
@@ -194,10 +184,31 @@ for step in range(5):
     losses.append(loss.item())
 print("x.dtype:", x.dtype, " model.weight.dtype:", model.weight.dtype)
 print("losses:", [round(v, 4) for v in losses])
-assert all(a > b for a, b in zip(losses, losses[1:])), "the optimizer made before to() trains the model"
+assert losses == sorted(set(losses), reverse=True), "the optimizer made before to() trains the model"
 # sphinx_gallery_start_ignore
 assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtype == torch.float64
 # sphinx_gallery_end_ignore
+
+# %%
+# .. admonition:: On a GPU
+#    :class: note gpu-box
+#
+#    `Module.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__
+#    moves the model in place and returns it, and, as for a change of dtype and unlike a move to
+#    ``meta``, the model keeps its ``Parameter`` objects.
+#    `Tensor.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__
+#    returns a copy on the GPU, or the tensor itself when it is already on that GPU. The cell below
+#    checks this only where torch finds a GPU; the box's title says whether this build did.
+
+if torch.cuda.is_available():
+    gpu_model = torch.nn.Linear(2, 1)
+    weight, t = gpu_model.weight, torch.ones(3)
+    print("gpu_model.cuda() is gpu_model:", gpu_model.cuda() is gpu_model)
+    print("gpu_model.weight is weight:", gpu_model.weight is weight, " weight.device:", weight.device)
+    on_gpu = t.cuda()
+    print("t.cuda() is t:", on_gpu is t, " on_gpu.cuda() is on_gpu:", on_gpu.cuda() is on_gpu)
+    assert gpu_model.weight is weight and weight.is_cuda and on_gpu is not t and on_gpu.cuda() is on_gpu
+    print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
 # Conclusion

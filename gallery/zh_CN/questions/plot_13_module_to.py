@@ -160,15 +160,6 @@ assert t.dtype == torch.float32, "the tensor calls left t as it was"
 # ----------------------------
 #
 # 模型转换时赋不赋值都行，张量的 ``to()`` 则每一个都要赋值。优化器是在转换之前创建的，照样能训练模型：五步之内损失一路下降。
-#
-# .. admonition:: 在 GPU 上（本构建未执行）
-#    :class: note
-#
-#    本构建只在 CPU 上运行，框里的内容都没有经过它检查。
-#    `Module.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__
-#    原地搬动模型并返回它；和改变 dtype 一样、和搬到 ``meta`` 不同，模型保留原来的 ``Parameter`` 对象。
-#    `Tensor.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__
-#    返回 GPU 上的副本；张量已经在那块 GPU 上时，返回张量本身。
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -177,7 +168,7 @@ model.to(torch.float64)
 x = x.to(torch.float64)
 y = y.to(torch.float64)
 losses = []
-for step in range(5):
+for _ in range(5):
     optimizer.zero_grad()
     loss = torch.nn.functional.mse_loss(model(x), y)
     loss.backward()
@@ -185,10 +176,29 @@ for step in range(5):
     losses.append(loss.item())
 print("x.dtype:", x.dtype, " model.weight.dtype:", model.weight.dtype)
 print("losses:", [round(v, 4) for v in losses])
-assert all(a > b for a, b in zip(losses, losses[1:])), "the optimizer made before to() trains the model"
+assert losses == sorted(set(losses), reverse=True), "the optimizer made before to() trains the model"
 # sphinx_gallery_start_ignore
 assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtype == torch.float64
 # sphinx_gallery_end_ignore
+
+# %%
+# .. admonition:: 在 GPU 上
+#    :class: note gpu-box
+#
+#    `Module.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__
+#    原地搬动模型并返回它；和改变 dtype 一样、和搬到 ``meta`` 不同，模型保留原来的 ``Parameter`` 对象。
+#    `Tensor.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__
+#    返回 GPU 上的副本；张量已经在那块 GPU 上时，返回张量本身。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本次构建是否做了。
+
+if torch.cuda.is_available():
+    gpu_model = torch.nn.Linear(2, 1)
+    weight, t = gpu_model.weight, torch.ones(3)
+    print("gpu_model.cuda() is gpu_model:", gpu_model.cuda() is gpu_model)
+    print("gpu_model.weight is weight:", gpu_model.weight is weight, " weight.device:", weight.device)
+    on_gpu = t.cuda()
+    print("t.cuda() is t:", on_gpu is t, " on_gpu.cuda() is on_gpu:", on_gpu.cuda() is on_gpu)
+    assert gpu_model.weight is weight and weight.is_cuda and on_gpu is not t and on_gpu.cuda() is on_gpu
+    print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
 # 小结
