@@ -28,6 +28,17 @@ QUERIES = [
     ("zh_CN", "原位操作", "examples/data_vs_detach/plot_03_comparison.html"),
     # No index word: found only when the query splitter cuts it into 自动求导 and 版本计数器.
     ("zh_CN", "自动求导版本计数器", "examples/data_vs_detach/plot_02_detach.html"),
+    # Symptoms and API names of the question pages on modules, devices, indexing and function arguments.
+    ("en", "expected device", "examples/questions/plot_13_module_to.html"),
+    ("en", "mat1 mat2 dtype", "examples/questions/plot_13_module_to.html"),
+    ("en", "optimize non-leaf", "examples/questions/plot_14_grad_after_move.html"),
+    ("en", "repeated index", "examples/questions/plot_15_index_writes.html"),
+    ("en", "index_add_", "examples/questions/plot_15_index_writes.html"),
+    ("en", "default argument", "examples/questions/plot_16_function_arguments.html"),
+    ("zh_CN", "高级索引", "examples/questions/plot_15_index_writes.html"),
+    ("zh_CN", "非叶子张量优化器", "examples/questions/plot_14_grad_after_move.html"),
+    ("zh_CN", "默认值", "examples/questions/plot_16_function_arguments.html"),
+    ("zh_CN", "浅拷贝模块", "examples/questions/plot_16_function_arguments.html"),
 ]
 #: (edition, a word readers type that the answering page may not use, the page that must come first):
 #: the terminology list's aliases (sitetools/terms.py) lead there. Before them, 版本号 listed the version
