@@ -35,6 +35,8 @@ QUERIES = [
     ("en", "repeated index", "examples/questions/plot_15_index_writes.html"),
     ("en", "index_add_", "examples/questions/plot_15_index_writes.html"),
     ("en", "default argument", "examples/questions/plot_16_function_arguments.html"),
+    ("zh_CN", "module.to", "examples/questions/plot_13_module_to.html"),
+    ("zh_CN", "张量还在CPU上", "examples/questions/plot_13_module_to.html"),
     ("zh_CN", "高级索引", "examples/questions/plot_15_index_writes.html"),
     ("zh_CN", "非叶子张量优化器", "examples/questions/plot_14_grad_after_move.html"),
     ("zh_CN", "默认值", "examples/questions/plot_16_function_arguments.html"),

@@ -197,7 +197,8 @@ if torch.cuda.is_available():
     print("gpu_model.weight is weight:", gpu_model.weight is weight, " weight.device:", weight.device)
     on_gpu = t.cuda()
     print("t.cuda() is t:", on_gpu is t, " on_gpu.cuda() is on_gpu:", on_gpu.cuda() is on_gpu)
-    assert gpu_model.weight is weight and weight.is_cuda and on_gpu is not t and on_gpu.cuda() is on_gpu
+    assert gpu_model.weight is weight and weight.is_cuda, "model.cuda() keeps its Parameter objects"
+    assert on_gpu is not t and on_gpu.cuda() is on_gpu, "t.cuda() copies; on the GPU, cuda() returns the tensor itself"
     print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
