@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from sitetools import answer_box, pages, pages_asserts, terms
+from sitetools import answer_box, gpu_rule, pages, pages_asserts, terms
 from sitetools.editions import CODES, edition
 from sitetools.pages import ROOT
 
@@ -29,6 +29,7 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: boo
     for lang in langs:
         for script in pages.gallery_scripts(lang, root / "gallery"):
             problems += pages.check_script(script, root)
+            problems += gpu_rule.check_gpu_boxes(script)
         problems += pages.check_typography(lang, root)
         problems += answer_box.check_answers(lang, root)
         if edition(lang).cjk:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sitetools.editions import CODES
 from sitetools.pages import gallery_scripts, guide, relative_name, split_hidden
-from sitetools.rerun_checks import is_must_raise
+from sitetools.rerun_checks import gpu_lines, is_must_raise
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "gallery"
@@ -32,6 +32,9 @@ MANIFEST = GALLERY / "asserts.json"
 UPDATE_COMMAND = "python -m sitetools.pages_asserts --update"
 REFERENCE = CODES[0]
 HIDDEN = " (hidden)"
+#: The mark of a check inside a GPU block (``if torch.cuda.is_available():``): it runs only on a build
+#: that has a GPU, and the verified-on stamp counts it only when it ran.
+GPU = " (GPU)"
 
 
 def scripts(lang: str, gallery: Path = GALLERY) -> dict[str, Path]:
@@ -54,11 +57,13 @@ def _checks(source: str) -> tuple[str, ...]:
 
     An ``assert`` is its condition as :func:`ast.unparse` writes it (the message is for the reader and may
     be reworded freely); a must-raise block is ``raises <exception>: <statements of the try body>``. A check
-    in a hidden block ends with ``(hidden)``, so that moving a check off the page is a deliberate change too.
+    in a hidden block ends with ``(hidden)``, so that moving a check off the page is a deliberate change too;
+    one inside a GPU block ends with ``(GPU)``.
     """
-    hidden = split_hidden(source)[1]
+    hidden, tree = split_hidden(source)[1], ast.parse(source)
+    gpu = gpu_lines(tree)
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Assert):
             text = f"assert {ast.unparse(node.test)}"
         elif is_must_raise(node):
@@ -66,7 +71,8 @@ def _checks(source: str) -> tuple[str, ...]:
             text = f"raises {caught}: " + "; ".join(ast.unparse(statement) for statement in node.body)
         else:
             continue
-        found.append((node.lineno, text + (HIDDEN if node.lineno in hidden else "")))
+        marks = (HIDDEN if node.lineno in hidden else "") + (GPU if node.lineno in gpu else "")
+        found.append((node.lineno, text + marks))
     return tuple(text for _, text in sorted(found))
 
 

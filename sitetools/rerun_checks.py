@@ -14,6 +14,10 @@ which holds when one of its handlers runs. A check in a loop makes one claim per
 message names the case). This module needs nothing but the standard library and torch, and holds no
 ``assert`` of its own: the downloads' checks are the page's.
 
+A check inside a GPU block (a top-level ``if torch.cuda.is_available():``, see :func:`is_gpu_block`) runs only
+where torch has a GPU; on a machine without one it is reported ``no GPU``, not counted as a claim, and does
+not fail the cell.
+
 The report's words are ``WORDS``, in English; the rerun cell of another edition holds this code with
 ``WORDS`` in the page's language (:func:`tensorcopy_sphinx.rerun_cell.cell_code`, from the message
 catalog). The checks' own messages are code, the same in every edition, and stay as the page wrote them.
@@ -30,6 +34,8 @@ WORDS = {
     "agrees": "agrees",
     "DIFFERS": "DIFFERS",
     "not run": "not run",
+    "no GPU": "no GPU",
+    "gpu": "{count} checks need a GPU, which this machine does not have: they did not run",
     "header": "This page's checks on torch {torch} (the page was verified on torch {verified_on}):",
     "why": " ({error})",
     "times": " ({count} times)",
@@ -51,6 +57,22 @@ def is_must_raise(node):
     )  # fmt: skip
 
 
+#: What a GPU block prints as its last statement, with the GPU's name, once its checks passed: the build
+#: reads it to say that the block ran, and where.
+GPU_MARK = "GPU checks passed on:"
+
+
+def is_gpu_block(node):
+    """``if torch.cuda.is_available():`` without ``else``: the checks of a page's box about GPUs, which run
+    only where torch has one."""
+    return isinstance(node, ast.If) and not node.orelse and ast.unparse(node.test) == "torch.cuda.is_available()"
+
+
+def gpu_lines(tree):
+    """The line numbers of every statement inside the GPU blocks of a parsed page."""
+    return {n for node in tree.body if is_gpu_block(node) for n in range(node.lineno, node.end_lineno + 1)}
+
+
 def _text(message, fallback):
     """What a check says, as written: its message (an f-string as its template), else ``fallback``."""
     if isinstance(message, ast.Constant):
@@ -67,7 +89,7 @@ class _RecordChecks(ast.NodeTransformer):
     evaluates an assert's message only when it fails). ``texts`` collects what each check says."""
 
     def __init__(self):
-        self.texts = []
+        self.texts, self.lines = [], []
 
     @staticmethod
     def _record(index, holds, message):
@@ -75,13 +97,14 @@ class _RecordChecks(ast.NodeTransformer):
         words = ast.Lambda(no_args, message) if message is not None else ast.Constant(None)
         return ast.Expr(ast.Call(ast.Name("_check_", ast.Load()), [ast.Constant(index), holds, words], []))
 
-    def _new(self, text):
+    def _new(self, text, line):
         self.texts.append(text)
+        self.lines.append(line)
         return len(self.texts) - 1
 
     def visit_Assert(self, node):
         node = self.generic_visit(node)
-        index = self._new(_text(node.msg, ast.unparse(node.test)))
+        index = self._new(_text(node.msg, ast.unparse(node.test)), node.lineno)
         test = ast.parse("try:\n    _holds_ = bool(0)\nexcept Exception as _error_:\n    _holds_ = _error_").body[0]
         test.body[0].value.args = [node.test]
         held = ast.Name("_holds_", ast.Load())
@@ -92,7 +115,7 @@ class _RecordChecks(ast.NodeTransformer):
             return self.generic_visit(node)
         exc = node.orelse[0].exc
         message = exc.args[0] if exc.args else None
-        index = self._new(_text(message, ast.unparse(node.body[0]) + " must raise"))
+        index = self._new(_text(message, ast.unparse(node.body[0]) + " must raise"), node.lineno)
         node = self.generic_visit(node)
         for handler in node.handlers:  # the expected error came: the claim holds
             handler.body.insert(0, ast.copy_location(self._record(index, ast.Constant(True), message), handler))
@@ -105,7 +128,9 @@ def rerun_checks(code, verified_on):
     import torch
 
     recorder = _RecordChecks()
-    tree = ast.fix_missing_locations(recorder.visit(ast.parse(code)))
+    parsed = ast.parse(code)
+    gpu, no_gpu = gpu_lines(parsed), not torch.cuda.is_available()
+    tree = ast.fix_missing_locations(recorder.visit(parsed))
     results = [[] for _ in recorder.texts]  # per check: (message, holds, why not) each time it ran
 
     def check(index, holds, message):
@@ -129,8 +154,13 @@ def rerun_checks(code, verified_on):
 
     print(WORDS["header"].format(torch=torch.__version__, verified_on=verified_on))
     counts = {"agrees": 0, "DIFFERS": 0, "not run": 0}
-    width = max(len(WORDS[status]) for status in counts) + 1
-    for text, runs in zip(recorder.texts, results, strict=True):
+    width = max(len(WORDS[status]) for status in (*counts, "no GPU")) + 1
+    skipped = 0
+    for text, runs, line in zip(recorder.texts, results, recorder.lines, strict=True):
+        if not runs and no_gpu and line in gpu and not stopped:
+            skipped += 1
+            print(f"  {WORDS['no GPU']:{width}} {text}")
+            continue
         claims = {}  # message -> (holds, why not) each time, in the order the messages came
         for message, holds, why in runs:
             claims.setdefault(message, []).append((holds, why))
@@ -141,6 +171,8 @@ def rerun_checks(code, verified_on):
             times = WORDS["times"].format(count=len(held)) if len(held) > 1 else ""
             print(f"  {WORDS[status]:{width}} {message}{why}{times}")
     agree, differ, not_run = counts.values()
+    if skipped:
+        print(WORDS["gpu"].format(count=skipped))
     print(WORDS["summary"].format(agree=agree, differ=differ, not_run=not_run, claims=sum(counts.values()),
                                   checks=len(recorder.texts)))  # fmt: skip
     if stopped:

@@ -49,6 +49,19 @@ QUERIES = [
     ("zh_CN", "梯度累积", "examples/questions/plot_22_stale_grad.html"),
     ("zh_CN", "多进程", "examples/questions/plot_23_processes.html"),
     ("zh_CN", "vmap", "examples/questions/plot_24_torch_func.html"),
+    # Symptoms and API names of the question pages on modules, devices, indexing and function arguments.
+    ("en", "expected device", "examples/questions/plot_13_module_to.html"),
+    ("en", "mat1 mat2 dtype", "examples/questions/plot_13_module_to.html"),
+    ("en", "optimize non-leaf", "examples/questions/plot_14_grad_after_move.html"),
+    ("en", "repeated index", "examples/questions/plot_15_index_writes.html"),
+    ("en", "index_add_", "examples/questions/plot_15_index_writes.html"),
+    ("en", "default argument", "examples/questions/plot_16_function_arguments.html"),
+    ("zh_CN", "module.to", "examples/questions/plot_13_module_to.html"),
+    ("zh_CN", "张量还在CPU上", "examples/questions/plot_13_module_to.html"),
+    ("zh_CN", "高级索引", "examples/questions/plot_15_index_writes.html"),
+    ("zh_CN", "非叶子张量优化器", "examples/questions/plot_14_grad_after_move.html"),
+    ("zh_CN", "默认值", "examples/questions/plot_16_function_arguments.html"),
+    ("zh_CN", "浅拷贝模块", "examples/questions/plot_16_function_arguments.html"),
 ]
 #: (edition, a word readers type that the answering page may not use, the page that must come first):
 #: the terminology list's aliases (sitetools/terms.py) lead there. Before them, 版本号 listed the version

@@ -93,6 +93,7 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.theme_i18n",
             "tensorcopy_sphinx.heading_ids",
             "tensorcopy_sphinx.verified_stamp",
+            "tensorcopy_sphinx.gpu_box",
             "tensorcopy_sphinx.rerun_cell",
             "tensorcopy_sphinx.download_zips",
             "tensorcopy_sphinx.torch_links",

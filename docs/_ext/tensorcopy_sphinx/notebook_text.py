@@ -6,10 +6,11 @@ figure captions (``.. figure-caption::``) reached the notebooks as raw reST, and
 kept ``|torch_version|`` unresolved. After sphinx-gallery has written both (before Sphinx copies
 them as downloads), this extension rewrites them:
 
-- in every notebook's Markdown cells, an admonition becomes a blockquote opening with its title in
-  bold, a figure caption becomes its caption paragraph (the alt text belongs to the picture, which
-  the notebook draws when it runs), and each of the build's substitutions (``|torch_version|``...)
-  becomes its value;
+- in every notebook's Markdown cells, an admonition becomes a blockquote opening with its title in bold
+  (a GPU box's title says whether this build ran its checks, as on the page:
+  :mod:`tensorcopy_sphinx.gpu_box`), a figure caption becomes its caption paragraph (the alt text
+  belongs to the picture, which the notebook draws when it runs), and each of the build's substitutions
+  (``|torch_version|``...) becomes its value;
 - in every notebook's Markdown cells, a cross-reference that sphinx-gallery left as
   ```下一页 <copying-rebinding>``` (it only drops the ``:ref:`` role) becomes its words, since the
   label means nothing outside the site, and a Markdown link loses the ``_`` sphinx-gallery leaves
@@ -35,11 +36,14 @@ from sphinx.errors import ExtensionError
 from sitetools.editions import edition
 from tensorcopy_sphinx.build_info import build_versions
 from tensorcopy_sphinx.cjk_linebreaks import join_lines
+from tensorcopy_sphinx.gpu_box import CLASS, box_title, ran_on
 
 #: A reST directive at the start of a line: its name, its argument, then its indented block.
 _DIRECTIVE = re.compile(r"^\.\. (?P<name>[a-z][\w-]*)::[ \t]*(?P<argument>.*)\n(?P<block>(?:[ \t]*\n|[ \t]+\S.*\n?)*)",
                         re.MULTILINE)
 _OPTION = re.compile(r"^:[\w-]+:.*$")
+#: The class option of a GPU box (:mod:`tensorcopy_sphinx.gpu_box`).
+_GPU_BOX = re.compile(rf"^[ \t]+:class:.*\b{CLASS}\b", re.MULTILINE)
 #: What a reST substitution reference looks like (``|torch_version|``).
 SUBSTITUTION = re.compile(r"\|([a-z][a-z0-9_]*)\|")
 #: A cross-reference as sphinx-gallery leaves it (```words <label>```): a label, not an address.
@@ -61,11 +65,16 @@ def _body(block: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def _markdown(match: re.Match, where: str) -> str:
+def _markdown(match: re.Match, where: str, gpu_title: str | None = None) -> str:
     name, body = match.group("name"), _body(match.group("block"))
     if name == "admonition":
         quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in body.splitlines())
-        return f"> **{match.group('argument').strip()}**\n>\n{quoted}\n\n"
+        title = match.group("argument").strip()
+        if _GPU_BOX.search(match.group("block")):
+            if gpu_title is None:
+                raise ExtensionError(f"{where}: a GPU box, but no title was given for it")
+            title = gpu_title
+        return f"> **{title}**\n>\n{quoted}\n\n"
     if name == "figure-caption":
         return f"{body}\n\n"
     raise ExtensionError(f"{where}: the notebook's text holds a `.. {name}::` directive that "
@@ -106,9 +115,11 @@ def join_chinese_lines(markdown: str) -> str:
     return "\n".join(lines)
 
 
-def markdown_cell(text: str, values: dict[str, str], where: str, cjk: bool = False) -> str:
+def markdown_cell(text: str, values: dict[str, str], where: str, cjk: bool = False,
+                  gpu_title: str | None = None) -> str:  # fmt: skip
     """One Markdown cell as a notebook reader should see it (see the module docstring)."""
-    text = _DIRECTIVE.sub(lambda match: _markdown(match, where), text if text.endswith("\n") else text + "\n")
+    text = text if text.endswith("\n") else text + "\n"
+    text = _DIRECTIVE.sub(lambda match: _markdown(match, where, gpu_title), text)
     text = _LEFT_UNDERSCORE.sub(r"\1", resolve(text, values, where))
     text = _LEFT_REFERENCE.sub(lambda match: _words(match, cjk), text).rstrip("\n")
     return join_chinese_lines(text) if cjk else text
@@ -127,11 +138,11 @@ def _words(reference: re.Match, cjk: bool) -> str:
     return f"{before}{words}{after}"
 
 
-def clean_notebook(path: Path, values: dict[str, str], cjk: bool = False) -> None:
+def clean_notebook(path: Path, values: dict[str, str], cjk: bool = False, gpu_title: str | None = None) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     for cell in data["cells"]:
         if cell["cell_type"] == "markdown":
-            cell["source"] = [markdown_cell("".join(cell["source"]), values, str(path.name), cjk)]
+            cell["source"] = [markdown_cell("".join(cell["source"]), values, str(path.name), cjk, gpu_title)]
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
@@ -146,7 +157,8 @@ def _clean_downloads(app: Sphinx, env, docnames) -> None:
     gallery = Path(app.srcdir) / app.config.sphinx_gallery_conf["gallery_dirs"][0]
     values, cjk = build_versions(), edition(app.config.language).cjk
     for notebook in sorted(gallery.rglob("plot_*.ipynb")):
-        clean_notebook(notebook, values, cjk)
+        gpus = ran_on(notebook.with_suffix(".rst").read_text(encoding="utf-8"))
+        clean_notebook(notebook, values, cjk, box_title(app, gpus))
     for script in sorted(gallery.rglob("plot_*.py")):
         clean_script(script, values)
 

@@ -2,10 +2,12 @@
 
 It says which torch and Python printed the page's outputs, from which commit of the sources and that
 commit's date (the commit's, not the build's, so two builds of one commit give identical pages), and how
-many checks of the page passed: every check recorded for it in ``gallery/asserts.json``, since a
-failing one stops the build. The commit comes from the checkout the build staged its sources from
-(``sitetools.web.CHECKOUT_ENV``); a checkout with changes to tracked files says so, and outside git the
-stamp names no commit. The words come from the message catalog (``docs/_locale``).
+many checks of the page passed: every check recorded for it in ``gallery/asserts.json``, since a failing
+one stops the build, except its GPU checks when they did not run (the page printed no GPU mark:
+:mod:`tensorcopy_sphinx.gpu_box`), which the stamp names as not run. The commit comes from the checkout
+the build staged its sources from (``sitetools.web.CHECKOUT_ENV``); a checkout with changes to tracked
+files says so, and outside git the stamp names no commit. The words come from the message catalog
+(``docs/_locale``).
 """
 
 import functools
@@ -19,7 +21,9 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
 from sitetools import web
+from sitetools.pages_asserts import GPU
 from tensorcopy_sphinx.build_info import build_versions
+from tensorcopy_sphinx.gpu_box import generated_rst, ran_on
 from tensorcopy_sphinx.theme_i18n import translated
 
 STAMP_CLASS = "verified-stamp"
@@ -32,14 +36,18 @@ def _facts(app: Sphinx) -> dict:
     return app.env.tensorcopy_stamp_facts
 
 
-def _checks(app: Sphinx, name: str) -> int:
+def _checks(app: Sphinx, name: str) -> tuple[int, int]:
+    """``(checks that ran, GPU checks that did not)`` for example ``name``."""
     manifest = Path(app.srcdir).parents[1] / "gallery" / "asserts.json"
     recorded = json.loads(manifest.read_text(encoding="utf-8"))
     if name not in recorded:
         raise ExtensionError(
             f"gallery/asserts.json records no checks for {name}; run python -m sitetools.pages_asserts --update"
         )
-    return len(recorded[name])
+    gpu = sum(check.endswith(GPU) for check in recorded[name])
+    if gpu and ran_on(generated_rst(app, name).read_text(encoding="utf-8")):
+        return len(recorded[name]), 0
+    return len(recorded[name]) - gpu, gpu
 
 
 def stamp_text(app: Sphinx, name: str) -> str:
@@ -54,9 +62,11 @@ def stamp_text(app: Sphinx, name: str) -> str:
     else:
         where = gettext("from commit {short} ({date})").format(**source)
     sentence = gettext("Verified on torch {torch}, Python {python}, {where}: all {checks} checks of this page passed.")
-    return sentence.format(
-        torch=facts["torch_version"], python=facts["python_version"], where=where, checks=_checks(app, name)
-    )
+    ran, not_run = _checks(app, name)
+    stamp = sentence.format(torch=facts["torch_version"], python=facts["python_version"], where=where, checks=ran)
+    if not_run:
+        stamp += gettext(" Its GPU checks ({gpu}) did not run on this build.").format(gpu=not_run)
+    return stamp
 
 
 def _example_name(app: Sphinx, docname: str) -> str | None:

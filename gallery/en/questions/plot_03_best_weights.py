@@ -328,13 +328,6 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 # To keep the best weights out of GPU memory, ``v.cpu()`` seems enough. On a CPU model it is not a
 # snapshot: ``cpu()`` of a tensor that is already on the CPU returns it as it is, so the dict follows
 # training again. ``v.detach().to("cpu", copy=True)`` copies wherever ``v`` lives.
-#
-# .. admonition:: On a GPU (not executed by this build)
-#    :class: note
-#
-#    This build runs on the CPU only, so nothing in this box is checked by it. For a model on a
-#    GPU, ``v.cpu()`` and ``v.detach().to("cpu", copy=True)`` both make a copy in host memory; the
-#    second line is the one that also copies when the same code runs on the CPU.
 on_cpu = {k: v.cpu() for k, v in model.state_dict().items()}
 copied = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 before = model.weight.detach().clone()
@@ -347,6 +340,22 @@ assert same_storage(on_cpu["weight"], model.weight) and torch.equal(copied["weig
 # sphinx_gallery_start_ignore
 assert not same_storage(copied["weight"], model.weight) and not torch.equal(model.weight, before), "the step ran"
 # sphinx_gallery_end_ignore
+
+# %%
+# .. admonition:: On a GPU
+#    :class: note gpu-box
+#
+#    For a model on a GPU, ``v.cpu()`` and ``v.detach().to("cpu", copy=True)`` both make a copy in
+#    host memory; the second is the one that also copies when the same code runs on the CPU. The
+#    cell below checks this only where torch finds a GPU; the box's title says whether this build did.
+
+if torch.cuda.is_available():
+    gpu_weight = torch.ones(2, device="cuda")
+    on_host, copied_host = gpu_weight.cpu(), gpu_weight.detach().to("cpu", copy=True)
+    gpu_weight.add_(1)
+    print("on_host:", on_host, " copied_host:", copied_host, " gpu_weight:", gpu_weight)
+    assert torch.equal(on_host, torch.ones(2)) and torch.equal(copied_host, torch.ones(2)), "both copy to host"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
 # Conclusion

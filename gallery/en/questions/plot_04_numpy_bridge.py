@@ -238,13 +238,6 @@ assert [record.category for record in caught] == [DeprecationWarning], "np.array
 # Asking for another dtype copies, in both directions. A complex tensor with the conjugate bit
 # set, as ``conj()`` returns it, has no NumPy equivalent: ``numpy()`` raises, and
 # ``numpy(force=True)`` resolves the bit into a copy.
-#
-# .. admonition:: On a GPU (not executed by this build)
-#    :class: note
-#
-#    This build runs on the CPU only, so nothing in this box is checked by it. A CUDA tensor has
-#    no NumPy array over its memory: ``numpy()`` raises and points to ``Tensor.cpu()``, and
-#    ``numpy(force=True)`` copies to host memory.
 wide = torch.as_tensor(array, dtype=torch.float64)
 print("torch.as_tensor(array, dtype=torch.float64) shares:", shares(wide, array))
 print("np.asarray(t, dtype=np.float64) shares:", shares(t, np.asarray(t, dtype=np.float64)))
@@ -268,6 +261,28 @@ except RuntimeError as e:
 else:
     raise AssertionError("np.asarray of a conjugate-bit tensor must raise")
 # sphinx_gallery_end_ignore
+
+# %%
+# .. admonition:: On a GPU
+#    :class: note gpu-box
+#
+#    A CUDA tensor has no NumPy array over its memory: ``numpy()`` raises and points to
+#    ``Tensor.cpu()``, and ``numpy(force=True)`` copies to host memory. The cell below checks this
+#    only where torch finds a GPU; the box's title says whether this build did.
+
+if torch.cuda.is_available():
+    g = torch.tensor([1.0, 2.0, 3.0], device="cuda")
+    try:
+        g.numpy()
+    except TypeError as e:
+        gpu_message = str(e)
+        print(f"{type(e).__name__}: {e}")
+    else:
+        raise AssertionError("numpy() on a CUDA tensor must raise")
+    host = g.numpy(force=True)
+    print("g.numpy(force=True):", host)
+    assert "Tensor.cpu()" in gpu_message and np.array_equal(host, g.cpu().numpy()), "points to cpu(); force copies"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
 # Tensors ``np.asarray`` refuses
@@ -362,6 +377,6 @@ assert torch.equal(w.grad, torch.func.grad(lambda v: (v * torch.tensor([4.0, 5.0
 # ``bfloat16`` tensor has no NumPy dtype at all. On a tensor with the
 # conjugate or the negative bit set, ``numpy()`` and ``np.asarray`` raise and
 # ``numpy(force=True)`` copies. (A GPU tensor is in
-# the box above, which this build does not execute.) Writes through a shared array are
+# the box above.) Writes through a shared array are
 # real writes to the tensor that autograd never hears about. Copy before you
 # write, or make the edit in torch, where the version counter sees it.

@@ -305,12 +305,6 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 #
 # 想把最佳权重放到 GPU 内存之外，``v.cpu()`` 看起来就够了。可对 CPU 上的模型，它不是快照：张量本来就在 CPU 上时，``cpu()``
 # 原样返回它，于是这个字典又会跟着训练变。``v.detach().to("cpu", copy=True)`` 不管 ``v`` 在哪里都会复制。
-#
-# .. admonition:: 在 GPU 上（本次构建未执行）
-#    :class: note
-#
-#    本次构建只在 CPU 上运行，因此框内的内容没有经过检查。模型在 GPU 上时，``v.cpu()`` 和
-#    ``v.detach().to("cpu", copy=True)`` 都会在主机内存里复制一份；同样的代码换到 CPU 上运行时，仍然会复制的只有后者。
 on_cpu = {k: v.cpu() for k, v in model.state_dict().items()}
 copied = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 before = model.weight.detach().clone()
@@ -323,6 +317,21 @@ assert same_storage(on_cpu["weight"], model.weight) and torch.equal(copied["weig
 # sphinx_gallery_start_ignore
 assert not same_storage(copied["weight"], model.weight) and not torch.equal(model.weight, before), "the step ran"
 # sphinx_gallery_end_ignore
+
+# %%
+# .. admonition:: 在 GPU 上
+#    :class: note gpu-box
+#
+#    模型在 GPU 上时，``v.cpu()`` 和 ``v.detach().to("cpu", copy=True)`` 都会在主机内存里复制一份；同样的代码换到 CPU
+#    上运行时，仍然会复制的只有后者。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本次构建是否做了。
+
+if torch.cuda.is_available():
+    gpu_weight = torch.ones(2, device="cuda")
+    on_host, copied_host = gpu_weight.cpu(), gpu_weight.detach().to("cpu", copy=True)
+    gpu_weight.add_(1)
+    print("on_host:", on_host, " copied_host:", copied_host, " gpu_weight:", gpu_weight)
+    assert torch.equal(on_host, torch.ones(2)) and torch.equal(copied_host, torch.ones(2)), "both copy to host"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
 # 小结

@@ -229,12 +229,6 @@ assert [record.category for record in caught] == [DeprecationWarning], "np.array
 #
 # 要求换一种 dtype 就会复制，两个方向都一样。设置了共轭位的复数张量（``conj()`` 返回的就是这种张量）在
 # NumPy 里没有对应物：``numpy()`` 会报错，``numpy(force=True)`` 则先把共轭位落实到一份拷贝里。
-#
-# .. admonition:: 在 GPU 上（本次构建未执行）
-#    :class: note
-#
-#    本次构建只在 CPU 上运行，因此框内的内容没有经过检查。CUDA 张量的内存上没有 NumPy 数组：``numpy()``
-#    会报错，并提示先用 ``Tensor.cpu()``；``numpy(force=True)`` 会复制到主机内存。
 wide = torch.as_tensor(array, dtype=torch.float64)
 print("torch.as_tensor(array, dtype=torch.float64) shares:", shares(wide, array))
 print("np.asarray(t, dtype=np.float64) shares:", shares(t, np.asarray(t, dtype=np.float64)))
@@ -258,6 +252,27 @@ except RuntimeError as e:
 else:
     raise AssertionError("np.asarray of a conjugate-bit tensor must raise")
 # sphinx_gallery_end_ignore
+
+# %%
+# .. admonition:: 在 GPU 上
+#    :class: note gpu-box
+#
+#    CUDA 张量的内存上没有 NumPy 数组：``numpy()`` 会报错，并提示先用 ``Tensor.cpu()``；``numpy(force=True)``
+#    会复制到主机内存。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本次构建是否做了。
+
+if torch.cuda.is_available():
+    g = torch.tensor([1.0, 2.0, 3.0], device="cuda")
+    try:
+        g.numpy()
+    except TypeError as e:
+        gpu_message = str(e)
+        print(f"{type(e).__name__}: {e}")
+    else:
+        raise AssertionError("numpy() on a CUDA tensor must raise")
+    host = g.numpy(force=True)
+    print("g.numpy(force=True):", host)
+    assert "Tensor.cpu()" in gpu_message and np.array_equal(host, g.cpu().numpy()), "points to cpu(); force copies"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
 # ``np.asarray`` 不接受的张量
@@ -342,5 +357,5 @@ assert torch.equal(w.grad, torch.func.grad(lambda v: (v * torch.tensor([4.0, 5.0
 # 对 CPU 上的张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
 # ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。
 # 换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
-# 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框，本次构建没有执行它。）经由共享数组的写入，实实在在地改了张量，autograd
+# 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，autograd
 # 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

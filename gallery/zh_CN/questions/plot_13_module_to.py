@@ -1,0 +1,210 @@
+"""
+.. _questions-module-to:
+
+“张量怎么还在 CPU 上”：``module.to()`` 与 ``tensor.to()``
+=========================================================
+
+.. admonition:: 答案
+   :class: answer
+
+   ``model.to(...)`` 直接改动模型本身，并返回这个模型；``x.to(...)`` 返回转换后的张量，``x``
+   本身保持原样。所以张量那一行要把结果赋回去：
+
+   .. code-block:: python
+
+      model.to(torch.float64)
+      x = x.to(torch.float64)
+
+``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向计算就报错：
+“Tensor on device ... is not on the expected device”，或者“mat1 and mat2 must have the same
+dtype”。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 都自带的第二种设备）复现这个错误，讲清楚
+``tensor.to()`` 在什么情况下原样返回张量本身、``module.to()`` 保留了什么，再看行为相同的
+``.half()``、``.float()`` 和 ``.double()``。
+"""
+
+# %%
+# 全页用到的辅助函数
+# ------------------
+#
+# ``same_storage`` 比较两个张量用的是不是同一块内存。随机种子固定了随机的权重和输入，所以下面的数字每次运行都一样。
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+torch.manual_seed(0)
+model = torch.nn.Linear(2, 1)
+x = torch.randn(4, 2)
+
+# %%
+# 现象
+# ----
+#
+# ``model.to(torch.float64)`` 转换了模型。``x.to(torch.float64)`` 没有赋值，它造出的 float64
+# 副本随手就丢了：``x`` 仍是 float32，前向计算拒绝把两者相乘。
+model.to(torch.float64)
+x.to(torch.float64)
+print("model.weight.dtype:", model.weight.dtype)
+print("x.dtype:", x.dtype)
+try:
+    model(x)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a float64 model must refuse a float32 input")
+# sphinx_gallery_start_ignore
+assert model.weight.dtype == torch.float64 and x.dtype == torch.float32, "the model converted, x not"
+# sphinx_gallery_end_ignore
+
+# %%
+# 换成设备也一样。``meta`` 张量只有形状和 dtype，没有数值，所以在任何机器上都能运行：这里由
+# ``meta`` 扮演 GPU。模型搬过去了，``x`` 还留在 CPU 上。
+model.to("meta")
+x.to("meta")
+print("model.weight.device:", model.weight.device)
+print("x.device:", x.device)
+try:
+    model(x)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a model on meta must refuse an input on the CPU")
+# sphinx_gallery_start_ignore
+assert model.weight.is_meta and x.device.type == "cpu", "the model moved, x stayed on the CPU"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``module.to()`` 改动模块本身并返回它
+# ------------------------------------
+#
+# ``model.to(...)`` 返回的就是调用它的那个模型，所以 ``model = model.to(...)`` 和
+# ``model.to(...)`` 效果相同。改变 dtype 时，参数仍是原来那些 ``Parameter`` 对象，只是背后换了新内存：
+# 调用之前创建的优化器，手里拿的仍是模型的参数。
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+weight, memory = model.weight, model.weight.detach()
+returned = model.to(torch.float64)
+print("returned is model:", returned is model)
+print("model.weight is weight:", model.weight is weight)
+print("same storage:", same_storage(model.weight, memory))
+print("optimizer holds model.weight:", optimizer.param_groups[0]["params"][0] is model.weight)
+assert returned is model and model.weight is weight, "to(dtype) returns the model and keeps its Parameters"
+# sphinx_gallery_start_ignore
+assert weight.dtype == torch.float64 and not same_storage(weight, memory), "new float64 memory"
+assert optimizer.param_groups[0]["params"][0] is model.weight, "the optimizer holds the converted Parameter"
+# sphinx_gallery_end_ignore
+
+# %%
+# 搬到 ``meta`` 上就不一样了：模型换上了新的 ``Parameter`` 对象，旧的留在 CPU 上。搬动之前创建的优化器拿着的是旧参数；
+# 优化器要在搬动之后再创建。
+weight = model.weight
+returned = model.to("meta")
+print("returned is model:", returned is model)
+print("model.weight is weight:", model.weight is weight)
+print("weight.device:", weight.device, " model.weight.device:", model.weight.device)
+assert returned is model and model.weight is not weight, "to('meta') returns the model with new Parameters"
+# sphinx_gallery_start_ignore
+assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and weight.device.type == "cpu"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``tensor.to()`` 返回新张量，或者张量本身
+# ----------------------------------------
+#
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 明确要求复制时，它返回新张量；要求的
+# dtype 和设备正是 ``x`` 现有的，它就返回 ``x`` 本身，同一个对象。下面在各类张量上逐一检查：需要梯度的叶子张量、运算的结果、
+# ``Parameter``、视图、普通张量和推理张量。
+leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+with torch.inference_mode():
+    inference = torch.tensor([1.0, 2.0, 3.0])
+kinds = {
+    "leaf": leaf,
+    "non-leaf": leaf * 2,
+    "Parameter": torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0])),
+    "view": leaf[1:],
+    "plain": torch.tensor([1.0, 2.0, 3.0]),
+    "inference": inference,
+}
+for kind, t in kinds.items():
+    same = {"to(t.dtype)": t.to(t.dtype), 'to("cpu")': t.to("cpu"), "to(float64)": t.to(torch.float64),
+            'to("meta")': t.to("meta"), "to(t.dtype, copy=True)": t.to(t.dtype, copy=True)}  # fmt: skip
+    print(f"{kind:>9}: " + ", ".join(f"{call} is t: {result is t}" for call, result in same.items()))
+    assert [call for call, result in same.items() if result is t] == ["to(t.dtype)", 'to("cpu")'], kind
+# sphinx_gallery_start_ignore
+assert all(t.dtype == torch.float32 and t.device.type == "cpu" for t in kinds.values()), "to() left each t as it was"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``.half()``、``.float()`` 和 ``.double()``
+# ------------------------------------------
+#
+# 它们就是指定了 dtype 的 ``to()``，行为也一样：用在模块上，转换模块并返回它；用在张量上，返回新张量，张量已经是那个
+# dtype 时（对 float32 张量调用 ``.float()``）返回张量本身。
+model = torch.nn.Linear(2, 1)
+calls = {"half": model.half(), "float": model.float(), "double": model.double()}
+print("module:", {name: result is model for name, result in calls.items()})
+t = torch.tensor([1.0, 2.0, 3.0])
+calls = {"half": t.half(), "float": t.float(), "double": t.double()}
+print("tensor:", {name: result is t for name, result in calls.items()})
+assert [name for name, result in calls.items() if result is t] == ["float"], "only float() of float32 is t"
+# sphinx_gallery_start_ignore
+assert all(m is model for m in (model.half(), model.float(), model.double())), "a module's calls return it"
+assert t.dtype == torch.float32, "the tensor calls left t as it was"
+# sphinx_gallery_end_ignore
+
+# %%
+# 解决办法，放进训练循环里验证
+# ----------------------------
+#
+# 模型转换时赋不赋值都行，张量的 ``to()`` 则每一个都要赋值。优化器是在转换之前创建的，照样能训练模型：五步之内损失一路下降。
+torch.manual_seed(0)
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 2), torch.randn(8, 1)
+model.to(torch.float64)
+x = x.to(torch.float64)
+y = y.to(torch.float64)
+losses = []
+for _ in range(5):
+    optimizer.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+print("x.dtype:", x.dtype, " model.weight.dtype:", model.weight.dtype)
+print("losses:", [round(v, 4) for v in losses])
+assert losses == sorted(set(losses), reverse=True), "the optimizer made before to() trains the model"
+# sphinx_gallery_start_ignore
+assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtype == torch.float64
+# sphinx_gallery_end_ignore
+
+# %%
+# .. admonition:: 在 GPU 上
+#    :class: note gpu-box
+#
+#    `Module.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__
+#    原地搬动模型并返回它；和改变 dtype 一样、和搬到 ``meta`` 不同，模型保留原来的 ``Parameter`` 对象。
+#    `Tensor.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__
+#    返回 GPU 上的副本；张量已经在那块 GPU 上时，返回张量本身。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本次构建是否做了。
+
+if torch.cuda.is_available():
+    gpu_model = torch.nn.Linear(2, 1)
+    weight, t = gpu_model.weight, torch.ones(3)
+    print("gpu_model.cuda() is gpu_model:", gpu_model.cuda() is gpu_model)
+    print("gpu_model.weight is weight:", gpu_model.weight is weight, " weight.device:", weight.device)
+    on_gpu = t.cuda()
+    print("t.cuda() is t:", on_gpu is t, " on_gpu.cuda() is on_gpu:", on_gpu.cuda() is on_gpu)
+    assert gpu_model.weight is weight and weight.is_cuda, "model.cuda() keeps its Parameter objects"
+    assert on_gpu is not t and on_gpu.cuda() is on_gpu, "t.cuda() copies; on the GPU, cuda() returns the tensor itself"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
+
+# %%
+# 小结
+# ----
+#
+# ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，结果不接也无妨。同样的调用用在张量上，
+# 什么都不改：它们返回新张量，dtype 和设备都已相符时返回张量本身，只有返回的那个张量才是新的 dtype 或设备。要写成
+# ``x = x.to(...)``。模型搬到 ``meta`` 之后要重新创建优化器：这次搬动给模型换上了新的 ``Parameter`` 对象。

@@ -1,0 +1,161 @@
+"""The GPU box: its checks run only where torch has a GPU, and nothing claims they ran when they did not.
+
+The build of this project has no GPU, so the branch that runs the checks is proven here with fakes: a
+patched ``torch.cuda.is_available`` for the rerun cell, and a captured output holding the mark for the
+title. The branch without a GPU is the real one: every build takes it (the built pages are read in
+tests/test_web_site.py, whose stamp test counts the GPU checks only when they ran).
+"""
+
+import ast
+import textwrap
+import types
+from pathlib import Path
+
+import pytest
+import torch
+
+from sitetools import gpu_rule, pages_asserts
+from sitetools.rerun_checks import GPU_MARK, gpu_lines, rerun_checks
+from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
+
+from tensorcopy_sphinx import gpu_box, notebook_text  # noqa: E402  isort: skip
+
+PAGE = textwrap.dedent(f"""
+    import torch
+
+    assert torch.ones(2).sum() == 2, "a CPU check"
+    if torch.cuda.is_available():
+        t = torch.ones(2)
+        assert t.sum() == 2, "a GPU check"
+        try:
+            t.view(3)
+        except RuntimeError:
+            pass
+        else:
+            raise AssertionError("view(3) of two elements must raise")
+        print({GPU_MARK!r}, "Fake GPU")
+    """)
+
+
+def test_the_manifest_marks_the_checks_of_a_gpu_block_and_only_those():
+    found = pages_asserts.checks(PAGE)
+    assert [check for check in found if check.endswith(pages_asserts.GPU)] == [
+        "assert t.sum() == 2 (GPU)", "raises RuntimeError: t.view(3) (GPU)"]
+    assert "assert torch.ones(2).sum() == 2" in found, "a check outside the block is not marked"
+
+
+def test_an_if_with_an_else_or_another_test_is_no_gpu_block():
+    with_else = "if torch.cuda.is_available():\n    x = 1\nelse:\n    x = 2\n"
+    tree = ast.parse(with_else + "if torch.cuda.is_available() or True:\n    y = 1\n")
+    assert gpu_lines(tree) == set()
+
+
+def test_without_a_gpu_the_rerun_reports_its_checks_as_needing_one_and_does_not_fail(capsys, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    rerun_checks(PAGE, "2.13.0")
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[1:4]] == ["agrees", "no", "no"], lines
+    assert "2 checks need a GPU" in lines[4] and lines[5].startswith("1 agree, 0 differ, 0 not run: 1 claims"), lines
+
+
+def test_a_failing_cpu_check_still_fails_next_to_a_gpu_block(capsys, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(AssertionError, match="1 claims of this page differ"):
+        rerun_checks(PAGE.replace("sum() == 2, \"a CPU check\"", "sum() == 3, \"a CPU check\""), "2.13.0")
+
+
+def test_with_a_gpu_faked_the_gpu_checks_run_and_count(capsys, monkeypatch):
+    """A fake: the GPU block runs on the CPU (its code needs no GPU); this proves the branch's logic only."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    rerun_checks(PAGE, "2.13.0")
+    out = capsys.readouterr().out
+    assert "no GPU" not in out and "3 agree, 0 differ, 0 not run: 3 claims from the page's 3 checks" in out, out
+
+
+def test_a_gpu_block_that_does_not_run_is_not_run_when_the_page_stopped_before_it(capsys, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(AssertionError, match="did not run"):
+        rerun_checks("import torch\nraise ValueError('stop')\n" + PAGE, "2.13.0")
+
+
+RST = textwrap.dedent(f"""
+    .. code-block:: Python
+
+        if torch.cuda.is_available():
+            print({GPU_MARK!r}, torch.cuda.get_device_name())
+
+    .. rst-class:: sphx-glr-script-out
+
+     .. code-block:: none
+
+        {GPU_MARK} Fake GPU 80GB
+    """)
+
+
+def test_the_title_reads_the_printed_mark_and_not_the_code_that_prints_it():
+    assert gpu_box.ran_on(RST) == ["Fake GPU 80GB"]
+    without_output = RST[: RST.index(".. rst-class")]
+    assert gpu_box.ran_on(without_output) == [], "the code line alone is no sign that the block ran"
+
+
+class _App:
+    """Enough of a Sphinx application for the titles: the English edition, whose message ids are its words."""
+
+    config = types.SimpleNamespace(language="en")
+    translator = types.SimpleNamespace(gettext=lambda text: text)
+
+
+def test_the_title_says_executed_only_when_the_mark_was_printed():
+    assert gpu_box.box_title(_App, []) == "On a GPU (not executed by this build)"
+    # A fake GPU-present output: this checks the wording of that branch, not a run on a GPU.
+    assert gpu_box.box_title(_App, gpu_box.ran_on(RST)) == "On a GPU (executed by this build on Fake GPU 80GB)"
+
+
+def test_the_notebook_gets_the_title_the_page_gets():
+    cell = ".. admonition:: On a GPU\n   :class: note gpu-box\n\n   What a GPU does.\n"
+    text = notebook_text.markdown_cell(cell, {}, "page.ipynb", gpu_title="On a GPU (not executed by this build)")
+    assert text.startswith("> **On a GPU (not executed by this build)**"), text
+    plain = ".. admonition:: Note\n   :class: note\n\n   Words.\n"
+    assert notebook_text.markdown_cell(plain, {}, "page.ipynb", gpu_title="x").startswith("> **Note**")
+
+
+GOOD = textwrap.dedent(f'''
+    """
+    Title
+    =====
+    """
+
+    # %%
+    # .. admonition:: On a GPU
+    #    :class: note gpu-box
+    #
+    #    What a GPU does.
+
+    import torch
+
+    if torch.cuda.is_available():
+        assert torch.ones(1, device="cuda").is_cuda, "on the GPU"
+        print({GPU_MARK!r}, torch.cuda.get_device_name())
+    ''')
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    (lambda page: page, None),
+    (lambda page: page.replace(":class: note gpu-box", ":class: note"), "does not follow a GPU box"),
+    (lambda page: page.replace(f"    print({GPU_MARK!r}, torch.cuda.get_device_name())\n", ""), "must end with"),
+    (lambda page: page.replace("if torch.cuda.is_available():", "if torch.cuda.device_count():"), "one GPU block"),
+    (lambda page: page.replace("On a GPU\n", "On a GPU (not executed by this build)\n"), "says whether this build"),
+], ids=["good", "no box", "no mark", "no block", "hand title"])
+def test_the_page_rule_holds_a_gpu_box_to_its_form(tmp_path, change, problem):
+    script = tmp_path / "plot_01_x.py"
+    script.write_text(change(GOOD), encoding="utf-8")
+    found = gpu_rule.check_gpu_boxes(script)
+    assert (not found) if problem is None else any(problem in p for p in found), found
+
+
+def test_every_gpu_box_of_the_gallery_has_its_checks_recorded_as_gpu_checks():
+    recorded = pages_asserts.read_manifest()
+    boxed = {name for name, checks in recorded.items() if any(c.endswith(pages_asserts.GPU) for c in checks)}
+    pages = {pages_asserts.relative_name(p) for p in Path(pages_asserts.GALLERY, "en").rglob("plot_*.py")
+             if "gpu-box" in p.read_text(encoding="utf-8")}  # fmt: skip
+    assert pages and boxed == pages
