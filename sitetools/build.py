@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sitetools import doctests, example_guard, page_rules, pages, pages_asserts, web
+from sitetools import doctests, edition_outputs, example_guard, page_rules, pages, pages_asserts, web
 from sitetools.build_folders import (
     BuildError,
     changes,
@@ -119,9 +119,11 @@ def stage_sources(stage: Path, langs: list[str], only: list[str]) -> Path:
 
 
 def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str, list[str]]) -> None:
-    """Every example ran to its end and its page shows its code and output."""
+    """Every example ran to its end, its page shows its code and output, the editions printed and drew
+    the same, and no page is over the weight limit (:mod:`sitetools.edition_outputs`)."""
     problems = []
     outputs: dict[str, dict[str, list[str]]] = {}
+    built: dict[str, dict[str, Path]] = {}
     for lang in langs:
         done = {p.name.removesuffix(".done") for p in (stage / "records" / lang).glob("*.done")}
         for name in scripts[lang]:
@@ -133,6 +135,7 @@ def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str,
             if not page.exists():
                 problems.append(f"{source} has no page {page.relative_to(out)}")
                 continue
+            built.setdefault(name, {})[lang] = page
             blocks = OUTPUT_BLOCK.findall(page.read_text(encoding="utf-8"))
             if not blocks:
                 problems.append(f"{source}: its page shows no output block")
@@ -148,6 +151,7 @@ def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str,
                     f"(output block {first + 1}): the same code gave two results, so the page is not "
                     f"reproducible (unseeded randomness, an address, a time?) {pages.guide('Printing')}"
                 )
+    problems += edition_outputs.figure_problems(built, reference) + edition_outputs.weight_problems(out)
     if problems:
         raise BuildError(f"{len(problems)} example(s) incomplete or not reproducible:\n  " + "\n  ".join(problems))
 
