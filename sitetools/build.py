@@ -47,6 +47,7 @@ from sitetools import (
     active_content,
     descendants,
     doctests,
+    edition_outputs,
     example_guard,
     page_outputs,
     page_rules,
@@ -149,9 +150,11 @@ def stage_sources(stage: Path, langs: list[str], only: list[str]) -> Path:
 
 
 def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str, list[str]]) -> None:
-    """Every example ran to its end and its page shows its code and output."""
+    """Every example ran to its end, its page shows its code and output, the editions printed and drew
+    the same, and no page is over the weight limit (:mod:`sitetools.edition_outputs`)."""
     problems = []
     outputs: dict[str, dict[str, list[str]]] = {}
+    built: dict[str, dict[str, Path]] = {}
     for lang in langs:
         done = {p.name.removesuffix(".done") for p in (stage / "records" / lang).glob("*.done")}
         for name in scripts[lang]:
@@ -163,6 +166,7 @@ def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str,
             if not page.exists():
                 problems.append(f"{source} has no page {page.relative_to(out)}")
                 continue
+            built.setdefault(name, {})[lang] = page
             blocks = OUTPUT_BLOCK.findall(page.read_text(encoding="utf-8"))
             if not blocks:
                 problems.append(f"{source}: its page shows no output block")
@@ -178,6 +182,7 @@ def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str,
                     f"(output block {first + 1}): the same code gave two results, so the page is not "
                     f"reproducible (unseeded randomness, an address, a time?) {pages.guide('Printing')}"
                 )
+    problems += edition_outputs.figure_problems(built, reference) + edition_outputs.weight_problems(out)
     if problems:
         raise BuildError(f"{len(problems)} example(s) incomplete or not reproducible:\n  " + "\n  ".join(problems))
 

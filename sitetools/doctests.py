@@ -13,6 +13,21 @@ from pathlib import Path
 
 FENCE = re.compile(r"^```\{doctest\}[^\n]*\n(.*?)^```", flags=re.S | re.M)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+#: A directive that turns an example off: its output would be published without being compared.
+SKIP = re.compile(r"doctest:.*[+]SKIP")
+
+
+def skipped(page: Path, shown: str) -> list[str]:
+    """One problem for each example of ``page`` that a ``+SKIP`` directive turns off (the site trims
+    doctest flags, so the reader would see output that no build compared)."""
+    text = page.read_text(encoding="utf-8")
+    return [
+        f"{shown}, line {text.count(chr(10), 0, match.start(1)) + number}: a doctest marked +SKIP; every "
+        "published example runs and its output is compared (see CONTRIBUTING.md, 'Pages in every edition')"
+        for match in FENCE.finditer(text)
+        for number, line in enumerate(match.group(1).splitlines(), start=1)
+        if SKIP.search(line)
+    ]
 
 
 def run_page(page: Path, shown: str) -> tuple[int, list[str]]:

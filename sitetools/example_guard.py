@@ -5,9 +5,14 @@ device, grad mode, deterministic flags, anomaly mode, logging), every random gen
 seed of its own (:func:`fresh_seed`), every warning raised as an error, any ``logging`` record of level
 WARNING or above raised as an error, and a time limit.
 
-After it: the time limit is lifted, the state is compared with the fresh state; a script that left
-any of it changed is named as the culprit (the next page would otherwise fail, or silently print
-something else). Then a completion record is written: the build checks that every script has one,
+While it runs, the lines of the script that execute are recorded (:mod:`sitetools.check_runs`).
+
+After it: the time limit is lifted, the state is compared with the fresh state, settings by value and
+the attributes, modules, loggers, threads, signal handlers and streams of
+:mod:`sitetools.state_fingerprint` by identity; then put back. A script that left any of it changed is
+named as the culprit (the next page would otherwise fail, or silently print something else). A check
+of the script that did not run and hold at least once is refused, with its line. Then a completion
+record is written: the build checks that every script has one,
 so an ``exit()`` or ``os._exit()`` in a cell, which ends the example without an error, cannot pass.
 
 The build passes the record folder and the time limit in environment variables; when they are not
@@ -21,8 +26,11 @@ import logging
 import os
 import random
 import signal
+import sys
 import warnings
 from pathlib import Path
+
+from sitetools import check_runs, state_fingerprint
 
 RECORDS_ENV = "TENSORCOPY_RUN_RECORDS"
 TIMEOUT_ENV = "TENSORCOPY_EXAMPLE_TIMEOUT"
@@ -39,6 +47,10 @@ class ExampleLoggedWarning(Exception):
 
 class ExampleLeftStateChanged(Exception):
     """An example changed global state and did not restore it."""
+
+
+class ExampleCheckDidNotRun(Exception):
+    """A check of an example did not run and hold at least once."""
 
 
 class _RaiseOnWarning(logging.Handler):
@@ -71,6 +83,7 @@ def global_state() -> dict[str, object]:
         "logging root level": root.level,
         "logging root handlers": len(root.handlers),
         "logging disabled": logging.root.manager.disable,
+        **state_fingerprint.settings(),
     }
 
 
@@ -100,9 +113,28 @@ def reset_state(seed: int = 0) -> None:
                            suppress=False, threshold=1000, formatter=None, sign="-", floatmode="maxprec",
                            legacy=False, override_repr=None)  # fmt: skip
     logging.disable(logging.NOTSET)
+    _BASE.setdefault("threads", torch.get_num_threads())
+    if torch.get_num_threads() != _BASE["threads"]:
+        torch.set_num_threads(_BASE["threads"])
     torch.manual_seed(seed)
     random.seed(seed)
     numpy.random.seed(seed)
+
+
+#: The thread count the first example started with: every later example starts with it too.
+_BASE: dict[str, int] = {}
+#: What torch imports on first use, imported before the first example is fingerprinted: an optimizer's
+#: first step imports its compiler stack, which wraps ``torch.manual_seed``, configures loggers of its
+#: own and sets ``TORCHINDUCTOR_CACHE_DIR``. Imported during an example, those would count as its changes.
+WARM_UP = ("torch._dynamo",)
+
+
+def _warm_up() -> None:
+    import importlib
+
+    for name in WARM_UP:
+        if name not in sys.modules:
+            importlib.import_module(name)
 
 
 class _Guard:
@@ -113,10 +145,15 @@ class _Guard:
         self.handler: logging.Handler | None = None
         self.fresh: dict[str, object] = {}
         self.previous_alarm = None
+        self.identities: dict[str, object] = {}
+        self.runs: check_runs.CheckRuns | None = None
+        self.source: str | None = None
 
-    def start(self, script: str) -> None:
+    def start(self, script: str, source: Path | None = None) -> None:
+        _warm_up()
         reset_state(fresh_seed())
         self.fresh = global_state()
+        self.identities = state_fingerprint.fingerprint()
         self.warnings = warnings.catch_warnings()
         self.warnings.__enter__()
         warnings.simplefilter("error")
@@ -129,8 +166,14 @@ class _Guard:
 
         self.previous_alarm = signal.signal(signal.SIGALRM, _timeout)
         signal.setitimer(signal.ITIMER_REAL, limit)
+        self.source, self.runs = None, None
+        if source is not None:
+            self.source = source.read_text(encoding="utf-8")  # as it ran, whatever the script does to the file
+            self.runs = check_runs.CheckRuns(source, self.source)
+            self.runs.start()
 
     def stop(self, script: str) -> None:
+        intact = self.runs.stop() if self.runs is not None else True
         signal.setitimer(signal.ITIMER_REAL, 0)
         if self.previous_alarm is not None:
             signal.signal(signal.SIGALRM, self.previous_alarm)
@@ -138,35 +181,62 @@ class _Guard:
             logging.getLogger().removeHandler(self.handler)
         if self.warnings is not None:
             self.warnings.__exit__(None, None, None)
-        changed = {key: value for key, value in global_state().items() if self.fresh.get(key) != value}
+        now, identities = global_state(), state_fingerprint.fingerprint()
+        state_fingerprint.restore(self.identities)
+        state_fingerprint.restore_settings(self.fresh)
         reset_state()
+        changed = [f"{key} is now {_short(value)}, was {_short(self.fresh.get(key))}"
+                   for key, value in now.items() if self.fresh.get(key) != value]
+        changed += state_fingerprint.differences(self.identities, identities)
         if changed:
-            detail = "; ".join(f"{key} is now {value!r}, was {self.fresh.get(key)!r}" for key, value in changed.items())
+            detail = "; ".join(changed)
             raise ExampleLeftStateChanged(
                 f"{script} left global state changed, so the pages after it would run in another state: "
                 f"{detail}. Restore it in the script (for example with a context manager)."
             )
+        self._check_runs(script, intact)
         records = os.environ.get(RECORDS_ENV)
         if records:
             Path(records).mkdir(parents=True, exist_ok=True)
             (Path(records) / f"{Path(script).name}.done").write_text(json.dumps({"script": script}), encoding="utf-8")
 
+    def _check_runs(self, script: str, intact: bool) -> None:
+        """Refuse the example if a check it reports did not run and hold (:mod:`sitetools.check_runs`)."""
+        if self.runs is None or self.source is None:
+            if os.environ.get(RECORDS_ENV):  # in a build: a script whose checks were not recorded fails
+                raise ExampleCheckDidNotRun(f"{script}: its source was not found, so its checks were not recorded")
+            return
+        missing = check_runs.unheld(self.source, self.runs)
+        if missing:
+            lines = "; ".join(f"line {line}: {text}" for line, text in missing)
+            cause = "" if intact else " (the script replaced the line tracer that records them)"
+            raise ExampleCheckDidNotRun(
+                f"{script}: checks that never ran and held{cause}: {lines}. A check the page reports must run "
+                "on every build (no `if False:`, no function left uncalled, no `except AssertionError`)."
+            )
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
 
 _GUARD = _Guard()
 
 
-def _locate(gallery_conf: dict, fname: str) -> str:
-    """``plot_x.py`` -> ``gallery/<lang>/<part>/plot_x.py``: the source a reader of the log can open."""
+def _locate(gallery_conf: dict, fname: str) -> tuple[str, Path | None]:
+    """``plot_x.py`` -> ``gallery/<lang>/<part>/plot_x.py``, the source a reader of the log can open,
+    and the file that runs."""
     for folder in map(Path, gallery_conf.get("examples_dirs") or []):
         for path in sorted(folder.rglob(fname)):
-            return f"{folder.parent.name}/{folder.name}/{path.relative_to(folder).as_posix()}"
-    return fname
+            return f"{folder.parent.name}/{folder.name}/{path.relative_to(folder).as_posix()}", path
+    return fname, None
 
 
 def reset_torch(gallery_conf: dict, fname: str | None, when: str) -> None:
     """The sphinx-gallery hook (``reset_modules``, order "both"): guard one example's run."""
-    script = _locate(gallery_conf, fname) if fname else "<unknown example>"
+    script, source = _locate(gallery_conf, fname) if fname else ("<unknown example>", None)
     if when == "before":
-        _GUARD.start(script)
+        _GUARD.start(script, source)
     else:
         _GUARD.stop(script)

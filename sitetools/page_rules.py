@@ -12,24 +12,40 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from sitetools import answer_box, gpu_rule, pages, pages_asserts, terms
+from sitetools import (
+    answer_box,
+    check_rules,
+    doctests,
+    edition_citations,
+    gpu_rule,
+    output_rules,
+    pages,
+    pages_asserts,
+    terms,
+)
 from sitetools.editions import CODES, edition
 from sitetools.pages import ROOT
 
 
 def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: bool = True) -> list[str]:
-    """Every page rule for the given editions: layout, parity, the code rules of every script,
-    typography, the answer box that opens every question page (:mod:`sitetools.answer_box`), and (in
-    editions written in Chinese) the terminology of :mod:`sitetools.terms`; then,
+    """Every page rule for the given editions: layout, parity, the code rules of every script (what it
+    prints, what its checks can show, the form of a GPU box), the citations of twin paragraphs, no
+    skipped doctest, typography, the answer box that opens every question page
+    (:mod:`sitetools.answer_box`), and (in editions written in Chinese) the terminology of
+    :mod:`sitetools.terms`; then,
     unless ``manifest`` is false, that every page keeps the checks ``gallery/asserts.json`` records."""
     langs = list(langs)
     problems = [problem for lang in langs for problem in pages.check_layout(lang, root)]
     if len(langs) > 1:
         problems += pages.check_parity(langs, root)
+        problems += edition_citations.check(langs, root)
     for lang in langs:
         for script in pages.gallery_scripts(lang, root / "gallery"):
             problems += pages.check_script(script, root)
             problems += gpu_rule.check_gpu_boxes(script)
+            problems += code_rules(script, root)
+        for page in pages.narrative_pages(lang, root / "docs"):
+            problems += doctests.skipped(page, page.relative_to(root).as_posix())
         problems += pages.check_typography(lang, root)
         problems += answer_box.check_answers(lang, root)
         if edition(lang).cjk:
@@ -37,3 +53,14 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: boo
     if manifest:
         problems += pages_asserts.check_manifest(langs, root / "gallery")
     return problems
+
+
+def code_rules(script: Path, root: Path = ROOT) -> list[str]:
+    """The rules on what a script's code prints (:mod:`sitetools.output_rules`) and on its checks
+    (:mod:`sitetools.check_rules`), each problem naming the file and line."""
+    where = script.relative_to(root).as_posix()
+    source = script.read_text(encoding="utf-8")
+    try:
+        return output_rules.check_source(where, source) + check_rules.check_source(where, source)
+    except SyntaxError:
+        return []  # :func:`sitetools.pages.check_script` reports it, with the file and line

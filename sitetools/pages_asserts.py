@@ -10,6 +10,10 @@ what a reader sees is ``assert`` lines.
 Update the manifest after adding or deliberately removing a check (the command prints what changed)::
 
     python -m sitetools.pages_asserts --update
+
+A *visible claim* is a check recorded without ``(hidden)``: the reader sees it on the page beside the
+prose it backs. The update refuses to move one into a hidden block unless ``--hide`` says that this
+was reviewed (:func:`hidden_claims`).
 """
 
 from __future__ import annotations
@@ -174,12 +178,29 @@ def current(gallery: Path = GALLERY) -> dict[str, list[str]]:
     return {name: sorted(found) for name, found in sorted(pages.items())}
 
 
+def hidden_claims(old: dict[str, list[str]], new: dict[str, list[str]]) -> list[str]:
+    """Visible claims that ``new`` moves into a hidden block: a check recorded in ``old`` without
+    ``(hidden)`` (so a reader saw it beside the prose) and found in ``new`` only with it."""
+    moved = []
+    for name in sorted(set(old) & set(new)):
+        missing, added = compare(new[name], old[name])
+        moved += [f"{name}: {text}" for text in missing if not text.endswith(HIDDEN) and text + HIDDEN in added]
+    return moved
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--update", action="store_true", help=f"rewrite {MANIFEST.relative_to(ROOT)}")
+    parser.add_argument("--hide", action="store_true",
+                        help="allow the update to move visible checks into hidden blocks (a reviewed decision)")
     args = parser.parse_args(argv)
     new = current()
     old = read_manifest() if MANIFEST.exists() else {}
+    moved = hidden_claims(old, new)
+    if moved and not args.hide:
+        print("these visible checks moved into hidden blocks, where a reader no longer sees the claim beside "
+              "its prose; keep them visible, or pass --hide after review:\n" + "\n".join(f"  {m}" for m in moved))
+        return 1
     changes = []
     for name in sorted(set(old) | set(new)):
         missing, added = compare(new.get(name, []), old.get(name, []))

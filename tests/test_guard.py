@@ -5,15 +5,24 @@ named when an example leaves it changed. The slow tier runs the same faults thro
 
 from __future__ import annotations
 
+import builtins
+import io
 import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
 import time
+import types
 import warnings
+from pathlib import Path
 
 import numpy
 import pytest
 import torch
 
-from sitetools import example_guard
+from sitetools import example_guard, state_fingerprint
 
 
 @pytest.fixture
@@ -30,7 +39,12 @@ def guard(monkeypatch):
         pass
 
 
-def test_a_clean_example_passes(guard):
+def test_a_clean_example_passes(monkeypatch):
+    """Started and stopped inside the test: between a fixture's setup and the test, pytest adds log
+    capture handlers to loggers, which the guard would rightly see as a change."""
+    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
+    guard = example_guard._Guard()
+    guard.start("gallery/en/part/plot_00_probe.py")
     torch.ones(2).clone()
     guard.stop("gallery/en/part/plot_00_probe.py")  # raises nothing
 
@@ -128,3 +142,86 @@ def test_every_example_starts_from_seed_zero():
     numpy.random.rand()
     example_guard.reset_state()
     assert (torch.rand(3).tolist(), random.random(), numpy.random.rand()) == expected
+
+
+# --- State compared, not listed: what the review left behind, each named on the page that did it ---
+
+_STOP = threading.Event()
+
+
+def _thread_left_running():
+    _STOP.clear()
+    threading.Thread(target=_STOP.wait, name="probe-thread", daemon=True).start()
+
+
+#: How a page leaves something behind, and the words the guard's message must use for it.
+LEFT_BEHIND = {
+    "Tensor.__str__": (lambda: setattr(torch.Tensor, "__str__", lambda self: "tensor(0.)"), "torch.Tensor.__str__"),
+    "torch.__version__": (lambda: setattr(torch, "__version__", "2.99.0"), "torch.__version__"),
+    "builtins.print": (lambda: setattr(builtins, "print", lambda *a, **k: None), "builtins.print"),
+    "nn.Module method": (lambda: setattr(torch.nn.Module, "state_dict", lambda self: {}), "torch.nn.Module.state_dict"),
+    "new torch attribute": (lambda: setattr(torch, "probe_value", 1), "torch.probe_value set to 1"),
+    "thread count": (lambda: torch.set_num_threads(torch.get_num_threads() + 1), "torch threads is now"),
+    "recursion limit": (lambda: sys.setrecursionlimit(sys.getrecursionlimit() + 7), "recursion limit is now"),
+    "environment": (lambda: os.environ.__setitem__("TENSORCOPY_PROBE", "1"),
+                    "environment variable TENSORCOPY_PROBE set"),
+    "working directory": (lambda: os.chdir(os.path.dirname(os.getcwd()) or "/"), "working directory is now"),
+    "sys.path": (lambda: sys.path.append("probe-folder"), "sys.path is now"),
+    "sys.modules entry": (lambda: sys.modules.__setitem__("json", types.ModuleType("json")), "sys.modules['json']"),
+    "stdout": (lambda: setattr(sys, "stdout", io.StringIO()), "sys.stdout or sys.stderr replaced"),
+    "signal handler": (lambda: signal.signal(signal.SIGUSR1, lambda *a: None), "signal handler of SIGUSR1"),
+    "logger level": (lambda: logging.getLogger("probe.logger").setLevel(logging.ERROR), "logger 'probe.logger'"),
+    "thread left running": (_thread_left_running, "thread 'probe-thread' still running"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(LEFT_BEHIND))
+def test_what_a_page_leaves_behind_is_named_on_that_page_and_put_back(what, monkeypatch):
+    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
+    change, words = LEFT_BEHIND[what]
+    example_guard._warm_up()  # what the first start imports is no change of this test's
+    before_settings, before = example_guard.global_state(), state_fingerprint.fingerprint()
+    guard = example_guard._Guard()
+    guard.start("gallery/en/part/plot_01_leak.py")
+    try:
+        change()
+        left = "plot_01_leak.py left global state changed"
+        with pytest.raises(example_guard.ExampleLeftStateChanged, match=left) as raised:
+            guard.stop("gallery/en/part/plot_01_leak.py")
+        assert words in str(raised.value)
+    finally:
+        _STOP.set()
+    # put back: the next page starts from what this one found (a running thread cannot be ended)
+    if what != "thread left running":
+        assert state_fingerprint.differences(before, state_fingerprint.fingerprint()) == []
+    now = example_guard.global_state()
+    assert {k: v for k, v in now.items() if before_settings[k] != v} == {}
+
+
+def test_a_cache_python_fills_on_first_use_is_not_a_change(monkeypatch):
+    """``torch.save`` of a tensor makes ``copyreg`` cache ``torch.Tensor.__slotnames__``."""
+
+    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
+    if "__slotnames__" in vars(torch.Tensor):
+        monkeypatch.delattr(torch.Tensor, "__slotnames__")
+    guard = example_guard._Guard()
+    guard.start("gallery/en/part/plot_01_copy.py")
+    torch.save(torch.ones(2), io.BytesIO())
+    assert "__slotnames__" in vars(torch.Tensor)
+    guard.stop("gallery/en/part/plot_01_copy.py")  # raises nothing
+
+
+def test_what_torch_imports_on_first_use_is_not_blamed_on_the_page():
+    """An optimizer's first step imports torch's compiler stack, which wraps ``torch.manual_seed``,
+    configures loggers and sets an environment variable: in a fresh interpreter, as in a build, the
+    guard has made those part of the fresh state, so the page that takes the first step is not refused."""
+    code = (
+        "import torch\nfrom sitetools import example_guard\n"
+        "guard = example_guard._Guard()\nguard.start('gallery/en/part/plot_01_step.py')\n"
+        "w = torch.ones(2, requires_grad=True)\nw.sum().backward()\ntorch.optim.SGD([w], lr=0.1).step()\n"
+        "guard.stop('gallery/en/part/plot_01_step.py')\nprint('passed')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TENSORCOPY_", "TORCHINDUCTOR_"))}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                            cwd=Path(__file__).resolve().parents[1], timeout=600)  # fmt: skip
+    assert result.returncode == 0 and result.stdout.strip() == "passed", result.stderr[-3000:]

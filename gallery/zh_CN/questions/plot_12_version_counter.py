@@ -257,9 +257,10 @@ def run(edit, requires_grad):
 
 
 table = {line: (run(edit, False), run(edit, True)) for line, edit in edits.items()}
-print(f"{'line':41} {'values of t change':>18} {'_version moves by':>18} {'same, no_grad leaf':>19}")
-for line, ((changed, moved), (_, moved_no_grad)) in table.items():
-    print(f"{line:41} {str(changed):>18} {moved:>18} {moved_no_grad:>19}")
+table_rows = [("line", "values of t change", "_version moves by", "same, no_grad leaf")]
+table_rows += [(line, str(changed), moved, leaf_moved) for line, ((changed, moved), (_, leaf_moved)) in table.items()]
+for line, changed, moved, moved_no_grad in table_rows:
+    print(f"{line:41} {changed:>18} {moved:>18} {moved_no_grad:>19}")
 
 # %%
 # 凡是改变了 ``t`` 的数值的行，都让计数器加一，只有五个例外：通过 ``.data`` 修改，通过 NumPy

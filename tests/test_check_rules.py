@@ -1,0 +1,91 @@
+"""A check that cannot fail, or whose failure is swallowed, and a hidden block that changes what the
+page shows are refused before anything runs (sitetools/check_rules.py, sitetools/folding.py), naming
+the file and line; the checks the pages really make pass."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from sitetools import check_rules, folding, pages_asserts
+
+WHERE = "gallery/en/part/plot_00_probe.py"
+START, END = "# sphinx_gallery_start_ignore", "# sphinx_gallery_end_ignore"
+
+REFUSED = {
+    "true-or": "assert True or same_storage(a, b)",
+    "or-true": "assert same_storage(a, b) or True",
+    "tuple": 'assert (same_storage(a, b), "shared")',
+    "folded-compare": "assert 1 + 1 == 2",
+    "not-false": "assert not False",
+    "constant-if-expression": "assert same_storage(a, b) if False else 1",
+    "same-name": "assert a is a",
+    "f-string-with-text": 'assert f"{a}!"',
+    "if-false": "if False:\n    assert same_storage(a, b)",
+    "if-zero": "if 0:\n    assert same_storage(a, b)",
+    "while-false": "while False:\n    assert same_storage(a, b)",
+    "except-assertion-error": "try:\n    assert same_storage(a, b)\nexcept AssertionError:\n    pass",
+    "bare-except": "try:\n    assert same_storage(a, b)\nexcept:\n    pass",
+    "except-exception-tuple": "try:\n    assert same_storage(a, b)\nexcept (ValueError, Exception):\n    pass",
+    "suppress": "import contextlib\nwith contextlib.suppress(AssertionError):\n    assert same_storage(a, b)",
+    "hidden-dunder-in-place": f"{START}\na.__iadd__(1)\n{END}",
+    "hidden-out-argument": f"{START}\ntorch.add(a, 1, out=a)\n{END}",
+    "hidden-setattr": f"{START}\nsetattr(a, 'grad', None)\n{END}",
+}
+
+ALLOWED = {
+    "computed": "assert same_storage(a, b)",
+    "attribute-twice": "assert a.data is not a.data",
+    "two-names": "assert a is not b",
+    "must-raise": ("try:\n    a.view(-1, 5)\nexcept RuntimeError as e:\n    print(type(e).__name__)\nelse:\n"
+                   "    raise AssertionError('must raise')"),
+    "visible-dunder": "a.__iadd__(1)",
+    "hidden-plain-check": f"{START}\nassert a.sum() == 3\n{END}",
+}
+
+
+def _source(code: str) -> str:
+    return "import torch\na = torch.ones(3)\nb = a\n\ndef same_storage(x, y):\n    return x is y\n\n" + code + "\n"
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_a_check_that_cannot_fail_or_a_changing_hidden_block_is_refused(name):
+    source = _source(REFUSED[name])
+    problems = check_rules.check_source(WHERE, source)
+    assert problems, f"{name} passed the check rules:\n{source}"
+    assert all(p.startswith(f"{WHERE}, line ") for p in problems)
+    first = source.splitlines().index(REFUSED[name].splitlines()[0]) + 1
+    assert any(int(p.split(", line ")[1].split(":")[0]) >= first for p in problems), problems
+
+
+@pytest.mark.parametrize("name", sorted(ALLOWED))
+def test_a_check_that_can_fail_passes(name):
+    assert check_rules.check_source(WHERE, _source(ALLOWED[name])) == []
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("x", None), ("x or True", True), ("x and False", False), ("(x,)", True), ("()", False),
+    ("not (x or 1)", False), ("x == 1", None), ("'a' + 'b' == 'ab'", True), ("x if y else z", None),
+])  # fmt: skip
+def test_folding_knows_a_truth_only_when_constants_decide_it(expression, expected):
+    assert folding.truth(ast.parse(expression, mode="eval").body) is expected
+
+
+def test_moving_a_visible_check_into_a_hidden_block_is_refused_by_the_update():
+    old = {"part/plot_01": ["assert same_storage(a, b)", "assert x (hidden)"]}
+    moved = {"part/plot_01": ["assert same_storage(a, b) (hidden)", "assert x (hidden)"]}
+    assert pages_asserts.hidden_claims(old, moved) == ["part/plot_01: assert same_storage(a, b)"]
+    revealed = {"part/plot_01": ["assert same_storage(a, b)", "assert x"]}
+    assert pages_asserts.hidden_claims(old, revealed) == []
+
+
+def test_the_update_command_stops_before_writing_a_hidden_claim(monkeypatch, capsys):
+    old = {"part/plot_01": ["assert same_storage(a, b)"]}
+    monkeypatch.setattr(pages_asserts, "read_manifest", lambda path=None: old)
+    now = {"part/plot_01": ["assert same_storage(a, b) (hidden)"]}
+    monkeypatch.setattr(pages_asserts, "current", lambda gallery=None: now)
+    written = []
+    monkeypatch.setattr(pages_asserts.Path, "write_text", lambda self, *a, **k: written.append(self))
+    assert pages_asserts.main(["--update"]) == 1
+    assert "moved into hidden blocks" in capsys.readouterr().out and written == []
