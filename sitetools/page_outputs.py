@@ -150,7 +150,7 @@ def watch(gallery_conf: dict, fname: str | None, when: str) -> None:
     if not os.environ.get(RECORDS_ENV):
         return
 
-    script = _locate(gallery_conf, fname) if fname else "<unknown example>"
+    script = _locate(gallery_conf, fname)[0] if fname else "<unknown example>"
     if when == "before":
         _LEDGER.before(gallery_conf, script)
     else:

@@ -44,7 +44,7 @@ DISARMED = {
 }
 
 
-def _run(tmp_path, code: str) -> tuple[list[tuple[int, str]], bool]:
+def _run(tmp_path, code: str, gpu: bool = False) -> tuple[list[tuple[int, str]], bool]:
     path = tmp_path / "plot_00_runs.py"
     path.write_text(code, encoding="utf-8")
     runs = check_runs.CheckRuns(path, code)
@@ -53,7 +53,7 @@ def _run(tmp_path, code: str) -> tuple[list[tuple[int, str]], bool]:
         exec(compile(code, str(path), "exec"), {"__name__": "__main__"})
     finally:
         intact = runs.stop()
-    return check_runs.unheld(code, runs), intact
+    return check_runs.unheld(code, runs, gpu=gpu), intact
 
 
 def test_a_page_whose_checks_all_ran_and_held_passes(tmp_path):
@@ -69,6 +69,18 @@ def test_a_disarmed_check_is_named_with_its_line(tmp_path, name):
     line, said = missing[-1]
     assert text in said and code.splitlines()[line - 1].lstrip().startswith(("assert", "try")), missing
     assert intact is (name != "tracer-removed")
+
+
+def test_a_gpu_blocks_checks_are_owed_only_where_there_is_a_gpu(tmp_path):
+    """On a build without a GPU the GPU block does not run and its check is not owed (the stamp names it
+    as not run); where torch has a GPU, a check of the block that did not run is named."""
+    code = PAGE + "if torch.cuda.is_available() and False:\n    assert a.sum() == 3, 'not a GPU block'\n"
+    missing, _ = _run(tmp_path, code)
+    assert [said for _, said in missing] == ["assert a.sum() == 3"], missing  # a look-alike stays owed
+    code = PAGE + "if torch.cuda.is_available():\n    assert a.sum() == 3, 'on the GPU'\n"
+    assert _run(tmp_path, code, gpu=False) == ([], True)
+    missing, _ = _run(tmp_path, code, gpu=True)  # this machine has no GPU: the block did not run
+    assert [line for line, _ in missing] == [len(code.splitlines())], missing
 
 
 def test_the_guard_refuses_an_example_whose_check_did_not_run(tmp_path, monkeypatch):

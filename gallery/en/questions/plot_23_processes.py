@@ -34,6 +34,9 @@ wait has a time limit, and every child has ended when the page ends.
 # <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__).
 # ``run`` starts one child, waits for it at most ``TIMEOUT`` seconds, and checks it ended well.
 
+import signal
+from multiprocessing import resource_sharer
+
 import torch
 import torch.multiprocessing as mp
 from torch.utils.data import DataLoader, Dataset
@@ -41,6 +44,7 @@ from torch.utils.data import DataLoader, Dataset
 ctx = mp.get_context("fork")
 TIMEOUT = 10  # seconds; no wait on this page may last longer
 workers = {"multiprocessing_context": ctx, "timeout": TIMEOUT}
+sigchld_before = signal.getsignal(signal.SIGCHLD)
 
 
 def run(target, *args):
@@ -164,8 +168,13 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # ---------------------
 #
 # ``mp.active_children()`` lists the children of this process that are still running. The page
-# leaves none behind.
+# leaves none behind. It also undoes the two things the parent process kept: sending a tensor through
+# a queue started ``multiprocessing``'s listener thread, which hands the tensor's shared memory to the
+# receiver (``resource_sharer.stop()`` ends it), and the ``DataLoader`` with workers installed a
+# ``SIGCHLD`` handler (put back as it was).
 
+resource_sharer.stop()
+signal.signal(signal.SIGCHLD, sigchld_before)
 print("children still running:", mp.active_children())
 assert mp.active_children() == [], "every child process has ended"
 

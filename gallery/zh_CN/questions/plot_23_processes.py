@@ -28,6 +28,9 @@ worker，一个修改继承来的张量的子进程，一个修改经队列收�
 # <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__）。``run``
 # 启动一个子进程，最多等它 ``TIMEOUT`` 秒，并检查它是否正常结束。
 
+import signal
+from multiprocessing import resource_sharer
+
 import torch
 import torch.multiprocessing as mp
 from torch.utils.data import DataLoader, Dataset
@@ -35,6 +38,7 @@ from torch.utils.data import DataLoader, Dataset
 ctx = mp.get_context("fork")
 TIMEOUT = 10  # 秒；本页的每次等待都不超过这个时长
 workers = {"multiprocessing_context": ctx, "timeout": TIMEOUT}
+sigchld_before = signal.getsignal(signal.SIGCHLD)
 
 
 def run(target, *args):
@@ -154,8 +158,12 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # 所有子进程都已退出
 # ------------------
 #
-# ``mp.active_children()`` 列出当前进程仍在运行的子进程。本页不留下任何一个。
+# ``mp.active_children()`` 列出当前进程仍在运行的子进程。本页不留下任何一个。父进程自己多出的两样东西也要还原：经队列发送张量时，
+# ``multiprocessing`` 启动了一个监听线程，负责把张量的共享内存交给接收方，``resource_sharer.stop()`` 让它结束；带 worker 的
+# ``DataLoader`` 装了一个 ``SIGCHLD`` 信号处理函数，这里把原来的放回去。
 
+resource_sharer.stop()
+signal.signal(signal.SIGCHLD, sigchld_before)
 print("children still running:", mp.active_children())
 assert mp.active_children() == [], "every child process has ended"
 
