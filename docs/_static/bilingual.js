@@ -135,7 +135,6 @@
     const button = document.querySelector("button.bilingual-toggle");
     const status = document.querySelector(".bilingual-status");
     if (!button || !status) return;
-    button.hidden = false;
     button.addEventListener("click", () => set(button, status, button.getAttribute("aria-pressed") !== "true", true));
     let saved = null;
     try {
