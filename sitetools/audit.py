@@ -5,9 +5,10 @@
 Without ``--site`` the site is built first into ``build/audit`` with ``SITE_URL`` set to the address it
 is served on, so the absolute canonical and hreflang links are checked as they will be published.
 The site is served on 127.0.0.1, and Lighthouse (npm, pinned in package-lock.json; the system
-Chromium) audits both edition homes, the landing page, one example page per edition and both claims
-ledgers. For each page it prints the four scores, the bytes transferred, the console errors and the
-requests to other hosts, and fails if one is over its budget (:data:`BUDGETS`).
+Chromium) audits the landing page and, in each edition, one page of every type (:data:`PAGE_TYPES`).
+For each page it prints the four scores, the bytes transferred, the blocking time, speed index and
+largest paint, the console errors and the requests to other hosts, and fails if one is over its
+budget (:data:`BUDGETS`).
 """
 
 from __future__ import annotations
@@ -35,13 +36,18 @@ from sitetools.editions import CODES
 ROOT = Path(__file__).resolve().parents[1]
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CHROME_FLAGS = "--headless=new --no-sandbox --disable-gpu --disable-background-networking --disable-component-update"
-#: The pages audited, relative to the site root.
-PAGES = ("", *(f"{code}/{page}" for page in ("index.html", "examples/copying/plot_04_detach.html",
-                                                        "ledger.html") for code in CODES))  # fmt: skip
+#: The pages audited, relative to the site root: the landing page, then one page of each type in every
+#: edition: the home, an example page with figures, a question page, the claims ledger, the behaviour
+#: matrix (long tables) and the examples index (a thumbnail per page).
+PAGE_TYPES = ("index.html", "examples/copying/plot_04_detach.html", "examples/questions/plot_03_best_weights.html",
+              "ledger.html", "matrix.html", "examples/index.html")  # fmt: skip
+PAGES = ("", *(f"{code}/{page}" for page in PAGE_TYPES for code in CODES))
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 #: Lowest score of each category, and the most bytes a page may transfer.
 BUDGETS = {"performance": 0.98, "accessibility": 1.0, "best-practices": 1.0, "seo": 1.0}
 MAX_BYTES = 150 * 1024
+#: Lighthouse's measurements printed beside the scores, to see what costs performance.
+TIMINGS = {"tbt": "total-blocking-time", "si": "speed-index", "lcp": "largest-contentful-paint"}
 
 
 #: Text files a static host (GitHub Pages among them) sends compressed when the browser accepts gzip.
@@ -107,6 +113,8 @@ def figures(result: dict, origin: str) -> dict:
     return {
         **{name: result["categories"][name]["score"] for name in CATEGORIES},
         "bytes": int(audits["total-byte-weight"]["numericValue"]),
+        # What costs the performance score: blocking time, speed index and the largest paint (ms).
+        **{key: int(audits[name]["numericValue"]) for key, name in TIMINGS.items()},
         "console_errors": len(audits["errors-in-console"].get("details", {}).get("items", [])),
         "other_hosts": sorted({url.netloc for url in hosts if url.scheme in ("http", "https") and url.netloc != host}),
         "failed": sorted(f"{name}: {audit['title']}" for name, audit in audits.items()
@@ -127,12 +135,13 @@ def over_budget(page: str, row: dict) -> list[str]:
 
 
 def table(rows: dict[str, dict]) -> str:
-    head = f"{'page':<46} {'perf':>5} {'a11y':>5} {'best':>5} {'seo':>5} {'KB':>7} {'errors':>6}  other hosts"
+    head = (f"{'page':<52} {'perf':>5} {'a11y':>5} {'best':>5} {'seo':>5} {'KB':>7} "
+            f"{'TBT ms':>7} {'SI ms':>6} {'LCP ms':>7} {'errors':>6}  other hosts")  # fmt: skip
     lines = [head, "-" * len(head)]
     for page, row in rows.items():
         scores = " ".join(f"{row[name]:>5.2f}" for name in CATEGORIES)
-        lines.append(f"{page or '/':<46} {scores} {row['bytes'] / 1024:>7.1f} {row['console_errors']:>6}  "
-                     f"{', '.join(row['other_hosts']) or '-'}")  # fmt: skip
+        lines.append(f"{page or '/':<52} {scores} {row['bytes'] / 1024:>7.1f} {row['tbt']:>7} {row['si']:>6} "
+                     f"{row['lcp']:>7} {row['console_errors']:>6}  {', '.join(row['other_hosts']) or '-'}")  # fmt: skip
     return "\n".join(lines)
 
 

@@ -33,7 +33,7 @@ from tests.gallery_tools import (
 )
 
 from tensorcopy_sphinx.download_zips import ENTRY_DATE  # noqa: E402  isort: skip
-from tensorcopy_sphinx.rerun_cell import TAG  # noqa: E402  isort: skip
+from tensorcopy_sphinx.rerun_cell import PY_MARKER, PY_PAGE_CODE, TAG  # noqa: E402  isort: skip
 
 #: One edition is enough (the code is the same in every language); the last one carries non-ASCII text.
 LANG = LANGS[-1]
@@ -121,15 +121,45 @@ def test_the_zipped_download_holds_the_two_downloads_as_they_are(site_dir, scrip
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
 def test_the_notebook_ends_with_the_scripts_rerun_cell(site_dir, script):
-    """Both downloads end with the same rerun cell; the script's is run above, on its own."""
+    """Both downloads end with the same rerun cell, but for where the page's code comes from: the notebook's
+    holds it, the script's reads it from its own file. The script's is run above, on its own."""
     py, notebook = (_download(site_dir, script, suffix) for suffix in (".py", ".ipynb"))
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     assert [cell["cell_type"] for cell in cells if TAG in cell["metadata"].get("tags", [])] == ["markdown", "code"]
     assert cells[-1]["metadata"].get("tags") == [TAG], f"{notebook.name} does not end with its rerun cell"
-    code = "".join(cells[-1]["source"])
-    assert py.read_text(encoding="utf-8").rstrip().endswith(code.rstrip()), (
+    notebook_runner = "".join(cells[-1]["source"]).split("'''", 2)[2]  # after PAGE_CODE = r'''...'''
+    _, marker, py_cell = py.read_text(encoding="utf-8").partition(f"\n{PY_MARKER}\n")
+    assert marker and PY_PAGE_CODE in py_cell, f"{py.name}: no rerun cell reading the page from the file"
+    assert py_cell.split(PY_PAGE_CODE, 1)[1].strip() == notebook_runner.strip(), (
         f"{notebook.name} and {py.name} end with different rerun cells"
     )
+
+
+def _folded(cell: dict) -> bool:
+    return cell["metadata"].get("jupyter", {}).get("source_hidden") is True
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_the_helpers_and_the_rerun_cell_are_out_of_the_readers_way(site_dir, script):
+    """In the notebook the drawing helpers and the rerun cell are folded (JupyterLab and Colab) and no other
+    cell is; in the script the helpers sit between two banners, and the page's code is there only once."""
+    py, notebook = (_download(site_dir, script, suffix) for suffix in (".py", ".ipynb"))
+    code = [cell for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"] if cell["cell_type"] == "code"]
+    rerun = [cell for cell in code if TAG in cell["metadata"].get("tags", [])]
+    harness = [cell for cell in code if "def draw_memory(" in "".join(cell["source"]) and cell not in rerun] + rerun
+    assert [cell for cell in code if _folded(cell)] == harness, f"{notebook.name} folds other cells than the harness"
+    for cell in harness:
+        assert cell["metadata"]["cellView"] == "form", f"{notebook.name}: a folded cell Colab shows unfolded"
+        assert "".join(cell["source"]).startswith("#@title "), f"{notebook.name}: a folded cell without a title"
+    text = py.read_text(encoding="utf-8")
+    banners = re.findall(r"^# ==== .+ ====$", text, flags=re.M)
+    draws = "def draw_memory(" in text
+    assert len(banners) == (2 if draws else 0), f"{py.name} has {len(banners)} banners around its helpers"
+    if draws:
+        helpers = text.split(banners[0], 1)[1].split(banners[1], 1)[0]
+        assert "def draw_memory(" in helpers and "draw_memory(" not in text.split(banners[0], 1)[0]
+    longest = max((line for cell in visible_cells(script) for line in cell.splitlines()), key=len)
+    assert text.count(longest) == 1, f"{py.name} holds the page's code more than once"
 
 
 def test_the_rerun_cell_reports_every_claim_when_torch_differs(site_dir, tmp_path):
@@ -152,7 +182,7 @@ def test_the_downloaded_notebook_holds_the_visible_code_and_checks(site_dir, scr
     assert _has_assert(code), f"the downloaded {download.name} holds no assert: it would check nothing"
     cells = json.loads(download.read_text(encoding="utf-8"))["cells"]
     notebook = [
-        normalise("".join(cell["source"]))
+        normalise(re.sub(r"\A#@title .*\n", "", "".join(cell["source"])))  # Colab's title of a folded cell
         for cell in cells
         if cell["cell_type"] == "code" and TAG not in cell["metadata"].get("tags", [])
     ]

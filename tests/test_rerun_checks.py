@@ -158,3 +158,22 @@ def test_a_page_the_raw_string_cannot_hold_fails_naming_it(tmp_path):
     script.write_text("x = '''a'''\n", encoding="utf-8")
     with pytest.raises(ExtensionError, match="plot_quotes.py"):
         page_code(script)
+
+
+def test_the_scripts_cell_reads_the_page_from_its_own_file_and_holds_no_second_copy(tmp_path):
+    """The ``.py`` download's rerun cell: the page above it is read from the file, up to the cell, and run."""
+    from tensorcopy_sphinx.rerun_cell import PY_MARKER  # isort: skip
+
+    script = tmp_path / "plot_x.py"
+    script.write_text('"""\nTitle\n=====\n"""\n\n# %%\n# Text.\n\nimport torch\nt = torch.zeros(2)\n'
+                      "# sphinx_gallery_start_ignore\nassert t.sum() == 0, 'hidden check'\n"
+                      "# sphinx_gallery_end_ignore\n", encoding="utf-8")  # fmt: skip
+    cell = cell_code(script, in_script=True)
+    assert "hidden check" not in cell and "t = torch.zeros(2)" not in cell, "the cell holds the page a second time"
+    download = tmp_path / "download.py"
+    download.write_text(f"{script.read_text(encoding='utf-8')}\n\n{PY_MARKER}\n# The rerun cell.\n\n{cell}",
+                        encoding="utf-8")  # fmt: skip
+    result = subprocess.run([sys.executable, "-W", "error", str(download)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-2:] == ["  agrees   hidden check", "1 agree, 0 differ, 0 not run: 1 claims "
+                                               "from the page's 1 checks"]  # fmt: skip

@@ -152,7 +152,8 @@ def test_downloads_are_in_the_page_language(site_dir, lang):
         assert py, f"{script_id(script)}: no .py download"
         expected = resolve(script.read_text(encoding="utf-8"), build_versions(), script.name)  # |torch_version|
         source, marker, rerun = py[0].read_text(encoding="utf-8").partition(f"\n\n\n{PY_MARKER}\n")
-        assert source == expected.rstrip() and marker, f"{script_id(script)}: wrong .py download"
+        unmarked = re.sub(r"^# ==== .+ ====\n", "", source, flags=re.M)  # the helpers' banners (download_layout)
+        assert unmarked == expected.rstrip() and marker, f"{script_id(script)}: wrong .py download"
         comments = "".join(line for line in rerun.splitlines() if line.startswith("#"))
         assert bool(re.search("[\u4e00-\u9fff]", comments)) == edition(lang).cjk, (
             f"{script_id(script)}: the rerun cell of the .py download is not written in {lang}"

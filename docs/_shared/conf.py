@@ -26,7 +26,7 @@ for _folder in (ROOT, DOCS / "_ext"):
     if str(_folder) not in sys.path:
         sys.path.insert(0, str(_folder))
 
-from sitetools import web  # noqa: E402  (importable thanks to the lines above)
+from sitetools import colab, web  # noqa: E402  (importable thanks to the lines above)
 from sitetools.editions import edition  # noqa: E402
 
 #: The parts of the gallery (folders of ``gallery/<code>/``), in the order the examples index shows
@@ -44,10 +44,11 @@ def _web_settings(row) -> dict:
     """Settings for reading online: base URL, social tags, 404 page, favicon, source links, the stamp.
 
     ``SITE_URL`` (the published address) gives absolute canonical, hreflang and og:url links; without
-    it the site is for local reading and carries none of them. ``SITE_REPOSITORY`` (and ``SITE_BRANCH``)
-    add "edit this page" and "report a problem" links.
+    it the site is for local reading and carries none of them. ``SITE_REPOSITORY`` (``owner/name`` or
+    its GitHub address; and ``SITE_BRANCH``) adds "edit this page", "report a problem" and "Open in Colab".
     """
     base = web.site_url()
+    repository = colab.repository(os.environ.get("SITE_REPOSITORY", ""))  # owner/name, or ""
     edition_url = web.edition_url(base, row.code) if base else ""
     return {
         "tensorcopy_site_url": base,
@@ -61,7 +62,8 @@ def _web_settings(row) -> dict:
         ],
         "notfound_template": "notfound.html",
         "notfound_urls_prefix": f"{web.site_path(base)}{row.code}/",  # absolute paths: works at any depth
-        "tensorcopy_repository": os.environ.get("SITE_REPOSITORY", ""),
+        "tensorcopy_repository": f"https://github.com/{repository}" if repository else "",
+        "tensorcopy_colab_repository": repository,  # "Open in Colab" on every example page
         "tensorcopy_branch": os.environ.get("SITE_BRANCH", "") or "main",
     }
 
@@ -83,6 +85,7 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.gallery_figures",
             "tensorcopy_sphinx.gallery_html_fixes",
             "tensorcopy_sphinx.language_switch",
+            "tensorcopy_sphinx.bilingual",
             "tensorcopy_sphinx.scrollable_regions",
             "tensorcopy_sphinx.zh_search",
             "tensorcopy_sphinx.claims_ledger",
@@ -94,7 +97,9 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.heading_ids",
             "tensorcopy_sphinx.verified_stamp",
             "tensorcopy_sphinx.gpu_box",
+            "tensorcopy_sphinx.colab_link",
             "tensorcopy_sphinx.rerun_cell",
+            "tensorcopy_sphinx.download_layout",
             "tensorcopy_sphinx.download_zips",
             "tensorcopy_sphinx.torch_links",
             "tensorcopy_sphinx.notebook_text",
@@ -116,6 +121,7 @@ def _site_settings(row) -> dict:
             "**": [
                 "sidebar/brand.html",
                 "language-switch.html",
+                "bilingual-toggle.html",
                 "sidebar/search.html",
                 "sidebar/scroll-start.html",
                 "sidebar/navigation.html",

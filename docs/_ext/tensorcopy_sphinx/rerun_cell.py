@@ -2,8 +2,9 @@
 
 After sphinx-gallery has written a page's ``.py`` and ``.ipynb`` (and before Sphinx copies them as
 downloads), this extension appends one cell to both: the page's code, hidden checks included, as the
-string ``PAGE_CODE``, and :func:`sitetools.rerun_checks.rerun_checks` (its code, without docstring or
-comments), called with the torch version the page was verified on. The cell needs none of the cells
+string ``PAGE_CODE`` (the notebook's holds it; the ``.py``'s reads it from its own file, up to the cell),
+and :func:`sitetools.rerun_checks.rerun_checks` (its code, without docstring or comments), called with
+the torch version the page was verified on. The cell needs none of the cells
 above it, so a reader whose torch fails an ``assert`` half-way can still run it and see every claim.
 Its title and text come from the message catalog (``docs/_locale``), and so do the words of the report
 it prints (``rerun_checks.WORDS``, written into the cell in the page's language); the rest of its code
@@ -62,11 +63,18 @@ def _runner(words: tuple[tuple[str, str], ...]) -> str:
     return ast.unparse(module)
 
 
-def cell_code(script: Path, words: dict[str, str] | None = None) -> str:
-    """The rerun cell of ``script``, reporting in ``words`` (``rerun_checks.WORDS``, English, if None)."""
+#: In the ``.py`` download the page's code is the file itself, up to the rerun cell: the cell reads it from
+#: there instead of holding a second copy of the page (comments and the docstring change nothing in a run).
+PY_PAGE_CODE = f"PAGE_CODE = open(__file__, encoding='utf-8').read().partition({chr(10) + PY_MARKER!r})[0]"
+
+
+def cell_code(script: Path, words: dict[str, str] | None = None, *, in_script: bool = False) -> str:
+    """The rerun cell of ``script``, reporting in ``words`` (``rerun_checks.WORDS``, English, if None); the
+    one of the ``.py`` download (``in_script``) reads the page's code from its own file."""
     torch_version = build_versions()["torch_version"]
     runner = _runner(tuple((words or rerun_checks.WORDS).items()))
-    return f"PAGE_CODE = r'''\n{page_code(script)}'''\n\n\n{runner}\n\n\nrerun_checks(PAGE_CODE, {torch_version!r})\n"
+    page = PY_PAGE_CODE if in_script else f"PAGE_CODE = r'''\n{page_code(script)}'''"
+    return f"{page}\n\n\n{runner}\n\n\nrerun_checks(PAGE_CODE, {torch_version!r})\n"
 
 
 def report_words(app: Sphinx) -> dict[str, str]:
@@ -84,7 +92,8 @@ def _append(app: Sphinx, env, docnames) -> None:
         source = script.read_text(encoding="utf-8")
         if PY_MARKER not in source:
             comment = "\n".join(f"# {line}" for line in (title, "-" * len(title), "", text))
-            script.write_text(f"{source.rstrip()}\n\n\n{PY_MARKER}\n{comment}\n\n{code}", encoding="utf-8")
+            in_script = cell_code(sources / script.relative_to(gallery), words, in_script=True)
+            script.write_text(f"{source.rstrip()}\n\n\n{PY_MARKER}\n{comment}\n\n{in_script}", encoding="utf-8")
         notebook = script.with_suffix(".ipynb")
         if not notebook.is_file():
             raise ExtensionError(f"{notebook.relative_to(gallery)}: sphinx-gallery wrote no notebook for it")

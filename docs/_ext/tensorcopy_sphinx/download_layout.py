@@ -1,0 +1,92 @@
+"""Downloads that read like the page: the drawing helpers and the rerun cell are there, but folded away.
+
+A page that draws carries the drawing helpers (``sitetools/figure_cell.py``, about 120 lines) as one of
+its first code cells, and every download ends with the rerun cell (``tensorcopy_sphinx.rerun_cell``).
+Both must stay, or the download would not run on its own, but neither is what the reader came for.
+After the other extensions have written the downloads (before they are zipped), this one:
+
+- in the notebook, folds both code cells: ``"jupyter": {"source_hidden": true}`` for JupyterLab and
+  Notebook 7, ``"cellView": "form"`` with a ``#@title`` first line for Colab, which then shows the
+  title and runs the hidden code as usual;
+- in the ``.py``, puts a banner line before and after the helpers' code, so a reader sees where they
+  start and where the page's own code goes on (a script cannot call a function defined further down,
+  so they stay where the page needs them; the rerun cell reads the page from the file itself and is
+  short).
+
+The titles are in the page's language (message catalog). A page that draws without a helper cell, or
+a download without its rerun cell, fails the build, naming it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+
+from tensorcopy_sphinx.gallery_figures import HELPERS_MARK, HELPERS_START
+from tensorcopy_sphinx.rerun_cell import PY_MARKER, TAG, TITLE
+from tensorcopy_sphinx.theme_i18n import translated
+
+HELPERS_TITLE = "Drawing helpers (matplotlib): they draw this page's pictures"
+HELPERS_END = "End of the drawing helpers: the page goes on below"
+#: What folds a code cell: JupyterLab's and Notebook 7's key, and Colab's (with a #@title line).
+FOLDED = {"jupyter": {"source_hidden": True}, "cellView": "form"}
+
+
+def is_helpers(source: str) -> bool:
+    return source.lstrip().startswith(HELPERS_START) and HELPERS_MARK in source
+
+
+def fold(cell: dict, title: str) -> None:
+    """Fold a notebook code cell under ``title`` (once: a folded cell is left as it is)."""
+    source = "".join(cell["source"])
+    if not source.startswith("#@title "):
+        cell["source"] = [f"#@title {title}\n{source}"]
+    cell["metadata"] = {**cell.get("metadata", {}), **FOLDED}
+
+
+def fold_notebook(data: dict, helpers_title: str, rerun_title: str, where: str) -> None:
+    code = [cell for cell in data["cells"] if cell["cell_type"] == "code"]
+    rerun = [cell for cell in code if TAG in cell.get("metadata", {}).get("tags", [])]
+    if len(rerun) != 1:
+        raise ExtensionError(f"{where}: expected one rerun cell to fold, found {len(rerun)}")
+    for cell in code:
+        if is_helpers("".join(cell["source"])):
+            fold(cell, helpers_title)
+    fold(rerun[0], rerun_title)
+
+
+def mark_script(text: str, title: str, end: str) -> str:
+    """``text`` (a ``.py`` download) with a banner before and after the helper cell's code."""
+    start = text.find(f"\n{HELPERS_START}\n")
+    if start < 0 or HELPERS_MARK not in text or f"# ==== {title}" in text:
+        return text
+    stop = text.find("\n# %%", start + 1)
+    stop = len(text) if stop < 0 else stop
+    body = text[start + 1:stop].rstrip("\n")
+    return f"{text[:start + 1]}# ==== {title} ====\n{body}\n# ==== {end} ====\n" + text[stop:]
+
+
+def _layout(app: Sphinx, env, docnames) -> None:
+    gallery = Path(app.srcdir) / app.config.sphinx_gallery_conf["gallery_dirs"][0]
+    helpers_title, rerun_title = translated(app, HELPERS_TITLE), translated(app, TITLE)
+    end = translated(app, HELPERS_END)
+    for notebook in sorted(gallery.rglob("plot_*.ipynb")):
+        data = json.loads(notebook.read_text(encoding="utf-8"))
+        fold_notebook(data, helpers_title, rerun_title, str(notebook.relative_to(gallery)))
+        notebook.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    for script in sorted(gallery.rglob("plot_*.py")):
+        text = script.read_text(encoding="utf-8")
+        if PY_MARKER not in text:
+            raise ExtensionError(f"{script.relative_to(gallery)}: the download has no rerun cell")
+        marked = mark_script(text, helpers_title, end)
+        if marked != text:
+            script.write_text(marked, encoding="utf-8")
+
+
+def setup(app: Sphinx) -> dict:
+    app.setup_extension("tensorcopy_sphinx.rerun_cell")
+    app.connect("env-before-read-docs", _layout, priority=800)  # after the rerun cell, before the zips
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

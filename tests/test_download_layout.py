@@ -1,0 +1,63 @@
+"""The downloads' layout (``tensorcopy_sphinx.download_layout``), fast tier: the drawing helpers and the
+rerun cell are folded in the notebook (JupyterLab's and Colab's keys) and marked off in the ``.py``;
+the reader's cells are left as they are. The built downloads are checked in tests/test_downloads.py."""
+
+import pytest
+from sphinx.errors import ExtensionError
+
+from sitetools import figure_cell
+from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
+
+from tensorcopy_sphinx.download_layout import fold_notebook, mark_script  # noqa: E402  isort: skip
+from tensorcopy_sphinx.rerun_cell import TAG  # noqa: E402  isort: skip
+
+HELPERS = figure_cell.__loader__.get_source(figure_cell.__name__)
+HELPERS = HELPERS[HELPERS.index("import matplotlib.pyplot as plt"):]
+
+
+def notebook():
+    code = lambda source, **metadata: {"cell_type": "code", "metadata": metadata, "source": [source],  # noqa: E731
+                                       "outputs": [], "execution_count": None}
+    return {"cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Title"]},
+        code("import torch\na = torch.ones(2)\n"),
+        code(HELPERS),
+        code("draw_memory('a', a=a)\n"),
+        code("PAGE_CODE = r'''x'''\n", tags=[TAG]),
+    ]}  # fmt: skip
+
+
+def test_the_helpers_and_the_rerun_cell_are_folded_for_jupyterlab_and_colab_and_nothing_else():
+    data = notebook()
+    fold_notebook(data, "Drawing helpers", "Rerun", "plot_x.ipynb")
+    cells = data["cells"]
+    for cell, title in ((cells[2], "Drawing helpers"), (cells[4], "Rerun")):
+        assert cell["metadata"]["jupyter"] == {"source_hidden": True}
+        assert cell["metadata"]["cellView"] == "form"
+        assert "".join(cell["source"]).split("\n")[0] == f"#@title {title}"
+    assert cells[4]["metadata"]["tags"] == [TAG], "folding dropped the rerun cell's tag"
+    for cell in (cells[1], cells[3]):
+        assert cell["metadata"] == {} and not "".join(cell["source"]).startswith("#@title")
+    once = [list(cell["source"]) for cell in cells]
+    fold_notebook(data, "Drawing helpers", "Rerun", "plot_x.ipynb")
+    assert [list(cell["source"]) for cell in cells] == once, "a second pass added a second title"
+
+
+def test_a_notebook_without_its_rerun_cell_fails_naming_it():
+    data = notebook()
+    data["cells"].pop()
+    with pytest.raises(ExtensionError, match="plot_x.ipynb"):
+        fold_notebook(data, "Drawing helpers", "Rerun", "plot_x.ipynb")
+
+
+def test_the_script_marks_where_the_helpers_start_and_end_and_keeps_their_code():
+    text = f'"""Title"""\n\n# %%\n# Text.\n\nimport torch\n\n# %%\n# The helpers.\n\n{HELPERS}\n# %%\n# More.\nx = 1\n'
+    marked = mark_script(text, "HELPERS", "END")
+    lines = marked.splitlines()
+    start, end = lines.index("# ==== HELPERS ===="), lines.index("# ==== END ====")
+    assert "\n".join(lines[start + 1 : end]).strip() == HELPERS.strip(), "the helpers' code changed"
+    assert lines[start - 1] == "" and lines[start - 2] == "# The helpers."
+    assert lines[end + 2 :] == ["# %%", "# More.", "x = 1"]
+    assert marked.replace("# ==== HELPERS ====\n", "").replace("# ==== END ====\n", "") == text
+    assert mark_script(marked, "HELPERS", "END") == marked, "a second pass added a second banner"
+    assert mark_script("import torch\n", "HELPERS", "END") == "import torch\n"
