@@ -40,7 +40,7 @@ CHROME_FLAGS = "--headless=new --no-sandbox --disable-gpu --disable-background-n
 #: edition: the home, an example page with figures, a question page, the claims ledger, the behaviour
 #: matrix (long tables) and the examples index (a thumbnail per page).
 PAGE_TYPES = ("index.html", "examples/copying/plot_04_detach.html", "examples/questions/plot_03_best_weights.html",
-              "ledger.html", "matrix.html", "examples/index.html")  # fmt: skip
+              "ledger.html", "matrix.html", "views.html", "saved.html", "examples/index.html")  # fmt: skip
 PAGES = ("", *(f"{code}/{page}" for page in PAGE_TYPES for code in CODES))
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 #: Lowest score of each category, and the most bytes a page may transfer.

@@ -20,7 +20,7 @@ An in-place call on an indexed tensor raises no error and no warning, and ``x`` 
 This page reproduces that with an index tensor and with a mask, checks which index forms give a view
 of ``x`` and which a copy, shows the in-place index methods (``index_put_``, ``index_add_``,
 ``masked_fill_``, ``scatter_``), and what each does with an index that repeats, in a small counting
-loop.
+loop. Every operation that returns a view is measured in the table :doc:`/views`.
 """
 
 # %%

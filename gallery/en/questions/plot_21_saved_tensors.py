@@ -21,7 +21,7 @@ Which in-place edit breaks ``backward()``: what an operation saved
 while the same edit after ``y = a.sin()`` passes. This page reads what each operation saved
 (its input, its output, both or nothing), shows it with ``saved_tensors_hooks``, checks which edit
 breaks ``backward()`` for common operations, and what copying on save, ``torch.utils.checkpoint``
-and ``retain_graph`` change.
+and ``retain_graph`` change. The table :doc:`/saved` measures the same for many more operations.
 """
 
 # %%

@@ -19,7 +19,7 @@
 同样是 ``y += 1``，接在 ``y = a.exp()`` 后面，``backward()`` 会报“modified by an inplace
 operation”；接在 ``y = a.sin()`` 后面却安然无事。本页先读出每个运算保存了什么（输入、输出、两者都有，或者什么都没有），再用
 ``saved_tensors_hooks`` 亲眼看一看，然后逐个检查常见运算：原地修改哪个张量会让 ``backward()``
-报错；最后看保存时复制一份、``torch.utils.checkpoint`` 和 ``retain_graph`` 各自改变了什么。
+报错；最后看保存时复制一份、``torch.utils.checkpoint`` 和 ``retain_graph`` 各自改变了什么。更多运算的实测结果见 :doc:`各操作保存了哪些张量 </saved>`。
 """
 
 # %%
