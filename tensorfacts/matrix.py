@@ -108,7 +108,7 @@ GUIDE: tuple[Advice, ...] = (
             "zh_CN": "要一份与原张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。它有自己的存储和版本计数器"
                 "（推理张量 `a` 根本没有版本计数器），没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
                 "无论是否在 `torch.no_grad()` 下原地修改它，"
-                "`a` 的梯度都不受影响。`with torch.no_grad(): a.clone()` 得到的一行与它完全相同。",
+                "`a` 的梯度都不受影响。表中 `with torch.no_grad(): a.clone()` 那一行与它完全相同。",
         },
         lambda m: _everywhere(
             m, "a.detach().clone()", same_object=False, shares_storage=False,

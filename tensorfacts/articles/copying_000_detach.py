@@ -97,8 +97,8 @@ def _accepted(make_source) -> tuple[list[str], list[str]]:
               "it is such a leaf, not because it was detached; a non-leaf source accepts `set_` and "
               "`transpose_` and refuses only the two resizes.",
         "zh_CN": "文章写成时这是对的：torch 1.12 及以前，对 `.data` 或 `.detach()` 得到的张量执行这些调用会报错"
-                 "“… is not allowed on a Tensor created from .data or .detach()”，`Tensor.detach` 的文档说明"
-                 "直到 2.2 版的文档都还这样写。"
+                 "“… is not allowed on a Tensor created from .data or .detach()”，`Tensor.detach` 的文档"
+                 "直到 2.2 版都还这样写。"
                  "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590)"
                  "（“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。与示例页面一样，"
                  "这里的源张量沿用原文的写法：需要梯度的叶子张量。它拒绝全部四个调用，是因为它是这样的叶子，"

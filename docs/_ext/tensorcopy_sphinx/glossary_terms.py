@@ -24,7 +24,7 @@ from tensorcopy_sphinx.inline import inline_text
 
 WORDS = {
     "en": {"zh": "Chinese", "en": "English", "also": "also typed", "avoid": "not written", "page": "shown on"},
-    "zh_CN": {"zh": "中文术语", "en": "英文术语", "also": "也写作", "avoid": "本站不用", "page": "演示页面"},
+    "zh_CN": {"zh": "中文术语", "en": "英文术语", "also": "相关说法", "avoid": "本站不用", "page": "演示页面"},
 }
 
 

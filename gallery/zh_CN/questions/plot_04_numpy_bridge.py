@@ -228,7 +228,7 @@ assert [record.category for record in caught] == [DeprecationWarning], "np.array
 # -----------------------
 #
 # 要求换一种 dtype 就会复制，两个方向都一样。设置了共轭位的复数张量（``conj()`` 返回的就是这种张量）在
-# NumPy 里没有对应物：``numpy()`` 会报错，``numpy(force=True)`` 则先把共轭位落实到一份拷贝里。
+# NumPy 里没有对应物：``numpy()`` 会报错，``numpy(force=True)`` 则先在一份副本里把共轭实际算出来。
 wide = torch.as_tensor(array, dtype=torch.float64)
 print("torch.as_tensor(array, dtype=torch.float64) shares:", shares(wide, array))
 print("np.asarray(t, dtype=np.float64) shares:", shares(t, np.asarray(t, dtype=np.float64)))
@@ -280,7 +280,7 @@ if torch.cuda.is_available():
 #
 # 只有 NumPy 能原样接受的张量，``np.asarray`` 才会与它共享内存。对需要梯度的张量，它和 ``numpy()``
 # 一样报错；对 ``bfloat16`` 张量也报错（NumPy 没有这种 dtype）；对设置了负号位的张量（``conj().imag``
-# 返回的就是这种张量）同样报错，``numpy(force=True)`` 则会把负号位化解掉，得到一份副本。
+# 返回的就是这种张量）同样报错，``numpy(force=True)`` 则会在一份副本里把取负实际算进数值。
 
 refused = {
     "requires grad": torch.ones(3, requires_grad=True),

@@ -280,7 +280,7 @@ assert table["t = t + 1"][0] == (False, 0), "rebinding must leave the old tensor
 # sphinx_gallery_end_ignore
 
 # %%
-# 最后一个是人们真会拿来处理模型参数的函数，比如配合在一整条扁平向量上工作的优化器。``(p * p).sum()``
+# 最后这个函数在处理模型参数时确实常用，比如配合在一整条扁平向量上工作的优化器。``(p * p).sum()``
 # 保存了 ``p``；``vector_to_parameters`` 之后计数器仍是 0，于是 ``backward()`` 照常运行，用的却是新数值：
 # 得到的梯度是按计算损失时的数值求出的梯度的十倍。
 
@@ -294,8 +294,8 @@ print("p.grad:", p.grad, " expected:", expected)
 assert p._version == 0 and torch.equal(p.grad, 10 * expected), "vector_to_parameters: a wrong gradient, no error"
 
 # %%
-# 融合实现的优化器一步
-# --------------------
+# fused 优化器的一步
+# ------------------
 #
 # fused 优化器（``fused=True``；这里是 ``torch.optim.SGD``，``Adam`` 和 ``AdamW`` 也一样）写入新权重时，
 # 同样不增加计数器。下面的损失在更新之前保存了 ``w``。不用 ``fused`` 时，这一步让计数器加一，
