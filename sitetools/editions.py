@@ -2,7 +2,8 @@
 
 An edition is a row: its code (the folder name under ``docs/`` and ``gallery/`` and the output folder),
 the Sphinx ``language``, the BCP-47 tag used in ``<html lang>`` and ``hreflang``, the name shown in the
-language switch, the site title, and the search options. Looking up an unknown code raises
+language switch, the noun prose names the language with (the 中英对照 button's words; each edition's
+catalog translates it), the site title, and the search options. Looking up an unknown code raises
 :class:`UnknownEdition`; there is no fallback to English anywhere.
 
 Adding a language is one row here plus its texts (its ``docs/<code>/`` and ``gallery/<code>/`` folders
@@ -27,6 +28,7 @@ class Edition:
     sphinx_language: str  #: Sphinx's ``language`` setting
     tag: str  #: BCP-47 tag for ``<html lang>`` and ``hreflang`` (``zh-CN``)
     name: str  #: the language's own name, shown in the language switch
+    noun: str  #: the language as English prose names it ("Chinese"); each catalog translates it (中文)
     title: str  #: the site title in this language
     cjk: bool = False  #: text without spaces between words (line-break joining, search segmentation)
     search_dict: str | None = None  #: jieba user dictionary, relative to the repository root
@@ -38,12 +40,14 @@ class Edition:
 
 #: The editions, in the order the landing page and the language switch list them.
 EDITIONS: tuple[Edition, ...] = (
-    Edition(code="en", sphinx_language="en", tag="en", name="English", title="Tensor copies in PyTorch"),
+    Edition(code="en", sphinx_language="en", tag="en", name="English", noun="English",
+            title="Tensor copies in PyTorch"),
     Edition(
         code="zh_CN",
         sphinx_language="zh_CN",
         tag="zh-CN",
         name="简体中文",
+        noun="Chinese",
         title="PyTorch 张量复制指南",
         cjk=True,
         search_dict="docs/_shared/zh_search_terms.txt",

@@ -169,7 +169,7 @@ SAVED_NOTES: tuple[Advice, ...] = (
                 "`torch.mul(x, c)`, with a `c` that does not, saves only `c`, and `x * 2` saves no tensor that "
                 "the hooks see.",
             "zh_CN": "两个操作数都需要梯度时，`torch.mul`、`torch.div` 和 `torch.matmul` 两个都保存；"
-                "`torch.mul(x, c)` 中的 `c` 不需要梯度，它只保存 `c`；`x * 2` 则没有保存钩子能看到的任何张量。",
+                "`torch.mul(x, c)` 只保存 `c`（`c` 不需要梯度）；`x * 2` 则没有保存钩子能看到的任何张量。",
         },
         lambda t: all(_saves(t, code) == (saved_ops.INPUT, saved_ops.OPERAND)
                       for code in ("torch.mul(x, y)", "torch.div(x, y)", "torch.matmul(x, y)"))

@@ -26,7 +26,8 @@ from tests.claims_tools import (
     zh_search,
 )
 
-FRENCH = editions.Edition(code="fr", sphinx_language="fr", tag="fr", name="Français", title="Copies de tenseurs")
+FRENCH = editions.Edition(code="fr", sphinx_language="fr", tag="fr", name="Français", noun="French",
+                          title="Copies de tenseurs")
 
 
 def shared_conf():

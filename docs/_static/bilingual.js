@@ -112,6 +112,7 @@
 
   async function set(button, status, on, announce) {
     button.setAttribute("aria-pressed", String(on));
+    button.textContent = on ? button.dataset.hide : button.dataset.show; // what pressing it will do
     try {
       localStorage.setItem(KEY, on ? "on" : "off");
     } catch (error) {

@@ -6,8 +6,9 @@ same site and puts its text cell k under this page's text cell k. That is only r
 pages have the same text cells in the same order, so this extension checks it for every example
 page before the build reads a page: each of this edition's gallery scripts must have as many text
 blocks as the same script in every other edition (sphinx-gallery's own parser counts them), else the
-build fails and names the script. The button's words come from the message catalog; a missing
-translation fails the build.
+build fails and names the script. The button's words come from the message catalog, and so does the
+name of the other language in them (英文 on a Chinese page, not the switch's own name English); a
+missing translation fails the build.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
-from sitetools.editions import CODES, edition
+from sitetools.editions import CODES, EDITIONS, edition
 from tensorcopy_sphinx.theme_i18n import translated
 
-#: The button's words and what it announces (docs/_templates/language-switch.html).
+#: The button's words, off and on, and what it announces (docs/_templates/bilingual-toggle.html).
+#: ``{name}`` is the other edition's language as this edition's prose names it (its ``noun``, translated).
 WORDS = (
     "Show the {name} text too",
+    "Hide the {name} text",
     "The {name} text is shown under each paragraph.",
     "The {name} text is hidden.",
     "The two editions of this page differ in structure: the {name} text cannot be shown paragraph by paragraph.",
@@ -53,7 +56,7 @@ def mismatches(gallery: Path, code: str) -> list[str]:
 
 
 def _check(app: Sphinx) -> None:
-    for word in WORDS:
+    for word in (*WORDS, *(row.noun for row in EDITIONS if row.code != edition(app.config.language).code)):
         translated(app, word)
     gallery = Path(app.config.sphinx_gallery_conf["examples_dirs"][0]).parent
     problems = mismatches(gallery, edition(app.config.language).code)

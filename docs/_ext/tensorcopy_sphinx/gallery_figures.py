@@ -56,7 +56,7 @@ def svg_scraper(block, block_vars, gallery_conf) -> str:
 
 
 #: The summary line of the folded helper code, per edition.
-HELPERS_SUMMARY = {"en": "Drawing helpers (click to show)", "zh_CN": "绘图辅助函数（点击展开）"}
+HELPERS_SUMMARY = {"en": "Drawing helpers (click to show)", "zh_CN": "画图用的辅助函数（点击展开）"}
 #: How the helper cell's code block begins, and a line only that cell has.
 HELPERS_START, HELPERS_MARK = "import matplotlib.pyplot as plt", "def draw_memory("
 

@@ -30,6 +30,7 @@ def _links(app: Sphinx, pagename: str, context: dict) -> None:
             "edition": row.code,
             "tag": row.tag,
             "name": row.name,
+            "noun": row.noun,
             "href": f"{outer}{row.code}/{page}",
             "current": row.code == current,
         }

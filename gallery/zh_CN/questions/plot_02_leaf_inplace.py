@@ -171,7 +171,7 @@ def draw_graph(title, root, **leaves):
                 _arrow(ax, boxes[id(node)], boxes[id(child)])
 
 # %%
-# 症状：手写 SGD 的一步
+# 现象：手写 SGD 的一步
 # ---------------------
 #
 # ``w`` 是需要梯度的叶子张量：``backward()`` 把它的梯度存进 ``w.grad``。对 ``L = (w**2).sum()``，梯度是

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``state_dict()`` 返回的张量与模型共享内存，不是快照，所以从它存下的字典会跟着训练变。把每个张量复制一份，恢复时用 ``load_state_dict``：
+   ``state_dict()`` 返回的张量与模型共享内存，不是快照，所以从它存下的字典会随训练而变。把每个张量复制一份，恢复时用 ``load_state_dict``：
 
    .. code-block:: python
 

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``numpy()`` 不接受需要梯度的张量；``detach().numpy()`` 返回的数组与张量共享内存，往数组里写就是改张量，自动求导（autograd）却不知道。只读时先 detach，要写就先复制：
+   ``numpy()`` 不接受需要梯度的张量；``detach().numpy()`` 返回的数组与张量共享内存，往数组里写就是改张量，自动求导（autograd）却不知道。只读时先 ``detach()``，要写就先复制：
 
    .. code-block:: python
 
@@ -173,7 +173,7 @@ def draw_graph(title, root, **leaves):
                 _arrow(ax, boxes[id(node)], boxes[id(child)])
 
 # %%
-# 症状
+# 现象
 # ----
 #
 # 需要梯度的张量不肯转成 NumPy 数组，因为 NumPy 可以在 autograd 之外读写它。

@@ -168,7 +168,7 @@ def draw_graph(title, root, **leaves):
                 _arrow(ax, boxes[id(node)], boxes[id(child)])
 
 # %%
-# 症状
+# 现象
 # ----
 #
 # 对 CPU 上的张量，``a.cpu()`` 无处可搬，于是返回 ``a``。对这份“副本”的原地修改改的就是 ``a``，两个名字显示的版本也相同。

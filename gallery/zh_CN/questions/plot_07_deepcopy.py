@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``copy.deepcopy`` 只复制叶子张量，而这个模块存着一个在梯度模式下由参数算出的张量。把它 detach 之后再存（或放到 ``forward`` 里计算）：
+   ``copy.deepcopy`` 只能复制叶子张量，而这个模块存着一个在梯度模式下由参数算出的张量。把它 detach 之后再存（或放到 ``forward`` 里计算）：
 
    .. code-block:: python
 

@@ -23,8 +23,8 @@ dtype”。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 
 """
 
 # %%
-# 全页用到的辅助函数
-# ------------------
+# 辅助函数
+# --------
 #
 # ``same_storage`` 比较两个张量用的是不是同一块内存。随机种子固定了随机的权重和输入，所以下面的数字每次运行都一样。
 
@@ -44,7 +44,7 @@ x = torch.randn(4, 2)
 # ----
 #
 # ``model.to(torch.float64)`` 转换了模型。``x.to(torch.float64)`` 没有赋值，它造出的 float64
-# 副本随手就丢了：``x`` 仍是 float32，前向计算拒绝把两者相乘。
+# 副本随即被丢弃：``x`` 仍是 float32，前向计算拒绝把两者相乘。
 model.to(torch.float64)
 x.to(torch.float64)
 print("model.weight.dtype:", model.weight.dtype)
@@ -156,8 +156,8 @@ assert t.dtype == torch.float32, "the tensor calls left t as it was"
 # sphinx_gallery_end_ignore
 
 # %%
-# 解决办法，放进训练循环里验证
-# ----------------------------
+# 在训练循环里检验解决办法
+# ------------------------
 #
 # 模型转换时赋不赋值都行，张量的 ``to()`` 则每一个都要赋值。优化器是在转换之前创建的，照样能训练模型：五步之内损失一路下降。
 torch.manual_seed(0)
@@ -205,6 +205,6 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，结果不接也无妨。同样的调用用在张量上，
+# ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，
 # 什么都不改：它们返回新张量，dtype 和设备都已相符时返回张量本身，只有返回的那个张量才是新的 dtype 或设备。要写成
 # ``x = x.to(...)``。模型搬到 ``meta`` 之后要重新创建优化器：这次搬动给模型换上了新的 ``Parameter`` 对象。

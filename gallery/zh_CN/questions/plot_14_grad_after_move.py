@@ -1,8 +1,8 @@
 """
 .. _questions-grad-after-move:
 
-“权重搬到别处之后，``.grad`` 没了”
-==================================
+“搬动之后，权重没有 ``.grad`` 了”
+=================================
 
 .. admonition:: 答案
    :class: answer
@@ -22,8 +22,8 @@ dtype 和 ``meta`` 设备把这三种情况都复现出来，说明梯度去了�
 """
 
 # %%
-# 全页用到的辅助函数
-# ------------------
+# 辅助函数
+# --------
 #
 # ``read_grad`` 读取 ``t.grad``，同时返回读取时触发的警告，这样页面可以把警告展示出来，而不是任它漏出去。``train``
 # 对 ``params`` 跑几步 SGD，返回每一步的损失。随机种子固定了随机的权重，所以下面的数字每次运行都一样。
@@ -104,7 +104,7 @@ else:
     raise AssertionError("an optimizer must refuse a non-leaf tensor")
 
 # %%
-# 在搬动之前创建优化器，它收下的是叶子张量，之后更新的也是这个叶子张量；损失读的却是搬过去的副本，哪一步都不会改动它：损失原地不动。
+# 在搬动之前创建优化器，它收下的是叶子张量，之后更新的也是这个叶子张量；损失读的却是搬过去的副本，哪一步都不会改动它：损失一直不变。
 w = torch.randn(3, requires_grad=True)
 optimizer = torch.optim.SGD([w], lr=0.1)
 w = w.to(torch.float64)
@@ -123,8 +123,8 @@ assert optimizer.param_groups[0]["params"][0] is w.grad_fn.next_functions[0][0].
 # sphinx_gallery_end_ignore
 
 # %%
-# 三种解决办法，逐一用训练检验
-# ----------------------------
+# 用训练逐一检验三种解决办法
+# --------------------------
 #
 # 在一次调用里同时给出 dtype（或设备）和 ``requires_grad=True``：张量一创建就是目标位置上的叶子张量。损失每一步都在下降。
 w = torch.randn(3, dtype=torch.float64, requires_grad=True)

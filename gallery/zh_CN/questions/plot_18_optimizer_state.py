@@ -8,7 +8,7 @@
    :class: answer
 
    优化器拿着创建时交给它的张量：``model.weight = nn.Parameter(...)`` 之后它更新的仍是旧张量，``optimizer.state_dict()``
-   里也是它正在用的状态。解决办法是复制进已有的张量，并用 ``copy.deepcopy`` 存快照：
+   里的状态张量也正是它在用的那些。解决办法是把新数值复制进已有的张量，并用 ``copy.deepcopy`` 存快照：
 
    .. code-block:: python
 
@@ -17,7 +17,7 @@
       optimizer.load_state_dict(copy.deepcopy(best_optimizer))
 
 本页先在一个小训练循环里替换权重，看着损失停住不动；再跟踪优化器的动量：经过 ``state_dict()`` 会怎样，只恢复最佳权重、不恢复动量会怎样，两者一起恢复又会怎样，
-并与训练第一次走过的步子逐一对照。
+并逐步对照第一次训练的过程。
 """
 
 # %%
@@ -25,7 +25,7 @@
 # --------
 #
 # 一个不带偏置的线性模型从四行数据里学习 ``y = 2 x0 - x1``。``train`` 执行若干步 SGD，返回每一步之前的损失。
-# ``same_storage`` 比较两个张量的存储的起始地址。
+# ``same_storage`` 比较两个张量的存储起始地址是否相同。
 
 import copy
 
@@ -54,8 +54,8 @@ def train(model, optimizer, steps):
 # 现象
 # ----
 #
-# 带动量的 SGD 训练三步，损失在下降。接着像重新初始化某一层、或者用赋值加载某一层的代码那样，用一个新的
-# ``nn.Parameter`` 替换掉权重，再继续训练：损失不再变化，新的权重也一直不变。
+# 带动量的 SGD 训练三步，损失在下降。接着模仿重新初始化或用赋值加载某一层的代码，用一个新的
+# ``nn.Parameter`` 替换权重，再继续训练：损失不再变化，新的权重也一直不变。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1, bias=False)
@@ -195,5 +195,5 @@ assert again == weights_only != first_time, "the snapshot loaded without a copy 
 # ----
 #
 # 优化器操作的是交给它的那些张量对象，以及它原地修改的状态张量。给模型新数值要用 ``model.load_state_dict``，
-# 不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两个 state dict 都存下来，
+# 不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两份 ``state_dict()`` 都存下来，
 # 每次加载优化器的快照时，都先重新 ``copy.deepcopy`` 一份。

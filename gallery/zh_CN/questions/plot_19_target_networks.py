@@ -25,8 +25,8 @@
 # 辅助函数
 # --------
 #
-# Q 网络把由 2 个数组成的状态映射为 2 个动作的价值。``td_step`` 在一批固定的数据上做一步 Q 学习：每个价值的目标值是
-# ``reward + 0.9 * max target(next state)``，计算时不求梯度；函数返回这个目标值。``same_storage`` 比较两个张量的存储的起始地址。
+# Q 网络把二维状态映射为两个动作各自的价值。``td_step`` 在一批固定的数据上做一步 Q 学习：每个价值的目标值是
+# ``reward + 0.9 * max target(next state)``，计算时不求梯度；函数返回这个目标值。``same_storage`` 比较两个张量的存储起始地址是否相同。
 
 import copy
 
@@ -57,7 +57,7 @@ def same_storage(a, b):
 # 现象
 # ----
 #
-# 两次同步之间，目标网络应当保持不变，在线网络追的目标值才不会跟着跑。用 ``target = online`` 时，第一个样本的目标值每一步都不一样。
+# 两次同步之间，目标网络应当保持不变，在线网络所追的目标值才不会跟着移动。用 ``target = online`` 时，第一个样本的目标值每一步都不一样。
 
 torch.manual_seed(0)
 online = torch.nn.Linear(2, 2)
@@ -155,7 +155,7 @@ assert not same_storage(soft.weight, online.weight), "the soft copy keeps its ow
 # ---------------------------------
 #
 # ``torch.optim.swa_utils.AveragedModel(net)`` 把 ``net`` 深拷贝到 ``.module`` 里，并添加一个缓冲区 ``n_averaged``。每调用一次
-# ``update_parameters(net)``，就把 ``net`` 的参数计入累积平均（第一次调用直接复制）。缓冲区（例如批归一化的 running mean）不参与平均
+# ``update_parameters(net)``，就把 ``net`` 的参数计入累积平均（第一次调用直接复制）。缓冲区（例如 ``BatchNorm`` 的 ``running_mean``）不参与平均
 # （默认 ``use_buffers=False``）：每次更新都从 ``net`` 复制过来。下面训练三步，再与记下的三个权重的平均值比较。
 
 torch.manual_seed(0)

@@ -1,8 +1,8 @@
 """
 .. _questions-tied-weights:
 
-共享权重：两个键，一个张量
-==========================
+共享权重：``state_dict()`` 的两个键，一个张量
+=============================================
 
 .. admonition:: 答案
    :class: answer
@@ -17,16 +17,16 @@
       self.decoder.weight = self.embedding.weight
 
 本页让解码层与嵌入层共享权重，然后跟着这个权重走一遍 ``state_dict()``、``named_parameters()``、``deepcopy``、``load_state_dict``、
-``torch.save`` 和 ``torch.load``，再训练一步：除了 ``state_dict()``，它们都把它当作一个张量。最后只共享内存，看看这样会坏在哪里。
+``torch.save`` 和 ``torch.load``，再训练一步：除 ``state_dict()`` 外，其余都把这个权重当作一个张量。最后只共享内存，看看这样会坏在哪里。
 """
 
 # %%
 # 辅助函数
 # --------
 #
-# 一个极小的语言模型：词元编号先经过嵌入层，再由权重就是嵌入层权重的解码层变回 5 个词元上的得分。``same_storage``
-# 比较两个张量的存储的起始地址；``saved_storages`` 数出 ``torch.save`` 写了几块存储（每块在它的 zip 归档里占一条 ``data/``
-# 记录），写在内存里，不写磁盘。
+# 一个极小的语言模型：词元编号先经过嵌入层，再经过解码层（其权重就是嵌入层的权重），得到 5 个词元各自的得分。``same_storage``
+# 比较两个张量的存储起始地址是否相同；``saved_storages`` 数出 ``torch.save`` 写了几块存储（每块在它的 zip 归档里占一条 ``data/``
+# 记录）；保存到内存缓冲区，不写磁盘。
 
 import copy
 import io
@@ -63,8 +63,8 @@ tokens, targets = torch.tensor([0, 2, 4, 1]), torch.tensor([2, 4, 1, 3])
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量用的是哪块存储（``S1``、``S2`` ……）
-# 和哪个版本计数器（``C1``、``C2`` ……）。``shared_counters`` 先把一个计数器设成标记值，看哪些张量跟着变，再把所有值放回去，以此找出共享的计数器。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量用的是哪块存储（``S1``、``S2``……）
+# 和哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。``shared_counters`` 先把一个计数器设成标记值，再把所有值放回去，以此找出共享的计数器。
 
 import matplotlib.pyplot as plt
 
@@ -260,7 +260,7 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # ``torch.save`` 只写一块存储，``torch.load`` 保留共享关系
 # --------------------------------------------------------
 #
-# 不管有多少个张量用同一块存储，``torch.save`` 都只写一次：有两个键的 state dict 只写一块存储，与单独保存这个权重一样多，
+# 不管有多少个张量用同一块存储，``torch.save`` 都只写一次：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，
 # 是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。
 
 print("storages written, state_dict():", saved_storages(state))

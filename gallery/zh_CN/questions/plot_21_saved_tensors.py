@@ -8,7 +8,7 @@
    :class: answer
 
    原地操作改动了某个运算保存下来的张量，``backward()`` 才会报错：``exp`` 保存输出，``sin``
-   保存输入，``mul`` 保存两个操作数，``add`` 什么都不保存。解决办法是改在新张量上：
+   保存输入，``mul`` 保存两个操作数，``add`` 什么都不保存。解决办法是不做原地修改，把结果写成新张量：
 
    .. code-block:: python
 
@@ -53,7 +53,11 @@ def breaks(op, edit):
 
 
 # %%
-# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
+# 画图用的辅助函数
+# ----------------
+#
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量用的是哪块存储（``S1``、``S2``……）
+# 和哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。``shared_counters`` 先把一个计数器设成标记值，再把所有值放回去，以此找出共享的计数器。
 
 import matplotlib.pyplot as plt
 
@@ -189,12 +193,12 @@ def draw_graph(title, root, **leaves):
                 _arrow(ax, boxes[id(node)], boxes[id(child)])
 
 # %%
-# 症状
+# 现象
 # ----
 #
 # ``a`` 代表模型里的一个激活值：对权重 ``x`` 做一次运算得到的结果。对 ``exp(a)`` 原地加一，``backward()``
-# 就报错；对 ``sin(a)`` 做同样的事，它却照常运行，算出的梯度也正是按求导公式算出的
-# ``d/dx sum(sin(2x) + 1) = 2 cos(2x)``。
+# 就报错；对 ``sin(a)`` 做同样的事，它却照常运行，梯度也与按求导公式算出的
+# ``d/dx sum(sin(2x) + 1) = 2 cos(2x)`` 一致。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 a = x * 2
@@ -434,5 +438,5 @@ else:
 # 原地操作会不会让 ``backward()`` 报错，取决于之后的运算保存了什么：对上面这些运算，被保存的张量恰好就是改了会报错的那些。``exp``、
 # ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存两个操作数，``add``
 # 什么都不保存。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和
-# ``torch.utils.checkpoint`` 也能让输出被修改，但不复制的钩子会让修改悄悄溜过去。``retain_graph=True``
+# ``torch.utils.checkpoint`` 也允许原地修改输出，但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
 # 把保存的张量留给下一轮，检查也随之保留。怎么读这条报错，见 :ref:`questions-inplace-error`。

@@ -8,7 +8,7 @@
    :class: answer
 
    ``p.grad`` 是同一个张量：之后的 ``backward()`` 会累加进它（除非 ``zero_grad()`` 先把它设成了
-   ``None``），``zero_grad(set_to_none=False)`` 会把它清零，存下来的 ``g = p.grad`` 也跟着变。解决办法是存一份副本：
+   ``None``），``zero_grad(set_to_none=False)`` 会把它原地清零，存下来的 ``g = p.grad`` 也跟着变。解决办法是存一份副本：
 
    .. code-block:: python
 
@@ -17,7 +17,7 @@
 
 训练循环把 ``model.weight.grad`` 存进列表，打算过后再看，结果每一项都一样，常常全是零。本页演示
 ``zero_grad()`` 在默认的 ``set_to_none=True`` 和 ``set_to_none=False`` 两种设置下对 ``p.grad``
-做了什么，``backward()`` 怎样累加进已有的梯度（多个 micro-batch 的梯度累积正是靠这一点），最后在一个小训练循环里，用手推的梯度检验复制这个解决办法。
+做了什么，``backward()`` 怎样累加进已有的梯度（多个 micro-batch 的梯度累积正是靠这一点），最后在一个小训练循环里，用手算的梯度检验“存一份副本”这个解决办法。
 """
 
 # %%
@@ -38,7 +38,11 @@ def by_hand(model, x, y):
 
 
 # %%
-# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
+# 画图用的辅助函数
+# ----------------
+#
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量用的是哪块存储（``S1``、``S2``……）
+# 和哪个版本计数器（``C1``、``C2``……），以及自动求导的计算图。``shared_counters`` 先把一个计数器设成标记值，再把所有值放回去，以此找出共享的计数器。
 
 import matplotlib.pyplot as plt
 
@@ -174,7 +178,7 @@ def draw_graph(title, root, **leaves):
                 _arrow(ax, boxes[id(node)], boxes[id(child)])
 
 # %%
-# 症状
+# 现象
 # ----
 #
 # 训练三步，每一步都把权重的梯度存进 ``grads``，并在这一步的末尾调用
@@ -294,6 +298,6 @@ assert not torch.equal(grads[0], grads[2]), "the steps' gradients differ"
 # ----
 #
 # ``p.grad`` 和别的张量没有两样，``g = p.grad`` 只是给它起了第二个名字。默认的 ``set_to_none=True`` 之下，``zero_grad()``
-# 放开这个张量，下一次 ``backward()`` 另建一个，所以 ``g`` 保留原来的值；``set_to_none=False`` 之下，``zero_grad()``
+# 不再引用这个张量，下一次 ``backward()`` 另建一个，所以 ``g`` 保留原来的值；``set_to_none=False`` 之下，``zero_grad()``
 # 把它清零，``backward()`` 再累加进去。两次 ``backward()`` 之间不调用 ``zero_grad()`` 也是累加，梯度累积就是这样实现的。想留住某一步的梯度，就存
 # ``p.grad.clone()``。

@@ -15,7 +15,7 @@
       dataset.visits.share_memory_()
       loader = DataLoader(dataset, num_workers=1, **workers)
 
-一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用上 worker，就什么也记不下来；交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：一个修改数据集的
+一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用上 worker，计数就一直是 0；交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：一个修改数据集的
 worker，一个修改继承来的张量的子进程，一个修改经队列收到的张量的子进程，最后在两个 epoch 的循环里检验解决办法。每次等待都有时间上限，页面结束时所有子进程都已退出。
 """
 
@@ -78,7 +78,7 @@ class Visits(Dataset):
 
 
 # %%
-# 症状
+# 现象
 # ----
 #
 # 把每一项读一遍。不用 worker（``num_workers=0``）时，读取发生在当前进程里，计数都是 ``1``。用一个
@@ -96,7 +96,7 @@ assert torch.equal(torch.cat(batches), dataset.data) and not dataset.visits.any(
 # fork 出来的子进程改的是自己的副本
 # ---------------------------------
 #
-# fork 出来的子进程一开始与父进程内存相同，但它写过的页就成了它自己的，所以子进程里的修改到不了父进程。``share_memory_()``
+# fork 出来的子进程一开始与父进程内存相同，但它写过的内存页就成了它自己的，所以子进程里的修改到不了父进程。``share_memory_()``
 # 把张量的存储移进共享内存；此后 fork 出来的子进程与父进程写的是同一块内存。
 
 plain = torch.zeros(3)
@@ -112,7 +112,7 @@ assert not plain.any() and torch.equal(shared, torch.ones(3)), "only the shared 
 # ------------------------------------
 #
 # 经 ``torch.multiprocessing`` 的队列发送一个张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。下面的子进程从
-# ``inbox`` 取出 ``sent``，加一，再通过 ``outbox`` 回话；父进程看到了这次修改。
+# ``inbox`` 取出 ``sent``，加一，再通过 ``outbox`` 发回答复；父进程看到了这次修改。
 
 
 def edit_from_queue(inbox, outbox):
@@ -172,5 +172,5 @@ assert mp.active_children() == [], "every child process has ended"
 # ----
 #
 # fork 出来的子进程，包括 ``DataLoader`` 的 worker，拿到的是所有不在共享内存里的张量的副本，它的修改只留在副本里。在共享内存里的张量（由
-# ``share_memory_()`` 移进去，或经 ``torch.multiprocessing`` 的队列发送时放进去）是这些进程共享的一块内存，所以子进程的修改父进程也看得到。worker
+# ``share_memory_()`` 移进去，或经 ``torch.multiprocessing`` 的队列发送时放进去）用的是这些进程共享的同一块内存，所以子进程的修改父进程也看得到。worker
 # 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。

@@ -24,7 +24,7 @@
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量的内存起始地址。
+# ``same_storage`` 比较两个张量的存储起始地址是否相同。
 
 import torch
 from torch.func import functional_call, grad, vmap
@@ -35,7 +35,7 @@ def same_storage(x, y):
 
 
 # %%
-# 症状
+# 现象
 # ----
 #
 # 为普通张量写的代码常常读 ``.data``。放到 ``vmap`` 之下就会报错：函数只运行一次，拿到的是一个代表整批数据每一行的批量张量。
@@ -130,8 +130,8 @@ assert torch.equal(tensors["weight"].grad, batch.sum(0, keepdim=True)), "d/dW su
 # 缓冲区在字典里更新
 # ------------------
 #
-# 训练模式下的 ``BatchNorm1d`` 会原地更新它的 running mean。通过 ``functional_call``
-# 把它的状态复制一份传进去，更新的就是字典里的张量，与调用前是同一个对象；模块自己的 running mean 仍然是零。
+# 训练模式下的 ``BatchNorm1d`` 会原地更新它的 ``running_mean``。通过 ``functional_call``
+# 把它的状态复制一份传进去，更新的就是字典里的张量，与调用前是同一个对象；模块自己的 ``running_mean`` 仍然是零。
 
 norm = torch.nn.BatchNorm1d(3)
 state = {name: t.clone() for name, t in norm.state_dict().items()}
