@@ -7,12 +7,11 @@ The NumPy bridge: "Can't call numpy() on Tensor that requires grad"
 .. admonition:: Answer
    :class: answer
 
-   ``numpy()`` refuses a tensor that requires grad, and the array ``detach().numpy()`` returns shares the tensor's memory: a write into it changes the tensor without autograd noticing. Detach to read; copy before writing:
+   ``numpy()`` refuses a tensor that requires grad, and the array ``detach().numpy()`` returns shares the tensor's memory: a write into it changes the tensor without autograd noticing. Detach to read (``x.detach().numpy()``); copy before writing:
 
    .. code-block:: python
 
-      view = a.detach().numpy()
-      edited = x.numpy().copy()
+      edited = x.detach().numpy().copy()
       edited[0] = 100.0
 
 ``RuntimeError: Can't call numpy() on Tensor that requires grad. Use
@@ -350,13 +349,14 @@ draw_memory("x.numpy()[0] = 100.0; z.sum().backward()", x=x, **{"w.grad": w.grad
 # The fix
 # -------
 #
-# Write into a copy: ``x.numpy().copy()`` is an array of its own, so the
-# tensor autograd saved keeps its values, and the gradient is the one
-# calculus gives.
+# Write into a copy: ``x.detach().numpy().copy()`` is an array of its own,
+# so the tensor autograd saved keeps its values, and the gradient is the one
+# calculus gives. ``x`` does not require grad; ``detach()`` makes the same
+# line work for a tensor that does.
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0])
 z = w * x
-edited = x.numpy().copy()
+edited = x.detach().numpy().copy()
 edited[0] = 100.0
 z.sum().backward()
 print("x:", x, " edited:", edited)
@@ -364,6 +364,7 @@ print("w.grad:", w.grad)
 assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x as it was"
 # sphinx_gallery_start_ignore
 assert torch.equal(w.grad, torch.func.grad(lambda v: (v * torch.tensor([4.0, 5.0, 6.0])).sum())(w.detach()))
+assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor that requires grad"
 # sphinx_gallery_end_ignore
 
 # %%

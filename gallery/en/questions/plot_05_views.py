@@ -7,7 +7,7 @@ Views: which operations share memory, and what writing through them does
 .. admonition:: Answer
    :class: answer
 
-   A view shares its base's memory, and ``expand`` makes several elements one memory location, which a write refuses. ``clone()`` gives each element memory of its own:
+   A view shares its base's memory, and ``expand`` makes several elements one memory location: writes such as ``wide[0] = 1.0``, ``add_`` or ``copy_`` are refused there. ``clone()`` gives each element memory of its own:
 
    .. code-block:: python
 
@@ -254,6 +254,26 @@ assert message.startswith("unsupported operation: more than one element of the w
 # sphinx_gallery_start_ignore
 assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the clone has its own memory"
 # sphinx_gallery_end_ignore
+
+# %%
+# Not every write into an expanded tensor is refused. ``fill_`` writes one value to every element,
+# and ``wide[:, 0] = ...`` writes the first column, whose three elements are three locations: both
+# pass, and change every column, which are one memory. ``add_`` and ``copy_`` would write one
+# location from several elements, and are refused as ``wide[0] = 1.0`` was.
+column = torch.zeros(3, 1)
+wide = column.expand(3, 4)
+wide.fill_(2.0)
+wide[:, 0] = torch.tensor([1.0, 2.0, 3.0])
+print("column:", column.flatten())
+print(wide)
+for name, write in {"add_(1.0)": lambda: wide.add_(1.0), "copy_(ones)": lambda: wide.copy_(torch.ones(3, 4))}.items():
+    try:
+        write()
+    except RuntimeError as e:
+        print(f"wide.{name}: {type(e).__name__}: {str(e).split(':')[0]}")
+    else:
+        raise AssertionError(f"wide.{name} must raise")
+assert torch.equal(column.flatten(), torch.tensor([1.0, 2.0, 3.0])), "fill_ and a column write pass"
 
 # %%
 # The question of `pytorch/pytorch#42726

@@ -7,14 +7,15 @@
 .. admonition:: Answer
    :class: answer
 
-   A tensor made under ``torch.inference_mode()`` is an inference tensor, and outside the mode it cannot be saved for backward. ``clone()`` it outside the mode:
+   A tensor that ``torch.inference_mode()`` creates in new memory is an inference tensor, and outside the mode it cannot be saved for backward. ``clone()`` it outside the mode:
 
    .. code-block:: python
 
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-A tensor made under ``torch.inference_mode()`` is an *inference tensor*, and it refuses some uses
+A tensor that ``torch.inference_mode()`` creates in new memory is an *inference tensor* (a view of
+a normal tensor taken inside the mode is not), and it refuses some uses
 later, outside the mode: "Inference tensors cannot be saved for backward", "Inplace update to
 inference tensor outside InferenceMode is not allowed", "Setting requires_grad=True on inference
 tensor outside InferenceMode is not allowed". This page makes the same tensor three ways, tries each
@@ -204,7 +205,8 @@ def draw_graph(title, root, **leaves):
 # -------------------
 #
 # All three results are out of the graph (``requires_grad`` is ``False``). Only the one made under
-# ``torch.inference_mode()`` is an inference tensor.
+# ``torch.inference_mode()`` is an inference tensor: it was computed there, in new memory. A view of
+# a normal tensor taken inside the mode is not one.
 
 for name, make in ways.items():
     y = make(torch.tensor([1.0, 2.0], requires_grad=True))
@@ -212,6 +214,13 @@ for name, make in ways.items():
     # sphinx_gallery_start_ignore
     assert y.is_inference() == (name == "inference_mode") and not y.requires_grad, f"{name}: unexpected kind"
     # sphinx_gallery_end_ignore
+# sphinx_gallery_start_ignore
+normal = torch.tensor([1.0, 2.0])
+with torch.inference_mode():
+    inside = normal[1:]
+    computed = normal * 2
+assert not inside.is_inference() and computed.is_inference(), "a view taken inside the mode is not an inference tensor"
+# sphinx_gallery_end_ignore
 
 # %%
 # What each one refuses later

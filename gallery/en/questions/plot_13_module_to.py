@@ -16,8 +16,9 @@
       x = x.to(torch.float64)
 
 ``model.to(device)`` works without an assignment, so ``x.to(device)`` looks as if it should too, and
-the next forward pass fails with "Tensor on device ... is not on the expected device" or "mat1 and
-mat2 must have the same dtype". This page reproduces the error with a change of dtype and with the
+the next forward pass fails: with "mat1 and mat2 must have the same dtype", or, for a model on
+``meta``, with "Tensor on device ... is not on the expected device" (on a GPU the message reads
+differently). This page reproduces the error with a change of dtype and with the
 ``meta`` device (a second device every build of torch has), shows exactly when ``tensor.to()`` hands
 back the tensor itself, what ``module.to()`` keeps, and ``.half()``, ``.float()`` and ``.double()``,
 which behave the same way.
@@ -86,7 +87,8 @@ assert model.weight.is_meta and x.device.type == "cpu", "the model moved, x stay
 # ``model.to(...)`` returns the very model it was called on, so ``model = model.to(...)`` and
 # ``model.to(...)`` do the same thing. For a change of dtype the parameters stay the same
 # ``Parameter`` objects, with new memory behind them: an optimizer made before the call still holds
-# the model's parameters.
+# the model's parameters. Its state is not converted, though: convert before the optimizer's first
+# step (see the training loop below).
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 weight, memory = model.weight, model.weight.detach()
@@ -119,8 +121,9 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ----------------------------------------------------------
 #
 # ``x.to(...)`` never changes ``x``. It returns a new tensor when the dtype or the device changes,
-# or when ``copy=True`` asks for one; when the dtype and the device asked for are the ones ``x``
-# already has, it returns ``x`` itself, the same object. We check this on each kind of tensor:
+# or when ``copy=True`` or another ``memory_format`` asks for one; when the dtype and the device
+# asked for are the ones ``x`` already has, and neither is asked for, it returns ``x`` itself, the
+# same object. We check this on each kind of tensor:
 # a leaf that requires grad, a result of an operation, a ``Parameter``, a view, a plain tensor and
 # an inference tensor.
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -141,6 +144,9 @@ for kind, t in kinds.items():
     assert [call for call, result in same.items() if result is t] == ["to(t.dtype)", 'to("cpu")'], kind
 # sphinx_gallery_start_ignore
 assert all(t.dtype == torch.float32 and t.device.type == "cpu" for t in kinds.values()), "to() left each t as it was"
+image = torch.ones(1, 2, 2, 2)
+assert image.to(torch.float32) is image, "to() of a 4-D tensor's own dtype returns it"
+assert image.to(torch.float32, memory_format=torch.channels_last) is not image, "another memory_format copies"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -167,7 +173,8 @@ assert t.dtype == torch.float32, "the tensor calls left t as it was"
 # ---------------------------
 #
 # Convert the model with or without an assignment, and assign every tensor's ``to()``. The optimizer
-# was made before the conversion and still trains the model: the loss falls over five steps.
+# was made before the conversion but had not stepped yet, so it trains the model: the loss falls
+# over five steps.
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -187,6 +194,34 @@ print("losses:", [round(v, 4) for v in losses])
 assert losses == sorted(set(losses), reverse=True), "the optimizer made before to() trains the model"
 # sphinx_gallery_start_ignore
 assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtype == torch.float64
+# sphinx_gallery_end_ignore
+
+# %%
+# Convert before the optimizer's first step, or make the optimizer after converting. An optimizer
+# that has stepped keeps its state in the old dtype: here ``Adam`` steps once in float32, the model
+# is converted, and the next step raises. (SGD with momentum does not raise: its momentum buffer
+# silently stays float32.)
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
+torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
+optimizer.step()
+model.to(torch.float64)
+optimizer.zero_grad()
+torch.nn.functional.mse_loss(model(x), y).backward()
+try:
+    optimizer.step()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("Adam that stepped in float32 must refuse float64 parameters")
+# sphinx_gallery_start_ignore
+norm = torch.nn.LayerNorm(2)
+sgd = torch.optim.SGD(norm.parameters(), lr=0.1, momentum=0.9)
+norm(torch.tensor([[1.0, 2.0]])).sum().backward()
+sgd.step()
+norm.to(torch.float64)
+assert norm.weight.dtype == torch.float64, "the module converted"
+assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's momentum buffer stays float32"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -218,5 +253,6 @@ if torch.cuda.is_available():
 # ``module.to()``, ``.half()``, ``.float()`` and ``.double()`` change a module and return it, so
 # their result may be ignored. On a tensor the same calls change nothing: they return a new tensor,
 # or the tensor itself when its dtype and device already match, and only the returned tensor has
-# the new dtype or device. Write ``x = x.to(...)``. After moving a model to ``meta``, make the
-# optimizer again: that move gives the model new ``Parameter`` objects.
+# the new dtype or device. Write ``x = x.to(...)``. Convert the model before the optimizer's first
+# step; after moving a model to ``meta``, make the optimizer again: that move gives the model new
+# ``Parameter`` objects.

@@ -7,8 +7,8 @@
 .. admonition:: Answer
    :class: answer
 
-   ``torch.randn(3, requires_grad=True).to(...)`` is the result of an operation, not a leaf, so
-   ``backward()`` leaves its ``.grad`` at ``None``. Create the tensor where it will live, or move
+   Moved to another device or floating dtype, ``torch.randn(3, requires_grad=True).to(...)`` is the
+   result of an operation, not a leaf, so ``backward()`` leaves its ``.grad`` at ``None``. Create the tensor where it will live, or move
    it before ``requires_grad_()``:
 
    .. code-block:: python
@@ -166,14 +166,20 @@ assert model.weight.is_leaf and losses == sorted(set(losses), reverse=True), "mo
 assert isinstance(model.weight, torch.nn.Parameter) and model.weight.grad.dtype == torch.float64
 casts = (torch.Tensor.double, torch.Tensor.half)
 assert not any(cast(torch.randn(3, requires_grad=True)).is_leaf for cast in casts), "casts are recorded"
+source = torch.ones(3, requires_grad=True)
+assert source.to("cpu") is source and source.to(torch.float32) is source, "a to() that changes nothing returns the leaf"
+assert not source.to(torch.int64).requires_grad, "a cast to an integer dtype does not require grad"
+with torch.no_grad():
+    assert source.to(torch.float64).is_leaf, "under no_grad the cast is a leaf"
 # sphinx_gallery_end_ignore
 
 # %%
 # Conclusion
 # ----------
 #
-# ``to()``, ``double()`` and the other casts and moves are operations: when they change the dtype or
-# the device of a tensor that requires grad, they return a non-leaf whose ``.grad`` stays ``None``,
+# ``to()``, ``double()`` and the other casts and moves are operations: in grad mode, when they change
+# the device or the floating dtype of a tensor that requires grad, they return a non-leaf whose
+# ``.grad`` stays ``None``,
 # and an optimizer refuses it or updates the tensor it came from. Create the tensor with its
 # ``dtype`` and ``device``, call ``requires_grad_()`` after the move, or move a module with
 # ``module.to()``.

@@ -7,14 +7,14 @@
 .. admonition:: Answer
    :class: answer
 
-   ``x[idx]`` with a list, a tensor or a mask as index returns a copy, so ``x[idx].add_(1)`` edits
+   ``x[idx]`` with a list of integers, a tensor or a mask as index returns a copy, so ``x[idx].add_(1)`` edits
    the copy; an assignment such as ``x[idx] += 1`` writes into ``x``. Assign through the index, and
    where an index may repeat, add with ``index_add_``:
 
    .. code-block:: python
 
       x[idx] += 1
-      counts.index_add_(0, labels, torch.ones(len(labels)))
+      counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
 An in-place call on an indexed tensor raises no error and no warning, and ``x`` stays as it was.
 This page reproduces that with an index tensor and with a mask, checks which index forms give a view
@@ -75,8 +75,8 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # -----------------------------
 #
 # Indexing with integers, slices, ``None`` and ``...`` (basic indexing) returns a view of ``x``, on
-# its storage; an edit of the view is an edit of ``x``. A list, an index tensor or a mask (advanced
-# indexing), alone or next to basic indices, returns a copy. A zero-dimensional integer tensor counts
+# its storage; an edit of the view is an edit of ``x``. A list of integers, an index tensor or a mask
+# (advanced indexing), alone or next to basic indices, returns a copy. A zero-dimensional integer tensor counts
 # as an integer. We check each form below by its storage.
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
@@ -99,6 +99,11 @@ views = [form for form, result in forms.items() if same_storage(result, x)]
 assert views == list(forms)[:7], "basic indexing gives views, advanced indexing copies"
 # sphinx_gallery_start_ignore
 assert all(result._is_view() == (form in views) for form, result in forms.items()), "views are views"
+import warnings
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    assert same_storage(x[[1, slice(None)]], x), "a list holding a slice indexes as a tuple (deprecated): a view"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -155,7 +160,7 @@ copied, assigned, counts = torch.zeros(4), torch.zeros(4), torch.zeros(4)
 for labels in batches:
     copied[labels].add_(1)
     assigned[labels] += 1
-    counts.index_add_(0, labels, torch.ones(len(labels)))
+    counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 expected = torch.bincount(torch.cat(batches), minlength=4).float()
 print("copied[labels].add_(1):", copied)
 print("assigned[labels] += 1: ", assigned)
@@ -172,7 +177,7 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # Conclusion
 # ----------
 #
-# Indexing with integers, slices, ``None`` and ``...`` gives a view; a list, an index tensor or a
-# mask gives a copy, and an in-place method called on that copy leaves ``x`` unchanged. Write
+# Indexing with integers, slices, ``None`` and ``...`` gives a view; a list of integers, an index
+# tensor or a mask gives a copy, and an in-place method called on that copy leaves ``x`` unchanged. Write
 # through the index with an assignment (``x[idx] = v``, ``x[idx] += 1``) or with an in-place index
 # method, and where an index repeats, use ``index_add_`` or ``index_put_(..., accumulate=True)``.

@@ -7,12 +7,11 @@
 .. admonition:: 答案
    :class: answer
 
-   ``numpy()`` 不接受需要梯度的张量；``detach().numpy()`` 返回的数组与张量共享内存，往数组里写就是改张量，自动求导（autograd）却不知道。只读时先 ``detach()``，要写就先复制：
+   ``numpy()`` 不接受需要梯度的张量；``detach().numpy()`` 返回的数组与张量共享内存，往数组里写就是改张量，自动求导（autograd）却不知道。只读时先 detach，即 ``x.detach().numpy()``；要写就先复制：
 
    .. code-block:: python
 
-      view = a.detach().numpy()
-      edited = x.numpy().copy()
+      edited = x.detach().numpy().copy()
       edited[0] = 100.0
 
 对需要梯度的张量调用 ``numpy()``，会得到 ``RuntimeError: Can't call numpy() on Tensor that requires grad. Use
@@ -336,11 +335,12 @@ draw_memory("x.numpy()[0] = 100.0; z.sum().backward()", x=x, **{"w.grad": w.grad
 # 修复
 # ----
 #
-# 写进一份副本：``x.numpy().copy()`` 是一个独立的数组，autograd 保存的张量保持原值，梯度也就是按求导公式算出的结果。
+# 写进一份副本：``x.detach().numpy().copy()`` 是一个独立的数组，autograd 保存的张量保持原值，梯度也就是按求导公式算出的结果。
+# ``x`` 不需要梯度；有了 ``detach()``，同一行代码对需要梯度的张量也能用。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0])
 z = w * x
-edited = x.numpy().copy()
+edited = x.detach().numpy().copy()
 edited[0] = 100.0
 z.sum().backward()
 print("x:", x, " edited:", edited)
@@ -348,6 +348,7 @@ print("w.grad:", w.grad)
 assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x as it was"
 # sphinx_gallery_start_ignore
 assert torch.equal(w.grad, torch.func.grad(lambda v: (v * torch.tensor([4.0, 5.0, 6.0])).sum())(w.detach()))
+assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor that requires grad"
 # sphinx_gallery_end_ignore
 
 # %%

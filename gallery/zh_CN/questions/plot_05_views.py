@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   视图与基张量共享内存，``expand`` 又让几个元素落在同一个内存位置上，往这样的张量里写会被拒绝。``clone()`` 让每个元素有自己的内存：
+   视图与基张量共享内存，``expand`` 又让几个元素落在同一个内存位置上：``wide[0] = 1.0``、``add_``、``copy_`` 这类写入会被拒绝。``clone()`` 让每个元素有自己的内存：
 
    .. code-block:: python
 
@@ -243,6 +243,25 @@ assert message.startswith("unsupported operation: more than one element of the w
 # sphinx_gallery_start_ignore
 assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the clone has its own memory"
 # sphinx_gallery_end_ignore
+
+# %%
+# 并非每种写入都会被拒绝。``fill_`` 给每个元素写同一个值；``wide[:, 0] = ...`` 写的是第一列，这一列的三个元素是三个不同的位置：
+# 两者都能执行，而且每一列都跟着变，因为各列本是同一块内存。``add_`` 和 ``copy_`` 会从几个元素往同一个位置写，和刚才的
+# ``wide[0] = 1.0`` 一样被拒绝。
+column = torch.zeros(3, 1)
+wide = column.expand(3, 4)
+wide.fill_(2.0)
+wide[:, 0] = torch.tensor([1.0, 2.0, 3.0])
+print("column:", column.flatten())
+print(wide)
+for name, write in {"add_(1.0)": lambda: wide.add_(1.0), "copy_(ones)": lambda: wide.copy_(torch.ones(3, 4))}.items():
+    try:
+        write()
+    except RuntimeError as e:
+        print(f"wide.{name}: {type(e).__name__}: {str(e).split(':')[0]}")
+    else:
+        raise AssertionError(f"wide.{name} must raise")
+assert torch.equal(column.flatten(), torch.tensor([1.0, 2.0, 3.0])), "fill_ and a column write pass"
 
 # %%
 # `pytorch/pytorch#42726 <https://github.com/pytorch/pytorch/issues/42726>`__ 的疑问：同样是

@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``torch.inference_mode()`` 下创建的是推理张量，离开推理模式后不能被保存用于反向传播。在推理模式之外对它调用 ``clone()``：
+   在 ``torch.inference_mode()`` 下新分配内存创建的是推理张量，离开推理模式后不能被保存用于反向传播。在推理模式之外对它调用 ``clone()``：
 
    .. code-block:: python
 
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-在 ``torch.inference_mode()`` 下得到的张量是“推理张量”（inference tensor），离开这个模式后，有些用法它会拒绝：“Inference
+在 ``torch.inference_mode()`` 下新分配内存创建的张量是“推理张量”（inference tensor；在推理模式中对普通张量取的视图不是），离开这个模式后，有些用法它会拒绝：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
 not allowed”“Setting requires_grad=True on inference tensor outside InferenceMode is not
 allowed”。本页用三种方式得到同一个张量，对每一个逐一尝试这些用法，再用 ``clone()``
@@ -201,7 +201,7 @@ def draw_graph(title, root, **leaves):
 # ------------------
 #
 # 三个结果都脱离了计算图（``requires_grad`` 为 ``False``），只有 ``torch.inference_mode()``
-# 下得到的那个是推理张量。
+# 下得到的那个是推理张量：它是在推理模式中计算出来的，用的是新内存。在推理模式中对普通张量取的视图则不是推理张量。
 
 for name, make in ways.items():
     y = make(torch.tensor([1.0, 2.0], requires_grad=True))
@@ -209,6 +209,13 @@ for name, make in ways.items():
     # sphinx_gallery_start_ignore
     assert y.is_inference() == (name == "inference_mode") and not y.requires_grad, f"{name}: unexpected kind"
     # sphinx_gallery_end_ignore
+# sphinx_gallery_start_ignore
+normal = torch.tensor([1.0, 2.0])
+with torch.inference_mode():
+    inside = normal[1:]
+    computed = normal * 2
+assert not inside.is_inference() and computed.is_inference(), "a view taken inside the mode is not an inference tensor"
+# sphinx_gallery_end_ignore
 
 # %%
 # 之后各自拒绝什么

@@ -15,9 +15,9 @@
       model.to(torch.float64)
       x = x.to(torch.float64)
 
-``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向计算就报错：
-“Tensor on device ... is not on the expected device”，或者“mat1 and mat2 must have the same
-dtype”。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 都自带的第二种设备）复现这个错误，讲清楚
+``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向计算就报错：“mat1 and mat2
+must have the same dtype”；模型在 ``meta`` 上时则是“Tensor on device ... is not on the expected
+device”（在 GPU 上报错的措辞不同）。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 都自带的第二种设备）复现这个错误，讲清楚
 ``tensor.to()`` 在什么情况下原样返回张量本身、``module.to()`` 保留了什么，再看行为相同的
 ``.half()``、``.float()`` 和 ``.double()``。
 """
@@ -82,7 +82,7 @@ assert model.weight.is_meta and x.device.type == "cpu", "the model moved, x stay
 #
 # ``model.to(...)`` 返回的就是调用它的那个模型，所以 ``model = model.to(...)`` 和
 # ``model.to(...)`` 效果相同。改变 dtype 时，参数仍是原来那些 ``Parameter`` 对象，只是背后换了新内存：
-# 调用之前创建的优化器，手里拿的仍是模型的参数。
+# 调用之前创建的优化器，手里拿的仍是模型的参数。不过优化器的状态不会跟着转换：要在优化器第一次 step 之前转换模型（见下面的训练循环）。
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 weight, memory = model.weight, model.weight.detach()
@@ -114,8 +114,9 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``tensor.to()`` 返回新张量，或者张量本身
 # ----------------------------------------
 #
-# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 明确要求复制时，它返回新张量；要求的
-# dtype 和设备正是 ``x`` 现有的，它就返回 ``x`` 本身，同一个对象。下面在各类张量上逐一检查：需要梯度的叶子张量、运算的结果、
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 或另一种 ``memory_format``
+# 要求复制时，它返回新张量；要求的 dtype 和设备正是 ``x`` 现有的，又没有提这两种要求，它就返回 ``x``
+# 本身，同一个对象。下面在各类张量上逐一检查：需要梯度的叶子张量、运算的结果、
 # ``Parameter``、视图、普通张量和推理张量。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
@@ -135,6 +136,9 @@ for kind, t in kinds.items():
     assert [call for call, result in same.items() if result is t] == ["to(t.dtype)", 'to("cpu")'], kind
 # sphinx_gallery_start_ignore
 assert all(t.dtype == torch.float32 and t.device.type == "cpu" for t in kinds.values()), "to() left each t as it was"
+image = torch.ones(1, 2, 2, 2)
+assert image.to(torch.float32) is image, "to() of a 4-D tensor's own dtype returns it"
+assert image.to(torch.float32, memory_format=torch.channels_last) is not image, "another memory_format copies"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -159,7 +163,7 @@ assert t.dtype == torch.float32, "the tensor calls left t as it was"
 # 在训练循环里检验解决办法
 # ------------------------
 #
-# 模型转换时赋不赋值都行，张量的 ``to()`` 则每一个都要赋值。优化器是在转换之前创建的，照样能训练模型：五步之内损失一路下降。
+# 模型转换时赋不赋值都行，张量的 ``to()`` 则每一个都要赋值。优化器是在转换之前创建的，但那时还没有 step 过，所以照样能训练模型：五步之内损失一路下降。
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -179,6 +183,32 @@ print("losses:", [round(v, 4) for v in losses])
 assert losses == sorted(set(losses), reverse=True), "the optimizer made before to() trains the model"
 # sphinx_gallery_start_ignore
 assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtype == torch.float64
+# sphinx_gallery_end_ignore
+
+# %%
+# 要在优化器第一次 step 之前转换模型，或者转换之后再创建优化器。已经 step 过的优化器，状态还是旧的 dtype：
+# 下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD 不报错：它的动量缓冲区悄悄留在 float32。）
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
+torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
+optimizer.step()
+model.to(torch.float64)
+optimizer.zero_grad()
+torch.nn.functional.mse_loss(model(x), y).backward()
+try:
+    optimizer.step()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("Adam that stepped in float32 must refuse float64 parameters")
+# sphinx_gallery_start_ignore
+norm = torch.nn.LayerNorm(2)
+sgd = torch.optim.SGD(norm.parameters(), lr=0.1, momentum=0.9)
+norm(torch.tensor([[1.0, 2.0]])).sum().backward()
+sgd.step()
+norm.to(torch.float64)
+assert norm.weight.dtype == torch.float64, "the module converted"
+assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's momentum buffer stays float32"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -207,4 +237,5 @@ if torch.cuda.is_available():
 #
 # ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，
 # 什么都不改：它们返回新张量，dtype 和设备都已相符时返回张量本身，只有返回的那个张量才是新的 dtype 或设备。要写成
-# ``x = x.to(...)``。模型搬到 ``meta`` 之后要重新创建优化器：这次搬动给模型换上了新的 ``Parameter`` 对象。
+# ``x = x.to(...)``。要在优化器第一次 step 之前转换模型；模型搬到 ``meta`` 之后要重新创建优化器：这次搬动给模型换上了新的
+# ``Parameter`` 对象。

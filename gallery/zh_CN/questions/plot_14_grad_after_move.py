@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``torch.randn(3, requires_grad=True).to(...)`` 是一次运算的结果，不是叶子张量，所以
+   ``torch.randn(3, requires_grad=True).to(...)`` 换了设备或浮点 dtype 时是一次运算的结果，不是叶子张量，所以
    ``backward()`` 之后它的 ``.grad`` 仍是 ``None``。要么直接在目标设备上、以目标 dtype 创建张量，要么先搬动、再调用
    ``requires_grad_()``：
 
@@ -157,12 +157,17 @@ assert model.weight.is_leaf and losses == sorted(set(losses), reverse=True), "mo
 assert isinstance(model.weight, torch.nn.Parameter) and model.weight.grad.dtype == torch.float64
 casts = (torch.Tensor.double, torch.Tensor.half)
 assert not any(cast(torch.randn(3, requires_grad=True)).is_leaf for cast in casts), "casts are recorded"
+source = torch.ones(3, requires_grad=True)
+assert source.to("cpu") is source and source.to(torch.float32) is source, "a to() that changes nothing returns the leaf"
+assert not source.to(torch.int64).requires_grad, "a cast to an integer dtype does not require grad"
+with torch.no_grad():
+    assert source.to(torch.float64).is_leaf, "under no_grad the cast is a leaf"
 # sphinx_gallery_end_ignore
 
 # %%
 # 小结
 # ----
 #
-# ``to()``、``double()`` 以及其他转换和搬动都是运算：它们改变一个需要梯度的张量的 dtype 或设备时，返回的是非叶子张量，它的
+# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下，它们改变一个需要梯度的张量的设备或浮点 dtype 时，返回的是非叶子张量，它的
 # ``.grad`` 始终是 ``None``；优化器要么拒收它，要么去更新它的来源张量。解决办法：创建张量时直接给出 ``dtype`` 和
 # ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。

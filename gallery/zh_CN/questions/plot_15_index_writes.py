@@ -7,13 +7,13 @@
 .. admonition:: 答案
    :class: answer
 
-   用列表、张量或掩码做索引时，``x[idx]`` 返回的是副本，``x[idx].add_(1)`` 改的是这个副本；而
+   用整数列表、张量或掩码做索引时，``x[idx]`` 返回的是副本，``x[idx].add_(1)`` 改的是这个副本；而
    ``x[idx] += 1`` 这样的赋值会写进 ``x``。应当通过索引赋值；索引可能重复时，用 ``index_add_`` 累加：
 
    .. code-block:: python
 
       x[idx] += 1
-      counts.index_add_(0, labels, torch.ones(len(labels)))
+      counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
 对索引得到的张量调用原地操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
 ``x`` 的视图、哪些得到副本，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），
@@ -69,7 +69,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。列表、索引张量或掩码
+# 用整数、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。整数列表、索引张量或掩码
 # （高级索引），无论单独使用还是与基本索引混用，返回的都是副本。零维整数张量按整数算。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
@@ -92,6 +92,11 @@ views = [form for form, result in forms.items() if same_storage(result, x)]
 assert views == list(forms)[:7], "basic indexing gives views, advanced indexing copies"
 # sphinx_gallery_start_ignore
 assert all(result._is_view() == (form in views) for form, result in forms.items()), "views are views"
+import warnings
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    assert same_storage(x[[1, slice(None)]], x), "a list holding a slice indexes as a tuple (deprecated): a view"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -145,7 +150,7 @@ copied, assigned, counts = torch.zeros(4), torch.zeros(4), torch.zeros(4)
 for labels in batches:
     copied[labels].add_(1)
     assigned[labels] += 1
-    counts.index_add_(0, labels, torch.ones(len(labels)))
+    counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 expected = torch.bincount(torch.cat(batches), minlength=4).float()
 print("copied[labels].add_(1):", copied)
 print("assigned[labels] += 1: ", assigned)
@@ -162,6 +167,6 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # 小结
 # ----
 #
-# 用整数、切片、``None`` 和 ``...`` 索引得到视图；用列表、索引张量或掩码索引得到副本，对副本调用原地方法，``x``
+# 用整数、切片、``None`` 和 ``...`` 索引得到视图；用整数列表、索引张量或掩码索引得到副本，对副本调用原地方法，``x``
 # 不会改变。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``），或者用原地的索引方法；索引会重复时，用
 # ``index_add_`` 或 ``index_put_(..., accumulate=True)``。
