@@ -376,5 +376,25 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
                 f"after one more inside: {a.tolist()}")
 
 
+
+@fact("expand-arithmetic-inplace-refused", {
+    "en": "Calls fill_(-1), add_(1) and mul_(2) on e = torch.zeros(3).expand(2, 3): fill_ runs; add_ and mul_ raise "
+          "\"more than one element of the written-to tensor refers to a single memory location\".",
+    "zh_CN": "对 e = torch.zeros(3).expand(2, 3) 调用 fill_(-1)、add_(1) 和 mul_(2)：fill_ 正常执行；add_ 和 mul_ 报"
+             "“more than one element of the written-to tensor refers to a single memory location”。",
+})
+def _expand_arithmetic_inplace_refused() -> Fact:
+    """On an expanded view, fill_ runs and the in-place edits that read the tensor raise."""
+    e, errors = torch.zeros(3).expand(2, 3), []
+    e.fill_(-1)
+    for name, value in (("add_", 1), ("mul_", 2)):
+        try:
+            getattr(e, name)(value)
+        except RuntimeError as exc:
+            errors.append(str(exc).splitlines()[0])
+    overlap = "more than one element of the written-to tensor refers to a single memory location"
+    return Fact(e.tolist() == [[-1.0] * 3] * 2 and len(errors) == 2 and all(overlap in x for x in errors),
+                f"after fill_(-1): {e.tolist()}; add_, mul_: {errors}")
+
 # The facts behind general sentences and advice, each run over its scope (registered on import).
 from tensorfacts import general_facts, trainable_copy_facts  # noqa: E402, F401

@@ -107,10 +107,12 @@ MUTANTS = {
     "clone() shares memory": lambda: Override(clone=lambda f, a, k: a[0]),
     "double() always copies": lambda: Override(double=lambda f, a, k: call(f, a, k).clone()),
     "fused optimizer steps are counted": lambda: Override(**dict.fromkeys(FUSED_STEPS, _counted_step)),
+    "expand() copies": lambda: Override(expand=lambda f, a, k: call(f, a, k).clone()),
 }
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
 FACT_FLIPS = {
+    "expand-arithmetic-inplace-refused": "expand() copies",
     "version-counter-catches-saved-edit": "in-place edits bypass autograd",
     "detach-numpy-write-silent": "detach copies",
     "detach-set-keeps-version-counter": "detach copies",

@@ -77,9 +77,10 @@ assert len(set(goals)) == 4, "with an alias the goal moves at every step"
 # The fix: a copy of the network
 # ------------------------------
 #
-# ``copy.deepcopy(online)`` and ``load_state_dict`` into a network of the same shape both give the
-# target parameters in memory of its own. A training step of the online network leaves both copies
-# as they were.
+# ``copy.deepcopy(online)`` and ``load_state_dict`` (without ``assign=True``) into a network of the
+# same shape both give the target parameters in memory of its own. A training step of the online
+# network leaves both copies as they were. With ``assign=True``, ``load_state_dict`` puts the online
+# network's tensors themselves into the target: the two share memory.
 
 torch.manual_seed(0)
 online = torch.nn.Linear(2, 2)
@@ -99,6 +100,10 @@ assert torch.equal(target.weight, before) and torch.equal(loaded.weight, before)
 assert not torch.equal(online.weight, before), "the step changed the online network"
 assert not same_storage(target.bias, online.bias) and not same_storage(loaded.bias, online.bias), "own memory"
 # sphinx_gallery_end_ignore
+assigned = torch.nn.Linear(2, 2)
+assigned.load_state_dict(online.state_dict(), assign=True)
+print("assign=True, same storage:", same_storage(assigned.weight, online.weight))
+assert same_storage(assigned.weight, online.weight), "load_state_dict with assign=True shares the memory"
 
 # %%
 # The same loop with a copy
@@ -140,7 +145,9 @@ else:
 
 # %%
 # Under ``torch.no_grad()``, ``lerp_`` and ``mul_(1 - tau).add_(o, alpha=tau)`` give the formula's
-# values, written into the target's own memory.
+# values, written into the target's own memory. A loop over ``parameters()`` leaves out the
+# buffers, such as ``BatchNorm``'s running statistics: a network with buffers needs a second loop,
+# over ``buffers()``, that copies them (or blends the floating ones).
 
 soft = copy.deepcopy(target)
 pairs = list(zip(target.parameters(), online.parameters(), strict=True))
@@ -159,6 +166,18 @@ assert all(torch.allclose(t, e) for t, e in zip([*target.parameters(), *soft.par
 assert not torch.allclose(target.weight, online.weight), "the target moved only part of the way"
 assert not same_storage(soft.weight, online.weight), "the soft copy keeps its own memory"
 # sphinx_gallery_end_ignore
+norm_online, norm_target = torch.nn.BatchNorm1d(2), torch.nn.BatchNorm1d(2)
+normalized = norm_online(states)
+with torch.no_grad():
+    for t, o in zip(norm_target.parameters(), norm_online.parameters(), strict=True):
+        t.lerp_(o, tau)
+print("parameters() only, running_mean:", norm_target.running_mean)
+assert not norm_target.running_mean.any(), "a loop over parameters() leaves the running statistics out"
+with torch.no_grad():
+    for t, o in zip(norm_target.buffers(), norm_online.buffers(), strict=True):
+        t.copy_(o)
+print("after buffers(), running_mean:  ", norm_target.running_mean)
+assert torch.equal(norm_target.running_mean, norm_online.running_mean), "a loop over buffers() copies them"
 
 # %%
 # ``AveragedModel``: a copy that averages
@@ -199,8 +218,9 @@ assert not same_storage(average.module[1].running_mean, net[1].running_mean), "i
 # Conclusion
 # ----------
 #
-# A target network must be a copy: ``copy.deepcopy(online)`` or ``load_state_dict`` into a network of
-# its own, never ``target = online``. Update it in place under ``torch.no_grad()``, with
-# ``load_state_dict`` for a hard update or ``lerp_`` (``mul_().add_()``) for a soft one.
+# A target network must be a copy: ``copy.deepcopy(online)`` or ``load_state_dict`` (without
+# ``assign=True``) into a network of its own, never ``target = online``. Update it in place under
+# ``torch.no_grad()``, with ``load_state_dict`` for a hard update or ``lerp_`` (``mul_().add_()``)
+# for a soft one, over ``parameters()`` and, where the network has buffers, ``buffers()`` too.
 # ``AveragedModel`` makes its own deep copy and keeps a running mean of the parameters; with the
 # default ``use_buffers=False`` it copies the buffers instead of averaging them.

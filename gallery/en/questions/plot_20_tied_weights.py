@@ -292,9 +292,12 @@ assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the value
 # ``load_state_dict`` into a tied model
 # -------------------------------------
 #
-# Loading copies each entry into the one weight, the two names one after the other: the model
-# stays tied, with the loaded values. Entries that disagree leave the value of the later key,
-# ``decoder.weight``.
+# Without ``assign=True``, loading copies each entry into the one weight, the two names one after
+# the other: the model stays tied, with the loaded values. Entries that disagree leave the value of
+# the later key, ``decoder.weight``. With ``assign=True`` (common after building the model on the
+# ``meta`` device), each module gets a ``Parameter`` of its own over the loaded storage: two
+# parameters over one storage, the memory-only tie of the last section. Tie the weight again
+# after it.
 
 fresh = Tied()
 fresh.load_state_dict(loaded)
@@ -306,6 +309,17 @@ assert fresh.decoder.weight is fresh.embedding.weight and torch.equal(fresh.embe
 # sphinx_gallery_start_ignore
 assert not same_storage(fresh.embedding.weight, loaded["embedding.weight"]), "load_state_dict copies"
 # sphinx_gallery_end_ignore
+assigned = Tied()
+assigned.load_state_dict(loaded, assign=True)
+print("assign=True, parameters:", len(list(assigned.parameters())))
+print("assigned.decoder.weight is assigned.embedding.weight:", assigned.decoder.weight is assigned.embedding.weight)
+print("same storage:", same_storage(assigned.decoder.weight, assigned.embedding.weight))
+assert assigned.decoder.weight is not assigned.embedding.weight, "assign=True unties the Parameter"
+assert len(list(assigned.parameters())) == 2, "assign=True leaves two parameters"
+assert same_storage(assigned.decoder.weight, assigned.embedding.weight), "over one storage: a memory-only tie"
+assigned.decoder.weight = assigned.embedding.weight
+print("tied again, parameters:", len(list(assigned.parameters())))
+assert len(list(assigned.parameters())) == 1, "tying again leaves one parameter"
 
 # %%
 # One gradient, one step
@@ -366,5 +380,7 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 # Tie weights by giving the second module the same ``Parameter`` object. Then ``state_dict()`` has
 # two keys over one storage, ``named_parameters()`` and ``parameters()`` list the weight once,
 # ``copy.deepcopy`` keeps the tie, ``torch.save`` writes one storage and ``torch.load`` shares it
-# again, ``load_state_dict`` copies into the one weight, and the optimizer steps it once with the sum
-# of both gradients. A tie of the memory alone is two parameters, which ``deepcopy`` unties.
+# again, ``load_state_dict`` without ``assign=True`` copies into the one weight, and the optimizer
+# steps it once with the sum of both gradients. A tie of the memory alone is two parameters, which
+# ``deepcopy`` unties; ``load_state_dict(..., assign=True)`` leaves such a tie, so tie the weight
+# again after it.

@@ -7,9 +7,10 @@ Which in-place edit breaks ``backward()``: what an operation saved
 .. admonition:: Answer
    :class: answer
 
-   An in-place edit breaks ``backward()`` when it changes a tensor an operation saved:
-   ``exp`` saves its output, ``sin`` its input, ``mul`` its operands, ``add`` nothing. Edit
-   a new tensor instead:
+   An in-place edit autograd sees breaks ``backward()`` when it changes a tensor an operation
+   saved (an edit through ``.data`` is not caught: the gradient is wrong): ``exp`` saves its
+   output, ``sin`` its input, ``mul`` the other operand (both when both need grad), ``add``
+   nothing. Edit a new tensor instead:
 
    .. code-block:: python
 
@@ -286,7 +287,9 @@ assert packed[0] is y and packed[1] is a, "exp packed its output, sin its input"
 # For common operations: what ``pack`` received (the inputs ``a``, ``b`` or the output ``y``), and
 # whether an in-place edit of each breaks ``backward()``. For each of them, an edit breaks it
 # exactly when the edited tensor was saved. ``mul`` saves each operand because the gradient of
-# the other one needs it (when only ``a`` needs a gradient, ``a * c`` saves only ``c``).
+# the other one needs it (when only ``a`` needs a gradient, ``a * c`` saves only ``c``). An edit
+# through ``.data`` is one autograd does not see: the saved output changes, ``backward()`` runs,
+# and the gradient is wrong (here twice ``exp(v)``).
 
 ops = {
     "exp": lambda a, b: a.exp(),
@@ -315,6 +318,12 @@ for name, op in ops.items():
 assert saved(lambda a, b: a * b.detach()) == [], "a * c saved neither a nor the c it was given"
 assert (a * torch.ones(3)).grad_fn._saved_self is None, "a * c did not save a"
 # sphinx_gallery_end_ignore
+v = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+v_exp = v.exp()
+v_exp.data.mul_(2)
+v_exp.sum().backward()
+print("edit through .data: v.grad:", v.grad, " exp(v):", v.detach().exp())
+assert torch.allclose(v.grad, 2 * v.detach().exp()), "an edit through .data is not caught: the gradient is wrong"
 
 # %%
 # The fix, in a training loop
@@ -451,8 +460,9 @@ else:
 #
 # Whether an in-place edit breaks ``backward()`` depends on what the operations after it saved:
 # for the operations above, exactly the saved tensors are the ones an edit breaks. ``exp``,
-# ``relu``, ``sigmoid`` and ``tanh`` save their output, ``sin`` its input, ``mul`` both operands,
-# ``add`` nothing. Out-of-place code (``y = y + 1``) is the plain fix; a copying
+# ``relu``, ``sigmoid`` and ``tanh`` save their output, ``sin`` its input, ``mul`` the other
+# operand (both when both need a gradient), ``add`` nothing; an edit through ``.data`` is not
+# caught, and the gradient is wrong. Out-of-place code (``y = y + 1``) is the plain fix; a copying
 # ``saved_tensors_hooks`` or ``torch.utils.checkpoint`` also let the output be edited, but hooks
 # that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors for
 # another pass, and the check with them. The error itself is read on :ref:`questions-inplace-error`.

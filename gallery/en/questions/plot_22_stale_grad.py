@@ -8,8 +8,8 @@ My logged gradients are all the same: ``g = p.grad`` is not a copy
    :class: answer
 
    ``p.grad`` is one tensor that a later ``backward()`` adds into, unless ``zero_grad()`` set it to
-   ``None``, and that ``zero_grad(set_to_none=False)`` zeroes: a saved ``g = p.grad`` changes with
-   it. Save a copy:
+   ``None`` (its default), and that ``zero_grad(set_to_none=False)`` zeroes: a saved ``g = p.grad``
+   changes with it, so entries logged that way are all equal. Save a copy:
 
    .. code-block:: python
 
@@ -17,7 +17,8 @@ My logged gradients are all the same: ``g = p.grad`` is not a copy
       grads.append(model.weight.grad.clone())
 
 A training loop that keeps ``model.weight.grad`` in a list to look at later finds every entry
-equal, often all zeros. This page shows what ``zero_grad()`` does to ``p.grad`` with
+equal, often all zeros, when it zeroes the gradient with ``zero_grad(set_to_none=False)`` or never
+zeroes it; with the default ``zero_grad()`` the entries are tensors of their own. This page shows what ``zero_grad()`` does to ``p.grad`` with
 ``set_to_none=True`` (the default) and with ``set_to_none=False``, how ``backward()`` adds into an
 existing gradient (which is what gradient accumulation over micro-batches relies on), and checks
 the copy in a small training loop against the gradient worked out by hand.
@@ -224,9 +225,18 @@ draw_memory("zero_grad(set_to_none=False)", **{"grads[0]": grads[0], "grads[2]":
 #
 # ``zero_grad()`` sets ``p.grad`` to ``None``; a ``g`` taken before keeps its values, and the next
 # ``backward()`` gives ``p.grad`` a new tensor. So with the default, each step's gradient is a
-# tensor of its own.
+# tensor of its own: the symptom's loop with ``zero_grad()`` logs three different gradients.
 
 p = model.weight
+logged = []
+for step in range(3):
+    ((model(x) - y) ** 2).mean().backward()
+    logged.append(p.grad)
+    optimizer.step()
+    optimizer.zero_grad()
+print("logged[0] is logged[2]:", logged[0] is logged[2])
+print("logged[0] equals logged[2]:", torch.equal(logged[0], logged[2]))
+assert logged[0] is not logged[2] and not torch.equal(logged[0], logged[2]), "with the default, the entries differ"
 ((model(x) - y) ** 2).mean().backward()
 g = p.grad
 before = g.clone()

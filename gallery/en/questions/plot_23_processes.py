@@ -7,14 +7,15 @@ A ``DataLoader`` worker's edit is lost: tensors between processes
 .. admonition:: Answer
    :class: answer
 
-   A forked child, such as a ``DataLoader`` worker, edits its own copy of a tensor unless the
-   tensor is in shared memory; a tensor sent through a ``torch.multiprocessing`` queue is moved
-   there, so the receiver's edits reach the sender. Share the tensor before the workers start:
+   With the ``fork`` start method, a child such as a ``DataLoader`` worker edits its own copy of a
+   tensor unless the tensor is in shared memory; a tensor sent through a ``torch.multiprocessing``
+   queue is moved there (a non-leaf that requires grad is refused), so the receiver's edits reach
+   the sender. Share the tensor before the workers start:
 
    .. code-block:: python
 
       dataset.visits.share_memory_()
-      loader = DataLoader(dataset, num_workers=1, **workers)
+      loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
 A dataset that counts how often each item was read counts nothing when the ``DataLoader`` has
 workers, and a tensor handed to another process is sometimes a copy, sometimes shared. This page
@@ -36,6 +37,7 @@ wait has a time limit, and every child has ended when the page ends.
 
 import signal
 from multiprocessing import resource_sharer
+from multiprocessing.reduction import ForkingPickler
 
 import torch
 import torch.multiprocessing as mp
@@ -121,7 +123,8 @@ assert not plain.any() and torch.equal(shared, torch.ones(3)), "only the shared 
 #
 # Sending a tensor through a ``torch.multiprocessing`` queue puts its storage in shared memory and
 # hands the receiver a tensor on that memory. The child below takes ``sent`` from ``inbox``, adds
-# one, and answers through ``outbox``; the parent sees the edit.
+# one, and answers through ``outbox``; the parent sees the edit. A non-leaf that requires grad is
+# not sent: the queue pickles with ``ForkingPickler``, which refuses it.
 
 
 def edit_from_queue(inbox, outbox):
@@ -147,6 +150,15 @@ assert torch.equal(sent, torch.ones(3)) and sent.is_shared(), "the child's edit 
 # sphinx_gallery_start_ignore
 assert in_child and child.exitcode == 0 and not child.is_alive(), "the child got a shared tensor and ended"
 # sphinx_gallery_end_ignore
+non_leaf = torch.zeros(3, requires_grad=True) * 2
+try:
+    ForkingPickler.dumps(non_leaf)
+except RuntimeError as e:
+    refused = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("pickling a non-leaf that requires grad for another process must raise")
+assert refused.startswith("Cowardly refusing to serialize non-leaf tensor which requires_grad"), "refused"
 
 # %%
 # The fix, over two epochs
@@ -157,7 +169,7 @@ assert in_child and child.exitcode == 0 and not child.is_alive(), "the child got
 
 dataset = Visits()
 dataset.visits.share_memory_()
-loader = DataLoader(dataset, num_workers=1, **workers)
+loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 for epoch in range(2):
     seen = [batch for batch in loader]
     print(f"epoch {epoch}: items:", torch.cat(seen), " visits:", dataset.visits)
@@ -182,8 +194,14 @@ assert mp.active_children() == [], "every child process has ended"
 # Conclusion
 # ----------
 #
-# A forked child, and so a ``DataLoader`` worker, starts with a copy of every tensor that is not in
-# shared memory, and its edits stay in that copy. A tensor in shared memory, moved there by
-# ``share_memory_()`` or by being sent through a ``torch.multiprocessing`` queue, is one memory
-# for the processes that have it, so a child's edits reach the parent. Share what the workers must
-# update, and return everything else from ``__getitem__``.
+# A forked child, and so a ``DataLoader`` worker started with the ``fork`` method, starts with a
+# copy of every tensor that is not in shared memory, and its edits stay in that copy. A tensor in
+# shared memory, moved there by ``share_memory_()`` or by being sent through a
+# ``torch.multiprocessing`` queue, is one memory for the processes that have it, so a child's edits
+# reach the parent. Share what the workers must update, and return everything else from
+# ``__getitem__``.
+#
+# This page runs the ``fork`` method only. Under ``spawn``, the default on macOS and Windows, a
+# worker does not start as a copy of the parent: the dataset is sent to it. Whether its edits then
+# reach the parent is not shown here (a spawned worker imports the dataset's class from a module
+# file, which a page cannot provide): check ``visits`` on the platform you run.

@@ -17,8 +17,9 @@
           return t.detach() * 2
 
 ``torch.func`` runs a module or a function on tensors you hand it. This page checks what it
-copies and what it shares: ``functional_call`` uses the tensors of its dict as they are (a
-module's buffers are updated in that dict, and the module's own parameters are left alone),
+copies and what it shares: ``functional_call`` uses the tensors of its dict as they are (the
+module's own parameters are left alone, and a buffer is updated where it is: in the dict if the
+dict holds it, in the module if not),
 ``torch.func.grad`` needs no ``requires_grad``, and ``vmap`` refuses what would reach a batched
 tensor's memory. It ends with a training loop over a dict of parameters.
 """
@@ -140,7 +141,8 @@ assert torch.equal(tensors["weight"].grad, batch.sum(0, keepdim=True)), "d/dW su
 #
 # A ``BatchNorm1d`` in training mode updates its running mean in place. Called through
 # ``functional_call`` with a copy of its state, it updates the dict's tensor, the same object as
-# before the call, and the module's own running mean stays at zero.
+# before the call, and the module's own running mean stays at zero. A buffer the dict leaves out
+# is the module's own: called with its parameters alone, the call updates ``norm.running_mean``.
 
 norm = torch.nn.BatchNorm1d(3)
 state = {name: t.clone() for name, t in norm.state_dict().items()}
@@ -152,6 +154,10 @@ assert torch.allclose(running_mean, 0.1 * batch.mean(0)) and not norm.running_me
 # sphinx_gallery_start_ignore
 assert state["running_mean"] is running_mean, "the dict holds the same tensor object after the call"
 # sphinx_gallery_end_ignore
+params_only = {name: t.detach().clone() for name, t in norm.named_parameters()}
+functional_call(norm, params_only, (batch,))
+print("parameters only, norm.running_mean:", norm.running_mean)
+assert torch.allclose(norm.running_mean, 0.1 * batch.mean(0)), "a buffer not in the dict is updated in the module"
 
 # %%
 # ``torch.func.grad`` needs no ``requires_grad``
@@ -199,7 +205,8 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # ----------
 #
 # ``functional_call`` swaps the dict's tensors into the module for one call and puts the module's
-# own back: no copy either way, so gradients and in-place buffer updates land in the dict.
+# own back: no copy either way, so gradients and in-place buffer updates land in the dict (a
+# buffer the dict leaves out is the module's, and is updated there).
 # ``torch.func.grad`` computes a gradient without ``requires_grad`` or ``.grad``. Under ``vmap``,
 # ``.data`` and everything that reads a batched tensor's memory or turns it into Python numbers
 # raise; ``detach()`` and ``clone()`` work.

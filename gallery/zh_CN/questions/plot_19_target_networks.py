@@ -72,8 +72,8 @@ assert len(set(goals)) == 4, "with an alias the goal moves at every step"
 # 解决办法：复制网络
 # ------------------
 #
-# ``copy.deepcopy(online)``，以及对一个形状相同的网络调用 ``load_state_dict``，都让目标网络的参数有自己的内存。
-# 在线网络训练一步之后，两个副本都保持原样。
+# ``copy.deepcopy(online)``，以及对一个形状相同的网络调用不加 ``assign=True`` 的 ``load_state_dict``，都让目标网络的参数有自己的内存。
+# 在线网络训练一步之后，两个副本都保持原样。加了 ``assign=True`` 时，``load_state_dict`` 把在线网络的张量本身放进目标网络：两者共享内存。
 
 torch.manual_seed(0)
 online = torch.nn.Linear(2, 2)
@@ -93,6 +93,10 @@ assert torch.equal(target.weight, before) and torch.equal(loaded.weight, before)
 assert not torch.equal(online.weight, before), "the step changed the online network"
 assert not same_storage(target.bias, online.bias) and not same_storage(loaded.bias, online.bias), "own memory"
 # sphinx_gallery_end_ignore
+assigned = torch.nn.Linear(2, 2)
+assigned.load_state_dict(online.state_dict(), assign=True)
+print("assign=True, same storage:", same_storage(assigned.weight, online.weight))
+assert same_storage(assigned.weight, online.weight), "load_state_dict with assign=True shares the memory"
 
 # %%
 # 换成副本再跑一遍
@@ -130,7 +134,8 @@ else:
     raise AssertionError("an in-place edit of a leaf that requires grad must raise outside no_grad")
 
 # %%
-# 在 ``torch.no_grad()`` 之下，``lerp_`` 和 ``mul_(1 - tau).add_(o, alpha=tau)`` 都算出公式给出的值，并写进目标网络自己的内存。
+# 在 ``torch.no_grad()`` 之下，``lerp_`` 和 ``mul_(1 - tau).add_(o, alpha=tau)`` 都算出公式给出的值，并写进目标网络自己的内存。对 ``parameters()``
+# 的循环不包括缓冲区，比如 ``BatchNorm`` 的 running 统计量：有缓冲区的网络还要再对 ``buffers()`` 循环一次，把它们复制过来（浮点的也可以按比例混合）。
 
 soft = copy.deepcopy(target)
 pairs = list(zip(target.parameters(), online.parameters(), strict=True))
@@ -149,6 +154,18 @@ assert all(torch.allclose(t, e) for t, e in zip([*target.parameters(), *soft.par
 assert not torch.allclose(target.weight, online.weight), "the target moved only part of the way"
 assert not same_storage(soft.weight, online.weight), "the soft copy keeps its own memory"
 # sphinx_gallery_end_ignore
+norm_online, norm_target = torch.nn.BatchNorm1d(2), torch.nn.BatchNorm1d(2)
+normalized = norm_online(states)
+with torch.no_grad():
+    for t, o in zip(norm_target.parameters(), norm_online.parameters(), strict=True):
+        t.lerp_(o, tau)
+print("parameters() only, running_mean:", norm_target.running_mean)
+assert not norm_target.running_mean.any(), "a loop over parameters() leaves the running statistics out"
+with torch.no_grad():
+    for t, o in zip(norm_target.buffers(), norm_online.buffers(), strict=True):
+        t.copy_(o)
+print("after buffers(), running_mean:  ", norm_target.running_mean)
+assert torch.equal(norm_target.running_mean, norm_online.running_mean), "a loop over buffers() copies them"
 
 # %%
 # ``AveragedModel``：会求平均的副本
@@ -187,6 +204,7 @@ assert not same_storage(average.module[1].running_mean, net[1].running_mean), "i
 # 小结
 # ----
 #
-# 目标网络必须是副本：用 ``copy.deepcopy(online)``，或者对另一个网络调用 ``load_state_dict``，而不是 ``target = online``。
-# 更新时在 ``torch.no_grad()`` 下原地修改：硬更新用 ``load_state_dict``，软更新用 ``lerp_`` 或 ``mul_().add_()``。
+# 目标网络必须是副本：用 ``copy.deepcopy(online)``，或者对另一个网络调用不加 ``assign=True`` 的 ``load_state_dict``，而不是 ``target = online``。
+# 更新时在 ``torch.no_grad()`` 下原地修改：硬更新用 ``load_state_dict``，软更新用 ``lerp_`` 或 ``mul_().add_()``，
+# 对 ``parameters()`` 循环，网络有缓冲区时也对 ``buffers()`` 循环。
 # ``AveragedModel`` 会自己深拷贝一份，并维护参数的累积平均；在默认的 ``use_buffers=False`` 下，缓冲区是复制过来的，不参与平均。

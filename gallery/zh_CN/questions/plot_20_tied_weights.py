@@ -281,8 +281,9 @@ assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the value
 # 对共享权重的模型调用 ``load_state_dict``
 # ----------------------------------------
 #
-# 加载时按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，留下的是后一个键
-# ``decoder.weight`` 的值。
+# 不加 ``assign=True`` 时，加载按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，
+# 留下的是后一个键 ``decoder.weight`` 的值。加了 ``assign=True`` 时（先在 ``meta`` 设备上建模型时常这样用），每个模块各拿到一个
+# 建在加载进来的存储上的 ``Parameter``：两个参数、一块存储，正是最后一节那种只共享内存的做法。加载之后要重新共享权重。
 
 fresh = Tied()
 fresh.load_state_dict(loaded)
@@ -294,6 +295,17 @@ assert fresh.decoder.weight is fresh.embedding.weight and torch.equal(fresh.embe
 # sphinx_gallery_start_ignore
 assert not same_storage(fresh.embedding.weight, loaded["embedding.weight"]), "load_state_dict copies"
 # sphinx_gallery_end_ignore
+assigned = Tied()
+assigned.load_state_dict(loaded, assign=True)
+print("assign=True, parameters:", len(list(assigned.parameters())))
+print("assigned.decoder.weight is assigned.embedding.weight:", assigned.decoder.weight is assigned.embedding.weight)
+print("same storage:", same_storage(assigned.decoder.weight, assigned.embedding.weight))
+assert assigned.decoder.weight is not assigned.embedding.weight, "assign=True unties the Parameter"
+assert len(list(assigned.parameters())) == 2, "assign=True leaves two parameters"
+assert same_storage(assigned.decoder.weight, assigned.embedding.weight), "over one storage: a memory-only tie"
+assigned.decoder.weight = assigned.embedding.weight
+print("tied again, parameters:", len(list(assigned.parameters())))
+assert len(list(assigned.parameters())) == 1, "tying again leaves one parameter"
 
 # %%
 # 一个梯度，一步更新
@@ -350,4 +362,5 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 #
 # 共享权重的做法，是把同一个 ``Parameter`` 对象交给第二个模块。这样 ``state_dict()`` 有两个键、一块存储；``named_parameters()``
 # 和 ``parameters()`` 只列一次；``copy.deepcopy`` 保留共享关系；``torch.save`` 只写一块存储，``torch.load`` 之后仍然共享；
-# ``load_state_dict`` 复制进这一个权重；优化器用两个梯度之和只更新它一次。只共享内存则是两个参数，``deepcopy`` 之后就不再共享。
+# 不加 ``assign=True`` 的 ``load_state_dict`` 复制进这一个权重；优化器用两个梯度之和只更新它一次。只共享内存则是两个参数，
+# ``deepcopy`` 之后就不再共享；``load_state_dict(..., assign=True)`` 留下的正是这种共享，加载之后要重新共享权重。

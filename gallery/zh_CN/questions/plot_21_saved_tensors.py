@@ -7,8 +7,9 @@
 .. admonition:: 答案
    :class: answer
 
-   原地操作改动了某个运算保存下来的张量，``backward()`` 才会报错：``exp`` 保存输出，``sin``
-   保存输入，``mul`` 保存两个操作数，``add`` 什么都不保存。解决办法是不做原地修改，把结果写成新张量：
+   自动求导（autograd）看得见的原地操作改动了某个运算保存下来的张量，``backward()`` 才会报错（经 ``.data``
+   的修改不会被发现，梯度是错的）：``exp`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
+   什么都不保存。解决办法是不做原地修改，把结果写成新张量：
 
    .. code-block:: python
 
@@ -277,7 +278,8 @@ assert packed[0] is y and packed[1] is a, "exp packed its output, sin its input"
 #
 # 下面逐个检查常见运算：``pack`` 收到了什么（输入 ``a``、``b`` 还是输出 ``y``），以及分别原地修改它们之后
 # ``backward()`` 会不会报错。对其中每个运算，报错当且仅当被修改的张量被保存过。``mul``
-# 两个操作数都保存，因为求其中一个的梯度要用到另一个（只有 ``a`` 需要梯度时，``a * c`` 只保存 ``c``）。
+# 两个操作数都保存，因为求其中一个的梯度要用到另一个（只有 ``a`` 需要梯度时，``a * c`` 只保存 ``c``）。经
+# ``.data`` 的修改 autograd 看不见：保存的输出变了，``backward()`` 照常运行，梯度却是错的（这里是 ``exp(v)`` 的两倍）。
 
 ops = {
     "exp": lambda a, b: a.exp(),
@@ -306,6 +308,12 @@ for name, op in ops.items():
 assert saved(lambda a, b: a * b.detach()) == [], "a * c saved neither a nor the c it was given"
 assert (a * torch.ones(3)).grad_fn._saved_self is None, "a * c did not save a"
 # sphinx_gallery_end_ignore
+v = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+v_exp = v.exp()
+v_exp.data.mul_(2)
+v_exp.sum().backward()
+print("edit through .data: v.grad:", v.grad, " exp(v):", v.detach().exp())
+assert torch.allclose(v.grad, 2 * v.detach().exp()), "an edit through .data is not caught: the gradient is wrong"
 
 # %%
 # 在训练循环里检验解决办法
@@ -436,7 +444,7 @@ else:
 # ----
 #
 # 原地操作会不会让 ``backward()`` 报错，取决于之后的运算保存了什么：对上面这些运算，被保存的张量恰好就是改了会报错的那些。``exp``、
-# ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存两个操作数，``add``
-# 什么都不保存。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和
+# ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
+# 什么都不保存；经 ``.data`` 的修改不会被发现，梯度是错的。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和
 # ``torch.utils.checkpoint`` 也允许原地修改输出，但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
 # 把保存的张量留给下一轮，检查也随之保留。怎么读这条报错，见 :ref:`questions-inplace-error`。

@@ -8,14 +8,15 @@
    :class: answer
 
    ``p.grad`` 是同一个张量：之后的 ``backward()`` 会累加进它（除非 ``zero_grad()`` 先把它设成了
-   ``None``），``zero_grad(set_to_none=False)`` 会把它原地清零，存下来的 ``g = p.grad`` 也跟着变。解决办法是存一份副本：
+   ``None``，这是默认行为），``zero_grad(set_to_none=False)`` 会把它原地清零，存下来的 ``g = p.grad`` 也跟着变，记下的每一项于是都相同。解决办法是存一份副本：
 
    .. code-block:: python
 
       loss.backward()
       grads.append(model.weight.grad.clone())
 
-训练循环把 ``model.weight.grad`` 存进列表，打算过后再看，结果每一项都一样，常常全是零。本页演示
+训练循环把 ``model.weight.grad`` 存进列表，打算过后再看，结果每一项都一样，常常全是零：这发生在用
+``zero_grad(set_to_none=False)`` 清零或从不清零的时候；用默认的 ``zero_grad()``，每一项都是各自的张量。本页演示
 ``zero_grad()`` 在默认的 ``set_to_none=True`` 和 ``set_to_none=False`` 两种设置下对 ``p.grad``
 做了什么，``backward()`` 怎样累加进已有的梯度（多个 micro-batch 的梯度累积正是靠这一点），最后在一个小训练循环里，用手算的梯度检验“存一份副本”这个解决办法。
 """
@@ -216,9 +217,18 @@ draw_memory("zero_grad(set_to_none=False)", **{"grads[0]": grads[0], "grads[2]":
 # --------------------------------------------
 #
 # ``zero_grad()`` 把 ``p.grad`` 设成 ``None``；之前取到的 ``g`` 保留原来的值，下一次 ``backward()``
-# 给 ``p.grad`` 一个新张量。所以在默认设置下，每一步的梯度都是各自独立的张量。
+# 给 ``p.grad`` 一个新张量。所以在默认设置下，每一步的梯度都是各自独立的张量：把现象里的循环换成 ``zero_grad()``，记下的三个梯度互不相同。
 
 p = model.weight
+logged = []
+for step in range(3):
+    ((model(x) - y) ** 2).mean().backward()
+    logged.append(p.grad)
+    optimizer.step()
+    optimizer.zero_grad()
+print("logged[0] is logged[2]:", logged[0] is logged[2])
+print("logged[0] equals logged[2]:", torch.equal(logged[0], logged[2]))
+assert logged[0] is not logged[2] and not torch.equal(logged[0], logged[2]), "with the default, the entries differ"
 ((model(x) - y) ** 2).mean().backward()
 g = p.grad
 before = g.clone()

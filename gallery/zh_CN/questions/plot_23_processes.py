@@ -7,13 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   fork 出来的子进程（比如 ``DataLoader`` 的 worker）修改的是张量的一份副本，除非这个张量在共享内存里；经
-   ``torch.multiprocessing`` 的队列发送的张量会被移进共享内存，所以接收方的修改发送方也看得到。解决办法是在 worker 启动之前共享这个张量：
+   用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）修改的是张量的一份副本，除非这个张量在共享内存里；经
+   ``torch.multiprocessing`` 的队列发送的张量会被移进共享内存（需要梯度的非叶子张量会被拒绝），所以接收方的修改发送方也看得到。解决办法是在
+   worker 启动之前共享这个张量：
 
    .. code-block:: python
 
       dataset.visits.share_memory_()
-      loader = DataLoader(dataset, num_workers=1, **workers)
+      loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
 一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用上 worker，计数就一直是 0；交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：一个修改数据集的
 worker，一个修改继承来的张量的子进程，一个修改经队列收到的张量的子进程，最后在两个 epoch 的循环里检验解决办法。每次等待都有时间上限，页面结束时所有子进程都已退出。
@@ -30,6 +31,7 @@ worker，一个修改继承来的张量的子进程，一个修改经队列收�
 
 import signal
 from multiprocessing import resource_sharer
+from multiprocessing.reduction import ForkingPickler
 
 import torch
 import torch.multiprocessing as mp
@@ -112,7 +114,8 @@ assert not plain.any() and torch.equal(shared, torch.ones(3)), "only the shared 
 # ------------------------------------
 #
 # 经 ``torch.multiprocessing`` 的队列发送一个张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。下面的子进程从
-# ``inbox`` 取出 ``sent``，加一，再通过 ``outbox`` 发回答复；父进程看到了这次修改。
+# ``inbox`` 取出 ``sent``，加一，再通过 ``outbox`` 发回答复；父进程看到了这次修改。需要梯度的非叶子张量发送不出去：队列用
+# ``ForkingPickler`` 序列化，它会拒绝这样的张量。
 
 
 def edit_from_queue(inbox, outbox):
@@ -138,6 +141,15 @@ assert torch.equal(sent, torch.ones(3)) and sent.is_shared(), "the child's edit 
 # sphinx_gallery_start_ignore
 assert in_child and child.exitcode == 0 and not child.is_alive(), "the child got a shared tensor and ended"
 # sphinx_gallery_end_ignore
+non_leaf = torch.zeros(3, requires_grad=True) * 2
+try:
+    ForkingPickler.dumps(non_leaf)
+except RuntimeError as e:
+    refused = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("pickling a non-leaf that requires grad for another process must raise")
+assert refused.startswith("Cowardly refusing to serialize non-leaf tensor which requires_grad"), "refused"
 
 # %%
 # 在两个 epoch 里检验解决办法
@@ -148,7 +160,7 @@ assert in_child and child.exitcode == 0 and not child.is_alive(), "the child got
 
 dataset = Visits()
 dataset.visits.share_memory_()
-loader = DataLoader(dataset, num_workers=1, **workers)
+loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 for epoch in range(2):
     seen = [batch for batch in loader]
     print(f"epoch {epoch}: items:", torch.cat(seen), " visits:", dataset.visits)
@@ -171,6 +183,9 @@ assert mp.active_children() == [], "every child process has ended"
 # 小结
 # ----
 #
-# fork 出来的子进程，包括 ``DataLoader`` 的 worker，拿到的是所有不在共享内存里的张量的副本，它的修改只留在副本里。在共享内存里的张量（由
+# fork 出来的子进程，包括以 ``fork`` 方式启动的 ``DataLoader`` worker，拿到的是所有不在共享内存里的张量的副本，它的修改只留在副本里。在共享内存里的张量（由
 # ``share_memory_()`` 移进去，或经 ``torch.multiprocessing`` 的队列发送时放进去）用的是这些进程共享的同一块内存，所以子进程的修改父进程也看得到。worker
 # 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
+#
+# 本页只运行 ``fork`` 方式。在 ``spawn`` 方式下（macOS 和 Windows 的默认方式），worker 不是父进程的一份拷贝，数据集是发送给它的。这时它的修改能否到达父进程，本页没有演示（spawn
+# 出来的 worker 要从模块文件导入数据集的类，而页面提供不了这样的文件）：请在你运行的平台上检查 ``visits``。

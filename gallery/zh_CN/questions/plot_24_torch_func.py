@@ -16,7 +16,7 @@
           return t.detach() * 2
 
 ``torch.func`` 在你交给它的张量上运行模块或函数。本页检查它复制了什么、共享了什么：``functional_call``
-原样使用字典里的张量（模块的缓冲区在这个字典里更新，模块自己的参数不受影响），``torch.func.grad`` 不需要
+原样使用字典里的张量（模块自己的参数不受影响；缓冲区在哪里就在哪里更新：字典里有它就在字典里更新，没有就在模块里更新），``torch.func.grad`` 不需要
 ``requires_grad``，``vmap`` 拒绝一切会碰到批量张量内存的操作。最后是一个训练字典里参数的循环。
 """
 
@@ -131,7 +131,8 @@ assert torch.equal(tensors["weight"].grad, batch.sum(0, keepdim=True)), "d/dW su
 # ------------------
 #
 # 训练模式下的 ``BatchNorm1d`` 会原地更新它的 ``running_mean``。通过 ``functional_call``
-# 把它的状态复制一份传进去，更新的就是字典里的张量，与调用前是同一个对象；模块自己的 ``running_mean`` 仍然是零。
+# 把它的状态复制一份传进去，更新的就是字典里的张量，与调用前是同一个对象；模块自己的 ``running_mean`` 仍然是零。字典里没有的缓冲区是模块自己的：只传入参数时，
+# 这次调用更新的是 ``norm.running_mean``。
 
 norm = torch.nn.BatchNorm1d(3)
 state = {name: t.clone() for name, t in norm.state_dict().items()}
@@ -143,6 +144,10 @@ assert torch.allclose(running_mean, 0.1 * batch.mean(0)) and not norm.running_me
 # sphinx_gallery_start_ignore
 assert state["running_mean"] is running_mean, "the dict holds the same tensor object after the call"
 # sphinx_gallery_end_ignore
+params_only = {name: t.detach().clone() for name, t in norm.named_parameters()}
+functional_call(norm, params_only, (batch,))
+print("parameters only, norm.running_mean:", norm.running_mean)
+assert torch.allclose(norm.running_mean, 0.1 * batch.mean(0)), "a buffer not in the dict is updated in the module"
 
 # %%
 # ``torch.func.grad`` 不需要 ``requires_grad``
@@ -187,6 +192,6 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # 小结
 # ----
 #
-# ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里。``torch.func.grad``
+# ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的缓冲区是模块自己的，就在模块里更新）。``torch.func.grad``
 # 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。在 ``vmap`` 之下，``.data`` 以及一切读取批量张量内存或把它变成
 # Python 数值的操作都会报错；``detach()`` 和 ``clone()`` 可以用。
