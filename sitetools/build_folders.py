@@ -57,8 +57,12 @@ def check_owned(path: Path, what: str, kind: str | None = None) -> Path:
 
 
 def make_owned(path: Path, kind: str) -> Path:
+    """Mark ``path`` as this build's. A staging folder's marker also names the build's process, so that
+    a later build can tell an abandoned one (:func:`remove_abandoned`); the marker that ends up in the
+    published site names none, so that two builds publish the same files."""
     path.mkdir(parents=True, exist_ok=True)
-    (path / MARKER).write_text(json.dumps({"kind": kind, "pid": os.getpid()}) + "\n", encoding="utf-8")
+    mark = {"kind": kind, "pid": os.getpid()} if kind == "stage" else {"kind": kind}
+    (path / MARKER).write_text(json.dumps(mark) + "\n", encoding="utf-8")
     return path
 
 

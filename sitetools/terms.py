@@ -89,7 +89,8 @@ WORDING: tuple[Term, ...] = (
     Term("本次构建", "this build", "", avoid=("本构建",)),
     Term("框内", "inside the box (an admonition)", "", avoid=("框里",)),
     Term("现象", "the symptom (the section a question page opens with)", "", avoid=("症状",)),
-    Term("fused 优化器", "a fused optimizer (`fused=True`)", "", avoid=("fused=True`` 建的", "fused=True` 建的", "fused=True 建的")),
+    Term("fused 优化器", "a fused optimizer (`fused=True`)", "",
+         avoid=("fused=True`` 建的", "fused=True` 建的", "fused=True 建的")),
 )
 
 

@@ -93,8 +93,10 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "accepts the probe's edit, `fill_(-1)`; an edit that reads the tensor, such as `add_()` or "
                 "`mul_()`, is refused on an `expand()` view, whose elements share memory.",
             "zh_CN": "在梯度模式下、源张量需要梯度时，`unbind()`、`split()`、`split_with_sizes()` 或 `chunk()` "
-                "的第一个输出一做原地操作就报错：这些函数一次返回多个视图。两张表中其余各行都允许探针做的原地修改 `fill_(-1)`，"
-                "`tensor_split()`、`hsplit()` 和 `vsplit()` 也不例外；要读取张量本身的原地操作，比如 `add_()` 或 `mul_()`，"
+                "的第一个输出一做原地操作就报错：这些函数一次返回多个视图。"
+                "两张表中其余各行都允许探针做的原地修改 `fill_(-1)`，"
+                "`tensor_split()`、`hsplit()` 和 `vsplit()` 也不例外；"
+                "要读取张量本身的原地操作，比如 `add_()` 或 `mul_()`，"
                 "在 `expand()` 的视图上会被拒绝，因为它的多个元素共享同一块内存。",
         },
         _multi_output,

@@ -190,7 +190,7 @@ x, y = torch.randn(8, 2), torch.randn(8, 1)
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 grads = []
-for step in range(3):
+for _ in range(3):
     loss = ((model(x) - y) ** 2).mean()
     loss.backward()
     grads.append(model.weight.grad)
@@ -221,7 +221,7 @@ draw_memory("zero_grad(set_to_none=False)", **{"grads[0]": grads[0], "grads[2]":
 
 p = model.weight
 logged = []
-for step in range(3):
+for _ in range(3):
     ((model(x) - y) ** 2).mean().backward()
     logged.append(p.grad)
     optimizer.step()
@@ -290,7 +290,7 @@ for set_to_none in (False, True):
     model = torch.nn.Linear(2, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     grads, expected = [], []
-    for step in range(3):
+    for _ in range(3):
         expected.append(by_hand(model, x, y))
         loss = ((model(x) - y) ** 2).mean()
         loss.backward()
@@ -298,7 +298,7 @@ for set_to_none in (False, True):
         optimizer.step()
         optimizer.zero_grad(set_to_none=set_to_none)
     print(f"set_to_none={set_to_none}: grads:", grads)
-    assert all(torch.allclose(g, e) for g, e in zip(grads, expected)), "each copy is that step's gradient"
+    assert all(torch.allclose(g, e) for g, e in zip(grads, expected, strict=True)), "each copy is that step's gradient"
 # sphinx_gallery_start_ignore
 assert not torch.equal(grads[0], grads[2]), "the steps' gradients differ"
 # sphinx_gallery_end_ignore

@@ -173,7 +173,7 @@ x, y = torch.randn(8, 3), torch.randn(8, 1)
 tensors = {name: p.detach().clone().requires_grad_() for name, p in model.named_parameters()}
 dict_optimizer = torch.optim.SGD(tensors.values(), lr=0.1)
 module_optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-for step in range(3):
+for _ in range(3):
     dict_optimizer.zero_grad()
     ((functional_call(model, tensors, (x,)) - y) ** 2).mean().backward()
     dict_optimizer.step()
