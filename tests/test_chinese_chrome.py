@@ -141,7 +141,7 @@ def test_the_chinese_notebooks_keep_no_label_and_no_break_inside_a_chinese_sente
     assert "见下一页。" in text, "the closing cross-reference should read 见下一页。"
     assert "<copying-rebinding>" not in text
     assert "(https://github.com/pytorch/pytorch/pull/83590)\n" in text  # no "_" left after the link
-    assert "所以本页这样在修改前保存了 ``a`` 的计算图，执行 ``backward()`` 时就会报错" in text  # one line, as written
+    assert "所以，如果计算图像本页这样在修改之前保存了 ``a``，执行 ``backward()`` 就会报错" in text  # one line
 
 
 def test_the_rerun_cell_of_a_chinese_page_reports_in_chinese(site_dir):

@@ -98,7 +98,7 @@ def fault_builds(request, tmp_path_factory):
     """The faults of the selected tests (``-k`` picks a few), built side by side."""
     base = tmp_path_factory.mktemp("gate-faults")
     selected = {item.callspec.params["name"] for item in request.session.items
-                if item.module is request.module and hasattr(item, "callspec")}  # fmt: skip
+                if getattr(item, "module", None) is request.module and hasattr(item, "callspec")}  # fmt: skip
     return side_by_side({name: (base, name) for name in FAULTS if name in selected}, _run_fault)
 
 

@@ -173,7 +173,6 @@ def draw_graph(title, root, **leaves):
             for child in _children(node):
                 _arrow(ax, boxes[id(node)], boxes[id(child)])
 
-
 # %%
 # 现象
 # ----
