@@ -28,6 +28,7 @@ CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID = 0x00020000, 0x10000000, 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = (
     1, 2, 4, 8, 32, 4096, 16384, 1 << 18)  # fmt: skip
 PR_SET_PDEATHSIG = 1
+STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 #: The environment variable that tells the command which kind of sandbox it runs in.
 KIND_ENV = "TENSORCOPY_SANDBOX"
 #: Set (to anything) to run without namespaces, as on a machine that forbids them (for the tests).
@@ -119,18 +120,25 @@ def _die_with_parent() -> None:
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
+def _forward_stop_signals(child: int) -> None:
+    """Pass SIGTERM and SIGINT on to the child, then let through any that came while they were blocked."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, lambda s, f: os.kill(child, s))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
 def _first_process(command: list[str], kind: str) -> int:
     """The PID namespace's first process: run the command, forward SIGTERM/SIGINT to it, and return its
     exit code. When this process returns, the kernel ends every process left in the namespace."""
     _die_with_parent()
     _mount("proc", "/proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "proc")  # this namespace's processes only
-    child = os.fork()
+    child = os.fork()  # SIGTERM and SIGINT are still blocked (see main): none is lost before its handler
     if child == 0:
         _die_with_parent()
         os.environ[KIND_ENV] = kind
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # a signal already sent is delivered now
         os.execvp(command[0], command)
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda s, f: os.kill(child, s))
+    _forward_stop_signals(child)
     while True:
         try:
             _, status = os.waitpid(child, 0)
@@ -168,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[KIND_ENV] = "none"
         os.execvp(command[0], command)
     print(f"sandbox: {kind} (mount and PID); writable: only its {len(args.write)} own folders", flush=True)
+    # Until this process forwards SIGTERM, a SIGTERM (the build died) would end it with the default action
+    # before its child asked to die with it; that child would then run the pages on. Blocked, it waits.
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     first = os.fork()
     if first == 0:
         code = 1
@@ -175,8 +186,7 @@ def main(argv: list[str] | None = None) -> int:
             code = _first_process(command, kind)
         finally:
             os._exit(code)
-    signal.signal(signal.SIGTERM, lambda s, f: os.kill(first, s))
-    signal.signal(signal.SIGINT, lambda s, f: os.kill(first, s))
+    _forward_stop_signals(first)
     while True:
         try:
             _, status = os.waitpid(first, 0)

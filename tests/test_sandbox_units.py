@@ -49,6 +49,49 @@ def test_the_sandbox_ends_every_process_its_command_left(tmp_path):
     assert not left, "a setsid child outlived the sandbox"
 
 
+# The sandbox, told to stop (SIGTERM) in the instant after it forked: its child waits a moment before it
+# asks to die with its parent, as a busy machine can make it wait. The command must not run on.
+_STOPPED_AFTER_FORK = """
+import os, runpy, signal, sys, time
+fork, top, forks = os.fork, os.getpid(), []
+def fork_then_stop():  # the top process forks twice: to probe the namespaces, then to run the command
+    at_top = os.getpid() == top
+    forks.extend([1] if at_top else [])
+    child = fork()
+    if at_top and len(forks) == 2:
+        if child == 0:
+            time.sleep(0.5)
+        else:
+            os.kill(os.getpid(), signal.SIGTERM)
+    return child
+os.fork = fork_then_stop
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_a_sandbox_stopped_right_after_it_forks_leaves_no_command_running(tmp_path):
+    marker = f"sleep {5000 + os.getpid() % 1000}"
+    (tmp_path / "ro" / "rw").mkdir(parents=True)
+    command = [sys.executable, "-c", _STOPPED_AFTER_FORK, str(SANDBOX), f"--read-only={tmp_path / 'ro'}",
+               f"--write={tmp_path / 'ro' / 'rw'}", "--", "sh", "-c", marker]  # fmt: skip
+    log = tmp_path / "log"
+    with log.open("w") as output:  # a file, not a pipe: a command left running would hold a pipe open
+        subprocess.run(command, stdout=output, stderr=subprocess.STDOUT, timeout=60, cwd=tmp_path / "ro")
+    result = log.read_text()
+    if "sandbox: none" in result:
+        pytest.skip(f"no namespaces on this machine: {result.strip()}")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and marker in descendants.describe(int(p.name))]
+        if left:
+            break
+        time.sleep(0.1)
+    for pid in left:  # a test that fails still leaves no sleeping process behind
+        os.kill(int(pid.name), 9)
+    assert not left, f"the command ran on after its sandbox was stopped: {result}"
+
+
 def test_descendants_finds_and_ends_a_double_forked_child():
     descendants.become_subreaper()
     before = tuple(descendants.of(os.getpid()))  # this test process's own (a browser another test started)
