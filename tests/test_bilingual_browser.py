@@ -121,3 +121,25 @@ def test_on_a_phone_the_text_stands_under_and_nothing_scrolls_sideways(browser, 
         assert box["y"] >= title["y"] + title["height"] - 1, "the English title is not under the Chinese one"
     finally:
         context.close()
+
+
+#: A page whose first cell is one paragraph longer in Chinese than in English (checked below).
+UNEVEN = "examples/copying/plot_04_detach.html"
+HEADINGS = """mode => [...document.querySelectorAll("article[role='main'] h2")].map(h => {
+  const copy = mode === "twin" ? h.nextElementSibling : h.cloneNode(true);
+  if (!copy || (mode === "twin" && !copy.matches(".bilingual-heading"))) return null;
+  copy.querySelectorAll(".headerlink").forEach(a => a.remove());
+  return copy.textContent.replace(/\\s+/g, " ").trim();
+})"""
+
+
+def test_a_cell_with_more_paragraphs_in_one_edition_still_pairs_each_section_heading(context, site_url):
+    page = context.new_page()
+    page.goto(f"{site_url}/en/{UNEVEN}")
+    english = page.evaluate(HEADINGS, "page")
+    first = page.evaluate(f"() => ({TEXTS})('page').filter(([k]) => k === 0).length")
+    page.goto(f"{site_url}/zh_CN/{UNEVEN}")
+    assert page.evaluate(f"() => ({TEXTS})('page').filter(([k]) => k === 0).length") > first, (
+        "the premise: the Chinese first cell has more blocks than the English one")
+    _turn_on_with_the_keyboard(page)
+    assert page.evaluate(HEADINGS, "twin") == english, "a section heading has no English twin right under it"

@@ -67,22 +67,41 @@
     return block;
   }
 
+  /** A cell cut at its headings: each part is a heading and the blocks under it. */
+  const sections = (cell) =>
+    cell.reduce((parts, el) => {
+      if (!parts.length || /^H\d$/.test(el.tagName)) parts.push([]);
+      parts[parts.length - 1].push(el);
+      return parts;
+    }, []);
+
+  /** Put ``other`` under ``mine``: block by block when both are made of the same kinds of blocks, else
+   * as one block after ``mine``. */
+  function pair(mine, other, base, lang) {
+    if (shape(mine) === shape(other)) {
+      mine.forEach((el, i) => el.after(twin(other[i], base, lang)));
+      return;
+    }
+    const block = document.createElement("div");
+    block.className = "bilingual-twin bilingual-cell";
+    block.lang = lang;
+    for (const el of other) {
+      const part = twin(el, base, lang);
+      part.classList.remove("bilingual-twin");
+      block.append(part);
+    }
+    mine[mine.length - 1].after(block);
+  }
+
+  /** Cell k under cell k; within a cell, heading by heading when both cells have the same headings, so
+   * that one section written in more paragraphs in one edition leaves the others paragraph by paragraph. */
   function show(here, there, base, lang) {
     here.forEach((cell, k) => {
-      const other = there[k];
-      if (shape(cell) === shape(other)) {
-        cell.forEach((el, i) => el.after(twin(other[i], base, lang)));
-      } else {
-        const block = document.createElement("div");
-        block.className = "bilingual-twin bilingual-cell";
-        block.lang = lang;
-        for (const el of other) {
-          const part = twin(el, base, lang);
-          part.classList.remove("bilingual-twin");
-          block.append(part);
-        }
-        cell[cell.length - 1].after(block);
-      }
+      const mine = sections(cell);
+      const other = sections(there[k]);
+      const headings = (parts) => parts.map((part) => part[0].tagName.replace(/^(?!H\d).*/, "")).join(" ");
+      if (mine.length > 1 && headings(mine) === headings(other)) mine.forEach((part, j) => pair(part, other[j], base, lang));
+      else pair(cell, there[k], base, lang);
     });
   }
 
