@@ -57,6 +57,7 @@ def _work_folder(project: Path) -> str:
 #: staged index.md after Sphinx read it, then puts the file back, so that its fingerprint matches at the end.
 _THREAD_EDITS_INDEX = f"""import _thread
 import time
+from pathlib import Path
 
 index = {STAGE} / "docs" / "en" / "index.md"
 original = index.read_text(encoding="utf-8")
@@ -109,7 +110,7 @@ FAULTS = {
         _in_page(FIRST, "import atexit\nimport subprocess\n\natexit.register(subprocess.Popen, ['sleep', '50'])"),
         ["--lang", "en", "--only", FIRST], ["still running after Sphinx ended", "sleep 50"]),
     "edits the staged index.md and puts it back": (
-        _in_page(FIRST, f"index = {STAGE} / 'docs' / 'en' / 'index.md'\noriginal = index.read_text(encoding='utf-8')\n"
+        _in_page(FIRST, f"from pathlib import Path\n\nindex = {STAGE} / 'docs' / 'en' / 'index.md'\noriginal = index.read_text(encoding='utf-8')\n"
                  "index.write_text(original + '<script>alert(1)</script>', encoding='utf-8')\n"
                  "index.write_text(original, encoding='utf-8')"), ["--lang", "en", "--only", FIRST],
         [f"gallery/en/{FIRST}.py", "Read-only file system"]),
