@@ -2,8 +2,9 @@
 
 The build of this project has no GPU, so the branch that runs the checks is proven here with fakes: a
 patched ``torch.cuda.is_available`` for the rerun cell and for the title, whose other half, the build's
-record of the lines a page ran, is made by running a page under the guard. The branch without a GPU is the real one: every build takes it (the built pages are read in
-tests/test_web_site.py, whose stamp test counts the GPU checks only when they ran).
+record of the lines a page ran, is made by running a page under the guard. The branch without a GPU is
+the real one: every build takes it (the built pages are read in tests/test_web_site.py, whose stamp
+test counts the GPU checks only when they ran).
 """
 
 import ast

@@ -53,6 +53,14 @@ def _work_folder(project: Path) -> str:
     return str(project / "build" / ".site.building")
 
 
+#: A page that edits the staged index.md and puts it back (harmless before Sphinx reads it; refused anyway).
+_PAGE_EDITS_INDEX = f"""from pathlib import Path
+
+index = {STAGE} / "docs" / "en" / "index.md"
+original = index.read_text(encoding="utf-8")
+index.write_text(original + "<script>alert(1)</script>", encoding="utf-8")
+index.write_text(original, encoding="utf-8")"""
+
 #: A thread :mod:`threading` does not list, that outlives its page: it publishes ``<script>`` by editing the
 #: staged index.md after Sphinx read it, then puts the file back, so that its fingerprint matches at the end.
 _THREAD_EDITS_INDEX = f"""import _thread
@@ -110,13 +118,12 @@ FAULTS = {
         _in_page(FIRST, "import atexit\nimport subprocess\n\natexit.register(subprocess.Popen, ['sleep', '50'])"),
         ["--lang", "en", "--only", FIRST], ["still running after Sphinx ended", "sleep 50"]),
     "edits the staged index.md and puts it back": (
-        _in_page(FIRST, f"from pathlib import Path\n\nindex = {STAGE} / 'docs' / 'en' / 'index.md'\noriginal = index.read_text(encoding='utf-8')\n"
-                 "index.write_text(original + '<script>alert(1)</script>', encoding='utf-8')\n"
-                 "index.write_text(original, encoding='utf-8')"), ["--lang", "en", "--only", FIRST],
+        _in_page(FIRST, _PAGE_EDITS_INDEX), ["--lang", "en", "--only", FIRST],
         [f"gallery/en/{FIRST}.py", "Read-only file system"]),
     "a _thread thread edits the staged index.md and puts it back": (
         _in_page(FIRST, _THREAD_EDITS_INDEX), ["--lang", "en", "--only", FIRST],
-        [f"gallery/en/{FIRST}.py left global state changed", "thread 'edit_index (started with _thread)' still running"]),
+        [f"gallery/en/{FIRST}.py left global state changed",
+         "thread 'edit_index (started with _thread)' still running"]),
 }
 WITHOUT_SANDBOX = ("writes into the work folder", "writes the checkout", "an atexit handler starts a process",
                    "a _thread thread edits the staged index.md and puts it back")
