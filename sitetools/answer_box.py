@@ -5,11 +5,20 @@ The rule (run with the other page rules, :mod:`sitetools.page_rules`): the first
 under ``questions/`` holds, right after its title and before anything else, an admonition titled
 "Answer" in the page's language (:data:`TITLES`) with ``:class: answer``, whose code block shows the
 fix; every non-blank line of that block (whitespace normalised) is a line of the page's visible code,
-so the fix shown is one the page runs.
+so the fix shown is one the page runs, and the page checks what that line did: the line it matches is
+not one the page shows failing (a statement in the body of a ``try`` with handlers, as a must-raise
+check runs the failing line), and a visible ``assert`` follows it in its cell (for a line in a function
+or class definition, which runs when called, in its cell or a later one). Every recorded assert runs and
+holds on every build (:mod:`sitetools.check_runs`), so that assert ran after the fix was defined or run.
+
+What the rule cannot tell: a line of a silent mistake that the page runs outside a ``try`` and then
+checks (``best = model.state_dict()`` followed by an assert that ``best`` changed) meets the same form.
+Review reads the box against the cell it quotes.
 """
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -107,10 +116,46 @@ def page_problems(script: Path, lang: str, shown: str) -> list[str]:
     fix = _fix_lines(body)
     if not fix:
         return [*problems, f"{shown}: the answer box has no code block with the fix {GUIDE}"]
-    run = {line for cell in code_cells(script) for line in _code_lines(split_hidden(cell)[0])}
+    lines = _visible_lines(script)
+    run = {line.text for line in lines}
     problems += [f"{shown}: the answer's fix line {line!r} is not a line of the page's visible code {GUIDE}"
                  for line in fix if line not in run]
+    checked = {line.text for line in lines if line.checked}
+    problems += [f"{shown}: the answer's fix line {line!r} runs on the page only where it fails (inside a `try` "
+                 f"that catches it) or with no visible `assert` after it in its cell: the box must show a line "
+                 f"whose effect the page checks {GUIDE}" for line in fix if line in run and line not in checked]
     return problems
+
+
+class _Line:
+    """A visible line of a page's code: its text (whitespace normalised, no comment), and whether the page
+    checks what it did (it is not in a ``try`` body that catches, and a visible assert follows it)."""
+
+    def __init__(self, text: str, checked: bool):
+        self.text, self.checked = text, checked
+
+
+def _visible_lines(script: Path) -> list[_Line]:
+    cells = [split_hidden(cell) for cell in code_cells(script)]
+    trees = [ast.parse(cell) for cell, _ in cells]
+    asserts = [sorted(node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert) and node.lineno not in
+                      hidden) for tree, (_, hidden) in zip(trees, cells, strict=True)]  # fmt: skip
+    found = []
+    for index, ((visible, _), tree) in enumerate(zip(cells, trees, strict=True)):
+        failing = {line for node in ast.walk(tree) if isinstance(node, ast.Try) and node.handlers
+                   for statement in node.body for line in range(statement.lineno, statement.end_lineno + 1)}
+        statements = [node for node in ast.walk(tree) if isinstance(node, ast.stmt)]
+        later = any(asserts[index + 1 :])
+        for number, line in enumerate(visible.splitlines(), start=1):
+            around = [node for node in statements if node.lineno <= number <= node.end_lineno]
+            if not around or not line.strip():
+                continue
+            inner = min(around, key=lambda node: node.end_lineno - node.lineno)
+            defined = any(isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for node in around)
+            followed = any(check > inner.end_lineno for check in asserts[index]) or (defined and later)
+            for text in _code_lines(line):
+                found.append(_Line(text, followed and number not in failing))
+    return found
 
 
 def check_answers(lang: str, root: Path) -> list[str]:

@@ -33,6 +33,8 @@ published site, and without the narrative pages but the home page (and so withou
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import re
 import shutil
@@ -46,7 +48,6 @@ from pathlib import Path
 from sitetools import (
     active_content,
     descendants,
-    doctests,
     edition_outputs,
     example_guard,
     page_outputs,
@@ -111,15 +112,33 @@ def check_sources(preview: bool) -> None:
               f"`{pages_asserts.UPDATE_COMMAND}` and commit the manifest:\n  " + "\n  ".join(unrecorded), flush=True)
 
 
-def check_doctests(langs: list[str], docs: Path = ROOT / "docs", names: tuple[str, ...] | None = None) -> int:
-    """Run the doctests of the narrative pages of ``langs`` (those called ``names``, default all);
-    return how many examples ran."""
-    targets = [(page, page.relative_to(docs.parent).as_posix()) for lang in langs
+def check_doctests(langs: list[str], docs: Path = ROOT / "docs", names: tuple[str, ...] | None = None,
+                   scratch: Path | None = None, guarded: tuple[Path, ...] = ()) -> int:  # fmt: skip
+    """Run the doctests of the narrative pages of ``langs`` (those called ``names``, default all) in a
+    process of their own, in the sandbox, with ``scratch`` (default: a temporary folder) as the only
+    folder they may write; the checkout and ``guarded`` are read-only to them (:mod:`sitetools.doctests`).
+    Return how many examples ran."""
+    targets = [f"{page}={page.relative_to(docs.parent).as_posix()}" for lang in langs
                for page in pages.narrative_pages(lang, docs) if names is None or page.name in names]  # fmt: skip
-    ran, failures = doctests.run_pages(targets)
-    if failures:
-        raise BuildError("a narrative page's doctest fails:\n" + "\n".join(failures))
-    return ran
+    with contextlib.ExitStack() as stack:
+        if scratch is None:
+            scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tensorcopy-doctests-")))
+        scratch.mkdir(parents=True, exist_ok=True)
+        folders = [folder for folder in dict.fromkeys((ROOT, docs.parent, *guarded)) if folder.exists()]
+        command = [sys.executable, str(ROOT / "sitetools" / "sandbox.py"), *(f"--read-only={f}" for f in folders),
+                   f"--write={scratch}", "--", sys.executable, "-m", "sitetools.doctests", f"--scratch={scratch}",
+                   *(f"--guard={f}" for f in folders), f"--checkout={ROOT}", *targets]  # fmt: skip
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+        result = subprocess.run(command, capture_output=True, text=True, cwd=scratch, env=env)
+    lines = result.stdout.strip().splitlines()
+    try:
+        report = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        raise BuildError("the narrative pages' doctests did not finish (an example ended their process?):\n"
+                         + (result.stdout + result.stderr).strip()[-2000:]) from None  # fmt: skip
+    if report["failures"]:
+        raise BuildError("a narrative page's doctest fails:\n" + "\n".join(report["failures"]))
+    return report["ran"]
 
 
 # --- Building -----------------------------------------------------------------------------------
@@ -228,6 +247,8 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
         pages_asserts.record_for_preview(stage / "gallery")
     scratch = tuple(folder for lang in langs for folder in sphinx_runs.scratch(docs, lang, building, stage))
     logs = tuple(stage / f"sphinx-{lang}.log" for lang in langs)
+    doctest_scratch = stage / "doctests"  # the narrative pages' doctests run there (check_doctests)
+    scratch += (doctest_scratch,)
     staged_before = fingerprint_tree(stage, leave_out=scratch + logs)
     staged = stage / "gallery"
     scripts = {lang: [pages.relative_name(s, staged) for s in pages.gallery_scripts(lang, staged)] for lang in langs}
@@ -242,11 +263,13 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     try:
         for lang in langs:
             processes[lang] = start_edition(docs, lang, building, stage, timeout, notes[lang], out)
+        guarded = tuple(path for path in (stage, building, out) if path.exists())
         if kind == "preview":  # it leaves the other narrative pages out, and so the checks they make
-            ran = check_doctests(langs, names=(PREVIEW_KEPT,))
+            ran = check_doctests(langs, names=(PREVIEW_KEPT,), scratch=doctest_scratch, guarded=guarded)
             print(f"  doctests of the narrative pages it shows ({PREVIEW_KEPT}): {ran} examples pass", flush=True)
         else:
-            print(f"  doctests of the narrative pages: {check_doctests(langs)} examples pass", flush=True)
+            ran = check_doctests(langs, scratch=doctest_scratch, guarded=guarded)
+            print(f"  doctests of the narrative pages: {ran} examples pass", flush=True)
         longest = max(map(len, scripts.values()), default=0)
         wait_for(processes, stage, scripts, time.monotonic() + timeout * (longest + 1) + 120)
         for lang in langs:  # what each edition could write

@@ -31,6 +31,7 @@ import warnings
 from pathlib import Path
 
 from sitetools import check_runs, state_fingerprint
+from sitetools.rerun_checks import is_gpu_block
 
 RECORDS_ENV = "TENSORCOPY_RUN_RECORDS"
 TIMEOUT_ENV = "TENSORCOPY_EXAMPLE_TIMEOUT"
@@ -174,6 +175,7 @@ class _Guard:
 
     def stop(self, script: str) -> None:
         intact = self.runs.stop() if self.runs is not None else True
+        _record_gpu_blocks(script, self.source, self.runs)
         signal.setitimer(signal.ITIMER_REAL, 0)
         if self.previous_alarm is not None:
             signal.signal(signal.SIGALRM, self.previous_alarm)
@@ -219,6 +221,34 @@ class _Guard:
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+#: For each example run in this process (``questions/plot_13_module_to``): whether each of its GPU blocks
+#: (``if torch.cuda.is_available():``), in page order, ran to its last line. The GPU box's title
+#: (``tensorcopy_sphinx.gpu_box``) is made from this record, kept by the build, not from what a page prints.
+_GPU_BLOCKS: dict[str, list[bool]] = {}
+
+
+def page_name(script: str) -> str:
+    """``gallery/en/questions/plot_13_module_to.py`` -> ``questions/plot_13_module_to``."""
+    parts = script.removesuffix(".py").split("/")
+    return "/".join(parts[2:]) if parts[:1] == ["gallery"] and len(parts) > 2 else "/".join(parts)
+
+
+def _record_gpu_blocks(script: str, source: str | None, runs: check_runs.CheckRuns | None) -> None:
+    if source is None or runs is None:
+        _GPU_BLOCKS.pop(page_name(script), None)
+        return
+    import ast
+
+    blocks = [node for node in ast.parse(source).body if is_gpu_block(node)]
+    _GPU_BLOCKS[page_name(script)] = [runs.ran[node.body[-1].lineno] > 0 for node in blocks]
+
+
+def gpu_blocks_ran(name: str) -> list[bool]:
+    """Whether each GPU block of example ``name`` ran to its last line in this build (empty when the page
+    has none, or did not run in this process)."""
+    return list(_GPU_BLOCKS.get(name, []))
 
 
 _GUARD = _Guard()

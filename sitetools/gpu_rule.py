@@ -9,7 +9,8 @@ checks run only where torch has a GPU, and whose last statement prints the mark 
         ...checks...
         print("GPU checks passed on:", torch.cuda.get_device_name())
 
-The build titles the box from that printed line (:mod:`tensorcopy_sphinx.gpu_box`), the manifest marks
+The build titles the box from its own record of whether the block ran to that line on a GPU, never
+from the printed text (:mod:`tensorcopy_sphinx.gpu_box`), the manifest marks
 the block's checks ``(GPU)`` (:mod:`sitetools.pages_asserts`) and the rerun cell of the downloads reports
 them as needing a GPU where there is none (:mod:`sitetools.rerun_checks`). A box title that says by hand
 whether the build ran it would not follow what ran; this rule refuses one.

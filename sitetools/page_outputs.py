@@ -11,6 +11,10 @@ figures, ``.md5`` ...) and its HTML folder:
 - between two pages, only the next page's ``.py`` copy and the gallery's index pages may;
 - no page may write into the HTML folder (Sphinx writes it only after every page ran);
 - a file no page produced (an ``examples/verified.rst``) is refused;
+- a document Sphinx finds in the edition's source folder outside the generated pages must be one that
+  was there before the first page ran (:func:`note_sources`, :func:`check_documents`): the sandbox keeps
+  the hand-written sources read-only (:func:`sitetools.sphinx_runs.sealed`), but the folder itself stays
+  writable, and a page (or a thread it left) could add a page and remove it once Sphinx read it;
 - every process a page started, double-forked or ``setsid`` ones included, is ended after the page
   and fails it (this process is made their subreaper, so they cannot escape by being orphaned).
 
@@ -140,6 +144,33 @@ class _Ledger:
 
 
 _LEDGER = _Ledger()
+#: The files of the edition's source folder (but the generated pages) when Sphinx read its configuration.
+_SOURCES: dict[str, set[str]] = {}
+
+
+def _source_files(srcdir: Path) -> set[str]:
+    return {path.relative_to(srcdir).as_posix() for path in srcdir.rglob("*")
+            if path.is_file() and GENERATED not in path.relative_to(srcdir).parts[:1]}  # fmt: skip
+
+
+def note_sources(srcdir: Path) -> None:
+    """Before any page runs (Sphinx's ``config-inited``): the hand-written sources of the edition."""
+    _SOURCES[str(srcdir)] = _source_files(srcdir)
+
+
+def check_documents(srcdir: Path, documents: dict[str, Path]) -> None:
+    """Once the pages ran, before Sphinx reads (``env-before-read-docs``): every document found outside the
+    generated pages (``documents``: docname -> file) is one that was there before the first page ran."""
+    known = _SOURCES.get(str(srcdir))
+    if known is None:
+        return
+    lang = srcdir.name
+    added = sorted(f"docs/{lang}/{path.relative_to(srcdir).as_posix()}" for name, path in documents.items()
+                   if not name.startswith(f"{GENERATED}/") and path.relative_to(srcdir).as_posix() not in known)
+    if added:
+        raise PageWroteElsewhere(f"{', '.join(added)} appeared in the edition's sources while the examples ran "
+                                 f"(written by a page, or a thread or process it left; the last page that ran was "
+                                 f"{_LEDGER.last}); only the generated pages may be added")  # fmt: skip
 
 
 def watch(gallery_conf: dict, fname: str | None, when: str) -> None:

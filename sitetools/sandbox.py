@@ -1,11 +1,13 @@
 """Run one command (an edition's ``sphinx-build``) where it can write only its own scratch space.
 
-    python -m sitetools.sandbox --write DIR [--write DIR ...] --read-only DIR [...] -- COMMAND ...
+    python -m sitetools.sandbox --write DIR [...] --read-only DIR [...] [--seal FILE ...] -- COMMAND ...
 
 On Linux, where the process may make namespaces (root, or an unprivileged user namespace), the command
 runs in a mount namespace of its own in which every ``--read-only`` folder (the checkout, the staging
 tree, the work folder, the published site) is mounted read-only, except the ``--write`` folders under
-them (this edition's generated pages, doctrees, records and HTML); and in a PID namespace of its own, so
+them (this edition's generated pages, doctrees, records and HTML), and every ``--seal`` file (the edition's
+hand-written sources, which lie in the folder Sphinx reads and sphinx-gallery writes into) is mounted
+read-only again inside its writable folder; and in a PID namespace of its own, so
 that when the command ends every process it left behind (a ``setsid`` child, a double fork, a
 ``sleep``) is ended by the kernel. A write outside its folders fails with "Read-only file system" in
 the page that tried it.
@@ -57,7 +59,7 @@ def _bind(path: Path, read_only: bool) -> None:
     _mount(None, str(path), MS_BIND | MS_REMOUNT | (MS_RDONLY if read_only else 0))
 
 
-def enter(read_only: list[Path], write: list[Path]) -> str:
+def enter(read_only: list[Path], write: list[Path], seal: list[Path] = ()) -> str:
     """Make and enter the namespaces (the caller's next fork is the PID namespace's first process);
     return the kind of sandbox made. Raise :class:`SandboxUnavailable` where none can be made."""
     uid, gid = os.getuid(), os.getgid()
@@ -81,11 +83,13 @@ def enter(read_only: list[Path], write: list[Path]) -> str:
             _bind(path, read_only=True)
     for path in write:  # a writable mount inside a read-only one
         _bind(path, read_only=False)
+    for path in seal:  # a read-only file inside a writable folder: it can be neither written, moved nor removed
+        _bind(path, read_only=True)
     os.chdir(os.getcwd())  # the working folder, seen through the new mounts (else it escapes them)
     return kind
 
 
-def _probe(read_only: list[Path], write: list[Path]) -> str | None:
+def _probe(read_only: list[Path], write: list[Path], seal: list[Path]) -> str | None:
     """Try :func:`enter` and the PID namespace's own ``/proc`` in a throwaway child (a machine may allow
     one step and refuse the next, and a half-made sandbox cannot be undone); return why it failed."""
     reading, writing = os.pipe()
@@ -94,7 +98,7 @@ def _probe(read_only: list[Path], write: list[Path]) -> str | None:
         os.close(reading)
         code = 1
         try:
-            enter(read_only, write)
+            enter(read_only, write, seal)
             first = os.fork()
             if first == 0:
                 try:
@@ -162,20 +166,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--read-only", action="append", type=Path, default=[])
     parser.add_argument("--write", action="append", type=Path, default=[])
+    parser.add_argument("--seal", action="append", type=Path, default=[])
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     try:
         if os.environ.get(OFF_ENV):
             raise SandboxUnavailable(f"{OFF_ENV} is set")
-        if refused := _probe(args.read_only, args.write):
+        if refused := _probe(args.read_only, args.write, args.seal):
             raise SandboxUnavailable(refused)
-        kind = enter(args.read_only, args.write)
+        kind = enter(args.read_only, args.write, args.seal)
     except SandboxUnavailable as error:
         print(f"sandbox: none on this machine ({error}); the build's fingerprints still hold", flush=True)
         os.environ[KIND_ENV] = "none"
         os.execvp(command[0], command)
-    print(f"sandbox: {kind} (mount and PID); writable: only its {len(args.write)} own folders", flush=True)
+    print(f"sandbox: {kind} (mount and PID); writable: only its {len(args.write)} own folders, "
+          f"{len(args.seal)} sources in them read-only", flush=True)
     # Until this process forwards SIGTERM, a SIGTERM (the build died) would end it with the default action
     # before its child asked to die with it; that child would then run the pages on. Blocked, it waits.
     signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)

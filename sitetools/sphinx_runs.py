@@ -33,9 +33,17 @@ def scratch(docs: Path, lang: str, out: Path, stage: Path) -> list[Path]:
 
 def writable(docs: Path, lang: str, out: Path, stage: Path) -> list[Path]:
     """What the sandbox leaves writable: the :func:`scratch` folders, and the edition's staged source
-    folder, where sphinx-gallery removes its API-usage page (the build's fingerprint of the staged
-    sources covers the files there)."""
+    folder, where sphinx-gallery removes its API-usage page; the files in it are :func:`sealed`, and a
+    document that appears there is refused (:func:`sitetools.page_outputs.check_documents`)."""
     return [docs / lang, *scratch(docs, lang, out, stage)]
+
+
+def sealed(docs: Path, lang: str) -> list[Path]:
+    """The edition's hand-written sources (every file of its staged source folder but the generated
+    pages): read-only inside its writable folder, so that no page can edit one after Sphinx read it."""
+    generated = docs / lang / page_outputs.GENERATED
+    return sorted(path for path in (docs / lang).rglob("*") if path.is_file() and not path.is_symlink()
+                  and generated not in path.parents)  # fmt: skip
 
 
 def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float, preview: str,
@@ -48,7 +56,7 @@ def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float,
         folder.mkdir(parents=True, exist_ok=True)
     read_only = [path for path in (ROOT, stage, out, published) if path and path.exists()]
     sandbox = [sys.executable, str(Path(__file__).with_name("sandbox.py")), *(f"--read-only={p}" for p in read_only),
-               *(f"--write={p}" for p in folders), "--"]  # fmt: skip
+               *(f"--write={p}" for p in folders), *(f"--seal={p}" for p in sealed(docs, lang)), "--"]  # fmt: skip
     command = [*sandbox, sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-E", "-b", "html",
                "-d", str(stage / "doctrees" / lang), str(docs / lang), str(out / lang)]  # fmt: skip
     if preview:  # the chosen examples only: narrative pages (and the checks they run) are left out

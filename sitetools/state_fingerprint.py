@@ -5,7 +5,8 @@ getters (:func:`sitetools.example_guard.global_state` and :func:`settings` here:
 the recursion limit, the warnings filters, the working directory, ``sys.path``, the interval timer),
 :func:`fingerprint` holds the environment variables and *every* attribute of the objects a page can patch
 (``torch``, ``torch.Tensor``, ``torch.nn.Module``, ``torch.nn.functional``, ``builtins``, ``sys``) and
-every ``sys.modules`` entry by identity, the configuration of every logger, the threads alive, the
+every ``sys.modules`` entry by identity, the configuration of every logger, the threads alive (those
+``_thread.start_new_thread`` started too, which :mod:`threading` does not list), the
 signal handlers and ``sys.stdout``/``sys.stderr``. :func:`differences` describes each change in a
 phrase; :func:`restore` puts the state back, so that the next page runs clean and only the culprit is
 named.
@@ -75,13 +76,25 @@ def settings() -> dict[str, object]:
     }
 
 
+def _threads() -> dict[int, str]:
+    """Every thread running Python code, by identity: those :mod:`threading` knows by their name, and those
+    started with ``_thread.start_new_thread``, which it does not list, by the function they run."""
+    named = {thread.ident: thread.name for thread in threading.enumerate()}
+    for ident, frame in sys._current_frames().items():
+        if ident not in named:
+            while frame.f_back is not None:
+                frame = frame.f_back
+            named[ident] = f"{frame.f_code.co_name} (started with _thread)"
+    return named
+
+
 def fingerprint() -> dict[str, object]:
     """What is compared by identity (kept as references, compared with ``is``)."""
     return {
         "attributes": {name: dict(vars(owner)) for name, owner in _patchable().items()},
         "modules": dict(sys.modules),
         "loggers": _loggers(),
-        "threads": {thread.ident: thread.name for thread in threading.enumerate()},
+        "threads": _threads(),
         "signals": {sig.name: signal.getsignal(sig) for sig in signal.Signals},
         "streams": (sys.stdout, sys.stderr),
         "environment": {k: v for k, v in os.environ.items() if k not in ENV_OWN},

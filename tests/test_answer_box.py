@@ -110,3 +110,36 @@ def test_the_build_runs_the_rule(gallery):
     shown = _edit(gallery, "en", ":class: answer", ":class: note")
     problems = page_rules.check_sources(root=gallery, manifest=False)
     assert any(p.startswith(f"{shown}: the answer box lacks") for p in problems), problems
+
+
+CHECKED = "runs on the page only where it fails"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_the_failing_line_shown_as_the_fix_is_refused(gallery, lang):
+    """The fault: the box shows the line the page runs to show the error (in a must-raise `try`), not the
+    fix. It runs, and it is visible; the page checks only that it fails."""
+    shown = _edit(gallery, lang, f"      {FIX_LINE}\n", "      total_loss.backward()\n")
+    problems = answer_box.check_answers(lang, gallery)
+    assert problems == [f"{shown}: the answer's fix line 'total_loss.backward()' {CHECKED} (inside a `try` that "
+                        f"catches it) or with no visible `assert` after it in its cell: the box must show a line "
+                        f"whose effect the page checks {answer_box.GUIDE}"], problems
+
+
+def test_a_fix_line_no_visible_assert_follows_is_refused(gallery):
+    """A drawing call followed only by a hidden check: the reader sees nothing that checks it."""
+    line = 'draw_graph("total_loss after five steps", total_loss)'
+    shown = _edit(gallery, "en", f"      {FIX_LINE}\n", f"      {line}\n")
+    problems = answer_box.check_answers("en", gallery)
+    assert len(problems) == 1 and problems[0].startswith(f"{shown}: the answer's fix line {line!r} {CHECKED}"), problems
+
+
+def test_a_line_that_also_runs_checked_elsewhere_passes(gallery):
+    """`y.sum().backward()` fails inside a `try` on plot_01 and runs again, checked, in the fix's cell."""
+    page = gallery / "gallery" / "en" / "questions" / "plot_01_inplace_error.py"
+    text = page.read_text(encoding="utf-8")
+    assert text.count("    y.sum().backward()\n") >= 2 and "      y.sum().backward()\n" in text
+    assert answer_box.check_answers("en", gallery) == []
+    page.write_text(text.replace("      y.sum().backward()\n", "      r.sum().backward()\n", 1), encoding="utf-8")
+    problems = answer_box.check_answers("en", gallery)
+    assert len(problems) == 1 and "'r.sum().backward()' " + CHECKED in problems[0], problems

@@ -1,9 +1,10 @@
 """The GPU box: its checks run only where torch has a GPU, and nothing claims they ran when they did not.
 
 The build of this project has no GPU, so the branch that runs the checks is proven here with fakes: a
-patched ``torch.cuda.is_available`` for the rerun cell, and a captured output holding the mark for the
-title. The branch without a GPU is the real one: every build takes it (the built pages are read in
-tests/test_web_site.py, whose stamp test counts the GPU checks only when they ran).
+patched ``torch.cuda.is_available`` for the rerun cell and for the title, whose other half, the build's
+record of the lines a page ran, is made by running a page under the guard. The branch without a GPU is
+the real one: every build takes it (the built pages are read in tests/test_web_site.py, whose stamp
+test counts the GPU checks only when they ran).
 """
 
 import ast
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from sitetools import gpu_rule, pages_asserts
+from sitetools import example_guard, gpu_rule, pages_asserts
 from sitetools.rerun_checks import GPU_MARK, gpu_lines, rerun_checks
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 
@@ -78,24 +79,50 @@ def test_a_gpu_block_that_does_not_run_is_not_run_when_the_page_stopped_before_i
         rerun_checks("import torch\nraise ValueError('stop')\n" + PAGE, "2.13.0")
 
 
-RST = textwrap.dedent(f"""
-    .. code-block:: Python
+def _guarded_run(tmp_path, code: str, monkeypatch) -> None:
+    """Run ``code`` as the page ``gallery/en/questions/plot_00_gpu.py`` under the guard (which records
+    the lines that ran) with a GPU faked, and print what a page may print."""
+    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
+    path = tmp_path / "plot_00_gpu.py"
+    path.write_text(code, encoding="utf-8")
+    guard = example_guard._Guard()
+    guard.start("gallery/en/questions/plot_00_gpu.py", path)
+    try:
+        exec(compile(code, str(path), "exec"), {"__name__": "__main__"})
+    finally:
+        guard.stop("gallery/en/questions/plot_00_gpu.py")
 
-        if torch.cuda.is_available():
-            print({GPU_MARK!r}, torch.cuda.get_device_name())
 
-    .. rst-class:: sphx-glr-script-out
-
-     .. code-block:: none
-
-        {GPU_MARK} Fake GPU 80GB
-    """)
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "Fake GPU 80GB")
 
 
-def test_the_title_reads_the_printed_mark_and_not_the_code_that_prints_it():
-    assert gpu_box.ran_on(RST) == ["Fake GPU 80GB"]
-    without_output = RST[: RST.index(".. rst-class")]
-    assert gpu_box.ran_on(without_output) == [], "the code line alone is no sign that the block ran"
+def test_a_block_that_ran_to_its_end_on_a_gpu_is_executed(tmp_path, monkeypatch, fake_gpu):
+    _guarded_run(tmp_path, PAGE, monkeypatch)  # the fake GPU block runs on the CPU: its code needs none
+    assert gpu_box.ran_on("questions/plot_00_gpu") == ["Fake GPU 80GB"]
+
+
+def test_the_mark_printed_outside_the_block_does_not_title_the_box(tmp_path, monkeypatch, capsys):
+    """The fault: on a build without a GPU, a page prints the mark itself, outside its GPU block. The output
+    holds the mark; the title stays "not executed", even were torch to claim a GPU afterwards."""
+    _guarded_run(tmp_path, PAGE + f"print({GPU_MARK!r}, 'Fake GPU 80GB')\n", monkeypatch)  # the real CPU run
+    assert f"{GPU_MARK} Fake GPU 80GB" in capsys.readouterr().out, "the page printed the mark"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "Fake GPU 80GB")
+    assert example_guard.gpu_blocks_ran("questions/plot_00_gpu") == [False], "the block did not run"
+    assert gpu_box.box_title(_App, gpu_box.ran_on("questions/plot_00_gpu")) == "On a GPU (not executed by this build)"
+
+
+def test_a_block_that_ran_is_not_executed_where_torch_has_no_gpu(tmp_path, monkeypatch, fake_gpu):
+    _guarded_run(tmp_path, PAGE, monkeypatch)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert gpu_box.ran_on("questions/plot_00_gpu") == []
+
+
+def test_a_page_the_build_did_not_run_has_no_gpu_block_that_ran(fake_gpu):
+    assert gpu_box.ran_on("questions/plot_99_never_ran") == []
 
 
 class _App:
@@ -105,10 +132,9 @@ class _App:
     translator = types.SimpleNamespace(gettext=lambda text: text)
 
 
-def test_the_title_says_executed_only_when_the_mark_was_printed():
+def test_the_title_says_executed_only_when_a_block_ran():
     assert gpu_box.box_title(_App, []) == "On a GPU (not executed by this build)"
-    # A fake GPU-present output: this checks the wording of that branch, not a run on a GPU.
-    assert gpu_box.box_title(_App, gpu_box.ran_on(RST)) == "On a GPU (executed by this build on Fake GPU 80GB)"
+    assert gpu_box.box_title(_App, ["Fake GPU 80GB"]) == "On a GPU (executed by this build on Fake GPU 80GB)"
 
 
 def test_the_notebook_gets_the_title_the_page_gets():

@@ -38,6 +38,41 @@ def test_the_sandbox_lets_a_command_write_only_its_own_folders(tmp_path):
     assert (tmp_path / "outside").exists(), "only the named folders are read-only"
 
 
+def test_a_sealed_source_in_a_writable_folder_can_be_neither_written_moved_nor_removed(tmp_path):
+    """The fault: a page (a thread it left) edited the staged index.md after Sphinx read it, then put it
+    back. The edition's source folder stays writable (sphinx-gallery removes a page there), its files not."""
+    (tmp_path / "ro" / "rw").mkdir(parents=True)
+    source = tmp_path / "ro" / "rw" / "index.md"
+    source.write_text("# Home\n", encoding="utf-8")
+    command = [sys.executable, str(SANDBOX), f"--read-only={tmp_path / 'ro'}", f"--write={tmp_path / 'ro' / 'rw'}",
+               f"--seal={source}", "--", "sh", "-c",
+               "echo '<script>' >> rw/index.md; mv rw/index.md rw/moved.md; rm -f rw/index.md; echo x > rw/new"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path / "ro")
+    if "sandbox: none" in result.stdout:
+        pytest.skip(f"no namespaces on this machine: {result.stdout.strip()}")
+    assert "1 sources in them read-only" in result.stdout, result.stdout
+    assert source.read_text(encoding="utf-8") == "# Home\n", "a sealed source was written"
+    assert not (tmp_path / "ro" / "rw" / "moved.md").exists(), "a sealed source was moved"
+    assert result.stderr.count("Read-only file system") + result.stderr.count("busy") >= 3, result.stderr
+    assert (tmp_path / "ro" / "rw" / "new").exists(), "the folder itself stays writable"
+
+
+def test_a_document_added_to_the_sources_while_the_pages_ran_is_refused(tmp_path):
+    """A page adds ``docs/en/notice.md`` (an orphan page, published) and could remove it once Sphinx read
+    it: the documents Sphinx finds are compared with the sources there before the first page ran."""
+    srcdir = tmp_path / "en"
+    (srcdir / page_outputs.GENERATED / "part").mkdir(parents=True)
+    (srcdir / "index.md").write_text("# Home\n", encoding="utf-8")
+    page_outputs.note_sources(srcdir)
+    generated = srcdir / page_outputs.GENERATED / "part" / "plot_01_x.rst"
+    generated.write_text("x\n", encoding="utf-8")
+    found = {"index": srcdir / "index.md", "examples/part/plot_01_x": generated}
+    page_outputs.check_documents(srcdir, found)  # the generated pages may appear
+    (srcdir / "notice.md").write_text(":orphan:\n", encoding="utf-8")
+    with pytest.raises(page_outputs.PageWroteElsewhere, match=r"docs/en/notice\.md appeared in the edition's sources"):
+        page_outputs.check_documents(srcdir, {**found, "notice": srcdir / "notice.md"})
+
+
 def test_the_sandbox_ends_every_process_its_command_left(tmp_path):
     marker = f"sleep {4000 + os.getpid() % 1000}"
     result = _sandboxed(tmp_path, f"(setsid {marker} &) ; true")

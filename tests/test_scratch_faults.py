@@ -53,6 +53,37 @@ def _work_folder(project: Path) -> str:
     return str(project / "build" / ".site.building")
 
 
+#: A page that edits the staged index.md and puts it back (harmless before Sphinx reads it; refused anyway).
+_PAGE_EDITS_INDEX = f"""from pathlib import Path
+
+index = {STAGE} / "docs" / "en" / "index.md"
+original = index.read_text(encoding="utf-8")
+index.write_text(original + "<script>alert(1)</script>", encoding="utf-8")
+index.write_text(original, encoding="utf-8")"""
+
+#: A thread :mod:`threading` does not list, that outlives its page: it publishes ``<script>`` by editing the
+#: staged index.md after Sphinx read it, then puts the file back, so that its fingerprint matches at the end.
+_THREAD_EDITS_INDEX = f"""import _thread
+import time
+from pathlib import Path
+
+index = {STAGE} / "docs" / "en" / "index.md"
+original = index.read_text(encoding="utf-8")
+
+
+def edit_index():
+    for _ in range(200):
+        time.sleep(0.3)
+        try:
+            index.write_text(original + "<script>alert(1)</script>", encoding="utf-8")
+            time.sleep(0.3)
+            index.write_text(original, encoding="utf-8")
+        except OSError:
+            pass
+
+
+_thread.start_new_thread(edit_index, ())"""
+
 #: name -> (how to break the copy, build arguments, what the failure must say in the sandbox, without it)
 FAULTS = {
     "rewrites another page's rst": (
@@ -86,8 +117,16 @@ FAULTS = {
     "an atexit handler starts a process": (
         _in_page(FIRST, "import atexit\nimport subprocess\n\natexit.register(subprocess.Popen, ['sleep', '50'])"),
         ["--lang", "en", "--only", FIRST], ["still running after Sphinx ended", "sleep 50"]),
+    "edits the staged index.md and puts it back": (
+        _in_page(FIRST, _PAGE_EDITS_INDEX), ["--lang", "en", "--only", FIRST],
+        [f"gallery/en/{FIRST}.py", "Read-only file system"]),
+    "a _thread thread edits the staged index.md and puts it back": (
+        _in_page(FIRST, _THREAD_EDITS_INDEX), ["--lang", "en", "--only", FIRST],
+        [f"gallery/en/{FIRST}.py left global state changed",
+         "thread 'edit_index (started with _thread)' still running"]),
 }
-WITHOUT_SANDBOX = ("writes into the work folder", "writes the checkout", "an atexit handler starts a process")
+WITHOUT_SANDBOX = ("writes into the work folder", "writes the checkout", "an atexit handler starts a process",
+                   "a _thread thread edits the staged index.md and puts it back")
 CASES = [(name, False) for name in FAULTS] + [(name, True) for name in WITHOUT_SANDBOX]
 
 

@@ -1,47 +1,52 @@
-"""The GPU box says whether this build ran its checks, and on which GPU, from what the page printed.
+"""The GPU box says whether this build ran its checks, and on which GPU, from what the build knows.
 
 A page states GPU-only behaviour in a box, ``.. admonition:: On a GPU`` with ``:class: note gpu-box``
 (the title in the page's language), followed by a code cell whose checks sit in a GPU block,
 ``if torch.cuda.is_available():``, that ends by printing ``sitetools.rerun_checks.GPU_MARK`` and the
-GPU's name (:func:`sitetools.gpu_rule.check_gpu_boxes` holds pages to this form). On a build with a GPU
-the block runs, and its last line prints only after every check in it passed; on a build without one
-nothing in it runs and nothing is printed. So the build reads the page's captured output (the ``.rst``
-sphinx-gallery wrote) and titles each box "On a GPU (executed by this build on <GPU>)" when the mark
-is there, "On a GPU (not executed by this build)" when it is not: the title follows what ran, not what
-the machine claims to have. The same title goes into the notebook (:mod:`tensorcopy_sphinx.notebook_text`),
-and the verified-on stamp counts the GPU checks only when they ran (:mod:`tensorcopy_sphinx.verified_stamp`).
+GPU's name (:func:`sitetools.gpu_rule.check_gpu_boxes` holds pages to this form). The title never comes
+from the page's output (a page can print the mark anywhere): it says "On a GPU (executed by this build
+on <GPU>)" only when torch in this Sphinx process has a GPU and the build's own record of the lines the
+page ran (:func:`sitetools.example_guard.gpu_blocks_ran`, from :mod:`sitetools.check_runs`) shows that
+the block ran to its last line, after every check in it; the GPU's name is asked of torch here. Else
+"On a GPU (not executed by this build)". The same title goes into the notebook
+(:mod:`tensorcopy_sphinx.notebook_text`), and the verified-on stamp counts the GPU checks only when they
+ran (:mod:`tensorcopy_sphinx.verified_stamp`).
 """
 
 from __future__ import annotations
-
-import re
-from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from sitetools.rerun_checks import GPU_MARK
+from sitetools import example_guard
 from tensorcopy_sphinx.theme_i18n import translated
 
 CLASS = "gpu-box"
 TITLE = "On a GPU"
 RAN = "On a GPU (executed by this build on {gpu})"
 NOT_RAN = "On a GPU (not executed by this build)"
-#: The mark as sphinx-gallery writes a captured line into the ``.rst``: indented by four spaces in an
-#: output block (a line of code that prints it starts with ``print(`` and does not match).
-_PRINTED = re.compile(rf"^ {{4}}{re.escape(GPU_MARK)} (?P<gpu>\S.*)$", flags=re.M)
 
 
-def ran_on(rst: str) -> list[str]:
-    """The GPU each GPU block of a page ran on, in page order, from the ``.rst`` sphinx-gallery wrote
-    (its captured output): empty when no block ran."""
-    return [match.group("gpu").strip() for match in _PRINTED.finditer(rst)]
+def ran_on(name: str) -> list[str]:
+    """The GPU each GPU block of example ``name`` (``questions/plot_13_module_to``) ran on in this build, for
+    the blocks that ran: empty without a GPU, or when no block ran to its end. Read from the build's
+    record of the lines that ran, never from the page's output."""
+    ran = example_guard.gpu_blocks_ran(name)
+    if not any(ran):
+        return []
+    import torch
+
+    if not torch.cuda.is_available():
+        return []
+    device = torch.cuda.get_device_name()
+    return [device for block in ran if block]
 
 
-def generated_rst(app: Sphinx, name: str) -> Path:
-    """The ``.rst`` sphinx-gallery wrote for example ``name`` (``questions/plot_13_module_to``)."""
-    return Path(app.srcdir) / app.config.sphinx_gallery_conf["gallery_dirs"][0] / f"{name}.rst"
+def example_name(app: Sphinx, docname: str) -> str | None:
+    """``examples/questions/plot_13_module_to`` -> ``questions/plot_13_module_to`` (None for other pages)."""
+    prefix = app.config.sphinx_gallery_conf["gallery_dirs"][0] + "/"
+    return docname.removeprefix(prefix) if docname.startswith(prefix) else None
 
 
 def box_title(app: Sphinx, gpus: list[str]) -> str:
@@ -53,7 +58,8 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     boxes = [node for node in doctree.findall(nodes.admonition) if CLASS in node["classes"]]
     if not boxes:
         return
-    gpus = ran_on(Path(app.env.doc2path(app.env.docname)).read_text(encoding="utf-8"))
+    name = example_name(app, app.env.docname)
+    gpus = ran_on(name) if name else []
     if gpus and len(gpus) != len(boxes):
         raise ExtensionError(f"{app.env.docname}: {len(boxes)} GPU box(es), but {len(gpus)} GPU block(s) ran")
     title = box_title(app, gpus)

@@ -157,7 +157,7 @@ def _clean_downloads(app: Sphinx, env, docnames) -> None:
     gallery = Path(app.srcdir) / app.config.sphinx_gallery_conf["gallery_dirs"][0]
     values, cjk = build_versions(), edition(app.config.language).cjk
     for notebook in sorted(gallery.rglob("plot_*.ipynb")):
-        gpus = ran_on(notebook.with_suffix(".rst").read_text(encoding="utf-8"))
+        gpus = ran_on(notebook.relative_to(gallery).with_suffix("").as_posix())
         clean_notebook(notebook, values, cjk, box_title(app, gpus))
     for script in sorted(gallery.rglob("plot_*.py")):
         clean_script(script, values)

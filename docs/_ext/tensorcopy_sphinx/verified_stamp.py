@@ -23,7 +23,7 @@ from sphinx.errors import ExtensionError
 from sitetools import web
 from sitetools.pages_asserts import GPU
 from tensorcopy_sphinx.build_info import build_versions
-from tensorcopy_sphinx.gpu_box import generated_rst, ran_on
+from tensorcopy_sphinx.gpu_box import ran_on
 from tensorcopy_sphinx.theme_i18n import translated
 
 STAMP_CLASS = "verified-stamp"
@@ -45,7 +45,7 @@ def _checks(app: Sphinx, name: str) -> tuple[int, int]:
             f"gallery/asserts.json records no checks for {name}; run python -m sitetools.pages_asserts --update"
         )
     gpu = sum(check.endswith(GPU) for check in recorded[name])
-    if gpu and ran_on(generated_rst(app, name).read_text(encoding="utf-8")):
+    if gpu and ran_on(name):
         return len(recorded[name]), 0
     return len(recorded[name]) - gpu, gpu
 

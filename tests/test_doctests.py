@@ -1,0 +1,62 @@
+"""The narrative pages' doctests run in a process of their own, in the sandbox, with a scratch folder as
+their working folder (sitetools/doctests.py, sitetools/build.py's check_doctests): an example that writes
+into a folder the build guards fails, named by its page and line, with the sandbox and without it (a
+machine that forbids namespaces), and one that writes into its scratch folder passes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sitetools.build import BuildError, check_doctests
+from sitetools.editions import CODES
+from sitetools.sandbox import OFF_ENV
+from tests.gallery_tools import ROOT
+
+
+def _pages_with(tmp_path: Path, code: str) -> int:
+    """Copy the narrative pages into ``tmp_path/docs``, append to the English quick reference a doctest
+    running ``code``; return the line of that example."""
+    shutil.rmtree(tmp_path / "docs", ignore_errors=True)
+    for lang in CODES:
+        shutil.copytree(ROOT / "docs" / lang, tmp_path / "docs" / lang)
+    page = tmp_path / "docs" / "en" / "quickref.md"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text + f"\n```{{doctest}}\n>>> {code}\n```\n", encoding="utf-8")
+    return text.count("\n") + 3
+
+
+WRITES = {
+    "appends to another page": "_ = open({target!r}, 'a', encoding='utf-8').write('<script>')",
+    "removes a file": "import os; os.remove({target!r})",
+}
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandbox", "no sandbox"])
+@pytest.mark.parametrize("how", sorted(WRITES))
+def test_a_doctest_that_writes_outside_its_scratch_folder_is_named_by_page_and_line(tmp_path, monkeypatch,
+                                                                                   how, sandbox):  # fmt: skip
+    """The fault: a quick-reference doctest wrote into the checkout, and only the file was named, after the
+    build. Now the example fails at once, with its page and line."""
+    if sandbox:
+        monkeypatch.delenv(OFF_ENV, raising=False)
+    else:
+        monkeypatch.setenv(OFF_ENV, "1")
+    target = tmp_path / "docs" / "zh_CN" / "index.md"
+    line = _pages_with(tmp_path, WRITES[how].format(target=str(target)))
+    before = target.read_bytes()
+    with pytest.raises(BuildError) as failure:
+        check_doctests(list(CODES), tmp_path / "docs", guarded=(tmp_path,))
+    message = str(failure.value)
+    assert f"docs/en/quickref.md, line {line}" in message, message
+    assert (str(target) in message) or ("Read-only file system" in message), message
+    if "Read-only file system" in message:
+        assert target.read_bytes() == before, "the sandbox let the example write"
+    assert "docs/zh_CN/index.md," not in message and "docs/en/index.md" not in message, "another page was named"
+
+
+def test_a_doctest_may_write_its_scratch_folder(tmp_path):
+    _pages_with(tmp_path, "open('notes.txt', 'w', encoding='utf-8').write('x')\n1")
+    assert check_doctests(["en"], tmp_path / "docs", guarded=(tmp_path,)) > 0
