@@ -183,7 +183,9 @@ class _Guard:
             logging.getLogger().removeHandler(self.handler)
         if self.warnings is not None:
             self.warnings.__exit__(None, None, None)
-        now, identities = global_state(), state_fingerprint.fingerprint()
+        left = state_fingerprint.modes()  # first: a mode left entered would intercept the calls below
+        state_fingerprint.restore_modes(self.fresh)
+        now, identities = {**global_state(), **left}, state_fingerprint.fingerprint()
         state_fingerprint.restore(self.identities)
         state_fingerprint.restore_settings(self.fresh)
         reset_state()

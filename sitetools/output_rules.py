@@ -16,9 +16,12 @@ id). This module holds every way out to the same rule, on the whole script (hidd
   string, or an f-string laying out strings (a label, a unit, a column). Anything else made of constants
   (``not False``, ``"a" + "b"``, ``f"{True}"``, ``3``) is refused, and so is a print of text alone
   however it is spelled; ``sep`` and ``end`` hold only spaces, punctuation or line breaks;
-- no call that returns something different on every run: the clock (``time``, ``datetime``), process
-  ids, ``uuid``, ``secrets``, ``os.urandom``, the unseeded ``random`` module (``random.seed`` with a
-  constant seed, visible on the page, allows it). ``time.sleep`` returns nothing and stays allowed.
+- a page imports only the modules of :data:`PAGE_IMPORTS` (an allow-list: what the pages import
+  today), so the clock, the host's name, process ids and random sources have no way in, whatever their
+  module (``time``, ``socket``, ``email.utils``, ``os``, ``uuid``, ``random`` ...);
+- the allowed modules' machine-describing attributes (:data:`MACHINE_ATTRIBUTES`: ``sys.executable``,
+  ``sys.path``, ``torch.__file__``, ``torch.__config__`` ...) are refused, and so is a module's name used
+  as a value (``print(torch)`` prints the path it was loaded from; ``m = sys`` would hide the rest).
 """
 
 from __future__ import annotations
@@ -29,12 +32,30 @@ import re
 from sitetools import folding
 from sitetools.rerun_checks import is_must_raise
 
-#: Modules whose calls change from run to run; ``module -> calls that do not``.
-VOLATILE_MODULES = {"time": {"sleep"}, "datetime": set(), "uuid": set(), "secrets": set()}
-#: Calls of ``os`` that change from run to run.
-VOLATILE_OS = {"getpid", "getppid", "urandom", "times", "getloadavg"}
+#: The modules a page may import (a dotted name allows its submodules too): what the pages import
+#: today. A module that is not here is refused where it is imported, with the page and the line.
+PAGE_IMPORTS = frozenset({
+    "torch", "numpy", "matplotlib.pyplot", "copy", "inspect", "io", "signal", "sys", "warnings", "zipfile",
+    "multiprocessing.reduction", "multiprocessing.resource_sharer",
+})  # fmt: skip
+#: Attributes of an allowed module that describe the machine or the build rather than the tensors: the
+#: interpreter, the paths, the environment, the working directory, where a module was loaded from, how
+#: torch was compiled, the machine's core count. Refused on any object reached from a module a page
+#: imports.
+MACHINE_ATTRIBUTES = frozenset({
+    "executable", "_base_executable", "path", "prefix", "base_prefix", "exec_prefix", "base_exec_prefix",
+    "platlibdir", "stdlib_module_names", "argv", "orig_argv", "flags", "version", "platform", "implementation",
+    "getfilesystemencoding", "environ", "environb", "getcwd", "getcwdb", "getenv", "uname", "node",
+    "gethostname", "getlogin", "home", "cwd", "get_config_var", "get_config_vars", "getfile", "getsourcefile",
+    "getabsfile", "getsource", "getsourcelines", "getmodule", "currentframe", "get_dir", "get_cpu_capability",
+    "get_num_threads", "get_num_interop_threads", "cpu_count",
+})  # fmt: skip
+#: Attributes refused on whatever object they are read: where code, a frame or a module came from.
+WHERE_FROM = frozenset({
+    "__file__", "__path__", "__cached__", "__spec__", "__loader__", "__globals__", "__config__",
+    "co_filename", "f_code", "f_globals", "f_builtins", "filename",
+})  # fmt: skip
 STREAMS = {"stdout", "stderr", "__stdout__", "__stderr__"}
-WRITE = {"write"}  # os.write: bytes to a file descriptor, round print()
 CODE_FROM_TEXT = {"exec", "eval", "compile", "__import__"}
 #: What ``sep`` and ``end`` may hold: no letter, no digit.
 SEPARATOR = re.compile(r"[^\w]*")
@@ -42,23 +63,53 @@ GUIDE = "(see CONTRIBUTING.md, 'Printing')"
 
 
 def _modules(tree: ast.AST) -> dict[str, str]:
-    """Local name -> module, for ``import time``, ``import datetime as dt``, ``import os``."""
+    """Local name -> module it names, for ``import torch``, ``import numpy as np``,
+    ``from multiprocessing import resource_sharer`` (a module of :data:`PAGE_IMPORTS`)."""
     found = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                found[alias.asname or alias.name.split(".")[0]] = alias.name.split(".")[0]
+                if alias.asname:
+                    found[alias.asname] = alias.name  # import torch.multiprocessing as mp
+                else:
+                    found[alias.name.split(".")[0]] = alias.name.split(".")[0]  # import torch.nn binds torch
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" in PAGE_IMPORTS:
+                    found[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     return found
 
 
-def _seeded(tree: ast.AST, name: str) -> bool:
-    """``name.seed(<constant>)`` appears in the code."""
-    return any(
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "seed"
-        and isinstance(node.func.value, ast.Name) and node.func.value.id == name
-        and len(node.args) == 1 and folding.value(node.args[0]) is not folding.UNKNOWN
-        for node in ast.walk(tree)
-    )  # fmt: skip
+def _root(node: ast.expr) -> ast.expr:
+    """The object an attribute chain starts from: ``torch`` for ``torch.hub.get_dir``."""
+    while isinstance(node, ast.Attribute | ast.Call | ast.Subscript):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
+def allowed_import(name: str) -> bool:
+    """``name`` is a module of :data:`PAGE_IMPORTS` or one of their submodules."""
+    return any(name == allowed or name.startswith(allowed + ".") for allowed in PAGE_IMPORTS)
+
+
+def _import_problems(node: ast.Import | ast.ImportFrom) -> list[str]:
+    """What an import brings in that a page may not use: a module off :data:`PAGE_IMPORTS`, a
+    machine-describing name, or a stream (``from sys import stdout``)."""
+    if isinstance(node, ast.Import):
+        refused = [alias.name for alias in node.names if not allowed_import(alias.name)]
+        names: list[str] = []
+    else:
+        module = "." * node.level + (node.module or "")
+        names = [alias.name for alias in node.names]
+        fits = node.level == 0 and (allowed_import(module) or all(allowed_import(f"{module}.{n}") for n in names))
+        refused = [] if fits else [module]
+    found = [f"imports the module {name}, which is not one a page may import (PAGE_IMPORTS in "
+             "sitetools/output_rules.py: what the pages import today; the clock, the host, the environment and "
+             "other values that differ from run to run or from machine to machine stay out)" for name in refused]
+    found += [f"imports `{name}`, which describes the machine, not the tensors" for name in names
+              if name in MACHINE_ATTRIBUTES | WHERE_FROM]  # fmt: skip
+    found += [f"imports `{name}`; print() is the one way to output" for name in names if name in STREAMS | {"print"}]
+    return found
 
 
 def _layout_text(arg: ast.expr) -> bool:
@@ -105,6 +156,7 @@ def problems(tree: ast.AST) -> list[tuple[int, str]]:
     called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     must_fail = {id(inner) for node in ast.walk(tree) if is_must_raise(node)
                  for statement in node.body for inner in ast.walk(statement)}  # fmt: skip
+    bases = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -114,32 +166,24 @@ def problems(tree: ast.AST) -> list[tuple[int, str]]:
                 found.append((line, f"uses {node.id}(): code held in a string escapes every page rule"))
             elif node.id in ("__builtins__", "globals", "locals", "vars"):
                 found.append((line, f"reaches the namespace through `{node.id}`, around the page rules"))
+            elif node.id in WHERE_FROM:
+                found.append((line, f"reads `{node.id}`, which describes the machine, not the tensors"))
+            elif node.id in modules and id(node) not in bases:
+                found.append((line, f"uses the module {modules[node.id]} as a value (its repr names the path it "
+                                    "was loaded from); reach only its attributes"))
         elif isinstance(node, ast.Attribute):
-            base = node.value.id if isinstance(node.value, ast.Name) else None
-            module = modules.get(base or "")
+            root = _root(node)
+            module = modules.get(root.id) if isinstance(root, ast.Name) else None
             if node.attr in STREAMS:
                 found.append((line, f"writes through `{ast.unparse(node)}`; print() is the one way to output"))
             elif node.attr == "print" or (module == "builtins"):
                 found.append((line, f"reaches `{ast.unparse(node)}`; call print() itself"))
-            elif module == "os" and node.attr in VOLATILE_OS | WRITE:
-                found.append((line, f"calls `{ast.unparse(node)}`, which differs from run to run or writes "
-                                    "around print()"))
-            elif module in VOLATILE_MODULES and node.attr not in VOLATILE_MODULES[module]:
-                found.append((line, f"uses `{ast.unparse(node)}`, which differs from run to run"))
-            elif module == "random" and not _seeded(tree, base):
-                found.append((line, f"uses `{ast.unparse(node)}` without `{base}.seed(<constant>)` on the page"))
-            elif node.attr == "SystemRandom":
-                found.append((line, "uses SystemRandom, which no seed repeats"))
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            top = node.module.split(".")[0]
-            names = {alias.name for alias in node.names}
-            if top in VOLATILE_MODULES and names - VOLATILE_MODULES[top]:
-                found.append((line, f"imports {', '.join(sorted(names))} from {node.module}, which differ from "
-                                    "run to run"))
-            elif top in ("builtins", "random") or (top in ("sys", "os") and names & (STREAMS | VOLATILE_OS | WRITE)):
-                found.append((line, f"imports {', '.join(sorted(names))} from {node.module}; use the module's name"))
-        elif isinstance(node, ast.Import) and any(alias.name == "builtins" for alias in node.names):
-            found.append((line, "imports builtins, around the page rules"))
+            elif node.attr in WHERE_FROM or (module and node.attr in MACHINE_ATTRIBUTES):
+                found.append((line, f"reads `{ast.unparse(node)}`"
+                                    f"{f' of the module {module}' if module else ''}, which describes the "
+                                    "machine, not the tensors"))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            found += [(line, problem) for problem in _import_problems(node)]
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
             found += [(line, problem) for problem in _print_argument_problems(node)]
     return sorted(set(found))

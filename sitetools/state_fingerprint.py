@@ -2,7 +2,8 @@
 
 A fixed list of settings misses the one a page thinks of next. Besides the settings read through
 getters (:func:`sitetools.example_guard.global_state` and :func:`settings` here: torch's thread counts,
-the recursion limit, the warnings filters, the working directory, ``sys.path``, the interval timer),
+its function-mode and dispatch-mode stacks and its saved-tensors hooks, the recursion limit, the
+warnings filters, the working directory, ``sys.path``, the interval timer, the process umask),
 :func:`fingerprint` holds the environment variables and *every* attribute of the objects a page can patch
 (``torch``, ``torch.Tensor``, ``torch.nn.Module``, ``torch.nn.functional``, ``builtins``, ``sys``) and
 every ``sys.modules`` entry by identity, the configuration of every logger, the threads alive (those
@@ -59,12 +60,45 @@ def _loggers() -> dict[str, tuple]:
 NEW_LOGGER = (logging.NOTSET, (), False, True)
 
 
+def _umask() -> int:
+    """The process umask, read the only way POSIX allows: set, then set back at once."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: The function mode ``torch.set_default_device`` enters: compared as the default device, and put
+#: back by :func:`sitetools.example_guard.reset_state`, which exits it.
+DEVICE_MODE = "DeviceContext"
+
+
+def modes() -> dict[str, object]:
+    """torch's mode stacks and saved-tensors hooks: a ``with`` left open (``__enter__`` without
+    ``__exit__``) changes how every later page's operations run or what autograd saves. Read and put
+    back (:func:`restore_modes`) before any other torch call of the guard, which a mode left entered
+    would intercept."""
+    import torch
+    from torch.overrides import _get_current_function_mode_stack
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+
+    hooks = torch._C._autograd
+    return {
+        "torch function modes": [type(mode).__name__ for mode in _get_current_function_mode_stack()
+                                 if type(mode).__name__ != DEVICE_MODE],
+        "torch dispatch modes": [type(mode).__name__ for mode in _get_current_dispatch_mode_stack()],
+        "saved tensors hooks": hooks._top_saved_tensors_default_hooks(True) is not None,
+        "saved tensors hooks disabled": hooks._saved_tensors_hooks_get_disabled_error_message(),
+    }
+
+
 def settings() -> dict[str, object]:
     """The settings read through getters that :func:`sitetools.example_guard.global_state` does not
     already list: equal values mean the same state."""
     import torch
 
     return {
+        **modes(),
+        "umask": oct(_umask()),
         "torch threads": torch.get_num_threads(),
         "torch interop threads": torch.get_num_interop_threads(),
         "recursion limit": sys.getrecursionlimit(),
@@ -177,9 +211,34 @@ def restore(before: dict[str, object]) -> None:
         logger.disabled, logger.propagate = disabled, propagate
 
 
+def restore_modes(before: dict[str, object]) -> None:
+    """Pop what a page left on torch's mode stacks and hooks stack (the fresh state has none)."""
+    import torch
+    from torch.overrides import _get_current_function_mode_stack
+    from torch.overrides import _pop_mode as pop_function_mode
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+    from torch.utils._python_dispatch import _pop_mode as pop_dispatch_mode
+
+    popped = [pop_function_mode() for _ in range(len(_get_current_function_mode_stack())
+                                                 - len(before["torch function modes"]))]
+    for mode in reversed(popped):
+        if type(mode).__name__ == DEVICE_MODE:
+            torch.overrides._push_mode(mode)  # the default device's own: reset_state exits it
+    while len(_get_current_dispatch_mode_stack()) > len(before["torch dispatch modes"]):
+        pop_dispatch_mode()
+    hooks = torch._C._autograd
+    if not before["saved tensors hooks"]:
+        while hooks._top_saved_tensors_default_hooks(True) is not None:
+            hooks._pop_saved_tensors_default_hooks()
+    if before["saved tensors hooks disabled"] is None:
+        hooks._saved_tensors_hooks_enable()
+
+
 def restore_settings(before: dict[str, object]) -> None:
     """Put back the settings of :func:`settings` that can be put back (the thread count is put back by
     :func:`sitetools.example_guard.reset_state`)."""
+    restore_modes(before)
+    os.umask(int(before["umask"], 8))
     sys.setrecursionlimit(before["recursion limit"])
     os.chdir(before["working directory"])
     sys.path[:] = before["sys.path"]

@@ -32,6 +32,20 @@ REFUSED = {
     "hidden-dunder-in-place": f"{START}\na.__iadd__(1)\n{END}",
     "hidden-out-argument": f"{START}\ntorch.add(a, 1, out=a)\n{END}",
     "hidden-setattr": f"{START}\nsetattr(a, 'grad', None)\n{END}",
+    "hidden-numpy-positional-out": f"import numpy as np\n{START}\nnp.multiply(a.numpy(), 0, a.numpy())\n{END}",
+    "hidden-numpy-ufunc-at": f"import numpy as np\n{START}\nnp.add.at(np.asarray(a), 0, 1)\n{END}",
+    "hidden-numpy-handle-bound": f"{START}\nview = a.numpy()\n{END}",
+    "hidden-numpy-handle-fill": f"{START}\na.numpy().fill(0)\n{END}",
+    "hidden-array-interface": f"{START}\nassert a.__array__() is not None\n{END}",
+    "hidden-memoryview": f"{START}\nassert memoryview(a.numpy()).nbytes == 12\n{END}",
+    "hidden-data-method": f"{START}\na.data.mul(0)\n{END}",
+    "hidden-augmented-assignment": f"{START}\nb += 1\n{END}",
+    "hidden-del-element": f"values = [1, 2]\n{START}\ndel values[0]\n{END}",
+    "hidden-loop-target-element": f"values = [1, 2]\n{START}\nfor values[0] in range(3):\n    pass\n{END}",
+    "hidden-getattr-of-a-method": f"{START}\ngetattr(a, 'add_')(1)\n{END}",
+    "hidden-clears-a-visible-list": f"values = [1, 2]\n{START}\nvalues.clear()\n{END}",
+    "hidden-backward-through-visible": (f"w = torch.ones(2, requires_grad=True)\n{START}\n"
+                                        f"(w * 2).sum().backward()\n{END}"),
 }
 
 ALLOWED = {
@@ -42,6 +56,12 @@ ALLOWED = {
                    "    raise AssertionError('must raise')"),
     "visible-dunder": "a.__iadd__(1)",
     "hidden-plain-check": f"{START}\nassert a.sum() == 3\n{END}",
+    "hidden-numpy-reads": (f"import numpy as np\n{START}\nassert np.array_equal(a.numpy(), np.asarray(a))\n"
+                           f"assert a.numpy().copy() is not a.numpy() and a.data is not a\n{END}"),
+    "hidden-data-version": f"{START}\nassert a.data._version == 0\n{END}",
+    "hidden-own-list": f"{START}\nseen = []\nseen.append(a.sum())\nassert len(seen) == 1\n{END}",
+    "hidden-backward-of-its-own": f"{START}\nw = torch.ones(2, requires_grad=True)\n(w * 2).sum().backward()\n{END}",
+    "hidden-getattr-of-a-value": f"{START}\nassert getattr(a, 'is_leaf')\n{END}",
 }
 
 

@@ -51,8 +51,25 @@ def log_of(result: subprocess.CompletedProcess) -> str:
     return f"{result.stdout}\n{result.stderr}"
 
 
-def inject(project: Path, name: str, code: str) -> None:
-    """Append a code cell to example ``name`` in every edition (so that parity still holds)."""
+#: Appended to a copy's sitetools/output_rules.py: every module may be imported and no attribute is
+#: refused as machine-describing, so that a fault aimed at a later layer (the sandbox, the guard, the
+#: time limit) reaches it instead of stopping at the page rules. The copy only: never the checkout.
+ANY_IMPORT = ("\n\ndef allowed_import(name: str) -> bool:  # widened by tests/test_faults.py\n    return True\n\n\n"
+              "MACHINE_ATTRIBUTES = WHERE_FROM = frozenset()  # widened by tests/test_faults.py\n")
+
+
+def allow_any_import(project: Path) -> None:
+    rules = project / "sitetools" / "output_rules.py"
+    text = rules.read_text(encoding="utf-8")
+    if ANY_IMPORT not in text:
+        rules.write_text(text + ANY_IMPORT, encoding="utf-8")
+
+
+def inject(project: Path, name: str, code: str, strict: bool = False) -> None:
+    """Append a code cell to example ``name`` in every edition (so that parity still holds). Unless
+    ``strict``, the copy's import rule is widened (:func:`allow_any_import`): the cell tests a later layer."""
+    if not strict:
+        allow_any_import(project)
     for lang in ("en", "zh_CN"):
         with (project / "gallery" / lang / f"{name}.py").open("a", encoding="utf-8") as handle:
             handle.write(f"\n\n# %%\n# Injected by tests/test_faults.py.\n\n{code}\n")
@@ -87,9 +104,9 @@ def _hide_jieba(project: Path) -> dict[str, str]:
     return {"PYTHONPATH": str(shim)}
 
 
-def cell(code: str):
+def cell(code: str, strict: bool = False):
     """A fault that appends ``code`` as a new cell of the first example, in every edition."""
-    return lambda project: inject(project, FIRST, code)
+    return lambda project: inject(project, FIRST, code, strict)
 
 
 EN_FIRST = ["--lang", "en", "--only", FIRST]
@@ -118,8 +135,8 @@ FAULTS = {
                         ["docs/en/index.md changed"]),
     "writes-the-checkout": (lambda p: inject(p, FIRST, f"open({str(p / 'docs/en/about.md')!r}, 'a').write('x')"),
                             EN_FIRST, ["docs/en/about.md"]),  # read-only in the sandbox, else fingerprinted
-    "nondeterministic-output": (cell('import os\nnoise = os.urandom(8).hex()\nprint("noise:", noise)'),
-                                ["--only", FIRST], [f"gallery/zh_CN/{FIRST}.py, line", "calls `os.urandom`"]),
+    "nondeterministic-output": (cell('import os\nnoise = os.urandom(8).hex()\nprint("noise:", noise)', strict=True),
+                                ["--only", FIRST], [f"gallery/zh_CN/{FIRST}.py, line", "imports the module os"]),
     "no-jieba": (_hide_jieba, ["--lang", "zh_CN", "--only", FIRST], ["jieba"]),
 }
 

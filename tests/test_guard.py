@@ -182,7 +182,31 @@ LEFT_BEHIND = {
     "logger level": (lambda: logging.getLogger("probe.logger").setLevel(logging.ERROR), "logger 'probe.logger'"),
     "thread left running": (_thread_left_running, "thread 'probe-thread' still running"),
     "_thread thread left running": (_raw_thread_left_running, "thread 'wait (started with _thread)' still running"),
+    "function mode entered": (lambda: torch.overrides.TorchFunctionMode().__enter__(),
+                              "torch function modes is now ['TorchFunctionMode']"),
+    "dispatch mode entered": (lambda: _dispatch_mode().__enter__(),
+                              "torch dispatch modes is now ['TorchDispatchMode']"),
+    "saved tensors hooks entered": (lambda: torch.autograd.graph.saved_tensors_hooks(
+        lambda t: None, lambda packed: torch.zeros(2)).__enter__(), "saved tensors hooks is now True"),
+    "saved tensors hooks disabled": (lambda: _kept(torch.autograd.graph.disable_saved_tensors_hooks("probe")),
+                                     "saved tensors hooks disabled is now 'probe'"),
+    "umask": (lambda: os.umask(0o077), "umask is now '0o77'"),
 }
+
+
+_KEPT = []
+
+
+def _kept(context) -> None:
+    """Enter ``context`` and keep it: a generator's context manager closed by the collector would exit."""
+    context.__enter__()
+    _KEPT.append(context)
+
+
+def _dispatch_mode():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    return TorchDispatchMode()
 
 
 @pytest.mark.parametrize("what", sorted(LEFT_BEHIND))
@@ -201,6 +225,9 @@ def test_what_a_page_leaves_behind_is_named_on_that_page_and_put_back(what, monk
         assert words in str(raised.value)
     finally:
         _STOP.set()
+    # the next page runs as on a fresh start: autograd saves the tensor itself, not what a hook made of it
+    x = torch.ones(2, requires_grad=True)
+    assert torch.equal(x.sin().grad_fn._saved_self, x)
     # put back: the next page starts from what this one found (a running thread cannot be ended)
     if "thread left running" not in what:
         assert state_fingerprint.differences(before, state_fingerprint.fingerprint()) == []

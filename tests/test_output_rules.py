@@ -1,6 +1,7 @@
 """Printed output comes only from computation (sitetools/output_rules.py): each way round the literal
 rule that the adversarial review used is refused, naming the file and line, and the prints the pages
-really use still pass."""
+really use still pass. A page imports only the allowed modules, and reads none of their attributes that
+describe the machine."""
 
 from __future__ import annotations
 
@@ -28,6 +29,21 @@ REFUSED = {
     "end-holds-output": 'print(end="tensor([2., 2.])\\n")',
     "sep-holds-output": 'print("a:", a, sep=" tensor(1.) ")',
     "print-to-a-file": 'print("a:", a, file=open("/dev/stdout", "w"))',
+    "email-formatdate": "import email.utils\nstamp = email.utils.formatdate()",
+    "from-email-utils": "from email.utils import formatdate\nstamp = formatdate()",
+    "socket-hostname": "import socket\nprint('host:', socket.gethostname())",
+    "sys-executable": "import sys\nprint('python:', sys.executable)",
+    "from-sys-executable": "from sys import executable",
+    "sys-path": "import sys\nfirst = sys.path[0]",
+    "torch-file": "where = torch.__file__",
+    "hub-folder": "folder = torch.hub.get_dir()",
+    "frame-filename": "import sys\nname = sys._getframe().f_code.co_filename",
+    "bare-file": "here = __file__",
+    "module-as-value": "print('torch:', torch)",
+    "module-alias": "import sys\nm = sys",
+    "time-even-for-sleep": "import time\ntime.sleep(0)",
+    "random-even-seeded": "import random\nrandom.seed(0)\nvalue = random.random()",
+    "relative-import": "from . import helpers",
     "clock-hour": "import time\nprint(time.localtime().tm_hour)",
     "clock-aliased": "import time as clock\nnow = clock.time()",
     "from-time-import": "from time import localtime\nprint(localtime().tm_hour)",
@@ -48,8 +64,12 @@ ALLOWED = {
     "sep-and-end-as-punctuation": 'print("a:", a, sep=" ", end=";\\n")',
     "compile-that-must-fail": ('try:\n    compile(text, "loop", "exec")\nexcept IndentationError as e:\n'
                                '    print(type(e).__name__)\nelse:\n    raise AssertionError("must not compile")'),
-    "sleep": "import time\ntime.sleep(0)",
-    "seeded-random": "import random\nrandom.seed(0)\nvalue = random.random()",
+    "the-pages-imports": ("import copy\nimport inspect\nimport io\nimport signal\nimport sys\nimport warnings\n"
+                          "import zipfile\nimport numpy as np\nimport matplotlib.pyplot as plt\n"
+                          "import torch.multiprocessing as mp\nfrom torch.func import grad\n"
+                          "from multiprocessing import resource_sharer\n"
+                          "from multiprocessing.reduction import ForkingPickler\nresource_sharer.stop()\n"
+                          "line = sys._getframe().f_lineno\nfig, ax = plt.subplots()"),
     "id-in-a-dict": "seen = {id(a): 1}",
 }
 
@@ -63,6 +83,21 @@ def test_a_print_round_the_rule_is_refused_with_its_file_and_line(name):
     assert any(p.startswith(f"{WHERE}, line ") for p in problems), problems
     lines = {int(p.split(", line ")[1].split(":")[0]) for p in problems}
     assert lines <= set(range(3, last + 1)), (lines, problems)
+
+
+def test_the_refusal_names_the_page_the_line_and_the_module():
+    source = "import torch\na = torch.ones(3)\nimport socket\n"
+    assert output_rules.check_source(WHERE, source) == [
+        f"{WHERE}, line 3: imports the module socket, which is not one a page may import (PAGE_IMPORTS in "
+        "sitetools/output_rules.py: what the pages import today; the clock, the host, the environment and other "
+        f"values that differ from run to run or from machine to machine stay out) {output_rules.GUIDE}"
+    ]
+
+
+def test_every_module_the_pages_import_is_allowed():
+    """The allow-list holds what the pages need (the pages themselves pass the rules in the page-rule tests)."""
+    assert all(map(output_rules.allowed_import, ["torch", "torch.utils.data", "numpy", "matplotlib.pyplot"]))
+    assert not any(map(output_rules.allowed_import, ["torchvision", "matplotlib", "multiprocessing", "os"]))
 
 
 @pytest.mark.parametrize("name", sorted(ALLOWED))

@@ -194,4 +194,26 @@ PAGES = (
              "tests/test_terms.py", "-k", "first_mention"),
 )
 
-MUTATIONS: tuple[Mutation, ...] = AUDIT + OWN + RENDERING + PAGES
+SANDBOX_TESTS = "tests/test_sandbox_units.py"
+
+#: One mutation for each module of the gate: the sandbox, the record of the checks that ran, the
+#: compared global state, the output rules, the check rules and the refusal of active content.
+GATE_MODULES = (
+    mutation("sandbox-read-only-folders-writable", "sitetools/sandbox.py", "            _bind(path, read_only=True)",
+             "            _bind(path, read_only=False)", SANDBOX_TESTS, "-k", "write_only_its_own"),
+    mutation("check-runs-a-failed-assert-counts-as-held", "sitetools/check_runs.py",
+             "held = runs.ran[line] > runs.failed[line]", "held = runs.ran[line] > 0", "tests/test_check_runs.py"),
+    mutation("state-function-modes-not-seen", "sitetools/state_fingerprint.py",
+             "for mode in _get_current_function_mode_stack()\n                                 if",
+             "for mode in []\n                                 if", GUARD_TESTS, "-k", "leaves_behind"),
+    mutation("output-any-module-imported", "sitetools/output_rules.py",
+             "refused = [alias.name for alias in node.names if not allowed_import(alias.name)]", "refused = []",
+             "tests/test_output_rules.py"),
+    mutation("check-rules-hidden-numpy-may-multiply", "sitetools/check_rules.py",
+             '"shares_memory", "may_share_memory",', '"shares_memory", "may_share_memory", "multiply",',
+             "tests/test_check_rules.py"),
+    mutation("active-content-script-tag-allowed", "sitetools/active_content.py",
+             '    (re.compile(r"<\\s*script", re.I), "<script>"),\n', "", SANDBOX_TESTS, "-k", "active_content"),
+)
+
+MUTATIONS: tuple[Mutation, ...] = AUDIT + OWN + RENDERING + PAGES + GATE_MODULES
