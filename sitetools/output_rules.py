@@ -77,13 +77,16 @@ def _plain(arg: ast.expr) -> bool:
         isinstance(arg, ast.JoinedStr) and all(isinstance(part, ast.Constant) for part in arg.values))
 
 
-def _print_argument_problems(call: ast.Call) -> list[str]:
+def _print_argument_problems(call: ast.Call, modules: set[str]) -> list[str]:
     found = []
-    args = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
+    args = [arg.value if isinstance(arg, ast.Starred) else arg for arg in call.args]
     constant = [folding.value(arg) is not folding.UNKNOWN for arg in args]
     for arg, fixed in zip(args, constant, strict=True):
         if fixed and not _layout_text(arg):
             found.append(f"prints `{ast.unparse(arg)}`, which constants alone decide; print what the code computed")
+        elif not fixed and folding.from_literals(arg, modules):
+            found.append(f"prints `{ast.unparse(arg)}`, which literals alone decide (a library called on "
+                         "constants); print a value the page's code computed and named")
     if args and len(args) == len(call.args) and all(constant) and not found and not all(map(_plain, args)):
         found.append(f"prints only text that constants decide (`{ast.unparse(call)}`); a printed value must be "
                      "computed by the code")
@@ -101,6 +104,8 @@ def _print_argument_problems(call: ast.Call) -> list[str]:
 def problems(tree: ast.AST) -> list[tuple[int, str]]:
     """(line, problem) for every way the code writes output that it did not compute."""
     modules = _modules(tree)
+    imported = set(modules) | {alias.asname or alias.name for node in ast.walk(tree)
+                               if isinstance(node, ast.ImportFrom) for alias in node.names}  # fmt: skip
     found: list[tuple[int, str]] = []
     called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     must_fail = {id(inner) for node in ast.walk(tree) if is_must_raise(node)
@@ -141,7 +146,7 @@ def problems(tree: ast.AST) -> list[tuple[int, str]]:
         elif isinstance(node, ast.Import) and any(alias.name == "builtins" for alias in node.names):
             found.append((line, "imports builtins, around the page rules"))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
-            found += [(line, problem) for problem in _print_argument_problems(node)]
+            found += [(line, problem) for problem in _print_argument_problems(node, imported)]
     return sorted(set(found))
 
 
