@@ -50,11 +50,11 @@ def _unseeded_figure(project: Path) -> None:
 
 
 def _figure_script_link(project: Path) -> None:
-    """The drawing helpers (their module and the first page's copy, so the copy stays the canonical cell)
+    """The drawing helpers (their module and every page's copy, so that each stays the canonical cell)
     give every picture's title a ``javascript:`` link, which matplotlib writes into the SVG."""
     old = "    ax.set_axis_off()\n    return ax\n"
     new = '    ax.set_axis_off()\n    ax.title.set_url("javascript:alert(1)")\n    return ax\n'
-    pages = [project / "gallery" / lang / f"{FIRST}.py" for lang in ("en", "zh_CN")]
+    pages = [path for path in sorted((project / "gallery").rglob("plot_*.py")) if old in path.read_text("utf-8")]
     for path in (project / "sitetools" / "figure_cell.py", *pages):
         _edit(path, old, new)
 
