@@ -15,7 +15,9 @@ id). This module holds every way out to the same rule, on the whole script (hidd
 - an argument of ``print`` that constants alone decide (:func:`sitetools.folding.value`) is text: a
   string, or an f-string laying out strings (a label, a unit, a column). Anything else made of constants
   (``not False``, ``"a" + "b"``, ``f"{True}"``, ``3``) is refused, and so is a print of text alone
-  however it is spelled; ``sep`` and ``end`` hold only spaces, punctuation or line breaks;
+  however it is spelled, and an argument that a library call on literals decides
+  (``torch.tensor(False).item()``: :func:`sitetools.folding.from_literals`); ``sep`` and ``end`` hold
+  only spaces, punctuation or line breaks;
 - no call that returns something different on every run: the clock (``time``, ``datetime``), process
   ids, ``uuid``, ``secrets``, ``os.urandom``, the unseeded ``random`` module (``random.seed`` with a
   constant seed, visible on the page, allows it). ``time.sleep`` returns nothing and stays allowed.

@@ -12,7 +12,8 @@ renders (every HTML page, every SVG, the Markdown and outputs of every ``.ipynb`
   search index), or an inline script of :data:`SITE_INLINE_SCRIPTS` (the theme's);
 - an event attribute (``onload=``, ``onerror=``...) and a ``javascript:`` or ``vbscript:`` URL, in any
   attribute (entities decoded), a Markdown link or the search index's text;
-- ``<iframe>``, ``<object>``, ``<embed>``, ``<frame>``, ``<frameset>`` and ``<applet>``.
+- ``<iframe>``, ``<object>``, ``<embed>``, ``<frame>``, ``<frameset>``, ``<applet>``, ``<base>`` and a
+  redirect (``<meta http-equiv="refresh">``).
 
 Each problem names the file and, where one made it, the page's source (``gallery/<lang>/<part>/<page>.py``
 or ``docs/<lang>/<page>.md``).
@@ -31,10 +32,11 @@ from sitetools import pages
 
 #: Inline scripts the site's templates write (furo's colour theme), whitespace folded.
 SITE_INLINE_SCRIPTS = {'document.body.dataset.theme = localStorage.getItem("theme") || "auto";'}
-EMBEDDING = {"iframe", "object", "embed", "frame", "frameset", "applet"}
+#: Elements that load or run other content (``<base>`` would send the site's own script links elsewhere).
+EMBEDDING = {"iframe", "object", "embed", "frame", "frameset", "applet", "base"}
 SCRIPT_URL = re.compile(r"(javascript|vbscript)\s*:", re.I)
 #: In text that is not parsed as HTML (Markdown, the search index): tags and event attributes.
-TAG = re.compile(r"<\s*(script|iframe|object|embed|frame|frameset|applet)\b", re.I)
+TAG = re.compile(r"<\s*(script|iframe|object|embed|frame|frameset|applet|base)\b", re.I)
 EVENT = re.compile(r"<[A-Za-z][^>]*?[\s/\"']on[a-z]+\s*=", re.I)
 _INVISIBLE = re.compile(r"[\x00-\x20\x7f]+")
 
@@ -51,6 +53,8 @@ class _Markup(html.parser.HTMLParser):
     def handle_starttag(self, tag, attrs) -> None:
         if tag in EMBEDDING:
             self.found.append(f"an <{tag}> element")
+        if tag == "meta" and (dict(attrs).get("http-equiv") or "").lower() == "refresh":
+            self.found.append("a <meta http-equiv=refresh> (a redirect)")
         for name, value in attrs:
             if name.lower().startswith("on"):
                 self.found.append(f"an event attribute {name}= on <{tag}>")

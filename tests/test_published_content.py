@@ -77,6 +77,8 @@ FAULTS = {
     "iframe": (HTML, '<html><body><iframe src="x.html"></iframe></body></html>'),
     "object": (HTML, '<html><body><object data="x.swf"></object></body></html>'),
     "embed": (HTML, '<html><body><embed src="x.svg"></body></html>'),
+    "base": (HTML, f'<html><head><base href="https://example.org/">{SITE_SCRIPTS}</head></html>'),
+    "redirect": (HTML, '<html><head><meta http-equiv="Refresh" content="0; url=https://example.org/"></head></html>'),
     "svg-set-url": ("_images/sphx_glr_plot_04_detach_001.svg", _svg("javascript:alert(1)")),
     "notebook-html": ("_downloads/0a/plot_04_detach.ipynb", _notebook('<img src="x" onerror="alert(1)">')),
     "notebook-markdown-link": ("_downloads/0a/plot_04_detach.ipynb", _notebook("[x](javascript:alert(1))")),
