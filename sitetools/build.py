@@ -21,7 +21,8 @@ published at all. In order, it
    ran to its end and has its page with output, that editions printed identical output blocks (a
    second execution of the same code, so nondeterminism shows), and that no file of the checkout, the
    staged sources, the published site, the generated pages or the HTML changed after it was recorded;
-6. writes the landing page, then swaps the new site into place as a whole.
+6. writes the landing page, scans every generated page, figure, notebook and the search index for active
+   content (:mod:`sitetools.published_content`), then swaps the new site into place as a whole.
 
 The folders, the lock and the publishing swap are :mod:`sitetools.build_folders`; the Sphinx
 processes are :mod:`sitetools.sphinx_runs`. A failed, interrupted or concurrent build leaves the
@@ -54,6 +55,7 @@ from sitetools import (
     page_rules,
     pages,
     pages_asserts,
+    published_content,
     sphinx_runs,
     web,
 )
@@ -285,6 +287,9 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     check_unchanged(checkout_before, published_before, staged_before, out, building, stage, langs, own, scratch + logs)
     write_landing(building)
     web.write_root_files(building, langs)  # favicon, 404, robots.txt, sitemap, the landing page's alternates
+    if active := published_content.check(building, langs, stage):
+        raise BuildError(f"{len(active)} generated file(s) carry active content (a script, an event attribute, a "
+                         "javascript: URL or an embedded object) that no page may publish:\n  " + "\n  ".join(active))
     publish(building, out)
     return sphinx_seconds
 

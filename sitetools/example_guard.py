@@ -5,7 +5,8 @@ device, grad mode, deterministic flags, anomaly mode, logging), every random gen
 seed of its own (:func:`fresh_seed`), every warning raised as an error, any ``logging`` record of level
 WARNING or above raised as an error, and a time limit.
 
-While it runs, the lines of the script that execute are recorded (:mod:`sitetools.check_runs`).
+While it runs, the lines of the script that execute are recorded (:mod:`sitetools.check_runs`), and
+only the script's own code may write its output (:class:`sitetools.output_channels.PageWrites`).
 
 After it: the time limit is lifted, the state is compared with the fresh state, settings by value and
 the attributes, modules, loggers, threads, signal handlers and streams of
@@ -30,7 +31,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from sitetools import check_runs, state_fingerprint
+from sitetools import check_runs, output_channels, state_fingerprint
 from sitetools.rerun_checks import is_gpu_block
 
 RECORDS_ENV = "TENSORCOPY_RUN_RECORDS"
@@ -52,6 +53,10 @@ class ExampleLeftStateChanged(Exception):
 
 class ExampleCheckDidNotRun(Exception):
     """A check of an example did not run and hold at least once."""
+
+
+class ExampleWroteAroundPrint(Exception):
+    """Other code than the example's own print() wrote to its output (and the example caught the refusal)."""
 
 
 class _RaiseOnWarning(logging.Handler):
@@ -149,6 +154,7 @@ class _Guard:
         self.identities: dict[str, object] = {}
         self.runs: check_runs.CheckRuns | None = None
         self.source: str | None = None
+        self.writes: output_channels.PageWrites | None = None
 
     def start(self, script: str, source: Path | None = None) -> None:
         _warm_up()
@@ -167,15 +173,18 @@ class _Guard:
 
         self.previous_alarm = signal.signal(signal.SIGALRM, _timeout)
         signal.setitimer(signal.ITIMER_REAL, limit)
-        self.source, self.runs = None, None
+        self.source, self.runs, self.writes = None, None, None
         if source is not None:
             self.source = source.read_text(encoding="utf-8")  # as it ran, whatever the script does to the file
             self.runs = check_runs.CheckRuns(source, self.source)
+            self.writes = output_channels.PageWrites(script, source)
+            self.writes.start()
             self.runs.start()
 
     def stop(self, script: str) -> None:
         intact = self.runs.stop() if self.runs is not None else True
         _record_gpu_blocks(script, self.source, self.runs)
+        refused = self.writes.stop() if self.writes is not None else []
         signal.setitimer(signal.ITIMER_REAL, 0)
         if self.previous_alarm is not None:
             signal.signal(signal.SIGALRM, self.previous_alarm)
@@ -197,6 +206,11 @@ class _Guard:
             raise ExampleLeftStateChanged(
                 f"{script} left global state changed, so the pages after it would run in another state: "
                 f"{detail}. Restore it in the script (for example with a context manager)."
+            )
+        if refused:
+            raise ExampleWroteAroundPrint(
+                f"{script}: output written by other code than the page's own print(): {'; '.join(refused)}. "
+                "Print what the page computed with print() itself (no pprint, help(), `import this`...)."
             )
         self._check_runs(script, intact)
         records = os.environ.get(RECORDS_ENV)

@@ -5,6 +5,10 @@ A printed value or a check made of constants says nothing the code computed; the
 (:mod:`sitetools.output_rules`, :mod:`sitetools.check_rules`) refuse both. Folding is deliberately
 small: constants, f-strings, containers, operators, comparisons, conditional expressions and a few
 pure built-in calls; anything else is "unknown", which is what a computed value looks like.
+
+:func:`from_literals` goes one step further for printed values: an expression that calls a library on
+literals only (``torch.tensor(False).item()``, ``torch.ones(3).sum()``) is decided by those literals
+too, even though nothing here can compute it.
 """
 
 from __future__ import annotations
@@ -123,3 +127,49 @@ def truth(node: ast.expr) -> bool | None:
             return body if test else orelse
         return body if body is not None and body == orelse else None
     return None
+
+
+def from_literals(node: ast.expr, modules: set[str]) -> bool:
+    """Whether ``node`` is built from literals alone through calls of imported modules (``modules``: the
+    local names that ``import`` and ``from ... import`` statements bind) and of what those calls return:
+    ``torch.tensor(False).item()``, ``torch.ones(3) + 1``, ``str(torch.zeros(2))``, ``torch.float32``.
+    A name the code bound (``a``), a call without arguments of a module (``torch.is_grad_enabled()``,
+    which reads state) or anything else that is not built from literals makes it computed."""
+    if value(node) is not UNKNOWN:
+        return True
+    if isinstance(node, ast.Attribute):
+        return _module_path(node, modules) or from_literals(node.value, modules)
+    if isinstance(node, ast.Call):
+        arguments = [arg.value if isinstance(arg, ast.Starred) else arg for arg in node.args]
+        arguments += [keyword.value for keyword in node.keywords]
+        if not all(from_literals(arg, modules) for arg in arguments):
+            return False
+        func = node.func
+        if isinstance(func, ast.Name):  # a pure built-in, or a name imported from a module
+            return (func.id in PURE or func.id in modules) and bool(arguments)
+        if isinstance(func, ast.Attribute):
+            if _module_path(func, modules):
+                return bool(arguments)  # a module's call on literals, not a read of its state
+            return from_literals(func.value, modules)  # a method of a value built from literals
+        return False
+    if isinstance(node, ast.Subscript):
+        return from_literals(node.value, modules) and from_literals(node.slice, modules)
+    parts = {ast.BinOp: ("left", "right"), ast.UnaryOp: ("operand",), ast.BoolOp: ("values",),
+             ast.Compare: ("left", "comparators"), ast.IfExp: ("test", "body", "orelse"),
+             ast.Tuple: ("elts",), ast.List: ("elts",), ast.JoinedStr: ("values",),
+             ast.FormattedValue: ("value",), ast.Slice: ("lower", "upper", "step")}  # fmt: skip
+    if type(node) in parts:
+        children = [child for field in parts[type(node)] for child in _as_list(getattr(node, field))]
+        return all(from_literals(child, modules) for child in children)
+    return False
+
+
+def _as_list(field) -> list:
+    return [item for item in (field if isinstance(field, list) else [field]) if item is not None]
+
+
+def _module_path(node: ast.expr, modules: set[str]) -> bool:
+    """``torch.nn.functional.relu``: a dotted path that starts at an imported module's name."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in modules

@@ -15,7 +15,9 @@ id). This module holds every way out to the same rule, on the whole script (hidd
 - an argument of ``print`` that constants alone decide (:func:`sitetools.folding.value`) is text: a
   string, or an f-string laying out strings (a label, a unit, a column). Anything else made of constants
   (``not False``, ``"a" + "b"``, ``f"{True}"``, ``3``) is refused, and so is a print of text alone
-  however it is spelled; ``sep`` and ``end`` hold only spaces, punctuation or line breaks;
+  however it is spelled, and an argument that a library call on literals decides
+  (``torch.tensor(False).item()``: :func:`sitetools.folding.from_literals`); ``sep`` and ``end`` hold
+  only spaces, punctuation or line breaks;
 - a page imports only the modules of :data:`PAGE_IMPORTS` (an allow-list: what the pages import
   today), so the clock, the host's name, process ids and random sources have no way in, whatever their
   module (``time``, ``socket``, ``email.utils``, ``os``, ``uuid``, ``random`` ...);
@@ -128,13 +130,16 @@ def _plain(arg: ast.expr) -> bool:
         isinstance(arg, ast.JoinedStr) and all(isinstance(part, ast.Constant) for part in arg.values))
 
 
-def _print_argument_problems(call: ast.Call) -> list[str]:
+def _print_argument_problems(call: ast.Call, modules: set[str]) -> list[str]:
     found = []
-    args = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
+    args = [arg.value if isinstance(arg, ast.Starred) else arg for arg in call.args]
     constant = [folding.value(arg) is not folding.UNKNOWN for arg in args]
     for arg, fixed in zip(args, constant, strict=True):
         if fixed and not _layout_text(arg):
             found.append(f"prints `{ast.unparse(arg)}`, which constants alone decide; print what the code computed")
+        elif not fixed and folding.from_literals(arg, modules):
+            found.append(f"prints `{ast.unparse(arg)}`, which literals alone decide (a library called on "
+                         "constants); print a value the page's code computed and named")
     if args and len(args) == len(call.args) and all(constant) and not found and not all(map(_plain, args)):
         found.append(f"prints only text that constants decide (`{ast.unparse(call)}`); a printed value must be "
                      "computed by the code")
@@ -152,6 +157,8 @@ def _print_argument_problems(call: ast.Call) -> list[str]:
 def problems(tree: ast.AST) -> list[tuple[int, str]]:
     """(line, problem) for every way the code writes output that it did not compute."""
     modules = _modules(tree)
+    imported = set(modules) | {alias.asname or alias.name for node in ast.walk(tree)
+                               if isinstance(node, ast.ImportFrom) for alias in node.names}  # fmt: skip
     found: list[tuple[int, str]] = []
     called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     must_fail = {id(inner) for node in ast.walk(tree) if is_must_raise(node)
@@ -185,7 +192,7 @@ def problems(tree: ast.AST) -> list[tuple[int, str]]:
         elif isinstance(node, ast.Import | ast.ImportFrom):
             found += [(line, problem) for problem in _import_problems(node)]
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
-            found += [(line, problem) for problem in _print_argument_problems(node)]
+            found += [(line, problem) for problem in _print_argument_problems(node, imported)]
     return sorted(set(found))
 
 

@@ -18,6 +18,7 @@ from sitetools import (
     doctests,
     edition_citations,
     gpu_rule,
+    output_channels,
     output_rules,
     pages,
     pages_asserts,
@@ -56,11 +57,13 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: boo
 
 
 def code_rules(script: Path, root: Path = ROOT) -> list[str]:
-    """The rules on what a script's code prints (:mod:`sitetools.output_rules`) and on its checks
-    (:mod:`sitetools.check_rules`), each problem naming the file and line."""
+    """The rules on what a script's code prints (:mod:`sitetools.output_rules`), on the channels its
+    output takes (:mod:`sitetools.output_channels`) and on its checks (:mod:`sitetools.check_rules`),
+    each problem naming the file and line."""
     where = script.relative_to(root).as_posix()
     source = script.read_text(encoding="utf-8")
     try:
-        return output_rules.check_source(where, source) + check_rules.check_source(where, source)
+        return (output_rules.check_source(where, source) + output_channels.check_source(where, source)
+                + check_rules.check_source(where, source))
     except SyntaxError:
         return []  # :func:`sitetools.pages.check_script` reports it, with the file and line

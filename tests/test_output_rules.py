@@ -54,6 +54,17 @@ REFUSED = {
     "unseeded-random": "import random\nvalues = [random.random() for _ in range(3)]",
     "system-random": "import random\nrandom.seed(0)\nvalue = random.SystemRandom().random()",
     "globals": 'globals()["print"]("a: 1")',
+    # Constant-only expressions: a library called on literals decides the value as surely as a literal.
+    "item-of-a-literal-tensor": "print(torch.tensor(False).item())",
+    "literal-tensor-after-label": 'print("b:", torch.tensor([1., 2.]))',
+    "method-of-a-literal-tensor": 'print("sum:", torch.ones(3).sum())',
+    "attribute-of-a-literal-tensor": 'print("requires_grad:", torch.zeros(2).requires_grad)',
+    "str-of-a-literal-tensor": 'print("a:", str(torch.zeros(2)))',
+    "arithmetic-on-a-literal-tensor": 'print("b:", torch.ones(2) * 2)',
+    "f-string-of-a-literal-tensor": 'print(f"a: {torch.ones(2)}")',
+    "function-imported-by-name": 'from torch import tensor\nprint("t:", tensor([1.0]))',
+    "pformat-of-a-literal": 'import pprint\nprint(pprint.pformat("tensor([1., 2.])"))',
+    "starred-constant": 'print("a:", *["tensor(1.)"])',
 }
 
 ALLOWED = {
@@ -71,6 +82,10 @@ ALLOWED = {
                           "from multiprocessing.reduction import ForkingPickler\nresource_sharer.stop()\n"
                           "line = sys._getframe().f_lineno\nfig, ax = plt.subplots()"),
     "id-in-a-dict": "seen = {id(a): 1}",
+    "state-read-by-a-call-without-arguments": 'print("grad enabled:", torch.is_grad_enabled())',
+    "method-of-a-computed-tensor": 'print("a.sum():", a.sum())',
+    "literal-tensor-beside-a-computed-one": 'print("b:", torch.ones(3) + a)',
+    "dtype-of-a-computed-tensor": 'print("a.dtype:", a.dtype, torch.float32 == a.dtype)',
 }
 
 

@@ -134,6 +134,9 @@ def _site_settings(row) -> dict:
         "locale_dirs": [str(DOCS / "_locale")],  # theme words Sphinx's catalogs lack
         "sphinx_gallery_conf": {
             "abort_on_example_error": True,  # an example that raises fails the build
+            # No repr of a cell's last expression (nor its _repr_html_, raw HTML): a page shows only what it
+            # prints (sitetools/output_channels.py)
+            "capture_repr": (),
             "download_all_examples": False,  # each page offers its own .py and .ipynb
             "examples_dirs": [str(ROOT / "gallery" / row.code)],
             "filename_pattern": r"/plot_",  # execute every example script

@@ -130,7 +130,8 @@ assert optimizer.param_groups[0]["params"][0] is w.grad_fn.next_functions[0][0].
 w = torch.randn(3, dtype=torch.float64, requires_grad=True)
 losses = train([w], lambda: ((w - target) ** 2).sum())
 print("w.is_leaf:", w.is_leaf, " w.dtype:", w.dtype, " losses:", losses)
-print("on meta, is_leaf:", torch.randn(3, device="meta", requires_grad=True).is_leaf)
+on_meta = torch.randn(3, device="meta", requires_grad=True)
+print("on meta, is_leaf:", on_meta.is_leaf)
 assert w.is_leaf and losses == sorted(set(losses), reverse=True), "created in place, it trains"
 # sphinx_gallery_start_ignore
 assert w.grad is not None and w.grad.dtype == torch.float64, "the leaf holds its gradient"
