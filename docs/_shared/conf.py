@@ -84,6 +84,7 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.gallery_i18n",
             "tensorcopy_sphinx.gallery_figures",
             "tensorcopy_sphinx.gallery_html_fixes",
+            "tensorcopy_sphinx.gallery_thumbnails",
             "tensorcopy_sphinx.language_switch",
             "tensorcopy_sphinx.bilingual",
             "tensorcopy_sphinx.scrollable_regions",
@@ -134,6 +135,8 @@ def _site_settings(row) -> dict:
         "locale_dirs": [str(DOCS / "_locale")],  # theme words Sphinx's catalogs lack
         "sphinx_gallery_conf": {
             "abort_on_example_error": True,  # an example that raises fails the build
+            # the card of a page that draws nothing: an SVG under 1 KB, not sphinx-gallery's 27 KB PNG
+            "default_thumb_file": str(DOCS / "_shared" / "thumb_no_figure.svg"),
             "download_all_examples": False,  # each page offers its own .py and .ipynb
             "examples_dirs": [str(ROOT / "gallery" / row.code)],
             "filename_pattern": r"/plot_",  # execute every example script
