@@ -1,6 +1,7 @@
 """Measure the site as a phone reads it: Lighthouse (mobile profile) on the pages that matter.
 
     python -m sitetools.audit [--site build/html] [--port 8765] [--reports build/audit-reports]
+                              [--page en/examples/index.html --repeat 3]
 
 Without ``--site`` the site is built first into ``build/audit`` with ``SITE_URL`` set to the address it
 is served on, so the absolute canonical and hreflang links are checked as they will be published.
@@ -8,7 +9,8 @@ The site is served on 127.0.0.1, and Lighthouse (npm, pinned in package-lock.jso
 Chromium) audits the landing page and, in each edition, one page of every type (:data:`PAGE_TYPES`).
 For each page it prints the four scores, the bytes transferred, the blocking time, speed index and
 largest paint, the console errors and the requests to other hosts, and fails if one is over its
-budget (:data:`BUDGETS`).
+budget (:data:`BUDGETS`). ``--page`` (repeatable) audits those pages instead, ``--repeat N`` runs
+Lighthouse N times on each, to tell a page's cost from the noise of a busy machine.
 """
 
 from __future__ import annotations
@@ -171,7 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one; with --site, "
                         "the one of the SITE_URL it was built with)")
     parser.add_argument("--reports", type=Path, default=ROOT / "build" / "audit-reports",
-                        help="folder for Lighthouse's JSON reports (default %(default)s)")  # fmt: skip
+                        help="folder for Lighthouse's JSON reports (default %(default)s)")
+    parser.add_argument("--page", action="append", dest="pages", metavar="PAGE",
+                        help="audit this page (relative to the site root, '' for the landing page) instead of "
+                        "every page type; repeatable")
+    parser.add_argument("--repeat", type=int, default=1, help="Lighthouse runs per page (default 1)")  # fmt: skip
     args = parser.parse_args(argv)
     port = args.port or (built_port(args.site) if args.site else 0) or free_port()
     site = args.site or build(ROOT / "build" / "audit", f"http://127.0.0.1:{port}/")
@@ -180,10 +186,12 @@ def main(argv: list[str] | None = None) -> int:
     args.reports.mkdir(parents=True, exist_ok=True)
     rows = {}
     with serve(site, port) as origin:
-        for page in PAGES:
-            report = args.reports / ((page or "landing").replace("/", "__").removesuffix(".html") + ".json")
-            print(f"Lighthouse (mobile): {origin}{page}", flush=True)
-            rows[page] = figures(lighthouse(origin + page, report), origin)
+        for page in args.pages or PAGES:
+            for run in range(1, args.repeat + 1):
+                suffix = f" (run {run})" if args.repeat > 1 else ""
+                name = (page or "landing").replace("/", "__").removesuffix(".html") + suffix.replace(" ", "_")
+                print(f"Lighthouse (mobile): {origin}{page}{suffix}", flush=True)
+                rows[page + suffix] = figures(lighthouse(origin + page, args.reports / f"{name}.json"), origin)
     print(table(rows))
     problems = [problem for page, row in rows.items() for problem in over_budget(page, row)]
     for page, row in rows.items():

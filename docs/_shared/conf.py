@@ -84,6 +84,7 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.gallery_i18n",
             "tensorcopy_sphinx.gallery_figures",
             "tensorcopy_sphinx.gallery_html_fixes",
+            "tensorcopy_sphinx.gallery_thumbnails",
             "tensorcopy_sphinx.language_switch",
             "tensorcopy_sphinx.bilingual",
             "tensorcopy_sphinx.scrollable_regions",
@@ -137,6 +138,8 @@ def _site_settings(row) -> dict:
             # No repr of a cell's last expression (nor its _repr_html_, raw HTML): a page shows only what it
             # prints (sitetools/output_channels.py)
             "capture_repr": (),
+            # the card of a page that draws nothing: an SVG under 1 KB, not sphinx-gallery's 27 KB PNG
+            "default_thumb_file": str(DOCS / "_shared" / "thumb_no_figure.svg"),
             "download_all_examples": False,  # each page offers its own .py and .ipynb
             "examples_dirs": [str(ROOT / "gallery" / row.code)],
             "filename_pattern": r"/plot_",  # execute every example script
