@@ -34,7 +34,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
 from sitetools.editions import edition
-from tensorcopy_sphinx.build_info import build_versions
+from tensorcopy_sphinx.build_info import build_versions, resolve
 from tensorcopy_sphinx.cjk_linebreaks import join_lines
 from tensorcopy_sphinx.gpu_box import CLASS, box_title, ran_on
 
@@ -44,8 +44,6 @@ _DIRECTIVE = re.compile(r"^\.\. (?P<name>[a-z][\w-]*)::[ \t]*(?P<argument>.*)\n(
 _OPTION = re.compile(r"^:[\w-]+:.*$")
 #: The class option of a GPU box (:mod:`tensorcopy_sphinx.gpu_box`).
 _GPU_BOX = re.compile(rf"^[ \t]+:class:.*\b{CLASS}\b", re.MULTILINE)
-#: What a reST substitution reference looks like (``|torch_version|``).
-SUBSTITUTION = re.compile(r"\|([a-z][a-z0-9_]*)\|")
 #: A cross-reference as sphinx-gallery leaves it (```words <label>```): a label, not an address.
 _LEFT_REFERENCE = re.compile(r"(?P<before> ?)(?<!`)`(?P<words>[^`<>]+?)\s*<[\w.-]+>`(?![`_])(?P<after> ?)")
 _HAN = re.compile("[\u3400-\u9fff]")
@@ -79,18 +77,6 @@ def _markdown(match: re.Match, where: str, gpu_title: str | None = None) -> str:
         return f"{body}\n\n"
     raise ExtensionError(f"{where}: the notebook's text holds a `.. {name}::` directive that "
                          f"tensorcopy_sphinx.notebook_text cannot turn into Markdown; add it there")
-
-
-def resolve(text: str, values: dict[str, str], where: str) -> str:
-    """``text`` with each ``|name|`` of ``values`` replaced; an unknown name raises, naming ``where``."""
-
-    def value(match: re.Match) -> str:
-        if match.group(1) not in values:
-            raise ExtensionError(f"{where}: the substitution |{match.group(1)}| is not one the build "
-                                 f"defines ({', '.join(sorted(values))})")
-        return values[match.group(1)]
-
-    return SUBSTITUTION.sub(value, text)
 
 
 def join_chinese_lines(markdown: str) -> str:
