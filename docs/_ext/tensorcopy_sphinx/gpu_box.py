@@ -8,8 +8,11 @@ the block runs, and its last line prints only after every check in it passed; on
 nothing in it runs and nothing is printed. So the build reads the page's captured output (the ``.rst``
 sphinx-gallery wrote) and titles each box "On a GPU (executed by this build on <GPU>)" when the mark
 is there, "On a GPU (not executed by this build)" when it is not: the title follows what ran, not what
-the machine claims to have. The same title goes into the notebook (:mod:`tensorcopy_sphinx.notebook_text`),
-and the verified-on stamp counts the GPU checks only when they ran (:mod:`tensorcopy_sphinx.verified_stamp`).
+the machine claims to have. The notebook (:mod:`tensorcopy_sphinx.notebook_text`) is run again by its
+reader, maybe on a GPU, so its box says the same in words that stay true then: "On a GPU (run on <GPU>
+when the site was built)", or "On a GPU (needs a GPU; not run when the site was built)"
+(:func:`notebook_title`). The verified-on stamp counts the GPU checks only when they ran
+(:mod:`tensorcopy_sphinx.verified_stamp`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ CLASS = "gpu-box"
 TITLE = "On a GPU"
 RAN = "On a GPU (executed by this build on {gpu})"
 NOT_RAN = "On a GPU (not executed by this build)"
+#: The same, in the notebook: about the site's build, not about the run the reader is making.
+NOTEBOOK_RAN = "On a GPU (run on {gpu} when the site was built)"
+NOTEBOOK_NOT_RAN = "On a GPU (needs a GPU; not run when the site was built)"
 #: The mark as sphinx-gallery writes a captured line into the ``.rst``: indented by four spaces in an
 #: output block (a line of code that prints it starts with ``print(`` and does not match).
 _PRINTED = re.compile(rf"^ {{4}}{re.escape(GPU_MARK)} (?P<gpu>\S.*)$", flags=re.M)
@@ -47,6 +53,11 @@ def generated_rst(app: Sphinx, name: str) -> Path:
 def box_title(app: Sphinx, gpus: list[str]) -> str:
     """The title of a GPU box, in the edition's language: executed on ``gpus[0]``, or not executed."""
     return translated(app, RAN).format(gpu=gpus[0]) if gpus else translated(app, NOT_RAN)
+
+
+def notebook_title(app: Sphinx, gpus: list[str]) -> str:
+    """The title of a GPU box in the notebook, in the edition's language: what the site's build did."""
+    return translated(app, NOTEBOOK_RAN).format(gpu=gpus[0]) if gpus else translated(app, NOTEBOOK_NOT_RAN)
 
 
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
