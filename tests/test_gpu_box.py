@@ -115,7 +115,8 @@ def test_the_notebooks_title_says_what_the_sites_build_did_not_what_this_run_doe
     """The reader runs the notebook again, maybe on a GPU: "not executed by this build" would turn false."""
     assert gpu_box.notebook_title(_App, []) == "On a GPU (needs a GPU; not run when the site was built)"
     # A fake GPU-present output, as above.
-    assert gpu_box.notebook_title(_App, gpu_box.ran_on(RST)) == "On a GPU (run on Fake GPU 80GB when the site was built)"
+    ran = gpu_box.notebook_title(_App, gpu_box.ran_on(RST))
+    assert ran == "On a GPU (run on Fake GPU 80GB when the site was built)"
 
 
 def test_the_notebook_gets_the_title_it_is_given_for_a_gpu_box():

@@ -73,8 +73,8 @@ def fold_notebook(data: dict, helpers_title: str, rerun_title: str, where: str,
         if cell["cell_type"] == "code" and is_helpers("".join(cell["source"])):
             fold(cell, helpers_title)
             if notes and before is not None and before["cell_type"] == "markdown":
-                page, notebook = notes
-                before["source"] = [_anywhere_broken(page).sub(lambda _: notebook, "".join(before["source"]))]
+                text = "".join(before["source"])
+                before["source"] = [_anywhere_broken(notes[0]).sub(lambda _: notes[1], text)]
     fold(rerun[0], rerun_title)
 
 
