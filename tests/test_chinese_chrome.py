@@ -4,16 +4,22 @@ the notebooks' Markdown and the rerun cell's report. Every expected text is writ
 
 from __future__ import annotations
 
+import ast
+import html
 import json
+import re
+from importlib.metadata import version
 
 import pytest
 from docutils.core import publish_doctree
+from sphinx_gallery.backreferences import _thumbnail_div
+from sphinx_gallery.gen_rst import extract_intro_and_title
 
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
-from tests.gallery_tools import read_page
+from tests.gallery_tools import LANGS, gallery_scripts, read_page, script_id
 
 from tensorcopy_sphinx.cjk_linebreaks import join_links, tidy_description  # noqa: E402  isort: skip
-from tensorcopy_sphinx.gallery_html_fixes import _source_read, plain_tooltip  # noqa: E402  isort: skip
+from tensorcopy_sphinx.gallery_html_fixes import _source_read, plain_title, plain_tooltip  # noqa: E402  isort: skip
 from tensorcopy_sphinx.notebook_text import markdown_cell  # noqa: E402  isort: skip
 
 
@@ -52,6 +58,56 @@ def test_tooltips_show_the_words_of_inline_markup_not_the_markup():
 ])
 def test_a_tooltip_from_an_answer_box_keeps_the_cause_not_the_lead_in_to_the_code(answer, shown):
     assert plain_tooltip(answer) == shown
+
+
+#: reST inline markup a reader must not meet on a card: a backquote (literal, role, link), strong
+#: emphasis, a substitution reference.
+RAW_REST = re.compile(r"`|\*\*|\|[a-z][a-z0-9_]*\|")
+#: Titles whose literals sphinx-gallery's own clean-up leaves: one right after punctuation, and the
+#: second of two one space apart. Written here, with the words the page's heading shows.
+TITLES = {
+    "“张量怎么还在 CPU 上”：``module.to()`` 与 ``tensor.to()``": "“张量怎么还在 CPU 上”：module.to() 与 tensor.to()",
+    "Why is ``.grad`` ``None``? Gradients of non-leaf tensors": "Why is .grad None? Gradients of non-leaf tensors",
+}
+
+
+def _card(docstring: str) -> tuple[str, str]:
+    """The title and tooltip of the card sphinx-gallery writes for a page with this docstring, after this
+    site's clean-up of the examples index (its ``source-read``)."""
+    intro, title = extract_intro_and_title("plot_x.py", docstring)
+    source = [_thumbnail_div("/t", "/s", "plot_x.py", intro, title, check=False)]
+    _source_read(None, "examples/index", source)
+    shown = re.search(r'<div class="sphx-glr-thumbnail-title">(.*)</div>', source[0]).group(1)
+    return shown, re.search(r'data-tooltip="([^"]*)"', source[0]).group(1)
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_card_title_shows_the_words_of_its_literals_not_the_markup(title):
+    assert _card(f"{title}\n{'=' * 60}\n\nSome words.\n")[0] == TITLES[title]
+
+
+def test_a_card_title_is_escaped_html_like_the_tooltip():
+    assert plain_title("a < b & ``c``") == "a &lt; b &amp; c"
+
+
+def test_a_card_tooltip_shows_the_value_of_a_substitution():
+    tooltip = _card("标题\n====\n\n本页在 torch |torch_version| 上逐条运行。\n")[1]
+    assert tooltip == f"本页在 torch {version('torch')} 上逐条运行。"
+
+
+def _scripts() -> list:
+    return [script for lang in LANGS for script in gallery_scripts(lang)]
+
+
+@pytest.mark.parametrize("script", _scripts(), ids=script_id)
+def test_every_pages_card_shows_its_heading_as_docutils_renders_it_and_no_rest(script):
+    docstring = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8")), clean=False)
+    lines = docstring.strip("\n").splitlines()
+    heading = next(lines[n - 1] for n, line in enumerate(lines) if n and re.fullmatch(r"=+", line))
+    rendered = publish_doctree(heading, settings_overrides={"report_level": 5}).astext()
+    title, tooltip = _card(docstring)
+    assert title == html.escape(rendered, quote=False)
+    assert not RAW_REST.search(tooltip), tooltip
 
 
 def test_the_index_card_is_rewritten_with_a_plain_data_tooltip():
@@ -123,13 +179,26 @@ def test_the_meta_description_has_no_space_before_chinese_punctuation(site_dir):
     ), description
 
 
-def test_no_examples_index_tooltip_shows_rest_markup(site_dir):
-    for lang in ("en", "zh_CN"):
-        cards = read_page(site_dir / lang / "examples" / "index.html").select("div.sphx-glr-thumbcontainer")
-        assert cards, f"{lang}/examples/index.html has no cards"
-        tooltips = [card["data-tooltip"] for card in cards]
-        marked = [tooltip for tooltip in tooltips if "`" in tooltip or ":ref:" in tooltip]
-        assert not marked, (lang, marked)
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_examples_index_card_shows_rest_markup_in_its_title_or_tooltip(site_dir, lang):
+    cards = read_page(site_dir / lang / "examples" / "index.html").select("div.sphx-glr-thumbcontainer")
+    assert cards, f"{lang}/examples/index.html has no cards"
+    texts = [card["data-tooltip"] for card in cards]
+    texts += [card.select_one("div.sphx-glr-thumbnail-title").get_text() for card in cards]
+    marked = [text for text in texts if RAW_REST.search(text) or ":ref:" in text]
+    assert not marked, (lang, marked)
+
+
+#: Sphinx's smart quotes curl a heading's straight quotes; a card's title keeps them.
+_QUOTES = str.maketrans("‘’“”", "''\"\"")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_card_title_reads_as_the_title_sphinx_rendered_for_its_link(site_dir, lang):
+    cards = read_page(site_dir / lang / "examples" / "index.html").select("div.sphx-glr-thumbcontainer")
+    shown = [(card.select_one("div.sphx-glr-thumbnail-title").get_text().translate(_QUOTES),
+              card.select_one("a").get_text().translate(_QUOTES)) for card in cards]
+    assert shown and all(title == link for title, link in shown), [pair for pair in shown if pair[0] != pair[1]]
 
 
 def test_the_chinese_notebooks_keep_no_label_and_no_break_inside_a_chinese_sentence(site_dir):

@@ -6,9 +6,13 @@ import pytest
 from sphinx.errors import ExtensionError
 
 from sitetools import figure_cell
+from sitetools.pages import blocks
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
+from tests.gallery_tools import LANGS, gallery_scripts, script_id
+from tests.test_web_units import catalog
 
-from tensorcopy_sphinx.download_layout import fold_notebook, mark_script  # noqa: E402  isort: skip
+from tensorcopy_sphinx import download_layout  # noqa: E402  isort: skip
+from tensorcopy_sphinx.download_layout import fold_notebook, is_helpers, mark_script  # noqa: E402  isort: skip
 from tensorcopy_sphinx.rerun_cell import TAG  # noqa: E402  isort: skip
 
 HELPERS = figure_cell.__loader__.get_source(figure_cell.__name__)
@@ -41,6 +45,42 @@ def test_the_helpers_and_the_rerun_cell_are_folded_for_jupyterlab_and_colab_and_
     once = [list(cell["source"]) for cell in cells]
     fold_notebook(data, "Drawing helpers", "Rerun", "plot_x.ipynb")
     assert [list(cell["source"]) for cell in cells] == once, "a second pass added a second title"
+
+
+def test_the_text_before_the_helpers_says_the_notebook_folds_them_not_the_page():
+    data = notebook()
+    data["cells"].insert(2, {"cell_type": "markdown", "metadata": {},
+                             "source": ["Drawn by the helpers below. Every page carries them, so the page\n"
+                                        "folds them away; the downloads carry them."]})  # fmt: skip
+    notes = ("Every page carries them, so the page folds them away; the downloads carry them.",
+             "Every page carries them, so this notebook folds the cell below.")
+    fold_notebook(data, "Drawing helpers", "Rerun", "plot_x.ipynb", notes)
+    assert data["cells"][2]["source"] == ["Drawn by the helpers below. Every page carries them, so this notebook "
+                                          "folds the cell below."]  # fmt: skip
+    assert data["cells"][0]["source"] == ["# Title"], "only the text right before the helpers is reworded"
+
+
+#: How a page's text before the helpers speaks of the page folding them, in each edition (written here).
+PAGE_FOLDS = {"en": "the page folds it away", "zh_CN": "页面上把它折叠起来"}
+
+
+def _helpers_text(script) -> str | None:
+    """The text cell right before a page's helper cell, without its whitespace, or None."""
+    cells = blocks(script)
+    for before, cell in zip(cells, cells[1:], strict=False):
+        if cell[0] == "code" and is_helpers(cell[1]) and before[0] == "text":
+            return "".join(before[1].split())
+    return None
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_page_that_says_it_folds_its_helpers_says_it_in_the_sentence_the_notebook_rewords(lang):
+    note = download_layout.HELPERS_PAGE_NOTE
+    note = "".join((note if lang == "en" else catalog(lang)[note]).split())
+    texts = {script_id(script): _helpers_text(script) or "" for script in gallery_scripts(lang)}
+    folding = [name for name, text in texts.items() if "".join(PAGE_FOLDS[lang].split()) in text]
+    assert folding, f"no {lang} page says {PAGE_FOLDS[lang]!r} before its helpers: is this test still needed?"
+    assert [name for name in folding if note not in texts[name]] == [], "reworded: the notebook would keep it"
 
 
 def test_a_notebook_without_its_rerun_cell_fails_naming_it():

@@ -137,10 +137,18 @@ def test_the_title_says_executed_only_when_a_block_ran():
     assert gpu_box.box_title(_App, ["Fake GPU 80GB"]) == "On a GPU (executed by this build on Fake GPU 80GB)"
 
 
-def test_the_notebook_gets_the_title_the_page_gets():
+def test_the_notebooks_title_says_what_the_sites_build_did_not_what_this_run_does():
+    """The reader runs the notebook again, maybe on a GPU: "not executed by this build" would turn false."""
+    assert gpu_box.notebook_title(_App, []) == "On a GPU (needs a GPU; not run when the site was built)"
+    # A fake GPU-present output, as above.
+    ran = gpu_box.notebook_title(_App, gpu_box.ran_on(RST))
+    assert ran == "On a GPU (run on Fake GPU 80GB when the site was built)"
+
+
+def test_the_notebook_gets_the_title_it_is_given_for_a_gpu_box():
     cell = ".. admonition:: On a GPU\n   :class: note gpu-box\n\n   What a GPU does.\n"
-    text = notebook_text.markdown_cell(cell, {}, "page.ipynb", gpu_title="On a GPU (not executed by this build)")
-    assert text.startswith("> **On a GPU (not executed by this build)**"), text
+    text = notebook_text.markdown_cell(cell, {}, "page.ipynb", gpu_title="On a GPU (a given title)")
+    assert text.startswith("> **On a GPU (a given title)**"), text
     plain = ".. admonition:: Note\n   :class: note\n\n   Words.\n"
     assert notebook_text.markdown_cell(plain, {}, "page.ipynb", gpu_title="x").startswith("> **Note**")
 

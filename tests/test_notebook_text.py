@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 from sphinx.errors import ExtensionError
+from sphinx_gallery.notebook import rst2md
 
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
-from tests.gallery_tools import LANGS
+from tests.gallery_tools import LANGS, gallery_scripts
 
-from tensorcopy_sphinx.notebook_text import clean_notebook, markdown_cell  # noqa: E402  isort: skip
+from tensorcopy_sphinx.notebook_text import boxed_code, clean_notebook, markdown_cell  # noqa: E402  isort: skip
 
 VALUES = {"torch_version": "9.9.9+cpu"}
 RAW_DIRECTIVE = re.compile(r"^\s*\.\. [\w-]+::", re.MULTILINE)
@@ -35,6 +36,60 @@ CAPTION = """.. figure-caption::
    :alt: Diagram: two names, one tensor.
 
    ``a`` and ``b`` are one tensor object."""
+
+
+#: A box whose code block comes between two paragraphs, then a code block of the text outside any box.
+BOX_WITH_CODE = """Title
+=====
+
+.. admonition:: Answer
+   :class: answer
+
+   The cause. The fix:
+
+   .. code-block:: python
+
+      with torch.no_grad():
+          w -= 1
+
+      w.grad = None
+
+   After the code.
+
+.. code-block:: python
+
+   outside = 1
+
+Text after."""
+
+
+def _notebook_text(rst: str, cjk: bool = False) -> str:
+    """``rst`` as the notebook shows it: Markdown as sphinx-gallery writes it, then this site's clean-up."""
+    return markdown_cell(rst2md(rst, {}, "/tmp", {(None, "="): 1}), {}, "x.ipynb", cjk, boxed=boxed_code(rst))
+
+
+def test_a_box_keeps_its_code_block_inside_its_blockquote():
+    assert _notebook_text(BOX_WITH_CODE) == (
+        "# Title\n\n"
+        "> **Answer**\n>\n> The cause. The fix:\n>\n"
+        "> ```python\n> with torch.no_grad():\n>     w -= 1\n>\n> w.grad = None\n> ```\n"
+        "> After the code.\n\n"
+        "```python\noutside = 1\n```\nText after.")
+
+
+def test_a_chinese_box_is_joined_around_its_code_and_not_inside_it():
+    rst = ".. admonition:: 答案\n   :class: answer\n\n   原因在这里，\n   改法如下：\n\n   .. code-block:: python\n\n" \
+          "      a = 1\n      b = 2\n\n正文。\n"
+    assert _notebook_text(rst, cjk=True) == (
+        "> **答案**\n>\n> 原因在这里，改法如下：\n>\n> ```python\n> a = 1\n> b = 2\n> ```\n\n正文。")
+
+
+def test_a_boxs_code_block_that_does_not_reach_its_box_fails_naming_the_notebook(tmp_path):
+    notebook = tmp_path / "plot_box.ipynb"
+    markdown = rst2md(BOX_WITH_CODE, {}, "/tmp", {(None, "="): 1}).replace("```python\nwith", "Text.\n```python\nwith")
+    notebook.write_text(json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": [markdown]}]}))
+    with pytest.raises(ExtensionError, match="plot_box.ipynb: a box's code block did not reach its blockquote"):
+        clean_notebook(notebook, VALUES, boxed=boxed_code(BOX_WITH_CODE))
 
 
 def download_problems(notebook: Path) -> list[str]:
@@ -90,3 +145,66 @@ def test_no_download_holds_raw_directives_or_unresolved_substitutions(site_dir, 
     problems += [f"{script.name}: unresolved {m.group()}" for script in scripts
                  for m in SUBSTITUTION.finditer(script.read_text(encoding="utf-8"))]
     assert not problems, "\n".join(problems)
+
+
+# --- The notebooks of the built site: the boxes and the words that are about the notebook ----------
+
+#: Written here, in each edition's words: the answer box's title, what a page says about folding its
+#: drawing helpers and what the notebook says instead, and the GPU box's title in the notebook.
+WORDS = {
+    "en": {"answer": "> **Answer**", "page folds": "the page folds it away",
+           "notebook folds": "so this notebook folds the cell below: open it to read the code.",
+           "gpu": r"> \*\*On a GPU \((needs a GPU; not run|run on .+) when the site was built\)\*\*"},
+    "zh_CN": {"answer": "> **答案**", "page folds": "页面上把它折叠起来",
+              "notebook folds": "所以本 notebook 把下面的单元格折叠了起来，展开即可查看代码。",
+              "gpu": r"> \*\*在 GPU 上（(需要 GPU；本站构建时未运行|本站构建时已在 .+ 上运行)）\*\*"},
+}  # fmt: skip
+
+
+def _notebooks(site_dir: Path, lang: str) -> dict[str, list[dict]]:
+    """Each notebook of an edition's downloads by its page's file name, as its cells."""
+    paths = sorted((site_dir / lang / "_downloads").rglob("plot_*.ipynb"))
+    assert paths, f"no notebook in {lang}/_downloads"
+    return {path.stem: json.loads(path.read_text(encoding="utf-8"))["cells"] for path in paths}
+
+
+def _markdown(cells: list[dict]) -> list[str]:
+    return ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_answer_box_is_one_blockquote_with_its_code_inside(site_dir, lang):
+    notebooks = _notebooks(site_dir, lang)
+    questions = [script.stem for script in gallery_scripts(lang) if script.parent.name == "questions"]
+    assert questions and set(questions) <= set(notebooks), sorted(set(questions) - set(notebooks))
+    problems = []
+    for name in questions:
+        text = next(text for text in _markdown(notebooks[name]) if WORDS[lang]["answer"] in text)
+        lines = text[text.index(WORDS[lang]["answer"]):].split("\n")
+        end = next((n for n, line in enumerate(lines) if not line.startswith(">")), len(lines))
+        box, after = lines[:end], lines[end:]
+        fences = [line for line in box if line.startswith("> ```")]
+        if len(fences) < 2 or len(fences) % 2:
+            problems.append(f"{name}: the box holds {len(fences)} fence lines: {box}")
+        if after and after[0].strip():
+            problems.append(f"{name}: the box runs into {after[0]!r}")
+        if any(line.startswith("```") for line in after[:2]):
+            problems.append(f"{name}: a code block right after the box, outside it")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_notebook_says_it_folds_the_drawing_helpers_and_not_that_the_page_does(site_dir, lang):
+    texts = [text for cells in _notebooks(site_dir, lang).values() for text in _markdown(cells)]
+    folding = [text for text in texts if WORDS[lang]["notebook folds"] in " ".join(text.split("\n"))]
+    assert folding, f"no {lang} notebook says {WORDS[lang]['notebook folds']!r}"
+    page = [text[:80] for text in texts if WORDS[lang]["page folds"] in "".join(text.split())]
+    assert not page, page
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_notebooks_gpu_box_says_what_the_sites_build_did_in_words_a_rerun_keeps_true(site_dir, lang):
+    titles = [line for cells in _notebooks(site_dir, lang).values() for text in _markdown(cells)
+              for line in text.split("\n") if line.startswith(("> **On a GPU", "> **在 GPU 上"))]
+    assert titles, f"no GPU box in the {lang} notebooks"
+    assert [title for title in titles if not re.fullmatch(WORDS[lang]["gpu"], title)] == []

@@ -8,10 +8,15 @@ cannot change what the stamps say.
 """
 
 import platform
+import re
 from importlib.metadata import version
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.errors import ExtensionError
+
+#: What a reST substitution reference looks like (``|torch_version|``).
+SUBSTITUTION = re.compile(r"\|([a-z][a-z0-9_]*)\|")
 
 
 def build_versions() -> dict[str, str]:
@@ -23,6 +28,19 @@ def build_versions() -> dict[str, str]:
         "sphinx_version": version("sphinx"),
         "sphinx_gallery_version": version("sphinx-gallery"),
     }
+
+
+def resolve(text: str, values: dict[str, str], where: str) -> str:
+    """``text`` with each ``|name|`` of ``values`` replaced, for text that Sphinx does not read as reST (a
+    download, a gallery card's tooltip); an unknown name raises, naming ``where``."""
+
+    def value(match: re.Match) -> str:
+        if match.group(1) not in values:
+            raise ExtensionError(f"{where}: the substitution |{match.group(1)}| is not one the build "
+                                 f"defines ({', '.join(sorted(values))})")
+        return values[match.group(1)]
+
+    return SUBSTITUTION.sub(value, text)
 
 
 def _publish(app: Sphinx, config: Config) -> None:

@@ -7,7 +7,9 @@ After the other extensions have written the downloads (before they are zipped), 
 
 - in the notebook, folds both code cells: ``"jupyter": {"source_hidden": true}`` for JupyterLab and
   Notebook 7, ``"cellView": "form"`` with a ``#@title`` first line for Colab, which then shows the
-  title and runs the hidden code as usual;
+  title and runs the hidden code as usual; the text before the helpers, which on a page says that the
+  page folds them (:data:`HELPERS_PAGE_NOTE`), says in the notebook that the notebook folds them
+  (:data:`HELPERS_NOTEBOOK_NOTE`);
 - in the ``.py``, puts a banner line before and after the helpers' code, so a reader sees where they
   start and where the page's own code goes on (a script cannot call a function defined further down,
   so they stay where the page needs them; the rerun cell reads the page from the file itself and is
@@ -20,6 +22,7 @@ a download without its rerun cell, fails the build, naming it.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -31,6 +34,12 @@ from tensorcopy_sphinx.theme_i18n import translated
 
 HELPERS_TITLE = "Drawing helpers (matplotlib): they draw this page's pictures"
 HELPERS_END = "End of the drawing helpers: the page goes on below"
+#: The sentence of a page's text before its helpers that speaks of the page (translated: message catalog),
+#: and what the notebook says instead, since there the notebook folds them.
+HELPERS_PAGE_NOTE = ("Every page that draws carries the same code, so the page folds it away; the downloaded "
+                     "script and notebook carry it in full.")
+HELPERS_NOTEBOOK_NOTE = ("Every page that draws carries the same code, so this notebook folds the cell below: "
+                         "open it to read the code.")
 #: What folds a code cell: JupyterLab's and Notebook 7's key, and Colab's (with a #@title line).
 FOLDED = {"jupyter": {"source_hidden": True}, "cellView": "form"}
 
@@ -47,14 +56,25 @@ def fold(cell: dict, title: str) -> None:
     cell["metadata"] = {**cell.get("metadata", {}), **FOLDED}
 
 
-def fold_notebook(data: dict, helpers_title: str, rerun_title: str, where: str) -> None:
+def _anywhere_broken(sentence: str) -> re.Pattern:
+    """``sentence`` wherever the text breaks its lines (or joins them, as the Chinese notebooks do)."""
+    return re.compile(r"\s*".join(re.escape(char) for char in sentence if not char.isspace()))
+
+
+def fold_notebook(data: dict, helpers_title: str, rerun_title: str, where: str,
+                  notes: tuple[str, str] | None = None) -> None:  # fmt: skip
+    """Fold the helpers and the rerun cell of a notebook; ``notes``, the page's and the notebook's
+    sentence about the folded helpers, rewords the text cell right before them."""
     code = [cell for cell in data["cells"] if cell["cell_type"] == "code"]
     rerun = [cell for cell in code if TAG in cell.get("metadata", {}).get("tags", [])]
     if len(rerun) != 1:
         raise ExtensionError(f"{where}: expected one rerun cell to fold, found {len(rerun)}")
-    for cell in code:
-        if is_helpers("".join(cell["source"])):
+    for before, cell in zip([None, *data["cells"]], data["cells"], strict=False):
+        if cell["cell_type"] == "code" and is_helpers("".join(cell["source"])):
             fold(cell, helpers_title)
+            if notes and before is not None and before["cell_type"] == "markdown":
+                text = "".join(before["source"])
+                before["source"] = [_anywhere_broken(notes[0]).sub(lambda _: notes[1], text)]
     fold(rerun[0], rerun_title)
 
 
@@ -73,9 +93,10 @@ def _layout(app: Sphinx, env, docnames) -> None:
     gallery = Path(app.srcdir) / app.config.sphinx_gallery_conf["gallery_dirs"][0]
     helpers_title, rerun_title = translated(app, HELPERS_TITLE), translated(app, TITLE)
     end = translated(app, HELPERS_END)
+    notes = translated(app, HELPERS_PAGE_NOTE), translated(app, HELPERS_NOTEBOOK_NOTE)
     for notebook in sorted(gallery.rglob("plot_*.ipynb")):
         data = json.loads(notebook.read_text(encoding="utf-8"))
-        fold_notebook(data, helpers_title, rerun_title, str(notebook.relative_to(gallery)))
+        fold_notebook(data, helpers_title, rerun_title, str(notebook.relative_to(gallery)), notes)
         notebook.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     for script in sorted(gallery.rglob("plot_*.py")):
         text = script.read_text(encoding="utf-8")

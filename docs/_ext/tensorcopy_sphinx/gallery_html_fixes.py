@@ -1,20 +1,32 @@
-"""Make sphinx-gallery's gallery index pages valid HTML.
+"""Make sphinx-gallery's gallery index pages valid HTML, and their cards free of reST markup.
 
 Its thumbnail cards carry a ``tooltip="..."`` attribute, which is not HTML (the Nu checker rejects
-it). This extension renames it to ``data-tooltip`` in the generated reST, with the reST markup that
-sphinx-gallery leaves in it removed (its clean-up misses a literal right after punctuation, as in
-"（``grad_fn``" or "``a``、``b``", so the hover text showed backquotes), and keeps the
+it). This extension renames it to ``data-tooltip`` in the generated reST, and keeps the
 ``sg-tag-list`` id, which the index repeats once per part, on its first use only. The card's link text, which
 sphinx-gallery hides with ``display: none`` (so screen readers get a nameless link), is made
 visually hidden but readable in ``_static/site.css``.
+
+A card shows two texts sphinx-gallery takes from the page's reST: the tooltip (the first paragraph after
+the title) and the title, which it writes as raw HTML. Its clean-up of their inline markup
+(``_sanitize_rst``) wants whitespace before a literal and a non-word character after it, so it misses a
+literal right after punctuation ("：``module.to()``", "（``grad_fn``", "``a``、``b``") and the second of
+two literals one space apart ("``.grad`` ``None``"): the cards showed backquotes. It also leaves the
+build's substitutions (``|torch_version|``) as they are. Both texts are rewritten here with the words a
+reader sees (:func:`plain_text`) and each substitution's value; the title is HTML-escaped first, as the
+tooltip already is, so a ``<`` in a title is shown, not parsed.
 """
 
+import html
 import re
 
 from sphinx.application import Sphinx
 
+from tensorcopy_sphinx.build_info import build_versions, resolve
+
 _TOOLTIP = re.compile(r'(<div class="sphx-glr-thumbcontainer"[^>]*?) tooltip="([^"]*)"')
-#: reST inline markup in a tooltip (HTML-escaped), each with the words a reader sees: ``code``,
+#: A card's title as sphinx-gallery writes it: raw HTML, on one line.
+_TITLE = re.compile(r'(<div class="sphx-glr-thumbnail-title">)(.*?)(</div>)')
+#: reST inline markup in a card's text (HTML-escaped), each with the words a reader sees: ``code``,
 #: :role:`words <target>` or `words <url>`__, :role:`words`, `words`_.
 _MARKUP = (
     (re.compile(r"``(.+?)``"), r"\1"),
@@ -24,14 +36,25 @@ _MARKUP = (
 )
 
 
+def plain_text(text: str) -> str:
+    """``text`` (HTML-escaped) with the words of its inline markup in place of the markup."""
+    for pattern, words in _MARKUP:
+        text = pattern.sub(words, text)
+    return text.strip()
+
+
+def plain_title(title: str) -> str:
+    """A card's title as a reader should see it: from sphinx-gallery's raw title, escaped HTML without
+    reST markup."""
+    return plain_text(html.escape(title, quote=False))
+
+
 def plain_tooltip(text: str) -> str:
     """A card's tooltip as a reader should see it: the words of its inline markup, without the markup.
     A question page's card shows its answer box's text (sphinx-gallery takes the first paragraph after
     the title), which ends by leading into the fix's code: the tooltip keeps the sentences before that
     lead-in, the cause."""
-    for pattern, words in _MARKUP:
-        text = pattern.sub(words, text)
-    text = text.strip()
+    text = plain_text(text)
     if text.endswith((":", "：")):
         cut = max(text.rfind(". "), text.rfind("。"))
         text = text[: cut + 1] if cut > 0 else text
@@ -51,8 +74,15 @@ def _one_tag_list(text: str) -> str:
 
 
 def _source_read(app: Sphinx, docname: str, source: list[str]) -> None:
-    tooltips = _TOOLTIP.sub(lambda match: f'{match.group(1)} data-tooltip="{plain_tooltip(match.group(2))}"', source[0])
-    source[0] = _one_tag_list(tooltips)
+    versions = build_versions()
+
+    def tooltip(match: re.Match) -> str:
+        return f'{match.group(1)} data-tooltip="{plain_tooltip(resolve(match.group(2), versions, docname))}"'
+
+    def title(match: re.Match) -> str:
+        return f"{match.group(1)}{plain_title(resolve(match.group(2), versions, docname))}{match.group(3)}"
+
+    source[0] = _one_tag_list(_TITLE.sub(title, _TOOLTIP.sub(tooltip, source[0])))
 
 
 def setup(app: Sphinx) -> dict:

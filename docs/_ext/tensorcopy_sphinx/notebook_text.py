@@ -7,8 +7,13 @@ kept ``|torch_version|`` unresolved. After sphinx-gallery has written both (befo
 them as downloads), this extension rewrites them:
 
 - in every notebook's Markdown cells, an admonition becomes a blockquote opening with its title in bold
-  (a GPU box's title says whether this build ran its checks, as on the page:
-  :mod:`tensorcopy_sphinx.gpu_box`), a figure caption becomes its caption paragraph (the alt text
+  (a GPU box's title says whether the site's build ran its checks, in words that stay true when the
+  reader runs the notebook: :func:`tensorcopy_sphinx.gpu_box.notebook_title`), code blocks included:
+  sphinx-gallery writes every ``.. code-block::`` as a fence at the start of a line, so a box's code
+  (the answer box's fix) lost the indentation that kept it in the box; a fence that follows a box's
+  text and holds a code block that box holds in the page's reST (the ``.rst`` sphinx-gallery wrote)
+  goes back into it, and a box's code block that does not reach its box fails the build. A figure
+  caption becomes its caption paragraph (the alt text
   belongs to the picture, which the notebook draws when it runs), and each of the build's substitutions
   (``|torch_version|``...) becomes its value;
 - in every notebook's Markdown cells, a cross-reference that sphinx-gallery left as
@@ -34,9 +39,9 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
 from sitetools.editions import edition
-from tensorcopy_sphinx.build_info import build_versions
+from tensorcopy_sphinx.build_info import build_versions, resolve
 from tensorcopy_sphinx.cjk_linebreaks import join_lines
-from tensorcopy_sphinx.gpu_box import CLASS, box_title, ran_on
+from tensorcopy_sphinx.gpu_box import CLASS, notebook_title, ran_on
 
 #: A reST directive at the start of a line: its name, its argument, then its indented block.
 _DIRECTIVE = re.compile(r"^\.\. (?P<name>[a-z][\w-]*)::[ \t]*(?P<argument>.*)\n(?P<block>(?:[ \t]*\n|[ \t]+\S.*\n?)*)",
@@ -44,8 +49,6 @@ _DIRECTIVE = re.compile(r"^\.\. (?P<name>[a-z][\w-]*)::[ \t]*(?P<argument>.*)\n(
 _OPTION = re.compile(r"^:[\w-]+:.*$")
 #: The class option of a GPU box (:mod:`tensorcopy_sphinx.gpu_box`).
 _GPU_BOX = re.compile(rf"^[ \t]+:class:.*\b{CLASS}\b", re.MULTILINE)
-#: What a reST substitution reference looks like (``|torch_version|``).
-SUBSTITUTION = re.compile(r"\|([a-z][a-z0-9_]*)\|")
 #: A cross-reference as sphinx-gallery leaves it (```words <label>```): a label, not an address.
 _LEFT_REFERENCE = re.compile(r"(?P<before> ?)(?<!`)`(?P<words>[^`<>]+?)\s*<[\w.-]+>`(?![`_])(?P<after> ?)")
 _HAN = re.compile("[\u3400-\u9fff]")
@@ -55,6 +58,12 @@ _LEFT_UNDERSCORE = re.compile(r"(\[[^\]]*\]\([^)\s]*\))_")
 #: A Markdown line that starts a block of its own (heading, table, list item, fence) or ends one.
 _BLOCK = re.compile(r"\s*(?:#|\||[-*+] |\d+[.)] |```|$)")
 _QUOTE = re.compile(r"(?:> ?)*")
+#: The lines of a directive's block: blank, or indented.
+_BLOCK_LINES = re.compile(r"(?:[ \t]*\n|[ \t]+\S.*\n?)*")
+#: A code block as sphinx-gallery writes it into Markdown: a fence at the start of a line.
+_FENCE = re.compile(r"```[^`\n]*\n(?P<code>(?:.*\n)*?)```[ \t]*(?:\n|$)")
+#: A code block in reST, with its indented content.
+_CODE_BLOCK = re.compile(r"^\.\. code-block::.*\n(?P<code>(?:[ \t]*\n|[ \t]+\S.*\n?)*)", re.MULTILINE)
 
 
 def _body(block: str) -> str:
@@ -65,12 +74,52 @@ def _body(block: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def _markdown(match: re.Match, where: str, gpu_title: str | None = None) -> str:
-    name, body = match.group("name"), _body(match.group("block"))
+def _code(code: str) -> str:
+    """A code block's code, compared without its indentation and trailing blanks."""
+    return "\n".join(line.rstrip() for line in textwrap.dedent(code).strip("\n").splitlines())
+
+
+def _quoted(text: str) -> str:
+    return "\n".join(f"> {line}" if line.strip() else ">" for line in text.splitlines())
+
+
+def boxed_code(rst: str) -> frozenset[str]:
+    """The code of every code block inside an admonition of ``rst`` (a page's reST)."""
+    boxes = [_body(match.group("block")) for match in _DIRECTIVE.finditer(rst) if match.group("name") == "admonition"]
+    return frozenset(_code(code.group("code")) for box in boxes for code in _CODE_BLOCK.finditer(box))
+
+
+def _with_boxed_code(text: str, block: str, end: int, boxed: frozenset[str]) -> tuple[str, int]:
+    """An admonition's ``block`` (ending at ``end`` of ``text``) with the fences after it that hold its
+    code, indented back into it, and the box's lines after each; and where the box now ends."""
+    first = next((line for line in block.splitlines() if line.strip()), "   ")
+    indent = first[: len(first) - len(first.lstrip())]
+    while (fence := _FENCE.match(text, end)) and _code(fence.group("code")) in boxed:
+        rest = _BLOCK_LINES.match(text, fence.end())
+        code = "\n".join(f"{indent}{line}" if line.strip() else line for line in fence.group().splitlines())
+        block, end = f"{block}{code}\n{rest.group()}", rest.end()
+    return block, end
+
+
+def _directives(text: str, where: str, gpu_title: str | None, boxed: frozenset[str]) -> str:
+    """``text`` with each directive turned into Markdown (:func:`_markdown`)."""
+    parts, position = [], 0
+    while match := _DIRECTIVE.search(text, position):
+        block, end = match.group("block"), match.end()
+        if match.group("name") == "admonition":
+            block, end = _with_boxed_code(text, block, end, boxed)
+        parts += [text[position:match.start()], _markdown(match.group("name"), match.group("argument"), block,
+                                                          where, gpu_title)]  # fmt: skip
+        position = end
+    return "".join(parts) + text[position:]
+
+
+def _markdown(name: str, argument: str, block: str, where: str, gpu_title: str | None = None) -> str:
+    body = _body(block)
     if name == "admonition":
-        quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in body.splitlines())
-        title = match.group("argument").strip()
-        if _GPU_BOX.search(match.group("block")):
+        quoted = _quoted(body)
+        title = argument.strip()
+        if _GPU_BOX.search(block):
             if gpu_title is None:
                 raise ExtensionError(f"{where}: a GPU box, but no title was given for it")
             title = gpu_title
@@ -79,18 +128,6 @@ def _markdown(match: re.Match, where: str, gpu_title: str | None = None) -> str:
         return f"{body}\n\n"
     raise ExtensionError(f"{where}: the notebook's text holds a `.. {name}::` directive that "
                          f"tensorcopy_sphinx.notebook_text cannot turn into Markdown; add it there")
-
-
-def resolve(text: str, values: dict[str, str], where: str) -> str:
-    """``text`` with each ``|name|`` of ``values`` replaced; an unknown name raises, naming ``where``."""
-
-    def value(match: re.Match) -> str:
-        if match.group(1) not in values:
-            raise ExtensionError(f"{where}: the substitution |{match.group(1)}| is not one the build "
-                                 f"defines ({', '.join(sorted(values))})")
-        return values[match.group(1)]
-
-    return SUBSTITUTION.sub(value, text)
 
 
 def join_chinese_lines(markdown: str) -> str:
@@ -116,10 +153,11 @@ def join_chinese_lines(markdown: str) -> str:
 
 
 def markdown_cell(text: str, values: dict[str, str], where: str, cjk: bool = False,
-                  gpu_title: str | None = None) -> str:  # fmt: skip
-    """One Markdown cell as a notebook reader should see it (see the module docstring)."""
+                  gpu_title: str | None = None, boxed: frozenset[str] = frozenset()) -> str:  # fmt: skip
+    """One Markdown cell as a notebook reader should see it (see the module docstring); ``boxed`` holds
+    the code of the code blocks the page's admonitions hold (:func:`boxed_code`)."""
     text = text if text.endswith("\n") else text + "\n"
-    text = _DIRECTIVE.sub(lambda match: _markdown(match, where, gpu_title), text)
+    text = _directives(text, where, gpu_title, boxed)
     text = _LEFT_UNDERSCORE.sub(r"\1", resolve(text, values, where))
     text = _LEFT_REFERENCE.sub(lambda match: _words(match, cjk), text).rstrip("\n")
     return join_chinese_lines(text) if cjk else text
@@ -138,11 +176,17 @@ def _words(reference: re.Match, cjk: bool) -> str:
     return f"{before}{words}{after}"
 
 
-def clean_notebook(path: Path, values: dict[str, str], cjk: bool = False, gpu_title: str | None = None) -> None:
+def clean_notebook(path: Path, values: dict[str, str], cjk: bool = False, gpu_title: str | None = None,
+                   boxed: frozenset[str] = frozenset()) -> None:  # fmt: skip
     data = json.loads(path.read_text(encoding="utf-8"))
     for cell in data["cells"]:
         if cell["cell_type"] == "markdown":
-            cell["source"] = [markdown_cell("".join(cell["source"]), values, str(path.name), cjk, gpu_title)]
+            cell["source"] = [markdown_cell("".join(cell["source"]), values, str(path.name), cjk, gpu_title, boxed)]
+    markdown = "\n".join(cell["source"][0] for cell in data["cells"] if cell["cell_type"] == "markdown")
+    for code in sorted(boxed):
+        if _quoted(code) not in markdown:
+            raise ExtensionError(f"{path.name}: a box's code block did not reach its blockquote (sphinx-gallery "
+                                 f"changed how it writes code blocks? see tensorcopy_sphinx.notebook_text):\n{code}")
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
@@ -158,7 +202,8 @@ def _clean_downloads(app: Sphinx, env, docnames) -> None:
     values, cjk = build_versions(), edition(app.config.language).cjk
     for notebook in sorted(gallery.rglob("plot_*.ipynb")):
         gpus = ran_on(notebook.relative_to(gallery).with_suffix("").as_posix())
-        clean_notebook(notebook, values, cjk, box_title(app, gpus))
+        rst = notebook.with_suffix(".rst").read_text(encoding="utf-8")
+        clean_notebook(notebook, values, cjk, notebook_title(app, gpus), boxed_code(rst))
     for script in sorted(gallery.rglob("plot_*.py")):
         clean_script(script, values)
 

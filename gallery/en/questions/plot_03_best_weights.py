@@ -347,7 +347,7 @@ assert not same_storage(copied["weight"], model.weight) and not torch.equal(mode
 #
 #    For a model on a GPU, ``v.cpu()`` and ``v.detach().to("cpu", copy=True)`` both make a copy in
 #    host memory; the second is the one that also copies when the same code runs on the CPU. The
-#    cell below checks this only where torch finds a GPU; the box's title says whether this build did.
+#    cell below checks this only where torch finds a GPU; the box's title says whether the site's build did.
 
 if torch.cuda.is_available():
     gpu_weight = torch.ones(2, device="cuda")

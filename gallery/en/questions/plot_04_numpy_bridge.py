@@ -267,7 +267,7 @@ else:
 #
 #    A CUDA tensor has no NumPy array over its memory: ``numpy()`` raises and points to
 #    ``Tensor.cpu()``, and ``numpy(force=True)`` copies to host memory. The cell below checks this
-#    only where torch finds a GPU; the box's title says whether this build did.
+#    only where torch finds a GPU; the box's title says whether the site's build did.
 
 if torch.cuda.is_available():
     g = torch.tensor([1.0, 2.0, 3.0], device="cuda")

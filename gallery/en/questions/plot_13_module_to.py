@@ -233,7 +233,7 @@ assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's 
 #    ``meta``, the model keeps its ``Parameter`` objects.
 #    `Tensor.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__
 #    returns a copy on the GPU, or the tensor itself when it is already on that GPU. The cell below
-#    checks this only where torch finds a GPU; the box's title says whether this build did.
+#    checks this only where torch finds a GPU; the box's title says whether the site's build did.
 
 if torch.cuda.is_available():
     gpu_model = torch.nn.Linear(2, 1)

@@ -323,7 +323,7 @@ assert not same_storage(copied["weight"], model.weight) and not torch.equal(mode
 #    :class: note gpu-box
 #
 #    模型在 GPU 上时，``v.cpu()`` 和 ``v.detach().to("cpu", copy=True)`` 都会在主机内存里复制一份；同样的代码换到 CPU
-#    上运行时，仍然会复制的只有后者。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本次构建是否做了。
+#    上运行时，仍然会复制的只有后者。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
     gpu_weight = torch.ones(2, device="cuda")

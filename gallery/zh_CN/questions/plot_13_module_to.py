@@ -218,7 +218,7 @@ assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's 
 #    `Module.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__
 #    原地搬动模型并返回它；和改变 dtype 一样、和搬到 ``meta`` 不同，模型保留原来的 ``Parameter`` 对象。
 #    `Tensor.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__
-#    返回 GPU 上的副本；张量已经在那块 GPU 上时，返回张量本身。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本次构建是否做了。
+#    返回 GPU 上的副本；张量已经在那块 GPU 上时，返回张量本身。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
     gpu_model = torch.nn.Linear(2, 1)
