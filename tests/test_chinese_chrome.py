@@ -100,6 +100,14 @@ def test_a_quoted_paragraph_is_joined_inside_its_quote():
 # --- On the built site ----------------------------------------------------------------------------
 
 
+def test_the_built_chinese_facts_page_has_no_ascii_colon_after_chinese_text(site_dir):
+    from tests.test_fact_index import ascii_colons
+
+    html = (site_dir / "zh_CN" / "facts.html").read_text(encoding="utf-8")
+    assert "本次构建：" in html
+    assert ascii_colons(html) == []
+
+
 def test_the_search_page_without_javascript_speaks_each_editions_language(site_dir):
     expected = {"en": "Please activate JavaScript to enable the search functionality.",
                 "zh_CN": "请启用 JavaScript 以使用搜索功能。"}

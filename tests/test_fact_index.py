@@ -4,6 +4,7 @@ collected from the ``{fact}`` roles and the guides while the pages are read."""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -27,14 +28,15 @@ def test_citations_are_collected_purged_and_merged():
 
 
 def build(tmp_path: Path, pages: dict[str, str], language: str) -> dict[str, str]:
-    """A Sphinx project with the two extensions and ``pages`` (name -> MyST body); the html of each page."""
+    """A Sphinx project with the facts page's extensions and ``pages`` (name -> MyST body); the html of each page."""
     from sphinx.testing.util import SphinxTestApp
 
     src = tmp_path / "src"
     src.mkdir(parents=True, exist_ok=True)
     (src / "conf.py").write_text(
         f"import sys\nsys.path[:0] = [{str(ROOT)!r}, {str(EXT)!r}]\n"
-        "extensions = ['myst_parser', 'tensorcopy_sphinx.behaviour_matrix', 'tensorcopy_sphinx.fact_index']\n"
+        "extensions = ['myst_parser', 'tensorcopy_sphinx.behaviour_matrix', 'tensorcopy_sphinx.fact_index',"
+        " 'tensorcopy_sphinx.field_colons']\n"
         f"language = {language!r}\n", encoding="utf-8")
     toctree = "```{toctree}\n" + "\n".join(n for n in pages if n != "index") + "\n```\n"
     for name, body in pages.items():
@@ -78,6 +80,26 @@ def test_the_facts_page_lists_every_fact_and_who_cites_it(tmp_path, lang, holds,
     assert "meta" in scope_text and "36" in scope_text
     runs = facts.ABOUT["leaf-refuses-inplace"].runs_in(lang)
     assert field("leaf-refuses-inplace", "runs").get_text(strip=True) == runs
+
+
+#: A colon right after a Chinese character or full-width punctuation.
+ASCII_COLON_AFTER_CHINESE = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]:")
+
+
+def ascii_colons(html: str) -> list[str]:
+    """Each ASCII colon of the facts list that follows Chinese text, with the words before it."""
+    text = BeautifulSoup(html, "html.parser").select_one("ul.fact-index").get_text()
+    return [text[max(m.start() - 8, 0):m.end()] for m in ASCII_COLON_AFTER_CHINESE.finditer(text)]
+
+
+def test_the_chinese_facts_page_writes_a_full_width_colon_after_each_field_name(tmp_path):
+    zh = build(tmp_path / "zh", PAGES, "zh_CN")["facts"]
+    assert ascii_colons(zh) == []
+    names = BeautifulSoup(zh, "html.parser").select("ul.fact-index dt")
+    assert names and {dt.get_text() for dt in names} == {"本次构建：", "检查的内容：", "范围：", "引用它的页面："}
+    en = build(tmp_path / "en", PAGES, "en")["facts"]
+    assert {dt.get_text() for dt in BeautifulSoup(en, "html.parser").select("ul.fact-index dt")} == {
+        "On this build:", "What it runs:", "Scope:", "Cited by:"}
 
 
 def test_a_fact_that_fails_fails_the_facts_page(tmp_path, monkeypatch):
