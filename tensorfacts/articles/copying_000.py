@@ -12,7 +12,17 @@ import warnings
 
 import torch
 
-from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Registry, Result, observed_each, said, verdict
+from tensorfacts.model import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    NOT_A_CLAIM,
+    OUTPUT_DIFFERS,
+    Registry,
+    Result,
+    observed_each,
+    said,
+    verdict,
+)
 from tensorfacts.pasted import Pasted, count_and_last, first_print, joined
 from tensorfacts.snippets import compare_output, run_clean, run_snippet
 from tensorfacts.sources import copying_000 as src

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 import torch
 
-from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Registry, Result, observed_each, said, verdict
+from tensorfacts.model import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    NOT_A_CLAIM,
+    OUTPUT_DIFFERS,
+    Registry,
+    Result,
+    observed_each,
+    said,
+    verdict,
+)
 from tensorfacts.pasted import Pasted, one_line
 from tensorfacts.snippets import compare_output, counted, first_difference, run_clean
 from tensorfacts.sources import copying_000 as src
@@ -237,7 +247,8 @@ def _add_rebind_breaks_link() -> Result:
     run = run_clean(src.ALSO_EXAMPLE)
     a, c = run.names["a"], run.names["c"]
     shared = same_storage(a, c)
-    return Result(verdict(a is not c and not shared), observed_each(f"(a is c) = {a is c}", f"same_storage(a, c) = {shared}"))
+    return Result(verdict(a is not c and not shared),
+                  observed_each(f"(a is c) = {a is c}", f"same_storage(a, c) = {shared}"))
 
 
 CLAIMS.rows(
