@@ -91,6 +91,13 @@ def test_an_anonymous_link_loses_the_underscore_sphinx_gallery_leaves():
                          "x.ipynb") == "见 [pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590) 取消"
 
 
+def test_a_fact_citation_leaves_no_trace_in_a_notebook():
+    assert markdown_cell("尽管数值从没变过。:fact:`detach-set-keeps-version-counter`\n\n下一段", {}, "x.ipynb",
+                         cjk=True) == "尽管数值从没变过。\n\n下一段"
+    assert markdown_cell("in new memory.\n:fact:`a-b`\n\nNext", {}, "x.ipynb") == "in new memory.\n\nNext"
+    assert markdown_cell("too. :fact:`a-b`", {}, "x.ipynb") == "too."
+
+
 def test_a_quoted_paragraph_is_joined_inside_its_quote():
     admonition = ".. admonition:: 原文与 torch |v| 对照\n   :class: warning\n\n   原文说，\n   现在不同。\n"
     assert markdown_cell(admonition, {"v": "9.9"}, "x.ipynb", cjk=True) == (
@@ -150,6 +157,13 @@ def test_the_chinese_notebooks_keep_no_label_and_no_break_inside_a_chinese_sente
     assert "<copying-rebinding>" not in text
     assert "(https://github.com/pytorch/pytorch/pull/83590)\n" in text  # no "_" left after the link
     assert "所以，如果计算图像本页这样在修改之前保存了 ``a``，执行 ``backward()`` 就会报错" in text  # one line
+
+
+def test_no_notebook_shows_a_fact_citation(site_dir):
+    notebooks = sorted(site_dir.glob("*/_downloads/**/*.ipynb"))
+    assert notebooks, "no notebooks under */_downloads"
+    shown = [path.name for path in notebooks if ":fact:`" in path.read_text(encoding="utf-8")]
+    assert not shown, shown
 
 
 def test_the_rerun_cell_of_a_chinese_page_reports_in_chinese(site_dir):

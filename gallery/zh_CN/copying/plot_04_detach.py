@@ -326,7 +326,7 @@ for call, change in changes.items():
 # ----------------------
 #
 # ``d.set_(...)`` 之后，两个张量不再共享内存，却仍共享版本计数器。``d.add_(1)`` 会推进 ``a._version``，
-# 所以，如果计算图像本页这样在修改之前保存了 ``a``，执行 ``backward()`` 就会报错，尽管 ``a`` 的数值从没变过。
+# 所以，如果计算图像本页这样在修改之前保存了 ``a``，执行 ``backward()`` 就会报错，尽管 ``a`` 的数值从没变过。:fact:`detach-set-keeps-version-counter`
 
 a, d = fresh_pair()
 loss = (a * a).sum()
@@ -354,7 +354,7 @@ assert a.tolist() == values, "a's values never changed"
 # ------------------------------------
 #
 # ``d.resize_(100)`` 需要的内存比 ``a`` 和 ``d`` 共享的 6 个元素多。torch 会分配一块更大的存储，
-# 换到两个张量底下：``a`` 的形状和数值不变，但已经搬进了新的内存。
+# 换到两个张量底下：``a`` 的形状和数值不变，但已经搬进了新的内存。:fact:`detach-resize-grow-reallocates`
 
 a, d = fresh_pair()
 old_address = a.untyped_storage().data_ptr()

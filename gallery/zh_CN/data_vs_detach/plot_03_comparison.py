@@ -238,7 +238,7 @@ assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 # %%
 # 这个赋值真正检查的只有两点：``t`` 必须和 ``p`` 是同一类张量（布局和设备类型一致，
 # 不一致时 torch 报“incompatible tensor type”，即张量类型不兼容）；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。
-# 形状不查，同类之内换 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。
+# 形状不查，同类之内换 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。:fact:`data-setter-checks`
 
 refused = []
 for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):
