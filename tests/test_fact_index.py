@@ -120,3 +120,19 @@ def test_the_ledger_says_in_the_verdict_cell_when_a_verdict_holds_only_in_the_au
     assert " ".join(verdict.split()) == words
     other = BeautifulSoup(html, "html.parser").select_one("tr#claim-004-data-shares").select("td")[1]
     assert "(" not in other.get_text() and "（" not in other.get_text()
+
+
+#: Facts that an example page states, and the page (its address under the edition) that must cite them.
+STATED_ON_EXAMPLE_PAGES = {
+    "detach-set-keeps-version-counter": "examples/copying/plot_04_detach.html",
+    "detach-resize-grow-reallocates": "examples/copying/plot_04_detach.html",
+    "data-setter-checks": "examples/data_vs_detach/plot_03_comparison.html",
+}
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_the_built_facts_page_names_the_example_pages_that_cite_their_facts(site_dir, lang):
+    soup = BeautifulSoup((site_dir / lang / "facts.html").read_text(encoding="utf-8"), "html.parser")
+    for fact_id, page in STATED_ON_EXAMPLE_PAGES.items():
+        links = [a["href"].partition("#")[0] for a in soup.select(f"li#fact-{fact_id} p.fact-cited a[href]")]
+        assert page in links, (lang, fact_id, links)
