@@ -12,7 +12,7 @@ from docutils.core import publish_doctree
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 from tests.gallery_tools import read_page
 
-from tensorcopy_sphinx.cjk_linebreaks import join_links, tidy_description  # noqa: E402  isort: skip
+from tensorcopy_sphinx.cjk_linebreaks import join_links, join_paragraph_lines, tidy_description  # noqa: E402  isort: skip
 from tensorcopy_sphinx.gallery_html_fixes import _source_read, plain_tooltip  # noqa: E402  isort: skip
 from tensorcopy_sphinx.notebook_text import markdown_cell  # noqa: E402  isort: skip
 
@@ -32,6 +32,19 @@ def test_a_link_keeps_its_space_on_a_latin_side_and_latin_text_keeps_its_own():
     assert _joined("和 `clone() 那一页 <https://example.org/c>`__ 一样") == "和 clone() 那一页一样"
     assert _joined("见 `Saved tensors <https://example.org/d>`__ 一节") == "见 Saved tensors 一节"
     assert _joined("see `the next page <https://example.org/e>`__ first") == "see the next page first"
+
+
+def test_a_markdown_page_loses_the_line_breaks_inside_a_chinese_sentence():
+    from docutils.frontend import get_default_settings
+    from docutils.utils import new_document
+    from myst_parser.parsers.docutils_ import Parser
+
+    doctree = new_document("page.md", get_default_settings(Parser))
+    Parser().parse("运行该操作，\n所用的版本\n写在上方；`x` 和\n`y`\n一样\n\n```\n代码，\n行\n```\n", doctree)
+    join_paragraph_lines(doctree)  # MyST gives each line break a text node of its own
+    paragraph, code = doctree.children
+    assert paragraph.astext() == "运行该操作，所用的版本写在上方；x 和\ny\n一样"  # Latin/code neighbours stay spaces
+    assert code.astext() == "代码，\n行\n"  # code keeps its lines
 
 
 def test_the_description_loses_spaces_next_to_full_width_punctuation_and_between_chinese():
