@@ -124,7 +124,8 @@ def test_the_built_chinese_facts_page_has_no_ascii_colon_after_chinese_text(site
     from tests.test_fact_index import ascii_colons
 
     html = (site_dir / "zh_CN" / "facts.html").read_text(encoding="utf-8")
-    assert "本次构建：" in html
+    names = {dt.get_text() for dt in read_page(site_dir / "zh_CN" / "facts.html").select("ul.fact-index dt")}
+    assert names == {"本次构建：", "检查的内容：", "范围：", "引用它的页面："}, names
     assert ascii_colons(html) == []
 
 
