@@ -311,18 +311,23 @@ def _check_script_text(where: str, source: str) -> tuple[str, ...]:
 
 def check_typography(lang: str, root: Path = ROOT) -> list[str]:
     """The text cells of one edition's scripts and part headers: inline markup that docutils
-    recognises, and in Chinese editions the spacing and punctuation rules (:mod:`sitetools.typography`)."""
+    recognises, and in Chinese editions the spacing and punctuation rules (:mod:`sitetools.typography`);
+    in Chinese editions, no line break inside a Chinese sentence in the narrative pages either."""
     from sitetools import typography
     from sitetools.editions import edition
 
     gallery = root / "gallery" / lang
     sources = sorted([*gallery.rglob(SCRIPT_GLOB), *gallery.rglob(HEADER)])
     cjk = edition(lang).cjk
-    return [
+    problems = [
         f"{problem} {guide('Typography')}"
         for source in sources
         for problem in typography.check_page(source, cjk, _shown(source, root))
     ]
+    for page in narrative_pages(lang, root / "docs") if cjk else []:
+        problems += [f"{_shown(page, root)}:{line}: {message} {guide('Typography')}"
+                     for line, message in typography.linebreak_problems(page.read_text(encoding="utf-8"), True)]
+    return problems
 
 
 def _names(base: Path, pattern: str) -> set[str]:

@@ -15,6 +15,11 @@ Three rules, all run by the page rules (:func:`sitetools.page_rules.check_source
   as one); no space next to full-width punctuation; full-width rather than ASCII punctuation next to
   Chinese; no emphasis (italics) on Chinese text; no English full stop before Chinese punctuation
   (``operation.``；``).
+- **No line break inside a Chinese sentence** (editions marked ``cjk``, gallery text cells and narrative
+  Markdown pages): a source line may not end in a Chinese character or Chinese punctuation when the
+  paragraph's next line starts with one (:func:`linebreak_problems`). The site's pages drop such a break
+  (``tensorcopy_sphinx.cjk_linebreaks``), but Jupyter, the Markdown of a notebook and any other reader
+  of the sources show it as a space; a break next to Latin text or code stays, as a space is wanted there.
 """
 
 from __future__ import annotations
@@ -51,6 +56,14 @@ CJK_RULES = (
 LATIN_STOP = (re.compile(r"[A-Za-z0-9)\]][.!?](?:``|`_{0,2})?(?=[，。；：、！？）])"),
               "an English full stop followed by Chinese punctuation; leave the stop out of the quotation, "
               "or rephrase (see CONTRIBUTING.md, 'Typography')")
+#: A Chinese character, Chinese punctuation or a Chinese quotation mark: no line break between two of them.
+CJK = rf"{HAN}{JOINED}“”‘’"
+#: How a Markdown line that is a block of its own starts (heading, comment, table row, fence).
+BLOCK_STARTS = ("#", "%", "|", "```", "~~~")
+#: A named fact's citation at the end of a line: it renders nothing, so the line ends before it.
+TRAILING_FACT = re.compile(r"\s*(?::fact:|\{fact\})`[^`]*`\s*$")
+#: A fence of code in a Markdown page (a language, a doctest, a toctree), whose lines are not prose.
+CODE_FENCE = re.compile(r"\s*(```+|~~~+)\s*(?:[\w+-]+|\{(?:doctest|code-block|code|toctree|eval-rst)\}.*)?\s*$")
 #: A line that starts a new block of its own rather than continuing the paragraph above it.
 NEW_BLOCK = re.compile(r"[-*] |:\w[\w-]*:|\.\. ")
 #: A section title's underline.
@@ -131,6 +144,32 @@ def cjk_problems(text: str) -> list[tuple[int, str]]:
     return problems
 
 
+def linebreak_problems(text: str, markdown: bool = False) -> list[tuple[int, str]]:
+    """``(line, message)`` for each line break between two Chinese characters or punctuation marks in
+    ``text`` (a gallery text cell in reST, or with ``markdown`` a MyST page, whose code fences and
+    headings are left out), at the line before the break."""
+    problems, fence = [], None
+    lines = text.splitlines()
+    for number, (line, following) in enumerate(zip(lines, lines[1:] + [""], strict=True), start=1):
+        if markdown:
+            opened = CODE_FENCE.match(line) if fence is None else None
+            if fence is not None:  # inside a code fence: it ends at a line of the same marks
+                fence = None if line.strip() == fence else fence
+                continue
+            if opened:
+                fence = opened.group(1)
+                continue
+            if line.lstrip().startswith(BLOCK_STARTS) or following.lstrip().startswith(("```", "~~~")):
+                continue  # a heading, a comment, a table row or a directive's fence is a block of its own
+        end, start = TRAILING_FACT.sub("", line).rstrip(), following.lstrip()
+        if end and start and re.match(f"[{CJK}]", end[-1]) and re.match(f"[{CJK}]", start[0]):
+            problems.append((number, f"a line break between {end[-1]!r} and {start[0]!r} inside a Chinese "
+                                     f"sentence (a notebook or a Markdown reader shows it as a space); join the "
+                                     f"lines: "
+                                     f"…{end[-12:]}⏎{start[:12]}…"))  # fmt: skip
+    return problems
+
+
 def underline_problems(text: str) -> list[tuple[int, str]]:
     """``(line, message)`` for each section title whose underline (or overline) is not exactly as long
     as the title is wide. Width is docutils' own measure (``docutils.utils.column_width``): characters
@@ -185,7 +224,8 @@ def check_page(path: Path, cjk: bool, shown: str) -> list[str]:
     if key not in _CHECKED:
         problems = []
         for first, text in text_cells(path):
-            found = markup_problems(text) + underline_problems(text) + (cjk_problems(text) if cjk else [])
+            found = markup_problems(text) + underline_problems(text) + (
+                cjk_problems(text) + linebreak_problems(text) if cjk else [])
             problems += [f"{shown}:{first + line - 1}: {message}" for line, message in found]
         _CHECKED[key] = tuple(problems)
     return list(_CHECKED[key])

@@ -60,6 +60,37 @@ def _version_counter_catches_saved_edit() -> Fact:
                 f"y._version {before} -> {y._version}; backward: {error or 'no error'}")
 
 
+@fact("data-has-own-version-counter", {
+    "en": "Saves the leaf a (which requires grad) in (a * a).sum() twice. Edited through a.detach() with mul_(10), "
+          "a._version moves by one and backward raises the version-counter error. Edited through d = a.data with "
+          "mul_(10), d._version moves by one, a._version does not, and backward raises nothing, giving "
+          "a.grad = [20, 40, 60] where the loss's gradient is [2, 4, 6].",
+    "zh_CN": "对需要梯度的叶子张量 a，两次在 (a * a).sum() 中保存 a。用 mul_(10) 通过 a.detach() 原地修改时，"
+             "a._version 加 1，反向传播报版本计数器错误；通过 d = a.data 用 mul_(10) 原地修改时，d._version 加 1，"
+             "a._version 不变，反向传播不报错，a.grad 为 [20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
+})
+def _data_has_own_version_counter() -> Fact:
+    """An edit through a.detach() moves a's counter and is caught; one through a.data moves only its own."""
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    loss = (a * a).sum()  # saves a
+    before = a._version
+    a.detach().mul_(10)
+    detach_moved, detach_error = a._version - before, _backward(loss)
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    loss = (a * a).sum()  # saves a
+    d = a.data
+    before, own_before = a._version, d._version
+    d.mul_(10)
+    data_moved, own_moved, data_error = a._version - before, d._version - own_before, _backward(loss)
+    grad = a.grad.tolist() if a.grad is not None else None
+    caught = detach_moved == 1 and VERSION_ERROR in detach_error
+    unseen = own_moved == 1 and data_moved == 0 and not data_error and grad == [20.0, 40.0, 60.0]
+    return Fact(caught and unseen,
+                f"through a.detach(): a._version +{detach_moved}, backward: {detach_error or 'no error'}; "
+                f"through a.data: d._version +{own_moved}, a._version +{data_moved}, "
+                f"backward: {data_error or 'no error'}, a.grad = {grad}")
+
+
 @fact("saved-tensor-hooks-hide-edit", {
     "en": "Saves a Parameter w in (w * w).sum(), edits w.detach() with mul_(10) under torch.no_grad() and runs "
           "backward three times: with no hooks it raises the version-counter error; when w was saved under "

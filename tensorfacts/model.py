@@ -65,6 +65,19 @@ def said(en: str, zh_CN: str) -> dict[str, str]:
     return {"en": en, "zh_CN": zh_CN}
 
 
+#: What joins two observations of one trace, in each edition's punctuation.
+BETWEEN = {"en": "; ", "zh_CN": "；"}
+
+
+def observed_each(*codes: str) -> dict[str, str]:
+    """A trace of several observations, each shown as code and joined by each edition's semicolon.
+
+    Two observations in one piece of code (``requires_grad = False; grad_fn = None``) would show an
+    ASCII ``;`` in the middle of the Chinese column: the separator belongs to the sentence, not the code.
+    """
+    return said(*(BETWEEN[code].join(f"`{piece}`" for piece in codes) for code in ("en", "zh_CN")))
+
+
 @dataclasses.dataclass(frozen=True)
 class Result:
     """What a check returns: a verdict, and a short trace of what torch did.

@@ -18,7 +18,7 @@ from sphinx_gallery.gen_rst import extract_intro_and_title
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 from tests.gallery_tools import LANGS, gallery_scripts, read_page, script_id
 
-from tensorcopy_sphinx.cjk_linebreaks import join_links, tidy_description  # noqa: E402  isort: skip
+from tensorcopy_sphinx.cjk_linebreaks import join_links, join_paragraph_lines, tidy_description  # noqa: E402  isort: skip
 from tensorcopy_sphinx.gallery_html_fixes import _source_read, plain_title, plain_tooltip  # noqa: E402  isort: skip
 from tensorcopy_sphinx.notebook_text import markdown_cell  # noqa: E402  isort: skip
 
@@ -38,6 +38,19 @@ def test_a_link_keeps_its_space_on_a_latin_side_and_latin_text_keeps_its_own():
     assert _joined("和 `clone() 那一页 <https://example.org/c>`__ 一样") == "和 clone() 那一页一样"
     assert _joined("见 `Saved tensors <https://example.org/d>`__ 一节") == "见 Saved tensors 一节"
     assert _joined("see `the next page <https://example.org/e>`__ first") == "see the next page first"
+
+
+def test_a_markdown_page_loses_the_line_breaks_inside_a_chinese_sentence():
+    from docutils.frontend import get_default_settings
+    from docutils.utils import new_document
+    from myst_parser.parsers.docutils_ import Parser
+
+    doctree = new_document("page.md", get_default_settings(Parser))
+    Parser().parse("运行该操作，\n所用的版本\n写在上方；`x` 和\n`y`\n一样\n\n```\n代码，\n行\n```\n", doctree)
+    join_paragraph_lines(doctree)  # MyST gives each line break a text node of its own
+    paragraph, code = doctree.children
+    assert paragraph.astext() == "运行该操作，所用的版本写在上方；x 和\ny\n一样"  # Latin/code neighbours stay spaces
+    assert code.astext() == "代码，\n行\n"  # code keeps its lines
 
 
 def test_the_description_loses_spaces_next_to_full_width_punctuation_and_between_chinese():
@@ -147,6 +160,13 @@ def test_an_anonymous_link_loses_the_underscore_sphinx_gallery_leaves():
                          "x.ipynb") == "见 [pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590) 取消"
 
 
+def test_a_fact_citation_leaves_no_trace_in_a_notebook():
+    assert markdown_cell("尽管数值从没变过。:fact:`detach-set-keeps-version-counter`\n\n下一段", {}, "x.ipynb",
+                         cjk=True) == "尽管数值从没变过。\n\n下一段"
+    assert markdown_cell("in new memory.\n:fact:`a-b`\n\nNext", {}, "x.ipynb") == "in new memory.\n\nNext"
+    assert markdown_cell("too. :fact:`a-b`", {}, "x.ipynb") == "too."
+
+
 def test_a_quoted_paragraph_is_joined_inside_its_quote():
     admonition = ".. admonition:: 原文与 torch |v| 对照\n   :class: warning\n\n   原文说，\n   现在不同。\n"
     assert markdown_cell(admonition, {"v": "9.9"}, "x.ipynb", cjk=True) == (
@@ -154,6 +174,15 @@ def test_a_quoted_paragraph_is_joined_inside_its_quote():
 
 
 # --- On the built site ----------------------------------------------------------------------------
+
+
+def test_the_built_chinese_facts_page_has_no_ascii_colon_after_chinese_text(site_dir):
+    from tests.test_fact_index import ascii_colons
+
+    html = (site_dir / "zh_CN" / "facts.html").read_text(encoding="utf-8")
+    names = {dt.get_text() for dt in read_page(site_dir / "zh_CN" / "facts.html").select("ul.fact-index dt")}
+    assert names == {"本次构建：", "检查的内容：", "范围：", "引用它的页面："}, names
+    assert ascii_colons(html) == []
 
 
 def test_the_search_page_without_javascript_speaks_each_editions_language(site_dir):
@@ -211,6 +240,13 @@ def test_the_chinese_notebooks_keep_no_label_and_no_break_inside_a_chinese_sente
     assert "<copying-rebinding>" not in text
     assert "(https://github.com/pytorch/pytorch/pull/83590)\n" in text  # no "_" left after the link
     assert "所以，如果计算图像本页这样在修改之前保存了 ``a``，执行 ``backward()`` 就会报错" in text  # one line
+
+
+def test_no_notebook_shows_a_fact_citation(site_dir):
+    notebooks = sorted(site_dir.glob("*/_downloads/**/*.ipynb"))
+    assert notebooks, "no notebooks under */_downloads"
+    shown = [path.name for path in notebooks if ":fact:`" in path.read_text(encoding="utf-8")]
+    assert not shown, shown
 
 
 def test_the_rerun_cell_of_a_chinese_page_reports_in_chinese(site_dir):

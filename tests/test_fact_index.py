@@ -4,6 +4,7 @@ collected from the ``{fact}`` roles and the guides while the pages are read."""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -27,14 +28,15 @@ def test_citations_are_collected_purged_and_merged():
 
 
 def build(tmp_path: Path, pages: dict[str, str], language: str) -> dict[str, str]:
-    """A Sphinx project with the two extensions and ``pages`` (name -> MyST body); the html of each page."""
+    """A Sphinx project with the facts page's extensions and ``pages`` (name -> MyST body); the html of each page."""
     from sphinx.testing.util import SphinxTestApp
 
     src = tmp_path / "src"
     src.mkdir(parents=True, exist_ok=True)
     (src / "conf.py").write_text(
         f"import sys\nsys.path[:0] = [{str(ROOT)!r}, {str(EXT)!r}]\n"
-        "extensions = ['myst_parser', 'tensorcopy_sphinx.behaviour_matrix', 'tensorcopy_sphinx.fact_index']\n"
+        "extensions = ['myst_parser', 'tensorcopy_sphinx.behaviour_matrix', 'tensorcopy_sphinx.fact_index',"
+        " 'tensorcopy_sphinx.field_colons']\n"
         f"language = {language!r}\n", encoding="utf-8")
     toctree = "```{toctree}\n" + "\n".join(n for n in pages if n != "index") + "\n```\n"
     for name, body in pages.items():
@@ -80,6 +82,26 @@ def test_the_facts_page_lists_every_fact_and_who_cites_it(tmp_path, lang, holds,
     assert field("leaf-refuses-inplace", "runs").get_text(strip=True) == runs
 
 
+#: A colon right after a Chinese character or full-width punctuation.
+ASCII_COLON_AFTER_CHINESE = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]:")
+
+
+def ascii_colons(html: str) -> list[str]:
+    """Each ASCII colon of the facts list that follows Chinese text, with the words before it."""
+    text = BeautifulSoup(html, "html.parser").select_one("ul.fact-index").get_text()
+    return [text[max(m.start() - 8, 0):m.end()] for m in ASCII_COLON_AFTER_CHINESE.finditer(text)]
+
+
+def test_the_chinese_facts_page_writes_a_full_width_colon_after_each_field_name(tmp_path):
+    zh = build(tmp_path / "zh", PAGES, "zh_CN")["facts"]
+    assert ascii_colons(zh) == []
+    names = BeautifulSoup(zh, "html.parser").select("ul.fact-index dt")
+    assert names and {dt.get_text() for dt in names} == {"本次构建：", "检查的内容：", "范围：", "引用它的页面："}
+    en = build(tmp_path / "en", PAGES, "en")["facts"]
+    assert {dt.get_text() for dt in BeautifulSoup(en, "html.parser").select("ul.fact-index dt")} == {
+        "On this build:", "What it runs:", "Scope:", "Cited by:"}
+
+
 def test_a_fact_that_fails_fails_the_facts_page(tmp_path, monkeypatch):
     monkeypatch.setitem(facts.FACTS, "broken", lambda: facts.Fact(False, "broken on purpose"))
     monkeypatch.setitem(facts.ABOUT, "broken", fact_registry.About({c: "x" for c in CODES}, fact_registry.ONE_EXAMPLE))
@@ -98,3 +120,19 @@ def test_the_ledger_says_in_the_verdict_cell_when_a_verdict_holds_only_in_the_au
     assert " ".join(verdict.split()) == words
     other = BeautifulSoup(html, "html.parser").select_one("tr#claim-004-data-shares").select("td")[1]
     assert "(" not in other.get_text() and "（" not in other.get_text()
+
+
+#: Facts that an example page states, and the page (its address under the edition) that must cite them.
+STATED_ON_EXAMPLE_PAGES = {
+    "detach-set-keeps-version-counter": "examples/copying/plot_04_detach.html",
+    "detach-resize-grow-reallocates": "examples/copying/plot_04_detach.html",
+    "data-setter-checks": "examples/data_vs_detach/plot_03_comparison.html",
+}
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_the_built_facts_page_names_the_example_pages_that_cite_their_facts(site_dir, lang):
+    soup = BeautifulSoup((site_dir / lang / "facts.html").read_text(encoding="utf-8"), "html.parser")
+    for fact_id, page in STATED_ON_EXAMPLE_PAGES.items():
+        links = [a["href"].partition("#")[0] for a in soup.select(f"li#fact-{fact_id} p.fact-cited a[href]")]
+        assert page in links, (lang, fact_id, links)

@@ -108,6 +108,7 @@ MUTANTS = {
     "double() always copies": lambda: Override(double=lambda f, a, k: call(f, a, k).clone()),
     "fused optimizer steps are counted": lambda: Override(**dict.fromkeys(FUSED_STEPS, _counted_step)),
     "expand() copies": lambda: Override(expand=lambda f, a, k: call(f, a, k).clone()),
+    ".data shares the version counter": lambda: Override(data=lambda f, a, k: a[0].detach()),
 }
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
@@ -137,6 +138,7 @@ FACT_FLIPS = {
     "double-of-float64-is-a": "double() always copies",
     "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",
+    "data-has-own-version-counter": (".data shares the version counter", "detach copies"),
 }
 
 

@@ -3,6 +3,8 @@ rule that every behavioural paragraph of a narrative page is backed (tensorfacts
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sitetools.editions import CODES
@@ -51,6 +53,23 @@ def test_every_edition_names_the_same_facts(page):
 @pytest.mark.parametrize("page", PAGES)
 def test_every_behavioural_paragraph_is_backed(lang, page):
     assert prose.problems(ROOT / "docs" / lang / page) == []
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_the_quick_reference_prints_what_its_data_counter_sentence_says(lang):
+    """The sentence "an edit through `a.data` moves its own counter, not `a._version`" cites the fact that
+    checks exactly that, and the doctest under it prints both counters before and after the edit: `a`'s
+    stays, `a.data`'s moves by one (the doctest run proves the numbers; this test, that they show it)."""
+    text = (ROOT / "docs" / lang / "quickref.md").read_text(encoding="utf-8")
+    paragraph = next(p for p in text.split("\n\n") if "`a.data`" in p and "`a._version`" in p)
+    assert paragraph.rstrip().endswith("{fact}`data-has-own-version-counter`"), paragraph
+    doctest = text.split(paragraph, 1)[1].split("```{doctest}\n", 1)[1].split("```", 1)[0]
+    after_data = doctest.split(">>> d = a.data\n", 1)[1]
+    printed = re.findall(r">>> a\._version, d\._version\n\((\d+), (\d+)\)", after_data)
+    shown = [tuple(map(int, pair)) for pair in printed]
+    assert len(shown) == 2 and after_data.index("d.add_(0)") < after_data.rindex("a._version, d._version"), doctest
+    (a_before, d_before), (a_after, d_after) = shown
+    assert a_after == a_before and d_after == d_before + 1, shown
 
 
 def test_guide_entries_name_only_known_facts():

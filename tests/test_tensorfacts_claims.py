@@ -245,11 +245,11 @@ def test_detach_identical_reports_what_differs():
     with MODES["detach changes dtype"]():
         outcome = _run(claim_id)
     assert outcome.verdict == DOES_NOT_HOLD
-    assert "torch.float32 → torch.float64" in outcome.result.observed
+    assert "`a.dtype = torch.float32`; `c.dtype = torch.float64`" in outcome.result.trace("en")
     with MODES["detach changes values"]():
         outcome = _run(claim_id)
     assert outcome.verdict == DOES_NOT_HOLD
-    assert "torch.equal(a, c) = False" in outcome.result.observed
+    assert "`torch.equal(a, c) = False`" in outcome.result.trace("en")
 
 
 # --- Build warnings ------------------------------------------------------------------------------

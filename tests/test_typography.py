@@ -117,6 +117,49 @@ def test_a_fault_in_a_chinese_page_is_named_with_its_line(tmp_path):
     assert all("(see CONTRIBUTING.md, 'Typography')" in p for p in problems), problems
 
 
+# --- Line breaks inside a Chinese sentence ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "markdown", "lines"), [
+    ("所用的版本，\n写在上方。", False, [1]),  # punctuation, then a Chinese character
+    ("一个是连续的\n另一个不是", False, [1]),  # two Chinese characters
+    ("“—”表示\n  源张量没有步长", True, [1]),  # an indented list item's next line
+    ("说的是\n“原地操作”", False, [1]),  # a Chinese quotation mark
+    ("第一段。\n\n第二段。\n第三行", False, [3]),  # a blank line ends a paragraph
+    ("起因。{fact}`x-y`\n下面每个", True, [1]),  # a citation renders nothing
+    ("起因。:fact:`x-y`\n下面每个", False, [1]),
+    ("执行同样的\n`fill_(-1)`，会报错", True, []),  # Chinese, then code: the break stays a space
+    ("用 ``clone()``\n复制", False, []),
+    ("It is\nfine.", False, []),
+    ("# 标题\n正文", True, []),  # a heading is a block of its own
+    ("% 注释\n正文", True, []),
+    ("```python\nprint(\"中\")  # 中\n# 文\n```\n正文", True, []),  # code keeps its lines
+    ("```{doctest}\n>>> 1  # 一\n# 二\n```", True, []),
+    ("```{admonition} 本页\n这一句，\n没写完\n```", True, [2]),  # an admonition's text is prose
+])
+def test_the_line_break_rule_refuses_a_break_between_two_chinese_marks(text, markdown, lines):
+    assert [line for line, _ in typography.linebreak_problems(text, markdown)] == lines, text
+
+
+def test_a_line_break_in_a_chinese_narrative_page_is_named_with_its_file_and_line(tmp_path):
+    for folder in ("gallery", "docs"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    page = tmp_path / "docs" / "zh_CN" / "views.md"
+    lines = page.read_text(encoding="utf-8").splitlines()
+    index = next(i for i, line in enumerate(lines) if line.startswith("哪些操作给出张量的视图"))
+    lines[index] = lines[index].replace("运行该操作，", "运行该操作，\n")
+    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    cell = tmp_path / "gallery" / "zh_CN" / "copying" / "plot_01_alias_and_data.py"
+    text = cell.read_text(encoding="utf-8")
+    cell.write_text(text.replace("每个名字指向哪个张量对象，", "每个名字指向哪个张量对象，\n# ", 1), encoding="utf-8")
+    problems = [p for p in pages.check_typography("zh_CN", tmp_path) if "a line break between" in p]
+    assert [p.split(": a line break")[0] for p in problems] == [
+        f"gallery/zh_CN/copying/plot_01_alias_and_data.py:{text[:text.index('每个名字指向')].count(chr(10)) + 1}",
+        f"docs/zh_CN/views.md:{index + 1}",
+    ], problems
+    assert all("(see CONTRIBUTING.md, 'Typography')" in p for p in problems), problems
+
+
 # --- Title underlines ------------------------------------------------------------------------------
 
 TITLES = ["Copies", "张量的复制", "``detach()``：同一块内存", "“引号”与 NumPy", "é"]

@@ -72,6 +72,34 @@ def test_no_chinese_trace_holds_english_prose(outcomes):
     assert not problems, "\n".join(problems)
 
 
+def ascii_separators(trace: str, worded: bool) -> list[str]:
+    """The ASCII separators a Chinese reader sees in a trace: in a worded trace, ``;:,!?`` outside its
+    code spans; in a trace shown as code alone, a ``;`` outside torch's own message (one piece of code
+    holds one observation, so a ``;`` in it joins two with the English mark)."""
+    if worded:
+        return re.findall(r"[;:,!?]", re.sub(r"`[^`]*`", "", trace))
+    return re.findall(";", re.sub(r"\b[A-Z]\w*(?:Error|Warning): .*", "", trace))
+
+
+@pytest.mark.parametrize(("trace", "worded", "found"), [
+    ("requires_grad = False; grad_fn = None", False, [";"]),
+    ("`requires_grad = False`; `grad_fn = None`", True, [";"]),
+    ("`a.grad = [2.0]`；正确的梯度是 `[2.0]`, 没有报错", True, [","]),
+    ("`requires_grad = False`；`grad_fn = None`", True, []),
+    ("tensor([1., 2.], grad_fn=<CloneBackward0>)", False, []),
+    ("RuntimeError: one of the variables ... is at version 1; expected version 0 instead", False, []),
+])
+def test_the_separator_checker_finds_ascii_marks_outside_code(trace, worded, found):
+    assert ascii_separators(trace, worded) == found
+
+
+def test_every_chinese_trace_separates_its_observations_with_chinese_punctuation(outcomes):
+    problems = [f"{o.claim.id}: {o.result.trace(ZH)!r}" for o in outcomes
+                if ascii_separators(o.result.trace(ZH), o.result.worded)]
+    assert not problems, "ASCII punctuation in the Chinese ledger's result column (use tensorfacts.model." \
+                         "observed_each, or said() with ；，：):\n" + "\n".join(problems)
+
+
 def test_chinese_traces_and_claims_follow_the_spacing_rule(outcomes):
     texts = [(o.claim.id, t) for o in outcomes
              for t in (o.result.trace(ZH), o.claim.text(ZH), o.claim.note(ZH))]

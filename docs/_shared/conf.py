@@ -81,6 +81,7 @@ def _site_settings(row) -> dict:
             # Local extensions (docs/_ext/tensorcopy_sphinx), one job each.
             "tensorcopy_sphinx.build_info",
             "tensorcopy_sphinx.cjk_linebreaks",
+            "tensorcopy_sphinx.field_colons",
             "tensorcopy_sphinx.gallery_i18n",
             "tensorcopy_sphinx.gallery_figures",
             "tensorcopy_sphinx.gallery_html_fixes",

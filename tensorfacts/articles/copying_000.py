@@ -12,7 +12,17 @@ import warnings
 
 import torch
 
-from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Registry, Result, said, verdict
+from tensorfacts.model import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    NOT_A_CLAIM,
+    OUTPUT_DIFFERS,
+    Registry,
+    Result,
+    observed_each,
+    said,
+    verdict,
+)
 from tensorfacts.pasted import Pasted, count_and_last, first_print, joined
 from tensorfacts.snippets import compare_output, run_clean, run_snippet
 from tensorfacts.sources import copying_000 as src
@@ -108,7 +118,7 @@ def _detach_clone_leaves_graph() -> Result:
     b = (a * 2).detach().clone()
     out = not b.requires_grad and b.grad_fn is None
     return Result(verdict(out),
-                  f"requires_grad = {b.requires_grad}; grad_fn = {grad_fn_name(b)}")
+                  observed_each(f"requires_grad = {b.requires_grad}", f"grad_fn = {grad_fn_name(b)}"))
 
 
 @CLAIMS.claim(
@@ -136,7 +146,7 @@ def _clone_identical() -> Result:
     a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)
     c = a.clone()
     same = torch.equal(a, c) and c.dtype == a.dtype and c.shape == a.shape
-    return Result(verdict(same), f"torch.equal(a, c) = {torch.equal(a, c)}; dtype = {c.dtype}")
+    return Result(verdict(same), observed_each(f"torch.equal(a, c) = {torch.equal(a, c)}", f"dtype = {c.dtype}"))
 
 
 @CLAIMS.claim(
@@ -183,7 +193,7 @@ def _clone_not_leaf() -> Result:
         warnings.simplefilter("always")  # reading .grad of a non-leaf warns; that is not this claim
         grad = c.grad
     return Result(verdict(not c.is_leaf and grad is None),
-                  f"c.is_leaf = {c.is_leaf}; c.grad = {grad}")
+                  observed_each(f"c.is_leaf = {c.is_leaf}", f"c.grad = {grad}"))
 
 
 #: The clone example's prints, each compared with the comment the article writes beside it.

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 import torch
 
-from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Registry, Result, said, verdict
+from tensorfacts.model import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    NOT_A_CLAIM,
+    OUTPUT_DIFFERS,
+    Registry,
+    Result,
+    observed_each,
+    said,
+    verdict,
+)
 from tensorfacts.pasted import Pasted, one_line
 from tensorfacts.snippets import compare_output, counted, first_difference, run_clean
 from tensorfacts.sources import copying_000 as src
@@ -32,7 +42,7 @@ def _detach_identical() -> Result:
     c = a.detach()
     equal = torch.equal(a, c)
     return Result(verdict(equal and c.dtype == a.dtype),
-                  f"torch.equal(a, c) = {equal}; dtype: {a.dtype} → {c.dtype}")
+                  observed_each(f"torch.equal(a, c) = {equal}", f"a.dtype = {a.dtype}", f"c.dtype = {c.dtype}"))
 
 
 @CLAIMS.claim(
@@ -55,7 +65,7 @@ def _detach_leaves_graph() -> Result:
     c = (a * 2).detach()
     (c * a).sum().backward()  # c enters this graph as a constant: a.grad is c, nothing flows into c
     out = not c.requires_grad and c.grad_fn is None and a.grad.tolist() == [2.0, 4.0, 6.0]
-    return Result(verdict(out), f"requires_grad = {c.requires_grad}; grad_fn = {grad_fn_name(c)}")
+    return Result(verdict(out), observed_each(f"requires_grad = {c.requires_grad}", f"grad_fn = {grad_fn_name(c)}"))
 
 
 #: The four calls of the article's warning, each as the detach page runs it on a 2x3 tensor.
@@ -161,7 +171,7 @@ def _detach_only_requires_grad() -> Result:
     c = a.detach()
     out = a.requires_grad and not c.requires_grad and torch.equal(a, c) and same_storage(a, c)
     return Result(verdict(out),
-                  f"a.requires_grad = {a.requires_grad}; c.requires_grad = {c.requires_grad}")
+                  observed_each(f"a.requires_grad = {a.requires_grad}", f"c.requires_grad = {c.requires_grad}"))
 
 
 # --- Article 000, but note ----------------------------------------------------------------------
@@ -237,7 +247,8 @@ def _add_rebind_breaks_link() -> Result:
     run = run_clean(src.ALSO_EXAMPLE)
     a, c = run.names["a"], run.names["c"]
     shared = same_storage(a, c)
-    return Result(verdict(a is not c and not shared), f"(a is c) = {a is c}; same_storage(a, c) = {shared}")
+    return Result(verdict(a is not c and not shared),
+                  observed_each(f"(a is c) = {a is c}", f"same_storage(a, c) = {shared}"))
 
 
 CLAIMS.rows(

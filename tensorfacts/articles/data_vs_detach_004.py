@@ -94,8 +94,7 @@ def _data_backward_silent() -> Result:
     except RuntimeError as exc:
         return Result(DOES_NOT_HOLD, error_line(exc))
     wrong = not torch.allclose(a.grad, right)
-    return Result(verdict(wrong), f"a.grad = {a.grad.tolist()}; sigmoid'(a) = "
-                  f"{[round(v, 4) for v in right.tolist()]}")
+    return Result(verdict(wrong), wrong_gradient(a.grad.tolist(), [round(v, 4) for v in right.tolist()], silent=True))
 
 
 CLAIMS.rows(

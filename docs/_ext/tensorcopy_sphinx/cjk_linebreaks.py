@@ -4,7 +4,9 @@ A source line break between two Chinese characters reaches the HTML as a newline
 shows as a space ("。 我们"). Chinese has no spaces between words, so in every edition whose row in
 ``sitetools.editions`` is marked ``cjk`` this extension removes a line break when both neighbours
 are Chinese characters, or when either is full-width punctuation. A break between Chinese and Latin
-text stays a space, which is the site's convention anyway.
+text stays a space, which is the site's convention anyway. (MyST gives each line break a text node of
+its own; adjacent text nodes are merged first, so that a break is judged by its neighbours there too.
+The page rules also refuse such a break in the sources: ``sitetools.typography``.)
 
 reST also needs a space on each side of a link (``见 :ref:`下一页 <label>```), and the site's rule puts
 one there; but a link whose words are Chinese, between Chinese words, reads "见 下一页". In the same
@@ -86,15 +88,35 @@ def _page_context(app: Sphinx, pagename: str, templatename, context: dict, doctr
         )
 
 
-def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
-    if not edition(app.config.language).cjk:
-        return
+def _merge_texts(doctree: nodes.Node) -> None:
+    """Merge adjacent text nodes. MyST gives each soft line break a text node of its own ("\\n"), in
+    which the characters around the break cannot be seen; reST keeps the break inside its line's text."""
+    for parent in list(doctree.findall(nodes.Element)):
+        index = 0
+        while index + 1 < len(parent.children):
+            left, right = parent.children[index], parent.children[index + 1]
+            if isinstance(left, nodes.Text) and isinstance(right, nodes.Text):
+                parent[index] = nodes.Text(left.astext() + right.astext())
+                del parent[index + 1]
+            else:
+                index += 1
+
+
+def join_paragraph_lines(doctree: nodes.Node) -> None:
+    """Remove, in the text of ``doctree`` outside code, the line breaks :func:`join_lines` removes."""
+    _merge_texts(doctree)
     for text in list(doctree.findall(nodes.Text)):
         if isinstance(text.parent, nodes.FixedTextElement | nodes.literal):
             continue  # code and literal blocks keep their lines
         joined = join_lines(text.astext())
         if joined != text.astext():
             text.parent.replace(text, nodes.Text(joined))
+
+
+def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    if not edition(app.config.language).cjk:
+        return
+    join_paragraph_lines(doctree)
     join_links(doctree)
 
 

@@ -20,6 +20,8 @@ them as downloads), this extension rewrites them:
   ```下一页 <copying-rebinding>``` (it only drops the ``:ref:`` role) becomes its words, since the
   label means nothing outside the site, and a Markdown link loses the ``_`` sphinx-gallery leaves
   after it when the reST link was anonymous (```text <url>`__``);
+- in every notebook's Markdown cells, a named fact's citation (``:fact:`id```, which renders nothing on
+  the page: :mod:`tensorcopy_sphinx.behaviour_matrix`) is removed with the space or line break before it;
 - in the notebooks of editions marked ``cjk`` in ``sitetools.editions``, a line break inside a
   paragraph is removed where the site's pages remove it (between Chinese characters, next to
   full-width punctuation: ``tensorcopy_sphinx.cjk_linebreaks``), since Jupyter shows it as a space;
@@ -52,6 +54,8 @@ _GPU_BOX = re.compile(rf"^[ \t]+:class:.*\b{CLASS}\b", re.MULTILINE)
 #: A cross-reference as sphinx-gallery leaves it (```words <label>```): a label, not an address.
 _LEFT_REFERENCE = re.compile(r"(?P<before> ?)(?<!`)`(?P<words>[^`<>]+?)\s*<[\w.-]+>`(?![`_])(?P<after> ?)")
 _HAN = re.compile("[\u3400-\u9fff]")
+#: A named fact's citation (the ``fact`` role renders nothing), with the space or line break before it.
+_FACT = re.compile(r"(?:[ \t]*\n)?[ \t]*:fact:`[^`]*`")
 #: A Markdown link sphinx-gallery made from an anonymous reST link (```text <url>`__``): it converts
 #: ```text <url>`_`` and leaves the second underscore behind.
 _LEFT_UNDERSCORE = re.compile(r"(\[[^\]]*\]\([^)\s]*\))_")
@@ -157,7 +161,7 @@ def markdown_cell(text: str, values: dict[str, str], where: str, cjk: bool = Fal
     """One Markdown cell as a notebook reader should see it (see the module docstring); ``boxed`` holds
     the code of the code blocks the page's admonitions hold (:func:`boxed_code`)."""
     text = text if text.endswith("\n") else text + "\n"
-    text = _directives(text, where, gpu_title, boxed)
+    text = _FACT.sub("", _directives(text, where, gpu_title, boxed))
     text = _LEFT_UNDERSCORE.sub(r"\1", resolve(text, values, where))
     text = _LEFT_REFERENCE.sub(lambda match: _words(match, cjk), text).rstrip("\n")
     return join_chinese_lines(text) if cjk else text

@@ -339,7 +339,7 @@ for call, change in changes.items():
 # After ``d.set_(...)`` the two tensors no longer share memory, but they still
 # share the version counter. ``d.add_(1)`` moves ``a._version``, so a graph
 # like this page's, which saved ``a`` before the edit, refuses to run
-# ``backward()``, although ``a``'s values never changed.
+# ``backward()``, although ``a``'s values never changed. :fact:`detach-set-keeps-version-counter`
 
 a, d = fresh_pair()
 loss = (a * a).sum()
@@ -368,7 +368,7 @@ assert a.tolist() == values, "a's values never changed"
 #
 # ``d.resize_(100)`` needs more memory than the 6 elements ``a`` and ``d``
 # share. torch allocates a larger storage and puts it under both tensors:
-# ``a`` keeps its shape and values, in new memory.
+# ``a`` keeps its shape and values, in new memory. :fact:`detach-resize-grow-reallocates`
 
 a, d = fresh_pair()
 old_address = a.untyped_storage().data_ptr()

@@ -251,7 +251,7 @@ assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 # tensor type"), and, when ``p`` requires grad, that ``t`` has a
 # floating-point or complex dtype. The shape, and the dtype within those
 # kinds, it leaves alone; for a tensor that does not require grad, an integer
-# dtype passes too.
+# dtype passes too. :fact:`data-setter-checks`
 
 refused = []
 for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):

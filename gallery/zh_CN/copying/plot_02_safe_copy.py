@@ -26,10 +26,8 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导（autograd）的计算图。
-# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，
-# 最后把所有值恢复原样。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导（autograd）的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -257,8 +255,7 @@ assert torch.equal(b, torch.tensor([100.0, 2.0, 3.0])), "b must not change"
 # PyTorch 也推荐这种写法
 # ----------------------
 #
-# ``torch.tensor(a)`` 也会复制，但会发出警告，警告里推荐的正是 ``detach().clone()``。
-# 这里有意捕获这条警告，并把它打印出来。
+# ``torch.tensor(a)`` 也会复制，但会发出警告，警告里推荐的正是 ``detach().clone()``。这里有意捕获这条警告，并把它打印出来。
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -278,6 +275,4 @@ assert not same_storage(a, t), "torch.tensor(a) must copy"
 # 小结
 # ----
 #
-# ``a.detach().clone()`` 得到的张量数值相同、内存独立、与计算图无关：改哪一边都不影响另一边，
-# 梯度也不会流回 ``a``。后面两页把这两步拆开来看：只用 :ref:`clone() <copying-clone>`，
-# 副本仍在计算图里；只用 :ref:`detach() <copying-detach>`，结果仍共享内存。
+# ``a.detach().clone()`` 得到的张量数值相同、内存独立、与计算图无关：改哪一边都不影响另一边，梯度也不会流回 ``a``。后面两页把这两步拆开来看：只用 :ref:`clone() <copying-clone>`，副本仍在计算图里；只用 :ref:`detach() <copying-detach>`，结果仍共享内存。

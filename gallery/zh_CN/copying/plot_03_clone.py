@@ -11,8 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# ``same_storage`` 比较两块存储的起始地址。``read_grad`` 读取 ``t.grad``，同时记下读取时触发的警告，
-# 把两者一起返回。警告末尾附有触发它的 C++ 源码位置，``read_grad`` 把这一段截掉了。
+# ``same_storage`` 比较两块存储的起始地址。``read_grad`` 读取 ``t.grad``，同时记下读取时触发的警告，把两者一起返回。警告末尾附有触发它的 C++ 源码位置，``read_grad`` 把这一段截掉了。
 
 import warnings
 
@@ -38,10 +37,8 @@ def read_grad(t):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
-# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，
-# 最后把所有值恢复原样。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -180,8 +177,7 @@ def draw_graph(title, root, **leaves):
 # 原文的 clone 例子
 # -----------------
 #
-# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；
-# 它的 ``grad_fn`` 记下了这次复制，所以它不是叶子。在 ``torch.no_grad()`` 里，或者源张量本不需要梯度时，
+# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；它的 ``grad_fn`` 记下了这次复制，所以它不是叶子。在 ``torch.no_grad()`` 里，或者源张量本不需要梯度时，
 # ``clone()`` 什么也不记录，副本是不需要梯度的叶子。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
@@ -253,8 +249,7 @@ assert type(c.grad_fn).__name__ == "CloneBackward0", "an edit under no_grad must
 # 原文的反向传播
 # --------------
 #
-# 原文只对由 ``a`` 算出的损失求导。``a`` 得到梯度 ``2 * a``；``c`` 不是叶子，它的 ``.grad`` 仍是 ``None``。
-# 在 torch |torch_version| 上，读取它还会触发 ``UserWarning``。
+# 原文只对由 ``a`` 算出的损失求导。``a`` 得到梯度 ``2 * a``；``c`` 不是叶子，它的 ``.grad`` 仍是 ``None``。在 torch |torch_version| 上，读取它还会触发 ``UserWarning``。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -277,8 +272,7 @@ assert "not a leaf Tensor" in found[0][1], "the warning must say that c is not a
 # 梯度从副本流回 ``a``
 # --------------------
 #
-# 这次损失只用到 ``c``。``CloneBackward0`` 把传来的梯度原样往下传，于是梯度落进 ``a.grad``：
-# 和直接用 ``a`` 计算损失一样，都是 ``2 * a``。
+# 这次损失只用到 ``c``。``CloneBackward0`` 把传来的梯度原样往下传，于是梯度落进 ``a.grad``：和直接用 ``a`` 计算损失一样，都是 ``2 * a``。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -299,8 +293,7 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 # .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。在梯度模式下，``clone()`` 记录在计算图中，
-#    到达这样的副本的梯度都会继续流入 ``a.grad``，上方输出正说明了这一点。副本只是内存独立，在计算图中并不独立。
+#    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。在梯度模式下，``clone()`` 记录在计算图中，到达这样的副本的梯度都会继续流入 ``a.grad``，上方输出正说明了这一点。副本只是内存独立，在计算图中并不独立。
 
 # %%
 # 用 ``retain_grad()`` 查看副本自己的梯度
@@ -344,8 +337,7 @@ assert a.grad.tolist() == [3.0, 14.0, 106.0], "a.grad must be 2 * a + weights"
 #
 # 原文在例子最后写了 ``a = 1``，并指出 ``c`` 没有变。这一行没有改动任何张量，只是让名字 ``a``
 # 改指整数 ``1``。下面用第二个名字 ``a_old`` 留住原来的张量，再取一个与它共享内存的
-# ``d = a.detach()`` 作对照。执行 ``a = 1`` 之后，``c`` 和 ``d`` 都没变：
-# 可见这个办法分不清副本和共享内存的张量。
+# ``d = a.detach()`` 作对照。执行 ``a = 1`` 之后，``c`` 和 ``d`` 都没变：可见这个办法分不清副本和共享内存的张量。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -379,7 +371,4 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子（除非调用 ``retain_grad()``，
-# 否则它的 ``.grad`` 一直是 ``None``），到达它的梯度都会继续流向源张量。
-# 要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。
-# 想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子（除非调用 ``retain_grad()``，否则它的 ``.grad`` 一直是 ``None``），到达它的梯度都会继续流向源张量。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。

@@ -28,10 +28,8 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导（autograd）的计算图。
-# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，
-# 最后把所有值恢复原样。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导（autograd）的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -197,8 +195,7 @@ assert c.is_leaf, "the detached tensor must be a leaf"
 draw_memory("c = a.detach()", a=a, c=c)
 
 # %%
-# 原文的反向传播：``a`` 得到 ``2 * a``。``c`` 是不需要梯度的叶子，所以它的 ``.grad`` 是 ``None``；
-# 和上一页的副本不同，读取它不会触发警告。
+# 原文的反向传播：``a`` 得到 ``2 * a``。``c`` 是不需要梯度的叶子，所以它的 ``.grad`` 是 ``None``；和上一页的副本不同，读取它不会触发警告。
 
 b = (a**2).sum()
 b.backward()
@@ -215,8 +212,7 @@ assert c_grad is None, "c.grad must be None"
 # sphinx_gallery_end_ignore
 
 # %%
-# 原文接着写了 ``a = 1``，打印出的 ``c`` 没有变。和 :ref:`clone() 那一页 <copying-clone>` 一样，
-# 这一行只是重新绑定名字 ``a``；``c`` 仍与 ``a`` 原先指向的张量共享内存。
+# 原文接着写了 ``a = 1``，打印出的 ``c`` 没有变。和 :ref:`clone() 那一页 <copying-clone>` 一样，这一行只是重新绑定名字 ``a``；``c`` 仍与 ``a`` 原先指向的张量共享内存。
 
 a_old = a
 a = 1
@@ -271,8 +267,7 @@ draw_memory("c[0] = 100.0; a[1] = 200.0", a=a, c=c)
 # 原地改变形状和存储
 # ------------------
 #
-# 下面每个测试都从一对新的张量开始：需要梯度的 2×3 叶子 ``a``，以及 ``d = a.detach()``。
-# 四个调用就是原文点名的四种操作。
+# 下面每个测试都从一对新的张量开始：需要梯度的 2×3 叶子 ``a``，以及 ``d = a.detach()``。四个调用就是原文点名的四种操作。
 
 values = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
 
@@ -294,8 +289,7 @@ changes = {
 # ---------------------------------
 #
 # 每个调用改的是 ``d`` 的形状，不是 ``a`` 的：``a`` 的形状和数值都不变。``resize_``、``resize_as_``
-# 和 ``transpose_`` 之后，``d`` 换了形状，仍指向 ``a`` 的内存；``set_`` 之后，``d`` 换到了另一块内存。
-# 接下来两段说明两者之间还剩下什么联系。
+# 和 ``transpose_`` 之后，``d`` 换了形状，仍指向 ``a`` 的内存；``set_`` 之后，``d`` 换到了另一块内存。接下来两段说明两者之间还剩下什么联系。
 
 # sphinx_gallery_start_ignore
 expected_shapes = {
@@ -325,8 +319,7 @@ for call, change in changes.items():
 # 仍然共享一个版本计数器
 # ----------------------
 #
-# ``d.set_(...)`` 之后，两个张量不再共享内存，却仍共享版本计数器。``d.add_(1)`` 会推进 ``a._version``，
-# 所以，如果计算图像本页这样在修改之前保存了 ``a``，执行 ``backward()`` 就会报错，尽管 ``a`` 的数值从没变过。
+# ``d.set_(...)`` 之后，两个张量不再共享内存，却仍共享版本计数器。``d.add_(1)`` 会推进 ``a._version``，所以，如果计算图像本页这样在修改之前保存了 ``a``，执行 ``backward()`` 就会报错，尽管 ``a`` 的数值从没变过。:fact:`detach-set-keeps-version-counter`
 
 a, d = fresh_pair()
 loss = (a * a).sum()
@@ -353,8 +346,7 @@ assert a.tolist() == values, "a's values never changed"
 # 变大的 ``resize_`` 把 ``a`` 一起搬走
 # ------------------------------------
 #
-# ``d.resize_(100)`` 需要的内存比 ``a`` 和 ``d`` 共享的 6 个元素多。torch 会分配一块更大的存储，
-# 换到两个张量底下：``a`` 的形状和数值不变，但已经搬进了新的内存。
+# ``d.resize_(100)`` 需要的内存比 ``a`` 和 ``d`` 共享的 6 个元素多。torch 会分配一块更大的存储，换到两个张量底下：``a`` 的形状和数值不变，但已经搬进了新的内存。:fact:`detach-resize-grow-reallocates`
 
 a, d = fresh_pair()
 old_address = a.untyped_storage().data_ptr()
@@ -426,8 +418,7 @@ for call, change in changes.items():
     # sphinx_gallery_end_ignore
 
 # %%
-# 源张量不是叶子时，情况又不同：``x * 2`` 接受 ``set_`` 和 ``transpose_``，
-# 只拒绝 ``resize_`` 和 ``resize_as_``，原因是 ``x * 2`` 需要梯度。
+# 源张量不是叶子时，情况又不同：``x * 2`` 接受 ``set_`` 和 ``transpose_``，只拒绝 ``resize_`` 和 ``resize_as_``，原因是 ``x * 2`` 需要梯度。
 
 def accepts(t, change):
     try:
@@ -452,21 +443,16 @@ assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf acc
 # .. admonition:: 原文与 torch |torch_version| 对照
 #    :class: warning
 #
-#    原文说，``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在 detach 得到的张量上，
-#    还是在源张量上执行，都会报错。文章写成时确实如此：torch 1.12 及以前，对 ``.data`` 或 ``.detach()``
+#    原文说，``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在 detach 得到的张量上，还是在源张量上执行，都会报错。文章写成时确实如此：torch 1.12 及以前，对 ``.data`` 或 ``.detach()``
 #    得到的张量执行这些调用，会报错“… is not allowed on a Tensor created from .data or .detach()”；
 #    ``Tensor.detach`` 的说明直到 2.2 版的文档还这样写。
 #    2022 年 8 月，`pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    取消了这一限制（“Always allow tensor metadata changes”）。在 torch |torch_version| 上，这四种操作在 detach
-#    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；
-#    例外是变大的 ``resize_`` 会把两者共享的内存一起搬走，而且两个张量始终共享一个版本计数器。
-#    它们在源叶子张量上报错，只是因为它是需要梯度的叶子；非叶子的源张量接受 ``set_`` 和 ``transpose_``。
+#    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是变大的 ``resize_`` 会把两者共享的内存一起搬走，而且两个张量始终共享一个版本计数器。它们在源叶子张量上报错，只是因为它是需要梯度的叶子；非叶子的源张量接受 ``set_`` 和 ``transpose_``。
 
 # %%
 # 小结
 # ----
 #
-# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，
-# 两者还共享一个版本计数器。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，
-# 但两者仍共享版本计数器，上面四个调用各让它加一；变大的 ``resize_`` 同样让它加一，还会把 ``a`` 的内存一起搬走。原文的第三个例子在
+# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；变大的 ``resize_`` 同样让它加一，还会把 ``a`` 的内存一起搬走。原文的第三个例子在
 # ``detach()`` 之后重新绑定了 ``a``，见 :ref:`下一页 <copying-rebinding>`。

@@ -37,10 +37,8 @@ assert a._version == 0 and out._version == 0, "both tensors start at version 0"
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
-# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，
-# 最后把所有值恢复原样。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -255,8 +253,7 @@ draw_graph("out = a.sigmoid()", out, a=a)
 #
 #    原文只引用了报错信息的开头：“one of the variables needed for gradient computation has been
 #    modified by an inplace operation”。现在的报错还有后半段：指出是哪个张量（``[torch.FloatTensor [3]]``，
-#    ``Sigmoid`` 的第 0 个输出），给出实际版本和期望版本，最后提示可以打开异常检测（见上面的输出）。
-#    另外，原文打印的是 ``SigmoidBackward``，这里打印的是 ``SigmoidBackward0``。
+#    ``Sigmoid`` 的第 0 个输出），给出实际版本和期望版本，最后提示可以打开异常检测（见上面的输出）。另外，原文打印的是 ``SigmoidBackward``，这里打印的是 ``SigmoidBackward0``。
 article_text = "one of the variables needed for gradient computation has been modified by an inplace operation"
 print("message starts with the article's text:", message.startswith(article_text))
 print("article's text:", len(article_text), "characters; full message:", len(message), "characters")
@@ -342,7 +339,5 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # 小结
 # ----
 #
-# ``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，
-# 一个张量被 autograd 保存之后，再通过它的 ``detach()`` 做原地操作，autograd 就能发现，并报错而不是返回错误的梯度
-# （经由保存张量的钩子保存、或被自定义 ``Function`` 存成属性的张量除外）。
+# ``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，一个张量被 autograd 保存之后，再通过它的 ``detach()`` 做原地操作，autograd 就能发现，并报错而不是返回错误的梯度（经由保存张量的钩子保存、或被自定义 ``Function`` 存成属性的张量除外）。
 # :ref:`下一页 <data-vs-detach-comparison>` 逐条检验原文的总结。

@@ -37,10 +37,8 @@ show("out", out)
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导（autograd）的计算图。
-# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，
-# 最后把所有值恢复原样。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导（autograd）的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -185,10 +183,7 @@ def draw_graph(title, root, **leaves):
 # .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制
-#    （都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地操作会改变张量本身，
-#    并推进它的版本计数器；而取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，
-#    也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
+#    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地操作会改变张量本身，并推进它的版本计数器；而取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
 values, shape, version = out.detach().clone(), out.shape, out._version
 via_data = out.data
 via_detach = out.detach()
@@ -236,9 +231,7 @@ assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 # sphinx_gallery_end_ignore
 
 # %%
-# 这个赋值真正检查的只有两点：``t`` 必须和 ``p`` 是同一类张量（布局和设备类型一致，
-# 不一致时 torch 报“incompatible tensor type”，即张量类型不兼容）；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。
-# 形状不查，同类之内换 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。
+# 这个赋值真正检查的只有两点：``t`` 必须和 ``p`` 是同一类张量（布局和设备类型一致，不一致时 torch 报“incompatible tensor type”，即张量类型不兼容）；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。形状不查，同类之内换 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。:fact:`data-setter-checks`
 
 refused = []
 for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):
@@ -261,9 +254,7 @@ assert q.dtype == torch.int64, "without requires_grad, an integer dtype passes"
 # “两者都与源张量共享数据”：成立
 # ------------------------------
 #
-# 两个结果读的都是 ``out`` 的存储，所以任何一方的改动，另一方都看得到。先在 ``torch.no_grad()`` 里
-# 把 ``out`` 原地乘以 2，计算图不会记下这次修改（``out`` 的 ``grad_fn`` 不变）：两个结果都跟着变。
-# 再分别通过两个结果写入，``out`` 也跟着变。
+# 两个结果读的都是 ``out`` 的存储，所以任何一方的改动，另一方都看得到。先在 ``torch.no_grad()`` 里把 ``out`` 原地乘以 2，计算图不会记下这次修改（``out`` 的 ``grad_fn`` 不变）：两个结果都跟着变。再分别通过两个结果写入，``out`` 也跟着变。
 for name, t in [("via_data", via_data), ("via_detach", via_detach)]:
     same = same_storage(t, out)
     print(f"{name} same storage as out:", same)
@@ -402,8 +393,7 @@ assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned 
 
 # %%
 # 情况 3：修改发生在 autograd 保存该张量之前。``b = a * 2`` 不保存 ``a`` 的任何东西；
-# ``b.detach().mul_(10)`` 让 ``b`` 变成 ``20 * a``；之后 ``b * b`` 才保存 ``b``，保存的已经是修改后的值。
-# 保存之前发生的修改，没有谁会检查，也无须检查：在 autograd 看来，这次修改是个常数。``backward()``
+# ``b.detach().mul_(10)`` 让 ``b`` 变成 ``20 * a``；之后 ``b * b`` 才保存 ``b``，保存的已经是修改后的值。保存之前发生的修改，没有谁会检查，也无须检查：在 autograd 看来，这次修改是个常数。``backward()``
 # 返回 ``80 * a``，与在 ``torch.no_grad()`` 下做同样的修改完全相同，也与 ``b + (9 * b).detach()``
 # （``b`` 加上当作常数的九倍的自己）相同：它是沿着记录下来的 ``b = 2 * a`` 求出的梯度，代入的是 ``b`` 现在的数值。
 
@@ -455,12 +445,7 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # 小结
 # ----
 #
-# 原文的总结里，“两者共享数据”“两者脱离计算图”“``.data`` 是属性，``detach()`` 是方法”都成立；
-# “两者都是原位操作”，若按作者想表达的意思理解则成立（两者都直接作用于原来的数据，不做复制），
-# 但按 PyTorch 的用语，两者都不是原地操作；“``detach()`` 是安全的”照字面不成立：
-# 只有当被修改的张量与自动求导在修改之前保存的某个张量共享版本计数器时，原地修改才会被发现。实际使用时，用 ``detach()``，不用 ``.data``；
-# 对结果尽量用非原地运算，``out.detach() * 0`` 会生成新张量，不动 ``out``。需要一份可以原地修改的
-# 独立副本时，用 ``.detach().clone()``：副本有自己的存储，改它碰不到计算图，``backward()`` 也保持正确。
+# 原文的总结里，“两者共享数据”“两者脱离计算图”“``.data`` 是属性，``detach()`` 是方法”都成立；“两者都是原位操作”，若按作者想表达的意思理解则成立（两者都直接作用于原来的数据，不做复制），但按 PyTorch 的用语，两者都不是原地操作；“``detach()`` 是安全的”照字面不成立：只有当被修改的张量与自动求导在修改之前保存的某个张量共享版本计数器时，原地修改才会被发现。实际使用时，用 ``detach()``，不用 ``.data``；对结果尽量用非原地运算，``out.detach() * 0`` 会生成新张量，不动 ``out``。需要一份可以原地修改的独立副本时，用 ``.detach().clone()``：副本有自己的存储，改它碰不到计算图，``backward()`` 也保持正确。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out = a.sigmoid()
 scaled = out.detach() * 0

@@ -271,8 +271,7 @@ assert layer.weight._version == 3, "initialisation, copy_ and the item assignmen
 # 形状要变：换一个新层，而不是原地修改
 # ------------------------------------
 #
-# ``copy_`` 改不了形状，``torch.utils.swap_tensors`` 也不该拿来改形状：它只交换两个张量对象的内容（连同形状），
-# 别的一概不管。下面这个有 2 个输出的层已经用 Adam 走了一步；换进 ``(4, 3)`` 的权重和 ``(4,)``
+# ``copy_`` 改不了形状，``torch.utils.swap_tensors`` 也不该拿来改形状：它只交换两个张量对象的内容（连同形状），别的一概不管。下面这个有 2 个输出的层已经用 Adam 走了一步；换进 ``(4, 3)`` 的权重和 ``(4,)``
 # 的偏置之后，``out_features`` 仍是 2，Adam 为这个权重保存的状态仍是 ``(2, 3)``，下一次 ``step()``
 # 就会报错。所以 ``swap_tensors`` 只适合形状不变的交换。
 torch.manual_seed(0)

@@ -245,8 +245,7 @@ assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the 
 # sphinx_gallery_end_ignore
 
 # %%
-# 并非每种写入都会被拒绝。``fill_`` 给每个元素写同一个值；``wide[:, 0] = ...`` 写的是第一列，这一列的三个元素是三个不同的位置：
-# 两者都能执行，而且每一列都跟着变，因为各列本是同一块内存。``add_`` 和 ``copy_`` 会从几个元素往同一个位置写，和刚才的
+# 并非每种写入都会被拒绝。``fill_`` 给每个元素写同一个值；``wide[:, 0] = ...`` 写的是第一列，这一列的三个元素是三个不同的位置：两者都能执行，而且每一列都跟着变，因为各列本是同一块内存。``add_`` 和 ``copy_`` 会从几个元素往同一个位置写，和刚才的
 # ``wide[0] = 1.0`` 一样被拒绝。
 column = torch.zeros(3, 1)
 wide = column.expand(3, 4)
@@ -328,8 +327,7 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # --------------------------------
 #
 # 只有视图才有 ``_base``。下面前五个张量都和来源共享内存，却根本没有 ``_base``；最后一个是视图 ``inner``
-# 的视图，它的 ``_base`` 是最初的 ``x``，而不是 ``inner``。要问一个张量是否与它的来源共享内存，应当比较它们的存储，
-# 正如 ``same_storage`` 所做的。
+# 的视图，它的 ``_base`` 是最初的 ``x``，而不是 ``inner``。要问一个张量是否与它的来源共享内存，应当比较它们的存储，正如 ``same_storage`` 所做的。
 import copy
 
 source = torch.ones(3, requires_grad=True)
@@ -357,6 +355,5 @@ assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as
 # 小结
 # ----
 #
-# 视图与它的基张量共享内存、版本计数器，在 autograd 看来还共享历史。``_base`` 只标记视图：要知道一个张量是否与它的
-# 来源共享内存，就比较它们的存储（即上面的 ``same_storage``）。``reshape`` 和 ``contiguous()``
+# 视图与它的基张量共享内存、版本计数器，在 autograd 看来还共享历史。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）。``reshape`` 和 ``contiguous()``
 # 只在不得不复制时才复制；想确保拥有独立的内存，就用 ``clone()``。

@@ -28,8 +28,7 @@ variables needed for gradient computation has been modified by an inplace operat
 # 全页用到的辅助函数
 # ------------------
 #
-# ``same_storage`` 比较两块存储的起始地址。``true_grad`` 是 ``(w * w).sum()`` 在原始权重处的梯度，
-# 由 ``torch.func.grad`` 算出。
+# ``same_storage`` 比较两块存储的起始地址。``true_grad`` 是 ``(w * w).sum()`` 在原始权重处的梯度，由 ``torch.func.grad`` 算出。
 
 import torch
 
@@ -246,8 +245,7 @@ assert same_storage(w, w.data) and torch.equal(w.detach(), 10 * torch.tensor(sta
 # 在保存张量的钩子下：修改记下了，却没有检查
 # ------------------------------------------
 #
-# ``torch.autograd.graph.save_on_cpu()`` 通过保存张量的钩子，保存在它里面构建的计算图所需的张量；这样保存的张量，
-# 自动求导不检查它的版本。同样在 ``torch.no_grad()`` 下修改，``w._version`` 变成了 1，``backward()``
+# ``torch.autograd.graph.save_on_cpu()`` 通过保存张量的钩子，保存在它里面构建的计算图所需的张量；这样保存的张量，自动求导不检查它的版本。同样在 ``torch.no_grad()`` 下修改，``w._version`` 变成了 1，``backward()``
 # 却不报错，而且和通过 ``.data`` 修改时一样，用的是修改后的数值。
 
 w = torch.tensor(start, requires_grad=True)
@@ -312,8 +310,7 @@ assert p._version == 1, "copy_ must be counted"
 # sphinx_gallery_end_ignore
 
 # %%
-# ``copy_`` 的检查比看上去要少：能广播到目标形状的源张量会被重复填满目标，浮点数的源张量会被悄悄转换成目标的 dtype（这里写进整数时截断了小数部分），
-# 整数的源张量也一样。形状无法广播的源张量会报错。
+# ``copy_`` 的检查比看上去要少：能广播到目标形状的源张量会被重复填满目标，浮点数的源张量会被悄悄转换成目标的 dtype（这里写进整数时截断了小数部分），整数的源张量也一样。形状无法广播的源张量会报错。
 with torch.no_grad():
     p.copy_(torch.tensor([7.0]))
 print("p after copy_(torch.tensor([7.0])):", p)
@@ -344,8 +341,7 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # 小结
 # ----
 #
-# 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果修改时还有计算图需要旧值，就会报错，而不是把梯度算错；
-# 例外有三：计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值的；自定义 ``Function``
+# 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果修改时还有计算图需要旧值，就会报错，而不是把梯度算错；例外有三：计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值的；自定义 ``Function``
 # 把旧值存成了属性（``ctx.x = x``，而不是 ``ctx.save_for_backward(x)``）；或者修改来自
 # fused 优化器（``fused=True``）的一步，它不增加版本计数器（见 :ref:`版本计数器那一页 <questions-version-counter>`）。``.data``
 # 让 autograd 看不见修改，``p.data = t`` 连形状的改变也一并藏起来。``torch.no_grad()`` 下的

@@ -248,8 +248,7 @@ assert torch.equal(dz_dy, 2 * y.detach()) and x.grad is None, "autograd.grad mus
 # sphinx_gallery_end_ignore
 
 # %%
-# ``backward(inputs=[y])`` 把梯度累加到它点名的张量的 ``.grad`` 上，非叶子张量也一样，不会触发警告；
-# 其他张量都不写：``x.grad`` 仍是 ``None``。
+# ``backward(inputs=[y])`` 把梯度累加到它点名的张量的 ``.grad`` 上，非叶子张量也一样，不会触发警告；其他张量都不写：``x.grad`` 仍是 ``None``。
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2

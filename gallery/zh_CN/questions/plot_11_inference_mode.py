@@ -255,8 +255,7 @@ else:
 assert torch.equal(y, before + 1), "the edit that raised must have been written anyway"
 
 # %%
-# 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。``y.detach()`` 和 ``y.data`` 也是推理张量，
-# 通过它们修改却不报任何错，而且改动会落到 ``y`` 上。
+# 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。``y.detach()`` 和 ``y.data`` 也是推理张量，通过它们修改却不报任何错，而且改动会落到 ``y`` 上。
 edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data}
 raised = {}
 for name, alias in edits.items():
@@ -269,8 +268,7 @@ for name, alias in edits.items():
 assert raised == {"y[1:]": True, "y.detach()": False, "y.data": False}, "only the edit through the view raises"
 
 # %%
-# 推理张量根本不维护版本计数器，而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改
-# （见 :ref:`版本计数器那一页 <questions-version-counter>`）。
+# 推理张量根本不维护版本计数器，而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:

@@ -281,8 +281,7 @@ assert table["t = t + 1"][0] == (False, 0), "rebinding must leave the old tensor
 
 # %%
 # 最后这个函数在处理模型参数时确实常用，比如配合在一整条扁平向量上工作的优化器。``(p * p).sum()``
-# 保存了 ``p``；``vector_to_parameters`` 之后计数器仍是 0，于是 ``backward()`` 照常运行，用的却是新数值：
-# 得到的梯度是按计算损失时的数值求出的梯度的十倍。
+# 保存了 ``p``；``vector_to_parameters`` 之后计数器仍是 0，于是 ``backward()`` 照常运行，用的却是新数值：得到的梯度是按计算损失时的数值求出的梯度的十倍。
 
 p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
 loss = (p * p).sum()
@@ -297,10 +296,8 @@ assert p._version == 0 and torch.equal(p.grad, 10 * expected), "vector_to_parame
 # fused 优化器的一步
 # ------------------
 #
-# fused 优化器（``fused=True``；这里是 ``torch.optim.SGD``，``Adam`` 和 ``AdamW`` 也一样）写入新权重时，
-# 同样不增加计数器。下面的损失在更新之前保存了 ``w``。不用 ``fused`` 时，这一步让计数器加一，
-# ``backward()`` 报错；用 ``fused=True`` 时，计数器仍是 0，``backward()`` 照常运行，用的却是新数值：
-# 梯度算错了，而且不报错。
+# fused 优化器（``fused=True``；这里是 ``torch.optim.SGD``，``Adam`` 和 ``AdamW`` 也一样）写入新权重时，同样不增加计数器。下面的损失在更新之前保存了 ``w``。不用 ``fused`` 时，这一步让计数器加一，
+# ``backward()`` 报错；用 ``fused=True`` 时，计数器仍是 0，``backward()`` 照常运行，用的却是新数值：梯度算错了，而且不报错。
 
 
 def step_then_backward(make, fused):
@@ -368,5 +365,4 @@ assert same_storage(base, view), "the view uses the base's memory"
 #
 # ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的原地修改，在不在
 # ``torch.no_grad()`` 下都一样。``.data``、NumPy、``untyped_storage()``、DLPack 别名、
-# ``nn.utils.vector_to_parameters`` 和 fused 优化器的一步则绕过它改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错
-# （见 :ref:`.data 还是 no_grad() 那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。
+# ``nn.utils.vector_to_parameters`` 和 fused 优化器的一步则绕过它改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错（见 :ref:`.data 还是 no_grad() 那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。

@@ -81,8 +81,7 @@ assert model.weight.is_meta and x.device.type == "cpu", "the model moved, x stay
 # ------------------------------------
 #
 # ``model.to(...)`` 返回的就是调用它的那个模型，所以 ``model = model.to(...)`` 和
-# ``model.to(...)`` 效果相同。改变 dtype 时，参数仍是原来那些 ``Parameter`` 对象，只是背后换了新内存：
-# 调用之前创建的优化器，手里拿的仍是模型的参数。不过优化器的状态不会跟着转换：要在优化器第一次 step 之前转换模型（见下面的训练循环）。
+# ``model.to(...)`` 效果相同。改变 dtype 时，参数仍是原来那些 ``Parameter`` 对象，只是背后换了新内存：调用之前创建的优化器，手里拿的仍是模型的参数。不过优化器的状态不会跟着转换：要在优化器第一次 step 之前转换模型（见下面的训练循环）。
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 weight, memory = model.weight, model.weight.detach()
@@ -98,8 +97,7 @@ assert optimizer.param_groups[0]["params"][0] is model.weight, "the optimizer ho
 # sphinx_gallery_end_ignore
 
 # %%
-# 搬到 ``meta`` 上就不一样了：模型换上了新的 ``Parameter`` 对象，旧的留在 CPU 上。搬动之前创建的优化器拿着的是旧参数；
-# 优化器要在搬动之后再创建。
+# 搬到 ``meta`` 上就不一样了：模型换上了新的 ``Parameter`` 对象，旧的留在 CPU 上。搬动之前创建的优化器拿着的是旧参数；优化器要在搬动之后再创建。
 weight = model.weight
 returned = model.to("meta")
 print("returned is model:", returned is model)
@@ -186,8 +184,7 @@ assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtyp
 # sphinx_gallery_end_ignore
 
 # %%
-# 要在优化器第一次 step 之前转换模型，或者转换之后再创建优化器。已经 step 过的优化器，状态还是旧的 dtype：
-# 下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD 不报错：它的动量缓冲区悄悄留在 float32。）
+# 要在优化器第一次 step 之前转换模型，或者转换之后再创建优化器。已经 step 过的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD 不报错：它的动量缓冲区悄悄留在 float32。）
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -235,7 +232,6 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，
-# 什么都不改：它们返回新张量，dtype 和设备都已相符时返回张量本身，只有返回的那个张量才是新的 dtype 或设备。要写成
+# ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，什么都不改：它们返回新张量，dtype 和设备都已相符时返回张量本身，只有返回的那个张量才是新的 dtype 或设备。要写成
 # ``x = x.to(...)``。要在优化器第一次 step 之前转换模型；模型搬到 ``meta`` 之后要重新创建优化器：这次搬动给模型换上了新的
 # ``Parameter`` 对象。

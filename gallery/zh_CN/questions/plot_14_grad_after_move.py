@@ -59,8 +59,7 @@ target = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64)
 # 现象
 # ----
 #
-# ``w`` 在同一行里用 ``requires_grad=True`` 创建，又转换成 float64。这次转换是自动求导（autograd）记录下来的一次运算
-# （``ToCopyBackward0``），``w`` 是它的结果，是非叶子张量：``backward()`` 之后 ``w.grad`` 仍是 ``None``，读取它还会警告。
+# ``w`` 在同一行里用 ``requires_grad=True`` 创建，又转换成 float64。这次转换是自动求导（autograd）记录下来的一次运算（``ToCopyBackward0``），``w`` 是它的结果，是非叶子张量：``backward()`` 之后 ``w.grad`` 仍是 ``None``，读取它还会警告。
 w = torch.randn(3, requires_grad=True).to(torch.float64)
 ((w - target) ** 2).sum().backward()
 grad, warned = read_grad(w)

@@ -7,8 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   函数拿到的是调用者的张量对象本身，不是副本，所以在函数里做原地操作（``x += 1``、``x.add_(1)``），改的就是调用者的张量。
-   应当改为计算出一个新张量：
+   函数拿到的是调用者的张量对象本身，不是副本，所以在函数里做原地操作（``x += 1``、``x.add_(1)``），改的就是调用者的张量。应当改为计算出一个新张量：
 
    .. code-block:: python
 
@@ -16,9 +15,7 @@
           x = x + 1
           return x
 
-``x += 1`` 和 ``x = x + 1`` 看着差不多，对传进来的张量做的事却不一样。本页先对比这两种写法，再看同样的共享藏在哪三个地方：
-以张量为默认值的参数；把自己的张量交给调用者、调用者又会修改它的 ``Dataset``；模块的 ``copy.copy``。每个解决办法都按它的实际用法检验：
-反复调用、跑两个 epoch、训练几步。
+``x += 1`` 和 ``x = x + 1`` 看着差不多，对传进来的张量做的事却不一样。本页先对比这两种写法，再看同样的共享藏在哪三个地方：以张量为默认值的参数；把自己的张量交给调用者、调用者又会修改它的 ``Dataset``；模块的 ``copy.copy``。每个解决办法都按它的实际用法检验：反复调用、跑两个 epoch、训练几步。
 """
 
 # %%
@@ -167,8 +164,7 @@ assert shallow.__dict__ is not model.__dict__, "the module's own attributes are 
 # sphinx_gallery_end_ignore
 
 # %%
-# 所以给副本换上新的 ``Parameter``，原模块的也跟着换了；对 ``Sequential`` 的副本调用 ``eval()``，会切换原模块中共享的那些层，
-# 而原模块自己仍处于训练模式。
+# 所以给副本换上新的 ``Parameter``，原模块的也跟着换了；对 ``Sequential`` 的副本调用 ``eval()``，会切换原模块中共享的那些层，而原模块自己仍处于训练模式。
 shallow.weight = torch.nn.Parameter(torch.zeros(1, 2))
 print("model.weight is the new Parameter:", model.weight is shallow.weight)
 net = torch.nn.Sequential(torch.nn.Linear(2, 1), torch.nn.Dropout(0.5))
@@ -200,6 +196,5 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # 小结
 # ----
 #
-# 传给函数的张量、作为默认值保存的张量、数据集交出去的张量、模块浅拷贝里的张量，都和原来的是同一个张量，经由其中任何一个名字做原地操作，
-# 改的都是它。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
+# 传给函数的张量、作为默认值保存的张量、数据集交出去的张量、模块浅拷贝里的张量，都和原来的是同一个张量，经由其中任何一个名字做原地操作，改的都是它。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
 # ``copy.deepcopy``。

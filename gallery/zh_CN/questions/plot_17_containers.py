@@ -37,8 +37,7 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量用的是哪块存储（``S1``、``S2``……）
-# 和哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。``shared_counters`` 先把一个计数器设成标记值，再把所有值放回去，以此找出共享的计数器。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量用的是哪块存储（``S1``、``S2``……）和哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。``shared_counters`` 先把一个计数器设成标记值，再把所有值放回去，以此找出共享的计数器。
 
 import matplotlib.pyplot as plt
 
@@ -177,8 +176,7 @@ def draw_graph(title, root, **leaves):
 # 现象
 # ----
 #
-# 六行特征，三个类别，把每一行加到它所属类别的累加和上。存放累加和的列表是用 ``*`` 建的。每个类别本该只加自己的行，
-# 结果三项都是全部六行的和。
+# 六行特征，三个类别，把每一行加到它所属类别的累加和上。存放累加和的列表是用 ``*`` 建的。每个类别本该只加自己的行，结果三项都是全部六行的和。
 
 features = torch.arange(12.0).reshape(6, 2)
 labels = [0, 1, 2, 0, 1, 2]
@@ -207,8 +205,7 @@ assert sums[0] is sums[1] is sums[2], "the list holds one tensor three times"
 # 原因：``*`` 重复的是引用
 # ------------------------
 #
-# ``*`` 复制的是列表里的引用，不是张量。对任何一项做原地修改（``add_``、``+=``、给某个元素赋值），改的都是那一个张量。
-# 而像 ``items[0] = items[0] + 1`` 这样给某一项绑定一个新张量，其他项不受影响：它改的是列表，不是张量。
+# ``*`` 复制的是列表里的引用，不是张量。对任何一项做原地修改（``add_``、``+=``、给某个元素赋值），改的都是那一个张量。而像 ``items[0] = items[0] + 1`` 这样给某一项绑定一个新张量，其他项不受影响：它改的是列表，不是张量。
 
 edited = [torch.zeros(2)] * 2
 edited[0] += 1
@@ -222,8 +219,7 @@ assert torch.equal(edited[1], torch.ones(2)) and torch.equal(rebound[1], torch.z
 # 解决办法
 # --------
 #
-# 列表推导式每一项都调用一次 ``torch.zeros``：三个张量，三块存储。同样的循环这回给每个类别算出了各自的和，
-# 与下面逐个类别单独算出的结果一致。
+# 列表推导式每一项都调用一次 ``torch.zeros``：三个张量，三块存储。同样的循环这回给每个类别算出了各自的和，与下面逐个类别单独算出的结果一致。
 
 sums = [torch.zeros(dim) for _ in range(n)]
 for x, y in zip(features, labels, strict=True):
@@ -242,8 +238,7 @@ assert not torch.equal(per_class[0], per_class[1]), "the classes' sums differ, s
 # 复制列表或字典
 # --------------
 #
-# ``list.copy()``、``dict.copy()``、``dict(...)`` 和 ``copy.copy`` 得到的新容器里装的还是原来那些张量对象：
-# 通过原容器做的原地修改，在副本里也看得到。``copy.deepcopy`` 则把每个张量复制到各自的内存里（它不接受非叶子张量，见
+# ``list.copy()``、``dict.copy()``、``dict(...)`` 和 ``copy.copy`` 得到的新容器里装的还是原来那些张量对象：通过原容器做的原地修改，在副本里也看得到。``copy.deepcopy`` 则把每个张量复制到各自的内存里（它不接受非叶子张量，见
 # :ref:`questions-deepcopy`）。
 
 state = {"w": torch.ones(2), "b": torch.zeros(1)}
@@ -281,8 +276,7 @@ assert not same_storage(deep[0], items[0]) and not same_storage(deep[1], items[1
 # -----------------------------------------------------
 #
 # ``torch.stack`` 和 ``torch.cat`` 把结果写进新的内存，之后再修改输入，结果不会变。``tolist()`` 返回的是 Python
-# 数值，对张量的任何修改都碰不到它们。（前两个我们还在叶子张量、非叶子张量、``Parameter``、视图、普通张量和推理张量上都检查过，
-# 列表里只有一个张量时也一样。）
+# 数值，对张量的任何修改都碰不到它们。（前两个我们还在叶子张量、非叶子张量、``Parameter``、视图、普通张量和推理张量上都检查过，列表里只有一个张量时也一样。）
 
 rows = [torch.ones(2), torch.zeros(2)]
 stacked = torch.stack(rows)
@@ -318,9 +312,7 @@ for kind, source in sources.items():
 # ``state_dict().copy()`` 共享张量
 # --------------------------------
 #
-# ``state_dict()`` 就是上面那样的字典，里面的张量用的是参数自己的内存（见 :ref:`questions-best-weights`）。
-# 它的 ``.copy()`` 共享这些张量，所以会随训练变化；``{k: v.clone() for ...}`` 复制每个张量，留住的是复制那一刻的值。
-# 下面两样都先存下来，再训练三步。
+# ``state_dict()`` 就是上面那样的字典，里面的张量用的是参数自己的内存（见 :ref:`questions-best-weights`）。它的 ``.copy()`` 共享这些张量，所以会随训练变化；``{k: v.clone() for ...}`` 复制每个张量，留住的是复制那一刻的值。下面两样都先存下来，再训练三步。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
@@ -349,6 +341,5 @@ assert same_storage(shallow_state["weight"], model.weight), "state_dict().copy()
 # ----
 #
 # Python 容器里存的是引用。列表的 ``*``、``list.copy()``、``dict.copy()``、``copy.copy`` 和
-# ``state_dict().copy()`` 只是给同一批张量多添了几个引用：通过其中任何一个做原地修改，处处都能看到。
-# 要有自己的内存，就得每一项新建一个张量（用列表推导式），或者用 ``copy.deepcopy``、``torch.stack``、``torch.cat``、
+# ``state_dict().copy()`` 只是给同一批张量多添了几个引用：通过其中任何一个做原地修改，处处都能看到。要有自己的内存，就得每一项新建一个张量（用列表推导式），或者用 ``copy.deepcopy``、``torch.stack``、``torch.cat``、
 # ``tolist()`` 和 ``v.clone()``。

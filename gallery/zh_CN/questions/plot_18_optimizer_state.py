@@ -16,8 +16,7 @@
       best_optimizer = copy.deepcopy(optimizer.state_dict())
       optimizer.load_state_dict(copy.deepcopy(best_optimizer))
 
-本页先在一个小训练循环里替换权重，看着损失停住不动；再跟踪优化器的动量：经过 ``state_dict()`` 会怎样，只恢复最佳权重、不恢复动量会怎样，两者一起恢复又会怎样，
-并逐步对照第一次训练的过程。
+本页先在一个小训练循环里替换权重，看着损失停住不动；再跟踪优化器的动量：经过 ``state_dict()`` 会怎样，只恢复最佳权重、不恢复动量会怎样，两者一起恢复又会怎样，并逐步对照第一次训练的过程。
 """
 
 # %%
@@ -78,8 +77,7 @@ assert torch.equal(old_weight, old_values), "step() left the old weight, which h
 # 原因：优化器拿着的是旧张量
 # --------------------------
 #
-# ``param_groups`` 里列的是创建优化器时交给它的张量。新参数不在其中，所以 ``step()`` 从不碰它（它的梯度算出来了，却没人用）；
-# 旧权重还在列表里，但已经不在模型的计算图中，得不到梯度，``step()`` 就跳过它。
+# ``param_groups`` 里列的是创建优化器时交给它的张量。新参数不在其中，所以 ``step()`` 从不碰它（它的梯度算出来了，却没人用）；旧权重还在列表里，但已经不在模型的计算图中，得不到梯度，``step()`` 就跳过它。
 
 held = optimizer.param_groups[0]["params"][0]
 print("held is old_weight:", held is old_weight)
@@ -114,8 +112,7 @@ assert torch.equal(new_state["weight"], torch.zeros(1, 2)), "training did not wr
 # ``optimizer.state_dict()`` 随训练变化
 # -------------------------------------
 #
-# SGD 为每个参数保存的动量是一个张量，每一步都对它做原地修改。``optimizer.state_dict()`` 返回的字典是新的，
-# 里面的张量却就是这些张量（参数用序号表示，这里是 ``0``）。这样存下来的字典，下一步训练之后就变了。
+# SGD 为每个参数保存的动量是一个张量，每一步都对它做原地修改。``optimizer.state_dict()`` 返回的字典是新的，里面的张量却就是这些张量（参数用序号表示，这里是 ``0``）。这样存下来的字典，下一步训练之后就变了。
 
 saved = optimizer.state_dict()
 momentum = saved["state"][0]["momentum_buffer"]
@@ -139,8 +136,7 @@ for key, value in adam.state[adam_weight].items():
 # 只恢复最佳权重，不恢复优化器
 # ----------------------------
 #
-# 先训练三步，用 ``copy.deepcopy`` 存下权重和优化器，再训练三步：这三步的损失就是从最佳点出发的训练过程。
-# 只恢复权重，重复不出这三步：后面几步留下的动量把恢复后的第一步推向了别处。
+# 先训练三步，用 ``copy.deepcopy`` 存下权重和优化器，再训练三步：这三步的损失就是从最佳点出发的训练过程。只恢复权重，重复不出这三步：后面几步留下的动量把恢复后的第一步推向了别处。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1, bias=False)
@@ -174,9 +170,7 @@ assert both == first_time, "restoring both repeats the steps training took from 
 # ``optimizer.load_state_dict`` 直接拿走快照里的张量
 # --------------------------------------------------
 #
-# 模块的 ``load_state_dict`` 把数值复制进已有的张量；优化器的不会：在这里，快照的 dtype 和设备与参数相同，优化器直接拿走快照里的动量张量，
-# 之后接着对它做原地修改。不经复制就加载的快照，会被后面的训练改掉；再从它恢复一次，得到的就不是第一次训练的那几步，
-# 而是只恢复权重时的那几步，因为快照里现在存的是第一次恢复后最后一步留下的动量。所以上面的答案加载的是
+# 模块的 ``load_state_dict`` 把数值复制进已有的张量；优化器的不会：在这里，快照的 dtype 和设备与参数相同，优化器直接拿走快照里的动量张量，之后接着对它做原地修改。不经复制就加载的快照，会被后面的训练改掉；再从它恢复一次，得到的就不是第一次训练的那几步，而是只恢复权重时的那几步，因为快照里现在存的是第一次恢复后最后一步留下的动量。所以上面的答案加载的是
 # ``copy.deepcopy(best_optimizer)``。
 
 model.load_state_dict(best_model)
@@ -194,6 +188,4 @@ assert again == weights_only != first_time, "the snapshot loaded without a copy 
 # 小结
 # ----
 #
-# 优化器操作的是交给它的那些张量对象，以及它原地修改的状态张量。给模型新数值要用 ``model.load_state_dict``，
-# 不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两份 ``state_dict()`` 都存下来，
-# 每次加载优化器的快照时，都先重新 ``copy.deepcopy`` 一份。
+# 优化器操作的是交给它的那些张量对象，以及它原地修改的状态张量。给模型新数值要用 ``model.load_state_dict``，不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两份 ``state_dict()`` 都存下来，每次加载优化器的快照时，都先重新 ``copy.deepcopy`` 一份。

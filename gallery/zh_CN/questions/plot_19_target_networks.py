@@ -72,8 +72,7 @@ assert len(set(goals)) == 4, "with an alias the goal moves at every step"
 # 解决办法：复制网络
 # ------------------
 #
-# ``copy.deepcopy(online)``，以及对一个形状相同的网络调用不加 ``assign=True`` 的 ``load_state_dict``，都让目标网络的参数有自己的内存。
-# 在线网络训练一步之后，两个副本都保持原样。加了 ``assign=True`` 时，``load_state_dict`` 把在线网络的张量本身放进目标网络：两者共享内存。
+# ``copy.deepcopy(online)``，以及对一个形状相同的网络调用不加 ``assign=True`` 的 ``load_state_dict``，都让目标网络的参数有自己的内存。在线网络训练一步之后，两个副本都保持原样。加了 ``assign=True`` 时，``load_state_dict`` 把在线网络的张量本身放进目标网络：两者共享内存。
 
 torch.manual_seed(0)
 online = torch.nn.Linear(2, 2)
@@ -122,8 +121,7 @@ assert goals[0] == goals[1] == goals[2] != goals[3] == goals[4] == goals[5] == o
 # 软更新
 # ------
 #
-# 软更新让目标网络的每个参数朝在线网络的对应参数移动一小段，比例为 ``tau``：``t = (1 - tau) * t + tau * o``。
-# 对需要梯度的参数做这样的原地操作，不在 ``torch.no_grad()`` 之下就会报错。
+# 软更新让目标网络的每个参数朝在线网络的对应参数移动一小段，比例为 ``tau``：``t = (1 - tau) * t + tau * o``。对需要梯度的参数做这样的原地操作，不在 ``torch.no_grad()`` 之下就会报错。
 
 tau = 0.05
 try:
@@ -172,8 +170,7 @@ assert torch.equal(norm_target.running_mean, norm_online.running_mean), "a loop 
 # ---------------------------------
 #
 # ``torch.optim.swa_utils.AveragedModel(net)`` 把 ``net`` 深拷贝到 ``.module`` 里，并添加一个缓冲区 ``n_averaged``。每调用一次
-# ``update_parameters(net)``，就把 ``net`` 的参数计入累积平均（第一次调用直接复制）。缓冲区（例如 ``BatchNorm`` 的 ``running_mean``）不参与平均
-# （默认 ``use_buffers=False``）：每次更新都从 ``net`` 复制过来。下面训练三步，再与记下的三个权重的平均值比较。
+# ``update_parameters(net)``，就把 ``net`` 的参数计入累积平均（第一次调用直接复制）。缓冲区（例如 ``BatchNorm`` 的 ``running_mean``）不参与平均（默认 ``use_buffers=False``）：每次更新都从 ``net`` 复制过来。下面训练三步，再与记下的三个权重的平均值比较。
 
 torch.manual_seed(0)
 net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2))
@@ -204,7 +201,5 @@ assert not same_storage(average.module[1].running_mean, net[1].running_mean), "i
 # 小结
 # ----
 #
-# 目标网络必须是副本：用 ``copy.deepcopy(online)``，或者对另一个网络调用不加 ``assign=True`` 的 ``load_state_dict``，而不是 ``target = online``。
-# 更新时在 ``torch.no_grad()`` 下原地修改：硬更新用 ``load_state_dict``，软更新用 ``lerp_`` 或 ``mul_().add_()``，
-# 对 ``parameters()`` 循环，网络有缓冲区时也对 ``buffers()`` 循环。
+# 目标网络必须是副本：用 ``copy.deepcopy(online)``，或者对另一个网络调用不加 ``assign=True`` 的 ``load_state_dict``，而不是 ``target = online``。更新时在 ``torch.no_grad()`` 下原地修改：硬更新用 ``load_state_dict``，软更新用 ``lerp_`` 或 ``mul_().add_()``，对 ``parameters()`` 循环，网络有缓冲区时也对 ``buffers()`` 循环。
 # ``AveragedModel`` 会自己深拷贝一份，并维护参数的累积平均；在默认的 ``use_buffers=False`` 下，缓冲区是复制过来的，不参与平均。

@@ -63,8 +63,7 @@ tokens, targets = torch.tensor([0, 2, 4, 1]), torch.tensor([2, 4, 1, 3])
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量用的是哪块存储（``S1``、``S2``……）
-# 和哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。``shared_counters`` 先把一个计数器设成标记值，再把所有值放回去，以此找出共享的计数器。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量用的是哪块存储（``S1``、``S2``……）和哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。``shared_counters`` 先把一个计数器设成标记值，再把所有值放回去，以此找出共享的计数器。
 
 import matplotlib.pyplot as plt
 
@@ -259,8 +258,7 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # ``torch.save`` 只写一块存储，``torch.load`` 保留共享关系
 # --------------------------------------------------------
 #
-# 不管有多少个张量用同一块存储，``torch.save`` 都只写一次：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，
-# 是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。
+# 不管有多少个张量用同一块存储，``torch.save`` 都只写一次：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。
 
 print("storages written, state_dict():", saved_storages(state))
 print("storages written, weight alone:", saved_storages(model.embedding.weight.detach()))
@@ -280,9 +278,7 @@ assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the value
 # 对共享权重的模型调用 ``load_state_dict``
 # ----------------------------------------
 #
-# 不加 ``assign=True`` 时，加载按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，
-# 留下的是后一个键 ``decoder.weight`` 的值。加了 ``assign=True`` 时（先在 ``meta`` 设备上建模型时常这样用），每个模块各拿到一个
-# 建在加载进来的存储上的 ``Parameter``：两个参数、一块存储，正是最后一节那种只共享内存的做法。加载之后要重新共享权重。
+# 不加 ``assign=True`` 时，加载按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，留下的是后一个键 ``decoder.weight`` 的值。加了 ``assign=True`` 时（先在 ``meta`` 设备上建模型时常这样用），每个模块各拿到一个建在加载进来的存储上的 ``Parameter``：两个参数、一块存储，正是最后一节那种只共享内存的做法。加载之后要重新共享权重。
 
 fresh = Tied()
 fresh.load_state_dict(loaded)
@@ -360,6 +356,5 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 # ----
 #
 # 共享权重的做法，是把同一个 ``Parameter`` 对象交给第二个模块。这样 ``state_dict()`` 有两个键、一块存储；``named_parameters()``
-# 和 ``parameters()`` 只列一次；``copy.deepcopy`` 保留共享关系；``torch.save`` 只写一块存储，``torch.load`` 之后仍然共享；
-# 不加 ``assign=True`` 的 ``load_state_dict`` 复制进这一个权重；优化器用两个梯度之和只更新它一次。只共享内存则是两个参数，
+# 和 ``parameters()`` 只列一次；``copy.deepcopy`` 保留共享关系；``torch.save`` 只写一块存储，``torch.load`` 之后仍然共享；不加 ``assign=True`` 的 ``load_state_dict`` 复制进这一个权重；优化器用两个梯度之和只更新它一次。只共享内存则是两个参数，
 # ``deepcopy`` 之后就不再共享；``load_state_dict(..., assign=True)`` 留下的正是这种共享，加载之后要重新共享权重。

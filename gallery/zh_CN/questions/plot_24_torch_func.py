@@ -131,8 +131,7 @@ assert torch.equal(tensors["weight"].grad, batch.sum(0, keepdim=True)), "d/dW su
 # ------------------
 #
 # 训练模式下的 ``BatchNorm1d`` 会原地更新它的 ``running_mean``。通过 ``functional_call``
-# 把它的状态复制一份传进去，更新的就是字典里的张量，与调用前是同一个对象；模块自己的 ``running_mean`` 仍然是零。字典里没有的缓冲区是模块自己的：只传入参数时，
-# 这次调用更新的是 ``norm.running_mean``。
+# 把它的状态复制一份传进去，更新的就是字典里的张量，与调用前是同一个对象；模块自己的 ``running_mean`` 仍然是零。字典里没有的缓冲区是模块自己的：只传入参数时，这次调用更新的是 ``norm.running_mean``。
 
 norm = torch.nn.BatchNorm1d(3)
 state = {name: t.clone() for name, t in norm.state_dict().items()}
