@@ -43,7 +43,7 @@ assert out.requires_grad and not out.is_leaf, "out should be a non-leaf that req
 # ----------------
 #
 # 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
+# 每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导的计算图。
 # ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，
 # 最后把所有值恢复原样。
 
@@ -243,8 +243,8 @@ assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named Sig
 # sigmoid 的导数是 ``s * (1 - s)``，其中 ``s`` 是它的输出。所以
 # ``SigmoidBackward0`` 保存的正是结果 ``out``。读取它的 ``_saved_result``，得到的是同一块存储上的
 # 另一个张量对象（``_saved_*`` 同样是 torch 的内部属性），现在里面全是 0。它的版本是 0，也就是 autograd
-# 当初记下的版本，所以看不出任何异常。关于保存的张量，参见 `Saved tensors
-# <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__。
+# 当初记下的版本，所以看不出任何异常。关于保存的张量，PyTorch 文档（英文）有专门的一节：
+# `“Saved tensors” <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__。
 saved = out.grad_fn._saved_result
 show("saved", saved)
 print("saved shares storage with out:", same_storage(saved, out))

@@ -38,7 +38,7 @@ assert a._version == 0 and out._version == 0, "both tensors start at version 0"
 # ----------------
 #
 # 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，
-# 每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导的计算图。
+# 每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导的计算图。
 # ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，
 # 最后把所有值恢复原样。
 
@@ -274,8 +274,8 @@ assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named Sig
 #
 # 保存的输出可以通过 ``out.grad_fn._saved_result``
 # 读取（``_saved_*`` 同样是 torch 的内部属性）。现在读取它，会做同样的版本检查，抛出同样的错误。``backward()``
-# 失败，正是因为它要用到这个张量。关于保存的张量，参见 `Saved tensors
-# <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__。
+# 失败，正是因为它要用到这个张量。关于保存的张量，PyTorch 文档（英文）有专门的一节：
+# `“Saved tensors” <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__。
 try:
     saved = out.grad_fn._saved_result
 except RuntimeError as e:
