@@ -91,6 +91,13 @@ WORDING: tuple[Term, ...] = (
     Term("现象", "the symptom (the section a question page opens with)", "", avoid=("症状",)),
     Term("fused 优化器", "a fused optimizer (`fused=True`)", "",
          avoid=("fused=True`` 建的", "fused=True` 建的", "fused=True 建的")),
+    Term("探测程序", "a probe (the code that measures a table's cells)", "", avoid=("探针",)),
+    Term("前向传播", "the forward pass", "", avoid=("前向计算",)),
+    Term("微批次", "a micro-batch (the first mention reads 微批次（micro-batch）)", "",
+         also=("微批次（micro-batch）",), avoid=("micro-batch",)),
+    Term("调用过 ``step()``", "an optimizer that has stepped (no English verb in Chinese prose)", "",
+         avoid=("step 过",)),
+    Term("滑动统计量", "running statistics (``BatchNorm``'s ``running_mean``)", "", avoid=("running 统计量",)),
 )
 
 

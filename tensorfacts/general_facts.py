@@ -149,7 +149,7 @@ def edit_before_save(case: Case) -> tuple[bool, bool]:
           "the gradient with the same edit under torch.no_grad(), with a + (9 * a).detach() (the edit as a "
           "constant), and with a fresh run whose leaf starts at the edited values.",
     "zh_CN": "在 (a * a).sum() 保存 a 之前执行 a.detach().mul_(10)，再反向传播（不报错）。"
-             "把得到的梯度与三种做法比较：同样的修改放在 torch.no_grad() 下、a + (9 * a).detach()（把修改当作常数）、"
+             "把得到的梯度与三种做法比较：同样的修改放在 torch.no_grad() 下、a + (9 * a).detach()（把修改当作常数）"
              "以及叶子张量从修改后的数值重新算一遍。",
 }, by_source({"leaf": (True, True), "parameter": (True, True), "view": (True, True),
               "non-leaf": (True, False)}), sources=GRAD_SOURCES, devices=VALUE_DEVICES, narrower={

@@ -130,6 +130,7 @@ WORDS = {
         "line": "{sources}; {dtypes}; on {devices} ({count} cases)",
         "and": ", ",
         "because": ". Narrower because: {reason}",
+        "end": "",
     },
     "zh_CN": {
         "sources": {"leaf": "叶子张量", "non-leaf": "非叶子张量", "parameter": "Parameter",
@@ -139,6 +140,7 @@ WORDS = {
         "line": "{sources}；{dtypes}；设备 {devices}（共 {count} 种情形）",
         "and": "、",
         "because": "。范围较窄的原因：{reason}",
+        "end": "。",
     },
 }
 
@@ -158,4 +160,5 @@ def describe(scope: list[Case], language: str, reason: Mapping[str, str] | None 
     dtypes = w["and"].join(dict.fromkeys(str(c.dtype).removeprefix("torch.") for c in scope))
     devices = w["and"].join(dict.fromkeys(c.device for c in scope))
     text = w["line"].format(sources=named, dtypes=dtypes, devices=devices, count=len(scope))
-    return text + (w["because"].format(reason=pick(reason, language, "a scope's reason")) if reason else "")
+    text += w["because"].format(reason=pick(reason, language, "a scope's reason")) if reason else ""
+    return text + w["end"]

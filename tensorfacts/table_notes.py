@@ -94,9 +94,9 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "`mul_()`, is refused on an `expand()` view, whose elements share memory.",
             "zh_CN": "在梯度模式下、源张量需要梯度时，`unbind()`、`split()`、`split_with_sizes()` 或 `chunk()` "
                 "的第一个输出一做原地操作就报错：这些函数一次返回多个视图。"
-                "两张表中其余各行都允许探针做的原地修改 `fill_(-1)`，"
+                "两张表中其余各行都允许探测程序做的原地修改 `fill_(-1)`，"
                 "`tensor_split()`、`hsplit()` 和 `vsplit()` 也不例外；"
-                "要读取张量本身的原地操作，比如 `add_()` 或 `mul_()`，"
+                "需要先读出原值的原地操作（比如 `add_()`、`mul_()`）"
                 "在 `expand()` 的视图上会被拒绝，因为它的多个元素共享同一块内存。",
         },
         _multi_output,
@@ -174,7 +174,7 @@ SAVED_NOTES: tuple[Advice, ...] = (
                 "`torch.mul(x, c)`, with a `c` that does not, saves only `c`, and `x * 2` saves no tensor that "
                 "the hooks see.",
             "zh_CN": "两个操作数都需要梯度时，`torch.mul`、`torch.div` 和 `torch.matmul` 两个都保存；"
-                "`torch.mul(x, c)` 只保存 `c`（`c` 不需要梯度）；`x * 2` 则没有保存钩子能看到的任何张量。",
+                "`torch.mul(x, c)` 只保存 `c`（`c` 不需要梯度）；`x * 2` 则不保存任何钩子看得到的张量。",
         },
         lambda t: all(_saves(t, code) == (saved_ops.INPUT, saved_ops.OPERAND)
                       for code in ("torch.mul(x, y)", "torch.div(x, y)", "torch.matmul(x, y)"))

@@ -140,8 +140,7 @@ def test_the_title_says_executed_only_when_a_block_ran():
 def test_the_notebooks_title_says_what_the_sites_build_did_not_what_this_run_does():
     """The reader runs the notebook again, maybe on a GPU: "not executed by this build" would turn false."""
     assert gpu_box.notebook_title(_App, []) == "On a GPU (needs a GPU; not run when the site was built)"
-    # A fake GPU-present output, as above.
-    ran = gpu_box.notebook_title(_App, gpu_box.ran_on(RST))
+    ran = gpu_box.notebook_title(_App, ["Fake GPU 80GB"])
     assert ran == "On a GPU (run on Fake GPU 80GB when the site was built)"
 
 

@@ -72,11 +72,20 @@ def test_no_term_is_also_a_variant_to_avoid():
         ("框里的内容", [(1, "框里", "框内")]),
         ("用 ``fused=True`` 建的优化器", [(1, "fused=True`` 建的", "fused 优化器")]),
         ("用 ``parameters()`` 建的优化器", []),
+        ("探针比较两者存储的地址", [(1, "探针", "探测程序")]),
+        ("前向计算中的一些张量", [(1, "前向计算", "前向传播")]),
+        ("前向传播中的一些张量", []),
+        ("分成两个 micro-batch", [(1, "micro-batch", "微批次")]),
+        ("多个微批次（micro-batch）的梯度", []),
+        ("已经 step 过的优化器", [(1, "step 过", "调用过 ``step()``")]),
+        ("``BatchNorm`` 的 running 统计量", [(1, "running 统计量", "滑动统计量")]),
     ],
     ids=["variant", "second-line", "quoted", "quoted-across-lines", "the-term-itself", "requires-grad",
          "grad-mode", "safest", "fix", "fix-2", "analytic-gradient", "notebook", "last-cell", "code-cell",
          "the-accepted-word-holds-a-variant", "autograd-is-accepted", "share", "version-count",
-         "version-counter", "this-build", "in-the-box", "fused-optimizer", "any-other-optimizer"],
+         "version-counter", "this-build", "in-the-box", "fused-optimizer", "any-other-optimizer", "probe",
+         "forward-pass", "forward-pass-accepted", "micro-batch", "micro-batch-first-mention", "stepped",
+         "running-statistics"],
 )
 def test_the_checker_finds_variants_outside_quotations(text, expected):
     assert terms.variants_in(text) == expected

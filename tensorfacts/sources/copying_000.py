@@ -9,8 +9,8 @@ TITLE = {"en": "Tensor copying pitfalls", "zh_CN": "tensor 的复制避坑"}
 SECTIONS = {
     "origin": {"en": "Where the problem came from", "zh_CN": "问题来源"},
     "safest": {"en": "The safest way", "zh_CN": "最保险的办法"},
-    "clone": {"en": "1: tensor.clone()", "zh_CN": "1: tensor.clone()"},
-    "detach": {"en": "2: tensor.detach()", "zh_CN": "2: tensor.detach()"},
+    "clone": {"en": "Section 1, tensor.clone()", "zh_CN": "第 1 节 tensor.clone()"},
+    "detach": {"en": "Section 2, tensor.detach()", "zh_CN": "第 2 节 tensor.detach()"},
     "note": {"en": "But note", "zh_CN": "但是要注意"},
     "also": {"en": "Also", "zh_CN": "还有"},
 }

@@ -28,7 +28,7 @@ copies, and what ``torch.save`` writes for a slice, in bytes.
 # Helpers
 # -------
 #
-# ``same_storage`` compares the memory two tensors use; ``train_step`` runs
+# ``same_storage`` compares where two tensors' storages start; ``train_step`` runs
 # one SGD step on a fixed batch, editing the parameters in place. The seed
 # fixes the model's random initial weights, so the numbers below are the same
 # on every run.
@@ -211,10 +211,10 @@ assert state["weight"] is not model.weight and not state["weight"].requires_grad
 # -----------------------------------------------------------
 #
 # We take each candidate now, train one step, and compare it with the weights
-# before the step. The plain reference and a shallow copy of the dict
-# (``dict(...)``, ``.copy()``) follow training, because they hold the same
-# tensors; ``{k: v.detach().clone()}`` and ``copy.deepcopy`` keep the old
-# values.
+# before the step. The plain references (``state_dict()``,
+# ``keep_vars=True``) and a shallow copy of the dict (``.copy()``) follow
+# training, because the tensors they hold share the weights' memory;
+# ``{k: v.detach().clone()}`` and ``copy.deepcopy`` keep the old values.
 before = model.weight.detach().clone()
 best = {k: v.detach().clone() for k, v in model.state_dict().items()}
 candidates = {

@@ -233,8 +233,9 @@ assert x.contiguous() is x, "contiguous() returns self when there is nothing to 
 # Writing through ``expand``
 # --------------------------
 #
-# ``expand`` repeats an element by a stride of 0, without copying: all four
-# columns below are one number in memory. Writing into it raises; ``clone()``
+# ``expand`` repeats an element by a stride of 0, without copying: the four
+# entries of each row of ``wide`` below are one number in memory (a stride of
+# 0 along the second dimension). Writing into it raises; ``clone()``
 # gives each element memory of its own, and then the write works.
 column = torch.zeros(3, 1)
 wide = column.expand(3, 4)

@@ -412,7 +412,8 @@ assert shallow is not t, "copy.copy must return another object"
 draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 
 # %%
-# The new object is not a second name for ``a``, though. For a tensor that requires grad,
+# The object ``copy.copy`` returns is not just a second name for its source, though: below,
+# ``a`` is a leaf that requires grad and ``c = copy.copy(a)``. For a tensor that requires grad,
 # ``copy.copy`` makes a separate leaf, with no ``.grad`` at first and a version counter of its
 # own: a backward pass through it fills its own ``.grad`` and leaves ``a.grad`` alone, and an edit
 # through it changes ``a``'s values without moving ``a._version``.

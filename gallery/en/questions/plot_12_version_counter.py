@@ -233,8 +233,11 @@ assert edited._version == 2 and not same_storage(y, edited), "the clone counts i
 # ---------------------------------
 #
 # Each row runs one line on a fresh ``t = torch.arange(4.0)``, then compares the values and the
-# version with those before. The third column repeats the line under ``torch.no_grad()`` on a leaf
-# that requires grad (``torch.arange(4.0, requires_grad=True)``), where such edits are allowed.
+# version with those before. The last column repeats the line under ``torch.no_grad()`` on a leaf
+# that requires grad (``torch.arange(4.0, requires_grad=True)``), where such edits are allowed. The
+# four columns: ``line`` is the line run, ``values of t change`` whether the values of ``t`` changed,
+# ``_version moves by`` how much the version went up, and ``same, no_grad leaf`` how much it went up
+# on that leaf.
 
 edits = {
     "t.add_(1)": lambda t: t.add_(1),

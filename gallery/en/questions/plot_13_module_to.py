@@ -28,7 +28,7 @@ which behave the same way.
 # Helpers
 # -------
 #
-# ``same_storage`` compares the memory two tensors use. The seed fixes the random weights and
+# ``same_storage`` compares where two tensors' storages start. The seed fixes the random weights and
 # inputs, so the numbers below are the same on every run.
 
 import torch
@@ -228,11 +228,10 @@ assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's 
 # .. admonition:: On a GPU
 #    :class: note gpu-box
 #
-#    `Module.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__
-#    moves the model in place and returns it, and, as for a change of dtype and unlike a move to
-#    ``meta``, the model keeps its ``Parameter`` objects.
-#    `Tensor.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__
-#    returns a copy on the GPU, or the tensor itself when it is already on that GPU. The cell below
+#    ``Module.cuda()`` moves the model in place and returns it, and, as for a change of dtype and
+#    unlike a move to ``meta``, the model keeps its ``Parameter`` objects. ``Tensor.cuda()`` returns a
+#    copy on the GPU, or the tensor itself when it is already on that GPU (PyTorch documentation:
+#    `Module.cuda <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__, `Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__). The cell below
 #    checks this only where torch finds a GPU; the box's title says whether the site's build did.
 
 if torch.cuda.is_available():

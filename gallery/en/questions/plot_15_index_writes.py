@@ -27,7 +27,7 @@ loop. Every operation that returns a view is measured in the table :doc:`/views`
 # Helpers
 # -------
 #
-# ``same_storage`` compares the memory two tensors use.
+# ``same_storage`` compares where two tensors' storages start.
 
 import torch
 

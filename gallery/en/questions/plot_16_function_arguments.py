@@ -27,7 +27,7 @@ steps.
 # Helpers
 # -------
 #
-# ``same_storage`` compares the memory two tensors use. The seed fixes the random weights and
+# ``same_storage`` compares where two tensors' storages start. The seed fixes the random weights and
 # data, so the numbers below are the same on every run.
 
 import copy

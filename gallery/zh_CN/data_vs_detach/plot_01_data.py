@@ -239,8 +239,8 @@ assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named Sig
 #
 # sigmoid 的导数是 ``s * (1 - s)``，其中 ``s`` 是它的输出。所以
 # ``SigmoidBackward0`` 保存的正是结果 ``out``。读取它的 ``_saved_result``，得到的是同一块存储上的另一个张量对象（``_saved_*`` 同样是 torch 的内部属性），现在里面全是 0。它的版本是 0，也就是 autograd
-# 当初记下的版本，所以看不出任何异常。关于保存的张量，参见 `Saved tensors
-# <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__。
+# 当初记下的版本，所以看不出任何异常。关于保存的张量，PyTorch 文档（英文）有专门的一节：
+# `“Saved tensors” <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__。
 saved = out.grad_fn._saved_result
 show("saved", saved)
 print("saved shares storage with out:", same_storage(saved, out))

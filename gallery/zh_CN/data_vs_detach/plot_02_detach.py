@@ -271,8 +271,8 @@ assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named Sig
 #
 # 保存的输出可以通过 ``out.grad_fn._saved_result``
 # 读取（``_saved_*`` 同样是 torch 的内部属性）。现在读取它，会做同样的版本检查，抛出同样的错误。``backward()``
-# 失败，正是因为它要用到这个张量。关于保存的张量，参见 `Saved tensors
-# <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__。
+# 失败，正是因为它要用到这个张量。关于保存的张量，PyTorch 文档（英文）有专门的一节：
+# `“Saved tensors” <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__。
 try:
     saved = out.grad_fn._saved_result
 except RuntimeError as e:

@@ -14,7 +14,7 @@
       best = {k: v.detach().clone() for k, v in model.state_dict().items()}
       model.load_state_dict(best)
 
-在最好的那个 epoch 之后写下 ``best = model.state_dict()``，训练结束时 ``best`` 里却是最后一轮的权重，而不是最好的那一轮。PyTorch
+在最好的那个 epoch 之后写下 ``best = model.state_dict()``，训练结束时 ``best`` 里却是最后一个 epoch 的权重，而不是最好的那个 epoch 的权重。PyTorch
 教程多年前就合并了修正（`pytorch/tutorials#188 <https://github.com/pytorch/tutorials/pull/188>`__），这个问题却一再有人提起（`pytorch/pytorch#34765
 <https://github.com/pytorch/pytorch/issues/34765>`__）。本页说明 ``state_dict()`` 里装的是什么、哪些写法才算快照、``load_state_dict``
 复制了什么，以及 ``torch.save`` 保存一个切片时写了多少字节。
@@ -24,7 +24,7 @@
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量用的是不是同一块内存；``train_step`` 在一批固定数据上做一步 SGD，原地修改参数。随机种子固定了模型随机的初始权重，所以下面的数字每次运行都一样。
+# ``same_storage`` 比较两个张量的存储起始地址是否相同；``train_step`` 在一批固定数据上做一步 SGD，原地修改参数。随机种子固定了模型随机的初始权重，所以下面的数字每次运行都一样。
 import copy
 import io
 
@@ -200,7 +200,7 @@ assert state["weight"] is not model.weight and not state["weight"].requires_grad
 # 保存“最佳”状态的五种写法，训练一步之后
 # --------------------------------------
 #
-# 先用每种写法各取一份，训练一步，再与这一步之前的权重比较。直接引用和字典的浅拷贝（``dict(...)``、``.copy()``）会跟着训练变，因为它们装的是同一批张量；``{k: v.detach().clone()}``
+# 先用每种写法各取一份，训练一步，再与这一步之前的权重比较。直接引用（``state_dict()``、``keep_vars=True``）和字典的浅拷贝（``.copy()``）会跟着训练变，因为它们装的张量与权重共享内存；``{k: v.detach().clone()}``
 # 和 ``copy.deepcopy`` 保住了旧值。
 before = model.weight.detach().clone()
 best = {k: v.detach().clone() for k, v in model.state_dict().items()}
@@ -303,7 +303,7 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 # 放在 CPU 内存里的快照：``.to("cpu", copy=True)``
 # ------------------------------------------------
 #
-# 想把最佳权重放到 GPU 内存之外，``v.cpu()`` 看起来就够了。可对 CPU 上的模型，它不是快照：张量本来就在 CPU 上时，``cpu()``
+# 想把最佳权重挪出显存，``v.cpu()`` 看起来就够了。可对 CPU 上的模型，它不是快照：张量本来就在 CPU 上时，``cpu()``
 # 原样返回它，于是这个字典又会跟着训练变。``v.detach().to("cpu", copy=True)`` 不管 ``v`` 在哪里都会复制。
 on_cpu = {k: v.cpu() for k, v in model.state_dict().items()}
 copied = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
@@ -322,7 +322,7 @@ assert not same_storage(copied["weight"], model.weight) and not torch.equal(mode
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    模型在 GPU 上时，``v.cpu()`` 和 ``v.detach().to("cpu", copy=True)`` 都会在主机内存里复制一份；同样的代码换到 CPU
+#    模型在 GPU 上时，``v.cpu()`` 和 ``v.detach().to("cpu", copy=True)`` 都会在 CPU 内存里复制一份；同样的代码换到 CPU
 #    上运行时，仍然会复制的只有后者。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():

@@ -257,7 +257,7 @@ else:
 #    :class: note gpu-box
 #
 #    CUDA 张量的内存上没有 NumPy 数组：``numpy()`` 会报错，并提示先用 ``Tensor.cpu()``；``numpy(force=True)``
-#    会复制到主机内存。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+#    会复制到 CPU 内存。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
     g = torch.tensor([1.0, 2.0, 3.0], device="cuda")

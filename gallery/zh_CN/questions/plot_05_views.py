@@ -223,7 +223,7 @@ assert x.contiguous() is x, "contiguous() returns self when there is nothing to 
 # 往 ``expand`` 的结果里写入
 # --------------------------
 #
-# ``expand`` 用步长 0 重复同一个元素，并不复制：下面的四列在内存里其实是同一个数。往里写入会报错；``clone()``
+# ``expand`` 用步长 0 重复同一个元素，并不复制：下面 ``wide`` 每一行的四个元素在内存里其实是同一个数（第二维的步长为 0）。往里写入会报错；``clone()``
 # 让每个元素都有自己的内存，之后写入就没问题了。
 column = torch.zeros(3, 1)
 wide = column.expand(3, 4)

@@ -396,7 +396,7 @@ assert shallow is not t, "copy.copy must return another object"
 draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 
 # %%
-# 不过，这个新对象并不只是 ``a`` 的另一个名字。对需要梯度的张量，``copy.copy``
+# 不过，``copy.copy`` 得到的新对象也不只是原张量的另一个名字：下面对需要梯度的叶子张量 ``a`` 调用 ``copy.copy(a)``。对需要梯度的张量，``copy.copy``
 # 得到的是一个独立的叶子张量：起初没有 ``.grad``，版本计数器也是自己的。经过它反向传播，梯度只写进它自己的
 # ``.grad``，``a.grad`` 不受影响；通过它原地修改，会改变 ``a`` 的数值，``a._version`` 却不动。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

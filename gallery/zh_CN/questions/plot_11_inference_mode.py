@@ -221,7 +221,7 @@ assert not inside.is_inference() and computed.is_inference(), "a view taken insi
 # 之后各自拒绝什么
 # ----------------
 #
-# 下面每种用法都在任何特殊模式之外、在新建的张量上执行。推理张量三种全部拒绝，另外两个三种全部接受。输出中
+# 下面每种用法都在任何特殊模式之外、在新建的张量上执行。推理张量三种用法全部拒绝，另外两个张量三种用法全部接受。输出中
 # ``saved for backward`` 指被保存用于反向传播，``in-place edit`` 指原地修改，``refused`` 表示被拒绝。
 
 results = {}

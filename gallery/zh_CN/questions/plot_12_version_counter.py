@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   自动求导（autograd）保存的张量在保存之后被原地修改了：报错里的两个数，是它的版本计数器现在的读数和保存时的读数。改为修改它的 ``clone()``：
+   自动求导（autograd）保存的张量在保存之后被原地修改了：报错里的两个数，是它的版本计数器现在的读数和保存时的读数。改为修改它的副本（``clone()``）：
 
    .. code-block:: python
 
@@ -224,9 +224,10 @@ assert edited._version == 2 and not same_storage(y, edited), "the clone counts i
 # 表格：哪些操作推动计数器
 # ------------------------
 #
-# 每一行在新建的 ``t = torch.arange(4.0)`` 上执行一行代码，再把数值和版本号与执行前比较。第三列在
-# ``torch.no_grad()`` 下，对一个需要梯度的叶子张量（``torch.arange(4.0, requires_grad=True)``）重复同一行；这类修改在那里是允许的。表头
-# ``values of t change`` 指 ``t`` 的数值是否改变，``_version moves by`` 指版本号增加了多少。
+# 每一行在新建的 ``t = torch.arange(4.0)`` 上执行一行代码，再把数值和版本号与执行前比较。最后一列在
+# ``torch.no_grad()`` 下，对一个需要梯度的叶子张量（``torch.arange(4.0, requires_grad=True)``）重复同一行；这类修改在那里是允许的。表头的四列依次是：
+# ``line`` 是执行的那行代码，``values of t change`` 指 ``t`` 的数值是否改变，``_version moves by`` 指版本号增加了多少，
+# ``same, no_grad leaf`` 指在那个叶子张量上版本号增加了多少。
 
 edits = {
     "t.add_(1)": lambda t: t.add_(1),
@@ -365,4 +366,4 @@ assert same_storage(base, view), "the view uses the base's memory"
 #
 # ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的原地修改，在不在
 # ``torch.no_grad()`` 下都一样。``.data``、NumPy、``untyped_storage()``、DLPack 别名、
-# ``nn.utils.vector_to_parameters`` 和 fused 优化器的一步则绕过它改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错（见 :ref:`.data 还是 no_grad() 那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。
+# ``nn.utils.vector_to_parameters`` 和 fused 优化器的一步则绕过它改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错（见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。

@@ -15,7 +15,7 @@
       model.to(torch.float64)
       x = x.to(torch.float64)
 
-``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向计算就报错：“mat1 and mat2
+``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向传播就报错：“mat1 and mat2
 must have the same dtype”；模型在 ``meta`` 上时则是“Tensor on device ... is not on the expected
 device”（在 GPU 上报错的措辞不同）。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 都自带的第二种设备）复现这个错误，讲清楚
 ``tensor.to()`` 在什么情况下原样返回张量本身、``module.to()`` 保留了什么，再看行为相同的
@@ -26,7 +26,7 @@ device”（在 GPU 上报错的措辞不同）。本页分别用改变 dtype �
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量用的是不是同一块内存。随机种子固定了随机的权重和输入，所以下面的数字每次运行都一样。
+# ``same_storage`` 比较两个张量的存储起始地址是否相同。随机种子固定了随机的权重和输入，所以下面的数字每次运行都一样。
 
 import torch
 
@@ -44,7 +44,7 @@ x = torch.randn(4, 2)
 # ----
 #
 # ``model.to(torch.float64)`` 转换了模型。``x.to(torch.float64)`` 没有赋值，它造出的 float64
-# 副本随即被丢弃：``x`` 仍是 float32，前向计算拒绝把两者相乘。
+# 副本随即被丢弃：``x`` 仍是 float32，前向传播拒绝把两者相乘。
 model.to(torch.float64)
 x.to(torch.float64)
 print("model.weight.dtype:", model.weight.dtype)
@@ -81,7 +81,7 @@ assert model.weight.is_meta and x.device.type == "cpu", "the model moved, x stay
 # ------------------------------------
 #
 # ``model.to(...)`` 返回的就是调用它的那个模型，所以 ``model = model.to(...)`` 和
-# ``model.to(...)`` 效果相同。改变 dtype 时，参数仍是原来那些 ``Parameter`` 对象，只是背后换了新内存：调用之前创建的优化器，手里拿的仍是模型的参数。不过优化器的状态不会跟着转换：要在优化器第一次 step 之前转换模型（见下面的训练循环）。
+# ``model.to(...)`` 效果相同。改变 dtype 时，参数仍是原来那些 ``Parameter`` 对象，只是背后换了新内存：调用之前创建的优化器，手里拿的仍是模型的参数。不过优化器的状态不会跟着转换：要在优化器第一次调用 ``step()`` 之前转换模型（见下面的训练循环）。
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 weight, memory = model.weight, model.weight.detach()
@@ -161,7 +161,7 @@ assert t.dtype == torch.float32, "the tensor calls left t as it was"
 # 在训练循环里检验解决办法
 # ------------------------
 #
-# 模型转换时赋不赋值都行，张量的 ``to()`` 则每一个都要赋值。优化器是在转换之前创建的，但那时还没有 step 过，所以照样能训练模型：五步之内损失一路下降。
+# 模型转换时赋不赋值都行，张量的 ``to()`` 则每一个都要赋值。优化器是在转换之前创建的，但那时还没有调用过 ``step()``，所以照样能训练模型：五步之内损失一路下降。
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -184,7 +184,7 @@ assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtyp
 # sphinx_gallery_end_ignore
 
 # %%
-# 要在优化器第一次 step 之前转换模型，或者转换之后再创建优化器。已经 step 过的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD 不报错：它的动量缓冲区悄悄留在 float32。）
+# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD 不报错：它的动量缓冲区悄悄留在 float32。）
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -212,10 +212,9 @@ assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's 
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    `Module.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__
-#    原地搬动模型并返回它；和改变 dtype 一样、和搬到 ``meta`` 不同，模型保留原来的 ``Parameter`` 对象。
-#    `Tensor.cuda() <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__
-#    返回 GPU 上的副本；张量已经在那块 GPU 上时，返回张量本身。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+#    ``Module.cuda()`` 原地搬动模型并返回它；和改变 dtype 一样、和搬到 ``meta`` 不同，模型保留原来的 ``Parameter`` 对象。
+#    ``Tensor.cuda()`` 返回 GPU 上的副本；张量已经在那块 GPU 上时，返回张量本身（PyTorch 文档：
+#    `Module.cuda <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__、`Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
     gpu_model = torch.nn.Linear(2, 1)
@@ -233,5 +232,5 @@ if torch.cuda.is_available():
 # ----
 #
 # ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，什么都不改：它们返回新张量，dtype 和设备都已相符时返回张量本身，只有返回的那个张量才是新的 dtype 或设备。要写成
-# ``x = x.to(...)``。要在优化器第一次 step 之前转换模型；模型搬到 ``meta`` 之后要重新创建优化器：这次搬动给模型换上了新的
+# ``x = x.to(...)``。要在优化器第一次调用 ``step()`` 之前转换模型；模型搬到 ``meta`` 之后要重新创建优化器：这次搬动给模型换上了新的
 # ``Parameter`` 对象。

@@ -37,7 +37,8 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量用的是哪块存储（``S1``、``S2``……）和哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。``shared_counters`` 先把一个计数器设成标记值，再把所有值放回去，以此找出共享的计数器。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -238,8 +239,8 @@ assert not torch.equal(per_class[0], per_class[1]), "the classes' sums differ, s
 # 复制列表或字典
 # --------------
 #
-# ``list.copy()``、``dict.copy()``、``dict(...)`` 和 ``copy.copy`` 得到的新容器里装的还是原来那些张量对象：通过原容器做的原地修改，在副本里也看得到。``copy.deepcopy`` 则把每个张量复制到各自的内存里（它不接受非叶子张量，见
-# :ref:`questions-deepcopy`）。
+# ``list.copy()``、``dict.copy()``、``dict(...)`` 和 ``copy.copy`` 得到的新容器里装的还是原来那些张量对象：通过原容器做的原地修改，在副本里也看得到。``copy.deepcopy`` 则把每个张量复制到各自的内存里（它不接受非叶子张量，见\ :ref:`深拷贝那一页
+# <questions-deepcopy>`）。
 
 state = {"w": torch.ones(2), "b": torch.zeros(1)}
 copies = {
@@ -312,7 +313,7 @@ for kind, source in sources.items():
 # ``state_dict().copy()`` 共享张量
 # --------------------------------
 #
-# ``state_dict()`` 就是上面那样的字典，里面的张量用的是参数自己的内存（见 :ref:`questions-best-weights`）。它的 ``.copy()`` 共享这些张量，所以会随训练变化；``{k: v.clone() for ...}`` 复制每个张量，留住的是复制那一刻的值。下面两样都先存下来，再训练三步。
+# ``state_dict()`` 就是上面那样的字典，里面的张量用的是参数自己的内存（见\ :ref:`保存最佳权重那一页 <questions-best-weights>`）。它的 ``.copy()`` 共享这些张量，所以会随训练变化；``{k: v.clone() for ...}`` 复制每个张量，留住的是复制那一刻的值。下面两样都先存下来，再训练三步。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)

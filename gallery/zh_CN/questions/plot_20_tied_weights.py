@@ -26,7 +26,7 @@
 #
 # 一个极小的语言模型：词元编号先经过嵌入层，再经过解码层（其权重就是嵌入层的权重），得到 5 个词元各自的得分。``same_storage``
 # 比较两个张量的存储起始地址是否相同；``saved_storages`` 数出 ``torch.save`` 写了几块存储（每块在它的 zip 归档里占一条 ``data/``
-# 记录）；保存到内存缓冲区，不写磁盘。
+# 记录）；它保存到内存缓冲区，不写磁盘。
 
 import copy
 import io
@@ -63,7 +63,8 @@ tokens, targets = torch.tensor([0, 2, 4, 1]), torch.tensor([2, 4, 1, 3])
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量用的是哪块存储（``S1``、``S2``……）和哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。``shared_counters`` 先把一个计数器设成标记值，再把所有值放回去，以此找出共享的计数器。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。
+# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
 
@@ -306,7 +307,7 @@ assert len(list(assigned.parameters())) == 1, "tying again leaves one parameter"
 # 一个梯度，一步更新
 # ------------------
 #
-# 前向计算里这个权重用了两次，所以它的 ``.grad`` 是两个梯度之和，也就是两个独立副本（这里的 ``as_embedding`` 和
+# 前向传播里这个权重用了两次，所以它的 ``.grad`` 是两个梯度之和，也就是两个独立副本（这里的 ``as_embedding`` 和
 # ``as_decoder``）各自得到的梯度相加。每次 ``step()``，优化器只更新它一次：``weight - lr * grad``。
 
 optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
