@@ -24,20 +24,7 @@ import copy
 import torch
 
 from tensorfacts.fact_registry import ABOUT, FACTS, SCOPES, Fact, fact, run_fact, scoped_fact  # noqa: F401 (the registry's API)
-from tensorfacts.tensors import same_storage
-
-#: The phrase of the error autograd raises when a saved tensor was edited in place.
-VERSION_ERROR = "modified by an inplace operation"
-
-
-def _backward(loss: torch.Tensor) -> str:
-    """Run backward; "" when it ran, else the error's first line."""
-    try:
-        loss.backward()
-    except RuntimeError as exc:
-        return str(exc).splitlines()[0]
-    return ""
-
+from tensorfacts.tensors import VERSION_ERROR, backward_error, same_storage
 
 # --- The version counter ---------------------------------------------------------------------
 
@@ -55,40 +42,9 @@ def _version_counter_catches_saved_edit() -> Fact:
     loss = (y * y).sum()  # saves y
     before = y._version
     y.mul_(10)
-    error = _backward(loss)
+    error = backward_error(loss)
     return Fact(y._version == before + 1 and VERSION_ERROR in error,
                 f"y._version {before} -> {y._version}; backward: {error or 'no error'}")
-
-
-@fact("data-has-own-version-counter", {
-    "en": "Saves the leaf a (which requires grad) in (a * a).sum() twice. Edited through a.detach() with mul_(10), "
-          "a._version moves by one and backward raises the version-counter error. Edited through d = a.data with "
-          "mul_(10), d._version moves by one, a._version does not, and backward raises nothing, giving "
-          "a.grad = [20, 40, 60] where the loss's gradient is [2, 4, 6].",
-    "zh_CN": "对需要梯度的叶子张量 a，两次在 (a * a).sum() 中保存 a。用 mul_(10) 通过 a.detach() 原地修改时，"
-             "a._version 加 1，反向传播报版本计数器错误；通过 d = a.data 用 mul_(10) 原地修改时，d._version 加 1，"
-             "a._version 不变，反向传播不报错，a.grad 为 [20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
-})
-def _data_has_own_version_counter() -> Fact:
-    """An edit through a.detach() moves a's counter and is caught; one through a.data moves only its own."""
-    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    loss = (a * a).sum()  # saves a
-    before = a._version
-    a.detach().mul_(10)
-    detach_moved, detach_error = a._version - before, _backward(loss)
-    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    loss = (a * a).sum()  # saves a
-    d = a.data
-    before, own_before = a._version, d._version
-    d.mul_(10)
-    data_moved, own_moved, data_error = a._version - before, d._version - own_before, _backward(loss)
-    grad = a.grad.tolist() if a.grad is not None else None
-    caught = detach_moved == 1 and VERSION_ERROR in detach_error
-    unseen = own_moved == 1 and data_moved == 0 and not data_error and grad == [20.0, 40.0, 60.0]
-    return Fact(caught and unseen,
-                f"through a.detach(): a._version +{detach_moved}, backward: {detach_error or 'no error'}; "
-                f"through a.data: d._version +{own_moved}, a._version +{data_moved}, "
-                f"backward: {data_error or 'no error'}, a.grad = {grad}")
 
 
 @fact("saved-tensor-hooks-hide-edit", {
@@ -113,7 +69,7 @@ def _saved_tensor_hooks_hide_edit() -> Fact:
             loss = (w * w).sum()  # saves w
         with torch.no_grad():
             w.detach().mul_(10)
-        outcomes[name] = (_backward(loss), w.grad.tolist() if w.grad is not None else None)
+        outcomes[name] = (backward_error(loss), w.grad.tolist() if w.grad is not None else None)
     caught = VERSION_ERROR in outcomes["no hooks"][0]
     unnoticed = all(outcomes[name] == ("", [20.0, 40.0, 60.0]) for name in ("save_on_cpu", "identity hooks"))
     return Fact(caught and unnoticed, "; ".join(f"{name}: backward {error or 'no error'}, w.grad = {grad}"
@@ -144,7 +100,7 @@ def _fused_optimizer_step_not_counted() -> Fact:
             before = w._version
             optimizer.step()
             w.grad = None  # so that w.grad is this loss's gradient alone
-            error = _backward(loss)
+            error = backward_error(loss)
             outcomes[name, *mode.items()] = (w._version - before, error,
                                              w.grad.tolist() if w.grad is not None else None)
     fused = [o for key, o in outcomes.items() if key[1] == ("fused", True)]
@@ -198,66 +154,11 @@ def _ctx_attribute_escapes_version_check() -> Fact:
         a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
         loss = function.apply(a).sum()
         a.detach().mul_(10)
-        outcomes[function.__name__] = (_backward(loss), a.grad.tolist() if a.grad is not None else None)
+        outcomes[function.__name__] = (backward_error(loss), a.grad.tolist() if a.grad is not None else None)
     caught = VERSION_ERROR in outcomes["_SavedForBackward"][0]
     unnoticed = outcomes["_KeptOnCtx"] == ("", [20.0, 40.0, 60.0])
     return Fact(caught and unnoticed, "; ".join(f"{name}: backward {'raises' if error else 'no error'}, "
                                                 f"a.grad = {grad}" for name, (error, grad) in outcomes.items()))
-
-
-@fact("detach-numpy-write-silent", {
-    "en": "Saves a in (a * a).sum(), multiplies a.detach().numpy() by 10 in place, runs backward: no error, "
-          "a._version still 0, a.grad = [20, 40, 60] where the loss's gradient is [2, 4, 6].",
-    "zh_CN": "在 (a * a).sum() 中保存 a，把 a.detach().numpy() 原地乘以 10，再反向传播：不报错，a._version 仍为 0，"
-             "a.grad = [20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
-})
-def _detach_numpy_write_silent() -> Fact:
-    """A write through a.detach().numpy() moves no version counter: a silent wrong gradient."""
-    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    loss = (a * a).sum()  # saves a
-    view = a.detach().numpy()
-    view *= 10
-    error = _backward(loss)
-    grad = a.grad.tolist() if a.grad is not None else None
-    return Fact(not error and a._version == 0 and grad == [20.0, 40.0, 60.0],
-                f"a._version = {a._version}; a.grad = {grad}; true gradient [2.0, 4.0, 6.0]")
-
-
-@fact("detach-set-keeps-version-counter", {
-    "en": "On d = a.detach(), calls d.set_(torch.zeros(6)), then d.add_(1): a._version moves, a and d no longer "
-          "share storage, and backward of a loss that saved a raises.",
-    "zh_CN": "对 d = a.detach() 先调用 d.set_(torch.zeros(6))，再调用 d.add_(1)：a._version 随之增加，a 与 d "
-             "已不共享存储，保存过 a 的损失反向传播时报错。",
-})
-def _detach_set_keeps_version_counter() -> Fact:
-    """After d.set_(...) on d = a.detach(), d.add_(1) still moves a._version, and backward fails."""
-    a = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
-    loss = (a * a).sum()
-    d = a.detach()
-    d.set_(torch.zeros(6))
-    before = a._version
-    d.add_(1)
-    error = _backward(loss)
-    return Fact(a._version == before + 1 and not same_storage(a, d) and VERSION_ERROR in error,
-                f"a._version {before} -> {a._version} after d.add_(1); backward: {error or 'no error'}")
-
-
-@fact("detach-resize-grow-reallocates", {
-    "en": "On d = a.detach() of a 2×3 tensor, calls d.resize_(100): the storage of a moves to a new one of 400 "
-          "bytes, still shared with d, and a keeps its shape (2, 3).",
-    "zh_CN": "对 2×3 张量的 d = a.detach() 调用 d.resize_(100)：a 的存储换成了一块 400 字节的新存储，仍与 d 共享，a "
-             "的形状仍是 (2, 3)。",
-})
-def _detach_resize_grow_reallocates() -> Fact:
-    """A growing d.resize_(100) on d = a.detach() gives a (and d) a new, larger storage."""
-    a = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
-    d = a.detach()
-    old = a.untyped_storage().data_ptr()
-    d.resize_(100)
-    moved = a.untyped_storage().data_ptr() != old
-    nbytes = a.untyped_storage().nbytes()
-    return Fact(moved and same_storage(a, d) and nbytes == 400 and tuple(a.shape) == (2, 3),
-                f"a's storage moved: {moved}; its size {nbytes} bytes; shared with d: {same_storage(a, d)}")
 
 
 # --- Copies and conversions ------------------------------------------------------------------
@@ -427,5 +328,6 @@ def _expand_arithmetic_inplace_refused() -> Fact:
     return Fact(e.tolist() == [[-1.0] * 3] * 2 and len(errors) == 2 and all(overlap in x for x in errors),
                 f"after fill_(-1): {e.tolist()}; add_, mul_: {errors}")
 
-# The facts behind general sentences and advice, each run over its scope (registered on import).
-from tensorfacts import general_facts, trainable_copy_facts  # noqa: E402, F401
+# The facts on edits through .detach() and .data, and those behind general sentences and advice, each
+# run over its scope (registered on import).
+from tensorfacts import detach_data_facts, general_facts, trainable_copy_facts  # noqa: E402, F401

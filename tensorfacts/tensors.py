@@ -30,3 +30,16 @@ def error_line(exc: BaseException) -> str:
 def warning_line(warning: object) -> str:
     """``"Category: first sentence"`` for a caught :class:`warnings.WarningMessage`."""
     return f"{warning.category.__name__}: {first_sentence(str(warning.message))}"
+
+
+#: The phrase of the error autograd raises when a saved tensor was edited in place.
+VERSION_ERROR = "modified by an inplace operation"
+
+
+def backward_error(loss: torch.Tensor) -> str:
+    """Run backward; "" when it ran, else the error's first line."""
+    try:
+        loss.backward()
+    except RuntimeError as exc:
+        return str(exc).splitlines()[0]
+    return ""

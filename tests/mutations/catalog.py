@@ -65,7 +65,7 @@ AUDIT = (
              "and a[0].item() == 1.0)",
              "c = a.clone()\n    c[0] = 100\n    shared = same_storage(a, c)\n    return Result(verdict(not shared "
              "or a[0].item() == 1.0)", FLIPS, "-k", "claim"),
-    mutation("fact-detach-numpy-write-always-true", "tensorfacts/facts.py",
+    mutation("fact-detach-numpy-write-always-true", "tensorfacts/detach_data_facts.py",
              "return Fact(not error and a._version == 0 and grad == [20.0, 40.0, 60.0],",
              "return Fact(True,", FLIPS, "-k", "fact"),
     mutation("decision-never-data-edit-over-no-sources", "tensorfacts/decisions.py",
