@@ -70,9 +70,10 @@ DECISIONS: tuple[Advice, ...] = (
                 "(a loss), `.tolist()` for a short list, `.detach().clone()` for a tensor. Not `a.detach()`: it "
                 "shares the storage of `a`, so a list of `w.detach()` kept over a training loop is a list of "
                 "aliases, every entry the final `w`.",
-            "zh_CN": "要在训练过程中记下数值，留待以后记录日志、画图或比较：就得复制。单个数值（比如损失）"
-                "用 `.item()`，短列表用 `.tolist()`，张量用 `.detach().clone()`。不要用 `a.detach()`："
-                "它与 `a` 共享存储，训练循环中攒下的一串 `w.detach()` 全是别名，每一项都是最后的 `w`。",
+            "zh_CN": "要在训练过程中记下数值，留待以后记录日志、画图或比较：就得复制。"
+                "单个数值（比如损失）用 `.item()`，短列表用 `.tolist()`，张量用 `.detach().clone()`。"
+                "不要用 `a.detach()`：它与 `a` 共享存储，"
+                "训练循环中攒下的一串 `w.detach()` 全是别名，每一项都是最后的 `w`。",
         },
         lambda m: _rows(m, "a.detach()", shares_storage=True)
         and _rows(m, "a.detach().clone()", shares_storage=False),
