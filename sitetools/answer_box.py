@@ -40,9 +40,9 @@ def _normal(line: str) -> str:
     return " ".join(line.split())
 
 
-def _code_lines(code: str) -> set[str]:
-    """The lines of some Python code, whitespace normalised and trailing comments dropped (a comment is
-    text, translated in each edition, so the box shows the code without it)."""
+def _numbered_code_lines(code: str) -> dict[int, str]:
+    """The non-blank lines of some Python code by number (1-based), whitespace normalised and trailing
+    comments dropped (a comment is text, translated in each edition, so the box shows the code without it)."""
     lines = code.splitlines()
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
@@ -52,7 +52,12 @@ def _code_lines(code: str) -> set[str]:
         if token.type == tokenize.COMMENT:
             row, col = token.start
             lines[row - 1] = lines[row - 1][:col]
-    return {_normal(line) for line in lines if line.strip()}
+    return {number: _normal(line) for number, line in enumerate(lines, start=1) if line.strip()}
+
+
+def _code_lines(code: str) -> set[str]:
+    """The lines of some Python code, as :func:`_numbered_code_lines` gives them."""
+    return set(_numbered_code_lines(code).values())
 
 
 def _after_title(text: str) -> list[str]:
@@ -144,17 +149,20 @@ def _visible_lines(script: Path) -> list[_Line]:
     for index, ((visible, _), tree) in enumerate(zip(cells, trees, strict=True)):
         failing = {line for node in ast.walk(tree) if isinstance(node, ast.Try) and node.handlers
                    for statement in node.body for line in range(statement.lineno, statement.end_lineno + 1)}
-        statements = [node for node in ast.walk(tree) if isinstance(node, ast.stmt)]
+        inner: dict[int, ast.stmt] = {}  # line -> the innermost statement holding it
+        defined: set[int] = set()  # lines of a function or class definition (they run when called)
+        statements = sorted((node for node in ast.walk(tree) if isinstance(node, ast.stmt)),
+                            key=lambda node: node.lineno - node.end_lineno)  # fmt: skip
+        for node in statements:  # the widest first, so that the innermost statement of a line is set last
+            span = range(node.lineno, node.end_lineno + 1)
+            inner.update(dict.fromkeys(span, node))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                defined.update(span)
         later = any(asserts[index + 1 :])
-        for number, line in enumerate(visible.splitlines(), start=1):
-            around = [node for node in statements if node.lineno <= number <= node.end_lineno]
-            if not around or not line.strip():
-                continue
-            inner = min(around, key=lambda node: node.end_lineno - node.lineno)
-            defined = any(isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for node in around)
-            followed = any(check > inner.end_lineno for check in asserts[index]) or (defined and later)
-            for text in _code_lines(line):
-                found.append(_Line(text, followed and number not in failing))
+        for number, text in _numbered_code_lines(visible).items():
+            if number in inner:
+                after = any(check > inner[number].end_lineno for check in asserts[index])
+                found.append(_Line(text, (after or (number in defined and later)) and number not in failing))
     return found
 
 
