@@ -37,6 +37,7 @@ RULES = (
     (re.compile(r"<\s*script", re.I), "<script>"),
     (re.compile(r"\b(javascript|vbscript)\s*:", re.I), "a javascript: or vbscript: link"),
     (re.compile(r"""(<|\]\(|\b(href|src)\s*=\s*["']?)\s*data\s*:""", re.I), "a data: link"),
+    (re.compile(r"(:|\{)download(:|\})`", re.I), "a download role (it copies any file it names into the site)"),
 )
 
 

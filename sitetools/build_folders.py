@@ -71,6 +71,8 @@ def remove_abandoned(folders: list[Path]) -> list[Path]:
     killed outright cannot clean up); return them. Folders without the marker are never touched."""
     removed = []
     for folder in folders:
+        if folder.is_symlink() or not folder.is_dir():
+            continue  # a link someone put where builds stage: never followed, never removed
         marker = folder / MARKER
         try:
             pid = int(json.loads(marker.read_text(encoding="utf-8"))["pid"])

@@ -30,6 +30,23 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 SKIP = re.compile(r"doctest:.*[+]SKIP")
 
 
+#: Any fence or directive MyST would render as a doctest: backticks, tildes or colons, indented or not.
+ANY_DOCTEST = re.compile(r"^[ \t]*(?:`{3,}|~{3,}|:{3,})[ \t]*\{doctest\}", flags=re.M)
+
+
+def unseen(page: Path, shown: str) -> list[str]:
+    """One problem for each doctest of ``page`` written in a form that :data:`FENCE` (so the build's run)
+    does not find: MyST would publish its output, and no build would have compared it."""
+    text = page.read_text(encoding="utf-8")
+    run = {match.start() for match in FENCE.finditer(text)}
+    return [
+        f"{shown}, line {text.count(chr(10), 0, match.start()) + 1}: a doctest the build does not run; write "
+        "it as a ```{doctest} fence at the start of a line (see CONTRIBUTING.md, 'Pages in every edition')"
+        for match in ANY_DOCTEST.finditer(text)
+        if match.start() not in run
+    ]
+
+
 def skipped(page: Path, shown: str) -> list[str]:
     """One problem for each example of ``page`` that a ``+SKIP`` directive turns off (the site trims
     doctest flags, so the reader would see output that no build compared)."""

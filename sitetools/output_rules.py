@@ -57,6 +57,15 @@ WHERE_FROM = frozenset({
     "__file__", "__path__", "__cached__", "__spec__", "__loader__", "__globals__", "__config__",
     "co_filename", "f_code", "f_globals", "f_builtins", "filename",
 })  # fmt: skip
+#: Attributes of an allowed module that reach the interpreter or the process around the page rules: the
+#: module table (``sys.modules["os"]`` is any module), tracing, profiling and audit hooks (the record of the
+#: checks that ran is a tracer), the signals and timers behind the page's time limit, the environment, and
+#: torch's process-wide switches and module hooks, which change every later page's output.
+PROCESS_REACH = frozenset({
+    "modules", "gettrace", "settrace", "setprofile", "getprofile", "addaudithook", "monitoring",
+    "setitimer", "getitimer", "alarm", "pthread_sigmask", "pthread_kill", "sigtimedwait", "sigwait",
+    "sigwaitinfo", "pause", "set_wakeup_fd", "siginterrupt", "putenv", "unsetenv", "__future__",
+})  # fmt: skip
 STREAMS = {"stdout", "stderr", "__stdout__", "__stderr__"}
 CODE_FROM_TEXT = {"exec", "eval", "compile", "__import__"}
 #: What ``sep`` and ``end`` may hold: no letter, no digit.
@@ -154,6 +163,29 @@ def _print_argument_problems(call: ast.Call, modules: set[str]) -> list[str]:
     return found
 
 
+def _module_attribute(node: ast.AST, modules: dict[str, str]) -> bool:
+    """``node`` is a chain of attributes of a module (``copy``, ``torch.nn.Parameter``), no call between."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in modules
+
+
+def _patched_module(node: ast.AST, modules: dict[str, str]) -> str | None:
+    """The module attribute ``node`` assigns, deletes or ``setattr``s (``copy.deepcopy = ...``,
+    ``torch.nn.Parameter.__repr__ = ...``), else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+        return ast.unparse(node) if node.args and _module_attribute(node.args[0], modules) else None
+    if not isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
+        return None
+    targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+    for target in targets:
+        for part in ast.walk(target):
+            if isinstance(part, ast.Attribute) and isinstance(part.ctx, ast.Store | ast.Del):
+                if _module_attribute(part, modules):
+                    return ast.unparse(part)
+    return None
+
+
 def problems(tree: ast.AST) -> list[tuple[int, str]]:
     """(line, problem) for every way the code writes output that it did not compute."""
     modules = _modules(tree)
@@ -185,12 +217,18 @@ def problems(tree: ast.AST) -> list[tuple[int, str]]:
                 found.append((line, f"writes through `{ast.unparse(node)}`; print() is the one way to output"))
             elif node.attr == "print" or (module == "builtins"):
                 found.append((line, f"reaches `{ast.unparse(node)}`; call print() itself"))
+            elif module and (node.attr in PROCESS_REACH or node.attr.startswith("register_module_")):
+                found.append((line, f"reaches `{ast.unparse(node)}` of the module {module}, which acts on the "
+                                    "interpreter or the process, beyond this page"))
             elif node.attr in WHERE_FROM or (module and node.attr in MACHINE_ATTRIBUTES):
                 found.append((line, f"reads `{ast.unparse(node)}`"
                                     f"{f' of the module {module}' if module else ''}, which describes the "
                                     "machine, not the tensors"))
         elif isinstance(node, ast.Import | ast.ImportFrom):
             found += [(line, problem) for problem in _import_problems(node)]
+        if patched := _patched_module(node, modules):
+            found.append((line, f"changes `{patched}`, an attribute of a module every later page shares; "
+                                "a page may change only its own objects"))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
             found += [(line, problem) for problem in _print_argument_problems(node, imported)]
     return sorted(set(found))

@@ -47,6 +47,7 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: boo
             problems += code_rules(script, root)
         for page in pages.narrative_pages(lang, root / "docs"):
             problems += doctests.skipped(page, page.relative_to(root).as_posix())
+            problems += doctests.unseen(page, page.relative_to(root).as_posix())
         problems += pages.check_typography(lang, root)
         problems += answer_box.check_answers(lang, root)
         if edition(lang).cjk:

@@ -75,10 +75,22 @@ def test_a_skipped_doctest_is_refused_with_its_line(tmp_path):
     assert len(problems) == 1 and problems[0].startswith("docs/en/quickref.md, line 6:"), problems
 
 
+@pytest.mark.parametrize("fence", ["~~~{doctest}", "  ```{doctest}", "````{doctest}", ":::{doctest}"])
+def test_a_doctest_the_build_would_not_run_is_refused_with_its_line(tmp_path, fence):
+    """MyST renders these fences as doctests; the build's run finds only a backtick fence at column 0."""
+    close = fence.strip()[:3]
+    page = tmp_path / "quickref.md"
+    page.write_text(f"# Q\n\n```{{doctest}}\n>>> 1 + 1\n2\n```\n\n{fence}\n>>> 1 + 1\n5\n{close}\n", encoding="utf-8")
+    assert doctests.unseen(page, "docs/en/quickref.md") == [
+        "docs/en/quickref.md, line 8: a doctest the build does not run; write it as a ```{doctest} fence at "
+        "the start of a line (see CONTRIBUTING.md, 'Pages in every edition')"]
+
+
 def test_the_real_narrative_pages_skip_no_doctest():
     for lang in CODES:
         for page in sorted((ROOT / "docs" / lang).glob("*.md")):
             assert doctests.skipped(page, page.name) == []
+            assert doctests.unseen(page, page.name) == []
 
 
 def test_the_page_rules_run_the_new_checkers(sources):

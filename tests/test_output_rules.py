@@ -65,6 +65,21 @@ REFUSED = {
     "function-imported-by-name": 'from torch import tensor\nprint("t:", tensor([1.0]))',
     "pformat-of-a-literal": 'import pprint\nprint(pprint.pformat("tensor([1., 2.])"))',
     "starred-constant": 'print("a:", *["tensor(1.)"])',
+    # the interpreter and the process, reached through an allowed module
+    "module-table": 'import sys\nprint("python:", getattr(sys.modules["sys"], "executable"))',
+    "module-table-to-os": 'import sys\nsys.modules["os"].putenv("LEAK", str(a.sum()))',
+    "the-tracer-that-records-checks": 'import sys\nsys.gettrace().__self__.failed.clear()',
+    "a-profiler": 'import sys\nsys.setprofile(None)',
+    "an-audit-hook": 'import sys\nsys.addaudithook(lambda event, args: None)',
+    "the-time-limit's-timer": 'import signal\nsignal.setitimer(signal.ITIMER_REAL, 0)',
+    "a-blocked-signal": 'import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGALRM])',
+    "a-torch-switch": 'torch.__future__.set_overwrite_module_params_on_conversion(True)',
+    "a-global-module-hook": 'torch.nn.modules.module.register_module_forward_hook(lambda m, i, o: o * 2)',
+    # a module's attribute changed for every later page
+    "a-module-function-replaced": 'import copy\ncopy.deepcopy = copy.copy',
+    "a-class-of-a-module-patched": 'torch.nn.Parameter.__repr__ = torch.Tensor.__repr__',
+    "a-module-attribute-deleted": 'del torch.Tensor.__str__',
+    "a-module-attribute-set-by-name": 'setattr(torch.Tensor, "__str__", lambda self: "x")',
 }
 
 ALLOWED = {

@@ -187,6 +187,18 @@ def test_a_killed_builds_staging_folder_is_removed_and_nothing_else(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["foreign-marker", "running", "unmarked"]
 
 
+def test_a_link_where_builds_stage_is_neither_followed_nor_removed(tmp_path):
+    """A page could plant a link to a folder holding a dead build's marker: the next build must not crash
+    on it nor delete what it points at."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / build_folders.MARKER).write_text(json.dumps({"kind": "stage", "pid": int(dead.stdout)}))
+    (tmp_path / "link").symlink_to(victim)
+    assert build_folders.remove_abandoned([tmp_path / "link"]) == []
+    assert (victim / build_folders.MARKER).exists() and (tmp_path / "link").is_symlink()
+
+
 ACTIVE = {
     "gallery/zh_CN/GALLERY_HEADER.rst": "\n.. raw:: html\n\n   <script>alert(1)</script>\n",
     "docs/en/about.md": "\n<script>alert(1)</script>\n",
@@ -208,7 +220,8 @@ def test_active_content_in_headers_and_narrative_pages_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("text", ["`click <javascript:alert(1)>`_", ".. raw:: html\n\n   <b>x</b>",
-                                  "`x <data:text/html;base64,PHNjcmlwdD4=>`_", "<SCRIPT src=x>"])
+                                  "`x <data:text/html;base64,PHNjcmlwdD4=>`_", "<SCRIPT src=x>",
+                                  ":download:`data <../../../../etc/os-release>`", "{download}`x </etc/hostname>`"])
 def test_active_content_in_a_pages_text_is_refused(text):
     assert active_content._text_rules(text)
 
