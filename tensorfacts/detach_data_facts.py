@@ -17,7 +17,7 @@ from tensorfacts.tensors import VERSION_ERROR, backward_error, same_storage
           "a._version moves by one and backward raises the version-counter error. Edited through d = a.data with "
           "mul_(10), d._version moves by one, a._version does not, and backward raises nothing, giving "
           "a.grad = [20, 40, 60] where the loss's gradient is [2, 4, 6].",
-    "zh_CN": "对需要梯度的叶子张量 a，两次在 (a * a).sum() 中保存 a。用 mul_(10) 通过 a.detach() 原地修改时，"
+    "zh_CN": "对需要梯度的叶子张量 a，分两次，每次都在 (a * a).sum() 中保存 a。用 mul_(10) 通过 a.detach() 原地修改时，"
              "a._version 加 1，反向传播报版本计数器错误；通过 d = a.data 用 mul_(10) 原地修改时，d._version 加 1，"
              "a._version 不变，反向传播不报错，a.grad 为 [20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
 })

@@ -185,7 +185,7 @@ def _double_of_float64_is_a() -> Fact:
     "en": "Clones a leaf a that requires grad three times: in grad mode the clone requires grad and has a "
           "CloneBackward0 node; under torch.no_grad() and under torch.inference_mode() it requires no grad and "
           "has no node.",
-    "zh_CN": "对需要梯度的叶子张量 a clone 三次：在梯度模式下，副本需要梯度，带 CloneBackward0 节点；在 "
+    "zh_CN": "对需要梯度的叶子张量 a 调用三次 clone()：在梯度模式下，副本需要梯度，带 CloneBackward0 节点；在 "
              "torch.no_grad() 下和 torch.inference_mode() 下，副本不需要梯度，也没有节点。",
 })
 def _clone_requires_grad_in_grad_mode() -> Fact:

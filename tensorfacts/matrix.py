@@ -137,7 +137,7 @@ GUIDE: tuple[Advice, ...] = (
                 "float64 `a` it returns `a` itself, no copy).",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带一个 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，"
-                "节点是 `CopyBackwards`；对这里这样的 float32 张量 `a`，`a.double()` 也一样，节点是 `ToCopyBackward0`"
+                "节点是 `CopyBackwards`；这里的 `a` 是 float32 张量，`a.double()` 也一样，节点是 `ToCopyBackward0`"
                 "（同时改变了 dtype；`a` 本来就是 float64 的话，它返回 `a` 本身，不复制）。",
         },
         lambda m: all(

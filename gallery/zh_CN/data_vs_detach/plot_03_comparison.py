@@ -4,7 +4,7 @@
 逐条检验原文的总结
 ==================
 
-原文最后总结了 ``.data`` 和 ``detach()`` 的异同。本页在当前的 torch 上逐条运行：四条成立（其中一条只有按作者对某个词的本意理解才成立），一条照字面不成立。
+原文最后总结了 ``.data`` 和 ``detach()`` 的异同。本页在当前的 torch 上逐条检验：四条成立（其中一条只有按作者对某个词的本意理解才成立），一条照字面不成立。
 """
 
 # %%
@@ -218,7 +218,7 @@ assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
 
 # %%
 # 赋值 ``p.data = t`` 比任何原地修改都危险：它把另一个张量直接放到 ``p``
-# 底下，几乎不做检查。下面一个装着三个 float 的参数变成了 2×2 的 double 张量：没有报错，``p`` 仍是
+# 底下，几乎不做检查。下面这个含三个 float32 元素的参数，被换成了 2×2 的 float64 张量：没有报错，``p`` 仍是
 # ``Parameter``，``_version`` 仍为 0，autograd 无从察觉。
 
 p = torch.nn.Parameter(torch.zeros(3))
@@ -395,7 +395,7 @@ assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned 
 # 情况 3：修改发生在 autograd 保存该张量之前。``b = a * 2`` 不保存 ``a`` 的任何东西；
 # ``b.detach().mul_(10)`` 让 ``b`` 变成 ``20 * a``；之后 ``b * b`` 才保存 ``b``，保存的已经是修改后的值。保存之前发生的修改，没有谁会检查，也无须检查：在 autograd 看来，这次修改是个常数。``backward()``
 # 返回 ``80 * a``，与在 ``torch.no_grad()`` 下做同样的修改完全相同，也与 ``b + (9 * b).detach()``
-# （``b`` 加上当作常数的九倍的自己）相同：它是沿着记录下来的 ``b = 2 * a`` 求出的梯度，代入的是 ``b`` 现在的数值。
+# （``b`` 加上被当作常数的 ``9b``）相同：它是沿着记录下来的 ``b = 2 * a`` 求出的梯度，代入的是 ``b`` 现在的数值。
 
 def case_3(edit):
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

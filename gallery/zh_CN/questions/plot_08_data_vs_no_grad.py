@@ -19,7 +19,7 @@
 两者都能原地修改一个需要梯度的张量。区别出现在还有计算图保存着这个张量、等着 ``backward()``
 的时候：在 ``torch.no_grad()`` 下修改，这次修改会被记下，``backward()`` 报错“one of the
 variables needed for gradient computation has been modified by an inplace operation”；通过
-``.data`` 修改则不会被记下，``backward()`` 一声不吭地给出错误的梯度。本页用两种方式修改同一张待求导的计算图，再演示
+``.data`` 修改则不会被记下，``backward()`` 一声不吭地给出错误的梯度。本页对同一张等待反向传播的计算图所保存的张量，分别用这两种方式修改，再演示
 ``p.data = t`` 如何悄悄改掉参数的形状。本页回答的是
 `pytorch/pytorch#30987 <https://github.com/pytorch/pytorch/issues/30987>`__。
 """

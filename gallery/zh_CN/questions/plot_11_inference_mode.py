@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``torch.inference_mode()`` 下新分配内存创建的是推理张量，离开推理模式后不能被保存用于反向传播。在推理模式之外对它调用 ``clone()``：
+   在 ``torch.inference_mode()`` 下创建、占用新内存的张量是推理张量，离开推理模式后，不能再保存给反向传播使用。在推理模式之外对它调用 ``clone()``：
 
    .. code-block:: python
 
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-在 ``torch.inference_mode()`` 下新分配内存创建的张量是“推理张量”（inference tensor；在推理模式中对普通张量取的视图不是），离开这个模式后，有些用法它会拒绝：“Inference
+在 ``torch.inference_mode()`` 下创建、占用新内存的张量是“推理张量”（inference tensor；在推理模式中对普通张量取的视图不是），离开这个模式后，有些用法它会拒绝：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
 not allowed”“Setting requires_grad=True on inference tensor outside InferenceMode is not
 allowed”。本页用三种方式得到同一个张量，对每一个逐一尝试这些用法，再用 ``clone()``

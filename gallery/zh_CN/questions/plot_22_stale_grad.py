@@ -7,8 +7,8 @@
 .. admonition:: 答案
    :class: answer
 
-   ``p.grad`` 是同一个张量：之后的 ``backward()`` 会累加进它（除非 ``zero_grad()`` 先把它设成了
-   ``None``，这是默认行为），``zero_grad(set_to_none=False)`` 会把它原地清零，存下来的 ``g = p.grad`` 也跟着变，记下的每一项于是都相同。解决办法是存一份副本：
+   ``p.grad`` 始终是同一个张量：之后的 ``backward()`` 会累加进它（除非 ``zero_grad()`` 先把它设为
+   ``None``，这是默认行为），``zero_grad(set_to_none=False)`` 则把它原地清零；存下来的 ``g = p.grad`` 就是这个张量，所以跟着变，记下的每一项也就都相同。解决办法是存一份副本：
 
    .. code-block:: python
 
@@ -18,7 +18,7 @@
 训练循环把 ``model.weight.grad`` 存进列表，打算过后再看，结果每一项都一样，常常全是零：这发生在用
 ``zero_grad(set_to_none=False)`` 清零或从不清零的时候；用默认的 ``zero_grad()``，每一项都是各自的张量。本页演示
 ``zero_grad()`` 在默认的 ``set_to_none=True`` 和 ``set_to_none=False`` 两种设置下对 ``p.grad``
-做了什么，``backward()`` 怎样累加进已有的梯度（多个微批次（micro-batch）的梯度累积正是靠这一点），最后在一个小训练循环里，用手算的梯度检验“存一份副本”这个解决办法。
+做了什么，``backward()`` 怎样累加进已有的梯度，分微批次（micro-batch）做梯度累积，靠的正是这一点；最后在一个小训练循环里，用手算的梯度检验“存一份副本”这个解决办法。
 """
 
 # %%
