@@ -73,6 +73,16 @@ def test_a_tooltip_from_an_answer_box_keeps_the_cause_not_the_lead_in_to_the_cod
     assert plain_tooltip(answer) == shown
 
 
+@pytest.mark.parametrize(("answer", "shown"), [
+    ("   ``x``\n   本身保持原样。", "x 本身保持原样。"),
+    ("   先把它设成了\n   ``None``。", "先把它设成了 None。"),
+    ("   两个\n   张量共享内存。", "两个张量共享内存。"),
+    ("   a wrapped\n   English line.", "a wrapped English line."),
+])
+def test_a_wrapped_answer_box_becomes_one_line_of_hover_text(answer, shown):
+    assert plain_tooltip(answer) == shown
+
+
 #: reST inline markup a reader must not meet on a card: a backquote (literal, role, link), strong
 #: emphasis, a substitution reference.
 RAW_REST = re.compile(r"`|\*\*|\|[a-z][a-z0-9_]*\|")

@@ -49,12 +49,18 @@ def plain_title(title: str) -> str:
     return plain_text(html.escape(title, quote=False))
 
 
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+_CJK_BREAK = re.compile(rf"(?<=[{_CJK}])\s*\n\s*(?=[{_CJK}])")
+_SPACE = re.compile(r"\s+")
+
+
 def plain_tooltip(text: str) -> str:
     """A card's tooltip as a reader should see it: the words of its inline markup, without the markup.
     A question page's card shows its answer box's text (sphinx-gallery takes the first paragraph after
     the title), which ends by leading into the fix's code: the tooltip keeps the sentences before that
     lead-in, the cause."""
-    text = plain_text(text)
+    # one line: a wrapped answer box leaves line breaks and indents, nothing between two Chinese characters
+    text = _SPACE.sub(" ", _CJK_BREAK.sub("", plain_text(text))).strip()
     if text.endswith((":", "：")):
         cut = max(text.rfind(". "), text.rfind("。"))
         text = text[: cut + 1] if cut > 0 else text
