@@ -220,6 +220,9 @@ def problems(tree: ast.AST) -> list[tuple[int, str]]:
             elif module and (node.attr in PROCESS_REACH or node.attr.startswith("register_module_")):
                 found.append((line, f"reaches `{ast.unparse(node)}` of the module {module}, which acts on the "
                                     "interpreter or the process, beyond this page"))
+            elif node.attr == "__doc__":
+                found.append((line, f"reads `{ast.unparse(node)}`: a docstring is text the page wrote, printed "
+                                    "as if computed; print text as a label"))
             elif node.attr in WHERE_FROM or (module and node.attr in MACHINE_ATTRIBUTES):
                 found.append((line, f"reads `{ast.unparse(node)}`"
                                     f"{f' of the module {module}' if module else ''}, which describes the "

@@ -80,6 +80,8 @@ REFUSED = {
     "a-class-of-a-module-patched": 'torch.nn.Parameter.__repr__ = torch.Tensor.__repr__',
     "a-module-attribute-deleted": 'del torch.Tensor.__str__',
     "a-module-attribute-set-by-name": 'setattr(torch.Tensor, "__str__", lambda self: "x")',
+    "a-docstring-printed-as-output": 'def claim():\n    """a fused step keeps w at version 1"""\n\n\n'
+                                     'print("claim:", claim.__doc__)',
 }
 
 ALLOWED = {
