@@ -64,14 +64,17 @@ LEFT = f"{SOURCE} left global state changed"
 #: name -> (how to break the copy, build arguments, what the failure must say)
 FAULTS = {
     # Global state compared, not listed: named on the page that changed it, not on the next one.
+    # A page that patches a shared module is refused before anything runs, named with its line (the state
+    # comparison behind it is tested on the guard: tests/test_guard.py).
     "tensor-str-patched": (cell('torch.Tensor.__str__ = lambda self: "tensor(0.)"'), NEXT,
-                           [LEFT, "torch.Tensor.__str__ set to"]),
+                           [f"{SOURCE}, line", "changes `torch.Tensor.__str__`, an attribute of a module"]),
     "thread-count": (cell("torch.set_num_threads(1 if torch.get_num_threads() > 1 else 2)"), NEXT,
                      [LEFT, "torch threads is now"]),
     "recursion-limit": (cell("import sys\nsys.setrecursionlimit(200)"), NEXT, [LEFT, "recursion limit is now 200"]),
     "default-device-meta": (cell('torch.set_default_device("meta")'), NEXT,
                             [LEFT, "torch default device is now 'meta'"]),
-    "torch-version": (cell('torch.__version__ = "2.99.0"'), NEXT, [LEFT, "torch.__version__ replaced by '2.99.0'"]),
+    "torch-version": (cell('torch.__version__ = "2.99.0"'), NEXT,
+                      [f"{SOURCE}, line", "changes `torch.__version__`, an attribute of a module"]),
     # Every reported check ran.
     "check-never-run": (cell("def _never():\n    assert torch.ones(1).sum() == 1"), EN_FIRST,
                         [f"{SOURCE}: checks that never ran and held", "assert torch.ones(1).sum() == 1"]),
