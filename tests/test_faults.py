@@ -87,14 +87,12 @@ SAFE_COPY = "copying/plot_02_safe_copy"
 
 def _break_assertion(project: Path) -> None:
     """Simulate torch changing under a page: ``clone()`` starts returning its input, so the "safe copy"
-    shares memory again and the page's own assertion about it must stop the build. (Editing the
-    page's code instead would be refused earlier, by the page rules.)"""
-    patch = "torch.Tensor.clone = lambda self, *args, **kwargs: self  # injected: as if torch had changed\n"
-    for lang in ("en", "zh_CN"):
-        script = project / "gallery" / lang / f"{SAFE_COPY}.py"
-        text = script.read_text(encoding="utf-8")
-        assert "\nimport torch\n" in text, f"{script} no longer imports torch on a line of its own"
-        script.write_text(text.replace("\nimport torch\n", "\nimport torch\n\n" + patch, 1), encoding="utf-8")
+    shares memory again and the page's own assertion about it must stop the build. The change is made
+    where torch itself would change, before any page runs (the Sphinx configuration of the copy): a page
+    that patched torch would be refused earlier, by the page rules."""
+    conf = project / "docs" / "_shared" / "conf.py"
+    patch = "\nimport torch\n\ntorch.Tensor.clone = lambda self, *args, **kwargs: self  # as if torch had changed\n"
+    conf.write_text(conf.read_text(encoding="utf-8") + patch, encoding="utf-8")
 
 
 def _hide_jieba(project: Path) -> dict[str, str]:
@@ -131,8 +129,9 @@ FAULTS = {
                    [f"gallery/en/{FIRST}.py left global state changed", "default dtype is now torch.float64"]),
     "grad-mode-leak": (cell("torch.set_grad_enabled(False)"), [*EN_FIRST, "--only", SECOND],
                        [f"gallery/en/{FIRST}.py left global state changed", "grad mode is now False"]),
+    # refused by the read-only sources in the sandbox, or found changed by the fingerprints without one
     "writes-a-source": (cell('open("../../../docs/en/index.md", "a").write("injected")'), EN_FIRST,
-                        ["docs/en/index.md changed"]),
+                        ["docs/en/index.md", f"{FIRST}.py"]),
     "writes-the-checkout": (lambda p: inject(p, FIRST, f"open({str(p / 'docs/en/about.md')!r}, 'a').write('x')"),
                             EN_FIRST, ["docs/en/about.md"]),  # read-only in the sandbox, else fingerprinted
     "nondeterministic-output": (cell('import os\nnoise = os.urandom(8).hex()\nprint("noise:", noise)', strict=True),

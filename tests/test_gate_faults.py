@@ -89,7 +89,7 @@ FAULTS = {
                      [f"{SOURCE}, line", "writes through `sys.stdout`"]),
     "unseeded-figure": (_unseeded_figure, ["--only", FIRST],
                         [f"gallery/zh_CN/{FIRST}.py drew figure", "differently"]),
-    "heavy-page": (cell('print("values:", torch.arange(10**6).tolist())'), EN_FIRST,
+    "heavy-page": (cell('values = torch.arange(10**6)\nprint("values:", values.tolist())'), EN_FIRST,
                    ["weighs", "over the limit of"]),
     "output-written-by-help": (cell("help(torch.Tensor.detach)"), EN_FIRST,
                                [f"{SOURCE}: pydoc (pydoc.py", "a page's output comes only from its own print() calls"]),
