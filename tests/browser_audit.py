@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from tests.site_audit import AXE_JS, DEAD_PROXY, WCAG_TAGS, html_pages, is_local_request
+from tests.site_audit import AXE_JS, DEAD_PROXY, EVERY_SECTION_LAID_OUT, WCAG_TAGS, html_pages, is_local_request
 
 
 @dataclass
@@ -427,6 +427,7 @@ def visit_pages(browser, base_url: str, plans: list[PagePlan], pool: int | None 
     for name in sorted({plan.context for plan in plans}):
         contexts[name] = browser.new_context(**CONTEXTS[name])
         contexts[name].add_init_script(path=str(AXE_JS))
+        contexts[name].add_init_script(EVERY_SECTION_LAID_OUT)
     queue = deque(enumerate(plans))
     audited: dict[str, set] = {name: set() for name in VIEWS}
     idle: list[_Tab] = []

@@ -223,6 +223,16 @@ LOCAL_HOSTS = {"127.0.0.1"}
 #: request through Playwright doubled the cost of loading a page.) Local requests bypass it.
 DEAD_PROXY = {"server": "http://127.0.0.1:9", "bypass": ",".join(sorted(LOCAL_HOSTS))}
 
+#: The site lays out a section below the first screen only when it comes near the screen
+#: (``content-visibility: auto`` in site.css); until then the browser computes no style inside it. A
+#: reader sees every section laid out once they get there, and so must checks of the whole page: this
+#: init script lays them all out, as scrolling through the page would.
+EVERY_SECTION_LAID_OUT = """document.addEventListener("DOMContentLoaded", () => {
+  const style = document.createElement("style");
+  style.textContent = "section { content-visibility: visible !important; }";
+  document.head.append(style);
+});"""
+
 
 def is_local_request(url: str) -> bool:
     """True for a request the site may make: to 127.0.0.1, or a data:/blob:/about: URL."""

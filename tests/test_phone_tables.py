@@ -30,7 +30,7 @@ import pytest
 from tensorfacts.standard_sources import SOURCES
 from tests.browser_audit import pool_size
 from tests.gallery_tools import LANGS, serve
-from tests.site_audit import AXE_JS, DEAD_PROXY, axe_available, html_pages, missing_tool
+from tests.site_audit import AXE_JS, DEAD_PROXY, EVERY_SECTION_LAID_OUT, axe_available, html_pages, missing_tool
 
 pytestmark = pytest.mark.browser
 
@@ -125,6 +125,7 @@ def check_pages(browser, base_url: str, urls: list[str], script: str = PHONE_CHE
     mobile = viewport["width"] < 800
     context = browser.new_context(viewport=viewport, is_mobile=mobile, has_touch=mobile,
                                   color_scheme=color_scheme, proxy=DEAD_PROXY)
+    context.add_init_script(EVERY_SECTION_LAID_OUT)
     if AXE_JS.is_file():
         context.add_init_script(path=str(AXE_JS))
     queue, running, found = list(urls), [], {}
