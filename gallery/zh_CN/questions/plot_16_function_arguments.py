@@ -147,7 +147,7 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # sphinx_gallery_end_ignore
 
 # %%
-# 有用 ``fork`` 启动的工作进程时，每个样本到达本进程时都是工作进程那份数据的副本：同样的循环跑两个 epoch，数据集仍是原样。（加载器等一个样本最多等
+# 用 ``fork`` 启动工作进程时，每个样本到了本进程，都是工作进程那份数据的副本：同样的循环跑两个 epoch，数据集仍是原样。（加载器等一个样本最多等
 # ``timeout`` 秒；它在本进程里装上的 ``SIGCHLD`` 处理函数，用完后恢复原样。）
 data = original.clone()
 sigchld = signal.getsignal(signal.SIGCHLD)
