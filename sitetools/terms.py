@@ -98,6 +98,7 @@ WORDING: tuple[Term, ...] = (
     Term("调用过 ``step()``", "an optimizer that has stepped (no English verb in Chinese prose)", "",
          avoid=("step 过",)),
     Term("滑动统计量", "running statistics (``BatchNorm``'s ``running_mean``)", "", avoid=("running 统计量",)),
+    Term("源张量", "the source tensor (of a copy, a view or a conversion)", "", avoid=("来源张量",)),
 )
 
 
@@ -136,20 +137,31 @@ def string_sources(root: Path = ROOT) -> list[Path]:
 
 def variants_in(text: str) -> list[tuple[int, str, str]]:
     """``(line, variant, term)`` for each variant to avoid outside quotation marks (a quotation may
-    span lines); where variants overlap (原位操作, 原位) only the longest is reported, and a variant
-    inside the accepted word itself (代码单元 in 代码单元格) is not one."""
+    span lines); where variants overlap (原位操作, 原位) only the longest is reported, a variant
+    inside the accepted word itself (代码单元 in 代码单元格) is not one, and a variant that holds the
+    accepted word (来源张量 holds 源张量) is one."""
     bare = QUOTED.sub(lambda quote: "\n" * quote.group().count("\n"), text)
     found = []
     for number, line in enumerate(bare.splitlines(), start=1):
         for term in (*TERMS, *WORDING):
-            rest = line
-            for word in sorted((term.zh, *term.also), key=len, reverse=True):
+            accepted = sorted((term.zh, *term.also), key=len, reverse=True)
+            variants = sorted(term.avoid, key=len, reverse=True)
+            holding = [variant for variant in variants if any(word in variant for word in accepted)]
+            rest = _take(line, holding, number, term.zh, found)
+            for word in accepted:
                 rest = rest.replace(word, "\0")
-            for variant in sorted(term.avoid, key=len, reverse=True):
-                if variant in rest:
-                    found.append((number, variant, term.zh))
-                    rest = rest.replace(variant, "\0")
+            _take(rest, [variant for variant in variants if variant not in holding], number, term.zh, found)
     return found
+
+
+def _take(line: str, variants: list[str], number: int, term: str, found: list) -> str:
+    """Add each of ``variants`` (longest first) that ``line`` holds to ``found``; return the line with
+    them blanked out, so that a shorter variant inside a longer one is not reported again."""
+    for variant in variants:
+        if variant in line:
+            found.append((number, variant, term))
+            line = line.replace(variant, "\0")
+    return line
 
 
 def check_variants(root: Path = ROOT, code: str = "zh_CN") -> list[str]:

@@ -79,13 +79,15 @@ def test_no_term_is_also_a_variant_to_avoid():
         ("多个微批次（micro-batch）的梯度", []),
         ("已经 step 过的优化器", [(1, "step 过", "调用过 ``step()``")]),
         ("``BatchNorm`` 的 running 统计量", [(1, "running 统计量", "滑动统计量")]),
+        ("去更新它的来源张量", [(1, "来源张量", "源张量")]),
+        ("去更新它的源张量", []),
     ],
     ids=["variant", "second-line", "quoted", "quoted-across-lines", "the-term-itself", "requires-grad",
          "grad-mode", "safest", "fix", "fix-2", "analytic-gradient", "notebook", "last-cell", "code-cell",
          "the-accepted-word-holds-a-variant", "autograd-is-accepted", "share", "version-count",
          "version-counter", "this-build", "in-the-box", "fused-optimizer", "any-other-optimizer", "probe",
          "forward-pass", "forward-pass-accepted", "micro-batch", "micro-batch-first-mention", "stepped",
-         "running-statistics"],
+         "running-statistics", "a-variant-holding-the-accepted-word", "source-tensor"],
 )
 def test_the_checker_finds_variants_outside_quotations(text, expected):
     assert terms.variants_in(text) == expected

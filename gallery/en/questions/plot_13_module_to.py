@@ -17,11 +17,10 @@
 
 ``model.to(device)`` works without an assignment, so ``x.to(device)`` looks as if it should too, and
 the next forward pass fails: with "mat1 and mat2 must have the same dtype", or, for a model on
-``meta``, with "Tensor on device ... is not on the expected device" (on a GPU the message reads
-differently). This page reproduces the error with a change of dtype and with the
-``meta`` device (a second device every build of torch has), shows exactly when ``tensor.to()`` hands
-back the tensor itself, what ``module.to()`` keeps, and ``.half()``, ``.float()`` and ``.double()``,
-which behave the same way.
+``meta``, with "Tensor on device ... is not on the expected device". This page reproduces the error
+with a change of dtype and with the ``meta`` device (a second device every build of torch has), shows
+exactly when ``tensor.to()`` hands back the tensor itself, what ``module.to()`` keeps, and
+``.half()``, ``.float()`` and ``.double()``, which behave the same way.
 """
 
 # %%

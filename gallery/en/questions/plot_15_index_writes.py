@@ -7,9 +7,10 @@
 .. admonition:: Answer
    :class: answer
 
-   ``x[idx]`` with a list of integers, a tensor or a mask as index returns a copy, so ``x[idx].add_(1)`` edits
-   the copy; an assignment such as ``x[idx] += 1`` writes into ``x``. Assign through the index, and
-   where an index may repeat, add with ``index_add_``:
+   ``x[idx]`` with a list of integers, a mask or an index tensor returns a copy (``x[x.argmax()]``, a
+   zero-dimensional ``int64`` index, gives a view), so ``x[idx].add_(1)`` edits the copy; ``x[idx] += 1``
+   writes into ``x`` (on a leaf that requires grad, under ``torch.no_grad()``). Where an index may
+   repeat, add with ``index_add_``:
 
    .. code-block:: python
 
@@ -18,7 +19,8 @@
 
 An in-place call on an indexed tensor raises no error and no warning, and ``x`` stays as it was.
 This page reproduces that with an index tensor and with a mask, checks which index forms give a view
-of ``x`` and which a copy, shows the in-place index methods (``index_put_``, ``index_add_``,
+of ``x`` and which a copy, what an assignment needs when ``x`` requires grad, shows the in-place index
+methods (``index_put_``, ``index_add_``,
 ``masked_fill_``, ``scatter_``), and what each does with an index that repeats, in a small counting
 loop. Every operation that returns a view is measured in the table :doc:`/views`.
 """
@@ -28,6 +30,8 @@ loop. Every operation that returns a view is measured in the table :doc:`/views`
 # -------
 #
 # ``same_storage`` compares where two tensors' storages start.
+
+import copy
 
 import torch
 
@@ -76,8 +80,8 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 #
 # Indexing with integers, slices, ``None`` and ``...`` (basic indexing) returns a view of ``x``, on
 # its storage; an edit of the view is an edit of ``x``. A list of integers, an index tensor or a mask
-# (advanced indexing), alone or next to basic indices, returns a copy. A zero-dimensional integer tensor counts
-# as an integer. We check each form below by its storage.
+# (advanced indexing), alone or next to basic indices, returns a copy. We check each form below by its
+# storage.
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -105,6 +109,95 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     assert same_storage(x[[1, slice(None)]], x), "a list holding a slice indexes as a tuple (deprecated): a view"
 # sphinx_gallery_end_ignore
+
+# %%
+# A zero-dimensional index tensor, such as ``argmax()`` returns (``int64``), counts as an integer and
+# gives a view, whatever its integer dtype but ``uint8``. A zero-dimensional ``uint8`` or ``bool``
+# tensor counts as a mask, like a Python ``True``: a copy with a new first dimension of size 1.
+print("x[x[:, 0].argmax()]: same storage:", same_storage(x[x[:, 0].argmax()], x))
+dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64,
+          torch.uint8, torch.bool]  # fmt: skip
+results = {dtype: x[torch.tensor(1, dtype=dtype)] for dtype in dtypes}
+results["Python True"] = x[True]
+for key, result in results.items():
+    print(f"{key!s:<13} same storage: {same_storage(result, x)!s:<5}  shape: {tuple(result.shape)}")
+copies = [key for key, result in results.items() if not same_storage(result, x)]
+assert copies == [torch.uint8, torch.bool, "Python True"], "uint8, bool and True index as masks; the rest as integers"
+# sphinx_gallery_start_ignore
+assert same_storage(x[x[:, 0].argmax()], x), "the index argmax() returns gives a view"
+assert all(results[key].shape == x[None].shape for key in copies), "each mask adds a first dimension of size 1"
+assert all(torch.equal(results[key], x[1]) for key in results if key not in copies), "the rest index row 1"
+# sphinx_gallery_end_ignore
+
+# %%
+# When ``x`` requires grad
+# ------------------------
+#
+# ``x[idx] += 1`` is an in-place edit of ``x``, and autograd refuses one on a leaf that requires grad
+# (a ``Parameter`` too) or on a view of such a leaf: write under ``torch.no_grad()``. An inference
+# tensor refuses it outside ``torch.inference_mode()``, under ``torch.no_grad()`` too. A non-leaf
+# that requires grad and a plain tensor take it either way.
+
+
+def sources():
+    with torch.inference_mode():
+        inference = torch.zeros(4)
+    return {
+        "leaf": torch.zeros(4, requires_grad=True),
+        "Parameter": torch.nn.Parameter(torch.zeros(4)),
+        "view of a leaf": torch.zeros(2, 4, requires_grad=True)[0],
+        "inference tensor": inference,
+        "non-leaf": torch.zeros(4, requires_grad=True) * 1,
+        "plain": torch.zeros(4),
+    }
+
+
+def add_one_at(x, grad_mode):
+    try:
+        with torch.set_grad_enabled(grad_mode):
+            x[idx] += 1
+    except RuntimeError as e:
+        return f"{type(e).__name__}: {str(e).split('.')[0]}"
+    return x.detach()
+
+
+refused = {}
+for grad_mode in (True, False):
+    for name, x in sources().items():
+        outcome = add_one_at(x, grad_mode)
+        print(f"{'grad mode' if grad_mode else 'no_grad  '}  {name:<16} {outcome}")
+        if isinstance(outcome, str):
+            refused.setdefault(grad_mode, []).append(name)
+        else:
+            assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
+assert refused == {True: ["leaf", "Parameter", "view of a leaf", "inference tensor"], False: ["inference tensor"]}
+with torch.inference_mode():
+    inference = torch.zeros(4)
+    inference[idx] += 1
+print("inference tensor, under torch.inference_mode():", inference)
+assert torch.equal(inference, torch.tensor([1.0, 0.0, 1.0, 0.0])), "inference mode takes it"
+
+# %%
+# The advice in a small loop: a hand-written update of the embedding rows each batch uses, an
+# assignment through the index of a ``Parameter`` under ``torch.no_grad()``, agrees with
+# ``torch.optim.SGD`` on a copy over three steps.
+torch.manual_seed(0)
+emb = torch.nn.Embedding(5, 2)
+reference = copy.deepcopy(emb)
+sgd = torch.optim.SGD(reference.parameters(), lr=0.1)
+start = emb.weight.detach().clone()
+for _ in range(3):
+    ids = torch.randint(0, 5, (4,))
+    for model in (emb, reference):
+        model.zero_grad()
+        model(ids).pow(2).sum().backward()
+    rows = ids.unique()
+    with torch.no_grad():
+        emb.weight[rows] -= 0.1 * emb.weight.grad[rows]
+    sgd.step()
+print("by hand:", emb.weight.detach())
+print("SGD:    ", reference.weight.detach())
+assert torch.allclose(emb.weight, reference.weight) and not torch.equal(emb.weight, start), "same steps"
 
 # %%
 # The in-place index methods
@@ -177,7 +270,10 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # Conclusion
 # ----------
 #
-# Indexing with integers, slices, ``None`` and ``...`` gives a view; a list of integers, an index
-# tensor or a mask gives a copy, and an in-place method called on that copy leaves ``x`` unchanged. Write
-# through the index with an assignment (``x[idx] = v``, ``x[idx] += 1``) or with an in-place index
-# method, and where an index repeats, use ``index_add_`` or ``index_put_(..., accumulate=True)``.
+# Indexing with integers, slices, ``None`` and ``...`` gives a view, and so does a zero-dimensional
+# index tensor such as ``argmax()`` returns (any integer dtype but ``uint8``); a list of integers, an
+# index tensor of one or more dimensions or a mask gives a copy, and an in-place method called on that
+# copy leaves ``x`` unchanged. Write through the index with an assignment (``x[idx] = v``,
+# ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad or a view of one, under
+# ``torch.inference_mode()`` on an inference tensor) or with an in-place index method, and where an
+# index repeats, use ``index_add_`` or ``index_put_(..., accumulate=True)``.

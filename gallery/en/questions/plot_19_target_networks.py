@@ -79,8 +79,8 @@ assert len(set(goals)) == 4, "with an alias the goal moves at every step"
 #
 # ``copy.deepcopy(online)`` and ``load_state_dict`` (without ``assign=True``) into a network of the
 # same shape both give the target parameters in memory of its own. A training step of the online
-# network leaves both copies as they were. With ``assign=True``, ``load_state_dict`` puts the online
-# network's tensors themselves into the target: the two share memory.
+# network leaves both copies as they were. With ``assign=True``, ``load_state_dict`` gives the target
+# new ``Parameter`` objects on the online network's memory: not the same tensors, but one memory.
 
 torch.manual_seed(0)
 online = torch.nn.Linear(2, 2)
@@ -102,8 +102,13 @@ assert not same_storage(target.bias, online.bias) and not same_storage(loaded.bi
 # sphinx_gallery_end_ignore
 assigned = torch.nn.Linear(2, 2)
 assigned.load_state_dict(online.state_dict(), assign=True)
-print("assign=True, same storage:", same_storage(assigned.weight, online.weight))
-assert same_storage(assigned.weight, online.weight), "load_state_dict with assign=True shares the memory"
+print("assign=True, same storage:", same_storage(assigned.weight, online.weight),
+      " assigned.weight is online.weight:", assigned.weight is online.weight)  # fmt: skip
+pairs = list(zip(assigned.parameters(), online.parameters(), strict=True))
+assert all(same_storage(a, o) and a is not o for a, o in pairs), "new Parameter objects on the same memory"
+# sphinx_gallery_start_ignore
+assert all(type(a) is torch.nn.Parameter for a, _ in pairs), "the target's tensors are Parameter objects"
+# sphinx_gallery_end_ignore
 
 # %%
 # The same loop with a copy

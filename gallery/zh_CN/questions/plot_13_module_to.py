@@ -17,7 +17,7 @@
 
 ``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向传播就报错：“mat1 and mat2
 must have the same dtype”；模型在 ``meta`` 上时则是“Tensor on device ... is not on the expected
-device”（在 GPU 上报错的措辞不同）。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 都自带的第二种设备）复现这个错误，讲清楚
+device”。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 都自带的第二种设备）复现这个错误，讲清楚
 ``tensor.to()`` 在什么情况下原样返回张量本身、``module.to()`` 保留了什么，再看行为相同的
 ``.half()``、``.float()`` 和 ``.double()``。
 """

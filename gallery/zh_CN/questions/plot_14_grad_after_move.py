@@ -78,7 +78,7 @@ assert not m.is_leaf and type(m.grad_fn) is type(w.grad_fn), "to('meta') is reco
 # 梯度去了哪里
 # ------------
 #
-# 去了 ``w`` 的来源张量。给这个 float32 叶子张量起个名字，就能看到梯度在它身上；上面那一行写法没有名字指向它，所以谁也读不到。
+# 去了 ``w`` 的源张量。给这个 float32 叶子张量起个名字，就能看到梯度在它身上；上面那一行写法没有名字指向它，所以谁也读不到。
 leaf = torch.randn(3, requires_grad=True)
 w = leaf.to(torch.float64)
 ((w - target) ** 2).sum().backward()
@@ -169,5 +169,5 @@ with torch.no_grad():
 # ----
 #
 # ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下，它们改变一个需要梯度的张量的设备或浮点 dtype 时，返回的是非叶子张量，它的
-# ``.grad`` 始终是 ``None``；优化器要么拒收它，要么去更新它的来源张量。解决办法：创建张量时直接给出 ``dtype`` 和
+# ``.grad`` 始终是 ``None``；优化器要么拒收它，要么去更新它的源张量。解决办法：创建张量时直接给出 ``dtype`` 和
 # ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。

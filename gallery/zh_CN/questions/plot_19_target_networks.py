@@ -17,7 +17,7 @@
           for t, o in zip(target.parameters(), online.parameters(), strict=True):
               t.lerp_(o, tau)
 
-本页用一个 DQN 式的小循环分别跑一遍别名目标网络和复制出来的目标网络，然后检查复制网络的两种写法，用公式核对
+本页用一个 DQN 式的小循环分别跑一遍只是多起了一个名字的目标网络和复制出来的目标网络，然后检查复制网络的两种写法，用公式核对
 ``lerp_`` 和 ``mul_().add_()`` 的软更新，最后看 ``torch.optim.swa_utils.AveragedModel`` 复制了什么、平均了什么。
 """
 
@@ -72,7 +72,7 @@ assert len(set(goals)) == 4, "with an alias the goal moves at every step"
 # 解决办法：复制网络
 # ------------------
 #
-# ``copy.deepcopy(online)``，以及对一个形状相同的网络调用不加 ``assign=True`` 的 ``load_state_dict``，都让目标网络的参数有自己的内存。在线网络训练一步之后，两个副本都保持原样。加了 ``assign=True`` 时，``load_state_dict`` 把在线网络的张量本身放进目标网络：两者共享内存。
+# ``copy.deepcopy(online)``，以及对一个形状相同的网络调用不加 ``assign=True`` 的 ``load_state_dict``，都让目标网络的参数有自己的内存。在线网络训练一步之后，两个副本都保持原样。加了 ``assign=True`` 时，``load_state_dict`` 给目标网络换上新的 ``Parameter`` 对象，建在在线网络的内存上：两者不是同一个张量，却共享内存。
 
 torch.manual_seed(0)
 online = torch.nn.Linear(2, 2)
@@ -94,8 +94,13 @@ assert not same_storage(target.bias, online.bias) and not same_storage(loaded.bi
 # sphinx_gallery_end_ignore
 assigned = torch.nn.Linear(2, 2)
 assigned.load_state_dict(online.state_dict(), assign=True)
-print("assign=True, same storage:", same_storage(assigned.weight, online.weight))
-assert same_storage(assigned.weight, online.weight), "load_state_dict with assign=True shares the memory"
+print("assign=True, same storage:", same_storage(assigned.weight, online.weight),
+      " assigned.weight is online.weight:", assigned.weight is online.weight)  # fmt: skip
+pairs = list(zip(assigned.parameters(), online.parameters(), strict=True))
+assert all(same_storage(a, o) and a is not o for a, o in pairs), "new Parameter objects on the same memory"
+# sphinx_gallery_start_ignore
+assert all(type(a) is torch.nn.Parameter for a, _ in pairs), "the target's tensors are Parameter objects"
+# sphinx_gallery_end_ignore
 
 # %%
 # 换成副本再跑一遍
