@@ -10,7 +10,7 @@ A ``DataLoader`` worker's edit is lost: tensors between processes
    Under ``fork``, a child such as a ``DataLoader`` worker edits its own copy of a tensor unless it
    is in shared memory; a ``torch.multiprocessing`` queue moves what it sends there, so the
    receiver's edits reach the sender (under ``no_grad()`` for a leaf that requires grad; a non-leaf
-   that requires grad is dropped). Share it before the workers start:
+   that requires grad is not sent). Share it before the workers start:
 
    .. code-block:: python
 
