@@ -414,12 +414,15 @@ assert "use_reentrant=False is recommended" in str(caught[0].message), "the warn
 # sphinx_gallery_end_ignore
 
 # %%
-# ``retain_graph``
-# ----------------
+# A second ``backward()``
+# -----------------------
 #
 # ``backward()`` frees what the nodes saved, so a second ``backward()`` through the same graph
-# raises, and reading ``_saved_result`` afterwards raises the same error. ``retain_graph=True``
-# keeps them for one more pass; an in-place edit between the two passes then breaks the second.
+# raises when it reaches a node that saved a tensor (here ``exp``'s node, which saved its output),
+# and reading ``_saved_result`` afterwards raises the same error. A graph whose nodes saved no tensor, such as
+# ``(x + 1).sum()``, runs a second time and adds the same gradient again. For the operations
+# above, applied to two leaves so that only the operation itself saves, a second pass raises
+# exactly when the operation saved a tensor.
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 y = (x * 2).exp()
@@ -427,15 +430,58 @@ y.sum().backward()
 try:
     y.sum().backward()
 except RuntimeError as e:
+    twice = str(e)
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("a second backward() through a freed graph must raise")
+# sphinx_gallery_start_ignore
+try:
+    y.grad_fn._saved_result
+except RuntimeError as e:
+    assert str(e) == twice, "reading the freed saved output raises the same error"
+else:
+    raise AssertionError("reading a freed saved tensor must raise")
+# sphinx_gallery_end_ignore
+x.grad = None
+z = (x + 1).sum()
+z.backward()
+z.backward()
+print("(x + 1).sum() twice, x.grad:", x.grad)
+assert torch.equal(x.grad, torch.full((3,), 2.0)), "add and sum saved no tensor: the second pass ran"
+
+
+def second_pass_raises(op):
+    v, w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True), torch.tensor([1.5, 2.0, -0.5], requires_grad=True)
+    packed = []
+    with saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        out = op(v, w).sum()
+    out.backward()
+    try:
+        out.backward()
+    except RuntimeError as e:
+        return len(packed), "backward through the graph a second time" in str(e)
+    return len(packed), False
+
+
+for name, op in ops.items():
+    count, raised = second_pass_raises(op)
+    print(f"{name:8} tensors saved: {count}  second backward() raised: {raised}")
+    assert raised == (count > 0), f"{name}: a second pass raises exactly when the operation saved a tensor"
+
+# %%
+# ``retain_graph``
+# ----------------
+#
+# ``retain_graph=True`` keeps the saved tensors until a pass without it: of the four passes below,
+# the first three keep them, each pass adds the same gradient, and after the fourth the saved
+# output is freed. An in-place edit between two passes breaks the later one.
+
 x.grad = None
 y = (x * 2).exp()
-y.sum().backward(retain_graph=True)
-y.sum().backward()
-print("two passes, x.grad:", x.grad)
-assert torch.allclose(x.grad, 2 * 2 * torch.exp(2 * x.detach())), "the second pass added the same gradient"
+for i in range(4):
+    y.sum().backward(retain_graph=i < 3)
+print("four passes, x.grad:", x.grad)
+assert torch.allclose(x.grad, 4 * 2 * torch.exp(2 * x.detach())), "each pass added the same gradient"
 # sphinx_gallery_start_ignore
 try:
     y.grad_fn._saved_result
@@ -464,5 +510,6 @@ else:
 # operand (both when both need a gradient), ``add`` nothing; an edit through ``.data`` is not
 # caught, and the gradient is wrong. Out-of-place code (``y = y + 1``) is the plain fix; a copying
 # ``saved_tensors_hooks`` or ``torch.utils.checkpoint`` also let the output be edited, but hooks
-# that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors for
-# another pass, and the check with them. The error itself is read on :ref:`questions-inplace-error`.
+# that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and
+# the check with them, until a ``backward()`` without it. The error itself is read on
+# :ref:`questions-inplace-error`.

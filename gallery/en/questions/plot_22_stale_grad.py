@@ -7,9 +7,9 @@ My logged gradients are all the same: ``g = p.grad`` is not a copy
 .. admonition:: Answer
    :class: answer
 
-   ``p.grad`` is one tensor that a later ``backward()`` adds into, unless ``zero_grad()`` set it to
-   ``None`` (its default), and that ``zero_grad(set_to_none=False)`` zeroes: a saved ``g = p.grad``
-   changes with it, so entries logged that way are all equal. Save a copy:
+   ``g = p.grad`` is no copy: after ``zero_grad(set_to_none=False)`` (or none), ``backward()``
+   writes into that one tensor, so logged entries are all equal. The default ``zero_grad()`` sets
+   ``p.grad`` to ``None``: each step logs a new tensor, its own gradient. Save a copy either way:
 
    .. code-block:: python
 
@@ -225,11 +225,13 @@ draw_memory("zero_grad(set_to_none=False)", **{"grads[0]": grads[0], "grads[2]":
 #
 # ``zero_grad()`` sets ``p.grad`` to ``None``; a ``g`` taken before keeps its values, and the next
 # ``backward()`` gives ``p.grad`` a new tensor. So with the default, each step's gradient is a
-# tensor of its own: the symptom's loop with ``zero_grad()`` logs three different gradients.
+# tensor of its own: the symptom's loop with ``zero_grad()`` logs three different tensors, each
+# equal to the gradient worked out by hand for that step's weights.
 
 p = model.weight
-logged = []
+logged, expected = [], []
 for _ in range(3):
+    expected.append(by_hand(model, x, y))
     ((model(x) - y) ** 2).mean().backward()
     logged.append(p.grad)
     optimizer.step()
@@ -237,6 +239,10 @@ for _ in range(3):
 print("logged[0] is logged[2]:", logged[0] is logged[2])
 print("logged[0] equals logged[2]:", torch.equal(logged[0], logged[2]))
 assert logged[0] is not logged[2] and not torch.equal(logged[0], logged[2]), "with the default, the entries differ"
+assert all(torch.allclose(g, e) for g, e in zip(logged, expected, strict=True)), "each entry is its step's gradient"
+# sphinx_gallery_start_ignore
+assert logged[0] is not logged[1] and logged[1] is not logged[2], "three tensors of their own"
+# sphinx_gallery_end_ignore
 ((model(x) - y) ** 2).mean().backward()
 g = p.grad
 before = g.clone()

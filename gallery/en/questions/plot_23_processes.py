@@ -7,10 +7,10 @@ A ``DataLoader`` worker's edit is lost: tensors between processes
 .. admonition:: Answer
    :class: answer
 
-   With the ``fork`` start method, a child such as a ``DataLoader`` worker edits its own copy of a
-   tensor unless the tensor is in shared memory; a tensor sent through a ``torch.multiprocessing``
-   queue is moved there (a non-leaf that requires grad is refused), so the receiver's edits reach
-   the sender. Share the tensor before the workers start:
+   Under ``fork``, a child such as a ``DataLoader`` worker edits its own copy of a tensor unless it
+   is in shared memory; a ``torch.multiprocessing`` queue moves what it sends there, so the
+   receiver's edits reach the sender (under ``no_grad()`` for a leaf that requires grad; a non-leaf
+   that requires grad is not sent). Share it before the workers start:
 
    .. code-block:: python
 
@@ -20,8 +20,9 @@ A ``DataLoader`` worker's edit is lost: tensors between processes
 A dataset that counts how often each item was read counts nothing when the ``DataLoader`` has
 workers, and a tensor handed to another process is sometimes a copy, sometimes shared. This page
 starts real child processes: a worker that edits the dataset, a child that edits a tensor it
-inherited, one that edits a tensor sent through a queue, and the fix in a two-epoch loop. Every
-wait has a time limit, and every child has ended when the page ends.
+inherited, one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
+send, and the fix in a two-epoch loop. Every wait has a time limit, and every child has ended when
+the page ends.
 """
 
 # %%
@@ -34,10 +35,11 @@ wait has a time limit, and every child has ended when the page ends.
 # other methods find a child's function (`contexts and start methods
 # <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__).
 # ``run`` starts one child, waits for it at most ``TIMEOUT`` seconds, and checks it ended well.
+# ``send_to_child`` starts a child that takes one tensor from a queue and edits it (below), sends it
+# ``t``, and returns the child's ``replies`` answers and its exit code.
 
 import signal
 from multiprocessing import resource_sharer
-from multiprocessing.reduction import ForkingPickler
 
 import torch
 import torch.multiprocessing as mp
@@ -63,6 +65,19 @@ def run(target, *args):
 
 def add_one(t):
     t.add_(1)
+
+
+def send_to_child(t, replies):
+    inbox, outbox = ctx.Queue(), ctx.Queue()
+    child = ctx.Process(target=edit_from_queue, args=(inbox, outbox))
+    child.start()
+    inbox.put(t)
+    answers = [outbox.get(timeout=TIMEOUT) for _ in range(replies)]
+    child.join(TIMEOUT)
+    for queue in (inbox, outbox):
+        queue.close()
+        queue.join_thread()
+    return answers, child.exitcode
 
 
 # sphinx_gallery_start_ignore
@@ -122,43 +137,70 @@ assert not plain.any() and torch.equal(shared, torch.ones(3)), "only the shared 
 # ---------------------------------------------------
 #
 # Sending a tensor through a ``torch.multiprocessing`` queue puts its storage in shared memory and
-# hands the receiver a tensor on that memory. The child below takes ``sent`` from ``inbox``, adds
-# one, and answers through ``outbox``; the parent sees the edit. A non-leaf that requires grad is
-# not sent: the queue pickles with ``ForkingPickler``, which refuses it.
+# hands the receiver a tensor on that memory. The child below takes ``sent`` from its inbox, adds
+# one, and answers through its outbox; the parent sees the edit. A leaf that requires grad arrives
+# still requiring grad, so the child's ``add_(1)`` raises; under ``torch.no_grad()`` the same edit
+# runs and reaches the sender too.
 
 
 def edit_from_queue(inbox, outbox):
     t = inbox.get(timeout=TIMEOUT)
-    t.add_(1)
+    try:
+        t.add_(1)
+    except RuntimeError as e:
+        outbox.put(f"{type(e).__name__}: {e}")
+        with torch.no_grad():
+            t.add_(1)
     outbox.put(t.is_shared())
 
 
 sent = torch.zeros(3)
 print("before: sent.is_shared():", sent.is_shared())
-inbox, outbox = ctx.Queue(), ctx.Queue()
-child = ctx.Process(target=edit_from_queue, args=(inbox, outbox))
-child.start()
-inbox.put(sent)
-in_child = outbox.get(timeout=TIMEOUT)
-child.join(TIMEOUT)
-for queue in (inbox, outbox):
-    queue.close()
-    queue.join_thread()
-print("in the child, is_shared():", in_child, " child.exitcode:", child.exitcode)
+(in_child,), exitcode = send_to_child(sent, 1)
+print("in the child, is_shared():", in_child, " child.exitcode:", exitcode)
 print("after: sent:", sent, " sent.is_shared():", sent.is_shared())
 assert torch.equal(sent, torch.ones(3)) and sent.is_shared(), "the child's edit reached the sender"
 # sphinx_gallery_start_ignore
-assert in_child and child.exitcode == 0 and not child.is_alive(), "the child got a shared tensor and ended"
+assert in_child and exitcode == 0, "the child got a shared tensor and ended"
 # sphinx_gallery_end_ignore
+leaf = torch.zeros(3, requires_grad=True)
+(refused, in_child), exitcode = send_to_child(leaf, 2)
+print("a leaf that requires grad, in the child:", refused)
+print("after the edit under no_grad(): leaf:", leaf, " child.exitcode:", exitcode)
+assert refused.startswith("RuntimeError: a leaf Variable that requires grad"), "the leaf refused add_ in the child"
+assert torch.equal(leaf.detach(), torch.ones(3)) and in_child, "the edit under no_grad() reached the sender"
+
+# %%
+# A non-leaf that requires grad never arrives
+# -------------------------------------------
+#
+# A non-leaf that requires grad cannot cross to another process: ``ForkingPickler``, which the
+# queues pickle with, refuses it. ``Queue.put`` does not raise: it hands the tensor to a feeder
+# thread, which pickles in the background, drops the item and passes the error to the queue's
+# ``_on_queue_feeder_error`` (an internal hook, which prints the traceback on stderr; this page
+# records the error through it instead). The next item put is the first to come out.
+# ``SimpleQueue.put`` pickles in the caller, and raises there.
+
 non_leaf = torch.zeros(3, requires_grad=True) * 2
+queue, feeder_errors = ctx.Queue(), []
+queue._on_queue_feeder_error = lambda e, item: feeder_errors.append(e)
+queue.put(non_leaf)
+queue.put(torch.ones(3))
+first = queue.get(timeout=TIMEOUT)
+queue.close()
+queue.join_thread()
+print("Queue.put returned; the first item out:", first)
+print("the feeder thread's error:", *(f"{type(e).__name__}: {e}" for e in feeder_errors))
+assert torch.equal(first, torch.ones(3)) and len(feeder_errors) == 1, "put returned, and the non-leaf was dropped"
+assert str(feeder_errors[0]).startswith("Cowardly refusing to serialize non-leaf tensor which requires_grad"), "why"
+simple = ctx.SimpleQueue()
 try:
-    ForkingPickler.dumps(non_leaf)
+    simple.put(non_leaf)
 except RuntimeError as e:
-    refused = str(e)
-    print(f"{type(e).__name__}: {e}")
+    print(f"SimpleQueue.put: {type(e).__name__}: {e}")
 else:
-    raise AssertionError("pickling a non-leaf that requires grad for another process must raise")
-assert refused.startswith("Cowardly refusing to serialize non-leaf tensor which requires_grad"), "refused"
+    raise AssertionError("SimpleQueue.put of a non-leaf that requires grad must raise in the caller")
+simple.close()
 
 # %%
 # The fix, over two epochs
@@ -198,7 +240,9 @@ assert mp.active_children() == [], "every child process has ended"
 # copy of every tensor that is not in shared memory, and its edits stay in that copy. A tensor in
 # shared memory, moved there by ``share_memory_()`` or by being sent through a
 # ``torch.multiprocessing`` queue, is one memory for the processes that have it, so a child's edits
-# reach the parent. Share what the workers must update, and return everything else from
+# reach the parent (a leaf that requires grad takes them only under ``torch.no_grad()``). A non-leaf
+# that requires grad is not sent at all: ``Queue.put`` returns and its feeder thread drops it, while
+# ``SimpleQueue.put`` raises. Share what the workers must update, and return everything else from
 # ``__getitem__``.
 #
 # This page runs the ``fork`` method only. Under ``spawn``, the default on macOS and Windows, a

@@ -20,8 +20,9 @@
 copies and what it shares: ``functional_call`` uses the tensors of its dict as they are (the
 module's own parameters are left alone, and a buffer is updated where it is: in the dict if the
 dict holds it, in the module if not),
-``torch.func.grad`` needs no ``requires_grad``, and ``vmap`` refuses what would reach a batched
-tensor's memory. It ends with a training loop over a dict of parameters.
+``torch.func.grad`` needs no ``requires_grad``, and ``vmap`` refuses ``.data``, the calls that turn
+a batched tensor into Python numbers or an array, and those that hand out its memory. It ends with a
+training loop over a dict of parameters.
 """
 
 # %%
@@ -65,9 +66,11 @@ assert message == "accessing `data` under vmap transform is not allowed", "the e
 # What else ``vmap`` refuses
 # --------------------------
 #
-# Everything that would reach the memory of the batched tensor, or turn it into Python numbers,
-# raises as well: ``item()``, ``tolist()``, ``numpy()``, ``data_ptr()``, ``untyped_storage()`` and
-# setting ``.data``. ``detach()``, ``clone()`` and an in-place ``add_`` run, row by row.
+# These raise as well: ``item()``, ``tolist()`` and ``numpy()``, which would turn the batched tensor
+# into Python numbers or an array, ``data_ptr()`` and ``untyped_storage()``, which would hand out
+# its memory, and setting ``.data``. ``detach()``, ``clone()`` and an in-place ``add_`` run, row by
+# row. Not every read of the tensor's layout raises either: ``stride()`` and ``storage_offset()``
+# run and give one row's, and ``repr()`` runs and shows a ``BatchedTensor``.
 
 calls = {
     "t.item()": lambda t: t.sum().item(),
@@ -90,6 +93,19 @@ edited = batch.clone()
 vmap(lambda t: t.add_(1))(edited)
 print("t.add_(1) on edited:", edited)
 assert torch.equal(edited, batch + 1), "an in-place add_ under vmap wrote into the tensor given to vmap"
+layout = {}
+
+
+def read_layout(t):
+    layout.update(stride=t.stride(), storage_offset=t.storage_offset(), repr=repr(t))
+    return t.clone()
+
+
+vmap(read_layout)(batch)
+print("t.stride():", layout["stride"], " t.storage_offset():", layout["storage_offset"],
+      " repr(t) starts:", layout["repr"].split("(")[0])  # fmt: skip
+assert (layout["stride"], layout["storage_offset"]) == (batch[0].stride(), batch[0].storage_offset()), "one row's"
+assert layout["repr"].startswith("BatchedTensor("), "repr() ran under vmap and names the batched tensor"
 
 # %%
 # The fix
@@ -208,5 +224,6 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # own back: no copy either way, so gradients and in-place buffer updates land in the dict (a
 # buffer the dict leaves out is the module's, and is updated there).
 # ``torch.func.grad`` computes a gradient without ``requires_grad`` or ``.grad``. Under ``vmap``,
-# ``.data`` and everything that reads a batched tensor's memory or turns it into Python numbers
-# raise; ``detach()`` and ``clone()`` work.
+# ``.data`` raises, and so do the calls that turn a batched tensor into Python numbers or an array
+# (``item()``, ``tolist()``, ``numpy()``) or hand out its memory (``data_ptr()``,
+# ``untyped_storage()``); ``detach()``, ``clone()``, ``add_``, ``stride()`` and ``repr()`` run.

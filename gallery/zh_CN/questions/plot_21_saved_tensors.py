@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   只有当自动求导（autograd）看得见的原地操作改动了某个运算保存下来的张量时，``backward()`` 才会报错（经 ``.data``
+   自动求导（autograd）看得见的原地操作，如果改动了某个运算保存下来的张量，``backward()`` 就会报错（经 ``.data``
    的修改不会被发现，梯度是错的）：``exp`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
    什么都不保存。解决办法是不做原地修改，把结果写成新张量：
 
@@ -400,11 +400,12 @@ assert "use_reentrant=False is recommended" in str(caught[0].message), "the warn
 # sphinx_gallery_end_ignore
 
 # %%
-# ``retain_graph``
-# ----------------
+# 第二次 ``backward()``
+# ---------------------
 #
-# ``backward()`` 会释放各节点保存的张量，所以沿同一个计算图第二次 ``backward()`` 会报错，之后再读
-# ``_saved_result`` 也报同样的错。``retain_graph=True`` 把它们多留一轮；如果两次之间做了原地操作，第二次就会报错。
+# ``backward()`` 会释放各节点保存的张量，所以沿同一个计算图再调用一次 ``backward()``，一走到保存过张量的节点就会报错（这里是
+# ``exp`` 的节点，它保存了输出）；之后再读 ``_saved_result`` 也报同样的错。如果计算图里的节点都没有保存张量，比如
+# ``(x + 1).sum()``，就可以再跑一次，同样的梯度会再累加一遍。把上面这些运算作用在两个叶子张量上（这样只有运算本身会保存张量），可以看到：第二次反向传播报不报错，恰好取决于这个运算有没有保存张量。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 y = (x * 2).exp()
@@ -412,15 +413,56 @@ y.sum().backward()
 try:
     y.sum().backward()
 except RuntimeError as e:
+    twice = str(e)
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("a second backward() through a freed graph must raise")
+# sphinx_gallery_start_ignore
+try:
+    y.grad_fn._saved_result
+except RuntimeError as e:
+    assert str(e) == twice, "reading the freed saved output raises the same error"
+else:
+    raise AssertionError("reading a freed saved tensor must raise")
+# sphinx_gallery_end_ignore
+x.grad = None
+z = (x + 1).sum()
+z.backward()
+z.backward()
+print("(x + 1).sum() twice, x.grad:", x.grad)
+assert torch.equal(x.grad, torch.full((3,), 2.0)), "add and sum saved no tensor: the second pass ran"
+
+
+def second_pass_raises(op):
+    v, w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True), torch.tensor([1.5, 2.0, -0.5], requires_grad=True)
+    packed = []
+    with saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        out = op(v, w).sum()
+    out.backward()
+    try:
+        out.backward()
+    except RuntimeError as e:
+        return len(packed), "backward through the graph a second time" in str(e)
+    return len(packed), False
+
+
+for name, op in ops.items():
+    count, raised = second_pass_raises(op)
+    print(f"{name:8} tensors saved: {count}  second backward() raised: {raised}")
+    assert raised == (count > 0), f"{name}: a second pass raises exactly when the operation saved a tensor"
+
+# %%
+# ``retain_graph``
+# ----------------
+#
+# ``retain_graph=True`` 会一直留住保存的张量，直到某一次反向传播不带这个参数：下面四次反向传播，前三次带着它，保存的张量都留着，每一次都累加同样的梯度；第四次之后，保存的输出就被释放了。如果两次之间做了原地操作，后一次就会报错。
+
 x.grad = None
 y = (x * 2).exp()
-y.sum().backward(retain_graph=True)
-y.sum().backward()
-print("two passes, x.grad:", x.grad)
-assert torch.allclose(x.grad, 2 * 2 * torch.exp(2 * x.detach())), "the second pass added the same gradient"
+for i in range(4):
+    y.sum().backward(retain_graph=i < 3)
+print("four passes, x.grad:", x.grad)
+assert torch.allclose(x.grad, 4 * 2 * torch.exp(2 * x.detach())), "each pass added the same gradient"
 # sphinx_gallery_start_ignore
 try:
     y.grad_fn._saved_result
@@ -447,4 +489,4 @@ else:
 # ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
 # 什么都不保存；经 ``.data`` 的修改不会被发现，梯度是错的。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和
 # ``torch.utils.checkpoint`` 也允许原地修改输出，但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
-# 把保存的张量留给下一轮，检查也随之保留。怎么读这条报错，见\ :ref:`原地修改报错那一页 <questions-inplace-error>`。
+# 会一直留住保存的张量，检查也随之保留，直到某一次不带它的 ``backward()``。怎么读这条报错，见\ :ref:`原地修改报错那一页 <questions-inplace-error>`。

@@ -7,8 +7,8 @@
 .. admonition:: 答案
    :class: answer
 
-   ``p.grad`` 始终是同一个张量：之后的 ``backward()`` 会累加进它（除非 ``zero_grad()`` 先把它设为
-   ``None``，这是默认行为），``zero_grad(set_to_none=False)`` 则把它原地清零；存下来的 ``g = p.grad`` 就是这个张量，所以跟着变，记下的每一项也就都相同。解决办法是存一份副本：
+   ``g = p.grad`` 不是副本。用 ``zero_grad(set_to_none=False)`` 清零或根本不清零，每次 ``backward()``
+   都写进同一个张量，这样记下的各项全都相同；默认的 ``zero_grad()`` 把 ``p.grad`` 设为 ``None``，每一步记下的是一个新张量，即这一步的梯度。两种情况下，解决办法都是存一份副本：
 
    .. code-block:: python
 
@@ -217,11 +217,12 @@ draw_memory("zero_grad(set_to_none=False)", **{"grads[0]": grads[0], "grads[2]":
 # --------------------------------------------
 #
 # ``zero_grad()`` 把 ``p.grad`` 设成 ``None``；之前取到的 ``g`` 保留原来的值，下一次 ``backward()``
-# 给 ``p.grad`` 一个新张量。所以在默认设置下，每一步的梯度都是各自独立的张量：把现象里的循环换成 ``zero_grad()``，记下的三个梯度互不相同。
+# 给 ``p.grad`` 一个新张量。所以在默认设置下，每一步的梯度都是各自独立的张量：把现象里的循环换成 ``zero_grad()``，记下的是三个不同的张量，每一个都等于按那一步的权重手算出的梯度。
 
 p = model.weight
-logged = []
+logged, expected = [], []
 for _ in range(3):
+    expected.append(by_hand(model, x, y))
     ((model(x) - y) ** 2).mean().backward()
     logged.append(p.grad)
     optimizer.step()
@@ -229,6 +230,10 @@ for _ in range(3):
 print("logged[0] is logged[2]:", logged[0] is logged[2])
 print("logged[0] equals logged[2]:", torch.equal(logged[0], logged[2]))
 assert logged[0] is not logged[2] and not torch.equal(logged[0], logged[2]), "with the default, the entries differ"
+assert all(torch.allclose(g, e) for g, e in zip(logged, expected, strict=True)), "each entry is its step's gradient"
+# sphinx_gallery_start_ignore
+assert logged[0] is not logged[1] and logged[1] is not logged[2], "three tensors of their own"
+# sphinx_gallery_end_ignore
 ((model(x) - y) ** 2).mean().backward()
 g = p.grad
 before = g.clone()
@@ -308,6 +313,6 @@ assert not torch.equal(grads[0], grads[2]), "the steps' gradients differ"
 # ----
 #
 # ``p.grad`` 和别的张量没有两样，``g = p.grad`` 只是给它起了第二个名字。默认的 ``set_to_none=True`` 之下，``zero_grad()``
-# 不再引用这个张量，下一次 ``backward()`` 另建一个，所以 ``g`` 保留原来的值；``set_to_none=False`` 之下，``zero_grad()``
+# 让 ``p.grad`` 不再指向这个张量，下一次 ``backward()`` 另建一个，所以 ``g`` 保留原来的值；``set_to_none=False`` 之下，``zero_grad()``
 # 把它清零，``backward()`` 再累加进去。两次 ``backward()`` 之间不调用 ``zero_grad()`` 也是累加，梯度累积就是这样实现的。想留住某一步的梯度，就存
 # ``p.grad.clone()``。

@@ -8,8 +8,8 @@
    :class: answer
 
    用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）修改的是张量的一份副本，除非这个张量在共享内存里；经
-   ``torch.multiprocessing`` 的队列发送的张量会被移进共享内存（需要梯度的非叶子张量会被拒绝），所以接收方的修改发送方也看得到。解决办法是在
-   worker 启动之前共享这个张量：
+   ``torch.multiprocessing`` 的队列发送的张量会移进共享内存，接收方的修改发送方也看得到（需要梯度的叶子张量须在 ``no_grad()``
+   下修改；需要梯度的非叶子张量发送不出去）。解决办法是在 worker 启动前共享这个张量：
 
    .. code-block:: python
 
@@ -17,7 +17,7 @@
       loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
 一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用上 worker，计数就一直是 0；交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：一个修改数据集的
-worker，一个修改继承来的张量的子进程，一个修改经队列收到的张量的子进程，最后在两个 epoch 的循环里检验解决办法。每次等待都有时间上限，页面结束时所有子进程都已退出。
+worker，一个修改继承来的张量的子进程，一个修改经队列收到的张量的子进程，看队列遇到发送不了的张量时怎么处理，最后在两个 epoch 的循环里检验解决办法。每次等待都有时间上限，页面结束时所有子进程都已退出。
 """
 
 # %%
@@ -27,11 +27,11 @@ worker，一个修改继承来的张量的子进程，一个修改经队列收�
 # 本页有意用 ``fork`` 方式启动子进程：fork 出来的子进程是当前进程的一份拷贝，不用导入任何东西就能运行本页（包括 notebook 里）定义的函数。哪些平台有
 # ``fork``，其他启动方式又怎样找到子进程要运行的函数，见 Python 文档（`上下文和启动方法
 # <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__）。``run``
-# 启动一个子进程，最多等它 ``TIMEOUT`` 秒，并检查它是否正常结束。
+# 启动一个子进程，最多等它 ``TIMEOUT`` 秒，并检查它是否正常结束。``send_to_child`` 启动一个子进程，它从队列取出一个张量并修改它（见下文）；函数把
+# ``t`` 发给它，返回子进程的 ``replies`` 条答复和它的退出码。
 
 import signal
 from multiprocessing import resource_sharer
-from multiprocessing.reduction import ForkingPickler
 
 import torch
 import torch.multiprocessing as mp
@@ -57,6 +57,19 @@ def run(target, *args):
 
 def add_one(t):
     t.add_(1)
+
+
+def send_to_child(t, replies):
+    inbox, outbox = ctx.Queue(), ctx.Queue()
+    child = ctx.Process(target=edit_from_queue, args=(inbox, outbox))
+    child.start()
+    inbox.put(t)
+    answers = [outbox.get(timeout=TIMEOUT) for _ in range(replies)]
+    child.join(TIMEOUT)
+    for queue in (inbox, outbox):
+        queue.close()
+        queue.join_thread()
+    return answers, child.exitcode
 
 
 # sphinx_gallery_start_ignore
@@ -113,43 +126,67 @@ assert not plain.any() and torch.equal(shared, torch.ones(3)), "only the shared 
 # 经队列发送的张量是共享的，不是复制的
 # ------------------------------------
 #
-# 经 ``torch.multiprocessing`` 的队列发送一个张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。下面的子进程从
-# ``inbox`` 取出 ``sent``，加一，再通过 ``outbox`` 发回答复；父进程看到了这次修改。需要梯度的非叶子张量发送不出去：队列用
-# ``ForkingPickler`` 序列化，它会拒绝这样的张量。
+# 经 ``torch.multiprocessing`` 的队列发送一个张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。下面的子进程从收件队列取出
+# ``sent``，加一，再通过发件队列答复；父进程看到了这次修改。需要梯度的叶子张量到了对方那里仍然需要梯度，所以子进程里的
+# ``add_(1)`` 会报错；在 ``torch.no_grad()`` 之下，同样的修改可以执行，也会传回发送方。
 
 
 def edit_from_queue(inbox, outbox):
     t = inbox.get(timeout=TIMEOUT)
-    t.add_(1)
+    try:
+        t.add_(1)
+    except RuntimeError as e:
+        outbox.put(f"{type(e).__name__}: {e}")
+        with torch.no_grad():
+            t.add_(1)
     outbox.put(t.is_shared())
 
 
 sent = torch.zeros(3)
 print("before: sent.is_shared():", sent.is_shared())
-inbox, outbox = ctx.Queue(), ctx.Queue()
-child = ctx.Process(target=edit_from_queue, args=(inbox, outbox))
-child.start()
-inbox.put(sent)
-in_child = outbox.get(timeout=TIMEOUT)
-child.join(TIMEOUT)
-for queue in (inbox, outbox):
-    queue.close()
-    queue.join_thread()
-print("in the child, is_shared():", in_child, " child.exitcode:", child.exitcode)
+(in_child,), exitcode = send_to_child(sent, 1)
+print("in the child, is_shared():", in_child, " child.exitcode:", exitcode)
 print("after: sent:", sent, " sent.is_shared():", sent.is_shared())
 assert torch.equal(sent, torch.ones(3)) and sent.is_shared(), "the child's edit reached the sender"
 # sphinx_gallery_start_ignore
-assert in_child and child.exitcode == 0 and not child.is_alive(), "the child got a shared tensor and ended"
+assert in_child and exitcode == 0, "the child got a shared tensor and ended"
 # sphinx_gallery_end_ignore
+leaf = torch.zeros(3, requires_grad=True)
+(refused, in_child), exitcode = send_to_child(leaf, 2)
+print("a leaf that requires grad, in the child:", refused)
+print("after the edit under no_grad(): leaf:", leaf, " child.exitcode:", exitcode)
+assert refused.startswith("RuntimeError: a leaf Variable that requires grad"), "the leaf refused add_ in the child"
+assert torch.equal(leaf.detach(), torch.ones(3)) and in_child, "the edit under no_grad() reached the sender"
+
+# %%
+# 需要梯度的非叶子张量永远到不了
+# ------------------------------
+#
+# 需要梯度的非叶子张量不能跨进程传递：队列用来序列化的 ``ForkingPickler`` 会拒绝它。``Queue.put`` 却不报错：它把张量交给一个
+# feeder 线程，由这个线程在后台序列化；出错时线程丢掉这一项，把错误交给队列的内部钩子 ``_on_queue_feeder_error``，这个钩子默认把
+# traceback 打印到 stderr（本页改用它把错误记录下来）。于是之后放进去的那一项，成了第一个取出来的。``SimpleQueue.put``
+# 在调用方序列化，错误就在调用方抛出。
+
 non_leaf = torch.zeros(3, requires_grad=True) * 2
+queue, feeder_errors = ctx.Queue(), []
+queue._on_queue_feeder_error = lambda e, item: feeder_errors.append(e)
+queue.put(non_leaf)
+queue.put(torch.ones(3))
+first = queue.get(timeout=TIMEOUT)
+queue.close()
+queue.join_thread()
+print("Queue.put returned; the first item out:", first)
+print("the feeder thread's error:", *(f"{type(e).__name__}: {e}" for e in feeder_errors))
+assert torch.equal(first, torch.ones(3)) and len(feeder_errors) == 1, "put returned, and the non-leaf was dropped"
+assert str(feeder_errors[0]).startswith("Cowardly refusing to serialize non-leaf tensor which requires_grad"), "why"
+simple = ctx.SimpleQueue()
 try:
-    ForkingPickler.dumps(non_leaf)
+    simple.put(non_leaf)
 except RuntimeError as e:
-    refused = str(e)
-    print(f"{type(e).__name__}: {e}")
+    print(f"SimpleQueue.put: {type(e).__name__}: {e}")
 else:
-    raise AssertionError("pickling a non-leaf that requires grad for another process must raise")
-assert refused.startswith("Cowardly refusing to serialize non-leaf tensor which requires_grad"), "refused"
+    raise AssertionError("SimpleQueue.put of a non-leaf that requires grad must raise in the caller")
+simple.close()
 
 # %%
 # 在两个 epoch 里检验解决办法
@@ -184,8 +221,9 @@ assert mp.active_children() == [], "every child process has ended"
 # ----
 #
 # fork 出来的子进程，包括以 ``fork`` 方式启动的 ``DataLoader`` worker，拿到的是所有不在共享内存里的张量的副本，它的修改只留在副本里。在共享内存里的张量（由
-# ``share_memory_()`` 移进去，或经 ``torch.multiprocessing`` 的队列发送时放进去）用的是这些进程共享的同一块内存，所以子进程的修改父进程也看得到。worker
-# 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
+# ``share_memory_()`` 移进去，或经 ``torch.multiprocessing`` 的队列发送时放进去）用的是这些进程共享的同一块内存，所以子进程的修改父进程也看得到（需要梯度的叶子张量只有在
+# ``torch.no_grad()`` 之下才能修改）。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``
+# 则直接报错。worker 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
 #
 # 本页只运行 ``fork`` 方式。在 ``spawn`` 方式下（macOS 和 Windows 的默认方式），worker 不是父进程的一份拷贝，数据集是发送给它的。这时它的修改能否到达父进程，本页没有演示（spawn
 # 出来的 worker 要从模块文件导入数据集的类，而页面提供不了这样的文件）：请在你运行的平台上检查 ``visits``。

@@ -17,7 +17,7 @@
 
 ``torch.func`` 在你交给它的张量上运行模块或函数。本页检查它复制了什么、共享了什么：``functional_call``
 原样使用字典里的张量（模块自己的参数不受影响；缓冲区在哪里就在哪里更新：字典里有它就在字典里更新，没有就在模块里更新），``torch.func.grad`` 不需要
-``requires_grad``，``vmap`` 拒绝一切会碰到批量张量内存的操作。最后是一个训练字典里参数的循环。
+``requires_grad``，以及 ``vmap`` 拒绝哪些操作：``.data``、把批量张量变成 Python 数值或数组的调用，以及会交出它的内存的调用。最后是一个训练字典里参数的循环。
 """
 
 # %%
@@ -60,8 +60,10 @@ assert message == "accessing `data` under vmap transform is not allowed", "the e
 # ``vmap`` 还拒绝什么
 # -------------------
 #
-# 凡是会碰到批量张量的内存、或者把它变成 Python 数值的操作，也都报错：``item()``、``tolist()``、``numpy()``、``data_ptr()``、``untyped_storage()``，以及给
-# ``.data`` 赋值。``detach()``、``clone()`` 和原地的 ``add_`` 都能逐行运行。
+# 下面这些也都报错：``item()``、``tolist()`` 和 ``numpy()``，它们要把批量张量变成 Python 数值或数组；``data_ptr()`` 和
+# ``untyped_storage()``，它们要交出它的内存；还有给 ``.data`` 赋值。``detach()``、``clone()`` 和原地的 ``add_``
+# 都能逐行运行。读取张量布局的操作也并非都会报错：``stride()`` 和 ``storage_offset()`` 可以运行，给出的是一行的值；``repr()``
+# 也能运行，显示的是一个 ``BatchedTensor``。
 
 calls = {
     "t.item()": lambda t: t.sum().item(),
@@ -84,6 +86,19 @@ edited = batch.clone()
 vmap(lambda t: t.add_(1))(edited)
 print("t.add_(1) on edited:", edited)
 assert torch.equal(edited, batch + 1), "an in-place add_ under vmap wrote into the tensor given to vmap"
+layout = {}
+
+
+def read_layout(t):
+    layout.update(stride=t.stride(), storage_offset=t.storage_offset(), repr=repr(t))
+    return t.clone()
+
+
+vmap(read_layout)(batch)
+print("t.stride():", layout["stride"], " t.storage_offset():", layout["storage_offset"],
+      " repr(t) starts:", layout["repr"].split("(")[0])  # fmt: skip
+assert (layout["stride"], layout["storage_offset"]) == (batch[0].stride(), batch[0].storage_offset()), "one row's"
+assert layout["repr"].startswith("BatchedTensor("), "repr() ran under vmap and names the batched tensor"
 
 # %%
 # 解决办法
@@ -192,5 +207,6 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # ----
 #
 # ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的缓冲区是模块自己的，就在模块里更新）。``torch.func.grad``
-# 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。在 ``vmap`` 之下，``.data`` 以及一切读取批量张量内存或把它变成
-# Python 数值的操作都会报错；``detach()`` 和 ``clone()`` 可以用。
+# 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。在 ``vmap`` 之下，``.data`` 会报错，把批量张量变成
+# Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``）也会报错；``detach()``、``clone()``、``add_``、``stride()``
+# 和 ``repr()`` 都能运行。
