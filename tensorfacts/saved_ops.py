@@ -6,8 +6,9 @@ fresh leaves ``x`` and ``y`` that require grad (and ``c``, which does not); ``F`
 with :func:`torch.autograd.graph.saved_tensors_hooks`: each tensor the pack hook receives is named (the
 input ``x``, the other operand, the output, or another tensor). A Python number the operation wraps as a
 tensor (the ``2`` of ``x * 2``) is saved without passing through the hook, so the column does not show it
-(the fact ``wrapped-number-saved-outside-hooks``). The other columns run the consequence: an in-place edit of the input, or of the output, under
-``torch.no_grad()`` and then ``backward()``; and a second ``backward()`` without ``retain_graph``.
+(the fact ``wrapped-number-saved-outside-hooks``). The other columns run the consequence: an in-place
+edit of the input, or of the output, under ``torch.no_grad()`` and then ``backward()``; and a second
+``backward()`` without ``retain_graph``.
 The ``saved-table`` directive renders the cells; an unexpected error fails the cell and the build.
 """
 
