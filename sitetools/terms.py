@@ -86,6 +86,8 @@ WORDING: tuple[Term, ...] = (
     Term("共享", "to share (memory, a storage, a version counter)", "", avoid=("共用",)),
     Term("版本计数器", "the version counter (never 'the `_version` count')", "", also=("计数器",),
          avoid=("_version`` 计数", "_version` 计数")),
+    Term("没有版本计数器", "has no version counter (an inference tensor)", "",
+         avoid=("不记录版本计数器", "不维护版本计数器", "不记版本")),
     Term("本次构建", "this build", "", avoid=("本构建",)),
     Term("框内", "inside the box (an admonition)", "", avoid=("框里",)),
     Term("现象", "the symptom (the section a question page opens with)", "", avoid=("症状",)),

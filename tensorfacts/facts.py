@@ -267,7 +267,7 @@ def _inference_tensor() -> torch.Tensor:
 @fact("inference-tensor-has-no-version-counter", {
     "en": "Makes a tensor under torch.inference_mode() and reads its _version: the read raises that inference "
           "tensors do not track a version counter.",
-    "zh_CN": "在 torch.inference_mode() 下创建张量，读取它的 _version：读取时报错，说推理张量不记录版本计数器。",
+    "zh_CN": "在 torch.inference_mode() 下创建张量，读取它的 _version：读取时报错，说推理张量没有版本计数器。",
 })
 def _inference_tensor_has_no_version_counter() -> Fact:
     """Reading the version counter of a tensor made under inference_mode raises: it keeps none."""
@@ -328,6 +328,6 @@ def _expand_arithmetic_inplace_refused() -> Fact:
     return Fact(e.tolist() == [[-1.0] * 3] * 2 and len(errors) == 2 and all(overlap in x for x in errors),
                 f"after fill_(-1): {e.tolist()}; add_, mul_: {errors}")
 
-# The facts on edits through .detach() and .data, and those behind general sentences and advice, each
-# run over its scope (registered on import).
-from tensorfacts import detach_data_facts, general_facts, trainable_copy_facts  # noqa: E402, F401
+# The facts on edits through .detach() and .data, those behind the tables' notes and introductions, and
+# those behind general sentences and advice, each run over its scope (registered on import).
+from tensorfacts import detach_data_facts, general_facts, table_facts, trainable_copy_facts  # noqa: E402, F401

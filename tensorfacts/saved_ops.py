@@ -3,10 +3,12 @@
 Pure Python (imports torch, never Sphinx). Each row is one line of code, run as written (``eval``) on
 fresh leaves ``x`` and ``y`` that require grad (and ``c``, which does not); ``F`` is
 ``torch.nn.functional`` and ``checkpoint`` is ``torch.utils.checkpoint.checkpoint``. What the row saves is read
-with :func:`torch.autograd.graph.saved_tensors_hooks`: every tensor autograd packs for backward passes
-through the pack hook, which names it (the input ``x``, the other operand, the output, or another
-tensor). The other columns run the consequence: an in-place edit of the input, or of the output, under
-``torch.no_grad()`` and then ``backward()``; and a second ``backward()`` without ``retain_graph``.
+with :func:`torch.autograd.graph.saved_tensors_hooks`: each tensor the pack hook receives is named (the
+input ``x``, the other operand, the output, or another tensor). A Python number the operation wraps as a
+tensor (the ``2`` of ``x * 2``) is saved without passing through the hook, so the column does not show it
+(the fact ``wrapped-number-saved-outside-hooks``). The other columns run the consequence: an in-place
+edit of the input, or of the output, under ``torch.no_grad()`` and then ``backward()``; and a second
+``backward()`` without ``retain_graph``.
 The ``saved-table`` directive renders the cells; an unexpected error fails the cell and the build.
 """
 

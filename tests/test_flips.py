@@ -87,6 +87,30 @@ def _counted_step(func, args, kwargs):
     return result
 
 
+def _separate_unbind(func, args, kwargs):
+    """``unbind()`` as one ``select()`` per output, each view on a node of its own."""
+    return tuple(args[0].select(0, i) for i in range(args[0].shape[0]))
+
+
+def _number_as_tensor(func, args, kwargs):
+    """A number operand of ``mul`` made a full tensor first, so autograd saves it through the hooks."""
+    other = args[1]
+    if isinstance(other, (int, float)):
+        other = torch.full_like(args[0].detach(), other)
+    return func(args[0], other, *args[2:], **kwargs)
+
+
+@contextlib.contextmanager
+def _module_to_overwrites_parameters():
+    """``Module.to()`` makes new parameter objects (torch's own switch for it)."""
+    before = torch.__future__.get_overwrite_module_params_on_conversion()
+    torch.__future__.set_overwrite_module_params_on_conversion(True)
+    try:
+        yield
+    finally:
+        torch.__future__.set_overwrite_module_params_on_conversion(before)
+
+
 INPLACE = ("add_", "mul_", "sub_", "zero_")
 FUSED_STEPS = ("_fused_sgd_", "_fused_adam_", "_fused_adamw_")
 
@@ -109,11 +133,17 @@ MUTANTS = {
     "fused optimizer steps are counted": lambda: Override(**dict.fromkeys(FUSED_STEPS, _counted_step)),
     "expand() copies": lambda: Override(expand=lambda f, a, k: call(f, a, k).clone()),
     ".data shares the version counter": lambda: Override(data=lambda f, a, k: a[0].detach()),
+    "unbind() returns separate views": lambda: Override(unbind=_separate_unbind),
+    "a number operand becomes a tensor": lambda: Override(mul=_number_as_tensor),
+    "Module.to() makes new parameters": _module_to_overwrites_parameters,
 }
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
 FACT_FLIPS = {
     "expand-arithmetic-inplace-refused": "expand() copies",
+    "multi-view-outputs-share-one-node": "unbind() returns separate views",
+    "wrapped-number-saved-outside-hooks": "a number operand becomes a tensor",
+    "module-to-gives-parameter-new-memory": "Module.to() makes new parameters",
     "version-counter-catches-saved-edit": "in-place edits bypass autograd",
     "detach-numpy-write-silent": "detach copies",
     "detach-set-keeps-version-counter": "detach copies",

@@ -323,7 +323,7 @@ def _data_unsafe() -> Result:
                  "保存之后通过 `.detach().numpy()` 写入不会推进任何版本计数器，不会被发现，梯度是错的。"
                  "在张量被保存之前做的修改也不会被发现，但这本就无须发现：反向传播把它当作常数，"
                  "与在 `torch.no_grad()` 下做同样的修改结果相同（对叶子张量而言，就是按修改后的数值算出的梯度）。"
-                 "`.detach()` 比 `.data` 安全，但并不是安全的。",
+                 "`.detach()` 比 `.data` 安全，但并非绝对安全。",
     })
 def _detach_safe() -> Result:
     # Saved, then written through .detach().numpy(): the version counter does not move.

@@ -268,7 +268,7 @@ for name, alias in edits.items():
 assert raised == {"y[1:]": True, "y.detach()": False, "y.data": False}, "only the edit through the view raises"
 
 # %%
-# 推理张量根本不维护版本计数器，而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
+# 推理张量没有版本计数器，而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:

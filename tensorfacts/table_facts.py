@@ -1,0 +1,97 @@
+"""Named facts behind the view operations and "what operations save" pages and the behaviour matrix's
+notes, where a table cell cannot show the sentence: the split functions' autograd nodes, a number that
+an operation saves without the pack hook, and the memory behind a parameter after ``Module.to()``.
+Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from tensorfacts.fact_registry import Fact, fact
+from tensorfacts.tensors import same_storage
+
+
+@fact("module-to-gives-parameter-new-memory", {
+    "en": "Registers a float32 nn.Parameter a in a module m, keeps old = a.detach(), and calls m.to(torch.float64): "
+          "m.a is still a, now float64, and a no longer shares storage with old, which still holds the float32 values.",
+    "zh_CN": "把 float32 的 nn.Parameter a 注册进模块 m，先留下 old = a.detach()，再调用 m.to(torch.float64)："
+             "m.a 仍然是 a，已变成 float64，a 与 old 不再共享存储，old 里还是原来的 float32 数值。",
+})
+def _module_to_gives_parameter_new_memory() -> Fact:
+    """``Module.to()`` keeps a parameter object and puts new memory behind it."""
+    a = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+    old, m = a.detach(), torch.nn.Module()
+    m.register_parameter("a", a)
+    m.to(torch.float64)
+    kept = old.dtype == torch.float32 and old.tolist() == [1.0, 2.0, 3.0]
+    return Fact(m.a is a and a.dtype == torch.float64 and not same_storage(a, old) and kept,
+                f"m.a is a: {m.a is a}; a.dtype: {a.dtype}; a shares storage with old: {same_storage(a, old)}; "
+                f"old: {old.dtype} {old.tolist()}")
+
+
+#: The functions that split a tensor into several views, by the name the fact prints (what one call returns).
+_SPLITS = {
+    "unbind": lambda a: a.unbind(), "split": lambda a: a.split(1),
+    "split_with_sizes": lambda a: a.split_with_sizes([1, 2]), "chunk": lambda a: a.chunk(3),
+    "tensor_split": lambda a: a.tensor_split(3), "hsplit": lambda a: a.hsplit(2), "vsplit": lambda a: a.vsplit(3),
+}
+_ONE_NODE = {"unbind", "split", "split_with_sizes", "chunk"}
+
+
+@fact("multi-view-outputs-share-one-node", {
+    "en": "Calls unbind(), split(1), split_with_sizes([1, 2]), chunk(3), tensor_split(3), hsplit(2) and vsplit(3) "
+          "on a 3×4 non-leaf that requires grad, and fill_(-1) on the first output of each call, grad mode on: "
+          "all the outputs of one call of the first four share one grad_fn, and fill_ raises \"a function that "
+          "returns multiple views\"; each output of the last three has a SliceBackward0 of its own, and fill_ runs.",
+    "zh_CN": "在梯度模式下，对需要梯度的 3×4 非叶子张量分别调用 unbind()、split(1)、split_with_sizes([1, 2])、"
+             "chunk(3)、tensor_split(3)、hsplit(2) 和 vsplit(3)，再对每次调用的第一个输出执行 fill_(-1)："
+             "前四个函数一次调用的所有输出，grad_fn 都是同一个，fill_ 报错“a function that returns multiple views”；"
+             "后三个函数的每个输出各有自己的 SliceBackward0，fill_ 正常执行。",
+})
+def _multi_view_outputs_share_one_node() -> Fact:
+    """The views one call of unbind/split/split_with_sizes/chunk returns hang on one autograd node, and an
+    in-place edit of one is refused; tensor_split/hsplit/vsplit give each view its own slice node."""
+    one_node, refused, nodes = set(), set(), {}
+    with torch.enable_grad():
+        for name, split in _SPLITS.items():
+            outputs = split(torch.arange(12.0).reshape(3, 4).requires_grad_().clone())
+            nodes[name] = sorted({type(out.grad_fn).__name__ for out in outputs})
+            if len({id(out.grad_fn) for out in outputs}) == 1:
+                one_node.add(name)
+            try:
+                outputs[0].fill_(-1)
+            except RuntimeError as exc:
+                if "a function that returns multiple views" in str(exc):
+                    refused.add(name)
+    slices = all(nodes[name] == ["SliceBackward0"] for name in set(_SPLITS) - _ONE_NODE)
+    return Fact(one_node == _ONE_NODE and refused == _ONE_NODE and slices,
+                f"one grad_fn for all outputs: {sorted(one_node)}; fill_ refused: {sorted(refused)}; nodes: {nodes}")
+
+
+@fact("wrapped-number-saved-outside-hooks", {
+    "en": "Runs y = x * 2, x a leaf that requires grad, under torch.autograd.graph.saved_tensors_hooks: the pack hook "
+          "receives no tensor, yet y.grad_fn._saved_other is the 2, as a zero-dimensional tensor; after "
+          "y.sum().backward(), reading it raises that the saved tensors were freed.",
+    "zh_CN": "x 是需要梯度的叶子张量，在 torch.autograd.graph.saved_tensors_hooks 下计算 y = x * 2：打包钩子"
+             "没有收到任何张量，y.grad_fn._saved_other 却保存着那个 2，是一个零维张量；调用 y.sum().backward() "
+             "之后再读取它，就报错说保存的张量已被释放。",
+})
+def _wrapped_number_saved_outside_hooks() -> Fact:
+    """A Python number that an operation wraps as a tensor is saved for backward without the pack hook."""
+    x, packed = torch.linspace(0.5, 1.3, 9).reshape(3, 3).requires_grad_(), []
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        packed.append(t)
+        return t
+
+    with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = x * 2
+    saved = y.grad_fn._saved_other
+    y.sum().backward()
+    try:
+        after = f"no error: {y.grad_fn._saved_other}"
+    except RuntimeError as exc:
+        after = str(exc).splitlines()[0]
+    return Fact(not packed and saved.dim() == 0 and saved.item() == 2 and "already been freed" in after,
+                f"tensors the pack hook received: {len(packed)}; _saved_other: {saved!r}; after backward: {after}")
