@@ -132,8 +132,9 @@ def test_every_description_is_prose_written_in_the_pages_language(site_dir, lang
 
 
 def test_the_description_check_notices_code_glued_words_list_marks_and_cuts():
-    soup = BeautifulSoup('<meta name="description" content="每页可下载的.py 文件；, 不成立 import warnings import '
-                         'torch ..."><div class="highlight"><pre>import warnings\n\nimport torch</pre></div>', "html.parser")
+    page = ('<meta name="description" content="每页可下载的.py 文件；, 不成立 import warnings import torch ...">'
+            '<div class="highlight"><pre>import warnings\n\nimport torch</pre></div>')
+    soup = BeautifulSoup(page, "html.parser")
     assert description_problems(soup, cjk=False) == ["code in the description: 'import warnings import torch'"]
     assert len(description_problems(soup, cjk=True)) == 4
     apostrophe = BeautifulSoup('<meta name="description" content="shares a ’s memory">', "html.parser")
