@@ -81,10 +81,10 @@ _TITLE_COLON = re.compile(rf"(?<=[{HAN}]):[ \t]*")
 _STRAY_SPACE = re.compile(
     rf"(?<=[{HAN}])\s+(?=[{HAN}])|\s+(?=[{FULL_WIDTH_PUNCTUATION}])|(?<=[{FULL_WIDTH_PUNCTUATION}])\s+"
 )
-#: The reader's "," after a list item and "." after a list, where Chinese text or punctuation precedes them.
+#: An ASCII comma or full stop closing a Chinese clause ("；, 不成立", as sphinxext-opengraph ended list items).
 _LIST_MARK_AFTER_PUNCTUATION = re.compile(rf"(?<=[{FULL_WIDTH_PUNCTUATION}])[,.](?=\s|$)")
 _LIST_MARK_AFTER_HAN = re.compile(rf"(?<=[{HAN}])[,.](?=\s|$)")
-#: Latin text or code right after a Chinese character, where the reader dropped the space.
+#: Latin text or code right after a Chinese character, with no space between ("可下载的.py").
 _LATIN_AFTER_HAN = re.compile(rf"(?<=[{HAN}])(?=[._A-Za-z0-9])")
 _CUT = re.compile(r"\s*\.\.\.$")
 #: What a description leaves out: boxes, comments, code, raw HTML, pictures.
