@@ -78,7 +78,7 @@ TERMS: tuple[Term, ...] = (
 #: House words: one word for each idea, enforced like the terms' variants (``zh`` is the word to write;
 #: ``en`` says what it stands for; ``page`` is unused).
 WORDING: tuple[Term, ...] = (
-    Term("最保险", "the safest (copy)", "", avoid=("最稳妥",)),
+    Term("最保险", "the safest (copy)", "", avoid=("最稳妥", "稳妥")),
     Term("解决办法", "a fix", "", avoid=("修法", "修复办法")),
     Term("按求导公式算出的", "the analytic (gradient)", "", avoid=("微积分",)),
     Term("notebook", "a Jupyter notebook", "", avoid=("笔记本",)),
@@ -99,6 +99,7 @@ WORDING: tuple[Term, ...] = (
          also=("微批次（micro-batch）",), avoid=("micro-batch",)),
     Term("调用过 ``step()``", "an optimizer that has stepped (no English verb in Chinese prose)", "",
          avoid=("step 过",)),
+    Term("抛出", "to raise (an error; for 'to cause', 导致)", "", avoid=("引发",)),
     Term("滑动统计量", "running statistics (``BatchNorm``'s ``running_mean``)", "", avoid=("running 统计量",)),
     Term("源张量", "the source tensor (of a copy, a view or a conversion)", "", avoid=("来源张量",)),
 )
@@ -190,9 +191,16 @@ def _mentions(zh: str, en: str) -> re.Pattern[str]:
     return re.compile(rf"{re.escape(zh)}|(?<![\w.`/]){re.escape(en)}(?![\w.`/(])")
 
 
+#: A picture's ``:alt:`` option and the lines that continue it (indented further): a screen reader
+#: reads it in place of the picture, and a sighted reader never sees it, so a mention there is not the
+#: page's first mention.
+_ALT_TEXT = re.compile(r"^([ \t]*):alt:.*(?:\n\1[ \t]+\S.*)*", re.MULTILINE)
+
+
 def first_mention_problems(text: str) -> list[tuple[int, str]]:
     """``(line, message)`` for each term of :data:`FIRST_MENTIONS` whose first mention in ``text`` (a
-    page's prose) is not written ``zh（en）``."""
+    page's prose; alt text left out) is not written ``zh（en）``."""
+    text = _ALT_TEXT.sub(lambda alt: "\n" * alt.group().count("\n"), text)
     found = []
     for zh, en in FIRST_MENTIONS:
         first = _mentions(zh, en).search(text)

@@ -18,7 +18,7 @@ from sphinx_gallery.gen_rst import extract_intro_and_title
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 from tests.gallery_tools import LANGS, gallery_scripts, read_page, script_id
 
-from tensorcopy_sphinx.cjk_linebreaks import join_links, join_paragraph_lines, tidy_description  # noqa: E402  isort: skip
+from tensorcopy_sphinx.cjk_linebreaks import join_links, join_paragraph_lines, page_description, tidy_description  # noqa: E402  isort: skip
 from tensorcopy_sphinx.gallery_html_fixes import _source_read, plain_title, plain_tooltip  # noqa: E402  isort: skip
 from tensorcopy_sphinx.notebook_text import markdown_cell  # noqa: E402  isort: skip
 
@@ -56,6 +56,32 @@ def test_a_markdown_page_loses_the_line_breaks_inside_a_chinese_sentence():
 def test_the_description_loses_spaces_next_to_full_width_punctuation_and_between_chinese():
     before = "构建过程: 没有 grad_fn ，也不需要梯度 。 下一页 讲 detach() 。 Latin: words"
     assert tidy_description(before) == "构建过程：没有 grad_fn，也不需要梯度。下一页讲 detach()。Latin: words"
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("每页可下载的.py 文件；版本计数器_version 和它的.grad", "每页可下载的 .py 文件；版本计数器 _version 和它的 .grad"),
+    ("成立：一致；, 不成立：不一致.", "成立：一致；不成立：不一致。"),
+    ("一项, 另一项, 最后一项.", "一项，另一项，最后一项。"),
+    ("说明很长时截断于...", "说明很长时截断于……"),
+], ids=["latin-after-chinese", "list-marks-after-punctuation", "list-marks-after-chinese", "cut"])
+def test_the_description_reads_as_chinese(before, after):
+    assert tidy_description(before) == after
+
+
+#: Sphinx keeps the page title as a section (docutils alone would lift it out).
+SPHINX_LIKE = {"report_level": 5, "doctitle_xform": False}
+
+
+def test_the_description_is_the_pages_opening_not_its_code():
+    """The opening stops at the first code block or sub-section; the page title and boxes are left out."""
+    doctree = publish_doctree("Title\n=====\n\n.. note::\n\n   A box.\n\nOpening words, ``a``'s\nmemory.\n\n"
+                              ".. code-block:: python\n\n   import warnings\n\nAfter the code.\n\n"
+                              "Part\n----\n\nMore.\n", settings_overrides=SPHINX_LIKE)
+    assert page_description(doctree, 200, cjk=False) == "Opening words, a&#x27;s memory."
+    assert page_description(doctree, 10, cjk=False) == "Opening..."
+    chinese = publish_doctree("标题\n====\n\n读取中间结果的 ``.grad``。\n\n- 成立：一致；\n- 不成立。\n\n"
+                              "小节\n----\n\n更多。\n", settings_overrides=SPHINX_LIKE)
+    assert page_description(chinese, 200, cjk=True) == "读取中间结果的 .grad。成立：一致；不成立。"
 
 
 def test_tooltips_show_the_words_of_inline_markup_not_the_markup():
@@ -214,7 +240,7 @@ def test_the_meta_description_has_no_space_before_chinese_punctuation(site_dir):
     description = page.find("meta", attrs={"name": "description"})["content"]
     assert description.startswith(  # it read "。 原文说， resize_ 、 resize_as_ 、 set_ 和"
         "a.detach() 返回的张量与 a 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，"
-        "再检验原文关于原地改变形状的提醒。原文说，resize_、resize_as_、set_ 和 transpose_ 无论在哪一方上执行都会报错。"
+        "再检验原文的提醒：resize_、resize_as_、set_ 和 transpose_ 无论在哪一方上执行都会报错。"
     ), description
 
 

@@ -82,6 +82,14 @@ def test_the_facts_page_lists_every_fact_and_who_cites_it(tmp_path, lang, holds,
     assert field("leaf-refuses-inplace", "runs").get_text(strip=True) == runs
 
 
+@pytest.mark.parametrize("lang, cited", [("en", "Guide page, Home"), ("zh_CN", "“Guide page”、“Home”")])
+def test_the_pages_citing_a_fact_are_told_apart(tmp_path, lang, cited):
+    """A Chinese title may end in ？ (我该用哪一种写法？): unquoted, two titles would run into one."""
+    pages = {**PAGES, "index": PAGES["index"] + "\n`copy.deepcopy` and grads. {fact}`deepcopy-grad-by-source`\n"}
+    soup = BeautifulSoup(build(tmp_path, pages, lang)["facts"], "html.parser")
+    assert soup.select_one("li#fact-deepcopy-grad-by-source p.fact-cited").get_text() == cited
+
+
 #: A colon right after a Chinese character or full-width punctuation.
 ASCII_COLON_AFTER_CHINESE = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]:")
 

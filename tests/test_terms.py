@@ -57,6 +57,7 @@ def test_no_term_is_also_a_variant_to_avoid():
         ("a 需要求导时", [(1, "需要求导", "需要梯度")]),
         ("在求导模式下", [(1, "求导模式", "梯度模式")]),
         ("这是最稳妥的复制", [(1, "最稳妥", "最保险")]),
+        ("是稳妥的复制", [(1, "稳妥", "最保险")]),
         ("修法一", [(1, "修法", "解决办法")]),
         ("修复办法是", [(1, "修复办法", "解决办法")]),
         ("正是微积分给出的梯度", [(1, "微积分", "按求导公式算出的")]),
@@ -81,13 +82,14 @@ def test_no_term_is_also_a_variant_to_avoid():
         ("``BatchNorm`` 的 running 统计量", [(1, "running 统计量", "滑动统计量")]),
         ("去更新它的来源张量", [(1, "来源张量", "源张量")]),
         ("去更新它的源张量", []),
+        ("它会引发 ``IndexError``", [(1, "引发", "抛出")]),
     ],
     ids=["variant", "second-line", "quoted", "quoted-across-lines", "the-term-itself", "requires-grad",
-         "grad-mode", "safest", "fix", "fix-2", "analytic-gradient", "notebook", "last-cell", "code-cell",
+         "grad-mode", "safest", "safe", "fix", "fix-2", "analytic-gradient", "notebook", "last-cell", "code-cell",
          "the-accepted-word-holds-a-variant", "autograd-is-accepted", "share", "version-count",
          "version-counter", "this-build", "in-the-box", "fused-optimizer", "any-other-optimizer", "probe",
          "forward-pass", "forward-pass-accepted", "micro-batch", "micro-batch-first-mention", "stepped",
-         "running-statistics", "a-variant-holding-the-accepted-word", "source-tensor"],
+         "running-statistics", "a-variant-holding-the-accepted-word", "source-tensor", "raise"],
 )
 def test_the_checker_finds_variants_outside_quotations(text, expected):
     assert terms.variants_in(text) == expected
@@ -129,8 +131,11 @@ def test_the_glossary_pages_render_the_list():
         ("由 autograd 记录。后面才写自动求导（autograd）。", 1),
         ("``torch.autograd.grad`` 求梯度，之后自动求导（autograd）……", None),
         ("没有提到它。", None),
+        (".. figure-caption::\n   :alt: 自动求导（autograd）的\n      计算图\n\n   图注。\n\n由 autograd 记录。", 7),
+        (".. figure-caption::\n   :alt: 自动求导的计算图\n\n之后自动求导（autograd）……", None),
     ],
-    ids=["first-carries-both", "zh-alone", "en-alone-first", "a-torch-name-is-not-a-mention", "no-mention"],
+    ids=["first-carries-both", "zh-alone", "en-alone-first", "a-torch-name-is-not-a-mention", "no-mention",
+         "alt-text-is-not-the-first-mention", "alt-text-needs-no-pair"],
 )
 def test_the_first_mention_of_autograd_carries_both_words(text, expected_line):
     found = terms.first_mention_problems(text)

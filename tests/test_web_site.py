@@ -101,6 +101,58 @@ def test_the_description_comes_from_the_page_itself(site_dir):
         assert "torch" not in description[:20]  # not the stamp
 
 
+HAN = "\u3400-\u9fff"
+FULL_WIDTH = "\u3000-\u303f\uff00-\uffef"
+
+
+def description_problems(soup: BeautifulSoup, cjk: bool) -> list[str]:
+    """What a page's meta description gets wrong: a code block run into it (its first two lines, joined as
+    the description joins them: prose may quote one line, as ``a = a + 1``), and in a Chinese edition Latin
+    text glued to a Chinese character, an ASCII list mark after full-width punctuation ("；, "), or "..." for
+    a cut (a quoted message may hold "...")."""
+    description = soup.find("meta", attrs={"name": "description"})["content"]
+    blocks = [[line.strip() for line in pre.get_text().splitlines() if line.strip()] for pre in soup.select("pre")]
+    run_in = [" ".join(lines[:2]) for lines in blocks if len(lines) >= 2]
+    problems = [f"code in the description: {code!r}" for code in run_in if code in description]
+    problems += [f"a space before an apostrophe in {m.group()!r}" for m in re.finditer(r"\S+\s’\S*", description)]
+    if cjk:
+        glued = re.finditer(rf"[{HAN}]{{2}}(?!\.\.\.)[._A-Za-z0-9]\S*", description)
+        problems += [f"no space in {m.group()!r}" for m in glued]
+        marks = re.finditer(rf"\S{{0,4}}[{FULL_WIDTH}][,.]", description)
+        problems += [f"an ASCII mark in {m.group()!r}" for m in marks]
+        problems += ["'...' for a cut"] * description.endswith("...")
+    return problems
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_every_description_is_prose_written_in_the_pages_language(site_dir, lang):
+    problems = [f"{page.relative_to(site_dir)}: {problem}" for page in content_pages(site_dir, lang)
+                for problem in description_problems(read_page(page), edition(lang).cjk)]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_description_check_notices_code_glued_words_list_marks_and_cuts():
+    page = ('<meta name="description" content="每页可下载的.py 文件；, 不成立 import warnings import torch ...">'
+            '<div class="highlight"><pre>import warnings\n\nimport torch</pre></div>')
+    soup = BeautifulSoup(page, "html.parser")
+    assert description_problems(soup, cjk=False) == ["code in the description: 'import warnings import torch'"]
+    assert len(description_problems(soup, cjk=True)) == 4
+    apostrophe = BeautifulSoup('<meta name="description" content="shares a ’s memory">', "html.parser")
+    assert description_problems(apostrophe, cjk=False) == ["a space before an apostrophe in 'a ’s'"]
+
+
+def test_links_to_the_pytorch_documentation_say_so_in_the_pages_language(site_dir):
+    """intersphinx's tooltip; the Chinese one is the project's catalog's, with full-width parentheses."""
+    from tensorcopy_sphinx.torch_links import DOCS_URL
+
+    docs, release = DOCS_URL.split("{")[0], "v" + ".".join(torch.__version__.split(".")[:2])
+    expected = {"en": f"(in PyTorch {release})", "zh_CN": f"（PyTorch {release} 文档）"}
+    for lang, title in expected.items():
+        titles = {a["title"] for page in content_pages(site_dir, lang) for a in read_page(page).select("a[title]")
+                  if a.get("href", "").startswith(docs) and "PyTorch" in a["title"]}
+        assert titles == {title}, (lang, titles)
+
+
 def test_root_files(site_dir):
     base = published_base(site_dir)
     robots = (site_dir / "robots.txt").read_text(encoding="utf-8")

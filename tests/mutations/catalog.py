@@ -192,6 +192,18 @@ PAGES = (
     mutation("first-mention-of-autograd-not-checked", "sitetools/terms.py",
              "        if first and not text.startswith(", "        if False and not text.startswith(",
              "tests/test_terms.py", "-k", "first_mention"),
+    mutation("first-mention-reads-alt-text", "sitetools/terms.py",
+             '    text = _ALT_TEXT.sub(lambda alt: "\\n" * alt.group().count("\\n"), text)\n', "",
+             "tests/test_terms.py", "-k", "first_mention"),
+    mutation("description-runs-on-into-code", "docs/_ext/tensorcopy_sphinx/cjk_linebreaks.py",
+             "        if isinstance(child, nodes.section) or (", "        if False and (",
+             "tests/test_chinese_chrome.py", "-k", "opening"),
+    mutation("description-glues-latin-to-chinese", "docs/_ext/tensorcopy_sphinx/cjk_linebreaks.py",
+             '    return _LATIN_AFTER_HAN.sub(" ", _STRAY_SPACE.sub("", text))',
+             '    return _STRAY_SPACE.sub("", text)',
+             "tests/test_chinese_chrome.py", "-k", "reads_as_chinese"),
+    mutation("facts-page-titles-unquoted", "docs/_ext/tensorcopy_sphinx/fact_index.py",
+             '"quotes": ("“", "”"),', '"quotes": ("", ""),', "tests/test_fact_index.py", "-k", "told_apart"),
 )
 
 SANDBOX_TESTS = "tests/test_sandbox_units.py"

@@ -14,12 +14,20 @@ editions, the space between a Chinese character and a link (a cross-reference, a
 download) is removed where the link's text on that side is Chinese too. A link whose text starts or
 ends with a Latin word (``clone() 那一页``) keeps its space on that side.
 
-The page's meta description (sphinxext-opengraph's, from its first paragraph) joins the pieces of a
-paragraph with a space unless the next one starts with ASCII punctuation, so it read "``grad_fn`` ，".
-In the same editions, the spaces of the description next to full-width punctuation or between two
-Chinese characters are removed, and the colon it puts after a Chinese title is made full-width.
+The page's meta description was sphinxext-opengraph's, whose reader takes the page from the top
+until it has 200 characters, code included (a short opening ran on into the helpers' heading and
+code: "import warnings import torch def same_storage(..."), and drops the space before a piece that
+starts with ASCII punctuation ("可下载的.py 文件", "reading.grad of"). In every edition it is written
+again here (:func:`page_description`) from the page's opening only (:func:`page_intro`: the text
+before its first sub-section or code block, boxes left out), each paragraph's words as the page
+shows them, cut at the same length. In the ``cjk`` editions :func:`tidy_description` then removes the
+spaces next to full-width punctuation or between two Chinese characters (where two paragraphs or
+list items meet), puts one between a Chinese character and Latin text or code glued to it, drops an
+ASCII "," or "." after full-width punctuation ("；, 不成立") and makes one after a Chinese character
+full-width, ends a cut text with "……", and makes the colon after a Chinese title full-width.
 """
 
+import html
 import re
 
 from docutils import nodes
@@ -73,18 +81,64 @@ _TITLE_COLON = re.compile(rf"(?<=[{HAN}]):[ \t]*")
 _STRAY_SPACE = re.compile(
     rf"(?<=[{HAN}])\s+(?=[{HAN}])|\s+(?=[{FULL_WIDTH_PUNCTUATION}])|(?<=[{FULL_WIDTH_PUNCTUATION}])\s+"
 )
+#: An ASCII comma or full stop closing a Chinese clause ("；, 不成立", as sphinxext-opengraph ended list items).
+_LIST_MARK_AFTER_PUNCTUATION = re.compile(rf"(?<=[{FULL_WIDTH_PUNCTUATION}])[,.](?=\s|$)")
+_LIST_MARK_AFTER_HAN = re.compile(rf"(?<=[{HAN}])[,.](?=\s|$)")
+#: Latin text or code right after a Chinese character, with no space between ("可下载的.py").
+_LATIN_AFTER_HAN = re.compile(rf"(?<=[{HAN}])(?=[._A-Za-z0-9])")
+_CUT = re.compile(r"\s*\.\.\.$")
+#: What a description leaves out: boxes, comments, code, raw HTML, pictures.
+_NOT_PROSE = (nodes.Admonition, nodes.Invisible, nodes.literal_block, nodes.raw, nodes.image, nodes.system_message)
 
 
 def tidy_description(text: str) -> str:
-    """A page description without spaces between Chinese characters or next to full-width punctuation,
-    and with a full-width colon after a Chinese title (sphinxext-opengraph ends a title with ":")."""
-    return _STRAY_SPACE.sub("", _TITLE_COLON.sub("：", text))
+    """A Chinese page description as a Chinese reader writes it (see the module's docstring)."""
+    text = _CUT.sub("……", _TITLE_COLON.sub("：", text))
+    text = _LIST_MARK_AFTER_PUNCTUATION.sub("", text)
+    text = _LIST_MARK_AFTER_HAN.sub(lambda mark: "，" if mark.group() == "," else "。", text)
+    return _LATIN_AFTER_HAN.sub(" ", _STRAY_SPACE.sub("", text))
+
+
+def page_intro(doctree: nodes.document) -> nodes.document:
+    """A copy of the page's opening: what its first section holds before its first sub-section or code
+    block, without its title (an admonition stays: the reader skips it, code and all)."""
+    intro = doctree.copy()
+    section = next(doctree.findall(nodes.section), None)
+    for child in section.children if section is not None else ():
+        if isinstance(child, nodes.section) or (
+            not isinstance(child, nodes.Admonition) and next(child.findall(nodes.literal_block), None)
+        ):
+            break
+        if not isinstance(child, nodes.title):
+            intro += child.deepcopy()
+    return intro
+
+
+def _words(node: nodes.Node) -> list[str]:
+    """The text of each paragraph (or other text block) under ``node``, as the page shows it."""
+    if isinstance(node, _NOT_PROSE):
+        return []
+    if isinstance(node, nodes.TextElement):
+        return [" ".join(node.astext().split())]
+    return [words for child in node.children for words in _words(child)]
+
+
+def page_description(doctree: nodes.document, length: int, cjk: bool) -> str:
+    """The page's opening as one line of at most ``length`` characters (a cut one ends with "..."),
+    tidied for a Chinese edition, HTML-escaped for the meta tag."""
+    text = " ".join(words for words in _words(page_intro(doctree)) if words)
+    if len(text) > length:
+        text = text[: length - 3].rstrip() + "..."
+    return html.escape(tidy_description(text) if cjk else text, quote=True)
 
 
 def _page_context(app: Sphinx, pagename: str, templatename, context: dict, doctree) -> None:
-    if edition(app.config.language).cjk and context.get("metatags"):
+    if doctree is None or not context.get("metatags"):
+        return
+    description = page_description(doctree, app.config.ogp_description_length, edition(app.config.language).cjk)
+    if description:
         context["metatags"] = _DESCRIPTION.sub(
-            lambda match: match.group(1) + tidy_description(match.group(2)) + match.group(3), context["metatags"]
+            lambda match: match.group(1) + description + match.group(3), context["metatags"]
         )
 
 

@@ -42,6 +42,7 @@ WORDS = {
         False: "does not hold",
         "nobody": "no page",
         "between": ", ",
+        "quotes": ("", ""),
         "count": "{total} facts, run on torch {torch}: {holds} hold. {cited} are cited by at least one page.",
     },
     "zh_CN": {
@@ -53,6 +54,7 @@ WORDS = {
         "cited": "引用它的页面",
         "nobody": "没有页面引用",
         "between": "、",
+        "quotes": ("“", "”"),  # a title ending in ？ runs into the next one without them
         "count": "共 {total} 条事实，在 torch {torch} 上运行：{holds} 条成立；{cited} 条至少有一个页面引用。",
     },
 }
@@ -139,12 +141,14 @@ def build_index(app: Sphinx, docname: str, language: str) -> list[nodes.Node]:
         cited += bool(pages)
         about = facts.ABOUT[fact_id]
         links: list[nodes.Node] = []
+        opening, closing = w["quotes"]
         for page in pages:
             if links:
                 links.append(nodes.Text(w["between"]))
             title = app.env.titles[page].astext() if page in app.env.titles else page
-            links.append(nodes.reference(title, title, internal=True,
-                                         refuri=app.builder.get_relative_uri(docname, page)))
+            links += [nodes.Text(opening), nodes.reference(title, title, internal=True,
+                                                           refuri=app.builder.get_relative_uri(docname, page)),
+                      nodes.Text(closing)]
         word = w[result.holds]
         entry = nodes.list_item(ids=[nodes.make_id(f"fact-{fact_id}")])
         entry += nodes.paragraph("", "", nodes.literal(fact_id, fact_id), classes=["fact-id"])

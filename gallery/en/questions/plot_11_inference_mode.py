@@ -18,8 +18,8 @@ A tensor that ``torch.inference_mode()`` creates in new memory is an *inference 
 a normal tensor taken inside the mode is not), and it refuses some uses
 later, outside the mode: "Inference tensors cannot be saved for backward", "Inplace update to
 inference tensor outside InferenceMode is not allowed", "Setting requires_grad=True on inference
-tensor outside InferenceMode is not allowed". This page makes the same tensor three ways, tries each
-use on each, and fixes the inference tensor with ``clone()``. The design is described in
+tensor outside InferenceMode is not allowed". This page computes the same ``x * 2`` three ways, tries
+each use on each result, and fixes the inference tensor with ``clone()``. The design is described in
 `pytorch/rfcs#17 <https://github.com/pytorch/rfcs/pull/17>`__, which the error message names.
 """
 

@@ -4,9 +4,7 @@
 ``detach()``：同一块内存，脱离计算图
 ====================================
 
-``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，再检验原文关于原地改变形状的提醒。
-
-原文说，``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，detach 得到的张量四种操作全都接受，并始终通过版本计数器与源张量相连；只有源叶子张量会拒绝。
+``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，detach 得到的张量四种操作全都接受，并始终通过版本计数器与源张量相连；只有源叶子张量会拒绝。
 """
 
 # %%
@@ -28,7 +26,7 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2`` ……）、哪个版本计数器（``C1``、``C2`` ……），以及自动求导（autograd）的计算图。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。
 # ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，最后把所有值恢复原样。
 
 import matplotlib.pyplot as plt
@@ -367,7 +365,7 @@ assert a._version == d._version == 1, "a growing d.resize_ must move the version
 # 源叶子张量：四种操作都报错
 # --------------------------
 #
-# 同样的调用作用在 ``a`` 上会引发 ``RuntimeError``，报错信息有两种；两个张量都保持原样。
+# 同样的调用作用在 ``a`` 上会抛出 ``RuntimeError``，报错信息有两种；两个张量都保持原样。
 
 resize_error = "cannot resize variables that require grad"
 leaf_error = "a leaf Variable that requires grad is being used in an in-place operation."

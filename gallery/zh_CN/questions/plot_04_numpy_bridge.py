@@ -256,7 +256,7 @@ else:
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    CUDA 张量的内存上没有 NumPy 数组：``numpy()`` 会报错，并提示先用 ``Tensor.cpu()``；``numpy(force=True)``
+#    NumPy 数组无法直接建在 CUDA 张量的内存上：``numpy()`` 会报错，并提示先用 ``Tensor.cpu()``；``numpy(force=True)``
 #    会复制到 CPU 内存。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():

@@ -240,7 +240,7 @@ assert [record.category for record in caught] == [UserWarning] and "detach().clo
 # 会复制的类型转换仍在计算图里
 # ----------------------------
 #
-# 当 ``requires_grad=True`` 时，返回 ``a`` 本身的那些调用返回的就是这个叶子张量。会复制的类型转换，比如 ``a.double()`` 或
+# ``a`` 需要梯度时，那些原样返回 ``a`` 的调用，得到的就是这个叶子张量本身。会复制的类型转换，比如 ``a.double()`` 或
 # ``to(copy=True)``，是 autograd 记录的一次运算（``ToCopyBackward0``）：结果不是叶子张量，梯度会以 ``a`` 自己的 dtype
 # 流回 ``a``。它复制了内存，却不能让张量脱离计算图；脱离计算图要用 ``detach()``。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

@@ -245,7 +245,7 @@ assert same_storage(w, w.data) and torch.equal(w.detach(), 10 * torch.tensor(sta
 # 在保存张量的钩子下：修改记下了，却没有检查
 # ------------------------------------------
 #
-# ``torch.autograd.graph.save_on_cpu()`` 通过保存张量的钩子，保存在它里面构建的计算图所需的张量；这样保存的张量，自动求导不检查它的版本。同样在 ``torch.no_grad()`` 下修改，``w._version`` 变成了 1，``backward()``
+# ``torch.autograd.graph.save_on_cpu()`` 通过保存张量的钩子，保存在它里面构建的计算图所需的张量；这样保存的张量，自动求导（autograd）不检查它的版本。同样在 ``torch.no_grad()`` 下修改，``w._version`` 变成了 1，``backward()``
 # 却不报错，而且和通过 ``.data`` 修改时一样，用的是修改后的数值。
 
 w = torch.tensor(start, requires_grad=True)

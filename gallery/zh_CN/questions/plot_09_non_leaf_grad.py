@@ -209,7 +209,7 @@ assert x.grad is not None and not y.is_leaf, "backward() filled the leaf's .grad
 # 拿到 ``y`` 的梯度的四种办法
 # ---------------------------
 #
-# ``dz/dy = 2 * y``。在 ``backward()`` 之前调用 ``y.retain_grad()``，autograd 就会把它留在
+# ``dz/dy = 2 * y``。在 ``backward()`` 之前调用 ``y.retain_grad()``，自动求导（autograd）就会把它留在
 # ``y.grad`` 里。
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)

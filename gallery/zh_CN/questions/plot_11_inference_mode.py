@@ -17,7 +17,7 @@
 在 ``torch.inference_mode()`` 下创建、占用新内存的张量是“推理张量”（inference tensor；在推理模式中对普通张量取的视图不是），离开这个模式后，有些用法它会拒绝：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
 not allowed”“Setting requires_grad=True on inference tensor outside InferenceMode is not
-allowed”。本页用三种方式得到同一个张量，对每一个逐一尝试这些用法，再用 ``clone()``
+allowed”。本页用三种方式算出同样的 ``x * 2``，对三个结果逐一尝试这些用法，再用 ``clone()``
 修好推理张量。这一设计记录在报错信息提到的 `pytorch/rfcs#17 <https://github.com/pytorch/rfcs/pull/17>`__ 中。
 """
 

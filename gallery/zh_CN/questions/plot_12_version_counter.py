@@ -281,7 +281,7 @@ assert table["t = t + 1"][0] == (False, 0), "rebinding must leave the old tensor
 # sphinx_gallery_end_ignore
 
 # %%
-# 最后这个函数在处理模型参数时确实常用，比如配合在一整条扁平向量上工作的优化器。``(p * p).sum()``
+# ``vector_to_parameters`` 在处理模型参数时确实常用，比如配合在一整条扁平向量上工作的优化器。``(p * p).sum()``
 # 保存了 ``p``；``vector_to_parameters`` 之后计数器仍是 0，于是 ``backward()`` 照常运行，用的却是新数值：得到的梯度是按计算损失时的数值求出的梯度的十倍。
 
 p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))

@@ -277,7 +277,7 @@ assert not same_storage(deep[0], items[0]) and not same_storage(deep[1], items[1
 # -----------------------------------------------------
 #
 # ``torch.stack`` 和 ``torch.cat`` 把结果写进新的内存，之后再修改输入，结果不会变。``tolist()`` 返回的是 Python
-# 数值，对张量的任何修改都碰不到它们。（前两个我们还在叶子张量、非叶子张量、``Parameter``、视图、普通张量和推理张量上都检查过，列表里只有一个张量时也一样。）
+# 数值，对张量的任何修改都碰不到它们。（前两个本页还在叶子张量、非叶子张量、``Parameter``、视图、普通张量和推理张量上都检查过，列表里只有一个张量时也一样。）
 
 rows = [torch.ones(2), torch.zeros(2)]
 stacked = torch.stack(rows)
