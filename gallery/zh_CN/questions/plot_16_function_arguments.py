@@ -25,7 +25,6 @@
 # ``same_storage`` 比较两个张量的存储起始地址是否相同。随机种子固定了随机的权重和数据，所以下面的数字每次运行都一样。
 
 import copy
-import signal
 
 import torch
 
@@ -116,10 +115,10 @@ class Points(torch.utils.data.Dataset):
         return self.data[i].clone() if self.copies else self.data[i]
 
 
-def epoch_means(dataset, mean, epochs=2, **loader):
+def epoch_means(dataset, mean, epochs=2):
     means = []
     for _ in range(epochs):
-        items = [x.sub_(mean) for x in torch.utils.data.DataLoader(dataset, batch_size=None, **loader)]
+        items = [x.sub_(mean) for x in torch.utils.data.DataLoader(dataset, batch_size=None)]
         means.append(round(torch.stack(items).mean().item(), 2))
     return means
 
@@ -133,7 +132,7 @@ assert not torch.equal(data, original) and abs(shared_means[1] + mean) < 0.01, "
 
 # %%
 # 在数据集这一侧的解决办法：``__getitem__`` 返回 ``self.data[i].clone()``。跑完两个 epoch，数据集仍是原样。（用
-# ``batch_size=2`` 时，``DataLoader`` 会把样本堆叠成一个新张量，也就是副本；下一个单元格会看到，工作进程交回来的也是副本。两者都只是把问题掩盖了，并没有解决。）
+# ``batch_size=2`` 时，``DataLoader`` 会把样本堆叠成一个新张量，也就是副本，这只是把问题掩盖了，并没有解决。）
 data = original.clone()
 copied_means = epoch_means(Points(data, copies=True), mean)
 print("copied items, mean per epoch:", copied_means)
@@ -145,17 +144,6 @@ assert same_storage(Points(data)[0], data) and not same_storage(Points(data, cop
 batches_of_two = torch.utils.data.DataLoader(Points(data), batch_size=2, generator=torch.Generator())
 assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_size=2 stacks the items into copies"
 # sphinx_gallery_end_ignore
-
-# %%
-# 用 ``fork`` 启动工作进程时，每个样本到了本进程，都是工作进程那份数据的副本：同样的循环跑两个 epoch，数据集仍是原样。（加载器等一个样本最多等
-# ``timeout`` 秒；它在本进程里装上的 ``SIGCHLD`` 处理函数，用完后恢复原样。）
-data = original.clone()
-sigchld = signal.getsignal(signal.SIGCHLD)
-worker_means = epoch_means(Points(data), mean, num_workers=1, multiprocessing_context="fork", timeout=10)
-signal.signal(signal.SIGCHLD, sigchld)
-print("one worker, mean per epoch:", worker_means)
-print("dataset changed:", not torch.equal(data, original))
-assert torch.equal(data, original) and worker_means[0] == worker_means[1], "the worker's items were copies"
 
 # %%
 # 模块的 ``copy.copy``
