@@ -194,6 +194,7 @@ class _Guard:
             self.warnings.__exit__(None, None, None)
         left = state_fingerprint.modes()  # first: a mode left entered would intercept the calls below
         state_fingerprint.restore_modes(self.fresh)
+        state_fingerprint.settle_threads(self.identities)
         now, identities = {**global_state(), **left}, state_fingerprint.fingerprint()
         state_fingerprint.restore(self.identities)
         state_fingerprint.restore_settings(self.fresh)

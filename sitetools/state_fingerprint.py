@@ -25,6 +25,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import types
 import warnings
 
@@ -120,6 +121,20 @@ def _threads() -> dict[int, str]:
                 frame = frame.f_back
             named[ident] = f"{frame.f_code.co_name} (started with _thread)"
     return named
+
+
+#: Seconds the threads a page started get, all together, to end after the page: a queue's feeder thread
+#: ends only once it has flushed what was put before ``close()``, a moment after the page's last line.
+THREAD_GRACE_S = 3.0
+
+
+def settle_threads(before: dict[str, object], seconds: float = THREAD_GRACE_S) -> None:
+    """Wait up to ``seconds`` in all for the threads started since ``before`` (a :func:`fingerprint`) to
+    end; those still running then are the page's to answer for."""
+    deadline = time.monotonic() + seconds
+    for thread in threading.enumerate():
+        if thread.ident not in before["threads"] and thread is not threading.current_thread():
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def fingerprint() -> dict[str, object]:

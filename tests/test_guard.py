@@ -235,6 +235,17 @@ def test_what_a_page_leaves_behind_is_named_on_that_page_and_put_back(what, monk
     assert {k: v for k, v in now.items() if before_settings[k] != v} == {}
 
 
+def test_a_thread_that_ends_just_after_the_page_is_not_left_behind(monkeypatch):
+    """A queue's feeder thread flushes after the page's last line; a thread that ends within the grace
+    is no change, one that runs on past it is named (the test above)."""
+    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
+    example_guard._warm_up()
+    guard = example_guard._Guard()
+    guard.start("gallery/en/part/plot_01_feeder.py")
+    threading.Thread(target=time.sleep, args=(state_fingerprint.THREAD_GRACE_S / 4,), name="feeder").start()
+    guard.stop("gallery/en/part/plot_01_feeder.py")
+
+
 def test_a_cache_python_fills_on_first_use_is_not_a_change(monkeypatch):
     """``torch.save`` of a tensor makes ``copyreg`` cache ``torch.Tensor.__slotnames__``."""
 
