@@ -34,6 +34,8 @@ FAST_BUDGET = 30.0  # seconds
 
 #: CPU seconds (user and system, of the command and every process it waited for) of each timed command.
 CPU: dict[str, float] = {}
+#: What each timed command printed.
+OUTPUT: dict[str, str] = {}
 
 
 def timed(command: list[str], cwd: Path = ROOT, **kwargs) -> float:
@@ -43,6 +45,7 @@ def timed(command: list[str], cwd: Path = ROOT, **kwargs) -> float:
     if result.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     CPU[" ".join(command)] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    OUTPUT[" ".join(command)] = result.stdout
     return seconds
 
 
@@ -59,6 +62,12 @@ def revision_tree(revision: str, folder: str) -> Path:
     archive = subprocess.run(["git", "archive", revision], cwd=ROOT, capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
     return tree
+
+
+def build_split(output: str) -> str:
+    """The build's own account of its time (Sphinx and the gate), from what it printed."""
+    line = next((line for line in output.splitlines() if line.startswith("Published")), "no build summary")
+    return line.split("):")[0].removeprefix("Published ") + (")" if "):" in line else "")
 
 
 def largest_module() -> tuple[str, int]:
@@ -99,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     width = max(map(len, figures))
     for (what, seconds), cpu in zip(figures.items(), CPU.values(), strict=True):
         print(f"{what:<{width}}  {seconds:7.1f} s  ({cpu:.0f} s of CPU)")
-    for what, count in pages.items():
-        print(f"{what:<{width}}  {figures[what] / count:7.2f} s per page  ({count} pages)")
+    for (what, count), output in zip(pages.items(), OUTPUT.values(), strict=False):
+        print(f"{what:<{width}}  {figures[what] / count:7.2f} s per page  ({count} pages; {build_split(output)})")
     build_time = figures["clean build (both editions)"]
     if "whole suite" in figures:
         ratio = figures["whole suite"] / build_time

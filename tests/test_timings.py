@@ -20,3 +20,10 @@ def test_revision_tree_is_the_committed_project(tmp_path):
                                text=True, check=True).stdout  # fmt: skip
     assert (tree / "noxfile.py").read_text(encoding="utf-8") == committed
     assert not (tree / ".git").exists() and not (tree / ".nox").exists()
+
+
+def test_the_build_split_is_read_from_what_the_build_printed():
+    printed = ("Building en ...\n"
+               "Published en, zh_CN in 38.7 s (Sphinx 34.9 s, the gate's own work 3.8 s): /x/index.html\n")
+    assert timings.build_split(printed) == "en, zh_CN in 38.7 s (Sphinx 34.9 s, the gate's own work 3.8 s)"
+    assert timings.build_split("FAILED: nothing was published") == "no build summary"
