@@ -73,7 +73,7 @@ DECISIONS: tuple[Advice, ...] = (
             "zh_CN": "要在训练过程中记下数值，留待以后记录日志、画图或比较：就得复制。"
                 "单个数值（比如损失）用 `.item()`，短列表用 `.tolist()`，张量用 `.detach().clone()`。"
                 "不要用 `a.detach()`：它与 `a` 共享存储，"
-                "训练循环中攒下的一串 `w.detach()` 全是别名，每一项都是最后的 `w`。",
+                "训练循环中攒下的一串 `w.detach()` 都与 `w` 共享存储，每一项显示的都是 `w` 最后的值。",
         },
         lambda m: _rows(m, "a.detach()", shares_storage=True)
         and _rows(m, "a.detach().clone()", shares_storage=False),

@@ -309,24 +309,26 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
 
 
 
-@fact("expand-arithmetic-inplace-refused", {
-    "en": "Calls fill_(-1), add_(1) and mul_(2) on e = torch.zeros(3).expand(2, 3): fill_ runs; add_ and mul_ raise "
-          "\"more than one element of the written-to tensor refers to a single memory location\".",
-    "zh_CN": "对 e = torch.zeros(3).expand(2, 3) 调用 fill_(-1)、add_(1) 和 mul_(2)：fill_ 正常执行；add_ 和 mul_ 报"
-             "“more than one element of the written-to tensor refers to a single memory location”。",
+@fact("expand-inplace-write-refused", {
+    "en": "Calls fill_(-1), add_(1), mul_(2) and copy_(torch.ones(2, 3)) on e = torch.zeros(3).expand(2, 3): fill_ "
+          "runs; add_, mul_ and copy_ raise \"more than one element of the written-to tensor refers to a single "
+          "memory location\".",
+    "zh_CN": "对 e = torch.zeros(3).expand(2, 3) 调用 fill_(-1)、add_(1)、mul_(2) 和 copy_(torch.ones(2, 3))："
+             "fill_ 正常执行；add_、mul_ 和 copy_ 报“more than one element of the written-to tensor refers to a "
+             "single memory location”。",
 })
-def _expand_arithmetic_inplace_refused() -> Fact:
-    """On an expanded view, fill_ runs and the in-place edits that read the tensor raise."""
+def _expand_inplace_write_refused() -> Fact:
+    """On an expanded view, fill_ runs and in-place writes of other values raise."""
     e, errors = torch.zeros(3).expand(2, 3), []
     e.fill_(-1)
-    for name, value in (("add_", 1), ("mul_", 2)):
+    for name, value in (("add_", 1), ("mul_", 2), ("copy_", torch.ones(2, 3))):
         try:
             getattr(e, name)(value)
         except RuntimeError as exc:
             errors.append(str(exc).splitlines()[0])
     overlap = "more than one element of the written-to tensor refers to a single memory location"
-    return Fact(e.tolist() == [[-1.0] * 3] * 2 and len(errors) == 2 and all(overlap in x for x in errors),
-                f"after fill_(-1): {e.tolist()}; add_, mul_: {errors}")
+    return Fact(e.tolist() == [[-1.0] * 3] * 2 and len(errors) == 3 and all(overlap in x for x in errors),
+                f"after fill_(-1): {e.tolist()}; add_, mul_, copy_: {errors}")
 
 # The facts on edits through .detach() and .data, those behind the tables' notes and introductions, and
 # those behind general sentences and advice, each run over its scope (registered on import).

@@ -272,8 +272,8 @@ def logs_over_training(case: Case) -> dict[str, str]:
           "w.detach().clone() and w.detach(); compares each log with the halvings worked out by hand: the "
           "first three keep each step's values, the list of w.detach() does not (every entry is the final w).",
     "zh_CN": "用 SGD 训练 w 三步（每步 w 减半），每步之前分别记录 loss.item()、w.tolist()、w.detach().clone() 和 "
-             "w.detach()，再与手算的减半结果比较：前三种记下的是每一步的值，w.detach() 的列表不是（每一项都是最后的 "
-             "w）。",
+             "w.detach()，再与手算的减半结果比较：前三种记下的是每一步的值，w.detach() 的列表不是（每一项显示的都是 "
+             "w 最后的值）。",
 }, lambda case: {"loss.item()": EACH_STEP, "w.tolist()": EACH_STEP, "w.detach().clone()": EACH_STEP,
                  "w.detach()": FINAL_W},
     sources=TRAINABLE, devices=VALUE_DEVICES, narrower={

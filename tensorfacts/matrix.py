@@ -279,7 +279,7 @@ GUIDE: tuple[Advice, ...] = (
             "zh_CN": "`copy.deepcopy(a)` 只能用于没有 `grad_fn` 的张量（叶子张量、`Parameter`、不需要梯度的张量、"
                 "推理张量）；对非叶子张量（包括叶子张量的视图）会抛出 `RuntimeError`。它分配新的存储，保留 "
                 "`requires_grad` 和类型：`Parameter` 复制后仍是 `Parameter`。`.grad` 复不复制要看类型："
-                "`torch.Tensor` 的副本会得到一份 `.grad` 的拷贝，`Parameter` 的副本则没有（`.grad` 为 `None`），"
+                "`torch.Tensor` 的副本会得到一份 `.grad` 的副本，`Parameter` 的副本则没有（`.grad` 为 `None`），"
                 "深拷贝整个模型时，每个参数也都是如此。"
                 "对不需要梯度的张量的视图，它复制的是视图背后的整块存储，而 `clone()` 只复制视图中的元素。",
         },

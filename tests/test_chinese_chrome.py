@@ -84,6 +84,18 @@ def test_the_description_is_the_pages_opening_not_its_code():
     assert page_description(chinese, 200, cjk=True) == "读取中间结果的 .grad。成立：一致；不成立。"
 
 
+@pytest.mark.parametrize(("source", "length", "cjk", "shown"), [
+    ("One two three four five six.", 20, False, "One two three..."),
+    ("Onetwothreefourfivesix seven.", 20, False, "Onetwothreefourfi..."),  # no word ends in the second half
+    ("所有代码块都从同一个叶子张量开始：", 200, True, "所有代码块都从同一个叶子张量开始。"),
+    ("All blocks start from one leaf:", 200, False, "All blocks start from one leaf."),
+    ("第一句话写得比较长一些呢，第二句话也长，第三句", 20, True, "第一句话写得比较长一些呢……"),
+])  # fmt: skip
+def test_a_cut_description_ends_where_a_word_or_clause_ends(source, length, cjk, shown):
+    doctree = publish_doctree(f"Title\n=====\n\n{source}\n", settings_overrides=SPHINX_LIKE)
+    assert page_description(doctree, length, cjk=cjk) == shown
+
+
 def test_tooltips_show_the_words_of_inline_markup_not_the_markup():
     shown = plain_tooltip("换成（``out.detach()``），``a``、``b`` 见 :ref:`下一页 &lt;copying-clone&gt;` 与 "
                           "`Saved tensors &lt;https://example.org/f&gt;`__ 和 :class:`torch.Tensor`")

@@ -140,7 +140,7 @@ MUTANTS = {
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
 FACT_FLIPS = {
-    "expand-arithmetic-inplace-refused": "expand() copies",
+    "expand-inplace-write-refused": "expand() copies",
     "multi-view-outputs-share-one-node": "unbind() returns separate views",
     "wrapped-number-saved-outside-hooks": "a number operand becomes a tensor",
     "module-to-gives-parameter-new-memory": "Module.to() makes new parameters",

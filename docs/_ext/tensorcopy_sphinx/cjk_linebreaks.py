@@ -123,12 +123,26 @@ def _words(node: nodes.Node) -> list[str]:
     return [words for child in node.children for words in _words(child)]
 
 
+#: Where a cut description may end: before a clause mark in Chinese, at a space in English.
+_CLAUSE_END = re.compile(r"[。；，：！？]")
+_WORD_END = re.compile(r"\s")
+
+
+def _cut(text: str, length: int, cjk: bool) -> str:
+    """``text`` in at most ``length`` characters: whole when it fits, else cut where a clause (Chinese)
+    or a word (English) ends, if one ends in the second half, and marked "..."; a last colon, which
+    leads into what the description leaves out, becomes a full stop."""
+    if len(text) > length:
+        head = text[: length - 3]
+        ends = [match.start() for match in (_CLAUSE_END if cjk else _WORD_END).finditer(head)]
+        text = (head[: ends[-1]] if ends and ends[-1] > length // 2 else head).rstrip() + "..."
+    return text[:-1] + {":": ".", "：": "。"}[text[-1]] if text[-1:] in (":", "：") else text
+
+
 def page_description(doctree: nodes.document, length: int, cjk: bool) -> str:
     """The page's opening as one line of at most ``length`` characters (a cut one ends with "..."),
     tidied for a Chinese edition, HTML-escaped for the meta tag."""
-    text = " ".join(words for words in _words(page_intro(doctree)) if words)
-    if len(text) > length:
-        text = text[: length - 3].rstrip() + "..."
+    text = _cut(" ".join(words for words in _words(page_intro(doctree)) if words), length, cjk)
     return html.escape(tidy_description(text) if cjk else text, quote=True)
 
 

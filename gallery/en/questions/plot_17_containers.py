@@ -14,9 +14,9 @@ Lists of tensors: "one edit changed every item"
 
       sums = [torch.zeros(dim) for _ in range(n)]
 
-This page reproduces the bug in a small loop that sums rows per class, then sorts the usual ways of
-copying a container: ``list.copy()``, ``dict.copy()`` and ``copy.copy`` share the tensors,
-``copy.deepcopy``, ``torch.stack``, ``torch.cat``, ``tolist()`` and ``v.clone()`` copy them.
+This page reproduces the bug (edit one entry and every entry changes) in a small loop that sums rows
+per class, then sorts the usual ways of copying a container: ``list.copy()``, ``dict.copy()`` and
+``copy.copy`` share the tensors, ``copy.deepcopy``, ``torch.stack``, ``torch.cat``, ``tolist()`` and ``v.clone()`` copy them.
 """
 
 # %%

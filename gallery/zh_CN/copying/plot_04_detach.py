@@ -227,7 +227,7 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # ------------------
 #
 # 换一对新的张量：通过 ``c`` 写入，``a`` 里也看得到。两者还共享一个版本计数器，两个 ``_version``
-# 一起增加。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它的行为可能随版本改变。）
+# 一起增加。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.detach()

@@ -11,7 +11,7 @@
 # 一个小计算图
 # ------------
 #
-# ``a`` 是需要梯度的叶子张量。``out`` 是 ``a`` 的 sigmoid：它有 ``grad_fn``，版本计数器 ``_version`` 从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它的行为可能随版本改变。）两个小辅助函数：``show`` 打印张量本身和本页关心的几项 autograd 信息，
+# ``a`` 是需要梯度的叶子张量。``out`` 是 ``a`` 的 sigmoid：它有 ``grad_fn``，版本计数器 ``_version`` 从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）两个小辅助函数：``show`` 打印张量本身和本页关心的几项 autograd 信息，
 # ``same_storage`` 判断两个张量是否读同一块内存。
 import warnings
 

@@ -361,7 +361,7 @@ assert grad_data is not None and torch.equal(grad_data, torch.zeros(3)), ".data:
 # %%
 # 情况 2：被修改的张量没有被保存。对于 ``out = a * 2``，autograd 只保存常数
 # 2（``_saved_self`` 是 ``None``；与 ``_version`` 一样，``_saved_*`` 这些属性都是 torch
-# 的内部属性，可能随版本变化），``sum()`` 只保存输入的形状。没有谁保存
+# 的内部属性，在今后的 torch 发行版中可能会变），``sum()`` 只保存输入的形状。没有谁保存
 # ``out``，也就没有谁检查它的版本。这时通过 ``detach()`` 把 ``out``
 # 清零，不会报错。``a.grad`` 是已记录的计算图的梯度，但 ``loss`` 已经不等于
 # ``out.sum()`` 了：这次修改没有被发现。

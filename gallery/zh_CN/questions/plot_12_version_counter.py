@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   自动求导（autograd）保存的张量在保存之后被原地修改了：报错里的两个数，是它的版本计数器现在的读数和保存时的读数。改为修改它的副本（``clone()``）：
+   自动求导（autograd）保存下来的张量随后又被原地修改了：报错里的两个数，是它的版本计数器现在的读数和保存时的读数。改为修改它的副本（``clone()``）：
 
    .. code-block:: python
 
@@ -17,7 +17,7 @@
       edited.mul_(2)
 
 “is at version 2; expected version 0 instead”：这条报错里的数字，读的是张量的版本计数器
-``t._version``。autograd 为它保存的每个张量记下版本号，版本号一旦变了，就拒绝执行反向传播（除非张量是经由保存张量的钩子保存的，或被自定义 ``Function`` 存成了属性，见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。本页先读懂这条报错，再列出一张常见修改的表格（在构建本页时现场算出），看哪些修改会推动计数器，哪些改了数值却不动它。
+``t._version``。autograd 会记下自己保存的每个张量的版本号，版本号一旦变了，就拒绝执行反向传播（除非张量是经由保存张量的钩子保存的，或被自定义 ``Function`` 存成了属性，见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。本页先读懂这条报错，再列出一张常见修改的表格（在构建本页时现场算出），看哪些修改会推进计数器，哪些改了数值却不动它。
 """
 
 # %%
@@ -221,7 +221,7 @@ assert edited._version == 2 and not same_storage(y, edited), "the clone counts i
 # sphinx_gallery_end_ignore
 
 # %%
-# 表格：哪些操作推动计数器
+# 表格：哪些操作推进计数器
 # ------------------------
 #
 # 每一行在新建的 ``t = torch.arange(4.0)`` 上执行一行代码，再把数值和版本号与执行前比较。最后一列在

@@ -13,7 +13,7 @@
 
       sums = [torch.zeros(dim) for _ in range(n)]
 
-本页先在一个按类别累加各行的小循环里复现这个问题，再把复制容器的常见写法分成两类：``list.copy()``、``dict.copy()``
+本页先在一个按类别累加各行的小循环里复现“改了一项，每一项都变了”这个问题，再把复制容器的常见写法分成两类：``list.copy()``、``dict.copy()``
 和 ``copy.copy`` 与原容器共享张量；``copy.deepcopy``、``torch.stack``、``torch.cat``、``tolist()`` 和
 ``v.clone()`` 会复制张量。
 """

@@ -8,7 +8,7 @@
    :class: answer
 
    用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）修改的是张量的一份副本，除非这个张量在共享内存里；经
-   ``torch.multiprocessing`` 的队列发送的张量会移进共享内存，接收方的修改发送方也看得到（需要梯度的叶子张量须在 ``no_grad()``
+   ``torch.multiprocessing`` 的队列发送的张量会移进共享内存，接收方的修改发送方也看得到（需要梯度的叶子张量须在 ``torch.no_grad()``
    下修改；需要梯度的非叶子张量发送不出去）。解决办法是在 worker 启动前共享这个张量：
 
    .. code-block:: python
@@ -24,7 +24,7 @@ worker，一个修改继承来的张量的子进程，一个修改经队列收�
 # 辅助函数
 # --------
 #
-# 本页有意用 ``fork`` 方式启动子进程：fork 出来的子进程是当前进程的一份拷贝，不用导入任何东西就能运行本页（包括 notebook 里）定义的函数。哪些平台有
+# 本页有意用 ``fork`` 方式启动子进程：fork 出来的子进程是当前进程的一份副本，不用导入任何东西就能运行本页（包括 notebook 里）定义的函数。哪些平台有
 # ``fork``，其他启动方式又怎样找到子进程要运行的函数，见 Python 文档（`上下文和启动方法
 # <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__）。``run``
 # 启动一个子进程，最多等它 ``TIMEOUT`` 秒，并检查它是否正常结束。``send_to_child`` 启动一个子进程，它从队列取出一个张量并修改它（见下文）；函数把
@@ -226,5 +226,5 @@ assert mp.active_children() == [], "every child process has ended"
 # ``torch.no_grad()`` 之下才能修改）。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``
 # 则直接报错。worker 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
 #
-# 本页只运行 ``fork`` 方式。在 ``spawn`` 方式下（macOS 和 Windows 的默认方式），worker 不是父进程的一份拷贝，数据集是发送给它的。这时它的修改能否到达父进程，本页没有演示（spawn
+# 本页只运行 ``fork`` 方式。在 ``spawn`` 方式下（macOS 和 Windows 的默认方式），worker 不是父进程的一份副本，数据集是发送给它的。这时它的修改能否到达父进程，本页没有演示（spawn
 # 出来的 worker 要从模块文件导入数据集的类，而页面提供不了这样的文件）：请在你运行的平台上检查 ``visits``。
