@@ -118,7 +118,7 @@ def description_problems(soup: BeautifulSoup, cjk: bool) -> list[str]:
     if cjk:
         glued = re.finditer(rf"[{HAN}]{{2}}(?!\.\.\.)[._A-Za-z0-9]\S*", description)
         problems += [f"no space in {m.group()!r}" for m in glued]
-        marks = re.finditer(rf"\S{{0,4}}[{FULL_WIDTH}][,.]", description)
+        marks = re.finditer(rf"\S{{0,4}}[{FULL_WIDTH}][,.](?![A-Za-z_])", description)  # not ".data", a code word
         problems += [f"an ASCII mark in {m.group()!r}" for m in marks]
         problems += ["'...' for a cut"] * description.endswith("...")
     return problems
