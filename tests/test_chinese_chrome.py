@@ -90,6 +90,7 @@ def test_the_description_is_the_pages_opening_not_its_code():
     ("所有代码块都从同一个叶子张量开始：", 200, True, "所有代码块都从同一个叶子张量开始。"),
     ("All blocks start from one leaf:", 200, False, "All blocks start from one leaf."),
     ("第一句话写得比较长一些呢，第二句话也长，第三句", 20, True, "第一句话写得比较长一些呢……"),
+    ("An English error message quoted first: 这是报错", 20, True, "An English error……"),  # no Chinese before ":"
 ])  # fmt: skip
 def test_a_cut_description_ends_where_a_word_or_clause_ends(source, length, cjk, shown):
     doctree = publish_doctree(f"Title\n=====\n\n{source}\n", settings_overrides=SPHINX_LIKE)

@@ -179,15 +179,17 @@ def test_the_next_build_removes_a_killed_builds_staging_folder_and_nothing_else(
     folders whose marker names a build process that no longer runs, says so, and leaves the others."""
     dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                               text=True, check=True).stdout)  # fmt: skip
-    killed = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
+    private = tmp_path / "tmp"  # this build's own temporary folder: other tests' builds clean theirs meanwhile
+    private.mkdir()
+    killed = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=private))
     (killed / MARKER).write_text(json.dumps({"kind": "stage", "pid": dead}))
     (killed / "docs").mkdir()
-    unmarked = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
+    unmarked = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=private))
     (unmarked / "notes.txt").write_text("not a build's")
     try:
         project = copy_project(tmp_path / "project")
         inject(project, FIRST, 'print("same storage: False")')  # refused by the page rules: no Sphinx run
-        result = build(project, "--lang", "en", "--only", FIRST)
+        result = build(project, "--lang", "en", "--only", FIRST, TMPDIR=str(private))
         assert result.returncode != 0, log_of(result)
         assert f"removed {killed}: the staging folder of a build that no longer runs" in result.stdout, log_of(result)
         assert not killed.exists()

@@ -126,6 +126,7 @@ def _words(node: nodes.Node) -> list[str]:
 #: Where a cut description may end: before a clause mark in Chinese, at a space in English.
 _CLAUSE_END = re.compile(r"[。；，：！？]")
 _WORD_END = re.compile(r"\s")
+_HAN = re.compile(rf"[{HAN}]")
 
 
 def _cut(text: str, length: int, cjk: bool) -> str:
@@ -134,7 +135,8 @@ def _cut(text: str, length: int, cjk: bool) -> str:
     leads into what the description leaves out, becomes a full stop."""
     if len(text) > length:
         head = text[: length - 3]
-        ends = [match.start() for match in (_CLAUSE_END if cjk else _WORD_END).finditer(head)]
+        ends = [match.start() for match in (_CLAUSE_END if cjk else _WORD_END).finditer(head)
+                if not cjk or _HAN.search(head[: match.start()])]  # a Chinese cut keeps some Chinese
         text = (head[: ends[-1]] if ends and ends[-1] > length // 2 else head).rstrip() + "..."
     return text[:-1] + {":": ".", "：": "。"}[text[-1]] if text[-1:] in (":", "：") else text
 
