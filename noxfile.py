@@ -148,8 +148,9 @@ def serve(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def audit(session: nox.Session) -> None:
-    """Lighthouse (mobile) on both homes, the landing page, an example and the ledger of each edition;
-    prints the figures and fails over budget. Builds into build/audit first, unless given a site:
-    nox -s audit -- --site build/html (built with SITE_URL=http://127.0.0.1:8765/ for absolute links)."""
+    """Lighthouse (mobile) on the landing page and a page of every type in each edition, each judged by
+    the median of five runs; prints the figures and fails over budget. Builds into build/audit first,
+    unless given a site: nox -s audit -- --site build/html (built with SITE_URL=http://127.0.0.1:8765/
+    for absolute links)."""
     session.run("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", external=True)
     site_python(session, "-m", "sitetools.audit", *session.posargs)
