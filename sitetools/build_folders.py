@@ -120,8 +120,11 @@ def locked(out: Path) -> Iterator[None]:
 
 
 #: Folders of the checkout whose content no page can change what the site says: what builds and tools
-#: write (the build's own output is left out by the caller), and git's object store (content-addressed).
-UNWATCHED = ("build", ".nox", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache", ".git/objects")
+#: write (the build's own output is left out by the caller), and git's own records, which any git
+#: command writes while a build runs (a commit, a new worktree). Of ``.git`` only what makes git run
+#: code or changes what it does is watched: :data:`GIT_WATCHED`.
+UNWATCHED = ("build", ".nox", "node_modules", "__pycache__", ".pytest_cache", ".ruff_cache", ".git")
+GIT_WATCHED = (".git/hooks", ".git/config", ".git/info")
 
 
 def fingerprint_tree(root: Path, leave_out: tuple[Path, ...] = (), unwatched: tuple[str, ...] = UNWATCHED,
@@ -132,7 +135,10 @@ def fingerprint_tree(root: Path, leave_out: tuple[Path, ...] = (), unwatched: tu
     prints = {}
     skipped = {root / name for name in unwatched if "/" in name} | set(leave_out)
     names = {name for name in unwatched if "/" not in name}
-    for folder, dirs, files in os.walk(root):
+    walked = [root] + [root / name for name in GIT_WATCHED if ".git" in unwatched and (root / name).is_dir()]
+    prints |= {name: hashlib.sha256((root / name).read_bytes()).hexdigest()
+               for name in GIT_WATCHED if ".git" in unwatched and (root / name).is_file()}  # fmt: skip
+    for folder, dirs, files in (step for top in walked for step in os.walk(top)):
         here = Path(folder)
         dirs[:] = sorted(d for d in dirs if d not in names and here / d not in skipped)
         for name in files:
