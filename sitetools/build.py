@@ -56,6 +56,7 @@ from sitetools import (
     pages,
     pages_asserts,
     published_content,
+    site_search,
     sphinx_runs,
     web,
 )
@@ -287,6 +288,11 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     check_unchanged(checkout_before, published_before, staged_before, out, building, stage, langs, own, scratch + logs)
     write_landing(building)
     web.write_root_files(building, langs)  # favicon, 404, robots.txt, sitemap, the landing page's alternates
+    try:
+        sizes = site_search.write(building, langs)
+    except site_search.SearchIndexError as error:
+        raise BuildError(f"the search index: {error}") from None
+    print("  search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items()), flush=True)
     if active := published_content.check(building, langs, stage):
         raise BuildError(f"{len(active)} generated file(s) carry active content (a script, an event attribute, a "
                          "javascript: URL or an embedded object) that no page may publish:\n  " + "\n  ".join(active))

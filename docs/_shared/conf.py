@@ -131,6 +131,8 @@ def _site_settings(row) -> dict:
             ]
         },
         "html_show_copyright": False,
+        # The search page loads the edition's Chinese vocabulary (sitetools/site_search.py) if it has one.
+        "html_context": {"search_vocabulary": row.cjk},
         # Chinese search: jieba also learns this site's terms (计算图, 自动求导...) as whole words.
         "html_search_options": row.search_options,
         "locale_dirs": [str(DOCS / "_locale")],  # theme words Sphinx's catalogs lack

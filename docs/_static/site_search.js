@@ -1,0 +1,220 @@
+// The search page's results, from the edition's Pagefind index (sitetools/site_search.py).
+//
+// Every word of the query counts: each word is looked up on its own, and a page that matches more of
+// the words ranks above one that matches fewer; among pages that match as many, the rarer words and
+// Pagefind's own relevance (its section weights: title, answer box, headings, readers' words) decide.
+// A word that more than half the pages hold ("the", "tensor", 的) adds to the relevance but is not
+// counted as a match: it would put every page that happens to say it above one that does not.
+// A word no page holds does not empty the list: the results name it. A run of Chinese characters is
+// cut into the words of the edition's vocabulary, the words at which the build cut its pages. Each
+// result leads to the section of the page that matches most of the words, with an excerpt that marks
+// them. Typing in the sidebar's search box searches again on this page.
+// The words shown come from the page (data-* attributes of #search-results, in the edition's language).
+
+const box = document.getElementById("search-results");
+const lang = document.documentElement.lang || "en";
+const SHOWN = 10; // results shown at first; "More results" shows the next ones
+const say = (name, values = {}) => box.dataset[name].replace(/\{(\w+)\}/g, (_, key) => values[key] ?? "");
+const HAN = /\p{Script=Han}/u;
+
+/** The query's words: split at spaces; a run of Chinese characters is cut into the longest words of the
+ *  edition's vocabulary (the words jieba found in its pages), the rest by the browser's segmenter. */
+export function queryWords(query, known = new Set()) {
+  const segmenter = new Intl.Segmenter(lang, { granularity: "word" });
+  const words = [];
+  for (const part of query.split(/\s+/)) {
+    for (const run of part.match(/\p{Script=Han}+|[^\p{Script=Han}]+/gu) || []) {
+      if (!HAN.test(run)) {
+        if (/[\p{L}\p{N}]/u.test(run)) words.push(run);
+        continue;
+      }
+      let rest = "";
+      const flush = () => {
+        for (const piece of segmenter.segment(rest)) if (piece.isWordLike) words.push(piece.segment);
+        rest = "";
+      };
+      for (let start = 0; start < run.length; ) {
+        let end = Math.min(run.length, start + 8);
+        while (end > start + 1 && !known.has(run.slice(start, end))) end -= 1;
+        if (end > start + 1) {
+          flush();
+          words.push(run.slice(start, end));
+        } else {
+          rest += run[start];
+        }
+        start = end;
+      }
+      flush();
+    }
+  }
+  return [...new Set(words)];
+}
+
+const bundle = (name) => new URL(`pagefind/${name}`, new URL(".", location.href)).href;
+let pagefind = null;
+let pageCount = 1;
+let vocabulary = new Set();
+async function engine() {
+  if (!pagefind) {
+    const [module, entry, words] = await Promise.all([
+      import(bundle("pagefind.js")),
+      fetch(bundle("pagefind-entry.json")).then((response) => response.json()),
+      box.dataset.vocabulary ? fetch(bundle("vocabulary.json")).then((response) => response.json()) : [],
+    ]);
+    vocabulary = new Set(words);
+    pageCount = Math.max(1, ...Object.values(entry.languages).map((language) => language.page_count));
+    await module.options({ baseUrl: "/" });
+    pagefind = module;
+  }
+  return pagefind;
+}
+
+/** Rank the pages for a query: ``{pages, unmatched, words}``, pages best first. */
+export async function rank(query) {
+  const find = await engine();
+  const words = queryWords(query, vocabulary);
+  const found = await Promise.all(words.map((word) => find.search(word)));
+  const pages = new Map();
+  words.forEach((word, i) => {
+    const results = found[i].results;
+    if (!results.length) return;
+    const best = results[0].score || 1;
+    const rarity = Math.log(1 + pageCount / results.length); // a word few pages hold counts more
+    const common = results.length > pageCount / 2; // "the", 的: on most pages, says little about any
+    for (const result of results) {
+      const page = pages.get(result.id) || { id: result.id, words: [], weight: 0, hits: [] };
+      if (!common) page.words.push(word);
+      page.weight += rarity * (0.5 + (0.5 * result.score) / best);
+      page.hits.push({ word, rarity, result });
+      pages.set(result.id, page);
+    }
+  });
+  const ranked = [...pages.values()].sort(
+    (a, b) => b.words.length - a.words.length || b.weight - a.weight || (a.id < b.id ? -1 : 1),
+  );
+  const counted = words.filter((_, i) => found[i].results.length && found[i].results.length <= pageCount / 2);
+  return { pages: ranked, words, counted, unmatched: words.filter((_, i) => !found[i].results.length) };
+}
+
+/** The section of a page that matches most of the query's words, with its excerpt. */
+async function section(page) {
+  const datas = await Promise.all(page.hits.map((hit) => hit.result.data()));
+  const sections = new Map();
+  datas.forEach((data, i) => {
+    const { word, rarity } = page.hits[i];
+    for (const sub of data.sub_results.length ? data.sub_results : [data]) {
+      const found = sections.get(sub.url) || { sub, words: new Set(), score: 0 };
+      found.words.add(word);
+      found.score += rarity * (sub.weighted_locations || []).reduce((sum, at) => sum + at.balanced_score, 0);
+      sections.set(sub.url, found);
+    }
+  });
+  const [best] = [...sections.values()].sort((a, b) => b.words.size - a.words.size || b.score - a.score);
+  return { data: datas[0], sub: best.sub };
+}
+
+/** Text with the query's words marked, as DOM nodes (the excerpt's own markup is dropped). */
+function marked(text, words) {
+  const fragment = document.createDocumentFragment();
+  const escaped = words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const pattern = escaped.length ? new RegExp(`(${escaped.join("|")})`, "giu") : null;
+  const parts = pattern ? text.split(pattern) : [text];
+  parts.forEach((part, i) => {
+    if (!part) return;
+    if (i % 2) {
+      const mark = document.createElement("mark");
+      mark.textContent = part;
+      fragment.append(mark);
+    } else {
+      fragment.append(part);
+    }
+  });
+  return fragment;
+}
+
+// The index of a Chinese edition holds its words apart with a hair space (sitetools/site_search.py).
+const plain = (html) => new DOMParser().parseFromString(html, "text/html").body.textContent.replace(/\u200a/g, "");
+const link = (url) => new URL(url.replace(/^\//, ""), new URL(".", location.href)).href;
+
+async function item(page, words) {
+  const { data, sub } = await section(page);
+  const li = document.createElement("li");
+  const a = document.createElement("a");
+  a.href = link(sub.url || data.url);
+  a.textContent = plain(data.meta.title);
+  li.append(a);
+  const sectionTitle = sub.title && sub.title !== data.meta.title ? plain(sub.title) : "";
+  if (sectionTitle) {
+    const where = document.createElement("span");
+    where.className = "search-section";
+    where.textContent = ` › ${sectionTitle}`;
+    li.append(where);
+  }
+  const excerpt = document.createElement("p");
+  excerpt.className = "context";
+  excerpt.append(marked(plain(sub.excerpt || data.excerpt), words));
+  li.append(excerpt);
+  return li;
+}
+
+let current = 0; // the latest search; an older one that finishes later is dropped
+export async function show(query) {
+  const ticket = ++current;
+  const started = performance.now();
+  box.replaceChildren();
+  const summary = document.createElement("p");
+  summary.className = "search-summary";
+  box.append(summary);
+  if (!query) return;
+  if (location.protocol === "file:") {
+    summary.textContent = say("file");
+    return;
+  }
+  summary.textContent = say("searching");
+  let ranked;
+  try {
+    ranked = await rank(query);
+  } catch (error) {
+    summary.textContent = say("failed");
+    throw error;
+  }
+  const list = document.createElement("ul");
+  list.className = "search";
+  const fewer = ranked.pages.some((page) => page.words.length < ranked.counted.length);
+  const more = async (from) => {
+    const items = await Promise.all(ranked.pages.slice(from, from + SHOWN).map((page) => item(page, ranked.words)));
+    if (ticket !== current) return;
+    list.append(...items);
+    box.querySelector("button.search-more")?.remove();
+    if (ranked.pages.length > from + SHOWN) {
+      const button = document.createElement("button");
+      button.className = "search-more";
+      button.type = "button";
+      button.textContent = say("more");
+      button.addEventListener("click", () => more(from + SHOWN));
+      box.append(button);
+    }
+  };
+  await more(0);
+  if (ticket !== current) return;
+  const count = String(ranked.pages.length);
+  const lines = [say(ranked.pages.length ? (fewer ? "foundFewer" : "found") : "none", { count, query })];
+  if (ranked.unmatched.length) lines.push(say("unmatched", { words: ranked.unmatched.join(", ") }));
+  summary.textContent = lines.join(" ");
+  box.insertBefore(list, summary.nextSibling);
+  box.dataset.ms = String(Math.round(performance.now() - started)); // read by the tests' timing check
+}
+
+const params = new URLSearchParams(location.search);
+const input = document.querySelector("form[role=search] input[name=q], .sidebar-search");
+if (input && params.get("q")) input.value = params.get("q");
+let typing = null;
+input?.addEventListener("input", () => {
+  clearTimeout(typing);
+  typing = setTimeout(() => {
+    const query = input.value.trim();
+    history.replaceState(null, "", `?q=${encodeURIComponent(query)}`);
+    show(query);
+  }, 80);
+});
+show((params.get("q") || "").trim());

@@ -1,0 +1,126 @@
+"""Where the answer lands: the real questions of ``tests/real_questions.toml`` typed into the built site's
+search page, in Chromium, in each edition; the rank of the first result that answers each one.
+
+    python -m tests.search_ranks [--site build/html] [--lang en] [--show]
+
+prints one line per query (its rank, or "-" when no answering page is listed) and the shares that
+:data:`BUDGET` holds the search to. ``tests/test_real_questions.py`` runs the same measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import tomllib
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+QUESTIONS = ROOT / "tests" / "real_questions.toml"
+QUERY_FIELD = {"en": "query_en", "zh_CN": "query_zh"}
+#: Share of queries whose answer comes first, and within the first three; no query may list nothing.
+BUDGET = {"first": 0.80, "top3": 0.95}
+TIMEOUT_MS = 20_000
+AT_ONCE = 8  # tabs searching at the same time
+
+
+@dataclasses.dataclass
+class Rank:
+    lang: str
+    query: str
+    url: str  #: the public thread the question comes from
+    answers: list[str]
+    listed: list[str]  #: the result links, edition-relative, anchors kept
+
+    @property
+    def rank(self) -> int | None:
+        """1-based rank of the first result on an answering page, or None."""
+        pages = [link.split("#")[0] for link in self.listed]
+        return next((number for number, page in enumerate(pages, 1) if page in self.answers), None)
+
+
+def questions() -> list[dict]:
+    return tomllib.loads(QUESTIONS.read_text(encoding="utf-8"))["question"]
+
+
+def _links(tab, base: str) -> list[str]:
+    # Done: this site's search page sets data-ms; Sphinx's own (for a before/after figure) fills its summary.
+    tab.wait_for_function("""() => { const box = document.querySelector('#search-results');
+        const summary = box && box.querySelector('p.search-summary');
+        return box && (box.dataset.ms !== undefined || (!box.dataset.searching && summary && summary.innerText.trim())); }""",
+                          timeout=TIMEOUT_MS)  # fmt: skip
+    hrefs = tab.eval_on_selector_all("#search-results ul.search li > a", "links => links.map(a => a.href)")
+    return [urlsplit(href).path.removeprefix(urlsplit(base).path) + (f"#{urlsplit(href).fragment}"
+            if urlsplit(href).fragment else "") for href in hrefs]  # fmt: skip
+
+
+def measure(browser, base: str, langs: list[str]) -> list[Rank]:
+    """Run every question's query on ``base`` (the site's URL, ending in /) in each edition of ``langs``."""
+    asked = [(lang, question) for lang in langs for question in questions()]
+    ranks = []
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        for start in range(0, len(asked), AT_ONCE):
+            batch = asked[start:start + AT_ONCE]
+            tabs = []
+            for lang, question in batch:
+                tab = context.new_page()
+                tab.goto(f"{base}{lang}/search.html?q={quote(question[QUERY_FIELD[lang]])}")
+                tabs.append(tab)
+            for tab, (lang, question) in zip(tabs, batch, strict=True):
+                answers = sorted({answer["page"] for answer in question["answers"]})
+                ranks.append(Rank(lang, question[QUERY_FIELD[lang]], question["url"], answers,
+                                  _links(tab, f"{base}{lang}/")))  # fmt: skip
+                tab.close()
+    finally:
+        context.close()
+    return ranks
+
+
+def shares(ranks: list[Rank]) -> dict[str, float]:
+    count = max(1, len(ranks))
+    return {
+        "first": sum(r.rank == 1 for r in ranks) / count,
+        "top3": sum(r.rank is not None and r.rank <= 3 for r in ranks) / count,
+        "not_found": sum(r.rank is None for r in ranks) / count,
+        "empty": sum(not r.listed for r in ranks) / count,
+    }
+
+
+def report(ranks: list[Rank], show: bool = True) -> str:
+    lines = []
+    for lang in dict.fromkeys(r.lang for r in ranks):
+        mine = [r for r in ranks if r.lang == lang]
+        if show:
+            for r in mine:
+                first = r.listed[0] if r.listed else "(nothing)"
+                lines.append(f"{lang:6} {r.rank or '-':>2}  {r.query[:60]!r:64} -> {first}")
+        got = shares(mine)
+        lines.append(f"{lang}: {len(mine)} queries; answer first {got['first']:.0%}, in the first three "
+                     f"{got['top3']:.0%}, not listed {got['not_found']:.0%}, empty {got['empty']:.0%}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--site", type=Path, default=ROOT / "build" / "html")
+    parser.add_argument("--lang", action="append")
+    parser.add_argument("--show", action="store_true", help="one line per query")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(ROOT))
+    from conftest import CHROMIUM, CHROMIUM_ARGS
+    from tests.gallery_tools import serve
+
+    with serve(args.site) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        ranks = measure(browser, url + "/", args.lang or list(QUERY_FIELD))
+        browser.close()
+    print(report(ranks, args.show))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

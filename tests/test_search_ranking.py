@@ -1,0 +1,152 @@
+"""The search ranks by relevance: a small site of made-up pages, indexed by the build's own indexer
+(``sitetools.site_search``) and searched by the real search script (``docs/_static/site_search.js``) in
+Chromium. Each test's expected order follows from the pages' text, written here, not from the code."""
+
+import concurrent.futures
+import shutil
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+import pytest
+
+from sitetools import site_search
+from tests.gallery_tools import serve
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+FILLER = "Tensors hold numbers. " * 40
+
+#: edition -> {page: (title, body HTML)}. Each page is small and says what a test needs it to say.
+PAGES = {
+    "en": {
+        "leak.html": ("Loss totals", f"<p>A running total of the loss is a memory leak.</p><p>{FILLER}</p>"),
+        "memory.html": ("Memory", "<p>" + "Memory, memory and more memory. " * 30 + "</p>"),
+        "names.html": ("Sharing", "<p>Call <code>share_memory_()</code> before the workers start.</p>"),
+        "long.html": ("A long reference", f"<p>{FILLER}</p><h2 id='which-one'>Which one</h2><p>Use clone to copy.</p>"),
+        "other.html": ("Other", f"<p>{FILLER}</p>"),
+    },
+    "zh_CN": {
+        "grow.html": ("显存", f"<p>显存一直增长，每一步都在增长。</p><p>{'张量保存数字。' * 40}</p>"),
+        "vram.html": ("显存占用", "<p>" + "显存的占用。" * 30 + "</p>"),
+        "leaf.html": ("叶子节点", "<p>叶子节点上的原地操作会报错。</p>"),
+    },
+}
+TAGS = {"en": "en", "zh_CN": "zh-CN"}
+
+
+def _page(tag: str, title: str, body: str) -> str:
+    return (f'<!doctype html><html lang="{tag}"><head><title>{title}</title></head><body>'
+            f'<article role="main" id="furo-main-content"><section id="top"><h1>{title}</h1>{body}</section>'
+            "</article></body></html>")  # fmt: skip
+
+
+def _search_page(tag: str) -> str:
+    """The attributes the search script reads, as docs/_templates/search.html writes them."""
+    words = {"searching": "…", "found": "{count} pages", "found-fewer": "{count} pages, fewer last",
+             "none": "none", "unmatched": "No page contains: {words}.", "more": "More", "file": "file", "failed": "failed"}
+    attributes = " ".join(f'data-{name}="{text}"' for name, text in words.items())
+    vocabulary = ' data-vocabulary="pagefind/vocabulary.json"' if tag == "zh-CN" else ""
+    return (f'<!doctype html><html lang="{tag}"><head><title>Search</title></head><body>'
+            f'<form role="search"><input name="q"></form><div id="search-results" {attributes}{vocabulary}></div>'
+            '<script type="module" src="site_search.js"></script></body></html>')  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def small_site(tmp_path_factory):
+    site = tmp_path_factory.mktemp("search-site")
+    for code, pages in PAGES.items():
+        folder = site / code
+        folder.mkdir()
+        prepared = {name: site_search.prepared(_page(TAGS[code], *page), []) for name, page in pages.items()}
+        for name, html in prepared.items():
+            (folder / name).write_text(html, encoding="utf-8")
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:  # Playwright's loop runs in this one
+            chinese = site_search.ChineseWords(code) if code == "zh_CN" else None
+            thread.submit(site_search.index, folder, prepared, chinese).result()
+        (folder / "search.html").write_text(_search_page(TAGS[code]), encoding="utf-8")
+        shutil.copyfile(ROOT / "docs" / "_static" / "site_search.js", folder / "site_search.js")
+    with serve(site) as url:
+        yield url
+
+
+def results(browser, url: str, code: str, query: str) -> tuple[list[str], str]:
+    """The result links (page#anchor) and the summary line of a search."""
+    page = browser.new_page()
+    try:
+        page.goto(f"{url}/{code}/search.html?q={quote(query)}")
+        page.wait_for_selector("#search-results[data-ms]", state="attached", timeout=15_000)
+        links = page.eval_on_selector_all("#search-results ul.search li > a", "links => links.map(a => a.href)")
+        summary = page.inner_text("#search-results p.search-summary")
+    finally:
+        page.close()
+    return [urlsplit(link).path.rsplit("/", 1)[-1] + (f"#{urlsplit(link).fragment}" if urlsplit(link).fragment else "")
+            for link in links], summary  # fmt: skip
+
+
+def pages_of(links: list[str]) -> list[str]:
+    return [link.split("#")[0] for link in links]
+
+
+def test_a_page_that_matches_more_words_ranks_above_one_that_matches_one_word_often(browser, small_site):
+    """memory.html says "memory" thirty times; leak.html says "memory" once and "leak" once."""
+    links, _ = results(browser, small_site, "en", "memory leak")
+    assert pages_of(links)[:2] == ["leak.html", "memory.html"], links
+
+
+def test_an_unknown_word_does_not_empty_the_results_and_is_named(browser, small_site):
+    links, summary = results(browser, small_site, "en", "memory leak qqxyzzyqq")
+    assert pages_of(links)[:1] == ["leak.html"], links
+    assert "No page contains: qqxyzzyqq." in summary, summary
+
+
+def test_a_bare_name_matches_the_name_with_its_underscore(browser, small_site):
+    links, _ = results(browser, small_site, "en", "share_memory")
+    assert pages_of(links)[:1] == ["names.html"], links
+
+
+def test_a_result_leads_to_the_section_that_matches(browser, small_site):
+    links, _ = results(browser, small_site, "en", "clone")
+    assert links[:1] == ["long.html#which-one"], links
+
+
+def test_nonsense_lists_nothing(browser, small_site):
+    links, _ = results(browser, small_site, "en", "qqxyzzyqq")
+    assert links == []
+
+
+def test_an_unspaced_chinese_query_counts_each_of_its_words(browser, small_site):
+    """显存增长 typed without a space: grow.html holds both words, vram.html only 显存 (thirty times);
+    both are listed, the page with both words first."""
+    links, _ = results(browser, small_site, "zh_CN", "显存增长")
+    assert pages_of(links)[:2] == ["grow.html", "vram.html"], links
+
+
+def test_a_two_character_chinese_word_finds_its_page(browser, small_site):
+    links, _ = results(browser, small_site, "zh_CN", "报错")
+    assert pages_of(links) == ["leaf.html"], links
+
+
+# --- The index's own marks and the readers' words (no browser) -------------------------------------------
+
+
+def test_readers_words_go_after_the_heading_of_their_section_with_a_weight():
+    html = _page("en", "Title", "<span id='fix'></span><h2>The fix</h2><p>text</p>").replace("'fix'", '"fix"')
+    out = site_search.prepared(html, [("fix", ("OOM", "memory leak"))])
+    assert '<h2>The fix</h2>\n<p data-pagefind-weight="6">OOM · memory leak</p>' in out, out
+    assert "<article" in out and "data-pagefind-body" in out
+
+
+def test_a_word_list_entry_with_an_unknown_label_fails_naming_file_and_line(tmp_path, monkeypatch):
+    words = tmp_path / "words.toml"
+    words.write_text('# list\n\n[[words]]\nlabel = "no-such-page"\nen = ["OOM"]\n', encoding="utf-8")
+    monkeypatch.setattr(site_search, "ROOT", tmp_path)
+    entries = site_search.read_words(words)
+    monkeypatch.setattr(site_search, "labels", lambda folder: {"questions-views": ("v.html", "")})
+    with pytest.raises(site_search.SearchIndexError, match=r"words\.toml:3: no page or section of the en edition"):
+        site_search.placed_words(tmp_path, "en", entries)
+
+
+def test_every_entry_of_the_word_list_names_words_of_known_editions():
+    entries = site_search.read_words()
+    assert entries and all(entry.words for entry in entries)
