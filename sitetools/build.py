@@ -287,7 +287,7 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     check_unchanged(checkout_before, published_before, staged_before, out, building, stage, langs, own, scratch + logs)
     write_landing(building)
     web.write_root_files(building, langs)  # favicon, 404, robots.txt, sitemap, the landing page's alternates
-    if active := published_content.check(building, langs, stage):
+    if active := published_content.check(building, langs, stage, web.site_path(web.site_url())):
         raise BuildError(f"{len(active)} generated file(s) carry active content (a script, an event attribute, a "
                          "javascript: URL or an embedded object) that no page may publish:\n  " + "\n  ".join(active))
     publish(building, out)
