@@ -80,7 +80,8 @@ def browser():
 SLOW_FIXTURES = {"site_dir", "site_url", "browser"}
 #: The test files that keep a worker busy longest, measured: they start first, so that no core
 #: waits at the end of a run for the last of them.
-LONGEST_FIRST = ("test_page_visits.py", "test_faults.py", "test_site_fidelity.py", "test_downloads.py")
+LONGEST_FIRST = ("test_web_published.py", "test_page_visits.py", "test_faults.py", "test_site_fidelity.py",
+                 "test_downloads.py")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -40,6 +40,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from sitetools import web_build
 from sitetools.editions import CODES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,38 +76,67 @@ COMPRESSED = {".html", ".css", ".js", ".svg", ".json", ".xml", ".txt", ".map"}
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    """Serves the site as its host does: text files gzip-compressed for a browser that accepts it, so
-    the bytes Lighthouse counts are the bytes a reader downloads."""
+    """Serves the site as its host (GitHub Pages) does: under its base path (``/tensor-copies/`` for a
+    project site; nothing of the site anywhere else on the host), a missing address under it answered
+    with status 404 and the site's own ``404.html``, and text files gzip-compressed for a browser that
+    accepts it, so the bytes Lighthouse counts are the bytes a reader downloads."""
+
+    base_path = "/"  #: where the site is served (set by :func:`serve`)
 
     def log_message(self, format, *args):  # noqa: A002 (the base class's name)
         pass
 
+    def _in_site(self) -> str | None:
+        """The request's path inside the site (``/en/index.html``), or None for an address outside it."""
+        path = self.path.split("?")[0].split("#")[0]
+        if path == self.base_path.rstrip("/"):
+            return "/"  # the base path without its slash: the redirect to the folder's slash
+        return "/" + path.removeprefix(self.base_path) if path.startswith(self.base_path) else None
+
+    def translate_path(self, path):
+        return super().translate_path(self._in_site() or "/")  # send_head answers an address outside
+
     def send_head(self):
+        inside = self._in_site()
+        if inside is None:
+            self.send_error(404, "not a page of the site: it is served under " + self.base_path)
+            return None
         path = Path(self.translate_path(self.path))
         if path.is_dir():
             if not self.path.split("?")[0].endswith("/"):
                 return super().send_head()  # the redirect to the folder's slash
             path = path / "index.html"
+        if not path.exists() and (not_found := Path(self.directory) / "404.html").is_file():
+            return self._send(not_found, 404)
         accepts = "gzip" in self.headers.get("Accept-Encoding", "")
         if not (accepts and path.suffix in COMPRESSED and path.is_file()):
             return super().send_head()
-        body = gzip.compress(path.read_bytes(), mtime=0)
-        self.send_response(200)
+        return self._send(path, 200)
+
+    def _send(self, path: Path, status: int):
+        body = path.read_bytes()
+        self.send_response(status)
         self.send_header("Content-Type", self.guess_type(str(path)))
-        self.send_header("Content-Encoding", "gzip")
+        if "gzip" in self.headers.get("Accept-Encoding", "") and path.suffix in COMPRESSED:
+            body = gzip.compress(body, mtime=0)
+            self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         return io.BytesIO(body)
 
 
 @contextlib.contextmanager
-def serve(site: Path, port: int) -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(site))
+def serve(site: Path, port: int, base_path: str = "/") -> Iterator[str]:
+    """Serve ``site`` on 127.0.0.1 under ``base_path`` (``/tensor-copies/``; the host's root by default)
+    while the block runs; yield its address (``http://127.0.0.1:PORT/tensor-copies/``). The port is
+    taken on entry, so a site can be built for the address before it is there to serve."""
+    prefix = "/" + base_path.strip("/") + "/" if base_path.strip("/") else "/"
+    handler = functools.partial(type("_Site", (_Quiet,), {"base_path": prefix}), directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
     finally:
         server.shutdown()
         server.server_close()
@@ -219,16 +249,17 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def built_port(site: Path) -> int:
-    """The port of the 127.0.0.1 SITE_URL a site was built with (read from its robots.txt), else 0."""
+def built_address(site: Path) -> tuple[int, str]:
+    """The port and base path of the 127.0.0.1 SITE_URL a site was built with (read from its robots.txt),
+    else (0, "/")."""
     robots = site / "robots.txt"
     text = robots.read_text(encoding="utf-8") if robots.exists() else ""
-    match = re.search(r"^Sitemap: http://127\.0\.0\.1:(\d+)/", text, re.M)
-    return int(match.group(1)) if match else 0
+    match = re.search(r"^Sitemap: http://127\.0\.0\.1:(\d+)(/\S*)sitemap\.xml$", text, re.M)
+    return (int(match.group(1)), match.group(2)) if match else (0, "/")
 
 
 def build(out: Path, base: str) -> Path:
-    command = [sys.executable, str(ROOT / "docs" / "build_site.py"), "--out", str(out)]
+    command = web_build.command(sys.executable, "--out", str(out))
     subprocess.run(command, check=True, env={**os.environ, "SITE_URL": base})
     return out
 
@@ -246,13 +277,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="runs per page whose median is judged, not "
                         "counting runs whose first paint the browser held back (default %(default)s)")
     args = parser.parse_args(argv)
-    port = args.port or (built_port(args.site) if args.site else 0) or free_port()
+    built_port, base_path = built_address(args.site) if args.site else (0, "/")
+    port = args.port or built_port or free_port()
     site = args.site or build(ROOT / "build" / "audit", f"http://127.0.0.1:{port}/")
     if not (site / "sitemap.xml").exists():
         print(f"note: {site} was built without SITE_URL, so its hreflang links are relative (an SEO failure)")
     args.reports.mkdir(parents=True, exist_ok=True)
     rows = {}
-    with serve(site, port) as origin:
+    with serve(site, port, base_path) as origin:
         for page in args.pages or PAGES:
             name = (page or "landing").replace("/", "__").removesuffix(".html")
             rows[page] = measure(origin + page, args.reports, name, args.repeat)

@@ -293,7 +293,7 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     except site_search.SearchIndexError as error:
         raise BuildError(f"the search index: {error}") from None
     print("  search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items()), flush=True)
-    if active := published_content.check(building, langs, stage):
+    if active := published_content.check(building, langs, stage, web.site_path(web.site_url())):
         raise BuildError(f"{len(active)} generated file(s) carry active content (a script, an event attribute, a "
                          "javascript: URL or an embedded object) that no page may publish:\n  " + "\n  ".join(active))
     publish(building, out)

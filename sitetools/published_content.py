@@ -160,22 +160,32 @@ def _docname_source(docname: str, lang: str, scripts: dict[str, str]) -> str:
     return scripts[stem] if docname.startswith("examples/") and stem in scripts else f"docs/{lang}/{docname}.md"
 
 
-def _site_script(edition: Path, page: Path, site: Path):
-    """Whether a script's ``src`` is a file of the edition's own ``_static`` folder or its search index."""
+def _site_script(edition: Path, page: Path, site: Path, base_path: str = "/"):
+    """Whether a script's ``src`` is a file of the edition's own ``_static`` folder or its search index.
+
+    A path from the host's root (``/tensor-copies/en/_static/bilingual.js``, as the 404 pages write them) is
+    read from the site's base path (``base_path``, the path of ``SITE_URL``; ``/`` at the host's root): the
+    site's folder is served there, and a path outside it is not the site's."""
     static, index = (edition / "_static").resolve(), (edition / "searchindex.js").resolve()
+    prefix = "/" + base_path.strip("/") + "/" if base_path.strip("/") else "/"
 
     def allowed(src: str) -> bool:
         parts = urlsplit(src)
         if parts.scheme or parts.netloc or not parts.path:
             return False
-        base = site if parts.path.startswith("/") else page.parent
-        target = (base / parts.path.lstrip("/")).resolve()
+        if parts.path.startswith("/"):
+            if not parts.path.startswith(prefix):
+                return False  # another site on the same host
+            base, path = site, parts.path.removeprefix(prefix)
+        else:
+            base, path = page.parent, parts.path
+        target = (base / path).resolve()
         return target.is_file() and (target == index or static in target.parents)
 
     return allowed
 
 
-def _edition_problems(site: Path, lang: str, gallery: Path, docs: Path) -> list[str]:
+def _edition_problems(site: Path, lang: str, gallery: Path, docs: Path, base_path: str) -> list[str]:
     edition = site / lang
     scripts = _sources(lang, gallery)
     problems = []
@@ -185,7 +195,7 @@ def _edition_problems(site: Path, lang: str, gallery: Path, docs: Path) -> list[
             continue  # the site's own files (pages cannot write there: sitetools/page_outputs.py)
         suffix = path.suffix.lower()
         if suffix in (".html", ".svg"):
-            found = markup_problems(path.read_text(encoding="utf-8"), _site_script(edition, path, site))
+            found = markup_problems(path.read_text(encoding="utf-8"), _site_script(edition, path, site, base_path))
         elif suffix == ".ipynb":
             found = notebook_problems(path.read_text(encoding="utf-8"))
         elif suffix == ".zip":
@@ -205,8 +215,9 @@ def _edition_problems(site: Path, lang: str, gallery: Path, docs: Path) -> list[
     return problems
 
 
-def check(site: Path, langs: list[str], root: Path) -> list[str]:
+def check(site: Path, langs: list[str], root: Path, base_path: str = "/") -> list[str]:
     """Active content in what the build is about to publish (``site``: the work folder, one folder per
-    edition in ``langs``); ``root`` holds the ``gallery`` and ``docs`` the build was made from."""
+    edition in ``langs``); ``root`` holds the ``gallery`` and ``docs`` the build was made from;
+    ``base_path`` is where the site is served on its host (the path of ``SITE_URL``: ``/tensor-copies/``)."""
     return [problem for lang in langs
-            for problem in _edition_problems(site, lang, root / "gallery", root / "docs")]  # fmt: skip
+            for problem in _edition_problems(site, lang, root / "gallery", root / "docs", base_path)]  # fmt: skip

@@ -2,7 +2,9 @@
 (sitetools/published_content.py), and the reST of the pages holds only the directives they use and no
 inline HTML (sitetools/active_content.py). Each fault is made in a small site of its own, as Sphinx,
 sphinx-gallery and matplotlib write those files, and must be refused with the file and the page that
-made it; the site's own scripts pass."""
+made it; the site's own scripts pass. Each is checked for a site at its host's root and for one under a
+sub-path (a project site of GitHub Pages, ``/tensor-copies/``), where the 404 pages' scripts are paths
+from the host's root that start with the sub-path."""
 
 from __future__ import annotations
 
@@ -23,8 +25,14 @@ from tests.gallery_tools import copy_project  # noqa: E402
 
 PAGE = "gallery/en/copying/plot_04_detach.py"
 THEME = '<script>\n      document.body.dataset.theme = localStorage.getItem("theme") || "auto";\n    </script>'
-SITE_SCRIPTS = ('<script src="../../_static/doctools.js?v=fd6eb6e6"></script>'
-                '<script defer="defer" src="/en/_static/bilingual.js?v=1"></script>')
+#: Where the site is served on its host: at the root, and under a sub-path (a GitHub Pages project site).
+BASES = {"root": "/", "sub-path": "/tensor-copies/"}
+
+
+def site_scripts(base: str) -> str:
+    """The site's own scripts as a page links them: relative, and from the host's root (a 404 page's)."""
+    return ('<script src="../../_static/doctools.js?v=fd6eb6e6"></script>'
+            f'<script defer="defer" src="{base}en/_static/bilingual.js?v=1"></script>')
 
 
 def _notebook(markdown: str) -> str:
@@ -44,12 +52,14 @@ def _svg(url: str) -> str:
     return out.getvalue()
 
 
-def _site(tmp_path: Path, **files: str) -> Path:
+def _site(tmp_path: Path, base: str, **files: str) -> Path:
     """A small edition ``en`` in ``tmp_path/site``: the site's static files, a clean page, and ``files``."""
     site = tmp_path / "site"
     defaults = {
         "_static/doctools.js": "", "_static/bilingual.js": "",
-        "examples/copying/plot_04_detach.html": f"<html><head>{THEME}{SITE_SCRIPTS}</head><body><p>a</p></body></html>",
+        "examples/copying/plot_04_detach.html":
+            f"<html><head>{THEME}{site_scripts(base)}</head><body><p>a</p></body></html>",
+        "404.html": f"<html><head>{THEME}{site_scripts(base).replace('../../', base + 'en/')}</head></html>",
         "searchindex.js": 'Search.setIndex({"docnames":["examples/copying/plot_04_detach"],"titles":["Detach"]})',
     }  # fmt: skip
     for name, text in {**defaults, **files}.items():
@@ -63,11 +73,17 @@ def _site(tmp_path: Path, **files: str) -> Path:
     return site
 
 
-def _problems(tmp_path: Path, **files: str) -> list[str]:
-    return published_content.check(_site(tmp_path, **files), ["en"], published_content.pages.ROOT)
+def _problems(tmp_path: Path, base: str, **files: str) -> list[str]:
+    return published_content.check(_site(tmp_path, base, **files), ["en"], published_content.pages.ROOT, base)
 
 
 HTML = "examples/copying/plot_04_detach.html"
+#: Faults that depend on where the site is served (``{base}``: its base path; ``{other}``: the other one).
+BASE_FAULTS = {
+    "script-from-another-base": (HTML, '<html><script src="{other}en/_static/bilingual.js"></script></html>'),
+    "script-out-of-the-base": (HTML, '<html><script src="{base}../en/_static/bilingual.js"></script></html>'),
+    "script-from-the-base-beside-static": ("404.html", '<html><script src="{base}en/_downloads/x.js"></script></html>'),
+}
 FAULTS = {
     "inline-script": (HTML, f"<html><head>{THEME}</head><body><script>alert(1)</script></body></html>"),
     "outside-script": (HTML, '<html><body><script src="https://example.org/x.js"></script></body></html>'),
@@ -77,7 +93,7 @@ FAULTS = {
     "iframe": (HTML, '<html><body><iframe src="x.html"></iframe></body></html>'),
     "object": (HTML, '<html><body><object data="x.swf"></object></body></html>'),
     "embed": (HTML, '<html><body><embed src="x.svg"></body></html>'),
-    "base": (HTML, f'<html><head><base href="https://example.org/">{SITE_SCRIPTS}</head></html>'),
+    "base": (HTML, f'<html><head><base href="https://example.org/">{site_scripts("/")}</head></html>'),
     "redirect": (HTML, '<html><head><meta http-equiv="Refresh" content="0; url=https://example.org/"></head></html>'),
     "svg-set-url": ("_images/sphx_glr_plot_04_detach_001.svg", _svg("javascript:alert(1)")),
     "notebook-html": ("_downloads/0a/plot_04_detach.ipynb", _notebook('<img src="x" onerror="alert(1)">')),
@@ -89,24 +105,31 @@ FAULTS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(FAULTS))
-def test_active_content_in_a_generated_file_is_refused_and_named(tmp_path, name):
-    target, text = FAULTS[name]
-    problems = _problems(tmp_path, **{target: text})
-    assert problems, f"{name} passed the scan"
+@pytest.mark.parametrize("where", sorted(BASES))
+@pytest.mark.parametrize("name", sorted(FAULTS) + sorted(BASE_FAULTS))
+def test_active_content_in_a_generated_file_is_refused_and_named(tmp_path, name, where):
+    base, other = BASES[where], next(path for path in BASES.values() if path != BASES[where])
+    target, text = FAULTS[name] if name in FAULTS else BASE_FAULTS[name]
+    problems = _problems(tmp_path, base, **{target: text.replace("{base}", base).replace("{other}", other)})
+    assert problems, f"{name} passed the scan of a site served at {base}"
     assert all(problem.startswith(f"en/{target}") for problem in problems), problems
-    assert all(PAGE in problem for problem in problems), f"the page that made it is not named: {problems}"
+    if target != "404.html":
+        assert all(PAGE in problem for problem in problems), f"the page that made it is not named: {problems}"
 
 
-def test_the_sites_own_scripts_a_plain_figure_and_a_plain_notebook_pass(tmp_path):
-    problems = _problems(tmp_path, **{"_images/sphx_glr_plot_04_detach_001.svg": _svg(""),
-                                      "_downloads/0a/plot_04_detach.ipynb": _notebook("``a`` and ``c``: a < b"),
-                                      "_downloads/0b/plot_04_detach.zip": _notebook("[docs](https://example.org)")})
+@pytest.mark.parametrize("where", sorted(BASES))
+def test_the_sites_own_scripts_a_plain_figure_and_a_plain_notebook_pass(tmp_path, where):
+    problems = _problems(tmp_path, BASES[where],
+                         **{"_images/sphx_glr_plot_04_detach_001.svg": _svg(""),
+                            "_downloads/0a/plot_04_detach.ipynb": _notebook("``a`` and ``c``: a < b"),
+                            "_downloads/0b/plot_04_detach.zip": _notebook("[docs](https://example.org)")})
     assert problems == []
 
 
-def test_a_narrative_pages_file_names_its_source(tmp_path):
-    problems = _problems(tmp_path, **{"quickref.html": '<html><body><a onclick="x()">a</a></body></html>'})
+@pytest.mark.parametrize("where", sorted(BASES))
+def test_a_narrative_pages_file_names_its_source(tmp_path, where):
+    page = '<html><body><a onclick="x()">a</a></body></html>'
+    problems = _problems(tmp_path, BASES[where], **{"quickref.html": page})
     assert problems and problems[0].startswith("en/quickref.html (made from docs/en/quickref.md)"), problems
 
 

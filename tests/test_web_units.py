@@ -241,3 +241,37 @@ def test_the_audit_server_compresses_text_as_the_host_does(tmp_path):
         png = urllib.request.Request(url + "img.png", headers={"Accept-Encoding": "gzip"})
         with urllib.request.urlopen(png) as answer:
             assert answer.headers.get("Content-Encoding") is None, "images are sent as they are"
+
+
+def test_the_audit_server_serves_a_project_site_under_its_path_with_its_404_page(tmp_path):
+    """As GitHub Pages serves a project site: under /REPO/ only, and a missing address there answered
+    with status 404 and the site's own 404.html."""
+    import urllib.error
+    import urllib.request
+
+    from sitetools.audit import serve
+
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "index.html").write_text("<html>home</html>", encoding="utf-8")
+    (tmp_path / "404.html").write_text("<html>not found</html>", encoding="utf-8")
+    (tmp_path / "index.html").write_text("<html>landing</html>", encoding="utf-8")
+
+    def get(url: str) -> tuple[int, str, str]:
+        try:
+            with urllib.request.urlopen(url) as answer:
+                return answer.status, answer.read().decode(), answer.url
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode(), url
+
+    with serve(tmp_path, 0, "/tensor-copies/") as url:
+        host = url.removesuffix("tensor-copies/")
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/tensor-copies/")
+        assert get(url + "en/index.html")[:2] == (200, "<html>home</html>")
+        assert get(url + "en/")[:2] == (200, "<html>home</html>")
+        assert get(url + "en/no/such/page.html")[:2] == (404, "<html>not found</html>")
+        assert get(url.rstrip("/")) == (200, "<html>landing</html>", url), "redirected to the folder's slash"
+        status, body, _ = get(host + "en/index.html")  # the site's file, but outside its base path
+        assert status == 404 and "home" not in body and "not found</html>" not in body
+    with serve(tmp_path, 0) as url:
+        assert get(url + "en/index.html")[:2] == (200, "<html>home</html>")
+        assert get(url + "missing.html")[:2] == (404, "<html>not found</html>")

