@@ -63,6 +63,9 @@ BLOCK_STARTS = ("#", "%", "|", "```", "~~~")
 #: A named fact's citation at the end of a line: it renders nothing, so the line ends before it.
 TRAILING_FACT = re.compile(r"\s*(?::fact:|\{fact\})`[^`]*`\s*$")
 #: A fence of code in a Markdown page (a language, a doctest, a toctree), whose lines are not prose.
+#: The opening line of a MyST directive that is not a code fence (``{behaviour-matrix}``, ``{admonition}``):
+#: its prose is checked, and the bare fence that ends it opens no code block.
+DIRECTIVE_FENCE = re.compile(r"\s*(```+|~~~+)\s*\{[^}]*\}")
 CODE_FENCE = re.compile(r"\s*(```+|~~~+)\s*(?:[\w+-]+|\{(?:doctest|code-block|code|toctree|eval-rst)\}.*)?\s*$")
 #: A line that starts a new block of its own rather than continuing the paragraph above it.
 NEW_BLOCK = re.compile(r"[-*] |:\w[\w-]*:|\.\. ")
@@ -148,13 +151,19 @@ def linebreak_problems(text: str, markdown: bool = False) -> list[tuple[int, str
     """``(line, message)`` for each line break between two Chinese characters or punctuation marks in
     ``text`` (a gallery text cell in reST, or with ``markdown`` a MyST page, whose code fences and
     headings are left out), at the line before the break."""
-    problems, fence = [], None
+    problems, fence, directives = [], None, []
     lines = text.splitlines()
     for number, (line, following) in enumerate(zip(lines, lines[1:] + [""], strict=True), start=1):
         if markdown:
             opened = CODE_FENCE.match(line) if fence is None else None
             if fence is not None:  # inside a code fence: it ends at a line of the same marks
                 fence = None if line.strip() == fence else fence
+                continue
+            if directives and line.strip() == directives[-1]:  # the end of a directive, not a code fence
+                directives.pop()
+                continue
+            if not opened and (directive := DIRECTIVE_FENCE.match(line)):
+                directives.append(directive.group(1))
                 continue
             if opened:
                 fence = opened.group(1)

@@ -146,7 +146,7 @@ def test_a_line_break_in_a_chinese_narrative_page_is_named_with_its_file_and_lin
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     page = tmp_path / "docs" / "zh_CN" / "views.md"
     lines = page.read_text(encoding="utf-8").splitlines()
-    index = next(i for i, line in enumerate(lines) if line.startswith("哪些操作给出张量的视图"))
+    index = next(i for i, line in enumerate(lines) if line.startswith("上面两张表的每个单元格"))
     lines[index] = lines[index].replace("运行该操作，", "运行该操作，\n")
     page.write_text("\n".join(lines) + "\n", encoding="utf-8")
     cell = tmp_path / "gallery" / "zh_CN" / "copying" / "plot_01_alias_and_data.py"

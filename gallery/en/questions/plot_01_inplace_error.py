@@ -15,12 +15,17 @@
       y = y + 1
       y.sum().backward()
 
-``RuntimeError: one of the variables needed for gradient computation has been
-modified by an inplace operation`` is one of the errors people most often bring to the
-PyTorch trackers (`pytorch/pytorch#96265
-<https://github.com/pytorch/pytorch/issues/96265>`__, `pytorch/pytorch#39141
-<https://github.com/pytorch/pytorch/issues/39141>`__). This page produces it
-four ways, reads the message, finds the culprit, and checks each fix against
+``backward()`` fails with an error that is one of those people most often bring to the PyTorch
+trackers (`pytorch/pytorch#96265 <https://github.com/pytorch/pytorch/issues/96265>`__,
+`pytorch/pytorch#39141 <https://github.com/pytorch/pytorch/issues/39141>`__). For ``y += 1`` after
+``y = x.exp()`` on this page, torch prints it whole as:
+
+``RuntimeError: one of the variables needed for gradient computation has been modified by an
+inplace operation: [torch.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected
+version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its
+gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).``
+
+This page produces it four ways, reads the message, finds the culprit, and checks each fix against
 the gradient calculus gives.
 """
 
@@ -220,7 +225,12 @@ else:
 print("x.grad:", x.grad)
 assert f"output 0 of Exp, is at version {y._version}; expected version 0" in message, "the message names Exp"
 # sphinx_gallery_start_ignore
-assert message.startswith("one of the variables needed for gradient computation has been modified by an inplace")
+assert message == (
+    "one of the variables needed for gradient computation has been modified by an inplace operation: "
+    "[torch.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected version 0 instead. Hint: "
+    "enable anomaly detection to find the operation that failed to compute its gradient, with "
+    "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+), "the whole message, as the opening quotes it"
 assert "[torch.FloatTensor [3]]" in message, "the message gives the type and shape"
 assert x.grad is None, "no gradient was written"
 # sphinx_gallery_end_ignore

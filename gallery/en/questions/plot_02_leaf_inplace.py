@@ -14,10 +14,11 @@
       with torch.no_grad():
           w -= lr * w.grad
 
-A hand-written update step, ``w -= lr * w.grad``, stops with
+A hand-written update step, ``w -= lr * w.grad``, stops with the error
 ``RuntimeError: a leaf Variable that requires grad is being used in an
-in-place operation.``; editing one row of a weight gives its variant, "a view
-of a leaf Variable ...". This page shows both, then the ways to edit a
+in-place operation.``; editing one row of a weight (``layer.weight[0] = 0.0``)
+gives its variant, ``RuntimeError: a view of a leaf Variable that requires grad
+is being used in an in-place operation.`` This page shows both errors, then the ways to edit a
 parameter on purpose: ``torch.no_grad()``, ``copy_``, a new layer when the
 shape changes (not ``torch.utils.swap_tensors``), and why ``.data`` also works
 but says nothing.
@@ -218,7 +219,7 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("an in-place edit of a view of a leaf must raise")
-assert message.startswith("a view of a leaf Variable that requires grad is being used in an in-place operation")
+assert message == "a view of a leaf Variable that requires grad is being used in an in-place operation.", "the exact message"
 
 # %%
 # Fix 1: ``torch.no_grad()``

@@ -15,13 +15,14 @@ Saving the "best" weights: why they keep changing
       model.load_state_dict(best)
 
 ``best = model.state_dict()`` after the best epoch, and at the end of training
-``best`` holds the last weights, not the best ones. The fix was merged into
+``best`` holds the last weights, not the best ones: the saved best model keeps changing. The fix was merged into
 the PyTorch tutorials years ago (`pytorch/tutorials#188
 <https://github.com/pytorch/tutorials/pull/188>`__) and the question still
 comes back (`pytorch/pytorch#34765
 <https://github.com/pytorch/pytorch/issues/34765>`__). This page shows what
 ``state_dict()`` returns, which snapshots hold, what ``load_state_dict``
-copies, and what ``torch.save`` writes for a slice, in bytes.
+copies, what ``torch.save`` writes for a slice, in bytes, and how to keep the snapshot out of GPU
+memory (``.to("cpu", copy=True)``; a GPU box checks ``.cpu()`` on a GPU where torch finds one).
 """
 
 # %%

@@ -14,8 +14,8 @@
       self.doubled = (self.scale * 2).detach()
       twin = copy.deepcopy(fixed)
 
-``copy.deepcopy(model)`` fails with "Only Tensors created explicitly by the user (graph leaves)
-support the deepcopy protocol at the moment" when a module holds a tensor that is not a leaf: one
+``copy.deepcopy(model)`` fails with the error "Only Tensors created explicitly by the user (graph
+leaves) support the deepcopy protocol at the moment." when a module holds a tensor that is not a leaf: one
 computed, in grad mode, from a tensor that requires grad. This page reproduces that error with a tiny module and fixes it, then shows what
 ``deepcopy`` copies (``.grad``, but not a ``Parameter``'s; the whole storage behind a view; shared
 tensors) and that ``copy.copy`` copies no memory at all. It answers
@@ -201,9 +201,15 @@ print("doubled.grad_fn:", model.doubled.grad_fn.name())
 try:
     copy.deepcopy(model)
 except RuntimeError as e:
+    message = str(e)
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("deepcopy of a module holding a non-leaf must raise")
+# sphinx_gallery_start_ignore
+assert message.startswith(
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment."
+), "the message's first sentence, as the opening quotes it"
+# sphinx_gallery_end_ignore
 
 # %%
 # The same error comes from the tensor alone: ``deepcopy`` refuses any tensor that has a

@@ -1,8 +1,8 @@
 """
 .. _questions-graph-kept-alive:
 
-``total_loss += loss``: a graph kept alive by accident
-======================================================
+Memory keeps growing: ``total_loss += loss`` keeps every step's graph
+=====================================================================
 
 .. admonition:: Answer
    :class: answer
@@ -14,7 +14,9 @@
       total_float += loss.item()
       total_detached += loss.detach()
 
-Summing the loss of every step for a report looks harmless, but a loss that still has a ``grad_fn``
+If the memory of your training loop keeps growing step after step (what readers report as a memory
+leak, or on a GPU as running out of memory, OOM, after many steps), look at the line that sums the
+loss for a report. Summing the loss of every step looks harmless, but a loss that still has a ``grad_fn``
 brings its whole graph along: the running total holds every step's graph, and memory grows with the
 number of steps. This page counts the autograd nodes reachable from the total at each step (linear
 in the steps), shows that this kept graph cannot even be used, and fixes the loop with

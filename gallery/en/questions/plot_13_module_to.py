@@ -16,9 +16,12 @@
       x = x.to(torch.float64)
 
 ``model.to(device)`` works without an assignment, so ``x.to(device)`` looks as if it should too, and
-the next forward pass fails: with "mat1 and mat2 must have the same dtype", or, for a model on
-``meta``, with "Tensor on device ... is not on the expected device". This page reproduces the error
-with a change of dtype and with the ``meta`` device (a second device every build of torch has), shows
+the next forward pass fails with an error: ``RuntimeError: mat1 and mat2 must have the same dtype,
+but got Float and Double``, or, for a model on ``meta``, ``RuntimeError: Tensor on device meta is not
+on the expected device cpu!``. This page reproduces the error
+with a change of dtype and with the ``meta`` device (a second device every build of torch has, which
+plays the GPU here: on a GPU, ``model.cuda()`` moves the model itself while ``x.cuda()`` returns a new
+tensor on the GPU, as the GPU box below checks where torch finds one), shows
 exactly when ``tensor.to()`` hands back the tensor itself, what ``module.to()`` keeps, and
 ``.half()``, ``.float()`` and ``.double()``, which behave the same way.
 """
@@ -55,10 +58,12 @@ print("x.dtype:", x.dtype)
 try:
     model(x)
 except RuntimeError as e:
+    message = str(e)
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("a float64 model must refuse a float32 input")
 # sphinx_gallery_start_ignore
+assert message == "mat1 and mat2 must have the same dtype, but got Float and Double", "the exact message"
 assert model.weight.dtype == torch.float64 and x.dtype == torch.float32, "the model converted, x not"
 # sphinx_gallery_end_ignore
 
@@ -72,10 +77,12 @@ print("x.device:", x.device)
 try:
     model(x)
 except RuntimeError as e:
+    message = str(e)
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("a model on meta must refuse an input on the CPU")
 # sphinx_gallery_start_ignore
+assert message == "Tensor on device meta is not on the expected device cpu!", "the exact message"
 assert model.weight.is_meta and x.device.type == "cpu", "the model moved, x stayed on the CPU"
 # sphinx_gallery_end_ignore
 

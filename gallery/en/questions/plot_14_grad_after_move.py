@@ -1,8 +1,8 @@
 """
 .. _questions-grad-after-move:
 
-"My weights have no ``.grad`` after moving them"
-================================================
+"My weights' ``.grad`` is ``None`` after moving them"
+=====================================================
 
 .. admonition:: Answer
    :class: answer
@@ -17,10 +17,13 @@
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
 A weight made with ``requires_grad=True`` and then moved to a device or cast to a dtype trains
-nothing: its ``.grad`` stays ``None``, reading it warns, and an optimizer either refuses it ("can't
-optimize a non-leaf Tensor") or updates another tensor. This page reproduces all three with a change
-of dtype and with the ``meta`` device, shows where the gradient goes, and checks three fixes by
-training with each.
+nothing: its ``.grad`` stays ``None``, reading it warns ("The .grad attribute of a Tensor that is
+not a leaf Tensor is being accessed"), and an optimizer either refuses it ("can't optimize a
+non-leaf Tensor") or updates another tensor. Readers meet it as "grad is None after ``.cuda()``": a
+move to the GPU (``.cuda()``, ``.to("cuda")``) is such a move. This page reproduces all three with a
+change of dtype and with the ``meta`` device, which plays the GPU here (every build of torch has it;
+a GPU box checks ``.cuda()`` itself where torch finds a GPU), shows where the gradient goes, and
+checks three fixes by training with each.
 """
 
 # %%
@@ -72,13 +75,41 @@ print("w.is_leaf:", w.is_leaf, " w.grad_fn:", type(w.grad_fn).__name__)
 print("w.grad:", grad)
 print("warned:", warned)
 assert not w.is_leaf and grad is None and warned, "a cast leaf is a non-leaf without .grad"
+# sphinx_gallery_start_ignore
+assert warned == ["The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"], "the warning"
+# sphinx_gallery_end_ignore
 
 # %%
 # A move to another device is the same operation. ``meta`` is a device every build of torch has
-# (its tensors hold a shape but no values): the moved tensor is a non-leaf there too.
+# (its tensors hold a shape but no values), and here it plays the GPU: the moved tensor is a non-leaf
+# there too.
 m = torch.randn(3, requires_grad=True).to("meta")
 print("m.device:", m.device, " m.is_leaf:", m.is_leaf, " m.grad_fn:", type(m.grad_fn).__name__)
 assert not m.is_leaf and type(m.grad_fn) is type(w.grad_fn), "to('meta') is recorded like to(float64)"
+
+# %%
+# .. admonition:: On a GPU
+#    :class: note gpu-box
+#
+#    ``.cuda()`` and ``.to("cuda")`` are moves like ``.to("meta")``: on a tensor that requires grad they
+#    return a non-leaf, whose ``.grad`` stays ``None`` after ``backward()``, while a tensor created on
+#    the GPU with ``requires_grad=True`` is a leaf (PyTorch documentation:
+#    `Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__,
+#    `Tensor.is_leaf <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.is_leaf.html>`__). The
+#    cell below checks this only where torch finds a GPU; the box's title says whether the site's build did.
+
+if torch.cuda.is_available():
+    g = torch.randn(3, requires_grad=True).cuda()
+    ((g - target.cuda()) ** 2).sum().backward()
+    gpu_grad, gpu_warned = read_grad(g)
+    print("g.device:", g.device, " g.is_leaf:", g.is_leaf, " g.grad_fn:", type(g.grad_fn).__name__)
+    print("g.grad:", gpu_grad)
+    on_gpu = torch.randn(3, device="cuda", requires_grad=True)
+    print("created on the GPU, is_leaf:", on_gpu.is_leaf)
+    assert not g.is_leaf and gpu_grad is None and gpu_warned, "a leaf moved with .cuda() is a non-leaf without .grad"
+    assert type(g.grad_fn) is type(m.grad_fn) and on_gpu.is_leaf, ".cuda() is recorded like to('meta')"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
+
 
 # %%
 # Where the gradient goes
@@ -105,9 +136,13 @@ w = torch.randn(3, requires_grad=True).to(torch.float64)
 try:
     torch.optim.SGD([w], lr=0.1)
 except ValueError as e:
+    message = str(e)
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("an optimizer must refuse a non-leaf tensor")
+# sphinx_gallery_start_ignore
+assert message == "can't optimize a non-leaf Tensor", "the exact message"
+# sphinx_gallery_end_ignore
 
 # %%
 # Made before the move, it accepts the leaf, and then updates the leaf while the loss reads the

@@ -15,10 +15,16 @@
       y = y + 1
       y.sum().backward()
 
-``RuntimeError: one of the variables needed for gradient computation has been
-modified by an inplace operation`` 是 PyTorch 的 issue 区里被问得最多的报错之一（`pytorch/pytorch#96265
+``backward()`` 报错，而这条报错是 PyTorch 的 issue 区里被问得最多的报错之一（`pytorch/pytorch#96265
 <https://github.com/pytorch/pytorch/issues/96265>`__、`pytorch/pytorch#39141
-<https://github.com/pytorch/pytorch/issues/39141>`__）。本页用四种写法触发它，逐段读懂报错信息，找出是哪一行惹的祸，再把每种解决办法算出的梯度与按求导公式算出的梯度对照。
+<https://github.com/pytorch/pytorch/issues/39141>`__）。以本页在 ``y = x.exp()`` 之后执行的 ``y += 1`` 为例，torch 打印的完整报错信息是：
+
+``RuntimeError: one of the variables needed for gradient computation has been modified by an
+inplace operation: [torch.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected
+version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its
+gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).``
+
+本页用四种写法触发它，逐段读懂报错信息，找出是哪一行惹的祸，再把每种解决办法算出的梯度与按求导公式算出的梯度对照。
 """
 
 # %%
@@ -212,7 +218,12 @@ else:
 print("x.grad:", x.grad)
 assert f"output 0 of Exp, is at version {y._version}; expected version 0" in message, "the message names Exp"
 # sphinx_gallery_start_ignore
-assert message.startswith("one of the variables needed for gradient computation has been modified by an inplace")
+assert message == (
+    "one of the variables needed for gradient computation has been modified by an inplace operation: "
+    "[torch.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected version 0 instead. Hint: "
+    "enable anomaly detection to find the operation that failed to compute its gradient, with "
+    "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+), "the whole message, as the opening quotes it"
 assert "[torch.FloatTensor [3]]" in message, "the message gives the type and shape"
 assert x.grad is None, "no gradient was written"
 # sphinx_gallery_end_ignore

@@ -14,8 +14,9 @@
       with torch.no_grad():
           w -= lr * w.grad
 
-手写一步参数更新 ``w -= lr * w.grad``，程序停在 ``RuntimeError: a leaf Variable that requires grad is being
-used in an in-place operation``；只改权重的某一行，得到的是它的变体“a view of a leaf Variable ...”。本页先复现这两条报错，再介绍有意修改参数的几种正确做法：``torch.no_grad()``、``copy_``，形状要变时换一个新层（而不是用 ``torch.utils.swap_tensors``），并说明为什么
+手写一步参数更新 ``w -= lr * w.grad``，程序报错，停在 ``RuntimeError: a leaf Variable that requires grad is being
+used in an in-place operation``；只改权重的某一行（``layer.weight[0] = 0.0``），得到的是它的变体 ``RuntimeError: a view of a leaf Variable that
+requires grad is being used in an in-place operation``。也就是说，需要梯度的叶子张量（也有人叫“叶子节点”）被用在了原地操作里。本页先复现这两条报错，再介绍有意修改参数的几种正确做法：``torch.no_grad()``、``copy_``，形状要变时换一个新层（而不是用 ``torch.utils.swap_tensors``），并说明为什么
 ``.data`` 也能用，却一声不吭。它回答的是 `pytorch/examples#779
 <https://github.com/pytorch/examples/pull/779>`__ 背后的问题。
 """
@@ -208,7 +209,7 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("an in-place edit of a view of a leaf must raise")
-assert message.startswith("a view of a leaf Variable that requires grad is being used in an in-place operation")
+assert message == "a view of a leaf Variable that requires grad is being used in an in-place operation.", "the exact message"
 
 # %%
 # 解决办法一：``torch.no_grad()``

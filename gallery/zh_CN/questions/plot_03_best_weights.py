@@ -14,10 +14,10 @@
       best = {k: v.detach().clone() for k, v in model.state_dict().items()}
       model.load_state_dict(best)
 
-在最好的那个 epoch 之后写下 ``best = model.state_dict()``，训练结束时 ``best`` 里却是最后一个 epoch 的权重，而不是最好的那个 epoch 的权重。PyTorch
+在最好的那个 epoch 之后写下 ``best = model.state_dict()``，训练结束时 ``best`` 里却是最后一个 epoch 的权重，而不是最好的那个 epoch 的权重：保存下来的最佳模型一直在变。PyTorch
 教程多年前就合并了修正（`pytorch/tutorials#188 <https://github.com/pytorch/tutorials/pull/188>`__），这个问题却一再有人提起（`pytorch/pytorch#34765
 <https://github.com/pytorch/pytorch/issues/34765>`__）。本页说明 ``state_dict()`` 里装的是什么、哪些写法才算快照、``load_state_dict``
-复制了什么，以及 ``torch.save`` 保存一个切片时写了多少字节。
+复制了什么、``torch.save`` 保存一个切片时写了多少字节，以及怎样把快照留在显存之外（``.to("cpu", copy=True)``；GPU 框在 torch 找到 GPU 时检查 GPU 上的 ``.cpu()``）。
 """
 
 # %%

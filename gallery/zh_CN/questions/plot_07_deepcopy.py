@@ -195,9 +195,15 @@ print("doubled.grad_fn:", model.doubled.grad_fn.name())
 try:
     copy.deepcopy(model)
 except RuntimeError as e:
+    message = str(e)
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("deepcopy of a module holding a non-leaf must raise")
+# sphinx_gallery_start_ignore
+assert message.startswith(
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment."
+), "the message's first sentence, as the opening quotes it"
+# sphinx_gallery_end_ignore
 
 # %%
 # 单独拷贝这个张量也是同样的报错：不管外面有没有模块，``deepcopy`` 都拒绝带 ``grad_fn`` 的张量。

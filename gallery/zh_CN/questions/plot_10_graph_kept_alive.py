@@ -1,8 +1,8 @@
 """
 .. _questions-graph-kept-alive:
 
-``total_loss += loss``：无意中留住的计算图
-==========================================
+内存一直增长：``total_loss += loss`` 留住了每一步的计算图
+=========================================================
 
 .. admonition:: 答案
    :class: answer
@@ -14,7 +14,7 @@
       total_float += loss.item()
       total_detached += loss.detach()
 
-为了记日志而累加损失，看似无害；可是带着 ``grad_fn`` 的损失会把整张计算图一起带走：累计值抓住了每一步的计算图，占用的内存随步数增长（也就是常说的“内存泄漏”）。本页在每一步数一数从累计值出发能到达多少个自动求导（autograd）节点（随步数线性增长），说明这张留下来的图根本用不了，再用 ``loss.item()`` 或
+训练循环占用的内存一步比一步多、一直增长（读者常说的内存泄漏；在 GPU 上则说成显存泄漏，或者跑了许多步之后显存不足、报 OOM）？先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把整张计算图一起带走：累计值抓住了每一步的计算图，占用的内存随步数增长。本页在每一步数一数从累计值出发能到达多少个自动求导（autograd）节点（随步数线性增长），说明这张留下来的图根本用不了，再用 ``loss.item()`` 或
 ``loss.detach()`` 修好循环。PyTorch 的 FAQ 有一节专门提醒过这种写法：`“Don't accumulate history across your training loop”
 <https://docs.pytorch.org/docs/stable/notes/faq.html>`__。
 """

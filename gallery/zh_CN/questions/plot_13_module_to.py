@@ -15,9 +15,8 @@
       model.to(torch.float64)
       x = x.to(torch.float64)
 
-``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向传播就报错：“mat1 and mat2
-must have the same dtype”；模型在 ``meta`` 上时则是“Tensor on device ... is not on the expected
-device”。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 都自带的第二种设备）复现这个错误，讲清楚
+``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向传播就报错：``RuntimeError: mat1 and mat2 must have the same dtype, but got Float and
+Double``；模型在 ``meta`` 上时，报的则是 ``RuntimeError: Tensor on device meta is not on the expected device cpu!`` 这条错误。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 都自带的第二种设备，在这里扮演 GPU：在 GPU 上，``model.cuda()`` 搬动的是模型本身，``x.cuda()`` 却返回显存里的一个新张量，下面的 GPU 框在 torch 找到 GPU 时检查这一点）复现这个错误，讲清楚
 ``tensor.to()`` 在什么情况下原样返回张量本身、``module.to()`` 保留了什么，再看行为相同的
 ``.half()``、``.float()`` 和 ``.double()``。
 """
@@ -52,10 +51,12 @@ print("x.dtype:", x.dtype)
 try:
     model(x)
 except RuntimeError as e:
+    message = str(e)
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("a float64 model must refuse a float32 input")
 # sphinx_gallery_start_ignore
+assert message == "mat1 and mat2 must have the same dtype, but got Float and Double", "the exact message"
 assert model.weight.dtype == torch.float64 and x.dtype == torch.float32, "the model converted, x not"
 # sphinx_gallery_end_ignore
 
@@ -69,10 +70,12 @@ print("x.device:", x.device)
 try:
     model(x)
 except RuntimeError as e:
+    message = str(e)
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("a model on meta must refuse an input on the CPU")
 # sphinx_gallery_start_ignore
+assert message == "Tensor on device meta is not on the expected device cpu!", "the exact message"
 assert model.weight.is_meta and x.device.type == "cpu", "the model moved, x stayed on the CPU"
 # sphinx_gallery_end_ignore
 

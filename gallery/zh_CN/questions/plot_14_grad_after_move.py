@@ -1,8 +1,8 @@
 """
 .. _questions-grad-after-move:
 
-“搬动之后，权重没有 ``.grad`` 了”
-=================================
+“搬动之后，权重的 ``.grad`` 是 ``None``”
+========================================
 
 .. admonition:: 答案
    :class: answer
@@ -17,8 +17,8 @@
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
 用 ``requires_grad=True`` 创建的权重，随后搬到某个设备或转换成另一种 dtype，就再也训练不动了：它的 ``.grad``
-始终是 ``None``，读取时还会警告；优化器要么拒收（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。本页用改变
-dtype 和 ``meta`` 设备把这三种情况都复现出来，说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
+始终是 ``None``，读取时还会警告（“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”）；优化器要么拒收（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。读者常搜的是“.cuda() 之后 grad 是 None”：把张量搬到 GPU、放进显存（``.cuda()``、``.to("cuda")``），正是这样一次搬动。本页用改变
+dtype 和 ``meta`` 设备把这三种情况都复现出来（``meta`` 在这里扮演 GPU，任何一版 torch 都有它；GPU 框在 torch 找到 GPU 时检查 ``.cuda()`` 本身），说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
 """
 
 # %%
@@ -67,12 +67,35 @@ print("w.is_leaf:", w.is_leaf, " w.grad_fn:", type(w.grad_fn).__name__)
 print("w.grad:", grad)
 print("warned:", warned)
 assert not w.is_leaf and grad is None and warned, "a cast leaf is a non-leaf without .grad"
+# sphinx_gallery_start_ignore
+assert warned == ["The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"], "the warning"
+# sphinx_gallery_end_ignore
 
 # %%
-# 搬到另一个设备上，也是同一种运算。``meta`` 是任何一版 torch 都有的设备（它的张量只有形状，没有数值）：搬过去的张量在那里同样是非叶子张量。
+# 搬到另一个设备上，也是同一种运算。``meta`` 是任何一版 torch 都有的设备（它的张量只有形状，没有数值），在这里扮演 GPU：搬过去的张量在那里同样是非叶子张量。
 m = torch.randn(3, requires_grad=True).to("meta")
 print("m.device:", m.device, " m.is_leaf:", m.is_leaf, " m.grad_fn:", type(m.grad_fn).__name__)
 assert not m.is_leaf and type(m.grad_fn) is type(w.grad_fn), "to('meta') is recorded like to(float64)"
+
+# %%
+# .. admonition:: 在 GPU 上
+#    :class: note gpu-box
+#
+#    ``.cuda()`` 和 ``.to("cuda")`` 与 ``.to("meta")`` 一样是搬动：作用在需要梯度的张量上，返回的是非叶子张量，``backward()`` 之后它的 ``.grad`` 仍是 ``None``；而用 ``requires_grad=True`` 直接在 GPU 上创建的张量是叶子张量（PyTorch 文档：
+#    `Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__、`Tensor.is_leaf <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.is_leaf.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+
+if torch.cuda.is_available():
+    g = torch.randn(3, requires_grad=True).cuda()
+    ((g - target.cuda()) ** 2).sum().backward()
+    gpu_grad, gpu_warned = read_grad(g)
+    print("g.device:", g.device, " g.is_leaf:", g.is_leaf, " g.grad_fn:", type(g.grad_fn).__name__)
+    print("g.grad:", gpu_grad)
+    on_gpu = torch.randn(3, device="cuda", requires_grad=True)
+    print("created on the GPU, is_leaf:", on_gpu.is_leaf)
+    assert not g.is_leaf and gpu_grad is None and gpu_warned, "a leaf moved with .cuda() is a non-leaf without .grad"
+    assert type(g.grad_fn) is type(m.grad_fn) and on_gpu.is_leaf, ".cuda() is recorded like to('meta')"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
+
 
 # %%
 # 梯度去了哪里
@@ -98,9 +121,13 @@ w = torch.randn(3, requires_grad=True).to(torch.float64)
 try:
     torch.optim.SGD([w], lr=0.1)
 except ValueError as e:
+    message = str(e)
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("an optimizer must refuse a non-leaf tensor")
+# sphinx_gallery_start_ignore
+assert message == "can't optimize a non-leaf Tensor", "the exact message"
+# sphinx_gallery_end_ignore
 
 # %%
 # 在搬动之前创建优化器，它收下的是叶子张量，之后更新的也是这个叶子张量；损失读的却是搬过去的副本，哪一步都不会改动它：损失一直不变。
