@@ -43,8 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 WORDS = ROOT / "docs" / "_shared" / "search_words.toml"
 FOLDER = "pagefind"
 #: What the search page loads of Pagefind's bundle; its own user interfaces are not used, nor published.
-KEPT = re.compile(r"^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|vocabulary\.json|wasm\..*|.*\.pf_meta|index/.*"
-                  r"|fragment/.*|filter/.*)$")  # fmt: skip
+KEPT = re.compile(r"^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|vocabulary\.json|wasm\..*"
+                  r"|.*\.pf_meta|index/.*|fragment/.*|filter/.*)$")  # fmt: skip
 #: Weights (Pagefind's body text weighs 1, an ``<h1>`` 7): the answer box, the readers' words, tables.
 ANSWER_WEIGHT = 4
 WORDS_WEIGHT = 6

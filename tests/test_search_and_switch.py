@@ -2,7 +2,6 @@
 queries typed without spaces included), and the language switch lands on the same page in the other
 edition, on a desktop screen and from a phone's navigation drawer."""
 
-import re
 import shutil
 from urllib.parse import quote, urlsplit
 
@@ -30,7 +29,7 @@ QUERIES = [
     ("en", "saved_tensors_hooks", "saved.html"),
     ("zh_CN", "视图", "views.html"),
     ("zh_CN", "保存的张量", "saved.html"),
-    # No index word: found only when the query splitter cuts it into 自动求导 and 版本计数器.
+    # No word of the vocabulary: found only when the query is cut into 自动求导 and 版本计数器.
     ("zh_CN", "自动求导版本计数器", "examples/data_vs_detach/plot_02_detach.html"),
     ("en", "tied weights", "examples/questions/plot_20_tied_weights.html"),
     ("en", "target network", "examples/questions/plot_19_target_networks.html"),
@@ -39,7 +38,7 @@ QUERIES = [
     ("en", "list of tensors", "examples/questions/plot_17_containers.html"),
     ("zh_CN", "字典", "examples/questions/plot_17_containers.html"),
     ("zh_CN", "动量", "examples/questions/plot_18_optimizer_state.html"),
-    # No index word: found only when the query splitter cuts it into 优化器, 更新 and 权重.
+    # No word of the vocabulary: found only when the query is cut into 优化器, 更新 and 权重.
     ("zh_CN", "优化器不更新权重", "examples/questions/plot_18_optimizer_state.html"),
     ("en", "saved_tensors_hooks", "examples/questions/plot_21_saved_tensors.html"),
     ("en", "set_to_none", "examples/questions/plot_22_stale_grad.html"),
@@ -82,15 +81,13 @@ FIRST = [
 SUMMARY = "#search-results p.search-summary"
 
 
-def test_some_chinese_queries_are_no_index_word(site_dir):
-    """Else the query splitter would never run in these tests."""
+def test_some_chinese_queries_are_no_word_of_the_vocabulary(site_dir):
+    """Else the query would never be cut into the edition's words in these tests."""
     import json
 
-    text = (site_dir / "zh_CN" / "searchindex.js").read_text(encoding="utf-8")
-    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
-    words = set(index["terms"]) | set(index["titleterms"])
+    words = set(json.loads((site_dir / "zh_CN" / "pagefind" / "vocabulary.json").read_text(encoding="utf-8")))
     compounds = [query for lang, query, _ in QUERIES if lang == "zh_CN" and query not in words]
-    assert compounds, "every Chinese query is a word of the index"
+    assert compounds, "every Chinese query is a word of the vocabulary"
 
 
 def _query_url(site_url, lang, query):
@@ -98,23 +95,19 @@ def _query_url(site_url, lang, query):
 
 
 def _results(page, lang, query, timeout_ms):
-    """Wait for the result summary of a search page; return the result links (edition-relative)."""
+    """Wait until a search page has shown its results (it marks #search-results with data-ms when done);
+    return the result links (edition-relative)."""
     try:
-        page.wait_for_function(
-            "sel => { const s = document.querySelector(sel); return s && s.innerText.trim() !== ''; }",
-            arg=SUMMARY,
-            timeout=timeout_ms,
-        )
+        page.wait_for_selector("#search-results[data-ms]", state="attached", timeout=timeout_ms)
     except PlaywrightTimeoutError as error:
         shown = page.inner_text("#search-results") if page.query_selector("#search-results") else "?"
         raise AssertionError(
             f"{lang}/search.html?q={query}: no result summary after {timeout_ms} ms "
             f"(the page shows {' '.join(shown.split())!r})"
         ) from error
-    hrefs = page.eval_on_selector_all(
-        "#search-results ul.search li > a", "links => links.map(a => a.getAttribute('href'))"
-    )
-    return [href.split("#")[0].split("?")[0] for href in hrefs]
+    hrefs = page.eval_on_selector_all("#search-results ul.search li > a", "links => links.map(a => a.href)")
+    edition_root = f"{urlsplit(page.url).path.rsplit('/', 1)[0]}/"
+    return [urlsplit(href).path.removeprefix(edition_root) for href in hrefs]
 
 
 def search(page, site_url, lang, query, timeout_ms=SEARCH_TIMEOUT_MS):
@@ -182,19 +175,16 @@ def test_search_for_nonsense_finds_nothing(found, lang):
 
 
 def test_a_stuck_search_fails_with_a_clear_message(browser, site_dir, tmp_path):
-    """Bring back the Sphinx 9.0 fault the zh_CN edition works around (``window.Stemmer =
-    ChineseStemmer;`` with no ChineseStemmer defined): the search never finishes, and the check
-    must say so instead of hanging."""
+    """A search page whose index does not load (its Pagefind script missing) says so, and never marks
+    itself done: the check must report that instead of hanging, and the page must say it in words."""
     copy = tmp_path / "site"
     shutil.copytree(site_dir / "zh_CN", copy / "zh_CN")
-    data = copy / "zh_CN" / "_static" / "language_data.js"
-    text = data.read_text(encoding="utf-8")
-    assert "window.Stemmer = " in text, "language_data.js no longer sets window.Stemmer"
-    data.write_text(re.sub(r"window\.Stemmer = \w+;", "window.Stemmer = ChineseStemmer;", text), encoding="utf-8")
+    (copy / "zh_CN" / "pagefind" / "pagefind.js").unlink()
     page = browser.new_page()
     try:
         with serve(copy) as url, pytest.raises(AssertionError, match=r"张量: no result summary after 2000 ms"):
             search(page, url, "zh_CN", "张量", timeout_ms=2000)
+        assert page.inner_text(SUMMARY) == "无法加载搜索索引。"
     finally:
         page.close()
 

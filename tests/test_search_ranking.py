@@ -1,6 +1,8 @@
 """The search ranks by relevance: a small site of made-up pages, indexed by the build's own indexer
 (``sitetools.site_search``) and searched by the real search script (``docs/_static/site_search.js``) in
-Chromium. Each test's expected order follows from the pages' text, written here, not from the code."""
+Chromium. Each test's expected order follows from the pages' text, written here, not from the code.
+These tests need no built site, so they are in the fast tier (about 10 s), where the mutation audit
+runs them; they start a Chromium of their own."""
 
 import concurrent.futures
 import shutil
@@ -13,6 +15,24 @@ from sitetools import site_search
 from tests.gallery_tools import serve
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Headless system Chromium (the ``browser`` fixture would put these tests in the slow tier)."""
+    from conftest import CHROMIUM, CHROMIUM_ARGS
+    from tests.site_audit import ci_strict
+
+    if CHROMIUM is None:
+        if ci_strict():
+            pytest.fail("chromium is not installed: CI must run the search tests", pytrace=False)
+        pytest.skip("chromium is not installed (apt-get install chromium fonts-noto-cjk)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
 
 ROOT = Path(__file__).resolve().parents[1]
 FILLER = "Tensors hold numbers. " * 40
@@ -43,8 +63,8 @@ def _page(tag: str, title: str, body: str) -> str:
 
 def _search_page(tag: str) -> str:
     """The attributes the search script reads, as docs/_templates/search.html writes them."""
-    words = {"searching": "…", "found": "{count} pages", "found-fewer": "{count} pages, fewer last",
-             "none": "none", "unmatched": "No page contains: {words}.", "more": "More", "file": "file", "failed": "failed"}
+    words = {"searching": "…", "found": "{count} pages", "none": "none", "unmatched": "No page contains: {words}.",
+             "more": "More", "file": "file", "failed": "failed"}
     attributes = " ".join(f'data-{name}="{text}"' for name, text in words.items())
     vocabulary = ' data-vocabulary="pagefind/vocabulary.json"' if tag == "zh-CN" else ""
     return (f'<!doctype html><html lang="{tag}"><head><title>Search</title></head><body>'
@@ -88,42 +108,42 @@ def pages_of(links: list[str]) -> list[str]:
     return [link.split("#")[0] for link in links]
 
 
-def test_a_page_that_matches_more_words_ranks_above_one_that_matches_one_word_often(browser, small_site):
+def test_a_page_that_matches_more_words_ranks_above_one_that_matches_one_word_often(chromium, small_site):
     """memory.html says "memory" thirty times; leak.html says "memory" once and "leak" once."""
-    links, _ = results(browser, small_site, "en", "memory leak")
+    links, _ = results(chromium, small_site, "en", "memory leak")
     assert pages_of(links)[:2] == ["leak.html", "memory.html"], links
 
 
-def test_an_unknown_word_does_not_empty_the_results_and_is_named(browser, small_site):
-    links, summary = results(browser, small_site, "en", "memory leak qqxyzzyqq")
+def test_an_unknown_word_does_not_empty_the_results_and_is_named(chromium, small_site):
+    links, summary = results(chromium, small_site, "en", "memory leak qqxyzzyqq")
     assert pages_of(links)[:1] == ["leak.html"], links
     assert "No page contains: qqxyzzyqq." in summary, summary
 
 
-def test_a_bare_name_matches_the_name_with_its_underscore(browser, small_site):
-    links, _ = results(browser, small_site, "en", "share_memory")
+def test_a_bare_name_matches_the_name_with_its_underscore(chromium, small_site):
+    links, _ = results(chromium, small_site, "en", "share_memory")
     assert pages_of(links)[:1] == ["names.html"], links
 
 
-def test_a_result_leads_to_the_section_that_matches(browser, small_site):
-    links, _ = results(browser, small_site, "en", "clone")
+def test_a_result_leads_to_the_section_that_matches(chromium, small_site):
+    links, _ = results(chromium, small_site, "en", "clone")
     assert links[:1] == ["long.html#which-one"], links
 
 
-def test_nonsense_lists_nothing(browser, small_site):
-    links, _ = results(browser, small_site, "en", "qqxyzzyqq")
+def test_nonsense_lists_nothing(chromium, small_site):
+    links, _ = results(chromium, small_site, "en", "qqxyzzyqq")
     assert links == []
 
 
-def test_an_unspaced_chinese_query_counts_each_of_its_words(browser, small_site):
+def test_an_unspaced_chinese_query_counts_each_of_its_words(chromium, small_site):
     """显存增长 typed without a space: grow.html holds both words, vram.html only 显存 (thirty times);
     both are listed, the page with both words first."""
-    links, _ = results(browser, small_site, "zh_CN", "显存增长")
+    links, _ = results(chromium, small_site, "zh_CN", "显存增长")
     assert pages_of(links)[:2] == ["grow.html", "vram.html"], links
 
 
-def test_a_two_character_chinese_word_finds_its_page(browser, small_site):
-    links, _ = results(browser, small_site, "zh_CN", "报错")
+def test_a_two_character_chinese_word_finds_its_page(chromium, small_site):
+    links, _ = results(chromium, small_site, "zh_CN", "报错")
     assert pages_of(links) == ["leaf.html"], links
 
 

@@ -1,10 +1,13 @@
 // The search page's results, from the edition's Pagefind index (sitetools/site_search.py).
 //
-// Every word of the query counts: each word is looked up on its own, and a page that matches more of
-// the words ranks above one that matches fewer; among pages that match as many, the rarer words and
-// Pagefind's own relevance (its section weights: title, answer box, headings, readers' words) decide.
-// A word that more than half the pages hold ("the", "tensor", 的) adds to the relevance but is not
-// counted as a match: it would put every page that happens to say it above one that does not.
+// Every word of the query counts: each word is looked up on its own, and a page scores the sum, over
+// the words it holds, of the word's rarity (a word few pages hold counts more than "the" or 的) times
+// its relevance on that page, relative to the page where it is most relevant (Pagefind's score, which
+// weighs titles, answer boxes, headings and readers' words above body text). So each word a page
+// matches adds to its score, and a page that matches one word often cannot outrank a page that matches
+// it and the query's other words, unless those are words most pages hold. (Ranking by the number of
+// words matched first was tried: it put long reference pages, which hold every word somewhere, above
+// the page that answers, for 11 of 67 real Chinese queries.)
 // A word no page holds does not empty the list: the results name it. A run of Chinese characters is
 // cut into the words of the edition's vocabulary, the words at which the build cut its pages. Each
 // result leads to the section of the page that matches most of the words, with an excerpt that marks
@@ -73,27 +76,30 @@ async function engine() {
 export async function rank(query) {
   const find = await engine();
   const words = queryWords(query, vocabulary);
-  const found = await Promise.all(words.map((word) => find.search(word)));
+  // A query of three words or more is also looked up as it is typed, as a phrase: a pasted error
+  // message finds the page that quotes it.
+  const phrase = words.length > 2 ? `"${query.replace(/"/g, " ").trim()}"` : null;
+  const [exact, ...found] = await Promise.all([phrase ? find.search(phrase) : { results: [] }, ...words.map((word) => find.search(word))]);
   const pages = new Map();
   words.forEach((word, i) => {
     const results = found[i].results;
     if (!results.length) return;
     const best = results[0].score || 1;
     const rarity = Math.log(1 + pageCount / results.length); // a word few pages hold counts more
-    const common = results.length > pageCount / 2; // "the", 的: on most pages, says little about any
     for (const result of results) {
-      const page = pages.get(result.id) || { id: result.id, words: [], weight: 0, hits: [] };
-      if (!common) page.words.push(word);
-      page.weight += rarity * (0.5 + (0.5 * result.score) / best);
+      const page = pages.get(result.id) || { id: result.id, weight: 0, hits: [] };
+      page.weight += rarity * (result.score / best);
       page.hits.push({ word, rarity, result });
       pages.set(result.id, page);
     }
   });
-  const ranked = [...pages.values()].sort(
-    (a, b) => b.words.length - a.words.length || b.weight - a.weight || (a.id < b.id ? -1 : 1),
-  );
-  const counted = words.filter((_, i) => found[i].results.length && found[i].results.length <= pageCount / 2);
-  return { pages: ranked, words, counted, unmatched: words.filter((_, i) => !found[i].results.length) };
+  const whole = words.reduce((sum, _, i) => sum + Math.log(1 + pageCount / Math.max(1, found[i].results.length)), 0);
+  for (const result of exact.results) {
+    const page = pages.get(result.id);
+    if (page) page.weight += whole; // as much again as a page that is the best for every word
+  }
+  const ranked = [...pages.values()].sort((a, b) => b.weight - a.weight || (a.id < b.id ? -1 : 1));
+  return { pages: ranked, words, unmatched: words.filter((_, i) => !found[i].results.length) };
 }
 
 /** The section of a page that matches most of the query's words, with its excerpt. */
@@ -180,7 +186,6 @@ export async function show(query) {
   }
   const list = document.createElement("ul");
   list.className = "search";
-  const fewer = ranked.pages.some((page) => page.words.length < ranked.counted.length);
   const more = async (from) => {
     const items = await Promise.all(ranked.pages.slice(from, from + SHOWN).map((page) => item(page, ranked.words)));
     if (ticket !== current) return;
@@ -198,7 +203,7 @@ export async function show(query) {
   await more(0);
   if (ticket !== current) return;
   const count = String(ranked.pages.length);
-  const lines = [say(ranked.pages.length ? (fewer ? "foundFewer" : "found") : "none", { count, query })];
+  const lines = [say(ranked.pages.length ? "found" : "none", { count, query })];
   if (ranked.unmatched.length) lines.push(say("unmatched", { words: ranked.unmatched.join(", ") }));
   summary.textContent = lines.join(" ");
   box.insertBefore(list, summary.nextSibling);
