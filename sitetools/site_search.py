@@ -23,7 +23,8 @@ published page itself is not changed):
 The index lands in ``<edition>/pagefind/``: the script the search page imports, its WebAssembly and the
 index in fragments that the browser loads only for the words it looks up; for a Chinese edition also
 ``vocabulary.json``, the words of its pages, at which the search page cuts a Chinese query
-(:class:`ChineseWords` says why Pagefind's own segmentation is not used).
+(:class:`ChineseWords` says why Pagefind's own segmentation is not used), and the terminology list's
+groups of words for one term, each of which finds the others (:func:`synonyms`).
 """
 
 from __future__ import annotations
@@ -107,6 +108,14 @@ def term_words(code: str) -> list[Words]:
             for term in TERMS if term.page]  # fmt: skip
 
 
+def synonyms() -> list[list[str]]:
+    """Words the terminology list names as one term (原地操作, 原地修改; 叶子张量, 叶子节点, 叶节点): a query
+    with one of them finds the pages that use another."""
+    from sitetools.terms import TERMS
+
+    return [[term.zh, *term.also, *term.avoid] for term in TERMS if term.also or term.avoid]
+
+
 def labels(folder: Path) -> dict[str, tuple[str, str]]:
     """``label -> (page, anchor)`` of an edition (a page's own name too, anchor ''), from the inventory Sphinx wrote."""
     from sphinx.util.inventory import InventoryFile
@@ -185,7 +194,9 @@ def index(folder: Path, pages: dict[str, str], chinese: ChineseWords | None = No
         config = {"force_language": "en"}  # no segmentation by Pagefind, at index or at query time
     asyncio.run(_index(folder, pages, config))
     if chinese is not None:
-        vocabulary = json.dumps(sorted(chinese.known), ensure_ascii=False)
+        same = synonyms()
+        words = sorted(chinese.known | {word for group in same for word in group})
+        vocabulary = json.dumps({"words": words, "same": same}, ensure_ascii=False)
         (folder / FOLDER / "vocabulary.json").write_text(vocabulary, encoding="utf-8")
     for path in sorted((folder / FOLDER).rglob("*"), reverse=True):
         relative = path.relative_to(folder / FOLDER).as_posix()
@@ -197,9 +208,10 @@ def index(folder: Path, pages: dict[str, str], chinese: ChineseWords | None = No
 
 HAN_RUN = re.compile(r"[\u3400-\u9fff]+")
 #: Between the Chinese words of an indexed copy, and around each run of them (Pagefind joins the text of
-#: two elements without a space, so a heading's last word would run into the next paragraph's first):
-#: whitespace to Pagefind, nearly nothing to a reader, and the search page removes it from its excerpts.
-SEPARATOR = "\u200a"
+#: two elements without a space, so a heading's last word would run into the next paragraph's first).
+#: A plain space: Pagefind splits words at nothing else (a hair space or a zero-width space leaves the
+#: run one word); the search page takes out the spaces between Chinese characters that it shows.
+SEPARATOR = " "
 
 
 class ChineseWords:

@@ -17,6 +17,7 @@
 const box = document.getElementById("search-results");
 const lang = document.documentElement.lang || "en";
 const SHOWN = 10; // results shown at first; "More results" shows the next ones
+const LISTED = 0.1; // a page is listed if it scores at least this share of the best page's score
 const say = (name, values = {}) => box.dataset[name].replace(/\{(\w+)\}/g, (_, key) => values[key] ?? "");
 const HAN = /\p{Script=Han}/u;
 
@@ -57,19 +58,31 @@ const bundle = (name) => new URL(`pagefind/${name}`, new URL(".", location.href)
 let pagefind = null;
 let pageCount = 1;
 let vocabulary = new Set();
+const synonyms = new Map(); // a word -> the words of its term (the terminology list), itself included
 async function engine() {
   if (!pagefind) {
     const [module, entry, words] = await Promise.all([
       import(bundle("pagefind.js")),
       fetch(bundle("pagefind-entry.json")).then((response) => response.json()),
-      box.dataset.vocabulary ? fetch(bundle("vocabulary.json")).then((response) => response.json()) : [],
+      box.dataset.vocabulary ? fetch(bundle("vocabulary.json")).then((response) => response.json()) : null,
     ]);
-    vocabulary = new Set(words);
+    vocabulary = new Set(words?.words || []);
+    for (const group of words?.same || []) for (const word of group) synonyms.set(word, group);
     pageCount = Math.max(1, ...Object.values(entry.languages).map((language) => language.page_count));
     await module.options({ baseUrl: "/" });
     pagefind = module;
   }
   return pagefind;
+}
+
+/** The pages that hold a word or another word of its term, each with its best score, best first. */
+async function lookup(word) {
+  const searches = await Promise.all((synonyms.get(word) || [word]).map((each) => pagefind.search(each)));
+  const best = new Map();
+  for (const result of searches.flatMap((search) => search.results)) {
+    if (!best.has(result.id) || best.get(result.id).score < result.score) best.set(result.id, result);
+  }
+  return { results: [...best.values()].sort((a, b) => b.score - a.score) };
 }
 
 /** Rank the pages for a query: ``{pages, unmatched, words}``, pages best first. */
@@ -79,7 +92,7 @@ export async function rank(query) {
   // A query of three words or more is also looked up as it is typed, as a phrase: a pasted error
   // message finds the page that quotes it.
   const phrase = words.length > 2 ? `"${query.replace(/"/g, " ").trim()}"` : null;
-  const [exact, ...found] = await Promise.all([phrase ? find.search(phrase) : { results: [] }, ...words.map((word) => find.search(word))]);
+  const [exact, ...found] = await Promise.all([phrase ? find.search(phrase) : { results: [] }, ...words.map(lookup)]);
   const pages = new Map();
   words.forEach((word, i) => {
     const results = found[i].results;
@@ -98,7 +111,9 @@ export async function rank(query) {
     const page = pages.get(result.id);
     if (page) page.weight += whole; // as much again as a page that is the best for every word
   }
-  const ranked = [...pages.values()].sort((a, b) => b.weight - a.weight || (a.id < b.id ? -1 : 1));
+  const sorted = [...pages.values()].sort((a, b) => b.weight - a.weight || (a.id < b.id ? -1 : 1));
+  // Pages that score under a tenth of the best hold only the query's most common words: not listed.
+  const ranked = sorted.filter((page) => page.weight >= sorted[0].weight * LISTED);
   return { pages: ranked, words, unmatched: words.filter((_, i) => !found[i].results.length) };
 }
 
@@ -119,11 +134,15 @@ async function section(page) {
   return { data: datas[0], sub: best.sub };
 }
 
-/** Text with the query's words marked, as DOM nodes (the excerpt's own markup is dropped). */
+/** Text with the query's words marked, as DOM nodes (the excerpt's own markup is dropped): a Chinese
+ *  word wherever it occurs, another word of two letters or more where a word starts with it. */
 function marked(text, words) {
   const fragment = document.createDocumentFragment();
-  const escaped = words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  const pattern = escaped.length ? new RegExp(`(${escaped.join("|")})`, "giu") : null;
+  const escape = (word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const patterns = words
+    .filter((word) => HAN.test(word) || word.length > 1)
+    .map((word) => (HAN.test(word) ? escape(word) : `(?<![\\p{L}\\p{N}_])${escape(word)}`));
+  const pattern = patterns.length ? new RegExp(`(${patterns.join("|")})`, "giu") : null;
   const parts = pattern ? text.split(pattern) : [text];
   parts.forEach((part, i) => {
     if (!part) return;
@@ -138,8 +157,14 @@ function marked(text, words) {
   return fragment;
 }
 
-// The index of a Chinese edition holds its words apart with a hair space (sitetools/site_search.py).
-const plain = (html) => new DOMParser().parseFromString(html, "text/html").body.textContent.replace(/\u200a/g, "");
+// The index of a Chinese edition holds its words apart with spaces (sitetools/site_search.py): Chinese
+// text has none between two of its characters or its punctuation. A heading's "¶" (its link) is
+// not part of its title.
+const plain = (html) =>
+  new DOMParser()
+    .parseFromString(html, "text/html")
+    .body.textContent.replace(/(?<=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])\s+(?=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])/gu, "")
+    .replace(/¶/g, "");
 const link = (url) => new URL(url.replace(/^\//, ""), new URL(".", location.href)).href;
 
 async function item(page, words) {
