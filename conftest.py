@@ -60,8 +60,15 @@ def site_url(site_dir):
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """Headless system Chromium driven by Playwright; skipped where Chromium is not installed."""
+def browser(chromium):
+    """Headless system Chromium for the tests of the built site (the slow tier)."""
+    return chromium
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Headless system Chromium driven by Playwright, one per test process; skipped where Chromium is
+    not installed. A test that asks for it alone (no built site) stays in the fast tier."""
     if CHROMIUM is None:
         reason = "chromium is not installed (apt-get install chromium fonts-noto-cjk)"
         if ci_strict():

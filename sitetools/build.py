@@ -289,7 +289,7 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     write_landing(building)
     web.write_root_files(building, langs)  # favicon, 404, robots.txt, sitemap, the landing page's alternates
     try:
-        sizes = site_search.write(building, langs)
+        sizes = site_search.write(building, langs, complete=kind != "preview")
     except site_search.SearchIndexError as error:
         raise BuildError(f"the search index: {error}") from None
     print("  search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items()), flush=True)

@@ -30,6 +30,7 @@ groups of words for one term, each of which finds the others (:func:`synonyms`).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import json
 import posixpath
@@ -120,6 +121,8 @@ def labels(folder: Path) -> dict[str, tuple[str, str]]:
     """``label -> (page, anchor)`` of an edition (a page's own name too, anchor ''), from the inventory Sphinx wrote."""
     from sphinx.util.inventory import InventoryFile
 
+    if not (folder / "objects.inv").exists():
+        return {}  # a build without Sphinx's inventory names no label: every entry is reported missing
     with (folder / "objects.inv").open("rb") as stream:
         inventory = InventoryFile.load(stream, "", posixpath.join)
     found = {}
@@ -143,6 +146,9 @@ def prepared(html: str, words: list[tuple[str, tuple[str, ...]]], summary: bool 
     for name in IGNORED_CLASSES:
         html = _mark(html, rf'<(?:div|p)\b[^>]*class="[^"]*\b{name}\b[^"]*"[^>]*>', "data-pagefind-ignore")
     html = _mark(html, r'<div class="answer admonition"[^>]*>', f'data-pagefind-weight="{ANSWER_WEIGHT}"')
+    # Pagefind makes a result of each heading with an id; Sphinx puts the id on the <section> around it.
+    html = re.sub(r'(<section\b[^>]*\bid="([^"]+)"[^>]*>(?:\s*<span id="[^"]*"></span>)*\s*)<h([1-6])>',
+                  r'\1<h\3 id="\2">', html)
     html = _mark(html, r"<table\b[^>]*>", f'data-pagefind-weight="{TABLE_WEIGHT}"')
     for anchor, typed in words:
         start = rf'id="{re.escape(anchor)}"[^<]*>' if anchor else r"<article\b"
@@ -158,13 +164,17 @@ def escape_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def placed_words(folder: Path, code: str, entries: list[Words]) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
-    """``page -> [(anchor, words)]`` for one edition; an entry naming an unknown label raises."""
+def placed_words(folder: Path, code: str, entries: list[Words], complete: bool = True,
+                 ) -> dict[str, list[tuple[str, tuple[str, ...]]]]:  # fmt: skip
+    """``page -> [(anchor, words)]`` for one edition; an entry naming an unknown label raises, unless the
+    edition is not ``complete`` (a preview of a few pages, which leaves the others' labels out)."""
     known = labels(folder)
     placed: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     missing = []
     for entry in entries:
         if entry.label not in known:
+            if not complete:
+                continue
             missing.append(f"{entry.where}: no page or section of the {code} edition has the label {entry.label!r}")
             continue
         page, anchor = known[entry.label]
@@ -192,7 +202,9 @@ def index(folder: Path, pages: dict[str, str], chinese: ChineseWords | None = No
     if chinese is not None:
         pages = {page: chinese.html(html) for page, html in pages.items()}
         config = {"force_language": "en"}  # no segmentation by Pagefind, at index or at query time
-    asyncio.run(_index(folder, pages, config))
+    # In a thread of its own: the caller may be running an event loop already (Playwright's, in a test).
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, _index(folder, pages, config)).result()
     if chinese is not None:
         same = synonyms()
         words = sorted(chinese.known | {word for group in same for word in group})
@@ -212,6 +224,15 @@ HAN_RUN = re.compile(r"[\u3400-\u9fff]+")
 #: A plain space: Pagefind splits words at nothing else (a hair space or a zero-width space leaves the
 #: run one word); the search page takes out the spaces between Chinese characters that it shows.
 SEPARATOR = " "
+
+
+def encoded(word: str) -> str:
+    """A Chinese word as the index holds it: ``zh`` and its characters' code points (张量: ``zh24352x37327``).
+    Pagefind 1.5.2, told the language is ``en``, still finds only a few of the pages that hold a Chinese
+    word (张量: 4 of 43); spelled in ASCII digits, the same word is found on every page that holds it, and
+    a word's first characters still find it (张 finds 张量). The search page spells a query's Chinese words
+    the same way and turns the index's text back into Chinese before it shows it."""
+    return "zh" + "x".join(str(ord(char)) for char in word)
 
 
 class ChineseWords:
@@ -236,7 +257,7 @@ class ChineseWords:
     def cut(self, run: str) -> str:
         words = [word for word in self.tokenizer.cut(run, HMM=False) if word]
         self.known.update(word for word in words if len(word) > 1)
-        return SEPARATOR + SEPARATOR.join(words) + SEPARATOR  # apart from what comes before and after, too
+        return SEPARATOR + SEPARATOR.join(map(encoded, words)) + SEPARATOR  # apart from what is around it
 
     def html(self, html: str) -> str:
         """The page with the Chinese runs of its text (not of its tags) cut into words."""
@@ -245,13 +266,14 @@ class ChineseWords:
                        for part in parts)  # fmt: skip
 
 
-def write(site: Path, codes: list[str]) -> dict[str, int]:
-    """Index every edition of ``site``; return the bytes of each edition's index."""
+def write(site: Path, codes: list[str], complete: bool = True) -> dict[str, int]:
+    """Index every edition of ``site``; return the bytes of each edition's index. A preview is not
+    ``complete``: word list entries for pages it leaves out are skipped, not refused."""
     entries = read_words()
     sizes = {}
     for code in codes:
         folder = site / code
-        words = placed_words(folder, code, entries + term_words(code))
+        words = placed_words(folder, code, entries + term_words(code), complete)
         pages = {}
         for page in web.edition_pages(site, code):
             html = (folder / page).read_text(encoding="utf-8")

@@ -100,7 +100,7 @@ def test_with_it_on_the_language_switch_copy_buttons_and_search_still_work(conte
     assert page.url.endswith(f"/en/{PAGE}")
     page.wait_for_selector(".bilingual-twin[lang='zh-CN']")
     page.goto(f"{site_url}/en/search.html?q=clone")
-    page.wait_for_function("() => (document.querySelector('#search-results p.search-summary')?.innerText || '') !== ''")
+    page.wait_for_selector("#search-results[data-ms]", state="attached")  # the search page's "done"
     assert page.eval_on_selector_all("#search-results ul.search li", "e => e.length") > 0
     assert page.query_selector(".bilingual-twin") is None
 

@@ -105,9 +105,13 @@ def _results(page, lang, query, timeout_ms):
             f"{lang}/search.html?q={query}: no result summary after {timeout_ms} ms "
             f"(the page shows {' '.join(shown.split())!r})"
         ) from error
+    while page.query_selector("#search-results button.search-more"):  # every result, not the first ten
+        shown = page.eval_on_selector_all("#search-results ul.search li", "items => items.length")
+        page.click("#search-results button.search-more")
+        page.wait_for_function("n => document.querySelectorAll('#search-results ul.search li').length > n", arg=shown)
     hrefs = page.eval_on_selector_all("#search-results ul.search li > a", "links => links.map(a => a.href)")
     edition_root = f"{urlsplit(page.url).path.rsplit('/', 1)[0]}/"
-    return [urlsplit(href).path.removeprefix(edition_root) for href in hrefs]
+    return [urlsplit(href).path.removeprefix(edition_root) for href in hrefs]  # the page, not its section
 
 
 def search(page, site_url, lang, query, timeout_ms=SEARCH_TIMEOUT_MS):

@@ -2,9 +2,8 @@
 (``sitetools.site_search``) and searched by the real search script (``docs/_static/site_search.js``) in
 Chromium. Each test's expected order follows from the pages' text, written here, not from the code.
 These tests need no built site, so they are in the fast tier (about 10 s), where the mutation audit
-runs them; they start a Chromium of their own."""
+runs them (the ``chromium`` fixture, without the ``browser`` fixture that marks a test slow)."""
 
-import concurrent.futures
 import shutil
 from pathlib import Path
 from urllib.parse import quote, urlsplit
@@ -15,24 +14,6 @@ from sitetools import site_search
 from tests.gallery_tools import serve
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    """Headless system Chromium (the ``browser`` fixture would put these tests in the slow tier)."""
-    from conftest import CHROMIUM, CHROMIUM_ARGS
-    from tests.site_audit import ci_strict
-
-    if CHROMIUM is None:
-        if ci_strict():
-            pytest.fail("chromium is not installed: CI must run the search tests", pytrace=False)
-        pytest.skip("chromium is not installed (apt-get install chromium fonts-noto-cjk)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 ROOT = Path(__file__).resolve().parents[1]
 FILLER = "Tensors hold numbers. " * 40
@@ -69,7 +50,7 @@ def _search_page(tag: str) -> str:
     vocabulary = ' data-vocabulary="pagefind/vocabulary.json"' if tag == "zh-CN" else ""
     return (f'<!doctype html><html lang="{tag}"><head><title>Search</title></head><body>'
             f'<form role="search"><input name="q"></form><div id="search-results" {attributes}{vocabulary}></div>'
-            '<script type="module" src="site_search.js"></script></body></html>')  # fmt: skip
+            '<script defer src="site_search.js"></script></body></html>')  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -81,9 +62,7 @@ def small_site(tmp_path_factory):
         prepared = {name: site_search.prepared(_page(TAGS[code], *page), []) for name, page in pages.items()}
         for name, html in prepared.items():
             (folder / name).write_text(html, encoding="utf-8")
-        with concurrent.futures.ThreadPoolExecutor(1) as thread:  # Playwright's loop runs in this one
-            chinese = site_search.ChineseWords(code) if code == "zh_CN" else None
-            thread.submit(site_search.index, folder, prepared, chinese).result()
+        site_search.index(folder, prepared, site_search.ChineseWords(code) if code == "zh_CN" else None)
         (folder / "search.html").write_text(_search_page(TAGS[code]), encoding="utf-8")
         shutil.copyfile(ROOT / "docs" / "_static" / "site_search.js", folder / "site_search.js")
     with serve(site) as url:

@@ -13,17 +13,21 @@
 // result leads to the section of the page that matches most of the words, with an excerpt that marks
 // them. Typing in the sidebar's search box searches again on this page.
 // The words shown come from the page (data-* attributes of #search-results, in the edition's language).
+// A classic script, not a module: opened from the disk, a module is refused before it runs, and the
+// page could not say what it needs.
 
+(() => {
 const box = document.getElementById("search-results");
 const lang = document.documentElement.lang || "en";
 const SHOWN = 10; // results shown at first; "More results" shows the next ones
 const LISTED = 0.1; // a page is listed if it scores at least this share of the best page's score
+const FEW = 5; // a word found on this many pages or fewer is checked against their text
 const say = (name, values = {}) => box.dataset[name].replace(/\{(\w+)\}/g, (_, key) => values[key] ?? "");
 const HAN = /\p{Script=Han}/u;
 
 /** The query's words: split at spaces; a run of Chinese characters is cut into the longest words of the
  *  edition's vocabulary (the words jieba found in its pages), the rest by the browser's segmenter. */
-export function queryWords(query, known = new Set()) {
+function queryWords(query, known = new Set()) {
   const segmenter = new Intl.Segmenter(lang, { granularity: "word" });
   const words = [];
   for (const part of query.split(/\s+/)) {
@@ -75,23 +79,40 @@ async function engine() {
   return pagefind;
 }
 
+// A Chinese word as the index holds it, and back (sitetools/site_search.py, encoded()).
+const encoded = (word) => (HAN.test(word) ? `zh${[...word].map((char) => char.codePointAt(0)).join("x")}` : word);
+const decoded = (text) =>
+  text.replace(/zh(\d+(?:x\d+)*)/g, (_, codes) => String.fromCodePoint(...codes.split("x").map(Number)));
+
 /** The pages that hold a word or another word of its term, each with its best score, best first. */
 async function lookup(word) {
-  const searches = await Promise.all((synonyms.get(word) || [word]).map((each) => pagefind.search(each)));
+  const group = synonyms.get(word) || [word];
+  const searches = await Promise.all(group.map((each) => pagefind.search(encoded(each))));
   const best = new Map();
   for (const result of searches.flatMap((search) => search.results)) {
     if (!best.has(result.id) || best.get(result.id).score < result.score) best.set(result.id, result);
   }
-  return { results: [...best.values()].sort((a, b) => b.score - a.score) };
+  let results = [...best.values()].sort((a, b) => b.score - a.score);
+  if (results.length <= FEW) {
+    // Pagefind answers a word it does not hold with loose matches (qqxyzzy finds a page that says
+    // qq_2782): a page counts only if its text holds a word that starts as this one does.
+    const starts = group.map((each) => encoded(each).toLowerCase().slice(0, 4));
+    const held = await Promise.all(results.map(async (result) => {
+      const text = (await result.data()).content.toLowerCase();
+      return starts.some((start) => new RegExp(`(^|[^\\p{L}\\p{N}_])${start.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "u").test(text));
+    }));
+    results = results.filter((_, i) => held[i]);
+  }
+  return { results };
 }
 
 /** Rank the pages for a query: ``{pages, unmatched, words}``, pages best first. */
-export async function rank(query) {
+async function rank(query) {
   const find = await engine();
   const words = queryWords(query, vocabulary);
   // A query of three words or more is also looked up as it is typed, as a phrase: a pasted error
   // message finds the page that quotes it.
-  const phrase = words.length > 2 ? `"${query.replace(/"/g, " ").trim()}"` : null;
+  const phrase = words.length > 2 && !HAN.test(query) ? `"${query.replace(/"/g, " ").trim()}"` : null;
   const [exact, ...found] = await Promise.all([phrase ? find.search(phrase) : { results: [] }, ...words.map(lookup)]);
   const pages = new Map();
   words.forEach((word, i) => {
@@ -160,11 +181,12 @@ function marked(text, words) {
 // The index of a Chinese edition holds its words apart with spaces (sitetools/site_search.py): Chinese
 // text has none between two of its characters or its punctuation. A heading's "¶" (its link) is
 // not part of its title.
-const plain = (html) =>
-  new DOMParser()
-    .parseFromString(html, "text/html")
-    .body.textContent.replace(/(?<=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])\s+(?=[\p{Script=Han}\u3000-\u303f\uff00-\uffef])/gu, "")
-    .replace(/¶/g, "");
+const CJK = "\\p{Script=Han}\\u2018-\\u201f\\u2026\\u3000-\\u303f\\uff00-\\uffef";
+const CJK_SPACE = new RegExp(`(?<=[${CJK}])\\s+(?=[${CJK}])`, "gu");
+const plain = (html) => {
+  const text = new DOMParser().parseFromString(html, "text/html").body.textContent.replace(/¶/g, "");
+  return (box.dataset.vocabulary ? decoded(text).replace(CJK_SPACE, "") : text).trim();
+};
 const link = (url) => new URL(url.replace(/^\//, ""), new URL(".", location.href)).href;
 
 async function item(page, words) {
@@ -189,12 +211,13 @@ async function item(page, words) {
 }
 
 let current = 0; // the latest search; an older one that finishes later is dropped
-export async function show(query) {
+async function show(query) {
   const ticket = ++current;
   const started = performance.now();
   box.replaceChildren();
   const summary = document.createElement("p");
   summary.className = "search-summary";
+  summary.setAttribute("role", "status"); // read out when the results are there
   box.append(summary);
   if (!query) return;
   if (location.protocol === "file:") {
@@ -221,7 +244,10 @@ export async function show(query) {
       button.className = "search-more";
       button.type = "button";
       button.textContent = say("more");
-      button.addEventListener("click", () => more(from + SHOWN));
+      button.addEventListener("click", () => {
+        button.remove(); // at once: a second click must not add the same results again
+        more(from + SHOWN).then(() => list.children[from + SHOWN]?.querySelector("a")?.focus());
+      });
       box.append(button);
     }
   };
@@ -248,3 +274,4 @@ input?.addEventListener("input", () => {
   }, 80);
 });
 show((params.get("q") || "").trim());
+})();
