@@ -69,7 +69,8 @@ FIRST = [
     ("zh_CN", "版本号", "examples/questions/plot_12_version_counter.html"),
     ("zh_CN", "叶节点", "examples/questions/plot_09_non_leaf_grad.html"),
     ("zh_CN", "深复制", "examples/questions/plot_07_deepcopy.html"),
-    ("zh_CN", "显存", "examples/questions/plot_03_best_weights.html"),
+    # The memory-growth page names 显存 in its opening (显存泄漏, 显存一直增长) and in the readers' words.
+    ("zh_CN", "显存", "examples/questions/plot_10_graph_kept_alive.html"),
     ("zh_CN", "内存泄漏", "examples/questions/plot_10_graph_kept_alive.html"),
     ("zh_CN", "张量列表", "examples/questions/plot_17_containers.html"),
     ("zh_CN", "优化器", "examples/questions/plot_18_optimizer_state.html"),
