@@ -288,11 +288,13 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     check_unchanged(checkout_before, published_before, staged_before, out, building, stage, langs, own, scratch + logs)
     write_landing(building)
     web.write_root_files(building, langs)  # favicon, 404, robots.txt, sitemap, the landing page's alternates
+    indexing = time.monotonic()
     try:
         sizes = site_search.write(building, langs, complete=kind != "preview")
     except site_search.SearchIndexError as error:
         raise BuildError(f"the search index: {error}") from None
-    print("  search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items()), flush=True)
+    print("  search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items())
+          + f" ({time.monotonic() - indexing:.1f} s)", flush=True)
     if active := published_content.check(building, langs, stage, web.site_path(web.site_url())):
         raise BuildError(f"{len(active)} generated file(s) carry active content (a script, an event attribute, a "
                          "javascript: URL or an embedded object) that no page may publish:\n  " + "\n  ".join(active))

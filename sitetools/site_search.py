@@ -188,10 +188,11 @@ def placed_words(folder: Path, code: str, entries: list[Words], complete: bool =
 async def _index(folder: Path, pages: dict[str, str], config: dict) -> None:
     from pagefind.index import PagefindIndex
 
-    async with PagefindIndex(config=config) as index:
+    # The context writes the index when it closes, to the configured path (with none it would write a
+    # second copy into the working folder).
+    async with PagefindIndex(config={**config, "output_path": str(folder / FOLDER)}) as index:
         for page, html in pages.items():
             await index.add_html_file(content=html, url=f"/{page}")
-        await index.write_files(output_path=str(folder / FOLDER))
 
 
 def index(folder: Path, pages: dict[str, str], chinese: ChineseWords | None = None) -> None:

@@ -45,7 +45,7 @@ def _page(tag: str, title: str, body: str) -> str:
 def _search_page(tag: str) -> str:
     """The attributes the search script reads, as docs/_templates/search.html writes them."""
     words = {"searching": "…", "found": "{count} pages", "none": "none", "unmatched": "No page contains: {words}.",
-             "more": "More", "file": "file", "failed": "failed"}
+             "more": "More", "file": "file", "failed": "failed", "separator": ", "}
     attributes = " ".join(f'data-{name}="{text}"' for name, text in words.items())
     vocabulary = ' data-vocabulary="pagefind/vocabulary.json"' if tag == "zh-CN" else ""
     return (f'<!doctype html><html lang="{tag}"><head><title>Search</title></head><body>'

@@ -25,6 +25,9 @@ const FEW = 5; // a word found on this many pages or fewer is checked against th
 const say = (name, values = {}) => box.dataset[name].replace(/\{(\w+)\}/g, (_, key) => values[key] ?? "");
 const HAN = /\p{Script=Han}/u;
 
+// Chinese words that ask rather than name (怎么, 为什么, 一个): a page that holds them is no answer.
+const QUESTION_WORDS = new Set(["怎么", "怎样", "如何", "为什么", "为何", "什么", "一个", "的", "了", "是", "吗", "呢", "和"]);
+
 /** The query's words: split at spaces; a run of Chinese characters is cut into the longest words of the
  *  edition's vocabulary (the words jieba found in its pages), the rest by the browser's segmenter. */
 function queryWords(query, known = new Set()) {
@@ -55,7 +58,7 @@ function queryWords(query, known = new Set()) {
       flush();
     }
   }
-  return [...new Set(words)];
+  return [...new Set(words)].filter((word) => !QUESTION_WORDS.has(word));
 }
 
 const bundle = (name) => new URL(`pagefind/${name}`, new URL(".", location.href)).href;
@@ -255,23 +258,33 @@ async function show(query) {
   if (ticket !== current) return;
   const count = String(ranked.pages.length);
   const lines = [say(ranked.pages.length ? "found" : "none", { count, query })];
-  if (ranked.unmatched.length) lines.push(say("unmatched", { words: ranked.unmatched.join(", ") }));
+  if (ranked.unmatched.length) lines.push(say("unmatched", { words: ranked.unmatched.join(say("separator")) }));
   summary.textContent = lines.join(" ");
   box.insertBefore(list, summary.nextSibling);
   box.dataset.ms = String(Math.round(performance.now() - started)); // read by the tests' timing check
 }
 
-const params = new URLSearchParams(location.search);
-const input = document.querySelector("form[role=search] input[name=q], .sidebar-search");
-if (input && params.get("q")) input.value = params.get("q");
+// The page's own search box (on a phone the sidebar's is out of sight) and the sidebar's search as the
+// reader types; a pause in typing is a step of the browser's history, and Back shows the previous one.
+const inputs = [...document.querySelectorAll("input[name=q]")];
+const fill = (query) => inputs.forEach((input) => (input.value = query));
 let typing = null;
-input?.addEventListener("input", () => {
-  clearTimeout(typing);
-  typing = setTimeout(() => {
-    const query = input.value.trim();
-    history.replaceState(null, "", `?q=${encodeURIComponent(query)}`);
-    show(query);
-  }, 80);
+for (const input of inputs) {
+  input.addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => {
+      const query = input.value.trim();
+      history.pushState(null, "", `?q=${encodeURIComponent(query)}`);
+      inputs.filter((other) => other !== input).forEach((other) => (other.value = input.value));
+      show(query);
+    }, 250);
+  });
+}
+const fromAddress = () => (new URLSearchParams(location.search).get("q") || "").trim();
+window.addEventListener("popstate", () => {
+  fill(fromAddress());
+  show(fromAddress());
 });
-show((params.get("q") || "").trim());
+fill(fromAddress());
+show(fromAddress());
 })();
