@@ -185,14 +185,32 @@ def placed_words(folder: Path, code: str, entries: list[Words], complete: bool =
     return placed
 
 
+class _Written(Exception):
+    """Raised to leave Pagefind's context once the index is written and complete (see :func:`_index`)."""
+
+
 async def _index(folder: Path, pages: dict[str, str], config: dict) -> None:
     from pagefind.index import PagefindIndex
 
-    # The context writes the index when it closes, to the configured path (with none it would write a
-    # second copy into the working folder).
-    async with PagefindIndex(config={**config, "output_path": str(folder / FOLDER)}) as index:
-        for page, html in pages.items():
-            await index.add_html_file(content=html, url=f"/{page}")
+    # Pagefind's service answers "written" before its files are all on disk, and its context writes the
+    # index once more when it closes, then ends the service at once: one build in a few had an empty
+    # pagefind-entry.json. So the index is written here, the build waits until the entry file is whole,
+    # and leaves the context by an exception, which makes it end the service without writing again.
+    output = folder / FOLDER
+    try:
+        async with PagefindIndex(config=config) as index:
+            for page, html in pages.items():
+                await index.add_html_file(content=html, url=f"/{page}")
+            await index.write_files(output_path=str(output))
+            for _ in range(200):
+                try:
+                    if json.loads((output / "pagefind-entry.json").read_text(encoding="utf-8"))["languages"]:
+                        raise _Written
+                except (OSError, ValueError, KeyError):
+                    await asyncio.sleep(0.05)
+            raise SearchIndexError(f"Pagefind did not finish writing {output / 'pagefind-entry.json'} in 10 s")
+    except _Written:
+        pass
 
 
 def index(folder: Path, pages: dict[str, str], chinese: ChineseWords | None = None) -> None:

@@ -24,7 +24,7 @@ GOAL = {"first": 0.80, "top3": 0.95}
 #: What the search holds today, per edition (measured on the set, rounded down): the test fails below
 #: it, so that no change makes the search worse; raise it toward :data:`GOAL` as the search improves.
 #: No query may list nothing.
-BUDGET = {"en": {"first": 0.58, "top3": 0.82}, "zh_CN": {"first": 0.70, "top3": 0.85}}
+BUDGET = {"en": {"first": 0.58, "top3": 0.82}, "zh_CN": {"first": 0.67, "top3": 0.88}}
 TIMEOUT_MS = 20_000
 AT_ONCE = 8  # tabs searching at the same time
 
