@@ -29,12 +29,13 @@ groups of words for one term, each of which finds the others (:func:`synonyms`).
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import dataclasses
 import json
 import posixpath
 import re
+import subprocess
+import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -185,45 +186,34 @@ def placed_words(folder: Path, code: str, entries: list[Words], complete: bool =
     return placed
 
 
-class _Written(Exception):
-    """Raised to leave Pagefind's context once the index is written and complete (see :func:`_index`)."""
-
-
-async def _index(folder: Path, pages: dict[str, str], config: dict) -> None:
-    from pagefind.index import PagefindIndex
-
-    # Pagefind's service answers "written" before its files are all on disk, and its context writes the
-    # index once more when it closes, then ends the service at once: one build in a few had an empty
-    # pagefind-entry.json. So the index is written here, the build waits until the entry file is whole,
-    # and leaves the context by an exception, which makes it end the service without writing again.
-    output = folder / FOLDER
-    try:
-        async with PagefindIndex(config=config) as index:
-            for page, html in pages.items():
-                await index.add_html_file(content=html, url=f"/{page}")
-            await index.write_files(output_path=str(output))
-            for _ in range(200):
-                try:
-                    if json.loads((output / "pagefind-entry.json").read_text(encoding="utf-8"))["languages"]:
-                        raise _Written
-                except (OSError, ValueError, KeyError):
-                    await asyncio.sleep(0.05)
-            raise SearchIndexError(f"Pagefind did not finish writing {output / 'pagefind-entry.json'} in 10 s")
-    except _Written:
-        pass
+def _index(folder: Path, pages: dict[str, str], language: str | None) -> None:
+    """Pagefind's command line on copies of ``pages`` in a scratch folder; it exits once every file of the
+    index is written. (Its Python service answers "written" before its files are all on disk: some
+    builds had an empty or cut pagefind-entry.json or fragment, and the search page threw.)"""
+    with tempfile.TemporaryDirectory() as scratch:
+        for page, html in pages.items():
+            (Path(scratch) / page).parent.mkdir(parents=True, exist_ok=True)
+            (Path(scratch) / page).write_text(html, encoding="utf-8")
+        command = [sys.executable, "-m", "pagefind", "--site", scratch, "--output-path", str(folder / FOLDER),
+                   "--keep-index-url", "--silent", *(["--force-language", language] if language else [])]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0 or not (folder / FOLDER / "pagefind-entry.json").is_file():
+            said = result.stderr.strip() or result.stdout.strip()
+            raise SearchIndexError(f"Pagefind failed (exit {result.returncode}): {said}")
 
 
 def index(folder: Path, pages: dict[str, str], chinese: ChineseWords | None = None) -> None:
     """Write the Pagefind index of ``pages`` (``{path relative to folder: the HTML to index}``) into
     ``folder/pagefind``, keeping only what the search page loads; with ``chinese``, the pages' Chinese
     is cut into its words first and their list written as ``vocabulary.json``."""
-    config = {}
+    pages = {page: html for page, html in pages.items() if "data-pagefind-body" in html}
+    if not pages:
+        return  # no article to search (a fault build's stand-in pages)
+    language = None
     if chinese is not None:
         pages = {page: chinese.html(html) for page, html in pages.items()}
-        config = {"force_language": "en"}  # no segmentation by Pagefind, at index or at query time
-    # In a thread of its own: the caller may be running an event loop already (Playwright's, in a test).
-    with concurrent.futures.ThreadPoolExecutor(1) as thread:
-        thread.submit(asyncio.run, _index(folder, pages, config)).result()
+        language = "en"  # no segmentation by Pagefind, at index or at query time
+    _index(folder, pages, language)
     if chinese is not None:
         same = synonyms()
         words = sorted(chinese.known | {word for group in same for word in group})
