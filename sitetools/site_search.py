@@ -3,17 +3,17 @@
 Sphinx's search scores a page by its single best-matching word, drops a query with one unknown word,
 stems API names out of shape and skips Chinese words of two characters. The search page
 (``docs/_templates/search.html`` and ``docs/_static/site_search.js``) asks this index instead:
-`Pagefind <https://pagefind.app>`_ ranks pages by every word of the query, segments Chinese at index
-and query time (its extended build), keeps names such as ``share_memory_`` or ``detach().clone()``
-whole while matching their parts, and answers per section (heading, anchor and excerpt).
+`Pagefind <https://pagefind.app>`_ finds each word of the query on its own, keeps names such as
+``share_memory_`` or ``detach().clone()`` whole while matching their parts, and answers per section
+(heading, anchor and excerpt); the Chinese edition's words are cut here, by jieba (:class:`ChineseWords`).
 
-What Pagefind reads is each content page as published, with four marks added to its copy (the
+What Pagefind reads is each content page as published, with these marks added to its copy (the
 published page itself is not changed):
 
 - only the article is indexed (``data-pagefind-body``), without the download note, the verified-on
   stamp and the download footer (``data-pagefind-ignore``);
-- the answer box weighs more than body text, tables less (``data-pagefind-weight``); headings weigh
-  more by Pagefind's default;
+- the answer box weighs more than body text, tables and the pages that summarise others less
+  (``data-pagefind-weight``); headings weigh more by Pagefind's default, and carry their section's id;
 - the readers' words of :data:`WORDS` (``docs/_shared/search_words.toml``: OOM, 显存泄漏, EMA ...) and of
   the terminology list (:mod:`sitetools.terms`: each term's aliases and avoided variants) are added, with
   a high weight, to the section they name, so that a reader's word leads to the section that answers it
@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from html import escape
 from pathlib import Path
 
 from sitetools import web
@@ -156,13 +157,9 @@ def prepared(html: str, words: list[tuple[str, tuple[str, ...]]], summary: bool 
         heading = re.search(start + r"(?:.|\n)*?</h[1-6]>", html)
         if heading is None:
             raise SearchIndexError(f"no heading follows the anchor #{anchor}")
-        text = " · ".join(escape_text(word) for word in typed)
+        text = " · ".join(escape(word, quote=False) for word in typed)
         html = html[:heading.end()] + f'\n<p data-pagefind-weight="{WORDS_WEIGHT}">{text}</p>\n' + html[heading.end():]
     return html
-
-
-def escape_text(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def placed_words(folder: Path, code: str, entries: list[Words], complete: bool = True,
