@@ -159,13 +159,15 @@ async function section(page) {
 }
 
 /** Text with the query's words marked, as DOM nodes (the excerpt's own markup is dropped): a Chinese
- *  word wherever it occurs, another word of two letters or more where a word starts with it. */
+ *  word wherever it occurs, another of two or three letters as a whole word, a longer one where a word
+ *  starts with it. */
 function marked(text, words) {
   const fragment = document.createDocumentFragment();
   const escape = (word) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const patterns = words
     .filter((word) => HAN.test(word) || word.length > 1)
-    .map((word) => (HAN.test(word) ? escape(word) : `(?<![\\p{L}\\p{N}_])${escape(word)}`));
+    // A short word (an, of, by) only whole, else it marks the start of "and", "offset", "bytes".
+    .map((word) => (HAN.test(word) ? escape(word) : `(?<![\\p{L}\\p{N}_])${escape(word)}${word.length > 3 ? "" : "(?![\\p{L}\\p{N}_])"}`));
   const pattern = patterns.length ? new RegExp(`(${patterns.join("|")})`, "giu") : null;
   const parts = pattern ? text.split(pattern) : [text];
   parts.forEach((part, i) => {
