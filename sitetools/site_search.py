@@ -11,9 +11,9 @@ What Pagefind reads is each content page as published, with these marks added to
 published page itself is not changed):
 
 - only the article is indexed (``data-pagefind-body``), without the download note, the verified-on
-  stamp and the download footer (``data-pagefind-ignore``);
-- the answer box weighs more than body text, tables and the pages that summarise others less
-  (``data-pagefind-weight``); headings weigh more by Pagefind's default, and carry their section's id;
+  stamp, the download footer and the folded drawing helpers (``data-pagefind-ignore``);
+- the answer box weighs more than body text; tables, code (not its printed output) and the pages that
+  summarise others less (``data-pagefind-weight``); headings weigh more by Pagefind's default, and carry their section's id;
 - the readers' words of :data:`WORDS` (``docs/_shared/search_words.toml``: OOM, 显存泄漏, EMA ...) and of
   the terminology list (:mod:`sitetools.terms`: each term's aliases and avoided variants) are added, with
   a high weight, to the section they name, so that a reader's word leads to the section that answers it
@@ -53,12 +53,18 @@ KEPT = re.compile(r"^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|voca
 ANSWER_WEIGHT = 4
 WORDS_WEIGHT = 6
 TABLE_WEIGHT = 0.5
+#: A page's code (not its printed output, which holds the errors readers paste): the prose around it
+#: says what it does in the words a reader types, while its names (``t``, ``out``, ``grad``) match many
+#: questions that the code does not answer.
+CODE_WEIGHT = 0.5
 #: Pages that list or summarise the others (every fact, every claim, every example, the glossary): they
 #: hold the words of many questions, while the answer is on the page they link to, so they weigh less.
 SUMMARY_PAGES = ("index.html", "examples/index.html", "facts.html", "ledger.html", "glossary.html", "about.html")
 SUMMARY_WEIGHT = 0.25
 #: Elements of a page that are not its content, by a class they carry.
-IGNORED_CLASSES = ("sphx-glr-download-link-note", "verified-stamp", "sphx-glr-footer", "sphx-glr-signature")
+#: The drawing helpers (``tc-helpers``) are the same code on every page that draws.
+IGNORED_CLASSES = ("sphx-glr-download-link-note", "verified-stamp", "sphx-glr-footer", "sphx-glr-signature",
+                   "tc-helpers")
 
 
 class SearchIndexError(ValueError):
@@ -146,12 +152,13 @@ def prepared(html: str, words: list[tuple[str, tuple[str, ...]]], summary: bool 
     weight = f' data-pagefind-weight="{SUMMARY_WEIGHT}"' if summary else ""
     html = _mark(html, r'<article role="main"[^>]*>', "data-pagefind-body" + weight)
     for name in IGNORED_CLASSES:
-        html = _mark(html, rf'<(?:div|p)\b[^>]*class="[^"]*\b{name}\b[^"]*"[^>]*>', "data-pagefind-ignore")
+        html = _mark(html, rf'<(?:div|p|details)\b[^>]*class="[^"]*\b{name}\b[^"]*"[^>]*>', "data-pagefind-ignore")
     html = _mark(html, r'<div class="answer admonition"[^>]*>', f'data-pagefind-weight="{ANSWER_WEIGHT}"')
     # Pagefind makes a result of each heading with an id; Sphinx puts the id on the <section> around it.
     html = re.sub(r'(<section\b[^>]*\bid="([^"]+)"[^>]*>(?:\s*<span id="[^"]*"></span>)*\s*)<h([1-6])>',
                   r'\1<h\3 id="\2">', html)
     html = _mark(html, r"<table\b[^>]*>", f'data-pagefind-weight="{TABLE_WEIGHT}"')
+    html = _mark(html, r'<div class="highlight-[Pp]ython\b[^"]*"[^>]*>', f'data-pagefind-weight="{CODE_WEIGHT}"')
     for anchor, typed in words:
         start = rf'id="{re.escape(anchor)}"[^<]*>' if anchor else r"<article\b"
         heading = re.search(start + r"(?:.|\n)*?</h[1-6]>", html)

@@ -26,6 +26,13 @@ PAGES = {
         "names.html": ("Sharing", "<p>Call <code>share_memory_()</code> before the workers start.</p>"),
         "long.html": ("A long reference", f"<p>{FILLER}</p><h2 id='which-one'>Which one</h2><p>Use clone to copy.</p>"),
         "other.html": ("Other", f"<p>{FILLER}</p>"),
+        "chatter.html": ("Chatter", "<p>" + "Why is it so? What is the way it is, and when? " * 8 + "</p>"),
+        # The same words; together.html holds "pinned" and "buffer" in one section, apart.html in two
+        # (and "buffer" once more, which alone would rank it first).
+        "together.html": ("Together", f"<h2 id='one'>One</h2><p>A pinned buffer.</p><h2 id='two'>Two</h2>"
+                                      f"<p>{FILLER}</p>"),
+        "apart.html": ("Apart", f"<h2 id='one'>One</h2><p>A pinned page.</p><h2 id='two'>Two</h2>"
+                                f"<p>A buffer, a buffer. {FILLER}</p>"),
     },
     "zh_CN": {
         "grow.html": ("显存", f"<p>显存一直增长，每一步都在增长。</p><p>{'张量保存数字。' * 40}</p>"),
@@ -107,6 +114,17 @@ def test_a_bare_name_matches_the_name_with_its_underscore(chromium, small_site):
 def test_a_result_leads_to_the_section_that_matches(chromium, small_site):
     links, _ = results(chromium, small_site, "en", "clone")
     assert links[:1] == ["long.html#which-one"], links
+
+
+def test_words_that_only_ask_or_join_do_not_decide(chromium, small_site):
+    """Only chatter.html says "why", "is", "it", "the"; only long.html says "clone"."""
+    links, _ = results(chromium, small_site, "en", "why is it the clone")
+    assert pages_of(links) == ["long.html"], links
+
+
+def test_a_page_whose_words_share_a_section_ranks_above_one_that_spreads_them(chromium, small_site):
+    links, _ = results(chromium, small_site, "en", "pinned buffer")
+    assert pages_of(links)[:2] == ["together.html", "apart.html"], links
 
 
 def test_nonsense_lists_nothing(chromium, small_site):

@@ -1,13 +1,17 @@
 // The search page's results, from the edition's Pagefind index (sitetools/site_search.py).
 //
 // Every word of the query counts: each word is looked up on its own, and a page scores the sum, over
-// the words it holds, of the word's rarity (a word few pages hold counts more than "the" or 的) times
-// its relevance on that page, relative to the page where it is most relevant (Pagefind's score, which
-// weighs titles, answer boxes, headings and readers' words above body text). So each word a page
-// matches adds to its score, and a page that matches one word often cannot outrank a page that matches
-// it and the query's other words, unless those are words most pages hold. (Ranking by the number of
-// words matched first was tried: it put long reference pages, which hold every word somewhere, above
-// the page that answers, for 11 of 67 real Chinese queries.)
+// the words it holds, of two parts: Pagefind's score for the word on that page, saturated (log 1 + s;
+// the score already weighs a rare word, and titles, answer boxes, headings and readers' words above
+// body text), and half the word's rarity (a word few pages hold counts more than "the" or 的) times its
+// relevance on that page relative to the page where it is most relevant. So each word a page matches
+// adds to its score, and a page that matches one word often cannot outrank a page that matches it and
+// the query's other words, unless those are words most pages hold. Words that only ask or join (why,
+// the, 怎么, 的) are dropped. The best pages are then ranked again by how close their words lie: a page
+// whose words fall in one section ranks above one whose words are spread over many. (Ranking by the
+// number of words matched first was tried: it put long reference pages, which hold every word
+// somewhere, above the page that answers, for 11 of 67 real Chinese queries. The saturated score was
+// chosen on the real-question set and its held-out companion, tests/real_questions*.toml.)
 // A word no page holds does not empty the list: the results name it. A run of Chinese characters is
 // cut into the words of the edition's vocabulary, the words at which the build cut its pages. Each
 // result leads to the section of the page that matches most of the words, with an excerpt that marks
@@ -22,11 +26,21 @@ const lang = document.documentElement.lang || "en";
 const SHOWN = 10; // results shown at first; "More results" shows the next ones
 const LISTED = 0.1; // a page is listed if it scores at least this share of the best page's score
 const FEW = 5; // a word found on this many pages or fewer is checked against their text
+const CLOSE = 12; // the best pages, ranked again by how close their words lie
 const say = (name, values = {}) => box.dataset[name].replace(/\{(\w+)\}/g, (_, key) => values[key] ?? "");
 const HAN = /\p{Script=Han}/u;
 
-// Chinese words that ask rather than name (怎么, 为什么, 一个): a page that holds them is no answer.
-const QUESTION_WORDS = new Set(["怎么", "怎样", "如何", "为什么", "为何", "什么", "一个", "的", "了", "是", "吗", "呢", "和"]);
+// Words that ask or join rather than name (怎么, 为什么, 的; why, the, is, too): every page holds them, so
+// a page that holds them is no answer. They are dropped from a query that has other words; a pasted
+// message still finds its page as a phrase, with them.
+const STOP_WORDS = new Set([
+  "怎么", "怎样", "如何", "为什么", "为何", "什么", "一个", "的", "了", "是", "吗", "呢", "和",
+  "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "its",
+  "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was",
+  "will", "with", "what", "why", "how", "when", "where", "which", "who", "does", "do", "did", "i", "my",
+  "me", "we", "you", "your", "can", "could", "should", "would", "too", "much", "very", "so", "just",
+  "between", "about",
+]);
 
 /** The query's words: split at spaces; a run of Chinese characters is cut into the longest words of the
  *  edition's vocabulary (the words jieba found in its pages), the rest by the browser's segmenter. */
@@ -58,7 +72,9 @@ function queryWords(query, known = new Set()) {
       flush();
     }
   }
-  return [...new Set(words)].filter((word) => !QUESTION_WORDS.has(word));
+  const unique = [...new Set(words)];
+  const named = unique.filter((word) => !STOP_WORDS.has(word.toLowerCase()));
+  return named.length ? named : unique;
 }
 
 const bundle = (name) => new URL(`pagefind/${name}`, new URL(".", location.href)).href;
@@ -109,6 +125,22 @@ async function lookup(word) {
   return { results };
 }
 
+/** The share of a page's matched words (by rarity) that its best section holds, from 0 to 1. */
+async function closeness(page) {
+  const datas = await Promise.all(page.hits.map((hit) => hit.result.data()));
+  const sections = new Map();
+  datas.forEach((data, i) => {
+    for (const sub of data.sub_results.length ? data.sub_results : [data]) {
+      const words = sections.get(sub.url) || new Map();
+      words.set(page.hits[i].word, page.hits[i].rarity);
+      sections.set(sub.url, words);
+    }
+  });
+  const sum = (values) => [...values].reduce((total, value) => total + value, 0);
+  const held = sum(page.hits.map((hit) => hit.rarity));
+  return held ? Math.max(...[...sections.values()].map((words) => sum(words.values()))) / held : 1;
+}
+
 /** Rank the pages for a query: ``{pages, unmatched, words}``, pages best first. */
 async function rank(query) {
   const find = await engine();
@@ -125,7 +157,9 @@ async function rank(query) {
     const rarity = Math.log(1 + pageCount / results.length); // a word few pages hold counts more
     for (const result of results) {
       const page = pages.get(result.id) || { id: result.id, weight: 0, hits: [] };
-      page.weight += rarity * (result.score / best);
+      // Pagefind's own score (rarity and frequency in it), saturated, plus the word's rarity times its
+      // relevance here relative to the page where it is most relevant.
+      page.weight += Math.log(1 + result.score) + 0.5 * rarity * (result.score / best);
       page.hits.push({ word, rarity, result });
       pages.set(result.id, page);
     }
@@ -135,7 +169,14 @@ async function rank(query) {
     const page = pages.get(result.id);
     if (page) page.weight += whole; // as much again as a page that is the best for every word
   }
-  const sorted = [...pages.values()].sort((a, b) => b.weight - a.weight || (a.id < b.id ? -1 : 1));
+  const byWeight = (a, b) => b.weight - a.weight || (a.id < b.id ? -1 : 1);
+  const sorted = [...pages.values()].sort(byWeight);
+  // The best pages again, by how close their words lie: a page whose words all fall in one section
+  // keeps its score, one whose words are spread over sections that each hold one loses up to half.
+  const top = sorted.slice(0, CLOSE);
+  const near = await Promise.all(top.map(closeness));
+  top.forEach((page, i) => { page.weight *= 0.5 + 0.5 * near[i]; });
+  sorted.splice(0, top.length, ...top.sort(byWeight));
   // Pages that score under a tenth of the best hold only the query's most common words: not listed.
   const ranked = sorted.filter((page) => page.weight >= sorted[0].weight * LISTED);
   return { pages: ranked, words, unmatched: words.filter((_, i) => !found[i].results.length) };
