@@ -13,7 +13,8 @@ published page itself is not changed):
 - only the article is indexed (``data-pagefind-body``), without the download note, the verified-on
   stamp, the download footer and the folded drawing helpers (``data-pagefind-ignore``);
 - the answer box weighs more than body text; tables, code (not its printed output) and the pages that
-  summarise others less (``data-pagefind-weight``); headings weigh more by Pagefind's default, and carry their section's id;
+  summarise others less (``data-pagefind-weight``); headings weigh more by Pagefind's default, and
+  carry their section's id;
 - the readers' words of :data:`WORDS` (``docs/_shared/search_words.toml``: OOM, 显存泄漏, EMA ...) and of
   the terminology list (:mod:`sitetools.terms`: each term's aliases and avoided variants) are added, with
   a high weight, to the section they name, so that a reader's word leads to the section that answers it

@@ -51,7 +51,8 @@ def _page(tag: str, title: str, body: str) -> str:
 
 def _search_page(tag: str) -> str:
     """The attributes the search script reads, as docs/_templates/search.html writes them."""
-    words = {"searching": "…", "found": "{count} pages", "none": "none", "unmatched": "No page contains: {words}.",
+    words = {"empty": "Type a question.",
+             "searching": "…", "found": "{count} pages", "none": "none", "unmatched": "No page contains: {words}.",
              "more": "More", "file": "file", "failed": "failed", "separator": ", "}
     attributes = " ".join(f'data-{name}="{text}"' for name, text in words.items())
     vocabulary = ' data-vocabulary="pagefind/vocabulary.json"' if tag == "zh-CN" else ""
@@ -125,6 +126,11 @@ def test_words_that_only_ask_or_join_do_not_decide(chromium, small_site):
 def test_a_page_whose_words_share_a_section_ranks_above_one_that_spreads_them(chromium, small_site):
     links, _ = results(chromium, small_site, "en", "pinned buffer")
     assert pages_of(links)[:2] == ["together.html", "apart.html"], links
+
+
+def test_an_empty_query_says_what_to_type(chromium, small_site):
+    links, summary = results(chromium, small_site, "en", "")
+    assert links == [] and summary == "Type a question.", summary
 
 
 def test_nonsense_lists_nothing(chromium, small_site):

@@ -265,7 +265,11 @@ async function show(query) {
   summary.className = "search-summary";
   summary.setAttribute("role", "status"); // read out when the results are there
   box.append(summary);
-  if (!query) return;
+  if (!query) {
+    summary.textContent = say("empty");
+    box.dataset.ms = "0";
+    return;
+  }
   if (location.protocol === "file:") {
     summary.textContent = say("file");
     return;
