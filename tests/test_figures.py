@@ -27,7 +27,7 @@ if str(ROOT / "docs" / "_ext") not in sys.path:
 from tensorcopy_sphinx import gallery_figures  # noqa: E402
 
 CELL_START = "import matplotlib.pyplot as plt"
-DRAWERS = ("draw_memory(", "draw_graph(", "draw_versions(")
+DRAWERS = ("draw_memory(", "draw_graph(", "draw_versions(", "draw_processes(")
 SCRIPTS = [script for lang in LANGS for script in gallery_scripts(lang)]
 
 
@@ -139,6 +139,19 @@ def test_the_timeline_marks_the_steps_where_a_version_moved():
     boxes = {t.get_text(): t.get_bbox_patch().get_facecolor() for t in plt.gca().texts if t.get_bbox_patch()}
     assert boxes["1"] != boxes["0"]  # the moved version is highlighted
     assert {"start", "a.add_(1)"} <= set(texts(plt.gca()))
+
+
+def test_the_processes_picture_puts_a_shared_storage_between_them_and_copies_any_other():
+    plain, shared = torch.zeros(2), torch.ones(2).share_memory_()
+    figure_cell.draw_processes("t", "add_one(t)", plain=plain, shared=shared, again=shared)
+    labels = texts(plt.gca())
+    assert "plain\n[0.0, 0.0]\nis_shared()=False" in labels and "shared\n[1.0, 1.0]\nis_shared()=True" in labels
+    assert sorted(label for label in labels if label.startswith(("S", "copy of"))) == ["S1", "S2", "S2", "copy of S1"]
+    assert "child: add_one(t)" in labels
+    figure_cell.draw_processes("t", "add_one(t)", plain=plain)
+    assert "copy of S1" in texts(plt.gca()) and "S1" in texts(plt.gca())
+    figure_cell.draw_processes("t", "add_one(t)", shared=shared)
+    assert not any(label.startswith("copy of") for label in texts(plt.gca())), "a shared storage is not copied"
 
 
 # --- Reproducible SVG -----------------------------------------------------------------------------------
