@@ -13,8 +13,8 @@ module holds each of them to an allow-list:
   ``print``) is refused: the write raises, and if the page catches that, the guard fails the page after
   it ran, naming the module and line that wrote. The static rules of :mod:`sitetools.output_rules`
   (no ``sys.stdout``, literal prints) apply to the page's prints themselves.
-- **The figure helpers.** The page's code draws only by calling ``draw_memory``, ``draw_graph`` or
-  ``draw_versions`` of the helper cell, which must be ``sitetools/figure_cell.py``'s text exactly:
+- **The figure helpers.** The page's code draws only by calling ``draw_memory``, ``draw_graph``,
+  ``draw_versions`` or ``draw_processes`` of the helper cell, which must be ``sitetools/figure_cell.py``'s text exactly:
   outside it, no matplotlib import and no other name the cell defines (``plt``, ``_box``...; but
   ``shared_counters``, which reads tensors and draws nothing). The
   helpers' arguments follow the literal rule of a print: a title or a label may be text, but a number,
@@ -40,7 +40,7 @@ GUIDE = "(see CONTRIBUTING.md, 'Printing')"
 #: number of the picture that is the page's thumbnail (a whole number).
 FLAGS, THUMBNAIL = {"start_ignore", "end_ignore"}, "thumbnail_number"
 #: The helper cell's functions a page calls to draw.
-DRAWERS = {"draw_memory", "draw_graph", "draw_versions"}
+DRAWERS = {"draw_memory", "draw_graph", "draw_versions", "draw_processes"}
 #: The helper cell's other function a page may call: it reads tensors and draws nothing.
 READERS = {"shared_counters"}
 HELPERS_START = "import matplotlib.pyplot as plt"
@@ -132,10 +132,10 @@ def _figure_problems(source: str, where: str) -> list[tuple[int, str]]:
             if any(module.split(".")[0] == "matplotlib" for module in modules):
                 found.append((line, "imports matplotlib outside the helper cell (or in a helper cell that is not "
                                     "sitetools/figure_cell.py's text); a page draws only with draw_memory, "
-                                    "draw_graph and draw_versions"))  # fmt: skip
+                                    "draw_graph, draw_versions and draw_processes"))  # fmt: skip
         elif isinstance(node, ast.Name) and node.id in private:
             found.append((line, f"uses `{node.id}` of the drawing helpers; a page draws only by calling "
-                                "draw_memory, draw_graph or draw_versions"))  # fmt: skip
+                                "draw_memory, draw_graph, draw_versions or draw_processes"))  # fmt: skip
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in DRAWERS:
             found += [(line, problem) for problem in _drawing_problems(node, imported)]
     return found

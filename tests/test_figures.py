@@ -3,6 +3,7 @@ them in the pages, the caption extension (``tensorcopy_sphinx.gallery_figures``)
 
 Each checker is first shown a known-bad input. Nothing here writes into the source tree."""
 
+import ast
 import io
 import re
 import sys
@@ -27,8 +28,11 @@ if str(ROOT / "docs" / "_ext") not in sys.path:
 from tensorcopy_sphinx import gallery_figures  # noqa: E402
 
 CELL_START = "import matplotlib.pyplot as plt"
-DRAWERS = ("draw_memory(", "draw_graph(", "draw_versions(")
+DRAWERS = ("draw_memory(", "draw_graph(", "draw_versions(", "draw_processes(")
 SCRIPTS = [script for lang in LANGS for script in gallery_scripts(lang)]
+#: The least share of an edition's example pages that draw, and the comment a page without a figure
+#: carries to say why (CONTRIBUTING.md, "Figures").
+FIGURE_FLOOR, NO_FIGURE = 0.9, re.compile(r"^# no-figure: *(\S.*)$", re.MULTILINE)
 
 
 def canonical_cell() -> str:
@@ -47,11 +51,6 @@ def helper_problems(cells: list[str]) -> list[str]:
     if draws and not helpers:
         problems.append("the page draws but carries no helper cell")
     return problems
-
-
-def drawing_pages(lang: str) -> list[str]:
-    return [script.name for script in gallery_scripts(lang)
-            if any(drawer in cell for cell in split_cells(script) for drawer in DRAWERS)]  # fmt: skip
 
 
 def texts(ax) -> list[str]:
@@ -81,14 +80,49 @@ def test_the_helper_check_notices_an_edited_or_missing_cell():
     assert helper_problems(["x = 1", canonical_cell(), 'draw_memory("t", x=x)']) == []
 
 
+def draws(source: str) -> bool:
+    """Whether a page's code calls a drawing helper (the helper cell only defines them)."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and f"{node.func.id}(" in DRAWERS
+               for node in ast.walk(ast.parse(source)))  # fmt: skip
+
+
+def figure_share_problems(pages: dict[str, str], floor: float = FIGURE_FLOOR) -> list[str]:
+    """What is wrong with an edition's figures: ``pages`` maps a page's name to its source. A page that draws
+    carries no no-figure marker; a page that does not says why in one (``# no-figure: <why>``); and at least
+    ``floor`` of the pages draw."""
+    drawn = {name for name, source in pages.items() if draws(source)}
+    problems = []
+    for name, source in sorted(pages.items()):
+        marked = NO_FIGURE.search(source)
+        if name in drawn and marked:
+            problems.append(f"{name} draws, but still says why it has no figure: {marked.group(0)!r}")
+        elif name not in drawn and not marked:
+            problems.append(f"{name} has no figure and does not say why (a comment line '# no-figure: <why>')")
+    if len(drawn) < floor * len(pages):
+        problems.append(f"only {len(drawn)} of {len(pages)} pages draw, under {floor:.0%}")
+    return problems
+
+
 @pytest.mark.parametrize("lang", LANGS)
-def test_at_least_three_in_four_example_pages_draw(lang):
-    """Most pages show what they say in a picture. Some question pages answer with printed values
-    alone (optimizer state, target networks, processes, torch.func): a picture there would add weight,
-    not clarity, so the floor is three pages in four."""
-    scripts = gallery_scripts(lang)
-    drawn = drawing_pages(lang)
-    assert scripts and len(drawn) >= 0.75 * len(scripts), f"{lang}: only {len(drawn)} of {len(scripts)} pages draw"
+def test_nine_in_ten_example_pages_draw_and_a_page_without_a_figure_says_why(lang):
+    """Most pages show what they say in a picture drawn from the live tensors; the few that answer with
+    printed values alone say why in their source."""
+    pages = {script_id(script): script.read_text(encoding="utf-8") for script in gallery_scripts(lang)}
+    assert pages and not figure_share_problems(pages), f"{lang}: {figure_share_problems(pages)}"
+
+
+def test_the_figure_share_check_notices_a_silent_page_a_stale_marker_and_a_low_share():
+    draws, silent = 'x = 1\n# %%\ndraw_memory("x", x=x)\n', f"x = 1\n{canonical_cell()}\n"  # helpers, no call
+    marked = "x = 1\n# no-figure: the page prints two numbers, which say it all\n"
+    assert figure_share_problems({f"p{n}": draws for n in range(9)} | {"p9": marked}) == []
+    assert figure_share_problems({f"p{n}": draws for n in range(9)} | {"p9": silent}) == [
+        "p9 has no figure and does not say why (a comment line '# no-figure: <why>')"
+    ]
+    assert figure_share_problems({"p0": draws + marked}) == [
+        "p0 draws, but still says why it has no figure: '# no-figure: the page prints two numbers, which say it all'"
+    ]
+    assert figure_share_problems({"p0": draws, "p1": marked}) == ["only 1 of 2 pages draw, under 90%"]
+    assert figure_share_problems({"p0": "x = 1\n# no-figure:\n"}) != [], "a marker needs a reason"
 
 
 def test_the_helper_cell_runs_on_its_own_after_import_torch():
@@ -139,6 +173,19 @@ def test_the_timeline_marks_the_steps_where_a_version_moved():
     boxes = {t.get_text(): t.get_bbox_patch().get_facecolor() for t in plt.gca().texts if t.get_bbox_patch()}
     assert boxes["1"] != boxes["0"]  # the moved version is highlighted
     assert {"start", "a.add_(1)"} <= set(texts(plt.gca()))
+
+
+def test_the_processes_picture_puts_a_shared_storage_between_them_and_copies_any_other():
+    plain, shared = torch.zeros(2), torch.ones(2).share_memory_()
+    figure_cell.draw_processes("t", "add_one(t)", plain=plain, shared=shared, again=shared)
+    labels = texts(plt.gca())
+    assert "plain\n[0.0, 0.0]\nis_shared()=False" in labels and "shared\n[1.0, 1.0]\nis_shared()=True" in labels
+    assert sorted(label for label in labels if label.startswith(("S", "copy of"))) == ["S1", "S2", "S2", "copy of S1"]
+    assert "child: add_one(t)" in labels
+    figure_cell.draw_processes("t", "add_one(t)", plain=plain)
+    assert "copy of S1" in texts(plt.gca()) and "S1" in texts(plt.gca())
+    figure_cell.draw_processes("t", "add_one(t)", shared=shared)
+    assert not any(label.startswith("copy of") for label in texts(plt.gca())), "a shared storage is not copied"
 
 
 # --- Reproducible SVG -----------------------------------------------------------------------------------

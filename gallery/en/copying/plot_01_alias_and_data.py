@@ -170,6 +170,29 @@ def draw_graph(title, root, **leaves):
             for child in _children(node):
                 _arrow(ax, boxes[id(node)], boxes[id(child)])
 
+
+def draw_processes(title, child, **names):
+    """This process and a child forked from it: a storage in shared memory (``is_shared()``) is one storage
+    that both map; the child gets any other storage as a copy of its own. ``child`` says what the child ran."""
+    tensors = _first_seen(names.values(), id)
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    ax = _canvas(8.4, 1.0 + 0.95 * len(names), title, (-0.75, 3.75), (len(names) - 0.5, -1.1))
+    ax.axvspan(1.22, 1.78, color=FILLS[4], zorder=0)
+    for x, header in ((0.5, "this process"), (1.5, "shared memory"), (2.5, f"child: {child}")):
+        ax.text(x, -0.85, header, ha="center", va="center", family="monospace", size=10, color=INK)
+    for r, (label, t) in enumerate(names.items()):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        here = _box(ax, (0, r), f"{label}\n{values}\nis_shared()={t.is_shared()}", FILLS[s % 4])
+        there = _box(ax, (3, r), f"{label}\n(forked)", FILLS[s % 4])
+        if t.is_shared():
+            segment = _box(ax, (1.5, r), f"S{s + 1}", FILLS[s % 4])
+            _arrow(ax, here, segment)
+            _arrow(ax, there, segment)
+        else:
+            _arrow(ax, here, _box(ax, (0.9, r), f"S{s + 1}", FILLS[s % 4]))
+            _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
+
 # %%
 # The article's loop needs its indentation back
 # ---------------------------------------------
