@@ -27,12 +27,6 @@ PAGES = {
         "long.html": ("A long reference", f"<p>{FILLER}</p><h2 id='which-one'>Which one</h2><p>Use clone to copy.</p>"),
         "other.html": ("Other", f"<p>{FILLER}</p>"),
         "chatter.html": ("Chatter", "<p>" + "Why is it so? What is the way it is, and when? " * 8 + "</p>"),
-        # The same words; together.html holds "pinned" and "buffer" in one section, apart.html in two
-        # (and "buffer" once more, which alone would rank it first).
-        "together.html": ("Together", f"<h2 id='one'>One</h2><p>A pinned buffer.</p><h2 id='two'>Two</h2>"
-                                      f"<p>{FILLER}</p>"),
-        "apart.html": ("Apart", f"<h2 id='one'>One</h2><p>A pinned page.</p><h2 id='two'>Two</h2>"
-                                f"<p>A buffer, a buffer. {FILLER}</p>"),
     },
     "zh_CN": {
         "grow.html": ("显存", f"<p>显存一直增长，每一步都在增长。</p><p>{'张量保存数字。' * 40}</p>"),
@@ -121,11 +115,6 @@ def test_words_that_only_ask_or_join_do_not_decide(chromium, small_site):
     """Only chatter.html says "why", "is", "it", "the"; only long.html says "clone"."""
     links, _ = results(chromium, small_site, "en", "why is it the clone")
     assert pages_of(links) == ["long.html"], links
-
-
-def test_a_page_whose_words_share_a_section_ranks_above_one_that_spreads_them(chromium, small_site):
-    links, _ = results(chromium, small_site, "en", "pinned buffer")
-    assert pages_of(links)[:2] == ["together.html", "apart.html"], links
 
 
 def test_an_empty_query_says_what_to_type(chromium, small_site):

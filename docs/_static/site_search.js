@@ -7,11 +7,11 @@
 // relevance on that page relative to the page where it is most relevant. So each word a page matches
 // adds to its score, and a page that matches one word often cannot outrank a page that matches it and
 // the query's other words, unless those are words most pages hold. Words that only ask or join (why,
-// the, 怎么, 的) are dropped. The best pages are then ranked again by how close their words lie: a page
-// whose words fall in one section ranks above one whose words are spread over many. (Ranking by the
-// number of words matched first was tried: it put long reference pages, which hold every word
-// somewhere, above the page that answers, for 11 of 67 real Chinese queries. The saturated score was
-// chosen on the real-question set and its held-out companion, tests/real_questions*.toml.)
+// the, 怎么, 的) are dropped. (Ranking by the number of words matched first was tried: it put long
+// reference pages, which hold every word somewhere, above the page that answers, for 11 of 67 real
+// Chinese queries. Ranking the best pages again by how close their words lie moved one query of 134
+// and cost 100 to 200 ms on a phone: not kept. The saturated score was chosen on the real-question set
+// and its held-out companion, tests/real_questions*.toml.)
 // A word no page holds does not empty the list: the results name it. A run of Chinese characters is
 // cut into the words of the edition's vocabulary, the words at which the build cut its pages. Each
 // result leads to the section of the page that matches most of the words, with an excerpt that marks
@@ -26,7 +26,6 @@ const lang = document.documentElement.lang || "en";
 const SHOWN = 10; // results shown at first; "More results" shows the next ones
 const LISTED = 0.1; // a page is listed if it scores at least this share of the best page's score
 const FEW = 5; // a word found on this many pages or fewer is checked against their text
-const CLOSE = 12; // the best pages, ranked again by how close their words lie
 const say = (name, values = {}) => box.dataset[name].replace(/\{(\w+)\}/g, (_, key) => values[key] ?? "");
 const HAN = /\p{Script=Han}/u;
 
@@ -125,22 +124,6 @@ async function lookup(word) {
   return { results };
 }
 
-/** The share of a page's matched words (by rarity) that its best section holds, from 0 to 1. */
-async function closeness(page) {
-  const datas = await Promise.all(page.hits.map((hit) => hit.result.data()));
-  const sections = new Map();
-  datas.forEach((data, i) => {
-    for (const sub of data.sub_results.length ? data.sub_results : [data]) {
-      const words = sections.get(sub.url) || new Map();
-      words.set(page.hits[i].word, page.hits[i].rarity);
-      sections.set(sub.url, words);
-    }
-  });
-  const sum = (values) => [...values].reduce((total, value) => total + value, 0);
-  const held = sum(page.hits.map((hit) => hit.rarity));
-  return held ? Math.max(...[...sections.values()].map((words) => sum(words.values()))) / held : 1;
-}
-
 /** Rank the pages for a query: ``{pages, unmatched, words}``, pages best first. */
 async function rank(query) {
   const find = await engine();
@@ -169,14 +152,7 @@ async function rank(query) {
     const page = pages.get(result.id);
     if (page) page.weight += whole; // as much again as a page that is the best for every word
   }
-  const byWeight = (a, b) => b.weight - a.weight || (a.id < b.id ? -1 : 1);
-  const sorted = [...pages.values()].sort(byWeight);
-  // The best pages again, by how close their words lie: a page whose words all fall in one section
-  // keeps its score, one whose words are spread over sections that each hold one loses up to half.
-  const top = sorted.slice(0, CLOSE);
-  const near = await Promise.all(top.map(closeness));
-  top.forEach((page, i) => { page.weight *= 0.5 + 0.5 * near[i]; });
-  sorted.splice(0, top.length, ...top.sort(byWeight));
+  const sorted = [...pages.values()].sort((a, b) => b.weight - a.weight || (a.id < b.id ? -1 : 1));
   // Pages that score under a tenth of the best hold only the query's most common words: not listed.
   const ranked = sorted.filter((page) => page.weight >= sorted[0].weight * LISTED);
   return { pages: ranked, words, unmatched: words.filter((_, i) => !found[i].results.length) };
@@ -312,26 +288,39 @@ async function show(query) {
 }
 
 // The page's own search box (on a phone the sidebar's is out of sight) and the sidebar's search as the
-// reader types; a pause in typing is a step of the browser's history, and Back shows the previous one.
+// reader types; a pause in typing, or Enter (without reloading the page), is a step of the browser's
+// history, and Back shows the previous one.
+const PAUSE = 150; // ms without a keystroke that end a query
 const inputs = [...document.querySelectorAll("input[name=q]")];
 const fill = (query) => inputs.forEach((input) => (input.value = query));
 let typing = null;
+let asked = null; // the query shown last, so that Enter after a pause does not search it again
+const ask = (input) => {
+  clearTimeout(typing);
+  const query = input.value.trim();
+  if (query === asked) return;
+  asked = query;
+  history.pushState(null, "", `?q=${encodeURIComponent(query)}`);
+  inputs.filter((other) => other !== input).forEach((other) => (other.value = input.value));
+  show(query);
+};
 for (const input of inputs) {
   input.addEventListener("input", () => {
     clearTimeout(typing);
-    typing = setTimeout(() => {
-      const query = input.value.trim();
-      history.pushState(null, "", `?q=${encodeURIComponent(query)}`);
-      inputs.filter((other) => other !== input).forEach((other) => (other.value = input.value));
-      show(query);
-    }, 250);
+    typing = setTimeout(() => ask(input), PAUSE);
+  });
+  input.form?.addEventListener("submit", (event) => {
+    event.preventDefault();
+    ask(input);
   });
 }
 const fromAddress = () => (new URLSearchParams(location.search).get("q") || "").trim();
 window.addEventListener("popstate", () => {
-  fill(fromAddress());
-  show(fromAddress());
+  asked = fromAddress();
+  fill(asked);
+  show(asked);
 });
-fill(fromAddress());
-show(fromAddress());
+asked = fromAddress();
+fill(asked);
+show(asked);
 })();

@@ -80,8 +80,6 @@ AUDIT = (
              "page.weight = Math.max(page.weight, result.score);", "tests/test_search_ranking.py"),
     mutation("search-stop-words-kept", "docs/_static/site_search.js", "  return named.length ? named : unique;",
              "  return unique;", "tests/test_search_ranking.py"),
-    mutation("search-closeness-ignored", "docs/_static/site_search.js", "const CLOSE = 12;", "const CLOSE = 0;",
-             "tests/test_search_ranking.py"),
     mutation("search-query-chinese-unsegmented", "docs/_static/site_search.js", "      if (!HAN.test(run)) {",
              "      if (true) {", "tests/test_search_ranking.py"),
     mutation("search-index-chinese-unsegmented", "sitetools/site_search.py",
