@@ -130,14 +130,16 @@ def _expressible(x: torch.Tensor, shape: tuple[int, ...]) -> bool:
           "Both happen on a non-contiguous source: reshape(3, 2, 2) of the non-contiguous a and "
           "reshape(2, 2, 3) of a.t() (a contiguous) are views, reshape(4, 3) of the non-contiguous a a copy.",
     "zh_CN": "在四个源张量上（视图表里连续的和不连续的 3×4 张量 a，以及各自的 a.t()），用 9 种 12 个元素的形状调用 "
-             "reshape、reshape_as（形状是一维时还调用 flatten），再把结果填满 100。结果与 a 共享存储、填入的值也落到 a 上，"
+             "reshape、reshape_as（形状是一维时还调用 flatten），再把结果填满 100。"
+             "结果与 a 共享存储、填入的值也落到 a 上，"
              "恰好发生在同一形状的 a.view() 能执行时，也就是新形状能用步长表示时；否则结果是副本。"
              "两种结果在不连续的源张量上都会出现：不连续的 a 的 reshape(3, 2, 2)、连续的 a 的 a.t().reshape(2, 2, 3) "
              "是视图，不连续的 a 的 reshape(4, 3) 是副本。",
 }, {
     "en": "nine shapes (12; 4×3; 2×6; 6×2; 3×2×2; 2×2×3; 2×3×2; 3×4×1; 1×3×4) on four sources (a contiguous and a "
           "non-contiguous 3×4 a, and a.t() of each), float32 on the CPU",
-    "zh_CN": "9 种形状（12；4×3；2×6；6×2；3×2×2；2×2×3；2×3×2；3×4×1；1×3×4），四个源张量（连续的和不连续的 3×4 张量 a，"
+    "zh_CN": "9 种形状（12；4×3；2×6；6×2；3×2×2；2×2×3；2×3×2；3×4×1；1×3×4），"
+             "四个源张量（连续的和不连续的 3×4 张量 a，"
              "以及各自的 a.t()），CPU 上的 float32",
 })
 def _reshape_view_when_strides_allow() -> Fact:
@@ -156,7 +158,8 @@ def _reshape_view_when_strides_allow() -> Fact:
                 expected = _expressible(make(), shape)
                 kinds[(name, call, shape)] = shared
                 if shared != expected or reached != expected:
-                    wrong.append(f"{name}.{call}{shape}: shares {shared}, write reaches {reached}, view runs {expected}")
+                    wrong.append(f"{name}.{call}{shape}: shares {shared}, write reaches {reached}, "
+                                 f"view runs {expected}")
     non_contiguous = "a (non-contiguous)"
     both = (kinds[(non_contiguous, "reshape", (3, 2, 2))] and kinds[("a.t() (contiguous a)", "reshape", (2, 2, 3))]
             and not kinds[(non_contiguous, "reshape", (4, 3))])
