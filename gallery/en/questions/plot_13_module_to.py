@@ -252,6 +252,60 @@ if torch.cuda.is_available():
     print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
+# What ``module.to()`` leaves behind
+# ----------------------------------
+#
+# ``module.to()`` converts the module's parameters and buffers, in every submodule, and nothing
+# else. A tensor kept as a plain attribute (``self.scale = torch.ones(2)``) or inside a Python list
+# stays where it was: here, on the CPU after ``.to("meta")``, and the forward pass fails.
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(2, 2)
+        self.scale = torch.ones(2)
+        self.offsets = [torch.zeros(2)]
+
+    def forward(self, x):
+        return self.linear(x) * self.scale + self.offsets[0]
+
+
+scaled = Scaled().to("meta")
+print("scaled.linear.weight.device:", scaled.linear.weight.device)
+print("scaled.scale.device:", scaled.scale.device, " scaled.offsets[0].device:", scaled.offsets[0].device)
+try:
+    scaled(torch.ones(1, 2, device="meta"))
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a forward pass that mixes meta and CPU tensors must raise")
+assert scaled.scale.device.type == "cpu" and scaled.offsets[0].device.type == "cpu", "to() left them on the CPU"
+
+# %%
+# The fix is to register such tensors as buffers: ``module.to()`` moves a buffer like a parameter,
+# and ``persistent=False`` keeps one out of ``state_dict()``. (For a list of tensors, register each
+# one.)
+
+
+class Buffered(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(2, 2)
+        self.register_buffer("scale", torch.ones(2))
+        self.register_buffer("offset", torch.zeros(2), persistent=False)
+
+    def forward(self, x):
+        return self.linear(x) * self.scale + self.offset
+
+
+buffered = Buffered().to("meta")
+out = buffered(torch.ones(1, 2, device="meta"))
+print("buffered.scale.device:", buffered.scale.device, " buffered.offset.device:", buffered.offset.device)
+print("out.device:", out.device, " keys of state_dict():", list(buffered.state_dict()))
+assert buffered.scale.is_meta and buffered.offset.is_meta and out.is_meta, "to() moves buffers, persistent or not"
+
+# %%
 # Conclusion
 # ----------
 #
@@ -260,4 +314,5 @@ if torch.cuda.is_available():
 # or the tensor itself when its dtype and device already match, and only the returned tensor has
 # the new dtype or device. Write ``x = x.to(...)``. Convert the model before the optimizer's first
 # step; after moving a model to ``meta``, make the optimizer again: that move gives the model new
-# ``Parameter`` objects.
+# ``Parameter`` objects. A tensor kept as a plain attribute or in a list does not move with the
+# module: register it as a buffer.

@@ -98,7 +98,10 @@ assert held is old_weight and held is not model.weight, "the optimizer still hol
 # -----------------------------------------
 #
 # ``model.load_state_dict`` copies the new values into the tensors the model already has: the
-# weight stays the same object, the one the optimizer holds, and training goes on.
+# weight stays the same object, the one the optimizer holds, and training goes on. That is with the
+# default ``assign=False``; with ``assign=True`` the model takes the dict's tensors as new
+# ``Parameter`` objects, the optimizer made before goes on stepping the old ones, and the loss
+# freezes as in the symptom above.
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1, bias=False)
@@ -116,6 +119,15 @@ assert model.weight is weight and losses[-1] < losses[0], "same object, and the 
 assert not same_storage(model.weight, new_state["weight"]), "load_state_dict copies the values"
 assert torch.equal(new_state["weight"], torch.zeros(1, 2)), "training did not write into new_state"
 # sphinx_gallery_end_ignore
+
+assigned = torch.nn.Linear(2, 1, bias=False)
+assigned_optimizer = torch.optim.SGD(assigned.parameters(), lr=0.01, momentum=0.9)
+old_weight = assigned.weight
+assigned.load_state_dict({"weight": torch.zeros(1, 2)}, assign=True)
+frozen = train(assigned, assigned_optimizer, 3)
+print("assign=True, assigned.weight is old_weight:", assigned.weight is old_weight)
+print("assign=True, losses:", frozen)
+assert assigned.weight is not old_weight and len(set(frozen)) == 1, "assign=True: the optimizer steps the old weight"
 
 # %%
 # ``optimizer.state_dict()`` follows training
@@ -207,7 +219,7 @@ assert again == weights_only != first_time, "the snapshot loaded without a copy 
 # ----------
 #
 # The optimizer works on the tensor objects it was given and on state tensors it edits in place.
-# Give the model new values with ``model.load_state_dict``, never a new ``nn.Parameter`` behind
+# Give the model new values with ``model.load_state_dict`` (without ``assign=True``), never a new ``nn.Parameter`` behind
 # the optimizer's back; keep the best
 # point as ``copy.deepcopy`` of both state dicts, and load the optimizer's from a fresh
 # ``copy.deepcopy`` each time.
