@@ -205,8 +205,10 @@ assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtyp
 # %%
 # Convert before the optimizer's first step, or make the optimizer after converting. An optimizer
 # that has stepped keeps its state in the old dtype: here ``Adam`` steps once in float32, the model
-# is converted, and the next step raises. (SGD with momentum does not raise: its momentum buffer
-# silently stays float32.)
+# is converted, and the next step raises. (SGD with momentum, ``RMSprop`` and ``Adagrad`` do not
+# raise: their state silently stays float32.) The repair is to reload the optimizer's own state,
+# ``optimizer.load_state_dict(optimizer.state_dict())``, which casts it to the parameters' new
+# dtype; then the step runs.
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -220,6 +222,10 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("Adam that stepped in float32 must refuse float64 parameters")
+optimizer.load_state_dict(optimizer.state_dict())
+optimizer.step()
+print("exp_avg dtype after reloading the state:", optimizer.state[model.weight]["exp_avg"].dtype)
+assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float64, "reloading casts the state; the step runs"
 # sphinx_gallery_start_ignore
 norm = torch.nn.LayerNorm(2)
 sgd = torch.optim.SGD(norm.parameters(), lr=0.1, momentum=0.9)
@@ -228,6 +234,16 @@ sgd.step()
 norm.to(torch.float64)
 assert norm.weight.dtype == torch.float64, "the module converted"
 assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's momentum buffer stays float32"
+for make, state_key in ((torch.optim.RMSprop, "square_avg"), (torch.optim.Adagrad, "sum")):
+    other_norm = torch.nn.LayerNorm(2)
+    other = make(other_norm.parameters(), lr=0.1)
+    other_norm(torch.tensor([[1.0, 2.0]])).sum().backward()
+    other.step()
+    other_norm.to(torch.float64)
+    other.zero_grad()
+    other_norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
+    other.step()
+    assert other.state[other_norm.weight][state_key].dtype == torch.float32, f"{make.__name__} state stays float32"
 # sphinx_gallery_end_ignore
 
 # %%

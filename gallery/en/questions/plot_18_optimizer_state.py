@@ -83,7 +83,9 @@ assert torch.equal(old_weight, old_values), "step() left the old weight, which h
 # ---------------------------------------
 #
 # ``param_groups`` lists the tensors the optimizer was built with. The new parameter is not among
-# them, so ``step()`` never touches it (its gradient is computed but not used); the old weight is
+# them, so ``step()`` never touches it, and ``zero_grad()`` never clears its gradient: the
+# ``model.weight.grad`` printed above is the sum of the three steps' gradients, computed and never
+# used. The old weight is
 # still there, but it is no longer in the model's graph, so it gets no gradient and
 # ``step()`` skips it.
 
@@ -92,6 +94,11 @@ print("held is old_weight:", held is old_weight)
 print("held is model.weight:", held is model.weight)
 print("old_weight.grad:", old_weight.grad)
 assert held is old_weight and held is not model.weight, "the optimizer still holds the old tensor"
+# sphinx_gallery_start_ignore
+assert torch.allclose(model.weight.grad, 3 * torch.func.grad(lambda w: (x @ w.t() - y).pow(2).mean())(torch.zeros(1, 2))), (
+    "the new weight's gradient is three steps' gradients summed"
+)
+# sphinx_gallery_end_ignore
 
 # %%
 # The fix: copy into the existing parameter

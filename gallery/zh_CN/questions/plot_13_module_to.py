@@ -187,7 +187,7 @@ assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtyp
 # sphinx_gallery_end_ignore
 
 # %%
-# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD 不报错：它的动量缓冲区悄悄留在 float32。）
+# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD、``RMSprop`` 和 ``Adagrad`` 不报错：它们的状态悄悄留在 float32。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态转换成参数的新 dtype，之后这一步就能执行。
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -201,6 +201,10 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("Adam that stepped in float32 must refuse float64 parameters")
+optimizer.load_state_dict(optimizer.state_dict())
+optimizer.step()
+print("exp_avg dtype after reloading the state:", optimizer.state[model.weight]["exp_avg"].dtype)
+assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float64, "reloading casts the state; the step runs"
 # sphinx_gallery_start_ignore
 norm = torch.nn.LayerNorm(2)
 sgd = torch.optim.SGD(norm.parameters(), lr=0.1, momentum=0.9)
@@ -209,6 +213,16 @@ sgd.step()
 norm.to(torch.float64)
 assert norm.weight.dtype == torch.float64, "the module converted"
 assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's momentum buffer stays float32"
+for make, state_key in ((torch.optim.RMSprop, "square_avg"), (torch.optim.Adagrad, "sum")):
+    other_norm = torch.nn.LayerNorm(2)
+    other = make(other_norm.parameters(), lr=0.1)
+    other_norm(torch.tensor([[1.0, 2.0]])).sum().backward()
+    other.step()
+    other_norm.to(torch.float64)
+    other.zero_grad()
+    other_norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
+    other.step()
+    assert other.state[other_norm.weight][state_key].dtype == torch.float32, f"{make.__name__} state stays float32"
 # sphinx_gallery_end_ignore
 
 # %%
