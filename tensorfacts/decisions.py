@@ -124,7 +124,7 @@ DECISIONS: tuple[Advice, ...] = (
         "need-trainable-copy",
         {
             "en": "A second trainable copy (a parameter you will optimise separately), from a "
-                "float32, float64 or bfloat16 `a`, made outside `torch.inference_mode()`: "
+                "floating-point `a` (checked in float32, float64 and bfloat16), made outside `torch.inference_mode()`: "
                 "`a.detach().clone().requires_grad_(True)`. A new leaf with its own storage "
                 "and no `.grad` yet, so its first step starts from its own gradient alone. To put it in a module, "
                 "wrap it as `torch.nn.Parameter(a.detach().clone())`: a plain tensor set on a module is not among "
@@ -133,7 +133,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "carries `a.grad` over, so its first step adds that stale gradient unless the loop zeroes `.grad` "
                 "before its first `backward()` (the copy of a `Parameter` "
                 "has no `.grad`; that of a tensor that does not require grad is no trainable leaf).",
-            "zh_CN": "另做一份可训练的副本（之后单独优化的参数），只要 `a` 是 float32、float64 或 bfloat16 张量，"
+            "zh_CN": "另做一份可训练的副本（之后单独优化的参数），只要 `a` 是浮点张量"
+                "（检查过 float32、float64 和 bfloat16），"
                 "并且不在 `torch.inference_mode()` 里做，就用 `a.detach().clone().requires_grad_(True)`。"
                 "得到的是有自己存储的新叶子张量，还没有 `.grad`，第一步只用它自己的梯度。"
                 "要放进模块，就包成 `torch.nn.Parameter(a.detach().clone())`：普通张量赋给模块的属性，"

@@ -22,7 +22,7 @@ This page reproduces that with an index tensor and with a mask, checks which ind
 of ``x`` and which a copy, what an assignment needs when ``x`` requires grad, shows the in-place index
 methods (``index_put_``, ``index_add_``,
 ``masked_fill_``, ``scatter_``), and what each does with an index that repeats, in a small counting
-loop. Every operation that returns a view is measured in the table :doc:`/views`.
+loop. The common operations that return a view are measured in the table :doc:`/views`.
 """
 
 # %%
