@@ -9,7 +9,7 @@ The premises read only the matrix's rows; nothing here probes torch by itself.
 
 from __future__ import annotations
 
-from tensorfacts.matrix import Advice
+from tensorfacts.matrix import ROUTES_EN, ROUTES_ZH, Advice
 from tensorfacts.probes import EDIT_DETECTED, EDIT_SILENT, EDIT_UNAFFECTED, NO_COUNTER, Matrix, Refused
 from tensorfacts.standard_sources import GRAD_SOURCES, NO_VERSION_COUNTER, SOURCES, VERSIONED_SOURCES
 
@@ -44,14 +44,14 @@ DECISIONS: tuple[Advice, ...] = (
                 "It shares storage and the version counter with `a` (an inference tensor has no version counter "
                 "at all) and does not require grad; an in-place "
                 "edit of it while autograd still needs `a` makes backward raise, with these exceptions, where backward "
-                "raises nothing: a write through `a.detach().numpy()`; an edit after autograd saved `a` under "
+                "raises nothing: a write through " + ROUTES_EN + "; an edit after autograd saved `a` under "
                 "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`; an edit after a custom "
                 "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`; "
                 "and a step of an optimizer made with `fused=True`, which moves no version counter.",
             "zh_CN": "现在就读数值，不要求导、也不复制：`a.detach()`。它与 `a` "
                 "共享存储和版本计数器（推理张量根本没有版本计数器），不需要梯度；"
                 "自动求导还用得着 `a` 时原地修改它，反向传播会报错。以下几种例外，反向传播都不报错："
-                "通过 `a.detach().numpy()` 写入；自动求导在 `torch.autograd.graph.save_on_cpu()` "
+                "通过 " + ROUTES_ZH + " 写入；自动求导在 `torch.autograd.graph.save_on_cpu()` "
                 "这类保存张量的钩子下保存了 `a` 之后再修改；自定义的 `torch.autograd.Function` 用 `ctx.x = a` "
                 "而不是 `ctx.save_for_backward` 留下 `a` 之后再修改；fused 优化器（`fused=True`）的一步，"
                 "它不推进版本计数器。",
@@ -60,7 +60,7 @@ DECISIONS: tuple[Advice, ...] = (
         and _rows(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
         and _no_counter(m, "a.detach()")
         and _rows(m, "a.detach()", GRAD_SOURCES, inplace_edit=EDIT_DETECTED),
-        facts=("detach-numpy-write-silent", "saved-tensor-hooks-hide-edit", "ctx-attribute-escapes-version-check",
+        facts=("detach-write-routes", "saved-tensor-hooks-hide-edit", "ctx-attribute-escapes-version-check",
                "fused-optimizer-step-not-counted"),
     ),
     Advice(
@@ -124,7 +124,7 @@ DECISIONS: tuple[Advice, ...] = (
         "need-trainable-copy",
         {
             "en": "A second trainable copy (a parameter you will optimise separately), from a "
-                "float32, float64 or bfloat16 `a`, made outside `torch.inference_mode()`: "
+                "floating-point `a` (checked in float32, float64 and bfloat16), made outside `torch.inference_mode()`: "
                 "`a.detach().clone().requires_grad_(True)`. A new leaf with its own storage "
                 "and no `.grad` yet, so its first step starts from its own gradient alone. To put it in a module, "
                 "wrap it as `torch.nn.Parameter(a.detach().clone())`: a plain tensor set on a module is not among "
@@ -133,7 +133,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "carries `a.grad` over, so its first step adds that stale gradient unless the loop zeroes `.grad` "
                 "before its first `backward()` (the copy of a `Parameter` "
                 "has no `.grad`; that of a tensor that does not require grad is no trainable leaf).",
-            "zh_CN": "另做一份可训练的副本（之后单独优化的参数），只要 `a` 是 float32、float64 或 bfloat16 张量，"
+            "zh_CN": "另做一份可训练的副本（之后单独优化的参数），只要 `a` 是浮点张量"
+                "（检查过 float32、float64 和 bfloat16），"
                 "并且不在 `torch.inference_mode()` 里做，就用 `a.detach().clone().requires_grad_(True)`。"
                 "得到的是有自己存储的新叶子张量，还没有 `.grad`，第一步只用它自己的梯度。"
                 "要放进模块，就包成 `torch.nn.Parameter(a.detach().clone())`：普通张量赋给模块的属性，"

@@ -6,6 +6,8 @@ whose module docstring says what a fact is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
@@ -96,3 +98,70 @@ def _detach_resize_grow_reallocates() -> Fact:
     nbytes = a.untyped_storage().nbytes()
     return Fact(moved and same_storage(a, d) and nbytes == 400 and tuple(a.shape) == (2, 3),
                 f"a's storage moved: {moved}; its size {nbytes} bytes; shared with d: {same_storage(a, d)}")
+
+
+def _through_numpy(a: torch.Tensor) -> None:
+    array = a.detach().numpy()
+    array *= 10
+
+
+def _through_storage(a: torch.Tensor) -> None:
+    a.detach().untyped_storage().copy_((a.detach() * 10).untyped_storage())
+
+
+#: The routes from ``a.detach()`` to the memory of ``a``, each with a write of ten times the values
+#: through it (``a`` a contiguous leaf). The name is the expression the pages and guides quote.
+DETACH_ROUTES: dict[str, Callable[[torch.Tensor], object]] = {
+    "a.detach()": lambda a: a.detach().mul_(10),
+    "a.detach()[:]": lambda a: a.detach()[:].mul_(10),
+    "a.detach().data": lambda a: a.detach().data.mul_(10),
+    "a.detach().numpy()": _through_numpy,
+    "a.detach().untyped_storage()": _through_storage,
+    "torch.from_dlpack(a.detach())": lambda a: torch.from_dlpack(a.detach()).mul_(10),
+    "torch.frombuffer(a.detach().numpy(), dtype=a.dtype)":
+        lambda a: torch.frombuffer(a.detach().numpy(), dtype=a.dtype).mul_(10),
+}
+#: The routes whose write autograd's version check catches; through every other one it goes unseen.
+CAUGHT_ROUTES = ("a.detach()", "a.detach()[:]")
+#: The routes through which backward raises nothing, in the order the guides list them.
+SILENT_ROUTES = tuple(route for route in DETACH_ROUTES if route not in CAUGHT_ROUTES)
+
+
+def detach_route_outcomes() -> dict[str, str]:
+    """For each route: "error at backward", "wrong gradient, no error", or what else happened."""
+    outcomes = {}
+    for route, write in DETACH_ROUTES.items():
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        loss = (a * a).sum()  # saves a
+        write(a)
+        error = backward_error(loss)
+        grad = a.grad.tolist() if a.grad is not None else None
+        if VERSION_ERROR in error:
+            outcomes[route] = "error at backward"
+        elif not error and grad == [20.0, 40.0, 60.0]:
+            outcomes[route] = "wrong gradient, no error"
+        else:
+            outcomes[route] = f"{error or 'no error'}, a.grad = {grad}"
+    return outcomes
+
+
+@fact("detach-write-routes", {
+    "en": "Saves the leaf a (which requires grad) in (a * a).sum(), multiplies its values by 10 through one route "
+          "from a.detach() to its memory, and runs backward; seven routes, each on a fresh a: a.detach() itself, "
+          "a.detach()[:], a.detach().data, a.detach().numpy(), a.detach().untyped_storage(), "
+          "torch.from_dlpack(a.detach()) and torch.frombuffer(a.detach().numpy(), dtype=a.dtype). The first two "
+          "make backward raise the version-counter error; through the other five backward raises nothing and "
+          "a.grad is [20, 40, 60] where the loss's gradient is [2, 4, 6].",
+    "zh_CN": "在 (a * a).sum() 中保存需要梯度的叶子张量 a，经由从 a.detach() 到它内存的一条途径把数值乘以 10，"
+             "再反向传播；共七条途径，每条都用新的 a：a.detach() 本身、a.detach()[:]、a.detach().data、"
+             "a.detach().numpy()、"
+             "a.detach().untyped_storage()、torch.from_dlpack(a.detach()) 和 "
+             "torch.frombuffer(a.detach().numpy(), dtype=a.dtype)。前两条让反向传播报版本计数器错误；"
+             "经由其余五条，反向传播都不报错，a.grad 为 [20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
+})
+def _detach_write_routes() -> Fact:
+    """Only writes through a.detach() itself or a view of it are caught; the other routes go unseen."""
+    outcomes = detach_route_outcomes()
+    expected = {route: "error at backward" if route in CAUGHT_ROUTES else "wrong gradient, no error"
+                for route in DETACH_ROUTES}
+    return Fact(outcomes == expected, "; ".join(f"{route}: {outcome}" for route, outcome in outcomes.items()))

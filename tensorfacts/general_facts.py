@@ -211,13 +211,16 @@ def _setter_expected(case: Case) -> dict[str, str]:
 
 
 @scoped_fact("data-setter-checks", {
-    "en": "Sets a.data to a 2×2 float64 tensor, an int64 tensor, a sparse tensor and a tensor on another "
-          "device type: the shape and float dtype change is accepted; the integer dtype is refused when a "
-          "requires grad and accepted otherwise; the other layout and device type are always refused as an "
-          "incompatible tensor type (so is a normal tensor under an inference tensor on meta).",
-    "zh_CN": "把 a.data 分别设为 2×2 的 float64 张量、int64 张量、稀疏张量、另一种设备上的张量：改形状和浮点 dtype "
-             "都接受；整数 dtype 在 a 需要梯度时被拒绝，否则接受；换布局、"
-             "换设备类型一律以“张量类型不兼容”被拒绝（meta 上的推理张量换成普通张量也是如此）。",
+    "en": "Sets a.data to a 2×2 float64 tensor, an int64 tensor, a sparse tensor and a tensor on meta (on the "
+          "CPU when a is on meta): the shape and float dtype change is accepted; the integer dtype is refused "
+          "when a requires grad and accepted otherwise; the other layout and the CPU-meta switch are always "
+          "refused as an incompatible tensor type (so is a normal tensor under an inference tensor on meta). "
+          "Between the CPU and a GPU the setter is not run.",
+    "zh_CN": "把 a.data 分别设为 2×2 的 float64 张量、int64 张量、稀疏张量、meta 上的张量"
+             "（a 在 meta 上时换成 CPU 上的）："
+             "改形状和浮点 dtype 都接受；整数 dtype 在 a 需要梯度时被拒绝，否则接受；换布局、"
+             "在 CPU 与 meta 之间互换一律以“张量类型不兼容”被拒绝（meta 上的推理张量换成普通张量也是如此）。"
+             "CPU 与 GPU 之间的赋值不在运行之列。",
 }, _setter_expected)
 def _data_setter(case: Case) -> dict[str, str]:
     return data_setter(case)

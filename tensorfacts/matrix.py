@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 import torch
 
 from sitetools.editions import pick
+from tensorfacts.detach_data_facts import DETACH_ROUTES, SILENT_ROUTES
 from tensorfacts.facts import run_fact
 from tensorfacts.probes import (
     EDIT_COLUMNS,
@@ -86,10 +87,17 @@ def _same_row(m: Matrix, operation: str, other: str, ignore: tuple[str, ...] = (
                == {k: v for k, v in _row(m, s, other).items() if k not in ignore} for s in SOURCES)
 
 
+#: The routes from ``a.detach()`` through which a write goes unseen, as the guides list them: one list, the
+#: fact ``detach-write-routes``'s, so that a route found later changes every page that lists them.
+ROUTES_EN = ", ".join(f"`{r}`" for r in SILENT_ROUTES[:-1]) + f" or `{SILENT_ROUTES[-1]}`"
+ROUTES_ZH = "、".join(f"`{r}`" for r in SILENT_ROUTES)
+
+
 #: Expressions a guide entry may name outside the table, and the fact that checks each.
 FACT_EXPRESSIONS: dict[str, tuple[str, ...]] = {
     "noop-conversions-return-a": ("a.to(torch.float32)", "a.cpu()", "a.contiguous()"),
     "detach-numpy-write-silent": ("a.detach().numpy()",),
+    "detach-write-routes": tuple(DETACH_ROUTES),
     "saved-tensor-hooks-hide-edit": ("torch.autograd.graph.save_on_cpu()",),
     "trainable-copy-in-a-loop": ("a.detach().clone().requires_grad_(True)",),
     "deepcopy-as-trainable-copy": ("a.grad",),
@@ -155,7 +163,7 @@ GUIDE: tuple[Advice, ...] = (
                 "storage and the version counter with `a` (an inference tensor has no version counter at all): "
                 "edit it in place after autograd saved `a`, even "
                 "under `torch.no_grad()`, and backward raises an error. It does not catch everything: a write "
-                "through `a.detach().numpy()` after autograd saved `a` moves no version counter, and backward "
+                "through " + ROUTES_EN + " after autograd saved `a` moves no version counter, and backward "
                 "returns a wrong gradient without any error; nor does it catch an edit after autograd saved `a` under "
                 "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`, or after a custom "
                 "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`: "
@@ -170,7 +178,7 @@ GUIDE: tuple[Advice, ...] = (
                 "（推理张量根本没有版本计数器）："
                 "自动求导保存了 `a` 之后再原地修改它，即使在 `torch.no_grad()` 下，反向传播也会报错。"
                 "但它并非万无一失：自动求导保存了 `a` 之后，"
-                "通过 `a.detach().numpy()` 写入数据不会推进版本计数器，"
+                "通过 " + ROUTES_ZH + " 写入数据不会推进版本计数器，"
                 "反向传播照常完成，梯度却是错的。"
                 "自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存了 `a` 之后再修改，"
                 "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 而不是 `ctx.save_for_backward` 留下 `a` "
@@ -184,7 +192,7 @@ GUIDE: tuple[Advice, ...] = (
         and _everywhere(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
         and _no_counter(m, "a.detach()")
         and _edits(m, "a.detach()", EDIT_DETECTED),
-        facts=("detach-edit-before-save", "detach-numpy-write-silent", "saved-tensor-hooks-hide-edit",
+        facts=("detach-edit-before-save", "detach-write-routes", "saved-tensor-hooks-hide-edit",
                "ctx-attribute-escapes-version-check", "fused-optimizer-step-not-counted"),
     ),
     Advice(

@@ -95,3 +95,75 @@ def _wrapped_number_saved_outside_hooks() -> Fact:
         after = str(exc).splitlines()[0]
     return Fact(not packed and saved.dim() == 0 and saved.item() == 2 and "already been freed" in after,
                 f"tensors the pack hook received: {len(packed)}; _saved_other: {saved!r}; after backward: {after}")
+
+
+#: The shapes the reshape fact asks for, of a 3×4 source (12 elements).
+RESHAPE_SHAPES = ((12,), (4, 3), (2, 6), (6, 2), (3, 2, 2), (2, 2, 3), (2, 3, 2), (3, 4, 1), (1, 3, 4))
+#: The sources it reshapes: the view table's two layouts of ``a`` and their transposes.
+_RESHAPE_SOURCES = {
+    "a (contiguous)": lambda: torch.arange(12.).reshape(3, 4).clone(),
+    "a (non-contiguous)": lambda: torch.empty_strided((3, 4), (1, 3)).copy_(torch.arange(12.).reshape(3, 4)),
+    "a.t() (contiguous a)": lambda: torch.arange(12.).reshape(3, 4).clone().t(),
+    "a.t() (non-contiguous a)": lambda: torch.empty_strided((3, 4), (1, 3)).copy_(torch.arange(12.).reshape(3, 4)).t(),
+}
+_RESHAPES = {
+    "reshape": lambda x, shape: x.reshape(shape),
+    "reshape_as": lambda x, shape: x.reshape_as(torch.empty(shape)),
+    "flatten": lambda x, shape: x.flatten() if len(shape) == 1 else None,
+}
+
+
+def _expressible(x: torch.Tensor, shape: tuple[int, ...]) -> bool:
+    """Whether ``shape`` can be laid over ``x``'s memory with strides: ``view`` answers it, raising otherwise."""
+    try:
+        x.view(shape)
+    except RuntimeError:
+        return False
+    return True
+
+
+@fact("reshape-view-when-strides-allow", {
+    "en": "Calls reshape, reshape_as (and flatten, for the flat shape) with nine shapes of 12 elements on four "
+          "sources: the view table's contiguous and non-contiguous 3×4 a, and a.t() of each; then fills the result "
+          "with 100. The result shares a's storage, and the 100s reach a, exactly when a.view() "
+          "of the same shape runs, that is when strides can express the new shape; otherwise it is a copy. "
+          "Both happen on a non-contiguous source: reshape(3, 2, 2) of the non-contiguous a and "
+          "reshape(2, 2, 3) of a.t() (a contiguous) are views, reshape(4, 3) of the non-contiguous a a copy.",
+    "zh_CN": "在四个源张量上（视图表里连续的和不连续的 3×4 张量 a，以及各自的 a.t()），用 9 种 12 个元素的形状调用 "
+             "reshape、reshape_as（形状是一维时还调用 flatten），再把结果填满 100。"
+             "结果与 a 共享存储、填入的值也落到 a 上，"
+             "恰好发生在同一形状的 a.view() 能执行时，也就是新形状能用步长表示时；否则结果是副本。"
+             "两种结果在不连续的源张量上都会出现：不连续的 a 的 reshape(3, 2, 2)、连续的 a 的 a.t().reshape(2, 2, 3) "
+             "是视图，不连续的 a 的 reshape(4, 3) 是副本。",
+}, {
+    "en": "nine shapes (12; 4×3; 2×6; 6×2; 3×2×2; 2×2×3; 2×3×2; 3×4×1; 1×3×4) on four sources (a contiguous and a "
+          "non-contiguous 3×4 a, and a.t() of each), float32 on the CPU",
+    "zh_CN": "9 种形状（12；4×3；2×6；6×2；3×2×2；2×2×3；2×3×2；3×4×1；1×3×4），"
+             "四个源张量（连续的和不连续的 3×4 张量 a，"
+             "以及各自的 a.t()），CPU 上的 float32",
+})
+def _reshape_view_when_strides_allow() -> Fact:
+    """reshape/reshape_as/flatten give a view exactly when view() of that shape would run."""
+    wrong, kinds = [], {}
+    for name, make in _RESHAPE_SOURCES.items():
+        for shape in RESHAPE_SHAPES:
+            for call, reshape in _RESHAPES.items():
+                x = make()
+                result = reshape(x, shape)
+                if result is None:
+                    continue
+                shared = same_storage(result, x)
+                result.fill_(100.0)
+                reached = bool((x == 100.0).all())
+                expected = _expressible(make(), shape)
+                kinds[(name, call, shape)] = shared
+                if shared != expected or reached != expected:
+                    wrong.append(f"{name}.{call}{shape}: shares {shared}, write reaches {reached}, "
+                                 f"view runs {expected}")
+    non_contiguous = "a (non-contiguous)"
+    both = (kinds[(non_contiguous, "reshape", (3, 2, 2))] and kinds[("a.t() (contiguous a)", "reshape", (2, 2, 3))]
+            and not kinds[(non_contiguous, "reshape", (4, 3))])
+    views = sum(kinds.values())
+    return Fact(not wrong and both,
+                f"{views} views and {len(kinds) - views} copies of {len(kinds)} calls; "
+                f"disagreements with view(): {wrong or 'none'}")

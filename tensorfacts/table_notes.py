@@ -107,20 +107,32 @@ VIEW_NOTES: tuple[Advice, ...] = (
     Advice(
         "maybe-copy",
         {
-            "en": "`reshape()`, `reshape_as()` and `flatten()` give a view of the contiguous source and a copy of "
-                "the non-contiguous one. `a.to(torch.float32)` and `a.type_as(torch.empty(0))` on a float32 `a`, "
+            "en": "`reshape()`, `reshape_as()` and `flatten()` return a view when strides can express the new shape "
+                "over the source's memory (when `view()` of that shape would run), and a copy otherwise. For the "
+                "shapes of the table, that is a view of the contiguous source and a copy of the non-contiguous one; "
+                "other shapes give views of a non-contiguous source too (`a.reshape(3, 2, 2)` of the "
+                "non-contiguous `a`, `a.t().reshape(2, 2, 3)` of the contiguous one), and writes through them reach "
+                "`a`. Code must not rely on "
+                "either: call `view()` where it needs a view (it raises rather than copy) and `clone()` where it "
+                "needs a copy. `a.to(torch.float32)` and `a.type_as(torch.empty(0))` on a float32 `a`, "
                 "and `a.data`, share its storage without being views for autograd (`a.to(torch.float32)` "
                 "returns `a` itself), and so does `a.contiguous()` on the contiguous source, which it returns "
                 "itself; on the non-contiguous one `a.contiguous()` copies. `a.to(torch.float64)`, a list index "
                 "and a mask copy, on both layouts.",
-            "zh_CN": "`reshape()`、`reshape_as()` 和 `flatten()` 对连续的源张量给出视图，对不连续的源张量给出副本。"
+            "zh_CN": "`reshape()`、`reshape_as()` 和 `flatten()` 在新形状能用步长表示在源张量的内存上时"
+                "（也就是同一形状的 `view()` 能执行时）返回视图，否则返回副本。对表中的形状，"
+                "连续的源张量得到视图，不连续的得到副本；换成别的形状，不连续的源张量也会得到视图"
+                "（不连续的 `a` 的 `a.reshape(3, 2, 2)`、连续的 `a` 的 `a.t().reshape(2, 2, 3)`），"
+                "通过它们写入会落到 `a` 上。"
+                "代码不能依赖其中任何一种结果：需要视图就调用 `view()`（不能给出视图时它会报错，而不是复制），"
+                "需要副本就调用 `clone()`。"
                 "对 float32 的 `a`，`a.to(torch.float32)`、`a.type_as(torch.empty(0))` 以及 `a.data` 都与它共享存储，"
                 "但在自动求导看来不是视图（`a.to(torch.float32)` 返回的就是 `a` 本身）；"
                 "`a.contiguous()` 对连续的源张量也是这样，返回的就是它本身，对不连续的源张量则会复制。"
                 "`a.to(torch.float64)`、用列表或掩码做索引，在两种布局下都会复制。",
         },
         _maybe,
-        facts=("noop-conversions-return-a",),
+        facts=("reshape-view-when-strides-allow", "noop-conversions-return-a"),
     ),
 )
 

@@ -73,7 +73,7 @@ def test_the_facts_page_lists_every_fact_and_who_cites_it(tmp_path, lang, holds,
     cited_by = {fact_id: [a.get_text() for a in field(fact_id, "cited").select("a")] for fact_id in entries}
     assert cited_by["leaf-refuses-inplace"] == ["Home"]  # a role on the home page
     assert cited_by["deepcopy-grad-by-source"] == ["Guide page"]  # named by a matrix guide entry
-    assert cited_by["detach-numpy-write-silent"] == ["Guide page"]
+    assert cited_by["detach-write-routes"] == ["Guide page"]
     assert field("detach-resize-grow-reallocates", "cited").get_text(strip=True) == nobody
     assert all(field(fact_id, "held").get_text(strip=True) == holds for fact_id in entries)
     scope_text = field("deepcopy-grad-by-source", "scope").get_text()

@@ -134,3 +134,51 @@ def test_the_built_chinese_index_sends_each_reader_word_to_the_glossary(site_dir
         found = [found] if isinstance(found, int) else found
         assert glossary in found, f"zh_CN/searchindex.js: {word!r} does not lead to glossary.html"
     assert "qqxyzzyqq" not in index["terms"], "the index must not hold a made-up word"
+
+
+#: How a line of the version-counter page's table reaches the memory of ``t``, and the route of
+#: ``tensorfacts.detach_data_facts.DETACH_ROUTES`` that reaches it the same way from ``a.detach()``.
+_TABLE_ROUTES = {
+    ".numpy()": "a.detach().numpy()",
+    ".untyped_storage()": "a.detach().untyped_storage()",
+    "from_dlpack": "torch.from_dlpack(a.detach())",
+    "frombuffer": "torch.frombuffer(a.detach().numpy(), dtype=a.dtype)",
+}
+
+
+def _version_table_edits() -> dict[str, object]:
+    """The ``edits`` of questions/plot_12_version_counter (English), as functions of ``t``."""
+    import ast
+
+    import torch
+
+    page = ROOT / "gallery" / "en" / "questions" / "plot_12_version_counter.py"
+    tree = ast.parse(page.read_text(encoding="utf-8"))
+    table = next(node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                 and [getattr(t, "id", None) for t in node.targets] == ["edits"])
+    return {key.value: eval(compile(ast.Expression(value), str(page), "eval"), {"torch": torch})  # noqa: S307
+            for key, value in zip(table.keys, table.values, strict=True)}
+
+
+def test_the_guides_list_every_silent_route_of_the_version_counter_table():
+    """A line of the table whose write the counter misses, through NumPy, the storage, DLPack or a buffer,
+    has its route in the list the decision page and the matrix guide print; and that list is the fact's."""
+    import torch
+
+    from tensorfacts.detach_data_facts import CAUGHT_ROUTES, DETACH_ROUTES, SILENT_ROUTES
+
+    assert set(SILENT_ROUTES) == set(DETACH_ROUTES) - set(CAUGHT_ROUTES)
+    silent_lines = []
+    for line, edit in _version_table_edits().items():
+        t = torch.arange(4.0)
+        before, version = t.clone(), t._version
+        edit(t)
+        if not torch.equal(t, before) and t._version == version:
+            silent_lines.append(line)
+    routed = {line: route for line in silent_lines for key, route in _TABLE_ROUTES.items() if key in line}
+    assert len(routed) >= 3, f"the table's silent lines through NumPy, the storage, DLPack: {silent_lines}"
+    missing = {line: route for line, route in routed.items() if route not in SILENT_ROUTES}
+    assert not missing, f"silent in the version-counter table, missing from the guides' list: {missing}"
+    for advice in (*DECISIONS, *mp.GUIDE):
+        if "detach-write-routes" in advice.facts:
+            assert all(f"`{route}`" in advice.text("en") for route in SILENT_ROUTES), advice.id

@@ -342,7 +342,7 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
 GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
     "detach-view": (
         "detach-edit-before-save",  # "an edit made before autograd saves the tensor ... a constant ..."
-        "detach-numpy-write-silent",  # "a write through a.detach().numpy() ... a wrong gradient"
+        "detach-write-routes",  # "a write through a.detach().data, a.detach().numpy() ... a wrong gradient"
         "saved-tensor-hooks-hide-edit",  # "nor ... an edit after autograd saved a under saved-tensor hooks"
         "ctx-attribute-escapes-version-check",  # "or after a custom Function kept a as ctx.x = a"
         "fused-optimizer-step-not-counted",  # "nor a step of an optimizer made with fused=True"

@@ -15,7 +15,7 @@ of its own.
 # ---------------------------
 #
 # Two non-empty tensors share memory when their storages start at the same
-# address. (An empty tensor has no memory to share, so the helper is not
+# address (the converse does not hold: next cell). (An empty tensor has no memory to share, so the helper is not
 # meant for one.)
 # The helper compares the two addresses and prints only the answer, never the
 # address itself.
@@ -26,6 +26,26 @@ import torch
 def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
 
+
+# %%
+# Equal starts prove sharing; different starts do not rule it out. An alias
+# of a slice made through DLPack, NumPy or ``torch.frombuffer`` gets a storage
+# of its own, which starts inside the source's: ``same_storage`` answers
+# ``False``, yet a write through each alias reaches the source.
+
+row = torch.arange(4.0)
+aliases = {
+    "torch.from_dlpack(row[1:])": torch.from_dlpack(row[1:]),
+    "torch.from_numpy(row[1:].numpy())": torch.from_numpy(row[1:].numpy()),
+    "torch.frombuffer(row[1:].numpy(), dtype=torch.float32)": torch.frombuffer(row[1:].numpy(), dtype=torch.float32),
+}
+for n, (name, alias) in enumerate(aliases.items()):
+    alias[n] = -1.0
+    print(f"{name:<55} same storage: {same_storage(alias, row)!s:<5}  row: {row.tolist()}")
+assert row.tolist() == [0.0, -1.0, -1.0, -1.0], "a write through each alias reaches row"
+# sphinx_gallery_start_ignore
+assert not any(same_storage(alias, row) for alias in aliases.values()), "each alias has a storage of its own"
+# sphinx_gallery_end_ignore
 
 # %%
 # Drawing helpers

@@ -503,8 +503,9 @@ assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf acc
 #    restriction. On this torch all four succeed on the detached tensor
 #    (output above). They change its shape or storage, not ``a``'s, except
 #    that a growing ``resize_`` moves the memory both use, and the two tensors
-#    keep one version counter. On the source leaf they raise only because it
-#    is a leaf that requires grad; a non-leaf source accepts ``set_`` and
+#    keep one version counter. On the source leaf, with grad mode on as here,
+#    they raise only because it is a leaf that requires grad; a non-leaf
+#    source accepts ``set_`` and
 #    ``transpose_``.
 
 # %%

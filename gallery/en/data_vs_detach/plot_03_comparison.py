@@ -269,12 +269,15 @@ assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 # sphinx_gallery_end_ignore
 
 # %%
-# What the setter does check: that ``t`` is the same kind of tensor as ``p``
-# (its layout and its device type; torch calls a mismatch an "incompatible
-# tensor type"), and, when ``p`` requires grad, that ``t`` has a
-# floating-point or complex dtype. The shape, and the dtype within those
-# kinds, it leaves alone; for a tensor that does not require grad, an integer
-# dtype passes too. :fact:`data-setter-checks`
+# What the setter does check, as run here: that ``t`` is a tensor type torch counts
+# as compatible with ``p``'s, and, when ``p`` requires grad, that ``t`` has a
+# floating-point or complex dtype. A sparse ``t`` under a dense ``p`` is not
+# compatible, nor a ``t`` on ``meta`` under a ``p`` on the CPU, or the reverse;
+# torch calls either an "incompatible tensor type". The shape, and the dtype
+# within those kinds, it leaves alone; for a tensor that does not require
+# grad, an integer dtype passes too. Which devices count as compatible is
+# torch's choice for each pair: the CPU and ``meta`` do not, the CPU and a GPU
+# do (box below). :fact:`data-setter-checks`
 
 refused = []
 for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):
@@ -286,12 +289,38 @@ for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.z
     else:
         raise AssertionError("the setter must refuse this tensor")
 print("p after the refusals:", tuple(p.shape), p.dtype, p.device)
-assert len(refused) == 3, "the setter refuses an integer dtype, another layout and another device type"
+assert len(refused) == 3, "the setter refuses an integer dtype, a sparse layout and a meta tensor under a CPU parameter"
 
 q = torch.zeros(3)
 q.data = torch.zeros(3, dtype=torch.int64)
 print("q.requires_grad:", q.requires_grad, " q.dtype:", q.dtype)
 assert q.dtype == torch.int64, "without requires_grad, an integer dtype passes"
+
+# %%
+# .. admonition:: On a GPU
+#    :class: note gpu-box
+#
+#    The setter accepts a tensor on a GPU under a parameter on the CPU, and the reverse: torch counts
+#    dense CPU and CUDA tensors as compatible tensor types. ``nn.Module.to()`` relies on it, and keeps
+#    each ``Parameter`` object while it moves the module (PyTorch documentation:
+#    `Module.to <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.to>`__).
+#    The cell below checks this only where torch finds a GPU; the box's title says whether the site's
+#    build did.
+
+if torch.cuda.is_available():
+    g = torch.nn.Parameter(torch.zeros(3))
+    g.data = torch.ones(3, device="cuda")
+    print("g.device after g.data = (cuda tensor):", g.device)
+    assert g.device.type == "cuda" and isinstance(g, torch.nn.Parameter), "a CUDA tensor passes under a CPU parameter"
+    g.data = torch.ones(3)
+    print("g.device after g.data = (cpu tensor):", g.device)
+    assert g.device.type == "cpu", "a CPU tensor passes under a CUDA parameter"
+    lin = torch.nn.Linear(2, 2)
+    weight = lin.weight
+    lin.to("cuda")
+    print("lin.weight is weight:", lin.weight is weight, " device:", lin.weight.device)
+    assert lin.weight is weight and weight.device.type == "cuda", "Module.to keeps the Parameter object"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
 # Claim: both share data with the source — holds

@@ -436,8 +436,8 @@ assert "The variable in question was changed in there or anywhere later" in mess
 # forward pass saved ``D.weight`` transposed, a ``[3, 1]`` view that shares
 # its version counter (the message calls it "output 0 of AsStrided"), at
 # version 1; ``opt_D.step()`` edits it in place once more. Made with ``fused=True``, ``opt_D``
-# would move no counter, and this ``backward()`` would raise nothing
-# (:ref:`questions-version-counter`).
+# would move no counter, and this ``backward()`` would raise nothing and give ``G`` a wrong
+# gradient: wrong, with no error (:ref:`questions-version-counter`).
 G = torch.nn.Linear(2, 3)
 D = torch.nn.Linear(3, 1)
 opt_G = torch.optim.SGD(G.parameters(), lr=0.1)
@@ -467,21 +467,24 @@ assert "[torch.FloatTensor [3, 1]], which is output 0 of AsStrided, is at versio
 assert at_forward == 1 and saved._base is D.weight, "the saved tensor is a view of D.weight, saved at version 1"
 
 
-def fused_gan_raises():
+def fused_gan_grad():
     with torch.random.fork_rng():
         fused_g, fused_d = torch.nn.Linear(2, 3), torch.nn.Linear(3, 1)
     fused_step = torch.optim.SGD(fused_d.parameters(), lr=0.1, fused=True)
     fused_score = fused_d(fused_g(torch.ones(4, 2)))
+    calculus = torch.autograd.grad(-fused_score.mean(), fused_g.weight, retain_graph=True)[0]
     fused_score.mean().backward(retain_graph=True)
     fused_step.step()
     try:
-        (-fused_score.mean()).backward()
+        after_step = torch.autograd.grad(-fused_score.mean(), fused_g.weight)[0]
     except RuntimeError:
-        return True
-    return False
+        return None, calculus
+    return after_step, calculus
 
 
-assert not fused_gan_raises(), "with a fused opt_D, opt_D.step() moves no counter and loss_G.backward() raises nothing"
+fused_grad, fused_calculus = fused_gan_grad()
+assert fused_grad is not None, "with a fused opt_D, opt_D.step() moves no counter and loss_G.backward() raises nothing"
+assert not torch.allclose(fused_grad, fused_calculus), "with a fused opt_D, G's gradient is wrong, with no error"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -375,7 +375,9 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # ``_base`` is set on a view only. The first five tensors below share memory with their source
 # and have no ``_base`` at all; the last one is a view of the view ``inner``, and its ``_base`` is
 # the root ``x``, not ``inner``. To ask whether a tensor shares memory with the one it was made
-# from, compare their storages, as ``same_storage`` does.
+# from, compare their storages, as ``same_storage`` does. Equal starts prove sharing; different
+# starts do not rule it out: an alias of a slice made through DLPack, NumPy or ``torch.frombuffer``
+# has a storage of its own that starts inside the source's (:ref:`copying-alias` shows all three).
 import copy
 
 source = torch.ones(3, requires_grad=True)
@@ -405,5 +407,6 @@ assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as
 #
 # A view shares memory, the version counter and, for autograd, the history of
 # its base. ``_base`` marks views only: to know whether a tensor shares memory with the one it was
-# made from, compare their storages (``same_storage`` above). ``reshape`` and ``contiguous()`` copy only when they must; to be
+# made from, compare their storages (``same_storage`` above): equal starts prove sharing, different
+# starts do not rule it out. ``reshape`` and ``contiguous()`` copy only when they must; to be
 # sure of memory of your own, ``clone()``.

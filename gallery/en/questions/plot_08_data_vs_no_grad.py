@@ -276,8 +276,8 @@ assert same_storage(w, w.data) and torch.equal(w.detach(), 10 * torch.tensor(sta
 #
 # ``torch.autograd.graph.save_on_cpu()`` saves the tensors of the graph built inside it through
 # saved-tensor hooks, and autograd does not check the version of a tensor saved that way. The same
-# edit under ``torch.no_grad()`` moves ``w._version`` to 1, yet ``backward()`` raises nothing and
-# uses the edited values, as through ``.data``.
+# edit under ``torch.no_grad()`` moves ``w._version`` to 1, yet with the default ``pin_memory=False``
+# ``backward()`` raises nothing and uses the edited values, as through ``.data``.
 
 w = torch.tensor(start, requires_grad=True)
 with torch.autograd.graph.save_on_cpu():
@@ -289,6 +289,45 @@ loss.backward()
 print("w.grad:", w.grad)
 print("true gradient:", true_grad)
 assert w._version == 1 and torch.equal(w.grad, 10 * true_grad), "save_on_cpu must let the edit go unnoticed"
+
+# %%
+# With ``pin_memory=False`` (the default) the pack hook keeps a CPU tensor itself, which is why the
+# edit reaches ``backward()`` above. With ``pin_memory=True`` it copies every tensor into new memory
+# (pinned where a GPU is available), so the saved copy keeps the values the loss was computed from:
+# the same edit still raises nothing, and the gradient is the true one.
+
+pinned = torch.tensor(start, requires_grad=True)
+with torch.autograd.graph.save_on_cpu(pin_memory=True):
+    loss = (pinned * pinned).sum()
+with torch.no_grad():
+    pinned.mul_(10)
+print("pinned._version after the edit:", pinned._version)
+loss.backward()
+print("pinned.grad:", pinned.grad)
+assert pinned._version == 1 and torch.equal(pinned.grad, true_grad), "with pin_memory=True the saved copy keeps the old values"
+
+# %%
+# .. admonition:: On a GPU
+#    :class: note gpu-box
+#
+#    For a tensor on a GPU, ``save_on_cpu()`` always saves a copy in CPU memory, with or without
+#    ``pin_memory``, so an edit of the tensor after the forward pass does not reach the gradient
+#    (PyTorch documentation:
+#    `save_on_cpu <https://docs.pytorch.org/docs/stable/autograd.html#torch.autograd.graph.save_on_cpu>`__).
+#    The cell below checks this only where torch finds a GPU; the box's title says whether the site's
+#    build did.
+
+if torch.cuda.is_available():
+    on_gpu = torch.tensor(start, device="cuda", requires_grad=True)
+    with torch.autograd.graph.save_on_cpu():
+        loss = (on_gpu * on_gpu).sum()
+    with torch.no_grad():
+        on_gpu.mul_(10)
+    loss.backward()
+    print("on_gpu._version:", on_gpu._version, " on_gpu.grad:", on_gpu.grad)
+    assert on_gpu._version == 1 and torch.equal(on_gpu.grad.cpu(), true_grad), "a GPU tensor is packed as a CPU copy"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
+
 
 # %%
 # The fix: finish ``backward()`` first, then edit

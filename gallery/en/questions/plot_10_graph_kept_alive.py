@@ -17,8 +17,8 @@ Memory keeps growing: ``total_loss += loss`` keeps every step's graph
 If the memory of your training loop keeps growing step after step (what readers report as a memory
 leak, or on a GPU as running out of memory, OOM, after many steps), look at the line that sums the
 loss for a report. Summing the loss of every step looks harmless, but a loss that still has a ``grad_fn``
-brings its whole graph along: the running total holds every step's graph, and memory grows with the
-number of steps. This page counts the autograd nodes reachable from the total at each step (linear
+brings its whole graph along: the running total holds every step's graph, and the graph it keeps
+alive grows with the number of steps. This page counts the autograd nodes reachable from the total at each step (linear
 in the steps), shows that this kept graph cannot even be used, and fixes the loop with
 ``loss.item()`` or ``loss.detach()``. The PyTorch FAQ warns about this pattern under
 `"Don't accumulate history across your training loop"

@@ -330,6 +330,21 @@ print("p.grad:", p.grad, " expected:", expected)
 assert p._version == 0 and torch.equal(p.grad, 10 * expected), "vector_to_parameters: a wrong gradient, no error"
 
 # %%
+# ``vector_to_parameters`` does not copy the vector either: it puts a slice of it under each
+# parameter, so every parameter of the model then shares the vector's memory, and a later edit of
+# the vector rewrites the model.
+
+layer = torch.nn.Linear(2, 1)
+flat = torch.tensor([1.0, 2.0, 3.0])
+torch.nn.utils.vector_to_parameters(flat, layer.parameters())
+flat.mul_(10)
+print("layer.weight:", layer.weight)
+print("layer.bias:", layer.bias)
+print("weight same storage as flat:", same_storage(layer.weight, flat))
+print("bias same storage as flat:", same_storage(layer.bias, flat))
+assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.item() == 30.0, "the model follows flat"
+
+# %%
 # A fused optimizer step
 # ----------------------
 #

@@ -385,8 +385,10 @@ assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtyp
 # %%
 # Convert before the optimizer's first step, or make the optimizer after converting. An optimizer
 # that has stepped keeps its state in the old dtype: here ``Adam`` steps once in float32, the model
-# is converted, and the next step raises. (SGD with momentum does not raise: its momentum buffer
-# silently stays float32.)
+# is converted, and the next step raises. (SGD with momentum, ``RMSprop`` and ``Adagrad`` do not
+# raise: their state silently stays float32.) The repair is to reload the optimizer's own state,
+# ``optimizer.load_state_dict(optimizer.state_dict())``, which casts it to the parameters' new
+# dtype; then the step runs.
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -400,6 +402,10 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("Adam that stepped in float32 must refuse float64 parameters")
+optimizer.load_state_dict(optimizer.state_dict())
+optimizer.step()
+print("exp_avg dtype after reloading the state:", optimizer.state[model.weight]["exp_avg"].dtype)
+assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float64, "reloading casts the state; the step runs"
 # sphinx_gallery_start_ignore
 norm = torch.nn.LayerNorm(2)
 sgd = torch.optim.SGD(norm.parameters(), lr=0.1, momentum=0.9)
@@ -408,6 +414,16 @@ sgd.step()
 norm.to(torch.float64)
 assert norm.weight.dtype == torch.float64, "the module converted"
 assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's momentum buffer stays float32"
+for make, state_key in ((torch.optim.RMSprop, "square_avg"), (torch.optim.Adagrad, "sum")):
+    other_norm = torch.nn.LayerNorm(2)
+    other = make(other_norm.parameters(), lr=0.1)
+    other_norm(torch.tensor([[1.0, 2.0]])).sum().backward()
+    other.step()
+    other_norm.to(torch.float64)
+    other.zero_grad()
+    other_norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
+    other.step()
+    assert other.state[other_norm.weight][state_key].dtype == torch.float32, f"{make.__name__} state stays float32"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -432,6 +448,60 @@ if torch.cuda.is_available():
     print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
+# What ``module.to()`` leaves behind
+# ----------------------------------
+#
+# ``module.to()`` converts the module's parameters and buffers, in every submodule, and nothing
+# else. A tensor kept as a plain attribute (``self.scale = torch.ones(2)``) or inside a Python list
+# stays where it was: here, on the CPU after ``.to("meta")``, and the forward pass fails.
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(2, 2)
+        self.scale = torch.ones(2)
+        self.offsets = [torch.zeros(2)]
+
+    def forward(self, x):
+        return self.linear(x) * self.scale + self.offsets[0]
+
+
+scaled = Scaled().to("meta")
+print("scaled.linear.weight.device:", scaled.linear.weight.device)
+print("scaled.scale.device:", scaled.scale.device, " scaled.offsets[0].device:", scaled.offsets[0].device)
+try:
+    scaled(torch.ones(1, 2, device="meta"))
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a forward pass that mixes meta and CPU tensors must raise")
+assert scaled.scale.device.type == "cpu" and scaled.offsets[0].device.type == "cpu", "to() left them on the CPU"
+
+# %%
+# The fix is to register such tensors as buffers: ``module.to()`` moves a buffer like a parameter,
+# and ``persistent=False`` keeps one out of ``state_dict()``. (For a list of tensors, register each
+# one.)
+
+
+class Buffered(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(2, 2)
+        self.register_buffer("scale", torch.ones(2))
+        self.register_buffer("offset", torch.zeros(2), persistent=False)
+
+    def forward(self, x):
+        return self.linear(x) * self.scale + self.offset
+
+
+buffered = Buffered().to("meta")
+out = buffered(torch.ones(1, 2, device="meta"))
+print("buffered.scale.device:", buffered.scale.device, " buffered.offset.device:", buffered.offset.device)
+print("out.device:", out.device, " keys of state_dict():", list(buffered.state_dict()))
+assert buffered.scale.is_meta and buffered.offset.is_meta and out.is_meta, "to() moves buffers, persistent or not"
+
+# %%
 # Conclusion
 # ----------
 #
@@ -440,4 +510,5 @@ if torch.cuda.is_available():
 # or the tensor itself when its dtype and device already match, and only the returned tensor has
 # the new dtype or device. Write ``x = x.to(...)``. Convert the model before the optimizer's first
 # step; after moving a model to ``meta``, make the optimizer again: that move gives the model new
-# ``Parameter`` objects.
+# ``Parameter`` objects. A tensor kept as a plain attribute or in a list does not move with the
+# module: register it as a buffer.

@@ -22,7 +22,7 @@ This page reproduces that with an index tensor and with a mask, checks which ind
 of ``x`` and which a copy, what an assignment needs when ``x`` requires grad, shows the in-place index
 methods (``index_put_``, ``index_add_``,
 ``masked_fill_``, ``scatter_``), and what each does with an index that repeats, in a small counting
-loop. Every operation that returns a view is measured in the table :doc:`/views`.
+loop. The common operations that return a view are measured in the table :doc:`/views`.
 """
 
 # %%
@@ -314,8 +314,10 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 #
 # ``x[idx] += 1`` is an in-place edit of ``x``, and autograd refuses one on a leaf that requires grad
 # (a ``Parameter`` too) or on a view of such a leaf: write under ``torch.no_grad()``. An inference
-# tensor refuses it outside ``torch.inference_mode()``, under ``torch.no_grad()`` too. A non-leaf
-# that requires grad and a plain tensor take it either way.
+# tensor refuses it outside ``torch.inference_mode()``, under ``torch.no_grad()`` too, and refuses
+# it after writing: its values have changed when the error comes, so a caller that catches the
+# error and tries again adds twice. A non-leaf that requires grad and a plain tensor take it either
+# way.
 
 
 def sources():
@@ -355,6 +357,11 @@ with torch.inference_mode():
     inference[idx] += 1
 print("inference tensor, under torch.inference_mode():", inference)
 assert torch.equal(inference, torch.tensor([1.0, 0.0, 1.0, 0.0])), "inference mode takes it"
+
+retried = sources()["inference tensor"]
+for attempt in (1, 2):
+    print(f"attempt {attempt} outside inference mode:", add_one_at(retried, False).split(".")[0], " values:", retried)
+assert torch.equal(retried, torch.tensor([2.0, 0.0, 2.0, 0.0])), "each refused write added one: a retry adds twice"
 
 # %%
 # The advice in a small loop: a hand-written update of the embedding rows each batch uses, an

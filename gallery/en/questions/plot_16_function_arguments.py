@@ -339,17 +339,26 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 #
 # A shallow copy is a new module object whose attributes are the original's: the same
 # ``Parameter`` objects, and even the same dictionaries that hold them (``_parameters``,
-# ``_buffers``, ``_modules``, internal to torch). Only attributes stored on the module itself, such
-# as ``training``, are separate.
+# ``_buffers``, ``_modules``, internal to torch), and the dictionaries of hooks as well
+# (``_forward_hooks`` and the others), so a hook registered on the copy runs on the original. Only
+# an attribute rebound on one of them afterwards, such as ``training``, becomes separate.
 model = torch.nn.Linear(2, 1)
 shallow = copy.copy(model)
 print("shallow is model:", shallow is model)
 print("shallow.weight is model.weight:", shallow.weight is model.weight)
-for name in ("_parameters", "_buffers", "_modules", "__dict__"):
-    print(f"{name:<12} shared: {getattr(shallow, name) is getattr(model, name)}")
+for name in ("_parameters", "_buffers", "_modules", "_forward_hooks", "__dict__"):
+    print(f"{name:<14} shared: {getattr(shallow, name) is getattr(model, name)}")
 assert shallow.weight is model.weight and shallow._parameters is model._parameters, "shared"
 # sphinx_gallery_start_ignore
 assert shallow._buffers is model._buffers and shallow._modules is model._modules, "the other dicts too"
+assert shallow._forward_hooks is model._forward_hooks and shallow._backward_hooks is model._backward_hooks, (
+    "the dicts of hooks are shared"
+)
+assert shallow._forward_pre_hooks is model._forward_pre_hooks, "the dicts of hooks are shared"
+hooked, hook_calls = torch.nn.Identity(), []
+copy.copy(hooked).register_forward_hook(lambda *args: hook_calls.append(len(args)))
+hooked(torch.ones(1, 2))
+assert hook_calls == [3], "a hook registered on the copy runs on the original"
 assert shallow.__dict__ is not model.__dict__, "the module's own attributes are separate"
 # sphinx_gallery_end_ignore
 

@@ -291,7 +291,9 @@ assert shared == ["dict.copy()", "dict(state)", "copy.copy"], "shallow copies sh
 
 # %%
 # Lists behave the same: ``items.copy()``, ``items[:]``, ``list(items)`` and ``copy.copy(items)``
-# hold the same tensors; ``copy.deepcopy(items)`` holds copies.
+# hold the same tensors; ``copy.deepcopy(items)`` holds copies. Copies of entries that shared
+# memory still share it with each other (one deep copy copies a storage once), and a slice is
+# copied with the whole storage behind it.
 
 items = [torch.ones(2), torch.zeros(2)]
 shallow = {"items.copy()": items.copy(), "items[:]": items[:], "list(items)": list(items),
@@ -304,6 +306,16 @@ print("copy.deepcopy item 0:", deep[0], " same storage:", same_storage(deep[0], 
 assert all(c[0] is items[0] for c in shallow.values()) and torch.equal(deep[0], torch.ones(2))
 # sphinx_gallery_start_ignore
 assert not same_storage(deep[0], items[0]) and not same_storage(deep[1], items[1]), "deepcopy copies"
+# sphinx_gallery_end_ignore
+
+row = torch.arange(4.0)
+deep_pair = copy.deepcopy([row, row[2:]])
+print("deep_pair[0] and deep_pair[1], same storage:", same_storage(deep_pair[0], deep_pair[1]))
+print("bytes behind the copy of row[2:]:", deep_pair[1].untyped_storage().nbytes())
+assert same_storage(deep_pair[0], deep_pair[1]) and deep_pair[1].untyped_storage().nbytes() == 16, "one storage, whole"
+# sphinx_gallery_start_ignore
+assert not same_storage(deep_pair[0], row), "the pair's storage is a copy"
+assert copy.deepcopy(row[2:]).untyped_storage().nbytes() == 16, "a slice alone is copied with its whole storage"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -248,7 +248,9 @@ assert torch.equal(old_weight, old_values), "step() left the old weight, which h
 # ---------------------------------------
 #
 # ``param_groups`` lists the tensors the optimizer was built with. The new parameter is not among
-# them, so ``step()`` never touches it (its gradient is computed but not used); the old weight is
+# them, so ``step()`` never touches it, and ``zero_grad()`` never clears its gradient: the
+# ``model.weight.grad`` printed above is the sum of the three steps' gradients, computed and never
+# used. The old weight is
 # still there, but it is no longer in the model's graph, so it gets no gradient and
 # ``step()`` skips it.
 
@@ -257,6 +259,11 @@ print("held is old_weight:", held is old_weight)
 print("held is model.weight:", held is model.weight)
 print("old_weight.grad:", old_weight.grad)
 assert held is old_weight and held is not model.weight, "the optimizer still holds the old tensor"
+# sphinx_gallery_start_ignore
+assert torch.allclose(model.weight.grad, 3 * torch.func.grad(lambda w: (x @ w.t() - y).pow(2).mean())(torch.zeros(1, 2))), (
+    "the new weight's gradient is three steps' gradients summed"
+)
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::
@@ -278,7 +285,10 @@ assert model.weight not in optimizer.state, "the optimizer keeps no state for th
 # -----------------------------------------
 #
 # ``model.load_state_dict`` copies the new values into the tensors the model already has: the
-# weight stays the same object, the one the optimizer holds, and training goes on.
+# weight stays the same object, the one the optimizer holds, and training goes on. That is with the
+# default ``assign=False``; with ``assign=True`` the model takes the dict's tensors as new
+# ``Parameter`` objects, the optimizer made before goes on stepping the old ones, and the loss
+# freezes as in the symptom above.
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1, bias=False)
@@ -296,6 +306,15 @@ assert model.weight is weight and losses[-1] < losses[0], "same object, and the 
 assert not same_storage(model.weight, new_state["weight"]), "load_state_dict copies the values"
 assert torch.equal(new_state["weight"], torch.zeros(1, 2)), "training did not write into new_state"
 # sphinx_gallery_end_ignore
+
+assigned = torch.nn.Linear(2, 1, bias=False)
+assigned_optimizer = torch.optim.SGD(assigned.parameters(), lr=0.01, momentum=0.9)
+old_weight = assigned.weight
+assigned.load_state_dict({"weight": torch.zeros(1, 2)}, assign=True)
+frozen = train(assigned, assigned_optimizer, 3)
+print("assign=True, assigned.weight is old_weight:", assigned.weight is old_weight)
+print("assign=True, losses:", frozen)
+assert assigned.weight is not old_weight and len(set(frozen)) == 1, "assign=True: the optimizer steps the old weight"
 
 # %%
 # ``optimizer.state_dict()`` follows training
@@ -387,7 +406,7 @@ assert again == weights_only != first_time, "the snapshot loaded without a copy 
 # ----------
 #
 # The optimizer works on the tensor objects it was given and on state tensors it edits in place.
-# Give the model new values with ``model.load_state_dict``, never a new ``nn.Parameter`` behind
+# Give the model new values with ``model.load_state_dict`` (without ``assign=True``), never a new ``nn.Parameter`` behind
 # the optimizer's back; keep the best
 # point as ``copy.deepcopy`` of both state dicts, and load the optimizer's from a fresh
 # ``copy.deepcopy`` each time.

@@ -276,6 +276,19 @@ print("after backward, p.grad is g:", p.grad is g, " g kept its values:", torch.
 assert p.grad is not g and torch.equal(g, before), "a new p.grad, and g unchanged"
 
 # %%
+# Even with the default, an entry is the live ``p.grad`` until the step's ``zero_grad()``: an
+# in-place edit of ``p.grad`` after it is logged, such as ``torch.nn.utils.clip_grad_norm_``,
+# rewrites the logged entry too. Here the gradient ``[6, 8]`` is logged, then clipped to norm 1.
+
+clipped = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
+(clipped * clipped).sum().backward()
+entry = clipped.grad
+print("logged entry before clipping:", entry)
+torch.nn.utils.clip_grad_norm_([clipped], max_norm=1.0)
+print("logged entry after clip_grad_norm_:", entry)
+assert entry is clipped.grad and torch.allclose(entry, torch.tensor([0.6, 0.8])), "clipping rewrote the entry"
+
+# %%
 # ``zero_grad(set_to_none=False)``
 # --------------------------------
 #

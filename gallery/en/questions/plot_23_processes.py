@@ -1,8 +1,8 @@
 """
 .. _questions-processes:
 
-A ``DataLoader`` worker's edit is lost: tensors between processes
-=================================================================
+A forked ``DataLoader`` worker's edit is lost: tensors between processes
+========================================================================
 
 .. admonition:: Answer
    :class: answer
@@ -396,6 +396,36 @@ for epoch in range(2):
 assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts reached this process"
 
 # %%
+# Under ``spawn`` and ``forkserver``
+# ----------------------------------
+#
+# Under the other start methods a worker does not start as a copy of the parent: the dataset is
+# pickled and sent to it, with the pickler the queues use
+# (``multiprocessing.reduction.ForkingPickler``). Once torch is imported, that pickler moves a
+# tensor's storage into shared memory, as sending through a queue did above. So under ``spawn``
+# (the default on macOS and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the
+# dataset's tensors reach the workers in shared memory, and a worker's edit of them is expected to
+# reach the parent as the queue child's did, without ``share_memory_()``. This page starts no such
+# worker (it would import the dataset's class from a module file, which a page cannot provide);
+# the cell below checks what the pickling does to one tensor. The move gives the tensor new
+# memory: a NumPy array taken before it still points at the old memory, which the tensor no longer
+# uses. Take such handles after ``share_memory_()``, or after the workers start.
+
+from multiprocessing.reduction import ForkingPickler
+
+pickled = torch.zeros(3)
+as_array = pickled.numpy()
+old_address = pickled.untyped_storage().data_ptr()
+ForkingPickler.dumps(pickled)
+print("pickled.is_shared():", pickled.is_shared())
+print("storage moved:", pickled.untyped_storage().data_ptr() != old_address)
+print("as_array still at the old address:", as_array.__array_interface__["data"][0] == old_address)
+assert pickled.is_shared() and pickled.untyped_storage().data_ptr() != old_address, "pickling moves it to shared memory"
+# sphinx_gallery_start_ignore
+assert as_array.__array_interface__["data"][0] == old_address, "an array taken before keeps the old address"
+# sphinx_gallery_end_ignore
+
+# %%
 # Every child has ended
 # ---------------------
 #
@@ -423,7 +453,7 @@ assert mp.active_children() == [], "every child process has ended"
 # ``SimpleQueue.put`` raises. Share what the workers must update, and return everything else from
 # ``__getitem__``.
 #
-# This page runs the ``fork`` method only. Under ``spawn``, the default on macOS and Windows, a
-# worker does not start as a copy of the parent: the dataset is sent to it. Whether its edits then
-# reach the parent is not shown here (a spawned worker imports the dataset's class from a module
-# file, which a page cannot provide): check ``visits`` on the platform you run.
+# This page starts children with the ``fork`` method only. Under ``spawn`` (the default on macOS
+# and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the dataset is pickled for
+# each worker, which moves its tensors into shared memory; that a worker's edits then reach the
+# parent is not run here: check ``visits`` on the platform you run.

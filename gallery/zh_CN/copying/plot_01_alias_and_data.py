@@ -11,7 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# 两个非空张量的存储起始地址相同，就说明它们共享内存。空张量没有内存可共享，不在此列。辅助函数只比较两个地址，打印的是比较结果，从不打印地址本身。
+# 两个非空张量的存储起始地址相同，就说明它们共享内存（反过来不成立，见下一个单元格）。空张量没有内存可共享，不在此列。辅助函数只比较两个地址，打印的是比较结果，从不打印地址本身。
 
 import torch
 
@@ -19,6 +19,23 @@ import torch
 def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
 
+
+# %%
+# 起始地址相同能证明共享；起始地址不同却不能排除共享。通过 DLPack、NumPy 或 ``torch.frombuffer`` 给切片建的别名，有一块自己的存储，起点落在源张量的存储之内：``same_storage`` 回答 ``False``，通过每个别名写入却都落到了源张量上。
+
+row = torch.arange(4.0)
+aliases = {
+    "torch.from_dlpack(row[1:])": torch.from_dlpack(row[1:]),
+    "torch.from_numpy(row[1:].numpy())": torch.from_numpy(row[1:].numpy()),
+    "torch.frombuffer(row[1:].numpy(), dtype=torch.float32)": torch.frombuffer(row[1:].numpy(), dtype=torch.float32),
+}
+for n, (name, alias) in enumerate(aliases.items()):
+    alias[n] = -1.0
+    print(f"{name:<55} same storage: {same_storage(alias, row)!s:<5}  row: {row.tolist()}")
+assert row.tolist() == [0.0, -1.0, -1.0, -1.0], "a write through each alias reaches row"
+# sphinx_gallery_start_ignore
+assert not any(same_storage(alias, row) for alias in aliases.values()), "each alias has a storage of its own"
+# sphinx_gallery_end_ignore
 
 # %%
 # 画图用的辅助函数

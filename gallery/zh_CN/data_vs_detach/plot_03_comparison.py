@@ -254,7 +254,7 @@ assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 # sphinx_gallery_end_ignore
 
 # %%
-# 这个赋值真正检查的只有两点：``t`` 必须和 ``p`` 是同一类张量（布局和设备类型一致，不一致时 torch 报“incompatible tensor type”，即张量类型不兼容）；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。形状不查，同类之内换 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。:fact:`data-setter-checks`
+# 按这里实际运行的结果，这个赋值真正检查的只有两点：torch 要认为 ``t`` 与 ``p`` 是兼容的张量类型；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。稀疏的 ``t`` 与稠密的 ``p`` 不兼容；``p`` 在 CPU 上而 ``t`` 在 ``meta`` 上，或者反过来，也不兼容。这两种情况 torch 都报“incompatible tensor type”，即张量类型不兼容。形状不查，同类之内换 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。哪两种设备算兼容，是 torch 逐对规定的：CPU 与 ``meta`` 不兼容，CPU 与 GPU 兼容（见下面的框）。:fact:`data-setter-checks`
 
 refused = []
 for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):
@@ -266,12 +266,33 @@ for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.z
     else:
         raise AssertionError("the setter must refuse this tensor")
 print("p after the refusals:", tuple(p.shape), p.dtype, p.device)
-assert len(refused) == 3, "the setter refuses an integer dtype, another layout and another device type"
+assert len(refused) == 3, "the setter refuses an integer dtype, a sparse layout and a meta tensor under a CPU parameter"
 
 q = torch.zeros(3)
 q.data = torch.zeros(3, dtype=torch.int64)
 print("q.requires_grad:", q.requires_grad, " q.dtype:", q.dtype)
 assert q.dtype == torch.int64, "without requires_grad, an integer dtype passes"
+
+# %%
+# .. admonition:: 在 GPU 上
+#    :class: note gpu-box
+#
+#    CPU 上的参数可以用这个赋值换成 GPU 上的张量，反过来也行：torch 把稠密的 CPU 张量和 CUDA 张量算作兼容的张量类型。``nn.Module.to()`` 就靠这一点搬动模块，搬动后每个 ``Parameter`` 仍是原来的对象（PyTorch 文档：`Module.to <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.to>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+
+if torch.cuda.is_available():
+    g = torch.nn.Parameter(torch.zeros(3))
+    g.data = torch.ones(3, device="cuda")
+    print("g.device after g.data = (cuda tensor):", g.device)
+    assert g.device.type == "cuda" and isinstance(g, torch.nn.Parameter), "a CUDA tensor passes under a CPU parameter"
+    g.data = torch.ones(3)
+    print("g.device after g.data = (cpu tensor):", g.device)
+    assert g.device.type == "cpu", "a CPU tensor passes under a CUDA parameter"
+    lin = torch.nn.Linear(2, 2)
+    weight = lin.weight
+    lin.to("cuda")
+    print("lin.weight is weight:", lin.weight is weight, " device:", lin.weight.device)
+    assert lin.weight is weight and weight.device.type == "cuda", "Module.to keeps the Parameter object"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
 # “两者都与源张量共享数据”：成立

@@ -407,7 +407,7 @@ assert "The variable in question was changed in there or anywhere later" in mess
 # 1（初始化时在 ``no_grad`` 下原地修改过它）。前向传播保存的是转置后的 ``D.weight``：一个 ``[3, 1]``
 # 的视图，与 ``D.weight`` 共享版本计数器（报错里称它为“output 0 of AsStrided”），保存时版本为 1；``opt_D.step()``
 # 又原地修改了它一次。如果 ``opt_D`` 是 fused 优化器（``fused=True``），它的一步不会增加计数器，这里的 ``backward()``
-# 也就不会报错（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
+# 也就不会报错，给 ``G`` 的梯度却是错的：算错了，也没有任何报错（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
 G = torch.nn.Linear(2, 3)
 D = torch.nn.Linear(3, 1)
 opt_G = torch.optim.SGD(G.parameters(), lr=0.1)
@@ -437,21 +437,24 @@ assert "[torch.FloatTensor [3, 1]], which is output 0 of AsStrided, is at versio
 assert at_forward == 1 and saved._base is D.weight, "the saved tensor is a view of D.weight, saved at version 1"
 
 
-def fused_gan_raises():
+def fused_gan_grad():
     with torch.random.fork_rng():
         fused_g, fused_d = torch.nn.Linear(2, 3), torch.nn.Linear(3, 1)
     fused_step = torch.optim.SGD(fused_d.parameters(), lr=0.1, fused=True)
     fused_score = fused_d(fused_g(torch.ones(4, 2)))
+    calculus = torch.autograd.grad(-fused_score.mean(), fused_g.weight, retain_graph=True)[0]
     fused_score.mean().backward(retain_graph=True)
     fused_step.step()
     try:
-        (-fused_score.mean()).backward()
+        after_step = torch.autograd.grad(-fused_score.mean(), fused_g.weight)[0]
     except RuntimeError:
-        return True
-    return False
+        return None, calculus
+    return after_step, calculus
 
 
-assert not fused_gan_raises(), "with a fused opt_D, opt_D.step() moves no counter and loss_G.backward() raises nothing"
+fused_grad, fused_calculus = fused_gan_grad()
+assert fused_grad is not None, "with a fused opt_D, opt_D.step() moves no counter and loss_G.backward() raises nothing"
+assert not torch.allclose(fused_grad, fused_calculus), "with a fused opt_D, G's gradient is wrong, with no error"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -268,7 +268,7 @@ assert same_storage(w, w.data) and torch.equal(w.detach(), 10 * torch.tensor(sta
 # 在保存张量的钩子下：修改记下了，却没有检查
 # ------------------------------------------
 #
-# ``torch.autograd.graph.save_on_cpu()`` 通过保存张量的钩子，保存在它里面构建的计算图所需的张量；这样保存的张量，自动求导（autograd）不检查它的版本。同样在 ``torch.no_grad()`` 下修改，``w._version`` 变成了 1，``backward()``
+# ``torch.autograd.graph.save_on_cpu()`` 通过保存张量的钩子，保存在它里面构建的计算图所需的张量；这样保存的张量，自动求导（autograd）不检查它的版本。同样在 ``torch.no_grad()`` 下修改，``w._version`` 变成了 1，在默认的 ``pin_memory=False`` 下 ``backward()``
 # 却不报错，而且和通过 ``.data`` 修改时一样，用的是修改后的数值。
 
 w = torch.tensor(start, requires_grad=True)
@@ -281,6 +281,37 @@ loss.backward()
 print("w.grad:", w.grad)
 print("true gradient:", true_grad)
 assert w._version == 1 and torch.equal(w.grad, 10 * true_grad), "save_on_cpu must let the edit go unnoticed"
+
+# %%
+# 默认的 ``pin_memory=False`` 下，打包钩子对 CPU 张量原样保留这个张量本身，所以上面的修改会影响 ``backward()``。``pin_memory=True`` 时，它把每个张量复制到新的内存里（有 GPU 时是锁页内存），保存的副本留着计算损失时的数值：同样的修改仍然不报错，但梯度是正确的。
+
+pinned = torch.tensor(start, requires_grad=True)
+with torch.autograd.graph.save_on_cpu(pin_memory=True):
+    loss = (pinned * pinned).sum()
+with torch.no_grad():
+    pinned.mul_(10)
+print("pinned._version after the edit:", pinned._version)
+loss.backward()
+print("pinned.grad:", pinned.grad)
+assert pinned._version == 1 and torch.equal(pinned.grad, true_grad), "with pin_memory=True the saved copy keeps the old values"
+
+# %%
+# .. admonition:: 在 GPU 上
+#    :class: note gpu-box
+#
+#    对 GPU 上的张量，无论 ``pin_memory`` 取什么值，``save_on_cpu()`` 保存的都是 CPU 内存里的一份副本，所以前向传播之后再修改这个张量，不会影响梯度（PyTorch 文档：`save_on_cpu <https://docs.pytorch.org/docs/stable/autograd.html#torch.autograd.graph.save_on_cpu>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+
+if torch.cuda.is_available():
+    on_gpu = torch.tensor(start, device="cuda", requires_grad=True)
+    with torch.autograd.graph.save_on_cpu():
+        loss = (on_gpu * on_gpu).sum()
+    with torch.no_grad():
+        on_gpu.mul_(10)
+    loss.backward()
+    print("on_gpu._version:", on_gpu._version, " on_gpu.grad:", on_gpu.grad)
+    assert on_gpu._version == 1 and torch.equal(on_gpu.grad.cpu(), true_grad), "a GPU tensor is packed as a CPU copy"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
+
 
 # %%
 # 修复：先做完 ``backward()``，再修改

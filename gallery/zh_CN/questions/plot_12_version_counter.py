@@ -317,6 +317,19 @@ print("p.grad:", p.grad, " expected:", expected)
 assert p._version == 0 and torch.equal(p.grad, 10 * expected), "vector_to_parameters: a wrong gradient, no error"
 
 # %%
+# ``vector_to_parameters`` 也不复制向量：它把向量的一段换到每个参数底下，于是模型的每个参数都与这个向量共享内存，之后再修改这个向量，模型也就跟着被改写。
+
+layer = torch.nn.Linear(2, 1)
+flat = torch.tensor([1.0, 2.0, 3.0])
+torch.nn.utils.vector_to_parameters(flat, layer.parameters())
+flat.mul_(10)
+print("layer.weight:", layer.weight)
+print("layer.bias:", layer.bias)
+print("weight same storage as flat:", same_storage(layer.weight, flat))
+print("bias same storage as flat:", same_storage(layer.bias, flat))
+assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.item() == 30.0, "the model follows flat"
+
+# %%
 # fused 优化器的一步
 # ------------------
 #

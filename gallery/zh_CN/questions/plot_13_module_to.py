@@ -363,7 +363,7 @@ assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtyp
 # sphinx_gallery_end_ignore
 
 # %%
-# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD 不报错：它的动量缓冲区悄悄留在 float32。）
+# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD、``RMSprop`` 和 ``Adagrad`` 不报错：它们的状态悄悄留在 float32。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态转换成参数的新 dtype，之后这一步就能执行。
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -377,6 +377,10 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("Adam that stepped in float32 must refuse float64 parameters")
+optimizer.load_state_dict(optimizer.state_dict())
+optimizer.step()
+print("exp_avg dtype after reloading the state:", optimizer.state[model.weight]["exp_avg"].dtype)
+assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float64, "reloading casts the state; the step runs"
 # sphinx_gallery_start_ignore
 norm = torch.nn.LayerNorm(2)
 sgd = torch.optim.SGD(norm.parameters(), lr=0.1, momentum=0.9)
@@ -385,6 +389,16 @@ sgd.step()
 norm.to(torch.float64)
 assert norm.weight.dtype == torch.float64, "the module converted"
 assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's momentum buffer stays float32"
+for make, state_key in ((torch.optim.RMSprop, "square_avg"), (torch.optim.Adagrad, "sum")):
+    other_norm = torch.nn.LayerNorm(2)
+    other = make(other_norm.parameters(), lr=0.1)
+    other_norm(torch.tensor([[1.0, 2.0]])).sum().backward()
+    other.step()
+    other_norm.to(torch.float64)
+    other.zero_grad()
+    other_norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
+    other.step()
+    assert other.state[other_norm.weight][state_key].dtype == torch.float32, f"{make.__name__} state stays float32"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -407,9 +421,59 @@ if torch.cuda.is_available():
     print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
+# ``module.to()`` 不管的张量
+# --------------------------
+#
+# ``module.to()`` 转换的只是模块（包括各层子模块）的参数和缓冲区，别的一概不管。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(2, 2)
+        self.scale = torch.ones(2)
+        self.offsets = [torch.zeros(2)]
+
+    def forward(self, x):
+        return self.linear(x) * self.scale + self.offsets[0]
+
+
+scaled = Scaled().to("meta")
+print("scaled.linear.weight.device:", scaled.linear.weight.device)
+print("scaled.scale.device:", scaled.scale.device, " scaled.offsets[0].device:", scaled.offsets[0].device)
+try:
+    scaled(torch.ones(1, 2, device="meta"))
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a forward pass that mixes meta and CPU tensors must raise")
+assert scaled.scale.device.type == "cpu" and scaled.offsets[0].device.type == "cpu", "to() left them on the CPU"
+
+# %%
+# 解决办法是把这类张量注册为缓冲区：``module.to()`` 搬动缓冲区和搬动参数一样；``persistent=False`` 则让它不进入 ``state_dict()``。（一串张量要逐个注册。）
+
+
+class Buffered(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(2, 2)
+        self.register_buffer("scale", torch.ones(2))
+        self.register_buffer("offset", torch.zeros(2), persistent=False)
+
+    def forward(self, x):
+        return self.linear(x) * self.scale + self.offset
+
+
+buffered = Buffered().to("meta")
+out = buffered(torch.ones(1, 2, device="meta"))
+print("buffered.scale.device:", buffered.scale.device, " buffered.offset.device:", buffered.offset.device)
+print("out.device:", out.device, " keys of state_dict():", list(buffered.state_dict()))
+assert buffered.scale.is_meta and buffered.offset.is_meta and out.is_meta, "to() moves buffers, persistent or not"
+
+# %%
 # 小结
 # ----
 #
 # ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，什么都不改：它们返回新张量，dtype 和设备都已相符时返回张量本身，只有返回的那个张量才是新的 dtype 或设备。要写成
 # ``x = x.to(...)``。要在优化器第一次调用 ``step()`` 之前转换模型；模型搬到 ``meta`` 之后要重新创建优化器：这次搬动给模型换上了新的
-# ``Parameter`` 对象。
+# ``Parameter`` 对象。作为普通属性或放在列表里的张量不随模块搬动：要把它注册为缓冲区。

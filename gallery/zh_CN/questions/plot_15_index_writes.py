@@ -17,7 +17,7 @@
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
 对索引得到的张量调用原地操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
-``x`` 的视图、哪些得到副本，看 ``x`` 需要梯度时赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。返回视图的每个操作的实测结果见 :doc:`视图操作一览 </views>`。
+``x`` 的视图、哪些得到副本，看 ``x`` 需要梯度时赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用的返回视图的操作的实测结果见 :doc:`视图操作一览 </views>`。
 """
 
 # %%
@@ -299,7 +299,7 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 #
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（``Parameter`` 也是）或这种叶子张量的视图做原地操作：要放在
 # ``torch.no_grad()`` 下写。推理张量在 ``torch.inference_mode()`` 之外拒绝这样写，放在 ``torch.no_grad()``
-# 下也一样。需要梯度的非叶子张量和普通张量，两种模式下都照常写入。
+# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。需要梯度的非叶子张量和普通张量，两种模式下都照常写入。
 
 
 def sources():
@@ -339,6 +339,11 @@ with torch.inference_mode():
     inference[idx] += 1
 print("inference tensor, under torch.inference_mode():", inference)
 assert torch.equal(inference, torch.tensor([1.0, 0.0, 1.0, 0.0])), "inference mode takes it"
+
+retried = sources()["inference tensor"]
+for attempt in (1, 2):
+    print(f"attempt {attempt} outside inference mode:", add_one_at(retried, False).split(".")[0], " values:", retried)
+assert torch.equal(retried, torch.tensor([2.0, 0.0, 2.0, 0.0])), "each refused write added one: a retry adds twice"
 
 # %%
 # 用一个小循环检验这条建议：手写更新每个批次用到的嵌入行，即在 ``torch.no_grad()`` 下通过索引给 ``Parameter`` 赋值；三步之后，结果与对副本用

@@ -324,16 +324,24 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # --------------------
 #
 # 浅拷贝得到一个新的模块对象，但它的属性就是原模块的属性：同一批 ``Parameter`` 对象，连存放它们的字典（``_parameters``、
-# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个。只有直接存在模块自身上的属性（比如 ``training``）是各自独立的。
+# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的钩子，在原模块上也会运行。只有之后在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
 model = torch.nn.Linear(2, 1)
 shallow = copy.copy(model)
 print("shallow is model:", shallow is model)
 print("shallow.weight is model.weight:", shallow.weight is model.weight)
-for name in ("_parameters", "_buffers", "_modules", "__dict__"):
-    print(f"{name:<12} shared: {getattr(shallow, name) is getattr(model, name)}")
+for name in ("_parameters", "_buffers", "_modules", "_forward_hooks", "__dict__"):
+    print(f"{name:<14} shared: {getattr(shallow, name) is getattr(model, name)}")
 assert shallow.weight is model.weight and shallow._parameters is model._parameters, "shared"
 # sphinx_gallery_start_ignore
 assert shallow._buffers is model._buffers and shallow._modules is model._modules, "the other dicts too"
+assert shallow._forward_hooks is model._forward_hooks and shallow._backward_hooks is model._backward_hooks, (
+    "the dicts of hooks are shared"
+)
+assert shallow._forward_pre_hooks is model._forward_pre_hooks, "the dicts of hooks are shared"
+hooked, hook_calls = torch.nn.Identity(), []
+copy.copy(hooked).register_forward_hook(lambda *args: hook_calls.append(len(args)))
+hooked(torch.ones(1, 2))
+assert hook_calls == [3], "a hook registered on the copy runs on the original"
 assert shallow.__dict__ is not model.__dict__, "the module's own attributes are separate"
 # sphinx_gallery_end_ignore
 

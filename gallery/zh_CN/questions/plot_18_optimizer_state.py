@@ -240,13 +240,18 @@ assert torch.equal(old_weight, old_values), "step() left the old weight, which h
 # 原因：优化器拿着的是旧张量
 # --------------------------
 #
-# ``param_groups`` 里列的是创建优化器时交给它的张量。新参数不在其中，所以 ``step()`` 从不碰它（它的梯度算出来了，却没人用）；旧权重还在列表里，但已经不在模型的计算图中，得不到梯度，``step()`` 就跳过它。
+# ``param_groups`` 里列的是创建优化器时交给它的张量。新参数不在其中，所以 ``step()`` 从不碰它，``zero_grad()`` 也从不清零它的梯度：上面打印的 ``model.weight.grad`` 是三步梯度之和，算出来了，却没人用。旧权重还在列表里，但已经不在模型的计算图中，得不到梯度，``step()`` 就跳过它。
 
 held = optimizer.param_groups[0]["params"][0]
 print("held is old_weight:", held is old_weight)
 print("held is model.weight:", held is model.weight)
 print("old_weight.grad:", old_weight.grad)
 assert held is old_weight and held is not model.weight, "the optimizer still holds the old tensor"
+# sphinx_gallery_start_ignore
+assert torch.allclose(model.weight.grad, 3 * torch.func.grad(lambda w: (x @ w.t() - y).pow(2).mean())(torch.zeros(1, 2))), (
+    "the new weight's gradient is three steps' gradients summed"
+)
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::
@@ -266,7 +271,7 @@ assert model.weight not in optimizer.state, "the optimizer keeps no state for th
 # 解决办法：复制进已有的参数
 # --------------------------
 #
-# ``model.load_state_dict`` 把新数值复制进模型已有的张量：权重还是原来那个对象，也就是优化器拿着的那个，训练照常进行。
+# ``model.load_state_dict`` 把新数值复制进模型已有的张量：权重还是原来那个对象，也就是优化器拿着的那个，训练照常进行。这是默认的 ``assign=False`` 下的行为；``assign=True`` 时，模型把字典里的张量当作新的 ``Parameter`` 对象换上，之前建好的优化器仍在更新旧的那些，损失就像上面的现象那样停住不动。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1, bias=False)
@@ -284,6 +289,15 @@ assert model.weight is weight and losses[-1] < losses[0], "same object, and the 
 assert not same_storage(model.weight, new_state["weight"]), "load_state_dict copies the values"
 assert torch.equal(new_state["weight"], torch.zeros(1, 2)), "training did not write into new_state"
 # sphinx_gallery_end_ignore
+
+assigned = torch.nn.Linear(2, 1, bias=False)
+assigned_optimizer = torch.optim.SGD(assigned.parameters(), lr=0.01, momentum=0.9)
+old_weight = assigned.weight
+assigned.load_state_dict({"weight": torch.zeros(1, 2)}, assign=True)
+frozen = train(assigned, assigned_optimizer, 3)
+print("assign=True, assigned.weight is old_weight:", assigned.weight is old_weight)
+print("assign=True, losses:", frozen)
+assert assigned.weight is not old_weight and len(set(frozen)) == 1, "assign=True: the optimizer steps the old weight"
 
 # %%
 # ``optimizer.state_dict()`` 随训练变化
@@ -365,4 +379,4 @@ assert again == weights_only != first_time, "the snapshot loaded without a copy 
 # 小结
 # ----
 #
-# 优化器操作的是交给它的那些张量对象，以及它原地修改的状态张量。给模型新数值要用 ``model.load_state_dict``，不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两份 ``state_dict()`` 都存下来，每次加载优化器的快照时，都先重新 ``copy.deepcopy`` 一份。
+# 优化器操作的是交给它的那些张量对象，以及它原地修改的状态张量。给模型新数值要用 ``model.load_state_dict``，而且不加 ``assign=True``；不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两份 ``state_dict()`` 都存下来，每次加载优化器的快照时，都先重新 ``copy.deepcopy`` 一份。

@@ -267,6 +267,17 @@ print("after backward, p.grad is g:", p.grad is g, " g kept its values:", torch.
 assert p.grad is not g and torch.equal(g, before), "a new p.grad, and g unchanged"
 
 # %%
+# 即使用默认设置，在这一步的 ``zero_grad()`` 之前，记下的那一项仍然就是 ``p.grad`` 本身：记下之后再对 ``p.grad`` 做原地修改，比如 ``torch.nn.utils.clip_grad_norm_``，记下的那一项也跟着被改写。下面先记下梯度 ``[6, 8]``，再把它裁剪到范数 1。
+
+clipped = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
+(clipped * clipped).sum().backward()
+entry = clipped.grad
+print("logged entry before clipping:", entry)
+torch.nn.utils.clip_grad_norm_([clipped], max_norm=1.0)
+print("logged entry after clip_grad_norm_:", entry)
+assert entry is clipped.grad and torch.allclose(entry, torch.tensor([0.6, 0.8])), "clipping rewrote the entry"
+
+# %%
 # ``zero_grad(set_to_none=False)``
 # --------------------------------
 #

@@ -1,8 +1,8 @@
 """
 .. _questions-processes:
 
-``DataLoader`` worker 的修改不见了：多进程之间的张量
-====================================================
+fork 出来的 ``DataLoader`` worker 的修改不见了：多进程之间的张量
+================================================================
 
 .. admonition:: 答案
    :class: answer
@@ -379,6 +379,26 @@ for epoch in range(2):
 assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts reached this process"
 
 # %%
+# ``spawn`` 与 ``forkserver`` 方式
+# --------------------------------
+#
+# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化（pickle），再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把张量的存储移进共享内存，和上面经队列发送时一样。所以在 ``spawn`` 方式下（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式下（Python 3.14 起 Linux 的默认方式），数据集里的张量是放在共享内存里到达 worker 的；worker 对它们的修改，应当像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker（它要从模块文件导入数据集的类，而页面提供不了这样的文件）；下面的单元格只检查序列化对一个张量做了什么。这次移动给了张量新的内存：之前取得的 NumPy 数组仍指向旧内存，而张量已经不用那块内存了。这类句柄要在 ``share_memory_()`` 之后、或者 worker 启动之后再取。
+
+from multiprocessing.reduction import ForkingPickler
+
+pickled = torch.zeros(3)
+as_array = pickled.numpy()
+old_address = pickled.untyped_storage().data_ptr()
+ForkingPickler.dumps(pickled)
+print("pickled.is_shared():", pickled.is_shared())
+print("storage moved:", pickled.untyped_storage().data_ptr() != old_address)
+print("as_array still at the old address:", as_array.__array_interface__["data"][0] == old_address)
+assert pickled.is_shared() and pickled.untyped_storage().data_ptr() != old_address, "pickling moves it to shared memory"
+# sphinx_gallery_start_ignore
+assert as_array.__array_interface__["data"][0] == old_address, "an array taken before keeps the old address"
+# sphinx_gallery_end_ignore
+
+# %%
 # 所有子进程都已退出
 # ------------------
 #
@@ -400,5 +420,4 @@ assert mp.active_children() == [], "every child process has ended"
 # ``torch.no_grad()`` 之下才能修改）。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``
 # 则直接报错。worker 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
 #
-# 本页只运行 ``fork`` 方式。在 ``spawn`` 方式下（macOS 和 Windows 的默认方式），worker 不是父进程的一份副本，数据集是发送给它的。这时它的修改能否到达父进程，本页没有演示（spawn
-# 出来的 worker 要从模块文件导入数据集的类，而页面提供不了这样的文件）：请在你运行的平台上检查 ``visits``。
+# 本页只用 ``fork`` 方式启动子进程。在 ``spawn`` 方式（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式（Python 3.14 起 Linux 的默认方式）下，数据集要序列化后发给每个 worker，这会把其中的张量移进共享内存；worker 的修改随后能否到达父进程，本页没有运行：请在你运行的平台上检查 ``visits``。
