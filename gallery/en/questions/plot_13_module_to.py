@@ -416,14 +416,14 @@ assert norm.weight.dtype == torch.float64, "the module converted"
 assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's momentum buffer stays float32"
 for make, state_key in ((torch.optim.RMSprop, "square_avg"), (torch.optim.Adagrad, "sum")):
     other_norm = torch.nn.LayerNorm(2)
-    other = make(other_norm.parameters(), lr=0.1)
+    opt2 = make(other_norm.parameters(), lr=0.1)
     other_norm(torch.tensor([[1.0, 2.0]])).sum().backward()
-    other.step()
+    opt2.step()
     other_norm.to(torch.float64)
-    other.zero_grad()
+    opt2.zero_grad()
     other_norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
-    other.step()
-    assert other.state[other_norm.weight][state_key].dtype == torch.float32, f"{make.__name__} state stays float32"
+    opt2.step()
+    assert opt2.state[other_norm.weight][state_key].dtype == torch.float32, f"{make.__name__} state stays float32"
 # sphinx_gallery_end_ignore
 
 # %%
