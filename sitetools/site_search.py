@@ -53,6 +53,9 @@ KEPT = re.compile(r"^(pagefind\.js|pagefind-worker\.js|pagefind-entry\.json|voca
 #: Weights (Pagefind's body text weighs 1, an ``<h1>`` 7): the answer box, the readers' words, tables.
 ANSWER_WEIGHT = 4
 WORDS_WEIGHT = 6
+#: Around the readers' words in the indexed copy: the search page leaves them out of a result's excerpt,
+#: which shows the page's own text (``docs/_static/site_search.js``, ``READERS_WORDS``).
+WORDS_OPEN, WORDS_CLOSE = "⟦", "⟧"
 TABLE_WEIGHT = 0.5
 #: A page's code (not its printed output, which holds the errors readers paste): the prose around it
 #: says what it does in the words a reader types, while its names (``t``, ``out``, ``grad``) match many
@@ -165,7 +168,7 @@ def prepared(html: str, words: list[tuple[str, tuple[str, ...]]], summary: bool 
         heading = re.search(start + r"(?:.|\n)*?</h[1-6]>", html)
         if heading is None:
             raise SearchIndexError(f"no heading follows the anchor #{anchor}")
-        text = " · ".join(escape(word, quote=False) for word in typed)
+        text = WORDS_OPEN + " · ".join(escape(word, quote=False) for word in typed) + WORDS_CLOSE
         html = html[:heading.end()] + f'\n<p data-pagefind-weight="{WORDS_WEIGHT}">{text}</p>\n' + html[heading.end():]
     return html
 

@@ -38,7 +38,7 @@ TAGS = {"en": "en", "zh_CN": "zh-CN"}
 
 
 def _page(tag: str, title: str, body: str) -> str:
-    return (f'<!doctype html><html lang="{tag}"><head><title>{title}</title></head><body>'
+    return (f'<!doctype html><html lang="{tag}"><head><meta charset="utf-8"><title>{title}</title></head><body>'
             f'<article role="main" id="furo-main-content"><section id="top"><h1>{title}</h1>{body}</section>'
             "</article></body></html>")  # fmt: skip
 
@@ -50,9 +50,13 @@ def _search_page(tag: str) -> str:
              "more": "More", "file": "file", "failed": "failed", "separator": ", "}
     attributes = " ".join(f'data-{name}="{text}"' for name, text in words.items())
     vocabulary = ' data-vocabulary="pagefind/vocabulary.json"' if tag == "zh-CN" else ""
-    return (f'<!doctype html><html lang="{tag}"><head><title>Search</title></head><body>'
+    return (f'<!doctype html><html lang="{tag}"><head><meta charset="utf-8"><title>Search</title></head><body>'
             f'<form role="search"><input name="q"></form><div id="search-results" {attributes}{vocabulary}></div>'
             '<script defer src="site_search.js"></script></body></html>')  # fmt: skip
+
+
+#: Readers' words added to a page of the small site: page -> [(anchor, words)].
+READERS = {"other.html": [("top", ("OOM", "out of memory"))]}
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +65,8 @@ def small_site(tmp_path_factory):
     for code, pages in PAGES.items():
         folder = site / code
         folder.mkdir()
-        prepared = {name: site_search.prepared(_page(TAGS[code], *page), []) for name, page in pages.items()}
+        prepared = {name: site_search.prepared(_page(TAGS[code], *page), READERS.get(name, []))
+                    for name, page in pages.items()}  # fmt: skip
         for name, html in prepared.items():
             (folder / name).write_text(html, encoding="utf-8")
         site_search.index(folder, prepared, site_search.ChineseWords(code) if code == "zh_CN" else None)
@@ -122,6 +127,19 @@ def test_an_empty_query_says_what_to_type(chromium, small_site):
     assert links == [] and summary == "Type a question.", summary
 
 
+def test_readers_words_find_a_page_but_its_excerpt_shows_its_own_text(chromium, small_site):
+    page = chromium.new_page()
+    try:
+        page.goto(f"{small_site}/en/search.html?q=OOM")
+        page.wait_for_selector("#search-results[data-ms]", state="attached", timeout=15_000)
+        links = page.eval_on_selector_all("#search-results ul.search li > a", "links => links.map(a => a.href)")
+        excerpt = page.inner_text("#search-results ul.search li p.context")
+    finally:
+        page.close()
+    assert pages_of([link.rsplit("/", 1)[-1] for link in links]) == ["other.html"], links
+    assert "OOM" not in excerpt and "⟦" not in excerpt and "Tensors hold numbers" in excerpt, excerpt
+
+
 def test_nonsense_lists_nothing(chromium, small_site):
     links, _ = results(chromium, small_site, "en", "qqxyzzyqq")
     assert links == []
@@ -145,7 +163,7 @@ def test_a_two_character_chinese_word_finds_its_page(chromium, small_site):
 def test_readers_words_go_after_the_heading_of_their_section_with_a_weight():
     html = _page("en", "Title", "<span id='fix'></span><h2>The fix</h2><p>text</p>").replace("'fix'", '"fix"')
     out = site_search.prepared(html, [("fix", ("OOM", "memory leak"))])
-    assert '<h2>The fix</h2>\n<p data-pagefind-weight="6">OOM · memory leak</p>' in out, out
+    assert '<h2>The fix</h2>\n<p data-pagefind-weight="6">⟦OOM · memory leak⟧</p>' in out, out
     assert "<article" in out and "data-pagefind-body" in out
 
 

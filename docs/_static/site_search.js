@@ -211,6 +211,11 @@ const plain = (html) => {
 };
 const link = (url) => new URL(url.replace(/^\//, ""), new URL(".", location.href)).href;
 
+// The readers' words the index adds after a heading, between ⟦ and ⟧ (sitetools/site_search.py): they
+// find the page, but the excerpt shows the page's own text. An excerpt may start or end inside them.
+const READERS_WORDS = /\u27e6[^\u27e6\u27e7]*\u27e7|^[^\u27e6\u27e7]*\u27e7|\u27e6[^\u27e6\u27e7]*$/g;
+const ownText = (text) => text.replace(READERS_WORDS, " ").replace(/\s+/g, " ").trim();
+
 async function item(page, words) {
   const { data, sub } = await section(page);
   const li = document.createElement("li");
@@ -227,7 +232,7 @@ async function item(page, words) {
   }
   const excerpt = document.createElement("p");
   excerpt.className = "context";
-  excerpt.append(marked(plain(sub.excerpt || data.excerpt), words));
+  excerpt.append(marked(ownText(plain(sub.excerpt || data.excerpt)), words));
   li.append(excerpt);
   return li;
 }
