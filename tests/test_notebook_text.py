@@ -1,4 +1,5 @@
-"""The downloads read cleanly: notebooks hold Markdown, not raw reST, and no download keeps a
+"""The downloads read cleanly: notebooks hold Markdown, not raw reST (no directive, role or escape), their
+cross-references lead to the published pages (or name them, without an address), and no download keeps a
 ``|substitution|`` unresolved (``tensorcopy_sphinx.notebook_text``)."""
 
 from __future__ import annotations
@@ -9,12 +10,14 @@ from pathlib import Path
 
 import pytest
 from sphinx.errors import ExtensionError
+from sphinx.util.inventory import InventoryFile
 from sphinx_gallery.notebook import rst2md
+from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 from tests.gallery_tools import LANGS, gallery_scripts
 
-from tensorcopy_sphinx.notebook_text import boxed_code, clean_notebook, markdown_cell  # noqa: E402  isort: skip
+from tensorcopy_sphinx.notebook_text import Pages, boxed_code, clean_notebook, markdown_cell  # noqa: E402  isort: skip
 
 VALUES = {"torch_version": "9.9.9+cpu"}
 RAW_DIRECTIVE = re.compile(r"^\s*\.\. [\w-]+::", re.MULTILINE)
@@ -208,3 +211,115 @@ def test_a_notebooks_gpu_box_says_what_the_sites_build_did_in_words_a_rerun_keep
               for line in text.split("\n") if line.startswith(("> **On a GPU", "> **在 GPU 上"))]
     assert titles, f"no GPU box in the {lang} notebooks"
     assert [title for title in titles if not re.fullmatch(WORDS[lang]["gpu"], title)] == []
+
+
+# --- Cross-references and escapes: links to the published pages, no reST left -----------------------
+
+PAGES = Pages(
+    labels={"questions-deepcopy": ("examples/questions/plot_07_deepcopy", "questions-deepcopy", "深拷贝的标题"),
+            "copying-clone": ("examples/copying/plot_03_clone", "copying-clone", "clone(): new memory")},
+    titles={"views": "视图操作一览", "examples/questions/plot_07_deepcopy": "深拷贝的标题"},
+    docname="examples/questions/plot_17_containers")  # fmt: skip
+BASE = "https://example.org/tensor-copies/zh_CN/"
+DEEPCOPY = f"{BASE}examples/questions/plot_07_deepcopy.html#questions-deepcopy"
+
+
+def _cell(rst: str, cjk: bool, base: str = BASE) -> str:
+    pages = Pages(PAGES.labels, PAGES.titles, base, PAGES.docname)
+    return markdown_cell(rst2md(rst, {}, "/tmp", {}), VALUES, "x.ipynb", cjk, pages=pages)
+
+
+@pytest.mark.parametrize(("rst", "cjk", "base", "expected"), [
+    ("（见\\ :ref:`深拷贝那一页 <questions-deepcopy>`）。", True, BASE, f"（见[深拷贝那一页]({DEEPCOPY})）。"),
+    ("见 :ref:`深拷贝那一页 <questions-deepcopy>` 一样", True, BASE, f"见[深拷贝那一页]({DEEPCOPY})一样"),
+    ("见 :ref:`深拷贝那一页 <questions-deepcopy>` 一样", True, "", "见深拷贝那一页《深拷贝的标题》一样"),
+    ("use :ref:`copying-clone`.", False, BASE, f"use [clone(): new memory]({BASE}examples/copying/plot_03_clone.html"
+                                               "#copying-clone)."),
+    ("use :ref:`copying-clone`.", False, "", "use clone(): new memory."),
+    ("use :ref:`a copy <copying-clone>`.", False, "", 'use a copy ("clone(): new memory").'),
+    ("见 :doc:`视图操作一览 </views>`。", True, BASE, f"见[视图操作一览]({BASE}views.html)。"),
+    ("in :doc:`/views`.", False, "", "in 视图操作一览."),
+    ("an escaped\\ space, ``a\\ b`` and `assert` stay code.", False, BASE,
+     "an escapedspace, ``a\\ b`` and `assert` stay code."),
+])  # fmt: skip
+def test_a_cross_reference_leads_to_its_page_or_names_it_and_no_escape_is_left(rst, cjk, base, expected):
+    assert _cell(rst, cjk, base) == expected
+
+
+def test_a_role_the_notebook_cannot_show_fails_naming_the_file():
+    with pytest.raises(ExtensionError, match=r"x.ipynb: .*:func:"):
+        _cell("Call :func:`torch.clone` here.", False)
+
+
+def test_a_reference_to_no_page_is_a_reference_warning(caplog):
+    assert _cell("see :ref:`the page <no-such-label>`.", False) == "see the page."
+    assert "'no-such-label' leads to no page" in caplog.text
+
+
+#: In a built notebook's text, outside code: a reST role, escaped whitespace, a single-quoted code span (what
+#: sphinx-gallery leaves of a cross-reference), a Markdown link.
+ROLE = re.compile(r"(?<![\w`]):[a-z][\w-]*(?::[a-z][\w-]*)?:`")
+ESCAPE = re.compile(r"\\[ \t]|\\$", re.MULTILINE)
+CODE = re.compile(r"```.*?```|``.+?``", re.DOTALL)
+SPAN = re.compile(r"(?<!`)`([^`]+)`(?!`)")
+LINK = re.compile(r"\]\((?P<url>[^)\s]+)\)")
+
+
+def _published_base(site: Path) -> str:
+    """The SITE_URL the site was built with ('' for a local build), read from its robots.txt."""
+    match = re.search(r"^Sitemap: (\S+)sitemap\.xml$", (site / "robots.txt").read_text(encoding="utf-8"), re.M)
+    return match.group(1) if match else ""
+
+
+def _references(script: Path) -> int:
+    """How many cross-references (``:ref:``, ``:doc:``) the text of a page holds."""
+    _, blocks = split_code_and_text_blocks(str(script))
+    return sum(len(re.findall(r":(?:ref|doc):`", text)) for label, text, _ in blocks if label == "text")
+
+
+def notebook_problems(site: Path, lang: str) -> list[str]:
+    """What is wrong in the text of the notebooks of edition ``lang`` of a built ``site``: a reST role or
+    escape, a cross-reference left as its label, a link into the site that is relative (it leads nowhere
+    from a notebook opened alone), or leads to no page or no anchor of the site, and a page whose
+    cross-references did not all become links (on a site built with an address) or became any."""
+    base = _published_base(site)
+    inventory = InventoryFile.loads((site / lang / "objects.inv").read_bytes(), uri="").data
+    labels = set(inventory["std:label"]) | set(inventory["std:doc"])
+    scripts = {script.stem: script for script in gallery_scripts(lang)}
+    notebooks = sorted((site / lang / "_downloads").rglob("plot_*.ipynb"))
+    assert notebooks and {notebook.stem for notebook in notebooks} == set(scripts), f"{lang}: notebooks and pages"
+    problems = []
+    for notebook in notebooks:
+        links = 0
+        for number, cell in enumerate(json.loads(notebook.read_text(encoding="utf-8"))["cells"]):
+            if cell["cell_type"] != "markdown":
+                continue
+            where = f"{lang}: {notebook.name} cell {number}"
+            prose = CODE.sub(" ", "".join(cell["source"]))
+            problems += [f"{where}: the role {m.group()}" for m in ROLE.finditer(prose)]
+            problems += [f"{where}: a reST escape {m.group()!r}" for m in ESCAPE.finditer(prose)]
+            problems += [f"{where}: the cross-reference `{m.group(1)}` left as a label" for m in SPAN.finditer(prose)
+                         if m.group(1).strip() in labels or re.search(r"<([^<>\s]+)>\s*$", m.group(1))]
+            for url in (m.group("url") for m in LINK.finditer(prose)):
+                if "://" not in url:
+                    problems.append(f"{where}: the relative link {url}, which leads nowhere in a notebook")
+                elif base and url.startswith(base):
+                    links += 1
+                    path, _, anchor = url.removeprefix(base).partition("#")
+                    page = site / path
+                    if not page.is_file():
+                        problems.append(f"{where}: {url} leads to no page of the site")
+                    elif anchor and f'id="{anchor}"' not in page.read_text(encoding="utf-8"):
+                        problems.append(f"{where}: {url} leads to no anchor of {path}")
+        expected = _references(scripts[notebook.stem]) if base else 0
+        if links != expected:
+            problems.append(f"{lang}: {notebook.name} links {links} times into the site; its page's text holds "
+                            f"{_references(scripts[notebook.stem])} cross-references "
+                            f"({'built for ' + base if base else 'built without an address'})")  # fmt: skip
+    return problems
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_notebook_holds_a_role_an_escape_or_a_reference_that_leads_nowhere(site_dir, lang):
+    problems = notebook_problems(site_dir, lang)
+    assert not problems, "\n".join(problems)

@@ -277,3 +277,13 @@ def test_the_scan_of_generated_files_reads_scripts_from_the_sites_own_path(publi
     other = next(path for path, _ in BUILDS.values() if path != site.base_path)
     refused = published_content.check(site.site, list(CODES), ROOT, other)
     assert refused and {problem.split(":")[0] for problem in refused} == {f"{code}/404.html" for code in CODES}
+
+
+def test_the_notebooks_cross_references_lead_to_pages_of_the_published_site(published):
+    """Built with an address, every cross-reference of a notebook's text is a link to a page and anchor of the
+    site (tests/test_notebook_text.py reads the site built without one, where they name the page instead)."""
+    from tests.test_notebook_text import notebook_problems
+
+    site = published["sub-path"].site
+    problems = [problem for code in CODES for problem in notebook_problems(site, code)]
+    assert not problems, "\n".join(problems)

@@ -2,7 +2,8 @@
 
 sphinx-gallery zips a page's ``.py`` and ``.ipynb`` when it writes them, before this site's extensions
 add the verified-on stamp, the readable notebook text and the rerun cell. This extension runs after them
-(priority 900) and writes every zip again from the final files, with a fixed date in each entry, so that
+(once Sphinx has read every page, as the notebook text needs: priority 900 of ``env-updated``) and writes
+every zip again from the final files, with a fixed date in each entry, so that
 two builds of one commit give identical zips. A zip without its two files fails the build, naming it.
 """
 
@@ -26,12 +27,12 @@ def rezip(zip_path: Path) -> None:
             archive.writestr(zipfile.ZipInfo(path.name, ENTRY_DATE), path.read_bytes(), zipfile.ZIP_DEFLATED)
 
 
-def _rezip_all(app: Sphinx, env, docnames) -> None:
+def _rezip_all(app: Sphinx, env) -> None:
     gallery = Path(app.srcdir) / app.config.sphinx_gallery_conf["gallery_dirs"][0]
     for zip_path in sorted(gallery.rglob("plot_*.zip")):
         rezip(zip_path)
 
 
 def setup(app: Sphinx) -> dict:
-    app.connect("env-before-read-docs", _rezip_all, priority=900)  # after every extension changed the downloads
+    app.connect("env-updated", _rezip_all, priority=900)  # after every extension changed the downloads
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -16,10 +16,20 @@ them as downloads), this extension rewrites them:
   caption becomes its caption paragraph (the alt text
   belongs to the picture, which the notebook draws when it runs), and each of the build's substitutions
   (``|torch_version|``...) becomes its value;
-- in every notebook's Markdown cells, a cross-reference that sphinx-gallery left as
-  ```下一页 <copying-rebinding>``` (it only drops the ``:ref:`` role) becomes its words, since the
-  label means nothing outside the site, and a Markdown link loses the ``_`` sphinx-gallery leaves
-  after it when the reST link was anonymous (```text <url>`__``);
+- in every notebook's Markdown cells, a cross-reference (sphinx-gallery leaves ``:ref:`下一页 <label>```
+  as ```下一页 <label>``` and ``:ref:`label``` as ```label```, and ``:doc:`` as it is) becomes a
+  Markdown link to that page of the published site, since a label means nothing in a notebook opened
+  alone: the edition's address (``html_baseurl``, from ``SITE_URL``: ``docs/_shared/conf.py``), the
+  page and the label's anchor, all read from Sphinx's own record of the labels and titles it read
+  (:class:`Pages`). This is why the downloads are finished once Sphinx has read every page
+  (``env-updated``), before they are zipped and copied. Without an address the reference names the
+  page by its title instead (``下一页《title》``, or only the title where the reference has no words of
+  its own). A label Sphinx does not know is a warning of Sphinx's own kind (``ref.ref``, ``ref.doc``),
+  which fails the build and which a preview, built without most pages, lets pass. A Markdown link loses the
+  ``_`` sphinx-gallery leaves after it when the reST link was anonymous (```text <url>`__``);
+- in every notebook's Markdown cells, reST's escaped whitespace (``见\\ :ref:`...```, which reST
+  removes and Markdown would show as a backslash) is removed outside code, and any other role left
+  (``:func:``...) fails the build, naming the file;
 - in every notebook's Markdown cells, a named fact's citation (``:fact:`id```, which renders nothing on
   the page: :mod:`tensorcopy_sphinx.behaviour_matrix`) is removed with the space or line break before it;
 - in the notebooks of editions marked ``cjk`` in ``sitetools.editions``, a line break inside a
@@ -35,14 +45,17 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
+from sphinx.util import docname_join, logging
 
 from sitetools.editions import edition
 from tensorcopy_sphinx.build_info import build_versions, resolve
-from tensorcopy_sphinx.cjk_linebreaks import join_lines
+from tensorcopy_sphinx.cjk_linebreaks import FULL_WIDTH_PUNCTUATION, HAN, join_lines
 from tensorcopy_sphinx.gpu_box import CLASS, notebook_title, ran_on
 
 #: A reST directive at the start of a line: its name, its argument, then its indented block.
@@ -51,9 +64,21 @@ _DIRECTIVE = re.compile(r"^\.\. (?P<name>[a-z][\w-]*)::[ \t]*(?P<argument>.*)\n(
 _OPTION = re.compile(r"^:[\w-]+:.*$")
 #: The class option of a GPU box (:mod:`tensorcopy_sphinx.gpu_box`).
 _GPU_BOX = re.compile(rf"^[ \t]+:class:.*\b{CLASS}\b", re.MULTILINE)
-#: A cross-reference as sphinx-gallery leaves it (```words <label>```): a label, not an address.
-_LEFT_REFERENCE = re.compile(r"(?P<before> ?)(?<!`)`(?P<words>[^`<>]+?)\s*<[\w.-]+>`(?![`_])(?P<after> ?)")
-_HAN = re.compile("[\u3400-\u9fff]")
+#: A cross-reference as sphinx-gallery leaves it: ```words <label>``` or ```label``` (``:ref:`` dropped), or
+#: ``:doc:`words <name>``` and ``:doc:`name``` as they were.
+_LEFT_REFERENCE = re.compile(r"(?P<before> ?)(?:(?<![`:])`|(?P<doc>:doc:`))"
+                             r"(?:(?P<words>[^`<>]+?)\s*<(?P<target>[^`<>\s]+)>|(?P<bare>[^`<>\s]+))"
+                             r"`(?![`_])(?P<after> ?)")
+_HAN = re.compile(f"[{HAN}]")
+#: The end of a reference's text that stands without a space next to Chinese (a Chinese character, or
+#: the full-width bracket of a title named after it).
+_CJK_END = re.compile(f"[{HAN}{FULL_WIDTH_PUNCTUATION}]")
+#: reST's escaped whitespace, which reST removes and Markdown shows as a backslash.
+_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\[ \n]")
+#: Code in a Markdown cell, where nothing is rewritten: fenced blocks and ````literal```` spans.
+_CODE = re.compile(r"```.*?```|``.+?``", re.DOTALL)
+#: A reST role left in the text (``:func:`x```).
+_ROLE = re.compile(r"(?<![\w`]):[a-z][\w-]*(?::[a-z][\w-]*)?:`")
 #: A named fact's citation (the ``fact`` role renders nothing), with the space or line break before it.
 _FACT = re.compile(r"(?:[ \t]*\n)?[ \t]*:fact:`[^`]*`")
 #: A Markdown link sphinx-gallery made from an anonymous reST link (```text <url>`__``): it converts
@@ -156,36 +181,112 @@ def join_chinese_lines(markdown: str) -> str:
     return "\n".join(lines)
 
 
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Pages:
+    """Where the edition's cross-references lead, as Sphinx read them: ``labels`` (label -> the page,
+    the anchor and the title of what it labels: the standard domain's), ``titles`` (page -> title),
+    ``base`` (the edition's published address, ``html_baseurl``; '' when it has none), ``docname`` (the
+    page whose notebook this is: a relative ``:doc:`` starts there)."""
+
+    labels: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
+    base: str = ""
+    docname: str = ""
+    suffix: str = ".html"
+
+    @classmethod
+    def read(cls, app: Sphinx, env) -> Pages:
+        titles = {name: title.astext() for name, title in env.titles.items()}
+        return cls(dict(env.domains.standard_domain.labels), titles, app.config.html_baseurl,
+                   suffix=getattr(app.builder, "link_suffix", ".html"))
+
+    def of(self, docname: str) -> Pages:
+        return Pages(self.labels, self.titles, self.base, docname, self.suffix)
+
+    def target(self, target: str, doc: bool) -> tuple[str, str | None] | None:
+        """The title of what ``target`` (a label, or a page for ``doc``) names, and its address on the
+        published site (None without one); None for a target Sphinx does not know."""
+        if doc:
+            docname = docname_join(self.docname, target.removeprefix("/")) if not target.startswith("/") \
+                else target.removeprefix("/")  # fmt: skip
+            if docname not in self.titles:
+                return None
+            docname, anchor, title = docname, "", self.titles[docname]
+        elif target in self.labels:
+            docname, anchor, title = self.labels[target]
+            title = title or self.titles.get(docname, target)
+        else:
+            return None
+        url = f"{self.base}{quote(docname)}{self.suffix}" + (f"#{anchor}" if anchor else "") if self.base else None
+        return title, url
+
+
+def _outside_code(text: str, change) -> str:
+    """``text`` with ``change`` applied to every piece of it that is not code."""
+    parts, position = [], 0
+    for code in _CODE.finditer(text):
+        parts += [change(text[position:code.start()]), code.group()]
+        position = code.end()
+    return "".join(parts) + change(text[position:])
+
+
 def markdown_cell(text: str, values: dict[str, str], where: str, cjk: bool = False,
-                  gpu_title: str | None = None, boxed: frozenset[str] = frozenset()) -> str:  # fmt: skip
+                  gpu_title: str | None = None, boxed: frozenset[str] = frozenset(),
+                  pages: Pages = Pages()) -> str:  # fmt: skip
     """One Markdown cell as a notebook reader should see it (see the module docstring); ``boxed`` holds
-    the code of the code blocks the page's admonitions hold (:func:`boxed_code`)."""
+    the code of the code blocks the page's admonitions hold (:func:`boxed_code`), ``pages`` where its
+    cross-references lead."""
     text = text if text.endswith("\n") else text + "\n"
     text = _FACT.sub("", _directives(text, where, gpu_title, boxed))
     text = _LEFT_UNDERSCORE.sub(r"\1", resolve(text, values, where))
-    text = _LEFT_REFERENCE.sub(lambda match: _words(match, cjk), text).rstrip("\n")
+    text = _outside_code(text, lambda prose: _ESCAPE.sub(r"\1", prose))
+    text = _LEFT_REFERENCE.sub(lambda match: _reference(match, cjk, pages, where), text).rstrip("\n")
+    if role := _ROLE.search(_CODE.sub(" ", text)):
+        raise ExtensionError(f"{where}: the notebook's text holds the role {role.group()}`, which "
+                             f"tensorcopy_sphinx.notebook_text cannot turn into Markdown; add it there")
     return join_chinese_lines(text) if cjk else text
 
 
-def _words(reference: re.Match, cjk: bool) -> str:
-    """A left cross-reference as its words; in a ``cjk`` edition without the spaces around it where
-    Chinese meets Chinese (the pages drop those too: ``tensorcopy_sphinx.cjk_linebreaks``)."""
-    words, text = reference.group("words"), reference.string
-    start, end = reference.start(), reference.end()
+def _reference(reference: re.Match, cjk: bool, pages: Pages, where: str) -> str:
+    """A left cross-reference as a link to its page (or its words and the page's title, where the site
+    has no address); in a ``cjk`` edition without the spaces around it where Chinese meets Chinese (the
+    pages drop those too: ``tensorcopy_sphinx.cjk_linebreaks``). A code span that is no label stays."""
+    words, doc = reference.group("words"), bool(reference.group("doc"))
+    target = reference.group("target") or reference.group("bare")
+    found = pages.target(target, doc)
+    if found is None:
+        if words is None and not doc:
+            return reference.group()  # inline code (`assert`), not a label
+        logger.warning(f"{where}: the notebook's cross-reference to {target!r} leads to no page",
+                       type="ref", subtype="doc" if doc else "ref")
+        title, url = words or target, None
+    else:
+        title, url = found
+    shown = words or title
+    if url:
+        text = "[{}]({})".format(shown.replace("[", r"\[").replace("]", r"\]"), url)
+    else:
+        text = shown if shown == title else f"{shown}《{title}》" if cjk else f'{shown} ("{title}")'
+    visible = shown if url else text
+    string, start, end = reference.string, reference.start(), reference.end()
     before, after = reference.group("before"), reference.group("after")
-    if cjk and before and start > 0 and _HAN.match(text[start - 1]) and _HAN.match(words[0]):
+    if cjk and before and start > 0 and _HAN.match(string[start - 1]) and _CJK_END.match(visible[0]):
         before = ""
-    if cjk and after and end < len(text) and _HAN.match(text[end]) and _HAN.match(words[-1]):
+    if cjk and after and end < len(string) and _HAN.match(string[end]) and _CJK_END.match(visible[-1]):
         after = ""
-    return f"{before}{words}{after}"
+    return f"{before}{text}{after}"
 
 
 def clean_notebook(path: Path, values: dict[str, str], cjk: bool = False, gpu_title: str | None = None,
-                   boxed: frozenset[str] = frozenset()) -> None:  # fmt: skip
+                   boxed: frozenset[str] = frozenset(), pages: Pages = Pages()) -> None:  # fmt: skip
     data = json.loads(path.read_text(encoding="utf-8"))
     for cell in data["cells"]:
         if cell["cell_type"] == "markdown":
-            cell["source"] = [markdown_cell("".join(cell["source"]), values, str(path.name), cjk, gpu_title, boxed)]
+            source = "".join(cell["source"])
+            cell["source"] = [markdown_cell(source, values, str(path.name), cjk, gpu_title, boxed, pages)]
     markdown = "\n".join(cell["source"][0] for cell in data["cells"] if cell["cell_type"] == "markdown")
     for code in sorted(boxed):
         if _quoted(code) not in markdown:
@@ -201,17 +302,19 @@ def clean_script(path: Path, values: dict[str, str]) -> None:
         path.write_text(cleaned, encoding="utf-8")
 
 
-def _clean_downloads(app: Sphinx, env, docnames) -> None:
-    gallery = Path(app.srcdir) / app.config.sphinx_gallery_conf["gallery_dirs"][0]
-    values, cjk = build_versions(), edition(app.config.language).cjk
+def _clean_downloads(app: Sphinx, env) -> None:
+    gallery_dir = app.config.sphinx_gallery_conf["gallery_dirs"][0]
+    gallery = Path(app.srcdir) / gallery_dir
+    values, cjk, pages = build_versions(), edition(app.config.language).cjk, Pages.read(app, env)
     for notebook in sorted(gallery.rglob("plot_*.ipynb")):
-        gpus = ran_on(notebook.relative_to(gallery).with_suffix("").as_posix())
+        name = notebook.relative_to(gallery).with_suffix("").as_posix()
         rst = notebook.with_suffix(".rst").read_text(encoding="utf-8")
-        clean_notebook(notebook, values, cjk, notebook_title(app, gpus), boxed_code(rst))
+        clean_notebook(notebook, values, cjk, notebook_title(app, ran_on(name)), boxed_code(rst),
+                       pages.of(f"{gallery_dir}/{name}"))
     for script in sorted(gallery.rglob("plot_*.py")):
         clean_script(script, values)
 
 
 def setup(app: Sphinx) -> dict:
-    app.connect("env-before-read-docs", _clean_downloads)
+    app.connect("env-updated", _clean_downloads)  # once Sphinx knows every label; before the zips (900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,5 +1,7 @@
 """Record what the examples produced, for the build to verify after Sphinx exits
-(:mod:`sitetools.page_outputs`): the generated pages once every download is final, the HTML once
+(:mod:`sitetools.page_outputs`): the generated pages once every page ran (which ends what they left
+running) and again once every download is final (the notebooks' links are written when Sphinx has read
+every page: ``tensorcopy_sphinx.notebook_text``), the HTML once
 Sphinx and every extension wrote it; and refuse a document that appeared among the edition's
 hand-written sources while the examples ran. Without the build's run records (sphinx-build by hand) it
 records and refuses nothing."""
@@ -37,7 +39,8 @@ def _seal_html(app, exception) -> None:
 
 def setup(app):
     app.connect("config-inited", _note_sources)  # before sphinx-gallery runs the first page (builder-inited)
-    app.connect("env-before-read-docs", _seal, priority=950)  # after download_zips (900) made the zips
+    app.connect("env-before-read-docs", _seal, priority=950)  # once the last page ran
+    app.connect("env-updated", lambda app, env: _seal(app, env, ()), priority=950)  # after download_zips (900)
     app.connect("env-before-read-docs", _check_documents, priority=960)
     app.connect("build-finished", _seal_html, priority=1000)  # after every extension wrote into the HTML
     return {"parallel_read_safe": True, "parallel_write_safe": True}
