@@ -37,7 +37,7 @@ def _pin(name: str) -> str:
     """The site's own pin of a package (``matplotlib==3.11.2``), from pyproject.toml."""
     import tomllib
 
-    pins = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    pins = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["dependency-groups"]["docs"]
     return next(pin for pin in pins if pin.split("==")[0].strip() == name)
 
 
