@@ -143,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         record = record_release(release, reference, pages)
         path = args.out / f"{release}.json"
         path.write_text(json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        print(f"torch {release}: {json.dumps(record['summary'])} -> {path.relative_to(ROOT)}")
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        print(f"torch {release}: {json.dumps(record['summary'])} -> {shown}")
     print(f"{len(args.releases)} releases in {time.monotonic() - started:.0f} s")
     return 0
 
