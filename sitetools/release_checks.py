@@ -52,8 +52,15 @@ def _missing(error: BaseException) -> bool:
     return isinstance(error, MISSING)
 
 
-#: Operands that state what is expected rather than hold what was seen.
-_EXPECTED = (ast.Constant, ast.JoinedStr)
+def _expected(node: ast.AST) -> bool:
+    """An operand that states what is expected (a literal, an f-string) rather than holds what was seen."""
+    if isinstance(node, ast.JoinedStr):
+        return True
+    try:
+        ast.literal_eval(node)
+    except ValueError:
+        return False
+    return True
 
 
 def _has_call(node: ast.AST) -> bool:
@@ -75,7 +82,7 @@ class _SeenChecks(_RecordChecks):
     def visit_Assert(self, node):
         operands = []
         if isinstance(node.test, ast.Compare):
-            operands = [o for o in (node.test.left, *node.test.comparators) if not isinstance(o, _EXPECTED)]
+            operands = [o for o in (node.test.left, *node.test.comparators) if not _expected(o)]
         elif isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not):
             operands = [node.test.operand]
         elif not isinstance(node.test, (ast.BoolOp, ast.Constant)):
