@@ -1,7 +1,7 @@
 # /// script
 # dependencies = ["nox==2026.10.20"]
 # ///
-"""Maintainer tasks: docs, preview, fast, tests, lint, serve, audit, timings (nox -l lists them)."""
+"""Maintainer tasks: docs, preview, fast, tests, lint, serve, audit, timings, releases (nox -l lists them)."""
 
 import fcntl
 import hashlib
@@ -128,6 +128,12 @@ def preview(session: nox.Session) -> None:
         session.error("name the examples to preview, for example: nox -s preview -- copying/plot_04_detach")
     names = [arg for name in session.posargs for arg in ("--only", name)]
     site_python(session, "docs/build_site.py", *names, **STOP_GRACE)
+
+
+@nox.session(venv_backend="none")
+def releases(session: nox.Session) -> None:
+    """Record every check on other torch releases, one environment at a time: nox -s releases -- 2.4.1 2.14.1."""
+    site_python(session, "-m", "sitetools.releases", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -45,7 +45,7 @@ RULES = (
 REST_DIRECTIVES = {"admonition", "code-block", "figure-caption"}
 #: The directives the narrative pages may use (MyST fences).
 MYST_DIRECTIVES = {"admonition", "behaviour-matrix", "claims-ledger", "doctest", "fact-index", "saved-table",
-                   "terms-table", "toctree", "view-table"}  # fmt: skip
+                   "release-records", "terms-table", "toctree", "view-table"}  # fmt: skip
 #: A reST directive, or a substitution defined by one (``.. |x| raw:: html``): its name.
 REST_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+(?:\|[^|\n]+\|[ \t]+)?([^\s|`:][^\s]*?)[ \t]*::(?=\s|$)", re.M)
 #: A MyST directive fence, nested ones included: its name.

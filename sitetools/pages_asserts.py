@@ -64,6 +64,11 @@ def _checks(source: str) -> tuple[str, ...]:
     in a hidden block ends with ``(hidden)``, so that moving a check off the page is a deliberate change too;
     one inside a GPU block ends with ``(GPU)``.
     """
+    return tuple(text for _, text in sorted(located_checks(source)))
+
+
+def located_checks(source: str) -> list[tuple[int, str]]:
+    """``(line, normalised text)`` of every check of a script (see :func:`_checks`)."""
     hidden, tree = split_hidden(source)[1], ast.parse(source)
     gpu = gpu_lines(tree)
     found: list[tuple[int, str]] = []
@@ -77,7 +82,7 @@ def _checks(source: str) -> tuple[str, ...]:
             continue
         marks = (HIDDEN if node.lineno in hidden else "") + (GPU if node.lineno in gpu else "")
         found.append((node.lineno, text + marks))
-    return tuple(text for _, text in sorted(found))
+    return found
 
 
 def problems(where: str, found: list[str], recorded: list[str]) -> list[str]:

@@ -106,6 +106,7 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.torch_links",
             "tensorcopy_sphinx.notebook_text",
             "tensorcopy_sphinx.output_ledger",
+            "tensorcopy_sphinx.release_table",
             "sphinxext.opengraph",
             "notfound.extension",
             "tensorcopy_sphinx.glossary_terms",

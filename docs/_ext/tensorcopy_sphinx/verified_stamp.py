@@ -8,6 +8,10 @@ one stops the build, except its GPU checks when they did not run (the page print
 the build staged its sources from (``sitetools.web.CHECKOUT_ENV``); a checkout with changes to tracked
 files says so, and outside git the stamp names no commit. The words come from the message catalog
 (``docs/_locale``).
+
+After it, the stamp names the other torch releases the page's checks were recorded on (``nox -s releases``,
+:mod:`sitetools.release_records`), how many differ on which release, and the records that predate the
+page's present checks, for which the page counts as checked on the build's torch only.
 """
 
 import functools
@@ -20,7 +24,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from sitetools import web
+from sitetools import release_records, web
 from sitetools.pages_asserts import GPU
 from tensorcopy_sphinx.build_info import build_versions
 from tensorcopy_sphinx.gpu_box import ran_on
@@ -66,7 +70,30 @@ def stamp_text(app: Sphinx, name: str) -> str:
     stamp = sentence.format(torch=facts["torch_version"], python=facts["python_version"], where=where, checks=ran)
     if not_run:
         stamp += gettext(" Its GPU checks ({gpu}) did not run on this build.").format(gpu=not_run)
-    return stamp
+    return stamp + _releases_text(app, name)
+
+
+def _releases_text(app: Sphinx, name: str) -> str:
+    """What the records of other torch releases say about page ``name`` (empty when none names it)."""
+    gettext = functools.partial(translated, app)
+    manifest = json.loads((Path(app.srcdir).parents[1] / "gallery" / "asserts.json").read_text(encoding="utf-8"))
+    records = [record for record in release_records.load() if name in record["pages"]]
+    stale = [record["release"] for record in records if name in release_records.stale_pages(record, manifest)]
+    ran = [record for record in records if record["release"] not in stale]
+    between = gettext(", ")
+    text = ""
+    if ran:
+        text = gettext(" Also run on torch {releases}.").format(releases=between.join(r["release"] for r in ran))
+    for record in ran:
+        page = record["pages"][name]
+        differ = sum(check["status"] not in ("holds", "no GPU") for check in page.get("checks", []))
+        if differ or "checks" not in page:
+            text += gettext(" On torch {release}, {count} of its checks differ (see the Releases page).").format(
+                release=record["release"], count=differ if "checks" in page else "all")
+    if stale:
+        text += gettext(" The records of torch {releases} predate this version of the page: it was checked on "
+                        "torch {torch} only.").format(releases=between.join(stale), torch=_facts(app)["torch_version"])
+    return text
 
 
 def _example_name(app: Sphinx, docname: str) -> str | None:

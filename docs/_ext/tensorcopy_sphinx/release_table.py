@@ -1,0 +1,147 @@
+"""Sphinx directive ``release-records``: the site's checks on other torch releases, from the records.
+
+Usage in a MyST page::
+
+    ```{release-records}
+    ```
+
+``nox -s releases`` runs every check of the site (each page's checks, the named facts, the ledger's claims and
+the cells of the computed tables) on other torch releases and commits one record per release
+(:mod:`sitetools.release_records`). The directive renders them: one row per release (its torch, Python, NumPy,
+date and commit, and how many checks held, differed, were not available or errored), then one row per check
+whose result is not this build's on some release, with its status on each release, the first releases between
+which the build's behaviour appears (the newest release that differs, and the next one, the build's torch
+included, that agrees) and, in one line, what the oldest differing release gave. A page whose checks changed
+since a record was taken is listed as checked on this build's torch only for that record, and its old results
+are not shown. A record of a page the site does not have fails the build.
+"""
+
+from __future__ import annotations
+
+import json
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.util.docutils import SphinxDirective
+
+from sitetools import release_records
+from sitetools.editions import pick
+from tensorcopy_sphinx.build_info import build_versions
+
+WORDS = {
+    "en": {
+        "none": "No release has been recorded yet.",
+        "head": ("torch", "Python", "NumPy", "Date", "Commit", "Pages run to the end", "Checks", "Facts", "Claims",
+                 "Table cells"),
+        "counts": "{holds} hold, {differs} differ, {not available} not available, {errored} errored",
+        "short": "{holds} hold, {differs} differ",
+        "changes": ("Check", "Changed between", "What the oldest differing release gave"),
+        "no changes": "Every check held on every recorded release.",
+        "stale": "Checked on torch {torch} only: the record of torch {release} predates this version of {pages}.",
+        "built": "{torch} (this build)",
+        "status": {"holds": "holds", "differs": "differs", "not available": "not available",
+                   "errored": "errored", "not run": "not run", None: "—"},
+        "kinds": {"page": "page", "fact": "fact", "claim": "ledger", "table matrix": "matrix",
+                  "table views": "views", "table saved": "saved"},
+        "still": "still differs",
+        "range": "{oldest} to {newest}",
+        "between": ", ",
+    },
+    "zh_CN": {
+        "none": "还没有记录任何版本。",
+        "head": ("torch", "Python", "NumPy", "日期", "提交", "运行到结尾的页面", "检查", "事实", "说法", "表格单元格"),
+        "counts": "{holds} 成立，{differs} 不同，{not available} 不可用，{errored} 出错",
+        "short": "{holds} 成立，{differs} 不同",
+        "changes": ("检查", "变化发生在", "最旧的不同版本给出的结果"),
+        "no changes": "每项检查在记录的每个版本上都成立。",
+        "stale": "只在 torch {torch} 上检查过：torch {release} 的记录早于 {pages} 的当前版本。",
+        "built": "{torch}（本次构建）",
+        "status": {"holds": "成立", "differs": "不同", "not available": "不可用", "errored": "出错",
+                   "not run": "未运行", None: "—"},
+        "kinds": {"page": "页面", "fact": "事实", "claim": "说法核对表", "table matrix": "行为矩阵",
+                  "table views": "视图操作", "table saved": "保存的张量"},
+        "still": "仍然不同",
+        "range": "{oldest} 至 {newest}",
+        "between": "、",
+    },
+}
+
+
+def _table(head: tuple[str, ...], rows: list[list[str]], classes: tuple[str, ...] = ()) -> nodes.table:
+    table = nodes.table(classes=["release-records", *classes])
+    group = nodes.tgroup(cols=len(head))
+    table += group
+    group.extend(nodes.colspec(colwidth=1) for _ in head)
+    thead, tbody = nodes.thead(), nodes.tbody()
+    for parent, cells in ((thead, [list(head)]), (tbody, rows)):
+        for cells_of_row in cells:
+            row = nodes.row()
+            for text in cells_of_row:
+                row += nodes.entry("", nodes.paragraph(text=text))
+            parent += row
+        group += parent
+    return table
+
+
+def _manifest() -> dict[str, list[str]]:
+    return json.loads((release_records.ROOT / "gallery" / "asserts.json").read_text(encoding="utf-8"))
+
+
+class ReleaseRecords(SphinxDirective):
+    def run(self) -> list[nodes.Node]:
+        words = pick(WORDS, self.env.config.language, "the releases page's words")
+        records, manifest = release_records.load(), _manifest()
+        self.env.note_dependency(str(release_records.RECORDS))
+        for path in release_records.RECORDS.glob("*.json"):
+            self.env.note_dependency(str(path))
+        if problems := release_records.problems(records, manifest):
+            raise ExtensionError("; ".join(problems))
+        if not records:
+            return [nodes.paragraph(text=words["none"])]
+        torch = build_versions()["torch_version"]
+        rows = []
+        for record in records:
+            s = release_records.summary(record)
+            checks = {key: s["checks"].get(key, 0) for key in ("holds", "differs", "not available", "errored")}
+            rows.append([record["torch"], record["python"], record["numpy"], record["date"], record["commit"][:10],
+                         f"{s['pages_ran_to_end']} / {s['pages']}", words["counts"].format(**checks),
+                         words["short"].format(holds=s["facts"].get("holds", 0), differs=s["facts"].get("differs", 0)),
+                         words["short"].format(holds=s["claims"].get("holds", 0),
+                                               differs=s["claims"].get("differs", 0)),
+                         words["short"].format(**s["table_cells"])])  # fmt: skip
+        found: list[nodes.Node] = [_table(words["head"], rows)]
+        for record in records:
+            stale = release_records.stale_pages(record, manifest)
+            if stale:
+                found.append(nodes.paragraph(text=words["stale"].format(
+                    torch=torch, release=record["release"], pages=", ".join(stale))))  # fmt: skip
+        changes = release_records.changes(records, manifest, torch)
+        if not changes:
+            return [*found, nodes.paragraph(text=words["no changes"])]
+        releases = [record["release"] for record in records]
+        head = (words["changes"][0], *releases, words["changes"][1], words["changes"][2])
+        rows = []
+        for row in changes:
+            oldest = next(row["by_release"][r] for r in releases if r in row["by_release"])
+            statuses = [words["status"][row["by_release"].get(r, {"status": "holds"})["status"]] for r in releases]
+            rows.append([f"{words['kinds'][row['kind']]}: {row['what']}", *statuses,
+                         f"{row['last_differs']} → {row['changed_in']}" if row["changed_in"] else words["still"],
+                         oldest["seen"]])  # fmt: skip
+        return [*found, _table(head, rows, ("release-changes",))]
+
+
+def _publish(app: Sphinx, config) -> None:
+    """``{{supported_releases}}`` (the range the site supports) and ``{{recorded_releases}}`` (the releases
+    the records hold) for the MyST pages."""
+    words = pick(WORDS, config.language, "the releases page's words")
+    oldest, newest = release_records.SUPPORTED
+    recorded = words["between"].join(record["release"] for record in release_records.load()) or "—"
+    config.myst_substitutions = {**config.myst_substitutions, "recorded_releases": recorded,
+                                 "supported_releases": words["range"].format(oldest=oldest, newest=newest)}
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("config-inited", _publish)
+    app.add_directive("release-records", ReleaseRecords)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,144 @@
+"""The records of the site's checks on other torch releases (sitetools/release_records.py), the runner that
+takes them (sitetools/release_checks.py, here on this build's torch) and the workflow that runs the command
+weekly (.github/workflows/releases.yml), all without installing a release: the record read here is a small
+part of a real one (tests/release_record_sample.json, cut from the record of torch 2.4.1)."""
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import yaml
+
+from sitetools import release_records, releases
+from sitetools.release_checks import run_page
+from tests.test_web_workflow import actionlint_errors, schema_errors
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = Path(__file__).with_name("release_record_sample.json")
+WORKFLOW = ROOT / ".github" / "workflows" / "releases.yml"
+
+
+def sample() -> dict:
+    return json.loads(SAMPLE.read_text(encoding="utf-8"))
+
+
+def manifest_of(record: dict) -> dict[str, list[str]]:
+    """A manifest whose pages have exactly the checks the record names."""
+    return {name: [check["check"] for check in page["checks"]] for name, page in record["pages"].items()}
+
+
+def test_the_sample_is_read_as_a_record_with_its_counts():
+    record = sample()
+    counts = release_records.summary(record)
+    statuses = [check["status"] for page in record["pages"].values() for check in page["checks"]]
+    assert counts["pages"] == len(record["pages"]) == 2
+    assert counts["checks"]["differs"] == statuses.count("differs") >= 1
+    assert counts["checks"]["holds"] == statuses.count("holds") >= 1
+    assert release_records.problems([record], manifest_of(record)) == []
+
+
+def test_a_page_whose_checks_changed_since_the_record_is_stale_and_its_old_results_are_not_shown():
+    record = sample()
+    manifest = manifest_of(record)
+    assert release_records.stale_pages(record, manifest) == []
+    name = "questions/plot_01_inplace_error"
+    changed = {**manifest, name: [*manifest[name][1:], "assert a_new_check (hidden)"]}
+    assert release_records.stale_pages(record, changed) == [name]
+    shown = [row["what"] for row in release_records.changes([record], changed, "2.13.0")]
+    assert not any(what.startswith(name) for what in shown), "a stale page's old results are shown"
+    assert any(what.startswith(name) for what in
+               (row["what"] for row in release_records.changes([record], manifest, "2.13.0")))
+
+
+def test_a_record_of_a_page_the_site_does_not_have_is_refused():
+    record = sample()
+    manifest = manifest_of(record)
+    del manifest["questions/plot_01_inplace_error"]
+    assert "questions/plot_01_inplace_error" in "".join(release_records.problems([record], manifest))
+    incomplete = copy.deepcopy(record)
+    del incomplete["commit"]
+    assert "'commit'" in "".join(release_records.problems([incomplete], manifest_of(record)))
+
+
+def test_a_check_that_differs_on_the_old_release_changed_in_the_next_one():
+    old, new = sample(), sample()
+    new["release"], new["torch"] = "2.14.1", "2.14.1"
+    for page in new["pages"].values():
+        for check in page["checks"]:
+            check["status"] = "holds"
+    rows = release_records.changes([old, new], manifest_of(old), "2.13.0")
+    assert rows and all(row["changed_in"] == "2.13.0" for row in rows if row["kind"] == "page")
+    newest_first = release_records.changes([old], manifest_of(old), "2.4.0")
+    assert all(row["changed_in"] is None for row in newest_first), "the build's older torch is no change"
+    exp = next(row for row in rows if "names Exp" in row["what"])
+    assert "ExpBackward0" in exp["by_release"]["2.4.1"]["seen"]
+
+
+def test_the_runner_tells_each_status_apart_on_this_torch():
+    code = "\n".join([
+        "import torch",
+        "t = torch.ones(2)",
+        "assert t.sum() == 2, 'holds'",
+        "assert t.shape == (3,), 'differs'",
+        "assert t.no_such_method() == 1, 'not available'",
+        "assert t + 'text' == 1, 'errored'",
+        "try:",
+        "    t.add_(1)",
+        "except RuntimeError as e:",
+        "    pass",
+        "else:",
+        "    raise AssertionError('add_ must raise')",
+        "raise ValueError('the page stops here')",
+        "assert t.sum() == 4, 'not run'",
+    ])  # fmt: skip
+    found = run_page(code, {})
+    status = {check["message"]: check["status"] for check in found["checks"]}
+    assert status == {"holds": "holds", "differs": "differs", "not available": "not available",
+                      "errored": "errored", "add_ must raise": "differs", "not run": "not run"}  # fmt: skip
+    seen = {check["message"]: check.get("seen") for check in found["checks"]}
+    assert seen["differs"] == "t.shape = torch.Size([2])"
+    assert seen["add_ must raise"] == "no error was raised"
+    assert found["stopped"]["error"] == "ValueError: the page stops here"
+
+
+def test_the_records_command_is_never_run_by_the_build_or_the_tests():
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    assert re.search(r"def releases\(session", noxfile), "nox has no releases session"
+    default = re.search(r"nox.options.sessions = (\[.*?\])", noxfile).group(1)
+    assert "releases" not in default
+    calls = ("record_release(", "releases.main(", '"sitetools.releases"', '"-s", "releases"')
+    for path in [*ROOT.glob("tests/*.py"), *ROOT.glob("docs/**/*.py"), *ROOT.glob("sitetools/*.py")]:
+        if path.name not in (Path(__file__).name, "releases.py", "release_records.py", "release_table.py"):
+            text = path.read_text(encoding="utf-8")
+            assert not any(call in text for call in calls), f"{path.name} runs the records command"
+
+
+def test_the_default_list_runs_from_the_oldest_supported_release_to_the_newest():
+    oldest, newest = release_records.SUPPORTED
+    assert releases.DEFAULT[0].startswith(oldest + ".") and releases.DEFAULT[-1].startswith(newest + ".")
+    assert list(releases.DEFAULT) == sorted(releases.DEFAULT, key=release_records.release_key)
+    assert releases.requirements("2.4.1")[1] == "numpy<2"
+    assert releases.requirements("2.14.1")[0] == "torch==2.14.1"
+
+
+def test_the_workflow_records_every_minor_release_of_the_range_weekly_and_by_hand():
+    assert schema_errors(WORKFLOW) == "" and actionlint_errors(WORKFLOW) == ""
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    triggers = workflow[True]  # YAML reads the key "on" as True
+    assert "schedule" in triggers and "workflow_dispatch" in triggers
+    matrix = workflow["jobs"]["record"]["strategy"]["matrix"]["release"]
+    minors = [".".join(release.split(".")[:2]) for release in matrix]
+    oldest, newest = (release_records.release_key(r) for r in release_records.SUPPORTED)
+    wanted = [f"2.{minor}" for minor in range(oldest[1], newest[1] + 1)]
+    assert minors == wanted, "the matrix misses a minor release of the supported range"
+    assert set(releases.DEFAULT) <= set(matrix)
+    run = " ".join(step.get("run", "") for step in workflow["jobs"]["record"]["steps"])
+    assert 'nox -s releases -- "${{ matrix.release }}"' in run
+
+
+def test_a_broken_workflow_is_caught(tmp_path):
+    broken = tmp_path / "releases.yml"
+    broken.write_text(WORKFLOW.read_text(encoding="utf-8").replace("matrix.release", "matrix.releases"),
+                      encoding="utf-8")
+    assert "releases" in actionlint_errors(broken)
