@@ -82,15 +82,17 @@ def _first_seen(items, identity):
 
 
 def shared_counters(tensors):
-    """Which tensors share one version counter: set one counter to a marker value, look, restore."""
-    set_versions, versions = torch._C._autograd._unsafe_set_version_counter, [t._version for t in tensors]
-    marker, label = max(versions) + 10**6, {}
+    """Which tensors share one version counter: move one counter on, see whose ``_version`` moved, put it
+    back. ``increment_version`` is public; the context manager that puts the counter back is torch's own and
+    takes one tensor on every release the site supports (the private function it calls changed its arguments)."""
+    label = {}
     for t in tensors:
         if id(t) not in label:
-            set_versions((t,), (marker,))
-            counter = f"C{len(set(label.values())) + 1}"
-            label.update((id(u), counter) for u in tensors if u._version == marker)
-            set_versions(tuple(tensors), tuple(versions))
+            versions = [u._version for u in tensors]
+            with torch.autograd._unsafe_preserve_version_counter(t):  # sets t's counter back on leaving
+                torch.autograd.graph.increment_version(t)
+                counter = f"C{len(set(label.values())) + 1}"
+                label.update((id(u), counter) for u, v in zip(tensors, versions, strict=True) if u._version != v)
     return label
 
 
