@@ -149,6 +149,7 @@ _TABLE_ROUTES = {
 def _version_table_edits() -> dict[str, object]:
     """The ``edits`` of questions/plot_12_version_counter (English), as functions of ``t``."""
     import ast
+    import copy
 
     import torch
 
@@ -156,7 +157,7 @@ def _version_table_edits() -> dict[str, object]:
     tree = ast.parse(page.read_text(encoding="utf-8"))
     table = next(node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
                  and [getattr(t, "id", None) for t in node.targets] == ["edits"])
-    return {key.value: eval(compile(ast.Expression(value), str(page), "eval"), {"torch": torch})  # noqa: S307
+    return {key.value: eval(compile(ast.Expression(value), str(page), "eval"), {"copy": copy, "torch": torch})  # noqa: S307
             for key, value in zip(table.keys, table.values, strict=True)}
 
 

@@ -311,6 +311,29 @@ else:
 assert "[torch.FloatTensor [3]] is at version 1; expected version 0" in message, "no operation is named"
 
 # %%
+# When the saved input is itself the output of a recorded operation (here
+# ``sin``), the message names an operation, but not that one: it names the
+# tensor's ``grad_fn`` as it is when ``backward()`` runs, and the in-place
+# edit replaced it. After ``x.mul_(2)`` the message says "output 0 of Mul",
+# the edit itself.
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+x = torch.tensor([4.0, 5.0, 6.0], requires_grad=True).sin()
+z = w * x
+x.mul_(2)
+print("x.grad_fn:", x.grad_fn.name())
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() through an edited saved non-leaf must raise")
+assert "which is output 0 of Mul, is at version 1" in message and x.grad_fn.name() == "MulBackward0"
+# sphinx_gallery_start_ignore
+assert "Sin" not in message, "the operation that made x is not named"
+# sphinx_gallery_end_ignore
+
+# %%
 # Here the edit is wanted, so the fix is ``clone()`` before it: the
 # multiplication saves a copy, and ``x`` is free to change. The gradient of
 # ``w`` is the value ``x`` had when it was multiplied, ``d/dw sum(w * x) = x``.
@@ -433,8 +456,8 @@ assert "The variable in question was changed in there or anywhere later" in mess
 # The GAN pattern of `pytorch/pytorch#39141
 # <https://github.com/pytorch/pytorch/issues/39141>`__: both losses come from
 # one forward pass through the discriminator ``D``; ``D`` takes its step
-# between the two ``backward()`` calls. A freshly built layer is already at
-# version 1 (its initialisation edited it in place under ``no_grad``). The
+# between the two ``backward()`` calls. A freshly built ``Linear`` such as ``D`` is
+# already at version 1 (its initialisation edited it in place under ``no_grad``). The
 # forward pass saved ``D.weight`` transposed, a ``[3, 1]`` view that shares
 # its version counter (the message calls it "output 0 of AsStrided"), at
 # version 1; ``opt_D.step()`` edits it in place once more. Made with ``fused=True``, ``opt_D``
@@ -554,8 +577,11 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # Conclusion
 # ----------
 #
-# The message names the saved tensor by its dtype and shape, and names the
-# operation that made it when there is one (a saved input has none). Its two
+# The message names the saved tensor by its dtype and shape, and, when the
+# tensor has a ``grad_fn`` by the time ``backward()`` runs, names that node:
+# for a saved output, the operation that made it; for a saved non-leaf input
+# edited in place, the in-place edit. A saved tensor with no ``grad_fn`` gets
+# no name. Its two
 # versions differ because an in-place operation ran on the tensor, or on one
 # sharing its version counter, after it was saved, even one that changes no
 # value, as ``t_()`` above. ``_version`` or anomaly mode finds the line. Then: write the edit out of place, give the

@@ -314,7 +314,8 @@ assert layer.weight._version == 3, "initialisation, copy_ and the item assignmen
 # ------------------------------------
 #
 # ``copy_`` cannot change a shape, and ``torch.utils.swap_tensors`` should not be used to:
-# it swaps the contents of two tensor objects, shape included, and nothing else. Below, a layer
+# it swaps everything two tensor objects hold (shape, values, even their class and ``__dict__``)
+# and touches nothing outside them. Below, a layer
 # with 2 outputs has taken one Adam step; swapping in a ``(4, 3)`` weight and a ``(4,)`` bias leaves
 # ``out_features`` at 2 and Adam's state for the weight at ``(2, 3)``, and the next ``step()``
 # fails. ``swap_tensors`` is for swaps that keep the shape.
@@ -337,6 +338,12 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("Adam's step after a swap that changed the shape must raise")
+# sphinx_gallery_start_ignore
+swapped_a, swapped_b = torch.nn.Parameter(torch.zeros(2)), torch.zeros(3)
+torch.utils.swap_tensors(swapped_a, swapped_b)
+assert type(swapped_a) is torch.Tensor and type(swapped_b) is torch.nn.Parameter, "the class is swapped too"
+assert swapped_a.shape == (3,) and old.out_features == 2, "the shape is swapped; the module is untouched"
+# sphinx_gallery_end_ignore
 
 # %%
 # To grow a layer from 2 to 4 outputs, build a new ``Linear(3, 4)``, copy the learned rows into it

@@ -231,7 +231,8 @@ assert shares(a, view) and shares(a, forced), "both arrays use a's memory"
 # -----------------------------------
 #
 # From NumPy to torch, ``torch.from_numpy`` and ``torch.as_tensor`` share the
-# array's memory (when the dtype already fits); ``torch.tensor`` copies. From
+# array's memory (when the dtype already fits; two kinds of array they refuse
+# follow); ``torch.tensor`` copies. From
 # torch to NumPy, ``Tensor.numpy()`` and ``np.asarray`` share; ``np.array``
 # copies, and with this NumPy it also warns, because ``Tensor.__array__``
 # does not take NumPy 2's ``copy`` keyword. We catch the warning to show it.
@@ -256,6 +257,20 @@ assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []
 ), "np.array(t) warns once with NumPy 2 (its copy keyword), never with NumPy 1"
 # sphinx_gallery_end_ignore
+
+# %%
+# Two kinds of array neither ``torch.from_numpy`` nor ``torch.as_tensor`` takes: one with a
+# negative stride (``array[::-1]``) and one in the other byte order (``">f4"`` here). Both
+# functions raise ``ValueError`` on each.
+
+for name, odd in {"negative stride": array[::-1], "byte order >f4": array.astype(">f4")}.items():
+    for convert in (torch.from_numpy, torch.as_tensor):
+        try:
+            convert(odd)
+        except ValueError as e:
+            print(f"{convert.__name__}, {name}: {type(e).__name__}: {str(e).split(',')[0]}")
+        else:
+            raise AssertionError(f"{convert.__name__} must refuse an array with a {name}")
 
 # %%
 # Conversions that copy on the CPU as well
@@ -400,7 +415,8 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 #
 # For a CPU tensor and an array of the same dtype, ``detach().numpy()``,
 # ``numpy(force=True)``, ``torch.from_numpy`` and ``torch.as_tensor`` share
-# memory, and so does ``np.asarray`` on a tensor that does not require grad;
+# memory (the last two refuse an array with a negative stride or in the other
+# byte order), and so does ``np.asarray`` on a tensor that does not require grad;
 # ``torch.tensor`` and ``np.array`` copy. A change of dtype copies too, and a
 # ``bfloat16`` tensor has no NumPy dtype at all. On a tensor with the
 # conjugate or the negative bit set, ``numpy()`` and ``np.asarray`` raise and

@@ -225,8 +225,10 @@ draw_memory("b = a.cpu(); b.add_(10)", a=a, b=b)
 # ------------------------------------
 #
 # Each of the first eight calls, asked for what the tensor already is,
-# returns the very same object. Only an explicit copy, or a real change of
-# dtype, gives new memory.
+# returns the very same object. Among these calls, only an explicit copy, or
+# a real change of dtype, gives new memory. Other real conversions give new
+# memory too: ``contiguous()`` of a non-contiguous tensor, a change of
+# ``memory_format``, a move to another device (``meta`` here).
 a = torch.tensor([1.0, 2.0, 3.0])
 results = {
     "a.to(torch.float32)": a.to(torch.float32),
@@ -248,6 +250,17 @@ assert same == list(results)[:8], "the first eight return a itself"
 # sphinx_gallery_start_ignore
 assert not any(same_storage(results[key], a) for key in list(results)[8:]), "the last three copy"
 # sphinx_gallery_end_ignore
+
+transposed = torch.arange(6.0).reshape(2, 3).t()
+image = torch.zeros(1, 2, 2, 2)
+conversions = {
+    "transposed.contiguous()": (transposed.contiguous(), transposed),
+    "image.contiguous(channels_last)": (image.contiguous(memory_format=torch.channels_last), image),
+    "a.to('meta')": (a.to("meta"), a),
+}
+for name, (result, source) in conversions.items():
+    print(f"{name:<31} is source: {result is source!s:<5}  same storage: {same_storage(result, source)}")
+assert not any(result is source or same_storage(result, source) for result, source in conversions.values())
 
 # %%
 # ``to(copy=True)``, and not ``torch.tensor(a)``

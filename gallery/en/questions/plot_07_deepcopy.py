@@ -7,18 +7,18 @@
 .. admonition:: Answer
    :class: answer
 
-   ``copy.deepcopy`` copies only leaf tensors, and the module keeps a tensor computed from a parameter in grad mode. Store that tensor detached (or compute it in ``forward``):
+   ``copy.deepcopy`` copies only leaf tensors, and the module keeps a tensor computed from a parameter in grad mode. Compute that tensor in ``forward`` instead (a detached copy kept on the module would be a constant that never trains):
 
    .. code-block:: python
 
-      self.doubled = (self.scale * 2).detach()
+      return x * self.scale * 2
       twin = copy.deepcopy(fixed)
 
 ``copy.deepcopy(model)`` fails with the error "Only Tensors created explicitly by the user (graph
 leaves) support the deepcopy protocol at the moment." when a module holds a tensor that is not a leaf: one
 computed, in grad mode, from a tensor that requires grad. This page reproduces that error with a tiny module and fixes it, then shows what
-``deepcopy`` copies (``.grad``, but not a ``Parameter``'s; the whole storage behind a view; shared
-tensors) and that ``copy.copy`` copies no memory at all. It answers
+``deepcopy`` copies (``.grad``, but not a ``Parameter``'s; for a plain tensor, the whole storage
+behind a view, and shared tensors) and that ``copy.copy`` copies no memory at all. It answers
 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__.
 """
 
@@ -269,16 +269,14 @@ assert torch.equal(held_copy.doubled, held.doubled) and not same_storage(held_co
 # The fix
 # -------
 #
-# Either keep only leaves on the module (compute ``scale * 2`` inside ``forward``), or store the
-# derived value out of the graph with ``detach()``. The second version deep-copies, and the copy
-# owns its memory.
+# Keep only leaves on the module: compute ``scale * 2`` inside ``forward``. The module
+# deep-copies, and the copy owns its memory.
 
 
 class ScaledFixed(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.scale = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
-        self.doubled = (self.scale * 2).detach()  # a leaf: no grad_fn
 
     def forward(self, x):
         return x * self.scale * 2
@@ -286,14 +284,60 @@ class ScaledFixed(torch.nn.Module):
 
 fixed = ScaledFixed()
 twin = copy.deepcopy(fixed)
-print("doubled.is_leaf:", fixed.doubled.is_leaf)
 print("twin.scale:", twin.scale)
 print("same storage (scale):", same_storage(fixed.scale, twin.scale))
-print("same storage (doubled):", same_storage(fixed.doubled, twin.doubled))
 assert not same_storage(fixed.scale, twin.scale), "the deep copy must own its parameters' memory"
 # sphinx_gallery_start_ignore
-assert not same_storage(fixed.doubled, twin.doubled), "the deep copy must own its buffers' memory"
 assert torch.equal(twin.scale, fixed.scale), "the deep copy must hold the same values"
+# sphinx_gallery_end_ignore
+
+# %%
+# Storing ``(self.scale * 2).detach()`` on the module instead also deep-copies, but that tensor is
+# a constant: no gradient reaches ``scale`` through it, and it does not follow when ``scale``
+# changes. A few steps of SGD show the difference. Computed in ``forward``, ``scale`` trains; with
+# the detached attribute, ``scale`` is the only parameter and nothing that requires grad leads to
+# the loss, so ``backward()`` raises, ``scale.grad`` stays ``None`` and ``scale`` keeps its values.
+
+
+class ScaledDetached(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+        self.doubled = (self.scale * 2).detach()  # a leaf, but a constant
+
+    def forward(self, x):
+        return x * self.doubled
+
+
+def train(module, steps=3):
+    optimizer = torch.optim.SGD(module.parameters(), lr=0.1)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        module(torch.ones(2)).sum().backward()
+        optimizer.step()
+
+
+trained = ScaledFixed()
+train(trained)
+print("computed in forward, scale after training:", trained.scale.detach())
+stuck = ScaledDetached()
+print("deep-copies:", copy.deepcopy(stuck).doubled)
+try:
+    train(stuck)
+except RuntimeError as e:
+    stuck_message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward through a detached attribute alone must raise")
+print("detached attribute, scale:", stuck.scale.detach(), " scale.grad:", stuck.scale.grad)
+with torch.no_grad():
+    stuck.scale.mul_(3.0)
+print("after scale *= 3, doubled:", stuck.doubled)
+assert not torch.equal(trained.scale, torch.tensor([1.0, 2.0])), "computed in forward, scale trains"
+assert stuck.scale.grad is None and torch.equal(stuck.doubled, torch.tensor([2.0, 4.0])), "a detached copy is a constant"
+# sphinx_gallery_start_ignore
+assert stuck_message.startswith("element 0 of tensors does not require grad"), "the message torch prints"
+assert torch.equal(stuck.scale, torch.tensor([3.0, 6.0])), "scale kept its values until the edit above"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -375,9 +419,9 @@ assert type(twin.scale) is torch.nn.Parameter, "deepcopy must keep the Parameter
 # sphinx_gallery_end_ignore
 
 # %%
-# A view is copied with the whole storage behind it: two floats of view, ten floats (40 bytes) of
-# storage in the copy. The copy is no view any more (``_base`` is ``None``), but it keeps the
-# view's offset into that storage.
+# A plain tensor that is a view is copied with the whole storage behind it: two floats of view,
+# ten floats (40 bytes) of storage in the copy. The copy is no view any more (``_base`` is
+# ``None``), but it keeps the view's offset into that storage.
 
 base = torch.arange(10.0)
 view = base[2:4]
@@ -393,7 +437,7 @@ assert not same_storage(view, view_copy), "the copy must own its storage"
 # sphinx_gallery_end_ignore
 
 # %%
-# Sharing inside the copied object is kept: one ``deepcopy`` call of a list that holds the same
+# Sharing inside the copied object is kept between plain tensors: one ``deepcopy`` call of a list that holds the same
 # tensor twice, and a view of it, gives a list whose first two items are one tensor and whose third
 # shares that tensor's memory.
 
@@ -415,6 +459,22 @@ assert not same_storage(items[0], t), "the copy must not share the source's memo
 #    ``t`` keeps its own storage ``S1``.
 
 draw_memory("items = copy.deepcopy([t, t, t[1:]])", t=t, **{f"items[{i}]": item for i, item in enumerate(items)})
+
+# %%
+# A ``Parameter`` is deep-copied by cloning it: the copy holds only the parameter's own elements,
+# at offset 0, and two parameters on one storage get storages of their own.
+
+base = torch.arange(10.0)
+first, second = torch.nn.Parameter(base[0:2]), torch.nn.Parameter(base[1:3])
+pair = copy.deepcopy([first, second])
+print("pair[0] storage bytes:", pair[0].untyped_storage().nbytes(), " storage_offset:", pair[1].storage_offset())
+print("same storage (first, second):", same_storage(first, second))
+print("same storage (pair[0], pair[1]):", same_storage(pair[0], pair[1]))
+assert pair[0].untyped_storage().nbytes() == 8 and not same_storage(pair[0], pair[1]), "a Parameter's copy loses the sharing"
+# sphinx_gallery_start_ignore
+assert same_storage(first, second) and pair[1].storage_offset() == 0, "the sources shared one storage"
+assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "the copy has the values"
+# sphinx_gallery_end_ignore
 
 # %%
 # ``copy.copy`` copies no memory
@@ -478,10 +538,12 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # Conclusion
 # ----------
 #
-# ``copy.deepcopy`` copies leaves only; a module that keeps a non-leaf needs that tensor detached
-# (or computed in ``forward``). The copy owns new memory; a plain tensor's copy carries ``.grad``, a
-# ``Parameter``'s does not. It copies the whole storage behind a view, and keeps the sharing it
-# finds. ``copy.copy`` copies no memory, but it is no alias either: for a tensor that requires
-# grad it is a separate leaf with its own ``.grad`` and version counter, and gradients through it
-# do not reach the source. For one tensor without its
+# ``copy.deepcopy`` copies leaves only; a module that keeps a non-leaf should compute that tensor in
+# ``forward``: a detached copy deep-copies, but it is a constant, and no gradient reaches ``scale``
+# through it. The copy owns new memory; a plain tensor's copy carries ``.grad``, a ``Parameter``'s
+# does not. For plain tensors it copies the whole storage behind a view, and keeps the sharing it
+# finds; a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
+# one storage get separate memory. ``copy.copy`` copies no memory, but it is no alias either: for a
+# tensor that requires grad it is a separate leaf with its own ``.grad`` and version counter, and
+# gradients through it do not reach the source. For one tensor without its
 # history, :ref:`copying-safe-copy` shows ``detach().clone()``.

@@ -340,8 +340,8 @@ assert w.is_leaf and torch.allclose(w, w_start * (1 - 2 * lr) ** 3), "the in-pla
 # Gradients add up until zeroed
 # -----------------------------
 #
-# Each ``backward()`` adds to ``.grad``; it never replaces it. Two passes over the same loss give
-# twice the gradient. ``zero_()`` starts afresh.
+# Each ``backward()`` adds its gradient to the values already in ``.grad``. Two passes over the
+# same loss give twice the gradient. ``zero_()`` starts afresh.
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 (x * x).sum().backward()

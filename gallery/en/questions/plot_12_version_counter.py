@@ -30,6 +30,8 @@ values without moving it.
 #
 # ``same_storage`` compares where two storages start.
 
+import copy
+
 import torch
 
 
@@ -277,6 +279,7 @@ edits = {
     "t.untyped_storage().fill_(0)": lambda t: t.untyped_storage().fill_(0),
     "torch.from_dlpack(t.detach()).zero_()": lambda t: torch.from_dlpack(t.detach()).zero_(),
     "vector_to_parameters(torch.zeros(4), [t])": lambda t: torch.nn.utils.vector_to_parameters(torch.zeros(4), [t]),
+    "copy.copy(t).zero_()": lambda t: copy.copy(t).zero_(),
     "t = t + 1": lambda t: t + 1,
 }
 
@@ -299,15 +302,16 @@ for line, changed, moved, moved_no_grad in table_rows:
     print(f"{line:41} {changed:>18} {moved:>18} {moved_no_grad:>19}")
 
 # %%
-# Every line that changes ``t``'s values moves its counter by one, except five: an edit through
+# Every line that changes ``t``'s values moves its counter by one, except six: an edit through
 # ``.data``, a write through NumPy, one through ``untyped_storage()``, one through a DLPack alias
-# (``torch.from_dlpack``), and ``nn.utils.vector_to_parameters``, which puts new data under ``t``
-# as ``t.data = ...`` does. The last line changes nothing in ``t``: it makes a new tensor and
+# (``torch.from_dlpack``), ``nn.utils.vector_to_parameters``, which puts new data under ``t`` as
+# ``t.data = ...`` does, and an edit through ``copy.copy(t)``, a new tensor object on the same
+# memory with a counter of its own. The last line changes nothing in ``t``: it makes a new tensor and
 # rebinds the name. The answers are the same under ``torch.no_grad()``.
 
 silent = [line for line, ((changed, moved), _) in table.items() if changed and moved == 0]
 print("values changed, counter still:", silent)
-assert silent == list(table)[7:12], "the edits through .data, NumPy, the storage, DLPack and vector_to_parameters"
+assert silent == list(table)[7:13], "the edits through .data, NumPy, the storage, DLPack, vector_to_parameters, copy.copy"
 # sphinx_gallery_start_ignore
 assert all(row[0][1] == int(row[0][0]) for name, row in table.items() if name not in silent), (
     "every other edit must move the counter by exactly one"
@@ -422,8 +426,8 @@ assert same_storage(base, view), "the view uses the base's memory"
 # ----------
 #
 # ``_version`` counts the in-place edits made through the tensor itself, a view, ``detach()`` or
-# ``out=``, with or without ``torch.no_grad()``. It does not see ``.data``, NumPy,
-# ``untyped_storage()``, a DLPack alias, ``nn.utils.vector_to_parameters`` or an optimizer step made
-# with ``fused=True``: they change the
+# ``out=``, with or without ``torch.no_grad()``. Many routes to the same memory go around it; among
+# them ``.data``, NumPy, ``untyped_storage()``, a DLPack alias, ``copy.copy(t)``,
+# ``nn.utils.vector_to_parameters`` and an optimizer step made with ``fused=True``. They change the
 # values behind its back, which is why their edits can give wrong gradients without an error
 # (:ref:`questions-data-vs-no-grad`). Rebinding a name edits nothing.

@@ -382,6 +382,9 @@ print("losses:", [round(v, 4) for v in losses])
 assert losses == sorted(set(losses), reverse=True), "the optimizer made before to() trains the model"
 # sphinx_gallery_start_ignore
 assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtype == torch.float64
+graded = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(2))])
+(graded[0] * 2).sum().backward()
+assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() converts .grad too"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -453,8 +456,8 @@ if torch.cuda.is_available():
 # What ``module.to()`` leaves behind
 # ----------------------------------
 #
-# ``module.to()`` converts the module's parameters and buffers, in every submodule, and nothing
-# else. A tensor kept as a plain attribute (``self.scale = torch.ones(2)``) or inside a Python list
+# ``module.to()`` converts the module's parameters (with their ``.grad``) and buffers, in every
+# submodule, and nothing else. A tensor kept as a plain attribute (``self.scale = torch.ones(2)``) or inside a Python list
 # stays where it was: here, on the CPU after ``.to("meta")``, and the forward pass fails.
 
 

@@ -319,12 +319,17 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 # tensor refuses it outside ``torch.inference_mode()``, under ``torch.no_grad()`` too, and refuses
 # it after writing: its values have changed when the error comes, so a caller that catches the
 # error and tries again adds twice. A non-leaf that requires grad and a plain tensor take it either
-# way.
+# way, but two kinds of view of a non-leaf refuse it in grad mode (and take it under
+# ``torch.no_grad()``): an output of an operation that returns several views, such as ``unbind``,
+# and a view made under ``torch.no_grad()``.
 
 
 def sources():
     with torch.inference_mode():
         inference = torch.zeros(4)
+    non_leaf = torch.zeros(4, requires_grad=True) * 1
+    with torch.no_grad():
+        no_grad_view = non_leaf[:]
     return {
         "leaf": torch.zeros(4, requires_grad=True),
         "Parameter": torch.nn.Parameter(torch.zeros(4)),
@@ -332,6 +337,8 @@ def sources():
         "inference tensor": inference,
         "non-leaf": torch.zeros(4, requires_grad=True) * 1,
         "plain": torch.zeros(4),
+        "unbind output": (torch.zeros(2, 4, requires_grad=True) * 1).unbind(0)[0],
+        "no_grad view": no_grad_view,
     }
 
 
@@ -353,7 +360,10 @@ for grad_mode in (True, False):
             refused.setdefault(grad_mode, []).append(name)
         else:
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
-assert refused == {True: ["leaf", "Parameter", "view of a leaf", "inference tensor"], False: ["inference tensor"]}
+assert refused == {
+    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "no_grad view"],
+    False: ["inference tensor"],
+}
 with torch.inference_mode():
     inference = torch.zeros(4)
     inference[idx] += 1

@@ -293,9 +293,10 @@ assert shared == ["dict.copy()", "dict(state)", "copy.copy"], "shallow copies sh
 
 # %%
 # Lists behave the same: ``items.copy()``, ``items[:]``, ``list(items)`` and ``copy.copy(items)``
-# hold the same tensors; ``copy.deepcopy(items)`` holds copies. Copies of entries that shared
+# hold the same tensors; ``copy.deepcopy(items)`` holds copies. Copies of plain tensors that shared
 # memory still share it with each other (one deep copy copies a storage once), and a slice is
-# copied with the whole storage behind it.
+# copied with the whole storage behind it. A ``Parameter`` is copied by cloning it instead: its copy
+# holds only its own elements, and two parameters that shared a storage no longer do.
 
 items = [torch.ones(2), torch.zeros(2)]
 shallow = {"items.copy()": items.copy(), "items[:]": items[:], "list(items)": list(items),
@@ -319,6 +320,11 @@ assert same_storage(deep_pair[0], deep_pair[1]) and deep_pair[1].untyped_storage
 assert not same_storage(deep_pair[0], row), "the pair's storage is a copy"
 assert copy.deepcopy(row[2:]).untyped_storage().nbytes() == 16, "a slice alone is copied with its whole storage"
 # sphinx_gallery_end_ignore
+
+params = copy.deepcopy([torch.nn.Parameter(row[0:2]), torch.nn.Parameter(row[1:3])])
+print("Parameters on one storage, after deepcopy: same storage:", same_storage(params[0], params[1]))
+print("bytes behind the copy of Parameter(row[1:3]):", params[1].untyped_storage().nbytes())
+assert not same_storage(params[0], params[1]) and params[1].untyped_storage().nbytes() == 8, "a Parameter is cloned"
 
 # %%
 # ``torch.stack``, ``torch.cat`` and ``tolist()`` copy

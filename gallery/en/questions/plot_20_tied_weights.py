@@ -321,7 +321,8 @@ assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the value
 # the later key, ``decoder.weight``. With ``assign=True`` (common after building the model on the
 # ``meta`` device), each module gets a ``Parameter`` of its own over the loaded storage: two
 # parameters over one storage, the memory-only tie of the last section. Tie the weight again
-# after it.
+# after it. Loaded from ``state_dict(keep_vars=True)``, whose two entries are the one
+# ``Parameter`` itself, ``assign=True`` keeps the tie.
 
 fresh = Tied()
 fresh.load_state_dict(loaded)
@@ -344,6 +345,10 @@ assert same_storage(assigned.decoder.weight, assigned.embedding.weight), "over o
 assigned.decoder.weight = assigned.embedding.weight
 print("tied again, parameters:", len(list(assigned.parameters())))
 assert len(list(assigned.parameters())) == 1, "tying again leaves one parameter"
+kept = Tied()
+kept.load_state_dict(model.state_dict(keep_vars=True), assign=True)
+print("keep_vars=True, then assign=True, tied:", kept.decoder.weight is kept.embedding.weight)
+assert kept.decoder.weight is kept.embedding.weight, "entries that are one Parameter keep the tie"
 
 # %%
 # One gradient, one step
@@ -406,5 +411,6 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 # ``copy.deepcopy`` keeps the tie, ``torch.save`` writes one storage and ``torch.load`` shares it
 # again, ``load_state_dict`` without ``assign=True`` copies into the one weight, and the optimizer
 # steps it once with the sum of both gradients. A tie of the memory alone is two parameters, which
-# ``deepcopy`` unties; ``load_state_dict(..., assign=True)`` leaves such a tie, so tie the weight
-# again after it.
+# ``deepcopy`` unties; ``load_state_dict(..., assign=True)`` leaves such a tie (unless its entries
+# are the one ``Parameter``, as from ``state_dict(keep_vars=True)``), so tie the weight again after
+# it.

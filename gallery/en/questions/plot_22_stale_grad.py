@@ -311,7 +311,9 @@ assert p.grad is g and torch.allclose(g, by_hand(model, x, y)), "backward() wrot
 # Gradient accumulation relies on this: split the batch into two micro-batches, scale each loss by
 # its share, call ``backward()`` on each, and ``p.grad`` ends up as the gradient of the whole
 # batch. A ``g`` taken after the first micro-batch is that same tensor, so it holds the sum too.
-# (A ``backward(create_graph=True)`` is the exception: it puts a new tensor in ``p.grad``.)
+# (There are exceptions that put a new tensor in ``p.grad``, holding the sum: one is
+# ``backward(create_graph=True)``, another a dense gradient arriving at a sparse ``.grad``, as from
+# an ``Embedding(..., sparse=True)``.)
 
 optimizer.zero_grad()
 for part in (slice(0, 4), slice(4, 8)):
@@ -330,6 +332,12 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     (second**2).sum().backward(create_graph=True)
 assert second.grad is not first_grad, "backward(create_graph=True) puts a new tensor in .grad"
+sparse_table = torch.nn.Embedding(5, 2, sparse=True)
+sparse_table(torch.tensor([1])).sum().backward()
+sparse_grad = sparse_table.weight.grad
+(sparse_table.weight * 1).sum().backward()
+assert sparse_grad.is_sparse and sparse_table.weight.grad is not sparse_grad, "a dense gradient replaces a sparse .grad"
+assert not sparse_table.weight.grad.is_sparse and sparse_table.weight.grad[1].tolist() == [2.0, 2.0], "it holds the sum"
 # sphinx_gallery_end_ignore
 
 # %%

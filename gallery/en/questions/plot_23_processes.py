@@ -8,7 +8,7 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
    :class: answer
 
    Under ``fork``, a child such as a ``DataLoader`` worker edits its own copy of a tensor unless it
-   is in shared memory; a ``torch.multiprocessing`` queue moves what it sends there, so the
+   is in shared memory; a ``torch.multiprocessing`` queue moves a CPU tensor's storage there, so the
    receiver's edits reach the sender (under ``no_grad()`` for a leaf that requires grad; a non-leaf
    that requires grad is not sent). Share it before the workers start:
 
@@ -316,8 +316,9 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 # A tensor sent through a queue is shared, not copied
 # ---------------------------------------------------
 #
-# Sending a tensor through a ``torch.multiprocessing`` queue puts its storage in shared memory and
-# hands the receiver a tensor on that memory. The child below takes ``sent`` from its inbox, adds
+# Sending a CPU tensor through a ``torch.multiprocessing`` queue puts its storage in shared memory
+# and hands the receiver a tensor on that memory. (A CUDA tensor goes through CUDA IPC instead,
+# which this page does not run.) The child below takes ``sent`` from its inbox, adds
 # one, and answers through its outbox; the parent sees the edit. A leaf that requires grad arrives
 # still requiring grad, so the child's ``add_(1)`` raises; under ``torch.no_grad()`` the same edit
 # runs and reaches the sender too.
@@ -410,8 +411,9 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # reach the parent as the queue child's did, without ``share_memory_()``. This page starts no such
 # worker (it would import the dataset's class from a module file, which a page cannot provide);
 # the cell below checks what the pickling does to one tensor. The move gives the tensor new
-# memory: a NumPy array taken before it still points at the old memory, which the tensor no longer
-# uses. Take such handles after ``share_memory_()``, or after the workers start.
+# memory, and the old memory is freed: a NumPy array taken before it still points there, so it
+# dangles, and reading or writing through it is undefined.
+# Take such handles after ``share_memory_()``, or after the workers start.
 
 from multiprocessing.reduction import ForkingPickler
 

@@ -299,6 +299,26 @@ else:
 assert "[torch.FloatTensor [3]] is at version 1; expected version 0" in message, "no operation is named"
 
 # %%
+# 如果被保存的输入本身是某个被记录的运算（这里是 ``sin``）的输出，报错会点名一个运算，但点名的不是它：报错按
+# ``backward()`` 运行时张量的 ``grad_fn`` 点名，而原地修改已经把它换掉了。执行 ``x.mul_(2)`` 之后，报错里写的是“output 0 of Mul”，也就是这次修改本身。
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+x = torch.tensor([4.0, 5.0, 6.0], requires_grad=True).sin()
+z = w * x
+x.mul_(2)
+print("x.grad_fn:", x.grad_fn.name())
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() through an edited saved non-leaf must raise")
+assert "which is output 0 of Mul, is at version 1" in message and x.grad_fn.name() == "MulBackward0"
+# sphinx_gallery_start_ignore
+assert "Sin" not in message, "the operation that made x is not named"
+# sphinx_gallery_end_ignore
+
+# %%
 # 这里的修改是有意为之，所以解决办法是在修改之前 ``clone()``：乘法保存的是一份副本，``x`` 可以随意改。``w``
 # 的梯度是 ``x`` 参与乘法时的值，即 ``d/dw sum(w * x) = x``。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -405,7 +425,7 @@ assert "The variable in question was changed in there or anywhere later" in mess
 # -------------------------------------------------
 #
 # 这是 `pytorch/pytorch#39141 <https://github.com/pytorch/pytorch/issues/39141>`__ 里的 GAN
-# 写法：两个损失来自同一次经过判别器 ``D`` 的前向传播，而 ``D`` 在两次 ``backward()`` 之间更新了参数。刚建好的层，其权重的版本已经是
+# 写法：两个损失来自同一次经过判别器 ``D`` 的前向传播，而 ``D`` 在两次 ``backward()`` 之间更新了参数。像 ``D`` 这样刚建好的 ``Linear``，其权重的版本已经是
 # 1（初始化时在 ``no_grad`` 下原地修改过它）。前向传播保存的是转置后的 ``D.weight``：一个 ``[3, 1]``
 # 的视图，与 ``D.weight`` 共享版本计数器（报错里称它为“output 0 of AsStrided”），保存时版本为 1；``opt_D.step()``
 # 又原地修改了它一次。如果 ``opt_D`` 是 fused 优化器（``fused=True``），它的一步不会增加计数器，这里的 ``backward()``
@@ -521,6 +541,6 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # 小结
 # ----
 #
-# 报错信息用类型和形状指明被保存的张量；如果它是某个运算的输出，还会点名这个运算（被保存的输入则没有）。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
+# 报错信息用类型和形状指明被保存的张量；如果到 ``backward()`` 运行时它有 ``grad_fn``，还会点名这个节点：被保存的输出，点名的是产生它的运算；被原地修改过的非叶子输入，点名的是那次原地修改。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
 # ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。解决办法有四种：改成非原地写法；交给运算一份 ``clone()``；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`.data 那一页 <data-vs-detach-data>`。

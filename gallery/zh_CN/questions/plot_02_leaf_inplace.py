@@ -16,7 +16,7 @@
 
 手写一步参数更新 ``w -= lr * w.grad``，程序报错，停在 ``RuntimeError: a leaf Variable that requires grad is being
 used in an in-place operation``；只改权重的某一行（``layer.weight[0] = 0.0``），得到的是它的变体 ``RuntimeError: a view of a leaf Variable that
-requires grad is being used in an in-place operation``。也就是说，需要梯度的叶子张量（也有人叫“叶子节点”）被用在了原地操作里。本页先复现这两条报错，再介绍有意修改参数的几种正确做法：``torch.no_grad()``、``copy_``，形状要变时换一个新层（而不是用 ``torch.utils.swap_tensors``），并说明为什么
+requires grad is being used in an in-place operation``。本页先复现这两条报错，再介绍有意修改参数的几种正确做法：``torch.no_grad()``、``copy_``，形状要变时换一个新层（而不是用 ``torch.utils.swap_tensors``），并说明为什么
 ``.data`` 也能用，却一声不吭。它回答的是 `pytorch/examples#779
 <https://github.com/pytorch/examples/pull/779>`__ 背后的问题。
 """
@@ -297,7 +297,7 @@ assert layer.weight._version == 3, "initialisation, copy_ and the item assignmen
 # 形状要变：换一个新层，而不是原地修改
 # ------------------------------------
 #
-# ``copy_`` 改不了形状，``torch.utils.swap_tensors`` 也不该拿来改形状：它只交换两个张量对象的内容（连同形状），别的一概不管。下面这个有 2 个输出的层已经用 Adam 走了一步；换进 ``(4, 3)`` 的权重和 ``(4,)``
+# ``copy_`` 改不了形状，``torch.utils.swap_tensors`` 也不该拿来改形状：它交换两个张量对象所含的一切（形状、数值，连同它们的类和 ``__dict__``），对象之外的东西一概不碰。下面这个有 2 个输出的层已经用 Adam 走了一步；换进 ``(4, 3)`` 的权重和 ``(4,)``
 # 的偏置之后，``out_features`` 仍是 2，Adam 为这个权重保存的状态仍是 ``(2, 3)``，下一次 ``step()``
 # 就会报错。所以 ``swap_tensors`` 只适合形状不变的交换。
 torch.manual_seed(0)
@@ -319,6 +319,12 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("Adam's step after a swap that changed the shape must raise")
+# sphinx_gallery_start_ignore
+swapped_a, swapped_b = torch.nn.Parameter(torch.zeros(2)), torch.zeros(3)
+torch.utils.swap_tensors(swapped_a, swapped_b)
+assert type(swapped_a) is torch.Tensor and type(swapped_b) is torch.nn.Parameter, "the class is swapped too"
+assert swapped_a.shape == (3,) and old.out_features == 2, "the shape is swapped; the module is untouched"
+# sphinx_gallery_end_ignore
 
 # %%
 # 要把一层从 2 个输出扩到 4 个，就新建一个 ``Linear(3, 4)``，在 ``torch.no_grad()``

@@ -224,7 +224,7 @@ assert shares(a, view) and shares(a, forced), "both arrays use a's memory"
 # 哪些转换共享，哪些复制
 # ----------------------
 #
-# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存（前提是 dtype 本来就合适），``torch.tensor``
+# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存（前提是 dtype 本来就合适；它们拒绝的两种数组见下文），``torch.tensor``
 # 会复制。从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
 # ``Tensor.__array__`` 不接受 NumPy 2 的 ``copy`` 参数。这里捕获警告并展示出来。
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
@@ -248,6 +248,18 @@ assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []
 ), "np.array(t) warns once with NumPy 2 (its copy keyword), never with NumPy 1"
 # sphinx_gallery_end_ignore
+
+# %%
+# 有两种数组，``torch.from_numpy`` 和 ``torch.as_tensor`` 都不接受：步长为负的数组（``array[::-1]``），以及字节序与本机不同的数组（这里是 ``">f4"``）。两个函数对这两种数组都抛出 ``ValueError``。
+
+for name, odd in {"negative stride": array[::-1], "byte order >f4": array.astype(">f4")}.items():
+    for convert in (torch.from_numpy, torch.as_tensor):
+        try:
+            convert(odd)
+        except ValueError as e:
+            print(f"{convert.__name__}, {name}: {type(e).__name__}: {str(e).split(',')[0]}")
+        else:
+            raise AssertionError(f"{convert.__name__} must refuse an array with a {name}")
 
 # %%
 # 在 CPU 上也会复制的转换
@@ -383,6 +395,6 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----
 #
 # 对 CPU 上的张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
-# ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# ``torch.as_tensor`` 都共享内存（后两者不接受步长为负或字节序与本机不同的数组）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，autograd
 # 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

@@ -217,7 +217,7 @@ draw_memory("b = a.cpu(); b.add_(10)", a=a, b=b)
 # 哪些调用返回张量本身
 # --------------------
 #
-# 前八个调用在无需转换时，返回的都是同一个对象。只有显式复制，或者真的改变 dtype，才会得到新的内存。
+# 前八个调用在无需转换时，返回的都是同一个对象。在这些调用里，只有显式复制，或者真的改变 dtype，才会得到新的内存。其他真正的转换也会得到新的内存：对非连续张量调用 ``contiguous()``、改变 ``memory_format``、移到另一个设备（这里是 ``meta``）。
 a = torch.tensor([1.0, 2.0, 3.0])
 results = {
     "a.to(torch.float32)": a.to(torch.float32),
@@ -239,6 +239,17 @@ assert same == list(results)[:8], "the first eight return a itself"
 # sphinx_gallery_start_ignore
 assert not any(same_storage(results[key], a) for key in list(results)[8:]), "the last three copy"
 # sphinx_gallery_end_ignore
+
+transposed = torch.arange(6.0).reshape(2, 3).t()
+image = torch.zeros(1, 2, 2, 2)
+conversions = {
+    "transposed.contiguous()": (transposed.contiguous(), transposed),
+    "image.contiguous(channels_last)": (image.contiguous(memory_format=torch.channels_last), image),
+    "a.to('meta')": (a.to("meta"), a),
+}
+for name, (result, source) in conversions.items():
+    print(f"{name:<31} is source: {result is source!s:<5}  same storage: {same_storage(result, source)}")
+assert not any(result is source or same_storage(result, source) for result, source in conversions.values())
 
 # %%
 # 用 ``to(copy=True)``，而不是 ``torch.tensor(a)``

@@ -7,15 +7,15 @@
 .. admonition:: 答案
    :class: answer
 
-   ``copy.deepcopy`` 只能复制叶子张量，而这个模块存着一个在梯度模式下由参数算出的张量。把它 detach 之后再存（或放到 ``forward`` 里计算）：
+   ``copy.deepcopy`` 只能复制叶子张量，而这个模块存着一个在梯度模式下由参数算出的张量。改在 ``forward`` 里计算它（把 detach 后的张量存在模块上，它就成了常量，永远不会被训练）：
 
    .. code-block:: python
 
-      self.doubled = (self.scale * 2).detach()
+      return x * self.scale * 2
       twin = copy.deepcopy(fixed)
 
 模块里存着一个非叶子张量（在梯度模式下由需要梯度的张量算出来的张量）时，``copy.deepcopy(model)`` 会报错：“Only Tensors created
-explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么：``Parameter`` 以外的张量的 ``.grad``、视图背后的整块存储，以及对象内部的共享关系（会保留下来）；最后说明浅拷贝
+explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么：``Parameter`` 以外的张量的 ``.grad``；对普通张量而言，还有视图背后的整块存储，以及对象内部的共享关系（会保留下来）；最后说明浅拷贝
 ``copy.copy`` 根本不复制内存。本页回答的是 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__。
 """
 
@@ -262,15 +262,13 @@ assert torch.equal(held_copy.doubled, held.doubled) and not same_storage(held_co
 # 修复
 # ----
 #
-# 两种办法：模块上只存叶子张量（把 ``scale * 2`` 挪到 ``forward`` 里算），或者用 ``detach()``
-# 把派生出的值移出计算图再存。第二种写法可以深拷贝，得到的模块有自己的内存。
+# 模块上只存叶子张量：把 ``scale * 2`` 挪到 ``forward`` 里算。这样的模块可以深拷贝，得到的副本有自己的内存。
 
 
 class ScaledFixed(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.scale = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
-        self.doubled = (self.scale * 2).detach()  # 叶子张量：没有 grad_fn
 
     def forward(self, x):
         return x * self.scale * 2
@@ -278,14 +276,59 @@ class ScaledFixed(torch.nn.Module):
 
 fixed = ScaledFixed()
 twin = copy.deepcopy(fixed)
-print("doubled.is_leaf:", fixed.doubled.is_leaf)
 print("twin.scale:", twin.scale)
 print("same storage (scale):", same_storage(fixed.scale, twin.scale))
-print("same storage (doubled):", same_storage(fixed.doubled, twin.doubled))
 assert not same_storage(fixed.scale, twin.scale), "the deep copy must own its parameters' memory"
 # sphinx_gallery_start_ignore
-assert not same_storage(fixed.doubled, twin.doubled), "the deep copy must own its buffers' memory"
 assert torch.equal(twin.scale, fixed.scale), "the deep copy must hold the same values"
+# sphinx_gallery_end_ignore
+
+# %%
+# 改为在模块上存 ``(self.scale * 2).detach()``，同样可以深拷贝，但这个张量是常量：梯度不会经过它传到
+# ``scale``，``scale`` 变了它也不跟着变。用 SGD 训练几步就能看出区别：在 ``forward`` 里计算时，``scale``
+# 会被训练；用 detach 后的属性时，``scale`` 是唯一的参数，通向损失的路上没有需要梯度的张量，所以
+# ``backward()`` 抛出错误，``scale.grad`` 仍是 ``None``，``scale`` 的值也不变。
+
+
+class ScaledDetached(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+        self.doubled = (self.scale * 2).detach()  # 是叶子张量，但也是常量
+
+    def forward(self, x):
+        return x * self.doubled
+
+
+def train(module, steps=3):
+    optimizer = torch.optim.SGD(module.parameters(), lr=0.1)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        module(torch.ones(2)).sum().backward()
+        optimizer.step()
+
+
+trained = ScaledFixed()
+train(trained)
+print("computed in forward, scale after training:", trained.scale.detach())
+stuck = ScaledDetached()
+print("deep-copies:", copy.deepcopy(stuck).doubled)
+try:
+    train(stuck)
+except RuntimeError as e:
+    stuck_message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward through a detached attribute alone must raise")
+print("detached attribute, scale:", stuck.scale.detach(), " scale.grad:", stuck.scale.grad)
+with torch.no_grad():
+    stuck.scale.mul_(3.0)
+print("after scale *= 3, doubled:", stuck.doubled)
+assert not torch.equal(trained.scale, torch.tensor([1.0, 2.0])), "computed in forward, scale trains"
+assert stuck.scale.grad is None and torch.equal(stuck.doubled, torch.tensor([2.0, 4.0])), "a detached copy is a constant"
+# sphinx_gallery_start_ignore
+assert stuck_message.startswith("element 0 of tensors does not require grad"), "the message torch prints"
+assert torch.equal(stuck.scale, torch.tensor([3.0, 6.0])), "scale kept its values until the edit above"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -362,7 +405,7 @@ assert type(twin.scale) is torch.nn.Parameter, "deepcopy must keep the Parameter
 # sphinx_gallery_end_ignore
 
 # %%
-# 拷贝视图时，视图背后的整块存储都会被复制：视图只有两个浮点数，副本的存储却有十个（40 字节）。副本不再是视图（``_base``
+# 拷贝一个作为视图的普通张量时，视图背后的整块存储都会被复制：视图只有两个浮点数，副本的存储却有十个（40 字节）。副本不再是视图（``_base``
 # 是 ``None``），但保留了视图在存储中的偏移量。
 
 base = torch.arange(10.0)
@@ -379,7 +422,7 @@ assert not same_storage(view, view_copy), "the copy must own its storage"
 # sphinx_gallery_end_ignore
 
 # %%
-# 被拷贝对象内部的共享关系会保留下来：一个列表里放了同一个张量两次，外加它的一个视图；对整个列表调用一次
+# 被拷贝对象内部普通张量之间的共享关系会保留下来：一个列表里放了同一个张量两次，外加它的一个视图；对整个列表调用一次
 # ``deepcopy``，得到的列表里前两项仍是同一个张量，第三项与它共享内存。
 
 t = torch.zeros(3)
@@ -399,6 +442,21 @@ assert not same_storage(items[0], t), "the copy must not share the source's memo
 #    ``items[0]`` 和 ``items[1]`` 是同一个张量对象；``items[2]`` 与它共享存储 ``S2``；``t`` 仍用自己的存储 ``S1``。
 
 draw_memory("items = copy.deepcopy([t, t, t[1:]])", t=t, **{f"items[{i}]": item for i, item in enumerate(items)})
+
+# %%
+# ``Parameter`` 的深拷贝是用克隆做的：副本只含这个参数自己的元素，偏移量为 0；共享同一块存储的两个参数，拷贝后各有各的存储。
+
+base = torch.arange(10.0)
+first, second = torch.nn.Parameter(base[0:2]), torch.nn.Parameter(base[1:3])
+pair = copy.deepcopy([first, second])
+print("pair[0] storage bytes:", pair[0].untyped_storage().nbytes(), " storage_offset:", pair[1].storage_offset())
+print("same storage (first, second):", same_storage(first, second))
+print("same storage (pair[0], pair[1]):", same_storage(pair[0], pair[1]))
+assert pair[0].untyped_storage().nbytes() == 8 and not same_storage(pair[0], pair[1]), "a Parameter's copy loses the sharing"
+# sphinx_gallery_start_ignore
+assert same_storage(first, second) and pair[1].storage_offset() == 0, "the sources shared one storage"
+assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "the copy has the values"
+# sphinx_gallery_end_ignore
 
 # %%
 # 浅拷贝 ``copy.copy`` 不复制内存
@@ -459,8 +517,9 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # 小结
 # ----
 #
-# ``copy.deepcopy`` 只能复制叶子张量；模块里存了非叶子张量，就要先把它 ``detach()``，或者改在
-# ``forward`` 里计算。深拷贝得到新的内存；普通张量的副本带着 ``.grad``，``Parameter``
-# 的副本则不带。拷贝视图会复制背后的整块存储，对象内部的共享关系也会保留。``copy.copy``
+# ``copy.deepcopy`` 只能复制叶子张量；模块里存了非叶子张量，就应改在 ``forward`` 里计算它：detach
+# 后存下的张量虽然能深拷贝，却是常量，梯度不会经过它传到 ``scale``。深拷贝得到新的内存；普通张量的副本带着
+# ``.grad``，``Parameter`` 的副本则不带。对普通张量，拷贝视图会复制背后的整块存储，对象内部的共享关系也会保留；``Parameter``
+# 则是克隆，副本只含它自己的元素，共享同一块存储的两个参数拷贝后各有各的内存。``copy.copy``
 # 不复制内存，却也不是别名：对需要梯度的张量，它是一个独立的叶子张量，有自己的 ``.grad``
 # 和版本计数器，经过它的梯度传不到源张量。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，见 :ref:`最保险的复制 <copying-safe-copy>`。

@@ -397,7 +397,7 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # 小结
 # ----
 #
-# 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果修改时还有计算图需要旧值，就会报错，而不是把梯度算错；例外有三：计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值的；自定义 ``Function``
+# 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果修改时还有计算图需要旧值，就会报错，而不是把梯度算错。例外包括：计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值的；自定义 ``Function``
 # 把旧值存成了属性（``ctx.x = x``，而不是 ``ctx.save_for_backward(x)``）；或者修改来自
 # fused 优化器（``fused=True``）的一步，它不增加版本计数器（见 :ref:`版本计数器那一页 <questions-version-counter>`）。``.data``
 # 让 autograd 看不见修改，``p.data = t`` 连形状的改变也一并藏起来。``torch.no_grad()`` 下的

@@ -328,7 +328,7 @@ assert w.is_leaf and torch.allclose(w, w_start * (1 - 2 * lr) ** 3), "the in-pla
 # 梯度会累加，直到清零
 # --------------------
 #
-# 每次 ``backward()`` 都是往 ``.grad`` 上加，从不覆盖。对同一个损失做两遍，梯度就是两倍。``zero_()``
+# 每次 ``backward()`` 都把算出的梯度加到 ``.grad`` 已有的数值上。对同一个损失做两遍，梯度就是两倍。``zero_()``
 # 让它从头开始。
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)

@@ -362,6 +362,9 @@ print("losses:", [round(v, 4) for v in losses])
 assert losses == sorted(set(losses), reverse=True), "the optimizer made before to() trains the model"
 # sphinx_gallery_start_ignore
 assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtype == torch.float64
+graded = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(2))])
+(graded[0] * 2).sum().backward()
+assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() converts .grad too"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -426,7 +429,7 @@ if torch.cuda.is_available():
 # ``module.to()`` 不管的张量
 # --------------------------
 #
-# ``module.to()`` 转换的只是模块（包括各层子模块）的参数和缓冲区，别的一概不管。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
+# ``module.to()`` 转换的只是模块（包括各层子模块）的参数（连同它们的 ``.grad``）和缓冲区，别的一概不管。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
 
 
 class Scaled(torch.nn.Module):

@@ -301,12 +301,15 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 #
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（``Parameter`` 也是）或这种叶子张量的视图做原地操作：要放在
 # ``torch.no_grad()`` 下写。推理张量在 ``torch.inference_mode()`` 之外拒绝这样写，放在 ``torch.no_grad()``
-# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。需要梯度的非叶子张量和普通张量，两种模式下都照常写入。
+# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。需要梯度的非叶子张量和普通张量，两种模式下都照常写入；但非叶子张量的两种视图在梯度模式下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出，以及在 ``torch.no_grad()`` 下得到的视图。
 
 
 def sources():
     with torch.inference_mode():
         inference = torch.zeros(4)
+    non_leaf = torch.zeros(4, requires_grad=True) * 1
+    with torch.no_grad():
+        no_grad_view = non_leaf[:]
     return {
         "leaf": torch.zeros(4, requires_grad=True),
         "Parameter": torch.nn.Parameter(torch.zeros(4)),
@@ -314,6 +317,8 @@ def sources():
         "inference tensor": inference,
         "non-leaf": torch.zeros(4, requires_grad=True) * 1,
         "plain": torch.zeros(4),
+        "unbind output": (torch.zeros(2, 4, requires_grad=True) * 1).unbind(0)[0],
+        "no_grad view": no_grad_view,
     }
 
 
@@ -335,7 +340,10 @@ for grad_mode in (True, False):
             refused.setdefault(grad_mode, []).append(name)
         else:
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
-assert refused == {True: ["leaf", "Parameter", "view of a leaf", "inference tensor"], False: ["inference tensor"]}
+assert refused == {
+    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "no_grad view"],
+    False: ["inference tensor"],
+}
 with torch.inference_mode():
     inference = torch.zeros(4)
     inference[idx] += 1

@@ -282,7 +282,7 @@ assert shared == ["dict.copy()", "dict(state)", "copy.copy"], "shallow copies sh
 
 # %%
 # 列表也一样：``items.copy()``、``items[:]``、``list(items)`` 和 ``copy.copy(items)`` 装的是同样的张量；
-# ``copy.deepcopy(items)`` 装的是副本。原本共享内存的几项，复制之后彼此仍然共享（一次深复制，每块存储只复制一份）；切片复制时，连同它背后的整块存储一起复制。
+# ``copy.deepcopy(items)`` 装的是副本。原本共享内存的普通张量，复制之后彼此仍然共享（一次深复制，每块存储只复制一份）；切片复制时，连同它背后的整块存储一起复制。``Parameter`` 则是克隆出来的：副本只含它自己的元素，原本共享一块存储的两个参数，复制之后不再共享。
 
 items = [torch.ones(2), torch.zeros(2)]
 shallow = {"items.copy()": items.copy(), "items[:]": items[:], "list(items)": list(items),
@@ -306,6 +306,11 @@ assert same_storage(deep_pair[0], deep_pair[1]) and deep_pair[1].untyped_storage
 assert not same_storage(deep_pair[0], row), "the pair's storage is a copy"
 assert copy.deepcopy(row[2:]).untyped_storage().nbytes() == 16, "a slice alone is copied with its whole storage"
 # sphinx_gallery_end_ignore
+
+params = copy.deepcopy([torch.nn.Parameter(row[0:2]), torch.nn.Parameter(row[1:3])])
+print("Parameters on one storage, after deepcopy: same storage:", same_storage(params[0], params[1]))
+print("bytes behind the copy of Parameter(row[1:3]):", params[1].untyped_storage().nbytes())
+assert not same_storage(params[0], params[1]) and params[1].untyped_storage().nbytes() == 8, "a Parameter is cloned"
 
 # %%
 # ``torch.stack``、``torch.cat`` 和 ``tolist()`` 会复制

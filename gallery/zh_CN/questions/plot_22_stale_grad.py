@@ -298,8 +298,8 @@ assert p.grad is g and torch.allclose(g, by_hand(model, x, y)), "backward() wrot
 # ---------------------------------
 #
 # 梯度累积靠的就是这一点：把一批数据分成两个微批次，每个损失按它所占的比例缩放，各调用一次
-# ``backward()``，``p.grad`` 最后就是整批数据的梯度。第一个微批次之后取到的 ``g`` 就是这个张量，所以它同样是两者之和。（例外是
-# ``backward(create_graph=True)``：它会在 ``p.grad`` 里放一个新张量。）
+# ``backward()``，``p.grad`` 最后就是整批数据的梯度。第一个微批次之后取到的 ``g`` 就是这个张量，所以它同样是两者之和。（也有例外，会在 ``p.grad`` 里放一个装着和的新张量：一个是
+# ``backward(create_graph=True)``，另一个是稠密梯度遇上稀疏的 ``.grad``，比如来自 ``Embedding(..., sparse=True)`` 的梯度。）
 
 optimizer.zero_grad()
 for part in (slice(0, 4), slice(4, 8)):
@@ -318,6 +318,12 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     (second**2).sum().backward(create_graph=True)
 assert second.grad is not first_grad, "backward(create_graph=True) puts a new tensor in .grad"
+sparse_table = torch.nn.Embedding(5, 2, sparse=True)
+sparse_table(torch.tensor([1])).sum().backward()
+sparse_grad = sparse_table.weight.grad
+(sparse_table.weight * 1).sum().backward()
+assert sparse_grad.is_sparse and sparse_table.weight.grad is not sparse_grad, "a dense gradient replaces a sparse .grad"
+assert not sparse_table.weight.grad.is_sparse and sparse_table.weight.grad[1].tolist() == [2.0, 2.0], "it holds the sum"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -7,8 +7,8 @@ fork 出来的 ``DataLoader`` worker 的修改不见了：多进程之间的张�
 .. admonition:: 答案
    :class: answer
 
-   用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）修改的是张量的一份副本，除非这个张量在共享内存里；经
-   ``torch.multiprocessing`` 的队列发送的张量会移进共享内存，接收方的修改发送方也看得到（需要梯度的叶子张量须在 ``torch.no_grad()``
+   用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）修改的是张量的一份副本，除非这个张量在共享内存里；
+   ``torch.multiprocessing`` 的队列会把所发送的 CPU 张量的存储移进共享内存，接收方的修改发送方也看得到（需要梯度的叶子张量须在 ``torch.no_grad()``
    下修改；需要梯度的非叶子张量发送不出去）。解决办法是在 worker 启动前共享这个张量：
 
    .. code-block:: python
@@ -302,7 +302,7 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 # 经队列发送的张量是共享的，不是复制的
 # ------------------------------------
 #
-# 经 ``torch.multiprocessing`` 的队列发送一个张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。下面的子进程从收件队列取出
+# 经 ``torch.multiprocessing`` 的队列发送一个 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量（CUDA 张量则经 CUDA IPC 传递，本页不运行这种情形）。下面的子进程从收件队列取出
 # ``sent``，加一，再通过发件队列答复；父进程看到了这次修改。需要梯度的叶子张量到了对方那里仍然需要梯度，所以子进程里的
 # ``add_(1)`` 会报错；在 ``torch.no_grad()`` 之下，同样的修改可以执行，也会传回发送方。
 
@@ -384,7 +384,7 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # ``spawn`` 与 ``forkserver`` 方式
 # --------------------------------
 #
-# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化（pickle），再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把张量的存储移进共享内存，和上面经队列发送时一样。所以在 ``spawn`` 方式下（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式下（Python 3.14 起 Linux 的默认方式），数据集里的张量是放在共享内存里到达 worker 的；worker 对它们的修改，应当像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker（它要从模块文件导入数据集的类，而页面提供不了这样的文件）；下面的单元格只检查序列化对一个张量做了什么。这次移动给了张量新的内存：之前取得的 NumPy 数组仍指向旧内存，而张量已经不用那块内存了。这类句柄要在 ``share_memory_()`` 之后、或者 worker 启动之后再取。
+# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化（pickle），再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把张量的存储移进共享内存，和上面经队列发送时一样。所以在 ``spawn`` 方式下（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式下（Python 3.14 起 Linux 的默认方式），数据集里的张量是放在共享内存里到达 worker 的；worker 对它们的修改，应当像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker（它要从模块文件导入数据集的类，而页面提供不了这样的文件）；下面的单元格只检查序列化对一个张量做了什么。这次移动给了张量新的内存：旧内存随即被释放：之前取得的 NumPy 数组仍指向那里，成了悬空的数组，通过它读写的结果是未定义的。这类句柄要在 ``share_memory_()`` 之后、或者 worker 启动之后再取。
 
 from multiprocessing.reduction import ForkingPickler
 
