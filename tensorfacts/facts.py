@@ -76,42 +76,6 @@ def _saved_tensor_hooks_hide_edit() -> Fact:
                                                 for name, (error, grad) in outcomes.items()))
 
 
-@fact("fused-optimizer-step-not-counted", {
-    "en": "For SGD, Adam and AdamW (lr=0.1): makes w.grad with one backward, saves the Parameter w in a second loss "
-          "(w * w).sum(), calls optimizer.step(), sets w.grad = None, then runs backward of that loss. "
-          "With fused=True, w._version does not move, backward raises nothing and w.grad is not the one calculus "
-          "gives; with foreach=True and with foreach=False, w._version moves and backward "
-          "raises the version-counter error.",
-    "zh_CN": "对 SGD、Adam 和 AdamW（lr=0.1）：先反向传播一次得到 w.grad，在第二个损失 (w * w).sum() 中保存 "
-             "Parameter w，调用 optimizer.step()，设 w.grad = None，再对这个损失反向传播。"
-             "fused=True 时，w._version 不变，"
-             "反向传播不报错，w.grad 却不是按求导公式算出的那个；foreach=True 和 foreach=False 时，w._version "
-             "增加，反向传播报版本计数器错误。",
-})
-def _fused_optimizer_step_not_counted() -> Fact:
-    """A fused optimizer step writes the weights without moving their version: autograd cannot notice it."""
-    outcomes = {}
-    for name in ("SGD", "Adam", "AdamW"):
-        for mode in ({"fused": True}, {"foreach": True}, {"foreach": False}):
-            w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
-            optimizer = getattr(torch.optim, name)([w], lr=0.1, **mode)
-            (w * w).sum().backward()
-            loss = (w * w).sum()  # saves w
-            before = w._version
-            optimizer.step()
-            w.grad = None  # so that w.grad is this loss's gradient alone
-            error = backward_error(loss)
-            outcomes[name, *mode.items()] = (w._version - before, error,
-                                             w.grad.tolist() if w.grad is not None else None)
-    fused = [o for key, o in outcomes.items() if key[1] == ("fused", True)]
-    others = [o for key, o in outcomes.items() if key[1] != ("fused", True)]
-    silent = all(moved == 0 and not error and grad != [2.0, 4.0, 6.0] for moved, error, grad in fused)
-    caught = all(moved > 0 and VERSION_ERROR in error for moved, error, _ in others)
-    return Fact(silent and caught, "; ".join(f"{key[0]} {key[1][0]}={key[1][1]}: _version +{moved}, "
-                                             f"backward {'raises' if error else 'no error'}, w.grad = {grad}"
-                                             for key, (moved, error, grad) in outcomes.items()))
-
-
 class _KeptOnCtx(torch.autograd.Function):
     """Squares x, keeping x as ``ctx.x`` instead of through ``ctx.save_for_backward``."""
 
@@ -330,6 +294,7 @@ def _expand_inplace_write_refused() -> Fact:
     return Fact(e.tolist() == [[-1.0] * 3] * 2 and len(errors) == 3 and all(overlap in x for x in errors),
                 f"after fill_(-1): {e.tolist()}; add_, mul_, copy_: {errors}")
 
-# The facts on edits through .detach() and .data, those behind the tables' notes and introductions, and
-# those behind general sentences and advice, each run over its scope (registered on import).
-from tensorfacts import detach_data_facts, general_facts, table_facts, trainable_copy_facts  # noqa: E402, F401
+# The facts on edits through .detach() and .data, on fused optimizer steps, those behind the tables'
+# notes and introductions, and those behind general sentences and advice, each run over its scope
+# (registered on import).
+from tensorfacts import detach_data_facts, general_facts, optimizer_facts, table_facts, trainable_copy_facts  # noqa: E402, F401

@@ -112,7 +112,7 @@ def _module_to_overwrites_parameters():
 
 
 INPLACE = ("add_", "mul_", "sub_", "zero_")
-FUSED_STEPS = ("_fused_sgd_", "_fused_adam_", "_fused_adamw_")
+FUSED_STEPS = ("_fused_adagrad_", "_fused_sgd_", "_fused_adam_", "_fused_adamw_")
 
 #: Changes of torch, each a factory of a context manager (a torch function mode).
 MUTANTS = {
