@@ -44,14 +44,16 @@ DECISIONS: tuple[Advice, ...] = (
                 "It shares storage and the version counter with `a` (an inference tensor has no version counter "
                 "at all) and does not require grad; an in-place "
                 "edit of it while autograd still needs `a` makes backward raise, with these exceptions, where backward "
-                "raises nothing: a write through " + ROUTES_EN + "; an edit after autograd saved `a` under "
+                "raises nothing: a write to `a`'s memory by any route that does not go through a tensor sharing `a`'s "
+                "version counter, for example through " + ROUTES_EN + "; an edit after autograd saved `a` under "
                 "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`; an edit after a custom "
                 "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`; "
                 "and a step of an optimizer made with `fused=True`, which moves no version counter.",
             "zh_CN": "现在就读数值，不要求导、也不复制：`a.detach()`。它与 `a` "
                 "共享存储和版本计数器（推理张量根本没有版本计数器），不需要梯度；"
                 "自动求导还用得着 `a` 时原地修改它，反向传播会报错。以下几种例外，反向传播都不报错："
-                "通过 " + ROUTES_ZH + " 写入；自动求导在 `torch.autograd.graph.save_on_cpu()` "
+                "经由任何不经过与 `a` 共享版本计数器的张量的途径写入 `a` 的内存，"
+                "例如通过 " + ROUTES_ZH + " 写入；自动求导在 `torch.autograd.graph.save_on_cpu()` "
                 "这类保存张量的钩子下保存了 `a` 之后再修改；自定义的 `torch.autograd.Function` 用 `ctx.x = a` "
                 "而不是 `ctx.save_for_backward` 留下 `a` 之后再修改；fused 优化器（`fused=True`）的一步，"
                 "它不推进版本计数器。",

@@ -6,8 +6,10 @@ whose module docstring says what a fact is.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
+import numpy as np
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
@@ -109,6 +111,19 @@ def _through_storage(a: torch.Tensor) -> None:
     a.detach().untyped_storage().copy_((a.detach() * 10).untyped_storage())
 
 
+def _through_typed_storage(a: torch.Tensor) -> None:
+    with warnings.catch_warnings():  # TypedStorage is deprecated, and still there
+        warnings.simplefilter("ignore", UserWarning)
+        storage = a.detach().storage()
+        for i in range(len(storage)):
+            storage[i] = storage[i] * 10
+
+
+def _through_numpy_dlpack(a: torch.Tensor) -> None:
+    array = np.from_dlpack(a.detach())
+    array *= 10
+
+
 #: The routes from ``a.detach()`` to the memory of ``a``, each with a write of ten times the values
 #: through it (``a`` a contiguous leaf). The name is the expression the pages and guides quote.
 DETACH_ROUTES: dict[str, Callable[[torch.Tensor], object]] = {
@@ -120,6 +135,10 @@ DETACH_ROUTES: dict[str, Callable[[torch.Tensor], object]] = {
     "torch.from_dlpack(a.detach())": lambda a: torch.from_dlpack(a.detach()).mul_(10),
     "torch.frombuffer(a.detach().numpy(), dtype=a.dtype)":
         lambda a: torch.frombuffer(a.detach().numpy(), dtype=a.dtype).mul_(10),
+    "a.detach().storage()": _through_typed_storage,
+    "np.from_dlpack(a.detach())": _through_numpy_dlpack,
+    "torch.empty(0).set_(a.detach().untyped_storage())":
+        lambda a: torch.empty(0).set_(a.detach().untyped_storage()).mul_(10),
 }
 #: The routes whose write autograd's version check catches; through every other one it goes unseen.
 CAUGHT_ROUTES = ("a.detach()", "a.detach()[:]")
@@ -145,19 +164,27 @@ def detach_route_outcomes() -> dict[str, str]:
     return outcomes
 
 
+_NUMBERS = {"en": ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"),
+            "zh_CN": ("两", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二")}
+
+
+def _count(n: int, language: str) -> str:
+    return _NUMBERS[language][n - 2] if 2 <= n <= 12 else str(n)
+
+
 @fact("detach-write-routes", {
     "en": "Saves the leaf a (which requires grad) in (a * a).sum(), multiplies its values by 10 through one route "
-          "from a.detach() to its memory, and runs backward; seven routes, each on a fresh a: a.detach() itself, "
-          "a.detach()[:], a.detach().data, a.detach().numpy(), a.detach().untyped_storage(), "
-          "torch.from_dlpack(a.detach()) and torch.frombuffer(a.detach().numpy(), dtype=a.dtype). The first two "
-          "make backward raise the version-counter error; through the other five backward raises nothing and "
+          f"from a.detach() to its memory, and runs backward; {_count(len(DETACH_ROUTES), 'en')} routes, each on a "
+          "fresh a: " + ", ".join(DETACH_ROUTES) + ". The routes through a tensor that shares a's version counter ("
+          + " and ".join(CAUGHT_ROUTES) + ") make backward raise the version-counter error; through the other "
+          f"{_count(len(SILENT_ROUTES), 'en')} backward raises nothing and "
           "a.grad is [20, 40, 60] where the loss's gradient is [2, 4, 6].",
     "zh_CN": "在 (a * a).sum() 中保存需要梯度的叶子张量 a，经由从 a.detach() 到它内存的一条途径把数值乘以 10，"
-             "再反向传播；共七条途径，每条都用新的 a：a.detach() 本身、a.detach()[:]、a.detach().data、"
-             "a.detach().numpy()、"
-             "a.detach().untyped_storage()、torch.from_dlpack(a.detach()) 和 "
-             "torch.frombuffer(a.detach().numpy(), dtype=a.dtype)。前两条让反向传播报版本计数器错误；"
-             "经由其余五条，反向传播都不报错，a.grad 为 [20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
+             f"再反向传播；共{_count(len(DETACH_ROUTES), 'zh_CN')}条途径，每条都用新的 a："
+             + "、".join(DETACH_ROUTES) + "。经由与 a 共享版本计数器的张量的途径（" + " 和 ".join(CAUGHT_ROUTES)
+             + "）让反向传播报版本计数器错误；"
+             f"经由其余{_count(len(SILENT_ROUTES), 'zh_CN')}条，反向传播都不报错，a.grad 为 [20, 40, 60]，"
+             "而这个损失的梯度应是 [2, 4, 6]。",
 })
 def _detach_write_routes() -> Fact:
     """Only writes through a.detach() itself or a view of it are caught; the other routes go unseen."""
