@@ -47,6 +47,43 @@ def _version_counter_catches_saved_edit() -> Fact:
                 f"y._version {before} -> {y._version}; backward: {error or 'no error'}")
 
 
+@fact("version-check-only-in-nodes-run", {
+    "en": "Saves y = a * 1 in (y * y).sum() and adds (c * c).sum() for a second leaf c, giving z; edits y with "
+          "y.mul_(10), then runs z.backward(inputs=[c]), torch.autograd.grad(z, c) and z.backward(), each on a "
+          "fresh graph: the first two run only the nodes that lead to c, raise nothing and give c's gradient "
+          "[2, 4, 6]; the full backward runs the node that saved y and raises the version-counter error.",
+    "zh_CN": "在 (y * y).sum() 中保存 y = a * 1，再加上另一个叶子张量 c 的 (c * c).sum()，得到 z；用 y.mul_(10) "
+             "原地修改 y，然后分别执行 z.backward(inputs=[c])、torch.autograd.grad(z, c) 和 z.backward()，"
+             "每次都用新的计算图：前两种只运行通向 c 的节点，不报错，c 的梯度为 [2, 4, 6]；"
+             "完整的反向传播运行了保存 y 的节点，报版本计数器错误。",
+})
+def _version_check_only_in_nodes_run() -> Fact:
+    """The version check happens when a node unpacks its saved tensor: a backward that skips the node says nothing."""
+    outcomes = {}
+    for how in ("backward(inputs=[c])", "autograd.grad(z, c)", "backward()"):
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        c = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = a * 1
+        z = (y * y).sum() + (c * c).sum()  # the first term saves y
+        y.mul_(10)
+        try:
+            if how == "backward(inputs=[c])":
+                z.backward(inputs=[c])
+                grad = c.grad.tolist()
+            elif how == "autograd.grad(z, c)":
+                grad = torch.autograd.grad(z, c)[0].tolist()
+            else:
+                z.backward()
+                grad = c.grad.tolist()
+            outcomes[how] = ("", grad)
+        except RuntimeError as exc:
+            outcomes[how] = (str(exc), None)
+    skipped = all(outcomes[how] == ("", [2.0, 4.0, 6.0]) for how in ("backward(inputs=[c])", "autograd.grad(z, c)"))
+    return Fact(skipped and VERSION_ERROR in outcomes["backward()"][0],
+                "; ".join(f"{how}: {error or 'no error'}, grad of c = {grad}"
+                          for how, (error, grad) in outcomes.items()))
+
+
 @fact("saved-tensor-hooks-hide-edit", {
     "en": "Saves a Parameter w in (w * w).sum(), edits w.detach() with mul_(10) under torch.no_grad() and runs "
           "backward three times: with no hooks it raises the version-counter error; when w was saved under "

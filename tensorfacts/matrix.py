@@ -244,22 +244,22 @@ GUIDE: tuple[Advice, ...] = (
             "en": "`b = a` copies nothing: `b` is the same object as `a`, and so are `torch.as_tensor(a)` "
                 "and `a.float()` on a float32 tensor (likewise `a.to(torch.float32)`, `a.cpu()` on a CPU "
                 "tensor and `a.contiguous()` on a contiguous one). An in-place edit of `b` under "
-                "`torch.no_grad()` is an edit of `a`: backward raises if autograd saved `a` (not through "
-                "saved-tensor hooks, and not as a custom `Function`'s attribute); if `a` is an "
+                "`torch.no_grad()` is an edit of `a`: a backward that runs the node which saved `a` raises (unless "
+                "`a` was saved through saved-tensor hooks or kept as a custom `Function`'s attribute); if `a` is an "
                 "inference tensor, the edit itself raises, and yet `a` has changed.",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象；`torch.as_tensor(a)`、"
                 "对 float32 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、"
                 "对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。"
                 "在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
                 "如果自动求导保存过 `a`（不是经由保存张量的钩子，也不是被自定义 `Function` 存成属性），"
-                "反向传播时会报错；"
+                "反向传播运行到保存 `a` 的那个节点时会报错；"
                 "如果 `a` 是推理张量，修改本身就会报错，可 `a` 的值还是变了。",
         },
         lambda m: all(_everywhere(m, op, same_object=True)
                       for op in ("b = a", "torch.as_tensor(a)", "a.float()"))
         and all(_row(m, s, "b = a")["inplace_edit_no_grad"] == EDIT_DETECTED for s in GRAD_SOURCES)
         and _refused(m, "inference", "b = a", "inplace_edit_no_grad", INFERENCE_EDIT, changed=True),
-        facts=("noop-conversions-return-a", "saved-tensor-hooks-hide-edit",
+        facts=("noop-conversions-return-a", "version-check-only-in-nodes-run", "saved-tensor-hooks-hide-edit",
                "ctx-attribute-escapes-version-check"),
     ),
     Advice(

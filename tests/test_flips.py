@@ -172,6 +172,7 @@ FACT_FLIPS = {
     "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",
     "data-has-own-version-counter": (".data shares the version counter", "detach copies"),
+    "version-check-only-in-nodes-run": "in-place edits bypass autograd",
 }
 
 
