@@ -112,15 +112,23 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "need-numpy",
         {
-            "en": "A NumPy array, from a CPU tensor of a dtype NumPy has (float32 or float64, say): start from "
+            "en": "A NumPy array, from a dense CPU tensor of a dtype NumPy has (float32 or float64, say) without the "
+                "conjugate or negative bit: start from "
                 "`a.detach()`, which is out of the graph but on `a`'s memory, so "
-                "the array follows later edits of `a`; start from `a.detach().clone()` when it must not.",
-            "zh_CN": "要 NumPy 数组（CPU 张量，dtype 是 NumPy 也有的，比如 float32 或 float64）：从 `a.detach()` 出发。"
+                "the array follows later edits of `a`; start from `a.detach().clone()` when it must not. With the "
+                "conjugate or negative bit set, `.numpy()` raises: call `resolve_conj()` or `resolve_neg()` first, "
+                "which copies; a sparse tensor raises too.",
+            "zh_CN": "要 NumPy 数组（稠密的 CPU 张量，dtype 是 NumPy 也有的，比如 float32 或 float64，"
+                "且没有设置共轭位或负号位）："
+                "从 `a.detach()` 出发。"
                 "它脱离了计算图，但仍在 `a` 的内存上，数组会随 `a` "
-                "之后的修改而变；不想让数组跟着变，就从 `a.detach().clone()` 出发。",
+                "之后的修改而变；不想让数组跟着变，就从 `a.detach().clone()` 出发。"
+                "设置了共轭位或负号位时，`.numpy()` 会报错："
+                "先调用 `resolve_conj()` 或 `resolve_neg()`，这会复制一份；稀疏张量也会报错。",
         },
         lambda m: _rows(m, "a.detach()", requires_grad=False, shares_storage=True)
         and _rows(m, "a.detach().clone()", requires_grad=False, shares_storage=False),
+        facts=("detach-numpy-needs-plain-dense",),
     ),
     Advice(
         "need-trainable-copy",
