@@ -239,6 +239,33 @@ def _leaf_refuses_inplace() -> Fact:
 # --- The sources the matrix adds: a view of a leaf, an inference tensor -----------------------
 
 
+@fact("leaf-view-inplace-refused-in-grad-mode", {
+    "en": "Takes v = a.view(3) of a leaf a that requires grad and calls v.mul_(10), each time on a fresh a: with "
+          "grad mode on it raises; under torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False) "
+          "it runs and a becomes [10, 20, 30].",
+    "zh_CN": "对需要梯度的叶子张量 a 取 v = a.view(3)，再调用 v.mul_(10)，每次都用新的 a：梯度模式打开时报错；"
+             "在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下照常执行，"
+             "a 变为 [10, 20, 30]。",
+})
+def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
+    """The refusal depends on grad mode alone: every way of turning it off lets the edit through."""
+    outcomes = {}
+    for name, mode in (("grad on", contextlib.nullcontext), ("no_grad", torch.no_grad),
+                       ("inference_mode", torch.inference_mode),
+                       ("set_grad_enabled(False)", lambda: torch.set_grad_enabled(False))):
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        v = a.view(3)
+        try:
+            with mode():
+                v.mul_(10)
+            outcomes[name] = a.detach().tolist()
+        except RuntimeError as exc:
+            outcomes[name] = "raises" if "a view of a leaf Variable that requires grad" in str(exc) else str(exc)
+    off = [outcomes[n] for n in ("no_grad", "inference_mode", "set_grad_enabled(False)")]
+    return Fact(outcomes["grad on"] == "raises" and all(o == [10.0, 20.0, 30.0] for o in off),
+                "; ".join(f"{n}: {o}" for n, o in outcomes.items()))
+
+
 @fact("leaf-view-has-grad-fn-refuses-inplace", {
     "en": "Slices base[1:] of a leaf that requires grad: the slice has a grad_fn and is not a leaf, and mul_(10) on "
           "it raises the error for a view of a leaf.",

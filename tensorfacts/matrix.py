@@ -202,11 +202,13 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "A view such as `a.view(3)` is not a copy either: it shares storage and the version "
                 "counter with `a` (an inference tensor has no version counter at all) and stays in the graph "
-                "(`ViewBackward0`). A view of a leaf that requires grad refuses in-place edits outside "
-                "`torch.no_grad()`, and so does `b = a` when `a` is itself such a view.",
+                "(`ViewBackward0`). A view of a leaf that requires grad refuses in-place edits with grad mode on "
+                "(under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it accepts "
+                "them), and so does `b = a` when `a` is itself such a view.",
             "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器（推理张量根本没有版本计数器），"
                 "并留在计算图中（`ViewBackward0`）。需要梯度的叶子张量的视图，"
-                "在 `torch.no_grad()` 之外一做原地修改就会报错；"
+                "在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
+                "`torch.set_grad_enabled(False)` 下则可以修改）；"
                 "如果 `a` 本身就是这样的视图，`b = a` 也一样。",
         },
         lambda m: _everywhere(m, "a.view(3)", shares_storage=True)
@@ -215,6 +217,7 @@ GUIDE: tuple[Advice, ...] = (
         and _everywhere(m, "a.view(3)", GRAD_SOURCES, grad_fn="ViewBackward0")
         and all(_row(m, s, "a.view(3)")["inplace_edit"] == EDIT_REFUSED for s in ("leaf", "parameter", "view"))
         and _row(m, "view", "b = a")["inplace_edit"] == EDIT_REFUSED,
+        facts=("leaf-view-inplace-refused-in-grad-mode",),
     ),
     Advice(
         "avoid-data",

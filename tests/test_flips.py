@@ -173,6 +173,7 @@ FACT_FLIPS = {
     "clone-requires-grad-in-grad-mode": "clone() shares memory",
     "data-has-own-version-counter": (".data shares the version counter", "detach copies"),
     "version-check-only-in-nodes-run": "in-place edits bypass autograd",
+    "leaf-view-inplace-refused-in-grad-mode": "in-place edits bypass autograd",
     "detach-numpy-needs-plain-dense": "detach copies",
 }
 

@@ -348,6 +348,7 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "fused-optimizer-step-not-counted",  # "nor a step of an optimizer made with fused=True"
     ),
     "copy-in-graph": ("double-of-float64-is-a",),  # "on a float64 a it returns a itself, no copy"
+    "view": ("leaf-view-inplace-refused-in-grad-mode",),  # "refuses in-place edits with grad mode on"
     "alias": (
         "noop-conversions-return-a",  # "likewise a.to(torch.float32), a.cpu() ..., a.contiguous()"
         "version-check-only-in-nodes-run",  # "a backward that runs the node which saved a raises"
