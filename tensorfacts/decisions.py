@@ -85,10 +85,12 @@ DECISIONS: tuple[Advice, ...] = (
         "need-copy-with-gradient",
         {
             "en": "New memory, with gradients still flowing back to `a`: `a.clone()`. Its own storage and, when `a` "
-                "requires grad and the clone is made outside `torch.no_grad()` and `torch.inference_mode()`, "
+                "requires grad and the clone is made with grad mode on (not under `torch.no_grad()`, "
+                "`torch.inference_mode()` or `torch.set_grad_enabled(False)`), "
                 "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on.",
             "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；`a` 需要梯度、"
-                "又不是在 `torch.no_grad()` 或 `torch.inference_mode()` 下调用时，"
+                "又是在梯度模式打开时调用的（不在 `torch.no_grad()`、`torch.inference_mode()` "
+                "或 `torch.set_grad_enabled(False)` 下），"
                 "它还有 `requires_grad=True`，并带有把梯度传下去的 "
                 "`CloneBackward0` 节点。",
         },
