@@ -44,14 +44,16 @@ DECISIONS: tuple[Advice, ...] = (
                 "It shares storage and the version counter with `a` (an inference tensor has no version counter "
                 "at all) and does not require grad; an in-place "
                 "edit of it while autograd still needs `a` makes backward raise, with these exceptions, where backward "
-                "raises nothing: a write through " + ROUTES_EN + "; an edit after autograd saved `a` under "
+                "raises nothing: a write to `a`'s memory by any route that does not go through a tensor sharing `a`'s "
+                "version counter, for example through " + ROUTES_EN + "; an edit after autograd saved `a` under "
                 "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`; an edit after a custom "
                 "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`; "
                 "and a step of an optimizer made with `fused=True`, which moves no version counter.",
             "zh_CN": "现在就读数值，不要求导、也不复制：`a.detach()`。它与 `a` "
                 "共享存储和版本计数器（推理张量根本没有版本计数器），不需要梯度；"
                 "自动求导还用得着 `a` 时原地修改它，反向传播会报错。以下几种例外，反向传播都不报错："
-                "通过 " + ROUTES_ZH + " 写入；自动求导在 `torch.autograd.graph.save_on_cpu()` "
+                "经由任何不经过与 `a` 共享版本计数器的张量的途径写入 `a` 的内存，"
+                "例如通过 " + ROUTES_ZH + " 写入；自动求导在 `torch.autograd.graph.save_on_cpu()` "
                 "这类保存张量的钩子下保存了 `a` 之后再修改；自定义的 `torch.autograd.Function` 用 `ctx.x = a` "
                 "而不是 `ctx.save_for_backward` 留下 `a` 之后再修改；fused 优化器（`fused=True`）的一步，"
                 "它不推进版本计数器。",
@@ -83,10 +85,12 @@ DECISIONS: tuple[Advice, ...] = (
         "need-copy-with-gradient",
         {
             "en": "New memory, with gradients still flowing back to `a`: `a.clone()`. Its own storage and, when `a` "
-                "requires grad and the clone is made outside `torch.no_grad()` and `torch.inference_mode()`, "
+                "requires grad and the clone is made with grad mode on (not under `torch.no_grad()`, "
+                "`torch.inference_mode()` or `torch.set_grad_enabled(False)`), "
                 "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on.",
             "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；`a` 需要梯度、"
-                "又不是在 `torch.no_grad()` 或 `torch.inference_mode()` 下调用时，"
+                "又是在梯度模式打开时调用的（不在 `torch.no_grad()`、`torch.inference_mode()` "
+                "或 `torch.set_grad_enabled(False)` 下），"
                 "它还有 `requires_grad=True`，并带有把梯度传下去的 "
                 "`CloneBackward0` 节点。",
         },
@@ -110,15 +114,23 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "need-numpy",
         {
-            "en": "A NumPy array, from a CPU tensor of a dtype NumPy has (float32 or float64, say): start from "
+            "en": "A NumPy array, from a dense CPU tensor of a dtype NumPy has (float32 or float64, say) without the "
+                "conjugate or negative bit: start from "
                 "`a.detach()`, which is out of the graph but on `a`'s memory, so "
-                "the array follows later edits of `a`; start from `a.detach().clone()` when it must not.",
-            "zh_CN": "要 NumPy 数组（CPU 张量，dtype 是 NumPy 也有的，比如 float32 或 float64）：从 `a.detach()` 出发。"
+                "the array follows later edits of `a`; start from `a.detach().clone()` when it must not. With the "
+                "conjugate or negative bit set, `.numpy()` raises: call `resolve_conj()` or `resolve_neg()` first, "
+                "which copies; a sparse tensor raises too.",
+            "zh_CN": "要 NumPy 数组（稠密的 CPU 张量，dtype 是 NumPy 也有的，比如 float32 或 float64，"
+                "且没有设置共轭位或负号位）："
+                "从 `a.detach()` 出发。"
                 "它脱离了计算图，但仍在 `a` 的内存上，数组会随 `a` "
-                "之后的修改而变；不想让数组跟着变，就从 `a.detach().clone()` 出发。",
+                "之后的修改而变；不想让数组跟着变，就从 `a.detach().clone()` 出发。"
+                "设置了共轭位或负号位时，`.numpy()` 会报错："
+                "先调用 `resolve_conj()` 或 `resolve_neg()`，这会复制一份；稀疏张量也会报错。",
         },
         lambda m: _rows(m, "a.detach()", requires_grad=False, shares_storage=True)
         and _rows(m, "a.detach().clone()", requires_grad=False, shares_storage=False),
+        facts=("detach-numpy-needs-plain-dense",),
     ),
     Advice(
         "need-trainable-copy",

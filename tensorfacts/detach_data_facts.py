@@ -6,8 +6,10 @@ whose module docstring says what a fact is.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
+import numpy as np
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
@@ -63,6 +65,36 @@ def _detach_numpy_write_silent() -> Fact:
                 f"a._version = {a._version}; a.grad = {grad}; true gradient [2.0, 4.0, 6.0]")
 
 
+@fact("detach-numpy-needs-plain-dense", {
+    "en": "On a dense float32 CPU tensor a that requires grad, a.detach().numpy() works and follows a later "
+          "a.detach().mul_(10). It raises on z.conj() (conjugate bit set, z complex), on z.conj().imag (negative "
+          "bit set) and on a.detach().to_sparse(); z.conj().resolve_conj().numpy() and "
+          "z.conj().imag.resolve_neg().numpy() work and have storage of their own (a copy).",
+    "zh_CN": "对需要梯度的稠密 float32 CPU 张量 a，a.detach().numpy() 可以调用，之后 a.detach().mul_(10) 时数组跟着变。"
+             "对 z.conj()（z 是复数张量，共轭位已设置）、z.conj().imag（负号位已设置）和 a.detach().to_sparse() "
+             "调用 .numpy() 都报错；z.conj().resolve_conj().numpy() 和 z.conj().imag.resolve_neg().numpy() "
+             "可以调用，而且有自己的存储（是副本）。",
+})
+def _detach_numpy_needs_plain_dense() -> Fact:
+    """numpy() shares memory only for a dense tensor without the conj/neg bit; resolving the bit copies."""
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    array = a.detach().numpy()
+    a.detach().mul_(10)
+    follows = array.tolist() == [10.0, 20.0, 30.0]
+    z = torch.tensor([1 + 2j, 3 - 1j])
+    refused = {}
+    for name, t in (("conj", z.conj()), ("neg", z.conj().imag), ("sparse", a.detach().to_sparse())):
+        try:
+            t.numpy()
+            refused[name] = False
+        except (RuntimeError, TypeError):
+            refused[name] = True
+    resolved = (z.conj().resolve_conj(), z.conj().imag.resolve_neg())
+    copies = all(not same_storage(r, z) and r.numpy() is not None for r in resolved)
+    return Fact(follows and all(refused.values()) and copies,
+                f"array follows a: {follows}; numpy() refused: {refused}; resolved ones copy: {copies}")
+
+
 @fact("detach-set-keeps-version-counter", {
     "en": "On d = a.detach(), calls d.set_(torch.zeros(6)), then d.add_(1): a._version moves, a and d no longer "
           "share storage, and backward of a loss that saved a raises.",
@@ -109,6 +141,19 @@ def _through_storage(a: torch.Tensor) -> None:
     a.detach().untyped_storage().copy_((a.detach() * 10).untyped_storage())
 
 
+def _through_typed_storage(a: torch.Tensor) -> None:
+    with warnings.catch_warnings():  # TypedStorage is deprecated, and still there
+        warnings.simplefilter("ignore", UserWarning)
+        storage = a.detach().storage()
+        for i in range(len(storage)):
+            storage[i] = storage[i] * 10
+
+
+def _through_numpy_dlpack(a: torch.Tensor) -> None:
+    array = np.from_dlpack(a.detach())
+    array *= 10
+
+
 #: The routes from ``a.detach()`` to the memory of ``a``, each with a write of ten times the values
 #: through it (``a`` a contiguous leaf). The name is the expression the pages and guides quote.
 DETACH_ROUTES: dict[str, Callable[[torch.Tensor], object]] = {
@@ -120,6 +165,10 @@ DETACH_ROUTES: dict[str, Callable[[torch.Tensor], object]] = {
     "torch.from_dlpack(a.detach())": lambda a: torch.from_dlpack(a.detach()).mul_(10),
     "torch.frombuffer(a.detach().numpy(), dtype=a.dtype)":
         lambda a: torch.frombuffer(a.detach().numpy(), dtype=a.dtype).mul_(10),
+    "a.detach().storage()": _through_typed_storage,
+    "np.from_dlpack(a.detach())": _through_numpy_dlpack,
+    "torch.empty(0).set_(a.detach().untyped_storage())":
+        lambda a: torch.empty(0).set_(a.detach().untyped_storage()).mul_(10),
 }
 #: The routes whose write autograd's version check catches; through every other one it goes unseen.
 CAUGHT_ROUTES = ("a.detach()", "a.detach()[:]")
@@ -145,19 +194,27 @@ def detach_route_outcomes() -> dict[str, str]:
     return outcomes
 
 
+_NUMBERS = {"en": ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"),
+            "zh_CN": ("两", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二")}
+
+
+def _count(n: int, language: str) -> str:
+    return _NUMBERS[language][n - 2] if 2 <= n <= 12 else str(n)
+
+
 @fact("detach-write-routes", {
     "en": "Saves the leaf a (which requires grad) in (a * a).sum(), multiplies its values by 10 through one route "
-          "from a.detach() to its memory, and runs backward; seven routes, each on a fresh a: a.detach() itself, "
-          "a.detach()[:], a.detach().data, a.detach().numpy(), a.detach().untyped_storage(), "
-          "torch.from_dlpack(a.detach()) and torch.frombuffer(a.detach().numpy(), dtype=a.dtype). The first two "
-          "make backward raise the version-counter error; through the other five backward raises nothing and "
+          f"from a.detach() to its memory, and runs backward; {_count(len(DETACH_ROUTES), 'en')} routes, each on a "
+          "fresh a: " + ", ".join(DETACH_ROUTES) + ". The routes through a tensor that shares a's version counter ("
+          + " and ".join(CAUGHT_ROUTES) + ") make backward raise the version-counter error; through the other "
+          f"{_count(len(SILENT_ROUTES), 'en')} backward raises nothing and "
           "a.grad is [20, 40, 60] where the loss's gradient is [2, 4, 6].",
     "zh_CN": "在 (a * a).sum() 中保存需要梯度的叶子张量 a，经由从 a.detach() 到它内存的一条途径把数值乘以 10，"
-             "再反向传播；共七条途径，每条都用新的 a：a.detach() 本身、a.detach()[:]、a.detach().data、"
-             "a.detach().numpy()、"
-             "a.detach().untyped_storage()、torch.from_dlpack(a.detach()) 和 "
-             "torch.frombuffer(a.detach().numpy(), dtype=a.dtype)。前两条让反向传播报版本计数器错误；"
-             "经由其余五条，反向传播都不报错，a.grad 为 [20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
+             f"再反向传播；共{_count(len(DETACH_ROUTES), 'zh_CN')}条途径，每条都用新的 a："
+             + "、".join(DETACH_ROUTES) + "。经由与 a 共享版本计数器的张量的途径（" + " 和 ".join(CAUGHT_ROUTES)
+             + "）让反向传播报版本计数器错误；"
+             f"经由其余{_count(len(SILENT_ROUTES), 'zh_CN')}条，反向传播都不报错，a.grad 为 [20, 40, 60]，"
+             "而这个损失的梯度应是 [2, 4, 6]。",
 })
 def _detach_write_routes() -> Fact:
     """Only writes through a.detach() itself or a view of it are caught; the other routes go unseen."""

@@ -47,6 +47,43 @@ def _version_counter_catches_saved_edit() -> Fact:
                 f"y._version {before} -> {y._version}; backward: {error or 'no error'}")
 
 
+@fact("version-check-only-in-nodes-run", {
+    "en": "Saves y = a * 1 in (y * y).sum() and adds (c * c).sum() for a second leaf c, giving z; edits y with "
+          "y.mul_(10), then runs z.backward(inputs=[c]), torch.autograd.grad(z, c) and z.backward(), each on a "
+          "fresh graph: the first two run only the nodes that lead to c, raise nothing and give c's gradient "
+          "[2, 4, 6]; the full backward runs the node that saved y and raises the version-counter error.",
+    "zh_CN": "在 (y * y).sum() 中保存 y = a * 1，再加上另一个叶子张量 c 的 (c * c).sum()，得到 z；用 y.mul_(10) "
+             "原地修改 y，然后分别执行 z.backward(inputs=[c])、torch.autograd.grad(z, c) 和 z.backward()，"
+             "每次都用新的计算图：前两种只运行通向 c 的节点，不报错，c 的梯度为 [2, 4, 6]；"
+             "完整的反向传播运行了保存 y 的节点，报版本计数器错误。",
+})
+def _version_check_only_in_nodes_run() -> Fact:
+    """The version check happens when a node unpacks its saved tensor: a backward that skips the node says nothing."""
+    outcomes = {}
+    for how in ("backward(inputs=[c])", "autograd.grad(z, c)", "backward()"):
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        c = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = a * 1
+        z = (y * y).sum() + (c * c).sum()  # the first term saves y
+        y.mul_(10)
+        try:
+            if how == "backward(inputs=[c])":
+                z.backward(inputs=[c])
+                grad = c.grad.tolist()
+            elif how == "autograd.grad(z, c)":
+                grad = torch.autograd.grad(z, c)[0].tolist()
+            else:
+                z.backward()
+                grad = c.grad.tolist()
+            outcomes[how] = ("", grad)
+        except RuntimeError as exc:
+            outcomes[how] = (str(exc), None)
+    skipped = all(outcomes[how] == ("", [2.0, 4.0, 6.0]) for how in ("backward(inputs=[c])", "autograd.grad(z, c)"))
+    return Fact(skipped and VERSION_ERROR in outcomes["backward()"][0],
+                "; ".join(f"{how}: {error or 'no error'}, grad of c = {grad}"
+                          for how, (error, grad) in outcomes.items()))
+
+
 @fact("saved-tensor-hooks-hide-edit", {
     "en": "Saves a Parameter w in (w * w).sum(), edits w.detach() with mul_(10) under torch.no_grad() and runs "
           "backward three times: with no hooks it raises the version-counter error; when w was saved under "
@@ -74,42 +111,6 @@ def _saved_tensor_hooks_hide_edit() -> Fact:
     unnoticed = all(outcomes[name] == ("", [20.0, 40.0, 60.0]) for name in ("save_on_cpu", "identity hooks"))
     return Fact(caught and unnoticed, "; ".join(f"{name}: backward {error or 'no error'}, w.grad = {grad}"
                                                 for name, (error, grad) in outcomes.items()))
-
-
-@fact("fused-optimizer-step-not-counted", {
-    "en": "For SGD, Adam and AdamW (lr=0.1): makes w.grad with one backward, saves the Parameter w in a second loss "
-          "(w * w).sum(), calls optimizer.step(), sets w.grad = None, then runs backward of that loss. "
-          "With fused=True, w._version does not move, backward raises nothing and w.grad is not the one calculus "
-          "gives; with foreach=True and with foreach=False, w._version moves and backward "
-          "raises the version-counter error.",
-    "zh_CN": "对 SGD、Adam 和 AdamW（lr=0.1）：先反向传播一次得到 w.grad，在第二个损失 (w * w).sum() 中保存 "
-             "Parameter w，调用 optimizer.step()，设 w.grad = None，再对这个损失反向传播。"
-             "fused=True 时，w._version 不变，"
-             "反向传播不报错，w.grad 却不是按求导公式算出的那个；foreach=True 和 foreach=False 时，w._version "
-             "增加，反向传播报版本计数器错误。",
-})
-def _fused_optimizer_step_not_counted() -> Fact:
-    """A fused optimizer step writes the weights without moving their version: autograd cannot notice it."""
-    outcomes = {}
-    for name in ("SGD", "Adam", "AdamW"):
-        for mode in ({"fused": True}, {"foreach": True}, {"foreach": False}):
-            w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
-            optimizer = getattr(torch.optim, name)([w], lr=0.1, **mode)
-            (w * w).sum().backward()
-            loss = (w * w).sum()  # saves w
-            before = w._version
-            optimizer.step()
-            w.grad = None  # so that w.grad is this loss's gradient alone
-            error = backward_error(loss)
-            outcomes[name, *mode.items()] = (w._version - before, error,
-                                             w.grad.tolist() if w.grad is not None else None)
-    fused = [o for key, o in outcomes.items() if key[1] == ("fused", True)]
-    others = [o for key, o in outcomes.items() if key[1] != ("fused", True)]
-    silent = all(moved == 0 and not error and grad != [2.0, 4.0, 6.0] for moved, error, grad in fused)
-    caught = all(moved > 0 and VERSION_ERROR in error for moved, error, _ in others)
-    return Fact(silent and caught, "; ".join(f"{key[0]} {key[1][0]}={key[1][1]}: _version +{moved}, "
-                                             f"backward {'raises' if error else 'no error'}, w.grad = {grad}"
-                                             for key, (moved, error, grad) in outcomes.items()))
 
 
 class _KeptOnCtx(torch.autograd.Function):
@@ -182,11 +183,12 @@ def _double_of_float64_is_a() -> Fact:
 
 
 @fact("clone-requires-grad-in-grad-mode", {
-    "en": "Clones a leaf a that requires grad three times: in grad mode the clone requires grad and has a "
-          "CloneBackward0 node; under torch.no_grad() and under torch.inference_mode() it requires no grad and "
-          "has no node.",
-    "zh_CN": "对需要梯度的叶子张量 a 调用三次 clone()：在梯度模式下，副本需要梯度，带 CloneBackward0 节点；在 "
-             "torch.no_grad() 下和 torch.inference_mode() 下，副本不需要梯度，也没有节点。",
+    "en": "Clones a leaf a that requires grad four times: in grad mode the clone requires grad and has a "
+          "CloneBackward0 node; under torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False) "
+          "it requires no grad and has no node.",
+    "zh_CN": "对需要梯度的叶子张量 a 调用四次 clone()：在梯度模式下，副本需要梯度，带 CloneBackward0 节点；在 "
+             "torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下，副本不需要梯度，"
+             "也没有节点。",
 })
 def _clone_requires_grad_in_grad_mode() -> Fact:
     """a.clone() follows a's requires_grad only in grad mode."""
@@ -196,9 +198,11 @@ def _clone_requires_grad_in_grad_mode() -> Fact:
         clones["no_grad"] = a.clone()
     with torch.inference_mode():
         clones["inference_mode"] = a.clone()
+    with torch.set_grad_enabled(False):
+        clones["set_grad_enabled(False)"] = a.clone()
     seen = {mode: (c.requires_grad, type(c.grad_fn).__name__ if c.grad_fn else None) for mode, c in clones.items()}
     tracked = seen["grad mode"] == (True, "CloneBackward0")
-    untracked = seen["no_grad"] == seen["inference_mode"] == (False, None)
+    untracked = seen["no_grad"] == seen["inference_mode"] == seen["set_grad_enabled(False)"] == (False, None)
     return Fact(tracked and untracked, "; ".join(f"{mode}: requires_grad {rg}, grad_fn {node}"
                                                  for mode, (rg, node) in seen.items()))
 
@@ -236,6 +240,33 @@ def _leaf_refuses_inplace() -> Fact:
 
 
 # --- The sources the matrix adds: a view of a leaf, an inference tensor -----------------------
+
+
+@fact("leaf-view-inplace-refused-in-grad-mode", {
+    "en": "Takes v = a.view(3) of a leaf a that requires grad and calls v.mul_(10), each time on a fresh a: with "
+          "grad mode on it raises; under torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False) "
+          "it runs and a becomes [10, 20, 30].",
+    "zh_CN": "对需要梯度的叶子张量 a 取 v = a.view(3)，再调用 v.mul_(10)，每次都用新的 a：梯度模式打开时报错；"
+             "在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下照常执行，"
+             "a 变为 [10, 20, 30]。",
+})
+def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
+    """The refusal depends on grad mode alone: every way of turning it off lets the edit through."""
+    outcomes = {}
+    for name, mode in (("grad on", contextlib.nullcontext), ("no_grad", torch.no_grad),
+                       ("inference_mode", torch.inference_mode),
+                       ("set_grad_enabled(False)", lambda: torch.set_grad_enabled(False))):
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        v = a.view(3)
+        try:
+            with mode():
+                v.mul_(10)
+            outcomes[name] = a.detach().tolist()
+        except RuntimeError as exc:
+            outcomes[name] = "raises" if "a view of a leaf Variable that requires grad" in str(exc) else str(exc)
+    off = [outcomes[n] for n in ("no_grad", "inference_mode", "set_grad_enabled(False)")]
+    return Fact(outcomes["grad on"] == "raises" and all(o == [10.0, 20.0, 30.0] for o in off),
+                "; ".join(f"{n}: {o}" for n, o in outcomes.items()))
 
 
 @fact("leaf-view-has-grad-fn-refuses-inplace", {
@@ -330,6 +361,7 @@ def _expand_inplace_write_refused() -> Fact:
     return Fact(e.tolist() == [[-1.0] * 3] * 2 and len(errors) == 3 and all(overlap in x for x in errors),
                 f"after fill_(-1): {e.tolist()}; add_, mul_, copy_: {errors}")
 
-# The facts on edits through .detach() and .data, those behind the tables' notes and introductions, and
-# those behind general sentences and advice, each run over its scope (registered on import).
-from tensorfacts import detach_data_facts, general_facts, table_facts, trainable_copy_facts  # noqa: E402, F401
+# The facts on edits through .detach() and .data, on fused optimizer steps, those behind the tables'
+# notes and introductions, and those behind general sentences and advice, each run over its scope
+# (registered on import).
+from tensorfacts import detach_data_facts, general_facts, optimizer_facts, table_facts, trainable_copy_facts  # noqa: E402, F401

@@ -163,7 +163,8 @@ GUIDE: tuple[Advice, ...] = (
                 "storage and the version counter with `a` (an inference tensor has no version counter at all): "
                 "edit it in place after autograd saved `a`, even "
                 "under `torch.no_grad()`, and backward raises an error. It does not catch everything: a write "
-                "through " + ROUTES_EN + " after autograd saved `a` moves no version counter, and backward "
+                "to `a`'s memory after autograd saved `a`, by any route that does not go through a tensor sharing "
+                "`a`'s version counter (for example through " + ROUTES_EN + "), moves no version counter, and backward "
                 "returns a wrong gradient without any error; nor does it catch an edit after autograd saved `a` under "
                 "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`, or after a custom "
                 "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`: "
@@ -178,7 +179,8 @@ GUIDE: tuple[Advice, ...] = (
                 "（推理张量根本没有版本计数器）："
                 "自动求导保存了 `a` 之后再原地修改它，即使在 `torch.no_grad()` 下，反向传播也会报错。"
                 "但它并非万无一失：自动求导保存了 `a` 之后，"
-                "通过 " + ROUTES_ZH + " 写入数据不会推进版本计数器，"
+                "经由任何不经过与 `a` 共享版本计数器的张量的途径写入 `a` 的内存"
+                "（例如通过 " + ROUTES_ZH + " 写入），都不会推进版本计数器，"
                 "反向传播照常完成，梯度却是错的。"
                 "自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存了 `a` 之后再修改，"
                 "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 而不是 `ctx.save_for_backward` 留下 `a` "
@@ -200,11 +202,13 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "A view such as `a.view(3)` is not a copy either: it shares storage and the version "
                 "counter with `a` (an inference tensor has no version counter at all) and stays in the graph "
-                "(`ViewBackward0`). A view of a leaf that requires grad refuses in-place edits outside "
-                "`torch.no_grad()`, and so does `b = a` when `a` is itself such a view.",
+                "(`ViewBackward0`). A view of a leaf that requires grad refuses in-place edits with grad mode on "
+                "(under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it accepts "
+                "them), and so does `b = a` when `a` is itself such a view.",
             "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器（推理张量根本没有版本计数器），"
                 "并留在计算图中（`ViewBackward0`）。需要梯度的叶子张量的视图，"
-                "在 `torch.no_grad()` 之外一做原地修改就会报错；"
+                "在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
+                "`torch.set_grad_enabled(False)` 下则可以修改）；"
                 "如果 `a` 本身就是这样的视图，`b = a` 也一样。",
         },
         lambda m: _everywhere(m, "a.view(3)", shares_storage=True)
@@ -213,6 +217,7 @@ GUIDE: tuple[Advice, ...] = (
         and _everywhere(m, "a.view(3)", GRAD_SOURCES, grad_fn="ViewBackward0")
         and all(_row(m, s, "a.view(3)")["inplace_edit"] == EDIT_REFUSED for s in ("leaf", "parameter", "view"))
         and _row(m, "view", "b = a")["inplace_edit"] == EDIT_REFUSED,
+        facts=("leaf-view-inplace-refused-in-grad-mode",),
     ),
     Advice(
         "avoid-data",
@@ -242,22 +247,22 @@ GUIDE: tuple[Advice, ...] = (
             "en": "`b = a` copies nothing: `b` is the same object as `a`, and so are `torch.as_tensor(a)` "
                 "and `a.float()` on a float32 tensor (likewise `a.to(torch.float32)`, `a.cpu()` on a CPU "
                 "tensor and `a.contiguous()` on a contiguous one). An in-place edit of `b` under "
-                "`torch.no_grad()` is an edit of `a`: backward raises if autograd saved `a` (not through "
-                "saved-tensor hooks, and not as a custom `Function`'s attribute); if `a` is an "
+                "`torch.no_grad()` is an edit of `a`: a backward that runs the node which saved `a` raises (unless "
+                "`a` was saved through saved-tensor hooks or kept as a custom `Function`'s attribute); if `a` is an "
                 "inference tensor, the edit itself raises, and yet `a` has changed.",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象；`torch.as_tensor(a)`、"
                 "对 float32 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、"
                 "对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。"
                 "在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
                 "如果自动求导保存过 `a`（不是经由保存张量的钩子，也不是被自定义 `Function` 存成属性），"
-                "反向传播时会报错；"
+                "反向传播运行到保存 `a` 的那个节点时会报错；"
                 "如果 `a` 是推理张量，修改本身就会报错，可 `a` 的值还是变了。",
         },
         lambda m: all(_everywhere(m, op, same_object=True)
                       for op in ("b = a", "torch.as_tensor(a)", "a.float()"))
         and all(_row(m, s, "b = a")["inplace_edit_no_grad"] == EDIT_DETECTED for s in GRAD_SOURCES)
         and _refused(m, "inference", "b = a", "inplace_edit_no_grad", INFERENCE_EDIT, changed=True),
-        facts=("noop-conversions-return-a", "saved-tensor-hooks-hide-edit",
+        facts=("noop-conversions-return-a", "version-check-only-in-nodes-run", "saved-tensor-hooks-hide-edit",
                "ctx-attribute-escapes-version-check"),
     ),
     Advice(

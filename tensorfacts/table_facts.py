@@ -128,13 +128,17 @@ def _expressible(x: torch.Tensor, shape: tuple[int, ...]) -> bool:
           "with 100. The result shares a's storage, and the 100s reach a, exactly when a.view() "
           "of the same shape runs, that is when strides can express the new shape; otherwise it is a copy. "
           "Both happen on a non-contiguous source: reshape(3, 2, 2) of the non-contiguous a and "
-          "reshape(2, 2, 3) of a.t() (a contiguous) are views, reshape(4, 3) of the non-contiguous a a copy.",
+          "reshape(2, 2, 3) of a.t() (a contiguous) are views, reshape(4, 3) of the non-contiguous a a copy. "
+          "Last, calls flatten() on three 1-d tensors (contiguous, one that requires grad, and the strided "
+          "torch.arange(6.)[::2]): each returns the tensor itself.",
     "zh_CN": "在四个源张量上（视图表里连续的和不连续的 3×4 张量 a，以及各自的 a.t()），用 9 种 12 个元素的形状调用 "
              "reshape、reshape_as（形状是一维时还调用 flatten），再把结果填满 100。"
              "结果与 a 共享存储、填入的值也落到 a 上，"
              "恰好发生在同一形状的 a.view() 能执行时，也就是新形状能用步长表示时；否则结果是副本。"
              "两种结果在不连续的源张量上都会出现：不连续的 a 的 reshape(3, 2, 2)、连续的 a 的 a.t().reshape(2, 2, 3) "
-             "是视图，不连续的 a 的 reshape(4, 3) 是副本。",
+             "是视图，不连续的 a 的 reshape(4, 3) 是副本。"
+             "最后对三个一维张量（连续的、需要梯度的、以及带步长的 torch.arange(6.)[::2]）调用 flatten()："
+             "每次返回的都是张量本身。",
 }, {
     "en": "nine shapes (12; 4×3; 2×6; 6×2; 3×2×2; 2×2×3; 2×3×2; 3×4×1; 1×3×4) on four sources (a contiguous and a "
           "non-contiguous 3×4 a, and a.t() of each), float32 on the CPU",
@@ -164,6 +168,8 @@ def _reshape_view_when_strides_allow() -> Fact:
     both = (kinds[(non_contiguous, "reshape", (3, 2, 2))] and kinds[("a.t() (contiguous a)", "reshape", (2, 2, 3))]
             and not kinds[(non_contiguous, "reshape", (4, 3))])
     views = sum(kinds.values())
-    return Fact(not wrong and both,
+    flat = (torch.arange(3.0), torch.arange(3.0, requires_grad=True), torch.arange(6.0)[::2])
+    itself = all(t.flatten() is t for t in flat)
+    return Fact(not wrong and both and itself,
                 f"{views} views and {len(kinds) - views} copies of {len(kinds)} calls; "
-                f"disagreements with view(): {wrong or 'none'}")
+                f"disagreements with view(): {wrong or 'none'}; flatten() of a 1-d tensor returns it: {itself}")

@@ -108,7 +108,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
         "maybe-copy",
         {
             "en": "`reshape()`, `reshape_as()` and `flatten()` return a view when strides can express the new shape "
-                "over the source's memory (when `view()` of that shape would run), and a copy otherwise. For the "
+                "over the source's memory (when `view()` of that shape would run), and a copy otherwise; "
+                "`flatten()` of a tensor that is already 1-d returns that tensor itself. For the "
                 "shapes of the table, that is a view of the contiguous source and a copy of the non-contiguous one; "
                 "other shapes give views of a non-contiguous source too (`a.reshape(3, 2, 2)` of the "
                 "non-contiguous `a`, `a.t().reshape(2, 2, 3)` of the contiguous one), and writes through them reach "
@@ -120,7 +121,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "itself; on the non-contiguous one `a.contiguous()` copies. `a.to(torch.float64)`, a list index "
                 "and a mask copy, on both layouts.",
             "zh_CN": "`reshape()`、`reshape_as()` 和 `flatten()` 在新形状能用步长表示在源张量的内存上时"
-                "（也就是同一形状的 `view()` 能执行时）返回视图，否则返回副本。对表中的形状，"
+                "（也就是同一形状的 `view()` 能执行时）返回视图，否则返回副本；对本来就是一维的张量，"
+                "`flatten()` 返回的就是这个张量本身。对表中的形状，"
                 "连续的源张量得到视图，不连续的得到副本；换成别的形状，不连续的源张量也会得到视图"
                 "（不连续的 `a` 的 `a.reshape(3, 2, 2)`、连续的 `a` 的 `a.t().reshape(2, 2, 3)`），"
                 "通过它们写入会落到 `a` 上。"

@@ -8,7 +8,10 @@ import torch
 
 
 def same_storage(x: torch.Tensor, y: torch.Tensor) -> bool:
-    """True when two tensors look at the same memory (compares addresses, never prints them)."""
+    """True when two tensors look at the same memory (compares addresses, never prints them). Refused for two
+    ``meta`` tensors: every storage there starts at address 0, so equal starts prove nothing."""
+    if x.device.type == "meta" and y.device.type == "meta":
+        raise ValueError("same_storage cannot tell on meta: every meta storage starts at address 0")
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
 
 

@@ -112,7 +112,7 @@ def _module_to_overwrites_parameters():
 
 
 INPLACE = ("add_", "mul_", "sub_", "zero_")
-FUSED_STEPS = ("_fused_sgd_", "_fused_adam_", "_fused_adamw_")
+FUSED_STEPS = ("_fused_adagrad_", "_fused_sgd_", "_fused_adam_", "_fused_adamw_")
 
 #: Changes of torch, each a factory of a context manager (a torch function mode).
 MUTANTS = {
@@ -172,6 +172,9 @@ FACT_FLIPS = {
     "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",
     "data-has-own-version-counter": (".data shares the version counter", "detach copies"),
+    "version-check-only-in-nodes-run": "in-place edits bypass autograd",
+    "leaf-view-inplace-refused-in-grad-mode": "in-place edits bypass autograd",
+    "detach-numpy-needs-plain-dense": "detach copies",
 }
 
 

@@ -348,9 +348,11 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "fused-optimizer-step-not-counted",  # "nor a step of an optimizer made with fused=True"
     ),
     "copy-in-graph": ("double-of-float64-is-a",),  # "on a float64 a it returns a itself, no copy"
+    "view": ("leaf-view-inplace-refused-in-grad-mode",),  # "refuses in-place edits with grad mode on"
     "alias": (
         "noop-conversions-return-a",  # "likewise a.to(torch.float32), a.cpu() ..., a.contiguous()"
-        "saved-tensor-hooks-hide-edit",  # "(not through saved-tensor hooks"
+        "version-check-only-in-nodes-run",  # "a backward that runs the node which saved a raises"
+        "saved-tensor-hooks-hide-edit",  # "(unless a was saved through saved-tensor hooks"
         "ctx-attribute-escapes-version-check",  # "and not as a custom Function's attribute)"
     ),
     "deepcopy": (

@@ -14,8 +14,9 @@ of its own.
 # A helper for the whole page
 # ---------------------------
 #
-# Two non-empty tensors share memory when their storages start at the same
-# address (the converse does not hold: next cell). (An empty tensor has no memory to share, so the helper is not
+# On a device with real memory (not ``meta``, where every storage starts at
+# address 0), two non-empty tensors share memory when their storages start at
+# the same address (the converse does not hold: next cell). (An empty tensor has no memory to share, so the helper is not
 # meant for one.)
 # The helper compares the two addresses and prints only the answer, never the
 # address itself.
@@ -27,8 +28,14 @@ def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
 
 
+# sphinx_gallery_start_ignore
+assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
+    "on meta every storage starts at address 0: unrelated meta tensors compare equal")
+# sphinx_gallery_end_ignore
+
+
 # %%
-# Equal starts prove sharing; different starts do not rule it out. An alias
+# On such a device, equal starts prove sharing; different starts do not rule it out. An alias
 # of a slice made through DLPack, NumPy or ``torch.frombuffer`` gets a storage
 # of its own, which starts inside the source's: ``same_storage`` answers
 # ``False``, yet a write through each alias reaches the source.

@@ -13,8 +13,9 @@ both halves of that promise, and shows edits in either direction staying put.
 # A helper for the whole page
 # ---------------------------
 #
-# Two non-empty tensors share memory when their storages start at the same
-# address. (An empty tensor has no memory to share, so the helper is not
+# On a device with real memory (not ``meta``, where every storage starts at
+# address 0), two non-empty tensors share memory when their storages start at
+# the same address. (An empty tensor has no memory to share, so the helper is not
 # meant for one.)
 
 import warnings
@@ -24,6 +25,12 @@ import torch
 
 def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+# sphinx_gallery_start_ignore
+assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
+    "on meta every storage starts at address 0: unrelated meta tensors compare equal")
+# sphinx_gallery_end_ignore
 
 
 # %%

@@ -392,7 +392,7 @@ assert a.tolist() == values, "a's values never changed"
 # -----------------------------------------
 #
 # ``d.resize_(100)`` needs more memory than the 6 elements ``a`` and ``d``
-# share. torch allocates a larger storage and puts it under both tensors:
+# share. torch gives the storage they share a larger block of memory:
 # ``a`` keeps its shape and values, in new memory. :fact:`detach-resize-grow-reallocates`
 
 a, d = fresh_pair()

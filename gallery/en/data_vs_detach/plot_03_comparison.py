@@ -534,8 +534,8 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # ".data is an attribute, detach() is a method" holds, "both are in-place"
 # holds in the author's meaning (both work on the original data without
 # copying) though neither is in-place in PyTorch's sense, and "detach() is
-# safe" does not hold as stated: autograd catches an in-place edit only when
-# the edited tensor shares its version counter with a tensor autograd saved
+# safe" does not hold as stated: an in-place edit through ``detach()`` is
+# caught only when the edited tensor shares its version counter with a tensor autograd saved
 # before the edit.
 # In practice: use ``detach()`` rather than ``.data``, and prefer
 # out-of-place operations on the result: ``out.detach() * 0`` builds a new

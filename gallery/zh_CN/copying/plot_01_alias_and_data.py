@@ -11,7 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# 两个非空张量的存储起始地址相同，就说明它们共享内存（反过来不成立，见下一个单元格）。空张量没有内存可共享，不在此列。辅助函数只比较两个地址，打印的是比较结果，从不打印地址本身。
+# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个非空张量的存储起始地址相同，就说明它们共享内存（反过来不成立，见下一个单元格）。空张量没有内存可共享，不在此列。辅助函数只比较两个地址，打印的是比较结果，从不打印地址本身。
 
 import torch
 
@@ -20,8 +20,14 @@ def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
 
 
+# sphinx_gallery_start_ignore
+assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
+    "on meta every storage starts at address 0: unrelated meta tensors compare equal")
+# sphinx_gallery_end_ignore
+
+
 # %%
-# 起始地址相同能证明共享；起始地址不同却不能排除共享。通过 DLPack、NumPy 或 ``torch.frombuffer`` 给切片建的别名，有一块自己的存储，起点落在源张量的存储之内：``same_storage`` 回答 ``False``，通过每个别名写入却都落到了源张量上。
+# 在这样的设备上，起始地址相同能证明共享；起始地址不同却不能排除共享。通过 DLPack、NumPy 或 ``torch.frombuffer`` 给切片建的别名，有一块自己的存储，起点落在源张量的存储之内：``same_storage`` 回答 ``False``，通过每个别名写入却都落到了源张量上。
 
 row = torch.arange(4.0)
 aliases = {

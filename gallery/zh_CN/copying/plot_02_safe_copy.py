@@ -11,7 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# 两个非空张量的存储起始地址相同，就说明它们共享内存。空张量没有内存可共享，不在此列。
+# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个非空张量的存储起始地址相同，就说明它们共享内存。空张量没有内存可共享，不在此列。
 
 import warnings
 
@@ -20,6 +20,12 @@ import torch
 
 def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+# sphinx_gallery_start_ignore
+assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
+    "on meta every storage starts at address 0: unrelated meta tensors compare equal")
+# sphinx_gallery_end_ignore
 
 
 # %%

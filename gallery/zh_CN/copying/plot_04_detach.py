@@ -369,7 +369,7 @@ assert a.tolist() == values, "a's values never changed"
 # 变大的 ``resize_`` 把 ``a`` 一起搬走
 # ------------------------------------
 #
-# ``d.resize_(100)`` 需要的内存比 ``a`` 和 ``d`` 共享的 6 个元素多。torch 会分配一块更大的存储，换到两个张量底下：``a`` 的形状和数值不变，但已经搬进了新的内存。:fact:`detach-resize-grow-reallocates`
+# ``d.resize_(100)`` 需要的内存比 ``a`` 和 ``d`` 共享的 6 个元素多。torch 会给它们共享的存储换一块更大的内存：``a`` 的形状和数值不变，但已经搬进了新的内存。:fact:`detach-resize-grow-reallocates`
 
 a, d = fresh_pair()
 old_address = a.untyped_storage().data_ptr()

@@ -256,7 +256,7 @@ assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 # sphinx_gallery_end_ignore
 
 # %%
-# 按这里实际运行的结果，这个赋值真正检查的只有两点：torch 要认为 ``t`` 与 ``p`` 是兼容的张量类型；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。稀疏的 ``t`` 与稠密的 ``p`` 不兼容；``p`` 在 CPU 上而 ``t`` 在 ``meta`` 上，或者反过来，也不兼容。这两种情况 torch 都报“incompatible tensor type”，即张量类型不兼容。形状不查，同类之内换 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。哪两种设备算兼容，是 torch 逐对规定的：CPU 与 ``meta`` 不兼容，CPU 与 GPU 兼容（见下面的框）。:fact:`data-setter-checks`
+# 按这里实际运行的结果，这个赋值检查的是两点：torch 要认为 ``t`` 与 ``p`` 是兼容的张量类型；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。稀疏的 ``t`` 与稠密的 ``p`` 不兼容；``p`` 在 CPU 上而 ``t`` 在 ``meta`` 上，或者反过来，也不兼容。这两种情况 torch 都报“incompatible tensor type”，即张量类型不兼容。形状不查，同类之内换 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。哪两种设备算兼容，是 torch 逐对规定的：CPU 与 ``meta`` 不兼容，CPU 与 GPU 兼容（见下面的框）。:fact:`data-setter-checks`
 
 refused = []
 for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):
@@ -491,7 +491,7 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # 小结
 # ----
 #
-# 原文的总结里，“两者共享数据”“两者脱离计算图”“``.data`` 是属性，``detach()`` 是方法”都成立；“两者都是原位操作”，若按作者想表达的意思理解则成立（两者都直接作用于原来的数据，不做复制），但按 PyTorch 的用语，两者都不是原地操作；“``detach()`` 是安全的”照字面不成立：只有当被修改的张量与自动求导在修改之前保存的某个张量共享版本计数器时，原地修改才会被发现。实际使用时，用 ``detach()``，不用 ``.data``；对结果尽量用非原地运算，``out.detach() * 0`` 会生成新张量，不动 ``out``。需要一份可以原地修改的独立副本时，用 ``.detach().clone()``：副本有自己的存储，改它碰不到计算图，``backward()`` 也保持正确。
+# 原文的总结里，“两者共享数据”“两者脱离计算图”“``.data`` 是属性，``detach()`` 是方法”都成立；“两者都是原位操作”，若按作者想表达的意思理解则成立（两者都直接作用于原来的数据，不做复制），但按 PyTorch 的用语，两者都不是原地操作；“``detach()`` 是安全的”照字面不成立：通过 ``detach()`` 做的原地修改，只有当被修改的张量与自动求导在修改之前保存的某个张量共享版本计数器时，才会被发现。实际使用时，用 ``detach()``，不用 ``.data``；对结果尽量用非原地运算，``out.detach() * 0`` 会生成新张量，不动 ``out``。需要一份可以原地修改的独立副本时，用 ``.detach().clone()``：副本有自己的存储，改它碰不到计算图，``backward()`` 也保持正确。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out = a.sigmoid()
 scaled = out.detach() * 0
