@@ -10,6 +10,8 @@ not one the page shows failing (a statement in the body of a ``try`` with handle
 check runs the failing line), and a visible ``assert`` follows it in its cell (for a line in a function
 or class definition, which runs when called, in its cell or a later one). Every recorded assert runs and
 holds on every build (:mod:`sitetools.check_runs`), so that assert ran after the fix was defined or run.
+The box's text before its code holds at most :data:`BUDGET` characters: one sentence of cause, one of
+fix, so it fits a phone's first screen under a long title; the exceptions go to the page's body.
 
 What the rule cannot tell: a line of a silent mistake that the page runs outside a ``try`` and then
 checks (``best = model.state_dict()`` followed by an assert that ``best`` changed) meets the same form.
@@ -31,6 +33,10 @@ PART = "questions"
 CLASS = "answer"
 #: The admonition's title in each edition.
 TITLES = {"en": "Answer", "zh_CN": "答案"}
+#: The most characters (not counting spaces and reST's code marks) the box's text may hold before its code:
+#: one sentence of cause and one of fix, which fit a phone's first screen under a long title; the
+#: exceptions go to the page's body.
+BUDGET = {"en": 225, "zh_CN": 130}
 GUIDE = guide("Question pages answer first")
 
 _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
@@ -87,6 +93,17 @@ def _box(lines: list[str]) -> tuple[str, list[str], list[str]] | str:
     return title, options, body
 
 
+def _reading_length(body: list[str]) -> int:
+    """The characters of the box's text before its first code block, without spaces and ``code`` marks."""
+    text = []
+    for line in body:
+        if line.strip().startswith(".. code-block::"):
+            break
+        if not line.strip().startswith(":"):
+            text.append(line)
+    return len(re.sub(r"\s", "", "".join(text).replace("``", "")))
+
+
 def _fix_lines(body: list[str]) -> list[str] | None:
     """The non-blank lines of the first ``code-block`` in the admonition's body, or None."""
     for number, line in enumerate(body):
@@ -118,6 +135,12 @@ def page_problems(script: Path, lang: str, shown: str) -> list[str]:
         problems.append(f"{shown}: the first box is titled {box_title!r}, not {title!r} {GUIDE}")
     if f":class: {CLASS}" not in options:
         problems.append(f"{shown}: the answer box lacks ':class: {CLASS}' {GUIDE}")
+    read = _reading_length(body)
+    budget = pick(BUDGET, lang, "the answer box's budget (sitetools/answer_box.py, BUDGET)")
+    if read > budget:
+        problems.append(f"{shown}: the answer box's text before its code is {read} characters, over the "
+                        f"{budget} an answer box holds: one sentence of cause, one of fix; move the "
+                        f"exceptions to the page's body {GUIDE}")
     fix = _fix_lines(body)
     if not fix:
         return [*problems, f"{shown}: the answer box has no code block with the fix {GUIDE}"]

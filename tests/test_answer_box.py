@@ -105,6 +105,22 @@ def test_a_box_without_code_is_refused(gallery):
     assert f"{shown}: the answer box has no code block with the fix {answer_box.GUIDE}" in problems, problems
 
 
+@pytest.mark.parametrize(("lang", "exception"), [
+    ("en", "It holds for every optimizer, every dtype and every device the page runs, and it holds "
+           "for the loss of every step, whether the loop keeps a list or a running total."),
+    ("zh_CN", "这一点对本页运行过的每种优化器、每种 dtype、每种设备都成立，对每一步的损失也成立，"
+              "不论循环记下的是一个列表还是一个累计值；评估循环里没有 no_grad() 时，每个保存的张量也都还留在内存里。")])
+def test_a_box_that_also_holds_the_exceptions_is_refused(gallery, lang, exception):
+    """The fault: a box that grows a third sentence. Its text runs past a phone's first screen."""
+    box = _box(lang)
+    prose_end = box.index("\n\n   .. code-block::")
+    shown = _edit(gallery, lang, box, box[:prose_end] + " " + exception + box[prose_end:])
+    problems = answer_box.check_answers(lang, gallery)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f"{shown}: the answer box's text before its code is "), problems
+    assert f"over the {answer_box.BUDGET[lang]} an answer box holds" in problems[0], problems
+
+
 def test_the_build_runs_the_rule(gallery):
     shutil.copytree(ROOT / "docs", gallery / "docs", ignore=shutil.ignore_patterns("__pycache__", "_*"))
     shown = _edit(gallery, "en", ":class: answer", ":class: note")

@@ -90,14 +90,16 @@ def test_a_notebook_without_its_rerun_cell_fails_naming_it():
         fold_notebook(data, "Drawing helpers", "Rerun", "plot_x.ipynb")
 
 
-def test_the_script_marks_where_the_helpers_start_and_end_and_keeps_their_code():
-    text = f'"""Title"""\n\n# %%\n# Text.\n\nimport torch\n\n# %%\n# The helpers.\n\n{HELPERS}\n# %%\n# More.\nx = 1\n'
+@pytest.mark.parametrize("blank", ["", "\n", "\n\n"])
+def test_the_script_marks_where_the_helpers_start_and_end_and_keeps_their_code(blank):
+    text = (f'"""Title"""\n\n# %%\n# Text.\n\nimport torch\n\n# %%\n# The helpers.\n\n{HELPERS}{blank}'
+            "\n# %%\n# More.\nx = 1\n")
     marked = mark_script(text, "HELPERS", "END")
     lines = marked.splitlines()
     start, end = lines.index("# ==== HELPERS ===="), lines.index("# ==== END ====")
     assert "\n".join(lines[start + 1 : end]).strip() == HELPERS.strip(), "the helpers' code changed"
     assert lines[start - 1] == "" and lines[start - 2] == "# The helpers."
-    assert lines[end + 2 :] == ["# %%", "# More.", "x = 1"]
+    assert lines[end + 2 + blank.count("\n") :] == ["# %%", "# More.", "x = 1"]
     assert marked.replace("# ==== HELPERS ====\n", "").replace("# ==== END ====\n", "") == text
     assert mark_script(marked, "HELPERS", "END") == marked, "a second pass added a second banner"
     assert mark_script("import torch\n", "HELPERS", "END") == "import torch\n"

@@ -85,8 +85,10 @@ def mark_script(text: str, title: str, end: str) -> str:
         return text
     stop = text.find("\n# %%", start + 1)
     stop = len(text) if stop < 0 else stop
-    body = text[start + 1:stop].rstrip("\n")
-    return f"{text[:start + 1]}# ==== {title} ====\n{body}\n# ==== {end} ====\n" + text[stop:]
+    body = text[start + 1:stop]
+    code = body.rstrip("\n")
+    blank = body[len(code) + 1:]  # the blank lines after the code stay, so removing the banners gives the source
+    return f"{text[:start + 1]}# ==== {title} ====\n{code}\n# ==== {end} ====\n{blank}" + text[stop:]
 
 
 def _layout(app: Sphinx, env, docnames) -> None:

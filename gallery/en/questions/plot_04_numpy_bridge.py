@@ -7,7 +7,8 @@ The NumPy bridge: "Can't call numpy() on Tensor that requires grad"
 .. admonition:: Answer
    :class: answer
 
-   ``numpy()`` refuses a tensor that requires grad, and the array ``detach().numpy()`` returns shares the tensor's memory: a write into it changes the tensor without autograd noticing. Detach to read (``x.detach().numpy()``); copy before writing:
+   ``numpy()`` refuses a tensor that requires grad, and the array ``x.detach().numpy()`` returns shares
+   ``x``'s memory: writing into it changes ``x`` without autograd noticing. Copy it before writing:
 
    .. code-block:: python
 

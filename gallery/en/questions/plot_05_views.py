@@ -7,7 +7,8 @@ Views: which operations share memory, and what writing through them does
 .. admonition:: Answer
    :class: answer
 
-   A view shares its base's memory, and ``expand`` makes several elements one memory location: writes such as ``wide[0] = 1.0``, ``add_`` or ``copy_`` are refused there. ``clone()`` gives each element memory of its own:
+   Where ``expand`` makes several elements one memory location, writes such as ``wide[0] = 1.0``, ``add_`` or
+   ``copy_`` are refused. ``clone()`` gives each element memory of its own:
 
    .. code-block:: python
 

@@ -7,9 +7,9 @@
 .. admonition:: Answer
    :class: answer
 
-   Moved to another device or floating dtype, ``torch.randn(3, requires_grad=True).to(...)`` is the
-   result of an operation, not a leaf, so ``backward()`` leaves its ``.grad`` at ``None``. Create the tensor where it will live, or move
-   it before ``requires_grad_()``:
+   A tensor made with ``requires_grad=True`` and then moved by ``.to()`` to another device or floating dtype
+   is not a leaf, so ``backward()`` leaves its ``.grad`` at ``None``. Create it where it will live, or move it
+   first:
 
    .. code-block:: python
 

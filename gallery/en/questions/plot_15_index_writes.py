@@ -7,10 +7,9 @@
 .. admonition:: Answer
    :class: answer
 
-   ``x[idx]`` with a list of integers, a mask or an index tensor returns a copy (``x[x.argmax()]``, a
-   zero-dimensional ``int64`` index, gives a view), so ``x[idx].add_(1)`` edits the copy; ``x[idx] += 1``
-   writes into ``x`` (on a leaf that requires grad, under ``torch.no_grad()``). Where an index may
-   repeat, add with ``index_add_``:
+   ``x[idx]`` with a list of integers, a mask or an index tensor of one or more dimensions returns a copy, so
+   ``x[idx].add_(1)`` edits that copy; ``x[idx] += 1`` writes into ``x`` (into a leaf that requires grad,
+   under ``no_grad()``). Where an index may repeat, use ``index_add_``:
 
    .. code-block:: python
 

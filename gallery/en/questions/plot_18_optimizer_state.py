@@ -7,9 +7,9 @@ Optimizer state: "my weights stopped updating"
 .. admonition:: Answer
    :class: answer
 
-   An optimizer keeps the tensors it was given: after ``model.weight = nn.Parameter(...)`` it still
-   holds the old one, and the new one is never stepped; ``optimizer.state_dict()`` holds its live
-   state. Copy into the existing tensors, and snapshot with ``copy.deepcopy``:
+   An optimizer keeps the tensors it was given: after ``model.weight = nn.Parameter(...)`` it still steps the
+   old one, and its ``state_dict()`` holds its live state. Copy new values into the existing tensors, and
+   snapshot with ``copy.deepcopy``:
 
    .. code-block:: python
 

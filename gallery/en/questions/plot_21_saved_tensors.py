@@ -7,10 +7,8 @@ Which in-place edit breaks ``backward()``: what an operation saved
 .. admonition:: Answer
    :class: answer
 
-   An in-place edit autograd sees breaks ``backward()`` when it changes a tensor an operation
-   saved (an edit through ``.data`` is not caught: the gradient is wrong): ``exp`` saves its
-   output, ``sin`` its input, ``mul`` the other operand (both when both need grad), ``add``
-   nothing. Edit a new tensor instead:
+   An in-place edit autograd sees breaks ``backward()`` when it changes a tensor an operation saved: ``exp``
+   saves its output, ``sin`` its input, ``mul`` the other operand, ``add`` nothing. Edit a new tensor instead:
 
    .. code-block:: python
 

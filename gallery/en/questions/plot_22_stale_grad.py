@@ -7,9 +7,8 @@ My logged gradients are all the same: ``g = p.grad`` is not a copy
 .. admonition:: Answer
    :class: answer
 
-   ``g = p.grad`` is no copy: after ``zero_grad(set_to_none=False)`` (or none), ``backward()``
-   writes into that one tensor, so logged entries are all equal. The default ``zero_grad()`` sets
-   ``p.grad`` to ``None``: each step logs a new tensor, its own gradient. Save a copy either way:
+   ``g = p.grad`` is no copy: after ``zero_grad(set_to_none=False)``, or with no reset, ``backward()`` writes
+   into that one tensor and every logged entry ends up equal. Log a copy:
 
    .. code-block:: python
 

@@ -7,10 +7,8 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
 .. admonition:: Answer
    :class: answer
 
-   Under ``fork``, a child such as a ``DataLoader`` worker edits its own copy of a tensor unless it
-   is in shared memory; a ``torch.multiprocessing`` queue moves a CPU tensor's storage there, so the
-   receiver's edits reach the sender (under ``no_grad()`` for a leaf that requires grad; a non-leaf
-   that requires grad is not sent). Share it before the workers start:
+   Under ``fork``, a child process such as a ``DataLoader`` worker edits its own copy of a tensor unless the
+   tensor is in shared memory. Share it before the workers start:
 
    .. code-block:: python
 

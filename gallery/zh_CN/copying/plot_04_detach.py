@@ -342,7 +342,7 @@ for call, change in changes.items():
 # 仍然共享一个版本计数器
 # ----------------------
 #
-# ``d.set_(...)`` 之后，两个张量不再共享内存，却仍共享版本计数器。``d.add_(1)`` 会推进 ``a._version``，所以，如果计算图像本页这样在修改之前保存了 ``a``，执行 ``backward()`` 就会报错，尽管 ``a`` 的数值从没变过。:fact:`detach-set-keeps-version-counter`
+# ``d.set_(...)`` 之后，两个张量不再共享内存，却仍共享版本计数器。``d.add_(1)`` 会推进 ``a._version``，所以，如果计算图和本页的一样，在修改之前保存了 ``a``，执行 ``backward()`` 就会报错，尽管 ``a`` 的数值从没变过。:fact:`detach-set-keeps-version-counter`
 
 a, d = fresh_pair()
 loss = (a * a).sum()

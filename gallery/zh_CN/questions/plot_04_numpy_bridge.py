@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``numpy()`` 不接受需要梯度的张量；``detach().numpy()`` 返回的数组与张量共享内存，往数组里写就是改张量，自动求导（autograd）却不知道。只读时先 detach，即 ``x.detach().numpy()``；要写就先复制：
+   ``numpy()`` 不接受需要梯度的张量；``x.detach().numpy()`` 返回的数组与 ``x`` 共享内存，往数组里写就是改 ``x``，自动求导（autograd）却不知道。要写就先复制：
 
    .. code-block:: python
 

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   视图与基张量共享内存，``expand`` 又让几个元素落在同一个内存位置上：往 ``expand`` 的结果里写入（如 ``wide[0] = 1.0``、``add_``、``copy_``）会被拒绝。``clone()`` 让每个元素有自己的内存：
+   ``expand`` 让几个元素落在同一个内存位置上时，往里写入（如 ``wide[0] = 1.0``、``add_``、``copy_``）会被拒绝。``clone()`` 让每个元素有自己的内存：
 
    .. code-block:: python
 

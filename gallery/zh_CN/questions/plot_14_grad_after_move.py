@@ -7,9 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``torch.randn(3, requires_grad=True).to(...)`` 一旦改变了设备或浮点 dtype，得到的就是一次运算的结果，而不是叶子张量，所以
-   ``backward()`` 之后它的 ``.grad`` 仍是 ``None``。要么直接在目标设备上、以目标 dtype 创建张量，要么先搬动、再调用
-   ``requires_grad_()``：
+   用 ``requires_grad=True`` 创建、再用 ``.to()`` 换了设备或浮点 dtype 的张量不是叶子张量，``backward()`` 之后它的 ``.grad`` 仍是 ``None``。要么直接以目标设备和 dtype 创建，要么先搬动再设 ``requires_grad``：
 
    .. code-block:: python
 

@@ -7,8 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``g = p.grad`` 不是副本。用 ``zero_grad(set_to_none=False)`` 清零或根本不清零，每次 ``backward()``
-   都写进同一个张量，这样记下的各项全都相同；默认的 ``zero_grad()`` 把 ``p.grad`` 设为 ``None``，每一步记下的是一个新张量，即这一步的梯度。两种情况下，解决办法都是存一份副本：
+   ``g = p.grad`` 不是副本：用 ``zero_grad(set_to_none=False)`` 清零或根本不清零时，``backward()`` 每次都写进同一个张量，记下的各项最后全都相同。要记就记一份副本：
 
    .. code-block:: python
 

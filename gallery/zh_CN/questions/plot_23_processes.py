@@ -7,9 +7,7 @@ fork 出来的 ``DataLoader`` worker 的修改不见了：多进程之间的张�
 .. admonition:: 答案
    :class: answer
 
-   用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）修改的是张量的一份副本，除非这个张量在共享内存里；
-   ``torch.multiprocessing`` 的队列会把所发送的 CPU 张量的存储移进共享内存，接收方的修改发送方也看得到（需要梯度的叶子张量须在 ``torch.no_grad()``
-   下修改；需要梯度的非叶子张量发送不出去）。解决办法是在 worker 启动前共享这个张量：
+   用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）改的是张量的一份副本，除非这个张量在共享内存里。要在 worker 启动前共享它：
 
    .. code-block:: python
 
