@@ -10,8 +10,9 @@ files says so, and outside git the stamp names no commit. The words come from th
 (``docs/_locale``).
 
 After it, the stamp names the other torch releases the page's checks were recorded on (``nox -s releases``,
-:mod:`sitetools.release_records`), how many differ on which release, and the records that predate the
-page's present checks, for which the page counts as checked on the build's torch only.
+:mod:`sitetools.release_records`), how many differ on which release (the Releases page says which), and the
+records that predate the page's present checks, on which the page has not been rerun. It stays short, so
+that a question page's answer box still fits a phone's first screen.
 """
 
 import functools
@@ -83,16 +84,16 @@ def _releases_text(app: Sphinx, name: str) -> str:
     between = gettext(", ")
     text = ""
     if ran:
-        text = gettext(" Also run on torch {releases}.").format(releases=between.join(r["release"] for r in ran))
-    for record in ran:
-        page = record["pages"][name]
-        differ = sum(check["status"] not in ("holds", "no GPU") for check in page.get("checks", []))
-        if differ or "checks" not in page:
-            text += gettext(" On torch {release}, {count} of its checks differ (see the Releases page).").format(
-                release=record["release"], count=differ if "checks" in page else "all")
+        shown = []
+        for record in ran:
+            page = record["pages"][name]
+            differ = sum(check["status"] not in ("holds", "no GPU") for check in page.get("checks", []))
+            count = differ if "checks" in page else gettext("all")
+            shown.append(gettext("{release} ({count} checks differ)").format(release=record["release"], count=count)
+                         if differ or "checks" not in page else record["release"])
+        text = gettext(" Also run on torch {releases}.").format(releases=between.join(shown))
     if stale:
-        text += gettext(" The records of torch {releases} predate this version of the page: it was checked on "
-                        "torch {torch} only.").format(releases=between.join(stale), torch=_facts(app)["torch_version"])
+        text += gettext(" Not rerun on torch {releases} since its checks changed.").format(releases=between.join(stale))
     return text
 
 
