@@ -92,7 +92,9 @@ def _releases_text(app: Sphinx, name: str) -> str:
             shown.append(gettext("{release} ({count} checks differ)").format(release=record["release"], count=count)
                          if differ or "checks" not in page else record["release"])
         text = gettext(" Also run on torch {releases}.").format(releases=between.join(shown))
-    if stale:
+    if stale and not ran:
+        text += gettext(" Not rerun on other torch releases since its checks changed.")
+    elif stale:
         text += gettext(" Not rerun on torch {releases} since its checks changed.").format(releases=between.join(stale))
     return text
 
