@@ -1,6 +1,7 @@
 """Reading online, on the built site: head tags, favicon, 404 pages, root files, Chinese chrome,
 readable anchors and the verified-on stamp. Each checker is also run on a page made bad on purpose."""
 
+import collections
 import copy
 import json
 import platform
@@ -229,6 +230,45 @@ def stamp_problems(text: str, name: str) -> list[str]:
                 if not re.search(rf"(?<![\w.+]){re.escape(value)}(?![\w.+])", text)]
     if not re.search(r"[0-9a-f]{12}.{1,3}\d{4}-\d{2}-\d{2}", text) and "git" not in text:
         problems.append("no commit and date")
+    return problems + release_problems(text, name)
+
+
+def expected_releases(name: str) -> dict[str, int | str | None]:
+    """Each release whose record names page ``name``: how many of its checks differ there ("all" when it
+    crashed), or None when the page's checks changed since the record (read from the records and the
+    manifest here, not through the stamp's code)."""
+    manifest = collections.Counter(json.loads((ROOT / "gallery" / "asserts.json").read_text(encoding="utf-8"))[name])
+    found = {}
+    for path in sorted((ROOT / "docs" / "_shared" / "releases").glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        page = record["pages"].get(name)
+        if page is None:
+            continue
+        checks = page.get("checks")
+        if checks is None:
+            found[record["release"]] = "all"
+        elif collections.Counter(check["check"] for check in checks) != manifest:
+            found[record["release"]] = None
+        else:
+            found[record["release"]] = sum(check["status"] not in ("holds", "no GPU") for check in checks)
+    return found
+
+
+def release_problems(text: str, name: str) -> list[str]:
+    """The stamp names every release that ran the page's present checks, with the count of those that differ,
+    and the releases whose records predate them, unless every record does."""
+    releases = expected_releases(name)
+    every_stale = all(count is None for count in releases.values())
+    problems = []
+    for release, count in releases.items():
+        named = re.search(rf"(?<![\d.]){re.escape(release)}(?!\.?\d)", text)
+        if count is None and every_stale:
+            if named:
+                problems.append(f"release {release} named, though every record predates the page's checks")
+        elif not named:
+            problems.append(f"release {release} not named")
+        elif count not in (None, 0) and not re.search(rf"{re.escape(release)}\s*[(（]{count}\b", text):
+            problems.append(f"release {release}: {count} differing checks not named")
     return problems
 
 
@@ -248,10 +288,36 @@ def test_every_example_page_and_notebook_carries_the_stamp(site_dir, script):
     assert first["cell_type"] == "markdown" and "".join(first["source"]) == stamp.get_text()
 
 
+def _releases_named(name: str) -> str:
+    """The releases as a right stamp names them: those that ran with their differing counts, then the rest."""
+    releases = expected_releases(name)
+    ran = [f"{release} ({count} checks differ)" if count else release for release, count in releases.items()
+           if count is not None]
+    stale = [release for release, count in releases.items() if count is None]
+    later = f" Not rerun on torch {', '.join(stale)}." if ran and stale else ""
+    return f" Also run on torch {', '.join(ran)}." + later
+
+
 def test_the_stamp_check_notices_a_wrong_count():
     name = "copying/plot_04_detach"
     facts = expected_stamp_facts(name)
-    good = f"torch {facts['torch']}, Python {facts['python']}, commit 0123456789ab (2026-01-01): {facts['checks']}"
+    good = (f"torch {facts['torch']}, Python {facts['python']}, commit 0123456789ab (2026-01-01): {facts['checks']}"
+            + _releases_named(name))
     assert stamp_problems(good, name) == []
     wrong = good.replace(f": {facts['checks']}", ": 1000")
     assert stamp_problems(wrong, name) == [f"checks {facts['checks']} not named"]
+
+
+def test_the_stamp_check_notices_a_release_left_out_or_its_count_wrong():
+    names = json.loads((ROOT / "gallery" / "asserts.json").read_text(encoding="utf-8"))
+    every = {name: expected_releases(name) for name in names}
+    differing = {name: releases for name, releases in every.items()
+                 if any(isinstance(count, int) and count for count in releases.values())}
+    assert differing, "no page has a check that differs on another release: is this test still needed?"
+    name, releases = next(iter(differing.items()))
+    release, count = next((release, count) for release, count in releases.items() if isinstance(count, int) and count)
+    good = _releases_named(name)
+    assert release_problems(good, name) == []
+    assert release_problems(good.replace(f"{release} ({count} ", f"{release} ({count + 1} "), name) == [
+        f"release {release}: {count} differing checks not named"]
+    assert f"release {release} not named" in release_problems(good.replace(release, "9.9.9"), name)
