@@ -36,9 +36,12 @@ from sitetools.rerun_checks import is_must_raise
 
 #: The modules a page may import (a dotted name allows its submodules too): what the pages import
 #: today. A module that is not here is refused where it is imported, with the page and the line.
+#: ``tempfile`` gives a page a scratch folder of its own outside the sources, for what needs a file on
+#: disk (``torch.from_file`` in questions/plot_23_processes); its names are random, so a page never
+#: prints them, and the folder is removed when its ``with`` block ends.
 PAGE_IMPORTS = frozenset({
-    "torch", "numpy", "matplotlib.pyplot", "copy", "inspect", "io", "signal", "sys", "warnings", "zipfile",
-    "multiprocessing.reduction", "multiprocessing.resource_sharer",
+    "torch", "numpy", "matplotlib.pyplot", "copy", "inspect", "io", "signal", "sys", "tempfile", "warnings",
+    "zipfile", "multiprocessing.reduction", "multiprocessing.resource_sharer",
 })  # fmt: skip
 #: Attributes of an allowed module that describe the machine or the build rather than the tensors: the
 #: interpreter, the paths, the environment, the working directory, where a module was loaded from, how
@@ -50,7 +53,7 @@ MACHINE_ATTRIBUTES = frozenset({
     "getfilesystemencoding", "environ", "environb", "getcwd", "getcwdb", "getenv", "uname", "node",
     "gethostname", "getlogin", "home", "cwd", "get_config_var", "get_config_vars", "getfile", "getsourcefile",
     "getabsfile", "getsource", "getsourcelines", "getmodule", "currentframe", "get_dir", "get_cpu_capability",
-    "get_num_threads", "get_num_interop_threads", "cpu_count",
+    "get_num_threads", "get_num_interop_threads", "cpu_count", "gettempdir", "gettempdirb", "tempdir",
 })  # fmt: skip
 #: Attributes refused on whatever object they are read: where code, a frame or a module came from.
 WHERE_FROM = frozenset({

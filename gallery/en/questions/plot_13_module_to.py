@@ -354,6 +354,8 @@ assert [name for name, result in calls.items() if result is t] == ["float"], "on
 # sphinx_gallery_start_ignore
 assert all(m is model for m in (model.half(), model.float(), model.double())), "a module's calls return it"
 assert t.dtype == torch.float32, "the tensor calls left t as it was"
+narrow, wide = torch.ones(2, dtype=torch.float16), torch.ones(2, dtype=torch.float64)
+assert narrow.half() is narrow and wide.double() is wide, "half() of float16 and double() of float64 return the tensor"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -417,7 +419,10 @@ sgd = torch.optim.SGD(norm.parameters(), lr=0.1, momentum=0.9)
 norm(torch.tensor([[1.0, 2.0]])).sum().backward()
 sgd.step()
 norm.to(torch.float64)
-assert norm.weight.dtype == torch.float64, "the module converted"
+sgd.zero_grad()
+norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
+sgd.step()
+assert norm.weight.dtype == torch.float64, "the module converted; SGD with momentum stepped without raising"
 assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's momentum buffer stays float32"
 for make, state_key in ((torch.optim.RMSprop, "square_avg"), (torch.optim.Adagrad, "sum")):
     other_norm = torch.nn.LayerNorm(2)
@@ -456,8 +461,9 @@ if torch.cuda.is_available():
 # What ``module.to()`` leaves behind
 # ----------------------------------
 #
-# ``module.to()`` converts the module's parameters (with their ``.grad``) and buffers, in every
-# submodule, and nothing else. A tensor kept as a plain attribute (``self.scale = torch.ones(2)``) or inside a Python list
+# ``module.to()`` converts the module's floating-point parameters (with their ``.grad``) and
+# buffers, in every submodule, and nothing else; every buffer moves device, an integer one (such as
+# ``BatchNorm1d``'s ``num_batches_tracked``) too, but keeps its dtype. A tensor kept as a plain attribute (``self.scale = torch.ones(2)``) or inside a Python list
 # stays where it was: here, on the CPU after ``.to("meta")``, and the forward pass fails.
 
 
@@ -482,11 +488,16 @@ except RuntimeError as e:
 else:
     raise AssertionError("a forward pass that mixes meta and CPU tensors must raise")
 assert scaled.scale.device.type == "cpu" and scaled.offsets[0].device.type == "cpu", "to() left them on the CPU"
+# sphinx_gallery_start_ignore
+batch_norm = torch.nn.BatchNorm1d(2).to(torch.float64)
+assert batch_norm.running_mean.dtype == torch.float64, "a floating buffer takes the new dtype"
+assert batch_norm.num_batches_tracked.dtype == torch.int64, "an integer buffer keeps its dtype"
+assert all(b.is_meta for b in batch_norm.to("meta").buffers()), "every buffer moves device, the integer one too"
+# sphinx_gallery_end_ignore
 
 # %%
 # The fix is to register such tensors as buffers: ``module.to()`` moves a buffer like a parameter,
-# and ``persistent=False`` keeps one out of ``state_dict()``. (For a list of tensors, register each
-# one.)
+# and ``persistent=False`` keeps one out of ``state_dict()``.
 
 
 class Buffered(torch.nn.Module):
@@ -505,6 +516,7 @@ out = buffered(torch.ones(1, 2, device="meta"))
 print("buffered.scale.device:", buffered.scale.device, " buffered.offset.device:", buffered.offset.device)
 print("out.device:", out.device, " keys of state_dict():", list(buffered.state_dict()))
 assert buffered.scale.is_meta and buffered.offset.is_meta and out.is_meta, "to() moves buffers, persistent or not"
+assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(), "persistent=False keeps it out"
 
 # %%
 # Conclusion

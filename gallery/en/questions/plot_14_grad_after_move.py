@@ -16,8 +16,8 @@
       w = torch.randn(3, dtype=torch.float64, requires_grad=True)
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
-A weight made with ``requires_grad=True`` and then moved to a device or cast to a dtype trains
-nothing: its ``.grad`` stays ``None``, reading it warns ("The .grad attribute of a Tensor that is
+A weight made with ``requires_grad=True`` and then moved to another device or cast to another
+floating dtype trains nothing: its ``.grad`` stays ``None``, reading it warns ("The .grad attribute of a Tensor that is
 not a leaf Tensor is being accessed"), and an optimizer either refuses it ("can't optimize a
 non-leaf Tensor") or updates another tensor. Readers meet it as "grad is None after ``.cuda()``": a
 move to the GPU (``.cuda()``, ``.to("cuda")``) is such a move. This page reproduces all three with a

@@ -8,15 +8,16 @@
    :class: answer
 
    ``x[idx]`` with a list of integers, a mask or an index tensor of one or more dimensions returns a copy, so
-   ``x[idx].add_(1)`` edits that copy; ``x[idx] += 1`` writes into ``x`` (into a leaf that requires grad,
-   under ``no_grad()``). Where an index may repeat, use ``index_add_``:
+   ``x[idx].add_(1)`` edits that copy; ``x[idx] += 1`` writes into ``x`` (for a tensor that requires grad
+   or an inference tensor, see below). Where an index may repeat, use ``index_add_``:
 
    .. code-block:: python
 
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-An in-place call on an indexed tensor raises no error and no warning, and ``x`` stays as it was.
+An in-place call on ``x`` indexed by a list, an index tensor or a mask raises no error and no warning,
+and ``x`` stays as it was.
 This page reproduces that with an index tensor and with a mask, checks which index forms give a view
 of ``x`` and which a copy, what an assignment needs when ``x`` requires grad, shows the in-place index
 methods (``index_put_``, ``index_add_``,
@@ -318,9 +319,9 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 # tensor refuses it outside ``torch.inference_mode()``, under ``torch.no_grad()`` too, and refuses
 # it after writing: its values have changed when the error comes, so a caller that catches the
 # error and tries again adds twice. A non-leaf that requires grad and a plain tensor take it either
-# way, but two kinds of view of a non-leaf refuse it in grad mode (and take it under
+# way, but three kinds of view of a non-leaf refuse it in grad mode (and take it under
 # ``torch.no_grad()``): an output of an operation that returns several views, such as ``unbind``,
-# and a view made under ``torch.no_grad()``.
+# a view made under ``torch.no_grad()`` and one made under ``torch.inference_mode()``.
 
 
 def sources():
@@ -329,6 +330,9 @@ def sources():
     non_leaf = torch.zeros(4, requires_grad=True) * 1
     with torch.no_grad():
         no_grad_view = non_leaf[:]
+    other_non_leaf = torch.zeros(4, requires_grad=True) * 1
+    with torch.inference_mode():
+        inference_mode_view = other_non_leaf[:]
     return {
         "leaf": torch.zeros(4, requires_grad=True),
         "Parameter": torch.nn.Parameter(torch.zeros(4)),
@@ -338,6 +342,7 @@ def sources():
         "plain": torch.zeros(4),
         "unbind output": (torch.zeros(2, 4, requires_grad=True) * 1).unbind(0)[0],
         "no_grad view": no_grad_view,
+        "inference_mode view": inference_mode_view,
     }
 
 
@@ -354,13 +359,14 @@ refused = {}
 for grad_mode in (True, False):
     for name, x in sources().items():
         outcome = add_one_at(x, grad_mode)
-        print(f"{'grad mode' if grad_mode else 'no_grad  '}  {name:<16} {outcome}")
+        print(f"{'grad mode' if grad_mode else 'no_grad  '}  {name:<19} {outcome}")
         if isinstance(outcome, str):
             refused.setdefault(grad_mode, []).append(name)
         else:
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
 assert refused == {
-    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "no_grad view"],
+    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "no_grad view",
+           "inference_mode view"],
     False: ["inference tensor"],
 }
 with torch.inference_mode():
@@ -410,9 +416,12 @@ calls = {
     "masked_fill_": lambda: x.masked_fill_(mask, 7.0),
     "scatter_": lambda: x.scatter_(0, torch.tensor([1]), 9.0),
 }
+returned = {}
 for name, call in calls.items():
-    print(f"{name:<13} returns x: {call() is x}  x = {x}")
+    returned[name] = call()
+    print(f"{name:<13} returns x: {returned[name] is x}  x = {x}")
 assert torch.equal(x, torch.tensor([7.0, 9.0, 6.0, 7.0])), "each call wrote into x"
+assert all(result is x for result in returned.values()), "each call returned x itself"
 # sphinx_gallery_start_ignore
 assert x._version == 4, "four in-place edits of x"
 # sphinx_gallery_end_ignore
@@ -471,6 +480,7 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # index tensor such as ``argmax()`` returns (any integer dtype but ``uint8``); a list of integers, an
 # index tensor of one or more dimensions or a mask gives a copy, and an in-place method called on that
 # copy leaves ``x`` unchanged. Write through the index with an assignment (``x[idx] = v``,
-# ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad or a view of one, under
-# ``torch.inference_mode()`` on an inference tensor) or with an in-place index method, and where an
-# index repeats, use ``index_add_`` or ``index_put_(..., accumulate=True)``.
+# ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad, a view of one or one of
+# the three kinds of view of a non-leaf above, under ``torch.inference_mode()`` on an inference
+# tensor) or with an in-place index method, and where an index repeats, use ``index_add_`` or
+# ``index_put_(..., accumulate=True)``.

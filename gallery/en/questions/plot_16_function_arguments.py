@@ -343,7 +343,8 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # ``Parameter`` objects, and even the same dictionaries that hold them (``_parameters``,
 # ``_buffers``, ``_modules``, internal to torch), and the dictionaries of hooks as well
 # (``_forward_hooks`` and the others), so a hook registered on the copy runs on the original. Only
-# an attribute rebound on one of them afterwards, such as ``training``, becomes separate.
+# an attribute kept outside those dictionaries, such as ``training``, rebound afterwards, becomes
+# separate.
 model = torch.nn.Linear(2, 1)
 shallow = copy.copy(model)
 print("shallow is model:", shallow is model)

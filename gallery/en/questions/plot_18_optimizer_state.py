@@ -394,8 +394,9 @@ assert both == first_time, "restoring both repeats the steps training took from 
 
 model.load_state_dict(best_model)
 optimizer.load_state_dict(best_optimizer)
-print("takes the snapshot's tensor:",
-      optimizer.state[model.weight]["momentum_buffer"] is best_optimizer["state"][0]["momentum_buffer"])  # fmt: skip
+taken = optimizer.state[model.weight]["momentum_buffer"]
+print("takes the snapshot's tensor:", taken is best_optimizer["state"][0]["momentum_buffer"])
+assert taken is best_optimizer["state"][0]["momentum_buffer"], "load_state_dict took the snapshot's tensor itself"
 print("first restore: ", train(model, optimizer, 3))
 model.load_state_dict(best_model)
 optimizer.load_state_dict(best_optimizer)

@@ -336,7 +336,7 @@ else:
 # Under ``torch.no_grad()``, ``lerp_`` and ``mul_(1 - tau).add_(o, alpha=tau)`` give the formula's
 # values, written into the target's own memory. A loop over ``parameters()`` leaves out the
 # buffers, such as ``BatchNorm``'s running statistics: a network with buffers needs a second loop,
-# over ``buffers()``, that copies them (or blends the floating ones).
+# over ``buffers()``, that copies them.
 
 soft = copy.deepcopy(target)
 pairs = list(zip(target.parameters(), online.parameters(), strict=True))

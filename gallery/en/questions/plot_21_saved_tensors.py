@@ -340,6 +340,8 @@ for name, op in ops.items():
 # sphinx_gallery_start_ignore
 assert saved(lambda a, b: a * b.detach()) == [], "a * c saved neither a nor the c it was given"
 assert (a * torch.ones(3)).grad_fn._saved_self is None, "a * c did not save a"
+only_c = torch.ones(3)
+assert (a * only_c).grad_fn._saved_other is only_c, "a * c saved c"
 # sphinx_gallery_end_ignore
 v = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 v_exp = v.exp()
@@ -409,8 +411,9 @@ assert torch.allclose(x.grad, 2 * (torch.exp(2 * x.detach()) + 1)), "the edit we
 # A checkpointed function saves its inputs and recomputes everything else during ``backward()``.
 # The output of a checkpointed ``exp`` is not saved, so editing it in place no longer breaks
 # ``backward()``, and the gradient is right (recomputed from ``a``). An in-place edit of the input
-# ``a`` still raises. (``use_reentrant=False`` is the variant PyTorch recommends; called without
-# the argument, this release warns.)
+# ``a`` now raises, though a plain ``exp`` allowed it: checkpoint saved ``a``.
+# (``use_reentrant=False`` is the variant PyTorch recommends; called without the argument, this
+# release warns.)
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 a = x * 2
@@ -434,6 +437,11 @@ with warnings.catch_warnings(record=True) as caught:
     checkpoint(torch.exp, x * 2)
 assert [record.category for record in caught] == [UserWarning], "checkpoint without use_reentrant warns"
 assert "use_reentrant=False is recommended" in str(caught[0].message), "the warning recommends False"
+assert not breaks(lambda a, b: a.exp(), "a"), "a plain exp lets an in-place edit of its input pass"
+packed_by_checkpoint, given = [], x * 2
+with saved_tensors_hooks(lambda t: packed_by_checkpoint.append(t) or t, lambda t: t):
+    checkpoint(torch.exp, given, use_reentrant=False)
+assert any(t is given for t in packed_by_checkpoint), "checkpoint saved its input"
 # sphinx_gallery_end_ignore
 
 # %%

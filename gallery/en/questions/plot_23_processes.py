@@ -8,7 +8,8 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
    :class: answer
 
    Under ``fork``, a child process such as a ``DataLoader`` worker edits its own copy of a tensor unless the
-   tensor is in shared memory. Share it before the workers start:
+   tensor's memory is shared. For a tensor torch allocated, call ``share_memory_()`` before the workers start
+   (other sources: see below):
 
    .. code-block:: python
 
@@ -18,7 +19,7 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
 A dataset that counts how often each item was read counts nothing when the ``DataLoader`` has
 workers, and a tensor handed to another process is sometimes a copy, sometimes shared. This page
 starts real child processes: a worker that edits the dataset, a child that edits a tensor it
-inherited, one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
+inherited (from three sources), one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
 send, and the fix in a two-epoch loop. Every wait has a time limit, and every child has ended when
 the page ends.
 """
@@ -37,8 +38,10 @@ the page ends.
 # ``t``, and returns the child's ``replies`` answers and its exit code.
 
 import signal
+import tempfile
 from multiprocessing import resource_sharer
 
+import numpy as np
 import torch
 import torch.multiprocessing as mp
 from torch.utils.data import DataLoader, Dataset
@@ -286,8 +289,9 @@ assert torch.equal(torch.cat(batches), dataset.data) and not dataset.visits.any(
 # ---------------------------------
 #
 # A forked child starts with the parent's memory, but the pages it writes become its own, so an
-# edit in the child does not reach the parent. ``share_memory_()`` moves a tensor's storage into
-# shared memory; a child forked after that writes into the same memory as the parent.
+# edit in the child does not reach the parent. For a tensor torch allocated, ``share_memory_()``
+# moves its storage into shared memory; a child forked after that writes into the same memory as the
+# parent.
 
 plain = torch.zeros(3)
 run(add_one, plain)
@@ -311,12 +315,37 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 # sphinx_gallery_end_ignore
 
 # %%
+# Two other sources of a tensor behave differently. ``share_memory_()`` moves the storage of a
+# tensor made by ``torch.from_numpy(array)`` too: the child's edit reaches the tensor, but the tensor
+# no longer shares memory with ``array``, which stays as it was. A tensor read from a file by
+# ``torch.from_file(path, shared=False)`` already reports ``is_shared()`` as ``True``, so
+# ``share_memory_()`` leaves its storage where it is, and the child's edit is lost.
+
+array = np.zeros(3, dtype=np.float32)
+from_numpy = torch.from_numpy(array)
+from_numpy.share_memory_()
+run(add_one, from_numpy)
+print("from_numpy:", from_numpy, " array:", array)
+assert torch.equal(from_numpy, torch.ones(3)) and not array.any(), "the child's edit reached the tensor, not array"
+# sphinx_gallery_start_ignore
+assert from_numpy.is_shared() and not np.shares_memory(array, from_numpy.numpy()), "the move left array behind"
+# sphinx_gallery_end_ignore
+with tempfile.TemporaryDirectory() as folder:
+    torch.zeros(3).numpy().tofile(f"{folder}/zeros.bin")
+    from_file = torch.from_file(f"{folder}/zeros.bin", shared=False, size=3)
+    print("from_file.is_shared() before share_memory_():", from_file.is_shared())
+    storage_before = from_file.untyped_storage().data_ptr()
+    from_file.share_memory_()
+    run(add_one, from_file)
+    print("storage moved:", from_file.untyped_storage().data_ptr() != storage_before, " from_file:", from_file)
+    assert from_file.untyped_storage().data_ptr() == storage_before and not from_file.any(), "left, edit lost"
+
+# %%
 # A tensor sent through a queue is shared, not copied
 # ---------------------------------------------------
 #
 # Sending a CPU tensor through a ``torch.multiprocessing`` queue puts its storage in shared memory
-# and hands the receiver a tensor on that memory. (A CUDA tensor goes through CUDA IPC instead,
-# which this page does not run.) The child below takes ``sent`` from its inbox, adds
+# and hands the receiver a tensor on that memory. The child below takes ``sent`` from its inbox, adds
 # one, and answers through its outbox; the parent sees the edit. A leaf that requires grad arrives
 # still requiring grad, so the child's ``add_(1)`` raises; under ``torch.no_grad()`` the same edit
 # runs and reaches the sender too.
@@ -402,8 +431,8 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 #
 # Under the other start methods a worker does not start as a copy of the parent: the dataset is
 # pickled and sent to it, with the pickler the queues use
-# (``multiprocessing.reduction.ForkingPickler``). Once torch is imported, that pickler moves a
-# tensor's storage into shared memory, as sending through a queue did above. So under ``spawn``
+# (``multiprocessing.reduction.ForkingPickler``). Once torch is imported, that pickler moves the
+# storage of a tensor torch allocated into shared memory, as sending through a queue did above. So under ``spawn``
 # (the default on macOS and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the
 # dataset's tensors reach the workers in shared memory, and a worker's edit of them is expected to
 # reach the parent as the queue child's did, without ``share_memory_()``. This page starts no such
@@ -447,10 +476,13 @@ assert mp.active_children() == [], "every child process has ended"
 # ----------
 #
 # A forked child, and so a ``DataLoader`` worker started with the ``fork`` method, starts with a
-# copy of every tensor that is not in shared memory, and its edits stay in that copy. A tensor in
-# shared memory, moved there by ``share_memory_()`` or by being sent through a
+# copy of every tensor that is not in shared memory, and its edits stay in that copy. A tensor torch
+# allocated, moved into shared memory by ``share_memory_()`` or by being sent through a
 # ``torch.multiprocessing`` queue, is one memory for the processes that have it, so a child's edits
-# reach the parent (a leaf that requires grad takes them only under ``torch.no_grad()``). A non-leaf
+# reach the parent (a leaf that requires grad takes them only under ``torch.no_grad()``). A
+# ``torch.from_numpy`` tensor moved by ``share_memory_()`` no longer shares memory with its array,
+# and a ``torch.from_file(path, shared=False)`` tensor is not moved, so a forked child's edits of it
+# are lost. A non-leaf
 # that requires grad is not sent at all: ``Queue.put`` returns and its feeder thread drops it, while
 # ``SimpleQueue.put`` raises. Share what the workers must update, and return everything else from
 # ``__getitem__``.

@@ -20,9 +20,9 @@
 copies and what it shares: ``functional_call`` uses the tensors of its dict as they are (the
 module's own parameters are left alone, and a buffer is updated where it is: in the dict if the
 dict holds it, in the module if not),
-``torch.func.grad`` needs no ``requires_grad``, and ``vmap`` refuses ``.data``, the calls that turn
-a batched tensor into Python numbers or an array, and those that hand out its memory. It ends with a
-training loop over a dict of parameters.
+``torch.func.grad`` needs no ``requires_grad``, and ``vmap`` refuses ``.data`` and each call the page
+tries that would turn a batched tensor into Python numbers or an array, or hand out its memory. It
+ends with a training loop over a dict of parameters.
 """
 
 # %%
@@ -31,6 +31,7 @@ training loop over a dict of parameters.
 #
 # ``same_storage`` compares where two tensors' memory starts.
 
+import numpy as np
 import torch
 from torch.func import functional_call, grad, vmap
 
@@ -233,9 +234,10 @@ assert message == "accessing `data` under vmap transform is not allowed", "the e
 # What else ``vmap`` refuses
 # --------------------------
 #
-# These raise as well: ``item()``, ``tolist()`` and ``numpy()``, which would turn the batched tensor
-# into Python numbers or an array, ``data_ptr()`` and ``untyped_storage()``, which would hand out
-# its memory, and setting ``.data``. ``detach()``, ``clone()`` and an in-place ``add_`` run, row by
+# These raise as well: ``item()``, ``tolist()``, ``numpy()`` and ``np.asarray(t)``, which would turn
+# the batched tensor into Python numbers or an array, ``data_ptr()``, ``untyped_storage()``,
+# ``__dlpack__()`` and ``torch.utils.dlpack.to_dlpack(t)``, which would hand out its memory, and
+# setting ``.data``. ``detach()``, ``clone()`` and an in-place ``add_`` run, row by
 # row. Not every read of the tensor's layout raises either: ``stride()`` and ``storage_offset()``
 # run and give one row's, and ``repr()`` runs and shows a ``BatchedTensor``.
 
@@ -243,8 +245,11 @@ calls = {
     "t.item()": lambda t: t.sum().item(),
     "t.tolist()": lambda t: t.tolist(),
     "t.numpy()": lambda t: t.numpy(),
+    "np.asarray(t)": lambda t: np.asarray(t),
     "t.data_ptr()": lambda t: t.data_ptr(),
     "t.untyped_storage()": lambda t: t.untyped_storage(),
+    "t.__dlpack__()": lambda t: t.__dlpack__(),
+    "to_dlpack(t)": lambda t: torch.utils.dlpack.to_dlpack(t),
     "t.data = ...": lambda t: setattr(t, "data", torch.zeros(3)),
 }
 for call, f in calls.items():
@@ -406,5 +411,5 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # buffer the dict leaves out is the module's, and is updated there).
 # ``torch.func.grad`` computes a gradient without ``requires_grad`` or ``.grad``. Under ``vmap``,
 # ``.data`` raises, and so do the calls that turn a batched tensor into Python numbers or an array
-# (``item()``, ``tolist()``, ``numpy()``) or hand out its memory (``data_ptr()``,
-# ``untyped_storage()``); ``detach()``, ``clone()``, ``add_``, ``stride()`` and ``repr()`` run.
+# (``item()``, ``tolist()``, ``numpy()``, ``np.asarray``) or hand out its memory (``data_ptr()``,
+# ``untyped_storage()``, DLPack); ``detach()``, ``clone()``, ``add_``, ``stride()`` and ``repr()`` run.

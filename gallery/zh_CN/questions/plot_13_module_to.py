@@ -336,6 +336,8 @@ assert [name for name, result in calls.items() if result is t] == ["float"], "on
 # sphinx_gallery_start_ignore
 assert all(m is model for m in (model.half(), model.float(), model.double())), "a module's calls return it"
 assert t.dtype == torch.float32, "the tensor calls left t as it was"
+narrow, wide = torch.ones(2, dtype=torch.float16), torch.ones(2, dtype=torch.float64)
+assert narrow.half() is narrow and wide.double() is wide, "half() of float16 and double() of float64 return the tensor"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -392,7 +394,10 @@ sgd = torch.optim.SGD(norm.parameters(), lr=0.1, momentum=0.9)
 norm(torch.tensor([[1.0, 2.0]])).sum().backward()
 sgd.step()
 norm.to(torch.float64)
-assert norm.weight.dtype == torch.float64, "the module converted"
+sgd.zero_grad()
+norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
+sgd.step()
+assert norm.weight.dtype == torch.float64, "the module converted; SGD with momentum stepped without raising"
 assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's momentum buffer stays float32"
 for make, state_key in ((torch.optim.RMSprop, "square_avg"), (torch.optim.Adagrad, "sum")):
     other_norm = torch.nn.LayerNorm(2)
@@ -429,7 +434,7 @@ if torch.cuda.is_available():
 # ``module.to()`` 不管的张量
 # --------------------------
 #
-# ``module.to()`` 转换的只是模块（包括各层子模块）的参数（连同它们的 ``.grad``）和缓冲区，别的一概不管。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
+# ``module.to()`` 转换的只是模块（包括各层子模块）的浮点参数（连同它们的 ``.grad``）和缓冲区，别的一概不管；每个缓冲区都会换设备，整数缓冲区（比如 ``BatchNorm1d`` 的 ``num_batches_tracked``）也一样，但保留原来的 dtype。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
 
 
 class Scaled(torch.nn.Module):
@@ -453,9 +458,15 @@ except RuntimeError as e:
 else:
     raise AssertionError("a forward pass that mixes meta and CPU tensors must raise")
 assert scaled.scale.device.type == "cpu" and scaled.offsets[0].device.type == "cpu", "to() left them on the CPU"
+# sphinx_gallery_start_ignore
+batch_norm = torch.nn.BatchNorm1d(2).to(torch.float64)
+assert batch_norm.running_mean.dtype == torch.float64, "a floating buffer takes the new dtype"
+assert batch_norm.num_batches_tracked.dtype == torch.int64, "an integer buffer keeps its dtype"
+assert all(b.is_meta for b in batch_norm.to("meta").buffers()), "every buffer moves device, the integer one too"
+# sphinx_gallery_end_ignore
 
 # %%
-# 解决办法是把这类张量注册为缓冲区：``module.to()`` 搬动缓冲区和搬动参数一样；``persistent=False`` 则让它不进入 ``state_dict()``。（一串张量要逐个注册。）
+# 解决办法是把这类张量注册为缓冲区：``module.to()`` 搬动缓冲区和搬动参数一样；``persistent=False`` 则让它不进入 ``state_dict()``。
 
 
 class Buffered(torch.nn.Module):
@@ -474,6 +485,7 @@ out = buffered(torch.ones(1, 2, device="meta"))
 print("buffered.scale.device:", buffered.scale.device, " buffered.offset.device:", buffered.offset.device)
 print("out.device:", out.device, " keys of state_dict():", list(buffered.state_dict()))
 assert buffered.scale.is_meta and buffered.offset.is_meta and out.is_meta, "to() moves buffers, persistent or not"
+assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(), "persistent=False keeps it out"
 
 # %%
 # 小结

@@ -330,6 +330,8 @@ for name, op in ops.items():
 # sphinx_gallery_start_ignore
 assert saved(lambda a, b: a * b.detach()) == [], "a * c saved neither a nor the c it was given"
 assert (a * torch.ones(3)).grad_fn._saved_self is None, "a * c did not save a"
+only_c = torch.ones(3)
+assert (a * only_c).grad_fn._saved_other is only_c, "a * c saved c"
 # sphinx_gallery_end_ignore
 v = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 v_exp = v.exp()
@@ -396,7 +398,7 @@ assert torch.allclose(x.grad, 2 * (torch.exp(2 * x.detach()) + 1)), "the edit we
 #
 # 用 checkpoint 做梯度检查点时，被包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算。checkpoint 里的 ``exp``
 # 不保存输出，所以原地修改输出不再让 ``backward()`` 报错，梯度也是对的（由 ``a`` 重新算出）。原地修改输入
-# ``a`` 仍然会报错。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，当前版本会发出警告。）
+# ``a`` 反而会报错，而普通的 ``exp`` 允许这样改：checkpoint 保存了 ``a``。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，当前版本会发出警告。）
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 a = x * 2
@@ -420,6 +422,11 @@ with warnings.catch_warnings(record=True) as caught:
     checkpoint(torch.exp, x * 2)
 assert [record.category for record in caught] == [UserWarning], "checkpoint without use_reentrant warns"
 assert "use_reentrant=False is recommended" in str(caught[0].message), "the warning recommends False"
+assert not breaks(lambda a, b: a.exp(), "a"), "a plain exp lets an in-place edit of its input pass"
+packed_by_checkpoint, given = [], x * 2
+with saved_tensors_hooks(lambda t: packed_by_checkpoint.append(t) or t, lambda t: t):
+    checkpoint(torch.exp, given, use_reentrant=False)
+assert any(t is given for t in packed_by_checkpoint), "checkpoint saved its input"
 # sphinx_gallery_end_ignore
 
 # %%

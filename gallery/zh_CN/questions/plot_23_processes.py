@@ -7,7 +7,7 @@ fork 出来的 ``DataLoader`` worker 的修改不见了：多进程之间的张�
 .. admonition:: 答案
    :class: answer
 
-   用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）改的是张量的一份副本，除非这个张量在共享内存里。要在 worker 启动前共享它：
+   用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）改的是张量的一份副本，除非这个张量的内存是共享的。对 torch 自己分配的张量，要在 worker 启动前调用 ``share_memory_()``，其他来源的张量见下文：
 
    .. code-block:: python
 
@@ -15,7 +15,7 @@ fork 出来的 ``DataLoader`` worker 的修改不见了：多进程之间的张�
       loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
 一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用上 worker，计数就一直是 0；交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：一个修改数据集的
-worker，一个修改继承来的张量的子进程，一个修改经队列收到的张量的子进程，看队列遇到发送不了的张量时怎么处理，最后在两个 epoch 的循环里检验解决办法。每次等待都有时间上限，页面结束时所有子进程都已退出。
+worker，一个修改继承来的张量（有三种来源）的子进程，一个修改经队列收到的张量的子进程，看队列遇到发送不了的张量时怎么处理，最后在两个 epoch 的循环里检验解决办法。每次等待都有时间上限，页面结束时所有子进程都已退出。
 """
 
 # %%
@@ -29,8 +29,10 @@ worker，一个修改继承来的张量的子进程，一个修改经队列收�
 # ``t`` 发给它，返回子进程的 ``replies`` 条答复和它的退出码。
 
 import signal
+import tempfile
 from multiprocessing import resource_sharer
 
+import numpy as np
 import torch
 import torch.multiprocessing as mp
 from torch.utils.data import DataLoader, Dataset
@@ -274,8 +276,8 @@ assert torch.equal(torch.cat(batches), dataset.data) and not dataset.visits.any(
 # fork 出来的子进程改的是自己的副本
 # ---------------------------------
 #
-# fork 出来的子进程一开始与父进程内存相同，但它写过的内存页就成了它自己的，所以子进程里的修改到不了父进程。``share_memory_()``
-# 把张量的存储移进共享内存；此后 fork 出来的子进程与父进程写的是同一块内存。
+# fork 出来的子进程一开始与父进程内存相同，但它写过的内存页就成了它自己的，所以子进程里的修改到不了父进程。对 torch 自己分配的张量，
+# ``share_memory_()`` 把它的存储移进共享内存；此后 fork 出来的子进程与父进程写的是同一块内存。
 
 plain = torch.zeros(3)
 run(add_one, plain)
@@ -297,10 +299,33 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 # sphinx_gallery_end_ignore
 
 # %%
+# 另外两种来源的张量表现不同。对 ``torch.from_numpy(array)`` 得到的张量，``share_memory_()`` 同样会移动它的存储：子进程的修改能到达这个张量，但它不再与 ``array`` 共享内存，``array`` 保持原样。用
+# ``torch.from_file(path, shared=False)`` 从文件读出的张量，``is_shared()`` 本来就是 ``True``，所以 ``share_memory_()`` 不移动它的存储，子进程的修改就丢了。
+
+array = np.zeros(3, dtype=np.float32)
+from_numpy = torch.from_numpy(array)
+from_numpy.share_memory_()
+run(add_one, from_numpy)
+print("from_numpy:", from_numpy, " array:", array)
+assert torch.equal(from_numpy, torch.ones(3)) and not array.any(), "the child's edit reached the tensor, not array"
+# sphinx_gallery_start_ignore
+assert from_numpy.is_shared() and not np.shares_memory(array, from_numpy.numpy()), "the move left array behind"
+# sphinx_gallery_end_ignore
+with tempfile.TemporaryDirectory() as folder:
+    torch.zeros(3).numpy().tofile(f"{folder}/zeros.bin")
+    from_file = torch.from_file(f"{folder}/zeros.bin", shared=False, size=3)
+    print("from_file.is_shared() before share_memory_():", from_file.is_shared())
+    storage_before = from_file.untyped_storage().data_ptr()
+    from_file.share_memory_()
+    run(add_one, from_file)
+    print("storage moved:", from_file.untyped_storage().data_ptr() != storage_before, " from_file:", from_file)
+    assert from_file.untyped_storage().data_ptr() == storage_before and not from_file.any(), "left, edit lost"
+
+# %%
 # 经队列发送的张量是共享的，不是复制的
 # ------------------------------------
 #
-# 经 ``torch.multiprocessing`` 的队列发送一个 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量（CUDA 张量则经 CUDA IPC 传递，本页不运行这种情形）。下面的子进程从收件队列取出
+# 经 ``torch.multiprocessing`` 的队列发送一个 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。下面的子进程从收件队列取出
 # ``sent``，加一，再通过发件队列答复；父进程看到了这次修改。需要梯度的叶子张量到了对方那里仍然需要梯度，所以子进程里的
 # ``add_(1)`` 会报错；在 ``torch.no_grad()`` 之下，同样的修改可以执行，也会传回发送方。
 
@@ -382,7 +407,7 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # ``spawn`` 与 ``forkserver`` 方式
 # --------------------------------
 #
-# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化（pickle），再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把张量的存储移进共享内存，和上面经队列发送时一样。所以在 ``spawn`` 方式下（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式下（Python 3.14 起 Linux 的默认方式），数据集里的张量是放在共享内存里到达 worker 的；worker 对它们的修改，应当像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker（它要从模块文件导入数据集的类，而页面提供不了这样的文件）；下面的单元格只检查序列化对一个张量做了什么。这次移动给了张量新的内存：旧内存随即被释放：之前取得的 NumPy 数组仍指向那里，成了悬空的数组，通过它读写的结果是未定义的。这类句柄要在 ``share_memory_()`` 之后、或者 worker 启动之后再取。
+# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化（pickle），再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把 torch 自己分配的张量的存储移进共享内存，和上面经队列发送时一样。所以在 ``spawn`` 方式下（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式下（Python 3.14 起 Linux 的默认方式），数据集里的张量是放在共享内存里到达 worker 的；worker 对它们的修改，应当像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker（它要从模块文件导入数据集的类，而页面提供不了这样的文件）；下面的单元格只检查序列化对一个张量做了什么。这次移动给了张量新的内存：旧内存随即被释放：之前取得的 NumPy 数组仍指向那里，成了悬空的数组，通过它读写的结果是未定义的。这类句柄要在 ``share_memory_()`` 之后、或者 worker 启动之后再取。
 
 from multiprocessing.reduction import ForkingPickler
 
@@ -415,9 +440,10 @@ assert mp.active_children() == [], "every child process has ended"
 # 小结
 # ----
 #
-# fork 出来的子进程，包括以 ``fork`` 方式启动的 ``DataLoader`` worker，拿到的是所有不在共享内存里的张量的副本，它的修改只留在副本里。在共享内存里的张量（由
-# ``share_memory_()`` 移进去，或经 ``torch.multiprocessing`` 的队列发送时放进去）用的是这些进程共享的同一块内存，所以子进程的修改父进程也看得到（需要梯度的叶子张量只有在
-# ``torch.no_grad()`` 之下才能修改）。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``
+# fork 出来的子进程，包括以 ``fork`` 方式启动的 ``DataLoader`` worker，拿到的是所有不在共享内存里的张量的副本，它的修改只留在副本里。torch 自己分配的张量，由
+# ``share_memory_()`` 移进共享内存，或经 ``torch.multiprocessing`` 的队列发送时放进去之后，用的是这些进程共享的同一块内存，所以子进程的修改父进程也看得到（需要梯度的叶子张量只有在
+# ``torch.no_grad()`` 之下才能修改）。``torch.from_numpy`` 得到的张量经 ``share_memory_()`` 移动之后，不再与它的数组共享内存；``torch.from_file(path, shared=False)``
+# 得到的张量则根本不会被移动，fork 出来的子进程对它的修改都会丢失。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``
 # 则直接报错。worker 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
 #
 # 本页只用 ``fork`` 方式启动子进程。在 ``spawn`` 方式（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式（Python 3.14 起 Linux 的默认方式）下，数据集要序列化后发给每个 worker，这会把其中的张量移进共享内存；worker 的修改随后能否到达父进程，本页没有运行：请在你运行的平台上检查 ``visits``。

@@ -17,7 +17,7 @@
 
 ``torch.func`` 在你交给它的张量上运行模块或函数。本页检查它复制了什么、共享了什么：``functional_call``
 原样使用字典里的张量（模块自己的参数不受影响；缓冲区在哪里就在哪里更新：字典里有它就在字典里更新，没有就在模块里更新），``torch.func.grad`` 不需要
-``requires_grad``，以及 ``vmap`` 拒绝哪些操作：``.data``、把批量张量变成 Python 数值或数组的调用，以及会交出它的内存的调用。最后是一个训练循环，它训练的是字典里的参数。
+``requires_grad``，还有 ``vmap`` 拒绝哪些操作：``.data``，以及本页试过的、会把批量张量变成 Python 数值或数组或者会交出它的内存的每个调用。最后是一个训练循环，它训练的是字典里的参数。
 """
 
 # %%
@@ -26,6 +26,7 @@
 #
 # ``same_storage`` 比较两个张量的存储起始地址是否相同。
 
+import numpy as np
 import torch
 from torch.func import functional_call, grad, vmap
 
@@ -225,8 +226,8 @@ assert message == "accessing `data` under vmap transform is not allowed", "the e
 # ``vmap`` 还拒绝什么
 # -------------------
 #
-# 下面这些也都报错：``item()``、``tolist()`` 和 ``numpy()``，它们要把批量张量变成 Python 数值或数组；``data_ptr()`` 和
-# ``untyped_storage()``，它们要交出它的内存；还有给 ``.data`` 赋值。``detach()``、``clone()`` 和原地的 ``add_``
+# 下面这些也都报错：``item()``、``tolist()``、``numpy()`` 和 ``np.asarray(t)``，它们要把批量张量变成 Python 数值或数组；``data_ptr()``、
+# ``untyped_storage()``、``__dlpack__()`` 和 ``torch.utils.dlpack.to_dlpack(t)``，它们要交出它的内存；还有给 ``.data`` 赋值。``detach()``、``clone()`` 和原地的 ``add_``
 # 都能逐行运行。读取张量布局的操作也并非都会报错：``stride()`` 和 ``storage_offset()`` 可以运行，给出的是一行的值；``repr()``
 # 也能运行，显示的是一个 ``BatchedTensor``。
 
@@ -234,8 +235,11 @@ calls = {
     "t.item()": lambda t: t.sum().item(),
     "t.tolist()": lambda t: t.tolist(),
     "t.numpy()": lambda t: t.numpy(),
+    "np.asarray(t)": lambda t: np.asarray(t),
     "t.data_ptr()": lambda t: t.data_ptr(),
     "t.untyped_storage()": lambda t: t.untyped_storage(),
+    "t.__dlpack__()": lambda t: t.__dlpack__(),
+    "to_dlpack(t)": lambda t: torch.utils.dlpack.to_dlpack(t),
     "t.data = ...": lambda t: setattr(t, "data", torch.zeros(3)),
 }
 for call, f in calls.items():
@@ -385,5 +389,5 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 #
 # ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的缓冲区是模块自己的，就在模块里更新）。``torch.func.grad``
 # 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。在 ``vmap`` 之下，``.data`` 会报错，把批量张量变成
-# Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``）也会报错；``detach()``、``clone()``、``add_``、``stride()``
+# Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``、``np.asarray``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``、DLPack）也会报错；``detach()``、``clone()``、``add_``、``stride()``
 # 和 ``repr()`` 都能运行。
