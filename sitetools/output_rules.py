@@ -38,7 +38,7 @@ from sitetools.rerun_checks import is_must_raise
 #: today. A module that is not here is refused where it is imported, with the page and the line.
 PAGE_IMPORTS = frozenset({
     "torch", "numpy", "matplotlib.pyplot", "copy", "inspect", "io", "signal", "sys", "warnings", "zipfile",
-    "multiprocessing.reduction", "multiprocessing.resource_sharer",
+    "multiprocessing.reduction", "multiprocessing.resource_sharer", "weakref",
 })  # fmt: skip
 #: Attributes of an allowed module that describe the machine or the build rather than the tensors: the
 #: interpreter, the paths, the environment, the working directory, where a module was loaded from, how
