@@ -38,10 +38,11 @@ from sitetools.rerun_checks import is_must_raise
 #: today. A module that is not here is refused where it is imported, with the page and the line.
 #: ``tempfile`` gives a page a scratch folder of its own outside the sources, for what needs a file on
 #: disk (``torch.from_file`` in questions/plot_23_processes); its names are random, so a page never
-#: prints them, and the folder is removed when its ``with`` block ends.
+#: prints them, and the folder is removed when its ``with`` block ends. ``weakref`` shows whether a
+#: tensor is still alive (questions/plot_10_graph_kept_alive), nothing about the machine.
 PAGE_IMPORTS = frozenset({
     "torch", "numpy", "matplotlib.pyplot", "copy", "inspect", "io", "signal", "sys", "tempfile", "warnings",
-    "zipfile", "multiprocessing.reduction", "multiprocessing.resource_sharer",
+    "weakref", "zipfile", "multiprocessing.reduction", "multiprocessing.resource_sharer",
 })  # fmt: skip
 #: Attributes of an allowed module that describe the machine or the build rather than the tensors: the
 #: interpreter, the paths, the environment, the working directory, where a module was loaded from, how

@@ -365,6 +365,11 @@ assert torch.equal(a.grad, c_grad), "a.grad must equal c.grad"
 # sphinx_gallery_start_ignore
 assert torch.equal(c_grad, weights), "c.grad must be the weights"
 assert found == [], "reading a retained grad must not warn"
+named_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+named_clone = named_source.clone()
+named_weights = torch.tensor([1.0, 10.0, 100.0])
+(named_clone * named_weights).sum().backward(inputs=[named_clone])
+assert torch.equal(named_clone.grad, named_weights), "backward(inputs=[c]) fills the clone's .grad, no retain_grad()"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -426,7 +431,8 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 #
 # ``clone()`` copies memory, not independence. In grad mode, the clone of a
 # tensor that requires grad requires grad too, is not a leaf (its ``.grad``
-# stays ``None`` unless you call ``retain_grad()``), and every gradient that
-# reaches it flows on into the source. Rebinding a name
+# stays ``None`` unless you call ``retain_grad()`` or name it in
+# ``backward(inputs=...)``; :ref:`the page on non-leaf gradients <questions-non-leaf-grad>` shows
+# both), and every gradient that reaches it flows on into the source. Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.

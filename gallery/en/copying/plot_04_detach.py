@@ -489,6 +489,19 @@ for call, change in changes.items():
         accepted.append(call)
         print("    accepted, shape", tuple(a.shape))
 assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf accepts set_, transpose_"
+# sphinx_gallery_start_ignore
+def error_under_no_grad(change):
+    with torch.no_grad():
+        try:
+            change(torch.tensor(values, requires_grad=True))
+        except RuntimeError as e:
+            return str(e)
+    return None
+
+
+assert [error_under_no_grad(change) for change in changes.values()] == [resize_error, resize_error, None, None], (
+    "under no_grad a leaf that requires grad still refuses the two resizes, and accepts set_ and transpose_")
+# sphinx_gallery_end_ignore
 
 # %%
 # .. admonition:: The article vs. torch |torch_version|
@@ -505,10 +518,12 @@ assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf acc
 #    restriction. On this torch all four succeed on the detached tensor
 #    (output above). They change its shape or storage, not ``a``'s, except
 #    that a growing ``resize_`` moves the memory both use, and the two tensors
-#    keep one version counter. On the source leaf, with grad mode on as here,
-#    they raise only because it is a leaf that requires grad; a non-leaf
-#    source accepts ``set_`` and
-#    ``transpose_``.
+#    keep one version counter. On the source leaf they raise for two
+#    reasons: the two resizes because it requires grad (under
+#    ``torch.no_grad()`` too, and on a non-leaf that requires grad), ``set_``
+#    and ``transpose_`` because it is a leaf that requires grad and grad mode
+#    is on, as here (under ``torch.no_grad()`` the leaf accepts them); a
+#    non-leaf source accepts ``set_`` and ``transpose_``.
 
 # %%
 # Conclusion

@@ -257,6 +257,7 @@ assert message == (
     "torch.autograd.set_detect_anomaly(True, check_nan=False)."
 ), "the whole message, as the opening quotes it"
 assert "[torch.FloatTensor [3]]" in message, "the message gives the type and shape"
+assert y.grad_fn.name() == "AddBackward0", "the message names Exp although y's grad_fn at backward() is AddBackward0"
 assert x.grad is None, "no gradient was written"
 # sphinx_gallery_end_ignore
 
@@ -393,8 +394,8 @@ assert r is h, "an in-place ReLU returns its input"
 # %%
 # After a ``Linear`` layer the same in-place ReLU is harmless, because the
 # backward of ``Linear`` needs its input and its weight, not its output. That
-# is why ``inplace=True`` works in most networks and breaks in a few. (The
-# seed fixes the layer's random weights, so the comparison is the same on
+# is why ``inplace=True`` works after layers whose backward does not need
+# their output. (The seed fixes the layer's random weights, so the comparison is the same on
 # every run.)
 torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
@@ -577,11 +578,12 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # Conclusion
 # ----------
 #
-# The message names the saved tensor by its dtype and shape, and, when the
-# tensor has a ``grad_fn`` by the time ``backward()`` runs, names that node:
-# for a saved output, the operation that made it; for a saved non-leaf input
-# edited in place, the in-place edit. A saved tensor with no ``grad_fn`` gets
-# no name. Its two
+# The message names the saved tensor by its dtype and shape, and names an
+# operation: for a saved output, the operation that produced it, even after
+# an in-place edit gave the tensor a new ``grad_fn`` (``y += 1`` above); for a
+# saved non-leaf input, the input's ``grad_fn`` at the time ``backward()``
+# runs, which after an in-place edit is that edit. A saved tensor with no
+# ``grad_fn`` gets no name. Its two
 # versions differ because an in-place operation ran on the tensor, or on one
 # sharing its version counter, after it was saved, even one that changes no
 # value, as ``t_()`` above. ``_version`` or anomaly mode finds the line. Then: write the edit out of place, give the

@@ -310,6 +310,25 @@ assert layer.weight._version == 3, "initialisation, copy_ and the item assignmen
 # sphinx_gallery_end_ignore
 
 # %%
+# Each public in-place function of ``torch.nn.init`` (a name that ends in ``_``) runs in grad mode
+# on a leaf that requires grad without an error, and leaves it a leaf with no ``grad_fn`` and a
+# moved version: none of them is recorded. Each gets a 2-d tensor except ``dirac_``, which takes 3
+# to 5 dimensions and gets a 3-d one; ``constant_`` and ``sparse_`` get the one more argument they need
+# (a value, a sparsity).
+
+extra_args = {"constant_": (0.5,), "sparse_": (0.5,)}
+init_names = [name for name in dir(torch.nn.init) if name.endswith("_") and not name.startswith("_")]
+initialised = {}
+for name in init_names:
+    target = torch.empty((3, 4, 5) if name == "dirac_" else (3, 4), requires_grad=True)
+    getattr(torch.nn.init, name)(target, *extra_args.get(name, ()))
+    initialised[name] = (target.is_leaf, target.grad_fn, target._version)
+    print(f"{name:16} is_leaf={target.is_leaf}  grad_fn={target.grad_fn}  _version moved: {target._version > 0}")
+print("grad mode on:", torch.is_grad_enabled())
+assert torch.is_grad_enabled() and all(leaf and fn is None and v > 0 for leaf, fn, v in initialised.values()), (
+    "every public nn.init function edits a leaf that requires grad in grad mode, unrecorded")
+
+# %%
 # A new shape: a new layer, not a swap
 # ------------------------------------
 #

@@ -7,8 +7,9 @@ The NumPy bridge: "Can't call numpy() on Tensor that requires grad"
 .. admonition:: Answer
    :class: answer
 
-   ``numpy()`` refuses a tensor that requires grad, and the array ``x.detach().numpy()`` returns shares
-   ``x``'s memory: writing into it changes ``x`` without autograd noticing. Copy it before writing:
+   With grad mode on, ``numpy()`` refuses a tensor that requires grad, and the array
+   ``x.detach().numpy()`` returns shares ``x``'s memory: writing into it changes ``x`` without
+   autograd noticing. Copy it before writing:
 
    .. code-block:: python
 
@@ -206,8 +207,8 @@ def draw_processes(title, child, **names):
 # The symptom
 # -----------
 #
-# A tensor that requires grad refuses to become a NumPy array, because NumPy
-# would let you read and change it outside autograd.
+# With grad mode on, a tensor that requires grad refuses to become a NumPy
+# array, because NumPy would let you read and change it outside autograd.
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 try:
     a.numpy()
@@ -220,12 +221,31 @@ assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.d
 
 # %%
 # The suggested ``detach().numpy()`` returns an array over the tensor's own
-# memory, and so does ``numpy(force=True)`` on a CPU tensor: neither copies.
+# memory, and so does ``numpy(force=True)`` on a CPU tensor without the
+# conjugate or negative bit: neither copies. (With one of those bits set,
+# ``numpy(force=True)`` copies: see below.)
 view = a.detach().numpy()
 forced = a.numpy(force=True)
 print("detach().numpy():", view, " shares a's memory:", shares(a, view))
 print("numpy(force=True):", forced, " shares a's memory:", shares(a, forced))
 assert shares(a, view) and shares(a, forced), "both arrays use a's memory"
+
+# %%
+# The refusal holds only with grad mode on. Under ``torch.no_grad()`` and under
+# ``torch.inference_mode()``, ``numpy()`` and ``np.asarray`` take a tensor that requires grad
+# and return an array over its memory, with no ``detach()``: a write through that array changes
+# the tensor and leaves its ``_version`` where it was, as in the section on writes below.
+for mode in (torch.no_grad, torch.inference_mode):
+    b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with mode():
+        through_numpy = b.numpy()
+        through_asarray = np.asarray(b)
+        through_numpy[0] = 100.0
+    print(f"{mode.__name__}: numpy() shares b's memory:", shares(b, through_numpy),
+          " np.asarray shares b's memory:", shares(b, through_asarray))  # fmt: skip
+    print(f"{mode.__name__}: b:", b, " b._version:", b._version)
+    assert shares(b, through_numpy) and shares(b, through_asarray) and b[0] == 100.0 and b._version == 0, (
+        f"under {mode.__name__}, numpy() and np.asarray must share b's memory and the write must not be counted")
 
 # %%
 # Which conversions share, which copy
@@ -330,8 +350,9 @@ if torch.cuda.is_available():
 # Tensors ``np.asarray`` refuses
 # ------------------------------
 #
-# ``np.asarray`` shares only what NumPy can take as it is. It raises on a tensor that requires
-# grad (as ``numpy()`` does), on a ``bfloat16`` tensor (NumPy has no such dtype), and on a tensor
+# ``np.asarray`` shares only what NumPy can take as it is. With grad mode on, as here, it raises
+# on a tensor that requires grad (as ``numpy()`` does; under ``torch.no_grad()`` both take it, as
+# shown above). It raises on a ``bfloat16`` tensor (NumPy has no such dtype), and on a tensor
 # with the negative bit set, as ``conj().imag`` returns it; ``numpy(force=True)`` resolves that bit
 # into a copy.
 
@@ -418,7 +439,9 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ``numpy(force=True)``, ``torch.from_numpy`` and ``torch.as_tensor`` share
 # memory (the last two refuse an array with a negative stride or in the other
 # byte order), and so does ``np.asarray`` on a tensor that does not require grad;
-# ``torch.tensor`` and ``np.array`` copy. A change of dtype copies too, and a
+# ``torch.tensor`` and ``np.array`` copy. ``numpy()`` and ``np.asarray`` refuse a tensor that
+# requires grad only with grad mode on: under ``torch.no_grad()`` or ``torch.inference_mode()``
+# they share its memory, and a write through the array is not counted. A change of dtype copies too, and a
 # ``bfloat16`` tensor has no NumPy dtype at all. On a tensor with the
 # conjugate or the negative bit set, ``numpy()`` and ``np.asarray`` raise and
 # ``numpy(force=True)`` copies. (A GPU tensor is in

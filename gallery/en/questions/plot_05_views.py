@@ -378,9 +378,10 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # ``_base`` is set on a view only. The first five tensors below share memory with their source
 # and have no ``_base`` at all; the last one is a view of the view ``inner``, and its ``_base`` is
 # the root ``x``, not ``inner``. To ask whether a tensor shares memory with the one it was made
-# from, compare their storages, as ``same_storage`` does. For storages that hold at least one byte,
-# equal starts prove sharing (two empty storages both start at 0); different starts do not rule
-# it out: an alias of a slice made through DLPack, NumPy or ``torch.frombuffer``
+# from, compare their storages, as ``same_storage`` does. On a device with real memory (not
+# ``meta``, where every storage starts at 0), for storages that hold at least one byte, equal
+# starts prove sharing (two empty storages both start at 0); different starts do not rule it out:
+# an alias of a slice made through DLPack, NumPy or ``torch.frombuffer``
 # has a storage of its own that starts inside the source's (:ref:`copying-alias` shows all three).
 import copy
 
@@ -403,6 +404,8 @@ assert all(same_storage(t, other) for t, other in shared.values()), "all six sha
 assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:5], "five have no _base"
 assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as its _base"
 assert same_storage(torch.empty(0), torch.empty(0)), "two empty storages both start at 0: equal starts, no sharing"
+assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
+    "on meta every storage starts at address 0: unrelated meta tensors compare equal")
 # sphinx_gallery_end_ignore
 
 
@@ -412,6 +415,7 @@ assert same_storage(torch.empty(0), torch.empty(0)), "two empty storages both st
 #
 # A view shares memory, the version counter and, for autograd, the history of
 # its base. ``_base`` marks views only: to know whether a tensor shares memory with the one it was
-# made from, compare their storages (``same_storage`` above): for storages that are not empty,
-# equal starts prove sharing; different starts do not rule it out. ``reshape`` and ``contiguous()`` copy only when they must; to be
+# made from, compare their storages (``same_storage`` above): on a device with real memory (not
+# ``meta``), for storages that are not empty, equal starts prove sharing; different starts do not
+# rule it out. ``reshape`` and ``contiguous()`` copy only when they must; to be
 # sure of memory of your own, ``clone()``.

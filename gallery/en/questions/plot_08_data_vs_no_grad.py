@@ -273,6 +273,23 @@ assert same_storage(w, w.data) and torch.equal(w.detach(), 10 * torch.tensor(sta
 # sphinx_gallery_end_ignore
 
 # %%
+# Under ``torch.no_grad()``, through NumPy: not counted either
+# ------------------------------------------------------------
+#
+# ``torch.no_grad()`` does not make every edit visible. Under it, ``w.numpy()`` works on a tensor
+# that requires grad, and a write through that array is not counted: ``w._version`` stays at 0,
+# and ``backward()`` runs on the edited values without an error, as through ``.data``.
+
+w = torch.tensor(start, requires_grad=True)
+loss = (w * w).sum()
+with torch.no_grad():
+    w.numpy()[:] *= 10
+print("w._version after the edit:", w._version)
+loss.backward()
+print("w.grad:", w.grad)
+assert w._version == 0 and torch.equal(w.grad, 10 * true_grad), "a NumPy write under no_grad must go unnoticed"
+
+# %%
 # Under saved-tensor hooks: the edit is counted, and not checked
 # --------------------------------------------------------------
 #
@@ -418,12 +435,16 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # Conclusion
 # ----------
 #
-# Edit weights under ``torch.no_grad()``, after ``backward()``: an edit that comes while a graph
-# still needs the old values then raises instead of corrupting the gradient, unless the graph saved
+# Edit weights under ``torch.no_grad()``, after ``backward()``: an in-place torch operation on ``w``
+# or a view of it that comes while a graph still needs the old values then raises instead of
+# corrupting the gradient, unless the graph saved
 # them under saved-tensor hooks such as ``torch.autograd.graph.save_on_cpu()`` or a custom
 # ``Function`` keeps them as an attribute (``ctx.x = x`` instead of ``ctx.save_for_backward(x)``),
 # or the edit is a step of an optimizer made with ``fused=True``, which moves no version counter
-# (:ref:`questions-version-counter`). ``.data`` hides the
+# (:ref:`questions-version-counter`). An edit by a route that bypasses the version counter stays
+# silent under ``torch.no_grad()`` too, and gives a wrong gradient: ``.data``, a write through
+# NumPy (above), through ``untyped_storage()`` or a DLPack alias, ``nn.utils.vector_to_parameters``
+# (the table of :ref:`questions-version-counter`). ``.data`` hides the
 # edit from autograd, and ``p.data = t`` also hides a change of shape. ``copy_`` under
 # ``torch.no_grad()`` keeps the parameter's shape and dtype, but it broadcasts a source that fits
 # and casts a float or an integer source's dtype silently; a source whose shape cannot broadcast

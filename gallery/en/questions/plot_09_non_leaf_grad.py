@@ -272,7 +272,7 @@ assert read_grad(y)[0] is None, "the hook must not store the gradient on y"
 
 # %%
 # ``torch.autograd.grad`` returns the gradient with respect to any tensor of the graph and writes no
-# ``.grad`` at all, not even on the leaf.
+# ``.grad``, not even on the leaf, except on tensors that called ``retain_grad()`` (below).
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2
@@ -285,7 +285,7 @@ assert torch.equal(dz_dy, 2 * y.detach()) and x.grad is None, "autograd.grad mus
 
 # %%
 # ``backward(inputs=[y])`` accumulates the gradient into the ``.grad`` of the tensors it names, a
-# non-leaf included, with no warning, and into no other: ``x.grad`` stays ``None``.
+# non-leaf included, with no warning, and into no other leaf: ``x.grad`` stays ``None``.
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2
@@ -294,7 +294,25 @@ y_grad, caught = read_grad(y)
 print("y.grad:", y_grad)
 print("warnings:", caught)
 print("x.grad:", x.grad)
-assert torch.equal(y_grad, 2 * y.detach()) and caught == [] and x.grad is None, "inputs=[y] must fill y.grad only"
+assert torch.equal(y_grad, 2 * y.detach()) and caught == [] and x.grad is None, "inputs=[y]: y.grad, not x.grad"
+
+# %%
+# Both have one exception: a tensor that called ``retain_grad()`` gets its ``.grad`` from a backward
+# pass that goes through it, even one that does not name it. Below, ``u = y * 3`` retains its
+# gradient; ``torch.autograd.grad`` and ``backward(inputs=[y])`` each fill ``u.grad`` and leave the
+# leaf's ``x.grad`` at ``None``.
+
+for way in ("torch.autograd.grad", "backward(inputs=[y])"):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    u = y * 3
+    u.retain_grad()
+    if way == "torch.autograd.grad":
+        torch.autograd.grad((u * u).sum(), y)
+    else:
+        (u * u).sum().backward(inputs=[y])
+    print(f"{way}: u.grad:", u.grad, " x.grad:", x.grad)
+    assert torch.equal(u.grad, 2 * u.detach()) and x.grad is None, f"{way} must fill the retained u.grad, not x.grad"
 
 # %%
 # The update loop that makes a leaf a non-leaf

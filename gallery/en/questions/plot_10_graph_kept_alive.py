@@ -14,12 +14,15 @@ Memory keeps growing: ``total_loss += loss`` keeps every step's graph
       total_float += loss.item()
       total_detached += loss.detach()
 
-If the memory of your training loop keeps growing step after step (what readers report as a memory
+If the memory of your loop keeps growing step after step (what readers report as a memory
 leak, or on a GPU as running out of memory, OOM, after many steps), look at the line that sums the
 loss for a report. Summing the loss of every step looks harmless, but a loss that still has a ``grad_fn``
-brings its whole graph along: the running total holds every step's graph, and the graph it keeps
-alive grows with the number of steps. This page counts the autograd nodes reachable from the total at each step (linear
-in the steps), shows that this kept graph cannot even be used, and fixes the loop with
+brings its whole graph along: the running total keeps every step's autograd nodes, and, when no
+``backward()`` ran on that loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
+``retain_graph=True``, the tensors those nodes saved as well. This page counts the autograd nodes
+reachable from the total at each step (linear in the steps), checks which saved tensors the total
+keeps alive with and without ``backward()``, shows that the graph a training loop keeps cannot even
+be used, and fixes the loop with
 ``loss.item()`` or ``loss.detach()``. The PyTorch FAQ warns about this pattern under
 `"Don't accumulate history across your training loop"
 <https://docs.pytorch.org/docs/stable/notes/faq.html>`__.
@@ -274,6 +277,52 @@ else:
     raise AssertionError("backward through the kept graph must raise")
 
 # %%
+# Nodes always, saved tensors without ``backward()``
+# --------------------------------------------------
+#
+# Each step's nodes hold the tensors saved for the backward pass: ``w * x`` saved ``x``, and
+# ``** 2`` saved ``w * x``. ``backward()`` frees them, so in the training loop above the total
+# keeps the nodes only. Where no ``backward()`` runs on the loss, as in an evaluation loop outside
+# ``torch.no_grad()``, or where it runs with ``retain_graph=True``, the total keeps every step's
+# saved tensors alive too. ``sum_losses`` runs the loop with ``+=``, with or without
+# ``backward()``, and keeps a weak reference (``weakref.ref``) to each step's ``x`` and ``w * x``,
+# which does not keep the tensor alive: it reads ``None`` once the tensor is freed.
+
+import weakref
+
+
+def sum_losses(backward, retain_graph=False, steps=5):
+    torch.manual_seed(0)
+    w = torch.randn(3, requires_grad=True)
+    total, saved = 0, []
+    for _ in range(steps):
+        x = torch.randn(3)
+        wx = w * x
+        loss = (wx**2).mean()
+        if backward:
+            loss.backward(retain_graph=retain_graph)
+        total += loss
+        saved += [weakref.ref(x), weakref.ref(wx)]
+    return total, saved
+
+
+trained, trained_saved = sum_losses(backward=True)
+evaluated, evaluated_saved = sum_losses(backward=False)
+runs = {"with backward()": (trained, trained_saved), "without backward()": (evaluated, evaluated_saved)}
+for name, (total, saved) in runs.items():
+    alive = sum(ref() is not None for ref in saved)
+    print(f"{name}: nodes reachable:", count_nodes(total), " saved tensors alive:", alive, "of", len(saved))
+assert count_nodes(trained) == count_nodes(evaluated) and all(ref() is None for ref in trained_saved) and all(
+    ref() is not None for ref in evaluated_saved
+), "the total keeps every step's nodes; their saved tensors only where no backward() ran"
+# sphinx_gallery_start_ignore
+with torch.random.fork_rng():
+    retained_total, retained_saved = sum_losses(backward=True, retain_graph=True)
+assert count_nodes(retained_total) == count_nodes(trained), "retain_graph=True keeps the same nodes"
+assert all(ref() is not None for ref in retained_saved), "after backward(retain_graph=True) saved tensors stay alive"
+# sphinx_gallery_end_ignore
+
+# %%
 # The fix: keep a number, or a tensor out of the graph
 # ----------------------------------------------------
 #
@@ -306,4 +355,6 @@ assert abs(total_float - total_loss.item()) < 1e-5, "the float total must equal 
 #
 # A tensor with a ``grad_fn`` carries its graph wherever it goes. To log or sum a loss, take
 # ``loss.item()`` (a number) or ``loss.detach()`` (a tensor out of the graph); the count of reachable
-# nodes then stays at zero however long the loop runs.
+# nodes then stays at zero however long the loop runs. A total of tensors with a ``grad_fn`` keeps
+# every step's nodes, and keeps their saved tensors too where no ``backward()`` ran on the loss (an
+# evaluation loop outside ``torch.no_grad()``) or it ran with ``retain_graph=True``.

@@ -341,6 +341,11 @@ assert torch.equal(a.grad, c_grad), "a.grad must equal c.grad"
 # sphinx_gallery_start_ignore
 assert torch.equal(c_grad, weights), "c.grad must be the weights"
 assert found == [], "reading a retained grad must not warn"
+named_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+named_clone = named_source.clone()
+named_weights = torch.tensor([1.0, 10.0, 100.0])
+(named_clone * named_weights).sum().backward(inputs=[named_clone])
+assert torch.equal(named_clone.grad, named_weights), "backward(inputs=[c]) fills the clone's .grad, no retain_grad()"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -396,4 +401,4 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子（除非调用 ``retain_grad()``，否则它的 ``.grad`` 一直是 ``None``），到达它的梯度都会继续流向源张量。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子（除非调用 ``retain_grad()``，或在 ``backward(inputs=...)`` 里点名它，否则它的 ``.grad`` 一直是 ``None``，见 :ref:`非叶子张量的梯度那一页 <questions-non-leaf-grad>`），到达它的梯度都会继续流向源张量。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。

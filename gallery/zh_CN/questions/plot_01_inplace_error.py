@@ -250,6 +250,7 @@ assert message == (
     "torch.autograd.set_detect_anomaly(True, check_nan=False)."
 ), "the whole message, as the opening quotes it"
 assert "[torch.FloatTensor [3]]" in message, "the message gives the type and shape"
+assert y.grad_fn.name() == "AddBackward0", "the message names Exp although y's grad_fn at backward() is AddBackward0"
 assert x.grad is None, "no gradient was written"
 # sphinx_gallery_end_ignore
 
@@ -372,8 +373,8 @@ assert r is h, "an in-place ReLU returns its input"
 # sphinx_gallery_end_ignore
 
 # %%
-# 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：``Linear`` 的反向传播需要的是它的输入和权重，而不是它的输出。这就是为什么
-# ``inplace=True`` 在大多数网络里相安无事，只在少数地方出错。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
+# 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：``Linear`` 的反向传播需要的是它的输入和权重，而不是它的输出。所以，接在反向传播不需要自身输出的层后面，
+# ``inplace=True`` 不会出错。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
 torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
 x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
@@ -541,6 +542,6 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # 小结
 # ----
 #
-# 报错信息用类型和形状指明被保存的张量；如果到 ``backward()`` 运行时它有 ``grad_fn``，还会点名这个节点：被保存的输出，点名的是产生它的运算；被原地修改过的非叶子输入，点名的是那次原地修改。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
+# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``，原地修改之后就是那次修改。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
 # ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。解决办法有四种：改成非原地写法；交给运算一份 ``clone()``；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`.data 那一页 <data-vs-detach-data>`。

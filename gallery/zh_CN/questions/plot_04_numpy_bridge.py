@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``numpy()`` 不接受需要梯度的张量；``x.detach().numpy()`` 返回的数组与 ``x`` 共享内存，往数组里写就是改 ``x``，自动求导（autograd）却不知道。要写就先复制：
+   梯度模式开启时，``numpy()`` 不接受需要梯度的张量；``x.detach().numpy()`` 返回的数组与 ``x`` 共享内存，往数组里写就是改 ``x``，自动求导（autograd）却不知道。要写就先复制：
 
    .. code-block:: python
 
@@ -200,7 +200,7 @@ def draw_processes(title, child, **names):
 # 现象
 # ----
 #
-# 需要梯度的张量不肯转成 NumPy 数组，因为 NumPy 可以在 autograd 之外读写它。
+# 梯度模式开启时，需要梯度的张量不肯转成 NumPy 数组，因为 NumPy 可以在 autograd 之外读写它。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 try:
     a.numpy()
@@ -212,13 +212,29 @@ else:
 assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 
 # %%
-# 提示里的 ``detach().numpy()`` 返回的数组用的就是张量自己的内存；对 CPU 上的张量，``numpy(force=True)``
-# 也一样：两者都不复制。
+# 提示里的 ``detach().numpy()`` 返回的数组用的就是张量自己的内存；对 CPU 上没有设置共轭位或负号位的张量，``numpy(force=True)``
+# 也一样：两者都不复制。（设置了其中一个位时，``numpy(force=True)`` 会复制，见下文。）
 view = a.detach().numpy()
 forced = a.numpy(force=True)
 print("detach().numpy():", view, " shares a's memory:", shares(a, view))
 print("numpy(force=True):", forced, " shares a's memory:", shares(a, forced))
 assert shares(a, view) and shares(a, forced), "both arrays use a's memory"
+
+# %%
+# 只有梯度模式开启时才会拒绝。在 ``torch.no_grad()`` 下和 ``torch.inference_mode()`` 下，``numpy()`` 和
+# ``np.asarray`` 都接受需要梯度的张量，不用 ``detach()`` 就返回一个用它的内存的数组：通过这个数组写入会改变张量，而它的
+# ``_version`` 保持不变，和下文讲写入的那一节一样。
+for mode in (torch.no_grad, torch.inference_mode):
+    b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with mode():
+        through_numpy = b.numpy()
+        through_asarray = np.asarray(b)
+        through_numpy[0] = 100.0
+    print(f"{mode.__name__}: numpy() shares b's memory:", shares(b, through_numpy),
+          " np.asarray shares b's memory:", shares(b, through_asarray))  # fmt: skip
+    print(f"{mode.__name__}: b:", b, " b._version:", b._version)
+    assert shares(b, through_numpy) and shares(b, through_asarray) and b[0] == 100.0 and b._version == 0, (
+        f"under {mode.__name__}, numpy() and np.asarray must share b's memory and the write must not be counted")
 
 # %%
 # 哪些转换共享，哪些复制
@@ -316,8 +332,8 @@ if torch.cuda.is_available():
 # ``np.asarray`` 不接受的张量
 # ---------------------------
 #
-# 只有 NumPy 能原样接受的张量，``np.asarray`` 才会与它共享内存。对需要梯度的张量，它和 ``numpy()``
-# 一样报错；对 ``bfloat16`` 张量也报错（NumPy 没有这种 dtype）；对设置了负号位的张量（``conj().imag``
+# 只有 NumPy 能原样接受的张量，``np.asarray`` 才会与它共享内存。梯度模式开启时（这里就是），对需要梯度的张量，它和 ``numpy()``
+# 一样报错（在 ``torch.no_grad()`` 下两者都接受，见上文）；对 ``bfloat16`` 张量也报错（NumPy 没有这种 dtype）；对设置了负号位的张量（``conj().imag``
 # 返回的就是这种张量）同样报错，``numpy(force=True)`` 则会在一份副本里把取负实际算进数值。
 
 refused = {
@@ -395,6 +411,6 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----
 #
 # 对 CPU 上的张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
-# ``torch.as_tensor`` 都共享内存（后两者不接受步长为负或字节序与本机不同的数组）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# ``torch.as_tensor`` 都共享内存（后两者不接受步长为负或字节序与本机不同的数组）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，autograd
 # 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

@@ -352,7 +352,7 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # --------------------------------
 #
 # 只有视图才有 ``_base``。下面前五个张量都和来源共享内存，却根本没有 ``_base``；最后一个是视图 ``inner``
-# 的视图，它的 ``_base`` 是最初的 ``x``，而不是 ``inner``。要问一个张量是否与它的来源共享内存，应当比较它们的存储，正如 ``same_storage`` 所做的。对至少有一个字节的存储，起始地址相同能证明共享（两个空存储的起始地址都是 0）；起始地址不同却不能排除共享：通过 DLPack、NumPy 或 ``torch.frombuffer`` 给切片建的别名，有一块自己的存储，起点落在源张量的存储之内（三种都在 :ref:`别名那一页 <copying-alias>` 上演示过）。
+# 的视图，它的 ``_base`` 是最初的 ``x``，而不是 ``inner``。要问一个张量是否与它的来源共享内存，应当比较它们的存储，正如 ``same_storage`` 所做的。在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），对至少有一个字节的存储，起始地址相同能证明共享（两个空存储的起始地址都是 0）；起始地址不同却不能排除共享：通过 DLPack、NumPy 或 ``torch.frombuffer`` 给切片建的别名，有一块自己的存储，起点落在源张量的存储之内（三种都在 :ref:`别名那一页 <copying-alias>` 上演示过）。
 import copy
 
 source = torch.ones(3, requires_grad=True)
@@ -374,6 +374,8 @@ assert all(same_storage(t, other) for t, other in shared.values()), "all six sha
 assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:5], "five have no _base"
 assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as its _base"
 assert same_storage(torch.empty(0), torch.empty(0)), "two empty storages both start at 0: equal starts, no sharing"
+assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
+    "on meta every storage starts at address 0: unrelated meta tensors compare equal")
 # sphinx_gallery_end_ignore
 
 
@@ -381,5 +383,5 @@ assert same_storage(torch.empty(0), torch.empty(0)), "two empty storages both st
 # 小结
 # ----
 #
-# 视图与它的基张量共享内存、版本计数器，在 autograd 看来还共享历史。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：对非空的存储，起始地址相同能证明共享，起始地址不同却不能排除共享。``reshape`` 和 ``contiguous()``
+# 视图与它的基张量共享内存、版本计数器，在 autograd 看来还共享历史。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明共享，起始地址不同却不能排除共享。``reshape`` 和 ``contiguous()``
 # 只在不得不复制时才复制；想确保拥有独立的内存，就用 ``clone()``。

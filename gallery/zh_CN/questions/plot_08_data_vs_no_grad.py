@@ -267,6 +267,22 @@ assert same_storage(w, w.data) and torch.equal(w.detach(), 10 * torch.tensor(sta
 # sphinx_gallery_end_ignore
 
 # %%
+# 在 ``torch.no_grad()`` 下经由 NumPy：同样不计数
+# -----------------------------------------------
+#
+# ``torch.no_grad()`` 并不能让每一种修改都被察觉。在它下面，``w.numpy()`` 可以用在需要梯度的张量上，通过这个数组写入不会被计数：``w._version``
+# 仍是 0，``backward()`` 照常运行，用的是修改后的值，不报任何错误，和经由 ``.data`` 时一样。
+
+w = torch.tensor(start, requires_grad=True)
+loss = (w * w).sum()
+with torch.no_grad():
+    w.numpy()[:] *= 10
+print("w._version after the edit:", w._version)
+loss.backward()
+print("w.grad:", w.grad)
+assert w._version == 0 and torch.equal(w.grad, 10 * true_grad), "a NumPy write under no_grad must go unnoticed"
+
+# %%
 # 在保存张量的钩子下：修改记下了，却没有检查
 # ------------------------------------------
 #
@@ -397,8 +413,8 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # 小结
 # ----
 #
-# 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果修改时还有计算图需要旧值，就会报错，而不是把梯度算错。例外包括：计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值的；自定义 ``Function``
+# 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果还有计算图需要旧值时，对 ``w`` 或它的视图做了 torch 的原地操作，就会报错，而不是把梯度算错。例外包括：计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值的；自定义 ``Function``
 # 把旧值存成了属性（``ctx.x = x``，而不是 ``ctx.save_for_backward(x)``）；或者修改来自
-# fused 优化器（``fused=True``）的一步，它不增加版本计数器（见 :ref:`版本计数器那一页 <questions-version-counter>`）。``.data``
+# fused 优化器（``fused=True``）的一步，它不增加版本计数器（见 :ref:`版本计数器那一页 <questions-version-counter>`）。绕过版本计数器的修改途径，在 ``torch.no_grad()`` 下同样不会报错，得到的梯度却是错的：``.data``、经由 NumPy 写入（见上文）、经由 ``untyped_storage()`` 或 DLPack 别名写入，以及 ``nn.utils.vector_to_parameters``，见 :ref:`版本计数器那一页的表 <questions-version-counter>`。``.data``
 # 让 autograd 看不见修改，``p.data = t`` 连形状的改变也一并藏起来。``torch.no_grad()`` 下的
 # ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，浮点数和整数源张量的 dtype 也会被悄悄转换；形状无法广播的源张量会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`第二部分的最后一页 <data-vs-detach-comparison>`。

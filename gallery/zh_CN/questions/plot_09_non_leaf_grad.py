@@ -261,7 +261,7 @@ assert read_grad(y)[0] is None, "the hook must not store the gradient on y"
 # sphinx_gallery_end_ignore
 
 # %%
-# ``torch.autograd.grad`` 可以直接返回对计算图中任意张量的梯度，而且不写任何 ``.grad``，叶子张量的也不写。
+# ``torch.autograd.grad`` 可以直接返回对计算图中任意张量的梯度，而且不写 ``.grad``，叶子张量的也不写；只有调用过 ``retain_grad()`` 的张量例外（见下文）。
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2
@@ -273,7 +273,7 @@ assert torch.equal(dz_dy, 2 * y.detach()) and x.grad is None, "autograd.grad mus
 # sphinx_gallery_end_ignore
 
 # %%
-# ``backward(inputs=[y])`` 把梯度累加到它点名的张量的 ``.grad`` 上，非叶子张量也一样，不会触发警告；其他张量都不写：``x.grad`` 仍是 ``None``。
+# ``backward(inputs=[y])`` 把梯度累加到它点名的张量的 ``.grad`` 上，非叶子张量也一样，不会触发警告；其他叶子张量都不写：``x.grad`` 仍是 ``None``。
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2
@@ -282,7 +282,22 @@ y_grad, caught = read_grad(y)
 print("y.grad:", y_grad)
 print("warnings:", caught)
 print("x.grad:", x.grad)
-assert torch.equal(y_grad, 2 * y.detach()) and caught == [] and x.grad is None, "inputs=[y] must fill y.grad only"
+assert torch.equal(y_grad, 2 * y.detach()) and caught == [] and x.grad is None, "inputs=[y]: y.grad, not x.grad"
+
+# %%
+# 两者都有一个例外：调用过 ``retain_grad()`` 的张量，只要反向传播经过它，即使没有点名它，也会得到 ``.grad``。下面 ``u = y * 3`` 保留了梯度；``torch.autograd.grad`` 和 ``backward(inputs=[y])`` 都会填写 ``u.grad``，而叶子张量的 ``x.grad`` 仍是 ``None``。
+
+for way in ("torch.autograd.grad", "backward(inputs=[y])"):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    u = y * 3
+    u.retain_grad()
+    if way == "torch.autograd.grad":
+        torch.autograd.grad((u * u).sum(), y)
+    else:
+        (u * u).sum().backward(inputs=[y])
+    print(f"{way}: u.grad:", u.grad, " x.grad:", x.grad)
+    assert torch.equal(u.grad, 2 * u.detach()) and x.grad is None, f"{way} must fill the retained u.grad, not x.grad"
 
 # %%
 # 把叶子张量变成非叶子张量的更新循环

@@ -14,7 +14,7 @@
       total_float += loss.item()
       total_detached += loss.detach()
 
-训练循环占用的内存一步比一步多、一直增长（读者常说的内存泄漏；在 GPU 上则说成显存泄漏，或者跑了许多步之后显存不足、报 OOM）？先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把整张计算图一起带走：累计值抓住了每一步的计算图，它留住的计算图随步数增长。本页在每一步数一数从累计值出发能到达多少个自动求导（autograd）节点（随步数线性增长），说明这张留下来的图根本用不了，再用 ``loss.item()`` 或
+循环占用的内存一步比一步多、一直增长（读者常说的内存泄漏；在 GPU 上则说成显存泄漏，或者跑了许多步之后显存不足、报 OOM）？先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失调用 ``backward()`` 方法（例如在 ``torch.no_grad()`` 之外跑的评估循环），或者调用的是 ``backward(retain_graph=True)``，这些节点保存的张量也一并留住。本页在每一步数一数从累计值出发能到达多少个 autograd 节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明训练循环留下的这张图根本用不了，再用 ``loss.item()`` 或
 ``loss.detach()`` 修好循环。PyTorch 的 FAQ 有一节专门提醒过这种写法：`“Don't accumulate history across your training loop”
 <https://docs.pytorch.org/docs/stable/notes/faq.html>`__。
 """
@@ -261,6 +261,49 @@ else:
     raise AssertionError("backward through the kept graph must raise")
 
 # %%
+# 节点总会留住，保存的张量只在没有 ``backward()`` 时留住
+# ------------------------------------------------------
+#
+# 每一步的节点都握着为反向传播保存的张量：``w * x`` 保存了 ``x``，``** 2`` 保存了 ``w * x``。``backward()``
+# 会释放它们，所以在上面的训练循环里，累计值只留住节点。如果没有对损失调用 ``backward()`` 方法（例如在 ``torch.no_grad()``
+# 之外跑的评估循环），或者调用的是 ``backward(retain_graph=True)``，累计值还会让每一步保存的张量都活着。``sum_losses``
+# 用 ``+=`` 跑这个循环，做或不做 ``backward()``，并对每一步的 ``x`` 和 ``w * x`` 各留一个弱引用（``weakref.ref``）。弱引用不会让张量活着：张量被释放后，它读出的是 ``None``。输出里的 ``nodes reachable`` 是能到达的节点数，``saved tensors alive`` 是仍然活着的保存张量个数。
+
+import weakref
+
+
+def sum_losses(backward, retain_graph=False, steps=5):
+    torch.manual_seed(0)
+    w = torch.randn(3, requires_grad=True)
+    total, saved = 0, []
+    for _ in range(steps):
+        x = torch.randn(3)
+        wx = w * x
+        loss = (wx**2).mean()
+        if backward:
+            loss.backward(retain_graph=retain_graph)
+        total += loss
+        saved += [weakref.ref(x), weakref.ref(wx)]
+    return total, saved
+
+
+trained, trained_saved = sum_losses(backward=True)
+evaluated, evaluated_saved = sum_losses(backward=False)
+runs = {"with backward()": (trained, trained_saved), "without backward()": (evaluated, evaluated_saved)}
+for name, (total, saved) in runs.items():
+    alive = sum(ref() is not None for ref in saved)
+    print(f"{name}: nodes reachable:", count_nodes(total), " saved tensors alive:", alive, "of", len(saved))
+assert count_nodes(trained) == count_nodes(evaluated) and all(ref() is None for ref in trained_saved) and all(
+    ref() is not None for ref in evaluated_saved
+), "the total keeps every step's nodes; their saved tensors only where no backward() ran"
+# sphinx_gallery_start_ignore
+with torch.random.fork_rng():
+    retained_total, retained_saved = sum_losses(backward=True, retain_graph=True)
+assert count_nodes(retained_total) == count_nodes(trained), "retain_graph=True keeps the same nodes"
+assert all(ref() is not None for ref in retained_saved), "after backward(retain_graph=True) saved tensors stay alive"
+# sphinx_gallery_end_ignore
+
+# %%
 # 修复：存一个数，或者存一个脱离计算图的张量
 # ------------------------------------------
 #
@@ -292,4 +335,4 @@ assert abs(total_float - total_loss.item()) < 1e-5, "the float total must equal 
 # ----
 #
 # 带 ``grad_fn`` 的张量走到哪里，就把计算图带到哪里。要记录或累加损失，用 ``loss.item()`` 得到一个数，或用
-# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。
+# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，会留住每一步的节点；如果没有对损失调用 ``backward()`` 方法（例如在 ``torch.no_grad()`` 之外跑的评估循环），或者调用的是 ``backward(retain_graph=True)``，还会留住这些节点保存的张量。
