@@ -1,0 +1,375 @@
+"""
+.. _questions-overlapping-writes:
+
+“some elements of the input tensor and the written-to tensor refer to a single memory location”：源与目标重叠的写入
+===================================================================================================================
+
+.. admonition:: 答案
+   :class: answer
+
+   在 ``t[1:] = t[:-1]`` 中，源是 ``t`` 的一个视图，它的元素与目标的元素重叠，torch 拒绝这次写入。先对源调用 ``clone()``，让它有自己的内存：
+
+   .. code-block:: python
+
+      t[1:] = t[:-1].clone()
+
+原地把张量平移一位（``t[1:] = t[:-1]``）会报错 ``RuntimeError: unsupported operation: some elements of the
+input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
+before performing the operation``。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+"""
+
+# %%
+# 辅助函数
+# --------
+#
+# ``same_storage`` 比较两个张量的存储起始地址是否相同。
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+# %%
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
+
+import matplotlib.pyplot as plt
+
+INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
+
+
+def _canvas(width, height, title, xlim, ylim):
+    plt.close("all")  # one picture per cell: the pictures of earlier cells were shown already
+    fig, ax = plt.subplots(figsize=(width, height), facecolor=PAPER)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99 - 0.4 / height)
+    ax.set_title(title, family="monospace", size=12, color=INK)
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, xy, text, fill):
+    return ax.text(*xy, text, ha="center", va="center", family="monospace", size=12, color=INK,
+                   bbox={"boxstyle": "round,pad=0.4", "facecolor": fill, "edgecolor": INK})  # fmt: skip
+
+
+def _arrow(ax, start, end):
+    ax.annotate("", end.get_position(), start.get_position(), annotation_clip=False,
+                arrowprops={"arrowstyle": "-|>", "color": INK, "shrinkA": 3, "shrinkB": 3,
+                            "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
+
+
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
+    seen = []
+    for item in items:
+        if not any(identity(item) == identity(other) for other in seen):
+            seen.append(item)
+    return seen
+
+
+def shared_counters(tensors):
+    """Which tensors share one version counter: move one counter on, see whose ``_version`` moved, put it
+    back. ``increment_version`` is public; the context manager that puts the counter back is torch's own and
+    takes one tensor on every release the site supports (the private function it calls changed its arguments)."""
+    label = {}
+    for t in tensors:
+        if id(t) not in label:
+            versions = [u._version for u in tensors]
+            with torch.autograd._unsafe_preserve_version_counter(t):  # sets t's counter back on leaving
+                torch.autograd.graph.increment_version(t)
+                counter = f"C{len(set(label.values())) + 1}"
+                label.update((id(u), counter) for u, v in zip(tensors, versions, strict=True) if u._version != v)
+    return label
+
+
+def draw_memory(title, **names):
+    """Names -> tensor objects -> storages (S1, S2 ... in order of appearance) and version counters."""
+    tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    counters, rows = shared_counters(tensors), max(len(names), 1)
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
+    tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
+    for r, t in enumerate(tensors):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
+        tensor_boxes[id(t)] = _box(
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+        )
+        _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
+
+
+def draw_versions(title, names, steps):
+    """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
+    ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
+        for col, (_, versions) in enumerate(steps):
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
+    for col, (code, _) in enumerate(steps):
+        ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
+
+
+def _saved(node):
+    """The tensors a node saved: (attribute, version text), with the versions an in-place edit broke."""
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError as e:  # "... is at version 1; expected version 0 instead.", or freed by backward()
+            if "is at version " not in str(e):
+                continue
+            now, saved = str(e).split("is at version ")[1].split("; expected version ")
+            yield attr[7:], f"_version {now} != {saved.split(' ')[0]}"
+        else:
+            if isinstance(value, torch.Tensor):
+                yield attr[7:], f"_version {value._version}"
+
+
+def _children(node):
+    if isinstance(node, torch.Tensor):
+        return []
+    children = [f for f, _ in node.next_functions if f is not None]
+    return children + ([node.variable] if hasattr(node, "variable") else [])
+
+
+def draw_graph(title, root, **leaves):
+    """The autograd graph under ``root``: grad_fn nodes, AccumulateGrad and leaves, saved tensors."""
+    levels, seen = [[root.grad_fn]], {id(root.grad_fn)}
+    while levels[-1]:
+        levels.append([child for node in levels[-1] for child in _children(node) if id(child) not in seen])
+        levels[-1] = _first_seen(levels[-1], id)
+        seen.update(id(child) for child in levels[-1])
+    width = max(5.6, 2.9 * max(map(len, levels)))
+    ax = _canvas(width, 0.3 + 1.1 * (len(levels) - 1), title, (-1, 1), (len(levels) - 1.5, -0.5))
+    boxes = {}
+    for depth, level in enumerate(levels):
+        for i, node in enumerate(level):
+            xy = ((2 * i + 1) / len(level) - 1, depth)
+            if isinstance(node, torch.Tensor):
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
+            else:
+                saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
+                fill = FILLS[1] if "!=" in saved else FILLS[0]
+                boxes[id(node)] = _box(ax, xy, type(node).__name__ + saved, fill)
+    for level in levels:
+        for node in level:
+            for child in _children(node):
+                _arrow(ax, boxes[id(node)], boxes[id(child)])
+
+
+def draw_processes(title, child, **names):
+    """This process and a child forked from it: a storage in shared memory (``is_shared()``) is one storage
+    that both map; the child gets any other storage as a copy of its own. ``child`` says what the child ran."""
+    tensors = _first_seen(names.values(), id)
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    ax = _canvas(8.4, 1.0 + 0.95 * len(names), title, (-0.75, 3.75), (len(names) - 0.5, -1.1))
+    ax.axvspan(1.22, 1.78, color=FILLS[4], zorder=0)
+    for x, header in ((0.5, "this process"), (1.5, "shared memory"), (2.5, f"child: {child}")):
+        ax.text(x, -0.85, header, ha="center", va="center", family="monospace", size=10, color=INK)
+    for r, (label, t) in enumerate(names.items()):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        here = _box(ax, (0, r), f"{label}\n{values}\nis_shared()={t.is_shared()}", FILLS[s % 4])
+        there = _box(ax, (3, r), f"{label}\n(forked)", FILLS[s % 4])
+        if t.is_shared():
+            segment = _box(ax, (1.5, r), f"S{s + 1}", FILLS[s % 4])
+            _arrow(ax, here, segment)
+            _arrow(ax, there, segment)
+        else:
+            _arrow(ax, here, _box(ax, (0.9, r), f"S{s + 1}", FILLS[s % 4]))
+            _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
+
+
+# %%
+# 报错
+# ----
+#
+# ``t[1:] = t[:-1]`` 本意是把每个元素右移一位。torch 以下面的消息拒绝执行，``t`` 的值保持不变。
+
+t = torch.arange(5.0)
+try:
+    t[1:] = t[:-1]
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("t[1:] = t[:-1] must raise")
+print("t:", t)
+assert message == (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+# sphinx_gallery_start_ignore
+assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
+# sphinx_gallery_end_ignore
+
+# %%
+# 原因：两边在同一个存储上
+# ------------------------
+#
+# 目标 ``t[1:]`` 和源 ``t[:-1]`` 是 ``t`` 的两个视图，都在它的存储上。元素 ``t[1]``、``t[2]`` 和 ``t[3]`` 同时属于两者：源的起点和终点都比目标早一个元素，所以两者的四个元素中有三个是共有的。
+
+dest = t[1:]
+source = t[:-1]
+print("same storage:", same_storage(dest, source))
+print("storage offsets: dest", dest.storage_offset(), " source", source.storage_offset())
+print("dest:", dest, " source:", source)
+assert same_storage(dest, source) and (dest.storage_offset(), source.storage_offset()) == (1, 0)
+
+# %%
+# .. figure-caption::
+#    :alt: 示意图：名字 t、dest 和 source 指向同一个存储 S1 上的三个张量对象。
+#
+#    ``t``、``dest`` 和 ``source`` 是同一个存储 ``S1`` 上的三个张量对象。
+
+draw_memory("dest = t[1:]; source = t[:-1]", t=t, dest=dest, source=source)
+# sphinx_gallery_start_ignore
+assert same_storage(t, dest) and same_storage(t, source), "both views are on t's storage"
+# sphinx_gallery_end_ignore
+
+# %%
+# 其他源与目标重叠的写入
+# ----------------------
+#
+# 另外六种源与目标重叠的写入，每种都用一个新的 ``t``：向左平移 ``t[:-1] = t[1:]``；用 ``+=``、``copy_``、``index_copy_`` 以及带 ``out=t[1:]`` 的 ``torch.add`` 向右平移；在 ``t`` 的 2 x 2 视图 ``s`` 上做 ``s.add_(s.t())``，``s`` 的转置与它的元素相同。这六种都抛出上面那条消息，并让 ``t`` 保持原样。
+
+
+def shift_assign(t):
+    t[:-1] = t[1:]
+
+
+def shift_add(t):
+    t[1:] += t[:-1]
+
+
+def square_add(t):
+    s = t[:4].view(2, 2)
+    s.add_(s.t())
+
+
+raising = {
+    "t[:-1] = t[1:]": shift_assign,
+    "t[1:] += t[:-1]": shift_add,
+    "t[1:].copy_(t[:-1])": lambda t: t[1:].copy_(t[:-1]),
+    "t.index_copy_(0, idx, t[:-1])": lambda t: t.index_copy_(0, torch.tensor([1, 2, 3, 4]), t[:-1]),
+    "torch.add(t[:-1], 1, out=t[1:])": lambda t: torch.add(t[:-1], 1, out=t[1:]),
+    "s.add_(s.t())": square_add,
+}
+messages, after = {}, {}
+for name, write in raising.items():
+    t = torch.arange(5.0)
+    try:
+        write(t)
+    except RuntimeError as e:
+        messages[name] = str(e)
+        print(f"{name:<32} {type(e).__name__}  t: {t}")
+    else:
+        raise AssertionError(f"{name} must raise")
+    after[name] = t
+assert all(m == message for m in messages.values()), "all six raise the message of t[1:] = t[:-1]"
+# sphinx_gallery_start_ignore
+for case, result in after.items():
+    assert torch.equal(result, torch.arange(5.0)), f"{case} must leave t as it was"
+# sphinx_gallery_end_ignore
+
+# %%
+# 不报错的写入
+# ------------
+#
+# 再看四种写入，每种在新的 ``t`` 上运行两次：一次照原样，一次先把源交给 ``clone()``。八次运行都没有报错。``t.add_(t)`` 中源和目标是同一批元素，一一对应；``t.flip(0)`` 返回新张量而不是视图，所以 ``t.copy_(t.flip(0))`` 没有重叠。这两种的结果与克隆源之后的结果相同。后两种是部分重叠：一种是掩码元素全为真时，用 ``masked_scatter_`` 从 ``t[:-1]`` 写入 ``t[1:]``；另一种是用 ``torch.mm`` 把 ``t`` 的 2 x 2 视图 ``s`` 与自身相乘并写回 ``s``。两者都不报错，结果却都与先克隆源的同一写入不同。
+
+
+def masked(t, src):
+    t[1:].masked_scatter_(torch.ones(4, dtype=torch.bool), src(t[:-1]))
+
+
+def matmul(t, src):
+    s = t[:4].view(2, 2)
+    torch.mm(src(s), src(s), out=s)
+
+
+silent = {
+    "t.add_(t)": lambda t, src: t.add_(src(t)),
+    "t.copy_(t.flip(0))": lambda t, src: t.copy_(src(t.flip(0))),
+    "t[1:].masked_scatter_(mask, t[:-1])": masked,
+    "torch.mm(s, s, out=s)": matmul,
+}
+differ = []
+for name, write in silent.items():
+    as_written, cloned = torch.arange(5.0), torch.arange(5.0)
+    write(as_written, lambda x: x)
+    write(cloned, torch.clone)
+    print(f"{name:<36} as written: {as_written.tolist()}")
+    print(f"{'':<36} cloned:     {cloned.tolist()}")
+    if not torch.equal(as_written, cloned):
+        differ.append(name)
+assert differ == ["t[1:].masked_scatter_(mask, t[:-1])", "torch.mm(s, s, out=s)"]
+# sphinx_gallery_start_ignore
+probe = torch.arange(5.0)
+assert probe.flip(0)._base is None and not same_storage(probe.flip(0), probe), "flip(0) is not a view of t"
+# sphinx_gallery_end_ignore
+
+# %%
+# 写入 expand 的结果
+# ------------------
+#
+# ``column.expand(3, 4)`` 中每一行的四个元素是同一个内存位置。用 ``add_`` 往里写入，会得到一条相近的消息：“more than one element of the written-to tensor refers to a single memory location”。哪些写入 ``expand`` 结果的操作会报错、哪些不会，见 :ref:`视图那一页 <questions-views>`。
+
+column = torch.zeros(3, 1)
+try:
+    column.expand(3, 4).add_(1.0)
+except RuntimeError as e:
+    expand_message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("add_ into an expanded tensor must raise")
+assert expand_message.startswith("unsupported operation: more than one element of the written-to tensor")
+
+# %%
+# 解决办法：先克隆源
+# ------------------
+#
+# ``t[:-1].clone()`` 有自己的内存，写入时读取的张量与 ``t[1:]`` 没有任何重叠，平移就成功了。
+
+t = torch.arange(5.0)
+t[1:] = t[:-1].clone()
+print("t:", t)
+assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with a cloned source works"
+
+# %%
+# 最近观测值的窗口
+# ----------------
+#
+# 一个缓冲区保存最近的三个观测值，最新的在前，每一步原地平移：先用克隆的源平移，再把新的观测值写到 ``window[0]``。每一步之后，窗口的内容都与用同样方式维护的普通 Python 列表相同，也与对上一步的窗口做 ``torch.roll`` 再替换第一个元素的结果相同。
+
+torch.manual_seed(0)
+observations = torch.randn(5)
+window = torch.zeros(3)
+recent = [0.0, 0.0, 0.0]
+for step, obs in enumerate(observations):
+    rolled = torch.roll(window, 1)
+    rolled[0] = obs
+    window[1:] = window[:-1].clone()
+    window[0] = obs
+    recent = [obs.item(), *recent[:-1]]
+    print(f"step {step}: window {window}")
+    assert window.tolist() == recent and torch.equal(window, rolled), f"step {step}: the shifted window"
+
+# %%
+# 小结
+# ----
+#
+# 源与目标部分重叠的写入（如 ``t[1:] = t[:-1]``）在本页运行的七种写法中都被拒绝，报的都是本页引用的那条消息；两种部分重叠的写入（``masked_scatter_`` 和带 ``out=`` 的 ``torch.mm``）运行时没有报错，结果却与先克隆源的同一写入不同。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移。
