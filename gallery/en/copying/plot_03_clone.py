@@ -339,8 +339,9 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 #
 #    The article says that the gradients of ``a`` and of its clone have nothing
 #    to do with each other. They do: in grad mode ``clone()`` is recorded in the
-#    graph, and every gradient that reaches such a clone flows on into
-#    ``a.grad`` (output above). The clone is independent in memory, not in the
+#    graph, and a gradient that reaches such a clone flows on into
+#    ``a.grad`` (output above), unless backward stops at the clone
+#    (``backward(inputs=[c])`` or ``torch.autograd.grad`` asked for ``c``). The clone is independent in memory, not in the
 #    graph.
 
 # %%
@@ -370,6 +371,11 @@ named_clone = named_source.clone()
 named_weights = torch.tensor([1.0, 10.0, 100.0])
 (named_clone * named_weights).sum().backward(inputs=[named_clone])
 assert torch.equal(named_clone.grad, named_weights), "backward(inputs=[c]) fills the clone's .grad, no retain_grad()"
+assert named_source.grad is None, "backward(inputs=[c]) stops at the clone: the source's .grad stays None"
+stopped_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+stopped_clone = stopped_source.clone()
+(stopped_grad,) = torch.autograd.grad((stopped_clone * named_weights).sum(), stopped_clone)
+assert torch.equal(stopped_grad, named_weights) and stopped_source.grad is None, "autograd.grad stops at the clone"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -433,6 +439,7 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # tensor that requires grad requires grad too, is not a leaf (its ``.grad``
 # stays ``None`` unless you call ``retain_grad()`` or name it in
 # ``backward(inputs=...)``; :ref:`the page on non-leaf gradients <questions-non-leaf-grad>` shows
-# both), and every gradient that reaches it flows on into the source. Rebinding a name
+# both), and a gradient that reaches it flows on into the source, unless ``backward(inputs=...)``
+# or ``torch.autograd.grad`` names the clone and stops there. Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.

@@ -9,7 +9,7 @@ require grad: a value edit through either one is seen by both. This page runs th
 example, then tests its warning that ``resize_``, ``resize_as_``, ``set_`` and
 ``transpose_`` raise an error on either tensor. On this torch the detached
 tensor accepts all four, and stays linked to its source by one version
-counter; only the source leaf refuses them.
+counter; with grad mode on, the source leaf refuses them.
 """
 
 # %%
@@ -530,8 +530,9 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 # ----------
 #
 # ``detach()`` gives a tensor out of the graph on the same memory: value edits
-# through either name reach the other, and both count them in one shared
-# ``_version``. Shape and storage changes on the detached tensor change its
+# through either name reach the other, and both count the in-place torch operations among
+# them in one shared ``_version`` (``apply_`` and ``map_``, which run a Python function on each
+# value, move no counter: :ref:`questions-version-counter`). Shape and storage changes on the detached tensor change its
 # shape, not ``a``'s; the two keep sharing one version counter, which each
 # of the four calls above moves by one. A growing ``resize_`` moves it by one
 # as well, and moves ``a``'s memory too.

@@ -348,7 +348,8 @@ print("w.grad:", w.grad)
 assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x as it was when multiplied"
 
 # %%
-# The version counts in-place operations, not changed values. ``t_()`` on
+# The version counts in-place torch operations (not ``apply_`` or ``map_``, which run a Python
+# function on each value: :ref:`questions-version-counter`), not changed values. ``t_()`` on
 # ``x.detach()``, an alias that shares ``x``'s version counter, transposes
 # only that alias: ``x`` keeps its values and its shape, yet its version
 # moves to 1 and ``backward()`` refuses.
@@ -395,7 +396,8 @@ assert r is h, "an in-place ReLU returns its input"
 # After a ``Linear`` layer the same in-place ReLU is harmless, because the
 # backward of ``Linear`` needs its input and its weight, not its output. That
 # is why ``inplace=True`` works after layers whose backward does not need
-# their output. (The seed fixes the layer's random weights, so the comparison is the same on
+# their output, when no other operation saved that output (a multiply by a gate that requires grad
+# saves it, and ``backward()`` then raises). (The seed fixes the layer's random weights, so the comparison is the same on
 # every run.)
 torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
@@ -410,6 +412,16 @@ print("x.grad, plain ReLU:   ", x.grad)
 assert torch.equal(grad_inplace, x.grad), "after Linear, the in-place ReLU gives the same gradient"
 # sphinx_gallery_start_ignore
 assert grad_inplace.abs().sum() > 0, "the gradient compared is not zero"
+gate = torch.tensor([[2.0, 3.0]], requires_grad=True)
+hidden = layer(x)
+gated = hidden * gate  # the multiply saves hidden for gate's gradient
+torch.nn.ReLU(inplace=True)(hidden)
+try:
+    (hidden.sum() + gated.sum()).backward()
+except RuntimeError as e:
+    assert "modified by an inplace operation" in str(e), "the multiply saved the ReLU's input"
+else:
+    raise AssertionError("an in-place ReLU on an output another operation saved must make backward() raise")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -392,7 +392,7 @@ assert losses[-1] < losses[0] and tuple(opt.state[grown.weight]["exp_avg"].shape
 # The fix merged for the issue above was ``p.data.add_(...)``. It runs,
 # because ``p.data`` is a tensor outside autograd. But it also has a version
 # counter of its own, so the edit does not move ``p._version``: a graph that
-# saved ``p`` would not notice, and its gradient would be silently wrong (see
+# saved ``p`` would not notice, and its gradient could be silently wrong (see
 # :ref:`data-vs-detach-data`). Under ``no_grad`` the counter moves.
 p = torch.tensor([1.0, 2.0], requires_grad=True)
 p.data.mul_(10)

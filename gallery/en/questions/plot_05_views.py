@@ -30,7 +30,8 @@ views share: memory, one version counter, and an autograd history
 # Helpers
 # -------
 #
-# A view has a ``_base``: the tensor whose memory it uses.
+# A view has a ``_base``: the tensor whose memory it uses (except a view of an inference tensor,
+# which has none: :ref:`questions-inference-mode`).
 import torch
 
 
@@ -322,10 +323,13 @@ assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast
 # One version counter for a base and all its views
 # ------------------------------------------------
 #
-# An in-place edit through any view moves the counter of the base and of
+# An in-place torch operation through any view moves the counter of the base and of
 # every other view of it, so autograd notices the edit whichever of them it
 # saved (unless it saved it through saved-tensor hooks or a custom ``Function``
-# kept it as an attribute: :ref:`questions-data-vs-no-grad`).
+# kept it as an attribute: :ref:`questions-data-vs-no-grad`). ``apply_`` and ``map_``, which run a
+# Python function on each value, edit the base through a view without moving any counter. Inference
+# tensors are the exception: they have no version counter, and their views no ``_base``
+# (:ref:`questions-inference-mode`).
 base = torch.zeros(2, 3)
 row = base[0]
 transposed = base.t()
@@ -333,6 +337,10 @@ row.add_(1.0)
 print("base:", base)
 print("_version: base", base._version, " row", row._version, " transposed", transposed._version)
 assert base._version == row._version == transposed._version == 1, "one counter"
+other = torch.zeros(2, 3)
+other[0].apply_(lambda v: v + 1)
+print("after other[0].apply_: other", other, " _version", other._version)
+assert other.sum().item() == 3.0 and other._version == 0, "apply_ through a view edits the base, no counter moves"
 
 # %%
 # .. figure-caption::
@@ -344,6 +352,16 @@ assert base._version == row._version == transposed._version == 1, "one counter"
 draw_memory("row = base[0]; transposed = base.t(); row.add_(1.0)", base=base, row=row, transposed=transposed)
 # sphinx_gallery_start_ignore
 assert same_storage(base, row) and same_storage(base, transposed), "the views share the base's storage"
+with torch.inference_mode():
+    inference_base = torch.zeros(4)
+    inference_view = inference_base[1:3]
+assert inference_view._base is None and same_storage(inference_base, inference_view), "inference view: no _base"
+try:
+    inference_base._version
+except RuntimeError as e:
+    assert "do not track version counter" in str(e), "inference tensors have no version counter"
+else:
+    raise AssertionError("an inference tensor must have no version counter")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -414,7 +432,8 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # ----------
 #
 # A view shares memory, the version counter and, for autograd, the history of
-# its base. ``_base`` marks views only: to know whether a tensor shares memory with the one it was
+# its base (except inference tensors, which have no version counter and whose views have no
+# ``_base``: :ref:`questions-inference-mode`). ``_base`` marks views only: to know whether a tensor shares memory with the one it was
 # made from, compare their storages (``same_storage`` above): on a device with real memory (not
 # ``meta``), for storages that are not empty, equal starts prove sharing; different starts do not
 # rule it out. ``reshape`` and ``contiguous()`` copy only when they must; to be

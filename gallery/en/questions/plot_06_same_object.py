@@ -225,8 +225,8 @@ draw_memory("b = a.cpu(); b.add_(10)", a=a, b=b)
 # ------------------------------------
 #
 # Each of the first eight calls, asked for what the tensor already is,
-# returns the very same object. Among these calls, only an explicit copy, or
-# a real change of dtype, gives new memory. Other real conversions give new
+# returns the very same object. Among these calls, an explicit copy and a
+# real change of dtype give new memory. Other real conversions give new
 # memory too: ``contiguous()`` of a non-contiguous tensor, a change of
 # ``memory_format``, a move to another device (``meta`` here).
 a = torch.tensor([1.0, 2.0, 3.0])
@@ -289,9 +289,10 @@ assert [record.category for record in caught] == [UserWarning] and "detach().clo
 # -------------------------------------
 #
 # With ``requires_grad=True``, the calls that return ``a`` itself return the
-# leaf. A cast that copies, ``a.double()`` or ``to(copy=True)``, is an
-# operation autograd records (``ToCopyBackward0``): the result is not a leaf,
-# and the gradient flows back to ``a`` in ``a``'s own dtype. It is a copy of
+# leaf. In grad mode, a cast that copies to a floating or complex dtype, ``a.double()`` or
+# ``to(copy=True)``, is an operation autograd records (``ToCopyBackward0``): the result is not a
+# leaf, and the gradient flows back to ``a`` in ``a``'s own dtype. A cast to an integer or bool
+# dtype (``a.long()``), or a copying cast under ``torch.no_grad()``, is not recorded. It is a copy of
 # memory, not a way out of the graph; that is ``detach()``.
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 as_float = a.float()
@@ -306,6 +307,12 @@ assert as_double.grad_fn.name() == "ToCopyBackward0" and a.grad.dtype == torch.f
 # sphinx_gallery_start_ignore
 assert as_float is a and forced.grad_fn.name() == "ToCopyBackward0" and not forced.is_leaf
 assert torch.equal(a.grad, torch.ones(3)), "the derivative of a cast is 1"
+as_long = a.long()
+assert as_long.grad_fn is None and not as_long.requires_grad, "a cast to an integer dtype is not recorded"
+assert a.bool().grad_fn is None, "a cast to bool is not recorded"
+with torch.no_grad():
+    unrecorded = a.double()
+assert unrecorded.grad_fn is None and unrecorded.is_leaf, "under no_grad a copying cast is not recorded"
 # sphinx_gallery_end_ignore
 
 # %%

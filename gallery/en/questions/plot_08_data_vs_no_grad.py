@@ -7,7 +7,7 @@ Editing weights in place: ``.data`` or ``torch.no_grad()``?
 .. admonition:: Answer
    :class: answer
 
-   The version counter does not count an edit through ``.data``, so ``backward()`` of a graph that saved the tensor uses the edited values and gives a wrong gradient without an error. Finish ``backward()`` first, then edit under ``torch.no_grad()``:
+   The version counter does not count an edit through ``.data``, so ``backward()`` of a graph that saved the tensor can use the edited values and give a wrong gradient without an error. Finish ``backward()`` first, then edit under ``torch.no_grad()``:
 
    .. code-block:: python
 
@@ -19,8 +19,9 @@ Editing weights in place: ``.data`` or ``torch.no_grad()``?
 Both let you change a tensor that requires grad in place. They differ when a graph that saved the
 tensor is still waiting for ``backward()``: under ``torch.no_grad()`` the edit is counted and
 ``backward()`` raises "one of the variables needed for gradient computation has been modified by an
-inplace operation"; through ``.data`` it is not counted, and ``backward()`` returns a wrong gradient
-without a word. This page edits one pending graph both ways, then shows ``p.data = t`` changing a
+inplace operation", unless the graph saved the tensor through saved-tensor hooks (``save_on_cpu``
+below) or a fused optimizer made the edit; through ``.data`` it is not counted, and ``backward()``
+can return a wrong gradient without a word. This page edits one pending graph both ways, then shows ``p.data = t`` changing a
 parameter's shape silently. It answers
 `pytorch/pytorch#30987 <https://github.com/pytorch/pytorch/issues/30987>`__.
 """
@@ -442,9 +443,9 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # ``Function`` keeps them as an attribute (``ctx.x = x`` instead of ``ctx.save_for_backward(x)``),
 # or the edit is a step of an optimizer made with ``fused=True``, which moves no version counter
 # (:ref:`questions-version-counter`). An edit by a route that bypasses the version counter stays
-# silent under ``torch.no_grad()`` too, and gives a wrong gradient: ``.data``, a write through
-# NumPy (above), through ``untyped_storage()`` or a DLPack alias, ``nn.utils.vector_to_parameters``
-# (the table of :ref:`questions-version-counter`). ``.data`` hides the
+# silent under ``torch.no_grad()`` too, and can give a wrong gradient: ``.data``, a write through
+# NumPy (above), through ``untyped_storage()`` or a DLPack alias, ``nn.utils.vector_to_parameters``,
+# ``apply_`` or ``map_`` on ``w.detach()`` (the table of :ref:`questions-version-counter`). ``.data`` hides the
 # edit from autograd, and ``p.data = t`` also hides a change of shape. ``copy_`` under
 # ``torch.no_grad()`` keeps the parameter's shape and dtype, but it broadcasts a source that fits
 # and casts a float or an integer source's dtype silently; a source whose shape cannot broadcast

@@ -7,7 +7,7 @@ Why is ``.grad`` ``None``? Gradients of non-leaf tensors
 .. admonition:: Answer
    :class: answer
 
-   ``backward()`` fills ``.grad`` on leaves only, and ``y`` is the result of an operation. Call ``retain_grad()`` on it before ``backward()``:
+   By default, ``backward()`` fills ``.grad`` on leaves only, and ``y`` is the result of an operation. Call ``retain_grad()`` on it before ``backward()``:
 
    .. code-block:: python
 
@@ -272,7 +272,7 @@ assert read_grad(y)[0] is None, "the hook must not store the gradient on y"
 
 # %%
 # ``torch.autograd.grad`` returns the gradient with respect to any tensor of the graph and writes no
-# ``.grad``, not even on the leaf, except on tensors that called ``retain_grad()`` (below).
+# ``.grad``, not even on the leaf, except on non-leaf tensors that called ``retain_grad()`` (below).
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2

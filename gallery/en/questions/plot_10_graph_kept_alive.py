@@ -21,7 +21,7 @@ brings its whole graph along: the running total keeps every step's autograd node
 ``backward()`` ran on that loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
 ``retain_graph=True``, the tensors those nodes saved as well. This page counts the autograd nodes
 reachable from the total at each step (linear in the steps), checks which saved tensors the total
-keeps alive with and without ``backward()``, shows that the graph a training loop keeps cannot even
+keeps alive with and without ``backward()``, shows that the graph this loop keeps cannot even
 be used, and fixes the loop with
 ``loss.item()`` or ``loss.detach()``. The PyTorch FAQ warns about this pattern under
 `"Don't accumulate history across your training loop"

@@ -280,6 +280,8 @@ edits = {
     "torch.from_dlpack(t.detach()).zero_()": lambda t: torch.from_dlpack(t.detach()).zero_(),
     "vector_to_parameters(torch.zeros(4), [t])": lambda t: torch.nn.utils.vector_to_parameters(torch.zeros(4), [t]),
     "copy.copy(t).zero_()": lambda t: copy.copy(t).zero_(),
+    "t.detach().apply_(lambda v: v + 1)": lambda t: t.detach().apply_(lambda v: v + 1),
+    "t.detach().map_(torch.ones(4), lambda v, o: v + o)": lambda t: t.detach().map_(torch.ones(4), lambda v, o: v + o),
     "t = t + 1": lambda t: t + 1,
 }
 
@@ -299,19 +301,20 @@ table = {line: (run(edit, False), run(edit, True)) for line, edit in edits.items
 table_rows = [("line", "values of t change", "_version moves by", "same, no_grad leaf")]
 table_rows += [(line, str(changed), moved, leaf_moved) for line, ((changed, moved), (_, leaf_moved)) in table.items()]
 for line, changed, moved, moved_no_grad in table_rows:
-    print(f"{line:41} {changed:>18} {moved:>18} {moved_no_grad:>19}")
+    print(f"{line:51} {changed:>18} {moved:>18} {moved_no_grad:>19}")
 
 # %%
-# Every line that changes ``t``'s values moves its counter by one, except six: an edit through
+# Every line that changes ``t``'s values moves its counter by one, except eight: an edit through
 # ``.data``, a write through NumPy, one through ``untyped_storage()``, one through a DLPack alias
 # (``torch.from_dlpack``), ``nn.utils.vector_to_parameters``, which puts new data under ``t`` as
-# ``t.data = ...`` does, and an edit through ``copy.copy(t)``, a new tensor object on the same
-# memory with a counter of its own. The last line changes nothing in ``t``: it makes a new tensor and
+# ``t.data = ...`` does, an edit through ``copy.copy(t)``, a new tensor object on the same
+# memory with a counter of its own, and the two methods that run a Python function on each value,
+# ``apply_`` and ``map_`` (here through ``detach()``). The last line changes nothing in ``t``: it makes a new tensor and
 # rebinds the name. The answers are the same under ``torch.no_grad()``.
 
 silent = [line for line, ((changed, moved), _) in table.items() if changed and moved == 0]
 print("values changed, counter still:", silent)
-assert silent == list(table)[7:13], "the edits through .data, NumPy, the storage, DLPack, vector_to_parameters, copy.copy"
+assert silent == list(table)[7:15], "the edits through .data, NumPy, the storage, DLPack, vector_to_parameters, copy.copy, apply_, map_"
 # sphinx_gallery_start_ignore
 assert all(row[0][1] == int(row[0][0]) for name, row in table.items() if name not in silent), (
     "every other edit must move the counter by exactly one"
@@ -354,8 +357,8 @@ assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.ite
 # A fused optimizer step
 # ----------------------
 #
-# An optimizer made with ``fused=True`` (``torch.optim.SGD`` here; ``Adam`` and ``AdamW`` behave
-# the same) writes the new weights without moving their counter either. The loss below saves
+# An optimizer made with ``fused=True`` (``torch.optim.SGD`` here; ``Adam``, ``AdamW`` and
+# ``Adagrad`` behave the same) writes the new weights without moving their counter either. The loss below saves
 # ``w`` before the step. Without ``fused`` the step moves the counter and ``backward()`` raises;
 # with ``fused=True`` the counter stays at 0 and ``backward()`` runs on the new values: a wrong
 # gradient, and no error.
@@ -389,8 +392,8 @@ assert w._version == 0 and torch.equal(w.grad, at_new_values) and not torch.allc
 assert all(
     step_then_backward(make, fused=True)._version == 0
     and not torch.allclose(step_then_backward(make, fused=True).grad, expected)
-    for make in (torch.optim.Adam, torch.optim.AdamW)
-), "a fused Adam or AdamW step must not move _version, and backward must give a wrong gradient"
+    for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.Adagrad)
+), "a fused Adam, AdamW or Adagrad step must not move _version, and backward must give a wrong gradient"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -425,9 +428,10 @@ assert same_storage(base, view), "the view uses the base's memory"
 # Conclusion
 # ----------
 #
-# ``_version`` counts the in-place edits made through the tensor itself, a view, ``detach()`` or
-# ``out=``, with or without ``torch.no_grad()``. Many routes to the same memory go around it; among
-# them ``.data``, NumPy, ``untyped_storage()``, a DLPack alias, ``copy.copy(t)``,
-# ``nn.utils.vector_to_parameters`` and an optimizer step made with ``fused=True``. They change the
+# ``_version`` counts the in-place torch operations made through the tensor itself, a view,
+# ``detach()`` or ``out=``, with or without ``torch.no_grad()``; the Python-callback methods
+# ``apply_`` and ``map_`` are not among them. Many routes to the same memory go around it; among
+# them ``.data``, NumPy, ``untyped_storage()``, a DLPack alias, ``copy.copy(t)``, ``apply_`` and
+# ``map_``, ``nn.utils.vector_to_parameters`` and an optimizer step made with ``fused=True``. They change the
 # values behind its back, which is why their edits can give wrong gradients without an error
 # (:ref:`questions-data-vs-no-grad`). Rebinding a name edits nothing.

@@ -318,7 +318,7 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 # .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。在梯度模式下，``clone()`` 记录在计算图中，到达这样的副本的梯度都会继续流入 ``a.grad``，上方输出正说明了这一点。副本只是内存独立，在计算图中并不独立。
+#    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。在梯度模式下，``clone()`` 记录在计算图中，到达这样的副本的梯度会继续流入 ``a.grad``，上方输出正说明了这一点；除非反向传播在副本处停下（``backward(inputs=[c])``，或 ``torch.autograd.grad`` 求的是 ``c`` 的梯度）。副本只是内存独立，在计算图中并不独立。
 
 # %%
 # 用 ``retain_grad()`` 查看副本自己的梯度
@@ -346,6 +346,11 @@ named_clone = named_source.clone()
 named_weights = torch.tensor([1.0, 10.0, 100.0])
 (named_clone * named_weights).sum().backward(inputs=[named_clone])
 assert torch.equal(named_clone.grad, named_weights), "backward(inputs=[c]) fills the clone's .grad, no retain_grad()"
+assert named_source.grad is None, "backward(inputs=[c]) stops at the clone: the source's .grad stays None"
+stopped_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+stopped_clone = stopped_source.clone()
+(stopped_grad,) = torch.autograd.grad((stopped_clone * named_weights).sum(), stopped_clone)
+assert torch.equal(stopped_grad, named_weights) and stopped_source.grad is None, "autograd.grad stops at the clone"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -401,4 +406,4 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子（除非调用 ``retain_grad()``，或在 ``backward(inputs=...)`` 里点名它，否则它的 ``.grad`` 一直是 ``None``，见 :ref:`非叶子张量的梯度那一页 <questions-non-leaf-grad>`），到达它的梯度都会继续流向源张量。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子（除非调用 ``retain_grad()``，或在 ``backward(inputs=...)`` 里点名它，否则它的 ``.grad`` 一直是 ``None``，见 :ref:`非叶子张量的梯度那一页 <questions-non-leaf-grad>`），到达它的梯度会继续流向源张量，除非 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 点名这个副本，在它那里停下。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。

@@ -332,7 +332,7 @@ print("w.grad:", w.grad)
 assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x as it was when multiplied"
 
 # %%
-# 版本号记的是原地操作的次数，而不是数值有没有变。对 ``x.detach()`` 调用 ``t_()``：这个别名与 ``x``
+# 版本号记的是 torch 原地操作的次数（不包括对每个值调用 Python 函数的 ``apply_`` 和 ``map_``，见 :ref:`版本计数器那一页 <questions-version-counter>`），而不是数值有没有变。对 ``x.detach()`` 调用 ``t_()``：这个别名与 ``x``
 # 共享版本计数器，转置的只是别名本身，``x`` 的数值和形状都没变，版本却变成了 1，``backward()`` 照样拒绝计算。
 w = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 x = torch.tensor([[4.0, 5.0], [6.0, 7.0]])
@@ -373,8 +373,8 @@ assert r is h, "an in-place ReLU returns its input"
 # sphinx_gallery_end_ignore
 
 # %%
-# 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：``Linear`` 的反向传播需要的是它的输入和权重，而不是它的输出。所以，接在反向传播不需要自身输出的层后面，
-# ``inplace=True`` 不会出错。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
+# 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：``Linear`` 的反向传播需要的是它的输入和权重，而不是它的输出。所以，接在反向传播不需要自身输出的层后面，且没有别的运算保存这个输出时，
+# ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错）。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
 torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
 x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
@@ -388,6 +388,16 @@ print("x.grad, plain ReLU:   ", x.grad)
 assert torch.equal(grad_inplace, x.grad), "after Linear, the in-place ReLU gives the same gradient"
 # sphinx_gallery_start_ignore
 assert grad_inplace.abs().sum() > 0, "the gradient compared is not zero"
+gate = torch.tensor([[2.0, 3.0]], requires_grad=True)
+hidden = layer(x)
+gated = hidden * gate  # the multiply saves hidden for gate's gradient
+torch.nn.ReLU(inplace=True)(hidden)
+try:
+    (hidden.sum() + gated.sum()).backward()
+except RuntimeError as e:
+    assert "modified by an inplace operation" in str(e), "the multiply saved the ReLU's input"
+else:
+    raise AssertionError("an in-place ReLU on an output another operation saved must make backward() raise")
 # sphinx_gallery_end_ignore
 
 # %%

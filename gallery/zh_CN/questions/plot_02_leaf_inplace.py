@@ -366,7 +366,7 @@ assert losses[-1] < losses[0] and tuple(opt.state[grown.weight]["exp_avg"].shape
 # -----------------------------------
 #
 # 上面那个 PR 最终合并的改动是 ``p.data.add_(...)``。它能运行，因为 ``p.data`` 是一个在 autograd 之外的张量。但它也有自己独立的版本计数器，所以这次修改不会让
-# ``p._version`` 增加：保存了 ``p`` 的计算图察觉不到，算出的梯度会悄悄出错（见 :ref:`.data 那一页 <data-vs-detach-data>`）。在
+# ``p._version`` 增加：保存了 ``p`` 的计算图察觉不到，算出的梯度可能悄悄出错（见 :ref:`.data 那一页 <data-vs-detach-data>`）。在
 # ``no_grad`` 下修改，计数器则会增加。
 p = torch.tensor([1.0, 2.0], requires_grad=True)
 p.data.mul_(10)

@@ -26,7 +26,7 @@ tensor before performing the operation``：这是往 ``expand`` 的结果里写�
 # 辅助函数
 # --------
 #
-# 视图有一个 ``_base``：它所使用的那块内存的主人。
+# 视图有一个 ``_base``：它所使用的那块内存的主人（推理张量的视图除外，它没有 ``_base``，见 :ref:`推理模式那一页 <questions-inference-mode>`）。
 import torch
 
 
@@ -304,7 +304,7 @@ assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast
 # 基张量和它所有的视图共享一个版本计数器
 # --------------------------------------
 #
-# 经由任何一个视图做原地操作，基张量和它其余所有视图的计数器都会一起增加。所以无论 autograd 保存的是其中哪一个，都能发现这次修改（除非是经由保存张量的钩子保存的，或被自定义 ``Function`` 存成了属性，见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。
+# 经由任何一个视图做 torch 原地操作，基张量和它其余所有视图的计数器都会一起增加。所以无论 autograd 保存的是其中哪一个，都能发现这次修改（除非是经由保存张量的钩子保存的，或被自定义 ``Function`` 存成了属性，见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 经由视图修改基张量时，不增加任何计数器。推理张量是例外：它们没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`推理模式那一页 <questions-inference-mode>`。
 base = torch.zeros(2, 3)
 row = base[0]
 transposed = base.t()
@@ -312,6 +312,10 @@ row.add_(1.0)
 print("base:", base)
 print("_version: base", base._version, " row", row._version, " transposed", transposed._version)
 assert base._version == row._version == transposed._version == 1, "one counter"
+other = torch.zeros(2, 3)
+other[0].apply_(lambda v: v + 1)
+print("after other[0].apply_: other", other, " _version", other._version)
+assert other.sum().item() == 3.0 and other._version == 0, "apply_ through a view edits the base, no counter moves"
 
 # %%
 # .. figure-caption::
@@ -322,6 +326,16 @@ assert base._version == row._version == transposed._version == 1, "one counter"
 draw_memory("row = base[0]; transposed = base.t(); row.add_(1.0)", base=base, row=row, transposed=transposed)
 # sphinx_gallery_start_ignore
 assert same_storage(base, row) and same_storage(base, transposed), "the views share the base's storage"
+with torch.inference_mode():
+    inference_base = torch.zeros(4)
+    inference_view = inference_base[1:3]
+assert inference_view._base is None and same_storage(inference_base, inference_view), "inference view: no _base"
+try:
+    inference_base._version
+except RuntimeError as e:
+    assert "do not track version counter" in str(e), "inference tensors have no version counter"
+else:
+    raise AssertionError("an inference tensor must have no version counter")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -383,5 +397,5 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # 小结
 # ----
 #
-# 视图与它的基张量共享内存、版本计数器，在 autograd 看来还共享历史。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明共享，起始地址不同却不能排除共享。``reshape`` 和 ``contiguous()``
+# 视图与它的基张量共享内存、版本计数器，在 autograd 看来还共享历史（推理张量除外：推理张量没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`推理模式那一页 <questions-inference-mode>`）。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明共享，起始地址不同却不能排除共享。``reshape`` 和 ``contiguous()``
 # 只在不得不复制时才复制；想确保拥有独立的内存，就用 ``clone()``。

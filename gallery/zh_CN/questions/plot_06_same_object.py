@@ -217,7 +217,7 @@ draw_memory("b = a.cpu(); b.add_(10)", a=a, b=b)
 # 哪些调用返回张量本身
 # --------------------
 #
-# 前八个调用在无需转换时，返回的都是同一个对象。在这些调用里，只有显式复制，或者真的改变 dtype，才会得到新的内存。其他真正的转换也会得到新的内存：对非连续张量调用 ``contiguous()``、改变 ``memory_format``、移到另一个设备（这里是 ``meta``）。
+# 前八个调用在无需转换时，返回的都是同一个对象。在这些调用里，显式复制和真的改变 dtype 会得到新的内存。其他真正的转换也会得到新的内存：对非连续张量调用 ``contiguous()``、改变 ``memory_format``、移到另一个设备（这里是 ``meta``）。
 a = torch.tensor([1.0, 2.0, 3.0])
 results = {
     "a.to(torch.float32)": a.to(torch.float32),
@@ -276,9 +276,9 @@ assert [record.category for record in caught] == [UserWarning] and "detach().clo
 # 会复制的类型转换仍在计算图里
 # ----------------------------
 #
-# ``a`` 需要梯度时，那些原样返回 ``a`` 的调用，得到的就是这个叶子张量本身。会复制的类型转换，比如 ``a.double()`` 或
+# ``a`` 需要梯度时，那些原样返回 ``a`` 的调用，得到的就是这个叶子张量本身。在梯度模式下，复制到浮点或复数 dtype 的类型转换，比如 ``a.double()`` 或
 # ``to(copy=True)``，是 autograd 记录的一次运算（``ToCopyBackward0``）：结果不是叶子张量，梯度会以 ``a`` 自己的 dtype
-# 流回 ``a``。它复制了内存，却不能让张量脱离计算图；脱离计算图要用 ``detach()``。
+# 流回 ``a``。转换到整数或 bool dtype（``a.long()``），或者在 ``torch.no_grad()`` 下做的会复制的类型转换，都不会被记录。它复制了内存，却不能让张量脱离计算图；脱离计算图要用 ``detach()``。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 as_float = a.float()
 as_double = a.double()
@@ -292,6 +292,12 @@ assert as_double.grad_fn.name() == "ToCopyBackward0" and a.grad.dtype == torch.f
 # sphinx_gallery_start_ignore
 assert as_float is a and forced.grad_fn.name() == "ToCopyBackward0" and not forced.is_leaf
 assert torch.equal(a.grad, torch.ones(3)), "the derivative of a cast is 1"
+as_long = a.long()
+assert as_long.grad_fn is None and not as_long.requires_grad, "a cast to an integer dtype is not recorded"
+assert a.bool().grad_fn is None, "a cast to bool is not recorded"
+with torch.no_grad():
+    unrecorded = a.double()
+assert unrecorded.grad_fn is None and unrecorded.is_leaf, "under no_grad a copying cast is not recorded"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``backward()`` 只为叶子张量写入 ``.grad``，而 ``y`` 是一次运算的结果。在 ``backward()`` 之前对它调用 ``retain_grad()``：
+   默认情况下，``backward()`` 只为叶子张量写入 ``.grad``，而 ``y`` 是一次运算的结果。在 ``backward()`` 之前对它调用 ``retain_grad()``：
 
    .. code-block:: python
 
@@ -261,7 +261,7 @@ assert read_grad(y)[0] is None, "the hook must not store the gradient on y"
 # sphinx_gallery_end_ignore
 
 # %%
-# ``torch.autograd.grad`` 可以直接返回对计算图中任意张量的梯度，而且不写 ``.grad``，叶子张量的也不写；只有调用过 ``retain_grad()`` 的张量例外（见下文）。
+# ``torch.autograd.grad`` 可以直接返回对计算图中任意张量的梯度，而且不写 ``.grad``，叶子张量的也不写；只有调用过 ``retain_grad()`` 的非叶子张量例外（见下文）。
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2

@@ -270,6 +270,8 @@ edits = {
     "torch.from_dlpack(t.detach()).zero_()": lambda t: torch.from_dlpack(t.detach()).zero_(),
     "vector_to_parameters(torch.zeros(4), [t])": lambda t: torch.nn.utils.vector_to_parameters(torch.zeros(4), [t]),
     "copy.copy(t).zero_()": lambda t: copy.copy(t).zero_(),
+    "t.detach().apply_(lambda v: v + 1)": lambda t: t.detach().apply_(lambda v: v + 1),
+    "t.detach().map_(torch.ones(4), lambda v, o: v + o)": lambda t: t.detach().map_(torch.ones(4), lambda v, o: v + o),
     "t = t + 1": lambda t: t + 1,
 }
 
@@ -289,18 +291,19 @@ table = {line: (run(edit, False), run(edit, True)) for line, edit in edits.items
 table_rows = [("line", "values of t change", "_version moves by", "same, no_grad leaf")]
 table_rows += [(line, str(changed), moved, leaf_moved) for line, ((changed, moved), (_, leaf_moved)) in table.items()]
 for line, changed, moved, moved_no_grad in table_rows:
-    print(f"{line:41} {changed:>18} {moved:>18} {moved_no_grad:>19}")
+    print(f"{line:51} {changed:>18} {moved:>18} {moved_no_grad:>19}")
 
 # %%
-# 凡是改变了 ``t`` 的数值的行，都让计数器加一，只有六个例外：通过 ``.data`` 修改，通过 NumPy
+# 凡是改变了 ``t`` 的数值的行，都让计数器加一，只有八个例外：通过 ``.data`` 修改，通过 NumPy
 # 写入，通过 ``untyped_storage()`` 写入，通过 DLPack 别名（``torch.from_dlpack``）修改，
-# ``nn.utils.vector_to_parameters``，以及通过 ``copy.copy(t)`` 修改。``vector_to_parameters`` 像
+# ``nn.utils.vector_to_parameters``，通过 ``copy.copy(t)`` 修改，以及对每个值调用 Python 函数的两个方法
+# ``apply_`` 和 ``map_``，这里通过 ``detach()`` 调用。``vector_to_parameters`` 像
 # ``t.data = ...`` 一样，把新数据换到 ``t`` 底下；``copy.copy(t)`` 是同一块内存上的新张量对象，有自己的计数器。最后一行根本没有改动
 # ``t``：它造出一个新张量，再重新绑定名字。在 ``torch.no_grad()`` 下结果完全相同。
 
 silent = [line for line, ((changed, moved), _) in table.items() if changed and moved == 0]
 print("values changed, counter still:", silent)
-assert silent == list(table)[7:13], "the edits through .data, NumPy, the storage, DLPack, vector_to_parameters, copy.copy"
+assert silent == list(table)[7:15], "the edits through .data, NumPy, the storage, DLPack, vector_to_parameters, copy.copy, apply_, map_"
 # sphinx_gallery_start_ignore
 assert all(row[0][1] == int(row[0][0]) for name, row in table.items() if name not in silent), (
     "every other edit must move the counter by exactly one"
@@ -339,7 +342,7 @@ assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.ite
 # fused 优化器的一步
 # ------------------
 #
-# fused 优化器（``fused=True``；这里是 ``torch.optim.SGD``，``Adam`` 和 ``AdamW`` 也一样）写入新权重时，同样不增加计数器。下面的损失在更新之前保存了 ``w``。不用 ``fused`` 时，这一步会改变计数器，
+# fused 优化器（``fused=True``；这里是 ``torch.optim.SGD``，``Adam``、``AdamW`` 和 ``Adagrad`` 也一样）写入新权重时，同样不增加计数器。下面的损失在更新之前保存了 ``w``。不用 ``fused`` 时，这一步会改变计数器，
 # ``backward()`` 报错；用 ``fused=True`` 时，计数器仍是 0，``backward()`` 照常运行，用的却是新数值：梯度算错了，而且不报错。
 
 
@@ -371,8 +374,8 @@ assert w._version == 0 and torch.equal(w.grad, at_new_values) and not torch.allc
 assert all(
     step_then_backward(make, fused=True)._version == 0
     and not torch.allclose(step_then_backward(make, fused=True).grad, expected)
-    for make in (torch.optim.Adam, torch.optim.AdamW)
-), "a fused Adam or AdamW step must not move _version, and backward must give a wrong gradient"
+    for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.Adagrad)
+), "a fused Adam, AdamW or Adagrad step must not move _version, and backward must give a wrong gradient"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -406,6 +409,6 @@ assert same_storage(base, view), "the view uses the base's memory"
 # 小结
 # ----
 #
-# ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的原地修改，在不在
-# ``torch.no_grad()`` 下都一样。通往同一块内存的不少途径会绕过它，例如 ``.data``、NumPy、``untyped_storage()``、DLPack 别名、
-# ``copy.copy(t)``、``nn.utils.vector_to_parameters`` 和 fused 优化器的一步：它们改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错（见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。
+# ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的 torch 原地操作，在不在
+# ``torch.no_grad()`` 下都一样；调用 Python 函数的方法 ``apply_`` 和 ``map_`` 不在其中。通往同一块内存的不少途径会绕过它，例如 ``.data``、NumPy、``untyped_storage()``、DLPack 别名、
+# ``copy.copy(t)``、``apply_`` 和 ``map_``、``nn.utils.vector_to_parameters`` 和 fused 优化器的一步：它们改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错（见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。
