@@ -117,14 +117,18 @@ DECISIONS: tuple[Advice, ...] = (
             "en": "A NumPy array, from a dense CPU tensor of a dtype NumPy has (float32 or float64, say) without the "
                 "conjugate or negative bit: start from "
                 "`a.detach()`, which is out of the graph but on `a`'s memory, so "
-                "the array follows later edits of `a`; start from `a.detach().clone()` when it must not. With the "
+                "the array follows later in-place edits of `a` while `a` keeps its storage (`share_memory_()`, "
+                "sending `a` through a queue or pickling it for spawn move it); start from `a.detach().clone()` "
+                "when it must not follow them. With the "
                 "conjugate or negative bit set, `.numpy()` raises: call `resolve_conj()` or `resolve_neg()` first, "
                 "which copies; a sparse tensor raises too.",
             "zh_CN": "要 NumPy 数组（稠密的 CPU 张量，dtype 是 NumPy 也有的，比如 float32 或 float64，"
                 "且没有设置共轭位或负号位）："
                 "从 `a.detach()` 出发。"
-                "它脱离了计算图，但仍在 `a` 的内存上，数组会随 `a` "
-                "之后的修改而变；不想让数组跟着变，就从 `a.detach().clone()` 出发。"
+                "它脱离了计算图，但仍在 `a` 的内存上：只要 `a` 还留在原来的存储上，数组就会随 `a` "
+                "之后的原地修改而变（`share_memory_()`、经队列发送 `a`，"
+                "或为 spawn 方式序列化 `a`，都会把它的存储移走）；"
+                "不想让数组跟着变，就从 `a.detach().clone()` 出发。"
                 "设置了共轭位或负号位时，`.numpy()` 会报错："
                 "先调用 `resolve_conj()` 或 `resolve_neg()`，这会复制一份；稀疏张量也会报错。",
         },
@@ -167,9 +171,9 @@ DECISIONS: tuple[Advice, ...] = (
         {
             "en": "None of these needs `a.data`: it shares storage but not the version counter (an inference "
                 "tensor has no version counter at all), so an in-place "
-                "edit through it after autograd saved `a` gives a wrong gradient without any error.",
+                "edit through it after autograd saved `a` can give a wrong gradient without any error.",
             "zh_CN": "以上哪一种都用不着 `a.data`：它共享存储，却不共享版本计数器（推理张量根本没有版本计数器）；"
-                "自动求导保存了 `a` 之后再通过它原地修改，梯度会算错，而且不报错。",
+                "自动求导保存了 `a` 之后再通过它原地修改，梯度可能算错，而且不报错。",
         },
         lambda m: _rows(m, "a.data", shares_storage=True)
         and _rows(m, "a.data", VERSIONED_SOURCES, shares_version=False)

@@ -33,6 +33,8 @@ exactly when ``tensor.to()`` hands back the tensor itself, what ``module.to()`` 
 # ``same_storage`` compares where two tensors' storages start. The seed fixes the random weights and
 # inputs, so the numbers below are the same on every run.
 
+import warnings
+
 import torch
 
 
@@ -258,10 +260,11 @@ assert model.weight.is_meta and x.device.type == "cpu", "the model moved, x stay
 # -------------------------------------------------
 #
 # ``model.to(...)`` returns the very model it was called on, so ``model = model.to(...)`` and
-# ``model.to(...)`` do the same thing. For a change of dtype the parameters stay the same
-# ``Parameter`` objects, with new memory behind them: an optimizer made before the call still holds
-# the model's parameters. Its state is not converted, though: convert before the optimizer's first
-# step (see the training loop below).
+# ``model.to(...)`` do the same thing. For a change of dtype, with the default ``torch.__future__``
+# settings, the parameters stay the same ``Parameter`` objects, with new memory behind them: an
+# optimizer made before the call still holds the model's parameters. Its state is not converted,
+# though: convert before the optimizer's first step, and before making an ``Adagrad``, which makes
+# its state when it is made (see the training loop below).
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 weight, memory = model.weight, model.weight.detach()
@@ -292,7 +295,7 @@ assert not same_storage(model.weight, memory), "the converted weight is on new m
 # sphinx_gallery_end_ignore
 
 # %%
-# A move to ``meta`` is different: the model gets new ``Parameter`` objects, and the old ones stay
+# A move to ``meta`` is different: with the same default settings, the model gets new ``Parameter`` objects, and the old ones stay
 # on the CPU. An optimizer made before such a move holds the old ones; make it after the move.
 weight = model.weight
 returned = model.to("meta")
@@ -362,12 +365,15 @@ assert narrow.half() is narrow and wide.double() is wide, "half() of float16 and
 # The fix, in a training loop
 # ---------------------------
 #
-# Convert the model with or without an assignment, and assign every tensor's ``to()``. The optimizer
-# was made before the conversion but had not stepped yet, so it trains the model: the loss falls
-# over five steps.
+# Convert the model with or without an assignment, and assign every tensor's ``to()``. The SGD
+# optimizer was made before the conversion but had not stepped yet, and SGD makes no state before its
+# first step, so it trains the model: the loss falls over five steps.
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+# sphinx_gallery_start_ignore
+assert not optimizer.state, "SGD makes no state before its first step"
+# sphinx_gallery_end_ignore
 x, y = torch.randn(8, 2), torch.randn(8, 1)
 model.to(torch.float64)
 x = x.to(torch.float64)
@@ -390,10 +396,12 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # sphinx_gallery_end_ignore
 
 # %%
-# Convert before the optimizer's first step, or make the optimizer after converting. An optimizer
-# that has stepped keeps its state in the old dtype: here ``Adam`` steps once in float32, the model
-# is converted, and the next step raises. (SGD with momentum, ``RMSprop`` and ``Adagrad`` do not
-# raise: their state silently stays float32.) The repair is to reload the optimizer's own state,
+# Convert before the optimizer's first step, or make the optimizer after converting. ``Adagrad``
+# makes its state when it is made: make it after converting, since converting before its first step
+# leaves that state float32, silently. An optimizer that has stepped keeps its state in the old
+# dtype: here ``Adam`` steps once in float32, the model is converted, and the next step raises.
+# (SGD with momentum, ``RMSprop`` and ``Adagrad``, default and not fused, do not raise: their state
+# silently stays float32.) The repair is to reload the optimizer's own state,
 # ``optimizer.load_state_dict(optimizer.state_dict())``, which casts it to the parameters' new
 # dtype; then the step runs.
 model = torch.nn.Linear(2, 1)
@@ -434,6 +442,14 @@ for make, state_key in ((torch.optim.RMSprop, "square_avg"), (torch.optim.Adagra
     other_norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
     opt2.step()
     assert opt2.state[other_norm.weight][state_key].dtype == torch.float32, f"{make.__name__} state stays float32"
+ada_norm = torch.nn.LayerNorm(2)
+adagrad = torch.optim.Adagrad(ada_norm.parameters(), lr=0.1)
+assert adagrad.state[ada_norm.weight]["sum"].dtype == torch.float32, "Adagrad makes its state when it is made"
+ada_norm.to(torch.float64)
+ada_norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
+adagrad.step()
+assert ada_norm.weight.dtype == torch.float64, "the module converted before Adagrad's first step"
+assert adagrad.state[ada_norm.weight]["sum"].dtype == torch.float32, "Adagrad made before to(): its state stays float32"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -461,9 +477,11 @@ if torch.cuda.is_available():
 # What ``module.to()`` leaves behind
 # ----------------------------------
 #
-# ``module.to()`` converts the module's floating-point parameters (with their ``.grad``) and
-# buffers, in every submodule, and nothing else; every buffer moves device, an integer one (such as
-# ``BatchNorm1d``'s ``num_batches_tracked``) too, but keeps its dtype. A tensor kept as a plain attribute (``self.scale = torch.ones(2)``) or inside a Python list
+# A change of dtype by ``module.to()`` converts the module's floating-point parameters (with their
+# ``.grad``) and buffers, in every submodule; a complex parameter is converted too: to a real dtype, losing
+# its imaginary part (torch warns); integer parameters and buffers (such as ``BatchNorm1d``'s
+# ``num_batches_tracked``) keep their dtype. A move of device moves every parameter and buffer,
+# integer ones too. A tensor kept as a plain attribute (``self.scale = torch.ones(2)``) or inside a Python list
 # stays where it was: here, on the CPU after ``.to("meta")``, and the forward pass fails.
 
 
@@ -493,6 +511,16 @@ batch_norm = torch.nn.BatchNorm1d(2).to(torch.float64)
 assert batch_norm.running_mean.dtype == torch.float64, "a floating buffer takes the new dtype"
 assert batch_norm.num_batches_tracked.dtype == torch.int64, "an integer buffer keeps its dtype"
 assert all(b.is_meta for b in batch_norm.to("meta").buffers()), "every buffer moves device, the integer one too"
+mixed = torch.nn.Module()
+mixed.register_parameter("z", torch.nn.Parameter(torch.tensor([1.0 + 2.0j])))
+mixed.register_parameter("n", torch.nn.Parameter(torch.ones(1, dtype=torch.int64), requires_grad=False))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    mixed.to(torch.float64)
+assert mixed.z.dtype == torch.float64 and mixed.z.item() == 1.0, "a complex parameter becomes real, without its imaginary part"
+assert any("discards the imaginary part" in str(w.message) for w in caught), "with a warning"
+assert mixed.n.dtype == torch.int64, "an integer parameter keeps its dtype"
+assert all(t.is_meta for t in mixed.to("meta").parameters()), "a device move moves every parameter, the integer one too"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -526,6 +554,7 @@ assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(
 # their result may be ignored. On a tensor the same calls change nothing: they return a new tensor,
 # or the tensor itself when its dtype and device already match, and only the returned tensor has
 # the new dtype or device. Write ``x = x.to(...)``. Convert the model before the optimizer's first
-# step; after moving a model to ``meta``, make the optimizer again: that move gives the model new
-# ``Parameter`` objects. A tensor kept as a plain attribute or in a list does not move with the
+# step, and before making an ``Adagrad`` (it makes its state when it is made); after moving a model
+# to ``meta``, make the optimizer again: with the default ``torch.__future__`` settings, that move
+# gives the model new ``Parameter`` objects. A tensor kept as a plain attribute or in a list does not move with the
 # module: register it as a buffer.

@@ -7,8 +7,8 @@
 .. admonition:: Answer
    :class: answer
 
-   A tensor made with ``requires_grad=True`` and then moved by ``.to()`` to another device or floating dtype
-   is not a leaf, so ``backward()`` leaves its ``.grad`` at ``None``. Create it where it will live, or move it
+   A tensor made with ``requires_grad=True`` and then moved by ``.to()``, with grad mode on, to another device
+   or floating dtype is not a leaf, so ``backward()`` leaves its ``.grad`` at ``None``. Create it where it will live, or move it
    first:
 
    .. code-block:: python
@@ -16,8 +16,8 @@
       w = torch.randn(3, dtype=torch.float64, requires_grad=True)
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
-A weight made with ``requires_grad=True`` and then moved to another device or cast to another
-floating dtype trains nothing: its ``.grad`` stays ``None``, reading it warns ("The .grad attribute of a Tensor that is
+A weight made with ``requires_grad=True`` and then, with grad mode on, moved to another device or
+cast to another floating dtype trains nothing: its ``.grad`` stays ``None``, reading it warns ("The .grad attribute of a Tensor that is
 not a leaf Tensor is being accessed"), and an optimizer either refuses it ("can't optimize a
 non-leaf Tensor") or updates another tensor. Readers meet it as "grad is None after ``.cuda()``": a
 move to the GPU (``.cuda()``, ``.to("cuda")``) is such a move. This page reproduces all three with a
@@ -387,6 +387,10 @@ assert source.to("cpu") is source and source.to(torch.float32) is source, "a to(
 assert not source.to(torch.int64).requires_grad, "a cast to an integer dtype does not require grad"
 with torch.no_grad():
     assert source.to(torch.float64).is_leaf, "under no_grad the cast is a leaf"
+    assert not source.to(torch.float64).requires_grad, "under no_grad the cast does not require grad"
+with torch.inference_mode():
+    assert source.to(torch.float64).is_leaf, "under inference_mode the cast is a leaf"
+    assert not source.to(torch.float64).requires_grad, "under inference_mode the cast does not require grad"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -16,7 +16,7 @@
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-An in-place call on ``x`` indexed by a list, an index tensor or a mask raises no error and no warning,
+An in-place call on ``x`` indexed by a list, an index tensor of one or more dimensions or a mask raises no error and no warning,
 and ``x`` stays as it was.
 This page reproduces that with an index tensor and with a mask, checks which index forms give a view
 of ``x`` and which a copy, what an assignment needs when ``x`` requires grad, shows the in-place index
@@ -319,9 +319,26 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 # tensor refuses it outside ``torch.inference_mode()``, under ``torch.no_grad()`` too, and refuses
 # it after writing: its values have changed when the error comes, so a caller that catches the
 # error and tries again adds twice. A non-leaf that requires grad and a plain tensor take it either
-# way, but three kinds of view of a non-leaf refuse it in grad mode (and take it under
+# way, but four kinds of view of a non-leaf refuse it in grad mode (and take it under
 # ``torch.no_grad()``): an output of an operation that returns several views, such as ``unbind``,
-# a view made under ``torch.no_grad()`` and one made under ``torch.inference_mode()``.
+# a view made under ``torch.no_grad()``, one made under ``torch.inference_mode()``, and the output
+# of a custom ``torch.autograd.Function`` that returns a view of its input or the input as-is.
+
+
+class AsIs(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        return t
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class ViewOf(AsIs):
+    @staticmethod
+    def forward(ctx, t):
+        return t.view_as(t)
 
 
 def sources():
@@ -343,6 +360,8 @@ def sources():
         "unbind output": (torch.zeros(2, 4, requires_grad=True) * 1).unbind(0)[0],
         "no_grad view": no_grad_view,
         "inference_mode view": inference_mode_view,
+        "Function as-is": AsIs.apply(torch.zeros(4, requires_grad=True) * 1),
+        "Function view": ViewOf.apply(torch.zeros(4, requires_grad=True) * 1),
     }
 
 
@@ -366,7 +385,7 @@ for grad_mode in (True, False):
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
 assert refused == {
     True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "no_grad view",
-           "inference_mode view"],
+           "inference_mode view", "Function as-is", "Function view"],
     False: ["inference tensor"],
 }
 with torch.inference_mode():
@@ -481,6 +500,6 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # index tensor of one or more dimensions or a mask gives a copy, and an in-place method called on that
 # copy leaves ``x`` unchanged. Write through the index with an assignment (``x[idx] = v``,
 # ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad, a view of one or one of
-# the three kinds of view of a non-leaf above, under ``torch.inference_mode()`` on an inference
+# the four kinds of view of a non-leaf above, under ``torch.inference_mode()`` on an inference
 # tensor) or with an in-place index method, and where an index repeats, use ``index_add_`` or
 # ``index_put_(..., accumulate=True)``.

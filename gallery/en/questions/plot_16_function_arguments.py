@@ -342,9 +342,11 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # A shallow copy is a new module object whose attributes are the original's: the same
 # ``Parameter`` objects, and even the same dictionaries that hold them (``_parameters``,
 # ``_buffers``, ``_modules``, internal to torch), and the dictionaries of hooks as well
-# (``_forward_hooks`` and the others), so a hook registered on the copy runs on the original. Only
-# an attribute kept outside those dictionaries, such as ``training``, rebound afterwards, becomes
-# separate.
+# (``_forward_hooks`` and the others), so a forward hook or a pre-hook (forward or backward)
+# registered on the copy runs on the original. A full backward hook is the exception: one registered
+# with ``register_full_backward_hook`` on the copy does not run on the original, because the copy
+# alone is marked as having one (``_is_full_backward_hook``, internal to torch). Only an attribute
+# kept outside those dictionaries, such as ``training``, rebound afterwards, becomes separate.
 model = torch.nn.Linear(2, 1)
 shallow = copy.copy(model)
 print("shallow is model:", shallow is model)
@@ -361,7 +363,18 @@ assert shallow._forward_pre_hooks is model._forward_pre_hooks, "the dicts of hoo
 hooked, hook_calls = torch.nn.Identity(), []
 copy.copy(hooked).register_forward_hook(lambda *args: hook_calls.append(len(args)))
 hooked(torch.ones(1, 2))
-assert hook_calls == [3], "a hook registered on the copy runs on the original"
+assert hook_calls == [3], "a forward hook registered on the copy runs on the original"
+pre_hooked, pre_calls, backward_calls = torch.nn.LayerNorm(2), [], []
+copy.copy(pre_hooked).register_forward_pre_hook(lambda *args: pre_calls.append("forward pre"))
+copy.copy(pre_hooked).register_full_backward_pre_hook(lambda *args: pre_calls.append("backward pre"))
+pre_hooked(torch.ones(1, 2, requires_grad=True)).sum().backward()
+assert pre_calls == ["forward pre", "backward pre"], "pre-hooks registered on a copy run on the original"
+full_hooked = torch.nn.LayerNorm(2)
+full_copy = copy.copy(full_hooked)
+full_copy.register_full_backward_hook(lambda *args: backward_calls.append("full backward"))
+full_hooked(torch.ones(1, 2, requires_grad=True)).sum().backward()
+assert backward_calls == [], "a full backward hook registered on the copy does not run on the original"
+assert full_copy._is_full_backward_hook and full_hooked._is_full_backward_hook is None, "the flag is the copy's"
 assert shallow.__dict__ is not model.__dict__, "the module's own attributes are separate"
 # sphinx_gallery_end_ignore
 

@@ -7,7 +7,7 @@ Optimizer state: "my weights stopped updating"
 .. admonition:: Answer
    :class: answer
 
-   An optimizer keeps the tensors it was given: after ``model.weight = nn.Parameter(...)`` it still steps the
+   An optimizer keeps the tensors it was given: after ``model.weight = nn.Parameter(...)`` it still holds the
    old one, and its ``state_dict()`` holds its live state. Copy new values into the existing tensors, and
    snapshot with ``copy.deepcopy``:
 

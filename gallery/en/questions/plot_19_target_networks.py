@@ -322,7 +322,7 @@ assert goals[0] == goals[1] == goals[2] != goals[3] == goals[4] == goals[5] == o
 #
 # A soft update moves each target parameter a fraction ``tau`` of the way to the online one:
 # ``t = (1 - tau) * t + tau * o``. Written in place on a parameter that requires grad, it raises
-# outside ``torch.no_grad()``.
+# with grad mode on.
 
 tau = 0.05
 try:

@@ -18,7 +18,8 @@ Tied weights: two state_dict() keys, one tensor
 
 This page ties a decoder to an embedding and follows the weight through ``state_dict()``,
 ``named_parameters()``, ``deepcopy``, ``load_state_dict``, ``torch.save`` and ``torch.load``, and a
-training step: all but ``state_dict()`` treat it as one tensor. Then it ties only the memory, and
+training step: all but ``state_dict()`` (and ``load_state_dict`` with ``assign=True``) treat it as
+one tensor. Then it ties only the memory, and
 shows what that breaks.
 """
 
@@ -322,7 +323,8 @@ assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the value
 # ``meta`` device), each module gets a ``Parameter`` of its own over the loaded storage: two
 # parameters over one storage, the memory-only tie of the last section. Tie the weight again
 # after it. Loaded from ``state_dict(keep_vars=True)``, whose two entries are the one
-# ``Parameter`` itself, ``assign=True`` keeps the tie.
+# ``Parameter`` itself, ``assign=True`` keeps the tie, but the loaded model then holds the source
+# model's own ``Parameter``: the two models share one weight, and training one trains the other.
 
 fresh = Tied()
 fresh.load_state_dict(loaded)
@@ -348,7 +350,8 @@ assert len(list(assigned.parameters())) == 1, "tying again leaves one parameter"
 kept = Tied()
 kept.load_state_dict(model.state_dict(keep_vars=True), assign=True)
 print("keep_vars=True, then assign=True, tied:", kept.decoder.weight is kept.embedding.weight)
-assert kept.decoder.weight is kept.embedding.weight, "entries that are one Parameter keep the tie"
+print("kept.embedding.weight is model.embedding.weight:", kept.embedding.weight is model.embedding.weight)
+assert kept.decoder.weight is kept.embedding.weight is model.embedding.weight, "tied, to model's own Parameter"
 
 # %%
 # One gradient, one step
@@ -412,5 +415,5 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 # again, ``load_state_dict`` without ``assign=True`` copies into the one weight, and the optimizer
 # steps it once with the sum of both gradients. A tie of the memory alone is two parameters, which
 # ``deepcopy`` unties; ``load_state_dict(..., assign=True)`` leaves such a tie (unless its entries
-# are the one ``Parameter``, as from ``state_dict(keep_vars=True)``), so tie the weight again after
-# it.
+# are the one ``Parameter``, as from ``state_dict(keep_vars=True)``, which hands the loaded model the
+# source model's own ``Parameter``), so tie the weight again after it.

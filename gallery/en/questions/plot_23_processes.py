@@ -344,8 +344,11 @@ with tempfile.TemporaryDirectory() as folder:
 # A tensor sent through a queue is shared, not copied
 # ---------------------------------------------------
 #
-# Sending a CPU tensor through a ``torch.multiprocessing`` queue puts its storage in shared memory
-# and hands the receiver a tensor on that memory. The child below takes ``sent`` from its inbox, adds
+# Sending a CPU tensor that torch allocated through a ``torch.multiprocessing`` queue puts its
+# storage in shared memory and hands the receiver a tensor on that memory. (A tensor made by
+# ``torch.from_numpy(array)`` arrives too, but, as with ``share_memory_()`` above, its storage
+# moves away from ``array``, which misses the child's edit; one made by ``torch.from_file`` does not
+# arrive, see below.) The child below takes ``sent`` from its inbox, adds
 # one, and answers through its outbox; the parent sees the edit. A leaf that requires grad arrives
 # still requiring grad, so the child's ``add_(1)`` raises; under ``torch.no_grad()`` the same edit
 # runs and reaches the sender too.
@@ -370,6 +373,15 @@ print("after: sent:", sent, " sent.is_shared():", sent.is_shared())
 assert torch.equal(sent, torch.ones(3)) and sent.is_shared(), "the child's edit reached the sender"
 # sphinx_gallery_start_ignore
 assert in_child and exitcode == 0, "the child got a shared tensor and ended"
+# sphinx_gallery_end_ignore
+array = np.zeros(3, dtype=np.float32)
+from_numpy = torch.from_numpy(array)
+(in_child,), exitcode = send_to_child(from_numpy, 1)
+print("from_numpy sent:", from_numpy, " array:", array, " child.exitcode:", exitcode)
+assert torch.equal(from_numpy, torch.ones(3)) and not array.any(), "the edit reached the tensor, not array"
+# sphinx_gallery_start_ignore
+assert in_child and exitcode == 0, "the from_numpy tensor arrived, shared, and the child ended"
+assert from_numpy.is_shared() and not np.shares_memory(array, from_numpy.numpy()), "its storage left array"
 # sphinx_gallery_end_ignore
 leaf = torch.zeros(3, requires_grad=True)
 (refused, in_child), exitcode = send_to_child(leaf, 2)
@@ -409,6 +421,24 @@ except RuntimeError as e:
 else:
     raise AssertionError("SimpleQueue.put of a non-leaf that requires grad must raise in the caller")
 simple.close()
+
+# %%
+# A tensor made by ``torch.from_file(path, shared=False)`` never arrives either: pickling it fails in
+# the feeder thread with ``OSError``, and the queue drops it the same way.
+
+with tempfile.TemporaryDirectory() as folder:
+    torch.zeros(3).numpy().tofile(f"{folder}/zeros.bin")
+    from_file = torch.from_file(f"{folder}/zeros.bin", shared=False, size=3)
+    queue, feeder_errors = ctx.Queue(), []
+    queue._on_queue_feeder_error = lambda e, item: feeder_errors.append(e)
+    queue.put(from_file)
+    queue.put(torch.ones(3))
+    first = queue.get(timeout=TIMEOUT)
+    queue.close()
+    queue.join_thread()
+print("from_file: the first item out:", first)
+print("the feeder thread's error:", *(f"{type(e).__name__}: {e}" for e in feeder_errors))
+assert torch.equal(first, torch.ones(3)) and isinstance(feeder_errors[0], OSError), "the queue dropped from_file"
 
 # %%
 # The fix, over two epochs

@@ -27,6 +27,8 @@ Double``；模型在 ``meta`` 上时，报的则是 ``RuntimeError: Tensor on de
 #
 # ``same_storage`` 比较两个张量的存储起始地址是否相同。随机种子固定了随机的权重和输入，所以下面的数字每次运行都一样。
 
+import warnings
+
 import torch
 
 
@@ -249,7 +251,7 @@ assert model.weight.is_meta and x.device.type == "cpu", "the model moved, x stay
 # ------------------------------------
 #
 # ``model.to(...)`` 返回的就是调用它的那个模型，所以 ``model = model.to(...)`` 和
-# ``model.to(...)`` 效果相同。改变 dtype 时，参数仍是原来那些 ``Parameter`` 对象，只是背后换了新内存：调用之前创建的优化器，手里拿的仍是模型的参数。不过优化器的状态不会跟着转换：要在优化器第一次调用 ``step()`` 之前转换模型（见下面的训练循环）。
+# ``model.to(...)`` 效果相同。在默认的 ``torch.__future__`` 设置下，改变 dtype 时，参数仍是原来那些 ``Parameter`` 对象，只是背后换了新内存：调用之前创建的优化器，手里拿的仍是模型的参数。不过优化器的状态不会跟着转换：要在优化器第一次调用 ``step()`` 之前转换模型，而且要在创建 ``Adagrad`` 之前转换，因为它在创建时就建好了状态（见下面的训练循环）。
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 weight, memory = model.weight, model.weight.detach()
@@ -278,7 +280,7 @@ assert not same_storage(model.weight, memory), "the converted weight is on new m
 # sphinx_gallery_end_ignore
 
 # %%
-# 搬到 ``meta`` 上就不一样了：模型换上了新的 ``Parameter`` 对象，旧的留在 CPU 上。搬动之前创建的优化器拿着的是旧参数；优化器要在搬动之后再创建。
+# 搬到 ``meta`` 上就不一样了：在同样的默认设置下，模型换上了新的 ``Parameter`` 对象，旧的留在 CPU 上。搬动之前创建的优化器拿着的是旧参数；优化器要在搬动之后再创建。
 weight = model.weight
 returned = model.to("meta")
 print("returned is model:", returned is model)
@@ -344,10 +346,13 @@ assert narrow.half() is narrow and wide.double() is wide, "half() of float16 and
 # 在训练循环里检验解决办法
 # ------------------------
 #
-# 模型转换时赋不赋值都行，张量的 ``to()`` 则每一个都要赋值。优化器是在转换之前创建的，但那时还没有调用过 ``step()``，所以照样能训练模型：五步之内损失一路下降。
+# 模型转换时赋不赋值都行，张量的 ``to()`` 则每一个都要赋值。这个 SGD 优化器是在转换之前创建的，但那时还没有调用过 ``step()``，而 SGD 在第一次调用 ``step()`` 之前不建任何状态，所以照样能训练模型：五步之内损失一路下降。
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+# sphinx_gallery_start_ignore
+assert not optimizer.state, "SGD makes no state before its first step"
+# sphinx_gallery_end_ignore
 x, y = torch.randn(8, 2), torch.randn(8, 1)
 model.to(torch.float64)
 x = x.to(torch.float64)
@@ -370,7 +375,7 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # sphinx_gallery_end_ignore
 
 # %%
-# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD、``RMSprop`` 和 ``Adagrad`` 不报错：它们的状态悄悄留在 float32。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态转换成参数的新 dtype，之后这一步就能执行。
+# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。``Adagrad`` 在创建时就建好了状态：要在转换之后再创建它，因为在它第一次调用 ``step()`` 之前转换，它的状态仍会悄悄留在 float32。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD、``RMSprop`` 和 ``Adagrad`` 在默认、非 fused 的设置下不报错：它们的状态悄悄留在 float32。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态转换成参数的新 dtype，之后这一步就能执行。
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -409,6 +414,14 @@ for make, state_key in ((torch.optim.RMSprop, "square_avg"), (torch.optim.Adagra
     other_norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
     opt2.step()
     assert opt2.state[other_norm.weight][state_key].dtype == torch.float32, f"{make.__name__} state stays float32"
+ada_norm = torch.nn.LayerNorm(2)
+adagrad = torch.optim.Adagrad(ada_norm.parameters(), lr=0.1)
+assert adagrad.state[ada_norm.weight]["sum"].dtype == torch.float32, "Adagrad makes its state when it is made"
+ada_norm.to(torch.float64)
+ada_norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
+adagrad.step()
+assert ada_norm.weight.dtype == torch.float64, "the module converted before Adagrad's first step"
+assert adagrad.state[ada_norm.weight]["sum"].dtype == torch.float32, "Adagrad made before to(): its state stays float32"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -434,7 +447,7 @@ if torch.cuda.is_available():
 # ``module.to()`` 不管的张量
 # --------------------------
 #
-# ``module.to()`` 转换的只是模块（包括各层子模块）的浮点参数（连同它们的 ``.grad``）和缓冲区，别的一概不管；每个缓冲区都会换设备，整数缓冲区（比如 ``BatchNorm1d`` 的 ``num_batches_tracked``）也一样，但保留原来的 dtype。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
+# 用 ``module.to()`` 改变 dtype 时，转换的是模块（包括各层子模块）的浮点参数（连同它们的 ``.grad``）和缓冲区；复数参数也会转换：转成实数 dtype，丢掉虚部（torch 会发出警告）；整数参数和整数缓冲区（比如 ``BatchNorm1d`` 的 ``num_batches_tracked``）保留原来的 dtype。换设备时，每个参数和缓冲区都会搬过去，整数的也一样。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
 
 
 class Scaled(torch.nn.Module):
@@ -463,6 +476,16 @@ batch_norm = torch.nn.BatchNorm1d(2).to(torch.float64)
 assert batch_norm.running_mean.dtype == torch.float64, "a floating buffer takes the new dtype"
 assert batch_norm.num_batches_tracked.dtype == torch.int64, "an integer buffer keeps its dtype"
 assert all(b.is_meta for b in batch_norm.to("meta").buffers()), "every buffer moves device, the integer one too"
+mixed = torch.nn.Module()
+mixed.register_parameter("z", torch.nn.Parameter(torch.tensor([1.0 + 2.0j])))
+mixed.register_parameter("n", torch.nn.Parameter(torch.ones(1, dtype=torch.int64), requires_grad=False))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    mixed.to(torch.float64)
+assert mixed.z.dtype == torch.float64 and mixed.z.item() == 1.0, "a complex parameter becomes real, without its imaginary part"
+assert any("discards the imaginary part" in str(w.message) for w in caught), "with a warning"
+assert mixed.n.dtype == torch.int64, "an integer parameter keeps its dtype"
+assert all(t.is_meta for t in mixed.to("meta").parameters()), "a device move moves every parameter, the integer one too"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -492,5 +515,5 @@ assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(
 # ----
 #
 # ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，什么都不改：它们返回新张量，dtype 和设备都已相符时返回张量本身，只有返回的那个张量才是新的 dtype 或设备。要写成
-# ``x = x.to(...)``。要在优化器第一次调用 ``step()`` 之前转换模型；模型搬到 ``meta`` 之后要重新创建优化器：这次搬动给模型换上了新的
+# ``x = x.to(...)``。要在优化器第一次调用 ``step()`` 之前转换模型，也要在创建 ``Adagrad`` 之前转换（它在创建时就建好了状态）；模型搬到 ``meta`` 之后要重新创建优化器：在默认的 ``torch.__future__`` 设置下，这次搬动给模型换上了新的
 # ``Parameter`` 对象。作为普通属性或放在列表里的张量不随模块搬动：要把它注册为缓冲区。

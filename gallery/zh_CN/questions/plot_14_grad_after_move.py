@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   用 ``requires_grad=True`` 创建、再用 ``.to()`` 换了设备或浮点 dtype 的张量不是叶子张量，``backward()`` 之后它的 ``.grad`` 仍是 ``None``。要么直接以目标设备和 dtype 创建，要么先搬动再设 ``requires_grad``：
+   用 ``requires_grad=True`` 创建、再在梯度模式下用 ``.to()`` 换了设备或浮点 dtype 的张量不是叶子张量，``backward()`` 之后它的 ``.grad`` 仍是 ``None``。要么直接以目标设备和 dtype 创建，要么先搬动再设 ``requires_grad``：
 
    .. code-block:: python
 
       w = torch.randn(3, dtype=torch.float64, requires_grad=True)
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
-用 ``requires_grad=True`` 创建的权重，随后搬到另一个设备或转换成另一种浮点 dtype，就再也训练不动了：它的 ``.grad``
+用 ``requires_grad=True`` 创建的权重，随后在梯度模式下搬到另一个设备或转换成另一种浮点 dtype，就再也训练不动了：它的 ``.grad``
 始终是 ``None``，读取时还会警告（“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”）；优化器要么拒收（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。读者常搜的是“.cuda() 之后 grad 是 None”：把张量搬到 GPU、放进显存（``.cuda()``、``.to("cuda")``），正是这样一次搬动。本页用改变
 dtype 和 ``meta`` 设备把这三种情况都复现出来（``meta`` 在这里扮演 GPU，任何一版 torch 都有它；GPU 框在 torch 找到 GPU 时检查 ``.cuda()`` 本身），说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
 """
@@ -364,6 +364,10 @@ assert source.to("cpu") is source and source.to(torch.float32) is source, "a to(
 assert not source.to(torch.int64).requires_grad, "a cast to an integer dtype does not require grad"
 with torch.no_grad():
     assert source.to(torch.float64).is_leaf, "under no_grad the cast is a leaf"
+    assert not source.to(torch.float64).requires_grad, "under no_grad the cast does not require grad"
+with torch.inference_mode():
+    assert source.to(torch.float64).is_leaf, "under inference_mode the cast is a leaf"
+    assert not source.to(torch.float64).requires_grad, "under inference_mode the cast does not require grad"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -14,7 +14,7 @@
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-对用列表、索引张量或掩码索引 ``x`` 得到的张量调用原地操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
+对用列表、一维及以上的索引张量或掩码索引 ``x`` 得到的张量调用原地操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
 ``x`` 的视图、哪些得到副本，看 ``x`` 需要梯度时赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用的返回视图的操作的实测结果见 :doc:`视图操作一览 </views>`。
 """
 
@@ -299,7 +299,23 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 #
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（``Parameter`` 也是）或这种叶子张量的视图做原地操作：要放在
 # ``torch.no_grad()`` 下写。推理张量在 ``torch.inference_mode()`` 之外拒绝这样写，放在 ``torch.no_grad()``
-# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。需要梯度的非叶子张量和普通张量，两种模式下都照常写入；但非叶子张量的三种视图在梯度模式下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图，以及在 ``torch.inference_mode()`` 下得到的视图。
+# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。需要梯度的非叶子张量和普通张量，两种模式下都照常写入；但非叶子张量的四种视图在梯度模式下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
+
+
+class AsIs(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        return t
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class ViewOf(AsIs):
+    @staticmethod
+    def forward(ctx, t):
+        return t.view_as(t)
 
 
 def sources():
@@ -321,6 +337,8 @@ def sources():
         "unbind output": (torch.zeros(2, 4, requires_grad=True) * 1).unbind(0)[0],
         "no_grad view": no_grad_view,
         "inference_mode view": inference_mode_view,
+        "Function as-is": AsIs.apply(torch.zeros(4, requires_grad=True) * 1),
+        "Function view": ViewOf.apply(torch.zeros(4, requires_grad=True) * 1),
     }
 
 
@@ -344,7 +362,7 @@ for grad_mode in (True, False):
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
 assert refused == {
     True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "no_grad view",
-           "inference_mode view"],
+           "inference_mode view", "Function as-is", "Function view"],
     False: ["inference tensor"],
 }
 with torch.inference_mode():
@@ -452,6 +470,6 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 #
 # 用整数、切片、``None`` 和 ``...`` 索引得到视图，``argmax()`` 返回的那种零维索引张量（``uint8``
 # 以外的整数 dtype）也一样；用整数列表、一维及以上的索引张量或掩码索引得到副本，对副本调用原地方法，``x``
-# 不会改变。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那三种非叶子张量的视图，要放在
+# 不会改变。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
 # ``index_add_`` 或 ``index_put_(..., accumulate=True)``。

@@ -326,7 +326,7 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # --------------------
 #
 # 浅拷贝得到一个新的模块对象，但它的属性就是原模块的属性：同一批 ``Parameter`` 对象，连存放它们的字典（``_parameters``、
-# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的钩子，在原模块上也会运行。只有存放在这些字典之外、之后又在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
+# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的前向钩子或预钩子（前向或反向的），在原模块上也会运行。完整反向钩子是例外：在副本上用 ``register_full_backward_hook`` 注册的钩子不会在原模块上运行，因为只有副本被标记为带有这种钩子（``_is_full_backward_hook``，torch 的内部属性）。只有存放在这些字典之外、之后又在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
 model = torch.nn.Linear(2, 1)
 shallow = copy.copy(model)
 print("shallow is model:", shallow is model)
@@ -343,7 +343,18 @@ assert shallow._forward_pre_hooks is model._forward_pre_hooks, "the dicts of hoo
 hooked, hook_calls = torch.nn.Identity(), []
 copy.copy(hooked).register_forward_hook(lambda *args: hook_calls.append(len(args)))
 hooked(torch.ones(1, 2))
-assert hook_calls == [3], "a hook registered on the copy runs on the original"
+assert hook_calls == [3], "a forward hook registered on the copy runs on the original"
+pre_hooked, pre_calls, backward_calls = torch.nn.LayerNorm(2), [], []
+copy.copy(pre_hooked).register_forward_pre_hook(lambda *args: pre_calls.append("forward pre"))
+copy.copy(pre_hooked).register_full_backward_pre_hook(lambda *args: pre_calls.append("backward pre"))
+pre_hooked(torch.ones(1, 2, requires_grad=True)).sum().backward()
+assert pre_calls == ["forward pre", "backward pre"], "pre-hooks registered on a copy run on the original"
+full_hooked = torch.nn.LayerNorm(2)
+full_copy = copy.copy(full_hooked)
+full_copy.register_full_backward_hook(lambda *args: backward_calls.append("full backward"))
+full_hooked(torch.ones(1, 2, requires_grad=True)).sum().backward()
+assert backward_calls == [], "a full backward hook registered on the copy does not run on the original"
+assert full_copy._is_full_backward_hook and full_hooked._is_full_backward_hook is None, "the flag is the copy's"
 assert shallow.__dict__ is not model.__dict__, "the module's own attributes are separate"
 # sphinx_gallery_end_ignore
 

@@ -17,7 +17,7 @@
       self.decoder.weight = self.embedding.weight
 
 本页让解码层与嵌入层共享权重，然后跟着这个权重走一遍 ``state_dict()``、``named_parameters()``、``deepcopy``、``load_state_dict``、
-``torch.save`` 和 ``torch.load``，再训练一步：除 ``state_dict()`` 外，其余都把这个权重当作一个张量。最后只共享内存，看看这样会坏在哪里。
+``torch.save`` 和 ``torch.load``，再训练一步：除 ``state_dict()`` 和加了 ``assign=True`` 的 ``load_state_dict`` 外，其余都把这个权重当作一个张量。最后只共享内存，看看这样会坏在哪里。
 """
 
 # %%
@@ -304,7 +304,7 @@ assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the value
 # 对共享权重的模型调用 ``load_state_dict``
 # ----------------------------------------
 #
-# 不加 ``assign=True`` 时，加载按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，留下的是后一个键 ``decoder.weight`` 的值。加了 ``assign=True`` 时（先在 ``meta`` 设备上建模型时常这样用），每个模块各拿到一个 ``Parameter``，两者都建在加载进来的同一块存储上：两个参数、一块存储，正是最后一节那种只共享内存的做法。加载之后要重新共享权重。如果从 ``state_dict(keep_vars=True)`` 加载，它的两项就是那一个 ``Parameter`` 本身，``assign=True`` 会保留共享。
+# 不加 ``assign=True`` 时，加载按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，留下的是后一个键 ``decoder.weight`` 的值。加了 ``assign=True`` 时（先在 ``meta`` 设备上建模型时常这样用），每个模块各拿到一个 ``Parameter``，两者都建在加载进来的同一块存储上：两个参数、一块存储，正是最后一节那种只共享内存的做法。加载之后要重新共享权重。如果从 ``state_dict(keep_vars=True)`` 加载，它的两项就是那一个 ``Parameter`` 本身，``assign=True`` 会保留共享，但加载后的模型拿着的是源模型自己的 ``Parameter``：两个模型共享同一个权重，训练其中一个，另一个也跟着变。
 
 fresh = Tied()
 fresh.load_state_dict(loaded)
@@ -330,7 +330,8 @@ assert len(list(assigned.parameters())) == 1, "tying again leaves one parameter"
 kept = Tied()
 kept.load_state_dict(model.state_dict(keep_vars=True), assign=True)
 print("keep_vars=True, then assign=True, tied:", kept.decoder.weight is kept.embedding.weight)
-assert kept.decoder.weight is kept.embedding.weight, "entries that are one Parameter keep the tie"
+print("kept.embedding.weight is model.embedding.weight:", kept.embedding.weight is model.embedding.weight)
+assert kept.decoder.weight is kept.embedding.weight is model.embedding.weight, "tied, to model's own Parameter"
 
 # %%
 # 一个梯度，一步更新
@@ -387,4 +388,4 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 #
 # 共享权重的做法，是把同一个 ``Parameter`` 对象交给第二个模块。这样 ``state_dict()`` 有两个键、一块存储；``named_parameters()``
 # 和 ``parameters()`` 只列一次；``copy.deepcopy`` 保留共享关系；``torch.save`` 只写一块存储，``torch.load`` 之后仍然共享；不加 ``assign=True`` 的 ``load_state_dict`` 复制进这一个权重；优化器用两个梯度之和只更新它一次。只共享内存则是两个参数，
-# ``deepcopy`` 之后就不再共享；``load_state_dict(..., assign=True)`` 留下的正是这种共享（除非加载的各项就是那一个 ``Parameter``，比如来自 ``state_dict(keep_vars=True)``），加载之后要重新共享权重。
+# ``deepcopy`` 之后就不再共享；``load_state_dict(..., assign=True)`` 留下的正是这种共享（除非加载的各项就是那一个 ``Parameter``，比如来自 ``state_dict(keep_vars=True)``，这样加载后的模型拿到的是源模型自己的 ``Parameter``），加载之后要重新共享权重。

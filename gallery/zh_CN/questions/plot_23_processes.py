@@ -325,7 +325,7 @@ with tempfile.TemporaryDirectory() as folder:
 # 经队列发送的张量是共享的，不是复制的
 # ------------------------------------
 #
-# 经 ``torch.multiprocessing`` 的队列发送一个 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。下面的子进程从收件队列取出
+# 经 ``torch.multiprocessing`` 的队列发送一个 torch 自己分配的 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。（``torch.from_numpy(array)`` 得到的张量也能到达，但和上面的 ``share_memory_()`` 一样，它的存储离开了 ``array``，``array`` 看不到子进程的修改；``torch.from_file`` 得到的张量则到不了，见下文。）下面的子进程从收件队列取出
 # ``sent``，加一，再通过发件队列答复；父进程看到了这次修改。需要梯度的叶子张量到了对方那里仍然需要梯度，所以子进程里的
 # ``add_(1)`` 会报错；在 ``torch.no_grad()`` 之下，同样的修改可以执行，也会传回发送方。
 
@@ -349,6 +349,15 @@ print("after: sent:", sent, " sent.is_shared():", sent.is_shared())
 assert torch.equal(sent, torch.ones(3)) and sent.is_shared(), "the child's edit reached the sender"
 # sphinx_gallery_start_ignore
 assert in_child and exitcode == 0, "the child got a shared tensor and ended"
+# sphinx_gallery_end_ignore
+array = np.zeros(3, dtype=np.float32)
+from_numpy = torch.from_numpy(array)
+(in_child,), exitcode = send_to_child(from_numpy, 1)
+print("from_numpy sent:", from_numpy, " array:", array, " child.exitcode:", exitcode)
+assert torch.equal(from_numpy, torch.ones(3)) and not array.any(), "the edit reached the tensor, not array"
+# sphinx_gallery_start_ignore
+assert in_child and exitcode == 0, "the from_numpy tensor arrived, shared, and the child ended"
+assert from_numpy.is_shared() and not np.shares_memory(array, from_numpy.numpy()), "its storage left array"
 # sphinx_gallery_end_ignore
 leaf = torch.zeros(3, requires_grad=True)
 (refused, in_child), exitcode = send_to_child(leaf, 2)
@@ -387,6 +396,24 @@ except RuntimeError as e:
 else:
     raise AssertionError("SimpleQueue.put of a non-leaf that requires grad must raise in the caller")
 simple.close()
+
+# %%
+# ``torch.from_file(path, shared=False)`` 得到的张量也到不了：feeder 线程序列化它时抛出
+# ``OSError``，队列同样把它丢掉。
+
+with tempfile.TemporaryDirectory() as folder:
+    torch.zeros(3).numpy().tofile(f"{folder}/zeros.bin")
+    from_file = torch.from_file(f"{folder}/zeros.bin", shared=False, size=3)
+    queue, feeder_errors = ctx.Queue(), []
+    queue._on_queue_feeder_error = lambda e, item: feeder_errors.append(e)
+    queue.put(from_file)
+    queue.put(torch.ones(3))
+    first = queue.get(timeout=TIMEOUT)
+    queue.close()
+    queue.join_thread()
+print("from_file: the first item out:", first)
+print("the feeder thread's error:", *(f"{type(e).__name__}: {e}" for e in feeder_errors))
+assert torch.equal(first, torch.ones(3)) and isinstance(feeder_errors[0], OSError), "the queue dropped from_file"
 
 # %%
 # 在两个 epoch 里检验解决办法
