@@ -291,8 +291,13 @@ def test_every_example_page_and_notebook_carries_the_stamp(site_dir, script):
 def _releases_named(name: str) -> str:
     """The releases as a right stamp names them: those that ran with their differing counts, then the rest."""
     releases = expected_releases(name)
-    ran = [f"{release} ({count} checks differ)" if count else release for release, count in releases.items()
-           if count is not None]
+
+    def named(release: str, count: int) -> str:
+        if not count:
+            return release
+        return f"{release} (1 check differs)" if count == 1 else f"{release} ({count} checks differ)"
+
+    ran = [named(release, count) for release, count in releases.items() if count is not None]
     stale = [release for release, count in releases.items() if count is None]
     later = f" Not rerun on torch {', '.join(stale)}." if ran and stale else ""
     return f" Also run on torch {', '.join(ran)}." + later

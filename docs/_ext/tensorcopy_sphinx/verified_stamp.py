@@ -89,7 +89,8 @@ def _releases_text(app: Sphinx, name: str) -> str:
             page = record["pages"][name]
             differ = sum(check["status"] not in ("holds", "no GPU") for check in page.get("checks", []))
             count = differ if "checks" in page else gettext("all")
-            shown.append(gettext("{release} ({count} checks differ)").format(release=record["release"], count=count)
+            words = "{release} (1 check differs)" if count == 1 else "{release} ({count} checks differ)"
+            shown.append(gettext(words).format(release=record["release"], count=count)
                          if differ or "checks" not in page else record["release"])
         text = gettext(" Also run on torch {releases}.").format(releases=between.join(shown))
     if stale and not ran:
