@@ -522,8 +522,8 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 #    reasons: the two resizes because it requires grad (under
 #    ``torch.no_grad()`` too, and on a non-leaf that requires grad), ``set_``
 #    and ``transpose_`` because it is a leaf that requires grad and grad mode
-#    is on, as here (under ``torch.no_grad()`` the leaf accepts them); a
-#    non-leaf source accepts ``set_`` and ``transpose_``.
+#    is on, as here (under ``torch.no_grad()`` the leaf accepts them); the
+#    non-leaf source ``x * 2`` accepts ``set_`` and ``transpose_``.
 
 # %%
 # Conclusion

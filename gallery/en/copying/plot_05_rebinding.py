@@ -266,7 +266,7 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "a.grad must be all twos"
 # --------------------------------------
 #
 # ``a - a.grad`` allocates a new tensor, and ``=`` points the name ``a`` at it.
-# A second name ``a_old`` keeps the original leaf in view. The new ``a`` has a
+# A second name ``a_old`` keeps the original leaf in view. With grad mode on, as here, the new ``a`` has a
 # ``grad_fn`` of ``SubBackward0`` and is not a leaf; ``c`` still holds ones and
 # still shares memory with ``a_old``.
 
@@ -497,8 +497,8 @@ else:
 # ----------
 #
 # ``a = a - a.grad`` computes a new tensor and moves the name; anything taken
-# from the old tensor, like ``c``, stays with the old memory, and the new ``a``
-# is no longer a leaf. To change the values that other names see, update in
+# from the old tensor, like ``c``, stays with the old memory, and (with grad mode
+# on) the new ``a`` is no longer a leaf. To change the values that other names see, update in
 # place under ``torch.no_grad()``, as optimizers do; clear ``.grad`` between
 # passes, and run ``backward()`` on every graph that saved the parameter
 # before you update it. The next page,

@@ -380,11 +380,12 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 #
 # ``detach()`` and ``.data`` share the same numbers. Only ``detach()`` also
 # shares the version counter, and that is what lets autograd notice that a
-# tensor it had already saved was then changed by an in-place operation on
-# its ``detach()``, and raise instead of returning a wrong gradient. The next
+# tensor it had already saved was then changed by an in-place torch operation
+# on its ``detach()``, and raise instead of returning a wrong gradient. The next
 # page checks each point of the article's summary:
 # :ref:`data-vs-detach-comparison`.
 #
 # Autograd does not notice such an edit of a tensor it saved through
-# saved-tensor hooks, or of one a custom ``Function`` kept as an attribute.
+# saved-tensor hooks, or of one a custom ``Function`` kept as an attribute, nor an
+# edit by ``apply_`` or ``map_``, which move no counter (:ref:`questions-version-counter`).
 # :fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check`

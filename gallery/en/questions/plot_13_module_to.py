@@ -479,7 +479,7 @@ if torch.cuda.is_available():
 #
 # A change of dtype by ``module.to()`` converts the module's floating-point parameters (with their
 # ``.grad``) and buffers, in every submodule; a complex parameter is converted too: to a real dtype, losing
-# its imaginary part (torch warns); integer parameters and buffers (such as ``BatchNorm1d``'s
+# its imaginary part; integer parameters and buffers (such as ``BatchNorm1d``'s
 # ``num_batches_tracked``) keep their dtype. A move of device moves every parameter and buffer,
 # integer ones too. A tensor kept as a plain attribute (``self.scale = torch.ones(2)``) or inside a Python list
 # stays where it was: here, on the CPU after ``.to("meta")``, and the forward pass fails.
@@ -514,11 +514,10 @@ assert all(b.is_meta for b in batch_norm.to("meta").buffers()), "every buffer mo
 mixed = torch.nn.Module()
 mixed.register_parameter("z", torch.nn.Parameter(torch.tensor([1.0 + 2.0j])))
 mixed.register_parameter("n", torch.nn.Parameter(torch.ones(1, dtype=torch.int64), requires_grad=False))
-with warnings.catch_warnings(record=True) as caught:
+with warnings.catch_warnings(record=True):
     warnings.simplefilter("always")
     mixed.to(torch.float64)
 assert mixed.z.dtype == torch.float64 and mixed.z.item() == 1.0, "a complex parameter becomes real, without its imaginary part"
-assert any("discards the imaginary part" in str(w.message) for w in caught), "with a warning"
 assert mixed.n.dtype == torch.int64, "an integer parameter keeps its dtype"
 assert all(t.is_meta for t in mixed.to("meta").parameters()), "a device move moves every parameter, the integer one too"
 # sphinx_gallery_end_ignore

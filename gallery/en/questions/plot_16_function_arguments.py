@@ -344,7 +344,8 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # ``_buffers``, ``_modules``, internal to torch), and the dictionaries of hooks as well
 # (``_forward_hooks`` and the others), so a forward hook or a pre-hook (forward or backward)
 # registered on the copy runs on the original. A full backward hook is the exception: one registered
-# with ``register_full_backward_hook`` on the copy does not run on the original, because the copy
+# with ``register_full_backward_hook`` on the copy does not run on an original that has no full
+# backward hook of its own, because the copy
 # alone is marked as having one (``_is_full_backward_hook``, internal to torch). Only an attribute
 # kept outside those dictionaries, such as ``training``, rebound afterwards, becomes separate.
 model = torch.nn.Linear(2, 1)

@@ -7,18 +7,19 @@
 .. admonition:: Answer
    :class: answer
 
-   In ``t[1:] = t[:-1]`` the source is a view of ``t`` whose elements overlap the destination's, and torch refuses
-   the write. ``clone()`` the source first, so that it has memory of its own:
+   In ``t[1:] = t[:-1]`` the source overlaps the destination. Torch refuses it for a contiguous ``t``, but a
+   strided ``t`` or ``w[:, 1:] = w[:, :-1]`` runs and writes wrong values. ``clone()`` the source first:
 
    .. code-block:: python
 
       t[1:] = t[:-1].clone()
 
-Shifting a tensor in place by one step, ``t[1:] = t[:-1]``, stops with ``RuntimeError: unsupported
+Shifting a contiguous tensor in place by one step, ``t[1:] = t[:-1]``, stops with ``RuntimeError: unsupported
 operation: some elements of the input tensor and the written-to tensor refer to a single memory
 location. Please clone() the tensor before performing the operation.`` This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
-overlaps the destination, some refused and some not, and shifts a window of observations at every
+overlaps the destination, some refused and some not, shows the same shift running silently
+with wrong values on a strided tensor and along a second dimension, and shifts a window of observations at every
 step with the source cloned.
 """
 
@@ -342,6 +343,55 @@ assert probe.flip(0)._base is None and not same_storage(probe.flip(0), probe), "
 # sphinx_gallery_end_ignore
 
 # %%
+# The same shift, not caught
+# --------------------------
+#
+# The check that raised above does not catch every layout. The same shift runs without an error,
+# and writes wrong values, on a strided ``t`` (every second element of a longer tensor) and along
+# the second dimension of a 2-d tensor (``w[:, 1:] = w[:, :-1]``, a batch of windows shifted in
+# time). Each gives another result than the shift from a cloned source, so do not count on the
+# error: clone the source whenever the two sides may overlap.
+# On a contiguous ``t`` the shift was refused, with the same message, for each of the five
+# dtypes and three shapes tried below.
+
+
+def strided_shift(src):
+    t = torch.arange(10.0)[::2]
+    t[1:] = src(t[:-1])
+    return t
+
+
+def batch_shift(src):
+    w = torch.arange(6.0).reshape(2, 3)
+    w[:, 1:] = src(w[:, :-1])
+    return w
+
+
+uncaught = []
+for name, shift in {"strided t: t[1:] = t[:-1]": strided_shift, "w[:, 1:] = w[:, :-1]": batch_shift}.items():
+    as_written, cloned = shift(lambda x: x), shift(torch.clone)
+    print(f"{name:<26} as written: {as_written.tolist()}")
+    print(f"{'':<26} cloned:     {cloned.tolist()}")
+    if not torch.equal(as_written, cloned):
+        uncaught.append(name)
+assert len(uncaught) == 2, "both shifts run without an error and give another result than the cloned source"
+refused_contiguous = []
+for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64):
+    for shape in ((5,), (4, 3), (3, 2, 2)):
+        c = torch.zeros(shape, dtype=dtype)
+        try:
+            c[1:] = c[:-1]
+        except RuntimeError as e:
+            refused_contiguous.append("refer to a single memory location" in str(e))
+        else:
+            raise AssertionError(f"the shift of a contiguous {dtype} tensor of shape {shape} must raise")
+print("contiguous, t[1:] = t[:-1] refused:", sum(refused_contiguous), "of 15 dtypes and shapes")
+assert refused_contiguous == [True] * 15, "the shift of a contiguous t is refused for every dtype and shape tried"
+# sphinx_gallery_start_ignore
+assert not torch.arange(10.0)[::2].is_contiguous() and not torch.arange(6.0).reshape(2, 3)[:, 1:].is_contiguous()
+# sphinx_gallery_end_ignore
+
+# %%
 # Writes into an expanded tensor
 # ------------------------------
 #
@@ -401,5 +451,6 @@ for step, obs in enumerate(observations):
 # A write whose source overlaps its destination in part, such as ``t[1:] = t[:-1]``, was refused
 # in seven of the forms run here, with the message this page quotes; two partly overlapping writes
 # (``masked_scatter_`` and ``torch.mm`` with ``out=``) ran without an error and gave another result
-# than the same write from a cloned source. Cloning the source, ``t[1:] = t[:-1].clone()``, gave the
-# intended shift every time the page ran it.
+# than the same write from a cloned source. The same shift on a strided tensor, and along the second
+# dimension of a 2-d tensor, ran without an error and wrote wrong values. Cloning the source,
+# ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it.

@@ -487,8 +487,8 @@ assert sum(p.numel() for p in torch.nn.ModuleList([layer] * 3).parameters()) == 
 # ----------
 #
 # ``[layer] * 3`` puts one module at three places, in a plain list, a ``ModuleList`` or a
-# ``Sequential``. ``parameters()``, ``named_parameters()``, the optimizer and the parameter count
-# see one layer; ``state_dict()`` repeats its keys over one storage, and ``print`` and ``len`` show
+# ``Sequential``. ``parameters()``, ``named_parameters()``, an optimizer built from ``parameters()``
+# and the parameter count see one layer; ``state_dict()`` repeats its keys over one storage, and ``print`` and ``len`` show
 # three layers. On the ``ModuleList`` stack, ``load_state_dict`` keeps the last of three layers, and
 # ``copy.deepcopy`` of the whole stack keeps the sharing. Copy per item,
 # ``[copy.deepcopy(layer) for _ in range(3)]``, or build a new layer per item; where sharing is the

@@ -447,7 +447,7 @@ if torch.cuda.is_available():
 # ``module.to()`` 不管的张量
 # --------------------------
 #
-# 用 ``module.to()`` 改变 dtype 时，转换的是模块（包括各层子模块）的浮点参数（连同它们的 ``.grad``）和缓冲区；复数参数也会转换：转成实数 dtype，丢掉虚部（torch 会发出警告）；整数参数和整数缓冲区（比如 ``BatchNorm1d`` 的 ``num_batches_tracked``）保留原来的 dtype。换设备时，每个参数和缓冲区都会搬过去，整数的也一样。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
+# 用 ``module.to()`` 改变 dtype 时，转换的是模块（包括各层子模块）的浮点参数（连同它们的 ``.grad``）和缓冲区；复数参数也会转换：转成实数 dtype，丢掉虚部；整数参数和整数缓冲区（比如 ``BatchNorm1d`` 的 ``num_batches_tracked``）保留原来的 dtype。换设备时，每个参数和缓冲区都会搬过去，整数的也一样。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
 
 
 class Scaled(torch.nn.Module):
@@ -479,11 +479,10 @@ assert all(b.is_meta for b in batch_norm.to("meta").buffers()), "every buffer mo
 mixed = torch.nn.Module()
 mixed.register_parameter("z", torch.nn.Parameter(torch.tensor([1.0 + 2.0j])))
 mixed.register_parameter("n", torch.nn.Parameter(torch.ones(1, dtype=torch.int64), requires_grad=False))
-with warnings.catch_warnings(record=True) as caught:
+with warnings.catch_warnings(record=True):
     warnings.simplefilter("always")
     mixed.to(torch.float64)
 assert mixed.z.dtype == torch.float64 and mixed.z.item() == 1.0, "a complex parameter becomes real, without its imaginary part"
-assert any("discards the imaginary part" in str(w.message) for w in caught), "with a warning"
 assert mixed.n.dtype == torch.int64, "an integer parameter keeps its dtype"
 assert all(t.is_meta for t in mixed.to("meta").parameters()), "a device move moves every parameter, the integer one too"
 # sphinx_gallery_end_ignore

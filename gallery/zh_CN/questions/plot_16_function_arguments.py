@@ -326,7 +326,7 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # --------------------
 #
 # 浅拷贝得到一个新的模块对象，但它的属性就是原模块的属性：同一批 ``Parameter`` 对象，连存放它们的字典（``_parameters``、
-# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的前向钩子或预钩子（前向或反向的），在原模块上也会运行。完整反向钩子是例外：在副本上用 ``register_full_backward_hook`` 注册的钩子不会在原模块上运行，因为只有副本被标记为带有这种钩子（``_is_full_backward_hook``，torch 的内部属性）。只有存放在这些字典之外、之后又在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
+# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的前向钩子或预钩子（前向或反向的），在原模块上也会运行。完整反向钩子是例外：在副本上用 ``register_full_backward_hook`` 注册的钩子，不会在自身没有完整反向钩子的原模块上运行，因为只有副本被标记为带有这种钩子（``_is_full_backward_hook``，torch 的内部属性）。只有存放在这些字典之外、之后又在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
 model = torch.nn.Linear(2, 1)
 shallow = copy.copy(model)
 print("shallow is model:", shallow is model)

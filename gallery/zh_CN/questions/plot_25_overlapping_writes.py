@@ -7,15 +7,15 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``t[1:] = t[:-1]`` 中，源是 ``t`` 的一个视图，它的元素与目标的元素重叠，torch 拒绝这次写入。先对源调用 ``clone()``，让它有自己的内存：
+   ``t[1:] = t[:-1]`` 的源与目标重叠。``t`` 连续时 torch 拒绝这次写入，但 ``t`` 有步长间隔时，或写 ``w[:, 1:] = w[:, :-1]`` 时，会不报错地写出错误的值。先对源调用 ``clone()``：
 
    .. code-block:: python
 
       t[1:] = t[:-1].clone()
 
-原地把张量平移一位（``t[1:] = t[:-1]``）会报错 ``RuntimeError: unsupported operation: some elements of the
+原地把连续张量平移一位（``t[1:] = t[:-1]``）会报错 ``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
-before performing the operation``。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+before performing the operation``。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移在有步长间隔的张量上、沿第二维进行时不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
 
 # %%
@@ -323,6 +323,49 @@ assert probe.flip(0)._base is None and not same_storage(probe.flip(0), probe), "
 # sphinx_gallery_end_ignore
 
 # %%
+# 没被拦下的同一平移
+# ------------------
+#
+# 上面报错的那项检查并不覆盖所有布局。同样的平移用在有步长间隔的 ``t`` 上（较长张量每隔一个取一个元素），或沿二维张量的第二维进行（``w[:, 1:] = w[:, :-1]``，即把一批窗口沿时间平移）时，不会报错，却写出错误的值，两者的结果都与先克隆源的平移不同。所以不要指望这个报错：只要两边可能重叠，就先克隆源。对连续的 ``t``，下面试过的五种 dtype、三种形状都会以同一条消息拒绝这次平移。
+
+
+def strided_shift(src):
+    t = torch.arange(10.0)[::2]
+    t[1:] = src(t[:-1])
+    return t
+
+
+def batch_shift(src):
+    w = torch.arange(6.0).reshape(2, 3)
+    w[:, 1:] = src(w[:, :-1])
+    return w
+
+
+uncaught = []
+for name, shift in {"strided t: t[1:] = t[:-1]": strided_shift, "w[:, 1:] = w[:, :-1]": batch_shift}.items():
+    as_written, cloned = shift(lambda x: x), shift(torch.clone)
+    print(f"{name:<26} as written: {as_written.tolist()}")
+    print(f"{'':<26} cloned:     {cloned.tolist()}")
+    if not torch.equal(as_written, cloned):
+        uncaught.append(name)
+assert len(uncaught) == 2, "both shifts run without an error and give another result than the cloned source"
+refused_contiguous = []
+for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64):
+    for shape in ((5,), (4, 3), (3, 2, 2)):
+        c = torch.zeros(shape, dtype=dtype)
+        try:
+            c[1:] = c[:-1]
+        except RuntimeError as e:
+            refused_contiguous.append("refer to a single memory location" in str(e))
+        else:
+            raise AssertionError(f"the shift of a contiguous {dtype} tensor of shape {shape} must raise")
+print("contiguous, t[1:] = t[:-1] refused:", sum(refused_contiguous), "of 15 dtypes and shapes")
+assert refused_contiguous == [True] * 15, "the shift of a contiguous t is refused for every dtype and shape tried"
+# sphinx_gallery_start_ignore
+assert not torch.arange(10.0)[::2].is_contiguous() and not torch.arange(6.0).reshape(2, 3)[:, 1:].is_contiguous()
+# sphinx_gallery_end_ignore
+
+# %%
 # 写入 expand 的结果
 # ------------------
 #
@@ -372,4 +415,4 @@ for step, obs in enumerate(observations):
 # 小结
 # ----
 #
-# 源与目标部分重叠的写入（如 ``t[1:] = t[:-1]``）在本页运行的七种写法中都被拒绝，报的都是本页引用的那条消息；两种部分重叠的写入（``masked_scatter_`` 和带 ``out=`` 的 ``torch.mm``）运行时没有报错，结果却与先克隆源的同一写入不同。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移。
+# 源与目标部分重叠的写入（如 ``t[1:] = t[:-1]``）在本页运行的七种写法中都被拒绝，报的都是本页引用的那条消息；两种部分重叠的写入（``masked_scatter_`` 和带 ``out=`` 的 ``torch.mm``）运行时没有报错，结果却与先克隆源的同一写入不同。同样的平移用在有步长间隔的张量上、或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移。

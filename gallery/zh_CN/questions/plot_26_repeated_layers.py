@@ -452,4 +452,4 @@ assert sum(p.numel() for p in torch.nn.ModuleList([layer] * 3).parameters()) == 
 # 小结
 # ----
 #
-# ``[layer] * 3`` 把一个模块放在三个位置上，普通列表、``ModuleList`` 和 ``Sequential`` 都是如此。``parameters()``、``named_parameters()``、优化器和参数量看到的是一层；``state_dict()`` 在一块存储上重复列出键，``print`` 和 ``len`` 显示三层。对于 ``ModuleList`` 这叠层，``load_state_dict`` 只留下三层中的最后一层，对整叠层 ``copy.deepcopy`` 仍然共享。解决办法是每一项各复制一次，``[copy.deepcopy(layer) for _ in range(3)]``，或者每一项新建一个层；本来就想共享时，在循环里调用同一个层。
+# ``[layer] * 3`` 把一个模块放在三个位置上，普通列表、``ModuleList`` 和 ``Sequential`` 都是如此。``parameters()``、``named_parameters()``、用 ``parameters()`` 构造的优化器和参数量看到的是一层；``state_dict()`` 在一块存储上重复列出键，``print`` 和 ``len`` 显示三层。对于 ``ModuleList`` 这叠层，``load_state_dict`` 只留下三层中的最后一层，对整叠层 ``copy.deepcopy`` 仍然共享。解决办法是每一项各复制一次，``[copy.deepcopy(layer) for _ in range(3)]``，或者每一项新建一个层；本来就想共享时，在循环里调用同一个层。
