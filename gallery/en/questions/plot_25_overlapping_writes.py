@@ -1,8 +1,8 @@
 """
 .. _questions-overlapping-writes:
 
-"some elements of the input tensor and the written-to tensor refer to a single memory location": writes that overlap themselves
-===============================================================================================================================
+"refer to a single memory location": writes that overlap themselves
+===================================================================
 
 .. admonition:: Answer
    :class: answer

@@ -1,8 +1,8 @@
 """
 .. _questions-overlapping-writes:
 
-“some elements of the input tensor and the written-to tensor refer to a single memory location”：源与目标重叠的写入
-===================================================================================================================
+“refer to a single memory location”：源与目标重叠的写入
+=======================================================
 
 .. admonition:: 答案
    :class: answer
