@@ -62,13 +62,19 @@ TABLE_WEIGHT = 0.5
 #: questions that the code does not answer.
 CODE_WEIGHT = 0.5
 #: Pages that list or summarise the others (every fact, every claim, every example, the glossary): they
-#: hold the words of many questions, while the answer is on the page they link to, so they weigh less.
-SUMMARY_PAGES = ("index.html", "examples/index.html", "facts.html", "ledger.html", "glossary.html", "about.html")
+#: hold the words of many questions, while the answer is on the page they link to, so they weigh less;
+#: so does the record of every check on other torch releases.
+SUMMARY_PAGES = ("index.html", "examples/index.html", "facts.html", "ledger.html", "glossary.html", "about.html",
+                 "releases.html")
 SUMMARY_WEIGHT = 0.25
 #: Elements of a page that are not its content, by a class they carry.
-#: The drawing helpers (``tc-helpers``) are the same code on every page that draws.
+#: The drawing helpers (``tc-helpers``) are the same code on every page that draws; the table of checks
+#: that changed between releases (``release-changes``) quotes the messages readers paste, whose answer is
+#: on the page that explains them.
 IGNORED_CLASSES = ("sphx-glr-download-link-note", "verified-stamp", "sphx-glr-footer", "sphx-glr-signature",
-                   "tc-helpers")
+                   "tc-helpers", "release-changes")
+#: A section with no section inside it.
+LEAF_SECTION = re.compile(r"<section\b[^>]*>(?:(?!<section\b|</section>).)*</section>", re.S)
 
 
 class SearchIndexError(ValueError):
@@ -156,7 +162,8 @@ def prepared(html: str, words: list[tuple[str, tuple[str, ...]]], summary: bool 
     weight = f' data-pagefind-weight="{SUMMARY_WEIGHT}"' if summary else ""
     html = _mark(html, r'<article role="main"[^>]*>', "data-pagefind-body" + weight)
     for name in IGNORED_CLASSES:
-        html = _mark(html, rf'<(?:div|p|details)\b[^>]*class="[^"]*\b{name}\b[^"]*"[^>]*>', "data-pagefind-ignore")
+        html = _mark(html, rf'<(?:div|p|details|table)\b[^>]*class="[^"]*\b{name}\b[^"]*"[^>]*>', "data-pagefind-ignore")
+    html = LEAF_SECTION.sub(lambda match: _ignore_helpers(match.group(0)), html)
     html = _mark(html, r'<div class="answer admonition"[^>]*>', f'data-pagefind-weight="{ANSWER_WEIGHT}"')
     # Pagefind makes a result of each heading with an id; Sphinx puts the id on the <section> around it.
     html = re.sub(r'(<section\b[^>]*\bid="([^"]+)"[^>]*>(?:\s*<span id="[^"]*"></span>)*\s*)<h([1-6])>',
@@ -171,6 +178,15 @@ def prepared(html: str, words: list[tuple[str, tuple[str, ...]]], summary: bool 
         text = WORDS_OPEN + " · ".join(escape(word, quote=False) for word in typed) + WORDS_CLOSE
         html = html[:heading.end()] + f'\n<p data-pagefind-weight="{WORDS_WEIGHT}">{text}</p>\n' + html[heading.end():]
     return html
+
+
+def _ignore_helpers(section: str) -> str:
+    """A section of helper functions (its code defines functions, and it prints and draws nothing) is
+    left out of the index: its prose (what ``same_storage`` compares, how the pictures are drawn) holds
+    the words of many questions and answers none."""
+    defines = '<span class="k">def</span>' in section
+    shows = "sphx-glr-script-out" in section or "<img" in section
+    return section.replace("<section", "<section data-pagefind-ignore", 1) if defines and not shows else section
 
 
 def placed_words(folder: Path, code: str, entries: list[Words], complete: bool = True,

@@ -26,6 +26,7 @@ PAGES = {
         "names.html": ("Sharing", "<p>Call <code>share_memory_()</code> before the workers start.</p>"),
         "long.html": ("A long reference", f"<p>{FILLER}</p><h2 id='which-one'>Which one</h2><p>Use clone to copy.</p>"),
         "other.html": ("Other", f"<p>{FILLER}</p>"),
+        "moves.html": ("Moving", "<p>After <code>w = x.cuda()</code> the tensor is on the GPU.</p>"),
         "chatter.html": ("Chatter", "<p>" + "Why is it so? What is the way it is, and when? " * 8 + "</p>"),
     },
     "zh_CN": {
@@ -111,6 +112,12 @@ def test_a_bare_name_matches_the_name_with_its_underscore(chromium, small_site):
     assert pages_of(links)[:1] == ["names.html"], links
 
 
+def test_a_call_on_a_name_no_page_uses_finds_the_call_on_another_name(chromium, small_site):
+    """No page says a.cuda(); moves.html says x.cuda()."""
+    links, _ = results(chromium, small_site, "en", "a.cuda()")
+    assert pages_of(links)[:1] == ["moves.html"], links
+
+
 def test_a_result_leads_to_the_section_that_matches(chromium, small_site):
     links, _ = results(chromium, small_site, "en", "clone")
     assert links[:1] == ["long.html#which-one"], links
@@ -165,6 +172,31 @@ def test_readers_words_go_after_the_heading_of_their_section_with_a_weight():
     out = site_search.prepared(html, [("fix", ("OOM", "memory leak"))])
     assert '<h2>The fix</h2>\n<p data-pagefind-weight="6">⟦OOM · memory leak⟧</p>' in out, out
     assert "<article" in out and "data-pagefind-body" in out
+
+
+CODE = '<div class="highlight-Python notranslate"><pre>{}</pre></div>'
+OUTPUT = '<div class="sphx-glr-script-out"><pre>tensor([1.])</pre></div>'
+
+
+@pytest.mark.parametrize(("code", "output", "ignored"), [
+    ('<span class="k">def</span> same_storage(x, y): ...', "", True),  # helpers: defined, nothing shown
+    ('<span class="k">def</span> show(t): ...\nshow(a)', OUTPUT, False),  # a function used at once
+    ("a.add_(1)", "", False),  # a section that checks without printing
+])
+def test_a_section_of_helper_functions_is_left_out_of_the_index(code, output, ignored):
+    body = (f'<section id="helpers"><h2>Helpers</h2><p>same_storage compares</p>{CODE.format(code)}{output}</section>'
+            '<section id="next"><h2>Next</h2><p>text</p></section>')
+    out = site_search.prepared(_page("en", "Title", body), [])
+    assert ('<section data-pagefind-ignore id="helpers">' in out) is ignored, out
+    assert '<section id="next">' in out, out
+
+
+def test_the_table_of_checks_that_changed_between_releases_is_left_out_of_the_index():
+    tables = '<table class="release-records"><tr><td>2.4.1</td></tr></table>' \
+             '<table class="release-records release-changes"><tr><td>UserWarning: To copy</td></tr></table>'
+    out = site_search.prepared(_page("en", "Releases", tables), [])
+    assert '<table class="release-records" data-pagefind-weight' in out, out
+    assert '<table class="release-records release-changes" data-pagefind-ignore' in out, out
 
 
 def test_a_word_list_entry_with_an_unknown_label_fails_naming_file_and_line(tmp_path, monkeypatch):

@@ -104,8 +104,16 @@ const decoded = (text) =>
 
 /** The pages that hold a word or another word of its term, each with its best score, best first. */
 async function lookup(word) {
-  const group = synonyms.get(word) || [word];
-  const searches = await Promise.all(group.map((each) => pagefind.search(encoded(each))));
+  let group = synonyms.get(word) || [word];
+  let searches = await Promise.all(group.map((each) => pagefind.search(encoded(each))));
+  // A call on a short name (a.cuda(), p.grad) that the best page does not hold is Pagefind's loose match
+  // of its first letters: the call on any name (cuda()) is looked up instead.
+  const onName = word.match(/^[a-z]{1,2}\d?\.([\p{L}_].*)$/u);
+  const top = onName && searches[0].results[0];
+  if (onName && !(top && (await top.data()).content.toLowerCase().includes(word.toLowerCase()))) {
+    group = [onName[1]];
+    searches = [await pagefind.search(onName[1])];
+  }
   const best = new Map();
   for (const result of searches.flatMap((search) => search.results)) {
     if (!best.has(result.id) || best.get(result.id).score < result.score) best.set(result.id, result);
