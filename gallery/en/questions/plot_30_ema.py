@@ -1,0 +1,581 @@
+"""
+.. _questions-ema:
+
+Moving averages of weights (EMA): copies that must stay copies
+==============================================================
+
+.. admonition:: Answer
+   :class: answer
+
+   ``ema = model`` and ``model.state_dict()`` give the model's own tensors a second name, so the
+   "average" equals the model at every step. Average into a deep copy, in place, without gradient:
+
+   .. code-block:: python
+
+      ema = copy.deepcopy(model)
+      ema.requires_grad_(False)
+      with torch.no_grad():
+          for e, p in zip(ema.parameters(), model.parameters(), strict=True):
+              e.lerp_(p, 1 - decay)
+
+An exponential moving average (EMA) of the weights is a second set of weights, moved at each step a
+little towards the model's: ``ema = decay * ema + (1 - decay) * weight``. When the EMA model is the
+same as the model, the average was never a copy. This page trains a tiny network with three such
+mistakes, then with a hand-written EMA and with ``torch.optim.swa_utils.AveragedModel``, checks each
+against the formula, shows what happens to a batch norm's buffers, and fixes the error "Only Tensors
+created explicitly by the user (graph leaves) support the deepcopy protocol at the moment." that
+``copy.deepcopy`` raises on some models.
+"""
+
+# %%
+# Helpers
+# -------
+#
+# A small network with a batch norm (the linear layer before it has no bias, which the batch norm
+# would cancel), four fixed batches, and one training step of SGD.
+# ``ema_formula`` computes the average of a list of recorded values directly from the formula:
+# the first value weighted by ``decay ** n``, the ``k``-th by ``(1 - decay) * decay ** (n - k)``.
+# ``same_storage`` compares where two tensors' storages start.
+
+import copy
+import warnings
+
+import torch
+from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn, update_bn
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def make_model():
+    return torch.nn.Sequential(torch.nn.Linear(3, 4, bias=False), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 1))
+
+
+def train_step(model, optimizer, x, y):
+    optimizer.zero_grad()
+    torch.nn.functional.mse_loss(model(x), y).backward()
+    optimizer.step()
+
+
+def ema_formula(values, decay):
+    n = len(values) - 1
+    return decay**n * values[0] + sum((1 - decay) * decay ** (n - k) * v for k, v in enumerate(values) if k > 0)
+
+
+def snapshot(model):
+    return [p.detach().clone() for p in model.parameters()]
+
+
+torch.manual_seed(0)
+batches = [(torch.randn(8, 3), torch.randn(8, 1)) for _ in range(4)]
+decay = 0.9
+
+# %%
+# Drawing helpers
+# ---------------
+#
+# The pictures on this page are drawn by the functions below, with matplotlib,
+# from the live tensors: which names point to which tensor object, which storage
+# (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
+# uses, and the graph of ``grad_fn`` nodes. ``shared_counters`` finds a shared counter by
+# setting one counter to a marker value and putting every value back.
+
+import matplotlib.pyplot as plt
+
+INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
+
+
+def _canvas(width, height, title, xlim, ylim):
+    plt.close("all")  # one picture per cell: the pictures of earlier cells were shown already
+    fig, ax = plt.subplots(figsize=(width, height), facecolor=PAPER)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99 - 0.4 / height)
+    ax.set_title(title, family="monospace", size=12, color=INK)
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, xy, text, fill):
+    return ax.text(*xy, text, ha="center", va="center", family="monospace", size=12, color=INK,
+                   bbox={"boxstyle": "round,pad=0.4", "facecolor": fill, "edgecolor": INK})  # fmt: skip
+
+
+def _arrow(ax, start, end):
+    ax.annotate("", end.get_position(), start.get_position(), annotation_clip=False,
+                arrowprops={"arrowstyle": "-|>", "color": INK, "shrinkA": 3, "shrinkB": 3,
+                            "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
+
+
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
+    seen = []
+    for item in items:
+        if not any(identity(item) == identity(other) for other in seen):
+            seen.append(item)
+    return seen
+
+
+def shared_counters(tensors):
+    """Which tensors share one version counter: move one counter on, see whose ``_version`` moved, put it
+    back. ``increment_version`` is public; the context manager that puts the counter back is torch's own and
+    takes one tensor on every release the site supports (the private function it calls changed its arguments)."""
+    label = {}
+    for t in tensors:
+        if id(t) not in label:
+            versions = [u._version for u in tensors]
+            with torch.autograd._unsafe_preserve_version_counter(t):  # sets t's counter back on leaving
+                torch.autograd.graph.increment_version(t)
+                counter = f"C{len(set(label.values())) + 1}"
+                label.update((id(u), counter) for u, v in zip(tensors, versions, strict=True) if u._version != v)
+    return label
+
+
+def draw_memory(title, **names):
+    """Names -> tensor objects -> storages (S1, S2 ... in order of appearance) and version counters."""
+    tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    counters, rows = shared_counters(tensors), max(len(names), 1)
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
+    tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
+    for r, t in enumerate(tensors):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
+        tensor_boxes[id(t)] = _box(
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+        )
+        _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
+
+
+def draw_versions(title, names, steps):
+    """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
+    ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
+        for col, (_, versions) in enumerate(steps):
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
+    for col, (code, _) in enumerate(steps):
+        ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
+
+
+def _saved(node):
+    """The tensors a node saved: (attribute, version text), with the versions an in-place edit broke."""
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError as e:  # "... is at version 1; expected version 0 instead.", or freed by backward()
+            if "is at version " not in str(e):
+                continue
+            now, saved = str(e).split("is at version ")[1].split("; expected version ")
+            yield attr[7:], f"_version {now} != {saved.split(' ')[0]}"
+        else:
+            if isinstance(value, torch.Tensor):
+                yield attr[7:], f"_version {value._version}"
+
+
+def _children(node):
+    if isinstance(node, torch.Tensor):
+        return []
+    children = [f for f, _ in node.next_functions if f is not None]
+    return children + ([node.variable] if hasattr(node, "variable") else [])
+
+
+def draw_graph(title, root, **leaves):
+    """The autograd graph under ``root``: grad_fn nodes, AccumulateGrad and leaves, saved tensors."""
+    levels, seen = [[root.grad_fn]], {id(root.grad_fn)}
+    while levels[-1]:
+        levels.append([child for node in levels[-1] for child in _children(node) if id(child) not in seen])
+        levels[-1] = _first_seen(levels[-1], id)
+        seen.update(id(child) for child in levels[-1])
+    width = max(5.6, 2.9 * max(map(len, levels)))
+    ax = _canvas(width, 0.3 + 1.1 * (len(levels) - 1), title, (-1, 1), (len(levels) - 1.5, -0.5))
+    boxes = {}
+    for depth, level in enumerate(levels):
+        for i, node in enumerate(level):
+            xy = ((2 * i + 1) / len(level) - 1, depth)
+            if isinstance(node, torch.Tensor):
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
+            else:
+                saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
+                fill = FILLS[1] if "!=" in saved else FILLS[0]
+                boxes[id(node)] = _box(ax, xy, type(node).__name__ + saved, fill)
+    for level in levels:
+        for node in level:
+            for child in _children(node):
+                _arrow(ax, boxes[id(node)], boxes[id(child)])
+
+
+def draw_processes(title, child, **names):
+    """This process and a child forked from it: a storage in shared memory (``is_shared()``) is one storage
+    that both map; the child gets any other storage as a copy of its own. ``child`` says what the child ran."""
+    tensors = _first_seen(names.values(), id)
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    ax = _canvas(8.4, 1.0 + 0.95 * len(names), title, (-0.75, 3.75), (len(names) - 0.5, -1.1))
+    ax.axvspan(1.22, 1.78, color=FILLS[4], zorder=0)
+    for x, header in ((0.5, "this process"), (1.5, "shared memory"), (2.5, f"child: {child}")):
+        ax.text(x, -0.85, header, ha="center", va="center", family="monospace", size=10, color=INK)
+    for r, (label, t) in enumerate(names.items()):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        here = _box(ax, (0, r), f"{label}\n{values}\nis_shared()={t.is_shared()}", FILLS[s % 4])
+        there = _box(ax, (3, r), f"{label}\n(forked)", FILLS[s % 4])
+        if t.is_shared():
+            segment = _box(ax, (1.5, r), f"S{s + 1}", FILLS[s % 4])
+            _arrow(ax, here, segment)
+            _arrow(ax, there, segment)
+        else:
+            _arrow(ax, here, _box(ax, (0.9, r), f"S{s + 1}", FILLS[s % 4]))
+            _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
+
+
+# %%
+# The mistake: an average that is the model
+# -----------------------------------------
+#
+# Three ways of starting an EMA that look right and are not: ``ema = model``; ``ema_state =
+# model.state_dict()``, whose tensors are the model's own; and a real copy loaded with
+# ``load_state_dict``, but with the list of tensors to average taken from the wrong module. Each
+# run trains a fresh model four steps and, after each step, moves the "averaged" tensors towards the
+# model's with ``lerp_``. In all three, the tensors being averaged are the model's parameters, so
+# the average equals the live model after every step.
+
+
+def start_alias(model):
+    ema = model
+    return list(ema.parameters())
+
+
+def start_state_dict(model):
+    ema_state = model.state_dict()
+    return [ema_state[name] for name, _ in model.named_parameters()]
+
+
+def start_wrong_list(model):
+    ema = make_model()
+    ema.load_state_dict(model.state_dict())
+    ema_params = list(model.parameters())  # meant: ema.parameters()
+    return ema_params
+
+
+mistakes = {}
+for name, start in {
+    "ema = model": start_alias,
+    "ema_state = model.state_dict()": start_state_dict,
+    "ema_params = list(model.parameters())": start_wrong_list,
+}.items():
+    torch.manual_seed(1)
+    model = make_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    averaged = start(model)
+    equal_at_step = []
+    for x, y in batches:
+        train_step(model, optimizer, x, y)
+        with torch.no_grad():
+            for e, p in zip(averaged, model.parameters(), strict=True):
+                e.lerp_(p, 1 - decay)
+        equal_at_step.append(all(torch.equal(e, p) for e, p in zip(averaged, model.parameters(), strict=True)))
+    mistakes[name] = equal_at_step
+    print(name)
+    print("    average == model after each step:", equal_at_step)
+    print("    same storage:", same_storage(averaged[0], model[0].weight))
+    assert same_storage(averaged[0], model[0].weight)
+assert all(all(steps) for steps in mistakes.values()), "in each mistake the average equals the model at every step"
+# sphinx_gallery_start_ignore
+assert len(mistakes) == 3 and all(len(steps) == 4 for steps in mistakes.values()), "three runs of four steps"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: Diagram: model[0].weight and ema_state["0.weight"] are two tensor objects on one storage S1.
+#
+#    ``model[0].weight`` and ``ema_state["0.weight"]`` are two tensor objects on one storage ``S1``:
+#    a write into either is a write into the other.
+
+model = make_model()
+ema_state = model.state_dict()
+draw_memory("ema_state = model.state_dict()", **{"model[0].weight": model[0].weight, 'ema_state["0.weight"]': ema_state["0.weight"]})
+# sphinx_gallery_start_ignore
+assert same_storage(ema_state["0.weight"], model[0].weight), "state_dict() shares the weight's storage"
+# sphinx_gallery_end_ignore
+
+# %%
+# An EMA that averages
+# --------------------
+#
+# ``copy.deepcopy(model)`` gives the EMA parameters of their own; ``requires_grad_(False)`` keeps
+# them out of autograd; each step moves them towards the model's under ``torch.no_grad()``. We
+# record a snapshot of the model's parameters (``p.detach().clone()``) before training and after
+# each step, and compare the EMA with ``ema_formula`` over the snapshots: after every step the EMA
+# equals the formula and differs from the model in every parameter.
+
+torch.manual_seed(1)
+model = make_model()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+ema = copy.deepcopy(model)
+ema.requires_grad_(False)
+snapshots = [snapshot(model)]
+matches, differs = [], []
+for x, y in batches:
+    train_step(model, optimizer, x, y)
+    with torch.no_grad():
+        for e, p in zip(ema.parameters(), model.parameters(), strict=True):
+            e.lerp_(p, 1 - decay)
+    snapshots.append(snapshot(model))
+    expected = [ema_formula([s[i] for s in snapshots], decay) for i in range(len(snapshots[0]))]
+    matches.append(all(torch.allclose(e, want) for e, want in zip(ema.parameters(), expected, strict=True)))
+    differs.append(all(not torch.equal(e, p) for e, p in zip(ema.parameters(), model.parameters(), strict=True)))
+print("EMA == formula after each step:", matches)
+print("EMA != model after each step:  ", differs)
+print("model[2].weight:", model[2].weight.detach())
+print("ema[2].weight:  ", ema[2].weight.detach())
+print("same storage:", same_storage(ema[0].weight, model[0].weight))
+assert all(matches) and all(differs), "the deep copy follows the formula and is not the model"
+# sphinx_gallery_start_ignore
+for avg, live in zip(ema.parameters(), model.parameters(), strict=True):
+    assert not same_storage(avg, live), "every EMA parameter has memory of its own"
+    assert avg.is_leaf and not avg.requires_grad and avg.grad is None, "the EMA stays out of autograd"
+assert len(matches) == 4, "four steps"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: Diagram: model[0].weight and ema[0].weight point to two tensor objects on two storages S1 and S2.
+#
+#    After ``copy.deepcopy``, ``model[0].weight`` and ``ema[0].weight`` are on two storages,
+#    ``S1`` and ``S2``.
+
+draw_memory("ema = copy.deepcopy(model)", **{"model[0].weight": model[0].weight, "ema[0].weight": ema[0].weight})
+# sphinx_gallery_start_ignore
+assert not same_storage(model[0].weight, ema[0].weight), "two storages"
+# sphinx_gallery_end_ignore
+
+# %%
+# The batch norm's buffers
+# ------------------------
+#
+# The loop above runs over ``parameters()`` only. A batch norm's ``running_mean``,
+# ``running_var`` and ``num_batches_tracked`` are buffers: in the EMA they are still the values
+# ``copy.deepcopy`` copied before training (zeros, ones, 0), while the model's have moved. Copy
+# them over ``buffers()``, under ``torch.no_grad()``, when the EMA is used with them.
+
+print("model[1].running_mean:", model[1].running_mean)
+print("ema[1].running_mean:  ", ema[1].running_mean)
+print("num_batches_tracked, model:", model[1].num_batches_tracked.item(), " ema:", ema[1].num_batches_tracked.item())
+assert torch.equal(ema[1].running_mean, torch.zeros(4)) and ema[1].num_batches_tracked.item() == 0
+with torch.no_grad():
+    for e, b in zip(ema.buffers(), model.buffers(), strict=True):
+        e.copy_(b)
+print("after the copy, ema[1].running_mean:", ema[1].running_mean)
+assert torch.equal(ema[1].running_mean, model[1].running_mean), "copied over buffers()"
+# sphinx_gallery_start_ignore
+assert torch.equal(ema[1].running_var, model[1].running_var) and not same_storage(ema[1].running_var, model[1].running_var)
+# sphinx_gallery_end_ignore
+
+# %%
+# Why ``torch.no_grad()`` and ``requires_grad_(False)``
+# -----------------------------------------------------
+#
+# Without ``torch.no_grad()``, ``lerp_`` is recorded by autograd. On a copy whose parameters still
+# require grad it raises; on a copy whose parameters do not, it runs and turns the EMA's parameter
+# into a non-leaf with a ``grad_fn``, tied to the model's graph. ``requires_grad_(False)`` also
+# means that running the EMA model (here in eval mode, as for an evaluation) builds no graph: its
+# output does not require grad.
+
+still_trainable = copy.deepcopy(model)
+try:
+    still_trainable[0].weight.lerp_(model[0].weight, 1 - decay)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("lerp_ in grad mode on a leaf that requires grad must raise")
+frozen = copy.deepcopy(model).requires_grad_(False)
+frozen[0].weight.lerp_(model[0].weight, 1 - decay)
+print("frozen[0].weight.is_leaf:", frozen[0].weight.is_leaf)
+print("frozen[0].weight.grad_fn:", type(frozen[0].weight.grad_fn).__name__)
+ema.eval()
+out = ema(batches[0][0])
+print("out.requires_grad:", out.requires_grad)
+assert not frozen[0].weight.is_leaf and not out.requires_grad
+
+# %%
+# ``AveragedModel`` with an EMA
+# -----------------------------
+#
+# ``AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(decay))`` deep-copies the model into
+# ``.module``: none of its parameters or buffers shares memory with the model's. Each
+# ``update_parameters(model)`` averages; the first one copies the model, so the average starts at
+# the weights after the first step (``n_averaged`` counts the updates). We train a fresh model from
+# the same seed with two of them, one with the default ``use_buffers=False`` and one with
+# ``use_buffers=True``.
+
+torch.manual_seed(1)
+model = make_model()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+averaged = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(decay))
+with_buffers = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(decay), use_buffers=True)
+pairs = list(zip(averaged.module.state_dict().values(), model.state_dict().values(), strict=True))
+print("same storage (any of", len(pairs), "tensors):", any(same_storage(a, m) for a, m in pairs))
+assert not any(same_storage(a, m) for a, m in pairs), "AveragedModel deep-copies parameters and buffers"
+steps, running_means, buffers_copied = [], [], []
+for x, y in batches:
+    train_step(model, optimizer, x, y)
+    averaged.update_parameters(model)
+    with_buffers.update_parameters(model)
+    steps.append(snapshot(model))
+    running_means.append(model[1].running_mean.clone())
+    buffers_copied.append(torch.equal(averaged.module[1].running_mean, model[1].running_mean))
+expected = [ema_formula([s[i] for s in steps], decay) for i in range(len(steps[0]))]
+print("n_averaged:", averaged.n_averaged.item())
+print("averaged.module[2].weight:", averaged.module[2].weight.detach())
+print("formula from the first update:", expected[3])
+assert all(torch.allclose(a, want) for a, want in zip(averaged.module.parameters(), expected, strict=True))
+# sphinx_gallery_start_ignore
+assert averaged.n_averaged.item() == 4, "four updates"
+assert not torch.allclose(averaged.module[2].weight, ema[2].weight), "a start at step 1 is another average than one at step 0"
+assert all(
+    torch.allclose(a, want) for a, want in zip(with_buffers.module.parameters(), expected, strict=True)
+), "use_buffers=True averages the parameters the same way"
+# sphinx_gallery_end_ignore
+
+# %%
+# What each does with the buffers: with the default ``use_buffers=False``, every update copies the
+# model's buffers into the copy's own (after each of the four steps, the running mean equals the
+# model's). With ``use_buffers=True`` they are averaged with the parameters: the running mean is the
+# formula over the model's running means, and the integer ``num_batches_tracked``, averaged and
+# written back into an integer, stays at the 1 that the first update copied while the model's
+# reaches 4.
+
+print("use_buffers=False, running_mean == model's after each step:", buffers_copied)
+print("use_buffers=True,  running_mean:", with_buffers.module[1].running_mean)
+print("formula over the model's running means:", ema_formula(running_means, decay))
+print(
+    "num_batches_tracked, model:", model[1].num_batches_tracked.item(),
+    " use_buffers=False:", averaged.module[1].num_batches_tracked.item(),
+    " use_buffers=True:", with_buffers.module[1].num_batches_tracked.item(),
+)  # fmt: skip
+assert all(buffers_copied) and torch.allclose(with_buffers.module[1].running_mean, ema_formula(running_means, decay))
+assert with_buffers.module[1].num_batches_tracked.item() == 1 and averaged.module[1].num_batches_tracked.item() == 4
+# sphinx_gallery_start_ignore
+assert not same_storage(averaged.module[1].running_mean, model[1].running_mean), "copied into its own buffer"
+assert model[1].num_batches_tracked.item() == 4, "the model counted four batches"
+# sphinx_gallery_end_ignore
+
+# %%
+# Batch norm statistics for the averaged weights
+# ----------------------------------------------
+#
+# Either way the running statistics come from other weights than the averaged ones.
+# ``update_bn(loader, averaged)`` recomputes them: it resets them and runs the averaged model over
+# the batches. Afterwards the running mean is the mean of the batch norm's inputs computed with the
+# averaged weights (the four batches have the same size), no longer the model's.
+
+update_bn([x for x, _ in batches], averaged)
+with torch.no_grad():
+    inputs = torch.cat([averaged.module[0](x) for x, _ in batches])
+print("after update_bn, running_mean:", averaged.module[1].running_mean)
+print("mean of the inputs:           ", inputs.mean(0))
+assert torch.allclose(averaged.module[1].running_mean, inputs.mean(0)), "update_bn recomputes the statistics"
+# sphinx_gallery_start_ignore
+assert not torch.allclose(averaged.module[1].running_mean, model[1].running_mean), "no longer the model's"
+assert averaged.module[1].momentum == model[1].momentum, "update_bn puts the momentum back"
+# sphinx_gallery_end_ignore
+
+# %%
+# "graph leaves": when ``copy.deepcopy`` refuses the model
+# --------------------------------------------------------
+#
+# ``copy.deepcopy`` copies only leaf tensors (see :ref:`questions-deepcopy`). A module that keeps a
+# tensor computed from a parameter in grad mode cannot be deep-copied, so neither
+# ``copy.deepcopy(model)`` nor ``AveragedModel(model)`` builds an EMA of it. Two such modules: one
+# wrapped by the deprecated ``torch.nn.utils.weight_norm`` (which keeps ``weight`` computed from
+# ``weight_g`` and ``weight_v``; it warns when called), and one that stores ``self.w2 = self.w * 2``.
+# Both routes raise the same error for both, and so they do inside ``torch.no_grad()``: the
+# tensor already has its ``grad_fn``.
+
+
+class Doubled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.ones(2))
+        self.w2 = self.w * 2
+
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    old_style = torch.nn.utils.weight_norm(torch.nn.Linear(3, 1))
+print(f"{caught[0].category.__name__}: {caught[0].message}")
+print("old_style.weight.is_leaf:", old_style.weight.is_leaf)
+messages = []
+for name, module in {"weight_norm": old_style, "self.w2 = self.w * 2": Doubled()}.items():
+    for route, make_copy in {"copy.deepcopy": copy.deepcopy, "AveragedModel": AveragedModel}.items():
+        for grad_mode in (True, False):
+            try:
+                with torch.set_grad_enabled(grad_mode):
+                    make_copy(module)
+            except RuntimeError as e:
+                messages.append(str(e))
+                print(f"{name:<21} {route:<14} grad mode {grad_mode!s:<5}: {type(e).__name__}")
+            else:
+                raise AssertionError(f"{route} of the {name} module must raise")
+print(messages[0])
+assert len(messages) == 8 and all(m == messages[0] for m in messages)
+assert messages[0].startswith("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol")
+# sphinx_gallery_start_ignore
+assert issubclass(caught[0].category, FutureWarning) and "deprecated" in str(caught[0].message)
+assert not Doubled().w2.is_leaf and not old_style.weight.is_leaf, "both modules keep a non-leaf"
+# sphinx_gallery_end_ignore
+
+# %%
+# The fix for weight normalisation is the one the warning names:
+# ``torch.nn.utils.parametrizations.weight_norm`` computes the weight when it is read, and keeps only
+# leaves on the module. That module deep-copies, before and after a forward, and ``AveragedModel``
+# averages what it lists as parameters: the magnitude ``original0``, the direction ``original1``
+# and the bias, each equal to the formula after four steps. (For ``self.w2``, compute it in
+# ``forward``, as :ref:`questions-deepcopy` shows.)
+
+torch.manual_seed(1)
+new_style = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(3, 1))
+new_optimizer = torch.optim.SGD(new_style.parameters(), lr=0.1)
+new_ema = AveragedModel(new_style, multi_avg_fn=get_ema_multi_avg_fn(decay))
+new_steps = []
+for x, y in batches:
+    train_step(new_style, new_optimizer, x, y)
+    new_ema.update_parameters(new_style)
+    new_steps.append(snapshot(new_style))
+new_expected = [ema_formula([s[i] for s in new_steps], decay) for i in range(len(new_steps[0]))]
+print("parameters:", [name for name, _ in new_ema.module.named_parameters()])
+print("new_ema.module.weight:", new_ema.module.weight.detach())
+print("new_style.weight:     ", new_style.weight.detach())
+twin = copy.deepcopy(new_style)
+print("deepcopy after training, same storage:", same_storage(twin.parametrizations.weight.original1, new_style.parametrizations.weight.original1))
+assert all(torch.allclose(a, want) for a, want in zip(new_ema.module.parameters(), new_expected, strict=True))
+assert not same_storage(twin.parametrizations.weight.original1, new_style.parametrizations.weight.original1)
+# sphinx_gallery_start_ignore
+assert not torch.allclose(new_ema.module.weight, new_style.weight), "the average is not the model"
+assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the same weight"
+# sphinx_gallery_end_ignore
+
+# %%
+# Conclusion
+# ----------
+#
+# An EMA needs weights of its own: ``ema = model`` and ``model.state_dict()`` name the model's own
+# tensors, and an EMA built on them equals the model after every step. Deep-copy the model, turn
+# off its gradients and move it towards the model under ``torch.no_grad()`` (over ``buffers()``
+# too, if the model has batch norm), or let ``AveragedModel`` with ``get_ema_multi_avg_fn`` do it:
+# it copies the buffers at each update by default, averages them with ``use_buffers=True``, and
+# ``update_bn`` recomputes batch norm statistics for the averaged weights. A module that keeps a
+# computed tensor, as the old ``weight_norm`` does, cannot be deep-copied; the parametrized
+# ``weight_norm`` can.
