@@ -239,8 +239,8 @@ assert device_before.type == "meta" and empty[0].weight.is_cpu, "assign=True giv
 # -----------------------------------------
 #
 # Made after the load, the optimizer holds the parameters the model uses, and the loss goes down
-# at every step. Loading without ``assign=True``, as two sections above, works with an optimizer
-# made at any time.
+# at every step. Loading without ``assign=True``, as in the first ``load_state_dict`` section
+# above, works with an optimizer made at any time.
 
 sd = round_trip(trained.state_dict())
 model = make_model()

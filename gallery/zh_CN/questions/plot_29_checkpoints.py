@@ -14,14 +14,14 @@
       model.load_state_dict(sd, assign=True)
       optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-加载检查点（checkpoint）后 loss 不下降（每一步打印同一个值），或者保存下来的检查点里是保存之后才训练出的权重。本页保存并加载一个小模型，逐步说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``，在优化器创建之后调用、带与不带 ``assign=True`` 的 ``load_state_dict``，断点续训，以及训练更多步之后才保存的 ``state_dict()``。
+加载检查点（checkpoint）后 loss 不下降（每一步打印同一个值），或者保存下来的检查点里是保存之后才训练出的权重。本页保存并加载一个小模型，逐步说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``，在优化器创建之后调用、带与不带 ``assign=True`` 的 ``load_state_dict``，断点续训（resume training），以及训练更多步之后才保存的 ``state_dict()``。
 """
 
 # %%
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量的存储起始地址是否相同。模型既有参数，也有缓冲区（``BatchNorm1d`` 的滑动统计量和它的 ``int64`` 步数计数）；``train`` 在一批固定的数据上训练若干步，返回各步的 loss；``round_trip`` 用 ``torch.save`` 把对象存进临时文件夹里的文件，再用 ``torch.load`` 读回来。
+# ``same_storage`` 比较两个张量的存储起始地址是否相同。模型既有参数，也有缓冲区（buffer）：``BatchNorm1d`` 的滑动统计量（running statistics）和它的 ``int64`` 步数计数；``train`` 在一批固定的数据上训练若干步，返回各步的 loss；``round_trip`` 用 ``torch.save`` 把对象存进临时文件夹里的文件，再用 ``torch.load`` 读回来。
 
 import copy
 import tempfile
@@ -88,7 +88,7 @@ for dtype in (torch.float32, torch.float64, torch.bfloat16):
 # ``torch.load(path, mmap=True)``：文件的字节，私有地修改
 # -------------------------------------------------------
 #
-# 带 ``mmap=True`` 时，torch 把文件映射（mmap）到内存里，而不是把内容读进新的张量：加载出的两个权重在内存中相隔的距离，与它们的字节在文件中相隔的距离相同。这个映射是私有的（torch 的默认设置，见 ``torch.serialization.set_default_mmap_options``）：对加载出的张量做原地操作，或者用 ``assign=True`` 接过这些张量的模型训练两步，改动的都只是本进程内存里的值，文件仍保存着原来的值，再用 ``torch.load`` 读一次（带与不带 ``mmap=True``）就能看到。
+# 带 ``mmap=True`` 时，torch 把文件映射（mmap）到内存里，而不是把内容读进新的张量：加载出的两个权重在内存中相隔的距离，与它们的字节在文件中相隔的距离相同。这个映射是私有的（torch 的默认设置，见 ``torch.serialization.set_default_mmap_options``）：对加载出的张量做原地操作（in-place operation），或者用 ``assign=True`` 接过这些张量的模型训练两步，改动的都只是本进程内存里的值，文件仍保存着原来的值，再用 ``torch.load`` 读一次（带与不带 ``mmap=True``）就能看到。
 
 with tempfile.TemporaryDirectory() as folder:
     torch.save(trained.state_dict(), f"{folder}/checkpoint.pt")
@@ -148,7 +148,7 @@ assert losses[1] < losses[0], "the optimizer made before load_state_dict trains 
 # ``assign=True`` 直接换上 ``sd`` 的张量
 # --------------------------------------
 #
-# 带 ``assign=True`` 时，模型改为直接使用检查点里的张量：每一项都是新对象，用的是 ``sd`` 的内存。参数变成一个新的 ``nn.Parameter``，和原来的参数一样需要梯度；缓冲区就是 ``sd`` 里的那个张量本身。
+# 带 ``assign=True`` 时，模型改为直接使用检查点里的张量：每一项都是新对象，用的是 ``sd`` 的内存。参数变成一个新的 ``nn.Parameter``，和原来的参数一样需要梯度（requires_grad）；缓冲区就是 ``sd`` 里的那个张量本身。
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -211,7 +211,7 @@ assert device_before.type == "meta" and empty[0].weight.is_cpu, "assign=True giv
 # 解决办法：加载之后再创建优化器
 # ------------------------------
 #
-# 加载之后才创建的优化器持有模型正在使用的参数，loss 每一步都下降。不带 ``assign=True`` 加载（见前面第二节），优化器何时创建都可以。
+# 加载之后才创建的优化器持有模型正在使用的参数，loss 每一步都下降。不带 ``assign=True`` 加载时（见上文讲 ``load_state_dict`` 复制的一节），优化器何时创建都可以。
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -250,7 +250,7 @@ assert third_model[0].weight is not third_weight and fresh_model[0].weight is fr
 # 断点续训
 # --------
 #
-# 要接着训练，把模型和优化器的 ``state_dict()`` 一起保存；恢复时加载进一个新模型，并在模型加载之后创建优化器、加载它的状态。带动量时，先训练两步、保存检查点、再训练两步，得到的 loss 和权重与一次连续训练四步完全相同。
+# 断点续训时，把模型和优化器的 ``state_dict()`` 一起保存；恢复时加载进一个新模型，并在模型加载之后创建优化器、加载它的状态。带动量时，先训练两步、保存检查点、再训练两步，得到的 loss 和权重与一次连续训练四步完全相同。
 
 start = round_trip(trained.state_dict())
 straight = make_model()
