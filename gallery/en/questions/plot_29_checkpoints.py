@@ -1,0 +1,347 @@
+"""
+.. _questions-checkpoints:
+
+Checkpoints: what ``torch.load``, ``load_state_dict`` and ``assign=True`` copy
+==============================================================================
+
+.. admonition:: Answer
+   :class: answer
+
+   ``load_state_dict(sd, assign=True)`` puts new parameter objects into the model; an optimizer made
+   before it still holds the old ones, which get no gradient, so the loss stops changing. Make the
+   optimizer after loading:
+
+   .. code-block:: python
+
+      model.load_state_dict(sd, assign=True)
+      optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+The loss does not decrease after loading a checkpoint (it prints the same value at every step),
+or a saved checkpoint holds later weights than the step it was saved at. This page saves and
+loads a small model and shows what each step copies: ``torch.load`` (with and without
+``mmap=True``), ``load_state_dict`` (with and without ``assign=True``) with an optimizer made
+before it, a resumed training run, and ``state_dict()`` saved after more training.
+"""
+
+# %%
+# Helpers
+# -------
+#
+# ``same_storage`` compares where two tensors' storages start. The model has parameters and
+# buffers (the ``BatchNorm1d`` running statistics and its ``int64`` step count); ``train`` takes
+# steps on a fixed batch and returns the losses; ``round_trip`` saves with ``torch.save`` to a file
+# in a temporary folder and loads it back with ``torch.load``.
+
+import copy
+import tempfile
+import warnings
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+torch.manual_seed(0)
+x, y = torch.randn(16, 3), torch.randn(16, 2)
+
+
+def make_model():
+    return torch.nn.Sequential(torch.nn.Linear(3, 4, bias=False), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 2))
+
+
+def train(model, optimizer, steps):
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(round(loss.item(), 4))
+    return losses
+
+
+def round_trip(state):
+    with tempfile.TemporaryDirectory() as folder:
+        torch.save(state, f"{folder}/checkpoint.pt")
+        return torch.load(f"{folder}/checkpoint.pt")
+
+
+trained = make_model()
+print("losses while training the model we save:", train(trained, torch.optim.SGD(trained.parameters(), lr=0.1), 2))
+
+# %%
+# ``torch.load`` returns new tensors
+# ----------------------------------
+#
+# For a model in three dtypes, every entry that ``torch.load`` returns has the saved values and
+# memory of its own: adding 1 to every loaded entry leaves the model as it was, and editing the
+# model's entries afterwards leaves the loaded ones as they were.
+
+for dtype in (torch.float32, torch.float64, torch.bfloat16):
+    original = make_model().to(dtype)
+    saved = {k: v.clone() for k, v in original.state_dict().items()}
+    loaded = round_trip(original.state_dict())
+    shared = [k for k in loaded if same_storage(loaded[k], original.state_dict()[k])]
+    equal = [k for k in loaded if torch.equal(loaded[k], saved[k])]
+    for v in loaded.values():
+        v.add_(1)
+    model_kept = all(torch.equal(v, saved[k]) for k, v in original.state_dict().items())
+    for v in original.state_dict().values():
+        v.mul_(0)
+    loaded_kept = all(torch.equal(v, saved[k] + 1) for k, v in loaded.items())
+    print(f"{str(dtype):<15} entries: {len(loaded)}  saved values: {len(equal)}  shared with the model: "
+          f"{len(shared)}  model kept: {model_kept}  loaded kept: {loaded_kept}")  # fmt: skip
+    assert len(equal) == len(loaded) and not shared and model_kept and loaded_kept, f"{dtype}: new tensors"
+
+# %%
+# ``torch.load(path, mmap=True)``: the file's bytes, edited privately
+# -------------------------------------------------------------------
+#
+# With ``mmap=True`` torch maps the file into memory instead of reading it into new tensors: two
+# loaded weights lie as far apart in memory as their bytes lie in the file. The mapping is private
+# (torch's default; see ``torch.serialization.set_default_mmap_options``): an in-place edit of a
+# loaded tensor, and two training steps of a model that took the loaded tensors with
+# ``assign=True``, change them in this process's memory, and the file keeps the saved values, as a
+# second ``torch.load`` of it, with and without ``mmap=True``, shows.
+
+with tempfile.TemporaryDirectory() as folder:
+    torch.save(trained.state_dict(), f"{folder}/checkpoint.pt")
+    mapped = torch.load(f"{folder}/checkpoint.pt", mmap=True)
+    with open(f"{folder}/checkpoint.pt", "rb") as file:
+        raw = file.read()
+    first, last = mapped["0.weight"], mapped["2.weight"]
+    first_bytes, last_bytes = first.numpy().tobytes(), last.numpy().tobytes()
+    in_file = raw.find(last_bytes) - raw.find(first_bytes)
+    print("distance between the two weights, in memory == in the file:", last.data_ptr() - first.data_ptr() == in_file)
+    mapped["0.weight"].add_(1)
+    resumed = make_model()
+    resumed.load_state_dict(mapped, assign=True)
+    print("losses:", train(resumed, torch.optim.SGD(resumed.parameters(), lr=0.1), 2))
+    again = torch.load(f"{folder}/checkpoint.pt")
+    again_mapped = torch.load(f"{folder}/checkpoint.pt", mmap=True)
+    changed = [k for k in mapped if not torch.equal(mapped[k], trained.state_dict()[k])]
+    file_kept = [k for k in again if torch.equal(again[k], trained.state_dict()[k])]
+    mapped_kept = [k for k in again if torch.equal(again_mapped[k], trained.state_dict()[k])]
+    print("entries:", len(mapped), " edited in memory:", len(changed), " file kept (load):", len(file_kept),
+          " file kept (mmap load):", len(mapped_kept))  # fmt: skip
+    assert last.data_ptr() - first.data_ptr() == in_file, "mmap=True: the tensors are the file's bytes, mapped"
+    assert len(changed) == len(file_kept) == len(mapped_kept) == len(mapped), "edits stay out of the file"
+    del mapped, first, last, resumed, again_mapped  # the mapping is closed before the folder is removed
+# sphinx_gallery_start_ignore
+assert raw.count(first_bytes) == 1 and raw.count(last_bytes) == 1, "each weight's bytes occur once in the file"
+assert in_file > 0, "the two weights are different records of the file"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``load_state_dict`` copies into the parameters the model has
+# ------------------------------------------------------------
+#
+# A new model, its optimizer made first, then ``load_state_dict(sd)``. Every entry of the model is
+# the object it was before, with ``sd``'s values, in memory of its own: adding 1 to every entry of
+# ``sd`` afterwards leaves the model as it was. The optimizer made before the load still holds the
+# model's parameters, and two steps of it lower the loss.
+
+sd = round_trip(trained.state_dict())
+model = make_model()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+before = dict(model.state_dict(keep_vars=True))
+print(model.load_state_dict(sd))
+after = model.state_dict(keep_vars=True)
+same_objects = [k for k in sd if after[k] is before[k]]
+equal = [k for k in sd if torch.equal(after[k], sd[k])]
+shared = [k for k in sd if same_storage(after[k], sd[k])]
+values = {k: v.clone() for k, v in sd.items()}
+for v in sd.values():
+    v.add_(1)
+kept = [k for k in sd if torch.equal(after[k], values[k])]
+print("entries:", len(sd), " same objects:", len(same_objects), " sd's values:", len(equal),
+      " shared with sd:", len(shared), " kept after sd was edited:", len(kept))  # fmt: skip
+losses = train(model, optimizer, 2)
+print("losses:", losses)
+assert len(same_objects) == len(equal) == len(kept) == len(sd) and not shared, "load_state_dict copies"
+assert losses[1] < losses[0], "the optimizer made before load_state_dict trains the model"
+
+# %%
+# ``assign=True`` installs ``sd``'s tensors
+# -----------------------------------------
+#
+# With ``assign=True`` the model takes the checkpoint's tensors instead: every entry is a new
+# object on ``sd``'s memory. A parameter becomes a new ``nn.Parameter`` that requires grad, as the
+# old one did; a buffer becomes ``sd``'s tensor itself.
+
+sd = round_trip(trained.state_dict())
+model = make_model()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+old = dict(model.state_dict(keep_vars=True))
+model.load_state_dict(sd, assign=True)
+new = model.state_dict(keep_vars=True)
+for k in sd:
+    print(f"{k:<22} {type(new[k]).__name__:<9} new object: {new[k] is not old[k]}  is sd's: {new[k] is sd[k]}  "
+          f"same storage: {same_storage(new[k], sd[k])}  requires_grad: {new[k].requires_grad}")  # fmt: skip
+assert all(new[k] is not old[k] and same_storage(new[k], sd[k]) for k in sd), "assign=True installs sd's memory"
+# sphinx_gallery_start_ignore
+for entry in sd:
+    if isinstance(old[entry], torch.nn.Parameter):
+        assert isinstance(new[entry], torch.nn.Parameter) and new[entry].requires_grad == old[entry].requires_grad
+    else:
+        assert new[entry] is sd[entry], f"{entry}: a buffer becomes sd's tensor itself"
+# sphinx_gallery_end_ignore
+
+# %%
+# The symptom: the loss does not change
+# -------------------------------------
+#
+# The optimizer was made before the load, so its parameters are the old ones, which the model no
+# longer uses. ``backward()`` gives them no gradient, so ``step()`` changes nothing the model
+# uses: the model keeps the checkpoint's values, and three steps print one loss three times. The
+# model's new parameters collect their gradients, which no one applies or zeroes: after three
+# steps ``model[0].weight.grad`` is three times one step's gradient.
+
+losses = train(model, optimizer, 3)
+print("losses:", losses)
+print("the optimizer holds model[0].weight:", any(p is model[0].weight for p in optimizer.param_groups[0]["params"]))
+print("old weight's .grad:", old["0.weight"].grad)
+one_step = torch.autograd.grad(torch.nn.functional.mse_loss(model(x), y), model[0].weight)[0]
+print("model[0].weight.grad == 3 x one step's:", torch.allclose(model[0].weight.grad, 3 * one_step))
+assert len(set(losses)) == 1, "with the optimizer made before assign=True the loss does not change"
+# sphinx_gallery_start_ignore
+assert all(any(p is q for q in old.values()) for p in optimizer.param_groups[0]["params"]), "the old parameters"
+assert old["0.weight"].grad is None and torch.allclose(model[0].weight.grad, 3 * one_step), "grads pile up"
+assert all(torch.equal(p, q) for p, q in zip(model.parameters(), trained.parameters(), strict=True)), "nothing was stepped"
+# sphinx_gallery_end_ignore
+
+# %%
+# Why ``assign=True`` exists: a model built on ``meta``
+# -----------------------------------------------------
+#
+# A model built on the ``meta`` device has parameters with no memory. ``load_state_dict(sd)``
+# cannot copy into them: it warns once per entry, and the model stays on ``meta``.
+# ``assign=True`` gives it ``sd``'s tensors, on the CPU.
+
+sd = round_trip(trained.state_dict())
+with torch.device("meta"):
+    empty = make_model()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    empty.load_state_dict(sd)
+print("warnings:", len(caught), " the first:", caught[0].message)
+device_before = empty[0].weight.device
+print("device after load_state_dict(sd):", device_before)
+empty.load_state_dict(sd, assign=True)
+print("device after load_state_dict(sd, assign=True):", empty[0].weight.device)
+assert len(caught) == len(sd) and "which is a no-op" in str(caught[0].message)
+assert device_before.type == "meta" and empty[0].weight.is_cpu, "assign=True gives a meta model sd's tensors"
+
+# %%
+# The fix: make the optimizer after loading
+# -----------------------------------------
+#
+# Made after the load, the optimizer holds the parameters the model uses, and the loss goes down
+# at every step. Loading without ``assign=True``, as in the first ``load_state_dict`` section
+# above, works with an optimizer made at any time.
+
+sd = round_trip(trained.state_dict())
+model = make_model()
+model.load_state_dict(sd, assign=True)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = train(model, optimizer, 3)
+print("losses:", losses)
+assert losses[2] < losses[1] < losses[0], "the optimizer made after the load trains the model"
+
+# %%
+# A dict loaded with ``assign=True`` is assigned again
+# ----------------------------------------------------
+#
+# On this torch, ``load_state_dict(sd, assign=True)`` also writes its flag into ``sd``'s own
+# metadata (``sd._metadata``), and a later ``load_state_dict(sd)`` without ``assign=True`` reads it
+# there: the second model takes ``sd``'s tensors too, and shares them with the first
+# (`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__). The flag is saved
+# with ``sd``: a dict saved after such a load and loaded back is assigned as well. Load the file
+# again for each model, as the dict returned by ``torch.load`` has not been through any load.
+
+sd = round_trip(trained.state_dict())
+first_model = make_model()
+first_model.load_state_dict(sd, assign=True)
+second_model = make_model()
+second_weight = second_model[0].weight
+second_model.load_state_dict(sd)
+print("second_model[0].weight is second_weight:", second_model[0].weight is second_weight)
+print("same storage:", same_storage(second_model[0].weight, first_model[0].weight))
+third_model = make_model()
+third_weight = third_model[0].weight
+third_model.load_state_dict(round_trip(sd))
+print("after a save and a load, third_model[0].weight is third_weight:", third_model[0].weight is third_weight)
+fresh_model = make_model()
+fresh_weight = fresh_model[0].weight
+fresh_model.load_state_dict(round_trip(trained.state_dict()))
+print("from a fresh load, fresh_model[0].weight is fresh_weight:", fresh_model[0].weight is fresh_weight)
+assert second_model[0].weight is not second_weight and same_storage(second_model[0].weight, first_model[0].weight)
+assert third_model[0].weight is not third_weight and fresh_model[0].weight is fresh_weight, "the flag is saved with sd"
+
+# %%
+# Resuming training from a checkpoint
+# -----------------------------------
+#
+# To resume, save the model's and the optimizer's ``state_dict()`` together, and load them into a
+# new model and an optimizer made after the model's load. With momentum, two steps, a checkpoint
+# and two more steps give the losses and weights of four steps in one run.
+
+start = round_trip(trained.state_dict())
+straight = make_model()
+straight.load_state_dict(start)
+straight_losses = train(straight, torch.optim.SGD(straight.parameters(), lr=0.1, momentum=0.9), 4)
+
+first_run = make_model()
+first_run.load_state_dict(start)
+first_optimizer = torch.optim.SGD(first_run.parameters(), lr=0.1, momentum=0.9)
+resumed_losses = train(first_run, first_optimizer, 2)
+checkpoint = round_trip({"model": first_run.state_dict(), "optimizer": first_optimizer.state_dict()})
+resumed = make_model()
+resumed.load_state_dict(checkpoint["model"], assign=True)
+resumed_optimizer = torch.optim.SGD(resumed.parameters(), lr=0.1, momentum=0.9)
+resumed_optimizer.load_state_dict(checkpoint["optimizer"])
+resumed_losses += train(resumed, resumed_optimizer, 2)
+print("four steps:           ", straight_losses)
+print("two, checkpoint, two: ", resumed_losses)
+same_weights = all(torch.equal(v, straight.state_dict()[k]) for k, v in resumed.state_dict().items())
+print("same weights:", same_weights)
+assert resumed_losses == straight_losses and same_weights, "the resumed run matches the run without a break"
+
+# %%
+# ``state_dict()`` is live: snapshot it before a later save
+# ---------------------------------------------------------
+#
+# ``state_dict()`` returns tensors on the model's own memory (see :ref:`questions-best-weights`).
+# A dict taken now and saved after two more steps (a save in the background, or at the end of an
+# epoch) holds the weights of the later step, in every entry. A snapshot,
+# ``{k: v.detach().clone() for k, v in sd.items()}`` or ``copy.deepcopy``, keeps the values of the
+# moment it was taken.
+
+live = trained.state_dict()
+snapshot = {k: v.detach().clone() for k, v in live.items()}
+deep = copy.deepcopy(live)
+train(trained, torch.optim.SGD(trained.parameters(), lr=0.1), 2)
+now = trained.state_dict()
+saved_live, saved_snapshot, saved_deep = round_trip(live), round_trip(snapshot), round_trip(deep)
+print("entries:", len(live), " on the model's storage:", sum(same_storage(live[k], now[k]) for k in live))
+print("saved later, equal to the model now:", sum(torch.equal(saved_live[k], now[k]) for k in live))
+print("snapshot, equal to the model now:   ", sum(torch.equal(saved_snapshot[k], now[k]) for k in live))
+print("deepcopy, equal to the model now:   ", sum(torch.equal(saved_deep[k], now[k]) for k in live))
+assert all(torch.equal(saved_live[k], now[k]) and not torch.equal(saved_snapshot[k], now[k]) for k in live)
+# sphinx_gallery_start_ignore
+assert all(same_storage(live[k], now[k]) for k in live), "state_dict() shares the model's memory"
+assert all(torch.equal(saved_snapshot[k], saved_deep[k]) for k in live), "deepcopy keeps the same values"
+# sphinx_gallery_end_ignore
+
+# %%
+# Conclusion
+# ----------
+#
+# ``torch.load`` gave tensors of their own; with ``mmap=True`` they were the file's bytes, mapped
+# privately, so edits did not reach the file. ``load_state_dict`` copied into the model's own
+# parameters, and an optimizer made before it kept training. ``assign=True`` put ``sd``'s tensors in
+# their place, and an optimizer made before it updated nothing: make the optimizer after the load.
+# ``state_dict()`` followed training until it was saved; a clone or ``copy.deepcopy`` kept the
+# moment it was taken.

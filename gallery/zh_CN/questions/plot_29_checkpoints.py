@@ -1,0 +1,302 @@
+"""
+.. _questions-checkpoints:
+
+检查点：``torch.load``、``load_state_dict`` 和 ``assign=True`` 复制了什么
+=========================================================================
+
+.. admonition:: 答案
+   :class: answer
+
+   ``load_state_dict(sd, assign=True)`` 给模型换上新的参数对象；在它之前创建的优化器仍持有旧参数，旧参数得不到梯度，所以 loss 不再变化。加载之后再创建优化器：
+
+   .. code-block:: python
+
+      model.load_state_dict(sd, assign=True)
+      optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+加载检查点（checkpoint）后 loss 不下降（每一步打印同一个值），或者保存下来的检查点里是保存之后才训练出的权重。本页保存并加载一个小模型，逐步说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``，在优化器创建之后调用、带与不带 ``assign=True`` 的 ``load_state_dict``，断点续训（resume training），以及训练更多步之后才保存的 ``state_dict()``。
+"""
+
+# %%
+# 辅助函数
+# --------
+#
+# ``same_storage`` 比较两个张量的存储起始地址是否相同。模型既有参数，也有缓冲区（buffer）：``BatchNorm1d`` 的滑动统计量（running statistics）和它的 ``int64`` 步数计数；``train`` 在一批固定的数据上训练若干步，返回各步的 loss；``round_trip`` 用 ``torch.save`` 把对象存进临时文件夹里的文件，再用 ``torch.load`` 读回来。
+
+import copy
+import tempfile
+import warnings
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+torch.manual_seed(0)
+x, y = torch.randn(16, 3), torch.randn(16, 2)
+
+
+def make_model():
+    return torch.nn.Sequential(torch.nn.Linear(3, 4, bias=False), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 2))
+
+
+def train(model, optimizer, steps):
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(round(loss.item(), 4))
+    return losses
+
+
+def round_trip(state):
+    with tempfile.TemporaryDirectory() as folder:
+        torch.save(state, f"{folder}/checkpoint.pt")
+        return torch.load(f"{folder}/checkpoint.pt")
+
+
+trained = make_model()
+print("losses while training the model we save:", train(trained, torch.optim.SGD(trained.parameters(), lr=0.1), 2))
+
+# %%
+# ``torch.load`` 返回新的张量
+# ---------------------------
+#
+# 把模型换成三种 dtype 分别试：``torch.load`` 返回的每一项都是保存时的值，内存是它自己的。给加载出的每一项加 1，模型不变；之后再修改模型的各项，加载出的张量也不变。
+
+for dtype in (torch.float32, torch.float64, torch.bfloat16):
+    original = make_model().to(dtype)
+    saved = {k: v.clone() for k, v in original.state_dict().items()}
+    loaded = round_trip(original.state_dict())
+    shared = [k for k in loaded if same_storage(loaded[k], original.state_dict()[k])]
+    equal = [k for k in loaded if torch.equal(loaded[k], saved[k])]
+    for v in loaded.values():
+        v.add_(1)
+    model_kept = all(torch.equal(v, saved[k]) for k, v in original.state_dict().items())
+    for v in original.state_dict().values():
+        v.mul_(0)
+    loaded_kept = all(torch.equal(v, saved[k] + 1) for k, v in loaded.items())
+    print(f"{str(dtype):<15} entries: {len(loaded)}  saved values: {len(equal)}  shared with the model: "
+          f"{len(shared)}  model kept: {model_kept}  loaded kept: {loaded_kept}")  # fmt: skip
+    assert len(equal) == len(loaded) and not shared and model_kept and loaded_kept, f"{dtype}: new tensors"
+
+# %%
+# ``torch.load(path, mmap=True)``：文件的字节，私有地修改
+# -------------------------------------------------------
+#
+# 带 ``mmap=True`` 时，torch 把文件映射（mmap）到内存里，而不是把内容读进新的张量：加载出的两个权重在内存中相隔的距离，与它们的字节在文件中相隔的距离相同。这个映射是私有的（torch 的默认设置，见 ``torch.serialization.set_default_mmap_options``）：对加载出的张量做原地操作（in-place operation），或者用 ``assign=True`` 接过这些张量的模型训练两步，改动的都只是本进程内存里的值，文件仍保存着原来的值，再用 ``torch.load`` 读一次（带与不带 ``mmap=True``）就能看到。
+
+with tempfile.TemporaryDirectory() as folder:
+    torch.save(trained.state_dict(), f"{folder}/checkpoint.pt")
+    mapped = torch.load(f"{folder}/checkpoint.pt", mmap=True)
+    with open(f"{folder}/checkpoint.pt", "rb") as file:
+        raw = file.read()
+    first, last = mapped["0.weight"], mapped["2.weight"]
+    first_bytes, last_bytes = first.numpy().tobytes(), last.numpy().tobytes()
+    in_file = raw.find(last_bytes) - raw.find(first_bytes)
+    print("distance between the two weights, in memory == in the file:", last.data_ptr() - first.data_ptr() == in_file)
+    mapped["0.weight"].add_(1)
+    resumed = make_model()
+    resumed.load_state_dict(mapped, assign=True)
+    print("losses:", train(resumed, torch.optim.SGD(resumed.parameters(), lr=0.1), 2))
+    again = torch.load(f"{folder}/checkpoint.pt")
+    again_mapped = torch.load(f"{folder}/checkpoint.pt", mmap=True)
+    changed = [k for k in mapped if not torch.equal(mapped[k], trained.state_dict()[k])]
+    file_kept = [k for k in again if torch.equal(again[k], trained.state_dict()[k])]
+    mapped_kept = [k for k in again if torch.equal(again_mapped[k], trained.state_dict()[k])]
+    print("entries:", len(mapped), " edited in memory:", len(changed), " file kept (load):", len(file_kept),
+          " file kept (mmap load):", len(mapped_kept))  # fmt: skip
+    assert last.data_ptr() - first.data_ptr() == in_file, "mmap=True: the tensors are the file's bytes, mapped"
+    assert len(changed) == len(file_kept) == len(mapped_kept) == len(mapped), "edits stay out of the file"
+    del mapped, first, last, resumed, again_mapped  # 先关闭映射，再删除文件夹
+# sphinx_gallery_start_ignore
+assert raw.count(first_bytes) == 1 and raw.count(last_bytes) == 1, "each weight's bytes occur once in the file"
+assert in_file > 0, "the two weights are different records of the file"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``load_state_dict`` 复制到模型已有的参数里
+# ------------------------------------------
+#
+# 新建一个模型，先创建它的优化器，再调用 ``load_state_dict(sd)``。模型的每一项都还是原来的对象，值是 ``sd`` 的值，内存是它自己的：之后给 ``sd`` 的每一项加 1，模型不变。加载前创建的优化器仍然持有模型的参数，用它训练两步，loss 下降。
+
+sd = round_trip(trained.state_dict())
+model = make_model()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+before = dict(model.state_dict(keep_vars=True))
+print(model.load_state_dict(sd))
+after = model.state_dict(keep_vars=True)
+same_objects = [k for k in sd if after[k] is before[k]]
+equal = [k for k in sd if torch.equal(after[k], sd[k])]
+shared = [k for k in sd if same_storage(after[k], sd[k])]
+values = {k: v.clone() for k, v in sd.items()}
+for v in sd.values():
+    v.add_(1)
+kept = [k for k in sd if torch.equal(after[k], values[k])]
+print("entries:", len(sd), " same objects:", len(same_objects), " sd's values:", len(equal),
+      " shared with sd:", len(shared), " kept after sd was edited:", len(kept))  # fmt: skip
+losses = train(model, optimizer, 2)
+print("losses:", losses)
+assert len(same_objects) == len(equal) == len(kept) == len(sd) and not shared, "load_state_dict copies"
+assert losses[1] < losses[0], "the optimizer made before load_state_dict trains the model"
+
+# %%
+# ``assign=True`` 直接换上 ``sd`` 的张量
+# --------------------------------------
+#
+# 带 ``assign=True`` 时，模型改为直接使用检查点里的张量：每一项都是新对象，用的是 ``sd`` 的内存。参数变成一个新的 ``nn.Parameter``，和原来的参数一样需要梯度（requires_grad）；缓冲区就是 ``sd`` 里的那个张量本身。
+
+sd = round_trip(trained.state_dict())
+model = make_model()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+old = dict(model.state_dict(keep_vars=True))
+model.load_state_dict(sd, assign=True)
+new = model.state_dict(keep_vars=True)
+for k in sd:
+    print(f"{k:<22} {type(new[k]).__name__:<9} new object: {new[k] is not old[k]}  is sd's: {new[k] is sd[k]}  "
+          f"same storage: {same_storage(new[k], sd[k])}  requires_grad: {new[k].requires_grad}")  # fmt: skip
+assert all(new[k] is not old[k] and same_storage(new[k], sd[k]) for k in sd), "assign=True installs sd's memory"
+# sphinx_gallery_start_ignore
+for entry in sd:
+    if isinstance(old[entry], torch.nn.Parameter):
+        assert isinstance(new[entry], torch.nn.Parameter) and new[entry].requires_grad == old[entry].requires_grad
+    else:
+        assert new[entry] is sd[entry], f"{entry}: a buffer becomes sd's tensor itself"
+# sphinx_gallery_end_ignore
+
+# %%
+# 现象：loss 不变
+# ---------------
+#
+# 优化器是在加载之前创建的，它持有的是旧参数，而模型已经不再使用它们。``backward()`` 不给它们梯度，所以 ``step()`` 不会改动模型用到的任何东西：模型一直是检查点里的值，训练三步打印三次同一个 loss。模型的新参数照样累积梯度，却没有谁应用或清零这些梯度：三步之后，``model[0].weight.grad`` 是一步梯度的三倍。
+
+losses = train(model, optimizer, 3)
+print("losses:", losses)
+print("the optimizer holds model[0].weight:", any(p is model[0].weight for p in optimizer.param_groups[0]["params"]))
+print("old weight's .grad:", old["0.weight"].grad)
+one_step = torch.autograd.grad(torch.nn.functional.mse_loss(model(x), y), model[0].weight)[0]
+print("model[0].weight.grad == 3 x one step's:", torch.allclose(model[0].weight.grad, 3 * one_step))
+assert len(set(losses)) == 1, "with the optimizer made before assign=True the loss does not change"
+# sphinx_gallery_start_ignore
+assert all(any(p is q for q in old.values()) for p in optimizer.param_groups[0]["params"]), "the old parameters"
+assert old["0.weight"].grad is None and torch.allclose(model[0].weight.grad, 3 * one_step), "grads pile up"
+assert all(torch.equal(p, q) for p, q in zip(model.parameters(), trained.parameters(), strict=True)), "nothing was stepped"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``assign=True`` 的用处：在 ``meta`` 上构建的模型
+# ------------------------------------------------
+#
+# 在 ``meta`` 设备上构建的模型，参数没有内存。``load_state_dict(sd)`` 无法复制进去：每一项警告一次，模型仍在 ``meta`` 上。``assign=True`` 则把 ``sd`` 的张量交给它，模型就到了 CPU 上。
+
+sd = round_trip(trained.state_dict())
+with torch.device("meta"):
+    empty = make_model()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    empty.load_state_dict(sd)
+print("warnings:", len(caught), " the first:", caught[0].message)
+device_before = empty[0].weight.device
+print("device after load_state_dict(sd):", device_before)
+empty.load_state_dict(sd, assign=True)
+print("device after load_state_dict(sd, assign=True):", empty[0].weight.device)
+assert len(caught) == len(sd) and "which is a no-op" in str(caught[0].message)
+assert device_before.type == "meta" and empty[0].weight.is_cpu, "assign=True gives a meta model sd's tensors"
+
+# %%
+# 解决办法：加载之后再创建优化器
+# ------------------------------
+#
+# 加载之后才创建的优化器持有模型正在使用的参数，loss 每一步都下降。不带 ``assign=True`` 加载时（见上文讲 ``load_state_dict`` 复制的一节），优化器何时创建都可以。
+
+sd = round_trip(trained.state_dict())
+model = make_model()
+model.load_state_dict(sd, assign=True)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = train(model, optimizer, 3)
+print("losses:", losses)
+assert losses[2] < losses[1] < losses[0], "the optimizer made after the load trains the model"
+
+# %%
+# 用 ``assign=True`` 加载过的字典，下次还会被赋值
+# -----------------------------------------------
+#
+# 在本页的 torch 上，``load_state_dict(sd, assign=True)`` 还会把这个标志写进 ``sd`` 自己的元数据（``sd._metadata``），之后不带 ``assign=True`` 的 ``load_state_dict(sd)`` 会从那里读到它：第二个模型也换上了 ``sd`` 的张量，与第一个模型共享（`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__）。这个标志随 ``sd`` 一起保存：这样加载过的字典保存后再读回来，加载时同样会被赋值。每个模型都重新读一次文件：``torch.load`` 返回的字典没有经过任何加载。
+
+sd = round_trip(trained.state_dict())
+first_model = make_model()
+first_model.load_state_dict(sd, assign=True)
+second_model = make_model()
+second_weight = second_model[0].weight
+second_model.load_state_dict(sd)
+print("second_model[0].weight is second_weight:", second_model[0].weight is second_weight)
+print("same storage:", same_storage(second_model[0].weight, first_model[0].weight))
+third_model = make_model()
+third_weight = third_model[0].weight
+third_model.load_state_dict(round_trip(sd))
+print("after a save and a load, third_model[0].weight is third_weight:", third_model[0].weight is third_weight)
+fresh_model = make_model()
+fresh_weight = fresh_model[0].weight
+fresh_model.load_state_dict(round_trip(trained.state_dict()))
+print("from a fresh load, fresh_model[0].weight is fresh_weight:", fresh_model[0].weight is fresh_weight)
+assert second_model[0].weight is not second_weight and same_storage(second_model[0].weight, first_model[0].weight)
+assert third_model[0].weight is not third_weight and fresh_model[0].weight is fresh_weight, "the flag is saved with sd"
+
+# %%
+# 断点续训
+# --------
+#
+# 断点续训时，把模型和优化器的 ``state_dict()`` 一起保存；恢复时加载进一个新模型，并在模型加载之后创建优化器、加载它的状态。带动量时，先训练两步、保存检查点、再训练两步，得到的 loss 和权重与一次连续训练四步完全相同。
+
+start = round_trip(trained.state_dict())
+straight = make_model()
+straight.load_state_dict(start)
+straight_losses = train(straight, torch.optim.SGD(straight.parameters(), lr=0.1, momentum=0.9), 4)
+
+first_run = make_model()
+first_run.load_state_dict(start)
+first_optimizer = torch.optim.SGD(first_run.parameters(), lr=0.1, momentum=0.9)
+resumed_losses = train(first_run, first_optimizer, 2)
+checkpoint = round_trip({"model": first_run.state_dict(), "optimizer": first_optimizer.state_dict()})
+resumed = make_model()
+resumed.load_state_dict(checkpoint["model"], assign=True)
+resumed_optimizer = torch.optim.SGD(resumed.parameters(), lr=0.1, momentum=0.9)
+resumed_optimizer.load_state_dict(checkpoint["optimizer"])
+resumed_losses += train(resumed, resumed_optimizer, 2)
+print("four steps:           ", straight_losses)
+print("two, checkpoint, two: ", resumed_losses)
+same_weights = all(torch.equal(v, straight.state_dict()[k]) for k, v in resumed.state_dict().items())
+print("same weights:", same_weights)
+assert resumed_losses == straight_losses and same_weights, "the resumed run matches the run without a break"
+
+# %%
+# ``state_dict()`` 是活的：稍后保存前先做快照
+# -------------------------------------------
+#
+# ``state_dict()`` 返回的张量用的是模型自己的内存（见 :ref:`questions-best-weights`）。现在取得、再训练两步之后才保存的字典（在后台保存，或在一个 epoch 结束时保存），每一项都是后一步的权重。快照（``{k: v.detach().clone() for k, v in sd.items()}`` 或 ``copy.deepcopy``）保留的是取快照那一刻的值。
+
+live = trained.state_dict()
+snapshot = {k: v.detach().clone() for k, v in live.items()}
+deep = copy.deepcopy(live)
+train(trained, torch.optim.SGD(trained.parameters(), lr=0.1), 2)
+now = trained.state_dict()
+saved_live, saved_snapshot, saved_deep = round_trip(live), round_trip(snapshot), round_trip(deep)
+print("entries:", len(live), " on the model's storage:", sum(same_storage(live[k], now[k]) for k in live))
+print("saved later, equal to the model now:", sum(torch.equal(saved_live[k], now[k]) for k in live))
+print("snapshot, equal to the model now:   ", sum(torch.equal(saved_snapshot[k], now[k]) for k in live))
+print("deepcopy, equal to the model now:   ", sum(torch.equal(saved_deep[k], now[k]) for k in live))
+assert all(torch.equal(saved_live[k], now[k]) and not torch.equal(saved_snapshot[k], now[k]) for k in live)
+# sphinx_gallery_start_ignore
+assert all(same_storage(live[k], now[k]) for k in live), "state_dict() shares the model's memory"
+assert all(torch.equal(saved_snapshot[k], saved_deep[k]) for k in live), "deepcopy keeps the same values"
+# sphinx_gallery_end_ignore
+
+# %%
+# 总结
+# ----
+#
+# ``torch.load`` 得到的张量有自己的内存；带 ``mmap=True`` 时它们就是映射进来的文件字节，映射是私有的，所以修改不会写回文件。``load_state_dict`` 复制到模型自己的参数里，之前创建的优化器照常训练。``assign=True`` 用 ``sd`` 的张量替换参数，之前创建的优化器什么也不更新：要在加载之后创建优化器。``state_dict()`` 在保存之前一直跟着训练变化；``clone()`` 或 ``copy.deepcopy`` 保留取快照那一刻的值。
