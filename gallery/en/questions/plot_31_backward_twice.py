@@ -1,0 +1,461 @@
+"""
+.. _questions-backward-twice:
+
+"Trying to backward through the graph a second time"
+====================================================
+
+.. admonition:: Answer
+   :class: answer
+
+   ``backward()`` frees what the graph's nodes saved, and a second ``backward()`` reached one of them:
+   a tensor computed before the loop, a hidden state from the last batch, or a part two losses share.
+   Recompute it, ``detach()`` it, or sum the losses:
+
+   .. code-block:: python
+
+      features = encoder(inputs).detach()
+      h = h.detach()
+      (loss1 + loss2).backward()
+
+``RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors
+after they have already been freed)`` is raised by a second ``backward()`` through part of a graph;
+in the first two loops below, at the second step. This page runs the three usual causes (a tensor computed once before the training loop, an RNN
+hidden state carried from batch to batch, two losses that share part of a graph), shows which part of
+the graph each second ``backward()`` reaches, checks each fix in a short training loop, and shows
+which graphs run a second time without the error.
+"""
+
+# %%
+# Helpers
+# -------
+#
+# ``count_nodes`` walks the graph from a tensor's ``grad_fn`` through ``next_functions`` and counts
+# the nodes it reaches. ``first_error`` runs ``step`` for the steps given and returns the step that
+# raised and the message, or ``(None, None)`` when every step ran.
+
+import copy
+
+import torch
+
+
+def count_nodes(t):
+    seen, stack = set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            stack.extend(child for child, _ in node.next_functions)
+    return len(seen)
+
+
+def first_error(step, steps):
+    for i in steps:
+        try:
+            step(i)
+        except RuntimeError as e:
+            return i, str(e)
+    return None, None
+
+
+# %%
+# The message, and the part of the graph it is about
+# --------------------------------------------------
+#
+# Each node of the graph keeps the tensors its gradient formula needs: ``exp`` keeps its result.
+# ``backward()`` frees them as it goes, so a second ``backward()`` that reaches such a node finds
+# nothing to compute with and raises. The message starts with "Trying to backward through the
+# graph a second time". Reading what the node saved (``_saved_result``, an internal attribute of
+# torch, as are all the ``_saved_`` names) raises the same message: the saved tensor is gone.
+# :ref:`questions-saved-tensors` shows what common operations save.
+
+w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+loss = w.exp().sum()
+loss.backward()
+try:
+    loss.backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a second backward() through a freed graph must raise")
+assert message.startswith("Trying to backward through the graph a second time")
+# sphinx_gallery_start_ignore
+try:
+    loss.grad_fn.next_functions[0][0]._saved_result
+except RuntimeError as e:
+    assert str(e) == message, "reading a freed saved tensor raises the same message"
+else:
+    raise AssertionError("reading a freed saved tensor must raise")
+# sphinx_gallery_end_ignore
+
+# %%
+# Cause 1: a tensor computed once, before the loop
+# ------------------------------------------------
+#
+# ``features = encoder(inputs)`` runs once, before the loop, and every step's loss is built on it.
+# The graph of each step ends in the node that made ``features``, and that node saved ``inputs``
+# (to compute the gradient of the encoder's weight). Step 0's ``backward()`` frees it; step 1's
+# ``backward()`` reaches the same node and raises.
+
+torch.manual_seed(0)
+inputs, targets = torch.randn(8, 4), torch.randn(8, 1)
+encoder, head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+features = encoder(inputs)
+
+
+def step_on_features(i):
+    optimizer.zero_grad()
+    loss = (head(features) - targets).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+
+
+failed_step, message = first_error(step_on_features, range(3))
+print("features.grad_fn:", features.grad_fn.name())
+print("raised at step:", failed_step)
+print("message:", message)
+assert failed_step == 1 and message.startswith("Trying to backward through the graph a second time")
+# sphinx_gallery_start_ignore
+try:
+    features.grad_fn._saved_mat1
+except RuntimeError as e:
+    assert str(e) == message, "the node that made features lost its saved inputs at step 0"
+else:
+    raise AssertionError("the saved inputs of the node behind features must be freed")
+# sphinx_gallery_end_ignore
+
+# %%
+# Fix: compute it inside the loop
+# -------------------------------
+#
+# When the encoder is being trained, its output must be computed again at every step, from its
+# current weights: each step then builds and frees a graph of its own. All three steps run, the
+# encoder's weight changes, and the loss goes down.
+
+torch.manual_seed(0)
+encoder, head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+encoder_before = encoder.weight.detach().clone()
+losses = []
+for _ in range(3):
+    optimizer.zero_grad()
+    features = encoder(inputs)
+    loss = (head(features) - targets).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+print("losses:", [round(v, 4) for v in losses])
+print("encoder weight changed:", not torch.equal(encoder.weight, encoder_before))
+assert len(losses) == 3 and losses[2] < losses[0] and not torch.equal(encoder.weight, encoder_before)
+
+# %%
+# Fix: ``detach()`` it, when no gradient should reach what made it
+# ----------------------------------------------------------------
+#
+# When the encoder is frozen (a pretrained feature extractor, a fixed embedding), its output is an
+# input to the rest, and ``detach()`` says so: ``features`` then has no ``grad_fn``, and each step's
+# graph stops at it. The optimizer below holds the encoder's parameters too: they get no gradient,
+# so it leaves them as they were, while the head trains.
+
+torch.manual_seed(0)
+encoder, head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+encoder_before, head_before = encoder.weight.detach().clone(), head.weight.detach().clone()
+features = encoder(inputs).detach()
+losses = []
+for _ in range(3):
+    optimizer.zero_grad()
+    loss = (head(features) - targets).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+print("losses:", [round(v, 4) for v in losses])
+print("encoder.weight.grad:", encoder.weight.grad)
+print("encoder weight unchanged:", torch.equal(encoder.weight, encoder_before))
+print("head weight changed:", not torch.equal(head.weight, head_before))
+assert encoder.weight.grad is None and torch.equal(encoder.weight, encoder_before) and losses[2] < losses[0]
+# sphinx_gallery_start_ignore
+assert features.grad_fn is None and not features.requires_grad, "a detached output has no graph"
+assert not torch.equal(head.weight, head_before), "the head trains"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``retain_graph=True`` hides the mistake here
+# --------------------------------------------
+#
+# The message suggests ``retain_graph=True``. In this loop it stops the error, but ``features``
+# stays the encoder's output from before the loop: the optimizer changes the encoder's weight at
+# every step, and the loss never sees the change.
+
+torch.manual_seed(0)
+encoder, head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+encoder_before = encoder.weight.detach().clone()
+features = encoder(inputs)
+for _ in range(3):
+    optimizer.zero_grad()
+    loss = (head(features) - targets).pow(2).mean()
+    loss.backward(retain_graph=True)
+    optimizer.step()
+stale = not torch.allclose(features, encoder(inputs))
+print("encoder weight changed:", not torch.equal(encoder.weight, encoder_before))
+print("features differ from encoder(inputs) now:", stale)
+assert stale and not torch.equal(encoder.weight, encoder_before)
+
+# %%
+# Cause 2: a recurrent hidden state carried between batches
+# ---------------------------------------------------------
+#
+# Truncated backpropagation through time (truncated BPTT) runs an RNN over a long sequence in
+# batches of a few time steps, and starts each batch from the hidden state the last one ended
+# with. Carried as it is, ``h`` brings the previous batch's graph along: the graph of batch 1
+# holds batch 0's nodes too (the count printed below grows), and its ``backward()`` reaches batch
+# 0's nodes, which batch 0's ``backward()`` freed.
+
+torch.manual_seed(0)
+cell = torch.nn.RNNCell(2, 3)
+optimizer = torch.optim.SGD(cell.parameters(), lr=0.1)
+sequence = torch.randn(3, 4, 1, 2)  # 3 batches of 4 time steps, batch size 1, 2 features
+h = torch.zeros(1, 3)
+nodes = []
+
+
+def batch_carrying_h(b):
+    global h
+    for x_t in sequence[b]:
+        h = cell(x_t, h)
+    nodes.append(count_nodes(h))
+    optimizer.zero_grad()
+    h.pow(2).sum().backward()
+    optimizer.step()
+
+
+failed_batch, message = first_error(batch_carrying_h, range(3))
+print("nodes reachable from h, per batch:", nodes)
+print("raised at batch:", failed_batch)
+assert failed_batch == 1 and message.startswith("Trying to backward through the graph a second time")
+# sphinx_gallery_start_ignore
+assert nodes[1] > nodes[0], "the graph of batch 1 holds batch 0's nodes too"
+# sphinx_gallery_end_ignore
+
+# %%
+# Fix: ``h = h.detach()`` at the start of each batch
+# --------------------------------------------------
+#
+# ``h.detach()`` keeps the values of the hidden state and drops its graph, so each batch's graph
+# starts at that batch: every batch reaches the same number of nodes, the one-batch graph's, and
+# every ``backward()`` runs.
+
+torch.manual_seed(0)
+cell = torch.nn.RNNCell(2, 3)
+optimizer = torch.optim.SGD(cell.parameters(), lr=0.1)
+weight_before = cell.weight_hh.detach().clone()
+h = torch.zeros(1, 3)
+nodes, done = [], []
+for b in range(3):
+    h = h.detach()
+    for x_t in sequence[b]:
+        h = cell(x_t, h)
+    nodes.append(count_nodes(h))
+    optimizer.zero_grad()
+    h.pow(2).sum().backward()
+    optimizer.step()
+    done.append(b)
+print("nodes reachable from h, per batch:", nodes)
+print("batches whose backward() ran:", done)
+assert done == [0, 1, 2] and nodes == [nodes[0]] * 3
+# sphinx_gallery_start_ignore
+assert not torch.equal(cell.weight_hh, weight_before), "the cell trains"
+one_batch = torch.zeros(1, 3)
+for first_inputs in sequence[0]:
+    one_batch = cell(first_inputs, one_batch)
+assert nodes[0] == count_nodes(one_batch), "each batch's graph is the size of a one-batch graph"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``retain_graph=True`` instead keeps every batch's graph
+# -------------------------------------------------------
+#
+# With ``retain_graph=True`` and no ``detach()``, batch 0's graph stays alive and its saved
+# tensors with it: the graph reachable from ``h`` at batch 1 holds batch 0's graph too, as the
+# running total of :ref:`questions-graph-kept-alive` holds every step's graph. Here it fails anyway, at batch 1, with
+# another error: batch 1's ``backward()`` reaches batch 0's nodes, which saved the cell's weight,
+# and ``optimizer.step()`` has changed that weight in place since (see
+# :ref:`questions-inplace-error`).
+
+torch.manual_seed(0)
+cell = torch.nn.RNNCell(2, 3)
+optimizer = torch.optim.SGD(cell.parameters(), lr=0.1)
+h = torch.zeros(1, 3)
+nodes = []
+
+
+def batch_retaining_graph(b):
+    global h
+    for x_t in sequence[b]:
+        h = cell(x_t, h)
+    nodes.append(count_nodes(h))
+    optimizer.zero_grad()
+    h.pow(2).sum().backward(retain_graph=True)
+    optimizer.step()
+
+
+failed_batch, message = first_error(batch_retaining_graph, range(3))
+print("nodes reachable from h, per batch:", nodes)
+print("raised at batch:", failed_batch)
+print("message:", message)
+assert failed_batch == 1 and nodes[1] > nodes[0] and "modified by an inplace operation" in message
+
+# %%
+# Cause 3: two losses that share part of a graph
+# ----------------------------------------------
+#
+# Two heads on one shared trunk, one loss each. ``loss1.backward()`` runs through ``head1`` and the
+# trunk, and frees what the trunk's nodes saved (``tanh`` saved its result). ``loss2.backward()``
+# runs through ``head2``, whose nodes were never run backward, then reaches the trunk and raises.
+
+torch.manual_seed(0)
+trunk, head1, head2 = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1), torch.nn.Linear(3, 1)
+targets1, targets2 = torch.randn(8, 1), torch.randn(8, 1)
+shared = trunk(inputs).tanh()
+loss1 = (head1(shared) - targets1).pow(2).mean()
+loss2 = (head2(shared) - targets2).abs().mean()
+loss1.backward()
+try:
+    loss2.backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("the second loss's backward() must raise")
+assert message.startswith("Trying to backward through the graph a second time")
+# sphinx_gallery_start_ignore
+try:
+    shared.grad_fn._saved_result
+except RuntimeError as e:
+    assert str(e) == message, "the trunk's saved result was freed by loss1.backward()"
+else:
+    raise AssertionError("the trunk's saved result must be freed")
+# sphinx_gallery_end_ignore
+
+# %%
+# Fix: one ``backward()`` on the sum
+# ----------------------------------
+#
+# ``(loss1 + loss2).backward()`` runs through the shared trunk once and gives every parameter the
+# sum of the two losses' gradients: the same gradients as ``loss1.backward(retain_graph=True)``
+# then ``loss2.backward()``, computed below on a fresh graph.
+
+params = [*trunk.parameters(), *head1.parameters(), *head2.parameters()]
+
+
+def losses_of(x):
+    shared = trunk(x).tanh()
+    return (head1(shared) - targets1).pow(2).mean(), (head2(shared) - targets2).abs().mean()
+
+
+loss1, loss2 = losses_of(inputs)
+grads1 = torch.autograd.grad(loss1, params, retain_graph=True, allow_unused=True)
+grads2 = torch.autograd.grad(loss2, params, allow_unused=True)
+for p in params:
+    p.grad = None
+loss1, loss2 = losses_of(inputs)
+(loss1 + loss2).backward()
+separate = [sum(g for g in pair if g is not None) for pair in zip(grads1, grads2, strict=True)]
+print("grad of the sum equals the sum of the grads:", all(
+    torch.allclose(p.grad, s) for p, s in zip(params, separate, strict=True)))  # fmt: skip
+assert all(torch.allclose(p.grad, s) for p, s in zip(params, separate, strict=True))
+
+# %%
+# In a training loop
+# ------------------
+#
+# Two copies of the model train for three steps from the same weights: one with
+# ``(loss1 + loss2).backward()``, the other with ``retain_graph=True`` on the first of two
+# ``backward()`` calls. Both run every step and end with the same weights. ``retain_graph=True``
+# is right here because the graph is used once more, in the same step; each step builds a new
+# one. Used as a blanket fix for causes 1 and 2, it left the encoder's updates out of the loss, or
+# kept the previous batch's graph and failed on its weights, as shown above.
+
+models = {"sum": torch.nn.ModuleList([trunk, head1, head2])}
+models["retain_graph"] = copy.deepcopy(models["sum"])
+for name, model in models.items():
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        optimizer.zero_grad()
+        shared = model[0](inputs).tanh()
+        loss1 = (model[1](shared) - targets1).pow(2).mean()
+        loss2 = (model[2](shared) - targets2).abs().mean()
+        if name == "sum":
+            (loss1 + loss2).backward()
+        else:
+            loss1.backward(retain_graph=True)
+            loss2.backward()
+        optimizer.step()
+    print(f"{name:<12} trunk weight after 3 steps: {[round(v, 4) for v in model[0].weight[0].tolist()]}")
+assert all(
+    torch.allclose(a, b) for a, b in zip(models["sum"].parameters(), models["retain_graph"].parameters(), strict=True)
+)
+
+# %%
+# Graphs that run a second time without the error
+# -----------------------------------------------
+#
+# The error needs a node that saved a tensor. ``(x + 1).sum()`` saves none: a second ``backward()``
+# runs, and adds the same gradient to ``x.grad`` again, which is why the error shows with some
+# graphs and not others. Below, each operation runs backward twice on a fresh leaf, and the table
+# lists the tensors its node saved (its ``_saved_`` attributes that hold a tensor). Every second
+# pass raised exactly where the node saved a tensor, and every other one doubled ``x.grad``.
+# Multiplying by a plain number, ``x * 2``, keeps the number as a tensor (``_saved_other``), so it
+# raises too.
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+z = (x + 1).sum()
+z.backward()
+z.backward()
+print("(x + 1).sum(), two backward() calls, x.grad:", x.grad)
+assert torch.equal(x.grad, torch.full((3,), 2.0)), "the second pass ran and added the gradient again"
+
+
+def saved_tensors(node):
+    return [name[7:] for name in dir(node) if name.startswith("_saved_") and isinstance(getattr(node, name), torch.Tensor)]
+
+
+ops = {
+    "x + 1": lambda x: x + 1,
+    "x - 1": lambda x: x - 1,
+    "-x": lambda x: -x,
+    "x.view(3)": lambda x: x.view(3),
+    "x.mean()": lambda x: x.mean(),
+    "x * 2": lambda x: x * 2,
+    "x * x": lambda x: x * x,
+    "x.exp()": lambda x: x.exp(),
+    "x.relu()": lambda x: x.relu(),
+    "x.pow(2)": lambda x: x.pow(2),
+}
+agree = []
+for name, op in ops.items():
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = op(x)
+    saved = saved_tensors(y.grad_fn)
+    out = y.sum()
+    out.backward()
+    once = x.grad.clone()
+    raised, _ = first_error(lambda i, out=out: out.backward(), range(1))
+    print(f"{name:<10} saved: {str(saved):<18} second backward() raised: {raised is not None}")
+    agree.append((raised is not None) == bool(saved) and (raised is not None or torch.equal(x.grad, 2 * once)))
+assert all(agree), "a second pass raises exactly when the node saved a tensor, and otherwise adds the gradient again"
+
+# %%
+# Conclusion
+# ----------
+#
+# "Trying to backward through the graph a second time" means that a ``backward()`` reached a node
+# whose saved tensors an earlier ``backward()`` freed. In a training loop that node belongs to
+# something the steps share: a tensor computed before the loop (compute it inside, or ``detach()``
+# it when nothing before it should train), a hidden state carried from the last batch
+# (``h = h.detach()`` at the start of each batch), or the trunk of two losses (one ``backward()``
+# on their sum). ``retain_graph=True`` was right only for the two losses of one step; in the other two loops
+# it left the encoder's updates out of the loss, or kept the previous batch's graph and failed on
+# its weights.

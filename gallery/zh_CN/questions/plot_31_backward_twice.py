@@ -1,0 +1,405 @@
+"""
+.. _questions-backward-twice:
+
+“Trying to backward through the graph a second time”
+====================================================
+
+.. admonition:: 答案
+   :class: answer
+
+   ``backward()`` 会释放图中节点保存的张量，第二次 ``backward()`` 又走到了这样的节点：循环前算好的张量、上一批留下的隐藏状态，或两个损失共享的部分。在循环内重算、``detach()``，或把损失相加：
+
+   .. code-block:: python
+
+      features = encoder(inputs).detach()
+      h = h.detach()
+      (loss1 + loss2).backward()
+
+``RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors
+after they have already been freed)`` 由对计算图（computation graph）某一部分的第二次 ``backward()`` 抛出；在下面前两个循环里，它出现在第二步。本页运行三种常见原因：训练循环之前只算一次的张量、在批次之间传下去的 RNN 隐藏状态、共享一部分计算图的两个损失；说明每一次第二遍 ``backward()`` 走到了图的哪一部分，在简短的训练循环里检查每种解决办法，最后看哪些图可以再跑一遍而不报错。
+"""
+
+# %%
+# 辅助函数
+# --------
+#
+# ``count_nodes`` 从张量的 ``grad_fn`` 出发，沿 ``next_functions`` 遍历计算图，数出能走到的节点。``first_error`` 对给定的每一步运行 ``step``，返回报错的那一步和消息；每一步都顺利运行时返回 ``(None, None)``。
+
+import copy
+
+import torch
+
+
+def count_nodes(t):
+    seen, stack = set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            stack.extend(child for child, _ in node.next_functions)
+    return len(seen)
+
+
+def first_error(step, steps):
+    for i in steps:
+        try:
+            step(i)
+        except RuntimeError as e:
+            return i, str(e)
+    return None, None
+
+
+# %%
+# 报错消息，以及它说的是图的哪一部分
+# ----------------------------------
+#
+# 图中每个节点都保存着它的求导公式要用的张量：``exp`` 保存它的结果。``backward()`` 一边走一边释放这些张量，所以第二次 ``backward()`` 走到这样的节点时，已经没有可用来计算的东西，于是抛出错误，消息以“Trying to backward through the graph a second time”开头。读取节点保存的东西（``_saved_result``，和所有 ``_saved_`` 开头的名字一样，是 torch 的内部属性）也会抛出同一条消息：保存的张量已经没有了。常见运算各保存什么，见 :ref:`运算保存了什么 <questions-saved-tensors>`。
+
+w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+loss = w.exp().sum()
+loss.backward()
+try:
+    loss.backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a second backward() through a freed graph must raise")
+assert message.startswith("Trying to backward through the graph a second time")
+# sphinx_gallery_start_ignore
+try:
+    loss.grad_fn.next_functions[0][0]._saved_result
+except RuntimeError as e:
+    assert str(e) == message, "reading a freed saved tensor raises the same message"
+else:
+    raise AssertionError("reading a freed saved tensor must raise")
+# sphinx_gallery_end_ignore
+
+# %%
+# 原因一：循环之前只算一次的张量
+# ------------------------------
+#
+# ``features = encoder(inputs)`` 在循环之前只运行一次，每一步的损失都建立在它上面。每一步的计算图都通到生成 ``features`` 的那个节点，而这个节点保存了 ``inputs``，用来计算编码器权重的梯度。第 0 步的 ``backward()`` 释放了它；第 1 步的 ``backward()`` 走到同一个节点，于是报错。
+
+torch.manual_seed(0)
+inputs, targets = torch.randn(8, 4), torch.randn(8, 1)
+encoder, head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+features = encoder(inputs)
+
+
+def step_on_features(i):
+    optimizer.zero_grad()
+    loss = (head(features) - targets).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+
+
+failed_step, message = first_error(step_on_features, range(3))
+print("features.grad_fn:", features.grad_fn.name())
+print("raised at step:", failed_step)
+print("message:", message)
+assert failed_step == 1 and message.startswith("Trying to backward through the graph a second time")
+# sphinx_gallery_start_ignore
+try:
+    features.grad_fn._saved_mat1
+except RuntimeError as e:
+    assert str(e) == message, "the node that made features lost its saved inputs at step 0"
+else:
+    raise AssertionError("the saved inputs of the node behind features must be freed")
+# sphinx_gallery_end_ignore
+
+# %%
+# 解决办法：在循环内计算
+# ----------------------
+#
+# 编码器也在训练时，它的输出必须在每一步用当前的权重重新计算：这样每一步都构建并释放自己的计算图。三步都顺利运行，编码器的权重变了，损失也下降了。
+
+torch.manual_seed(0)
+encoder, head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+encoder_before = encoder.weight.detach().clone()
+losses = []
+for _ in range(3):
+    optimizer.zero_grad()
+    features = encoder(inputs)
+    loss = (head(features) - targets).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+print("losses:", [round(v, 4) for v in losses])
+print("encoder weight changed:", not torch.equal(encoder.weight, encoder_before))
+assert len(losses) == 3 and losses[2] < losses[0] and not torch.equal(encoder.weight, encoder_before)
+
+# %%
+# 解决办法：不该有梯度流回去时，用 ``detach()``
+# ---------------------------------------------
+#
+# 编码器冻结时（预训练的特征提取器、固定的嵌入），它的输出只是后面部分的输入，``detach()`` 正好表达这一点：``features`` 于是没有 ``grad_fn``，每一步的计算图到它为止。下面的优化器也包含编码器的参数：它们得不到梯度，优化器就让它们保持原样，而输出头照常训练。
+
+torch.manual_seed(0)
+encoder, head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+encoder_before, head_before = encoder.weight.detach().clone(), head.weight.detach().clone()
+features = encoder(inputs).detach()
+losses = []
+for _ in range(3):
+    optimizer.zero_grad()
+    loss = (head(features) - targets).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+print("losses:", [round(v, 4) for v in losses])
+print("encoder.weight.grad:", encoder.weight.grad)
+print("encoder weight unchanged:", torch.equal(encoder.weight, encoder_before))
+print("head weight changed:", not torch.equal(head.weight, head_before))
+assert encoder.weight.grad is None and torch.equal(encoder.weight, encoder_before) and losses[2] < losses[0]
+# sphinx_gallery_start_ignore
+assert features.grad_fn is None and not features.requires_grad, "a detached output has no graph"
+assert not torch.equal(head.weight, head_before), "the head trains"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``retain_graph=True`` 在这里掩盖了错误
+# --------------------------------------
+#
+# 报错消息建议加 ``retain_graph=True``。在这个循环里它确实让报错消失了，但 ``features`` 仍是编码器在循环之前的输出：优化器每一步都在改编码器的权重，损失却始终看不到这个变化。
+
+torch.manual_seed(0)
+encoder, head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+encoder_before = encoder.weight.detach().clone()
+features = encoder(inputs)
+for _ in range(3):
+    optimizer.zero_grad()
+    loss = (head(features) - targets).pow(2).mean()
+    loss.backward(retain_graph=True)
+    optimizer.step()
+stale = not torch.allclose(features, encoder(inputs))
+print("encoder weight changed:", not torch.equal(encoder.weight, encoder_before))
+print("features differ from encoder(inputs) now:", stale)
+assert stale and not torch.equal(encoder.weight, encoder_before)
+
+# %%
+# 原因二：在批次之间传下去的循环网络隐藏状态
+# ------------------------------------------
+#
+# 截断的随时间反向传播（truncated BPTT）把长序列切成每批几个时间步交给 RNN，每一批都从上一批结束时的隐藏状态开始。原样传下去的 ``h`` 带着上一批的计算图：第 1 批的图里也有第 0 批的节点（下面打印的节点数变多了），它的 ``backward()`` 走到第 0 批的节点，而这些节点保存的张量已被第 0 批的 ``backward()`` 释放。
+
+torch.manual_seed(0)
+cell = torch.nn.RNNCell(2, 3)
+optimizer = torch.optim.SGD(cell.parameters(), lr=0.1)
+sequence = torch.randn(3, 4, 1, 2)  # 3 批，每批 4 个时间步，批大小 1，2 个特征
+h = torch.zeros(1, 3)
+nodes = []
+
+
+def batch_carrying_h(b):
+    global h
+    for x_t in sequence[b]:
+        h = cell(x_t, h)
+    nodes.append(count_nodes(h))
+    optimizer.zero_grad()
+    h.pow(2).sum().backward()
+    optimizer.step()
+
+
+failed_batch, message = first_error(batch_carrying_h, range(3))
+print("nodes reachable from h, per batch:", nodes)
+print("raised at batch:", failed_batch)
+assert failed_batch == 1 and message.startswith("Trying to backward through the graph a second time")
+# sphinx_gallery_start_ignore
+assert nodes[1] > nodes[0], "the graph of batch 1 holds batch 0's nodes too"
+# sphinx_gallery_end_ignore
+
+# %%
+# 解决办法：每批开始时 ``h = h.detach()``
+# ---------------------------------------
+#
+# ``h.detach()`` 保留隐藏状态的值，丢掉它的计算图，于是每一批的图都从这一批开始：每批能走到的节点数相同，等于只有一批时的图，每次 ``backward()`` 都顺利运行。
+
+torch.manual_seed(0)
+cell = torch.nn.RNNCell(2, 3)
+optimizer = torch.optim.SGD(cell.parameters(), lr=0.1)
+weight_before = cell.weight_hh.detach().clone()
+h = torch.zeros(1, 3)
+nodes, done = [], []
+for b in range(3):
+    h = h.detach()
+    for x_t in sequence[b]:
+        h = cell(x_t, h)
+    nodes.append(count_nodes(h))
+    optimizer.zero_grad()
+    h.pow(2).sum().backward()
+    optimizer.step()
+    done.append(b)
+print("nodes reachable from h, per batch:", nodes)
+print("batches whose backward() ran:", done)
+assert done == [0, 1, 2] and nodes == [nodes[0]] * 3
+# sphinx_gallery_start_ignore
+assert not torch.equal(cell.weight_hh, weight_before), "the cell trains"
+one_batch = torch.zeros(1, 3)
+for first_inputs in sequence[0]:
+    one_batch = cell(first_inputs, one_batch)
+assert nodes[0] == count_nodes(one_batch), "each batch's graph is the size of a one-batch graph"
+# sphinx_gallery_end_ignore
+
+# %%
+# 改用 ``retain_graph=True`` 会留住每一批的图
+# -------------------------------------------
+#
+# 用 ``retain_graph=True`` 而不 ``detach()``，第 0 批的图连同它保存的张量都留了下来：第 1 批时从 ``h`` 能走到的图里也有第 0 批的图，就像 :ref:`累加损失的那一页 <questions-graph-kept-alive>` 里的累计值留住了每一步的图。这里它照样失败，在第 1 批报出另一个错误：第 1 批的 ``backward()`` 走到第 0 批的节点，这些节点保存了单元的权重，而 ``optimizer.step()`` 之后已经原地改过这个权重（见 :ref:`原地操作报错 <questions-inplace-error>`）。
+
+torch.manual_seed(0)
+cell = torch.nn.RNNCell(2, 3)
+optimizer = torch.optim.SGD(cell.parameters(), lr=0.1)
+h = torch.zeros(1, 3)
+nodes = []
+
+
+def batch_retaining_graph(b):
+    global h
+    for x_t in sequence[b]:
+        h = cell(x_t, h)
+    nodes.append(count_nodes(h))
+    optimizer.zero_grad()
+    h.pow(2).sum().backward(retain_graph=True)
+    optimizer.step()
+
+
+failed_batch, message = first_error(batch_retaining_graph, range(3))
+print("nodes reachable from h, per batch:", nodes)
+print("raised at batch:", failed_batch)
+print("message:", message)
+assert failed_batch == 1 and nodes[1] > nodes[0] and "modified by an inplace operation" in message
+
+# %%
+# 原因三：共享一部分计算图的两个损失
+# ----------------------------------
+#
+# 一个共享的主干上接两个输出头，各有一个损失。``loss1.backward()`` 经过 ``head1`` 和主干，释放主干节点保存的张量（``tanh`` 保存了它的结果）。``loss2.backward()`` 先经过还没做过反向传播的 ``head2``，接着走到主干，于是报错。
+
+torch.manual_seed(0)
+trunk, head1, head2 = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1), torch.nn.Linear(3, 1)
+targets1, targets2 = torch.randn(8, 1), torch.randn(8, 1)
+shared = trunk(inputs).tanh()
+loss1 = (head1(shared) - targets1).pow(2).mean()
+loss2 = (head2(shared) - targets2).abs().mean()
+loss1.backward()
+try:
+    loss2.backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("the second loss's backward() must raise")
+assert message.startswith("Trying to backward through the graph a second time")
+# sphinx_gallery_start_ignore
+try:
+    shared.grad_fn._saved_result
+except RuntimeError as e:
+    assert str(e) == message, "the trunk's saved result was freed by loss1.backward()"
+else:
+    raise AssertionError("the trunk's saved result must be freed")
+# sphinx_gallery_end_ignore
+
+# %%
+# 解决办法：对两者之和做一次 ``backward()``
+# -----------------------------------------
+#
+# ``(loss1 + loss2).backward()`` 只经过共享的主干一次，给每个参数的是两个损失的梯度之和：与先 ``loss1.backward(retain_graph=True)`` 再 ``loss2.backward()`` 得到的梯度相同（下面在新建的计算图上分别算出）。
+
+params = [*trunk.parameters(), *head1.parameters(), *head2.parameters()]
+
+
+def losses_of(x):
+    shared = trunk(x).tanh()
+    return (head1(shared) - targets1).pow(2).mean(), (head2(shared) - targets2).abs().mean()
+
+
+loss1, loss2 = losses_of(inputs)
+grads1 = torch.autograd.grad(loss1, params, retain_graph=True, allow_unused=True)
+grads2 = torch.autograd.grad(loss2, params, allow_unused=True)
+for p in params:
+    p.grad = None
+loss1, loss2 = losses_of(inputs)
+(loss1 + loss2).backward()
+separate = [sum(g for g in pair if g is not None) for pair in zip(grads1, grads2, strict=True)]
+print("grad of the sum equals the sum of the grads:", all(
+    torch.allclose(p.grad, s) for p, s in zip(params, separate, strict=True)))  # fmt: skip
+assert all(torch.allclose(p.grad, s) for p, s in zip(params, separate, strict=True))
+
+# %%
+# 在训练循环里
+# ------------
+#
+# 模型的两份副本从相同的权重出发各训练三步：一份用 ``(loss1 + loss2).backward()``，另一份调用两次 ``backward()``，第一次带 ``retain_graph=True``。两份都每步顺利运行，最后权重相同。这里用 ``retain_graph=True`` 是对的，因为计算图只在同一步里再用一次，每一步都会构建新的图。若把它当作原因一和原因二的万能解决办法，如上文所示，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错。
+
+models = {"sum": torch.nn.ModuleList([trunk, head1, head2])}
+models["retain_graph"] = copy.deepcopy(models["sum"])
+for name, model in models.items():
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        optimizer.zero_grad()
+        shared = model[0](inputs).tanh()
+        loss1 = (model[1](shared) - targets1).pow(2).mean()
+        loss2 = (model[2](shared) - targets2).abs().mean()
+        if name == "sum":
+            (loss1 + loss2).backward()
+        else:
+            loss1.backward(retain_graph=True)
+            loss2.backward()
+        optimizer.step()
+    print(f"{name:<12} trunk weight after 3 steps: {[round(v, 4) for v in model[0].weight[0].tolist()]}")
+assert all(
+    torch.allclose(a, b) for a, b in zip(models["sum"].parameters(), models["retain_graph"].parameters(), strict=True)
+)
+
+# %%
+# 可以再跑一遍而不报错的图
+# ------------------------
+#
+# 这个报错需要一个保存了张量的节点。``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，把同样的梯度再加到 ``x.grad`` 上一次。这就是为什么有的图报错、有的图不报错。下面每种运算都在一个新的叶子张量（leaf tensor）上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量的 ``_saved_`` 属性）。第二遍恰好在节点保存了张量时报错，其余的都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+z = (x + 1).sum()
+z.backward()
+z.backward()
+print("(x + 1).sum(), two backward() calls, x.grad:", x.grad)
+assert torch.equal(x.grad, torch.full((3,), 2.0)), "the second pass ran and added the gradient again"
+
+
+def saved_tensors(node):
+    return [name[7:] for name in dir(node) if name.startswith("_saved_") and isinstance(getattr(node, name), torch.Tensor)]
+
+
+ops = {
+    "x + 1": lambda x: x + 1,
+    "x - 1": lambda x: x - 1,
+    "-x": lambda x: -x,
+    "x.view(3)": lambda x: x.view(3),
+    "x.mean()": lambda x: x.mean(),
+    "x * 2": lambda x: x * 2,
+    "x * x": lambda x: x * x,
+    "x.exp()": lambda x: x.exp(),
+    "x.relu()": lambda x: x.relu(),
+    "x.pow(2)": lambda x: x.pow(2),
+}
+agree = []
+for name, op in ops.items():
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = op(x)
+    saved = saved_tensors(y.grad_fn)
+    out = y.sum()
+    out.backward()
+    once = x.grad.clone()
+    raised, _ = first_error(lambda i, out=out: out.backward(), range(1))
+    print(f"{name:<10} saved: {str(saved):<18} second backward() raised: {raised is not None}")
+    agree.append((raised is not None) == bool(saved) and (raised is not None or torch.equal(x.grad, 2 * once)))
+assert all(agree), "a second pass raises exactly when the node saved a tensor, and otherwise adds the gradient again"
+
+# %%
+# 小结
+# ----
+#
+# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于各步共享的东西：循环之前算好的张量（改在循环内计算；它前面的部分都不该训练时，用 ``detach()``）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``）、或两个损失共享的主干（对两者之和做一次 ``backward()``）。``retain_graph=True`` 只在同一步的两个损失上是对的；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错。
