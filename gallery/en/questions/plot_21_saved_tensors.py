@@ -342,6 +342,9 @@ assert saved(lambda a, b: a * b.detach()) == [], "a * c saved neither a nor the 
 assert (a * torch.ones(3)).grad_fn._saved_self is None, "a * c did not save a"
 only_c = torch.ones(3)
 assert (a * only_c).grad_fn._saved_other is only_c, "a * c saved c"
+assert {name: saved(op) for name, op in ops.items()} == {
+    "exp": ["y"], "sin": ["a"], "relu": ["y"], "sigmoid": ["y"], "tanh": ["y"], "mul": ["a", "b"], "add": []
+}, "exp, relu, sigmoid and tanh saved their output and not their input; sin its input; mul both; add nothing"
 # sphinx_gallery_end_ignore
 v = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 v_exp = v.exp()
