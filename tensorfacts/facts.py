@@ -270,24 +270,28 @@ def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
 
 
 @fact("leaf-view-has-grad-fn-refuses-inplace", {
-    "en": "Slices base[1:] of a leaf that requires grad: the slice has a grad_fn and is not a leaf, and mul_(10) on "
-          "it raises the error for a view of a leaf.",
-    "zh_CN": "对需要梯度的叶子张量切片 base[1:]：切片有 grad_fn、不是叶子张量，对它调用 mul_(10) "
-             "会报“叶子张量的视图”那条错误。",
+    "en": "Slices base[1:] of a leaf that requires grad, and takes w[0] and w.T of w = nn.Parameter(torch.ones(2, 3)), "
+          "with grad mode on: each view has a grad_fn and is not a leaf, and mul_(10) on it raises the error for a "
+          "view of a leaf.",
+    "zh_CN": "在梯度模式下，对需要梯度的叶子张量切片 base[1:]，并对 w = nn.Parameter(torch.ones(2, 3)) 取 w[0] 和 "
+             "w.T：每个视图都有 grad_fn、不是叶子张量，对它调用 mul_(10) 会报“叶子张量的视图”那条错误。",
 })
 def _leaf_view_has_grad_fn_refuses_inplace() -> Fact:
-    """A slice of a leaf that requires grad has a grad_fn, yet refuses an in-place edit with grad
-    mode on, as the leaf itself does."""
+    """A slice, an integer index or a transpose of a leaf that requires grad (a Parameter too) has a
+    grad_fn, yet refuses an in-place edit with grad mode on, as the leaf itself does."""
     base = torch.tensor([0.0, 1.0, 2.0, 3.0], requires_grad=True)
-    a = base[1:]
-    try:
-        a.mul_(10)
-    except RuntimeError as exc:
-        refused = "a view of a leaf Variable that requires grad" in str(exc)
-    else:
-        refused = False
-    has_grad_fn = a.grad_fn is not None and not a.is_leaf
-    return Fact(has_grad_fn and refused, f"grad_fn: {type(a.grad_fn).__name__}; mul_ refused: {refused}")
+    w = torch.nn.Parameter(torch.ones(2, 3))
+    outcomes = {}
+    for name, view in (("base[1:]", base[1:]), ("w[0]", w[0]), ("w.T", w.T)):
+        try:
+            view.mul_(10)
+        except RuntimeError as exc:
+            refused = "a view of a leaf Variable that requires grad" in str(exc)
+        else:
+            refused = False
+        outcomes[name] = (view.grad_fn is not None and not view.is_leaf, refused, type(view.grad_fn).__name__)
+    return Fact(all(has and refused for has, refused, _ in outcomes.values()),
+                "; ".join(f"{n}: grad_fn {g}, mul_ refused: {r}" for n, (_, r, g) in outcomes.items()))
 
 
 def _inference_tensor() -> torch.Tensor:

@@ -17,9 +17,10 @@
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
 A weight made with ``requires_grad=True`` and then, with grad mode on, moved to another device or
-cast to another floating dtype trains nothing: its ``.grad`` stays ``None``, reading it warns ("The .grad attribute of a Tensor that is
-not a leaf Tensor is being accessed"), and an optimizer either refuses it ("can't optimize a
-non-leaf Tensor") or updates another tensor. Readers meet it as "grad is None after ``.cuda()``": a
+cast to another floating dtype trains nothing: its ``.grad`` stays ``None`` (no ``retain_grad()`` is called on it here),
+reading it warns ("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"), and an optimizer
+built the usual way (without ``differentiable=True``) either refuses it ("can't optimize a non-leaf Tensor") or updates
+another tensor. Readers meet it as "grad is None after ``.cuda()``": a
 move to the GPU (``.cuda()``, ``.to("cuda")``) is such a move. This page reproduces all three with a
 change of dtype and with the ``meta`` device, which plays the GPU here (every build of torch has it;
 a GPU box checks ``.cuda()`` itself where torch finds a GPU), shows where the gradient goes, and
@@ -399,7 +400,6 @@ with torch.inference_mode():
 #
 # ``to()``, ``double()`` and the other casts and moves are operations: in grad mode, when they change
 # the device or the floating dtype of a tensor that requires grad, they return a non-leaf whose
-# ``.grad`` stays ``None``,
-# and an optimizer refuses it or updates the tensor it came from. Create the tensor with its
-# ``dtype`` and ``device``, call ``requires_grad_()`` after the move, or move a module with
+# ``.grad`` stays ``None``, and an optimizer built without ``differentiable=True`` refuses it or
+# updates the tensor it came from. Create the tensor with its ``dtype`` and ``device``, call ``requires_grad_()`` after the move, or move a module with
 # ``module.to()``.

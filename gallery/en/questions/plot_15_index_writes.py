@@ -16,8 +16,8 @@
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-An in-place call on ``x`` indexed by a list, an index tensor of one or more dimensions or a mask raises no error and no warning,
-and ``x`` stays as it was.
+An in-place call on ``x`` indexed by a list, an index tensor of one or more dimensions or a boolean mask raises no error and no
+warning, and ``x`` stays as it was.
 This page reproduces that with an index tensor and with a mask, checks which index forms give a view
 of ``x`` and which a copy, what an assignment needs when ``x`` requires grad, shows the in-place index
 methods (``index_put_``, ``index_add_``,
@@ -213,14 +213,22 @@ def draw_processes(title, child, **names):
 #
 # ``x[idx]`` with an index tensor, and ``x[mask]`` with a boolean mask, gather the chosen elements
 # into a new tensor. ``add_(1)`` and ``[0] = 100.0`` then edit that new tensor, which nothing names:
-# ``x`` is unchanged, silently.
+# ``x`` is unchanged, silently. A list and a two-dimensional index tensor do the same.
+import warnings
+
 x = torch.arange(6.0)
 idx = torch.tensor([0, 2])
-x[idx].add_(1)
-print("after x[idx].add_(1):   x =", x)
-x[x > 2][0] = 100.0
-print("after x[x > 2][0] = 100: x =", x)
-assert torch.equal(x, torch.arange(6.0)), "both edits changed a copy"
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")  # record every warning, even one shown before
+    x[idx].add_(1)
+    print("after x[idx].add_(1):   x =", x)
+    x[x > 2][0] = 100.0
+    print("after x[x > 2][0] = 100: x =", x)
+    x[[0, 2]].add_(1)
+    x[torch.tensor([[0], [2]])].add_(1)
+    print("after the list and the 2-D index: x =", x)
+print("warnings:", len(caught))
+assert torch.equal(x, torch.arange(6.0)) and not caught, "each edit changed a copy, with no warning"
 
 # %%
 # What writes into ``x``
@@ -245,10 +253,10 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # Which index forms give a view
 # -----------------------------
 #
-# Indexing with integers, slices, ``None`` and ``...`` (basic indexing) returns a view of ``x``, on
-# its storage; an edit of the view is an edit of ``x``. A list of integers, an index tensor or a mask
-# (advanced indexing), alone or next to basic indices, returns a copy. We check each form below by its
-# storage.
+# Indexing with integers (a zero-dimensional integer tensor too, see below), slices, ``None`` and
+# ``...`` (basic indexing) returns a view of ``x``, on its storage; an edit of the view is an edit of
+# ``x``. A list of integers, an index tensor of one or more dimensions or a mask (advanced indexing),
+# alone or next to basic indices, returns a copy. We check each form below by its storage.
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -270,8 +278,6 @@ views = [form for form, result in forms.items() if same_storage(result, x)]
 assert views == list(forms)[:7], "basic indexing gives views, advanced indexing copies"
 # sphinx_gallery_start_ignore
 assert all(result._is_view() == (form in views) for form, result in forms.items()), "views are views"
-import warnings
-
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     assert same_storage(x[[1, slice(None)]], x), "a list holding a slice indexes as a tuple (deprecated): a view"
@@ -294,7 +300,8 @@ assert not same_storage(forms["x[[0, 2]]"], forms["x[x > 5]"]), "each copy has i
 # %%
 # A zero-dimensional index tensor, such as ``argmax()`` returns (``int64``), counts as an integer and
 # gives a view, whatever its integer dtype but ``uint8``. A zero-dimensional ``uint8`` or ``bool``
-# tensor counts as a mask, like a Python ``True``: a copy with a new first dimension of size 1.
+# tensor counts as a mask, like a Python ``True`` or ``False``: a copy with a new first dimension, of
+# size 1 if the tensor is non-zero and 0 if it is zero.
 print("x[x[:, 0].argmax()]: same storage:", same_storage(x[x[:, 0].argmax()], x))
 dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64,
           torch.uint8, torch.bool]  # fmt: skip
@@ -307,6 +314,9 @@ assert copies == [torch.uint8, torch.bool, "Python True"], "uint8, bool and True
 # sphinx_gallery_start_ignore
 assert same_storage(x[x[:, 0].argmax()], x), "the index argmax() returns gives a view"
 assert all(results[key].shape == x[None].shape for key in copies), "each mask adds a first dimension of size 1"
+assert x[torch.tensor(2, dtype=torch.uint8)].shape == (1, 3, 4), "a non-zero uint8 mask: a first dimension of size 1"
+assert x[torch.tensor(False)].shape == x[torch.tensor(0, dtype=torch.uint8)].shape == x[False].shape == (0, 3, 4), \
+    "a zero mask, like False: a first dimension of size 0"
 assert all(torch.equal(results[key], x[1]) for key in results if key not in copies), "the rest index row 1"
 # sphinx_gallery_end_ignore
 
@@ -315,10 +325,11 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 # ------------------------
 #
 # ``x[idx] += 1`` is an in-place edit of ``x``, and autograd refuses one on a leaf that requires grad
-# (a ``Parameter`` too) or on a view of such a leaf: write under ``torch.no_grad()``. An inference
-# tensor refuses it outside ``torch.inference_mode()``, under ``torch.no_grad()`` too, and refuses
-# it after writing: its values have changed when the error comes, so a caller that catches the
-# error and tries again adds twice. A non-leaf that requires grad and a plain tensor take it either
+# (a ``Parameter`` too) or on a view of such a leaf: write under ``torch.no_grad()``. A tensor made
+# under ``torch.inference_mode()`` refuses it outside inference mode, under ``torch.no_grad()`` too,
+# and refuses it after writing: its values have changed when the error comes, so a caller that
+# catches the error and tries again adds twice. Its ``detach()`` and its ``.data``, though inference
+# tensors too, take the same write with no error, and the write reaches the tensor. A non-leaf that requires grad and a plain tensor take it either
 # way, but four kinds of view of a non-leaf refuse it in grad mode (and take it under
 # ``torch.no_grad()``): an output of an operation that returns several views, such as ``unbind``,
 # a view made under ``torch.no_grad()``, one made under ``torch.inference_mode()``, and the output
@@ -398,6 +409,14 @@ retried = sources()["inference tensor"]
 for attempt in (1, 2):
     print(f"attempt {attempt} outside inference mode:", add_one_at(retried, False).split(".")[0], " values:", retried)
 assert torch.equal(retried, torch.tensor([2.0, 0.0, 2.0, 0.0])), "each refused write added one: a retry adds twice"
+# sphinx_gallery_start_ignore
+for mode_of_write in (True, False):
+    made_inference = sources()["inference tensor"]
+    assert torch.is_inference(made_inference.detach()) and torch.is_inference(made_inference.data), "both are inference tensors"
+    assert isinstance(add_one_at(made_inference.detach(), mode_of_write), torch.Tensor), "detach() takes the write"
+    assert isinstance(add_one_at(made_inference.data, mode_of_write), torch.Tensor), ".data takes the write"
+    assert torch.equal(made_inference, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the tensor"
+# sphinx_gallery_end_ignore
 
 # %%
 # The advice in a small loop: a hand-written update of the embedding rows each batch uses, an

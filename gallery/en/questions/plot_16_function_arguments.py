@@ -8,7 +8,7 @@ Editing a tensor inside a function edits the caller's
    :class: answer
 
    A function receives the caller's tensor object, not a copy, so an in-place edit inside it
-   (``x += 1``, ``x.add_(1)``) edits the caller's tensor. Compute a new tensor instead:
+   (``x += 1``) edits the caller's tensor. Compute a new tensor instead:
 
    .. code-block:: python
 
@@ -318,6 +318,9 @@ shared_means = epoch_means(Points(data), mean)
 print("shared items, mean per epoch:", shared_means)
 print("dataset changed:", not torch.equal(data, original))
 assert not torch.equal(data, original) and abs(shared_means[1] + mean) < 0.01, "epoch 2 saw data shifted twice"
+# sphinx_gallery_start_ignore
+assert abs(shared_means[0]) < 0.01, "epoch 1 saw data centred on zero"
+# sphinx_gallery_end_ignore
 
 # %%
 # The fix on the dataset's side: ``__getitem__`` returns ``self.data[i].clone()``. Two epochs later
@@ -343,9 +346,9 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # ``Parameter`` objects, and even the same dictionaries that hold them (``_parameters``,
 # ``_buffers``, ``_modules``, internal to torch), and the dictionaries of hooks as well
 # (``_forward_hooks`` and the others), so a forward hook or a pre-hook (forward or backward)
-# registered on the copy runs on the original. A full backward hook is the exception: one registered
-# with ``register_full_backward_hook`` on the copy does not run on an original that has no full
-# backward hook of its own, because the copy
+# registered on the copy runs on the original. A backward hook is the exception: one registered
+# with ``register_full_backward_hook`` (or the older ``register_backward_hook``) on the copy does not
+# run on an original that has no backward hook of its own, because the copy
 # alone is marked as having one (``_is_full_backward_hook``, internal to torch). Only an attribute
 # kept outside those dictionaries, such as ``training``, rebound afterwards, becomes separate.
 model = torch.nn.Linear(2, 1)
@@ -376,6 +379,10 @@ full_copy.register_full_backward_hook(lambda *args: backward_calls.append("full 
 full_hooked(torch.ones(1, 2, requires_grad=True)).sum().backward()
 assert backward_calls == [], "a full backward hook registered on the copy does not run on the original"
 assert full_copy._is_full_backward_hook and full_hooked._is_full_backward_hook is None, "the flag is the copy's"
+legacy_hooked, legacy_calls = torch.nn.LayerNorm(2), []
+copy.copy(legacy_hooked).register_backward_hook(lambda *args: legacy_calls.append("backward"))
+legacy_hooked(torch.ones(1, 2, requires_grad=True)).sum().backward()
+assert legacy_calls == [], "an older backward hook registered on the copy does not run on the original"
 assert shallow.__dict__ is not model.__dict__, "the module's own attributes are separate"
 # sphinx_gallery_end_ignore
 

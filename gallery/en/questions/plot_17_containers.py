@@ -243,11 +243,12 @@ assert sums[0] is sums[1] is sums[2], "the list holds one tensor three times"
 
 edited = [torch.zeros(2)] * 2
 edited[0] += 1
+edited[0][1] = 5.0
 rebound = [torch.zeros(2)] * 2
 rebound[0] = rebound[0] + 1
 print("edited[1]: ", edited[1])
 print("rebound[1]:", rebound[1])
-assert torch.equal(edited[1], torch.ones(2)) and torch.equal(rebound[1], torch.zeros(2)), "+= edits, = rebinds"
+assert torch.equal(edited[1], torch.tensor([1.0, 5.0])) and torch.equal(rebound[1], torch.zeros(2)), "edits, rebinds"
 
 # %%
 # The fix

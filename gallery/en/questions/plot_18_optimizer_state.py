@@ -252,9 +252,9 @@ assert torch.equal(old_weight, old_values), "step() left the old weight, which h
 # ``param_groups`` lists the tensors the optimizer was built with. The new parameter is not among
 # them, so ``step()`` never touches it, and ``zero_grad()`` never clears its gradient: the
 # ``model.weight.grad`` printed above is the sum of the three steps' gradients, computed and never
-# used. The old weight is
-# still there, but it is no longer in the model's graph, so it gets no gradient and
-# ``step()`` skips it.
+# used. The old weight is still there, but it is no longer in the model's graph, so it gets no
+# gradient; ``zero_grad()``, with its default ``set_to_none=True``, left its ``.grad`` at ``None``,
+# and ``step()`` skips it.
 
 held = optimizer.param_groups[0]["params"][0]
 print("held is old_weight:", held is old_weight)
@@ -262,6 +262,7 @@ print("held is model.weight:", held is model.weight)
 print("old_weight.grad:", old_weight.grad)
 assert held is old_weight and held is not model.weight, "the optimizer still holds the old tensor"
 # sphinx_gallery_start_ignore
+assert old_weight.grad is None, "zero_grad() with its default set_to_none=True left the old weight's .grad at None"
 assert torch.allclose(model.weight.grad, 3 * torch.func.grad(lambda w: (x @ w.t() - y).pow(2).mean())(torch.zeros(1, 2))), (
     "the new weight's gradient is three steps' gradients summed"
 )

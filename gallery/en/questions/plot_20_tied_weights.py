@@ -319,7 +319,8 @@ assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the value
 #
 # Without ``assign=True``, loading copies each entry into the one weight, the two names one after
 # the other: the model stays tied, with the loaded values. Entries that disagree leave the value of
-# the later key, ``decoder.weight``. With ``assign=True`` (common after building the model on the
+# the module loaded last, ``decoder`` (``load_state_dict`` follows the model's order of modules, not
+# the dict's). With ``assign=True`` (common after building the model on the
 # ``meta`` device), each module gets a ``Parameter`` of its own over the loaded storage: two
 # parameters over one storage, the memory-only tie of the last section. Tie the weight again
 # after it. Loaded from ``state_dict(keep_vars=True)``, whose two entries are the one
@@ -335,6 +336,10 @@ print("after disagreeing entries, embedding.weight[0]:", fresh.embedding.weight.
 assert fresh.decoder.weight is fresh.embedding.weight and torch.equal(fresh.embedding.weight, torch.ones(5, 3))
 # sphinx_gallery_start_ignore
 assert not same_storage(fresh.embedding.weight, loaded["embedding.weight"]), "load_state_dict copies"
+with torch.random.fork_rng():
+    reordered = Tied()
+reordered.load_state_dict({"decoder.weight": torch.ones(5, 3), "embedding.weight": torch.zeros(5, 3)})
+assert torch.equal(reordered.embedding.weight, torch.ones(5, 3)), "decoder, loaded last, wins whatever the dict's order"
 # sphinx_gallery_end_ignore
 assigned = Tied()
 assigned.load_state_dict(loaded, assign=True)

@@ -342,6 +342,9 @@ assert saved(lambda a, b: a * b.detach()) == [], "a * c saved neither a nor the 
 assert (a * torch.ones(3)).grad_fn._saved_self is None, "a * c did not save a"
 only_c = torch.ones(3)
 assert (a * only_c).grad_fn._saved_other is only_c, "a * c saved c"
+assert {name: saved(op) for name, op in ops.items()} == {
+    "exp": ["y"], "sin": ["a"], "relu": ["y"], "sigmoid": ["y"], "tanh": ["y"], "mul": ["a", "b"], "add": []
+}, "exp, relu, sigmoid and tanh saved their output and not their input; sin its input; mul both; add nothing"
 # sphinx_gallery_end_ignore
 v = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 v_exp = v.exp()
@@ -387,7 +390,9 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 # Hooks can also keep the old value for you: a ``pack`` that returns ``t.clone()`` saves a copy, so
 # the in-place edit no longer reaches what ``backward()`` reads, and the gradient is right. A
 # ``pack`` that returns ``t`` as it is neither copies nor checks: the same edit passes silently
-# and the gradient comes out wrong, ``2 (exp(2x) + 1)`` instead of ``2 exp(2x)``.
+# and the gradient comes out wrong, ``2 (exp(2x) + 1)`` instead of ``2 exp(2x)``. Torch has the
+# copying kind built in: inside ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` the same
+# edit, and the ``backward()`` after it, run without an error, and the gradient is right.
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
@@ -403,6 +408,13 @@ y += 1
 y.sum().backward()
 print("as it is, x.grad:     ", x.grad)
 assert torch.allclose(x.grad, 2 * (torch.exp(2 * x.detach()) + 1)), "the edit went unseen into the gradient"
+x.grad = None
+with torch.autograd.graph.allow_mutation_on_saved_tensors():
+    y = (x * 2).exp()
+    y += 1
+    y.sum().backward()
+print("allow_mutation_on_saved_tensors, x.grad:", x.grad)
+assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "torch's own context copied the saved output"
 
 # %%
 # ``torch.utils.checkpoint``
@@ -540,7 +552,8 @@ else:
 # ``relu``, ``sigmoid`` and ``tanh`` save their output, ``sin`` its input, ``mul`` the other
 # operand (both when both need a gradient), ``add`` nothing; an edit through ``.data`` is not
 # caught, and the gradient is wrong. Out-of-place code (``y = y + 1``) is the plain fix; a copying
-# ``saved_tensors_hooks`` or ``torch.utils.checkpoint`` also let the output be edited, but hooks
+# ``saved_tensors_hooks`` (``allow_mutation_on_saved_tensors()`` is one) or ``torch.utils.checkpoint``
+# also let the output be edited, but hooks
 # that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and
 # the check with them, until a ``backward()`` without it. The error itself is read on
 # :ref:`questions-inplace-error`.

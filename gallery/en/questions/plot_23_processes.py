@@ -20,7 +20,7 @@ A dataset that counts how often each item was read counts nothing when the ``Dat
 workers, and a tensor handed to another process is sometimes a copy, sometimes shared. This page
 starts real child processes: a worker that edits the dataset, a child that edits a tensor it
 inherited (from three sources), one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
-send, and the fix in a two-epoch loop. Every wait has a time limit, and every child has ended when
+send, and the fix in a two-epoch loop. Every wait for a child has a time limit, and every child has ended when
 the page ends.
 """
 
@@ -47,7 +47,7 @@ import torch.multiprocessing as mp
 from torch.utils.data import DataLoader, Dataset
 
 ctx = mp.get_context("fork")
-TIMEOUT = 10  # seconds; no wait on this page may last longer
+TIMEOUT = 10  # seconds; no wait for a child on this page may last longer
 workers = {"multiprocessing_context": ctx, "timeout": TIMEOUT}
 sigchld_before = signal.getsignal(signal.SIGCHLD)
 
@@ -333,12 +333,14 @@ assert from_numpy.is_shared() and not np.shares_memory(array, from_numpy.numpy()
 with tempfile.TemporaryDirectory() as folder:
     torch.zeros(3).numpy().tofile(f"{folder}/zeros.bin")
     from_file = torch.from_file(f"{folder}/zeros.bin", shared=False, size=3)
-    print("from_file.is_shared() before share_memory_():", from_file.is_shared())
+    shared_before = from_file.is_shared()
+    print("from_file.is_shared() before share_memory_():", shared_before)
     storage_before = from_file.untyped_storage().data_ptr()
     from_file.share_memory_()
     run(add_one, from_file)
     print("storage moved:", from_file.untyped_storage().data_ptr() != storage_before, " from_file:", from_file)
-    assert from_file.untyped_storage().data_ptr() == storage_before and not from_file.any(), "left, edit lost"
+    assert shared_before and from_file.untyped_storage().data_ptr() == storage_before and not from_file.any(), \
+        "shared already, left where it was, the child's edit lost"
 
 # %%
 # A tensor sent through a queue is shared, not copied
@@ -348,7 +350,7 @@ with tempfile.TemporaryDirectory() as folder:
 # storage in shared memory and hands the receiver a tensor on that memory. (A tensor made by
 # ``torch.from_numpy(array)`` arrives too, but, as with ``share_memory_()`` above, its storage
 # moves away from ``array``, which misses the child's edit; one made by ``torch.from_file`` does not
-# arrive, see below.) The child below takes ``sent`` from its inbox, adds
+# arrive under the default sharing strategy on Linux, see below.) The child below takes ``sent`` from its inbox, adds
 # one, and answers through its outbox; the parent sees the edit. A leaf that requires grad arrives
 # still requiring grad, so the child's ``add_(1)`` raises; under ``torch.no_grad()`` the same edit
 # runs and reaches the sender too.
@@ -423,8 +425,10 @@ else:
 simple.close()
 
 # %%
-# A tensor made by ``torch.from_file(path, shared=False)`` never arrives either: pickling it fails in
-# the feeder thread with ``OSError``, and the queue drops it the same way.
+# Under the default sharing strategy on Linux, ``file_descriptor`` (``mp.get_sharing_strategy()``),
+# a tensor made by ``torch.from_file(path, shared=False)`` never arrives either: pickling it fails in
+# the feeder thread with ``OSError``, and the queue drops it the same way. The other strategy,
+# ``file_system``, is not run here.
 
 with tempfile.TemporaryDirectory() as folder:
     torch.zeros(3).numpy().tofile(f"{folder}/zeros.bin")
@@ -439,6 +443,9 @@ with tempfile.TemporaryDirectory() as folder:
 print("from_file: the first item out:", first)
 print("the feeder thread's error:", *(f"{type(e).__name__}: {e}" for e in feeder_errors))
 assert torch.equal(first, torch.ones(3)) and isinstance(feeder_errors[0], OSError), "the queue dropped from_file"
+# sphinx_gallery_start_ignore
+assert mp.get_sharing_strategy() == "file_descriptor", "the queue ran under the default strategy on Linux"
+# sphinx_gallery_end_ignore
 
 # %%
 # The fix, over two epochs

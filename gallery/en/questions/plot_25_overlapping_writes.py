@@ -7,8 +7,9 @@
 .. admonition:: Answer
    :class: answer
 
-   In ``t[1:] = t[:-1]`` the source overlaps the destination. Torch refuses it for a contiguous ``t``, but a
-   strided ``t`` or ``w[:, 1:] = w[:, :-1]`` runs and writes wrong values. ``clone()`` the source first:
+   In ``t[1:] = t[:-1]`` the source overlaps the destination. Torch refuses it for a contiguous ``t``, but for
+   every second element of a longer tensor (``t = x[::2]``) or ``w[:, 1:] = w[:, :-1]`` it runs and writes
+   wrong values. ``clone()`` the source first:
 
    .. code-block:: python
 
@@ -19,7 +20,7 @@ operation: some elements of the input tensor and the written-to tensor refer to 
 location. Please clone() the tensor before performing the operation.`` This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
 overlaps the destination, some refused and some not, shows the same shift running silently
-with wrong values on a strided tensor and along a second dimension, and shifts a window of observations at every
+with wrong values on every second element of a longer tensor and along a second dimension, and shifts a window of observations at every
 step with the source cloned.
 """
 
@@ -347,7 +348,7 @@ assert probe.flip(0)._base is None and not same_storage(probe.flip(0), probe), "
 # --------------------------
 #
 # The check that raised above does not catch every layout. The same shift runs without an error,
-# and writes wrong values, on a strided ``t`` (every second element of a longer tensor) and along
+# and writes wrong values, on a ``t`` that is every second element of a longer tensor and along
 # the second dimension of a 2-d tensor (``w[:, 1:] = w[:, :-1]``, a batch of windows shifted in
 # time). Each gives another result than the shift from a cloned source, so do not count on the
 # error: clone the source whenever the two sides may overlap.
@@ -451,6 +452,7 @@ for step, obs in enumerate(observations):
 # A write whose source overlaps its destination in part, such as ``t[1:] = t[:-1]``, was refused
 # in seven of the forms run here, with the message this page quotes; two partly overlapping writes
 # (``masked_scatter_`` and ``torch.mm`` with ``out=``) ran without an error and gave another result
-# than the same write from a cloned source. The same shift on a strided tensor, and along the second
-# dimension of a 2-d tensor, ran without an error and wrote wrong values. Cloning the source,
+# than the same write from a cloned source. The same shift on every second element of a longer
+# tensor, and along the second dimension of a 2-d tensor, ran without an error and wrote wrong
+# values. Cloning the source,
 # ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it.

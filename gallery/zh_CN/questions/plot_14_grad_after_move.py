@@ -15,7 +15,7 @@
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
 用 ``requires_grad=True`` 创建的权重，随后在梯度模式下搬到另一个设备或转换成另一种浮点 dtype，就再也训练不动了：它的 ``.grad``
-始终是 ``None``，读取时还会警告（“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”）；优化器要么拒收（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。读者常搜的是“.cuda() 之后 grad 是 None”：把张量搬到 GPU、放进显存（``.cuda()``、``.to("cuda")``），正是这样一次搬动。本页用改变
+在不调用 ``retain_grad()`` 时（本页不调用）始终是 ``None``，读取时还会警告（“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”）；按通常方式（不加 ``differentiable=True``）创建的优化器要么拒收（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。读者常搜的是“.cuda() 之后 grad 是 None”：把张量搬到 GPU、放进显存（``.cuda()``、``.to("cuda")``），正是这样一次搬动。本页用改变
 dtype 和 ``meta`` 设备把这三种情况都复现出来（``meta`` 在这里扮演 GPU，任何一版 torch 都有它；GPU 框在 torch 找到 GPU 时检查 ``.cuda()`` 本身），说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
 """
 
@@ -375,5 +375,5 @@ with torch.inference_mode():
 # ----
 #
 # ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下，它们改变一个需要梯度的张量的设备或浮点 dtype 时，返回的是非叶子张量，它的
-# ``.grad`` 始终是 ``None``；优化器要么拒收它，要么去更新它的源张量。解决办法：创建张量时直接给出 ``dtype`` 和
+# ``.grad`` 始终是 ``None``；不加 ``differentiable=True`` 创建的优化器要么拒收它，要么去更新它的源张量。解决办法：创建张量时直接给出 ``dtype`` 和
 # ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。

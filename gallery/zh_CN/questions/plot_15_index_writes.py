@@ -14,7 +14,7 @@
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-对用列表、一维及以上的索引张量或掩码索引 ``x`` 得到的张量调用原地操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
+对用列表、一维及以上的索引张量或布尔掩码索引 ``x`` 得到的张量调用原地操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
 ``x`` 的视图、哪些得到副本，看 ``x`` 需要梯度时赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用的返回视图的操作的实测结果见 :doc:`视图操作一览 </views>`。
 """
 
@@ -203,14 +203,22 @@ def draw_processes(title, child, **names):
 # ----
 #
 # 用索引张量的 ``x[idx]`` 和用布尔掩码的 ``x[mask]``，都会把选中的元素收集到一个新张量里。随后的 ``add_(1)`` 和
-# ``[0] = 100.0`` 改的是这个没有任何名字指向的新张量：``x`` 没有变化，而且悄无声息。
+# ``[0] = 100.0`` 改的是这个没有任何名字指向的新张量：``x`` 没有变化，而且悄无声息。用列表或二维索引张量也一样。
+import warnings
+
 x = torch.arange(6.0)
 idx = torch.tensor([0, 2])
-x[idx].add_(1)
-print("after x[idx].add_(1):   x =", x)
-x[x > 2][0] = 100.0
-print("after x[x > 2][0] = 100: x =", x)
-assert torch.equal(x, torch.arange(6.0)), "both edits changed a copy"
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")  # 记下每一条警告，包括之前已显示过的
+    x[idx].add_(1)
+    print("after x[idx].add_(1):   x =", x)
+    x[x > 2][0] = 100.0
+    print("after x[x > 2][0] = 100: x =", x)
+    x[[0, 2]].add_(1)
+    x[torch.tensor([[0], [2]])].add_(1)
+    print("after the list and the 2-D index: x =", x)
+print("warnings:", len(caught))
+assert torch.equal(x, torch.arange(6.0)) and not caught, "each edit changed a copy, with no warning"
 
 # %%
 # 什么会写进 ``x``
@@ -233,7 +241,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。整数列表、索引张量或掩码（高级索引），无论单独使用还是与基本索引混用，返回的都是副本。下面逐一按存储检查每种写法。
+# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。整数列表、一维及以上的索引张量或掩码（高级索引），无论单独使用还是与基本索引混用，返回的都是副本。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -255,8 +263,6 @@ views = [form for form, result in forms.items() if same_storage(result, x)]
 assert views == list(forms)[:7], "basic indexing gives views, advanced indexing copies"
 # sphinx_gallery_start_ignore
 assert all(result._is_view() == (form in views) for form, result in forms.items()), "views are views"
-import warnings
-
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     assert same_storage(x[[1, slice(None)]], x), "a list holding a slice indexes as a tuple (deprecated): a view"
@@ -277,7 +283,7 @@ assert not same_storage(forms["x[[0, 2]]"], forms["x[x > 5]"]), "each copy has i
 
 # %%
 # 零维索引张量（例如 ``argmax()`` 返回的 ``int64`` 张量）按整数算，得到视图；除 ``uint8`` 外，各种整数 dtype 都是如此。零维的
-# ``uint8`` 或 ``bool`` 张量则和 Python 的 ``True`` 一样按掩码算：得到副本，并在最前面多出一个大小为 1 的维度。
+# ``uint8`` 或 ``bool`` 张量则和 Python 的 ``True`` 或 ``False`` 一样按掩码算：得到副本，并在最前面多出一个维度，张量非零时大小为 1，为零时大小为 0。
 print("x[x[:, 0].argmax()]: same storage:", same_storage(x[x[:, 0].argmax()], x))
 dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64,
           torch.uint8, torch.bool]  # fmt: skip
@@ -290,6 +296,9 @@ assert copies == [torch.uint8, torch.bool, "Python True"], "uint8, bool and True
 # sphinx_gallery_start_ignore
 assert same_storage(x[x[:, 0].argmax()], x), "the index argmax() returns gives a view"
 assert all(results[key].shape == x[None].shape for key in copies), "each mask adds a first dimension of size 1"
+assert x[torch.tensor(2, dtype=torch.uint8)].shape == (1, 3, 4), "a non-zero uint8 mask: a first dimension of size 1"
+assert x[torch.tensor(False)].shape == x[torch.tensor(0, dtype=torch.uint8)].shape == x[False].shape == (0, 3, 4), \
+    "a zero mask, like False: a first dimension of size 0"
 assert all(torch.equal(results[key], x[1]) for key in results if key not in copies), "the rest index row 1"
 # sphinx_gallery_end_ignore
 
@@ -298,8 +307,8 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 # ----------------
 #
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（``Parameter`` 也是）或这种叶子张量的视图做原地操作：要放在
-# ``torch.no_grad()`` 下写。推理张量在 ``torch.inference_mode()`` 之外拒绝这样写，放在 ``torch.no_grad()``
-# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。需要梯度的非叶子张量和普通张量，两种模式下都照常写入；但非叶子张量的四种视图在梯度模式下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
+# ``torch.no_grad()`` 下写。在 ``torch.inference_mode()`` 下创建的张量，在推理模式之外拒绝这样写，放在 ``torch.no_grad()``
+# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原张量上。需要梯度的非叶子张量和普通张量，两种模式下都照常写入；但非叶子张量的四种视图在梯度模式下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
 
 
 class AsIs(torch.autograd.Function):
@@ -375,6 +384,14 @@ retried = sources()["inference tensor"]
 for attempt in (1, 2):
     print(f"attempt {attempt} outside inference mode:", add_one_at(retried, False).split(".")[0], " values:", retried)
 assert torch.equal(retried, torch.tensor([2.0, 0.0, 2.0, 0.0])), "each refused write added one: a retry adds twice"
+# sphinx_gallery_start_ignore
+for mode_of_write in (True, False):
+    made_inference = sources()["inference tensor"]
+    assert torch.is_inference(made_inference.detach()) and torch.is_inference(made_inference.data), "both are inference tensors"
+    assert isinstance(add_one_at(made_inference.detach(), mode_of_write), torch.Tensor), "detach() takes the write"
+    assert isinstance(add_one_at(made_inference.data, mode_of_write), torch.Tensor), ".data takes the write"
+    assert torch.equal(made_inference, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the tensor"
+# sphinx_gallery_end_ignore
 
 # %%
 # 用一个小循环检验这条建议：手写更新每个批次用到的嵌入行，即在 ``torch.no_grad()`` 下通过索引给 ``Parameter`` 赋值；三步之后，结果与对副本用

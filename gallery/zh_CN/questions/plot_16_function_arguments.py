@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   函数拿到的是调用者的张量对象本身，不是副本，所以在函数里做原地操作（``x += 1``、``x.add_(1)``），改的就是调用者的张量。应当改为计算出一个新张量：
+   函数拿到的是调用者的张量对象本身，不是副本，所以在函数里做原地操作（``x += 1``），改的就是调用者的张量。应当改为计算出一个新张量：
 
    .. code-block:: python
 
@@ -305,6 +305,9 @@ shared_means = epoch_means(Points(data), mean)
 print("shared items, mean per epoch:", shared_means)
 print("dataset changed:", not torch.equal(data, original))
 assert not torch.equal(data, original) and abs(shared_means[1] + mean) < 0.01, "epoch 2 saw data shifted twice"
+# sphinx_gallery_start_ignore
+assert abs(shared_means[0]) < 0.01, "epoch 1 saw data centred on zero"
+# sphinx_gallery_end_ignore
 
 # %%
 # 在数据集这一侧的解决办法：``__getitem__`` 返回 ``self.data[i].clone()``。跑完两个 epoch，数据集仍是原样。（用
@@ -326,7 +329,7 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # --------------------
 #
 # 浅拷贝得到一个新的模块对象，但它的属性就是原模块的属性：同一批 ``Parameter`` 对象，连存放它们的字典（``_parameters``、
-# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的前向钩子或预钩子（前向或反向的），在原模块上也会运行。完整反向钩子是例外：在副本上用 ``register_full_backward_hook`` 注册的钩子，不会在自身没有完整反向钩子的原模块上运行，因为只有副本被标记为带有这种钩子（``_is_full_backward_hook``，torch 的内部属性）。只有存放在这些字典之外、之后又在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
+# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的前向钩子或预钩子（前向或反向的），在原模块上也会运行。反向钩子是例外：用 ``register_full_backward_hook`` 或旧的 ``register_backward_hook`` 在副本上注册的钩子，不会在自身没有反向钩子的原模块上运行，因为只有副本被标记为带有这种钩子（``_is_full_backward_hook``，torch 的内部属性）。只有存放在这些字典之外、之后又在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
 model = torch.nn.Linear(2, 1)
 shallow = copy.copy(model)
 print("shallow is model:", shallow is model)
@@ -355,6 +358,10 @@ full_copy.register_full_backward_hook(lambda *args: backward_calls.append("full 
 full_hooked(torch.ones(1, 2, requires_grad=True)).sum().backward()
 assert backward_calls == [], "a full backward hook registered on the copy does not run on the original"
 assert full_copy._is_full_backward_hook and full_hooked._is_full_backward_hook is None, "the flag is the copy's"
+legacy_hooked, legacy_calls = torch.nn.LayerNorm(2), []
+copy.copy(legacy_hooked).register_backward_hook(lambda *args: legacy_calls.append("backward"))
+legacy_hooked(torch.ones(1, 2, requires_grad=True)).sum().backward()
+assert legacy_calls == [], "an older backward hook registered on the copy does not run on the original"
 assert shallow.__dict__ is not model.__dict__, "the module's own attributes are separate"
 # sphinx_gallery_end_ignore
 

@@ -241,7 +241,7 @@ assert torch.equal(old_weight, old_values), "step() left the old weight, which h
 # 原因：优化器拿着的是旧张量
 # --------------------------
 #
-# ``param_groups`` 里列的是创建优化器时交给它的张量。新参数不在其中，所以 ``step()`` 从不碰它，``zero_grad()`` 也从不清零它的梯度：上面打印的 ``model.weight.grad`` 是三步梯度之和，算出来了，却没人用。旧权重还在列表里，但已经不在模型的计算图中，得不到梯度，``step()`` 就跳过它。
+# ``param_groups`` 里列的是创建优化器时交给它的张量。新参数不在其中，所以 ``step()`` 从不碰它，``zero_grad()`` 也从不清零它的梯度：上面打印的 ``model.weight.grad`` 是三步梯度之和，算出来了，却没人用。旧权重还在列表里，但已经不在模型的计算图中，得不到梯度；``zero_grad()`` 按默认的 ``set_to_none=True`` 把它的 ``.grad`` 置为 ``None``，``step()`` 就跳过它。
 
 held = optimizer.param_groups[0]["params"][0]
 print("held is old_weight:", held is old_weight)
@@ -249,6 +249,7 @@ print("held is model.weight:", held is model.weight)
 print("old_weight.grad:", old_weight.grad)
 assert held is old_weight and held is not model.weight, "the optimizer still holds the old tensor"
 # sphinx_gallery_start_ignore
+assert old_weight.grad is None, "zero_grad() with its default set_to_none=True left the old weight's .grad at None"
 assert torch.allclose(model.weight.grad, 3 * torch.func.grad(lambda w: (x @ w.t() - y).pow(2).mean())(torch.zeros(1, 2))), (
     "the new weight's gradient is three steps' gradients summed"
 )

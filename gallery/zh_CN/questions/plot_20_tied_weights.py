@@ -304,7 +304,7 @@ assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the value
 # 对共享权重的模型调用 ``load_state_dict``
 # ----------------------------------------
 #
-# 不加 ``assign=True`` 时，加载按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，留下的是后一个键 ``decoder.weight`` 的值。加了 ``assign=True`` 时（先在 ``meta`` 设备上建模型时常这样用），每个模块各拿到一个 ``Parameter``，两者都建在加载进来的同一块存储上：两个参数、一块存储，正是最后一节那种只共享内存的做法。加载之后要重新共享权重。如果从 ``state_dict(keep_vars=True)`` 加载，它的两项就是那一个 ``Parameter`` 本身，``assign=True`` 会保留共享，但加载后的模型拿着的是源模型自己的 ``Parameter``：两个模型共享同一个权重，训练其中一个，另一个也跟着变。
+# 不加 ``assign=True`` 时，加载按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，留下的是最后加载的模块 ``decoder`` 的值（``load_state_dict`` 按模型里模块的顺序加载，与字典里的顺序无关）。加了 ``assign=True`` 时（先在 ``meta`` 设备上建模型时常这样用），每个模块各拿到一个 ``Parameter``，两者都建在加载进来的同一块存储上：两个参数、一块存储，正是最后一节那种只共享内存的做法。加载之后要重新共享权重。如果从 ``state_dict(keep_vars=True)`` 加载，它的两项就是那一个 ``Parameter`` 本身，``assign=True`` 会保留共享，但加载后的模型拿着的是源模型自己的 ``Parameter``：两个模型共享同一个权重，训练其中一个，另一个也跟着变。
 
 fresh = Tied()
 fresh.load_state_dict(loaded)
@@ -315,6 +315,10 @@ print("after disagreeing entries, embedding.weight[0]:", fresh.embedding.weight.
 assert fresh.decoder.weight is fresh.embedding.weight and torch.equal(fresh.embedding.weight, torch.ones(5, 3))
 # sphinx_gallery_start_ignore
 assert not same_storage(fresh.embedding.weight, loaded["embedding.weight"]), "load_state_dict copies"
+with torch.random.fork_rng():
+    reordered = Tied()
+reordered.load_state_dict({"decoder.weight": torch.ones(5, 3), "embedding.weight": torch.zeros(5, 3)})
+assert torch.equal(reordered.embedding.weight, torch.ones(5, 3)), "decoder, loaded last, wins whatever the dict's order"
 # sphinx_gallery_end_ignore
 assigned = Tied()
 assigned.load_state_dict(loaded, assign=True)

@@ -332,6 +332,9 @@ assert saved(lambda a, b: a * b.detach()) == [], "a * c saved neither a nor the 
 assert (a * torch.ones(3)).grad_fn._saved_self is None, "a * c did not save a"
 only_c = torch.ones(3)
 assert (a * only_c).grad_fn._saved_other is only_c, "a * c saved c"
+assert {name: saved(op) for name, op in ops.items()} == {
+    "exp": ["y"], "sin": ["a"], "relu": ["y"], "sigmoid": ["y"], "tanh": ["y"], "mul": ["a", "b"], "add": []
+}, "exp, relu, sigmoid and tanh saved their output and not their input; sin its input; mul both; add nothing"
 # sphinx_gallery_end_ignore
 v = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 v_exp = v.exp()
@@ -375,7 +378,8 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 #
 # 钩子也可以替你留住旧值：``pack`` 返回 ``t.clone()``，保存的就是一份副本，原地操作碰不到
 # ``backward()`` 要读的东西，梯度也就是对的。``pack`` 如果原样返回 ``t``，既不复制，也不检查：同样的修改悄无声息地通过，梯度却错了，是
-# ``2 (exp(2x) + 1)`` 而不是 ``2 exp(2x)``。
+# ``2 (exp(2x) + 1)`` 而不是 ``2 exp(2x)``。torch 自带这种会复制的做法：在
+# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，同样的修改和随后的 ``backward()`` 都不报错，梯度也是对的。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
@@ -391,6 +395,13 @@ y += 1
 y.sum().backward()
 print("as it is, x.grad:     ", x.grad)
 assert torch.allclose(x.grad, 2 * (torch.exp(2 * x.detach()) + 1)), "the edit went unseen into the gradient"
+x.grad = None
+with torch.autograd.graph.allow_mutation_on_saved_tensors():
+    y = (x * 2).exp()
+    y += 1
+    y.sum().backward()
+print("allow_mutation_on_saved_tensors, x.grad:", x.grad)
+assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "torch's own context copied the saved output"
 
 # %%
 # ``torch.utils.checkpoint``
@@ -518,5 +529,5 @@ else:
 # 原地操作会不会让 ``backward()`` 报错，取决于之后的运算保存了什么：对上面这些运算，被保存的张量恰好就是改了会报错的那些。``exp``、
 # ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
 # 什么都不保存；经 ``.data`` 的修改不会被发现，梯度是错的。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和
-# ``torch.utils.checkpoint`` 也允许原地修改输出，但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
+# ``torch.utils.checkpoint`` 也允许原地修改输出（``allow_mutation_on_saved_tensors()`` 就是前一种），但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
 # 会一直留住保存的张量，检查也随之保留，直到某一次不带它的 ``backward()``。怎么读这条报错，见\ :ref:`原地修改报错那一页 <questions-inplace-error>`。

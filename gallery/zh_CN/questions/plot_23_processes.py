@@ -15,7 +15,7 @@ fork 出来的 ``DataLoader`` worker 的修改不见了：多进程之间的张�
       loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
 一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用上 worker，计数就一直是 0；交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：一个修改数据集的
-worker，一个修改继承来的张量（有三种来源）的子进程，一个修改经队列收到的张量的子进程，看队列遇到发送不了的张量时怎么处理，最后在两个 epoch 的循环里检验解决办法。每次等待都有时间上限，页面结束时所有子进程都已退出。
+worker，一个修改继承来的张量（有三种来源）的子进程，一个修改经队列收到的张量的子进程，看队列遇到发送不了的张量时怎么处理，最后在两个 epoch 的循环里检验解决办法。每次等待子进程都有时间上限，页面结束时所有子进程都已退出。
 """
 
 # %%
@@ -38,7 +38,7 @@ import torch.multiprocessing as mp
 from torch.utils.data import DataLoader, Dataset
 
 ctx = mp.get_context("fork")
-TIMEOUT = 10  # 秒；本页的每次等待都不超过这个时长
+TIMEOUT = 10  # 秒；本页每次等待子进程都不超过这个时长
 workers = {"multiprocessing_context": ctx, "timeout": TIMEOUT}
 sigchld_before = signal.getsignal(signal.SIGCHLD)
 
@@ -314,18 +314,20 @@ assert from_numpy.is_shared() and not np.shares_memory(array, from_numpy.numpy()
 with tempfile.TemporaryDirectory() as folder:
     torch.zeros(3).numpy().tofile(f"{folder}/zeros.bin")
     from_file = torch.from_file(f"{folder}/zeros.bin", shared=False, size=3)
-    print("from_file.is_shared() before share_memory_():", from_file.is_shared())
+    shared_before = from_file.is_shared()
+    print("from_file.is_shared() before share_memory_():", shared_before)
     storage_before = from_file.untyped_storage().data_ptr()
     from_file.share_memory_()
     run(add_one, from_file)
     print("storage moved:", from_file.untyped_storage().data_ptr() != storage_before, " from_file:", from_file)
-    assert from_file.untyped_storage().data_ptr() == storage_before and not from_file.any(), "left, edit lost"
+    assert shared_before and from_file.untyped_storage().data_ptr() == storage_before and not from_file.any(), \
+        "shared already, left where it was, the child's edit lost"
 
 # %%
 # 经队列发送的张量是共享的，不是复制的
 # ------------------------------------
 #
-# 经 ``torch.multiprocessing`` 的队列发送一个 torch 自己分配的 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。（``torch.from_numpy(array)`` 得到的张量也能到达，但和上面的 ``share_memory_()`` 一样，它的存储离开了 ``array``，``array`` 看不到子进程的修改；``torch.from_file`` 得到的张量则到不了，见下文。）下面的子进程从收件队列取出
+# 经 ``torch.multiprocessing`` 的队列发送一个 torch 自己分配的 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。（``torch.from_numpy(array)`` 得到的张量也能到达，但和上面的 ``share_memory_()`` 一样，它的存储离开了 ``array``，``array`` 看不到子进程的修改；``torch.from_file`` 得到的张量在 Linux 默认的共享策略下则到不了，见下文。）下面的子进程从收件队列取出
 # ``sent``，加一，再通过发件队列答复；父进程看到了这次修改。需要梯度的叶子张量到了对方那里仍然需要梯度，所以子进程里的
 # ``add_(1)`` 会报错；在 ``torch.no_grad()`` 之下，同样的修改可以执行，也会传回发送方。
 
@@ -398,8 +400,9 @@ else:
 simple.close()
 
 # %%
+# 在 Linux 默认的共享策略 ``file_descriptor`` 下（见 ``mp.get_sharing_strategy()``），
 # ``torch.from_file(path, shared=False)`` 得到的张量也到不了：feeder 线程序列化它时抛出
-# ``OSError``，队列同样把它丢掉。
+# ``OSError``，队列同样把它丢掉。另一种策略 ``file_system`` 本页没有运行。
 
 with tempfile.TemporaryDirectory() as folder:
     torch.zeros(3).numpy().tofile(f"{folder}/zeros.bin")
@@ -414,6 +417,9 @@ with tempfile.TemporaryDirectory() as folder:
 print("from_file: the first item out:", first)
 print("the feeder thread's error:", *(f"{type(e).__name__}: {e}" for e in feeder_errors))
 assert torch.equal(first, torch.ones(3)) and isinstance(feeder_errors[0], OSError), "the queue dropped from_file"
+# sphinx_gallery_start_ignore
+assert mp.get_sharing_strategy() == "file_descriptor", "the queue ran under the default strategy on Linux"
+# sphinx_gallery_end_ignore
 
 # %%
 # 在两个 epoch 里检验解决办法

@@ -355,6 +355,12 @@ w = torch.tensor([1.0, 2.0, 3.0])
 g = grad(lambda v: (v**2).sum())(w)
 print("g:", g, " w.requires_grad:", w.requires_grad, " w.grad:", w.grad)
 assert torch.equal(g, 2 * w) and w.grad is None, "the gradient, without requires_grad and without w.grad"
+# sphinx_gallery_start_ignore
+held_grad = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(held_grad * 7).sum().backward()
+assert torch.equal(grad(lambda v: (v**2).sum())(held_grad), 2 * held_grad), "the gradient, w requiring grad"
+assert torch.equal(held_grad.grad, torch.full((3,), 7.0)), "an existing w.grad is left alone"
+# sphinx_gallery_end_ignore
 
 # %%
 # 训练一个字典里的张量
