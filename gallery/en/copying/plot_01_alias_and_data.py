@@ -62,7 +62,7 @@ assert not any(same_storage(alias, row) for alias in aliases.values()), "each al
 # from the live tensors: which names point to which tensor object, which storage
 # (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
 # uses, and the autograd graph. ``shared_counters`` finds a shared counter by
-# setting one counter to a marker value and putting every value back.
+# moving one counter on, seeing whose ``_version`` moved, and putting it back.
 
 import matplotlib.pyplot as plt
 

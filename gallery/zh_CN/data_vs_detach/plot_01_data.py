@@ -42,7 +42,7 @@ assert out.requires_grad and not out.is_leaf, "out should be a non-leaf that req
 # ----------------
 #
 # 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导的计算图。
-# ``shared_counters`` 先把一个计数器临时改成标记值，看哪些张量跟着变，以此找出共享它的张量，最后把所有值恢复原样。
+# ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
 

@@ -42,7 +42,7 @@ def viewable(t, shape):
 # 画图辅助函数
 # ------------
 #
-# 本页的图由下面的函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量使用哪个存储（``S1``、``S2`` ……）和哪个版本计数器（version counter，``C1``、``C2`` ……），以及 ``grad_fn`` 节点构成的图。``shared_counters`` 把一个计数器设成标记值，再把每个值放回原处，以此找出共享的计数器。
+# 本页的图由下面的函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量使用哪个存储（``S1``、``S2`` ……）和哪个版本计数器（version counter，``C1``、``C2`` ……），以及 ``grad_fn`` 节点构成的图。``shared_counters`` 把一个计数器加一，看哪些张量的 ``_version`` 跟着变，再把它恢复原样，以此找出共享的计数器。
 
 import matplotlib.pyplot as plt
 
