@@ -281,7 +281,8 @@ for mode in (torch.no_grad, torch.inference_mode):
 # -----------------------------------
 #
 # From NumPy to torch, ``torch.from_numpy`` and ``torch.as_tensor`` share the
-# array's memory (when the dtype already fits; two kinds of array they refuse
+# array's memory when torch has its dtype (on a dtype torch lacks, such as ``object``
+# or ``datetime64``, they raise ``TypeError``; two more kinds of array they refuse
 # follow); ``torch.tensor`` copies. From
 # torch to NumPy, ``Tensor.numpy()`` and ``np.asarray`` share; ``np.array``
 # copies, and with this NumPy it also warns, because ``Tensor.__array__``
@@ -306,6 +307,14 @@ assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype 
 assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []
 ), "np.array(t) warns once with NumPy 2 (its copy keyword), never with NumPy 1"
+for lacking in (object, "datetime64[D]"):
+    for from_array in (torch.from_numpy, torch.as_tensor):
+        try:
+            from_array(np.array(["2020-01-01"], dtype=lacking))
+        except TypeError as refusal:
+            assert "can't convert np.ndarray" in str(refusal), str(refusal)
+        else:
+            raise AssertionError(f"{from_array.__name__} of a {lacking} array must raise TypeError")
 # sphinx_gallery_end_ignore
 
 # %%

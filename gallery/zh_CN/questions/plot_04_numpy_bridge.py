@@ -268,7 +268,7 @@ for mode in (torch.no_grad, torch.inference_mode):
 # 哪些转换共享，哪些复制
 # ----------------------
 #
-# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存（前提是 dtype 本来就合适；它们拒绝的两种数组见下文），``torch.tensor``
+# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外两种数组见下文）；``torch.tensor``
 # 会复制。从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
 # ``Tensor.__array__`` 不接受 NumPy 2 的 ``copy`` 参数。这里捕获警告并展示出来。
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
@@ -291,6 +291,14 @@ assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype 
 assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []
 ), "np.array(t) warns once with NumPy 2 (its copy keyword), never with NumPy 1"
+for lacking in (object, "datetime64[D]"):
+    for from_array in (torch.from_numpy, torch.as_tensor):
+        try:
+            from_array(np.array(["2020-01-01"], dtype=lacking))
+        except TypeError as refusal:
+            assert "can't convert np.ndarray" in str(refusal), str(refusal)
+        else:
+            raise AssertionError(f"{from_array.__name__} of a {lacking} array must raise TypeError")
 # sphinx_gallery_end_ignore
 
 # %%
