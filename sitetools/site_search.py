@@ -162,7 +162,8 @@ def prepared(html: str, words: list[tuple[str, tuple[str, ...]]], summary: bool 
     weight = f' data-pagefind-weight="{SUMMARY_WEIGHT}"' if summary else ""
     html = _mark(html, r'<article role="main"[^>]*>', "data-pagefind-body" + weight)
     for name in IGNORED_CLASSES:
-        html = _mark(html, rf'<(?:div|p|details|table)\b[^>]*class="[^"]*\b{name}\b[^"]*"[^>]*>', "data-pagefind-ignore")
+        html = _mark(html, rf'<(?:div|p|details|table)\b[^>]*class="[^"]*\b{name}\b[^"]*"[^>]*>',
+                     "data-pagefind-ignore")
     html = LEAF_SECTION.sub(lambda match: _ignore_helpers(match.group(0)), html)
     html = _mark(html, r'<div class="answer admonition"[^>]*>', f'data-pagefind-weight="{ANSWER_WEIGHT}"')
     # Pagefind makes a result of each heading with an id; Sphinx puts the id on the <section> around it.

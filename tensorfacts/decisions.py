@@ -56,7 +56,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "自动求导还用得着 `a` 时原地修改它，反向传播会报错。以下几种例外，反向传播都不报错："
                 "经由任何不经过与 `a` 共享版本计数器的张量的途径写入 `a` 的内存，"
                 "例如通过 " + ROUTES_ZH + " 写入；用 `apply_` 或 `map_` 修改（它们对每个值调用一个 Python 函数 `f`），"
-                "即使经由 `a.detach()` 本身（" + METHOD_ROUTES_ZH + "），这也不推进版本计数器；自动求导在 `torch.autograd.graph.save_on_cpu()` "
+                "即使经由 `a.detach()` 本身（" + METHOD_ROUTES_ZH + "），这也不推进版本计数器；"
+                "自动求导在 `torch.autograd.graph.save_on_cpu()` "
                 "这类保存张量的钩子下保存了 `a` 之后再修改；自定义的 `torch.autograd.Function` 用 `ctx.x = a` "
                 "而不是 `ctx.save_for_backward` 留下 `a` 之后再修改；fused 优化器（`fused=True`）的一步，"
                 "它不推进版本计数器。",

@@ -218,7 +218,8 @@ def _setter_expected(case: Case) -> dict[str, str]:
 @scoped_fact("data-setter-checks", {
     "en": "Sets a.data to a 2×2 float64 tensor, an int64, a complex64 and a bool tensor, a sparse tensor and a "
           "tensor on meta (on the CPU when a is on meta): the shape and float dtype change and the complex dtype "
-          "are accepted; the integer and bool dtypes are refused when a requires grad and accepted otherwise; the other layout and the CPU-meta switch are always "
+          "are accepted; the integer and bool dtypes are refused when a requires grad and accepted otherwise; "
+          "the other layout and the CPU-meta switch are always "
           "refused as an incompatible tensor type (so is a normal tensor under an inference tensor on meta). "
           "Between the CPU and a GPU the setter is not run.",
     "zh_CN": "把 a.data 分别设为 2×2 的 float64 张量、int64 张量、complex64 张量、bool 张量、稀疏张量、meta 上的张量"

@@ -179,7 +179,7 @@ def test_the_guides_list_every_silent_route_of_the_version_counter_table():
         if not torch.equal(t, before) and t._version == version:
             silent_lines.append(line)
     routed = {line: route for line in silent_lines for key, route in _TABLE_ROUTES.items() if key in line}
-    assert len(routed) >= 5, f"the table's silent lines through NumPy, the storage, DLPack, apply_, map_: {silent_lines}"
+    assert len(routed) >= 5, f"the table's silent lines through NumPy, storage, DLPack, apply_, map_: {silent_lines}"
     missing = {line: route for line, route in routed.items() if route not in SILENT_ROUTES}
     assert not missing, f"silent in the version-counter table, missing from the guides' list: {missing}"
     for advice in (*DECISIONS, *mp.GUIDE):
