@@ -9,7 +9,7 @@ The premises read only the matrix's rows; nothing here probes torch by itself.
 
 from __future__ import annotations
 
-from tensorfacts.matrix import ROUTES_EN, ROUTES_ZH, Advice
+from tensorfacts.matrix import METHOD_ROUTES_EN, METHOD_ROUTES_ZH, ROUTES_EN, ROUTES_ZH, Advice
 from tensorfacts.probes import EDIT_DETECTED, EDIT_SILENT, EDIT_UNAFFECTED, NO_COUNTER, Matrix, Refused
 from tensorfacts.standard_sources import GRAD_SOURCES, NO_VERSION_COUNTER, SOURCES, VERSIONED_SOURCES
 
@@ -45,7 +45,9 @@ DECISIONS: tuple[Advice, ...] = (
                 "at all) and does not require grad; an in-place "
                 "edit of it while autograd still needs `a` makes backward raise, with these exceptions, where backward "
                 "raises nothing: a write to `a`'s memory by any route that does not go through a tensor sharing `a`'s "
-                "version counter, for example through " + ROUTES_EN + "; an edit after autograd saved `a` under "
+                "version counter, for example through " + ROUTES_EN + "; an edit by `apply_` or `map_` (which run a "
+                "Python function `f` on each value), even through `a.detach()` itself (" + METHOD_ROUTES_EN + "), "
+                "which moves no version counter; an edit after autograd saved `a` under "
                 "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`; an edit after a custom "
                 "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`; "
                 "and a step of an optimizer made with `fused=True`, which moves no version counter.",
@@ -53,7 +55,9 @@ DECISIONS: tuple[Advice, ...] = (
                 "共享存储和版本计数器（推理张量根本没有版本计数器），不需要梯度；"
                 "自动求导还用得着 `a` 时原地修改它，反向传播会报错。以下几种例外，反向传播都不报错："
                 "经由任何不经过与 `a` 共享版本计数器的张量的途径写入 `a` 的内存，"
-                "例如通过 " + ROUTES_ZH + " 写入；自动求导在 `torch.autograd.graph.save_on_cpu()` "
+                "例如通过 " + ROUTES_ZH + " 写入；用 `apply_` 或 `map_` 修改（它们对每个值调用一个 Python 函数 `f`），"
+                "即使经由 `a.detach()` 本身（" + METHOD_ROUTES_ZH + "），这也不推进版本计数器；"
+                "自动求导在 `torch.autograd.graph.save_on_cpu()` "
                 "这类保存张量的钩子下保存了 `a` 之后再修改；自定义的 `torch.autograd.Function` 用 `ctx.x = a` "
                 "而不是 `ctx.save_for_backward` 留下 `a` 之后再修改；fused 优化器（`fused=True`）的一步，"
                 "它不推进版本计数器。",

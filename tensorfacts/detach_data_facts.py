@@ -169,11 +169,18 @@ DETACH_ROUTES: dict[str, Callable[[torch.Tensor], object]] = {
     "np.from_dlpack(a.detach())": _through_numpy_dlpack,
     "torch.empty(0).set_(a.detach().untyped_storage())":
         lambda a: torch.empty(0).set_(a.detach().untyped_storage()).mul_(10),
+    "a.detach().apply_(f)": lambda a: a.detach().apply_(lambda v: v * 10),
+    "a.detach().map_(a.detach(), f)": lambda a: a.detach().map_(a.detach(), lambda v, o: v * 10),
 }
 #: The routes whose write autograd's version check catches; through every other one it goes unseen.
 CAUGHT_ROUTES = ("a.detach()", "a.detach()[:]")
 #: The routes through which backward raises nothing, in the order the guides list them.
 SILENT_ROUTES = tuple(route for route in DETACH_ROUTES if route not in CAUGHT_ROUTES)
+#: The silent routes that go through ``a.detach()`` itself, which shares a's version counter: ``apply_`` and
+#: ``map_`` run a Python function on each value and move no version counter at all.
+UNCOUNTED_METHOD_ROUTES = ("a.detach().apply_(f)", "a.detach().map_(a.detach(), f)")
+#: The silent routes that do not go through a tensor sharing a's version counter.
+OTHER_MEMORY_ROUTES = tuple(route for route in SILENT_ROUTES if route not in UNCOUNTED_METHOD_ROUTES)
 
 
 def detach_route_outcomes() -> dict[str, str]:
@@ -205,20 +212,30 @@ def _count(n: int, language: str) -> str:
 @fact("detach-write-routes", {
     "en": "Saves the leaf a (which requires grad) in (a * a).sum(), multiplies its values by 10 through one route "
           f"from a.detach() to its memory, and runs backward; {_count(len(DETACH_ROUTES), 'en')} routes, each on a "
-          "fresh a: " + ", ".join(DETACH_ROUTES) + ". The routes through a tensor that shares a's version counter ("
-          + " and ".join(CAUGHT_ROUTES) + ") make backward raise the version-counter error; through the other "
-          f"{_count(len(SILENT_ROUTES), 'en')} backward raises nothing and "
-          "a.grad is [20, 40, 60] where the loss's gradient is [2, 4, 6].",
+          "fresh a (f multiplies a value by 10): " + ", ".join(DETACH_ROUTES) + ". The routes through a tensor that "
+          "shares a's version counter by mul_ (" + " and ".join(CAUGHT_ROUTES) + ") make backward raise the "
+          f"version-counter error; through the other {_count(len(SILENT_ROUTES), 'en')} backward raises nothing and "
+          "a.grad is [20, 40, 60] where the loss's gradient is [2, 4, 6]. Among them " + " and ".join(
+              UNCOUNTED_METHOD_ROUTES) + " edit through a.detach() itself and leave a._version at 0.",
     "zh_CN": "在 (a * a).sum() 中保存需要梯度的叶子张量 a，经由从 a.detach() 到它内存的一条途径把数值乘以 10，"
-             f"再反向传播；共{_count(len(DETACH_ROUTES), 'zh_CN')}条途径，每条都用新的 a："
-             + "、".join(DETACH_ROUTES) + "。经由与 a 共享版本计数器的张量的途径（" + " 和 ".join(CAUGHT_ROUTES)
-             + "）让反向传播报版本计数器错误；"
+             f"再反向传播；共{_count(len(DETACH_ROUTES), 'zh_CN')}条途径，每条都用新的 a（f 把一个值乘以 10）："
+             + "、".join(DETACH_ROUTES) + "。经由与 a 共享版本计数器的张量、用 mul_ 修改的途径（"
+             + " 和 ".join(CAUGHT_ROUTES) + "）让反向传播报版本计数器错误；"
              f"经由其余{_count(len(SILENT_ROUTES), 'zh_CN')}条，反向传播都不报错，a.grad 为 [20, 40, 60]，"
-             "而这个损失的梯度应是 [2, 4, 6]。",
+             "而这个损失的梯度应是 [2, 4, 6]。其中 " + " 和 ".join(UNCOUNTED_METHOD_ROUTES)
+             + " 就是经由 a.detach() 本身修改的，a._version 仍为 0。",
 })
 def _detach_write_routes() -> Fact:
-    """Only writes through a.detach() itself or a view of it are caught; the other routes go unseen."""
+    """Only mul_ through a.detach() itself or a view of it is caught; apply_ and map_ through a.detach() and
+    the other routes go unseen."""
     outcomes = detach_route_outcomes()
     expected = {route: "error at backward" if route in CAUGHT_ROUTES else "wrong gradient, no error"
                 for route in DETACH_ROUTES}
-    return Fact(outcomes == expected, "; ".join(f"{route}: {outcome}" for route, outcome in outcomes.items()))
+    versions = {}
+    for route in UNCOUNTED_METHOD_ROUTES:
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        DETACH_ROUTES[route](a)
+        versions[route] = a._version
+    return Fact(outcomes == expected and set(versions.values()) == {0},
+                "; ".join(f"{route}: {outcome}" for route, outcome in outcomes.items())
+                + "; a._version after " + ", ".join(f"{route}: {v}" for route, v in versions.items()))

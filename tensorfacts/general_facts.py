@@ -171,12 +171,14 @@ SETTER_REFUSALS = {
 
 
 def data_setter(case: Case) -> dict[str, str]:
-    """What ``a.data = t`` accepts: another shape and dtype, an integer dtype, a sparse layout,
-    another device type. Each answer is "accepted" or the start of torch's message."""
+    """What ``a.data = t`` accepts: another shape and dtype, an integer, a complex and a bool dtype, a sparse
+    layout, another device type. Each answer is "accepted" or the start of torch's message."""
     other_device = "cpu" if case.device == "meta" else "meta"
     candidates = {
         "shape and dtype": lambda: torch.zeros(2, 2, dtype=torch.float64),
         "integer dtype": lambda: torch.zeros(3, dtype=torch.int64),
+        "complex dtype": lambda: torch.zeros(3, dtype=torch.complex64),
+        "bool dtype": lambda: torch.zeros(3, dtype=torch.bool),
         "sparse layout": lambda: torch.zeros(3).to_sparse(),
         "device type": lambda: torch.zeros(3, device=other_device),
     }
@@ -200,25 +202,29 @@ def _setter_expected(case: Case) -> dict[str, str]:
     expected = {
         "shape and dtype": "accepted",
         "integer dtype": "refused: dtype" if requires_grad else "accepted",
+        "complex dtype": "accepted",
+        "bool dtype": "refused: dtype" if requires_grad else "accepted",
         "sparse layout": "refused: tensor type",
         "device type": "refused: tensor type",
     }
     if case.device == "meta":
         del expected["sparse layout"]
         if case.source == "inference":  # on meta, an inference tensor and a normal one are two tensor types
-            expected.update({"shape and dtype": "refused: tensor type", "integer dtype": "refused: tensor type"})
+            expected.update({what: "refused: tensor type"
+                             for what in ("shape and dtype", "integer dtype", "complex dtype", "bool dtype")})
     return expected
 
 
 @scoped_fact("data-setter-checks", {
-    "en": "Sets a.data to a 2×2 float64 tensor, an int64 tensor, a sparse tensor and a tensor on meta (on the "
-          "CPU when a is on meta): the shape and float dtype change is accepted; the integer dtype is refused "
-          "when a requires grad and accepted otherwise; the other layout and the CPU-meta switch are always "
+    "en": "Sets a.data to a 2×2 float64 tensor, an int64, a complex64 and a bool tensor, a sparse tensor and a "
+          "tensor on meta (on the CPU when a is on meta): the shape and float dtype change and the complex dtype "
+          "are accepted; the integer and bool dtypes are refused when a requires grad and accepted otherwise; "
+          "the other layout and the CPU-meta switch are always "
           "refused as an incompatible tensor type (so is a normal tensor under an inference tensor on meta). "
           "Between the CPU and a GPU the setter is not run.",
-    "zh_CN": "把 a.data 分别设为 2×2 的 float64 张量、int64 张量、稀疏张量、meta 上的张量"
+    "zh_CN": "把 a.data 分别设为 2×2 的 float64 张量、int64 张量、complex64 张量、bool 张量、稀疏张量、meta 上的张量"
              "（a 在 meta 上时换成 CPU 上的）："
-             "改形状和浮点 dtype 都接受；整数 dtype 在 a 需要梯度时被拒绝，否则接受；换布局、"
+             "改形状和浮点 dtype、换成复数 dtype 都接受；整数和 bool dtype 在 a 需要梯度时被拒绝，否则接受；换布局、"
              "在 CPU 与 meta 之间互换一律以“张量类型不兼容”被拒绝（meta 上的推理张量换成普通张量也是如此）。"
              "CPU 与 GPU 之间的赋值不在运行之列。",
 }, _setter_expected)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 import torch
 
 from sitetools.editions import pick
-from tensorfacts.detach_data_facts import DETACH_ROUTES, SILENT_ROUTES
+from tensorfacts.detach_data_facts import DETACH_ROUTES, OTHER_MEMORY_ROUTES, UNCOUNTED_METHOD_ROUTES
 from tensorfacts.facts import run_fact
 from tensorfacts.probes import (
     EDIT_COLUMNS,
@@ -89,8 +89,12 @@ def _same_row(m: Matrix, operation: str, other: str, ignore: tuple[str, ...] = (
 
 #: The routes from ``a.detach()`` through which a write goes unseen, as the guides list them: one list, the
 #: fact ``detach-write-routes``'s, so that a route found later changes every page that lists them.
-ROUTES_EN = ", ".join(f"`{r}`" for r in SILENT_ROUTES[:-1]) + f" or `{SILENT_ROUTES[-1]}`"
-ROUTES_ZH = "、".join(f"`{r}`" for r in SILENT_ROUTES)
+#: ``ROUTES_*`` are the routes that do not go through a tensor sharing ``a``'s version counter; ``METHOD_ROUTES_*``
+#: the edits by ``apply_`` and ``map_``, which go through ``a.detach()`` itself and move no version counter.
+ROUTES_EN = ", ".join(f"`{r}`" for r in OTHER_MEMORY_ROUTES[:-1]) + f" or `{OTHER_MEMORY_ROUTES[-1]}`"
+ROUTES_ZH = "、".join(f"`{r}`" for r in OTHER_MEMORY_ROUTES)
+METHOD_ROUTES_EN = " or ".join(f"`{r}`" for r in UNCOUNTED_METHOD_ROUTES)
+METHOD_ROUTES_ZH = "、".join(f"`{r}`" for r in UNCOUNTED_METHOD_ROUTES)
 
 
 #: Expressions a guide entry may name outside the table, and the fact that checks each.
@@ -165,7 +169,11 @@ GUIDE: tuple[Advice, ...] = (
                 "under `torch.no_grad()`, and backward raises an error. It does not catch everything: a write "
                 "to `a`'s memory after autograd saved `a`, by any route that does not go through a tensor sharing "
                 "`a`'s version counter (for example through " + ROUTES_EN + "), moves no version counter, and backward "
-                "returns a wrong gradient without any error; nor does it catch an edit after autograd saved `a` under "
+                "returns a wrong gradient without any error; nor does it catch an edit by `apply_` or `map_` "
+                "(which run a Python function `f` on each value), even through `a.detach()` itself ("
+                + METHOD_ROUTES_EN + "): "
+                "they move no version counter, and backward again returns a wrong gradient without any error; "
+                "nor an edit after autograd saved `a` under "
                 "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`, or after a custom "
                 "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`: "
                 "backward raises nothing; nor a step of an optimizer made with `fused=True`, which moves no "
@@ -182,6 +190,8 @@ GUIDE: tuple[Advice, ...] = (
                 "经由任何不经过与 `a` 共享版本计数器的张量的途径写入 `a` 的内存"
                 "（例如通过 " + ROUTES_ZH + " 写入），都不会推进版本计数器，"
                 "反向传播照常完成，梯度却是错的。"
+                "用 `apply_` 或 `map_` 修改（它们对每个值调用一个 Python 函数 `f`），即使经由 `a.detach()` 本身"
+                "（" + METHOD_ROUTES_ZH + "），也不推进版本计数器，反向传播同样照常完成，梯度却是错的。"
                 "自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存了 `a` 之后再修改，"
                 "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 而不是 `ctx.save_for_backward` 留下 `a` "
                 "之后再修改，它也察觉不到：反向传播不报错。fused 优化器（`fused=True`）的一步不推进版本计数器，"

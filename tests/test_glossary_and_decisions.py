@@ -143,6 +143,8 @@ _TABLE_ROUTES = {
     ".untyped_storage()": "a.detach().untyped_storage()",
     "from_dlpack": "torch.from_dlpack(a.detach())",
     "frombuffer": "torch.frombuffer(a.detach().numpy(), dtype=a.dtype)",
+    ".apply_(": "a.detach().apply_(f)",
+    ".map_(": "a.detach().map_(a.detach(), f)",
 }
 
 
@@ -162,8 +164,8 @@ def _version_table_edits() -> dict[str, object]:
 
 
 def test_the_guides_list_every_silent_route_of_the_version_counter_table():
-    """A line of the table whose write the counter misses, through NumPy, the storage, DLPack or a buffer,
-    has its route in the list the decision page and the matrix guide print; and that list is the fact's."""
+    """A line of the table whose write the counter misses, through NumPy, the storage, DLPack, a buffer, apply_
+    or map_, has its route in the list the decision page and the matrix guide print; and that list is the fact's."""
     import torch
 
     from tensorfacts.detach_data_facts import CAUGHT_ROUTES, DETACH_ROUTES, SILENT_ROUTES
@@ -177,7 +179,7 @@ def test_the_guides_list_every_silent_route_of_the_version_counter_table():
         if not torch.equal(t, before) and t._version == version:
             silent_lines.append(line)
     routed = {line: route for line in silent_lines for key, route in _TABLE_ROUTES.items() if key in line}
-    assert len(routed) >= 3, f"the table's silent lines through NumPy, the storage, DLPack: {silent_lines}"
+    assert len(routed) >= 5, f"the table's silent lines through NumPy, storage, DLPack, apply_, map_: {silent_lines}"
     missing = {line: route for line, route in routed.items() if route not in SILENT_ROUTES}
     assert not missing, f"silent in the version-counter table, missing from the guides' list: {missing}"
     for advice in (*DECISIONS, *mp.GUIDE):

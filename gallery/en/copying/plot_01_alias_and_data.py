@@ -311,6 +311,9 @@ a = torch.zeros(2, 3)
 b = a
 print("b is a:", b is a)
 print("same storage:", same_storage(a, b))
+# sphinx_gallery_start_ignore
+assert b is a and same_storage(a, b), "b = a must give the same tensor object, on the same storage"
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::

@@ -207,6 +207,9 @@ print("c:", c)
 print("c is a:", c is a)
 print("c.grad_fn:", c.grad_fn, " c.is_leaf:", c.is_leaf)
 assert c.is_leaf and c.grad_fn is None, "c must name a leaf"
+# sphinx_gallery_start_ignore
+assert c is a, "c = a must name the same tensor"
+# sphinx_gallery_end_ignore
 
 # %%
 # After ``a = a + 1``, two tensors
@@ -337,6 +340,7 @@ print("c:", c)
 print("c is a:", c is a, " a.is_leaf:", a.is_leaf, " a.requires_grad:", a.requires_grad)
 assert a.is_leaf and a.requires_grad, "a must stay a leaf that requires grad"
 # sphinx_gallery_start_ignore
+assert c is a, "add_ under no_grad must leave c and a one tensor"
 assert c.tolist() == [[2.0, 2.0], [2.0, 2.0]], "c must see the in-place addition"
 assert a._version == 1, "only the add_ under no_grad must count"
 # sphinx_gallery_end_ignore

@@ -278,8 +278,8 @@ assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 # torch calls either an "incompatible tensor type". The shape, and the dtype
 # within those kinds, it leaves alone; for a tensor that does not require
 # grad, an integer dtype passes too. Which devices count as compatible is
-# torch's choice for each pair: the CPU and ``meta`` do not, the CPU and a GPU
-# do (box below). :fact:`data-setter-checks`
+# torch's choice for each pair: the CPU and ``meta`` do not (for the CPU and a GPU, see the
+# box below). :fact:`data-setter-checks`
 
 refused = []
 for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):

@@ -283,6 +283,9 @@ assert torch.allclose(w.grad, 2 * torch.tensor([0.8, 1.6])), "the next gradient 
 # ``no_grad`` themselves.
 opt = torch.optim.SGD(layer.parameters(), lr=0.1)
 weight = layer.weight
+# sphinx_gallery_start_ignore
+weight_memory = layer.weight.untyped_storage().data_ptr()
+# sphinx_gallery_end_ignore
 with torch.no_grad():
     layer.weight.copy_(torch.ones(2, 3))
     layer.weight[0] = 0.0
@@ -294,6 +297,8 @@ print("the optimizer holds it:", opt.param_groups[0]["params"][0] is layer.weigh
 assert layer.weight is weight and torch.equal(layer.weight, torch.tensor([[0.0] * 3, [1.0] * 3]))
 # sphinx_gallery_start_ignore
 assert layer.weight.is_leaf and layer.bias.is_leaf, "both stay leaves"
+assert layer.weight.untyped_storage().data_ptr() == weight_memory, "the parameter keeps its storage"
+assert opt.param_groups[0]["params"][0] is layer.weight, "the optimizer holds the edited parameter"
 assert torch.equal(layer.bias, torch.zeros(2)), "nn.init.zeros_ needs no no_grad"
 # sphinx_gallery_end_ignore
 
@@ -333,7 +338,7 @@ assert torch.is_grad_enabled() and all(leaf and fn is None and v > 0 for leaf, f
 # ------------------------------------
 #
 # ``copy_`` cannot change a shape, and ``torch.utils.swap_tensors`` should not be used to:
-# it swaps everything two tensor objects hold (shape, values, even their class and ``__dict__``)
+# it swaps everything two tensor objects hold (shape, values, even their class)
 # and touches nothing outside them. Below, a layer
 # with 2 outputs has taken one Adam step; swapping in a ``(4, 3)`` weight and a ``(4,)`` bias leaves
 # ``out_features`` at 2 and Adam's state for the weight at ``(2, 3)``, and the next ``step()``
@@ -358,9 +363,10 @@ except RuntimeError as e:
 else:
     raise AssertionError("Adam's step after a swap that changed the shape must raise")
 # sphinx_gallery_start_ignore
-swapped_a, swapped_b = torch.nn.Parameter(torch.zeros(2)), torch.zeros(3)
+swapped_a, swapped_b = torch.nn.Parameter(torch.zeros(2)), torch.ones(3)
 torch.utils.swap_tensors(swapped_a, swapped_b)
 assert type(swapped_a) is torch.Tensor and type(swapped_b) is torch.nn.Parameter, "the class is swapped too"
+assert torch.equal(swapped_a, torch.ones(3)) and torch.equal(swapped_b, torch.zeros(2)), "the values are swapped"
 assert swapped_a.shape == (3,) and old.out_features == 2, "the shape is swapped; the module is untouched"
 # sphinx_gallery_end_ignore
 

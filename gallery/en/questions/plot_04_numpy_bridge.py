@@ -220,15 +220,44 @@ else:
 assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 
 # %%
-# The suggested ``detach().numpy()`` returns an array over the tensor's own
-# memory, and so does ``numpy(force=True)`` on a CPU tensor without the
-# conjugate or negative bit: neither copies. (With one of those bits set,
-# ``numpy(force=True)`` copies: see below.)
+# On a dense CPU tensor of a dtype NumPy has, the suggested ``detach().numpy()``
+# returns an array over the tensor's own memory, and so does ``numpy(force=True)``
+# when neither the conjugate nor the negative bit is set: neither copies. (With one
+# of those bits set, ``numpy(force=True)`` copies: see below. On a ``bfloat16`` or
+# float8 tensor, or a sparse one made by ``to_sparse()``, it raises ``TypeError``.)
 view = a.detach().numpy()
 forced = a.numpy(force=True)
 print("detach().numpy():", view, " shares a's memory:", shares(a, view))
 print("numpy(force=True):", forced, " shares a's memory:", shares(a, forced))
 assert shares(a, view) and shares(a, forced), "both arrays use a's memory"
+# sphinx_gallery_start_ignore
+numpy_dtypes = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16,
+                torch.uint32, torch.uint64, torch.float16, torch.float64, torch.complex64, torch.complex128)
+for typed in [torch.ones(3, dtype=dtype) for dtype in numpy_dtypes]:
+    assert shares(typed, typed.detach().numpy()) and shares(typed, typed.numpy(force=True)), (
+        f"detach().numpy() and numpy(force=True) of a {typed.dtype} tensor must use its memory")
+no_array = {"bfloat16": torch.ones(3, dtype=torch.bfloat16), "float8": torch.ones(3, dtype=torch.float8_e4m3fn),
+            "sparse": torch.ones(3).to_sparse()}
+for kind, refused_source in no_array.items():
+    try:
+        shares(refused_source, refused_source.numpy(force=True))
+    except TypeError as refusal:
+        assert "unsupported ScalarType" in str(refusal) or "Sparse layout" in str(refusal), f"{kind}: {refusal}"
+    else:
+        raise AssertionError(f"numpy(force=True) on a {kind} tensor must raise TypeError")
+try:
+    shares(no_array["sparse"], np.asarray(no_array["sparse"]))
+except TypeError as refusal:
+    assert "Sparse layout" in str(refusal), str(refusal)
+else:
+    raise AssertionError("np.asarray on a sparse tensor must raise TypeError")
+try:
+    shares(no_array["sparse"], no_array["sparse"].detach().numpy())
+except TypeError as refusal:
+    assert "Sparse layout" in str(refusal), str(refusal)
+else:
+    raise AssertionError("detach().numpy() on a sparse tensor must raise TypeError")
+# sphinx_gallery_end_ignore
 
 # %%
 # The refusal holds only with grad mode on. Under ``torch.no_grad()`` and under
@@ -252,7 +281,8 @@ for mode in (torch.no_grad, torch.inference_mode):
 # -----------------------------------
 #
 # From NumPy to torch, ``torch.from_numpy`` and ``torch.as_tensor`` share the
-# array's memory (when the dtype already fits; two kinds of array they refuse
+# array's memory when torch has its dtype (on a dtype torch lacks, such as ``object``
+# or ``datetime64``, they raise ``TypeError``; two more kinds of array they refuse
 # follow); ``torch.tensor`` copies. From
 # torch to NumPy, ``Tensor.numpy()`` and ``np.asarray`` share; ``np.array``
 # copies, and with this NumPy it also warns, because ``Tensor.__array__``
@@ -277,6 +307,14 @@ assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype 
 assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []
 ), "np.array(t) warns once with NumPy 2 (its copy keyword), never with NumPy 1"
+for lacking in (object, "datetime64[D]"):
+    for from_array in (torch.from_numpy, torch.as_tensor):
+        try:
+            from_array(np.array(["2020-01-01"], dtype=lacking))
+        except TypeError as refusal:
+            assert "can't convert np.ndarray" in str(refusal), str(refusal)
+        else:
+            raise AssertionError(f"{from_array.__name__} of a {lacking} array must raise TypeError")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -435,11 +473,12 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # Conclusion
 # ----------
 #
-# For a CPU tensor and an array of the same dtype, ``detach().numpy()``,
+# For a dense CPU tensor and an array of the same dtype, ``detach().numpy()``,
 # ``numpy(force=True)``, ``torch.from_numpy`` and ``torch.as_tensor`` share
 # memory (the last two refuse an array with a negative stride or in the other
 # byte order), and so does ``np.asarray`` on a tensor that does not require grad;
-# ``torch.tensor`` and ``np.array`` copy. ``numpy()`` and ``np.asarray`` refuse a tensor that
+# ``torch.tensor`` and ``np.array`` copy. On a sparse tensor, ``detach().numpy()``,
+# ``numpy(force=True)`` and ``np.asarray`` raise. ``numpy()`` and ``np.asarray`` refuse a tensor that
 # requires grad only with grad mode on: under ``torch.no_grad()`` or ``torch.inference_mode()``
 # they share its memory, and a write through the array is not counted. A change of dtype copies too, and a
 # ``bfloat16`` tensor has no NumPy dtype at all. On a tensor with the

@@ -312,8 +312,8 @@ assert w._version == 1 and torch.equal(w.grad, 10 * true_grad), "save_on_cpu mus
 
 # %%
 # With ``pin_memory=False`` (the default) the pack hook keeps a CPU tensor itself, which is why the
-# edit reaches ``backward()`` above. With ``pin_memory=True`` it copies every tensor into new memory
-# (pinned where a GPU is available), so the saved copy keeps the values the loss was computed from:
+# edit reaches ``backward()`` above. With ``pin_memory=True`` it copies every tensor into new memory,
+# so the saved copy keeps the values the loss was computed from:
 # the same edit still raises nothing, and the gradient is the true one.
 
 pinned = torch.tensor(start, requires_grad=True)
@@ -403,8 +403,8 @@ assert p._version == 1, "copy_ must be counted"
 
 # %%
 # ``copy_`` checks less than it may seem: a source that broadcasts to the target's shape is
-# repeated to fill it, and a float source is cast to the target's dtype without a word (here
-# truncated into integers), and so is an integer source. A source whose shape cannot broadcast
+# repeated to fill it, and a float source is cast to the target's dtype (here truncated into
+# integers), and so is an integer source. A source whose shape cannot broadcast
 # raises.
 with torch.no_grad():
     p.copy_(torch.tensor([7.0]))

@@ -17,8 +17,8 @@ The version counter: what moves ``_version``, and what does not
       edited.mul_(2)
 
 "is at version 2; expected version 0 instead": the numbers in this error are readings of a tensor's
-version counter, ``t._version``. Autograd notes the version of every tensor it saves, and refuses
-to run backward when it has moved (unless the tensor was saved through saved-tensor hooks or kept
+version counter, ``t._version``. Autograd notes the version of every tensor it saves, and a backward
+pass that reaches the node which saved it refuses to run when that version has moved (unless the tensor was saved through saved-tensor hooks or kept
 by a custom ``Function`` as an attribute: :ref:`questions-data-vs-no-grad`). This page decodes the message, then builds a table of common
 edits, computed while the page was built, showing which ones move the counter and which change
 values without moving it.
@@ -430,7 +430,7 @@ assert same_storage(base, view), "the view uses the base's memory"
 #
 # ``_version`` counts the in-place torch operations made through the tensor itself, a view,
 # ``detach()`` or ``out=``, with or without ``torch.no_grad()``; the Python-callback methods
-# ``apply_`` and ``map_`` are not among them. Many routes to the same memory go around it; among
+# ``apply_`` and ``map_``, and the fused kernels of an optimizer made with ``fused=True``, are not among them. Many routes to the same memory go around it; among
 # them ``.data``, NumPy, ``untyped_storage()``, a DLPack alias, ``copy.copy(t)``, ``apply_`` and
 # ``map_``, ``nn.utils.vector_to_parameters`` and an optimizer step made with ``fused=True``. They change the
 # values behind its back, which is why their edits can give wrong gradients without an error

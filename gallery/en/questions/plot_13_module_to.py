@@ -20,8 +20,7 @@ the next forward pass fails with an error: ``RuntimeError: mat1 and mat2 must ha
 but got Float and Double``, or, for a model on ``meta``, ``RuntimeError: Tensor on device meta is not
 on the expected device cpu!``. This page reproduces the error
 with a change of dtype and with the ``meta`` device (a second device every build of torch has, which
-plays the GPU here: on a GPU, ``model.cuda()`` moves the model itself while ``x.cuda()`` returns a new
-tensor on the GPU, as the GPU box below checks where torch finds one), shows
+plays the GPU here; for a GPU itself, see the GPU box below), shows
 exactly when ``tensor.to()`` hands back the tensor itself, what ``module.to()`` keeps, and
 ``.half()``, ``.float()`` and ``.double()``, which behave the same way.
 """
@@ -312,7 +311,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ----------------------------------------------------------
 #
 # ``x.to(...)`` never changes ``x``. It returns a new tensor when the dtype or the device changes,
-# or when ``copy=True`` or another ``memory_format`` asks for one; when the dtype and the device
+# or when ``copy=True`` or a ``memory_format`` other than the one ``x`` is laid out in asks for one; when the dtype and the device
 # asked for are the ones ``x`` already has, and neither is asked for, it returns ``x`` itself, the
 # same object. We check this on each kind of tensor:
 # a leaf that requires grad, a result of an operation, a ``Parameter``, a view, a plain tensor and
@@ -338,6 +337,10 @@ assert all(t.dtype == torch.float32 and t.device.type == "cpu" for t in kinds.va
 image = torch.ones(1, 2, 2, 2)
 assert image.to(torch.float32) is image, "to() of a 4-D tensor's own dtype returns it"
 assert image.to(torch.float32, memory_format=torch.channels_last) is not image, "another memory_format copies"
+assert image.to(torch.float32, memory_format=torch.contiguous_format) is image, "the layout it has: no copy"
+channels_last_image = image.contiguous(memory_format=torch.channels_last)
+assert channels_last_image.to(torch.float32, memory_format=torch.channels_last) is channels_last_image, (
+    "to() in the memory_format a channels_last tensor has returns it")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -509,6 +512,7 @@ assert scaled.scale.device.type == "cpu" and scaled.offsets[0].device.type == "c
 # sphinx_gallery_start_ignore
 batch_norm = torch.nn.BatchNorm1d(2).to(torch.float64)
 assert batch_norm.running_mean.dtype == torch.float64, "a floating buffer takes the new dtype"
+assert Scaled().to(torch.float64).linear.weight.dtype == torch.float64, "a submodule's parameters take the new dtype"
 assert batch_norm.num_batches_tracked.dtype == torch.int64, "an integer buffer keeps its dtype"
 assert all(b.is_meta for b in batch_norm.to("meta").buffers()), "every buffer moves device, the integer one too"
 mixed = torch.nn.Module()

@@ -268,6 +268,9 @@ assert torch.allclose(w.grad, 2 * torch.tensor([0.8, 1.6])), "the next gradient 
 # 里的函数会自己处理 ``no_grad``。
 opt = torch.optim.SGD(layer.parameters(), lr=0.1)
 weight = layer.weight
+# sphinx_gallery_start_ignore
+weight_memory = layer.weight.untyped_storage().data_ptr()
+# sphinx_gallery_end_ignore
 with torch.no_grad():
     layer.weight.copy_(torch.ones(2, 3))
     layer.weight[0] = 0.0
@@ -279,6 +282,8 @@ print("the optimizer holds it:", opt.param_groups[0]["params"][0] is layer.weigh
 assert layer.weight is weight and torch.equal(layer.weight, torch.tensor([[0.0] * 3, [1.0] * 3]))
 # sphinx_gallery_start_ignore
 assert layer.weight.is_leaf and layer.bias.is_leaf, "both stay leaves"
+assert layer.weight.untyped_storage().data_ptr() == weight_memory, "the parameter keeps its storage"
+assert opt.param_groups[0]["params"][0] is layer.weight, "the optimizer holds the edited parameter"
 assert torch.equal(layer.bias, torch.zeros(2)), "nn.init.zeros_ needs no no_grad"
 # sphinx_gallery_end_ignore
 
@@ -312,7 +317,7 @@ assert torch.is_grad_enabled() and all(leaf and fn is None and v > 0 for leaf, f
 # 形状要变：换一个新层，而不是原地修改
 # ------------------------------------
 #
-# ``copy_`` 改不了形状，``torch.utils.swap_tensors`` 也不该拿来改形状：它交换两个张量对象所含的一切（形状、数值，连同它们的类和 ``__dict__``），对象之外的东西一概不碰。下面这个有 2 个输出的层已经用 Adam 走了一步；换进 ``(4, 3)`` 的权重和 ``(4,)``
+# ``copy_`` 改不了形状，``torch.utils.swap_tensors`` 也不该拿来改形状：它交换两个张量对象所含的一切（形状、数值，连同它们的类），对象之外的东西一概不碰。下面这个有 2 个输出的层已经用 Adam 走了一步；换进 ``(4, 3)`` 的权重和 ``(4,)``
 # 的偏置之后，``out_features`` 仍是 2，Adam 为这个权重保存的状态仍是 ``(2, 3)``，下一次 ``step()``
 # 就会报错。所以 ``swap_tensors`` 只适合形状不变的交换。
 torch.manual_seed(0)
@@ -335,9 +340,10 @@ except RuntimeError as e:
 else:
     raise AssertionError("Adam's step after a swap that changed the shape must raise")
 # sphinx_gallery_start_ignore
-swapped_a, swapped_b = torch.nn.Parameter(torch.zeros(2)), torch.zeros(3)
+swapped_a, swapped_b = torch.nn.Parameter(torch.zeros(2)), torch.ones(3)
 torch.utils.swap_tensors(swapped_a, swapped_b)
 assert type(swapped_a) is torch.Tensor and type(swapped_b) is torch.nn.Parameter, "the class is swapped too"
+assert torch.equal(swapped_a, torch.ones(3)) and torch.equal(swapped_b, torch.zeros(2)), "the values are swapped"
 assert swapped_a.shape == (3,) and old.out_features == 2, "the shape is swapped; the module is untouched"
 # sphinx_gallery_end_ignore
 

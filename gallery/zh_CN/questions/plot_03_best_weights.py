@@ -219,6 +219,10 @@ print("requires_grad:", state["weight"].requires_grad)
 assert same_storage(state["weight"], model.weight), "state_dict() shares the parameters' memory"
 # sphinx_gallery_start_ignore
 assert state["weight"] is not model.weight and not state["weight"].requires_grad, "a detached tensor"
+for key, held in state.items():
+    owner = dict(model.named_parameters())[key]
+    assert held is not owner and not held.requires_grad and same_storage(held, owner), (
+        f"state['{key}'] must be a detached tensor over the parameter's memory")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -279,6 +283,9 @@ assert params["weight"] is model.weight, "keep_vars=True returns the Parameter o
 # ``assign=True``，模型改为直接使用快照里的张量（包装成新的 ``Parameter`` 对象，内存还是同一块），之后训练
 # ``other`` 也会写进快照：训练一步，``best`` 就变了。
 weight = model.weight
+# sphinx_gallery_start_ignore
+weight_memory = model.weight.untyped_storage().data_ptr()
+# sphinx_gallery_end_ignore
 model.load_state_dict(best)
 print("load_state_dict:              same object:", model.weight is weight)
 print("load_state_dict:              shares best's memory:", same_storage(model.weight, best["weight"]))
@@ -292,6 +299,8 @@ print("after one step of other, best changed:", not torch.equal(best["weight"], 
 assert not same_storage(model.weight, best["weight"]) and not torch.equal(best["weight"], snapshot), "copy, share"
 # sphinx_gallery_start_ignore
 assert model.weight is weight and torch.equal(model.weight, before), "restored in place"
+assert model.weight.untyped_storage().data_ptr() == weight_memory, "load_state_dict keeps the parameter's memory"
+assert optimizer.param_groups[0]["params"][0] is model.weight, "the optimizer still holds the parameter"
 assert isinstance(other.weight, torch.nn.Parameter) and other.weight.requires_grad
 assert same_storage(other.weight, best["weight"]), "assign=True makes the snapshot's memory the parameter's"
 # sphinx_gallery_end_ignore

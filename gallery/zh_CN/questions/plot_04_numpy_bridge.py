@@ -212,13 +212,41 @@ else:
 assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 
 # %%
-# 提示里的 ``detach().numpy()`` 返回的数组用的就是张量自己的内存；对 CPU 上没有设置共轭位或负号位的张量，``numpy(force=True)``
-# 也一样：两者都不复制。（设置了其中一个位时，``numpy(force=True)`` 会复制，见下文。）
+# 对 CPU 上 dtype 在 NumPy 里有对应的稠密张量，提示里的 ``detach().numpy()`` 返回的数组用的就是张量自己的内存；没有设置共轭位或负号位时，``numpy(force=True)``
+# 也一样：两者都不复制。（设置了其中一个位时，``numpy(force=True)`` 会复制，见下文。对 ``bfloat16`` 或 float8 张量，以及用 ``to_sparse()`` 得到的稀疏张量，它会抛出 ``TypeError``。）
 view = a.detach().numpy()
 forced = a.numpy(force=True)
 print("detach().numpy():", view, " shares a's memory:", shares(a, view))
 print("numpy(force=True):", forced, " shares a's memory:", shares(a, forced))
 assert shares(a, view) and shares(a, forced), "both arrays use a's memory"
+# sphinx_gallery_start_ignore
+numpy_dtypes = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16,
+                torch.uint32, torch.uint64, torch.float16, torch.float64, torch.complex64, torch.complex128)
+for typed in [torch.ones(3, dtype=dtype) for dtype in numpy_dtypes]:
+    assert shares(typed, typed.detach().numpy()) and shares(typed, typed.numpy(force=True)), (
+        f"detach().numpy() and numpy(force=True) of a {typed.dtype} tensor must use its memory")
+no_array = {"bfloat16": torch.ones(3, dtype=torch.bfloat16), "float8": torch.ones(3, dtype=torch.float8_e4m3fn),
+            "sparse": torch.ones(3).to_sparse()}
+for kind, refused_source in no_array.items():
+    try:
+        shares(refused_source, refused_source.numpy(force=True))
+    except TypeError as refusal:
+        assert "unsupported ScalarType" in str(refusal) or "Sparse layout" in str(refusal), f"{kind}: {refusal}"
+    else:
+        raise AssertionError(f"numpy(force=True) on a {kind} tensor must raise TypeError")
+try:
+    shares(no_array["sparse"], np.asarray(no_array["sparse"]))
+except TypeError as refusal:
+    assert "Sparse layout" in str(refusal), str(refusal)
+else:
+    raise AssertionError("np.asarray on a sparse tensor must raise TypeError")
+try:
+    shares(no_array["sparse"], no_array["sparse"].detach().numpy())
+except TypeError as refusal:
+    assert "Sparse layout" in str(refusal), str(refusal)
+else:
+    raise AssertionError("detach().numpy() on a sparse tensor must raise TypeError")
+# sphinx_gallery_end_ignore
 
 # %%
 # 只有梯度模式开启时才会拒绝。在 ``torch.no_grad()`` 下和 ``torch.inference_mode()`` 下，``numpy()`` 和
@@ -240,7 +268,7 @@ for mode in (torch.no_grad, torch.inference_mode):
 # 哪些转换共享，哪些复制
 # ----------------------
 #
-# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存（前提是 dtype 本来就合适；它们拒绝的两种数组见下文），``torch.tensor``
+# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外两种数组见下文）；``torch.tensor``
 # 会复制。从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
 # ``Tensor.__array__`` 不接受 NumPy 2 的 ``copy`` 参数。这里捕获警告并展示出来。
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
@@ -263,6 +291,14 @@ assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype 
 assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []
 ), "np.array(t) warns once with NumPy 2 (its copy keyword), never with NumPy 1"
+for lacking in (object, "datetime64[D]"):
+    for from_array in (torch.from_numpy, torch.as_tensor):
+        try:
+            from_array(np.array(["2020-01-01"], dtype=lacking))
+        except TypeError as refusal:
+            assert "can't convert np.ndarray" in str(refusal), str(refusal)
+        else:
+            raise AssertionError(f"{from_array.__name__} of a {lacking} array must raise TypeError")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -410,7 +446,7 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # 小结
 # ----
 #
-# 对 CPU 上的张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
-# ``torch.as_tensor`` 都共享内存（后两者不接受步长为负或字节序与本机不同的数组）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# 对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
+# ``torch.as_tensor`` 都共享内存（后两者不接受步长为负或字节序与本机不同的数组）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，autograd
 # 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

@@ -298,6 +298,12 @@ assert a.bool().grad_fn is None, "a cast to bool is not recorded"
 with torch.no_grad():
     unrecorded = a.double()
 assert unrecorded.grad_fn is None and unrecorded.is_leaf, "under no_grad a copying cast is not recorded"
+complex_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+as_complex = complex_source.to(torch.complex64)
+assert as_complex.grad_fn.name() == "ToCopyBackward0" and not as_complex.is_leaf, "a cast to complex is recorded"
+complex_grad = torch.autograd.grad((as_complex.abs() ** 2).sum(), complex_source)[0]
+assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * complex_source.detach()), (
+    "the gradient through a complex cast comes back in float32")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -301,7 +301,7 @@ print("true gradient:", true_grad)
 assert w._version == 1 and torch.equal(w.grad, 10 * true_grad), "save_on_cpu must let the edit go unnoticed"
 
 # %%
-# 默认的 ``pin_memory=False`` 下，打包钩子对 CPU 张量原样保留这个张量本身，所以上面的修改会影响 ``backward()``。``pin_memory=True`` 时，它把每个张量复制到新的内存里（有 GPU 时是锁页内存），保存的副本留着计算损失时的数值：同样的修改仍然不报错，但梯度是正确的。
+# 默认的 ``pin_memory=False`` 下，打包钩子对 CPU 张量原样保留这个张量本身，所以上面的修改会影响 ``backward()``。``pin_memory=True`` 时，它把每个张量复制到新的内存里，保存的副本留着计算损失时的数值：同样的修改仍然不报错，但梯度是正确的。
 
 pinned = torch.tensor(start, requires_grad=True)
 with torch.autograd.graph.save_on_cpu(pin_memory=True):
@@ -382,7 +382,7 @@ assert p._version == 1, "copy_ must be counted"
 # sphinx_gallery_end_ignore
 
 # %%
-# ``copy_`` 的检查比看上去要少：能广播到目标形状的源张量会被重复填满目标，浮点数的源张量会被悄悄转换成目标的 dtype（这里写进整数时截断了小数部分），整数的源张量也一样。形状无法广播的源张量会报错。
+# ``copy_`` 的检查比看上去要少：能广播到目标形状的源张量会被重复填满目标，浮点数的源张量会被转换成目标的 dtype（这里写进整数时截断了小数部分），整数的源张量也一样。形状无法广播的源张量会报错。
 with torch.no_grad():
     p.copy_(torch.tensor([7.0]))
 print("p after copy_(torch.tensor([7.0])):", p)

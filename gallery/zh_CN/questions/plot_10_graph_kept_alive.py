@@ -257,6 +257,9 @@ try:
     total_loss.backward()
 except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
+    # sphinx_gallery_start_ignore
+    assert "backward through the graph a second time" in str(e), "the saved values were freed"
+    # sphinx_gallery_end_ignore
 else:
     raise AssertionError("backward through the kept graph must raise")
 

@@ -16,7 +16,7 @@
       x = x.to(torch.float64)
 
 ``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向传播就报错：``RuntimeError: mat1 and mat2 must have the same dtype, but got Float and
-Double``；模型在 ``meta`` 上时，报的则是 ``RuntimeError: Tensor on device meta is not on the expected device cpu!`` 这条错误。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 都自带的第二种设备，在这里扮演 GPU：在 GPU 上，``model.cuda()`` 搬动的是模型本身，``x.cuda()`` 却返回显存里的一个新张量，下面的 GPU 框在 torch 找到 GPU 时检查这一点）复现这个错误，讲清楚
+Double``；模型在 ``meta`` 上时，报的则是 ``RuntimeError: Tensor on device meta is not on the expected device cpu!`` 这条错误。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 都自带的第二种设备，在这里扮演 GPU；GPU 本身的情况见下面的 GPU 框）复现这个错误，讲清楚
 ``tensor.to()`` 在什么情况下原样返回张量本身、``module.to()`` 保留了什么，再看行为相同的
 ``.half()``、``.float()`` 和 ``.double()``。
 """
@@ -295,7 +295,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``tensor.to()`` 返回新张量，或者张量本身
 # ----------------------------------------
 #
-# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 或另一种 ``memory_format``
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 或与 ``x`` 现有布局不同的 ``memory_format``
 # 要求复制时，它返回新张量；要求的 dtype 和设备正是 ``x`` 现有的，又没有提这两种要求，它就返回 ``x``
 # 本身，同一个对象。下面在各类张量上逐一检查：需要梯度的叶子张量、运算的结果、
 # ``Parameter``、视图、普通张量和推理张量。
@@ -320,6 +320,10 @@ assert all(t.dtype == torch.float32 and t.device.type == "cpu" for t in kinds.va
 image = torch.ones(1, 2, 2, 2)
 assert image.to(torch.float32) is image, "to() of a 4-D tensor's own dtype returns it"
 assert image.to(torch.float32, memory_format=torch.channels_last) is not image, "another memory_format copies"
+assert image.to(torch.float32, memory_format=torch.contiguous_format) is image, "the layout it has: no copy"
+channels_last_image = image.contiguous(memory_format=torch.channels_last)
+assert channels_last_image.to(torch.float32, memory_format=torch.channels_last) is channels_last_image, (
+    "to() in the memory_format a channels_last tensor has returns it")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -474,6 +478,7 @@ assert scaled.scale.device.type == "cpu" and scaled.offsets[0].device.type == "c
 # sphinx_gallery_start_ignore
 batch_norm = torch.nn.BatchNorm1d(2).to(torch.float64)
 assert batch_norm.running_mean.dtype == torch.float64, "a floating buffer takes the new dtype"
+assert Scaled().to(torch.float64).linear.weight.dtype == torch.float64, "a submodule's parameters take the new dtype"
 assert batch_norm.num_batches_tracked.dtype == torch.int64, "an integer buffer keeps its dtype"
 assert all(b.is_meta for b in batch_norm.to("meta").buffers()), "every buffer moves device, the integer one too"
 mixed = torch.nn.Module()
