@@ -182,10 +182,11 @@ def prepared(html: str, words: list[tuple[str, tuple[str, ...]]], summary: bool 
 
 
 def _ignore_helpers(section: str) -> str:
-    """A section of helper functions (its code defines functions, and it prints and draws nothing) is
-    left out of the index: its prose (what ``same_storage`` compares, how the pictures are drawn) holds
-    the words of many questions and answers none."""
-    defines = '<span class="k">def</span>' in section
+    """A section of helper functions on an example page (its code cells define functions, and it prints
+    and draws nothing) is left out of the index: its prose (what ``same_storage`` compares, how the
+    pictures are drawn) holds the words of many questions and answers none. (A doctest, ``pycon``, shows
+    its output inside its own block: it is never a helper section.)"""
+    defines = 'class="highlight-Python' in section and '<span class="k">def</span>' in section
     shows = "sphx-glr-script-out" in section or "<img" in section
     return section.replace("<section", "<section data-pagefind-ignore", 1) if defines and not shows else section
 

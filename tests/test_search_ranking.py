@@ -175,6 +175,7 @@ def test_readers_words_go_after_the_heading_of_their_section_with_a_weight():
 
 
 CODE = '<div class="highlight-Python notranslate"><pre>{}</pre></div>'
+DOCTEST = '<div class="highlight-pycon notranslate"><pre>&gt;&gt;&gt; {}\n&gt;&gt;&gt; f(a)\ntensor([1.])</pre></div>'
 OUTPUT = '<div class="sphx-glr-script-out"><pre>tensor([1.])</pre></div>'
 
 
@@ -182,9 +183,11 @@ OUTPUT = '<div class="sphx-glr-script-out"><pre>tensor([1.])</pre></div>'
     ('<span class="k">def</span> same_storage(x, y): ...', "", True),  # helpers: defined, nothing shown
     ('<span class="k">def</span> show(t): ...\nshow(a)', OUTPUT, False),  # a function used at once
     ("a.add_(1)", "", False),  # a section that checks without printing
+    ('<span class="k">def</span> f(t): ...', "", False),  # a doctest shows its output in its own block
 ])
 def test_a_section_of_helper_functions_is_left_out_of_the_index(code, output, ignored):
-    body = (f'<section id="helpers"><h2>Helpers</h2><p>same_storage compares</p>{CODE.format(code)}{output}</section>'
+    block = (DOCTEST if "f(t)" in code else CODE).format(code)
+    body = (f'<section id="helpers"><h2>Helpers</h2><p>same_storage compares</p>{block}{output}</section>'
             '<section id="next"><h2>Next</h2><p>text</p></section>')
     out = site_search.prepared(_page("en", "Title", body), [])
     assert ('<section data-pagefind-ignore id="helpers">' in out) is ignored, out
