@@ -28,12 +28,12 @@ QUERY_FIELD = {"en": "query_en", "zh_CN": "query_zh"}
 GOAL = {"first": 0.80, "top3": 0.95}
 #: What the search holds today, per set and edition, less one query (a page's new wording moves one
 #: query a rank, up or down): the test fails below it, so that no change makes the search worse; raise it
-#: toward :data:`GOAL` as the search improves. Measured on the whole site (40 example pages): tuned en 67
-#: and 71 of 77, zh 67 and 74 of 77; held-out en 18 and 21 of 25, zh 20 and 24 of 25. No query may list
+#: toward :data:`GOAL` as the search improves. Measured on the whole site (40 example pages): tuned en 65
+#: and 69 of 75, zh 66 and 72 of 75; held-out en 18 and 21 of 25, zh 20 and 24 of 25. No query may list
 #: nothing. (Held-out en in the first three fell from 23 to 21 of 25 when the pages on checkpoints and on
 #: which calls copy came: they hold "assign" and "expand" in their titles and answer boxes.)
 BUDGET = {
-    "tuned": {"en": {"first": 0.85, "top3": 0.90}, "zh_CN": {"first": 0.85, "top3": 0.94}},
+    "tuned": {"en": {"first": 0.85, "top3": 0.90}, "zh_CN": {"first": 0.86, "top3": 0.94}},
     "held-out": {"en": {"first": 0.68, "top3": 0.80}, "zh_CN": {"first": 0.76, "top3": 0.92}},
 }
 TIMEOUT_MS = 20_000
