@@ -58,9 +58,18 @@ COMMON_CHINESE = ("张量", "自动求导", "优化器", "版本计数器")
 
 
 def _article_text(path) -> str:
-    """The text of a page's article, what the index holds of it (not the navigation around it)."""
-    html = path.read_text(encoding="utf-8")
-    return re.sub(r"<[^>]+>", "", html[html.find("<article"):html.find("</article>")])
+    """The text of a page's article that the index holds: not the navigation around it, nor the parts
+    the index leaves out on purpose (helper sections, the stamp; tests/test_search_ranking.py tests
+    which they are)."""
+    from bs4 import BeautifulSoup
+
+    from sitetools.site_search import prepared
+
+    soup = BeautifulSoup(prepared(path.read_text(encoding="utf-8"), []), "html.parser")
+    article = soup.find("article")
+    for left_out in article.select("[data-pagefind-ignore]"):
+        left_out.decompose()
+    return article.get_text()
 
 
 def test_every_page_that_holds_a_chinese_word_is_found(browser, site_url, site_dir):
