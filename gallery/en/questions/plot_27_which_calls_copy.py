@@ -318,7 +318,9 @@ assert view_message == (
 
 # %%
 # The same holds for a permutation of a 3-d tensor. Where the source overlaps itself (an expanded
-# tensor) or leaves gaps (a slice with a step, a column slice), the clone gets contiguous strides.
+# tensor) or leaves gaps (a slice with a step, a column slice), the clone is dense and keeps the
+# source's order of dimensions: the sources below, in row-major order, clone to contiguous strides,
+# while a gapped transpose such as ``x[0][:, ::2].t()`` clones to transposed strides, not contiguous.
 
 x = torch.arange(24.0).reshape(2, 3, 4)
 kept_strides = {"a.t()": a.t(), "x.permute(2, 0, 1)": x.permute(2, 0, 1), "x.transpose(0, 1)": x.transpose(0, 1)}
@@ -327,6 +329,11 @@ for name, t in {**kept_strides, **made_contiguous}.items():
     print(f"{name:<20} stride {t.stride()!s:<12} clone's stride {t.clone().stride()}")
 assert all(t.clone().stride() == t.stride() and not t.is_contiguous() for t in kept_strides.values()), "strides kept"
 assert all(t.clone().is_contiguous() and not t.is_contiguous() for t in made_contiguous.values()), "made contiguous"
+# sphinx_gallery_start_ignore
+assert x[0][:, ::2].t().stride() == (2, 4), "a gapped transpose"
+assert x[0][:, ::2].t().clone().stride() == (1, 2), "its clone is dense, in the transposed order"
+assert not x[0][:, ::2].t().clone().is_contiguous(), "so the clone of a gapped transpose is not contiguous"
+# sphinx_gallery_end_ignore
 
 # %%
 # For a contiguous copy, ask for it: ``clone(memory_format=torch.contiguous_format)``, or

@@ -335,7 +335,8 @@ assert copied == [name for name, make in views.items() if not make(t).is_contigu
 # Two views saved in one call come back sharing
 # ---------------------------------------------
 #
-# ``torch.save`` writes each storage once per call, however many of the saved tensors use it.
+# ``torch.save`` writes each storage once per call, however many of the saved tensors use it (here
+# they all view it with one dtype).
 # Saved in one call, ``a = t[:4]`` and ``b = t[2:]`` of a 6-element ``t`` are one storage in the
 # file and come back as two tensors on one storage: writing ``100`` into the loaded ``a[3]`` changes
 # the loaded ``b[1]``, the same element. Saved in two calls, each file holds its own copy of the

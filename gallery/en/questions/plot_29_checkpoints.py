@@ -168,7 +168,8 @@ assert losses[1] < losses[0], "the optimizer made before load_state_dict trains 
 # -----------------------------------------
 #
 # With ``assign=True`` the model takes the checkpoint's tensors instead: every entry is a new
-# object on ``sd``'s memory. A parameter becomes a new ``nn.Parameter`` that requires grad, as the
+# object on ``sd``'s memory (under torch's default settings, which this page runs with; see
+# ``load_state_dict``'s documentation for ``torch.__future__``'s swap setting). A parameter becomes a new ``nn.Parameter`` that requires grad, as the
 # old one did; a buffer becomes ``sd``'s tensor itself.
 
 sd = round_trip(trained.state_dict())

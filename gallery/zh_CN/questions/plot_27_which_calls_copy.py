@@ -295,7 +295,7 @@ assert view_message == (
 )
 
 # %%
-# 三维张量的维度重排也是如此。源张量自身有重叠（expand 出来的张量）或留有空隙（带步长的切片、按列切片）时，克隆得到的是连续的步长。
+# 三维张量的维度重排也是如此。源张量自身有重叠（expand 出来的张量）或留有空隙（带步长的切片、按列切片）时，克隆得到稠密的内存，维度顺序与源张量相同：下面这些按行排列的源张量克隆后是连续的步长；而有空隙的转置（如 ``x[0][:, ::2].t()``）克隆后仍是转置的步长，并不连续。
 
 x = torch.arange(24.0).reshape(2, 3, 4)
 kept_strides = {"a.t()": a.t(), "x.permute(2, 0, 1)": x.permute(2, 0, 1), "x.transpose(0, 1)": x.transpose(0, 1)}
@@ -304,6 +304,11 @@ for name, t in {**kept_strides, **made_contiguous}.items():
     print(f"{name:<20} stride {t.stride()!s:<12} clone's stride {t.clone().stride()}")
 assert all(t.clone().stride() == t.stride() and not t.is_contiguous() for t in kept_strides.values()), "strides kept"
 assert all(t.clone().is_contiguous() and not t.is_contiguous() for t in made_contiguous.values()), "made contiguous"
+# sphinx_gallery_start_ignore
+assert x[0][:, ::2].t().stride() == (2, 4), "a gapped transpose"
+assert x[0][:, ::2].t().clone().stride() == (1, 2), "its clone is dense, in the transposed order"
+assert not x[0][:, ::2].t().clone().is_contiguous(), "so the clone of a gapped transpose is not contiguous"
+# sphinx_gallery_end_ignore
 
 # %%
 # 要连续的副本，就明确要求：``clone(memory_format=torch.contiguous_format)``，或者对不连续的张量调用 ``contiguous()``。两者都给出新的内存，在结果上 ``view(-1)`` 可以正常执行。

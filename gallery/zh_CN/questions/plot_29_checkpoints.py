@@ -148,7 +148,7 @@ assert losses[1] < losses[0], "the optimizer made before load_state_dict trains 
 # ``assign=True`` 直接换上 ``sd`` 的张量
 # --------------------------------------
 #
-# 带 ``assign=True`` 时，模型改为直接使用检查点里的张量：每一项都是新对象，用的是 ``sd`` 的内存。参数变成一个新的 ``nn.Parameter``，和原来的参数一样需要梯度（requires_grad）；缓冲区就是 ``sd`` 里的那个张量本身。
+# 带 ``assign=True`` 时，模型改为直接使用检查点里的张量：每一项都是新对象，用的是 ``sd`` 的内存（本页在 torch 的默认设置下运行；``torch.__future__`` 的交换设置见 ``load_state_dict`` 的文档）。参数变成一个新的 ``nn.Parameter``，和原来的参数一样需要梯度（requires_grad）；缓冲区就是 ``sd`` 里的那个张量本身。
 
 sd = round_trip(trained.state_dict())
 model = make_model()

@@ -285,9 +285,9 @@ assert len(mistakes) == 3 and all(len(steps) == 4 for steps in mistakes.values()
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：model[0].weight 和 ema[0].weight 是两个张量对象，分别指向两块存储 S1 和 S2。
+#    :alt: 示意图：model[0].weight 和 ema_state["0.weight"] 是两个张量对象，共享一块存储 S1。
 #
-#    ``copy.deepcopy`` 之后，``model[0].weight`` 和 ``ema[0].weight`` 在两块存储 ``S1`` 和 ``S2`` 上。
+#    ``model[0].weight`` 和 ``ema_state["0.weight"]`` 是同一块存储 ``S1`` 上的两个张量对象：写入其中一个，就是写入另一个。
 
 model = make_model()
 ema_state = model.state_dict()
@@ -335,10 +335,9 @@ assert len(matches) == 4, "four steps"
 
 # %%
 # .. figure-caption::
-#    :alt: Diagram: model[0].weight and ema[0].weight point to two tensor objects on two storages S1 and S2.
+#    :alt: 示意图：model[0].weight 和 ema[0].weight 是两个张量对象，分别在两块存储 S1 和 S2 上。
 #
-#    After ``copy.deepcopy``, ``model[0].weight`` and ``ema[0].weight`` are on two storages,
-#    ``S1`` and ``S2``.
+#    ``copy.deepcopy`` 之后，``model[0].weight`` 和 ``ema[0].weight`` 分别在两块存储 ``S1`` 和 ``S2`` 上。
 
 draw_memory("ema = copy.deepcopy(model)", **{"model[0].weight": model[0].weight, "ema[0].weight": ema[0].weight})
 # sphinx_gallery_start_ignore
