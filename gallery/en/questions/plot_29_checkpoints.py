@@ -38,6 +38,10 @@ import warnings
 
 import torch
 
+# sphinx_gallery_start_ignore
+# no-figure: what it shows is which tensors are new objects and whose memory they use, printed for every entry
+# sphinx_gallery_end_ignore
+
 
 def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()

@@ -29,6 +29,10 @@ import warnings
 
 import torch
 
+# sphinx_gallery_start_ignore
+# no-figure: 本页要说的是每一项是不是新对象、用谁的内存，逐项打印出来了
+# sphinx_gallery_end_ignore
+
 
 def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()

@@ -29,6 +29,10 @@ import copy
 
 import torch
 
+# sphinx_gallery_start_ignore
+# no-figure: 本页打印的报错和各步损失就是答案；计算图用节点个数来数
+# sphinx_gallery_end_ignore
+
 
 def count_nodes(t):
     seen, stack = set(), [t.grad_fn]
