@@ -318,18 +318,82 @@ for lacking in (object, "datetime64[D]"):
 # sphinx_gallery_end_ignore
 
 # %%
-# Two kinds of array neither ``torch.from_numpy`` nor ``torch.as_tensor`` takes: one with a
-# negative stride (``array[::-1]``) and one in the other byte order (``">f4"`` here). Both
-# functions raise ``ValueError`` on each.
+# A flipped array: "At least one stride in the given numpy array is negative"
+# ---------------------------------------------------------------------------
+#
+# Flipping an axis in NumPy (``np.flip``, or ``image[..., ::-1]`` to turn OpenCV's BGR into RGB)
+# makes a view with a negative stride. torch has no negative strides, and the four functions that
+# take an array (``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor``, ``torch.asarray``) refuse
+# such an array, unless it is empty, with ``ValueError``: ``torch.tensor`` too, though it would copy
+# anyway. They refuse an array in the other byte order (``">f4"`` here) as well.
 
-for name, odd in {"negative stride": array[::-1], "byte order >f4": array.astype(">f4")}.items():
-    for convert in (torch.from_numpy, torch.as_tensor):
+image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
+odd_arrays = {
+    "image[..., ::-1]": image[..., ::-1],
+    "np.flip(image, 0)": np.flip(image, 0),
+    "np.arange(1.0)[::-1]": np.arange(1.0)[::-1],
+    "image.astype('>f4')": image.astype(">f4"),
+}
+constructors = (torch.from_numpy, torch.as_tensor, torch.tensor, torch.asarray)
+for name, odd in odd_arrays.items():
+    messages = set()
+    for convert in constructors:
         try:
             convert(odd)
         except ValueError as e:
-            print(f"{convert.__name__}, {name}: {type(e).__name__}: {str(e).split(',')[0]}")
+            messages.add(str(e).split(",")[0])
         else:
-            raise AssertionError(f"{convert.__name__} must refuse an array with a {name}")
+            raise AssertionError(f"{convert.__name__} must refuse {name}")
+    (message,) = messages
+    print(f"{name}: all four raise ValueError: {message}")
+empty = np.arange(0.0)[::-1]
+print("an empty flipped array is taken by all four:", all(convert(empty).numel() == 0 for convert in constructors))
+assert all(convert(empty).numel() == 0 for convert in constructors), "an empty flipped array is taken"
+
+# %%
+# The fix is a copy with positive strides: made by NumPy (``.copy()`` or ``np.ascontiguousarray``),
+# or made by torch, flipping the tensor of the unflipped array (``flip`` copies, since torch has no
+# negative strides). Each result holds the flipped values in memory of its own, so a write into it
+# leaves ``image`` as it was.
+
+flipped_values = image[..., ::-1].tolist()
+fixes = {
+    "torch.from_numpy(image[..., ::-1].copy())": lambda: torch.from_numpy(image[..., ::-1].copy()),
+    "torch.from_numpy(np.ascontiguousarray(image[..., ::-1]))": lambda: torch.from_numpy(
+        np.ascontiguousarray(image[..., ::-1])
+    ),
+    "torch.from_numpy(image).flip(-1)": lambda: torch.from_numpy(image).flip(-1),
+}
+for name, fix in fixes.items():
+    fixed = fix()
+    same_values = fixed.tolist() == flipped_values
+    fixed[0, 0, 0] = -1.0
+    untouched = bool((image >= 0).all())
+    print(f"{name}: the flipped values {same_values}, image untouched after a write {untouched}")
+    assert same_values and untouched, f"{name} is a flipped copy"
+
+# %%
+# Writing into an array, rebinding it, and ``tolist()``
+# -----------------------------------------------------
+#
+# The rule the articles give for tensors (:ref:`copying-add-rebinding`) holds for a NumPy array a
+# tensor shares: ``array += 1`` writes into the shared memory, so the tensor changes, while
+# ``array = array + 1`` makes a new array and points the name at it, so the tensor keeps the old
+# values. ``tolist()`` copies the values into Python numbers: a later edit of the tensor does not
+# reach the list.
+
+array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+shared = torch.from_numpy(array)
+array += 1
+print("after array += 1:       ", shared)
+assert shared.tolist() == [2.0, 3.0, 4.0], "+= writes into the memory the tensor shares"
+array = array + 1
+print("after array = array + 1:", shared, " array:", array)
+assert shared.tolist() == [2.0, 3.0, 4.0] and array.tolist() == [3.0, 4.0, 5.0], "the name moved, the tensor did not"
+values = shared.tolist()
+shared.mul_(10)
+print("tolist() before shared.mul_(10):", values)
+assert values == [2.0, 3.0, 4.0], "tolist() copies"
 
 # %%
 # Conversions that copy on the CPU as well
@@ -475,9 +539,9 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 #
 # For a dense CPU tensor and an array of the same dtype, ``detach().numpy()``,
 # ``numpy(force=True)``, ``torch.from_numpy`` and ``torch.as_tensor`` share
-# memory (the last two refuse an array with a negative stride or in the other
-# byte order), and so does ``np.asarray`` on a tensor that does not require grad;
-# ``torch.tensor`` and ``np.array`` copy. On a sparse tensor, ``detach().numpy()``,
+# memory, and so does ``np.asarray`` on a tensor that does not require grad;
+# ``torch.tensor`` and ``np.array`` copy. A flipped array, or one in the other byte order, is refused by
+# every constructor: copy it with NumPy, or flip in torch. On a sparse tensor, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise. ``numpy()`` and ``np.asarray`` refuse a tensor that
 # requires grad only with grad mode on: under ``torch.no_grad()`` or ``torch.inference_mode()``
 # they share its memory, and a write through the array is not counted. A change of dtype copies too, and a

@@ -302,16 +302,73 @@ for lacking in (object, "datetime64[D]"):
 # sphinx_gallery_end_ignore
 
 # %%
-# 有两种数组，``torch.from_numpy`` 和 ``torch.as_tensor`` 都不接受：步长为负的数组（``array[::-1]``），以及字节序与本机不同的数组（这里是 ``">f4"``）。两个函数对这两种数组都抛出 ``ValueError``。
+# 翻转过的数组："At least one stride in the given numpy array is negative"
+# ------------------------------------------------------------------------
+#
+# 在 NumPy 里翻转一个轴（``np.flip``，或者用 ``image[..., ::-1]`` 把 OpenCV 的 BGR 转成 RGB），得到的是步长（stride）为负的视图。
+# torch 没有负步长，接受数组的四个函数（``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray``）都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。字节序与本机不同的数组（这里是 ``">f4"``），它们同样拒绝。
 
-for name, odd in {"negative stride": array[::-1], "byte order >f4": array.astype(">f4")}.items():
-    for convert in (torch.from_numpy, torch.as_tensor):
+image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
+odd_arrays = {
+    "image[..., ::-1]": image[..., ::-1],
+    "np.flip(image, 0)": np.flip(image, 0),
+    "np.arange(1.0)[::-1]": np.arange(1.0)[::-1],
+    "image.astype('>f4')": image.astype(">f4"),
+}
+constructors = (torch.from_numpy, torch.as_tensor, torch.tensor, torch.asarray)
+for name, odd in odd_arrays.items():
+    messages = set()
+    for convert in constructors:
         try:
             convert(odd)
         except ValueError as e:
-            print(f"{convert.__name__}, {name}: {type(e).__name__}: {str(e).split(',')[0]}")
+            messages.add(str(e).split(",")[0])
         else:
-            raise AssertionError(f"{convert.__name__} must refuse an array with a {name}")
+            raise AssertionError(f"{convert.__name__} must refuse {name}")
+    (message,) = messages
+    print(f"{name}: all four raise ValueError: {message}")
+empty = np.arange(0.0)[::-1]
+print("an empty flipped array is taken by all four:", all(convert(empty).numel() == 0 for convert in constructors))
+assert all(convert(empty).numel() == 0 for convert in constructors), "an empty flipped array is taken"
+
+# %%
+# 解决办法是得到一份步长为正的副本：由 NumPy 来复制（``.copy()`` 或 ``np.ascontiguousarray``），或者先把没翻转的数组变成张量，再由 torch 翻转（torch 没有负步长，所以 ``flip`` 会复制）。每种做法得到的都是翻转后的值，内存是自己的，往里写不会改动 ``image``。
+
+flipped_values = image[..., ::-1].tolist()
+fixes = {
+    "torch.from_numpy(image[..., ::-1].copy())": lambda: torch.from_numpy(image[..., ::-1].copy()),
+    "torch.from_numpy(np.ascontiguousarray(image[..., ::-1]))": lambda: torch.from_numpy(
+        np.ascontiguousarray(image[..., ::-1])
+    ),
+    "torch.from_numpy(image).flip(-1)": lambda: torch.from_numpy(image).flip(-1),
+}
+for name, fix in fixes.items():
+    fixed = fix()
+    same_values = fixed.tolist() == flipped_values
+    fixed[0, 0, 0] = -1.0
+    untouched = bool((image >= 0).all())
+    print(f"{name}: the flipped values {same_values}, image untouched after a write {untouched}")
+    assert same_values and untouched, f"{name} is a flipped copy"
+
+# %%
+# 写入数组、重新绑定数组，以及 ``tolist()``
+# -----------------------------------------
+#
+# 原博文讲张量时给出的规则（:ref:`copying-add-rebinding`），对与张量共享内存的 NumPy 数组同样成立：
+# ``array += 1`` 写进共享的内存，张量随之改变；``array = array + 1`` 则新建一个数组，再让这个名字指向它，张量保持原来的值。``tolist()`` 把值复制成 Python 数字，之后再改张量，列表不受影响。
+
+array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+shared = torch.from_numpy(array)
+array += 1
+print("after array += 1:       ", shared)
+assert shared.tolist() == [2.0, 3.0, 4.0], "+= writes into the memory the tensor shares"
+array = array + 1
+print("after array = array + 1:", shared, " array:", array)
+assert shared.tolist() == [2.0, 3.0, 4.0] and array.tolist() == [3.0, 4.0, 5.0], "the name moved, the tensor did not"
+values = shared.tolist()
+shared.mul_(10)
+print("tolist() before shared.mul_(10):", values)
+assert values == [2.0, 3.0, 4.0], "tolist() copies"
 
 # %%
 # 在 CPU 上也会复制的转换
@@ -447,6 +504,6 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----
 #
 # 对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
-# ``torch.as_tensor`` 都共享内存（后两者不接受步长为负或字节序与本机不同的数组）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。翻转过的数组和字节序与本机不同的数组，每个构造函数都拒绝：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，autograd
 # 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。
