@@ -296,6 +296,73 @@ print("scaled:", scaled)
 assert torch.equal(scaled, torch.stack([row * 2 for row in batch])), "the same as a loop over rows"
 
 # %%
+# Writing a row's values into a tensor made inside the function
+# -------------------------------------------------------------
+#
+# A tensor the function makes from nothing (``torch.zeros(2)``) is not batched: under ``vmap`` it is
+# one tensor for the whole batch, and it cannot hold a value for each row. An in-place write of a
+# value computed from the row into it raises, with one of two messages: each of ``copy_``,
+# ``out[:] = ...``, ``add_`` and ``mul_`` below raises one. Writing a value that does not depend on
+# the row works.
+
+rows = torch.arange(6.0).reshape(3, 2)
+scale = torch.tensor([1.0, 2.0])
+
+
+def write_copy(x):
+    out = torch.zeros(2)
+    out.copy_(x * scale)
+    return out
+
+
+def write_index(x):
+    out = torch.zeros(2)
+    out[:] = x * scale
+    return out
+
+
+def write_add(x):
+    out = torch.zeros(2)
+    out.add_(x * scale)
+    return out
+
+
+def write_mul(x):
+    out = torch.ones(2)
+    out.mul_(x * scale)
+    return out
+
+
+for name, f in {"copy_": write_copy, "out[:] = ...": write_index, "add_": write_add, "mul_": write_mul}.items():
+    try:
+        vmap(f)(rows)
+    except RuntimeError as e:
+        first = str(e).split(". ")[0]
+        print(f"{name}: {type(e).__name__}: {first}")
+        assert first.startswith(("vmap: inplace arithmetic(self, *extra_args) is not possible", "output with shape")), first
+    else:
+        raise AssertionError(f"{name} of a batched value into torch.zeros(2) must raise under vmap")
+unbatched = vmap(lambda x: torch.zeros(2).add_(1.0) + x)(rows)
+print("an unbatched value written into torch.zeros(2):", unbatched)
+assert torch.equal(unbatched, rows + 1), "writing an unbatched value works"
+
+
+# %%
+# The fix makes the tensor from the input, so that ``vmap`` batches it too (``x.new_zeros(2)``,
+# ``torch.zeros_like(x)``), or builds the result without writing into a tensor (``torch.stack``).
+# Each gives every row its own result.
+
+fixes = {
+    "x.new_zeros(2)": lambda x: x.new_zeros(2).copy_(x * scale),
+    "torch.zeros_like(x)": lambda x: torch.zeros_like(x).copy_(x * scale),
+    "torch.stack": lambda x: torch.stack([x[0] * scale[0], x[1] * scale[1]]),
+}
+for name, f in fixes.items():
+    result = vmap(f)(rows)
+    print(f"{name}: {result.tolist()}")
+    assert torch.equal(result, rows * scale), f"{name} gives every row its own result"
+
+# %%
 # ``functional_call`` uses the dict's tensors as they are
 # -------------------------------------------------------
 #
@@ -419,3 +486,5 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # ``.data`` raises, and so do the calls that turn a batched tensor into Python numbers or an array
 # (``item()``, ``tolist()``, ``numpy()``, ``np.asarray``) or hand out its memory (``data_ptr()``,
 # ``untyped_storage()``, DLPack); ``detach()``, ``clone()``, ``add_``, ``stride()`` and ``repr()`` run.
+# A tensor made inside the function with ``torch.zeros`` cannot take a row's values in place: make it
+# with ``x.new_zeros`` or ``torch.zeros_like(x)``, or stack the result.
