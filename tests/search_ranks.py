@@ -28,13 +28,13 @@ QUERY_FIELD = {"en": "query_en", "zh_CN": "query_zh"}
 GOAL = {"first": 0.80, "top3": 0.95}
 #: What the search holds today, per set and edition, less one query (a page's new wording moves one
 #: query a rank, up or down): the test fails below it, so that no change makes the search worse; raise it
-#: toward :data:`GOAL` as the search improves. Measured on the whole site (40 example pages): tuned en 65
-#: and 69 of 75, zh 66 and 72 of 75; held-out en 18 and 21 of 25, zh 20 and 24 of 25. No query may list
-#: nothing. (Held-out en in the first three fell from 23 to 21 of 25 when the pages on checkpoints and on
-#: which calls copy came: they hold "assign" and "expand" in their titles and answer boxes.)
+#: toward :data:`GOAL` as the search improves. No query may list nothing. The held-out set was replaced
+#: on 2026-12-03: the earlier 25 joined the tuned set (now 100), and 25 new threads were gathered. On the
+#: site of that day, before any change made for them, the new held-out set gave en 18 and 21 of 25
+#: (first, first three), zh 17 and 23 of 25.
 BUDGET = {
-    "tuned": {"en": {"first": 0.85, "top3": 0.90}, "zh_CN": {"first": 0.86, "top3": 0.94}},
-    "held-out": {"en": {"first": 0.68, "top3": 0.80}, "zh_CN": {"first": 0.76, "top3": 0.92}},
+    "tuned": {"en": {"first": 0.82, "top3": 0.89}, "zh_CN": {"first": 0.85, "top3": 0.95}},
+    "held-out": {"en": {"first": 0.68, "top3": 0.80}, "zh_CN": {"first": 0.64, "top3": 0.88}},
 }
 TIMEOUT_MS = 20_000
 AT_ONCE = 8  # tabs searching at the same time
