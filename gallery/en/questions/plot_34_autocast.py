@@ -236,7 +236,7 @@ def draw_processes(title, child, **names):
 # too).
 
 torch.manual_seed(0)
-model = torch.nn.Linear(2, 2)
+model = torch.nn.Linear(2, 1)
 x = torch.randn(4, 2, requires_grad=True)
 weight, before = model.weight, model.weight.detach().clone()
 with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -457,6 +457,14 @@ for step in range(3):
     scaler.update()
 # sphinx_gallery_start_ignore
 assert norm > 0.25, "the gradient was long enough to be clipped"
+assert torch.amp.GradScaler("cpu").get_scale() == 65536.0, "the scale starts at 65536"
+assert torch.finfo(torch.bfloat16).tiny == torch.finfo(torch.float32).tiny, "bfloat16 has float32's range"
+for low, scale_by, zero in ((torch.float16, 1.0, True), (torch.float16, 65536.0, False), (torch.bfloat16, 1.0, False)):
+    tiny_layer = torch.nn.Linear(2, 1)
+    with torch.autocast("cpu", dtype=low):
+        tiny_loss = tiny_layer(torch.ones(3, 2)).float().sum() * 1e-8
+    (tiny_loss * scale_by).backward()
+    assert bool((tiny_layer.weight.grad == 0).all()) == zero, f"{low}, loss scaled by {scale_by}: zero gradient {zero}"
 assert not torch.equal(kept, g) and kept.abs().min() > 1.0, "kept holds the scaled gradient"
 # sphinx_gallery_end_ignore
 
@@ -479,9 +487,7 @@ for name, convert, dtype in (("model.to(torch.bfloat16)", lambda m: m.to(torch.b
     print(f"{name}: returned is model: {returned is model}  model.weight is weight: {model.weight is weight}")
     print(f"{'':<24}  new memory: {not same_storage(model.weight, memory)}  grad: {model.weight.grad.dtype}")
     assert returned is model and model.weight is weight and not same_storage(model.weight, memory), name
-# sphinx_gallery_start_ignore
-assert model.weight.dtype == model.weight.grad.dtype == torch.float16, "half(): float16 weights and gradients"
-# sphinx_gallery_end_ignore
+    assert model.weight.dtype == model.weight.grad.dtype == dtype, f"{name}: low-precision weights and gradients"
 
 # %%
 # Over four floating dtypes, ``t.to(dtype)`` returns ``t`` itself exactly when ``t`` already has
