@@ -373,7 +373,7 @@ x, y = torch.randn(8, 3), torch.randn(8, 1)
 start = model.weight.detach().clone()
 stuck = []
 with torch.autocast("cpu", dtype=torch.bfloat16):
-    for step in range(4):
+    for _ in range(4):
         optimizer.zero_grad()
         loss = torch.nn.functional.mse_loss(model(x).float(), y)
         loss.backward()
@@ -397,7 +397,7 @@ model = torch.nn.Linear(3, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 x, y = torch.randn(8, 3), torch.randn(8, 1)
 losses = []
-for step in range(4):
+for _ in range(4):
     optimizer.zero_grad()
     with torch.autocast("cpu", dtype=torch.bfloat16):
         loss = torch.nn.functional.mse_loss(model(x).float(), y)
@@ -413,7 +413,7 @@ uncached_optimizer = torch.optim.SGD(uncached.parameters(), lr=0.1)
 ux, uy = torch.randn(8, 3), torch.randn(8, 1)
 uncached_losses = []
 with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
-    for uncached_step in range(4):
+    for _ in range(4):
         uncached_optimizer.zero_grad()
         uncached_loss = torch.nn.functional.mse_loss(uncached(ux).float(), uy)
         uncached_loss.backward()
