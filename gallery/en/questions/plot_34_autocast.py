@@ -1,0 +1,551 @@
+"""
+.. _questions-autocast:
+
+Mixed precision: the cast is a copy
+===================================
+
+.. admonition:: Answer
+   :class: answer
+
+   Inside ``torch.autocast`` a layer computes with a low-precision copy of its weight, made once per
+   region and reused, so an optimizer step taken inside the region is not seen by later forward
+   passes. Wrap only the forward pass and the loss:
+
+   .. code-block:: python
+
+      with torch.autocast("cpu", dtype=torch.bfloat16):
+          loss = torch.nn.functional.mse_loss(model(x).float(), y)
+      loss.backward()
+      optimizer.step()
+
+Under ``torch.autocast`` (automatic mixed precision, AMP) the model's weights stay float32. A layer
+such as ``Linear`` computes with a bfloat16 (or float16) copy of its weight, and the gradient flows
+back through that copy into the float32 ``.grad``. This page runs it on the CPU with
+``torch.autocast("cpu", dtype=torch.bfloat16)``: where the copy lives, how autocast reuses it within
+one region (so a training loop written entirely inside the region does not train), how
+``GradScaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place, and how converting the
+model itself with ``.to(torch.bfloat16)`` or ``.half()`` differs.
+"""
+
+# %%
+# Helpers
+# -------
+#
+# ``same_storage`` compares where two tensors' storages start. ``weight_used`` runs ``model(x)`` and
+# returns the output with the weight the layer computed with, as autograd saved it for the backward
+# pass: a saved-tensor hook (``torch.autograd.graph.saved_tensors_hooks``) sees every tensor autograd
+# saves. ``Linear`` saves its weight transposed; ``.T`` turns it back.
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def weight_used(model, x):
+    saved = []
+
+    def keep(t):
+        saved.append(t)
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(keep, lambda t: t):
+        out = model(x)
+    (used,) = [t for t in saved if t.shape == model.weight.T.shape]
+    return out, used.T
+
+
+# %%
+# Drawing helpers
+# ---------------
+#
+# The pictures on this page are drawn by the functions below, with matplotlib,
+# from the live tensors: which names point to which tensor object, which storage
+# (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
+# uses, and the graph of ``grad_fn`` nodes. ``shared_counters`` finds a shared counter by
+# moving one counter on, seeing whose ``_version`` moved, and putting it back.
+
+import matplotlib.pyplot as plt
+
+INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
+
+
+def _canvas(width, height, title, xlim, ylim):
+    plt.close("all")  # one picture per cell: the pictures of earlier cells were shown already
+    fig, ax = plt.subplots(figsize=(width, height), facecolor=PAPER)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99 - 0.4 / height)
+    ax.set_title(title, family="monospace", size=12, color=INK)
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, xy, text, fill):
+    return ax.text(*xy, text, ha="center", va="center", family="monospace", size=12, color=INK,
+                   bbox={"boxstyle": "round,pad=0.4", "facecolor": fill, "edgecolor": INK})  # fmt: skip
+
+
+def _arrow(ax, start, end):
+    ax.annotate("", end.get_position(), start.get_position(), annotation_clip=False,
+                arrowprops={"arrowstyle": "-|>", "color": INK, "shrinkA": 3, "shrinkB": 3,
+                            "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
+
+
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
+    seen = []
+    for item in items:
+        if not any(identity(item) == identity(other) for other in seen):
+            seen.append(item)
+    return seen
+
+
+def shared_counters(tensors):
+    """Which tensors share one version counter: move one counter on, see whose ``_version`` moved, put it
+    back. ``increment_version`` is public; the context manager that puts the counter back is torch's own and
+    takes one tensor on every release the site supports (the private function it calls changed its arguments)."""
+    label = {}
+    for t in tensors:
+        if id(t) not in label:
+            versions = [u._version for u in tensors]
+            with torch.autograd._unsafe_preserve_version_counter(t):  # sets t's counter back on leaving
+                torch.autograd.graph.increment_version(t)
+                counter = f"C{len(set(label.values())) + 1}"
+                label.update((id(u), counter) for u, v in zip(tensors, versions, strict=True) if u._version != v)
+    return label
+
+
+def draw_memory(title, **names):
+    """Names -> tensor objects -> storages (S1, S2 ... in order of appearance) and version counters."""
+    tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    counters, rows = shared_counters(tensors), max(len(names), 1)
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
+    tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
+    for r, t in enumerate(tensors):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
+        tensor_boxes[id(t)] = _box(
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+        )
+        _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
+
+
+def draw_versions(title, names, steps):
+    """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
+    ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
+        for col, (_, versions) in enumerate(steps):
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
+    for col, (code, _) in enumerate(steps):
+        ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
+
+
+def _saved(node):
+    """The tensors a node saved: (attribute, version text), with the versions an in-place edit broke."""
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError as e:  # "... is at version 1; expected version 0 instead.", or freed by backward()
+            if "is at version " not in str(e):
+                continue
+            now, saved = str(e).split("is at version ")[1].split("; expected version ")
+            yield attr[7:], f"_version {now} != {saved.split(' ')[0]}"
+        else:
+            if isinstance(value, torch.Tensor):
+                yield attr[7:], f"_version {value._version}"
+
+
+def _children(node):
+    if isinstance(node, torch.Tensor):
+        return []
+    children = [f for f, _ in node.next_functions if f is not None]
+    return children + ([node.variable] if hasattr(node, "variable") else [])
+
+
+def draw_graph(title, root, **leaves):
+    """The autograd graph under ``root``: grad_fn nodes, AccumulateGrad and leaves, saved tensors."""
+    levels, seen = [[root.grad_fn]], {id(root.grad_fn)}
+    while levels[-1]:
+        levels.append([child for node in levels[-1] for child in _children(node) if id(child) not in seen])
+        levels[-1] = _first_seen(levels[-1], id)
+        seen.update(id(child) for child in levels[-1])
+    width = max(5.6, 2.9 * max(map(len, levels)))
+    ax = _canvas(width, 0.3 + 1.1 * (len(levels) - 1), title, (-1, 1), (len(levels) - 1.5, -0.5))
+    boxes = {}
+    for depth, level in enumerate(levels):
+        for i, node in enumerate(level):
+            xy = ((2 * i + 1) / len(level) - 1, depth)
+            if isinstance(node, torch.Tensor):
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
+            else:
+                saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
+                fill = FILLS[1] if "!=" in saved else FILLS[0]
+                boxes[id(node)] = _box(ax, xy, type(node).__name__ + saved, fill)
+    for level in levels:
+        for node in level:
+            for child in _children(node):
+                _arrow(ax, boxes[id(node)], boxes[id(child)])
+
+
+def draw_processes(title, child, **names):
+    """This process and a child forked from it: a storage in shared memory (``is_shared()``) is one storage
+    that both map; the child gets any other storage as a copy of its own. ``child`` says what the child ran."""
+    tensors = _first_seen(names.values(), id)
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    ax = _canvas(8.4, 1.0 + 0.95 * len(names), title, (-0.75, 3.75), (len(names) - 0.5, -1.1))
+    ax.axvspan(1.22, 1.78, color=FILLS[4], zorder=0)
+    for x, header in ((0.5, "this process"), (1.5, "shared memory"), (2.5, f"child: {child}")):
+        ax.text(x, -0.85, header, ha="center", va="center", family="monospace", size=10, color=INK)
+    for r, (label, t) in enumerate(names.items()):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        here = _box(ax, (0, r), f"{label}\n{values}\nis_shared()={t.is_shared()}", FILLS[s % 4])
+        there = _box(ax, (3, r), f"{label}\n(forked)", FILLS[s % 4])
+        if t.is_shared():
+            segment = _box(ax, (1.5, r), f"S{s + 1}", FILLS[s % 4])
+            _arrow(ax, here, segment)
+            _arrow(ax, there, segment)
+        else:
+            _arrow(ax, here, _box(ax, (0.9, r), f"S{s + 1}", FILLS[s % 4]))
+            _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
+
+# %%
+# Inside autocast: a bfloat16 copy of the weight
+# ----------------------------------------------
+#
+# In the region, ``model(x)`` returns bfloat16. The weight it computed with is a bfloat16 copy, on
+# memory of its own, holding ``model.weight`` rounded to bfloat16. ``model.weight`` is still the same
+# float32 ``Parameter`` with the same values. ``x`` requires grad here, as the input of any layer
+# after the first does, so that autograd saves the copy for the backward pass and the helper can
+# show it. The same holds with ``dtype=torch.float16``, the other dtype CPU autocast takes (checked
+# too).
+
+torch.manual_seed(0)
+model = torch.nn.Linear(2, 1)
+x = torch.randn(4, 2, requires_grad=True)
+weight, before = model.weight, model.weight.detach().clone()
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    out, copy = weight_used(model, x)
+print("out.dtype:", out.dtype, " copy.dtype:", copy.dtype, " model.weight.dtype:", model.weight.dtype)
+print("model.weight is weight:", model.weight is weight)
+print("same storage:", same_storage(copy, model.weight))
+print("copy equals model.weight rounded:", torch.equal(copy, model.weight.to(torch.bfloat16)))
+print("model.weight unchanged:", torch.equal(model.weight, before))
+assert copy.dtype == torch.bfloat16 and not same_storage(copy, model.weight), "the layer used a bfloat16 copy"
+# sphinx_gallery_start_ignore
+assert out.dtype == torch.bfloat16 and torch.equal(copy, model.weight.to(torch.bfloat16)), "the copy's values"
+assert model.weight is weight and model.weight.dtype == torch.float32 and torch.equal(model.weight, before)
+assert isinstance(model.weight, torch.nn.Parameter), "model.weight is still a Parameter"
+with torch.autocast("cpu", dtype=torch.float16):
+    half_out, half_copy = weight_used(model, x)
+assert half_out.dtype == half_copy.dtype == torch.float16, "float16 autocast: a float16 copy"
+assert not same_storage(half_copy, model.weight) and torch.equal(half_copy, model.weight.to(torch.float16))
+assert model.weight.dtype == torch.float32 and torch.equal(model.weight, before), "float16: the weight unchanged"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: Diagram: model.weight is a float32 Parameter on storage S1; copy, the bfloat16 weight the layer computed with, is on another storage S2.
+#
+#    ``model.weight`` keeps its float32 values on ``S1``; ``copy``, the bfloat16 weight the layer
+#    computed with, is a tensor on another storage, ``S2``.
+
+draw_memory("inside torch.autocast", **{"model.weight": model.weight, "copy": copy})
+# sphinx_gallery_start_ignore
+assert not same_storage(model.weight, copy), "two storages"
+# sphinx_gallery_end_ignore
+
+# %%
+# Gradients arrive in the float32 ``.grad``
+# -----------------------------------------
+#
+# The copy was made by an operation autograd records (``ToCopyBackward0`` in the graph below), so
+# the backward pass goes through it back to the float32 ``Parameter``: ``model.weight.grad`` and
+# ``model.bias.grad`` are float32, under bfloat16 and float16 autocast alike. The optimizer then
+# updates the float32 weights.
+
+out.float().sum().backward()
+print("model.weight.grad.dtype:", model.weight.grad.dtype, " model.bias.grad.dtype:", model.bias.grad.dtype)
+assert model.weight.grad.dtype == model.bias.grad.dtype == torch.float32, "gradients arrive in float32"
+# sphinx_gallery_start_ignore
+for low in (torch.bfloat16, torch.float16):
+    graded = torch.nn.Linear(2, 2)
+    with torch.autocast("cpu", dtype=low):
+        graded_out = graded(torch.ones(3, 2))
+    graded_out.float().sum().backward()
+    assert graded_out.dtype == low, f"{low}: the output is {low}"
+    assert graded.weight.grad.dtype == graded.bias.grad.dtype == torch.float32, f"{low}: float32 gradients"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: Diagram: the graph of out: between AddmmBackward0 and the AccumulateGrad of each leaf, the weight, the bias and x, sits a ToCopyBackward0 node.
+#
+#    The graph of ``out``: between ``AddmmBackward0`` and the ``AccumulateGrad`` of each float32
+#    leaf sits a ``ToCopyBackward0``, the cast.
+
+draw_graph("out = model(x) in autocast", out, weight=model.weight, bias=model.bias, x=x)
+# sphinx_gallery_start_ignore
+walked = [out.grad_fn]
+for walked_node in walked:
+    walked.extend(edge[0] for edge in walked_node.next_functions if edge[0] is not None)
+above_leaves = [type(w).__name__ for w in walked for edge in w.next_functions if hasattr(edge[0], "variable")]
+assert above_leaves == ["ToCopyBackward0"] * 3, "a cast sits above each of the three float32 leaves"
+assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "variable")), "float32 leaves"
+# sphinx_gallery_end_ignore
+
+# %%
+# The cast cache: one copy per region
+# -----------------------------------
+#
+# Autocast keeps the copy it made of a leaf that requires grad, such as a weight, until the region
+# ends: a second forward pass in the same region computes with the same copy, without casting
+# again. So an in-place change of the weight inside the region, here ``mul_(2)`` under
+# ``torch.no_grad()``, is not seen by the next forward pass in that region. The cache is emptied
+# when the region ends, and the first forward pass of a new region sees the change. This build runs
+# on the CPU, and the cache is there on the CPU.
+
+model = torch.nn.Linear(2, 2)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    first, copy_1 = weight_used(model, x)
+    with torch.no_grad():
+        model.weight.mul_(2)
+    second, copy_2 = weight_used(model, x)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    third, copy_3 = weight_used(model, x)
+print("copies in one region, same storage:", same_storage(copy_1, copy_2))
+print("second forward equals the first:", torch.equal(second, first))
+print("new region, new copy, separate storage:", not same_storage(copy_3, copy_1))
+print("copy_3 equals 2 * copy_1:", torch.equal(copy_3, 2 * copy_1))
+assert same_storage(copy_1, copy_2) and torch.equal(second, first), "in the region the edit is not seen"
+assert torch.equal(copy_3, 2 * copy_1) and not torch.equal(third, first), "a new region sees the edit"
+
+# %%
+# The cache holds for a leaf that requires grad. With ``cache_enabled=False``, or for a weight that
+# does not require grad (a frozen layer), every forward pass casts again and sees the edit. Below,
+# for bfloat16 and float16: is an in-place edit seen by the next forward pass in the same region?
+
+
+def edit_seen_in_region(dtype, cache_enabled, requires_grad):
+    layer = torch.nn.Linear(2, 2).requires_grad_(requires_grad)
+    inputs = torch.ones(3, 2)
+    with torch.autocast("cpu", dtype=dtype, cache_enabled=cache_enabled):
+        before_edit = layer(inputs)
+        with torch.no_grad():
+            layer.weight.mul_(2)
+        after_edit = layer(inputs)
+    return not torch.equal(before_edit, after_edit)
+
+
+for dtype in (torch.bfloat16, torch.float16):
+    for cache_enabled, requires_grad in ((True, True), (False, True), (True, False)):
+        seen = edit_seen_in_region(dtype, cache_enabled, requires_grad)
+        print(f"{str(dtype):<15} cache_enabled={cache_enabled!s:<5} requires_grad={requires_grad!s:<5} seen: {seen}")
+        assert seen == (not (cache_enabled and requires_grad)), (dtype, cache_enabled, requires_grad)
+
+# %%
+# The symptom: a training loop inside one region
+# ----------------------------------------------
+#
+# A loop written entirely inside ``torch.autocast`` steps the optimizer inside the region. The
+# optimizer updates the float32 weights, but every forward pass computes with the copies cast at the
+# first step: the loss stays where it started.
+
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+start = model.weight.detach().clone()
+stuck = []
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    for _ in range(4):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x).float(), y)
+        loss.backward()
+        optimizer.step()
+        stuck.append(loss.item())
+print("losses:", [round(v, 4) for v in stuck])
+print("model.weight changed:", not torch.equal(model.weight, start))
+assert len(set(stuck)) == 1 and not torch.equal(model.weight, start), "the weights move, the loss does not"
+
+# %%
+# The fix: autocast around the forward pass and the loss
+# ------------------------------------------------------
+#
+# The PyTorch documentation's recipe: the region holds the forward pass and the loss, and the
+# backward pass and the step run after it. Each step's region casts the weights as they are, and the
+# loss falls. (``cache_enabled=False`` on the one region would also train, as the hidden check of
+# this cell runs, at the cost of a new copy at every forward pass.)
+
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+losses = []
+for _ in range(4):
+    optimizer.zero_grad()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = torch.nn.functional.mse_loss(model(x).float(), y)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+print("losses:", [round(v, 4) for v in losses])
+assert losses == sorted(set(losses), reverse=True) and losses[0] == stuck[0], "the loss falls from the same start"
+# sphinx_gallery_start_ignore
+torch.manual_seed(0)
+uncached = torch.nn.Linear(3, 1)
+uncached_optimizer = torch.optim.SGD(uncached.parameters(), lr=0.1)
+ux, uy = torch.randn(8, 3), torch.randn(8, 1)
+uncached_losses = []
+with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
+    for _ in range(4):
+        uncached_optimizer.zero_grad()
+        uncached_loss = torch.nn.functional.mse_loss(uncached(ux).float(), uy)
+        uncached_loss.backward()
+        uncached_optimizer.step()
+        uncached_losses.append(uncached_loss.item())
+assert uncached_losses == losses, "one region with cache_enabled=False trains like the fix"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``GradScaler``: ``unscale_`` and clipping rewrite ``.grad``
+# -----------------------------------------------------------
+#
+# ``torch.amp.GradScaler`` multiplies the loss by a scale (65536 at first) before the backward
+# pass, so that small float16 gradients do not round to zero; bfloat16 has float32's range and
+# does not need it, but the calls are the same, and they run on the CPU. To clip
+# gradients, ``scaler.unscale_(optimizer)`` divides each ``.grad`` by the scale first, in place, and
+# ``torch.nn.utils.clip_grad_norm_`` then scales them down, in place too. So ``g = p.grad`` logged
+# after ``backward()`` holds the unscaled, clipped values by the step; ``p.grad.clone()`` keeps the
+# scaled gradient as it was (:ref:`questions-stale-grad` shows the same for plain clipping).
+
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+for step in range(3):
+    optimizer.zero_grad()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = torch.nn.functional.mse_loss(model(x).float(), y)
+    scaler.scale(loss).backward()
+    scale = scaler.get_scale()
+    g = model.weight.grad
+    kept = model.weight.grad.clone()
+    scaler.unscale_(optimizer)
+    unscaled = g.clone()
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.25)
+    print(f"step {step}: scale {scale:.0f}  norm {norm:.4f}  kept {kept}  g {g}")
+    assert g is model.weight.grad and torch.equal(unscaled, kept / scale), f"step {step}: unscale_ rewrote g"
+    assert torch.allclose(g, unscaled * 0.25 / (norm + 1e-6)), f"step {step}: clipping rewrote g"
+    scaler.step(optimizer)
+    scaler.update()
+# sphinx_gallery_start_ignore
+assert norm > 0.25, "the gradient was long enough to be clipped"
+assert torch.amp.GradScaler("cpu").get_scale() == 65536.0, "the scale starts at 65536"
+assert torch.finfo(torch.bfloat16).tiny == torch.finfo(torch.float32).tiny, "bfloat16 has float32's range"
+for low, scale_by, zero in ((torch.float16, 1.0, True), (torch.float16, 65536.0, False), (torch.bfloat16, 1.0, False)):
+    tiny_layer = torch.nn.Linear(2, 1)
+    with torch.autocast("cpu", dtype=low):
+        tiny_loss = tiny_layer(torch.ones(3, 2)).float().sum() * 1e-8
+    (tiny_loss * scale_by).backward()
+    assert bool((tiny_layer.weight.grad == 0).all()) == zero, f"{low}, loss scaled by {scale_by}: zero gradient {zero}"
+assert not torch.equal(kept, g) and kept.abs().min() > 1.0, "kept holds the scaled gradient"
+# sphinx_gallery_end_ignore
+
+# %%
+# Converting the model instead: ``.to(torch.bfloat16)`` and ``.half()``
+# ---------------------------------------------------------------------
+#
+# ``model.to(torch.bfloat16)`` or ``model.half()`` is not mixed precision: it converts the model
+# itself, in place. The model keeps its ``Parameter`` objects, with new low-precision memory behind
+# them; no float32 copy of the weights is left, and the gradients are low precision too.
+# ``tensor.to(dtype)`` returns a new tensor, and the tensor itself when it already has that dtype.
+# :ref:`questions-module-to` shows the rest of ``module.to()`` and ``tensor.to()``.
+
+for name, convert, dtype in (("model.to(torch.bfloat16)", lambda m: m.to(torch.bfloat16), torch.bfloat16),
+                             ("model.half()", lambda m: m.half(), torch.float16)):  # fmt: skip
+    model = torch.nn.Linear(2, 2)
+    weight, memory = model.weight, model.weight.detach()
+    returned = convert(model)
+    model(torch.ones(3, 2, dtype=dtype)).sum().backward()
+    print(f"{name}: returned is model: {returned is model}  model.weight is weight: {model.weight is weight}")
+    print(f"{'':<24}  new memory: {not same_storage(model.weight, memory)}  grad: {model.weight.grad.dtype}")
+    assert returned is model and model.weight is weight and not same_storage(model.weight, memory), name
+    assert model.weight.dtype == model.weight.grad.dtype == dtype, f"{name}: low-precision weights and gradients"
+
+# %%
+# Over four floating dtypes, ``t.to(dtype)`` returns ``t`` itself exactly when ``t`` already has
+# ``dtype``, and otherwise a new tensor on memory of its own.
+
+dtypes = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
+for source in dtypes:
+    t = torch.ones(3, dtype=source)
+    results = {target: t.to(target) for target in dtypes}
+    returned_itself = [str(target).removeprefix("torch.") for target, r in results.items() if r is t]
+    print(f"t of {str(source).removeprefix('torch.'):<8}  t.to(dtype) is t for: {returned_itself}")
+    assert [target for target, r in results.items() if r is t] == [source], source
+    assert all(not same_storage(r, t) for target, r in results.items() if target != source), source
+
+# %%
+# .. admonition:: On a GPU
+#    :class: note gpu-box
+#
+#    On a GPU, autocast's default dtype is float16, which needs ``GradScaler``; the weight cache works
+#    as on the CPU: within one ``torch.autocast("cuda")`` region an in-place edit of a weight is not
+#    seen by the next forward pass, and a new region sees it, and ``unscale_`` divides ``.grad`` in
+#    place (PyTorch documentation:
+#    `Automatic Mixed Precision <https://docs.pytorch.org/docs/stable/amp.html>`__, `examples
+#    <https://docs.pytorch.org/docs/stable/notes/amp_examples.html>`__). The cell below checks this
+#    only where torch finds a GPU; the box's title says whether the site's build did.
+
+if torch.cuda.is_available():
+    gpu_model = torch.nn.Linear(2, 2).cuda()
+    gpu_x = torch.ones(3, 2, device="cuda")
+    with torch.autocast("cuda", dtype=torch.float16):
+        gpu_first = gpu_model(gpu_x)
+        with torch.no_grad():
+            gpu_model.weight.mul_(2)
+        gpu_second = gpu_model(gpu_x)
+    with torch.autocast("cuda", dtype=torch.float16):
+        gpu_third = gpu_model(gpu_x)
+    print("in the region, edit seen:", not torch.equal(gpu_first, gpu_second))
+    print("new region, edit seen:", not torch.equal(gpu_first, gpu_third))
+    assert torch.equal(gpu_first, gpu_second) and not torch.equal(gpu_first, gpu_third), "the cast cache on CUDA"
+    gpu_scaler = torch.amp.GradScaler("cuda")
+    gpu_optimizer = torch.optim.SGD(gpu_model.parameters(), lr=0.1)
+    with torch.autocast("cuda", dtype=torch.float16):
+        gpu_loss = gpu_model(gpu_x).float().sum()
+    gpu_scaler.scale(gpu_loss).backward()
+    gpu_g, gpu_kept = gpu_model.weight.grad, gpu_model.weight.grad.clone()
+    gpu_scaler.unscale_(gpu_optimizer)
+    print("g is p.grad after unscale_:", gpu_g is gpu_model.weight.grad, " g changed:", not torch.equal(gpu_g, gpu_kept))
+    assert gpu_g.dtype == torch.float32 and torch.equal(gpu_g, gpu_kept / gpu_scaler.get_scale()), "unscale_ in place"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
+
+# %%
+# Conclusion
+# ----------
+#
+# Under ``torch.autocast`` the weights stay float32 ``Parameter`` objects; a layer computes with a
+# low-precision copy on memory of its own, and the gradient comes back through the cast into a
+# float32 ``.grad``. Autocast keeps that copy until the region ends, so an optimizer step inside the
+# region is not seen by the forward passes after it: put only the forward pass and the loss inside
+# ``torch.autocast``. ``scaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place: log
+# ``p.grad.clone()``. ``model.to(torch.bfloat16)`` and ``model.half()`` convert the model's own
+# parameters, in place, and leave no float32 copy.

@@ -1,0 +1,492 @@
+"""
+.. _questions-autocast:
+
+混合精度：转换出来的是副本
+==========================
+
+.. admonition:: 答案
+   :class: answer
+
+   在 ``torch.autocast`` 里，层用权重的低精度副本计算；同一个区域内这份副本只做一次、反复使用，所以在区域内执行的优化器更新，之后的前向传播看不到。只把前向传播和损失放进区域：
+
+   .. code-block:: python
+
+      with torch.autocast("cpu", dtype=torch.bfloat16):
+          loss = torch.nn.functional.mse_loss(model(x).float(), y)
+      loss.backward()
+      optimizer.step()
+
+在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear`` 这样的层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内重复使用它，以致整个写在区域里的训练循环训练不动；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。
+"""
+
+# %%
+# 辅助函数
+# --------
+#
+# ``same_storage`` 比较两个张量的存储（storage）起始地址是否相同。``weight_used`` 运行 ``model(x)``，返回输出和层计算时实际用的权重，即自动求导（autograd）为反向传播保存下来的那一份：保存张量的钩子（``torch.autograd.graph.saved_tensors_hooks``）能看到自动求导保存的每一个张量。``Linear`` 保存的是转置后的权重，``.T`` 再把它转回来。
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def weight_used(model, x):
+    saved = []
+
+    def keep(t):
+        saved.append(t)
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(keep, lambda t: t):
+        out = model(x)
+    (used,) = [t for t in saved if t.shape == model.weight.T.shape]
+    return out, used.T
+
+
+# %%
+# 画图用的辅助函数
+# ----------------
+#
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导的计算图。
+# ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
+
+import matplotlib.pyplot as plt
+
+INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
+
+
+def _canvas(width, height, title, xlim, ylim):
+    plt.close("all")  # one picture per cell: the pictures of earlier cells were shown already
+    fig, ax = plt.subplots(figsize=(width, height), facecolor=PAPER)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99 - 0.4 / height)
+    ax.set_title(title, family="monospace", size=12, color=INK)
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, xy, text, fill):
+    return ax.text(*xy, text, ha="center", va="center", family="monospace", size=12, color=INK,
+                   bbox={"boxstyle": "round,pad=0.4", "facecolor": fill, "edgecolor": INK})  # fmt: skip
+
+
+def _arrow(ax, start, end):
+    ax.annotate("", end.get_position(), start.get_position(), annotation_clip=False,
+                arrowprops={"arrowstyle": "-|>", "color": INK, "shrinkA": 3, "shrinkB": 3,
+                            "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
+
+
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
+    seen = []
+    for item in items:
+        if not any(identity(item) == identity(other) for other in seen):
+            seen.append(item)
+    return seen
+
+
+def shared_counters(tensors):
+    """Which tensors share one version counter: move one counter on, see whose ``_version`` moved, put it
+    back. ``increment_version`` is public; the context manager that puts the counter back is torch's own and
+    takes one tensor on every release the site supports (the private function it calls changed its arguments)."""
+    label = {}
+    for t in tensors:
+        if id(t) not in label:
+            versions = [u._version for u in tensors]
+            with torch.autograd._unsafe_preserve_version_counter(t):  # sets t's counter back on leaving
+                torch.autograd.graph.increment_version(t)
+                counter = f"C{len(set(label.values())) + 1}"
+                label.update((id(u), counter) for u, v in zip(tensors, versions, strict=True) if u._version != v)
+    return label
+
+
+def draw_memory(title, **names):
+    """Names -> tensor objects -> storages (S1, S2 ... in order of appearance) and version counters."""
+    tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    counters, rows = shared_counters(tensors), max(len(names), 1)
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
+    tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
+    for r, t in enumerate(tensors):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
+        tensor_boxes[id(t)] = _box(
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+        )
+        _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
+
+
+def draw_versions(title, names, steps):
+    """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
+    ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
+        for col, (_, versions) in enumerate(steps):
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
+    for col, (code, _) in enumerate(steps):
+        ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
+
+
+def _saved(node):
+    """The tensors a node saved: (attribute, version text), with the versions an in-place edit broke."""
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError as e:  # "... is at version 1; expected version 0 instead.", or freed by backward()
+            if "is at version " not in str(e):
+                continue
+            now, saved = str(e).split("is at version ")[1].split("; expected version ")
+            yield attr[7:], f"_version {now} != {saved.split(' ')[0]}"
+        else:
+            if isinstance(value, torch.Tensor):
+                yield attr[7:], f"_version {value._version}"
+
+
+def _children(node):
+    if isinstance(node, torch.Tensor):
+        return []
+    children = [f for f, _ in node.next_functions if f is not None]
+    return children + ([node.variable] if hasattr(node, "variable") else [])
+
+
+def draw_graph(title, root, **leaves):
+    """The autograd graph under ``root``: grad_fn nodes, AccumulateGrad and leaves, saved tensors."""
+    levels, seen = [[root.grad_fn]], {id(root.grad_fn)}
+    while levels[-1]:
+        levels.append([child for node in levels[-1] for child in _children(node) if id(child) not in seen])
+        levels[-1] = _first_seen(levels[-1], id)
+        seen.update(id(child) for child in levels[-1])
+    width = max(5.6, 2.9 * max(map(len, levels)))
+    ax = _canvas(width, 0.3 + 1.1 * (len(levels) - 1), title, (-1, 1), (len(levels) - 1.5, -0.5))
+    boxes = {}
+    for depth, level in enumerate(levels):
+        for i, node in enumerate(level):
+            xy = ((2 * i + 1) / len(level) - 1, depth)
+            if isinstance(node, torch.Tensor):
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
+            else:
+                saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
+                fill = FILLS[1] if "!=" in saved else FILLS[0]
+                boxes[id(node)] = _box(ax, xy, type(node).__name__ + saved, fill)
+    for level in levels:
+        for node in level:
+            for child in _children(node):
+                _arrow(ax, boxes[id(node)], boxes[id(child)])
+
+
+def draw_processes(title, child, **names):
+    """This process and a child forked from it: a storage in shared memory (``is_shared()``) is one storage
+    that both map; the child gets any other storage as a copy of its own. ``child`` says what the child ran."""
+    tensors = _first_seen(names.values(), id)
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    ax = _canvas(8.4, 1.0 + 0.95 * len(names), title, (-0.75, 3.75), (len(names) - 0.5, -1.1))
+    ax.axvspan(1.22, 1.78, color=FILLS[4], zorder=0)
+    for x, header in ((0.5, "this process"), (1.5, "shared memory"), (2.5, f"child: {child}")):
+        ax.text(x, -0.85, header, ha="center", va="center", family="monospace", size=10, color=INK)
+    for r, (label, t) in enumerate(names.items()):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        here = _box(ax, (0, r), f"{label}\n{values}\nis_shared()={t.is_shared()}", FILLS[s % 4])
+        there = _box(ax, (3, r), f"{label}\n(forked)", FILLS[s % 4])
+        if t.is_shared():
+            segment = _box(ax, (1.5, r), f"S{s + 1}", FILLS[s % 4])
+            _arrow(ax, here, segment)
+            _arrow(ax, there, segment)
+        else:
+            _arrow(ax, here, _box(ax, (0.9, r), f"S{s + 1}", FILLS[s % 4]))
+            _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
+
+# %%
+# autocast 里：权重的 bfloat16 副本
+# ---------------------------------
+#
+# 在区域里，``model(x)`` 返回 bfloat16。它计算时用的权重是一份 bfloat16 副本，有自己的内存，存着舍入到 bfloat16 的 ``model.weight``。``model.weight`` 仍是原来那个 float32 的 ``Parameter``，数值不变。这里的 ``x`` 需要梯度（第一层之后每一层的输入都是如此），自动求导才会为反向传播保存这份副本，辅助函数才拿得到它。换成 ``dtype=torch.float16``，即 CPU 上的 autocast 接受的另一种 dtype，结果也一样（同样做了检查）。
+
+torch.manual_seed(0)
+model = torch.nn.Linear(2, 1)
+x = torch.randn(4, 2, requires_grad=True)
+weight, before = model.weight, model.weight.detach().clone()
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    out, copy = weight_used(model, x)
+print("out.dtype:", out.dtype, " copy.dtype:", copy.dtype, " model.weight.dtype:", model.weight.dtype)
+print("model.weight is weight:", model.weight is weight)
+print("same storage:", same_storage(copy, model.weight))
+print("copy equals model.weight rounded:", torch.equal(copy, model.weight.to(torch.bfloat16)))
+print("model.weight unchanged:", torch.equal(model.weight, before))
+assert copy.dtype == torch.bfloat16 and not same_storage(copy, model.weight), "the layer used a bfloat16 copy"
+# sphinx_gallery_start_ignore
+assert out.dtype == torch.bfloat16 and torch.equal(copy, model.weight.to(torch.bfloat16)), "the copy's values"
+assert model.weight is weight and model.weight.dtype == torch.float32 and torch.equal(model.weight, before)
+assert isinstance(model.weight, torch.nn.Parameter), "model.weight is still a Parameter"
+with torch.autocast("cpu", dtype=torch.float16):
+    half_out, half_copy = weight_used(model, x)
+assert half_out.dtype == half_copy.dtype == torch.float16, "float16 autocast: a float16 copy"
+assert not same_storage(half_copy, model.weight) and torch.equal(half_copy, model.weight.to(torch.float16))
+assert model.weight.dtype == torch.float32 and torch.equal(model.weight, before), "float16: the weight unchanged"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: 示意图：model.weight 是存储 S1 上的 float32 Parameter；copy 是层计算时用的 bfloat16 权重，在另一个存储 S2 上。
+#
+#    ``model.weight`` 在 ``S1`` 上保留着 float32 的数值；``copy`` 是层计算时用的 bfloat16 权重，是另一个存储 ``S2`` 上的张量。
+
+draw_memory("inside torch.autocast", **{"model.weight": model.weight, "copy": copy})
+# sphinx_gallery_start_ignore
+assert not same_storage(model.weight, copy), "two storages"
+# sphinx_gallery_end_ignore
+
+# %%
+# 梯度回到 float32 的 ``.grad``
+# -----------------------------
+#
+# 副本是由一个自动求导会记录的操作做出来的（下图中的 ``ToCopyBackward0``），所以反向传播穿过它，回到 float32 的 ``Parameter``：无论是 bfloat16 还是 float16 的 autocast，``model.weight.grad`` 和 ``model.bias.grad`` 都是 float32。之后优化器更新的也是 float32 的权重。
+
+out.float().sum().backward()
+print("model.weight.grad.dtype:", model.weight.grad.dtype, " model.bias.grad.dtype:", model.bias.grad.dtype)
+assert model.weight.grad.dtype == model.bias.grad.dtype == torch.float32, "gradients arrive in float32"
+# sphinx_gallery_start_ignore
+for low in (torch.bfloat16, torch.float16):
+    graded = torch.nn.Linear(2, 2)
+    with torch.autocast("cpu", dtype=low):
+        graded_out = graded(torch.ones(3, 2))
+    graded_out.float().sum().backward()
+    assert graded_out.dtype == low, f"{low}: the output is {low}"
+    assert graded.weight.grad.dtype == graded.bias.grad.dtype == torch.float32, f"{low}: float32 gradients"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: 示意图：out 的计算图，AddmmBackward0 与权重、偏置和 x 各自的 AccumulateGrad 之间，各有一个 ToCopyBackward0 节点。
+#
+#    ``out`` 的计算图：在 ``AddmmBackward0`` 和每个 float32 叶子张量（leaf tensor）的 ``AccumulateGrad`` 之间，都夹着一个 ``ToCopyBackward0``，也就是那次类型转换。
+
+draw_graph("out = model(x) in autocast", out, weight=model.weight, bias=model.bias, x=x)
+# sphinx_gallery_start_ignore
+walked = [out.grad_fn]
+for walked_node in walked:
+    walked.extend(edge[0] for edge in walked_node.next_functions if edge[0] is not None)
+above_leaves = [type(w).__name__ for w in walked for edge in w.next_functions if hasattr(edge[0], "variable")]
+assert above_leaves == ["ToCopyBackward0"] * 3, "a cast sits above each of the three float32 leaves"
+assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "variable")), "float32 leaves"
+# sphinx_gallery_end_ignore
+
+# %%
+# 类型转换的缓存：每个区域一份副本
+# --------------------------------
+#
+# autocast 为需要梯度的叶子张量（比如权重）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地操作（in-place operation）改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。区域结束时缓存被清空，新区域的第一次前向传播就能看到。本次构建在 CPU 上运行，CPU 上也有这个缓存。
+
+model = torch.nn.Linear(2, 2)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    first, copy_1 = weight_used(model, x)
+    with torch.no_grad():
+        model.weight.mul_(2)
+    second, copy_2 = weight_used(model, x)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    third, copy_3 = weight_used(model, x)
+print("copies in one region, same storage:", same_storage(copy_1, copy_2))
+print("second forward equals the first:", torch.equal(second, first))
+print("new region, new copy, separate storage:", not same_storage(copy_3, copy_1))
+print("copy_3 equals 2 * copy_1:", torch.equal(copy_3, 2 * copy_1))
+assert same_storage(copy_1, copy_2) and torch.equal(second, first), "in the region the edit is not seen"
+assert torch.equal(copy_3, 2 * copy_1) and not torch.equal(third, first), "a new region sees the edit"
+
+# %%
+# 缓存只对需要梯度的叶子张量起作用。设置 ``cache_enabled=False``，或者权重不需要梯度（冻结的层）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
+
+
+def edit_seen_in_region(dtype, cache_enabled, requires_grad):
+    layer = torch.nn.Linear(2, 2).requires_grad_(requires_grad)
+    inputs = torch.ones(3, 2)
+    with torch.autocast("cpu", dtype=dtype, cache_enabled=cache_enabled):
+        before_edit = layer(inputs)
+        with torch.no_grad():
+            layer.weight.mul_(2)
+        after_edit = layer(inputs)
+    return not torch.equal(before_edit, after_edit)
+
+
+for dtype in (torch.bfloat16, torch.float16):
+    for cache_enabled, requires_grad in ((True, True), (False, True), (True, False)):
+        seen = edit_seen_in_region(dtype, cache_enabled, requires_grad)
+        print(f"{str(dtype):<15} cache_enabled={cache_enabled!s:<5} requires_grad={requires_grad!s:<5} seen: {seen}")
+        assert seen == (not (cache_enabled and requires_grad)), (dtype, cache_enabled, requires_grad)
+
+# %%
+# 现象：整个训练循环都在一个区域里
+# --------------------------------
+#
+# 整个写在 ``torch.autocast`` 里的循环，是在区域内调用优化器的 ``step()``。优化器更新了 float32 权重，可每次前向传播用的都还是第一步转换出的副本：损失停在起点不动。
+
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+start = model.weight.detach().clone()
+stuck = []
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    for _ in range(4):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x).float(), y)
+        loss.backward()
+        optimizer.step()
+        stuck.append(loss.item())
+print("losses:", [round(v, 4) for v in stuck])
+print("model.weight changed:", not torch.equal(model.weight, start))
+assert len(set(stuck)) == 1 and not torch.equal(model.weight, start), "the weights move, the loss does not"
+
+# %%
+# 解决办法：autocast 只包住前向传播和损失
+# ---------------------------------------
+#
+# 这是 PyTorch 文档给出的写法：区域里只放前向传播和损失，反向传播和 ``step()`` 放在区域之后。每一步的区域都按权重当时的值转换，损失随之下降。（在那一个大区域上设 ``cache_enabled=False`` 也能训练，本单元格的隐藏检查运行了这种写法，代价是每次前向传播都要重新复制一次权重。）
+
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+losses = []
+for _ in range(4):
+    optimizer.zero_grad()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = torch.nn.functional.mse_loss(model(x).float(), y)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+print("losses:", [round(v, 4) for v in losses])
+assert losses == sorted(set(losses), reverse=True) and losses[0] == stuck[0], "the loss falls from the same start"
+# sphinx_gallery_start_ignore
+torch.manual_seed(0)
+uncached = torch.nn.Linear(3, 1)
+uncached_optimizer = torch.optim.SGD(uncached.parameters(), lr=0.1)
+ux, uy = torch.randn(8, 3), torch.randn(8, 1)
+uncached_losses = []
+with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
+    for _ in range(4):
+        uncached_optimizer.zero_grad()
+        uncached_loss = torch.nn.functional.mse_loss(uncached(ux).float(), uy)
+        uncached_loss.backward()
+        uncached_optimizer.step()
+        uncached_losses.append(uncached_loss.item())
+assert uncached_losses == losses, "one region with cache_enabled=False trains like the fix"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``GradScaler``：``unscale_`` 和梯度裁剪改写 ``.grad``
+# -----------------------------------------------------
+#
+# ``torch.amp.GradScaler`` 在反向传播之前把损失乘上一个缩放因子（起初是 65536），免得很小的 float16 梯度舍入成零；bfloat16 的数值范围和 float32 相同，用不着它，但调用方式一样，在 CPU 上也能运行。要裁剪梯度，先由 ``scaler.unscale_(optimizer)`` 把每个 ``.grad`` 原地除以缩放因子，再由 ``torch.nn.utils.clip_grad_norm_`` 原地把它们缩小。所以 ``backward()`` 之后记下的 ``g = p.grad``，到 ``step()`` 时存的已是去掉缩放、裁剪过的值；``p.grad.clone()`` 则保留原来缩放过的梯度（普通的梯度裁剪也是这样，见 :ref:`“记录的梯度全都一样”那一页 <questions-stale-grad>`）。
+
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+for step in range(3):
+    optimizer.zero_grad()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = torch.nn.functional.mse_loss(model(x).float(), y)
+    scaler.scale(loss).backward()
+    scale = scaler.get_scale()
+    g = model.weight.grad
+    kept = model.weight.grad.clone()
+    scaler.unscale_(optimizer)
+    unscaled = g.clone()
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.25)
+    print(f"step {step}: scale {scale:.0f}  norm {norm:.4f}  kept {kept}  g {g}")
+    assert g is model.weight.grad and torch.equal(unscaled, kept / scale), f"step {step}: unscale_ rewrote g"
+    assert torch.allclose(g, unscaled * 0.25 / (norm + 1e-6)), f"step {step}: clipping rewrote g"
+    scaler.step(optimizer)
+    scaler.update()
+# sphinx_gallery_start_ignore
+assert norm > 0.25, "the gradient was long enough to be clipped"
+assert torch.amp.GradScaler("cpu").get_scale() == 65536.0, "the scale starts at 65536"
+assert torch.finfo(torch.bfloat16).tiny == torch.finfo(torch.float32).tiny, "bfloat16 has float32's range"
+for low, scale_by, zero in ((torch.float16, 1.0, True), (torch.float16, 65536.0, False), (torch.bfloat16, 1.0, False)):
+    tiny_layer = torch.nn.Linear(2, 1)
+    with torch.autocast("cpu", dtype=low):
+        tiny_loss = tiny_layer(torch.ones(3, 2)).float().sum() * 1e-8
+    (tiny_loss * scale_by).backward()
+    assert bool((tiny_layer.weight.grad == 0).all()) == zero, f"{low}, loss scaled by {scale_by}: zero gradient {zero}"
+assert not torch.equal(kept, g) and kept.abs().min() > 1.0, "kept holds the scaled gradient"
+# sphinx_gallery_end_ignore
+
+# %%
+# 改为转换模型本身：``.to(torch.bfloat16)`` 和 ``.half()``
+# --------------------------------------------------------
+#
+# ``model.to(torch.bfloat16)`` 或 ``model.half()`` 不是混合精度：它们原地转换模型本身。模型保留原来的 ``Parameter`` 对象，背后换成新的低精度内存；不再留有 float32 的权重，梯度也是低精度的。``tensor.to(dtype)`` 返回新张量，张量已经是那个 dtype 时返回张量本身。``module.to()`` 和 ``tensor.to()`` 的其余行为，见 :ref:`module.to() 那一页 <questions-module-to>`。
+
+for name, convert, dtype in (("model.to(torch.bfloat16)", lambda m: m.to(torch.bfloat16), torch.bfloat16),
+                             ("model.half()", lambda m: m.half(), torch.float16)):  # fmt: skip
+    model = torch.nn.Linear(2, 2)
+    weight, memory = model.weight, model.weight.detach()
+    returned = convert(model)
+    model(torch.ones(3, 2, dtype=dtype)).sum().backward()
+    print(f"{name}: returned is model: {returned is model}  model.weight is weight: {model.weight is weight}")
+    print(f"{'':<24}  new memory: {not same_storage(model.weight, memory)}  grad: {model.weight.grad.dtype}")
+    assert returned is model and model.weight is weight and not same_storage(model.weight, memory), name
+    assert model.weight.dtype == model.weight.grad.dtype == dtype, f"{name}: low-precision weights and gradients"
+
+# %%
+# 在四种浮点 dtype 之间，只有 ``t`` 已经是 ``dtype`` 时，``t.to(dtype)`` 才返回 ``t`` 本身，其余情况都返回一个有自己内存的新张量。
+
+dtypes = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
+for source in dtypes:
+    t = torch.ones(3, dtype=source)
+    results = {target: t.to(target) for target in dtypes}
+    returned_itself = [str(target).removeprefix("torch.") for target, r in results.items() if r is t]
+    print(f"t of {str(source).removeprefix('torch.'):<8}  t.to(dtype) is t for: {returned_itself}")
+    assert [target for target, r in results.items() if r is t] == [source], source
+    assert all(not same_storage(r, t) for target, r in results.items() if target != source), source
+
+# %%
+# .. admonition:: 在 GPU 上
+#    :class: note gpu-box
+#
+#    在 GPU 上，autocast 默认用 float16，这就需要 ``GradScaler``；权重缓存和 CPU 上一样：在同一个 ``torch.autocast("cuda")`` 区域里原地改动权重，下一次前向传播看不到，新区域能看到；``unscale_`` 也是原地把 ``.grad`` 除以缩放因子（PyTorch 文档：`Automatic Mixed Precision <https://docs.pytorch.org/docs/stable/amp.html>`__、`示例 <https://docs.pytorch.org/docs/stable/notes/amp_examples.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+
+if torch.cuda.is_available():
+    gpu_model = torch.nn.Linear(2, 2).cuda()
+    gpu_x = torch.ones(3, 2, device="cuda")
+    with torch.autocast("cuda", dtype=torch.float16):
+        gpu_first = gpu_model(gpu_x)
+        with torch.no_grad():
+            gpu_model.weight.mul_(2)
+        gpu_second = gpu_model(gpu_x)
+    with torch.autocast("cuda", dtype=torch.float16):
+        gpu_third = gpu_model(gpu_x)
+    print("in the region, edit seen:", not torch.equal(gpu_first, gpu_second))
+    print("new region, edit seen:", not torch.equal(gpu_first, gpu_third))
+    assert torch.equal(gpu_first, gpu_second) and not torch.equal(gpu_first, gpu_third), "the cast cache on CUDA"
+    gpu_scaler = torch.amp.GradScaler("cuda")
+    gpu_optimizer = torch.optim.SGD(gpu_model.parameters(), lr=0.1)
+    with torch.autocast("cuda", dtype=torch.float16):
+        gpu_loss = gpu_model(gpu_x).float().sum()
+    gpu_scaler.scale(gpu_loss).backward()
+    gpu_g, gpu_kept = gpu_model.weight.grad, gpu_model.weight.grad.clone()
+    gpu_scaler.unscale_(gpu_optimizer)
+    print("g is p.grad after unscale_:", gpu_g is gpu_model.weight.grad, " g changed:", not torch.equal(gpu_g, gpu_kept))
+    assert gpu_g.dtype == torch.float32 and torch.equal(gpu_g, gpu_kept / gpu_scaler.get_scale()), "unscale_ in place"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
+
+# %%
+# 小结
+# ----
+#
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；层用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。autocast 把这份副本留到区域结束，所以区域内的优化器更新，之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
