@@ -435,9 +435,9 @@ assert all(n[0] - (n[1] - n[0]) == 2 for n in growing), "the two parameters' Acc
 # The list of losses and the list of outputs grow by the same number of nodes at every step, one
 # step's graph each time (the ``AccumulateGrad`` nodes of the parameters are shared by all steps, so
 # only the first step counts them), and all five graphs are alive at the end. Logged with ``.item()``,
-# ``.detach()`` or ``.detach().cpu()``, nothing reaches a node and no step's graph is alive. The
-# ``backward()`` of each step freed the saved tensors (as in the running total), which is why a list
-# of losses keeps none of the outputs' storages.
+# ``.detach()`` or ``.detach().cpu()``, nothing reaches a node and no step's graph is alive. Each
+# step's ``backward()`` freed the tensors its graph saved (as in the running total): the list of
+# losses keeps none of the outputs' storages alive.
 #
 # ``out.detach().cpu()`` holds no graph, but on the CPU it is no copy: ``.cpu()`` on a tensor that is
 # already on the CPU returns that very tensor, so the logged tensor is ``out.detach()``, on the
@@ -589,6 +589,6 @@ assert all(previous[backward, "losses.append(loss)"] == ((True, n), (True, n)) f
 # nodes then stays at zero however long the loop runs. A total of tensors with a ``grad_fn``, or a
 # list of them, keeps every step's nodes, and keeps their saved tensors too where no ``backward()``
 # ran on the loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
-# ``retain_graph=True``. ``out.detach().cpu()`` keeps no graph, but on the CPU it is the output's own
-# storage, which the list keeps alive. Without such a list, ``backward()`` frees a step's saved
+# ``retain_graph=True``. ``out.detach().cpu()`` keeps no graph, but on the CPU it is a tensor on the
+# output's own storage, which the list keeps alive. Without such a list, ``backward()`` frees a step's saved
 # tensors, and ``del loss`` or the next ``loss = ...`` frees its nodes.

@@ -15,7 +15,7 @@
       total_detached += loss.detach()
 
 循环占用的内存一步比一步多、一直增长（读者常说的内存泄漏；在 GPU 上则说成显存泄漏，或者跑了许多步之后显存不足、报 OOM）？先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失调用 ``backward()`` 方法（例如在 ``torch.no_grad()`` 之外跑的评估循环），或者调用的是 ``backward(retain_graph=True)``，这些节点保存的张量也一并留住。为记日志而保存损失或输出的列表也是一样。本页在每一步数一数从累计值出发能到达多少个 autograd 节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
-``loss.detach()`` 修好循环。接着检查记日志的列表留住了什么（计算图、保存的张量、输出的存储），以及没有这种列表时，一步的计算图在什么时候释放：``backward()``、``del loss``，还有下一个 ``loss = ...``。PyTorch 的 FAQ 有一节专门提醒过这种写法：`“Don't accumulate history across your training loop”
+``loss.detach()`` 修好循环。接着检查记日志的列表会留住计算图、保存的张量和输出的存储（storage）中的哪些，再检查没有这种列表时，一步的计算图在什么时候释放：``backward()``、``del loss``，还有下一步把名字 ``loss`` 重新绑定（rebinding）到新的损失上。PyTorch 的 FAQ 有一节专门提醒过这种写法：`“Don't accumulate history across your training loop”
 <https://docs.pytorch.org/docs/stable/notes/faq.html>`__。
 """
 
@@ -339,7 +339,7 @@ assert abs(total_float - total_loss.item()) < 1e-5, "the float total must equal 
 # --------------------------------------------
 #
 # 为了之后画损失曲线而写 ``losses.append(loss)``，或者为了查看预测而写 ``outputs.append(out)``，都和累计值一样会留住每一步的计算图。``log_steps``
-# 把一个小的 ``nn.Linear`` 模型训练五步，每一步把 ``keep(loss, out)`` 追加到一个列表里。为了看清事后还有什么活着，它每一步留两个弱引用：一个指向输出的存储（storage），一个指向 ``node_ref``
+# 把一个小的 ``nn.Linear`` 模型训练五步，每一步把 ``keep(loss, out)`` 追加到一个列表里。为了看清事后还有什么活着，它每一步留两个弱引用：一个指向输出的存储，一个指向 ``node_ref``
 # 在输出的 ``grad_fn`` 节点上注册的钩子（用 ``torch.autograd.graph.Node.register_hook`` 注册）。节点握着注册在它上面的钩子，所以节点被释放后，这个弱引用读出 ``None``。``count_alive``
 # 先调用 ``gc.collect()``，免得把只靠引用循环留着的对象算作活着。输出里的 ``nodes reachable after each step`` 是每一步之后能到达的节点数，``graphs alive``
 # 是仍然活着的计算图个数，``output storages alive`` 是仍然活着的输出存储个数。
@@ -409,7 +409,7 @@ assert all(n[0] - (n[1] - n[0]) == 2 for n in growing), "the two parameters' Acc
 
 # %%
 # 损失的列表和输出的列表每一步都增加同样多的节点，每次正好是一步的计算图（参数的 ``AccumulateGrad`` 节点为各步共有，只在第一步计入），最后五张计算图都还活着。用 ``.item()``、``.detach()``
-# 或 ``.detach().cpu()`` 记录时，什么节点也到达不了，没有哪一步的计算图还活着。每一步的 ``backward()`` 已经释放了保存的张量（和累计值的情形一样），所以损失的列表没有留住任何一个输出的存储。
+# 或 ``.detach().cpu()`` 记录时，什么节点也到达不了，没有哪一步的计算图还活着。每一步的 ``backward()`` 都已释放这一步的计算图保存的张量（和累计值的情形一样）：损失的列表没有让任何一个输出的存储活着。
 #
 # ``out.detach().cpu()`` 不带计算图，但在 CPU 上它不是副本：对已经在 CPU 上的张量调用 ``.cpu()``，返回的就是这个张量本身，所以记下的张量就是 ``out.detach()``，位于输出的存储上，列表因此让五个输出的存储都活着（上面的最后一列）。哪怕只记一行
 # ``out[0].detach().cpu()``，也会让整个输出的存储活着；对这一行做 ``clone()``，得到的张量有自己的存储，大小只有这一行。输出里的 ``storage bytes`` 是存储的字节数。
@@ -496,7 +496,7 @@ with torch.random.fork_rng():
 # sphinx_gallery_end_ignore
 
 # %%
-# 在循环里，到了下一步的开头，名字 ``loss`` 仍然握着上一步的计算图；下一步的 ``loss = ...`` 重新绑定（rebinding）这个名字，在没有别的东西引用那张图时把它丢掉。做过 ``backward()``
+# 在循环里，到了下一步的开头，名字 ``loss`` 仍然握着上一步的计算图；下一步的 ``loss = ...`` 重新绑定这个名字，在没有别的东西引用那张图时把它丢掉。做过 ``backward()``
 # 时，这张图只剩节点；在 ``torch.no_grad()`` 之外跑的评估循环里，它在下一步的整个前向传播期间都握着自己保存的张量，于是两步保存的张量同时活着。在一步的末尾写 ``del loss``，就能在下一步开始之前释放它。留着损失的列表，不管循环怎样处理这个名字，都会留住计算图。``run_loop``
 # 跑三步，在每一步的开头、以及这一步的 ``loss = ...`` 之后，读取上一步计算图的状态（节点是否活着，活着的保存张量个数）。输出里的 ``at the top of the next step`` 指下一步的开头，``after loss = ...``
 # 指这一步的 ``loss = ...`` 之后。
