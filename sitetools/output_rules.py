@@ -39,9 +39,11 @@ from sitetools.rerun_checks import is_must_raise
 #: ``tempfile`` gives a page a scratch folder of its own outside the sources, for what needs a file on
 #: disk (``torch.from_file`` in questions/plot_23_processes); its names are random, so a page never
 #: prints them, and the folder is removed when its ``with`` block ends. ``weakref`` shows whether a
-#: tensor is still alive (questions/plot_10_graph_kept_alive), nothing about the machine.
+#: tensor is still alive (questions/plot_10_graph_kept_alive), nothing about the machine; ``gc`` is there
+#: for ``gc.collect()`` before such a weak reference is read, so that what only a reference cycle still
+#: holds is not counted as alive.
 PAGE_IMPORTS = frozenset({
-    "torch", "numpy", "matplotlib.pyplot", "copy", "inspect", "io", "signal", "sys", "tempfile", "warnings",
+    "torch", "numpy", "matplotlib.pyplot", "copy", "gc", "inspect", "io", "signal", "sys", "tempfile", "warnings",
     "weakref", "zipfile", "multiprocessing.reduction", "multiprocessing.resource_sharer",
 })  # fmt: skip
 #: Attributes of an allowed module that describe the machine or the build rather than the tensors: the

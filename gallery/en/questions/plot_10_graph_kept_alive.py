@@ -7,7 +7,7 @@ Memory keeps growing: ``total_loss += loss`` keeps every step's graph
 .. admonition:: Answer
    :class: answer
 
-   A loss that has a ``grad_fn`` brings its whole graph along, so a running total of losses holds the graph of every step. Add a number, or a detached tensor:
+   A loss or output that has a ``grad_fn`` brings its whole graph along, so a running total, or a list kept for logging, holds the graph of every step. Keep a number, or a detached tensor:
 
    .. code-block:: python
 
@@ -19,11 +19,13 @@ leak, or on a GPU as running out of memory, OOM, after many steps), look at the 
 loss for a report. Summing the loss of every step looks harmless, but a loss that still has a ``grad_fn``
 brings its whole graph along: the running total keeps every step's autograd nodes, and, when no
 ``backward()`` ran on that loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
-``retain_graph=True``, the tensors those nodes saved as well. This page counts the autograd nodes
-reachable from the total at each step (linear in the steps), checks which saved tensors the total
-keeps alive with and without ``backward()``, shows that the graph this loop keeps cannot even
-be used, and fixes the loop with
-``loss.item()`` or ``loss.detach()``. The PyTorch FAQ warns about this pattern under
+``retain_graph=True``, the tensors those nodes saved as well. A list of losses or outputs kept for
+logging does the same. This page counts the autograd nodes reachable from the total at each step
+(linear in the steps), checks which saved tensors the total keeps alive with and without
+``backward()``, shows that the graph this loop keeps cannot even be used, and fixes the loop with
+``loss.item()`` or ``loss.detach()``. It then checks what a logging list keeps (graphs, saved
+tensors, the outputs' storages), and when a loop without one frees a step's graph: ``backward()``,
+``del loss``, and the next ``loss = ...``. The PyTorch FAQ warns about this pattern under
 `"Don't accumulate history across your training loop"
 <https://docs.pytorch.org/docs/stable/notes/faq.html>`__.
 """
@@ -32,15 +34,16 @@ be used, and fixes the loop with
 # Helpers for the whole page
 # --------------------------
 #
-# ``count_nodes`` walks the graph from a tensor's ``grad_fn`` through ``next_functions`` and counts
-# each node once. ``train`` runs a few steps of a tiny training loop and hands each step's loss to
+# ``count_nodes`` walks the graph from the ``grad_fn`` of each value it is given through
+# ``next_functions`` and counts each node once; a value without a ``grad_fn`` (a number, a detached
+# tensor) adds none. ``train`` runs a few steps of a tiny training loop and hands each step's loss to
 # ``record``, which keeps the running total the way the reader's loop does.
 
 import torch
 
 
-def count_nodes(t):
-    seen, stack = set(), [t.grad_fn]
+def count_nodes(*values):
+    seen, stack = set(), [getattr(v, "grad_fn", None) for v in values]
     while stack:
         node = stack.pop()
         if node is None or node in seen:
@@ -353,11 +356,239 @@ assert abs(total_float - total_loss.item()) < 1e-5, "the float total must equal 
 # sphinx_gallery_end_ignore
 
 # %%
+# A list kept for logging holds every step's graph too
+# ----------------------------------------------------
+#
+# ``losses.append(loss)`` to plot the losses later, or ``outputs.append(out)`` to look at the
+# predictions, keeps every step's graph exactly as the running total does. ``log_steps`` trains a
+# small ``nn.Linear`` model for five steps and appends ``keep(loss, out)`` to a list at each step. To
+# see what stays alive afterwards it keeps two weak references a step: one to the output's storage,
+# and one to a hook that ``node_ref`` registers on the output's ``grad_fn`` node
+# (``torch.autograd.graph.Node.register_hook``): the node holds its hooks, so that reference reads
+# ``None`` once the node is freed. ``count_alive`` calls ``gc.collect()`` first, so that nothing a
+# reference cycle might still hold is counted as alive.
+
+import gc
+
+
+def node_ref(t):
+    def on_backward(grad_inputs, grad_outputs):
+        return None
+
+    t.grad_fn.register_hook(on_backward)
+    return weakref.ref(on_backward)
+
+
+def count_alive(refs):
+    gc.collect()
+    return sum(ref() is not None for ref in refs)
+
+
+def log_steps(keep, steps=5):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    logged, graphs, storages = [], [], []
+    for _ in range(steps):
+        x, y = torch.randn(8, 4), torch.randn(8, 2)
+        out = model(x)
+        loss = torch.nn.functional.mse_loss(out, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        logged.append(keep(loss, out))
+        graphs.append(node_ref(out))
+        storages.append(weakref.ref(out.untyped_storage()))
+    return logged, graphs, storages
+
+
+ways = {
+    "losses.append(loss)": lambda loss, out: loss,
+    "outputs.append(out)": lambda loss, out: out,
+    "loss.item()": lambda loss, out: loss.item(),
+    "loss.detach()": lambda loss, out: loss.detach(),
+    "out.detach()": lambda loss, out: out.detach(),
+    "out.detach().cpu()": lambda loss, out: out.detach().cpu(),
+}
+kept = {}
+for name, keep in ways.items():
+    logged, graphs, storages = log_steps(keep)
+    nodes = [count_nodes(*logged[:step]) for step in range(1, 6)]
+    kept[name] = nodes, count_alive(graphs), count_alive(storages)
+    print(f"{name}: nodes reachable after each step:", nodes, " graphs alive:", kept[name][1], "of 5",
+          " output storages alive:", kept[name][2], "of 5")  # fmt: skip
+    # sphinx_gallery_start_ignore
+    assert (nodes[-1] == 0) == all(getattr(v, "grad_fn", None) is None for v in logged), f"{name}: no grad_fn, no node"
+    assert name != "loss.item()" or all(isinstance(v, float) for v in logged), "loss.item() logs Python floats"
+    # sphinx_gallery_end_ignore
+growing = [kept[name][0] for name in ("losses.append(loss)", "outputs.append(out)")]
+assert all(n[1] > n[0] and len({b - a for a, b in zip(n[:-1], n[1:], strict=True)}) == 1 for n in growing) and all(
+    kept[name][1] == 5 for name in ("losses.append(loss)", "outputs.append(out)")
+), "a list of losses or of outputs keeps every step's graph, and grows by the same number of nodes each step"
+assert all(kept[name][:2] == ([0] * 5, 0) for name in list(ways)[2:]), ".item() and .detach() keep no graph"
+assert [kept[name][2] for name in ways] == [0, 5, 0, 0, 5, 5], "only the outputs and their detached tensors keep storages"
+# sphinx_gallery_start_ignore
+assert all(n[0] - (n[1] - n[0]) == 2 for n in growing), "the two parameters' AccumulateGrad nodes are counted once"
+# sphinx_gallery_end_ignore
+
+# %%
+# The list of losses and the list of outputs grow by the same number of nodes at every step, one
+# step's graph each time (the ``AccumulateGrad`` nodes of the parameters are shared by all steps, so
+# only the first step counts them), and all five graphs are alive at the end. Logged with ``.item()``,
+# ``.detach()`` or ``.detach().cpu()``, nothing reaches a node and no step's graph is alive. Each
+# step's ``backward()`` freed the tensors its graph saved (as in the running total): the list of
+# losses keeps none of the outputs' storages alive.
+#
+# ``out.detach().cpu()`` holds no graph, but on the CPU it is no copy: ``.cpu()`` on a tensor that is
+# already on the CPU returns that very tensor, so the logged tensor is ``out.detach()``, on the
+# output's storage, and the list keeps all five outputs' storages alive (the last column above). Even
+# one row, ``out[0].detach().cpu()``, keeps the whole output's storage alive; a ``clone()`` of the row
+# has a storage of its own, of the row's size.
+
+torch.manual_seed(0)
+out = torch.nn.Linear(4, 2)(torch.randn(8, 4))
+detached = out.detach()
+print("detached.cpu() is detached:", detached.cpu() is detached)
+print("same storage:", detached.cpu().untyped_storage().data_ptr() == out.untyped_storage().data_ptr())
+row, row_copy = out[0].detach().cpu(), out[0].detach().clone()
+print("storage bytes: out", out.untyped_storage().nbytes(), " row", row.untyped_storage().nbytes(),
+      " row_copy", row_copy.untyped_storage().nbytes())  # fmt: skip
+assert detached.cpu() is detached and row.untyped_storage().data_ptr() == out.untyped_storage().data_ptr(), (
+    "on the CPU, .cpu() returns the tensor itself: a logged row keeps the output's whole storage"
+)
+# sphinx_gallery_start_ignore
+assert row.untyped_storage().nbytes() == out.untyped_storage().nbytes() == 16 * row.element_size(), "whole storage"
+assert row_copy.untyped_storage().nbytes() == 2 * row.element_size(), "a clone of the row has storage of its own"
+assert row_copy.untyped_storage().data_ptr() != out.untyped_storage().data_ptr(), "the clone is a copy"
+assert all(d.cpu() is d for d in (row, out.detach(), torch.zeros(3, dtype=torch.int64))), ".cpu() on CPU is self"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. admonition:: On a GPU
+#    :class: note gpu-box
+#
+#    On a GPU, ``out.detach().cpu()`` is a copy into host memory: the logged tensor has a storage of
+#    its own on the CPU and no ``grad_fn``, and once the step's output is gone no GPU storage of it
+#    stays alive. See ``Tensor.cpu`` in the PyTorch documentation. The cell below checks this only
+#    where torch finds a GPU; the box's title says whether the site's build did.
+
+if torch.cuda.is_available():
+    torch.manual_seed(0)
+    gpu_out = torch.nn.Linear(4, 2).cuda()(torch.randn(8, 4, device="cuda"))
+    on_host, gpu_storage = gpu_out.detach().cpu(), weakref.ref(gpu_out.untyped_storage())
+    del gpu_out
+    print("on_host device:", on_host.device, " grad_fn:", on_host.grad_fn)
+    print("GPU storages alive:", count_alive([gpu_storage]))
+    assert on_host.device.type == "cpu" and on_host.grad_fn is None and count_alive([gpu_storage]) == 0, (
+        "on a GPU, .detach().cpu() is a host copy that keeps no GPU storage alive"
+    )
+    print("GPU checks passed on:", torch.cuda.get_device_name())
+
+# %%
+# When a step's graph is freed: ``backward()``, ``del loss`` and rebinding
+# ------------------------------------------------------------------------
+#
+# Without a list or a total, a loop frees each step's graph by itself, in two stages. ``backward()``
+# (without ``retain_graph=True``) frees the tensors the graph saved at once; the nodes stay alive as
+# long as something refers to them, here the name ``loss``. ``del loss`` drops that reference, and
+# then the nodes go too. ``forward`` runs one step's forward pass and keeps weak references to its
+# loss's node (through ``node_ref``) and to the two tensors the graph saves, ``x`` and ``w * x``;
+# ``alive`` reads them after ``gc.collect()``.
+
+
+def forward(w, watched):
+    x = torch.randn(3)
+    wx = w * x
+    loss = (wx**2).mean()
+    watched.append((node_ref(loss), weakref.ref(x), weakref.ref(wx)))
+    return loss
+
+
+def alive(refs):
+    node, *saved = refs
+    return count_alive([node]) == 1, count_alive(saved)
+
+
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+watched = []
+loss = forward(w, watched)
+stages = {"after forward": alive(watched[0])}
+loss.backward()
+stages["after backward()"] = alive(watched[0])
+del loss
+stages["after del loss"] = alive(watched[0])
+for stage, (node, saved) in stages.items():
+    print(f"{stage}: node alive:", node, " saved tensors alive:", saved, "of 2")
+assert list(stages.values()) == [(True, 2), (True, 0), (False, 0)], "backward() frees the saved tensors, del the nodes"
+# sphinx_gallery_start_ignore
+with torch.random.fork_rng():
+    retained_w, retained = torch.randn(3, requires_grad=True), []
+    retained_loss = forward(retained_w, retained)
+    retained_loss.backward(retain_graph=True)
+    assert alive(retained[0]) == (True, 2), "after backward(retain_graph=True) the saved tensors stay alive"
+    del retained_loss
+    assert alive(retained[0]) == (False, 0), "del frees a retained graph and its saved tensors"
+# sphinx_gallery_end_ignore
+
+# %%
+# In a loop, the name ``loss`` still holds the previous step's graph at the top of the next step,
+# and the next ``loss = ...`` drops it when nothing else refers to it. Where ``backward()`` ran, that
+# graph is nodes only; in an evaluation loop outside ``torch.no_grad()`` it holds its saved tensors
+# through the whole next forward pass, so two steps' saved tensors are alive at once. ``del loss`` at
+# the end of a step frees it before the next step starts. A list that keeps the loss keeps the graph
+# whatever the loop does with the name. ``run_loop`` runs three steps and reads the previous step's
+# graph (node alive, saved tensors alive) at the top of each step and right after its ``loss = ...``.
+
+
+def run_loop(backward, end, steps=3):
+    torch.manual_seed(0)
+    w = torch.randn(3, requires_grad=True)
+    watched, losses, at_top, after_rebinding = [], [], [], []
+    for _ in range(steps):
+        if watched:
+            at_top.append(alive(watched[-1]))
+        loss = forward(w, watched)
+        if len(watched) > 1:
+            after_rebinding.append(alive(watched[-2]))
+        if backward:
+            loss.backward()
+        if end == "del loss":
+            del loss
+        elif end == "losses.append(loss)":
+            losses.append(loss)
+    return at_top, after_rebinding
+
+
+previous = {}
+for backward in (True, False):
+    for end in ("nothing", "del loss", "losses.append(loss)"):
+        at_top, after_rebinding = run_loop(backward, end)
+        previous[backward, end] = at_top[0], after_rebinding[0]
+        print(f"backward()={backward}, end of step: {end}: at the top of the next step:", at_top[0],
+              " after loss = ...:", after_rebinding[0])  # fmt: skip
+        # sphinx_gallery_start_ignore
+        assert at_top == at_top[:1] * 2 and after_rebinding == after_rebinding[:1] * 2, "every step alike"
+        # sphinx_gallery_end_ignore
+assert all(previous[backward, end][1] == (False, 0) for backward in (True, False) for end in ("nothing", "del loss")), (
+    "the next loss = ... frees the previous step's graph when nothing else refers to it"
+)
+assert [previous[backward, end][0] for backward in (True, False) for end in ("nothing", "del loss")] == [
+    (True, 0), (False, 0), (True, 2), (False, 0)
+], "until then the name keeps it, with its saved tensors where no backward() ran; del loss frees it at once"
+assert all(previous[backward, "losses.append(loss)"] == ((True, n), (True, n)) for backward, n in ((True, 0), (False, 2))), (
+    "a list that keeps the loss keeps its graph"
+)
+
+# %%
 # Conclusion
 # ----------
 #
 # A tensor with a ``grad_fn`` carries its graph wherever it goes. To log or sum a loss, take
 # ``loss.item()`` (a number) or ``loss.detach()`` (a tensor out of the graph); the count of reachable
-# nodes then stays at zero however long the loop runs. A total of tensors with a ``grad_fn`` keeps
-# every step's nodes, and keeps their saved tensors too where no ``backward()`` ran on the loss (an
-# evaluation loop outside ``torch.no_grad()``) or it ran with ``retain_graph=True``.
+# nodes then stays at zero however long the loop runs. A total of tensors with a ``grad_fn``, or a
+# list of them, keeps every step's nodes, and keeps their saved tensors too where no ``backward()``
+# ran on the loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
+# ``retain_graph=True``. ``out.detach().cpu()`` keeps no graph, but on the CPU it is a tensor on the
+# output's own storage, which the list keeps alive. Without such a list, ``backward()`` frees a step's saved
+# tensors, and ``del loss`` or the next ``loss = ...`` frees its nodes.

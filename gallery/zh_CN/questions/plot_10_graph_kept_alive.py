@@ -7,15 +7,15 @@
 .. admonition:: 答案
    :class: answer
 
-   带 ``grad_fn`` 的损失连着整张计算图，所以损失的累计值留住了每一步的计算图。改为累加数值，或 detach 之后的张量：
+   带 ``grad_fn`` 的损失或输出连着整张计算图，所以损失的累计值、为记日志而存的列表，都会留住每一步的计算图。改为保存数值，或 detach 之后的张量：
 
    .. code-block:: python
 
       total_float += loss.item()
       total_detached += loss.detach()
 
-循环占用的内存一步比一步多、一直增长（读者常说的内存泄漏；在 GPU 上则说成显存泄漏，或者跑了许多步之后显存不足、报 OOM）？先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失调用 ``backward()`` 方法（例如在 ``torch.no_grad()`` 之外跑的评估循环），或者调用的是 ``backward(retain_graph=True)``，这些节点保存的张量也一并留住。本页在每一步数一数从累计值出发能到达多少个 autograd 节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
-``loss.detach()`` 修好循环。PyTorch 的 FAQ 有一节专门提醒过这种写法：`“Don't accumulate history across your training loop”
+循环占用的内存一步比一步多、一直增长（读者常说的内存泄漏；在 GPU 上则说成显存泄漏，或者跑了许多步之后显存不足、报 OOM）？先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失调用 ``backward()`` 方法（例如在 ``torch.no_grad()`` 之外跑的评估循环），或者调用的是 ``backward(retain_graph=True)``，这些节点保存的张量也一并留住。为记日志而保存损失或输出的列表也是一样。本页在每一步数一数从累计值出发能到达多少个 autograd 节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
+``loss.detach()`` 修好循环。接着检查记日志的列表会留住计算图、保存的张量和输出的存储（storage）中的哪些，再检查没有这种列表时，一步的计算图在什么时候释放：``backward()``、``del loss``，还有下一步把名字 ``loss`` 重新绑定（rebinding）到新的损失上。PyTorch 的 FAQ 有一节专门提醒过这种写法：`“Don't accumulate history across your training loop”
 <https://docs.pytorch.org/docs/stable/notes/faq.html>`__。
 """
 
@@ -23,14 +23,15 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# ``count_nodes`` 从张量的 ``grad_fn`` 出发，沿 ``next_functions`` 遍历计算图，每个节点只数一次。``train``
+# ``count_nodes`` 从传给它的每个值的 ``grad_fn`` 出发，沿 ``next_functions`` 遍历计算图，每个节点只数一次；没有 ``grad_fn``
+# 的值（一个数、detach 之后的张量）不添加任何节点。``train``
 # 运行一个小训练循环的几步，把每一步的损失交给 ``record``，由它像读者的循环那样维护累计值。
 
 import torch
 
 
-def count_nodes(t):
-    seen, stack = set(), [t.grad_fn]
+def count_nodes(*values):
+    seen, stack = set(), [getattr(v, "grad_fn", None) for v in values]
     while stack:
         node = stack.pop()
         if node is None or node in seen:
@@ -334,8 +335,216 @@ assert abs(total_float - total_loss.item()) < 1e-5, "the float total must equal 
 # sphinx_gallery_end_ignore
 
 # %%
+# 为记日志而保存的列表，同样留住每一步的计算图
+# --------------------------------------------
+#
+# 为了之后画损失曲线而写 ``losses.append(loss)``，或者为了查看预测而写 ``outputs.append(out)``，都和累计值一样会留住每一步的计算图。``log_steps``
+# 把一个小的 ``nn.Linear`` 模型训练五步，每一步把 ``keep(loss, out)`` 追加到一个列表里。为了看清事后还有什么活着，它每一步留两个弱引用：一个指向输出的存储，一个指向 ``node_ref``
+# 在输出的 ``grad_fn`` 节点上注册的钩子（用 ``torch.autograd.graph.Node.register_hook`` 注册）。节点握着注册在它上面的钩子，所以节点被释放后，这个弱引用读出 ``None``。``count_alive``
+# 先调用 ``gc.collect()``，免得把只靠引用循环留着的对象算作活着。输出里的 ``nodes reachable after each step`` 是每一步之后能到达的节点数，``graphs alive``
+# 是仍然活着的计算图个数，``output storages alive`` 是仍然活着的输出存储个数。
+
+import gc
+
+
+def node_ref(t):
+    def on_backward(grad_inputs, grad_outputs):
+        return None
+
+    t.grad_fn.register_hook(on_backward)
+    return weakref.ref(on_backward)
+
+
+def count_alive(refs):
+    gc.collect()
+    return sum(ref() is not None for ref in refs)
+
+
+def log_steps(keep, steps=5):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    logged, graphs, storages = [], [], []
+    for _ in range(steps):
+        x, y = torch.randn(8, 4), torch.randn(8, 2)
+        out = model(x)
+        loss = torch.nn.functional.mse_loss(out, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        logged.append(keep(loss, out))
+        graphs.append(node_ref(out))
+        storages.append(weakref.ref(out.untyped_storage()))
+    return logged, graphs, storages
+
+
+ways = {
+    "losses.append(loss)": lambda loss, out: loss,
+    "outputs.append(out)": lambda loss, out: out,
+    "loss.item()": lambda loss, out: loss.item(),
+    "loss.detach()": lambda loss, out: loss.detach(),
+    "out.detach()": lambda loss, out: out.detach(),
+    "out.detach().cpu()": lambda loss, out: out.detach().cpu(),
+}
+kept = {}
+for name, keep in ways.items():
+    logged, graphs, storages = log_steps(keep)
+    nodes = [count_nodes(*logged[:step]) for step in range(1, 6)]
+    kept[name] = nodes, count_alive(graphs), count_alive(storages)
+    print(f"{name}: nodes reachable after each step:", nodes, " graphs alive:", kept[name][1], "of 5",
+          " output storages alive:", kept[name][2], "of 5")  # fmt: skip
+    # sphinx_gallery_start_ignore
+    assert (nodes[-1] == 0) == all(getattr(v, "grad_fn", None) is None for v in logged), f"{name}: no grad_fn, no node"
+    assert name != "loss.item()" or all(isinstance(v, float) for v in logged), "loss.item() logs Python floats"
+    # sphinx_gallery_end_ignore
+growing = [kept[name][0] for name in ("losses.append(loss)", "outputs.append(out)")]
+assert all(n[1] > n[0] and len({b - a for a, b in zip(n[:-1], n[1:], strict=True)}) == 1 for n in growing) and all(
+    kept[name][1] == 5 for name in ("losses.append(loss)", "outputs.append(out)")
+), "a list of losses or of outputs keeps every step's graph, and grows by the same number of nodes each step"
+assert all(kept[name][:2] == ([0] * 5, 0) for name in list(ways)[2:]), ".item() and .detach() keep no graph"
+assert [kept[name][2] for name in ways] == [0, 5, 0, 0, 5, 5], "only the outputs and their detached tensors keep storages"
+# sphinx_gallery_start_ignore
+assert all(n[0] - (n[1] - n[0]) == 2 for n in growing), "the two parameters' AccumulateGrad nodes are counted once"
+# sphinx_gallery_end_ignore
+
+# %%
+# 损失的列表和输出的列表每一步都增加同样多的节点，每次正好是一步的计算图（参数的 ``AccumulateGrad`` 节点为各步共有，只在第一步计入），最后五张计算图都还活着。用 ``.item()``、``.detach()``
+# 或 ``.detach().cpu()`` 记录时，什么节点也到达不了，没有哪一步的计算图还活着。每一步的 ``backward()`` 都已释放这一步的计算图保存的张量（和累计值的情形一样）：损失的列表没有让任何一个输出的存储活着。
+#
+# ``out.detach().cpu()`` 不带计算图，但在 CPU 上它不是副本：对已经在 CPU 上的张量调用 ``.cpu()``，返回的就是这个张量本身，所以记下的张量就是 ``out.detach()``，位于输出的存储上，列表因此让五个输出的存储都活着（上面的最后一列）。哪怕只记一行
+# ``out[0].detach().cpu()``，也会让整个输出的存储活着；对这一行做 ``clone()``，得到的张量有自己的存储，大小只有这一行。输出里的 ``storage bytes`` 是存储的字节数。
+
+torch.manual_seed(0)
+out = torch.nn.Linear(4, 2)(torch.randn(8, 4))
+detached = out.detach()
+print("detached.cpu() is detached:", detached.cpu() is detached)
+print("same storage:", detached.cpu().untyped_storage().data_ptr() == out.untyped_storage().data_ptr())
+row, row_copy = out[0].detach().cpu(), out[0].detach().clone()
+print("storage bytes: out", out.untyped_storage().nbytes(), " row", row.untyped_storage().nbytes(),
+      " row_copy", row_copy.untyped_storage().nbytes())  # fmt: skip
+assert detached.cpu() is detached and row.untyped_storage().data_ptr() == out.untyped_storage().data_ptr(), (
+    "on the CPU, .cpu() returns the tensor itself: a logged row keeps the output's whole storage"
+)
+# sphinx_gallery_start_ignore
+assert row.untyped_storage().nbytes() == out.untyped_storage().nbytes() == 16 * row.element_size(), "whole storage"
+assert row_copy.untyped_storage().nbytes() == 2 * row.element_size(), "a clone of the row has storage of its own"
+assert row_copy.untyped_storage().data_ptr() != out.untyped_storage().data_ptr(), "the clone is a copy"
+assert all(d.cpu() is d for d in (row, out.detach(), torch.zeros(3, dtype=torch.int64))), ".cpu() on CPU is self"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. admonition:: 在 GPU 上
+#    :class: note gpu-box
+#
+#    在 GPU 上，``out.detach().cpu()`` 会复制到 CPU 内存：记下的张量在 CPU 上有自己的存储，没有 ``grad_fn``；这一步的输出不在以后，它在 GPU
+#    上的存储也不会再活着。参见 PyTorch 文档中的 ``Tensor.cpu``。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+
+if torch.cuda.is_available():
+    torch.manual_seed(0)
+    gpu_out = torch.nn.Linear(4, 2).cuda()(torch.randn(8, 4, device="cuda"))
+    on_host, gpu_storage = gpu_out.detach().cpu(), weakref.ref(gpu_out.untyped_storage())
+    del gpu_out
+    print("on_host device:", on_host.device, " grad_fn:", on_host.grad_fn)
+    print("GPU storages alive:", count_alive([gpu_storage]))
+    assert on_host.device.type == "cpu" and on_host.grad_fn is None and count_alive([gpu_storage]) == 0, (
+        "on a GPU, .detach().cpu() is a host copy that keeps no GPU storage alive"
+    )
+    print("GPU checks passed on:", torch.cuda.get_device_name())
+
+# %%
+# 一步的计算图何时释放：``backward()``、``del loss`` 与重新绑定
+# -------------------------------------------------------------
+#
+# 没有列表或累计值时，循环会自己分两个阶段释放每一步的计算图。不带 ``retain_graph=True`` 的 ``backward()`` 会立刻释放计算图保存的张量；节点则只要还有东西引用就一直活着，这里引用它们的是名字
+# ``loss``。``del loss`` 去掉这个引用，节点随之释放。``forward`` 跑一步前向传播，对这一步损失的节点（借助 ``node_ref``）以及计算图保存的两个张量 ``x`` 和 ``w * x`` 各留一个弱引用；``alive``
+# 在 ``gc.collect()`` 之后读取它们。输出里的 ``node alive`` 表示节点是否还活着，``saved tensors alive`` 是仍然活着的保存张量个数。
+
+
+def forward(w, watched):
+    x = torch.randn(3)
+    wx = w * x
+    loss = (wx**2).mean()
+    watched.append((node_ref(loss), weakref.ref(x), weakref.ref(wx)))
+    return loss
+
+
+def alive(refs):
+    node, *saved = refs
+    return count_alive([node]) == 1, count_alive(saved)
+
+
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+watched = []
+loss = forward(w, watched)
+stages = {"after forward": alive(watched[0])}
+loss.backward()
+stages["after backward()"] = alive(watched[0])
+del loss
+stages["after del loss"] = alive(watched[0])
+for stage, (node, saved) in stages.items():
+    print(f"{stage}: node alive:", node, " saved tensors alive:", saved, "of 2")
+assert list(stages.values()) == [(True, 2), (True, 0), (False, 0)], "backward() frees the saved tensors, del the nodes"
+# sphinx_gallery_start_ignore
+with torch.random.fork_rng():
+    retained_w, retained = torch.randn(3, requires_grad=True), []
+    retained_loss = forward(retained_w, retained)
+    retained_loss.backward(retain_graph=True)
+    assert alive(retained[0]) == (True, 2), "after backward(retain_graph=True) the saved tensors stay alive"
+    del retained_loss
+    assert alive(retained[0]) == (False, 0), "del frees a retained graph and its saved tensors"
+# sphinx_gallery_end_ignore
+
+# %%
+# 在循环里，到了下一步的开头，名字 ``loss`` 仍然握着上一步的计算图；下一步的 ``loss = ...`` 重新绑定这个名字，在没有别的东西引用那张图时把它丢掉。做过 ``backward()``
+# 时，这张图只剩节点；在 ``torch.no_grad()`` 之外跑的评估循环里，它在下一步的整个前向传播期间都握着自己保存的张量，于是两步保存的张量同时活着。在一步的末尾写 ``del loss``，就能在下一步开始之前释放它。留着损失的列表，不管循环怎样处理这个名字，都会留住计算图。``run_loop``
+# 跑三步，在每一步的开头、以及这一步的 ``loss = ...`` 之后，读取上一步计算图的状态（节点是否活着，活着的保存张量个数）。输出里的 ``at the top of the next step`` 指下一步的开头，``after loss = ...``
+# 指这一步的 ``loss = ...`` 之后。
+
+
+def run_loop(backward, end, steps=3):
+    torch.manual_seed(0)
+    w = torch.randn(3, requires_grad=True)
+    watched, losses, at_top, after_rebinding = [], [], [], []
+    for _ in range(steps):
+        if watched:
+            at_top.append(alive(watched[-1]))
+        loss = forward(w, watched)
+        if len(watched) > 1:
+            after_rebinding.append(alive(watched[-2]))
+        if backward:
+            loss.backward()
+        if end == "del loss":
+            del loss
+        elif end == "losses.append(loss)":
+            losses.append(loss)
+    return at_top, after_rebinding
+
+
+previous = {}
+for backward in (True, False):
+    for end in ("nothing", "del loss", "losses.append(loss)"):
+        at_top, after_rebinding = run_loop(backward, end)
+        previous[backward, end] = at_top[0], after_rebinding[0]
+        print(f"backward()={backward}, end of step: {end}: at the top of the next step:", at_top[0],
+              " after loss = ...:", after_rebinding[0])  # fmt: skip
+        # sphinx_gallery_start_ignore
+        assert at_top == at_top[:1] * 2 and after_rebinding == after_rebinding[:1] * 2, "every step alike"
+        # sphinx_gallery_end_ignore
+assert all(previous[backward, end][1] == (False, 0) for backward in (True, False) for end in ("nothing", "del loss")), (
+    "the next loss = ... frees the previous step's graph when nothing else refers to it"
+)
+assert [previous[backward, end][0] for backward in (True, False) for end in ("nothing", "del loss")] == [
+    (True, 0), (False, 0), (True, 2), (False, 0)
+], "until then the name keeps it, with its saved tensors where no backward() ran; del loss frees it at once"
+assert all(previous[backward, "losses.append(loss)"] == ((True, n), (True, n)) for backward, n in ((True, 0), (False, 2))), (
+    "a list that keeps the loss keeps its graph"
+)
+
+# %%
 # 小结
 # ----
 #
 # 带 ``grad_fn`` 的张量走到哪里，就把计算图带到哪里。要记录或累加损失，用 ``loss.item()`` 得到一个数，或用
-# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，会留住每一步的节点；如果没有对损失调用 ``backward()`` 方法（例如在 ``torch.no_grad()`` 之外跑的评估循环），或者调用的是 ``backward(retain_graph=True)``，还会留住这些节点保存的张量。
+# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失调用 ``backward()`` 方法（例如在 ``torch.no_grad()`` 之外跑的评估循环），或者调用的是 ``backward(retain_graph=True)``，还会留住这些节点保存的张量。``out.detach().cpu()``
+# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，``backward()`` 释放一步保存的张量，``del loss`` 或下一个 ``loss = ...`` 释放它的节点。
