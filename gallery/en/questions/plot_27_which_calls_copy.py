@@ -50,11 +50,9 @@ def viewable(t, shape):
 # Drawing helpers
 # ---------------
 #
-# The pictures on this page are drawn by the functions below, with matplotlib,
-# from the live tensors: which names point to which tensor object, which storage
-# (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
-# uses, and the graph of ``grad_fn`` nodes. ``shared_counters`` finds a shared counter by
-# moving one counter on, seeing whose ``_version`` moved, and putting it back.
+# The pictures on this page are drawn from the live tensors by the helper functions below, with
+# matplotlib. Every page that draws carries the same code, so the page folds it away; the downloaded
+# script and notebook carry it in full.
 
 import matplotlib.pyplot as plt
 
@@ -255,19 +253,34 @@ assert same_storage(column, expanded) and not same_storage(column, repeated), "S
 # sphinx_gallery_end_ignore
 
 # %%
-# An expanded tensor cannot be written into element by element: ``add_`` raises, because several
-# of its elements are one memory location (:ref:`questions-views` shows which writes pass).
+# Not every write into an expanded tensor is refused. ``add_`` and ``mul_`` compute each element from
+# its old value and ``copy_`` copies other values in; all three raise, because several elements of
+# ``expanded`` are one memory location. ``fill_`` and ``zero_`` write one value to every element, and
+# pass: they write into the tensor that was expanded (:ref:`questions-views` shows the other writes
+# that pass).
 
-try:
-    expanded.add_(1.0)
-except RuntimeError as e:
-    expand_message = str(e)
-    print(f"{type(e).__name__}: {e}")
-else:
-    raise AssertionError("add_ into an expanded tensor must raise")
-assert expand_message.startswith(
-    "unsupported operation: more than one element of the written-to tensor refers to a single memory location"
-)
+for name, write in {
+    "add_(1.0)": lambda: expanded.add_(1.0),
+    "mul_(2.0)": lambda: expanded.mul_(2.0),
+    "copy_(ones)": lambda: expanded.copy_(torch.ones(3, 4)),
+}.items():
+    try:
+        write()
+    except RuntimeError as e:
+        expand_message = str(e)
+        print(f"expanded.{name}: {type(e).__name__}: {str(e).split('.')[0]}")
+    else:
+        raise AssertionError(f"expanded.{name} must raise")
+    assert expand_message.startswith(
+        "unsupported operation: more than one element of the written-to tensor refers to a single memory location"
+    )
+spare = torch.arange(3.0).reshape(3, 1)
+spare.expand(3, 4).fill_(7.0)
+print("spare after spare.expand(3, 4).fill_(7.0):", spare.flatten())
+assert torch.equal(spare, torch.full((3, 1), 7.0)), "fill_ passes and writes into the expanded tensor"
+spare.expand(3, 4).zero_()
+print("spare after spare.expand(3, 4).zero_():", spare.flatten())
+assert torch.equal(spare, torch.zeros(3, 1)), "zero_ passes and writes into the expanded tensor"
 
 # %%
 # ``contiguous()``: the tensor itself, or a copy

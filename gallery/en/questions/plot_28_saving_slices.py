@@ -411,7 +411,8 @@ assert model.decoder.weight is model.embedding.weight and torch.equal(state["dec
 # (started with the ``fork`` method, as in :ref:`questions-processes`) takes one tensor from its
 # inbox and answers with its shape and its storage's size: ``t[:3]`` arrives over all 400 000
 # bytes, and the whole storage of ``t`` moved into shared memory (``t.is_shared()``); a clone
-# arrives over 12 bytes and leaves its base where it was.
+# arrives over 12 bytes, and the storage of ``kept``, the tensor it was cloned from, stays where it
+# was, out of shared memory (``kept.is_shared()`` is False).
 
 ctx = mp.get_context("fork")
 TIMEOUT = 10  # seconds; no wait on this page lasts longer

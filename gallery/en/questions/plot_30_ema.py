@@ -8,7 +8,8 @@ Moving averages of weights (EMA): copies that must stay copies
    :class: answer
 
    ``ema = model`` and ``model.state_dict()`` give the model's own tensors a second name, so the
-   "average" equals the model at every step. Average into a deep copy, in place, without gradient:
+   "average" equals the model at every step. Average into a deep copy, in place, without gradient,
+   and copy the model's buffers into it:
 
    .. code-block:: python
 
@@ -17,6 +18,8 @@ Moving averages of weights (EMA): copies that must stay copies
       with torch.no_grad():
           for e, p in zip(ema.parameters(), model.parameters(), strict=True):
               e.lerp_(p, 1 - decay)
+          for e, b in zip(ema.buffers(), model.buffers(), strict=True):
+              e.copy_(b)
 
 An exponential moving average (EMA) of the weights is a second set of weights, moved at each step a
 little towards the model's: ``ema = decay * ema + (1 - decay) * weight``. When the EMA model is the
@@ -75,11 +78,9 @@ decay = 0.9
 # Drawing helpers
 # ---------------
 #
-# The pictures on this page are drawn by the functions below, with matplotlib,
-# from the live tensors: which names point to which tensor object, which storage
-# (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
-# uses, and the graph of ``grad_fn`` nodes. ``shared_counters`` finds a shared counter by
-# moving one counter on, seeing whose ``_version`` moved, and putting it back.
+# The pictures on this page are drawn from the live tensors by the helper functions below, with
+# matplotlib. Every page that draws carries the same code, so the page folds it away; the downloaded
+# script and notebook carry it in full.
 
 import matplotlib.pyplot as plt
 
@@ -315,10 +316,11 @@ assert same_storage(ema_state["0.weight"], model[0].weight), "state_dict() share
 # --------------------
 #
 # ``copy.deepcopy(model)`` gives the EMA parameters of their own; ``requires_grad_(False)`` keeps
-# them out of autograd; each step moves them towards the model's under ``torch.no_grad()``. We
-# record a snapshot of the model's parameters (``p.detach().clone()``) before training and after
-# each step, and compare the EMA with ``ema_formula`` over the snapshots: after every step the EMA
-# equals the formula and differs from the model in every parameter.
+# them out of autograd; each step moves them towards the model's under ``torch.no_grad()``, and
+# copies the model's buffers (the batch norm's running statistics) into the EMA's own. We record a
+# snapshot of the model's parameters (``p.detach().clone()``) before training and after each step,
+# and compare the EMA with ``ema_formula`` over the snapshots: after every step the EMA equals the
+# formula and differs from the model in every parameter, and its buffers equal the model's.
 
 torch.manual_seed(1)
 model = make_model()
@@ -326,27 +328,34 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 ema = copy.deepcopy(model)
 ema.requires_grad_(False)
 snapshots = [snapshot(model)]
-matches, differs = [], []
+matches, differs, buffers_follow = [], [], []
 for x, y in batches:
     train_step(model, optimizer, x, y)
     with torch.no_grad():
         for e, p in zip(ema.parameters(), model.parameters(), strict=True):
             e.lerp_(p, 1 - decay)
+        for e, b in zip(ema.buffers(), model.buffers(), strict=True):
+            e.copy_(b)
     snapshots.append(snapshot(model))
     expected = [ema_formula([s[i] for s in snapshots], decay) for i in range(len(snapshots[0]))]
     matches.append(all(torch.allclose(e, want) for e, want in zip(ema.parameters(), expected, strict=True)))
     differs.append(all(not torch.equal(e, p) for e, p in zip(ema.parameters(), model.parameters(), strict=True)))
+    buffers_follow.append(all(torch.equal(e, b) for e, b in zip(ema.buffers(), model.buffers(), strict=True)))
 print("EMA == formula after each step:", matches)
 print("EMA != model after each step:  ", differs)
+print("EMA's buffers == model's after each step:", buffers_follow)
 print("model[2].weight:", model[2].weight.detach())
 print("ema[2].weight:  ", ema[2].weight.detach())
 print("same storage:", same_storage(ema[0].weight, model[0].weight))
 assert all(matches) and all(differs), "the deep copy follows the formula and is not the model"
+assert all(buffers_follow), "the buffer loop keeps the EMA's running statistics the model's"
 # sphinx_gallery_start_ignore
 for avg, live in zip(ema.parameters(), model.parameters(), strict=True):
     assert not same_storage(avg, live), "every EMA parameter has memory of its own"
     assert avg.is_leaf and not avg.requires_grad and avg.grad is None, "the EMA stays out of autograd"
 assert len(matches) == 4, "four steps"
+for avg, live in zip(ema.buffers(), model.buffers(), strict=True):
+    assert not same_storage(avg, live), "every EMA buffer has memory of its own"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -365,22 +374,33 @@ assert not same_storage(model[0].weight, ema[0].weight), "two storages"
 # The batch norm's buffers
 # ------------------------
 #
-# The loop above runs over ``parameters()`` only. A batch norm's ``running_mean``,
-# ``running_var`` and ``num_batches_tracked`` are buffers: in the EMA they are still the values
-# ``copy.deepcopy`` copied before training (zeros, ones, 0), while the model's have moved. Copy
-# them over ``buffers()``, under ``torch.no_grad()``, when the EMA is used with them.
+# The second loop is needed: the loop over ``parameters()`` never touches a batch norm's
+# ``running_mean``, ``running_var`` and ``num_batches_tracked``, which are buffers. Below, the same
+# training from the same seed, with an EMA that averages ``parameters()`` only: its parameters are
+# the same average, and its buffers are still the values ``copy.deepcopy`` copied before training
+# (zeros, ones, 0), while the model's have moved. In eval mode, such an EMA normalises with these
+# initial values. ``AveragedModel`` copies the buffers for you (see below).
 
-print("model[1].running_mean:", model[1].running_mean)
-print("ema[1].running_mean:  ", ema[1].running_mean)
-print("num_batches_tracked, model:", model[1].num_batches_tracked.item(), " ema:", ema[1].num_batches_tracked.item())
-assert torch.equal(ema[1].running_mean, torch.zeros(4)) and ema[1].num_batches_tracked.item() == 0
-with torch.no_grad():
-    for e, b in zip(ema.buffers(), model.buffers(), strict=True):
-        e.copy_(b)
-print("after the copy, ema[1].running_mean:", ema[1].running_mean)
-assert torch.equal(ema[1].running_mean, model[1].running_mean), "copied over buffers()"
+torch.manual_seed(1)
+bn_model = make_model()
+bn_optimizer = torch.optim.SGD(bn_model.parameters(), lr=0.1)
+params_only = copy.deepcopy(bn_model).requires_grad_(False)
+for x, y in batches:
+    train_step(bn_model, bn_optimizer, x, y)
+    with torch.no_grad():
+        for e, p in zip(params_only.parameters(), bn_model.parameters(), strict=True):
+            e.lerp_(p, 1 - decay)
+print("model[1].running_mean:      ", bn_model[1].running_mean)
+print("params_only[1].running_mean:", params_only[1].running_mean)
+print("params_only[1].running_var: ", params_only[1].running_var)
+print("num_batches_tracked, model:", bn_model[1].num_batches_tracked.item(),
+      " params_only:", params_only[1].num_batches_tracked.item())  # fmt: skip
+assert torch.equal(params_only[1].running_mean, torch.zeros(4)) and torch.equal(params_only[1].running_var, torch.ones(4))
+assert params_only[1].num_batches_tracked.item() == 0 and bn_model[1].num_batches_tracked.item() == 4
 # sphinx_gallery_start_ignore
-assert torch.equal(ema[1].running_var, model[1].running_var) and not same_storage(ema[1].running_var, model[1].running_var)
+assert all(torch.equal(a, b) for a, b in zip(params_only.parameters(), ema.parameters(), strict=True)), "same average"
+assert all(torch.equal(a, b) for a, b in zip(bn_model.buffers(), ema.buffers(), strict=True)), "ema has the model's"
+assert not torch.equal(bn_model[1].running_mean, torch.zeros(4)), "the model's running mean moved"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -408,6 +428,10 @@ ema.eval()
 out = ema(batches[0][0])
 print("out.requires_grad:", out.requires_grad)
 assert not frozen[0].weight.is_leaf and not out.requires_grad
+# sphinx_gallery_start_ignore
+inputs_of_lerp = [fn for fn, _ in frozen[0].weight.grad_fn.next_functions if fn is not None]
+assert [getattr(fn, "variable", None) is model[0].weight for fn in inputs_of_lerp] == [True], "tied to model's graph"
+# sphinx_gallery_end_ignore
 
 # %%
 # ``AveragedModel`` with an EMA
@@ -573,9 +597,10 @@ assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the s
 #
 # An EMA needs weights of its own: ``ema = model`` and ``model.state_dict()`` name the model's own
 # tensors, and an EMA built on them equals the model after every step. Deep-copy the model, turn
-# off its gradients and move it towards the model under ``torch.no_grad()`` (over ``buffers()``
-# too, if the model has batch norm), or let ``AveragedModel`` with ``get_ema_multi_avg_fn`` do it:
-# it copies the buffers at each update by default, averages them with ``use_buffers=True``, and
-# ``update_bn`` recomputes batch norm statistics for the averaged weights. A module that keeps a
-# computed tensor, as the old ``weight_norm`` does, cannot be deep-copied; the parametrized
+# off its gradients, and under ``torch.no_grad()`` move its parameters towards the model's and copy
+# the model's buffers into its own (a batch norm's running statistics); or let ``AveragedModel``
+# with ``get_ema_multi_avg_fn`` do it: it copies the buffers at each update by default, averages
+# them with ``use_buffers=True``, and ``update_bn`` recomputes batch norm statistics for the
+# averaged weights. A module that keeps a tensor computed from a parameter in grad mode (a
+# non-leaf), as the old ``weight_norm`` does, cannot be deep-copied; the parametrized
 # ``weight_norm`` can.

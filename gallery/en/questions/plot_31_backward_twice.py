@@ -7,13 +7,14 @@
 .. admonition:: Answer
    :class: answer
 
-   ``backward()`` frees what the graph's nodes saved, and a second ``backward()`` reached one of them:
-   a tensor computed before the loop, a hidden state from the last batch, or a part two losses share.
-   Recompute it, ``detach()`` it, or sum the losses:
+   By default ``backward()`` frees what the graph's nodes saved, and a second ``backward()`` reached
+   one: a tensor computed before the loop, a hidden state from the last batch, or a part two losses
+   share. Recompute it or use ``no_grad()``, ``detach()`` it, or sum the losses:
 
    .. code-block:: python
 
-      features = encoder(inputs).detach()
+      with torch.no_grad():
+          features = encoder(inputs)
       h = h.detach()
       (loss1 + loss2).backward()
 
@@ -34,6 +35,7 @@ which graphs run a second time without the error.
 # raised and the message, or ``(None, None)`` when every step ran.
 
 import copy
+import warnings
 
 import torch
 
@@ -91,6 +93,22 @@ except RuntimeError as e:
 else:
     raise AssertionError("reading a freed saved tensor must raise")
 # sphinx_gallery_end_ignore
+
+# %%
+# ``backward()`` frees them unless it is given ``retain_graph=True``, or ``create_graph=True``
+# (which keeps the graph too, to differentiate the gradient again). With either, a second
+# ``backward()`` through the same graph runs and adds the gradient to ``w.grad`` again.
+
+for label, keep in {"retain_graph=True": {"retain_graph": True}, "create_graph=True": {"create_graph": True}}.items():
+    w.grad = None
+    loss = w.exp().sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a reference cycle; not this page's subject
+        loss.backward(**keep)
+    loss.backward()
+    twice = torch.allclose(w.grad, 2 * w.exp())
+    print(f"backward({label}), then backward(): ran; w.grad is two passes' gradient: {twice}")
+    assert twice, f"backward({label}) keeps what the nodes saved for a second pass"
 
 # %%
 # Cause 1: a tensor computed once, before the loop
@@ -154,19 +172,22 @@ print("encoder weight changed:", not torch.equal(encoder.weight, encoder_before)
 assert len(losses) == 3 and losses[2] < losses[0] and not torch.equal(encoder.weight, encoder_before)
 
 # %%
-# Fix: ``detach()`` it, when no gradient should reach what made it
-# ----------------------------------------------------------------
+# Fix: a frozen encoder runs under ``torch.no_grad()``
+# ----------------------------------------------------
 #
-# When the encoder is frozen (a pretrained feature extractor, a fixed embedding), its output is an
-# input to the rest, and ``detach()`` says so: ``features`` then has no ``grad_fn``, and each step's
-# graph stops at it. The optimizer below holds the encoder's parameters too: they get no gradient,
-# so it leaves them as they were, while the head trains.
+# When the encoder is frozen (a pretrained feature extractor, a fixed embedding), run it under
+# ``torch.no_grad()``: it builds no graph, ``features`` has no ``grad_fn``, and each step's graph
+# stops at it. Give the optimizer the head's parameters only. ``encoder.requires_grad_(False)``
+# does the same for every call of the encoder. ``detach()`` is for a tensor already computed with a
+# graph: ``encoder(inputs).detach()`` has the same values, but builds the encoder's graph first, then
+# drops it.
 
 torch.manual_seed(0)
 encoder, head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
-optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+optimizer = torch.optim.SGD(head.parameters(), lr=0.1)
 encoder_before, head_before = encoder.weight.detach().clone(), head.weight.detach().clone()
-features = encoder(inputs).detach()
+with torch.no_grad():
+    features = encoder(inputs)
 losses = []
 for _ in range(3):
     optimizer.zero_grad()
@@ -175,12 +196,18 @@ for _ in range(3):
     optimizer.step()
     losses.append(loss.item())
 print("losses:", [round(v, 4) for v in losses])
-print("encoder.weight.grad:", encoder.weight.grad)
+print("features.grad_fn:", features.grad_fn)
 print("encoder weight unchanged:", torch.equal(encoder.weight, encoder_before))
 print("head weight changed:", not torch.equal(head.weight, head_before))
-assert encoder.weight.grad is None and torch.equal(encoder.weight, encoder_before) and losses[2] < losses[0]
+assert features.grad_fn is None and torch.equal(encoder.weight, encoder_before) and losses[2] < losses[0]
+frozen = copy.deepcopy(encoder).requires_grad_(False)
+detached = encoder(inputs).detach()
+print("frozen(inputs).grad_fn:", frozen(inputs).grad_fn, " equals features:", torch.equal(frozen(inputs), features))
+print("encoder(inputs).detach() equals features:", torch.equal(detached, features))
+assert frozen(inputs).grad_fn is None and torch.equal(frozen(inputs), features) and torch.equal(detached, features)
 # sphinx_gallery_start_ignore
-assert features.grad_fn is None and not features.requires_grad, "a detached output has no graph"
+assert not features.requires_grad and encoder.weight.grad is None, "no graph, no gradient for the encoder"
+assert encoder(inputs).grad_fn is not None, "without no_grad() the encoder builds a graph, which detach() drops"
 assert not torch.equal(head.weight, head_before), "the head trains"
 # sphinx_gallery_end_ignore
 
@@ -409,8 +436,9 @@ assert all(
 # The error needs a node that saved a tensor. ``(x + 1).sum()`` saves none: a second ``backward()``
 # runs, and adds the same gradient to ``x.grad`` again, which is why the error shows with some
 # graphs and not others. Below, each operation runs backward twice on a fresh leaf, and the table
-# lists the tensors its node saved (its ``_saved_`` attributes that hold a tensor). Every second
-# pass raised exactly where the node saved a tensor, and every other one doubled ``x.grad``.
+# lists the tensors its node saved (its ``_saved_`` attributes that hold a tensor, or a tuple with a
+# tensor in it, as indexing with a tensor saves its indices). Every second pass raised exactly where
+# the node saved a tensor, and every other one doubled ``x.grad``.
 # Multiplying by a plain number, ``x * 2``, keeps the number as a tensor (``_saved_other``), so it
 # raises too.
 
@@ -422,8 +450,13 @@ print("(x + 1).sum(), two backward() calls, x.grad:", x.grad)
 assert torch.equal(x.grad, torch.full((3,), 2.0)), "the second pass ran and added the gradient again"
 
 
+def holds_tensor(value):
+    items = value if isinstance(value, (tuple, list)) else [value]
+    return any(isinstance(item, torch.Tensor) for item in items)
+
+
 def saved_tensors(node):
-    return [name[7:] for name in dir(node) if name.startswith("_saved_") and isinstance(getattr(node, name), torch.Tensor)]
+    return [name[7:] for name in dir(node) if name.startswith("_saved_") and holds_tensor(getattr(node, name))]
 
 
 ops = {
@@ -437,6 +470,7 @@ ops = {
     "x.exp()": lambda x: x.exp(),
     "x.relu()": lambda x: x.relu(),
     "x.pow(2)": lambda x: x.pow(2),
+    "x[torch.tensor([0, 2])]": lambda x: x[torch.tensor([0, 2])],
 }
 agree = []
 for name, op in ops.items():
@@ -447,7 +481,7 @@ for name, op in ops.items():
     out.backward()
     once = x.grad.clone()
     raised, _ = first_error(lambda i, out=out: out.backward(), range(1))
-    print(f"{name:<10} saved: {str(saved):<18} second backward() raised: {raised is not None}")
+    print(f"{name:<23} saved: {str(saved):<18} second backward() raised: {raised is not None}")
     agree.append((raised is not None) == bool(saved) and (raised is not None or torch.equal(x.grad, 2 * once)))
 assert all(agree), "a second pass raises exactly when the node saved a tensor, and otherwise adds the gradient again"
 
@@ -457,8 +491,8 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 #
 # "Trying to backward through the graph a second time" means that a ``backward()`` reached a node
 # whose saved tensors an earlier ``backward()`` freed. In a training loop that node belongs to
-# something the steps share: a tensor computed before the loop (compute it inside, or ``detach()``
-# it when nothing before it should train), a hidden state carried from the last batch
+# something the steps share: a tensor computed before the loop (compute it inside; for a frozen
+# encoder, under ``torch.no_grad()``), a hidden state carried from the last batch
 # (``h = h.detach()`` at the start of each batch), or the trunk of two losses (one ``backward()``
 # on their sum). ``retain_graph=True`` was right only for the two losses of one step; in the other two loops
 # it left the encoder's updates out of the loss, or kept the previous batch's graph and failed on

@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   ``expand`` 与 ``view`` 共享内存，``reshape`` 和 ``flatten`` 只在步长允许时共享；``repeat`` 会复制，``clone()`` 也复制，但保留转置张量的步长。要共享就用 ``view``，要副本就用连续的 ``clone``：
+   ``expand`` 与 ``view`` 共享内存，``reshape`` 和 ``flatten`` 只在步长（stride）允许时共享；``repeat`` 会复制，``clone()`` 也复制，但保留转置张量的步长。要共享就用 ``view``，要副本就用连续的 ``clone``：
 
    .. code-block:: python
 
       live = w.view(-1)
       kept = w.t().clone(memory_format=torch.contiguous_format).view(-1)
 
-``a.t().clone().view(-1)`` 会报错 ``RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead``：克隆得到的是副本，却不是连续（contiguous）的。本页对比运行 ``expand`` 与 ``repeat``，在连续和不连续的张量上调用 ``contiguous()``，在几种布局上调用 ``clone()``，并在连续和不连续的张量上调用 ``reshape``、``flatten`` 和 ``view``；对每个结果，都通过比较存储（storage）和往里写入，说明它是否与源张量共享内存。
+``a.t().clone().view(-1)`` 会报错 ``RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead``：克隆得到的是副本，却不是连续（contiguous）的。本页依次运行：``expand`` 对比 ``repeat``；在连续和不连续的张量上调用 ``contiguous()``；在几种布局上调用 ``clone()``；在连续和不连续的张量上调用 ``reshape``、``flatten`` 和 ``view``。每个结果都用两种办法检验是否与源张量共享内存：比较存储（storage），以及往结果里写入。
 """
 
 # %%
@@ -39,10 +39,10 @@ def viewable(t, shape):
 
 
 # %%
-# 画图辅助函数
-# ------------
+# 画图用的辅助函数
+# ----------------
 #
-# 本页的图由下面的函数用 matplotlib 根据运行中的张量画出：哪个名字指向哪个张量对象，每个张量使用哪个存储（``S1``、``S2`` ……）和哪个版本计数器（version counter，``C1``、``C2`` ……），以及 ``grad_fn`` 节点构成的图。``shared_counters`` 把一个计数器加一，看哪些张量的 ``_version`` 跟着变，再把它恢复原样，以此找出共享的计数器。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
 
@@ -206,7 +206,7 @@ def draw_processes(title, child, **names):
 # ``expand`` 与 ``repeat`` 对比
 # -----------------------------
 #
-# ``column.expand(3, 4)`` 返回一个视图（view），新增的列方向上步长（stride）为 0：一行的四个元素是同一个内存位置，位于 ``column`` 的存储上。``column.repeat(1, 4)`` 把每个元素都实实在在写出来，放进新的内存：往它里面写入，不会影响 ``column``。循环在五种 dtype 上运行这两者以及 ``expand_as``。
+# ``column.expand(3, 4)`` 返回一个视图（view），新增的列方向上步长为 0：一行的四个元素是同一个内存位置，位于 ``column`` 的存储上。``column.repeat(1, 4)`` 把每个元素都实实在在写出来，放进新的内存：往它里面写入，不会影响 ``column``。循环在五种 dtype 上运行这两者以及 ``expand_as``。
 
 column = torch.arange(3.0).reshape(3, 1)
 expanded = column.expand(3, 4)
@@ -239,18 +239,30 @@ assert same_storage(column, expanded) and not same_storage(column, repeated), "S
 # sphinx_gallery_end_ignore
 
 # %%
-# 不能逐个元素地往 expand 出来的张量里写：``add_`` 会抛出错误，因为它有几个元素是同一个内存位置（哪些写入可以通过，见 :ref:`视图那一页 <questions-views>`）。
+# 并非每种写入都会被拒绝。``add_`` 和 ``mul_`` 要由每个元素的旧值算出新值，``copy_`` 要把别的值复制进来：三者都会抛出错误，因为 ``expanded`` 的多个元素指向同一个内存位置。``fill_`` 和 ``zero_`` 给每个元素写同一个值，可以执行，写入的是被 expand 的那个张量（其他能通过的写入，见 :ref:`视图那一页 <questions-views>`）。
 
-try:
-    expanded.add_(1.0)
-except RuntimeError as e:
-    expand_message = str(e)
-    print(f"{type(e).__name__}: {e}")
-else:
-    raise AssertionError("add_ into an expanded tensor must raise")
-assert expand_message.startswith(
-    "unsupported operation: more than one element of the written-to tensor refers to a single memory location"
-)
+for name, write in {
+    "add_(1.0)": lambda: expanded.add_(1.0),
+    "mul_(2.0)": lambda: expanded.mul_(2.0),
+    "copy_(ones)": lambda: expanded.copy_(torch.ones(3, 4)),
+}.items():
+    try:
+        write()
+    except RuntimeError as e:
+        expand_message = str(e)
+        print(f"expanded.{name}: {type(e).__name__}: {str(e).split('.')[0]}")
+    else:
+        raise AssertionError(f"expanded.{name} must raise")
+    assert expand_message.startswith(
+        "unsupported operation: more than one element of the written-to tensor refers to a single memory location"
+    )
+spare = torch.arange(3.0).reshape(3, 1)
+spare.expand(3, 4).fill_(7.0)
+print("spare after spare.expand(3, 4).fill_(7.0):", spare.flatten())
+assert torch.equal(spare, torch.full((3, 1), 7.0)), "fill_ passes and writes into the expanded tensor"
+spare.expand(3, 4).zero_()
+print("spare after spare.expand(3, 4).zero_():", spare.flatten())
+assert torch.equal(spare, torch.zeros(3, 1)), "zero_ passes and writes into the expanded tensor"
 
 # %%
 # ``contiguous()``：张量本身，还是副本
@@ -295,7 +307,7 @@ assert view_message == (
 )
 
 # %%
-# 三维张量的维度重排也是如此。源张量自身有重叠（expand 出来的张量）或留有空隙（带步长的切片、按列切片）时，克隆得到稠密的内存，维度顺序与源张量相同：下面这些按行排列的源张量克隆后是连续的步长；而有空隙的转置（如 ``x[0][:, ::2].t()``）克隆后仍是转置的步长，并不连续。
+# 三维张量的维度重排也是如此。源张量自身有重叠（expand 出来的张量）或留有空隙（带步长的切片、按列切片）时，克隆得到稠密的内存，维度顺序与源张量相同：下面这些按行排列的源张量，克隆结果的步长是连续的；而有空隙的转置（如 ``x[0][:, ::2].t()``）克隆后仍是转置的步长，并不连续。
 
 x = torch.arange(24.0).reshape(2, 3, 4)
 kept_strides = {"a.t()": a.t(), "x.permute(2, 0, 1)": x.permute(2, 0, 1), "x.transpose(0, 1)": x.transpose(0, 1)}
@@ -329,7 +341,7 @@ assert all(torch.equal(c.view(-1), flat_values) for c in fixes.values()), "view(
 # ``reshape``：步长允许时是视图，否则是副本
 # -----------------------------------------
 #
-# 只要新形状能用步长在源张量的内存上表示出来，``reshape`` 就返回视图，否则返回副本，与源张量是否连续无关。所以在形状为 3 x 2、不连续的 ``a.t()`` 上，``reshape(3, 1, 2)`` 是视图，``reshape(6)`` 是副本；在同样不连续的 ``torch.arange(12.0)[::2]`` 上，下面每个形状都是视图。对每个源张量和形状，表格比较存储，把结果填成 -1 看源张量是否改变，并询问 ``view`` 是否接受这个形状。
+# 只要新形状能用步长在源张量的内存上表示出来，``reshape`` 就返回视图，否则返回副本，与源张量是否连续无关。所以在形状为 3 x 2、不连续的 ``a.t()`` 上，``reshape(3, 1, 2)`` 是视图，``reshape(6)`` 是副本；在同样不连续的 ``torch.arange(12.0)[::2]`` 上，下面每个形状都是视图。对每个源张量和形状，代码比较两者的存储，把结果填成 -1 看源张量是否跟着变，再检查 ``view`` 是否接受这个形状，结果列在下表。
 
 sources = {
     "a": (lambda: torch.arange(6.0).reshape(2, 3), [(3, 2), (6,), (1, 6)]),
@@ -365,7 +377,7 @@ assert not any(sources[name][0]().is_contiguous() for name in ("a.t()", "arange(
 # ``flatten`` 与 ``view``
 # -----------------------
 #
-# ``flatten`` 遵循同样的规则：对不连续的 ``y = x[:, 1:]``，``y.flatten(1)`` 是视图，``y.flatten()`` 则是副本，``a.t().flatten()`` 也是副本。对一维张量，``flatten()`` 返回张量本身。``reshape`` 和 ``flatten`` 给出视图的地方，``view`` 恰好接受这个形状；它们复制的地方，``view`` 抛出上面引用的那条错误。
+# ``flatten`` 遵循同样的规则：对不连续的 ``y = x[:, 1:]``，``y.flatten(1)`` 是视图，``y.flatten()`` 则是副本，``a.t().flatten()`` 也是副本。对一维张量，``flatten()`` 返回张量本身。``view`` 接受某个形状，当且仅当 ``reshape`` 和 ``flatten`` 在这个形状上给出视图；凡是它们复制的地方，``view`` 都会抛出上面引用的那条错误。
 
 y = x[:, 1:]
 flat = {
@@ -388,7 +400,7 @@ assert v.flatten() is v, "flatten() of a 1-d tensor returns the tensor itself"
 # 解决办法：需要什么就明确要什么
 # ------------------------------
 #
-# 需要共享的代码用 ``view``：它宁可抛出错误也不复制；需要副本的代码就明确要一个副本。下面在三步优化中，层权重的展平视图 ``live`` 跟着每一步变化，而权重转置的连续克隆（再用 ``view`` 展平）保持它那一步的值。
+# 需要共享的代码用 ``view``：它宁可抛出错误也不复制；需要副本的代码就明确要一个副本。下面让优化器走三步：层权重的展平视图 ``live`` 每一步都跟着变；每一步对权重的转置做一份连续克隆（再用 ``view`` 展平），它留住的是那一步的值。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 2)
@@ -417,7 +429,7 @@ assert values[0] != values[2], "the weight moved, so the snapshots differ"
 # sphinx_gallery_end_ignore
 
 # %%
-# 总结
+# 小结
 # ----
 #
-# ``expand`` 和 ``view`` 从不复制，``repeat`` 总是复制。``contiguous()`` 只复制不连续的张量，对连续的张量返回其本身。``clone()`` 总是复制，源张量稠密时保留它的步长，所以结果仍可能被 ``view`` 拒绝。``reshape`` 和 ``flatten`` 返回视图还是副本，取决于步长，而不是源张量是否连续：在这个区别要紧的地方，用 ``view`` 或连续的 ``clone`` 说清楚你要的是哪一种。
+# ``expand`` 和 ``view`` 从不复制，``repeat`` 总是复制。``contiguous()`` 只复制不连续的张量，对连续的张量返回其本身。``clone()`` 总是复制；源张量的元素不重叠地铺满一块内存（即稠密）时，克隆会保留它的步长，所以结果仍可能被 ``view`` 拒绝。``reshape`` 和 ``flatten`` 返回视图还是副本，取决于步长，而不是源张量是否连续：在这个区别要紧的地方，用 ``view`` 或连续的 ``clone`` 说清楚你要的是哪一种。

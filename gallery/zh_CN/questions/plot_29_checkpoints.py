@@ -7,21 +7,21 @@
 .. admonition:: 答案
    :class: answer
 
-   ``load_state_dict(sd, assign=True)`` 给模型换上新的参数对象；在它之前创建的优化器仍持有旧参数，旧参数得不到梯度，所以 loss 不再变化。加载之后再创建优化器：
+   ``load_state_dict(sd, assign=True)`` 给模型换上新的参数对象；加载之前创建的优化器仍持有旧参数，旧参数得不到梯度，所以损失（loss）不再变化。加载之后再创建优化器：
 
    .. code-block:: python
 
       model.load_state_dict(sd, assign=True)
       optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-加载检查点（checkpoint）后 loss 不下降（每一步打印同一个值），或者保存下来的检查点里是保存之后才训练出的权重。本页保存并加载一个小模型，逐步说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``，在优化器创建之后调用、带与不带 ``assign=True`` 的 ``load_state_dict``，断点续训（resume training），以及训练更多步之后才保存的 ``state_dict()``。
+加载检查点（checkpoint）后损失不下降（每一步打印同一个值），或者检查点里的权重比你打算保存的那一步更新（取了 ``state_dict()`` 之后又训练了几步才写出文件）。本页保存并加载一个小模型，说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``，带与不带 ``assign=True``、且优化器已先创建好的 ``load_state_dict``，断点续训（resume training），以及训练更多步之后才保存的 ``state_dict()``。
 """
 
 # %%
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量的存储起始地址是否相同。模型既有参数，也有缓冲区（buffer）：``BatchNorm1d`` 的滑动统计量（running statistics）和它的 ``int64`` 步数计数；``train`` 在一批固定的数据上训练若干步，返回各步的 loss；``round_trip`` 用 ``torch.save`` 把对象存进临时文件夹里的文件，再用 ``torch.load`` 读回来。
+# ``same_storage`` 比较两个张量的存储起始地址是否相同。模型既有参数，也有缓冲区（buffer）：``BatchNorm1d`` 的滑动统计量（running statistics）和它的 ``int64`` 批次计数 ``num_batches_tracked``；``train`` 在一批固定的数据上训练若干步，返回各步的损失；``round_trip`` 用 ``torch.save`` 把对象存进临时文件夹里的文件，再用 ``torch.load`` 读回来。
 
 import copy
 import tempfile
@@ -89,10 +89,10 @@ for dtype in (torch.float32, torch.float64, torch.bfloat16):
     assert len(equal) == len(loaded) and not shared and model_kept and loaded_kept, f"{dtype}: new tensors"
 
 # %%
-# ``torch.load(path, mmap=True)``：文件的字节，私有地修改
-# -------------------------------------------------------
+# ``torch.load(path, mmap=True)``：直接映射文件，改动只留在本进程
+# ---------------------------------------------------------------
 #
-# 带 ``mmap=True`` 时，torch 把文件映射（mmap）到内存里，而不是把内容读进新的张量：加载出的两个权重在内存中相隔的距离，与它们的字节在文件中相隔的距离相同。这个映射是私有的（torch 的默认设置，见 ``torch.serialization.set_default_mmap_options``）：对加载出的张量做原地操作（in-place operation），或者用 ``assign=True`` 接过这些张量的模型训练两步，改动的都只是本进程内存里的值，文件仍保存着原来的值，再用 ``torch.load`` 读一次（带与不带 ``mmap=True``）就能看到。
+# 带 ``mmap=True`` 时，torch 把文件映射（mmap）到内存里，而不是把内容读进新的张量：加载出的两个权重在内存中相隔的距离，与它们的字节在文件中相隔的距离相同。这个映射是私有的（torch 的默认设置，见 ``torch.serialization.set_default_mmap_options``）：对加载出的张量做原地操作（in-place operation），或者让一个用 ``assign=True`` 接过这些张量的模型训练两步，改动的都只是本进程内存里的值，文件仍保存着原来的值，再用 ``torch.load`` 读一次（带与不带 ``mmap=True``）就能看到。
 
 with tempfile.TemporaryDirectory() as folder:
     torch.save(trained.state_dict(), f"{folder}/checkpoint.pt")
@@ -126,7 +126,7 @@ assert in_file > 0, "the two weights are different records of the file"
 # ``load_state_dict`` 复制到模型已有的参数里
 # ------------------------------------------
 #
-# 新建一个模型，先创建它的优化器，再调用 ``load_state_dict(sd)``。模型的每一项都还是原来的对象，值是 ``sd`` 的值，内存是它自己的：之后给 ``sd`` 的每一项加 1，模型不变。加载前创建的优化器仍然持有模型的参数，用它训练两步，loss 下降。
+# 新建一个模型，先创建它的优化器，再调用 ``load_state_dict(sd)``。模型的每一项都还是原来的对象，值是 ``sd`` 的值，内存是它自己的：之后给 ``sd`` 的每一项加 1，模型不变。加载前创建的优化器仍然持有模型的参数，用它训练两步，损失下降。
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -173,10 +173,10 @@ for entry in sd:
 # sphinx_gallery_end_ignore
 
 # %%
-# 现象：loss 不变
-# ---------------
+# 现象：损失（loss）不变
+# ----------------------
 #
-# 优化器是在加载之前创建的，它持有的是旧参数，而模型已经不再使用它们。``backward()`` 不给它们梯度，所以 ``step()`` 不会改动模型用到的任何东西：模型一直是检查点里的值，训练三步打印三次同一个 loss。模型的新参数照样累积梯度，却没有谁应用或清零这些梯度：三步之后，``model[0].weight.grad`` 是一步梯度的三倍。
+# 优化器是在加载之前创建的，它持有的是旧参数，而模型已经不再使用它们。``backward()`` 不给它们梯度，所以 ``step()`` 不会改动模型用到的任何东西：模型一直是检查点里的值，训练三步打印三次同一个损失。模型的新参数照样累积梯度，却没有谁用它们更新参数，也没有谁把它们清零：三步之后，``model[0].weight.grad`` 是一步梯度的三倍。
 
 losses = train(model, optimizer, 3)
 print("losses:", losses)
@@ -215,7 +215,7 @@ assert device_before.type == "meta" and empty[0].weight.is_cpu, "assign=True giv
 # 解决办法：加载之后再创建优化器
 # ------------------------------
 #
-# 加载之后才创建的优化器持有模型正在使用的参数，loss 每一步都下降。不带 ``assign=True`` 加载时（见上文讲 ``load_state_dict`` 复制的一节），优化器何时创建都可以。
+# 加载之后才创建的优化器持有模型正在使用的参数，损失每一步都下降。不带 ``assign=True`` 加载时（见上文讲 ``load_state_dict`` 复制的一节），优化器何时创建都可以。
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -226,10 +226,10 @@ print("losses:", losses)
 assert losses[2] < losses[1] < losses[0], "the optimizer made after the load trains the model"
 
 # %%
-# 用 ``assign=True`` 加载过的字典，下次还会被赋值
-# -----------------------------------------------
+# 用 ``assign=True`` 加载过的字典，下次加载仍按 ``assign=True`` 处理
+# ------------------------------------------------------------------
 #
-# 在本页的 torch 上，``load_state_dict(sd, assign=True)`` 还会把这个标志写进 ``sd`` 自己的元数据（``sd._metadata``），之后不带 ``assign=True`` 的 ``load_state_dict(sd)`` 会从那里读到它：第二个模型也换上了 ``sd`` 的张量，与第一个模型共享（`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__）。这个标志随 ``sd`` 一起保存：这样加载过的字典保存后再读回来，加载时同样会被赋值。每个模型都重新读一次文件：``torch.load`` 返回的字典没有经过任何加载。
+# 在本次构建所用的 torch 上，``load_state_dict(sd, assign=True)`` 还会把这个标志写进 ``sd`` 自己的元数据（``sd._metadata``），之后不带 ``assign=True`` 的 ``load_state_dict(sd)`` 会从那里读到它：第二个模型也换上了 ``sd`` 的张量，与第一个模型共享（`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__）。这个标志随 ``sd`` 一起保存：这样加载过的字典保存后再读回来，加载时同样按 ``assign=True`` 处理。给每个模型都重新读一次文件：``torch.load`` 新读出的字典还没有被 ``load_state_dict`` 用过，不带这个标志。
 
 sd = round_trip(trained.state_dict())
 first_model = make_model()
@@ -251,10 +251,28 @@ assert second_model[0].weight is not second_weight and same_storage(second_model
 assert third_model[0].weight is not third_weight and fresh_model[0].weight is fresh_weight, "the flag is saved with sd"
 
 # %%
+# 更省事、又不改动 ``sd`` 的办法：加载它的浅拷贝 ``dict(sd)``。普通的 ``dict`` 没有 ``_metadata``，标志写进的是一个用完即弃的字典，之后再加载 ``sd`` 仍是复制。不过这份拷贝也丢掉了 ``sd._metadata`` 里的各模块的格式版本，模块要靠它们转换旧版 torch 保存的检查点；加载这样的文件时，还是重新读一次。
+
+clean = round_trip(trained.state_dict())
+assigned_model = make_model()
+assigned_model.load_state_dict(dict(clean), assign=True)
+copying_model = make_model()
+copying_weight = copying_model[0].weight
+copying_model.load_state_dict(clean)
+print("assigned_model took clean's memory:", same_storage(assigned_model[0].weight, clean["0.weight"]))
+print("copying_model[0].weight is copying_weight:", copying_model[0].weight is copying_weight)
+assert same_storage(assigned_model[0].weight, clean["0.weight"]), "dict(sd) with assign=True installs sd's memory"
+assert copying_model[0].weight is copying_weight, "a later load of sd copies: its metadata has no flag"
+# sphinx_gallery_start_ignore
+assert not hasattr(dict(clean), "_metadata") and clean._metadata["1"]["version"] == 2, "the copy has no versions"
+assert all("assign_to_params_buffers" not in entry for entry in clean._metadata.values()), "sd's metadata untouched"
+# sphinx_gallery_end_ignore
+
+# %%
 # 断点续训
 # --------
 #
-# 断点续训时，把模型和优化器的 ``state_dict()`` 一起保存；恢复时加载进一个新模型，并在模型加载之后创建优化器、加载它的状态。带动量时，先训练两步、保存检查点、再训练两步，得到的 loss 和权重与一次连续训练四步完全相同。
+# 断点续训时，把模型和优化器的 ``state_dict()`` 一起保存；恢复时加载进一个新模型，并在模型加载之后创建优化器、加载它的状态。带动量时，先训练两步、保存检查点、再训练两步，得到的损失和权重与一次连续训练四步完全相同。
 
 start = round_trip(trained.state_dict())
 straight = make_model()
@@ -281,7 +299,7 @@ assert resumed_losses == straight_losses and same_weights, "the resumed run matc
 # ``state_dict()`` 是活的：稍后保存前先做快照
 # -------------------------------------------
 #
-# ``state_dict()`` 返回的张量用的是模型自己的内存（见 :ref:`questions-best-weights`）。现在取得、再训练两步之后才保存的字典（在后台保存，或在一个 epoch 结束时保存），每一项都是后一步的权重。快照（``{k: v.detach().clone() for k, v in sd.items()}`` 或 ``copy.deepcopy``）保留的是取快照那一刻的值。
+# ``state_dict()`` 返回的张量用的是模型自己的内存（见 :ref:`questions-best-weights`）。现在取出的字典，如果等再训练两步后才保存（在后台保存，或在一个 epoch 结束时保存），存下来的每一项都是两步之后的权重。快照（``{k: v.detach().clone() for k, v in sd.items()}`` 或 ``copy.deepcopy``）保留的是取快照那一刻的值。
 
 live = trained.state_dict()
 snapshot = {k: v.detach().clone() for k, v in live.items()}
@@ -300,7 +318,7 @@ assert all(torch.equal(saved_snapshot[k], saved_deep[k]) for k in live), "deepco
 # sphinx_gallery_end_ignore
 
 # %%
-# 总结
+# 小结
 # ----
 #
 # ``torch.load`` 得到的张量有自己的内存；带 ``mmap=True`` 时它们就是映射进来的文件字节，映射是私有的，所以修改不会写回文件。``load_state_dict`` 复制到模型自己的参数里，之前创建的优化器照常训练。``assign=True`` 用 ``sd`` 的张量替换参数，之前创建的优化器什么也不更新：要在加载之后创建优化器。``state_dict()`` 在保存之前一直跟着训练变化；``clone()`` 或 ``copy.deepcopy`` 保留取快照那一刻的值。

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``ema = model`` 和 ``model.state_dict()`` 只是给模型自己的张量多起了名字，所以“平均”每一步都和模型一样。解决办法是对深拷贝出来的副本，在不求梯度时原地求平均：
+   ``ema = model`` 和 ``model.state_dict()`` 只是给模型自己的张量多起了名字，所以“平均”每一步都和模型一样。把平均做在深拷贝出来的副本上：关掉它的梯度，在 ``torch.no_grad()`` 下原地更新参数，并把模型的缓冲区（buffer）复制过来：
 
    .. code-block:: python
 
@@ -16,9 +16,11 @@
       with torch.no_grad():
           for e, p in zip(ema.parameters(), model.parameters(), strict=True):
               e.lerp_(p, 1 - decay)
+          for e, b in zip(ema.buffers(), model.buffers(), strict=True):
+              e.copy_(b)
 
 权重的指数滑动平均（exponential moving average，EMA）是另一组权重，每一步朝模型的权重挪一小步：
-``ema = decay * ema + (1 - decay) * weight``。EMA 模型和模型一模一样时，这份“平均”从来就不是副本。本页先用三种这样的错误写法训练一个小网络，再分别用手写的 EMA 和
+``ema = decay * ema + (1 - decay) * weight``。EMA 模型就是模型本身（同一个对象）时，这份“平均”从来就不是副本。本页先用三种这样的错误写法训练一个小网络，再分别用手写的 EMA 和
 ``torch.optim.swa_utils.AveragedModel`` 训练，用公式逐一核对，看批归一化（batch norm）的缓冲区会怎样，最后解决某些模型上
 ``copy.deepcopy`` 抛出的错误“Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。
 """
@@ -69,8 +71,7 @@ decay = 0.9
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及 ``grad_fn`` 节点构成的计算图。
-# ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
 
@@ -235,7 +236,7 @@ def draw_processes(title, child, **names):
 # 错误写法：“平均”就是模型本身
 # ----------------------------
 #
-# 下面三种开始 EMA 的写法看起来都对，其实都不对：``ema = model``；``ema_state = model.state_dict()``，它里面的张量就是模型自己的；以及用 ``load_state_dict`` 装好的真副本，但要平均的张量列表取自错误的模块。每种写法都从头训练一个新模型四步，每步之后用
+# 下面三种初始化 EMA 的写法看起来都对，其实都不对：``ema = model``；``ema_state = model.state_dict()``，它里面的张量就是模型自己的；以及用 ``load_state_dict`` 装好的真副本，但要平均的张量列表取自错误的模块。每种写法都从头训练一个新模型四步，每步之后用
 # ``lerp_`` 把“平均”的张量朝模型的参数挪一步。三种写法里被平均的都是模型自己的参数，所以每一步之后，“平均”都等于当前的模型。
 
 
@@ -301,8 +302,8 @@ assert same_storage(ema_state["0.weight"], model[0].weight), "state_dict() share
 # ----------------
 #
 # ``copy.deepcopy(model)`` 让 EMA 拥有自己的参数；``requires_grad_(False)`` 让它们不进入自动求导（autograd）；每一步在
-# ``torch.no_grad()`` 下把它们朝模型的参数挪一步。我们在训练前和每一步之后记下模型参数的快照（``p.detach().clone()``），再用
-# ``ema_formula`` 对这些快照计算，与 EMA 比较：每一步之后，EMA 都等于公式的结果，而且每个参数都与模型的不同。
+# ``torch.no_grad()`` 下把它们朝模型的参数挪一步，并把模型的缓冲区（批归一化的滑动统计量）复制到 EMA 自己的缓冲区里。我们在训练前和每一步之后记下模型参数的快照（``p.detach().clone()``），再用
+# ``ema_formula`` 对这些快照计算，与 EMA 比较：每一步之后，EMA 都等于公式的结果，每个参数都与模型的不同，缓冲区则与模型的相同。
 
 torch.manual_seed(1)
 model = make_model()
@@ -310,27 +311,34 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 ema = copy.deepcopy(model)
 ema.requires_grad_(False)
 snapshots = [snapshot(model)]
-matches, differs = [], []
+matches, differs, buffers_follow = [], [], []
 for x, y in batches:
     train_step(model, optimizer, x, y)
     with torch.no_grad():
         for e, p in zip(ema.parameters(), model.parameters(), strict=True):
             e.lerp_(p, 1 - decay)
+        for e, b in zip(ema.buffers(), model.buffers(), strict=True):
+            e.copy_(b)
     snapshots.append(snapshot(model))
     expected = [ema_formula([s[i] for s in snapshots], decay) for i in range(len(snapshots[0]))]
     matches.append(all(torch.allclose(e, want) for e, want in zip(ema.parameters(), expected, strict=True)))
     differs.append(all(not torch.equal(e, p) for e, p in zip(ema.parameters(), model.parameters(), strict=True)))
+    buffers_follow.append(all(torch.equal(e, b) for e, b in zip(ema.buffers(), model.buffers(), strict=True)))
 print("EMA == formula after each step:", matches)
 print("EMA != model after each step:  ", differs)
+print("EMA's buffers == model's after each step:", buffers_follow)
 print("model[2].weight:", model[2].weight.detach())
 print("ema[2].weight:  ", ema[2].weight.detach())
 print("same storage:", same_storage(ema[0].weight, model[0].weight))
 assert all(matches) and all(differs), "the deep copy follows the formula and is not the model"
+assert all(buffers_follow), "the buffer loop keeps the EMA's running statistics the model's"
 # sphinx_gallery_start_ignore
 for avg, live in zip(ema.parameters(), model.parameters(), strict=True):
     assert not same_storage(avg, live), "every EMA parameter has memory of its own"
     assert avg.is_leaf and not avg.requires_grad and avg.grad is None, "the EMA stays out of autograd"
 assert len(matches) == 4, "four steps"
+for avg, live in zip(ema.buffers(), model.buffers(), strict=True):
+    assert not same_storage(avg, live), "every EMA buffer has memory of its own"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -348,21 +356,30 @@ assert not same_storage(model[0].weight, ema[0].weight), "two storages"
 # 批归一化的缓冲区
 # ----------------
 #
-# 上面的循环只遍历 ``parameters()``。批归一化的 ``running_mean``、``running_var`` 和 ``num_batches_tracked`` 是缓冲区：EMA
-# 里的这些值仍是训练前 ``copy.deepcopy`` 复制过来的（全 0、全 1、0），而模型的已经变了。EMA 要连同它们一起用时，在
-# ``torch.no_grad()`` 下对 ``buffers()`` 循环，把它们复制过来。
+# 第二个循环少不得：遍历 ``parameters()`` 的循环碰不到批归一化的 ``running_mean``、``running_var`` 和 ``num_batches_tracked``，它们是缓冲区。下面用同一个种子做同样的训练，EMA
+# 只对 ``parameters()`` 求平均：它的参数是同样的平均值，缓冲区却仍是训练前 ``copy.deepcopy`` 复制过来的值（全 0、全 1、0），而模型的已经变了。在 eval 模式下，这样的 EMA
+# 就用这些初始值做归一化。``AveragedModel`` 会替你复制缓冲区（见下文）。
 
-print("model[1].running_mean:", model[1].running_mean)
-print("ema[1].running_mean:  ", ema[1].running_mean)
-print("num_batches_tracked, model:", model[1].num_batches_tracked.item(), " ema:", ema[1].num_batches_tracked.item())
-assert torch.equal(ema[1].running_mean, torch.zeros(4)) and ema[1].num_batches_tracked.item() == 0
-with torch.no_grad():
-    for e, b in zip(ema.buffers(), model.buffers(), strict=True):
-        e.copy_(b)
-print("after the copy, ema[1].running_mean:", ema[1].running_mean)
-assert torch.equal(ema[1].running_mean, model[1].running_mean), "copied over buffers()"
+torch.manual_seed(1)
+bn_model = make_model()
+bn_optimizer = torch.optim.SGD(bn_model.parameters(), lr=0.1)
+params_only = copy.deepcopy(bn_model).requires_grad_(False)
+for x, y in batches:
+    train_step(bn_model, bn_optimizer, x, y)
+    with torch.no_grad():
+        for e, p in zip(params_only.parameters(), bn_model.parameters(), strict=True):
+            e.lerp_(p, 1 - decay)
+print("model[1].running_mean:      ", bn_model[1].running_mean)
+print("params_only[1].running_mean:", params_only[1].running_mean)
+print("params_only[1].running_var: ", params_only[1].running_var)
+print("num_batches_tracked, model:", bn_model[1].num_batches_tracked.item(),
+      " params_only:", params_only[1].num_batches_tracked.item())  # fmt: skip
+assert torch.equal(params_only[1].running_mean, torch.zeros(4)) and torch.equal(params_only[1].running_var, torch.ones(4))
+assert params_only[1].num_batches_tracked.item() == 0 and bn_model[1].num_batches_tracked.item() == 4
 # sphinx_gallery_start_ignore
-assert torch.equal(ema[1].running_var, model[1].running_var) and not same_storage(ema[1].running_var, model[1].running_var)
+assert all(torch.equal(a, b) for a, b in zip(params_only.parameters(), ema.parameters(), strict=True)), "same average"
+assert all(torch.equal(a, b) for a, b in zip(bn_model.buffers(), ema.buffers(), strict=True)), "ema has the model's"
+assert not torch.equal(bn_model[1].running_mean, torch.zeros(4)), "the model's running mean moved"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -370,8 +387,8 @@ assert torch.equal(ema[1].running_var, model[1].running_var) and not same_storag
 # ---------------------------------------------------------
 #
 # 不在 ``torch.no_grad()`` 下，自动求导会记录 ``lerp_``。副本的参数仍需要梯度时，它抛出错误；副本的参数不需要梯度时，它能运行，却把
-# EMA 的参数变成带 ``grad_fn`` 的非叶子张量，连到模型的计算图上。``requires_grad_(False)`` 还让运行 EMA
-# 模型（这里像评估时那样用 eval 模式）时不建计算图：输出不需要梯度。
+# EMA 的参数变成带 ``grad_fn`` 的非叶子张量（non-leaf tensor），连到模型的计算图上。有了 ``requires_grad_(False)``，运行 EMA
+# 模型（这里像评估时那样用 eval 模式）也不会建计算图：输出不需要梯度。
 
 still_trainable = copy.deepcopy(model)
 try:
@@ -388,6 +405,10 @@ ema.eval()
 out = ema(batches[0][0])
 print("out.requires_grad:", out.requires_grad)
 assert not frozen[0].weight.is_leaf and not out.requires_grad
+# sphinx_gallery_start_ignore
+inputs_of_lerp = [fn for fn, _ in frozen[0].weight.grad_fn.next_functions if fn is not None]
+assert [getattr(fn, "variable", None) is model[0].weight for fn in inputs_of_lerp] == [True], "tied to model's graph"
+# sphinx_gallery_end_ignore
 
 # %%
 # 用 ``AveragedModel`` 做 EMA
@@ -450,8 +471,8 @@ assert model[1].num_batches_tracked.item() == 4, "the model counted four batches
 # 为平均后的权重重算批归一化统计量
 # --------------------------------
 #
-# 无论哪种方式，滑动统计量都来自别的权重，而不是平均后的权重。``update_bn(loader, averaged)``
-# 重新计算它们：先清零，再让平均后的模型把这几批数据跑一遍。之后滑动均值等于用平均后的权重算出的批归一化输入的均值（四批数据大小相同），不再是模型的。
+# 无论哪种方式，滑动统计量（running statistics）都来自别的权重，而不是平均后的权重。``update_bn(loader, averaged)``
+# 重新计算它们：先重置，再让平均后的模型把这几批数据跑一遍。之后，滑动均值就是批归一化层输入的均值，而这些输入是用平均后的权重算出来的（四批数据大小相同），不再来自原模型。
 
 update_bn([x for x, _ in batches], averaged)
 with torch.no_grad():
@@ -468,7 +489,7 @@ assert averaged.module[1].momentum == model[1].momentum, "update_bn puts the mom
 # “graph leaves”：``copy.deepcopy`` 拒绝复制模型
 # ----------------------------------------------
 #
-# ``copy.deepcopy`` 只复制叶子张量（见 :ref:`deepcopy 那一页 <questions-deepcopy>`）。模块里存着一个在梯度模式下由参数算出的张量时，它无法被深拷贝，所以
+# ``copy.deepcopy`` 只复制叶子张量（见 :ref:`deepcopy 那一页 <questions-deepcopy>`）。模块里存着一个在梯度模式（grad mode，即 ``torch.is_grad_enabled()`` 为 True）下由参数算出的张量时，它无法被深拷贝，所以
 # ``copy.deepcopy(model)`` 和 ``AveragedModel(model)`` 都无法为它建 EMA。这里有两个这样的模块：一个用已弃用的
 # ``torch.nn.utils.weight_norm`` 包装（它存着由 ``weight_g`` 和 ``weight_v`` 算出的 ``weight``，调用时发出警告），另一个存着
 # ``self.w2 = self.w * 2``。两条途径对两个模块都抛出同样的错误，在 ``torch.no_grad()`` 下也一样：那个张量早已有了 ``grad_fn``。
@@ -534,10 +555,10 @@ assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the s
 # sphinx_gallery_end_ignore
 
 # %%
-# 总结
+# 小结
 # ----
 #
 # EMA 需要自己的权重：``ema = model`` 和 ``model.state_dict()`` 指的是模型自己的张量，基于它们的 EMA 每一步之后都等于模型。把模型深拷贝一份，关掉它的梯度，在
-# ``torch.no_grad()`` 下把它朝模型挪（模型有批归一化时也对 ``buffers()`` 这样做）；或者交给带 ``get_ema_multi_avg_fn`` 的
+# ``torch.no_grad()`` 下把它的参数朝模型的参数挪，并把模型的缓冲区（批归一化的滑动统计量）复制过来；或者交给带 ``get_ema_multi_avg_fn`` 的
 # ``AveragedModel``：它默认在每次更新时复制缓冲区，``use_buffers=True`` 时对缓冲区求平均，``update_bn``
-# 为平均后的权重重算批归一化统计量。像旧的 ``weight_norm`` 那样存着计算结果的模块无法深拷贝；参数化的 ``weight_norm`` 可以。
+# 为平均后的权重重算批归一化统计量。像旧的 ``weight_norm`` 那样，存着在梯度模式下由参数算出的张量（非叶子张量）的模块无法深拷贝；参数化的 ``weight_norm`` 可以。

@@ -1,22 +1,23 @@
 """
 .. _questions-backward-twice:
 
-“Trying to backward through the graph a second time”
-====================================================
+“Trying to backward through the graph a second time”：第二次 ``backward()`` 为什么报错
+======================================================================================
 
 .. admonition:: 答案
    :class: answer
 
-   ``backward()`` 会释放图中节点保存的张量，第二次 ``backward()`` 又走到了这样的节点：循环前算好的张量、上一批留下的隐藏状态，或两个损失共享的部分。在循环内重算、``detach()``，或把损失相加：
+   ``backward()`` 默认会释放图中节点保存的张量，第二次 ``backward()`` 又走到了已被释放的部分：循环前算好的张量、上一批留下的隐藏状态，或两个损失共享的部分。在循环内重算或在 ``no_grad()`` 下计算、``detach()``，或把损失相加：
 
    .. code-block:: python
 
-      features = encoder(inputs).detach()
+      with torch.no_grad():
+          features = encoder(inputs)
       h = h.detach()
       (loss1 + loss2).backward()
 
 ``RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors
-after they have already been freed)`` 由对计算图（computation graph）某一部分的第二次 ``backward()`` 抛出；在下面前两个循环里，它出现在第二步。本页运行三种常见原因：训练循环之前只算一次的张量、在批次之间传下去的 RNN 隐藏状态、共享一部分计算图的两个损失；说明每一次第二遍 ``backward()`` 走到了图的哪一部分，在简短的训练循环里检查每种解决办法，最后看哪些图可以再跑一遍而不报错。
+after they have already been freed)``：对计算图（computation graph）的同一部分第二次调用 ``backward()`` 时，就会抛出这个错误；在下面前两个循环里，它出现在第二步。本页复现三种常见原因：训练循环之前只算一次的张量、在批次之间传下去的 RNN 隐藏状态、共享一部分计算图的两个损失；说明每种情况下第二次 ``backward()`` 走到了图的哪一部分，在简短的训练循环里检查每种解决办法，最后看哪些图可以再跑一遍而不报错。
 """
 
 # %%
@@ -26,6 +27,7 @@ after they have already been freed)`` 由对计算图（computation graph）某�
 # ``count_nodes`` 从张量的 ``grad_fn`` 出发，沿 ``next_functions`` 遍历计算图，数出能走到的节点。``first_error`` 对给定的每一步运行 ``step``，返回报错的那一步和消息；每一步都顺利运行时返回 ``(None, None)``。
 
 import copy
+import warnings
 
 import torch
 
@@ -80,10 +82,24 @@ else:
 # sphinx_gallery_end_ignore
 
 # %%
+# 给 ``backward()`` 传入 ``retain_graph=True`` 或者 ``create_graph=True`` 时，它不释放这些张量；后者为了能对梯度再求导，也会留住计算图。两者任用其一，对同一个图的第二次 ``backward()`` 都能运行，并把梯度再加到 ``w.grad`` 上一次。
+
+for label, keep in {"retain_graph=True": {"retain_graph": True}, "create_graph=True": {"create_graph": True}}.items():
+    w.grad = None
+    loss = w.exp().sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_graph=True 在叶子张量上会警告引用循环，与本页无关
+        loss.backward(**keep)
+    loss.backward()
+    twice = torch.allclose(w.grad, 2 * w.exp())
+    print(f"backward({label}), then backward(): ran; w.grad is two passes' gradient: {twice}")
+    assert twice, f"backward({label}) keeps what the nodes saved for a second pass"
+
+# %%
 # 原因一：循环之前只算一次的张量
 # ------------------------------
 #
-# ``features = encoder(inputs)`` 在循环之前只运行一次，每一步的损失都建立在它上面。每一步的计算图都通到生成 ``features`` 的那个节点，而这个节点保存了 ``inputs``，用来计算编码器权重的梯度。第 0 步的 ``backward()`` 释放了它；第 1 步的 ``backward()`` 走到同一个节点，于是报错。
+# ``features = encoder(inputs)`` 在循环之前只运行一次，每一步的损失都建立在它上面。每一步的计算图都通到生成 ``features`` 的那个节点，而这个节点保存了 ``inputs``，用来计算编码器权重的梯度。第 0 步的 ``backward()`` 释放了这份保存的 ``inputs``；第 1 步的 ``backward()`` 走到同一个节点，于是报错。
 
 torch.manual_seed(0)
 inputs, targets = torch.randn(8, 4), torch.randn(8, 1)
@@ -136,16 +152,17 @@ print("encoder weight changed:", not torch.equal(encoder.weight, encoder_before)
 assert len(losses) == 3 and losses[2] < losses[0] and not torch.equal(encoder.weight, encoder_before)
 
 # %%
-# 解决办法：不该有梯度流回去时，用 ``detach()``
-# ---------------------------------------------
+# 解决办法：冻结的编码器放在 ``torch.no_grad()`` 下运行
+# -----------------------------------------------------
 #
-# 编码器冻结时（预训练的特征提取器、固定的嵌入），它的输出只是后面部分的输入，``detach()`` 正好表达这一点：``features`` 于是没有 ``grad_fn``，每一步的计算图到它为止。下面的优化器也包含编码器的参数：它们得不到梯度，优化器就让它们保持原样，而输出头照常训练。
+# 编码器冻结时（预训练的特征提取器、固定的嵌入），在 ``torch.no_grad()`` 下运行它：它不建计算图，``features`` 没有 ``grad_fn``，每一步的计算图到它为止。优化器只拿输出头的参数。``encoder.requires_grad_(False)`` 对编码器的每次调用都有同样的效果。``detach()`` 用于已经带着计算图算出来的张量：``encoder(inputs).detach()`` 的值相同，但要先建好编码器的计算图，再把它丢掉。
 
 torch.manual_seed(0)
 encoder, head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
-optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+optimizer = torch.optim.SGD(head.parameters(), lr=0.1)
 encoder_before, head_before = encoder.weight.detach().clone(), head.weight.detach().clone()
-features = encoder(inputs).detach()
+with torch.no_grad():
+    features = encoder(inputs)
 losses = []
 for _ in range(3):
     optimizer.zero_grad()
@@ -154,12 +171,18 @@ for _ in range(3):
     optimizer.step()
     losses.append(loss.item())
 print("losses:", [round(v, 4) for v in losses])
-print("encoder.weight.grad:", encoder.weight.grad)
+print("features.grad_fn:", features.grad_fn)
 print("encoder weight unchanged:", torch.equal(encoder.weight, encoder_before))
 print("head weight changed:", not torch.equal(head.weight, head_before))
-assert encoder.weight.grad is None and torch.equal(encoder.weight, encoder_before) and losses[2] < losses[0]
+assert features.grad_fn is None and torch.equal(encoder.weight, encoder_before) and losses[2] < losses[0]
+frozen = copy.deepcopy(encoder).requires_grad_(False)
+detached = encoder(inputs).detach()
+print("frozen(inputs).grad_fn:", frozen(inputs).grad_fn, " equals features:", torch.equal(frozen(inputs), features))
+print("encoder(inputs).detach() equals features:", torch.equal(detached, features))
+assert frozen(inputs).grad_fn is None and torch.equal(frozen(inputs), features) and torch.equal(detached, features)
 # sphinx_gallery_start_ignore
-assert features.grad_fn is None and not features.requires_grad, "a detached output has no graph"
+assert not features.requires_grad and encoder.weight.grad is None, "no graph, no gradient for the encoder"
+assert encoder(inputs).grad_fn is not None, "without no_grad() the encoder builds a graph, which detach() drops"
 assert not torch.equal(head.weight, head_before), "the head trains"
 # sphinx_gallery_end_ignore
 
@@ -185,8 +208,8 @@ print("features differ from encoder(inputs) now:", stale)
 assert stale and not torch.equal(encoder.weight, encoder_before)
 
 # %%
-# 原因二：在批次之间传下去的循环网络隐藏状态
-# ------------------------------------------
+# 原因二：在批次之间传下去的 RNN 隐藏状态
+# ---------------------------------------
 #
 # 截断的随时间反向传播（truncated BPTT）把长序列切成每批几个时间步交给 RNN，每一批都从上一批结束时的隐藏状态开始。原样传下去的 ``h`` 带着上一批的计算图：第 1 批的图里也有第 0 批的节点（下面打印的节点数变多了），它的 ``backward()`` 走到第 0 批的节点，而这些节点保存的张量已被第 0 批的 ``backward()`` 释放。
 
@@ -220,7 +243,7 @@ assert nodes[1] > nodes[0], "the graph of batch 1 holds batch 0's nodes too"
 # 解决办法：每批开始时 ``h = h.detach()``
 # ---------------------------------------
 #
-# ``h.detach()`` 保留隐藏状态的值，丢掉它的计算图，于是每一批的图都从这一批开始：每批能走到的节点数相同，等于只有一批时的图，每次 ``backward()`` 都顺利运行。
+# ``h.detach()`` 保留隐藏状态的值，丢掉它的计算图，于是每一批的图都从这一批开始：每批能走到的节点数都相同，等于单独一批的图的节点数，每次 ``backward()`` 都顺利运行。
 
 torch.manual_seed(0)
 cell = torch.nn.RNNCell(2, 3)
@@ -252,7 +275,7 @@ assert nodes[0] == count_nodes(one_batch), "each batch's graph is the size of a 
 # 改用 ``retain_graph=True`` 会留住每一批的图
 # -------------------------------------------
 #
-# 用 ``retain_graph=True`` 而不 ``detach()``，第 0 批的图连同它保存的张量都留了下来：第 1 批时从 ``h`` 能走到的图里也有第 0 批的图，就像 :ref:`累加损失的那一页 <questions-graph-kept-alive>` 里的累计值留住了每一步的图。这里它照样失败，在第 1 批报出另一个错误：第 1 批的 ``backward()`` 走到第 0 批的节点，这些节点保存了单元的权重，而 ``optimizer.step()`` 之后已经原地改过这个权重（见 :ref:`原地操作报错 <questions-inplace-error>`）。
+# 用 ``retain_graph=True`` 而不 ``detach()``，第 0 批的图连同它保存的张量都留了下来：第 1 批时从 ``h`` 能走到的图里也有第 0 批的图，就像 :ref:`累加损失的那一页 <questions-graph-kept-alive>` 里的累计值留住了每一步的图。这里它照样失败，在第 1 批报出另一个错误：第 1 批的 ``backward()`` 走到第 0 批的节点，这些节点保存了 RNN 单元（cell）的权重，而 ``optimizer.step()`` 之后已经原地改过这个权重（见 :ref:`原地修改报错那一页 <questions-inplace-error>`）。
 
 torch.manual_seed(0)
 cell = torch.nn.RNNCell(2, 3)
@@ -363,7 +386,7 @@ assert all(
 # 可以再跑一遍而不报错的图
 # ------------------------
 #
-# 这个报错需要一个保存了张量的节点。``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，把同样的梯度再加到 ``x.grad`` 上一次。这就是为什么有的图报错、有的图不报错。下面每种运算都在一个新的叶子张量（leaf tensor）上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量的 ``_saved_`` 属性）。第二遍恰好在节点保存了张量时报错，其余的都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
+# 这个报错需要一个保存了张量的节点。``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，把同样的梯度再加到 ``x.grad`` 上一次。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量（leaf tensor）上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量、或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 z = (x + 1).sum()
@@ -373,8 +396,13 @@ print("(x + 1).sum(), two backward() calls, x.grad:", x.grad)
 assert torch.equal(x.grad, torch.full((3,), 2.0)), "the second pass ran and added the gradient again"
 
 
+def holds_tensor(value):
+    items = value if isinstance(value, (tuple, list)) else [value]
+    return any(isinstance(item, torch.Tensor) for item in items)
+
+
 def saved_tensors(node):
-    return [name[7:] for name in dir(node) if name.startswith("_saved_") and isinstance(getattr(node, name), torch.Tensor)]
+    return [name[7:] for name in dir(node) if name.startswith("_saved_") and holds_tensor(getattr(node, name))]
 
 
 ops = {
@@ -388,6 +416,7 @@ ops = {
     "x.exp()": lambda x: x.exp(),
     "x.relu()": lambda x: x.relu(),
     "x.pow(2)": lambda x: x.pow(2),
+    "x[torch.tensor([0, 2])]": lambda x: x[torch.tensor([0, 2])],
 }
 agree = []
 for name, op in ops.items():
@@ -398,7 +427,7 @@ for name, op in ops.items():
     out.backward()
     once = x.grad.clone()
     raised, _ = first_error(lambda i, out=out: out.backward(), range(1))
-    print(f"{name:<10} saved: {str(saved):<18} second backward() raised: {raised is not None}")
+    print(f"{name:<23} saved: {str(saved):<18} second backward() raised: {raised is not None}")
     agree.append((raised is not None) == bool(saved) and (raised is not None or torch.equal(x.grad, 2 * once)))
 assert all(agree), "a second pass raises exactly when the node saved a tensor, and otherwise adds the gradient again"
 
@@ -406,4 +435,4 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 # 小结
 # ----
 #
-# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于各步共享的东西：循环之前算好的张量（改在循环内计算；它前面的部分都不该训练时，用 ``detach()``）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``）、或两个损失共享的主干（对两者之和做一次 ``backward()``）。``retain_graph=True`` 只在同一步的两个损失上是对的；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错。
+# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于各步共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下计算）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``）、或两个损失共享的主干（对两者之和做一次 ``backward()``）。``retain_graph=True`` 只在同一步的两个损失上是对的；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错。
