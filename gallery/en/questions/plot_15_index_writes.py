@@ -321,6 +321,42 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 # sphinx_gallery_end_ignore
 
 # %%
+# Chained indexing: ``x[mask][idx] = v``
+# --------------------------------------
+#
+# An assignment writes into the tensor its last index is applied to. In ``x[mask][idx] = v`` that
+# tensor is ``x[mask]``, a copy, and ``x`` does not change; in ``x[1:][idx] = v`` it is ``x[1:]``, a
+# view, and the write reaches ``x``. Below, each first index is tried with the same ``[idx] = -1``:
+# ``x`` changes exactly when the first index gives a view.
+
+idx = torch.tensor([0, 2])
+firsts = {
+    "x[1:]": lambda t: t[1:],
+    "x[::2]": lambda t: t[::2],
+    "x[x > 0]": lambda t: t[t > 0],
+    "x[[1, 2, 3, 4]]": lambda t: t[[1, 2, 3, 4]],
+    "x[torch.tensor([1, 2, 3, 4])]": lambda t: t[torch.tensor([1, 2, 3, 4])],
+}
+for name, first in firsts.items():
+    x = torch.arange(6.0)
+    view = same_storage(first(x), x)
+    first(x)[idx] = -1.0
+    reached = bool((x < 0).any())
+    print(f"{name}[idx] = -1: the first index gives a view {view}, x changed {reached}")
+    assert reached == view, f"{name}[idx] = -1 writes into x exactly when {name} is a view"
+
+
+# %%
+# The fix turns the chain into one index of ``x`` and assigns once: the positions the mask selects,
+# ``(x > 0).nonzero().squeeze(1)``, indexed by ``idx``.
+
+x = torch.arange(6.0)
+positions = (x > 0).nonzero().squeeze(1)[idx]
+x[positions] = -1.0
+print("positions:", positions, " after x[positions] = -1: x =", x)
+assert torch.equal(x, torch.tensor([0.0, -1.0, 2.0, -1.0, 4.0, 5.0])), "one index of x, one assignment"
+
+# %%
 # When ``x`` requires grad
 # ------------------------
 #
@@ -521,4 +557,5 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad, a view of one or one of
 # the four kinds of view of a non-leaf above, under ``torch.inference_mode()`` on an inference
 # tensor) or with an in-place index method, and where an index repeats, use ``index_add_`` or
-# ``index_put_(..., accumulate=True)``.
+# ``index_put_(..., accumulate=True)``. A chain such as ``x[mask][idx] = v`` writes into ``x`` only when
+# its first index gives a view: make it one index of ``x`` and assign once.
