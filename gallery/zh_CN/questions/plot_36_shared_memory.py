@@ -14,7 +14,7 @@
       with lock:
           counter += 1
 
-几个进程往共享内存里的同一个张量上计数，总数却比更新次数少，或者每次运行都不一样：这是竞争条件（race condition）。本页启动几个进程，分别在不加锁、加锁、各写各的切片三种情况下更新一个共享计数器；然后看 ``share_memory_()`` 对张量做了什么（存储搬了家，视图跟着走，之前取的 NumPy 数组却留在原地）；最后在共享模型上跑一个 Hogwild 式的训练循环。张量究竟怎样到达子进程（``fork``、``spawn``、队列、``DataLoader`` 的 worker），见 :ref:`多进程之间的张量那一页 <questions-processes>`。
+几个进程往共享内存（shared memory）里的同一个张量上计数，总数却比更新次数少，或者每次运行都不一样：这是竞争条件（race condition）。本页启动几个进程，分别在不加锁、加锁、各写各的切片三种情况下更新一个共享计数器；然后看 ``share_memory_()`` 对张量做了什么：存储（storage）搬了家，视图（view）跟着走，之前取的 NumPy 数组却留在原地；最后在共享模型上跑一个 Hogwild 式的训练循环。张量究竟怎样到达子进程（``fork``、``spawn``、队列、``DataLoader`` 的 worker），见 :ref:`多进程之间的张量那一页 <questions-processes>`。
 """
 
 # %%
@@ -101,7 +101,7 @@ assert counter.item() == updates, "with one lock around each update, no update i
 # ----------------------------
 #
 # 不加锁时，只要子进程从不写同一个元素，就不会互相丢掉更新。下面每个子进程分到共享张量的一个元素
-# ``counts[i]``，它是一个视图（view），写入会进共享存储；子进程运行的还是第一个单元格里的
+# ``counts[i]``，它是一个视图，写入会进共享存储；子进程运行的还是第一个单元格里的
 # ``add_many``。每个元素都准确，总和也准确。
 
 counts = torch.zeros(CHILDREN).share_memory_()
@@ -113,7 +113,7 @@ assert torch.equal(counts, torch.full((CHILDREN,), float(TIMES))), "disjoint sli
 # ``share_memory_()`` 对张量做了什么
 # ----------------------------------
 #
-# 在 CPU 上，``share_memory_()`` 把张量的值复制到新的共享内存（shared memory），并让张量的存储（storage）指向那里：存储的地址变了（本页只比较地址，从不打印），值不变。它原地修改张量，返回的就是张量本身。调用之前取的视图用的是同一个存储对象，所以跟着一起搬走：它们的
+# 在 CPU 上，``share_memory_()`` 把张量的值复制到新的共享内存，并让张量的存储指向那里：存储的地址变了（本页只比较地址，从不打印），值不变。它原地修改张量，返回的就是张量本身。调用之前取的视图用的是同一个存储对象，所以跟着一起搬走：它们的
 # ``is_shared()`` 为 ``True``，经张量写入的值也能在视图里看到。对已经在共享内存里的张量再调用一次，什么都不变。下表对几种 dtype 都跑了一遍。
 
 rows = [("dtype", "before", "after", "moved", "view follows", "second call moved")]
