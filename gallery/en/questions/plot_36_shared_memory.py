@@ -1,0 +1,276 @@
+"""
+.. _questions-shared-memory:
+
+``share_memory_()``: shared, but not locked
+===========================================
+
+.. admonition:: Answer
+   :class: answer
+
+   ``share_memory_()`` only puts a tensor's storage in shared memory: processes that update it at the same
+   time with ``counter += 1`` (read, add, write) can lose updates. Hold one lock around each update, or give
+   each process its own slice:
+
+   .. code-block:: python
+
+      with lock:
+          counter += 1
+
+Several processes count into one tensor in shared memory, and the total comes out lower than the
+number of updates, or different from one run to the next: a race condition. This page runs
+processes that update one shared counter without a lock, with a lock, and in slices of their own,
+then shows what ``share_memory_()`` does to a tensor (its storage moves; views follow, a NumPy
+array taken before does not), and a Hogwild-style training loop on a shared model. How tensors reach
+a child process at all (``fork``, ``spawn``, queues, ``DataLoader`` workers) is the subject of
+:ref:`questions-processes`.
+"""
+
+# %%
+# Helpers
+# -------
+#
+# As on :ref:`questions-processes`, the children are started with the ``fork`` method, so that they
+# run the functions defined on this page. ``run_together`` starts one child per tuple of
+# arguments, all before waiting for any, then waits for each at most ``TIMEOUT`` seconds and checks
+# that each ended well. ``shares`` says whether a NumPy array shares memory with a tensor.
+# ``add_many`` adds one to ``counter`` ``times`` times, with no lock: ``counter += 1`` reads the
+# value, adds one and writes it back.
+
+import numpy as np
+import torch
+import torch.multiprocessing as mp
+
+# sphinx_gallery_start_ignore
+# no-figure: the counts and the checks on storages it prints are the answer; nothing here has a shape to draw
+# sphinx_gallery_end_ignore
+
+ctx = mp.get_context("fork")
+TIMEOUT = 10  # seconds; no wait for a child on this page may last longer
+TIMES, CHILDREN = 5_000, 4
+
+
+def run_together(target, arg_tuples):
+    children = [ctx.Process(target=target, args=args) for args in arg_tuples]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join(TIMEOUT)
+    for child in children:
+        if child.is_alive():
+            child.terminate()
+            child.join(TIMEOUT)
+    codes = [child.exitcode for child in children]
+    if codes != [0] * len(children):
+        raise RuntimeError(f"{target.__name__}: the children's exit codes were {codes}")
+
+
+def shares(array, tensor):
+    return np.shares_memory(array, tensor.numpy())
+
+
+def add_many(counter, times):
+    for _ in range(times):
+        counter += 1
+
+
+# %%
+# Several processes, one counter, no lock
+# ---------------------------------------
+#
+# Four children each add one to a shared counter 5 000 times. ``share_memory_()`` makes every
+# child write into the parent's memory, so the counts add up in one place, but nothing orders the
+# children's reads and writes: two children can read the same value, each add one, and write the
+# same result back, and one update is lost. Whether that happens depends on how the children's
+# steps happen to interleave, so it may happen on one run and not on the next. What always holds is
+# that the count is at most the number of updates; the page prints only that, since the count
+# itself may vary.
+
+counter = torch.zeros(1).share_memory_()
+run_together(add_many, [(counter, TIMES)] * CHILDREN)
+updates = TIMES * CHILDREN
+print("counter.is_shared():", counter.is_shared(), " updates:", updates)
+print("counter.item() <= updates:", counter.item() <= updates)
+assert counter.item() <= updates, "a count can lose updates, never gain any"
+
+# %%
+# With a lock, the count is exact
+# -------------------------------
+#
+# One lock, made by the same context before the children start, and held around each
+# read-modify-write, lets one child update at a time. No update is lost: the count is exactly
+# the number of updates, on every run.
+
+
+def add_many_locked(counter, times, lock):
+    for _ in range(times):
+        with lock:
+            counter += 1
+
+
+counter = torch.zeros(1).share_memory_()
+lock = ctx.Lock()
+run_together(add_many_locked, [(counter, TIMES, lock)] * CHILDREN)
+print("with a lock: counter:", counter.item(), " updates:", updates)
+assert counter.item() == updates, "with one lock around each update, no update is lost"
+
+# %%
+# Or give each process its own slice
+# ----------------------------------
+#
+# Without a lock, children that never write to the same elements cannot lose each other's
+# updates. Each child below gets its own element of one shared tensor, a view (``counts[i]``)
+# that writes into the shared storage, and runs the same ``add_many`` as in the first cell. Each
+# element is exact, and so is their sum.
+
+counts = torch.zeros(CHILDREN).share_memory_()
+run_together(add_many, [(counts[i], TIMES) for i in range(CHILDREN)])
+print("each child's own element: counts:", counts, " sum:", counts.sum().item())
+assert torch.equal(counts, torch.full((CHILDREN,), float(TIMES))), "disjoint slices lose no update"
+
+# %%
+# What ``share_memory_()`` does to the tensor
+# -------------------------------------------
+#
+# On the CPU, ``share_memory_()`` copies the tensor's values into new, shared memory and points the
+# tensor's storage there: the storage's address changes (the page compares it, and never prints
+# it) and the values stay. It changes the tensor in place and returns the tensor itself. Views taken before the call
+# use the same storage object, so they move with it: they report ``is_shared()``, and a write
+# through the tensor shows in them. A second call on a tensor already in shared memory changes
+# nothing. The table runs this for several dtypes.
+
+rows = [("dtype", "before", "after", "moved", "view follows", "second call moved")]
+for dtype in (torch.float32, torch.float64, torch.int64, torch.uint8, torch.bool, torch.complex64, torch.bfloat16):
+    t = torch.tensor([0, 1, 0, 1]).to(dtype)
+    values, view = t.clone(), t[1:]
+    before, address = t.is_shared(), t.untyped_storage().data_ptr()
+    returned = t.share_memory_()
+    moved = t.untyped_storage().data_ptr() != address and torch.equal(t, values)
+    t[2] = 1
+    follows = view.is_shared() and view.untyped_storage().data_ptr() == t.untyped_storage().data_ptr() and view[1].item() == 1
+    address = t.untyped_storage().data_ptr()
+    t.share_memory_()
+    again = t.untyped_storage().data_ptr() != address
+    rows.append((str(dtype), str(before), str(t.is_shared()), str(moved), str(follows), str(again)))
+    assert returned is t and not before and t.is_shared() and moved and follows and not again, f"{dtype}: moved once"
+for name, before, after, moved, follows, again in rows:
+    print(f"{name:16} {before:7} {after:6} {moved:6} {follows:13} {again}")
+
+# %%
+# Calling it on a view moves the whole storage the view uses, so its base is in shared memory
+# too.
+
+base = torch.zeros(4)
+address = base.untyped_storage().data_ptr()
+base[1:].share_memory_()
+print("base.is_shared():", base.is_shared(), " moved:", base.untyped_storage().data_ptr() != address)
+assert base.is_shared() and base.untyped_storage().data_ptr() != address, "a view's call moves its base's storage"
+
+# %%
+# A NumPy array taken before is left behind
+# -----------------------------------------
+#
+# ``t.numpy()`` shares the memory the tensor has at that moment, not the tensor's storage object.
+# After ``share_memory_()`` the array still points at the old address, where the tensor no longer
+# is: the two no longer share memory, and the old memory may have been freed, so reading or
+# writing through that array is unsafe (the page does neither). Take the array after
+# ``share_memory_()``: it then shares the tensor's memory, and sees its writes.
+# :ref:`questions-processes` shows the same for a tensor made by ``torch.from_numpy``.
+
+t = torch.zeros(3)
+early = t.numpy()
+address = t.untyped_storage().data_ptr()
+t.share_memory_()
+print("early array shares memory with t:", shares(early, t))
+assert not shares(early, t), "an array taken before share_memory_() is left behind"
+# sphinx_gallery_start_ignore
+assert early.__array_interface__["data"][0] == address, "the early array still points at the old address"
+# sphinx_gallery_end_ignore
+late = t.numpy()
+t += 1
+print("late array:", late, " shares memory with t:", shares(late, t))
+assert shares(late, t) and np.array_equal(late, np.ones(3)), "an array taken after follows t"
+
+# %%
+# Hogwild: a shared model, updated without a lock
+# -----------------------------------------------
+#
+# Hogwild training runs an optimizer in several processes on one model whose parameters are in
+# shared memory, with no lock, on purpose: the algorithm accepts that an update overwritten by
+# another process is lost, to save the time a lock would cost. ``model.share_memory()`` puts every
+# parameter in shared memory. Below, two children each take three steps of SGD on their own batch,
+# each with its own copy of the optimizer made here (a forked child copies it); each child's
+# gradients are its own, and its steps write into the shared parameters. The parent's
+# model has changed, and its loss on both batches has gone down. The page prints neither the
+# weights nor the losses, which depend on how the children's steps interleaved.
+
+torch.manual_seed(0)
+model, true_weight = torch.nn.Linear(3, 1), torch.randn(3, 1)
+batches = [(x, x @ true_weight) for x in torch.randn(2, 8, 3)]
+
+
+def loss_on(model, batches):
+    with torch.no_grad():
+        return sum(torch.nn.functional.mse_loss(model(x), y).item() for x, y in batches)
+
+
+def train_steps(model, optimizer, x, y, steps):
+    for _ in range(steps):
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+
+
+model.share_memory()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+weight_before, loss_before = model.weight.detach().clone(), loss_on(model, batches)
+run_together(train_steps, [(model, optimizer, x, y, 3) for x, y in batches])
+print("all parameters shared:", all(p.is_shared() for p in model.parameters()))
+print("weights changed:", not torch.equal(model.weight.detach(), weight_before))
+print("loss went down:", loss_on(model, batches) < loss_before)
+assert all(p.is_shared() for p in model.parameters()), "model.share_memory() shares every parameter"
+assert not torch.equal(model.weight.detach(), weight_before), "the children's steps reached the parent's model"
+# sphinx_gallery_start_ignore
+assert loss_on(model, batches) < loss_before, "the shared model's loss went down"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. admonition:: On a GPU
+#    :class: note gpu-box
+#
+#    A CUDA tensor is not moved: ``share_memory_()`` leaves it where it is, and ``is_shared()`` is
+#    ``True``. How a CUDA tensor reaches another process (through CUDA IPC, under the ``spawn`` or
+#    ``forkserver`` start method, with the sender keeping it alive while the receiver uses it) is
+#    described in the PyTorch documentation (`multiprocessing best practices
+#    <https://docs.pytorch.org/docs/stable/notes/multiprocessing.html#sharing-cuda-tensors>`__); this
+#    page does not run it. The cell below checks the first sentence only where torch finds a GPU;
+#    the box's title says whether the site's build did.
+
+if torch.cuda.is_available():
+    g = torch.zeros(3, device="cuda")
+    gpu_address = g.untyped_storage().data_ptr()
+    g.share_memory_()
+    print("g.is_shared():", g.is_shared(), " moved:", g.untyped_storage().data_ptr() != gpu_address)
+    assert g.is_shared() and g.untyped_storage().data_ptr() == gpu_address, "share_memory_() leaves CUDA tensors"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
+
+# %%
+# Every child has ended
+# ---------------------
+#
+# ``mp.active_children()`` lists the children of this process that are still running. The page
+# leaves none behind.
+
+print("children still running:", mp.active_children())
+assert mp.active_children() == [], "every child process has ended"
+
+# %%
+# Conclusion
+# ----------
+#
+# ``share_memory_()`` shares memory between processes; it does not order their writes. Updates
+# that read, add and write back, such as ``counter += 1``, can be lost when two processes make them
+# at the same time: hold one lock around each update, or give each process
+# elements of its own. On the CPU the call moves the tensor's storage to new memory: views follow
+# it, and a NumPy array taken before does not, so take such arrays afterwards. How a tensor reaches
+# a child process in the first place, and under which start method it is a copy, is on
+# :ref:`questions-processes`.
