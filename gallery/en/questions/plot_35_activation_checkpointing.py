@@ -17,7 +17,7 @@ Activation checkpointing runs the forward twice
       h = checkpoint(block, x, use_reentrant=False)
       out = head(bn(h))
 
-A print in a checkpointed function shows up twice, ``BatchNorm``'s ``num_batches_tracked`` counts two
+A print at the top of a checkpointed function shows up twice, ``BatchNorm``'s ``num_batches_tracked`` counts two
 batches a step, and ``running_mean`` drifts away from an unchecked run's. This page counts the calls
 of a function under ``torch.utils.checkpoint.checkpoint`` (activation checkpointing, also called
 gradient checkpointing), compares ``BatchNorm``'s statistics and in-place edits with a plain run, shows
@@ -212,7 +212,9 @@ def draw_processes(title, child, **names):
 # operations saved for the backward pass (:ref:`questions-saved-tensors` shows what each operation
 # saves). ``backward()`` needs them, so it calls ``block(x)`` a second time to compute them again. A
 # counter of calls in ``block`` reads 1 after the forward pass and 2 after ``backward()``. The
-# ``block`` below also adds 1 to a tensor ``c`` in place and runs a ``BatchNorm`` layer in train mode.
+# ``block`` below also adds 1 to a tensor ``c`` in place and runs a ``BatchNorm`` layer in train mode;
+# ``timeline`` records the version counter of ``c`` and of ``BatchNorm``'s ``num_batches_tracked``
+# (``_version``, an internal attribute of torch) for the picture below.
 
 torch.manual_seed(0)
 bn = torch.nn.BatchNorm1d(3)
@@ -268,7 +270,7 @@ assert [v[1] for v in timeline] == [(0, 1), (1, 2), (2, 3)], "each edit moved th
 # both times. Its running statistics are not. With the default ``momentum=0.1``, one update moves
 # ``running_mean`` from 0 to 0.1 of the batch mean; the checkpointed layer was updated twice with
 # the same batch, and holds 1 - 0.9² = 0.19 of it. ``num_batches_tracked`` counts two batches.
-# Torch 2.13 does this with ``use_reentrant=True`` too.
+# The ``use_reentrant=True`` variant does the same.
 
 x_plain = x.detach().clone().requires_grad_()
 y_plain = plain_bn(x_plain).relu()
