@@ -8,8 +8,8 @@ Activation checkpointing runs the forward twice
    :class: answer
 
    ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` again during ``backward()``, so
-   ``BatchNorm``'s running statistics and other in-place edits inside ``fn`` can happen twice a step.
-   Do them outside ``fn``:
+   ``BatchNorm``'s update of its running statistics, and other in-place edits inside ``fn``, can
+   happen twice a step. Do them outside ``fn``:
 
    .. code-block:: python
 
@@ -233,7 +233,7 @@ x = torch.randn(8, 3, requires_grad=True)
 timeline = [("start", (c._version, bn.num_batches_tracked._version))]
 y = checkpoint(block, x, use_reentrant=False)
 print("after checkpoint(): calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item())
-timeline.append(("checkpoint(block, x)", (c._version, bn.num_batches_tracked._version)))
+timeline.append(("checkpoint()", (c._version, bn.num_batches_tracked._version)))
 y.pow(2).sum().backward()
 print("after backward():   calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item())
 timeline.append(("backward()", (c._version, bn.num_batches_tracked._version)))
@@ -251,12 +251,13 @@ assert probe_bn.num_batches_tracked.item() == 3, "under no_grad, checkpoint call
 
 # %%
 # .. figure-caption::
-#    :alt: Timeline: the _version of c and of bn.num_batches_tracked at the start, after checkpoint(block, x) and after backward().
+#    :alt: Timeline: the _version of c and of bn.num_batches_tracked (row batches) at the start, after checkpoint() and after backward().
 #
 #    Both in-place edits, ``c.add_(1)`` and ``BatchNorm``'s update of ``num_batches_tracked``, move their
-#    tensor's ``_version`` once in the forward pass and once more in ``backward()``.
+#    tensor's ``_version`` once in the forward pass and once more in ``backward()``. The row ``batches``
+#    is ``bn.num_batches_tracked``.
 
-draw_versions("_version", ["c", "bn.num_batches_tracked"], timeline)
+draw_versions("_version", ["c", "batches"], timeline)
 # sphinx_gallery_start_ignore
 assert [v[1] for v in timeline] == [(0, 1), (1, 2), (2, 3)], "each edit moved the counter once per call"
 # sphinx_gallery_end_ignore

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``checkpoint(fn, x, use_reentrant=False)`` 在 ``backward()`` 时会再调用一次 ``fn``，所以 ``fn`` 里 ``BatchNorm`` 的滑动统计量和其他原地操作每步可能执行两次。把它们放到 ``fn`` 外面：
+   ``checkpoint(fn, x, use_reentrant=False)`` 在 ``backward()`` 时会再调用一次 ``fn``，所以 ``fn`` 里 ``BatchNorm`` 对滑动统计量的更新和其他原地操作每步可能执行两次。把它们放到 ``fn`` 外面：
 
    .. code-block:: python
 
@@ -217,7 +217,7 @@ x = torch.randn(8, 3, requires_grad=True)
 timeline = [("start", (c._version, bn.num_batches_tracked._version))]
 y = checkpoint(block, x, use_reentrant=False)
 print("after checkpoint(): calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item())
-timeline.append(("checkpoint(block, x)", (c._version, bn.num_batches_tracked._version)))
+timeline.append(("checkpoint()", (c._version, bn.num_batches_tracked._version)))
 y.pow(2).sum().backward()
 print("after backward():   calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item())
 timeline.append(("backward()", (c._version, bn.num_batches_tracked._version)))
@@ -235,11 +235,11 @@ assert probe_bn.num_batches_tracked.item() == 3, "under no_grad, checkpoint call
 
 # %%
 # .. figure-caption::
-#    :alt: 时间线：c 和 bn.num_batches_tracked 的 _version，分别在开始时、checkpoint(block, x) 之后和 backward() 之后。
+#    :alt: 时间线：c 和 bn.num_batches_tracked（batches 一行）的 _version，分别在开始时、checkpoint() 之后和 backward() 之后。
 #
-#    两个原地操作，``c.add_(1)`` 和 ``BatchNorm`` 对 ``num_batches_tracked`` 的更新，在前向传播中让各自张量的 ``_version`` 加一，在 ``backward()`` 中又加一。
+#    两个原地操作，``c.add_(1)`` 和 ``BatchNorm`` 对 ``num_batches_tracked`` 的更新，在前向传播中让各自张量的 ``_version`` 加一，在 ``backward()`` 中又加一。``batches`` 一行是 ``bn.num_batches_tracked``。
 
-draw_versions("_version", ["c", "bn.num_batches_tracked"], timeline)
+draw_versions("_version", ["c", "batches"], timeline)
 # sphinx_gallery_start_ignore
 assert [v[1] for v in timeline] == [(0, 1), (1, 2), (2, 3)], "each edit moved the counter once per call"
 # sphinx_gallery_end_ignore
