@@ -30,12 +30,17 @@ and checks two fixes in a three-step training loop.
 # -------
 #
 # ``checkpoint`` is torch's, from ``torch.utils.checkpoint``; every call on this page passes
-# ``use_reentrant=False``, the variant PyTorch recommends.
+# ``use_reentrant=False``, the variant PyTorch recommends. ``versions`` reads the version counters
+# of the tensors given (``_version``, an internal attribute of torch).
 
 import copy
 
 import torch
 from torch.utils.checkpoint import checkpoint
+
+
+def versions(*tensors):
+    return tuple(t._version for t in tensors)
 
 
 # %%
@@ -204,6 +209,7 @@ def draw_processes(title, child, **names):
             _arrow(ax, here, _box(ax, (0.9, r), f"S{s + 1}", FILLS[s % 4]))
             _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
 
+
 # %%
 # The function runs twice
 # -----------------------
@@ -213,8 +219,8 @@ def draw_processes(title, child, **names):
 # saves). ``backward()`` needs them, so it calls ``block(x)`` a second time to compute them again. A
 # counter of calls in ``block`` reads 1 after the forward pass and 2 after ``backward()``. The
 # ``block`` below also adds 1 to a tensor ``c`` in place and runs a ``BatchNorm`` layer in train mode;
-# ``timeline`` records the version counter of ``c`` and of ``BatchNorm``'s ``num_batches_tracked``
-# (``_version``, an internal attribute of torch) for the picture below.
+# ``timeline`` records the version counters of ``c`` and of ``BatchNorm``'s ``num_batches_tracked``
+# for the picture below.
 
 torch.manual_seed(0)
 bn = torch.nn.BatchNorm1d(3)
@@ -230,13 +236,17 @@ def block(x):
 
 
 x = torch.randn(8, 3, requires_grad=True)
-timeline = [("start", (c._version, bn.num_batches_tracked._version))]
+timeline = [("start", versions(c, bn.num_batches_tracked))]
 y = checkpoint(block, x, use_reentrant=False)
-print("after checkpoint(): calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item())
-timeline.append(("checkpoint()", (c._version, bn.num_batches_tracked._version)))
+print(
+    "after checkpoint(): calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item()
+)
+timeline.append(("checkpoint()", versions(c, bn.num_batches_tracked)))
 y.pow(2).sum().backward()
-print("after backward():   calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item())
-timeline.append(("backward()", (c._version, bn.num_batches_tracked._version)))
+print(
+    "after backward():   calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item()
+)
+timeline.append(("backward()", versions(c, bn.num_batches_tracked)))
 assert calls["block"] == 2 and c.item() == 2 and bn.num_batches_tracked.item() == 2
 # sphinx_gallery_start_ignore
 probe_bn, probe_x = torch.nn.BatchNorm1d(3), torch.randn(8, 3, requires_grad=True)
@@ -348,7 +358,9 @@ except RuntimeError as e:
 else:
     raise AssertionError("an in-place edit of a checkpointed function's input must break backward()")
 print("counter:", counter.item())
-assert message.startswith("one of the variables needed for gradient computation has been modified by an inplace operation")
+assert message.startswith(
+    "one of the variables needed for gradient computation has been modified by an inplace operation"
+)
 # sphinx_gallery_start_ignore
 assert counter.item() == 1, "the second call never ran"
 assert "is at version 1; expected version 0 instead" in message, "the edit moved the kept input's version"
@@ -503,9 +515,11 @@ for name, forward in runs.items():
         predictions[name] = model.head(model.bn(model.block(test_inputs)))
     models[name] = model
     stats_match = torch.allclose(model.bn.running_mean, models["plain"].bn.running_mean, atol=1e-6)
-    print(f"{name:<9} seen {seen[name].item()}  num_batches_tracked {model.bn.num_batches_tracked.item()}"
-          f"  running_mean as plain: {stats_match!s:<5}  eval output as plain: "
-          f"{torch.allclose(predictions[name], predictions['plain'], atol=1e-6)}")
+    print(
+        f"{name:<9} seen {seen[name].item()}  num_batches_tracked {model.bn.num_batches_tracked.item()}"
+        f"  running_mean as plain: {stats_match!s:<5}  eval output as plain: "
+        f"{torch.allclose(predictions[name], predictions['plain'], atol=1e-6)}"
+    )
 assert [seen[name].item() for name in runs] == [3, 6, 3, 6]
 
 # %%

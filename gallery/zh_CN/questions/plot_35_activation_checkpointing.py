@@ -22,12 +22,16 @@
 # 辅助函数
 # --------
 #
-# ``checkpoint`` 是 torch 自带的函数，来自 ``torch.utils.checkpoint``；本页每次调用都传 ``use_reentrant=False``，这是 PyTorch 推荐的实现。
+# ``checkpoint`` 是 torch 自带的函数，来自 ``torch.utils.checkpoint``；本页每次调用都传 ``use_reentrant=False``，这是 PyTorch 推荐的实现。``versions`` 读出给定张量的版本计数器（version counter），即 ``_version``，它是 torch 的内部属性。
 
 import copy
 
 import torch
 from torch.utils.checkpoint import checkpoint
+
+
+def versions(*tensors):
+    return tuple(t._version for t in tensors)
 
 
 # %%
@@ -194,11 +198,12 @@ def draw_processes(title, child, **names):
             _arrow(ax, here, _box(ax, (0.9, r), f"S{s + 1}", FILLS[s % 4]))
             _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
 
+
 # %%
 # 函数运行了两次
 # --------------
 #
-# ``checkpoint(block, x)`` 运行一次 ``block(x)``，保留 ``x``，丢掉 ``block`` 中各运算为反向传播保存的张量（各运算保存什么，见 :ref:`运算保存了什么 <questions-saved-tensors>`）。``backward()`` 需要这些张量，于是再调用一次 ``block(x)``，把它们重新算出来。``block`` 里的调用计数在前向传播之后是 1，在 ``backward()`` 之后是 2。下面的 ``block`` 还对张量 ``c`` 原地加 1，并以训练模式运行一个 ``BatchNorm`` 层；``timeline`` 为下面的图记下 ``c`` 和 ``BatchNorm`` 的 ``num_batches_tracked`` 的版本计数器（version counter），即 ``_version``，它是 torch 的内部属性。
+# ``checkpoint(block, x)`` 运行一次 ``block(x)``，保留 ``x``，丢掉 ``block`` 中各运算为反向传播保存的张量（各运算保存什么，见 :ref:`运算保存了什么 <questions-saved-tensors>`）。``backward()`` 需要这些张量，于是再调用一次 ``block(x)``，把它们重新算出来。``block`` 里的调用计数在前向传播之后是 1，在 ``backward()`` 之后是 2。下面的 ``block`` 还对张量 ``c`` 原地加 1，并以训练模式运行一个 ``BatchNorm`` 层；``timeline`` 为下面的图记下 ``c`` 和 ``BatchNorm`` 的 ``num_batches_tracked`` 的版本计数器。
 
 torch.manual_seed(0)
 bn = torch.nn.BatchNorm1d(3)
@@ -214,13 +219,17 @@ def block(x):
 
 
 x = torch.randn(8, 3, requires_grad=True)
-timeline = [("start", (c._version, bn.num_batches_tracked._version))]
+timeline = [("start", versions(c, bn.num_batches_tracked))]
 y = checkpoint(block, x, use_reentrant=False)
-print("after checkpoint(): calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item())
-timeline.append(("checkpoint()", (c._version, bn.num_batches_tracked._version)))
+print(
+    "after checkpoint(): calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item()
+)
+timeline.append(("checkpoint()", versions(c, bn.num_batches_tracked)))
 y.pow(2).sum().backward()
-print("after backward():   calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item())
-timeline.append(("backward()", (c._version, bn.num_batches_tracked._version)))
+print(
+    "after backward():   calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item()
+)
+timeline.append(("backward()", versions(c, bn.num_batches_tracked)))
 assert calls["block"] == 2 and c.item() == 2 and bn.num_batches_tracked.item() == 2
 # sphinx_gallery_start_ignore
 probe_bn, probe_x = torch.nn.BatchNorm1d(3), torch.randn(8, 3, requires_grad=True)
@@ -320,7 +329,9 @@ except RuntimeError as e:
 else:
     raise AssertionError("an in-place edit of a checkpointed function's input must break backward()")
 print("counter:", counter.item())
-assert message.startswith("one of the variables needed for gradient computation has been modified by an inplace operation")
+assert message.startswith(
+    "one of the variables needed for gradient computation has been modified by an inplace operation"
+)
 # sphinx_gallery_start_ignore
 assert counter.item() == 1, "the second call never ran"
 assert "is at version 1; expected version 0 instead" in message, "the edit moved the kept input's version"
@@ -460,9 +471,11 @@ for name, forward in runs.items():
         predictions[name] = model.head(model.bn(model.block(test_inputs)))
     models[name] = model
     stats_match = torch.allclose(model.bn.running_mean, models["plain"].bn.running_mean, atol=1e-6)
-    print(f"{name:<9} seen {seen[name].item()}  num_batches_tracked {model.bn.num_batches_tracked.item()}"
-          f"  running_mean as plain: {stats_match!s:<5}  eval output as plain: "
-          f"{torch.allclose(predictions[name], predictions['plain'], atol=1e-6)}")
+    print(
+        f"{name:<9} seen {seen[name].item()}  num_batches_tracked {model.bn.num_batches_tracked.item()}"
+        f"  running_mean as plain: {stats_match!s:<5}  eval output as plain: "
+        f"{torch.allclose(predictions[name], predictions['plain'], atol=1e-6)}"
+    )
 assert [seen[name].item() for name in runs] == [3, 6, 3, 6]
 
 # %%
