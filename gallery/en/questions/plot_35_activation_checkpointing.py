@@ -18,7 +18,7 @@ Activation checkpointing runs the forward twice
       out = head(bn(h))
 
 A print at the top of a checkpointed function shows up twice, ``BatchNorm``'s ``num_batches_tracked`` counts two
-batches a step, and ``running_mean`` drifts away from an unchecked run's. This page counts the calls
+batches a step, and ``running_mean`` drifts away from a run's without checkpointing. This page counts the calls
 of a function under ``torch.utils.checkpoint.checkpoint`` (activation checkpointing, also called
 gradient checkpointing), compares ``BatchNorm``'s statistics and in-place edits with a plain run, shows
 what happens when the second call computes something else, how dropout gets the same mask twice,
@@ -336,9 +336,9 @@ assert runs == {("first", True): 2, ("first", False): 2, ("last", True): 1, ("la
 # An in-place edit of an input raises
 # -----------------------------------
 #
-# ``checkpoint`` keeps every tensor passed to the function, to call it again. Editing one of them in
-# place inside the function moves its version counter past the one that was kept, and
-# ``backward()`` raises before the second call: the counter passed as an argument reads 1.
+# ``checkpoint`` keeps the tensors passed to the function, to call it again. Here the counter is
+# passed as an argument: editing it in place inside the function moves its version counter past
+# the one that was kept, and ``backward()`` raises before the second call. The counter reads 1.
 
 counter = torch.zeros(())
 
@@ -395,6 +395,15 @@ print("3 cos(3x):", 3 * (3 * x.detach()).cos())
 assert torch.allclose(x.grad, 3 * (3 * x.detach()).cos()) and not torch.allclose(x.grad, 2 * (2 * x.detach()).cos())
 # sphinx_gallery_start_ignore
 assert torch.allclose(y, (2 * x).sin()), "the forward pass returned sin(2x)"
+probe_in = torch.randn(3, requires_grad=True)
+for probe_targets, probe_shown in (([torch.float64, torch.float32], "torch.float64"), (["meta", "cpu"], "type='meta'")):
+    probe_y = checkpoint(lambda t, targets=probe_targets: t.to(targets.pop()).sin(), probe_in, use_reentrant=False)
+    try:
+        probe_y.sum().backward()
+    except RuntimeError as e:
+        assert "different metadata" in str(e) and probe_shown in str(e), f"a change to {probe_shown} is caught"
+    else:
+        raise AssertionError(f"a change to {probe_shown} in the second call must raise")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -545,6 +554,17 @@ for run, expect in (("outside", True), ("momentum", True), ("inside", False)):
     assert torch.allclose(predictions[run], predictions["plain"], atol=1e-6) == expect, f"{run}: eval outputs"
 assert models["inside"].bn.num_batches_tracked.item() == 6 and models["momentum"].bn.num_batches_tracked.item() == 6
 assert seen["momentum"].item() == 6, "the momentum does not change the count"
+probe_x = torch.randn(16, 8, requires_grad=True)
+for probe_m in (0.01, 0.1, 0.3, 0.5):
+    probe_plain = torch.nn.BatchNorm1d(8, momentum=probe_m)
+    probe_twice = torch.nn.BatchNorm1d(8, momentum=1 - (1 - probe_m) ** 0.5)
+    probe_plain_out = probe_plain(probe_x)
+    probe_plain_out.sum().backward()
+    probe_twice_out = checkpoint(probe_twice, probe_x, use_reentrant=False)
+    probe_twice_out.sum().backward()
+    assert probe_twice.num_batches_tracked.item() == 2, f"momentum {probe_m}: two updates"
+    assert torch.allclose(probe_twice.running_mean, probe_plain.running_mean, atol=1e-6), f"momentum {probe_m}: mean"
+    assert torch.allclose(probe_twice.running_var, probe_plain.running_var, atol=1e-6), f"momentum {probe_m}: var"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -552,8 +572,8 @@ assert seen["momentum"].item() == 6, "the momentum does not change the count"
 # ----------
 #
 # ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` twice a step, once in the forward pass
-# and once in ``backward()``, which may stop early. Everything ``fn`` does besides computing its
-# output happens again: ``BatchNorm`` updates its running statistics a second time with the same
+# and once in ``backward()``, which may stop early. What ``fn`` does besides computing its output,
+# up to where the second call stops, happens again: ``BatchNorm`` updates its running statistics a second time with the same
 # batch, and a counter edited in place counts twice. The gradients stay right as long as the second
 # call computes what the first did: dropout gets its mask back, but a tensor the function edits and
 # then reads gives a silently different gradient. Keep ``BatchNorm`` and in-place bookkeeping

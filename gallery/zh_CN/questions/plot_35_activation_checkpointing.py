@@ -309,7 +309,7 @@ assert runs == {("first", True): 2, ("first", False): 2, ("last", True): 1, ("la
 # 对输入做原地操作会抛出错误
 # --------------------------
 #
-# ``checkpoint`` 保留传给函数的每个张量，以便再调用一次。在函数里原地修改其中一个，会让它的版本计数器越过保留时的值，于是 ``backward()`` 在第二次调用之前就抛出错误：作为参数传入的计数器是 1。
+# ``checkpoint`` 保留传给函数的张量，以便再调用一次。这里计数器作为参数传入：在函数里原地修改它，会让它的版本计数器越过保留时的值，于是 ``backward()`` 在第二次调用之前就抛出错误。计数器是 1。
 
 counter = torch.zeros(())
 
@@ -361,6 +361,15 @@ print("3 cos(3x):", 3 * (3 * x.detach()).cos())
 assert torch.allclose(x.grad, 3 * (3 * x.detach()).cos()) and not torch.allclose(x.grad, 2 * (2 * x.detach()).cos())
 # sphinx_gallery_start_ignore
 assert torch.allclose(y, (2 * x).sin()), "the forward pass returned sin(2x)"
+probe_in = torch.randn(3, requires_grad=True)
+for probe_targets, probe_shown in (([torch.float64, torch.float32], "torch.float64"), (["meta", "cpu"], "type='meta'")):
+    probe_y = checkpoint(lambda t, targets=probe_targets: t.to(targets.pop()).sin(), probe_in, use_reentrant=False)
+    try:
+        probe_y.sum().backward()
+    except RuntimeError as e:
+        assert "different metadata" in str(e) and probe_shown in str(e), f"a change to {probe_shown} is caught"
+    else:
+        raise AssertionError(f"a change to {probe_shown} in the second call must raise")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -497,10 +506,21 @@ for run, expect in (("outside", True), ("momentum", True), ("inside", False)):
     assert torch.allclose(predictions[run], predictions["plain"], atol=1e-6) == expect, f"{run}: eval outputs"
 assert models["inside"].bn.num_batches_tracked.item() == 6 and models["momentum"].bn.num_batches_tracked.item() == 6
 assert seen["momentum"].item() == 6, "the momentum does not change the count"
+probe_x = torch.randn(16, 8, requires_grad=True)
+for probe_m in (0.01, 0.1, 0.3, 0.5):
+    probe_plain = torch.nn.BatchNorm1d(8, momentum=probe_m)
+    probe_twice = torch.nn.BatchNorm1d(8, momentum=1 - (1 - probe_m) ** 0.5)
+    probe_plain_out = probe_plain(probe_x)
+    probe_plain_out.sum().backward()
+    probe_twice_out = checkpoint(probe_twice, probe_x, use_reentrant=False)
+    probe_twice_out.sum().backward()
+    assert probe_twice.num_batches_tracked.item() == 2, f"momentum {probe_m}: two updates"
+    assert torch.allclose(probe_twice.running_mean, probe_plain.running_mean, atol=1e-6), f"momentum {probe_m}: mean"
+    assert torch.allclose(probe_twice.running_var, probe_plain.running_var, atol=1e-6), f"momentum {probe_m}: var"
 # sphinx_gallery_end_ignore
 
 # %%
 # 小结
 # ----
 #
-# ``checkpoint(fn, x, use_reentrant=False)`` 每步调用 ``fn`` 两次：前向传播中一次，``backward()`` 中一次，后者可能提前停下。``fn`` 除了计算输出之外做的事都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码，但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地的记账操作放到被检查点包住的函数外面；如果只有 ``BatchNorm``，也可以把它的 ``momentum`` 设成 1 - (1 - m) ** 0.5。
+# ``checkpoint(fn, x, use_reentrant=False)`` 每步调用 ``fn`` 两次：前向传播中一次，``backward()`` 中一次，后者可能提前停下。``fn`` 除了计算输出之外做的事，在第二次调用停下之前的部分都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码，但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地的记账操作放到被检查点包住的函数外面；如果只有 ``BatchNorm``，也可以把它的 ``momentum`` 设成 1 - (1 - m) ** 0.5。
