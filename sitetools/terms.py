@@ -68,7 +68,7 @@ TERMS: tuple[Term, ...] = (
     Term("优化器", "optimizer, `optimizer.state_dict()`", "questions-optimizer-state", also=("优化器状态",)),
     Term("目标网络", "target network", "questions-target-networks", also=("软更新",)),
     Term("共享权重", "tied weights", "questions-tied-weights", also=("权重共享", "绑定权重")),
-    Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-saved-tensors"),
+    Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-activation-checkpointing"),
     Term("检查点", "checkpoint (a saved training state, `torch.save` / `torch.load`)", "questions-checkpoints"),
     Term("梯度累积", "gradient accumulation", "questions-stale-grad"),
     Term("多进程", "multiprocessing, `torch.multiprocessing`", "questions-processes", also=("子进程",)),

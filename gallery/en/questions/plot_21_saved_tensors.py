@@ -425,7 +425,8 @@ assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "torch's own conte
 # ``backward()``, and the gradient is right (recomputed from ``a``). An in-place edit of the input
 # ``a`` now raises, though a plain ``exp`` allowed it: checkpoint saved ``a``.
 # (``use_reentrant=False`` is the variant PyTorch recommends; called without the argument, this
-# release warns.)
+# release warns.) That the function then runs twice, and what this does to BatchNorm and other
+# in-place edits inside it, is on :ref:`questions-activation-checkpointing`.
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 a = x * 2

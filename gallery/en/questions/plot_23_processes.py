@@ -319,7 +319,8 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 # tensor made by ``torch.from_numpy(array)`` too: the child's edit reaches the tensor, but the tensor
 # no longer shares memory with ``array``, which stays as it was. A tensor read from a file by
 # ``torch.from_file(path, shared=False)`` already reports ``is_shared()`` as ``True``, so
-# ``share_memory_()`` leaves its storage where it is, and the child's edit is lost.
+# ``share_memory_()`` leaves its storage where it is, and the child's edit is lost. (What several
+# processes writing into one shared tensor need, a lock, is on :ref:`questions-shared-memory`.)
 
 array = np.zeros(3, dtype=np.float32)
 from_numpy = torch.from_numpy(array)
