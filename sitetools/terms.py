@@ -72,6 +72,10 @@ TERMS: tuple[Term, ...] = (
     Term("检查点", "checkpoint (a saved training state, `torch.save` / `torch.load`)", "questions-checkpoints"),
     Term("梯度累积", "gradient accumulation", "questions-stale-grad"),
     Term("多进程", "multiprocessing, `torch.multiprocessing`", "questions-processes", also=("子进程",)),
+    Term("竞争条件", "race condition (processes updating one shared tensor)", "questions-shared-memory",
+         also=("加锁",)),
+    Term("混合精度", "mixed precision, `torch.autocast`", "questions-autocast", also=("自动混合精度",)),
+    Term("滑动平均", "moving average of weights (EMA)", "questions-ema", also=("指数滑动平均",)),
 )
 
 
