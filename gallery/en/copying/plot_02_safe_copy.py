@@ -317,6 +317,58 @@ assert not same_storage(a, t), "torch.tensor(a) must copy"
 # sphinx_gallery_end_ignore
 
 # %%
+# ``torch.as_tensor`` and ``torch.asarray``: "make it a tensor", not "copy it"
+# ----------------------------------------------------------------------------
+#
+# Given a tensor, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return that very tensor, graph and
+# all: they are for code that accepts a list, an array or a tensor and wants a tensor. ``torch.asarray``
+# copies when told ``copy=True``, but, on this torch, without ``requires_grad`` the copy follows ``a``:
+# it requires grad and stays in the graph, like ``a.clone()``. With ``requires_grad=False`` as well
+# it is a copy outside the graph, equal to ``a.detach().clone()``.
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # the default of requires_grad is the point here, not its warning
+    by_default = torch.asarray(a, copy=True)
+made = {
+    "torch.as_tensor(a)": torch.as_tensor(a),
+    "torch.asarray(a)": torch.asarray(a),
+    "torch.asarray(a, copy=True)": by_default,
+    "torch.asarray(a, copy=True, requires_grad=False)": torch.asarray(a, copy=True, requires_grad=False),
+}
+for name, made_tensor in made.items():
+    node = type(made_tensor.grad_fn).__name__ if made_tensor.grad_fn else None
+    print(f"{name}: is a {made_tensor is a}, same storage {same_storage(a, made_tensor)}, grad_fn {node}")
+assert made["torch.as_tensor(a)"] is a and made["torch.asarray(a)"] is a, "both return a itself"
+assert not same_storage(a, by_default) and type(by_default.grad_fn).__name__ == "CloneBackward0", "a clone"
+outside = made["torch.asarray(a, copy=True, requires_grad=False)"]
+assert not same_storage(a, outside) and outside.grad_fn is None and not outside.requires_grad, "a detached copy"
+assert torch.equal(outside, a.detach().clone()), "the same values as a.detach().clone()"
+# sphinx_gallery_start_ignore
+# The same for a non-leaf source: as_tensor and asarray return it, graph and all.
+doubled = a * 2
+assert torch.as_tensor(doubled) is doubled and torch.asarray(doubled) is doubled, "no copy of a non-leaf either"
+assert torch.asarray(doubled, copy=True, requires_grad=False).grad_fn is None, "requires_grad=False detaches"
+# sphinx_gallery_end_ignore
+
+
+# %%
+# ``clone().detach()`` gives the same tensor the long way
+# -------------------------------------------------------
+#
+# The other order gives equal values, memory of its own and no graph too. The difference is the
+# work: ``a.clone()`` first records a ``CloneBackward0`` node in the graph, which ``detach()`` then
+# drops, while ``a.detach().clone()`` clones a tensor that does not require grad, and nothing is recorded.
+
+the_long_way, the_short_way = a.clone().detach(), a.detach().clone()
+print("a.clone().grad_fn:", type(a.clone().grad_fn).__name__, " a.detach().clone().grad_fn:", a.detach().clone().grad_fn)
+print("equal:", torch.equal(the_long_way, the_short_way),
+      " same storage as a:", same_storage(a, the_long_way), same_storage(a, the_short_way),
+      " requires_grad:", the_long_way.requires_grad, the_short_way.requires_grad)  # fmt: skip
+assert torch.equal(the_long_way, the_short_way) and not the_long_way.requires_grad and not the_short_way.requires_grad
+assert not same_storage(a, the_long_way) and not same_storage(a, the_short_way), "each has memory of its own"
+assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone().grad_fn is None, "the node"
+
+# %%
 # Conclusion
 # ----------
 #
@@ -324,3 +376,4 @@ assert not same_storage(a, t), "torch.tensor(a) must copy"
 # no link to the graph: edits in either direction stay put, and no gradient
 # flows back to ``a``. The next pages take the two halves apart:
 # :ref:`copying-clone` keeps the graph, :ref:`copying-detach` keeps the memory.
+# ``torch.as_tensor(a)`` and ``torch.asarray(a)`` are not copies: they return ``a`` itself.

@@ -303,7 +303,53 @@ assert not same_storage(a, t), "torch.tensor(a) must copy"
 # sphinx_gallery_end_ignore
 
 # %%
+# ``torch.as_tensor`` 和 ``torch.asarray``：“转成张量”，而不是“复制”
+# ------------------------------------------------------------------
+#
+# 传入的已经是张量时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“既接受列表、数组也接受张量，只要一个张量”的代码用的。``torch.asarray`` 在指定 ``copy=True`` 时会复制；但在当前版本的 torch 上，不指定 ``requires_grad`` 时副本随 ``a``：它需要梯度，留在计算图里，和 ``a.clone()`` 一样。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # the default of requires_grad is the point here, not its warning
+    by_default = torch.asarray(a, copy=True)
+made = {
+    "torch.as_tensor(a)": torch.as_tensor(a),
+    "torch.asarray(a)": torch.asarray(a),
+    "torch.asarray(a, copy=True)": by_default,
+    "torch.asarray(a, copy=True, requires_grad=False)": torch.asarray(a, copy=True, requires_grad=False),
+}
+for name, made_tensor in made.items():
+    node = type(made_tensor.grad_fn).__name__ if made_tensor.grad_fn else None
+    print(f"{name}: is a {made_tensor is a}, same storage {same_storage(a, made_tensor)}, grad_fn {node}")
+assert made["torch.as_tensor(a)"] is a and made["torch.asarray(a)"] is a, "both return a itself"
+assert not same_storage(a, by_default) and type(by_default.grad_fn).__name__ == "CloneBackward0", "a clone"
+outside = made["torch.asarray(a, copy=True, requires_grad=False)"]
+assert not same_storage(a, outside) and outside.grad_fn is None and not outside.requires_grad, "a detached copy"
+assert torch.equal(outside, a.detach().clone()), "the same values as a.detach().clone()"
+# sphinx_gallery_start_ignore
+# The same for a non-leaf source: as_tensor and asarray return it, graph and all.
+doubled = a * 2
+assert torch.as_tensor(doubled) is doubled and torch.asarray(doubled) is doubled, "no copy of a non-leaf either"
+assert torch.asarray(doubled, copy=True, requires_grad=False).grad_fn is None, "requires_grad=False detaches"
+# sphinx_gallery_end_ignore
+
+
+# %%
+# ``clone().detach()``：结果一样，只是绕了远路
+# --------------------------------------------
+#
+# 反过来的顺序同样得到数值相等、内存独立、不带计算图的张量。区别在于做的事：``a.clone()`` 先在计算图里记下一个 ``CloneBackward0`` 节点，随后 ``detach()`` 又把它丢掉；``a.detach().clone()`` 克隆的是不需要梯度的张量，什么也不会被记录。
+
+the_long_way, the_short_way = a.clone().detach(), a.detach().clone()
+print("a.clone().grad_fn:", type(a.clone().grad_fn).__name__, " a.detach().clone().grad_fn:", a.detach().clone().grad_fn)
+print("equal:", torch.equal(the_long_way, the_short_way),
+      " same storage as a:", same_storage(a, the_long_way), same_storage(a, the_short_way),
+      " requires_grad:", the_long_way.requires_grad, the_short_way.requires_grad)  # fmt: skip
+assert torch.equal(the_long_way, the_short_way) and not the_long_way.requires_grad and not the_short_way.requires_grad
+assert not same_storage(a, the_long_way) and not same_storage(a, the_short_way), "each has memory of its own"
+assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone().grad_fn is None, "the node"
+
+# %%
 # 小结
 # ----
 #
-# ``a.detach().clone()`` 得到的张量数值相同、内存独立、与计算图无关：改哪一边都不影响另一边，梯度也不会流回 ``a``。后面两页把这两步拆开来看：只用 :ref:`clone() <copying-clone>`，副本仍在计算图里；只用 :ref:`detach() <copying-detach>`，结果仍共享内存。
+# ``a.detach().clone()`` 得到的张量数值相同、内存独立、与计算图无关：改哪一边都不影响另一边，梯度也不会流回 ``a``。后面两页把这两步拆开来看：只用 :ref:`clone() <copying-clone>`，副本仍在计算图里；只用 :ref:`detach() <copying-detach>`，结果仍共享内存。``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 不是副本：它们返回的就是 ``a`` 本身。
