@@ -289,6 +289,48 @@ assert torch.allclose(x.grad, torch.func.grad(lambda t: (t.exp() + 1).sum())(x.d
 # sphinx_gallery_end_ignore
 
 # %%
+# An edit made before the save is fine
+# ------------------------------------
+#
+# The check compares two numbers: the version a tensor had when an operation saved it, and its version
+# when ``backward()`` needs it. An in-place edit made before the saving operation runs is already
+# counted in the saved version, so ``backward()`` runs and the gradient is the one the same code
+# written out of place gives; each edit below comes before ``sin()`` saves ``y``. Only an edit between
+# the save and ``backward()`` is refused, and the message's "expected version" is then the version ``y``
+# had at the save: 1, after one edit.
+
+edits = {
+    "y.add_(1)": (lambda t: t.add_(1), lambda t: t + 1),
+    "y.mul_(3)": (lambda t: t.mul_(3), lambda t: t * 3),
+    "y.clamp_(max=2.0)": (lambda t: t.clamp_(max=2.0), lambda t: t.clamp(max=2.0)),
+    "y.copy_(torch.ones(3))": (lambda t: t.copy_(torch.ones(3)), lambda t: t * 0 + torch.ones(3)),
+}
+for name, (in_place, out_of_place) in edits.items():
+    x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    y = x * 2
+    in_place(y)  # before sin() saves y
+    y.sin().sum().backward()
+    reference = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    out_of_place(reference * 2).sin().sum().backward()
+    print(f"{name} before the save: backward() runs, x.grad equals the out-of-place gradient:",
+          torch.allclose(x.grad, reference.grad))  # fmt: skip
+    assert torch.allclose(x.grad, reference.grad), f"{name} before the save is counted in the saved version"
+
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+y = x * 2
+y.add_(1)
+z = y.sin()
+y.mul_(3)  # after sin() saved y
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print("y.mul_(3) after the save:", message[message.index("is at version") : message.index(" instead")])
+else:
+    raise AssertionError("an edit after the save must make backward() raise")
+assert "is at version 2; expected version 1 instead" in message, "the expected version is the one at the save"
+
+# %%
 # A saved input, edited in place
 # ------------------------------
 #

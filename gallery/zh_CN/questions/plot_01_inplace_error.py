@@ -280,6 +280,43 @@ assert torch.allclose(x.grad, torch.func.grad(lambda t: (t.exp() + 1).sum())(x.d
 # sphinx_gallery_end_ignore
 
 # %%
+# 保存之前的修改没有问题
+# ----------------------
+#
+# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行，梯度也与不用原地写法的同一段代码相同；下面每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。只有发生在保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
+
+edits = {
+    "y.add_(1)": (lambda t: t.add_(1), lambda t: t + 1),
+    "y.mul_(3)": (lambda t: t.mul_(3), lambda t: t * 3),
+    "y.clamp_(max=2.0)": (lambda t: t.clamp_(max=2.0), lambda t: t.clamp(max=2.0)),
+    "y.copy_(torch.ones(3))": (lambda t: t.copy_(torch.ones(3)), lambda t: t * 0 + torch.ones(3)),
+}
+for name, (in_place, out_of_place) in edits.items():
+    x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    y = x * 2
+    in_place(y)  # before sin() saves y
+    y.sin().sum().backward()
+    reference = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    out_of_place(reference * 2).sin().sum().backward()
+    print(f"{name} before the save: backward() runs, x.grad equals the out-of-place gradient:",
+          torch.allclose(x.grad, reference.grad))  # fmt: skip
+    assert torch.allclose(x.grad, reference.grad), f"{name} before the save is counted in the saved version"
+
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+y = x * 2
+y.add_(1)
+z = y.sin()
+y.mul_(3)  # after sin() saved y
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print("y.mul_(3) after the save:", message[message.index("is at version") : message.index(" instead")])
+else:
+    raise AssertionError("an edit after the save must make backward() raise")
+assert "is at version 2; expected version 1 instead" in message, "the expected version is the one at the save"
+
+# %%
 # 被保存的输入遭到原地修改
 # ------------------------
 #
