@@ -351,6 +351,32 @@ print("an empty flipped array is taken by all four:", all(convert(empty).numel()
 assert all(convert(empty).numel() == 0 for convert in constructors), "an empty flipped array is taken"
 
 # %%
+# The refusal does not depend on the dtype, and no option of the constructors lifts it: five more
+# dtypes flipped and five more byte orders, each tried with the four constructors and with ``copy=True``
+# or a ``dtype``.
+
+
+def refuses(convert, array, **options):
+    try:
+        convert(array, **options)
+    except ValueError:
+        return True
+    return False
+
+
+others = [np.array([1, 0, 1], dtype=flipped_dtype)[::-1] for flipped_dtype in ("int64", "bool", "complex64", "float16", "uint8")]
+others += [np.array([1, 0, 1], dtype=order) for order in (">f8", ">i8", ">i4", ">c8", ">f2")]
+tries = [(convert, {}) for convert in constructors] + [
+    (torch.asarray, {"copy": True}),
+    (torch.asarray, {"dtype": torch.float64}),
+    (torch.tensor, {"dtype": torch.float64}),
+    (torch.as_tensor, {"dtype": torch.float64}),
+]
+every_refusal = all(refuses(convert, odd, **options) for odd in others for convert, options in tries)
+print(f"{len(others)} arrays x {len(tries)} calls, all refused: {every_refusal}")
+assert every_refusal, "every dtype, byte order and option is refused"
+
+# %%
 # The fix is a copy with positive strides: made by NumPy (``.copy()`` or ``np.ascontiguousarray``),
 # or made by torch, flipping the tensor of the unflipped array (``flip`` copies, since torch has no
 # negative strides). Each result holds the flipped values in memory of its own, so a write into it
@@ -540,8 +566,8 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # For a dense CPU tensor and an array of the same dtype, ``detach().numpy()``,
 # ``numpy(force=True)``, ``torch.from_numpy`` and ``torch.as_tensor`` share
 # memory, and so does ``np.asarray`` on a tensor that does not require grad;
-# ``torch.tensor`` and ``np.array`` copy. A flipped array, or one in the other byte order, is refused by
-# every constructor: copy it with NumPy, or flip in torch. On a sparse tensor, ``detach().numpy()``,
+# ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, or one in the other byte order, is
+# refused by every constructor: copy it with NumPy, or flip in torch. On a sparse tensor, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise. ``numpy()`` and ``np.asarray`` refuse a tensor that
 # requires grad only with grad mode on: under ``torch.no_grad()`` or ``torch.inference_mode()``
 # they share its memory, and a write through the array is not counted. A change of dtype copies too, and a

@@ -326,35 +326,41 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 #
 # An assignment writes into the tensor its last index is applied to. In ``x[mask][idx] = v`` that
 # tensor is ``x[mask]``, a copy, and ``x`` does not change; in ``x[1:][idx] = v`` it is ``x[1:]``, a
-# view, and the write reaches ``x``. Below, each first index is tried with the same ``[idx] = -1``:
-# ``x`` changes exactly when the first index gives a view.
+# view, and the write reaches ``x``. Below, each chain of indices is tried with the same ``[idx] = -1``:
+# ``x`` changes exactly when the chain before the last index gives a view, that is, when every index
+# before the last gives one.
 
 idx = torch.tensor([0, 2])
 firsts = {
     "x[1:]": lambda t: t[1:],
     "x[::2]": lambda t: t[::2],
+    "x[1:][::2]": lambda t: t[1:][::2],
     "x[x > 0]": lambda t: t[t > 0],
     "x[[1, 2, 3, 4]]": lambda t: t[[1, 2, 3, 4]],
     "x[torch.tensor([1, 2, 3, 4])]": lambda t: t[torch.tensor([1, 2, 3, 4])],
+    "x[1:][x[1:] > 0]": lambda t: t[1:][t[1:] > 0],
 }
 for name, first in firsts.items():
     x = torch.arange(6.0)
     view = same_storage(first(x), x)
     first(x)[idx] = -1.0
     reached = bool((x < 0).any())
-    print(f"{name}[idx] = -1: the first index gives a view {view}, x changed {reached}")
+    print(f"{name}[idx] = -1: {name} is a view {view}, x changed {reached}")
     assert reached == view, f"{name}[idx] = -1 writes into x exactly when {name} is a view"
 
 
 # %%
-# The fix turns the chain into one index of ``x`` and assigns once: the positions the mask selects,
-# ``(x > 0).nonzero().squeeze(1)``, indexed by ``idx``.
+# The fix turns the chain into one index of ``x`` and assigns once: the coordinates of the elements
+# the mask selects, ``mask.nonzero()``, indexed by ``idx`` and split into one index tensor per
+# dimension by ``unbind(1)``. Checked on a one- and a two-dimensional ``x``.
 
-x = torch.arange(6.0)
-positions = (x > 0).nonzero().squeeze(1)[idx]
-x[positions] = -1.0
-print("positions:", positions, " after x[positions] = -1: x =", x)
-assert torch.equal(x, torch.tensor([0.0, -1.0, 2.0, -1.0, 4.0, 5.0])), "one index of x, one assignment"
+for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
+    mask = x > 0
+    x[mask.nonzero()[idx].unbind(1)] = -1.0
+    written = (x < 0).flatten().nonzero().squeeze(1)
+    intended = mask.flatten().nonzero().squeeze(1)[idx]
+    print(f"x of shape {tuple(x.shape)}: elements written {written.tolist()}, the mask's elements {idx.tolist()} are {intended.tolist()}")
+    assert torch.equal(written, intended), "one index of x reaches exactly the chosen elements of the mask"
 
 # %%
 # When ``x`` requires grad
@@ -558,4 +564,4 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # the four kinds of view of a non-leaf above, under ``torch.inference_mode()`` on an inference
 # tensor) or with an in-place index method, and where an index repeats, use ``index_add_`` or
 # ``index_put_(..., accumulate=True)``. A chain such as ``x[mask][idx] = v`` writes into ``x`` only when
-# its first index gives a view: make it one index of ``x`` and assign once.
+# every index before the last gives a view: make it one index of ``x`` and assign once.

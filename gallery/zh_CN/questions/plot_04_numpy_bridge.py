@@ -332,6 +332,30 @@ print("an empty flipped array is taken by all four:", all(convert(empty).numel()
 assert all(convert(empty).numel() == 0 for convert in constructors), "an empty flipped array is taken"
 
 # %%
+# 拒绝与 dtype 无关，构造函数的参数也解除不了：再拿五种 dtype 的翻转数组和五种字节序的数组，分别交给四个构造函数，并加上 ``copy=True`` 或指定 ``dtype`` 再试。
+
+
+def refuses(convert, array, **options):
+    try:
+        convert(array, **options)
+    except ValueError:
+        return True
+    return False
+
+
+others = [np.array([1, 0, 1], dtype=flipped_dtype)[::-1] for flipped_dtype in ("int64", "bool", "complex64", "float16", "uint8")]
+others += [np.array([1, 0, 1], dtype=order) for order in (">f8", ">i8", ">i4", ">c8", ">f2")]
+tries = [(convert, {}) for convert in constructors] + [
+    (torch.asarray, {"copy": True}),
+    (torch.asarray, {"dtype": torch.float64}),
+    (torch.tensor, {"dtype": torch.float64}),
+    (torch.as_tensor, {"dtype": torch.float64}),
+]
+every_refusal = all(refuses(convert, odd, **options) for odd in others for convert, options in tries)
+print(f"{len(others)} arrays x {len(tries)} calls, all refused: {every_refusal}")
+assert every_refusal, "every dtype, byte order and option is refused"
+
+# %%
 # 解决办法是得到一份步长为正的副本：由 NumPy 来复制（``.copy()`` 或 ``np.ascontiguousarray``），或者先把没翻转的数组变成张量，再由 torch 翻转（torch 没有负步长，所以 ``flip`` 会复制）。每种做法得到的都是翻转后的值，内存是自己的，往里写不会改动 ``image``。
 
 flipped_values = image[..., ::-1].tolist()
@@ -504,6 +528,6 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----
 #
 # 对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
-# ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。翻转过的数组和字节序与本机不同的数组，每个构造函数都拒绝：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组和字节序与本机不同的数组，每个构造函数都拒绝：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，autograd
 # 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

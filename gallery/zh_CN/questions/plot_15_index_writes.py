@@ -306,33 +306,37 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 # 链式索引：``x[mask][idx] = v``
 # ------------------------------
 #
-# 赋值写进的是最后一个索引所作用的那个张量。在 ``x[mask][idx] = v`` 里，这个张量是 ``x[mask]``，一份副本，``x`` 不变；在 ``x[1:][idx] = v`` 里，它是 ``x[1:]``，一个视图，写入会落到 ``x`` 上。下面把几种第一个索引分别配上同样的 ``[idx] = -1``：第一个索引给出视图时 ``x`` 才会改变，给出副本时就不会。
+# 赋值写进的是最后一个索引所作用的那个张量。在 ``x[mask][idx] = v`` 里，这个张量是 ``x[mask]``，一份副本，``x`` 不变；在 ``x[1:][idx] = v`` 里，它是 ``x[1:]``，一个视图，写入会落到 ``x`` 上。下面给几种索引链分别接上同样的 ``[idx] = -1``：最后一个索引之前的那段索引链给出视图（也就是其中每个索引都给出视图）时，``x`` 才会改变；给出副本时就不会。
 
 idx = torch.tensor([0, 2])
 firsts = {
     "x[1:]": lambda t: t[1:],
     "x[::2]": lambda t: t[::2],
+    "x[1:][::2]": lambda t: t[1:][::2],
     "x[x > 0]": lambda t: t[t > 0],
     "x[[1, 2, 3, 4]]": lambda t: t[[1, 2, 3, 4]],
     "x[torch.tensor([1, 2, 3, 4])]": lambda t: t[torch.tensor([1, 2, 3, 4])],
+    "x[1:][x[1:] > 0]": lambda t: t[1:][t[1:] > 0],
 }
 for name, first in firsts.items():
     x = torch.arange(6.0)
     view = same_storage(first(x), x)
     first(x)[idx] = -1.0
     reached = bool((x < 0).any())
-    print(f"{name}[idx] = -1: the first index gives a view {view}, x changed {reached}")
+    print(f"{name}[idx] = -1: {name} is a view {view}, x changed {reached}")
     assert reached == view, f"{name}[idx] = -1 writes into x exactly when {name} is a view"
 
 
 # %%
-# 解决办法是把链式索引合成对 ``x`` 的一次索引，只赋值一次：先取出掩码选中的位置 ``(x > 0).nonzero().squeeze(1)``，再用 ``idx`` 从中挑选。
+# 解决办法是把链式索引合成对 ``x`` 的一次索引，只赋值一次：先取出掩码选中元素的坐标 ``mask.nonzero()``，用 ``idx`` 从中挑选，再用 ``unbind(1)`` 拆成每一维一个索引张量。下面在一维和二维的 ``x`` 上各检验一次。
 
-x = torch.arange(6.0)
-positions = (x > 0).nonzero().squeeze(1)[idx]
-x[positions] = -1.0
-print("positions:", positions, " after x[positions] = -1: x =", x)
-assert torch.equal(x, torch.tensor([0.0, -1.0, 2.0, -1.0, 4.0, 5.0])), "one index of x, one assignment"
+for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
+    mask = x > 0
+    x[mask.nonzero()[idx].unbind(1)] = -1.0
+    written = (x < 0).flatten().nonzero().squeeze(1)
+    intended = mask.flatten().nonzero().squeeze(1)[idx]
+    print(f"x of shape {tuple(x.shape)}: elements written {written.tolist()}, the mask's elements {idx.tolist()} are {intended.tolist()}")
+    assert torch.equal(written, intended), "one index of x reaches exactly the chosen elements of the mask"
 
 # %%
 # ``x`` 需要梯度时
@@ -521,4 +525,4 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # 以外的整数 dtype）也一样；用整数列表、一维及以上的索引张量或掩码索引得到副本，对副本调用原地方法，``x``
 # 不会改变。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
-# ``index_add_`` 或 ``index_put_(..., accumulate=True)``。像 ``x[mask][idx] = v`` 这样的链式索引，只有第一个索引给出视图时才写进 ``x``：把它合成对 ``x`` 的一次索引，只赋值一次。
+# ``index_add_`` 或 ``index_put_(..., accumulate=True)``。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合成对 ``x`` 的一次索引，只赋值一次。
