@@ -8,8 +8,8 @@ Do these two tensors share memory?
    :class: answer
 
    Equal ``untyped_storage().data_ptr()`` means one storage, not a shared element, and different ones
-   do not rule sharing out: a DLPack, NumPy or ``frombuffer`` alias starts inside its source. Compare
-   the bytes the elements reach:
+   do not rule sharing out: an alias of a slice made through DLPack, NumPy or ``frombuffer`` starts
+   inside its source's storage. Compare the bytes the elements reach:
 
    .. code-block:: python
 
@@ -319,6 +319,11 @@ assert wrong_by_storage == [*(f"{name}, x" for name in aliases), "flat[:4], flat
 wrong_by_ranges = [name for name, (a, b) in pairs.items() if storage_ranges_overlap(a, b) != shares_memory(a, b)]
 assert wrong_by_ranges == ["flat[:4], flat[4:]"], "the storages' ranges are wrong on the halves only"
 assert all(bool((a >= 0).all() and (b >= 0).all()) for a, b in pairs.values()), "no tensor tested holds -1"
+assert all(
+    t.data_ptr() == t.untyped_storage().data_ptr() + t.storage_offset() * t.element_size()
+    for pair in pairs.values()
+    for t in pair
+), "data_ptr() is where the storage starts plus storage_offset() elements"
 assert not shares_memory(torch.empty(0), torch.empty(0)), "an empty tensor shares nothing"
 assert not shares_memory(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), "meta tensors hold no memory"
 assert not shares_memory(x, x.to("meta")), "two devices"
@@ -404,6 +409,10 @@ changed_rows = [row for row in range(6) if not torch.equal(data[row], original[r
 print("data unchanged:", torch.equal(data, original))
 print("rows of data changed:", changed_rows)
 assert changed_rows == [2, 3, 4, 5], "rows 2 to 5 were normalised in place, in data"
+# sphinx_gallery_start_ignore
+through_numpy = loaders["torch.from_numpy(data.numpy()[i : i + 2])"]
+assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False, False], "rows 0 and 1 start where data does"
+# sphinx_gallery_end_ignore
 
 # %%
 # Conclusion
