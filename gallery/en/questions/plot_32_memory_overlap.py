@@ -245,7 +245,8 @@ assert torch.equal(x, torch.arange(4.0).reshape(2, 2)), "the write tests put x b
 # An alias of the row ``x[1]`` made through DLPack, NumPy or ``torch.frombuffer`` has a storage of
 # its own, which starts inside ``x``'s: the usual test answers ``False``, and a write through each
 # alias reaches ``x`` all the same. :ref:`copying-alias` shows the same three routes, and
-# :ref:`questions-numpy-bridge` what a write through NumPy does to autograd.
+# :ref:`questions-numpy-bridge` what a write through NumPy does to autograd. The picture below draws
+# a fresh pair, ``source`` and the DLPack alias of its second row.
 
 aliases = {
     "torch.from_dlpack(x[1])": torch.from_dlpack(x[1]),
@@ -255,21 +256,22 @@ aliases = {
 for name, t in aliases.items():
     print(f"{name:<52} same storage: {same_storage(t, x)!s:<5}  write reaches x: {write_test(t, x)}")
 assert not any(same_storage(t, x) for t in aliases.values()) and all(write_test(t, x) for t in aliases.values())
-alias = aliases["torch.from_dlpack(x[1])"]
+source = torch.arange(4.0).reshape(2, 2)
+alias = torch.from_dlpack(source[1])
 # sphinx_gallery_start_ignore
 assert torch.equal(x, torch.arange(4.0).reshape(2, 2)), "the write tests put x back"
 # sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::
-#    :alt: Diagram: the names x and alias point to two tensor objects on two storages, S1 and S2; alias holds 2.0 and 3.0, the second row of x.
+#    :alt: Diagram: the names source and alias point to two tensor objects on two storages, S1 and S2; alias holds 2.0 and 3.0, the second row of source.
 #
-#    The picture groups tensors by where their storage starts, as ``same_storage`` does: ``x`` on
-#    ``S1``, ``alias`` on ``S2``. The write test above found that the two share memory.
+#    The picture groups tensors by where their storage starts, as ``same_storage`` does: ``source``
+#    on ``S1``, ``alias`` on ``S2``, though ``alias`` is the second row of ``source`` in memory.
 
-draw_memory("alias = torch.from_dlpack(x[1])", x=x, alias=alias)
+draw_memory("alias = torch.from_dlpack(source[1])", source=source, alias=alias)
 # sphinx_gallery_start_ignore
-assert not same_storage(alias, x) and torch.equal(alias, x[1]), "alias holds x[1] on a storage of its own"
+assert not same_storage(alias, source) and alias.data_ptr() == source[1].data_ptr(), "one memory, two storages"
 # sphinx_gallery_end_ignore
 
 # %%

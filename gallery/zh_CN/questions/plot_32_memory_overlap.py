@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``untyped_storage().data_ptr()`` 相等只说明存储相同，不说明有共同的元素；不相等也不能排除共享：经由 DLPack、NumPy 或 ``frombuffer`` 给切片建的别名，起点落在源张量的存储之内。应当比较元素所占的字节：
+   ``untyped_storage().data_ptr()`` 相等只说明是同一块存储（storage），不说明有共同的元素；不相等也不能排除共享：经由 DLPack、NumPy 或 ``frombuffer`` 给切片建的别名，起点落在源张量的存储之内。应当比较元素所占的字节：
 
    .. code-block:: python
 
@@ -16,7 +16,7 @@
               batch = batch.clone()
           return batch.sub_(mean).div_(std)
 
-判断 ``a`` 和 ``b`` 是否共享内存，常见的办法是比较两者的存储（storage）从哪里开始：``a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()``。本页在十对张量上运行这个判断，并用写入核对每个答案：通过一个张量写入一个值，再到另一个张量里去找。接着比较两个张量的元素所占的字节范围，指出只有写入才能判断的那种布局，最后用这个比较决定数据管道在原地（in-place）归一化一个批次之前是否必须先克隆它。
+判断 ``a`` 和 ``b`` 是否共享内存，常见的办法是比较两者的存储从哪里开始：``a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()``。本页在十对张量上运行这个判断，并用写入核对每个答案：通过一个张量写入一个值，再到另一个张量里去找。接着比较两个张量的元素所占的字节范围，指出只有写入才能判断的那种布局，最后用这个比较决定数据管道在原地（in-place）归一化一个批次之前是否必须先克隆它。
 """
 
 # %%
@@ -228,7 +228,7 @@ assert torch.equal(x, torch.arange(4.0).reshape(2, 2)), "the write tests put x b
 # 存储不同，内存共享：DLPack、NumPy、``frombuffer``
 # -------------------------------------------------
 #
-# 通过 DLPack、NumPy 或 ``torch.frombuffer`` 给 ``x[1]`` 这一行建的别名，有一块自己的存储，起点落在 ``x`` 的存储之内：常见的判断回答 ``False``，可通过每个别名写入照样会改到 ``x``。同样三种途径在 :ref:`别名那一页 <copying-alias>` 上也演示过；通过 NumPy 写入对自动求导（autograd）有什么影响，见 :ref:`NumPy 那一页 <questions-numpy-bridge>`。
+# 通过 DLPack、NumPy 或 ``torch.frombuffer`` 给 ``x[1]`` 这一行建的别名，有一块自己的存储，起点落在 ``x`` 的存储之内：常见的判断回答 ``False``，可通过每个别名写入照样会改到 ``x``。同样三种途径在 :ref:`别名那一页 <copying-alias>` 上也演示过；通过 NumPy 写入对自动求导（autograd）有什么影响，见 :ref:`NumPy 那一页 <questions-numpy-bridge>`。下面的图另建了一对张量：``source`` 和它第二行的 DLPack 别名。
 
 aliases = {
     "torch.from_dlpack(x[1])": torch.from_dlpack(x[1]),
@@ -238,20 +238,21 @@ aliases = {
 for name, t in aliases.items():
     print(f"{name:<52} same storage: {same_storage(t, x)!s:<5}  write reaches x: {write_test(t, x)}")
 assert not any(same_storage(t, x) for t in aliases.values()) and all(write_test(t, x) for t in aliases.values())
-alias = aliases["torch.from_dlpack(x[1])"]
+source = torch.arange(4.0).reshape(2, 2)
+alias = torch.from_dlpack(source[1])
 # sphinx_gallery_start_ignore
 assert torch.equal(x, torch.arange(4.0).reshape(2, 2)), "the write tests put x back"
 # sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 x 和 alias 指向两块存储 S1 和 S2 上的两个张量对象；alias 的值是 2.0 和 3.0，即 x 的第二行。
+#    :alt: 示意图：名字 source 和 alias 指向两块存储 S1 和 S2 上的两个张量对象；alias 的值是 2.0 和 3.0，即 source 的第二行。
 #
-#    图中按存储的起始地址给张量分组，与 ``same_storage`` 的做法相同：``x`` 在 ``S1`` 上，``alias`` 在 ``S2`` 上。上面的写入测试却发现两者共享内存。
+#    图中按存储的起始地址给张量分组，与 ``same_storage`` 的做法相同：``source`` 在 ``S1`` 上，``alias`` 在 ``S2`` 上，尽管在内存里 ``alias`` 就是 ``source`` 的第二行。
 
-draw_memory("alias = torch.from_dlpack(x[1])", x=x, alias=alias)
+draw_memory("alias = torch.from_dlpack(source[1])", source=source, alias=alias)
 # sphinx_gallery_start_ignore
-assert not same_storage(alias, x) and torch.equal(alias, x[1]), "alias holds x[1] on a storage of its own"
+assert not same_storage(alias, source) and alias.data_ptr() == source[1].data_ptr(), "one memory, two storages"
 # sphinx_gallery_end_ignore
 
 # %%
