@@ -245,8 +245,8 @@ def draw_processes(title, child, **names):
 # The wrapper holds the model's own parameters
 # --------------------------------------------
 #
-# ``torch.compile`` returns an ``OptimizedModule``. It keeps ``model`` itself in its attribute
-# ``_orig_mod``, as a submodule, and copies nothing: every parameter it lists is the very same
+# ``torch.compile`` returns an ``OptimizedModule``. It keeps ``model`` itself, as a submodule, in
+# its attribute ``_orig_mod`` (the underscore marks a name internal to torch), and copies nothing: every parameter it lists is the very same
 # ``Parameter`` object as the model's, under a name that starts with ``_orig_mod.``.
 
 model = copy.deepcopy(start)
@@ -296,8 +296,8 @@ assert torch.allclose(compiled(inputs), model(inputs)) and not torch.allclose(co
 # -----------------------------------------
 #
 # The wrapper's ``state_dict()`` has the model's entries under its own names: each key starts with
-# ``_orig_mod.``. The values are the model's tensors, on the parameters' storage, as in any
-# ``state_dict()`` (:ref:`questions-best-weights`).
+# ``_orig_mod.``. Its values are tensors on the parameters' storage, as in any ``state_dict()``
+# (:ref:`questions-best-weights`).
 
 state = compiled.state_dict()
 print("compiled keys:", list(state))
@@ -328,8 +328,8 @@ assert state["_orig_mod.0.weight"] is not model[0].weight, "the entry is another
 # -------------------------------
 #
 # A model built without ``torch.compile``, for instance to evaluate a checkpoint, does not know the
-# names with the prefix: ``load_state_dict`` lists every key as missing and every key of the file
-# as unexpected, and raises. With ``strict=False`` it does not raise, and loads nothing at all:
+# names with the prefix: ``load_state_dict`` lists every key it expects as missing and every key of
+# the dict as unexpected, and raises. With ``strict=False`` it does not raise, and loads nothing at all:
 # the fresh model keeps its own random values. The compiled module refuses a plain dict the same
 # way, the other way round.
 
@@ -437,6 +437,7 @@ probe.compile(backend="aot_eager")
 assert torch.equal(probe(torch.zeros(2)), torch.ones(2)), "after module.compile(), calls run compiled"
 assert torch.equal(CompilingProbe()(torch.zeros(2)), torch.zeros(2)), "an uncompiled call does not"
 assert same_values(plain, model), "a plain module loads the keys of a module compiled in place"
+assert type(model) is torch.nn.Sequential, "model.compile() leaves the module's class as it was"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -578,8 +579,9 @@ if torch.cuda.is_available():
         first = compiled_square(gpu_x)
         kept = compiled_square(gpu_x).clone()
         third = compiled_square(gpu_x)
-    print("same Parameter objects:", all(q is p for p, q in zip(gpu_model.parameters(), gpu_compiled.parameters())))
-    assert all(q is p for p, q in zip(gpu_model.parameters(), gpu_compiled.parameters())), "same objects on a GPU"
+    pairs = list(zip(gpu_model.parameters(), gpu_compiled.parameters(), strict=True))
+    print("same Parameter objects:", all(q is p for p, q in pairs))
+    assert all(q is p for p, q in pairs), "the compiled module holds the same Parameter objects on a GPU"
     try:
         print(first)
     except RuntimeError as e:

@@ -232,7 +232,7 @@ def draw_processes(title, child, **names):
 # 包装器拿着模型自己的参数
 # ------------------------
 #
-# ``torch.compile`` 返回一个 ``OptimizedModule``。它把 ``model`` 本身作为子模块存在属性 ``_orig_mod`` 里，什么也不复制：它列出的每个参数都和模型的那个参数是同一个 ``Parameter`` 对象，只是名字前面多了 ``_orig_mod.`` 这个前缀。
+# ``torch.compile`` 返回一个 ``OptimizedModule``。它把 ``model`` 本身作为子模块存在属性 ``_orig_mod`` 里（名字带下划线，表示这是 torch 内部的属性），什么也不复制：它列出的每个参数都和模型的那个参数是同一个 ``Parameter`` 对象，只是名字前面多了 ``_orig_mod.`` 这个前缀。
 
 model = copy.deepcopy(start)
 compiled = torch.compile(model, backend="aot_eager")
@@ -276,7 +276,7 @@ assert torch.allclose(compiled(inputs), model(inputs)) and not torch.allclose(co
 # ``state_dict()`` 的键多了 ``_orig_mod.``
 # ----------------------------------------
 #
-# 包装器的 ``state_dict()`` 里是模型的各项，但用的是包装器自己的名字：每个键都以 ``_orig_mod.`` 开头。值是模型的张量，用的是参数的存储，和任何 ``state_dict()`` 一样（见\ :ref:`保存最佳权重那一页 <questions-best-weights>`）。
+# 包装器的 ``state_dict()`` 里是模型的各项，但用的是包装器自己的名字：每个键都以 ``_orig_mod.`` 开头。各项的值都是张量，用的是参数的存储，和任何 ``state_dict()`` 一样（见\ :ref:`保存最佳权重那一页 <questions-best-weights>`）。
 
 state = compiled.state_dict()
 print("compiled keys:", list(state))
@@ -305,7 +305,7 @@ assert state["_orig_mod.0.weight"] is not model[0].weight, "the entry is another
 # 普通模块不认这些键
 # ------------------
 #
-# 不用 ``torch.compile`` 建的模型（比如用来评估存档的模型）不认识带前缀的名字：``load_state_dict`` 把它自己的每个键都列为缺失，把字典里的每个键都列为多余，然后抛出错误。加上 ``strict=False`` 就不抛出，但也什么都没有加载：新模型保留自己的随机值。反过来，编译后的模块也同样不认普通的字典。
+# 不用 ``torch.compile`` 建的模型（比如用来评估存档的模型）不认识带前缀的名字：``load_state_dict`` 把它要的每个键都列为缺失，把字典里的每个键都列为多余，然后抛出错误。加上 ``strict=False`` 就不抛出，但也什么都没有加载：新模型保留自己的随机值。反过来，编译后的模块也同样不认普通的字典。
 
 plain = make_model()
 try:
@@ -403,6 +403,7 @@ probe.compile(backend="aot_eager")
 assert torch.equal(probe(torch.zeros(2)), torch.ones(2)), "after module.compile(), calls run compiled"
 assert torch.equal(CompilingProbe()(torch.zeros(2)), torch.zeros(2)), "an uncompiled call does not"
 assert same_values(plain, model), "a plain module loads the keys of a module compiled in place"
+assert type(model) is torch.nn.Sequential, "model.compile() leaves the module's class as it was"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -524,8 +525,9 @@ if torch.cuda.is_available():
         first = compiled_square(gpu_x)
         kept = compiled_square(gpu_x).clone()
         third = compiled_square(gpu_x)
-    print("same Parameter objects:", all(q is p for p, q in zip(gpu_model.parameters(), gpu_compiled.parameters())))
-    assert all(q is p for p, q in zip(gpu_model.parameters(), gpu_compiled.parameters())), "same objects on a GPU"
+    pairs = list(zip(gpu_model.parameters(), gpu_compiled.parameters(), strict=True))
+    print("same Parameter objects:", all(q is p for p, q in pairs))
+    assert all(q is p for p, q in pairs), "the compiled module holds the same Parameter objects on a GPU"
     try:
         print(first)
     except RuntimeError as e:
