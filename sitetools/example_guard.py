@@ -133,6 +133,12 @@ _BASE: dict[str, int] = {}
 #: first step imports its compiler stack, which wraps ``torch.manual_seed``, configures loggers of its
 #: own and sets ``TORCHINDUCTOR_CACHE_DIR``. Imported during an example, those would count as its changes.
 WARM_UP = ("torch._dynamo",)
+#: Whether :func:`_warm_up` compiled once in this process. The first call of a ``torch.compile``d
+#: module patches ``torch.nn.Module.__init__`` and ``__setstate__`` (Dynamo's generation tagging) and
+#: imports modules that configure loggers of their own; its backward imports more. One small compile,
+#: forward and backward, on the backend the pages use (``aot_eager``, no C++ compiler), makes them part
+#: of the fresh state; ``torch.compiler.reset()`` then drops what it cached.
+_COMPILED: list[bool] = []
 
 
 def _warm_up() -> None:
@@ -141,6 +147,12 @@ def _warm_up() -> None:
     for name in WARM_UP:
         if name not in sys.modules:
             importlib.import_module(name)
+    if not _COMPILED:
+        import torch
+
+        torch.compile(torch.nn.Linear(1, 1), backend="aot_eager")(torch.ones(1, 1)).sum().backward()
+        torch.compiler.reset()
+        _COMPILED.append(True)
 
 
 class _Guard:

@@ -1,0 +1,608 @@
+"""
+.. _questions-compile:
+
+``torch.compile`` and copies: does the compiled model share its weights?
+========================================================================
+
+.. admonition:: Answer
+   :class: answer
+
+   ``torch.compile(model)`` wraps ``model`` without copying it: both hold the same parameters and
+   train together, but the wrapper's ``state_dict()`` keys start with ``_orig_mod.``, which a plain
+   module refuses. Load ``model``'s own dict, or strip the prefix:
+
+   .. code-block:: python
+
+      plain.load_state_dict(model.state_dict())
+      plain.load_state_dict({k.removeprefix("_orig_mod."): v for k, v in compiled.state_dict().items()})
+
+This page checks that the compiled module holds the model's own ``Parameter`` objects, trains it
+through either, and shows the ``_orig_mod.`` keys of its ``state_dict()`` with the error they give
+in a plain module: ``Missing key(s) in state_dict`` and ``Unexpected key(s) in state_dict``. Then it
+saves and loads both ways, copies a compiled module, and runs in-place edits inside a compiled
+function. It compiles with ``backend="aot_eager"``, which runs the graphs ``torch.compile``
+captures with torch's own kernels, so it needs no C++ compiler.
+"""
+
+# %%
+# Helpers
+# -------
+#
+# ``same_storage`` compares where two tensors' storages start. ``make_model`` builds a small
+# network; ``train`` takes three steps of an optimizer on it and returns the losses;
+# ``same_values`` compares two modules' parameters; ``save_and_load`` writes a ``state_dict`` to a
+# file in a temporary folder and reads it back.
+
+import copy
+import tempfile
+import warnings
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def make_model():
+    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+
+
+def train(module, optimizer, steps=3):
+    losses = []
+    for _ in range(steps):
+        loss = torch.nn.functional.mse_loss(module(inputs), targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(round(loss.item(), 4))
+    return losses
+
+
+def same_values(a, b):
+    return all(torch.allclose(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
+
+
+def save_and_load(state):
+    with tempfile.TemporaryDirectory() as folder:
+        torch.save(state, f"{folder}/model.pt")
+        return torch.load(f"{folder}/model.pt")
+
+
+torch.manual_seed(0)
+inputs, targets = torch.randn(16, 4), torch.randn(16, 2)
+start = make_model()
+
+# %%
+# Drawing helpers
+# ---------------
+#
+# The pictures on this page are drawn by the functions below, with matplotlib,
+# from the live tensors: which names point to which tensor object, which storage
+# (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
+# uses, and the graph of ``grad_fn`` nodes. ``shared_counters`` finds a shared counter by
+# moving one counter on, seeing whose ``_version`` moved, and putting it back.
+
+import matplotlib.pyplot as plt
+
+INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
+
+
+def _canvas(width, height, title, xlim, ylim):
+    plt.close("all")  # one picture per cell: the pictures of earlier cells were shown already
+    fig, ax = plt.subplots(figsize=(width, height), facecolor=PAPER)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99 - 0.4 / height)
+    ax.set_title(title, family="monospace", size=12, color=INK)
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, xy, text, fill):
+    return ax.text(*xy, text, ha="center", va="center", family="monospace", size=12, color=INK,
+                   bbox={"boxstyle": "round,pad=0.4", "facecolor": fill, "edgecolor": INK})  # fmt: skip
+
+
+def _arrow(ax, start, end):
+    ax.annotate("", end.get_position(), start.get_position(), annotation_clip=False,
+                arrowprops={"arrowstyle": "-|>", "color": INK, "shrinkA": 3, "shrinkB": 3,
+                            "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
+
+
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
+    seen = []
+    for item in items:
+        if not any(identity(item) == identity(other) for other in seen):
+            seen.append(item)
+    return seen
+
+
+def shared_counters(tensors):
+    """Which tensors share one version counter: move one counter on, see whose ``_version`` moved, put it
+    back. ``increment_version`` is public; the context manager that puts the counter back is torch's own and
+    takes one tensor on every release the site supports (the private function it calls changed its arguments)."""
+    label = {}
+    for t in tensors:
+        if id(t) not in label:
+            versions = [u._version for u in tensors]
+            with torch.autograd._unsafe_preserve_version_counter(t):  # sets t's counter back on leaving
+                torch.autograd.graph.increment_version(t)
+                counter = f"C{len(set(label.values())) + 1}"
+                label.update((id(u), counter) for u, v in zip(tensors, versions, strict=True) if u._version != v)
+    return label
+
+
+def draw_memory(title, **names):
+    """Names -> tensor objects -> storages (S1, S2 ... in order of appearance) and version counters."""
+    tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    counters, rows = shared_counters(tensors), max(len(names), 1)
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
+    tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
+    for r, t in enumerate(tensors):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
+        tensor_boxes[id(t)] = _box(
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+        )
+        _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
+
+
+def draw_versions(title, names, steps):
+    """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
+    ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
+        for col, (_, versions) in enumerate(steps):
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
+    for col, (code, _) in enumerate(steps):
+        ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
+
+
+def _saved(node):
+    """The tensors a node saved: (attribute, version text), with the versions an in-place edit broke."""
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError as e:  # "... is at version 1; expected version 0 instead.", or freed by backward()
+            if "is at version " not in str(e):
+                continue
+            now, saved = str(e).split("is at version ")[1].split("; expected version ")
+            yield attr[7:], f"_version {now} != {saved.split(' ')[0]}"
+        else:
+            if isinstance(value, torch.Tensor):
+                yield attr[7:], f"_version {value._version}"
+
+
+def _children(node):
+    if isinstance(node, torch.Tensor):
+        return []
+    children = [f for f, _ in node.next_functions if f is not None]
+    return children + ([node.variable] if hasattr(node, "variable") else [])
+
+
+def draw_graph(title, root, **leaves):
+    """The autograd graph under ``root``: grad_fn nodes, AccumulateGrad and leaves, saved tensors."""
+    levels, seen = [[root.grad_fn]], {id(root.grad_fn)}
+    while levels[-1]:
+        levels.append([child for node in levels[-1] for child in _children(node) if id(child) not in seen])
+        levels[-1] = _first_seen(levels[-1], id)
+        seen.update(id(child) for child in levels[-1])
+    width = max(5.6, 2.9 * max(map(len, levels)))
+    ax = _canvas(width, 0.3 + 1.1 * (len(levels) - 1), title, (-1, 1), (len(levels) - 1.5, -0.5))
+    boxes = {}
+    for depth, level in enumerate(levels):
+        for i, node in enumerate(level):
+            xy = ((2 * i + 1) / len(level) - 1, depth)
+            if isinstance(node, torch.Tensor):
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
+            else:
+                saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
+                fill = FILLS[1] if "!=" in saved else FILLS[0]
+                boxes[id(node)] = _box(ax, xy, type(node).__name__ + saved, fill)
+    for level in levels:
+        for node in level:
+            for child in _children(node):
+                _arrow(ax, boxes[id(node)], boxes[id(child)])
+
+
+def draw_processes(title, child, **names):
+    """This process and a child forked from it: a storage in shared memory (``is_shared()``) is one storage
+    that both map; the child gets any other storage as a copy of its own. ``child`` says what the child ran."""
+    tensors = _first_seen(names.values(), id)
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    ax = _canvas(8.4, 1.0 + 0.95 * len(names), title, (-0.75, 3.75), (len(names) - 0.5, -1.1))
+    ax.axvspan(1.22, 1.78, color=FILLS[4], zorder=0)
+    for x, header in ((0.5, "this process"), (1.5, "shared memory"), (2.5, f"child: {child}")):
+        ax.text(x, -0.85, header, ha="center", va="center", family="monospace", size=10, color=INK)
+    for r, (label, t) in enumerate(names.items()):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        here = _box(ax, (0, r), f"{label}\n{values}\nis_shared()={t.is_shared()}", FILLS[s % 4])
+        there = _box(ax, (3, r), f"{label}\n(forked)", FILLS[s % 4])
+        if t.is_shared():
+            segment = _box(ax, (1.5, r), f"S{s + 1}", FILLS[s % 4])
+            _arrow(ax, here, segment)
+            _arrow(ax, there, segment)
+        else:
+            _arrow(ax, here, _box(ax, (0.9, r), f"S{s + 1}", FILLS[s % 4]))
+            _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
+
+# %%
+# The wrapper holds the model's own parameters
+# --------------------------------------------
+#
+# ``torch.compile`` returns an ``OptimizedModule``. It keeps ``model`` itself, as a submodule, in
+# its attribute ``_orig_mod`` (the underscore marks a name internal to torch), and copies nothing: every parameter it lists is the very same
+# ``Parameter`` object as the model's, under a name that starts with ``_orig_mod.``.
+
+model = copy.deepcopy(start)
+compiled = torch.compile(model, backend="aot_eager")
+print("type:", type(compiled).__name__)
+print("compiled._orig_mod is model:", compiled._orig_mod is model)
+for (name, p), (compiled_name, q) in zip(model.named_parameters(), compiled.named_parameters(), strict=True):
+    print(f"{compiled_name:<20} is model's {name}:", q is p)
+assert all(q is p for p, q in zip(model.parameters(), compiled.parameters(), strict=True)), "same objects"
+# sphinx_gallery_start_ignore
+assert type(compiled).__name__ == "OptimizedModule" and compiled._orig_mod is model, "a wrapper around model"
+assert [n for n, _ in compiled.named_parameters()] == [f"_orig_mod.{n}" for n, _ in model.named_parameters()]
+# sphinx_gallery_end_ignore
+
+# %%
+# Training either trains both
+# ---------------------------
+#
+# Three steps of SGD through ``compiled``, once with the optimizer built from
+# ``compiled.parameters()`` and once from ``model.parameters()``, each on a fresh copy of the same
+# start. In both runs the model's own weights move, and they end where three eager steps on another
+# copy of the start end.
+
+reference = copy.deepcopy(start)
+print("eager reference:       ", train(reference, torch.optim.SGD(reference.parameters(), lr=0.1)))
+for route in ("compiled.parameters()", "model.parameters()"):
+    model = copy.deepcopy(start)
+    compiled = torch.compile(model, backend="aot_eager")
+    params = compiled.parameters() if route == "compiled.parameters()" else model.parameters()
+    losses = train(compiled, torch.optim.SGD(params, lr=0.1))
+    print(f"{route:<22}", losses, " model trained like the reference:", same_values(model, reference))
+    assert same_values(model, reference) and not same_values(model, start), f"{route}: the model is trained"
+
+# %%
+# The other way round: a step taken on ``model`` in eager mode changes what ``compiled`` computes,
+# since the compiled code reads the parameters' current values at every call.
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+before = compiled(inputs).detach()
+print("eager steps on model:", train(model, optimizer))
+print("compiled output changed:", not torch.allclose(compiled(inputs), before))
+print("compiled(inputs) equal to model(inputs):", torch.allclose(compiled(inputs), model(inputs)))
+assert torch.allclose(compiled(inputs), model(inputs)) and not torch.allclose(compiled(inputs), before)
+
+# %%
+# ``state_dict()`` keys gain ``_orig_mod.``
+# -----------------------------------------
+#
+# The wrapper's ``state_dict()`` has the model's entries under its own names: each key starts with
+# ``_orig_mod.``. Its values are tensors on the parameters' storage, as in any ``state_dict()``
+# (:ref:`questions-best-weights`).
+
+state = compiled.state_dict()
+print("compiled keys:", list(state))
+print("model keys:   ", list(model.state_dict()))
+print("same storage:", same_storage(state["_orig_mod.0.weight"], model[0].weight))
+assert list(state) == [f"_orig_mod.{k}" for k in model.state_dict()], "every key gains the prefix"
+# sphinx_gallery_start_ignore
+assert all(same_storage(state[f"_orig_mod.{k}"], v) for k, v in model.state_dict().items()), "model's memory"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: Diagram: the names model[0].weight and list(compiled.parameters())[0] point to one tensor object; state["_orig_mod.0.weight"] points to a second tensor object; both are on one storage S1.
+#
+#    ``model[0].weight`` and the compiled module's first parameter are one tensor object; the
+#    ``state_dict()`` entry is a second tensor object on the same storage ``S1``.
+
+draw_memory("state = compiled.state_dict()", **{"model[0].weight": model[0].weight,
+            "list(compiled.parameters())[0]": list(compiled.parameters())[0],
+            'state["_orig_mod.0.weight"]': state["_orig_mod.0.weight"]})  # fmt: skip
+# sphinx_gallery_start_ignore
+assert list(compiled.parameters())[0] is model[0].weight, "one tensor object"
+assert state["_orig_mod.0.weight"] is not model[0].weight, "the entry is another tensor object"
+# sphinx_gallery_end_ignore
+
+# %%
+# A plain module refuses the keys
+# -------------------------------
+#
+# A model built without ``torch.compile``, for instance to evaluate a checkpoint, does not know the
+# names with the prefix: ``load_state_dict`` lists every key it expects as missing and every key of
+# the dict as unexpected, and raises. With ``strict=False`` it does not raise, and loads nothing at all:
+# the fresh model keeps its own random values. The compiled module refuses a plain dict the same
+# way, the other way round.
+
+plain = make_model()
+try:
+    plain.load_state_dict(state)
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("loading the compiled module's keys into a plain module must raise")
+assert message.startswith("Error(s) in loading state_dict for Sequential:\n\tMissing key(s) in state_dict:")
+assert 'Unexpected key(s) in state_dict: "_orig_mod.0.weight"' in message
+result = plain.load_state_dict(state, strict=False)
+print("strict=False missing:", result.missing_keys)
+print("strict=False unexpected:", result.unexpected_keys)
+print("plain loaded the weights:", same_values(plain, model))
+assert len(result.missing_keys) == 4 and not same_values(plain, model), "strict=False loads nothing"
+try:
+    compiled.load_state_dict(model.state_dict())
+except RuntimeError as e:
+    reverse_message = str(e)
+    print(f"{type(e).__name__}: {reverse_message.splitlines()[0]}")
+else:
+    raise AssertionError("loading plain keys into the compiled module must raise")
+assert 'Missing key(s) in state_dict: "_orig_mod.0.weight"' in reverse_message
+# sphinx_gallery_start_ignore
+assert result.unexpected_keys == list(state) and result.missing_keys == list(model.state_dict())
+# sphinx_gallery_end_ignore
+
+# %%
+# The fix: the model's own dict, or the prefix stripped
+# -----------------------------------------------------
+#
+# Three dicts load into a plain module without an error and give it the trained weights:
+# ``model.state_dict()``, the same dict reached through the wrapper as
+# ``compiled._orig_mod.state_dict()``, and the wrapper's dict with the prefix stripped from every
+# key. Loading into the compiled module works the same way through ``compiled._orig_mod`` (or
+# ``model``), and the compiled module then computes with the loaded weights.
+
+plain = make_model()
+plain.load_state_dict(model.state_dict())
+print("from model.state_dict():", same_values(plain, model))
+assert same_values(plain, model)
+plain = make_model()
+plain.load_state_dict(compiled._orig_mod.state_dict())
+print("from compiled._orig_mod.state_dict():", same_values(plain, model))
+assert same_values(plain, model)
+plain = make_model()
+plain.load_state_dict({k.removeprefix("_orig_mod."): v for k, v in compiled.state_dict().items()})
+print("prefix stripped:", same_values(plain, model))
+assert same_values(plain, model)
+other = make_model()
+compiled._orig_mod.load_state_dict(other.state_dict())
+print("compiled computes with the loaded weights:", torch.allclose(compiled(inputs), other(inputs)))
+assert torch.allclose(compiled(inputs), other(inputs)) and same_values(model, other)
+
+# %%
+# Saved to a file
+# ---------------
+#
+# The same holds for a file: a dict saved from ``model`` or from ``compiled._orig_mod`` has keys
+# without the prefix, and ``torch.load`` gives back tensors with memory of their own, which a plain
+# module loads. A file saved from ``compiled.state_dict()`` keeps the prefix.
+
+for route, saved in {
+    "model.state_dict()": model.state_dict(),
+    "compiled._orig_mod.state_dict()": compiled._orig_mod.state_dict(),
+    "compiled.state_dict()": compiled.state_dict(),
+}.items():
+    loaded = save_and_load(saved)
+    print(f"{route:<32} first key in the file: {next(iter(loaded))}")
+    if route != "compiled.state_dict()":
+        plain = make_model()
+        plain.load_state_dict(loaded)
+        assert same_values(plain, model) and not same_storage(loaded["0.weight"], model[0].weight)
+assert next(iter(loaded)) == "_orig_mod.0.weight", "a file saved from the wrapper keeps the prefix"
+
+# %%
+# ``model.compile()``: compiled in place, names unchanged
+# -------------------------------------------------------
+#
+# ``nn.Module.compile`` compiles a module's calls in place instead of wrapping it: the module stays
+# a ``Sequential``, its keys keep their names, and a plain module loads them. Three steps of SGD
+# through it train it as three eager steps train the reference.
+
+model = copy.deepcopy(start)
+model.compile(backend="aot_eager")
+print("type:", type(model).__name__, " keys:", list(model.state_dict())[:2])
+print("losses:", train(model, torch.optim.SGD(model.parameters(), lr=0.1)))
+plain = make_model()
+plain.load_state_dict(model.state_dict())
+print("trained like the reference:", same_values(model, reference), " plain loaded it:", same_values(plain, model))
+assert list(model.state_dict()) == list(start.state_dict()) and same_values(model, reference)
+# sphinx_gallery_start_ignore
+
+
+class CompilingProbe(torch.nn.Module):
+    def forward(self, x):
+        return x + torch.compiler.is_compiling()
+
+
+probe = CompilingProbe()
+probe.compile(backend="aot_eager")
+assert torch.equal(probe(torch.zeros(2)), torch.ones(2)), "after module.compile(), calls run compiled"
+assert torch.equal(CompilingProbe()(torch.zeros(2)), torch.zeros(2)), "an uncompiled call does not"
+assert same_values(plain, model), "a plain module loads the keys of a module compiled in place"
+assert type(model) is torch.nn.Sequential, "model.compile() leaves the module's class as it was"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``copy.deepcopy`` of the compiled module copies the model
+# ---------------------------------------------------------
+#
+# Deep-copying the wrapper copies the module inside it, as deep-copying any module does
+# (:ref:`questions-deepcopy`): the copy is again an ``OptimizedModule``, around a new model whose
+# parameters have memory of their own. Training the copy leaves ``model`` as it was.
+
+model = copy.deepcopy(start)
+compiled = torch.compile(model, backend="aot_eager")
+twin = copy.deepcopy(compiled)
+print("type:", type(twin).__name__, " twin._orig_mod is model:", twin._orig_mod is model)
+print("same storage:", same_storage(twin._orig_mod[0].weight, model[0].weight))
+print("losses of the copy:", train(twin, torch.optim.SGD(twin.parameters(), lr=0.1)))
+print("model still at the start:", same_values(model, start))
+assert not same_storage(twin._orig_mod[0].weight, model[0].weight) and same_values(model, start)
+# sphinx_gallery_start_ignore
+assert type(twin).__name__ == "OptimizedModule" and twin._orig_mod is not model, "a wrapper around a new model"
+assert same_values(twin, reference), "the copy trains like the reference"
+# sphinx_gallery_end_ignore
+
+# %%
+# In-place edits inside a compiled function
+# -----------------------------------------
+#
+# A compiled function gets the caller's tensors, not copies. Four in-place edits (``add_``,
+# ``mul_``, ``copy_`` and an indexed assignment ``x[0] = 5``), compiled, each on three inputs: a
+# tensor of its own, a slice of a longer tensor and a column of a transposed matrix. Each leaves the
+# caller's tensor, and the tensor it is a view of, with the values the same function leaves in
+# eager mode, and moves their version counter (``_version``, torch's internal count of in-place
+# edits). By how much it moves is torch's bookkeeping, which the table prints for both modes:
+# compare ``_version`` with its earlier value, never with a number.
+
+
+def add_one(x):
+    x.add_(1)
+
+
+def double(x):
+    x.mul_(2)
+
+
+def fill_ones(x):
+    x.copy_(torch.ones_like(x))
+
+
+def set_first(x):
+    x[0] = 5
+
+
+rows = [("edit", "input", "equal to eager", "_version: eager, compiled")]
+for edit in (add_one, double, fill_ones, set_first):
+    compiled_edit = torch.compile(edit, backend="aot_eager")
+    for kind in ("own", "slice", "transposed"):
+        tensors = {}
+        for mode, run in (("eager", edit), ("compiled", compiled_edit)):
+            base = torch.arange(12.0)
+            x = {"own": torch.arange(4.0), "slice": base[4:8], "transposed": base.view(3, 4).t()[1]}[kind]
+            run(x)
+            tensors[mode] = (x, base)
+        (eager_x, eager_base), (compiled_x, compiled_base) = tensors["eager"], tensors["compiled"]
+        same = torch.equal(compiled_x, eager_x) and torch.equal(compiled_base, eager_base)
+        rows.append((edit.__name__, kind, str(same), f"{eager_x._version}, {compiled_x._version}"))
+        assert same and compiled_x._version > 0, f"{edit.__name__} on {kind}: the edit reaches the caller"
+for edit_name, kind, same_text, versions in rows:
+    print(f"{edit_name:<10} {kind:<11} {same_text:<15} {versions}")
+# sphinx_gallery_start_ignore
+assert not torch.equal(compiled_x, torch.arange(12.0).view(3, 4).t()[1]), "the last edit changed the values"
+assert compiled_base._version > 0, "the view's base saw the edit too"
+# sphinx_gallery_end_ignore
+
+# %%
+# Autograd sees that version move as it does in eager mode: a tensor saved for the backward pass
+# and then edited inside a compiled function stops ``backward()`` with the in-place error of
+# :ref:`questions-inplace-error`.
+
+w = torch.ones(3, requires_grad=True)
+a = torch.arange(3.0)
+y = (w * a).sum()
+torch.compile(add_one, backend="aot_eager")(a)
+print("a:", a, " a._version:", a._version)
+try:
+    y.backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
+    inplace_message = str(e)
+else:
+    raise AssertionError("backward after a compiled in-place edit of a saved tensor must raise")
+assert "modified by an inplace operation" in inplace_message
+
+# %%
+# Rebinding the name inside a compiled function
+# ---------------------------------------------
+#
+# ``x = x + 1`` inside the function makes a new tensor and binds the local name ``x`` to it, as in
+# eager mode (:ref:`questions-function-arguments`): the caller's tensor keeps its values and its
+# version, and the returned tensor has memory of its own.
+
+
+def rebind(x):
+    x = x + 1
+    return x
+
+
+a = torch.zeros(3)
+returned = torch.compile(rebind, backend="aot_eager")(a)
+print("a:", a, " a._version:", a._version)
+print("returned:", returned)
+print("same storage:", same_storage(returned, a))
+assert torch.equal(a, torch.zeros(3)) and a._version == 0 and not same_storage(returned, a)
+
+# %%
+# .. admonition:: On a GPU
+#    :class: note gpu-box
+#
+#    On a GPU, the default backend (inductor) compiles the model into Triton kernels; the wrapper,
+#    its parameters and its ``_orig_mod.`` keys are those shown above. ``mode="reduce-overhead"``
+#    adds CUDA graphs ("CUDAGraph Trees"): a run writes its outputs into memory that the next run
+#    of the same graph reuses. Reading an output kept from an earlier run then raises
+#    ``RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a
+#    subsequent run.``; clone an output you keep, outside the compiled function (PyTorch
+#    documentation: `CUDAGraph Trees
+#    <https://docs.pytorch.org/docs/stable/torch.compiler_cudagraph_trees.html>`__). The cell below
+#    checks this only where torch finds a GPU; the box's title says whether the site's build did.
+
+if torch.cuda.is_available():
+
+    def square(x):
+        return torch.matmul(x, x)
+
+    gpu_model = torch.nn.Linear(4, 4).cuda()
+    gpu_x = torch.randn(10, 10, device="cuda")
+    with warnings.catch_warnings(record=True):  # importing the GPU compiler stack warns about torch.jit
+        warnings.simplefilter("always")
+        gpu_compiled = torch.compile(gpu_model)
+        compiled_square = torch.compile(square, mode="reduce-overhead")
+        first = compiled_square(gpu_x)
+        kept = compiled_square(gpu_x).clone()
+        third = compiled_square(gpu_x)
+    pairs = list(zip(gpu_model.parameters(), gpu_compiled.parameters(), strict=True))
+    print("same Parameter objects:", all(q is p for p, q in pairs))
+    assert all(q is p for p, q in pairs), "the compiled module holds the same Parameter objects on a GPU"
+    try:
+        print(first)
+    except RuntimeError as e:
+        gpu_message = str(e)
+        print(f"{type(e).__name__}: {gpu_message.split(' Stack trace:')[0]}")
+    else:
+        raise AssertionError("reading an output overwritten by a later run must raise")
+    assert gpu_message.startswith("Error: accessing tensor output of CUDAGraphs that has been overwritten")
+    print("kept clone equal to gpu_x @ gpu_x:", torch.allclose(kept, gpu_x @ gpu_x))
+    assert torch.allclose(kept, gpu_x @ gpu_x), "a clone made outside the compiled function survives"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
+
+# %%
+# Conclusion
+# ----------
+#
+# ``torch.compile(model)`` copied nothing: the ``OptimizedModule`` held ``model`` and its very
+# ``Parameter`` objects, so training through either trained both, and steps taken on ``model``
+# changed what ``compiled`` computed. Its ``state_dict()`` named every entry with ``_orig_mod.``,
+# which a plain module refused (and, with ``strict=False``, ignored). ``model.state_dict()``,
+# ``compiled._orig_mod.state_dict()`` or the stripped keys loaded everywhere, and ``model.compile()``
+# kept the names as they were. ``copy.deepcopy`` of the wrapper copied the model. Inside a
+# compiled function an in-place edit reached the caller's tensor and moved its version counter;
+# rebinding the name did not.

@@ -1,0 +1,547 @@
+"""
+.. _questions-compile:
+
+``torch.compile`` 与复制：编译后的模型和原模型共享权重吗？
+==========================================================
+
+.. admonition:: 答案
+   :class: answer
+
+   ``torch.compile(model)`` 只包装 ``model``，不复制它：两者的参数是同一批对象，一起训练；但包装器的 ``state_dict()`` 的键都以 ``_orig_mod.`` 开头，普通模块不认。解决办法是加载 ``model`` 自己的字典，或去掉前缀：
+
+   .. code-block:: python
+
+      plain.load_state_dict(model.state_dict())
+      plain.load_state_dict({k.removeprefix("_orig_mod."): v for k, v in compiled.state_dict().items()})
+
+本页检查编译后的模块拿着的就是模型自己的 ``Parameter`` 对象，分别经由两者训练模型，并展示它的 ``state_dict()`` 里带 ``_orig_mod.`` 的键，以及普通模块加载这些键时报的错：``Missing key(s) in state_dict`` 和 ``Unexpected key(s) in state_dict``。接着双向保存和加载，复制一个编译后的模块，再在编译后的函数里做原地操作（in-place operation）。本页编译时用 ``backend="aot_eager"``：它用 torch 自己的算子运行 ``torch.compile`` 捕获的计算图，不需要 C++ 编译器。
+"""
+
+# %%
+# 辅助函数
+# --------
+#
+# ``same_storage`` 比较两个张量的存储起始地址是否相同。``make_model`` 建一个小网络；``train`` 用优化器对它训练三步，返回每一步的损失；``same_values`` 比较两个模块的参数；``save_and_load`` 把 ``state_dict`` 写进临时文件夹里的一个文件，再读回来。
+
+import copy
+import tempfile
+import warnings
+
+import torch
+
+
+def same_storage(x, y):
+    return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def make_model():
+    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+
+
+def train(module, optimizer, steps=3):
+    losses = []
+    for _ in range(steps):
+        loss = torch.nn.functional.mse_loss(module(inputs), targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(round(loss.item(), 4))
+    return losses
+
+
+def same_values(a, b):
+    return all(torch.allclose(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
+
+
+def save_and_load(state):
+    with tempfile.TemporaryDirectory() as folder:
+        torch.save(state, f"{folder}/model.pt")
+        return torch.load(f"{folder}/model.pt")
+
+
+torch.manual_seed(0)
+inputs, targets = torch.randn(16, 4), torch.randn(16, 2)
+start = make_model()
+
+# %%
+# 画图用的辅助函数
+# ----------------
+#
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。
+# ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
+
+import matplotlib.pyplot as plt
+
+INK, PAPER, FILLS = "#1f2937", "#ffffff", ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#f3f4f6")
+
+
+def _canvas(width, height, title, xlim, ylim):
+    plt.close("all")  # one picture per cell: the pictures of earlier cells were shown already
+    fig, ax = plt.subplots(figsize=(width, height), facecolor=PAPER)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.99 - 0.4 / height)
+    ax.set_title(title, family="monospace", size=12, color=INK)
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.set_axis_off()
+    return ax
+
+
+def _box(ax, xy, text, fill):
+    return ax.text(*xy, text, ha="center", va="center", family="monospace", size=12, color=INK,
+                   bbox={"boxstyle": "round,pad=0.4", "facecolor": fill, "edgecolor": INK})  # fmt: skip
+
+
+def _arrow(ax, start, end):
+    ax.annotate("", end.get_position(), start.get_position(), annotation_clip=False,
+                arrowprops={"arrowstyle": "-|>", "color": INK, "shrinkA": 3, "shrinkB": 3,
+                            "patchA": start.get_bbox_patch(), "patchB": end.get_bbox_patch()})  # fmt: skip
+
+
+def _short(values):
+    """Numbers to four significant digits, as the printed tensors round them: labels stay narrow."""
+    if isinstance(values, list):
+        return [_short(v) for v in values]
+    return float(f"{values:.4g}") if isinstance(values, float) else values
+
+
+def _first_seen(items, identity):
+    seen = []
+    for item in items:
+        if not any(identity(item) == identity(other) for other in seen):
+            seen.append(item)
+    return seen
+
+
+def shared_counters(tensors):
+    """Which tensors share one version counter: move one counter on, see whose ``_version`` moved, put it
+    back. ``increment_version`` is public; the context manager that puts the counter back is torch's own and
+    takes one tensor on every release the site supports (the private function it calls changed its arguments)."""
+    label = {}
+    for t in tensors:
+        if id(t) not in label:
+            versions = [u._version for u in tensors]
+            with torch.autograd._unsafe_preserve_version_counter(t):  # sets t's counter back on leaving
+                torch.autograd.graph.increment_version(t)
+                counter = f"C{len(set(label.values())) + 1}"
+                label.update((id(u), counter) for u, v in zip(tensors, versions, strict=True) if u._version != v)
+    return label
+
+
+def draw_memory(title, **names):
+    """Names -> tensor objects -> storages (S1, S2 ... in order of appearance) and version counters."""
+    tensors = _first_seen(names.values(), id)  # id() only groups here; it is never drawn
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    counters, rows = shared_counters(tensors), max(len(names), 1)
+    left = max(0.25, 0.1 + 0.022 * max(map(len, names), default=0))  # room for the longest name, same scale
+    ax = _canvas(5.6 * (left + 2.2) / 2.45, 0.5 + 0.95 * rows, title, (-left, 2.2), (rows - 0.5, -0.5))
+    tensor_boxes, storage_boxes = {}, [_box(ax, (2.05, s), f"S{s + 1}", FILLS[s % 4]) for s in range(len(storages))]
+    for r, t in enumerate(tensors):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        grad = f"grad_fn={type(t.grad_fn).__name__}" if t.grad_fn else f"requires_grad={t.requires_grad}"
+        tensor_boxes[id(t)] = _box(
+            ax, (1.05, r), f"{values}\n{grad}\n_version={t._version} ({counters[id(t)]})", FILLS[s % 4]
+        )
+        _arrow(ax, tensor_boxes[id(t)], storage_boxes[s])
+    for r, (label, t) in enumerate(names.items()):
+        _arrow(ax, _box(ax, (0, r), label, FILLS[4]), tensor_boxes[id(t)])
+
+
+def draw_versions(title, names, steps):
+    """A ``_version`` timeline: ``steps`` lists (code, the names' ``_version`` values) recorded as the code ran."""
+    ax = _canvas(5.6, 0.9 + 0.6 * len(names), title, (-1.6, len(steps) - 0.5), (len(names) - 0.4, -1.1))
+    for r, label in enumerate(names):
+        _box(ax, (-1, r), label, FILLS[4])
+        for col, (_, versions) in enumerate(steps):
+            changed = col > 0 and versions[r] != steps[col - 1][1][r]
+            _box(ax, (col, r), f"{versions[r]}", FILLS[1] if changed else PAPER)
+    for col, (code, _) in enumerate(steps):
+        ax.text(col, -0.85, code, ha="center", va="center", family="monospace", size=10, color=INK)
+
+
+def _saved(node):
+    """The tensors a node saved: (attribute, version text), with the versions an in-place edit broke."""
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError as e:  # "... is at version 1; expected version 0 instead.", or freed by backward()
+            if "is at version " not in str(e):
+                continue
+            now, saved = str(e).split("is at version ")[1].split("; expected version ")
+            yield attr[7:], f"_version {now} != {saved.split(' ')[0]}"
+        else:
+            if isinstance(value, torch.Tensor):
+                yield attr[7:], f"_version {value._version}"
+
+
+def _children(node):
+    if isinstance(node, torch.Tensor):
+        return []
+    children = [f for f, _ in node.next_functions if f is not None]
+    return children + ([node.variable] if hasattr(node, "variable") else [])
+
+
+def draw_graph(title, root, **leaves):
+    """The autograd graph under ``root``: grad_fn nodes, AccumulateGrad and leaves, saved tensors."""
+    levels, seen = [[root.grad_fn]], {id(root.grad_fn)}
+    while levels[-1]:
+        levels.append([child for node in levels[-1] for child in _children(node) if id(child) not in seen])
+        levels[-1] = _first_seen(levels[-1], id)
+        seen.update(id(child) for child in levels[-1])
+    width = max(5.6, 2.9 * max(map(len, levels)))
+    ax = _canvas(width, 0.3 + 1.1 * (len(levels) - 1), title, (-1, 1), (len(levels) - 1.5, -0.5))
+    boxes = {}
+    for depth, level in enumerate(levels):
+        for i, node in enumerate(level):
+            xy = ((2 * i + 1) / len(level) - 1, depth)
+            if isinstance(node, torch.Tensor):
+                label = next((k for k, v in leaves.items() if v is node), "leaf")
+                boxes[id(node)] = _box(ax, xy, f"{label}\n_version={node._version}", FILLS[2])
+            else:
+                saved = "".join(f"\n{attr}: {text}" for attr, text in _saved(node))
+                fill = FILLS[1] if "!=" in saved else FILLS[0]
+                boxes[id(node)] = _box(ax, xy, type(node).__name__ + saved, fill)
+    for level in levels:
+        for node in level:
+            for child in _children(node):
+                _arrow(ax, boxes[id(node)], boxes[id(child)])
+
+
+def draw_processes(title, child, **names):
+    """This process and a child forked from it: a storage in shared memory (``is_shared()``) is one storage
+    that both map; the child gets any other storage as a copy of its own. ``child`` says what the child ran."""
+    tensors = _first_seen(names.values(), id)
+    storages = _first_seen([t.untyped_storage().data_ptr() for t in tensors], int)
+    ax = _canvas(8.4, 1.0 + 0.95 * len(names), title, (-0.75, 3.75), (len(names) - 0.5, -1.1))
+    ax.axvspan(1.22, 1.78, color=FILLS[4], zorder=0)
+    for x, header in ((0.5, "this process"), (1.5, "shared memory"), (2.5, f"child: {child}")):
+        ax.text(x, -0.85, header, ha="center", va="center", family="monospace", size=10, color=INK)
+    for r, (label, t) in enumerate(names.items()):
+        s = storages.index(t.untyped_storage().data_ptr())
+        values = _short(t.tolist()) if t.numel() <= 4 else f"shape={tuple(t.shape)}"
+        here = _box(ax, (0, r), f"{label}\n{values}\nis_shared()={t.is_shared()}", FILLS[s % 4])
+        there = _box(ax, (3, r), f"{label}\n(forked)", FILLS[s % 4])
+        if t.is_shared():
+            segment = _box(ax, (1.5, r), f"S{s + 1}", FILLS[s % 4])
+            _arrow(ax, here, segment)
+            _arrow(ax, there, segment)
+        else:
+            _arrow(ax, here, _box(ax, (0.9, r), f"S{s + 1}", FILLS[s % 4]))
+            _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
+
+# %%
+# 包装器拿着模型自己的参数
+# ------------------------
+#
+# ``torch.compile`` 返回一个 ``OptimizedModule``。它把 ``model`` 本身作为子模块存在属性 ``_orig_mod`` 里（名字带下划线，表示这是 torch 内部的属性），什么也不复制：它列出的每个参数都和模型的那个参数是同一个 ``Parameter`` 对象，只是名字前面多了 ``_orig_mod.`` 这个前缀。
+
+model = copy.deepcopy(start)
+compiled = torch.compile(model, backend="aot_eager")
+print("type:", type(compiled).__name__)
+print("compiled._orig_mod is model:", compiled._orig_mod is model)
+for (name, p), (compiled_name, q) in zip(model.named_parameters(), compiled.named_parameters(), strict=True):
+    print(f"{compiled_name:<20} is model's {name}:", q is p)
+assert all(q is p for p, q in zip(model.parameters(), compiled.parameters(), strict=True)), "same objects"
+# sphinx_gallery_start_ignore
+assert type(compiled).__name__ == "OptimizedModule" and compiled._orig_mod is model, "a wrapper around model"
+assert [n for n, _ in compiled.named_parameters()] == [f"_orig_mod.{n}" for n, _ in model.named_parameters()]
+# sphinx_gallery_end_ignore
+
+# %%
+# 经由哪一个训练，两个都在训练
+# ----------------------------
+#
+# 经由 ``compiled`` 用 SGD 训练三步，优化器一次用 ``compiled.parameters()`` 构造，一次用 ``model.parameters()`` 构造，每次都从同一个起点的一份新副本开始。两次训练中模型自己的权重都变了，而且最后都和另一份起点副本以即时执行模式（eager mode）训练三步的结果一样。
+
+reference = copy.deepcopy(start)
+print("eager reference:       ", train(reference, torch.optim.SGD(reference.parameters(), lr=0.1)))
+for route in ("compiled.parameters()", "model.parameters()"):
+    model = copy.deepcopy(start)
+    compiled = torch.compile(model, backend="aot_eager")
+    params = compiled.parameters() if route == "compiled.parameters()" else model.parameters()
+    losses = train(compiled, torch.optim.SGD(params, lr=0.1))
+    print(f"{route:<22}", losses, " model trained like the reference:", same_values(model, reference))
+    assert same_values(model, reference) and not same_values(model, start), f"{route}: the model is trained"
+
+# %%
+# 反过来也一样：在即时执行模式下对 ``model`` 训练几步，``compiled`` 算出的结果也跟着变，因为编译后的代码每次调用时都读参数当前的值。
+
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+before = compiled(inputs).detach()
+print("eager steps on model:", train(model, optimizer))
+print("compiled output changed:", not torch.allclose(compiled(inputs), before))
+print("compiled(inputs) equal to model(inputs):", torch.allclose(compiled(inputs), model(inputs)))
+assert torch.allclose(compiled(inputs), model(inputs)) and not torch.allclose(compiled(inputs), before)
+
+# %%
+# ``state_dict()`` 的键多了 ``_orig_mod.``
+# ----------------------------------------
+#
+# 包装器的 ``state_dict()`` 里是模型的各项，但用的是包装器自己的名字：每个键都以 ``_orig_mod.`` 开头。各项的值都是张量，用的是参数的存储，和任何 ``state_dict()`` 一样（见\ :ref:`保存最佳权重那一页 <questions-best-weights>`）。
+
+state = compiled.state_dict()
+print("compiled keys:", list(state))
+print("model keys:   ", list(model.state_dict()))
+print("same storage:", same_storage(state["_orig_mod.0.weight"], model[0].weight))
+assert list(state) == [f"_orig_mod.{k}" for k in model.state_dict()], "every key gains the prefix"
+# sphinx_gallery_start_ignore
+assert all(same_storage(state[f"_orig_mod.{k}"], v) for k, v in model.state_dict().items()), "model's memory"
+# sphinx_gallery_end_ignore
+
+# %%
+# .. figure-caption::
+#    :alt: 示意图：名字 model[0].weight 和 list(compiled.parameters())[0] 指向同一个张量对象，state["_orig_mod.0.weight"] 指向第二个张量对象，两者都在同一块存储 S1 上。
+#
+#    ``model[0].weight`` 和编译后模块的第一个参数是同一个张量对象；``state_dict()`` 里的那一项是第二个张量对象，用的是同一块存储 ``S1``。
+
+draw_memory("state = compiled.state_dict()", **{"model[0].weight": model[0].weight,
+            "list(compiled.parameters())[0]": list(compiled.parameters())[0],
+            'state["_orig_mod.0.weight"]': state["_orig_mod.0.weight"]})  # fmt: skip
+# sphinx_gallery_start_ignore
+assert list(compiled.parameters())[0] is model[0].weight, "one tensor object"
+assert state["_orig_mod.0.weight"] is not model[0].weight, "the entry is another tensor object"
+# sphinx_gallery_end_ignore
+
+# %%
+# 普通模块不认这些键
+# ------------------
+#
+# 不用 ``torch.compile`` 建的模型（比如用来评估存档的模型）不认识带前缀的名字：``load_state_dict`` 把它要的每个键都列为缺失，把字典里的每个键都列为多余，然后抛出错误。加上 ``strict=False`` 就不抛出，但也什么都没有加载：新模型保留自己的随机值。反过来，编译后的模块也同样不认普通的字典。
+
+plain = make_model()
+try:
+    plain.load_state_dict(state)
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("loading the compiled module's keys into a plain module must raise")
+assert message.startswith("Error(s) in loading state_dict for Sequential:\n\tMissing key(s) in state_dict:")
+assert 'Unexpected key(s) in state_dict: "_orig_mod.0.weight"' in message
+result = plain.load_state_dict(state, strict=False)
+print("strict=False missing:", result.missing_keys)
+print("strict=False unexpected:", result.unexpected_keys)
+print("plain loaded the weights:", same_values(plain, model))
+assert len(result.missing_keys) == 4 and not same_values(plain, model), "strict=False loads nothing"
+try:
+    compiled.load_state_dict(model.state_dict())
+except RuntimeError as e:
+    reverse_message = str(e)
+    print(f"{type(e).__name__}: {reverse_message.splitlines()[0]}")
+else:
+    raise AssertionError("loading plain keys into the compiled module must raise")
+assert 'Missing key(s) in state_dict: "_orig_mod.0.weight"' in reverse_message
+# sphinx_gallery_start_ignore
+assert result.unexpected_keys == list(state) and result.missing_keys == list(model.state_dict())
+# sphinx_gallery_end_ignore
+
+# %%
+# 解决办法：用模型自己的字典，或去掉前缀
+# --------------------------------------
+#
+# 三种字典都能无错地加载进普通模块，让它得到训练好的权重：``model.state_dict()``；经由包装器拿到的同一个字典 ``compiled._orig_mod.state_dict()``；以及每个键都去掉前缀的包装器字典。往编译后的模块里加载也一样，经由 ``compiled._orig_mod`` 或 ``model`` 加载，之后编译后的模块就用加载的权重计算。
+
+plain = make_model()
+plain.load_state_dict(model.state_dict())
+print("from model.state_dict():", same_values(plain, model))
+assert same_values(plain, model)
+plain = make_model()
+plain.load_state_dict(compiled._orig_mod.state_dict())
+print("from compiled._orig_mod.state_dict():", same_values(plain, model))
+assert same_values(plain, model)
+plain = make_model()
+plain.load_state_dict({k.removeprefix("_orig_mod."): v for k, v in compiled.state_dict().items()})
+print("prefix stripped:", same_values(plain, model))
+assert same_values(plain, model)
+other = make_model()
+compiled._orig_mod.load_state_dict(other.state_dict())
+print("compiled computes with the loaded weights:", torch.allclose(compiled(inputs), other(inputs)))
+assert torch.allclose(compiled(inputs), other(inputs)) and same_values(model, other)
+
+# %%
+# 存成文件
+# --------
+#
+# 存成文件也一样：从 ``model`` 或 ``compiled._orig_mod`` 保存的字典，键不带前缀；``torch.load`` 读回的张量有自己的内存，普通模块能加载。从 ``compiled.state_dict()`` 保存的文件保留前缀。
+
+for route, saved in {
+    "model.state_dict()": model.state_dict(),
+    "compiled._orig_mod.state_dict()": compiled._orig_mod.state_dict(),
+    "compiled.state_dict()": compiled.state_dict(),
+}.items():
+    loaded = save_and_load(saved)
+    print(f"{route:<32} first key in the file: {next(iter(loaded))}")
+    if route != "compiled.state_dict()":
+        plain = make_model()
+        plain.load_state_dict(loaded)
+        assert same_values(plain, model) and not same_storage(loaded["0.weight"], model[0].weight)
+assert next(iter(loaded)) == "_orig_mod.0.weight", "a file saved from the wrapper keeps the prefix"
+
+# %%
+# ``model.compile()``：原地编译，名字不变
+# ---------------------------------------
+#
+# ``nn.Module.compile`` 原地编译模块的调用，而不是把模块包起来：模块仍然是 ``Sequential``，键保持原来的名字，普通模块能加载。经由它用 SGD 训练三步，结果和参照模型以即时执行模式训练三步一样。
+
+model = copy.deepcopy(start)
+model.compile(backend="aot_eager")
+print("type:", type(model).__name__, " keys:", list(model.state_dict())[:2])
+print("losses:", train(model, torch.optim.SGD(model.parameters(), lr=0.1)))
+plain = make_model()
+plain.load_state_dict(model.state_dict())
+print("trained like the reference:", same_values(model, reference), " plain loaded it:", same_values(plain, model))
+assert list(model.state_dict()) == list(start.state_dict()) and same_values(model, reference)
+# sphinx_gallery_start_ignore
+
+
+class CompilingProbe(torch.nn.Module):
+    def forward(self, x):
+        return x + torch.compiler.is_compiling()
+
+
+probe = CompilingProbe()
+probe.compile(backend="aot_eager")
+assert torch.equal(probe(torch.zeros(2)), torch.ones(2)), "after module.compile(), calls run compiled"
+assert torch.equal(CompilingProbe()(torch.zeros(2)), torch.zeros(2)), "an uncompiled call does not"
+assert same_values(plain, model), "a plain module loads the keys of a module compiled in place"
+assert type(model) is torch.nn.Sequential, "model.compile() leaves the module's class as it was"
+# sphinx_gallery_end_ignore
+
+# %%
+# 对编译后的模块 ``copy.deepcopy`` 会复制模型
+# -------------------------------------------
+#
+# 深拷贝包装器会复制它里面的模块，和深拷贝任何模块一样（见 :ref:`copy.deepcopy 那一页 <questions-deepcopy>`）：副本仍然是 ``OptimizedModule``，包着一个新模型，新模型的参数有自己的内存。训练副本不会改变 ``model``。
+
+model = copy.deepcopy(start)
+compiled = torch.compile(model, backend="aot_eager")
+twin = copy.deepcopy(compiled)
+print("type:", type(twin).__name__, " twin._orig_mod is model:", twin._orig_mod is model)
+print("same storage:", same_storage(twin._orig_mod[0].weight, model[0].weight))
+print("losses of the copy:", train(twin, torch.optim.SGD(twin.parameters(), lr=0.1)))
+print("model still at the start:", same_values(model, start))
+assert not same_storage(twin._orig_mod[0].weight, model[0].weight) and same_values(model, start)
+# sphinx_gallery_start_ignore
+assert type(twin).__name__ == "OptimizedModule" and twin._orig_mod is not model, "a wrapper around a new model"
+assert same_values(twin, reference), "the copy trains like the reference"
+# sphinx_gallery_end_ignore
+
+# %%
+# 编译后的函数里的原地操作
+# ------------------------
+#
+# 编译后的函数拿到的是调用方的张量，不是副本。四种原地操作（``add_``、``mul_``、``copy_`` 和下标赋值 ``x[0] = 5``）编译后，各自作用在三种输入上：一个独立的张量、一个长张量的切片、一个转置矩阵的一列。每一种都让调用方的张量，以及它作为视图（view）所属的那个张量，得到与即时执行模式下同一函数相同的值，也都让它们的版本计数器（version counter）增加；``_version`` 是 torch 内部记录原地操作次数的计数。增加多少是 torch 内部的记账，表里列出了两种模式下的值：只拿 ``_version`` 和它之前的值比较，不要和某个具体数字比较。
+
+
+def add_one(x):
+    x.add_(1)
+
+
+def double(x):
+    x.mul_(2)
+
+
+def fill_ones(x):
+    x.copy_(torch.ones_like(x))
+
+
+def set_first(x):
+    x[0] = 5
+
+
+rows = [("edit", "input", "equal to eager", "_version: eager, compiled")]
+for edit in (add_one, double, fill_ones, set_first):
+    compiled_edit = torch.compile(edit, backend="aot_eager")
+    for kind in ("own", "slice", "transposed"):
+        tensors = {}
+        for mode, run in (("eager", edit), ("compiled", compiled_edit)):
+            base = torch.arange(12.0)
+            x = {"own": torch.arange(4.0), "slice": base[4:8], "transposed": base.view(3, 4).t()[1]}[kind]
+            run(x)
+            tensors[mode] = (x, base)
+        (eager_x, eager_base), (compiled_x, compiled_base) = tensors["eager"], tensors["compiled"]
+        same = torch.equal(compiled_x, eager_x) and torch.equal(compiled_base, eager_base)
+        rows.append((edit.__name__, kind, str(same), f"{eager_x._version}, {compiled_x._version}"))
+        assert same and compiled_x._version > 0, f"{edit.__name__} on {kind}: the edit reaches the caller"
+for edit_name, kind, same_text, versions in rows:
+    print(f"{edit_name:<10} {kind:<11} {same_text:<15} {versions}")
+# sphinx_gallery_start_ignore
+assert not torch.equal(compiled_x, torch.arange(12.0).view(3, 4).t()[1]), "the last edit changed the values"
+assert compiled_base._version > 0, "the view's base saw the edit too"
+# sphinx_gallery_end_ignore
+
+# %%
+# 自动求导看到的版本变化和即时执行模式下一样：一个为反向传播保存下来的张量，随后在编译后的函数里被原地修改，``backward()`` 就会停下来，报出\ :ref:`原地修改报错那一页 <questions-inplace-error>` 讲的错误。
+
+w = torch.ones(3, requires_grad=True)
+a = torch.arange(3.0)
+y = (w * a).sum()
+torch.compile(add_one, backend="aot_eager")(a)
+print("a:", a, " a._version:", a._version)
+try:
+    y.backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
+    inplace_message = str(e)
+else:
+    raise AssertionError("backward after a compiled in-place edit of a saved tensor must raise")
+assert "modified by an inplace operation" in inplace_message
+
+# %%
+# 在编译后的函数里重新绑定名字
+# ----------------------------
+#
+# 函数里的 ``x = x + 1`` 新建一个张量，把局部名字 ``x`` 绑定到它上面，和即时执行模式下一样（见\ :ref:`在函数里改张量那一页 <questions-function-arguments>`）：调用方的张量保留原来的值和版本，返回的张量有自己的内存。
+
+
+def rebind(x):
+    x = x + 1
+    return x
+
+
+a = torch.zeros(3)
+returned = torch.compile(rebind, backend="aot_eager")(a)
+print("a:", a, " a._version:", a._version)
+print("returned:", returned)
+print("same storage:", same_storage(returned, a))
+assert torch.equal(a, torch.zeros(3)) and a._version == 0 and not same_storage(returned, a)
+
+# %%
+# .. admonition:: 在 GPU 上
+#    :class: note gpu-box
+#
+#    在 GPU 上，默认的后端（inductor）把模型编译成 Triton 内核；包装器、它的参数和带 ``_orig_mod.`` 的键都和上面一样。``mode="reduce-overhead"`` 还会用上 CUDA 图（“CUDAGraph Trees”）：一次运行把输出写进内存，而同一个图的下一次运行会重用这块内存。这时再读之前某次运行留下的输出，就会抛出 ``RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run``；要保留的输出，在编译后的函数外面用 ``clone()`` 复制一份（PyTorch 文档：`CUDAGraph Trees <https://docs.pytorch.org/docs/stable/torch.compiler_cudagraph_trees.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+
+if torch.cuda.is_available():
+
+    def square(x):
+        return torch.matmul(x, x)
+
+    gpu_model = torch.nn.Linear(4, 4).cuda()
+    gpu_x = torch.randn(10, 10, device="cuda")
+    with warnings.catch_warnings(record=True):  # 导入 GPU 上的编译栈时，torch 会发出一条关于 torch.jit 的警告
+        warnings.simplefilter("always")
+        gpu_compiled = torch.compile(gpu_model)
+        compiled_square = torch.compile(square, mode="reduce-overhead")
+        first = compiled_square(gpu_x)
+        kept = compiled_square(gpu_x).clone()
+        third = compiled_square(gpu_x)
+    pairs = list(zip(gpu_model.parameters(), gpu_compiled.parameters(), strict=True))
+    print("same Parameter objects:", all(q is p for p, q in pairs))
+    assert all(q is p for p, q in pairs), "the compiled module holds the same Parameter objects on a GPU"
+    try:
+        print(first)
+    except RuntimeError as e:
+        gpu_message = str(e)
+        print(f"{type(e).__name__}: {gpu_message.split(' Stack trace:')[0]}")
+    else:
+        raise AssertionError("reading an output overwritten by a later run must raise")
+    assert gpu_message.startswith("Error: accessing tensor output of CUDAGraphs that has been overwritten")
+    print("kept clone equal to gpu_x @ gpu_x:", torch.allclose(kept, gpu_x @ gpu_x))
+    assert torch.allclose(kept, gpu_x @ gpu_x), "a clone made outside the compiled function survives"
+    print("GPU checks passed on:", torch.cuda.get_device_name())
+
+# %%
+# 小结
+# ----
+#
+# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以经由哪一个训练，两个都被训练，对 ``model`` 走的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键在哪里都能加载，``model.compile()`` 则让名字保持原样。对包装器 ``copy.deepcopy`` 会复制模型。在编译后的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加；重新绑定名字则不会。
