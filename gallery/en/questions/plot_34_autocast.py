@@ -9,7 +9,7 @@ Mixed precision: the cast is a copy
 
    Inside ``torch.autocast`` a layer computes with a low-precision copy of its weight, made once per
    region and reused, so an optimizer step taken inside the region is not seen by later forward
-   passes. Wrap only the forward pass and the loss:
+   passes in that region. Wrap only the forward pass and the loss:
 
    .. code-block:: python
 
@@ -60,11 +60,12 @@ def weight_used(model, x):
 # Drawing helpers
 # ---------------
 #
-# The pictures on this page are drawn by the functions below, with matplotlib,
-# from the live tensors: which names point to which tensor object, which storage
-# (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
-# uses, and the graph of ``grad_fn`` nodes. ``shared_counters`` finds a shared counter by
-# moving one counter on, seeing whose ``_version`` moved, and putting it back.
+# The pictures on this page are drawn from the live tensors by the helper functions below, with
+# matplotlib: which names point to which tensor object, which storage (``S1``, ``S2`` ...) and which
+# version counter (``C1``, ``C2`` ...) each tensor uses, and the graph of ``grad_fn`` nodes. Every
+# page that draws carries the same code, so the page folds it away; the downloaded script and
+# notebook carry it in full. ``shared_counters`` finds a shared counter by moving one counter on,
+# seeing whose ``_version`` moved, and putting it back.
 
 import matplotlib.pyplot as plt
 

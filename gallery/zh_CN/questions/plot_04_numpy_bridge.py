@@ -16,7 +16,7 @@
 
 对需要梯度的张量调用 ``numpy()``，会得到 ``RuntimeError: Can't call numpy() on Tensor that requires grad. Use
 tensor.detach().numpy() instead``，见 `pytorch/pytorch#44023
-<https://github.com/pytorch/pytorch/issues/44023>`__。照提示改就能运行，但返回的数组与张量共享内存。本页说明 NumPy 与 torch
+<https://github.com/pytorch/pytorch/issues/44023>`__。照提示改就能运行，但返回的数组与张量共享内存（shared memory）。本页说明 NumPy 与 torch
 之间哪些转换共享内存、哪些会复制，以及经由 NumPy 的一次写入如何在 autograd 毫不知情的情况下改掉梯度。
 """
 
@@ -200,7 +200,7 @@ def draw_processes(title, child, **names):
 # 现象
 # ----
 #
-# 梯度模式开启时，需要梯度的张量不肯转成 NumPy 数组，因为 NumPy 可以在 autograd 之外读写它。
+# 梯度模式（grad mode）开启时，需要梯度的张量不肯转成 NumPy 数组，因为 NumPy 可以在 autograd 之外读写它。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 try:
     a.numpy()
@@ -302,11 +302,11 @@ for lacking in (object, "datetime64[D]"):
 # sphinx_gallery_end_ignore
 
 # %%
-# 翻转过的数组："At least one stride in the given numpy array is negative"
+# 翻转过的数组：“At least one stride in the given numpy array is negative”
 # ------------------------------------------------------------------------
 #
-# 在 NumPy 里翻转一个轴（``np.flip``，或者用 ``image[..., ::-1]`` 把 OpenCV 的 BGR 转成 RGB），得到的是步长（stride）为负的视图。
-# torch 没有负步长，接受数组的四个函数（``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray``）都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。字节序与本机不同的数组（这里是 ``">f4"``），它们同样拒绝。
+# 在 NumPy 里翻转一个轴（``np.flip``，或者用 ``image[..., ::-1]`` 把 OpenCV 的 BGR 转成 RGB），得到的是步长（stride）为负的视图（view）。
+# torch 没有负步长，能把数组转成张量的四个函数（``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray``）都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），这四个函数同样拒绝。
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
 odd_arrays = {
@@ -378,8 +378,8 @@ for name, fix in fixes.items():
 # 写入数组、重新绑定数组，以及 ``tolist()``
 # -----------------------------------------
 #
-# 原博文讲张量时给出的规则（:ref:`copying-add-rebinding`），对与张量共享内存的 NumPy 数组同样成立：
-# ``array += 1`` 写进共享的内存，张量随之改变；``array = array + 1`` 则新建一个数组，再让这个名字指向它，张量保持原来的值。``tolist()`` 把值复制成 Python 数字，之后再改张量，列表不受影响。
+# 原博文讲张量时给出的规则（见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`），对与张量共享内存的 NumPy 数组同样成立：
+# ``array += 1`` 写进共享的内存，张量随之改变；``array = array + 1`` 则新建一个数组，再让这个名字指向它（重新绑定，rebinding），张量保持原来的值。``tolist()`` 把值复制成 Python 数字，之后再改张量，列表不受影响。
 
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
 shared = torch.from_numpy(array)
@@ -528,6 +528,6 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----
 #
 # 对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
-# ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组和字节序与本机不同的数组，每个构造函数都拒绝：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组，以及字节序与本机不同的数组，每个构造函数都会拒绝：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，autograd
-# 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。
+# 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器（version counter）看得见。

@@ -7,15 +7,15 @@
 .. admonition:: 答案
    :class: answer
 
-   带 ``grad_fn`` 的损失或输出连着整张计算图，所以损失的累计值、为记日志而存的列表，都会留住每一步的计算图。改为保存数值，或 detach 之后的张量：
+   带 ``grad_fn`` 的损失或输出连着整张计算图，所以损失的累计值、为记日志而存的列表，都会留住每一步的计算图。改为保存数值，或脱离计算图的张量：
 
    .. code-block:: python
 
       total_float += loss.item()
       total_detached += loss.detach()
 
-循环占用的内存一步比一步多、一直增长（读者常说的内存泄漏；在 GPU 上则说成显存泄漏，或者跑了许多步之后显存不足、报 OOM）？先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失调用 ``backward()`` 方法（例如在 ``torch.no_grad()`` 之外跑的评估循环），或者调用的是 ``backward(retain_graph=True)``，这些节点保存的张量也一并留住。为记日志而保存损失或输出的列表也是一样。本页在每一步数一数从累计值出发能到达多少个 autograd 节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
-``loss.detach()`` 修好循环。接着检查记日志的列表会留住计算图、保存的张量和输出的存储（storage）中的哪些，再检查没有这种列表时，一步的计算图在什么时候释放：``backward()``、``del loss``，还有下一步把名字 ``loss`` 重新绑定（rebinding）到新的损失上。PyTorch 的 FAQ 有一节专门提醒过这种写法：`“Don't accumulate history across your training loop”
+循环占用的内存一步比一步多、一直增长？这就是读者常说的内存泄漏（memory leak），在 GPU 上则说成显存（GPU memory）泄漏，或者跑了许多步之后显存不足、报 OOM。先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图（computation graph）一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失调用 ``backward()`` 方法（例如没有包在 ``torch.no_grad()`` 里的评估循环），或者调用的是 ``backward(retain_graph=True)``，这些节点保存的张量也一并留住。为记日志而保存损失或输出的列表也是一样。本页在每一步数一数从累计值出发能到达多少个 autograd 节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
+``loss.detach()`` 修好循环。接着检查记日志的列表留住了什么：计算图、保存的张量，还是输出的存储（storage）；再检查没有这种列表时，一步的计算图在什么时候释放：``backward()``、``del loss``，还有下一步把名字 ``loss`` 重新绑定（rebinding）到新的损失上。PyTorch 的 FAQ 有一节专门提醒过这种写法：`“Don't accumulate history across your training loop”
 <https://docs.pytorch.org/docs/stable/notes/faq.html>`__。
 """
 
@@ -24,7 +24,7 @@
 # ------------------
 #
 # ``count_nodes`` 从传给它的每个值的 ``grad_fn`` 出发，沿 ``next_functions`` 遍历计算图，每个节点只数一次；没有 ``grad_fn``
-# 的值（一个数、detach 之后的张量）不添加任何节点。``train``
+# 的值（一个数、``detach()`` 得到的张量）不计入任何节点。``train``
 # 运行一个小训练循环的几步，把每一步的损失交给 ``record``，由它像读者的循环那样维护累计值。
 
 import torch
@@ -242,7 +242,7 @@ assert growth == [count_nodes(last_loss)] * 4, "the total must grow by one loss 
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：五步之后从 total_loss 能走到的自动求导计算图：一串 AddBackward0 节点，每个节点分出 MeanBackward0、PowBackward0、MulBackward0 一支，各支最后都到同一个 AccumulateGrad 和叶子。
+#    :alt: 示意图：五步之后从 total_loss 能走到的自动求导计算图：一串 AddBackward0 节点，每个节点分出 MeanBackward0、PowBackward0、MulBackward0 一支，各支最后都到同一个 AccumulateGrad 和叶子张量。
 #
 #    五步之后从 ``total_loss`` 能走到的计算图：一串 ``AddBackward0`` 节点，下面挂着每一步的损失计算图。
 
@@ -268,9 +268,9 @@ else:
 # 节点总会留住，保存的张量只在没有 ``backward()`` 时留住
 # ------------------------------------------------------
 #
-# 每一步的节点都握着为反向传播保存的张量：``w * x`` 保存了 ``x``，``** 2`` 保存了 ``w * x``。``backward()``
-# 会释放它们，所以在上面的训练循环里，累计值只留住节点。如果没有对损失调用 ``backward()`` 方法（例如在 ``torch.no_grad()``
-# 之外跑的评估循环），或者调用的是 ``backward(retain_graph=True)``，累计值还会让每一步保存的张量都活着。``sum_losses``
+# 每一步的节点都持有为反向传播保存的张量：``w * x`` 保存了 ``x``，``** 2`` 保存了 ``w * x``。``backward()``
+# 会释放它们，所以在上面的训练循环里，累计值只留住节点。如果没有对损失调用 ``backward()`` 方法（例如没有包在 ``torch.no_grad()``
+# 里的评估循环），或者调用的是 ``backward(retain_graph=True)``，累计值还会让每一步保存的张量都活着。``sum_losses``
 # 用 ``+=`` 跑这个循环，做或不做 ``backward()``，并对每一步的 ``x`` 和 ``w * x`` 各留一个弱引用（``weakref.ref``）。弱引用不会让张量活着：张量被释放后，它读出的是 ``None``。输出里的 ``nodes reachable`` 是能到达的节点数，``saved tensors alive`` 是仍然活着的保存张量个数。
 
 import weakref
@@ -340,7 +340,7 @@ assert abs(total_float - total_loss.item()) < 1e-5, "the float total must equal 
 #
 # 为了之后画损失曲线而写 ``losses.append(loss)``，或者为了查看预测而写 ``outputs.append(out)``，都和累计值一样会留住每一步的计算图。``log_steps``
 # 把一个小的 ``nn.Linear`` 模型训练五步，每一步把 ``keep(loss, out)`` 追加到一个列表里。为了看清事后还有什么活着，它每一步留两个弱引用：一个指向输出的存储，一个指向 ``node_ref``
-# 在输出的 ``grad_fn`` 节点上注册的钩子（用 ``torch.autograd.graph.Node.register_hook`` 注册）。节点握着注册在它上面的钩子，所以节点被释放后，这个弱引用读出 ``None``。``count_alive``
+# 在输出的 ``grad_fn`` 节点上注册的钩子（用 ``torch.autograd.graph.Node.register_hook`` 注册）。节点持有注册在它上面的钩子，所以节点被释放后，这个弱引用读出 ``None``。``count_alive``
 # 先调用 ``gc.collect()``，免得把只靠引用循环留着的对象算作活着。输出里的 ``nodes reachable after each step`` 是每一步之后能到达的节点数，``graphs alive``
 # 是仍然活着的计算图个数，``output storages alive`` 是仍然活着的输出存储个数。
 
@@ -436,8 +436,8 @@ assert all(d.cpu() is d for d in (row, out.detach(), torch.zeros(3, dtype=torch.
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    在 GPU 上，``out.detach().cpu()`` 会复制到 CPU 内存：记下的张量在 CPU 上有自己的存储，没有 ``grad_fn``；这一步的输出不在以后，它在 GPU
-#    上的存储也不会再活着。参见 PyTorch 文档中的 ``Tensor.cpu``。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+#    在 GPU 上，``out.detach().cpu()`` 会复制到 CPU 内存：记下的张量在 CPU 上有自己的存储，没有 ``grad_fn``；这一步的输出被释放之后，它在 GPU
+#    上的存储也就不再活着。参见 PyTorch 文档中的 ``Tensor.cpu``。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
     torch.manual_seed(0)
@@ -496,8 +496,8 @@ with torch.random.fork_rng():
 # sphinx_gallery_end_ignore
 
 # %%
-# 在循环里，到了下一步的开头，名字 ``loss`` 仍然握着上一步的计算图；下一步的 ``loss = ...`` 重新绑定这个名字，在没有别的东西引用那张图时把它丢掉。做过 ``backward()``
-# 时，这张图只剩节点；在 ``torch.no_grad()`` 之外跑的评估循环里，它在下一步的整个前向传播期间都握着自己保存的张量，于是两步保存的张量同时活着。在一步的末尾写 ``del loss``，就能在下一步开始之前释放它。留着损失的列表，不管循环怎样处理这个名字，都会留住计算图。``run_loop``
+# 在循环里，到了下一步的开头，名字 ``loss`` 仍然引用着上一步的计算图；下一步的 ``loss = ...`` 重新绑定这个名字，在没有别的东西引用那张图时把它丢掉。做过 ``backward()``
+# 时，这张图只剩节点；在没有包在 ``torch.no_grad()`` 里的评估循环里，它在下一步的整个前向传播期间都持有自己保存的张量，于是两步保存的张量同时活着。在一步的末尾写 ``del loss``，就能在下一步开始之前释放它。留着损失的列表，不管循环怎样处理这个名字，都会留住计算图。``run_loop``
 # 跑三步，在每一步的开头、以及这一步的 ``loss = ...`` 之后，读取上一步计算图的状态（节点是否活着，活着的保存张量个数）。输出里的 ``at the top of the next step`` 指下一步的开头，``after loss = ...``
 # 指这一步的 ``loss = ...`` 之后。
 
@@ -546,5 +546,5 @@ assert all(previous[backward, "losses.append(loss)"] == ((True, n), (True, n)) f
 # ----
 #
 # 带 ``grad_fn`` 的张量走到哪里，就把计算图带到哪里。要记录或累加损失，用 ``loss.item()`` 得到一个数，或用
-# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失调用 ``backward()`` 方法（例如在 ``torch.no_grad()`` 之外跑的评估循环），或者调用的是 ``backward(retain_graph=True)``，还会留住这些节点保存的张量。``out.detach().cpu()``
+# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失调用 ``backward()`` 方法（例如没有包在 ``torch.no_grad()`` 里的评估循环），或者调用的是 ``backward(retain_graph=True)``，还会留住这些节点保存的张量。``out.detach().cpu()``
 # 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，``backward()`` 释放一步保存的张量，``del loss`` 或下一个 ``loss = ...`` 释放它的节点。

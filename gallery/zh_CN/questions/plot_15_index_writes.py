@@ -14,8 +14,8 @@
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-对用列表、一维及以上的索引张量或布尔掩码索引 ``x`` 得到的张量调用原地操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
-``x`` 的视图、哪些得到副本，看 ``x`` 需要梯度时赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用的返回视图的操作的实测结果见 :doc:`视图操作一览 </views>`。
+对用列表、一维及以上的索引张量或布尔掩码索引 ``x`` 得到的张量调用原地操作（in-place operation），既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
+``x`` 的视图（view）、哪些得到副本，看 ``x`` 需要梯度时赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用的返回视图的操作的实测结果见 :doc:`视图操作一览 </views>`。
 """
 
 # %%
@@ -224,7 +224,7 @@ assert torch.equal(x, torch.arange(6.0)) and not caught, "each edit changed a co
 # 什么会写进 ``x``
 # ----------------
 #
-# 给带索引的 ``x`` 赋值，调用的是 ``x.__setitem__``，它写进 ``x``；对带索引的 ``x`` 用 ``+=``，是先读出这些元素、加上，再用同样的方式赋值回去。每一次都是对 ``x`` 的原地操作：它的版本计数器（``x._version``，torch 的内部属性）随之增加。
+# 给带索引的 ``x`` 赋值，调用的是 ``x.__setitem__``，它写进 ``x``；对带索引的 ``x`` 用 ``+=``，是先读出这些元素、加上，再用同样的方式赋值回去。每一次都是对 ``x`` 的原地操作：它的版本计数器（version counter，``x._version``，torch 的内部属性）随之增加。
 x = torch.arange(6.0)
 x[idx] = 10.0
 print("after x[idx] = 10:   x =", x, " x._version:", x._version)
@@ -306,7 +306,7 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 # 链式索引：``x[mask][idx] = v``
 # ------------------------------
 #
-# 赋值写进的是最后一个索引所作用的那个张量。在 ``x[mask][idx] = v`` 里，这个张量是 ``x[mask]``，一份副本，``x`` 不变；在 ``x[1:][idx] = v`` 里，它是 ``x[1:]``，一个视图，写入会落到 ``x`` 上。下面给几种索引链分别接上同样的 ``[idx] = -1``：最后一个索引之前的那段索引链给出视图（也就是其中每个索引都给出视图）时，``x`` 才会改变；给出副本时就不会。
+# 链式索引（chained indexing）的赋值，写进的是最后一个索引所作用的那个张量。在 ``x[mask][idx] = v`` 里，这个张量是 ``x[mask]``，一份副本，``x`` 不变；在 ``x[1:][idx] = v`` 里，它是 ``x[1:]``，一个视图，写入会落到 ``x`` 上。下面给几种索引链分别接上同样的 ``[idx] = -1``：最后一个索引之前的那段索引链给出视图（也就是其中每个索引都给出视图）时，``x`` 才会改变；给出副本时就不会。
 
 idx = torch.tensor([0, 2])
 firsts = {
@@ -328,7 +328,7 @@ for name, first in firsts.items():
 
 
 # %%
-# 解决办法是把链式索引合成对 ``x`` 的一次索引，只赋值一次：先取出掩码选中元素的坐标 ``mask.nonzero()``，用 ``idx`` 从中挑选，再用 ``unbind(1)`` 拆成每一维一个索引张量。下面在一维和二维的 ``x`` 上各检验一次。
+# 解决办法是把链式索引合并成对 ``x`` 的一次索引，只赋值一次：先取出掩码选中元素的坐标 ``mask.nonzero()``，用 ``idx`` 从中挑选，再用 ``unbind(1)`` 拆成每一维一个索引张量。下面在一维和二维的 ``x`` 上各检验一次。
 
 for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
     mask = x > 0
@@ -342,9 +342,9 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ``x`` 需要梯度时
 # ----------------
 #
-# ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（``Parameter`` 也是）或这种叶子张量的视图做原地操作：要放在
+# ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）或这种叶子张量的视图做原地操作：要放在
 # ``torch.no_grad()`` 下写。在 ``torch.inference_mode()`` 下创建的张量，在推理模式之外拒绝这样写，放在 ``torch.no_grad()``
-# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原张量上。需要梯度的非叶子张量和普通张量，两种模式下都照常写入；但非叶子张量的四种视图在梯度模式下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
+# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量（inference tensor），却照常接受同样的写入，不报错，写入也落到原张量上。需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入；但非叶子张量的四种视图在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
 
 
 class AsIs(torch.autograd.Function):
@@ -525,4 +525,4 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # 以外的整数 dtype）也一样；用整数列表、一维及以上的索引张量或掩码索引得到副本，对副本调用原地方法，``x``
 # 不会改变。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
-# ``index_add_`` 或 ``index_put_(..., accumulate=True)``。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合成对 ``x`` 的一次索引，只赋值一次。
+# ``index_add_`` 或 ``index_put_(..., accumulate=True)``。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合并成对 ``x`` 的一次索引，只赋值一次。

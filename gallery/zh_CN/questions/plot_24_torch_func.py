@@ -288,7 +288,7 @@ assert torch.equal(scaled, torch.stack([row * 2 for row in batch])), "the same a
 # 把每行的值写进函数里新建的张量
 # ------------------------------
 #
-# 函数凭空新建的张量（``torch.zeros(2)``）没有批处理维：在 ``vmap`` 下它是整个批次共享的一个张量，装不下每一行各自的值。把由这一行算出的值原地写进去会报错，报错信息是两种之一：下面的 ``copy_``、``out[:] = ...``、``add_`` 和 ``mul_`` 各自都会报其中一种。写入与这一行无关的值则没有问题。
+# 函数凭空新建的张量（``torch.zeros(2)``）不是批量张量：在 ``vmap`` 下它是整个批次共享的一个张量，装不下每一行各自的值。把由这一行算出的值原地写进去会报错：下面的 ``copy_``、``out[:] = ...``、``add_`` 和 ``mul_`` 都会报错，报错信息是两种之一。写入与这一行无关的值则没有问题。
 
 rows = torch.arange(6.0).reshape(3, 2)
 scale = torch.tensor([1.0, 2.0])
@@ -333,7 +333,7 @@ assert torch.equal(unbatched, rows + 1), "writing an unbatched value works"
 
 
 # %%
-# 解决办法是从输入新建张量，让 ``vmap`` 也给它加上批处理维（``x.new_zeros(2)``、``torch.zeros_like(x)``），或者不往张量里写，直接构造结果（``torch.stack``）。这几种写法都让每一行得到自己的结果。
+# 解决办法是从输入新建张量，让 ``vmap`` 也把它变成批量张量（``x.new_zeros(2)``、``torch.zeros_like(x)``），或者不往张量里写，直接构造结果（``torch.stack``）。这几种写法都让每一行得到自己的结果。
 
 fixes = {
     "x.new_zeros(2)": lambda x: x.new_zeros(2).copy_(x * scale),
@@ -457,4 +457,4 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的缓冲区是模块自己的，就在模块里更新）。``torch.func.grad``
 # 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。在 ``vmap`` 之下，``.data`` 会报错，把批量张量变成
 # Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``、``np.asarray``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``、DLPack）也会报错；``detach()``、``clone()``、``add_``、``stride()``
-# 和 ``repr()`` 都能运行。函数里用 ``torch.zeros`` 新建的张量，不能原地接收每一行的值：改用 ``x.new_zeros`` 或 ``torch.zeros_like(x)`` 新建，或者把结果堆叠起来。
+# 和 ``repr()`` 都能运行。函数里用 ``torch.zeros`` 新建的张量，不能原地接收每一行的值：改用 ``x.new_zeros`` 或 ``torch.zeros_like(x)`` 新建，或者把结果堆叠起来（``torch.stack``）。

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``torch.autocast`` 里，层用权重的低精度副本计算；同一个区域内这份副本只做一次、反复使用，所以在区域内执行的优化器更新，之后的前向传播看不到。只把前向传播和损失放进区域：
+   在 ``torch.autocast`` 里，层用权重的低精度副本计算；同一个区域内这份副本只转换一次、反复使用，所以在区域内执行的优化器更新，同一区域里之后的前向传播看不到。只把前向传播和损失放进区域：
 
    .. code-block:: python
 
@@ -49,7 +49,7 @@ def weight_used(model, x):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导的计算图。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（version counter，``C1``、``C2``……），以及自动求导的计算图（computation graph）。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 # ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
@@ -214,7 +214,7 @@ def draw_processes(title, child, **names):
 # autocast 里：权重的 bfloat16 副本
 # ---------------------------------
 #
-# 在区域里，``model(x)`` 返回 bfloat16。它计算时用的权重是一份 bfloat16 副本，有自己的内存，存着舍入到 bfloat16 的 ``model.weight``。``model.weight`` 仍是原来那个 float32 的 ``Parameter``，数值不变。这里的 ``x`` 需要梯度（第一层之后每一层的输入都是如此），自动求导才会为反向传播保存这份副本，辅助函数才拿得到它。换成 ``dtype=torch.float16``，即 CPU 上的 autocast 接受的另一种 dtype，结果也一样（同样做了检查）。
+# 在区域里，``model(x)`` 返回 bfloat16。它计算时用的权重是一份 bfloat16 副本，有自己的内存，存着舍入到 bfloat16 的 ``model.weight``。``model.weight`` 仍是原来那个 float32 的 ``Parameter``，数值不变。这里的 ``x`` 需要梯度（``requires_grad=True``；第一层之后每一层的输入都是如此），自动求导才会为反向传播保存这份副本，辅助函数才拿得到它。换成 ``dtype=torch.float16``，即 CPU 上的 autocast 接受的另一种 dtype，结果也一样（同样做了检查）。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
@@ -241,9 +241,9 @@ assert model.weight.dtype == torch.float32 and torch.equal(model.weight, before)
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：model.weight 是存储 S1 上的 float32 Parameter；copy 是层计算时用的 bfloat16 权重，在另一个存储 S2 上。
+#    :alt: 示意图：model.weight 是存储 S1 上的 float32 Parameter；copy 是层计算时用的 bfloat16 权重，在另一块存储 S2 上。
 #
-#    ``model.weight`` 在 ``S1`` 上保留着 float32 的数值；``copy`` 是层计算时用的 bfloat16 权重，是另一个存储 ``S2`` 上的张量。
+#    ``model.weight`` 在 ``S1`` 上保留着 float32 的数值；``copy`` 是层计算时用的 bfloat16 权重，是另一块存储 ``S2`` 上的张量。
 
 draw_memory("inside torch.autocast", **{"model.weight": model.weight, "copy": copy})
 # sphinx_gallery_start_ignore
@@ -254,7 +254,7 @@ assert not same_storage(model.weight, copy), "two storages"
 # 梯度回到 float32 的 ``.grad``
 # -----------------------------
 #
-# 副本是由一个自动求导会记录的操作做出来的（下图中的 ``ToCopyBackward0``），所以反向传播穿过它，回到 float32 的 ``Parameter``：无论是 bfloat16 还是 float16 的 autocast，``model.weight.grad`` 和 ``model.bias.grad`` 都是 float32。之后优化器更新的也是 float32 的权重。
+# 副本是由一个会被自动求导记录下来的操作生成的（下图中的 ``ToCopyBackward0``），所以反向传播穿过它，回到 float32 的 ``Parameter``：无论是 bfloat16 还是 float16 的 autocast，``model.weight.grad`` 和 ``model.bias.grad`` 都是 float32。之后优化器更新的也是 float32 的权重。
 
 out.float().sum().backward()
 print("model.weight.grad.dtype:", model.weight.grad.dtype, " model.bias.grad.dtype:", model.bias.grad.dtype)
@@ -331,7 +331,7 @@ for dtype in (torch.bfloat16, torch.float16):
 # 现象：整个训练循环都在一个区域里
 # --------------------------------
 #
-# 整个写在 ``torch.autocast`` 里的循环，是在区域内调用优化器的 ``step()``。优化器更新了 float32 权重，可每次前向传播用的都还是第一步转换出的副本：损失停在起点不动。
+# 如果整个训练循环都写在 ``torch.autocast`` 里，优化器的 ``step()`` 就是在区域内调用的。优化器更新了 float32 权重，可每次前向传播用的都还是第一步转换出的副本：损失停在起点不动。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
@@ -354,7 +354,7 @@ assert len(set(stuck)) == 1 and not torch.equal(model.weight, start), "the weigh
 # 解决办法：autocast 只包住前向传播和损失
 # ---------------------------------------
 #
-# 这是 PyTorch 文档给出的写法：区域里只放前向传播和损失，反向传播和 ``step()`` 放在区域之后。每一步的区域都按权重当时的值转换，损失随之下降。（在那一个大区域上设 ``cache_enabled=False`` 也能训练，本单元格的隐藏检查运行了这种写法，代价是每次前向传播都要重新复制一次权重。）
+# 这是 PyTorch 文档给出的写法：区域里只放前向传播和损失，反向传播和 ``step()`` 放在区域之后。每一步的区域都按权重当时的值转换，损失随之下降。（在那一个大区域上设 ``cache_enabled=False`` 也能训练，代价是每次前向传播都要重新复制一次权重；本单元格的隐藏检查运行了这种写法。）
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
@@ -390,7 +390,7 @@ assert uncached_losses == losses, "one region with cache_enabled=False trains li
 # ``GradScaler``：``unscale_`` 和梯度裁剪改写 ``.grad``
 # -----------------------------------------------------
 #
-# ``torch.amp.GradScaler`` 在反向传播之前把损失乘上一个缩放因子（起初是 65536），免得很小的 float16 梯度舍入成零；bfloat16 的数值范围和 float32 相同，用不着它，但调用方式一样，在 CPU 上也能运行。要裁剪梯度，先由 ``scaler.unscale_(optimizer)`` 把每个 ``.grad`` 原地除以缩放因子，再由 ``torch.nn.utils.clip_grad_norm_`` 原地把它们缩小。所以 ``backward()`` 之后记下的 ``g = p.grad``，到 ``step()`` 时存的已是去掉缩放、裁剪过的值；``p.grad.clone()`` 则保留原来缩放过的梯度（普通的梯度裁剪也是这样，见 :ref:`“记录的梯度全都一样”那一页 <questions-stale-grad>`）。
+# ``torch.amp.GradScaler`` 在反向传播之前把损失乘上一个缩放因子（起初是 65536），免得很小的 float16 梯度舍入成零；bfloat16 的数值范围和 float32 相同，用不着它，但调用方式一样，在 CPU 上也能运行。要裁剪梯度，先由 ``scaler.unscale_(optimizer)`` 把每个 ``.grad`` 原地除以缩放因子，再由 ``torch.nn.utils.clip_grad_norm_`` 原地把它们缩小。所以 ``backward()`` 之后记下的 ``g = p.grad``，到 ``step()`` 时存的已是去掉缩放、裁剪过的值；``p.grad.clone()`` 则保留原来缩放过的梯度（普通的梯度裁剪也是这样，见 :ref:`“记录下来的梯度全都一样”那一页 <questions-stale-grad>`）。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)

@@ -15,7 +15,7 @@
       h = checkpoint(block, x, use_reentrant=False)
       out = head(bn(h))
 
-写在被检查点包住的函数开头的 ``print`` 会打印两次，``BatchNorm`` 的 ``num_batches_tracked`` 每步记两个批次，``running_mean`` 也和不用检查点的运行越差越远。本页用 ``torch.utils.checkpoint.checkpoint`` 做梯度检查点（activation checkpointing，也叫 gradient checkpointing 或重计算），数出被包住的函数调用了几次；把 ``BatchNorm`` 的滑动统计量（running statistics）和原地操作（in-place operation）同普通运行比较；看第二次调用算出别的东西时会怎样、``dropout`` 为什么两次拿到同一个掩码；最后在三步的训练循环里检查两种解决办法。
+写在被 ``checkpoint`` 包住的函数开头的 ``print`` 会打印两次，``BatchNorm`` 的 ``num_batches_tracked`` 每步记两个批次，``running_mean`` 也和不用 ``checkpoint`` 的运行越差越远。本页用 ``torch.utils.checkpoint.checkpoint`` 做梯度检查点（activation checkpointing，也叫 gradient checkpointing 或重计算），数出被包住的函数调用了几次；把 ``BatchNorm`` 的滑动统计量（running statistics）和原地操作（in-place operation）同普通运行比较；看第二次调用算出别的东西时会怎样、``dropout`` 为什么两次拿到同一个掩码；最后在三步的训练循环里检查两种解决办法。
 """
 
 # %%
@@ -203,7 +203,7 @@ def draw_processes(title, child, **names):
 # 函数运行了两次
 # --------------
 #
-# ``checkpoint(block, x)`` 运行一次 ``block(x)``，保留 ``x``，丢掉 ``block`` 中各运算为反向传播保存的张量（各运算保存什么，见 :ref:`运算保存了什么 <questions-saved-tensors>`）。``backward()`` 需要这些张量，于是再调用一次 ``block(x)``，把它们重新算出来。``block`` 里的调用计数在前向传播之后是 1，在 ``backward()`` 之后是 2。下面的 ``block`` 还对张量 ``c`` 原地加 1，并以训练模式运行一个 ``BatchNorm`` 层；``timeline`` 为下面的图记下 ``c`` 和 ``BatchNorm`` 的 ``num_batches_tracked`` 的版本计数器。
+# ``checkpoint(block, x)`` 运行一次 ``block(x)``，保留 ``x``，丢掉 ``block`` 中各运算为反向传播保存的张量（各运算保存哪些张量，见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`）。``backward()`` 需要这些张量，于是再调用一次 ``block(x)``，把它们重新算出来。``block`` 里的调用计数在前向传播之后是 1，在 ``backward()`` 之后是 2。下面的 ``block`` 还对张量 ``c`` 原地加 1，并以训练模式运行一个 ``BatchNorm`` 层；``timeline`` 为下面的图记下 ``c`` 和 ``BatchNorm`` 的 ``num_batches_tracked`` 的版本计数器。
 
 torch.manual_seed(0)
 bn = torch.nn.BatchNorm1d(3)
@@ -257,7 +257,7 @@ assert [v[1] for v in timeline] == [(0, 1), (1, 2), (2, 3)], "each edit moved th
 # ``BatchNorm`` 的滑动统计量更新了两次
 # ------------------------------------
 #
-# 把同一批数据送进这个层的一份副本，不用 ``checkpoint``：输出和梯度都相同，因为训练模式下的 ``BatchNorm`` 两次都用这一批数据自己的统计量做归一化。滑动统计量却不同。默认 ``momentum=0.1`` 时，一次更新把 ``running_mean`` 从 0 移到批均值的 0.1 倍；用了检查点的层拿同一批数据更新了两次，得到批均值的 1 - 0.9² = 0.19 倍。``num_batches_tracked`` 记了两个批次。``use_reentrant=True`` 的实现也是这样。
+# 把同一批数据送进这个层的一份副本，不用 ``checkpoint``：输出和梯度都相同，因为训练模式下的 ``BatchNorm`` 两次都用这一批数据自己的统计量做归一化。滑动统计量却不同。默认 ``momentum=0.1`` 时，一次更新把 ``running_mean`` 从 0 移到批均值的 0.1 倍；用了 ``checkpoint`` 的层拿同一批数据更新了两次，得到批均值的 1 - 0.9² = 0.19 倍。``num_batches_tracked`` 记了两个批次。``use_reentrant=True`` 的实现也是这样。
 
 x_plain = x.detach().clone().requires_grad_()
 y_plain = plain_bn(x_plain).relu()
@@ -281,7 +281,7 @@ assert torch.allclose(plain_bn.running_var, 0.9 + 0.1 * batch_var), "the plain l
 # 函数里的原地操作
 # ----------------
 #
-# 上面的 ``c.add_(1)`` 在两次调用里都执行了，所以一步之后 ``c`` 是 2。但并非每个原地操作都执行两次：第二次调用一旦算出 ``backward()`` 需要的最后一个张量就停下（``early_stop=True``，默认值）。放在函数中最后一个保存张量的运算之后的原地操作只执行了一次；``early_stop=False`` 时，它也执行了两次。
+# 上面的 ``c.add_(1)`` 在两次调用里都执行了，所以一步之后 ``c`` 是 2。但并非每个原地操作都执行两次：第二次调用一旦算出 ``backward()`` 需要的最后一个张量就停下（``early_stop=True``，默认值）。如果原地操作放在函数里最后一个保存张量的运算之后，它只执行一次；``early_stop=False`` 时，它也执行了两次。
 
 
 def edits(where, early_stop):
@@ -309,7 +309,7 @@ assert runs == {("first", True): 2, ("first", False): 2, ("last", True): 1, ("la
 # 对输入做原地操作会抛出错误
 # --------------------------
 #
-# ``checkpoint`` 保留传给函数的张量，以便再调用一次。这里计数器作为参数传入：在函数里原地修改它，会让它的版本计数器越过保留时的值，于是 ``backward()`` 在第二次调用之前就抛出错误。计数器是 1。
+# ``checkpoint`` 保留传给函数的张量，以便再调用一次。这里把计数张量 ``counter`` 作为参数传入：在函数里原地修改它，会让它的版本计数器越过保留时的值，于是 ``backward()`` 在第二次调用之前就抛出错误。``counter`` 的值是 1。
 
 counter = torch.zeros(())
 
@@ -373,7 +373,7 @@ for probe_targets, probe_shown in (([torch.float64, torch.float32], "torch.float
 # sphinx_gallery_end_ignore
 
 # %%
-# 形状变了则会被发现。每次调用都多一项的缓存（一个键的列表，就像带键缓存的注意力）让第二次调用得到别的形状，``backward()`` 抛出错误：
+# 形状变了则会被发现。每调用一次就多一项的缓存（一个键的列表，类似注意力机制里的键缓存）让第二次调用得到别的形状，``backward()`` 抛出错误：
 
 cache = []
 
@@ -431,7 +431,7 @@ assert not torch.equal(grads["preserve_rng_state=False"], grads["plain"])
 # 解决办法：在训练循环里检查
 # --------------------------
 #
-# 同一个模型的四份副本（由两个 ``Linear`` 层组成的块，接 ``BatchNorm``，再接输出层）在同样的批次上训练三步。每份都用 ``seen.add_(1)`` 在张量 ``seen`` 里数批次。``plain`` 不用检查点。``inside`` 把块、``BatchNorm`` 和计数都放进被检查点包住的函数。``outside`` 只对块做检查点，计数和归一化都放在外面。``momentum`` 就是 ``inside``，只是把 ``BatchNorm`` 的 ``momentum`` 设成使同一批数据的两次更新等于默认值的一次更新：1 - (1 - 0.1) ** 0.5，约为 0.0513。
+# 同一个模型的四份副本（由两个 ``Linear`` 层组成的块，接 ``BatchNorm``，再接输出层）在同样的批次上训练三步。每份都用 ``seen.add_(1)`` 在张量 ``seen`` 里数批次。``plain`` 不用梯度检查点。``inside`` 把块、``BatchNorm`` 和计数都放进被 ``checkpoint`` 包住的函数。``outside`` 只对块做梯度检查点，计数和归一化都放在外面。``momentum`` 就是 ``inside``，只是把 ``BatchNorm`` 的 ``momentum`` 调小，让同一批数据的两次更新恰好相当于默认 ``momentum`` 下的一次更新：1 - (1 - 0.1) ** 0.5，约为 0.0513。
 
 
 def plain(block, bn, head, seen, x):
@@ -488,7 +488,7 @@ for name, forward in runs.items():
 assert [seen[name].item() for name in runs] == [3, 6, 3, 6]
 
 # %%
-# 三步之后，四份副本的权重都相同：梯度从来没有变。``inside`` 里的 ``BatchNorm`` 记了六个批次，滑动统计量比 ``plain`` 走得更远，模型在评估模式下给出别的输出。``outside`` 处处和 ``plain`` 一样。``momentum`` 的滑动统计量和评估模式下的输出与 ``plain`` 一致，但仍记了六个批次，``seen`` 也数到了六：改 ``momentum`` 只修正 ``BatchNorm`` 的滑动平均。
+# 三步之后，四份副本的权重都相同：梯度检查点从来没有改变梯度。``inside`` 里的 ``BatchNorm`` 记了六个批次，滑动统计量比 ``plain`` 走得更远，模型在评估模式下给出别的输出。``outside`` 处处和 ``plain`` 一样。``momentum`` 的滑动统计量和评估模式下的输出与 ``plain`` 一致，但仍记了六个批次，``seen`` 也数到了六：改 ``momentum`` 只修正 ``BatchNorm`` 的滑动统计量。
 
 weights_match = all(
     torch.allclose(p, q, atol=1e-6)
@@ -523,4 +523,4 @@ for probe_m in (0.01, 0.1, 0.3, 0.5):
 # 小结
 # ----
 #
-# ``checkpoint(fn, x, use_reentrant=False)`` 每步调用 ``fn`` 两次：前向传播中一次，``backward()`` 中一次，后者可能提前停下。``fn`` 除了计算输出之外做的事，在第二次调用停下之前的部分都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码，但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地的记账操作放到被检查点包住的函数外面；如果只有 ``BatchNorm``，也可以把它的 ``momentum`` 设成 1 - (1 - m) ** 0.5。
+# ``checkpoint(fn, x, use_reentrant=False)`` 每步调用 ``fn`` 两次：前向传播中一次，``backward()`` 中一次，后者可能提前停下。``fn`` 除了计算输出之外做的事，在第二次调用停下之前的部分都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码，但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地计数之类的记账操作放到被 ``checkpoint`` 包住的函数外面；如果只有 ``BatchNorm``，也可以把它的 ``momentum`` 设成 1 - (1 - m) ** 0.5。

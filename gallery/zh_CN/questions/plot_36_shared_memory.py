@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   ``share_memory_()`` 只把张量的存储放进共享内存；几个进程同时用 ``counter += 1`` 更新它（读、加、写回），更新可能丢失。每次更新都持有同一把锁，或让每个进程只写自己的切片：
+   ``share_memory_()`` 只把张量的存储放进共享内存；几个进程同时用 ``counter += 1`` 更新它（读、加、写回），更新可能丢失。每次更新都在同一把锁内进行，或让每个进程只写自己的切片：
 
    .. code-block:: python
 
       with lock:
           counter += 1
 
-几个进程往共享内存（shared memory）里的同一个张量上计数，总数却比更新次数少，或者每次运行都不一样：这是竞争条件（race condition）。本页启动几个进程，分别在不加锁、加锁、各写各的切片三种情况下更新一个共享计数器；然后看 ``share_memory_()`` 对张量做了什么：存储（storage）搬了家，视图（view）跟着走，之前取的 NumPy 数组却留在原地；最后在共享模型上跑一个 Hogwild 式的训练循环。张量究竟怎样到达子进程（``fork``、``spawn``、队列、``DataLoader`` 的 worker），见 :ref:`多进程之间的张量那一页 <questions-processes>`。
+几个进程对共享内存（shared memory）里的同一个张量计数，总数却比更新次数少，或者每次运行都不一样：这是竞争条件（race condition）。本页启动几个进程，分别在不加锁、加锁、各写各的切片三种情况下更新一个共享计数器；然后看 ``share_memory_()`` 对张量做了什么：存储（storage）搬了家，视图（view）跟着走，之前取的 NumPy 数组却留在原地；最后在共享模型上跑一个 Hogwild 式的训练循环。张量究竟怎样到达子进程（``fork``、``spawn``、队列、``DataLoader`` 的 worker），见 :ref:`多进程（multiprocessing）那一页 <questions-processes>`。
 """
 
 # %%
@@ -67,7 +67,7 @@ def add_many(counter, times):
 # 几个进程，一个计数器，不加锁
 # ----------------------------
 #
-# 四个子进程各自给一个共享的计数器加一，各加 5 000 次。``share_memory_()``
+# 四个子进程都给同一个共享计数器加一，每个各加 5 000 次。``share_memory_()``
 # 让每个子进程都写进父进程的内存，计数汇总在同一处；但没有任何东西规定子进程读写的先后：两个子进程可能读到同一个值，各加一，再写回同一个结果，于是丢掉一次更新。会不会发生，取决于子进程的步骤碰巧怎样交错，所以可能这次发生、下次不发生。始终成立的是：计数不超过更新次数。计数本身每次可能不同，所以本页只打印这一点。
 
 counter = torch.zeros(1).share_memory_()
@@ -81,7 +81,7 @@ assert counter.item() <= updates, "a count can lose updates, never gain any"
 # 加锁后计数准确
 # --------------
 #
-# 在子进程启动前用同一个上下文建一把锁（lock），每次“读、加、写回”时都持有它，同一时刻就只有一个子进程在更新。没有更新丢失：每次运行，计数都正好等于更新次数。
+# 在子进程启动前，用启动这些子进程的同一个上下文（``ctx = mp.get_context("fork")``）建一把锁（lock），每次“读、加、写回”时都持有它，同一时刻就只有一个子进程在更新。没有更新丢失：每次运行，计数都正好等于更新次数。
 
 
 def add_many_locked(counter, times, lock):
@@ -134,7 +134,7 @@ for name, before, after, moved, follows, again in rows:
     print(f"{name:16} {before:7} {after:6} {moved:6} {follows:13} {again}")
 
 # %%
-# 在视图上调用，会搬走视图所用的整个存储，所以它的基张量也进了共享内存。
+# 在视图上调用，会搬走视图所用的整个存储，所以它的基张量（base）也进了共享内存。
 
 base = torch.zeros(4)
 address = base.untyped_storage().data_ptr()
@@ -208,7 +208,7 @@ assert loss_on(model, batches) < loss_before, "the shared model's loss went down
 #
 #    CUDA 张量不会被搬走：``share_memory_()`` 让它留在原处，``is_shared()`` 为 ``True``。CUDA
 #    张量怎样到达另一个进程（经 CUDA IPC，需要 ``spawn`` 或 ``forkserver`` 启动方式，接收方使用期间发送方要让张量保持存活），见 PyTorch 文档（`多进程最佳实践
-#    <https://docs.pytorch.org/docs/stable/notes/multiprocessing.html#sharing-cuda-tensors>`__）；本页不运行这部分。下面的单元格只在 torch 找到 GPU 时检查第一句话；框的标题说明网站构建时是否运行了它。
+#    <https://docs.pytorch.org/docs/stable/notes/multiprocessing.html#sharing-cuda-tensors>`__）；本页不运行这部分。下面的单元格只在 torch 找到 GPU 时检查第一句话；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
     g = torch.zeros(3, device="cuda")
@@ -232,5 +232,5 @@ assert mp.active_children() == [], "every child process has ended"
 # ----
 #
 # ``share_memory_()`` 让进程之间共享内存，但不规定它们写入的先后。像 ``counter += 1``
-# 这样“读、加、写回”的更新，两个进程同时做时可能丢失：每次更新都持有同一把锁，或者让每个进程只写自己的元素。在 CPU 上，这个调用把张量的存储搬到新的内存：视图跟着走，之前取的 NumPy
+# 这样“读、加、写回”的更新，两个进程同时做时可能丢失：每次更新时都持有同一把锁，或者让每个进程只写自己的元素。在 CPU 上，这个调用把张量的存储搬到新的内存：视图跟着走，之前取的 NumPy
 # 数组不跟，所以这类数组要在调用之后再取。张量最初怎样到达子进程、在哪种启动方式下是副本，见 :ref:`多进程那一页 <questions-processes>`。
