@@ -400,7 +400,8 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # ``meta``, where every storage starts at 0), for storages that hold at least one byte, equal
 # starts prove sharing (two empty storages both start at 0); different starts do not rule it out:
 # an alias of a slice made through DLPack, NumPy or ``torch.frombuffer``
-# has a storage of its own that starts inside the source's (:ref:`copying-alias` shows all three).
+# has a storage of its own that starts inside the source's (:ref:`copying-alias` shows all three;
+# :ref:`questions-memory-overlap` gives a test that is right in each case).
 import copy
 
 source = torch.ones(3, requires_grad=True)
