@@ -489,9 +489,10 @@ if torch.cuda.is_available():
 # ------------------------------------------------------------------------
 #
 # Without a list or a total, a loop frees each step's graph by itself, in two stages. ``backward()``
-# (without ``retain_graph=True``) frees the tensors the graph saved at once; the nodes stay alive as
-# long as something refers to them, here the name ``loss``. ``del loss`` drops that reference, and
-# then the nodes go too. ``forward`` runs one step's forward pass and keeps weak references to its
+# (without ``retain_graph=True``) at once releases the graph's hold on the tensors it saved, which
+# frees them here, since nothing else holds ``x`` or ``w * x``; the nodes stay alive as long as
+# something refers to them, here only the name ``loss``. ``del loss`` drops that reference, and then
+# the nodes go too. ``forward`` runs one step's forward pass and keeps weak references to its
 # loss's node (through ``node_ref``) and to the two tensors the graph saves, ``x`` and ``w * x``;
 # ``alive`` reads them after ``gc.collect()``.
 
@@ -536,7 +537,8 @@ with torch.random.fork_rng():
 # and the next ``loss = ...`` drops it when nothing else refers to it. Where ``backward()`` ran, that
 # graph is nodes only; in an evaluation loop outside ``torch.no_grad()`` it holds its saved tensors
 # through the whole next forward pass, so two steps' saved tensors are alive at once. ``del loss`` at
-# the end of a step frees it before the next step starts. A list that keeps the loss keeps the graph
+# the end of a step frees it before the next step starts, when no other name holds the step's graph
+# (the next cell adds one). A list that keeps the loss keeps the graph
 # whatever the loop does with the name. ``run_loop`` runs three steps and reads the previous step's
 # graph (node alive, saved tensors alive) at the top of each step and right after its ``loss = ...``.
 
@@ -581,6 +583,57 @@ assert all(previous[backward, "losses.append(loss)"] == ((True, n), (True, n)) f
 )
 
 # %%
+# A loop usually names the model's output too, ``out = model(x)``, and ``out.grad_fn`` is the
+# model's part of the graph. ``del loss`` alone then leaves that part alive until ``out`` is rebound,
+# with its saved tensors where no ``backward()`` ran; ``del loss, out`` frees it before the next
+# step starts. ``forward_out`` returns ``out`` and ``loss`` and watches ``out``'s node and the two
+# tensors that part of the graph saves, ``x`` and ``w * x``; ``run_loop_out`` is ``run_loop`` with
+# both names.
+
+
+def forward_out(w, watched):
+    x = torch.randn(3)
+    wx = w * x
+    out = wx.sin()
+    loss = (out**2).mean()
+    watched.append((node_ref(out), weakref.ref(x), weakref.ref(wx)))
+    return out, loss
+
+
+def run_loop_out(backward, end, steps=3):
+    torch.manual_seed(0)
+    w = torch.randn(3, requires_grad=True)
+    watched, at_top, after_rebinding = [], [], []
+    for _ in range(steps):
+        if watched:
+            at_top.append(alive(watched[-1]))
+        out, loss = forward_out(w, watched)
+        if len(watched) > 1:
+            after_rebinding.append(alive(watched[-2]))
+        if backward:
+            loss.backward()
+        if end == "del loss":
+            del loss
+        elif end == "del loss, out":
+            del loss, out
+    return at_top, after_rebinding
+
+
+with_out = {}
+for backward in (True, False):
+    for end in ("del loss", "del loss, out"):
+        at_top, after_rebinding = run_loop_out(backward, end)
+        with_out[backward, end] = at_top[0]
+        print(f"backward()={backward}, end of step: {end}: at the top of the next step:", at_top[0])
+        # sphinx_gallery_start_ignore
+        assert at_top == at_top[:1] * 2, "every step alike"
+        assert after_rebinding == [(False, 0)] * 2, "the next out, loss = ... frees the previous step's graph"
+        # sphinx_gallery_end_ignore
+assert [with_out[backward, end] for backward in (True, False) for end in ("del loss", "del loss, out")] == [
+    (True, 0), (False, 0), (True, 2), (False, 0)
+], "del loss alone leaves out's part of the graph alive, with its saved tensors where no backward() ran"
+
+# %%
 # Conclusion
 # ----------
 #
@@ -590,5 +643,6 @@ assert all(previous[backward, "losses.append(loss)"] == ((True, n), (True, n)) f
 # list of them, keeps every step's nodes, and keeps their saved tensors too where no ``backward()``
 # ran on the loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
 # ``retain_graph=True``. ``out.detach().cpu()`` keeps no graph, but on the CPU it is a tensor on the
-# output's own storage, which the list keeps alive. Without such a list, ``backward()`` frees a step's saved
-# tensors, and ``del loss`` or the next ``loss = ...`` frees its nodes.
+# output's own storage, which the list keeps alive. Without such a list, ``backward()`` releases the
+# graph's hold on the tensors a step saved, and ``del loss`` (with ``out`` and any other name for
+# the step's tensors) or the next ``out, loss = ...`` frees its nodes.

@@ -22,7 +22,8 @@ Under ``torch.autocast`` (automatic mixed precision, AMP) the model's weights st
 such as ``Linear`` computes with a bfloat16 (or float16) copy of its weight, and the gradient flows
 back through that copy into the float32 ``.grad``. This page runs it on the CPU with
 ``torch.autocast("cpu", dtype=torch.bfloat16)``: where the copy lives, how autocast reuses it within
-one region (so a training loop written entirely inside the region does not train), how
+one region (so a training loop written entirely inside the region does not train its ``Linear``
+layers), how
 ``GradScaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place, and how converting the
 model itself with ``.to(torch.bfloat16)`` or ``.half()`` differs.
 """
@@ -314,12 +315,13 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # The cast cache: one copy per region
 # -----------------------------------
 #
-# Autocast keeps the copy it made of a leaf that requires grad, such as a weight, until the region
-# ends: a second forward pass in the same region computes with the same copy, without casting
+# Autocast keeps the copy it made of a float32 leaf that requires grad, such as a weight, until the
+# region ends: a second forward pass in the same region computes with the same copy, without casting
 # again. So an in-place change of the weight inside the region, here ``mul_(2)`` under
 # ``torch.no_grad()``, is not seen by the next forward pass in that region. The cache is emptied
-# when the region ends, and the first forward pass of a new region sees the change. This build runs
-# on the CPU, and the cache is there on the CPU.
+# when the outermost region ends: a new region at the top level sees the change, but a region nested
+# inside another one does not, even when the outer one has ``enabled=False``. This build runs on the
+# CPU, and the cache is there on the CPU.
 
 model = torch.nn.Linear(2, 2)
 with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -336,15 +338,27 @@ print("copy_3 equals 2 * copy_1:", torch.equal(copy_3, 2 * copy_1))
 assert same_storage(copy_1, copy_2) and torch.equal(second, first), "in the region the edit is not seen"
 assert torch.equal(copy_3, 2 * copy_1) and not torch.equal(third, first), "a new region sees the edit"
 
+for outer_enabled in (True, False):
+    model = torch.nn.Linear(2, 2)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=outer_enabled):  # the outer region
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            fourth, copy_4 = weight_used(model, x)
+        with torch.no_grad():
+            model.weight.mul_(2)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            fifth, copy_5 = weight_used(model, x)
+    print(f"outer enabled={outer_enabled}: second inner region, same copy:", same_storage(copy_4, copy_5))
+    assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
+
 # %%
-# The cache holds for a leaf that requires grad. With ``cache_enabled=False``, or for a weight that
+# The cache holds for a float32 leaf that requires grad. With ``cache_enabled=False``, or for a weight that
 # does not require grad (a frozen layer), every forward pass casts again and sees the edit. Below,
 # for bfloat16 and float16: is an in-place edit seen by the next forward pass in the same region?
 
 
-def edit_seen_in_region(dtype, cache_enabled, requires_grad):
-    layer = torch.nn.Linear(2, 2).requires_grad_(requires_grad)
-    inputs = torch.ones(3, 2)
+def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32):
+    layer = torch.nn.Linear(2, 2, dtype=layer_dtype).requires_grad_(requires_grad)
+    inputs = torch.ones(3, 2, dtype=layer_dtype)
     with torch.autocast("cpu", dtype=dtype, cache_enabled=cache_enabled):
         before_edit = layer(inputs)
         with torch.no_grad():
@@ -358,6 +372,10 @@ for dtype in (torch.bfloat16, torch.float16):
         seen = edit_seen_in_region(dtype, cache_enabled, requires_grad)
         print(f"{str(dtype):<15} cache_enabled={cache_enabled!s:<5} requires_grad={requires_grad!s:<5} seen: {seen}")
         assert seen == (not (cache_enabled and requires_grad)), (dtype, cache_enabled, requires_grad)
+# sphinx_gallery_start_ignore
+for low_dtype in (torch.bfloat16, torch.float16):
+    assert edit_seen_in_region(low_dtype, True, True, torch.float64), f"{low_dtype}: a float64 layer is not cached"
+# sphinx_gallery_end_ignore
 
 # %%
 # The symptom: a training loop inside one region
@@ -365,7 +383,10 @@ for dtype in (torch.bfloat16, torch.float16):
 #
 # A loop written entirely inside ``torch.autocast`` steps the optimizer inside the region. The
 # optimizer updates the float32 weights, but every forward pass computes with the copies cast at the
-# first step: the loss stays where it started.
+# first step, and does not see the updates of ``Linear``'s weights. Here the model is one ``Linear``
+# and the loss stays where it started. In a model with a ``LayerNorm``, whose parameters autocast
+# does not cast, the loss still falls, only more slowly than with the fix below (the hidden check of
+# this cell runs a ``Linear``, ``LayerNorm``, ``Linear`` model both ways).
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
@@ -383,6 +404,48 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
 print("losses:", [round(v, 4) for v in stuck])
 print("model.weight changed:", not torch.equal(model.weight, start))
 assert len(set(stuck)) == 1 and not torch.equal(model.weight, start), "the weights move, the loss does not"
+# sphinx_gallery_start_ignore
+def three_layer_steps(region_per_step):
+    torch.manual_seed(0)
+    layers = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.LayerNorm(8), torch.nn.Linear(8, 1))
+    layers_optimizer = torch.optim.SGD(layers.parameters(), lr=0.1)
+    lx, ly = torch.randn(8, 3), torch.randn(8, 1)
+    taken = []
+
+    def forward_pass():
+        first_copy = weight_used(layers[0], torch.ones(8, 3, requires_grad=True))[1]
+        pass_saved = []
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: pass_saved.append(t) or t, lambda t: t):
+            layers_loss = torch.nn.functional.mse_loss(layers(lx).float(), ly)
+        taken.append((layers_loss.item(), first_copy, any(t is layers[1].weight for t in pass_saved)))
+        return layers_loss
+
+    if region_per_step:
+        for _ in range(4):
+            layers_optimizer.zero_grad()
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                layers_loss = forward_pass()
+            layers_loss.backward()
+            layers_optimizer.step()
+    else:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            for _ in range(4):
+                layers_optimizer.zero_grad()
+                layers_loss = forward_pass()
+                layers_loss.backward()
+                layers_optimizer.step()
+    return taken
+
+
+one_region_steps, per_step_steps = three_layer_steps(False), three_layer_steps(True)
+one_region_losses, per_step_losses = [s[0] for s in one_region_steps], [s[0] for s in per_step_steps]
+assert one_region_losses == sorted(set(one_region_losses), reverse=True), "with a LayerNorm the loss still falls"
+assert per_step_losses[0] == one_region_losses[0], "both runs start from the same loss"
+assert all(f < o for f, o in zip(per_step_losses[1:], one_region_losses[1:], strict=True)), "the fix falls faster at every step"
+assert all(same_storage(s[1], one_region_steps[0][1]) for s in one_region_steps), "one copy of Linear's weight"
+assert not any(same_storage(s[1], per_step_steps[0][1]) for s in per_step_steps[1:]), "a new copy at every step"
+assert all(s[2] for s in one_region_steps + per_step_steps), "LayerNorm computes with its float32 weight itself"
+# sphinx_gallery_end_ignore
 
 # %%
 # The fix: autocast around the forward pass and the loss
@@ -390,7 +453,8 @@ assert len(set(stuck)) == 1 and not torch.equal(model.weight, start), "the weigh
 #
 # The PyTorch documentation's recipe: the region holds the forward pass and the loss, and the
 # backward pass and the step run after it. Each step's region casts the weights as they are, and the
-# loss falls. (``cache_enabled=False`` on the one region would also train, as the hidden check of
+# loss falls, provided no outer ``torch.autocast`` (not even one with ``enabled=False``) encloses the
+# loop. (``cache_enabled=False`` on the one region would also train, as the hidden check of
 # this cell runs, at the cost of a new copy at every forward pass.)
 
 torch.manual_seed(0)
@@ -421,6 +485,21 @@ with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
         uncached_optimizer.step()
         uncached_losses.append(uncached_loss.item())
 assert uncached_losses == losses, "one region with cache_enabled=False trains like the fix"
+for enclosing_enabled in (True, False):
+    torch.manual_seed(0)
+    enclosed = torch.nn.Linear(3, 1)
+    enclosed_optimizer = torch.optim.SGD(enclosed.parameters(), lr=0.1)
+    ex, ey = torch.randn(8, 3), torch.randn(8, 1)
+    enclosed_losses = []
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=enclosing_enabled):
+        for _ in range(4):
+            enclosed_optimizer.zero_grad()
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                enclosed_loss = torch.nn.functional.mse_loss(enclosed(ex).float(), ey)
+            enclosed_loss.backward()
+            enclosed_optimizer.step()
+            enclosed_losses.append(enclosed_loss.item())
+    assert enclosed_losses == stuck, f"the fix inside an outer region (enabled={enclosing_enabled}) does not train"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -448,12 +527,14 @@ for step in range(3):
     scale = scaler.get_scale()
     g = model.weight.grad
     kept = model.weight.grad.clone()
+    logged = [(p.grad, p.grad.clone()) for p in model.parameters()]  # the weight's and the bias's
     scaler.unscale_(optimizer)
-    unscaled = g.clone()
+    unscaled = [grad.clone() for grad, _ in logged]
     norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.25)
     print(f"step {step}: scale {scale:.0f}  norm {norm:.4f}  kept {kept}  g {g}")
-    assert g is model.weight.grad and torch.equal(unscaled, kept / scale), f"step {step}: unscale_ rewrote g"
-    assert torch.allclose(g, unscaled * 0.25 / (norm + 1e-6)), f"step {step}: clipping rewrote g"
+    for p, (grad, before), after in zip(model.parameters(), logged, unscaled, strict=True):
+        assert grad is p.grad and torch.equal(after, before / scale), f"step {step}: unscale_ rewrote .grad"
+        assert torch.allclose(grad, after * 0.25 / (norm + 1e-6)), f"step {step}: clipping rewrote .grad"
     scaler.step(optimizer)
     scaler.update()
 # sphinx_gallery_start_ignore
@@ -545,7 +626,7 @@ if torch.cuda.is_available():
 #
 # Under ``torch.autocast`` the weights stay float32 ``Parameter`` objects; a layer computes with a
 # low-precision copy on memory of its own, and the gradient comes back through the cast into a
-# float32 ``.grad``. Autocast keeps that copy until the region ends, so an optimizer step inside the
+# float32 ``.grad``. Autocast keeps that copy until the outermost region ends, so an optimizer step inside the
 # region is not seen by the forward passes after it: put only the forward pass and the loss inside
 # ``torch.autocast``. ``scaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place: log
 # ``p.grad.clone()``. ``model.to(torch.bfloat16)`` and ``model.half()`` convert the model's own

@@ -254,6 +254,7 @@ probe_out = checkpoint(probe_bn, probe_x, use_reentrant=True)
 assert probe_bn.num_batches_tracked.item() == 1, "reentrant checkpoint: one call in the forward pass"
 probe_out.sum().backward()
 assert probe_bn.num_batches_tracked.item() == 2, "reentrant checkpoint runs the function again in backward"
+assert torch.allclose(probe_bn.running_mean, 0.19 * probe_x.detach().mean(0)), "reentrant: 0.19 of the batch mean"
 with torch.no_grad():
     checkpoint(probe_bn, probe_x, use_reentrant=False)
 assert probe_bn.num_batches_tracked.item() == 3, "under no_grad, checkpoint calls the function once"
@@ -577,5 +578,5 @@ for probe_m in (0.01, 0.1, 0.3, 0.5):
 # batch, and a counter edited in place counts twice. The gradients stay right as long as the second
 # call computes what the first did: dropout gets its mask back, but a tensor the function edits and
 # then reads gives a silently different gradient. Keep ``BatchNorm`` and in-place bookkeeping
-# outside the checkpointed function, or, for ``BatchNorm`` alone, set its momentum to
-# 1 - (1 - m) ** 0.5.
+# outside the checkpointed function, or, for ``BatchNorm`` alone with a numeric ``momentum`` m, set
+# its momentum to 1 - (1 - m) ** 0.5.

@@ -93,6 +93,25 @@ print("counter.item() <= updates:", counter.item() <= updates)
 assert counter.item() <= updates, "a count can lose updates, never gain any"
 
 # %%
+# The cell below makes the loss happen on every run. ``read_add_write`` spells out the read, the
+# add and the write that ``counter += 1`` does, and a barrier (``ctx.Barrier(2)``) holds each of two
+# children after its read until the other has read too. Both read 0 and both write 1: two updates,
+# and the count is 1.
+
+
+def read_add_write(counter, barrier):
+    value = counter.item()  # read
+    barrier.wait()  # both children have read the same value
+    counter.fill_(value + 1)  # add one and write back
+
+
+counter = torch.zeros(1).share_memory_()
+barrier = ctx.Barrier(2)
+run_together(read_add_write, [(counter, barrier)] * 2)
+print("two read-add-writes, both reads first: counter:", counter.item())
+assert counter.item() == 1, "two updates, one lost"
+
+# %%
 # With a lock, the count is exact
 # -------------------------------
 #
@@ -199,8 +218,9 @@ assert shares(late, t) and np.array_equal(late, np.ones(3)), "an array taken aft
 # another process is lost, to save the time a lock would cost. ``model.share_memory()`` puts every
 # parameter in shared memory. Below, two children each take three steps of SGD on their own batch,
 # each with its own copy of the optimizer made here (a forked child copies it); each child's
-# gradients are its own, and its steps write into the shared parameters. The parent's
-# model has changed, and its loss on both batches has gone down. The page prints neither the
+# gradients are its own, because the model had no ``.grad`` when ``share_memory()`` ran (an existing
+# ``.grad`` is put in shared memory too), and its steps write into the shared parameters. The
+# parent's model has changed, and its total loss over the two batches has gone down. The page prints neither the
 # weights nor the losses, which depend on how the children's steps interleaved.
 
 torch.manual_seed(0)
@@ -231,6 +251,21 @@ assert all(p.is_shared() for p in model.parameters()), "model.share_memory() sha
 assert not torch.equal(model.weight.detach(), weight_before), "the children's steps reached the parent's model"
 # sphinx_gallery_start_ignore
 assert loss_on(model, batches) < loss_before, "the shared model's loss went down"
+grad_queue = ctx.SimpleQueue()
+
+
+def report_grads(model, optimizer, x, y, queue):
+    train_steps(model, optimizer, x, y, 1)
+    queue.put([p.grad is not None and not p.grad.is_shared() for p in model.parameters()])
+
+
+run_together(report_grads, [(model, optimizer, x, y, grad_queue) for x, y in batches])
+assert [grad_queue.get() for _ in batches] == [[True, True]] * 2, "each child's gradients are its own"
+assert all(p.grad is None for p in model.parameters()), "the parent's model has no .grad"
+with_grad = torch.nn.Linear(3, 1)
+with_grad(torch.ones(1, 3)).sum().backward()
+with_grad.share_memory()
+assert all(p.grad.is_shared() for p in with_grad.parameters()), "share_memory() shares an existing .grad"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -455,7 +455,7 @@ if torch.cuda.is_available():
 # 一步的计算图何时释放：``backward()``、``del loss`` 与重新绑定
 # -------------------------------------------------------------
 #
-# 没有列表或累计值时，循环会自己分两个阶段释放每一步的计算图。不带 ``retain_graph=True`` 的 ``backward()`` 会立刻释放计算图保存的张量；节点则只要还有东西引用就一直活着，这里引用它们的是名字
+# 没有列表或累计值时，循环会自己分两个阶段释放每一步的计算图。不带 ``retain_graph=True`` 的 ``backward()`` 会立刻让计算图放开它保存的张量，这里没有别的东西引用 ``x`` 和 ``w * x``，它们也就随之释放；节点则只要还有东西引用就一直活着，这里引用它们的只有名字
 # ``loss``。``del loss`` 去掉这个引用，节点随之释放。``forward`` 跑一步前向传播，对这一步损失的节点（借助 ``node_ref``）以及计算图保存的两个张量 ``x`` 和 ``w * x`` 各留一个弱引用；``alive``
 # 在 ``gc.collect()`` 之后读取它们。输出里的 ``node alive`` 表示节点是否还活着，``saved tensors alive`` 是仍然活着的保存张量个数。
 
@@ -497,7 +497,7 @@ with torch.random.fork_rng():
 
 # %%
 # 在循环里，到了下一步的开头，名字 ``loss`` 仍然引用着上一步的计算图；下一步的 ``loss = ...`` 重新绑定这个名字，在没有别的东西引用那张图时把它丢掉。做过 ``backward()``
-# 时，这张图只剩节点；在没有包在 ``torch.no_grad()`` 里的评估循环里，它在下一步的整个前向传播期间都持有自己保存的张量，于是两步保存的张量同时活着。在一步的末尾写 ``del loss``，就能在下一步开始之前释放它。留着损失的列表，不管循环怎样处理这个名字，都会留住计算图。``run_loop``
+# 时，这张图只剩节点；在没有包在 ``torch.no_grad()`` 里的评估循环里，它在下一步的整个前向传播期间都持有自己保存的张量，于是两步保存的张量同时活着。只要没有别的名字引用着这一步的计算图（下一个单元格会加上一个），在一步的末尾写 ``del loss``，就能在下一步开始之前释放它。留着损失的列表，不管循环怎样处理这个名字，都会留住计算图。``run_loop``
 # 跑三步，在每一步的开头、以及这一步的 ``loss = ...`` 之后，读取上一步计算图的状态（节点是否活着，活着的保存张量个数）。输出里的 ``at the top of the next step`` 指下一步的开头，``after loss = ...``
 # 指这一步的 ``loss = ...`` 之后。
 
@@ -542,9 +542,55 @@ assert all(previous[backward, "losses.append(loss)"] == ((True, n), (True, n)) f
 )
 
 # %%
+# 循环通常也给模型的输出起个名字 ``out = model(x)``，而 ``out.grad_fn`` 就是计算图里模型的那一部分。这时只写 ``del loss``，这部分会一直活到 ``out`` 被重新绑定；没做过 ``backward()`` 时，它保存的张量也一起活着。写 ``del loss, out``，就能在下一步开始之前释放它。``forward_out`` 返回 ``out`` 和 ``loss``，并监视 ``out`` 的节点以及这部分计算图保存的两个张量 ``x`` 和 ``w * x``；``run_loop_out`` 就是同时用这两个名字的 ``run_loop``。
+
+
+def forward_out(w, watched):
+    x = torch.randn(3)
+    wx = w * x
+    out = wx.sin()
+    loss = (out**2).mean()
+    watched.append((node_ref(out), weakref.ref(x), weakref.ref(wx)))
+    return out, loss
+
+
+def run_loop_out(backward, end, steps=3):
+    torch.manual_seed(0)
+    w = torch.randn(3, requires_grad=True)
+    watched, at_top, after_rebinding = [], [], []
+    for _ in range(steps):
+        if watched:
+            at_top.append(alive(watched[-1]))
+        out, loss = forward_out(w, watched)
+        if len(watched) > 1:
+            after_rebinding.append(alive(watched[-2]))
+        if backward:
+            loss.backward()
+        if end == "del loss":
+            del loss
+        elif end == "del loss, out":
+            del loss, out
+    return at_top, after_rebinding
+
+
+with_out = {}
+for backward in (True, False):
+    for end in ("del loss", "del loss, out"):
+        at_top, after_rebinding = run_loop_out(backward, end)
+        with_out[backward, end] = at_top[0]
+        print(f"backward()={backward}, end of step: {end}: at the top of the next step:", at_top[0])
+        # sphinx_gallery_start_ignore
+        assert at_top == at_top[:1] * 2, "every step alike"
+        assert after_rebinding == [(False, 0)] * 2, "the next out, loss = ... frees the previous step's graph"
+        # sphinx_gallery_end_ignore
+assert [with_out[backward, end] for backward in (True, False) for end in ("del loss", "del loss, out")] == [
+    (True, 0), (False, 0), (True, 2), (False, 0)
+], "del loss alone leaves out's part of the graph alive, with its saved tensors where no backward() ran"
+
+# %%
 # 小结
 # ----
 #
 # 带 ``grad_fn`` 的张量走到哪里，就把计算图带到哪里。要记录或累加损失，用 ``loss.item()`` 得到一个数，或用
 # ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失调用 ``backward()`` 方法（例如没有包在 ``torch.no_grad()`` 里的评估循环），或者调用的是 ``backward(retain_graph=True)``，还会留住这些节点保存的张量。``out.detach().cpu()``
-# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，``backward()`` 释放一步保存的张量，``del loss`` 或下一个 ``loss = ...`` 释放它的节点。
+# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，``backward()`` 让计算图放开一步保存的张量；把 ``loss`` 连同 ``out`` 等指向这一步张量的名字一起 ``del`` 掉，或者执行下一个 ``out, loss = ...``，就会释放它的节点。

@@ -16,7 +16,7 @@
       loss.backward()
       optimizer.step()
 
-在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear`` 这样的层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内重复使用它，以致整个写在区域里的训练循环训练不动；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。
+在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear`` 这样的层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内重复使用它，以致整个写在区域里的训练循环训练不动其中的 ``Linear`` 层；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。
 """
 
 # %%
@@ -289,7 +289,7 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # 类型转换的缓存：每个区域一份副本
 # --------------------------------
 #
-# autocast 为需要梯度的叶子张量（比如权重）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地操作（in-place operation）改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。区域结束时缓存被清空，新区域的第一次前向传播就能看到。本次构建在 CPU 上运行，CPU 上也有这个缓存。
+# autocast 为需要梯度的 float32 叶子张量（比如权重）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地操作（in-place operation）改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。最外层的区域结束时缓存才被清空：顶层的新区域能看到改动，嵌套在另一个区域里的新区域却看不到，外层区域设了 ``enabled=False`` 也一样。本次构建在 CPU 上运行，CPU 上也有这个缓存。
 
 model = torch.nn.Linear(2, 2)
 with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -306,13 +306,25 @@ print("copy_3 equals 2 * copy_1:", torch.equal(copy_3, 2 * copy_1))
 assert same_storage(copy_1, copy_2) and torch.equal(second, first), "in the region the edit is not seen"
 assert torch.equal(copy_3, 2 * copy_1) and not torch.equal(third, first), "a new region sees the edit"
 
+for outer_enabled in (True, False):
+    model = torch.nn.Linear(2, 2)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=outer_enabled):  # 外层区域
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            fourth, copy_4 = weight_used(model, x)
+        with torch.no_grad():
+            model.weight.mul_(2)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            fifth, copy_5 = weight_used(model, x)
+    print(f"outer enabled={outer_enabled}: second inner region, same copy:", same_storage(copy_4, copy_5))
+    assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
+
 # %%
-# 缓存只对需要梯度的叶子张量起作用。设置 ``cache_enabled=False``，或者权重不需要梯度（冻结的层）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
+# 缓存只对需要梯度的 float32 叶子张量起作用。设置 ``cache_enabled=False``，或者权重不需要梯度（冻结的层）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
 
 
-def edit_seen_in_region(dtype, cache_enabled, requires_grad):
-    layer = torch.nn.Linear(2, 2).requires_grad_(requires_grad)
-    inputs = torch.ones(3, 2)
+def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32):
+    layer = torch.nn.Linear(2, 2, dtype=layer_dtype).requires_grad_(requires_grad)
+    inputs = torch.ones(3, 2, dtype=layer_dtype)
     with torch.autocast("cpu", dtype=dtype, cache_enabled=cache_enabled):
         before_edit = layer(inputs)
         with torch.no_grad():
@@ -326,12 +338,16 @@ for dtype in (torch.bfloat16, torch.float16):
         seen = edit_seen_in_region(dtype, cache_enabled, requires_grad)
         print(f"{str(dtype):<15} cache_enabled={cache_enabled!s:<5} requires_grad={requires_grad!s:<5} seen: {seen}")
         assert seen == (not (cache_enabled and requires_grad)), (dtype, cache_enabled, requires_grad)
+# sphinx_gallery_start_ignore
+for low_dtype in (torch.bfloat16, torch.float16):
+    assert edit_seen_in_region(low_dtype, True, True, torch.float64), f"{low_dtype}: a float64 layer is not cached"
+# sphinx_gallery_end_ignore
 
 # %%
 # 现象：整个训练循环都在一个区域里
 # --------------------------------
 #
-# 如果整个训练循环都写在 ``torch.autocast`` 里，优化器的 ``step()`` 就是在区域内调用的。优化器更新了 float32 权重，可每次前向传播用的都还是第一步转换出的副本：损失停在起点不动。
+# 如果整个训练循环都写在 ``torch.autocast`` 里，优化器的 ``step()`` 就是在区域内调用的。优化器更新了 float32 权重，可每次前向传播用的都还是第一步转换出的副本，看不到 ``Linear`` 权重的更新。这里模型只有一个 ``Linear``，损失停在起点不动。模型里若有 ``LayerNorm``，autocast 不转换它的参数，损失仍会下降，只是比下面的解决办法慢（本单元格的隐藏检查用 ``Linear``、``LayerNorm``、``Linear`` 三层的模型把两种写法都跑了一遍）。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
@@ -349,12 +365,54 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
 print("losses:", [round(v, 4) for v in stuck])
 print("model.weight changed:", not torch.equal(model.weight, start))
 assert len(set(stuck)) == 1 and not torch.equal(model.weight, start), "the weights move, the loss does not"
+# sphinx_gallery_start_ignore
+def three_layer_steps(region_per_step):
+    torch.manual_seed(0)
+    layers = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.LayerNorm(8), torch.nn.Linear(8, 1))
+    layers_optimizer = torch.optim.SGD(layers.parameters(), lr=0.1)
+    lx, ly = torch.randn(8, 3), torch.randn(8, 1)
+    taken = []
+
+    def forward_pass():
+        first_copy = weight_used(layers[0], torch.ones(8, 3, requires_grad=True))[1]
+        pass_saved = []
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: pass_saved.append(t) or t, lambda t: t):
+            layers_loss = torch.nn.functional.mse_loss(layers(lx).float(), ly)
+        taken.append((layers_loss.item(), first_copy, any(t is layers[1].weight for t in pass_saved)))
+        return layers_loss
+
+    if region_per_step:
+        for _ in range(4):
+            layers_optimizer.zero_grad()
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                layers_loss = forward_pass()
+            layers_loss.backward()
+            layers_optimizer.step()
+    else:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            for _ in range(4):
+                layers_optimizer.zero_grad()
+                layers_loss = forward_pass()
+                layers_loss.backward()
+                layers_optimizer.step()
+    return taken
+
+
+one_region_steps, per_step_steps = three_layer_steps(False), three_layer_steps(True)
+one_region_losses, per_step_losses = [s[0] for s in one_region_steps], [s[0] for s in per_step_steps]
+assert one_region_losses == sorted(set(one_region_losses), reverse=True), "with a LayerNorm the loss still falls"
+assert per_step_losses[0] == one_region_losses[0], "both runs start from the same loss"
+assert all(f < o for f, o in zip(per_step_losses[1:], one_region_losses[1:], strict=True)), "the fix falls faster at every step"
+assert all(same_storage(s[1], one_region_steps[0][1]) for s in one_region_steps), "one copy of Linear's weight"
+assert not any(same_storage(s[1], per_step_steps[0][1]) for s in per_step_steps[1:]), "a new copy at every step"
+assert all(s[2] for s in one_region_steps + per_step_steps), "LayerNorm computes with its float32 weight itself"
+# sphinx_gallery_end_ignore
 
 # %%
 # 解决办法：autocast 只包住前向传播和损失
 # ---------------------------------------
 #
-# 这是 PyTorch 文档给出的写法：区域里只放前向传播和损失，反向传播和 ``step()`` 放在区域之后。每一步的区域都按权重当时的值转换，损失随之下降。（在那一个大区域上设 ``cache_enabled=False`` 也能训练，代价是每次前向传播都要重新复制一次权重；本单元格的隐藏检查运行了这种写法。）
+# 这是 PyTorch 文档给出的写法：区域里只放前向传播和损失，反向传播和 ``step()`` 放在区域之后。每一步的区域都按权重当时的值转换，损失随之下降，前提是循环外面没有再套一层 ``torch.autocast`` 区域（哪怕是 ``enabled=False`` 的）。（在那一个大区域上设 ``cache_enabled=False`` 也能训练，代价是每次前向传播都要重新复制一次权重；本单元格的隐藏检查运行了这种写法。）
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
@@ -384,6 +442,21 @@ with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
         uncached_optimizer.step()
         uncached_losses.append(uncached_loss.item())
 assert uncached_losses == losses, "one region with cache_enabled=False trains like the fix"
+for enclosing_enabled in (True, False):
+    torch.manual_seed(0)
+    enclosed = torch.nn.Linear(3, 1)
+    enclosed_optimizer = torch.optim.SGD(enclosed.parameters(), lr=0.1)
+    ex, ey = torch.randn(8, 3), torch.randn(8, 1)
+    enclosed_losses = []
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=enclosing_enabled):
+        for _ in range(4):
+            enclosed_optimizer.zero_grad()
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                enclosed_loss = torch.nn.functional.mse_loss(enclosed(ex).float(), ey)
+            enclosed_loss.backward()
+            enclosed_optimizer.step()
+            enclosed_losses.append(enclosed_loss.item())
+    assert enclosed_losses == stuck, f"the fix inside an outer region (enabled={enclosing_enabled}) does not train"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -405,12 +478,14 @@ for step in range(3):
     scale = scaler.get_scale()
     g = model.weight.grad
     kept = model.weight.grad.clone()
+    logged = [(p.grad, p.grad.clone()) for p in model.parameters()]  # 权重的和偏置的
     scaler.unscale_(optimizer)
-    unscaled = g.clone()
+    unscaled = [grad.clone() for grad, _ in logged]
     norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.25)
     print(f"step {step}: scale {scale:.0f}  norm {norm:.4f}  kept {kept}  g {g}")
-    assert g is model.weight.grad and torch.equal(unscaled, kept / scale), f"step {step}: unscale_ rewrote g"
-    assert torch.allclose(g, unscaled * 0.25 / (norm + 1e-6)), f"step {step}: clipping rewrote g"
+    for p, (grad, before), after in zip(model.parameters(), logged, unscaled, strict=True):
+        assert grad is p.grad and torch.equal(after, before / scale), f"step {step}: unscale_ rewrote .grad"
+        assert torch.allclose(grad, after * 0.25 / (norm + 1e-6)), f"step {step}: clipping rewrote .grad"
     scaler.step(optimizer)
     scaler.update()
 # sphinx_gallery_start_ignore
@@ -489,4 +564,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；层用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。autocast 把这份副本留到区域结束，所以区域内的优化器更新，之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；层用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。autocast 把这份副本留到最外层的区域结束，所以区域内的优化器更新，之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。

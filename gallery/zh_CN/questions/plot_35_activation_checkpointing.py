@@ -237,6 +237,7 @@ probe_out = checkpoint(probe_bn, probe_x, use_reentrant=True)
 assert probe_bn.num_batches_tracked.item() == 1, "reentrant checkpoint: one call in the forward pass"
 probe_out.sum().backward()
 assert probe_bn.num_batches_tracked.item() == 2, "reentrant checkpoint runs the function again in backward"
+assert torch.allclose(probe_bn.running_mean, 0.19 * probe_x.detach().mean(0)), "reentrant: 0.19 of the batch mean"
 with torch.no_grad():
     checkpoint(probe_bn, probe_x, use_reentrant=False)
 assert probe_bn.num_batches_tracked.item() == 3, "under no_grad, checkpoint calls the function once"
@@ -523,4 +524,4 @@ for probe_m in (0.01, 0.1, 0.3, 0.5):
 # 小结
 # ----
 #
-# ``checkpoint(fn, x, use_reentrant=False)`` 每步调用 ``fn`` 两次：前向传播中一次，``backward()`` 中一次，后者可能提前停下。``fn`` 除了计算输出之外做的事，在第二次调用停下之前的部分都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码，但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地计数之类的记账操作放到被 ``checkpoint`` 包住的函数外面；如果只有 ``BatchNorm``，也可以把它的 ``momentum`` 设成 1 - (1 - m) ** 0.5。
+# ``checkpoint(fn, x, use_reentrant=False)`` 每步调用 ``fn`` 两次：前向传播中一次，``backward()`` 中一次，后者可能提前停下。``fn`` 除了计算输出之外做的事，在第二次调用停下之前的部分都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码，但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地计数之类的记账操作放到被 ``checkpoint`` 包住的函数外面；如果只有 ``BatchNorm``，且它的 ``momentum`` 是一个数 m，也可以把 ``momentum`` 设成 1 - (1 - m) ** 0.5。

@@ -78,6 +78,22 @@ print("counter.item() <= updates:", counter.item() <= updates)
 assert counter.item() <= updates, "a count can lose updates, never gain any"
 
 # %%
+# 下面这个单元格让更新每次都丢失。``read_add_write`` 把 ``counter += 1`` 的读、加、写回三步分开写出来，再用一道屏障（``ctx.Barrier(2)``）让两个子进程各自读完之后都停下，直到另一个也读完。两个子进程都读到 0，都写回 1：更新了两次，计数却是 1。
+
+
+def read_add_write(counter, barrier):
+    value = counter.item()  # 读
+    barrier.wait()  # 两个子进程都已读到同一个值
+    counter.fill_(value + 1)  # 加一，写回
+
+
+counter = torch.zeros(1).share_memory_()
+barrier = ctx.Barrier(2)
+run_together(read_add_write, [(counter, barrier)] * 2)
+print("two read-add-writes, both reads first: counter:", counter.item())
+assert counter.item() == 1, "two updates, one lost"
+
+# %%
 # 加锁后计数准确
 # --------------
 #
@@ -170,7 +186,7 @@ assert shares(late, t) and np.array_equal(late, np.ones(3)), "an array taken aft
 # -----------------------------
 #
 # Hogwild 训练在几个进程里对同一个模型运行优化器，模型参数在共享内存里，而且有意不加锁：这个算法接受被其他进程覆盖的更新就此丢失，以省下加锁的时间。``model.share_memory()``
-# 把每个参数都放进共享内存。下面两个子进程各在自己的批次上做三步 SGD，各用一份这里创建的优化器的副本（fork 出来的子进程会复制它）；每个子进程的梯度是它自己的，而它的每一步都写进共享的参数。父进程的模型变了，它在两个批次上的损失也下降了。权重和损失的具体数值取决于子进程的步骤怎样交错，本页都不打印。
+# 把每个参数都放进共享内存。下面两个子进程各在自己的批次上做三步 SGD，各用一份这里创建的优化器的副本（fork 出来的子进程会复制它）；每个子进程的梯度是它自己的，因为调用 ``share_memory()`` 时模型还没有梯度（已有的 ``.grad`` 也会被放进共享内存），而它的每一步都写进共享的参数。父进程的模型变了，它在两个批次上的总损失也下降了。权重和损失的具体数值取决于子进程的步骤怎样交错，本页都不打印。
 
 torch.manual_seed(0)
 model, true_weight = torch.nn.Linear(3, 1), torch.randn(3, 1)
@@ -200,6 +216,21 @@ assert all(p.is_shared() for p in model.parameters()), "model.share_memory() sha
 assert not torch.equal(model.weight.detach(), weight_before), "the children's steps reached the parent's model"
 # sphinx_gallery_start_ignore
 assert loss_on(model, batches) < loss_before, "the shared model's loss went down"
+grad_queue = ctx.SimpleQueue()
+
+
+def report_grads(model, optimizer, x, y, queue):
+    train_steps(model, optimizer, x, y, 1)
+    queue.put([p.grad is not None and not p.grad.is_shared() for p in model.parameters()])
+
+
+run_together(report_grads, [(model, optimizer, x, y, grad_queue) for x, y in batches])
+assert [grad_queue.get() for _ in batches] == [[True, True]] * 2, "each child's gradients are its own"
+assert all(p.grad is None for p in model.parameters()), "the parent's model has no .grad"
+with_grad = torch.nn.Linear(3, 1)
+with_grad(torch.ones(1, 3)).sum().backward()
+with_grad.share_memory()
+assert all(p.grad.is_shared() for p in with_grad.parameters()), "share_memory() shares an existing .grad"
 # sphinx_gallery_end_ignore
 
 # %%
