@@ -95,6 +95,7 @@ def _guarded_run(tmp_path, code: str, monkeypatch) -> None:
 
 @pytest.fixture
 def fake_gpu(monkeypatch):
+    example_guard._warm_up()  # its one compile asks torch.cuda for its state: done on the real torch, as in a build
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "Fake GPU 80GB")
 

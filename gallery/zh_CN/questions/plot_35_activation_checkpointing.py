@@ -232,7 +232,7 @@ print(
 timeline.append(("backward()", versions(c, bn.num_batches_tracked)))
 assert calls["block"] == 2 and c.item() == 2 and bn.num_batches_tracked.item() == 2
 # sphinx_gallery_start_ignore
-probe_bn, probe_x = torch.nn.BatchNorm1d(3), torch.randn(8, 3, requires_grad=True)
+probe_bn, probe_x = torch.nn.BatchNorm1d(3), torch.linspace(-2.0, 2.0, 24, requires_grad=True).reshape(8, 3)
 probe_out = checkpoint(probe_bn, probe_x, use_reentrant=True)
 assert probe_bn.num_batches_tracked.item() == 1, "reentrant checkpoint: one call in the forward pass"
 probe_out.sum().backward()
@@ -362,7 +362,7 @@ print("3 cos(3x):", 3 * (3 * x.detach()).cos())
 assert torch.allclose(x.grad, 3 * (3 * x.detach()).cos()) and not torch.allclose(x.grad, 2 * (2 * x.detach()).cos())
 # sphinx_gallery_start_ignore
 assert torch.allclose(y, (2 * x).sin()), "the forward pass returned sin(2x)"
-probe_in = torch.randn(3, requires_grad=True)
+probe_in = torch.linspace(-1.0, 1.0, 3, requires_grad=True)
 for probe_targets, probe_shown in (([torch.float64, torch.float32], "torch.float64"), (["meta", "cpu"], "type='meta'")):
     probe_y = checkpoint(lambda t, targets=probe_targets: t.to(targets.pop()).sin(), probe_in, use_reentrant=False)
     try:
@@ -507,7 +507,7 @@ for run, expect in (("outside", True), ("momentum", True), ("inside", False)):
     assert torch.allclose(predictions[run], predictions["plain"], atol=1e-6) == expect, f"{run}: eval outputs"
 assert models["inside"].bn.num_batches_tracked.item() == 6 and models["momentum"].bn.num_batches_tracked.item() == 6
 assert seen["momentum"].item() == 6, "the momentum does not change the count"
-probe_x = torch.randn(16, 8, requires_grad=True)
+probe_x = torch.linspace(-3.0, 3.0, 128, requires_grad=True).reshape(16, 8)
 for probe_m in (0.01, 0.1, 0.3, 0.5):
     probe_plain = torch.nn.BatchNorm1d(8, momentum=probe_m)
     probe_twice = torch.nn.BatchNorm1d(8, momentum=1 - (1 - probe_m) ** 0.5)
