@@ -392,6 +392,62 @@ print("losses:", losses)
 assert losses[-1] < losses[0] and tuple(opt.state[grown.weight]["exp_avg"].shape) == (4, 3), "it trains"
 
 # %%
+# Three other routes: a clone, ``out=`` and ``detach()``
+# ------------------------------------------------------
+#
+# When the edit belongs to the computation, so that the gradient should flow through it, edit a
+# clone instead of the leaf. The clone is not a leaf and may be edited in place; the gradient reaches
+# ``w`` through the elements the edit left, and the overwritten element gets none.
+
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+edited = w.clone()
+edited[0] = 5.0
+(edited * edited).sum().backward()
+print("w.grad through the edited clone:", w.grad)
+assert torch.equal(w.grad, torch.tensor([0.0, 4.0, 6.0])), "2 * w where the clone kept w, 0 where the edit wrote"
+
+
+# %%
+# An ``out=`` argument is refused in grad mode when an argument or the output requires grad, with a
+# message of its own; both calls below raise it. Under ``torch.no_grad()`` the same call writes into
+# the leaf, like Fix 1.
+
+for name, call in {
+    "torch.add(w, 1, out=w)": lambda: torch.add(w, 1, out=w),
+    "torch.mul(torch.ones(3), 2, out=w)": lambda: torch.mul(torch.ones(3), 2, out=w),
+}.items():
+    try:
+        call()
+    except RuntimeError as e:
+        out_message = str(e)
+        print(f"{name}: {type(e).__name__}: {out_message}")
+        assert "functions with out=... arguments don't support automatic differentiation" in out_message, out_message
+    else:
+        raise AssertionError(f"{name} must raise in grad mode")
+with torch.no_grad():
+    torch.add(w, 1, out=w)
+print("after torch.add(w, 1, out=w) under torch.no_grad(): w =", w)
+assert torch.equal(w.detach(), torch.tensor([2.0, 3.0, 4.0])), "under no_grad the out= write reaches the leaf"
+
+
+# %%
+# A write through ``w.detach()`` reaches ``w`` without an error, in grad mode too. ``detach()`` shares
+# the version counter, so the write moves it, and a graph that saved ``w`` refuses to run
+# ``backward()``; autograd records nothing else of the edit.
+
+saved = w * w  # mul saves w
+before = w._version
+w.detach()[0] = 7.0
+print("after w.detach()[0] = 7:", w, " w._version moved:", w._version == before + 1)
+assert w[0].item() == 7.0 and w._version == before + 1, "the write reached w and moved its counter"
+try:
+    saved.sum().backward()
+except RuntimeError as e:
+    print(f"backward() through the saved w: {type(e).__name__}: ...{str(e)[str(e).index('is at version'):str(e).index(' instead')]}")
+else:
+    raise AssertionError("the edit through detach() must make backward() raise")
+
+# %%
 # Why ``.data`` also works, and says nothing
 # ------------------------------------------
 #

@@ -406,6 +406,58 @@ print("second restore:", again)
 assert again == weights_only != first_time, "the snapshot loaded without a copy was edited by training"
 
 # %%
+# ``param_groups`` holds the dicts you passed
+# -------------------------------------------
+#
+# A parameter group given as a dict is kept as that very dict: the optimizer fills its defaults into
+# it, and a learning rate set later (by a scheduler, or by hand) is written into it. Two optimizers
+# built from one dict share it, so a learning rate set through one is the other's too.
+
+group = {"params": [torch.nn.Parameter(torch.ones(2))], "lr": 0.1}
+first = torch.optim.SGD([group])
+second = torch.optim.SGD([group])
+print("first.param_groups[0] is group:", first.param_groups[0] is group,
+      " second.param_groups[0] is group:", second.param_groups[0] is group)  # fmt: skip
+print("keys the optimizer added to group:", sorted(set(group) - {"params", "lr"}))
+first.param_groups[0]["lr"] = 0.01
+print("second's lr after setting first's:", second.param_groups[0]["lr"])
+assert first.param_groups[0] is group and second.param_groups[0] is group, "both keep the very dict"
+assert second.param_groups[0]["lr"] == 0.01, "a learning rate set through one is the other's"
+
+
+# %%
+# State made before ``model.to()``: load it again
+# -----------------------------------------------
+#
+# ``model.double()`` (like ``model.to(dtype)`` or a move to another device) converts the parameters
+# in place, and the optimizer keeps them, but not its state: Adam's ``exp_avg`` stays as it was, and
+# here the next ``step()`` raises. ``optimizer.load_state_dict`` casts the state it loads to each
+# parameter's dtype and device, so loading the optimizer's own state dict again converts it. The
+# simpler order converts the model before the optimizer's first step, as :ref:`questions-module-to`
+# advises.
+
+torch.manual_seed(0)
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
+model(torch.ones(1, 2)).sum().backward()
+optimizer.step()
+optimizer.zero_grad()
+model.double()
+print("after model.double(): weight", model.weight.dtype, " exp_avg", optimizer.state[model.weight]["exp_avg"].dtype)
+model(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
+try:
+    optimizer.step()
+except RuntimeError as e:
+    print(f"optimizer.step(): {type(e).__name__}: {e}")
+    assert "dtype" in str(e), str(e)
+else:
+    raise AssertionError("a step with float32 state on float64 parameters must raise here")
+optimizer.load_state_dict(optimizer.state_dict())
+print("after load_state_dict(state_dict()): exp_avg", optimizer.state[model.weight]["exp_avg"].dtype)
+optimizer.step()
+assert all(optimizer.state[p]["exp_avg"].dtype == torch.float64 for p in model.parameters()), "the state follows"
+
+# %%
 # Conclusion
 # ----------
 #
@@ -413,4 +465,5 @@ assert again == weights_only != first_time, "the snapshot loaded without a copy 
 # Give the model new values with ``model.load_state_dict`` (without ``assign=True``), never a new ``nn.Parameter`` behind
 # the optimizer's back; keep the best
 # point as ``copy.deepcopy`` of both state dicts, and load the optimizer's from a fresh
-# ``copy.deepcopy`` each time.
+# ``copy.deepcopy`` each time. A parameter group passed as a dict is kept as that dict, and the state
+# made before ``model.to()`` is converted by loading the optimizer's own state dict again.

@@ -368,6 +368,56 @@ print("losses:", losses)
 assert losses[-1] < losses[0] and tuple(opt.state[grown.weight]["exp_avg"].shape) == (4, 3), "it trains"
 
 # %%
+# 另外三条路：克隆、``out=`` 和 ``detach()``
+# ------------------------------------------
+#
+# 如果这次修改本身属于计算的一部分，梯度应当穿过它，那就修改叶子张量的克隆，而不是叶子张量本身。克隆不是叶子张量，可以原地修改；梯度经由修改没有碰到的元素回到 ``w``，被覆盖的那个元素得不到梯度。
+
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+edited = w.clone()
+edited[0] = 5.0
+(edited * edited).sum().backward()
+print("w.grad through the edited clone:", w.grad)
+assert torch.equal(w.grad, torch.tensor([0.0, 4.0, 6.0])), "2 * w where the clone kept w, 0 where the edit wrote"
+
+
+# %%
+# 在梯度模式下，只要某个参数或输出需要梯度，``out=`` 参数就会被拒绝，报错信息另有一句；下面两种调用都会报这个错。在 ``torch.no_grad()`` 下，同样的调用会写进叶子张量，和解决办法一一样。
+
+for name, call in {
+    "torch.add(w, 1, out=w)": lambda: torch.add(w, 1, out=w),
+    "torch.mul(torch.ones(3), 2, out=w)": lambda: torch.mul(torch.ones(3), 2, out=w),
+}.items():
+    try:
+        call()
+    except RuntimeError as e:
+        out_message = str(e)
+        print(f"{name}: {type(e).__name__}: {out_message}")
+        assert "functions with out=... arguments don't support automatic differentiation" in out_message, out_message
+    else:
+        raise AssertionError(f"{name} must raise in grad mode")
+with torch.no_grad():
+    torch.add(w, 1, out=w)
+print("after torch.add(w, 1, out=w) under torch.no_grad(): w =", w)
+assert torch.equal(w.detach(), torch.tensor([2.0, 3.0, 4.0])), "under no_grad the out= write reaches the leaf"
+
+
+# %%
+# 通过 ``w.detach()`` 写入，即使在梯度模式下也不报错，写入会落到 ``w`` 上。``detach()`` 共享版本计数器，所以这次写入会让它前进，保存了 ``w`` 的计算图会拒绝执行 ``backward()``；除此之外，autograd 对这次修改一无所知。
+
+saved = w * w  # mul saves w
+before = w._version
+w.detach()[0] = 7.0
+print("after w.detach()[0] = 7:", w, " w._version moved:", w._version == before + 1)
+assert w[0].item() == 7.0 and w._version == before + 1, "the write reached w and moved its counter"
+try:
+    saved.sum().backward()
+except RuntimeError as e:
+    print(f"backward() through the saved w: {type(e).__name__}: ...{str(e)[str(e).index('is at version'):str(e).index(' instead')]}")
+else:
+    raise AssertionError("the edit through detach() must make backward() raise")
+
+# %%
 # 为什么 ``.data`` 也能用，却一声不吭
 # -----------------------------------
 #

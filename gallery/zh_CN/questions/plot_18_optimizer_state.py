@@ -379,7 +379,52 @@ print("second restore:", again)
 assert again == weights_only != first_time, "the snapshot loaded without a copy was edited by training"
 
 # %%
+# ``param_groups`` 里就是你传进去的那些字典
+# -----------------------------------------
+#
+# 以字典形式给出的参数组，优化器保留的就是这个字典本身：它把默认值填进这个字典，之后设定的学习率（由调度器或手动设定）也写进这个字典。用同一个字典建两个优化器，它们共享这个字典，通过其中一个设定的学习率，也就是另一个的学习率。
+
+group = {"params": [torch.nn.Parameter(torch.ones(2))], "lr": 0.1}
+first = torch.optim.SGD([group])
+second = torch.optim.SGD([group])
+print("first.param_groups[0] is group:", first.param_groups[0] is group,
+      " second.param_groups[0] is group:", second.param_groups[0] is group)  # fmt: skip
+print("keys the optimizer added to group:", sorted(set(group) - {"params", "lr"}))
+first.param_groups[0]["lr"] = 0.01
+print("second's lr after setting first's:", second.param_groups[0]["lr"])
+assert first.param_groups[0] is group and second.param_groups[0] is group, "both keep the very dict"
+assert second.param_groups[0]["lr"] == 0.01, "a learning rate set through one is the other's"
+
+
+# %%
+# ``model.to()`` 之前建的状态：再加载一次
+# ---------------------------------------
+#
+# ``model.double()`` 和 ``model.to(dtype)`` 或换设备一样，原地转换参数，优化器拿着的仍是这些参数，但它的状态不会跟着转换：Adam 的 ``exp_avg`` 保持原样，这里下一次 ``step()`` 就报错了。``optimizer.load_state_dict`` 会把加载的状态转换成各个参数的 dtype 和设备，所以把优化器自己的 ``state_dict()`` 再加载一次，就完成了转换。更简单的顺序是在优化器第一次 ``step()`` 之前就转换模型，正如 :ref:`module.to() 那一页 <questions-module-to>` 所建议的。
+
+torch.manual_seed(0)
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
+model(torch.ones(1, 2)).sum().backward()
+optimizer.step()
+optimizer.zero_grad()
+model.double()
+print("after model.double(): weight", model.weight.dtype, " exp_avg", optimizer.state[model.weight]["exp_avg"].dtype)
+model(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
+try:
+    optimizer.step()
+except RuntimeError as e:
+    print(f"optimizer.step(): {type(e).__name__}: {e}")
+    assert "dtype" in str(e), str(e)
+else:
+    raise AssertionError("a step with float32 state on float64 parameters must raise here")
+optimizer.load_state_dict(optimizer.state_dict())
+print("after load_state_dict(state_dict()): exp_avg", optimizer.state[model.weight]["exp_avg"].dtype)
+optimizer.step()
+assert all(optimizer.state[p]["exp_avg"].dtype == torch.float64 for p in model.parameters()), "the state follows"
+
+# %%
 # 小结
 # ----
 #
-# 优化器操作的是交给它的那些张量对象，以及它原地修改的状态张量。给模型新数值要用 ``model.load_state_dict``，而且不加 ``assign=True``；不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两份 ``state_dict()`` 都存下来，每次加载优化器的快照时，都先重新 ``copy.deepcopy`` 一份。
+# 优化器操作的是交给它的那些张量对象，以及它原地修改的状态张量。给模型新数值要用 ``model.load_state_dict``，而且不加 ``assign=True``；不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两份 ``state_dict()`` 都存下来，每次加载优化器的快照时，都先重新 ``copy.deepcopy`` 一份。以字典传入的参数组，优化器保留的就是那个字典；``model.to()`` 之前建的状态，把优化器自己的 ``state_dict()`` 再加载一次就能转换过来。
