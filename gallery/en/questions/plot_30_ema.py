@@ -7,9 +7,8 @@ Moving averages of weights (EMA): copies that must stay copies
 .. admonition:: Answer
    :class: answer
 
-   ``ema = model`` and ``model.state_dict()`` give the model's own tensors a second name, so the
-   "average" equals the model at every step. Average into a deep copy, in place, without gradient,
-   and copy the model's buffers into it:
+   ``ema = model`` and ``model.state_dict()`` only name the model's tensors again, so the "average"
+   is the model. Average into a deep copy, without gradient (and copy the buffers, as shown below):
 
    .. code-block:: python
 
@@ -18,8 +17,6 @@ Moving averages of weights (EMA): copies that must stay copies
       with torch.no_grad():
           for e, p in zip(ema.parameters(), model.parameters(), strict=True):
               e.lerp_(p, 1 - decay)
-          for e, b in zip(ema.buffers(), model.buffers(), strict=True):
-              e.copy_(b)
 
 An exponential moving average (EMA) of the weights is a second set of weights, moved at each step a
 little towards the model's: ``ema = decay * ema + (1 - decay) * weight``. When the EMA model is the

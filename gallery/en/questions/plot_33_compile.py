@@ -338,7 +338,7 @@ try:
     plain.load_state_dict(state)
 except RuntimeError as e:
     message = str(e)
-    print(f"{type(e).__name__}: {e}")
+    print(f"{type(e).__name__}: {str(e).expandtabs(4)}")  # torch indents with tabs
 else:
     raise AssertionError("loading the compiled module's keys into a plain module must raise")
 assert message.startswith("Error(s) in loading state_dict for Sequential:\n\tMissing key(s) in state_dict:")

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``ema = model`` 和 ``model.state_dict()`` 只是给模型自己的张量多起了名字，所以“平均”每一步都和模型一样。把平均做在深拷贝出来的副本上：关掉它的梯度，在 ``torch.no_grad()`` 下原地更新参数，并把模型的缓冲区（buffer）复制过来：
+   ``ema = model`` 和 ``model.state_dict()`` 只是给模型自己的张量多起了名字，所以“平均”每一步都和模型一样。把平均做在深拷贝出来的副本上：关掉它的梯度，在 ``torch.no_grad()`` 下原地更新参数，缓冲区（buffer）照下文那样从模型复制过来：
 
    .. code-block:: python
 
@@ -16,8 +16,6 @@
       with torch.no_grad():
           for e, p in zip(ema.parameters(), model.parameters(), strict=True):
               e.lerp_(p, 1 - decay)
-          for e, b in zip(ema.buffers(), model.buffers(), strict=True):
-              e.copy_(b)
 
 权重的指数滑动平均（exponential moving average，EMA）是另一组权重，每一步朝模型的权重挪一小步：
 ``ema = decay * ema + (1 - decay) * weight``。EMA 模型就是模型本身（同一个对象）时，这份“平均”从来就不是副本。本页先用三种这样的错误写法训练一个小网络，再分别用手写的 EMA 和
