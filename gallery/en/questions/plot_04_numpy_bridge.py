@@ -236,7 +236,7 @@ numpy_dtypes = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, t
 for typed in [torch.ones(3, dtype=dtype) for dtype in numpy_dtypes]:
     assert shares(typed, typed.detach().numpy()) and shares(typed, typed.numpy(force=True)), (
         f"detach().numpy() and numpy(force=True) of a {typed.dtype} tensor must use its memory")
-no_array = {"bfloat16": torch.ones(3, dtype=torch.bfloat16), "float8": torch.ones(3, dtype=torch.float8_e4m3fn),
+no_array = {"bfloat16": torch.ones(3, dtype=torch.bfloat16), "float8": torch.ones(3).to(torch.float8_e4m3fn),
             "sparse": torch.ones(3).to_sparse()}
 for kind, refused_source in no_array.items():
     try:
