@@ -31,7 +31,7 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from sitetools.rerun_checks import _RecordChecks, gpu_lines
+from sitetools.rerun_checks import _RecordChecks, gpu_lines, page_module
 
 #: Seconds a page may run (they take a few each).
 PAGE_TIMEOUT = 300
@@ -101,7 +101,7 @@ def run_page(code: str, checks: dict[str, str]) -> dict:
     gpu, no_gpu = gpu_lines(parsed), not torch.cuda.is_available()
     tree = ast.fix_missing_locations(recorder.visit(parsed))
     runs = [[] for _ in recorder.texts]
-    namespace = {"__name__": "__rerun__"}
+    namespace = {}  # the page's names, once it runs (page_module)
 
     def check(index, holds, message):
         try:
@@ -127,7 +127,8 @@ def run_page(code: str, checks: dict[str, str]) -> dict:
     stopped = None
     with contextlib.redirect_stdout(io.StringIO()):
         try:
-            exec(compile(tree, "<page>", "exec"), namespace)  # noqa: S102 (the page's own code)
+            with page_module(**namespace) as namespace:
+                exec(compile(tree, "<page>", "exec"), namespace)  # noqa: S102 (the page's own code)
         except Exception as error:
             frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "<page>"]
             line = code.splitlines()[frames[-1].lineno - 1].strip() if frames else "?"

@@ -28,6 +28,7 @@ import contextlib
 import io
 import sys
 import traceback
+import types
 
 #: The report's words: the three statuses, then the sentences around them (``str.format`` fields).
 WORDS = {
@@ -123,6 +124,19 @@ class _RecordChecks(ast.NodeTransformer):
         return node
 
 
+@contextlib.contextmanager
+def page_module(**names):
+    """The namespace of a module ``__rerun__`` that holds ``names``, importable while the page runs in it:
+    ``torch.compile`` before torch 2.13 imports the module a compiled function comes from."""
+    module = types.ModuleType("__rerun__")
+    vars(module).update(names)
+    sys.modules["__rerun__"] = module
+    try:
+        yield vars(module)
+    finally:
+        sys.modules.pop("__rerun__", None)
+
+
 def rerun_checks(code, verified_on):
     """Run ``code`` (a page's code) with every check recorded instead of raised; report each claim."""
     import torch
@@ -144,7 +158,8 @@ def rerun_checks(code, verified_on):
     stopped = None
     with contextlib.redirect_stdout(io.StringIO()):  # the page's own prints were shown above
         try:
-            exec(compile(tree, "<page>", "exec"), {"__name__": "__rerun__", "_check_": check})
+            with page_module(_check_=check) as namespace:
+                exec(compile(tree, "<page>", "exec"), namespace)
         except Exception as error:
             frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == "<page>"]
             line = code.splitlines()[frames[-1].lineno - 1].strip() if frames else "?"
