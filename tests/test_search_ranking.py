@@ -60,10 +60,19 @@ def _search_page(tag: str) -> str:
 READERS = {"other.html": [("top", ("OOM", "out of memory"))]}
 
 
-@pytest.fixture(scope="module")
-def small_site(tmp_path_factory):
-    site = tmp_path_factory.mktemp("search-site")
-    for code, pages in PAGES.items():
+#: A site of its own for the sections test: each of its words is on more pages than the search script
+#: checks by their text (``FEW`` in site_search.js), so no page's data is loaded before the sections are
+#: chosen; the small site's pages would move the other tests' ranks.
+SECTIONS = {"en": {
+    "sections.html": ("Saving", "<h2 id='pickling'>Pickling</h2><p>" + "A pickle of a pickle. " * 6 + "</p>"
+                      "<h2 id='both'>Both</h2><p>The pickle holds the whole storage.</p>"
+                      "<h2 id='storing'>Storing</h2><p>" + "Storage, storage and storage. " * 6 + "</p>"),
+    **{f"note{i}.html": (f"Note {i}", "<p>A pickle, a storage.</p>") for i in range(6)},
+}}
+
+
+def _indexed(site, editions):
+    for code, pages in editions.items():
         folder = site / code
         folder.mkdir()
         prepared = {name: site_search.prepared(_page(TAGS[code], *page), READERS.get(name, []))
@@ -73,7 +82,18 @@ def small_site(tmp_path_factory):
         site_search.index(folder, prepared, site_search.ChineseWords(code) if code == "zh_CN" else None)
         (folder / "search.html").write_text(_search_page(TAGS[code]), encoding="utf-8")
         shutil.copyfile(ROOT / "docs" / "_static" / "site_search.js", folder / "site_search.js")
-    with serve(site) as url:
+    return site
+
+
+@pytest.fixture(scope="module")
+def small_site(tmp_path_factory):
+    with serve(_indexed(tmp_path_factory.mktemp("search-site"), PAGES)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def sections_site(tmp_path_factory):
+    with serve(_indexed(tmp_path_factory.mktemp("sections-site"), SECTIONS)) as url:
         yield url
 
 
@@ -121,6 +141,14 @@ def test_a_call_on_a_name_no_page_uses_finds_the_call_on_another_name(chromium, 
 def test_a_result_leads_to_the_section_that_matches(chromium, small_site):
     links, _ = results(chromium, small_site, "en", "clone")
     assert links[:1] == ["long.html#which-one"], links
+
+
+def test_a_result_leads_to_the_section_that_holds_most_of_the_words(chromium, sections_site):
+    """Each word alone is densest in a section of its own; only #both holds the two. (Pagefind keeps one
+    object per page and writes each word's sections into it, so the words' sections must be read one
+    word at a time.)"""
+    links, _ = results(chromium, sections_site, "en", "pickle storage")
+    assert links[:1] == ["sections.html#both"], links
 
 
 def test_words_that_only_ask_or_join_do_not_decide(chromium, small_site):

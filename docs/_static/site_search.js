@@ -132,6 +132,18 @@ async function lookup(word) {
   return { results };
 }
 
+/** Each word's data for a page, in the order of its hits: one word at a time, as Pagefind keeps one
+ *  fragment per page and writes a word's locations, sections and excerpt into it (data() of two words'
+ *  results at once gives both the sections of the word whose data came last). */
+function located(page) {
+  page.located ||= page.hits.reduce(async (before, hit) => {
+    const done = await before;
+    const { meta, url, excerpt, sub_results } = await hit.result.data();
+    return [...done, { meta, url, excerpt, sub_results }];
+  }, Promise.resolve([]));
+  return page.located;
+}
+
 /** Rank the pages for a query: ``{pages, unmatched, words}``, pages best first. */
 async function rank(query) {
   const find = await engine();
@@ -168,7 +180,7 @@ async function rank(query) {
 
 /** The section of a page that matches most of the query's words, with its excerpt. */
 async function section(page) {
-  const datas = await Promise.all(page.hits.map((hit) => hit.result.data()));
+  const datas = await located(page);
   const sections = new Map();
   datas.forEach((data, i) => {
     const { word, rarity } = page.hits[i];
