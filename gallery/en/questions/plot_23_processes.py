@@ -394,10 +394,10 @@ assert refused.startswith("RuntimeError: a leaf Variable that requires grad"), "
 assert torch.equal(leaf.detach(), torch.ones(3)) and in_child, "the edit under no_grad() reached the sender"
 
 # %%
-# A non-leaf that requires grad never arrives
-# -------------------------------------------
+# A non-leaf that requires grad never arrives through a queue
+# -----------------------------------------------------------
 #
-# A non-leaf that requires grad cannot cross to another process: ``ForkingPickler``, which the
+# A non-leaf that requires grad cannot be sent through a queue: ``ForkingPickler``, which the
 # queues pickle with, refuses it. ``Queue.put`` does not raise: it hands the tensor to a feeder
 # thread, which pickles in the background, drops the item and passes the error to the queue's
 # ``_on_queue_feeder_error``, an internal hook that this page replaces to keep the error, since the

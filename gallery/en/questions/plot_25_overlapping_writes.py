@@ -7,7 +7,7 @@
 .. admonition:: Answer
    :class: answer
 
-   In ``t[1:] = t[:-1]`` the source overlaps the destination. Torch refuses it for a contiguous ``t``, but for
+   In ``t[1:] = t[:-1]`` the source overlaps the destination. Torch refuses it for a contiguous CPU ``t``, but for
    every second element of a longer tensor (``t = x[::2]``) or ``w[:, 1:] = w[:, :-1]`` it runs and writes
    wrong values. ``clone()`` the source first:
 

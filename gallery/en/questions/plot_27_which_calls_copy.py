@@ -286,8 +286,8 @@ assert torch.equal(spare, torch.zeros(3, 1)), "zero_ passes and writes into the 
 # ``contiguous()``: the tensor itself, or a copy
 # ----------------------------------------------
 #
-# ``contiguous()`` returns the very tensor it is called on when that tensor is already contiguous
-# (a new tensor, a row of it, a view of it, the transpose of a single row), and a contiguous copy,
+# Called without arguments, so with the default ``memory_format``, ``contiguous()`` returns the very
+# tensor it is called on when that tensor is already contiguous (a new tensor, a row of it, a view of it, the transpose of a single row), and a contiguous copy,
 # in new memory, when it is not: a transpose, a slice with a step, an expanded tensor, a
 # ``channels_last`` image.
 
@@ -470,8 +470,8 @@ assert values[0] != values[2], "the weight moved, so the snapshots differ"
 # Conclusion
 # ----------
 #
-# ``expand`` and ``view`` never copy, ``repeat`` always does. ``contiguous()`` copies only a
-# non-contiguous tensor, and returns a contiguous one itself. ``clone()`` always copies, with the
+# ``expand`` and ``view`` never copy, ``repeat`` always does. ``contiguous()`` (with its default
+# ``memory_format``) copies only a non-contiguous tensor, and returns a contiguous one itself. ``clone()`` always copies, with the
 # source's strides where the source is dense, so its result may still refuse ``view``. ``reshape``
 # and ``flatten`` give a view or a copy by the strides, not by the source's contiguity: where the
 # difference matters, say which one you want with ``view`` or with a contiguous ``clone``.

@@ -7,9 +7,9 @@ Mixed precision: the cast is a copy
 .. admonition:: Answer
    :class: answer
 
-   Inside ``torch.autocast`` a layer computes with a low-precision copy of its weight, made once per
-   region and reused, so an optimizer step taken inside the region is not seen by later forward
-   passes in that region. Wrap only the forward pass and the loss:
+   Inside ``torch.autocast`` (default ``cache_enabled=True``) a layer computes with a low-precision
+   copy of its weight, made once per region and reused, so an optimizer step inside the region is
+   not seen by later forward passes in it. Wrap only the forward pass and the loss:
 
    .. code-block:: python
 
@@ -232,8 +232,8 @@ def draw_processes(title, child, **names):
 #
 # In the region, ``model(x)`` returns bfloat16. The weight it computed with is a bfloat16 copy, on
 # memory of its own, holding ``model.weight`` rounded to bfloat16. ``model.weight`` is still the same
-# float32 ``Parameter`` with the same values. ``x`` requires grad here, as the input of any layer
-# after the first does, so that autograd saves the copy for the backward pass and the helper can
+# float32 ``Parameter`` with the same values. ``x`` requires grad here, as the input of a layer after
+# a trainable one does in grad mode, so that autograd saves the copy for the backward pass and the helper can
 # show it. The same holds with ``dtype=torch.float16``, the other dtype CPU autocast takes (checked
 # too).
 
@@ -626,8 +626,9 @@ if torch.cuda.is_available():
 #
 # Under ``torch.autocast`` the weights stay float32 ``Parameter`` objects; a layer computes with a
 # low-precision copy on memory of its own, and the gradient comes back through the cast into a
-# float32 ``.grad``. Autocast keeps that copy until the outermost region ends, so an optimizer step inside the
-# region is not seen by the forward passes after it: put only the forward pass and the loss inside
+# float32 ``.grad``. With its default ``cache_enabled=True``, autocast keeps the copy of a float32 weight
+# that requires grad until the outermost region ends, so an optimizer step inside the region is not
+# seen by the forward passes after it: put only the forward pass and the loss inside
 # ``torch.autocast``. ``scaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place: log
 # ``p.grad.clone()``. ``model.to(torch.bfloat16)`` and ``model.half()`` convert the model's own
 # parameters, in place, and leave no float32 copy.

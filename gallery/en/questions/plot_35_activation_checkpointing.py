@@ -576,7 +576,8 @@ for probe_m in (0.01, 0.1, 0.3, 0.5):
 # and once in ``backward()``, which may stop early. What ``fn`` does besides computing its output,
 # up to where the second call stops, happens again: ``BatchNorm`` updates its running statistics a second time with the same
 # batch, and a counter edited in place counts twice. The gradients stay right as long as the second
-# call computes what the first did: dropout gets its mask back, but a tensor the function edits and
+# call computes what the first did: dropout gets its mask back (with the
+# default ``preserve_rng_state=True``), but a tensor the function edits and
 # then reads gives a silently different gradient. Keep ``BatchNorm`` and in-place bookkeeping
 # outside the checkpointed function, or, for ``BatchNorm`` alone with a numeric ``momentum`` m, set
 # its momentum to 1 - (1 - m) ** 0.5.

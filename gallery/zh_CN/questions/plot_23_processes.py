@@ -369,10 +369,10 @@ assert refused.startswith("RuntimeError: a leaf Variable that requires grad"), "
 assert torch.equal(leaf.detach(), torch.ones(3)) and in_child, "the edit under no_grad() reached the sender"
 
 # %%
-# 需要梯度的非叶子张量永远到不了
-# ------------------------------
+# 需要梯度的非叶子张量经队列永远到不了
+# ------------------------------------
 #
-# 需要梯度的非叶子张量不能跨进程传递：队列用来序列化的 ``ForkingPickler`` 会拒绝它。``Queue.put`` 却不报错：它把张量交给一个
+# 需要梯度的非叶子张量不能经队列发送：队列用来序列化的 ``ForkingPickler`` 会拒绝它。``Queue.put`` 却不报错：它把张量交给一个
 # feeder 线程，由这个线程在后台序列化；出错时线程丢掉这一项，把错误交给队列的内部钩子
 # ``_on_queue_feeder_error``。调用方看不到这个错误，所以本页换掉这个钩子，把错误留下来。于是之后放进去的
 # ``torch.ones(3)`` 成了第一个取出来的。``SimpleQueue.put``

@@ -268,7 +268,7 @@ assert torch.equal(spare, torch.zeros(3, 1)), "zero_ passes and writes into the 
 # ``contiguous()``：张量本身，还是副本
 # ------------------------------------
 #
-# 张量已经是连续的时候，``contiguous()`` 返回的就是被调用的那个张量本身（新建的张量、它的一行、它的一个视图、单独一行的转置都是如此）；不连续时，返回一个放在新内存里的连续副本：转置、带步长的切片、expand 出来的张量、``channels_last`` 格式的图像都是如此。
+# 不带参数调用（即使用默认的 ``memory_format``）时，如果张量已经是连续的，``contiguous()`` 返回的就是被调用的那个张量本身（新建的张量、它的一行、它的一个视图、单独一行的转置都是如此）；不连续时，返回一个放在新内存里的连续副本：转置、带步长的切片、expand 出来的张量、``channels_last`` 格式的图像都是如此。
 
 a = torch.arange(6.0).reshape(2, 3)
 already = {"a": a, "a[1]": a[1], "a.view(3, 2)": a.view(3, 2), "a[:1].t()": a[:1].t()}
@@ -432,4 +432,4 @@ assert values[0] != values[2], "the weight moved, so the snapshots differ"
 # 小结
 # ----
 #
-# ``expand`` 和 ``view`` 从不复制，``repeat`` 总是复制。``contiguous()`` 只复制不连续的张量，对连续的张量返回其本身。``clone()`` 总是复制；源张量的元素不重叠地铺满一块内存（即稠密）时，克隆会保留它的步长，所以结果仍可能被 ``view`` 拒绝。``reshape`` 和 ``flatten`` 返回视图还是副本，取决于步长，而不是源张量是否连续：在这个区别要紧的地方，用 ``view`` 或连续的 ``clone`` 说清楚你要的是哪一种。
+# ``expand`` 和 ``view`` 从不复制，``repeat`` 总是复制。``contiguous()`` 在默认的 ``memory_format`` 下只复制不连续的张量，对连续的张量返回其本身。``clone()`` 总是复制；源张量的元素不重叠地铺满一块内存（即稠密）时，克隆会保留它的步长，所以结果仍可能被 ``view`` 拒绝。``reshape`` 和 ``flatten`` 返回视图还是副本，取决于步长，而不是源张量是否连续：在这个区别要紧的地方，用 ``view`` 或连续的 ``clone`` 说清楚你要的是哪一种。

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``torch.autocast`` 里，层用权重的低精度副本计算；同一个区域内这份副本只转换一次、反复使用，所以在区域内执行的优化器更新，同一区域里之后的前向传播看不到。只把前向传播和损失放进区域：
+   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），层用权重的低精度副本计算；同一个区域内这份副本只转换一次、反复使用，所以区域内的优化器更新，同一区域里之后的前向传播看不到。只把前向传播和损失放进区域：
 
    .. code-block:: python
 
@@ -214,7 +214,7 @@ def draw_processes(title, child, **names):
 # autocast 里：权重的 bfloat16 副本
 # ---------------------------------
 #
-# 在区域里，``model(x)`` 返回 bfloat16。它计算时用的权重是一份 bfloat16 副本，有自己的内存，存着舍入到 bfloat16 的 ``model.weight``。``model.weight`` 仍是原来那个 float32 的 ``Parameter``，数值不变。这里的 ``x`` 需要梯度（``requires_grad=True``；第一层之后每一层的输入都是如此），自动求导才会为反向传播保存这份副本，辅助函数才拿得到它。换成 ``dtype=torch.float16``，即 CPU 上的 autocast 接受的另一种 dtype，结果也一样（同样做了检查）。
+# 在区域里，``model(x)`` 返回 bfloat16。它计算时用的权重是一份 bfloat16 副本，有自己的内存，存着舍入到 bfloat16 的 ``model.weight``。``model.weight`` 仍是原来那个 float32 的 ``Parameter``，数值不变。这里的 ``x`` 需要梯度（``requires_grad=True``；梯度模式下，可训练的层之后每一层的输入都是如此），自动求导才会为反向传播保存这份副本，辅助函数才拿得到它。换成 ``dtype=torch.float16``，即 CPU 上的 autocast 接受的另一种 dtype，结果也一样（同样做了检查）。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
@@ -564,4 +564,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；层用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。autocast 把这份副本留到最外层的区域结束，所以区域内的优化器更新，之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；层用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在默认的 ``cache_enabled=True`` 下，autocast 把需要梯度的 float32 权重的副本留到最外层的区域结束，所以区域内的优化器更新，之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
