@@ -323,6 +323,16 @@ assert model.weight.untyped_storage().data_ptr() == weight_memory, "load_state_d
 assert optimizer.param_groups[0]["params"][0] is model.weight, "the optimizer still holds the parameter"
 assert isinstance(other.weight, torch.nn.Parameter) and other.weight.requires_grad
 assert same_storage(other.weight, best["weight"]), "assign=True makes the snapshot's memory the parameter's"
+restored = torch.nn.Linear(2, 1)
+restored_weight = restored.weight
+restored.load_state_dict(best)
+assert restored.weight is restored_weight, "best, a plain dict, is copied even after a load with assign=True"
+deep_best = copy.deepcopy(model.state_dict())
+assigned = torch.nn.Linear(2, 1)
+assigned.load_state_dict(deep_best, assign=True)
+restored.load_state_dict(deep_best)
+assert restored.weight is not restored_weight and same_storage(restored.weight, deep_best["weight"]), (
+    "a deepcopy keeps _metadata, where a load with assign=True leaves its flag; a later plain load assigns")
 # sphinx_gallery_end_ignore
 
 
@@ -399,5 +409,7 @@ if torch.cuda.is_available():
 # ``state_dict()`` holds references into the model, not a snapshot. For the best
 # weights keep ``{k: v.detach().clone() for k, v in model.state_dict().items()}``
 # or ``copy.deepcopy(model.state_dict())``, and restore them with
-# ``load_state_dict`` (which copies, unless ``assign=True``); to keep them in CPU memory, use
+# ``load_state_dict`` (which copies, unless it is given ``assign=True`` or the dict is a
+# ``deepcopy`` that a load with ``assign=True`` has seen: such a load leaves its flag in the dict,
+# :ref:`questions-checkpoints`); to keep them in CPU memory, use
 # ``v.detach().to("cpu", copy=True)``, not ``v.cpu()``. Before saving a slice, ``clone()`` it.

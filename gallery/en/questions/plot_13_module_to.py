@@ -22,7 +22,7 @@ on the expected device cpu!``. This page reproduces the error
 with a change of dtype and with the ``meta`` device (a second device every build of torch has, which
 plays the GPU here; for a GPU itself, see the GPU box below), shows
 exactly when ``tensor.to()`` hands back the tensor itself, what ``module.to()`` keeps, and
-``.half()``, ``.float()`` and ``.double()``, which behave the same way.
+``.half()``, ``.float()`` and ``.double()``, which differ from ``to()`` on complex parameters.
 """
 
 # %%
@@ -347,9 +347,10 @@ assert channels_last_image.to(torch.float32, memory_format=torch.channels_last) 
 # ``.half()``, ``.float()`` and ``.double()``
 # -------------------------------------------
 #
-# They are ``to()`` with a dtype, and behave the same way: on a module each converts the module and
-# returns it; on a tensor each returns a new tensor, or the tensor itself when it already has that
-# dtype (``.float()`` of a float32 tensor).
+# On a module each converts the module and returns it, as ``to()`` with a dtype does, but only its
+# floating-point parameters and buffers: unlike ``to()``, they leave a complex parameter complex. On
+# a tensor each returns a new tensor, or the tensor itself when it already has that dtype
+# (``.float()`` of a float32 tensor).
 model = torch.nn.Linear(2, 1)
 calls = {"half": model.half(), "float": model.float(), "double": model.double()}
 print("module:", {name: result is model for name, result in calls.items()})
@@ -357,7 +358,19 @@ t = torch.tensor([1.0, 2.0, 3.0])
 calls = {"half": t.half(), "float": t.float(), "double": t.double()}
 print("tensor:", {name: result is t for name, result in calls.items()})
 assert [name for name, result in calls.items() if result is t] == ["float"], "only float() of float32 is t"
+complex_model = torch.nn.Linear(1, 1, dtype=torch.complex64)
+print("complex Linear after double():", complex_model.double().weight.dtype)
+assert complex_model.weight.dtype == torch.complex64, "double() leaves complex parameters complex"
 # sphinx_gallery_start_ignore
+for module_call, target_dtype in ((torch.nn.Module.half, torch.float16), (torch.nn.Module.float, torch.float32),
+                       (torch.nn.Module.double, torch.float64)):
+    converted_dict = module_call(torch.nn.ModuleDict({"c": torch.nn.Linear(1, 1, dtype=torch.complex64),
+                                         "r": torch.nn.Linear(1, 1, dtype=torch.bfloat16),
+                                         "n": torch.nn.BatchNorm1d(1, dtype=torch.complex64)}))
+    assert all(p.dtype == torch.complex64 for p in converted_dict["c"].parameters()), "complex parameters stay complex"
+    assert converted_dict["n"].running_mean.dtype == converted_dict["n"].running_var.dtype == torch.complex64, "buffers too"
+    assert converted_dict["n"].num_batches_tracked.dtype == torch.int64, "an integer buffer keeps its dtype"
+    assert all(p.dtype == target_dtype for p in converted_dict["r"].parameters()), "floating-point parameters are converted"
 assert all(m is model for m in (model.half(), model.float(), model.double())), "a module's calls return it"
 assert t.dtype == torch.float32, "the tensor calls left t as it was"
 narrow, wide = torch.ones(2, dtype=torch.float16), torch.ones(2, dtype=torch.float64)
@@ -405,8 +418,8 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # dtype: here ``Adam`` steps once in float32, the model is converted, and the next step raises.
 # (SGD with momentum, ``RMSprop`` and ``Adagrad``, default and not fused, do not raise: their state
 # silently stays float32.) The repair is to reload the optimizer's own state,
-# ``optimizer.load_state_dict(optimizer.state_dict())``, which casts it to the parameters' new
-# dtype; then the step runs.
+# ``optimizer.load_state_dict(optimizer.state_dict())``, which casts its state tensors (all but the
+# ``step`` count) to the parameters' new dtype; then the step runs.
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -425,6 +438,8 @@ optimizer.step()
 print("exp_avg dtype after reloading the state:", optimizer.state[model.weight]["exp_avg"].dtype)
 assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float64, "reloading casts the state; the step runs"
 # sphinx_gallery_start_ignore
+assert all(state["step"].dtype == torch.float32 and state["exp_avg_sq"].dtype == torch.float64
+           for state in optimizer.state.values()), "reloading casts every state tensor but step"
 norm = torch.nn.LayerNorm(2)
 sgd = torch.optim.SGD(norm.parameters(), lr=0.1, momentum=0.9)
 norm(torch.tensor([[1.0, 2.0]])).sum().backward()

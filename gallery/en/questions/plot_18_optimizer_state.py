@@ -289,7 +289,9 @@ assert model.weight not in optimizer.state, "the optimizer keeps no state for th
 #
 # ``model.load_state_dict`` copies the new values into the tensors the model already has: the
 # weight stays the same object, the one the optimizer holds, and training goes on. That is with the
-# default ``assign=False``; with ``assign=True`` the model takes the dict's tensors as new
+# default ``assign=False``, from a dict that no earlier load with ``assign=True`` has seen (such a
+# load leaves its flag in the dict: :ref:`questions-checkpoints`); with ``assign=True`` the model
+# takes the dict's tensors as new
 # ``Parameter`` objects, the optimizer made before goes on stepping the old ones, and the loss
 # freezes as in the symptom above.
 
@@ -429,12 +431,13 @@ assert second.param_groups[0]["lr"] == 0.01, "a learning rate set through one is
 # State made before ``model.to()``: load it again
 # -----------------------------------------------
 #
-# ``model.double()`` (like ``model.to(dtype)`` or a move to another device) converts the parameters
-# in place, and the optimizer keeps them, but not its state: Adam's ``exp_avg`` stays as it was, and
-# here the next ``step()`` raises. ``optimizer.load_state_dict`` casts the state it loads to each
-# parameter's dtype and device, so loading the optimizer's own state dict again converts it. The
-# simpler order converts the model before the optimizer's first step, as :ref:`questions-module-to`
-# advises.
+# ``model.double()`` (like ``model.to(dtype)``) converts the parameters in place, and the optimizer
+# keeps them, but not its state: Adam's ``exp_avg`` stays as it was, and here the next ``step()``
+# raises. ``optimizer.load_state_dict`` casts the state tensors it loads (all but the ``step``
+# count) to each parameter's dtype, so loading the optimizer's own state dict again converts them.
+# The simpler order converts the model before the optimizer's first step, as
+# :ref:`questions-module-to` advises. A move to ``meta`` is different: the model gets new
+# ``Parameter`` objects, so make the optimizer after the move.
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
@@ -456,14 +459,32 @@ optimizer.load_state_dict(optimizer.state_dict())
 print("after load_state_dict(state_dict()): exp_avg", optimizer.state[model.weight]["exp_avg"].dtype)
 optimizer.step()
 assert all(optimizer.state[p]["exp_avg"].dtype == torch.float64 for p in model.parameters()), "the state follows"
+# sphinx_gallery_start_ignore
+for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop, torch.optim.Adagrad, torch.optim.NAdam,
+             torch.optim.RAdam, torch.optim.Adamax, lambda params, lr: torch.optim.SGD(params, lr=lr, momentum=0.9)):
+    net = torch.nn.Linear(2, 1)
+    net_optimizer = make(net.parameters(), lr=0.1)
+    net(torch.ones(1, 2)).sum().backward()
+    net_optimizer.step()
+    net.double()
+    net_optimizer.load_state_dict(net_optimizer.state_dict())
+    assert all(value.dtype == (torch.float32 if key == "step" else torch.float64)
+               for state in net_optimizer.state.values() for key, value in state.items()), "all but step are cast"
+net = torch.nn.Linear(2, 1)
+net_optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
+cpu_weight = net.weight
+net.to("meta")
+assert net.weight is not cpu_weight and net_optimizer.param_groups[0]["params"][0] is cpu_weight, "meta: new Parameters"
+# sphinx_gallery_end_ignore
 
 # %%
 # Conclusion
 # ----------
 #
 # The optimizer works on the tensor objects it was given and on state tensors it edits in place.
-# Give the model new values with ``model.load_state_dict`` (without ``assign=True``), never a new ``nn.Parameter`` behind
+# Give the model new values with ``model.load_state_dict`` (without ``assign=True``, from a dict no
+# such load has seen), never a new ``nn.Parameter`` behind
 # the optimizer's back; keep the best
 # point as ``copy.deepcopy`` of both state dicts, and load the optimizer's from a fresh
 # ``copy.deepcopy`` each time. A parameter group passed as a dict is kept as that dict, and the state
-# made before ``model.to()`` is converted by loading the optimizer's own state dict again.
+# made before ``model.to(dtype)`` is converted by loading the optimizer's own state dict again.

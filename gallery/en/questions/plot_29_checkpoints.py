@@ -245,7 +245,8 @@ assert device_before.type == "meta" and empty[0].weight.is_cpu, "assign=True giv
 #
 # Made after the load, the optimizer holds the parameters the model uses, and the loss goes down
 # at every step. Loading without ``assign=True``, as in the first ``load_state_dict`` section
-# above, works with an optimizer made at any time.
+# above, works with an optimizer made at any time, if the dict has not been loaded with
+# ``assign=True`` before (next section).
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -366,8 +367,10 @@ assert all(torch.equal(saved_snapshot[k], saved_deep[k]) for k in live), "deepco
 # ----------
 #
 # ``torch.load`` gave tensors of their own; with ``mmap=True`` they were the file's bytes, mapped
-# privately, so edits did not reach the file. ``load_state_dict`` copied into the model's own
-# parameters, and an optimizer made before it kept training. ``assign=True`` put ``sd``'s tensors in
-# their place, and an optimizer made before it updated nothing: make the optimizer after the load.
+# privately (torch's default), so edits did not reach the file. ``load_state_dict`` of a dict fresh
+# from ``torch.load`` copied into the model's own parameters, and an optimizer made before it kept
+# training. ``assign=True`` put ``sd``'s tensors in their place (and left its flag in ``sd``, so a
+# later plain load of ``sd`` did the same), and an optimizer made before it updated nothing: make the
+# optimizer after the load.
 # ``state_dict()`` followed training until it was saved; a clone or ``copy.deepcopy`` kept the
 # moment it was taken.

@@ -602,7 +602,8 @@ if torch.cuda.is_available():
 # ``Parameter`` objects, so training through either trained both, and steps taken on ``model``
 # changed what ``compiled`` computed. Its ``state_dict()`` named every entry with ``_orig_mod.``,
 # which a plain module refused (and, with ``strict=False``, ignored). ``model.state_dict()``,
-# ``compiled._orig_mod.state_dict()`` or the stripped keys loaded everywhere, and ``model.compile()``
-# kept the names as they were. ``copy.deepcopy`` of the wrapper copied the model. Inside a
+# ``compiled._orig_mod.state_dict()`` or the stripped keys loaded into a plain module, and into the
+# compiled one through ``compiled._orig_mod`` or ``model`` (the compiled module itself refused a
+# plain dict); ``model.compile()`` kept the names as they were. ``copy.deepcopy`` of the wrapper copied the model. Inside a
 # compiled function an in-place edit reached the caller's tensor and moved its version counter;
 # rebinding the name did not.

@@ -303,6 +303,16 @@ assert model.weight.untyped_storage().data_ptr() == weight_memory, "load_state_d
 assert optimizer.param_groups[0]["params"][0] is model.weight, "the optimizer still holds the parameter"
 assert isinstance(other.weight, torch.nn.Parameter) and other.weight.requires_grad
 assert same_storage(other.weight, best["weight"]), "assign=True makes the snapshot's memory the parameter's"
+restored = torch.nn.Linear(2, 1)
+restored_weight = restored.weight
+restored.load_state_dict(best)
+assert restored.weight is restored_weight, "best, a plain dict, is copied even after a load with assign=True"
+deep_best = copy.deepcopy(model.state_dict())
+assigned = torch.nn.Linear(2, 1)
+assigned.load_state_dict(deep_best, assign=True)
+restored.load_state_dict(deep_best)
+assert restored.weight is not restored_weight and same_storage(restored.weight, deep_best["weight"]), (
+    "a deepcopy keeps _metadata, where a load with assign=True leaves its flag; a later plain load assigns")
 # sphinx_gallery_end_ignore
 
 
@@ -373,5 +383,5 @@ if torch.cuda.is_available():
 #
 # ``state_dict()`` 装的是指向模型内部张量的引用，不是快照。要保存最佳权重，用
 # ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` 或
-# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制）；要放在 CPU 内存里，用
+# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制；``copy.deepcopy`` 得到的字典如果被 ``assign=True`` 加载过，也不复制：那次加载把标志留在了字典里，见 :ref:`检查点那一页 <questions-checkpoints>`）；要放在 CPU 内存里，用
 # ``v.detach().to("cpu", copy=True)``，而不是 ``v.cpu()``。保存切片之前，先 ``clone()``。

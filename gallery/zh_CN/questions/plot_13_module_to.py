@@ -17,8 +17,8 @@
 
 ``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向传播就报错：``RuntimeError: mat1 and mat2 must have the same dtype, but got Float and
 Double``；模型在 ``meta`` 上时，报的则是 ``RuntimeError: Tensor on device meta is not on the expected device cpu!`` 这条错误。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 都自带的第二种设备，在这里扮演 GPU；GPU 本身的情况见下面的 GPU 框）复现这个错误，讲清楚
-``tensor.to()`` 在什么情况下原样返回张量本身、``module.to()`` 保留了什么，再看行为相同的
-``.half()``、``.float()`` 和 ``.double()``。
+``tensor.to()`` 在什么情况下原样返回张量本身、``module.to()`` 保留了什么，再看
+``.half()``、``.float()`` 和 ``.double()``：它们处理复数参数的方式与 ``to()`` 不同。
 """
 
 # %%
@@ -330,8 +330,7 @@ assert channels_last_image.to(torch.float32, memory_format=torch.channels_last) 
 # ``.half()``、``.float()`` 和 ``.double()``
 # ------------------------------------------
 #
-# 它们就是指定了 dtype 的 ``to()``，行为也一样：用在模块上，转换模块并返回它；用在张量上，返回新张量，张量已经是那个
-# dtype 时（对 float32 张量调用 ``.float()``）返回张量本身。
+# 用在模块上，它们和指定了 dtype 的 ``to()`` 一样转换模块并返回它，但只转换浮点参数和缓冲区：与 ``to()`` 不同，复数参数仍是复数。用在张量上，返回新张量，张量已经是那个 dtype 时（对 float32 张量调用 ``.float()``）返回张量本身。
 model = torch.nn.Linear(2, 1)
 calls = {"half": model.half(), "float": model.float(), "double": model.double()}
 print("module:", {name: result is model for name, result in calls.items()})
@@ -339,7 +338,19 @@ t = torch.tensor([1.0, 2.0, 3.0])
 calls = {"half": t.half(), "float": t.float(), "double": t.double()}
 print("tensor:", {name: result is t for name, result in calls.items()})
 assert [name for name, result in calls.items() if result is t] == ["float"], "only float() of float32 is t"
+complex_model = torch.nn.Linear(1, 1, dtype=torch.complex64)
+print("complex Linear after double():", complex_model.double().weight.dtype)
+assert complex_model.weight.dtype == torch.complex64, "double() leaves complex parameters complex"
 # sphinx_gallery_start_ignore
+for module_call, target_dtype in ((torch.nn.Module.half, torch.float16), (torch.nn.Module.float, torch.float32),
+                       (torch.nn.Module.double, torch.float64)):
+    converted_dict = module_call(torch.nn.ModuleDict({"c": torch.nn.Linear(1, 1, dtype=torch.complex64),
+                                         "r": torch.nn.Linear(1, 1, dtype=torch.bfloat16),
+                                         "n": torch.nn.BatchNorm1d(1, dtype=torch.complex64)}))
+    assert all(p.dtype == torch.complex64 for p in converted_dict["c"].parameters()), "complex parameters stay complex"
+    assert converted_dict["n"].running_mean.dtype == converted_dict["n"].running_var.dtype == torch.complex64, "buffers too"
+    assert converted_dict["n"].num_batches_tracked.dtype == torch.int64, "an integer buffer keeps its dtype"
+    assert all(p.dtype == target_dtype for p in converted_dict["r"].parameters()), "floating-point parameters are converted"
 assert all(m is model for m in (model.half(), model.float(), model.double())), "a module's calls return it"
 assert t.dtype == torch.float32, "the tensor calls left t as it was"
 narrow, wide = torch.ones(2, dtype=torch.float16), torch.ones(2, dtype=torch.float64)
@@ -379,7 +390,7 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # sphinx_gallery_end_ignore
 
 # %%
-# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。``Adagrad`` 在创建时就建好了状态：要在转换之后再创建它，因为在它第一次调用 ``step()`` 之前转换，它的状态仍会悄悄留在 float32。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD、``RMSprop`` 和 ``Adagrad`` 在默认、非 fused 的设置下不报错：它们的状态悄悄留在 float32。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态转换成参数的新 dtype，之后这一步就能执行。
+# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。``Adagrad`` 在创建时就建好了状态：要在转换之后再创建它，因为在它第一次调用 ``step()`` 之前转换，它的状态仍会悄悄留在 float32。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD、``RMSprop`` 和 ``Adagrad`` 在默认、非 fused 的设置下不报错：它们的状态悄悄留在 float32。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态张量（``step`` 计数除外）转换成参数的新 dtype，之后这一步就能执行。
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -398,6 +409,8 @@ optimizer.step()
 print("exp_avg dtype after reloading the state:", optimizer.state[model.weight]["exp_avg"].dtype)
 assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float64, "reloading casts the state; the step runs"
 # sphinx_gallery_start_ignore
+assert all(state["step"].dtype == torch.float32 and state["exp_avg_sq"].dtype == torch.float64
+           for state in optimizer.state.values()), "reloading casts every state tensor but step"
 norm = torch.nn.LayerNorm(2)
 sgd = torch.optim.SGD(norm.parameters(), lr=0.1, momentum=0.9)
 norm(torch.tensor([[1.0, 2.0]])).sum().backward()

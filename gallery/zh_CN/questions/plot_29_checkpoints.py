@@ -215,7 +215,7 @@ assert device_before.type == "meta" and empty[0].weight.is_cpu, "assign=True giv
 # 解决办法：加载之后再创建优化器
 # ------------------------------
 #
-# 加载之后才创建的优化器持有模型正在使用的参数，损失每一步都下降。不带 ``assign=True`` 加载时（见上文讲 ``load_state_dict`` 复制的一节），优化器何时创建都可以。
+# 加载之后才创建的优化器持有模型正在使用的参数，损失每一步都下降。不带 ``assign=True`` 加载时（见上文讲 ``load_state_dict`` 复制的一节），只要这个字典之前没有用 ``assign=True`` 加载过（见下一节），优化器何时创建都可以。
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -321,4 +321,4 @@ assert all(torch.equal(saved_snapshot[k], saved_deep[k]) for k in live), "deepco
 # 小结
 # ----
 #
-# ``torch.load`` 得到的张量有自己的内存；带 ``mmap=True`` 时它们就是映射进来的文件字节，映射是私有的，所以修改不会写回文件。``load_state_dict`` 复制到模型自己的参数里，之前创建的优化器照常训练。``assign=True`` 用 ``sd`` 的张量替换参数，之前创建的优化器什么也不更新：要在加载之后创建优化器。``state_dict()`` 在保存之前一直跟着训练变化；``clone()`` 或 ``copy.deepcopy`` 保留取快照那一刻的值。
+# ``torch.load`` 得到的张量有自己的内存；带 ``mmap=True`` 时，它们就是映射进来的文件字节，映射是私有的（torch 的默认设置），所以修改没有写回文件。``torch.load`` 新读出的字典经 ``load_state_dict`` 复制进了模型自己的参数，之前创建的优化器照常训练。``assign=True`` 用 ``sd`` 的张量替换了参数（还把标志留在了 ``sd`` 里，之后不带这个参数加载 ``sd`` 也是如此），之前创建的优化器什么也没有更新：要在加载之后创建优化器。``state_dict()`` 在保存之前一直跟着训练变化；``clone()`` 或 ``copy.deepcopy`` 保留了取快照那一刻的值。
