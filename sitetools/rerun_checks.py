@@ -29,6 +29,7 @@ import io
 import sys
 import traceback
 import types
+import unicodedata
 
 #: The report's words: the three statuses, then the sentences around them (``str.format`` fields).
 WORDS = {
@@ -124,6 +125,15 @@ class _RecordChecks(ast.NodeTransformer):
         return node
 
 
+def _columns(word):
+    """The columns ``word`` takes in a terminal or a notebook's output: two for a Chinese character."""
+    return sum(1 + (unicodedata.east_asian_width(char) in "WF") for char in word)
+
+
+def _padded(word, width):
+    return word + " " * (width - _columns(word))
+
+
 @contextlib.contextmanager
 def page_module(**names):
     """The namespace of a module ``__rerun__`` that holds ``names``, importable while the page runs in it:
@@ -169,12 +179,12 @@ def rerun_checks(code, verified_on):
 
     print(WORDS["header"].format(torch=torch.__version__, verified_on=verified_on))
     counts = {"agrees": 0, "DIFFERS": 0, "not run": 0}
-    width = max(len(WORDS[status]) for status in (*counts, "no GPU")) + 1
+    width = max(_columns(WORDS[status]) for status in (*counts, "no GPU")) + 1
     skipped = 0
     for text, runs, line in zip(recorder.texts, results, recorder.lines, strict=True):
         if not runs and no_gpu and line in gpu and not stopped:
             skipped += 1
-            print(f"  {WORDS['no GPU']:{width}} {text}")
+            print(f"  {_padded(WORDS['no GPU'], width)} {text}")
             continue
         claims = {}  # message -> (holds, why not) each time, in the order the messages came
         for message, holds, why in runs:
@@ -184,7 +194,7 @@ def rerun_checks(code, verified_on):
             counts[status] += 1
             why = next((why for h, why in held if not h), "")
             times = WORDS["times"].format(count=len(held)) if len(held) > 1 else ""
-            print(f"  {WORDS[status]:{width}} {message}{why}{times}")
+            print(f"  {_padded(WORDS[status], width)} {message}{why}{times}")
     agree, differ, not_run = counts.values()
     if skipped:
         print(WORDS["gpu"].format(count=skipped))

@@ -76,6 +76,17 @@ def test_a_page_that_holds_reports_it_and_raises_nothing(capsys):
                          "2 claims from the page's 2 checks"]  # fmt: skip
 
 
+def test_chinese_status_words_are_aligned_by_the_columns_they_take(capsys, monkeypatch):
+    """一致 takes four columns, 不一致, 未运行 and 无 GPU six: the messages start at column 2 + 6 + 1 + 1."""
+    from sitetools import rerun_checks as runner
+
+    words = {"agrees": "一致", "DIFFERS": "不一致", "not run": "未运行", "no GPU": "无 GPU"}
+    monkeypatch.setattr(runner, "WORDS", {**runner.WORDS, **words})
+    with pytest.raises(AssertionError):
+        rerun_checks("assert True, 'holds'\nassert False, 'differs'\n", "0.0")
+    assert capsys.readouterr().out.splitlines()[1:3] == ["  一致    holds", "  不一致  differs"]
+
+
 def test_a_repeated_message_differs_when_any_run_of_it_differs(capsys):
     lines, error = report("for v in [1, -1, 2]:\n    assert v > 0, 'positive'\n", capsys)
     assert len(lines) == 3 and lines[1].startswith("  DIFFERS  positive") and lines[1].endswith("(3 times)"), lines
