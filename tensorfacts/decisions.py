@@ -43,31 +43,34 @@ DECISIONS: tuple[Advice, ...] = (
             "en": "The values without autograd and without copying, to read them now: `a.detach()`. "
                 "It shares storage and the version counter with `a` (an inference tensor has no version counter "
                 "at all) and does not require grad; an in-place "
-                "edit of it while autograd still needs `a` makes backward raise, with these exceptions, where backward "
+                "edit of it after autograd saved `a` makes backward raise, with these exceptions, where backward "
                 "raises nothing: a write to `a`'s memory by any route that does not go through a tensor sharing `a`'s "
                 "version counter, for example through " + ROUTES_EN + "; an edit by `apply_` or `map_` (which run a "
                 "Python function `f` on each value), even through `a.detach()` itself (" + METHOD_ROUTES_EN + "), "
                 "which moves no version counter; an edit after autograd saved `a` under "
                 "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`; an edit after a custom "
                 "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`; "
-                "and a step of an optimizer made with `fused=True`, which moves no version counter.",
+                "and a step of an optimizer made with `fused=True`, `torch.amp.GradScaler.unscale_` on the gradients "
+                "and a `BatchNorm` layer's update of its running statistics in training mode, torch kernels that "
+                "write in place and move no version counter.",
             "zh_CN": "现在就读数值，不要求导、也不复制：`a.detach()`。它与 `a` "
                 "共享存储和版本计数器（推理张量根本没有版本计数器），不需要梯度；"
-                "自动求导还用得着 `a` 时原地修改它，反向传播会报错。以下几种例外，反向传播都不报错："
+                "自动求导保存了 `a` 之后再原地修改它，反向传播会报错。以下几种例外，反向传播都不报错："
                 "经由任何不经过与 `a` 共享版本计数器的张量的途径写入 `a` 的内存，"
                 "例如通过 " + ROUTES_ZH + " 写入；用 `apply_` 或 `map_` 修改（它们对每个值调用一个 Python 函数 `f`），"
                 "即使经由 `a.detach()` 本身（" + METHOD_ROUTES_ZH + "），这也不推进版本计数器；"
                 "自动求导在 `torch.autograd.graph.save_on_cpu()` "
                 "这类保存张量的钩子下保存了 `a` 之后再修改；自定义的 `torch.autograd.Function` 用 `ctx.x = a` "
-                "而不是 `ctx.save_for_backward` 留下 `a` 之后再修改；fused 优化器（`fused=True`）的一步，"
-                "它不推进版本计数器。",
+                "而不是 `ctx.save_for_backward` 留下 `a` 之后再修改；fused 优化器（`fused=True`）的一步、"
+                "`torch.amp.GradScaler.unscale_` 对梯度的修改、训练模式下 `BatchNorm` 层对其运行统计量的更新，"
+                "这些 torch 内核原地写入，却不推进版本计数器。",
         },
         lambda m: _rows(m, "a.detach()", same_object=False, shares_storage=True, requires_grad=False)
         and _rows(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
         and _no_counter(m, "a.detach()")
         and _rows(m, "a.detach()", GRAD_SOURCES, inplace_edit=EDIT_DETECTED),
         facts=("detach-write-routes", "saved-tensor-hooks-hide-edit", "ctx-attribute-escapes-version-check",
-               "fused-optimizer-step-not-counted"),
+               "fused-optimizer-step-not-counted", "kernel-writes-not-counted"),
     ),
     Advice(
         "need-log-values",

@@ -177,7 +177,9 @@ GUIDE: tuple[Advice, ...] = (
                 "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`, or after a custom "
                 "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`: "
                 "backward raises nothing; nor a step of an optimizer made with `fused=True`, which moves no "
-                "version counter. "
+                "version counter, nor the other torch kernels that write in place without moving it: "
+                "`torch.amp.GradScaler.unscale_` on the gradients and a `BatchNorm` layer's update of its running "
+                "statistics in training mode. "
                 "An edit made before autograd saves the tensor is "
                 "no error at all: backward treats it as a constant and returns what the same edit under "
                 "`torch.no_grad()` gives (for a tenfold edit, what `a + (9 * a).detach()` gives); when the edit "
@@ -195,7 +197,8 @@ GUIDE: tuple[Advice, ...] = (
                 "自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存了 `a` 之后再修改，"
                 "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 而不是 `ctx.save_for_backward` 留下 `a` "
                 "之后再修改，它也察觉不到：反向传播不报错。fused 优化器（`fused=True`）的一步不推进版本计数器，"
-                "它同样察觉不到。"
+                "它同样察觉不到；另外几个原地写入却不推进版本计数器的 torch 内核也是如此："
+                "`torch.amp.GradScaler.unscale_` 对梯度的修改，以及训练模式下 `BatchNorm` 层对其运行统计量的更新。"
                 "在自动求导保存该张量之前做的修改则根本不算错误：反向传播把它当作常数，"
                 "结果与在 `torch.no_grad()` 下做同样的修改相同（放大十倍时，与 `a + (9 * a).detach()` 相同）；"
                 "如果修改落到了叶子张量本身（叶子张量、`Parameter`、叶子张量的视图），这就是按修改后的数值算出的梯度。",
@@ -205,7 +208,7 @@ GUIDE: tuple[Advice, ...] = (
         and _no_counter(m, "a.detach()")
         and _edits(m, "a.detach()", EDIT_DETECTED),
         facts=("detach-edit-before-save", "detach-write-routes", "saved-tensor-hooks-hide-edit",
-               "ctx-attribute-escapes-version-check", "fused-optimizer-step-not-counted"),
+               "ctx-attribute-escapes-version-check", "fused-optimizer-step-not-counted", "kernel-writes-not-counted"),
     ),
     Advice(
         "view",
@@ -258,14 +261,19 @@ GUIDE: tuple[Advice, ...] = (
                 "and `a.float()` on a float32 tensor (likewise `a.to(torch.float32)`, `a.cpu()` on a CPU "
                 "tensor and `a.contiguous()` on a contiguous one). An in-place edit of `b` under "
                 "`torch.no_grad()` is an edit of `a`: a backward that runs the node which saved `a` raises (unless "
-                "`a` was saved through saved-tensor hooks or kept as a custom `Function`'s attribute); if `a` is an "
+                "`a` was saved through saved-tensor hooks or kept as a custom `Function`'s attribute, or the edit "
+                "is made by a kernel that moves no version counter: a step of an optimizer made with `fused=True`, "
+                "`torch.amp.GradScaler.unscale_` on a gradient, a `BatchNorm` layer's update of its running "
+                "statistics); if `a` is an "
                 "inference tensor, the edit itself raises, and yet `a` has changed.",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象；`torch.as_tensor(a)`、"
                 "对 float32 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、"
                 "对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。"
                 "在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
                 "如果自动求导保存过 `a`（不是经由保存张量的钩子，也不是被自定义 `Function` 存成属性），"
-                "反向传播运行到保存 `a` 的那个节点时会报错；"
+                "反向传播运行到保存 `a` 的那个节点时会报错，除非这次修改是由不推进版本计数器的内核完成的："
+                "fused 优化器（`fused=True`）的一步、`torch.amp.GradScaler.unscale_` 对梯度的修改、"
+                "`BatchNorm` 层对其运行统计量的更新；"
                 "如果 `a` 是推理张量，修改本身就会报错，可 `a` 的值还是变了。",
         },
         lambda m: all(_everywhere(m, op, same_object=True)
@@ -273,7 +281,7 @@ GUIDE: tuple[Advice, ...] = (
         and all(_row(m, s, "b = a")["inplace_edit_no_grad"] == EDIT_DETECTED for s in GRAD_SOURCES)
         and _refused(m, "inference", "b = a", "inplace_edit_no_grad", INFERENCE_EDIT, changed=True),
         facts=("noop-conversions-return-a", "version-check-only-in-nodes-run", "saved-tensor-hooks-hide-edit",
-               "ctx-attribute-escapes-version-check"),
+               "ctx-attribute-escapes-version-check", "fused-optimizer-step-not-counted", "kernel-writes-not-counted"),
     ),
     Advice(
         "torch-tensor",

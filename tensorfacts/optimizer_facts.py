@@ -72,3 +72,53 @@ def _fused_optimizer_step_not_counted() -> Fact:
                 + "; ".join(f"{key[0]} {key[1][0]}={key[1][1]}: _version +{moved}, "
                             f"backward {'raises' if error else 'no error'}, w.grad = {grad}"
                             for key, (moved, error, grad) in outcomes.items()))
+
+
+@fact("kernel-writes-not-counted", {
+    "en": "Two in-place writes by torch kernels that move no version counter. torch.amp.GradScaler('cpu', "
+          "init_scale=4.0): after scaler.scale((w * w).sum()).backward(), a second loss (u * w.grad).sum(), u a "
+          "leaf that requires grad, saves w.grad; scaler.unscale_(optimizer) divides w.grad by 4 in place (the same "
+          "tensor), w.grad._version does not move, and backward of the second loss raises nothing, u.grad being "
+          "the unscaled w.grad, not the saved one. A BatchNorm1d(3) "
+          "in training mode: a loss (v * running_mean).sum(), v a leaf that requires grad, saves its running_mean; "
+          "a forward pass updates "
+          "running_mean and running_var in place, their _version does not move (num_batches_tracked's does), and "
+          "backward of the loss raises nothing, v.grad being the new running_mean, not the saved zeros.",
+    "zh_CN": "两种由 torch 内核完成、却不推进版本计数器的原地写入。torch.amp.GradScaler('cpu', init_scale=4.0)："
+             "scaler.scale((w * w).sum()).backward() 之后，第二个损失 (u * w.grad).sum()（u 是需要梯度的叶子张量）"
+             "保存了 w.grad；scaler.unscale_(optimizer) 把 w.grad 原地除以 4（还是同一个张量），w.grad._version 不变，"
+             "对第二个损失反向传播不报错，u.grad 是除过之后的 w.grad，而不是保存时的那个。"
+             "训练模式下的 BatchNorm1d(3)：一个损失 (v * running_mean).sum()（v 是需要梯度的叶子张量）"
+             "保存了它的 running_mean；一次前向传播原地更新 running_mean 和 running_var，它们的 _version 不变"
+             "（num_batches_tracked 的变了），对这个损失反向传播不报错，v.grad 是新的 running_mean，"
+             "而不是保存时的零。",
+})
+def _kernel_writes_not_counted() -> Fact:
+    """GradScaler.unscale_ and BatchNorm's running-statistics update write in place without moving _version."""
+    w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+    optimizer = torch.optim.SGD([w], lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", init_scale=4.0)
+    scaler.scale((w * w).sum()).backward()
+    grad, u = w.grad, torch.ones(3, requires_grad=True)
+    penalty = (u * grad).sum()  # saves w.grad
+    before, values = grad._version, grad.clone()
+    scaler.unscale_(optimizer)
+    unscaled = w.grad is grad and grad._version == before and torch.equal(grad, values / 4)
+    unscale_error = backward_error(penalty)
+    unscaled = unscaled and not unscale_error and torch.equal(u.grad, values / 4)
+
+    bn = torch.nn.BatchNorm1d(3).train()
+    v = torch.ones(3, requires_grad=True)
+    loss = (v * bn.running_mean).sum()  # saves running_mean (zeros)
+    versions = (bn.running_mean._version, bn.running_var._version, bn.num_batches_tracked._version)
+    bn(torch.arange(12.0).reshape(4, 3))
+    after = (bn.running_mean._version, bn.running_var._version, bn.num_batches_tracked._version)
+    bn_error = backward_error(loss)
+    updated = bool(bn.running_mean.abs().sum() > 0) and v.grad is not None and torch.equal(v.grad, bn.running_mean)
+    bn_silent = after[:2] == versions[:2] and after[2] > versions[2] and updated and not bn_error
+    v_grad = v.grad.tolist() if v.grad is not None else None
+    return Fact(unscaled and bn_silent,
+                f"unscale_: same tensor, _version unchanged, divided by 4, u.grad the new values: {unscaled}; "
+                f"backward: {unscale_error or 'no error'}; BatchNorm (running_mean, running_var, "
+                f"num_batches_tracked) _version {versions} -> {after}; backward: {bn_error or 'no error'}; "
+                f"v.grad = {v_grad}")

@@ -87,6 +87,24 @@ def _counted_step(func, args, kwargs):
     return result
 
 
+def _counted_unscale(func, args, kwargs):
+    """GradScaler's unscaling kernel that moves each gradient's version, as an in-place torch operation does."""
+    result = func(*args, **kwargs)
+    with torch.no_grad():
+        for grad in args[0]:
+            grad.add_(0)
+    return result
+
+
+def _counted_batch_norm(func, args, kwargs):
+    """``F.batch_norm`` that moves the version of the running statistics it updates."""
+    result = func(*args, **kwargs)
+    with torch.no_grad():
+        for stat in args[1:3]:
+            stat.add_(0)
+    return result
+
+
 def _separate_unbind(func, args, kwargs):
     """``unbind()`` as one ``select()`` per output, each view on a node of its own."""
     return tuple(args[0].select(0, i) for i in range(args[0].shape[0]))
@@ -131,6 +149,8 @@ MUTANTS = {
     "clone() shares memory": lambda: Override(clone=lambda f, a, k: a[0]),
     "double() always copies": lambda: Override(double=lambda f, a, k: call(f, a, k).clone()),
     "fused optimizer steps are counted": lambda: Override(**dict.fromkeys(FUSED_STEPS, _counted_step)),
+    "uncounted kernels are counted": lambda: Override(
+        _amp_foreach_non_finite_check_and_unscale_=_counted_unscale, batch_norm=_counted_batch_norm),
     "expand() copies": lambda: Override(expand=lambda f, a, k: call(f, a, k).clone()),
     "reshape() always copies": lambda: Override(reshape=lambda f, a, k: call(f, a, k).clone()),
     ".data shares the version counter": lambda: Override(data=lambda f, a, k: a[0].detach()),
@@ -168,6 +188,7 @@ FACT_FLIPS = {
     "inference-tensor-has-no-version-counter": "every tensor has a version counter",
     "inference-tensor-inplace-outside-raises-yet-writes": "in-place edits of inference tensors allowed",
     "fused-optimizer-step-not-counted": "fused optimizer steps are counted",
+    "kernel-writes-not-counted": "uncounted kernels are counted",
     "double-of-float64-is-a": "double() always copies",
     "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",

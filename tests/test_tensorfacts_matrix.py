@@ -346,6 +346,7 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "saved-tensor-hooks-hide-edit",  # "nor ... an edit after autograd saved a under saved-tensor hooks"
         "ctx-attribute-escapes-version-check",  # "or after a custom Function kept a as ctx.x = a"
         "fused-optimizer-step-not-counted",  # "nor a step of an optimizer made with fused=True"
+        "kernel-writes-not-counted",  # "nor ... GradScaler.unscale_ ... BatchNorm ... running statistics"
     ),
     "copy-in-graph": ("double-of-float64-is-a",),  # "on a float64 a it returns a itself, no copy"
     "view": ("leaf-view-inplace-refused-in-grad-mode",),  # "refuses in-place edits with grad mode on"
@@ -354,6 +355,8 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "version-check-only-in-nodes-run",  # "a backward that runs the node which saved a raises"
         "saved-tensor-hooks-hide-edit",  # "(unless a was saved through saved-tensor hooks"
         "ctx-attribute-escapes-version-check",  # "and not as a custom Function's attribute)"
+        "fused-optimizer-step-not-counted",  # "or the edit is ... a step of an optimizer made with fused=True"
+        "kernel-writes-not-counted",  # "GradScaler.unscale_ on a gradient, a BatchNorm layer's update ..."
     ),
     "deepcopy": (
         "deepcopy-grad-by-source",  # "the copy of a plain tensor gets ... .grad, the copy of a Parameter has none"

@@ -532,8 +532,8 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 # ``detach()`` gives a tensor out of the graph on the same memory: value edits
 # through either name reach the other, and both count the in-place torch operations among
 # them in one shared ``_version`` (``apply_`` and ``map_``, which run a Python function on each
-# value, move no counter, and neither does a step of an optimizer made with ``fused=True``:
-# :ref:`questions-version-counter`). Shape and storage changes on the detached tensor change its
+# value, move no counter, and neither do a step of an optimizer made with ``fused=True`` and the
+# other kernels listed on :ref:`questions-version-counter`). Shape and storage changes on the detached tensor change its
 # shape, not ``a``'s; the two keep sharing one version counter, which each
 # of the four calls above moves by one. A growing ``resize_`` moves it by one
 # as well, and moves ``a``'s memory too.

@@ -387,5 +387,6 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 #
 # Autograd does not notice such an edit of a tensor it saved through
 # saved-tensor hooks, or of one a custom ``Function`` kept as an attribute, nor an
-# edit by ``apply_`` or ``map_``, which move no counter (:ref:`questions-version-counter`).
+# edit that moves no counter, such as one by ``apply_`` or ``map_`` (the others are listed on
+# :ref:`questions-version-counter`).
 # :fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check`

@@ -391,7 +391,7 @@ assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x 
 
 # %%
 # The version counts in-place torch operations (not ``apply_`` or ``map_``, which run a Python
-# function on each value: :ref:`questions-version-counter`), not changed values. ``t_()`` on
+# function on each value, nor a few torch kernels: :ref:`questions-version-counter`), not changed values. ``t_()`` on
 # ``x.detach()``, an alias that shares ``x``'s version counter, transposes
 # only that alias: ``x`` keeps its values and its shape, yet its version
 # moves to 1 and ``backward()`` refuses.

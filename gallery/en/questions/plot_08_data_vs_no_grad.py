@@ -20,7 +20,8 @@ Both let you change a tensor that requires grad in place. They differ when a gra
 tensor is still waiting for ``backward()``: under ``torch.no_grad()`` the edit is counted and
 ``backward()`` raises "one of the variables needed for gradient computation has been modified by an
 inplace operation", unless the graph saved the tensor through saved-tensor hooks (``save_on_cpu``
-below) or a fused optimizer made the edit; through ``.data`` it is not counted, and ``backward()``
+below), a custom ``Function`` kept it as an attribute, or a kernel that moves no version counter
+made the edit (a fused optimizer's step is one; :ref:`questions-version-counter` lists the others); through ``.data`` it is not counted, and ``backward()``
 can return a wrong gradient without a word. This page edits one pending graph both ways, then shows ``p.data = t`` changing a
 parameter's shape silently. It answers
 `pytorch/pytorch#30987 <https://github.com/pytorch/pytorch/issues/30987>`__.

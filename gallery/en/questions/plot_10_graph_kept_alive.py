@@ -19,7 +19,8 @@ leak, or on a GPU as running out of memory, OOM, after many steps), look at the 
 loss for a report. Summing the loss of every step looks harmless, but a loss that still has a ``grad_fn``
 brings its whole graph along: the running total keeps every step's autograd nodes, and, when no
 ``backward()`` ran on that loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
-``retain_graph=True``, the tensors those nodes saved as well. A list of losses or outputs kept for
+``retain_graph=True`` or ``create_graph=True``, the tensors those nodes saved as well (after
+``backward(inputs=...)``, those of the nodes it did not run). A list of losses or outputs kept for
 logging does the same. This page counts the autograd nodes reachable from the total at each step
 (linear in the steps), checks which saved tensors the total keeps alive with and without
 ``backward()``, shows that the graph this loop keeps cannot even be used, and fixes the loop with
@@ -287,10 +288,12 @@ else:
 # --------------------------------------------------
 #
 # Each step's nodes hold the tensors saved for the backward pass: ``w * x`` saved ``x``, and
-# ``** 2`` saved ``w * x``. ``backward()`` frees them, so in the training loop above the total
+# ``** 2`` saved ``w * x``. A plain ``backward()`` (no ``retain_graph=True``, ``create_graph=True``
+# or ``inputs=``) frees them, so in the training loop above the total
 # keeps the nodes only. Where no ``backward()`` runs on the loss, as in an evaluation loop outside
-# ``torch.no_grad()``, or where it runs with ``retain_graph=True``, the total keeps every step's
-# saved tensors alive too. ``sum_losses`` runs the loop with ``+=``, with or without
+# ``torch.no_grad()``, or where it runs with ``retain_graph=True`` or ``create_graph=True`` (which
+# keeps the graph too), the total keeps every step's saved tensors alive too; with ``inputs=``, it
+# keeps those of the nodes ``backward()`` did not run. ``sum_losses`` runs the loop with ``+=``, with or without
 # ``backward()``, and keeps a weak reference (``weakref.ref``) to each step's ``x`` and ``w * x``,
 # which does not keep the tensor alive: it reads ``None`` once the tensor is freed.
 
@@ -489,8 +492,9 @@ if torch.cuda.is_available():
 # ------------------------------------------------------------------------
 #
 # Without a list or a total, a loop frees each step's graph by itself, in two stages. ``backward()``
-# (without ``retain_graph=True``) at once releases the graph's hold on the tensors it saved, which
-# frees them here, since nothing else holds ``x`` or ``w * x``; the nodes stay alive as long as
+# (without ``retain_graph=True`` or ``create_graph=True``) at once releases the graph's hold on the
+# tensors saved by the nodes it runs (all of them here; with ``inputs=``, only the nodes on the way
+# to the tensors named), which frees them here, since nothing else holds ``x`` or ``w * x``; the nodes stay alive as long as
 # something refers to them, here only the name ``loss``. ``del loss`` drops that reference, and then
 # the nodes go too. ``forward`` runs one step's forward pass and keeps weak references to its
 # loss's node (through ``node_ref``) and to the two tensors the graph saves, ``x`` and ``w * x``;
@@ -531,6 +535,24 @@ with torch.random.fork_rng():
     assert alive(retained[0]) == (True, 2), "after backward(retain_graph=True) the saved tensors stay alive"
     del retained_loss
     assert alive(retained[0]) == (False, 0), "del frees a retained graph and its saved tensors"
+    import warnings
+
+    higher_w, higher = torch.randn(3, requires_grad=True), []
+    higher_loss = forward(higher_w, higher)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a reference cycle
+        higher_loss.backward(create_graph=True)
+    assert alive(higher[0]) == (True, 2), "after backward(create_graph=True) the saved tensors stay alive"
+branch_a, branch_b = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+saved_a, saved_b = torch.full((3,), 2.0), torch.full((3,), 3.0)
+two_branches = (branch_a * saved_a).sum() + (branch_b * saved_b).sum()
+branch_refs = [weakref.ref(saved_a), weakref.ref(saved_b)]
+del saved_a, saved_b
+two_branches.backward(inputs=[branch_a])
+gc.collect()
+assert [ref() is not None for ref in branch_refs] == [False, True], (
+    "backward(inputs=[a]) frees what the nodes it ran saved, and keeps what the others saved"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -643,7 +665,8 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 # nodes then stays at zero however long the loop runs. A total of tensors with a ``grad_fn``, or a
 # list of them, keeps every step's nodes, and keeps their saved tensors too where no ``backward()``
 # ran on the loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
-# ``retain_graph=True``. ``out.detach().cpu()`` keeps no graph, but on the CPU it is a tensor on the
-# output's own storage, which the list keeps alive. Without such a list, ``backward()`` releases the
+# ``retain_graph=True`` or ``create_graph=True`` (after ``backward(inputs=...)``, those of the nodes
+# it did not run). ``out.detach().cpu()`` keeps no graph, but on the CPU it is a tensor on the
+# output's own storage, which the list keeps alive. Without such a list, a plain ``backward()`` releases the
 # graph's hold on the tensors a step saved, and ``del loss`` (with ``out`` and any other name for
 # the step's tensors) or the next ``out, loss = ...`` frees its nodes.

@@ -430,8 +430,11 @@ assert same_storage(base, view), "the view uses the base's memory"
 #
 # ``_version`` counts the in-place torch operations made through the tensor itself, a view,
 # ``detach()`` or ``out=``, with or without ``torch.no_grad()``; the Python-callback methods
-# ``apply_`` and ``map_``, and the fused kernels of an optimizer made with ``fused=True``, are not among them. Many routes to the same memory go around it; among
+# ``apply_`` and ``map_``, and a few torch kernels that write in place (the fused kernels of an
+# optimizer made with ``fused=True``, the unscaling of ``torch.amp.GradScaler.unscale_``, a
+# ``BatchNorm`` layer's update of its running statistics), are not among them. Many routes to the same memory go around it; among
 # them ``.data``, NumPy, ``untyped_storage()``, a DLPack alias, ``copy.copy(t)``, ``apply_`` and
-# ``map_``, ``nn.utils.vector_to_parameters`` and an optimizer step made with ``fused=True``. They change the
+# ``map_``, ``nn.utils.vector_to_parameters`` and those kernels. They change the
 # values behind its back, which is why their edits can give wrong gradients without an error
 # (:ref:`questions-data-vs-no-grad`). Rebinding a name edits nothing.
+# :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`

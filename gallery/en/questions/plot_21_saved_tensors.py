@@ -292,9 +292,11 @@ assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x 
 # ---------------------
 #
 # ``torch.autograd.graph.saved_tensors_hooks(pack, unpack)`` hands every tensor an operation saves
-# to ``pack`` as the operation runs, and ``backward()`` gets it back through ``unpack``. Recording
-# what ``pack`` receives is a public way to see what is saved: for ``exp`` it is the output tensor
-# ``y`` itself, for ``sin`` the input ``a`` itself.
+# to ``pack`` as the operation runs, except a Python number the operation wraps as a tensor
+# (``x * 2`` keeps its ``2`` without the hook: :doc:`/saved`), and ``backward()`` gets it back
+# through ``unpack``. Recording what ``pack`` receives is a public way to see which tensors are
+# saved: for ``exp`` it is the output tensor ``y`` itself, for ``sin`` the input ``a`` itself.
+# :fact:`wrapped-number-saved-outside-hooks`
 
 packed = []
 with saved_tensors_hooks(lambda t: packed.append(t) or len(packed) - 1, lambda i: packed[i]):
@@ -302,6 +304,12 @@ with saved_tensors_hooks(lambda t: packed.append(t) or len(packed) - 1, lambda i
     s = a.sin()
 print("packed:", len(packed), " packed[0] is y:", packed[0] is y, " packed[1] is a:", packed[1] is a)
 assert packed[0] is y and packed[1] is a, "exp packed its output, sin its input"
+# sphinx_gallery_start_ignore
+number_packed = []
+with saved_tensors_hooks(lambda t: number_packed.append(t) or t, lambda t: t):
+    doubled = torch.ones(3, requires_grad=True) * 2
+assert not number_packed and doubled.grad_fn._saved_other.item() == 2, "x * 2 saves its 2 without the hook"
+# sphinx_gallery_end_ignore
 
 # %%
 # Which edit breaks ``backward()``
@@ -420,7 +428,8 @@ assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "torch's own conte
 # ``torch.utils.checkpoint``
 # --------------------------
 #
-# A checkpointed function saves its inputs and recomputes everything else during ``backward()``.
+# With its default ``context_fn`` (no selective checkpointing), a checkpointed function saves its
+# inputs and recomputes everything else during ``backward()``.
 # The output of a checkpointed ``exp`` is not saved, so editing it in place no longer breaks
 # ``backward()``, and the gradient is right (recomputed from ``a``). An in-place edit of the input
 # ``a`` now raises, though a plain ``exp`` allowed it: checkpoint saved ``a``.
@@ -461,7 +470,8 @@ assert any(t is given for t in packed_by_checkpoint), "checkpoint saved its inpu
 # A second ``backward()``
 # -----------------------
 #
-# ``backward()`` frees what the nodes saved, so a second ``backward()`` through the same graph
+# A plain ``backward()`` (no ``retain_graph=True``, ``create_graph=True`` or ``inputs=``) frees what
+# every node saved, so a second ``backward()`` through the same graph
 # raises when it reaches a node that saved a tensor (here ``exp``'s node, which saved its output),
 # and reading ``_saved_result`` afterwards raises the same error. A graph whose nodes saved no tensor, such as
 # ``(x + 1).sum()``, runs a second time and adds the same gradient again. For the operations
@@ -554,7 +564,7 @@ else:
 # operand (both when both need a gradient), ``add`` nothing; an edit through ``.data`` is not
 # caught, and the gradient is wrong. Out-of-place code (``y = y + 1``) is the plain fix; a copying
 # ``saved_tensors_hooks`` (``allow_mutation_on_saved_tensors()`` is one) or ``torch.utils.checkpoint``
-# also let the output be edited, but hooks
+# (with its default ``context_fn``) also let the output be edited, but hooks
 # that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and
 # the check with them, until a ``backward()`` without it. The error itself is read on
 # :ref:`questions-inplace-error`.

@@ -7,7 +7,7 @@ My logged gradients are all the same: ``g = p.grad`` is not a copy
 .. admonition:: Answer
    :class: answer
 
-   ``g = p.grad`` is no copy: after ``zero_grad(set_to_none=False)``, or with no reset, ``backward()`` writes
+   ``g = p.grad`` is no copy: after ``zero_grad(set_to_none=False)``, or with no reset, ``backward()`` (without ``create_graph=True``) writes
    into that one tensor and every logged entry ends up equal. Log a copy:
 
    .. code-block:: python
@@ -331,6 +331,7 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     (second**2).sum().backward(create_graph=True)
 assert second.grad is not first_grad, "backward(create_graph=True) puts a new tensor in .grad"
+assert second.grad.tolist() == [4.0, 4.0] and first_grad.tolist() == [2.0, 2.0], "it holds the sum"
 sparse_table = torch.nn.Embedding(5, 2, sparse=True)
 sparse_table(torch.tensor([1])).sum().backward()
 sparse_grad = sparse_table.weight.grad
@@ -373,5 +374,6 @@ assert not torch.equal(grads[0], grads[2]), "the steps' gradients differ"
 # ``set_to_none=True`` (the default), ``zero_grad()`` lets go of it and the next ``backward()``
 # makes a new one, so ``g`` keeps its values; with ``set_to_none=False``, ``zero_grad()`` zeroes
 # it and ``backward()`` adds into it, and so does a ``backward()`` with no ``zero_grad()`` in
-# between, which is how gradient accumulation works. To keep a step's gradient, keep
+# between, which is how gradient accumulation works (``backward(create_graph=True)`` puts a new
+# tensor holding the sum in ``p.grad`` instead). To keep a step's gradient, keep
 # ``p.grad.clone()``.

@@ -95,9 +95,11 @@ else:
 # sphinx_gallery_end_ignore
 
 # %%
-# ``backward()`` frees them unless it is given ``retain_graph=True``, or ``create_graph=True``
-# (which keeps the graph too, to differentiate the gradient again). With either, a second
-# ``backward()`` through the same graph runs and adds the gradient to ``w.grad`` again.
+# ``backward()`` frees what the nodes it runs saved (with ``inputs=``, only the nodes on the way to
+# the tensors named run, and the others keep theirs), unless it is given ``retain_graph=True``, or
+# ``create_graph=True`` (which keeps the graph too, to differentiate the gradient again). With
+# either, a second ``backward()`` through the same graph runs and adds the gradient to ``w.grad``
+# again.
 
 for label, keep in {"retain_graph=True": {"retain_graph": True}, "create_graph=True": {"create_graph": True}}.items():
     w.grad = None
@@ -109,6 +111,19 @@ for label, keep in {"retain_graph=True": {"retain_graph": True}, "create_graph=T
     twice = torch.allclose(w.grad, 2 * w.exp())
     print(f"backward({label}), then backward(): ran; w.grad is two passes' gradient: {twice}")
     assert twice, f"backward({label}) keeps what the nodes saved for a second pass"
+# sphinx_gallery_start_ignore
+branch_a, branch_b = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+two_branches = branch_a.exp().sum() + branch_b.exp().sum()
+two_branches.backward(inputs=[branch_a])
+two_branches.backward(inputs=[branch_b])
+assert torch.equal(branch_b.grad, branch_b.exp()), "backward(inputs=[a]) leaves what the other branch saved"
+try:
+    two_branches.backward(inputs=[branch_a])
+except RuntimeError as e:
+    assert str(e) == message, "the branch backward(inputs=[a]) ran was freed"
+else:
+    raise AssertionError("a second backward(inputs=[a]) must raise")
+# sphinx_gallery_end_ignore
 
 # %%
 # Cause 1: a tensor computed once, before the loop
@@ -313,7 +328,9 @@ assert nodes[0] == count_nodes(one_batch), "each batch's graph is the size of a 
 # running total of :ref:`questions-graph-kept-alive` holds every step's graph. Here it fails anyway, at batch 1, with
 # another error: batch 1's ``backward()`` reaches batch 0's nodes, which saved the cell's weight,
 # and ``optimizer.step()`` has changed that weight in place since (see
-# :ref:`questions-inplace-error`).
+# :ref:`questions-inplace-error`). With an optimizer made with ``fused=True``, whose step moves
+# no version counter, the same loop raises nothing: each ``backward()`` runs back through every
+# earlier batch's graph, and the mistake goes unreported.
 
 torch.manual_seed(0)
 cell = torch.nn.RNNCell(2, 3)
@@ -337,6 +354,20 @@ print("nodes reachable from h, per batch:", nodes)
 print("raised at batch:", failed_batch)
 print("message:", message)
 assert failed_batch == 1 and nodes[1] > nodes[0] and "modified by an inplace operation" in message
+# sphinx_gallery_start_ignore
+with torch.random.fork_rng():
+    fused_cell = torch.nn.RNNCell(2, 3)
+    fused_optimizer = torch.optim.SGD(fused_cell.parameters(), lr=0.1, fused=True)
+    fused_h, fused_nodes = torch.zeros(1, 3), []
+    for fused_batch in sequence:
+        for fused_x in fused_batch:
+            fused_h = fused_cell(fused_x, fused_h)
+        fused_nodes.append(count_nodes(fused_h))
+        fused_optimizer.zero_grad()
+        fused_h.pow(2).sum().backward(retain_graph=True)
+        fused_optimizer.step()
+assert fused_nodes[0] < fused_nodes[1] < fused_nodes[2], "with fused=True every batch's backward() ran, through the earlier graphs"
+# sphinx_gallery_end_ignore
 
 # %%
 # Cause 3: two losses that share part of a graph
@@ -407,7 +438,8 @@ assert all(torch.allclose(p.grad, s) for p, s in zip(params, separate, strict=Tr
 # ``backward()`` calls. Both run every step and end with the same weights. ``retain_graph=True``
 # is right here because the graph is used once more, in the same step; each step builds a new
 # one. Used as a blanket fix for causes 1 and 2, it left the encoder's updates out of the loss, or
-# kept the previous batch's graph and failed on its weights, as shown above.
+# kept the previous batch's graph and failed on its weights (with this page's unfused SGD), as
+# shown above.
 
 models = {"sum": torch.nn.ModuleList([trunk, head1, head2])}
 models["retain_graph"] = copy.deepcopy(models["sum"])
@@ -496,4 +528,4 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 # (``h = h.detach()`` at the start of each batch), or the trunk of two losses (one ``backward()``
 # on their sum). ``retain_graph=True`` was right only for the two losses of one step; in the other two loops
 # it left the encoder's updates out of the loss, or kept the previous batch's graph and failed on
-# its weights.
+# its weights (a ``fused=True`` optimizer would not even have failed).

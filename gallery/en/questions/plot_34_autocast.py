@@ -35,7 +35,8 @@ model itself with ``.to(torch.bfloat16)`` or ``.half()`` differs.
 # ``same_storage`` compares where two tensors' storages start. ``weight_used`` runs ``model(x)`` and
 # returns the output with the weight the layer computed with, as autograd saved it for the backward
 # pass: a saved-tensor hook (``torch.autograd.graph.saved_tensors_hooks``) sees every tensor autograd
-# saves. ``Linear`` saves its weight transposed; ``.T`` turns it back.
+# saves, the weight included (all but a Python number an operation wraps as a tensor: :doc:`/saved`).
+# ``Linear`` saves its weight transposed; ``.T`` turns it back. :fact:`wrapped-number-saved-outside-hooks`
 
 import torch
 
@@ -509,10 +510,12 @@ for enclosing_enabled in (True, False):
 # ``torch.amp.GradScaler`` multiplies the loss by a scale (65536 at first) before the backward
 # pass, so that small float16 gradients do not round to zero; bfloat16 has float32's range and
 # does not need it, but the calls are the same, and they run on the CPU. To clip
-# gradients, ``scaler.unscale_(optimizer)`` divides each ``.grad`` by the scale first, in place, and
+# gradients, ``scaler.unscale_(optimizer)`` divides each ``.grad`` by the scale first, in place
+# (without moving its version counter: :ref:`questions-version-counter`), and
 # ``torch.nn.utils.clip_grad_norm_`` then scales them down, in place too. So ``g = p.grad`` logged
 # after ``backward()`` holds the unscaled, clipped values by the step; ``p.grad.clone()`` keeps the
 # scaled gradient as it was (:ref:`questions-stale-grad` shows the same for plain clipping).
+# :fact:`kernel-writes-not-counted`
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)

@@ -369,7 +369,7 @@ print("w.grad:", w.grad)
 assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x as it was when multiplied"
 
 # %%
-# 版本号记的是 torch 原地操作的次数（不包括对每个值调用 Python 函数的 ``apply_`` 和 ``map_``，见 :ref:`版本计数器那一页 <questions-version-counter>`），而不是数值有没有变。对 ``x.detach()`` 调用 ``t_()``：这个别名与 ``x``
+# 版本号记的是 torch 原地操作的次数（不包括对每个值调用 Python 函数的 ``apply_`` 和 ``map_``，也不包括少数几个 torch 内核，见 :ref:`版本计数器那一页 <questions-version-counter>`），而不是数值有没有变。对 ``x.detach()`` 调用 ``t_()``：这个别名与 ``x``
 # 共享版本计数器，转置的只是别名本身，``x`` 的数值和形状都没变，版本却变成了 1，``backward()`` 照样拒绝计算。
 w = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 x = torch.tensor([[4.0, 5.0], [6.0, 7.0]])

@@ -19,7 +19,7 @@
 两者都能原地修改一个需要梯度的张量。区别出现在还有计算图保存着这个张量、等着 ``backward()``
 的时候：在 ``torch.no_grad()`` 下修改，这次修改会被记下，``backward()`` 报错“one of the
 variables needed for gradient computation has been modified by an inplace operation”，除非计算图是经由保存张量的钩子保存这个张量的（见下文的
-``save_on_cpu``），或者修改来自 fused 优化器；通过 ``.data`` 修改则不会被记下，``backward()`` 可能一声不吭地给出错误的梯度。本页对同一张等待反向传播的计算图所保存的张量，分别用这两种方式修改，再演示
+``save_on_cpu``），或者自定义 ``Function`` 把它存成了属性，或者修改来自不推进版本计数器的内核（fused 优化器的一步就是这样，其余几个见 :ref:`版本计数器那一页 <questions-version-counter>`）；通过 ``.data`` 修改则不会被记下，``backward()`` 可能一声不吭地给出错误的梯度。本页对同一张等待反向传播的计算图所保存的张量，分别用这两种方式修改，再演示
 ``p.data = t`` 如何悄悄改掉参数的形状。本页回答的是
 `pytorch/pytorch#30987 <https://github.com/pytorch/pytorch/issues/30987>`__。
 """

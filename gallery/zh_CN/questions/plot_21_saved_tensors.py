@@ -285,8 +285,8 @@ assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x 
 # --------------
 #
 # ``torch.autograd.graph.saved_tensors_hooks(pack, unpack)`` 会在运算执行时，把它要保存的每个张量交给
-# ``pack``，``backward()`` 再通过 ``unpack`` 取回。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了什么：``exp``
-# 收到的就是输出张量 ``y`` 本身，``sin`` 收到的就是输入 ``a`` 本身。
+# ``pack``，只有运算包装成张量的 Python 数字例外（``x * 2`` 保存它的 ``2`` 时不经过钩子，见 :doc:`各操作保存了哪些张量 </saved>`），``backward()`` 再通过 ``unpack`` 取回。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了哪些张量：``exp``
+# 收到的就是输出张量 ``y`` 本身，``sin`` 收到的就是输入 ``a`` 本身。:fact:`wrapped-number-saved-outside-hooks`
 
 packed = []
 with saved_tensors_hooks(lambda t: packed.append(t) or len(packed) - 1, lambda i: packed[i]):
@@ -294,6 +294,12 @@ with saved_tensors_hooks(lambda t: packed.append(t) or len(packed) - 1, lambda i
     s = a.sin()
 print("packed:", len(packed), " packed[0] is y:", packed[0] is y, " packed[1] is a:", packed[1] is a)
 assert packed[0] is y and packed[1] is a, "exp packed its output, sin its input"
+# sphinx_gallery_start_ignore
+number_packed = []
+with saved_tensors_hooks(lambda t: number_packed.append(t) or t, lambda t: t):
+    doubled = torch.ones(3, requires_grad=True) * 2
+assert not number_packed and doubled.grad_fn._saved_other.item() == 2, "x * 2 saves its 2 without the hook"
+# sphinx_gallery_end_ignore
 
 # %%
 # 原地修改哪个会让 ``backward()`` 报错
@@ -407,7 +413,7 @@ assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "torch's own conte
 # ``torch.utils.checkpoint``
 # --------------------------
 #
-# 用 checkpoint 做梯度检查点时，被包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算。checkpoint 里的 ``exp``
+# 用 checkpoint 做梯度检查点时，在默认的 ``context_fn`` 下（不做选择性检查点），被包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算。checkpoint 里的 ``exp``
 # 不保存输出，所以原地修改输出不再让 ``backward()`` 报错，梯度也是对的（由 ``a`` 重新算出）。原地修改输入
 # ``a`` 反而会报错，而普通的 ``exp`` 允许这样改：checkpoint 保存了 ``a``。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，当前版本会发出警告。）函数因此会执行两次，这对 BatchNorm 和函数里的其他原地修改意味着什么，见 :ref:`questions-activation-checkpointing`。
 
@@ -444,7 +450,7 @@ assert any(t is given for t in packed_by_checkpoint), "checkpoint saved its inpu
 # 第二次 ``backward()``
 # ---------------------
 #
-# ``backward()`` 会释放各节点保存的张量，所以沿同一个计算图再调用一次 ``backward()``，一走到保存过张量的节点就会报错（这里是
+# 不带 ``retain_graph=True``、``create_graph=True`` 或 ``inputs=`` 的普通 ``backward()`` 会释放各节点保存的张量，所以沿同一个计算图再调用一次 ``backward()``，一走到保存过张量的节点就会报错（这里是
 # ``exp`` 的节点，它保存了输出）；之后再读 ``_saved_result`` 也报同样的错。如果计算图里的节点都没有保存张量，比如
 # ``(x + 1).sum()``，就可以再跑一次，同样的梯度会再累加一遍。把上面这些运算作用在两个叶子张量上（这样只有运算本身会保存张量），可以看到：第二次反向传播报不报错，恰好取决于这个运算有没有保存张量。
 
@@ -528,6 +534,6 @@ else:
 #
 # 原地操作会不会让 ``backward()`` 报错，取决于之后的运算保存了什么：对上面这些运算，被保存的张量恰好就是改了会报错的那些。``exp``、
 # ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
-# 什么都不保存；经 ``.data`` 的修改不会被发现，梯度是错的。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和
+# 什么都不保存；经 ``.data`` 的修改不会被发现，梯度是错的。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和用默认 ``context_fn`` 的
 # ``torch.utils.checkpoint`` 也允许原地修改输出（``allow_mutation_on_saved_tensors()`` 就是前一种），但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
 # 会一直留住保存的张量，检查也随之保留，直到某一次不带它的 ``backward()``。怎么读这条报错，见\ :ref:`原地修改报错那一页 <questions-inplace-error>`。

@@ -82,7 +82,7 @@ else:
 # sphinx_gallery_end_ignore
 
 # %%
-# 给 ``backward()`` 传入 ``retain_graph=True`` 或者 ``create_graph=True`` 时，它不释放这些张量；后者为了能对梯度再求导，也会留住计算图。两者任用其一，对同一个图的第二次 ``backward()`` 都能运行，并把梯度再加到 ``w.grad`` 上一次。
+# ``backward()`` 释放的是它所运行的节点保存的张量（带 ``inputs=`` 时，只运行通往指定张量的那些节点，其余节点保存的张量留着）。给 ``backward()`` 传入 ``retain_graph=True`` 或者 ``create_graph=True`` 时，它不释放这些张量；后者为了能对梯度再求导，也会留住计算图。两者任用其一，对同一个图的第二次 ``backward()`` 都能运行，并把梯度再加到 ``w.grad`` 上一次。
 
 for label, keep in {"retain_graph=True": {"retain_graph": True}, "create_graph=True": {"create_graph": True}}.items():
     w.grad = None
@@ -94,6 +94,19 @@ for label, keep in {"retain_graph=True": {"retain_graph": True}, "create_graph=T
     twice = torch.allclose(w.grad, 2 * w.exp())
     print(f"backward({label}), then backward(): ran; w.grad is two passes' gradient: {twice}")
     assert twice, f"backward({label}) keeps what the nodes saved for a second pass"
+# sphinx_gallery_start_ignore
+branch_a, branch_b = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+two_branches = branch_a.exp().sum() + branch_b.exp().sum()
+two_branches.backward(inputs=[branch_a])
+two_branches.backward(inputs=[branch_b])
+assert torch.equal(branch_b.grad, branch_b.exp()), "backward(inputs=[a]) leaves what the other branch saved"
+try:
+    two_branches.backward(inputs=[branch_a])
+except RuntimeError as e:
+    assert str(e) == message, "the branch backward(inputs=[a]) ran was freed"
+else:
+    raise AssertionError("a second backward(inputs=[a]) must raise")
+# sphinx_gallery_end_ignore
 
 # %%
 # 原因一：循环之前只算一次的张量
@@ -275,7 +288,7 @@ assert nodes[0] == count_nodes(one_batch), "each batch's graph is the size of a 
 # 改用 ``retain_graph=True`` 会留住每一批的图
 # -------------------------------------------
 #
-# 用 ``retain_graph=True`` 而不 ``detach()``，第 0 批的图连同它保存的张量都留了下来：第 1 批时从 ``h`` 能走到的图里也有第 0 批的图，就像 :ref:`累加损失的那一页 <questions-graph-kept-alive>` 里的累计值留住了每一步的图。这里它照样失败，在第 1 批报出另一个错误：第 1 批的 ``backward()`` 走到第 0 批的节点，这些节点保存了 RNN 单元（cell）的权重，而 ``optimizer.step()`` 之后已经原地改过这个权重（见 :ref:`原地修改报错那一页 <questions-inplace-error>`）。
+# 用 ``retain_graph=True`` 而不 ``detach()``，第 0 批的图连同它保存的张量都留了下来：第 1 批时从 ``h`` 能走到的图里也有第 0 批的图，就像 :ref:`累加损失的那一页 <questions-graph-kept-alive>` 里的累计值留住了每一步的图。这里它照样失败，在第 1 批报出另一个错误：第 1 批的 ``backward()`` 走到第 0 批的节点，这些节点保存了 RNN 单元（cell）的权重，而 ``optimizer.step()`` 之后已经原地改过这个权重（见 :ref:`原地修改报错那一页 <questions-inplace-error>`）。如果优化器是用 ``fused=True`` 创建的，它的一步不推进版本计数器，同样的循环就不会报错：每次 ``backward()`` 都沿着之前每一批的计算图一路传回去，错误悄无声息。
 
 torch.manual_seed(0)
 cell = torch.nn.RNNCell(2, 3)
@@ -299,6 +312,20 @@ print("nodes reachable from h, per batch:", nodes)
 print("raised at batch:", failed_batch)
 print("message:", message)
 assert failed_batch == 1 and nodes[1] > nodes[0] and "modified by an inplace operation" in message
+# sphinx_gallery_start_ignore
+with torch.random.fork_rng():
+    fused_cell = torch.nn.RNNCell(2, 3)
+    fused_optimizer = torch.optim.SGD(fused_cell.parameters(), lr=0.1, fused=True)
+    fused_h, fused_nodes = torch.zeros(1, 3), []
+    for fused_batch in sequence:
+        for fused_x in fused_batch:
+            fused_h = fused_cell(fused_x, fused_h)
+        fused_nodes.append(count_nodes(fused_h))
+        fused_optimizer.zero_grad()
+        fused_h.pow(2).sum().backward(retain_graph=True)
+        fused_optimizer.step()
+assert fused_nodes[0] < fused_nodes[1] < fused_nodes[2], "with fused=True every batch's backward() ran, through the earlier graphs"
+# sphinx_gallery_end_ignore
 
 # %%
 # 原因三：共享一部分计算图的两个损失
@@ -360,7 +387,7 @@ assert all(torch.allclose(p.grad, s) for p, s in zip(params, separate, strict=Tr
 # 在训练循环里
 # ------------
 #
-# 模型的两份副本从相同的权重出发各训练三步：一份用 ``(loss1 + loss2).backward()``，另一份调用两次 ``backward()``，第一次带 ``retain_graph=True``。两份都每步顺利运行，最后权重相同。这里用 ``retain_graph=True`` 是对的，因为计算图只在同一步里再用一次，每一步都会构建新的图。若把它当作原因一和原因二的万能解决办法，如上文所示，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错。
+# 模型的两份副本从相同的权重出发各训练三步：一份用 ``(loss1 + loss2).backward()``，另一份调用两次 ``backward()``，第一次带 ``retain_graph=True``。两份都每步顺利运行，最后权重相同。这里用 ``retain_graph=True`` 是对的，因为计算图只在同一步里再用一次，每一步都会构建新的图。若把它当作原因一和原因二的万能解决办法，如上文所示，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错（用的是本页未融合的 SGD）。
 
 models = {"sum": torch.nn.ModuleList([trunk, head1, head2])}
 models["retain_graph"] = copy.deepcopy(models["sum"])
@@ -435,4 +462,4 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 # 小结
 # ----
 #
-# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于各步共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下计算）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``）、或两个损失共享的主干（对两者之和做一次 ``backward()``）。``retain_graph=True`` 只在同一步的两个损失上是对的；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错。
+# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于各步共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下计算）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``）、或两个损失共享的主干（对两者之和做一次 ``backward()``）。``retain_graph=True`` 只在同一步的两个损失上是对的；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错（换成 ``fused=True`` 的优化器，连错都不报）。
