@@ -343,6 +343,37 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
                 f"after one more inside: {a.tolist()}")
 
 
+@fact("inference-tensor-apply-map-outside-no-error", {
+    "en": "Calls apply_ and map_ on an inference tensor outside inference mode, on the tensor and on its view(3), "
+          "with grad mode on and under torch.no_grad(): none raises, and each doubles the values.",
+    "zh_CN": "在推理模式之外、分别在梯度模式下和 torch.no_grad() 下，对推理张量本身及其 view(3) 调用 apply_ 和 "
+             "map_：都不报错，每次都把数值翻一倍。",
+})
+def _inference_tensor_apply_map_outside_no_error() -> Fact:
+    """apply_ and map_, which run a Python function on each value, edit an inference tensor outside
+    inference mode without the error an in-place torch operation such as mul_ raises there."""
+    a = _inference_tensor()
+    edits = {
+        "a.apply_(f)": lambda: a.apply_(lambda v: v * 2),
+        "a.map_(a, f)": lambda: a.map_(a, lambda v, o: v + o),
+        "a.view(3).apply_(f)": lambda: a.view(3).apply_(lambda v: v * 2),
+        "a.view(3).map_(a, f)": lambda: a.view(3).map_(a, lambda v, o: v + o),
+    }
+    outcomes = []
+    for context in (torch.enable_grad, torch.no_grad):
+        for name, edit in edits.items():
+            before = a.tolist()
+            try:
+                with context():
+                    edit()
+            except RuntimeError as exc:
+                outcomes.append(f"{name}: {exc}")
+            else:
+                outcomes.append(f"{name}: doubled" if a.tolist() == [2 * v for v in before] else f"{name}: {a}")
+    return Fact(not torch.is_inference_mode_enabled() and all(o.endswith(": doubled") for o in outcomes),
+                "; ".join(outcomes))
+
+
 
 @fact("expand-inplace-write-refused", {
     "en": "Calls fill_(-1), add_(1), mul_(2) and copy_(torch.ones(2, 3)) on e = torch.zeros(3).expand(2, 3): fill_ "

@@ -265,7 +265,8 @@ GUIDE: tuple[Advice, ...] = (
                 "is made by a kernel that moves no version counter: a step of an optimizer made with `fused=True`, "
                 "`torch.amp.GradScaler.unscale_` on a gradient, a `BatchNorm` layer's update of its running "
                 "statistics); if `a` is an "
-                "inference tensor, the edit itself raises, and yet `a` has changed.",
+                "inference tensor, an edit such as `b.mul_(10)` itself raises, and yet `a` has changed "
+                "(`apply_` and `map_` edit it without an error).",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象；`torch.as_tensor(a)`、"
                 "对 float32 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、"
                 "对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。"
@@ -274,14 +275,16 @@ GUIDE: tuple[Advice, ...] = (
                 "反向传播运行到保存 `a` 的那个节点时会报错，除非这次修改是由不推进版本计数器的内核完成的："
                 "fused 优化器（`fused=True`）的一步、`torch.amp.GradScaler.unscale_` 对梯度的修改、"
                 "`BatchNorm` 层对其运行统计量的更新；"
-                "如果 `a` 是推理张量，修改本身就会报错，可 `a` 的值还是变了。",
+                "如果 `a` 是推理张量，`b.mul_(10)` 这样的修改本身就会报错，可 `a` 的值还是变了"
+                "（用 `apply_` 和 `map_` 修改则不报错）。",
         },
         lambda m: all(_everywhere(m, op, same_object=True)
                       for op in ("b = a", "torch.as_tensor(a)", "a.float()"))
         and all(_row(m, s, "b = a")["inplace_edit_no_grad"] == EDIT_DETECTED for s in GRAD_SOURCES)
         and _refused(m, "inference", "b = a", "inplace_edit_no_grad", INFERENCE_EDIT, changed=True),
         facts=("noop-conversions-return-a", "version-check-only-in-nodes-run", "saved-tensor-hooks-hide-edit",
-               "ctx-attribute-escapes-version-check", "fused-optimizer-step-not-counted", "kernel-writes-not-counted"),
+               "ctx-attribute-escapes-version-check", "fused-optimizer-step-not-counted", "kernel-writes-not-counted",
+               "inference-tensor-apply-map-outside-no-error"),
     ),
     Advice(
         "torch-tensor",
@@ -330,15 +333,17 @@ GUIDE: tuple[Advice, ...] = (
         "inference",
         {
             "en": "A tensor made under `torch.inference_mode()` has no version counter at all. Outside "
-                "inference mode an in-place edit of it through `b = a` or `a.view(3)` raises, with or without "
-                "`torch.no_grad()`, and yet the values of `a` have changed: do not catch that error and carry "
-                "on. `a.data`, `a.detach()` and `copy.copy(a)`, which share its storage, take the edit without "
-                "an error, and it reaches `a`. To edit the values, edit `a.clone()` or `a.detach().clone()`: "
+                "inference mode an in-place torch operation on it, such as `mul_`, through `b = a` or `a.view(3)` "
+                "raises, with or without `torch.no_grad()`, and yet the values of `a` have changed: do not catch "
+                "that error and carry on (`apply_` and `map_` edit it without an error). `a.data`, `a.detach()` "
+                "and `copy.copy(a)`, which share its storage, take the edit without an error, and it reaches `a`. "
+                "To edit the values, edit `a.clone()` or `a.detach().clone()`: "
                 "new storage, and the edit goes through.",
             "zh_CN": "在 `torch.inference_mode()` 下创建的张量根本没有版本计数器。离开推理模式后，无论是否在 "
-                "`torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 原地修改它都会报错，可 `a` 的值已经变了："
-                "不要捕获这个错误后接着往下算。`a.data`、`a.detach()` 和 `copy.copy(a)` 与它共享存储，"
-                "原地修改它们不报错，改动会落到 `a` 上。要修改这些数值，就去修改 "
+                "`torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 对它做 `mul_` 这样的 torch 原地操作都会报错，"
+                "可 `a` 的值已经变了：不要捕获这个错误后接着往下算（用 `apply_` 和 `map_` 修改则不报错）。"
+                "`a.data`、`a.detach()` 和 `copy.copy(a)` 与它共享存储，原地修改它们不报错，改动会落到 `a` 上。"
+                "要修改这些数值，就去修改 "
                 "`a.clone()` 或 `a.detach().clone()`：它们有新的存储，原地修改可以照常进行。",
         },
         lambda m: _no_counter(m, *(op for op in OPERATIONS if op not in WRITES))
@@ -352,6 +357,7 @@ GUIDE: tuple[Advice, ...] = (
         and all(_row(m, "inference", op)["shares_storage"] is False
                 and all(_row(m, "inference", op)[c] == EDIT_NO_GRAPH for c in EDIT_COLUMNS)
                 for op in ("a.clone()", "a.detach().clone()")),
+        facts=("inference-tensor-apply-map-outside-no-error",),
     ),
 )
 

@@ -129,6 +129,13 @@ def _module_to_overwrites_parameters():
         torch.__future__.set_overwrite_module_params_on_conversion(before)
 
 
+def _refuse_inference_outside_the_mode(func, args, kwargs):
+    """``apply_`` and ``map_`` checked like ``mul_``: an inference tensor outside inference mode is refused."""
+    if args[0].is_inference() and not torch.is_inference_mode_enabled():
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.")
+    return func(*args, **kwargs)
+
+
 INPLACE = ("add_", "mul_", "sub_", "zero_")
 FUSED_STEPS = ("_fused_adagrad_", "_fused_sgd_", "_fused_adam_", "_fused_adamw_")
 
@@ -157,6 +164,8 @@ MUTANTS = {
     "unbind() returns separate views": lambda: Override(unbind=_separate_unbind),
     "a number operand becomes a tensor": lambda: Override(mul=_number_as_tensor),
     "Module.to() makes new parameters": _module_to_overwrites_parameters,
+    "apply_ and map_ refuse inference tensors": lambda: Override(
+        **dict.fromkeys(("apply_", "map_"), _refuse_inference_outside_the_mode)),
 }
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
@@ -187,6 +196,7 @@ FACT_FLIPS = {
     "leaf-view-has-grad-fn-refuses-inplace": "in-place edits bypass autograd",
     "inference-tensor-has-no-version-counter": "every tensor has a version counter",
     "inference-tensor-inplace-outside-raises-yet-writes": "in-place edits of inference tensors allowed",
+    "inference-tensor-apply-map-outside-no-error": "apply_ and map_ refuse inference tensors",
     "fused-optimizer-step-not-counted": "fused optimizer steps are counted",
     "kernel-writes-not-counted": "uncounted kernels are counted",
     "double-of-float64-is-a": "double() always copies",

@@ -299,7 +299,7 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
         Fact("a.float()", "same_object", True),  # and a.float() on a float tensor"
         # "an in-place edit of b under torch.no_grad() is an edit of a: backward raises"
         *_edit_facts("b = a", probes.EDIT_DETECTED, columns=("inplace_edit_no_grad",)),
-        # "if a is an inference tensor, the edit itself raises, and yet a has changed"
+        # "if a is an inference tensor, an edit such as b.mul_(10) itself raises, and yet a has changed"
         Fact("b = a", "inplace_edit_no_grad", refused=probes.INFERENCE_EDIT, changed=True, sources=("inference",)),
     ],
     "torch-tensor": [
@@ -323,7 +323,8 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
         # the index write is an in-place edit of a itself: on an inference tensor it is refused ("—")
         Fact(INDEX_WRITE, "raised", prefix="RuntimeError: " + probes.REFUSALS[probes.INFERENCE_EDIT],
              sources=UNCOUNTED),
-        # "an in-place edit of it through b = a or a.view(3) raises, with or without torch.no_grad(),
+        # "an in-place torch operation on it, such as mul_, through b = a or a.view(3) raises, with or
+        # without torch.no_grad(),
         # and yet the values of a have changed"
         *[Fact(op, column, refused=probes.INFERENCE_EDIT, changed=True, sources=("inference",))
           for op in ("b = a", "a.view(3)") for column in probes.EDIT_COLUMNS],
@@ -357,12 +358,14 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "ctx-attribute-escapes-version-check",  # "and not as a custom Function's attribute)"
         "fused-optimizer-step-not-counted",  # "or the edit is ... a step of an optimizer made with fused=True"
         "kernel-writes-not-counted",  # "GradScaler.unscale_ on a gradient, a BatchNorm layer's update ..."
+        "inference-tensor-apply-map-outside-no-error",  # "(apply_ and map_ edit it without an error)"
     ),
     "deepcopy": (
         "deepcopy-grad-by-source",  # "the copy of a plain tensor gets ... .grad, the copy of a Parameter has none"
         "deepcopy-model-drops-grad",  # "and so has every parameter of a deep-copied model"
         "deepcopy-view-copies-storage",  # "for a view it copies the whole storage behind it"
     ),
+    "inference": ("inference-tensor-apply-map-outside-no-error",),  # "(apply_ and map_ edit it without an error)"
 }
 
 

@@ -15,8 +15,10 @@ of its own.
 # ---------------------------
 #
 # On a device with real memory (not ``meta``, where every storage starts at
-# address 0), two non-empty tensors share memory when their storages start at
-# the same address (the converse does not hold: next cell). (An empty tensor has no memory to share, so the helper is not
+# address 0), two non-empty tensors use one storage when their storages start at
+# the same address (whether they also share an element is another question:
+# :ref:`questions-memory-overlap`), and different starts do not rule out shared
+# memory (next cell). (An empty tensor has no memory to share, so the helper is not
 # meant for one.)
 # The helper compares the two addresses and prints only the answer, never the
 # address itself.
@@ -35,7 +37,7 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 
 
 # %%
-# On such a device, equal starts prove sharing; different starts do not rule it out. An alias
+# On such a device, equal starts prove one storage; different starts do not rule out shared memory. An alias
 # of a slice made through DLPack, NumPy or ``torch.frombuffer`` gets a storage
 # of its own, which starts inside the source's: ``same_storage`` answers
 # ``False``, yet a write through each alias reaches the source.

@@ -7,7 +7,7 @@
 .. admonition:: Answer
    :class: answer
 
-   While autograd records, it refuses an in-place edit of a leaf that requires grad. Make the update step under ``torch.no_grad()``:
+   While autograd records, it refuses an in-place operation on a leaf that requires grad, or on a view of it (a write through ``detach()`` or ``.data`` is not refused). Make the update step under ``torch.no_grad()``:
 
    .. code-block:: python
 
@@ -408,9 +408,11 @@ assert torch.equal(w.grad, torch.tensor([0.0, 4.0, 6.0])), "2 * w where the clon
 
 
 # %%
-# An ``out=`` argument is refused in grad mode when an argument or the output requires grad, with a
-# message of its own; both calls below raise it. Under ``torch.no_grad()`` the same call writes into
-# the leaf, like Fix 1.
+# In grad mode, when an argument or the output requires grad, ``torch.add`` and ``torch.mul`` refuse
+# an ``out=`` argument with a message of their own; both calls below raise it. Under
+# ``torch.no_grad()`` the same call writes into the leaf, like Fix 1. Not every function refuses:
+# a few composite ones, such as ``torch.tensordot`` (last lines), accept ``out=`` in grad mode and
+# record the write as a copy.
 
 for name, call in {
     "torch.add(w, 1, out=w)": lambda: torch.add(w, 1, out=w),
@@ -428,6 +430,10 @@ with torch.no_grad():
     torch.add(w, 1, out=w)
 print("after torch.add(w, 1, out=w) under torch.no_grad(): w =", w)
 assert torch.equal(w.detach(), torch.tensor([2.0, 3.0, 4.0])), "under no_grad the out= write reaches the leaf"
+composite_out = torch.empty(())
+torch.tensordot(w, torch.ones(3), dims=1, out=composite_out)
+print("torch.tensordot(w, torch.ones(3), dims=1, out=composite_out):", composite_out)
+assert type(composite_out.grad_fn).__name__ == "CopyBackwards", "tensordot records the out= write as a copy"
 
 
 # %%
@@ -469,8 +475,9 @@ assert p._version == 1, "only the edit under no_grad moved the counter"
 # Conclusion
 # ----------
 #
-# A leaf that requires grad cannot be edited in place while autograd
-# records. Edit it under ``torch.no_grad()`` (``w -= lr * w.grad``,
+# While autograd records, an in-place operation on a leaf that requires
+# grad, or on a view of it, is refused; a write through ``detach()`` or
+# ``.data`` is not. Edit it under ``torch.no_grad()`` (``w -= lr * w.grad``,
 # ``copy_``, item assignment) or use a ``torch.nn.init`` function. To change
 # a shape, build a new layer, copy what it keeps, and make a new optimizer;
 # ``torch.utils.swap_tensors`` is for swaps that keep the shape. ``.data``

@@ -220,10 +220,10 @@ else:
 assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 
 # %%
-# On a dense CPU tensor of a dtype NumPy has, the suggested ``detach().numpy()``
-# returns an array over the tensor's own memory, and so does ``numpy(force=True)``
-# when neither the conjugate nor the negative bit is set: neither copies. (With one
-# of those bits set, ``numpy(force=True)`` copies: see below. On a ``bfloat16`` or
+# On a dense CPU tensor of a dtype NumPy has, with neither the conjugate nor the
+# negative bit set, the suggested ``detach().numpy()`` returns an array over the
+# tensor's own memory, and so does ``numpy(force=True)``: neither copies. (With one
+# of those bits set, ``detach().numpy()`` raises and ``numpy(force=True)`` copies: see below. On a ``bfloat16`` or
 # float8 tensor, or a sparse one made by ``to_sparse()``, it raises ``TypeError``.)
 view = a.detach().numpy()
 forced = a.numpy(force=True)
@@ -282,7 +282,7 @@ for mode in (torch.no_grad, torch.inference_mode):
 #
 # From NumPy to torch, ``torch.from_numpy`` and ``torch.as_tensor`` share the
 # array's memory when torch has its dtype (on a dtype torch lacks, such as ``object``
-# or ``datetime64``, they raise ``TypeError``; two more kinds of array they refuse
+# or ``datetime64``, they raise ``TypeError``; three more kinds of array they refuse
 # follow); ``torch.tensor`` copies. From
 # torch to NumPy, ``Tensor.numpy()`` and ``np.asarray`` share; ``np.array``
 # copies, and with this NumPy it also warns, because ``Tensor.__array__``
@@ -325,7 +325,8 @@ for lacking in (object, "datetime64[D]"):
 # makes a view with a negative stride. torch has no negative strides, and the four functions that
 # take an array (``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor``, ``torch.asarray``) refuse
 # such an array, unless it is empty, with ``ValueError``: ``torch.tensor`` too, though it would copy
-# anyway. They refuse an array in the other byte order (``">f4"`` here) as well.
+# anyway. They refuse an array in the other byte order (``">f4"`` here) as well, and one whose strides
+# are not a multiple of its element size, such as a field of a packed structured array.
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
 odd_arrays = {
@@ -333,6 +334,7 @@ odd_arrays = {
     "np.flip(image, 0)": np.flip(image, 0),
     "np.arange(1.0)[::-1]": np.arange(1.0)[::-1],
     "image.astype('>f4')": image.astype(">f4"),
+    "packed['a']": np.zeros(3, dtype=[("a", "<f4"), ("b", "i1")])["a"],
 }
 constructors = (torch.from_numpy, torch.as_tensor, torch.tensor, torch.asarray)
 for name, odd in odd_arrays.items():
@@ -566,7 +568,8 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # For a dense CPU tensor and an array of the same dtype, ``detach().numpy()``,
 # ``numpy(force=True)``, ``torch.from_numpy`` and ``torch.as_tensor`` share
 # memory, and so does ``np.asarray`` on a tensor that does not require grad;
-# ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, or one in the other byte order, is
+# ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, one in the other byte order,
+# or one whose strides are not a multiple of its element size (a field of a packed structured array) is
 # refused by every constructor: copy it with NumPy, or flip in torch. On a sparse tensor, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise. ``numpy()`` and ``np.asarray`` refuse a tensor that
 # requires grad only with grad mode on: under ``torch.no_grad()`` or ``torch.inference_mode()``

@@ -399,7 +399,8 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # the root ``x``, not ``inner``. To ask whether a tensor shares memory with the one it was made
 # from, compare their storages, as ``same_storage`` does. On a device with real memory (not
 # ``meta``, where every storage starts at 0), for storages that hold at least one byte, equal
-# starts prove sharing (two empty storages both start at 0); different starts do not rule it out:
+# starts prove one storage (two empty storages both start at 0), though not a shared element;
+# different starts do not rule out shared memory:
 # an alias of a slice made through DLPack, NumPy or ``torch.frombuffer``
 # has a storage of its own that starts inside the source's (:ref:`copying-alias` shows all three;
 # :ref:`questions-memory-overlap` gives a test that is right in each case).

@@ -289,7 +289,8 @@ assert torch.equal(y, before + 1), "the edit that raised must have been written 
 # %%
 # An edit through a view of it, here ``y[1:]``, raises the same way. ``y.detach()`` and ``y.data``
 # are inference tensors too, yet an edit through them raises nothing, and it reaches ``y``. So do
-# ``apply_`` and ``map_``, which run a Python function on each value, even on ``y`` itself.
+# ``apply_`` and ``map_``, which run a Python function on each value, even on ``y`` itself, and a
+# write through the NumPy array ``y.numpy()``.
 edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data}
 raised = {}
 for name, alias in edits.items():
@@ -301,8 +302,12 @@ for name, alias in edits.items():
     # sphinx_gallery_end_ignore
 assert raised == {"y[1:]": True, "y.detach()": False, "y.data": False}, "only the edit through the view raises"
 
-callbacks = {"y.apply_": lambda t: t.apply_(lambda v: v * 10), "y.map_": lambda t: t.map_(t, lambda v, o: v + o)}
-for name, edit in callbacks.items():
+other_routes = {
+    "y.apply_": lambda t: t.apply_(lambda v: v * 10),
+    "y.map_": lambda t: t.map_(t, lambda v, o: v + o),
+    "y.numpy()": lambda t: t.numpy().fill(-1.0),
+}
+for name, edit in other_routes.items():
     y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
     result = attempt(edit, y)
     print(f"{name:10} result: {result}  y after: {y}")
@@ -384,7 +389,7 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # Use ``torch.inference_mode()`` for code whose results never meet autograd again; outside the mode
 # its tensors refuse being saved for backward or made to require grad, and an in-place torch
 # operation through the tensor itself or a view of it raises after it has been written (one through
-# ``detach()`` or ``.data`` raises nothing, and so do ``apply_`` and ``map_``, which run a Python
-# function on each value). When
+# ``detach()``, ``.data`` or ``numpy()`` raises nothing, and so do ``apply_`` and ``map_``, which run
+# a Python function on each value). When
 # results may be reused in training, use ``torch.no_grad()``, or ``clone()`` them outside the mode.
 # ``detach()`` computes nothing: it shares the memory it starts from.

@@ -20,11 +20,11 @@ A weight made with ``requires_grad=True`` and then, with grad mode on, moved to 
 cast to another floating dtype trains nothing: its ``.grad`` stays ``None`` (no ``retain_grad()`` is called on it here),
 reading it warns ("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"), and an optimizer
 built the usual way (without ``differentiable=True``) either refuses it ("can't optimize a non-leaf Tensor") or updates
-another tensor. Readers meet it as "grad is None after ``.cuda()``": a
-move to the GPU (``.cuda()``, ``.to("cuda")``) is such a move. This page reproduces all three with a
-change of dtype and with the ``meta`` device, which plays the GPU here (every build of torch has it;
-a GPU box checks ``.cuda()`` itself where torch finds a GPU), shows where the gradient goes, and
-checks three fixes by training with each.
+another tensor. Readers meet it as "grad is None after ``.cuda()``". This page reproduces all three
+with a change of dtype and with the ``meta`` device, which plays the GPU here (every build of torch
+has it); a GPU box checks ``.cuda()`` and ``.to("cuda")`` themselves where torch finds a GPU, and its
+title says whether the site's build did. The page also shows where the gradient goes, and checks
+three fixes by training with each.
 """
 
 # %%

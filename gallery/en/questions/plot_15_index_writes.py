@@ -7,16 +7,16 @@
 .. admonition:: Answer
    :class: answer
 
-   ``x[idx]`` with a list of integers, a mask or an index tensor of one or more dimensions returns a copy, so
+   ``x[idx]`` with an integer list, a mask or an ``int64`` index tensor of one or more dimensions returns a copy, so
    ``x[idx].add_(1)`` edits that copy; ``x[idx] += 1`` writes into ``x`` (for a tensor that requires grad
-   or an inference tensor, see below). Where an index may repeat, use ``index_add_``:
+   or an inference one, see below). Where an index may repeat, use ``index_add_``:
 
    .. code-block:: python
 
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-An in-place call on ``x`` indexed by a list, an index tensor of one or more dimensions or a boolean mask raises no error and no
+An in-place call on ``x`` indexed by a list, an ``int64`` index tensor of one or more dimensions or a boolean mask raises no error and no
 warning, and ``x`` stays as it was.
 This page reproduces that with an index tensor and with a mask, checks which index forms give a view
 of ``x`` and which a copy, what an assignment needs when ``x`` requires grad, shows the in-place index
@@ -255,7 +255,8 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 #
 # Indexing with integers (a zero-dimensional integer tensor too, see below), slices, ``None`` and
 # ``...`` (basic indexing) returns a view of ``x``, on its storage; an edit of the view is an edit of
-# ``x``. A list of integers, an index tensor of one or more dimensions or a mask (advanced indexing),
+# ``x``. A list of integers, an ``int64`` or ``int32`` index tensor of one or more dimensions (other
+# dtypes below) or a mask (advanced indexing),
 # alone or next to basic indices, returns a copy. We check each form below by its storage.
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
@@ -301,7 +302,9 @@ assert not same_storage(forms["x[[0, 2]]"], forms["x[x > 5]"]), "each copy has i
 # A zero-dimensional index tensor, such as ``argmax()`` returns (``int64``), counts as an integer and
 # gives a view, whatever its integer dtype but ``uint8``. A zero-dimensional ``uint8`` or ``bool``
 # tensor counts as a mask, like a Python ``True`` or ``False``: a copy with a new first dimension, of
-# size 1 if the tensor is non-zero and 0 if it is zero.
+# size 1 if the tensor is non-zero and 0 if it is zero. With one or more dimensions, only an ``int64``
+# or ``int32`` index tensor picks by position: a ``uint8`` one is read as a mask (``uint8`` class
+# labels select where they are non-zero), and the other integer dtypes raise ``IndexError``.
 print("x[x[:, 0].argmax()]: same storage:", same_storage(x[x[:, 0].argmax()], x))
 dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64,
           torch.uint8, torch.bool]  # fmt: skip
@@ -318,6 +321,19 @@ assert x[torch.tensor(2, dtype=torch.uint8)].shape == (1, 3, 4), "a non-zero uin
 assert x[torch.tensor(False)].shape == x[torch.tensor(0, dtype=torch.uint8)].shape == x[False].shape == (0, 3, 4), \
     "a zero mask, like False: a first dimension of size 0"
 assert all(torch.equal(results[key], x[1]) for key in results if key not in copies), "the rest index row 1"
+assert all(torch.equal(x[torch.tensor([0, 2], dtype=index_dtype)], x[[0, 2]])
+           for index_dtype in (torch.int64, torch.int32)), "int64 and int32 pick by position"
+assert not same_storage(x[torch.tensor([0, 2], dtype=torch.int32)], x), "a 1-D int32 index gives a copy too"
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # indexing with uint8 is deprecated
+    assert torch.equal(x[torch.tensor([0, 2, 2], dtype=torch.uint8)], x[[1, 2]]), "a 1-D uint8 index is a mask"
+for index_dtype in (torch.int8, torch.int16, torch.uint16, torch.uint32, torch.uint64):
+    try:
+        x[torch.tensor([0, 2], dtype=index_dtype)]
+    except IndexError as e:
+        assert "tensors used as indices must be long, int, byte or bool tensors" in str(e), e
+    else:
+        raise AssertionError(f"a 1-D {index_dtype} index must raise IndexError")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -558,7 +574,7 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 #
 # Indexing with integers, slices, ``None`` and ``...`` gives a view, and so does a zero-dimensional
 # index tensor such as ``argmax()`` returns (any integer dtype but ``uint8``); a list of integers, an
-# index tensor of one or more dimensions or a mask gives a copy, and an in-place method called on that
+# ``int64`` or ``int32`` index tensor of one or more dimensions or a mask gives a copy, and an in-place method called on that
 # copy leaves ``x`` unchanged. Write through the index with an assignment (``x[idx] = v``,
 # ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad, a view of one or one of
 # the four kinds of view of a non-leaf above, under ``torch.inference_mode()`` on an inference

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   自动求导（autograd）记录运算时，不允许原地修改需要梯度的叶子张量。把更新步骤放进 ``torch.no_grad()``：
+   自动求导（autograd）记录运算时，不允许对需要梯度的叶子张量或它的视图做原地操作（经由 ``detach()`` 或 ``.data`` 写入则不会被拒绝）。把更新步骤放进 ``torch.no_grad()``：
 
    .. code-block:: python
 
@@ -382,7 +382,7 @@ assert torch.equal(w.grad, torch.tensor([0.0, 4.0, 6.0])), "2 * w where the clon
 
 
 # %%
-# 在梯度模式下，只要某个参数或输出需要梯度，``out=`` 参数就会被拒绝，报错信息另有一句；下面两种调用都会报这个错。在 ``torch.no_grad()`` 下，同样的调用会写进叶子张量，和解决办法一一样。
+# 在梯度模式下，只要某个参数或输出需要梯度，``torch.add`` 和 ``torch.mul`` 就会拒绝 ``out=`` 参数，报错信息另有一句；下面两种调用都会报这个错。在 ``torch.no_grad()`` 下，同样的调用会写进叶子张量，和解决办法一一样。并非每个函数都拒绝：少数组合函数，例如最后几行的 ``torch.tensordot``，在梯度模式下也接受 ``out=``，把这次写入记录成一次复制。
 
 for name, call in {
     "torch.add(w, 1, out=w)": lambda: torch.add(w, 1, out=w),
@@ -400,6 +400,10 @@ with torch.no_grad():
     torch.add(w, 1, out=w)
 print("after torch.add(w, 1, out=w) under torch.no_grad(): w =", w)
 assert torch.equal(w.detach(), torch.tensor([2.0, 3.0, 4.0])), "under no_grad the out= write reaches the leaf"
+composite_out = torch.empty(())
+torch.tensordot(w, torch.ones(3), dims=1, out=composite_out)
+print("torch.tensordot(w, torch.ones(3), dims=1, out=composite_out):", composite_out)
+assert type(composite_out.grad_fn).__name__ == "CopyBackwards", "tensordot records the out= write as a copy"
 
 
 # %%
@@ -437,6 +441,6 @@ assert p._version == 1, "only the edit under no_grad moved the counter"
 # 小结
 # ----
 #
-# autograd 记录计算图时，不能原地修改需要梯度的叶子张量。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
+# autograd 记录计算图时，对需要梯度的叶子张量或它的视图做原地操作会被拒绝；经由 ``detach()`` 或 ``.data`` 写入则不会。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
 # ``torch.nn.init`` 里的函数。要改形状，就新建一层，复制要保留的部分，再新建优化器；``torch.utils.swap_tensors``
 # 只适合形状不变的交换。``.data`` 也行，但它让版本计数器看不到这次修改。

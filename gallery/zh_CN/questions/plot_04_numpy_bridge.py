@@ -212,8 +212,8 @@ else:
 assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 
 # %%
-# 对 CPU 上 dtype 在 NumPy 里有对应的稠密张量，提示里的 ``detach().numpy()`` 返回的数组用的就是张量自己的内存；没有设置共轭位或负号位时，``numpy(force=True)``
-# 也一样：两者都不复制。（设置了其中一个位时，``numpy(force=True)`` 会复制，见下文。对 ``bfloat16`` 或 float8 张量，以及用 ``to_sparse()`` 得到的稀疏张量，它会抛出 ``TypeError``。）
+# 对 CPU 上 dtype 在 NumPy 里有对应的稠密张量，只要没有设置共轭位或负号位，提示里的 ``detach().numpy()`` 返回的数组用的就是张量自己的内存，``numpy(force=True)``
+# 也一样：两者都不复制。（设置了其中一个位时，``detach().numpy()`` 会报错，``numpy(force=True)`` 会复制，见下文。对 ``bfloat16`` 或 float8 张量，以及用 ``to_sparse()`` 得到的稀疏张量，它会抛出 ``TypeError``。）
 view = a.detach().numpy()
 forced = a.numpy(force=True)
 print("detach().numpy():", view, " shares a's memory:", shares(a, view))
@@ -268,7 +268,7 @@ for mode in (torch.no_grad, torch.inference_mode):
 # 哪些转换共享，哪些复制
 # ----------------------
 #
-# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外两种数组见下文）；``torch.tensor``
+# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外三种数组见下文）；``torch.tensor``
 # 会复制。从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
 # ``Tensor.__array__`` 不接受 NumPy 2 的 ``copy`` 参数。这里捕获警告并展示出来。
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
@@ -306,7 +306,7 @@ for lacking in (object, "datetime64[D]"):
 # ------------------------------------------------------------------------
 #
 # 在 NumPy 里翻转一个轴（``np.flip``，或者用 ``image[..., ::-1]`` 把 OpenCV 的 BGR 转成 RGB），得到的是步长（stride）为负的视图（view）。
-# torch 没有负步长，能把数组转成张量的四个函数（``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray``）都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），这四个函数同样拒绝。
+# torch 没有负步长，能把数组转成张量的四个函数（``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray``）都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），以及步长不是元素大小整数倍的数组（例如紧凑结构化数组的一个字段），这四个函数同样拒绝。
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
 odd_arrays = {
@@ -314,6 +314,7 @@ odd_arrays = {
     "np.flip(image, 0)": np.flip(image, 0),
     "np.arange(1.0)[::-1]": np.arange(1.0)[::-1],
     "image.astype('>f4')": image.astype(">f4"),
+    "packed['a']": np.zeros(3, dtype=[("a", "<f4"), ("b", "i1")])["a"],
 }
 constructors = (torch.from_numpy, torch.as_tensor, torch.tensor, torch.asarray)
 for name, odd in odd_arrays.items():
@@ -528,6 +529,6 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----
 #
 # 对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
-# ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组，以及字节序与本机不同的数组，每个构造函数都会拒绝：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（紧凑结构化数组的字段），每个构造函数都会拒绝：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，autograd
 # 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器（version counter）看得见。

@@ -280,7 +280,7 @@ else:
 assert torch.equal(y, before + 1), "the edit that raised must have been written anyway"
 
 # %%
-# 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。``y.detach()`` 和 ``y.data`` 也是推理张量，通过它们修改却不报任何错，而且改动会落到 ``y`` 上。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 即使直接作用在 ``y`` 上也不报错，同样改动 ``y``。
+# 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。``y.detach()`` 和 ``y.data`` 也是推理张量，通过它们修改却不报任何错，而且改动会落到 ``y`` 上。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 即使直接作用在 ``y`` 上也不报错，同样改动 ``y``；经由 NumPy 数组 ``y.numpy()`` 写入也是如此。
 edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data}
 raised = {}
 for name, alias in edits.items():
@@ -292,8 +292,12 @@ for name, alias in edits.items():
     # sphinx_gallery_end_ignore
 assert raised == {"y[1:]": True, "y.detach()": False, "y.data": False}, "only the edit through the view raises"
 
-callbacks = {"y.apply_": lambda t: t.apply_(lambda v: v * 10), "y.map_": lambda t: t.map_(t, lambda v, o: v + o)}
-for name, edit in callbacks.items():
+other_routes = {
+    "y.apply_": lambda t: t.apply_(lambda v: v * 10),
+    "y.map_": lambda t: t.map_(t, lambda v, o: v + o),
+    "y.numpy()": lambda t: t.numpy().fill(-1.0),
+}
+for name, edit in other_routes.items():
     y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
     result = attempt(edit, y)
     print(f"{name:10} result: {result}  y after: {y}")
@@ -368,5 +372,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它得到的张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；直接或通过它的视图做 torch 原地操作会报错，但新值已经写进去了（通过 ``detach()`` 或 ``.data`` 修改则不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错）。结果可能还要用于训练时，用
+# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它得到的张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；直接或通过它的视图做 torch 原地操作会报错，但新值已经写进去了（通过 ``detach()``、``.data`` 或 ``numpy()`` 修改则不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错）。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。

@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   用整数列表、掩码或一维及以上的索引张量做索引时，``x[idx]`` 返回副本，``x[idx].add_(1)`` 改的是副本；写进 ``x`` 要用 ``x[idx] += 1``，需要梯度的张量和推理张量的情况见下文。索引可能重复时用 ``index_add_``：
+   用整数列表、掩码或一维及以上的 ``int64`` 索引张量做索引时，``x[idx]`` 返回副本，``x[idx].add_(1)`` 改的是副本；写进 ``x`` 要用 ``x[idx] += 1``，需要梯度的张量和推理张量的情况见下文。索引可能重复时用 ``index_add_``：
 
    .. code-block:: python
 
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-对用列表、一维及以上的索引张量或布尔掩码索引 ``x`` 得到的张量调用原地操作（in-place operation），既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
+对用列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引 ``x`` 得到的张量调用原地操作（in-place operation），既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
 ``x`` 的视图（view）、哪些得到副本，看 ``x`` 需要梯度时赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用的返回视图的操作的实测结果见 :doc:`视图操作一览 </views>`。
 """
 
@@ -241,7 +241,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。整数列表、一维及以上的索引张量或掩码（高级索引），无论单独使用还是与基本索引混用，返回的都是副本。下面逐一按存储检查每种写法。
+# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。整数列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码（高级索引），无论单独使用还是与基本索引混用，返回的都是副本。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -283,7 +283,8 @@ assert not same_storage(forms["x[[0, 2]]"], forms["x[x > 5]"]), "each copy has i
 
 # %%
 # 零维索引张量（例如 ``argmax()`` 返回的 ``int64`` 张量）按整数算，得到视图；除 ``uint8`` 外，各种整数 dtype 都是如此。零维的
-# ``uint8`` 或 ``bool`` 张量则和 Python 的 ``True`` 或 ``False`` 一样按掩码算：得到副本，并在最前面多出一个维度，张量非零时大小为 1，为零时大小为 0。
+# ``uint8`` 或 ``bool`` 张量则和 Python 的 ``True`` 或 ``False`` 一样按掩码算：得到副本，并在最前面多出一个维度，张量非零时大小为 1，为零时大小为 0。一维及以上的索引张量只有 ``int64``
+# 或 ``int32`` 才按位置取元素：``uint8`` 的按掩码算（``uint8`` 类别标签选中的是非零的位置），其他整数 dtype 则抛出 ``IndexError``。
 print("x[x[:, 0].argmax()]: same storage:", same_storage(x[x[:, 0].argmax()], x))
 dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64,
           torch.uint8, torch.bool]  # fmt: skip
@@ -300,6 +301,19 @@ assert x[torch.tensor(2, dtype=torch.uint8)].shape == (1, 3, 4), "a non-zero uin
 assert x[torch.tensor(False)].shape == x[torch.tensor(0, dtype=torch.uint8)].shape == x[False].shape == (0, 3, 4), \
     "a zero mask, like False: a first dimension of size 0"
 assert all(torch.equal(results[key], x[1]) for key in results if key not in copies), "the rest index row 1"
+assert all(torch.equal(x[torch.tensor([0, 2], dtype=index_dtype)], x[[0, 2]])
+           for index_dtype in (torch.int64, torch.int32)), "int64 and int32 pick by position"
+assert not same_storage(x[torch.tensor([0, 2], dtype=torch.int32)], x), "a 1-D int32 index gives a copy too"
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # 用 uint8 索引已被弃用，会发出警告
+    assert torch.equal(x[torch.tensor([0, 2, 2], dtype=torch.uint8)], x[[1, 2]]), "a 1-D uint8 index is a mask"
+for index_dtype in (torch.int8, torch.int16, torch.uint16, torch.uint32, torch.uint64):
+    try:
+        x[torch.tensor([0, 2], dtype=index_dtype)]
+    except IndexError as e:
+        assert "tensors used as indices must be long, int, byte or bool tensors" in str(e), e
+    else:
+        raise AssertionError(f"a 1-D {index_dtype} index must raise IndexError")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -522,7 +536,7 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # ----
 #
 # 用整数、切片、``None`` 和 ``...`` 索引得到视图，``argmax()`` 返回的那种零维索引张量（``uint8``
-# 以外的整数 dtype）也一样；用整数列表、一维及以上的索引张量或掩码索引得到副本，对副本调用原地方法，``x``
+# 以外的整数 dtype）也一样；用整数列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量或掩码索引得到副本，对副本调用原地方法，``x``
 # 不会改变。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
 # ``index_add_`` 或 ``index_put_(..., accumulate=True)``。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合并成对 ``x`` 的一次索引，只赋值一次。
