@@ -6,15 +6,13 @@ or ``facts=(...)`` on a guide entry. Each fact is a small function that runs rea
 returns a :class:`Fact` result (holds or not, plus a short trace). The build runs every fact a page
 names and fails on an unknown id or a fact that no longer holds; ``tests/test_prose_facts.py``
 does the same without a build. Every fact says what it runs and over which range, in every
-edition's language (shown on the facts page); the registry itself is :mod:`tensorfacts.fact_registry`.
-A fact behind a general sentence is a scoped fact: one observation run over the standard range of
-:mod:`tensorfacts.scope` (those facts live in :mod:`tensorfacts.general_facts`).
-Pure Python: imports torch, never Sphinx.
+edition's language (shown on the facts page); the registry itself is :mod:`tensorfacts.fact_registry`. A fact
+behind a general sentence is a scoped fact: one observation run over the standard range of :mod:`tensorfacts.scope`
+(those facts live in :mod:`tensorfacts.general_facts`). Pure Python: imports torch, never Sphinx.
 
-``_version``, ``_saved_self`` and the like are internal attributes of torch, used here because
-they are the only way to watch the version counter; they may change between releases, and then
-these checks fail loudly rather than go stale.
-"""
+``_version``, ``_saved_self`` and the like are internal attributes of torch, used here because they
+are the only way to watch the version counter; they may change between releases, and then these
+checks fail loudly rather than go stale."""
 
 from __future__ import annotations
 

@@ -45,7 +45,8 @@ REPORT = {
     "en": {"all agree": r"(\d+) agree, 0 differ, 0 not run: \1 claims from the page's {checks} checks",
            "agrees": "  agrees   ", "differs": "  DIFFERS  ", "error": "claims of this page differ"},
     "zh_CN": {"all agree": r"(\d+) 项一致，0 项不一致，0 项未运行：共 \1 项结论，出自本页的 {checks} 项检查",
-              "agrees": "  一致     ", "differs": "  不一致    ", "error": "项结论不一致"},  # padded to 无 GPU
+              # padded to the six columns of 无 GPU, where a Chinese character takes two
+              "agrees": "  一致    ", "differs": "  不一致  ", "error": "项结论不一致"},
 }[LANG]
 
 

@@ -7,9 +7,9 @@
 .. admonition:: Answer
    :class: answer
 
-   ``torch.compile(model)`` wraps ``model`` without copying it: both hold the same parameters and
-   train together, but the wrapper's ``state_dict()`` keys start with ``_orig_mod.``, which a plain
-   module refuses. Load ``model``'s own dict, or strip the prefix:
+   ``torch.compile(model)`` wraps ``model`` without copying it: both hold the same parameters,
+   but the wrapper's ``state_dict()`` keys start with ``_orig_mod.``, which a plain module refuses.
+   Load ``model``'s dict, or strip the prefix:
 
    .. code-block:: python
 
