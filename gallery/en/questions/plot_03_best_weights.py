@@ -372,7 +372,8 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 #
 # To keep the best weights out of GPU memory, ``v.cpu()`` seems enough. On a CPU model it is not a
 # snapshot: ``cpu()`` of a tensor that is already on the CPU returns it as it is, so the dict follows
-# training again. ``v.detach().to("cpu", copy=True)`` copies wherever ``v`` lives.
+# training again. ``v.detach().to("cpu", copy=True)`` copies whether ``v`` is on the
+# CPU or a GPU (a ``meta`` tensor has nothing to copy).
 on_cpu = {k: v.cpu() for k, v in model.state_dict().items()}
 copied = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 before = model.weight.detach().clone()
@@ -384,6 +385,12 @@ print('.to("cpu", copy=True) same storage:', same_storage(copied["weight"], mode
 assert same_storage(on_cpu["weight"], model.weight) and torch.equal(copied["weight"], before), "alias, copy"
 # sphinx_gallery_start_ignore
 assert not same_storage(copied["weight"], model.weight) and not torch.equal(model.weight, before), "the step ran"
+try:
+    torch.ones(2, device="meta").detach().to("cpu", copy=True)
+except NotImplementedError:
+    pass
+else:
+    raise AssertionError("a meta tensor has nothing to copy: the call must raise")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -17,8 +17,8 @@
 ``copy.deepcopy(model)`` fails with the error "Only Tensors created explicitly by the user (graph
 leaves) support the deepcopy protocol at the moment." when a module holds a tensor that is not a leaf: one
 computed, in grad mode, from a tensor that requires grad. This page reproduces that error with a tiny module and fixes it, then shows what
-``deepcopy`` copies (``.grad``, but not a ``Parameter``'s; for a plain tensor, the whole storage
-behind a view, and shared tensors) and that ``copy.copy`` copies no memory at all. It answers
+``deepcopy`` copies (``.grad``, but not a ``Parameter``'s; for a plain tensor without the
+conjugate or negative bit, the whole storage behind a view, and tensors on one storage) and that ``copy.copy`` copies no memory at all. It answers
 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__.
 """
 
@@ -419,8 +419,8 @@ assert type(twin.scale) is torch.nn.Parameter, "deepcopy must keep the Parameter
 # sphinx_gallery_end_ignore
 
 # %%
-# A plain tensor that is a view is copied with the whole storage behind it: two floats of view,
-# ten floats (40 bytes) of storage in the copy. The copy is no view any more (``_base`` is
+# A plain tensor that is a view (without the conjugate or negative bit) is copied with the whole
+# storage behind it: two floats of view, ten floats (40 bytes) of storage in the copy. The copy is no view any more (``_base`` is
 # ``None``), but it keeps the view's offset into that storage.
 
 base = torch.arange(10.0)
@@ -437,7 +437,8 @@ assert not same_storage(view, view_copy), "the copy must own its storage"
 # sphinx_gallery_end_ignore
 
 # %%
-# Sharing inside the copied object is kept between plain tensors: one ``deepcopy`` call of a list that holds the same
+# Sharing of one storage inside the copied object is kept between plain tensors without the
+# conjugate or negative bit: one ``deepcopy`` call of a list that holds the same
 # tensor twice, and a view of it, gives a list whose first two items are one tensor and whose third
 # shares that tensor's memory.
 
@@ -541,8 +542,8 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # ``copy.deepcopy`` copies leaves only; a module that keeps a non-leaf should compute that tensor in
 # ``forward``: a detached copy deep-copies, but it is a constant, and no gradient reaches ``scale``
 # through it. The copy owns new memory; a plain tensor's copy carries ``.grad``, a ``Parameter``'s
-# does not. For plain tensors it copies the whole storage behind a view, and keeps the sharing it
-# finds; a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
+# does not. For plain tensors without the conjugate or negative bit it copies the whole storage
+# behind a view, and keeps the sharing of tensors on one storage; a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
 # one storage get separate memory. ``copy.copy`` copies no memory, but it is no alias either: for a
 # tensor that requires grad it is a separate leaf with its own ``.grad`` and version counter, and
 # gradients through it do not reach the source. For one tensor without its

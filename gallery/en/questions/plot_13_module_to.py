@@ -419,7 +419,7 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # (SGD with momentum, ``RMSprop`` and ``Adagrad``, default and not fused, do not raise: their state
 # silently stays float32.) The repair is to reload the optimizer's own state,
 # ``optimizer.load_state_dict(optimizer.state_dict())``, which casts its state tensors (all but the
-# ``step`` count) to the parameters' new dtype; then the step runs.
+# ``step`` count) to the new dtype of the floating-point parameters; then the step runs.
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()

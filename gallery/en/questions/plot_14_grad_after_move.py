@@ -360,6 +360,12 @@ assert w.is_leaf and losses == sorted(set(losses), reverse=True), "created in pl
 # sphinx_gallery_start_ignore
 assert w.grad is not None and w.grad.dtype == torch.float64, "the leaf holds its gradient"
 assert torch.randn(3, device="meta", requires_grad=True).is_leaf, "created on meta, it is a leaf"
+try:
+    on_meta.to("cpu")
+except NotImplementedError:
+    pass
+else:
+    raise AssertionError("a move out of meta must raise: there are no values to move")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -399,7 +405,8 @@ with torch.inference_mode():
 # ----------
 #
 # ``to()``, ``double()`` and the other casts and moves are operations: in grad mode, when they change
-# the device or the floating dtype of a tensor that requires grad, they return a non-leaf whose
+# the device (a move out of ``meta`` raises instead: there are no values to move) or the floating
+# dtype of a tensor that requires grad, they return a non-leaf whose
 # ``.grad`` stays ``None``, and an optimizer built without ``differentiable=True`` refuses it or
 # updates the tensor it came from. Create the tensor with its ``dtype`` and ``device``, call ``requires_grad_()`` after the move, or move a module with
 # ``module.to()``.

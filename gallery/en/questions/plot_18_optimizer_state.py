@@ -289,8 +289,9 @@ assert model.weight not in optimizer.state, "the optimizer keeps no state for th
 #
 # ``model.load_state_dict`` copies the new values into the tensors the model already has: the
 # weight stays the same object, the one the optimizer holds, and training goes on. That is with the
-# default ``assign=False``, from a dict that no earlier load with ``assign=True`` has seen (such a
-# load leaves its flag in the dict: :ref:`questions-checkpoints`); with ``assign=True`` the model
+# default ``assign=False``, from a dict that carries no flag of a load with ``assign=True`` (such a
+# load leaves its flag in the dict, and a ``deepcopy`` or a saved copy of the dict keeps it:
+# :ref:`questions-checkpoints`); with ``assign=True`` the model
 # takes the dict's tensors as new
 # ``Parameter`` objects, the optimizer made before goes on stepping the old ones, and the loss
 # freezes as in the symptom above.
@@ -434,7 +435,8 @@ assert second.param_groups[0]["lr"] == 0.01, "a learning rate set through one is
 # ``model.double()`` (like ``model.to(dtype)``) converts the parameters in place, and the optimizer
 # keeps them, but not its state: Adam's ``exp_avg`` stays as it was, and here the next ``step()``
 # raises. ``optimizer.load_state_dict`` casts the state tensors it loads (all but the ``step``
-# count) to each parameter's dtype, so loading the optimizer's own state dict again converts them.
+# count) to the dtype of each floating-point parameter, so for a floating-point model loading the
+# optimizer's own state dict again converts them.
 # The simpler order converts the model before the optimizer's first step, as
 # :ref:`questions-module-to` advises. A move to ``meta`` is different: the model gets new
 # ``Parameter`` objects, so make the optimizer after the move.
@@ -482,9 +484,10 @@ assert net.weight is not cpu_weight and net_optimizer.param_groups[0]["params"][
 # ----------
 #
 # The optimizer works on the tensor objects it was given and on state tensors it edits in place.
-# Give the model new values with ``model.load_state_dict`` (without ``assign=True``, from a dict no
-# such load has seen), never a new ``nn.Parameter`` behind
+# Give the model new values with ``model.load_state_dict`` (without ``assign=True``, from a dict that
+# carries no flag of such a load), never a new ``nn.Parameter`` behind
 # the optimizer's back; keep the best
 # point as ``copy.deepcopy`` of both state dicts, and load the optimizer's from a fresh
 # ``copy.deepcopy`` each time. A parameter group passed as a dict is kept as that dict, and the state
-# made before ``model.to(dtype)`` is converted by loading the optimizer's own state dict again.
+# made before ``model.to(dtype)`` of a floating-point model is converted by loading the optimizer's
+# own state dict again.

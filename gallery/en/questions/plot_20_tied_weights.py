@@ -295,7 +295,7 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # ``torch.save`` writes one storage, ``torch.load`` keeps the tie
 # ---------------------------------------------------------------
 #
-# ``torch.save`` writes each storage once, however many tensors use it: the state dict with two
+# ``torch.save`` writes each storage once, however many tensors of one dtype use it: the state dict with two
 # keys writes one storage, as many as the weight alone, and half as many as two separate tensors.
 # Loaded back, the two entries share one storage again.
 
@@ -417,7 +417,7 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 # Tie weights by giving the second module the same ``Parameter`` object. Then ``state_dict()`` has
 # two keys over one storage, ``named_parameters()`` and ``parameters()`` list the weight once,
 # ``copy.deepcopy`` keeps the tie, ``torch.save`` writes one storage and ``torch.load`` shares it
-# again, ``load_state_dict`` without ``assign=True`` (from a dict no such load has seen) copies into
+# again, ``load_state_dict`` without ``assign=True`` (from a dict that carries no flag of such a load) copies into
 # the one weight, and the optimizer steps it once with the sum of both gradients. A tie of the memory alone is two parameters, which
 # ``deepcopy`` unties; ``load_state_dict(..., assign=True)`` leaves such a tie (unless its entries
 # are the one ``Parameter``, as from ``state_dict(keep_vars=True)``, which hands the loaded model the

@@ -313,7 +313,8 @@ assert all(whole) and all(own) and len(whole) == 40, "every view saves its whole
 # ``contiguous()`` is not enough
 # ------------------------------
 #
-# ``contiguous()`` copies only a tensor that is not contiguous already. ``t[:3]`` is contiguous,
+# Called without arguments (the default ``memory_format``), ``contiguous()`` copies only a tensor
+# that is not contiguous already. ``t[:3]`` is contiguous,
 # so ``head.contiguous()`` is ``head`` itself, the same object, and saves the whole storage. Of
 # the views above it copies only the strided ones (every second element and the column); the
 # slices, the chunk, the row and the ``view`` and ``reshape`` of a slice stay views of ``t``, so
@@ -544,8 +545,8 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 #
 # ``torch.save`` writes storages, whole: a slice, a chunk, a strided view, a row, a column or a
 # ``view`` of a slice writes every element of its base, and comes back holding all of them in memory.
-# ``contiguous()`` leaves a contiguous view as it is; ``clone()`` gives the slice a storage of its
+# ``contiguous()`` (default ``memory_format``) leaves a contiguous view as it is; ``clone()`` gives the slice a storage of its
 # own, and that is all the file holds. Within one call each storage is written once, so views of
-# one tensor, and tied weights, come back sharing memory; saved in separate calls they come back
+# one tensor with one dtype, and tied weights, come back sharing memory; saved in separate calls they come back
 # separate. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker without batching,
 # also sends the whole storage of a view.

@@ -245,8 +245,8 @@ assert device_before.type == "meta" and empty[0].weight.is_cpu, "assign=True giv
 #
 # Made after the load, the optimizer holds the parameters the model uses, and the loss goes down
 # at every step. Loading without ``assign=True``, as in the first ``load_state_dict`` section
-# above, works with an optimizer made at any time, if the dict has not been loaded with
-# ``assign=True`` before (next section).
+# above, works with an optimizer made at any time, if the dict carries no flag of an earlier load
+# with ``assign=True`` (next section).
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -264,7 +264,8 @@ assert losses[2] < losses[1] < losses[0], "the optimizer made after the load tra
 # metadata (``sd._metadata``), and a later ``load_state_dict(sd)`` without ``assign=True`` reads it
 # there: the second model takes ``sd``'s tensors too, and shares them with the first
 # (`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__). The flag is saved
-# with ``sd``: a dict saved after such a load and loaded back is assigned as well. Load the file
+# with ``sd``, and ``copy.deepcopy(sd)`` keeps it: a dict saved after such a load and loaded back,
+# or a deep copy of it, is assigned as well. Load the file
 # again for each model, as the dict returned by ``torch.load`` has not been through any load.
 
 sd = round_trip(trained.state_dict())
@@ -285,6 +286,12 @@ fresh_model.load_state_dict(round_trip(trained.state_dict()))
 print("from a fresh load, fresh_model[0].weight is fresh_weight:", fresh_model[0].weight is fresh_weight)
 assert second_model[0].weight is not second_weight and same_storage(second_model[0].weight, first_model[0].weight)
 assert third_model[0].weight is not third_weight and fresh_model[0].weight is fresh_weight, "the flag is saved with sd"
+# sphinx_gallery_start_ignore
+deep_model = make_model()
+deep_weight = deep_model[0].weight
+deep_model.load_state_dict(copy.deepcopy(sd))
+assert deep_model[0].weight is not deep_weight, "a deepcopy of sd keeps the flag: a plain load assigns"
+# sphinx_gallery_end_ignore
 
 # %%
 # A cheaper way that leaves ``sd`` as it was: load a shallow copy, ``dict(sd)``. A plain ``dict``

@@ -348,7 +348,7 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 # ------------------------------------------------
 #
 # 想把最佳权重挪出显存，``v.cpu()`` 看起来就够了。可对 CPU 上的模型，它不是快照：张量本来就在 CPU 上时，``cpu()``
-# 原样返回它，于是这个字典又会跟着训练变。``v.detach().to("cpu", copy=True)`` 不管 ``v`` 在哪里都会复制。
+# 原样返回它，于是这个字典又会跟着训练变。``v`` 在 CPU 或 GPU 上，``v.detach().to("cpu", copy=True)`` 都会复制（``meta`` 张量没有数据可复制）。
 on_cpu = {k: v.cpu() for k, v in model.state_dict().items()}
 copied = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 before = model.weight.detach().clone()
@@ -360,6 +360,12 @@ print('.to("cpu", copy=True) same storage:', same_storage(copied["weight"], mode
 assert same_storage(on_cpu["weight"], model.weight) and torch.equal(copied["weight"], before), "alias, copy"
 # sphinx_gallery_start_ignore
 assert not same_storage(copied["weight"], model.weight) and not torch.equal(model.weight, before), "the step ran"
+try:
+    torch.ones(2, device="meta").detach().to("cpu", copy=True)
+except NotImplementedError:
+    pass
+else:
+    raise AssertionError("a meta tensor has nothing to copy: the call must raise")
 # sphinx_gallery_end_ignore
 
 # %%

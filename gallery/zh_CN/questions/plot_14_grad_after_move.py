@@ -337,6 +337,12 @@ assert w.is_leaf and losses == sorted(set(losses), reverse=True), "created in pl
 # sphinx_gallery_start_ignore
 assert w.grad is not None and w.grad.dtype == torch.float64, "the leaf holds its gradient"
 assert torch.randn(3, device="meta", requires_grad=True).is_leaf, "created on meta, it is a leaf"
+try:
+    on_meta.to("cpu")
+except NotImplementedError:
+    pass
+else:
+    raise AssertionError("a move out of meta must raise: there are no values to move")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -374,6 +380,6 @@ with torch.inference_mode():
 # 小结
 # ----
 #
-# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下，它们改变一个需要梯度的张量的设备或浮点 dtype 时，返回的是非叶子张量，它的
+# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下，它们改变一个需要梯度的张量的设备（从 ``meta`` 搬出会报错：没有数值可搬）或浮点 dtype 时，返回的是非叶子张量，它的
 # ``.grad`` 始终是 ``None``；不加 ``differentiable=True`` 创建的优化器要么拒收它，要么去更新它的源张量。解决办法：创建张量时直接给出 ``dtype`` 和
 # ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。

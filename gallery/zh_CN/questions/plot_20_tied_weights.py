@@ -284,7 +284,7 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # ``torch.save`` 只写一块存储，``torch.load`` 保留共享关系
 # --------------------------------------------------------
 #
-# 不管有多少个张量用同一块存储，``torch.save`` 都只写一次：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。
+# 不管有多少个张量以同一种 dtype 使用同一块存储，``torch.save`` 都只写一次：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。
 
 print("storages written, state_dict():", saved_storages(state))
 print("storages written, weight alone:", saved_storages(model.embedding.weight.detach()))
@@ -391,5 +391,5 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 # ----
 #
 # 共享权重的做法，是把同一个 ``Parameter`` 对象交给第二个模块。这样 ``state_dict()`` 有两个键、一块存储；``named_parameters()``
-# 和 ``parameters()`` 只列一次；``copy.deepcopy`` 保留共享关系；``torch.save`` 只写一块存储，``torch.load`` 之后仍然共享；不加 ``assign=True`` 的 ``load_state_dict`` 复制进这一个权重（字典没有被 ``assign=True`` 加载过时）；优化器用两个梯度之和只更新它一次。只共享内存则是两个参数，
+# 和 ``parameters()`` 只列一次；``copy.deepcopy`` 保留共享关系；``torch.save`` 只写一块存储，``torch.load`` 之后仍然共享；不加 ``assign=True`` 的 ``load_state_dict`` 复制进这一个权重（字典不带 ``assign=True`` 加载留下的标志时）；优化器用两个梯度之和只更新它一次。只共享内存则是两个参数，
 # ``deepcopy`` 之后就不再共享；``load_state_dict(..., assign=True)`` 留下的正是这种共享（除非加载的各项就是那一个 ``Parameter``，比如来自 ``state_dict(keep_vars=True)``，这样加载后的模型拿到的是源模型自己的 ``Parameter``），加载之后要重新共享权重。

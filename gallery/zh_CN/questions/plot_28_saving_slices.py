@@ -289,7 +289,7 @@ assert all(whole) and all(own) and len(whole) == 40, "every view saves its whole
 # 只调用 ``contiguous()`` 不够
 # ----------------------------
 #
-# ``contiguous()`` 只复制本来不连续的张量。``t[:3]`` 是连续的，所以 ``head.contiguous()`` 就是 ``head`` 本身，是同一个对象，保存时仍写出整块存储。上面那些视图中，它只复制有步长间隔的两种：隔一取一的 ``t[::2]`` 和取出的一列；切片、分出的块、一行以及切片的 ``view`` 和 ``reshape`` 仍是 ``t`` 的视图。总会复制的是 ``clone()``。
+# 不带参数调用（默认的 ``memory_format``）时，``contiguous()`` 只复制本来不连续的张量。``t[:3]`` 是连续的，所以 ``head.contiguous()`` 就是 ``head`` 本身，是同一个对象，保存时仍写出整块存储。上面那些视图中，它只复制有步长间隔的两种：隔一取一的 ``t[::2]`` 和取出的一列；切片、分出的块、一行以及切片的 ``view`` 和 ``reshape`` 仍是 ``t`` 的视图。总会复制的是 ``clone()``。
 
 t = torch.arange(100_000, dtype=torch.float32)
 head = t[:3]
@@ -487,4 +487,4 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # 小结
 # ----
 #
-# ``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列或切片的 ``view``，都会写出它的基张量（base）的每个元素，加载回来后这些元素也全在内存里。``contiguous()`` 对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每块存储只写一次，所以同一张量的几个视图和共享权重加载后仍共享内存；分开调用保存的，加载后互不共享。``torch.multiprocessing`` 队列，以及不分批的 ``DataLoader`` 的 worker，发送视图时同样带上整块存储。
+# ``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列或切片的 ``view``，都会写出它的基张量（base）的每个元素，加载回来后这些元素也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每块存储只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享。``torch.multiprocessing`` 队列，以及不分批的 ``DataLoader`` 的 worker，发送视图时同样带上整块存储。

@@ -215,7 +215,7 @@ assert device_before.type == "meta" and empty[0].weight.is_cpu, "assign=True giv
 # 解决办法：加载之后再创建优化器
 # ------------------------------
 #
-# 加载之后才创建的优化器持有模型正在使用的参数，损失每一步都下降。不带 ``assign=True`` 加载时（见上文讲 ``load_state_dict`` 复制的一节），只要这个字典之前没有用 ``assign=True`` 加载过（见下一节），优化器何时创建都可以。
+# 加载之后才创建的优化器持有模型正在使用的参数，损失每一步都下降。不带 ``assign=True`` 加载时（见上文讲 ``load_state_dict`` 复制的一节），只要这个字典不带之前用 ``assign=True`` 加载留下的标志（见下一节），优化器何时创建都可以。
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -229,7 +229,7 @@ assert losses[2] < losses[1] < losses[0], "the optimizer made after the load tra
 # 用 ``assign=True`` 加载过的字典，下次加载仍按 ``assign=True`` 处理
 # ------------------------------------------------------------------
 #
-# 在本次构建所用的 torch 上，``load_state_dict(sd, assign=True)`` 还会把这个标志写进 ``sd`` 自己的元数据（``sd._metadata``），之后不带 ``assign=True`` 的 ``load_state_dict(sd)`` 会从那里读到它：第二个模型也换上了 ``sd`` 的张量，与第一个模型共享（`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__）。这个标志随 ``sd`` 一起保存：这样加载过的字典保存后再读回来，加载时同样按 ``assign=True`` 处理。给每个模型都重新读一次文件：``torch.load`` 新读出的字典还没有被 ``load_state_dict`` 用过，不带这个标志。
+# 在本次构建所用的 torch 上，``load_state_dict(sd, assign=True)`` 还会把这个标志写进 ``sd`` 自己的元数据（``sd._metadata``），之后不带 ``assign=True`` 的 ``load_state_dict(sd)`` 会从那里读到它：第二个模型也换上了 ``sd`` 的张量，与第一个模型共享（`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__）。这个标志随 ``sd`` 一起保存，``copy.deepcopy(sd)`` 也会保留它：这样加载过的字典保存后再读回来，或者它的深复制，加载时同样按 ``assign=True`` 处理。给每个模型都重新读一次文件：``torch.load`` 新读出的字典还没有被 ``load_state_dict`` 用过，不带这个标志。
 
 sd = round_trip(trained.state_dict())
 first_model = make_model()
@@ -249,6 +249,12 @@ fresh_model.load_state_dict(round_trip(trained.state_dict()))
 print("from a fresh load, fresh_model[0].weight is fresh_weight:", fresh_model[0].weight is fresh_weight)
 assert second_model[0].weight is not second_weight and same_storage(second_model[0].weight, first_model[0].weight)
 assert third_model[0].weight is not third_weight and fresh_model[0].weight is fresh_weight, "the flag is saved with sd"
+# sphinx_gallery_start_ignore
+deep_model = make_model()
+deep_weight = deep_model[0].weight
+deep_model.load_state_dict(copy.deepcopy(sd))
+assert deep_model[0].weight is not deep_weight, "a deepcopy of sd keeps the flag: a plain load assigns"
+# sphinx_gallery_end_ignore
 
 # %%
 # 更省事、又不改动 ``sd`` 的办法：加载它的浅拷贝 ``dict(sd)``。普通的 ``dict`` 没有 ``_metadata``，标志写进的是一个用完即弃的字典，之后再加载 ``sd`` 仍是复制。不过这份拷贝也丢掉了 ``sd._metadata`` 里的各模块的格式版本，模块要靠它们转换旧版 torch 保存的检查点；加载这样的文件时，还是重新读一次。
