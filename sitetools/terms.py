@@ -48,7 +48,7 @@ TERMS: tuple[Term, ...] = (
     Term("深拷贝", "deep copy, `copy.deepcopy`", "questions-deepcopy", also=("深复制",)),
     Term("存储", "storage", "copying-alias"),
     Term("共享内存", "shared memory", "questions-shared-memory"),
-    Term("视图", "view", "questions-version-counter"),
+    Term("视图", "view", "questions-views"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地")),
     Term("重新绑定", "rebinding a name", "copying-rebinding"),

@@ -7,7 +7,7 @@
 .. admonition:: Answer
    :class: answer
 
-   While autograd records, it refuses an in-place operation on a leaf that requires grad, or on a view of it (a write through ``detach()`` or ``.data`` is not refused). Make the update step under ``torch.no_grad()``:
+   While autograd records, it refuses an in-place operation on a leaf that requires grad, or on a view of it (a write through ``detach()``, ``.data`` and the like is not refused). Make the update step under ``torch.no_grad()``:
 
    .. code-block:: python
 
@@ -476,8 +476,8 @@ assert p._version == 1, "only the edit under no_grad moved the counter"
 # ----------
 #
 # While autograd records, an in-place operation on a leaf that requires
-# grad, or on a view of it, is refused; a write through ``detach()`` or
-# ``.data`` is not. Edit it under ``torch.no_grad()`` (``w -= lr * w.grad``,
+# grad, or on a view of it, is refused; a write through ``detach()``,
+# ``.data`` and the like is not. Edit it under ``torch.no_grad()`` (``w -= lr * w.grad``,
 # ``copy_``, item assignment) or use a ``torch.nn.init`` function. To change
 # a shape, build a new layer, copy what it keeps, and make a new optimizer;
 # ``torch.utils.swap_tensors`` is for swaps that keep the shape. ``.data``

@@ -438,6 +438,6 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # its base (except inference tensors, which have no version counter and whose views have no
 # ``_base``: :ref:`questions-inference-mode`). ``_base`` marks views only: to know whether a tensor shares memory with the one it was
 # made from, compare their storages (``same_storage`` above): on a device with real memory (not
-# ``meta``), for storages that are not empty, equal starts prove sharing; different starts do not
-# rule it out. ``reshape`` and ``contiguous()`` copy only when they must; to be
+# ``meta``), for storages that are not empty, equal starts prove one storage (not a shared
+# element); different starts do not rule sharing out. ``reshape`` and ``contiguous()`` copy only when they must; to be
 # sure of memory of your own, ``clone()``.

@@ -442,8 +442,9 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # corrupting the gradient, unless the graph saved
 # them under saved-tensor hooks such as ``torch.autograd.graph.save_on_cpu()`` or a custom
 # ``Function`` keeps them as an attribute (``ctx.x = x`` instead of ``ctx.save_for_backward(x)``),
-# or the edit is a step of an optimizer made with ``fused=True``, which moves no version counter
-# (:ref:`questions-version-counter`). An edit by a route that bypasses the version counter stays
+# or a kernel that moves no version counter made the edit (a fused optimizer's step,
+# ``GradScaler.unscale_``, BatchNorm's update of its running statistics:
+# :ref:`questions-version-counter`). An edit by a route that bypasses the version counter stays
 # silent under ``torch.no_grad()`` too, and can give a wrong gradient: ``.data``, a write through
 # NumPy (above), through ``untyped_storage()`` or a DLPack alias, ``nn.utils.vector_to_parameters``,
 # ``apply_`` or ``map_`` on ``w.detach()`` (the table of :ref:`questions-version-counter`). ``.data`` hides the
@@ -452,3 +453,4 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # and casts a float or an integer source's dtype silently; a source whose shape cannot broadcast
 # raises.
 # :ref:`data-vs-detach-comparison` sets ``.data`` against ``detach()``.
+# :fact:`kernel-writes-not-counted`

@@ -284,8 +284,8 @@ else:
     raise AssertionError("backward through the kept graph must raise")
 
 # %%
-# Nodes always, saved tensors without ``backward()``
-# --------------------------------------------------
+# Nodes always, saved tensors without a plain ``backward()``
+# ----------------------------------------------------------
 #
 # Each step's nodes hold the tensors saved for the backward pass: ``w * x`` saved ``x``, and
 # ``** 2`` saved ``w * x``. A plain ``backward()`` (no ``retain_graph=True``, ``create_graph=True``

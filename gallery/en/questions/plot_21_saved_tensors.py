@@ -526,7 +526,8 @@ for name, op in ops.items():
 # ``retain_graph``
 # ----------------
 #
-# ``retain_graph=True`` keeps the saved tensors until a pass without it: of the four passes below,
+# ``retain_graph=True`` keeps the saved tensors until a plain ``backward()``, one with no
+# ``retain_graph=True``, ``create_graph=True`` or ``inputs=``: of the four passes below,
 # the first three keep them, each pass adds the same gradient, and after the fourth the saved
 # output is freed. An in-place edit between two passes breaks the later one.
 
@@ -566,5 +567,6 @@ else:
 # ``saved_tensors_hooks`` (``allow_mutation_on_saved_tensors()`` is one) or ``torch.utils.checkpoint``
 # (with its default ``context_fn``) also let the output be edited, but hooks
 # that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and
-# the check with them, until a ``backward()`` without it. The error itself is read on
+# the check with them, until a plain ``backward()`` (no ``retain_graph=True``,
+# ``create_graph=True`` or ``inputs=``). The error itself is read on
 # :ref:`questions-inplace-error`.

@@ -8,8 +8,8 @@
    :class: answer
 
    In ``t[1:] = t[:-1]`` the source overlaps the destination. Torch refuses it for a contiguous CPU ``t``, but for
-   every second element of a longer tensor (``t = x[::2]``) or ``w[:, 1:] = w[:, :-1]`` it runs and writes
-   wrong values. ``clone()`` the source first:
+   ``t = x[::2]`` or ``w[:, 1:] = w[:, :-1]`` it runs without an error, and can write wrong
+   values (it does below). ``clone()`` the source first:
 
    .. code-block:: python
 

@@ -279,8 +279,10 @@ assert not same_storage(alias, source) and alias.data_ptr() == source[1].data_pt
 # --------------------------------------
 #
 # A dense tensor's elements lie between the address of its first element, ``t.data_ptr()`` (where its
-# storage starts, plus ``storage_offset()`` elements), and the last byte its strides reach. Two tensors
-# whose byte ranges are disjoint share no memory. ``shares_memory`` compares the two ranges; it
+# storage starts, plus ``storage_offset()`` elements), and the last byte its strides reach. In memory
+# torch or NumPy allocated, two tensors whose byte ranges are disjoint share no memory; a file mapped
+# twice (``torch.from_file(path, shared=True)``, ``np.memmap``) is the exception: two address
+# ranges over the same bytes. ``shares_memory`` compares the two ranges; it
 # answers ``False`` for an empty tensor, for two devices, and on ``meta``, where tensors hold no
 # memory. A simpler test, whether the two *storages'* byte ranges overlap, is shown beside it. The
 # table adds a pair that is neither a view of the other: the two halves of ``flat``, one storage and
@@ -427,5 +429,5 @@ assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False
 # ranges the elements reach gave the write test's answer on every pair but the interleaved views
 # ``flat[::2]`` and ``flat[1::2]``, where it says "may share" and a write (or ``np.shares_memory``)
 # says no. A ``shares_memory`` that answers "may share" is enough to decide when to clone before an
-# in-place edit: the pipeline above kept its dataset intact, and cloned none of the batches that were
-# copies already.
+# in-place edit, unless a batch comes from a second mapping of the dataset's file: the pipeline
+# above kept its dataset intact, and cloned none of the batches that were copies already.

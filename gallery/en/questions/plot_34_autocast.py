@@ -7,9 +7,9 @@ Mixed precision: the cast is a copy
 .. admonition:: Answer
    :class: answer
 
-   Inside ``torch.autocast`` (default ``cache_enabled=True``) a layer computes with a low-precision
-   copy of its weight, made once per region and reused, so an optimizer step inside the region is
-   not seen by later forward passes in it. Wrap only the forward pass and the loss:
+   Inside ``torch.autocast`` (default ``cache_enabled=True``) a layer uses a low-precision copy of
+   a float32 weight that requires grad, cast once per region, so later forward passes in the region
+   miss an optimizer step taken in it. Wrap only the forward pass and the loss:
 
    .. code-block:: python
 

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），层用权重的低精度副本计算；同一个区域内这份副本只转换一次、反复使用，所以区域内的优化器更新，同一区域里之后的前向传播看不到。只把前向传播和损失放进区域：
+   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），层用需要梯度的 float32 权重的低精度副本计算；同一区域内这份副本只转换一次，所以区域内的优化器更新，之后的前向传播看不到。只把前向传播和损失放进区域：
 
    .. code-block:: python
 
