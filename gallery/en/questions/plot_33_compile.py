@@ -9,12 +9,11 @@
 
    ``torch.compile(model)`` wraps ``model`` without copying it: both hold the same parameters,
    but the wrapper's ``state_dict()`` keys start with ``_orig_mod.``, which a plain module refuses.
-   Load ``model``'s dict, or strip the prefix:
+   Load ``model``'s dict (or strip the prefix, as shown below):
 
    .. code-block:: python
 
       plain.load_state_dict(model.state_dict())
-      plain.load_state_dict({k.removeprefix("_orig_mod."): v for k, v in compiled.state_dict().items()})
 
 This page checks that the compiled module holds the model's own ``Parameter`` objects, trains it
 through either, and shows the ``_orig_mod.`` keys of its ``state_dict()`` with the error they give
