@@ -13,7 +13,6 @@ Moving averages of weights (EMA): copies that must stay copies
    .. code-block:: python
 
       ema = copy.deepcopy(model)
-      ema.requires_grad_(False)
       with torch.no_grad():
           for e, p in zip(ema.parameters(), model.parameters(), strict=True):
               e.lerp_(p, 1 - decay)
