@@ -51,7 +51,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`; an edit after a custom "
                 "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`; "
                 "and a step of an optimizer made with `fused=True`, `torch.amp.GradScaler.unscale_` on the gradients "
-                "and a `BatchNorm` layer's update of its running statistics in training mode, torch kernels that "
+                "and a `BatchNorm` layer's update of `running_mean` and `running_var` in training mode, "
+                "torch kernels that "
                 "write in place and move no version counter.",
             "zh_CN": "现在就读数值，不要求导、也不复制：`a.detach()`。它与 `a` "
                 "共享存储和版本计数器（推理张量根本没有版本计数器），不需要梯度；"
@@ -62,7 +63,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "自动求导在 `torch.autograd.graph.save_on_cpu()` "
                 "这类保存张量的钩子下保存了 `a` 之后再修改；自定义的 `torch.autograd.Function` 用 `ctx.x = a` "
                 "而不是 `ctx.save_for_backward` 留下 `a` 之后再修改；fused 优化器（`fused=True`）的一步、"
-                "`torch.amp.GradScaler.unscale_` 对梯度的修改、训练模式下 `BatchNorm` 层对其运行统计量的更新，"
+                "`torch.amp.GradScaler.unscale_` 对梯度的修改、"
+                "训练模式下 `BatchNorm` 层对 `running_mean` 和 `running_var` 的更新，"
                 "这些 torch 内核原地写入，却不推进版本计数器。",
         },
         lambda m: _rows(m, "a.detach()", same_object=False, shares_storage=True, requires_grad=False)
@@ -124,8 +126,9 @@ DECISIONS: tuple[Advice, ...] = (
             "en": "A NumPy array, from a dense CPU tensor of a dtype NumPy has (float32 or float64, say) without the "
                 "conjugate or negative bit: start from "
                 "`a.detach()`, which is out of the graph but on `a`'s memory, so "
-                "the array follows later in-place edits of `a` while `a` keeps its storage (`share_memory_()`, "
-                "sending `a` through a queue or pickling it for spawn move it); start from `a.detach().clone()` "
+                "the array follows later in-place edits of `a` while `a` keeps its storage (some calls move it, "
+                "for example `share_memory_()`, `model.to(torch.float64)` for a parameter of `model`, and sending "
+                "`a` through a queue or pickling it for spawn); start from `a.detach().clone()` "
                 "when it must not follow them. With the "
                 "conjugate or negative bit set, `.numpy()` raises: call `resolve_conj()` or `resolve_neg()` first, "
                 "which copies; a sparse tensor raises too.",
@@ -133,15 +136,15 @@ DECISIONS: tuple[Advice, ...] = (
                 "且没有设置共轭位或负号位）："
                 "从 `a.detach()` 出发。"
                 "它脱离了计算图，但仍在 `a` 的内存上：只要 `a` 还留在原来的存储上，数组就会随 `a` "
-                "之后的原地修改而变（`share_memory_()`、经队列发送 `a`，"
-                "或为 spawn 方式序列化 `a`，都会把它的存储移走）；"
+                "之后的原地修改而变（有些调用会把它的存储移走，例如 `share_memory_()`、"
+                "对 `a` 所在的模型调用 `model.to(torch.float64)`、经队列发送 `a`，或为 spawn 方式序列化 `a`）；"
                 "不想让数组跟着变，就从 `a.detach().clone()` 出发。"
                 "设置了共轭位或负号位时，`.numpy()` 会报错："
                 "先调用 `resolve_conj()` 或 `resolve_neg()`，这会复制一份；稀疏张量也会报错。",
         },
         lambda m: _rows(m, "a.detach()", requires_grad=False, shares_storage=True)
         and _rows(m, "a.detach().clone()", requires_grad=False, shares_storage=False),
-        facts=("detach-numpy-needs-plain-dense",),
+        facts=("detach-numpy-needs-plain-dense", "module-to-gives-parameter-new-memory"),
     ),
     Advice(
         "need-trainable-copy",

@@ -394,7 +394,7 @@ def _expand_inplace_write_refused() -> Fact:
     return Fact(e.tolist() == [[-1.0] * 3] * 2 and len(errors) == 3 and all(overlap in x for x in errors),
                 f"after fill_(-1): {e.tolist()}; add_, mul_, copy_: {errors}")
 
-# The facts on edits through .detach() and .data, on fused optimizer steps, those behind the tables'
-# notes and introductions, and those behind general sentences and advice, each run over its scope
-# (registered on import).
+# The facts of the other modules (edits through .detach() and .data, optimizer steps, mapped files, the
+# tables' notes, general sentences and advice), each run over its scope (registered on import).
+import tensorfacts.memory_facts  # noqa: E402, F401
 from tensorfacts import detach_data_facts, general_facts, optimizer_facts, table_facts, trainable_copy_facts  # noqa: E402, F401

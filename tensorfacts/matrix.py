@@ -178,8 +178,8 @@ GUIDE: tuple[Advice, ...] = (
                 "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`: "
                 "backward raises nothing; nor a step of an optimizer made with `fused=True`, which moves no "
                 "version counter, nor the other torch kernels that write in place without moving it: "
-                "`torch.amp.GradScaler.unscale_` on the gradients and a `BatchNorm` layer's update of its running "
-                "statistics in training mode. "
+                "`torch.amp.GradScaler.unscale_` on the gradients and a `BatchNorm` layer's update of `running_mean` "
+                "and `running_var` in training mode. "
                 "An edit made before autograd saves the tensor is "
                 "no error at all: backward treats it as a constant and returns what the same edit under "
                 "`torch.no_grad()` gives (for a tenfold edit, what `a + (9 * a).detach()` gives); when the edit "
@@ -198,7 +198,8 @@ GUIDE: tuple[Advice, ...] = (
                 "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 而不是 `ctx.save_for_backward` 留下 `a` "
                 "之后再修改，它也察觉不到：反向传播不报错。fused 优化器（`fused=True`）的一步不推进版本计数器，"
                 "它同样察觉不到；另外几个原地写入却不推进版本计数器的 torch 内核也是如此："
-                "`torch.amp.GradScaler.unscale_` 对梯度的修改，以及训练模式下 `BatchNorm` 层对其运行统计量的更新。"
+                "`torch.amp.GradScaler.unscale_` 对梯度的修改，"
+                "以及训练模式下 `BatchNorm` 层对 `running_mean` 和 `running_var` 的更新。"
                 "在自动求导保存该张量之前做的修改则根本不算错误：反向传播把它当作常数，"
                 "结果与在 `torch.no_grad()` 下做同样的修改相同（放大十倍时，与 `a + (9 * a).detach()` 相同）；"
                 "如果修改落到了叶子张量本身（叶子张量、`Parameter`、叶子张量的视图），这就是按修改后的数值算出的梯度。",
@@ -263,8 +264,8 @@ GUIDE: tuple[Advice, ...] = (
                 "`torch.no_grad()` is an edit of `a`: a backward that runs the node which saved `a` raises (unless "
                 "`a` was saved through saved-tensor hooks or kept as a custom `Function`'s attribute, or the edit "
                 "is made by a kernel that moves no version counter: a step of an optimizer made with `fused=True`, "
-                "`torch.amp.GradScaler.unscale_` on a gradient, a `BatchNorm` layer's update of its running "
-                "statistics); if `a` is an "
+                "`torch.amp.GradScaler.unscale_` on a gradient, a `BatchNorm` layer's update of `running_mean` "
+                "and `running_var`); if `a` is an "
                 "inference tensor, an edit such as `b.mul_(10)` itself raises, and yet `a` has changed "
                 "(`apply_` and `map_` edit it without an error).",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象；`torch.as_tensor(a)`、"
@@ -274,7 +275,7 @@ GUIDE: tuple[Advice, ...] = (
                 "如果自动求导保存过 `a`（不是经由保存张量的钩子，也不是被自定义 `Function` 存成属性），"
                 "反向传播运行到保存 `a` 的那个节点时会报错，除非这次修改是由不推进版本计数器的内核完成的："
                 "fused 优化器（`fused=True`）的一步、`torch.amp.GradScaler.unscale_` 对梯度的修改、"
-                "`BatchNorm` 层对其运行统计量的更新；"
+                "`BatchNorm` 层对 `running_mean` 和 `running_var` 的更新；"
                 "如果 `a` 是推理张量，`b.mul_(10)` 这样的修改本身就会报错，可 `a` 的值还是变了"
                 "（用 `apply_` 和 `map_` 修改则不报错）。",
         },

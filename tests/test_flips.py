@@ -164,6 +164,7 @@ MUTANTS = {
     "unbind() returns separate views": lambda: Override(unbind=_separate_unbind),
     "a number operand becomes a tensor": lambda: Override(mul=_number_as_tensor),
     "Module.to() makes new parameters": _module_to_overwrites_parameters,
+    "a second mapping of a file is a copy": lambda: Override(from_file=lambda f, a, k: call(f, a, k).clone()),
     "apply_ and map_ refuse inference tensors": lambda: Override(
         **dict.fromkeys(("apply_", "map_"), _refuse_inference_outside_the_mode)),
 }
@@ -199,6 +200,7 @@ FACT_FLIPS = {
     "inference-tensor-apply-map-outside-no-error": "apply_ and map_ refuse inference tensors",
     "fused-optimizer-step-not-counted": "fused optimizer steps are counted",
     "kernel-writes-not-counted": "uncounted kernels are counted",
+    "file-mapped-twice-shares-bytes": "a second mapping of a file is a copy",
     "double-of-float64-is-a": "double() always copies",
     "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",

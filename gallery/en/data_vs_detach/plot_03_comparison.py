@@ -240,7 +240,7 @@ assert via_data is not out and via_detach is not out, "both return a new tensor 
 # PyTorch marks in-place methods with a trailing underscore, and there *is*
 # an in-place form of ``detach()``: ``detach_()``. It is a different method.
 # It returns the very same object and takes that object itself out of the
-# graph. ``.data`` has no in-place method; its setter is another matter
+# graph; on a view (here ``b[:2]``) it raises instead. ``.data`` has no in-place method; its setter is another matter
 # (next cell).
 b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out_b = b.sigmoid()
@@ -250,6 +250,13 @@ show("out_b (after detach_)", out_b)
 print("result is out_b:", result is out_b)
 print("Tensor has data_:", hasattr(torch.Tensor, "data_"))
 assert result is out_b, "detach_() returns the same object"
+try:
+    b[:2].detach_()
+except RuntimeError as e:
+    print("b[:2].detach_():", str(e).split(". ")[0])
+    assert "Can't detach views in-place" in str(e), "detach_() refuses a view"
+else:
+    raise AssertionError("detach_() on a view raised nothing")
 # sphinx_gallery_start_ignore
 assert not out_b.requires_grad and out_b.grad_fn is None, "detach_() changed out_b itself"
 assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"

@@ -31,7 +31,9 @@ views share: memory, one version counter, and an autograd history
 # -------
 #
 # A view has a ``_base``: the tensor whose memory it uses (except a view of an inference tensor,
-# which has none: :ref:`questions-inference-mode`).
+# which has none: :ref:`questions-inference-mode`; ``detach()`` and a sparse tensor's ``indices()``,
+# which torch's documentation lists among its view operations, set none either: checked in the
+# section on ``_base`` below).
 import torch
 
 
@@ -424,6 +426,8 @@ assert all(same_storage(t, other) for t, other in shared.values()), "all six sha
 # sphinx_gallery_start_ignore
 assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:5], "five have no _base"
 assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as its _base"
+sparse = torch.tensor([[0.0, 1.0]]).to_sparse()
+assert sparse.indices()._base is None and sparse.values()._base is sparse, "a sparse tensor's indices() has no _base"
 assert same_storage(torch.empty(0), torch.empty(0)), "two empty storages both start at 0: equal starts, no sharing"
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")

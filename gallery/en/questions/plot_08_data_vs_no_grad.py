@@ -443,7 +443,7 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # them under saved-tensor hooks such as ``torch.autograd.graph.save_on_cpu()`` or a custom
 # ``Function`` keeps them as an attribute (``ctx.x = x`` instead of ``ctx.save_for_backward(x)``),
 # or a kernel that moves no version counter made the edit (a fused optimizer's step,
-# ``GradScaler.unscale_``, BatchNorm's update of its running statistics:
+# ``GradScaler.unscale_``, BatchNorm's update of ``running_mean`` and ``running_var``:
 # :ref:`questions-version-counter`). An edit by a route that bypasses the version counter stays
 # silent under ``torch.no_grad()`` too, and can give a wrong gradient: ``.data``, a write through
 # NumPy (above), through ``untyped_storage()`` or a DLPack alias, ``nn.utils.vector_to_parameters``,

@@ -432,7 +432,7 @@ assert same_storage(base, view), "the view uses the base's memory"
 # ``detach()`` or ``out=``, with or without ``torch.no_grad()``; the Python-callback methods
 # ``apply_`` and ``map_``, and a few torch kernels that write in place (the fused kernels of an
 # optimizer made with ``fused=True``, the unscaling of ``torch.amp.GradScaler.unscale_``, a
-# ``BatchNorm`` layer's update of its running statistics), are not among them. Many routes to the same memory go around it; among
+# ``BatchNorm`` layer's update of ``running_mean`` and ``running_var``), are not among them. Many routes to the same memory go around it; among
 # them ``.data``, NumPy, ``untyped_storage()``, a DLPack alias, ``copy.copy(t)``, ``apply_`` and
 # ``map_``, ``nn.utils.vector_to_parameters`` and those kernels. They change the
 # values behind its back, which is why their edits can give wrong gradients without an error

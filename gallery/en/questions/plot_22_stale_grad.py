@@ -7,8 +7,8 @@ My logged gradients are all the same: ``g = p.grad`` is not a copy
 .. admonition:: Answer
    :class: answer
 
-   ``g = p.grad`` is no copy: after ``zero_grad(set_to_none=False)``, or with no reset, ``backward()`` (without ``create_graph=True``) writes
-   into that one tensor and every logged entry ends up equal. Log a copy:
+   ``g = p.grad`` is no copy: after ``zero_grad(set_to_none=False)``, or with no reset, ``backward()`` writes into that
+   one tensor (exceptions below) and every logged entry ends up equal. Log a copy:
 
    .. code-block:: python
 
@@ -374,6 +374,6 @@ assert not torch.equal(grads[0], grads[2]), "the steps' gradients differ"
 # ``set_to_none=True`` (the default), ``zero_grad()`` lets go of it and the next ``backward()``
 # makes a new one, so ``g`` keeps its values; with ``set_to_none=False``, ``zero_grad()`` zeroes
 # it and ``backward()`` adds into it, and so does a ``backward()`` with no ``zero_grad()`` in
-# between, which is how gradient accumulation works (``backward(create_graph=True)`` puts a new
-# tensor holding the sum in ``p.grad`` instead). To keep a step's gradient, keep
-# ``p.grad.clone()``.
+# between, which is how gradient accumulation works (``backward(create_graph=True)`` and a dense
+# gradient arriving at a sparse ``.grad`` are exceptions: they put a new tensor holding the sum in
+# ``p.grad``). To keep a step's gradient, keep ``p.grad.clone()``.

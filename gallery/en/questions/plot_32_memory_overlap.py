@@ -7,9 +7,9 @@ Do these two tensors share memory?
 .. admonition:: Answer
    :class: answer
 
-   Equal ``untyped_storage().data_ptr()`` means one storage, not a shared element, and different ones
-   do not rule sharing out: an alias of a slice made through DLPack, NumPy or ``frombuffer`` starts
-   inside its source's storage. Compare the bytes the elements reach:
+   Equal ``untyped_storage().data_ptr()`` (storages not empty, not on ``meta``) means one storage, not a
+   shared element; different ones do not rule sharing out, as with DLPack, NumPy or ``frombuffer``
+   aliases of a slice. Compare the bytes the elements reach:
 
    .. code-block:: python
 
@@ -287,6 +287,7 @@ assert not same_storage(alias, source) and alias.data_ptr() == source[1].data_pt
 # memory. A simpler test, whether the two *storages'* byte ranges overlap, is shown beside it. The
 # table adds a pair that is neither a view of the other: the two halves of ``flat``, one storage and
 # no common element.
+# :fact:`file-mapped-twice-shares-bytes`
 
 
 def byte_range(t):
@@ -431,3 +432,4 @@ assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False
 # says no. A ``shares_memory`` that answers "may share" is enough to decide when to clone before an
 # in-place edit, unless a batch comes from a second mapping of the dataset's file: the pipeline
 # above kept its dataset intact, and cloned none of the batches that were copies already.
+# :fact:`file-mapped-twice-shares-bytes`

@@ -226,7 +226,7 @@ assert via_data is not out and via_detach is not out, "both return a new tensor 
 
 # %%
 # PyTorch 用末尾的下划线标记原地操作的方法。``detach()`` 确实有一个原地版本，叫
-# ``detach_()``，是另一个方法。它返回的就是同一个对象，并把这个对象本身移出计算图。而
+# ``detach_()``，是另一个方法。它返回的就是同一个对象，并把这个对象本身移出计算图；对视图（这里是 ``b[:2]``）调用则会报错。而
 # ``.data`` 没有原地方法；它的赋值操作则是另一回事（见下一段）。
 b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out_b = b.sigmoid()
@@ -236,6 +236,13 @@ show("out_b (after detach_)", out_b)
 print("result is out_b:", result is out_b)
 print("Tensor has data_:", hasattr(torch.Tensor, "data_"))
 assert result is out_b, "detach_() returns the same object"
+try:
+    b[:2].detach_()
+except RuntimeError as e:
+    print("b[:2].detach_():", str(e).split(". ")[0])
+    assert "Can't detach views in-place" in str(e), "detach_() refuses a view"
+else:
+    raise AssertionError("detach_() on a view raised nothing")
 # sphinx_gallery_start_ignore
 assert not out_b.requires_grad and out_b.grad_fn is None, "detach_() changed out_b itself"
 assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"

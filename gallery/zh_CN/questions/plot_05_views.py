@@ -26,7 +26,7 @@ tensor before performing the operation``：这是往 ``expand`` 的结果里写�
 # 辅助函数
 # --------
 #
-# 视图有一个 ``_base``：它所使用的那块内存的主人（推理张量的视图除外，它没有 ``_base``，见 :ref:`推理模式那一页 <questions-inference-mode>`）。
+# 视图有一个 ``_base``：它所使用的那块内存的主人（推理张量的视图除外，它没有 ``_base``，见 :ref:`推理模式那一页 <questions-inference-mode>`；``detach()`` 和稀疏张量的 ``indices()`` 虽然在 torch 文档的视图操作之列，也不设 ``_base``，见下文讲 ``_base`` 的一节）。
 import torch
 
 
@@ -387,6 +387,8 @@ assert all(same_storage(t, other) for t, other in shared.values()), "all six sha
 # sphinx_gallery_start_ignore
 assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:5], "five have no _base"
 assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as its _base"
+sparse = torch.tensor([[0.0, 1.0]]).to_sparse()
+assert sparse.indices()._base is None and sparse.values()._base is sparse, "a sparse tensor's indices() has no _base"
 assert same_storage(torch.empty(0), torch.empty(0)), "two empty storages both start at 0: equal starts, no sharing"
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``g = p.grad`` 不是副本：用 ``zero_grad(set_to_none=False)`` 清零或根本不清零时，不带 ``create_graph=True`` 的 ``backward()`` 每次都写进同一个张量，记下的各项最后全都相同。要记就记一份副本：
+   ``g = p.grad`` 不是副本：用 ``zero_grad(set_to_none=False)`` 清零或根本不清零时，``backward()`` 每次都写进同一个张量（例外见下文），记下的各项最后全都相同。要记就记一份副本：
 
    .. code-block:: python
 
@@ -356,5 +356,5 @@ assert not torch.equal(grads[0], grads[2]), "the steps' gradients differ"
 #
 # ``p.grad`` 和别的张量没有两样，``g = p.grad`` 只是给它起了第二个名字。默认的 ``set_to_none=True`` 之下，``zero_grad()``
 # 让 ``p.grad`` 不再指向这个张量，下一次 ``backward()`` 另建一个，所以 ``g`` 保留原来的值；``set_to_none=False`` 之下，``zero_grad()``
-# 把它清零，``backward()`` 再累加进去。两次 ``backward()`` 之间不调用 ``zero_grad()`` 也是累加，梯度累积就是这样实现的（``backward(create_graph=True)`` 则不同，它往 ``p.grad`` 放一个存着累加和的新张量）。想留住某一步的梯度，就存
+# 把它清零，``backward()`` 再累加进去。两次 ``backward()`` 之间不调用 ``zero_grad()`` 也是累加，梯度累积就是这样实现的（``backward(create_graph=True)`` 和稠密梯度遇上稀疏的 ``.grad`` 是例外，它们往 ``p.grad`` 放一个存着累加和的新张量）。想留住某一步的梯度，就存
 # ``p.grad.clone()``。

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``untyped_storage().data_ptr()`` 相等只说明是同一块存储（storage），不说明有共同的元素；不相等也不能排除共享：经由 DLPack、NumPy 或 ``frombuffer`` 给切片建的别名，起点落在源张量的存储之内。应当比较元素所占的字节：
+   ``untyped_storage().data_ptr()`` 相等（存储非空、不在 ``meta`` 上）只说明是同一块存储（storage），不说明有共同的元素；不相等也不能排除共享，如经由 DLPack、NumPy 或 ``frombuffer`` 给切片建的别名。应当比较元素所占的字节：
 
    .. code-block:: python
 
@@ -260,6 +260,7 @@ assert not same_storage(alias, source) and alias.data_ptr() == source[1].data_pt
 # ----------------------
 #
 # 稠密张量的元素位于两个地址之间：第一个元素的地址是 ``t.data_ptr()``，即存储的起始地址加上 ``storage_offset()`` 个元素；最后一个字节是按各维步长（stride）能走到的最远处。在 torch 或 NumPy 分配的内存里，字节范围不相交的两个张量不共享任何内存；同一个文件映射两次（``torch.from_file(path, shared=True)``、``np.memmap``）是例外：两段地址范围对着同一批字节。``shares_memory`` 比较这两个范围；对空张量、不在同一设备上的两个张量，以及 ``meta`` 上的张量（那里的张量不占内存），它都回答 ``False``。旁边还列出一个更简单的判断：两块存储各自的字节范围是否重叠。表中多了一对互不为视图的张量：``flat`` 的前后两半，同一块存储，没有共同的元素。
+# :fact:`file-mapped-twice-shares-bytes`
 
 
 def byte_range(t):
@@ -383,3 +384,4 @@ assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False
 # ----
 #
 # 存储起始地址相等说明是同一块存储：在 CPU 上、对非空张量，``x`` 的视图、一行、转置和扩展后的一列都与它共享内存，但同一块存储的前后两半没有共同的元素。起始地址不同也不能排除共享：经由 DLPack、NumPy 和 ``torch.frombuffer`` 建的别名有自己的存储，位于 ``x`` 的存储之内，能看到 ``x`` 上的写入。比较元素所占的字节范围，除了交错的视图 ``flat[::2]`` 和 ``flat[1::2]``，在每一对上都给出了与写入测试相同的答案；对这对交错视图，它回答“可能共享”，而写入（或 ``np.shares_memory``）回答不共享。一个会回答“可能共享”的 ``shares_memory``，足以决定原地修改之前要不要克隆，除非批次来自数据集文件的第二次映射：上面的数据管道保住了数据集，已经是副本的批次一个也没有克隆。
+# :fact:`file-mapped-twice-shares-bytes`
