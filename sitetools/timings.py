@@ -1,6 +1,6 @@
 """Measure what the project promises about its own speed, in one run on this machine:
 
-    python -m sitetools.timings [--skip-suite] [--against REV]
+    python -m sitetools.timings [--skip-suite | --builds-only] [--against REV]
 
 a clean build of the whole site, a one-page preview, the fast test tier, the whole test suite, and the
 ratio of the suite to the build (the budget is 15 builds), plus the length of the largest module. Each
@@ -83,6 +83,7 @@ def largest_module() -> tuple[str, int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-suite", action="store_true", help="leave out the whole suite (the slowest part)")
+    parser.add_argument("--builds-only", action="store_true", help="time the builds and the preview, no tests")
     parser.add_argument("--against", metavar="REV", help="also time a clean build of this git revision, per page")
     args = parser.parse_args(argv)
     build = [sys.executable, "docs/build_site.py"]
@@ -101,8 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         figures[f"preview of {first} (both editions)"] = timed([*build, "--out", f"{folder}/preview", "--only", first],
                                                                env=env)  # fmt: skip
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    figures["fast tier (-m 'not slow')"] = timed([*pytest, *TIERS["fast"]], env=env)
-    if not args.skip_suite:
+    if not args.builds_only:
+        figures["fast tier (-m 'not slow')"] = timed([*pytest, *TIERS["fast"]], env=env)
+    if not (args.skip_suite or args.builds_only):
         figures["whole suite"] = timed([*pytest, *TIERS["whole"]], env=env)
     name, lines = largest_module()
     width = max(map(len, figures))

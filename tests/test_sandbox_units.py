@@ -75,7 +75,10 @@ def test_a_document_added_to_the_sources_while_the_pages_ran_is_refused(tmp_path
 
 def test_the_sandbox_ends_every_process_its_command_left(tmp_path):
     marker = f"sleep {4000 + os.getpid() % 1000}"
-    result = _sandboxed(tmp_path, f"(setsid {marker} &) ; true")
+    # The child names the marker from its first instruction (its command line holds it before and after the
+    # exec), and the command ends only once the child has started, so a busy machine cannot hide it.
+    result = _sandboxed(tmp_path, f"(setsid sh -c 'touch rw/started; exec {marker}' &) ; "
+                                  "while [ ! -e rw/started ]; do sleep 0.05; done")
     if "sandbox: none" in result.stdout:
         pytest.skip(f"no namespaces on this machine: {result.stdout.strip()}")
     assert result.returncode != 0 and "still running after" in result.stdout and marker in result.stdout, result
