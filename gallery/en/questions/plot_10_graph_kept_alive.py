@@ -368,8 +368,9 @@ assert abs(total_float - total_loss.item()) < 1e-5, "the float total must equal 
 # see what stays alive afterwards it keeps two weak references a step: one to the output's storage,
 # and one to a hook that ``node_ref`` registers on the output's ``grad_fn`` node
 # (``torch.autograd.graph.Node.register_hook``): the node holds its hooks, so that reference reads
-# ``None`` once the node is freed. ``count_alive`` calls ``gc.collect()`` first, so that nothing a
-# reference cycle might still hold is counted as alive.
+# ``None`` once the node is freed. When a reference still reads an object, ``count_alive`` calls
+# ``gc.collect()`` and reads again, so that nothing a reference cycle might still hold is counted as
+# alive (collecting frees objects, it never brings one back).
 
 import gc
 
@@ -383,7 +384,8 @@ def node_ref(t):
 
 
 def count_alive(refs):
-    gc.collect()
+    if any(ref() is not None for ref in refs):
+        gc.collect()
     return sum(ref() is not None for ref in refs)
 
 
@@ -498,7 +500,7 @@ if torch.cuda.is_available():
 # something refers to them, here only the name ``loss``. ``del loss`` drops that reference, and then
 # the nodes go too. ``forward`` runs one step's forward pass and keeps weak references to its
 # loss's node (through ``node_ref``) and to the two tensors the graph saves, ``x`` and ``w * x``;
-# ``alive`` reads them after ``gc.collect()``.
+# ``alive`` reads them as ``count_alive`` does.
 
 
 def forward(w, watched):
@@ -511,7 +513,8 @@ def forward(w, watched):
 
 def alive(refs):
     node, *saved = refs
-    gc.collect()
+    if any(ref() is not None for ref in refs):
+        gc.collect()
     return node() is not None, sum(ref() is not None for ref in saved)
 
 

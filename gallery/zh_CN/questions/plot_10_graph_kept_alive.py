@@ -340,8 +340,8 @@ assert abs(total_float - total_loss.item()) < 1e-5, "the float total must equal 
 #
 # 为了之后画损失曲线而写 ``losses.append(loss)``，或者为了查看预测而写 ``outputs.append(out)``，都和累计值一样会留住每一步的计算图。``log_steps``
 # 把一个小的 ``nn.Linear`` 模型训练五步，每一步把 ``keep(loss, out)`` 追加到一个列表里。为了看清事后还有什么活着，它每一步留两个弱引用：一个指向输出的存储，一个指向 ``node_ref``
-# 在输出的 ``grad_fn`` 节点上注册的钩子（用 ``torch.autograd.graph.Node.register_hook`` 注册）。节点持有注册在它上面的钩子，所以节点被释放后，这个弱引用读出 ``None``。``count_alive``
-# 先调用 ``gc.collect()``，免得把只靠引用循环留着的对象算作活着。输出里的 ``nodes reachable after each step`` 是每一步之后能到达的节点数，``graphs alive``
+# 在输出的 ``grad_fn`` 节点上注册的钩子（用 ``torch.autograd.graph.Node.register_hook`` 注册）。节点持有注册在它上面的钩子，所以节点被释放后，这个弱引用读出 ``None``。弱引用还读得出对象时，``count_alive``
+# 先调用 ``gc.collect()`` 再读一次，免得把只靠引用循环留着的对象算作活着（回收只会释放对象，不会让对象复活）。输出里的 ``nodes reachable after each step`` 是每一步之后能到达的节点数，``graphs alive``
 # 是仍然活着的计算图个数，``output storages alive`` 是仍然活着的输出存储个数。
 
 import gc
@@ -356,7 +356,8 @@ def node_ref(t):
 
 
 def count_alive(refs):
-    gc.collect()
+    if any(ref() is not None for ref in refs):
+        gc.collect()
     return sum(ref() is not None for ref in refs)
 
 
@@ -457,7 +458,7 @@ if torch.cuda.is_available():
 #
 # 没有列表或累计值时，循环会自己分两个阶段释放每一步的计算图。不带 ``retain_graph=True``、也不带 ``create_graph=True`` 的 ``backward()`` 会立刻让计算图放开它所运行的节点保存的张量（这里是全部节点；带 ``inputs=`` 时，只运行通往指定张量的那些节点），这里没有别的东西引用 ``x`` 和 ``w * x``，它们也就随之释放；节点则只要还有东西引用就一直活着，这里引用它们的只有名字
 # ``loss``。``del loss`` 去掉这个引用，节点随之释放。``forward`` 跑一步前向传播，对这一步损失的节点（借助 ``node_ref``）以及计算图保存的两个张量 ``x`` 和 ``w * x`` 各留一个弱引用；``alive``
-# 在 ``gc.collect()`` 之后读取它们。输出里的 ``node alive`` 表示节点是否还活着，``saved tensors alive`` 是仍然活着的保存张量个数。
+# 像 ``count_alive`` 那样读取它们。输出里的 ``node alive`` 表示节点是否还活着，``saved tensors alive`` 是仍然活着的保存张量个数。
 
 
 def forward(w, watched):
@@ -470,7 +471,8 @@ def forward(w, watched):
 
 def alive(refs):
     node, *saved = refs
-    gc.collect()
+    if any(ref() is not None for ref in refs):
+        gc.collect()
     return node() is not None, sum(ref() is not None for ref in saved)
 
 
