@@ -165,10 +165,10 @@ TERMS: tuple[Term, ...] = (
     Term("高级索引", "advanced indexing", "questions-index-writes",
          define_en="Indexing with a tensor or list of indices or a mask; reading this way returns a copy, not a view.",
          define_zh="用索引张量、索引列表或掩码做索引；这样读取得到的是副本，不是视图。"),
-    Term("保存张量的钩子", "saved tensors hooks, `torch.autograd.graph.saved_tensors_hooks`",
+    Term("保存张量的钩子", "saved tensors hooks, `saved_tensors_hooks`",
          "questions-saved-tensors", gloss="saved tensors hooks",
          define_en="Two functions autograd calls to pack each tensor it saves and to unpack it for the backward pass.",
-         define_zh="一对函数：自动求导保存张量时调用一个打包，反向传播时调用另一个取回。"),
+         define_zh="一对函数：自动求导保存每个张量时调用一个把它打包，反向传播时调用另一个把它取回。"),
 )
 
 
