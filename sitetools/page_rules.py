@@ -17,6 +17,7 @@ from sitetools import (
     check_rules,
     doctests,
     edition_citations,
+    first_mentions,
     gpu_rule,
     output_channels,
     output_rules,
@@ -51,7 +52,7 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: boo
         problems += pages.check_typography(lang, root)
         problems += answer_box.check_answers(lang, root)
         if edition(lang).cjk:
-            problems += terms.check_variants(root, lang) + terms.check_first_mentions(root, lang)
+            problems += terms.check_variants(root, lang) + first_mentions.check_first_mentions(root, lang)
     if manifest:
         problems += pages_asserts.check_manifest(langs, root / "gallery")
     return problems

@@ -38,44 +38,137 @@ class Term:
     page: str  #: the reference label of the page that shows it
     also: tuple[str, ...] = ()  #: other names readers type (aliases), which the pages may use too
     avoid: tuple[str, ...] = ()  #: variants the Chinese pages do not use outside quotations
+    define_en: str = ""  #: a one-sentence definition, in English (the glossary's last column)
+    define_zh: str = ""  #: the same definition, in Chinese
+    gloss: str = ""  #: for a core term, the English its first mention on a Chinese page carries in parentheses
+    mention: str = ""  #: what counts as a mention of a core term (a pattern; its Chinese word if empty)
 
 
 TERMS: tuple[Term, ...] = (
-    Term("张量", "tensor", "copying-alias"),
-    Term("复制", "copy", "copying-clone", also=("拷贝",)),
-    Term("克隆", "clone, `clone()`", "copying-clone"),
-    Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", also=("浅复制",)),
-    Term("深拷贝", "deep copy, `copy.deepcopy`", "questions-deepcopy", also=("深复制",)),
-    Term("存储", "storage", "copying-alias"),
-    Term("共享内存", "shared memory", "questions-shared-memory"),
-    Term("视图", "view", "questions-views"),
+    Term("张量", "tensor", "copying-alias",
+         define_en="A multi-dimensional array of numbers: a shape, strides and a dtype read over a storage.",
+         define_zh="多维数组：它按形状、步长和 dtype 读取一块存储。"),
+    Term("复制", "copy", "copying-clone", also=("拷贝",),
+         define_en="Making a second tensor whose values sit in memory of its own.",
+         define_zh="得到第二个张量，它的数值放在自己的内存里。"),
+    Term("克隆", "clone, `clone()`", "copying-clone",
+         define_en="`clone()`: a copy with memory of its own; in grad mode it stays in the computation graph.",
+         define_zh="`clone()`：有自己内存的副本；在梯度模式下，它仍留在计算图中。"),
+    Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", also=("浅复制",),
+         define_en="A new container that holds the same objects as the old one, not copies of them.",
+         define_zh="新建一个容器，装的是原来那些对象本身，而不是它们的副本。"),
+    Term("深拷贝", "deep copy, `copy.deepcopy`", "questions-deepcopy", also=("深复制",),
+         define_en="A copy of an object and of everything it holds, tensors included.",
+         define_zh="复制一个对象以及它所含的一切，包括其中的张量。"),
+    Term("存储", "storage", "copying-alias",
+         define_en="The block of memory a tensor reads its values from (`untyped_storage()`); views share it.",
+         define_zh="张量读取数值的那块内存（`untyped_storage()`），视图与源张量共享它。"),
+    Term("共享内存", "shared memory", "questions-shared-memory",
+         define_en="Memory that several processes map at once, so a write in one is seen by the others.",
+         define_zh="几个进程同时映射的内存，一个进程写入，其他进程都能看到。"),
+    Term("视图", "view", "questions-views", gloss="view",
+         define_en="A tensor that reads another tensor's storage, so writing through one changes the other.",
+         define_zh="读取另一个张量的存储的张量，通过其中一个写入，另一个也跟着变。"),
+    Term("基张量", "base tensor, `_base`", "questions-views",
+         define_en="The tensor a view was taken from; the view's `_base` names it.",
+         define_zh="视图所取自的那个张量，视图的 `_base` 指向它。"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
-         avoid=("原位操作", "原位", "就地操作", "就地")),
-    Term("重新绑定", "rebinding a name", "copying-rebinding"),
-    Term("版本计数器", "version counter, `_version`", "questions-version-counter", also=("版本号",)),
-    Term("计算图", "computation graph", "questions-graph-kept-alive"),
-    Term("内存泄漏", "memory leak", "questions-graph-kept-alive", also=("显存泄漏",)),
-    Term("显存", "GPU memory", "questions-best-weights"),
-    Term("自动求导", "autograd", "data-vs-detach-detach", also=("autograd",)),
-    Term("需要梯度", "`requires_grad=True`", "copying-clone", avoid=("需要求导",)),
-    Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",)),
-    Term("反向传播", "backward pass, `backward()`", "questions-non-leaf-grad"),
-    Term("梯度", "gradient, `.grad`", "questions-non-leaf-grad"),
-    Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点")),
-    Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad"),
-    Term("推理张量", "inference tensor", "questions-inference-mode"),
-    Term("张量列表", "list of tensors, `[t] * n`", "questions-containers"),
-    Term("优化器", "optimizer, `optimizer.state_dict()`", "questions-optimizer-state", also=("优化器状态",)),
-    Term("目标网络", "target network", "questions-target-networks", also=("软更新",)),
-    Term("共享权重", "tied weights", "questions-tied-weights", also=("权重共享", "绑定权重")),
-    Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-activation-checkpointing"),
-    Term("检查点", "checkpoint (a saved training state, `torch.save` / `torch.load`)", "questions-checkpoints"),
-    Term("梯度累积", "gradient accumulation", "questions-stale-grad"),
-    Term("多进程", "multiprocessing, `torch.multiprocessing`", "questions-processes", also=("子进程",)),
+         avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
+         define_en="An operation that writes its result into an existing tensor (`add_`, `t[0] = 1`).",
+         define_zh="把结果写进已有张量的运算（`add_`、`t[0] = 1`）。"),
+    Term("重新绑定", "rebinding a name", "copying-rebinding",
+         define_en="Making a Python name refer to another object; the old tensor itself is untouched.",
+         define_zh="让 Python 名字指向另一个对象，原来的张量本身不受影响。"),
+    Term("版本计数器", "version counter, `_version`", "questions-version-counter", also=("版本号",),
+         gloss="version counter",
+         define_en="A count each in-place operation raises; autograd reads it to see that a tensor it saved changed.",
+         define_zh="每次原地操作都会推进的计数，自动求导靠比较它发现自己保存的张量被改过。"),
+    Term("计算图", "computation graph", "questions-graph-kept-alive",
+         define_en="The graph of operations autograd records to run the backward pass.",
+         define_zh="自动求导记录下的运算图，反向传播沿着它进行。"),
+    Term("内存泄漏", "memory leak", "questions-graph-kept-alive", also=("显存泄漏",),
+         define_en="Memory that keeps growing because something still refers to tensors, or graphs, no longer needed.",
+         define_zh="不再需要的张量或计算图仍被引用，内存占用于是不断增长。"),
+    Term("显存", "GPU memory", "questions-best-weights",
+         define_en="The memory of a GPU, where CUDA tensors keep their storage.",
+         define_zh="GPU 上的内存，CUDA 张量的存储就在这里。"),
+    Term("自动求导", "autograd", "data-vs-detach-detach", also=("autograd",), gloss="autograd",
+         mention=r"自动求导|(?<![\w.`/])autograd(?![\w.`/(])",
+         define_en="PyTorch's engine that records operations on tensors and computes their gradients.",
+         define_zh="PyTorch 记录张量上的运算并计算梯度的机制。"),
+    Term("需要梯度", "`requires_grad=True`", "copying-clone", avoid=("需要求导",),
+         define_en="A tensor whose operations autograd records (in grad mode), so it can get a gradient.",
+         define_zh="自动求导（在梯度模式下）会记录它参与的运算、因而能得到梯度的张量。"),
+    Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",),
+         gloss="grad mode",
+         define_en="Whether autograd records operations; on by default, off under `torch.no_grad()`.",
+         define_zh="自动求导是否记录运算；默认开启，在 `torch.no_grad()` 下关闭。"),
+    Term("反向传播", "backward pass, `backward()`", "questions-non-leaf-grad",
+         define_en="Walking the computation graph back from a result to compute gradients.",
+         define_zh="从结果沿计算图往回走，算出梯度。"),
+    Term("梯度", "gradient, `.grad`", "questions-non-leaf-grad",
+         define_en="The derivative of a result with respect to a tensor; a leaf's lands in its `.grad`.",
+         define_zh="结果对某个张量的导数；叶子张量的梯度存进它的 `.grad`。"),
+    Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点"),
+         gloss="leaf tensor", mention=r"(?<!非)叶子张量",
+         define_en="A tensor no recorded operation produced (`grad_fn` is `None`); `backward()` fills its `.grad`.",
+         define_zh="不由记录下的运算得到的张量（`grad_fn` 为 `None`），`backward()` 填写它的 `.grad`。"),
+    Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
+         define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
+         define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
+    Term("推理张量", "inference tensor", "questions-inference-mode",
+         define_en="A tensor made under `torch.inference_mode()`; it has no version counter.",
+         define_zh="在 `torch.inference_mode()` 下创建的张量，没有版本计数器。"),
+    Term("张量列表", "list of tensors, `[t] * n`", "questions-containers",
+         define_en="A Python list of tensors; `[t] * n` holds one tensor n times, not n tensors.",
+         define_zh="装着张量的 Python 列表；`[t] * n` 是同一个张量放了 n 次，而不是 n 个张量。"),
+    Term("优化器", "optimizer, `optimizer.state_dict()`", "questions-optimizer-state", also=("优化器状态",),
+         define_en="The object that updates parameters in place from their gradients, maybe keeping state for each.",
+         define_zh="根据梯度原地更新参数的对象，可能还为每个参数保存状态。"),
+    Term("目标网络", "target network", "questions-target-networks", also=("软更新",),
+         define_en="A second copy of a model, updated from it now and then, that must not share its memory.",
+         define_zh="模型的第二份副本，不时从模型更新，不能与模型共享内存。"),
+    Term("共享权重", "tied weights", "questions-tied-weights", also=("权重共享", "绑定权重"),
+         define_en="One parameter used by two layers of a model, such as an embedding and an output layer.",
+         define_zh="模型的两层用同一个参数，比如词嵌入层和输出层。"),
+    Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-activation-checkpointing",
+         define_en="Saving memory: a function's inner tensors are dropped, and it runs again in the backward pass.",
+         define_zh="不保存函数的中间张量，反向传播时再运行一次函数，以此节省内存。"),
+    Term("检查点", "checkpoint (a saved training state, `torch.save` / `torch.load`)", "questions-checkpoints",
+         define_en="A training state written to a file with `torch.save` and read back with `torch.load`.",
+         define_zh="用 `torch.save` 写进文件、再用 `torch.load` 读回的训练状态。"),
+    Term("梯度累积", "gradient accumulation", "questions-stale-grad",
+         define_en="Adding the gradients of several backward passes into `.grad` before one optimizer step.",
+         define_zh="把几次反向传播的梯度累加进 `.grad`，再让优化器走一步。"),
+    Term("多进程", "multiprocessing, `torch.multiprocessing`", "questions-processes", also=("子进程",),
+         define_en="Running work in several processes; CPU tensors sent between them move to shared memory.",
+         define_zh="在几个进程里运行；进程之间传递的 CPU 张量会移到共享内存里。"),
     Term("竞争条件", "race condition (processes updating one shared tensor)", "questions-shared-memory",
-         also=("加锁",)),
-    Term("混合精度", "mixed precision, `torch.autocast`", "questions-autocast", also=("自动混合精度",)),
-    Term("滑动平均", "moving average of weights (EMA)", "questions-ema", also=("指数滑动平均",)),
+         also=("加锁",),
+         define_en="Two processes updating one shared tensor at once, so the result depends on their timing.",
+         define_zh="两个进程同时更新同一个共享张量，结果取决于谁先谁后。"),
+    Term("混合精度", "mixed precision, `torch.autocast`", "questions-autocast", also=("自动混合精度",),
+         define_en="Running some operations in a lower precision dtype (`float16`, `bfloat16`) under `torch.autocast`.",
+         define_zh="在 `torch.autocast` 下用较低精度的 dtype（`float16`、`bfloat16`）运行部分运算。"),
+    Term("滑动平均", "moving average of weights (EMA)", "questions-ema", also=("指数滑动平均",),
+         define_en="A copy of the weights that moves a small step toward the model's weights after each update.",
+         define_zh="权重的一份副本，每次更新后朝模型的权重移动一小步。"),
+    Term("缓冲区", "buffer, `register_buffer`", "questions-module-to",
+         define_en="A tensor a module registers with `register_buffer`: state moved by `.to()`, not a parameter.",
+         define_zh="模块用 `register_buffer` 登记的张量：属于模块的状态，随 `.to()` 移动，但不是参数。"),
+    Term("步长", "stride", "questions-which-calls-copy",
+         define_en="How many elements of the storage to skip to reach the next element along a dimension.",
+         define_zh="沿某一维走到下一个元素，要在存储里跳过的元素个数。"),
+    Term("连续", "contiguous, `contiguous()`", "questions-which-calls-copy",
+         define_en="Laid out row by row in its storage, no gaps; `contiguous()` copies a tensor that is not.",
+         define_zh="在存储里逐行排列、没有间隔；对不连续的张量，`contiguous()` 返回一个副本。"),
+    Term("高级索引", "advanced indexing", "questions-index-writes",
+         define_en="Indexing with a tensor or list of indices or a mask; reading this way returns a copy, not a view.",
+         define_zh="用索引张量、索引列表或掩码做索引；这样读取得到的是副本，不是视图。"),
+    Term("保存张量的钩子", "saved tensors hooks, `saved_tensors_hooks`",
+         "questions-saved-tensors", gloss="saved tensors hooks",
+         define_en="Two functions autograd calls to pack each tensor it saves and to unpack it for the backward pass.",
+         define_zh="一对函数：自动求导保存每个张量时调用一个把它打包，反向传播时调用另一个把它取回。"),
 )
 
 
@@ -181,70 +274,6 @@ def check_variants(root: Path = ROOT, code: str = "zh_CN") -> list[str]:
         for page in [*chinese_pages(root, code), *string_sources(root)]
         for line, variant, term in variants_in(page.read_text(encoding="utf-8"))
     ]
-
-
-# --- The first mention rule ------------------------------------------------------------------
-
-#: Terms a Chinese page writes in both languages the first time it names them: ``(zh, en)``. The first
-#: mention on a page, in either language, reads 自动求导（autograd）; later ones may use either word.
-FIRST_MENTIONS: tuple[tuple[str, str], ...] = (("自动求导", "autograd"),)
-
-
-def _mentions(zh: str, en: str) -> re.Pattern[str]:
-    """``zh``, or ``en`` as a word of prose (not part of a name such as ``torch.autograd.grad``)."""
-    return re.compile(rf"{re.escape(zh)}|(?<![\w.`/]){re.escape(en)}(?![\w.`/(])")
-
-
-#: A picture's ``:alt:`` option and the lines that continue it (indented further): a screen reader
-#: reads it in place of the picture, and a sighted reader never sees it, so a mention there is not the
-#: page's first mention.
-_ALT_TEXT = re.compile(r"^([ \t]*):alt:.*(?:\n\1[ \t]+\S.*)*", re.MULTILINE)
-
-
-def first_mention_problems(text: str) -> list[tuple[int, str]]:
-    """``(line, message)`` for each term of :data:`FIRST_MENTIONS` whose first mention in ``text`` (a
-    page's prose; alt text left out) is not written ``zh（en）``."""
-    text = _ALT_TEXT.sub(lambda alt: "\n" * alt.group().count("\n"), text)
-    found = []
-    for zh, en in FIRST_MENTIONS:
-        first = _mentions(zh, en).search(text)
-        if first and not text.startswith(f"{zh}（{en}）", first.start()):
-            line = text.count("\n", 0, first.start()) + 1
-            context = text[first.start() : first.start() + 12].split("\n")[0]
-            found.append((line, f"the first mention of {zh} or {en} on the page, {context!r}, "
-                                f"is not written {zh}（{en}）"))
-    return found
-
-
-def _prose(page: Path) -> list[tuple[int, str]]:
-    """``(first line, text)`` of what a reader reads on a page: a script's text cells (its code and
-    comments inside code are left out), a header's or a narrative page's whole text."""
-    if page.suffix == ".py":
-        from sitetools.typography import text_cells
-
-        return text_cells(page)
-    return [(1, page.read_text(encoding="utf-8"))]
-
-
-def check_first_mentions(root: Path = ROOT, code: str = "zh_CN") -> list[str]:
-    """The first mention rule over the Chinese edition's pages (gallery scripts, part headers, narrative
-    pages), as "file:line: ..." problems."""
-    problems = []
-    for page in chinese_pages(root, code):
-        if page.suffix == ".po" or (page.suffix == ".py" and not page.name.startswith("plot_")):
-            continue  # the theme's words; a stray script, which the layout rule refuses
-        cells = _prose(page)
-        text = "\n".join(cell for _, cell in cells)
-        for line, message in first_mention_problems(text):
-            start, before = cells[0][0], 0
-            for first, cell in cells:  # the file line of the text's line ``line``
-                if before + cell.count("\n") + 1 >= line:
-                    start = first + line - before - 1
-                    break
-                before += cell.count("\n") + 1
-            problems.append(f"{page.relative_to(root).as_posix()}:{start}: {message} "
-                            f"(see CONTRIBUTING.md, 'Typography'; the list is FIRST_MENTIONS in sitetools/terms.py)")
-    return problems
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -97,6 +97,12 @@ def test_both_pages_render_cleanly(tmp_path, lang):
         assert row.select_one("th, td").get_text(strip=True) == term.zh
         link = row.select_one("a.reference.internal")
         assert link is not None and link["href"].endswith(f"#{term.page}"), row
+        definition = term.define_en if lang == "en" else term.define_zh
+        cells = row.select("th, td")
+        assert cells[2].p.get_text().replace("’", "'") == definition.replace("`", ""), cells[2]  # smart quotes
+        assert link in cells[2].find_all("a"), "the page link sits under the definition"
+    heads = [cell.get_text(strip=True) for cell in soup.select("table.terms-table thead th")]
+    assert heads[2] == {"en": "meaning", "zh_CN": "释义"}[lang], heads
 
 
 def test_a_decision_whose_premise_breaks_fails_the_build(tmp_path, monkeypatch):

@@ -1,13 +1,16 @@
 """The one terminology list (sitetools/terms.py): jieba's dictionary is written from it, the glossary
 renders it, and the Chinese pages use its terms rather than the variants it lists to avoid."""
 
+import re
 import shutil
 
 import pytest
 
-from sitetools import terms
+from sitetools import first_mentions, terms
 from sitetools.pages import DOCS, GALLERY
 from tests.gallery_tools import ROOT
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def test_the_search_dictionary_is_written_from_the_list():
@@ -123,30 +126,91 @@ def test_the_glossary_pages_render_the_list():
         assert "```{terms-table}" in text, f"docs/{code}/glossary.md does not render the terminology list"
 
 
+def test_every_term_has_a_definition_in_both_languages():
+    for term in terms.TERMS:
+        assert term.define_en.strip() and term.define_zh.strip(), f"{term.zh} has no definition in both languages"
+        assert term.define_en.endswith(".") and term.define_zh.endswith("。"), f"{term.zh}: one sentence, ended"
+        assert CJK.search(term.define_zh) and not CJK.search(term.define_en), term.zh
+
+
+def test_the_core_terms_carry_a_gloss():
+    glossed = {zh: gloss for zh, gloss, _ in first_mentions.FIRST_MENTIONS}
+    assert glossed == {"自动求导": "autograd", "版本计数器": "version counter", "原地操作": "in-place",
+                       "叶子张量": "leaf tensor", "梯度模式": "grad mode", "视图": "view",
+                       "保存张量的钩子": "saved tensors hooks"}, glossed
+
+
+BOX = (".. admonition:: 答案\n   :class: answer\n\n   {box}\n\n   .. code-block:: python\n\n      y = x.clone()\n\n"
+       "{body}")
+
+
 @pytest.mark.parametrize(
-    ("text", "expected_line"),
+    ("text", "expected"),
     [
         ("自动求导（autograd）记录运算。之后的自动求导与 autograd 都行。", None),
-        ("第一行\n自动求导记录运算。", 2),
-        ("由 autograd 记录。后面才写自动求导（autograd）。", 1),
+        ("第一行\n自动求导记录运算。", (2, "自动求导")),
+        ("由 autograd 记录。后面才写自动求导（autograd）。", (1, "自动求导")),
         ("``torch.autograd.grad`` 求梯度，之后自动求导（autograd）……", None),
         ("没有提到它。", None),
-        (".. figure-caption::\n   :alt: 自动求导（autograd）的\n      计算图\n\n   图注。\n\n由 autograd 记录。", 7),
+        (".. figure-caption::\n   :alt: 自动求导（autograd）的\n      计算图\n\n   图注。\n\n由 autograd 记录。",
+         (7, "自动求导")),
         (".. figure-caption::\n   :alt: 自动求导的计算图\n\n之后自动求导（autograd）……", None),
+        ("版本计数器（version counter）记下修改，之后的版本计数器不必再注。", None),
+        ("第一行\n版本计数器记下修改。", (2, "版本计数器")),
+        ("它的版本计数器（version counter，``x._version``）", None),
+        ("对它原地修改（in-place）之后", None),
+        ("这是原地操作（in-place operation）。", None),
+        ("对它原地修改。", (1, "原地操作")),
+        ("NumPy 数组却留在原地。", None),
+        ("非叶子张量（non-leaf tensor）没有 ``.grad``。", None),
+        ("叶子张量的梯度", (1, "叶子张量")),
+        ("在梯度模式下", (1, "梯度模式")),
+        ("在梯度模式（grad mode）下", None),
+        ("切片得到视图。", (1, "视图")),
+        ("``t.view(4)`` 与 ``x._base``", None),
+        ("经由保存张量的钩子保存", (1, "保存张量的钩子")),
+        ("用 ``torch.autograd.graph.saved_tensors_hooks`` 打包", None),
+        ("视图操作一览\n============\n\n视图（view）读另一个张量的存储。", None),
+        ("见 :ref:`视图那一页 <questions-views>`，视图（view）……", None),
+        (".. code-block:: python\n\n   y = x[0]  # 视图\n\n视图（view）……", None),
+        ("```{doctest}\n>>> y = x[0]  # 视图\n```\n\n视图（view）……", None),
+        (BOX.format(box="切片是视图。", body="切片是视图（view）。"), None),
+        (BOX.format(box="切片是视图（view）。", body="切片是视图。"), None),
+        (BOX.format(box="切片是视图。", body="切片是视图。"), (10, "视图")),
     ],
-    ids=["first-carries-both", "zh-alone", "en-alone-first", "a-torch-name-is-not-a-mention", "no-mention",
-         "alt-text-is-not-the-first-mention", "alt-text-needs-no-pair"],
+    ids=["autograd-first-carries-both", "autograd-zh-alone", "autograd-en-alone-first",
+         "a-torch-name-is-not-a-mention", "no-mention", "alt-text-is-not-the-first-mention", "alt-text-needs-no-pair",
+         "version-counter-glossed", "version-counter-not-glossed", "gloss-inside-existing-parentheses",
+         "in-place-compound-glossed", "in-place-operation-glossed", "in-place-not-glossed", "stays-in-place-is-not-one",
+         "non-leaf-is-not-a-leaf-mention", "leaf-not-glossed", "grad-mode-not-glossed", "grad-mode-glossed",
+         "view-not-glossed", "code-names-are-not-mentions", "hooks-not-glossed", "hooks-code-name-is-not-a-mention",
+         "a-title-is-not-the-first-mention", "link-text-is-not-the-first-mention", "code-block-is-not-prose",
+         "doctest-is-not-prose", "answer-box-is-exempt", "a-gloss-in-the-answer-box-counts",
+         "after-the-answer-box-the-body-glosses"],
 )
-def test_the_first_mention_of_autograd_carries_both_words(text, expected_line):
-    found = terms.first_mention_problems(text)
-    assert [line for line, _ in found] == ([] if expected_line is None else [expected_line]), found
+def test_the_first_mention_of_a_core_term_carries_its_gloss(text, expected):
+    found = first_mentions.first_mention_problems(text)
+    assert [(line, message.split()[4]) for line, message in found] == ([] if expected is None else [expected]), found
 
 
-def test_a_page_whose_first_mention_lacks_autograd_is_named(tmp_path):
+#: ``(page, its glossed first mention, line)``: taking the gloss away must name the page and line.
+BREAKS = [
+    ("gallery/zh_CN/copying/GALLERY_HEADER.rst", "自动求导（autograd）", 4),
+    ("gallery/zh_CN/questions/GALLERY_HEADER.rst", "版本计数器（version counter）", 4),
+    ("gallery/zh_CN/questions/plot_12_version_counter.py", "视图（view）", 385),
+    ("docs/zh_CN/index.md", "原地（in-place）", 4),
+]
+
+
+def test_a_page_whose_first_mention_lacks_its_gloss_is_named(tmp_path):
     for part in ("gallery", "docs"):
         shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "_*"))
-    assert terms.check_first_mentions(tmp_path) == [], "the control: the real pages pass"
-    page = tmp_path / "gallery" / "zh_CN" / "copying" / "GALLERY_HEADER.rst"
-    page.write_text(page.read_text(encoding="utf-8").replace("自动求导（autograd）", "自动求导", 1), encoding="utf-8")
-    problems = terms.check_first_mentions(tmp_path)
-    assert len(problems) == 1 and problems[0].startswith("gallery/zh_CN/copying/GALLERY_HEADER.rst:4: "), problems
+    assert first_mentions.check_first_mentions(tmp_path) == [], "the control: the real pages pass"
+    for where, glossed, line in BREAKS:
+        page = tmp_path / where
+        text = page.read_text(encoding="utf-8")
+        assert glossed in text, (where, glossed)
+        page.write_text(text.replace(glossed, glossed.split("（")[0], 1), encoding="utf-8")
+        problems = first_mentions.check_first_mentions(tmp_path)
+        page.write_text(text, encoding="utf-8")
+        assert len(problems) == 1 and problems[0].startswith(f"{where}:{line}: "), problems

@@ -6,9 +6,11 @@ Usage in a MyST page::
     ```
 
 One row per entry of ``sitetools.terms.TERMS``: the Chinese term, the English term (backticks mark
-code), the other names readers type, the variants the Chinese pages avoid, and a link to the page
-that shows the term. The link is a ``ref`` to that page's label, so a label that no page defines
-fails the build (``-n``). Column headers come from ``WORDS`` below, one entry per edition.
+code), a one-sentence definition in the reader's language with, under it, a link to the page that shows
+the term, then the other names readers type and the variants the Chinese pages avoid. What a reader
+on a phone needs (term, English, definition) comes first; the lists of words come last. The link is a
+``ref`` to that page's label, so a label that no page defines fails the build (``-n``). Column headers
+come from ``WORDS`` below, one entry per edition.
 """
 
 from __future__ import annotations
@@ -23,14 +25,26 @@ from sitetools.terms import TERMS
 from tensorcopy_sphinx.inline import inline_text
 
 WORDS = {
-    "en": {"zh": "Chinese", "en": "English", "also": "also typed", "avoid": "not written", "page": "shown on"},
-    "zh_CN": {"zh": "中文术语", "en": "英文术语", "also": "相关说法", "avoid": "本站不用", "page": "演示页面"},
+    "en": {"zh": "Chinese", "en": "English", "define": "meaning", "also": "also typed", "avoid": "not written",
+           "page": "Shown on: "},
+    "zh_CN": {"zh": "中文术语", "en": "英文术语", "define": "释义", "also": "相关说法", "avoid": "本站不用",
+              "page": "演示页面："},
+}
+#: The field of :class:`sitetools.terms.Term` that holds the definition in each edition's language.
+DEFINITIONS = {"en": "define_en", "zh_CN": "define_zh"
 }
 
 
 def _cell(*children: nodes.Node) -> nodes.entry:
     entry = nodes.entry()
     entry += nodes.paragraph("", "", *children)
+    return entry
+
+
+def _definition(text: str, page: nodes.Node, shown_on: str) -> nodes.entry:
+    """The definition, and under it the link to the page that shows the term (after ``shown_on``)."""
+    entry = _cell(*inline_text(text))
+    entry += nodes.paragraph("", "", nodes.Text(shown_on), page)
     return entry
 
 
@@ -55,11 +69,12 @@ class TermsTable(SphinxDirective):
 
         self.env.note_dependency(sitetools.terms.__file__)
         w = pick(WORDS, self.env.config.language, "the glossary's words (tensorcopy_sphinx.glossary_terms.WORDS)")
-        columns = ("zh", "en", "also", "avoid", "page")
+        field = pick(DEFINITIONS, self.env.config.language, "the glossary's definitions (glossary_terms.DEFINITIONS)")
+        columns = ("zh", "en", "define", "also", "avoid")
         table = nodes.table(classes=["terms-table"])
         group = nodes.tgroup(cols=len(columns))
         table += group
-        for index, width in enumerate((16, 22, 12, 16, 34)):
+        for index, width in enumerate((12, 18, 46, 12, 12)):
             spec = nodes.colspec(colwidth=width)
             if index == 0:
                 spec["stub"] = 1
@@ -75,9 +90,9 @@ class TermsTable(SphinxDirective):
             row = nodes.row()
             row += _cell(nodes.Text(term.zh))
             row += _cell(*inline_text(term.en))
+            row += _definition(getattr(term, field), _link(term.page, self.env.docname), w["page"])
             row += _cell(*_words(term.also))
             row += _cell(*_words(term.avoid))
-            row += _cell(_link(term.page, self.env.docname))
             body += row
         group += body
         return [table]

@@ -32,7 +32,7 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（version counter，``C1``、``C2``……），以及自动求导（autograd）的计算图。
 # ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
@@ -197,7 +197,7 @@ def draw_processes(title, child, **names):
 # 做一份副本
 # ----------
 #
-# ``a`` 是需要梯度的叶子张量。``detach()`` 先得到一个在计算图之外、与 ``a`` 共享内存的张量，
+# ``a`` 是需要梯度的叶子张量（leaf tensor）。``detach()`` 先得到一个在计算图之外、与 ``a`` 共享内存的张量，
 # ``clone()`` 再把它复制到新的内存里。
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -270,8 +270,8 @@ assert a._version == 0, "a's version counter must not count an edit of the copy"
 # 修改原张量，副本不变
 # --------------------
 #
-# 反过来也一样。``a`` 是需要梯度的叶子，在梯度模式下，torch 不允许对它调用 ``a.mul_(10)``
-# 这样的原地操作，见 :ref:`重新绑定与原地更新 <copying-rebinding>`。所以这里的修改放在 ``torch.no_grad()`` 里。
+# 反过来也一样。``a`` 是需要梯度的叶子，在梯度模式（grad mode）下，torch 不允许对它调用 ``a.mul_(10)``
+# 这样的原地操作（in-place operation），见 :ref:`重新绑定与原地更新 <copying-rebinding>`。所以这里的修改放在 ``torch.no_grad()`` 里。
 
 with torch.no_grad():
     a.mul_(10)

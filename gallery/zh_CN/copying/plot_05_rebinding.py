@@ -4,7 +4,7 @@
 ``a = a - a.grad`` 与 ``a -= a.grad``：重新绑定与原地更新
 =========================================================
 
-原文的第三个例子先取 ``c = a.detach()``，做一次反向传播，再写 ``a = a - a.grad``。这一行让名字 ``a`` 改指一个全新的张量，``c`` 则留在旧内存上，保存着旧值。本页运行这个例子，改正其中两处代码错误，再与 ``torch.no_grad()`` 里的原地更新对比：原地更新时，``c`` 看得到新值。
+原文的第三个例子先取 ``c = a.detach()``，做一次反向传播，再写 ``a = a - a.grad``。这一行让名字 ``a`` 改指一个全新的张量，``c`` 则留在旧内存上，保存着旧值。本页运行这个例子，改正其中两处代码错误，再与 ``torch.no_grad()`` 里的原地（in-place）更新对比：原地更新时，``c`` 看得到新值。
 """
 
 # %%
@@ -26,7 +26,7 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（version counter，``C1``、``C2``……），以及自动求导（autograd）的计算图。
 # ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
@@ -191,7 +191,7 @@ def draw_processes(title, child, **names):
 # 准备
 # ----
 #
-# ``a`` 是需要梯度的 2×2 全 1 叶子张量，``c`` 是在同一块内存上 detach 得到的张量。
+# ``a`` 是需要梯度的 2×2 全 1 叶子张量（leaf tensor），``c`` 是在同一块内存上 detach 得到的张量。
 
 a = torch.ones(2, 2)
 a.requires_grad = True
@@ -253,7 +253,7 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "a.grad must be all twos"
 # ``a = a - a.grad`` 造出一个新张量
 # ---------------------------------
 #
-# ``a - a.grad`` 分配一个新张量，``=`` 再让名字 ``a`` 指向它。第二个名字 ``a_old`` 留住原来的叶子张量。梯度模式开着时（本页就是如此），新的 ``a`` 的 ``grad_fn`` 是 ``SubBackward0``，不是叶子；``c`` 仍是全 1，仍与 ``a_old`` 共享内存。
+# ``a - a.grad`` 分配一个新张量，``=`` 再让名字 ``a`` 指向它。第二个名字 ``a_old`` 留住原来的叶子张量。梯度模式（grad mode）开着时（本页就是如此），新的 ``a`` 的 ``grad_fn`` 是 ``SubBackward0``，不是叶子；``c`` 仍是全 1，仍与 ``a_old`` 共享内存。
 
 a_old = a
 a = a - a.grad
@@ -440,7 +440,7 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass g
 # 原地更新的代价：旧计算图用不了了
 # --------------------------------
 #
-# 原地更新也有代价。更新之前建好的计算图，保存的是当时那个版本的 ``w``；优化器走一步，推进了版本，再通过那张计算图执行 ``backward()`` 就会失败（除非计算图经由保存张量的钩子保存 ``w``，或自定义 ``Function`` 把它存成了属性）。一个网络在另一个网络的前向和反向传播之间被更新时（比如训练 GAN），常见的就是这个错误。fused 优化器（``fused=True``）的一步则不推进版本，``backward()`` 不会报错，算出的梯度却是错的：算错了，也没有任何报错，见 :ref:`版本计数器那一页 <questions-version-counter>`。:fact:`fused-optimizer-step-not-counted`
+# 原地更新也有代价。更新之前建好的计算图，保存的是当时那个版本的 ``w``；优化器走一步，推进了版本，再通过那张计算图执行 ``backward()`` 就会失败（除非计算图经由保存张量的钩子（saved tensors hooks）保存 ``w``，或自定义 ``Function`` 把它存成了属性）。一个网络在另一个网络的前向和反向传播之间被更新时（比如训练 GAN），常见的就是这个错误。fused 优化器（``fused=True``）的一步则不推进版本，``backward()`` 不会报错，算出的梯度却是错的：算错了，也没有任何报错，见 :ref:`版本计数器那一页 <questions-version-counter>`。:fact:`fused-optimizer-step-not-counted`
 
 w = torch.ones(2, 2)
 w.requires_grad = True

@@ -11,7 +11,7 @@
 # 一个小计算图
 # ------------
 #
-# ``a`` 是需要梯度的叶子张量。``out`` 是 ``a`` 的 sigmoid：它有 ``grad_fn``，版本计数器 ``_version`` 从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）两个小辅助函数：``show`` 打印张量本身和本页关心的几项 autograd 信息，
+# ``a`` 是需要梯度的叶子张量（leaf tensor）。``out`` 是 ``a`` 的 sigmoid：它有 ``grad_fn``，版本计数器（version counter，``_version``）从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）两个小辅助函数：``show`` 打印张量本身和本页关心的几项 autograd 信息，
 # ``same_storage`` 判断两个张量是否读同一块内存。
 import warnings
 
@@ -327,6 +327,6 @@ assert torch.allclose(a_fresh.grad, expected), "the fresh run gives s * (1 - s)"
 # 小结
 # ----
 #
-# 通过 ``.data`` 做的原地修改，改变了 autograd 保存的张量。但 ``.data`` 有自己的版本计数器，
+# 通过 ``.data`` 做的原地（in-place）修改，改变了 autograd 保存的张量。但 ``.data`` 有自己的版本计数器，
 # autograd 检查的那个版本号始终没变。``backward()`` 顺利完成，返回的梯度却是错的。
 # :ref:`下一页 <data-vs-detach-detach>` 用 ``detach()`` 做同样的修改。

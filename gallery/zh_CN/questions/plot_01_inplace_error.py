@@ -31,7 +31,7 @@ gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).``
 # 辅助函数
 # --------
 #
-# ``show`` 打印 autograd 为一个张量记下的信息：版本计数器，以及产生它的节点（``grad_fn``）。
+# ``show`` 打印 autograd 为一个张量记下的信息：版本计数器（version counter），以及产生它的节点（``grad_fn``）。
 import sys
 import warnings
 
@@ -210,7 +210,7 @@ def draw_processes(title, child, **names):
 # ------------------------
 #
 # ``exp`` 的导数就是它自己，所以 ``y = x.exp()`` 会为反向传播保存输出 ``y``，同时记下 ``y``
-# 此刻的版本：0。``y += 1`` 是原地操作，把版本推到 1。
+# 此刻的版本：0。``y += 1`` 是原地操作（in-place operation），把版本推到 1。
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 y = x.exp()
 show("y", y)
@@ -475,7 +475,7 @@ assert "The variable in question was changed in there or anywhere later" in mess
 # 这是 `pytorch/pytorch#39141 <https://github.com/pytorch/pytorch/issues/39141>`__ 里的 GAN
 # 写法：两个损失来自同一次经过判别器 ``D`` 的前向传播，而 ``D`` 在两次 ``backward()`` 之间更新了参数。像 ``D`` 这样刚建好的 ``Linear``，其权重的版本已经是
 # 1（初始化时在 ``no_grad`` 下原地修改过它）。前向传播保存的是转置后的 ``D.weight``：一个 ``[3, 1]``
-# 的视图，与 ``D.weight`` 共享版本计数器（报错里称它为“output 0 of AsStrided”），保存时版本为 1；``opt_D.step()``
+# 的视图（view），与 ``D.weight`` 共享版本计数器（报错里称它为“output 0 of AsStrided”），保存时版本为 1；``opt_D.step()``
 # 又原地修改了它一次。如果 ``opt_D`` 是 fused 优化器（``fused=True``），它的一步不会增加计数器，这里的 ``backward()``
 # 也就不会报错，给 ``G`` 的梯度却是错的：算错了，也没有任何报错（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
 G = torch.nn.Linear(2, 3)

@@ -25,7 +25,7 @@ requires grad is being used in an in-place operation``。本页先复现这两�
 # 辅助函数
 # --------
 #
-# ``show`` 打印张量，以及它的 autograd 标志和版本计数器。
+# ``show`` 打印张量，以及它的 autograd 标志和版本计数器（version counter）。
 import torch
 
 
@@ -200,8 +200,8 @@ def draw_processes(title, child, **names):
 # 现象：手写 SGD 的一步
 # ---------------------
 #
-# ``w`` 是需要梯度的叶子张量：``backward()`` 把它的梯度存进 ``w.grad``。对 ``L = (w**2).sum()``，梯度是
-# ``2 * w``。照着公式写出的更新 ``w -= lr * w.grad`` 是对 ``w`` 的原地减法，autograd 在记录计算图时拒绝执行。
+# ``w`` 是需要梯度的叶子张量（leaf tensor）：``backward()`` 把它的梯度存进 ``w.grad``。对 ``L = (w**2).sum()``，梯度是
+# ``2 * w``。照着公式写出的更新 ``w -= lr * w.grad`` 是对 ``w`` 的原地（in-place）减法，autograd 在记录计算图时拒绝执行。
 lr = 0.1
 w = torch.tensor([1.0, 2.0], requires_grad=True)
 (w**2).sum().backward()
@@ -225,7 +225,7 @@ assert w._version == 0, "the refused edit did not happen"
 # 变体：“a view of a leaf Variable”
 # ---------------------------------
 #
-# 修改权重的局部，比如把某一行清零，改的是叶子张量的视图：``w[0]`` 是一个视图，报错也如实说明了这一点。
+# 修改权重的局部，比如把某一行清零，改的是叶子张量的视图（view）：``w[0]`` 是一个视图，报错也如实说明了这一点。
 layer = torch.nn.Linear(3, 2)
 try:
     layer.weight[0] = 0.0
@@ -241,7 +241,7 @@ assert message == "a view of a leaf Variable that requires grad is being used in
 # -------------------------------
 #
 # 参数更新不属于模型本身，本来就不该被记录。在 ``torch.no_grad()`` 下，同一行代码可以执行：``w`` 仍是叶子张量，没有
-# ``grad_fn``；它的版本计数器照常加一，所以保存了 ``w`` 的计算图依然能发现这次修改（除非计算图经由保存张量的钩子保存它，或自定义
+# ``grad_fn``；它的版本计数器照常加一，所以保存了 ``w`` 的计算图依然能发现这次修改（除非计算图经由保存张量的钩子（saved tensors hooks）保存它，或自定义
 # ``Function`` 把它存成了属性，见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。
 with torch.no_grad():
     w -= lr * w.grad
@@ -299,7 +299,7 @@ assert layer.weight._version == 3, "initialisation, copy_ and the item assignmen
 # sphinx_gallery_end_ignore
 
 # %%
-# ``torch.nn.init`` 里每个公开的原地函数（名字以 ``_`` 结尾），在梯度模式下用在需要梯度的叶子张量上都不会报错，用完后它仍是叶子张量，没有 ``grad_fn``，版本号则增加了：这些函数都不会被记录。每个函数拿到的是一个二维张量，只有只接受 3 到 5 维的 ``dirac_`` 拿到的是三维张量；``constant_`` 和 ``sparse_`` 另外拿到各自必需的一个参数（一个值、一个稀疏度）。最后一行的 ``grad mode on`` 表示梯度模式是否开启。
+# ``torch.nn.init`` 里每个公开的原地函数（名字以 ``_`` 结尾），在梯度模式（grad mode）下用在需要梯度的叶子张量上都不会报错，用完后它仍是叶子张量，没有 ``grad_fn``，版本号则增加了：这些函数都不会被记录。每个函数拿到的是一个二维张量，只有只接受 3 到 5 维的 ``dirac_`` 拿到的是三维张量；``constant_`` 和 ``sparse_`` 另外拿到各自必需的一个参数（一个值、一个稀疏度）。最后一行的 ``grad mode on`` 表示梯度模式是否开启。
 
 extra_args = {"constant_": (0.5,), "sparse_": (0.5,)}
 init_names = [name for name in dir(torch.nn.init) if name.endswith("_") and not name.startswith("_")]

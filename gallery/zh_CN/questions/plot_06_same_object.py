@@ -196,7 +196,7 @@ def draw_processes(title, child, **names):
 # 现象
 # ----
 #
-# 对 CPU 上的张量，``a.cpu()`` 无处可搬，于是返回 ``a``。对这份“副本”的原地修改改的就是 ``a``，两个名字显示的版本也相同。
+# 对 CPU 上的张量，``a.cpu()`` 无处可搬，于是返回 ``a``。对这份“副本”的原地（in-place）修改改的就是 ``a``，两个名字显示的版本也相同。
 a = torch.tensor([1.0, 2.0, 3.0])
 b = a.cpu()
 b.add_(10)
@@ -276,7 +276,7 @@ assert [record.category for record in caught] == [UserWarning] and "detach().clo
 # 会复制的类型转换仍在计算图里
 # ----------------------------
 #
-# ``a`` 需要梯度时，那些原样返回 ``a`` 的调用，得到的就是这个叶子张量本身。在梯度模式下，复制到浮点或复数 dtype 的类型转换，比如 ``a.double()`` 或
+# ``a`` 需要梯度时，那些原样返回 ``a`` 的调用，得到的就是这个叶子张量（leaf tensor）本身。在梯度模式（grad mode）下，复制到浮点或复数 dtype 的类型转换，比如 ``a.double()`` 或
 # ``to(copy=True)``，是 autograd 记录的一次运算（``ToCopyBackward0``）：结果不是叶子张量，梯度会以 ``a`` 自己的 dtype
 # 流回 ``a``。转换到整数或 bool dtype（``a.long()``），或者在 ``torch.no_grad()`` 下做的会复制的类型转换，都不会被记录。它复制了内存，却不能让张量脱离计算图；脱离计算图要用 ``detach()``。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

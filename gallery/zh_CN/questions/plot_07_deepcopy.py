@@ -14,8 +14,8 @@
       return x * self.scale * 2
       twin = copy.deepcopy(fixed)
 
-模块里存着一个非叶子张量（在梯度模式下由需要梯度的张量算出来的张量）时，``copy.deepcopy(model)`` 会报错：“Only Tensors created
-explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么：``Parameter`` 以外的张量的 ``.grad``；对不带共轭位或负号位的普通张量而言，还有视图背后的整块存储，以及对象内部同一块存储上的共享关系（会保留下来）；最后说明浅拷贝
+模块里存着一个非叶子张量（在梯度模式（grad mode）下由需要梯度的张量算出来的张量）时，``copy.deepcopy(model)`` 会报错：“Only Tensors created
+explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么：``Parameter`` 以外的张量的 ``.grad``；对不带共轭位或负号位的普通张量而言，还有视图（view）背后的整块存储，以及对象内部同一块存储上的共享关系（会保留下来）；最后说明浅拷贝
 ``copy.copy`` 根本不复制内存。本页回答的是 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__。
 """
 
@@ -201,7 +201,7 @@ def draw_processes(title, child, **names):
 # ----
 #
 # 下面的模块把 ``scale * 2`` 存成了属性。这个张量是在 ``scale`` 需要梯度时由运算得到的，所以带有
-# ``grad_fn``，不是叶子张量。对模块做 ``copy.deepcopy`` 时会碰到它，于是报错。
+# ``grad_fn``，不是叶子张量（leaf tensor）。对模块做 ``copy.deepcopy`` 时会碰到它，于是报错。
 
 
 class Scaled(torch.nn.Module):
@@ -485,8 +485,8 @@ draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 
 # %%
 # 不过，``copy.copy`` 得到的新对象也不只是原张量的另一个名字：下面对需要梯度的叶子张量 ``a`` 调用 ``copy.copy(a)``。对需要梯度的张量，``copy.copy``
-# 得到的是一个独立的叶子张量：起初没有 ``.grad``，版本计数器也是自己的。经过它反向传播，梯度只写进它自己的
-# ``.grad``，``a.grad`` 不受影响；通过它原地修改，会改变 ``a`` 的数值，``a._version`` 却不动。
+# 得到的是一个独立的叶子张量：起初没有 ``.grad``，版本计数器（version counter）也是自己的。经过它反向传播，梯度只写进它自己的
+# ``.grad``，``a.grad`` 不受影响；通过它原地（in-place）修改，会改变 ``a`` 的数值，``a._version`` 却不动。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (a * a).sum().backward()
 c = copy.copy(a)

@@ -16,7 +16,7 @@
       (y * y).sum().backward()
 
 ``backward()`` 之后读取中间结果的 ``.grad``，得到的是 ``None``，还伴随一条警告：“The .grad
-attribute of a Tensor that is not a leaf Tensor is being accessed”。本页复现这个现象，用四种办法拿到这个梯度（``retain_grad()``、钩子、``torch.autograd.grad``、``backward(inputs=...)``），再演示手写的更新循环如何在不知不觉中把叶子张量变成非叶子张量，最后说明梯度会一直累加，直到你把它清零。警告本身指向
+attribute of a Tensor that is not a leaf Tensor is being accessed”。本页复现这个现象，用四种办法拿到这个梯度（``retain_grad()``、钩子、``torch.autograd.grad``、``backward(inputs=...)``），再演示手写的更新循环如何在不知不觉中把叶子张量（leaf tensor）变成非叶子张量，最后说明梯度会一直累加，直到你把它清零。警告本身指向
 `pytorch/pytorch#30531 <https://github.com/pytorch/pytorch/pull/30531>`__。
 """
 
@@ -325,7 +325,7 @@ else:
     raise AssertionError("an update with w.grad None must raise")
 
 # %%
-# 解决办法是在 ``torch.no_grad()`` 下原地修改 ``w``，并在每一步之后把梯度清零：``w``
+# 解决办法是在 ``torch.no_grad()`` 下原地（in-place）修改 ``w``，并在每一步之后把梯度清零：``w``
 # 始终是同一个叶子张量，三步之后的值与 ``w <- (1 - 2 lr) w`` 算出的一致。
 
 w = torch.tensor([1.0, 2.0], requires_grad=True)

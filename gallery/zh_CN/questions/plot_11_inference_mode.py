@@ -14,7 +14,7 @@
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-在 ``torch.inference_mode()`` 下创建、占用新内存的张量是“推理张量”（inference tensor；在推理模式中对普通张量取的视图不是），离开这个模式后，有些用法它会拒绝：“Inference
+在 ``torch.inference_mode()`` 下创建、占用新内存的张量是“推理张量”（inference tensor；在推理模式中对普通张量取的视图（view）不是），离开这个模式后，有些用法它会拒绝：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
 not allowed”“Setting requires_grad=True on inference tensor outside InferenceMode is not
 allowed”。本页用三种方式算出同样的 ``x * 2``，对三个结果逐一尝试这些用法，再用 ``clone()``
@@ -247,7 +247,7 @@ assert not inside.is_inference() and computed.is_inference(), "a view taken insi
 # ----------------
 #
 # 下面每种用法都在任何特殊模式之外、在新建的张量上执行。推理张量三种用法全部拒绝，另外两个张量三种用法全部接受。输出中
-# ``saved for backward`` 指被保存用于反向传播，``in-place edit`` 指原地修改，``refused`` 表示被拒绝。
+# ``saved for backward`` 指被保存用于反向传播，``in-place edit`` 指原地（in-place）修改，``refused`` 表示被拒绝。
 
 results = {}
 for name, make in ways.items():
@@ -304,7 +304,7 @@ for name, edit in other_routes.items():
     assert result == "ok" and not torch.equal(y, torch.tensor([2.0, 4.0])), f"{name} must edit y and raise nothing"
 
 # %%
-# 推理张量没有版本计数器，而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
+# 推理张量没有版本计数器（version counter），而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:

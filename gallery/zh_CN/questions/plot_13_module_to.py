@@ -297,8 +297,8 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 #
 # ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 或与 ``x`` 现有布局不同的 ``memory_format``
 # 要求复制时，它返回新张量；要求的 dtype 和设备正是 ``x`` 现有的，又没有提这两种要求，它就返回 ``x``
-# 本身，同一个对象。下面在各类张量上逐一检查：需要梯度的叶子张量、运算的结果、
-# ``Parameter``、视图、普通张量和推理张量。
+# 本身，同一个对象。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
+# ``Parameter``、视图（view）、普通张量和推理张量。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
     inference = torch.tensor([1.0, 2.0, 3.0])
@@ -445,7 +445,7 @@ assert adagrad.state[ada_norm.weight]["sum"].dtype == torch.float32, "Adagrad ma
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    ``Module.cuda()`` 原地搬动模型并返回它；和改变 dtype 一样、和搬到 ``meta`` 不同，模型保留原来的 ``Parameter`` 对象。
+#    ``Module.cuda()`` 原地（in-place）搬动模型并返回它；和改变 dtype 一样、和搬到 ``meta`` 不同，模型保留原来的 ``Parameter`` 对象。
 #    ``Tensor.cuda()`` 返回 GPU 上的副本；张量已经在那块 GPU 上时，返回张量本身（PyTorch 文档：
 #    `Module.cuda <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__、`Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 

@@ -14,7 +14,7 @@
       w = torch.randn(3, dtype=torch.float64, requires_grad=True)
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
-用 ``requires_grad=True`` 创建的权重，随后在梯度模式下搬到另一个设备或转换成另一种浮点 dtype，就再也训练不动了：它的 ``.grad``
+用 ``requires_grad=True`` 创建的权重，随后在梯度模式（grad mode）下搬到另一个设备或转换成另一种浮点 dtype，就再也训练不动了：它的 ``.grad``
 在不调用 ``retain_grad()`` 时（本页不调用）始终是 ``None``，读取时还会警告（“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”）；按通常方式（不加 ``differentiable=True``）创建的优化器要么拒收（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。读者常搜的是“.cuda() 之后 grad 是 None”。本页用改变
 dtype 和 ``meta`` 设备把这三种情况都复现出来（``meta`` 在这里扮演 GPU，任何一版 torch 都有它）；``.cuda()`` 和 ``.to("cuda")`` 本身由 GPU 框在 torch 找到 GPU 时检查，框的标题写明本站构建时是否做了。本页还说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
 """
@@ -244,7 +244,7 @@ assert not m.is_leaf and type(m.grad_fn) is type(w.grad_fn), "to('meta') is reco
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    ``.cuda()`` 和 ``.to("cuda")`` 与 ``.to("meta")`` 一样是搬动：作用在需要梯度的张量上，返回的是非叶子张量，``backward()`` 之后它的 ``.grad`` 仍是 ``None``；而用 ``requires_grad=True`` 直接在 GPU 上创建的张量是叶子张量（PyTorch 文档：
+#    ``.cuda()`` 和 ``.to("cuda")`` 与 ``.to("meta")`` 一样是搬动：作用在需要梯度的张量上，返回的是非叶子张量，``backward()`` 之后它的 ``.grad`` 仍是 ``None``；而用 ``requires_grad=True`` 直接在 GPU 上创建的张量是叶子张量（leaf tensor，PyTorch 文档：
 #    `Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__、`Tensor.is_leaf <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.is_leaf.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():

@@ -305,7 +305,7 @@ assert assigned.weight is not old_weight and len(set(frozen)) == 1, "assign=True
 # ``optimizer.state_dict()`` 随训练变化
 # -------------------------------------
 #
-# SGD 为每个参数保存的动量是一个张量，每一步都对它做原地修改。``optimizer.state_dict()`` 返回的字典是新的，里面的张量却就是这些张量（参数用序号表示，这里是 ``0``）。这样存下来的字典，下一步训练之后就变了。
+# SGD 为每个参数保存的动量是一个张量，每一步都对它做原地（in-place）修改。``optimizer.state_dict()`` 返回的字典是新的，里面的张量却就是这些张量（参数用序号表示，这里是 ``0``）。这样存下来的字典，下一步训练之后就变了。
 
 saved = optimizer.state_dict()
 momentum = saved["state"][0]["momentum_buffer"]

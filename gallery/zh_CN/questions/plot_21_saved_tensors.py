@@ -17,7 +17,7 @@
 
 同样是 ``y += 1``，接在 ``y = a.exp()`` 后面，``backward()`` 会报“modified by an inplace
 operation”；接在 ``y = a.sin()`` 后面却安然无事。本页先读出每个运算保存了什么（输入、输出、两者都有，或者什么都没有），再用
-``saved_tensors_hooks`` 亲眼看一看，然后逐个检查常见运算：原地修改哪个张量会让 ``backward()``
+``saved_tensors_hooks`` 亲眼看一看，然后逐个检查常见运算：原地（in-place）修改哪个张量会让 ``backward()``
 报错；最后看保存时复制一份、``torch.utils.checkpoint`` 和 ``retain_graph`` 各自改变了什么。更多运算的实测结果见 :doc:`各操作保存了哪些张量 </saved>`。
 """
 
@@ -55,7 +55,7 @@ def breaks(op, edit):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（version counter，``C1``、``C2``……），以及自动求导（autograd）的计算图。
 # ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
@@ -452,7 +452,7 @@ assert any(t is given for t in packed_by_checkpoint), "checkpoint saved its inpu
 #
 # 不带 ``retain_graph=True``、``create_graph=True`` 或 ``inputs=`` 的普通 ``backward()`` 会释放各节点保存的张量，所以沿同一个计算图再调用一次 ``backward()``，一走到保存过张量的节点就会报错（这里是
 # ``exp`` 的节点，它保存了输出）；之后再读 ``_saved_result`` 也报同样的错。如果计算图里的节点都没有保存张量，比如
-# ``(x + 1).sum()``，就可以再跑一次，同样的梯度会再累加一遍。把上面这些运算作用在两个叶子张量上（这样只有运算本身会保存张量），可以看到：第二次反向传播报不报错，恰好取决于这个运算有没有保存张量。
+# ``(x + 1).sum()``，就可以再跑一次，同样的梯度会再累加一遍。把上面这些运算作用在两个叶子张量（leaf tensor）上（这样只有运算本身会保存张量），可以看到：第二次反向传播报不报错，恰好取决于这个运算有没有保存张量。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 y = (x * 2).exp()

@@ -41,7 +41,7 @@ def by_hand(model, x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导的计算图。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（version counter，``C1``、``C2``……），以及自动求导的计算图。
 # ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
@@ -268,7 +268,7 @@ print("after backward, p.grad is g:", p.grad is g, " g kept its values:", torch.
 assert p.grad is not g and torch.equal(g, before), "a new p.grad, and g unchanged"
 
 # %%
-# 即使用默认设置，在这一步的 ``zero_grad()`` 之前，记下的那一项仍然就是 ``p.grad`` 本身：记下之后再对 ``p.grad`` 做原地修改，比如 ``torch.nn.utils.clip_grad_norm_``，记下的那一项也跟着被改写。下面先记下梯度 ``[6, 8]``，再把它裁剪到范数 1。
+# 即使用默认设置，在这一步的 ``zero_grad()`` 之前，记下的那一项仍然就是 ``p.grad`` 本身：记下之后再对 ``p.grad`` 做原地（in-place）修改，比如 ``torch.nn.utils.clip_grad_norm_``，记下的那一项也跟着被改写。下面先记下梯度 ``[6, 8]``，再把它裁剪到范数 1。
 
 clipped = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
 (clipped * clipped).sum().backward()

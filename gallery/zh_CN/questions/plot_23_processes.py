@@ -328,7 +328,7 @@ with tempfile.TemporaryDirectory() as folder:
 # ------------------------------------
 #
 # 经 ``torch.multiprocessing`` 的队列发送一个 torch 自己分配的 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。（``torch.from_numpy(array)`` 得到的张量也能到达，但和上面的 ``share_memory_()`` 一样，它的存储离开了 ``array``，``array`` 看不到子进程的修改；``torch.from_file`` 得到的张量在 Linux 默认的共享策略下则到不了，见下文。）下面的子进程从收件队列取出
-# ``sent``，加一，再通过发件队列答复；父进程看到了这次修改。需要梯度的叶子张量到了对方那里仍然需要梯度，所以子进程里的
+# ``sent``，加一，再通过发件队列答复；父进程看到了这次修改。需要梯度的叶子张量（leaf tensor）到了对方那里仍然需要梯度，所以子进程里的
 # ``add_(1)`` 会报错；在 ``torch.no_grad()`` 之下，同样的修改可以执行，也会传回发送方。
 
 
@@ -475,7 +475,7 @@ assert mp.active_children() == [], "every child process has ended"
 #
 # fork 出来的子进程，包括以 ``fork`` 方式启动的 ``DataLoader`` worker，拿到的是所有由 torch 分配、又不在共享内存里的张量的副本，它的修改只留在副本里。torch 自己分配的张量，由
 # ``share_memory_()`` 移进共享内存，或经 ``torch.multiprocessing`` 的队列发送时放进去之后，用的是这些进程共享的同一块内存，所以子进程的修改父进程也看得到（需要梯度的叶子张量在
-# ``torch.no_grad()`` 之下能这样修改，梯度模式开着时不行）。``torch.from_numpy`` 得到的张量经 ``share_memory_()`` 移动之后，不再与它的数组共享内存；``torch.from_file(path, shared=False)``
+# ``torch.no_grad()`` 之下能这样修改，梯度模式（grad mode）开着时不行）。``torch.from_numpy`` 得到的张量经 ``share_memory_()`` 移动之后，不再与它的数组共享内存；``torch.from_file(path, shared=False)``
 # 得到的张量则根本不会被移动，fork 出来的子进程对它的修改都会丢失。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``
 # 则直接报错。worker 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
 #

@@ -13,7 +13,7 @@
 
       t[1:] = t[:-1].clone()
 
-原地把连续张量平移一位（``t[1:] = t[:-1]``）会报错 ``RuntimeError: unsupported operation: some elements of the
+原地（in-place）把连续张量平移一位（``t[1:] = t[:-1]``）会报错 ``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
 before performing the operation``。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、沿第二维进行时不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
@@ -220,7 +220,7 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # 原因：两边在同一个存储上
 # ------------------------
 #
-# 目标 ``t[1:]`` 和源 ``t[:-1]`` 是 ``t`` 的两个视图，都在它的存储上。元素 ``t[1]``、``t[2]`` 和 ``t[3]`` 同时属于两者：源的起点和终点都比目标早一个元素，所以两者的四个元素中有三个是共有的。
+# 目标 ``t[1:]`` 和源 ``t[:-1]`` 是 ``t`` 的两个视图（view），都在它的存储上。元素 ``t[1]``、``t[2]`` 和 ``t[3]`` 同时属于两者：源的起点和终点都比目标早一个元素，所以两者的四个元素中有三个是共有的。
 
 dest = t[1:]
 source = t[:-1]

@@ -129,7 +129,7 @@ assert torch.equal(counts, torch.full((CHILDREN,), float(TIMES))), "disjoint sli
 # ``share_memory_()`` 对张量做了什么
 # ----------------------------------
 #
-# 在 CPU 上，对 torch 自己分配的张量（本页的张量都是），``share_memory_()`` 把张量的值复制到新的共享内存，并让张量的存储指向那里（用 ``torch.from_file(path, shared=False)`` 从文件读出的张量则留在原处，见 :ref:`多进程那一页 <questions-processes>`）：存储的地址变了（本页只比较地址，从不打印），值不变。它原地修改张量，返回的就是张量本身。调用之前取的视图用的是同一个存储对象，所以跟着一起搬走：它们的
+# 在 CPU 上，对 torch 自己分配的张量（本页的张量都是），``share_memory_()`` 把张量的值复制到新的共享内存，并让张量的存储指向那里（用 ``torch.from_file(path, shared=False)`` 从文件读出的张量则留在原处，见 :ref:`多进程那一页 <questions-processes>`）：存储的地址变了（本页只比较地址，从不打印），值不变。它原地（in-place）修改张量，返回的就是张量本身。调用之前取的视图用的是同一个存储对象，所以跟着一起搬走：它们的
 # ``is_shared()`` 为 ``True``，经张量写入的值也能在视图里看到。对已经在共享内存里的张量再调用一次，什么都不变。下表对几种 dtype 都跑了一遍。
 
 rows = [("dtype", "before", "after", "moved", "view follows", "second call moved")]
