@@ -171,7 +171,7 @@ def build_table(
     copies, and the page would then hold the same id twice.
     """
     w = words(language)
-    table = nodes.table(classes=["claims-ledger"])
+    table = nodes.table(classes=["claims-ledger", "phone-cards"])
     widths = (40, 14, 28, 18)
     group = nodes.tgroup(cols=len(widths))
     table += group

@@ -22,6 +22,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from sitetools.editions import pick
 from sitetools.terms import TERMS
+from tensorcopy_sphinx.claims_ledger import labelled_entry
 from tensorcopy_sphinx.inline import inline_text
 
 WORDS = {
@@ -35,15 +36,16 @@ DEFINITIONS = {"en": "define_en", "zh_CN": "define_zh"
 }
 
 
-def _cell(*children: nodes.Node) -> nodes.entry:
-    entry = nodes.entry()
+def _cell(*children: nodes.Node, label: str | None = None) -> nodes.entry:
+    """A cell; with ``label``, one that names its column for the phone's card layout (claims-ledger.css)."""
+    entry = nodes.entry() if label is None else labelled_entry(label=label)
     entry += nodes.paragraph("", "", *children)
     return entry
 
 
-def _definition(text: str, page: nodes.Node, shown_on: str) -> nodes.entry:
+def _definition(text: str, page: nodes.Node, shown_on: str, label: str) -> nodes.entry:
     """The definition, and under it the link to the page that shows the term (after ``shown_on``)."""
-    entry = _cell(*inline_text(text))
+    entry = _cell(*inline_text(text), label=label)
     entry += nodes.paragraph("", "", nodes.Text(shown_on), page)
     return entry
 
@@ -71,14 +73,11 @@ class TermsTable(SphinxDirective):
         w = pick(WORDS, self.env.config.language, "the glossary's words (tensorcopy_sphinx.glossary_terms.WORDS)")
         field = pick(DEFINITIONS, self.env.config.language, "the glossary's definitions (glossary_terms.DEFINITIONS)")
         columns = ("zh", "en", "define", "also", "avoid")
-        table = nodes.table(classes=["terms-table"])
+        table = nodes.table(classes=["terms-table", "phone-cards"])
         group = nodes.tgroup(cols=len(columns))
         table += group
-        for index, width in enumerate((12, 18, 46, 12, 12)):
-            spec = nodes.colspec(colwidth=width)
-            if index == 0:
-                spec["stub"] = 1
-            group += spec
+        for width in (12, 18, 46, 12, 12):
+            group += nodes.colspec(colwidth=width)
         head = nodes.thead()
         row = nodes.row()
         for key in columns:
@@ -89,10 +88,10 @@ class TermsTable(SphinxDirective):
         for term in TERMS:
             row = nodes.row()
             row += _cell(nodes.Text(term.zh))
-            row += _cell(*inline_text(term.en))
-            row += _definition(getattr(term, field), _link(term.page, self.env.docname), w["page"])
-            row += _cell(*_words(term.also))
-            row += _cell(*_words(term.avoid))
+            row += _cell(*inline_text(term.en), label=w["en"])
+            row += _definition(getattr(term, field), _link(term.page, self.env.docname), w["page"], w["define"])
+            row += _cell(*_words(term.also), label=w["also"])
+            row += _cell(*_words(term.avoid), label=w["avoid"])
             body += row
         group += body
         return [table]
