@@ -240,7 +240,7 @@ assert via_data is not out and via_detach is not out, "both return a new tensor 
 # PyTorch marks in-place methods with a trailing underscore, and there *is*
 # an in-place form of ``detach()``: ``detach_()``. It is a different method.
 # It returns the very same object and takes that object itself out of the
-# graph; on a view (here ``b[:2]``) it raises instead. ``.data`` has no in-place method; its setter is another matter
+# graph; on a view of a normal tensor (here ``b[:2]``) it raises instead. ``.data`` has no in-place method; its setter is another matter
 # (next cell).
 b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out_b = b.sigmoid()

@@ -7,7 +7,7 @@
 .. admonition:: Answer
    :class: answer
 
-   While autograd records, it refuses an in-place operation on a leaf that requires grad, or on a view of it (a write through ``detach()``, ``.data`` and the like is not refused). Make the update step under ``torch.no_grad()``:
+   While autograd records, it refuses an in-place operation that changes the values of a leaf that requires grad, or of a view of it (a write through ``detach()``, ``.data`` and the like is not refused). Make the update step under ``torch.no_grad()``:
 
    .. code-block:: python
 

@@ -14,8 +14,9 @@
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-A tensor that ``torch.inference_mode()`` creates in new memory is an *inference tensor* (a view of
-a normal tensor taken inside the mode is not), and it refuses some uses
+A tensor that ``torch.inference_mode()`` creates in new memory is an *inference tensor* (so is one it
+makes over existing memory, such as ``torch.from_numpy(array)``; a view or ``detach()`` of a normal
+tensor taken inside the mode is not), and it refuses some uses
 later, outside the mode: "Inference tensors cannot be saved for backward", "Inplace update to
 inference tensor outside InferenceMode is not allowed", "Setting requires_grad=True on inference
 tensor outside InferenceMode is not allowed". This page computes the same ``x * 2`` three ways, tries
@@ -243,8 +244,11 @@ for name, make in ways.items():
 normal = torch.tensor([1.0, 2.0])
 with torch.inference_mode():
     inside = normal[1:]
+    detached = normal.detach()
     computed = normal * 2
+    over_numpy = torch.from_numpy(normal.numpy())
 assert not inside.is_inference() and computed.is_inference(), "a view taken inside the mode is not an inference tensor"
+assert not detached.is_inference() and over_numpy.is_inference(), "detach() is not one; from_numpy over old memory is"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -387,7 +391,7 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # ----------
 #
 # Use ``torch.inference_mode()`` for code whose results never meet autograd again; outside the mode
-# its tensors refuse being saved for backward or made to require grad, and an in-place torch
+# the inference tensors it makes refuse being saved for backward or made to require grad, and an in-place torch
 # operation through the tensor itself or a view of it raises after it has been written (one through
 # ``detach()``, ``.data`` or ``numpy()`` raises nothing, and so do ``apply_`` and ``map_``, which run
 # a Python function on each value). When

@@ -244,8 +244,9 @@ assert len(set(goals)) == 4, "with an alias the goal moves at every step"
 # The fix: a copy of the network
 # ------------------------------
 #
-# ``copy.deepcopy(online)`` and ``load_state_dict`` (without ``assign=True``) into a network of the
-# same shape both give the target parameters in memory of its own. A training step of the online
+# ``copy.deepcopy(online)`` and ``load_state_dict`` (without ``assign=True``, from a dict that carries no
+# flag of such a load: :ref:`questions-checkpoints`) into a network of the same shape both give the target
+# parameters in memory of its own. A training step of the online
 # network leaves both copies as they were. With ``assign=True``, ``load_state_dict`` gives the target
 # new ``Parameter`` objects on the online network's memory: not the same tensors, but one memory.
 
@@ -408,7 +409,7 @@ assert not same_storage(average.module[1].running_mean, net[1].running_mean), "i
 # ----------
 #
 # A target network must be a copy: ``copy.deepcopy(online)`` or ``load_state_dict`` (without
-# ``assign=True``) into a network of its own, never ``target = online``. Update it in place under
+# ``assign=True``, from an unflagged dict) into a network of its own, never ``target = online``. Update it in place under
 # ``torch.no_grad()``, with ``load_state_dict`` for a hard update or ``lerp_`` (``mul_().add_()``)
 # for a soft one, over ``parameters()`` and, where the network has buffers, ``buffers()`` too.
 # ``AveragedModel`` makes its own deep copy and keeps a running mean of the parameters; with the

@@ -526,9 +526,9 @@ for name, op in ops.items():
 # ``retain_graph``
 # ----------------
 #
-# ``retain_graph=True`` keeps the saved tensors until a plain ``backward()``, one with no
-# ``retain_graph=True``, ``create_graph=True`` or ``inputs=``: of the four passes below,
-# the first three keep them, each pass adds the same gradient, and after the fourth the saved
+# ``retain_graph=True`` keeps the saved tensors until a ``backward()`` without ``retain_graph=True``
+# or ``create_graph=True`` runs the nodes that saved them (with ``inputs=``, it frees what the nodes it
+# runs saved): of the four passes below, the first three keep them, each pass adds the same gradient, and after the fourth the saved
 # output is freed. An in-place edit between two passes breaks the later one.
 
 x.grad = None
@@ -544,6 +544,16 @@ except RuntimeError as e:
     assert "after they have already been freed" in str(e), "the saved output is freed after the last pass"
 else:
     raise AssertionError("reading a freed saved tensor must raise")
+other_leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+retained = (other_leaf * 2).exp()
+retained.sum().backward(retain_graph=True)
+retained.sum().backward(inputs=[other_leaf])
+try:
+    retained.grad_fn._saved_result
+except RuntimeError as e:
+    assert "after they have already been freed" in str(e), "backward(inputs=...) frees what its nodes saved"
+else:
+    raise AssertionError("backward(inputs=...) after retain_graph=True must free the saved output")
 # sphinx_gallery_end_ignore
 y = (x * 2).exp()
 y.sum().backward(retain_graph=True)
@@ -567,6 +577,6 @@ else:
 # ``saved_tensors_hooks`` (``allow_mutation_on_saved_tensors()`` is one) or ``torch.utils.checkpoint``
 # (with its default ``context_fn``) also let the output be edited, but hooks
 # that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and
-# the check with them, until a plain ``backward()`` (no ``retain_graph=True``,
-# ``create_graph=True`` or ``inputs=``). The error itself is read on
+# the check with them, until a ``backward()`` without ``retain_graph=True`` or ``create_graph=True``
+# runs the nodes that saved them (``inputs=`` included). The error itself is read on
 # :ref:`questions-inplace-error`.

@@ -347,7 +347,7 @@ with tempfile.TemporaryDirectory() as folder:
 # A tensor sent through a queue is shared, not copied
 # ---------------------------------------------------
 #
-# Sending a CPU tensor that torch allocated through a ``torch.multiprocessing`` queue puts its
+# Sending a non-empty CPU tensor that torch allocated through a ``torch.multiprocessing`` queue puts its
 # storage in shared memory and hands the receiver a tensor on that memory. (A tensor made by
 # ``torch.from_numpy(array)`` arrives too, but, as with ``share_memory_()`` above, its storage
 # moves away from ``array``, which misses the child's edit; one made by ``torch.from_file`` does not
@@ -470,14 +470,13 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # Under the other start methods a worker does not start as a copy of the parent: the dataset is
 # pickled and sent to it, with the pickler the queues use
 # (``multiprocessing.reduction.ForkingPickler``). Once torch is imported, that pickler moves the
-# storage of a tensor torch allocated into shared memory, as sending through a queue did above. So under ``spawn``
+# storage of a non-empty tensor torch allocated into shared memory, as sending through a queue did above. So under ``spawn``
 # (the default on macOS and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the
 # dataset's tensors reach the workers in shared memory, and a worker's edit of them is expected to
 # reach the parent as the queue child's did, without ``share_memory_()``. This page starts no such
-# worker (it would import the dataset's class from a module file, which a page cannot provide);
-# the cell below checks what the pickling does to one tensor. The move gives the tensor new
-# memory, and the old memory is freed: a NumPy array taken before it still points there, so it
-# dangles, and reading or writing through it is undefined.
+# worker; the cell below checks what the pickling does to one tensor. The move gives the tensor new
+# memory, and the old memory may have been freed: a NumPy array taken before it still points there,
+# so it may dangle, and reading or writing through it is undefined.
 # Take such handles after ``share_memory_()``, or after the workers start.
 
 from multiprocessing.reduction import ForkingPickler

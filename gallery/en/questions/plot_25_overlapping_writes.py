@@ -7,8 +7,8 @@
 .. admonition:: Answer
    :class: answer
 
-   In ``t[1:] = t[:-1]`` the source overlaps the destination. Torch refuses it for a contiguous CPU ``t``, but for
-   ``t = x[::2]`` or ``w[:, 1:] = w[:, :-1]`` it runs without an error, and can write wrong
+   When ``t`` has 3 or more rows, ``t[1:] = t[:-1]`` writes over its own source. Torch refuses it for a
+   contiguous CPU ``t``, but for ``t = x[::2]`` or ``w[:, 1:] = w[:, :-1]`` it runs without an error, and can write wrong
    values (it does below). ``clone()`` the source first:
 
    .. code-block:: python
@@ -353,7 +353,7 @@ assert probe.flip(0)._base is None and not same_storage(probe.flip(0), probe), "
 # time). Each gives another result than the shift from a cloned source, so do not count on the
 # error: clone the source whenever the two sides may overlap.
 # On a contiguous ``t`` the shift was refused, with the same message, for each of the five
-# dtypes and three shapes tried below.
+# dtypes and four shapes tried below.
 
 
 def strided_shift(src):
@@ -378,7 +378,7 @@ for name, shift in {"strided t: t[1:] = t[:-1]": strided_shift, "w[:, 1:] = w[:,
 assert len(uncaught) == 2, "both shifts run without an error and give another result than the cloned source"
 refused_contiguous = []
 for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64):
-    for shape in ((5,), (4, 3), (3, 2, 2)):
+    for shape in ((3,), (5,), (4, 3), (3, 2, 2)):
         c = torch.zeros(shape, dtype=dtype)
         try:
             c[1:] = c[:-1]
@@ -386,8 +386,8 @@ for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.compl
             refused_contiguous.append("refer to a single memory location" in str(e))
         else:
             raise AssertionError(f"the shift of a contiguous {dtype} tensor of shape {shape} must raise")
-print("contiguous, t[1:] = t[:-1] refused:", sum(refused_contiguous), "of 15 dtypes and shapes")
-assert refused_contiguous == [True] * 15, "the shift of a contiguous t is refused for every dtype and shape tried"
+print("contiguous, t[1:] = t[:-1] refused:", sum(refused_contiguous), "of 20 dtypes and shapes")
+assert refused_contiguous == [True] * 20, "the shift of a contiguous t is refused for every dtype and shape tried"
 # sphinx_gallery_start_ignore
 assert not torch.arange(10.0)[::2].is_contiguous() and not torch.arange(6.0).reshape(2, 3)[:, 1:].is_contiguous()
 # sphinx_gallery_end_ignore

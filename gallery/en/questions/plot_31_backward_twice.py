@@ -192,8 +192,8 @@ assert len(losses) == 3 and losses[2] < losses[0] and not torch.equal(encoder.we
 #
 # When the encoder is frozen (a pretrained feature extractor, a fixed embedding), run it under
 # ``torch.no_grad()``: it builds no graph, ``features`` has no ``grad_fn``, and each step's graph
-# stops at it. Give the optimizer the head's parameters only. ``encoder.requires_grad_(False)``
-# does the same for every call of the encoder. ``detach()`` is for a tensor already computed with a
+# stops at it. Give the optimizer the head's parameters only. When the encoder's input does not
+# require grad (as here), ``encoder.requires_grad_(False)`` does the same for every call of the encoder. ``detach()`` is for a tensor already computed with a
 # graph: ``encoder(inputs).detach()`` has the same values, but builds the encoder's graph first, then
 # drops it.
 

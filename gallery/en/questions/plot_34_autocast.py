@@ -8,7 +8,7 @@ Mixed precision: the cast is a copy
    :class: answer
 
    Inside ``torch.autocast`` (default ``cache_enabled=True``) a layer uses a low-precision copy of
-   a float32 weight that requires grad, cast once per region, so later forward passes in the region
+   a float32 ``Parameter`` that requires grad, cast once per region, so later forward passes in the region
    miss an optimizer step taken in it. Wrap only the forward pass and the loss:
 
    .. code-block:: python
@@ -316,7 +316,8 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # The cast cache: one copy per region
 # -----------------------------------
 #
-# Autocast keeps the copy it made of a float32 leaf that requires grad, such as a weight, until the
+# Autocast keeps the copy it made of a float32 leaf that requires grad and is not a view, such as a
+# ``Parameter``, until the
 # region ends: a second forward pass in the same region computes with the same copy, without casting
 # again. So an in-place change of the weight inside the region, here ``mul_(2)`` under
 # ``torch.no_grad()``, is not seen by the next forward pass in that region. The cache is emptied
@@ -352,8 +353,9 @@ for outer_enabled in (True, False):
     assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
 
 # %%
-# The cache holds for a float32 leaf that requires grad. With ``cache_enabled=False``, or for a weight that
-# does not require grad (a frozen layer), every forward pass casts again and sees the edit. Below,
+# The cache holds for a float32 leaf that requires grad and is not a view (every ``Parameter``). With
+# ``cache_enabled=False``, for a weight that does not require grad (a frozen layer), or for a leaf that is
+# a view (the last line below), every forward pass casts again and sees the edit. Below,
 # for bfloat16 and float16: is an in-place edit seen by the next forward pass in the same region?
 
 
@@ -373,6 +375,16 @@ for dtype in (torch.bfloat16, torch.float16):
         seen = edit_seen_in_region(dtype, cache_enabled, requires_grad)
         print(f"{str(dtype):<15} cache_enabled={cache_enabled!s:<5} requires_grad={requires_grad!s:<5} seen: {seen}")
         assert seen == (not (cache_enabled and requires_grad)), (dtype, cache_enabled, requires_grad)
+view_leaf = torch.ones(4, 2)[:2]
+view_leaf.requires_grad_()
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    before_edit = torch.nn.functional.linear(torch.ones(3, 2), view_leaf)
+    with torch.no_grad():
+        view_leaf.mul_(2)
+    after_edit = torch.nn.functional.linear(torch.ones(3, 2), view_leaf)
+view_seen = not torch.equal(before_edit, after_edit)
+print("a float32 leaf that is a view, requires_grad=True, seen:", view_seen)
+assert view_leaf.is_leaf and view_leaf._is_view() and view_seen, "a leaf that is a view is cast again"
 # sphinx_gallery_start_ignore
 for low_dtype in (torch.bfloat16, torch.float16):
     assert edit_seen_in_region(low_dtype, True, True, torch.float64), f"{low_dtype}: a float64 layer is not cached"
@@ -629,8 +641,8 @@ if torch.cuda.is_available():
 #
 # Under ``torch.autocast`` the weights stay float32 ``Parameter`` objects; a layer computes with a
 # low-precision copy on memory of its own, and the gradient comes back through the cast into a
-# float32 ``.grad``. With its default ``cache_enabled=True``, autocast keeps the copy of a float32 weight
-# that requires grad until the outermost region ends, so an optimizer step inside the region is not
+# float32 ``.grad``. With its default ``cache_enabled=True``, autocast keeps the copy of a float32
+# ``Parameter`` that requires grad until the outermost region ends, so an optimizer step inside the region is not
 # seen by the forward passes after it: put only the forward pass and the loss inside
 # ``torch.autocast``. ``scaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place: log
 # ``p.grad.clone()``. ``model.to(torch.bfloat16)`` and ``model.half()`` convert the model's own

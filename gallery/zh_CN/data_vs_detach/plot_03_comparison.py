@@ -226,7 +226,7 @@ assert via_data is not out and via_detach is not out, "both return a new tensor 
 
 # %%
 # PyTorch 用末尾的下划线标记原地操作的方法。``detach()`` 确实有一个原地版本，叫
-# ``detach_()``，是另一个方法。它返回的就是同一个对象，并把这个对象本身移出计算图；对视图（view，这里是 ``b[:2]``）调用则会报错。而
+# ``detach_()``，是另一个方法。它返回的就是同一个对象，并把这个对象本身移出计算图；对普通张量的视图（view，这里是 ``b[:2]``）调用则会报错。而
 # ``.data`` 没有原地方法；它的赋值操作则是另一回事（见下一段）。
 b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out_b = b.sigmoid()

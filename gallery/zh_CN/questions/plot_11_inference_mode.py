@@ -14,7 +14,7 @@
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-在 ``torch.inference_mode()`` 下创建、占用新内存的张量是“推理张量”（inference tensor；在推理模式中对普通张量取的视图（view）不是），离开这个模式后，有些用法它会拒绝：“Inference
+在 ``torch.inference_mode()`` 下创建、占用新内存的张量是“推理张量”（inference tensor；它在已有内存上建的张量也是，比如 ``torch.from_numpy(array)``；在推理模式中对普通张量取的视图（view）或 ``detach()`` 不是），离开这个模式后，有些用法它会拒绝：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
 not allowed”“Setting requires_grad=True on inference tensor outside InferenceMode is not
 allowed”。本页用三种方式算出同样的 ``x * 2``，对三个结果逐一尝试这些用法，再用 ``clone()``
@@ -238,8 +238,11 @@ for name, make in ways.items():
 normal = torch.tensor([1.0, 2.0])
 with torch.inference_mode():
     inside = normal[1:]
+    detached = normal.detach()
     computed = normal * 2
+    over_numpy = torch.from_numpy(normal.numpy())
 assert not inside.is_inference() and computed.is_inference(), "a view taken inside the mode is not an inference tensor"
+assert not detached.is_inference() and over_numpy.is_inference(), "detach() is not one; from_numpy over old memory is"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -372,5 +375,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它得到的张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；直接或通过它的视图做 torch 原地操作会报错，但新值已经写进去了（通过 ``detach()``、``.data`` 或 ``numpy()`` 修改则不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错）。结果可能还要用于训练时，用
+# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；直接或通过它的视图做 torch 原地操作会报错，但新值已经写进去了（通过 ``detach()``、``.data`` 或 ``numpy()`` 修改则不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错）。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。

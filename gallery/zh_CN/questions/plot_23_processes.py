@@ -327,7 +327,7 @@ with tempfile.TemporaryDirectory() as folder:
 # 经队列发送的张量是共享的，不是复制的
 # ------------------------------------
 #
-# 经 ``torch.multiprocessing`` 的队列发送一个 torch 自己分配的 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。（``torch.from_numpy(array)`` 得到的张量也能到达，但和上面的 ``share_memory_()`` 一样，它的存储离开了 ``array``，``array`` 看不到子进程的修改；``torch.from_file`` 得到的张量在 Linux 默认的共享策略下则到不了，见下文。）下面的子进程从收件队列取出
+# 经 ``torch.multiprocessing`` 的队列发送一个 torch 自己分配的非空 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。（``torch.from_numpy(array)`` 得到的张量也能到达，但和上面的 ``share_memory_()`` 一样，它的存储离开了 ``array``，``array`` 看不到子进程的修改；``torch.from_file`` 得到的张量在 Linux 默认的共享策略下则到不了，见下文。）下面的子进程从收件队列取出
 # ``sent``，加一，再通过发件队列答复；父进程看到了这次修改。需要梯度的叶子张量（leaf tensor）到了对方那里仍然需要梯度，所以子进程里的
 # ``add_(1)`` 会报错；在 ``torch.no_grad()`` 之下，同样的修改可以执行，也会传回发送方。
 
@@ -440,7 +440,7 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # ``spawn`` 与 ``forkserver`` 方式
 # --------------------------------
 #
-# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化（pickle），再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把 torch 自己分配的张量的存储移进共享内存，和上面经队列发送时一样。所以在 ``spawn`` 方式下（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式下（Python 3.14 起 Linux 的默认方式），数据集里的张量是放在共享内存里到达 worker 的；worker 对它们的修改，应当像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker（它要从模块文件导入数据集的类，而页面提供不了这样的文件）；下面的单元格只检查序列化对一个张量做了什么。这次移动给了张量新的内存：旧内存随即被释放：之前取得的 NumPy 数组仍指向那里，成了悬空的数组，通过它读写的结果是未定义的。这类句柄要在 ``share_memory_()`` 之后、或者 worker 启动之后再取。
+# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化（pickle），再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把 torch 自己分配的非空张量的存储移进共享内存，和上面经队列发送时一样。所以在 ``spawn`` 方式下（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式下（Python 3.14 起 Linux 的默认方式），数据集里的张量是放在共享内存里到达 worker 的；worker 对它们的修改，应当像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker；下面的单元格只检查序列化对一个张量做了什么。这次移动给了张量新的内存，旧内存可能已被释放：之前取得的 NumPy 数组仍指向那里，可能成了悬空的数组，通过它读写的结果是未定义的。这类句柄要在 ``share_memory_()`` 之后、或者 worker 启动之后再取。
 
 from multiprocessing.reduction import ForkingPickler
 

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``t[1:] = t[:-1]`` 的源与目标重叠。``t`` 是连续的 CPU 张量时 torch 拒绝这次写入，但 ``t = x[::2]`` 或 ``w[:, 1:] = w[:, :-1]`` 不报错，却可能写出错误的值（下面的例子就写错了）。先对源调用 ``clone()``：
+   ``t`` 至少有 3 行时，``t[1:] = t[:-1]`` 的源与目标重叠。``t`` 是连续的 CPU 张量时 torch 拒绝这次写入，但 ``t = x[::2]`` 或 ``w[:, 1:] = w[:, :-1]`` 不报错，却可能写出错误的值（下面的例子就写错了）。先对源调用 ``clone()``：
 
    .. code-block:: python
 
@@ -326,7 +326,7 @@ assert probe.flip(0)._base is None and not same_storage(probe.flip(0), probe), "
 # 没被拦下的同一平移
 # ------------------
 #
-# 上面报错的那项检查并不覆盖所有布局。同样的平移用在较长张量每隔一个取出的元素组成的 ``t`` 上，或沿二维张量的第二维进行（``w[:, 1:] = w[:, :-1]``，即把一批窗口沿时间平移）时，不会报错，却写出错误的值，两者的结果都与先克隆源的平移不同。所以不要指望这个报错：只要两边可能重叠，就先克隆源。对连续的 ``t``，下面试过的五种 dtype、三种形状都会以同一条消息拒绝这次平移。
+# 上面报错的那项检查并不覆盖所有布局。同样的平移用在较长张量每隔一个取出的元素组成的 ``t`` 上，或沿二维张量的第二维进行（``w[:, 1:] = w[:, :-1]``，即把一批窗口沿时间平移）时，不会报错，却写出错误的值，两者的结果都与先克隆源的平移不同。所以不要指望这个报错：只要两边可能重叠，就先克隆源。对连续的 ``t``，下面试过的五种 dtype、四种形状都会以同一条消息拒绝这次平移。
 
 
 def strided_shift(src):
@@ -351,7 +351,7 @@ for name, shift in {"strided t: t[1:] = t[:-1]": strided_shift, "w[:, 1:] = w[:,
 assert len(uncaught) == 2, "both shifts run without an error and give another result than the cloned source"
 refused_contiguous = []
 for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64):
-    for shape in ((5,), (4, 3), (3, 2, 2)):
+    for shape in ((3,), (5,), (4, 3), (3, 2, 2)):
         c = torch.zeros(shape, dtype=dtype)
         try:
             c[1:] = c[:-1]
@@ -359,8 +359,8 @@ for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.compl
             refused_contiguous.append("refer to a single memory location" in str(e))
         else:
             raise AssertionError(f"the shift of a contiguous {dtype} tensor of shape {shape} must raise")
-print("contiguous, t[1:] = t[:-1] refused:", sum(refused_contiguous), "of 15 dtypes and shapes")
-assert refused_contiguous == [True] * 15, "the shift of a contiguous t is refused for every dtype and shape tried"
+print("contiguous, t[1:] = t[:-1] refused:", sum(refused_contiguous), "of 20 dtypes and shapes")
+assert refused_contiguous == [True] * 20, "the shift of a contiguous t is refused for every dtype and shape tried"
 # sphinx_gallery_start_ignore
 assert not torch.arange(10.0)[::2].is_contiguous() and not torch.arange(6.0).reshape(2, 3)[:, 1:].is_contiguous()
 # sphinx_gallery_end_ignore

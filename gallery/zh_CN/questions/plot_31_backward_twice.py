@@ -168,7 +168,7 @@ assert len(losses) == 3 and losses[2] < losses[0] and not torch.equal(encoder.we
 # 解决办法：冻结的编码器放在 ``torch.no_grad()`` 下运行
 # -----------------------------------------------------
 #
-# 编码器冻结时（预训练的特征提取器、固定的嵌入），在 ``torch.no_grad()`` 下运行它：它不建计算图，``features`` 没有 ``grad_fn``，每一步的计算图到它为止。优化器只拿输出头的参数。``encoder.requires_grad_(False)`` 对编码器的每次调用都有同样的效果。``detach()`` 用于已经带着计算图算出来的张量：``encoder(inputs).detach()`` 的值相同，但要先建好编码器的计算图，再把它丢掉。
+# 编码器冻结时（预训练的特征提取器、固定的嵌入），在 ``torch.no_grad()`` 下运行它：它不建计算图，``features`` 没有 ``grad_fn``，每一步的计算图到它为止。优化器只拿输出头的参数。编码器的输入不需要梯度时（本页就是这样），``encoder.requires_grad_(False)`` 对编码器的每次调用都有同样的效果。``detach()`` 用于已经带着计算图算出来的张量：``encoder(inputs).detach()`` 的值相同，但要先建好编码器的计算图，再把它丢掉。
 
 torch.manual_seed(0)
 encoder, head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），层用需要梯度的 float32 权重的低精度副本计算；同一区域内这份副本只转换一次，所以区域内的优化器更新，之后的前向传播看不到。只把前向传播和损失放进区域：
+   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），层用需要梯度的 float32 ``Parameter`` 的低精度副本计算；同一区域内这份副本只转换一次，所以区域内的优化器更新，之后的前向传播看不到。只把前向传播和损失放进区域：
 
    .. code-block:: python
 
@@ -214,7 +214,7 @@ def draw_processes(title, child, **names):
 # autocast 里：权重的 bfloat16 副本
 # ---------------------------------
 #
-# 在区域里，``model(x)`` 返回 bfloat16。它计算时用的权重是一份 bfloat16 副本，有自己的内存，存着舍入到 bfloat16 的 ``model.weight``。``model.weight`` 仍是原来那个 float32 的 ``Parameter``，数值不变。这里的 ``x`` 需要梯度（``requires_grad=True``；梯度模式（grad mode）下，可训练的层之后每一层的输入都是如此），自动求导才会为反向传播保存这份副本，辅助函数才拿得到它。换成 ``dtype=torch.float16``，即 CPU 上的 autocast 接受的另一种 dtype，结果也一样（同样做了检查）。
+# 在区域里，``model(x)`` 返回 bfloat16。它计算时用的权重是一份 bfloat16 副本，有自己的内存，存着舍入到 bfloat16 的 ``model.weight``。``model.weight`` 仍是原来那个 float32 的 ``Parameter``，数值不变。这里的 ``x`` 需要梯度（``requires_grad=True``；梯度模式（grad mode）下，可训练的层之后的层，输入通常都是如此），自动求导才会为反向传播保存这份副本，辅助函数才拿得到它。换成 ``dtype=torch.float16``，即 CPU 上的 autocast 接受的另一种 dtype，结果也一样（同样做了检查）。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
@@ -289,7 +289,7 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # 类型转换的缓存：每个区域一份副本
 # --------------------------------
 #
-# autocast 为需要梯度的 float32 叶子张量（比如权重）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地操作（in-place operation）改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。最外层的区域结束时缓存才被清空：顶层的新区域能看到改动，嵌套在另一个区域里的新区域却看不到，外层区域设了 ``enabled=False`` 也一样。本次构建在 CPU 上运行，CPU 上也有这个缓存。
+# autocast 为需要梯度、且不是视图（view）的 float32 叶子张量（比如 ``Parameter``）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地操作（in-place operation）改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。最外层的区域结束时缓存才被清空：顶层的新区域能看到改动，嵌套在另一个区域里的新区域却看不到，外层区域设了 ``enabled=False`` 也一样。本次构建在 CPU 上运行，CPU 上也有这个缓存。
 
 model = torch.nn.Linear(2, 2)
 with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -319,7 +319,7 @@ for outer_enabled in (True, False):
     assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
 
 # %%
-# 缓存只对需要梯度的 float32 叶子张量起作用。设置 ``cache_enabled=False``，或者权重不需要梯度（冻结的层）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
+# 缓存只对需要梯度、且不是视图的 float32 叶子张量起作用（所有 ``Parameter`` 都是）。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
 
 
 def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32):
@@ -338,6 +338,16 @@ for dtype in (torch.bfloat16, torch.float16):
         seen = edit_seen_in_region(dtype, cache_enabled, requires_grad)
         print(f"{str(dtype):<15} cache_enabled={cache_enabled!s:<5} requires_grad={requires_grad!s:<5} seen: {seen}")
         assert seen == (not (cache_enabled and requires_grad)), (dtype, cache_enabled, requires_grad)
+view_leaf = torch.ones(4, 2)[:2]
+view_leaf.requires_grad_()
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    before_edit = torch.nn.functional.linear(torch.ones(3, 2), view_leaf)
+    with torch.no_grad():
+        view_leaf.mul_(2)
+    after_edit = torch.nn.functional.linear(torch.ones(3, 2), view_leaf)
+view_seen = not torch.equal(before_edit, after_edit)
+print("a float32 leaf that is a view, requires_grad=True, seen:", view_seen)
+assert view_leaf.is_leaf and view_leaf._is_view() and view_seen, "a leaf that is a view is cast again"
 # sphinx_gallery_start_ignore
 for low_dtype in (torch.bfloat16, torch.float16):
     assert edit_seen_in_region(low_dtype, True, True, torch.float64), f"{low_dtype}: a float64 layer is not cached"
@@ -564,4 +574,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；层用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在默认的 ``cache_enabled=True`` 下，autocast 把需要梯度的 float32 权重的副本留到最外层的区域结束，所以区域内的优化器更新，之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；层用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在默认的 ``cache_enabled=True`` 下，autocast 把需要梯度的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。

@@ -489,7 +489,7 @@ for name, forward in runs.items():
 assert [seen[name].item() for name in runs] == [3, 6, 3, 6]
 
 # %%
-# 三步之后，四份副本的权重都相同：梯度检查点从来没有改变梯度。``inside`` 里的 ``BatchNorm`` 记了六个批次，滑动统计量比 ``plain`` 走得更远，模型在评估模式下给出别的输出。``outside`` 处处和 ``plain`` 一样。``momentum`` 的滑动统计量和评估模式下的输出与 ``plain`` 一致，但仍记了六个批次，``seen`` 也数到了六：改 ``momentum`` 只修正 ``BatchNorm`` 的滑动统计量。
+# 三步之后，四份副本的权重都相同：在这个循环里，梯度检查点没有改变梯度。``inside`` 里的 ``BatchNorm`` 记了六个批次，滑动统计量比 ``plain`` 走得更远，模型在评估模式下给出别的输出。``outside`` 处处和 ``plain`` 一样。``momentum`` 的滑动统计量和评估模式下的输出与 ``plain`` 一致，但仍记了六个批次，``seen`` 也数到了六：改 ``momentum`` 只修正 ``BatchNorm`` 的滑动统计量。
 
 weights_match = all(
     torch.allclose(p, q, atol=1e-6)
