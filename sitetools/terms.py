@@ -46,32 +46,38 @@ class Term:
 
 TERMS: tuple[Term, ...] = (
     Term("张量", "tensor", "copying-alias",
-         define_en="A multi-dimensional array of numbers: a shape, strides and a dtype read over a storage.",
-         define_zh="多维数组：它按形状、步长和 dtype 读取一块存储。"),
+         define_en="A multi-dimensional array; a dense tensor reads its values from a storage through its dtype, "
+                   "shape, strides and offset.",
+         define_zh="多维数组；稠密张量按 dtype、形状、步长和偏移从一块存储读取数值。"),
     Term("复制", "copy", "copying-clone", also=("拷贝",),
          define_en="Making a second tensor whose values sit in memory of its own.",
          define_zh="得到第二个张量，它的数值放在自己的内存里。"),
     Term("克隆", "clone, `clone()`", "copying-clone",
-         define_en="`clone()`: a copy with memory of its own; in grad mode it stays in the computation graph.",
-         define_zh="`clone()`：有自己内存的副本；在梯度模式下，它仍留在计算图中。"),
+         define_en="`clone()`: a copy with memory of its own; in grad mode, the clone of a tensor that requires grad "
+                   "stays in the computation graph.",
+         define_zh="`clone()`：有自己内存的副本；在梯度模式下，需要梯度的张量的副本仍留在计算图中。"),
     Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", also=("浅复制",),
-         define_en="A new container that holds the same objects as the old one, not copies of them.",
-         define_zh="新建一个容器，装的是原来那些对象本身，而不是它们的副本。"),
+         define_en="Copying only the outer object: the copy holds the same objects as the original, not copies of "
+                   "them.",
+         define_zh="只复制外层对象：副本装的是原对象所含的那些对象本身，而不是它们的副本。"),
     Term("深拷贝", "deep copy, `copy.deepcopy`", "questions-deepcopy", also=("深复制",),
-         define_en="A copy of an object and of everything it holds, tensors included.",
-         define_zh="复制一个对象以及它所含的一切，包括其中的张量。"),
+         define_en="Copying an object and, level by level, the objects it holds, instead of sharing them.",
+         define_zh="复制一个对象，并逐层复制它所含的对象，而不是共享它们。"),
     Term("存储", "storage", "copying-alias",
-         define_en="The block of memory a tensor reads its values from (`untyped_storage()`); views share it.",
+         define_en="The block of memory a tensor reads its values from (`untyped_storage()`); a view shares it with "
+                   "its source tensor.",
          define_zh="张量读取数值的那块内存（`untyped_storage()`），视图与源张量共享它。"),
     Term("共享内存", "shared memory", "questions-shared-memory",
          define_en="Memory that several processes map at once, so a write in one is seen by the others.",
          define_zh="几个进程同时映射的内存，一个进程写入，其他进程都能看到。"),
     Term("视图", "view", "questions-views", gloss="view",
-         define_en="A tensor that reads another tensor's storage, so writing through one changes the other.",
-         define_zh="读取另一个张量的存储的张量，通过其中一个写入，另一个也跟着变。"),
+         define_en="A tensor that reads the storage of the tensor it was made from, so a write to elements they share "
+                   "shows in both.",
+         define_zh="与源张量读取同一块存储的张量，写入两者共有的元素，两边都能看到改动。"),
     Term("基张量", "base tensor, `_base`", "questions-views",
-         define_en="The tensor a view was taken from; the view's `_base` names it.",
-         define_zh="视图所取自的那个张量，视图的 `_base` 指向它。"),
+         define_en="The tensor at the root of a chain of views; a view's `_base`, where set, names it "
+                   "(`x[1:][1:]._base is x`).",
+         define_zh="一串视图最初的那个张量；视图的 `_base` 若有值，指向的就是它（`x[1:][1:]._base is x`）。"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
          define_en="An operation that writes its result into an existing tensor (`add_`, `t[0] = 1`).",
@@ -81,8 +87,10 @@ TERMS: tuple[Term, ...] = (
          define_zh="让 Python 名字指向另一个对象，原来的张量本身不受影响。"),
     Term("版本计数器", "version counter, `_version`", "questions-version-counter", also=("版本号",),
          gloss="version counter",
-         define_en="A count each in-place operation raises; autograd reads it to see that a tensor it saved changed.",
-         define_zh="每次原地操作都会推进的计数，自动求导靠比较它发现自己保存的张量被改过。"),
+         define_en="A count on a tensor (`_version`) that `add_` and most other in-place operations raise; autograd "
+                   "reads it to see that a tensor it saved changed.",
+         define_zh="张量上的一个计数（`_version`），`add_` 等大多数原地操作都会推进它；"
+                   "自动求导靠比较它发现自己保存的张量被改过。"),
     Term("计算图", "computation graph", "questions-graph-kept-alive",
          define_en="The graph of operations autograd records to run the backward pass.",
          define_zh="自动求导记录下的运算图，反向传播沿着它进行。"),
@@ -97,8 +105,9 @@ TERMS: tuple[Term, ...] = (
          define_en="PyTorch's engine that records operations on tensors and computes their gradients.",
          define_zh="PyTorch 记录张量上的运算并计算梯度的机制。"),
     Term("需要梯度", "`requires_grad=True`", "copying-clone", avoid=("需要求导",),
-         define_en="A tensor whose operations autograd records (in grad mode), so it can get a gradient.",
-         define_zh="自动求导（在梯度模式下）会记录它参与的运算、因而能得到梯度的张量。"),
+         define_en="A tensor autograd tracks: in grad mode, autograd records the differentiable operations on it, so "
+                   "it can get a gradient.",
+         define_zh="自动求导跟踪的张量：在梯度模式下，它参与的可求导运算会被记录，因而它能得到梯度。"),
     Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",),
          gloss="grad mode",
          define_en="Whether autograd records operations; on by default, off under `torch.no_grad()`.",
@@ -107,18 +116,23 @@ TERMS: tuple[Term, ...] = (
          define_en="Walking the computation graph back from a result to compute gradients.",
          define_zh="从结果沿计算图往回走，算出梯度。"),
     Term("梯度", "gradient, `.grad`", "questions-non-leaf-grad",
-         define_en="The derivative of a result with respect to a tensor; a leaf's lands in its `.grad`.",
-         define_zh="结果对某个张量的导数；叶子张量的梯度存进它的 `.grad`。"),
+         define_en="The derivative of a result with respect to a tensor; for a leaf that requires grad, `.grad` is "
+                   "where `backward()` accumulates it.",
+         define_zh="结果对某个张量的导数；对需要梯度的叶子张量，`.grad` 是 `backward()` 累加它的地方。"),
     Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点"),
          gloss="leaf tensor", mention=r"(?<!非)叶子张量",
-         define_en="A tensor no recorded operation produced (`grad_fn` is `None`); `backward()` fills its `.grad`.",
-         define_zh="不由记录下的运算得到的张量（`grad_fn` 为 `None`），`backward()` 填写它的 `.grad`。"),
+         define_en="A tensor no recorded operation produced (`grad_fn` is `None`); if it requires grad, `backward()` "
+                   "can fill its `.grad`.",
+         define_zh="不由记录下的运算得到的张量（`grad_fn` 为 `None`）；若它需要梯度，"
+                   "`backward()` 可以填写它的 `.grad`。"),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
     Term("推理张量", "inference tensor", "questions-inference-mode",
-         define_en="A tensor made under `torch.inference_mode()`; it has no version counter.",
-         define_zh="在 `torch.inference_mode()` 下创建的张量，没有版本计数器。"),
+         define_en="A tensor whose `is_inference()` is `True`, such as `x * 2` computed under "
+                   "`torch.inference_mode()`; it has no version counter.",
+         define_zh="`is_inference()` 为 `True` 的张量，比如在 `torch.inference_mode()` 下算出的 `x * 2`；"
+                   "它没有版本计数器。"),
     Term("张量列表", "list of tensors, `[t] * n`", "questions-containers",
          define_en="A Python list of tensors; `[t] * n` holds one tensor n times, not n tensors.",
          define_zh="装着张量的 Python 列表；`[t] * n` 是同一个张量放了 n 次，而不是 n 个张量。"),
@@ -132,8 +146,9 @@ TERMS: tuple[Term, ...] = (
          define_en="One parameter used by two layers of a model, such as an embedding and an output layer.",
          define_zh="模型的两层用同一个参数，比如词嵌入层和输出层。"),
     Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-activation-checkpointing",
-         define_en="Saving memory: a function's inner tensors are dropped, and it runs again in the backward pass.",
-         define_zh="不保存函数的中间张量，反向传播时再运行一次函数，以此节省内存。"),
+         define_en="Saving memory by keeping fewer of a function's inner tensors for the backward pass, which runs the "
+                   "function again.",
+         define_zh="少保存函数的中间张量给反向传播，反向传播时再运行一次函数，以此节省内存。"),
     Term("检查点", "checkpoint (a saved training state, `torch.save` / `torch.load`)", "questions-checkpoints",
          define_en="A training state written to a file with `torch.save` and read back with `torch.load`.",
          define_zh="用 `torch.save` 写进文件、再用 `torch.load` 读回的训练状态。"),
@@ -141,8 +156,9 @@ TERMS: tuple[Term, ...] = (
          define_en="Adding the gradients of several backward passes into `.grad` before one optimizer step.",
          define_zh="把几次反向传播的梯度累加进 `.grad`，再让优化器走一步。"),
     Term("多进程", "multiprocessing, `torch.multiprocessing`", "questions-processes", also=("子进程",),
-         define_en="Running work in several processes; CPU tensors sent between them move to shared memory.",
-         define_zh="在几个进程里运行；进程之间传递的 CPU 张量会移到共享内存里。"),
+         define_en="Running work in several processes (`torch.multiprocessing`), which can share CPU tensors through "
+                   "shared memory.",
+         define_zh="在几个进程里运行（`torch.multiprocessing`），进程之间可以通过共享内存共享 CPU 张量。"),
     Term("竞争条件", "race condition (processes updating one shared tensor)", "questions-shared-memory",
          also=("加锁",),
          define_en="Two processes updating one shared tensor at once, so the result depends on their timing.",
@@ -151,8 +167,9 @@ TERMS: tuple[Term, ...] = (
          define_en="Running some operations in a lower precision dtype (`float16`, `bfloat16`) under `torch.autocast`.",
          define_zh="在 `torch.autocast` 下用较低精度的 dtype（`float16`、`bfloat16`）运行部分运算。"),
     Term("滑动平均", "moving average of weights (EMA)", "questions-ema", also=("指数滑动平均",),
-         define_en="A copy of the weights that moves a small step toward the model's weights after each update.",
-         define_zh="权重的一份副本，每次更新后朝模型的权重移动一小步。"),
+         define_en="A copy of the weights that, after updates of the model, moves a small step toward the model's "
+                   "weights.",
+         define_zh="权重的一份副本，模型更新之后，它朝模型的权重移动一小步。"),
     Term("缓冲区", "buffer, `register_buffer`", "questions-module-to",
          define_en="A tensor a module registers with `register_buffer`: state moved by `.to()`, not a parameter.",
          define_zh="模块用 `register_buffer` 登记的张量：属于模块的状态，随 `.to()` 移动，但不是参数。"),
@@ -163,12 +180,15 @@ TERMS: tuple[Term, ...] = (
          define_en="Laid out row by row in its storage, no gaps; `contiguous()` copies a tensor that is not.",
          define_zh="在存储里逐行排列、没有间隔；对不连续的张量，`contiguous()` 返回一个副本。"),
     Term("高级索引", "advanced indexing", "questions-index-writes",
-         define_en="Indexing with a tensor or list of indices or a mask; reading this way returns a copy, not a view.",
-         define_zh="用索引张量、索引列表或掩码做索引；这样读取得到的是副本，不是视图。"),
+         define_en="Indexing with a list of indices, an integer tensor of one dimension or more, or a mask; reading "
+                   "this way returns a copy, not a view.",
+         define_zh="用索引列表、一维及以上的整数张量或掩码做索引；这样读取得到的是副本，不是视图。"),
     Term("保存张量的钩子", "saved tensors hooks, `saved_tensors_hooks`",
          "questions-saved-tensors", gloss="saved tensors hooks",
-         define_en="Two functions autograd calls to pack each tensor it saves and to unpack it for the backward pass.",
-         define_zh="一对函数：自动求导保存每个张量时调用一个把它打包，反向传播时调用另一个把它取回。"),
+         define_en="Two functions autograd can call to pack the tensors it saves and unpack them for the backward pass "
+                   "(`x * 2` keeps its `2` without them).",
+         define_zh="一对函数，自动求导可以调用它们把保存的张量打包、"
+                   "在反向传播时取回（`x * 2` 保存其中的 `2` 时不经过它们）。"),
 )
 
 

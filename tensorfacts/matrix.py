@@ -335,14 +335,16 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "inference",
         {
-            "en": "A tensor made under `torch.inference_mode()` has no version counter at all. Outside "
+            "en": "An inference tensor, such as `a` made by a factory under `torch.inference_mode()` (not every "
+                "tensor made there is one: a view of a normal tensor is not), has no version counter at all. Outside "
                 "inference mode an in-place torch operation on it, such as `mul_`, through `b = a` or `a.view(3)` "
                 "raises, with or without `torch.no_grad()`, and yet the values of `a` have changed: do not catch "
                 "that error and carry on (`apply_` and `map_` edit it without an error). `a.data`, `a.detach()` "
                 "and `copy.copy(a)`, which share its storage, take the edit without an error, and it reaches `a`. "
                 "To edit the values, edit `a.clone()` or `a.detach().clone()`: "
                 "new storage, and the edit goes through.",
-            "zh_CN": "在 `torch.inference_mode()` 下创建的张量根本没有版本计数器。离开推理模式后，无论是否在 "
+            "zh_CN": "推理张量，比如在 `torch.inference_mode()` 下由工厂函数创建的 `a`（在那里创建的张量并不都是"
+                "推理张量：普通张量的视图就不是），根本没有版本计数器。离开推理模式后，无论是否在 "
                 "`torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 对它做 `mul_` 这样的 torch 原地操作都会报错，"
                 "可 `a` 的值已经变了：不要捕获这个错误后接着往下算（用 `apply_` 和 `map_` 修改则不报错）。"
                 "`a.data`、`a.detach()` 和 `copy.copy(a)` 与它共享存储，原地修改它们不报错，改动会落到 `a` 上。"
