@@ -33,9 +33,11 @@ GOAL = {"first": 0.80, "top3": 0.95}
 #: that day, before any change made for them, they gave en 18 and 21 of 25 (first, first three), zh 17 and
 #: 23. The same day six question pages came (36 in all) with 12 questions of their own; on that site: tuned
 #: en 89 and 102 of 112, zh 94 and 105; held-out en 17 and 21 of 25, zh 17 and 23. The new pages took the
-#: first place of a few older questions (shared memory between processes for "shares memory with numpy").
+#: first place of a few older questions (shared memory between processes for "shares memory with numpy"). On
+#: 2026-12-04 readers' words for the tuned set's misses gave tuned en 94 and 105 of 112, zh 99 and 109; the
+#: held-out shares did not move.
 BUDGET = {
-    "tuned": {"en": {"first": 0.78, "top3": 0.90}, "zh_CN": {"first": 0.83, "top3": 0.92}},
+    "tuned": {"en": {"first": 0.83, "top3": 0.92}, "zh_CN": {"first": 0.87, "top3": 0.96}},
     "held-out": {"en": {"first": 0.64, "top3": 0.80}, "zh_CN": {"first": 0.64, "top3": 0.88}},
 }
 TIMEOUT_MS = 20_000
