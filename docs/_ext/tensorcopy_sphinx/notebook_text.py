@@ -24,7 +24,8 @@ them as downloads), this extension rewrites them:
   (:class:`Pages`). This is why the downloads are finished once Sphinx has read every page
   (``env-updated``), before they are zipped and copied. Without an address the reference names the
   page by its title instead (``下一页《title》``, or only the title where the reference has no words of
-  its own). A label Sphinx does not know is a warning of Sphinx's own kind (``ref.ref``, ``ref.doc``),
+  its own or its words are the title's first words; the words alone where the text after them already
+  gives the title). A label Sphinx does not know is a warning of Sphinx's own kind (``ref.ref``, ``ref.doc``),
   which fails the build and which a preview, built without most pages, lets pass. A Markdown link loses the
   ``_`` sphinx-gallery leaves after it when the reST link was anonymous (```text <url>`__``);
 - in every notebook's Markdown cells, reST's escaped whitespace (``见\\ :ref:`...```, which reST
@@ -266,10 +267,15 @@ def _reference(reference: re.Match, cjk: bool, pages: Pages, where: str) -> str:
     else:
         title, url = found
     shown = words or title
+    named = reference.string[reference.end():].lstrip().startswith(title)  # the text goes on with the title
     if url:
         text = "[{}]({})".format(shown.replace("[", r"\[").replace("]", r"\]"), url)
+    elif shown == title or named:
+        text = shown
+    elif title.startswith(shown):  # the words are the title's first words: the title alone
+        text = f"《{title}》" if cjk else f'"{title}"'
     else:
-        text = shown if shown == title else f"{shown}《{title}》" if cjk else f'{shown} ("{title}")'
+        text = f"{shown}《{title}》" if cjk else f'{shown} ("{title}")'
     visible = shown if url else text
     string, start, end = reference.string, reference.start(), reference.end()
     before, after = reference.group("before"), reference.group("after")
