@@ -4,7 +4,7 @@
 ``a.detach().clone()``：最保险的复制
 ====================================
 
-原文说，``a.detach().clone()`` 是复制张量最保险的办法：结果既脱离计算图，又有自己的内存。本页逐一验证这两点，再演示无论改哪一边，另一边都不受影响。
+原博文说，``a.detach().clone()`` 是复制张量最保险的办法：结果既脱离计算图，又有自己的内存。本页逐一验证这两点，再演示无论改哪一边，另一边都不受影响。
 """
 
 # %%
@@ -271,7 +271,7 @@ assert a._version == 0, "a's version counter must not count an edit of the copy"
 # --------------------
 #
 # 反过来也一样。``a`` 是需要梯度的叶子，在梯度模式（grad mode）下，torch 不允许对它调用 ``a.mul_(10)``
-# 这样的原地操作（in-place operation），见 :ref:`重新绑定与原地更新 <copying-rebinding>`。所以这里的修改放在 ``torch.no_grad()`` 里。
+# 这样的原地（in-place）操作，见 :ref:`重新绑定与原地更新 <copying-rebinding>`。所以这里的修改放在 ``torch.no_grad()`` 里。
 
 with torch.no_grad():
     a.mul_(10)

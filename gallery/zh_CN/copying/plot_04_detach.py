@@ -4,7 +4,7 @@
 ``detach()``：同一块内存，脱离计算图
 ====================================
 
-``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，detach 得到的张量四种操作全都接受，并始终通过版本计数器（version counter）与源张量相连；在梯度模式（grad mode）下，源叶子张量（leaf tensor）会拒绝它们。
+``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原博文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，detach 得到的张量四种操作全都接受，并始终通过版本计数器（version counter）与源张量相连；在梯度模式（grad mode）下，源叶子张量（leaf tensor）会拒绝它们。
 """
 
 # %%
@@ -490,5 +490,5 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 # 小结
 # ----
 #
-# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地操作（in-place operation，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 不增加任何计数器，fused 优化器（``fused=True``）走一步以及 :ref:`版本计数器那一页 <questions-version-counter>` 列出的其他几个内核也不增加）。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；变大的 ``resize_`` 同样让它加一，还会把 ``a`` 的内存一起搬走。原文的第三个例子在
+# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地（in-place）操作。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`版本计数器那一页 <questions-version-counter>` 列出的其他几个内核，也不增加。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；变大的 ``resize_`` 同样让它加一，还会把 ``a`` 的内存一起搬走。原文的第三个例子在
 # ``detach()`` 之后重新绑定了 ``a``，见 :ref:`下一页 <copying-rebinding>`。

@@ -276,7 +276,7 @@ draw_graph("out = a.sigmoid()", out, a=a)
 # .. admonition:: 原文与 torch |torch_version| 对照
 #    :class: warning
 #
-#    原文只引用了报错信息的开头：“one of the variables needed for gradient computation has been
+#    原博文只引用了报错信息的开头：“one of the variables needed for gradient computation has been
 #    modified by an inplace operation”。现在的报错还有后半段：指出是哪个张量（``[torch.FloatTensor [3]]``，
 #    ``Sigmoid`` 的第 0 个输出），给出实际版本和期望版本，最后提示可以打开异常检测（见上面的输出）。另外，原文打印的是 ``SigmoidBackward``，这里打印的是 ``SigmoidBackward0``。
 article_text = "one of the variables needed for gradient computation has been modified by an inplace operation"
@@ -364,7 +364,7 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # 小结
 # ----
 #
-# ``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，一个张量被 autograd 保存之后，再通过它的 ``detach()`` 做 torch 的原地操作（in-place operation），autograd 就能发现，并报错而不是返回错误的梯度。
+# ``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，一个张量被 autograd 保存之后，再通过它的 ``detach()`` 做 torch 的原地（in-place）操作，autograd 就能发现，并报错而不是返回错误的梯度。
 # :ref:`下一页 <data-vs-detach-comparison>` 逐条检验原文的总结。
 #
 # 张量若是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，这样的修改 autograd 就发现不了；不推进版本计数器的修改也发现不了，例如用 ``apply_`` 或 ``map_`` 做的修改（其余几种见 :ref:`版本计数器 <questions-version-counter>`）。:fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check`

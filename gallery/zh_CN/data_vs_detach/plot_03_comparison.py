@@ -4,7 +4,7 @@
 逐条检验原文的总结
 ==================
 
-原文最后总结了 ``.data`` 和 ``detach()`` 的异同。本页在当前的 torch 上逐条检验：四条成立（其中一条只有按作者对某个词的本意理解才成立），一条照字面不成立。
+原博文最后总结了 ``.data`` 和 ``detach()`` 的异同。本页在当前的 torch 上逐条检验：四条成立（其中一条只有按作者对某个词的本意理解才成立），一条照字面不成立。
 """
 
 # %%
@@ -208,7 +208,7 @@ def draw_processes(title, child, **names):
 # .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地操作（in-place operation）会改变张量本身，并推进它的版本计数器；而取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
+#    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地（in-place）操作会改变张量本身，并推进它的版本计数器；而取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
 values, shape, version = out.detach().clone(), out.shape, out._version
 via_data = out.data
 via_detach = out.detach()
@@ -226,7 +226,7 @@ assert via_data is not out and via_detach is not out, "both return a new tensor 
 
 # %%
 # PyTorch 用末尾的下划线标记原地操作的方法。``detach()`` 确实有一个原地版本，叫
-# ``detach_()``，是另一个方法。它返回的就是同一个对象，并把这个对象本身移出计算图；对普通张量的视图（view，这里是 ``b[:2]``）调用则会报错。而
+# ``detach_()``，是另一个方法。它返回的就是同一个对象，并把这个对象本身移出计算图；对普通张量的视图（view）调用则会报错，这里的视图是 ``b[:2]``。而
 # ``.data`` 没有原地方法；它的赋值操作则是另一回事（见下一段）。
 b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out_b = b.sigmoid()

@@ -318,7 +318,7 @@ assert not same_storage(params[0], params[1]) and params[1].untyped_storage().nb
 # -----------------------------------------------------
 #
 # ``torch.stack`` 和 ``torch.cat`` 把结果写进新的内存，之后再修改输入，结果不会变。``tolist()`` 返回的是 Python
-# 数值，对张量的任何修改都碰不到它们。（前两个本页还在叶子张量（leaf tensor）、非叶子张量、``Parameter``、视图（view）、普通张量和推理张量上都检查过，列表里只有一个张量时也一样。）
+# 数值，对张量的任何修改都碰不到它们。前两个，本页还在叶子张量（leaf tensor）、非叶子张量、``Parameter``、视图（view）、普通张量和推理张量上都检查过，列表里只有一个张量时也一样。
 
 rows = [torch.ones(2), torch.zeros(2)]
 stacked = torch.stack(rows)

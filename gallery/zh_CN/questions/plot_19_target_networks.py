@@ -305,7 +305,7 @@ assert goals[0] == goals[1] == goals[2] != goals[3] == goals[4] == goals[5] == o
 # 软更新
 # ------
 #
-# 软更新让目标网络的每个参数朝在线网络的对应参数移动一小段，比例为 ``tau``：``t = (1 - tau) * t + tau * o``。对需要梯度的参数做这样的原地操作（in-place operation），在梯度模式（grad mode）下会报错。
+# 软更新让目标网络的每个参数朝在线网络的对应参数移动一小段，比例为 ``tau``：``t = (1 - tau) * t + tau * o``。对需要梯度的参数做这样的原地（in-place）操作，在梯度模式（grad mode）下会报错。
 
 tau = 0.05
 try:

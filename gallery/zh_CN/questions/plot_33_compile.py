@@ -14,7 +14,7 @@
       plain.load_state_dict(model.state_dict())
       plain.load_state_dict({k.removeprefix("_orig_mod."): v for k, v in compiled.state_dict().items()})
 
-本页检查编译后的模块拿着的就是模型自己的 ``Parameter`` 对象，分别经由两者训练模型，并展示它的 ``state_dict()`` 里带 ``_orig_mod.`` 的键，以及普通模块加载这些键时报的错：``Missing key(s) in state_dict`` 和 ``Unexpected key(s) in state_dict``。接着双向保存和加载，复制一个编译后的模块，再在编译后的函数里做原地操作（in-place operation）。本页编译时用 ``backend="aot_eager"``：它用 torch 自己的算子运行 ``torch.compile`` 捕获的计算图，不需要 C++ 编译器。
+本页检查编译后的模块拿着的就是模型自己的 ``Parameter`` 对象，分别经由两者训练模型，并展示它的 ``state_dict()`` 里带 ``_orig_mod.`` 的键，以及普通模块加载这些键时报的错：``Missing key(s) in state_dict`` 和 ``Unexpected key(s) in state_dict``。接着双向保存和加载，复制一个编译后的模块，再在编译后的函数里做原地（in-place）操作。本页编译时用 ``backend="aot_eager"``：它用 torch 自己的算子运行 ``torch.compile`` 捕获的计算图，不需要 C++ 编译器。
 """
 
 # %%
