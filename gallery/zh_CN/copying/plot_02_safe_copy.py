@@ -223,7 +223,7 @@ draw_memory("b = a.detach().clone()", a=a, b=b)
 # 脱离计算图
 # ----------
 #
-# 副本不需要梯度，没有 ``grad_fn``，而且是叶子。在 autograd 看来，它是一个全新的常量，与 ``a`` 毫无关系。
+# 副本不需要梯度，没有 ``grad_fn``，而且是叶子张量。在 autograd 看来，它是一个全新的常量，与 ``a`` 毫无关系。
 
 print("b.requires_grad:", b.requires_grad)
 print("b.grad_fn:", b.grad_fn)
@@ -253,8 +253,8 @@ assert a.grad is None, "a must receive no gradient from the copy"
 # sphinx_gallery_end_ignore
 
 # %%
-# 修改副本，原张量不变
-# --------------------
+# 修改副本，原来的张量不变
+# ------------------------
 #
 # 往 ``b`` 里写入，``a`` 不变。
 
@@ -267,10 +267,10 @@ assert a._version == 0, "a's version counter must not count an edit of the copy"
 # sphinx_gallery_end_ignore
 
 # %%
-# 修改原张量，副本不变
-# --------------------
+# 修改原来的张量，副本不变
+# ------------------------
 #
-# 反过来也一样。``a`` 是需要梯度的叶子，在梯度模式（grad mode）下，torch 不允许对它调用 ``a.mul_(10)``
+# 反过来也一样。``a`` 是需要梯度的叶子张量，在梯度模式（grad mode）下，torch 不允许对它调用 ``a.mul_(10)``
 # 这样的原地（in-place）操作，见 :ref:`重新绑定与原地更新 <copying-rebinding>`。所以这里的修改放在 ``torch.no_grad()`` 里。
 
 with torch.no_grad():

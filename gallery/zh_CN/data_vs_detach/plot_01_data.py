@@ -278,7 +278,7 @@ assert torch.equal(saved, torch.zeros(3)), "the saved result now holds zeros"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：out 的自动求导计算图：SigmoidBackward0 及其保存的 result，然后是 AccumulateGrad 和叶子 a。
+#    :alt: 示意图：out 的自动求导计算图：SigmoidBackward0 及其保存的 result，然后是 AccumulateGrad 和叶子张量 a。
 #
 #    ``out`` 背后的计算图：``SigmoidBackward0`` 保存了它的 ``result``，其 ``_version`` 仍是保存时的值，所以没有任何标记显示它被改过。
 

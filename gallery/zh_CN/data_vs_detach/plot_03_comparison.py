@@ -448,7 +448,7 @@ assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned 
 # 情况 3：修改发生在 autograd 保存该张量之前。``b = a * 2`` 不保存 ``a`` 的任何东西；
 # ``b.detach().mul_(10)`` 让 ``b`` 变成 ``20 * a``；之后 ``b * b`` 才保存 ``b``，保存的已经是修改后的值。保存之前发生的修改，没有谁会检查，也无须检查：在 autograd 看来，这次修改带来的只是一个常数。``backward()``
 # 返回 ``80 * a``，与在 ``torch.no_grad()`` 下做同样的修改完全相同，也与 ``b + (9 * b).detach()``
-# （``b`` 加上被当作常数的 ``9b``）相同：它是沿着记录下来的 ``b = 2 * a`` 求出的梯度，代入的是 ``b`` 现在的数值。
+# （``b`` 加上被当作常数的 9b）相同：它是沿着记录下来的 ``b = 2 * a`` 求出的梯度，代入的是 ``b`` 现在的数值。
 
 def case_3(edit):
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

@@ -31,7 +31,7 @@ gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).``
 # 辅助函数
 # --------
 #
-# ``show`` 打印 autograd 为一个张量记下的信息：版本计数器（version counter），以及产生它的节点（``grad_fn``）。
+# ``show`` 打印自动求导为一个张量记下的信息：版本计数器（version counter），以及产生它的节点（``grad_fn``）。
 import sys
 import warnings
 
@@ -222,7 +222,7 @@ assert y.grad_fn.name() == "AddBackward0", "the in-place add rebased y's history
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：y 之下的自动求导计算图。AddBackward0 指向 ExpBackward0，它保存的结果显示 _version 1 != 0；ExpBackward0 再指向 AccumulateGrad 和叶子 x。
+#    :alt: 示意图：y 之下的自动求导计算图。AddBackward0 指向 ExpBackward0，它保存的结果显示 _version 1 != 0；ExpBackward0 再指向 AccumulateGrad 和叶子张量 x。
 #
 #    ``y`` 之下的计算图。``ExpBackward0`` 保存结果时，结果的版本是 0；``y += 1`` 之后这个张量的版本是 1，所以框内写着 ``_version 1 != 0``。
 

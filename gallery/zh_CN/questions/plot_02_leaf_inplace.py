@@ -314,7 +314,7 @@ assert torch.is_grad_enabled() and all(leaf and fn is None and v > 0 for leaf, f
     "every public nn.init function edits a leaf that requires grad in grad mode, unrecorded")
 
 # %%
-# 形状要变：换一个新层，而不是原地修改
+# 形状要变：换一个新层，而不是交换张量
 # ------------------------------------
 #
 # ``copy_`` 改不了形状，``torch.utils.swap_tensors`` 也不该拿来改形状：它交换两个张量对象所含的一切（形状、数值，连同它们的类），对象之外的东西一概不碰。下面这个有 2 个输出的层已经用 Adam 走了一步；换进 ``(4, 3)`` 的权重和 ``(4,)``

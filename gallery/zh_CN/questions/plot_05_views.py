@@ -355,7 +355,7 @@ assert type(y.grad_fn).__name__ == "CopySlices" and torch.equal(leaf.grad, torch
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：y 之下的自动求导计算图。CopySlices 指向 MulBackward0，MulBackward0 再指向 AccumulateGrad 和叶子 leaf。
+#    :alt: 示意图：y 之下的自动求导计算图。CopySlices 指向 MulBackward0，MulBackward0 再指向 AccumulateGrad 和叶子张量 leaf。
 #
 #    ``y`` 之下的计算图：写入 ``y[0] = 10.0`` 成了节点 ``CopySlices``，它下面是 ``leaf * 2`` 的 ``MulBackward0``。
 

@@ -224,7 +224,7 @@ else:
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：loss 之下的自动求导（autograd）计算图。SumBackward0 指向 MulBackward0，它保存的两个张量 self 和 other 都显示 _version 1 != 0；MulBackward0 再指向 AccumulateGrad 和叶子 w，w 的 _version=1。
+#    :alt: 示意图：loss 之下的自动求导（autograd）计算图。SumBackward0 指向 MulBackward0，它保存的两个张量 self 和 other 都显示 _version 1 != 0；MulBackward0 再指向 AccumulateGrad 和叶子张量 w，w 的 _version=1。
 #
 #    ``loss`` 之下的计算图。``MulBackward0`` 把 ``w`` 保存了两次（``self`` 和 ``other``），当时版本是 0；在 ``torch.no_grad()`` 下修改之后，两者都显示 ``_version 1 != 0``。
 
@@ -332,8 +332,8 @@ if torch.cuda.is_available():
 
 
 # %%
-# 修复：先做完 ``backward()``，再修改
-# -----------------------------------
+# 解决办法：先做完 ``backward()``，再修改
+# ---------------------------------------
 #
 # 更新参数应该放在 ``backward()`` 之后，并在 ``torch.no_grad()`` 下进行：梯度是正确的，这次修改也记入了
 # ``_version``，之后新建的计算图都能察觉。

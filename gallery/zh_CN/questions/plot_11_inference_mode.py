@@ -318,7 +318,7 @@ else:
     raise AssertionError("an inference tensor must have no version counter")
 
 # %%
-# 不需要保存它的用法是可以的：加法的反向传播不保存任何输入，所以 ``y + x`` 能进入计算图，反向传播也能到达 ``x``。
+# 不需要保存它的用法是可以的：加法不为反向传播保存任何一个输入，所以 ``y + x`` 能进入计算图，反向传播也能到达 ``x``。
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = make_inference(x)
@@ -354,8 +354,8 @@ assert x.untyped_storage().data_ptr() == d.untyped_storage().data_ptr(), "d shar
 # sphinx_gallery_end_ignore
 
 # %%
-# 修复：在模式之外 ``clone()``
-# ----------------------------
+# 解决办法：在模式之外 ``clone()``
+# --------------------------------
 #
 # 在 ``torch.inference_mode()`` 之外调用 ``y.clone()``，得到的是带版本计数器的普通张量。它可以被保存用于反向传播，梯度与
 # ``torch.func.grad`` 把 ``y`` 当作常量、对 ``(x * y).sum()`` 算出的一致。

@@ -219,8 +219,8 @@ else:
 assert f"is at version {y._version}; expected version 0" in message, "the message gives the version now and at saving"
 
 # %%
-# 修复：改副本
-# ------------
+# 解决办法：改副本
+# ----------------
 #
 # ``clone()`` 让修改落在自己的内存和自己的计数器上：``y`` 停在版本 0，反向传播得到 ``2 * exp(x)``，正是
 # ``torch.func.grad`` 对 ``(2 * (exp(x) + 1)).sum()`` 算出的梯度。
@@ -314,7 +314,7 @@ assert table["t = t + 1"][0] == (False, 0), "rebinding must leave the old tensor
 
 # %%
 # ``vector_to_parameters`` 在处理模型参数时确实常用，比如配合在一整条扁平向量上工作的优化器。``(p * p).sum()``
-# 保存了 ``p``；``vector_to_parameters`` 之后计数器仍是 0，于是 ``backward()`` 照常运行，用的却是新数值：得到的梯度是按计算损失时的数值求出的梯度的十倍。
+# 保存了 ``p``；``vector_to_parameters`` 之后计数器仍是 0，于是 ``backward()`` 照常运行，用的却是新数值：得到的梯度，是按计算损失时的数值求导所得的十倍。
 
 p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
 loss = (p * p).sum()

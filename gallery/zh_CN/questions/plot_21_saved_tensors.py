@@ -266,7 +266,7 @@ assert [k for k in dir(nodes["add"].grad_fn) if k.startswith("_saved_")] == ["_s
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：exp(a * b) 的计算图。ExpBackward0 保存了自己的结果；a * b 的 MulBackward0 保存了 self 和 other；a = x * 2 和 b = x * 3 的两个 MulBackward0 只保存了 other；它们都通向 AccumulateGrad 和叶子 x。
+#    :alt: 示意图：exp(a * b) 的计算图。ExpBackward0 保存了自己的结果；a * b 的 MulBackward0 保存了 self 和 other；a = x * 2 和 b = x * 3 的两个 MulBackward0 只保存了 other；它们都通向 AccumulateGrad 和叶子张量 x。
 #
 #    ``(a * b).exp()`` 的计算图：``ExpBackward0`` 保存了自己的结果，``a * b`` 的
 #    ``MulBackward0`` 保存了两个操作数；``a = x * 2`` 和 ``b = x * 3`` 的节点只保存了
