@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``copy.deepcopy`` 只能复制叶子张量，而这个模块存着一个在梯度模式下由参数算出的张量。改在 ``forward`` 里计算它（把 detach 后的张量存在模块上，它就成了常量，永远不会被训练）：
+   ``copy.deepcopy`` 只能复制叶子张量，而出错的模块存着一个在梯度模式下由参数算出的张量。改在 ``forward`` 里计算它（把 detach 后的张量存在模块上，它就成了常量，永远不会被训练）：
 
    .. code-block:: python
 

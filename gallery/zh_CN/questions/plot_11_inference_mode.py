@@ -1,7 +1,7 @@
 """
 .. _questions-inference-mode:
 
-推理时用 ``torch.inference_mode()`` 还是 ``torch.no_grad()`` 或 ``detach()``？
+推理时该用 ``torch.inference_mode()``、``torch.no_grad()`` 还是 ``detach()``？
 ==============================================================================
 
 .. admonition:: 答案

@@ -1,8 +1,8 @@
 """
 .. _questions-processes:
 
-fork 出来的 ``DataLoader`` worker 的修改不见了：多进程之间的张量
-================================================================
+fork 出来的 ``DataLoader`` worker 进程的修改不见了：多进程之间的张量
+====================================================================
 
 .. admonition:: 答案
    :class: answer
@@ -473,7 +473,7 @@ assert mp.active_children() == [], "every child process has ended"
 # 小结
 # ----
 #
-# fork 出来的子进程，包括以 ``fork`` 方式启动的 ``DataLoader`` worker，拿到的是所有由 torch 分配、又不在共享内存里的张量的副本，它的修改只留在副本里。torch 自己分配的张量，由
+# fork 出来的子进程，包括以 ``fork`` 方式启动的 ``DataLoader`` worker 进程，凡是由 torch 分配、又不在共享内存里的张量，拿到的都是副本，它的修改只留在副本里。torch 自己分配的张量，由
 # ``share_memory_()`` 移进共享内存，或经 ``torch.multiprocessing`` 的队列发送时放进去之后，用的是这些进程共享的同一块内存，所以子进程的修改父进程也看得到。需要梯度的叶子张量，在
 # ``torch.no_grad()`` 之下能这样修改，梯度模式（grad mode）开着时不行。``torch.from_numpy`` 得到的张量经 ``share_memory_()`` 移动之后，不再与它的数组共享内存；``torch.from_file(path, shared=False)``
 # 得到的张量则根本不会被移动，fork 出来的子进程对它的修改都会丢失。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``

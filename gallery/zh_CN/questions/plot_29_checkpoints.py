@@ -14,7 +14,7 @@
       model.load_state_dict(sd, assign=True)
       optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-加载检查点（checkpoint）后损失不下降（每一步打印同一个值），或者检查点里的权重比你打算保存的那一步更新（取了 ``state_dict()`` 之后又训练了几步才写出文件）。本页保存并加载一个小模型，说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``，带与不带 ``assign=True``、且优化器已先创建好的 ``load_state_dict``，断点续训（resume training），以及训练更多步之后才保存的 ``state_dict()``。
+加载检查点（checkpoint）后损失不下降（每一步打印同一个值），或者检查点里的权重比你打算保存的那一步更新（取了 ``state_dict()`` 之后又训练了几步才写出文件）。本页保存并加载一个小模型，说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``；优化器已先创建好时，带与不带 ``assign=True`` 的 ``load_state_dict``；断点续训（resume training）；以及训练更多步之后才保存的 ``state_dict()``。
 """
 
 # %%

@@ -289,7 +289,7 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # 类型转换的缓存：每个区域一份副本
 # --------------------------------
 #
-# autocast 为需要梯度、且不是视图（view）的 float32 叶子张量（比如 ``Parameter``）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地（in-place）操作改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。最外层的区域结束时缓存才被清空：顶层的新区域能看到改动，嵌套在另一个区域里的新区域却看不到，外层区域设了 ``enabled=False`` 也一样。本次构建在 CPU 上运行，CPU 上也有这个缓存。
+# autocast 为需要梯度而且不是视图（view）的 float32 叶子张量（比如 ``Parameter``）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地（in-place）操作改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。最外层的区域结束时缓存才被清空：顶层的新区域能看到改动，嵌套在另一个区域里的新区域却看不到，外层区域设了 ``enabled=False`` 也一样。本次构建在 CPU 上运行，CPU 上也有这个缓存。
 
 model = torch.nn.Linear(2, 2)
 with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -319,7 +319,7 @@ for outer_enabled in (True, False):
     assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
 
 # %%
-# 缓存只对需要梯度、且不是视图的 float32 叶子张量起作用（所有 ``Parameter`` 都是）。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
+# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有 ``Parameter`` 都是）。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
 
 
 def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32):
