@@ -224,7 +224,7 @@ assert torch.equal(x, torch.arange(6.0)) and not caught, "each edit changed a co
 # 什么会写进 ``x``
 # ----------------
 #
-# 给带索引的 ``x`` 赋值，调用的是 ``x.__setitem__``，它写进 ``x``；对带索引的 ``x`` 用 ``+=``，是先读出这些元素、加上，再用同样的方式赋值回去。每一次都是对 ``x`` 的原地操作：它的版本计数器（version counter，``x._version``，torch 的内部属性）随之增加。
+# 给带索引的 ``x`` 赋值，调用的是 ``x.__setitem__``，它写进 ``x``；对带索引的 ``x`` 用 ``+=``，是先读出这些元素、加上，再用同样的方式赋值回去。每一次都是对 ``x`` 的原地操作：它的版本计数器（version counter）随之增加，这个计数器就是 torch 的内部属性 ``x._version``。
 x = torch.arange(6.0)
 x[idx] = 10.0
 print("after x[idx] = 10:   x =", x, " x._version:", x._version)

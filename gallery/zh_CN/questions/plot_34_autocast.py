@@ -23,7 +23,7 @@
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量的存储（storage）起始地址是否相同。``weight_used`` 运行 ``model(x)``，返回输出和层计算时实际用的权重，即自动求导（autograd）为反向传播保存下来的那一份：保存张量的钩子（saved tensors hooks，``torch.autograd.graph.saved_tensors_hooks``）能看到自动求导保存的每一个张量，权重也在其中（只有运算包装成张量的 Python 数字例外，见 :doc:`各操作保存了哪些张量 </saved>`）。``Linear`` 保存的是转置后的权重，``.T`` 再把它转回来。:fact:`wrapped-number-saved-outside-hooks`
+# ``same_storage`` 比较两个张量的存储（storage）起始地址是否相同。``weight_used`` 运行 ``model(x)``，返回输出和层计算时实际用的权重，即自动求导（autograd）为反向传播保存下来的那一份：保存张量的钩子（saved tensors hooks），即 ``torch.autograd.graph.saved_tensors_hooks``，能看到自动求导保存的每一个张量，权重也在其中（只有运算包装成张量的 Python 数字例外，见 :doc:`各操作保存了哪些张量 </saved>`）。``Linear`` 保存的是转置后的权重，``.T`` 再把它转回来。:fact:`wrapped-number-saved-outside-hooks`
 
 import torch
 
@@ -49,7 +49,7 @@ def weight_used(model, x):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（version counter，``C1``、``C2``……），以及自动求导的计算图（computation graph）。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导的计算图（computation graph）。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 # ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
