@@ -569,8 +569,8 @@ else:
 # Conclusion
 # ----------
 #
-# Whether an in-place edit breaks ``backward()`` depends on what the operations after it saved:
-# for the operations above, exactly the saved tensors are the ones an edit breaks. ``exp``,
+# Whether an in-place edit breaks ``backward()`` depends on what the operations that used the
+# tensor before the edit saved: for the operations above, exactly the saved tensors are the ones an edit breaks. ``exp``,
 # ``relu``, ``sigmoid`` and ``tanh`` save their output, ``sin`` its input, ``mul`` the other
 # operand (both when both need a gradient), ``add`` nothing; an edit through ``.data`` is not
 # caught, and the gradient is wrong. Out-of-place code (``y = y + 1``) is the plain fix; a copying

@@ -4,7 +4,7 @@
 ``a.detach().clone()``：最保险的复制
 ====================================
 
-原文说，``a.detach().clone()`` 是复制张量最保险的办法：结果既脱离计算图，又有自己的内存。本页逐一验证这两点，再演示无论改哪一边，另一边都不受影响。
+原博文说，``a.detach().clone()`` 是复制张量最保险的办法：结果既脱离计算图，又有自己的内存。本页逐一验证这两点，再演示无论改哪一边，另一边都不受影响。
 """
 
 # %%
@@ -32,7 +32,7 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（version counter，``C1``、``C2``……），以及自动求导（autograd）的计算图。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导（autograd）的计算图。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。
 # ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
@@ -223,7 +223,7 @@ draw_memory("b = a.detach().clone()", a=a, b=b)
 # 脱离计算图
 # ----------
 #
-# 副本不需要梯度，没有 ``grad_fn``，而且是叶子。在 autograd 看来，它是一个全新的常量，与 ``a`` 毫无关系。
+# 副本不需要梯度，没有 ``grad_fn``，而且是叶子张量。在 autograd 看来，它是一个全新的常量，与 ``a`` 毫无关系。
 
 print("b.requires_grad:", b.requires_grad)
 print("b.grad_fn:", b.grad_fn)
@@ -253,8 +253,8 @@ assert a.grad is None, "a must receive no gradient from the copy"
 # sphinx_gallery_end_ignore
 
 # %%
-# 修改副本，原张量不变
-# --------------------
+# 修改副本，原来的张量不变
+# ------------------------
 #
 # 往 ``b`` 里写入，``a`` 不变。
 
@@ -267,11 +267,11 @@ assert a._version == 0, "a's version counter must not count an edit of the copy"
 # sphinx_gallery_end_ignore
 
 # %%
-# 修改原张量，副本不变
-# --------------------
+# 修改原来的张量，副本不变
+# ------------------------
 #
-# 反过来也一样。``a`` 是需要梯度的叶子，在梯度模式（grad mode）下，torch 不允许对它调用 ``a.mul_(10)``
-# 这样的原地操作（in-place operation），见 :ref:`重新绑定与原地更新 <copying-rebinding>`。所以这里的修改放在 ``torch.no_grad()`` 里。
+# 反过来也一样。``a`` 是需要梯度的叶子张量，在梯度模式（grad mode）下，torch 不允许对它调用 ``a.mul_(10)``
+# 这样的原地（in-place）操作，见 :ref:`重新绑定与原地更新 <copying-rebinding>`。所以这里的修改放在 ``torch.no_grad()`` 里。
 
 with torch.no_grad():
     a.mul_(10)

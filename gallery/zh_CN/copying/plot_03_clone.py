@@ -4,7 +4,7 @@
 ``clone()``：新的内存，同一张计算图
 ===================================
 
-当 ``a`` 需要梯度、且梯度模式（grad mode）开启时，``a.clone()`` 克隆出一个新张量：数值复制到了新的内存，副本却仍留在自动求导（autograd）的计算图中。它需要梯度，有 ``grad_fn``，不是叶子。本页先运行原文的例子，再追踪原文以为不存在的那份梯度：由副本算出的损失，会把梯度传回 ``a``。
+当 ``a`` 需要梯度，而且梯度模式（grad mode）开启时，``a.clone()`` 克隆出一个新张量：数值复制到了新的内存，副本却仍留在自动求导（autograd）的计算图中。它需要梯度，有 ``grad_fn``，不是叶子张量（leaf tensor）。本页先运行原博文的例子，再追踪原文以为不存在的那份梯度：由副本算出的损失，会把梯度传回 ``a``。
 """
 
 # %%
@@ -37,7 +37,7 @@ def read_grad(t):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（version counter，``C1``、``C2``……），以及自动求导的计算图。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导的计算图。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。
 # ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
@@ -202,8 +202,8 @@ def draw_processes(title, child, **names):
 # 原文的 clone 例子
 # -----------------
 #
-# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；它的 ``grad_fn`` 记下了这次复制，所以它不是叶子。在 ``torch.no_grad()`` 里，或者源张量本不需要梯度时，
-# ``clone()`` 什么也不记录，副本是不需要梯度的叶子。
+# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；它的 ``grad_fn`` 记下了这次复制，所以它不是叶子张量。在 ``torch.no_grad()`` 里，或者源张量本不需要梯度时，
+# ``clone()`` 什么也不记录，副本是不需要梯度的叶子张量。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -255,8 +255,8 @@ assert repr(c) != article_c, "c must print differently from the article"
 #    ``grad_fn=<CloneBackward0>``。变的只是反向节点的类名。
 
 # %%
-# 内存是新的：改副本，原张量不变
-# ------------------------------
+# 内存是新的：改副本，原来的张量不变
+# ----------------------------------
 #
 # 修改放在 ``torch.no_grad()`` 里，免得 autograd 记下它；这里只检验内存。
 
@@ -274,7 +274,7 @@ assert type(c.grad_fn).__name__ == "CloneBackward0", "an edit under no_grad must
 # 原文的反向传播
 # --------------
 #
-# 原文只对由 ``a`` 算出的损失求导。``a`` 得到梯度 ``2 * a``；``c`` 不是叶子，它的 ``.grad`` 仍是 ``None``。在 torch |torch_version| 上，读取它还会触发 ``UserWarning``。
+# 原文只对由 ``a`` 算出的损失求导。``a`` 得到梯度 ``2 * a``；``c`` 不是叶子张量，它的 ``.grad`` 仍是 ``None``。在 torch |torch_version| 上，读取它还会触发 ``UserWarning``。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -308,9 +308,9 @@ assert a.grad.tolist() == [2.0, 4.0, 6.0], "the clone's gradient must reach a"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：loss 的自动求导计算图，从 SumBackward0 经 PowBackward0 和 CloneBackward0 到 AccumulateGrad 和叶子 a。
+#    :alt: 示意图：loss 的自动求导计算图，从 SumBackward0 经 PowBackward0 和 CloneBackward0 到 AccumulateGrad 和叶子张量 a。
 #
-#    ``loss`` 背后的计算图，从 ``loss.grad_fn`` 沿 ``next_functions`` 走下去：从副本出发的路径回到叶子 ``a``。
+#    ``loss`` 背后的计算图，从 ``loss.grad_fn`` 沿 ``next_functions`` 走下去：从副本出发的路径回到叶子张量 ``a``。
 
 draw_graph("loss = (c**2).sum()", loss, a=a)
 
@@ -324,7 +324,7 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 # 用 ``retain_grad()`` 查看副本自己的梯度
 # ---------------------------------------
 #
-# ``c.retain_grad()`` 让 autograd 保留非叶子 ``c`` 的梯度。损失带权重时，``c.grad`` 就是权重向量，
+# ``c.retain_grad()`` 让 autograd 保留非叶子张量 ``c`` 的梯度。损失带权重时，``c.grad`` 就是权重向量，
 # ``a.grad`` 与它完全相同：复制这一步的反向传播是恒等映射。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
@@ -406,4 +406,4 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子（除非调用 ``retain_grad()``，或在 ``backward(inputs=...)`` 里点名它，否则它的 ``.grad`` 一直是 ``None``，见 :ref:`非叶子张量的梯度那一页 <questions-non-leaf-grad>`），到达它的梯度会继续流向源张量，除非 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 点名这个副本，在它那里停下。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子张量（除非调用 ``retain_grad()``，或在 ``backward(inputs=...)`` 里点名它，否则它的 ``.grad`` 一直是 ``None``，见 :ref:`非叶子张量的梯度那一页 <questions-non-leaf-grad>`），到达它的梯度会继续流向源张量，除非 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 点名这个副本，在它那里停下。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。

@@ -4,7 +4,7 @@
 ``detach()``：同一块内存，脱离计算图
 ====================================
 
-``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，detach 得到的张量四种操作全都接受，并始终通过版本计数器（version counter）与源张量相连；在梯度模式（grad mode）下，源叶子张量（leaf tensor）会拒绝它们。
+``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原博文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，detach 得到的张量四种操作全都接受，并始终通过版本计数器（version counter）与源张量相连；在梯度模式（grad mode）下，源叶子张量（leaf tensor）会拒绝它们。
 """
 
 # %%
@@ -191,7 +191,7 @@ def draw_processes(title, child, **names):
 # 原文的 detach 例子
 # ------------------
 #
-# ``c`` 与 ``a`` 共享内存。它不需要梯度，没有 ``grad_fn``，而且是叶子。
+# ``c`` 与 ``a`` 共享内存。它不需要梯度，没有 ``grad_fn``，而且是叶子张量。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.detach()
@@ -218,7 +218,7 @@ assert c.is_leaf, "the detached tensor must be a leaf"
 draw_memory("c = a.detach()", a=a, c=c)
 
 # %%
-# 原文的反向传播：``a`` 得到 ``2 * a``。``c`` 是不需要梯度的叶子，所以它的 ``.grad`` 是 ``None``；和上一页的副本不同，读取它不会触发警告。
+# 原文的反向传播：``a`` 得到 ``2 * a``。``c`` 是不需要梯度的叶子张量，所以它的 ``.grad`` 是 ``None``；和上一页的副本不同，读取它不会触发警告。
 
 b = (a**2).sum()
 b.backward()
@@ -266,7 +266,7 @@ assert a._version == c._version == 1, "a and c must share one version counter"
 # sphinx_gallery_end_ignore
 
 # %%
-# 反过来修改 ``a``，要放在 ``torch.no_grad()`` 里，因为 ``a`` 是需要梯度的叶子。
+# 反过来修改 ``a``，要放在 ``torch.no_grad()`` 里，因为 ``a`` 是需要梯度的叶子张量。
 
 with torch.no_grad():
     a[1] = 200.0
@@ -290,7 +290,7 @@ draw_memory("c[0] = 100.0; a[1] = 200.0", a=a, c=c)
 # 原地改变形状和存储
 # ------------------
 #
-# 下面每个测试都从一对新的张量开始：需要梯度的 2×3 叶子 ``a``，以及 ``d = a.detach()``。四个调用就是原文点名的四种操作。
+# 下面每个测试都从一对新的张量开始：需要梯度的 2×3 叶子张量 ``a``，以及 ``d = a.detach()``。四个调用就是原文点名的四种操作。
 
 values = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
 
@@ -441,7 +441,7 @@ for call, change in changes.items():
     # sphinx_gallery_end_ignore
 
 # %%
-# 源张量不是叶子时，情况又不同：``x * 2`` 接受 ``set_`` 和 ``transpose_``，只拒绝 ``resize_`` 和 ``resize_as_``，原因是 ``x * 2`` 需要梯度。
+# 源张量不是叶子张量时，情况又不同：``x * 2`` 接受 ``set_`` 和 ``transpose_``，只拒绝 ``resize_`` 和 ``resize_as_``，原因是 ``x * 2`` 需要梯度。
 
 def accepts(t, change):
     try:
@@ -484,11 +484,11 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 #    ``Tensor.detach`` 的说明直到 2.2 版的文档还这样写。
 #    2022 年 8 月，`pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    取消了这一限制（“Always allow tensor metadata changes”）。在 torch |torch_version| 上，这四种操作在 detach
-#    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是变大的 ``resize_`` 会把两者共享的内存一起搬走，而且两个张量始终共享一个版本计数器。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
+#    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是变大的 ``resize_`` 会把两者共享的内存一起搬走，而且两个张量始终共享一个版本计数器。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子张量，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子张量接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
 
 # %%
 # 小结
 # ----
 #
-# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地操作（in-place operation，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 不增加任何计数器，fused 优化器（``fused=True``）走一步以及 :ref:`版本计数器那一页 <questions-version-counter>` 列出的其他几个内核也不增加）。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；变大的 ``resize_`` 同样让它加一，还会把 ``a`` 的内存一起搬走。原文的第三个例子在
+# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地（in-place）操作。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`版本计数器那一页 <questions-version-counter>` 列出的其他几个内核，也不增加。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；变大的 ``resize_`` 同样让它加一，还会把 ``a`` 的内存一起搬走。原文的第三个例子在
 # ``detach()`` 之后重新绑定了 ``a``，见 :ref:`下一页 <copying-rebinding>`。

@@ -4,7 +4,7 @@
 ``c = a; a = a + 1``：名字分开了，计算图还连着
 ==============================================
 
-原文最后一个例子先写 ``c = a``，再写 ``a = a + 1``。此后 ``a`` 指向新内存里的一个新张量，``c`` 仍是原来的叶子。本页验证这一点，说明两者在自动求导（autograd）的计算图中仍然相连，再与原地操作（in-place operation，``a.add_(1)``）对比：原地操作之后，``c`` 和 ``a`` 仍是同一个张量。
+原博文最后一个例子先写 ``c = a``，再写 ``a = a + 1``。此后 ``a`` 指向新内存里的一个新张量，``c`` 仍是原来的叶子张量（leaf tensor）。本页验证这一点，说明两者在自动求导（autograd）的计算图中仍然相连，再与原地（in-place）操作 ``a.add_(1)`` 对比：原地操作之后，``c`` 和 ``a`` 仍是同一个张量。
 """
 
 # %%
@@ -24,7 +24,7 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（version counter，``C1``、``C2``……），以及自动求导的计算图。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导的计算图。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。
 # ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
@@ -189,7 +189,7 @@ def draw_processes(title, child, **names):
 # 重新绑定之前：``c is a``
 # ------------------------
 #
-# ``c = a`` 给叶子张量（leaf tensor）多起了一个名字。张量只有一个，而且是叶子：需要梯度，没有 ``grad_fn``。
+# ``c = a`` 给叶子张量多起了一个名字。张量只有一个，而且是叶子张量：需要梯度，没有 ``grad_fn``。
 
 a = torch.ones(2, 2)
 a.requires_grad = True
@@ -208,8 +208,8 @@ assert c is a, "c = a must name the same tensor"
 # ----------------------------
 #
 # ``a + 1`` 分配一个新张量。梯度模式（grad mode）开着，所以它的 ``grad_fn`` 是 ``AddBackward0``；在 ``torch.no_grad()``
-# 里，它会是没有 ``grad_fn`` 的叶子。``=`` 再让名字 ``a`` 指向它。
-# ``c`` 还指着原来的叶子：全 1，``requires_grad=True``，没有 ``grad_fn``。
+# 里，它会是没有 ``grad_fn`` 的叶子张量。``=`` 再让名字 ``a`` 指向它。
+# ``c`` 还指着原来的叶子张量：全 1，``requires_grad=True``，没有 ``grad_fn``。
 
 a = a + 1
 print("a:", a)
@@ -259,7 +259,7 @@ assert (one_line(a), one_line(c)) == (article_a, article_c), "a and c must print
 # ----------------
 #
 # 原文说 ``a`` 和 ``c`` 的联系断了。就内存而言确实如此，但在 autograd 看来没有断：新的 ``a`` 是由
-# ``c`` 算出来的，所以由 ``a`` 算出的损失，会把梯度传给叶子 ``c``。
+# ``c`` 算出来的，所以由 ``a`` 算出的损失，会把梯度传给叶子张量 ``c``。
 
 loss = (a * 3).sum()
 loss.backward()
@@ -268,9 +268,9 @@ assert torch.equal(c.grad, torch.full((2, 2), 3.0)), "the gradient must reach c"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：loss 的自动求导计算图，从 SumBackward0 经 MulBackward0 和 AddBackward0 到 AccumulateGrad 和叶子 c。
+#    :alt: 示意图：loss 的自动求导计算图，从 SumBackward0 经 MulBackward0 和 AddBackward0 到 AccumulateGrad 和叶子张量 c。
 #
-#    ``loss`` 背后的计算图，从 ``loss.grad_fn`` 沿 ``next_functions`` 走下去：终点是 ``c`` 指向的叶子。
+#    ``loss`` 背后的计算图，从 ``loss.grad_fn`` 沿 ``next_functions`` 走下去：终点是 ``c`` 指向的叶子张量。
 
 draw_graph("loss = (a * 3).sum()", loss, c=c)
 
@@ -303,7 +303,7 @@ assert a._version == 2, "two in-place additions must count twice"
 
 # %%
 # 和 :ref:`上一页 <copying-rebinding>` 一样，需要梯度的叶子张量拒绝 ``add_``；放在 ``torch.no_grad()``
-# 里就能执行，执行后它仍是同一个叶子。
+# 里就能执行，执行后它仍是同一个叶子张量。
 
 a = torch.ones(2, 2)
 a.requires_grad = True
@@ -334,5 +334,5 @@ assert a._version == 1, "only the add_ under no_grad must count"
 # 小结
 # ----
 #
-# 在梯度模式下，``a = a + 1`` 之后，``c`` 指着旧的叶子，``a`` 指着新内存里的一个非叶子张量，输出与原文一致。两者不再共享内存，但新 ``a`` 的梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
+# 在梯度模式下，``a = a + 1`` 之后，``c`` 指着旧的叶子张量，``a`` 指着新内存里的一个非叶子张量，输出与原博文一致。两者不再共享内存，但从新的 ``a`` 反向传播，梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
 # ``a.add_(1)`` 或 ``a += 1``；对需要梯度的叶子张量，要放在 ``torch.no_grad()`` 里。

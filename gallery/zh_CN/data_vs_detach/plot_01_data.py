@@ -11,7 +11,7 @@
 # 一个小计算图
 # ------------
 #
-# ``a`` 是需要梯度的叶子张量（leaf tensor）。``out`` 是 ``a`` 的 sigmoid：它有 ``grad_fn``，版本计数器（version counter，``_version``）从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）两个小辅助函数：``show`` 打印张量本身和本页关心的几项 autograd 信息，
+# ``a`` 是需要梯度的叶子张量（leaf tensor）。``out`` 是 ``a`` 的 sigmoid：它有 ``grad_fn``；``_version``，即它的版本计数器（version counter），从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）两个小辅助函数：``show`` 打印张量本身和本页关心的几项 autograd 信息，
 # ``same_storage`` 判断两个张量是否读同一块内存。
 import warnings
 
@@ -243,7 +243,7 @@ assert a._version == 0, "a was not touched"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 a、out 和 c、它们指向的张量对象，以及这些张量的存储和版本计数器。
+#    :alt: 示意图：名字 a、out、c 和它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
 #    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。``out`` 与 ``c`` 共享存储 ``S2``，却各用一个计数器：只有 ``c`` 记下了这次修改。
 
@@ -253,7 +253,7 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 # .. admonition:: 原文与 torch |torch_version| 对照
 #    :class: warning
 #
-#    原文打印的是 ``grad_fn=<SigmoidBackward>``。现在节点名是 ``SigmoidBackward0``
+#    原博文打印的是 ``grad_fn=<SigmoidBackward>``。现在节点名是 ``SigmoidBackward0``
 #    （见上面打印的 ``out``）：反向节点的名字多了一个数字，行为没有变化。
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
@@ -278,7 +278,7 @@ assert torch.equal(saved, torch.zeros(3)), "the saved result now holds zeros"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：out 的自动求导计算图：SigmoidBackward0 及其保存的 result，然后是 AccumulateGrad 和叶子 a。
+#    :alt: 示意图：out 的自动求导计算图：SigmoidBackward0 及其保存的 result，然后是 AccumulateGrad 和叶子张量 a。
 #
 #    ``out`` 背后的计算图：``SigmoidBackward0`` 保存了它的 ``result``，其 ``_version`` 仍是保存时的值，所以没有任何标记显示它被改过。
 

@@ -1,8 +1,8 @@
 """
 .. _data-vs-detach-detach:
 
-``detach()``：同样的修改，被自动求导（autograd）发现
-====================================================
+``detach()``：同样的修改，这次自动求导发现了
+============================================
 
 把上一页的 ``out.data`` 换成 ``out.detach()``，再做一遍。修改同样落到了 ``out`` 上，但这一次 ``backward()`` 抛出了 ``RuntimeError``：自动求导（autograd）发现了这次修改。每一步之后打印的版本计数器（version counter）说明了原因。
 """
@@ -235,7 +235,7 @@ assert a._version == 0, "a was not touched"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 a、out 和 c、它们指向的张量对象，以及这些张量的存储和版本计数器。
+#    :alt: 示意图：名字 a、out、c 和它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
 #    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。``out`` 与 ``c`` 共享存储 ``S2`` 和计数器 ``C2``：两者都记下了这次修改。
 
@@ -247,7 +247,7 @@ draw_memory("c = out.detach(); c.zero_()", a=a, out=out, c=c)
 #
 # 计算 ``s * (1 - s)`` 需要输出 ``s``，所以 ``SigmoidBackward0`` 保存了
 # ``out``，同时记下了当时的版本：0。``backward()``
-# 取出这个保存的张量时，会把记下的版本和当前版本比较。发现是
+# 取出这个保存的张量时，会把记下的版本和当前版本比较，发现当前版本已是
 # 1，于是报错。``a.grad`` 仍是 ``None``。
 try:
     out.sum().backward()
@@ -266,7 +266,7 @@ assert a.grad is None, "no gradient was written"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：out 的自动求导计算图：SigmoidBackward0 保存的 result 现在是版本 1，而保存时是版本 0；然后是 AccumulateGrad 和叶子 a。
+#    :alt: 示意图：out 的自动求导计算图：SigmoidBackward0 保存的 result 现在是版本 1，而保存时是版本 0；然后是 AccumulateGrad 和叶子张量 a。
 #
 #    ``out`` 背后的计算图：高亮的 ``result`` 显示 ``_version 1 != 0``，前者是当前版本，后者是保存时的版本。
 
@@ -276,7 +276,7 @@ draw_graph("out = a.sigmoid()", out, a=a)
 # .. admonition:: 原文与 torch |torch_version| 对照
 #    :class: warning
 #
-#    原文只引用了报错信息的开头：“one of the variables needed for gradient computation has been
+#    原博文只引用了报错信息的开头：“one of the variables needed for gradient computation has been
 #    modified by an inplace operation”。现在的报错还有后半段：指出是哪个张量（``[torch.FloatTensor [3]]``，
 #    ``Sigmoid`` 的第 0 个输出），给出实际版本和期望版本，最后提示可以打开异常检测（见上面的输出）。另外，原文打印的是 ``SigmoidBackward``，这里打印的是 ``SigmoidBackward0``。
 article_text = "one of the variables needed for gradient computation has been modified by an inplace operation"
@@ -364,7 +364,7 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # 小结
 # ----
 #
-# ``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，一个张量被 autograd 保存之后，再通过它的 ``detach()`` 做 torch 的原地操作（in-place operation），autograd 就能发现，并报错而不是返回错误的梯度。
+# ``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，一个张量被自动求导保存之后，再通过它的 ``detach()`` 做 torch 的原地（in-place）操作，自动求导就能发现，并报错而不是返回错误的梯度。
 # :ref:`下一页 <data-vs-detach-comparison>` 逐条检验原文的总结。
 #
-# 张量若是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，这样的修改 autograd 就发现不了；不推进版本计数器的修改也发现不了，例如用 ``apply_`` 或 ``map_`` 做的修改（其余几种见 :ref:`版本计数器 <questions-version-counter>`）。:fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check`
+# 张量若是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，这样的修改自动求导就发现不了；不推进版本计数器的修改也发现不了，例如用 ``apply_`` 或 ``map_`` 做的修改（其余几种见 :ref:`版本计数器 <questions-version-counter>`）。:fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check`

@@ -4,7 +4,7 @@
 逐条检验原文的总结
 ==================
 
-原文最后总结了 ``.data`` 和 ``detach()`` 的异同。本页在当前的 torch 上逐条检验：四条成立（其中一条只有按作者对某个词的本意理解才成立），一条照字面不成立。
+原博文最后总结了 ``.data`` 和 ``detach()`` 的异同。本页在当前的 torch 上逐条检验：四条成立（其中一条只有按作者对某个词的本意理解才成立），一条照字面不成立。
 """
 
 # %%
@@ -37,7 +37,7 @@ show("out", out)
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（version counter，``C1``、``C2``……），以及自动求导（autograd）的计算图。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导（autograd）的计算图。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。
 # ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
@@ -208,7 +208,7 @@ def draw_processes(title, child, **names):
 # .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地操作（in-place operation）会改变张量本身，并推进它的版本计数器；而取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
+#    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地（in-place）操作会改变张量本身，并推进它的版本计数器；而取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
 values, shape, version = out.detach().clone(), out.shape, out._version
 via_data = out.data
 via_detach = out.detach()
@@ -226,7 +226,7 @@ assert via_data is not out and via_detach is not out, "both return a new tensor 
 
 # %%
 # PyTorch 用末尾的下划线标记原地操作的方法。``detach()`` 确实有一个原地版本，叫
-# ``detach_()``，是另一个方法。它返回的就是同一个对象，并把这个对象本身移出计算图；对普通张量的视图（view，这里是 ``b[:2]``）调用则会报错。而
+# ``detach_()``，是另一个方法。它返回的就是同一个对象，并把这个对象本身移出计算图；对普通张量的视图（view）调用则会报错，这里的视图是 ``b[:2]``。而
 # ``.data`` 没有原地方法；它的赋值操作则是另一回事（见下一段）。
 b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out_b = b.sigmoid()
@@ -448,7 +448,7 @@ assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned 
 # 情况 3：修改发生在 autograd 保存该张量之前。``b = a * 2`` 不保存 ``a`` 的任何东西；
 # ``b.detach().mul_(10)`` 让 ``b`` 变成 ``20 * a``；之后 ``b * b`` 才保存 ``b``，保存的已经是修改后的值。保存之前发生的修改，没有谁会检查，也无须检查：在 autograd 看来，这次修改带来的只是一个常数。``backward()``
 # 返回 ``80 * a``，与在 ``torch.no_grad()`` 下做同样的修改完全相同，也与 ``b + (9 * b).detach()``
-# （``b`` 加上被当作常数的 ``9b``）相同：它是沿着记录下来的 ``b = 2 * a`` 求出的梯度，代入的是 ``b`` 现在的数值。
+# （``b`` 加上被当作常数的 9b）相同：它是沿着记录下来的 ``b = 2 * a`` 求出的梯度，代入的是 ``b`` 现在的数值。
 
 def case_3(edit):
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

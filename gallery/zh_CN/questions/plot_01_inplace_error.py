@@ -15,9 +15,9 @@
       y = y + 1
       y.sum().backward()
 
-``backward()`` 报错，而这条报错是 PyTorch 的 issue 区里被问得最多的报错之一（`pytorch/pytorch#96265
+``backward()`` 的这条报错，是 PyTorch 的 issue 区里被问得最多的问题之一（`pytorch/pytorch#96265
 <https://github.com/pytorch/pytorch/issues/96265>`__、`pytorch/pytorch#39141
-<https://github.com/pytorch/pytorch/issues/39141>`__）。以本页在 ``y = x.exp()`` 之后执行的 ``y += 1`` 为例，torch 打印的完整报错信息是：
+<https://github.com/pytorch/pytorch/issues/39141>`__）。以本页在 ``y = x.exp()`` 之后执行的 ``y += 1`` 为例，完整的报错信息是：
 
 ``RuntimeError: one of the variables needed for gradient computation has been modified by an
 inplace operation: [torch.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected
@@ -31,7 +31,7 @@ gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).``
 # 辅助函数
 # --------
 #
-# ``show`` 打印 autograd 为一个张量记下的信息：版本计数器（version counter），以及产生它的节点（``grad_fn``）。
+# ``show`` 打印自动求导为一个张量记下的信息：版本计数器（version counter），以及产生它的节点（``grad_fn``）。
 import sys
 import warnings
 
@@ -206,11 +206,11 @@ def draw_processes(title, child, **names):
             _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
 
 # %%
-# 被保存的输出遭到原地修改
+# 原地修改了保存下来的输出
 # ------------------------
 #
 # ``exp`` 的导数就是它自己，所以 ``y = x.exp()`` 会为反向传播保存输出 ``y``，同时记下 ``y``
-# 此刻的版本：0。``y += 1`` 是原地操作（in-place operation），把版本推到 1。
+# 此刻的版本：0。``y += 1`` 是原地（in-place）操作，把版本推到 1。
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 y = x.exp()
 show("y", y)
@@ -222,7 +222,7 @@ assert y.grad_fn.name() == "AddBackward0", "the in-place add rebased y's history
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：y 之下的自动求导计算图。AddBackward0 指向 ExpBackward0，它保存的结果显示 _version 1 != 0；ExpBackward0 再指向 AccumulateGrad 和叶子 x。
+#    :alt: 示意图：y 之下的自动求导计算图。AddBackward0 指向 ExpBackward0，它保存的结果显示 _version 1 != 0；ExpBackward0 再指向 AccumulateGrad 和叶子张量 x。
 #
 #    ``y`` 之下的计算图。``ExpBackward0`` 保存结果时，结果的版本是 0；``y += 1`` 之后这个张量的版本是 1，所以框内写着 ``_version 1 != 0``。
 
@@ -317,7 +317,7 @@ else:
 assert "is at version 2; expected version 1 instead" in message, "the expected version is the one at the save"
 
 # %%
-# 被保存的输入遭到原地修改
+# 原地修改了保存下来的输入
 # ------------------------
 #
 # 计算 ``w`` 的梯度要用到 ``x``，所以 ``z = w * x`` 保存了 ``x``。之后再原地修改 ``x``，会得到同样的报错，但这次报错里没有点名任何运算：``x``
@@ -590,5 +590,5 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # ----
 #
 # 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``，原地修改之后就是那次修改。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
-# ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。解决办法有四种：改成非原地写法；交给运算一份 ``clone()``；调整顺序，让所有
+# ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。解决办法有四种：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`.data 那一页 <data-vs-detach-data>`。

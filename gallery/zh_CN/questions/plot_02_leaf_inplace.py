@@ -241,8 +241,8 @@ assert message == "a view of a leaf Variable that requires grad is being used in
 # -------------------------------
 #
 # 参数更新不属于模型本身，本来就不该被记录。在 ``torch.no_grad()`` 下，同一行代码可以执行：``w`` 仍是叶子张量，没有
-# ``grad_fn``；它的版本计数器照常加一，所以保存了 ``w`` 的计算图依然能发现这次修改（除非计算图经由保存张量的钩子（saved tensors hooks）保存它，或自定义
-# ``Function`` 把它存成了属性，见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。
+# ``grad_fn``；它的版本计数器照常加一，所以保存了 ``w`` 的计算图依然能发现这次修改，除非计算图经由保存张量的钩子（saved tensors hooks）保存它，或自定义
+# ``Function`` 把它存成了属性（见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。
 with torch.no_grad():
     w -= lr * w.grad
 show("w", w)
@@ -314,7 +314,7 @@ assert torch.is_grad_enabled() and all(leaf and fn is None and v > 0 for leaf, f
     "every public nn.init function edits a leaf that requires grad in grad mode, unrecorded")
 
 # %%
-# 形状要变：换一个新层，而不是原地修改
+# 形状要变：换一个新层，而不是交换张量
 # ------------------------------------
 #
 # ``copy_`` 改不了形状，``torch.utils.swap_tensors`` 也不该拿来改形状：它交换两个张量对象所含的一切（形状、数值，连同它们的类），对象之外的东西一概不碰。下面这个有 2 个输出的层已经用 Adam 走了一步；换进 ``(4, 3)`` 的权重和 ``(4,)``

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``state_dict()`` 返回的张量与模型共享内存，不是快照，所以从它存下的字典会随训练而变。把每个张量复制一份，恢复时用 ``load_state_dict``：
+   ``state_dict()`` 返回的张量与模型共享内存，不是快照，所以用它存下的字典会随训练而变。把每个张量复制一份，恢复时用 ``load_state_dict``：
 
    .. code-block:: python
 
@@ -226,7 +226,7 @@ for key, held in state.items():
 # sphinx_gallery_end_ignore
 
 # %%
-# 保存“最佳”状态的五种写法，训练一步之后
+# 训练一步之后：保存“最佳”状态的五种写法
 # --------------------------------------
 #
 # 先用每种写法各取一份，训练一步，再与这一步之前的权重比较。直接引用（``state_dict()``、``keep_vars=True``）和字典的浅拷贝（``.copy()``）会跟着训练变，因为它们装的张量与权重共享内存；``{k: v.detach().clone()}``

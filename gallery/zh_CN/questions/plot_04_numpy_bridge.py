@@ -505,8 +505,8 @@ assert x._version == 0 and w.grad[0] == 100.0, "the NumPy write went unseen and 
 draw_memory("x.numpy()[0] = 100.0; z.sum().backward()", x=x, **{"w.grad": w.grad})
 
 # %%
-# 修复
-# ----
+# 解决办法
+# --------
 #
 # 写进一份副本：``x.detach().numpy().copy()`` 是一个独立的数组，autograd 保存的张量保持原值，梯度也就是按求导公式算出的结果。
 # ``x`` 不需要梯度；有了 ``detach()``，同一行代码对需要梯度的张量也能用。

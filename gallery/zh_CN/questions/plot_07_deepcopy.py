@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   ``copy.deepcopy`` 只能复制叶子张量，而这个模块存着一个在梯度模式下由参数算出的张量。改在 ``forward`` 里计算它（把 detach 后的张量存在模块上，它就成了常量，永远不会被训练）：
+   ``copy.deepcopy`` 只能复制叶子张量，而出错的模块存着一个在梯度模式下由参数算出的张量。改在 ``forward`` 里计算它（把 detach 后的张量存在模块上，它就成了常量，永远不会被训练）：
 
    .. code-block:: python
 
       return x * self.scale * 2
       twin = copy.deepcopy(fixed)
 
-模块里存着一个非叶子张量（在梯度模式（grad mode）下由需要梯度的张量算出来的张量）时，``copy.deepcopy(model)`` 会报错：“Only Tensors created
+模块里存着一个非叶子张量，也就是在梯度模式（grad mode）下由需要梯度的张量算出的张量，这时 ``copy.deepcopy(model)`` 会报错：“Only Tensors created
 explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么：``Parameter`` 以外的张量的 ``.grad``；对不带共轭位或负号位的普通张量而言，还有视图（view）背后的整块存储，以及对象内部同一块存储上的共享关系（会保留下来）；最后说明浅拷贝
 ``copy.copy`` 根本不复制内存。本页回答的是 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__。
 """
@@ -197,7 +197,7 @@ def draw_processes(title, child, **names):
             _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
 
 # %%
-# 报错
+# 现象
 # ----
 #
 # 下面的模块把 ``scale * 2`` 存成了属性。这个张量是在 ``scale`` 需要梯度时由运算得到的，所以带有
@@ -242,7 +242,7 @@ else:
 
 # %%
 # 由不需要梯度的张量算出来的张量，或者在 ``torch.no_grad()`` 下算出来的张量，都是没有 ``grad_fn``
-# 的叶子：模块里存的是这样的张量时，可以深拷贝。
+# 的叶子张量：模块里存的是这样的张量时，可以深拷贝。
 
 scale = torch.tensor([1.0, 2.0], requires_grad=True)
 with torch.no_grad():
@@ -259,8 +259,8 @@ assert torch.equal(held_copy.doubled, held.doubled) and not same_storage(held_co
 # sphinx_gallery_end_ignore
 
 # %%
-# 修复
-# ----
+# 解决办法
+# --------
 #
 # 模块上只存叶子张量：把 ``scale * 2`` 挪到 ``forward`` 里算。这样的模块可以深拷贝，得到的副本有自己的内存。
 
@@ -484,7 +484,7 @@ assert shallow is not t, "copy.copy must return another object"
 draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 
 # %%
-# 不过，``copy.copy`` 得到的新对象也不只是原张量的另一个名字：下面对需要梯度的叶子张量 ``a`` 调用 ``copy.copy(a)``。对需要梯度的张量，``copy.copy``
+# 不过，``copy.copy`` 得到的新对象也不只是原来那个张量的另一个名字：下面对需要梯度的叶子张量 ``a`` 调用 ``copy.copy(a)``。对需要梯度的张量，``copy.copy``
 # 得到的是一个独立的叶子张量：起初没有 ``.grad``，版本计数器（version counter）也是自己的。经过它反向传播，梯度只写进它自己的
 # ``.grad``，``a.grad`` 不受影响；通过它原地（in-place）修改，会改变 ``a`` 的数值，``a._version`` 却不动。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

@@ -17,9 +17,9 @@
           w -= 0.1 * w.grad
 
 两者都能原地（in-place）修改一个需要梯度的张量。区别出现在还有计算图保存着这个张量、等着 ``backward()``
-的时候：在 ``torch.no_grad()`` 下修改，这次修改会被记下，``backward()`` 报错“one of the
-variables needed for gradient computation has been modified by an inplace operation”，除非计算图是经由保存张量的钩子（saved tensors hooks）保存这个张量的（见下文的
-``save_on_cpu``），或者自定义 ``Function`` 把它存成了属性，或者修改来自不推进版本计数器（version counter）的内核（fused 优化器的一步就是这样，其余几个见 :ref:`版本计数器那一页 <questions-version-counter>`）；通过 ``.data`` 修改则不会被记下，``backward()`` 可能一声不吭地给出错误的梯度。本页对同一张等待反向传播的计算图所保存的张量，分别用这两种方式修改，再演示
+的时候：在 ``torch.no_grad()`` 下修改，会被版本计数器（version counter）记下，``backward()`` 报错“one of the
+variables needed for gradient computation has been modified by an inplace operation”；通过 ``.data`` 修改，不会被记下，``backward()`` 可能一声不吭地给出错误的梯度。前一种修改在三种情况下不报错：计算图经由保存张量的钩子（saved tensors hooks）保存这个张量，如下文的
+``save_on_cpu``；自定义 ``Function`` 把它存成了属性；修改来自不推进版本计数器的内核，fused 优化器的一步就是这样，其余几个见 :ref:`版本计数器那一页 <questions-version-counter>`。本页让一张计算图等着反向传播，分别用这两种方式修改它保存的张量，再演示
 ``p.data = t`` 如何悄悄改掉参数的形状。本页回答的是
 `pytorch/pytorch#30987 <https://github.com/pytorch/pytorch/issues/30987>`__。
 """
@@ -224,7 +224,7 @@ else:
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：loss 之下的自动求导（autograd）计算图。SumBackward0 指向 MulBackward0，它保存的两个张量 self 和 other 都显示 _version 1 != 0；MulBackward0 再指向 AccumulateGrad 和叶子 w，w 的 _version=1。
+#    :alt: 示意图：loss 之下的自动求导（autograd）计算图。SumBackward0 指向 MulBackward0，它保存的两个张量 self 和 other 都显示 _version 1 != 0；MulBackward0 再指向 AccumulateGrad 和叶子张量 w，w 的 _version=1。
 #
 #    ``loss`` 之下的计算图。``MulBackward0`` 把 ``w`` 保存了两次（``self`` 和 ``other``），当时版本是 0；在 ``torch.no_grad()`` 下修改之后，两者都显示 ``_version 1 != 0``。
 
@@ -286,7 +286,7 @@ assert w._version == 0 and torch.equal(w.grad, 10 * true_grad), "a NumPy write u
 # 在保存张量的钩子下：修改记下了，却没有检查
 # ------------------------------------------
 #
-# ``torch.autograd.graph.save_on_cpu()`` 通过保存张量的钩子，保存在它里面构建的计算图所需的张量；这样保存的张量，自动求导（autograd）不检查它的版本。同样在 ``torch.no_grad()`` 下修改，``w._version`` 变成了 1，在默认的 ``pin_memory=False`` 下 ``backward()``
+# 在 ``torch.autograd.graph.save_on_cpu()`` 里构建的计算图，要保存的张量都经由保存张量的钩子存下来；这样存下的张量，自动求导（autograd）不检查它的版本。同样在 ``torch.no_grad()`` 下修改，``w._version`` 变成了 1，在默认的 ``pin_memory=False`` 下 ``backward()``
 # 却不报错，而且和通过 ``.data`` 修改时一样，用的是修改后的数值。
 
 w = torch.tensor(start, requires_grad=True)
@@ -332,8 +332,8 @@ if torch.cuda.is_available():
 
 
 # %%
-# 修复：先做完 ``backward()``，再修改
-# -----------------------------------
+# 解决办法：先做完 ``backward()``，再修改
+# ---------------------------------------
 #
 # 更新参数应该放在 ``backward()`` 之后，并在 ``torch.no_grad()`` 下进行：梯度是正确的，这次修改也记入了
 # ``_version``，之后新建的计算图都能察觉。
@@ -382,7 +382,7 @@ assert p._version == 1, "copy_ must be counted"
 # sphinx_gallery_end_ignore
 
 # %%
-# ``copy_`` 的检查比看上去要少：能广播到目标形状的源张量会被重复填满目标，浮点数的源张量会被转换成目标的 dtype（这里写进整数时截断了小数部分），整数的源张量也一样。形状无法广播的源张量会报错。
+# ``copy_`` 的检查比看上去要少：源张量只要能广播到目标的形状，就会重复填满目标；浮点数的源张量会被转换成目标的 dtype（这里写进整数时截断了小数部分），整数的源张量也一样。形状无法广播的源张量会报错。
 with torch.no_grad():
     p.copy_(torch.tensor([7.0]))
 print("p after copy_(torch.tensor([7.0])):", p)

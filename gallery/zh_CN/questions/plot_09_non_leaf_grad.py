@@ -221,9 +221,9 @@ assert y_grad is None and caught[0].startswith("UserWarning: The .grad attribute
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：z 之下的自动求导（autograd）计算图。SumBackward0 指向 y * y 的 MulBackward0，它两次指向 y = x * 2 的 MulBackward0，后者再指向 AccumulateGrad 和叶子 x。
+#    :alt: 示意图：z 之下的自动求导（autograd）计算图。SumBackward0 指向 y * y 的 MulBackward0，它两次指向 y = x * 2 的 MulBackward0，后者再指向 AccumulateGrad 和叶子张量 x。
 #
-#    ``z`` 之下的计算图：``y = x * 2`` 是下面那个 ``MulBackward0`` 节点，只有叶子 ``x`` 挂在 ``AccumulateGrad`` 下。``backward()`` 填了 ``x.grad``，``y.grad`` 还是 ``None``。
+#    ``z`` 之下的计算图：``y = x * 2`` 是下面那个 ``MulBackward0`` 节点，只有叶子张量 ``x`` 挂在 ``AccumulateGrad`` 下。``backward()`` 填了 ``x.grad``，``y.grad`` 还是 ``None``。
 
 draw_graph("z = (y * y).sum(); y = x * 2", z, x=x)
 # sphinx_gallery_start_ignore
@@ -340,8 +340,8 @@ print("expected:", w_start * (1 - 2 * lr) ** 3)
 assert w.is_leaf and torch.allclose(w, w_start * (1 - 2 * lr) ** 3), "the in-place update must keep w a leaf"
 
 # %%
-# 梯度会累加，直到清零
-# --------------------
+# 梯度会一直累加，直到清零
+# ------------------------
 #
 # 每次 ``backward()`` 都把算出的梯度加到 ``.grad`` 已有的数值上。对同一个损失做两遍，梯度就是两倍。``zero_()``
 # 让它从头开始。

@@ -1,7 +1,7 @@
 """
 .. _questions-inference-mode:
 
-推理时用 ``torch.inference_mode()`` 还是 ``torch.no_grad()`` 或 ``detach()``？
+推理时该用 ``torch.inference_mode()``、``torch.no_grad()`` 还是 ``detach()``？
 ==============================================================================
 
 .. admonition:: 答案
@@ -14,7 +14,7 @@
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-在 ``torch.inference_mode()`` 下创建、占用新内存的张量是“推理张量”（inference tensor；它在已有内存上建的张量也是，比如 ``torch.from_numpy(array)``；在推理模式中对普通张量取的视图（view）或 ``detach()`` 不是），离开这个模式后，有些用法它会拒绝：“Inference
+在 ``torch.inference_mode()`` 下创建、占用新内存的张量是“推理张量”（inference tensor）。它在已有内存上建的张量也是推理张量，比如 ``torch.from_numpy(array)``；在推理模式中对普通张量取的视图（view）或 ``detach()`` 则不是。离开这个模式后，推理张量会拒绝一些用法：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
 not allowed”“Setting requires_grad=True on inference tensor outside InferenceMode is not
 allowed”。本页用三种方式算出同样的 ``x * 2``，对三个结果逐一尝试这些用法，再用 ``clone()``
@@ -318,7 +318,7 @@ else:
     raise AssertionError("an inference tensor must have no version counter")
 
 # %%
-# 不需要保存它的用法是可以的：加法的反向传播不保存任何输入，所以 ``y + x`` 能进入计算图，反向传播也能到达 ``x``。
+# 不需要保存它的用法是可以的：加法不为反向传播保存任何一个输入，所以 ``y + x`` 能进入计算图，反向传播也能到达 ``x``。
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = make_inference(x)
@@ -354,8 +354,8 @@ assert x.untyped_storage().data_ptr() == d.untyped_storage().data_ptr(), "d shar
 # sphinx_gallery_end_ignore
 
 # %%
-# 修复：在模式之外 ``clone()``
-# ----------------------------
+# 解决办法：在模式之外 ``clone()``
+# --------------------------------
 #
 # 在 ``torch.inference_mode()`` 之外调用 ``y.clone()``，得到的是带版本计数器的普通张量。它可以被保存用于反向传播，梯度与
 # ``torch.func.grad`` 把 ``y`` 当作常量、对 ``(x * y).sum()`` 算出的一致。

@@ -17,7 +17,7 @@
       edited.mul_(2)
 
 “is at version 2; expected version 0 instead”：这条报错里的数字，读的是张量的版本计数器（version counter）
-``t._version``。autograd 会记下自己保存的每个张量的版本号；反向传播走到保存它的那个节点时，如果版本号变了，就拒绝执行（除非张量是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。本页先读懂这条报错，再列出一张常见修改的表格（在构建本页时现场算出），看哪些修改会推进计数器，哪些改了数值却不动它。
+``t._version``。autograd 会记下自己保存的每个张量的版本号；反向传播走到保存它的那个节点时，如果版本号变了，就拒绝执行，除非张量是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性（见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。本页先读懂这条报错，再列出一张常见修改的表格（在构建本页时现场算出），看哪些修改会推进计数器，哪些改了数值却不动它。
 """
 
 # %%
@@ -219,8 +219,8 @@ else:
 assert f"is at version {y._version}; expected version 0" in message, "the message gives the version now and at saving"
 
 # %%
-# 修复：改副本
-# ------------
+# 解决办法：改副本
+# ----------------
 #
 # ``clone()`` 让修改落在自己的内存和自己的计数器上：``y`` 停在版本 0，反向传播得到 ``2 * exp(x)``，正是
 # ``torch.func.grad`` 对 ``(2 * (exp(x) + 1)).sum()`` 算出的梯度。
@@ -252,7 +252,7 @@ assert edited._version == 2 and not same_storage(y, edited), "the clone counts i
 # ------------------------
 #
 # 每一行在新建的 ``t = torch.arange(4.0)`` 上执行一行代码，再把数值和版本号与执行前比较。最后一列在
-# ``torch.no_grad()`` 下，对一个需要梯度的叶子张量（leaf tensor，``torch.arange(4.0, requires_grad=True)``）重复同一行；这类修改在那里是允许的。表头的四列依次是：
+# ``torch.no_grad()`` 下，对一个需要梯度的叶子张量（leaf tensor）重复同一行，这个张量是 ``torch.arange(4.0, requires_grad=True)``；这类修改在那里是允许的。表头的四列依次是：
 # ``line`` 是执行的那行代码，``values of t change`` 指 ``t`` 的数值是否改变，``_version moves by`` 指版本号增加了多少，
 # ``same, no_grad leaf`` 指在那个叶子张量上版本号增加了多少。
 
@@ -314,7 +314,7 @@ assert table["t = t + 1"][0] == (False, 0), "rebinding must leave the old tensor
 
 # %%
 # ``vector_to_parameters`` 在处理模型参数时确实常用，比如配合在一整条扁平向量上工作的优化器。``(p * p).sum()``
-# 保存了 ``p``；``vector_to_parameters`` 之后计数器仍是 0，于是 ``backward()`` 照常运行，用的却是新数值：得到的梯度是按计算损失时的数值求出的梯度的十倍。
+# 保存了 ``p``；``vector_to_parameters`` 之后计数器仍是 0，于是 ``backward()`` 照常运行，用的却是新数值：得到的梯度，是按计算损失时的数值求导所得的十倍。
 
 p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
 loss = (p * p).sum()

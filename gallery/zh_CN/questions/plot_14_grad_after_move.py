@@ -277,9 +277,9 @@ assert torch.allclose(leaf.grad, (2 * (w - target)).float()), "d/dleaf of sum((l
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：w = leaf.to(torch.float64) 的计算图。它的节点 ToCopyBackward0 通向 AccumulateGrad 和 float32 的叶子 leaf。
+#    :alt: 示意图：w = leaf.to(torch.float64) 的计算图。它的节点 ToCopyBackward0 通向 AccumulateGrad 和 float32 的叶子张量 leaf。
 #
-#    ``w`` 是 ``ToCopyBackward0`` 的结果，不是叶子：``backward()`` 经过它到达 ``AccumulateGrad``，由后者把梯度写进 ``leaf.grad``。
+#    ``w`` 是 ``ToCopyBackward0`` 的结果，不是叶子张量：``backward()`` 经过它到达 ``AccumulateGrad``，由后者把梯度写进 ``leaf.grad``。
 
 draw_graph("w = leaf.to(torch.float64)", w, leaf=leaf)
 # sphinx_gallery_start_ignore

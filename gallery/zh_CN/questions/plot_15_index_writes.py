@@ -14,7 +14,7 @@
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-对用列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引 ``x`` 得到的张量调用原地操作（in-place operation），既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
+对用列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引 ``x`` 得到的张量调用原地（in-place）操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
 ``x`` 的视图（view）、哪些得到副本，看 ``x`` 需要梯度时赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用的返回视图的操作的实测结果见 :doc:`视图操作一览 </views>`。
 """
 
@@ -224,7 +224,7 @@ assert torch.equal(x, torch.arange(6.0)) and not caught, "each edit changed a co
 # 什么会写进 ``x``
 # ----------------
 #
-# 给带索引的 ``x`` 赋值，调用的是 ``x.__setitem__``，它写进 ``x``；对带索引的 ``x`` 用 ``+=``，是先读出这些元素、加上，再用同样的方式赋值回去。每一次都是对 ``x`` 的原地操作：它的版本计数器（version counter，``x._version``，torch 的内部属性）随之增加。
+# 给带索引的 ``x`` 赋值，调用的是 ``x.__setitem__``，它写进 ``x``；对带索引的 ``x`` 用 ``+=``，是先读出这些元素、加上，再用同样的方式赋值回去。每一次都是对 ``x`` 的原地操作：它的版本计数器（version counter）随之增加，这个计数器就是 torch 的内部属性 ``x._version``。
 x = torch.arange(6.0)
 x[idx] = 10.0
 print("after x[idx] = 10:   x =", x, " x._version:", x._version)
@@ -358,7 +358,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 #
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）或这种叶子张量的视图做原地操作：要放在
 # ``torch.no_grad()`` 下写。在 ``torch.inference_mode()`` 下创建的张量，在推理模式之外拒绝这样写，放在 ``torch.no_grad()``
-# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量（inference tensor），却照常接受同样的写入，不报错，写入也落到原张量上。需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入；但非叶子张量的四种视图在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
+# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量（inference tensor），却照常接受同样的写入，不报错，写入也落到原来的张量上。需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入；但非叶子张量的四种视图在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
 
 
 class AsIs(torch.autograd.Function):

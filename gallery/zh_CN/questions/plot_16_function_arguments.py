@@ -203,7 +203,7 @@ def draw_processes(title, child, **names):
 # ``x += 1`` 与 ``x = x + 1``
 # ---------------------------
 #
-# 在 ``add_one_in_place`` 里，``x`` 指向调用者的张量，``+=`` 对它做原地操作（in-place operation）：调用者的 ``a`` 变了，函数返回的也正是
+# 在 ``add_one_in_place`` 里，``x`` 指向调用者的张量，``+=`` 对它做原地（in-place）操作：调用者的 ``a`` 变了，函数返回的也正是
 # ``a`` 本身。在 ``add_one`` 里，``x + 1`` 是一个新张量，``x = ...`` 只是把函数自己的名字重新绑定过去：``a`` 原封不动。
 
 
@@ -275,7 +275,7 @@ assert all(torch.equal(t, torch.ones(2)) for t in totals), "each call starts fro
 # 把自己的张量交出去的 ``Dataset``
 # --------------------------------
 #
-# ``self.data[i]`` 是数据集张量的视图（view，见\ :ref:`通过索引写入那一页 <questions-index-writes>`），而不启动 worker（默认的
+# ``self.data[i]`` 是数据集张量的视图（view），见\ :ref:`通过索引写入那一页 <questions-index-writes>`；而不启动 worker 进程（默认的
 # ``num_workers=0``）时，``DataLoader(..., batch_size=None)`` 把每个样本原样传出来。循环里用数据集的均值对每个样本做原地归一化
 # ``x.sub_(mean)``，改的就是数据集本身：第一个 epoch 看到的数据以零为中心，第二个 epoch 看到的又被平移了一次。
 
@@ -398,5 +398,5 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # 小结
 # ----
 #
-# 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；数据集以 ``self.data[i]`` 交出去的样本则是原张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
+# 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；数据集以 ``self.data[i]`` 交出去的样本则是原来那个张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
 # ``copy.deepcopy``。

@@ -37,7 +37,7 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（version counter，``C1``、``C2``……），以及自动求导（autograd）的计算图。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导（autograd）的计算图。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。
 # ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
@@ -318,7 +318,7 @@ assert not same_storage(params[0], params[1]) and params[1].untyped_storage().nb
 # -----------------------------------------------------
 #
 # ``torch.stack`` 和 ``torch.cat`` 把结果写进新的内存，之后再修改输入，结果不会变。``tolist()`` 返回的是 Python
-# 数值，对张量的任何修改都碰不到它们。（前两个本页还在叶子张量（leaf tensor）、非叶子张量、``Parameter``、视图（view）、普通张量和推理张量上都检查过，列表里只有一个张量时也一样。）
+# 数值，对张量的任何修改都碰不到它们。前两个，本页还在叶子张量（leaf tensor）、非叶子张量、``Parameter``、视图（view）、普通张量和推理张量上都检查过，列表里只有一个张量时也一样。
 
 rows = [torch.ones(2), torch.zeros(2)]
 stacked = torch.stack(rows)

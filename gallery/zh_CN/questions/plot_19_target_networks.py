@@ -17,7 +17,7 @@
           for t, o in zip(target.parameters(), online.parameters(), strict=True):
               t.lerp_(o, tau)
 
-本页用一个 DQN 式的小循环分别跑一遍只是多起了一个名字的目标网络和复制出来的目标网络，然后检查复制网络的两种写法，用公式核对
+目标网络有两种：一种只是给在线网络多起了一个名字，一种是复制出来的。本页用一个 DQN 式的小循环把两种各跑一遍，然后检查复制网络的两种写法，用公式核对
 ``lerp_`` 和 ``mul_().add_()`` 的软更新，最后看 ``torch.optim.swa_utils.AveragedModel`` 复制了什么、平均了什么。
 """
 
@@ -305,7 +305,7 @@ assert goals[0] == goals[1] == goals[2] != goals[3] == goals[4] == goals[5] == o
 # 软更新
 # ------
 #
-# 软更新让目标网络的每个参数朝在线网络的对应参数移动一小段，比例为 ``tau``：``t = (1 - tau) * t + tau * o``。对需要梯度的参数做这样的原地操作（in-place operation），在梯度模式（grad mode）下会报错。
+# 软更新让目标网络的每个参数朝在线网络的对应参数移动一小段，比例为 ``tau``：``t = (1 - tau) * t + tau * o``。对需要梯度的参数做这样的原地（in-place）操作，在梯度模式（grad mode）下会报错。
 
 tau = 0.05
 try:

@@ -55,7 +55,7 @@ def breaks(op, edit):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（version counter，``C1``、``C2``……），以及自动求导（autograd）的计算图。
+# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导（autograd）的计算图。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。
 # ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
 
 import matplotlib.pyplot as plt
@@ -266,7 +266,7 @@ assert [k for k in dir(nodes["add"].grad_fn) if k.startswith("_saved_")] == ["_s
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：exp(a * b) 的计算图。ExpBackward0 保存了自己的结果；a * b 的 MulBackward0 保存了 self 和 other；a = x * 2 和 b = x * 3 的两个 MulBackward0 只保存了 other；它们都通向 AccumulateGrad 和叶子 x。
+#    :alt: 示意图：exp(a * b) 的计算图。ExpBackward0 保存了自己的结果；a * b 的 MulBackward0 保存了 self 和 other；a = x * 2 和 b = x * 3 的两个 MulBackward0 只保存了 other；它们都通向 AccumulateGrad 和叶子张量 x。
 #
 #    ``(a * b).exp()`` 的计算图：``ExpBackward0`` 保存了自己的结果，``a * b`` 的
 #    ``MulBackward0`` 保存了两个操作数；``a = x * 2`` 和 ``b = x * 3`` 的节点只保存了
@@ -306,7 +306,7 @@ assert not number_packed and doubled.grad_fn._saved_other.item() == 2, "x * 2 sa
 # ------------------------------------
 #
 # 下面逐个检查常见运算：``pack`` 收到了什么（输入 ``a``、``b`` 还是输出 ``y``），以及分别原地修改它们之后
-# ``backward()`` 会不会报错。对其中每个运算，报错当且仅当被修改的张量被保存过。``mul``
+# ``backward()`` 会不会报错。对这些运算来说，被修改的张量保存过就报错，没保存过就不报错。``mul``
 # 两个操作数都保存，因为求其中一个的梯度要用到另一个（只有 ``a`` 需要梯度时，``a * c`` 只保存 ``c``）。经
 # ``.data`` 的修改 autograd 看不见：保存的输出变了，``backward()`` 照常运行，梯度却是错的（这里是 ``exp(v)`` 的两倍）。
 
@@ -415,7 +415,7 @@ assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "torch's own conte
 #
 # 用 checkpoint 做梯度检查点时，在默认的 ``context_fn`` 下（不做选择性检查点），被包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算。checkpoint 里的 ``exp``
 # 不保存输出，所以原地修改输出不再让 ``backward()`` 报错，梯度也是对的（由 ``a`` 重新算出）。原地修改输入
-# ``a`` 反而会报错，而普通的 ``exp`` 允许这样改：checkpoint 保存了 ``a``。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，当前版本会发出警告。）函数因此会执行两次，这对 BatchNorm 和函数里的其他原地修改意味着什么，见 :ref:`questions-activation-checkpointing`。
+# ``a`` 反而会报错，而普通的 ``exp`` 允许这样改：checkpoint 保存了 ``a``。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，当前版本会发出警告。）函数因此会执行两次，这对 BatchNorm 和函数里的其他原地修改意味着什么，见\ :ref:`questions-activation-checkpointing`。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 a = x * 2
@@ -542,7 +542,7 @@ else:
 # 小结
 # ----
 #
-# 原地操作会不会让 ``backward()`` 报错，取决于之后的运算保存了什么：对上面这些运算，被保存的张量恰好就是改了会报错的那些。``exp``、
+# 原地修改会不会让 ``backward()`` 报错，取决于用到这个张量、在修改之前已经运行过的运算保存了什么：对上面这些运算，被保存的张量恰好就是改了会报错的那些。``exp``、
 # ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
 # 什么都不保存；经 ``.data`` 的修改不会被发现，梯度是错的。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和用默认 ``context_fn`` 的
 # ``torch.utils.checkpoint`` 也允许原地修改输出（``allow_mutation_on_saved_tensors()`` 就是前一种），但不复制的钩子会让这种修改无人察觉。``retain_graph=True``

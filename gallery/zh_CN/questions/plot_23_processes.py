@@ -1,8 +1,8 @@
 """
 .. _questions-processes:
 
-fork 出来的 ``DataLoader`` worker 的修改不见了：多进程之间的张量
-================================================================
+fork 出来的 ``DataLoader`` worker 进程的修改不见了：多进程之间的张量
+====================================================================
 
 .. admonition:: 答案
    :class: answer
@@ -14,8 +14,8 @@ fork 出来的 ``DataLoader`` worker 的修改不见了：多进程之间的张�
       dataset.visits.share_memory_()
       loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
-一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用上 worker，计数就一直是 0；交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：一个修改数据集的
-worker，一个修改继承来的张量（有三种来源）的子进程，一个修改经队列收到的张量的子进程，看队列遇到发送不了的张量时怎么处理，最后在两个 epoch 的循环里检验解决办法。每次等待子进程都有时间上限，页面结束时所有子进程都已退出。
+一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用上 worker，计数就一直是 0；交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：让
+worker 修改数据集；让子进程修改从父进程继承来的张量（三种来源）；让子进程修改经队列收到的张量；再看队列遇到发送不了的张量时怎么处理。最后在两个 epoch 的循环里检验解决办法。每次等待子进程都有时间上限，页面结束时所有子进程都已退出。
 """
 
 # %%
@@ -25,8 +25,8 @@ worker，一个修改继承来的张量（有三种来源）的子进程，一�
 # 本页有意用 ``fork`` 方式启动子进程：fork 出来的子进程是当前进程的一份副本，不用导入任何东西就能运行本页（包括 notebook 里）定义的函数。哪些平台有
 # ``fork``，其他启动方式又怎样找到子进程要运行的函数，见 Python 文档（`上下文和启动方法
 # <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__）。``run``
-# 启动一个子进程，最多等它 ``TIMEOUT`` 秒，并检查它是否正常结束。``send_to_child`` 启动一个子进程，它从队列取出一个张量并修改它（见下文）；函数把
-# ``t`` 发给它，返回子进程的 ``replies`` 条答复和它的退出码。
+# 启动一个子进程，最多等它 ``TIMEOUT`` 秒，并检查它是否正常结束。``send_to_child`` 启动的子进程从队列取出一个张量并加以修改（见下文）；函数把
+# ``t`` 发给这个子进程，返回子进程的 ``replies`` 条答复和退出码。
 
 import signal
 import tempfile
@@ -473,9 +473,9 @@ assert mp.active_children() == [], "every child process has ended"
 # 小结
 # ----
 #
-# fork 出来的子进程，包括以 ``fork`` 方式启动的 ``DataLoader`` worker，拿到的是所有由 torch 分配、又不在共享内存里的张量的副本，它的修改只留在副本里。torch 自己分配的张量，由
-# ``share_memory_()`` 移进共享内存，或经 ``torch.multiprocessing`` 的队列发送时放进去之后，用的是这些进程共享的同一块内存，所以子进程的修改父进程也看得到（需要梯度的叶子张量在
-# ``torch.no_grad()`` 之下能这样修改，梯度模式（grad mode）开着时不行）。``torch.from_numpy`` 得到的张量经 ``share_memory_()`` 移动之后，不再与它的数组共享内存；``torch.from_file(path, shared=False)``
+# fork 出来的子进程，包括以 ``fork`` 方式启动的 ``DataLoader`` worker 进程，凡是由 torch 分配、又不在共享内存里的张量，拿到的都是副本，它的修改只留在副本里。torch 自己分配的张量，由
+# ``share_memory_()`` 移进共享内存，或经 ``torch.multiprocessing`` 的队列发送时放进去之后，用的是这些进程共享的同一块内存，所以子进程的修改父进程也看得到。需要梯度的叶子张量，在
+# ``torch.no_grad()`` 之下能这样修改，梯度模式（grad mode）开着时不行。``torch.from_numpy`` 得到的张量经 ``share_memory_()`` 移动之后，不再与它的数组共享内存；``torch.from_file(path, shared=False)``
 # 得到的张量则根本不会被移动，fork 出来的子进程对它的修改都会丢失。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``
 # 则直接报错。worker 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
 #

@@ -13,7 +13,7 @@
 
       torch.save(t[:3].clone(), path)
 
-从 10 万个数里保存 3 个，文件却有 400 KB，保存下来的张量文件比张量本身大得多。本页保存各种常见的视图（切片、分出的块、有步长（stride）间隔的视图、一行、一列、切片的 ``view`` 或 ``reshape``），每种用五种 dtype，加载回来，再与它们的克隆对比；说明 ``contiguous()`` 对连续的切片没有用，一次 ``torch.save`` 调用怎样处理同一张量的两个视图和共享权重（tied weights），``torch.multiprocessing`` 队列和 ``DataLoader`` 的 worker 进程发送视图时发送了什么；最后用一个循环保存每个样本的嵌入向量。
+保存下来的张量文件比张量本身大得多：从 10 万个数里保存 3 个，文件却有 400 KB。本页保存各种常见的视图，即切片、分出的块、有步长（stride）间隔的视图、一行、一列、切片的 ``view`` 或 ``reshape``，每种用五种 dtype，加载回来，再与它们的克隆对比。接着说明三件事：``contiguous()`` 对连续的切片没有用；一次 ``torch.save`` 调用怎样处理同一张量的两个视图和共享权重（tied weights）；经 ``torch.multiprocessing`` 队列或 ``DataLoader`` 的 worker 进程发送视图时，发送的是什么。最后用一个循环保存每个样本的嵌入向量。
 """
 
 # %%
@@ -330,7 +330,7 @@ assert torch.equal(t, torch.arange(6.0)), "the edits of the loaded tensors did n
 # .. figure-caption::
 #    :alt: 示意图：从一次调用加载的 one_a 和 one_b 指向同一个存储 S1；two_a 和 two_b 分别指向 S2 和 S3。
 #
-#    从一次调用加载的 ``one_a`` 和 ``one_b`` 在同一个存储 ``S1`` 上，但谁也不是谁的视图：两者各有自己的版本计数器（version counter，图中的 ``C1`` 和 ``C2``；``_version`` 是 torch 的内部属性）。从两次调用加载的 ``two_a`` 和 ``two_b`` 在两个存储 ``S2`` 和 ``S3`` 上。
+#    从一次调用加载的 ``one_a`` 和 ``one_b`` 在同一个存储 ``S1`` 上，但谁也不是谁的视图：两者各有自己的版本计数器（version counter），即图中的 ``C1`` 和 ``C2``；``_version`` 是 torch 的内部属性。从两次调用加载的 ``two_a`` 和 ``two_b`` 在两个存储 ``S2`` 和 ``S3`` 上。
 
 draw_memory("loaded from one call, then from two", one_a=one["a"], one_b=one["b"], two_a=two_a, two_b=two_b)
 # sphinx_gallery_start_ignore

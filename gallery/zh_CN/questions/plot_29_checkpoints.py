@@ -14,7 +14,7 @@
       model.load_state_dict(sd, assign=True)
       optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-加载检查点（checkpoint）后损失不下降（每一步打印同一个值），或者检查点里的权重比你打算保存的那一步更新（取了 ``state_dict()`` 之后又训练了几步才写出文件）。本页保存并加载一个小模型，说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``，带与不带 ``assign=True``、且优化器已先创建好的 ``load_state_dict``，断点续训（resume training），以及训练更多步之后才保存的 ``state_dict()``。
+加载检查点（checkpoint）后损失不下降（每一步打印同一个值），或者检查点里的权重比你打算保存的那一步更新（取了 ``state_dict()`` 之后又训练了几步才写出文件）。本页保存并加载一个小模型，说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``；优化器已先创建好时，带与不带 ``assign=True`` 的 ``load_state_dict``；断点续训（resume training）；以及训练更多步之后才保存的 ``state_dict()``。
 """
 
 # %%
@@ -92,7 +92,7 @@ for dtype in (torch.float32, torch.float64, torch.bfloat16):
 # ``torch.load(path, mmap=True)``：直接映射文件，改动只留在本进程
 # ---------------------------------------------------------------
 #
-# 带 ``mmap=True`` 时，torch 把文件映射（mmap）到内存里，而不是把内容读进新的张量：加载出的两个权重在内存中相隔的距离，与它们的字节在文件中相隔的距离相同。这个映射是私有的（torch 的默认设置，见 ``torch.serialization.set_default_mmap_options``）：对加载出的张量做原地操作（in-place operation），或者让一个用 ``assign=True`` 接过这些张量的模型训练两步，改动的都只是本进程内存里的值，文件仍保存着原来的值，再用 ``torch.load`` 读一次（带与不带 ``mmap=True``）就能看到。
+# 带 ``mmap=True`` 时，torch 把文件映射（mmap）到内存里，而不是把内容读进新的张量：加载出的两个权重在内存中相隔的距离，与它们的字节在文件中相隔的距离相同。这个映射是私有的（torch 的默认设置，见 ``torch.serialization.set_default_mmap_options``）：对加载出的张量做原地（in-place）操作，或者让一个用 ``assign=True`` 接过这些张量的模型训练两步，改动的都只是本进程内存里的值，文件仍保存着原来的值，再用 ``torch.load`` 读一次（带与不带 ``mmap=True``）就能看到。
 
 with tempfile.TemporaryDirectory() as folder:
     torch.save(trained.state_dict(), f"{folder}/checkpoint.pt")
@@ -305,7 +305,7 @@ assert resumed_losses == straight_losses and same_weights, "the resumed run matc
 # ``state_dict()`` 是活的：稍后保存前先做快照
 # -------------------------------------------
 #
-# ``state_dict()`` 返回的张量用的是模型自己的内存（见 :ref:`questions-best-weights`）。现在取出的字典，如果等再训练两步后才保存（在后台保存，或在一个 epoch 结束时保存），存下来的每一项都是两步之后的权重。快照（``{k: v.detach().clone() for k, v in sd.items()}`` 或 ``copy.deepcopy``）保留的是取快照那一刻的值。
+# ``state_dict()`` 返回的张量用的是模型自己的内存（见\ :ref:`questions-best-weights`）。现在取出的字典，如果等再训练两步后才保存（在后台保存，或在一个 epoch 结束时保存），存下来的每一项都是两步之后的权重。快照（``{k: v.detach().clone() for k, v in sd.items()}`` 或 ``copy.deepcopy``）保留的是取快照那一刻的值。
 
 live = trained.state_dict()
 snapshot = {k: v.detach().clone() for k, v in live.items()}
