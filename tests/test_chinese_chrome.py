@@ -252,8 +252,8 @@ def test_the_meta_description_has_no_space_before_chinese_punctuation(site_dir):
     page = read_page(site_dir / "zh_CN" / "examples" / "copying" / "plot_04_detach.html")
     description = page.find("meta", attrs={"name": "description"})["content"]
     assert description.startswith(  # it read "。 原文说， resize_ 、 resize_as_ 、 set_ 和"
-        "a.detach() 返回的张量与 a 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原博文的例子，"
-        "再检验原文的提醒：resize_、resize_as_、set_ 和 transpose_ 无论在哪一方上执行都会报错。"
+        "a.detach() 返回的张量与 a 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。"
+        "本页先运行原博文的例子，再检验原文的提醒：resize_、resize_as_、set_ 和 transpose_ 无论在哪一方上执行都会报错。"
     ), description
 
 
