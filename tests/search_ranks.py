@@ -28,17 +28,14 @@ QUERY_FIELD = {"en": "query_en", "zh_CN": "query_zh"}
 GOAL = {"first": 0.80, "top3": 0.95}
 #: What the search holds today, per set and edition, less one query (a page's new wording moves one
 #: query a rank, up or down): the test fails below it, so that no change makes the search worse; raise it
-#: toward :data:`GOAL` as the search improves. No query may list nothing. The held-out set was replaced
-#: on 2026-12-03: the earlier 25 joined the tuned set, and 25 new threads were gathered; on the site of
-#: that day, before any change made for them, they gave en 18 and 21 of 25 (first, first three), zh 17 and
-#: 23. The same day six question pages came (36 in all) with 12 questions of their own; on that site: tuned
-#: en 89 and 102 of 112, zh 94 and 105; held-out en 17 and 21 of 25, zh 17 and 23. The new pages took the
-#: first place of a few older questions (shared memory between processes for "shares memory with numpy"). On
-#: 2026-12-04 readers' words for the tuned set's misses gave tuned en 94 and 105 of 112, zh 99 and 109; the
-#: held-out shares did not move.
+#: toward :data:`GOAL` as the search improves. No query may list nothing. On 2026-12-04 the held-out set
+#: of the day before joined the tuned set (137 questions) and 24 new threads were gathered; on the site
+#: of that day, before any change, the new held-out set gave en 22 and 23 of 24 (first, first three), zh
+#: 21 and 24. Readers' words for the tuned set's misses then gave tuned en 118 and 136 of 137, zh 125 and
+#: 136; the held-out figures did not move.
 BUDGET = {
-    "tuned": {"en": {"first": 0.83, "top3": 0.92}, "zh_CN": {"first": 0.87, "top3": 0.96}},
-    "held-out": {"en": {"first": 0.64, "top3": 0.80}, "zh_CN": {"first": 0.64, "top3": 0.88}},
+    "tuned": {"en": {"first": 0.85, "top3": 0.98}, "zh_CN": {"first": 0.90, "top3": 0.98}},
+    "held-out": {"en": {"first": 0.87, "top3": 0.91}, "zh_CN": {"first": 0.83, "top3": 0.95}},
 }
 TIMEOUT_MS = 20_000
 AT_ONCE = 8  # tabs searching at the same time
