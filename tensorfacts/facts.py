@@ -189,7 +189,6 @@ def _double_of_float64_is_a() -> Fact:
              "也没有节点。",
 })
 def _clone_requires_grad_in_grad_mode() -> Fact:
-    """a.clone() follows a's requires_grad only in grad mode."""
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     clones = {"grad mode": a.clone()}
     with torch.no_grad():
@@ -394,7 +393,8 @@ def _expand_inplace_write_refused() -> Fact:
     return Fact(e.tolist() == [[-1.0] * 3] * 2 and len(errors) == 3 and all(overlap in x for x in errors),
                 f"after fill_(-1): {e.tolist()}; add_, mul_, copy_: {errors}")
 
-# The facts of the other modules (edits through .detach() and .data, optimizer steps, mapped files, the
-# tables' notes, general sentences and advice), each run over its scope (registered on import).
+# The facts of the other modules, registered on import (each module's docstring says which facts it holds).
+import tensorfacts.glossary_facts  # noqa: E402, F401
+import tensorfacts.layout_facts  # noqa: E402, F401
 import tensorfacts.memory_facts  # noqa: E402, F401
 from tensorfacts import detach_data_facts, general_facts, optimizer_facts, table_facts, trainable_copy_facts  # noqa: E402, F401

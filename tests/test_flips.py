@@ -136,6 +136,25 @@ def _refuse_inference_outside_the_mode(func, args, kwargs):
     return func(*args, **kwargs)
 
 
+@contextlib.contextmanager
+def _checkpoint_keeps_everything():
+    """``torch.utils.checkpoint.checkpoint`` that runs the function once and keeps what it saves."""
+    import torch.utils.checkpoint
+
+    original = torch.utils.checkpoint.checkpoint
+    torch.utils.checkpoint.checkpoint = lambda function, *args, **kwargs: function(*args)
+    try:
+        yield
+    finally:
+        torch.utils.checkpoint.checkpoint = original
+
+
+def _advanced_index_as_view(func, args, kwargs):
+    """Indexing that returns a view on the source's storage, whatever the index (values not kept)."""
+    result = call(func, args, kwargs)
+    return args[0].reshape(-1)[: result.numel()].view(result.shape)
+
+
 INPLACE = ("add_", "mul_", "sub_", "zero_")
 FUSED_STEPS = ("_fused_adagrad_", "_fused_sgd_", "_fused_adam_", "_fused_adamw_")
 
@@ -167,6 +186,16 @@ MUTANTS = {
     "a second mapping of a file is a copy": lambda: Override(from_file=lambda f, a, k: call(f, a, k).clone()),
     "apply_ and map_ refuse inference tensors": lambda: Override(
         **dict.fromkeys(("apply_", "map_"), _refuse_inference_outside_the_mode)),
+    "conj() copies": lambda: Override(conj=lambda f, a, k: call(f, a, k).resolve_conj()),
+    "indexing copies": lambda: Override(__getitem__=lambda f, a, k: call(f, a, k).clone()),
+    "indexing returns views": lambda: Override(__getitem__=_advanced_index_as_view),
+    "mul() returns a detached result": lambda: Override(mul=lambda f, a, k: call(f, a, k).detach()),
+    "add_() writes a copy": lambda: Override(add_=lambda f, a, k: a[0].clone().add_(*a[1:], **k)),
+    "checkpoint keeps every tensor": _checkpoint_keeps_everything,
+    "to() returns its input": lambda: Override(to=lambda f, a, k: a[0]),
+    "contiguous() always copies": lambda: Override(contiguous=lambda f, a, k: call(f, a, k).clone()),
+    "share_memory_() does nothing": lambda: Override(share_memory_=lambda f, a, k: a[0]),
+    "linear runs in float32 under autocast": lambda: Override(linear=lambda f, a, k: call(f, a, k).float()),
 }
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
@@ -208,6 +237,21 @@ FACT_FLIPS = {
     "version-check-only-in-nodes-run": "in-place edits bypass autograd",
     "leaf-view-inplace-refused-in-grad-mode": "in-place edits bypass autograd",
     "detach-numpy-needs-plain-dense": "detach copies",
+    "dense-tensor-reads-storage-by-layout": "conj() copies",
+    "view-write-shows-in-both": "reshape() always copies",
+    "base-names-root-of-view-chain": "indexing copies",
+    "inplace-ops-raise-version": "in-place edits bypass autograd",
+    "grad-mode-records": "mul() returns a detached result",
+    "leaf-grad-accumulates": "mul() returns a detached result",
+    "list-repeat-holds-one-tensor": "add_() writes a copy",
+    "optimizer-updates-in-place": "add_() writes a copy",
+    "checkpoint-reruns-when-backward-needs-it": "checkpoint keeps every tensor",
+    "buffer-moves-with-module": "to() returns its input",
+    "contiguous-copies-only-when-needed": "contiguous() always copies",
+    "advanced-index-read-copies": "indexing returns views",
+    "shared-memory-seen-across-processes": "share_memory_() does nothing",
+    "autocast-lowers-some-ops": "linear runs in float32 under autocast",
+    "rebinding-leaves-old-tensor": "add_() writes a copy",
 }
 
 

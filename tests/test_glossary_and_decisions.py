@@ -101,6 +101,8 @@ def test_both_pages_render_cleanly(tmp_path, lang):
         cells = row.select("th, td")
         assert cells[2].p.get_text().replace("’", "'") == definition.replace("`", ""), cells[2]  # smart quotes
         assert link in cells[2].find_all("a"), "the page link sits under the definition"
+        cited = [a["href"] for a in cells[2].find_all("a") if "facts.html#fact-" in a["href"]]
+        assert cited == [f"facts.html#fact-{f}" for f in terms.CHECKED_BY.get(term.zh, ())], (term.zh, cited)
     heads = [cell.get_text(strip=True) for cell in soup.select("table.terms-table thead th")]
     assert heads[2] == {"en": "meaning", "zh_CN": "释义"}[lang], heads
 
@@ -116,6 +118,29 @@ def test_the_built_decision_page_shows_every_answer(site_dir):
     for lang in CODES:
         soup = BeautifulSoup((site_dir / lang / "decide.html").read_text(encoding="utf-8"), "html.parser")
         assert guide_problems(soup, lang, DECISIONS) == [], lang
+
+
+#: The terms whose definitions describe an idea and state nothing torch does (a reader's reading of
+#: each definition, kept here rather than taken from sitetools/terms.py): they need no fact.
+DEFINED_ONLY = {"复制", "浅拷贝", "深拷贝", "原地操作", "计算图", "内存泄漏", "显存", "自动求导", "反向传播",
+                "目标网络", "共享权重", "检查点", "竞争条件", "滑动平均"}
+
+
+def test_every_definition_that_states_behaviour_names_facts_that_hold():
+    from tensorfacts.facts import run_fact
+
+    described = {term.zh for term in terms.TERMS} - DEFINED_ONLY
+    assert set(terms.CHECKED_BY) == described, (set(terms.CHECKED_BY) ^ described)
+    failing = {f: run_fact(f).trace for ids in terms.CHECKED_BY.values() for f in ids if not run_fact(f).holds}
+    assert failing == {}
+
+
+def test_a_definition_whose_fact_fails_fails_the_build(tmp_path, monkeypatch):
+    from tensorfacts import facts
+
+    monkeypatch.setitem(facts.FACTS, "advanced-index-read-copies", lambda: facts.Fact(False, "x[[0, 2]] shares x"))
+    _, warnings = build(tmp_path, PAGE, "zh_CN")
+    assert "高级索引" in warnings and "advanced-index-read-copies" in warnings and "terms.py" in warnings, warnings
 
 
 def test_a_term_pointing_nowhere_fails_the_build(tmp_path, monkeypatch):

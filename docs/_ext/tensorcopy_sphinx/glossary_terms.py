@@ -7,7 +7,9 @@ Usage in a MyST page::
 
 One row per entry of ``sitetools.terms.TERMS``: the Chinese term, the English term (backticks mark
 code), a one-sentence definition in the reader's language with, under it, a link to the page that shows
-the term, then the other names readers type and the variants the Chinese pages avoid. What a reader
+the term and the named facts that run what the definition says torch does (``sitetools.terms.CHECKED_BY``:
+the build runs each and fails on one that does not hold; the facts page lists the glossary among their
+citers), then the other names readers type and the variants the Chinese pages avoid. What a reader
 on a phone needs (term, English, definition) comes first; the lists of words come last. The link is a
 ``ref`` to that page's label, so a label that no page defines fails the build (``-n``). Column headers
 come from ``WORDS`` below, one entry per edition.
@@ -18,18 +20,22 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from sitetools.editions import pick
-from sitetools.terms import TERMS
+from sitetools.terms import CHECKED_BY, TERMS
 from tensorcopy_sphinx.claims_ledger import labelled_entry
+from tensorcopy_sphinx.fact_index import cite
 from tensorcopy_sphinx.inline import inline_text
+
+logger = logging.getLogger(__name__)
 
 WORDS = {
     "en": {"zh": "Chinese", "en": "English", "define": "meaning", "also": "also typed", "avoid": "not written",
-           "page": "Shown on: "},
+           "page": "Shown on: ", "checked": "Checked by: ", "between": ", "},
     "zh_CN": {"zh": "中文术语", "en": "英文术语", "define": "释义", "also": "相关说法", "avoid": "本站不用",
-              "page": "演示页面："},
+              "page": "演示页面：", "checked": "检查它的事实：", "between": "、"},
 }
 #: The field of :class:`sitetools.terms.Term` that holds the definition in each edition's language.
 DEFINITIONS = {"en": "define_en", "zh_CN": "define_zh"
@@ -48,6 +54,28 @@ def _definition(text: str, page: nodes.Node, shown_on: str, label: str) -> nodes
     entry = _cell(*inline_text(text), label=label)
     entry += nodes.paragraph("", "", nodes.Text(shown_on), page)
     return entry
+
+
+def _checks(term_zh: str, env, words: dict[str, str]) -> list[nodes.Node]:
+    """The facts that run the definition of ``term_zh``, run now (a failure fails the build, naming the term's
+    line in ``sitetools/terms.py``) and linked to their entries on the facts page."""
+    from sitetools.terms import __file__ as terms_file
+    from tensorfacts.facts import run_fact
+
+    parts: list[nodes.Node] = []
+    for fact_id in CHECKED_BY.get(term_zh, ()):
+        cite(env, fact_id, env.docname)
+        result = run_fact(fact_id)
+        if not result.holds:
+            lines = open(terms_file, encoding="utf-8").read().splitlines()
+            line = next((n for n, text in enumerate(lines, 1) if f'Term("{term_zh}"' in text), None)
+            logger.warning("glossary: the definition of %s cites fact %s, which does not hold on this torch: %s "
+                           "(rewrite the definition or the fact)", term_zh, fact_id, result.trace,
+                           location=(terms_file, line), type="matrix", subtype="fact")
+        parts += [nodes.Text(words["between"] if parts else words["checked"]),
+                  nodes.reference(fact_id, "", nodes.literal(fact_id, fact_id), internal=True,
+                                  refuri=f"facts.html#{nodes.make_id('fact-' + fact_id)}")]
+    return parts
 
 
 def _words(words: tuple[str, ...]) -> list[nodes.Node]:
@@ -89,7 +117,11 @@ class TermsTable(SphinxDirective):
             row = nodes.row()
             row += _cell(nodes.Text(term.zh))
             row += _cell(*inline_text(term.en), label=w["en"])
-            row += _definition(getattr(term, field), _link(term.page, self.env.docname), w["page"], w["define"])
+            cell = _definition(getattr(term, field), _link(term.page, self.env.docname), w["page"], w["define"])
+            checks = _checks(term.zh, self.env, w)
+            if checks:
+                cell += nodes.paragraph("", "", *checks)
+            row += cell
             row += _cell(*_words(term.also), label=w["also"])
             row += _cell(*_words(term.avoid), label=w["avoid"])
             body += row

@@ -1,0 +1,240 @@
+"""Named facts on autograd, optimizers, modules and processes behind the glossary's definitions
+(``sitetools/terms.py``, ``CHECKED_BY``; the layout facts are in :mod:`tensorfacts.layout_facts`), each run
+over the cases its definition covers. Registered on import by :mod:`tensorfacts.facts`, whose docstring says
+what a fact is. The one fact that needs a second process forks it.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import torch
+import torch.utils.checkpoint
+
+from tensorfacts.fact_registry import Fact, fact
+
+#: The range of the facts that run their cases in two floating dtypes.
+TWO_FLOATS = {"en": "the cases it names, float32 and float64, on the CPU",
+              "zh_CN": "它列出的各种情形，float32 和 float64，在 CPU 上"}
+
+#: In-place calls that change values, each on a fresh float32 and int64 tensor.
+INPLACE = {
+    "add_(1)": lambda t: t.add_(1), "mul_(2)": lambda t: t.mul_(2), "zero_()": lambda t: t.zero_(),
+    "fill_(3)": lambda t: t.fill_(3), "copy_(ones)": lambda t: t.copy_(torch.ones_like(t)),
+    "clamp_(max=1)": lambda t: t.clamp_(max=1), "t[0] = 5": lambda t: t.__setitem__(0, 5),
+    "index_add_": lambda t: t.index_add_(0, torch.tensor([0]), torch.ones(1, dtype=t.dtype)),
+    "masked_fill_": lambda t: t.masked_fill_(t > 0, 7), "t += 1": lambda t: t.__iadd__(1),
+}
+
+
+@fact("inplace-ops-raise-version", {
+    "en": "Runs each in-place call of INPLACE (add_, mul_, zero_, fill_, copy_, clamp_, item assignment, index_add_, "
+          "masked_fill_, +=) on a fresh tensor and checks that its _version went up.",
+    "zh_CN": "对新建的张量分别执行 INPLACE 里的每个原地调用（add_、mul_、zero_、fill_、copy_、clamp_、元素赋值、"
+             "index_add_、masked_fill_、+=），检查 _version 都增加了。",
+}, {
+    "en": "10 in-place calls, each on a float32 and an int64 CPU tensor (the glossary says \"most\": the writes "
+          "the version counter does not see are on the version-counter page)",
+    "zh_CN": "10 个原地调用，各在 float32 和 int64 的 CPU 张量上运行（术语表说的是“大多数”：版本计数器看不到的写入，"
+             "列在版本计数器那一页）",
+})
+def _inplace_ops_raise_version() -> Fact:
+    still = []
+    for dtype in (torch.float32, torch.int64):
+        for name, call in INPLACE.items():
+            t = torch.arange(4).to(dtype)
+            before = t._version
+            call(t)
+            if t._version <= before:
+                still.append(f"{name} {dtype}")
+    return Fact(not still, f"calls that left _version where it was: {still or 'none'}")
+
+
+@fact("grad-mode-records", {
+    "en": "In a new thread torch.is_grad_enabled() is True; under torch.no_grad() it is False. y = a * 2 of a leaf a "
+          "that requires grad has a grad_fn in grad mode and none under torch.no_grad(); of a tensor that does not "
+          "require grad it has none.",
+    "zh_CN": "在新线程里 torch.is_grad_enabled() 为 True，在 torch.no_grad() 下为 False。需要梯度的叶子张量 a 算出的 "
+             "y = a * 2，梯度模式下有 grad_fn，在 torch.no_grad() 下没有；不需要梯度的张量算出的 y 没有 grad_fn。",
+}, TWO_FLOATS)
+def _grad_mode_records() -> Fact:
+    default: list[bool] = []
+    thread = threading.Thread(target=lambda: default.append(torch.is_grad_enabled()))
+    thread.start()
+    thread.join()
+    with torch.no_grad():
+        off = torch.is_grad_enabled()
+    records = []
+    for dtype in (torch.float32, torch.float64):
+        a = torch.ones(3, dtype=dtype, requires_grad=True)
+        with torch.no_grad():
+            quiet = a * 2
+        records.append((a * 2).grad_fn is not None and quiet.grad_fn is None
+                       and (torch.ones(3, dtype=dtype) * 2).grad_fn is None)
+    return Fact(default == [True] and not off and all(records),
+                f"default in a new thread: {default}; under no_grad: {off}; recorded as stated: {records}")
+
+
+@fact("leaf-grad-accumulates", {
+    "en": "A leaf a that requires grad: grad_fn None; two backward() calls of (a * a).sum() and one of (y * 1).sum() "
+          "with y = a * 2 leave 4a + 2 in a.grad (added, not replaced); y has a grad_fn, is not a leaf, and y.grad "
+          "is None after backward (read with torch's warning). A leaf that does not require grad gets no .grad.",
+    "zh_CN": "需要梯度的叶子张量 a：grad_fn 为 None；对 (a * a).sum() 调用两次 backward()，再令 y = a * 2，对 "
+             "(y * 1).sum() 调用一次，a.grad 是 4a + 2（累加，不是替换）；y 有 grad_fn，不是叶子张量，backward 之后 "
+             "y.grad 仍是 None（读取时 torch 给出警告）。"
+             "不需要梯度的叶子张量得不到 .grad。",
+}, TWO_FLOATS)
+def _leaf_grad_accumulates() -> Fact:
+    import warnings
+
+    ok = []
+    for dtype in (torch.float32, torch.float64):
+        a = torch.tensor([1.0, 2.0], dtype=dtype, requires_grad=True)
+        (a * a).sum().backward()
+        (a * a).sum().backward()
+        y = a * 2
+        plain = torch.ones(2, dtype=dtype)
+        (y * plain).sum().backward()
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            non_leaf_grad = y.grad
+        ok.append(a.grad_fn is None and a.is_leaf and torch.equal(a.grad, 4 * a.detach() + 2)
+                  and y.grad_fn is not None and not y.is_leaf and non_leaf_grad is None and plain.grad is None)
+    return Fact(all(ok), f"as stated per dtype: {ok}")
+
+
+#: Optimizers in their default configuration, and SGD with momentum.
+OPTIMIZERS = {
+    "SGD": lambda p: torch.optim.SGD(p, lr=0.1), "SGD momentum": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
+    "Adam": lambda p: torch.optim.Adam(p, lr=0.1), "AdamW": lambda p: torch.optim.AdamW(p, lr=0.1),
+    "RMSprop": lambda p: torch.optim.RMSprop(p, lr=0.1), "Adagrad": lambda p: torch.optim.Adagrad(p, lr=0.1),
+}
+
+
+@fact("optimizer-updates-in-place", {
+    "en": "For each optimizer of OPTIMIZERS: one step() on a Linear layer's parameters after a backward; each "
+          "parameter is the same object at the same address with new values, and Adam's state holds an exp_avg "
+          "for each.",
+    "zh_CN": "对 OPTIMIZERS 里的每个优化器：反向传播后，对 Linear 层的参数执行一次 step()；每个参数仍是同一个对象、"
+             "地址不变、数值变了；Adam 的状态里每个参数都有一份 exp_avg。",
+}, {"en": "6 optimizers (SGD, SGD with momentum, Adam, AdamW, RMSprop, Adagrad), float32, on the CPU",
+    "zh_CN": "6 个优化器（SGD、带动量的 SGD、Adam、AdamW、RMSprop、Adagrad），float32，在 CPU 上"})
+def _optimizer_updates_in_place() -> Fact:
+    wrong = []
+    for name, make in OPTIMIZERS.items():
+        torch.manual_seed(0)
+        layer = torch.nn.Linear(3, 2)
+        params = list(layer.parameters())
+        before = [(p, p.data_ptr(), p.detach().clone()) for p in params]
+        optimizer = make(params)
+        layer(torch.ones(4, 3)).pow(2).sum().backward()
+        optimizer.step()
+        after = list(layer.parameters())
+        if not all(p is q and p.data_ptr() == ptr and not torch.equal(p.detach(), old)
+                   for (p, ptr, old), q in zip(before, after, strict=True)):
+            wrong.append(name)
+        if name == "Adam" and not all("exp_avg" in optimizer.state[p] for p in params):
+            wrong.append("Adam state")
+    return Fact(not wrong, f"optimizers not updating in place: {wrong or 'none'}")
+
+
+@fact("checkpoint-reruns-when-backward-needs-it", {
+    "en": "Counts the calls of fn in checkpoint(fn, x, use_reentrant=False) followed by backward(): fn = "
+          "x.exp().sum() (exp saves its output) is called twice and gives the gradient exp(x); fn = (x + 1).sum() "
+          "(nothing saved) is called once.",
+    "zh_CN": "数 checkpoint(fn, x, use_reentrant=False) 再 backward() 时 fn 被调用的次数：fn = x.exp().sum()（exp "
+             "保存它的输出）被调用两次，梯度是 exp(x)；fn = (x + 1).sum()（什么也没保存）只被调用一次。",
+})
+def _checkpoint_reruns() -> Fact:
+    calls = {"exp": 0, "add": 0}
+
+    def exp_fn(x: torch.Tensor) -> torch.Tensor:
+        calls["exp"] += 1
+        return x.exp().sum()
+
+    def add_fn(x: torch.Tensor) -> torch.Tensor:
+        calls["add"] += 1
+        return (x + 1).sum()
+
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    checkpoint = torch.utils.checkpoint.checkpoint  # looked up at each run, so a test can replace it
+    checkpoint(exp_fn, x, use_reentrant=False).backward()
+    right = torch.allclose(x.grad, x.detach().exp())
+    checkpoint(add_fn, torch.tensor([0.0, 1.0], requires_grad=True), use_reentrant=False).backward()
+    return Fact(calls == {"exp": 2, "add": 1} and right, f"calls: {calls}; exp gradient right: {right}")
+
+
+@fact("buffer-moves-with-module", {
+    "en": "A module with register_buffer('b', torch.zeros(2)): b is in buffers(), not in parameters(); "
+          "module.to(torch.float64) makes b float64, module.to('meta') puts it on meta.",
+    "zh_CN": "用 register_buffer('b', torch.zeros(2)) 注册缓冲区的模块：b 在 buffers() 里，不在 parameters() 里；"
+             "module.to(torch.float64) 让 b 变成 float64，module.to('meta') 把它放到 meta 上。",
+})
+def _buffer_moves_with_module() -> Fact:
+    module = torch.nn.Module()
+    module.register_buffer("b", torch.zeros(2))
+    listed = any(t is module.b for t in module.buffers()) and not list(module.parameters())
+    module.to(torch.float64)
+    dtype = module.b.dtype
+    module.to("meta")
+    return Fact(listed and dtype == torch.float64 and module.b.device.type == "meta",
+                f"a buffer, not a parameter: {listed}; after to(float64): {dtype}; after to('meta'): {module.b.device}")
+
+
+def _child_writes(target: torch.Tensor) -> None:
+    target.fill_(7)
+
+
+@fact("shared-memory-seen-across-processes", {
+    "en": "A forked process (torch.multiprocessing, start method fork) runs fill_(7) on two tensors: the one the "
+          "parent moved to shared memory with share_memory_() shows 7 in the parent; an ordinary tensor does not "
+          "(the child wrote to its own copy of the page).",
+    "zh_CN": "用 fork 方式启动的子进程（torch.multiprocessing）对两个张量执行 fill_(7)：父进程先用 share_memory_() 移到"
+             "共享内存的那个，在父进程里读到 7；普通张量读不到（子进程写的是它自己那份页面副本）。",
+})
+def _shared_memory_seen_across_processes() -> Fact:
+    import torch.multiprocessing as mp
+
+    context = mp.get_context("fork")
+    shared, private = torch.zeros(3).share_memory_(), torch.zeros(3)
+    exits = []
+    for tensor in (shared, private):
+        child = context.Process(target=_child_writes, args=(tensor,))
+        child.start()
+        child.join()
+        exits.append(child.exitcode)
+    return Fact(exits == [0, 0] and shared.tolist() == [7.0] * 3 and private.tolist() == [0.0] * 3,
+                f"children's exit codes: {exits}; shared tensor in the parent: {shared.tolist()}; ordinary tensor: "
+                f"{private.tolist()}")
+
+
+@fact("autocast-lowers-some-ops", {
+    "en": "Under torch.autocast('cpu', dtype=torch.bfloat16) a float32 Linear layer returns bfloat16, a LayerNorm "
+          "returns float32, and outside the region the Linear layer returns float32.",
+    "zh_CN": "在 torch.autocast('cpu', dtype=torch.bfloat16) 里，float32 的 Linear 层返回 bfloat16，LayerNorm 返回 "
+             "float32；离开该区域后 Linear 层返回 float32。",
+})
+def _autocast_lowers_some_ops() -> Fact:
+    linear, norm, x = torch.nn.Linear(4, 4), torch.nn.LayerNorm(4), torch.ones(2, 4)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        inside = (linear(x).dtype, norm(x).dtype)
+    outside = linear(x).dtype
+    return Fact(inside == (torch.bfloat16, torch.float32) and outside == torch.float32,
+                f"inside: Linear {inside[0]}, LayerNorm {inside[1]}; outside: Linear {outside}")
+
+
+@fact("rebinding-leaves-old-tensor", {
+    "en": "old = a, then a = a + 1: old keeps its values and is no longer a; by contrast old = a, then a += 1 changes "
+          "old, the same object.",
+    "zh_CN": "old = a，再 a = a + 1：old 的数值不变，也不再是 a；对照：old = a，再 a += 1，old（同一个对象）变了。",
+})
+def _rebinding_leaves_old_tensor() -> Fact:
+    a = torch.zeros(2)
+    old = a
+    a = a + 1
+    rebound = old.tolist() == [0.0, 0.0] and old is not a
+    b = torch.zeros(2)
+    kept = b
+    b += 1
+    return Fact(rebound and kept is b and kept.tolist() == [1.0, 1.0], f"a = a + 1 leaves old: {rebound}; "
+                f"a += 1 changes old: {kept.tolist()}")

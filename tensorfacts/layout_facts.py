@@ -1,0 +1,204 @@
+"""Named facts on how a tensor reads memory: a tensor's layout over its storage, views and their writes,
+``_base``, ``contiguous()``, advanced indexing and a list that repeats one tensor. They stand behind the
+glossary's definitions (``sitetools/terms.py``, ``CHECKED_BY``), each run over the cases its definition
+covers. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from tensorfacts.fact_registry import Fact, fact
+
+#: dtypes the layout facts run over: floating, integer, boolean and complex.
+DTYPES = (torch.float32, torch.float64, torch.int64, torch.uint8, torch.bool, torch.complex64)
+
+
+def _base(dtype: torch.dtype) -> torch.Tensor:
+    return torch.arange(24).reshape(4, 6).to(dtype)
+
+
+#: Views of a (4, 6) tensor that autograd records as views, by the call that makes them.
+VIEWS = {
+    "x[1:3]": lambda x: x[1:3], "x[:, ::2]": lambda x: x[:, ::2], "x.t()": lambda x: x.t(),
+    "x.view(24)": lambda x: x.view(24), "x.reshape(2, 12)": lambda x: x.reshape(2, 12),
+    "x.unsqueeze(0)": lambda x: x.unsqueeze(0), "x.diagonal()": lambda x: x.diagonal(),
+    "x.select(1, 2)": lambda x: x.select(1, 2), "x.narrow(1, 1, 3)": lambda x: x.narrow(1, 1, 3),
+    "x.unfold(1, 2, 2)": lambda x: x.unfold(1, 2, 2), "x.expand(2, 4, 6)": lambda x: x.expand(2, 4, 6),
+    "x.as_strided((3,), (7,))": lambda x: x.as_strided((3,), (7,)),
+}
+_RANGE_VIEWS = {
+    "en": "the 12 views of VIEWS (slices, t(), view, reshape, unsqueeze, diagonal, select, narrow, unfold, expand, "
+          "as_strided) of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
+    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，取 VIEWS 里的 "
+             "12 种视图（切片、t()、view、reshape、unsqueeze、diagonal、select、narrow、unfold、expand、as_strided）",
+}
+
+
+@fact("dense-tensor-reads-storage-by-layout", {
+    "en": "Rebuilds each view from its storage alone (set_ with the view's storage, offset, shape and strides) and "
+          "compares values with the view; then z.conj() and z.conj().imag of a complex z: the same storage, dtype, "
+          "shape, strides and offset as z (or z's imaginary part) read other values, through the conjugate or "
+          "negative bit.",
+    "zh_CN": "只用存储重建每个视图（以视图的存储、偏移、形状和步长调用 set_），与视图比较数值；再看复数 z 的 "
+             "z.conj() 和 z.conj().imag：存储、dtype、形状、步长和偏移与 z（或 z 的虚部）相同，读到的数值却不同，"
+             "靠的是共轭位或取负位。",
+}, _RANGE_VIEWS)
+def _dense_tensor_reads_storage() -> Fact:
+    wrong = []
+    for dtype in DTYPES:
+        for name, make in VIEWS.items():
+            view = make(_base(dtype))
+            rebuilt = torch.empty(0, dtype=dtype).set_(view.untyped_storage(), view.storage_offset(),
+                                                       view.size(), view.stride())
+            if not torch.equal(rebuilt, view):
+                wrong.append(f"{name} {dtype}")
+    z = torch.tensor([1 + 2j, 3 - 1j])
+    conj, neg = z.conj(), z.conj().imag
+    layout = (conj.untyped_storage().data_ptr() == z.untyped_storage().data_ptr()
+              and (conj.dtype, conj.shape, conj.stride(), conj.storage_offset())
+              == (z.dtype, z.shape, z.stride(), z.storage_offset()))
+    bits = conj.is_conj() and neg.is_neg() and not torch.equal(conj.resolve_conj(), z) and not torch.equal(
+        neg.resolve_neg(), z.imag)
+    return Fact(not wrong and layout and bits, f"rebuilt from storage and layout, values differ: {wrong or 'none'}; "
+                f"conj: same layout {layout}, conjugate and negative bits change the values {bits}")
+
+
+@fact("view-write-shows-in-both", {
+    "en": "For each view: its untyped_storage() starts where its source's does, a write through the view is read "
+          "through the source, and a write through the source is read through the view.",
+    "zh_CN": "对每个视图：它的 untyped_storage() 与源张量的起点相同；经由视图写入的值从源张量读得到，经由源张量写入的值"
+             "也从视图读得到。",
+}, _RANGE_VIEWS)
+def _view_write_shows_in_both() -> Fact:
+    wrong = []
+    for dtype in DTYPES:
+        for name, make in VIEWS.items():
+            x = torch.zeros(4, 6, dtype=dtype)
+            view = make(x)
+            shared = view.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+            view[(0,) * view.dim()] = 1
+            seen_in_source = bool((x != 0).any())
+            x.fill_(1)
+            seen_in_view = bool((view != 0).all())
+            if not (shared and seen_in_source and seen_in_view):
+                wrong.append(f"{name} {dtype}")
+    return Fact(not wrong, f"views where storage, write through view or write through source failed: {wrong or 'none'}")
+
+
+def _sources() -> dict[str, torch.Tensor]:
+    """The sources a chain of views can start from: a plain tensor, a leaf that requires grad, a non-leaf, a
+    Parameter."""
+    leaf = torch.arange(12.0, requires_grad=True)
+    return {"plain": torch.arange(12.0), "leaf": leaf, "non-leaf": leaf * 2,
+            "Parameter": torch.nn.Parameter(torch.arange(12.0))}
+
+
+#: Chains of views, two or three calls long.
+CHAINS = {
+    "x[1:][1:]": lambda x: x[1:][1:], "x.view(3, 4).t()[0]": lambda x: x.view(3, 4).t()[0],
+    "x.view(3, 4)[1].unsqueeze(0)": lambda x: x.view(3, 4)[1].unsqueeze(0),
+    "x.view(2, 6).narrow(1, 2, 3).diagonal()": lambda x: x.view(2, 6).narrow(1, 2, 3).diagonal(),
+}
+
+
+@fact("base-names-root-of-view-chain", {
+    "en": "For each chain of views, from each source: the last view's _base is the source; the source's _base is "
+          "None; x.detach() and x.data have no _base, and x.detach()[1:]._base is that detached tensor, not x.",
+    "zh_CN": "对每条视图链、每种源张量：最后一个视图的 _base 就是源张量；源张量的 _base 为 None；x.detach() 和 "
+             "x.data 没有 _base，x.detach()[1:]._base 是那个分离出来的张量，而不是 x。",
+}, {
+    "en": "4 chains of 2 or 3 view calls (CHAINS) from 4 sources (a plain tensor, a leaf that requires grad, a "
+          "non-leaf, a Parameter), on the CPU",
+    "zh_CN": "从 4 种源张量（普通张量、需要梯度的叶子张量、非叶子张量、Parameter）出发的 4 条视图链"
+             "（CHAINS，每条 2 到 3 次视图调用），在 CPU 上",
+})
+def _base_names_root() -> Fact:
+    wrong = []
+    for source, x in _sources().items():
+        for name, make in CHAINS.items():
+            if make(x)._base is not x or x._base is not None:
+                wrong.append(f"{name} from {source}")
+        detached = x.detach()
+        if detached._base is not None or x.data._base is not None or detached[1:]._base is not detached:
+            wrong.append(f"detach()/data of {source}")
+    return Fact(not wrong, f"chains whose _base is not the source: {wrong or 'none'}")
+
+
+@fact("list-repeat-holds-one-tensor", {
+    "en": "items = [t] * 3: the three items are one object (items[0] is items[2]), and items[0].add_(1) shows in "
+          "items[2] and t.",
+    "zh_CN": "items = [t] * 3：三项是同一个对象（items[0] is items[2]），items[0].add_(1) 在 items[2] 和 t 上"
+             "都看得到。",
+})
+def _list_repeat_holds_one_tensor() -> Fact:
+    t = torch.zeros(2)
+    items = [t] * 3
+    same = all(item is t for item in items)
+    items[0].add_(1)
+    return Fact(same and items[2].tolist() == [1.0, 1.0] == t.tolist(),
+                f"one object: {same}; t after add_: {t.tolist()}")
+
+
+#: Tensors laid out with gaps or out of row order.
+NOT_CONTIGUOUS = {
+    "x.t()": lambda x: x.t(), "x[:, ::2]": lambda x: x[:, ::2], "x.expand(2, 4, 6)": lambda x: x.expand(2, 4, 6),
+    "x.view(2, 2, 6).permute(2, 0, 1)": lambda x: x.view(2, 2, 6).permute(2, 0, 1),
+}
+
+
+@fact("contiguous-copies-only-when-needed", {
+    "en": "For each tensor of NOT_CONTIGUOUS: is_contiguous() is False, and contiguous() gives equal values in "
+          "memory of its own, laid out row by row; for the contiguous source and x[1:3], contiguous() returns the "
+          "tensor itself.",
+    "zh_CN": "对 NOT_CONTIGUOUS 里的每个张量：is_contiguous() 为 False，contiguous() 得到数值相同、有自己内存、逐行排列"
+             "的张量；对连续的源张量和 x[1:3]，contiguous() 返回张量本身。",
+}, {"en": "4 layouts that are not contiguous and 2 that are, of a (4, 6) CPU tensor of each of 6 dtypes (float32, "
+          "float64, int64, uint8, bool, complex64)",
+    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，4 种不连续的布局"
+             "和 2 种连续的布局"})
+def _contiguous_copies_only_when_needed() -> Fact:
+    wrong = []
+    for dtype in DTYPES:
+        x = _base(dtype)
+        for name, make in NOT_CONTIGUOUS.items():
+            t = make(x)
+            c = t.contiguous()
+            if t.is_contiguous() or c.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() \
+                    or not torch.equal(c, t) or not c.is_contiguous():
+                wrong.append(f"{name} {dtype}")
+        rows = x[1:3]
+        if x.contiguous() is not x or rows.contiguous() is not rows:
+            wrong.append(f"contiguous source {dtype}")
+    return Fact(not wrong, f"cases not as stated: {wrong or 'none'}")
+
+
+#: Advanced indexes of a (4, 6) tensor, and one 0-d index tensor, which is not one.
+ADVANCED = {
+    "x[[0, 2]]": lambda x: x[[0, 2]], "x[[0, 2], [1, 3]]": lambda x: x[[0, 2], [1, 3]],
+    "x[:, [1, 4]]": lambda x: x[:, [1, 4]], "x[torch.tensor([0, 2])]": lambda x: x[torch.tensor([0, 2])],
+    "x[torch.tensor([[0], [3]])]": lambda x: x[torch.tensor([[0], [3]])],
+    "x[x_mask]": lambda x: x[torch.arange(24).reshape(4, 6) % 2 == 0], "x[row_mask]": lambda x: x[torch.tensor(
+        [True, False, True, False])],
+}
+
+
+@fact("advanced-index-read-copies", {
+    "en": "Reads each index of ADVANCED (lists of Python integers, integer tensors of one or two dimensions, boolean "
+          "masks, alone or beside a slice) and checks that the result has memory of its own, then that x[i] with a "
+          "0-d integer tensor i is a view sharing x's storage.",
+    "zh_CN": "用 ADVANCED 里的每种索引读取（Python 整数列表、一维或二维整数张量、布尔掩码，单独使用或与切片并用），检查"
+             "结果有自己的内存；再检查用 0 维整数张量 i 做下标的 x[i] 是共享 x 存储的视图。",
+}, {"en": "7 indexes of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
+    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，7 种索引"})
+def _advanced_index_read_copies() -> Fact:
+    shared = []
+    for dtype in DTYPES:
+        x = _base(dtype)
+        for name, read in ADVANCED.items():
+            if read(x).untyped_storage().data_ptr() == x.untyped_storage().data_ptr():
+                shared.append(f"{name} {dtype}")
+        zero_d = x[torch.tensor(1)]
+        if zero_d.untyped_storage().data_ptr() != x.untyped_storage().data_ptr():
+            shared.append(f"0-d index copied {dtype}")
+    return Fact(not shared, f"reads not as stated: {shared or 'none'}")
