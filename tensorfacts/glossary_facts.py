@@ -28,9 +28,9 @@ INPLACE = {
 
 
 @fact("inplace-ops-raise-version", {
-    "en": "Runs each in-place call of INPLACE (add_, mul_, zero_, fill_, copy_, clamp_, item assignment, index_add_, "
+    "en": "Runs each of 10 in-place calls (add_, mul_, zero_, fill_, copy_, clamp_, item assignment, index_add_, "
           "masked_fill_, +=) on a fresh tensor and checks that its _version went up.",
-    "zh_CN": "对新建的张量分别执行 INPLACE 里的每个原地调用（add_、mul_、zero_、fill_、copy_、clamp_、元素赋值、"
+    "zh_CN": "对新建的张量分别执行 10 个原地调用（add_、mul_、zero_、fill_、copy_、clamp_、元素赋值、"
              "index_add_、masked_fill_、+=），检查 _version 都增加了。",
 }, {
     "en": "10 in-place calls, each on a float32 and an int64 CPU tensor (the glossary says \"most\": the writes "
@@ -112,10 +112,10 @@ OPTIMIZERS = {
 
 
 @fact("optimizer-updates-in-place", {
-    "en": "For each optimizer of OPTIMIZERS: one step() on a Linear layer's parameters after a backward; each "
+    "en": "For each of 6 optimizers: one step() on a Linear layer's parameters after a backward; each "
           "parameter is the same object at the same address with new values, and Adam's state holds an exp_avg "
           "for each.",
-    "zh_CN": "对 OPTIMIZERS 里的每个优化器：反向传播后，对 Linear 层的参数执行一次 step()；每个参数仍是同一个对象、"
+    "zh_CN": "对 6 个优化器中的每一个：反向传播后，对 Linear 层的参数执行一次 step()；每个参数仍是同一个对象、"
              "地址不变、数值变了；Adam 的状态里每个参数都有一份 exp_avg。",
 }, {"en": "6 optimizers (SGD, SGD with momentum, Adam, AdamW, RMSprop, Adagrad), float32, on the CPU",
     "zh_CN": "6 个优化器（SGD、带动量的 SGD、Adam、AdamW、RMSprop、Adagrad），float32，在 CPU 上"})

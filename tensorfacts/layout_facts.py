@@ -28,9 +28,9 @@ VIEWS = {
     "x.as_strided((3,), (7,))": lambda x: x.as_strided((3,), (7,)),
 }
 _RANGE_VIEWS = {
-    "en": "the 12 views of VIEWS (slices, t(), view, reshape, unsqueeze, diagonal, select, narrow, unfold, expand, "
+    "en": "12 views (slices, t(), view, reshape, unsqueeze, diagonal, select, narrow, unfold, expand, "
           "as_strided) of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
-    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，取 VIEWS 里的 "
+    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，取 "
              "12 种视图（切片、t()、view、reshape、unsqueeze、diagonal、select、narrow、unfold、expand、as_strided）",
 }
 
@@ -108,10 +108,10 @@ CHAINS = {
     "zh_CN": "对每条视图链、每种源张量：最后一个视图的 _base 就是源张量；源张量的 _base 为 None；x.detach() 和 "
              "x.data 没有 _base，x.detach()[1:]._base 是那个分离出来的张量，而不是 x。",
 }, {
-    "en": "4 chains of 2 or 3 view calls (CHAINS) from 4 sources (a plain tensor, a leaf that requires grad, a "
+    "en": "4 chains of 2 or 3 view calls from 4 sources (a plain tensor, a leaf that requires grad, a "
           "non-leaf, a Parameter), on the CPU",
     "zh_CN": "从 4 种源张量（普通张量、需要梯度的叶子张量、非叶子张量、Parameter）出发的 4 条视图链"
-             "（CHAINS，每条 2 到 3 次视图调用），在 CPU 上",
+             "（每条 2 到 3 次视图调用），在 CPU 上",
 })
 def _base_names_root() -> Fact:
     wrong = []
@@ -148,11 +148,11 @@ NOT_CONTIGUOUS = {
 
 
 @fact("contiguous-copies-only-when-needed", {
-    "en": "For each tensor of NOT_CONTIGUOUS: is_contiguous() is False, and contiguous() gives equal values in "
-          "memory of its own, laid out row by row; for the contiguous source and x[1:3], contiguous() returns the "
-          "tensor itself.",
-    "zh_CN": "对 NOT_CONTIGUOUS 里的每个张量：is_contiguous() 为 False，contiguous() 得到数值相同、有自己内存、逐行排列"
-             "的张量；对连续的源张量和 x[1:3]，contiguous() 返回张量本身。",
+    "en": "For each of 4 layouts that are not contiguous (t(), x[:, ::2], expand, permute): is_contiguous() is "
+          "False, and contiguous() gives equal values in memory of its own, laid out row by row; for the contiguous "
+          "source and x[1:3], contiguous() returns the tensor itself.",
+    "zh_CN": "对 4 种不连续的布局（t()、x[:, ::2]、expand、permute）：is_contiguous() 为 False，contiguous() 得到"
+             "数值相同、有自己内存、逐行排列的张量；对连续的源张量和 x[1:3]，contiguous() 返回张量本身。",
 }, {"en": "4 layouts that are not contiguous and 2 that are, of a (4, 6) CPU tensor of each of 6 dtypes (float32, "
           "float64, int64, uint8, bool, complex64)",
     "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，4 种不连续的布局"
@@ -184,10 +184,10 @@ ADVANCED = {
 
 
 @fact("advanced-index-read-copies", {
-    "en": "Reads each index of ADVANCED (lists of Python integers, integer tensors of one or two dimensions, boolean "
+    "en": "Reads each of 7 indexes (lists of Python integers, integer tensors of one or two dimensions, boolean "
           "masks, alone or beside a slice) and checks that the result has memory of its own, then that x[i] with a "
           "0-d integer tensor i is a view sharing x's storage.",
-    "zh_CN": "用 ADVANCED 里的每种索引读取（Python 整数列表、一维或二维整数张量、布尔掩码，单独使用或与切片并用），检查"
+    "zh_CN": "用 7 种索引读取（Python 整数列表、一维或二维整数张量、布尔掩码，单独使用或与切片并用），检查"
              "结果有自己的内存；再检查用 0 维整数张量 i 做下标的 x[i] 是共享 x 存储的视图。",
 }, {"en": "7 indexes of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
     "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，7 种索引"})
