@@ -84,6 +84,13 @@ def test_the_description_is_the_pages_opening_not_its_code():
     assert page_description(chinese, 200, cjk=True) == "读取中间结果的 .grad。成立：一致；不成立。"
 
 
+def test_the_description_leaves_out_a_table():
+    """The about page opens with its table of versions: the description is the sentences around it."""
+    doctree = publish_doctree("标题\n====\n\n用的是下面这些版本：\n\n====== ======\n组件   版本\n====== ======\n"
+                              "torch  2.13\n====== ======\n\n版本号取自解释器。\n", settings_overrides=SPHINX_LIKE)
+    assert page_description(doctree, 200, cjk=True) == "用的是下面这些版本：版本号取自解释器。"
+
+
 @pytest.mark.parametrize(("source", "length", "cjk", "shown"), [
     ("One two three four five six.", 20, False, "One two three..."),
     ("Onetwothreefourfivesix seven.", 20, False, "Onetwothreefourfi..."),  # no word ends in the second half

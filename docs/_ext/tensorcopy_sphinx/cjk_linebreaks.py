@@ -87,8 +87,10 @@ _LIST_MARK_AFTER_HAN = re.compile(rf"(?<=[{HAN}])[,.](?=\s|$)")
 #: Latin text or code right after a Chinese character, with no space between ("可下载的.py").
 _LATIN_AFTER_HAN = re.compile(rf"(?<=[{HAN}])(?=[._A-Za-z0-9])")
 _CUT = re.compile(r"\s*\.\.\.$")
-#: What a description leaves out: boxes, comments, code, raw HTML, pictures.
-_NOT_PROSE = (nodes.Admonition, nodes.Invisible, nodes.literal_block, nodes.raw, nodes.image, nodes.system_message)
+#: What a description leaves out: boxes, comments, code, raw HTML, pictures, tables (the about page's table of
+#: versions read as "组件版本 torch 2.13.0+cpu Python 3.11.7 ..." in its description).
+_NOT_PROSE = (nodes.Admonition, nodes.Invisible, nodes.literal_block, nodes.raw, nodes.image, nodes.system_message,
+              nodes.table)
 
 
 def tidy_description(text: str) -> str:
