@@ -32,6 +32,8 @@ def _joined(text: str) -> str:
 def test_a_chinese_link_between_chinese_words_loses_the_spaces_rest_needs():
     assert _joined("做法见 `下一页 <https://example.org/a>`__ 。") == "做法见下一页 。"
     assert _joined("`跳到页尾 <https://example.org/b>`__ 下载完整的示例代码。") == "跳到页尾下载完整的示例代码。"
+    assert _joined("见 `“版本计数器”那一页 <https://example.org/v>`__ 。") == "见“版本计数器”那一页 。"
+    assert _joined("和 `那一页“总结” <https://example.org/s>`__ 一样") == "和那一页“总结”一样"
 
 
 def test_a_link_keeps_its_space_on_a_latin_side_and_latin_text_keeps_its_own():

@@ -405,4 +405,4 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子张量（除非调用 ``retain_grad()``，或在 ``backward(inputs=...)`` 里点名它，否则它的 ``.grad`` 一直是 ``None``，见 :ref:`非叶子张量的梯度那一页 <questions-non-leaf-grad>`），到达它的梯度会继续流向源张量，除非 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 点名这个副本，在它那里停下。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子张量（除非调用 ``retain_grad()``，或在 ``backward(inputs=...)`` 里点名它，否则它的 ``.grad`` 一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`），到达它的梯度会继续流向源张量，除非 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 点名这个副本，在它那里停下。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。

@@ -392,5 +392,5 @@ if torch.cuda.is_available():
 #
 # ``state_dict()`` 装的是指向模型内部张量的引用，不是快照。要保存最佳权重，用
 # ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` 或
-# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制；``copy.deepcopy`` 得到的字典如果被 ``assign=True`` 加载过，也不复制：那次加载把标志留在了字典里，见 :ref:`检查点那一页 <questions-checkpoints>`）；要放在 CPU 内存里，用
+# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制；``copy.deepcopy`` 得到的字典如果被 ``assign=True`` 加载过，也不复制：那次加载把标志留在了字典里，见 :ref:`“检查点”那一页 <questions-checkpoints>`）；要放在 CPU 内存里，用
 # ``v.detach().to("cpu", copy=True)``，而不是 ``v.cpu()``。保存切片之前，先 ``clone()``。

@@ -487,7 +487,7 @@ else:
 # ----------------------------------
 #
 # 计算 ``w`` 的梯度要用 ``x``，所以 ``z = w * x`` 保存了 ``x``。如果在 torch 里原地（in-place）修改 ``x``，``x._version``
-# 会增加，``backward()`` 会报错（见 :ref:`原地修改报错那一页 <questions-inplace-error>`）。同样的修改经由 ``x.numpy()``
+# 会增加，``backward()`` 会报错（见 :ref:`“原地修改报错”那一页 <questions-inplace-error>`）。同样的修改经由 ``x.numpy()``
 # 完成，计数器却不动：``backward()`` 照常运行，用的是改过的值。按求导公式，``d/dw sum(w * x) = x``，即相乘时的
 # ``[4, 5, 6]``；得到的梯度却不是它。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

@@ -310,7 +310,7 @@ for name, edit in other_routes.items():
     assert result == "ok" and not torch.equal(y, torch.tensor([2.0, 4.0])), f"{name} must edit y and raise nothing"
 
 # %%
-# 推理张量没有版本计数器（version counter），而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
+# 推理张量没有版本计数器（version counter），而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:

@@ -353,7 +353,7 @@ for kind, source in sources.items():
 # ``state_dict().copy()`` 共享张量
 # --------------------------------
 #
-# ``state_dict()`` 就是上面那样的字典，里面的张量用的是参数自己的内存（见\ :ref:`保存最佳权重那一页 <questions-best-weights>`）。它的 ``.copy()`` 共享这些张量，所以会随训练变化；``{k: v.clone() for ...}`` 复制每个张量，留住的是复制那一刻的值。下面两样都先存下来，再训练三步。
+# ``state_dict()`` 就是上面那样的字典，里面的张量用的是参数自己的内存（见\ :ref:`“保存最佳权重”那一页 <questions-best-weights>`）。它的 ``.copy()`` 共享这些张量，所以会随训练变化；``{k: v.clone() for ...}`` 复制每个张量，留住的是复制那一刻的值。下面两样都先存下来，再训练三步。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)

@@ -514,7 +514,7 @@ assert not torch.equal(kept, g) and kept.abs().min() > 1.0, "kept holds the scal
 # 改为转换模型本身：``.to(torch.bfloat16)`` 和 ``.half()``
 # --------------------------------------------------------
 #
-# ``model.to(torch.bfloat16)`` 或 ``model.half()`` 不是混合精度：它们原地转换模型本身。模型保留原来的 ``Parameter`` 对象，背后换成新的低精度内存；不再留有 float32 的权重，梯度也是低精度的。``tensor.to(dtype)`` 返回新张量，张量已经是那个 dtype 时返回张量本身。``module.to()`` 和 ``tensor.to()`` 的其余行为，见 :ref:`module.to() 那一页 <questions-module-to>`。
+# ``model.to(torch.bfloat16)`` 或 ``model.half()`` 不是混合精度：它们原地转换模型本身。模型保留原来的 ``Parameter`` 对象，背后换成新的低精度内存；不再留有 float32 的权重，梯度也是低精度的。``tensor.to(dtype)`` 返回新张量，张量已经是那个 dtype 时返回张量本身。``module.to()`` 和 ``tensor.to()`` 的其余行为，见 :ref:`“module.to()”那一页 <questions-module-to>`。
 
 for name, convert, dtype in (("model.to(torch.bfloat16)", lambda m: m.to(torch.bfloat16), torch.bfloat16),
                              ("model.half()", lambda m: m.half(), torch.float16)):  # fmt: skip
