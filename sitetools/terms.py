@@ -50,8 +50,8 @@ TERMS: tuple[Term, ...] = (
                    "shape, strides and offset.",
          define_zh="多维数组；稠密张量按 dtype、形状、步长和偏移从一块存储读取数值。"),
     Term("复制", "copy", "copying-clone", also=("拷贝",),
-         define_en="Making a second tensor whose values sit in memory of its own.",
-         define_zh="得到第二个张量，它的数值放在自己的内存里。"),
+         define_en="Making a new tensor whose values sit in memory of its own.",
+         define_zh="生成一个新张量，数值存放在它自己的内存里。"),
     Term("克隆", "clone, `clone()`", "copying-clone",
          define_en="`clone()`: a copy with memory of its own; in grad mode, the clone of a tensor that requires grad "
                    "stays in the computation graph.",
@@ -65,8 +65,8 @@ TERMS: tuple[Term, ...] = (
          define_zh="复制一个对象，并逐层复制它所含的对象，而不是共享它们。"),
     Term("存储", "storage", "copying-alias",
          define_en="The block of memory a tensor reads its values from (`untyped_storage()`); a view shares it with "
-                   "its source tensor.",
-         define_zh="张量读取数值的那块内存（`untyped_storage()`），视图与源张量共享它。"),
+                   "its base tensor.",
+         define_zh="张量读取数值的那块内存（`untyped_storage()`），视图与它的基张量共享这块存储。"),
     Term("共享内存", "shared memory", "questions-shared-memory",
          define_en="Memory that several processes map at once, so a write in one is seen by the others.",
          define_zh="几个进程同时映射的内存，一个进程写入，其他进程都能看到。"),
@@ -140,12 +140,15 @@ TERMS: tuple[Term, ...] = (
          define_en="The object that updates parameters in place from their gradients, maybe keeping state for each.",
          define_zh="根据梯度原地更新参数的对象，可能还为每个参数保存状态。"),
     Term("目标网络", "target network", "questions-target-networks", also=("软更新",),
-         define_en="A second copy of a model, updated from it now and then, that must not share its memory.",
-         define_zh="模型的第二份副本，不时从模型更新，不能与模型共享内存。"),
+         define_en="In reinforcement learning (DQN, for example), another copy of a model that computes the targets "
+                   "and is updated from the model only now and then, so it must not share the model's memory.",
+         define_zh="强化学习（如 DQN）里模型的另一份副本，用来计算目标值，隔一段时间才从模型同步，"
+                   "所以不能与模型共享内存。"),
     Term("共享权重", "tied weights", "questions-tied-weights", also=("权重共享", "绑定权重"),
          define_en="One parameter used by two layers of a model, such as an embedding and an output layer.",
          define_zh="模型的两层用同一个参数，比如词嵌入层和输出层。"),
     Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-activation-checkpointing",
+         also=("激活检查点", "激活重计算"),
          define_en="Saving memory by keeping fewer of a function's inner tensors for the backward pass, which runs the "
                    "function again when it needs one it did not keep.",
          define_zh="少保存函数的中间张量给反向传播，以此节省内存；反向传播需要没保存的张量时，再运行一次函数。"),
@@ -159,8 +162,8 @@ TERMS: tuple[Term, ...] = (
          define_en="Running work in several processes (`torch.multiprocessing`), which can share CPU tensors through "
                    "shared memory.",
          define_zh="在几个进程里运行（`torch.multiprocessing`），进程之间可以通过共享内存共享 CPU 张量。"),
-    Term("竞争条件", "race condition (processes updating one shared tensor)", "questions-shared-memory",
-         also=("加锁",),
+    Term("竞态条件", "race condition (processes updating one shared tensor)", "questions-shared-memory",
+         also=("竞争条件", "加锁"),
          define_en="Two processes updating one shared tensor at once, so the result depends on their timing.",
          define_zh="两个进程同时更新同一个共享张量，结果取决于谁先谁后。"),
     Term("混合精度", "mixed precision, `torch.autocast`", "questions-autocast", also=("自动混合精度",),
@@ -187,8 +190,8 @@ TERMS: tuple[Term, ...] = (
          "questions-saved-tensors", gloss="saved tensors hooks",
          define_en="Two functions autograd can call to pack the tensors it saves and unpack them for the backward pass "
                    "(`x * 2` keeps its `2` without them).",
-         define_zh="一对函数，自动求导可以调用它们把保存的张量打包、"
-                   "在反向传播时取回（`x * 2` 保存其中的 `2` 时不经过它们）。"),
+         define_zh="一对函数（pack 与 unpack）：自动求导保存张量时可以用前者打包，反向传播用到它时用后者取回"
+                   "（`x * 2` 保存其中的 `2` 时不经过它们）。"),
 )
 
 #: The named facts (``tensorfacts``) that run what each definition says torch does, by the term's Chinese

@@ -9,7 +9,7 @@ The premises read only the matrix's rows; nothing here probes torch by itself.
 
 from __future__ import annotations
 
-from tensorfacts.matrix import METHOD_ROUTES_EN, METHOD_ROUTES_ZH, ROUTES_EN, ROUTES_ZH, Advice
+from tensorfacts.matrix import Advice
 from tensorfacts.probes import EDIT_DETECTED, EDIT_SILENT, EDIT_UNAFFECTED, NO_COUNTER, Matrix, Refused
 from tensorfacts.standard_sources import GRAD_SOURCES, NO_VERSION_COUNTER, SOURCES, VERSIONED_SOURCES
 
@@ -42,30 +42,30 @@ DECISIONS: tuple[Advice, ...] = (
         {
             "en": "The values without autograd and without copying, to read them now: `a.detach()`. "
                 "It shares storage and the version counter with `a` (an inference tensor has no version counter "
-                "at all) and does not require grad; an in-place "
-                "edit of it after autograd saved `a` makes backward raise, with these exceptions, where backward "
-                "raises nothing: a write to `a`'s memory by any route that does not go through a tensor sharing `a`'s "
-                "version counter, for example through " + ROUTES_EN + "; an edit by `apply_` or `map_` (which run a "
-                "Python function `f` on each value), even through `a.detach()` itself (" + METHOD_ROUTES_EN + "), "
-                "which moves no version counter; an edit after autograd saved `a` under "
-                "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`; an edit after a custom "
-                "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`; "
-                "and a step of an optimizer made with `fused=True`, `torch.amp.GradScaler.unscale_` on the gradients "
-                "and a `BatchNorm` layer's update of `running_mean` and `running_var` in training mode, "
-                "torch kernels that "
-                "write in place and move no version counter.",
-            "zh_CN": "现在就读数值，不要求导、也不复制：`a.detach()`。它与 `a` "
-                "共享存储和版本计数器（推理张量根本没有版本计数器），不需要梯度；"
-                "自动求导保存了 `a` 之后再原地修改它，反向传播会报错。以下几种例外，反向传播都不报错："
-                "经由任何不经过与 `a` 共享版本计数器的张量的途径写入 `a` 的内存，"
-                "例如通过 " + ROUTES_ZH + " 写入；用 `apply_` 或 `map_` 修改（它们对每个值调用一个 Python 函数 `f`），"
-                "即使经由 `a.detach()` 本身（" + METHOD_ROUTES_ZH + "），这也不推进版本计数器；"
-                "自动求导在 `torch.autograd.graph.save_on_cpu()` "
-                "这类保存张量的钩子下保存了 `a` 之后再修改；自定义的 `torch.autograd.Function` 用 `ctx.x = a` "
-                "而不是 `ctx.save_for_backward` 留下 `a` 之后再修改；fused 优化器（`fused=True`）的一步、"
-                "`torch.amp.GradScaler.unscale_` 对梯度的修改、"
-                "训练模式下 `BatchNorm` 层对 `running_mean` 和 `running_var` 的更新，"
-                "这些 torch 内核原地写入，却不推进版本计数器。",
+                "at all, here and below) and does not require grad; an in-place edit of it after autograd saved "
+                "`a` makes backward raise. Some kinds of edit go unseen, and backward raises nothing; for example:\n"
+                "- a write by a route that goes around `a`'s version counter (through no tensor that shares it), "
+                "such as `a.detach().data`, NumPy or DLPack;\n"
+                "- an edit by `apply_` or `map_`, even through `a.detach()` itself;\n"
+                "- an edit after autograd saved `a` under saved-tensor hooks such as "
+                "`torch.autograd.graph.save_on_cpu()`, or after a custom `torch.autograd.Function` kept it as "
+                "`ctx.x = a`;\n"
+                "- a write by a torch kernel that moves no version counter, such as a step of an optimizer made "
+                "with `fused=True` or `torch.amp.GradScaler.unscale_`.\n"
+                "Which edits move the version counter and which do not, each one run: "
+                "{ref}`the version-counter page <questions-version-counter>`.",
+            "zh_CN": "现在就读数值，不要求导也不复制：`a.detach()`。它与 `a` "
+                "共享存储和版本计数器（推理张量没有版本计数器，下面各条都是如此），不需要梯度；"
+                "自动求导保存了 `a` 之后再原地修改它，反向传播会报错。但有几类修改察觉不到，反向传播不报错，例如：\n"
+                "- 绕开 `a` 的版本计数器的写入（不经过任何与它共享版本计数器的张量），"
+                "比如经由 `a.detach().data`、NumPy 或 DLPack 写入；\n"
+                "- 用 `apply_` 或 `map_` 修改，即使经由 `a.detach()` 本身；\n"
+                "- 自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存了 `a`，"
+                "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 留下了 `a`，之后再修改；\n"
+                "- 原地写入却不推进版本计数器的 torch 内核，比如 fused 优化器（`fused=True`）的一步、"
+                "`torch.amp.GradScaler.unscale_`。\n"
+                "哪些修改推进版本计数器、哪些不推进，逐一运行的结果见"
+                "{ref}`“版本计数器”那一页 <questions-version-counter>`。",
         },
         lambda m: _rows(m, "a.detach()", same_object=False, shares_storage=True, requires_grad=False)
         and _rows(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
@@ -97,11 +97,10 @@ DECISIONS: tuple[Advice, ...] = (
                 "requires grad and the clone is made with grad mode on (not under `torch.no_grad()`, "
                 "`torch.inference_mode()` or `torch.set_grad_enabled(False)`), "
                 "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on.",
-            "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；`a` 需要梯度、"
-                "又是在梯度模式打开时调用的（不在 `torch.no_grad()`、`torch.inference_mode()` "
-                "或 `torch.set_grad_enabled(False)` 下），"
-                "它还有 `requires_grad=True`，并带有把梯度传下去的 "
-                "`CloneBackward0` 节点。",
+            "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；如果 `a` 需要梯度，"
+                "而且调用时梯度模式是开着的（不在 `torch.no_grad()`、`torch.inference_mode()` "
+                "或 `torch.set_grad_enabled(False)` 下），副本的 `requires_grad` 也是 `True`，"
+                "并带有把梯度传下去的 `CloneBackward0` 节点。",
         },
         lambda m: _rows(m, "a.clone()", shares_storage=False)
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),
@@ -179,10 +178,9 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "never-data",
         {
-            "en": "None of these needs `a.data`: it shares storage but not the version counter (an inference "
-                "tensor has no version counter at all), so an in-place "
+            "en": "None of these needs `a.data`: it shares storage but not the version counter, so an in-place "
                 "edit through it after autograd saved `a` can give a wrong gradient without any error.",
-            "zh_CN": "以上哪一种都用不着 `a.data`：它共享存储，却不共享版本计数器（推理张量根本没有版本计数器）；"
+            "zh_CN": "以上哪一种都用不着 `a.data`：它共享存储，却不共享版本计数器；"
                 "自动求导保存了 `a` 之后再通过它原地修改，梯度可能算错，而且不报错。",
         },
         lambda m: _rows(m, "a.data", shares_storage=True)

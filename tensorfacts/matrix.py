@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 import torch
 
 from sitetools.editions import pick
-from tensorfacts.detach_data_facts import DETACH_ROUTES, OTHER_MEMORY_ROUTES, UNCOUNTED_METHOD_ROUTES
+from tensorfacts.detach_data_facts import DETACH_ROUTES
 from tensorfacts.facts import run_fact
 from tensorfacts.probes import (
     EDIT_COLUMNS,
@@ -87,16 +87,6 @@ def _same_row(m: Matrix, operation: str, other: str, ignore: tuple[str, ...] = (
                == {k: v for k, v in _row(m, s, other).items() if k not in ignore} for s in SOURCES)
 
 
-#: The routes from ``a.detach()`` through which a write goes unseen, as the guides list them: one list, the
-#: fact ``detach-write-routes``'s, so that a route found later changes every page that lists them.
-#: ``ROUTES_*`` are the routes that do not go through a tensor sharing ``a``'s version counter; ``METHOD_ROUTES_*``
-#: the edits by ``apply_`` and ``map_``, which go through ``a.detach()`` itself and move no version counter.
-ROUTES_EN = ", ".join(f"`{r}`" for r in OTHER_MEMORY_ROUTES[:-1]) + f" or `{OTHER_MEMORY_ROUTES[-1]}`"
-ROUTES_ZH = "、".join(f"`{r}`" for r in OTHER_MEMORY_ROUTES)
-METHOD_ROUTES_EN = " or ".join(f"`{r}`" for r in UNCOUNTED_METHOD_ROUTES)
-METHOD_ROUTES_ZH = "、".join(f"`{r}`" for r in UNCOUNTED_METHOD_ROUTES)
-
-
 #: Expressions a guide entry may name outside the table, and the fact that checks each.
 FACT_EXPRESSIONS: dict[str, tuple[str, ...]] = {
     "noop-conversions-return-a": ("a.to(torch.float32)", "a.cpu()", "a.contiguous()"),
@@ -113,12 +103,14 @@ GUIDE: tuple[Advice, ...] = (
         "independent-copy",
         {
             "en": "For an independent copy with no autograd history, use `a.detach().clone()`: it has its "
-                "own storage and its own version counter (an inference tensor `a` has no version counter at all), "
+                "own storage and its own version counter (an inference tensor `a` has no version counter at all, here "
+                "and in every entry below), "
                 "no `grad_fn`, `requires_grad=False`, raises no warning, "
                 "and an in-place edit of it, with or without `torch.no_grad()`, leaves the gradient of `a` "
                 "alone. `with torch.no_grad(): a.clone()` gives the same row.",
-            "zh_CN": "要一份与原张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。它有自己的存储和版本计数器"
-                "（推理张量 `a` 根本没有版本计数器），没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
+            "zh_CN": "要一份与原张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。"
+                "它有自己的存储和版本计数器（推理张量 `a` 没有版本计数器，下面各条都是如此），"
+                "没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
                 "无论是否在 `torch.no_grad()` 下原地修改它，"
                 "`a` 的梯度都不受影响。表中 `with torch.no_grad(): a.clone()` 那一行与它完全相同。",
         },
@@ -164,42 +156,38 @@ GUIDE: tuple[Advice, ...] = (
         "detach-view",
         {
             "en": "To read the values without autograd and without copying, use `a.detach()`. It shares "
-                "storage and the version counter with `a` (an inference tensor has no version counter at all): "
-                "edit it in place after autograd saved `a`, even "
-                "under `torch.no_grad()`, and backward raises an error. It does not catch everything: a write "
-                "to `a`'s memory after autograd saved `a`, by any route that does not go through a tensor sharing "
-                "`a`'s version counter (for example through " + ROUTES_EN + "), moves no version counter, and backward "
-                "returns a wrong gradient without any error; nor does it catch an edit by `apply_` or `map_` "
-                "(which run a Python function `f` on each value), even through `a.detach()` itself ("
-                + METHOD_ROUTES_EN + "): "
-                "they move no version counter, and backward again returns a wrong gradient without any error; "
-                "nor an edit after autograd saved `a` under "
-                "saved-tensor hooks such as `torch.autograd.graph.save_on_cpu()`, or after a custom "
-                "`torch.autograd.Function` kept `a` as `ctx.x = a` instead of through `ctx.save_for_backward`: "
-                "backward raises nothing; nor a step of an optimizer made with `fused=True`, which moves no "
-                "version counter, nor the other torch kernels that write in place without moving it: "
-                "`torch.amp.GradScaler.unscale_` on the gradients and a `BatchNorm` layer's update of `running_mean` "
-                "and `running_var` in training mode. "
+                "storage and the version counter with `a`: edit it in place after autograd saved `a`, even "
+                "under `torch.no_grad()`, and backward raises an error. It does not catch every edit made after "
+                "autograd saved `a`; for example:\n"
+                "- a write to `a`'s memory by a route that goes around `a`'s version counter (through no tensor "
+                "that shares it), such as `a.detach().data`, NumPy or DLPack: backward returns a wrong gradient "
+                "without any error;\n"
+                "- an edit by `apply_` or `map_`, even through `a.detach()` itself: again a wrong gradient without "
+                "any error;\n"
+                "- an edit after autograd saved `a` under saved-tensor hooks such as "
+                "`torch.autograd.graph.save_on_cpu()`, or after a custom `torch.autograd.Function` kept `a` as "
+                "`ctx.x = a`: backward raises nothing;\n"
+                "- a write by a torch kernel that moves no version counter, such as a step of an optimizer made "
+                "with `fused=True` or `torch.amp.GradScaler.unscale_`.\n"
+                "Which edits move the version counter and which do not, each one run: "
+                "{ref}`the version-counter page <questions-version-counter>`. "
                 "An edit made before autograd saves the tensor is "
                 "no error at all: backward treats it as a constant and returns what the same edit under "
                 "`torch.no_grad()` gives (for a tenfold edit, what `a + (9 * a).detach()` gives); when the edit "
                 "reaches the leaf itself (a leaf, a `Parameter`, a view of a leaf), that is the gradient at the "
                 "edited values.",
-            "zh_CN": "只想读取数值，既不求导也不复制，就用 `a.detach()`。它与 `a` 共享存储和版本计数器"
-                "（推理张量根本没有版本计数器）："
+            "zh_CN": "只想读取数值，既不求导也不复制，就用 `a.detach()`。它与 `a` 共享存储和版本计数器："
                 "自动求导保存了 `a` 之后再原地修改它，即使在 `torch.no_grad()` 下，反向传播也会报错。"
-                "但它并非万无一失：自动求导保存了 `a` 之后，"
-                "经由任何不经过与 `a` 共享版本计数器的张量的途径写入 `a` 的内存"
-                "（例如通过 " + ROUTES_ZH + " 写入），都不会推进版本计数器，"
-                "反向传播照常完成，梯度却是错的。"
-                "用 `apply_` 或 `map_` 修改（它们对每个值调用一个 Python 函数 `f`），即使经由 `a.detach()` 本身"
-                "（" + METHOD_ROUTES_ZH + "），也不推进版本计数器，反向传播同样照常完成，梯度却是错的。"
-                "自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存了 `a` 之后再修改，"
-                "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 而不是 `ctx.save_for_backward` 留下 `a` "
-                "之后再修改，它也察觉不到：反向传播不报错。fused 优化器（`fused=True`）的一步不推进版本计数器，"
-                "它同样察觉不到；另外几个原地写入却不推进版本计数器的 torch 内核也是如此："
-                "`torch.amp.GradScaler.unscale_` 对梯度的修改，"
-                "以及训练模式下 `BatchNorm` 层对 `running_mean` 和 `running_var` 的更新。"
+                "但自动求导保存了 `a` 之后的修改，它并不都能察觉，例如：\n"
+                "- 绕开 `a` 的版本计数器写入 `a` 的内存（不经过任何与它共享版本计数器的张量），"
+                "比如经由 `a.detach().data`、NumPy 或 DLPack 写入：反向传播照常完成，梯度却是错的；\n"
+                "- 用 `apply_` 或 `map_` 修改，即使经由 `a.detach()` 本身：同样不报错，梯度却是错的；\n"
+                "- 自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存了 `a`，"
+                "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 留下了 `a`，之后再修改：反向传播不报错；\n"
+                "- 原地写入却不推进版本计数器的 torch 内核，比如 fused 优化器（`fused=True`）的一步、"
+                "`torch.amp.GradScaler.unscale_`。\n"
+                "哪些修改推进版本计数器、哪些不推进，逐一运行的结果见"
+                "{ref}`“版本计数器”那一页 <questions-version-counter>`。"
                 "在自动求导保存该张量之前做的修改则根本不算错误：反向传播把它当作常数，"
                 "结果与在 `torch.no_grad()` 下做同样的修改相同（放大十倍时，与 `a + (9 * a).detach()` 相同）；"
                 "如果修改落到了叶子张量本身（叶子张量、`Parameter`、叶子张量的视图），这就是按修改后的数值算出的梯度。",
@@ -215,11 +203,11 @@ GUIDE: tuple[Advice, ...] = (
         "view",
         {
             "en": "A view such as `a.view(3)` is not a copy either: it shares storage and the version "
-                "counter with `a` (an inference tensor has no version counter at all) and stays in the graph "
+                "counter with `a` and stays in the graph "
                 "(`ViewBackward0`). A view of a leaf that requires grad refuses in-place edits with grad mode on "
                 "(under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it accepts "
                 "them), and so does `b = a` when `a` is itself such a view.",
-            "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器（推理张量根本没有版本计数器），"
+            "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，"
                 "并留在计算图中（`ViewBackward0`）。需要梯度的叶子张量的视图，"
                 "在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                 "`torch.set_grad_enabled(False)` 下则可以修改）；"
@@ -236,13 +224,12 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "avoid-data",
         {
-            "en": "Avoid `a.data`: it shares storage but not the version counter (an inference tensor has no "
-                "version counter at all), so an in-place edit "
+            "en": "Avoid `a.data`: it shares storage but not the version counter, so an in-place edit "
                 "through it after autograd saved `a`, with or without `torch.no_grad()`, goes unnoticed and "
                 "backward can return a wrong "
                 "gradient without any error. `copy.copy(a)` is no better: it shares storage, not the counter, "
                 "and an edit of it under `torch.no_grad()` goes unnoticed in the same way.",
-            "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器（推理张量根本没有版本计数器）。"
+            "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器。"
                 "自动求导保存了 `a` 之后，无论是否在 `torch.no_grad()` 下，"
                 "通过它做的原地修改自动求导都察觉不到，反向传播不报错，梯度却可能是错的。"
                 "`copy.copy(a)` 也好不到哪里去：它同样共享存储、不共享版本计数器，"

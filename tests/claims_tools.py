@@ -182,7 +182,10 @@ PATCHES: dict[str, Callable] = {
 }
 
 
-LABEL_PAGE = "\n\n".join(f"({label})=\n## Page {label}\n\nText." for label in articles.GALLERY_LABELS)
+#: The pages the ledger's rows and the guides link: the articles' pages, and the version-counter page whose
+#: table the "read the values now" advice sends its reader to.
+LINKED_LABELS = (*articles.GALLERY_LABELS, "questions-version-counter")
+LABEL_PAGE = "\n\n".join(f"({label})=\n## Page {label}\n\nText." for label in LINKED_LABELS)
 
 
 def build_mini_site(tmp_path: Path, body: str, language: str = "en") -> tuple[str, str]:

@@ -235,6 +235,13 @@ def _message_problems(table: Tag, source: str, language: str, matrix: probes.Mat
     return []
 
 
+def advice_as_read(text: str) -> str:
+    """A piece of advice as its reader sees it: a link's words for ``{ref}`words <label>```, no backticks,
+    and its short list (the lines that start with ``- ``) read on as one text."""
+    text = re.sub(r"\{ref\}`([^`<]+?)\s*<[^`>]+>`", r"\1", text)
+    return re.sub(r"\n(- )?", " ", text).replace("`", "")
+
+
 def guide_problems(soup: BeautifulSoup, language: str, guide: tuple[mp.Advice, ...] = mp.GUIDE) -> list[str]:
     """Every piece of advice of ``guide`` (the matrix page's, or the decision page's) is on the page,
     in its own item, in this language, in full."""
@@ -246,6 +253,6 @@ def guide_problems(soup: BeautifulSoup, language: str, guide: tuple[mp.Advice, .
         item = soup.find("li", id=nodes.make_id(f"guide-{advice.id}"))
         if item is None:
             problems.append(f"{language} guide: no item for {advice.id}")
-        elif shown(item) != shown(advice.text(language).replace("`", "")):
+        elif shown(item) != shown(advice_as_read(advice.text(language))):
             problems.append(f"{language} guide, {advice.id}: reads {shown(item)!r}")
     return problems

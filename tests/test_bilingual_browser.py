@@ -53,7 +53,7 @@ def test_the_english_text_of_each_cell_stands_under_the_same_cell_of_the_chinese
     page.goto(f"{site_url}/zh_CN/{PAGE}")
     chinese = page.evaluate(TEXTS, "page")
     assert page.get_attribute(BUTTON, "aria-pressed") == "false" and not page.query_selector(".bilingual-twin")
-    assert page.inner_text(BUTTON).strip() == "中英对照：在每段下显示英文版"
+    assert page.inner_text(BUTTON).strip() == "中英对照：在每段下方显示英文版"
     button, items = page.locator(BUTTON).bounding_box(), page.locator("nav.language-switch ul").bounding_box()
     assert items["x"] - 1 <= button["x"] and button["x"] + button["width"] <= items["x"] + items["width"] + 1, (
         "the button sticks out past the sidebar's items")

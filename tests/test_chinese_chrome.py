@@ -32,6 +32,8 @@ def _joined(text: str) -> str:
 def test_a_chinese_link_between_chinese_words_loses_the_spaces_rest_needs():
     assert _joined("做法见 `下一页 <https://example.org/a>`__ 。") == "做法见下一页 。"
     assert _joined("`跳到页尾 <https://example.org/b>`__ 下载完整的示例代码。") == "跳到页尾下载完整的示例代码。"
+    assert _joined("见 `“版本计数器”那一页 <https://example.org/v>`__ 。") == "见“版本计数器”那一页 。"
+    assert _joined("和 `那一页“总结” <https://example.org/s>`__ 一样") == "和那一页“总结”一样"
 
 
 def test_a_link_keeps_its_space_on_a_latin_side_and_latin_text_keeps_its_own():
@@ -82,6 +84,13 @@ def test_the_description_is_the_pages_opening_not_its_code():
     chinese = publish_doctree("标题\n====\n\n读取中间结果的 ``.grad``。\n\n- 成立：一致；\n- 不成立。\n\n"
                               "小节\n----\n\n更多。\n", settings_overrides=SPHINX_LIKE)
     assert page_description(chinese, 200, cjk=True) == "读取中间结果的 .grad。成立：一致；不成立。"
+
+
+def test_the_description_leaves_out_a_table():
+    """The about page opens with its table of versions: the description is the sentences around it."""
+    doctree = publish_doctree("标题\n====\n\n用的是下面这些版本：\n\n====== ======\n组件   版本\n====== ======\n"
+                              "torch  2.13\n====== ======\n\n版本号取自解释器。\n", settings_overrides=SPHINX_LIKE)
+    assert page_description(doctree, 200, cjk=True) == "用的是下面这些版本：版本号取自解释器。"
 
 
 @pytest.mark.parametrize(("source", "length", "cjk", "shown"), [

@@ -55,8 +55,8 @@ def test_a_section_that_cites_another_fact_is_refused(sources):
 
 
 def test_a_gallery_text_cell_that_points_elsewhere_is_refused(sources):
-    _edit(sources / f"gallery/zh_CN/{PAGE}.py", ":ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`",
-          ":ref:`.data 与 no_grad 那一页 <questions-inference-mode>`")
+    _edit(sources / f"gallery/zh_CN/{PAGE}.py", ":ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`",
+          ":ref:`“.data 与 no_grad”那一页 <questions-inference-mode>`")
     problems = edition_citations.check(CODES, sources)
     assert problems and all(p.startswith(f"gallery/zh_CN/{PAGE}.py, line ") for p in problems), problems
 

@@ -233,6 +233,7 @@ def _cell(rst: str, cjk: bool, base: str = BASE) -> str:
     ("（见\\ :ref:`深拷贝那一页 <questions-deepcopy>`）。", True, BASE, f"（见[深拷贝那一页]({DEEPCOPY})）。"),
     ("见 :ref:`深拷贝那一页 <questions-deepcopy>` 一样", True, BASE, f"见[深拷贝那一页]({DEEPCOPY})一样"),
     ("见 :ref:`深拷贝那一页 <questions-deepcopy>` 一样", True, "", "见深拷贝那一页《深拷贝的标题》一样"),
+    ("见 :ref:`“深拷贝”那一页 <questions-deepcopy>`。", True, BASE, f"见[“深拷贝”那一页]({DEEPCOPY})。"),
     ("见 :ref:`下一页 <questions-deepcopy>` 深拷贝的标题。", True, "", "见下一页深拷贝的标题。"),
     ("见 :ref:`深拷贝 <questions-deepcopy>` 一节", True, "", "见《深拷贝的标题》一节"),
     ("use :ref:`copying-clone`.", False, BASE, f"use [clone(): new memory]({BASE}examples/copying/plot_03_clone.html"

@@ -343,11 +343,11 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
 GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
     "detach-view": (
         "detach-edit-before-save",  # "an edit made before autograd saves the tensor ... a constant ..."
-        "detach-write-routes",  # "a write through a.detach().data, a.detach().numpy() ... a wrong gradient"
-        "saved-tensor-hooks-hide-edit",  # "nor ... an edit after autograd saved a under saved-tensor hooks"
+        "detach-write-routes",  # "a write ... such as a.detach().data, NumPy or DLPack ... a wrong gradient"
+        "saved-tensor-hooks-hide-edit",  # "an edit after autograd saved a under saved-tensor hooks"
         "ctx-attribute-escapes-version-check",  # "or after a custom Function kept a as ctx.x = a"
-        "fused-optimizer-step-not-counted",  # "nor a step of an optimizer made with fused=True"
-        "kernel-writes-not-counted",  # "nor ... GradScaler.unscale_ ... BatchNorm ... running statistics"
+        "fused-optimizer-step-not-counted",  # "such as a step of an optimizer made with fused=True"
+        "kernel-writes-not-counted",  # "a torch kernel that moves no version counter ... GradScaler.unscale_"
     ),
     "copy-in-graph": ("double-of-float64-is-a",),  # "on a float64 a it returns a itself, no copy"
     "view": ("leaf-view-inplace-refused-in-grad-mode",),  # "refuses in-place edits with grad mode on"

@@ -151,10 +151,11 @@ def test_a_line_break_in_a_chinese_narrative_page_is_named_with_its_file_and_lin
     page.write_text("\n".join(lines) + "\n", encoding="utf-8")
     cell = tmp_path / "gallery" / "zh_CN" / "copying" / "plot_01_alias_and_data.py"
     text = cell.read_text(encoding="utf-8")
-    cell.write_text(text.replace("每个名字指向哪个张量对象，", "每个名字指向哪个张量对象，\n# ", 1), encoding="utf-8")
+    cut = "每个画图的页面都带着同一段代码，"
+    cell.write_text(text.replace(cut, cut + "\n# ", 1), encoding="utf-8")
     problems = [p for p in pages.check_typography("zh_CN", tmp_path) if "a line break between" in p]
     assert [p.split(": a line break")[0] for p in problems] == [
-        f"gallery/zh_CN/copying/plot_01_alias_and_data.py:{text[:text.index('每个名字指向')].count(chr(10)) + 1}",
+        f"gallery/zh_CN/copying/plot_01_alias_and_data.py:{text[:text.index('每个画图的页面')].count(chr(10)) + 1}",
         f"docs/zh_CN/views.md:{index + 1}",
     ], problems
     assert all("(see CONTRIBUTING.md, 'Typography')" in p for p in problems), problems

@@ -284,8 +284,9 @@ def test_every_example_page_and_notebook_carries_the_stamp(site_dir, script):
     assert not stamp_problems(stamp.get_text(), name)
     notebooks = list((site_dir / lang / "_downloads").rglob(f"{Path(name).name}.ipynb"))
     assert len(notebooks) == 1
-    first = json.loads(notebooks[0].read_text(encoding="utf-8"))["cells"][0]
-    assert first["cell_type"] == "markdown" and "".join(first["source"]) == stamp.get_text()
+    title, under = json.loads(notebooks[0].read_text(encoding="utf-8"))["cells"][:2]
+    assert title["cell_type"] == "markdown" and "".join(title["source"]).lstrip().startswith("# "), "title first"
+    assert under["cell_type"] == "markdown" and "".join(under["source"]) == stamp.get_text(), "the stamp under it"
 
 
 def _releases_named(name: str) -> str:

@@ -275,3 +275,20 @@ def test_the_audit_server_serves_a_project_site_under_its_path_with_its_404_page
     with serve(tmp_path, 0) as url:
         assert get(url + "en/index.html")[:2] == (200, "<html>home</html>")
         assert get(url + "missing.html")[:2] == (404, "<html>not found</html>")
+
+
+def test_the_copy_button_says_yi_fuzhi_without_an_ascii_exclamation_mark(tmp_path):
+    """sphinx-copybutton's template as installed holds '复制成功!'; the published script says 已复制."""
+    from pathlib import Path
+
+    import sphinx_copybutton
+    from tensorcopy_sphinx import theme_i18n
+
+    template = (Path(sphinx_copybutton.__file__).parent / "_static" / "copybutton.js_t").read_text(encoding="utf-8")
+    assert "'copy_success': '复制成功!'" in template, "sphinx-copybutton changed its Chinese words: review the fix"
+    fixed = theme_i18n.fix_copybutton(template)
+    assert "复制成功!" not in fixed and "'copy_success': '已复制'" in fixed
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "_static" / "copybutton.js").write_text(template, encoding="utf-8")
+    theme_i18n._copybutton(SimpleNamespace(outdir=str(tmp_path)), None)
+    assert "'copy_success': '已复制'" in (tmp_path / "_static" / "copybutton.js").read_text(encoding="utf-8")

@@ -188,8 +188,9 @@ RENDERING = (
              "        word = w[not value]\n", "tests/test_rendered_matrix.py", "-k", "follows"),
     mutation("ledger-renders-a-fixed-verdict-word", LEDGER, "            word = w[outcome.result.verdict]\n",
              '            word = w["holds"]\n', "tests/test_rendered_ledger.py", "-k", "follows"),
-    mutation("guide-items-truncated", MATRIX_EXT, "*inline_text(advice.text(language)))",
-             "*inline_text(advice.text(language)[:60]))", "tests/test_glossary_and_decisions.py", "-k", "render"),
+    mutation("guide-items-truncated", MATRIX_EXT, "item += advice_blocks(advice.text(language), docname)",
+             "item += advice_blocks(advice.text(language)[:60], docname)",
+             "tests/test_glossary_and_decisions.py", "-k", "render"),
     mutation("fact-role-never-warns", MATRIX_EXT, "    if not result.holds:\n        source, line",
              "    if False:\n        source, line", "tests/test_prose_facts.py", "-k", "fact_role"),
 )

@@ -36,8 +36,11 @@ edition fails the build). Its stylesheet, ``static/behaviour-matrix.css``, is it
 
 from __future__ import annotations
 
+import re
+
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
@@ -232,11 +235,42 @@ def build_matrix(matrix: probes.Matrix, source: str, language: str) -> nodes.tab
 GUIDES = {"": mp.GUIDE, "decide": DECISIONS}
 
 
-def build_guide(language: str, guide: tuple[mp.Advice, ...] = mp.GUIDE) -> nodes.bullet_list:
+#: A link in a piece of advice: ``{ref}`words <label>``` (the words are the link's, as in MyST).
+_REF = re.compile(r"\{ref\}`([^`<]+?)\s*<([^`>]+)>`")
+
+
+def _advice_inline(text: str, docname: str) -> list[nodes.Node]:
+    """A line of advice: inline code between backticks, and ``{ref}`words <label>``` links."""
+    parts: list[nodes.Node] = []
+    pieces = _REF.split(text)
+    for index in range(0, len(pieces), 3):
+        parts.extend(inline_text(pieces[index]))
+        if index + 2 < len(pieces):
+            words, label = pieces[index + 1], pieces[index + 2]
+            parts.append(addnodes.pending_xref(
+                "", nodes.inline(words, words, classes=["xref", "std", "std-ref"]), refdomain="std",
+                reftype="ref", reftarget=label, refexplicit=True, refwarn=True, refdoc=docname))
+    return parts
+
+
+def advice_blocks(text: str, docname: str = "") -> list[nodes.Node]:
+    """A piece of advice: one paragraph per line, and the lines that start with ``- `` as a short list."""
+    blocks: list[nodes.Node] = []
+    for line in text.split("\n"):
+        if line.startswith("- "):
+            if not blocks or not isinstance(blocks[-1], nodes.bullet_list):
+                blocks.append(nodes.bullet_list())
+            blocks[-1] += nodes.list_item("", nodes.paragraph("", "", *_advice_inline(line[2:], docname)))
+        else:
+            blocks.append(nodes.paragraph("", "", *_advice_inline(line, docname)))
+    return blocks
+
+
+def build_guide(language: str, guide: tuple[mp.Advice, ...] = mp.GUIDE, docname: str = "") -> nodes.bullet_list:
     items = nodes.bullet_list(classes=["behaviour-guide"])
     for advice in guide:
         item = nodes.list_item(ids=[nodes.make_id(f"guide-{advice.id}")])
-        item += nodes.paragraph("", "", *inline_text(advice.text(language)))
+        item += advice_blocks(advice.text(language), docname)
         items += item
     return items
 
@@ -267,7 +301,7 @@ class BehaviourMatrix(SphinxDirective):
                 logger.warning("behaviour matrix guide: the premises of %r do not hold on this "
                                "torch; rewrite that advice", advice_id, location=location,
                                type="matrix", subtype="guide")
-            return [build_guide(language, guide)]
+            return [build_guide(language, guide, self.env.docname)]
         source = self.options.get("source", "leaf")
         return [
             build_source_line(source, language),

@@ -45,7 +45,9 @@ BREAK = re.compile(
 )
 #: What a link is in a doctree when it is read: cross-references are still pending then.
 LINKS = (nodes.reference, addnodes.pending_xref, addnodes.download_reference)
-_CHINESE = re.compile(f"[{HAN}]")
+#: The side of a link's text that stands without a space next to Chinese: a Chinese character, or the quotation
+#: mark of a short page name (见“版本计数器”那一页).
+_CHINESE = re.compile(f"[{HAN}“”]")
 _SPACE_BEFORE = re.compile(rf"(?<=[{HAN}])\s+$")
 _SPACE_AFTER = re.compile(rf"^\s+(?=[{HAN}])")
 
@@ -87,8 +89,10 @@ _LIST_MARK_AFTER_HAN = re.compile(rf"(?<=[{HAN}])[,.](?=\s|$)")
 #: Latin text or code right after a Chinese character, with no space between ("可下载的.py").
 _LATIN_AFTER_HAN = re.compile(rf"(?<=[{HAN}])(?=[._A-Za-z0-9])")
 _CUT = re.compile(r"\s*\.\.\.$")
-#: What a description leaves out: boxes, comments, code, raw HTML, pictures.
-_NOT_PROSE = (nodes.Admonition, nodes.Invisible, nodes.literal_block, nodes.raw, nodes.image, nodes.system_message)
+#: What a description leaves out: boxes, comments, code, raw HTML, pictures, tables (the about page's table of
+#: versions read as "组件版本 torch 2.13.0+cpu Python 3.11.7 ..." in its description).
+_NOT_PROSE = (nodes.Admonition, nodes.Invisible, nodes.literal_block, nodes.raw, nodes.image, nodes.system_message,
+              nodes.table)
 
 
 def tidy_description(text: str) -> str:

@@ -72,8 +72,8 @@ _LEFT_REFERENCE = re.compile(r"(?P<before> ?)(?:(?<![`:])`|(?P<doc>:doc:`))"
                              r"`(?![`_])(?P<after> ?)")
 _HAN = re.compile(f"[{HAN}]")
 #: The end of a reference's text that stands without a space next to Chinese (a Chinese character, or
-#: the full-width bracket of a title named after it).
-_CJK_END = re.compile(f"[{HAN}{FULL_WIDTH_PUNCTUATION}]")
+#: the full-width bracket of a title named after it, or the quotation mark of a short page name).
+_CJK_END = re.compile(f"[{HAN}{FULL_WIDTH_PUNCTUATION}“”]")
 #: reST's escaped whitespace, which reST removes and Markdown shows as a backslash.
 _ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\[ \n]")
 #: Code in a Markdown cell, where nothing is rewritten: fenced blocks and ````literal```` spans.

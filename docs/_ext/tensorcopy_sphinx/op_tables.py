@@ -304,7 +304,7 @@ class _TableDirective(SphinxDirective):
                 cite(self.env, fact_id, self.env.docname)  # for the facts page
         for note_id in failed_premises(table, notes):
             self.warn("reference table note", f"the premises of {note_id!r} do not hold on this torch; rewrite it")
-        return [build_guide(self.env.config.language, notes)]
+        return [build_guide(self.env.config.language, notes, self.env.docname)]
 
 
 class ViewTable(_TableDirective):

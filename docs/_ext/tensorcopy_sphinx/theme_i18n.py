@@ -10,6 +10,7 @@ theme's fails the build, naming the catalog, if one of the words below has no tr
 """
 
 import re
+from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
@@ -86,7 +87,26 @@ def _page_context(app: Sphinx, pagename: str, templatename, context: dict, doctr
         )
 
 
+#: sphinx-copybutton's own Chinese for "Copied!" ends with an ASCII mark ('复制成功!'); the published script
+#: says 已复制 instead. Its other Chinese words (复制, 复制到剪贴板, 复制失败) stay.
+COPYBUTTON_WORDS = (("'copy_success': '复制成功!'", "'copy_success': '已复制'"),)
+
+
+def fix_copybutton(script: str) -> str:
+    """sphinx-copybutton's ``copybutton.js`` with its Chinese words as the site writes them."""
+    for old, new in COPYBUTTON_WORDS:
+        script = script.replace(old, new)
+    return script
+
+
+def _copybutton(app: Sphinx, exception: Exception | None) -> None:
+    script = Path(app.outdir) / "_static" / "copybutton.js"
+    if exception is None and script.is_file():
+        script.write_text(fix_copybutton(script.read_text(encoding="utf-8")), encoding="utf-8")
+
+
 def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", _check)
+    app.connect("build-finished", _copybutton)
     app.connect("html-page-context", _page_context, priority=900)  # after Furo builds the navigation
     return {"parallel_read_safe": True, "parallel_write_safe": True}

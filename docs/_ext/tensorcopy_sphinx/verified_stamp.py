@@ -118,15 +118,22 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     section.insert(1, nodes.raw("", html, format="html"))
 
 
+def _title_cell(cells: list[dict]) -> int:
+    """The index of the notebook's title cell (the page's first docstring): the first markdown cell."""
+    return next((i for i, cell in enumerate(cells) if cell.get("cell_type") == "markdown"), -1)
+
+
 def _stamp_notebooks(app: Sphinx, env, docnames) -> None:
-    """Put the stamp first in every notebook sphinx-gallery wrote (before Sphinx copies the downloads)."""
+    """Put the stamp right under the title cell of every notebook sphinx-gallery wrote, as the page shows it
+    under its title (before Sphinx copies the downloads)."""
     gallery = Path(app.srcdir) / app.config.sphinx_gallery_conf["gallery_dirs"][0]
     for notebook in sorted(gallery.rglob("plot_*.ipynb")):
         name = notebook.relative_to(gallery).with_suffix("").as_posix()
         data = json.loads(notebook.read_text(encoding="utf-8"))
         cells = [cell for cell in data["cells"] if STAMP_CLASS not in cell.get("metadata", {}).get("tags", [])]
         stamp = {"cell_type": "markdown", "metadata": {"tags": [STAMP_CLASS]}, "source": [stamp_text(app, name)]}
-        data["cells"] = [stamp, *cells]
+        title = _title_cell(cells)
+        data["cells"] = [*cells[: title + 1], stamp, *cells[title + 1 :]]
         notebook.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 

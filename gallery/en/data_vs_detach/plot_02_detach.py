@@ -41,11 +41,9 @@ assert a._version == 0 and out._version == 0, "both tensors start at version 0"
 # Drawing helpers
 # ---------------
 #
-# The pictures on this page are drawn by the functions below, with matplotlib,
-# from the live tensors: which names point to which tensor object, which storage
-# (``S1``, ``S2`` ...) and which version counter (``C1``, ``C2`` ...) each tensor
-# uses, and the autograd graph. ``shared_counters`` finds a shared counter by
-# moving one counter on, seeing whose ``_version`` moved, and putting it back.
+# Every picture on this page is drawn from the live tensors by the helper functions below, with
+# matplotlib. Every page that draws carries the same code, so the page folds it away; the downloaded
+# script and notebook carry it in full.
 
 import matplotlib.pyplot as plt
 

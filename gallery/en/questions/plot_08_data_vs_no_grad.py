@@ -46,7 +46,10 @@ true_grad = torch.func.grad(lambda w: (w * w).sum())(torch.tensor(start))
 print("true gradient:", true_grad)
 
 # %%
-# The pictures on this page are drawn from the live tensors by the helper functions below, with
+# Drawing helpers
+# ---------------
+#
+# Every picture on this page is drawn from the live tensors by the helper functions below, with
 # matplotlib. Every page that draws carries the same code, so the page folds it away; the downloaded
 # script and notebook carry it in full.
 

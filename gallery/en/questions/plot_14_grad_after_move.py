@@ -66,7 +66,7 @@ target = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64)
 # Drawing helpers
 # ---------------
 #
-# The pictures on this page are drawn from the live tensors by the helper functions below, with
+# Every picture on this page is drawn from the live tensors by the helper functions below, with
 # matplotlib. Every page that draws carries the same code, so the page folds it away; the downloaded
 # script and notebook carry it in full.
 

@@ -60,7 +60,7 @@ def save_and_load(obj):
 # Drawing helpers
 # ---------------
 #
-# The picture on this page is drawn from the live tensors by the helper functions below, with
+# Every picture on this page is drawn from the live tensors by the helper functions below, with
 # matplotlib. Every page that draws carries the same code, so the page folds it away; the downloaded
 # script and notebook carry it in full.
 

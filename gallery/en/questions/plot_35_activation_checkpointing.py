@@ -47,7 +47,7 @@ def versions(*tensors):
 # Drawing helpers
 # ---------------
 #
-# The pictures on this page are drawn from the live tensors by the helper functions below, with
+# Every picture on this page is drawn from the live tensors by the helper functions below, with
 # matplotlib. Every page that draws carries the same code, so the page folds it away; the downloaded
 # script and notebook carry it in full.
 

@@ -37,8 +37,7 @@ def read_grad(t):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导的计算图。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。
-# ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
 
@@ -406,4 +405,4 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子张量（除非调用 ``retain_grad()``，或在 ``backward(inputs=...)`` 里点名它，否则它的 ``.grad`` 一直是 ``None``，见 :ref:`非叶子张量的梯度那一页 <questions-non-leaf-grad>`），到达它的梯度会继续流向源张量，除非 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 点名这个副本，在它那里停下。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子张量（除非调用 ``retain_grad()``，或在 ``backward(inputs=...)`` 里点名它，否则它的 ``.grad`` 一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`），到达它的梯度会继续流向源张量，除非 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 点名这个副本，在它那里停下。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。

@@ -26,8 +26,7 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储（``S1``、``S2``……）、哪个版本计数器（``C1``、``C2``……），以及自动求导（autograd）的计算图。
-# ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
 
@@ -235,7 +234,7 @@ assert c_grad is None, "c.grad must be None"
 # sphinx_gallery_end_ignore
 
 # %%
-# 原文接着写了 ``a = 1``，打印出的 ``c`` 没有变。和 :ref:`clone() 那一页 <copying-clone>` 一样，这一行只是重新绑定名字 ``a``；``c`` 仍与 ``a`` 原先指向的张量共享内存。
+# 原文接着写了 ``a = 1``，打印出的 ``c`` 没有变。和 :ref:`“clone()”那一页 <copying-clone>` 一样，这一行只是重新绑定名字 ``a``；``c`` 仍与 ``a`` 原先指向的张量共享内存。
 
 a_old = a
 a = 1
@@ -490,5 +489,5 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 # 小结
 # ----
 #
-# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地（in-place）操作。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`版本计数器那一页 <questions-version-counter>` 列出的其他几个内核，也不增加。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；变大的 ``resize_`` 同样让它加一，还会把 ``a`` 的内存一起搬走。原文的第三个例子在
+# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地（in-place）操作。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`“版本计数器”那一页 <questions-version-counter>` 列出的其他几个内核，也不增加。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；变大的 ``resize_`` 同样让它加一，还会把 ``a`` 的内存一起搬走。原文的第三个例子在
 # ``detach()`` 之后重新绑定了 ``a``，见 :ref:`下一页 <copying-rebinding>`。

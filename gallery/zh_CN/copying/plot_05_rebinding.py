@@ -26,8 +26,7 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导（autograd）的计算图。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。
-# ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
 
@@ -440,7 +439,7 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass g
 # 原地更新的代价：旧计算图用不了了
 # --------------------------------
 #
-# 原地更新也有代价。更新之前建好的计算图，保存的是当时那个版本的 ``w``；优化器走一步，推进了版本，再通过那张计算图执行 ``backward()`` 就会失败，除非计算图经由保存张量的钩子（saved tensors hooks）保存 ``w``，或自定义 ``Function`` 把它存成了属性。一个网络在另一个网络的前向和反向传播之间被更新时（比如训练 GAN），常见的就是这个错误。fused 优化器（``fused=True``）的一步则不推进版本，``backward()`` 不会报错，算出的梯度却是错的：算错了，也没有任何报错，见 :ref:`版本计数器那一页 <questions-version-counter>`。:fact:`fused-optimizer-step-not-counted`
+# 原地更新也有代价。更新之前建好的计算图，保存的是当时那个版本的 ``w``；优化器走一步，推进了版本，再通过那张计算图执行 ``backward()`` 就会失败，除非计算图经由保存张量的钩子（saved tensors hooks）保存 ``w``，或自定义 ``Function`` 把它存成了属性。一个网络在另一个网络的前向和反向传播之间被更新时（比如训练 GAN），常见的就是这个错误。fused 优化器（``fused=True``）的一步则不推进版本，``backward()`` 不会报错，算出的梯度却是错的：算错了，也没有任何报错，见 :ref:`“版本计数器”那一页 <questions-version-counter>`。:fact:`fused-optimizer-step-not-counted`
 
 w = torch.ones(2, 2)
 w.requires_grad = True

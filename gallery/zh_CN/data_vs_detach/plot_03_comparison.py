@@ -37,8 +37,7 @@ show("out", out)
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导（autograd）的计算图。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。
-# ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
 
@@ -208,7 +207,7 @@ def draw_processes(title, child, **names):
 # .. admonition:: 原文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地（in-place）操作会改变张量本身，并推进它的版本计数器；而取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
+#    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地（in-place）操作会改变张量本身，并推进它的版本计数器（version counter）；而取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
 values, shape, version = out.detach().clone(), out.shape, out._version
 via_data = out.data
 via_detach = out.detach()
@@ -251,7 +250,7 @@ assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
 # %%
 # 赋值 ``p.data = t`` 比任何原地修改都危险：它把另一个张量直接放到 ``p``
 # 底下，几乎不做检查。下面这个含三个 float32 元素的参数，被换成了 2×2 的 float64 张量：没有报错，``p`` 仍是
-# ``Parameter``，``_version`` 仍为 0，autograd 无从察觉。
+# ``Parameter``，``_version`` 仍为 0，自动求导（autograd）无从察觉。
 
 p = torch.nn.Parameter(torch.zeros(3))
 p.data = torch.zeros(2, 2, dtype=torch.float64)

@@ -45,6 +45,9 @@ def show(name, t):
 
 
 # %%
+# 画图用的辅助函数
+# ----------------
+#
 # 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
@@ -369,7 +372,7 @@ print("w.grad:", w.grad)
 assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x as it was when multiplied"
 
 # %%
-# 版本号记的是 torch 原地操作的次数（不包括对每个值调用 Python 函数的 ``apply_`` 和 ``map_``，也不包括少数几个 torch 内核，见 :ref:`版本计数器那一页 <questions-version-counter>`），而不是数值有没有变。对 ``x.detach()`` 调用 ``t_()``：这个别名与 ``x``
+# 版本号记的是 torch 原地操作的次数（不包括对每个值调用 Python 函数的 ``apply_`` 和 ``map_``，也不包括少数几个 torch 内核，见 :ref:`“版本计数器”那一页 <questions-version-counter>`），而不是数值有没有变。对 ``x.detach()`` 调用 ``t_()``：这个别名与 ``x``
 # 共享版本计数器，转置的只是别名本身，``x`` 的数值和形状都没变，版本却变成了 1，``backward()`` 照样拒绝计算。
 w = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 x = torch.tensor([[4.0, 5.0], [6.0, 7.0]])
@@ -477,7 +480,7 @@ assert "The variable in question was changed in there or anywhere later" in mess
 # 1（初始化时在 ``no_grad`` 下原地修改过它）。前向传播保存的是转置后的 ``D.weight``：一个 ``[3, 1]``
 # 的视图（view），与 ``D.weight`` 共享版本计数器（报错里称它为“output 0 of AsStrided”），保存时版本为 1；``opt_D.step()``
 # 又原地修改了它一次。如果 ``opt_D`` 是 fused 优化器（``fused=True``），它的一步不会增加计数器，这里的 ``backward()``
-# 也就不会报错，给 ``G`` 的梯度却是错的：算错了，也没有任何报错（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
+# 也就不会报错，给 ``G`` 的梯度却是错的：算错了，也没有任何报错（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。
 G = torch.nn.Linear(2, 3)
 D = torch.nn.Linear(3, 1)
 opt_G = torch.optim.SGD(G.parameters(), lr=0.1)
@@ -591,4 +594,4 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 #
 # 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``，原地修改之后就是那次修改。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
 # ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。解决办法有四种：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；调整顺序，让所有
-# ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`.data 那一页 <data-vs-detach-data>`。
+# ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即 autograd 根本察觉不到的修改，见 :ref:`“.data”那一页 <data-vs-detach-data>`。

@@ -36,6 +36,9 @@ def show(name, t):
 
 
 # %%
+# 画图用的辅助函数
+# ----------------
+#
 # 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
@@ -242,7 +245,7 @@ assert message == "a view of a leaf Variable that requires grad is being used in
 #
 # 参数更新不属于模型本身，本来就不该被记录。在 ``torch.no_grad()`` 下，同一行代码可以执行：``w`` 仍是叶子张量，没有
 # ``grad_fn``；它的版本计数器照常加一，所以保存了 ``w`` 的计算图依然能发现这次修改，除非计算图经由保存张量的钩子（saved tensors hooks）保存它，或自定义
-# ``Function`` 把它存成了属性（见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。
+# ``Function`` 把它存成了属性（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。
 with torch.no_grad():
     w -= lr * w.grad
 show("w", w)
@@ -426,7 +429,7 @@ else:
 # -----------------------------------
 #
 # 上面那个 PR 最终合并的改动是 ``p.data.add_(...)``。它能运行，因为 ``p.data`` 是一个在 autograd 之外的张量。但它也有自己独立的版本计数器，所以这次修改不会让
-# ``p._version`` 增加：保存了 ``p`` 的计算图察觉不到，算出的梯度可能悄悄出错（见 :ref:`.data 那一页 <data-vs-detach-data>`）。在
+# ``p._version`` 增加：保存了 ``p`` 的计算图察觉不到，算出的梯度可能悄悄出错（见 :ref:`“.data”那一页 <data-vs-detach-data>`）。在
 # ``no_grad`` 下修改，计数器则会增加。
 p = torch.tensor([1.0, 2.0], requires_grad=True)
 p.data.mul_(10)

@@ -46,6 +46,9 @@ model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
 # %%
+# 画图用的辅助函数
+# ----------------
+#
 # 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
@@ -389,5 +392,5 @@ if torch.cuda.is_available():
 #
 # ``state_dict()`` 装的是指向模型内部张量的引用，不是快照。要保存最佳权重，用
 # ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` 或
-# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制；``copy.deepcopy`` 得到的字典如果被 ``assign=True`` 加载过，也不复制：那次加载把标志留在了字典里，见 :ref:`检查点那一页 <questions-checkpoints>`）；要放在 CPU 内存里，用
+# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制；``copy.deepcopy`` 得到的字典如果被 ``assign=True`` 加载过，也不复制：那次加载把标志留在了字典里，见 :ref:`“检查点”那一页 <questions-checkpoints>`）；要放在 CPU 内存里，用
 # ``v.detach().to("cpu", copy=True)``，而不是 ``v.cpu()``。保存切片之前，先 ``clone()``。

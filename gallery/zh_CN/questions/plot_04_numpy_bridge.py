@@ -36,6 +36,9 @@ def shares(t, array):
 
 
 # %%
+# 画图用的辅助函数
+# ----------------
+#
 # 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
@@ -484,7 +487,7 @@ else:
 # ----------------------------------
 #
 # 计算 ``w`` 的梯度要用 ``x``，所以 ``z = w * x`` 保存了 ``x``。如果在 torch 里原地（in-place）修改 ``x``，``x._version``
-# 会增加，``backward()`` 会报错（见 :ref:`原地修改报错那一页 <questions-inplace-error>`）。同样的修改经由 ``x.numpy()``
+# 会增加，``backward()`` 会报错（见 :ref:`“原地修改报错”那一页 <questions-inplace-error>`）。同样的修改经由 ``x.numpy()``
 # 完成，计数器却不动：``backward()`` 照常运行，用的是改过的值。按求导公式，``d/dw sum(w * x) = x``，即相乘时的
 # ``[4, 5, 6]``；得到的梯度却不是它。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

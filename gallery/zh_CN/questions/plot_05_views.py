@@ -26,7 +26,7 @@ tensor before performing the operation``：这是往 ``expand`` 的结果里写�
 # 辅助函数
 # --------
 #
-# 视图有一个 ``_base``：它所使用的那块内存的主人（推理张量的视图除外，它没有 ``_base``，见 :ref:`推理模式那一页 <questions-inference-mode>`；``detach()`` 和稀疏张量的 ``indices()`` 虽然在 torch 文档的视图操作之列，也不设 ``_base``，见下文讲 ``_base`` 的一节）。
+# 视图有一个 ``_base``：它所使用的那块内存的主人（推理张量的视图除外，它没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`；``detach()`` 和稀疏张量的 ``indices()`` 虽然在 torch 文档的视图操作之列，也不设 ``_base``，见下文讲 ``_base`` 的一节）。
 import torch
 
 
@@ -35,6 +35,9 @@ def same_storage(x, y):
 
 
 # %%
+# 画图用的辅助函数
+# ----------------
+#
 # 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
@@ -304,7 +307,7 @@ assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast
 # 基张量和它所有的视图共享一个版本计数器
 # --------------------------------------
 #
-# 经由任何一个视图做 torch 原地（in-place）操作，基张量和它其余所有视图的计数器都会一起增加（少数几个根本不推进计数器的内核除外，见 :ref:`版本计数器那一页 <questions-version-counter>`）。所以无论 autograd 保存的是其中哪一个，都能发现这次修改，除非它是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性（见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 经由视图修改基张量时，不增加任何计数器。推理张量是例外：它们没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`推理模式那一页 <questions-inference-mode>`。
+# 经由任何一个视图做 torch 原地（in-place）操作，基张量和它其余所有视图的计数器都会一起增加（少数几个根本不推进计数器的内核除外，见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。所以无论 autograd 保存的是其中哪一个，都能发现这次修改，除非它是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 经由视图修改基张量时，不增加任何计数器。推理张量是例外：它们没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`。
 base = torch.zeros(2, 3)
 row = base[0]
 transposed = base.t()
@@ -366,7 +369,7 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # --------------------------------
 #
 # 只有视图才有 ``_base``。下面前五个张量都和来源共享内存，却根本没有 ``_base``；最后一个是视图 ``inner``
-# 的视图，它的 ``_base`` 是最初的 ``x``，而不是 ``inner``。要问一个张量是否与它的来源共享内存，应当比较它们的存储，正如 ``same_storage`` 所做的。在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），对至少有一个字节的存储，起始地址相同能证明是同一块存储（两个空存储的起始地址都是 0），但不能证明有共同的元素；起始地址不同却不能排除共享内存：通过 DLPack、NumPy 或 ``torch.frombuffer`` 给切片建的别名，有一块自己的存储，起点落在源张量的存储之内（三种都在 :ref:`别名那一页 <copying-alias>` 上演示过；在每种情况下都判断正确的方法，见 :ref:`两个张量是否共享内存 <questions-memory-overlap>`）。
+# 的视图，它的 ``_base`` 是最初的 ``x``，而不是 ``inner``。要问一个张量是否与它的来源共享内存，应当比较它们的存储，正如 ``same_storage`` 所做的。在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），对至少有一个字节的存储，起始地址相同能证明是同一块存储（两个空存储的起始地址都是 0），但不能证明有共同的元素；起始地址不同却不能排除共享内存：通过 DLPack、NumPy 或 ``torch.frombuffer`` 给切片建的别名，有一块自己的存储，起点落在源张量的存储之内（三种都在 :ref:`“别名”那一页 <copying-alias>` 上演示过；在每种情况下都判断正确的方法，见 :ref:`两个张量是否共享内存 <questions-memory-overlap>`）。
 import copy
 
 source = torch.ones(3, requires_grad=True)
@@ -399,5 +402,5 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # 小结
 # ----
 #
-# 视图与它的基张量共享内存、版本计数器，在 autograd 看来还共享历史（推理张量除外：推理张量没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`推理模式那一页 <questions-inference-mode>`）。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明是同一块存储（但不能证明有共同的元素），起始地址不同却不能排除共享内存。``reshape`` 和 ``contiguous()``
+# 视图与它的基张量共享内存、版本计数器，在 autograd 看来还共享历史（推理张量除外：推理张量没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明是同一块存储（但不能证明有共同的元素），起始地址不同却不能排除共享内存。``reshape`` 和 ``contiguous()``
 # 只在不得不复制时才复制；想确保拥有独立的内存，就用 ``clone()``。

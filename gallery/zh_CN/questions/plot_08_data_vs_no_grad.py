@@ -19,7 +19,7 @@
 两者都能原地（in-place）修改一个需要梯度的张量。区别出现在还有计算图保存着这个张量、等着 ``backward()``
 的时候：在 ``torch.no_grad()`` 下修改，会被版本计数器（version counter）记下，``backward()`` 报错“one of the
 variables needed for gradient computation has been modified by an inplace operation”；通过 ``.data`` 修改，不会被记下，``backward()`` 可能一声不吭地给出错误的梯度。前一种修改在三种情况下不报错：计算图经由保存张量的钩子（saved tensors hooks）保存这个张量，如下文的
-``save_on_cpu``；自定义 ``Function`` 把它存成了属性；修改来自不推进版本计数器的内核，fused 优化器的一步就是这样，其余几个见 :ref:`版本计数器那一页 <questions-version-counter>`。本页让一张计算图等着反向传播，分别用这两种方式修改它保存的张量，再演示
+``save_on_cpu``；自定义 ``Function`` 把它存成了属性；修改来自不推进版本计数器的内核，fused 优化器的一步就是这样，其余几个见 :ref:`“版本计数器”那一页 <questions-version-counter>`。本页让一张计算图等着反向传播，分别用这两种方式修改它保存的张量，再演示
 ``p.data = t`` 如何悄悄改掉参数的形状。本页回答的是
 `pytorch/pytorch#30987 <https://github.com/pytorch/pytorch/issues/30987>`__。
 """
@@ -42,6 +42,9 @@ true_grad = torch.func.grad(lambda w: (w * w).sum())(torch.tensor(start))
 print("true gradient:", true_grad)
 
 # %%
+# 画图用的辅助函数
+# ----------------
+#
 # 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
@@ -414,6 +417,6 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # ----
 #
 # 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果还有计算图需要旧值时，对 ``w`` 或它的视图（view）做了 torch 的原地操作，就会报错，而不是把梯度算错。例外包括：计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值的；自定义 ``Function``
-# 把旧值存成了属性（``ctx.x = x``，而不是 ``ctx.save_for_backward(x)``）；或者修改来自不推进版本计数器的内核（fused 优化器的一步、``GradScaler.unscale_``、``BatchNorm`` 对 ``running_mean`` 和 ``running_var`` 的更新，见 :ref:`版本计数器那一页 <questions-version-counter>`）。绕过版本计数器的修改途径，在 ``torch.no_grad()`` 下同样不会报错，得到的梯度却可能是错的：``.data``、经由 NumPy 写入（见上文）、经由 ``untyped_storage()`` 或 DLPack 别名写入、``nn.utils.vector_to_parameters``，以及对 ``w.detach()`` 调用 ``apply_`` 或 ``map_``，见 :ref:`版本计数器那一页的表 <questions-version-counter>`。``.data``
+# 把旧值存成了属性（``ctx.x = x``，而不是 ``ctx.save_for_backward(x)``）；或者修改来自不推进版本计数器的内核（fused 优化器的一步、``GradScaler.unscale_``、``BatchNorm`` 对 ``running_mean`` 和 ``running_var`` 的更新，见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。绕过版本计数器的修改途径，在 ``torch.no_grad()`` 下同样不会报错，得到的梯度却可能是错的：``.data``、经由 NumPy 写入（见上文）、经由 ``untyped_storage()`` 或 DLPack 别名写入、``nn.utils.vector_to_parameters``，以及对 ``w.detach()`` 调用 ``apply_`` 或 ``map_``，见 :ref:`“版本计数器”那一页的表 <questions-version-counter>`。``.data``
 # 让 autograd 看不见修改，``p.data = t`` 连形状的改变也一并藏起来。``torch.no_grad()`` 下的
 # ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，浮点数和整数源张量的 dtype 也会被悄悄转换；形状无法广播的源张量会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`第二部分的最后一页 <data-vs-detach-comparison>`。:fact:`kernel-writes-not-counted`

@@ -39,6 +39,9 @@ def read_grad(t):
 
 
 # %%
+# 画图用的辅助函数
+# ----------------
+#
 # 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt

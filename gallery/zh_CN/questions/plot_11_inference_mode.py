@@ -61,6 +61,9 @@ uses = {
 }
 
 # %%
+# 画图用的辅助函数
+# ----------------
+#
 # 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
@@ -307,7 +310,7 @@ for name, edit in other_routes.items():
     assert result == "ok" and not torch.equal(y, torch.tensor([2.0, 4.0])), f"{name} must edit y and raise nothing"
 
 # %%
-# 推理张量没有版本计数器（version counter），而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`版本计数器那一页 <questions-version-counter>`）。
+# 推理张量没有版本计数器（version counter），而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:

@@ -17,7 +17,7 @@
       edited.mul_(2)
 
 “is at version 2; expected version 0 instead”：这条报错里的数字，读的是张量的版本计数器（version counter）
-``t._version``。autograd 会记下自己保存的每个张量的版本号；反向传播走到保存它的那个节点时，如果版本号变了，就拒绝执行，除非张量是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性（见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。本页先读懂这条报错，再列出一张常见修改的表格（在构建本页时现场算出），看哪些修改会推进计数器，哪些改了数值却不动它。
+``t._version``。autograd 会记下自己保存的每个张量的版本号；反向传播走到保存它的那个节点时，如果版本号变了，就拒绝执行，除非张量是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。本页先读懂这条报错，再列出一张常见修改的表格（在构建本页时现场算出），看哪些修改会推进计数器，哪些改了数值却不动它。
 """
 
 # %%
@@ -36,6 +36,9 @@ def same_storage(x, y):
 
 
 # %%
+# 画图用的辅助函数
+# ----------------
+#
 # 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
@@ -412,4 +415,4 @@ assert same_storage(base, view), "the view uses the base's memory"
 # ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的 torch 原地操作，在不在
 # ``torch.no_grad()`` 下都一样；调用 Python 函数的方法 ``apply_`` 和 ``map_``，以及几个原地写入的 torch 内核（``fused=True`` 的优化器所用的融合内核、
 # ``torch.amp.GradScaler.unscale_`` 的反缩放、``BatchNorm`` 层对 ``running_mean`` 和 ``running_var`` 的更新），都不在其中。通往同一块内存的不少途径会绕过它，例如 ``.data``、NumPy、``untyped_storage()``、DLPack 别名、
-# ``copy.copy(t)``、``apply_`` 和 ``map_``、``nn.utils.vector_to_parameters`` 和上面这几个内核：它们改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错（见 :ref:`.data 与 no_grad 那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。:fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`
+# ``copy.copy(t)``、``apply_`` 和 ``map_``、``nn.utils.vector_to_parameters`` 和上面这几个内核：它们改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。:fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`

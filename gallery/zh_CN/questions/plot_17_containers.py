@@ -37,8 +37,7 @@ def same_storage(x, y):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导（autograd）的计算图。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。
-# ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
 
@@ -354,7 +353,7 @@ for kind, source in sources.items():
 # ``state_dict().copy()`` 共享张量
 # --------------------------------
 #
-# ``state_dict()`` 就是上面那样的字典，里面的张量用的是参数自己的内存（见\ :ref:`保存最佳权重那一页 <questions-best-weights>`）。它的 ``.copy()`` 共享这些张量，所以会随训练变化；``{k: v.clone() for ...}`` 复制每个张量，留住的是复制那一刻的值。下面两样都先存下来，再训练三步。
+# ``state_dict()`` 就是上面那样的字典，里面的张量用的是参数自己的内存（见\ :ref:`“保存最佳权重”那一页 <questions-best-weights>`）。它的 ``.copy()`` 共享这些张量，所以会随训练变化；``{k: v.clone() for ...}`` 复制每个张量，留住的是复制那一刻的值。下面两样都先存下来，再训练三步。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)

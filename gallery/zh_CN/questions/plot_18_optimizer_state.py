@@ -273,7 +273,7 @@ assert model.weight not in optimizer.state, "the optimizer keeps no state for th
 # 解决办法：复制进已有的参数
 # --------------------------
 #
-# ``model.load_state_dict`` 把新数值复制进模型已有的张量：权重还是原来那个对象，也就是优化器拿着的那个，训练照常进行。这是默认的 ``assign=False`` 下、从不带 ``assign=True`` 加载标志的字典加载时的行为（那样的加载会把标志留在字典里，字典的 ``deepcopy`` 和存盘后读回的副本也带着它，见 :ref:`检查点那一页 <questions-checkpoints>`）；``assign=True`` 时，模型把字典里的张量当作新的 ``Parameter`` 对象换上，之前建好的优化器仍在更新旧的那些，损失就像上面的现象那样停住不动。
+# ``model.load_state_dict`` 把新数值复制进模型已有的张量：权重还是原来那个对象，也就是优化器拿着的那个，训练照常进行。这是默认的 ``assign=False`` 下、从不带 ``assign=True`` 加载标志的字典加载时的行为（那样的加载会把标志留在字典里，字典的 ``deepcopy`` 和存盘后读回的副本也带着它，见 :ref:`“检查点”那一页 <questions-checkpoints>`）；``assign=True`` 时，模型把字典里的张量当作新的 ``Parameter`` 对象换上，之前建好的优化器仍在更新旧的那些，损失就像上面的现象那样停住不动。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1, bias=False)
@@ -400,7 +400,7 @@ assert second.param_groups[0]["lr"] == 0.01, "a learning rate set through one is
 # ``model.to()`` 之前建的状态：再加载一次
 # ---------------------------------------
 #
-# ``model.double()`` 和 ``model.to(dtype)`` 一样，原地转换参数，优化器拿着的仍是这些参数，但它的状态不会跟着转换：Adam 的 ``exp_avg`` 保持原样，这里下一次 ``step()`` 就报错了。``optimizer.load_state_dict`` 会把加载的状态张量（``step`` 计数除外）转换成各个浮点参数的 dtype，所以对浮点模型，把优化器自己的 ``state_dict()`` 再加载一次，就完成了转换。更简单的顺序是在优化器第一次 ``step()`` 之前就转换模型，正如 :ref:`module.to() 那一页 <questions-module-to>` 所建议的。换到 ``meta`` 则不同：模型得到新的 ``Parameter`` 对象，所以要在换设备之后再创建优化器。
+# ``model.double()`` 和 ``model.to(dtype)`` 一样，原地转换参数，优化器拿着的仍是这些参数，但它的状态不会跟着转换：Adam 的 ``exp_avg`` 保持原样，这里下一次 ``step()`` 就报错了。``optimizer.load_state_dict`` 会把加载的状态张量（``step`` 计数除外）转换成各个浮点参数的 dtype，所以对浮点模型，把优化器自己的 ``state_dict()`` 再加载一次，就完成了转换。更简单的顺序是在优化器第一次 ``step()`` 之前就转换模型，正如 :ref:`“module.to()”那一页 <questions-module-to>` 所建议的。换到 ``meta`` 则不同：模型得到新的 ``Parameter`` 对象，所以要在换设备之后再创建优化器。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)

@@ -237,7 +237,7 @@ assert len(set(goals)) == 4, "with an alias the goal moves at every step"
 # 解决办法：复制网络
 # ------------------
 #
-# ``copy.deepcopy(online)``，以及对一个形状相同的网络调用不加 ``assign=True`` 的 ``load_state_dict`` 加载一个不带 ``assign=True`` 加载标志的字典（见 :ref:`检查点那一页 <questions-checkpoints>`），都让目标网络的参数有自己的内存。在线网络训练一步之后，两个副本都保持原样。加了 ``assign=True`` 时，``load_state_dict`` 给目标网络换上新的 ``Parameter`` 对象，建在在线网络的内存上：两者不是同一个张量，却共享内存。
+# ``copy.deepcopy(online)``，以及对一个形状相同的网络调用不加 ``assign=True`` 的 ``load_state_dict`` 加载一个不带 ``assign=True`` 加载标志的字典（见 :ref:`“检查点”那一页 <questions-checkpoints>`），都让目标网络的参数有自己的内存。在线网络训练一步之后，两个副本都保持原样。加了 ``assign=True`` 时，``load_state_dict`` 给目标网络换上新的 ``Parameter`` 对象，建在在线网络的内存上：两者不是同一个张量，却共享内存。
 
 torch.manual_seed(0)
 online = torch.nn.Linear(2, 2)

@@ -32,6 +32,9 @@ def same_storage(x, y):
 
 
 # %%
+# 画图用的辅助函数
+# ----------------
+#
 # 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
@@ -369,7 +372,7 @@ assert not torch.arange(10.0)[::2].is_contiguous() and not torch.arange(6.0).res
 # 写入 expand 的结果
 # ------------------
 #
-# ``column.expand(3, 4)`` 中每一行的四个元素是同一个内存位置。用 ``add_`` 往里写入，会得到一条相近的消息：“more than one element of the written-to tensor refers to a single memory location”。哪些写入 ``expand`` 结果的操作会报错、哪些不会，见 :ref:`视图那一页 <questions-views>`。
+# ``column.expand(3, 4)`` 中每一行的四个元素是同一个内存位置。用 ``add_`` 往里写入，会得到一条相近的消息：“more than one element of the written-to tensor refers to a single memory location”。哪些写入 ``expand`` 结果的操作会报错、哪些不会，见 :ref:`“视图”那一页 <questions-views>`。
 
 column = torch.zeros(3, 1)
 try:

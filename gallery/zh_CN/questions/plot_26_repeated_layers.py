@@ -381,7 +381,7 @@ assert not same_storage(layers[0].weight, separate[2].weight), "load_state_dict 
 # 对整叠层 ``copy.deepcopy`` 仍然共享
 # -----------------------------------
 #
-# ``copy.deepcopy(layers)`` 对每个对象只复制一次，同一个对象再次出现时沿用那份副本（见 :ref:`copy.deepcopy 那一页 <questions-deepcopy>`）：副本里有自己的一个层，三个位置上放的都是它。
+# ``copy.deepcopy(layers)`` 对每个对象只复制一次，同一个对象再次出现时沿用那份副本（见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）：副本里有自己的一个层，三个位置上放的都是它。
 
 whole = copy.deepcopy(layers)
 print("whole[0] is whole[2]:", whole[0] is whole[2])

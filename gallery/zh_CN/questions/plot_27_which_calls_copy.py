@@ -14,7 +14,7 @@
       live = w.view(-1)
       kept = w.t().clone(memory_format=torch.contiguous_format).view(-1)
 
-``a.t().clone().view(-1)`` 会报错 ``RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead``：克隆得到的是副本，却不是连续（contiguous）的。本页依次运行：``expand`` 对比 ``repeat``；在连续和不连续的张量上调用 ``contiguous()``；在几种布局上调用 ``clone()``；在连续和不连续的张量上调用 ``reshape``、``flatten`` 和 ``view``。每个结果都用两种办法检验是否与源张量共享内存：比较存储（storage），以及往结果里写入。
+``a.t().clone().view(-1)`` 会报错 ``RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead``：克隆得到的是副本，却不是连续（contiguous）的。本页依次运行：``expand`` 对比 ``repeat``；在连续和不连续的张量上调用 ``contiguous()``；在几种布局上调用 ``clone()``；在连续和不连续的张量上调用 ``reshape``、``flatten`` 和 ``view``。每个结果都用两种办法检验是否与源张量共享内存：比较存储，以及往结果里写入。
 """
 
 # %%
@@ -239,7 +239,7 @@ assert same_storage(column, expanded) and not same_storage(column, repeated), "S
 # sphinx_gallery_end_ignore
 
 # %%
-# 并非每种写入都会被拒绝。``add_`` 和 ``mul_`` 要由每个元素的旧值算出新值，``copy_`` 要把别的值复制进来：三者都会抛出错误，因为 ``expanded`` 的多个元素指向同一个内存位置。``fill_`` 和 ``zero_`` 给每个元素写同一个值，可以执行，写入的是被 expand 的那个张量（其他能通过的写入，见 :ref:`视图那一页 <questions-views>`）。
+# 并非每种写入都会被拒绝。``add_`` 和 ``mul_`` 要由每个元素的旧值算出新值，``copy_`` 要把别的值复制进来：三者都会抛出错误，因为 ``expanded`` 的多个元素指向同一个内存位置。``fill_`` 和 ``zero_`` 给每个元素写同一个值，可以执行，写入的是被 expand 的那个张量（其他能通过的写入，见 :ref:`“视图”那一页 <questions-views>`）。
 
 for name, write in {
     "add_(1.0)": lambda: expanded.add_(1.0),

@@ -288,7 +288,7 @@ assert nodes[0] == count_nodes(one_batch), "each batch's graph is the size of a 
 # 改用 ``retain_graph=True`` 会留住每一批的图
 # -------------------------------------------
 #
-# 用 ``retain_graph=True`` 而不 ``detach()``，第 0 批的图连同它保存的张量都留了下来：第 1 批时从 ``h`` 能走到的图里也有第 0 批的图，就像 :ref:`累加损失的那一页 <questions-graph-kept-alive>` 里的累计值留住了每一步的图。这里它照样失败，在第 1 批报出另一个错误：第 1 批的 ``backward()`` 走到第 0 批的节点，这些节点保存了 RNN 单元（cell）的权重，而 ``optimizer.step()`` 之后已经原地（in-place）改过这个权重（见 :ref:`原地修改报错那一页 <questions-inplace-error>`）。如果优化器是用 ``fused=True`` 创建的，它的一步不推进版本计数器（version counter），同样的循环就不会报错：每次 ``backward()`` 都沿着之前每一批的计算图一路传回去，错误悄无声息。
+# 用 ``retain_graph=True`` 而不 ``detach()``，第 0 批的图连同它保存的张量都留了下来：第 1 批时从 ``h`` 能走到的图里也有第 0 批的图，就像 :ref:`累加损失的那一页 <questions-graph-kept-alive>` 里的累计值留住了每一步的图。这里它照样失败，在第 1 批报出另一个错误：第 1 批的 ``backward()`` 走到第 0 批的节点，这些节点保存了 RNN 单元（cell）的权重，而 ``optimizer.step()`` 之后已经原地（in-place）改过这个权重（见 :ref:`“原地修改报错”那一页 <questions-inplace-error>`）。如果优化器是用 ``fused=True`` 创建的，它的一步不推进版本计数器（version counter），同样的循环就不会报错：每次 ``backward()`` 都沿着之前每一批的计算图一路传回去，错误悄无声息。
 
 torch.manual_seed(0)
 cell = torch.nn.RNNCell(2, 3)

@@ -42,6 +42,9 @@ def write_test(a, b):
 
 
 # %%
+# 画图用的辅助函数
+# ----------------
+#
 # 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
@@ -228,7 +231,7 @@ assert torch.equal(x, torch.arange(4.0).reshape(2, 2)), "the write tests put x b
 # 存储不同，内存共享：DLPack、NumPy、``frombuffer``
 # -------------------------------------------------
 #
-# 通过 DLPack、NumPy 或 ``torch.frombuffer`` 给 ``x[1]`` 这一行建的别名，有一块自己的存储，起点落在 ``x`` 的存储之内：常见的判断回答 ``False``，可通过每个别名写入照样会改到 ``x``。同样三种途径在 :ref:`别名那一页 <copying-alias>` 上也演示过；通过 NumPy 写入对自动求导（autograd）有什么影响，见 :ref:`NumPy 那一页 <questions-numpy-bridge>`。下面的图另建了一对张量：``source`` 和它第二行的 DLPack 别名。
+# 通过 DLPack、NumPy 或 ``torch.frombuffer`` 给 ``x[1]`` 这一行建的别名，有一块自己的存储，起点落在 ``x`` 的存储之内：常见的判断回答 ``False``，可通过每个别名写入照样会改到 ``x``。同样三种途径在 :ref:`“别名”那一页 <copying-alias>` 上也演示过；通过 NumPy 写入对自动求导（autograd）有什么影响，见 :ref:`“NumPy”那一页 <questions-numpy-bridge>`。下面的图另建了一对张量：``source`` 和它第二行的 DLPack 别名。
 
 aliases = {
     "torch.from_dlpack(x[1])": torch.from_dlpack(x[1]),
@@ -328,7 +331,7 @@ assert all(agree), "NumPy's exact test agrees with the write test on every pair"
 # 只在批次可能与数据集共享内存时克隆
 # ----------------------------------
 #
-# 一个数据管道为了省内存，原地（in-place）归一化每个批次，但绝不能写进数据集 ``data``。条目是视图的 ``Dataset`` 会被这样的修改改掉，见 :ref:`函数参数那一页 <questions-function-arguments>`。批次有三种来源：``data`` 的切片（视图）、用索引列表取出的行（副本），以及经由 NumPy 取的切片（有自己存储的别名）。``normalize`` 只在 ``shares_memory`` 说批次可能与 ``data`` 共享内存时才克隆它。跑完三个 epoch，每个批次都正确归一化，``data`` 保持原样，用索引取出的批次一次也没有被克隆。
+# 一个数据管道为了省内存，原地（in-place）归一化每个批次，但绝不能写进数据集 ``data``。条目是视图的 ``Dataset`` 会被这样的修改改掉，见 :ref:`“函数参数”那一页 <questions-function-arguments>`。批次有三种来源：``data`` 的切片（视图）、用索引列表取出的行（副本），以及经由 NumPy 取的切片（有自己存储的别名）。``normalize`` 只在 ``shares_memory`` 说批次可能与 ``data`` 共享内存时才克隆它。跑完三个 epoch，每个批次都正确归一化，``data`` 保持原样，用索引取出的批次一次也没有被克隆。
 
 data = torch.arange(12.0).reshape(6, 2)
 original = data.clone()

@@ -67,8 +67,7 @@ start = make_model()
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的函数在构建时用 matplotlib 画出，画的是运行中的张量：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导（autograd）的计算图。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。
-# ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
 
@@ -276,7 +275,7 @@ assert torch.allclose(compiled(inputs), model(inputs)) and not torch.allclose(co
 # ``state_dict()`` 的键多了 ``_orig_mod.``
 # ----------------------------------------
 #
-# 包装器的 ``state_dict()`` 里是模型的各项，但用的是包装器自己的名字：每个键都以 ``_orig_mod.`` 开头。各项的值都是张量，用的是参数的存储，和任何 ``state_dict()`` 一样（见\ :ref:`保存最佳权重那一页 <questions-best-weights>`）。
+# 包装器的 ``state_dict()`` 里是模型的各项，但用的是包装器自己的名字：每个键都以 ``_orig_mod.`` 开头。各项的值都是张量，用的是参数的存储，和任何 ``state_dict()`` 一样（见\ :ref:`“保存最佳权重”那一页 <questions-best-weights>`）。
 
 state = compiled.state_dict()
 print("compiled keys:", list(state))
@@ -410,7 +409,7 @@ assert type(model) is torch.nn.Sequential, "model.compile() leaves the module's 
 # 对编译后的模块 ``copy.deepcopy`` 会复制模型
 # -------------------------------------------
 #
-# 深拷贝包装器会复制它里面的模块，和深拷贝任何模块一样（见 :ref:`copy.deepcopy 那一页 <questions-deepcopy>`）：副本仍然是 ``OptimizedModule``，包着一个新模型，新模型的参数有自己的内存。训练副本不会改变 ``model``。
+# 深拷贝包装器会复制它里面的模块，和深拷贝任何模块一样（见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）：副本仍然是 ``OptimizedModule``，包着一个新模型，新模型的参数有自己的内存。训练副本不会改变 ``model``。
 
 model = copy.deepcopy(start)
 compiled = torch.compile(model, backend="aot_eager")
@@ -470,7 +469,7 @@ assert compiled_base._version > 0, "the view's base saw the edit too"
 # sphinx_gallery_end_ignore
 
 # %%
-# 自动求导看到的版本变化和即时执行模式下一样：一个为反向传播保存下来的张量，随后在编译后的函数里被原地修改，``backward()`` 就会停下来，报出\ :ref:`原地修改报错那一页 <questions-inplace-error>` 讲的错误。
+# 自动求导（autograd）看到的版本变化和即时执行模式下一样：一个为反向传播保存下来的张量，随后在编译后的函数里被原地修改，``backward()`` 就会停下来，报出\ :ref:`“原地修改报错”那一页 <questions-inplace-error>` 讲的错误。
 
 w = torch.ones(3, requires_grad=True)
 a = torch.arange(3.0)
@@ -490,7 +489,7 @@ assert "modified by an inplace operation" in inplace_message
 # 在编译后的函数里重新绑定名字
 # ----------------------------
 #
-# 函数里的 ``x = x + 1`` 新建一个张量，把局部名字 ``x`` 绑定到它上面，和即时执行模式下一样（见\ :ref:`在函数里改张量那一页 <questions-function-arguments>`）：调用方的张量保留原来的值和版本，返回的张量有自己的内存。
+# 函数里的 ``x = x + 1`` 新建一个张量，把局部名字 ``x`` 绑定到它上面，和即时执行模式下一样（见\ :ref:`“在函数里改张量”那一页 <questions-function-arguments>`）：调用方的张量保留原来的值和版本，返回的张量有自己的内存。
 
 
 def rebind(x):

@@ -23,7 +23,7 @@
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量的存储（storage）起始地址是否相同。``weight_used`` 运行 ``model(x)``，返回输出和层计算时实际用的权重，即自动求导（autograd）为反向传播保存下来的那一份：保存张量的钩子（saved tensors hooks），即 ``torch.autograd.graph.saved_tensors_hooks``，能看到自动求导保存的每一个张量，权重也在其中（只有运算包装成张量的 Python 数字例外，见 :doc:`各操作保存了哪些张量 </saved>`）。``Linear`` 保存的是转置后的权重，``.T`` 再把它转回来。:fact:`wrapped-number-saved-outside-hooks`
+# ``same_storage`` 比较两个张量的存储起始地址是否相同。``weight_used`` 运行 ``model(x)``，返回输出和层计算时实际用的权重，即自动求导（autograd）为反向传播保存下来的那一份：保存张量的钩子（saved tensors hooks），即 ``torch.autograd.graph.saved_tensors_hooks``，能看到自动求导保存的每一个张量，权重也在其中（只有运算包装成张量的 Python 数字例外，见 :doc:`各操作保存了哪些张量 </saved>`）。``Linear`` 保存的是转置后的权重，``.T`` 再把它转回来。:fact:`wrapped-number-saved-outside-hooks`
 
 import torch
 
@@ -49,8 +49,7 @@ def weight_used(model, x):
 # 画图用的辅助函数
 # ----------------
 #
-# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出：每个名字指向哪个张量对象，每个张量用哪块存储、哪个版本计数器（version counter），以及自动求导的计算图（computation graph）。图中的存储依次记作 ``S1``、``S2``……，版本计数器依次记作 ``C1``、``C2``……。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
-# ``shared_counters`` 先把一个计数器加一，看哪些张量的 ``_version`` 跟着变，以此找出共享它的张量，再把它恢复原样。
+# 本页的图由下面的辅助函数用 matplotlib 根据运行中的张量画出。每个画图的页面都带着同一段代码，所以页面上把它折叠起来；下载的脚本和 notebook 里是完整的代码。
 
 import matplotlib.pyplot as plt
 
@@ -473,7 +472,7 @@ for enclosing_enabled in (True, False):
 # ``GradScaler``：``unscale_`` 和梯度裁剪改写 ``.grad``
 # -----------------------------------------------------
 #
-# ``torch.amp.GradScaler`` 在反向传播之前把损失乘上一个缩放因子（起初是 65536），免得很小的 float16 梯度舍入成零；bfloat16 的数值范围和 float32 相同，用不着它，但调用方式一样，在 CPU 上也能运行。要裁剪梯度，先由 ``scaler.unscale_(optimizer)`` 把每个 ``.grad`` 原地除以缩放因子（不推进它的版本计数器，见 :ref:`版本计数器那一页 <questions-version-counter>`），再由 ``torch.nn.utils.clip_grad_norm_`` 原地把它们缩小。所以 ``backward()`` 之后记下的 ``g = p.grad``，到 ``step()`` 时存的已是去掉缩放、裁剪过的值；``p.grad.clone()`` 则保留原来缩放过的梯度（普通的梯度裁剪也是这样，见 :ref:`“记录下来的梯度全都一样”那一页 <questions-stale-grad>`）。:fact:`kernel-writes-not-counted`
+# ``torch.amp.GradScaler`` 在反向传播之前把损失乘上一个缩放因子（起初是 65536），免得很小的 float16 梯度舍入成零；bfloat16 的数值范围和 float32 相同，用不着它，但调用方式一样，在 CPU 上也能运行。要裁剪梯度，先由 ``scaler.unscale_(optimizer)`` 把每个 ``.grad`` 原地除以缩放因子，这一步不推进它的版本计数器（version counter），见 :ref:`“版本计数器”那一页 <questions-version-counter>`；再由 ``torch.nn.utils.clip_grad_norm_`` 原地把它们缩小。所以 ``backward()`` 之后记下的 ``g = p.grad``，到 ``step()`` 时存的已是去掉缩放、裁剪过的值；``p.grad.clone()`` 则保留原来缩放过的梯度（普通的梯度裁剪也是这样，见 :ref:`“记录下来的梯度全都一样”那一页 <questions-stale-grad>`）。:fact:`kernel-writes-not-counted`
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
@@ -515,7 +514,7 @@ assert not torch.equal(kept, g) and kept.abs().min() > 1.0, "kept holds the scal
 # 改为转换模型本身：``.to(torch.bfloat16)`` 和 ``.half()``
 # --------------------------------------------------------
 #
-# ``model.to(torch.bfloat16)`` 或 ``model.half()`` 不是混合精度：它们原地转换模型本身。模型保留原来的 ``Parameter`` 对象，背后换成新的低精度内存；不再留有 float32 的权重，梯度也是低精度的。``tensor.to(dtype)`` 返回新张量，张量已经是那个 dtype 时返回张量本身。``module.to()`` 和 ``tensor.to()`` 的其余行为，见 :ref:`module.to() 那一页 <questions-module-to>`。
+# ``model.to(torch.bfloat16)`` 或 ``model.half()`` 不是混合精度：它们原地转换模型本身。模型保留原来的 ``Parameter`` 对象，背后换成新的低精度内存；不再留有 float32 的权重，梯度也是低精度的。``tensor.to(dtype)`` 返回新张量，张量已经是那个 dtype 时返回张量本身。``module.to()`` 和 ``tensor.to()`` 的其余行为，见 :ref:`“module.to()”那一页 <questions-module-to>`。
 
 for name, convert, dtype in (("model.to(torch.bfloat16)", lambda m: m.to(torch.bfloat16), torch.bfloat16),
                              ("model.half()", lambda m: m.half(), torch.float16)):  # fmt: skip

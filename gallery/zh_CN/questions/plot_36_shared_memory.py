@@ -14,14 +14,14 @@
       with lock:
           counter += 1
 
-几个进程对共享内存（shared memory）里的同一个张量计数，总数却比更新次数少，或者每次运行都不一样：这是竞争条件（race condition）。本页启动几个进程，分别在不加锁、加锁、各写各的切片三种情况下更新一个共享计数器；然后看 ``share_memory_()`` 对张量做了什么：存储（storage）搬了家，视图（view）跟着走，之前取的 NumPy 数组却留在原地；最后在共享模型上跑一个 Hogwild 式的训练循环。张量究竟怎样到达子进程（``fork``、``spawn``、队列、``DataLoader`` 的 worker），见 :ref:`多进程（multiprocessing）那一页 <questions-processes>`。
+几个进程对共享内存（shared memory）里的同一个张量计数，总数却比更新次数少，或者每次运行都不一样：这是竞态条件（race condition）。本页启动几个进程，分别在不加锁、加锁、各写各的切片三种情况下更新一个共享计数器；然后看 ``share_memory_()`` 对张量做了什么：存储搬了家，视图（view）跟着走，之前取的 NumPy 数组却留在原地；最后在共享模型上跑一个 Hogwild 式的训练循环。张量究竟怎样到达子进程（``fork``、``spawn``、队列、``DataLoader`` 的 worker），见 :ref:`多进程（multiprocessing）那一页 <questions-processes>`。
 """
 
 # %%
 # 辅助函数
 # --------
 #
-# 和 :ref:`多进程那一页 <questions-processes>` 一样，子进程用 ``fork`` 方式启动，这样它们能运行本页定义的函数。``run_together``
+# 和 :ref:`“多进程”那一页 <questions-processes>` 一样，子进程用 ``fork`` 方式启动，这样它们能运行本页定义的函数。``run_together``
 # 按每组参数启动一个子进程，全部启动后才开始等待，每个最多等 ``TIMEOUT`` 秒，并检查每个子进程都正常结束。``shares``
 # 判断一个 NumPy 数组是否与张量共享内存。``add_many`` 不加锁，把 ``counter`` 加一，共 ``times``
 # 次：``counter += 1`` 先读出值，加一，再写回去。
@@ -129,7 +129,7 @@ assert torch.equal(counts, torch.full((CHILDREN,), float(TIMES))), "disjoint sli
 # ``share_memory_()`` 对张量做了什么
 # ----------------------------------
 #
-# 在 CPU 上，对 torch 自己分配的非空张量（本页的张量都是），``share_memory_()`` 把张量的值复制到新的共享内存，并让张量的存储指向那里（用 ``torch.from_file(path, shared=False)`` 从文件读出的张量则留在原处，见 :ref:`多进程那一页 <questions-processes>`）：存储的地址变了（本页只比较地址，从不打印），值不变。它原地（in-place）修改张量，返回的就是张量本身。调用之前取的视图用的是同一个存储对象，所以跟着一起搬走：它们的
+# 在 CPU 上，对 torch 自己分配的非空张量（本页的张量都是），``share_memory_()`` 把张量的值复制到新的共享内存，并让张量的存储指向那里（用 ``torch.from_file(path, shared=False)`` 从文件读出的张量则留在原处，见 :ref:`“多进程”那一页 <questions-processes>`）：存储的地址变了（本页只比较地址，从不打印），值不变。它原地（in-place）修改张量，返回的就是张量本身。调用之前取的视图用的是同一个存储对象，所以跟着一起搬走：它们的
 # ``is_shared()`` 为 ``True``，经张量写入的值也能在视图里看到。对已经在共享内存里的张量再调用一次，什么都不变。下表对几种 dtype 都跑了一遍。
 
 rows = [("dtype", "before", "after", "moved", "view follows", "second call moved")]
@@ -165,7 +165,7 @@ assert base.is_shared() and base.untyped_storage().data_ptr() != address, "a vie
 # ``t.numpy()`` 共享的是张量此刻所在的内存，而不是张量的存储对象。``share_memory_()``
 # 之后，数组仍指向旧地址，而张量已经不在那里：两者不再共享内存，旧内存还可能已被释放，所以通过这个数组读写都不安全（本页既不读也不写）。应该在
 # ``share_memory_()`` 之后再取数组：这时它与张量共享内存，能看到张量的写入。对
-# ``torch.from_numpy`` 创建的张量，:ref:`多进程那一页 <questions-processes>` 展示了同样的情况。
+# ``torch.from_numpy`` 创建的张量，:ref:`“多进程”那一页 <questions-processes>` 展示了同样的情况。
 
 t = torch.zeros(3)
 early = t.numpy()
@@ -264,4 +264,4 @@ assert mp.active_children() == [], "every child process has ended"
 #
 # 对 torch 自己分配的张量，``share_memory_()`` 让进程之间共享内存，但不规定它们写入的先后。像 ``counter += 1``
 # 这样“读、加、写回”的更新，两个进程同时做时可能丢失：每次更新时都持有同一把锁，或者让每个进程只写自己的元素。在 CPU 上，这个调用把这类张量（非空时）的存储搬到新的内存：视图跟着走，之前取的 NumPy
-# 数组不跟，所以这类数组要在调用之后再取。张量最初怎样到达子进程、在哪种启动方式下是副本，见 :ref:`多进程那一页 <questions-processes>`。
+# 数组不跟，所以这类数组要在调用之后再取。张量最初怎样到达子进程、在哪种启动方式下是副本，见 :ref:`“多进程”那一页 <questions-processes>`。
