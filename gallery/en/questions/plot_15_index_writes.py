@@ -383,8 +383,9 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ------------------------
 #
 # ``x[idx] += 1`` is an in-place edit of ``x``, and autograd refuses one on a leaf that requires grad
-# (a ``Parameter`` too) or on a view of such a leaf: write under ``torch.no_grad()``. A tensor made
-# under ``torch.inference_mode()`` refuses it outside inference mode, under ``torch.no_grad()`` too,
+# (a ``Parameter`` too) or on a view of such a leaf: write under ``torch.no_grad()``. An inference
+# tensor (one ``torch.inference_mode()`` computes; a view or ``detach()`` of a normal tensor taken there
+# is a normal tensor and takes the write) refuses it outside inference mode, under ``torch.no_grad()`` too,
 # and refuses it after writing: its values have changed when the error comes, so a caller that
 # catches the error and tries again adds twice. Its ``detach()`` and its ``.data``, though inference
 # tensors too, take the same write with no error, and the write reaches the tensor. A non-leaf that requires grad and a plain tensor take it either
@@ -474,6 +475,14 @@ for mode_of_write in (True, False):
     assert isinstance(add_one_at(made_inference.detach(), mode_of_write), torch.Tensor), "detach() takes the write"
     assert isinstance(add_one_at(made_inference.data, mode_of_write), torch.Tensor), ".data takes the write"
     assert torch.equal(made_inference, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the tensor"
+    normal_base = torch.zeros(4)
+    with torch.inference_mode():
+        view_in_mode, detach_in_mode = normal_base[:], normal_base.detach()
+    assert not torch.is_inference(view_in_mode) and not torch.is_inference(detach_in_mode), (
+        "a view or detach() of a normal tensor taken in inference mode is a normal tensor")
+    assert isinstance(add_one_at(view_in_mode, mode_of_write), torch.Tensor), "plain[:] made in the mode takes the write"
+    assert isinstance(add_one_at(detach_in_mode, mode_of_write), torch.Tensor), "detach() made in the mode takes it"
+    assert torch.equal(normal_base, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the normal tensor"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -357,8 +357,8 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ----------------
 #
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）或这种叶子张量的视图做原地操作：要放在
-# ``torch.no_grad()`` 下写。在 ``torch.inference_mode()`` 下创建的张量，在推理模式之外拒绝这样写，放在 ``torch.no_grad()``
-# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量（inference tensor），却照常接受同样的写入，不报错，写入也落到原来的张量上。需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入；但非叶子张量的四种视图在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
+# ``torch.no_grad()`` 下写。推理张量（inference tensor，即在 ``torch.inference_mode()`` 下算出的张量；在模式内对普通张量取的视图或 ``detach()`` 仍是普通张量，照常接受写入）在推理模式之外拒绝这样写，放在 ``torch.no_grad()``
+# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上。需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入；但非叶子张量的四种视图在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
 
 
 class AsIs(torch.autograd.Function):
@@ -441,6 +441,14 @@ for mode_of_write in (True, False):
     assert isinstance(add_one_at(made_inference.detach(), mode_of_write), torch.Tensor), "detach() takes the write"
     assert isinstance(add_one_at(made_inference.data, mode_of_write), torch.Tensor), ".data takes the write"
     assert torch.equal(made_inference, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the tensor"
+    normal_base = torch.zeros(4)
+    with torch.inference_mode():
+        view_in_mode, detach_in_mode = normal_base[:], normal_base.detach()
+    assert not torch.is_inference(view_in_mode) and not torch.is_inference(detach_in_mode), (
+        "a view or detach() of a normal tensor taken in inference mode is a normal tensor")
+    assert isinstance(add_one_at(view_in_mode, mode_of_write), torch.Tensor), "plain[:] made in the mode takes the write"
+    assert isinstance(add_one_at(detach_in_mode, mode_of_write), torch.Tensor), "detach() made in the mode takes it"
+    assert torch.equal(normal_base, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the normal tensor"
 # sphinx_gallery_end_ignore
 
 # %%
