@@ -209,8 +209,8 @@ def draw_processes(title, child, **names):
 # ------------------------------
 #
 # Slicing, integer indexing, ``view``, ``reshape`` of a contiguous tensor,
-# ``t()`` and ``expand`` return views of ``x``. Indexing with a list or a
-# mask ("advanced" indexing) copies, and so do ``reshape`` and
+# ``t()`` and ``expand`` return views of ``x``. Indexing with a list of Python
+# integers or a mask ("advanced" indexing) copies, and so do ``reshape`` and
 # ``contiguous()`` when the layout has to change.
 x = torch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
 results = {

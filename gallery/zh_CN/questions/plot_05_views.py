@@ -200,7 +200,7 @@ def draw_processes(title, child, **names):
 # ----------------
 #
 # 切片、整数下标、``view``、对连续张量的 ``reshape``、``t()`` 和 ``expand`` 返回的都是 ``x``
-# 的视图。用列表或掩码做下标（即“高级索引”）会复制；布局必须改变时，``reshape`` 和 ``contiguous()`` 也会复制。
+# 的视图。用由 Python 整数组成的列表或掩码做下标（即“高级索引”）会复制；布局必须改变时，``reshape`` 和 ``contiguous()`` 也会复制。
 x = torch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
 results = {
     "x[0]": x[0],

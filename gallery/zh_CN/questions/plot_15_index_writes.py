@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   用整数列表、掩码或一维及以上的 ``int64`` 索引张量做索引时，``x[idx]`` 返回副本，``x[idx].add_(1)`` 改的是副本；写进 ``x`` 要用 ``x[idx] += 1``，需要梯度的张量和推理张量的情况见下文。索引可能重复时用 ``index_add_``：
+   用由 Python 整数组成的列表、掩码或一维及以上的 ``int64`` 索引张量做索引时，``x[idx]`` 返回副本，``x[idx].add_(1)`` 改的是副本；写进 ``x`` 要用 ``x[idx] += 1``，需要梯度的张量和推理张量的情况见下文。索引可能重复时用 ``index_add_``：
 
    .. code-block:: python
 
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-对用列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引 ``x`` 得到的张量调用原地（in-place）操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
+对用由 Python 整数组成的列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引 ``x`` 得到的张量调用原地（in-place）操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
 ``x`` 的视图（view）、哪些得到副本，看 ``x`` 需要梯度时赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用的返回视图的操作的实测结果见 :doc:`视图操作一览 </views>`。
 """
 
@@ -203,7 +203,7 @@ def draw_processes(title, child, **names):
 # ----
 #
 # 用索引张量的 ``x[idx]`` 和用布尔掩码的 ``x[mask]``，都会把选中的元素收集到一个新张量里。随后的 ``add_(1)`` 和
-# ``[0] = 100.0`` 改的是这个没有任何名字指向的新张量：``x`` 没有变化，而且悄无声息。用列表或二维索引张量也一样。
+# ``[0] = 100.0`` 改的是这个没有任何名字指向的新张量：``x`` 没有变化，而且悄无声息。用由 Python 整数组成的列表或二维索引张量也一样。
 import warnings
 
 x = torch.arange(6.0)
@@ -241,7 +241,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。整数列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码（高级索引），无论单独使用还是与基本索引混用，返回的都是副本。下面逐一按存储检查每种写法。
+# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码（高级索引），无论单独使用还是与基本索引混用，返回的都是副本。列表里若有张量、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -266,6 +266,12 @@ assert all(result._is_view() == (form in views) for form, result in forms.items(
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     assert same_storage(x[[1, slice(None)]], x), "a list holding a slice indexes as a tuple (deprecated): a view"
+with warnings.catch_warnings(record=True) as list_warnings:
+    warnings.simplefilter("always")
+    argmax_in_list = x[[x[:, 0].argmax()]]
+assert same_storage(argmax_in_list, x) and torch.equal(argmax_in_list, x[2]), (
+    "x[[t.argmax()]] is x[t.argmax()]: a list holding a 0-d tensor indexes as a tuple, a view")
+assert any("non-tuple sequence" in str(w.message) for w in list_warnings), "that list gives a deprecation warning"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -544,7 +550,7 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # ----
 #
 # 用整数、切片、``None`` 和 ``...`` 索引得到视图，``argmax()`` 返回的那种零维索引张量（``uint8``
-# 以外的整数 dtype）也一样；用整数列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量或掩码索引得到副本，对副本调用原地方法，``x``
+# 以外的整数 dtype）也一样；用由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量或掩码索引得到副本，对副本调用原地方法，``x``
 # 不会改变。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
 # ``index_add_`` 或 ``index_put_(..., accumulate=True)``。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合并成对 ``x`` 的一次索引，只赋值一次。
