@@ -47,8 +47,10 @@ class Term:
 TERMS: tuple[Term, ...] = (
     Term("张量", "tensor", "copying-alias",
          define_en="A multi-dimensional array; a dense tensor reads its values from a storage through its dtype, "
-                   "shape, strides and offset.",
-         define_zh="多维数组；稠密张量按 dtype、形状、步长和偏移从一块存储读取数值。"),
+                   "shape, strides and offset (and, for a lazily conjugated or negated view, its conjugate or "
+                   "negative bit).",
+         define_zh="多维数组；稠密张量按 dtype、形状、步长和偏移从一块存储读取数值"
+                   "（延迟共轭或取负的视图还要看它的共轭位或取负位）。"),
     Term("复制", "copy", "copying-clone", also=("拷贝",),
          define_en="Making a new tensor whose values sit in memory of its own.",
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),
@@ -75,9 +77,10 @@ TERMS: tuple[Term, ...] = (
                    "shows in both.",
          define_zh="与源张量读取同一块存储的张量，写入两者共有的元素，两边都能看到改动。"),
     Term("基张量", "base tensor, `_base`", "questions-views",
-         define_en="The tensor at the root of a chain of views; a view's `_base`, where set, names it "
-                   "(`x[1:][1:]._base is x`).",
-         define_zh="一串视图最初的那个张量；视图的 `_base` 若有值，指向的就是它（`x[1:][1:]._base is x`）。"),
+         define_en="The tensor at the root of a chain of tensors autograd records as views (not `detach()` or "
+                   "`.data`); a view's `_base`, where set, names it (`x[1:][1:]._base is x`).",
+         define_zh="自动求导记作视图的一串张量最初的那个张量（`detach()` 和 `.data` 不算）；视图的 `_base` "
+                   "若有值，指向的就是它（`x[1:][1:]._base is x`）。"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
          define_en="An operation that writes its result into an existing tensor (`add_`, `t[0] = 1`).",
@@ -183,9 +186,9 @@ TERMS: tuple[Term, ...] = (
          define_en="Laid out row by row in its storage, no gaps; `contiguous()` copies a tensor that is not.",
          define_zh="在存储里逐行排列、没有间隔；对不连续的张量，`contiguous()` 返回一个副本。"),
     Term("高级索引", "advanced indexing", "questions-index-writes",
-         define_en="Indexing with a list of indices, an integer tensor of one dimension or more, or a mask; reading "
-                   "this way returns a copy, not a view.",
-         define_zh="用索引列表、一维及以上的整数张量或掩码做索引；这样读取得到的是副本，不是视图。"),
+         define_en="Indexing with a list of Python integers, an integer tensor of one dimension or more, or a mask; "
+                   "reading this way returns a copy, not a view.",
+         define_zh="用由 Python 整数组成的列表、一维及以上的整数张量或掩码做索引；这样读取得到的是副本，不是视图。"),
     Term("保存张量的钩子", "saved tensors hooks, `saved_tensors_hooks`",
          "questions-saved-tensors", gloss="saved tensors hooks",
          define_en="Two functions autograd can call to pack the tensors it saves and unpack them for the backward pass "

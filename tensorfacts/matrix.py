@@ -203,12 +203,12 @@ GUIDE: tuple[Advice, ...] = (
         "view",
         {
             "en": "A view such as `a.view(3)` is not a copy either: it shares storage and the version "
-                "counter with `a` and stays in the graph "
+                "counter with `a` and, when `a` requires grad and grad mode is on, stays in the graph "
                 "(`ViewBackward0`). A view of a leaf that requires grad refuses in-place edits with grad mode on "
                 "(under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it accepts "
                 "them), and so does `b = a` when `a` is itself such a view.",
             "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，"
-                "并留在计算图中（`ViewBackward0`）。需要梯度的叶子张量的视图，"
+                "`a` 需要梯度且梯度模式开着时，还留在计算图中（`ViewBackward0`）。需要梯度的叶子张量的视图，"
                 "在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                 "`torch.set_grad_enabled(False)` 下则可以修改）；"
                 "如果 `a` 本身就是这样的视图，`b = a` 也一样。",

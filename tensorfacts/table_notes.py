@@ -118,8 +118,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "needs a copy. `a.to(torch.float32)` and `a.type_as(torch.empty(0))` on a float32 `a`, "
                 "and `a.data`, share its storage without being views for autograd (`a.to(torch.float32)` "
                 "returns `a` itself), and so does `a.contiguous()` on the contiguous source, which it returns "
-                "itself; on the non-contiguous one `a.contiguous()` copies. `a.to(torch.float64)`, a list index "
-                "and a mask copy, on both layouts.",
+                "itself; on the non-contiguous one `a.contiguous()` copies. `a.to(torch.float64)`, an index "
+                "that is a list of Python integers, and a mask copy, on both layouts.",
             "zh_CN": "`reshape()`、`reshape_as()` 和 `flatten()` 在新形状能用步长表示在源张量的内存上时"
                 "（也就是同一形状的 `view()` 能执行时）返回视图，否则返回副本；对本来就是一维的张量，"
                 "`flatten()` 返回的就是这个张量本身。对表中的形状，"
@@ -131,7 +131,7 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "对 float32 的 `a`，`a.to(torch.float32)`、`a.type_as(torch.empty(0))` 以及 `a.data` 都与它共享存储，"
                 "但在自动求导看来不是视图（`a.to(torch.float32)` 返回的就是 `a` 本身）；"
                 "`a.contiguous()` 对连续的源张量也是这样，返回的就是它本身，对不连续的源张量则会复制。"
-                "`a.to(torch.float64)`、用列表或掩码做索引，在两种布局下都会复制。",
+                "`a.to(torch.float64)`、用由 Python 整数组成的列表或掩码做索引，在两种布局下都会复制。",
         },
         _maybe,
         facts=("reshape-view-when-strides-allow", "noop-conversions-return-a"),

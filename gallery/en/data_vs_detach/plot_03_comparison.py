@@ -238,8 +238,10 @@ assert via_data is not out and via_detach is not out, "both return a new tensor 
 # PyTorch marks in-place methods with a trailing underscore, and there *is*
 # an in-place form of ``detach()``: ``detach_()``. It is a different method.
 # It returns the very same object and takes that object itself out of the
-# graph; on a view of a normal tensor (here ``b[:2]``) it raises instead. ``.data`` has no in-place method; its setter is another matter
-# (next cell).
+# graph. On a tensor autograd records as a view (here ``b[:2]``) it raises
+# instead; ``b.detach()`` and ``b.data`` read ``b``'s memory too, but autograd does
+# not record them as views, and ``detach_()`` runs on ``b.detach()``. ``.data`` has no in-place
+# method; its setter is another matter (next cell).
 b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out_b = b.sigmoid()
 show("out_b (before detach_)", out_b)
@@ -255,8 +257,14 @@ except RuntimeError as e:
     assert "Can't detach views in-place" in str(e), "detach_() refuses a view"
 else:
     raise AssertionError("detach_() on a view raised nothing")
+detached = b.detach()
+detached_back = detached.detach_()
+print("b.detach().detach_() is b.detach():", detached_back is detached, " same storage as b:", same_storage(detached, b))
 # sphinx_gallery_start_ignore
 assert not out_b.requires_grad and out_b.grad_fn is None, "detach_() changed out_b itself"
+assert detached_back is detached and same_storage(detached, b), "detach_() runs on b.detach(), which shares b's memory"
+assert b[:2]._base is b and b.detach()._base is None and b.data._base is None, (
+    "autograd tracks b[:2] as a view, not b.detach() or b.data")
 assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
 # sphinx_gallery_end_ignore
 

@@ -478,8 +478,8 @@ assert p._version == 1, "only the edit under no_grad moved the counter"
 # Conclusion
 # ----------
 #
-# While autograd records, an in-place operation on a leaf that requires
-# grad, or on a view of it, is refused; a write through ``detach()``,
+# While autograd records, an in-place operation that changes the values of a
+# leaf that requires grad, or of a view of it, is refused; a write through ``detach()``,
 # ``.data`` and the like is not. Edit it under ``torch.no_grad()`` (``w -= lr * w.grad``,
 # ``copy_``, item assignment) or use a ``torch.nn.init`` function. To change
 # a shape, build a new layer, copy what it keeps, and make a new optimizer;

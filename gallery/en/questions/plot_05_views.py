@@ -212,8 +212,8 @@ def draw_processes(title, child, **names):
 # ------------------------------
 #
 # Slicing, integer indexing, ``view``, ``reshape`` of a contiguous tensor,
-# ``t()`` and ``expand`` return views of ``x``. Indexing with a list or a
-# mask ("advanced" indexing) copies, and so do ``reshape`` and
+# ``t()`` and ``expand`` return views of ``x``. Indexing with a list of Python
+# integers or a mask ("advanced" indexing) copies, and so do ``reshape`` and
 # ``contiguous()`` when the layout has to change.
 x = torch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
 results = {
@@ -429,6 +429,9 @@ assert all(same_storage(t, other) for t, other in shared.values()), "all six sha
 # sphinx_gallery_start_ignore
 assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:5], "five have no _base"
 assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as its _base"
+doubled = source * 2
+assert doubled[:1].grad_fn is not None and doubled.detach().grad_fn is None and doubled.data.grad_fn is None, (
+    "a slice keeps its base's history; detach() and .data keep none")
 sparse = torch.tensor([[0.0, 1.0]]).to_sparse()
 assert sparse.indices()._base is None and sparse.values()._base is sparse, "a sparse tensor's indices() has no _base"
 assert same_storage(torch.empty(0), torch.empty(0)), "two empty storages both start at 0: equal starts, no sharing"
@@ -441,9 +444,10 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # Conclusion
 # ----------
 #
-# A view shares memory, the version counter and, for autograd, the history of
-# its base (except inference tensors, which have no version counter and whose views have no
-# ``_base``: :ref:`questions-inference-mode`). ``_base`` marks views only: to know whether a tensor shares memory with the one it was
+# A view that autograd records as one shares memory, the version counter and, for autograd, the
+# history of its base (except inference tensors, which have no version counter and whose views have no
+# ``_base``: :ref:`questions-inference-mode`); ``detach()`` and ``.data`` share memory but no history.
+# ``_base`` marks views only: to know whether a tensor shares memory with the one it was
 # made from, compare their storages (``same_storage`` above): on a device with real memory (not
 # ``meta``), for storages that are not empty, equal starts prove one storage (not a shared
 # element); different starts do not rule sharing out. ``reshape`` and ``contiguous()`` copy only when they must; to be

@@ -7,16 +7,16 @@
 .. admonition:: Answer
    :class: answer
 
-   ``x[idx]`` with an integer list, a mask or an ``int64`` index tensor of one or more dimensions returns a copy, so
-   ``x[idx].add_(1)`` edits that copy; ``x[idx] += 1`` writes into ``x`` (for a tensor that requires grad
-   or an inference one, see below). Where an index may repeat, use ``index_add_``:
+   ``x[idx]`` with a list of Python integers, a mask or an ``int64`` index tensor of one or more dimensions
+   returns a copy, so ``x[idx].add_(1)`` edits that copy; ``x[idx] += 1`` writes into ``x`` (if it
+   requires grad or is an inference tensor, see below). If an index may repeat, use ``index_add_``:
 
    .. code-block:: python
 
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-An in-place call on ``x`` indexed by a list, an ``int64`` index tensor of one or more dimensions or a boolean mask raises no error and no
+An in-place call on ``x`` indexed by a list of Python integers, an ``int64`` index tensor of one or more dimensions or a boolean mask raises no error and no
 warning, and ``x`` stays as it was.
 This page reproduces that with an index tensor and with a mask, checks which index forms give a view
 of ``x`` and which a copy, what an assignment needs when ``x`` requires grad, shows the in-place index
@@ -213,7 +213,7 @@ def draw_processes(title, child, **names):
 #
 # ``x[idx]`` with an index tensor, and ``x[mask]`` with a boolean mask, gather the chosen elements
 # into a new tensor. ``add_(1)`` and ``[0] = 100.0`` then edit that new tensor, which nothing names:
-# ``x`` is unchanged, silently. A list and a two-dimensional index tensor do the same.
+# ``x`` is unchanged, silently. A list of Python integers and a two-dimensional index tensor do the same.
 import warnings
 
 x = torch.arange(6.0)
@@ -255,9 +255,11 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 #
 # Indexing with integers (a zero-dimensional integer tensor too, see below), slices, ``None`` and
 # ``...`` (basic indexing) returns a view of ``x``, on its storage; an edit of the view is an edit of
-# ``x``. A list of integers, an ``int64`` or ``int32`` index tensor of one or more dimensions (other
+# ``x``. A list of Python integers, an ``int64`` or ``int32`` index tensor of one or more dimensions (other
 # dtypes below) or a mask (advanced indexing),
-# alone or next to basic indices, returns a copy. We check each form below by its storage.
+# alone or next to basic indices, returns a copy. A list that holds a tensor, a slice, ``None`` or ``...``
+# is read as a tuple of indices, with a deprecation warning, and can give a view: ``x[[t.argmax()]]`` is
+# ``x[t.argmax()]``. We check each form below by its storage.
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -282,6 +284,12 @@ assert all(result._is_view() == (form in views) for form, result in forms.items(
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     assert same_storage(x[[1, slice(None)]], x), "a list holding a slice indexes as a tuple (deprecated): a view"
+with warnings.catch_warnings(record=True) as list_warnings:
+    warnings.simplefilter("always")
+    argmax_in_list = x[[x[:, 0].argmax()]]
+assert same_storage(argmax_in_list, x) and torch.equal(argmax_in_list, x[2]), (
+    "x[[t.argmax()]] is x[t.argmax()]: a list holding a 0-d tensor indexes as a tuple, a view")
+assert any("non-tuple sequence" in str(w.message) for w in list_warnings), "that list gives a deprecation warning"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -383,8 +391,9 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ------------------------
 #
 # ``x[idx] += 1`` is an in-place edit of ``x``, and autograd refuses one on a leaf that requires grad
-# (a ``Parameter`` too) or on a view of such a leaf: write under ``torch.no_grad()``. A tensor made
-# under ``torch.inference_mode()`` refuses it outside inference mode, under ``torch.no_grad()`` too,
+# (a ``Parameter`` too) or on a view of such a leaf: write under ``torch.no_grad()``. An inference
+# tensor (one ``torch.inference_mode()`` computes; a view or ``detach()`` of a normal tensor taken there
+# is a normal tensor and takes the write) refuses it outside inference mode, under ``torch.no_grad()`` too,
 # and refuses it after writing: its values have changed when the error comes, so a caller that
 # catches the error and tries again adds twice. Its ``detach()`` and its ``.data``, though inference
 # tensors too, take the same write with no error, and the write reaches the tensor. A non-leaf that requires grad and a plain tensor take it either
@@ -474,6 +483,14 @@ for mode_of_write in (True, False):
     assert isinstance(add_one_at(made_inference.detach(), mode_of_write), torch.Tensor), "detach() takes the write"
     assert isinstance(add_one_at(made_inference.data, mode_of_write), torch.Tensor), ".data takes the write"
     assert torch.equal(made_inference, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the tensor"
+    normal_base = torch.zeros(4)
+    with torch.inference_mode():
+        view_in_mode, detach_in_mode = normal_base[:], normal_base.detach()
+    assert not torch.is_inference(view_in_mode) and not torch.is_inference(detach_in_mode), (
+        "a view or detach() of a normal tensor taken in inference mode is a normal tensor")
+    assert isinstance(add_one_at(view_in_mode, mode_of_write), torch.Tensor), "plain[:] made in the mode takes the write"
+    assert isinstance(add_one_at(detach_in_mode, mode_of_write), torch.Tensor), "detach() made in the mode takes it"
+    assert torch.equal(normal_base, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the normal tensor"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -573,7 +590,7 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # ----------
 #
 # Indexing with integers, slices, ``None`` and ``...`` gives a view, and so does a zero-dimensional
-# index tensor such as ``argmax()`` returns (any integer dtype but ``uint8``); a list of integers, an
+# index tensor such as ``argmax()`` returns (any integer dtype but ``uint8``); a list of Python integers, an
 # ``int64`` or ``int32`` index tensor of one or more dimensions or a mask gives a copy, and an in-place method called on that
 # copy leaves ``x`` unchanged. Write through the index with an assignment (``x[idx] = v``,
 # ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad, a view of one or one of

@@ -7,7 +7,7 @@
 .. admonition:: Answer
    :class: answer
 
-   When ``t`` has 3 or more rows, ``t[1:] = t[:-1]`` writes over its own source. Torch refuses it for a
+   When a non-empty ``t`` has 3 or more rows, ``t[1:] = t[:-1]`` writes over its own source. Torch refuses it for a
    contiguous CPU ``t``, but for ``t = x[::2]`` or ``w[:, 1:] = w[:, :-1]`` it runs without an error, and can write wrong
    values (it does below). ``clone()`` the source first:
 
@@ -15,7 +15,7 @@
 
       t[1:] = t[:-1].clone()
 
-Shifting a contiguous tensor in place by one step, ``t[1:] = t[:-1]``, stops with ``RuntimeError: unsupported
+Shifting a non-empty contiguous tensor of 3 or more rows in place by one step, ``t[1:] = t[:-1]``, stops with ``RuntimeError: unsupported
 operation: some elements of the input tensor and the written-to tensor refer to a single memory
 location. Please clone() the tensor before performing the operation.`` This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
@@ -301,6 +301,18 @@ assert all(m == message for m in messages.values()), "all six raise the message 
 # sphinx_gallery_start_ignore
 for case, result in after.items():
     assert torch.equal(result, torch.arange(5.0)), f"{case} must leave t as it was"
+
+
+def shift_refused(t):
+    try:
+        shift_assign(t)
+    except RuntimeError:
+        return True
+    return False
+
+
+assert [shift_refused(torch.zeros(shape)) for shape in ((3, 0), (2,), (2, 3), (3,), (3, 2))] == [
+    False, False, False, True, True], "a one-step shift is refused from 3 rows on, and not on an empty t"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -225,7 +225,7 @@ assert via_data is not out and via_detach is not out, "both return a new tensor 
 
 # %%
 # PyTorch 用末尾的下划线标记原地操作的方法。``detach()`` 确实有一个原地版本，叫
-# ``detach_()``，是另一个方法。它返回的就是同一个对象，并把这个对象本身移出计算图；对普通张量的视图（view）调用则会报错，这里的视图是 ``b[:2]``。而
+# ``detach_()``，是另一个方法。它返回的就是同一个对象，并把这个对象本身移出计算图；对自动求导（autograd）记作视图（view）的张量调用则会报错，这里是 ``b[:2]``；``b.detach()`` 和 ``b.data`` 也读 ``b`` 的内存，但自动求导不把它们记作视图，对 ``b.detach()`` 调用 ``detach_()`` 照常运行。而
 # ``.data`` 没有原地方法；它的赋值操作则是另一回事（见下一段）。
 b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out_b = b.sigmoid()
@@ -242,8 +242,14 @@ except RuntimeError as e:
     assert "Can't detach views in-place" in str(e), "detach_() refuses a view"
 else:
     raise AssertionError("detach_() on a view raised nothing")
+detached = b.detach()
+detached_back = detached.detach_()
+print("b.detach().detach_() is b.detach():", detached_back is detached, " same storage as b:", same_storage(detached, b))
 # sphinx_gallery_start_ignore
 assert not out_b.requires_grad and out_b.grad_fn is None, "detach_() changed out_b itself"
+assert detached_back is detached and same_storage(detached, b), "detach_() runs on b.detach(), which shares b's memory"
+assert b[:2]._base is b and b.detach()._base is None and b.data._base is None, (
+    "autograd tracks b[:2] as a view, not b.detach() or b.data")
 assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
 # sphinx_gallery_end_ignore
 

@@ -444,6 +444,6 @@ assert p._version == 1, "only the edit under no_grad moved the counter"
 # 小结
 # ----
 #
-# autograd 记录计算图时，对需要梯度的叶子张量或它的视图做原地操作会被拒绝；经由 ``detach()``、``.data`` 等写入则不会。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
+# autograd 记录计算图时，对需要梯度的叶子张量或它的视图做改变数值的原地操作会被拒绝；经由 ``detach()``、``.data`` 等写入则不会。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
 # ``torch.nn.init`` 里的函数。要改形状，就新建一层，复制要保留的部分，再新建优化器；``torch.utils.swap_tensors``
 # 只适合形状不变的交换。``.data`` 也行，但它让版本计数器看不到这次修改。

@@ -203,7 +203,7 @@ def draw_processes(title, child, **names):
 # ----------------
 #
 # 切片、整数下标、``view``、对连续张量的 ``reshape``、``t()`` 和 ``expand`` 返回的都是 ``x``
-# 的视图。用列表或掩码做下标（即“高级索引”）会复制；布局必须改变时，``reshape`` 和 ``contiguous()`` 也会复制。
+# 的视图。用由 Python 整数组成的列表或掩码做下标（即“高级索引”）会复制；布局必须改变时，``reshape`` 和 ``contiguous()`` 也会复制。
 x = torch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
 results = {
     "x[0]": x[0],
@@ -390,6 +390,9 @@ assert all(same_storage(t, other) for t, other in shared.values()), "all six sha
 # sphinx_gallery_start_ignore
 assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:5], "five have no _base"
 assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as its _base"
+doubled = source * 2
+assert doubled[:1].grad_fn is not None and doubled.detach().grad_fn is None and doubled.data.grad_fn is None, (
+    "a slice keeps its base's history; detach() and .data keep none")
 sparse = torch.tensor([[0.0, 1.0]]).to_sparse()
 assert sparse.indices()._base is None and sparse.values()._base is sparse, "a sparse tensor's indices() has no _base"
 assert same_storage(torch.empty(0), torch.empty(0)), "two empty storages both start at 0: equal starts, no sharing"
@@ -402,5 +405,5 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # 小结
 # ----
 #
-# 视图与它的基张量共享内存、版本计数器，在 autograd 看来还共享历史（推理张量除外：推理张量没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明是同一块存储（但不能证明有共同的元素），起始地址不同却不能排除共享内存。``reshape`` 和 ``contiguous()``
+# 自动求导记作视图的张量与它的基张量共享内存、版本计数器，在 autograd 看来还共享历史（推理张量除外：推理张量没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`）；``detach()`` 和 ``.data`` 共享内存，但不共享历史。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明是同一块存储（但不能证明有共同的元素），起始地址不同却不能排除共享内存。``reshape`` 和 ``contiguous()``
 # 只在不得不复制时才复制；想确保拥有独立的内存，就用 ``clone()``。

@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   用整数列表、掩码或一维及以上的 ``int64`` 索引张量做索引时，``x[idx]`` 返回副本，``x[idx].add_(1)`` 改的是副本；写进 ``x`` 要用 ``x[idx] += 1``，需要梯度的张量和推理张量的情况见下文。索引可能重复时用 ``index_add_``：
+   用由 Python 整数组成的列表、掩码或一维及以上的 ``int64`` 索引张量做索引时，``x[idx]`` 返回副本，``x[idx].add_(1)`` 改的是副本；写进 ``x`` 要用 ``x[idx] += 1``，需要梯度的张量和推理张量的情况见下文。索引可能重复时用 ``index_add_``：
 
    .. code-block:: python
 
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-对用列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引 ``x`` 得到的张量调用原地（in-place）操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
+对用由 Python 整数组成的列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引 ``x`` 得到的张量调用原地（in-place）操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
 ``x`` 的视图（view）、哪些得到副本，看 ``x`` 需要梯度时赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用的返回视图的操作的实测结果见 :doc:`视图操作一览 </views>`。
 """
 
@@ -203,7 +203,7 @@ def draw_processes(title, child, **names):
 # ----
 #
 # 用索引张量的 ``x[idx]`` 和用布尔掩码的 ``x[mask]``，都会把选中的元素收集到一个新张量里。随后的 ``add_(1)`` 和
-# ``[0] = 100.0`` 改的是这个没有任何名字指向的新张量：``x`` 没有变化，而且悄无声息。用列表或二维索引张量也一样。
+# ``[0] = 100.0`` 改的是这个没有任何名字指向的新张量：``x`` 没有变化，而且悄无声息。用由 Python 整数组成的列表或二维索引张量也一样。
 import warnings
 
 x = torch.arange(6.0)
@@ -241,7 +241,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。整数列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码（高级索引），无论单独使用还是与基本索引混用，返回的都是副本。下面逐一按存储检查每种写法。
+# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码（高级索引），无论单独使用还是与基本索引混用，返回的都是副本。列表里若有张量、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -266,6 +266,12 @@ assert all(result._is_view() == (form in views) for form, result in forms.items(
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     assert same_storage(x[[1, slice(None)]], x), "a list holding a slice indexes as a tuple (deprecated): a view"
+with warnings.catch_warnings(record=True) as list_warnings:
+    warnings.simplefilter("always")
+    argmax_in_list = x[[x[:, 0].argmax()]]
+assert same_storage(argmax_in_list, x) and torch.equal(argmax_in_list, x[2]), (
+    "x[[t.argmax()]] is x[t.argmax()]: a list holding a 0-d tensor indexes as a tuple, a view")
+assert any("non-tuple sequence" in str(w.message) for w in list_warnings), "that list gives a deprecation warning"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -357,8 +363,8 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ----------------
 #
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）或这种叶子张量的视图做原地操作：要放在
-# ``torch.no_grad()`` 下写。在 ``torch.inference_mode()`` 下创建的张量，在推理模式之外拒绝这样写，放在 ``torch.no_grad()``
-# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量（inference tensor），却照常接受同样的写入，不报错，写入也落到原来的张量上。需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入；但非叶子张量的四种视图在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
+# ``torch.no_grad()`` 下写。推理张量（inference tensor，即在 ``torch.inference_mode()`` 下算出的张量；在模式内对普通张量取的视图或 ``detach()`` 仍是普通张量，照常接受写入）在推理模式之外拒绝这样写，放在 ``torch.no_grad()``
+# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上。需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入；但非叶子张量的四种视图在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
 
 
 class AsIs(torch.autograd.Function):
@@ -441,6 +447,14 @@ for mode_of_write in (True, False):
     assert isinstance(add_one_at(made_inference.detach(), mode_of_write), torch.Tensor), "detach() takes the write"
     assert isinstance(add_one_at(made_inference.data, mode_of_write), torch.Tensor), ".data takes the write"
     assert torch.equal(made_inference, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the tensor"
+    normal_base = torch.zeros(4)
+    with torch.inference_mode():
+        view_in_mode, detach_in_mode = normal_base[:], normal_base.detach()
+    assert not torch.is_inference(view_in_mode) and not torch.is_inference(detach_in_mode), (
+        "a view or detach() of a normal tensor taken in inference mode is a normal tensor")
+    assert isinstance(add_one_at(view_in_mode, mode_of_write), torch.Tensor), "plain[:] made in the mode takes the write"
+    assert isinstance(add_one_at(detach_in_mode, mode_of_write), torch.Tensor), "detach() made in the mode takes it"
+    assert torch.equal(normal_base, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the normal tensor"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -536,7 +550,7 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # ----
 #
 # 用整数、切片、``None`` 和 ``...`` 索引得到视图，``argmax()`` 返回的那种零维索引张量（``uint8``
-# 以外的整数 dtype）也一样；用整数列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量或掩码索引得到副本，对副本调用原地方法，``x``
+# 以外的整数 dtype）也一样；用由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量或掩码索引得到副本，对副本调用原地方法，``x``
 # 不会改变。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
 # ``index_add_`` 或 ``index_put_(..., accumulate=True)``。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合并成对 ``x`` 的一次索引，只赋值一次。

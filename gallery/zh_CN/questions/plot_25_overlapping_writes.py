@@ -7,13 +7,13 @@
 .. admonition:: 答案
    :class: answer
 
-   ``t`` 至少有 3 行时，``t[1:] = t[:-1]`` 的源与目标重叠。``t`` 是连续的 CPU 张量时 torch 拒绝这次写入，但 ``t = x[::2]`` 或 ``w[:, 1:] = w[:, :-1]`` 不报错，却可能写出错误的值（下面的例子就写错了）。先对源调用 ``clone()``：
+   非空的 ``t`` 至少有 3 行时，``t[1:] = t[:-1]`` 的源与目标重叠。``t`` 是连续的 CPU 张量时 torch 拒绝这次写入，但 ``t = x[::2]`` 或 ``w[:, 1:] = w[:, :-1]`` 不报错，却可能写出错误的值（下面的例子就写错了）。先对源调用 ``clone()``：
 
    .. code-block:: python
 
       t[1:] = t[:-1].clone()
 
-原地（in-place）把连续张量平移一位（``t[1:] = t[:-1]``）会报错 ``RuntimeError: unsupported operation: some elements of the
+原地（in-place）把至少有 3 行的非空连续张量平移一位（``t[1:] = t[:-1]``）会报错 ``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
 before performing the operation``。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、沿第二维进行时不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
@@ -286,6 +286,18 @@ assert all(m == message for m in messages.values()), "all six raise the message 
 # sphinx_gallery_start_ignore
 for case, result in after.items():
     assert torch.equal(result, torch.arange(5.0)), f"{case} must leave t as it was"
+
+
+def shift_refused(t):
+    try:
+        shift_assign(t)
+    except RuntimeError:
+        return True
+    return False
+
+
+assert [shift_refused(torch.zeros(shape)) for shape in ((3, 0), (2,), (2, 3), (3,), (3, 2))] == [
+    False, False, False, True, True], "a one-step shift is refused from 3 rows on, and not on an empty t"
 # sphinx_gallery_end_ignore
 
 # %%
