@@ -296,16 +296,16 @@ GUIDE: tuple[Advice, ...] = (
                 "storage and keeps `requires_grad` and the class: a `Parameter` stays a `Parameter`. What it "
                 "does with `.grad` depends on the class: the copy of a `torch.Tensor` gets a copy of its `.grad`, "
                 "the copy of a `Parameter` has none (`.grad` is `None`), and so has every parameter of a "
-                "deep-copied model. For a view of a tensor that does not require grad (without the "
-                "conjugate or negative bit) it copies the whole storage behind it, where `clone()` copies "
-                "only the view's elements.",
+                "deep-copied model. For a view of a CPU tensor that does not require grad (without the "
+                "conjugate or negative bit), such as `base[:2]` of 1000 elements, it copies the whole storage "
+                "behind it (4000 bytes), where `clone()` copies only the view's elements (8 bytes).",
             "zh_CN": "`copy.deepcopy(a)` 只能用于没有 `grad_fn` 的张量（叶子张量、`Parameter`、不需要梯度的张量、"
                 "推理张量）；对非叶子张量（包括叶子张量的视图）会抛出 `RuntimeError`。它分配新的存储，保留 "
                 "`requires_grad` 和类型：`Parameter` 复制后仍是 `Parameter`。`.grad` 复不复制要看类型："
                 "`torch.Tensor` 的副本会得到一份 `.grad` 的副本，`Parameter` 的副本则没有（`.grad` 为 `None`），"
                 "深拷贝整个模型时，每个参数也都是如此。"
-                "对不需要梯度的张量的视图（不带共轭位或负号位），它复制的是视图背后的整块存储，"
-                "而 `clone()` 只复制视图中的元素。",
+                "对不需要梯度的 CPU 张量的视图（不带共轭位或负号位），例如 1000 个元素的张量的 `base[:2]`，"
+                "它复制的是视图背后的整块存储（4000 字节），而 `clone()` 只复制视图中的元素（8 字节）。",
         },
         lambda m: all(
             _row(m, s, "copy.deepcopy(a)")["raised"] == ""

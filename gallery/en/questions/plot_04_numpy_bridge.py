@@ -30,10 +30,12 @@ write through NumPy changes a gradient without autograd noticing.
 #
 # ``shares`` compares the address of a tensor's first element with the
 # address of an array's first element: equal addresses mean one memory.
+import signal
 import warnings
 
 import numpy as np
 import torch
+import torch.multiprocessing
 
 
 def shares(t, array):
@@ -325,11 +327,14 @@ for lacking in (object, "datetime64[D]"):
 # ---------------------------------------------------------------------------
 #
 # Flipping an axis in NumPy (``np.flip``, or ``image[..., ::-1]`` to turn OpenCV's BGR into RGB)
-# makes a view with a negative stride. torch has no negative strides, and the four functions that
-# take an array (``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor``, ``torch.asarray``) refuse
+# makes a view with a negative stride. torch has no negative strides, and the four constructors
+# ``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor`` and ``torch.asarray`` refuse
 # such an array, unless it is empty, with ``ValueError``: ``torch.tensor`` too, though it would copy
 # anyway. They refuse an array in the other byte order (``">f4"`` here) as well, and one whose strides
 # are not a multiple of its element size, such as a field of a packed structured array.
+# ``torch.from_dlpack`` does not refuse a flipped array: on torch 2.13.0 it aborts the process, so the
+# last lines below call it in a forked child, whose exit code is ``-signal.SIGABRT``. Copy the array
+# before handing it to DLPack.
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
 odd_arrays = {
@@ -354,6 +359,12 @@ for name, odd in odd_arrays.items():
 empty = np.arange(0.0)[::-1]
 print("an empty flipped array is taken by all four:", all(convert(empty).numel() == 0 for convert in constructors))
 assert all(convert(empty).numel() == 0 for convert in constructors), "an empty flipped array is taken"
+
+child = torch.multiprocessing.get_context("fork").Process(target=torch.from_dlpack, args=(image[..., ::-1],))
+child.start()
+child.join(10)
+print("torch.from_dlpack(image[..., ::-1]) in a forked child, exit code:", child.exitcode)
+assert child.exitcode == -signal.SIGABRT, "from_dlpack aborts the process on a flipped array"
 
 # %%
 # The refusal does not depend on the dtype, and no option of the constructors lifts it: five more
@@ -573,7 +584,8 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # memory, and so does ``np.asarray`` on a tensor that does not require grad;
 # ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, one in the other byte order,
 # or one whose strides are not a multiple of its element size (a field of a packed structured array) is
-# refused by every constructor: copy it with NumPy, or flip in torch. On a sparse tensor, ``detach().numpy()``,
+# refused by each of the four constructors (``torch.from_dlpack`` aborts the process on a flipped array):
+# copy it with NumPy, or flip in torch. On a sparse tensor, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise. ``numpy()`` and ``np.asarray`` refuse a tensor that
 # requires grad only with grad mode on: under ``torch.no_grad()`` or ``torch.inference_mode()``
 # they share its memory, and a write through the array is not counted. A change of dtype copies too, and a

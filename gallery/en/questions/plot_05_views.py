@@ -7,8 +7,8 @@ Views: which operations share memory, and what writing through them does
 .. admonition:: Answer
    :class: answer
 
-   Where ``expand`` makes several elements one memory location, writes such as ``wide[0] = 1.0``, ``add_`` or
-   ``copy_`` are refused. ``clone()`` gives each element memory of its own:
+   On a device with memory (the CPU here), where ``expand`` makes several elements one memory location,
+   writes such as ``wide[0] = 1.0``, ``add_`` or ``copy_`` are refused. ``clone()`` gives each element memory of its own:
 
    .. code-block:: python
 
@@ -289,7 +289,7 @@ assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the 
 # sphinx_gallery_end_ignore
 
 # %%
-# Not every write into an expanded tensor is refused. ``fill_`` writes one value to every element,
+# Not every write into an expanded CPU tensor is refused. ``fill_`` writes one value to every element,
 # and ``wide[:, 0] = ...`` writes the first column, whose three elements are three locations: both
 # pass, and change every column, which are one memory. ``add_`` and ``copy_`` would write one
 # location from several elements, and are refused as ``wide[0] = 1.0`` was.

@@ -17,7 +17,7 @@
 ``copy.deepcopy(model)`` fails with the error "Only Tensors created explicitly by the user (graph
 leaves) support the deepcopy protocol at the moment." when a module holds a tensor that is not a leaf: one
 computed, in grad mode, from a tensor that requires grad. This page reproduces that error with a tiny module and fixes it, then shows what
-``deepcopy`` copies (``.grad``, but not a ``Parameter``'s; for a plain tensor without the
+``deepcopy`` copies (``.grad``, but not a ``Parameter``'s; for a plain CPU tensor without the
 conjugate or negative bit, the whole storage behind a view, and tensors on one storage) and that ``copy.copy`` copies no memory at all. It answers
 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__.
 """
@@ -422,9 +422,10 @@ assert type(twin.scale) is torch.nn.Parameter, "deepcopy must keep the Parameter
 # sphinx_gallery_end_ignore
 
 # %%
-# A plain tensor that is a view (without the conjugate or negative bit) is copied with the whole
+# A plain CPU tensor that is a view (without the conjugate or negative bit) is copied with the whole
 # storage behind it: two floats of view, ten floats (40 bytes) of storage in the copy. The copy is no view any more (``_base`` is
-# ``None``), but it keeps the view's offset into that storage.
+# ``None``), but it keeps the view's offset into that storage. On ``meta``, which holds no memory,
+# ``deepcopy`` clones instead: the copy holds the view's two floats at offset 0 (a hidden check runs it).
 
 base = torch.arange(10.0)
 view = base[2:4]
@@ -437,11 +438,14 @@ assert view_copy.untyped_storage().nbytes() == base.untyped_storage().nbytes(), 
 assert view_copy.untyped_storage().nbytes() == 40, "the storage of ten float32 holds 40 bytes"
 assert view_copy._base is None and view_copy.storage_offset() == 2, "the copy keeps the offset, not the view"
 assert not same_storage(view, view_copy), "the copy must own its storage"
+meta_view_copy = copy.deepcopy(torch.arange(10.0, device="meta")[2:4])
+assert meta_view_copy.untyped_storage().nbytes() == 8, "on meta, deepcopy clones: the view's two floats"
+assert meta_view_copy.storage_offset() == 0, "on meta the clone starts at offset 0"
 # sphinx_gallery_end_ignore
 
 # %%
-# Sharing of one storage inside the copied object is kept between plain tensors without the
-# conjugate or negative bit: one ``deepcopy`` call of a list that holds the same
+# Sharing of one storage inside the copied object is kept between plain CPU tensors without the
+# conjugate or negative bit (on ``meta`` the view below is cloned onto a storage of its own): one ``deepcopy`` call of a list that holds the same
 # tensor twice, and a view of it, gives a list whose first two items are one tensor and whose third
 # shares that tensor's memory.
 
@@ -452,6 +456,10 @@ print("items[2] shares items[0]'s storage:", same_storage(items[0], items[2]))
 print("items[0] shares t's storage:", same_storage(items[0], t))
 assert items[0] is items[1] and same_storage(items[0], items[2]), "deepcopy must keep the sharing it copies"
 # sphinx_gallery_start_ignore
+meta_t = torch.zeros(3, device="meta")
+meta_items = copy.deepcopy([meta_t, meta_t, meta_t[1:]])
+assert meta_items[0] is meta_items[1], "on meta one tensor twice is still copied once"
+assert meta_items[2].untyped_storage().nbytes() == 8, "on meta the view is cloned onto a storage of its own"
 assert not same_storage(items[0], t), "the copy must not share the source's memory"
 # sphinx_gallery_end_ignore
 
@@ -545,8 +553,8 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # ``copy.deepcopy`` copies leaves only; a module that keeps a non-leaf should compute that tensor in
 # ``forward``: a detached copy deep-copies, but it is a constant, and no gradient reaches ``scale``
 # through it. The copy owns new memory; a plain tensor's copy carries ``.grad``, a ``Parameter``'s
-# does not. For plain tensors without the conjugate or negative bit it copies the whole storage
-# behind a view, and keeps the sharing of tensors on one storage; a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
+# does not. For plain CPU tensors without the conjugate or negative bit it copies the whole storage
+# behind a view, and keeps the sharing of tensors on one storage (on ``meta`` it clones); a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
 # one storage get separate memory. ``copy.copy`` copies no memory, but it is no alias either: for a
 # tensor that requires grad it is a separate leaf with its own ``.grad`` and version counter, and
 # gradients through it do not reach the source. For one tensor without its

@@ -292,7 +292,7 @@ assert shared == ["dict.copy()", "dict(state)", "copy.copy"], "shallow copies sh
 
 # %%
 # Lists behave the same: ``items.copy()``, ``items[:]``, ``list(items)`` and ``copy.copy(items)``
-# hold the same tensors; ``copy.deepcopy(items)`` holds copies. Copies of plain tensors on one storage
+# hold the same tensors; ``copy.deepcopy(items)`` holds copies. Copies of plain CPU tensors on one storage
 # (without the conjugate or negative bit) still share it with each other (one deep copy copies a
 # storage once), and such a slice is copied with the whole storage behind it. A ``Parameter`` is copied by cloning it instead: its copy
 # holds only its own elements, and two parameters that shared a storage no longer do.

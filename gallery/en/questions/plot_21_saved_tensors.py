@@ -7,8 +7,9 @@ Which in-place edit breaks ``backward()``: what an operation saved
 .. admonition:: Answer
    :class: answer
 
-   An in-place edit autograd sees breaks ``backward()`` when it changes a tensor an operation saved: ``exp``
-   saves its output, ``sin`` its input, ``mul`` the other operand, ``add`` nothing. Edit a new tensor instead:
+   An in-place edit autograd sees breaks ``backward()`` when it changes a tensor an operation saved (not
+   through ``saved_tensors_hooks`` or as a ``ctx`` attribute): ``exp`` saves its output, ``sin`` its input,
+   ``mul`` the other operand, ``add`` nothing. Edit a new tensor instead:
 
    .. code-block:: python
 
@@ -398,7 +399,10 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 # ``pack`` that returns ``t`` as it is neither copies nor checks: the same edit passes silently
 # and the gradient comes out wrong, ``2 (exp(2x) + 1)`` instead of ``2 exp(2x)``. Torch has the
 # copying kind built in: inside ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` the same
-# edit, and the ``backward()`` after it, run without an error, and the gradient is right.
+# edit, and the ``backward()`` after it, run without an error, and the gradient is right. Nor does a
+# custom ``torch.autograd.Function`` that keeps its input ``a`` as ``ctx.x`` instead of through
+# ``ctx.save_for_backward``: after ``a.detach().mul_(10)``, ``backward()`` raises nothing and ``a.grad``
+# is wrong. :fact:`ctx-attribute-escapes-version-check`
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):

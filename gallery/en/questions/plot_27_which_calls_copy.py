@@ -254,7 +254,7 @@ assert same_storage(column, expanded) and not same_storage(column, repeated), "S
 
 # %%
 # Not every write into an expanded tensor is refused. ``add_`` and ``mul_`` compute each element from
-# its old value and ``copy_`` copies other values in; all three raise, because several elements of
+# its old value and ``copy_`` copies other values in; on the CPU all three raise, because several elements of
 # ``expanded`` are one memory location. ``fill_`` and ``zero_`` write one value to every element, and
 # pass: they write into the tensor that was expanded (:ref:`questions-views` shows the other writes
 # that pass).

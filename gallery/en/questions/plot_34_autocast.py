@@ -7,9 +7,9 @@ Mixed precision: the cast is a copy
 .. admonition:: Answer
    :class: answer
 
-   Inside ``torch.autocast`` (default ``cache_enabled=True``) a layer uses a low-precision copy of
-   a float32 ``Parameter`` that requires grad, cast once per region, so later forward passes in the region
-   miss an optimizer step taken in it. Wrap only the forward pass and the loss:
+   Inside ``torch.autocast`` (default ``cache_enabled=True``) a ``Linear`` or convolution uses a
+   low-precision copy of its float32 ``Parameter`` that requires grad, cast once per region, so later
+   passes in the region miss an optimizer step in it. Wrap only the forward pass and loss:
 
    .. code-block:: python
 
@@ -350,15 +350,19 @@ for outer_enabled in (True, False):
     assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
 
 # %%
-# The cache holds for a float32 leaf that requires grad and is not a view (every ``Parameter``). With
-# ``cache_enabled=False``, for a weight that does not require grad (a frozen layer), or for a leaf that is
+# The cache holds for a float32 leaf that requires grad and is not a view (every ``Parameter``), passed to
+# an operation autocast casts to low precision, such as ``linear`` or a convolution. ``Embedding`` and
+# ``LayerNorm``, whose operations autocast leaves in float32, compute with the ``Parameter`` itself and see
+# the edit (the hidden checks of this cell and the next run a convolution, an ``Embedding`` and a
+# ``LayerNorm``). With ``cache_enabled=False``, for a weight that does not require grad (a frozen layer), or for a leaf that is
 # a view (the last line below), every forward pass casts again and sees the edit. Below,
 # for bfloat16 and float16: is an in-place edit seen by the next forward pass in the same region?
 
 
-def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32):
-    layer = torch.nn.Linear(2, 2, dtype=layer_dtype).requires_grad_(requires_grad)
-    inputs = torch.ones(3, 2, dtype=layer_dtype)
+def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32, layer=None, inputs=None):
+    if layer is None:
+        layer, inputs = torch.nn.Linear(2, 2, dtype=layer_dtype), torch.ones(3, 2, dtype=layer_dtype)
+    layer.requires_grad_(requires_grad)
     with torch.autocast("cpu", dtype=dtype, cache_enabled=cache_enabled):
         before_edit = layer(inputs)
         with torch.no_grad():
@@ -385,6 +389,11 @@ assert view_leaf.is_leaf and view_leaf._is_view() and view_seen, "a leaf that is
 # sphinx_gallery_start_ignore
 for low_dtype in (torch.bfloat16, torch.float16):
     assert edit_seen_in_region(low_dtype, True, True, torch.float64), f"{low_dtype}: a float64 layer is not cached"
+    conv_seen = edit_seen_in_region(low_dtype, True, True, layer=torch.nn.Conv1d(2, 2, 1), inputs=torch.ones(1, 2, 3))
+    assert not conv_seen, f"{low_dtype}: a convolution computes with the cached copy"
+    embedding = torch.nn.Embedding(4, 2)
+    embedding_seen = edit_seen_in_region(low_dtype, True, True, layer=embedding, inputs=torch.tensor([0, 3]))
+    assert embedding_seen, f"{low_dtype}: autocast does not cast an Embedding's weight, so no copy is cached"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -636,7 +645,8 @@ if torch.cuda.is_available():
 # Conclusion
 # ----------
 #
-# Under ``torch.autocast`` the weights stay float32 ``Parameter`` objects; a layer computes with a
+# Under ``torch.autocast`` the weights stay float32 ``Parameter`` objects; a layer whose operation autocast
+# casts to low precision (``Linear``, convolutions; not ``Embedding`` or ``LayerNorm``) computes with a
 # low-precision copy on memory of its own, and the gradient comes back through the cast into a
 # float32 ``.grad``. With its default ``cache_enabled=True``, autocast keeps the copy of a float32
 # ``Parameter`` that requires grad until the outermost region ends, so an optimizer step inside the region is not

@@ -7,8 +7,8 @@ Activation checkpointing runs the forward twice
 .. admonition:: Answer
    :class: answer
 
-   ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` again during ``backward()``, so
-   ``BatchNorm``'s update of its running statistics, and other in-place edits inside ``fn``, can
+   ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` again during ``backward()`` when ``fn``'s
+   operations saved a tensor, so ``BatchNorm``'s update of its running statistics, and other in-place edits inside ``fn``, can
    happen twice a step. Do them outside ``fn``:
 
    .. code-block:: python
@@ -217,7 +217,9 @@ def draw_processes(title, child, **names):
 # ``checkpoint(block, x)`` runs ``block(x)`` once, keeps ``x`` and drops the tensors ``block``'s
 # operations saved for the backward pass (:ref:`questions-saved-tensors` shows what each operation
 # saves). ``backward()`` needs them, so it calls ``block(x)`` a second time to compute them again. A
-# counter of calls in ``block`` reads 1 after the forward pass and 2 after ``backward()``. The
+# counter of calls in ``block`` reads 1 after the forward pass and 2 after ``backward()``. A function
+# whose operations save no tensor, such as ``(x + 1).sum()``, is not called again (the hidden check of
+# this cell runs one). The
 # ``block`` below also adds 1 to a tensor ``c`` in place and runs a ``BatchNorm`` layer in train mode;
 # ``timeline`` records the version counters of ``c`` and of ``BatchNorm``'s ``num_batches_tracked``
 # for the picture below.
@@ -258,6 +260,17 @@ assert torch.allclose(probe_bn.running_mean, 0.19 * probe_x.detach().mean(0)), "
 with torch.no_grad():
     checkpoint(probe_bn, probe_x, use_reentrant=False)
 assert probe_bn.num_batches_tracked.item() == 3, "under no_grad, checkpoint calls the function once"
+once_calls = []
+
+
+def saves_nothing(t):
+    once_calls.append(t)
+    return (t + 1).sum()
+
+
+once_out = checkpoint(saves_nothing, torch.ones(3, requires_grad=True), use_reentrant=False)
+once_out.backward()
+assert len(once_calls) == 1, "a function whose operations save no tensor is not called again in backward()"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -572,8 +585,8 @@ for probe_m in (0.01, 0.1, 0.3, 0.5):
 # Conclusion
 # ----------
 #
-# ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` twice a step, once in the forward pass
-# and once in ``backward()``, which may stop early. What ``fn`` does besides computing its output,
+# ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` once in the forward pass and, when its
+# operations saved a tensor, again in ``backward()``, which may stop early. What ``fn`` does besides computing its output,
 # up to where the second call stops, happens again: ``BatchNorm`` updates its running statistics a second time with the same
 # batch, and a counter edited in place counts twice. The gradients stay right as long as the second
 # call computes what the first did: dropout gets its mask back (with the

@@ -25,10 +25,12 @@ tensor.detach().numpy() instead``，见 `pytorch/pytorch#44023
 # --------
 #
 # ``shares`` 比较张量第一个元素的地址和数组第一个元素的地址：地址相同，就是同一块内存。
+import signal
 import warnings
 
 import numpy as np
 import torch
+import torch.multiprocessing
 
 
 def shares(t, array):
@@ -309,7 +311,7 @@ for lacking in (object, "datetime64[D]"):
 # ------------------------------------------------------------------------
 #
 # 在 NumPy 里翻转一个轴（``np.flip``，或者用 ``image[..., ::-1]`` 把 OpenCV 的 BGR 转成 RGB），得到的是步长（stride）为负的视图（view）。
-# torch 没有负步长，能把数组转成张量的四个函数（``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray``）都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），以及步长不是元素大小整数倍的数组（例如紧凑结构化数组的一个字段），这四个函数同样拒绝。
+# torch 没有负步长，``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray`` 这四个构造函数都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），以及步长不是元素大小整数倍的数组（例如紧凑结构化数组的一个字段），这四个函数同样拒绝。``torch.from_dlpack`` 不拒绝翻转数组：在 torch 2.13.0 上它让进程直接中止，所以下面最后几行在 fork 出来的子进程里调用它，子进程的退出码是 ``-signal.SIGABRT``。交给 DLPack 之前，先复制数组。
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
 odd_arrays = {
@@ -334,6 +336,12 @@ for name, odd in odd_arrays.items():
 empty = np.arange(0.0)[::-1]
 print("an empty flipped array is taken by all four:", all(convert(empty).numel() == 0 for convert in constructors))
 assert all(convert(empty).numel() == 0 for convert in constructors), "an empty flipped array is taken"
+
+child = torch.multiprocessing.get_context("fork").Process(target=torch.from_dlpack, args=(image[..., ::-1],))
+child.start()
+child.join(10)
+print("torch.from_dlpack(image[..., ::-1]) in a forked child, exit code:", child.exitcode)
+assert child.exitcode == -signal.SIGABRT, "from_dlpack aborts the process on a flipped array"
 
 # %%
 # 拒绝与 dtype 无关，构造函数的参数也解除不了：再拿五种 dtype 的翻转数组和五种字节序的数组，分别交给四个构造函数，并加上 ``copy=True`` 或指定 ``dtype`` 再试。
@@ -532,6 +540,6 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----
 #
 # 对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
-# ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（紧凑结构化数组的字段），每个构造函数都会拒绝：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（紧凑结构化数组的字段），这四个构造函数都会拒绝（``torch.from_dlpack`` 遇到翻转数组会让进程中止）：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，autograd
 # 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器（version counter）看得见。

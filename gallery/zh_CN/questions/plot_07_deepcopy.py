@@ -15,7 +15,7 @@
       twin = copy.deepcopy(fixed)
 
 模块里存着一个非叶子张量，也就是在梯度模式（grad mode）下由需要梯度的张量算出的张量，这时 ``copy.deepcopy(model)`` 会报错：“Only Tensors created
-explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么：``Parameter`` 以外的张量的 ``.grad``；对不带共轭位或负号位的普通张量而言，还有视图（view）背后的整块存储，以及对象内部同一块存储上的共享关系（会保留下来）；最后说明浅拷贝
+explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么：``Parameter`` 以外的张量的 ``.grad``；对不带共轭位或负号位的普通 CPU 张量而言，还有视图（view）背后的整块存储，以及对象内部同一块存储上的共享关系（会保留下来）；最后说明浅拷贝
 ``copy.copy`` 根本不复制内存。本页回答的是 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__。
 """
 
@@ -408,8 +408,8 @@ assert type(twin.scale) is torch.nn.Parameter, "deepcopy must keep the Parameter
 # sphinx_gallery_end_ignore
 
 # %%
-# 拷贝一个作为视图的普通张量（不带共轭位或负号位）时，视图背后的整块存储都会被复制：视图只有两个浮点数，副本的存储却有十个（40 字节）。副本不再是视图（``_base``
-# 是 ``None``），但保留了视图在存储中的偏移量。
+# 拷贝一个作为视图的普通 CPU 张量（不带共轭位或负号位）时，视图背后的整块存储都会被复制：视图只有两个浮点数，副本的存储却有十个（40 字节）。副本不再是视图（``_base``
+# 是 ``None``），但保留了视图在存储中的偏移量。在不占内存的 ``meta`` 上，``deepcopy`` 改为克隆：副本只有视图的两个浮点数，偏移量为 0（由一段隐藏检查运行）。
 
 base = torch.arange(10.0)
 view = base[2:4]
@@ -422,10 +422,13 @@ assert view_copy.untyped_storage().nbytes() == base.untyped_storage().nbytes(), 
 assert view_copy.untyped_storage().nbytes() == 40, "the storage of ten float32 holds 40 bytes"
 assert view_copy._base is None and view_copy.storage_offset() == 2, "the copy keeps the offset, not the view"
 assert not same_storage(view, view_copy), "the copy must own its storage"
+meta_view_copy = copy.deepcopy(torch.arange(10.0, device="meta")[2:4])
+assert meta_view_copy.untyped_storage().nbytes() == 8, "on meta, deepcopy clones: the view's two floats"
+assert meta_view_copy.storage_offset() == 0, "on meta the clone starts at offset 0"
 # sphinx_gallery_end_ignore
 
 # %%
-# 被拷贝对象内部，同一块存储上不带共轭位或负号位的普通张量之间的共享关系会保留下来：一个列表里放了同一个张量两次，外加它的一个视图；对整个列表调用一次
+# 被拷贝对象内部，同一块存储上不带共轭位或负号位的普通 CPU 张量之间的共享关系会保留下来（在 ``meta`` 上，下面的视图会被克隆到一块自己的存储上）：一个列表里放了同一个张量两次，外加它的一个视图；对整个列表调用一次
 # ``deepcopy``，得到的列表里前两项仍是同一个张量，第三项与它共享内存。
 
 t = torch.zeros(3)
@@ -435,6 +438,10 @@ print("items[2] shares items[0]'s storage:", same_storage(items[0], items[2]))
 print("items[0] shares t's storage:", same_storage(items[0], t))
 assert items[0] is items[1] and same_storage(items[0], items[2]), "deepcopy must keep the sharing it copies"
 # sphinx_gallery_start_ignore
+meta_t = torch.zeros(3, device="meta")
+meta_items = copy.deepcopy([meta_t, meta_t, meta_t[1:]])
+assert meta_items[0] is meta_items[1], "on meta one tensor twice is still copied once"
+assert meta_items[2].untyped_storage().nbytes() == 8, "on meta the view is cloned onto a storage of its own"
 assert not same_storage(items[0], t), "the copy must not share the source's memory"
 # sphinx_gallery_end_ignore
 
@@ -522,7 +529,7 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 #
 # ``copy.deepcopy`` 只能复制叶子张量；模块里存了非叶子张量，就应改在 ``forward`` 里计算它：detach
 # 后存下的张量虽然能深拷贝，却是常量，梯度不会经过它传到 ``scale``。深拷贝得到新的内存；普通张量的副本带着
-# ``.grad``，``Parameter`` 的副本则不带。对不带共轭位或负号位的普通张量，拷贝视图会复制背后的整块存储，同一块存储上的共享关系也会保留；``Parameter``
+# ``.grad``，``Parameter`` 的副本则不带。对不带共轭位或负号位的普通 CPU 张量，拷贝视图会复制背后的整块存储，同一块存储上的共享关系也会保留（在 ``meta`` 上则是克隆）；``Parameter``
 # 则是克隆，副本只含它自己的元素，共享同一块存储的两个参数拷贝后各有各的内存。``copy.copy``
 # 不复制内存，却也不是别名：对需要梯度的张量，它是一个独立的叶子张量，有自己的 ``.grad``
 # 和版本计数器，经过它的梯度传不到源张量。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，见 :ref:`最保险的复制 <copying-safe-copy>`。

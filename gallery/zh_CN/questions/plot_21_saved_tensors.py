@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   自动求导（autograd）看得见的原地操作改动了某个运算保存的张量时，``backward()`` 会报错：``exp`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数，``add`` 什么都不保存。把结果写成新张量：
+   自动求导（autograd）看得见的原地操作改动了某个运算保存的张量时，``backward()`` 会报错（经由保存张量的钩子保存或存成 ``ctx`` 属性的除外）：``exp`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数，``add`` 什么都不保存。把结果写成新张量：
 
    .. code-block:: python
 
@@ -384,7 +384,7 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 # 钩子也可以替你留住旧值：``pack`` 返回 ``t.clone()``，保存的就是一份副本，原地操作碰不到
 # ``backward()`` 要读的东西，梯度也就是对的。``pack`` 如果原样返回 ``t``，既不复制，也不检查：同样的修改悄无声息地通过，梯度却错了，是
 # ``2 (exp(2x) + 1)`` 而不是 ``2 exp(2x)``。torch 自带这种会复制的做法：在
-# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，同样的修改和随后的 ``backward()`` 都不报错，梯度也是对的。
+# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，同样的修改和随后的 ``backward()`` 都不报错，梯度也是对的。自定义的 ``torch.autograd.Function`` 如果不用 ``ctx.save_for_backward``，而是把输入 ``a`` 存成 ``ctx.x``，也不检查：``a.detach().mul_(10)`` 之后，``backward()`` 不报错，``a.grad`` 却是错的。:fact:`ctx-attribute-escapes-version-check`
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):

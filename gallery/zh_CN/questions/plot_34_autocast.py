@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），层用需要梯度的 float32 ``Parameter`` 的低精度副本计算；同一区域内这份副本只转换一次，所以区域内的优化器更新，之后的前向传播看不到。只把前向传播和损失放进区域：
+   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），``Linear`` 和卷积层用需要梯度的 float32 ``Parameter`` 的低精度副本计算；同一区域内副本只转换一次，区域内的优化器更新，之后的前向传播看不到。只把前向传播和损失放进区域：
 
    .. code-block:: python
 
@@ -318,12 +318,13 @@ for outer_enabled in (True, False):
     assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
 
 # %%
-# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有 ``Parameter`` 都是）。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
+# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 留在 float32，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元和下一单元的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
 
 
-def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32):
-    layer = torch.nn.Linear(2, 2, dtype=layer_dtype).requires_grad_(requires_grad)
-    inputs = torch.ones(3, 2, dtype=layer_dtype)
+def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32, layer=None, inputs=None):
+    if layer is None:
+        layer, inputs = torch.nn.Linear(2, 2, dtype=layer_dtype), torch.ones(3, 2, dtype=layer_dtype)
+    layer.requires_grad_(requires_grad)
     with torch.autocast("cpu", dtype=dtype, cache_enabled=cache_enabled):
         before_edit = layer(inputs)
         with torch.no_grad():
@@ -350,6 +351,11 @@ assert view_leaf.is_leaf and view_leaf._is_view() and view_seen, "a leaf that is
 # sphinx_gallery_start_ignore
 for low_dtype in (torch.bfloat16, torch.float16):
     assert edit_seen_in_region(low_dtype, True, True, torch.float64), f"{low_dtype}: a float64 layer is not cached"
+    conv_seen = edit_seen_in_region(low_dtype, True, True, layer=torch.nn.Conv1d(2, 2, 1), inputs=torch.ones(1, 2, 3))
+    assert not conv_seen, f"{low_dtype}: a convolution computes with the cached copy"
+    embedding = torch.nn.Embedding(4, 2)
+    embedding_seen = edit_seen_in_region(low_dtype, True, True, layer=embedding, inputs=torch.tensor([0, 3]))
+    assert embedding_seen, f"{low_dtype}: autocast does not cast an Embedding's weight, so no copy is cached"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -573,4 +579,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；层用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在默认的 ``cache_enabled=True`` 下，autocast 把需要梯度的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在默认的 ``cache_enabled=True`` 下，autocast 把需要梯度的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。

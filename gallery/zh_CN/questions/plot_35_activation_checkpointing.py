@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``checkpoint(fn, x, use_reentrant=False)`` 在 ``backward()`` 时会再调用一次 ``fn``，所以 ``fn`` 里 ``BatchNorm`` 对滑动统计量的更新和其他原地操作每步可能执行两次。把它们放到 ``fn`` 外面：
+   ``fn`` 里的运算保存了张量时，``checkpoint(fn, x, use_reentrant=False)`` 在 ``backward()`` 时会再调用一次 ``fn``，所以 ``fn`` 里 ``BatchNorm`` 对滑动统计量的更新和其他原地操作每步可能执行两次。把它们放到 ``fn`` 外面：
 
    .. code-block:: python
 
@@ -203,7 +203,7 @@ def draw_processes(title, child, **names):
 # 函数运行了两次
 # --------------
 #
-# ``checkpoint(block, x)`` 运行一次 ``block(x)``，保留 ``x``，丢掉 ``block`` 中各运算为反向传播保存的张量（各运算保存哪些张量，见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`）。``backward()`` 需要这些张量，于是再调用一次 ``block(x)``，把它们重新算出来。``block`` 里的调用计数在前向传播之后是 1，在 ``backward()`` 之后是 2。下面的 ``block`` 还对张量 ``c`` 原地加 1，并以训练模式运行一个 ``BatchNorm`` 层；``timeline`` 为下面的图记下 ``c`` 和 ``BatchNorm`` 的 ``num_batches_tracked`` 的版本计数器。
+# ``checkpoint(block, x)`` 运行一次 ``block(x)``，保留 ``x``，丢掉 ``block`` 中各运算为反向传播保存的张量（各运算保存哪些张量，见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`）。``backward()`` 需要这些张量，于是再调用一次 ``block(x)``，把它们重新算出来。``block`` 里的调用计数在前向传播之后是 1，在 ``backward()`` 之后是 2。运算不保存张量的函数，比如 ``(x + 1).sum()``，不会再被调用（本单元的隐藏检查跑了一个这样的函数）。下面的 ``block`` 还对张量 ``c`` 原地加 1，并以训练模式运行一个 ``BatchNorm`` 层；``timeline`` 为下面的图记下 ``c`` 和 ``BatchNorm`` 的 ``num_batches_tracked`` 的版本计数器。
 
 torch.manual_seed(0)
 bn = torch.nn.BatchNorm1d(3)
@@ -241,6 +241,17 @@ assert torch.allclose(probe_bn.running_mean, 0.19 * probe_x.detach().mean(0)), "
 with torch.no_grad():
     checkpoint(probe_bn, probe_x, use_reentrant=False)
 assert probe_bn.num_batches_tracked.item() == 3, "under no_grad, checkpoint calls the function once"
+once_calls = []
+
+
+def saves_nothing(t):
+    once_calls.append(t)
+    return (t + 1).sum()
+
+
+once_out = checkpoint(saves_nothing, torch.ones(3, requires_grad=True), use_reentrant=False)
+once_out.backward()
+assert len(once_calls) == 1, "a function whose operations save no tensor is not called again in backward()"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -524,4 +535,4 @@ for probe_m in (0.01, 0.1, 0.3, 0.5):
 # 小结
 # ----
 #
-# ``checkpoint(fn, x, use_reentrant=False)`` 每步调用 ``fn`` 两次：前向传播中一次，``backward()`` 中一次，后者可能提前停下。``fn`` 除了计算输出之外做的事，在第二次调用停下之前的部分都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码（默认 ``preserve_rng_state=True`` 时），但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地计数之类的记账操作放到被 ``checkpoint`` 包住的函数外面；如果只有 ``BatchNorm``，且它的 ``momentum`` 是一个数 m，也可以把 ``momentum`` 设成 1 - (1 - m) ** 0.5。
+# ``checkpoint(fn, x, use_reentrant=False)`` 在前向传播中调用 ``fn`` 一次；``fn`` 里的运算保存了张量时，``backward()`` 中再调用一次，后者可能提前停下。``fn`` 除了计算输出之外做的事，在第二次调用停下之前的部分都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码（默认 ``preserve_rng_state=True`` 时），但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地计数之类的记账操作放到被 ``checkpoint`` 包住的函数外面；如果只有 ``BatchNorm``，且它的 ``momentum`` 是一个数 m，也可以把 ``momentum`` 设成 1 - (1 - m) ** 0.5。
