@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   自动求导（autograd）记录运算时，不允许对需要梯度的叶子张量或它的视图做改变数值的原地操作（经由 ``detach()``、``.data`` 等写入则不会被拒绝）。把更新步骤放进 ``torch.no_grad()``：
+   自动求导（autograd）记录运算时，不允许对需要梯度的叶子张量或它的视图做改变数值的原地操作（经 ``detach()``、``.data`` 等写入不受此限）。把更新步骤放进 ``torch.no_grad()``：
 
    .. code-block:: python
 
