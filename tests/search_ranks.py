@@ -29,13 +29,17 @@ GOAL = {"first": 0.80, "top3": 0.95}
 #: What the search holds today, per set and edition, less one query (a page's new wording moves one
 #: query a rank, up or down): the test fails below it, so that no change makes the search worse; raise it
 #: toward :data:`GOAL` as the search improves. No query may list nothing. On 2026-12-04 the held-out set
-#: of the day before joined the tuned set (137 questions) and 24 new threads were gathered; on the site
-#: of that day, before any change, the new held-out set gave en 22 and 23 of 24 (first, first three), zh
-#: 21 and 24. Readers' words for the tuned set's misses then gave tuned en 118 and 136 of 137, zh 125 and
-#: 136; the held-out figures did not move.
+#: of the day before joined the tuned set, and 24 new threads were gathered by someone who had read the
+#: site's page titles; before any change they gave en 22 and 23 of 24 (first, first three), zh 21 and 24.
+#: A second set of 24, its queries written blind (from the thread alone, before the site was read), gave en
+#: 18 and 20, zh 19 and 23: below the goal in English. Its misses were studied (readers' words for generic
+#: comparisons and for the words those threads used) and it joined the tuned set (161 questions); a third
+#: set of 24, written blind in the same way and never tuned on, then gave en 22 and 24, zh 22 and 23. The
+#: held-out set is the first and the third (48): en 44 and 47, zh 43 and 47; tuned en 86 % and 98 %, zh
+#: 92 % and 99 %.
 BUDGET = {
-    "tuned": {"en": {"first": 0.85, "top3": 0.98}, "zh_CN": {"first": 0.90, "top3": 0.98}},
-    "held-out": {"en": {"first": 0.87, "top3": 0.91}, "zh_CN": {"first": 0.83, "top3": 0.95}},
+    "tuned": {"en": {"first": 0.85, "top3": 0.96}, "zh_CN": {"first": 0.91, "top3": 0.98}},
+    "held-out": {"en": {"first": 0.89, "top3": 0.95}, "zh_CN": {"first": 0.87, "top3": 0.95}},
 }
 TIMEOUT_MS = 20_000
 AT_ONCE = 8  # tabs searching at the same time
