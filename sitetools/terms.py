@@ -55,9 +55,10 @@ TERMS: tuple[Term, ...] = (
          define_en="Making a new tensor whose values sit in memory of its own.",
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),
     Term("克隆", "clone, `clone()`", "copying-clone",
-         define_en="`clone()`: a copy with memory of its own; in grad mode, the clone of a tensor that requires grad "
-                   "stays in the computation graph.",
-         define_zh="`clone()`：有自己内存的副本；在梯度模式下，需要梯度的张量的副本仍留在计算图中。"),
+         define_en="`clone()`: a copy with memory of its own; in grad mode (not inside `torch.inference_mode()`), the "
+                   "clone of a tensor that requires grad stays in the computation graph.",
+         define_zh="`clone()`：有自己内存的副本；在梯度模式下（不在 `torch.inference_mode()` 里），需要梯度的张量的"
+                   "副本仍留在计算图中。"),
     Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", also=("浅复制",),
          define_en="Copying only the outer object: the copy holds the same objects as the original, not copies of "
                    "them.",
@@ -108,13 +109,17 @@ TERMS: tuple[Term, ...] = (
          define_en="PyTorch's engine that records operations on tensors and computes their gradients.",
          define_zh="PyTorch 记录张量上的运算并计算梯度的机制。"),
     Term("需要梯度", "`requires_grad=True`", "copying-clone", avoid=("需要求导",),
-         define_en="A tensor autograd tracks: in grad mode, autograd records the differentiable operations on it, so "
-                   "it can get a gradient.",
-         define_zh="自动求导跟踪的张量：在梯度模式下，它参与的可求导运算会被记录，因而它能得到梯度。"),
+         define_en="A tensor autograd tracks: in grad mode (not inside `torch.inference_mode()`), autograd records the "
+                   "differentiable operations on it, so it can get a gradient.",
+         define_zh="自动求导跟踪的张量：在梯度模式下（不在 `torch.inference_mode()` 里），它参与的可求导运算会被记录，"
+                   "因而它能得到梯度。"),
     Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",),
          gloss="grad mode",
-         define_en="Whether autograd records operations; on by default, off under `torch.no_grad()`.",
-         define_zh="自动求导是否记录运算；默认开启，在 `torch.no_grad()` 下关闭。"),
+         define_en="Whether autograd records operations (`torch.is_grad_enabled()`): on by default, off under "
+                   "`torch.no_grad()`; inside `torch.inference_mode()` nothing is recorded, even where "
+                   "`torch.enable_grad()` turns it back on.",
+         define_zh="自动求导是否记录运算（`torch.is_grad_enabled()`）：默认开启，在 `torch.no_grad()` 下关闭；"
+                   "在 `torch.inference_mode()` 里，即使用 `torch.enable_grad()` 重新打开，也不记录。"),
     Term("反向传播", "backward pass, `backward()`", "questions-non-leaf-grad",
          define_en="Walking the computation graph back from a result to compute gradients.",
          define_zh="从结果沿计算图往回走，算出梯度。"),
@@ -153,8 +158,9 @@ TERMS: tuple[Term, ...] = (
     Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-activation-checkpointing",
          also=("激活检查点", "激活重计算"),
          define_en="Saving memory by keeping fewer of a function's inner tensors for the backward pass, which runs the "
-                   "function again when it needs one it did not keep.",
-         define_zh="少保存函数的中间张量给反向传播，以此节省内存；反向传播需要没保存的张量时，再运行一次函数。"),
+                   "function again (with `use_reentrant=False`, only when it needs a tensor it did not keep).",
+         define_zh="少保存函数的中间张量给反向传播，以此节省内存；反向传播时再运行一次函数（`use_reentrant=False` 时，"
+                   "只在需要没保存的张量时才运行）。"),
     Term("检查点", "checkpoint (a saved training state, `torch.save` / `torch.load`)", "questions-checkpoints",
          define_en="A training state written to a file with `torch.save` and read back with `torch.load`.",
          define_zh="用 `torch.save` 写进文件、再用 `torch.load` 读回的训练状态。"),
@@ -203,7 +209,7 @@ TERMS: tuple[Term, ...] = (
 #: (copy, shallow copy, autograd, memory leak ...); ``tests/test_glossary_and_decisions.py`` names them.
 CHECKED_BY: dict[str, tuple[str, ...]] = {
     "张量": ("dense-tensor-reads-storage-by-layout",),
-    "克隆": ("clone-requires-grad-in-grad-mode",),
+    "克隆": ("clone-requires-grad-in-grad-mode", "grad-mode-records"),
     "存储": ("view-write-shows-in-both",),
     "共享内存": ("shared-memory-seen-across-processes",),
     "视图": ("view-write-shows-in-both",),

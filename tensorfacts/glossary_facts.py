@@ -53,9 +53,12 @@ def _inplace_ops_raise_version() -> Fact:
 @fact("grad-mode-records", {
     "en": "In a new thread torch.is_grad_enabled() is True; under torch.no_grad() it is False. y = a * 2 of a leaf a "
           "that requires grad has a grad_fn in grad mode and none under torch.no_grad(); of a tensor that does not "
-          "require grad it has none.",
+          "require grad it has none. Inside torch.inference_mode() with torch.enable_grad(), is_grad_enabled() is "
+          "True, yet a * 2 and a.clone() have no grad_fn and a.to(torch.float64) is a leaf.",
     "zh_CN": "在新线程里 torch.is_grad_enabled() 为 True，在 torch.no_grad() 下为 False。需要梯度的叶子张量 a 算出的 "
-             "y = a * 2，梯度模式下有 grad_fn，在 torch.no_grad() 下没有；不需要梯度的张量算出的 y 没有 grad_fn。",
+             "y = a * 2，梯度模式下有 grad_fn，在 torch.no_grad() 下没有；不需要梯度的张量算出的 y 没有 grad_fn。在 "
+             "torch.inference_mode() 里用 torch.enable_grad() 时，is_grad_enabled() 为 True，但 a * 2 和 a.clone() "
+             "都没有 grad_fn，a.to(torch.float64) 是叶子张量。",
 }, TWO_FLOATS)
 def _grad_mode_records() -> Fact:
     default: list[bool] = []
@@ -64,15 +67,19 @@ def _grad_mode_records() -> Fact:
     thread.join()
     with torch.no_grad():
         off = torch.is_grad_enabled()
-    records = []
+    records, inference = [], []
     for dtype in (torch.float32, torch.float64):
         a = torch.ones(3, dtype=dtype, requires_grad=True)
         with torch.no_grad():
             quiet = a * 2
         records.append((a * 2).grad_fn is not None and quiet.grad_fn is None
                        and (torch.ones(3, dtype=dtype) * 2).grad_fn is None)
-    return Fact(default == [True] and not off and all(records),
-                f"default in a new thread: {default}; under no_grad: {off}; recorded as stated: {records}")
+        with torch.inference_mode(), torch.enable_grad():
+            inference.append((torch.is_grad_enabled(), (a * 2).grad_fn, a.clone().grad_fn,
+                              a.to(torch.float64 if dtype == torch.float32 else torch.float32).is_leaf))
+    return Fact(default == [True] and not off and all(records) and inference == [(True, None, None, True)] * 2,
+                f"default in a new thread: {default}; under no_grad: {off}; recorded as stated: {records}; inside "
+                f"inference_mode with enable_grad (grad mode, mul's and clone's grad_fn, to() a leaf): {inference}")
 
 
 @fact("leaf-grad-accumulates", {
@@ -139,11 +146,13 @@ def _optimizer_updates_in_place() -> Fact:
 
 
 @fact("checkpoint-reruns-when-backward-needs-it", {
-    "en": "Counts the calls of fn in checkpoint(fn, x, use_reentrant=False) followed by backward(): fn = "
-          "x.exp().sum() (exp saves its output) is called twice and gives the gradient exp(x); fn = (x + 1).sum() "
-          "(nothing saved) is called once.",
-    "zh_CN": "数 checkpoint(fn, x, use_reentrant=False) 再 backward() 时 fn 被调用的次数：fn = x.exp().sum()（exp "
-             "保存它的输出）被调用两次，梯度是 exp(x)；fn = (x + 1).sum()（什么也没保存）只被调用一次。",
+    "en": "Counts the calls of fn in checkpoint(fn, x, use_reentrant=...) followed by backward(): with "
+          "use_reentrant=False, fn = x.exp().sum() (exp saves its output) is called twice and gives the gradient "
+          "exp(x), and fn = (x + 1).sum() (nothing saved) once; with use_reentrant=True, (x + 1).sum() is called "
+          "twice too.",
+    "zh_CN": "数 checkpoint(fn, x, use_reentrant=...) 再 backward() 时 fn 被调用的次数：use_reentrant=False 时，"
+             "fn = x.exp().sum()（exp 保存它的输出）被调用两次，梯度是 exp(x)；fn = (x + 1).sum()（什么也没保存）只被"
+             "调用一次；use_reentrant=True 时，(x + 1).sum() 也被调用两次。",
 })
 def _checkpoint_reruns() -> Fact:
     calls = {"exp": 0, "add": 0}
@@ -161,7 +170,30 @@ def _checkpoint_reruns() -> Fact:
     checkpoint(exp_fn, x, use_reentrant=False).backward()
     right = torch.allclose(x.grad, x.detach().exp())
     checkpoint(add_fn, torch.tensor([0.0, 1.0], requires_grad=True), use_reentrant=False).backward()
-    return Fact(calls == {"exp": 2, "add": 1} and right, f"calls: {calls}; exp gradient right: {right}")
+    non_reentrant = dict(calls)
+    checkpoint(add_fn, torch.tensor([0.0, 1.0], requires_grad=True), use_reentrant=True).backward()
+    reentrant_add = calls["add"] - non_reentrant["add"]
+    return Fact(non_reentrant == {"exp": 2, "add": 1} and reentrant_add == 2 and right,
+                f"use_reentrant=False calls: {non_reentrant}; use_reentrant=True calls of (x + 1).sum(): "
+                f"{reentrant_add}; exp gradient right: {right}")
+
+
+@fact("inference-mode-outputs", {
+    "en": "Under torch.inference_mode(), on a normal (2, 3) input x: Linear(3, 3) and ReLU() return inference tensors; "
+          "Identity(), Dropout() in eval mode and Flatten() return x itself, a normal tensor.",
+    "zh_CN": "在 torch.inference_mode() 下，对普通的 (2, 3) 输入 x：Linear(3, 3) 和 ReLU() 返回推理张量；Identity()、"
+             "eval 模式的 Dropout() 和 Flatten() 返回 x 本身，一个普通张量。",
+}, {"en": "the five modules it names, float32, on the CPU", "zh_CN": "它列出的五个模块，float32，在 CPU 上"})
+def _inference_mode_outputs() -> Fact:
+    x = torch.ones(2, 3)
+    computing = {"Linear": torch.nn.Linear(3, 3), "ReLU": torch.nn.ReLU()}
+    passing = {"Identity": torch.nn.Identity(), "Dropout (eval)": torch.nn.Dropout().eval(),
+               "Flatten": torch.nn.Flatten()}
+    with torch.inference_mode():
+        computed = {name: module(x).is_inference() for name, module in computing.items()}
+        passed = {name: module(x) is x for name, module in passing.items()}
+    return Fact(all(computed.values()) and all(passed.values()) and not x.is_inference(),
+                f"inference tensors: {computed}; the input itself: {passed}")
 
 
 @fact("buffer-moves-with-module", {

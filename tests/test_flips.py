@@ -196,6 +196,7 @@ MUTANTS = {
     "contiguous() always copies": lambda: Override(contiguous=lambda f, a, k: call(f, a, k).clone()),
     "share_memory_() does nothing": lambda: Override(share_memory_=lambda f, a, k: a[0]),
     "linear runs in float32 under autocast": lambda: Override(linear=lambda f, a, k: call(f, a, k).float()),
+    "linear returns its input": lambda: Override(linear=lambda f, a, k: a[0]),
 }
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
@@ -252,6 +253,7 @@ FACT_FLIPS = {
     "shared-memory-seen-across-processes": "share_memory_() does nothing",
     "autocast-lowers-some-ops": "linear runs in float32 under autocast",
     "rebinding-leaves-old-tensor": "add_() writes a copy",
+    "inference-mode-outputs": "linear returns its input",
 }
 
 
