@@ -115,11 +115,12 @@ TERMS: tuple[Term, ...] = (
                    "因而它能得到梯度。"),
     Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",),
          gloss="grad mode",
-         define_en="Whether autograd records operations (`torch.is_grad_enabled()`): on by default, off under "
-                   "`torch.no_grad()`; inside `torch.inference_mode()` nothing is recorded, even where "
-                   "`torch.enable_grad()` turns it back on.",
-         define_zh="自动求导是否记录运算（`torch.is_grad_enabled()`）：默认开启，在 `torch.no_grad()` 下关闭；"
-                   "在 `torch.inference_mode()` 里，即使用 `torch.enable_grad()` 重新打开，也不记录。"),
+         define_en="The default of PyTorch's three grad modes (with no-grad mode, under `torch.no_grad()`, and "
+                   "inference mode): autograd records operations. `torch.is_grad_enabled()` tells it, except inside "
+                   "`torch.inference_mode()`, which records nothing even where `torch.enable_grad()` makes it `True`.",
+         define_zh="PyTorch 三种梯度模式中的默认模式（另两种是 `torch.no_grad()` 下的无梯度模式和推理模式）："
+                   "自动求导记录运算。`torch.is_grad_enabled()` 可以判断，只有 `torch.inference_mode()` 例外："
+                   "在其中即使用 `torch.enable_grad()` 让它返回 `True`，也什么都不记录。"),
     Term("反向传播", "backward pass, `backward()`", "questions-non-leaf-grad",
          define_en="Walking the computation graph back from a result to compute gradients.",
          define_zh="从结果沿计算图往回走，算出梯度。"),
