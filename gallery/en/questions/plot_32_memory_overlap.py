@@ -7,8 +7,8 @@ Do these two tensors share memory?
 .. admonition:: Answer
    :class: answer
 
-   Equal ``untyped_storage().data_ptr()`` (storages not empty, not on ``meta``) means one storage, not a
-   shared element; different ones do not rule sharing out, as with DLPack, NumPy or ``frombuffer``
+   Equal ``untyped_storage().data_ptr()`` (storages not empty, not on ``meta``) means the storages start at
+   one address, not a shared element; different ones do not rule sharing out, as with DLPack, NumPy or ``frombuffer``
    aliases of a slice. Compare the bytes the elements reach:
 
    .. code-block:: python
@@ -263,6 +263,9 @@ source = torch.arange(4.0).reshape(2, 2)
 alias = torch.from_dlpack(source[1])
 # sphinx_gallery_start_ignore
 assert torch.equal(x, torch.arange(4.0).reshape(2, 2)), "the write tests put x back"
+first_row = torch.from_dlpack(x[0])
+assert same_storage(first_row, x) and first_row.untyped_storage().nbytes() < x.untyped_storage().nbytes(), (
+    "an alias of the row at offset 0: its storage starts where x's does, yet is another storage")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -426,7 +429,8 @@ assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False
 # Conclusion
 # ----------
 #
-# Equal storage starts mean one storage: on the CPU, with tensors that are not empty, a view, a row,
+# Equal storage starts mean storages that begin at one address (one storage, or an alias of a slice at
+# offset 0 made through DLPack, NumPy or ``frombuffer``): on the CPU, with tensors that are not empty, a view, a row,
 # a transpose and an expanded column of ``x`` shared its memory, but two halves of one storage shared
 # no element. Different starts did not rule sharing out: aliases made through DLPack, NumPy and
 # ``torch.frombuffer`` had storages of their own inside ``x``'s and saw its writes. Comparing the byte

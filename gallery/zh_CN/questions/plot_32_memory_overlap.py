@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``untyped_storage().data_ptr()`` 相等（存储非空、不在 ``meta`` 上）只说明是同一块存储（storage），不说明有共同的元素；不相等也不能排除共享，如经由 DLPack、NumPy 或 ``frombuffer`` 给切片建的别名。应当比较元素所占的字节：
+   ``untyped_storage().data_ptr()`` 相等（存储非空、不在 ``meta`` 上）只说明两块存储（storage）起点相同，不说明有共同的元素；不相等也不能排除共享，如经 DLPack、NumPy 或 ``frombuffer`` 给切片建的别名。应比较元素所占的字节：
 
    .. code-block:: python
 
@@ -245,6 +245,9 @@ source = torch.arange(4.0).reshape(2, 2)
 alias = torch.from_dlpack(source[1])
 # sphinx_gallery_start_ignore
 assert torch.equal(x, torch.arange(4.0).reshape(2, 2)), "the write tests put x back"
+first_row = torch.from_dlpack(x[0])
+assert same_storage(first_row, x) and first_row.untyped_storage().nbytes() < x.untyped_storage().nbytes(), (
+    "an alias of the row at offset 0: its storage starts where x's does, yet is another storage")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -386,5 +389,5 @@ assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False
 # 小结
 # ----
 #
-# 存储起始地址相等说明是同一块存储：在 CPU 上、对非空张量，``x`` 的视图、一行、转置和扩展后的一列都与它共享内存，但同一块存储的前后两半没有共同的元素。起始地址不同也不能排除共享：经由 DLPack、NumPy 和 ``torch.frombuffer`` 建的别名有自己的存储，位于 ``x`` 的存储之内，能看到 ``x`` 上的写入。比较元素所占的字节范围，除了交错的视图 ``flat[::2]`` 和 ``flat[1::2]``，在每一对上都给出了与写入测试相同的答案；对这对交错视图，它回答“可能共享”，而写入（或 ``np.shares_memory``）回答不共享。一个会回答“可能共享”的 ``shares_memory``，足以决定原地修改之前要不要克隆，除非批次来自数据集文件的第二次映射：上面的数据管道保住了数据集，已经是副本的批次一个也没有克隆。
+# 存储起始地址相等，说明两块存储从同一地址开始（是同一块存储，或是经由 DLPack、NumPy、``frombuffer`` 给偏移为 0 的切片建的别名）：在 CPU 上、对非空张量，``x`` 的视图、一行、转置和扩展后的一列都与它共享内存，但同一块存储的前后两半没有共同的元素。起始地址不同也不能排除共享：经由 DLPack、NumPy 和 ``torch.frombuffer`` 建的别名有自己的存储，位于 ``x`` 的存储之内，能看到 ``x`` 上的写入。比较元素所占的字节范围，除了交错的视图 ``flat[::2]`` 和 ``flat[1::2]``，在每一对上都给出了与写入测试相同的答案；对这对交错视图，它回答“可能共享”，而写入（或 ``np.shares_memory``）回答不共享。一个会回答“可能共享”的 ``shares_memory``，足以决定原地修改之前要不要克隆，除非批次来自数据集文件的第二次映射：上面的数据管道保住了数据集，已经是副本的批次一个也没有克隆。
 # :fact:`file-mapped-twice-shares-bytes`
