@@ -46,10 +46,10 @@ class Term:
 
 TERMS: tuple[Term, ...] = (
     Term("张量", "tensor", "copying-alias",
-         define_en="A multi-dimensional array; a dense tensor reads its values from a storage through its dtype, "
-                   "shape, strides and offset (and, for a lazily conjugated or negated view, its conjugate or "
-                   "negative bit).",
-         define_zh="多维数组；稠密张量按 dtype、形状、步长和偏移从一块存储读取数值"
+         define_en="A multi-dimensional array; a dense tensor that is not quantized reads its values from a storage "
+                   "through its dtype, shape, strides and offset (and, for a lazily conjugated or negated view, its "
+                   "conjugate or negative bit).",
+         define_zh="多维数组；稠密的非量化张量按 dtype、形状、步长和偏移从一块存储读取数值"
                    "（延迟共轭或取负的视图还要看它的共轭位或取负位）。"),
     Term("复制", "copy", "copying-clone", also=("拷贝",),
          define_en="Making a new tensor whose values sit in memory of its own.",
@@ -184,8 +184,10 @@ TERMS: tuple[Term, ...] = (
                    "weights.",
          define_zh="权重的一份副本，模型更新之后，它朝模型的权重移动一小步。"),
     Term("缓冲区", "buffer, `register_buffer`", "questions-module-to",
-         define_en="A tensor a module registers with `register_buffer`: state moved by `.to()`, not a parameter.",
-         define_zh="模块用 `register_buffer` 登记的张量：属于模块的状态，随 `.to()` 移动，但不是参数。"),
+         define_en="A tensor a module registers with `register_buffer`: state that `.to()` moves with the module (to "
+                   "a device; to a floating dtype only when it is floating), not a parameter.",
+         define_zh="模块用 `register_buffer` 登记的张量：属于模块的状态，随 `.to()` 移动（换设备都会跟着换；"
+                   "换浮点 dtype 时，只有浮点的缓冲区跟着换），但不是参数。"),
     Term("步长", "stride", "questions-which-calls-copy",
          define_en="How many elements of the storage to skip to reach the next element along a dimension.",
          define_zh="沿某一维走到下一个元素，要在存储里跳过的元素个数。"),

@@ -197,20 +197,25 @@ def _inference_mode_outputs() -> Fact:
 
 
 @fact("buffer-moves-with-module", {
-    "en": "A module with register_buffer('b', torch.zeros(2)): b is in buffers(), not in parameters(); "
-          "module.to(torch.float64) makes b float64, module.to('meta') puts it on meta.",
-    "zh_CN": "用 register_buffer('b', torch.zeros(2)) 注册缓冲区的模块：b 在 buffers() 里，不在 parameters() 里；"
-             "module.to(torch.float64) 让 b 变成 float64，module.to('meta') 把它放到 meta 上。",
+    "en": "A module with a float32 buffer b and an int64 buffer n (register_buffer): both are in buffers(), none in "
+          "parameters(); module.to(torch.float64) makes b float64 and leaves n int64; module.to('meta') puts both on "
+          "meta.",
+    "zh_CN": "用 register_buffer 注册了 float32 缓冲区 b 和 int64 缓冲区 n 的模块：两者都在 buffers() 里，parameters() "
+             "里什么也没有；module.to(torch.float64) 让 b 变成 float64，n 仍是 int64；module.to('meta') 把两者都放到 "
+             "meta 上。",
 })
 def _buffer_moves_with_module() -> Fact:
     module = torch.nn.Module()
     module.register_buffer("b", torch.zeros(2))
-    listed = any(t is module.b for t in module.buffers()) and not list(module.parameters())
+    module.register_buffer("n", torch.zeros(2, dtype=torch.int64))
+    buffers = list(module.buffers())
+    listed = len(buffers) == 2 and buffers[0] is module.b and buffers[1] is module.n and not list(module.parameters())
     module.to(torch.float64)
-    dtype = module.b.dtype
+    dtypes = (module.b.dtype, module.n.dtype)
     module.to("meta")
-    return Fact(listed and dtype == torch.float64 and module.b.device.type == "meta",
-                f"a buffer, not a parameter: {listed}; after to(float64): {dtype}; after to('meta'): {module.b.device}")
+    devices = (module.b.device.type, module.n.device.type)
+    return Fact(listed and dtypes == (torch.float64, torch.int64) and devices == ("meta", "meta"),
+                f"buffers, not parameters: {listed}; after to(float64): {dtypes}; after to('meta'): {devices}")
 
 
 def _child_writes(target: torch.Tensor) -> None:

@@ -92,13 +92,14 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "one call returns on a single autograd node. "
                 "`tensor_split()`, `hsplit()` and `vsplit()` return several views too, each on a node of its own "
                 "(`SliceBackward0`), and accept the probe's edit, `fill_(-1)`, as every other row of both tables "
-                "does; on an `expand()` view of a CPU tensor, several of whose elements lie at one memory location, "
+                "does; on an `expand()` view of a CPU tensor that expands a size-1 dimension to more than one "
+                "element, so that several elements lie at one memory location, "
                 "`fill_()` runs while `add_()`, `mul_()` and `copy_()` are refused.",
             "zh_CN": "在梯度模式下、源张量需要梯度时，`unbind()`、`split()`、`split_with_sizes()` 或 `chunk()` "
                 "的第一个输出一做原地操作就报错；这四个函数一次调用返回的所有视图，在自动求导中挂在同一个节点上。"
                 "`tensor_split()`、`hsplit()` 和 `vsplit()` 也返回多个视图，但每个视图各有自己的节点"
                 "（`SliceBackward0`），探测程序做的原地修改 `fill_(-1)` 它们都允许，两张表中其余各行也都允许；"
-                "CPU 张量的 `expand()` 视图有多个元素落在同一个内存位置上，"
+                "CPU 张量的 `expand()` 视图若把长度为 1 的维扩展成多个元素，就有多个元素落在同一个内存位置上，"
                 "在它上面 `fill_()` 可以执行，`add_()`、`mul_()` 和 `copy_()` 则会被拒绝。",
         },
         _multi_output,

@@ -7,8 +7,8 @@ Which in-place edit breaks ``backward()``: what an operation saved
 .. admonition:: Answer
    :class: answer
 
-   An in-place edit autograd sees breaks ``backward()`` when it changes a tensor an operation saved (not
-   through ``saved_tensors_hooks`` or as a ``ctx`` attribute): ``exp`` saves its output, ``sin`` its input,
+   An in-place edit autograd sees breaks a ``backward()`` that runs the operation that saved the tensor it
+   changes (not via ``saved_tensors_hooks`` or a ``ctx`` attribute): ``exp`` saves its output, ``sin`` its input,
    ``mul`` the other operand, ``add`` nothing. Edit a new tensor instead:
 
    .. code-block:: python

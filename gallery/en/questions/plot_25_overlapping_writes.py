@@ -15,7 +15,7 @@
 
       t[1:] = t[:-1].clone()
 
-Shifting a non-empty contiguous tensor of 3 or more rows in place by one step, ``t[1:] = t[:-1]``, stops with ``RuntimeError: unsupported
+Shifting a non-empty contiguous CPU tensor of 3 or more rows in place by one step, ``t[1:] = t[:-1]``, stops with ``RuntimeError: unsupported
 operation: some elements of the input tensor and the written-to tensor refer to a single memory
 location. Please clone() the tensor before performing the operation.`` This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source

@@ -13,7 +13,7 @@
 
       t[1:] = t[:-1].clone()
 
-原地（in-place）把至少有 3 行的非空连续张量平移一位（``t[1:] = t[:-1]``）会报错 ``RuntimeError: unsupported operation: some elements of the
+原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错 ``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
 before performing the operation``。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、沿第二维进行时不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
