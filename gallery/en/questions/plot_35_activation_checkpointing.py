@@ -7,8 +7,8 @@ Activation checkpointing runs the forward twice
 .. admonition:: Answer
    :class: answer
 
-   ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` again during ``backward()`` when ``fn``'s
-   operations saved a tensor, so ``BatchNorm``'s update of its running statistics, and other in-place edits inside ``fn``, can
+   ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` again during ``backward()`` when it needs a
+   tensor ``fn``'s operations saved, so ``BatchNorm``'s update of its running statistics, and other in-place edits inside ``fn``, can
    happen twice a step. Do them outside ``fn``:
 
    .. code-block:: python
@@ -17,7 +17,7 @@ Activation checkpointing runs the forward twice
       h = checkpoint(block, x, use_reentrant=False)
       out = head(bn(h))
 
-A print at the top of a checkpointed function shows up twice, ``BatchNorm``'s ``num_batches_tracked`` counts two
+A print at the top of a checkpointed function can show up twice, ``BatchNorm``'s ``num_batches_tracked`` counts two
 batches a step, and ``running_mean`` drifts away from a run's without checkpointing. This page counts the calls
 of a function under ``torch.utils.checkpoint.checkpoint`` (activation checkpointing, also called
 gradient checkpointing), compares ``BatchNorm``'s statistics and in-place edits with a plain run, shows
@@ -585,8 +585,8 @@ for probe_m in (0.01, 0.1, 0.3, 0.5):
 # Conclusion
 # ----------
 #
-# ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` once in the forward pass and, when its
-# operations saved a tensor, again in ``backward()``, which may stop early. What ``fn`` does besides computing its output,
+# ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` once in the forward pass and, when
+# ``backward()`` needs a tensor its operations saved, again in ``backward()``, which may stop early. What ``fn`` does besides computing its output,
 # up to where the second call stops, happens again: ``BatchNorm`` updates its running statistics a second time with the same
 # batch, and a counter edited in place counts twice. The gradients stay right as long as the second
 # call computes what the first did: dropout gets its mask back (with the

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``fn`` 里的运算保存了张量时，``checkpoint(fn, x, use_reentrant=False)`` 在 ``backward()`` 时会再调用一次 ``fn``，所以 ``fn`` 里 ``BatchNorm`` 对滑动统计量的更新和其他原地操作每步可能执行两次。把它们放到 ``fn`` 外面：
+   ``backward()`` 需要 ``fn`` 里的运算保存的张量时，``checkpoint(fn, x, use_reentrant=False)`` 会再调用一次 ``fn``，所以 ``fn`` 里 ``BatchNorm`` 对滑动统计量的更新和其他原地操作每步可能执行两次。把它们放到 ``fn`` 外面：
 
    .. code-block:: python
 
@@ -15,7 +15,7 @@
       h = checkpoint(block, x, use_reentrant=False)
       out = head(bn(h))
 
-写在被 ``checkpoint`` 包住的函数开头的 ``print`` 会打印两次，``BatchNorm`` 的 ``num_batches_tracked`` 每步记两个批次，``running_mean`` 也和不用 ``checkpoint`` 的运行越差越远。本页用 ``torch.utils.checkpoint.checkpoint`` 做梯度检查点（activation checkpointing，也叫 gradient checkpointing 或重计算），数出被包住的函数调用了几次；把 ``BatchNorm`` 的滑动统计量（running statistics）和原地（in-place）操作同普通运行比较；看第二次调用算出别的东西时会怎样、``dropout`` 为什么两次拿到同一个掩码；最后在三步的训练循环里检查两种解决办法。
+写在被 ``checkpoint`` 包住的函数开头的 ``print`` 可能打印两次，``BatchNorm`` 的 ``num_batches_tracked`` 每步记两个批次，``running_mean`` 也和不用 ``checkpoint`` 的运行越差越远。本页用 ``torch.utils.checkpoint.checkpoint`` 做梯度检查点（activation checkpointing，也叫 gradient checkpointing 或重计算），数出被包住的函数调用了几次；把 ``BatchNorm`` 的滑动统计量（running statistics）和原地（in-place）操作同普通运行比较；看第二次调用算出别的东西时会怎样、``dropout`` 为什么两次拿到同一个掩码；最后在三步的训练循环里检查两种解决办法。
 """
 
 # %%
@@ -535,4 +535,4 @@ for probe_m in (0.01, 0.1, 0.3, 0.5):
 # 小结
 # ----
 #
-# ``checkpoint(fn, x, use_reentrant=False)`` 在前向传播中调用 ``fn`` 一次；``fn`` 里的运算保存了张量时，``backward()`` 中再调用一次，后者可能提前停下。``fn`` 除了计算输出之外做的事，在第二次调用停下之前的部分都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码（默认 ``preserve_rng_state=True`` 时），但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地计数之类的记账操作放到被 ``checkpoint`` 包住的函数外面；如果只有 ``BatchNorm``，且它的 ``momentum`` 是一个数 m，也可以把 ``momentum`` 设成 1 - (1 - m) ** 0.5。
+# ``checkpoint(fn, x, use_reentrant=False)`` 在前向传播中调用 ``fn`` 一次；``backward()`` 需要 ``fn`` 里的运算保存的张量时，在其中再调用一次，后者可能提前停下。``fn`` 除了计算输出之外做的事，在第二次调用停下之前的部分都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码（默认 ``preserve_rng_state=True`` 时），但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地计数之类的记账操作放到被 ``checkpoint`` 包住的函数外面；如果只有 ``BatchNorm``，且它的 ``momentum`` 是一个数 m，也可以把 ``momentum`` 设成 1 - (1 - m) ** 0.5。
