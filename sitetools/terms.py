@@ -109,10 +109,10 @@ TERMS: tuple[Term, ...] = (
          define_en="PyTorch's engine that records operations on tensors and computes their gradients.",
          define_zh="PyTorch 记录张量上的运算并计算梯度的机制。"),
     Term("需要梯度", "`requires_grad=True`", "copying-clone", avoid=("需要求导",),
-         define_en="A tensor autograd tracks: in grad mode (not inside `torch.inference_mode()`), autograd records the "
-                   "differentiable operations on it, so it can get a gradient.",
-         define_zh="自动求导跟踪的张量：在梯度模式下（不在 `torch.inference_mode()` 里），它参与的可求导运算会被记录，"
-                   "因而它能得到梯度。"),
+         define_en="A tensor's flag `requires_grad` set to `True`: in grad mode, autograd records the differentiable "
+                   "operations that use the tensor; under `torch.no_grad()` it does not.",
+         define_zh="张量的标志 `requires_grad` 为 `True`：在梯度模式下，用到这个张量的可求导运算会被自动求导记录下来；"
+                   "在 `torch.no_grad()` 下不记录。"),
     Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",),
          gloss="grad mode",
          define_en="The default of PyTorch's three grad modes (with no-grad mode, under `torch.no_grad()`, and "
@@ -130,10 +130,10 @@ TERMS: tuple[Term, ...] = (
          define_zh="结果对某个张量的导数；对需要梯度的叶子张量，`.grad` 是 `backward()` 累加它的地方。"),
     Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点"),
          gloss="leaf tensor", mention=r"(?<!非)叶子张量",
-         define_en="A tensor no recorded operation produced (`grad_fn` is `None`); if it requires grad, `backward()` "
-                   "can fill its `.grad`.",
-         define_zh="不由记录下的运算得到的张量（`grad_fn` 为 `None`）；若它需要梯度，"
-                   "`backward()` 可以填写它的 `.grad`。"),
+         define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad, "
+                   "`backward()` accumulates its gradient into its `.grad`.",
+         define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度，"
+                   "`backward()` 会把梯度累加到它的 `.grad` 里。"),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
@@ -180,9 +180,10 @@ TERMS: tuple[Term, ...] = (
          define_en="Running some operations in a lower precision dtype (`float16`, `bfloat16`) under `torch.autocast`.",
          define_zh="在 `torch.autocast` 下用较低精度的 dtype（`float16`、`bfloat16`）运行部分运算。"),
     Term("滑动平均", "moving average of weights (EMA)", "questions-ema", also=("指数滑动平均",),
-         define_en="A copy of the weights that, after updates of the model, moves a small step toward the model's "
-                   "weights.",
-         define_zh="权重的一份副本，模型更新之后，它朝模型的权重移动一小步。"),
+         define_en="An exponential average of a model's weights over training: after each update of the model, the "
+                   "average moves a small step toward the current weights, so older weights count for less.",
+         define_zh="训练中对模型权重求的指数平均：模型每更新一次，这份平均就朝模型当前的权重移动一小步，"
+                   "越早的权重占比越小。"),
     Term("缓冲区", "buffer, `register_buffer`", "questions-module-to",
          define_en="A tensor a module registers with `register_buffer`: state that `.to()` moves with the module (to "
                    "a device; to a floating dtype only when it is floating), not a parameter.",

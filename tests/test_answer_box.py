@@ -159,3 +159,56 @@ def test_a_line_that_also_runs_checked_elsewhere_passes(gallery):
     page.write_text(text.replace("      y.sum().backward()\n", "      r.sum().backward()\n", 1), encoding="utf-8")
     problems = answer_box.check_answers("en", gallery)
     assert len(problems) == 1 and "'r.sum().backward()' " + CHECKED in problems[0], problems
+
+
+def _box_code_tokens(script: Path) -> list[list[str]]:
+    """The Python tokens of each code block in the page's answer box (comments and layout left out)."""
+    import ast
+    import io
+    import textwrap
+    import tokenize
+
+    docstring = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8")), clean=False) or ""
+    box = answer_box._box(answer_box._after_title(docstring))
+    assert not isinstance(box, str), f"{script}: {box}"
+    body = box[2]
+    skipped = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+               tokenize.ENDMARKER}
+    found = []
+    for number, line in enumerate(body):
+        if line.strip().startswith(".. code-block::"):
+            indent = len(line) - len(line.lstrip())
+            code = []
+            for inner in body[number + 1 :]:
+                if inner.strip() and len(inner) - len(inner.lstrip()) <= indent:
+                    break
+                if not inner.strip().startswith(":"):
+                    code.append(inner)
+            source = textwrap.dedent("\n".join(code)).strip() + "\n"
+            found.append([t.string for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                          if t.type not in skipped])
+    return found
+
+
+def _box_code_differences(root: Path) -> list[str]:
+    problems = []
+    for en in sorted((root / "gallery" / "en" / "questions").glob("plot_*.py")):
+        zh = root / "gallery" / "zh_CN" / "questions" / en.name
+        ours, theirs = _box_code_tokens(en), _box_code_tokens(zh)
+        if not ours or ours != theirs:
+            problems.append(f"questions/{en.name}: answer-box code differs between editions: {ours} != {theirs}")
+    return problems
+
+
+def test_the_answer_boxes_show_the_same_code_in_both_editions():
+    """Readers copy the box's code: the two editions show the same code, token for token, on every question page."""
+    pages = sorted((ROOT / "gallery" / "en" / "questions").glob("plot_*.py"))
+    assert len(pages) >= 30, pages
+    problems = _box_code_differences(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_box_with_an_extra_code_line_in_one_edition_is_refused(gallery):
+    shown = _edit(gallery, "zh_CN", f"      {FIX_LINE}\n", f"      {FIX_LINE}\n      total_detached.zero_()\n")
+    problems = _box_code_differences(gallery)
+    assert len(problems) == 1 and problems[0].startswith(f"questions/{Path(shown).name}"), problems

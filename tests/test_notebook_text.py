@@ -232,7 +232,11 @@ def _cell(rst: str, cjk: bool, base: str = BASE) -> str:
 @pytest.mark.parametrize(("rst", "cjk", "base", "expected"), [
     ("（见\\ :ref:`深拷贝那一页 <questions-deepcopy>`）。", True, BASE, f"（见[深拷贝那一页]({DEEPCOPY})）。"),
     ("见 :ref:`深拷贝那一页 <questions-deepcopy>` 一样", True, BASE, f"见[深拷贝那一页]({DEEPCOPY})一样"),
-    ("见 :ref:`深拷贝那一页 <questions-deepcopy>` 一样", True, "", "见深拷贝那一页《深拷贝的标题》一样"),
+    ("见 :ref:`深拷贝那一页 <questions-deepcopy>` 一样", True, "", "见《深拷贝的标题》那一页一样"),
+    ("见 :ref:`“深拷贝”那一页的表 <questions-deepcopy>`。", True, "", "见《深拷贝的标题》那一页的表。"),
+    ("（见\\ :ref:`最保险的复制 <questions-deepcopy>`）", True, "", "（见《深拷贝的标题》）"),
+    ("和 :ref:`上一页 <questions-deepcopy>` 一样", True, "", "和上一页《深拷贝的标题》一样"),
+    ("只用 :ref:`detach() <questions-deepcopy>`，", True, "", "只用 detach()《深拷贝的标题》，"),
     ("见 :ref:`“深拷贝”那一页 <questions-deepcopy>`。", True, BASE, f"见[“深拷贝”那一页]({DEEPCOPY})。"),
     ("见 :ref:`下一页 <questions-deepcopy>` 深拷贝的标题。", True, "", "见下一页深拷贝的标题。"),
     ("见 :ref:`深拷贝 <questions-deepcopy>` 一节", True, "", "见《深拷贝的标题》一节"),

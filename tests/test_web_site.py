@@ -267,9 +267,22 @@ def release_problems(text: str, name: str) -> list[str]:
                 problems.append(f"release {release} named, though every record predates the page's checks")
         elif not named:
             problems.append(f"release {release} not named")
-        elif count not in (None, 0) and not re.search(rf"{re.escape(release)}\s*[(（]{count}\b", text):
+        elif count not in (None, 0) and str(count) not in _differing(text).get(release, ()):
             problems.append(f"release {release}: {count} differing checks not named")
     return problems
+
+
+def _differing(text: str) -> dict[str, set[str]]:
+    """Release -> the differing counts the stamp's clauses give it ("5 checks differ on each of 2.4.1, 2.6.0";
+    "2.4.1、2.6.0 各有 5 项结论与本页不同"): each count is said once for all the releases that share it."""
+    found: dict[str, set[str]] = {}
+    english = r"(\S+) checks? differs? on (?:each of )?(.*?)(?=;|\.(?:\s|$)|$)"
+    clauses = [(m[1], m[2]) for m in re.finditer(english, text)]
+    clauses += [(m[2], m[1]) for m in re.finditer(r"([^，；。]*?) (?:各有|上有) (\S+) 项结论与本页不同", text)]
+    for count, releases in clauses:
+        for release in re.findall(r"\d+\.\d+(?:\.\d+)?", releases):
+            found.setdefault(release, set()).add("all" if count in ("all", "全部") else count)
+    return found
 
 
 SCRIPTS = [script for lang in CODES for script in gallery_scripts(lang)]
@@ -293,15 +306,16 @@ def _releases_named(name: str) -> str:
     """The releases as a right stamp names them: those that ran with their differing counts, then the rest."""
     releases = expected_releases(name)
 
-    def named(release: str, count: int) -> str:
-        if not count:
-            return release
-        return f"{release} (1 check differs)" if count == 1 else f"{release} ({count} checks differ)"
-
-    ran = [named(release, count) for release, count in releases.items() if count is not None]
+    ran = [release for release, count in releases.items() if count is not None]
+    groups: dict[int | str, list[str]] = {}
+    for release, count in releases.items():
+        if count:
+            groups.setdefault(count, []).append(release)
+    clauses = [f"{count} check{' differs' if count == 1 else 's differ'} on {'each of ' if len(where) > 1 else ''}"
+               f"{', '.join(where)}" for count, where in groups.items()]
     stale = [release for release, count in releases.items() if count is None]
     later = f" Not rerun on torch {', '.join(stale)}." if ran and stale else ""
-    return f" Also run on torch {', '.join(ran)}." + later
+    return f" Also run on torch {', '.join(ran)}" + (f"; {'; '.join(clauses)}." if clauses else ".") + later
 
 
 def test_the_stamp_check_notices_a_wrong_count():
@@ -324,6 +338,6 @@ def test_the_stamp_check_notices_a_release_left_out_or_its_count_wrong():
     release, count = next((release, count) for release, count in releases.items() if isinstance(count, int) and count)
     good = _releases_named(name)
     assert release_problems(good, name) == []
-    assert release_problems(good.replace(f"{release} ({count} ", f"{release} ({count + 1} "), name) == [
-        f"release {release}: {count} differing checks not named"]
+    assert f"release {release}: {count} differing checks not named" in release_problems(
+        good.replace(f"; {count} check", f"; {count + 1} check"), name)
     assert f"release {release} not named" in release_problems(good.replace(release, "9.9.9"), name)

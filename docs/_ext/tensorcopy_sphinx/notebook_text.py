@@ -25,7 +25,9 @@ them as downloads), this extension rewrites them:
   (``env-updated``), before they are zipped and copied. Without an address the reference names the
   page by its title instead (``下一页《title》``, or only the title where the reference has no words of
   its own or its words are the title's first words; the words alone where the text after them already
-  gives the title). A label Sphinx does not know is a warning of Sphinx's own kind (``ref.ref``, ``ref.doc``),
+  gives the title). A Chinese page is named once: ``“X”那一页`` becomes ``《title》那一页`` and a short
+  name right after 见 becomes ``《title》``. A label Sphinx does not know is a warning of Sphinx's own
+  kind (``ref.ref``, ``ref.doc``),
   which fails the build and which a preview, built without most pages, lets pass. A Markdown link loses the
   ``_`` sphinx-gallery leaves after it when the reST link was anonymous (```text <url>`__``);
 - in every notebook's Markdown cells, reST's escaped whitespace (``见\\ :ref:`...```, which reST
@@ -274,8 +276,10 @@ def _reference(reference: re.Match, cjk: bool, pages: Pages, where: str) -> str:
         text = shown
     elif title.startswith(shown):  # the words are the title's first words: the title alone
         text = f"《{title}》" if cjk else f'"{title}"'
+    elif cjk:
+        text = _one_name(shown, title, reference.string[: reference.start()])
     else:
-        text = f"{shown}《{title}》" if cjk else f'{shown} ("{title}")'
+        text = f'{shown} ("{title}")'
     visible = shown if url else text
     string, start, end = reference.string, reference.start(), reference.end()
     before, after = reference.group("before"), reference.group("after")
@@ -284,6 +288,16 @@ def _reference(reference: re.Match, cjk: bool, pages: Pages, where: str) -> str:
     if cjk and after and end < len(string) and _HAN.match(string[end]) and _CJK_END.match(visible[-1]):
         after = ""
     return f"{before}{text}{after}"
+
+
+def _one_name(shown: str, title: str, before: str) -> str:
+    """The page named once in a ``cjk`` edition: ``“X”那一页`` becomes ``《title》那一页``, and a short name
+    right after 见 gives way to the title (``见《title》``); an ordinal (``上一页``) keeps the title after it."""
+    if "那一页" in shown:
+        return f"《{title}》{shown[shown.index('那一页'):]}"
+    if before.rstrip(" \\\n").endswith("见") and not shown.endswith("页"):
+        return f"《{title}》"
+    return f"{shown}《{title}》"
 
 
 def clean_notebook(path: Path, values: dict[str, str], cjk: bool = False, gpu_title: str | None = None,

@@ -84,15 +84,23 @@ def _releases_text(app: Sphinx, name: str) -> str:
     between = gettext(", ")
     text = ""
     if ran:
-        shown = []
+        groups: dict[int | str, list[str]] = {}  # differing count -> the releases, each count said once
         for record in ran:
             page = record["pages"][name]
             differ = sum(check["status"] not in ("holds", "no GPU") for check in page.get("checks", []))
-            count = differ if "checks" in page else gettext("all")
-            words = "{release} (1 check differs)" if count == 1 else "{release} ({count} checks differ)"
-            shown.append(gettext(words).format(release=record["release"], count=count)
-                         if differ or "checks" not in page else record["release"])
-        text = gettext(" Also run on torch {releases}.").format(releases=between.join(shown))
+            if differ or "checks" not in page:
+                groups.setdefault(differ if "checks" in page else gettext("all"), []).append(record["release"])
+        releases = between.join(record["release"] for record in ran)
+        differences = []
+        for count, where in groups.items():
+            one = "1 check differs on" if count == 1 else "{count} checks differ on"
+            words = one + (" each of {releases}" if len(where) > 1 else " {releases}")
+            differences.append(gettext(words).format(count=count, releases=between.join(where)))
+        if differences:
+            text = gettext(" Also run on torch {releases}; {differences}.").format(
+                releases=releases, differences=gettext("; ").join(differences))
+        else:
+            text = gettext(" Also run on torch {releases}.").format(releases=releases)
     if stale and not ran:
         text += gettext(" Not rerun on other torch releases since its checks changed.")
     elif stale:

@@ -7,12 +7,11 @@
 .. admonition:: 答案
    :class: answer
 
-   ``ema = model`` 和 ``model.state_dict()`` 只是给模型自己的张量多起了名字，所以“平均”每一步都和模型一样。把平均做在深拷贝出来的副本上：关掉它的梯度，在 ``torch.no_grad()`` 下原地更新参数，缓冲区（buffer）照下文那样从模型复制过来：
+   ``ema = model`` 和 ``model.state_dict()`` 只是给模型自己的张量多起了名字，所以“平均”每一步都和模型一样。把平均做在深拷贝的副本上，不求梯度（缓冲区的复制见下文）：
 
    .. code-block:: python
 
       ema = copy.deepcopy(model)
-      ema.requires_grad_(False)
       with torch.no_grad():
           for e, p in zip(ema.parameters(), model.parameters(), strict=True):
               e.lerp_(p, 1 - decay)

@@ -7,12 +7,11 @@
 .. admonition:: 答案
    :class: answer
 
-   ``torch.compile(model)`` 只包装 ``model``，不复制它：两者的参数是同一批对象，一起训练；但包装器的 ``state_dict()`` 的键都以 ``_orig_mod.`` 开头，普通模块不认。解决办法是加载 ``model`` 自己的字典，或去掉前缀：
+   ``torch.compile(model)`` 只包装 ``model``，不复制它：两者的参数是同一批对象；但包装器的 ``state_dict()`` 的键都以 ``_orig_mod.`` 开头，普通模块不认。解决办法是加载 ``model`` 自己的字典，或去掉前缀（见下文）：
 
    .. code-block:: python
 
       plain.load_state_dict(model.state_dict())
-      plain.load_state_dict({k.removeprefix("_orig_mod."): v for k, v in compiled.state_dict().items()})
 
 本页检查编译后的模块拿着的就是模型自己的 ``Parameter`` 对象，分别经由两者训练模型，并展示它的 ``state_dict()`` 里带 ``_orig_mod.`` 的键，以及普通模块加载这些键时报的错：``Missing key(s) in state_dict`` 和 ``Unexpected key(s) in state_dict``。接着双向保存和加载，复制一个编译后的模块，再在编译后的函数里做原地（in-place）操作。本页编译时用 ``backend="aot_eager"``：它用 torch 自己的算子运行 ``torch.compile`` 捕获的计算图，不需要 C++ 编译器。
 """

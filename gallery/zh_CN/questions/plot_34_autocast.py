@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），``Linear`` 和卷积层用需要梯度的 float32 ``Parameter`` 的低精度副本计算；同一区域内副本只转换一次，区域内的优化器更新，之后的前向传播看不到。只把前向传播和损失放进区域：
+   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），``Linear`` 和卷积层用需要梯度的 float32 ``Parameter`` 的低精度副本计算；同一区域内副本只转换一次，优化器走过一步后，区域内的前向传播仍用旧副本。只把前向传播和损失放进区域：
 
    .. code-block:: python
 
