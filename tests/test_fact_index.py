@@ -12,7 +12,7 @@ from bs4 import BeautifulSoup
 
 from sitetools.editions import CODES
 from tensorfacts import fact_registry, facts
-from tests.claims_tools import EXT, ROOT, fact_index
+from tests.claims_tools import EXT, LABEL_PAGE, ROOT, fact_index
 
 
 def test_citations_are_collected_purged_and_merged():
@@ -56,6 +56,7 @@ PAGES = {
     "index": "# Home\n\n`a.detach()` shares. {fact}`leaf-refuses-inplace`\n",
     "guide": "# Guide page\n\n```{behaviour-matrix}\n:guide:\n```\n",
     "facts": "# Facts\n\n```{fact-index}\n```\n",
+    "targets": "# Targets\n\n" + LABEL_PAGE + "\n",  # the pages the guide links
 }
 
 
