@@ -78,7 +78,9 @@ def _refused_source(base, name):
     project = copy_project(base / name)
     breaks(project)
     command = [sys.executable, str(project / "docs" / "build_site.py"), "--out", str(project / "build" / "site")]
-    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=120, env=_env())
+    # A guard against a hang, not a time budget: a refusal takes about 15 s alone, but other tests' builds may share
+    # the cores (one such run took over 120 s on a loaded 2-core machine).
+    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=300, env=_env())
     return result, project
 
 
