@@ -180,30 +180,6 @@ def _double_of_float64_is_a() -> Fact:
                 f"float64: a.double() is a: {wide.double() is wide}; float32: {copied.dtype}, node {node}")
 
 
-@fact("clone-requires-grad-in-grad-mode", {
-    "en": "Clones a leaf a that requires grad four times: in grad mode the clone requires grad and has a "
-          "CloneBackward0 node; under torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False) "
-          "it requires no grad and has no node.",
-    "zh_CN": "对需要梯度的叶子张量 a 调用四次 clone()：在梯度模式下，副本需要梯度，带 CloneBackward0 节点；在 "
-             "torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下，副本不需要梯度，"
-             "也没有节点。",
-})
-def _clone_requires_grad_in_grad_mode() -> Fact:
-    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    clones = {"grad mode": a.clone()}
-    with torch.no_grad():
-        clones["no_grad"] = a.clone()
-    with torch.inference_mode():
-        clones["inference_mode"] = a.clone()
-    with torch.set_grad_enabled(False):
-        clones["set_grad_enabled(False)"] = a.clone()
-    seen = {mode: (c.requires_grad, type(c.grad_fn).__name__ if c.grad_fn else None) for mode, c in clones.items()}
-    tracked = seen["grad mode"] == (True, "CloneBackward0")
-    untracked = seen["no_grad"] == seen["inference_mode"] == seen["set_grad_enabled(False)"] == (False, None)
-    return Fact(tracked and untracked, "; ".join(f"{mode}: requires_grad {rg}, grad_fn {node}"
-                                                 for mode, (rg, node) in seen.items()))
-
-
 @fact("deepcopy-view-copies-storage", {
     "en": "Deep-copies and clones base[:2] of a 1000-element tensor: the deep copy's storage has 4000 bytes, the "
           "clone's 8.",

@@ -6,12 +6,14 @@ what a fact is. The one fact that needs a second process forks it.
 
 from __future__ import annotations
 
+import copy
 import threading
 
 import torch
 import torch.utils.checkpoint
 
 from tensorfacts.fact_registry import Fact, fact
+from tensorfacts.standard_sources import GRAD_SOURCES, SOURCES
 
 #: The range of the facts that run their cases in two floating dtypes.
 TWO_FLOATS = {"en": "the cases it names, float32 and float64, on the CPU",
@@ -50,12 +52,38 @@ def _inplace_ops_raise_version() -> Fact:
     return Fact(not still, f"calls that left _version where it was: {still or 'none'}")
 
 
+@fact("clone-requires-grad-in-grad-mode", {
+    "en": "Clones a tensor a that requires grad (a leaf, a non-leaf, a Parameter, a view of a leaf) four times: in "
+          "grad mode the clone requires grad and has a CloneBackward0 node; under torch.no_grad(), "
+          "torch.inference_mode() and torch.set_grad_enabled(False) it requires no grad and has no node.",
+    "zh_CN": "对需要梯度的张量 a（叶子张量、非叶子张量、Parameter、叶子张量的视图）调用四次 clone()：在梯度模式下，"
+             "副本需要梯度，带 CloneBackward0 节点；在 torch.no_grad()、torch.inference_mode() 和 "
+             "torch.set_grad_enabled(False) 下，副本不需要梯度，也没有节点。",
+})
+def _clone_requires_grad_in_grad_mode() -> Fact:
+    seen = {}
+    for source in GRAD_SOURCES:
+        _, a = SOURCES[source]()
+        clones = {"grad mode": a.clone()}
+        for mode, context in (("no_grad", torch.no_grad), ("inference_mode", torch.inference_mode),
+                              ("set_grad_enabled(False)", lambda: torch.set_grad_enabled(False))):
+            with context():
+                clones[mode] = a.clone()
+        seen[source] = {mode: (c.requires_grad, type(c.grad_fn).__name__ if c.grad_fn else None)
+                        for mode, c in clones.items()}
+    held = all(modes.pop("grad mode") == (True, "CloneBackward0") and set(modes.values()) == {(False, None)}
+               for modes in copy.deepcopy(seen).values())
+    return Fact(held, "; ".join(f"{source}: {modes}" for source, modes in seen.items()))
+
+
 @fact("grad-mode-records", {
-    "en": "In a new thread torch.is_grad_enabled() is True; under torch.no_grad() it is False. y = a * 2 of a leaf a "
-          "that requires grad has a grad_fn in grad mode and none under torch.no_grad(); of a tensor that does not "
+    "en": "In a new thread torch.is_grad_enabled() is True; under torch.no_grad() it is False. y = a * 2 of a tensor "
+          "a that requires grad (a leaf, a non-leaf, a Parameter, a view of a leaf) has a grad_fn in grad mode "
+          "and none under torch.no_grad(); of a tensor that does not "
           "require grad it has none. Inside torch.inference_mode() with torch.enable_grad(), is_grad_enabled() is "
           "True, yet a * 2 and a.clone() have no grad_fn and a.to(torch.float64) is a leaf.",
-    "zh_CN": "在新线程里 torch.is_grad_enabled() 为 True，在 torch.no_grad() 下为 False。需要梯度的叶子张量 a 算出的 "
+    "zh_CN": "在新线程里 torch.is_grad_enabled() 为 True，在 torch.no_grad() 下为 False。需要梯度的张量 a（叶子张量、"
+             "非叶子张量、Parameter、叶子张量的视图）算出的 "
              "y = a * 2，梯度模式下有 grad_fn，在 torch.no_grad() 下没有；不需要梯度的张量算出的 y 没有 grad_fn。在 "
              "torch.inference_mode() 里用 torch.enable_grad() 时，is_grad_enabled() 为 True，但 a * 2 和 a.clone() "
              "都没有 grad_fn，a.to(torch.float64) 是叶子张量。",
@@ -67,13 +95,17 @@ def _grad_mode_records() -> Fact:
     thread.join()
     with torch.no_grad():
         off = torch.is_grad_enabled()
-    records, inference = [], []
+    records, inference, givens = [], [], []
+    for dtype in (torch.float32, torch.float64):
+        x = torch.ones(4, dtype=dtype, requires_grad=True)  # a leaf, a non-leaf, a Parameter, a view of a leaf
+        givens += [x, x * 2, torch.nn.Parameter(torch.ones(3, dtype=dtype)), x[1:]]
+    for given in givens:
+        with torch.no_grad():
+            quiet = given * 2
+        records.append((given * 2).grad_fn is not None and quiet.grad_fn is None
+                       and (torch.ones(3, dtype=given.dtype) * 2).grad_fn is None)
     for dtype in (torch.float32, torch.float64):
         a = torch.ones(3, dtype=dtype, requires_grad=True)
-        with torch.no_grad():
-            quiet = a * 2
-        records.append((a * 2).grad_fn is not None and quiet.grad_fn is None
-                       and (torch.ones(3, dtype=dtype) * 2).grad_fn is None)
         with torch.inference_mode(), torch.enable_grad():
             inference.append((torch.is_grad_enabled(), (a * 2).grad_fn, a.clone().grad_fn,
                               a.to(torch.float64 if dtype == torch.float32 else torch.float32).is_leaf))

@@ -291,8 +291,9 @@ assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the 
 # %%
 # Not every write into an expanded CPU tensor is refused. ``fill_`` writes one value to every element,
 # and ``wide[:, 0] = ...`` writes the first column, whose three elements are three locations: both
-# pass, and change every column, which are one memory. ``add_`` and ``copy_`` would write one
-# location from several elements, and are refused as ``wide[0] = 1.0`` was.
+# pass, and change every column, which are one memory. ``add_`` and ``copy_`` from another tensor
+# would write one location from several elements, and are refused as ``wide[0] = 1.0`` was.
+# ``wide.copy_(wide)``, a copy of the tensor onto itself, is not refused.
 column = torch.zeros(3, 1)
 wide = column.expand(3, 4)
 wide.fill_(2.0)
@@ -306,7 +307,9 @@ for name, write in {"add_(1.0)": lambda: wide.add_(1.0), "copy_(ones)": lambda: 
         print(f"wide.{name}: {type(e).__name__}: {str(e).split(':')[0]}")
     else:
         raise AssertionError(f"wide.{name} must raise")
-assert torch.equal(column.flatten(), torch.tensor([1.0, 2.0, 3.0])), "fill_ and a column write pass"
+wide.copy_(wide)
+print("wide.copy_(wide) passes; column:", column.flatten())
+assert torch.equal(column.flatten(), torch.tensor([1.0, 2.0, 3.0])), "fill_, a column write and a self-copy pass"
 
 # %%
 # The question of `pytorch/pytorch#42726

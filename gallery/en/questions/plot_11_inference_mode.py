@@ -345,6 +345,28 @@ assert torch.equal(x.grad, torch.ones(2)), "y + x must backpropagate to x"
 # sphinx_gallery_end_ignore
 
 # %%
+# A custom ``autograd.Function`` that keeps ``y`` as an attribute of ``ctx``, instead of passing it
+# to ``ctx.save_for_backward``, is accepted too: autograd does not see ``y`` saved, and the
+# ``backward`` reads ``y`` as it is then.
+
+class KeepOnCtx(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.y = y
+        return x * y
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.y, None
+
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = make_inference(x)
+KeepOnCtx.apply(x, y).sum().backward()
+print("x.grad:", x.grad)
+assert torch.equal(x.grad, y), "an inference tensor kept on ctx as an attribute is not refused"
+
+# %%
 # Memory: ``no_grad`` and ``inference_mode`` compute new values; ``detach()`` of ``x`` itself
 # shares ``x``'s memory, so an edit of it is an edit of ``x``.
 

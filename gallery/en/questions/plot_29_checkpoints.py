@@ -174,7 +174,10 @@ assert losses[1] < losses[0], "the optimizer made before load_state_dict trains 
 # With ``assign=True`` the model takes the checkpoint's tensors instead: every entry is a new
 # object on ``sd``'s memory (under torch's default settings, which this page runs with; see
 # ``load_state_dict``'s documentation for ``torch.__future__``'s swap setting). A parameter becomes a new ``nn.Parameter`` that requires grad, as the
-# old one did; a buffer becomes ``sd``'s tensor itself.
+# old one did; a buffer becomes ``sd``'s tensor itself. Here ``sd`` holds plain tensors, as
+# ``torch.load`` gives; from a dict that holds ``nn.Parameter`` objects, such as another model's
+# ``state_dict(keep_vars=True)``, ``assign=True`` installs those very objects, and the two models then
+# share their parameters.
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -192,6 +195,9 @@ for entry in sd:
         assert isinstance(new[entry], torch.nn.Parameter) and new[entry].requires_grad == old[entry].requires_grad
     else:
         assert new[entry] is sd[entry], f"{entry}: a buffer becomes sd's tensor itself"
+twin = copy.deepcopy(model)
+twin.load_state_dict(model.state_dict(keep_vars=True), assign=True)
+assert all(t is m for t, m in zip(twin.parameters(), model.parameters(), strict=True)), "a dict of Parameters: installed"
 # sphinx_gallery_end_ignore
 
 # %%

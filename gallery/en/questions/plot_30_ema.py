@@ -7,8 +7,8 @@ Moving averages of weights (EMA): copies that must stay copies
 .. admonition:: Answer
    :class: answer
 
-   ``ema = model`` and ``model.state_dict()`` only name the model's tensors again, so the "average"
-   is the model. Average into a deep copy, without gradient (and copy the buffers, as shown below):
+   ``ema = model`` names the model again, and ``model.state_dict()``'s tensors are on the model's
+   memory, so the "average" is the model. Average into a deep copy, without gradient (and copy the buffers, as shown below):
 
    .. code-block:: python
 
@@ -242,7 +242,7 @@ def draw_processes(title, child, **names):
 # -----------------------------------------
 #
 # Three ways of starting an EMA that look right and are not: ``ema = model``; ``ema_state =
-# model.state_dict()``, whose tensors are the model's own; and a real copy loaded with
+# model.state_dict()``, whose tensors are new objects on the model's own memory; and a real copy loaded with
 # ``load_state_dict``, but with the list of tensors to average taken from the wrong module. Each
 # run trains a fresh model four steps and, after each step, moves the "averaged" tensors towards the
 # model's with ``lerp_``. In all three, the tensors being averaged are the model's parameters, so
@@ -305,6 +305,7 @@ ema_state = model.state_dict()
 draw_memory("ema_state = model.state_dict()", **{"model[0].weight": model[0].weight, 'ema_state["0.weight"]': ema_state["0.weight"]})
 # sphinx_gallery_start_ignore
 assert same_storage(ema_state["0.weight"], model[0].weight), "state_dict() shares the weight's storage"
+assert ema_state["0.weight"] is not model[0].weight, "state_dict() holds new tensor objects"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -591,8 +592,8 @@ assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the s
 # Conclusion
 # ----------
 #
-# An EMA needs weights of its own: ``ema = model`` and ``model.state_dict()`` name the model's own
-# tensors, and an EMA built on them equals the model after every step. Deep-copy the model, turn
+# An EMA needs weights of its own: ``ema = model`` names the model, ``model.state_dict()``'s
+# tensors are on the model's memory, and an EMA built on them equals the model after every step. Deep-copy the model, turn
 # off its gradients, and under ``torch.no_grad()`` move its parameters towards the model's and copy
 # the model's buffers into its own (a batch norm's running statistics); or let ``AveragedModel``
 # with ``get_ema_multi_avg_fn`` do it: it copies the buffers at each update by default, averages

@@ -273,8 +273,8 @@ assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the 
 # sphinx_gallery_end_ignore
 
 # %%
-# 对 CPU 上扩展出的张量，并非每种写入都会被拒绝。``fill_`` 给每个元素写同一个值；``wide[:, 0] = ...`` 写的是第一列，这一列的三个元素是三个不同的位置：两者都能执行，而且每一列都跟着变，因为各列本是同一块内存。``add_`` 和 ``copy_`` 会从几个元素往同一个位置写，和刚才的
-# ``wide[0] = 1.0`` 一样被拒绝。
+# 对 CPU 上扩展出的张量，并非每种写入都会被拒绝。``fill_`` 给每个元素写同一个值；``wide[:, 0] = ...`` 写的是第一列，这一列的三个元素是三个不同的位置：两者都能执行，而且每一列都跟着变，因为各列本是同一块内存。``add_`` 和从另一个张量 ``copy_`` 会从几个元素往同一个位置写，和刚才的
+# ``wide[0] = 1.0`` 一样被拒绝。``wide.copy_(wide)`` 把张量复制到它自己身上，则不会被拒绝。
 column = torch.zeros(3, 1)
 wide = column.expand(3, 4)
 wide.fill_(2.0)
@@ -288,7 +288,9 @@ for name, write in {"add_(1.0)": lambda: wide.add_(1.0), "copy_(ones)": lambda: 
         print(f"wide.{name}: {type(e).__name__}: {str(e).split(':')[0]}")
     else:
         raise AssertionError(f"wide.{name} must raise")
-assert torch.equal(column.flatten(), torch.tensor([1.0, 2.0, 3.0])), "fill_ and a column write pass"
+wide.copy_(wide)
+print("wide.copy_(wide) passes; column:", column.flatten())
+assert torch.equal(column.flatten(), torch.tensor([1.0, 2.0, 3.0])), "fill_, a column write and a self-copy pass"
 
 # %%
 # `pytorch/pytorch#42726 <https://github.com/pytorch/pytorch/issues/42726>`__ 的疑问：同样是

@@ -332,6 +332,26 @@ assert torch.equal(x.grad, torch.ones(2)), "y + x must backpropagate to x"
 # sphinx_gallery_end_ignore
 
 # %%
+# 自定义的 ``autograd.Function`` 若把 ``y`` 存成 ``ctx`` 的属性，而不是交给 ``ctx.save_for_backward``，也可以：自动求导看不到 ``y`` 被保存，``backward`` 读到的是 ``y`` 当时的值。
+
+class KeepOnCtx(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.y = y
+        return x * y
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.y, None
+
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = make_inference(x)
+KeepOnCtx.apply(x, y).sum().backward()
+print("x.grad:", x.grad)
+assert torch.equal(x.grad, y), "an inference tensor kept on ctx as an attribute is not refused"
+
+# %%
 # 内存：``no_grad`` 和 ``inference_mode`` 都会算出新的值；对 ``x`` 本身调用 ``detach()``
 # 则与 ``x`` 共享内存，修改它就是修改 ``x``。
 

@@ -152,7 +152,7 @@ assert losses[1] < losses[0], "the optimizer made before load_state_dict trains 
 # ``assign=True`` 直接换上 ``sd`` 的张量
 # --------------------------------------
 #
-# 带 ``assign=True`` 时，模型改为直接使用检查点里的张量：每一项都是新对象，用的是 ``sd`` 的内存（本页在 torch 的默认设置下运行；``torch.__future__`` 的交换设置见 ``load_state_dict`` 的文档）。参数变成一个新的 ``nn.Parameter``，和原来的参数一样需要梯度（requires_grad）；缓冲区就是 ``sd`` 里的那个张量本身。
+# 带 ``assign=True`` 时，模型改为直接使用检查点里的张量：每一项都是新对象，用的是 ``sd`` 的内存（本页在 torch 的默认设置下运行；``torch.__future__`` 的交换设置见 ``load_state_dict`` 的文档）。参数变成一个新的 ``nn.Parameter``，和原来的参数一样需要梯度（requires_grad）；缓冲区就是 ``sd`` 里的那个张量本身。这里 ``sd`` 里是普通张量，和 ``torch.load`` 给出的一样；如果字典里放的是 ``nn.Parameter`` 对象，比如另一个模型的 ``state_dict(keep_vars=True)``，``assign=True`` 换上的就是这些对象本身，两个模型从此共享参数。
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -170,6 +170,9 @@ for entry in sd:
         assert isinstance(new[entry], torch.nn.Parameter) and new[entry].requires_grad == old[entry].requires_grad
     else:
         assert new[entry] is sd[entry], f"{entry}: a buffer becomes sd's tensor itself"
+twin = copy.deepcopy(model)
+twin.load_state_dict(model.state_dict(keep_vars=True), assign=True)
+assert all(t is m for t, m in zip(twin.parameters(), model.parameters(), strict=True)), "a dict of Parameters: installed"
 # sphinx_gallery_end_ignore
 
 # %%

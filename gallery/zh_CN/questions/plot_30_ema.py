@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``ema = model`` 和 ``model.state_dict()`` 只是给模型自己的张量多起了名字，所以“平均”每一步都和模型一样。把平均做在深拷贝的副本上，不求梯度（缓冲区的复制见下文）：
+   ``ema = model`` 只是给模型多起了名字，``model.state_dict()`` 里的张量用的是模型的内存，所以“平均”每一步都和模型一样。把平均做在深拷贝的副本上，不求梯度（缓冲区的复制见下文）：
 
    .. code-block:: python
 
@@ -233,7 +233,7 @@ def draw_processes(title, child, **names):
 # 错误写法：“平均”就是模型本身
 # ----------------------------
 #
-# 下面三种初始化 EMA 的写法看起来都对，其实都不对：``ema = model``；``ema_state = model.state_dict()``，它里面的张量就是模型自己的；以及用 ``load_state_dict`` 装好的真副本，但要平均的张量列表取自错误的模块。每种写法都从头训练一个新模型四步，每步之后用
+# 下面三种初始化 EMA 的写法看起来都对，其实都不对：``ema = model``；``ema_state = model.state_dict()``，它里面的张量是新对象，用的却是模型自己的内存；以及用 ``load_state_dict`` 装好的真副本，但要平均的张量列表取自错误的模块。每种写法都从头训练一个新模型四步，每步之后用
 # ``lerp_`` 把“平均”的张量朝模型的参数挪一步。三种写法里被平均的都是模型自己的参数，所以每一步之后，“平均”都等于当前的模型。
 
 
@@ -292,6 +292,7 @@ ema_state = model.state_dict()
 draw_memory("ema_state = model.state_dict()", **{"model[0].weight": model[0].weight, 'ema_state["0.weight"]': ema_state["0.weight"]})
 # sphinx_gallery_start_ignore
 assert same_storage(ema_state["0.weight"], model[0].weight), "state_dict() shares the weight's storage"
+assert ema_state["0.weight"] is not model[0].weight, "state_dict() holds new tensor objects"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -555,7 +556,7 @@ assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the s
 # 小结
 # ----
 #
-# EMA 需要自己的权重：``ema = model`` 和 ``model.state_dict()`` 指的是模型自己的张量，基于它们的 EMA 每一步之后都等于模型。把模型深拷贝一份，关掉它的梯度，在
+# EMA 需要自己的权重：``ema = model`` 指的是模型本身，``model.state_dict()`` 里的张量用的是模型的内存，基于它们的 EMA 每一步之后都等于模型。把模型深拷贝一份，关掉它的梯度，在
 # ``torch.no_grad()`` 下把它的参数朝模型的参数挪，并把模型的缓冲区（批归一化的滑动统计量）复制过来；或者交给带 ``get_ema_multi_avg_fn`` 的
 # ``AveragedModel``：它默认在每次更新时复制缓冲区，``use_buffers=True`` 时对缓冲区求平均，``update_bn``
 # 为平均后的权重重算批归一化统计量。像旧的 ``weight_norm`` 那样，存着在梯度模式下由参数算出的张量（非叶子张量）的模块无法深拷贝；参数化的 ``weight_norm`` 可以。
