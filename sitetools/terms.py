@@ -186,9 +186,11 @@ TERMS: tuple[Term, ...] = (
                    "越早的权重占比越小。"),
     Term("缓冲区", "buffer, `register_buffer`", "questions-module-to",
          define_en="A tensor a module registers with `register_buffer`: state that `.to()` moves with the module (to "
-                   "a device; to a floating dtype only when it is floating), not a parameter.",
-         define_zh="模块用 `register_buffer` 登记的张量：属于模块的状态，随 `.to()` 移动（换设备都会跟着换；"
-                   "换浮点 dtype 时，只有浮点的缓冲区跟着换），但不是参数。"),
+                   "a device always; to a floating dtype when it is floating or complex, a complex one losing its "
+                   "imaginary part; integer and bool buffers keep their dtype), not a parameter.",
+         define_zh="模块用 `register_buffer` 登记的张量：属于模块的状态，随 `.to()` 移动（换设备时都会跟着换；"
+                   "换浮点 dtype 时，浮点和复数的缓冲区跟着换，复数的虚部会丢掉；"
+                   "整数和 bool 的缓冲区保持原来的 dtype），但不是参数。"),
     Term("步长", "stride", "questions-which-calls-copy",
          define_en="How many elements of the storage to skip to reach the next element along a dimension.",
          define_zh="沿某一维走到下一个元素，要在存储里跳过的元素个数。"),

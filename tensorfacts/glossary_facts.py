@@ -229,25 +229,36 @@ def _inference_mode_outputs() -> Fact:
 
 
 @fact("buffer-moves-with-module", {
-    "en": "A module with a float32 buffer b and an int64 buffer n (register_buffer): both are in buffers(), none in "
-          "parameters(); module.to(torch.float64) makes b float64 and leaves n int64; module.to('meta') puts both on "
-          "meta.",
-    "zh_CN": "用 register_buffer 注册了 float32 缓冲区 b 和 int64 缓冲区 n 的模块：两者都在 buffers() 里，parameters() "
-             "里什么也没有；module.to(torch.float64) 让 b 变成 float64，n 仍是 int64；module.to('meta') 把两者都放到 "
+    "en": "A module with float32, complex64, int64 and bool buffers (register_buffer): all are in buffers(), none in "
+          "parameters(); module.to(torch.float64) makes the float32 and the complex64 buffer float64 (the complex one "
+          "keeps only its real part, with torch's warning) and leaves int64 and bool as they were; "
+          "module.to('meta') puts all four on meta.",
+    "zh_CN": "用 register_buffer 注册了 float32、complex64、int64 和 bool 缓冲区的模块：四者都在 buffers() 里，"
+             "parameters() 里什么也没有；module.to(torch.float64) 让 float32 和 complex64 的缓冲区变成 float64"
+             "（复数的那个只留下实部，torch 给出警告），int64 和 bool 的保持不变；module.to('meta') 把四者都放到 "
              "meta 上。",
 })
 def _buffer_moves_with_module() -> Fact:
+    import warnings
+
     module = torch.nn.Module()
-    module.register_buffer("b", torch.zeros(2))
-    module.register_buffer("n", torch.zeros(2, dtype=torch.int64))
+    given = {"f": torch.zeros(2), "c": torch.tensor([1 + 2j, 3j]), "n": torch.zeros(2, dtype=torch.int64),
+             "b": torch.zeros(2, dtype=torch.bool)}
+    for name, tensor in given.items():
+        module.register_buffer(name, tensor)
     buffers = list(module.buffers())
-    listed = len(buffers) == 2 and buffers[0] is module.b and buffers[1] is module.n and not list(module.parameters())
-    module.to(torch.float64)
-    dtypes = (module.b.dtype, module.n.dtype)
+    listed = all(b is given[n] for n, b in zip(given, buffers, strict=True)) and not list(module.parameters())
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        module.to(torch.float64)
+    dtypes = {name: str(buffer.dtype) for name, buffer in module.named_buffers()}
+    real_part = torch.equal(module.c, torch.tensor([1.0, 0.0], dtype=torch.float64))
     module.to("meta")
-    devices = (module.b.device.type, module.n.device.type)
-    return Fact(listed and dtypes == (torch.float64, torch.int64) and devices == ("meta", "meta"),
-                f"buffers, not parameters: {listed}; after to(float64): {dtypes}; after to('meta'): {devices}")
+    devices = {buffer.device.type for buffer in module.buffers()}
+    expected = {"f": "torch.float64", "c": "torch.float64", "n": "torch.int64", "b": "torch.bool"}
+    return Fact(listed and dtypes == expected and real_part and devices == {"meta"},
+                f"buffers, not parameters: {listed}; after to(float64): {dtypes}, complex kept its real part: "
+                f"{real_part}; after to('meta'): {devices}")
 
 
 def _child_writes(target: torch.Tensor) -> None:

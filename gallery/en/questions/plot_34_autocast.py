@@ -350,8 +350,8 @@ for outer_enabled in (True, False):
     assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
 
 # %%
-# The cache holds for a float32 leaf that requires grad and is not a view (every ``Parameter``), passed to
-# an operation autocast casts to low precision, such as ``linear`` or a convolution. ``Embedding`` and
+# The cache holds for a float32 leaf that requires grad and is not a view (every trainable float32
+# ``Parameter``), passed to an operation autocast casts to low precision, such as ``linear`` or a convolution. ``Embedding`` and
 # ``LayerNorm``, whose operations autocast leaves in float32, compute with the ``Parameter`` itself and see
 # the edit (the hidden checks of this cell and the next run a convolution, an ``Embedding`` and a
 # ``LayerNorm``). With ``cache_enabled=False``, for a weight that does not require grad (a frozen layer), or for a leaf that is

@@ -318,7 +318,7 @@ for outer_enabled in (True, False):
     assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
 
 # %%
-# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 留在 float32，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元和下一单元的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
+# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有需要梯度的 float32 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 留在 float32，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元和下一单元的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
 
 
 def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32, layer=None, inputs=None):
