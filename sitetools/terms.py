@@ -198,9 +198,10 @@ TERMS: tuple[Term, ...] = (
          define_en="Laid out row by row in its storage, no gaps; `contiguous()` copies a tensor that is not.",
          define_zh="在存储里逐行排列、没有间隔；对不连续的张量，`contiguous()` 返回一个副本。"),
     Term("高级索引", "advanced indexing", "questions-index-writes",
-         define_en="Indexing with a list of Python integers, an integer tensor of one dimension or more, or a mask; "
-                   "reading this way returns a copy, not a view.",
-         define_zh="用由 Python 整数组成的列表、一维及以上的整数张量或掩码做索引；这样读取得到的是副本，不是视图。"),
+         define_en="Indexing with a list of Python integers, an int64 or int32 tensor of one dimension or more, or a "
+                   "mask; reading this way returns a copy, not a view.",
+         define_zh="用由 Python 整数组成的列表、一维及以上的 int64 或 int32 张量或掩码做索引；"
+                   "这样读取得到的是副本，不是视图。"),
     Term("保存张量的钩子", "saved tensors hooks, `saved_tensors_hooks`",
          "questions-saved-tensors", gloss="saved tensors hooks",
          define_en="Two functions autograd can call to pack the tensors it saves and unpack them for the backward pass "

@@ -15,7 +15,7 @@ of its own.
 # ---------------------------
 #
 # On a device with real memory (not ``meta``, where every storage starts at
-# address 0), two non-empty tensors use one storage when their storages start at
+# address 0), two non-empty tensors share memory when their storages start at
 # the same address (whether they also share an element is another question:
 # :ref:`questions-memory-overlap`), and different starts do not rule out shared
 # memory (next cell). (An empty tensor has no memory to share, so the helper is not
@@ -33,11 +33,15 @@ def same_storage(x, y):
 # sphinx_gallery_start_ignore
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")
+whole = torch.arange(3.0)
+head = torch.from_dlpack(whole[:2])
+assert same_storage(head, whole) and head.untyped_storage().nbytes() < whole.untyped_storage().nbytes(), (
+    "equal starts, two storages: an alias made through DLPack at offset 0 has a storage of its own")
 # sphinx_gallery_end_ignore
 
 
 # %%
-# On such a device, equal starts prove one storage; different starts do not rule out shared memory. An alias
+# On such a device, equal starts prove shared memory; different starts do not rule it out. An alias
 # of a slice made through DLPack, NumPy or ``torch.frombuffer`` gets a storage
 # of its own, which starts inside the source's: ``same_storage`` answers
 # ``False``, yet a write through each alias reaches the source.

@@ -14,7 +14,7 @@ both halves of that promise, and shows edits in either direction staying put.
 # ---------------------------
 #
 # On a device with real memory (not ``meta``, where every storage starts at
-# address 0), two non-empty tensors use one storage when their storages start at
+# address 0), two non-empty tensors share memory when their storages start at
 # the same address (whether they also share an element is another question:
 # :ref:`questions-memory-overlap`). (An empty tensor has no memory to share, so the helper is not
 # meant for one.)

@@ -289,9 +289,9 @@ assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the 
 # sphinx_gallery_end_ignore
 
 # %%
-# Not every write into an expanded CPU tensor is refused. ``fill_`` writes one value to every element,
-# and ``wide[:, 0] = ...`` writes the first column, whose three elements are three locations: both
-# pass, and change every column, which are one memory. ``add_`` and ``copy_`` from another tensor
+# Not every write into an expanded CPU tensor is refused. ``fill_`` passes, and so does
+# ``wide[:, 0] = ...``, which writes the first column, whose three elements are three locations; both
+# change every column, which are one memory. ``add_`` and ``copy_`` from another tensor
 # would write one location from several elements, and are refused as ``wide[0] = 1.0`` was.
 # ``wide.copy_(wide)``, a copy of the tensor onto itself, is not refused.
 column = torch.zeros(3, 1)
@@ -407,7 +407,7 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # the root ``x``, not ``inner``. To ask whether a tensor shares memory with the one it was made
 # from, compare their storages, as ``same_storage`` does. On a device with real memory (not
 # ``meta``, where every storage starts at 0), for storages that hold at least one byte, equal
-# starts prove one storage (two empty storages both start at 0), though not a shared element;
+# starts prove shared memory (two empty storages both start at 0), though not a shared element;
 # different starts do not rule out shared memory:
 # an alias of a slice made through DLPack, NumPy or ``torch.frombuffer``
 # has a storage of its own that starts inside the source's (:ref:`copying-alias` shows all three;
@@ -452,6 +452,6 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # ``_base``: :ref:`questions-inference-mode`); ``detach()`` and ``.data`` share memory but no history.
 # ``_base`` marks views only: to know whether a tensor shares memory with the one it was
 # made from, compare their storages (``same_storage`` above): on a device with real memory (not
-# ``meta``), for storages that are not empty, equal starts prove one storage (not a shared
+# ``meta``), for storages that are not empty, equal starts prove shared memory (not a shared
 # element); different starts do not rule sharing out. ``reshape`` and ``contiguous()`` copy only when they must; to be
 # sure of memory of your own, ``clone()``.

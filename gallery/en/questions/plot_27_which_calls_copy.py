@@ -255,8 +255,8 @@ assert same_storage(column, expanded) and not same_storage(column, repeated), "S
 # %%
 # Not every write into an expanded tensor is refused. ``add_`` and ``mul_`` compute each element from
 # its old value and ``copy_`` copies other values in; on the CPU all three raise, because several elements of
-# ``expanded`` are one memory location. ``fill_`` and ``zero_`` write one value to every element, and
-# pass: they write into the tensor that was expanded (:ref:`questions-views` shows the other writes
+# ``expanded`` are one memory location, and so does the slice assignment ``expanded[:] = 7.0``. ``fill_``
+# and ``zero_`` pass: they write into the tensor that was expanded (:ref:`questions-views` shows the other writes
 # that pass).
 
 for name, write in {
@@ -274,6 +274,12 @@ for name, write in {
     assert expand_message.startswith(
         "unsupported operation: more than one element of the written-to tensor refers to a single memory location"
     )
+try:
+    expanded[:] = 7.0
+except RuntimeError as e:
+    print(f"expanded[:] = 7.0: {type(e).__name__}: {str(e).split('.')[0]}")
+else:
+    raise AssertionError("expanded[:] = 7.0 must raise")
 spare = torch.arange(3.0).reshape(3, 1)
 spare.expand(3, 4).fill_(7.0)
 print("spare after spare.expand(3, 4).fill_(7.0):", spare.flatten())

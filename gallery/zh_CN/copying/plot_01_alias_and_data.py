@@ -11,7 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个非空张量的存储起始地址相同，就说明它们用的是同一块存储；起始地址不同，却不能排除共享内存（见下一个单元格）。至于两个张量有没有共同的元素，那是另一个问题，见 :ref:`两个张量是否共享内存 <questions-memory-overlap>`。空张量没有内存可共享，不在此列。辅助函数只比较两个地址，打印的是比较结果，从不打印地址本身。
+# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个非空张量的存储起始地址相同，就说明它们共享内存；起始地址不同，却不能排除共享内存（见下一个单元格）。至于两个张量有没有共同的元素，那是另一个问题，见 :ref:`两个张量是否共享内存 <questions-memory-overlap>`。空张量没有内存可共享，不在此列。辅助函数只比较两个地址，打印的是比较结果，从不打印地址本身。
 
 import torch
 
@@ -23,6 +23,10 @@ def same_storage(x, y):
 # sphinx_gallery_start_ignore
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")
+whole = torch.arange(3.0)
+head = torch.from_dlpack(whole[:2])
+assert same_storage(head, whole) and head.untyped_storage().nbytes() < whole.untyped_storage().nbytes(), (
+    "equal starts, two storages: an alias made through DLPack at offset 0 has a storage of its own")
 # sphinx_gallery_end_ignore
 
 
