@@ -147,8 +147,10 @@ def page_module(**names):
         sys.modules.pop("__rerun__", None)
 
 
-def rerun_checks(code, verified_on):
-    """Run ``code`` (a page's code) with every check recorded instead of raised; report each claim."""
+def rerun_checks(code, verified_on, sections=()):
+    """Run ``code`` (a page's code) with every check recorded instead of raised; report each claim, under
+    the title of the page's section it is in (``sections``: ``(first line, title)`` in ``code``'s lines,
+    in order; the titles are the page's, in its language)."""
     import torch
 
     recorder = _RecordChecks()
@@ -180,8 +182,12 @@ def rerun_checks(code, verified_on):
     print(WORDS["header"].format(torch=torch.__version__, verified_on=verified_on))
     counts = {"agrees": 0, "DIFFERS": 0, "not run": 0}
     width = max(_columns(WORDS[status]) for status in (*counts, "no GPU")) + 1
-    skipped = 0
+    skipped, shown = 0, None
     for text, runs, line in zip(recorder.texts, results, recorder.lines, strict=True):
+        title = next((title for first, title in reversed(sections) if first <= line), None)
+        if title != shown:
+            print(title)
+            shown = title
         if not runs and no_gpu and line in gpu and not stopped:
             skipped += 1
             print(f"  {_padded(WORDS['no GPU'], width)} {text}")

@@ -156,8 +156,8 @@ def test_the_cell_runs_on_its_own_from_a_page_with_a_comment_and_a_hidden_block(
     assert "Text." not in page_code(script) and "hidden check" in page_code(script)
     result = subprocess.run([sys.executable, "-W", "error", "-c", cell_code(script)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[1:] == ["  agrees   hidden check", "1 agree, 0 differ, 0 not run: 1 claims "
-                                              "from the page's 1 checks"]  # fmt: skip
+    assert result.stdout.splitlines()[1:] == ["Title", "  agrees   hidden check", "1 agree, 0 differ, 0 not run: 1 "
+                                              "claims from the page's 1 checks"]  # fmt: skip
     runner = cell_code(script).split("'''")[2]
     assert '"""' not in runner and "#" not in runner, "the runner keeps English docstrings or comments"
 
@@ -186,5 +186,30 @@ def test_the_scripts_cell_reads_the_page_from_its_own_file_and_holds_no_second_c
                         encoding="utf-8")  # fmt: skip
     result = subprocess.run([sys.executable, "-W", "error", str(download)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-2:] == ["  agrees   hidden check", "1 agree, 0 differ, 0 not run: 1 claims "
-                                               "from the page's 1 checks"]  # fmt: skip
+    assert result.stdout.splitlines()[-3:] == ["Title", "  agrees   hidden check", "1 agree, 0 differ, 0 not run: 1 "
+                                               "claims from the page's 1 checks"]  # fmt: skip
+
+
+def test_each_claim_is_listed_under_the_title_of_its_section(capsys):
+    rerun_checks("assert 1, 'a'\nassert 1, 'b'\nassert 1, 'c'\n", "0.0", [(1, "第一节"), (2, "第二节")])
+    assert capsys.readouterr().out.splitlines()[1:5] == ["第一节", "  agrees   a", "第二节", "  agrees   b"]
+
+
+SECTIONED = ('"""\nThe page\n========\n\nIntro.\n"""\n\nimport torch\n\n# %%\n# The ``first`` part\n# '
+             "------------------\n#\n# Text.\n\nx = torch.ones(1)\nassert x.sum() == 1, 'one'\n\n# %%\n# More "
+             "text, no title.\n\ny = x * 2\nassert y.sum() == 2, 'two'\n")
+
+
+@pytest.mark.parametrize("in_script", [False, True], ids=["notebook", "script"])
+def test_the_sections_are_the_pages_titles_at_the_lines_of_their_code(tmp_path, in_script):
+    """Each code block is under the last title above it (the page's title before the first section), at the
+    line where its code starts in what the cell runs: the notebook's ``PAGE_CODE`` or the script itself."""
+    from tensorcopy_sphinx.rerun_cell import page_sections  # isort: skip
+
+    script = tmp_path / "plot_x.py"
+    script.write_text(SECTIONED, encoding="utf-8")
+    lines = (script.read_text(encoding="utf-8") if in_script else page_code(script)).splitlines()
+    sections = page_sections(script, in_script=in_script)
+    assert [title for _, title in sections] == ["The page", "The first part", "The first part"]
+    starts = [next(i for i in range(line - 1, len(lines)) if lines[i].strip()) for line, _ in sections]
+    assert [lines[i] for i in starts] == ["import torch", "x = torch.ones(1)", "y = x * 2"]

@@ -18,6 +18,7 @@ import ast
 import functools
 import inspect
 import json
+import re
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -50,6 +51,26 @@ def page_code(script: Path) -> str:
     return code
 
 
+#: A reST section title over its underline; the inline markup it may hold.
+_TITLE = re.compile(r"^(\S.*)\n([-=~^])\2+[ \t]*$", re.MULTILINE)
+_MARKUP = re.compile(r"``([^`]+)``|:\w+:`([^`<]*?)\s*(?:<[^`]*>)?`")
+
+
+def page_sections(script: Path, *, in_script: bool = False) -> list[tuple[int, str]]:
+    """``(first line, title)`` of each code block, the title being the one of the section it is in (the
+    page's title before its first section), in the lines of :func:`page_code`, or of the script itself."""
+    _, blocks = split_code_and_text_blocks(str(script))
+    sections, title, line = [], "", 1
+    for label, content, lineno in blocks:
+        if label != "code":
+            titles = _TITLE.findall(content)
+            title = _MARKUP.sub(lambda m: m[1] or m[2], titles[-1][0]).strip() if titles else title
+            continue
+        sections.append((lineno if in_script else line, title))
+        line += content.strip("\n").count("\n") + 2
+    return sections
+
+
 @functools.cache
 def _runner(words: tuple[tuple[str, str], ...]) -> str:
     """The code of :mod:`sitetools.rerun_checks`, without docstrings and comments (they are English only),
@@ -74,7 +95,8 @@ def cell_code(script: Path, words: dict[str, str] | None = None, *, in_script: b
     torch_version = build_versions()["torch_version"]
     runner = _runner(tuple((words or rerun_checks.WORDS).items()))
     page = PY_PAGE_CODE if in_script else f"PAGE_CODE = r'''\n{page_code(script)}'''"
-    return f"{page}\n\n\n{runner}\n\n\nrerun_checks(PAGE_CODE, {torch_version!r})\n"
+    sections = page_sections(script, in_script=in_script)
+    return f"{page}\n\n\n{runner}\n\n\nrerun_checks(PAGE_CODE, {torch_version!r}, {sections!r})\n"
 
 
 def report_words(app: Sphinx) -> dict[str, str]:
