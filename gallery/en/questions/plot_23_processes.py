@@ -526,5 +526,6 @@ assert mp.active_children() == [], "every child process has ended"
 #
 # This page starts children with the ``fork`` method only. Under ``spawn`` (the default on macOS
 # and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the dataset is pickled for
-# each worker, which moves its tensors into shared memory; that a worker's edits then reach the
+# each worker, which moves the non-empty tensors torch allocated into shared memory (as shown
+# above); that a worker's edits then reach the
 # parent is not run here: check ``visits`` on the platform you run.

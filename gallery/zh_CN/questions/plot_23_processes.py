@@ -479,4 +479,4 @@ assert mp.active_children() == [], "every child process has ended"
 # 得到的张量则根本不会被移动，fork 出来的子进程对它的修改都会丢失。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``
 # 则直接报错。worker 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
 #
-# 本页只用 ``fork`` 方式启动子进程。在 ``spawn`` 方式（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式（Python 3.14 起 Linux 的默认方式）下，数据集要序列化后发给每个 worker，这会把其中的张量移进共享内存；worker 的修改随后能否到达父进程，本页没有运行：请在你运行的平台上检查 ``visits``。
+# 本页只用 ``fork`` 方式启动子进程。在 ``spawn`` 方式（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式（Python 3.14 起 Linux 的默认方式）下，数据集要序列化后发给每个 worker，这会把其中由 torch 分配的非空张量移进共享内存（见上文）；worker 的修改随后能否到达父进程，本页没有运行：请在你运行的平台上检查 ``visits``。
