@@ -397,7 +397,8 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # and refuses it after writing: its values have changed when the error comes, so a caller that
 # catches the error and tries again adds twice. Its ``detach()`` and its ``.data``, though inference
 # tensors too, take the same write with no error, and the write reaches the tensor. A non-leaf that requires grad and a plain tensor take it either
-# way, but four kinds of view of a non-leaf refuse it in grad mode (and take it under
+# way, but four kinds of view of a non-leaf, and a view taken of one of them (the last two rows of each mode), refuse it
+# in grad mode (and take it under
 # ``torch.no_grad()``): an output of an operation that returns several views, such as ``unbind``,
 # a view made under ``torch.no_grad()``, one made under ``torch.inference_mode()``, and the output
 # of a custom ``torch.autograd.Function`` that returns a view of its input or the input as-is.
@@ -423,8 +424,10 @@ def sources():
     with torch.inference_mode():
         inference = torch.zeros(4)
     non_leaf = torch.zeros(4, requires_grad=True) * 1
+    third_non_leaf = torch.zeros(4, requires_grad=True) * 1
     with torch.no_grad():
         no_grad_view = non_leaf[:]
+        other_no_grad_view = third_non_leaf[:]
     other_non_leaf = torch.zeros(4, requires_grad=True) * 1
     with torch.inference_mode():
         inference_mode_view = other_non_leaf[:]
@@ -440,6 +443,8 @@ def sources():
         "inference_mode view": inference_mode_view,
         "Function as-is": AsIs.apply(torch.zeros(4, requires_grad=True) * 1),
         "Function view": ViewOf.apply(torch.zeros(4, requires_grad=True) * 1),
+        "unbind output[:]": (torch.zeros(2, 4, requires_grad=True) * 1).unbind(0)[0][:],
+        "no_grad view[:]": other_no_grad_view[:],
     }
 
 
@@ -463,7 +468,7 @@ for grad_mode in (True, False):
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
 assert refused == {
     True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "no_grad view",
-           "inference_mode view", "Function as-is", "Function view"],
+           "inference_mode view", "Function as-is", "Function view", "unbind output[:]", "no_grad view[:]"],
     False: ["inference tensor"],
 }
 with torch.inference_mode():
@@ -594,7 +599,7 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # ``int64`` or ``int32`` index tensor of one or more dimensions or a mask gives a copy, and an in-place method called on that
 # copy leaves ``x`` unchanged. Write through the index with an assignment (``x[idx] = v``,
 # ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad, a view of one or one of
-# the four kinds of view of a non-leaf above, under ``torch.inference_mode()`` on an inference
+# the four kinds of view of a non-leaf above or a view of one, under ``torch.inference_mode()`` on an inference
 # tensor) or with an in-place index method, and where an index repeats, use ``index_add_`` or
 # ``index_put_(..., accumulate=True)``. A chain such as ``x[mask][idx] = v`` writes into ``x`` only when
 # every index before the last gives a view: make it one index of ``x`` and assign once.

@@ -364,7 +364,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 #
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）或这种叶子张量的视图做原地操作：要放在
 # ``torch.no_grad()`` 下写。推理张量（inference tensor，即在 ``torch.inference_mode()`` 下算出的张量；在模式内对普通张量取的视图或 ``detach()`` 仍是普通张量，照常接受写入）在推理模式之外拒绝这样写，放在 ``torch.no_grad()``
-# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上。需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入；但非叶子张量的四种视图在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
+# 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上。需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入；但非叶子张量的四种视图，以及从其中之一再取的视图（每种模式的最后两行），在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）：一次返回多个视图的运算（例如 ``unbind``）的输出、在 ``torch.no_grad()`` 下得到的视图、在 ``torch.inference_mode()`` 下得到的视图，以及自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
 
 
 class AsIs(torch.autograd.Function):
@@ -387,8 +387,10 @@ def sources():
     with torch.inference_mode():
         inference = torch.zeros(4)
     non_leaf = torch.zeros(4, requires_grad=True) * 1
+    third_non_leaf = torch.zeros(4, requires_grad=True) * 1
     with torch.no_grad():
         no_grad_view = non_leaf[:]
+        other_no_grad_view = third_non_leaf[:]
     other_non_leaf = torch.zeros(4, requires_grad=True) * 1
     with torch.inference_mode():
         inference_mode_view = other_non_leaf[:]
@@ -404,6 +406,8 @@ def sources():
         "inference_mode view": inference_mode_view,
         "Function as-is": AsIs.apply(torch.zeros(4, requires_grad=True) * 1),
         "Function view": ViewOf.apply(torch.zeros(4, requires_grad=True) * 1),
+        "unbind output[:]": (torch.zeros(2, 4, requires_grad=True) * 1).unbind(0)[0][:],
+        "no_grad view[:]": other_no_grad_view[:],
     }
 
 
@@ -427,7 +431,7 @@ for grad_mode in (True, False):
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
 assert refused == {
     True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "no_grad view",
-           "inference_mode view", "Function as-is", "Function view"],
+           "inference_mode view", "Function as-is", "Function view", "unbind output[:]", "no_grad view[:]"],
     False: ["inference tensor"],
 }
 with torch.inference_mode():
@@ -551,6 +555,6 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 #
 # 用整数、切片、``None`` 和 ``...`` 索引得到视图，``argmax()`` 返回的那种零维索引张量（``uint8``
 # 以外的整数 dtype）也一样；用由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量或掩码索引得到副本，对副本调用原地方法，``x``
-# 不会改变。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图，要放在
+# 不会改变。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图和从它们再取的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
 # ``index_add_`` 或 ``index_put_(..., accumulate=True)``。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合并成对 ``x`` 的一次索引，只赋值一次。
