@@ -260,6 +260,13 @@ assert torch.allclose(probe_bn.running_mean, 0.19 * probe_x.detach().mean(0)), "
 with torch.no_grad():
     checkpoint(probe_bn, probe_x, use_reentrant=False)
 assert probe_bn.num_batches_tracked.item() == 3, "under no_grad, checkpoint calls the function once"
+import warnings
+
+quiet_bn = torch.nn.BatchNorm1d(3)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # torch warns that no input requires grad
+    quiet_out = checkpoint(quiet_bn, probe_x.detach(), use_reentrant=True)
+assert quiet_bn.num_batches_tracked.item() == 1 and not quiet_out.requires_grad, "reentrant, no input needs grad: once"
 once_calls = []
 
 
@@ -295,7 +302,8 @@ assert [v[1] for v in timeline] == [(0, 1), (1, 2), (2, 3)], "each edit moved th
 # both times. Its running statistics are not. With the default ``momentum=0.1``, one update moves
 # ``running_mean`` from 0 to 0.1 of the batch mean; the checkpointed layer was updated twice with
 # the same batch, and holds 1 - 0.9² = 0.19 of it. ``num_batches_tracked`` counts two batches.
-# The ``use_reentrant=True`` variant does the same.
+# The ``use_reentrant=True`` variant does the same when an input requires grad; with none, it calls
+# the function once, and its output requires no grad.
 
 x_plain = x.detach().clone().requires_grad_()
 y_plain = plain_bn(x_plain).relu()

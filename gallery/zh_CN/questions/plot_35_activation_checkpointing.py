@@ -241,6 +241,13 @@ assert torch.allclose(probe_bn.running_mean, 0.19 * probe_x.detach().mean(0)), "
 with torch.no_grad():
     checkpoint(probe_bn, probe_x, use_reentrant=False)
 assert probe_bn.num_batches_tracked.item() == 3, "under no_grad, checkpoint calls the function once"
+import warnings
+
+quiet_bn = torch.nn.BatchNorm1d(3)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # torch warns that no input requires grad
+    quiet_out = checkpoint(quiet_bn, probe_x.detach(), use_reentrant=True)
+assert quiet_bn.num_batches_tracked.item() == 1 and not quiet_out.requires_grad, "reentrant, no input needs grad: once"
 once_calls = []
 
 
@@ -269,7 +276,7 @@ assert [v[1] for v in timeline] == [(0, 1), (1, 2), (2, 3)], "each edit moved th
 # ``BatchNorm`` 的滑动统计量更新了两次
 # ------------------------------------
 #
-# 把同一批数据送进这个层的一份副本，不用 ``checkpoint``：输出和梯度都相同，因为训练模式下的 ``BatchNorm`` 两次都用这一批数据自己的统计量做归一化。滑动统计量却不同。默认 ``momentum=0.1`` 时，一次更新把 ``running_mean`` 从 0 移到批均值的 0.1 倍；用了 ``checkpoint`` 的层拿同一批数据更新了两次，得到批均值的 1 - 0.9² = 0.19 倍。``num_batches_tracked`` 记了两个批次。``use_reentrant=True`` 的实现也是这样。
+# 把同一批数据送进这个层的一份副本，不用 ``checkpoint``：输出和梯度都相同，因为训练模式下的 ``BatchNorm`` 两次都用这一批数据自己的统计量做归一化。滑动统计量却不同。默认 ``momentum=0.1`` 时，一次更新把 ``running_mean`` 从 0 移到批均值的 0.1 倍；用了 ``checkpoint`` 的层拿同一批数据更新了两次，得到批均值的 1 - 0.9² = 0.19 倍。``num_batches_tracked`` 记了两个批次。``use_reentrant=True`` 的实现在有输入需要梯度时也是这样；没有输入需要梯度时，它只调用函数一次，输出也不需要梯度。
 
 x_plain = x.detach().clone().requires_grad_()
 y_plain = plain_bn(x_plain).relu()
