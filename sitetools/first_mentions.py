@@ -13,7 +13,9 @@ is derived from them. What counts, kept simple:
   at most two more characters: 原地修改（in-place）) and hold the gloss anywhere: 视图（view）,
   ``版本计数器（version counter，``C1``）`` and 原地操作（in-place operation） all pass. Later mentions
   may use the word alone.
-- Only prose is read: a script's text cells, a part header, a narrative page; not code (code cells,
+- Only prose is read: a script's text cells, a part header, a narrative page with the sentences its
+  directives write, where the reader meets them (guides, notes, facts, claims, definitions:
+  :mod:`sitetools.generated_prose`; a problem there names the module and line); not code (code cells,
   code blocks and doctests, MyST comments), not a picture's alt text (a sighted reader never sees it),
   not a section title or a cross-reference's words (a title names the term; the paragraph under it
   glosses it).
@@ -27,6 +29,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from sitetools.generated_prose import Piece, in_file, pieces
 from sitetools.terms import ROOT, TERMS, chinese_pages
 
 #: ``(term, gloss, mention pattern)`` for each core term of :data:`sitetools.terms.TERMS`.
@@ -83,46 +86,52 @@ def first_unglossed(text: str, gloss: str, mention: re.Pattern[str]) -> re.Match
     return None
 
 
-def first_mention_problems(text: str) -> list[tuple[int, str]]:
-    """``(line, message)`` for each term of :data:`FIRST_MENTIONS` whose first mention in ``text`` (a
-    page's prose) is not glossed."""
+def _unglossed(text: str) -> list[tuple[int, str]]:
+    """``(offset, message)`` for each term of :data:`FIRST_MENTIONS` whose first mention in ``text`` is
+    not glossed."""
     found = []
     for zh, gloss, mention in FIRST_MENTIONS:
         first = first_unglossed(text, gloss, mention)
         if first:
-            line = text.count("\n", 0, first.start()) + 1
             context = text[first.start() : first.start() + 12].split("\n")[0]
-            found.append((line, f"the first mention of {zh} on the page, {context!r}, is not glossed: "
-                                f"write {first.group()}（{gloss}）"))
+            found.append((first.start(), f"the first mention of {zh} on the page, {context!r}, is not glossed: "
+                                         f"write {first.group()}（{gloss}）"))
     return found
 
 
-def _prose_cells(page: Path) -> list[tuple[int, str]]:
-    """``(first line, text)`` of what a reader reads on a page: a script's text cells (its code and
-    comments inside code are left out), a header's or a narrative page's whole text."""
+def first_mention_problems(text: str) -> list[tuple[int, str]]:
+    """``(line, message)`` for each term of :data:`FIRST_MENTIONS` whose first mention in ``text`` (a
+    page's prose) is not glossed."""
+    return [(text.count("\n", 0, offset) + 1, message) for offset, message in _unglossed(text)]
+
+
+def _pieces(page: Path, root: Path, code: str) -> list[Piece]:
+    """What a reader reads on a page, in order: a script's text cells (its code and comments inside code
+    are left out), a header's whole text, a narrative page's text with the prose its directives write
+    (:mod:`sitetools.generated_prose`)."""
+    where = page.relative_to(root).as_posix()
+    if page.suffix == ".md":
+        return pieces(page, root, code)
     if page.suffix == ".py":
         from sitetools.typography import text_cells
 
-        return text_cells(page)
-    return [(1, page.read_text(encoding="utf-8"))]
+        return [in_file(where, first, cell) for first, cell in text_cells(page)]
+    return [in_file(where, 1, page.read_text(encoding="utf-8"))]
 
 
 def check_first_mentions(root: Path = ROOT, code: str = "zh_CN") -> list[str]:
     """The first mention rule over the Chinese edition's pages (gallery scripts, part headers, narrative
-    pages), as "file:line: ..." problems."""
+    pages with the prose their directives write), as "file:line: ..." problems: the file and line of the
+    unglossed mention, in the page's source or in the module that holds the generated sentence."""
     problems = []
     for page in chinese_pages(root, code):
         if page.suffix == ".po" or (page.suffix == ".py" and not page.name.startswith("plot_")):
             continue  # the theme's words; a stray script, which the layout rule refuses
-        cells = _prose_cells(page)
-        text = "\n".join(cell for _, cell in cells)
-        for line, message in first_mention_problems(text):
-            start, before = cells[0][0], 0
-            for first, cell in cells:  # the file line of the text's line ``line``
-                if before + cell.count("\n") + 1 >= line:
-                    start = first + line - before - 1
-                    break
-                before += cell.count("\n") + 1
-            problems.append(f"{page.relative_to(root).as_posix()}:{start}: {message} "
+        parts = _pieces(page, root, code)
+        text = "\n".join(part for part, _ in parts)
+        starts = [sum(len(part) + 1 for part, _ in parts[:index]) for index in range(len(parts))]
+        for offset, message in _unglossed(text):
+            index = max(i for i, start in enumerate(starts) if start <= offset)
+            problems.append(f"{parts[index][1](offset - starts[index])}: {message} "
                             f"(see CONTRIBUTING.md, 'Typography'; the core terms carry a gloss in sitetools/terms.py)")
     return problems

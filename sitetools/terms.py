@@ -50,15 +50,15 @@ TERMS: tuple[Term, ...] = (
                    "through its dtype, shape, strides and offset (and, for a lazily conjugated or negated view, its "
                    "conjugate or negative bit).",
          define_zh="多维数组；稠密的非量化张量按 dtype、形状、步长和偏移从一块存储读取数值"
-                   "（延迟共轭或取负的视图还要看它的共轭位或取负位）。"),
+                   "（延迟共轭或取负的视图（view）还要看它的共轭位或取负位）。"),
     Term("复制", "copy", "copying-clone", also=("拷贝",),
          define_en="Making a new tensor whose values sit in memory of its own.",
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),
     Term("克隆", "clone, `clone()`", "copying-clone",
          define_en="`clone()`: a copy with memory of its own; in grad mode (not inside `torch.inference_mode()`), the "
                    "clone of a tensor that requires grad stays in the computation graph.",
-         define_zh="`clone()`：有自己内存的副本；在梯度模式下（不在 `torch.inference_mode()` 里），需要梯度的张量的"
-                   "副本仍留在计算图中。"),
+         define_zh="`clone()`：有自己内存的副本；在梯度模式（grad mode）下（不在 `torch.inference_mode()` 里），"
+                   "需要梯度的张量的副本仍留在计算图中。"),
     Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", also=("浅复制",),
          define_en="Copying only the outer object: the copy holds the same objects as the original, not copies of "
                    "them.",
@@ -80,7 +80,7 @@ TERMS: tuple[Term, ...] = (
     Term("基张量", "base tensor, `_base`", "questions-views",
          define_en="The tensor at the root of a chain of tensors autograd records as views (not `detach()` or "
                    "`.data`); a view's `_base`, where set, names it (`x[1:][1:]._base is x`).",
-         define_zh="自动求导记作视图的一串张量最初的那个张量（`detach()` 和 `.data` 不算）；视图的 `_base` "
+         define_zh="自动求导（autograd）记作视图的一串张量最初的那个张量（`detach()` 和 `.data` 不算）；视图的 `_base` "
                    "若有值，指向的就是它（`x[1:][1:]._base is x`）。"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
@@ -127,7 +127,7 @@ TERMS: tuple[Term, ...] = (
     Term("梯度", "gradient, `.grad`", "questions-non-leaf-grad",
          define_en="The derivative of a result with respect to a tensor; for a leaf that requires grad, `.grad` is "
                    "where `backward()` accumulates it.",
-         define_zh="结果对某个张量的导数；对需要梯度的叶子张量，`.grad` 是 `backward()` 累加它的地方。"),
+         define_zh="结果对某个张量的导数；对需要梯度的叶子张量（leaf tensor），`.grad` 是 `backward()` 累加它的地方。"),
     Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点"),
          gloss="leaf tensor", mention=r"(?<!非)叶子张量",
          define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad, "

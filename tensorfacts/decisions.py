@@ -9,7 +9,7 @@ The premises read only the matrix's rows; nothing here probes torch by itself.
 
 from __future__ import annotations
 
-from tensorfacts.matrix import Advice
+from tensorfacts.matrix import GUIDE, Advice
 from tensorfacts.probes import EDIT_DETECTED, EDIT_SILENT, EDIT_UNAFFECTED, NO_COUNTER, Matrix, Refused
 from tensorfacts.standard_sources import GRAD_SOURCES, NO_VERSION_COUNTER, SOURCES, VERSIONED_SOURCES
 
@@ -55,12 +55,14 @@ DECISIONS: tuple[Advice, ...] = (
                 "Which edits move the version counter and which do not, each one run: "
                 "{ref}`the version-counter page <questions-version-counter>`.",
             "zh_CN": "现在就读数值，不要求导也不复制：`a.detach()`。它与 `a` "
-                "共享存储和版本计数器（推理张量没有版本计数器，下面各条都是如此），不需要梯度；"
-                "自动求导保存了 `a` 之后再原地修改它，反向传播会报错。但有几类修改察觉不到，反向传播不报错，例如：\n"
+                "共享存储和版本计数器（version counter；推理张量没有版本计数器，下面各条都是如此），不需要梯度；"
+                "自动求导（autograd）保存了 `a` 之后再原地（in-place）修改它，反向传播会报错。但有几类修改察觉不到，"
+                "反向传播不报错，例如：\n"
                 "- 绕开 `a` 的版本计数器的写入（不经过任何与它共享版本计数器的张量），"
                 "比如经由 `a.detach().data`、NumPy 或 DLPack 写入；\n"
                 "- 用 `apply_` 或 `map_` 修改，即使经由 `a.detach()` 本身；\n"
-                "- 自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存了 `a`，"
+                "- 自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子（saved tensors hooks）"
+                "下保存了 `a`，"
                 "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 留下了 `a`，之后再修改；\n"
                 "- 原地写入却不推进版本计数器的 torch 内核，比如 fused 优化器（`fused=True`）的一步、"
                 "`torch.amp.GradScaler.unscale_`。\n"
@@ -98,7 +100,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "`torch.inference_mode()` or `torch.set_grad_enabled(False)`), "
                 "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on.",
             "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；如果 `a` 需要梯度，"
-                "而且调用时梯度模式是开着的（不在 `torch.no_grad()`、`torch.inference_mode()` "
+                "而且调用时梯度模式（grad mode）是开着的（不在 `torch.no_grad()`、`torch.inference_mode()` "
                 "或 `torch.set_grad_enabled(False)` 下），副本的 `requires_grad` 也是 `True`，"
                 "并带有把梯度传下去的 `CloneBackward0` 节点。",
         },
@@ -123,23 +125,25 @@ DECISIONS: tuple[Advice, ...] = (
         "need-numpy",
         {
             "en": "A NumPy array, from a dense CPU tensor of a dtype NumPy has (float32 or float64, say) without the "
-                "conjugate or negative bit: start from "
-                "`a.detach()`, which is out of the graph but on `a`'s memory, so "
-                "the array follows later in-place edits of `a` while `a` keeps its storage (some calls move it, "
-                "for example `share_memory_()`, `model.to(torch.float64)` for a parameter of `model`, and sending "
-                "`a` through a queue or pickling it for spawn); start from `a.detach().clone()` "
-                "when it must not follow them. With the "
-                "conjugate or negative bit set, `.numpy()` raises: call `resolve_conj()` or `resolve_neg()` first, "
-                "which copies; a sparse tensor raises too.",
+                "conjugate or negative bit: start from `a.detach()`.\n"
+                "- `a.detach()` is out of the graph but on `a`'s memory, so the array follows later in-place edits "
+                "of `a` while `a` keeps its storage.\n"
+                "- Some calls move `a`'s storage, for example `share_memory_()`, `model.to(torch.float64)` for a "
+                "parameter of `model`, and sending `a` through a queue or pickling it for spawn.\n"
+                "- When the array must not follow later edits, start from `a.detach().clone()`.\n"
+                "- With the conjugate or negative bit set, `.numpy()` raises: call `resolve_conj()` or "
+                "`resolve_neg()` first, which copies.\n"
+                "- A sparse tensor raises too.",
             "zh_CN": "要 NumPy 数组（稠密的 CPU 张量，dtype 是 NumPy 也有的，比如 float32 或 float64，"
-                "且没有设置共轭位或负号位）："
-                "从 `a.detach()` 出发。"
-                "它脱离了计算图，但仍在 `a` 的内存上：只要 `a` 还留在原来的存储上，数组就会随 `a` "
-                "之后的原地修改而变（有些调用会把它的存储移走，例如 `share_memory_()`、"
-                "对 `a` 所在的模型调用 `model.to(torch.float64)`、经队列发送 `a`，或为 spawn 方式序列化 `a`）；"
-                "不想让数组跟着变，就从 `a.detach().clone()` 出发。"
-                "设置了共轭位或负号位时，`.numpy()` 会报错："
-                "先调用 `resolve_conj()` 或 `resolve_neg()`，这会复制一份；稀疏张量也会报错。",
+                "且没有设置共轭位或负号位）：从 `a.detach()` 出发。\n"
+                "- `a.detach()` 脱离了计算图，但仍在 `a` 的内存上：只要 `a` 还留在原来的存储上，数组就会随 `a` "
+                "之后的原地修改而变。\n"
+                "- 有些调用会把 `a` 的存储移走，例如 `share_memory_()`、对 `a` 所在的模型调用 "
+                "`model.to(torch.float64)`、经队列发送 `a`，或为 spawn 方式序列化 `a`。\n"
+                "- 不想让数组跟着变，就从 `a.detach().clone()` 出发。\n"
+                "- 设置了共轭位或负号位时，`.numpy()` 会报错：先调用 `resolve_conj()` 或 `resolve_neg()`，"
+                "这会复制一份。\n"
+                "- 稀疏张量也会报错。",
         },
         lambda m: _rows(m, "a.detach()", requires_grad=False, shares_storage=True)
         and _rows(m, "a.detach().clone()", requires_grad=False, shares_storage=False),
@@ -148,27 +152,28 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "need-trainable-copy",
         {
-            "en": "A second trainable copy (a parameter you will optimise separately), from a "
-                "floating-point `a` (checked in float32, float64 and bfloat16), made outside `torch.inference_mode()`: "
-                "`a.detach().clone().requires_grad_(True)`. A new leaf with its own storage "
-                "and no `.grad` yet, so its first step starts from its own gradient alone. To put it in a module, "
-                "wrap it as `torch.nn.Parameter(a.detach().clone())`: a plain tensor set on a module is not among "
-                "`model.parameters()`, and it cannot replace a parameter (`TypeError`). Not `copy.deepcopy(a)`: "
-                "it raises `RuntimeError` on a non-leaf, and the copy of a `torch.Tensor` that requires grad "
-                "carries `a.grad` over, so its first step adds that stale gradient unless the loop zeroes `.grad` "
-                "before its first `backward()` (the copy of a `Parameter` "
-                "has no `.grad`; that of a tensor that does not require grad is no trainable leaf).",
+            "en": "A second trainable copy (a parameter you will optimise separately), from a floating-point `a` "
+                "(checked in float32, float64 and bfloat16), made outside `torch.inference_mode()`: "
+                "`a.detach().clone().requires_grad_(True)`.\n"
+                "- It is a new leaf with its own storage and no `.grad` yet, so its first step starts from its own "
+                "gradient alone.\n"
+                "- To put it in a module, wrap it as `torch.nn.Parameter(a.detach().clone())`: a plain tensor set on "
+                "a module is not among `model.parameters()`, and it cannot replace a parameter (`TypeError`).\n"
+                "- Not `copy.deepcopy(a)`: it raises `RuntimeError` on a non-leaf.\n"
+                "- The deep copy of a `torch.Tensor` that requires grad carries `a.grad` over, so its first step adds "
+                "that stale gradient unless the loop zeroes `.grad` before its first `backward()`.\n"
+                "- The deep copy of a `Parameter` has no `.grad`; that of a tensor that does not require grad is no "
+                "trainable leaf.",
             "zh_CN": "另做一份可训练的副本（之后单独优化的参数），只要 `a` 是浮点张量"
                 "（检查过 float32、float64 和 bfloat16），"
-                "并且不在 `torch.inference_mode()` 里做，就用 `a.detach().clone().requires_grad_(True)`。"
-                "得到的是有自己存储的新叶子张量，还没有 `.grad`，第一步只用它自己的梯度。"
-                "要放进模块，就包成 `torch.nn.Parameter(a.detach().clone())`：普通张量赋给模块的属性，"
-                "不会出现在 `model.parameters()` 里，也不能替换已有的参数（抛出 `TypeError`）。"
-                "不要用 `copy.deepcopy(a)`：它对非叶子张量抛出 `RuntimeError`；"
-                "需要梯度的 `torch.Tensor` 的副本还会把 `a.grad` 一起带过来，"
-                "如果训练循环不在第一次 `backward()` 之前清零 `.grad`，"
-                "第一步就叠加上这份过时的梯度"
-                "（`Parameter` 的副本没有 `.grad`；不需要梯度的张量的副本也不是可训练的叶子张量）。",
+                "并且不在 `torch.inference_mode()` 里做，就用 `a.detach().clone().requires_grad_(True)`。\n"
+                "- 得到的是有自己存储的新叶子张量（leaf tensor），还没有 `.grad`，第一步只用它自己的梯度。\n"
+                "- 要放进模块，就包成 `torch.nn.Parameter(a.detach().clone())`：普通张量赋给模块的属性，"
+                "不会出现在 `model.parameters()` 里，也不能替换已有的参数（抛出 `TypeError`）。\n"
+                "- 不要用 `copy.deepcopy(a)`：它对非叶子张量抛出 `RuntimeError`。\n"
+                "- 需要梯度的 `torch.Tensor` 的深拷贝会把 `a.grad` 一起带过来；"
+                "如果训练循环不在第一次 `backward()` 之前清零 `.grad`，第一步就叠加上这份过时的梯度。\n"
+                "- `Parameter` 的深拷贝没有 `.grad`；不需要梯度的张量的深拷贝也不是可训练的叶子张量。",
         },
         lambda m: _rows(m, "a.detach().clone()", shares_storage=False, grad_fn="None")
         and str(m["non-leaf"]["copy.deepcopy(a)"]["raised"]).startswith("RuntimeError"),
@@ -189,3 +194,7 @@ DECISIONS: tuple[Advice, ...] = (
         and _rows(m, "a.data", GRAD_SOURCES, inplace_edit=EDIT_SILENT),
     ),
 )
+
+
+#: The lists of advice the ``behaviour-matrix`` directive's ``:guide:`` option renders, by its value.
+GUIDES: dict[str, tuple[Advice, ...]] = {"": GUIDE, "decide": DECISIONS}

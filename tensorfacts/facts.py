@@ -143,8 +143,8 @@ class _SavedForBackward(torch.autograd.Function):
           "the one that saved a with ctx.save_for_backward raises the version-counter error; the one that kept it "
           "as ctx.x = a raises nothing and gives a.grad = [20, 40, 60] where the loss's gradient is [2, 4, 6].",
     "zh_CN": "用两个自定义的 torch.autograd.Function 计算 a 的平方，再用 mul_(10) 原地修改 a.detach()，然后反向传播："
-             "用 ctx.save_for_backward 保存 a 的那个报版本计数器错误；用 ctx.x = a 留下它的那个不报错，a.grad 为 "
-             "[20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
+             "用 ctx.save_for_backward 保存 a 的那个报版本计数器（version counter）错误；"
+             "用 ctx.x = a 留下它的那个不报错，a.grad 为 [20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
 })
 def _ctx_attribute_escapes_version_check() -> Fact:
     """A tensor a custom Function keeps as a ctx attribute is not version-checked: an edit goes unnoticed."""

@@ -56,7 +56,8 @@ def _inplace_ops_raise_version() -> Fact:
     "en": "Clones a tensor a that requires grad (a leaf, a non-leaf, a Parameter, a view of a leaf) four times: in "
           "grad mode the clone requires grad and has a CloneBackward0 node; under torch.no_grad(), "
           "torch.inference_mode() and torch.set_grad_enabled(False) it requires no grad and has no node.",
-    "zh_CN": "对需要梯度的张量 a（叶子张量、非叶子张量、Parameter、叶子张量的视图）调用四次 clone()：在梯度模式下，"
+    "zh_CN": "对需要梯度的张量 a（叶子张量、非叶子张量、Parameter、叶子张量的视图）调用四次 clone()："
+             "在梯度模式（grad mode）下，"
              "副本需要梯度，带 CloneBackward0 节点；在 torch.no_grad()、torch.inference_mode() 和 "
              "torch.set_grad_enabled(False) 下，副本不需要梯度，也没有节点。",
 })

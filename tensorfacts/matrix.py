@@ -109,9 +109,9 @@ GUIDE: tuple[Advice, ...] = (
                 "and an in-place edit of it, with or without `torch.no_grad()`, leaves the gradient of `a` "
                 "alone. `with torch.no_grad(): a.clone()` gives the same row.",
             "zh_CN": "要一份与原张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。"
-                "它有自己的存储和版本计数器（推理张量 `a` 没有版本计数器，下面各条都是如此），"
+                "它有自己的存储和版本计数器（version counter；推理张量 `a` 没有版本计数器，下面各条都是如此），"
                 "没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
-                "无论是否在 `torch.no_grad()` 下原地修改它，"
+                "无论是否在 `torch.no_grad()` 下原地（in-place）修改它，"
                 "`a` 的梯度都不受影响。表中 `with torch.no_grad(): a.clone()` 那一行与它完全相同。",
         },
         lambda m: _everywhere(
@@ -177,12 +177,13 @@ GUIDE: tuple[Advice, ...] = (
                 "reaches the leaf itself (a leaf, a `Parameter`, a view of a leaf), that is the gradient at the "
                 "edited values.",
             "zh_CN": "只想读取数值，既不求导也不复制，就用 `a.detach()`。它与 `a` 共享存储和版本计数器："
-                "自动求导保存了 `a` 之后再原地修改它，即使在 `torch.no_grad()` 下，反向传播也会报错。"
+                "自动求导（autograd）保存了 `a` 之后再原地修改它，即使在 `torch.no_grad()` 下，反向传播也会报错。"
                 "但自动求导保存了 `a` 之后的修改，它并不都能察觉，例如：\n"
                 "- 绕开 `a` 的版本计数器写入 `a` 的内存（不经过任何与它共享版本计数器的张量），"
                 "比如经由 `a.detach().data`、NumPy 或 DLPack 写入：反向传播照常完成，梯度却是错的；\n"
                 "- 用 `apply_` 或 `map_` 修改，即使经由 `a.detach()` 本身：同样不报错，梯度却是错的；\n"
-                "- 自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子下保存了 `a`，"
+                "- 自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子（saved tensors hooks）"
+                "下保存了 `a`，"
                 "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 留下了 `a`，之后再修改：反向传播不报错；\n"
                 "- 原地写入却不推进版本计数器的 torch 内核，比如 fused 优化器（`fused=True`）的一步、"
                 "`torch.amp.GradScaler.unscale_`。\n"
@@ -190,7 +191,8 @@ GUIDE: tuple[Advice, ...] = (
                 "{ref}`“版本计数器”那一页 <questions-version-counter>`。"
                 "在自动求导保存该张量之前做的修改则根本不算错误：反向传播把它当作常数，"
                 "结果与在 `torch.no_grad()` 下做同样的修改相同（放大十倍时，与 `a + (9 * a).detach()` 相同）；"
-                "如果修改落到了叶子张量本身（叶子张量、`Parameter`、叶子张量的视图），这就是按修改后的数值算出的梯度。",
+                "如果修改落到了叶子张量（leaf tensor）本身，比如叶子张量、`Parameter` 或叶子张量的视图（view），"
+                "这就是按修改后的数值算出的梯度。",
         },
         lambda m: _everywhere(m, "a.detach()", shares_storage=True, requires_grad=False, grad_fn="None")
         and _everywhere(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
@@ -208,7 +210,8 @@ GUIDE: tuple[Advice, ...] = (
                 "(under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it accepts "
                 "them), and so does `b = a` when `a` is itself such a view.",
             "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，"
-                "`a` 需要梯度且梯度模式开着时，还留在计算图中（`ViewBackward0`）。需要梯度的叶子张量的视图，"
+                "`a` 需要梯度且梯度模式（grad mode）开着时，还留在计算图中（`ViewBackward0`）。"
+                "需要梯度的叶子张量的视图，"
                 "在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                 "`torch.set_grad_enabled(False)` 下则可以修改）；"
                 "如果 `a` 本身就是这样的视图，`b = a` 也一样。",
@@ -245,25 +248,28 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "alias",
         {
-            "en": "`b = a` copies nothing: `b` is the same object as `a`, and so are `torch.as_tensor(a)` "
-                "and `a.float()` on a float32 tensor (likewise `a.to(torch.float32)`, `a.cpu()` on a CPU "
-                "tensor and `a.contiguous()` on a contiguous one). An in-place edit of `b` under "
-                "`torch.no_grad()` is an edit of `a`: a backward that runs the node which saved `a` raises (unless "
-                "`a` was saved through saved-tensor hooks or kept as a custom `Function`'s attribute, or the edit "
-                "is made by a kernel that moves no version counter: a step of an optimizer made with `fused=True`, "
-                "`torch.amp.GradScaler.unscale_` on a gradient, a `BatchNorm` layer's update of `running_mean` "
-                "and `running_var`); if `a` is an "
-                "inference tensor, an edit such as `b.mul_(10)` itself raises, and yet `a` has changed "
+            "en": "`b = a` copies nothing: `b` is the same object as `a`.\n"
+                "- So are `torch.as_tensor(a)` and `a.float()` on a float32 tensor (likewise `a.to(torch.float32)`, "
+                "`a.cpu()` on a CPU tensor and `a.contiguous()` on a contiguous one).\n"
+                "- An in-place edit of `b` under `torch.no_grad()` is an edit of `a`: a backward that runs the node "
+                "which saved `a` raises.\n"
+                "- That backward raises nothing when `a` was saved through saved-tensor hooks or kept as a custom "
+                "`Function`'s attribute.\n"
+                "- Nor does it when the edit is made by a kernel that moves no version counter: a step of an "
+                "optimizer made with `fused=True`, `torch.amp.GradScaler.unscale_` on a gradient, a `BatchNorm` "
+                "layer's update of `running_mean` and `running_var`.\n"
+                "- If `a` is an inference tensor, an edit such as `b.mul_(10)` itself raises, and yet `a` has changed "
                 "(`apply_` and `map_` edit it without an error).",
-            "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象；`torch.as_tensor(a)`、"
-                "对 float32 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、"
-                "对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。"
-                "在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
-                "如果自动求导保存过 `a`（不是经由保存张量的钩子，也不是被自定义 `Function` 存成属性），"
-                "反向传播运行到保存 `a` 的那个节点时会报错，除非这次修改是由不推进版本计数器的内核完成的："
-                "fused 优化器（`fused=True`）的一步、`torch.amp.GradScaler.unscale_` 对梯度的修改、"
-                "`BatchNorm` 层对 `running_mean` 和 `running_var` 的更新；"
-                "如果 `a` 是推理张量，`b.mul_(10)` 这样的修改本身就会报错，可 `a` 的值还是变了"
+            "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象。\n"
+                "- `torch.as_tensor(a)`、对 float32 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、"
+                "对 CPU 张量调用 `a.cpu()`、对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。\n"
+                "- 在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
+                "如果自动求导保存过 `a`，反向传播运行到保存 `a` 的那个节点时会报错。\n"
+                "- 如果 `a` 是经由保存张量的钩子保存的，或者被自定义 `Function` 存成了属性，反向传播不报错。\n"
+                "- 修改由不推进版本计数器的内核完成时，也不报错：fused 优化器（`fused=True`）的一步、"
+                "`torch.amp.GradScaler.unscale_` 对梯度的修改、`BatchNorm` 层对 `running_mean` 和 `running_var` "
+                "的更新。\n"
+                "- 如果 `a` 是推理张量，`b.mul_(10)` 这样的修改本身就会报错，可 `a` 的值还是变了"
                 "（用 `apply_` 和 `map_` 修改则不报错）。",
         },
         lambda m: all(_everywhere(m, op, same_object=True)
@@ -291,20 +297,22 @@ GUIDE: tuple[Advice, ...] = (
         "deepcopy",
         {
             "en": "`copy.deepcopy(a)` works only on a tensor with no `grad_fn` (a leaf, a `Parameter`, a "
-                "tensor that does not require grad, an inference tensor); on a non-leaf, a view of a leaf "
-                "included, it raises `RuntimeError`. It gives new "
-                "storage and keeps `requires_grad` and the class: a `Parameter` stays a `Parameter`. What it "
-                "does with `.grad` depends on the class: the copy of a `torch.Tensor` gets a copy of its `.grad`, "
-                "the copy of a `Parameter` has none (`.grad` is `None`), and so has every parameter of a "
-                "deep-copied model. For a view of a CPU tensor that does not require grad (without the "
-                "conjugate or negative bit), such as `base[:2]` of 1000 elements, it copies the whole storage "
-                "behind it (4000 bytes), where `clone()` copies only the view's elements (8 bytes).",
+                "tensor that does not require grad, an inference tensor).\n"
+                "- On a non-leaf, a view of a leaf included, it raises `RuntimeError`.\n"
+                "- It gives new storage and keeps `requires_grad` and the class: a `Parameter` stays a `Parameter`.\n"
+                "- What it does with `.grad` depends on the class: the copy of a `torch.Tensor` gets a copy of its "
+                "`.grad`, the copy of a `Parameter` has none (`.grad` is `None`), and so has every parameter of a "
+                "deep-copied model.\n"
+                "- For a view of a CPU tensor that does not require grad (without the conjugate or negative bit), "
+                "such as `base[:2]` of 1000 elements, it copies the whole storage behind it (4000 bytes), where "
+                "`clone()` copies only the view's elements (8 bytes).",
             "zh_CN": "`copy.deepcopy(a)` 只能用于没有 `grad_fn` 的张量（叶子张量、`Parameter`、不需要梯度的张量、"
-                "推理张量）；对非叶子张量（包括叶子张量的视图）会抛出 `RuntimeError`。它分配新的存储，保留 "
-                "`requires_grad` 和类型：`Parameter` 复制后仍是 `Parameter`。`.grad` 复不复制要看类型："
-                "`torch.Tensor` 的副本会得到一份 `.grad` 的副本，`Parameter` 的副本则没有（`.grad` 为 `None`），"
-                "深拷贝整个模型时，每个参数也都是如此。"
-                "对不需要梯度的 CPU 张量的视图（不带共轭位或负号位），例如 1000 个元素的张量的 `base[:2]`，"
+                "推理张量）。\n"
+                "- 对非叶子张量（包括叶子张量的视图）会抛出 `RuntimeError`。\n"
+                "- 它分配新的存储，保留 `requires_grad` 和类型：`Parameter` 复制后仍是 `Parameter`。\n"
+                "- `.grad` 复不复制要看类型：`torch.Tensor` 的副本会得到一份 `.grad` 的副本，`Parameter` 的副本则没有"
+                "（`.grad` 为 `None`），深拷贝整个模型时，每个参数也都是如此。\n"
+                "- 对不需要梯度的 CPU 张量的视图（不带共轭位或负号位），例如 1000 个元素的张量的 `base[:2]`，"
                 "它复制的是视图背后的整块存储（4000 字节），而 `clone()` 只复制视图中的元素（8 字节）。",
         },
         lambda m: all(
@@ -322,21 +330,25 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "inference",
         {
-            "en": "An inference tensor, such as `a` made by a factory under `torch.inference_mode()` (not every "
-                "tensor made there is one: a view of a normal tensor is not), has no version counter at all. Outside "
-                "inference mode an in-place torch operation on it, such as `mul_`, through `b = a` or `a.view(3)` "
-                "raises, with or without `torch.no_grad()`, and yet the values of `a` have changed: do not catch "
-                "that error and carry on (`apply_` and `map_` edit it without an error). `a.data`, `a.detach()` "
-                "and `copy.copy(a)`, which share its storage, take the edit without an error, and it reaches `a`. "
-                "To edit the values, edit `a.clone()` or `a.detach().clone()`: "
-                "new storage, and the edit goes through.",
-            "zh_CN": "推理张量，比如在 `torch.inference_mode()` 下由工厂函数创建的 `a`（在那里创建的张量并不都是"
-                "推理张量：普通张量的视图就不是），根本没有版本计数器。离开推理模式后，无论是否在 "
-                "`torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 对它做 `mul_` 这样的 torch 原地操作都会报错，"
-                "可 `a` 的值已经变了：不要捕获这个错误后接着往下算（用 `apply_` 和 `map_` 修改则不报错）。"
-                "`a.data`、`a.detach()` 和 `copy.copy(a)` 与它共享存储，原地修改它们不报错，改动会落到 `a` 上。"
-                "要修改这些数值，就去修改 "
-                "`a.clone()` 或 `a.detach().clone()`：它们有新的存储，原地修改可以照常进行。",
+            "en": "An inference tensor, such as `a` made by a factory under `torch.inference_mode()`, has no "
+                "version counter at all.\n"
+                "- Not every tensor made there is one: a view of a normal tensor is not.\n"
+                "- Outside inference mode an in-place torch operation on it, such as `mul_`, through `b = a` or "
+                "`a.view(3)` raises, with or without `torch.no_grad()` (`apply_` and `map_` edit it without an "
+                "error).\n"
+                "- Yet the values of `a` have changed: do not catch that error and carry on.\n"
+                "- `a.data`, `a.detach()` and `copy.copy(a)`, which share its storage, take the edit without an "
+                "error, and it reaches `a`.\n"
+                "- To edit the values, edit `a.clone()` or `a.detach().clone()`: new storage, and the edit goes "
+                "through.",
+            "zh_CN": "推理张量，比如在 `torch.inference_mode()` 下由工厂函数创建的 `a`，根本没有版本计数器。\n"
+                "- 在那里创建的张量并不都是推理张量：普通张量的视图就不是。\n"
+                "- 离开推理模式后，无论是否在 `torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 对它做 `mul_` "
+                "这样的 torch 原地操作都会报错（用 `apply_` 和 `map_` 修改则不报错）。\n"
+                "- 可 `a` 的值已经变了：不要捕获这个错误后接着往下算。\n"
+                "- `a.data`、`a.detach()` 和 `copy.copy(a)` 与它共享存储，原地修改它们不报错，改动会落到 `a` 上。\n"
+                "- 要修改这些数值，就去修改 `a.clone()` 或 `a.detach().clone()`："
+                "它们有新的存储，原地修改可以照常进行。",
         },
         lambda m: _no_counter(m, *(op for op in OPERATIONS if op not in WRITES))
         and all(str(_row(m, "inference", op)["raised"]).startswith(f"RuntimeError: {REFUSALS[INFERENCE_EDIT]}")

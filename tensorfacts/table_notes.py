@@ -79,7 +79,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
         {
             "en": "Autograd treats each of them as a view (`_is_view()` is true), except `detach()` and a sparse "
                 "tensor's `indices()`: they share storage, and autograd does not record them as views.",
-            "zh_CN": "自动求导把它们都当作视图（`_is_view()` 为真），只有 `detach()` 和稀疏张量的 `indices()` 例外："
+            "zh_CN": "自动求导（autograd）把它们都当作视图（`_is_view()` 为真），"
+                "只有 `detach()` 和稀疏张量的 `indices()` 例外："
                 "它们共享存储，自动求导却不把它们记作视图。",
         },
         _autograd_views,
@@ -95,8 +96,10 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "does; on an `expand()` view of a CPU tensor that expands a size-1 dimension to more than one "
                 "element, so that several elements lie at one memory location, "
                 "`fill_()` runs while `add_()`, `mul_()` and `copy_()` are refused.",
-            "zh_CN": "在梯度模式下、源张量需要梯度时，`unbind()`、`split()`、`split_with_sizes()` 或 `chunk()` "
-                "的第一个输出一做原地操作就报错；这四个函数一次调用返回的所有视图，在自动求导中挂在同一个节点上。"
+            "zh_CN": "在梯度模式（grad mode）下、源张量需要梯度时，`unbind()`、`split()`、"
+                "`split_with_sizes()` 或 `chunk()` "
+                "的第一个输出一做原地操作（in-place operation）就报错；这四个函数一次调用返回的所有视图，"
+                "在自动求导中挂在同一个节点上。"
                 "`tensor_split()`、`hsplit()` 和 `vsplit()` 也返回多个视图，但每个视图各有自己的节点"
                 "（`SliceBackward0`），探测程序做的原地修改 `fill_(-1)` 它们都允许，两张表中其余各行也都允许；"
                 "CPU 张量的 `expand()` 视图若把长度为 1 的维扩展成多个元素，就有多个元素落在同一个内存位置上，"

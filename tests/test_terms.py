@@ -214,3 +214,44 @@ def test_a_page_whose_first_mention_lacks_its_gloss_is_named(tmp_path):
         problems = first_mentions.check_first_mentions(tmp_path)
         page.write_text(text, encoding="utf-8")
         assert len(problems) == 1 and problems[0].startswith(f"{where}:{line}: "), problems
+
+
+def _texts(kind: str, name: str) -> dict[str, str]:
+    """The texts, by edition, of a sentence a directive writes on a narrative page (a guide entry, a
+    table note, a claim, what a fact runs)."""
+    from tensorfacts import articles, facts, table_notes
+    from tensorfacts.decisions import DECISIONS
+
+    if kind == "fact":
+        return facts.ABOUT[name].runs
+    found = {"decision": DECISIONS, "note": table_notes.VIEW_NOTES, "claim": articles.CLAIMS}[kind]
+    return next(entry for entry in found if entry.id == name).texts
+
+
+#: ``(sentence, its glossed first mention, the same mention bare, the module that holds it)``: the first
+#: mention on decide, views, ledger and facts lives in a sentence a directive writes, not in the page.
+GENERATED_BREAKS = [
+    (("decision", "need-read-without-graph"), "版本计数器（version counter；", "版本计数器（",
+     "tensorfacts/decisions.py"),
+    (("note", "autograd-views"), "自动求导（autograd）", "自动求导", "tensorfacts/table_notes.py"),
+    (("claim", "004-data-untracked"), "自动求导（autograd）", "自动求导", "tensorfacts/articles/data_vs_detach_004.py"),
+    (("fact", "ctx-attribute-escapes-version-check"), "版本计数器（version counter）", "版本计数器",
+     "tensorfacts/facts.py"),
+]
+
+
+def test_the_generated_sentences_of_the_real_pages_carry_their_glosses():
+    assert first_mentions.check_first_mentions() == [], "the control: the pages with what their directives write"
+
+
+@pytest.mark.parametrize(("sentence", "glossed", "bare", "where"), GENERATED_BREAKS,
+                         ids=[kind for (kind, _), *_ in GENERATED_BREAKS])
+def test_a_generated_sentence_whose_first_mention_lacks_its_gloss_is_named(monkeypatch, sentence, glossed, bare,
+                                                                          where):
+    texts = _texts(*sentence)
+    assert glossed in texts["zh_CN"], (sentence, glossed)
+    monkeypatch.setitem(texts, "zh_CN", texts["zh_CN"].replace(glossed, bare, 1))
+    line = next(n for n, text in enumerate((ROOT / where).read_text(encoding="utf-8").splitlines(), 1)
+                if glossed in text)
+    problems = first_mentions.check_first_mentions()
+    assert len(problems) == 1 and problems[0].startswith(f"{where}:{line}: "), problems

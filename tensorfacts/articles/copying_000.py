@@ -297,8 +297,8 @@ def _clone_unrelated() -> Result:
     notes={
         "en": "In grad mode only: under `torch.no_grad()` or `torch.inference_mode()` the clone of a tensor "
               "that requires grad does not require grad.",
-        "zh_CN": "仅在梯度模式下如此：在 `torch.no_grad()` 或 `torch.inference_mode()` 下，需要梯度的张量 clone "
-                 "出来的副本不需要梯度。",
+        "zh_CN": "仅在梯度模式（grad mode）下如此：在 `torch.no_grad()` 或 `torch.inference_mode()` 下，"
+                 "需要梯度的张量 clone 出来的副本不需要梯度。",
     },
     qualifiers={"en": "in grad mode only", "zh_CN": "仅在梯度模式下"})
 def _clone_requires_grad_follows() -> Result:

@@ -96,7 +96,7 @@ def _accepted(make_source) -> tuple[list[str], list[str]]:
     "000-detach-metadata-ops-error", "detach", "copying-detach",
     "In-place `resize_`, `resize_as_`, `set_` or `transpose_` on either of the two tensors "
     "raises an error.",
-    "原地操作 `resize_`、`resize_as_`、`set_`、`transpose_` 在两者任意一个上执行都会报错。",
+    "原地操作（in-place operation）`resize_`、`resize_as_`、`set_`、`transpose_` 在两者任意一个上执行都会报错。",
     notes={
         "en": "True when the article was written: up to torch 1.12 these calls on a tensor from `.data` "
               "or `.detach()` raised “… is not allowed on a Tensor created from .data or .detach()”, and "
@@ -111,7 +111,8 @@ def _accepted(make_source) -> tuple[list[str], list[str]]:
                  "直到 2.2 版都还这样写。"
                  "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590)"
                  "（“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。与示例页面一样，"
-                 "这里的源张量沿用原文的写法：需要梯度的叶子张量。它拒绝全部四个调用，是因为它是这样的叶子，"
+                 "这里的源张量沿用原文的写法：需要梯度的叶子张量（leaf tensor）。它拒绝全部四个调用，"
+                 "是因为它是这样的叶子，"
                  "而不是因为被 detach 过；换成非叶子源张量，`set_` 和 `transpose_` 都能执行，只有两个 resize 会报错。",
     })
 def _detach_metadata_ops_error() -> Result:

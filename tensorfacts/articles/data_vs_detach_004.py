@@ -113,7 +113,7 @@ CLAIMS.rows(
     "004-data-untracked", "data-points", "data-vs-detach-data",
     "autograd cannot track a change made through `.data`: it is not detected, yet the original "
     "has changed.",
-    "通过 `.data` 做的修改 autograd 追踪不到：修改不会被检测到，但原始数据已经变了。")
+    "通过 `.data` 做的修改自动求导（autograd）追踪不到：修改不会被检测到，但原始数据已经变了。")
 def _data_untracked() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     out = a.sigmoid()
@@ -238,7 +238,7 @@ def _detach_like_data() -> Result:
               "counter, while taking `.data` or `.detach()` leaves `out` exactly as it was; only a later "
               "in-place edit through the result changes it.",
         "zh_CN": "按本意判断，这一条成立。但这个词本身用得不对：在 PyTorch 里，"
-                 "`zero_()`、`mul_()` 这样的原地操作会改变张量本身的数值，并推进它的版本计数器；"
+                 "`zero_()`、`mul_()` 这样的原地操作会改变张量本身的数值，并推进它的版本计数器（version counter）；"
                  "而取 `.data` 或 `.detach()` 不会改变 `out`，"
                  "只有之后通过结果做的原地操作才会改变它。",
     },
@@ -317,7 +317,7 @@ def _data_unsafe() -> Result:
               "`.detach()` is safer than `.data`, not safe.",
         "zh_CN": "按原话不成立：只有当被修改的张量与自动求导在修改之前保存的某个张量共享版本计数器时，"
                  "原地修改才会被发现。共享计数器的可以是被保存的张量本身（比如原文例子里 `sigmoid` 保存了它的输出），"
-                 "也可以是它的视图、它的基张量的视图，或对其中任何一个调用 `.detach()` 得到的张量"
+                 "也可以是它的视图（view）、它的基张量的视图，或对其中任何一个调用 `.detach()` 得到的张量"
                  "（`loss = (base * base).sum()` 之后，"
                  "`base[1:].detach().mul_(10)` 会被发现）。"
                  "保存之后通过 `.detach().numpy()` 写入不会推进任何版本计数器，不会被发现，梯度是错的。"

@@ -50,7 +50,7 @@ from tensorcopy_sphinx.fact_index import cite
 from tensorcopy_sphinx.inline import inline_text, stylesheet
 from tensorfacts import matrix as mp
 from tensorfacts import probes, standard_sources
-from tensorfacts.decisions import DECISIONS
+from tensorfacts.decisions import GUIDES
 
 logger = logging.getLogger(__name__)
 
@@ -229,10 +229,6 @@ def build_matrix(matrix: probes.Matrix, source: str, language: str) -> nodes.tab
             row += entry
         body += row
     return table
-
-
-#: The lists of advice ``:guide:`` can render, by the option's value.
-GUIDES = {"": mp.GUIDE, "decide": DECISIONS}
 
 
 #: A link in a piece of advice: ``{ref}`words <label>``` (the words are the link's, as in MyST).
