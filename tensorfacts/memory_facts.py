@@ -1,9 +1,12 @@
-"""Named facts on memory reached through more than one address range: a file mapped twice. Registered on
-import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+"""Named facts on memory reached through another route: a file mapped twice, and DLPack over a NumPy array
+with a negative stride (which a forked child runs, as it ends the process). Registered on import by
+:mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import tempfile
 from pathlib import Path
 
@@ -47,3 +50,29 @@ def _file_mapped_twice() -> Fact:
     return Fact(disjoint and first_write_seen and array_write_seen,
                 f"byte ranges disjoint: {disjoint}; first[0] = 100 seen by second and the array: {first_write_seen}; "
                 f"array[1] = 200 seen by first: {array_write_seen}")
+
+
+def _from_dlpack(array: np.ndarray) -> None:
+    """The child: torch's abort message would go to the build's stderr, so it goes nowhere."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+    torch.from_dlpack(array)  # looked up when called, so the child runs the torch the parent has
+
+
+@fact("from-dlpack-aborts-on-flipped-array", {
+    "en": "In a forked child, torch.from_dlpack of a NumPy array with a negative stride: np.arange(6)[::-1] and "
+          "a (2, 3) array flipped along its last axis, each in float32 and float64. Each child ends with "
+          "SIGABRT (the process aborts) instead of an exception.",
+    "zh_CN": "在 fork 出的子进程里，对带负步长的 NumPy 数组调用 torch.from_dlpack：np.arange(6)[::-1] 和沿最后一维"
+             "翻转的 (2, 3) 数组，各用 float32 和 float64。每个子进程都以 SIGABRT 结束（进程被中止），而不是抛出异常。",
+}, {"en": "4 flipped arrays (two shapes, float32 and float64), torch 2.13.0 on the CPU",
+    "zh_CN": "4 个翻转的数组（两种形状，float32 和 float64），CPU 上的 torch 2.13.0"})
+def _from_dlpack_aborts_on_flipped_array() -> Fact:
+    exits = {}
+    for dtype in (np.float32, np.float64):
+        for name, array in {"arange(6)[::-1]": np.arange(6, dtype=dtype)[::-1],
+                            "(2, 3)[..., ::-1]": np.arange(6, dtype=dtype).reshape(2, 3)[..., ::-1]}.items():
+            child = torch.multiprocessing.get_context("fork").Process(target=_from_dlpack, args=(array,))
+            child.start()
+            child.join(30)
+            exits[f"{name} {np.dtype(dtype).name}"] = child.exitcode
+    return Fact(set(exits.values()) == {-signal.SIGABRT}, f"exit codes (-{int(signal.SIGABRT)} is SIGABRT): {exits}")

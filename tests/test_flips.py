@@ -158,7 +158,24 @@ def _advanced_index_as_view(func, args, kwargs):
 INPLACE = ("add_", "mul_", "sub_", "zero_")
 FUSED_STEPS = ("_fused_adagrad_", "_fused_sgd_", "_fused_adam_", "_fused_adamw_")
 
-#: Changes of torch, each a factory of a context manager (a torch function mode).
+@contextlib.contextmanager
+def _patched(owner, name, replacement):
+    """``owner.name`` replaced for the duration (for functions a torch function mode does not see)."""
+    real = getattr(owner, name)
+    setattr(owner, name, lambda *a, **k: replacement(real, a, k))
+    try:
+        yield
+    finally:
+        setattr(owner, name, real)
+
+
+def _dlpack_of_a_copy(func, args, kwargs):
+    import numpy as np
+
+    return func(np.ascontiguousarray(args[0]), *args[1:], **kwargs)
+
+
+#: Changes of torch, each a factory of a context manager (a torch function mode, or a patch).
 MUTANTS = {
     "detach copies": lambda: Override(detach=lambda f, a, k: call(f, a, k).clone()),
     "in-place edits bypass autograd": lambda: Override(**dict.fromkeys(INPLACE, _bypass_autograd)),
@@ -184,6 +201,7 @@ MUTANTS = {
     "a number operand becomes a tensor": lambda: Override(mul=_number_as_tensor),
     "Module.to() makes new parameters": _module_to_overwrites_parameters,
     "a second mapping of a file is a copy": lambda: Override(from_file=lambda f, a, k: call(f, a, k).clone()),
+    "from_dlpack copies a flipped array": lambda: _patched(torch, "from_dlpack", _dlpack_of_a_copy),
     "apply_ and map_ refuse inference tensors": lambda: Override(
         **dict.fromkeys(("apply_", "map_"), _refuse_inference_outside_the_mode)),
     "conj() copies": lambda: Override(conj=lambda f, a, k: call(f, a, k).resolve_conj()),
@@ -231,6 +249,7 @@ FACT_FLIPS = {
     "fused-optimizer-step-not-counted": "fused optimizer steps are counted",
     "kernel-writes-not-counted": "uncounted kernels are counted",
     "file-mapped-twice-shares-bytes": "a second mapping of a file is a copy",
+    "from-dlpack-aborts-on-flipped-array": "from_dlpack copies a flipped array",
     "double-of-float64-is-a": "double() always copies",
     "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",

@@ -335,6 +335,7 @@ for lacking in (object, "datetime64[D]"):
 # ``torch.from_dlpack`` does not refuse a flipped array: on torch 2.13.0 it aborts the process, so the
 # last lines below call it in a forked child, whose exit code is ``-signal.SIGABRT``. Copy the array
 # before handing it to DLPack.
+# :fact:`from-dlpack-aborts-on-flipped-array`
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
 odd_arrays = {

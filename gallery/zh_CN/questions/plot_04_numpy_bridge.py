@@ -312,6 +312,7 @@ for lacking in (object, "datetime64[D]"):
 #
 # 在 NumPy 里翻转一个轴（``np.flip``，或者用 ``image[..., ::-1]`` 把 OpenCV 的 BGR 转成 RGB），得到的是步长（stride）为负的视图（view）。
 # torch 没有负步长，``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray`` 这四个构造函数都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），以及步长不是元素大小整数倍的数组（例如紧凑结构化数组的一个字段），这四个函数同样拒绝。``torch.from_dlpack`` 不拒绝翻转数组：在 torch 2.13.0 上它让进程直接中止，所以下面最后几行在 fork 出来的子进程里调用它，子进程的退出码是 ``-signal.SIGABRT``。交给 DLPack 之前，先复制数组。
+# :fact:`from-dlpack-aborts-on-flipped-array`
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
 odd_arrays = {
