@@ -258,6 +258,8 @@ GUIDE: tuple[Advice, ...] = (
                 "- Nor does it when the edit is made by a kernel that moves no version counter: a step of an "
                 "optimizer made with `fused=True`, `torch.amp.GradScaler.unscale_` on a gradient, a `BatchNorm` "
                 "layer's update of `running_mean` and `running_var`.\n"
+                "- Nor after `apply_` or `map_`, which move no version counter: a tensor that requires grad refuses "
+                "them, but autograd also saves tensors that do not (`x` in `x * w`).\n"
                 "- If `a` is an inference tensor, an edit such as `b.mul_(10)` itself raises, and yet `a` has changed "
                 "(`apply_` and `map_` edit it without an error).",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象。\n"
@@ -269,6 +271,8 @@ GUIDE: tuple[Advice, ...] = (
                 "- 修改由不推进版本计数器的内核完成时，也不报错：fused 优化器（`fused=True`）的一步、"
                 "`torch.amp.GradScaler.unscale_` 对梯度的修改、`BatchNorm` 层对 `running_mean` 和 `running_var` "
                 "的更新。\n"
+                "- 用 `apply_` 或 `map_` 修改也不推进版本计数器，同样不报错：需要梯度的张量拒绝这两个方法，"
+                "但自动求导也会保存不需要梯度的张量（`x * w` 中的 `x`）。\n"
                 "- 如果 `a` 是推理张量，`b.mul_(10)` 这样的修改本身就会报错，可 `a` 的值还是变了"
                 "（用 `apply_` 和 `map_` 修改则不报错）。",
         },
@@ -278,7 +282,7 @@ GUIDE: tuple[Advice, ...] = (
         and _refused(m, "inference", "b = a", "inplace_edit_no_grad", INFERENCE_EDIT, changed=True),
         facts=("noop-conversions-return-a", "version-check-only-in-nodes-run", "saved-tensor-hooks-hide-edit",
                "ctx-attribute-escapes-version-check", "fused-optimizer-step-not-counted", "kernel-writes-not-counted",
-               "inference-tensor-apply-map-outside-no-error"),
+               "apply-map-not-counted", "inference-tensor-apply-map-outside-no-error"),
     ),
     Advice(
         "torch-tensor",

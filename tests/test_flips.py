@@ -18,7 +18,7 @@ from tensorfacts import articles, decisions, facts, probes, verdicts
 from tensorfacts import matrix as mp
 from tensorfacts.model import HOLDS
 from tests import operand_flips
-from tests.claims_tools import Override, call
+from tests.claims_tools import Override, _bump_source, call
 from tests.premise_reads import ROW, Recorded, watch_helpers
 
 # --- Named facts under a changed torch -----------------------------------------------------------
@@ -202,6 +202,7 @@ MUTANTS = {
     "Module.to() makes new parameters": _module_to_overwrites_parameters,
     "a second mapping of a file is a copy": lambda: Override(from_file=lambda f, a, k: call(f, a, k).clone()),
     "from_dlpack copies a flipped array": lambda: _patched(torch, "from_dlpack", _dlpack_of_a_copy),
+    "apply_ and map_ are counted": lambda: Override(**dict.fromkeys(("apply_", "map_"), _bump_source)),
     "apply_ and map_ refuse inference tensors": lambda: Override(
         **dict.fromkeys(("apply_", "map_"), _refuse_inference_outside_the_mode)),
     "conj() copies": lambda: Override(conj=lambda f, a, k: call(f, a, k).resolve_conj()),
@@ -250,6 +251,7 @@ FACT_FLIPS = {
     "kernel-writes-not-counted": "uncounted kernels are counted",
     "file-mapped-twice-shares-bytes": "a second mapping of a file is a copy",
     "from-dlpack-aborts-on-flipped-array": "from_dlpack copies a flipped array",
+    "apply-map-not-counted": "apply_ and map_ are counted",
     "double-of-float64-is-a": "double() always copies",
     "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",

@@ -358,6 +358,7 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "ctx-attribute-escapes-version-check",  # "and not as a custom Function's attribute)"
         "fused-optimizer-step-not-counted",  # "or the edit is ... a step of an optimizer made with fused=True"
         "kernel-writes-not-counted",  # "GradScaler.unscale_ on a gradient, a BatchNorm layer's update ..."
+        "apply-map-not-counted",  # "Nor after apply_ or map_, which move no version counter ..."
         "inference-tensor-apply-map-outside-no-error",  # "(apply_ and map_ edit it without an error)"
     ),
     "deepcopy": (

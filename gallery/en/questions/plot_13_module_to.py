@@ -496,8 +496,8 @@ if torch.cuda.is_available():
 # ----------------------------------
 #
 # A change of dtype by ``module.to()`` converts the module's floating-point parameters (with their
-# ``.grad``) and buffers, in every submodule; a complex parameter is converted too: to a real dtype, losing
-# its imaginary part; integer parameters and buffers (such as ``BatchNorm1d``'s
+# ``.grad``) and buffers, in every submodule; a complex parameter is converted too: to a real target dtype it
+# becomes real, losing its imaginary part; integer parameters and buffers (such as ``BatchNorm1d``'s
 # ``num_batches_tracked``) keep their dtype. A move of device moves every parameter and buffer,
 # integer ones too. A tensor kept as a plain attribute (``self.scale = torch.ones(2)``) or inside a Python list
 # stays where it was: here, on the CPU after ``.to("meta")``, and the forward pass fails.

@@ -408,7 +408,7 @@ assert model.decoder.weight is model.embedding.weight and torch.equal(state["dec
 # ------------------------------------------------------
 #
 # A ``torch.multiprocessing`` queue does not write a file, but it sends storages too: it moves the
-# storage of a non-empty tensor torch allocated into shared memory and hands the receiver a tensor on it. The child below
+# storage of a non-empty tensor torch allocated, not yet in shared memory, into shared memory and hands the receiver a tensor on it. The child below
 # (started with the ``fork`` method, as in :ref:`questions-processes`) takes one tensor from its
 # inbox and answers with its shape and its storage's size: ``t[:3]`` arrives over all 400 000
 # bytes, and the whole storage of ``t`` moved into shared memory (``t.is_shared()``); a clone

@@ -650,7 +650,7 @@ if torch.cuda.is_available():
 # low-precision copy on memory of its own, and the gradient comes back through the cast into a
 # float32 ``.grad``. With its default ``cache_enabled=True``, autocast keeps the copy of a float32
 # ``Parameter`` that requires grad until the outermost region ends, so an optimizer step inside the region is not
-# seen by the forward passes after it: put only the forward pass and the loss inside
+# seen by the forward passes after it in that region: put only the forward pass and the loss inside
 # ``torch.autocast``. ``scaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place: log
 # ``p.grad.clone()``. ``model.to(torch.bfloat16)`` and ``model.half()`` convert the model's own
 # parameters, in place, and leave no float32 copy.

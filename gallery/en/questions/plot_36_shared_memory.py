@@ -306,7 +306,7 @@ assert mp.active_children() == [], "every child process has ended"
 # For a tensor torch allocated, ``share_memory_()`` shares memory between processes; it does not
 # order their writes. Updates that read, add and write back, such as ``counter += 1``, can be lost
 # when two processes make them at the same time: hold one lock around each update, or give each
-# process elements of its own. On the CPU the call moves such a tensor's storage, when it is not empty, to new memory:
+# process elements of its own. On the CPU the call moves such a tensor's storage, when it is not empty and not yet shared, to new memory:
 # views follow it, and a NumPy array taken before does not, so take such arrays afterwards. How a tensor reaches
 # a child process in the first place, and under which start method it is a copy, is on
 # :ref:`questions-processes`.

@@ -464,7 +464,7 @@ if torch.cuda.is_available():
 # ``module.to()`` 不管的张量
 # --------------------------
 #
-# 用 ``module.to()`` 改变 dtype 时，转换的是模块（包括各层子模块）的浮点参数（连同它们的 ``.grad``）和缓冲区；复数参数也会转换：转成实数 dtype，丢掉虚部；整数参数和整数缓冲区（比如 ``BatchNorm1d`` 的 ``num_batches_tracked``）保留原来的 dtype。换设备时，每个参数和缓冲区都会搬过去，整数的也一样。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
+# 用 ``module.to()`` 改变 dtype 时，转换的是模块（包括各层子模块）的浮点参数（连同它们的 ``.grad``）和缓冲区；复数参数也会转换：目标是实数 dtype 时变成实数，丢掉虚部；整数参数和整数缓冲区（比如 ``BatchNorm1d`` 的 ``num_batches_tracked``）保留原来的 dtype。换设备时，每个参数和缓冲区都会搬过去，整数的也一样。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
 
 
 class Scaled(torch.nn.Module):

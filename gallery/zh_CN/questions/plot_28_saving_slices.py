@@ -368,7 +368,7 @@ assert model.decoder.weight is model.embedding.weight and torch.equal(state["dec
 # 发往另一个进程的视图带着它的存储
 # --------------------------------
 #
-# ``torch.multiprocessing`` 队列不写文件，但发送的也是存储：它把 torch 自己分配的非空张量的存储移到共享内存（shared memory），交给接收方一个在这块内存上的张量。下面的子进程（和 :ref:`“多进程”那一页 <questions-processes>` 一样用 ``fork`` 方式启动）从收件队列取出一个张量，回复它的形状和存储大小：``t[:3]`` 到达时带着全部 400 000 字节，``t`` 的整块存储都移到了共享内存（见 ``t.is_shared()``）；克隆到达时只有 12 字节，而它的源张量 ``kept`` 的存储留在原处，没有移进共享内存（``kept.is_shared()`` 为 False）。
+# ``torch.multiprocessing`` 队列不写文件，但发送的也是存储：它把 torch 自己分配、还不在共享内存里的非空张量的存储移到共享内存（shared memory），交给接收方一个在这块内存上的张量。下面的子进程（和 :ref:`“多进程”那一页 <questions-processes>` 一样用 ``fork`` 方式启动）从收件队列取出一个张量，回复它的形状和存储大小：``t[:3]`` 到达时带着全部 400 000 字节，``t`` 的整块存储都移到了共享内存（见 ``t.is_shared()``）；克隆到达时只有 12 字节，而它的源张量 ``kept`` 的存储留在原处，没有移进共享内存（``kept.is_shared()`` 为 False）。
 
 ctx = mp.get_context("fork")
 TIMEOUT = 10  # 秒；本页每次等待都不超过这个时间

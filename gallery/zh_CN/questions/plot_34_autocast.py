@@ -579,4 +579,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在默认的 ``cache_enabled=True`` 下，autocast 把需要梯度的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在默认的 ``cache_enabled=True`` 下，autocast 把需要梯度的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，同一区域里之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
