@@ -13,9 +13,10 @@ is derived from them. What counts, kept simple:
   at most two more characters: 原地修改（in-place）) and hold the gloss anywhere: 视图（view）,
   ``版本计数器（version counter，``C1``）`` and 原地操作（in-place operation） all pass. Later mentions
   may use the word alone.
-- Only prose is read: a script's text cells, a part header, a narrative page with the sentences its
-  directives write, where the reader meets them (guides, notes, facts, claims, definitions:
-  :mod:`sitetools.generated_prose`; a problem there names the module and line); not code (code cells,
+- Only prose is read: a script's text cells, the gallery's headers (one page, the examples index), a
+  narrative page with the sentences its directives write, where the reader meets them (guides, notes,
+  facts, claims, definitions: :mod:`sitetools.generated_prose`; a problem there names the module and
+  line); not code (code cells,
   code blocks and doctests, MyST comments), not a picture's alt text (a sighted reader never sees it),
   not a section title or a cross-reference's words (a title names the term; the paragraph under it
   glosses it).
@@ -119,15 +120,24 @@ def _pieces(page: Path, root: Path, code: str) -> list[Piece]:
     return [in_file(where, 1, page.read_text(encoding="utf-8"))]
 
 
+def _reader_pages(root: Path, code: str) -> list[list[Path]]:
+    """The Chinese sources grouped by the page a reader sees: each script or narrative page alone, and the
+    gallery's headers together, since they all show on one page, the examples index: the edition's own
+    header first, then its parts' (in path order, which is the gallery's part order, ``GALLERY_PARTS`` in
+    ``docs/_shared/conf.py``). The theme's words and stray scripts are left out."""
+    pages = [page for page in chinese_pages(root, code)
+             if page.suffix != ".po" and not (page.suffix == ".py" and not page.name.startswith("plot_"))]
+    headers = [page for page in pages if page.name == "GALLERY_HEADER.rst"]
+    return [[page] for page in pages if page.name != "GALLERY_HEADER.rst"] + ([headers] if headers else [])
+
+
 def check_first_mentions(root: Path = ROOT, code: str = "zh_CN") -> list[str]:
     """The first mention rule over the Chinese edition's pages (gallery scripts, part headers, narrative
     pages with the prose their directives write), as "file:line: ..." problems: the file and line of the
     unglossed mention, in the page's source or in the module that holds the generated sentence."""
     problems = []
-    for page in chinese_pages(root, code):
-        if page.suffix == ".po" or (page.suffix == ".py" and not page.name.startswith("plot_")):
-            continue  # the theme's words; a stray script, which the layout rule refuses
-        parts = _pieces(page, root, code)
+    for group in _reader_pages(root, code):
+        parts = [piece for page in group for piece in _pieces(page, root, code)]
         text = "\n".join(part for part, _ in parts)
         starts = [sum(len(part) + 1 for part, _ in parts[:index]) for index in range(len(parts))]
         for offset, message in _unglossed(text):

@@ -312,7 +312,8 @@ def _check_script_text(where: str, source: str) -> tuple[str, ...]:
 def check_typography(lang: str, root: Path = ROOT) -> list[str]:
     """The text cells of one edition's scripts and part headers: inline markup that docutils
     recognises, and in Chinese editions the spacing and punctuation rules (:mod:`sitetools.typography`);
-    in Chinese editions, no line break inside a Chinese sentence in the narrative pages either."""
+    in Chinese editions, no line break inside a Chinese sentence and no 、 before a conjunction in the
+    narrative pages either."""
     from sitetools import typography
     from sitetools.editions import edition
 
@@ -326,7 +327,8 @@ def check_typography(lang: str, root: Path = ROOT) -> list[str]:
     ]
     for page in narrative_pages(lang, root / "docs") if cjk else []:
         problems += [f"{_shown(page, root)}:{line}: {message} {guide('Typography')}"
-                     for line, message in typography.linebreak_problems(page.read_text(encoding="utf-8"), True)]
+                     for line, message in [*typography.linebreak_problems(page.read_text(encoding="utf-8"), True),
+                                           *typography.conjunction_problems(page.read_text(encoding="utf-8"))]]
     return problems
 
 

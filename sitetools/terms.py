@@ -50,7 +50,7 @@ TERMS: tuple[Term, ...] = (
                    "through its dtype, shape, strides and offset (and, for a lazily conjugated or negated view, its "
                    "conjugate or negative bit).",
          define_zh="多维数组；稠密的非量化张量按 dtype、形状、步长和偏移从一块存储读取数值"
-                   "（延迟共轭或取负的视图（view）还要看它的共轭位或取负位）。"),
+                   "（延迟共轭或取负的视图（view）还要看它的共轭位或负号位）。"),
     Term("复制", "copy", "copying-clone", also=("拷贝",),
          define_en="Making a new tensor whose values sit in memory of its own.",
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),
@@ -197,6 +197,16 @@ TERMS: tuple[Term, ...] = (
     Term("连续", "contiguous, `contiguous()`", "questions-which-calls-copy",
          define_en="Laid out row by row in its storage, no gaps; `contiguous()` copies a tensor that is not.",
          define_zh="在存储里逐行排列、没有间隔；对不连续的张量，`contiguous()` 返回一个副本。"),
+    Term("共轭位", "conjugate bit, `is_conj()`", "questions-numpy-bridge",
+         define_en="A flag on a tensor (`is_conj()`): `z.conj()` of a complex `z` has it set, and reads the same "
+                   "storage as `z`, with the same dtype, shape, strides and offset, but other values.",
+         define_zh="张量上的一个标志（`is_conj()`）：复数张量 `z` 的 `z.conj()` 设置了它，与 `z` 读取同一块存储，"
+                   "dtype、形状、步长和偏移都相同，读到的数值却不同。"),
+    Term("负号位", "negative bit, `is_neg()`", "questions-numpy-bridge",
+         define_en="A flag on a tensor (`is_neg()`): `z.conj().imag` of a complex `z` has it set, and its values "
+                   "differ from those of `z.imag`.",
+         define_zh="张量上的一个标志（`is_neg()`）：复数张量 `z` 的 `z.conj().imag` 设置了它，"
+                   "它的数值与 `z.imag` 的不同。"),
     Term("高级索引", "advanced indexing", "questions-index-writes",
          define_en="Indexing with a list of Python integers, an int64 or int32 tensor of one dimension or more, or a "
                    "mask; reading this way returns a copy, not a view.",
@@ -238,6 +248,8 @@ CHECKED_BY: dict[str, tuple[str, ...]] = {
     "缓冲区": ("buffer-moves-with-module",),
     "步长": ("dense-tensor-reads-storage-by-layout",),
     "连续": ("contiguous-copies-only-when-needed",),
+    "共轭位": ("dense-tensor-reads-storage-by-layout",),
+    "负号位": ("dense-tensor-reads-storage-by-layout",),
     "高级索引": ("advanced-index-read-copies",),
     "保存张量的钩子": ("saved-tensor-hooks-hide-edit", "wrapped-number-saved-outside-hooks"),
 }

@@ -14,7 +14,8 @@ Three rules, all run by the page rules (:func:`sitetools.page_rules.check_source
   or inline markup; no space between two Chinese characters (a line break inside a paragraph renders
   as one); no space next to full-width punctuation; full-width rather than ASCII punctuation next to
   Chinese; no emphasis (italics) on Chinese text; no English full stop before Chinese punctuation
-  (``operation.``；``).
+  (``operation.``；``); no enumeration comma right before a conjunction (``、或``, ``、且``, ``、并``, ``、而``:
+  ``……上，或……`` or ``……上或……``), which the narrative pages are held to as well.
 - **No line break inside a Chinese sentence** (editions marked ``cjk``, gallery text cells and narrative
   Markdown pages): a source line may not end in a Chinese character or Chinese punctuation when the
   paragraph's next line starts with one (:func:`linebreak_problems`). The site's pages drop such a break
@@ -41,6 +42,10 @@ TOKEN = "\ue000"
 GLUE = "\ue001"
 #: Full-width punctuation, next to which the build drops a line break (“ and ” are not among them).
 JOINED = "\u3000-\u303f\uff00-\uffef"
+#: An enumeration comma right before a conjunction (、或, 、且, 、并, 、而): a clause that 或 joins takes a
+#: full comma or none.
+CONJUNCTION = (re.compile("、(?=[或且并而])"),
+               "an enumeration comma (、) right before 或, 且, 并 or 而; write ，或 or just 或")
 CJK_RULES = (
     (re.compile(rf"[{HAN}](?=[A-Za-z0-9{TOKEN}])|[A-Za-z0-9{TOKEN}](?=[{HAN}])"),  # each side of a word once
      "no space between Chinese and Latin text or inline markup; put one space between them"),
@@ -50,6 +55,7 @@ CJK_RULES = (
      "a space next to full-width punctuation; remove it"),
     (re.compile(rf"[{HAN}][,;:!?()]|[,;:!?()][{HAN}]"),
      "ASCII punctuation next to Chinese; use the full-width mark (，；：！？（）)"),
+    CONJUNCTION,
 )  # fmt: skip
 #: An English sentence's full stop (inside a quoted message's markup or not) right before Chinese
 #: punctuation: ``operation.``；`` reads as two stops; the quotation ends without its own.
@@ -145,6 +151,14 @@ def cjk_problems(text: str) -> list[tuple[int, str]]:
                 context = line[max(match.start() - 8, 0) : match.end() + 8].replace(TOKEN, "‹markup›")
                 problems.append((number, f"{message}: …{context}…"))
     return problems
+
+
+def conjunction_problems(text: str) -> list[tuple[int, str]]:
+    """``(line, message)`` for each enumeration comma right before a conjunction (、或, 、且, 、并, 、而) in
+    ``text``: the rule of :data:`CJK_RULES` for a narrative page, which is read line by line."""
+    pattern, message = CONJUNCTION
+    return [(number, f"{message}: …{line[max(match.start() - 8, 0) : match.end() + 8]}…")
+            for number, line in enumerate(text.splitlines(), start=1) for match in pattern.finditer(line)]
 
 
 def linebreak_problems(text: str, markdown: bool = False) -> list[tuple[int, str]]:

@@ -42,7 +42,7 @@ _RANGE_VIEWS = {
           "negative bit.",
     "zh_CN": "只用存储重建每个视图（以视图的存储、偏移、形状和步长调用 set_），与视图比较数值；再看复数 z 的 "
              "z.conj() 和 z.conj().imag：存储、dtype、形状、步长和偏移与 z（或 z 的虚部）相同，读到的数值却不同，"
-             "靠的是共轭位或取负位。",
+             "靠的是共轭位或负号位。",
 }, _RANGE_VIEWS)
 def _dense_tensor_reads_storage() -> Fact:
     wrong = []

@@ -234,7 +234,7 @@ GUIDE: tuple[Advice, ...] = (
                 "and an edit of it under `torch.no_grad()` goes unnoticed in the same way.",
             "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器。"
                 "自动求导保存了 `a` 之后，无论是否在 `torch.no_grad()` 下，"
-                "通过它做的原地修改自动求导都察觉不到，反向传播不报错，梯度却可能是错的。"
+                "通过它做的原地修改都不会被察觉，反向传播不报错，梯度却可能是错的。"
                 "`copy.copy(a)` 也好不到哪里去：它同样共享存储、不共享版本计数器，"
                 "在 `torch.no_grad()` 下原地修改它也不会被发现。",
         },

@@ -54,6 +54,10 @@ CJK_CASES = {
     "stop-in-quoted-message": ("停在 ``in-place operation.``；只改", "an English full stop followed by Chinese"),
     "stop-then-comma": ("报错 ``Use detach() instead.``，见", "an English full stop followed by Chinese"),
     "stop-in-text": ("原文写 done.。然后", "an English full stop followed by Chinese"),
+    "comma-before-or": ("每隔一个取出的元素上、或沿第二维", "an enumeration comma (、) right before"),
+    "comma-before-and": ("起点不同、且同在一块存储上", "an enumeration comma (、) right before"),
+    "comma-before-bing": ("复制一份、并写进去", "an enumeration comma (、) right before"),
+    "comma-before-er": ("不报错、而写出错误的值", "an enumeration comma (、) right before"),
 }
 
 
@@ -78,6 +82,7 @@ def test_the_chinese_rules_find_each_fault(text, expected):
         "- ``[3]``：形状；\n- ``x``：输出。",
         "停在 ``in-place operation``；只改，用 ``a.data``，在 torch 2.13.0。",
         "原文说“a view of a leaf Variable ...”。",
+        "元素上，或沿第二维；起点不同或同在一块存储上；输入、输出、两者都有，或者什么都没有",
     ],
     ids=[
         "spaced",
@@ -92,6 +97,7 @@ def test_the_chinese_rules_find_each_fault(text, expected):
         "list",
         "message-without-stop",
         "ellipsis",
+        "comma-or-plain-or",
     ],  # fmt: skip
 )
 def test_the_chinese_rules_accept_good_text(text):
@@ -159,6 +165,20 @@ def test_a_line_break_in_a_chinese_narrative_page_is_named_with_its_file_and_lin
         f"docs/zh_CN/views.md:{index + 1}",
     ], problems
     assert all("(see CONTRIBUTING.md, 'Typography')" in p for p in problems), problems
+
+
+def test_a_comma_before_a_conjunction_in_a_chinese_narrative_page_is_named_with_its_file_and_line(tmp_path):
+    for folder in ("gallery", "docs"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    page = tmp_path / "docs" / "zh_CN" / "ledger.md"
+    lines = page.read_text(encoding="utf-8").splitlines()
+    index = next(i for i, line in enumerate(lines) if "两个张量的存储起点不同，或同在" in line)
+    lines[index] = lines[index].replace("起点不同，或同在", "起点不同、或同在")
+    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    problems = [p for p in pages.check_typography("zh_CN", tmp_path) if "an enumeration comma" in p]
+    assert [p.split(": an enumeration comma")[0] for p in problems] == [f"docs/zh_CN/ledger.md:{index + 1}"], problems
+    assert "(see CONTRIBUTING.md, 'Typography')" in problems[0], problems
+    assert typography.conjunction_problems("一、二\n三、或四") == [(2, typography.CONJUNCTION[1] + ": …三、或四…")]
 
 
 # --- Title underlines ------------------------------------------------------------------------------

@@ -300,7 +300,7 @@ assert b is a and same_storage(a, b), "b = a must give the same tensor object, o
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 a 和 b、它们指向的张量对象，以及这些张量的存储和版本计数器。
+#    :alt: 示意图：名字 a 和 b，它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
 #    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。两个名字通向同一个张量对象。
 
@@ -332,7 +332,7 @@ assert a[0, 0] == 7, "a write through a.data must reach a"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 a 和 b、它们指向的张量对象，以及这些张量的存储和版本计数器。
+#    :alt: 示意图：名字 a 和 b，它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
 #    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。两个张量对象，一块存储 ``S1``，两个计数器。
 

@@ -212,7 +212,7 @@ assert not same_storage(a, b), "the copy must have its own memory"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 a 和 b、它们指向的张量对象，以及这些张量的存储和版本计数器。
+#    :alt: 示意图：名字 a 和 b，它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
 #    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。``b`` 有自己的存储 ``S2``。
 
@@ -234,7 +234,7 @@ assert b.is_leaf, "the copy must be a leaf"
 # sphinx_gallery_end_ignore
 
 # %%
-# 从副本出发，autograd 无路可走：只由 ``b`` 算出的损失，根本无法求导。
+# 从副本出发，自动求导无路可走：只由 ``b`` 算出的损失，根本无法求导。
 
 loss = (b**2).sum()
 try:

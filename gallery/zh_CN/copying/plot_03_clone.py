@@ -228,7 +228,7 @@ assert not c_plain.requires_grad and c_plain.is_leaf, "the clone of a tensor tha
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 a 和 c、它们指向的张量对象，以及这些张量的存储和版本计数器。
+#    :alt: 示意图：名字 a 和 c，它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
 #    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。``c`` 有自己的存储 ``S2``，也有 ``grad_fn``。
 
@@ -257,7 +257,7 @@ assert repr(c) != article_c, "c must print differently from the article"
 # 内存是新的：改副本，原来的张量不变
 # ----------------------------------
 #
-# 修改放在 ``torch.no_grad()`` 里，免得 autograd 记下它；这里只检验内存。
+# 修改放在 ``torch.no_grad()`` 里，免得自动求导记下它；这里只检验内存。
 
 with torch.no_grad():
     c[0] = 100.0
@@ -323,7 +323,7 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 # 用 ``retain_grad()`` 查看副本自己的梯度
 # ---------------------------------------
 #
-# ``c.retain_grad()`` 让 autograd 保留非叶子张量 ``c`` 的梯度。损失带权重时，``c.grad`` 就是权重向量，
+# ``c.retain_grad()`` 让自动求导保留非叶子张量 ``c`` 的梯度。损失带权重时，``c.grad`` 就是权重向量，
 # ``a.grad`` 与它完全相同：复制这一步的反向传播是恒等映射。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)

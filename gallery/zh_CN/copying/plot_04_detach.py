@@ -210,7 +210,7 @@ assert c.is_leaf, "the detached tensor must be a leaf"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 a 和 c、它们指向的张量对象，以及这些张量的存储和版本计数器。
+#    :alt: 示意图：名字 a 和 c，它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
 #    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。两个张量对象共享一块存储 ``S1``，也共享一个计数器 ``C1``。
 
@@ -279,7 +279,7 @@ assert a._version == c._version == 2, "a and c must share one version counter"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 a 和 c、它们指向的张量对象，以及这些张量的存储和版本计数器。
+#    :alt: 示意图：名字 a 和 c，它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
 #    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。通过两个名字各修改一次之后，两者从同一个计数器 ``C1`` 读出 ``_version=2``。
 

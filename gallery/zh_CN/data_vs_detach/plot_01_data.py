@@ -11,7 +11,7 @@
 # 一个小计算图
 # ------------
 #
-# ``a`` 是需要梯度的叶子张量（leaf tensor）。``out`` 是 ``a`` 的 sigmoid：它有 ``grad_fn``；``_version``，即它的版本计数器（version counter），从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）两个小辅助函数：``show`` 打印张量本身和本页关心的几项 autograd 信息，
+# ``a`` 是需要梯度的叶子张量（leaf tensor）。``out`` 是 ``a`` 的 sigmoid：它有 ``grad_fn``；``_version``，即它的版本计数器（version counter），从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）两个小辅助函数：``show`` 打印张量本身和本页关心的几项自动求导信息，
 # ``same_storage`` 判断两个张量是否读同一块内存。
 import warnings
 
@@ -206,8 +206,7 @@ def draw_processes(title, child, **names):
 # --------------------------------
 #
 # ``c = out.data`` 是一个新的张量对象，和 ``out``
-# 共享同一块存储。它不需要梯度，也没有 ``grad_fn``。在 autograd
-# 看来，它只是一个普通的叶子张量。
+# 共享同一块存储。它不需要梯度，也没有 ``grad_fn``。在自动求导看来，它只是一个普通的叶子张量。
 c = out.data
 show("out", out)
 show("c", c)
@@ -242,7 +241,7 @@ assert a._version == 0, "a was not touched"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 a、out、c 和它们指向的张量对象，以及这些张量的存储和版本计数器。
+#    :alt: 示意图：名字 a、out 和 c，它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
 #    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。``out`` 与 ``c`` 共享存储 ``S2``，却各用一个计数器：只有 ``c`` 记下了这次修改。
 
@@ -258,12 +257,11 @@ print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
 
 # %%
-# autograd 为反向传播保存了什么
-# -----------------------------
+# 自动求导为反向传播保存了什么
+# ----------------------------
 #
 # sigmoid 的导数是 ``s * (1 - s)``，其中 ``s`` 是它的输出。所以
-# ``SigmoidBackward0`` 保存的正是结果 ``out``。读取它的 ``_saved_result``，得到的是同一块存储上的另一个张量对象（``_saved_*`` 同样是 torch 的内部属性），现在里面全是 0。它的版本是 0，也就是 autograd
-# 当初记下的版本，所以看不出任何异常。关于保存的张量，PyTorch 文档（英文）有专门的一节：
+# ``SigmoidBackward0`` 保存的正是结果 ``out``。读取它的 ``_saved_result``，得到的是同一块存储上的另一个张量对象（``_saved_*`` 同样是 torch 的内部属性），现在里面全是 0。它的版本是 0，也就是自动求导当初记下的版本，所以看不出任何异常。关于保存的张量，PyTorch 文档（英文）有专门的一节：
 # `“Saved tensors” <https://docs.pytorch.org/docs/stable/notes/autograd.html#saved-tensors>`__。
 saved = out.grad_fn._saved_result
 show("saved", saved)
@@ -305,7 +303,7 @@ assert len(caught) == 0, "backward() emitted no warning"
 # 对照：正确的梯度
 # ----------------
 #
-# 同一个计算图，不做修改，得到的就是真正的梯度。再绕开 autograd，从 ``s = 1 / (1 + exp(-x))``
+# 同一个计算图，不做修改，得到的就是真正的梯度。再绕开自动求导，从 ``s = 1 / (1 + exp(-x))``
 # 手算 ``s * (1 - s)``：没修改的那次与手算结果一致，修改过的那次不一致。
 a_fresh = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out_fresh = a_fresh.sigmoid()
@@ -326,6 +324,5 @@ assert torch.allclose(a_fresh.grad, expected), "the fresh run gives s * (1 - s)"
 # 小结
 # ----
 #
-# 通过 ``.data`` 做的原地（in-place）修改，改变了 autograd 保存的张量。但 ``.data`` 有自己的版本计数器，
-# autograd 检查的那个版本号始终没变。``backward()`` 顺利完成，返回的梯度却是错的。
+# 通过 ``.data`` 做的原地（in-place）修改，改变了自动求导保存的张量。但 ``.data`` 有自己的版本计数器，自动求导检查的那个版本号始终没变。``backward()`` 顺利完成，返回的梯度却是错的。
 # :ref:`下一页 <data-vs-detach-detach>` 用 ``detach()`` 做同样的修改。

@@ -234,7 +234,7 @@ assert a._version == 0, "a was not touched"
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 a、out、c 和它们指向的张量对象，以及这些张量的存储和版本计数器。
+#    :alt: 示意图：名字 a、out 和 c，它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
 #    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。``out`` 与 ``c`` 共享存储 ``S2`` 和计数器 ``C2``：两者都记下了这次修改。
 

@@ -204,7 +204,7 @@ def draw_processes(title, child, **names):
 # 先记下 ``out`` 的值、形状和版本，再取 ``out.data`` 和
 # ``out.detach()``，然后重新看 ``out``。
 #
-# .. admonition:: 原文勘误（torch |torch_version| 实测）
+# .. admonition:: 原文与 torch |torch_version| 对照
 #    :class: warning
 #
 #    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地（in-place）操作会改变张量本身，并推进它的版本计数器（version counter）；而取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
@@ -256,7 +256,7 @@ assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
 # %%
 # 赋值 ``p.data = t`` 比任何原地修改都危险：它把另一个张量直接放到 ``p``
 # 底下，几乎不做检查。下面这个含三个 float32 元素的参数，被换成了 2×2 的 float64 张量：没有报错，``p`` 仍是
-# ``Parameter``，``_version`` 仍为 0，自动求导（autograd）无从察觉。
+# ``Parameter``，``_version`` 仍为 0，自动求导无从察觉。
 
 p = torch.nn.Parameter(torch.zeros(3))
 p.data = torch.zeros(2, 2, dtype=torch.float64)
@@ -341,7 +341,7 @@ assert out[0].item() == 10.0 and out[1].item() == 20.0, "edits through either on
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 out、via_data 和 via_detach、它们指向的张量对象，以及这些张量的存储和版本计数器。
+#    :alt: 示意图：名字 out、via_data 和 via_detach，它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
 #    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。三个张量对象共享一块存储 ``S1``；``out`` 与 ``via_detach`` 共享计数器 ``C1``，``via_data`` 用 ``C2``。
 
@@ -390,8 +390,7 @@ assert out.data is not out.data, "each read of .data builds a new tensor object"
 # “``.data`` 不安全，``detach()`` 安全”：后半句照字面不成立
 # ---------------------------------------------------------
 #
-# ``detach()`` 只是更安全，并非绝对安全。autograd
-# 只检查它为反向传播保存过的张量的版本。情况 1 就是原文的例子：``sigmoid``
+# ``detach()`` 只是更安全，并非绝对安全。自动求导只检查它为反向传播保存过的张量的版本。情况 1 就是原文的例子：``sigmoid``
 # 保存了输出，所以通过 ``detach()`` 的修改会被发现；同样的修改通过
 # ``.data``，得到的是错误的梯度。
 def sigmoid_case(how, take):
@@ -417,7 +416,7 @@ assert grad_data is not None and torch.equal(grad_data, torch.zeros(3)), ".data:
 # sphinx_gallery_end_ignore
 
 # %%
-# 情况 2：被修改的张量没有被保存。对于 ``out = a * 2``，autograd 只保存常数
+# 情况 2：被修改的张量没有被保存。对于 ``out = a * 2``，自动求导只保存常数
 # 2（``_saved_self`` 是 ``None``；与 ``_version`` 一样，``_saved_*`` 这些属性都是 torch
 # 的内部属性，在今后的 torch 发行版中可能会变），``sum()`` 只保存输入的形状。没有谁保存
 # ``out``，也就没有谁检查它的版本。这时通过 ``detach()`` 把 ``out``
@@ -450,8 +449,8 @@ assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned 
 # sphinx_gallery_end_ignore
 
 # %%
-# 情况 3：修改发生在 autograd 保存该张量之前。``b = a * 2`` 不保存 ``a`` 的任何东西；
-# ``b.detach().mul_(10)`` 让 ``b`` 变成 ``20 * a``；之后 ``b * b`` 才保存 ``b``，保存的已经是修改后的值。保存之前发生的修改，没有谁会检查，也无须检查：在 autograd 看来，这次修改带来的只是一个常数。``backward()``
+# 情况 3：修改发生在自动求导保存该张量之前。``b = a * 2`` 不保存 ``a`` 的任何东西；
+# ``b.detach().mul_(10)`` 让 ``b`` 变成 ``20 * a``；之后 ``b * b`` 才保存 ``b``，保存的已经是修改后的值。保存之前发生的修改，没有谁会检查，也无须检查：在自动求导看来，这次修改带来的只是一个常数。``backward()``
 # 返回 ``80 * a``，与在 ``torch.no_grad()`` 下做同样的修改完全相同，也与 ``b + (9 * b).detach()``
 # （``b`` 加上被当作常数的 9b）相同：它是沿着记录下来的 ``b = 2 * a`` 求出的梯度，代入的是 ``b`` 现在的数值。
 

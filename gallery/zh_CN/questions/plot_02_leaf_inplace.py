@@ -25,7 +25,7 @@ requires grad is being used in an in-place operation``。本页先复现这两�
 # 辅助函数
 # --------
 #
-# ``show`` 打印张量，以及它的 autograd 标志和版本计数器（version counter）。
+# ``show`` 打印张量，以及它的自动求导标志和版本计数器（version counter）。
 import torch
 
 
@@ -204,7 +204,7 @@ def draw_processes(title, child, **names):
 # ---------------------
 #
 # ``w`` 是需要梯度的叶子张量（leaf tensor）：``backward()`` 把它的梯度存进 ``w.grad``。对 ``L = (w**2).sum()``，梯度是
-# ``2 * w``。照着公式写出的更新 ``w -= lr * w.grad`` 是对 ``w`` 的原地（in-place）减法，autograd 在记录计算图时拒绝执行。
+# ``2 * w``。照着公式写出的更新 ``w -= lr * w.grad`` 是对 ``w`` 的原地（in-place）减法，自动求导在记录计算图时拒绝执行。
 lr = 0.1
 w = torch.tensor([1.0, 2.0], requires_grad=True)
 (w**2).sum().backward()
@@ -410,7 +410,7 @@ assert type(composite_out.grad_fn).__name__ == "CopyBackwards", "tensordot recor
 
 
 # %%
-# 通过 ``w.detach()`` 写入，即使在梯度模式下也不报错，写入会落到 ``w`` 上。``detach()`` 共享版本计数器，所以这次写入会让它前进，保存了 ``w`` 的计算图会拒绝执行 ``backward()``；除此之外，autograd 对这次修改一无所知。
+# 通过 ``w.detach()`` 写入，即使在梯度模式下也不报错，写入会落到 ``w`` 上。``detach()`` 共享版本计数器，所以这次写入会让它前进，保存了 ``w`` 的计算图会拒绝执行 ``backward()``；除此之外，自动求导对这次修改一无所知。
 
 saved = w * w  # mul saves w
 before = w._version
@@ -428,7 +428,7 @@ else:
 # 为什么 ``.data`` 也能用，却一声不吭
 # -----------------------------------
 #
-# 上面那个 PR 最终合并的改动是 ``p.data.add_(...)``。它能运行，因为 ``p.data`` 是一个在 autograd 之外的张量。但它也有自己独立的版本计数器，所以这次修改不会让
+# 上面那个 PR 最终合并的改动是 ``p.data.add_(...)``。它能运行，因为 ``p.data`` 是一个在自动求导之外的张量。但它也有自己独立的版本计数器，所以这次修改不会让
 # ``p._version`` 增加：保存了 ``p`` 的计算图察觉不到，算出的梯度可能悄悄出错（见 :ref:`“.data”那一页 <data-vs-detach-data>`）。在
 # ``no_grad`` 下修改，计数器则会增加。
 p = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -444,6 +444,6 @@ assert p._version == 1, "only the edit under no_grad moved the counter"
 # 小结
 # ----
 #
-# autograd 记录计算图时，对需要梯度的叶子张量或它的视图做改变数值的原地操作会被拒绝；经由 ``detach()``、``.data`` 等写入则不会。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
+# 自动求导记录计算图时，对需要梯度的叶子张量或它的视图做改变数值的原地操作会被拒绝；经由 ``detach()``、``.data`` 等写入则不会。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
 # ``torch.nn.init`` 里的函数。要改形状，就新建一层，复制要保留的部分，再新建优化器；``torch.utils.swap_tensors``
 # 只适合形状不变的交换。``.data`` 也行，但它让版本计数器看不到这次修改。

@@ -17,7 +17,7 @@
 对需要梯度的张量调用 ``numpy()``，会得到 ``RuntimeError: Can't call numpy() on Tensor that requires grad. Use
 tensor.detach().numpy() instead``，见 `pytorch/pytorch#44023
 <https://github.com/pytorch/pytorch/issues/44023>`__。照提示改就能运行，但返回的数组与张量共享内存（shared memory）。本页说明 NumPy 与 torch
-之间哪些转换共享内存、哪些会复制，以及经由 NumPy 的一次写入如何在 autograd 毫不知情的情况下改掉梯度。
+之间哪些转换共享内存、哪些会复制，以及经由 NumPy 的一次写入如何在自动求导毫不知情的情况下改掉梯度。
 """
 
 # %%
@@ -205,7 +205,7 @@ def draw_processes(title, child, **names):
 # 现象
 # ----
 #
-# 梯度模式（grad mode）开启时，需要梯度的张量不肯转成 NumPy 数组，因为 NumPy 可以在 autograd 之外读写它。
+# 梯度模式（grad mode）开启时，需要梯度的张量不肯转成 NumPy 数组，因为 NumPy 可以在自动求导之外读写它。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 try:
     a.numpy()
@@ -492,8 +492,8 @@ else:
 # sphinx_gallery_end_ignore
 
 # %%
-# 经由 NumPy 的写入，autograd 看不见
-# ----------------------------------
+# 经由 NumPy 的写入，自动求导看不见
+# ---------------------------------
 #
 # 计算 ``w`` 的梯度要用 ``x``，所以 ``z = w * x`` 保存了 ``x``。如果在 torch 里原地（in-place）修改 ``x``，``x._version``
 # 会增加，``backward()`` 会报错（见 :ref:`“原地修改报错”那一页 <questions-inplace-error>`）。同样的修改经由 ``x.numpy()``
@@ -520,7 +520,7 @@ draw_memory("x.numpy()[0] = 100.0; z.sum().backward()", x=x, **{"w.grad": w.grad
 # 解决办法
 # --------
 #
-# 写进一份副本：``x.detach().numpy().copy()`` 是一个独立的数组，autograd 保存的张量保持原值，梯度也就是按求导公式算出的结果。
+# 写进一份副本：``x.detach().numpy().copy()`` 是一个独立的数组，自动求导保存的张量保持原值，梯度也就是按求导公式算出的结果。
 # ``x`` 不需要梯度；有了 ``detach()``，同一行代码对需要梯度的张量也能用。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0])
@@ -542,5 +542,4 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 #
 # 对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
 # ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（紧凑结构化数组的字段），这四个构造函数都会拒绝（``torch.from_dlpack`` 遇到翻转数组会让进程中止）：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
-# 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，autograd
-# 却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器（version counter）看得见。
+# 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，自动求导却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

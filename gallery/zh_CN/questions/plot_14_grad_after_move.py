@@ -14,8 +14,8 @@
       w = torch.randn(3, dtype=torch.float64, requires_grad=True)
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
-用 ``requires_grad=True`` 创建的权重，随后在梯度模式（grad mode）下搬到另一个设备或转换成另一种浮点 dtype，就再也训练不动了：它的 ``.grad``
-在不调用 ``retain_grad()`` 时（本页不调用）始终是 ``None``，读取时还会警告（“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”）；按通常方式（不加 ``differentiable=True``）创建的优化器要么拒收（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。读者常搜的是“.cuda() 之后 grad 是 None”。本页用改变
+用 ``requires_grad=True`` 创建的权重，随后在梯度模式（grad mode）下搬到另一个设备或转换成另一种浮点 dtype，就再也训练不动了。不调用 ``retain_grad()`` 时（本页不调用），它的 ``.grad``
+始终是 ``None``，读取时还会警告：“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”。优化器（按通常方式创建，不加 ``differentiable=True``）要么拒收它（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。读者常搜的是“.cuda() 之后 grad 是 None”。本页用改变
 dtype 和 ``meta`` 设备把这三种情况都复现出来（``meta`` 在这里扮演 GPU，任何一版 torch 都有它）；``.cuda()`` 和 ``.to("cuda")`` 本身由 GPU 框在 torch 找到 GPU 时检查，框的标题写明本站构建时是否做了。本页还说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
 """
 
@@ -346,7 +346,7 @@ else:
 # sphinx_gallery_end_ignore
 
 # %%
-# 或者先搬动，再要求梯度：搬动时还没有需要梯度的张量，autograd 什么都没记录，对搬过去的张量调用
+# 或者先搬动，再要求梯度：搬动时还没有需要梯度的张量，自动求导什么都没记录，对搬过去的张量调用
 # ``requires_grad_()``，得到的就是需要梯度的叶子张量。
 w = torch.randn(3).to(torch.float64).requires_grad_()
 losses = train([w], lambda: ((w - target) ** 2).sum())

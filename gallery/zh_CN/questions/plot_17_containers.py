@@ -264,7 +264,7 @@ assert not torch.equal(per_class[0], per_class[1]), "the classes' sums differ, s
 # 复制列表或字典
 # --------------
 #
-# ``list.copy()``、``dict.copy()``、``dict(...)`` 和 ``copy.copy`` 得到的新容器里装的还是原来那些张量对象：通过原容器做的原地修改，在副本里也看得到。``copy.deepcopy`` 则把每个张量复制到各自的内存里（它不接受非叶子张量，见\ :ref:`深拷贝那一页
+# ``list.copy()``、``dict.copy()``、``dict(...)`` 和 ``copy.copy`` 得到的新容器里装的还是原来那些张量对象：通过原容器做的原地修改，在副本里也看得到。``copy.deepcopy`` 则把每个张量复制到各自的内存里（它不接受非叶子张量，见\ :ref:`“copy.deepcopy”那一页
 # <questions-deepcopy>`）。
 
 state = {"w": torch.ones(2), "b": torch.zeros(1)}

@@ -16,8 +16,7 @@
       loss.backward()
 
 同样是 ``y += 1``，接在 ``y = a.exp()`` 后面，``backward()`` 会报“modified by an inplace
-operation”；接在 ``y = a.sin()`` 后面却安然无事。本页先读出每个运算保存了什么（输入、输出、两者都有，或者什么都没有），再用
-``saved_tensors_hooks`` 亲眼看一看，然后逐个检查常见运算：原地（in-place）修改哪个张量会让 ``backward()``
+operation”；接在 ``y = a.sin()`` 后面却安然无事。本页先读出每个运算保存了什么（输入、输出、两者都有，或者什么都没有），再用保存张量的钩子（saved tensors hooks，``saved_tensors_hooks``）亲眼看一看，然后逐个检查常见运算：原地（in-place）修改哪个张量会让 ``backward()``
 报错；最后看保存时复制一份、``torch.utils.checkpoint`` 和 ``retain_graph`` 各自改变了什么。更多运算的实测结果见 :doc:`各操作保存了哪些张量 </saved>`。
 """
 
@@ -307,7 +306,7 @@ assert not number_packed and doubled.grad_fn._saved_other.item() == 2, "x * 2 sa
 # 下面逐个检查常见运算：``pack`` 收到了什么（输入 ``a``、``b`` 还是输出 ``y``），以及分别原地修改它们之后
 # ``backward()`` 会不会报错。对这些运算来说，被修改的张量保存过就报错，没保存过就不报错。``mul``
 # 两个操作数都保存，因为求其中一个的梯度要用到另一个（只有 ``a`` 需要梯度时，``a * c`` 只保存 ``c``）。经
-# ``.data`` 的修改 autograd 看不见：保存的输出变了，``backward()`` 照常运行，梯度却是错的（这里是 ``exp(v)`` 的两倍）。
+# ``.data`` 的修改自动求导看不见：保存的输出变了，``backward()`` 照常运行，梯度却是错的（这里是 ``exp(v)`` 的两倍）。
 
 ops = {
     "exp": lambda a, b: a.exp(),

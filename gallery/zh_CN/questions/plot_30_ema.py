@@ -487,7 +487,7 @@ assert averaged.module[1].momentum == model[1].momentum, "update_bn puts the mom
 # “graph leaves”：``copy.deepcopy`` 拒绝复制模型
 # ----------------------------------------------
 #
-# ``copy.deepcopy`` 只复制叶子张量（leaf tensor），见 :ref:`“deepcopy”那一页 <questions-deepcopy>`。模块里存着一个在梯度模式（grad mode）下由参数算出的张量时（梯度模式即 ``torch.is_grad_enabled()`` 为 True），它无法被深拷贝，所以
+# ``copy.deepcopy`` 只复制叶子张量（leaf tensor），见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`。模块里存着一个在梯度模式（grad mode）下由参数算出的张量时（梯度模式即 ``torch.is_grad_enabled()`` 为 True），它无法被深拷贝，所以
 # ``copy.deepcopy(model)`` 和 ``AveragedModel(model)`` 都无法为它建 EMA。这里有两个这样的模块：一个用已弃用的
 # ``torch.nn.utils.weight_norm`` 包装（它存着由 ``weight_g`` 和 ``weight_v`` 算出的 ``weight``，调用时发出警告），另一个存着
 # ``self.w2 = self.w * 2``。两条途径对两个模块都抛出同样的错误，在 ``torch.no_grad()`` 下也一样：那个张量早已有了 ``grad_fn``。
@@ -528,7 +528,7 @@ assert not Doubled().w2.is_leaf and not old_style.weight.is_leaf, "both modules 
 # %%
 # 权重归一化的解决办法就是警告里提到的 ``torch.nn.utils.parametrizations.weight_norm``：它在读取权重时才计算，模块上只存叶子张量。这样的模块在前向传播前后都能深拷贝，
 # ``AveragedModel`` 平均的是它列出的参数：模长 ``original0``、方向 ``original1`` 和偏置，四步之后每一个都等于公式的结果。（对于 ``self.w2``，把它放到
-# ``forward`` 里计算，见 :ref:`“deepcopy”那一页 <questions-deepcopy>`。）
+# ``forward`` 里计算，见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`。）
 
 torch.manual_seed(1)
 new_style = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(3, 1))

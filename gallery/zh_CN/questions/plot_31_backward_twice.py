@@ -288,7 +288,7 @@ assert nodes[0] == count_nodes(one_batch), "each batch's graph is the size of a 
 # 改用 ``retain_graph=True`` 会留住每一批的图
 # -------------------------------------------
 #
-# 用 ``retain_graph=True`` 而不 ``detach()``，第 0 批的图连同它保存的张量都留了下来：第 1 批时从 ``h`` 能走到的图里也有第 0 批的图，就像 :ref:`累加损失的那一页 <questions-graph-kept-alive>` 里的累计值留住了每一步的图。这里它照样失败，在第 1 批报出另一个错误：第 1 批的 ``backward()`` 走到第 0 批的节点，这些节点保存了 RNN 单元（cell）的权重，而 ``optimizer.step()`` 之后已经原地（in-place）改过这个权重（见 :ref:`“原地修改报错”那一页 <questions-inplace-error>`）。如果优化器是用 ``fused=True`` 创建的，它的一步不推进版本计数器（version counter），同样的循环就不会报错：每次 ``backward()`` 都沿着之前每一批的计算图一路传回去，错误悄无声息。
+# 用 ``retain_graph=True`` 而不 ``detach()``，第 0 批的图连同它保存的张量都留了下来：第 1 批时从 ``h`` 能走到的图里也有第 0 批的图，就像 :ref:`“total_loss += loss”那一页 <questions-graph-kept-alive>` 里的累计值留住了每一步的图。这里它照样失败，在第 1 批报出另一个错误：第 1 批的 ``backward()`` 走到第 0 批的节点，这些节点保存了 RNN 单元（cell）的权重，而 ``optimizer.step()`` 之后已经原地（in-place）改过这个权重（见 :ref:`“原地修改报错”那一页 <questions-inplace-error>`）。如果优化器是用 ``fused=True`` 创建的，它的一步不推进版本计数器（version counter），同样的循环就不会报错：每次 ``backward()`` 都沿着之前每一批的计算图一路传回去，错误悄无声息。
 
 torch.manual_seed(0)
 cell = torch.nn.RNNCell(2, 3)
@@ -413,7 +413,7 @@ assert all(
 # 可以再跑一遍而不报错的图
 # ------------------------
 #
-# 这个报错需要一个保存了张量的节点。``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，把同样的梯度再加到 ``x.grad`` 上一次。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量（leaf tensor）上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量、或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
+# 这个报错需要一个保存了张量的节点。``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，把同样的梯度再加到 ``x.grad`` 上一次。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量（leaf tensor）上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 z = (x + 1).sum()
@@ -462,4 +462,4 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 # 小结
 # ----
 #
-# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于各步共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下计算）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``）、或两个损失共享的主干（对两者之和做一次 ``backward()``）。``retain_graph=True`` 只在同一步的两个损失上是对的；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错（换成 ``fused=True`` 的优化器，连错都不报）。
+# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于各步共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下计算）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``），或两个损失共享的主干（对两者之和做一次 ``backward()``）。``retain_graph=True`` 只在同一步的两个损失上是对的；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错（换成 ``fused=True`` 的优化器，连错都不报）。

@@ -16,7 +16,7 @@
               batch = batch.clone()
           return batch.sub_(mean).div_(std)
 
-判断 ``a`` 和 ``b`` 是否共享内存，常见的办法是比较两者的存储从哪里开始：``a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()``。本页在十对张量上运行这个判断，并用写入核对每个答案：通过一个张量写入一个值，再到另一个张量里去找。接着比较两个张量的元素所占的字节范围，指出只有写入才能判断的那种布局，最后用这个比较决定数据管道在原地（in-place）归一化一个批次之前是否必须先克隆它。
+判断 ``a`` 和 ``b`` 是否共享内存，常见的办法是比较两者的存储从哪里开始：``a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()``。本页在十对张量上运行这个判断，并用写入核对每个答案：通过一个张量写入一个值，再到另一个张量里去找。接着比较两个张量的元素所占的字节范围，指出只有写入才能判断的那种布局，最后用这个比较决定：数据管道对一个批次做原地（in-place）归一化之前，是否必须先克隆它。
 """
 
 # %%
@@ -334,7 +334,7 @@ assert all(agree), "NumPy's exact test agrees with the write test on every pair"
 # 只在批次可能与数据集共享内存时克隆
 # ----------------------------------
 #
-# 一个数据管道为了省内存，原地（in-place）归一化每个批次，但绝不能写进数据集 ``data``。条目是视图的 ``Dataset`` 会被这样的修改改掉，见 :ref:`“函数参数”那一页 <questions-function-arguments>`。批次有三种来源：``data`` 的切片（视图）、用索引列表取出的行（副本），以及经由 NumPy 取的切片（有自己存储的别名）。``normalize`` 只在 ``shares_memory`` 说批次可能与 ``data`` 共享内存时才克隆它。跑完三个 epoch，每个批次都正确归一化，``data`` 保持原样，用索引取出的批次一次也没有被克隆。
+# 一个数据管道为了省内存，原地归一化每个批次，但绝不能写进数据集 ``data``。条目是视图的 ``Dataset`` 会被这样的修改改掉，见 :ref:`“在函数里改张量”那一页 <questions-function-arguments>`。批次有三种来源：``data`` 的切片（视图）、用索引列表取出的行（副本），以及经由 NumPy 取的切片（有自己存储的别名）。``normalize`` 只在 ``shares_memory`` 说批次可能与 ``data`` 共享内存时才克隆它。跑完三个 epoch，每个批次都正确归一化，``data`` 保持原样，用索引取出的批次一次也没有被克隆。
 
 data = torch.arange(12.0).reshape(6, 2)
 original = data.clone()

@@ -14,7 +14,7 @@
       with lock:
           counter += 1
 
-几个进程对共享内存（shared memory）里的同一个张量计数，总数却比更新次数少，或者每次运行都不一样：这是竞态条件（race condition）。本页启动几个进程，分别在不加锁、加锁、各写各的切片三种情况下更新一个共享计数器；然后看 ``share_memory_()`` 对张量做了什么：存储搬了家，视图（view）跟着走，之前取的 NumPy 数组却留在原地；最后在共享模型上跑一个 Hogwild 式的训练循环。张量究竟怎样到达子进程（``fork``、``spawn``、队列、``DataLoader`` 的 worker），见 :ref:`多进程（multiprocessing）那一页 <questions-processes>`。
+几个进程对共享内存（shared memory）里的同一个张量计数，总数却比更新次数少，或者每次运行都不一样：这是竞态条件（race condition）。本页启动几个进程，分别在不加锁、加锁、各写各的切片三种情况下更新一个共享计数器；然后看 ``share_memory_()`` 对张量做了什么：存储搬了家，视图（view）跟着走，之前取的 NumPy 数组却留在原地；最后在共享模型上跑一个 Hogwild 式的训练循环。张量究竟怎样到达子进程（``fork``、``spawn``、队列、``DataLoader`` 的 worker），见 :ref:`“多进程”那一页 <questions-processes>`。
 """
 
 # %%
