@@ -95,8 +95,8 @@ def cell_code(script: Path, words: dict[str, str] | None = None, *, in_script: b
     torch_version = build_versions()["torch_version"]
     runner = _runner(tuple((words or rerun_checks.WORDS).items()))
     page = PY_PAGE_CODE if in_script else f"PAGE_CODE = r'''\n{page_code(script)}'''"
-    sections = page_sections(script, in_script=in_script)
-    return f"{page}\n\n\n{runner}\n\n\nrerun_checks(PAGE_CODE, {torch_version!r}, {sections!r})\n"
+    sections = f"PAGE_SECTIONS = {page_sections(script, in_script=in_script)!r}"  # before the page: the rest is shared
+    return f"{sections}\n{page}\n\n\n{runner}\n\n\nrerun_checks(PAGE_CODE, {torch_version!r}, PAGE_SECTIONS)\n"
 
 
 def report_words(app: Sphinx) -> dict[str, str]:
