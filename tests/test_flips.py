@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+from unittest import mock
 
 import pytest
 import torch
@@ -158,21 +159,14 @@ def _advanced_index_as_view(func, args, kwargs):
 INPLACE = ("add_", "mul_", "sub_", "zero_")
 FUSED_STEPS = ("_fused_adagrad_", "_fused_sgd_", "_fused_adam_", "_fused_adamw_")
 
-@contextlib.contextmanager
-def _patched(owner, name, replacement):
-    """``owner.name`` replaced for the duration (for functions a torch function mode does not see)."""
-    real = getattr(owner, name)
-    setattr(owner, name, lambda *a, **k: replacement(real, a, k))
-    try:
-        yield
-    finally:
-        setattr(owner, name, real)
+_FROM_DLPACK = torch.from_dlpack
 
 
-def _dlpack_of_a_copy(func, args, kwargs):
+def _dlpack_of_a_copy(array, *args, **kwargs):
+    """``torch.from_dlpack`` of a contiguous copy: a torch that takes a flipped array without aborting."""
     import numpy as np
 
-    return func(np.ascontiguousarray(args[0]), *args[1:], **kwargs)
+    return _FROM_DLPACK(np.ascontiguousarray(array), *args, **kwargs)
 
 
 #: Changes of torch, each a factory of a context manager (a torch function mode, or a patch).
@@ -201,7 +195,7 @@ MUTANTS = {
     "a number operand becomes a tensor": lambda: Override(mul=_number_as_tensor),
     "Module.to() makes new parameters": _module_to_overwrites_parameters,
     "a second mapping of a file is a copy": lambda: Override(from_file=lambda f, a, k: call(f, a, k).clone()),
-    "from_dlpack copies a flipped array": lambda: _patched(torch, "from_dlpack", _dlpack_of_a_copy),
+    "from_dlpack copies a flipped array": lambda: mock.patch.object(torch, "from_dlpack", _dlpack_of_a_copy),
     "apply_ and map_ are counted": lambda: Override(**dict.fromkeys(("apply_", "map_"), _bump_source)),
     "apply_ and map_ refuse inference tensors": lambda: Override(
         **dict.fromkeys(("apply_", "map_"), _refuse_inference_outside_the_mode)),

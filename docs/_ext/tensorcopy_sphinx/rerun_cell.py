@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import html
 import inspect
 import json
 import re
@@ -27,6 +28,7 @@ from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
 from sitetools import rerun_checks
 from tensorcopy_sphinx.build_info import build_versions
+from tensorcopy_sphinx.gallery_html_fixes import plain_title
 from tensorcopy_sphinx.theme_i18n import translated
 
 TAG = "rerun-checks"
@@ -51,9 +53,8 @@ def page_code(script: Path) -> str:
     return code
 
 
-#: A reST section title over its underline; the inline markup it may hold.
+#: A reST section title over its underline.
 _TITLE = re.compile(r"^(\S.*)\n([-=~^])\2+[ \t]*$", re.MULTILINE)
-_MARKUP = re.compile(r"``([^`]+)``|:\w+:`([^`<]*?)\s*(?:<[^`]*>)?`")
 
 
 def page_sections(script: Path, *, in_script: bool = False) -> list[tuple[int, str]]:
@@ -64,7 +65,7 @@ def page_sections(script: Path, *, in_script: bool = False) -> list[tuple[int, s
     for label, content, lineno in blocks:
         if label != "code":
             titles = _TITLE.findall(content)
-            title = _MARKUP.sub(lambda m: m[1] or m[2], titles[-1][0]).strip() if titles else title
+            title = html.unescape(plain_title(titles[-1][0])) if titles else title
             continue
         sections.append((lineno if in_script else line, title))
         line += content.strip("\n").count("\n") + 2
