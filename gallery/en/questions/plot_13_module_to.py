@@ -8,7 +8,7 @@
    :class: answer
 
    ``model.to(...)`` changes the model itself and returns it; ``x.to(...)`` returns the converted
-   tensor and leaves ``x`` as it was. Assign the tensor's result:
+   tensor and leaves ``x`` as it was. Assign the result of ``x.to(...)`` to ``x``:
 
    .. code-block:: python
 

@@ -8,8 +8,8 @@
    :class: answer
 
    A tensor made with ``requires_grad=True`` and then moved by ``.to()``, with grad mode on, to another device
-   or floating dtype is not a leaf, so ``backward()`` leaves its ``.grad`` at ``None``. Create it where it will live, or move it
-   first:
+   or floating dtype is not a leaf, and its ``.grad`` stays ``None``. Create it with its device and dtype, or set
+   ``requires_grad`` after moving it:
 
    .. code-block:: python
 

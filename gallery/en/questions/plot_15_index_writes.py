@@ -8,8 +8,8 @@
    :class: answer
 
    ``x[idx]`` with a list of Python integers, a mask or an ``int64`` index tensor of one or more dimensions
-   returns a copy, so ``x[idx].add_(1)`` edits that copy; ``x[idx] += 1`` writes into ``x`` (if it
-   requires grad or is an inference tensor, see below). If an index may repeat, use ``index_add_``:
+   returns a copy, so ``x[idx].add_(1)`` edits that copy. Write into ``x`` with ``x[idx] += 1``, and use
+   ``index_add_`` if an index may repeat:
 
    .. code-block:: python
 
@@ -19,7 +19,8 @@
 An in-place call on ``x`` indexed by a list of Python integers, an ``int64`` index tensor of one or more dimensions or a boolean mask raises no error and no
 warning, and ``x`` stays as it was.
 This page reproduces that with an index tensor and with a mask, checks which index forms give a view
-of ``x`` and which a copy, what an assignment needs when ``x`` requires grad, shows the in-place index
+of ``x`` and which a copy, what an assignment such as ``x[idx] += 1`` needs when ``x`` requires grad or is an
+inference tensor, shows the in-place index
 methods (``index_put_``, ``index_add_``,
 ``masked_fill_``, ``scatter_``), and what each does with an index that repeats, in a small counting
 loop. The common operations that return a view are measured in the table :doc:`/views`.

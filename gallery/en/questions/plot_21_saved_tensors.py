@@ -8,7 +8,7 @@ Which in-place edit breaks ``backward()``: what an operation saved
    :class: answer
 
    An in-place edit autograd sees breaks a ``backward()`` that runs the operation that saved the tensor it
-   changes (not via ``saved_tensors_hooks`` or a ``ctx`` attribute): ``exp`` saves its output, ``sin`` its input,
+   changes: ``exp`` saves its output, ``sin`` its input,
    ``mul`` the other operand, ``add`` nothing. Edit a new tensor instead:
 
    .. code-block:: python
@@ -18,7 +18,8 @@ Which in-place edit breaks ``backward()``: what an operation saved
       loss.backward()
 
 ``y += 1`` after ``y = a.exp()`` makes ``backward()`` raise "modified by an inplace operation",
-while the same edit after ``y = a.sin()`` passes. This page reads what each operation saved
+while the same edit after ``y = a.sin()`` passes. A tensor saved via ``saved_tensors_hooks`` or a ``ctx``
+attribute is the exception. This page reads what each operation saved
 (its input, its output, both or nothing), shows it with ``saved_tensors_hooks``, checks which edit
 breaks ``backward()`` for common operations, and what copying on save, ``torch.utils.checkpoint``
 and ``retain_graph`` change. The table :doc:`/saved` measures the same for many more operations.

@@ -8,8 +8,8 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
    :class: answer
 
    Under ``fork``, a child process such as a ``DataLoader`` worker edits its own copy of a tensor unless the
-   tensor's memory is shared. For a tensor torch allocated, call ``share_memory_()`` before the workers start
-   (other sources: see below):
+   tensor's memory is shared. For a tensor torch allocated, call ``share_memory_()`` before the workers
+   start:
 
    .. code-block:: python
 
@@ -19,7 +19,7 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
 A dataset that counts how often each item was read counts nothing when the ``DataLoader`` has
 workers, and a tensor handed to another process is sometimes a copy, sometimes shared. This page
 starts real child processes: a worker that edits the dataset, a child that edits a tensor it
-inherited (from three sources), one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
+inherited (allocated by torch, or from two other sources), one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
 send, and the fix in a two-epoch loop. Every wait for a child has a time limit, and every child has ended when
 the page ends.
 """

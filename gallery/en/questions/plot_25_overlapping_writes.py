@@ -7,9 +7,9 @@
 .. admonition:: Answer
    :class: answer
 
-   When a non-empty ``t`` has 3 or more rows, ``t[1:] = t[:-1]`` writes over its own source. Torch refuses it for a
-   contiguous CPU ``t``, but for ``t = x[::2]`` or ``w[:, 1:] = w[:, :-1]`` it runs without an error, and can write wrong
-   values (it does below). ``clone()`` the source first:
+   When a non-empty ``t`` has 3 or more rows, ``t[1:] = t[:-1]`` writes over its own source: Torch refuses it for a
+   contiguous CPU ``t``, but if ``t`` is a view that takes every second element, such as ``x[::2]``, it runs without an
+   error and can write wrong values. ``clone()`` the source first:
 
    .. code-block:: python
 
@@ -20,7 +20,8 @@ operation: some elements of the input tensor and the written-to tensor refer to 
 location. Please clone() the tensor before performing the operation.`` This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
 overlaps the destination, some refused and some not, shows the same shift running silently
-with wrong values on every second element of a longer tensor and along a second dimension, and shifts a window of observations at every
+with wrong values on every second element of a longer tensor and along a second dimension
+(``w[:, 1:] = w[:, :-1]``), and shifts a window of observations at every
 step with the source cloned.
 """
 

@@ -7,9 +7,9 @@
 .. admonition:: Answer
    :class: answer
 
-   By default ``backward()`` frees what the graph's nodes saved, and a second ``backward()`` reached
-   one: a tensor computed before the loop, a hidden state from the last batch, or a part two losses
-   share. Recompute it or use ``no_grad()``, ``detach()`` it, or sum the losses:
+   By default ``backward()`` frees what the graph's nodes saved, and a second call reached such a node.
+   Recompute a tensor made before the loop inside it (under ``no_grad()`` for a frozen encoder), ``detach()``
+   the last batch's hidden state, and sum two losses before one ``backward()``:
 
    .. code-block:: python
 

@@ -7,9 +7,8 @@ Do these two tensors share memory?
 .. admonition:: Answer
    :class: answer
 
-   Equal ``untyped_storage().data_ptr()`` (storages not empty, not on ``meta``) means the storages start at
-   one address, not a shared element; different ones do not rule sharing out, as with DLPack, NumPy or ``frombuffer``
-   aliases of a slice. Compare the bytes the elements reach:
+   Equal ``untyped_storage().data_ptr()`` of two tensors does not mean they share an element, and different ones
+   do not rule sharing out. Compare the bytes the elements reach:
 
    .. code-block:: python
 
@@ -19,7 +18,9 @@ Do these two tensors share memory?
           return batch.sub_(mean).div_(std)
 
 The usual answer to "do ``a`` and ``b`` share memory?" compares where their storages start,
-``a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()``. This page runs that test on
+``a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()``. But equal ones (storages not empty, not
+on ``meta``) mean the storages start at one address, not a shared element; different ones do not rule sharing
+out, as with DLPack, NumPy or ``frombuffer`` aliases of a slice. This page runs that test on
 ten pairs of tensors and checks each answer with a write: a value written through one tensor,
 looked for in the other. It then compares the byte ranges the two tensors' elements reach, shows the
 layout where only a write tells, and uses the comparison to decide when a data pipeline must clone a

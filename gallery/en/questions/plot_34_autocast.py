@@ -7,9 +7,9 @@ Mixed precision: the cast is a copy
 .. admonition:: Answer
    :class: answer
 
-   Inside ``torch.autocast`` (default ``cache_enabled=True``) a ``Linear`` or convolution uses a
-   low-precision copy of its float32 ``Parameter`` that requires grad, cast once per region, so later
-   passes in the region miss an optimizer step in it. Wrap only the forward pass and loss:
+   Inside ``torch.autocast`` (default ``cache_enabled=True``) the low-precision copy of a float32 ``Parameter``
+   that requires grad is cast once per region, so later passes in the region miss an optimizer step.
+   Wrap only the forward pass and loss:
 
    .. code-block:: python
 
@@ -19,7 +19,7 @@ Mixed precision: the cast is a copy
       optimizer.step()
 
 Under ``torch.autocast`` (automatic mixed precision, AMP) the model's weights stay float32. A layer
-such as ``Linear`` computes with a bfloat16 (or float16) copy of its weight, and the gradient flows
+such as ``Linear`` or a convolution computes with a bfloat16 (or float16) copy of its weight, and the gradient flows
 back through that copy into the float32 ``.grad``. This page runs it on the CPU with
 ``torch.autocast("cpu", dtype=torch.bfloat16)``: where the copy lives, how autocast reuses it within
 one region (so a training loop written entirely inside the region does not train its ``Linear``

@@ -7,9 +7,9 @@ Activation checkpointing runs the forward twice
 .. admonition:: Answer
    :class: answer
 
-   ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` again during ``backward()`` when it needs a
-   tensor ``fn``'s operations saved, so ``BatchNorm``'s update of its running statistics, and other in-place edits inside ``fn``, can
-   happen twice a step. Do them outside ``fn``:
+   ``checkpoint(fn, x, use_reentrant=False)`` runs ``fn`` again when ``backward()`` needs a tensor ``fn``
+   saved, so in-place edits in it, such as ``BatchNorm``'s update of its running statistics, can happen twice a
+   step. Move them out of ``fn``:
 
    .. code-block:: python
 

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   梯度模式开启时，``numpy()`` 不接受需要梯度的张量；``x.detach().numpy()`` 返回的数组与 ``x`` 共享内存，往数组里写就是改 ``x``，自动求导（autograd）却不知道。要写就先复制：
+   梯度模式开启时，``numpy()`` 不接受需要梯度的张量；``x.detach().numpy()`` 返回的数组与 ``x`` 共享内存，往数组里写就是改 ``x``，自动求导（autograd）却不知道。写入之前先复制：
 
    .. code-block:: python
 

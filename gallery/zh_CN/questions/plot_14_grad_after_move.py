@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   用 ``requires_grad=True`` 创建、再在梯度模式下用 ``.to()`` 换了设备或浮点 dtype 的张量不是叶子张量，``backward()`` 之后它的 ``.grad`` 仍是 ``None``。要么直接以目标设备和 dtype 创建，要么先搬动再设 ``requires_grad``：
+   用 ``requires_grad=True`` 创建后，在梯度模式下经 ``.to()`` 换了设备或浮点 dtype 的张量不是叶子张量，它的 ``.grad`` 始终是 ``None``。以目标设备和 dtype 直接创建，或搬动后再设 ``requires_grad``：
 
    .. code-block:: python
 

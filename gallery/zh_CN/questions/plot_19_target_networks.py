@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``target = online`` 只是给在线网络多起了一个名字，所以每训练一步，目标网络也跟着变。解决办法是复制一份网络，并在
+   ``target = online`` 只是给在线网络多起了一个名字，所以每训练一步，目标网络也跟着变。复制一份网络，并在
    ``torch.no_grad()`` 下更新这个副本：
 
    .. code-block:: python

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   共享的权重是两个模块拿着的同一个 ``Parameter``，所以 ``state_dict()`` 用两个键列出它，背后是同一块存储。解决办法是共享
+   共享的权重是两个模块拿着的同一个 ``Parameter``，所以 ``state_dict()`` 用两个键列出它，背后是同一块存储。共享
    ``Parameter`` 对象本身，而不只是共享内存：
 
    .. code-block:: python

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   自动求导（autograd）看得见的原地操作改动了某个运算保存的张量时，运行到该运算的 ``backward()`` 会报错（经由保存张量的钩子保存或存成 ``ctx`` 属性的除外）：``exp`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数，``add`` 什么都不保存。把结果写成新张量：
+   自动求导（autograd）看得见的原地操作改动了某个运算保存的张量时，运行到该运算的 ``backward()`` 会报错：``exp`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数，``add`` 什么都不保存。把结果写成新张量：
 
    .. code-block:: python
 
@@ -16,7 +16,7 @@
       loss.backward()
 
 同样是 ``y += 1``，接在 ``y = a.exp()`` 后面，``backward()`` 会报“modified by an inplace
-operation”；接在 ``y = a.sin()`` 后面却安然无事。本页先读出每个运算保存了什么（输入、输出、两者都有，或者什么都没有），再用保存张量的钩子（saved tensors hooks，``saved_tensors_hooks``）亲眼看一看，然后逐个检查常见运算：原地（in-place）修改哪个张量会让 ``backward()``
+operation”；接在 ``y = a.sin()`` 后面却安然无事。经由保存张量的钩子（saved tensors hooks）保存或存成 ``ctx`` 属性的张量是例外。本页先读出每个运算保存了什么（输入、输出、两者都有，或者什么都没有），再用 ``saved_tensors_hooks`` 亲眼看一看，然后逐个检查常见运算：原地（in-place）修改哪个张量会让 ``backward()``
 报错；最后看保存时复制一份、``torch.utils.checkpoint`` 和 ``retain_graph`` 各自改变了什么。更多运算的实测结果见 :doc:`各操作保存了哪些张量 </saved>`。
 """
 

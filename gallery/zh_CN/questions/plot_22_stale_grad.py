@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``g = p.grad`` 不是副本：用 ``zero_grad(set_to_none=False)`` 清零或根本不清零时，``backward()`` 每次都写进同一个张量（例外见下文），记下的各项最后全都相同。要记就记一份副本：
+   ``g = p.grad`` 不是副本：用 ``zero_grad(set_to_none=False)`` 清零或根本不清零时，``backward()`` 每次都写进同一个张量（例外见下文），记下的各项最后全都相同。记下一份副本：
 
    .. code-block:: python
 

@@ -7,7 +7,7 @@ fork 出来的 ``DataLoader`` worker 进程的修改不见了：多进程之间�
 .. admonition:: 答案
    :class: answer
 
-   用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）改的是张量的一份副本，除非这个张量的内存是共享的。对 torch 自己分配的张量，要在 worker 启动前调用 ``share_memory_()``，其他来源的张量见下文：
+   用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）改的是张量的一份副本，除非这个张量的内存是共享的。对 torch 自己分配的张量，在 worker 启动前调用 ``share_memory_()``：
 
    .. code-block:: python
 
@@ -15,7 +15,7 @@ fork 出来的 ``DataLoader`` worker 进程的修改不见了：多进程之间�
       loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
 一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用上 worker，计数就一直是 0；交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：让
-worker 修改数据集；让子进程修改从父进程继承来的张量（三种来源）；让子进程修改经队列收到的张量；再看队列遇到发送不了的张量时怎么处理。最后在两个 epoch 的循环里检验解决办法。每次等待子进程都有时间上限，页面结束时所有子进程都已退出。
+worker 修改数据集；让子进程修改从父进程继承来的张量（torch 自己分配的张量，以及另外两种来源的张量）；让子进程修改经队列收到的张量；再看队列遇到发送不了的张量时怎么处理。最后在两个 epoch 的循环里检验解决办法。每次等待子进程都有时间上限，页面结束时所有子进程都已退出。
 """
 
 # %%

@@ -8,7 +8,7 @@
    :class: answer
 
    在 ``vmap`` 之下，函数拿到的是批量张量，它没有自己的内存，所以 ``.data`` 会被拒绝，``item()``、``tolist()`` 和
-   ``numpy()`` 也一样；``detach()`` 可以用。解决办法是把代码里的 ``.data`` 换成 ``detach()``：
+   ``numpy()`` 也一样；``detach()`` 可以用。把代码里的 ``.data`` 换成 ``detach()``：
 
    .. code-block:: python
 

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   非空的 ``t`` 至少有 3 行时，``t[1:] = t[:-1]`` 的源与目标重叠。``t`` 是连续的 CPU 张量时 torch 拒绝这次写入，但 ``t = x[::2]`` 或 ``w[:, 1:] = w[:, :-1]`` 不报错，却可能写出错误的值（下面的例子就写错了）。先对源调用 ``clone()``：
+   非空的 ``t`` 至少有 3 行时，``t[1:] = t[:-1]`` 的源与目标重叠：``t`` 是连续的 CPU 张量时 torch 拒绝这次写入；但 ``t`` 若是 ``x[::2]`` 这样隔一个取一个的视图，就不报错，却可能写错值。先对源调用 ``clone()``：
 
    .. code-block:: python
 
@@ -15,7 +15,7 @@
 
 原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错 ``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
-before performing the operation``。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、沿第二维进行时不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+before performing the operation``。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
 
 # %%

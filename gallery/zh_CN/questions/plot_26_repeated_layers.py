@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``[layer] * 3`` 是把同一个模块放了三次的列表，所以用它建的 ``ModuleList`` 或 ``Sequential`` 只有一套参数，三处用到它时都在训练它。解决办法是每一项各复制一次这个层：
+   ``[layer] * 3`` 是把同一个模块放了三次的列表，所以用它建的 ``ModuleList`` 或 ``Sequential`` 只有一套参数，三处用到它时都在训练它。每一项各复制一次这个层：
 
    .. code-block:: python
 

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``untyped_storage().data_ptr()`` 相等（存储非空、不在 ``meta`` 上）只说明两块存储（storage）起点相同，不说明有共同的元素；不相等也不能排除共享，如经 DLPack、NumPy 或 ``frombuffer`` 给切片建的别名。应比较元素所占的字节：
+   两个张量的 ``untyped_storage().data_ptr()`` 相等，不说明它们有共同的元素；不相等，也不能排除共享。比较元素所占的字节：
 
    .. code-block:: python
 
@@ -16,7 +16,7 @@
               batch = batch.clone()
           return batch.sub_(mean).div_(std)
 
-判断 ``a`` 和 ``b`` 是否共享内存，常见的办法是比较两者的存储从哪里开始：``a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()``。本页在十对张量上运行这个判断，并用写入核对每个答案：通过一个张量写入一个值，再到另一个张量里去找。接着比较两个张量的元素所占的字节范围，指出只有写入才能判断的那种布局，最后用这个比较决定：数据管道对一个批次做原地（in-place）归一化之前，是否必须先克隆它。
+判断 ``a`` 和 ``b`` 是否共享内存，常见的办法是比较两者的存储从哪里开始：``a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()``。两者相等（存储非空、不在 ``meta`` 上）只说明两块存储起点相同，不说明有共同的元素；不相等也不能排除共享，例如经 DLPack、NumPy 或 ``frombuffer`` 给切片建的别名。本页在十对张量上运行这个判断，并用写入核对每个答案：通过一个张量写入一个值，再到另一个张量里去找。接着比较两个张量的元素所占的字节范围，指出只有写入才能判断的那种布局，最后用这个比较决定：数据管道对一个批次做原地（in-place）归一化之前，是否必须先克隆它。
 """
 
 # %%

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``torch.compile(model)`` 只包装 ``model``，不复制它：两者的参数是同一批对象；但包装器的 ``state_dict()`` 的键都以 ``_orig_mod.`` 开头，普通模块不认。解决办法是加载 ``model`` 自己的字典，或去掉前缀（见下文）：
+   ``torch.compile(model)`` 只包装 ``model``，不复制它：两者的参数是同一批对象；但包装器的 ``state_dict()`` 的键都以 ``_orig_mod.`` 开头，普通模块不认。加载 ``model`` 自己的字典，或去掉前缀（见下文）：
 
    .. code-block:: python
 

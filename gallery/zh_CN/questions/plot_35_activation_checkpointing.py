@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``backward()`` 需要 ``fn`` 里的运算保存的张量时，``checkpoint(fn, x, use_reentrant=False)`` 会再调用一次 ``fn``，所以 ``fn`` 里 ``BatchNorm`` 对滑动统计量的更新和其他原地操作每步可能执行两次。把它们放到 ``fn`` 外面：
+   ``checkpoint(fn, x, use_reentrant=False)`` 在 ``backward()`` 需要 ``fn`` 保存的张量时重跑 ``fn``，其中的原地操作（如 ``BatchNorm`` 更新滑动统计量）每步可能做两次。把它们移出 ``fn``：
 
    .. code-block:: python
 
