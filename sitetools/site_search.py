@@ -70,9 +70,10 @@ SUMMARY_WEIGHT = 0.25
 #: Elements of a page that are not its content, by a class they carry.
 #: The drawing helpers (``tc-helpers``) are the same code on every page that draws; the table of checks
 #: that changed between releases (``release-changes``) quotes the messages readers paste, whose answer is
-#: on the page that explains them.
+#: on the page that explains them; the list of pages changed since the records (``release-stale-pages``)
+#: holds other pages' titles, which lead to those pages.
 IGNORED_CLASSES = ("sphx-glr-download-link-note", "verified-stamp", "sphx-glr-footer", "sphx-glr-signature",
-                   "tc-helpers", "release-changes")
+                   "tc-helpers", "release-changes", "release-stale-pages")
 #: A section with no section inside it.
 LEAF_SECTION = re.compile(r"<section\b[^>]*>(?:(?!<section\b|</section>).)*</section>", re.S)
 
@@ -162,7 +163,7 @@ def prepared(html: str, words: list[tuple[str, tuple[str, ...]]], summary: bool 
     weight = f' data-pagefind-weight="{SUMMARY_WEIGHT}"' if summary else ""
     html = _mark(html, r'<article role="main"[^>]*>', "data-pagefind-body" + weight)
     for name in IGNORED_CLASSES:
-        tag = rf'<(?:div|p|details|table)\b[^>]*class="[^"]*\b{name}\b[^"]*"[^>]*>'
+        tag = rf'<(?:div|p|details|table|ul)\b[^>]*class="[^"]*\b{name}\b[^"]*"[^>]*>'
         html = _mark(html, tag, "data-pagefind-ignore")
     html = LEAF_SECTION.sub(lambda match: _ignore_helpers(match.group(0)), html)
     html = _mark(html, r'<div class="answer admonition"[^>]*>', f'data-pagefind-weight="{ANSWER_WEIGHT}"')

@@ -136,7 +136,7 @@ class PageVisit:
 
 def representatives(urls: list[str]) -> set[str]:
     """The pages that stand for their template and kind: the landing page and, per edition, the
-    home page, the gallery index, the search page (also with results), the general index and the
+    home page, the gallery index, the search page (also with results) and the
     first example page."""
     chosen = {url for url in urls if url.split("?")[0].rsplit("/", 1)[-1] in REPRESENTATIVE_NAMES}
     examples = sorted(url for url in urls if "/plot_" in url)
@@ -145,7 +145,7 @@ def representatives(urls: list[str]) -> set[str]:
     return chosen
 
 
-REPRESENTATIVE_NAMES = ("index.html", "search.html", "genindex.html")
+REPRESENTATIVE_NAMES = ("index.html", "search.html")
 
 
 def plan_visits(site: Path) -> list[PagePlan]:

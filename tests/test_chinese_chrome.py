@@ -11,6 +11,7 @@ import re
 from importlib.metadata import version
 
 import pytest
+from docutils import nodes
 from docutils.core import publish_doctree
 from sphinx_gallery.backreferences import _thumbnail_div
 from sphinx_gallery.gen_rst import extract_intro_and_title
@@ -40,6 +41,33 @@ def test_a_link_keeps_its_space_on_a_latin_side_and_latin_text_keeps_its_own():
     assert _joined("和 `clone() 那一页 <https://example.org/c>`__ 一样") == "和 clone() 那一页一样"
     assert _joined("见 `Saved tensors <https://example.org/d>`__ 一节") == "见 Saved tensors 一节"
     assert _joined("see `the next page <https://example.org/e>`__ first") == "see the next page first"
+
+
+def test_a_link_that_shows_its_pages_title_loses_the_space_before_a_chinese_word(tmp_path):
+    """``{doc}`releases``` has no words of its own: its text, the page's title, is known only once resolved."""
+    import io
+
+    from sphinx.testing.util import SphinxTestApp
+
+    from tests.claims_tools import ROOT
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(f"import sys\nsys.path[:0] = [{str(ROOT)!r}, {str(EXT)!r}]\nextensions = "
+                                 "['myst_parser', 'sphinxext.opengraph', 'tensorcopy_sphinx.cjk_linebreaks']\n"
+                                 "language = 'zh_CN'\n")
+    (src / "index.md").write_text("# 首页\n\n```{toctree}\nreleases\n```\n\n"
+                                  "{doc}`releases` 列出每个版本的结果，见 {doc}`releases`。\n", encoding="utf-8")
+    (src / "releases.md").write_text("# 各版本 torch 上的检查\n\n正文。\n", encoding="utf-8")
+    app = SphinxTestApp("html", srcdir=src, builddir=tmp_path / "build", freshenv=True, status=io.StringIO(),
+                        warning=io.StringIO())
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    paragraph = next(p for p in read_page(app.outdir / "index.html").find_all("p") if "列出" in p.get_text())
+    text = " ".join(paragraph.get_text().split())
+    assert text == "各版本 torch 上的检查列出每个版本的结果，见各版本 torch 上的检查。", text
 
 
 def test_a_markdown_page_loses_the_line_breaks_inside_a_chinese_sentence():
@@ -86,11 +114,24 @@ def test_the_description_is_the_pages_opening_not_its_code():
     assert page_description(chinese, 200, cjk=True) == "读取中间结果的 .grad。成立：一致；不成立。"
 
 
-def test_the_description_leaves_out_a_table():
-    """The about page opens with its table of versions: the description is the sentences around it."""
+def test_the_description_leaves_out_a_table_and_the_sentence_that_leads_into_it():
+    """The about page opens with its table of versions: in a search result "下面这些版本" would point at
+    nothing, so the description is the sentences after it."""
     doctree = publish_doctree("标题\n====\n\n用的是下面这些版本：\n\n====== ======\n组件   版本\n====== ======\n"
                               "torch  2.13\n====== ======\n\n版本号取自解释器。\n", settings_overrides=SPHINX_LIKE)
-    assert page_description(doctree, 200, cjk=True) == "用的是下面这些版本：版本号取自解释器。"
+    assert page_description(doctree, 200, cjk=True) == "版本号取自解释器。"
+    english = publish_doctree("Title\n=====\n\nBuilt with:\n\n.. comment\n\n===== ====\ntorch 2.13\n===== ====\n\n"
+                              "Read from the interpreter.\n", settings_overrides=SPHINX_LIKE)
+    assert page_description(english, 200, cjk=False) == "Read from the interpreter."
+    for table in list(english.findall(nodes.table)):  # as furo wraps a table
+        table.parent.replace(table, nodes.container("", table.deepcopy(), classes=["table-wrapper"]))
+    assert page_description(english, 200, cjk=False) == "Read from the interpreter."
+
+
+def test_a_sentence_that_ends_the_opening_with_a_colon_before_code_stays():
+    doctree = publish_doctree("Title\n=====\n\nFirst words.\n\nAll blocks start from one leaf:\n\n"
+                              ".. code-block:: python\n\n   a = 1\n", settings_overrides=SPHINX_LIKE)
+    assert page_description(doctree, 200, cjk=False) == "First words. All blocks start from one leaf."
 
 
 @pytest.mark.parametrize(("source", "length", "cjk", "shown"), [
@@ -255,6 +296,15 @@ def test_the_download_note_reads_as_one_chinese_sentence(site_dir):
     page = read_page(site_dir / "zh_CN" / "examples" / "copying" / "plot_04_detach.html")
     note = " ".join(page.select_one("div.sphx-glr-download-link-note p:not(.admonition-title)").get_text().split())
     assert note == "跳到页尾下载完整的示例代码。", note
+
+
+def test_the_about_pages_description_points_at_no_table(site_dir):
+    descriptions = {lang: read_page(site_dir / lang / "about.html").find("meta", attrs={"name": "description"})
+                    ["content"] for lang in ("en", "zh_CN")}  # fmt: skip
+    assert descriptions["zh_CN"].startswith("各组件的版本号取自执行构建的解释器"), descriptions
+    assert "下面这些版本" not in descriptions["zh_CN"], descriptions
+    assert descriptions["en"].startswith("Each component’s version is read from the interpreter"), descriptions
+    assert "executed with" not in descriptions["en"] and "above" not in descriptions["en"], descriptions
 
 
 def test_the_meta_description_has_no_space_before_chinese_punctuation(site_dir):

@@ -70,6 +70,11 @@ def test_the_table_lists_the_two_editions():
 
 
 @pytest.mark.parametrize("code", editions.CODES)
+def test_no_edition_builds_an_empty_general_index(code):
+    assert shared_conf().configure(code)["html_use_index"] is False
+
+
+@pytest.mark.parametrize("code", editions.CODES)
 def test_configure_reads_the_row(code):
     settings = shared_conf().configure(code)
     row = editions.edition(code)

@@ -138,11 +138,32 @@ def test_the_title_says_executed_only_when_a_block_ran():
     assert gpu_box.box_title(_App, ["Fake GPU 80GB"]) == "On a GPU (executed by this build on Fake GPU 80GB)"
 
 
-def test_the_notebooks_title_says_what_the_sites_build_did_not_what_this_run_does():
-    """The reader runs the notebook again, maybe on a GPU: "not executed by this build" would turn false."""
-    assert gpu_box.notebook_title(_App, []) == "On a GPU (needs a GPU; not run when the site was built)"
-    ran = gpu_box.notebook_title(_App, ["Fake GPU 80GB"])
-    assert ran == "On a GPU (run on Fake GPU 80GB when the site was built)"
+def test_the_notebooks_title_is_the_pages_own(fake_gpu):
+    """One box, one title: the notebook's says what the page's says ("this build" is the site's build)."""
+    assert notebook_text.gpu_title(_App, "questions/plot_99_never_ran") == "On a GPU (not executed by this build)"
+    chinese = _chinese_app()
+    assert notebook_text.gpu_title(chinese, "questions/plot_99_never_ran") == "在 GPU 上（本次构建未执行）"
+    assert notebook_text.gpu_title(chinese, "questions/plot_99_never_ran") == gpu_box.box_title(chinese, [])
+
+
+def _chinese_app() -> types.SimpleNamespace:
+    """The Chinese edition, its words from the message catalog."""
+    from tests.test_web_units import catalog
+
+    words = catalog("zh_CN")
+    return types.SimpleNamespace(config=types.SimpleNamespace(language="zh_CN"),
+                                 translator=types.SimpleNamespace(gettext=lambda text: words.get(text) or text))
+
+
+def test_without_a_gpu_the_chinese_rerun_report_says_the_checks_did_not_run_in_few_words(capsys, monkeypatch):
+    from sitetools import rerun_checks as runner
+    from tensorcopy_sphinx.rerun_cell import report_words  # isort: skip
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(runner, "WORDS", report_words(_chinese_app()))
+    rerun_checks(PAGE, "2.13.0")
+    lines = capsys.readouterr().out.splitlines()
+    assert "2 项检查需要 GPU，本机没有 GPU，未运行" in lines, lines
 
 
 def test_the_notebook_gets_the_title_it_is_given_for_a_gpu_box():

@@ -153,14 +153,14 @@ def test_no_download_holds_raw_directives_or_unresolved_substitutions(site_dir, 
 # --- The notebooks of the built site: the boxes and the words that are about the notebook ----------
 
 #: Written here, in each edition's words: the answer box's title, what a page says about folding its
-#: drawing helpers and what the notebook says instead, and the GPU box's title in the notebook.
+#: drawing helpers and what the notebook says instead, and the GPU box's title in the notebook (the page's).
 WORDS = {
     "en": {"answer": "> **Answer**", "page folds": "the page folds it away",
            "notebook folds": "so this notebook folds the cell below: open it to read the code.",
-           "gpu": r"> \*\*On a GPU \((needs a GPU; not run|run on .+) when the site was built\)\*\*"},
+           "gpu": r"> \*\*On a GPU \((not executed by this build|executed by this build on .+)\)\*\*"},
     "zh_CN": {"answer": "> **答案**", "page folds": "页面上把它折叠起来",
               "notebook folds": "所以本 notebook 把下面的单元格折叠了起来，展开即可查看代码。",
-              "gpu": r"> \*\*在 GPU 上（(需要 GPU；本站构建时未运行|本站构建时已在 .+ 上运行)）\*\*"},
+              "gpu": r"> \*\*在 GPU 上（(本次构建未执行|本次构建已在 .+ 上执行)）\*\*"},
 }  # fmt: skip
 
 
@@ -206,7 +206,7 @@ def test_the_notebook_says_it_folds_the_drawing_helpers_and_not_that_the_page_do
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_a_notebooks_gpu_box_says_what_the_sites_build_did_in_words_a_rerun_keeps_true(site_dir, lang):
+def test_a_notebooks_gpu_box_has_the_title_of_the_pages_box(site_dir, lang):
     titles = [line for cells in _notebooks(site_dir, lang).values() for text in _markdown(cells)
               for line in text.split("\n") if line.startswith(("> **On a GPU", "> **在 GPU 上"))]
     assert titles, f"no GPU box in the {lang} notebooks"
@@ -246,6 +246,9 @@ def _cell(rst: str, cjk: bool, base: str = BASE) -> str:
     ("use :ref:`a copy <copying-clone>`.", False, "", 'use a copy ("clone(): new memory").'),
     ("见 :doc:`视图操作一览 </views>`。", True, BASE, f"见[视图操作一览]({BASE}views.html)。"),
     ("in :doc:`/views`.", False, "", "in 视图操作一览."),
+    ("实测结果见 :doc:`视图操作一览 </views>`。", True, "", "实测结果见《视图操作一览》。"),
+    ("（见 :doc:`/views`）", True, "", "（见《视图操作一览》）"),
+    ("见\\ :ref:`questions-deepcopy`。", True, "", "见《深拷贝的标题》。"),
     ("an escaped\\ space, ``a\\ b`` and `assert` stay code.", False, BASE,
      "an escapedspace, ``a\\ b`` and `assert` stay code."),
 ])  # fmt: skip

@@ -51,6 +51,47 @@ def test_a_page_whose_checks_changed_since_the_record_is_stale_and_its_old_resul
                (row["what"] for row in release_records.changes([record], manifest, "2.13.0")))
 
 
+def _release_table():
+    from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
+    from tensorcopy_sphinx import release_table  # isort: skip
+
+    return release_table
+
+
+def _stale_notes(records: list[dict], manifest: dict[str, list[str]], lang: str) -> list:
+    table = _release_table()
+    return table.stale_notes(records, manifest, table.WORDS[lang], "2.13.0", "examples", "releases")
+
+
+def test_the_pages_changed_since_the_records_are_named_once_by_their_titles():
+    """Several records older than the same pages: one sentence and one list, not one note per record."""
+    from sphinx import addnodes
+
+    first, second = sample(), sample()
+    first["release"], second["release"] = "2.4.1", "2.6.0"
+    name = "questions/plot_01_inplace_error"
+    manifest = manifest_of(first)
+    changed = {**manifest, name: [*manifest[name][1:], "assert a_new_check (hidden)"]}
+    sentence, pages = _stale_notes([first, second], changed, "zh_CN")
+    assert sentence.astext() == "以下 1 页在所有记录之后改过，只在 torch 2.13.0 上检查过："
+    links = list(pages.findall(addnodes.pending_xref))
+    assert [(link["reftype"], link["reftarget"], link["refexplicit"]) for link in links] == [
+        ("doc", f"/examples/{name}", False)], "a link that shows the page's title"
+    assert [node.astext() for node in _stale_notes([first, second], manifest, "zh_CN")] == []
+    del second["pages"][name]["checks"][0]  # the record of 2.6.0 is as new as the page, not that of 2.4.1
+    changed = {**manifest, name: manifest[name][1:]}
+    sentence, _ = _stale_notes([first, second], changed, "en")
+    assert sentence.astext() == ("The pages below changed after the records of torch 2.4.1 were taken, and are "
+                                 "checked on torch 2.13.0 only for those records:")
+
+
+def test_a_changed_checks_label_has_a_full_width_colon_in_chinese():
+    table = _release_table()
+    row = {"kind": "fact", "what": "detach-write-routes"}
+    assert table.change_label(table.WORDS["zh_CN"], row) == "事实：detach-write-routes"
+    assert table.change_label(table.WORDS["en"], row) == "fact: detach-write-routes"
+
+
 def test_a_record_of_a_page_the_site_does_not_have_is_refused():
     record = sample()
     manifest = manifest_of(record)

@@ -230,6 +230,13 @@ def test_the_table_of_checks_that_changed_between_releases_is_left_out_of_the_in
     assert '<table class="release-records release-changes" data-pagefind-ignore' in out, out
 
 
+def test_the_list_of_pages_changed_since_the_records_is_left_out_of_the_index():
+    """Other pages' titles: a reader who types them is looking for those pages."""
+    stale = '<ul class="release-stale-pages simple"><li><p>梯度检查点让前向传播执行两次</p></li></ul>'
+    out = site_search.prepared(_page("zh_CN", "各版本 torch 上的检查", stale), [])
+    assert '<ul class="release-stale-pages simple" data-pagefind-ignore>' in out, out
+
+
 def test_a_word_list_entry_with_an_unknown_label_fails_naming_file_and_line(tmp_path, monkeypatch):
     words = tmp_path / "words.toml"
     words.write_text('# list\n\n[[words]]\nlabel = "no-such-page"\nen = ["OOM"]\n', encoding="utf-8")

@@ -480,6 +480,17 @@ def test_matrix_page_builds_cleanly(tmp_path, lang):
     assert len(soup.select("ul.behaviour-guide > li")) == len(mp.GUIDE)
 
 
+def test_a_copied_header_holds_no_zero_width_space(tmp_path):
+    """A narrow header may break after "_" (a <wbr>), but its text is the name as written."""
+    html, _ = build_mini_site(tmp_path, MATRIX_PAGE, language="zh_CN")
+    assert "\u200b" not in html
+    headers = BeautifulSoup(html, "html.parser").select("table.behaviour-matrix thead th")
+    texts = [header.get_text() for header in headers]
+    assert "requires_grad" in texts and "grad_fn" in texts and "在 no_grad 下原地修改 b 后反向传播" in texts, texts
+    header = headers[texts.index("requires_grad")]
+    assert str(header.code).count("<wbr/>") == 1 and header.code.get_text() == "requires_grad", header
+
+
 def test_build_warns_when_a_probe_fails_or_a_premise_breaks(tmp_path, monkeypatch):
     def broken(source, operation):
         raise ValueError("boom")

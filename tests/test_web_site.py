@@ -169,6 +169,14 @@ def test_root_files(site_dir):
         assert "Sitemap" not in robots
 
 
+@pytest.mark.parametrize("lang", CODES)
+def test_no_edition_has_an_empty_general_index_nor_links_to_one(site_dir, lang):
+    assert not (site_dir / lang / "genindex.html").exists()
+    linked = [page.relative_to(site_dir).as_posix() for page in [*html_pages(site_dir / lang), site_dir / "404.html"]
+              if "genindex" in page.read_text(encoding="utf-8")]
+    assert not linked, linked[:5]
+
+
 def test_404_pages_link_from_the_site_root_in_every_edition(site_dir):
     pages = [site_dir / "404.html", *(site_dir / code / "404.html" for code in CODES)]
     assert not broken_links(site_dir, pages)

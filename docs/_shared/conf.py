@@ -132,6 +132,9 @@ def _site_settings(row) -> dict:
             ]
         },
         "html_show_copyright": False,
+        # no general index: the site marks no index entries, so genindex.html would be an empty page that
+        # every page's <link rel="index"> points to
+        "html_use_index": False,
         # The search page loads the edition's Chinese vocabulary (sitetools/site_search.py) if it has one.
         "html_context": {"search_vocabulary": row.cjk},
         # Chinese search: jieba also learns this site's terms (计算图, 自动求导...) as whole words.

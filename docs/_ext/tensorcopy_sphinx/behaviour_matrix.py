@@ -192,6 +192,16 @@ def build_source_line(source: str, language: str) -> nodes.paragraph:
                            classes=["behaviour-matrix-source"])
 
 
+def _breakable(label: str) -> list[nodes.Node]:
+    """A header's words, which a narrow column may break after each "_": a ``<wbr>`` there, not a
+    zero-width space, so that a copied header reads as it is written (``requires_grad``)."""
+    *pieces, last = label.split("_")
+    parts: list[nodes.Node] = []
+    for piece in pieces:
+        parts += [nodes.Text(f"{piece}_"), nodes.raw("", "<wbr>", format="html")]
+    return [*parts, nodes.Text(last)]
+
+
 def build_matrix(matrix: probes.Matrix, source: str, language: str) -> nodes.table:
     w = words(language)
     columns = list(probes.PROBES)
@@ -211,9 +221,10 @@ def build_matrix(matrix: probes.Matrix, source: str, language: str) -> nodes.tab
     header = nodes.row()
     for key in ["operation", *columns]:
         entry = nodes.entry()
-        label = w[key].replace("_", "_\u200b")  # a narrow header may break after "_"
-        shown = nodes.literal(label, label) if key in ("type", "requires_grad", "grad_fn") else nodes.Text(label)
-        entry += nodes.paragraph("", "", shown)
+        label = w[key]
+        pieces = _breakable(label)
+        shown = nodes.literal(label, "", *pieces) if key in ("type", "requires_grad", "grad_fn") else pieces
+        entry += nodes.paragraph("", "", *([shown] if isinstance(shown, nodes.Node) else shown))
         header += entry
     head += header
     body = nodes.tbody()

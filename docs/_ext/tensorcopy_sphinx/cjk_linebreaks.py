@@ -11,7 +11,9 @@ The page rules also refuse such a break in the sources: ``sitetools.typography``
 reST also needs a space on each side of a link (``见 :ref:`下一页 <label>```), and the site's rule puts
 one there; but a link whose words are Chinese, between Chinese words, reads "见 下一页". In the same
 editions, the space between a Chinese character and a link (a cross-reference, a web link or a
-download) is removed where the link's text on that side is Chinese too. A link whose text starts or
+download) is removed where the link's text on that side is Chinese too: when the page is read, and
+again once its references are resolved, since a reference without words of its own (``{doc}`ledger```)
+shows its page's title only then. A link whose text starts or
 ends with a Latin word (``clone() 那一页``) keeps its space on that side.
 
 The page's meta description was sphinxext-opengraph's, whose reader takes the page from the top
@@ -19,12 +21,13 @@ until it has 200 characters, code included (a short opening ran on into the help
 code: "import warnings import torch def same_storage(..."), and drops the space before a piece that
 starts with ASCII punctuation ("可下载的.py 文件", "reading.grad of"). In every edition it is written
 again here (:func:`page_description`) from the page's opening only (:func:`page_intro`: the text
-before its first sub-section or code block, boxes left out), each paragraph's words as the page
-shows them, cut at the same length. In the ``cjk`` editions :func:`tidy_description` then removes the
-spaces next to full-width punctuation or between two Chinese characters (where two paragraphs or
-list items meet), puts one between a Chinese character and Latin text or code glued to it, drops an
-ASCII "," or "." after full-width punctuation ("；, 不成立") and makes one after a Chinese character
-full-width, ends a cut text with "……", and makes the colon after a Chinese title full-width.
+before its first sub-section or code block, boxes left out, and tables, with the sentence that leads
+into one), each paragraph's words as the page shows them, cut at the same length. In the ``cjk``
+editions :func:`tidy_description` then removes the spaces next to full-width punctuation or between
+two Chinese characters (where two paragraphs or list items meet), puts one between a Chinese
+character and Latin text or code glued to it, drops an ASCII "," or "." after full-width punctuation
+("；, 不成立") and makes one after a Chinese character full-width, ends a cut text with "……", and makes
+the colon after a Chinese title full-width.
 """
 
 import html
@@ -119,12 +122,26 @@ def page_intro(doctree: nodes.document) -> nodes.document:
 
 
 def _words(node: nodes.Node) -> list[str]:
-    """The text of each paragraph (or other text block) under ``node``, as the page shows it."""
+    """The text of each paragraph (or other text block) under ``node``, as the page shows it; a paragraph
+    that leads into what the description leaves out is left out too (:func:`_leads_in`)."""
     if isinstance(node, _NOT_PROSE):
         return []
     if isinstance(node, nodes.TextElement):
         return [" ".join(node.astext().split())]
-    return [words for child in node.children for words in _words(child)]
+    children = node.children
+    return [words for index, child in enumerate(children) if not _leads_in(children, index)
+            for words in _words(child)]
+
+
+def _leads_in(children: list[nodes.Node], index: int) -> bool:
+    """Whether ``children[index]`` is a paragraph that ends with a colon right before a block the description
+    leaves out (the about page's "用的是下面这些版本：" before its table, which furo wraps in a container):
+    alone it points at nothing."""
+    child = children[index]
+    if not isinstance(child, nodes.paragraph) or not child.astext().rstrip().endswith((":", "：")):
+        return False
+    following = [node for node in children[index + 1:] if not isinstance(node, nodes.Invisible)]
+    return bool(following) and not isinstance(following[0], nodes.Text) and not any(_words(following[0]))
 
 
 #: Where a cut description may end: before a clause mark in Chinese, at a space in English.
@@ -194,7 +211,14 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     join_links(doctree)
 
 
+def _doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """A reference without words of its own (``{doc}`releases```) gets its page's title only now."""
+    if edition(app.config.language).cjk:
+        join_links(doctree)
+
+
 def setup(app: Sphinx) -> dict:
     app.connect("doctree-read", _doctree_read)
+    app.connect("doctree-resolved", _doctree_resolved)
     app.connect("html-page-context", _page_context, priority=600)  # after sphinxext-opengraph (500)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

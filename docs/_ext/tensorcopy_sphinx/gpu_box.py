@@ -8,10 +8,9 @@ from the page's output (a page can print the mark anywhere): it says "On a GPU (
 on <GPU>)" only when torch in this Sphinx process has a GPU and the build's own record of the lines the
 page ran (:func:`sitetools.example_guard.gpu_blocks_ran`, from :mod:`sitetools.check_runs`) shows that
 the block ran to its last line, after every check in it; the GPU's name is asked of torch here. Else
-"On a GPU (not executed by this build)". The notebook (:mod:`tensorcopy_sphinx.notebook_text`) is run
-again by its reader, maybe on a GPU, so its box says the same in words that stay true then: "On a GPU
-(run on <GPU> when the site was built)", or "On a GPU (needs a GPU; not run when the site was built)"
-(:func:`notebook_title`). The verified-on stamp counts the GPU checks only when they
+"On a GPU (not executed by this build)". The notebook's box (:mod:`tensorcopy_sphinx.notebook_text`) has
+the same title, in the same words (:func:`box_title`): "this build" is the site's build, which stays true
+when the reader runs the notebook again. The verified-on stamp counts the GPU checks only when they
 ran (:mod:`tensorcopy_sphinx.verified_stamp`).
 """
 
@@ -28,9 +27,6 @@ CLASS = "gpu-box"
 TITLE = "On a GPU"
 RAN = "On a GPU (executed by this build on {gpu})"
 NOT_RAN = "On a GPU (not executed by this build)"
-#: The same, in the notebook: about the site's build, not about the run the reader is making.
-NOTEBOOK_RAN = "On a GPU (run on {gpu} when the site was built)"
-NOTEBOOK_NOT_RAN = "On a GPU (needs a GPU; not run when the site was built)"
 
 
 def ran_on(name: str) -> list[str]:
@@ -55,13 +51,9 @@ def example_name(app: Sphinx, docname: str) -> str | None:
 
 
 def box_title(app: Sphinx, gpus: list[str]) -> str:
-    """The title of a GPU box, in the edition's language: executed on ``gpus[0]``, or not executed."""
+    """The title of a GPU box, on the page and in its notebook, in the edition's language: executed on
+    ``gpus[0]``, or not executed."""
     return translated(app, RAN).format(gpu=gpus[0]) if gpus else translated(app, NOT_RAN)
-
-
-def notebook_title(app: Sphinx, gpus: list[str]) -> str:
-    """The title of a GPU box in the notebook, in the edition's language: what the site's build did."""
-    return translated(app, NOTEBOOK_RAN).format(gpu=gpus[0]) if gpus else translated(app, NOTEBOOK_NOT_RAN)
 
 
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:

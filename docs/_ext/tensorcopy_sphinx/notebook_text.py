@@ -7,8 +7,8 @@ kept ``|torch_version|`` unresolved. After sphinx-gallery has written both (befo
 them as downloads), this extension rewrites them:
 
 - in every notebook's Markdown cells, an admonition becomes a blockquote opening with its title in bold
-  (a GPU box's title says whether the site's build ran its checks, in words that stay true when the
-  reader runs the notebook: :func:`tensorcopy_sphinx.gpu_box.notebook_title`), code blocks included:
+  (a GPU box's title is the page's, saying whether the site's build ran its checks:
+  :func:`tensorcopy_sphinx.gpu_box.box_title`), code blocks included:
   sphinx-gallery writes every ``.. code-block::`` as a fence at the start of a line, so a box's code
   (the answer box's fix) lost the indentation that kept it in the box; a fence that follows a box's
   text and holds a code block that box holds in the page's reST (the ``.rst`` sphinx-gallery wrote)
@@ -24,9 +24,10 @@ them as downloads), this extension rewrites them:
   (:class:`Pages`). This is why the downloads are finished once Sphinx has read every page
   (``env-updated``), before they are zipped and copied. Without an address the reference names the
   page by its title instead (``下一页《title》``, or only the title where the reference has no words of
-  its own or its words are the title's first words; the words alone where the text after them already
-  gives the title). A Chinese page is named once: ``“X”那一页`` becomes ``《title》那一页`` and a short
-  name right after 见 becomes ``《title》``. A label Sphinx does not know is a warning of Sphinx's own
+  its own, its words are the title or the title's first words: ``见《视图操作一览》``, a generated page
+  as any other; the words alone where the text after them already gives the title). A Chinese page is
+  named once: ``“X”那一页`` becomes ``《title》那一页`` and a short name right after 见 becomes
+  ``《title》``. A label Sphinx does not know is a warning of Sphinx's own
   kind (``ref.ref``, ``ref.doc``),
   which fails the build and which a preview, built without most pages, lets pass. A Markdown link loses the
   ``_`` sphinx-gallery leaves after it when the reST link was anonymous (```text <url>`__``);
@@ -59,7 +60,7 @@ from sphinx.util import docname_join, logging
 from sitetools.editions import edition
 from tensorcopy_sphinx.build_info import build_versions, resolve
 from tensorcopy_sphinx.cjk_linebreaks import FULL_WIDTH_PUNCTUATION, HAN, join_lines
-from tensorcopy_sphinx.gpu_box import CLASS, notebook_title, ran_on
+from tensorcopy_sphinx.gpu_box import CLASS, box_title, ran_on
 
 #: A reST directive at the start of a line: its name, its argument, then its indented block.
 _DIRECTIVE = re.compile(r"^\.\. (?P<name>[a-z][\w-]*)::[ \t]*(?P<argument>.*)\n(?P<block>(?:[ \t]*\n|[ \t]+\S.*\n?)*)",
@@ -272,8 +273,10 @@ def _reference(reference: re.Match, cjk: bool, pages: Pages, where: str) -> str:
     named = reference.string[reference.end():].lstrip().startswith(title)  # the text goes on with the title
     if url:
         text = "[{}]({})".format(shown.replace("[", r"\[").replace("]", r"\]"), url)
-    elif shown == title or named:
+    elif named:
         text = shown
+    elif shown == title:  # the page's title, quoted as a title like the references named by it below
+        text = f"《{title}》" if cjk and found is not None else title
     elif title.startswith(shown):  # the words are the title's first words: the title alone
         text = f"《{title}》" if cjk else f'"{title}"'
     elif cjk:
@@ -322,6 +325,12 @@ def clean_script(path: Path, values: dict[str, str]) -> None:
         path.write_text(cleaned, encoding="utf-8")
 
 
+def gpu_title(app: Sphinx, name: str) -> str:
+    """The title of the GPU boxes in the notebook of example ``name``: the page's own
+    (:func:`tensorcopy_sphinx.gpu_box.box_title`)."""
+    return box_title(app, ran_on(name))
+
+
 def _clean_downloads(app: Sphinx, env) -> None:
     gallery_dir = app.config.sphinx_gallery_conf["gallery_dirs"][0]
     gallery = Path(app.srcdir) / gallery_dir
@@ -329,7 +338,7 @@ def _clean_downloads(app: Sphinx, env) -> None:
     for notebook in sorted(gallery.rglob("plot_*.ipynb")):
         name = notebook.relative_to(gallery).with_suffix("").as_posix()
         rst = notebook.with_suffix(".rst").read_text(encoding="utf-8")
-        clean_notebook(notebook, values, cjk, notebook_title(app, ran_on(name)), boxed_code(rst),
+        clean_notebook(notebook, values, cjk, gpu_title(app, name), boxed_code(rst),
                        pages.of(f"{gallery_dir}/{name}"))
     for script in sorted(gallery.rglob("plot_*.py")):
         clean_script(script, values)

@@ -11,9 +11,10 @@ the cells of the computed tables) on other torch releases and commits one record
 date and commit, and how many checks held, differed, were not available or errored), then one row per check
 whose result is not this build's on some release, with its status on each release, the first releases between
 which the build's behaviour appears (the newest release that differs, and the next one, the build's torch
-included, that agrees) and, in one line, what the oldest differing release gave. A page whose checks changed
-since a record was taken is listed as checked on this build's torch only for that record, and its old results
-are not shown. A record of a page the site does not have fails the build.
+included, that agrees) and, in one line, what the oldest differing release gave. The pages whose checks changed
+since records were taken are said once, after the first table: one sentence naming the records (every one, or
+which) and the list of those pages by title; they are checked on this build's torch only for those records, and
+their old results are not shown. A record of a page the site does not have fails the build.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
@@ -38,7 +40,10 @@ WORDS = {
         "short": "{holds} hold, {differs} differ",
         "changes": ("Check", "Changed between", "What the oldest differing release gave"),
         "no changes": "Every check held on every recorded release.",
-        "stale": "Checked on torch {torch} only: the record of torch {release} predates this version of {pages}.",
+        "stale all": "The pages below changed after every record was taken, and are checked on torch {torch} only:",
+        "stale some": "The pages below changed after the records of torch {releases} were taken, and are checked "
+                      "on torch {torch} only for those records:",
+        "label": "{kind}: {what}",
         "built": "{torch} (this build)",
         "status": {"holds": "holds", "differs": "differs", "not available": "not available",
                    "errored": "errored", "not run": "not run", None: "—"},
@@ -55,7 +60,9 @@ WORDS = {
         "short": "{holds} 成立，{differs} 不同",
         "changes": ("检查", "变化发生在", "最旧的不同版本给出的结果"),
         "no changes": "每项检查在记录的每个版本上都成立。",
-        "stale": "只在 torch {torch} 上检查过：torch {release} 的记录早于 {pages} 的当前版本。",
+        "stale all": "以下 {count} 页在所有记录之后改过，只在 torch {torch} 上检查过：",
+        "stale some": "以下 {count} 页在 torch {releases} 的记录之后改过，对这些记录只在 torch {torch} 上检查过：",
+        "label": "{kind}：{what}",
         "built": "{torch}（本次构建）",
         "status": {"holds": "成立", "differs": "不同", "not available": "不可用", "errored": "出错",
                    "not run": "未运行", None: "—"},
@@ -82,6 +89,40 @@ def _table(head: tuple[str, ...], rows: list[list[str]], classes: tuple[str, ...
             parent += row
         group += parent
     return table
+
+
+def stale_notes(records: list[dict], manifest: dict[str, list[str]], words: dict, torch: str, gallery: str,
+                docname: str) -> list[nodes.Node]:
+    """The pages changed since some records were taken, said once: a sentence naming the records (all of
+    them, or which) and a list of the pages, each a link that shows its title; one such pair for each set of
+    records, in the records' order."""
+    releases = [record["release"] for record in records]
+    stale_for: dict[str, list[str]] = {}
+    for record in records:
+        for name in release_records.stale_pages(record, manifest):
+            stale_for.setdefault(name, []).append(record["release"])
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for name, where in sorted(stale_for.items()):
+        groups.setdefault(tuple(where), []).append(name)
+    found: list[nodes.Node] = []
+    for where in sorted(groups, key=lambda where: [releases.index(release) for release in where]):
+        pages = groups[where]
+        sentence = words["stale all"] if list(where) == releases else words["stale some"]
+        found.append(nodes.paragraph(text=sentence.format(count=len(pages), torch=torch,
+                                                          releases=words["between"].join(where))))
+        items = nodes.bullet_list(classes=["release-stale-pages"])
+        for name in pages:
+            link = addnodes.pending_xref("", nodes.inline(name, name), refdomain="std", reftype="doc",
+                                         reftarget=f"/{gallery}/{name}", refexplicit=False, refwarn=True,
+                                         refdoc=docname)  # fmt: skip
+            items += nodes.list_item("", nodes.paragraph("", "", link))
+        found.append(items)
+    return found
+
+
+def change_label(words: dict, row: dict) -> str:
+    """The label of a row of the changes table: its kind and what it checks (``事实：detach-write-routes``)."""
+    return words["label"].format(kind=words["kinds"][row["kind"]], what=row["what"])
 
 
 def _manifest() -> dict[str, list[str]]:
@@ -111,11 +152,8 @@ class ReleaseRecords(SphinxDirective):
                                                differs=s["claims"].get("differs", 0)),
                          words["short"].format(**s["table_cells"])])  # fmt: skip
         found: list[nodes.Node] = [_table(words["head"], rows)]
-        for record in records:
-            stale = release_records.stale_pages(record, manifest)
-            if stale:
-                found.append(nodes.paragraph(text=words["stale"].format(
-                    torch=torch, release=record["release"], pages=", ".join(stale))))  # fmt: skip
+        gallery = self.env.config.sphinx_gallery_conf["gallery_dirs"][0]
+        found += stale_notes(records, manifest, words, torch, gallery, self.env.docname)
         changes = release_records.changes(records, manifest, torch)
         if not changes:
             return [*found, nodes.paragraph(text=words["no changes"])]
@@ -125,7 +163,7 @@ class ReleaseRecords(SphinxDirective):
         for row in changes:
             oldest = next(row["by_release"][r] for r in releases if r in row["by_release"])
             statuses = [words["status"][row["by_release"].get(r, {"status": "holds"})["status"]] for r in releases]
-            rows.append([f"{words['kinds'][row['kind']]}: {row['what']}", *statuses,
+            rows.append([change_label(words, row), *statuses,
                          f"{row['last_differs']} → {row['changed_in']}" if row["changed_in"] else words["still"],
                          oldest["seen"]])  # fmt: skip
         return [*found, _table(head, rows, ("release-changes",))]
