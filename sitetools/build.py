@@ -103,7 +103,7 @@ class Interrupted(KeyboardInterrupt):
 def check_sources(preview: bool) -> None:
     """Every page rule; a preview also accepts checks that ``gallery/asserts.json`` does not record yet
     (it says so), the full build does not."""
-    problems = page_rules.check_sources(CODES, manifest=False) + active_content.check(ROOT)
+    problems = page_rules.check_sources(CODES, manifest=False, processes=len(CODES)) + active_content.check(ROOT)
     unrecorded = pages_asserts.check_manifest(list(CODES))
     if not preview:
         problems += unrecorded

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import re
 import sys
 from pathlib import Path
@@ -326,15 +327,27 @@ def variants_in(text: str) -> list[tuple[int, str, str]]:
     bare = QUOTED.sub(lambda quote: "\n" * quote.group().count("\n"), text)
     found = []
     for number, line in enumerate(bare.splitlines(), start=1):
-        for term in (*TERMS, *WORDING):
-            accepted = sorted((term.zh, *term.also), key=len, reverse=True)
-            variants = sorted(term.avoid, key=len, reverse=True)
-            holding = [variant for variant in variants if any(word in variant for word in accepted)]
-            rest = _take(line, holding, number, term.zh, found)
+        for term, accepted, holding, others in _plans():
+            if not any(variant in line for variant in (*holding, *others)):
+                continue  # the common case; blanking words out below can only remove variants
+            rest = _take(line, holding, number, term, found)
             for word in accepted:
                 rest = rest.replace(word, "\0")
-            _take(rest, [variant for variant in variants if variant not in holding], number, term.zh, found)
+            _take(rest, others, number, term, found)
     return found
+
+
+@functools.cache
+def _plans() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]:
+    """For each term: the accepted words and the variants that hold one (longest first), and the other
+    variants, longest first."""
+    plans = []
+    for term in (*TERMS, *WORDING):
+        accepted = tuple(sorted((term.zh, *term.also), key=len, reverse=True))
+        variants = sorted(term.avoid, key=len, reverse=True)
+        holding = tuple(variant for variant in variants if any(word in variant for word in accepted))
+        plans.append((term.zh, accepted, holding, tuple(v for v in variants if v not in holding)))
+    return tuple(plans)
 
 
 def _take(line: str, variants: list[str], number: int, term: str, found: list) -> str:
