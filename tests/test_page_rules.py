@@ -1,6 +1,7 @@
 """The page rules (sitetools/page_rules.py) hold for every source, and each rule fires on a page that
 breaks it. The build runs the same rules before it builds anything."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -161,3 +162,23 @@ def test_new_page_never_overwrites(sources):
         new_page.create(FIRST.removesuffix(".py"), gallery=sources / "gallery")
     with pytest.raises(ValueError, match="PART/plot_NN_short_name"):
         new_page.create("no-part", gallery=sources / "gallery")
+
+
+#: A refusal's pointer to the writing guide: ``guide('Printing')``, ``(see CONTRIBUTING.md, 'Printing')``
+#: or, in a Sphinx warning, ``(see CONTRIBUTING.md, Figures)``.
+GUIDE_POINTER = re.compile(r"""\bguide\(["']([^"']+)["']\)|CONTRIBUTING\.md, (?:'([^']+)'|([A-Z][\w ]*)\))""")
+
+
+def guide_sections(root: Path = ROOT) -> set[str]:
+    """Every section of CONTRIBUTING.md that a refusal message of the project's code names."""
+    sources = [path for folder in ("sitetools", "docs/_ext", "tensorfacts") for path in (root / folder).rglob("*.py")]
+    found = {next(filter(None, match.groups())) for path in sources
+             for match in GUIDE_POINTER.finditer(path.read_text(encoding="utf-8"))}  # fmt: skip
+    return {name for name in found if "{" not in name}  # but the pointer's own template, pages.guide
+
+
+def test_every_section_a_refusal_names_is_a_section_of_the_writing_guide():
+    sections = guide_sections()
+    assert {"Printing", "Typography", "Figures", "Pages in every edition"} <= sections, sections
+    headings = set(re.findall(r"^## (.+?)\s*$", (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"), re.M))
+    assert sorted(sections - headings) == [], "refusals name sections CONTRIBUTING.md does not have"
