@@ -73,7 +73,7 @@ def test_the_pages_changed_since_the_records_are_named_once_by_their_titles():
     manifest = manifest_of(first)
     changed = {**manifest, name: [*manifest[name][1:], "assert a_new_check (hidden)"]}
     sentence, pages = _stale_notes([first, second], changed, "zh_CN")
-    assert sentence.astext() == "以下 1 页在所有记录之后改过，只在 torch 2.13.0 上检查过："
+    assert sentence.astext() == "以下 1 页的检查在所有记录之后改过，只在 torch 2.13.0 上运行过："
     links = list(pages.findall(addnodes.pending_xref))
     assert [(link["reftype"], link["reftarget"], link["refexplicit"]) for link in links] == [
         ("doc", f"/examples/{name}", False)], "a link that shows the page's title"
@@ -81,8 +81,66 @@ def test_the_pages_changed_since_the_records_are_named_once_by_their_titles():
     del second["pages"][name]["checks"][0]  # the record of 2.6.0 is as new as the page, not that of 2.4.1
     changed = {**manifest, name: manifest[name][1:]}
     sentence, _ = _stale_notes([first, second], changed, "en")
-    assert sentence.astext() == ("The pages below changed after the records of torch 2.4.1 were taken, and are "
-                                 "checked on torch 2.13.0 only for those records:")
+    assert sentence.astext() == ("The pages below, whose checks changed after the records of torch 2.4.1 were "
+                                 "taken, are checked on torch 2.13.0 only for those records:")
+    sentence, _ = _stale_notes([first, second], changed, "zh_CN")
+    assert sentence.astext() == ("以下 1 页的检查在 torch 2.4.1 的记录之后改过，在这几个版本上没有运行过，"
+                                 "在 torch 2.13.0 上运行过：")
+    sentence, _ = _stale_notes([first], changed, "en")
+    assert sentence.astext() == ("The pages below, whose checks changed after every record was taken, are checked "
+                                 "on torch 2.13.0 only:"), "the note says it is the pages' checks that changed"
+
+
+def test_every_column_of_the_records_table_counts_what_errored_as_the_checks_column_does():
+    """The facts and claims of a record can error (a fact of torch 2.4.1 raises in its own code): their cells,
+    and the table cells', are written like the checks' cell, every status counted even when it is 0."""
+    table = _release_table()
+    record = sample()
+    record["facts"]["cpu-snapshot"] = {"status": "errored", "seen": "ValueError: output array is read-only"}
+    record["facts"]["clone-requires-grad-in-grad-mode"] = {"status": "differs", "seen": "False"}
+    record["claims"]["000-add-output"] = {"status": "errored", "seen": "TypeError"}
+    row = table.record_row(table.WORDS["en"], record)
+    assert row[:6] == ["2.4.1+cu121", "3.11.7", "1.26.4", "2026-12-03", "0cef80c29e", "2 / 2"]
+    assert row[6:] == ["44 hold, 5 differ, 0 not available, 0 errored",
+                       "1 hold, 1 differ, 0 not available, 1 errored",
+                       "2 hold, 0 differ, 0 not available, 1 errored",
+                       "1551 hold, 6 differ, 0 not available, 0 errored"]
+    assert table.record_row(table.WORDS["zh_CN"], record)[7:9] == ["1 成立，1 不同，0 不可用，1 出错",
+                                                                    "2 成立，0 不同，0 不可用，1 出错"]
+
+
+def _releases_page(lang: str) -> str:
+    return (ROOT / "docs" / lang / "releases.md").read_text(encoding="utf-8")
+
+
+def test_the_releases_page_says_which_releases_changed_between_names_as_the_code_finds_them():
+    """"Changed between" starts at the newest release where the check does not hold, whatever the reason: the
+    page says so (a fact that only errored names the release where it errored), and in both editions it says
+    that the pages listed are those whose checks changed."""
+    errored, holds = sample(), sample()
+    holds["release"] = "2.10.0"
+    errored["release"] = "2.8.0"
+    errored["facts"]["cpu-snapshot"] = {"status": "errored", "seen": "ValueError: output array is read-only"}
+    row = next(row for row in release_records.changes([errored, holds], manifest_of(errored), "2.13.0")
+               if row["what"] == "cpu-snapshot")
+    assert (row["last_differs"], row["changed_in"]) == ("2.8.0", "2.10.0")
+    en = " ".join(_releases_page("en").split())
+    assert ('"Changed between" names two releases: the newest on which the check differs, is not available, '
+            "errored or was not run, and the first one after it that gives this build's result") in en
+    assert "The pages whose checks changed since a record was taken are listed" in en
+    zh = _releases_page("zh_CN")
+    assert ("“变化发生在”一列给出两个版本：检查结果为“不同”“不可用”“出错”或“未运行”的最新版本，"
+            "以及在它之后第一个与本次构建结果相同的版本（本次构建所用的 torch 也算在内）。") in zh
+    assert "如果页面的检查在某次记录之后改过，那次记录就不显示这个页面的旧结果" in zh
+    assert "检查在记录之后改过的页面，列在“记录”一节的第一个表格下面。" in zh
+
+
+def test_the_chinese_releases_page_links_to_pages_by_their_own_titles():
+    """A link's words are a page title, never a title with a gloss put into it (视图（view）操作一览): the
+    first-mention rule does not read a link's words, and the views page is titled 视图操作一览."""
+    links = re.findall(r"\{doc\}`([^`]*)`", _releases_page("zh_CN"))
+    assert "views" in links
+    assert not [link for link in links if "（" in link], "a gloss inside a link's words"
 
 
 def test_a_changed_checks_label_has_a_full_width_colon_in_chinese():

@@ -8,10 +8,11 @@ Usage in a MyST page::
 ``nox -s releases`` runs every check of the site (each page's checks, the named facts, the ledger's claims and
 the cells of the computed tables) on other torch releases and commits one record per release
 (:mod:`sitetools.release_records`). The directive renders them: one row per release (its torch, Python, NumPy,
-date and commit, and how many checks held, differed, were not available or errored), then one row per check
-whose result is not this build's on some release, with its status on each release, the first releases between
-which the build's behaviour appears (the newest release that differs, and the next one, the build's torch
-included, that agrees) and, in one line, what the oldest differing release gave. The pages whose checks changed
+date and commit, and, for the checks, the facts, the claims and the table cells alike, how many held, differed,
+were not available or errored), then one row per check whose result is not this build's on some release, with its
+status on each release, the first releases between which the build's behaviour appears (the newest release on
+which it does not hold: it differs, is not available, errored or was not run; and the next one, the build's torch
+included, that agrees) and, in one line, what the oldest such release gave. The pages whose checks changed
 since records were taken are said once, after the first table: one sentence naming the records (every one, or
 which) and the list of those pages by title; they are checked on this build's torch only for those records, and
 their old results are not shown. A record of a page the site does not have fails the build.
@@ -37,12 +38,12 @@ WORDS = {
         "head": ("torch", "Python", "NumPy", "Date", "Commit", "Pages run to the end", "Checks", "Facts", "Claims",
                  "Table cells"),
         "counts": "{holds} hold, {differs} differ, {not available} not available, {errored} errored",
-        "short": "{holds} hold, {differs} differ",
         "changes": ("Check", "Changed between", "What the oldest differing release gave"),
         "no changes": "Every check held on every recorded release.",
-        "stale all": "The pages below changed after every record was taken, and are checked on torch {torch} only:",
-        "stale some": "The pages below changed after the records of torch {releases} were taken, and are checked "
-                      "on torch {torch} only for those records:",
+        "stale all": "The pages below, whose checks changed after every record was taken, are checked on torch "
+                     "{torch} only:",
+        "stale some": "The pages below, whose checks changed after the records of torch {releases} were taken, are "
+                      "checked on torch {torch} only for those records:",
         "label": "{kind}: {what}",
         "built": "{torch} (this build)",
         "status": {"holds": "holds", "differs": "differs", "not available": "not available",
@@ -57,11 +58,11 @@ WORDS = {
         "none": "还没有记录任何版本。",
         "head": ("torch", "Python", "NumPy", "日期", "提交", "运行到结尾的页面", "检查", "事实", "说法", "表格单元格"),
         "counts": "{holds} 成立，{differs} 不同，{not available} 不可用，{errored} 出错",
-        "short": "{holds} 成立，{differs} 不同",
         "changes": ("检查", "变化发生在", "最旧的不同版本给出的结果"),
         "no changes": "每项检查在记录的每个版本上都成立。",
-        "stale all": "以下 {count} 页在所有记录之后改过，只在 torch {torch} 上检查过：",
-        "stale some": "以下 {count} 页在 torch {releases} 的记录之后改过，对这些记录只在 torch {torch} 上检查过：",
+        "stale all": "以下 {count} 页的检查在所有记录之后改过，只在 torch {torch} 上运行过：",
+        "stale some": "以下 {count} 页的检查在 torch {releases} 的记录之后改过，在这几个版本上没有运行过，"
+                      "在 torch {torch} 上运行过：",
         "label": "{kind}：{what}",
         "built": "{torch}（本次构建）",
         "status": {"holds": "成立", "differs": "不同", "not available": "不可用", "errored": "出错",
@@ -73,6 +74,21 @@ WORDS = {
         "between": "、",
     },
 }
+
+
+def counts_cell(words: dict, counts: dict[str, int]) -> str:
+    """A cell of the records table: how many checks (or facts, claims, table cells) held, differed, were not
+    available and errored, each count written even when it is 0, in the same words for every column."""
+    return words["counts"].format(**{status: counts.get(status, 0)
+                                     for status in ("holds", "differs", "not available", "errored")})
+
+
+def record_row(words: dict, record: dict) -> list[str]:
+    """The row of ``record`` in the records table."""
+    s = release_records.summary(record)
+    return [record["torch"], record["python"], record["numpy"], record["date"], record["commit"][:10],
+            f"{s['pages_ran_to_end']} / {s['pages']}",
+            *(counts_cell(words, s[column]) for column in ("checks", "facts", "claims", "table_cells"))]
 
 
 def _table(head: tuple[str, ...], rows: list[list[str]], classes: tuple[str, ...] = ()) -> nodes.table:
@@ -141,17 +157,7 @@ class ReleaseRecords(SphinxDirective):
         if not records:
             return [nodes.paragraph(text=words["none"])]
         torch = build_versions()["torch_version"]
-        rows = []
-        for record in records:
-            s = release_records.summary(record)
-            checks = {key: s["checks"].get(key, 0) for key in ("holds", "differs", "not available", "errored")}
-            rows.append([record["torch"], record["python"], record["numpy"], record["date"], record["commit"][:10],
-                         f"{s['pages_ran_to_end']} / {s['pages']}", words["counts"].format(**checks),
-                         words["short"].format(holds=s["facts"].get("holds", 0), differs=s["facts"].get("differs", 0)),
-                         words["short"].format(holds=s["claims"].get("holds", 0),
-                                               differs=s["claims"].get("differs", 0)),
-                         words["short"].format(**s["table_cells"])])  # fmt: skip
-        found: list[nodes.Node] = [_table(words["head"], rows)]
+        found: list[nodes.Node] = [_table(words["head"], [record_row(words, record) for record in records])]
         gallery = self.env.config.sphinx_gallery_conf["gallery_dirs"][0]
         found += stale_notes(records, manifest, words, torch, gallery, self.env.docname)
         changes = release_records.changes(records, manifest, torch)
