@@ -201,13 +201,13 @@ TERMS: tuple[Term, ...] = (
     Term("共轭位", "conjugate bit, `is_conj()`", "questions-numpy-bridge",
          define_en="A flag on a tensor (`is_conj()`): `z.conj()` of a complex `z` has it set, and reads the same "
                    "storage as `z`, with the same dtype, shape, strides and offset, but other values.",
-         define_zh="张量上的一个标志（`is_conj()`）：复数张量 `z` 的 `z.conj()` 设置了它，与 `z` 读取同一块存储，"
-                   "dtype、形状、步长和偏移都相同，读到的数值却不同。"),
+         define_zh="张量上的一个标志（`is_conj()`）。对复数张量 `z`，`z.conj()` 返回的张量设置了这个标志："
+                   "它与 `z` 读取同一块存储，dtype、形状、步长和偏移都相同，读到的数值却不同。"),
     Term("负号位", "negative bit, `is_neg()`", "questions-numpy-bridge",
          define_en="A flag on a tensor (`is_neg()`): `z.conj().imag` of a complex `z` has it set, and its values "
                    "differ from those of `z.imag`.",
-         define_zh="张量上的一个标志（`is_neg()`）：复数张量 `z` 的 `z.conj().imag` 设置了它，"
-                   "它的数值与 `z.imag` 的不同。"),
+         define_zh="张量上的一个标志（`is_neg()`）。对复数张量 `z`，`z.conj().imag` 返回的张量设置了这个标志，"
+                   "它读到的数值与 `z.imag` 不同。"),
     Term("高级索引", "advanced indexing", "questions-index-writes",
          define_en="Indexing with a list of Python integers, an int64 or int32 tensor of one dimension or more, or a "
                    "mask; reading this way returns a copy, not a view.",

@@ -55,9 +55,10 @@ DECISIONS: tuple[Advice, ...] = (
                 "Which edits move the version counter and which do not, each one run: "
                 "{ref}`the version-counter page <questions-version-counter>`.",
             "zh_CN": "现在就读数值，不要求导也不复制：`a.detach()`。它与 `a` "
-                "共享存储和版本计数器（version counter；推理张量没有版本计数器，下面各条都是如此），不需要梯度；"
-                "自动求导（autograd）保存了 `a` 之后再原地（in-place）修改它，反向传播会报错。但有几类修改察觉不到，"
-                "反向传播不报错，例如：\n"
+                "共享存储和版本计数器（version counter；推理张量没有版本计数器，"
+                "这里和下面各条凡涉及版本计数器的，都不适用于它），不需要梯度；"
+                "自动求导（autograd）保存了 `a` 之后再原地（in-place）修改它，反向传播会报错。"
+                "但有几类修改，自动求导察觉不到，反向传播也不报错，例如：\n"
                 "- 绕开 `a` 的版本计数器的写入（不经过任何与它共享版本计数器的张量），"
                 "比如经由 `a.detach().data`、NumPy 或 DLPack 写入；\n"
                 "- 用 `apply_` 或 `map_` 修改，即使经由 `a.detach()` 本身；\n"

@@ -108,7 +108,7 @@ GUIDE: tuple[Advice, ...] = (
                 "no `grad_fn`, `requires_grad=False`, raises no warning, "
                 "and an in-place edit of it, with or without `torch.no_grad()`, leaves the gradient of `a` "
                 "alone. `with torch.no_grad(): a.clone()` gives the same row.",
-            "zh_CN": "要一份与原张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。"
+            "zh_CN": "要一份与源张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。"
                 "它有自己的存储和版本计数器（version counter；推理张量 `a` 没有版本计数器，下面各条都是如此），"
                 "没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
                 "无论是否在 `torch.no_grad()` 下原地（in-place）修改它，"

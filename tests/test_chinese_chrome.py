@@ -134,6 +134,20 @@ def test_a_sentence_that_ends_the_opening_with_a_colon_before_code_stays():
     assert page_description(doctree, 200, cjk=False) == "First words. All blocks start from one leaf."
 
 
+def test_a_question_pages_description_is_its_answer_not_the_error_message_it_opens_with():
+    """The opening of a question page quotes the English error: in a Chinese search result the description
+    read "RuntimeError: unsupported operation: more than one element of the ...", cut mid-word."""
+    doctree = publish_doctree("标题\n====\n\n.. admonition:: 答案\n   :class: answer\n\n"
+                              "   写入会被拒绝。``clone()`` 让每个元素有自己的内存：\n\n"
+                              "   .. code-block:: python\n\n      wide = wide.clone()\n\n"
+                              "``RuntimeError: unsupported operation``：这是写入时得到的报错。\n",
+                              settings_overrides=SPHINX_LIKE)
+    assert page_description(doctree, 200, cjk=True) == "写入会被拒绝。clone() 让每个元素有自己的内存。"
+    note = publish_doctree("Title\n=====\n\n.. admonition:: Note\n\n   A box.\n\nOpening words.\n",
+                           settings_overrides=SPHINX_LIKE)
+    assert page_description(note, 200, cjk=False) == "Opening words."
+
+
 @pytest.mark.parametrize(("source", "length", "cjk", "shown"), [
     ("One two three four five six.", 20, False, "One two three..."),
     ("Onetwothreefourfivesix seven.", 20, False, "Onetwothreefourfi..."),  # no word ends in the second half

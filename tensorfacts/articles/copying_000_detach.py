@@ -112,7 +112,7 @@ def _accepted(make_source) -> tuple[list[str], list[str]]:
                  "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590)"
                  "（“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。与示例页面一样，"
                  "这里的源张量沿用原文的写法：需要梯度的叶子张量（leaf tensor）。它拒绝全部四个调用，"
-                 "是因为它是这样的叶子，"
+                 "是因为它是需要梯度的叶子张量，"
                  "而不是因为被 detach 过；换成非叶子源张量，`set_` 和 `transpose_` 都能执行，只有两个 resize 会报错。",
     })
 def _detach_metadata_ops_error() -> Result:

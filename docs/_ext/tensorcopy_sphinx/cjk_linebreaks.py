@@ -22,7 +22,9 @@ code: "import warnings import torch def same_storage(..."), and drops the space 
 starts with ASCII punctuation ("可下载的.py 文件", "reading.grad of"). In every edition it is written
 again here (:func:`page_description`) from the page's opening only (:func:`page_intro`: the text
 before its first sub-section or code block, boxes left out, and tables, with the sentence that leads
-into one), each paragraph's words as the page shows them, cut at the same length. In the ``cjk``
+into one), each paragraph's words as the page shows them, cut at the same length; a question page's
+comes from its answer box instead (the cause and the lead-in to the fix, not the error message the
+opening quotes). In the ``cjk``
 editions :func:`tidy_description` then removes the spaces next to full-width punctuation or between
 two Chinese characters (where two paragraphs or list items meet), puts one between a Chinese
 character and Latin text or code glued to it, drops an ASCII "," or "." after full-width punctuation
@@ -162,10 +164,22 @@ def _cut(text: str, length: int, cjk: bool) -> str:
     return text[:-1] + {":": ".", "：": "。"}[text[-1]] if text[-1:] in (":", "：") else text
 
 
+def _answer_words(intro: nodes.document) -> list[str]:
+    """The words of a question page's answer box before its code (the cause, and the sentence that leads
+    into the fix), or nothing on a page without one."""
+    box = next(intro.findall(lambda node: isinstance(node, nodes.Admonition) and "answer" in node["classes"]), None)
+    return [" ".join(child.astext().split()) for child in box.children if isinstance(child, nodes.paragraph)] if (
+        box is not None) else []
+
+
 def page_description(doctree: nodes.document, length: int, cjk: bool) -> str:
     """The page's opening as one line of at most ``length`` characters (a cut one ends with "..."),
-    tidied for a Chinese edition, HTML-escaped for the meta tag."""
-    text = _cut(" ".join(words for words in _words(page_intro(doctree)) if words), length, cjk)
+    tidied for a Chinese edition, HTML-escaped for the meta tag. A question page's opening often starts
+    with the English error message it is about, which filled a Chinese search result with English cut
+    mid-word: its description is its answer box's text instead."""
+    intro = page_intro(doctree)
+    words = _answer_words(intro) or _words(intro)
+    text = _cut(" ".join(word for word in words if word), length, cjk)
     return html.escape(tidy_description(text) if cjk else text, quote=True)
 
 

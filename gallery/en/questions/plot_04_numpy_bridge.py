@@ -585,7 +585,8 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # memory, and so does ``np.asarray`` on a tensor that does not require grad;
 # ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, one in the other byte order,
 # or one whose strides are not a multiple of its element size (a field of a packed structured array) is
-# refused by each of the four constructors (``torch.from_dlpack`` aborts the process on a flipped array):
+# refused by each of the four constructors ``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor``
+# and ``torch.asarray`` (``torch.from_dlpack`` aborts the process on a flipped array):
 # copy it with NumPy, or flip in torch. On a sparse tensor, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise. ``numpy()`` and ``np.asarray`` refuse a tensor that
 # requires grad only with grad mode on: under ``torch.no_grad()`` or ``torch.inference_mode()``

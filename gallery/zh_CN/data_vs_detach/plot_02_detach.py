@@ -4,7 +4,7 @@
 ``detach()``：同样的修改，这次自动求导发现了
 ============================================
 
-把上一页的 ``out.data`` 换成 ``out.detach()``，再做一遍。修改同样落到了 ``out`` 上，但这一次 ``backward()`` 抛出了 ``RuntimeError``：自动求导（autograd）发现了这次修改。每一步之后打印的版本计数器（version counter）说明了原因。
+把“.data”那一页的 ``out.data`` 换成 ``out.detach()``，再做一遍。修改同样落到了 ``out`` 上，但这一次 ``backward()`` 抛出了 ``RuntimeError``：自动求导（autograd）发现了这次修改。每一步之后打印的版本计数器（version counter）说明了原因。
 """
 
 # %%
@@ -12,7 +12,7 @@
 # --------------
 #
 # 还是 ``out = a.sigmoid()``，辅助函数 ``show`` 和 ``same_storage``
-# 与上一页相同。两个张量的版本都从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）
+# 与“.data”那一页相同。两个张量的版本都从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）
 import torch
 
 
@@ -363,7 +363,6 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # 小结
 # ----
 #
-# ``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，一个张量被自动求导保存之后，再通过它的 ``detach()`` 做 torch 的原地（in-place）操作，自动求导就能发现，并报错而不是返回错误的梯度。
-# :ref:`下一页 <data-vs-detach-comparison>` 逐条检验原文的总结。
+# ``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，一个张量被自动求导保存之后，再通过它的 ``detach()`` 做 torch 的原地（in-place）操作，自动求导就能发现，并报错而不是返回错误的梯度。原文的总结在 :ref:`“逐条检验”那一页 <data-vs-detach-comparison>` 里逐条检验。
 #
 # 张量若是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，这样的修改自动求导就发现不了；不推进版本计数器的修改也发现不了，例如用 ``apply_`` 或 ``map_`` 做的修改（其余几种见 :ref:`版本计数器 <questions-version-counter>`）。:fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check`

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   优化器拿着创建时给它的张量：``model.weight = nn.Parameter(...)`` 后仍是旧张量，``optimizer.state_dict()`` 里的正是它在用的状态。把新值复制进原有张量，用 ``copy.deepcopy`` 存快照：
+   优化器拿着创建时给它的张量：``model.weight = nn.Parameter(...)`` 之后，优化器拿着的仍是旧张量；``optimizer.state_dict()`` 里的正是它在用的状态。把新值复制进原有张量，用 ``copy.deepcopy`` 存快照：
 
    .. code-block:: python
 

@@ -440,7 +440,7 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # ``spawn`` 与 ``forkserver`` 方式
 # --------------------------------
 #
-# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化（pickle），再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把 torch 自己分配的非空张量的存储移进共享内存，和上面经队列发送时一样。所以在 ``spawn`` 方式下（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式下（Python 3.14 起 Linux 的默认方式），数据集里的张量是放在共享内存里到达 worker 的；worker 对它们的修改，应当像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker；下面的单元格只检查序列化对一个张量做了什么。这次移动给了张量新的内存，旧内存可能已被释放：之前取得的 NumPy 数组仍指向那里，可能成了悬空的数组，通过它读写的结果是未定义的。这类句柄要在 ``share_memory_()`` 之后，或者 worker 启动之后再取。
+# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化（pickle），再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把 torch 自己分配的非空张量的存储移进共享内存，和上面经队列发送时一样。所以在 ``spawn`` 方式下（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式下（Python 3.14 起 Linux 的默认方式），数据集里的张量是放在共享内存里到达 worker 的；按理说，worker 对它们的修改会像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker；下面的单元格只检查序列化对一个张量做了什么。这次移动给了张量新的内存，旧内存可能已被释放：之前取得的 NumPy 数组仍指向那里，可能成了悬空的数组，通过它读写的结果是未定义的。这类句柄要在 ``share_memory_()`` 之后，或者 worker 启动之后再取。
 
 from multiprocessing.reduction import ForkingPickler
 
@@ -479,4 +479,4 @@ assert mp.active_children() == [], "every child process has ended"
 # 得到的张量则根本不会被移动，fork 出来的子进程对它的修改都会丢失。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``
 # 则直接报错。worker 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
 #
-# 本页只用 ``fork`` 方式启动子进程。在 ``spawn`` 方式（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式（Python 3.14 起 Linux 的默认方式）下，数据集要序列化后发给每个 worker，这会把其中由 torch 分配的非空张量移进共享内存（见上文）；worker 的修改随后能否到达父进程，本页没有运行：请在你运行的平台上检查 ``visits``。
+# 本页只用 ``fork`` 方式启动子进程。在 ``spawn`` 方式（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式（Python 3.14 起 Linux 的默认方式）下，数据集要序列化后发给每个 worker，这会把其中由 torch 分配的非空张量移进共享内存（见上文）；worker 的修改随后能否到达父进程，本页没有实际检验：请在你用的平台上检查 ``visits``。

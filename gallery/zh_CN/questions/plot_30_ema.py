@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``ema = model`` 只是给模型多起了名字，``model.state_dict()`` 里的张量用的是模型的内存，所以“平均”每一步都和模型一样。把平均做在深拷贝的副本上，不求梯度（缓冲区的复制见下文）：
+   ``ema = model`` 只是给模型多起了名字，``model.state_dict()`` 里的张量用的是模型的内存，所以“平均”每一步都和模型一样。在深拷贝出的副本上求平均，并在 ``torch.no_grad()`` 下更新它（缓冲区也要复制，见下文）：
 
    .. code-block:: python
 
