@@ -8,7 +8,8 @@ Views: which operations share memory, and what writing through them does
    :class: answer
 
    On a device with memory (the CPU here), where ``expand`` makes several elements one memory location,
-   writes such as ``wide[0] = 1.0``, ``add_`` or ``copy_`` are refused. ``clone()`` gives each element memory of its own:
+   writes such as ``wide[0] = 1.0``, ``add_`` or ``copy_`` from another tensor are refused. ``clone()`` gives
+   each element memory of its own:
 
    .. code-block:: python
 

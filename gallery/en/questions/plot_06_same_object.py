@@ -230,8 +230,11 @@ draw_memory("b = a.cpu(); b.add_(10)", a=a, b=b)
 # Each of the first eight calls, asked for what the tensor already is,
 # returns the very same object. Among these calls, an explicit copy and a
 # real change of dtype give new memory. Other real conversions give new
-# memory too: ``contiguous()`` of a non-contiguous tensor, a change of
-# ``memory_format``, a move to another device (``meta`` here).
+# memory too: ``contiguous()`` of a non-contiguous tensor, a change to
+# ``memory_format=torch.channels_last`` (by ``contiguous()`` or ``to()``), a move to another
+# device (``meta`` here). ``to(memory_format=torch.contiguous_format)`` is no such conversion: a
+# tensor that is not ``channels_last`` comes back as it is, even a transpose, which is not
+# contiguous.
 a = torch.tensor([1.0, 2.0, 3.0])
 results = {
     "a.to(torch.float32)": a.to(torch.float32),
@@ -264,6 +267,13 @@ conversions = {
 for name, (result, source) in conversions.items():
     print(f"{name:<31} is source: {result is source!s:<5}  same storage: {same_storage(result, source)}")
 assert not any(result is source or same_storage(result, source) for result, source in conversions.values())
+# sphinx_gallery_start_ignore
+assert image.to(memory_format=torch.channels_last) is not image, "to() in channels_last returns a new tensor"
+assert not same_storage(image.to(memory_format=torch.channels_last), image), "to() in channels_last copies"
+for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
+    assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: to(contiguous_format) returns it"
+    assert not odd.is_contiguous(), f"{case}: it is not contiguous"
+# sphinx_gallery_end_ignore
 
 # %%
 # ``to(copy=True)``, and not ``torch.tensor(a)``

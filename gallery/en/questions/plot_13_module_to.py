@@ -311,9 +311,14 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ----------------------------------------------------------
 #
 # ``x.to(...)`` never changes ``x``. It returns a new tensor when the dtype or the device changes,
-# or when ``copy=True`` or a ``memory_format`` other than the one ``x`` is laid out in asks for one; when the dtype and the device
-# asked for are the ones ``x`` already has, and neither is asked for, it returns ``x`` itself, the
-# same object. We check this on each kind of tensor:
+# when ``copy=True`` asks for one, and when ``memory_format`` asks for ``channels_last`` (or
+# ``channels_last_3d``) on a tensor that is not laid out so, or for ``contiguous_format`` on a
+# ``channels_last`` one that is not contiguous. When the dtype and the device asked for are the ones
+# ``x`` already has, the device spelled the same way (``x.to("cpu:0")`` copies a tensor on
+# ``"cpu"``), and neither ``copy`` nor ``memory_format`` is asked for, it returns ``x`` itself, the
+# same object. ``to(memory_format=torch.contiguous_format)`` returns any other tensor itself, even
+# a transpose, which is not contiguous: for a contiguous copy, call ``contiguous()``. We check this
+# on each kind of tensor:
 # a leaf that requires grad, a result of an operation, a ``Parameter``, a view, a plain tensor and
 # an inference tensor.
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -341,6 +346,22 @@ assert image.to(torch.float32, memory_format=torch.contiguous_format) is image, 
 channels_last_image = image.contiguous(memory_format=torch.channels_last)
 assert channels_last_image.to(torch.float32, memory_format=torch.channels_last) is channels_last_image, (
     "to() in the memory_format a channels_last tensor has returns it")
+assert channels_last_image.to(memory_format=torch.contiguous_format) is not channels_last_image, (
+    "contiguous_format copies a channels_last tensor")
+permuted_image = torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)
+assert permuted_image.to(memory_format=torch.channels_last) is not permuted_image, "channels_last copies a permuted one"
+volume = torch.ones(1, 2, 2, 2, 2)
+assert volume.to(memory_format=torch.channels_last_3d) is not volume, "channels_last_3d copies a 5-D tensor"
+transposed = torch.arange(6.0).reshape(2, 3).t()
+for case, odd in {"a transpose": transposed, "a permuted 4-D tensor": permuted_image}.items():
+    kept_as_is = odd.to(torch.float32, memory_format=torch.contiguous_format)
+    assert kept_as_is is odd and not kept_as_is.is_contiguous(), f"{case}: contiguous_format returns it as it is"
+    assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: without a dtype too"
+    assert odd.contiguous() is not odd and odd.contiguous().is_contiguous(), f"{case}: contiguous() copies it"
+assert all(t.to(memory_format=torch.contiguous_format) is t for t in kinds.values()), "contiguous_format: each kind"
+assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
+assert not any(same_storage(t.to("cpu:0"), t) for t in kinds.values()), 'to("cpu:0") copies the memory'
+assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is another device than "cpu"'
 # sphinx_gallery_end_ignore
 
 # %%

@@ -7,17 +7,18 @@
 .. admonition:: Answer
    :class: answer
 
-   A tensor made with ``requires_grad=True`` and then moved by ``.to()``, with grad mode on, to another device
-   or floating dtype is not a leaf, and its ``.grad`` stays ``None``. Create it with its device and dtype, or set
-   ``requires_grad`` after moving it:
+   A tensor made with ``requires_grad=True``, then moved by ``.to()`` in grad mode to another device or
+   floating dtype, is not a leaf: its ``.grad`` stays ``None`` unless ``retain_grad()`` is called on it.
+   Create it with its device and dtype, or set ``requires_grad`` after moving it:
 
    .. code-block:: python
 
       w = torch.randn(3, dtype=torch.float64, requires_grad=True)
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
-A weight made with ``requires_grad=True`` and then, with grad mode on, moved to another device or
-cast to another floating dtype trains nothing: its ``.grad`` stays ``None`` (no ``retain_grad()`` is called on it here),
+A weight made with ``requires_grad=True`` and then, with grad mode on, moved to another device
+(``.to("cpu:0")`` counts as one for a tensor on ``"cpu"``) or cast to another floating dtype trains
+nothing: its ``.grad`` stays ``None`` (no ``retain_grad()`` is called on it here),
 reading it warns ("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"), and an optimizer
 built the usual way (without ``differentiable=True``) either refuses it ("can't optimize a non-leaf Tensor") or updates
 another tensor. Readers meet it as "grad is None after ``.cuda()``". This page reproduces all three
@@ -245,6 +246,12 @@ print("warned:", warned)
 assert not w.is_leaf and grad is None and warned, "a cast leaf is a non-leaf without .grad"
 # sphinx_gallery_start_ignore
 assert warned == ["The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"], "the warning"
+for move in (torch.float64, "cpu:0"):
+    retained = torch.ones(3, requires_grad=True).to(move)
+    retained.retain_grad()
+    (retained**2).sum().backward()
+    assert not retained.is_leaf and read_grad(retained) == (retained.grad, []), f"to({move!r}), retain_grad(): no warning"
+    assert torch.equal(retained.grad, 2 * retained.detach()), f"to({move!r}), retain_grad(): the .grad is filled"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -254,6 +261,18 @@ assert warned == ["The .grad attribute of a Tensor that is not a leaf Tensor is 
 m = torch.randn(3, requires_grad=True).to("meta")
 print("m.device:", m.device, " m.is_leaf:", m.is_leaf, " m.grad_fn:", type(m.grad_fn).__name__)
 assert not m.is_leaf and type(m.grad_fn) is type(w.grad_fn), "to('meta') is recorded like to(float64)"
+# sphinx_gallery_start_ignore
+moved_to_cpu0 = torch.ones(3, requires_grad=True).to("cpu:0")
+assert not moved_to_cpu0.is_leaf and type(moved_to_cpu0.grad_fn) is type(w.grad_fn), 'to("cpu:0") is a move'
+(moved_to_cpu0**2).sum().backward()
+assert read_grad(moved_to_cpu0)[0] is None and read_grad(moved_to_cpu0)[1], 'after to("cpu:0") .grad is None'
+try:
+    torch.optim.SGD([moved_to_cpu0], lr=0.1)
+except ValueError as refused:
+    assert str(refused) == "can't optimize a non-leaf Tensor", 'an optimizer refuses the tensor moved to "cpu:0"'
+else:
+    raise AssertionError('an optimizer must refuse the tensor moved to "cpu:0"')
+# sphinx_gallery_end_ignore
 
 # %%
 # .. admonition:: On a GPU

@@ -7,9 +7,9 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
 .. admonition:: Answer
    :class: answer
 
-   Under ``fork``, a child process such as a ``DataLoader`` worker edits its own copy of a tensor unless the
-   tensor's memory is shared. For a tensor torch allocated, call ``share_memory_()`` before the workers
-   start:
+   Under ``fork``, a child process such as a ``DataLoader`` worker edits its own copy of a tensor unless its
+   storage is in shared memory, which a ``from_file(..., shared=False)`` tensor's is not. For a tensor torch
+   allocated, call ``share_memory_()`` before the workers start:
 
    .. code-block:: python
 

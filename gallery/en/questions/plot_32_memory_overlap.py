@@ -8,7 +8,8 @@ Do these two tensors share memory?
    :class: answer
 
    Equal ``untyped_storage().data_ptr()`` of two tensors does not mean they share an element, and different ones
-   do not rule sharing out. Compare the bytes the elements reach:
+   do not rule sharing out. Compare the bytes the elements reach (in memory torch or NumPy allocated; a file
+   mapped twice is the exception below):
 
    .. code-block:: python
 

@@ -7,9 +7,9 @@ Mixed precision: the cast is a copy
 .. admonition:: Answer
    :class: answer
 
-   Inside ``torch.autocast`` (default ``cache_enabled=True``) the low-precision copy of a float32 ``Parameter``
-   that requires grad is cast once per region, so later passes in the region miss an optimizer step.
-   Wrap only the forward pass and loss:
+   Inside ``torch.autocast`` (default ``cache_enabled=True``) a float32 ``Parameter`` that requires
+   grad is cast once until the outermost region ends, so later passes miss an optimizer step. Wrap only
+   the forward pass and loss, with no autocast region around the loop:
 
    .. code-block:: python
 
@@ -310,8 +310,8 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # sphinx_gallery_end_ignore
 
 # %%
-# The cast cache: one copy per region
-# -----------------------------------
+# The cast cache: one copy per outermost region
+# ---------------------------------------------
 #
 # Autocast keeps the copy it made of a float32 leaf that requires grad and is not a view, such as a
 # ``Parameter``, until the
@@ -611,7 +611,7 @@ for source in dtypes:
 #
 #    On a GPU, autocast's default dtype is float16, which needs ``GradScaler``; the weight cache works
 #    as on the CPU: within one ``torch.autocast("cuda")`` region an in-place edit of a weight is not
-#    seen by the next forward pass, and a new region sees it, and ``unscale_`` divides ``.grad`` in
+#    seen by the next forward pass, and a new top-level region sees it, and ``unscale_`` divides ``.grad`` in
 #    place (PyTorch documentation:
 #    `Automatic Mixed Precision <https://docs.pytorch.org/docs/stable/amp.html>`__, `examples
 #    <https://docs.pytorch.org/docs/stable/notes/amp_examples.html>`__). The cell below checks this

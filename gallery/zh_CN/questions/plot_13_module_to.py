@@ -295,9 +295,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``tensor.to()`` 返回新张量，或者张量本身
 # ----------------------------------------
 #
-# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 或与 ``x`` 现有布局不同的 ``memory_format``
-# 要求复制时，它返回新张量；要求的 dtype 和设备正是 ``x`` 现有的，又没有提这两种要求，它就返回 ``x``
-# 本身，同一个对象。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要 ``channels_last`` 或 ``channels_last_3d`` 而张量不是这种布局，或者要 ``contiguous_format`` 而张量是 ``channels_last`` 布局、又不连续时，也返回新张量。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对其他张量都原样返回，转置这样不连续的张量也一样：要连续的副本，就调用 ``contiguous()``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
 # ``Parameter``、视图（view）、普通张量和推理张量。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
@@ -324,6 +322,22 @@ assert image.to(torch.float32, memory_format=torch.contiguous_format) is image, 
 channels_last_image = image.contiguous(memory_format=torch.channels_last)
 assert channels_last_image.to(torch.float32, memory_format=torch.channels_last) is channels_last_image, (
     "to() in the memory_format a channels_last tensor has returns it")
+assert channels_last_image.to(memory_format=torch.contiguous_format) is not channels_last_image, (
+    "contiguous_format copies a channels_last tensor")
+permuted_image = torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)
+assert permuted_image.to(memory_format=torch.channels_last) is not permuted_image, "channels_last copies a permuted one"
+volume = torch.ones(1, 2, 2, 2, 2)
+assert volume.to(memory_format=torch.channels_last_3d) is not volume, "channels_last_3d copies a 5-D tensor"
+transposed = torch.arange(6.0).reshape(2, 3).t()
+for case, odd in {"a transpose": transposed, "a permuted 4-D tensor": permuted_image}.items():
+    kept_as_is = odd.to(torch.float32, memory_format=torch.contiguous_format)
+    assert kept_as_is is odd and not kept_as_is.is_contiguous(), f"{case}: contiguous_format returns it as it is"
+    assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: without a dtype too"
+    assert odd.contiguous() is not odd and odd.contiguous().is_contiguous(), f"{case}: contiguous() copies it"
+assert all(t.to(memory_format=torch.contiguous_format) is t for t in kinds.values()), "contiguous_format: each kind"
+assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
+assert not any(same_storage(t.to("cpu:0"), t) for t in kinds.values()), 'to("cpu:0") copies the memory'
+assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is another device than "cpu"'
 # sphinx_gallery_end_ignore
 
 # %%

@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   用 ``requires_grad=True`` 创建后，在梯度模式下经 ``.to()`` 换了设备或浮点 dtype 的张量不是叶子张量，它的 ``.grad`` 始终是 ``None``。以目标设备和 dtype 直接创建，或搬动后再设 ``requires_grad``：
+   张量用 ``requires_grad=True`` 创建后，如果在梯度模式下经 ``.to()`` 换了设备或浮点 dtype，得到的就不是叶子张量，不调用 ``retain_grad()`` 时 ``.grad`` 始终是 ``None``。以目标设备和 dtype 直接创建，或搬动后再设 ``requires_grad``：
 
    .. code-block:: python
 
       w = torch.randn(3, dtype=torch.float64, requires_grad=True)
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
-用 ``requires_grad=True`` 创建的权重，随后在梯度模式（grad mode）下搬到另一个设备或转换成另一种浮点 dtype，就再也训练不动了。不调用 ``retain_grad()`` 时（本页不调用），它的 ``.grad``
+用 ``requires_grad=True`` 创建的权重，随后在梯度模式（grad mode）下搬到另一个设备（对 ``"cpu"`` 上的张量，``.to("cpu:0")`` 也算搬到另一个设备）或转换成另一种浮点 dtype，就再也训练不动了。不调用 ``retain_grad()`` 时（本页不调用），它的 ``.grad``
 始终是 ``None``，读取时还会警告：“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”。优化器（按通常方式创建，不加 ``differentiable=True``）要么拒收它（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。读者常搜的是“.cuda() 之后 grad 是 None”。本页用改变
 dtype 和 ``meta`` 设备把这三种情况都复现出来（``meta`` 在这里扮演 GPU，任何一版 torch 都有它）；``.cuda()`` 和 ``.to("cuda")`` 本身由 GPU 框在 torch 找到 GPU 时检查，框的标题写明本站构建时是否做了。本页还说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
 """
@@ -232,6 +232,12 @@ print("warned:", warned)
 assert not w.is_leaf and grad is None and warned, "a cast leaf is a non-leaf without .grad"
 # sphinx_gallery_start_ignore
 assert warned == ["The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"], "the warning"
+for move in (torch.float64, "cpu:0"):
+    retained = torch.ones(3, requires_grad=True).to(move)
+    retained.retain_grad()
+    (retained**2).sum().backward()
+    assert not retained.is_leaf and read_grad(retained) == (retained.grad, []), f"to({move!r}), retain_grad(): no warning"
+    assert torch.equal(retained.grad, 2 * retained.detach()), f"to({move!r}), retain_grad(): the .grad is filled"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -239,6 +245,18 @@ assert warned == ["The .grad attribute of a Tensor that is not a leaf Tensor is 
 m = torch.randn(3, requires_grad=True).to("meta")
 print("m.device:", m.device, " m.is_leaf:", m.is_leaf, " m.grad_fn:", type(m.grad_fn).__name__)
 assert not m.is_leaf and type(m.grad_fn) is type(w.grad_fn), "to('meta') is recorded like to(float64)"
+# sphinx_gallery_start_ignore
+moved_to_cpu0 = torch.ones(3, requires_grad=True).to("cpu:0")
+assert not moved_to_cpu0.is_leaf and type(moved_to_cpu0.grad_fn) is type(w.grad_fn), 'to("cpu:0") is a move'
+(moved_to_cpu0**2).sum().backward()
+assert read_grad(moved_to_cpu0)[0] is None and read_grad(moved_to_cpu0)[1], 'after to("cpu:0") .grad is None'
+try:
+    torch.optim.SGD([moved_to_cpu0], lr=0.1)
+except ValueError as refused:
+    assert str(refused) == "can't optimize a non-leaf Tensor", 'an optimizer refuses the tensor moved to "cpu:0"'
+else:
+    raise AssertionError('an optimizer must refuse the tensor moved to "cpu:0"')
+# sphinx_gallery_end_ignore
 
 # %%
 # .. admonition:: 在 GPU 上

@@ -7,7 +7,7 @@ fork 出来的 ``DataLoader`` worker 进程的修改不见了：多进程之间�
 .. admonition:: 答案
    :class: answer
 
-   用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）改的是张量的一份副本，除非这个张量的内存是共享的。对 torch 自己分配的张量，在 worker 启动前调用 ``share_memory_()``：
+   用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）改的是张量的副本，除非张量的存储在共享内存里（``from_file(..., shared=False)`` 的不算）。对 torch 分配的张量，在 worker 启动前调用 ``share_memory_()``：
 
    .. code-block:: python
 

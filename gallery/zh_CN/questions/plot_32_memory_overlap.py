@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   两个张量的 ``untyped_storage().data_ptr()`` 相等，不说明它们有共同的元素；不相等，也不能排除共享。比较元素所占的字节：
+   两个张量的 ``untyped_storage().data_ptr()`` 相等，不说明它们有共同的元素；不相等，也不能排除共享。比较元素所占的字节（限于 torch 或 NumPy 分配的内存；同一个文件映射两次是例外，见下文）：
 
    .. code-block:: python
 

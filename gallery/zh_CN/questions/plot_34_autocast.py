@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），需要梯度的 float32 ``Parameter`` 的低精度副本在同一区域内只转换一次，优化器走过一步后，区域内仍用旧副本。只把前向传播和损失放进区域：
+   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），需要梯度的 float32 ``Parameter`` 只转换一次，低精度副本用到最外层区域结束，看不到优化器的更新。autocast 的 ``with`` 块里只放前向传播和损失，循环外不再套一层：
 
    .. code-block:: python
 
@@ -285,8 +285,8 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # sphinx_gallery_end_ignore
 
 # %%
-# 类型转换的缓存：每个区域一份副本
-# --------------------------------
+# 类型转换的缓存：每个最外层区域一份副本
+# --------------------------------------
 #
 # autocast 为需要梯度而且不是视图（view）的 float32 叶子张量（比如 ``Parameter``）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地操作改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。最外层的区域结束时缓存才被清空：顶层的新区域能看到改动，嵌套在另一个区域里的新区域却看不到，外层区域设了 ``enabled=False`` 也一样。本次构建在 CPU 上运行，CPU 上也有这个缓存。
 
@@ -549,7 +549,7 @@ for source in dtypes:
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    在 GPU 上，autocast 默认用 float16，这就需要 ``GradScaler``；权重缓存和 CPU 上一样：在同一个 ``torch.autocast("cuda")`` 区域里原地改动权重，下一次前向传播看不到，新区域能看到；``unscale_`` 也是原地把 ``.grad`` 除以缩放因子（PyTorch 文档：`Automatic Mixed Precision <https://docs.pytorch.org/docs/stable/amp.html>`__、`示例 <https://docs.pytorch.org/docs/stable/notes/amp_examples.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+#    在 GPU 上，autocast 默认用 float16，这就需要 ``GradScaler``；权重缓存和 CPU 上一样：在同一个 ``torch.autocast("cuda")`` 区域里原地改动权重，下一次前向传播看不到，顶层的新区域能看到；``unscale_`` 也是原地把 ``.grad`` 除以缩放因子（PyTorch 文档：`Automatic Mixed Precision <https://docs.pytorch.org/docs/stable/amp.html>`__、`示例 <https://docs.pytorch.org/docs/stable/notes/amp_examples.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
     gpu_model = torch.nn.Linear(2, 2).cuda()
