@@ -232,9 +232,9 @@ draw_memory("b = a.cpu(); b.add_(10)", a=a, b=b)
 # real change of dtype give new memory. Other real conversions give new
 # memory too: ``contiguous()`` of a non-contiguous tensor, a change to
 # ``memory_format=torch.channels_last`` (by ``contiguous()`` or ``to()``), a move to another
-# device (``meta`` here). ``to(memory_format=torch.contiguous_format)`` is no such conversion: a
-# tensor that is not ``channels_last`` comes back as it is, even a transpose, which is not
-# contiguous.
+# device (``meta`` here). ``to(memory_format=torch.contiguous_format)`` need not be such a
+# conversion: it returns a transpose as it is, which is not contiguous (:ref:`questions-module-to`
+# shows which tensors it copies).
 a = torch.tensor([1.0, 2.0, 3.0])
 results = {
     "a.to(torch.float32)": a.to(torch.float32),

@@ -313,12 +313,13 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``x.to(...)`` never changes ``x``. It returns a new tensor when the dtype or the device changes,
 # when ``copy=True`` asks for one, and when ``memory_format`` asks for ``channels_last`` (or
 # ``channels_last_3d``) on a tensor that is not laid out so, or for ``contiguous_format`` on a
-# ``channels_last`` one that is not contiguous. When the dtype and the device asked for are the ones
+# tensor whose strides torch reads as ``channels_last`` or ``channels_last_3d``. When the dtype and the device asked for are the ones
 # ``x`` already has, the device spelled the same way (``x.to("cpu:0")`` copies a tensor on
 # ``"cpu"``), and neither ``copy`` nor ``memory_format`` is asked for, it returns ``x`` itself, the
-# same object. ``to(memory_format=torch.contiguous_format)`` returns any other tensor itself, even
-# a transpose, which is not contiguous: for a contiguous copy, call ``contiguous()``. We check this
-# on each kind of tensor:
+# same object. ``to(memory_format=torch.contiguous_format)`` returns some tensors that are not
+# contiguous as they are (a transpose, a permuted 4-D tensor) and copies others (a sliced
+# ``channels_last`` tensor, a permuted 5-D one): how torch reads the strides decides, not
+# ``is_contiguous()``. For a contiguous copy, call ``contiguous()``. We check this on each kind of tensor:
 # a leaf that requires grad, a result of an operation, a ``Parameter``, a view, a plain tensor and
 # an inference tensor.
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -359,6 +360,13 @@ for case, odd in {"a transpose": transposed, "a permuted 4-D tensor": permuted_i
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: without a dtype too"
     assert odd.contiguous() is not odd and odd.contiguous().is_contiguous(), f"{case}: contiguous() copies it"
 assert all(t.to(memory_format=torch.contiguous_format) is t for t in kinds.values()), "contiguous_format: each kind"
+sliced_channels_last = torch.ones(2, 3, 4, 6).contiguous(memory_format=torch.channels_last)[..., ::2]
+permuted_volume = torch.ones(2, 4, 5, 6, 3).permute(0, 4, 1, 2, 3)
+read_as_channels_last = {"a sliced channels_last tensor": sliced_channels_last, "a permuted 5-D tensor": permuted_volume,
+                         "a channels_last_3d tensor": volume.contiguous(memory_format=torch.channels_last_3d)}
+for case, odd in read_as_channels_last.items():
+    assert not odd.is_contiguous(), f"{case}: it is not contiguous"
+    assert odd.to(memory_format=torch.contiguous_format) is not odd, f"{case}: contiguous_format copies it"
 assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
 assert not any(same_storage(t.to("cpu:0"), t) for t in kinds.values()), 'to("cpu:0") copies the memory'
 assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is another device than "cpu"'

@@ -220,7 +220,7 @@ draw_memory("b = a.cpu(); b.add_(10)", a=a, b=b)
 # 哪些调用返回张量本身
 # --------------------
 #
-# 前八个调用在无需转换时，返回的都是同一个对象。在这些调用里，显式复制和真的改变 dtype 会得到新的内存。其他真正的转换也会得到新的内存：对非连续张量调用 ``contiguous()``、用 ``contiguous()`` 或 ``to()`` 改成 ``memory_format=torch.channels_last``、移到另一个设备（这里是 ``meta``）。``to(memory_format=torch.contiguous_format)`` 不算这种转换：不是 ``channels_last`` 布局的张量会原样返回，即使它像转置那样不连续。
+# 前八个调用在无需转换时，返回的都是同一个对象。在这些调用里，显式复制和真的改变 dtype 会得到新的内存。其他真正的转换也会得到新的内存：对非连续张量调用 ``contiguous()``、用 ``contiguous()`` 或 ``to()`` 改成 ``memory_format=torch.channels_last``、移到另一个设备（这里是 ``meta``）。``to(memory_format=torch.contiguous_format)`` 不一定是这种转换：转置这样不连续的张量，它会原样返回（它复制哪些张量，见 :ref:`“module.to()”那一页 <questions-module-to>`）。
 a = torch.tensor([1.0, 2.0, 3.0])
 results = {
     "a.to(torch.float32)": a.to(torch.float32),

@@ -295,7 +295,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``tensor.to()`` 返回新张量，或者张量本身
 # ----------------------------------------
 #
-# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要 ``channels_last`` 或 ``channels_last_3d`` 而张量不是这种布局，或者要 ``contiguous_format`` 而张量是 ``channels_last`` 布局、又不连续时，也返回新张量。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对其他张量都原样返回，转置这样不连续的张量也一样：要连续的副本，就调用 ``contiguous()``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要 ``channels_last`` 或 ``channels_last_3d`` 而张量不是这种布局，或者要 ``contiguous_format`` 而 torch 把张量的步长读作 ``channels_last`` 或 ``channels_last_3d`` 布局时，也返回新张量。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置、重排过维度的四维张量），对另一些则会复制（如切过片的 ``channels_last`` 张量、重排过维度的五维张量）：决定它的是 torch 怎样解读步长，而不是 ``is_contiguous()``。要连续的副本，就调用 ``contiguous()``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
 # ``Parameter``、视图（view）、普通张量和推理张量。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
@@ -335,6 +335,13 @@ for case, odd in {"a transpose": transposed, "a permuted 4-D tensor": permuted_i
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: without a dtype too"
     assert odd.contiguous() is not odd and odd.contiguous().is_contiguous(), f"{case}: contiguous() copies it"
 assert all(t.to(memory_format=torch.contiguous_format) is t for t in kinds.values()), "contiguous_format: each kind"
+sliced_channels_last = torch.ones(2, 3, 4, 6).contiguous(memory_format=torch.channels_last)[..., ::2]
+permuted_volume = torch.ones(2, 4, 5, 6, 3).permute(0, 4, 1, 2, 3)
+read_as_channels_last = {"a sliced channels_last tensor": sliced_channels_last, "a permuted 5-D tensor": permuted_volume,
+                         "a channels_last_3d tensor": volume.contiguous(memory_format=torch.channels_last_3d)}
+for case, odd in read_as_channels_last.items():
+    assert not odd.is_contiguous(), f"{case}: it is not contiguous"
+    assert odd.to(memory_format=torch.contiguous_format) is not odd, f"{case}: contiguous_format copies it"
 assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
 assert not any(same_storage(t.to("cpu:0"), t) for t in kinds.values()), 'to("cpu:0") copies the memory'
 assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is another device than "cpu"'
