@@ -139,10 +139,11 @@ TERMS: tuple[Term, ...] = (
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
     Term("推理张量", "inference tensor", "questions-inference-mode",
-         define_en="A tensor whose `is_inference()` is `True`, such as `x * 2` computed under "
-                   "`torch.inference_mode()`; it has no version counter.",
-         define_zh="`is_inference()` 为 `True` 的张量，比如在 `torch.inference_mode()` 下算出的 `x * 2`；"
-                   "它没有版本计数器。"),
+         define_en="A tensor made under `torch.inference_mode()`, such as `x * 2` computed there: "
+                   "`is_inference()` is `True` and it has no version counter (a `detach()` of it taken outside "
+                   "the mode has one).",
+         define_zh="在 `torch.inference_mode()` 下得到的张量，比如在该模式下算出的 `x * 2`：它的 "
+                   "`is_inference()` 为 `True`，没有版本计数器（在模式外对它取 `detach()`，得到的张量却有）。"),
     Term("张量列表", "list of tensors, `[t] * n`", "questions-containers",
          define_en="A Python list of tensors; `[t] * n` holds one tensor n times, not n tensors.",
          define_zh="装着张量的 Python 列表；`[t] * n` 是同一个张量放了 n 次，而不是 n 个张量。"),

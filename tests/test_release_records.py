@@ -109,6 +109,26 @@ def test_every_column_of_the_records_table_counts_what_errored_as_the_checks_col
                                                                     "2 成立，0 不同，0 不可用，1 出错"]
 
 
+def test_facts_added_after_some_records_are_named_under_the_records_they_miss():
+    """A fact that no record holds (added since) is listed under the records it misses, once, in each edition;
+    a fact every record holds is not listed."""
+    table = _release_table()
+    first, second = sample(), sample()
+    first["release"], second["release"] = "2.4.1", "2.6.0"
+    held = next(iter(first["facts"]))
+    second["facts"].pop(held)
+    facts = [held, "a-fact-added-later"]
+    notes = table.new_facts_notes([first, second], facts, table.WORDS["en"], "2.13.0")
+    texts = [node.astext() for node in notes]
+    assert texts == ["The facts below were added after the records of torch 2.4.1, 2.6.0 were taken, and ran on "
+                     "torch 2.13.0 only for those records:", "a-fact-added-later",
+                     "The facts below were added after the records of torch 2.6.0 were taken, and ran on torch "
+                     "2.13.0 only for those records:", held]  # fmt: skip
+    zh = [node.astext() for node in table.new_facts_notes([first], facts, table.WORDS["zh_CN"], "2.13.0")]
+    assert zh == ["以下 1 条事实在 torch 2.4.1 的记录之后才加入，在这几个版本上没有运行过，在 torch 2.13.0 上运行过：",
+                  "a-fact-added-later"]
+
+
 def _releases_page(lang: str) -> str:
     return (ROOT / "docs" / lang / "releases.md").read_text(encoding="utf-8")
 

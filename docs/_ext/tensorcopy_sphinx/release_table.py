@@ -31,6 +31,7 @@ from sphinx.util.docutils import SphinxDirective
 from sitetools import release_records
 from sitetools.editions import pick
 from tensorcopy_sphinx.build_info import build_versions
+from tensorfacts.facts import FACTS
 
 WORDS = {
     "en": {
@@ -44,6 +45,8 @@ WORDS = {
                      "{torch} only:",
         "stale some": "The pages below, whose checks changed after the records of torch {releases} were taken, are "
                       "checked on torch {torch} only for those records:",
+        "new facts": "The facts below were added after the records of torch {releases} were taken, and ran on "
+                     "torch {torch} only for those records:",
         "label": "{kind}: {what}",
         "built": "{torch} (this build)",
         "status": {"holds": "holds", "differs": "differs", "not available": "not available",
@@ -63,6 +66,8 @@ WORDS = {
         "stale all": "以下 {count} 页的检查在所有记录之后改过，只在 torch {torch} 上运行过：",
         "stale some": "以下 {count} 页的检查在 torch {releases} 的记录之后改过，在这几个版本上没有运行过，"
                       "在 torch {torch} 上运行过：",
+        "new facts": "以下 {count} 条事实在 torch {releases} 的记录之后才加入，在这几个版本上没有运行过，"
+                     "在 torch {torch} 上运行过：",
         "label": "{kind}：{what}",
         "built": "{torch}（本次构建）",
         "status": {"holds": "成立", "differs": "不同", "not available": "不可用", "errored": "出错",
@@ -136,6 +141,24 @@ def stale_notes(records: list[dict], manifest: dict[str, list[str]], words: dict
     return found
 
 
+def new_facts_notes(records: list[dict], facts: list[str], words: dict, torch: str) -> list[nodes.Node]:
+    """The facts that some records do not hold (added since), said once for each set of records, with a list."""
+    releases = [record["release"] for record in records]
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for fact in sorted(facts):
+        if missing := tuple(record["release"] for record in records if fact not in record["facts"]):
+            groups.setdefault(missing, []).append(fact)
+    found: list[nodes.Node] = []
+    for where in sorted(groups, key=lambda where: [releases.index(release) for release in where]):
+        found.append(nodes.paragraph(text=words["new facts"].format(count=len(groups[where]), torch=torch,
+                                                                     releases=words["between"].join(where))))
+        items = nodes.bullet_list(classes=["release-new-facts"])
+        for fact in groups[where]:
+            items += nodes.list_item("", nodes.paragraph("", "", nodes.literal(fact, fact)))
+        found.append(items)
+    return found
+
+
 def change_label(words: dict, row: dict) -> str:
     """The label of a row of the changes table: its kind and what it checks (``事实：detach-write-routes``)."""
     return words["label"].format(kind=words["kinds"][row["kind"]], what=row["what"])
@@ -160,6 +183,7 @@ class ReleaseRecords(SphinxDirective):
         found: list[nodes.Node] = [_table(words["head"], [record_row(words, record) for record in records])]
         gallery = self.env.config.sphinx_gallery_conf["gallery_dirs"][0]
         found += stale_notes(records, manifest, words, torch, gallery, self.env.docname)
+        found += new_facts_notes(records, list(FACTS), words, torch)
         changes = release_records.changes(records, manifest, torch)
         if not changes:
             return [*found, nodes.paragraph(text=words["no changes"])]

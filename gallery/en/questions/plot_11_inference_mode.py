@@ -322,7 +322,9 @@ for name, edit in other_routes.items():
 
 # %%
 # An inference tensor does not track a version counter at all, and that counter is how autograd
-# notices an edit of a tensor it saved (:ref:`questions-version-counter`).
+# notices an edit of a tensor it saved (:ref:`questions-version-counter`). Here and on the other
+# pages, an inference tensor is one made inside the mode: a ``detach()`` or ``.data`` of it taken
+# outside the mode also says ``is_inference()``, yet has a version counter and takes in-place edits.
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:
@@ -331,6 +333,13 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("an inference tensor must have no version counter")
+
+for route in ("detach()", ".data"):
+    z = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
+    taken_outside = z.detach() if route == "detach()" else z.data
+    taken_outside.mul_(1.0)
+    print(f"{route:9} taken outside: is_inference() {taken_outside.is_inference()}, _version {taken_outside._version}")
+    assert taken_outside.is_inference() and taken_outside._version == 1, f"{route} outside: a counter, and mul_ runs"
 
 # %%
 # A use that does not save it is accepted: an addition saves neither input for backward, so

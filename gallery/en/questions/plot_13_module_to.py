@@ -311,15 +311,16 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ----------------------------------------------------------
 #
 # ``x.to(...)`` never changes ``x``. It returns a new tensor when the dtype or the device changes,
-# when ``copy=True`` asks for one, and when ``memory_format`` asks for ``channels_last`` (or
-# ``channels_last_3d``) on a tensor that is not laid out so, or for ``contiguous_format`` on a
-# tensor whose strides torch reads as ``channels_last`` or ``channels_last_3d``. When the dtype and the device asked for are the ones
+# when ``copy=True`` asks for one, and when ``memory_format`` asks for a layout other than the one
+# torch reads from ``x``'s strides, which is not always what ``is_contiguous()`` says (below). When the dtype and the device asked for are the ones
 # ``x`` already has, the device spelled the same way (``x.to("cpu:0")`` copies a tensor on
 # ``"cpu"``), and neither ``copy`` nor ``memory_format`` is asked for, it returns ``x`` itself, the
 # same object. ``to(memory_format=torch.contiguous_format)`` returns some tensors that are not
 # contiguous as they are (a transpose, a permuted 4-D tensor) and copies others (a sliced
-# ``channels_last`` tensor, a permuted 5-D one): how torch reads the strides decides, not
-# ``is_contiguous()``. For a contiguous copy, call ``contiguous()``. We check this on each kind of tensor:
+# ``channels_last`` tensor, a permuted 5-D one), and even a contiguous ``channels_last`` batch of
+# one channel; ``to(memory_format=torch.channels_last)`` copies such a batch made in the default
+# layout, though ``is_contiguous(memory_format=torch.channels_last)`` is ``True`` for it. For a
+# contiguous copy, call ``contiguous()``. We check this on each kind of tensor:
 # a leaf that requires grad, a result of an operation, a ``Parameter``, a view, a plain tensor and
 # an inference tensor.
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -367,6 +368,12 @@ read_as_channels_last = {"a sliced channels_last tensor": sliced_channels_last, 
 for case, odd in read_as_channels_last.items():
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
     assert odd.to(memory_format=torch.contiguous_format) is not odd, f"{case}: contiguous_format copies it"
+one_channel = torch.zeros(8, 1, 4, 4)
+one_channel_last = one_channel.to(memory_format=torch.channels_last)
+assert one_channel_last.is_contiguous(), "a channels_last batch of one channel is contiguous"
+assert one_channel_last.to(memory_format=torch.contiguous_format) is not one_channel_last, "contiguous_format copies it"
+assert one_channel.is_contiguous(memory_format=torch.channels_last), "one channel: channels_last by is_contiguous"
+assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "to(channels_last) still copies it"
 assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
 assert not any(same_storage(t.to("cpu:0"), t) for t in kinds.values()), 'to("cpu:0") copies the memory'
 assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is another device than "cpu"'

@@ -310,7 +310,7 @@ for name, edit in other_routes.items():
     assert result == "ok" and not torch.equal(y, torch.tensor([2.0, 4.0])), f"{name} must edit y and raise nothing"
 
 # %%
-# 推理张量没有版本计数器（version counter），而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。
+# 推理张量没有版本计数器（version counter），而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。本页和其他页面说的推理张量，都是在推理模式内得到的张量。在模式外对它取 ``detach()`` 或 ``.data``，得到的张量 ``is_inference()`` 也为 ``True``，却有版本计数器，也接受原地修改。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:
@@ -319,6 +319,13 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("an inference tensor must have no version counter")
+
+for route in ("detach()", ".data"):
+    z = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
+    taken_outside = z.detach() if route == "detach()" else z.data
+    taken_outside.mul_(1.0)
+    print(f"{route:9} taken outside: is_inference() {taken_outside.is_inference()}, _version {taken_outside._version}")
+    assert taken_outside.is_inference() and taken_outside._version == 1, f"{route} outside: a counter, and mul_ runs"
 
 # %%
 # 不需要保存它的用法是可以的：加法不为反向传播保存任何一个输入，所以 ``y + x`` 能进入计算图，反向传播也能到达 ``x``。

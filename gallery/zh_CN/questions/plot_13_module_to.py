@@ -295,7 +295,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``tensor.to()`` 返回新张量，或者张量本身
 # ----------------------------------------
 #
-# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要 ``channels_last`` 或 ``channels_last_3d`` 而张量不是这种布局，或者要 ``contiguous_format`` 而 torch 把张量的步长读作 ``channels_last`` 或 ``channels_last_3d`` 布局时，也返回新张量。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置、重排过维度的四维张量），对另一些则会复制（如切过片的 ``channels_last`` 张量、重排过维度的五维张量）：决定它的是 torch 怎样解读步长，而不是 ``is_contiguous()``。要连续的副本，就调用 ``contiguous()``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置、重排过维度的四维张量），对另一些则会复制（如切过片的 ``channels_last`` 张量、重排过维度的五维张量），连只有一个通道、本身连续的 ``channels_last`` 批次也会复制。同样形状的批次按默认布局创建时，``is_contiguous(memory_format=torch.channels_last)`` 为 ``True``，``to(memory_format=torch.channels_last)`` 却仍会复制它。要连续的副本，就调用 ``contiguous()``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
 # ``Parameter``、视图（view）、普通张量和推理张量。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
@@ -342,6 +342,12 @@ read_as_channels_last = {"a sliced channels_last tensor": sliced_channels_last, 
 for case, odd in read_as_channels_last.items():
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
     assert odd.to(memory_format=torch.contiguous_format) is not odd, f"{case}: contiguous_format copies it"
+one_channel = torch.zeros(8, 1, 4, 4)
+one_channel_last = one_channel.to(memory_format=torch.channels_last)
+assert one_channel_last.is_contiguous(), "a channels_last batch of one channel is contiguous"
+assert one_channel_last.to(memory_format=torch.contiguous_format) is not one_channel_last, "contiguous_format copies it"
+assert one_channel.is_contiguous(memory_format=torch.channels_last), "one channel: channels_last by is_contiguous"
+assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "to(channels_last) still copies it"
 assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
 assert not any(same_storage(t.to("cpu:0"), t) for t in kinds.values()), 'to("cpu:0") copies the memory'
 assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is another device than "cpu"'
