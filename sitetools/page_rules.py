@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sitetools import (
     answer_box,
+    check_labels,
     check_rules,
     doctests,
     edition_citations,
@@ -74,7 +75,7 @@ def edition_rules(lang: str, root: Path = ROOT) -> list[str]:
         problems += doctests.skipped(page, page.relative_to(root).as_posix())
         problems += doctests.unseen(page, page.relative_to(root).as_posix())
     problems += pages.check_typography(lang, root)
-    problems += answer_box.check_answers(lang, root)
+    problems += answer_box.check_answers(lang, root) + check_labels.check(lang, root)
     if edition(lang).cjk:
         problems += terms.check_variants(root, lang) + first_mentions.check_first_mentions(root, lang)
     return problems

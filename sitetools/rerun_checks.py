@@ -84,14 +84,33 @@ def _text(message, fallback):
     return ast.unparse(message) if message is not None else fallback
 
 
+def translatable(message):
+    """A message written as a string or an f-string: the kind an edition's catalog translates."""
+    return isinstance(message, ast.JoinedStr) or isinstance(message, ast.Constant) and isinstance(message.value, str)
+
+
+def _translated(message, labels):
+    """``message`` in the edition's language: its translation from ``labels`` (the catalog's entries for the
+    page, keyed as :func:`_text` writes a message), an f-string again when it was one; else ``message``."""
+    label = labels.get(_text(message, "")) if translatable(message) else None
+    if not label:
+        return message
+    if isinstance(message, ast.Constant):
+        return ast.copy_location(ast.Constant(label), message)
+    for quote in ("'", '"', "'''", '"""'):
+        with contextlib.suppress(SyntaxError):
+            return ast.copy_location(ast.parse(f"f{quote}{label}{quote}", mode="eval").body, message)
+    return message
+
+
 class _RecordChecks(ast.NodeTransformer):
     """Turn every check into a record: ``_check_(index, holds, message)``, where ``holds`` is the test's
     value computed in place (so the test runs in its own scope, as an ``assert`` would) or the error it
     raised, and ``message`` a function that gives the message (called only after the test, as Python
     evaluates an assert's message only when it fails). ``texts`` collects what each check says."""
 
-    def __init__(self):
-        self.texts, self.lines = [], []
+    def __init__(self, labels=None):
+        self.texts, self.lines, self.labels = [], [], labels or {}
 
     @staticmethod
     def _record(index, holds, message):
@@ -106,6 +125,7 @@ class _RecordChecks(ast.NodeTransformer):
 
     def visit_Assert(self, node):
         node = self.generic_visit(node)
+        node.msg = _translated(node.msg, self.labels) if node.msg is not None else None
         index = self._new(_text(node.msg, ast.unparse(node.test)), node.lineno)
         test = ast.parse("try:\n    _holds_ = bool(0)\nexcept Exception as _error_:\n    _holds_ = _error_").body[0]
         test.body[0].value.args = [node.test]
@@ -116,7 +136,7 @@ class _RecordChecks(ast.NodeTransformer):
         if not is_must_raise(node):
             return self.generic_visit(node)
         exc = node.orelse[0].exc
-        message = exc.args[0] if exc.args else None
+        message = _translated(exc.args[0], self.labels) if exc.args else None
         index = self._new(_text(message, ast.unparse(node.body[0]) + " must raise"), node.lineno)
         node = self.generic_visit(node)
         for handler in node.handlers:  # the expected error came: the claim holds
@@ -147,13 +167,14 @@ def page_module(**names):
         sys.modules.pop("__rerun__", None)
 
 
-def rerun_checks(code, verified_on, sections=()):
+def rerun_checks(code, verified_on, sections=(), labels=None):
     """Run ``code`` (a page's code) with every check recorded instead of raised; report each claim, under
     the title of the page's section it is in (``sections``: ``(first line, title)`` in ``code``'s lines,
-    in order; the titles are the page's, in its language)."""
+    in order; the titles are the page's, in its language), by its message in the page's language
+    (``labels``: message -> translation, from the edition's catalog, :mod:`sitetools.check_labels`)."""
     import torch
 
-    recorder = _RecordChecks()
+    recorder = _RecordChecks(labels)
     parsed = ast.parse(code)
     gpu, no_gpu = gpu_lines(parsed), not torch.cuda.is_available()
     tree = ast.fix_missing_locations(recorder.visit(parsed))

@@ -213,3 +213,31 @@ def test_the_sections_are_the_pages_titles_at_the_lines_of_their_code(tmp_path, 
     assert [title for _, title in sections] == ["The page", "The first part", "The first part"]
     starts = [next(i for i in range(line - 1, len(lines)) if lines[i].strip()) for line, _ in sections]
     assert [lines[i] for i in starts] == ["import torch", "x = torch.ones(1)", "y = x * 2"]
+
+
+def test_each_claim_is_named_by_its_messages_translation_from_the_catalog(capsys):
+    """A string, an f-string (its fields computed as in the page) and a must-raise block, each named in the
+    catalog's words; a message the catalog lacks and one the page computes keep the page's words."""
+    labels = {"clone() copies": "clone() 会复制", "case {n} holds": "情形 {n} 成立",
+              "view() of a transposed tensor must raise": "转置张量的 view() 应当报错"}  # fmt: skip
+    with pytest.raises(AssertionError):
+        rerun_checks(PAGE, "0.0", labels=labels)
+    out = capsys.readouterr().out
+    for said in ("agrees   clone() 会复制", "agrees   情形 0 成立", "DIFFERS  情形 2 成立",
+                 "agrees   转置张量的 view() 应当报错", "agrees   the error names the view size"):
+        assert said in out, out
+    assert "clone() copies" not in out and "case 0 holds" not in out
+
+
+def test_the_cell_of_a_translated_edition_holds_the_pages_translations_only(tmp_path):
+    """The cell carries the catalog's entries for its page's messages, and its report uses them."""
+    script = tmp_path / "plot_x.py"
+    script.write_text('"""\nTitle\n=====\n"""\n\nimport torch\nt = torch.zeros(2)\n'
+                      "assert t.sum() == 0, 'sums to zero'\nassert t.numel() == 2, f'{t.numel()} elements'\n",
+                      encoding="utf-8")  # fmt: skip
+    labels = {"sums to zero": "和为零", "{t.numel()} elements": "{t.numel()} 个元素", "another page's": "别的页面的"}
+    code = cell_code(script, labels=labels)
+    assert "别的页面的" not in code and "CHECK_LABELS" not in cell_code(script)
+    result = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[2:4] == ["  agrees   和为零", "  agrees   2 个元素"]

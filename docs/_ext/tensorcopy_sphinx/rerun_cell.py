@@ -26,7 +26,8 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
-from sitetools import rerun_checks
+from sitetools import check_labels, rerun_checks
+from sitetools.editions import edition
 from tensorcopy_sphinx.build_info import build_versions
 from tensorcopy_sphinx.gallery_html_fixes import plain_title
 from tensorcopy_sphinx.theme_i18n import translated
@@ -90,14 +91,22 @@ def _runner(words: tuple[tuple[str, str], ...]) -> str:
 PY_PAGE_CODE = f"PAGE_CODE = open(__file__, encoding='utf-8').read().partition({chr(10) + PY_MARKER!r})[0]"
 
 
-def cell_code(script: Path, words: dict[str, str] | None = None, *, in_script: bool = False) -> str:
-    """The rerun cell of ``script``, reporting in ``words`` (``rerun_checks.WORDS``, English, if None); the
-    one of the ``.py`` download (``in_script``) reads the page's code from its own file."""
+def cell_code(script: Path, words: dict[str, str] | None = None, *, in_script: bool = False,
+              labels: dict[str, str] | None = None) -> str:  # fmt: skip
+    """The rerun cell of ``script``, reporting in ``words`` (``rerun_checks.WORDS``, English, if None) and
+    naming each claim by its message's translation in ``labels`` (the edition's catalog,
+    :mod:`sitetools.check_labels`; none in the first edition); the one of the ``.py`` download
+    (``in_script``) reads the page's code from its own file."""
     torch_version = build_versions()["torch_version"]
     runner = _runner(tuple((words or rerun_checks.WORDS).items()))
-    page = PY_PAGE_CODE if in_script else f"PAGE_CODE = r'''\n{page_code(script)}'''"
+    code = page_code(script)
+    page = PY_PAGE_CODE if in_script else f"PAGE_CODE = r'''\n{code}'''"
     sections = f"PAGE_SECTIONS = {page_sections(script, in_script=in_script)!r}"  # before the page: the rest is shared
-    return f"{sections}\n{page}\n\n\n{runner}\n\n\nrerun_checks(PAGE_CODE, {torch_version!r}, PAGE_SECTIONS)\n"
+    call = f"rerun_checks(PAGE_CODE, {torch_version!r}, PAGE_SECTIONS)"
+    if labels:  # the page's messages only
+        page_labels = {message: labels[message] for _, message in check_labels.messages(code) if message in labels}
+        call = f"CHECK_LABELS = {page_labels!r}\n{call[:-1]}, CHECK_LABELS)"
+    return f"{sections}\n{page}\n\n\n{runner}\n\n\n{call}\n"
 
 
 def report_words(app: Sphinx) -> dict[str, str]:
@@ -110,12 +119,15 @@ def _append(app: Sphinx, env, docnames) -> None:
     conf = app.config.sphinx_gallery_conf
     gallery, sources = Path(app.srcdir) / conf["gallery_dirs"][0], Path(conf["examples_dirs"][0])
     title, text, words = translated(app, TITLE), translated(app, TEXT), report_words(app)
+    labels = check_labels.read(edition(app.config.language).code)
     for script in sorted(gallery.rglob("plot_*.py")):
-        code = cell_code(sources / script.relative_to(gallery), words)  # the source, not the download being changed
+        # the source, not the download being changed
+        code = cell_code(sources / script.relative_to(gallery), words, labels=labels)
         source = script.read_text(encoding="utf-8")
         if PY_MARKER not in source:
             comment = "\n".join(f"# {line}" for line in (title, "-" * len(title), "", text))
-            in_script = cell_code(sources / script.relative_to(gallery), words, in_script=True)
+            in_script = cell_code(sources / script.relative_to(gallery), words, in_script=True,
+                                  labels=labels)  # fmt: skip
             script.write_text(f"{source.rstrip()}\n\n\n{PY_MARKER}\n{comment}\n\n{in_script}", encoding="utf-8")
         notebook = script.with_suffix(".ipynb")
         if not notebook.is_file():
