@@ -147,12 +147,12 @@ def test_the_releases_page_says_which_releases_changed_between_names_as_the_code
     en = " ".join(_releases_page("en").split())
     assert ('"Changed between" names two releases: the newest on which the check differs, is not available, '
             "errored or was not run, and the first one after it that gives this build's result") in en
-    assert "The pages whose checks changed since a record was taken are listed" in en
+    assert "The pages whose checks changed since a record was taken, and the facts added since, are listed" in en
     zh = _releases_page("zh_CN")
     assert ("“变化发生在”一列给出两个版本：检查结果为“不同”“不可用”“出错”或“未运行”的最新版本，"
             "以及在它之后第一个与本次构建结果相同的版本（本次构建所用的 torch 也算在内）。") in zh
     assert "如果页面的检查在某次记录之后改过，那次记录就不显示这个页面的旧结果" in zh
-    assert "检查在记录之后改过的页面，列在“记录”一节的第一个表格下面。" in zh
+    assert "检查在记录之后改过的页面和记录之后才加入的事实，列在“记录”一节的第一个表格下面。" in zh
 
 
 def test_the_chinese_releases_page_links_to_pages_by_their_own_titles():
