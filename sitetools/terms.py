@@ -131,19 +131,20 @@ TERMS: tuple[Term, ...] = (
          define_zh="结果对某个张量的导数；对需要梯度的叶子张量（leaf tensor），`.grad` 是 `backward()` 累加它的地方。"),
     Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点"),
          gloss="leaf tensor", mention=r"(?<!非)叶子张量",
-         define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad, "
-                   "`backward()` accumulates its gradient into its `.grad`.",
+         define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad "
+                   "and is not a view, `backward()` accumulates its gradient into its `.grad`.",
          define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度，"
-                   "`backward()` 会把梯度累加到它的 `.grad` 里。"),
+                   "而且不是视图，`backward()` 会把梯度累加到它的 `.grad` 里。"),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
     Term("推理张量", "inference tensor", "questions-inference-mode",
-         define_en="A tensor made under `torch.inference_mode()`, such as `x * 2` computed there: "
-                   "`is_inference()` is `True` and it has no version counter (a `detach()` of it taken outside "
-                   "the mode has one).",
-         define_zh="在 `torch.inference_mode()` 下得到的张量，比如在该模式下算出的 `x * 2`：它的 "
-                   "`is_inference()` 为 `True`，没有版本计数器（在模式外对它取 `detach()`，得到的张量却有）。"),
+         define_en="A tensor whose `is_inference()` is `True`, such as `x * 2` computed under "
+                   "`torch.inference_mode()`, which has no version counter. A view or `detach()` of a normal "
+                   "tensor taken in the mode is not one; a `detach()` of one taken outside the mode has a counter.",
+         define_zh="`is_inference()` 为 `True` 的张量，比如在 `torch.inference_mode()` 下算出的 `x * 2`，"
+                   "它没有版本计数器。在该模式下对普通张量取的视图或 `detach()` 不是推理张量；"
+                   "在模式外对推理张量取的 `detach()` 则有版本计数器。"),
     Term("张量列表", "list of tensors, `[t] * n`", "questions-containers",
          define_en="A Python list of tensors; `[t] * n` holds one tensor n times, not n tensors.",
          define_zh="装着张量的 Python 列表；`[t] * n` 是同一个张量放了 n 次，而不是 n 个张量。"),
@@ -200,10 +201,10 @@ TERMS: tuple[Term, ...] = (
          define_en="Laid out row by row in its storage, no gaps; `contiguous()` copies a tensor that is not.",
          define_zh="在存储里逐行排列、没有间隔；对不连续的张量，`contiguous()` 返回一个副本。"),
     Term("共轭位", "conjugate bit, `is_conj()`", "questions-numpy-bridge",
-         define_en="A flag on a tensor (`is_conj()`): `z.conj()` of a complex `z` has it set, and reads the same "
-                   "storage as `z`, with the same dtype, shape, strides and offset, but other values.",
-         define_zh="张量上的一个标志（`is_conj()`）。对复数张量 `z`，`z.conj()` 返回的张量设置了这个标志："
-                   "它与 `z` 读取同一块存储，dtype、形状、步长和偏移都相同，读到的数值却不同。"),
+         define_en="A flag on a tensor (`is_conj()`): `z.conj()` of a complex `z` without it has it set, and "
+                   "reads the same storage as `z`, with the same dtype, shape, strides and offset, but other values.",
+         define_zh="张量上的一个标志（`is_conj()`）。对没有这个标志的复数张量 `z`，`z.conj()` 返回的张量"
+                   "设置了这个标志：它与 `z` 读取同一块存储，dtype、形状、步长和偏移都相同，读到的数值却不同。"),
     Term("负号位", "negative bit, `is_neg()`", "questions-numpy-bridge",
          define_en="A flag on a tensor (`is_neg()`): `z.conj().imag` of a complex `z` has it set, and its values "
                    "differ from those of `z.imag`.",

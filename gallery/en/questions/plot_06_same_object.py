@@ -230,8 +230,9 @@ draw_memory("b = a.cpu(); b.add_(10)", a=a, b=b)
 # Each of the first eight calls, asked for what the tensor already is,
 # returns the very same object. Among these calls, an explicit copy and a
 # real change of dtype give new memory. Other real conversions give new
-# memory too: ``contiguous()`` of a non-contiguous tensor, a change to
-# ``memory_format=torch.channels_last`` (by ``contiguous()`` or ``to()``), a move to another
+# memory too: ``contiguous()`` of a non-contiguous tensor, a change of this ``image`` to
+# ``memory_format=torch.channels_last`` (by ``contiguous()`` or ``to()``; for a batch of one
+# channel, ``contiguous()`` returns the tensor itself while ``to()`` copies), a move to another
 # device (``meta`` here). ``to(memory_format=torch.contiguous_format)`` need not be such a
 # conversion: it returns a transpose as it is, which is not contiguous (:ref:`questions-module-to`
 # shows which tensors it copies).
@@ -270,6 +271,9 @@ assert not any(result is source or same_storage(result, source) for result, sour
 # sphinx_gallery_start_ignore
 assert image.to(memory_format=torch.channels_last) is not image, "to() in channels_last returns a new tensor"
 assert not same_storage(image.to(memory_format=torch.channels_last), image), "to() in channels_last copies"
+one_channel = torch.ones(2, 1, 3, 3)
+assert one_channel.contiguous(memory_format=torch.channels_last) is one_channel, "one channel: contiguous() returns it"
+assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "one channel: to() copies"
 for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: to(contiguous_format) returns it"
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"

@@ -256,7 +256,7 @@ assert same_storage(column, expanded) and not same_storage(column, repeated), "S
 # Not every write into an expanded tensor is refused. ``add_`` and ``mul_`` compute each element from
 # its old value and ``copy_`` copies other values in; on the CPU all three raise, because several elements of
 # ``expanded`` are one memory location, and so does the slice assignment ``expanded[:] = 7.0``. ``fill_``
-# and ``zero_`` pass: they write into the tensor that was expanded (:ref:`questions-views` shows the other writes
+# and ``zero_`` pass: they write into the tensor that was expanded (:ref:`questions-views` shows some other writes
 # that pass).
 
 for name, write in {

@@ -220,7 +220,7 @@ draw_memory("b = a.cpu(); b.add_(10)", a=a, b=b)
 # 哪些调用返回张量本身
 # --------------------
 #
-# 前八个调用在无需转换时，返回的都是同一个对象。在这些调用里，显式复制和真的改变 dtype 会得到新的内存。其他真正的转换也会得到新的内存：对非连续张量调用 ``contiguous()``、用 ``contiguous()`` 或 ``to()`` 改成 ``memory_format=torch.channels_last``、移到另一个设备（这里是 ``meta``）。``to(memory_format=torch.contiguous_format)`` 不一定是这种转换：转置这样不连续的张量，它会原样返回（它复制哪些张量，见 :ref:`“module.to()”那一页 <questions-module-to>`）。
+# 前八个调用在无需转换时，返回的都是同一个对象。在这些调用里，显式复制和真的改变 dtype 会得到新的内存。其他真正的转换也会得到新的内存：对非连续张量调用 ``contiguous()``、用 ``contiguous()`` 或 ``to()`` 把这里的 ``image`` 改成 ``memory_format=torch.channels_last`` 布局（对只有一个通道的批次，``contiguous()`` 返回张量本身，``to()`` 却会复制）、移到另一个设备（这里是 ``meta``）。``to(memory_format=torch.contiguous_format)`` 不一定是这种转换：转置这样不连续的张量，它会原样返回（它复制哪些张量，见 :ref:`“module.to()”那一页 <questions-module-to>`）。
 a = torch.tensor([1.0, 2.0, 3.0])
 results = {
     "a.to(torch.float32)": a.to(torch.float32),
@@ -256,6 +256,9 @@ assert not any(result is source or same_storage(result, source) for result, sour
 # sphinx_gallery_start_ignore
 assert image.to(memory_format=torch.channels_last) is not image, "to() in channels_last returns a new tensor"
 assert not same_storage(image.to(memory_format=torch.channels_last), image), "to() in channels_last copies"
+one_channel = torch.ones(2, 1, 3, 3)
+assert one_channel.contiguous(memory_format=torch.channels_last) is one_channel, "one channel: contiguous() returns it"
+assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "one channel: to() copies"
 for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: to(contiguous_format) returns it"
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"

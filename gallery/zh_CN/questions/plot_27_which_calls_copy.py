@@ -239,7 +239,7 @@ assert same_storage(column, expanded) and not same_storage(column, repeated), "S
 # sphinx_gallery_end_ignore
 
 # %%
-# 并非每种写入都会被拒绝。``add_`` 和 ``mul_`` 要由每个元素的旧值算出新值，``copy_`` 要把别的值复制进来：在 CPU 上三者都会抛出错误，因为 ``expanded`` 的多个元素指向同一个内存位置；切片赋值 ``expanded[:] = 7.0`` 也一样。``fill_`` 和 ``zero_`` 则可以执行，写入的是被 expand 的那个张量（其他能通过的写入，见 :ref:`“视图”那一页 <questions-views>`）。
+# 并非每种写入都会被拒绝。``add_`` 和 ``mul_`` 要由每个元素的旧值算出新值，``copy_`` 要把别的值复制进来：在 CPU 上三者都会抛出错误，因为 ``expanded`` 的多个元素指向同一个内存位置；切片赋值 ``expanded[:] = 7.0`` 也一样。``fill_`` 和 ``zero_`` 则可以执行，写入的是被 expand 的那个张量（另外几种能通过的写入，见 :ref:`“视图”那一页 <questions-views>`）。
 
 for name, write in {
     "add_(1.0)": lambda: expanded.add_(1.0),
