@@ -141,10 +141,11 @@ TERMS: tuple[Term, ...] = (
     Term("推理张量", "inference tensor", "questions-inference-mode",
          define_en="A tensor whose `is_inference()` is `True`, such as `x * 2` computed under "
                    "`torch.inference_mode()`, which has no version counter. A view or `detach()` of a normal "
-                   "tensor taken in the mode is not one; a `detach()` of one taken outside the mode has a counter.",
+                   "tensor taken in the mode is not one; a `detach()` of one taken outside the mode is one, yet has "
+                   "a counter.",
          define_zh="`is_inference()` 为 `True` 的张量，比如在 `torch.inference_mode()` 下算出的 `x * 2`，"
                    "它没有版本计数器。在该模式下对普通张量取的视图或 `detach()` 不是推理张量；"
-                   "在模式外对推理张量取的 `detach()` 则有版本计数器。"),
+                   "在模式外对推理张量取的 `detach()` 仍是推理张量，却有版本计数器。"),
     Term("张量列表", "list of tensors, `[t] * n`", "questions-containers",
          define_en="A Python list of tensors; `[t] * n` holds one tensor n times, not n tensors.",
          define_zh="装着张量的 Python 列表；`[t] * n` 是同一个张量放了 n 次，而不是 n 个张量。"),
@@ -162,9 +163,10 @@ TERMS: tuple[Term, ...] = (
     Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-activation-checkpointing",
          also=("激活检查点", "激活重计算"),
          define_en="Saving memory by keeping fewer of a function's inner tensors for the backward pass, which runs the "
-                   "function again (with `use_reentrant=False`, only when it needs a tensor it did not keep).",
+                   "function again (with `use_reentrant=False`, when it needs a tensor the function saved, its input "
+                   "included; a function that saves nothing runs once).",
          define_zh="少保存函数的中间张量给反向传播，以此节省内存；反向传播时再运行一次函数（`use_reentrant=False` 时，"
-                   "只在需要没保存的张量时才运行）。"),
+                   "只要需要函数保存过的张量就再运行，包括函数的输入；什么也没保存的函数只运行一次）。"),
     Term("检查点", "checkpoint (a saved training state, `torch.save` / `torch.load`)", "questions-checkpoints",
          define_en="A training state written to a file with `torch.save` and read back with `torch.load`.",
          define_zh="用 `torch.save` 写进文件、再用 `torch.load` 读回的训练状态。"),

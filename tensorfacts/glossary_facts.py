@@ -181,14 +181,15 @@ def _optimizer_updates_in_place() -> Fact:
 @fact("checkpoint-reruns-when-backward-needs-it", {
     "en": "Counts the calls of fn in checkpoint(fn, x, use_reentrant=...) followed by backward(): with "
           "use_reentrant=False, fn = x.exp().sum() (exp saves its output) is called twice and gives the gradient "
-          "exp(x), and fn = (x + 1).sum() (nothing saved) once; with use_reentrant=True, (x + 1).sum() is called "
-          "twice too.",
+          "exp(x), fn = (x * x).sum() (mul saves its input x) twice too, and fn = (x + 1).sum() (nothing saved) "
+          "once; with use_reentrant=True, (x + 1).sum() is called twice too.",
     "zh_CN": "数 checkpoint(fn, x, use_reentrant=...) 再 backward() 时 fn 被调用的次数：use_reentrant=False 时，"
-             "fn = x.exp().sum()（exp 保存它的输出）被调用两次，梯度是 exp(x)；fn = (x + 1).sum()（什么也没保存）只被"
-             "调用一次；use_reentrant=True 时，(x + 1).sum() 也被调用两次。",
+             "fn = x.exp().sum()（exp 保存它的输出）被调用两次，梯度是 exp(x)；fn = (x * x).sum()（mul 保存它的输入 x）"
+             "也被调用两次；fn = (x + 1).sum()（什么也没保存）只被调用一次；use_reentrant=True 时，(x + 1).sum() "
+             "也被调用两次。",
 })
 def _checkpoint_reruns() -> Fact:
-    calls = {"exp": 0, "add": 0}
+    calls = {"exp": 0, "add": 0, "square": 0}
 
     def exp_fn(x: torch.Tensor) -> torch.Tensor:
         calls["exp"] += 1
@@ -198,15 +199,20 @@ def _checkpoint_reruns() -> Fact:
         calls["add"] += 1
         return (x + 1).sum()
 
+    def square_fn(x: torch.Tensor) -> torch.Tensor:
+        calls["square"] += 1
+        return (x * x).sum()
+
     x = torch.tensor([0.0, 1.0], requires_grad=True)
     checkpoint = torch.utils.checkpoint.checkpoint  # looked up at each run, so a test can replace it
     checkpoint(exp_fn, x, use_reentrant=False).backward()
     right = torch.allclose(x.grad, x.detach().exp())
     checkpoint(add_fn, torch.tensor([0.0, 1.0], requires_grad=True), use_reentrant=False).backward()
+    checkpoint(square_fn, torch.tensor([0.0, 1.0], requires_grad=True), use_reentrant=False).backward()
     non_reentrant = dict(calls)
     checkpoint(add_fn, torch.tensor([0.0, 1.0], requires_grad=True), use_reentrant=True).backward()
     reentrant_add = calls["add"] - non_reentrant["add"]
-    return Fact(non_reentrant == {"exp": 2, "add": 1} and reentrant_add == 2 and right,
+    return Fact(non_reentrant == {"exp": 2, "add": 1, "square": 2} and reentrant_add == 2 and right,
                 f"use_reentrant=False calls: {non_reentrant}; use_reentrant=True calls of (x + 1).sum(): "
                 f"{reentrant_add}; exp gradient right: {right}")
 
