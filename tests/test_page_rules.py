@@ -21,6 +21,7 @@ def sources(tmp_path) -> Path:
     """A copy of gallery/ and docs/ (only what the rules read) to break."""
     for name in ("gallery", "docs"):
         shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "_*"))
+    shutil.copytree(ROOT / "docs" / "_locale", tmp_path / "docs" / "_locale")  # the catalogs of check messages
     return tmp_path
 
 
@@ -139,7 +140,9 @@ def test_the_template_page_follows_every_rule_and_runs(sources):
     written = new_page.create("questions/plot_01_template_check", gallery=sources / "gallery")
     scripts = [p for p in written if p.suffix == ".py"]
     assert len(scripts) == len(pages.CODES), written
-    problems = [p for p in page_rules.check_sources(root=sources) if "manifest does not record" not in p]
+    # a new page records its checks and translates their messages later (a preview runs it before)
+    problems = [p for p in page_rules.check_sources(root=sources)
+                if "manifest does not record" not in p and "has no translation" not in p]  # fmt: skip
     assert problems == [], problems
     assert run_script(scripts[0]).strip(), "the template printed nothing"
 

@@ -134,10 +134,16 @@ def bound_names(doctree: nodes.document) -> set[str]:
     return bound_in(block.astext() for block in doctree.findall(nodes.literal_block))
 
 
+def shown_text(literal: nodes.literal) -> str:
+    """What a literal shows: its text, without raw HTML inside it (a ``<wbr>`` where a header may break)."""
+    return "".join(node.astext() for node in literal.findall(nodes.Text)
+                   if not isinstance(node.parent, nodes.raw)).strip()  # fmt: skip
+
+
 def _link(app: Sphinx, doctree: nodes.document) -> None:
     known, bound = forms(), bound_names(doctree)
     for literal in list(doctree.findall(nodes.literal)):
-        text = literal.astext().strip()
+        text = shown_text(literal)
         name = target(text, known)
         if name is None or _skip(literal) or text in bound:
             continue
