@@ -112,51 +112,53 @@ def _table(head: tuple[str, ...], rows: list[list[str]], classes: tuple[str, ...
     return table
 
 
+def _notes(missed: dict[str, tuple[str, ...]], records: list[dict], sentence, item, classes: str) -> list[nodes.Node]:
+    """For each set of records that misses some items (``missed``: item -> the releases whose record misses it),
+    in the records' order: one sentence (``sentence(where, count)``) and a list of the items (``item(name)``)."""
+    releases = [record["release"] for record in records]
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for name, where in sorted(missed.items()):
+        if where:
+            groups.setdefault(where, []).append(name)
+    found: list[nodes.Node] = []
+    for where in sorted(groups, key=lambda where: [releases.index(release) for release in where]):
+        found.append(nodes.paragraph(text=sentence(where, len(groups[where]))))
+        items = nodes.bullet_list(classes=[classes])
+        for name in groups[where]:
+            items += nodes.list_item("", nodes.paragraph("", "", item(name)))
+        found.append(items)
+    return found
+
+
 def stale_notes(records: list[dict], manifest: dict[str, list[str]], words: dict, torch: str, gallery: str,
                 docname: str) -> list[nodes.Node]:
     """The pages changed since some records were taken, said once: a sentence naming the records (all of
     them, or which) and a list of the pages, each a link that shows its title; one such pair for each set of
     records, in the records' order."""
     releases = [record["release"] for record in records]
-    stale_for: dict[str, list[str]] = {}
+    stale_for: dict[str, tuple[str, ...]] = {}
     for record in records:
         for name in release_records.stale_pages(record, manifest):
-            stale_for.setdefault(name, []).append(record["release"])
-    groups: dict[tuple[str, ...], list[str]] = {}
-    for name, where in sorted(stale_for.items()):
-        groups.setdefault(tuple(where), []).append(name)
-    found: list[nodes.Node] = []
-    for where in sorted(groups, key=lambda where: [releases.index(release) for release in where]):
-        pages = groups[where]
-        sentence = words["stale all"] if list(where) == releases else words["stale some"]
-        found.append(nodes.paragraph(text=sentence.format(count=len(pages), torch=torch,
-                                                          releases=words["between"].join(where))))
-        items = nodes.bullet_list(classes=["release-stale-pages"])
-        for name in pages:
-            link = addnodes.pending_xref("", nodes.inline(name, name), refdomain="std", reftype="doc",
-                                         reftarget=f"/{gallery}/{name}", refexplicit=False, refwarn=True,
-                                         refdoc=docname)  # fmt: skip
-            items += nodes.list_item("", nodes.paragraph("", "", link))
-        found.append(items)
-    return found
+            stale_for[name] = (*stale_for.get(name, ()), record["release"])
+
+    def sentence(where: tuple[str, ...], count: int) -> str:
+        text = words["stale all"] if list(where) == releases else words["stale some"]
+        return text.format(count=count, torch=torch, releases=words["between"].join(where))
+
+    def link(name: str) -> nodes.Node:
+        return addnodes.pending_xref("", nodes.inline(name, name), refdomain="std", reftype="doc",
+                                     reftarget=f"/{gallery}/{name}", refexplicit=False, refwarn=True,
+                                     refdoc=docname)  # fmt: skip
+
+    return _notes(stale_for, records, sentence, link, "release-stale-pages")
 
 
 def new_facts_notes(records: list[dict], facts: list[str], words: dict, torch: str) -> list[nodes.Node]:
     """The facts that some records do not hold (added since), said once for each set of records, with a list."""
-    releases = [record["release"] for record in records]
-    groups: dict[tuple[str, ...], list[str]] = {}
-    for fact in sorted(facts):
-        if missing := tuple(record["release"] for record in records if fact not in record["facts"]):
-            groups.setdefault(missing, []).append(fact)
-    found: list[nodes.Node] = []
-    for where in sorted(groups, key=lambda where: [releases.index(release) for release in where]):
-        found.append(nodes.paragraph(text=words["new facts"].format(count=len(groups[where]), torch=torch,
-                                                                     releases=words["between"].join(where))))
-        items = nodes.bullet_list(classes=["release-new-facts"])
-        for fact in groups[where]:
-            items += nodes.list_item("", nodes.paragraph("", "", nodes.literal(fact, fact)))
-        found.append(items)
-    return found
+    missed = {fact: tuple(record["release"] for record in records if fact not in record["facts"]) for fact in facts}
+    return _notes(missed, records, lambda where, count: words["new facts"].format(
+        count=count, torch=torch, releases=words["between"].join(where)),
+        lambda fact: nodes.literal(fact, fact), "release-new-facts")
 
 
 def change_label(words: dict, row: dict) -> str:
