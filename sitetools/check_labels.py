@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -42,13 +43,18 @@ def catalog_path(lang: str, root: Path = ROOT) -> Path:
 def messages(source: str) -> list[tuple[int, str]]:
     """``(line, message)`` for every check of a page's code whose message is a string or an f-string, as the
     rerun report writes it (a message the code computes, such as ``str(error)``, is the case's own words)."""
+    return list(_messages(source))
+
+
+@functools.lru_cache(maxsize=4)  # a page's rerun cells (notebook and .py) ask for the same code in turn
+def _messages(source: str) -> tuple[tuple[int, str], ...]:
     found = []
     for node in ast.walk(ast.parse(source)):
         message = node.msg if isinstance(node, ast.Assert) else (
             node.orelse[0].exc.args[0] if is_must_raise(node) and node.orelse[0].exc.args else None)  # fmt: skip
         if translatable(message):
             found.append((node.lineno, _text(message, "")))
-    return sorted(found)
+    return tuple(sorted(found))
 
 
 def read(lang: str, root: Path = ROOT) -> dict[str, str]:

@@ -19,11 +19,18 @@ from __future__ import annotations
 
 import ast
 import collections
+import functools
 import os
 import sys
 from pathlib import Path
 
 from sitetools.rerun_checks import gpu_lines, is_must_raise
+
+
+@functools.lru_cache(maxsize=4)
+def parsed(source: str) -> ast.Module:
+    """The syntax tree of a script, parsed once for the guard's several readings of it (never modified)."""
+    return ast.parse(source)
 
 
 class CheckRuns:
@@ -33,7 +40,7 @@ class CheckRuns:
         self.script = os.path.normcase(os.path.realpath(script))
         #: every line of a multi-line assert -> its first line: a line event inside the span that comes
         #: from another line of the span is the same run of the assert (Python reports the raise again)
-        self.spans = {line: node.lineno for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Assert)
+        self.spans = {line: node.lineno for node in ast.walk(parsed(source)) if isinstance(node, ast.Assert)
                       for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)}  # fmt: skip
         self.ran: collections.Counter[int] = collections.Counter()
         self.failed: collections.Counter[int] = collections.Counter()
@@ -77,7 +84,7 @@ def checks_with_lines(source: str) -> list[tuple[int, list[int], str]]:
     """``(line, lines that prove it ran, text)`` for each check of a script: an assert's own line, or
     the first line of each handler of a must-raise block."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if isinstance(node, ast.Assert):
             found.append((node.lineno, [node.lineno], f"assert {ast.unparse(node.test)}"))
         elif is_must_raise(node):
@@ -95,7 +102,7 @@ def unheld(source: str, runs: CheckRuns, gpu: bool | None = None) -> list[tuple[
         import torch
 
         gpu = torch.cuda.is_available()
-    owed_elsewhere = set() if gpu else gpu_lines(ast.parse(source))
+    owed_elsewhere = set() if gpu else gpu_lines(parsed(source))
     missing = []
     for line, proofs, text in checks_with_lines(source):
         if line in owed_elsewhere:

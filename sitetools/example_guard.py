@@ -275,9 +275,7 @@ def _record_gpu_blocks(script: str, source: str | None, runs: check_runs.CheckRu
     if source is None or runs is None:
         _GPU_BLOCKS.pop(page_name(script), None)
         return
-    import ast
-
-    blocks = [node for node in ast.parse(source).body if is_gpu_block(node)]
+    blocks = [node for node in check_runs.parsed(source).body if is_gpu_block(node)]
     _GPU_BLOCKS[page_name(script)] = [runs.ran[node.body[-1].lineno] > 0 for node in blocks]
 
 

@@ -68,21 +68,31 @@ def _shown(path: Path, root: Path) -> str:
 
 def blocks(script: Path) -> list[tuple[str, str]]:
     """The script's blocks as ``(kind, content)``, kind "text" or "code" (sphinx-gallery's parser)."""
-    return list(_split(script.read_text(encoding="utf-8")))
+    return [(block.type, block.content) for block in _split(script.read_text(encoding="utf-8"), str(script))]
+
+
+def numbered_blocks(script: Path) -> list:
+    """sphinx-gallery's blocks of a script, each ``(type, content, lineno)`` (``.type``, ``.content``,
+    ``.lineno``), as ``split_code_and_text_blocks`` gives them."""
+    return list(_split(script.read_text(encoding="utf-8"), str(script)))
 
 
 @functools.lru_cache(maxsize=512)
-def _split(source: str) -> tuple[tuple[str, str], ...]:
-    """sphinx-gallery's split of a script's text (cached by content: the rules read each page often)."""
+def _split(source: str, path: str | None = None) -> tuple:
+    """sphinx-gallery's split of a script's text (cached by content: the rules and the build read each page
+    often). ``path`` is the file that holds ``source``, read in place so that an error names it; without
+    one (a text from another revision) the text is parsed from a temporary file."""
     from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
+    if path is not None:
+        return tuple(split_code_and_text_blocks(path)[1])
     with tempfile.NamedTemporaryFile("w", suffix=".py", encoding="utf-8", delete=False) as handle:
         handle.write(source)
     try:
         _, script_blocks = split_code_and_text_blocks(handle.name)
     finally:
         os.unlink(handle.name)
-    return tuple((block.type, block.content) for block in script_blocks)
+    return tuple(script_blocks)
 
 
 def code_cells(script: Path) -> list[str]:
@@ -266,7 +276,7 @@ def check_script(script: Path, root: Path = ROOT) -> list[str]:
 def _check_script_text(where: str, source: str) -> tuple[str, ...]:
     """:func:`check_script` for a script's text (cached: the tests check many copies of one page)."""
     try:
-        cells = [content for kind, content in _split(source) if kind == "code"]
+        cells = [content for kind, content, _ in _split(source) if kind == "code"]
     except SyntaxError as error:
         return (f"{where}: does not parse: {error}",)
     problems = []

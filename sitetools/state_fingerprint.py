@@ -221,8 +221,10 @@ def restore(before: dict[str, object]) -> None:
     for name in _loggers():
         logger = logging.getLogger(name or None)
         level, handlers, disabled, propagate = before["loggers"].get(name, NEW_LOGGER)
-        logger.setLevel(level)
-        logger.handlers[:] = handlers
+        if logger.level != level:  # setLevel empties the cache of every logger: only when it changed
+            logger.setLevel(level)
+        if tuple(logger.handlers) != handlers:
+            logger.handlers[:] = handlers
         logger.disabled, logger.propagate = disabled, propagate
 
 

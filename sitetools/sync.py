@@ -122,8 +122,8 @@ def sync_text(source: str, target: str, where: str = "the page") -> tuple[str, l
 
 def _same_code(a: str, b: str) -> bool:
     """Whether two scripts' code cells are identical token for token, as the page rules compare them."""
-    return [code_tokens(c) for kind, c in _split(a) if kind == "code"] == [
-        code_tokens(c) for kind, c in _split(b) if kind == "code"
+    return [code_tokens(c) for kind, c, _ in _split(a) if kind == "code"] == [
+        code_tokens(c) for kind, c, _ in _split(b) if kind == "code"
     ]
 
 

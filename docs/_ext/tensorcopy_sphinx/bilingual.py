@@ -17,9 +17,9 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
-from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
 from sitetools.editions import CODES, EDITIONS, edition
+from sitetools.pages import numbered_blocks
 from tensorcopy_sphinx.theme_i18n import translated
 
 #: The button's words, off and on, and what it announces (docs/_templates/bilingual-toggle.html).
@@ -37,8 +37,7 @@ WORDS = (
 
 def text_cells(script: Path) -> int:
     """How many text blocks sphinx-gallery reads in ``script`` (its docstring included)."""
-    _, blocks = split_code_and_text_blocks(str(script))
-    return sum(1 for label, _, _ in blocks if label == "text")
+    return sum(1 for label, _, _ in numbered_blocks(script) if label == "text")
 
 
 def mismatches(gallery: Path, code: str) -> list[str]:

@@ -24,10 +24,10 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
-from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
 from sitetools import check_labels, rerun_checks
 from sitetools.editions import edition
+from sitetools.pages import numbered_blocks
 from tensorcopy_sphinx.build_info import build_versions
 from tensorcopy_sphinx.gallery_html_fixes import plain_title
 from tensorcopy_sphinx.theme_i18n import translated
@@ -47,7 +47,7 @@ TEXT = (
 
 def page_code(script: Path) -> str:
     """A page's code cells, hidden blocks included, joined as one script."""
-    _, blocks = split_code_and_text_blocks(str(script))
+    blocks = numbered_blocks(script)
     code = "\n\n".join(content.strip("\n") for label, content, _ in blocks if label == "code") + "\n"
     if "'''" in code or code.endswith("\\\n"):
         raise ExtensionError(f"{script.name}: its code cannot be held in r'''...''' for the rerun cell")
@@ -61,7 +61,7 @@ _TITLE = re.compile(r"^(\S.*)\n([-=~^])\2+[ \t]*$", re.MULTILINE)
 def page_sections(script: Path, *, in_script: bool = False) -> list[tuple[int, str]]:
     """``(first line, title)`` of each code block, the title being the one of the section it is in (the
     page's title before its first section), in the lines of :func:`page_code`, or of the script itself."""
-    _, blocks = split_code_and_text_blocks(str(script))
+    blocks = numbered_blocks(script)
     sections, title, line = [], "", 1
     for label, content, lineno in blocks:
         if label != "code":

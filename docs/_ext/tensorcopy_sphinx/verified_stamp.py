@@ -74,12 +74,21 @@ def stamp_text(app: Sphinx, name: str) -> str:
     return stamp + _releases_text(app, name)
 
 
+def _records(app: Sphinx) -> list[tuple[dict, set[str]]]:
+    """Every record of another torch release, with the pages whose checks changed since: read once a build."""
+    if not hasattr(app.env, "tensorcopy_stamp_records"):
+        manifest = json.loads((Path(app.srcdir).parents[1] / "gallery" / "asserts.json").read_text(encoding="utf-8"))
+        app.env.tensorcopy_stamp_records = [(record, set(release_records.stale_pages(record, manifest)))
+                                            for record in release_records.load()]  # fmt: skip
+    return app.env.tensorcopy_stamp_records
+
+
 def _releases_text(app: Sphinx, name: str) -> str:
     """What the records of other torch releases say about page ``name`` (empty when none names it)."""
     gettext = functools.partial(translated, app)
-    manifest = json.loads((Path(app.srcdir).parents[1] / "gallery" / "asserts.json").read_text(encoding="utf-8"))
-    records = [record for record in release_records.load() if name in record["pages"]]
-    stale = [record["release"] for record in records if name in release_records.stale_pages(record, manifest)]
+    records = [(record, stale) for record, stale in _records(app) if name in record["pages"]]
+    stale = [record["release"] for record, stale_pages in records if name in stale_pages]
+    records = [record for record, _ in records]
     ran = [record for record in records if record["release"] not in stale]
     between = gettext(", ")
     text = ""
