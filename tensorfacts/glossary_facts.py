@@ -37,8 +37,8 @@ INPLACE = {
 }, {
     "en": "10 in-place calls, each on a float32 and an int64 CPU tensor (the glossary says \"most\": the writes "
           "the version counter does not see are on the version-counter page)",
-    "zh_CN": "10 个原地调用，各在 float32 和 int64 的 CPU 张量上运行（术语表说的是“大多数”：版本计数器看不到的写入，"
-             "列在“版本计数器”那一页）",
+    "zh_CN": "10 个原地调用，各在 float32 和 int64 的 CPU 张量上运行（术语对照表说的是“大多数”："
+             "版本计数器看不到的写入，列在“版本计数器”那一页）",
 })
 def _inplace_ops_raise_version() -> Fact:
     still = []

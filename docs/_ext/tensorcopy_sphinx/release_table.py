@@ -72,7 +72,7 @@ WORDS = {
         "built": "{torch}（本次构建）",
         "status": {"holds": "成立", "differs": "不同", "not available": "不可用", "errored": "出错",
                    "not run": "未运行", None: "—"},
-        "kinds": {"page": "页面", "fact": "事实", "claim": "说法核对表", "table matrix": "行为矩阵",
+        "kinds": {"page": "页面", "fact": "事实", "claim": "说法核对表", "table matrix": "行为对照表",
                   "table views": "视图操作", "table saved": "保存的张量"},
         "still": "仍然不同",
         "range": "{oldest} 至 {newest}",
