@@ -51,7 +51,7 @@ TERMS: tuple[Term, ...] = (
                    "through its dtype, shape, strides and offset (and, for a lazily conjugated or negated view, its "
                    "conjugate or negative bit).",
          define_zh="多维数组；稠密的非量化张量按 dtype、形状、步长和偏移从一块存储读取数值"
-                   "（延迟共轭或取负的视图（view）还要看它的共轭位或负号位）。"),
+                   "（延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit））。"),
     Term("复制", "copy", "copying-clone", also=("拷贝",),
          define_en="Making a new tensor whose values sit in memory of its own.",
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),
@@ -70,7 +70,7 @@ TERMS: tuple[Term, ...] = (
     Term("存储", "storage", "copying-alias",
          define_en="The block of memory a tensor reads its values from (`untyped_storage()`); a view shares it with "
                    "its base tensor.",
-         define_zh="张量读取数值的那块内存（`untyped_storage()`），视图与它的基张量共享这块存储。"),
+         define_zh="张量读取数值的那块内存（`untyped_storage()`），视图与它的基张量（base tensor）共享这块存储。"),
     Term("共享内存", "shared memory", "questions-shared-memory",
          define_en="Memory that several processes map at once, so a write in one is seen by the others.",
          define_zh="几个进程同时映射的内存，一个进程写入，其他进程都能看到。"),
@@ -78,11 +78,19 @@ TERMS: tuple[Term, ...] = (
          define_en="A tensor that reads the storage of the tensor it was made from, so a write to elements they share "
                    "shows in both.",
          define_zh="与源张量读取同一块存储的张量，写入两者共有的元素，两边都能看到改动。"),
-    Term("基张量", "base tensor, `_base`", "questions-views",
+    Term("基张量", "base tensor, `_base`", "questions-views", gloss="base tensor",
          define_en="The tensor at the root of a chain of tensors autograd records as views (not `detach()` or "
                    "`.data`); a view's `_base`, where set, names it (`x[1:][1:]._base is x`).",
          define_zh="自动求导（autograd）记作视图的一串张量最初的那个张量（`detach()` 和 `.data` 不算）；视图的 `_base` "
                    "若有值，指向的就是它（`x[1:][1:]._base is x`）。"),
+    Term("源张量", "source tensor", "copying-alias",
+         define_en="The tensor a copy, a view or a conversion is made from.",
+         define_zh="复制、视图或转换所依据的那个张量。"),
+    Term("别名", "alias", "copying-alias",
+         define_en="Another name or object that reaches a tensor's memory instead of a copy of it, such as `b = a`, a "
+                   "view, or an array made through NumPy or DLPack.",
+         define_zh="通向某个张量的内存的另一个名字或对象，而不是它的副本，比如 `b = a`、视图，"
+                   "或经由 NumPy、DLPack 得到的数组。"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
          define_en="An operation that writes its result into an existing tensor (`add_`, `t[0] = 1`).",
@@ -96,6 +104,12 @@ TERMS: tuple[Term, ...] = (
                    "reads it to see that a tensor it saved changed.",
          define_zh="张量上的一个计数（`_version`），`add_` 等大多数原地操作都会推进它；"
                    "自动求导靠比较它发现自己保存的张量被改过。"),
+    Term("异常检测模式", "anomaly detection mode, `torch.autograd.detect_anomaly()`", "questions-inplace-error",
+         define_en="A debugging mode, `torch.autograd.detect_anomaly()`, that records where the forward pass created "
+                   "each node, so that when the backward pass fails, a warning names the node and shows the "
+                   "traceback of that forward call.",
+         define_zh="一种调试模式（`torch.autograd.detect_anomaly()`）：记下前向传播中每个节点是在哪里创建的，"
+                   "反向传播失败时，发出一条警告，给出出错节点的名字和创建它的那次前向调用的调用栈。"),
     Term("计算图", "computation graph", "questions-graph-kept-alive",
          define_en="The graph of operations autograd records to run the backward pass.",
          define_zh="自动求导记录下的运算图，反向传播沿着它进行。"),
@@ -138,7 +152,7 @@ TERMS: tuple[Term, ...] = (
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
-    Term("推理张量", "inference tensor", "questions-inference-mode",
+    Term("推理张量", "inference tensor", "questions-inference-mode", gloss="inference tensor",
          define_en="A tensor whose `is_inference()` is `True`, such as `x * 2` computed under "
                    "`torch.inference_mode()`, which has no version counter. A view or `detach()` of a normal "
                    "tensor taken in the mode is not one; a `detach()` of one taken outside the mode is one, yet has "
@@ -146,22 +160,41 @@ TERMS: tuple[Term, ...] = (
          define_zh="`is_inference()` 为 `True` 的张量，比如在 `torch.inference_mode()` 下算出的 `x * 2`，"
                    "它没有版本计数器。在该模式下对普通张量取的视图或 `detach()` 不是推理张量；"
                    "在模式外对推理张量取的 `detach()` 仍是推理张量，却有版本计数器。"),
+    Term("推理模式", "inference mode, `torch.inference_mode()`", "questions-inference-mode",
+         define_en="The grad mode of `torch.inference_mode()`: autograd records nothing, even under "
+                   "`torch.enable_grad()`, and modules that compute (`Linear`, `ReLU`) return inference tensors.",
+         define_zh="`torch.inference_mode()` 下的梯度模式：自动求导什么都不记录（即使用了 `torch.enable_grad()`），"
+                   "做计算的模块（`Linear`、`ReLU`）返回推理张量。"),
     Term("张量列表", "list of tensors, `[t] * n`", "questions-containers",
          define_en="A Python list of tensors; `[t] * n` holds one tensor n times, not n tensors.",
          define_zh="装着张量的 Python 列表；`[t] * n` 是同一个张量放了 n 次，而不是 n 个张量。"),
     Term("优化器", "optimizer, `optimizer.state_dict()`", "questions-optimizer-state", also=("优化器状态",),
          define_en="The object that updates parameters in place from their gradients, maybe keeping state for each.",
          define_zh="根据梯度原地更新参数的对象，可能还为每个参数保存状态。"),
-    Term("目标网络", "target network", "questions-target-networks", also=("软更新",),
+    Term("fused 优化器", "fused optimizer, `fused=True`", "questions-version-counter",
+         define_en="An optimizer built with `fused=True` (`Adagrad`, `Adam`, `AdamW` and `SGD` accept it), whose "
+                   "`step()` updates the parameters without raising their version counters.",
+         define_zh="用 `fused=True` 构造的优化器（`Adagrad`、`Adam`、`AdamW` 和 `SGD` 接受这个参数），"
+                   "它的 `step()` 更新参数，却不推进参数的版本计数器。"),
+    Term("目标网络", "target network", "questions-target-networks",
          define_en="In reinforcement learning (DQN, for example), another copy of a model that computes the targets "
                    "and is updated from the model only now and then, so it must not share the model's memory.",
          define_zh="强化学习（如 DQN）里模型的另一份副本，用来计算目标值，隔一段时间才从模型同步，"
                    "所以不能与模型共享内存。"),
+    Term("在线网络", "online network", "questions-target-networks", gloss="online network",
+         define_en="In reinforcement learning, the model that trains at every step, from which the target network is "
+                   "copied or updated.",
+         define_zh="强化学习中每一步都在训练的那个模型，目标网络从它复制或更新。"),
+    Term("软更新", "soft update", "questions-target-networks", gloss="soft update",
+         define_en="Moving each parameter of a target network a small step toward the online network's, "
+                   "`t = (1 - tau) * t + tau * o`, instead of copying it.",
+         define_zh="让目标网络的每个参数朝在线网络的对应参数移动一小段（`t = (1 - tau) * t + tau * o`），"
+                   "而不是复制过来。"),
     Term("共享权重", "tied weights", "questions-tied-weights", also=("权重共享", "绑定权重"),
          define_en="One parameter used by two layers of a model, such as an embedding and an output layer.",
          define_zh="模型的两层用同一个参数，比如词嵌入层和输出层。"),
     Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-activation-checkpointing",
-         also=("激活检查点", "激活重计算"),
+         also=("激活检查点", "激活重计算"), gloss="activation checkpointing",
          define_en="Saving memory by keeping fewer of a function's inner tensors for the backward pass, which runs the "
                    "function again (with `use_reentrant=False`, when it needs a tensor the function saved, its input "
                    "included; a function that saves nothing runs once).",
@@ -173,10 +206,17 @@ TERMS: tuple[Term, ...] = (
     Term("梯度累积", "gradient accumulation", "questions-stale-grad",
          define_en="Adding the gradients of several backward passes into `.grad` before one optimizer step.",
          define_zh="把几次反向传播的梯度累加进 `.grad`，再让优化器走一步。"),
+    Term("微批次", "micro-batch", "questions-stale-grad",
+         define_en="One of the parts a batch is split into for gradient accumulation, each with a backward pass of "
+                   "its own.",
+         define_zh="做梯度累积时把一批数据分成的几份之一，每份各做一次反向传播。"),
     Term("多进程", "multiprocessing, `torch.multiprocessing`", "questions-processes", also=("子进程",),
          define_en="Running work in several processes (`torch.multiprocessing`), which can share CPU tensors through "
                    "shared memory.",
          define_zh="在几个进程里运行（`torch.multiprocessing`），进程之间可以通过共享内存共享 CPU 张量。"),
+    Term("worker 进程", "worker process, `DataLoader(num_workers=...)`", "questions-processes",
+         define_en="One of the processes a `DataLoader` with `num_workers` above 0 starts to load its items.",
+         define_zh="`num_workers` 大于 0 的 `DataLoader` 为加载数据项而启动的进程之一。"),
     Term("竞态条件", "race condition (processes updating one shared tensor)", "questions-shared-memory",
          also=("竞争条件", "加锁"),
          define_en="Two processes updating one shared tensor at once, so the result depends on their timing.",
@@ -196,23 +236,33 @@ TERMS: tuple[Term, ...] = (
          define_zh="模块用 `register_buffer` 登记的张量：属于模块的状态，随 `.to()` 移动（换设备时都会跟着换；"
                    "换浮点 dtype 时，浮点和复数的缓冲区跟着换，复数的虚部会丢掉；"
                    "整数和 bool 的缓冲区保持原来的 dtype），但不是参数。"),
+    Term("滑动统计量", "running statistics, `running_mean` and `running_var`", "questions-activation-checkpointing",
+         define_en="The buffers `running_mean` and `running_var` of a `BatchNorm` layer, which a forward pass in "
+                   "training mode updates in place and one in eval mode leaves as they are.",
+         define_zh="`BatchNorm` 层的缓冲区 `running_mean` 和 `running_var`：训练模式下的前向传播原地更新它们，"
+                   "eval 模式下的前向传播不改变它们。"),
     Term("步长", "stride", "questions-which-calls-copy",
          define_en="How many elements of the storage to skip to reach the next element along a dimension.",
          define_zh="沿某一维走到下一个元素，要在存储里跳过的元素个数。"),
     Term("连续", "contiguous, `contiguous()`", "questions-which-calls-copy",
          define_en="Laid out row by row in its storage, no gaps; `contiguous()` copies a tensor that is not.",
          define_zh="在存储里逐行排列、没有间隔；对不连续的张量，`contiguous()` 返回一个副本。"),
-    Term("共轭位", "conjugate bit, `is_conj()`", "questions-numpy-bridge",
+    Term("共轭位", "conjugate bit, `is_conj()`", "questions-numpy-bridge", gloss="conjugate bit",
          define_en="A flag on a tensor (`is_conj()`): `z.conj()` of a complex `z` without it has it set, and "
                    "reads the same storage as `z`, with the same dtype, shape, strides and offset, but other values.",
          define_zh="张量上的一个标志（`is_conj()`）。对没有这个标志的复数张量 `z`，`z.conj()` 返回的张量"
                    "设置了这个标志：它与 `z` 读取同一块存储，dtype、形状、步长和偏移都相同，读到的数值却不同。"),
-    Term("负号位", "negative bit, `is_neg()`", "questions-numpy-bridge",
+    Term("负号位", "negative bit, `is_neg()`", "questions-numpy-bridge", gloss="negative bit",
          define_en="A flag on a tensor (`is_neg()`): `z.conj().imag` of a complex `z` has it set, and its values "
                    "differ from those of `z.imag`.",
          define_zh="张量上的一个标志（`is_neg()`）。对复数张量 `z`，`z.conj().imag` 返回的张量设置了这个标志，"
                    "它读到的数值与 `z.imag` 不同。"),
-    Term("高级索引", "advanced indexing", "questions-index-writes",
+    Term("基本索引", "basic indexing", "questions-index-writes",
+         define_en="Indexing with integers (a 0-d integer tensor too), slices, `None` and `...`; reading this way "
+                   "returns a view on the indexed tensor's storage.",
+         define_zh="用整数（包括零维整数张量）、切片、`None` 和 `...` 做索引；"
+                   "这样读取得到的是视图，与被索引的张量共享存储。"),
+    Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
          define_en="Indexing with a list of Python integers, an int64 or int32 tensor of one dimension or more, or a "
                    "mask; reading this way returns a copy, not a view.",
          define_zh="用由 Python 整数组成的列表、一维及以上的 int64 或 int32 张量或掩码做索引；"
@@ -256,6 +306,12 @@ CHECKED_BY: dict[str, tuple[str, ...]] = {
     "共轭位": ("dense-tensor-reads-storage-by-layout",),
     "负号位": ("dense-tensor-reads-storage-by-layout",),
     "高级索引": ("advanced-index-read-copies",),
+    "推理模式": ("grad-mode-records", "inference-mode-outputs"),
+    "异常检测模式": ("anomaly-mode-names-forward-call",),
+    "fused 优化器": ("fused-optimizer-step-not-counted",),
+    "worker 进程": ("dataloader-workers-are-processes",),
+    "滑动统计量": ("batchnorm-running-statistics",),
+    "基本索引": ("basic-index-read-views",),
     "保存张量的钩子": ("saved-tensor-hooks-hide-edit", "wrapped-number-saved-outside-hooks"),
 }
 

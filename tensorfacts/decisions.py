@@ -56,7 +56,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "Which edits move the version counter and which do not, each one run: "
                 "{ref}`the version-counter page <questions-version-counter>`.",
             "zh_CN": "现在就读数值，不要求导也不复制：`a.detach()`。它与 `a` "
-                "共享存储和版本计数器（version counter；推理张量没有版本计数器，"
+                "共享存储和版本计数器（version counter；推理张量（inference tensor）没有版本计数器，"
                 "这里和下面各条凡涉及版本计数器的，都不适用于它），不需要梯度；"
                 "自动求导（autograd）保存了 `a` 之后再原地（in-place）修改它，"
                 "运行到保存 `a` 的那个节点的反向传播会报错。"
@@ -138,7 +138,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "`resolve_neg()` first, which copies.\n"
                 "- A sparse tensor raises too.",
             "zh_CN": "要 NumPy 数组（稠密的 CPU 张量，dtype 是 NumPy 也有的，比如 float32 或 float64，"
-                "且没有设置共轭位或负号位）：从 `a.detach()` 出发。\n"
+                "且没有设置共轭位（conjugate bit）或负号位（negative bit））：从 `a.detach()` 出发。\n"
                 "- `a.detach()` 脱离了计算图，但仍在 `a` 的内存上：只要 `a` 还留在原来的存储上，数组就会随 `a` "
                 "之后的原地修改而变。\n"
                 "- 有些调用会把 `a` 的存储移走，例如 `share_memory_()`、对 `a` 所在的模型调用 "

@@ -295,6 +295,105 @@ def _shared_memory_seen_across_processes() -> Fact:
                 f"{private.tolist()}")
 
 
+def _worker_item(index: int) -> tuple[int, int]:
+    """What a ``DataLoader`` worker returns for an item: its process id and its worker id."""
+    import os
+
+    return os.getpid(), torch.utils.data.get_worker_info().id
+
+
+class _WorkerIds(torch.utils.data.Dataset):
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, index: int) -> tuple[int, int]:
+        return _worker_item(index)
+
+
+@fact("dataloader-workers-are-processes", {
+    "en": "A DataLoader with num_workers=2 (start method fork, batch_size=None) reads 4 items, each returning the "
+          "process id and the worker id of the code that loaded it: the ids are 0 and 1, the process ids are two, "
+          "and none is the parent's.",
+    "zh_CN": "num_workers=2 的 DataLoader（fork 方式启动，batch_size=None）读取 4 个数据项，"
+             "每项返回加载它的代码所在进程的 id 和 worker 编号：编号是 0 和 1，进程 id 有两个，都不是父进程的。",
+})
+def _dataloader_workers_are_processes() -> Fact:
+    import os
+
+    expected = set(torch.arange(2).tolist())  # the worker ids, 0 and 1 (a torch call before any process starts)
+    loader = torch.utils.data.DataLoader(_WorkerIds(), batch_size=None, num_workers=2,
+                                         multiprocessing_context="fork", timeout=30)
+    items = [(int(pid), int(worker)) for pid, worker in loader]
+    pids, workers = {pid for pid, _ in items}, {worker for _, worker in items}
+    return Fact(len(pids) == 2 and os.getpid() not in pids and workers == expected,
+                f"worker ids: {sorted(workers)}; worker processes: {len(pids)}; the parent among them: "
+                f"{os.getpid() in pids}")
+
+
+@fact("batchnorm-running-statistics", {
+    "en": "A BatchNorm1d(3) lists running_mean, running_var and num_batches_tracked in buffers(), none in "
+          "parameters(); a forward pass in training mode updates running_mean and running_var in place (the same "
+          "tensors, _version 1, new values); one in eval mode leaves them as they were.",
+    "zh_CN": "BatchNorm1d(3) 的 buffers() 里有 running_mean、running_var 和 num_batches_tracked，parameters() 里没有"
+             "它们；训练模式下的一次前向传播更新 running_mean 和 running_var"
+             "（还是那两个张量，_version 为 1，数值变了）；eval 模式下的一次前向传播不改变它们。",
+})
+def _batchnorm_running_statistics() -> Fact:
+    norm = torch.nn.BatchNorm1d(3)
+    stats = (norm.running_mean, norm.running_var)
+    names = {name for name, _ in norm.named_buffers()}
+    listed = names == {"running_mean", "running_var", "num_batches_tracked"} and not any(
+        tensor is stat for tensor in norm.parameters() for stat in stats)
+    before = [stat.clone() for stat in stats]
+    norm(torch.arange(15.0).reshape(5, 3))
+    trained = [(now is stat, stat._version, not torch.equal(stat, old))
+               for now, stat, old in zip((norm.running_mean, norm.running_var), stats, before, strict=True)]
+    after = [stat.clone() for stat in stats]
+    norm.eval()
+    norm(torch.ones(5, 3))
+    kept = all(torch.equal(stat, old) for stat, old in zip(stats, after, strict=True))
+    return Fact(listed and trained == [(True, 1, True)] * 2 and kept,
+                f"buffers: {sorted(names)}; after a training step (same tensor, version, changed): {trained}; "
+                f"eval step left them: {kept}")
+
+
+@fact("anomaly-mode-names-forward-call", {
+    "en": "Inside torch.autograd.detect_anomaly(), y = a.sigmoid() of a leaf a that requires grad, then y.mul_(2): "
+          "backward raises the version-counter RuntimeError, and a warning names SigmoidBackward0 with the "
+          "traceback of the forward call that created it, whose last frame is the line of y = a.sigmoid(); "
+          "without the mode the same error comes with no such warning.",
+    "zh_CN": "在 torch.autograd.detect_anomaly() 里，对需要梯度的叶子 a 计算 y = a.sigmoid()，"
+             "再 y.mul_(2)：反向传播抛出 RuntimeError，指出求梯度所需的一个张量已被修改，"
+             "同时一条警告给出 SigmoidBackward0 和创建它的前向调用的调用栈，栈的最后一帧是 y = a.sigmoid() 那一行；"
+             "不打开该模式时，同样的错误不带这条警告。",
+})
+def _anomaly_mode_names_forward_call() -> Fact:
+    import contextlib
+    import inspect
+    import warnings
+
+    outcomes = []
+    for anomaly in (True, False):
+        a = torch.ones(3, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with torch.autograd.detect_anomaly() if anomaly else contextlib.nullcontext():
+                y = a.sigmoid()
+                line = inspect.currentframe().f_lineno - 1
+                y.mul_(2)
+                try:
+                    y.sum().backward()
+                except RuntimeError as error:
+                    raised = "modified by an inplace operation" in str(error)
+                else:
+                    raised = False
+        named = [str(w.message) for w in caught if "Traceback of forward call" in str(w.message)]
+        outcomes.append((raised, len(named) == 1 and "SigmoidBackward0" in named[0]
+                         and f"line {line}," in named[0].split("File ")[-1]))
+    return Fact(outcomes == [(True, True), (True, False)],
+                f"with the mode (raised, warning names the node and the line): {outcomes[0]}; without: {outcomes[1]}")
+
+
 @fact("autocast-lowers-some-ops", {
     "en": "Under torch.autocast('cpu', dtype=torch.bfloat16) a float32 Linear layer returns bfloat16, a LayerNorm "
           "returns float32, and outside the region the Linear layer returns float32.",

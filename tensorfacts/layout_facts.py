@@ -42,7 +42,7 @@ _RANGE_VIEWS = {
           "negative bit.",
     "zh_CN": "只用存储重建每个视图（以视图的存储、偏移、形状和步长调用 set_），与视图比较数值；再看复数 z 的 "
              "z.conj() 和 z.conj().imag：存储、dtype、形状、步长和偏移与 z（或 z 的虚部）相同，读到的数值却不同，"
-             "靠的是共轭位或负号位。",
+             "靠的是共轭位（conjugate bit）或负号位（negative bit）。",
 }, _RANGE_VIEWS)
 def _dense_tensor_reads_storage() -> Fact:
     wrong = []
@@ -182,6 +182,32 @@ ADVANCED = {
     "x[x_mask]": lambda x: x[torch.arange(24).reshape(4, 6) % 2 == 0], "x[row_mask]": lambda x: x[torch.tensor(
         [True, False, True, False])],
 }
+
+
+#: Basic indexes of a (4, 6) tensor: integers, slices, ``None`` and ``...``, and a 0-d integer tensor.
+BASIC = {
+    "x[1]": lambda x: x[1], "x[1:3]": lambda x: x[1:3], "x[:, 2]": lambda x: x[:, 2], "x[None]": lambda x: x[None],
+    "x[..., 1]": lambda x: x[..., 1], "x[1, ::2]": lambda x: x[1, ::2],
+    "x[torch.tensor(1)]": lambda x: x[torch.tensor(1)],
+}
+
+
+@fact("basic-index-read-views", {
+    "en": "Reads each of 7 basic indexes (x[1], x[1:3], x[:, 2], x[None], x[..., 1], x[1, ::2], x[torch.tensor(1)]) "
+          "and checks that the result is a view on x's storage.",
+    "zh_CN": "用 7 种基本索引读取（x[1]、x[1:3]、x[:, 2]、x[None]、x[..., 1]、x[1, ::2]、x[torch.tensor(1)]），"
+             "检查结果都是读取 x 的存储的视图。",
+}, {"en": "7 indexes of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
+    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，7 种索引"})
+def _basic_index_read_views() -> Fact:
+    copied = []
+    for dtype in DTYPES:
+        x = _base(dtype)
+        for name, read in BASIC.items():
+            result = read(x)
+            if not result._is_view() or result.untyped_storage().data_ptr() != x.untyped_storage().data_ptr():
+                copied.append(f"{name} {dtype}")
+    return Fact(not copied, f"reads that are not views of x: {copied or 'none'}")
 
 
 @fact("advanced-index-read-copies", {

@@ -109,7 +109,8 @@ GUIDE: tuple[Advice, ...] = (
                 "and an in-place edit of it, with or without `torch.no_grad()`, leaves the gradient of `a` "
                 "alone. `with torch.no_grad(): a.clone()` gives the same row.",
             "zh_CN": "要一份与源张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。"
-                "它有自己的存储和版本计数器（version counter；推理张量 `a` 没有版本计数器，下面各条都是如此），"
+                "它有自己的存储和版本计数器（version counter；作为 `a` 的推理张量（inference tensor）没有版本计数器，"
+                "下面各条都是如此），"
                 "没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
                 "无论是否在 `torch.no_grad()` 下原地（in-place）修改它，"
                 "`a` 的梯度都不受影响。表中 `with torch.no_grad(): a.clone()` 那一行与它完全相同。",
@@ -316,7 +317,8 @@ GUIDE: tuple[Advice, ...] = (
                 "- 它分配新的存储，保留 `requires_grad` 和类型：`Parameter` 复制后仍是 `Parameter`。\n"
                 "- `.grad` 复不复制要看类型：`torch.Tensor` 的副本会得到一份 `.grad` 的副本，`Parameter` 的副本则没有"
                 "（`.grad` 为 `None`），深拷贝整个模型时，每个参数也都是如此。\n"
-                "- 对不需要梯度的 CPU 张量的视图（不带共轭位或负号位），例如 1000 个元素的张量的 `base[:2]`，"
+                "- 对不需要梯度的 CPU 张量的视图（不带共轭位（conjugate bit）或负号位（negative bit）），"
+                "例如 1000 个元素的张量的 `base[:2]`，"
                 "它复制的是视图背后的整块存储（4000 字节），而 `clone()` 只复制视图中的元素（8 字节）。",
         },
         lambda m: all(

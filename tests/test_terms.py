@@ -137,7 +137,9 @@ def test_the_core_terms_carry_a_gloss():
     glossed = {zh: gloss for zh, gloss, _ in first_mentions.FIRST_MENTIONS}
     assert glossed == {"自动求导": "autograd", "版本计数器": "version counter", "原地操作": "in-place",
                        "叶子张量": "leaf tensor", "梯度模式": "grad mode", "视图": "view",
-                       "保存张量的钩子": "saved tensors hooks"}, glossed
+                       "保存张量的钩子": "saved tensors hooks", "基张量": "base tensor", "推理张量": "inference tensor",
+                       "梯度检查点": "activation checkpointing", "在线网络": "online network", "软更新": "soft update",
+                       "共轭位": "conjugate bit", "负号位": "negative bit", "高级索引": "advanced indexing"}, glossed
 
 
 BOX = (".. admonition:: 答案\n   :class: answer\n\n   {box}\n\n   .. code-block:: python\n\n      y = x.clone()\n\n"

@@ -323,7 +323,7 @@ assert restored.weight is not restored_weight and same_storage(restored.weight, 
 # ``torch.save`` 保存切片，会写出整块存储
 # ---------------------------------------
 #
-# 切片是视图（view），与它的基张量共享存储。``torch.save`` 保存的是存储，所以只保存 10 万个浮点数中的前 10 个，也会写出全部
+# 切片是视图（view），与它的基张量（base tensor）共享存储。``torch.save`` 保存的是存储，所以只保存 10 万个浮点数中的前 10 个，也会写出全部
 # 40 万字节；读回来得到的是 10 个数，底下却是一块 40 万字节的存储。先 ``clone()``，写出的就只有这 10 个数。（文件写在内存里；每次运行大小都一样。）
 def saved_bytes(obj):
     buffer = io.BytesIO()

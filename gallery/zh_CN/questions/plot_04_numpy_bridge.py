@@ -217,7 +217,7 @@ else:
 assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 
 # %%
-# 对 CPU 上 dtype 在 NumPy 里有对应的稠密张量，只要没有设置共轭位或负号位，提示里的 ``detach().numpy()`` 返回的数组用的就是张量自己的内存，``numpy(force=True)``
+# 对 CPU 上 dtype 在 NumPy 里有对应的稠密张量，只要没有设置共轭位（conjugate bit）或负号位（negative bit），提示里的 ``detach().numpy()`` 返回的数组用的就是张量自己的内存，``numpy(force=True)``
 # 也一样：两者都不复制。（设置了其中一个位时，``detach().numpy()`` 会报错，``numpy(force=True)`` 会复制，见下文。对 ``bfloat16`` 或 float8 张量，以及用 ``to_sparse()`` 得到的稀疏张量，它会抛出 ``TypeError``。）
 view = a.detach().numpy()
 forced = a.numpy(force=True)

@@ -19,14 +19,14 @@
 written-to tensor refers to a single memory location. Please clone() the
 tensor before performing the operation``：这是往 ``expand`` 的结果里写入时得到的报错；为什么一行看起来差不多的代码却不报错，正是
 `pytorch/pytorch#42726 <https://github.com/pytorch/pytorch/issues/42726>`__ 问的问题。本页列出哪些操作返回视图（view）、``reshape``
-什么时候会复制，以及基张量与它的视图共享哪些东西：内存、同一个版本计数器（version counter），还有自动求导（autograd）的历史（``CopySlices``）。
+什么时候会复制，以及基张量（base tensor）与它的视图共享哪些东西：内存、同一个版本计数器（version counter），还有自动求导（autograd）的历史（``CopySlices``）。
 """
 
 # %%
 # 辅助函数
 # --------
 #
-# 视图有一个 ``_base``：它所使用的那块内存的主人（推理张量的视图除外，它没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`；``detach()`` 和稀疏张量的 ``indices()`` 虽然在 torch 文档的视图操作之列，也不设 ``_base``，见下文讲 ``_base`` 的一节）。
+# 视图有一个 ``_base``：它所使用的那块内存的主人（推理张量（inference tensor）的视图除外，它没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`；``detach()`` 和稀疏张量的 ``indices()`` 虽然在 torch 文档的视图操作之列，也不设 ``_base``，见下文讲 ``_base`` 的一节）。
 import torch
 
 
@@ -203,7 +203,7 @@ def draw_processes(title, child, **names):
 # ----------------
 #
 # 切片、整数下标、``view``、对连续张量的 ``reshape``、``t()`` 和 ``expand`` 返回的都是 ``x``
-# 的视图。用由 Python 整数组成的列表或掩码做下标（即“高级索引”）会复制；布局必须改变时，``reshape`` 和 ``contiguous()`` 也会复制。
+# 的视图。用由 Python 整数组成的列表或掩码做下标（即“高级索引（advanced indexing）”）会复制；布局必须改变时，``reshape`` 和 ``contiguous()`` 也会复制。
 x = torch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
 results = {
     "x[0]": x[0],

@@ -15,7 +15,7 @@
       twin = copy.deepcopy(fixed)
 
 模块里存着一个非叶子张量，也就是在梯度模式（grad mode）下由需要梯度的张量算出的张量，这时 ``copy.deepcopy(model)`` 会报错：“Only Tensors created
-explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么：``Parameter`` 以外的张量的 ``.grad``；对不带共轭位或负号位的普通 CPU 张量而言，还有视图（view）背后的整块存储，以及对象内部同一块存储上的共享关系（会保留下来）；最后说明浅拷贝
+explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么：``Parameter`` 以外的张量的 ``.grad``；对不带共轭位（conjugate bit）或负号位（negative bit）的普通 CPU 张量而言，还有视图（view）背后的整块存储，以及对象内部同一块存储上的共享关系（会保留下来）；最后说明浅拷贝
 ``copy.copy`` 根本不复制内存。本页回答的是 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__。
 """
 

@@ -14,7 +14,7 @@
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-在 ``torch.inference_mode()`` 下创建、占用新内存的张量是“推理张量”（inference tensor）。它在已有内存上建的张量也是推理张量，比如 ``torch.from_numpy(array)``；在推理模式中对普通张量取的视图（view）或 ``detach()`` 则不是。离开这个模式后，推理张量会拒绝一些用法：“Inference
+在 ``torch.inference_mode()`` 下创建、占用新内存的张量是推理张量（inference tensor）。它在已有内存上建的张量也是推理张量，比如 ``torch.from_numpy(array)``；在推理模式中对普通张量取的视图（view）或 ``detach()`` 则不是。离开这个模式后，推理张量会拒绝一些用法：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
 not allowed”“Setting requires_grad=True on inference tensor outside InferenceMode is not
 allowed”。本页用三种方式算出同样的 ``x * 2``，对三个结果逐一尝试这些用法，再用 ``clone()``

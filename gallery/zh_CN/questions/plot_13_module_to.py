@@ -296,7 +296,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ----------------------------------------
 #
 # ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置、重排过维度的四维张量），对另一些则会复制（如切过片的 ``channels_last`` 张量、重排过维度的五维张量），连只有一个通道、本身连续的 ``channels_last`` 批次也会复制。同样形状的批次按默认布局创建时，``is_contiguous(memory_format=torch.channels_last)`` 为 ``True``，``to(memory_format=torch.channels_last)`` 却仍会复制它。要连续的副本，就调用 ``contiguous()``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
-# ``Parameter``、视图（view）、普通张量和推理张量。
+# ``Parameter``、视图（view）、普通张量和推理张量（inference tensor）。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
     inference = torch.tensor([1.0, 2.0, 3.0])

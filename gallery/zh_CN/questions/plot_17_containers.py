@@ -282,7 +282,7 @@ assert shared == ["dict.copy()", "dict(state)", "copy.copy"], "shallow copies sh
 
 # %%
 # 列表也一样：``items.copy()``、``items[:]``、``list(items)`` 和 ``copy.copy(items)`` 装的是同样的张量；
-# ``copy.deepcopy(items)`` 装的是副本。同一块存储上的普通 CPU 张量（不带共轭位或负号位），复制之后彼此仍然共享（一次深复制，每块存储只复制一份）；这样的切片复制时，连同它背后的整块存储一起复制。``Parameter`` 则是克隆出来的：副本只含它自己的元素，原本共享一块存储的两个参数，复制之后不再共享。
+# ``copy.deepcopy(items)`` 装的是副本。同一块存储上的普通 CPU 张量（不带共轭位（conjugate bit）或负号位（negative bit）），复制之后彼此仍然共享（一次深复制，每块存储只复制一份）；这样的切片复制时，连同它背后的整块存储一起复制。``Parameter`` 则是克隆出来的：副本只含它自己的元素，原本共享一块存储的两个参数，复制之后不再共享。
 
 items = [torch.ones(2), torch.zeros(2)]
 shallow = {"items.copy()": items.copy(), "items[:]": items[:], "list(items)": list(items),
@@ -317,7 +317,7 @@ assert not same_storage(params[0], params[1]) and params[1].untyped_storage().nb
 # -----------------------------------------------------
 #
 # ``torch.stack`` 和 ``torch.cat`` 把结果写进新的内存，之后再修改输入，结果不会变。``tolist()`` 返回的是 Python
-# 数值，对张量的任何修改都碰不到它们。前两个，本页还在叶子张量（leaf tensor）、非叶子张量、``Parameter``、视图（view）、普通张量和推理张量上都检查过，列表里只有一个张量时也一样。
+# 数值，对张量的任何修改都碰不到它们。前两个，本页还在叶子张量（leaf tensor）、非叶子张量、``Parameter``、视图（view）、普通张量和推理张量（inference tensor）上都检查过，列表里只有一个张量时也一样。
 
 rows = [torch.ones(2), torch.zeros(2)]
 stacked = torch.stack(rows)

@@ -411,7 +411,7 @@ assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "torch's own conte
 # ``torch.utils.checkpoint``
 # --------------------------
 #
-# 用 checkpoint 做梯度检查点时，在默认的 ``context_fn`` 下（不做选择性检查点），被包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算。checkpoint 里的 ``exp``
+# 用 checkpoint 做梯度检查点（activation checkpointing）时，在默认的 ``context_fn`` 下（不做选择性检查点），被包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算。checkpoint 里的 ``exp``
 # 不保存输出，所以原地修改输出不再让 ``backward()`` 报错，梯度也是对的（由 ``a`` 重新算出）。原地修改输入
 # ``a`` 反而会报错，而普通的 ``exp`` 允许这样改：checkpoint 保存了 ``a``。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，当前版本会发出警告。）函数因此会执行两次，这对 BatchNorm 和函数里的其他原地修改意味着什么，见\ :ref:`questions-activation-checkpointing`。
 

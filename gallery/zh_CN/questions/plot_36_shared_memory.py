@@ -150,7 +150,7 @@ for name, before, after, moved, follows, again in rows:
     print(f"{name:16} {before:7} {after:6} {moved:6} {follows:13} {again}")
 
 # %%
-# 在视图上调用，会搬走视图所用的整个存储，所以它的基张量（base）也进了共享内存。
+# 在视图上调用，会搬走视图所用的整个存储，所以它的基张量（base tensor）也进了共享内存。
 
 base = torch.zeros(4)
 address = base.untyped_storage().data_ptr()
