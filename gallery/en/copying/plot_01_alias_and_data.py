@@ -34,17 +34,24 @@ def same_storage(x, y):
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")
 whole = torch.arange(3.0)
-head = torch.from_dlpack(whole[:2])
-assert same_storage(head, whole) and head.untyped_storage().nbytes() < whole.untyped_storage().nbytes(), (
-    "equal starts, two storages: an alias made through DLPack at offset 0 has a storage of its own")
+heads = {
+    "DLPack": torch.from_dlpack(whole[:2]),
+    "NumPy": torch.from_numpy(whole[:2].numpy()),
+    "frombuffer": torch.frombuffer(whole[:2].numpy(), dtype=torch.float32),
+}
+for route, head in heads.items():
+    assert same_storage(head, whole) and head.untyped_storage().nbytes() < whole.untyped_storage().nbytes(), (
+        f"equal starts, two storages: an alias of a slice at offset 0 made through {route} has a storage of its own")
 # sphinx_gallery_end_ignore
 
 
 # %%
 # On such a device, equal starts prove shared memory; different starts do not rule it out. An alias
-# of a slice made through DLPack, NumPy or ``torch.frombuffer`` gets a storage
-# of its own, which starts inside the source's: ``same_storage`` answers
-# ``False``, yet a write through each alias reaches the source.
+# made through DLPack, NumPy or ``torch.frombuffer`` of a slice that does not start at the source's
+# first element (here ``row[1:]``) gets a storage of its own, which starts inside the source's:
+# ``same_storage`` answers ``False``, yet a write through each alias reaches the source. (An alias of
+# a slice at offset 0 also gets a storage of its own, but it starts where the source's does, and
+# ``same_storage`` answers ``True``.)
 
 row = torch.arange(4.0)
 aliases = {

@@ -586,7 +586,7 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, one in the other byte order,
 # or one whose strides are not a multiple of its element size (a field of a packed structured array) is
 # refused by each of the four constructors ``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor``
-# and ``torch.asarray`` (``torch.from_dlpack`` aborts the process on a flipped array):
+# and ``torch.asarray`` (on torch 2.13.0, ``torch.from_dlpack`` aborts the process on a flipped array):
 # copy it with NumPy, or flip in torch. On a sparse tensor, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise. ``numpy()`` and ``np.asarray`` refuse a tensor that
 # requires grad only with grad mode on: under ``torch.no_grad()`` or ``torch.inference_mode()``

@@ -17,11 +17,13 @@
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
 A weight made with ``requires_grad=True`` and then, with grad mode on, moved to another device
-(``.to("cpu:0")`` counts as one for a tensor on ``"cpu"``) or cast to another floating dtype trains
-nothing: its ``.grad`` stays ``None`` (no ``retain_grad()`` is called on it here),
-reading it warns ("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"), and an optimizer
-built the usual way (without ``differentiable=True``) either refuses it ("can't optimize a non-leaf Tensor") or updates
-another tensor. Readers meet it as "grad is None after ``.cuda()``". This page reproduces all three
+(``.to("cpu:0")`` counts as one for a tensor on ``"cpu"``) or cast to another floating dtype is no
+longer a leaf. Without ``retain_grad()`` (the page does not call it) it trains nothing: its ``.grad``
+stays ``None``, reading it warns ("The .grad attribute of a Tensor that is not a leaf Tensor is being
+accessed"), and an optimizer built the usual way (without ``differentiable=True``) either refuses it
+("can't optimize a non-leaf Tensor") or updates another tensor. After ``retain_grad()``, an optimizer
+accepts the moved tensor and trains that copy in place; the source leaf is not updated. Readers meet
+it as "grad is None after ``.cuda()``". This page reproduces all three
 with a change of dtype and with the ``meta`` device, which plays the GPU here (every build of torch
 has it); a GPU box checks ``.cuda()`` and ``.to("cuda")`` themselves where torch finds a GPU, and its
 title says whether the site's build did. The page also shows where the gradient goes, and checks
@@ -342,6 +344,13 @@ else:
     raise AssertionError("an optimizer must refuse a non-leaf tensor")
 # sphinx_gallery_start_ignore
 assert message == "can't optimize a non-leaf Tensor", "the exact message"
+for move in (torch.float64, "cpu:0"):
+    kept_source = torch.ones(3, requires_grad=True)
+    kept = kept_source.to(move)
+    kept.retain_grad()
+    kept_losses = train([kept], lambda kept=kept: ((kept - target) ** 2).sum())
+    assert not kept.is_leaf and kept_losses == sorted(set(kept_losses), reverse=True), f"to({move!r}), retain_grad(): an optimizer trains the moved copy"
+    assert torch.equal(kept_source, torch.ones(3)), f"to({move!r}), retain_grad(): the source leaf is not updated"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -425,7 +434,8 @@ with torch.inference_mode():
 #
 # ``to()``, ``double()`` and the other casts and moves are operations: in grad mode, when they change
 # the device (a move out of ``meta`` raises instead: there are no values to move) or the floating
-# dtype of a tensor that requires grad, they return a non-leaf whose
+# dtype of a tensor that requires grad, they return a non-leaf. Without ``retain_grad()`` its
 # ``.grad`` stays ``None``, and an optimizer built without ``differentiable=True`` refuses it or
-# updates the tensor it came from. Create the tensor with its ``dtype`` and ``device``, call ``requires_grad_()`` after the move, or move a module with
-# ``module.to()``.
+# updates the tensor it came from; after ``retain_grad()`` an optimizer trains the moved copy in place
+# and leaves the source leaf as it was. Create the tensor with its ``dtype`` and ``device``, call
+# ``requires_grad_()`` after the move, or move a module with ``module.to()``.

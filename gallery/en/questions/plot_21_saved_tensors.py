@@ -7,8 +7,8 @@ Which in-place edit breaks ``backward()``: what an operation saved
 .. admonition:: Answer
    :class: answer
 
-   An in-place edit autograd sees breaks a ``backward()`` that runs the operation that saved the tensor it
-   changes: ``exp`` saves its output, ``sin`` its input,
+   Saved-tensor hooks and ``ctx`` attributes aside, an in-place edit autograd sees breaks a ``backward()``
+   that runs the operation that saved the tensor it changes: ``exp`` saves its output, ``sin`` its input,
    ``mul`` the other operand, ``add`` nothing. Edit a new tensor instead:
 
    .. code-block:: python

@@ -436,6 +436,9 @@ assert all(same_storage(f, s) == viewable(s, shape) for f, s, shape in flat.valu
 v = torch.arange(3.0)
 print("v.flatten() is v:", v.flatten() is v)
 assert v.flatten() is v, "flatten() of a 1-d tensor returns the tensor itself"
+# sphinx_gallery_start_ignore
+assert a.dim() == 2 and all(m.flatten(1) is m for m in (a, a.t())), "flatten(1) of a 2-d tensor returns the tensor itself"
+# sphinx_gallery_end_ignore
 
 # %%
 # The fix: ask for what you need
@@ -479,5 +482,7 @@ assert values[0] != values[2], "the weight moved, so the snapshots differ"
 # ``expand`` and ``view`` never copy, ``repeat`` always does. ``contiguous()`` (with its default
 # ``memory_format``) copies only a non-contiguous tensor, and returns a contiguous one itself. ``clone()`` always copies, with the
 # source's strides where the source is dense, so its result may still refuse ``view``. ``reshape``
-# and ``flatten`` give a view or a copy by the strides, not by the source's contiguity: where the
+# and ``flatten`` give a view or a copy by the strides, not by the source's contiguity (``flatten``
+# returns the tensor itself when there is nothing to merge: ``flatten()`` of a 1-d tensor,
+# ``flatten(1)`` of a 2-d one): where the
 # difference matters, say which one you want with ``view`` or with a contiguous ``clone``.

@@ -474,9 +474,11 @@ assert all(
 # What each does with the buffers: with the default ``use_buffers=False``, every update copies the
 # model's buffers into the copy's own (after each of the four steps, the running mean equals the
 # model's). With ``use_buffers=True`` they are averaged with the parameters: the running mean is the
-# formula over the model's running means, and the integer ``num_batches_tracked``, averaged and
-# written back into an integer, stays at the 1 that the first update copied while the model's
-# reaches 4.
+# formula over the model's running means, and the integer ``num_batches_tracked`` stays, over these
+# four updates, at the 1 that the first update copied while the model's reaches 4. Each update
+# takes ``decay`` times the copy's count plus ``1 - decay`` times the model's, and writing that back
+# into an integer drops the fraction: with this decay, the copy's count first moves at the eleventh
+# update.
 
 print("use_buffers=False, running_mean == model's after each step:", buffers_copied)
 print("use_buffers=True,  running_mean:", with_buffers.module[1].running_mean)
@@ -491,6 +493,14 @@ assert with_buffers.module[1].num_batches_tracked.item() == 1 and averaged.modul
 # sphinx_gallery_start_ignore
 assert not same_storage(averaged.module[1].running_mean, model[1].running_mean), "copied into its own buffer"
 assert model[1].num_batches_tracked.item() == 4, "the model counted four batches"
+counting = torch.nn.BatchNorm1d(1)
+counted = AveragedModel(counting, multi_avg_fn=get_ema_multi_avg_fn(decay), use_buffers=True)
+counts = []
+for _ in range(11):
+    counting(torch.arange(4.0).reshape(4, 1))
+    counted.update_parameters(counting)
+    counts.append(counted.module.num_batches_tracked.item())
+assert counts == [1] * 10 + [2], "use_buffers=True: the averaged num_batches_tracked first moves at the eleventh update"
 # sphinx_gallery_end_ignore
 
 # %%

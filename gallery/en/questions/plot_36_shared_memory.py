@@ -219,8 +219,11 @@ assert shares(late, t) and np.array_equal(late, np.ones(3)), "an array taken aft
 # another process is lost, to save the time a lock would cost. ``model.share_memory()`` puts every
 # parameter in shared memory. Below, two children each take three steps of SGD on their own batch,
 # each with its own copy of the optimizer made here (a forked child copies it); each child's
-# gradients are its own, because the model had no ``.grad`` when ``share_memory()`` ran (an existing
-# ``.grad`` is put in shared memory too), and its steps write into the shared parameters. The
+# gradients are its own, because each step starts with ``optimizer.zero_grad()``, which by default
+# sets ``.grad`` to ``None``, so ``backward()`` makes a new one in the child. That holds even for a
+# ``.grad`` that ``share_memory()`` put in shared memory (it does so for an existing ``.grad``); reset
+# with ``zero_grad(set_to_none=False)``, such a ``.grad`` is kept, and the children write into that one
+# shared gradient. Each child's steps write into the shared parameters. The
 # parent's model has changed, and its total loss over the two batches has gone down. The page prints neither the
 # weights nor the losses, which depend on how the children's steps interleaved.
 
@@ -267,6 +270,22 @@ with_grad = torch.nn.Linear(3, 1)
 with_grad(torch.ones(1, 3)).sum().backward()
 with_grad.share_memory()
 assert all(p.grad.is_shared() for p in with_grad.parameters()), "share_memory() shares an existing .grad"
+shared_grad_optimizer = torch.optim.SGD(with_grad.parameters(), lr=0.1)
+run_together(report_grads, [(with_grad, shared_grad_optimizer, x, y, grad_queue) for x, y in batches])
+assert [grad_queue.get() for _ in batches] == [[True, True]] * 2, "zero_grad() gives each child its own .grad"
+grads_before = [p.grad.clone() for p in with_grad.parameters()]
+
+
+def report_kept_grads(model, optimizer, x, y, queue):
+    optimizer.zero_grad(set_to_none=False)
+    torch.nn.functional.mse_loss(model(x), y).backward()
+    queue.put([p.grad.is_shared() for p in model.parameters()])
+
+
+run_together(report_kept_grads, [(with_grad, shared_grad_optimizer, x, y, grad_queue) for x, y in batches])
+assert [grad_queue.get() for _ in batches] == [[True, True]] * 2, "zero_grad(set_to_none=False) keeps the shared .grad"
+assert not any(torch.equal(p.grad, g) for p, g in zip(with_grad.parameters(), grads_before, strict=True)), (
+    "with zero_grad(set_to_none=False) the children write into the parent's .grad")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -24,14 +24,19 @@ def same_storage(x, y):
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")
 whole = torch.arange(3.0)
-head = torch.from_dlpack(whole[:2])
-assert same_storage(head, whole) and head.untyped_storage().nbytes() < whole.untyped_storage().nbytes(), (
-    "equal starts, two storages: an alias made through DLPack at offset 0 has a storage of its own")
+heads = {
+    "DLPack": torch.from_dlpack(whole[:2]),
+    "NumPy": torch.from_numpy(whole[:2].numpy()),
+    "frombuffer": torch.frombuffer(whole[:2].numpy(), dtype=torch.float32),
+}
+for route, head in heads.items():
+    assert same_storage(head, whole) and head.untyped_storage().nbytes() < whole.untyped_storage().nbytes(), (
+        f"equal starts, two storages: an alias of a slice at offset 0 made through {route} has a storage of its own")
 # sphinx_gallery_end_ignore
 
 
 # %%
-# 上面说过，起始地址不同并不能排除共享内存。通过 DLPack、NumPy 或 ``torch.frombuffer`` 给切片建的别名，有一块自己的存储，起点落在源张量的存储之内：``same_storage`` 回答 ``False``，通过每个别名写入却都落到了源张量上。
+# 上面说过，起始地址不同并不能排除共享内存。切片不从源张量的第一个元素开始时（这里是 ``row[1:]``），通过 DLPack、NumPy 或 ``torch.frombuffer`` 给它建的别名有一块自己的存储，起点落在源张量的存储之内：``same_storage`` 回答 ``False``，通过每个别名写入却都落到了源张量上。给偏移为 0 的切片建的别名也有自己的存储，但起点就是源张量存储的起点，``same_storage`` 回答 ``True``。
 
 row = torch.arange(4.0)
 aliases = {

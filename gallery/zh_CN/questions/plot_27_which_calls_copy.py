@@ -401,6 +401,9 @@ assert all(same_storage(f, s) == viewable(s, shape) for f, s, shape in flat.valu
 v = torch.arange(3.0)
 print("v.flatten() is v:", v.flatten() is v)
 assert v.flatten() is v, "flatten() of a 1-d tensor returns the tensor itself"
+# sphinx_gallery_start_ignore
+assert a.dim() == 2 and all(m.flatten(1) is m for m in (a, a.t())), "flatten(1) of a 2-d tensor returns the tensor itself"
+# sphinx_gallery_end_ignore
 
 # %%
 # 解决办法：需要什么就明确要什么
@@ -438,4 +441,4 @@ assert values[0] != values[2], "the weight moved, so the snapshots differ"
 # 小结
 # ----
 #
-# ``expand`` 和 ``view`` 从不复制，``repeat`` 总是复制。``contiguous()`` 在默认的 ``memory_format`` 下只复制不连续的张量，对连续的张量返回其本身。``clone()`` 总是复制；源张量的元素不重叠地铺满一块内存（即稠密）时，克隆会保留它的步长，所以结果仍可能被 ``view`` 拒绝。``reshape`` 和 ``flatten`` 返回视图还是副本，取决于步长，而不是源张量是否连续：在这个区别要紧的地方，用 ``view`` 或连续的 ``clone`` 说清楚你要的是哪一种。
+# ``expand`` 和 ``view`` 从不复制，``repeat`` 总是复制。``contiguous()`` 在默认的 ``memory_format`` 下只复制不连续的张量，对连续的张量返回其本身。``clone()`` 总是复制；源张量的元素不重叠地铺满一块内存（即稠密）时，克隆会保留它的步长，所以结果仍可能被 ``view`` 拒绝。``reshape`` 和 ``flatten`` 返回视图还是副本，取决于步长，而不是源张量是否连续（没有维度可合并时，``flatten`` 返回张量本身：1 维张量的 ``flatten()``，2 维张量的 ``flatten(1)``）：在这个区别要紧的地方，用 ``view`` 或连续的 ``clone`` 说清楚你要的是哪一种。

@@ -446,9 +446,7 @@ assert all(
 # sphinx_gallery_end_ignore
 
 # %%
-# 两者如何处理缓冲区：默认的 ``use_buffers=False`` 下，每次更新都把模型的缓冲区复制到副本自己的缓冲区里（四步中每一步之后，滑动均值都等于模型的）。
-# ``use_buffers=True`` 下，缓冲区和参数一起求平均：滑动均值等于对模型各步滑动均值套用公式的结果；整数缓冲区
-# ``num_batches_tracked`` 求平均后写回整数，停在第一次更新复制来的 1，而模型的已经数到 4。
+# 两者如何处理缓冲区：默认的 ``use_buffers=False`` 下，每次更新都把模型的缓冲区复制到副本自己的缓冲区里（四步中每一步之后，滑动均值都等于模型的）。``use_buffers=True`` 下，缓冲区和参数一起求平均：滑动均值等于对模型各步滑动均值套用公式的结果；整数缓冲区 ``num_batches_tracked`` 在这四次更新里一直停在第一次更新复制来的 1，而模型的已经数到 4。每次更新取副本计数的 ``decay`` 倍加上模型计数的 ``1 - decay`` 倍，写回整数时小数部分被舍掉：在这个 ``decay`` 下，副本的计数到第十一次更新才第一次变化。
 
 print("use_buffers=False, running_mean == model's after each step:", buffers_copied)
 print("use_buffers=True,  running_mean:", with_buffers.module[1].running_mean)
@@ -463,6 +461,14 @@ assert with_buffers.module[1].num_batches_tracked.item() == 1 and averaged.modul
 # sphinx_gallery_start_ignore
 assert not same_storage(averaged.module[1].running_mean, model[1].running_mean), "copied into its own buffer"
 assert model[1].num_batches_tracked.item() == 4, "the model counted four batches"
+counting = torch.nn.BatchNorm1d(1)
+counted = AveragedModel(counting, multi_avg_fn=get_ema_multi_avg_fn(decay), use_buffers=True)
+counts = []
+for _ in range(11):
+    counting(torch.arange(4.0).reshape(4, 1))
+    counted.update_parameters(counting)
+    counts.append(counted.module.num_batches_tracked.item())
+assert counts == [1] * 10 + [2], "use_buffers=True: the averaged num_batches_tracked first moves at the eleventh update"
 # sphinx_gallery_end_ignore
 
 # %%

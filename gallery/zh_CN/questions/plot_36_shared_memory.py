@@ -186,7 +186,7 @@ assert shares(late, t) and np.array_equal(late, np.ones(3)), "an array taken aft
 # -----------------------------
 #
 # Hogwild 训练在几个进程里对同一个模型运行优化器，模型参数在共享内存里，而且有意不加锁：这个算法接受被其他进程覆盖的更新就此丢失，以省下加锁的时间。``model.share_memory()``
-# 把每个参数都放进共享内存。下面两个子进程各在自己的批次上做三步 SGD，各用一份这里创建的优化器的副本（fork 出来的子进程会复制它）；每个子进程的梯度是它自己的，因为调用 ``share_memory()`` 时模型还没有梯度（已有的 ``.grad`` 也会被放进共享内存），而它的每一步都写进共享的参数。父进程的模型变了，它在两个批次上的总损失也下降了。权重和损失的具体数值取决于子进程的步骤怎样交错，本页都不打印。
+# 把每个参数都放进共享内存。下面两个子进程各在自己的批次上做三步 SGD，各用一份这里创建的优化器的副本（fork 出来的子进程会复制它）；每个子进程的梯度是它自己的，因为每一步都先调用 ``optimizer.zero_grad()``，它默认把 ``.grad`` 设为 ``None``，``backward()`` 便在子进程里新建一个。即使 ``.grad`` 已被 ``share_memory()`` 放进共享内存（已有的 ``.grad`` 它也会放进去），也是如此；改用 ``zero_grad(set_to_none=False)`` 清零时，这样的 ``.grad`` 会保留下来，各子进程都写进同一个共享的梯度。每个子进程的每一步都写进共享的参数。父进程的模型变了，它在两个批次上的总损失也下降了。权重和损失的具体数值取决于子进程的步骤怎样交错，本页都不打印。
 
 torch.manual_seed(0)
 model, true_weight = torch.nn.Linear(3, 1), torch.randn(3, 1)
@@ -231,6 +231,22 @@ with_grad = torch.nn.Linear(3, 1)
 with_grad(torch.ones(1, 3)).sum().backward()
 with_grad.share_memory()
 assert all(p.grad.is_shared() for p in with_grad.parameters()), "share_memory() shares an existing .grad"
+shared_grad_optimizer = torch.optim.SGD(with_grad.parameters(), lr=0.1)
+run_together(report_grads, [(with_grad, shared_grad_optimizer, x, y, grad_queue) for x, y in batches])
+assert [grad_queue.get() for _ in batches] == [[True, True]] * 2, "zero_grad() gives each child its own .grad"
+grads_before = [p.grad.clone() for p in with_grad.parameters()]
+
+
+def report_kept_grads(model, optimizer, x, y, queue):
+    optimizer.zero_grad(set_to_none=False)
+    torch.nn.functional.mse_loss(model(x), y).backward()
+    queue.put([p.grad.is_shared() for p in model.parameters()])
+
+
+run_together(report_kept_grads, [(with_grad, shared_grad_optimizer, x, y, grad_queue) for x, y in batches])
+assert [grad_queue.get() for _ in batches] == [[True, True]] * 2, "zero_grad(set_to_none=False) keeps the shared .grad"
+assert not any(torch.equal(p.grad, g) for p, g in zip(with_grad.parameters(), grads_before, strict=True)), (
+    "with zero_grad(set_to_none=False) the children write into the parent's .grad")
 # sphinx_gallery_end_ignore
 
 # %%
