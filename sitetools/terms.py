@@ -145,10 +145,15 @@ TERMS: tuple[Term, ...] = (
          define_zh="结果对某个张量的导数；对需要梯度的叶子张量（leaf tensor），`.grad` 是 `backward()` 累加它的地方。"),
     Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点"),
          gloss="leaf tensor", mention=r"(?<!非)叶子张量",
-         define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad "
-                   "and is not a view, `backward()` accumulates its gradient into its `.grad`.",
+         define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad, "
+                   "`backward()` accumulates its gradient into its `.grad` (a view made a leaf with "
+                   "`requires_grad_()` included), except a view of a tensor that requires grad taken under "
+                   "`torch.no_grad()` or `torch.inference_mode()`: such a view is a leaf that requires grad, yet "
+                   "gets no `.grad`.",
          define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度，"
-                   "而且不是视图，`backward()` 会把梯度累加到它的 `.grad` 里。"),
+                   "`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` 变成叶子张量的视图也是如此；"
+                   "例外是在 `torch.no_grad()` 或 `torch.inference_mode()` 下对需要梯度的张量取的视图："
+                   "它是需要梯度的叶子张量，却得不到 `.grad`。"),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
@@ -249,14 +254,16 @@ TERMS: tuple[Term, ...] = (
          define_zh="在存储里逐行排列、没有间隔；对不连续的张量，`contiguous()` 返回一个副本。"),
     Term("共轭位", "conjugate bit, `is_conj()`", "questions-numpy-bridge", gloss="conjugate bit",
          define_en="A flag on a tensor (`is_conj()`): `z.conj()` of a complex `z` without it has it set, and "
-                   "reads the same storage as `z`, with the same dtype, shape, strides and offset, but other values.",
+                   "reads the same storage as `z`, with the same dtype, shape, strides and offset, yet yields the "
+                   "conjugates of `z`'s values (which differ from them wherever an imaginary part is not 0).",
          define_zh="张量上的一个标志（`is_conj()`）。对没有这个标志的复数张量 `z`，`z.conj()` 返回的张量"
-                   "设置了这个标志：它与 `z` 读取同一块存储，dtype、形状、步长和偏移都相同，读到的数值却不同。"),
+                   "设置了这个标志：它与 `z` 读取同一块存储，dtype、形状、步长和偏移都相同，读到的却是 `z` 中各数的"
+                   "共轭复数（虚部不为 0 的元素数值不同）。"),
     Term("负号位", "negative bit, `is_neg()`", "questions-numpy-bridge", gloss="negative bit",
-         define_en="A flag on a tensor (`is_neg()`): `z.conj().imag` of a complex `z` has it set, and its values "
-                   "differ from those of `z.imag`.",
+         define_en="A flag on a tensor (`is_neg()`): `z.conj().imag` of a complex `z` has it set, and yields "
+                   "the negatives of the values of `z.imag` (which differ from them wherever they are not 0).",
          define_zh="张量上的一个标志（`is_neg()`）。对复数张量 `z`，`z.conj().imag` 返回的张量设置了这个标志，"
-                   "它读到的数值与 `z.imag` 不同。"),
+                   "它读到的是 `z.imag` 中各数的相反数（不为 0 的元素数值不同）。"),
     Term("基本索引", "basic indexing", "questions-index-writes",
          define_en="Indexing with integers (a 0-d integer tensor too), slices, `None` and `...`; reading this way "
                    "returns a view on the indexed tensor's storage.",

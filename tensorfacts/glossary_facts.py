@@ -6,14 +6,15 @@ what a fact is. The one fact that needs a second process forks it.
 
 from __future__ import annotations
 
-import copy
+import contextlib
 import threading
 
 import torch
 import torch.utils.checkpoint
 
-from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.standard_sources import GRAD_SOURCES, SOURCES
+from tensorfacts.fact_registry import Fact, fact, scoped_fact
+from tensorfacts.scope import Case
+from tensorfacts.standard_sources import GRAD_SOURCES
 
 #: The range of the facts that run their cases in two floating dtypes.
 TWO_FLOATS = {"en": "the cases it names, float32 and float64, on the CPU",
@@ -52,29 +53,42 @@ def _inplace_ops_raise_version() -> Fact:
     return Fact(not still, f"calls that left _version where it was: {still or 'none'}")
 
 
-@fact("clone-requires-grad-in-grad-mode", {
-    "en": "Clones a tensor a that requires grad (a leaf, a non-leaf, a Parameter, a view of a leaf) four times: in "
-          "grad mode the clone requires grad and has a CloneBackward0 node; under torch.no_grad(), "
-          "torch.inference_mode() and torch.set_grad_enabled(False) it requires no grad and has no node.",
-    "zh_CN": "对需要梯度的张量 a（叶子张量、非叶子张量、Parameter、叶子张量的视图）调用四次 clone()："
-             "在梯度模式（grad mode）下，"
-             "副本需要梯度，带 CloneBackward0 节点；在 torch.no_grad()、torch.inference_mode() 和 "
-             "torch.set_grad_enabled(False) 下，副本不需要梯度，也没有节点。",
-})
-def _clone_requires_grad_in_grad_mode() -> Fact:
+#: The grad modes a clone is made in, by name.
+CLONE_MODES = {"grad mode": contextlib.nullcontext, "no_grad": torch.no_grad, "inference_mode": torch.inference_mode,
+               "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False)}
+
+
+def clone_in_modes(case: Case) -> dict[str, tuple[bool, str | None]]:
+    """``a.clone()`` made in each grad mode: its ``requires_grad`` and the name of its ``grad_fn``."""
+    _, a = case.build()
     seen = {}
-    for source in GRAD_SOURCES:
-        _, a = SOURCES[source]()
-        clones = {"grad mode": a.clone()}
-        for mode, context in (("no_grad", torch.no_grad), ("inference_mode", torch.inference_mode),
-                              ("set_grad_enabled(False)", lambda: torch.set_grad_enabled(False))):
-            with context():
-                clones[mode] = a.clone()
-        seen[source] = {mode: (c.requires_grad, type(c.grad_fn).__name__ if c.grad_fn else None)
-                        for mode, c in clones.items()}
-    held = all(modes.pop("grad mode") == (True, "CloneBackward0") and set(modes.values()) == {(False, None)}
-               for modes in copy.deepcopy(seen).values())
-    return Fact(held, "; ".join(f"{source}: {modes}" for source, modes in seen.items()))
+    for mode, context in CLONE_MODES.items():
+        with context():
+            c = a.clone()
+        seen[mode] = (c.requires_grad, type(c.grad_fn).__name__ if c.grad_fn else None)
+    return seen
+
+
+def _clone_expected(case: Case) -> dict[str, tuple[bool, str | None]]:
+    expected = dict.fromkeys(CLONE_MODES, (False, None))
+    if case.source in GRAD_SOURCES:
+        expected["grad mode"] = (True, "CloneBackward0")
+    return expected
+
+
+@scoped_fact("clone-requires-grad-in-grad-mode", {
+    "en": "Clones a four times, in grad mode and under torch.no_grad(), torch.inference_mode() and "
+          "torch.set_grad_enabled(False). When a requires grad (a leaf, a non-leaf, a Parameter, a view of a leaf), "
+          "the clone made in grad mode requires grad and has a CloneBackward0 node, and the other three require no "
+          "grad and have no node; the clones of a tensor that does not require grad (a plain tensor, an inference "
+          "tensor) have neither.",
+    "zh_CN": "对 a 调用四次 clone()：在梯度模式（grad mode）下，以及在 torch.no_grad()、torch.inference_mode() 和 "
+             "torch.set_grad_enabled(False) 下。a 需要梯度时（叶子张量、非叶子张量、Parameter、叶子张量的视图），"
+             "梯度模式下的副本需要梯度，带 CloneBackward0 节点，另外三个副本不需要梯度，也没有节点；"
+             "不需要梯度的张量（普通张量、推理张量）的副本两样都没有。",
+}, _clone_expected)
+def _clone_requires_grad_in_grad_mode(case: Case) -> dict[str, tuple[bool, str | None]]:
+    return clone_in_modes(case)
 
 
 @fact("grad-mode-records", {
@@ -118,11 +132,18 @@ def _grad_mode_records() -> Fact:
 @fact("leaf-grad-accumulates", {
     "en": "A leaf a that requires grad: grad_fn None; two backward() calls of (a * a).sum() and one of (y * 1).sum() "
           "with y = a * 2 leave 4a + 2 in a.grad (added, not replaced); y has a grad_fn, is not a leaf, and y.grad "
-          "is None after backward (read with torch's warning). A leaf that does not require grad gets no .grad.",
+          "is None after backward (read with torch's warning). A leaf that does not require grad gets no .grad. "
+          "Two views that are leaves: v = torch.zeros(3)[1:].requires_grad_() gets 2 in v.grad from "
+          "(v * 2).sum().backward(); u = w[1:] of a leaf w that requires grad, taken under torch.no_grad() and "
+          "again under torch.inference_mode(), requires grad and is a leaf, yet after (u * 2).sum().backward() "
+          "u.grad and w.grad are None.",
     "zh_CN": "需要梯度的叶子张量 a：grad_fn 为 None；对 (a * a).sum() 调用两次 backward()，再令 y = a * 2，对 "
              "(y * 1).sum() 调用一次，a.grad 是 4a + 2（累加，不是替换）；y 有 grad_fn，不是叶子张量，backward 之后 "
              "y.grad 仍是 None（读取时 torch 给出警告）。"
-             "不需要梯度的叶子张量得不到 .grad。",
+             "不需要梯度的叶子张量得不到 .grad。"
+             "两个本身是叶子张量的视图：v = torch.zeros(3)[1:].requires_grad_() 在 (v * 2).sum().backward() 之后，"
+             "v.grad 是 2；对需要梯度的叶子张量 w，分别在 torch.no_grad() 和 torch.inference_mode() 下取 u = w[1:]，"
+             "u 需要梯度，也是叶子张量，但 (u * 2).sum().backward() 之后 u.grad 和 w.grad 都是 None。",
 }, TWO_FLOATS)
 def _leaf_grad_accumulates() -> Fact:
     import warnings
@@ -140,7 +161,22 @@ def _leaf_grad_accumulates() -> Fact:
             non_leaf_grad = y.grad
         ok.append(a.grad_fn is None and a.is_leaf and torch.equal(a.grad, 4 * a.detach() + 2)
                   and y.grad_fn is not None and not y.is_leaf and non_leaf_grad is None and plain.grad is None)
-    return Fact(all(ok), f"as stated per dtype: {ok}")
+    views = []  # per dtype: (the view made a leaf gets 2, then per grad-mode-off view: (leaf, no grad anywhere))
+    for dtype in (torch.float32, torch.float64):
+        base = torch.zeros(3, dtype=dtype)
+        v = base[1:].requires_grad_()
+        (v * 2).sum().backward()
+        seen = [v._base is base and v.is_leaf and v.grad is not None and v.grad.tolist() == [2.0, 2.0]]
+        for off in (torch.no_grad, torch.inference_mode):
+            w = torch.ones(3, dtype=dtype, requires_grad=True)
+            with off():
+                u = w[1:]
+            (u * 2).sum().backward()
+            seen.append((u._base is w and u.requires_grad and u.is_leaf, u.grad is None and w.grad is None))
+        views.append(seen)
+    return Fact(all(ok) and views == [[True, (True, True), (True, True)]] * 2,
+                f"as stated per dtype: {ok}; views that are leaves (made a leaf gets .grad; taken under no_grad, "
+                f"inference_mode: a leaf that requires grad, no .grad on it or its base): {views}")
 
 
 #: Optimizers in their default configuration, and SGD with momentum.

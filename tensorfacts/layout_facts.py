@@ -37,12 +37,14 @@ _RANGE_VIEWS = {
 
 @fact("dense-tensor-reads-storage-by-layout", {
     "en": "Rebuilds each view from its storage alone (set_ with the view's storage, offset, shape and strides) and "
-          "compares values with the view; then z.conj() and z.conj().imag of a complex z: the same storage, dtype, "
-          "shape, strides and offset as z (or z's imaginary part) read other values, through the conjugate or "
-          "negative bit.",
-    "zh_CN": "只用存储重建每个视图（以视图的存储、偏移、形状和步长调用 set_），与视图比较数值；再看复数 z 的 "
-             "z.conj() 和 z.conj().imag：存储、dtype、形状、步长和偏移与 z（或 z 的虚部）相同，读到的数值却不同，"
-             "靠的是共轭位（conjugate bit）或负号位（negative bit）。",
+          "compares values with the view; then z.conj() and z.conj().imag of z = [1+2j, 3-1j, 4+0j]: with the "
+          "same storage, dtype, shape, strides and offset as z, z.conj() has the conjugate bit and yields the "
+          "conjugates of z's values, and z.conj().imag has the negative bit and yields the negatives of z.imag; "
+          "each differs from z (or z.imag) exactly where the imaginary part is not 0.",
+    "zh_CN": "只用存储重建每个视图（以视图的存储、偏移、形状和步长调用 set_），与视图比较数值；再看 "
+             "z = [1+2j, 3-1j, 4+0j] 的 z.conj() 和 z.conj().imag：z.conj() 的存储、dtype、形状、步长和偏移都与 z "
+             "相同，它带共轭位（conjugate bit），读到的是 z 中各数的共轭复数；z.conj().imag 带负号位（negative bit），"
+             "读到的是 z.imag 中各数的相反数；两者都恰好在虚部不为 0 的元素上与 z（或 z.imag）不同。",
 }, _RANGE_VIEWS)
 def _dense_tensor_reads_storage() -> Fact:
     wrong = []
@@ -53,15 +55,19 @@ def _dense_tensor_reads_storage() -> Fact:
                                                        view.size(), view.stride())
             if not torch.equal(rebuilt, view):
                 wrong.append(f"{name} {dtype}")
-    z = torch.tensor([1 + 2j, 3 - 1j])
+    z = torch.tensor([1 + 2j, 3 - 1j, 4 + 0j])
     conj, neg = z.conj(), z.conj().imag
     layout = (conj.untyped_storage().data_ptr() == z.untyped_storage().data_ptr()
               and (conj.dtype, conj.shape, conj.stride(), conj.storage_offset())
               == (z.dtype, z.shape, z.stride(), z.storage_offset()))
-    bits = conj.is_conj() and neg.is_neg() and not torch.equal(conj.resolve_conj(), z) and not torch.equal(
-        neg.resolve_neg(), z.imag)
+    conj_values, neg_values = conj.resolve_conj(), neg.resolve_neg()
+    imaginary = (z.imag != 0).tolist()  # [True, True, False]: the values differ there only
+    bits = (conj.is_conj() and neg.is_neg()
+            and torch.equal(conj_values, torch.complex(z.real, -z.imag)) and torch.equal(neg_values, -z.imag)
+            and (conj_values != z).tolist() == imaginary and (neg_values != z.imag).tolist() == imaginary)
     return Fact(not wrong and layout and bits, f"rebuilt from storage and layout, values differ: {wrong or 'none'}; "
-                f"conj: same layout {layout}, conjugate and negative bits change the values {bits}")
+                f"conj: same layout {layout}; conjugate and negative bits give the conjugates and negatives, which "
+                f"differ where the imaginary part is not 0 ({imaginary}): {bits}")
 
 
 @fact("view-write-shows-in-both", {
