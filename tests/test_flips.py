@@ -169,6 +169,30 @@ def _dlpack_of_a_copy(array, *args, **kwargs):
     return _FROM_DLPACK(np.ascontiguousarray(array), *args, **kwargs)
 
 
+def _batch_norm_in_eval(func, args, kwargs):
+    """``batch_norm`` as in eval mode: it normalises with the running statistics and leaves them as they are."""
+    if "training" in kwargs:
+        return func(*args, **{**kwargs, "training": False})
+    return func(*args[:5], False, *args[6:], **kwargs)
+
+
+def _loader_in_the_parent():
+    """A ``DataLoader`` that loads every item in the calling process, as if it had no workers (each item
+    still reports worker 0 and 1 in turn, so that only the process ids tell)."""
+    loader_init, ids = torch.utils.data.DataLoader.__init__, iter(range(10**6))
+
+    def init(self, *args, **kwargs):
+        loader_init(self, *args, **{**kwargs, "num_workers": 0, "multiprocessing_context": None, "timeout": 0})
+
+    def worker_info():
+        return mock.Mock(id=next(ids) % 2)
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(mock.patch.object(torch.utils.data.DataLoader, "__init__", init))
+    stack.enter_context(mock.patch.object(torch.utils.data, "get_worker_info", worker_info))
+    return stack
+
+
 #: Changes of torch, each a factory of a context manager (a torch function mode, or a patch).
 MUTANTS = {
     "detach copies": lambda: Override(detach=lambda f, a, k: call(f, a, k).clone()),
@@ -189,6 +213,10 @@ MUTANTS = {
     "uncounted kernels are counted": lambda: Override(
         _amp_foreach_non_finite_check_and_unscale_=_counted_unscale, batch_norm=_counted_batch_norm),
     "expand() copies": lambda: Override(expand=lambda f, a, k: call(f, a, k).clone()),
+    "batch_norm never trains": lambda: Override(batch_norm=_batch_norm_in_eval),
+    "anomaly mode records nothing": lambda: mock.patch.object(
+        torch.autograd, "detect_anomaly", lambda *a, **k: contextlib.nullcontext()),
+    "DataLoader loads in the parent": _loader_in_the_parent,
     "reshape() always copies": lambda: Override(reshape=lambda f, a, k: call(f, a, k).clone()),
     ".data shares the version counter": lambda: Override(data=lambda f, a, k: a[0].detach()),
     "unbind() returns separate views": lambda: Override(unbind=_separate_unbind),
@@ -269,6 +297,10 @@ FACT_FLIPS = {
     "autocast-lowers-some-ops": "linear runs in float32 under autocast",
     "rebinding-leaves-old-tensor": "add_() writes a copy",
     "inference-mode-outputs": "linear returns its input",
+    "basic-index-read-views": "indexing copies",
+    "batchnorm-running-statistics": "batch_norm never trains",
+    "anomaly-mode-names-forward-call": "anomaly mode records nothing",
+    "dataloader-workers-are-processes": "DataLoader loads in the parent",
 }
 
 
