@@ -31,7 +31,8 @@ import re
 from pathlib import Path
 
 from sitetools.generated_prose import Piece, in_file, pieces
-from sitetools.terms import ROOT, TERMS, chinese_pages
+from sitetools.terms import ROOT, TERMS
+from sitetools.wording import chinese_pages
 
 #: ``(term, gloss, mention pattern)`` for each core term of :data:`sitetools.terms.TERMS`.
 FIRST_MENTIONS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(

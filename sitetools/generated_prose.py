@@ -27,7 +27,8 @@ import tokenize
 from collections.abc import Callable
 from pathlib import Path
 
-from sitetools.terms import ROOT, TERMS, string_sources
+from sitetools.terms import ROOT, TERMS
+from sitetools.wording import string_sources
 
 #: The terminology list, whose definitions the glossary shows.
 TERMS_FILE = ROOT / "sitetools" / "terms.py"

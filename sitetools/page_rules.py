@@ -2,7 +2,7 @@
 (a preview too) and what the fast test tier runs on every source.
 
 The rules live in the modules that know their subject (:mod:`sitetools.pages` for layout, parity and
-code, typography through :mod:`sitetools.typography`, :mod:`sitetools.terms` for the wording of the
+code, typography through :mod:`sitetools.typography`, :mod:`sitetools.wording` for the wording of the
 Chinese pages, :mod:`sitetools.pages_asserts` for the checks a page records); this module only gathers them,
 so that none of those modules needs another's checker.
 """
@@ -27,7 +27,7 @@ from sitetools import (
     output_rules,
     pages,
     pages_asserts,
-    terms,
+    wording,
 )
 from sitetools.editions import CODES, edition
 from sitetools.pages import ROOT
@@ -39,7 +39,7 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: boo
     prints, what its checks can show, the form of a GPU box), the citations of twin paragraphs, no
     skipped doctest, typography, the answer box that opens every question page
     (:mod:`sitetools.answer_box`), and (in editions written in Chinese) the terminology of
-    :mod:`sitetools.terms`; then,
+    :mod:`sitetools.wording`; then,
     unless ``manifest`` is false, what :func:`unrecorded` names.
     With ``processes`` above 1 the editions' own rules run side by side, each in a process of its own
     (the build does this: the rules are about a sixth of a clean build)."""
@@ -85,7 +85,7 @@ def edition_rules(lang: str, root: Path = ROOT) -> list[str]:
     problems += pages.check_typography(lang, root)
     problems += answer_box.check_answers(lang, root)
     if edition(lang).cjk:
-        problems += terms.check_variants(root, lang) + first_mentions.check_first_mentions(root, lang)
+        problems += wording.check_variants(root, lang) + first_mentions.check_first_mentions(root, lang)
     return problems
 
 

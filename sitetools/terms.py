@@ -8,7 +8,7 @@ Three things read this list, so they can never disagree:
   other names or a variant we avoid finds the glossary; and every one of those words is an entry of
   the Chinese search index pointing at the term's page (``tensorcopy_sphinx.zh_search``), so that the
   page comes first even where its text uses another word (版本号 for 版本计数器, 内存泄漏);
-- the wording rule: :func:`check_variants` reports a variant to avoid (原位 for 原地操作) on a Chinese
+- the wording rule (:mod:`sitetools.wording`) reports a variant to avoid (原位 for 原地操作) on a Chinese
   page, outside quotation marks (a quoted article keeps its own words).
 
 :data:`WORDING` holds the house words that are not terms of the glossary (最保险, 解决办法, notebook,
@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
-import re
 import sys
 from pathlib import Path
 
@@ -364,79 +362,6 @@ def search_dictionary() -> str:
     it whole and a part-of-speech tag (jieba reads no comments, so the file cannot say where it
     comes from: this module's docstring does)."""
     return "".join(f"{word} 20 n\n" for word in search_words())
-
-
-# --- The wording rule --------------------------------------------------------------------------
-
-#: Text between these marks is a quotation; a variant inside one is the quoted author's word.
-QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
-
-
-def chinese_pages(root: Path = ROOT, code: str = "zh_CN") -> list[Path]:
-    """The sources of the Chinese edition: example scripts, part headers, narrative pages and the
-    translations of the theme's and sphinx-gallery's words (``docs/_locale``)."""
-    gallery, locale = root / "gallery" / code, root / "docs" / "_locale" / code
-    return sorted([*gallery.rglob("*.py"), *gallery.rglob("*.rst"), *(root / "docs" / code).glob("*.md"),
-                   *locale.rglob("*.po")])
-
-
-def string_sources(root: Path = ROOT) -> list[Path]:
-    """The Python modules whose strings appear on the Chinese pages: the fact engine's texts (ledger,
-    matrix guide, decisions, facts) and the Sphinx extensions' words."""
-    return sorted([*(root / "tensorfacts").rglob("*.py"), *(root / "docs" / "_ext").rglob("*.py")])
-
-
-def variants_in(text: str) -> list[tuple[int, str, str]]:
-    """``(line, variant, term)`` for each variant to avoid outside quotation marks (a quotation may
-    span lines); where variants overlap (原位操作, 原位) only the longest is reported, a variant
-    inside the accepted word itself (代码单元 in 代码单元格) is not one, and a variant that holds the
-    accepted word (来源张量 holds 源张量) is one."""
-    bare = QUOTED.sub(lambda quote: "\n" * quote.group().count("\n"), text)
-    found = []
-    for number, line in enumerate(bare.splitlines(), start=1):
-        for term, accepted, holding, others in _plans():
-            if not any(variant in line for variant in (*holding, *others)):
-                continue  # the common case; blanking words out below can only remove variants
-            rest = _take(line, holding, number, term, found)
-            for word in accepted:
-                rest = rest.replace(word, "\0")
-            _take(rest, others, number, term, found)
-    return found
-
-
-@functools.cache
-def _plans() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]:
-    """For each term: the accepted words and the variants that hold one (longest first), and the other
-    variants, longest first."""
-    plans = []
-    for term in (*TERMS, *WORDING):
-        accepted = tuple(sorted((term.zh, *term.also), key=len, reverse=True))
-        variants = sorted(term.avoid, key=len, reverse=True)
-        holding = tuple(variant for variant in variants if any(word in variant for word in accepted))
-        plans.append((term.zh, accepted, holding, tuple(v for v in variants if v not in holding)))
-    return tuple(plans)
-
-
-def _take(line: str, variants: list[str], number: int, term: str, found: list) -> str:
-    """Add each of ``variants`` (longest first) that ``line`` holds to ``found``; return the line with
-    them blanked out, so that a shorter variant inside a longer one is not reported again."""
-    for variant in variants:
-        if variant in line:
-            found.append((number, variant, term))
-            line = line.replace(variant, "\0")
-    return line
-
-
-def check_variants(root: Path = ROOT, code: str = "zh_CN") -> list[str]:
-    """Every variant to avoid on a Chinese page or in the strings the Chinese pages render
-    (:func:`string_sources`), outside quotations, as "file:line: ..." problems (run by the page rules,
-    :mod:`sitetools.page_rules`, before every build and preview)."""
-    return [
-        f"{page.relative_to(root).as_posix()}:{line}: {variant!r} outside a quotation; write {term!r} "
-        f"(see CONTRIBUTING.md, 'Typography'; the list of terms is sitetools/terms.py)"
-        for page in [*chinese_pages(root, code), *string_sources(root)]
-        for line, variant, term in variants_in(page.read_text(encoding="utf-8"))
-    ]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -373,4 +373,11 @@ def _expand_inplace_write_refused() -> Fact:
 import tensorfacts.glossary_facts  # noqa: E402, F401
 import tensorfacts.layout_facts  # noqa: E402, F401
 import tensorfacts.memory_facts  # noqa: E402, F401
-from tensorfacts import detach_data_facts, general_facts, optimizer_facts, table_facts, trainable_copy_facts  # noqa: E402, F401
+from tensorfacts import (  # noqa: E402, F401
+    detach_data_facts,
+    general_facts,
+    optimizer_facts,
+    process_facts,
+    table_facts,
+    trainable_copy_facts,  # noqa: E402, F401
+)

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from sitetools import first_mentions, terms
+from sitetools import first_mentions, terms, wording
 from sitetools.pages import DOCS, GALLERY
 from tests.gallery_tools import ROOT
 
@@ -95,7 +95,7 @@ def test_no_term_is_also_a_variant_to_avoid():
          "running-statistics", "a-variant-holding-the-accepted-word", "source-tensor", "raise"],
 )
 def test_the_checker_finds_variants_outside_quotations(text, expected):
-    assert terms.variants_in(text) == expected
+    assert wording.variants_in(text) == expected
 
 
 def test_a_variant_injected_into_a_chinese_page_is_named(tmp_path):
@@ -103,7 +103,7 @@ def test_a_variant_injected_into_a_chinese_page_is_named(tmp_path):
         shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "_*"))
     page = tmp_path / "docs" / "zh_CN" / "index.md"
     page.write_text(page.read_text(encoding="utf-8") + "\n就地修改张量。\n", encoding="utf-8")
-    problems = terms.check_variants(tmp_path)
+    problems = wording.check_variants(tmp_path)
     assert any(p.startswith("docs/zh_CN/index.md:") and "'就地'" in p for p in problems), problems
 
 
@@ -111,12 +111,12 @@ def test_a_variant_in_a_string_the_chinese_pages_render_is_named(tmp_path):
     shutil.copytree(ROOT / "tensorfacts", tmp_path / "tensorfacts", ignore=shutil.ignore_patterns("__pycache__"))
     module = tmp_path / "tensorfacts" / "matrix.py"
     module.write_text(module.read_text(encoding="utf-8") + '\nEXTRA = "两者共用存储"\n', encoding="utf-8")
-    problems = terms.check_variants(tmp_path)
+    problems = wording.check_variants(tmp_path)
     assert any(p.startswith("tensorfacts/matrix.py:") and "'共用'" in p for p in problems), problems
 
 
 def test_no_chinese_page_uses_a_variant_to_avoid():
-    problems = terms.check_variants()
+    problems = wording.check_variants()
     assert not problems, "\n".join(problems)
 
 
