@@ -174,7 +174,7 @@ def test_the_rerun_cell_reports_every_claim_when_torch_differs(site_dir, tmp_pat
     assert result.returncode != 0 and REPORT["error"] in result.stderr, result.stderr[-2000:]
     # the two claims in the edition's words (written here, not read from its catalog of check messages)
     shares, leaf = {"en": ("the detached tensor must share a's memory", "the detached tensor must be a leaf"),
-                    "zh_CN": ("脱离计算图的张量应当与 a 共享内存", "脱离计算图的张量应当是叶子张量")}[LANG]
+                    "zh_CN": ("脱离计算图的张量与 a 共享内存", "脱离计算图的张量是叶子张量")}[LANG]
     assert REPORT["differs"] + shares in lines, result.stdout
     assert REPORT["agrees"] + leaf in lines, result.stdout  # still true of a copy
     assert sum(line.startswith("  ") for line in lines) > 20, "the report stopped before the last claim"

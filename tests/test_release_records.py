@@ -170,6 +170,25 @@ def test_a_changed_checks_label_has_a_full_width_colon_in_chinese():
     assert table.change_label(table.WORDS["en"], row) == "fact: detach-write-routes"
 
 
+def test_a_pages_check_is_labelled_by_its_translated_message_in_chinese():
+    """The Chinese edition names a page's check by its message's translation from the catalog (its fields
+    filled with the record's values), after a full-width colon; the English edition by the message itself."""
+    from sitetools import check_labels
+
+    table = _release_table()
+    labels = check_labels.read("zh_CN")
+    name = "questions/plot_01_inplace_error"
+    row = {"kind": "page", "what": f"{name}: the message names Sigmoid"}
+    translated = labels["the message names Sigmoid"]
+    assert translated and table.change_label(table.WORDS["zh_CN"], row, labels) == f"页面：{name}：{translated}"
+    assert table.change_label(table.WORDS["en"], row) == f"page: {name}: the message names Sigmoid"
+    filled = {"kind": "page", "what": "copying/plot_09: a.t_() must raise"}
+    assert table.change_label(table.WORDS["zh_CN"], filled, {"{name} must raise": "{name} 报错"}) == (
+        "页面：copying/plot_09：a.t_() 报错")
+    untranslated = {"kind": "page", "what": f"{name}: x.grad is None"}
+    assert table.change_label(table.WORDS["zh_CN"], untranslated, labels) == f"页面：{name}：x.grad is None"
+
+
 def test_a_record_of_a_page_the_site_does_not_have_is_refused():
     record = sample()
     manifest = manifest_of(record)

@@ -219,12 +219,12 @@ def test_each_claim_is_named_by_its_messages_translation_from_the_catalog(capsys
     """A string, an f-string (its fields computed as in the page) and a must-raise block, each named in the
     catalog's words; a message the catalog lacks and one the page computes keep the page's words."""
     labels = {"clone() copies": "clone() 会复制", "case {n} holds": "情形 {n} 成立",
-              "view() of a transposed tensor must raise": "转置张量的 view() 应当报错"}  # fmt: skip
+              "view() of a transposed tensor must raise": "转置张量的 view() 报错"}  # fmt: skip
     with pytest.raises(AssertionError):
         rerun_checks(PAGE, "0.0", labels=labels)
     out = capsys.readouterr().out
     for said in ("agrees   clone() 会复制", "agrees   情形 0 成立", "DIFFERS  情形 2 成立",
-                 "agrees   转置张量的 view() 应当报错", "agrees   the error names the view size"):
+                 "agrees   转置张量的 view() 报错", "agrees   the error names the view size"):
         assert said in out, out
     assert "clone() copies" not in out and "case 0 holds" not in out
 

@@ -12,7 +12,9 @@ date and commit, and, for the checks, the facts, the claims and the table cells 
 were not available or errored), then one row per check whose result is not this build's on some release, with its
 status on each release, the first releases between which the build's behaviour appears (the newest release on
 which it does not hold: it differs, is not available, errored or was not run; and the next one, the build's torch
-included, that agrees) and, in one line, what the oldest such release gave. The pages whose checks changed
+included, that agrees) and, in one line, what the oldest such release gave. A page's check is named by its page
+and its message, in another edition the message's translation from the edition's catalog of the checks' messages
+(:mod:`sitetools.check_labels`) when it has one. The pages whose checks changed
 since records were taken are said once, after the first table: one sentence naming the records (every one, or
 which) and the list of those pages by title; they are checked on this build's torch only for those records, and
 their old results are not shown. A record of a page the site does not have fails the build.
@@ -21,6 +23,7 @@ their old results are not shown. A record of a page the site does not have fails
 from __future__ import annotations
 
 import json
+import re
 
 from docutils import nodes
 from sphinx import addnodes
@@ -28,8 +31,8 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 
-from sitetools import release_records
-from sitetools.editions import pick
+from sitetools import check_labels, release_records
+from sitetools.editions import CODES, pick
 from tensorcopy_sphinx.build_info import build_versions
 from tensorfacts.facts import FACTS
 
@@ -48,6 +51,7 @@ WORDS = {
         "new facts": "The facts below were added after the records of torch {releases} were taken, and ran on "
                      "torch {torch} only for those records:",
         "label": "{kind}: {what}",
+        "page check": "{page}: {check}",
         "built": "{torch} (this build)",
         "status": {"holds": "holds", "differs": "differs", "not available": "not available",
                    "errored": "errored", "not run": "not run", None: "—"},
@@ -69,6 +73,7 @@ WORDS = {
         "new facts": "以下 {count} 条事实在 torch {releases} 的记录之后才加入，在这几个版本上没有运行过，"
                      "在 torch {torch} 上运行过：",
         "label": "{kind}：{what}",
+        "page check": "{page}：{check}",
         "built": "{torch}（本次构建）",
         "status": {"holds": "成立", "differs": "不同", "not available": "不可用", "errored": "出错",
                    "not run": "未运行", None: "—"},
@@ -161,9 +166,34 @@ def new_facts_notes(records: list[dict], facts: list[str], words: dict, torch: s
         lambda fact: nodes.literal(fact, fact), "release-new-facts")
 
 
-def change_label(words: dict, row: dict) -> str:
-    """The label of a row of the changes table: its kind and what it checks (``事实：detach-write-routes``)."""
-    return words["label"].format(kind=words["kinds"][row["kind"]], what=row["what"])
+def check_label(message: str, labels: dict[str, str]) -> str:
+    """A page check's message (as a record has it, its fields filled in) in the edition's language: its
+    translation from ``labels`` (the edition's catalog, :mod:`sitetools.check_labels`) with the record's values
+    put into the translation's fields; the message itself when the catalog has no translation of it."""
+    if labels.get(message):
+        return labels[message]
+    best = None
+    for template, label in labels.items():
+        parts = check_labels.FIELD.split(template)
+        if not label or len(parts) == 1:
+            continue
+        found = re.fullmatch("(.+?)".join(re.escape(part) for part in parts), message, re.DOTALL)
+        if found and (best is None or len("".join(parts)) > best[0]):  # the template that matches the most text
+            values = dict(zip(check_labels.FIELD.findall(template), found.groups(), strict=True))
+            filled = check_labels.FIELD.sub(lambda field, values=values: values[field.group()], label)
+            best = (len("".join(parts)), filled)
+    return best[1] if best else message
+
+
+def change_label(words: dict, row: dict, labels: dict[str, str] | None = None) -> str:
+    """The label of a row of the changes table: its kind and what it checks (``事实：detach-write-routes``); a
+    page's check is its page and its message, the message in the edition's language when ``labels`` (the
+    edition's catalog) has it (``页面：questions/plot_01_inplace_error：报错信息提到 Sigmoid``)."""
+    what = row["what"]
+    if row["kind"] == "page":
+        page, message = what.split(": ", 1)
+        what = words["page check"].format(page=page, check=check_label(message, labels or {}))
+    return words["label"].format(kind=words["kinds"][row["kind"]], what=what)
 
 
 def _manifest() -> dict[str, list[str]]:
@@ -189,13 +219,18 @@ class ReleaseRecords(SphinxDirective):
         changes = release_records.changes(records, manifest, torch)
         if not changes:
             return [*found, nodes.paragraph(text=words["no changes"])]
+        language = self.env.config.language
+        labels = {}
+        if language != CODES[0]:  # the first edition's checks are written in its language
+            labels = check_labels.read(language)
+            self.env.note_dependency(str(check_labels.catalog_path(language)))
         releases = [record["release"] for record in records]
         head = (words["changes"][0], *releases, words["changes"][1], words["changes"][2])
         rows = []
         for row in changes:
             oldest = next(row["by_release"][r] for r in releases if r in row["by_release"])
             statuses = [words["status"][row["by_release"].get(r, {"status": "holds"})["status"]] for r in releases]
-            rows.append([change_label(words, row), *statuses,
+            rows.append([change_label(words, row, labels), *statuses,
                          f"{row['last_differs']} → {row['changed_in']}" if row["changed_in"] else words["still"],
                          oldest["seen"]])  # fmt: skip
         return [*found, _table(head, rows, ("release-changes",))]
