@@ -218,7 +218,8 @@ def test_a_notebooks_gpu_box_has_the_title_of_the_pages_box(site_dir, lang):
 PAGES = Pages(
     labels={"questions-deepcopy": ("examples/questions/plot_07_deepcopy", "questions-deepcopy", "深拷贝的标题"),
             "copying-clone": ("examples/copying/plot_03_clone", "copying-clone", "clone(): new memory"),
-            "copying-detach": ("examples/copying/plot_04_detach", "copying-detach", "detach()：同一块内存，脱离计算图")},
+            "copying-detach": ("examples/copying/plot_04_detach", "copying-detach",
+                               "detach()：同一块内存，脱离计算图")},
     titles={"views": "视图操作一览", "examples/questions/plot_07_deepcopy": "深拷贝的标题"},
     docname="examples/questions/plot_17_containers")  # fmt: skip
 BASE = "https://example.org/tensor-copies/zh_CN/"

@@ -28,8 +28,8 @@ them as downloads), this extension rewrites them:
   as any other; the words alone where the text after them already gives the title). A Chinese notebook
   names a page one way, by its title in 《》: ``“X”那一页`` becomes ``《title》`` and a short name right
   after 见 becomes ``《title》``; words of the sentence's own stay, with the title in brackets
-  (``只用 clone()（见《title》）``, as the English ``a copy ("title")``). A label Sphinx does not know is a warning of Sphinx's own
-  kind (``ref.ref``, ``ref.doc``),
+  (``只用 clone()（见《title》）``, as the English ``a copy ("title")``). A label Sphinx does not know is
+  a warning of Sphinx's own kind (``ref.ref``, ``ref.doc``),
   which fails the build and which a preview, built without most pages, lets pass. A Markdown link loses the
   ``_`` sphinx-gallery leaves after it when the reST link was anonymous (```text <url>`__``);
 - in every notebook's Markdown cells, reST's escaped whitespace (``见\\ :ref:`...```, which reST
