@@ -217,7 +217,9 @@ def test_a_notebooks_gpu_box_has_the_title_of_the_pages_box(site_dir, lang):
 
 PAGES = Pages(
     labels={"questions-deepcopy": ("examples/questions/plot_07_deepcopy", "questions-deepcopy", "深拷贝的标题"),
-            "copying-clone": ("examples/copying/plot_03_clone", "copying-clone", "clone(): new memory")},
+            "copying-clone": ("examples/copying/plot_03_clone", "copying-clone", "clone(): new memory"),
+            "copying-detach": ("examples/copying/plot_04_detach", "copying-detach",
+                               "detach()：同一块内存，脱离计算图")},
     titles={"views": "视图操作一览", "examples/questions/plot_07_deepcopy": "深拷贝的标题"},
     docname="examples/questions/plot_17_containers")  # fmt: skip
 BASE = "https://example.org/tensor-copies/zh_CN/"
@@ -232,11 +234,21 @@ def _cell(rst: str, cjk: bool, base: str = BASE) -> str:
 @pytest.mark.parametrize(("rst", "cjk", "base", "expected"), [
     ("（见\\ :ref:`深拷贝那一页 <questions-deepcopy>`）。", True, BASE, f"（见[深拷贝那一页]({DEEPCOPY})）。"),
     ("见 :ref:`深拷贝那一页 <questions-deepcopy>` 一样", True, BASE, f"见[深拷贝那一页]({DEEPCOPY})一样"),
-    ("见 :ref:`深拷贝那一页 <questions-deepcopy>` 一样", True, "", "见《深拷贝的标题》那一页一样"),
-    ("见 :ref:`“深拷贝”那一页的表 <questions-deepcopy>`。", True, "", "见《深拷贝的标题》那一页的表。"),
+    # A Chinese notebook names a page one way, 《title》: a short name gives way to it, 那一页 included.
+    ("见 :ref:`深拷贝那一页 <questions-deepcopy>` 一样", True, "", "见《深拷贝的标题》一样"),
+    ("见 :ref:`“深拷贝”那一页的表 <questions-deepcopy>`。", True, "", "见《深拷贝的标题》的表。"),
+    ("和 :ref:`“深拷贝”那一页 <questions-deepcopy>` 一样", True, "", "和《深拷贝的标题》一样"),
+    ("和 :ref:`深拷贝 <questions-deepcopy>` 一样", True, "", "和《深拷贝的标题》一样"),
     ("（见\\ :ref:`最保险的复制 <questions-deepcopy>`）", True, "", "（见《深拷贝的标题》）"),
     ("和 :ref:`上一页 <questions-deepcopy>` 一样", True, "", "和上一页《深拷贝的标题》一样"),
-    ("只用 :ref:`detach() <questions-deepcopy>`，", True, "", "只用 detach()《深拷贝的标题》，"),
+    # Words the sentence needs stay, the title follows in brackets: an API name even where the title starts with it.
+    ("只用 :ref:`detach() <questions-deepcopy>`，", True, "", "只用 detach()（见《深拷贝的标题》），"),
+    ("只用 :ref:`detach() <copying-detach>`，结果仍共享内存。", True, "",
+     "只用 detach()（见《detach()：同一块内存，脱离计算图》），结果仍共享内存。"),
+    ("请用 :ref:`detach() <copying-detach>`。", True, BASE,
+     f"请用 [detach()]({BASE}examples/copying/plot_04_detach.html#copying-detach)。"),
+    ("only :ref:`clone() <copying-clone>` keeps it", False, "", 'only clone() ("clone(): new memory") keeps it'),
+    ("see :ref:`clone <copying-clone>`.", False, "", 'see "clone(): new memory".'),
     ("见 :ref:`“深拷贝”那一页 <questions-deepcopy>`。", True, BASE, f"见[“深拷贝”那一页]({DEEPCOPY})。"),
     ("见 :ref:`下一页 <questions-deepcopy>` 深拷贝的标题。", True, "", "见下一页深拷贝的标题。"),
     ("见 :ref:`深拷贝 <questions-deepcopy>` 一节", True, "", "见《深拷贝的标题》一节"),
@@ -273,6 +285,9 @@ ESCAPE = re.compile(r"\\[ \t]|\\$", re.MULTILINE)
 CODE = re.compile(r"```.*?```|``.+?``", re.DOTALL)
 SPAN = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 LINK = re.compile(r"\]\((?P<url>[^)\s]+)\)")
+#: In a Chinese notebook built without an address, a page named other than by its title: a short name left
+#: (“.data”那一页) or the title with 那一页 after it; and words the page shows replaced by the title (只用《).
+OTHER_NAME = re.compile(r"“[^“”]{1,30}”那一页|》那一页|用《")
 
 
 def _published_base(site: Path) -> str:
@@ -308,6 +323,9 @@ def notebook_problems(site: Path, lang: str) -> list[str]:
             prose = CODE.sub(" ", "".join(cell["source"]))
             problems += [f"{where}: the role {m.group()}" for m in ROLE.finditer(prose)]
             problems += [f"{where}: a reST escape {m.group()!r}" for m in ESCAPE.finditer(prose)]
+            if lang == "zh_CN" and not base:
+                problems += [f"{where}: a page named as {m.group()!r}, not by its title alone"
+                             for m in OTHER_NAME.finditer(prose)]
             problems += [f"{where}: the cross-reference `{m.group(1)}` left as a label" for m in SPAN.finditer(prose)
                          if m.group(1).strip() in labels or re.search(r"<([^<>\s]+)>\s*$", m.group(1))]
             for url in (m.group("url") for m in LINK.finditer(prose)):

@@ -25,10 +25,11 @@ them as downloads), this extension rewrites them:
   (``env-updated``), before they are zipped and copied. Without an address the reference names the
   page by its title instead (``下一页《title》``, or only the title where the reference has no words of
   its own, its words are the title or the title's first words: ``见《视图操作一览》``, a generated page
-  as any other; the words alone where the text after them already gives the title). A Chinese page is
-  named once: ``“X”那一页`` becomes ``《title》那一页`` and a short name right after 见 becomes
-  ``《title》``. A label Sphinx does not know is a warning of Sphinx's own
-  kind (``ref.ref``, ``ref.doc``),
+  as any other; the words alone where the text after them already gives the title). A Chinese notebook
+  names a page one way, by its title in 《》: ``“X”那一页`` becomes ``《title》`` and a short name right
+  after 见 becomes ``《title》``; words of the sentence's own stay, with the title in brackets
+  (``只用 clone()（见《title》）``, as the English ``a copy ("title")``). A label Sphinx does not know is
+  a warning of Sphinx's own kind (``ref.ref``, ``ref.doc``),
   which fails the build and which a preview, built without most pages, lets pass. A Markdown link loses the
   ``_`` sphinx-gallery leaves after it when the reST link was anonymous (```text <url>`__``);
 - in every notebook's Markdown cells, reST's escaped whitespace (``见\\ :ref:`...```, which reST
@@ -74,6 +75,8 @@ _LEFT_REFERENCE = re.compile(r"(?P<before> ?)(?:(?<![`:])`|(?P<doc>:doc:`))"
                              r"(?:(?P<words>[^`<>]+?)\s*<(?P<target>[^`<>\s]+)>|(?P<bare>[^`<>\s]+))"
                              r"`(?![`_])(?P<after> ?)")
 _HAN = re.compile(f"[{HAN}]")
+#: What marks words as code: call parentheses, an attribute's dot, an underscore, an operator.
+_API = re.compile(r"[()._=\[\]+-]")
 #: The end of a reference's text that stands without a space next to Chinese (a Chinese character, or
 #: the full-width bracket of a title named after it, or the quotation mark of a short page name).
 _CJK_END = re.compile(f"[{HAN}{FULL_WIDTH_PUNCTUATION}“”]")
@@ -277,10 +280,10 @@ def _reference(reference: re.Match, cjk: bool, pages: Pages, where: str) -> str:
         text = shown
     elif shown == title:  # the page's title, quoted as a title like the references named by it below
         text = f"《{title}》" if cjk and found is not None else title
-    elif title.startswith(shown):  # the words are the title's first words: the title alone
-        text = f"《{title}》" if cjk else f'"{title}"'
     elif cjk:
         text = _one_name(shown, title, reference.string[: reference.start()])
+    elif title.startswith(shown) and not _api_name(shown):  # the title's first words: the title alone
+        text = f'"{title}"'
     else:
         text = f'{shown} ("{title}")'
     visible = shown if url else text
@@ -293,14 +296,28 @@ def _reference(reference: re.Match, cjk: bool, pages: Pages, where: str) -> str:
     return f"{before}{text}{after}"
 
 
+def _api_name(words: str) -> bool:
+    """Whether a reference's words are an API name the sentence uses (``clone()``, ``a.grad``), which the
+    sentence needs even where the title starts with them, not a short name of the page (``共享权重``)."""
+    return not _HAN.search(words) and bool(_API.search(words))
+
+
 def _one_name(shown: str, title: str, before: str) -> str:
-    """The page named once in a ``cjk`` edition: ``“X”那一页`` becomes ``《title》那一页``, and a short name
-    right after 见 gives way to the title (``见《title》``); an ordinal (``上一页``) keeps the title after it."""
+    """The page named once in a ``cjk`` edition, and always the same way, by its title in 《》: a short
+    name gives way to it (``“X”那一页的表`` becomes ``《title》的表``; a name right after 见, in quotes, or
+    the title's first words becomes ``《title》``); an ordinal (``上一页``) keeps the title after it
+    (``上一页《title》``); words of the sentence's own (``只用 clone()``, an API name even where the title
+    starts with it) stay and the title follows in brackets (``只用 clone()（见《title》）``), since the page
+    shows those words and the sentence needs them."""
     if "那一页" in shown:
-        return f"《{title}》{shown[shown.index('那一页'):]}"
-    if before.rstrip(" \\\n").endswith("见") and not shown.endswith("页"):
+        return f"《{title}》{shown[shown.index('那一页') + len('那一页'):]}"
+    if shown.endswith("页"):
+        return f"{shown}《{title}》"
+    after_see = before.rstrip(" \\\n").endswith("见")
+    quoted = shown.startswith("“") and shown.endswith("”")
+    if after_see or quoted or (title.startswith(shown) and not _api_name(shown)):  # a short name: 共享权重
         return f"《{title}》"
-    return f"{shown}《{title}》"
+    return f"{shown}（见《{title}》）"
 
 
 def clean_notebook(path: Path, values: dict[str, str], cjk: bool = False, gpu_title: str | None = None,

@@ -226,8 +226,8 @@ draw_memory("c = a.detach()", a=a, c=c)
 
 # %%
 # The article's backward pass: ``a`` gets ``2 * a``. ``c`` is a leaf that does
-# not require grad, so its ``.grad`` is ``None``, and, unlike the clone's on the
-# previous page, reading it raises no warning.
+# not require grad, so its ``.grad`` is ``None``, and, unlike the clone's on
+# :ref:`the previous page <copying-clone>`, reading it raises no warning.
 
 b = (a**2).sum()
 b.backward()

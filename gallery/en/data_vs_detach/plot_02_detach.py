@@ -4,7 +4,7 @@
 ``detach()``: the same edit, caught by autograd
 ===============================================
 
-We repeat the previous page with ``out.detach()`` in place of ``out.data``.
+We repeat :ref:`the previous page <data-vs-detach-data>` with ``out.detach()`` in place of ``out.data``.
 The edit reaches ``out`` just the same, but this time ``backward()`` raises a
 ``RuntimeError``. The version counters printed after every step show why.
 """
@@ -14,7 +14,7 @@ The edit reaches ``out`` just the same, but this time ``backward()`` raises a
 # --------------------
 #
 # ``out = a.sigmoid()`` again, with the same helpers ``show`` and
-# ``same_storage`` as on the previous page. Both tensors start at version 0.
+# ``same_storage`` as on :ref:`the previous page <data-vs-detach-data>`. Both tensors start at version 0.
 # (``_version`` is an internal attribute of torch: this site reads it to show
 # the counter, but it may change between releases.)
 import torch

@@ -15,7 +15,7 @@ only in the author's meaning of a word), and one does not hold as stated.
 #
 # Every check below starts from ``out = a.sigmoid()``, the tensor the
 # article detaches, with the same helpers ``show`` and ``same_storage`` as
-# on the first page.
+# on :ref:`the first page <data-vs-detach-data>`.
 import inspect
 
 import torch

@@ -217,7 +217,7 @@ assert c.is_leaf, "the detached tensor must be a leaf"
 draw_memory("c = a.detach()", a=a, c=c)
 
 # %%
-# 原文的反向传播：``a`` 得到 ``2 * a``。``c`` 是不需要梯度的叶子张量，所以它的 ``.grad`` 是 ``None``；和“clone()”那一页的副本不同，读取它不会触发警告。
+# 原文的反向传播：``a`` 得到 ``2 * a``。``c`` 是不需要梯度的叶子张量，所以它的 ``.grad`` 是 ``None``；和 :ref:`“clone()”那一页 <copying-clone>` 的副本不同，读取它不会触发警告。
 
 b = (a**2).sum()
 b.backward()

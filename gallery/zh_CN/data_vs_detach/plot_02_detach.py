@@ -4,7 +4,7 @@
 ``detach()``：同样的修改，这次自动求导发现了
 ============================================
 
-把“.data”那一页的 ``out.data`` 换成 ``out.detach()``，再做一遍。修改同样落到了 ``out`` 上，但这一次 ``backward()`` 抛出了 ``RuntimeError``：自动求导（autograd）发现了这次修改。每一步之后打印的版本计数器（version counter）说明了原因。
+把 :ref:`“.data”那一页 <data-vs-detach-data>` 的 ``out.data`` 换成 ``out.detach()``，再做一遍。修改同样落到了 ``out`` 上，但这一次 ``backward()`` 抛出了 ``RuntimeError``：自动求导（autograd）发现了这次修改。每一步之后打印的版本计数器（version counter）说明了原因。
 """
 
 # %%
@@ -12,7 +12,7 @@
 # --------------
 #
 # 还是 ``out = a.sigmoid()``，辅助函数 ``show`` 和 ``same_storage``
-# 与“.data”那一页相同。两个张量的版本都从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）
+# 与 :ref:`“.data”那一页 <data-vs-detach-data>` 相同。两个张量的版本都从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）
 import torch
 
 

@@ -13,7 +13,7 @@
 #
 # 下面每项检查都从 ``out = a.sigmoid()``
 # 出发，也就是原文要分离的那个张量。辅助函数 ``show`` 和 ``same_storage``
-# 与“.data”那一页相同。
+# 与 :ref:`“.data”那一页 <data-vs-detach-data>` 相同。
 import inspect
 
 import torch
