@@ -235,10 +235,14 @@ optimizer, loss = train(layers)
 print("loss after 5 steps:", loss.item())
 print("layers[0].weight equal to layers[2].weight:", torch.equal(layers[0].weight, layers[2].weight))
 print("parameters:", sum(p.numel() for p in layers.parameters()))
-assert torch.equal(layers[0].weight, layers[2].weight) and sum(p.numel() for p in layers.parameters()) == 20
+assert torch.equal(layers[0].weight, layers[2].weight) and sum(p.numel() for p in layers.parameters()) == 20, (
+    "layers 0 and 2 end with equal weights, 20 parameters in all"
+)
 # sphinx_gallery_start_ignore
 assert torch.equal(layers[0].weight, layers[1].weight), "all three layers have the same weights"
-assert all(torch.equal(a, b) for a, b in zip(layers[0].parameters(), layers[2].parameters(), strict=True))
+assert all(torch.equal(a, b) for a, b in zip(layers[0].parameters(), layers[2].parameters(), strict=True)), (
+    "layers 0 and 2 have equal parameters"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -340,10 +344,14 @@ print("keys:", list(state))
 print("state['0.weight'] is state['2.weight']:", state["0.weight"] is state["2.weight"])
 print("same storage:", same_storage(state["0.weight"], state["2.weight"]))
 assert list(state) == [f"{i}.{p}" for i in range(3) for p in ("weight", "bias")], "six keys"
-assert state["0.weight"] is not state["2.weight"] and same_storage(state["0.weight"], state["2.weight"])
+assert state["0.weight"] is not state["2.weight"] and same_storage(state["0.weight"], state["2.weight"]), (
+    "two entries: two objects on one storage"
+)
 # sphinx_gallery_start_ignore
 assert all(state[f"{i}.weight"] is not layers[0].weight for i in range(3)), "not the Parameter itself"
-assert state["0.weight"] is not state["1.weight"] and same_storage(state["1.weight"], layers[0].weight)
+assert state["0.weight"] is not state["1.weight"] and same_storage(state["1.weight"], layers[0].weight), (
+    "entry 1 is another object, on the weight's storage"
+)
 for kind in ("ModuleList", "Sequential"):
     keys = list(containers[kind].state_dict())
     assert keys == [f"{i}.0.{p}" for i in range(3) for p in ("weight", "bias")], f"{kind}: keys repeat"
@@ -375,7 +383,9 @@ print(layers)
 print("repr(layers) == repr(separate):", repr(layers) == repr(separate), " len:", len(layers), len(separate))
 print("parameters:", sum(p.numel() for p in layers.parameters()), "vs", sum(p.numel() for p in separate.parameters()))
 print("layers[0] is layers[1]:", layers[0] is layers[1], " separate[0] is separate[1]:", separate[0] is separate[1])
-assert repr(layers) == repr(separate) and sum(p.numel() for p in separate.parameters()) == 60
+assert repr(layers) == repr(separate) and sum(p.numel() for p in separate.parameters()) == 60, (
+    "both print the same; the separate layers hold 60 parameters"
+)
 # sphinx_gallery_start_ignore
 assert len(layers) == len(separate) == 3, "len counts three layers either way"
 shared_seq, separate_seq = torch.nn.Sequential(*[layers[0]] * 3), torch.nn.Sequential(*separate)
@@ -396,7 +406,9 @@ result = layers.load_state_dict(separate.state_dict())
 print("missing:", result.missing_keys, " unexpected:", result.unexpected_keys)
 print("weight equal to separate[2].weight:", torch.equal(layers[0].weight, separate[2].weight))
 print("weight equal to separate[0].weight:", torch.equal(layers[0].weight, separate[0].weight))
-assert not result.missing_keys and not result.unexpected_keys and torch.equal(layers[0].weight, separate[2].weight)
+assert not result.missing_keys and not result.unexpected_keys and torch.equal(layers[0].weight, separate[2].weight), (
+    "load_state_dict raises nothing and keeps separate[2]'s weight"
+)
 # sphinx_gallery_start_ignore
 assert not torch.equal(layers[0].weight, separate[0].weight), "the first layer's values are lost"
 assert not torch.equal(layers[0].weight, separate[1].weight), "and the second's"
@@ -441,7 +453,9 @@ print("loss after 5 steps:", loss.item())
 print("after: layers[0].weight equal to layers[2].weight:", torch.equal(layers[0].weight, layers[2].weight))
 print("parameters:", sum(p.numel() for p in layers.parameters()), " optimizer holds:",
       len(optimizer.param_groups[0]["params"]), "tensors")  # fmt: skip
-assert not torch.equal(layers[0].weight, layers[2].weight) and len(optimizer.param_groups[0]["params"]) == 6
+assert not torch.equal(layers[0].weight, layers[2].weight) and len(optimizer.param_groups[0]["params"]) == 6, (
+    "after the fix the layers train apart; the optimizer holds six tensors"
+)
 # sphinx_gallery_start_ignore
 assert not same_storage(layers[0].weight, layers[2].weight), "deep copies have memory of their own"
 assert not torch.equal(layers[0].weight, layers[1].weight), "every layer trained on its own"
@@ -459,7 +473,9 @@ assert sum(p.numel() for p in fresh.parameters()) == 60, "new layers: 60 too"
 draw_memory("ModuleList([deepcopy(layer) for _ in range(3)])",
             **{f"layers[{i}].weight": layers[i].weight for i in range(3)})  # fmt: skip
 # sphinx_gallery_start_ignore
-assert not same_storage(layers[0].weight, layers[1].weight) and not same_storage(layers[1].weight, layers[2].weight)
+assert not same_storage(layers[0].weight, layers[1].weight) and not same_storage(layers[1].weight, layers[2].weight), (
+    "three storages"
+)
 # sphinx_gallery_end_ignore
 
 # %%

@@ -84,7 +84,9 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("a second backward() through a freed graph must raise")
-assert message.startswith("Trying to backward through the graph a second time")
+assert message.startswith("Trying to backward through the graph a second time"), (
+    "a second backward() raises 'Trying to backward through the graph a second time'"
+)
 # sphinx_gallery_start_ignore
 try:
     loss.grad_fn.next_functions[0][0]._saved_result
@@ -152,7 +154,9 @@ failed_step, message = first_error(step_on_features, range(3))
 print("features.grad_fn:", features.grad_fn.name())
 print("raised at step:", failed_step)
 print("message:", message)
-assert failed_step == 1 and message.startswith("Trying to backward through the graph a second time")
+assert failed_step == 1 and message.startswith("Trying to backward through the graph a second time"), (
+    "a backward() through features fails at step 1"
+)
 # sphinx_gallery_start_ignore
 try:
     features.grad_fn._saved_mat1
@@ -184,7 +188,9 @@ for _ in range(3):
     losses.append(loss.item())
 print("losses:", [round(v, 4) for v in losses])
 print("encoder weight changed:", not torch.equal(encoder.weight, encoder_before))
-assert len(losses) == 3 and losses[2] < losses[0] and not torch.equal(encoder.weight, encoder_before)
+assert len(losses) == 3 and losses[2] < losses[0] and not torch.equal(encoder.weight, encoder_before), (
+    "with features rebuilt each step, the encoder trains"
+)
 
 # %%
 # Fix: a frozen encoder runs under ``torch.no_grad()``
@@ -214,12 +220,16 @@ print("losses:", [round(v, 4) for v in losses])
 print("features.grad_fn:", features.grad_fn)
 print("encoder weight unchanged:", torch.equal(encoder.weight, encoder_before))
 print("head weight changed:", not torch.equal(head.weight, head_before))
-assert features.grad_fn is None and torch.equal(encoder.weight, encoder_before) and losses[2] < losses[0]
+assert features.grad_fn is None and torch.equal(encoder.weight, encoder_before) and losses[2] < losses[0], (
+    "features made under no_grad() have no graph: the encoder stays, the loss falls"
+)
 frozen = copy.deepcopy(encoder).requires_grad_(False)
 detached = encoder(inputs).detach()
 print("frozen(inputs).grad_fn:", frozen(inputs).grad_fn, " equals features:", torch.equal(frozen(inputs), features))
 print("encoder(inputs).detach() equals features:", torch.equal(detached, features))
-assert frozen(inputs).grad_fn is None and torch.equal(frozen(inputs), features) and torch.equal(detached, features)
+assert frozen(inputs).grad_fn is None and torch.equal(frozen(inputs), features) and torch.equal(detached, features), (
+    "a frozen copy and detach() give the same features, without a graph"
+)
 # sphinx_gallery_start_ignore
 assert not features.requires_grad and encoder.weight.grad is None, "no graph, no gradient for the encoder"
 assert encoder(inputs).grad_fn is not None, "without no_grad() the encoder builds a graph, which detach() drops"
@@ -247,7 +257,9 @@ for _ in range(3):
 stale = not torch.allclose(features, encoder(inputs))
 print("encoder weight changed:", not torch.equal(encoder.weight, encoder_before))
 print("features differ from encoder(inputs) now:", stale)
-assert stale and not torch.equal(encoder.weight, encoder_before)
+assert stale and not torch.equal(encoder.weight, encoder_before), (
+    "with retain_graph=True the encoder trains and features go stale"
+)
 
 # %%
 # Cause 2: a recurrent hidden state carried between batches
@@ -280,7 +292,9 @@ def batch_carrying_h(b):
 failed_batch, message = first_error(batch_carrying_h, range(3))
 print("nodes reachable from h, per batch:", nodes)
 print("raised at batch:", failed_batch)
-assert failed_batch == 1 and message.startswith("Trying to backward through the graph a second time")
+assert failed_batch == 1 and message.startswith("Trying to backward through the graph a second time"), (
+    "carrying h over fails at batch 1"
+)
 # sphinx_gallery_start_ignore
 assert nodes[1] > nodes[0], "the graph of batch 1 holds batch 0's nodes too"
 # sphinx_gallery_end_ignore
@@ -310,7 +324,7 @@ for b in range(3):
     done.append(b)
 print("nodes reachable from h, per batch:", nodes)
 print("batches whose backward() ran:", done)
-assert done == [0, 1, 2] and nodes == [nodes[0]] * 3
+assert done == [0, 1, 2] and nodes == [nodes[0]] * 3, "with h.detach() every batch runs, on graphs of one size"
 # sphinx_gallery_start_ignore
 assert not torch.equal(cell.weight_hh, weight_before), "the cell trains"
 one_batch = torch.zeros(1, 3)
@@ -353,7 +367,9 @@ failed_batch, message = first_error(batch_retaining_graph, range(3))
 print("nodes reachable from h, per batch:", nodes)
 print("raised at batch:", failed_batch)
 print("message:", message)
-assert failed_batch == 1 and nodes[1] > nodes[0] and "modified by an inplace operation" in message
+assert failed_batch == 1 and nodes[1] > nodes[0] and "modified by an inplace operation" in message, (
+    "retain_graph=True fails at batch 1 with the in-place error, on a larger graph"
+)
 # sphinx_gallery_start_ignore
 with torch.random.fork_rng():
     fused_cell = torch.nn.RNNCell(2, 3)
@@ -391,7 +407,9 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("the second loss's backward() must raise")
-assert message.startswith("Trying to backward through the graph a second time")
+assert message.startswith("Trying to backward through the graph a second time"), (
+    "the second loss's backward() raises the same error"
+)
 # sphinx_gallery_start_ignore
 try:
     shared.grad_fn._saved_result
@@ -427,7 +445,9 @@ loss1, loss2 = losses_of(inputs)
 separate = [sum(g for g in pair if g is not None) for pair in zip(grads1, grads2, strict=True)]
 print("grad of the sum equals the sum of the grads:", all(
     torch.allclose(p.grad, s) for p, s in zip(params, separate, strict=True)))  # fmt: skip
-assert all(torch.allclose(p.grad, s) for p, s in zip(params, separate, strict=True))
+assert all(torch.allclose(p.grad, s) for p, s in zip(params, separate, strict=True)), (
+    "the grad of the sum equals the sum of the grads"
+)
 
 # %%
 # In a training loop
@@ -459,7 +479,7 @@ for name, model in models.items():
     print(f"{name:<12} trunk weight after 3 steps: {[round(v, 4) for v in model[0].weight[0].tolist()]}")
 assert all(
     torch.allclose(a, b) for a, b in zip(models["sum"].parameters(), models["retain_graph"].parameters(), strict=True)
-)
+), "the sum and retain_graph=True end with the same weights"
 
 # %%
 # Graphs that run a second time without the error

@@ -255,7 +255,9 @@ for (name, p), (compiled_name, q) in zip(model.named_parameters(), compiled.name
 assert all(q is p for p, q in zip(model.parameters(), compiled.parameters(), strict=True)), "same objects"
 # sphinx_gallery_start_ignore
 assert type(compiled).__name__ == "OptimizedModule" and compiled._orig_mod is model, "a wrapper around model"
-assert [n for n, _ in compiled.named_parameters()] == [f"_orig_mod.{n}" for n, _ in model.named_parameters()]
+assert [n for n, _ in compiled.named_parameters()] == [f"_orig_mod.{n}" for n, _ in model.named_parameters()], (
+    "each parameter's name gains the prefix"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -286,7 +288,9 @@ before = compiled(inputs).detach()
 print("eager steps on model:", train(model, optimizer))
 print("compiled output changed:", not torch.allclose(compiled(inputs), before))
 print("compiled(inputs) equal to model(inputs):", torch.allclose(compiled(inputs), model(inputs)))
-assert torch.allclose(compiled(inputs), model(inputs)) and not torch.allclose(compiled(inputs), before)
+assert torch.allclose(compiled(inputs), model(inputs)) and not torch.allclose(compiled(inputs), before), (
+    "eager steps on model change what compiled computes"
+)
 
 # %%
 # ``state_dict()`` keys gain ``_orig_mod.``
@@ -338,8 +342,12 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {str(e).expandtabs(4)}")  # torch indents with tabs
 else:
     raise AssertionError("loading the compiled module's keys into a plain module must raise")
-assert message.startswith("Error(s) in loading state_dict for Sequential:\n\tMissing key(s) in state_dict:")
-assert 'Unexpected key(s) in state_dict: "_orig_mod.0.weight"' in message
+assert message.startswith("Error(s) in loading state_dict for Sequential:\n\tMissing key(s) in state_dict:"), (
+    "a plain module lists its keys as missing"
+)
+assert 'Unexpected key(s) in state_dict: "_orig_mod.0.weight"' in message, (
+    "a plain module lists the prefixed keys as unexpected"
+)
 result = plain.load_state_dict(state, strict=False)
 print("strict=False missing:", result.missing_keys)
 print("strict=False unexpected:", result.unexpected_keys)
@@ -352,9 +360,13 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {reverse_message.splitlines()[0]}")
 else:
     raise AssertionError("loading plain keys into the compiled module must raise")
-assert 'Missing key(s) in state_dict: "_orig_mod.0.weight"' in reverse_message
+assert 'Missing key(s) in state_dict: "_orig_mod.0.weight"' in reverse_message, (
+    "the compiled module lists its prefixed keys as missing"
+)
 # sphinx_gallery_start_ignore
-assert result.unexpected_keys == list(state) and result.missing_keys == list(model.state_dict())
+assert result.unexpected_keys == list(state) and result.missing_keys == list(model.state_dict()), (
+    "strict=False: every key of the dict unexpected, every key of the module missing"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -370,19 +382,21 @@ assert result.unexpected_keys == list(state) and result.missing_keys == list(mod
 plain = make_model()
 plain.load_state_dict(model.state_dict())
 print("from model.state_dict():", same_values(plain, model))
-assert same_values(plain, model)
+assert same_values(plain, model), "a plain module loads model.state_dict()"
 plain = make_model()
 plain.load_state_dict(compiled._orig_mod.state_dict())
 print("from compiled._orig_mod.state_dict():", same_values(plain, model))
-assert same_values(plain, model)
+assert same_values(plain, model), "a plain module loads compiled._orig_mod.state_dict()"
 plain = make_model()
 plain.load_state_dict({k.removeprefix("_orig_mod."): v for k, v in compiled.state_dict().items()})
 print("prefix stripped:", same_values(plain, model))
-assert same_values(plain, model)
+assert same_values(plain, model), "a plain module loads the dict with the prefix stripped"
 other = make_model()
 compiled._orig_mod.load_state_dict(other.state_dict())
 print("compiled computes with the loaded weights:", torch.allclose(compiled(inputs), other(inputs)))
-assert torch.allclose(compiled(inputs), other(inputs)) and same_values(model, other)
+assert torch.allclose(compiled(inputs), other(inputs)) and same_values(model, other), (
+    "loaded through _orig_mod, the compiled module computes with the new weights"
+)
 
 # %%
 # Saved to a file
@@ -402,7 +416,9 @@ for route, saved in {
     if route != "compiled.state_dict()":
         plain = make_model()
         plain.load_state_dict(loaded)
-        assert same_values(plain, model) and not same_storage(loaded["0.weight"], model[0].weight)
+        assert same_values(plain, model) and not same_storage(loaded["0.weight"], model[0].weight), (
+            f"{route}: a plain module loads the file, whose tensors have memory of their own"
+        )
 assert next(iter(loaded)) == "_orig_mod.0.weight", "a file saved from the wrapper keeps the prefix"
 
 # %%
@@ -420,7 +436,9 @@ print("losses:", train(model, torch.optim.SGD(model.parameters(), lr=0.1)))
 plain = make_model()
 plain.load_state_dict(model.state_dict())
 print("trained like the reference:", same_values(model, reference), " plain loaded it:", same_values(plain, model))
-assert list(model.state_dict()) == list(start.state_dict()) and same_values(model, reference)
+assert list(model.state_dict()) == list(start.state_dict()) and same_values(model, reference), (
+    "model.compile() keeps the key names and trains like the reference"
+)
 # sphinx_gallery_start_ignore
 
 
@@ -452,7 +470,9 @@ print("type:", type(twin).__name__, " twin._orig_mod is model:", twin._orig_mod 
 print("same storage:", same_storage(twin._orig_mod[0].weight, model[0].weight))
 print("losses of the copy:", train(twin, torch.optim.SGD(twin.parameters(), lr=0.1)))
 print("model still at the start:", same_values(model, start))
-assert not same_storage(twin._orig_mod[0].weight, model[0].weight) and same_values(model, start)
+assert not same_storage(twin._orig_mod[0].weight, model[0].weight) and same_values(model, start), (
+    "the copy has memory of its own and model stays at the start"
+)
 # sphinx_gallery_start_ignore
 assert type(twin).__name__ == "OptimizedModule" and twin._orig_mod is not model, "a wrapper around a new model"
 assert same_values(twin, reference), "the copy trains like the reference"
@@ -525,7 +545,7 @@ except RuntimeError as e:
     inplace_message = str(e)
 else:
     raise AssertionError("backward after a compiled in-place edit of a saved tensor must raise")
-assert "modified by an inplace operation" in inplace_message
+assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
 
 # %%
 # Rebinding the name inside a compiled function
@@ -546,7 +566,9 @@ returned = torch.compile(rebind, backend="aot_eager")(a)
 print("a:", a, " a._version:", a._version)
 print("returned:", returned)
 print("same storage:", same_storage(returned, a))
-assert torch.equal(a, torch.zeros(3)) and a._version == 0 and not same_storage(returned, a)
+assert torch.equal(a, torch.zeros(3)) and a._version == 0 and not same_storage(returned, a), (
+    "rebinding x leaves the caller's tensor as it was; the result has memory of its own"
+)
 
 # %%
 # .. admonition:: On a GPU
@@ -586,7 +608,9 @@ if torch.cuda.is_available():
         print(f"{type(e).__name__}: {gpu_message.split(' Stack trace:')[0]}")
     else:
         raise AssertionError("reading an output overwritten by a later run must raise")
-    assert gpu_message.startswith("Error: accessing tensor output of CUDAGraphs that has been overwritten")
+    assert gpu_message.startswith("Error: accessing tensor output of CUDAGraphs that has been overwritten"), (
+        "reading an overwritten CUDA graph output raises"
+    )
     print("kept clone equal to gpu_x @ gpu_x:", torch.allclose(kept, gpu_x @ gpu_x))
     assert torch.allclose(kept, gpu_x @ gpu_x), "a clone made outside the compiled function survives"
     print("GPU checks passed on:", torch.cuda.get_device_name())

@@ -275,7 +275,7 @@ for name, start in {
     print(name)
     print("    average == model after each step:", equal_at_step)
     print("    same storage:", same_storage(averaged[0], model[0].weight))
-    assert same_storage(averaged[0], model[0].weight)
+    assert same_storage(averaged[0], model[0].weight), f"{name}: the average shares the model's storage"
 assert all(all(steps) for steps in mistakes.values()), "in each mistake the average equals the model at every step"
 # sphinx_gallery_start_ignore
 assert len(mistakes) == 3 and all(len(steps) == 4 for steps in mistakes.values()), "three runs of four steps"
@@ -372,8 +372,12 @@ print("params_only[1].running_mean:", params_only[1].running_mean)
 print("params_only[1].running_var: ", params_only[1].running_var)
 print("num_batches_tracked, model:", bn_model[1].num_batches_tracked.item(),
       " params_only:", params_only[1].num_batches_tracked.item())  # fmt: skip
-assert torch.equal(params_only[1].running_mean, torch.zeros(4)) and torch.equal(params_only[1].running_var, torch.ones(4))
-assert params_only[1].num_batches_tracked.item() == 0 and bn_model[1].num_batches_tracked.item() == 4
+assert torch.equal(params_only[1].running_mean, torch.zeros(4)) and torch.equal(params_only[1].running_var, torch.ones(4)), (
+    "params_only keeps its initial running statistics"
+)
+assert params_only[1].num_batches_tracked.item() == 0 and bn_model[1].num_batches_tracked.item() == 4, (
+    "params_only counted no batch, the model four"
+)
 # sphinx_gallery_start_ignore
 assert all(torch.equal(a, b) for a, b in zip(params_only.parameters(), ema.parameters(), strict=True)), "same average"
 assert all(torch.equal(a, b) for a, b in zip(bn_model.buffers(), ema.buffers(), strict=True)), "ema has the model's"
@@ -402,7 +406,9 @@ print("frozen[0].weight.grad_fn:", type(frozen[0].weight.grad_fn).__name__)
 ema.eval()
 out = ema(batches[0][0])
 print("out.requires_grad:", out.requires_grad)
-assert not frozen[0].weight.is_leaf and not out.requires_grad
+assert not frozen[0].weight.is_leaf and not out.requires_grad, (
+    "lerp_ in grad mode makes a non-leaf; the frozen EMA's output does not require grad"
+)
 # sphinx_gallery_start_ignore
 inputs_of_lerp = [fn for fn, _ in frozen[0].weight.grad_fn.next_functions if fn is not None]
 assert [getattr(fn, "variable", None) is model[0].weight for fn in inputs_of_lerp] == [True], "tied to model's graph"
@@ -436,7 +442,9 @@ expected = [ema_formula([s[i] for s in steps], decay) for i in range(len(steps[0
 print("n_averaged:", averaged.n_averaged.item())
 print("averaged.module[2].weight:", averaged.module[2].weight.detach())
 print("formula from the first update:", expected[3])
-assert all(torch.allclose(a, want) for a, want in zip(averaged.module.parameters(), expected, strict=True))
+assert all(torch.allclose(a, want) for a, want in zip(averaged.module.parameters(), expected, strict=True)), (
+    "AveragedModel follows the formula from the first update"
+)
 # sphinx_gallery_start_ignore
 assert averaged.n_averaged.item() == 4, "four updates"
 assert not torch.allclose(averaged.module[2].weight, ema[2].weight), "a start at step 1 is another average than one at step 0"
@@ -456,8 +464,12 @@ print(
     " use_buffers=False:", averaged.module[1].num_batches_tracked.item(),
     " use_buffers=True:", with_buffers.module[1].num_batches_tracked.item(),
 )  # fmt: skip
-assert all(buffers_copied) and torch.allclose(with_buffers.module[1].running_mean, ema_formula(running_means, decay))
-assert with_buffers.module[1].num_batches_tracked.item() == 1 and averaged.module[1].num_batches_tracked.item() == 4
+assert all(buffers_copied) and torch.allclose(with_buffers.module[1].running_mean, ema_formula(running_means, decay)), (
+    "use_buffers=False copies the buffers, use_buffers=True averages them"
+)
+assert with_buffers.module[1].num_batches_tracked.item() == 1 and averaged.module[1].num_batches_tracked.item() == 4, (
+    "num_batches_tracked: 1 with use_buffers=True, 4 with use_buffers=False"
+)
 # sphinx_gallery_start_ignore
 assert not same_storage(averaged.module[1].running_mean, model[1].running_mean), "copied into its own buffer"
 assert model[1].num_batches_tracked.item() == 4, "the model counted four batches"
@@ -524,10 +536,16 @@ for name, module in {"weight_norm": old_style, "self.w2 = self.w * 2": Doubled()
             else:
                 raise AssertionError(f"{route} of the {name} module must raise")
 print(messages[0])
-assert len(messages) == 8 and all(m == messages[0] for m in messages)
-assert messages[0].startswith("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol")
+assert len(messages) == 8 and all(m == messages[0] for m in messages), (
+    "both routes raise one error for both modules, in and out of grad mode"
+)
+assert messages[0].startswith("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol"), (
+    "the error: only graph leaves support deepcopy"
+)
 # sphinx_gallery_start_ignore
-assert issubclass(caught[0].category, FutureWarning) and "deprecated" in str(caught[0].message)
+assert issubclass(caught[0].category, FutureWarning) and "deprecated" in str(caught[0].message), (
+    "the old weight_norm warns that it is deprecated"
+)
 assert not Doubled().w2.is_leaf and not old_style.weight.is_leaf, "both modules keep a non-leaf"
 # sphinx_gallery_end_ignore
 
@@ -551,8 +569,12 @@ print("new_ema.module.weight:", new_ema.module.weight.detach())
 print("new_style.weight:     ", new_style.weight.detach())
 twin = copy.deepcopy(new_style)
 print("deepcopy after training, same storage:", same_storage(twin.parametrizations.weight.original1, new_style.parametrizations.weight.original1))
-assert all(torch.allclose(a, want) for a, want in zip(new_ema.module.parameters(), new_expected, strict=True))
-assert not same_storage(twin.parametrizations.weight.original1, new_style.parametrizations.weight.original1)
+assert all(torch.allclose(a, want) for a, want in zip(new_ema.module.parameters(), new_expected, strict=True)), (
+    "the EMA of the new weight_norm follows the formula"
+)
+assert not same_storage(twin.parametrizations.weight.original1, new_style.parametrizations.weight.original1), (
+    "a deep copy after training has memory of its own"
+)
 # sphinx_gallery_start_ignore
 assert not torch.allclose(new_ema.module.weight, new_style.weight), "the average is not the model"
 assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the same weight"

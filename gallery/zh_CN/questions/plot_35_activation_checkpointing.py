@@ -230,7 +230,9 @@ print(
     "after backward():   calls", calls["block"], " c", c.item(), " num_batches_tracked", bn.num_batches_tracked.item()
 )
 timeline.append(("backward()", versions(c, bn.num_batches_tracked)))
-assert calls["block"] == 2 and c.item() == 2 and bn.num_batches_tracked.item() == 2
+assert calls["block"] == 2 and c.item() == 2 and bn.num_batches_tracked.item() == 2, (
+    "checkpoint calls the function twice, and each edit runs twice"
+)
 # sphinx_gallery_start_ignore
 probe_bn, probe_x = torch.nn.BatchNorm1d(3), torch.linspace(-2.0, 2.0, 24, requires_grad=True).reshape(8, 3)
 probe_out = checkpoint(probe_bn, probe_x, use_reentrant=True)
@@ -287,7 +289,9 @@ print("running_mean, checkpointed: ", bn.running_mean)
 print("running_mean, plain:        ", plain_bn.running_mean)
 print("num_batches_tracked: checkpointed", bn.num_batches_tracked.item(), " plain", plain_bn.num_batches_tracked.item())
 print("same output and gradient:", torch.allclose(y, y_plain) and torch.allclose(x.grad, x_plain.grad))
-assert torch.allclose(bn.running_mean, 0.19 * batch_mean) and torch.allclose(plain_bn.running_mean, 0.1 * batch_mean)
+assert torch.allclose(bn.running_mean, 0.19 * batch_mean) and torch.allclose(plain_bn.running_mean, 0.1 * batch_mean), (
+    "running_mean: 0.19 of the batch mean checkpointed, 0.1 plain"
+)
 # sphinx_gallery_start_ignore
 assert torch.allclose(y, y_plain) and torch.allclose(x.grad, x_plain.grad), "same output and gradient"
 assert plain_bn.num_batches_tracked.item() == 1, "the plain layer counts one batch"
@@ -322,7 +326,9 @@ def edits(where, early_stop):
 runs = {(where, stop): edits(where, stop) for where in ("first", "last") for stop in (True, False)}
 for (where, stop), count in runs.items():
     print(f"edit {where:<5}  early_stop={stop!s:<5}  edits per step: {count:.0f}")
-assert runs == {("first", True): 2, ("first", False): 2, ("last", True): 1, ("last", False): 2}
+assert runs == {("first", True): 2, ("first", False): 2, ("last", True): 1, ("last", False): 2}, (
+    "the last edit runs once with early_stop=True; every other edit runs twice"
+)
 
 # %%
 # 对输入做原地操作会抛出错误
@@ -350,7 +356,7 @@ else:
 print("counter:", counter.item())
 assert message.startswith(
     "one of the variables needed for gradient computation has been modified by an inplace operation"
-)
+), "backward() raises the in-place error"
 # sphinx_gallery_start_ignore
 assert counter.item() == 1, "the second call never ran"
 assert "is at version 1; expected version 0 instead" in message, "the edit moved the kept input's version"
@@ -377,7 +383,9 @@ print("y equals sin(2x):", torch.allclose(y, (2 * x).sin()))
 print("x.grad:  ", x.grad)
 print("2 cos(2x):", 2 * (2 * x.detach()).cos())
 print("3 cos(3x):", 3 * (3 * x.detach()).cos())
-assert torch.allclose(x.grad, 3 * (3 * x.detach()).cos()) and not torch.allclose(x.grad, 2 * (2 * x.detach()).cos())
+assert torch.allclose(x.grad, 3 * (3 * x.detach()).cos()) and not torch.allclose(x.grad, 2 * (2 * x.detach()).cos()), (
+    "the gradient is the second call's, 3 cos(3x), not 2 cos(2x)"
+)
 # sphinx_gallery_start_ignore
 assert torch.allclose(y, (2 * x).sin()), "the forward pass returned sin(2x)"
 probe_in = torch.linspace(-1.0, 1.0, 3, requires_grad=True)
@@ -415,7 +423,7 @@ else:
 print("entries in the cache:", len(cache))
 assert message.startswith(
     "torch.utils.checkpoint: Recomputed values for the following tensors have different metadata than during the forward pass."
-)
+), "backward() reports other metadata in the second call"
 # sphinx_gallery_start_ignore
 assert len(cache) == 2, "the second call appended again"
 # sphinx_gallery_end_ignore
@@ -443,8 +451,10 @@ for name in ("plain", "preserve_rng_state=True", "preserve_rng_state=False"):
     y.sum().backward()
     grads[name] = x.grad
     print(f"{name:<25} gradient equals plain: {torch.equal(grads[name], grads['plain'])}")
-assert torch.equal(grads["preserve_rng_state=True"], grads["plain"])
-assert not torch.equal(grads["preserve_rng_state=False"], grads["plain"])
+assert torch.equal(grads["preserve_rng_state=True"], grads["plain"]), "preserve_rng_state=True gives the plain gradient"
+assert not torch.equal(grads["preserve_rng_state=False"], grads["plain"]), (
+    "preserve_rng_state=False gives another gradient"
+)
 
 # %%
 # 解决办法：在训练循环里检查
@@ -504,7 +514,9 @@ for name, forward in runs.items():
         f"  running_mean as plain: {stats_match!s:<5}  eval output as plain: "
         f"{torch.allclose(predictions[name], predictions['plain'], atol=1e-6)}"
     )
-assert [seen[name].item() for name in runs] == [3, 6, 3, 6]
+assert [seen[name].item() for name in runs] == [3, 6, 3, 6], (
+    "plain and outside see three batches, inside and momentum six"
+)
 
 # %%
 # 三步之后，四份副本的权重都相同：在这个循环里，梯度检查点没有改变梯度。``inside`` 里的 ``BatchNorm`` 记了六个批次，滑动统计量比 ``plain`` 走得更远，模型在评估模式下给出别的输出。``outside`` 处处和 ``plain`` 一样。``momentum`` 的滑动统计量和评估模式下的输出与 ``plain`` 一致，但仍记了六个批次，``seen`` 也数到了六：改 ``momentum`` 只修正 ``BatchNorm`` 的滑动统计量。
@@ -515,15 +527,21 @@ weights_match = all(
     for p, q in zip(models[name].parameters(), models["plain"].parameters(), strict=True)
 )
 print("weights as plain in all four:", weights_match)
-assert weights_match and models["outside"].bn.num_batches_tracked.item() == 3
-assert not torch.allclose(predictions["inside"], predictions["plain"], atol=1e-4)
+assert weights_match and models["outside"].bn.num_batches_tracked.item() == 3, (
+    "all four train the same weights; outside counts three batches"
+)
+assert not torch.allclose(predictions["inside"], predictions["plain"], atol=1e-4), (
+    "inside gives other eval outputs than plain"
+)
 # sphinx_gallery_start_ignore
 for run, expect in (("outside", True), ("momentum", True), ("inside", False)):
     run_bn, plain_run_bn = models[run].bn, models["plain"].bn
     assert torch.allclose(run_bn.running_mean, plain_run_bn.running_mean, atol=1e-6) == expect, f"{run}: running_mean"
     assert torch.allclose(run_bn.running_var, plain_run_bn.running_var, atol=1e-6) == expect, f"{run}: running_var"
     assert torch.allclose(predictions[run], predictions["plain"], atol=1e-6) == expect, f"{run}: eval outputs"
-assert models["inside"].bn.num_batches_tracked.item() == 6 and models["momentum"].bn.num_batches_tracked.item() == 6
+assert models["inside"].bn.num_batches_tracked.item() == 6 and models["momentum"].bn.num_batches_tracked.item() == 6, (
+    "inside and momentum both count six batches"
+)
 assert seen["momentum"].item() == 6, "the momentum does not change the count"
 probe_x = torch.linspace(-3.0, 3.0, 128, requires_grad=True).reshape(16, 8)
 for probe_m in (0.01, 0.1, 0.3, 0.5):
