@@ -86,9 +86,10 @@ TERMS: tuple[Term, ...] = (
          define_zh="复制、视图或转换所依据的那个张量。"),
     Term("别名", "alias", "copying-alias",
          define_en="Another name or object that reaches a tensor's memory instead of a copy of it, such as `b = a`, a "
-                   "view, or an array made through NumPy or DLPack.",
-         define_zh="通向某个张量的内存的另一个名字或对象，而不是它的副本，比如 `b = a`、视图，"
-                   "或经由 NumPy、DLPack 得到的数组。"),
+                   "view, the array `t.numpy()` returns, the tensor `torch.from_numpy(n)` returns, or an array or "
+                   "tensor made through DLPack.",
+         define_zh="通向某个张量的内存的另一个名字或对象，而不是它的副本，比如 `b = a`、视图、`t.numpy()` "
+                   "返回的数组、`torch.from_numpy(n)` 返回的张量，或经由 DLPack 得到的数组或张量。"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
          define_en="An operation that writes its result into an existing tensor (`add_`, `t[0] = 1`).",
@@ -258,15 +259,20 @@ TERMS: tuple[Term, ...] = (
                    "设置了这个标志：它与 `z` 读取同一块存储，dtype、形状、步长和偏移都相同，读到的却是 `z` 中各数的"
                    "共轭复数（虚部不为 0 的元素数值不同）。"),
     Term("负号位", "negative bit, `is_neg()`", "questions-numpy-bridge", gloss="negative bit",
-         define_en="A flag on a tensor (`is_neg()`): `z.conj().imag` of a complex `z` has it set, and yields "
+         define_en="A flag on a tensor (`is_neg()`): `z.conj().imag` of a complex `z` without the conjugate bit has "
+                   "it set, and yields "
                    "the negatives of the values of `z.imag` (which differ from them wherever they are not 0).",
-         define_zh="张量上的一个标志（`is_neg()`）。对复数张量 `z`，`z.conj().imag` 返回的张量设置了这个标志，"
+         define_zh="张量上的一个标志（`is_neg()`）。对没有共轭位的复数张量 `z`，`z.conj().imag` "
+                   "返回的张量设置了这个标志，"
                    "它读到的是 `z.imag` 中各数的相反数（不为 0 的元素数值不同）。"),
     Term("基本索引", "basic indexing", "questions-index-writes",
-         define_en="Indexing with integers (a 0-d integer tensor too), slices, `None` and `...`; reading this way "
-                   "returns a view on the indexed tensor's storage.",
-         define_zh="用整数（包括零维整数张量）、切片、`None` 和 `...` 做索引；"
-                   "这样读取得到的是视图，与被索引的张量共享存储。"),
+         define_en="Indexing with integers (a 0-d `int8`, `int16`, `int32` or `int64` tensor too), slices, `None` "
+                   "and `...`; reading this way returns a view on the indexed tensor's storage. A 0-d `uint8` or "
+                   "`bool` tensor acts as a mask and returns a copy.",
+         define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32` 或 `int64` 的零维张量）、切片、"
+                   "`None` 和 `...` 做索引；"
+                   "这样读取得到的是视图，与被索引的张量共享存储。零维的 `uint8` 或 `bool` 张量则被当作掩码，"
+                   "读取得到副本。"),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
          define_en="Indexing with a list of Python integers, an int64 or int32 tensor of one dimension or more, or a "
                    "mask; reading this way returns a copy, not a view.",

@@ -41,8 +41,9 @@ DECISIONS: tuple[Advice, ...] = (
         "need-read-without-graph",
         {
             "en": "The values without autograd and without copying, to read them now: `a.detach()`. "
-                "It shares storage and the version counter with `a` (an inference tensor has no version counter "
-                "at all, here and below) and does not require grad; an in-place edit of it after autograd saved "
+                "It shares storage and the version counter with `a` (an inference tensor made inside "
+                "`torch.inference_mode()` has no version counter at all, here and below) and does not require grad; "
+                "an in-place edit of it after autograd saved "
                 "`a` makes a backward that runs the saving node raise. Some kinds of edit go unseen, and backward "
                 "raises nothing; for example:\n"
                 "- a write by a route that goes around `a`'s version counter (through no tensor that shares it), "
@@ -56,7 +57,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "Which edits move the version counter and which do not, each one run: "
                 "{ref}`the version-counter page <questions-version-counter>`.",
             "zh_CN": "现在就读数值，不要求导也不复制：`a.detach()`。它与 `a` "
-                "共享存储和版本计数器（version counter；推理张量（inference tensor）没有版本计数器，"
+                "共享存储和版本计数器（version counter；在推理模式内得到的推理张量（inference tensor）没有版本计数器，"
                 "这里和下面各条凡涉及版本计数器的，都不适用于它），不需要梯度；"
                 "自动求导（autograd）保存了 `a` 之后再原地（in-place）修改它，"
                 "运行到保存 `a` 的那个节点的反向传播会报错。"
@@ -132,7 +133,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "- `a.detach()` is out of the graph but on `a`'s memory, so the array follows later in-place edits "
                 "of `a` while `a` keeps its storage.\n"
                 "- Some calls move `a`'s storage, for example `share_memory_()`, `model.to(torch.float64)` for a "
-                "parameter of `model`, and sending `a` through a queue or pickling it for spawn.\n"
+                "float32 parameter of `model`, and sending `a` through a queue or pickling it for spawn.\n"
                 "- When the array must not follow later edits, start from `a.detach().clone()`.\n"
                 "- With the conjugate or negative bit set, `.numpy()` raises: call `resolve_conj()` or "
                 "`resolve_neg()` first, which copies.\n"
@@ -141,7 +142,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "且没有设置共轭位（conjugate bit）或负号位（negative bit））：从 `a.detach()` 出发。\n"
                 "- `a.detach()` 脱离了计算图，但仍在 `a` 的内存上：只要 `a` 还留在原来的存储上，数组就会随 `a` "
                 "之后的原地修改而变。\n"
-                "- 有些调用会把 `a` 的存储移走，例如 `share_memory_()`、对 `a` 所在的模型调用 "
+                "- 有些调用会把 `a` 的存储移走，例如 `share_memory_()`、`a` 是模型的 float32 参数时对模型调用 "
                 "`model.to(torch.float64)`、经队列发送 `a`，或为 spawn 方式序列化 `a`。\n"
                 "- 不想让数组跟着变，就从 `a.detach().clone()` 出发。\n"
                 "- 设置了共轭位或负号位时，`.numpy()` 会报错：先调用 `resolve_conj()` 或 `resolve_neg()`，"

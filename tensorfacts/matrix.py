@@ -103,14 +103,14 @@ GUIDE: tuple[Advice, ...] = (
         "independent-copy",
         {
             "en": "For an independent copy with no autograd history, use `a.detach().clone()`: it has its "
-                "own storage and its own version counter (an inference tensor `a` has no version counter at all, here "
-                "and in every entry below), "
+                "own storage and its own version counter (an inference tensor `a` made inside `torch.inference_mode()` "
+                "has no version counter at all, here and in every entry below), "
                 "no `grad_fn`, `requires_grad=False`, raises no warning, "
                 "and an in-place edit of it, with or without `torch.no_grad()`, leaves the gradient of `a` "
                 "alone. `with torch.no_grad(): a.clone()` gives the same row.",
             "zh_CN": "要一份与源张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。"
-                "它有自己的存储和版本计数器（version counter；作为 `a` 的推理张量（inference tensor）没有版本计数器，"
-                "下面各条都是如此），没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
+                "它有自己的存储和版本计数器（version counter；在推理模式内得到的推理张量（inference tensor）`a` "
+                "没有版本计数器，下面各条都是如此），没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
                 "无论是否在 `torch.no_grad()` 下原地（in-place）修改它，"
                 "`a` 的梯度都不受影响。表中 `with torch.no_grad(): a.clone()` 那一行与它完全相同。",
         },
@@ -211,8 +211,7 @@ GUIDE: tuple[Advice, ...] = (
                 "them), and so does `b = a` when `a` is itself such a view.",
             "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，"
                 "`a` 需要梯度且梯度模式（grad mode）开着时，还留在计算图中（`ViewBackward0`）。"
-                "需要梯度的叶子张量的视图，"
-                "在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
+                "需要梯度的叶子张量的视图，在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                 "`torch.set_grad_enabled(False)` 下则可以修改）；"
                 "如果 `a` 本身就是这样的视图，`b = a` 也一样。",
         },
@@ -335,8 +334,8 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "inference",
         {
-            "en": "An inference tensor, such as `a` made by a factory under `torch.inference_mode()`, has no "
-                "version counter at all.\n"
+            "en": "An inference tensor made inside `torch.inference_mode()`, such as `a` made there by a factory, "
+                "has no version counter at all.\n"
                 "- Not every tensor made there is one: a view of a normal tensor is not.\n"
                 "- Outside inference mode an in-place torch operation on it, such as `mul_`, through `b = a` or "
                 "`a.view(3)` raises, with or without `torch.no_grad()` (`apply_` and `map_` edit it without an "
@@ -346,7 +345,8 @@ GUIDE: tuple[Advice, ...] = (
                 "error, and it reaches `a`.\n"
                 "- To edit the values, edit `a.clone()` or `a.detach().clone()`: new storage, and the edit goes "
                 "through.",
-            "zh_CN": "推理张量，比如在 `torch.inference_mode()` 下由工厂函数创建的 `a`，根本没有版本计数器。\n"
+            "zh_CN": "在 `torch.inference_mode()` 内得到的推理张量，比如在那里由工厂函数创建的 `a`，"
+                "根本没有版本计数器。\n"
                 "- 在那里创建的张量并不都是推理张量：普通张量的视图就不是。\n"
                 "- 离开推理模式后，无论是否在 `torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 对它做 `mul_` "
                 "这样的 torch 原地操作都会报错（用 `apply_` 和 `map_` 修改则不报错）。\n"

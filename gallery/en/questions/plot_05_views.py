@@ -338,8 +338,8 @@ assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast
 # saved (unless it saved it through saved-tensor hooks or a custom ``Function``
 # kept it as an attribute: :ref:`questions-data-vs-no-grad`). ``apply_`` and ``map_``, which run a
 # Python function on each value, edit the base through a view without moving any counter. Inference
-# tensors are the exception: they have no version counter, and their views no ``_base``
-# (:ref:`questions-inference-mode`).
+# tensors made inside ``torch.inference_mode()`` are the exception: they have no version counter, and
+# their views no ``_base`` (:ref:`questions-inference-mode`).
 base = torch.zeros(2, 3)
 row = base[0]
 transposed = base.t()
@@ -449,10 +449,10 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # ----------
 #
 # A view that autograd records as one shares memory, the version counter and, for autograd, the
-# history of its base (except inference tensors, which have no version counter and whose views have no
-# ``_base``: :ref:`questions-inference-mode`); ``detach()`` and ``.data`` share memory but no history.
-# ``_base`` marks views only: to know whether a tensor shares memory with the one it was
-# made from, compare their storages (``same_storage`` above): on a device with real memory (not
+# history of its base (except inference tensors made inside ``torch.inference_mode()``, which have no
+# version counter and whose views have no ``_base``: :ref:`questions-inference-mode`); ``detach()``
+# and ``.data`` share memory but no history. ``_base`` marks views only: to know whether a tensor
+# shares memory with the one it was made from, compare their storages (``same_storage`` above): on a device with real memory (not
 # ``meta``), for storages that are not empty, equal starts prove shared memory (not a shared
 # element); different starts do not rule sharing out. ``reshape`` and ``contiguous()`` copy only when they must; to be
 # sure of memory of your own, ``clone()``.

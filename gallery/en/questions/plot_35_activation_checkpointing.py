@@ -361,8 +361,8 @@ assert runs == {("first", True): 2, ("first", False): 2, ("last", True): 1, ("la
 )
 
 # %%
-# An in-place edit of an input raises
-# -----------------------------------
+# An in-place edit of an input raises when backward runs the function again
+# -------------------------------------------------------------------------
 #
 # ``checkpoint`` keeps the tensors passed to the function, to call it again. Here the counter is
 # passed as an argument: editing it in place inside the function moves its version counter past
