@@ -163,8 +163,7 @@ GUIDE: tuple[Advice, ...] = (
                 "that shares it), such as `a.detach().data`, NumPy or DLPack: backward returns a wrong gradient "
                 "without any error;\n"
                 "- an edit by `apply_` or `map_`, even through `a.detach()` itself: again a wrong gradient without "
-                "any error;\n"
-                "- an edit after autograd saved `a` under saved-tensor hooks such as "
+                "any error;\n- an edit after autograd saved `a` under saved-tensor hooks such as "
                 "`torch.autograd.graph.save_on_cpu()`, or after a custom `torch.autograd.Function` kept `a` as "
                 "`ctx.x = a`: backward raises nothing;\n"
                 "- a write by a torch kernel that moves no version counter, such as a step of an optimizer made "
@@ -211,7 +210,8 @@ GUIDE: tuple[Advice, ...] = (
                 "them), and so does `b = a` when `a` is itself such a view.",
             "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，"
                 "`a` 需要梯度且梯度模式（grad mode）开着时，还留在计算图中（`ViewBackward0`）。"
-                "需要梯度的叶子张量的视图，在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
+                "需要梯度的叶子张量的视图，"
+                "在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                 "`torch.set_grad_enabled(False)` 下则可以修改）；"
                 "如果 `a` 本身就是这样的视图，`b = a` 也一样。",
         },
