@@ -220,9 +220,9 @@ def text_cells(path: Path) -> list[tuple[int, str]]:
     source = path.read_text(encoding="utf-8")
     if path.suffix != ".py":
         return [(1, source)]
-    from sitetools.pages import numbered_blocks
+    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
-    script_blocks = numbered_blocks(path)
+    _, script_blocks = split_code_and_text_blocks(str(path))
     lines, cells = source.splitlines(), []
     for block in script_blocks:
         if block.type != "text":
