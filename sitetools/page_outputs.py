@@ -52,6 +52,16 @@ def tree(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}  # fmt: skip
 
 
+def state(folder: Path) -> dict[str, tuple[int, int, int]]:
+    """What says a file under ``folder`` was written, by path relative to it: its size, modification time
+    and inode. Taken before and after every page, so it costs a ``stat`` per file, not a read: a careless
+    page that writes a file changes its time (a page that sets it back is not defended against)."""
+    if not folder.is_dir():
+        return {}
+    return {p.relative_to(folder).as_posix(): (s.st_size, s.st_mtime_ns, s.st_ino)
+            for p in sorted(folder.rglob("*")) if p.is_file() and (s := p.stat())}  # fmt: skip
+
+
 def diff(before: dict[str, str], after: dict[str, str]) -> list[str]:
     return sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
 
@@ -69,8 +79,8 @@ class _Ledger:
     def __init__(self) -> None:
         self.generated: Path | None = None
         self.html: Path | None = None
-        self.snapshot: dict[str, str] = {}
-        self.html_snapshot: dict[str, str] = {}
+        self.snapshot: dict[str, tuple] = {}
+        self.html_snapshot: dict[str, tuple] = {}
         self.owner: dict[str, str] = {}  # file -> the page whose outputs it is
         self.last = "the gallery's start"  # the page that ran last
 
@@ -79,7 +89,7 @@ class _Ledger:
         self.generated = Path(gallery_conf["src_dir"]) / gallery_conf["gallery_dirs"][0]
         self.html = Path(os.environ.get(HTML_ENV) or "/nonexistent")
         self.snapshot = {}  # the build made the folder empty; the first page's copy is already in it
-        self.html_snapshot = tree(self.html)
+        self.html_snapshot = state(self.html)
 
     def _fail(self, problems: list[str]) -> None:
         raise PageWroteElsewhere("; ".join(problems))  # one line: the build's last word quotes it
@@ -88,7 +98,7 @@ class _Ledger:
         if self.generated is None:
             self._start(gallery_conf)
         stem = Path(script).stem
-        now = tree(self.generated)
+        now = state(self.generated)
         problems = []
         for name in diff(self.snapshot, now):
             if belongs_to(name, stem) and name.endswith((".py", ".md5")) and name not in self.owner:
@@ -104,7 +114,7 @@ class _Ledger:
         stem = Path(script).stem
         problems = [f"{script} started processes that were still running after it: {', '.join(left)}; "
                     f"they were ended" for left in [descendants.end_all(os.getpid())] if left]  # fmt: skip
-        now = tree(self.generated)
+        now = state(self.generated)
         for name in diff(self.snapshot, now):
             if self.owner.get(name) == script and name.endswith((".py", ".md5")):
                 problems.append(f"{script} changed its own download {self.generated.name}/{name} while it ran")
@@ -112,7 +122,7 @@ class _Ledger:
                 self.owner[name] = script
             else:
                 problems.append(f"{script} wrote {self.generated.name}/{name} while it ran; {self._whose(name)}")
-        for name in diff(self.html_snapshot, tree(self.html)):
+        for name in diff(self.html_snapshot, state(self.html)):
             problems.append(f"{script} wrote {name} into the HTML folder while it ran")
         self.snapshot = now
         self.last = script

@@ -17,7 +17,8 @@ from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 from tests.gallery_tools import LANGS, gallery_scripts
 
-from tensorcopy_sphinx.notebook_text import Pages, boxed_code, clean_notebook, markdown_cell  # noqa: E402  isort: skip
+from tensorcopy_sphinx.notebook_text import (  # noqa: E402  isort: skip
+    Pages, boxed_code, clean_notebook, markdown_cell, script_text)
 
 VALUES = {"torch_version": "9.9.9+cpu"}
 RAW_DIRECTIVE = re.compile(r"^\s*\.\. [\w-]+::", re.MULTILINE)
@@ -273,6 +274,48 @@ def test_a_role_the_notebook_cannot_show_fails_naming_the_file():
         _cell("Call :func:`torch.clone` here.", False)
 
 
+SCRIPT = '''"""
+A :doc:`/views` page and :ref:`the deep
+copy <questions-deepcopy>`.
+"""
+x = 1 + \\
+    2
+
+# %%
+# 见\\ :ref:`深拷贝那一页 <questions-deepcopy>` 一样。:fact:`some-fact`
+# and ``a\\ b`` stays.
+'''
+
+
+@pytest.mark.parametrize(("cjk", "base", "expected"), [
+    (True, BASE, f'''"""
+A 《视图操作一览》（{BASE}views.html） page and the deep
+copy（见《深拷贝的标题》）（{DEEPCOPY}）.
+"""
+x = 1 + \\
+    2
+
+# %%
+# 见《深拷贝的标题》（{DEEPCOPY}）一样。
+# and ``a\\ b`` stays.
+'''),
+    (False, "", '''"""
+A 视图操作一览 page and the deep
+copy ("深拷贝的标题").
+"""
+x = 1 + \\
+    2
+
+# %%
+# 见深拷贝那一页 ("深拷贝的标题") 一样。
+# and ``a\\ b`` stays.
+'''),
+])  # fmt: skip
+def test_a_scripts_text_names_each_referenced_page_and_its_address_and_its_code_is_untouched(cjk, base, expected):
+    pages = Pages(PAGES.labels, PAGES.titles, base, PAGES.docname)
+    assert script_text(SCRIPT, VALUES, "x.py", cjk, pages) == expected
+
+
 def test_a_reference_to_no_page_is_a_reference_warning(caplog):
     assert _cell("see :ref:`the page <no-such-label>`.", False) == "see the page."
     assert "'no-such-label' leads to no page" in caplog.text
@@ -350,4 +393,26 @@ def notebook_problems(site: Path, lang: str) -> list[str]:
 @pytest.mark.parametrize("lang", LANGS)
 def test_no_notebook_holds_a_role_an_escape_or_a_reference_that_leads_nowhere(site_dir, lang):
     problems = notebook_problems(site_dir, lang)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_scripts_text_holds_a_role_or_an_escape_and_each_reference_gives_an_address(site_dir, lang):
+    """The ``.py`` downloads: their docstring and comments (the text blocks) hold no reST role or escape, and
+    on a site built with an address, each of the page's cross-references became one address of the site."""
+    base, sources = _published_base(site_dir), {script.stem: script for script in gallery_scripts(lang)}
+    scripts = sorted((site_dir / lang / "_downloads").rglob("plot_*.py"))
+    assert {script.stem for script in scripts} == set(sources), f"{lang}: scripts and pages"
+    problems = []
+    for script in scripts:
+        _, blocks = split_code_and_text_blocks(str(script))
+        text = CODE.sub(" ", "\n".join(text for label, text, _ in blocks if label == "text"))
+        problems += [f"{lang}: {script.name}: the role {m.group()}" for m in ROLE.finditer(text)]
+        problems += [f"{lang}: {script.name}: a reST escape {m.group()!r}" for m in ESCAPE.finditer(text)]
+        urls = re.findall(rf"{re.escape(base)}([^\s#）)]+)", text) if base else []
+        problems += [f"{lang}: {script.name}: {base}{url} leads to no page" for url in urls
+                     if not (site_dir / url).is_file()]
+        if len(urls) != (_references(sources[script.stem]) if base else 0):
+            problems.append(f"{lang}: {script.name} gives {len(urls)} addresses of the site; its page's text holds "
+                            f"{_references(sources[script.stem])} cross-references")
     assert not problems, "\n".join(problems)

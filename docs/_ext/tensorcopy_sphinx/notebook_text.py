@@ -40,7 +40,10 @@ them as downloads), this extension rewrites them:
 - in the notebooks of editions marked ``cjk`` in ``sitetools.editions``, a line break inside a
   paragraph is removed where the site's pages remove it (between Chinese characters, next to
   full-width punctuation: ``tensorcopy_sphinx.cjk_linebreaks``), since Jupyter shows it as a space;
-- in every ``.py`` download, the substitutions become their values (the code is untouched).
+- in every ``.py`` download, the substitutions become their values, and in its docstring and comments (the
+  text cells) a cross-reference names its page as a notebook without an address does, followed by the
+  page's address in brackets where the site has one; a fact's citation and reST's escaped whitespace go
+  (:func:`script_text`). The code lines are untouched.
 
 Any other directive, or a substitution the build does not define, fails the build and names the file.
 """
@@ -74,6 +77,10 @@ _GPU_BOX = re.compile(rf"^[ \t]+:class:.*\b{CLASS}\b", re.MULTILINE)
 _LEFT_REFERENCE = re.compile(r"(?P<before> ?)(?:(?<![`:])`|(?P<doc>:doc:`))"
                              r"(?:(?P<words>[^`<>]+?)\s*<(?P<target>[^`<>\s]+)>|(?P<bare>[^`<>\s]+))"
                              r"`(?![`_])(?P<after> ?)")
+#: A cross-reference in a ``.py`` download's comments, as the page's source writes it (the groups of
+#: :data:`_LEFT_REFERENCE`).
+_SCRIPT_REFERENCE = re.compile(r"(?P<before> ?)(?::ref:`|(?P<doc>:doc:`))"
+                               r"(?:(?P<words>[^`<>]+?)\s*<(?P<target>[^`<>\s]+)>|(?P<bare>[^`<>\s]+))`(?P<after> ?)")
 _HAN = re.compile(f"[{HAN}]")
 #: What marks words as code: call parentheses, an attribute's dot, an underscore, an operator.
 _API = re.compile(r"[()._=\[\]+-]")
@@ -257,15 +264,17 @@ def markdown_cell(text: str, values: dict[str, str], where: str, cjk: bool = Fal
     return join_chinese_lines(text) if cjk else text
 
 
-def _reference(reference: re.Match, cjk: bool, pages: Pages, where: str) -> str:
+def _reference(reference: re.Match, cjk: bool, pages: Pages, where: str, plain: bool = False) -> str:
     """A left cross-reference as a link to its page (or its words and the page's title, where the site
     has no address); in a ``cjk`` edition without the spaces around it where Chinese meets Chinese (the
-    pages drop those too: ``tensorcopy_sphinx.cjk_linebreaks``). A code span that is no label stays."""
+    pages drop those too: ``tensorcopy_sphinx.cjk_linebreaks``). A code span that is no label stays.
+    ``plain`` text (a ``.py`` download's comments) has no links: the page is named as without an
+    address, and its address follows in brackets."""
     words, doc = reference.group("words"), bool(reference.group("doc"))
     target = reference.group("target") or reference.group("bare")
     found = pages.target(target, doc)
     if found is None:
-        if words is None and not doc:
+        if words is None and not doc and not plain:
             return reference.group()  # inline code (`assert`), not a label
         logger.warning(f"{where}: the notebook's cross-reference to {target!r} leads to no page",
                        type="ref", subtype="doc" if doc else "ref")
@@ -274,7 +283,7 @@ def _reference(reference: re.Match, cjk: bool, pages: Pages, where: str) -> str:
         title, url = found
     shown = words or title
     named = reference.string[reference.end():].lstrip().startswith(title)  # the text goes on with the title
-    if url:
+    if url and not plain:
         text = "[{}]({})".format(shown.replace("[", r"\[").replace("]", r"\]"), url)
     elif named:
         text = shown
@@ -286,7 +295,9 @@ def _reference(reference: re.Match, cjk: bool, pages: Pages, where: str) -> str:
         text = f'"{title}"'
     else:
         text = f'{shown} ("{title}")'
-    visible = shown if url else text
+    if url and plain:
+        text = f"{text}（{url}）" if cjk else f"{text} ({url})"
+    visible = shown if url and not plain else text
     string, start, end = reference.string, reference.start(), reference.end()
     before, after = reference.group("before"), reference.group("after")
     if cjk and before and start > 0 and _HAN.match(string[start - 1]) and _CJK_END.match(visible[0]):
@@ -335,9 +346,26 @@ def clean_notebook(path: Path, values: dict[str, str], cjk: bool = False, gpu_ti
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
-def clean_script(path: Path, values: dict[str, str]) -> None:
+def script_text(text: str, values: dict[str, str], where: str, cjk: bool = False, pages: Pages = Pages()) -> str:
+    """A ``.py`` download as a reader of the file alone should read it: the substitutions resolved, and in
+    its docstring and comments (the text cells) each cross-reference naming its page (and its address),
+    no named fact's citation and no reST escape. Code lines stay as they are."""
+    text = resolve(text, values, where)
+    end = text.find('"""', text.find('"""') + 3) + 3 if text.startswith('"""') else 0
+    parts = [_prose(text[:end], cjk, pages, where)]
+    for block in re.split(r"((?:^[ \t]*#.*(?:\n|$))+)", text[end:], flags=re.MULTILINE):
+        parts.append(_prose(block, cjk, pages, where) if block.lstrip().startswith("#") else block)
+    return "".join(parts)
+
+
+def _prose(text: str, cjk: bool, pages: Pages, where: str) -> str:
+    text = _outside_code(_FACT.sub("", text), lambda prose: _ESCAPE.sub(r"\1", prose))
+    return _SCRIPT_REFERENCE.sub(lambda match: _reference(match, cjk, pages, where, plain=True), text)
+
+
+def clean_script(path: Path, values: dict[str, str], cjk: bool = False, pages: Pages = Pages()) -> None:
     text = path.read_text(encoding="utf-8")
-    cleaned = resolve(text, values, str(path.name))
+    cleaned = script_text(text, values, str(path.name), cjk, pages)
     if cleaned != text:
         path.write_text(cleaned, encoding="utf-8")
 
@@ -358,7 +386,8 @@ def _clean_downloads(app: Sphinx, env) -> None:
         clean_notebook(notebook, values, cjk, gpu_title(app, name), boxed_code(rst),
                        pages.of(f"{gallery_dir}/{name}"))
     for script in sorted(gallery.rglob("plot_*.py")):
-        clean_script(script, values)
+        name = script.relative_to(gallery).with_suffix("").as_posix()
+        clean_script(script, values, cjk, pages.of(f"{gallery_dir}/{name}"))
 
 
 def setup(app: Sphinx) -> dict:
