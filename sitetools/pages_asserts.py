@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 from sitetools.editions import CODES
-from sitetools.pages import gallery_scripts, guide, relative_name, split_hidden
+from sitetools.pages import gallery_scripts, guide, numbered_blocks, relative_name, split_hidden
 from sitetools.rerun_checks import gpu_lines, is_must_raise
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -142,10 +142,9 @@ def record_for_preview(gallery: Path) -> list[str]:
 
 def visible_cells(script: Path) -> list[str]:
     """The code cells of a script as the rendered page shows them: hidden blocks removed."""
-    from sphinx_gallery.py_source_parser import remove_ignore_blocks, split_code_and_text_blocks
+    from sphinx_gallery.py_source_parser import remove_ignore_blocks
 
-    _, blocks = split_code_and_text_blocks(str(script))
-    return [remove_ignore_blocks(block.content) for block in blocks if block.type == "code"]
+    return [remove_ignore_blocks(block.content) for block in numbered_blocks(script) if block.type == "code"]
 
 
 def _counted(line: str) -> bool:

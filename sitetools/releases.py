@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from sitetools.pages import numbered_blocks
 from sitetools.pages_asserts import located_checks, scripts
 from sitetools.release_records import RECORDS, summary
 
@@ -49,11 +50,9 @@ def requirements(release: str) -> list[str]:
 
 def page_codes() -> dict[str, dict]:
     """Every page's code as its download's rerun cell runs it, with its checks' normalised texts by line."""
-    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
-
     found = {}
     for name, script in scripts("en").items():
-        _, blocks = split_code_and_text_blocks(str(script))
+        blocks = numbered_blocks(script)
         code = "\n\n".join(content.strip("\n") for label, content, _ in blocks if label == "code") + "\n"
         found[name] = {"code": code, "checks": {str(line): text for line, text in located_checks(code)}}
     return found

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
 from unittest import mock
 
 import pytest
@@ -179,7 +180,7 @@ def _batch_norm_in_eval(func, args, kwargs):
 def _loader_in_the_parent():
     """A ``DataLoader`` that loads every item in the calling process, as if it had no workers (each item
     still reports worker 0 and 1 in turn, so that only the process ids tell)."""
-    loader_init, ids = torch.utils.data.DataLoader.__init__, iter(range(10**6))
+    loader_init, ids = torch.utils.data.DataLoader.__init__, itertools.count()
 
     def init(self, *args, **kwargs):
         loader_init(self, *args, **{**kwargs, "num_workers": 0, "multiprocessing_context": None, "timeout": 0})

@@ -86,9 +86,9 @@ def _records(app: Sphinx) -> list[tuple[dict, set[str]]]:
 def _releases_text(app: Sphinx, name: str) -> str:
     """What the records of other torch releases say about page ``name`` (empty when none names it)."""
     gettext = functools.partial(translated, app)
-    records = [(record, stale) for record, stale in _records(app) if name in record["pages"]]
-    stale = [record["release"] for record, stale_pages in records if name in stale_pages]
-    records = [record for record, _ in records]
+    naming = [(record, stale_pages) for record, stale_pages in _records(app) if name in record["pages"]]
+    records = [record for record, _ in naming]
+    stale = [record["release"] for record, stale_pages in naming if name in stale_pages]
     ran = [record for record in records if record["release"] not in stale]
     between = gettext(", ")
     text = ""
