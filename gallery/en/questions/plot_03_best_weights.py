@@ -264,7 +264,9 @@ kept = {}
 for name, saved in candidates.items():
     kept[name] = torch.equal(saved["weight"], before)
     print(f"{name:<28} kept the old weight: {kept[name]}")
-assert [name for name, ok in kept.items() if ok] == ["{k: v.detach().clone()}", "copy.deepcopy(state_dict())"]
+assert [name for name, ok in kept.items() if ok] == ["{k: v.detach().clone()}", "copy.deepcopy(state_dict())"], (
+    "only the detached clones and the deepcopy kept the old weight"
+)
 # sphinx_gallery_start_ignore
 assert not torch.equal(model.weight, before), "the step changed the weight"
 # sphinx_gallery_end_ignore
@@ -324,7 +326,9 @@ assert not same_storage(model.weight, best["weight"]) and not torch.equal(best["
 assert model.weight is weight and torch.equal(model.weight, before), "restored in place"
 assert model.weight.untyped_storage().data_ptr() == weight_memory, "load_state_dict keeps the parameter's memory"
 assert optimizer.param_groups[0]["params"][0] is model.weight, "the optimizer still holds the parameter"
-assert isinstance(other.weight, torch.nn.Parameter) and other.weight.requires_grad
+assert isinstance(other.weight, torch.nn.Parameter) and other.weight.requires_grad, (
+    "assign=True gives other a Parameter that requires grad"
+)
 assert same_storage(other.weight, best["weight"]), "assign=True makes the snapshot's memory the parameter's"
 restored = torch.nn.Linear(2, 1)
 restored_weight = restored.weight

@@ -222,7 +222,9 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("numpy() on a tensor that requires grad must raise")
-assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.", (
+    "numpy() refuses a tensor that requires grad and suggests tensor.detach().numpy()"
+)
 
 # %%
 # On a dense CPU tensor of a dtype NumPy has, with neither the conjugate nor the
@@ -247,19 +249,20 @@ for kind, refused_source in no_array.items():
     try:
         shares(refused_source, refused_source.numpy(force=True))
     except TypeError as refusal:
-        assert "unsupported ScalarType" in str(refusal) or "Sparse layout" in str(refusal), f"{kind}: {refusal}"
+        assert "unsupported ScalarType" in str(refusal) or "Sparse layout" in str(refusal), (
+            f"numpy(force=True) of a {kind} tensor is refused for its dtype or its sparse layout")
     else:
         raise AssertionError(f"numpy(force=True) on a {kind} tensor must raise TypeError")
 try:
     shares(no_array["sparse"], np.asarray(no_array["sparse"]))
 except TypeError as refusal:
-    assert "Sparse layout" in str(refusal), str(refusal)
+    assert "Sparse layout" in str(refusal), "np.asarray refuses a sparse tensor for its sparse layout"
 else:
     raise AssertionError("np.asarray on a sparse tensor must raise TypeError")
 try:
     shares(no_array["sparse"], no_array["sparse"].detach().numpy())
 except TypeError as refusal:
-    assert "Sparse layout" in str(refusal), str(refusal)
+    assert "Sparse layout" in str(refusal), "detach().numpy() refuses a sparse tensor for its sparse layout"
 else:
     raise AssertionError("detach().numpy() on a sparse tensor must raise TypeError")
 # sphinx_gallery_end_ignore
@@ -317,7 +320,8 @@ for lacking in (object, "datetime64[D]"):
         try:
             from_array(np.array(["2020-01-01"], dtype=lacking))
         except TypeError as refusal:
-            assert "can't convert np.ndarray" in str(refusal), str(refusal)
+            assert "can't convert np.ndarray" in str(refusal), (
+                f"{from_array.__name__} says it can't convert a {lacking} array")
         else:
             raise AssertionError(f"{from_array.__name__} of a {lacking} array must raise TypeError")
 # sphinx_gallery_end_ignore
@@ -572,7 +576,8 @@ print("x:", x, " edited:", edited)
 print("w.grad:", w.grad)
 assert torch.equal(w.grad, torch.tensor([4.0, 5.0, 6.0])), "the gradient uses x as it was"
 # sphinx_gallery_start_ignore
-assert torch.equal(w.grad, torch.func.grad(lambda v: (v * torch.tensor([4.0, 5.0, 6.0])).sum())(w.detach()))
+assert torch.equal(w.grad, torch.func.grad(lambda v: (v * torch.tensor([4.0, 5.0, 6.0])).sum())(w.detach())), (
+    "w.grad is what torch.func.grad computes from x's old values")
 assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor that requires grad"
 # sphinx_gallery_end_ignore
 

@@ -284,7 +284,9 @@ wide = wide.clone()
 wide[0] = 1.0
 print("after clone():", wide.stride())
 print(wide)
-assert message.startswith("unsupported operation: more than one element of the written-to tensor refers to a single")
+assert message.startswith(
+    "unsupported operation: more than one element of the written-to tensor refers to a single"
+), "the write into the expanded tensor is refused: its elements share memory locations"
 # sphinx_gallery_start_ignore
 assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the clone has its own memory"
 # sphinx_gallery_end_ignore
@@ -388,7 +390,9 @@ y[0] = 10.0
 print("y.grad_fn after: ", type(y.grad_fn).__name__, " y._version:", y._version)
 y.sum().backward()
 print("leaf.grad:", leaf.grad)
-assert type(y.grad_fn).__name__ == "CopySlices" and torch.equal(leaf.grad, torch.tensor([0.0, 2.0, 2.0]))
+assert type(y.grad_fn).__name__ == "CopySlices" and torch.equal(leaf.grad, torch.tensor([0.0, 2.0, 2.0])), (
+    "y[0] = 10.0 is recorded as CopySlices, and leaf.grad is 0 where it wrote"
+)
 
 # %%
 # .. figure-caption::

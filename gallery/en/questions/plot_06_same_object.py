@@ -267,7 +267,9 @@ conversions = {
 }
 for name, (result, source) in conversions.items():
     print(f"{name:<31} is source: {result is source!s:<5}  same storage: {same_storage(result, source)}")
-assert not any(result is source or same_storage(result, source) for result, source in conversions.values())
+assert not any(result is source or same_storage(result, source) for result, source in conversions.values()), (
+    "each of the three conversions returns a new tensor on new memory"
+)
 # sphinx_gallery_start_ignore
 assert image.to(memory_format=torch.channels_last) is not image, "to() in channels_last returns a new tensor"
 assert not same_storage(image.to(memory_format=torch.channels_last), image), "to() in channels_last copies"
@@ -298,7 +300,8 @@ for warning in caught:
 assert torch.equal(a, torch.tensor([1.0, 2.0, 3.0])), "the edit of the copy left a alone"
 # sphinx_gallery_start_ignore
 assert not same_storage(rebuilt, a), "torch.tensor(a) copies"
-assert [record.category for record in caught] == [UserWarning] and "detach().clone()" in str(caught[0].message)
+assert [record.category for record in caught] == [UserWarning] and "detach().clone()" in str(caught[0].message), (
+    "torch.tensor(a) warns once, with a UserWarning that recommends detach().clone()")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -322,7 +325,8 @@ as_double.sum().backward()
 print("a.grad:", a.grad)
 assert as_double.grad_fn.name() == "ToCopyBackward0" and a.grad.dtype == torch.float32, "recorded, and back in float32"
 # sphinx_gallery_start_ignore
-assert as_float is a and forced.grad_fn.name() == "ToCopyBackward0" and not forced.is_leaf
+assert as_float is a and forced.grad_fn.name() == "ToCopyBackward0" and not forced.is_leaf, (
+    "a.float() returns a itself; a.to(copy=True) is recorded as ToCopyBackward0 and is not a leaf")
 assert torch.equal(a.grad, torch.ones(3)), "the derivative of a cast is 1"
 as_long = a.long()
 assert as_long.grad_fn is None and not as_long.requires_grad, "a cast to an integer dtype is not recorded"

@@ -377,7 +377,8 @@ assert [w.category for w in caught] == [FutureWarning], "the old weight_norm is 
 assert [name for name, _ in modern.named_parameters()] == [
     "bias", "parametrizations.weight.original0", "parametrizations.weight.original1"
 ], "the new weight_norm keeps two parameters for the weight, and no computed weight"
-assert not same_storage(modern.parametrizations.weight.original1, modern_copy.parametrizations.weight.original1)
+assert not same_storage(modern.parametrizations.weight.original1, modern_copy.parametrizations.weight.original1), (
+    "the copy's weight_v has memory of its own too")
 # sphinx_gallery_end_ignore
 
 
@@ -529,7 +530,9 @@ print("c.grad:", c.grad, " a.grad:", a.grad)
 with torch.no_grad():
     c.add_(1)
 print("a:", a, " a._version:", a._version)
-assert torch.equal(c.grad, torch.full((3,), 3.0)) and torch.equal(a.grad, torch.tensor([2.0, 4.0, 6.0]))
+assert torch.equal(c.grad, torch.full((3,), 3.0)) and torch.equal(a.grad, torch.tensor([2.0, 4.0, 6.0])), (
+    "the backward pass through c fills c.grad and leaves a.grad as it was"
+)
 # sphinx_gallery_start_ignore
 assert same_storage(a, c) and a._version == 0 and torch.equal(a.detach(), torch.tensor([2.0, 3.0, 4.0])), (
     "the edit through c is in a's memory, and a's counter does not see it"

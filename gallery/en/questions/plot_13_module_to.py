@@ -303,7 +303,8 @@ print("model.weight is weight:", model.weight is weight)
 print("weight.device:", weight.device, " model.weight.device:", model.weight.device)
 assert returned is model and model.weight is not weight, "to('meta') returns the model with new Parameters"
 # sphinx_gallery_start_ignore
-assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and weight.device.type == "cpu"
+assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and weight.device.type == "cpu", (
+    "model.weight is a Parameter on meta, and the old weight stays on the CPU")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -338,7 +339,9 @@ for kind, t in kinds.items():
     same = {"to(t.dtype)": t.to(t.dtype), 'to("cpu")': t.to("cpu"), "to(float64)": t.to(torch.float64),
             'to("meta")': t.to("meta"), "to(t.dtype, copy=True)": t.to(t.dtype, copy=True)}  # fmt: skip
     print(f"{kind:>9}: " + ", ".join(f"{call} is t: {result is t}" for call, result in same.items()))
-    assert [call for call, result in same.items() if result is t] == ["to(t.dtype)", 'to("cpu")'], kind
+    assert [call for call, result in same.items() if result is t] == ["to(t.dtype)", 'to("cpu")'], (
+        f"{kind}: only to(t.dtype) and to('cpu') return t itself"
+    )
 # sphinx_gallery_start_ignore
 assert all(t.dtype == torch.float32 and t.device.type == "cpu" for t in kinds.values()), "to() left each t as it was"
 image = torch.ones(1, 2, 2, 2)
@@ -441,7 +444,8 @@ print("x.dtype:", x.dtype, " model.weight.dtype:", model.weight.dtype)
 print("losses:", [round(v, 4) for v in losses])
 assert losses == sorted(set(losses), reverse=True), "the optimizer made before to() trains the model"
 # sphinx_gallery_start_ignore
-assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtype == torch.float64
+assert model.weight.dtype == x.dtype == torch.float64 and model.weight.grad.dtype == torch.float64, (
+    "the weight, x and the weight's gradient are float64")
 graded = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(2))])
 (graded[0] * 2).sum().backward()
 assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() converts .grad too"

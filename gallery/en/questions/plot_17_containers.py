@@ -305,7 +305,9 @@ items[0].mul_(3)
 for name, c in shallow.items():
     print(f"{name:<12} item 0:", c[0], " c[0] is items[0]:", c[0] is items[0])
 print("copy.deepcopy item 0:", deep[0], " same storage:", same_storage(deep[0], items[0]))
-assert all(c[0] is items[0] for c in shallow.values()) and torch.equal(deep[0], torch.ones(2))
+assert all(c[0] is items[0] for c in shallow.values()) and torch.equal(deep[0], torch.ones(2)), (
+    "the four shallow copies hold items[0] itself, and the deep copy's item 0 kept its old values"
+)
 # sphinx_gallery_start_ignore
 assert not same_storage(deep[0], items[0]) and not same_storage(deep[1], items[1]), "deepcopy copies"
 # sphinx_gallery_end_ignore
@@ -389,7 +391,9 @@ print("weight now:   ", model.weight.detach())
 print("state_dict().copy():", shallow_state["weight"], " same storage:",
       same_storage(shallow_state["weight"], model.weight))  # fmt: skip
 print("{k: v.clone()}:     ", snapshot["weight"], " same storage:", same_storage(snapshot["weight"], model.weight))
-assert torch.equal(snapshot["weight"], before) and not torch.equal(shallow_state["weight"], before)
+assert torch.equal(snapshot["weight"], before) and not torch.equal(shallow_state["weight"], before), (
+    "the snapshot of clones kept the old weight, and state_dict().copy() followed training"
+)
 # sphinx_gallery_start_ignore
 assert not torch.equal(model.weight, before), "the steps changed the weight"
 assert same_storage(shallow_state["weight"], model.weight), "state_dict().copy() holds the parameter's memory"

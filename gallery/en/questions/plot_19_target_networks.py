@@ -351,7 +351,9 @@ print("lerp_:            ", target.weight.detach())
 print("mul_().add_():    ", soft.weight.detach())
 print("formula:          ", expected[0])
 print("separate storage:", not same_storage(target.weight, online.weight))
-assert all(torch.allclose(t, e) for t, e in zip([*target.parameters(), *soft.parameters()], expected * 2, strict=True))
+assert all(
+    torch.allclose(t, e) for t, e in zip([*target.parameters(), *soft.parameters()], expected * 2, strict=True)
+), "lerp_ and mul_().add_() give the formula's values in every parameter"
 # sphinx_gallery_start_ignore
 assert not torch.allclose(target.weight, online.weight), "the target moved only part of the way"
 assert not same_storage(soft.weight, online.weight), "the soft copy keeps its own memory"

@@ -273,7 +273,7 @@ for name, write in {
         raise AssertionError(f"expanded.{name} must raise")
     assert expand_message.startswith(
         "unsupported operation: more than one element of the written-to tensor refers to a single memory location"
-    )
+    ), f"expanded.{name} is refused: several of its elements are one memory location"
 try:
     expanded[:] = 7.0
 except RuntimeError as e:
@@ -333,7 +333,7 @@ else:
 assert view_message == (
     "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
     "contiguous subspaces). Use .reshape(...) instead."
-)
+), "view(-1) refuses the clone's strides and suggests reshape()"
 
 # %%
 # The same holds for a permutation of a 3-d tensor. Where the source overlaps itself (an expanded

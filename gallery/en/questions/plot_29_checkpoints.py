@@ -192,7 +192,8 @@ assert all(new[k] is not old[k] and same_storage(new[k], sd[k]) for k in sd), "a
 # sphinx_gallery_start_ignore
 for entry in sd:
     if isinstance(old[entry], torch.nn.Parameter):
-        assert isinstance(new[entry], torch.nn.Parameter) and new[entry].requires_grad == old[entry].requires_grad
+        assert isinstance(new[entry], torch.nn.Parameter) and new[entry].requires_grad == old[entry].requires_grad, (
+            f"{entry}: a new Parameter, with the old one's requires_grad")
     else:
         assert new[entry] is sd[entry], f"{entry}: a buffer becomes sd's tensor itself"
 twin = copy.deepcopy(model)
@@ -242,7 +243,9 @@ device_before = empty[0].weight.device
 print("device after load_state_dict(sd):", device_before)
 empty.load_state_dict(sd, assign=True)
 print("device after load_state_dict(sd, assign=True):", empty[0].weight.device)
-assert len(caught) == len(sd) and "which is a no-op" in str(caught[0].message)
+assert len(caught) == len(sd) and "which is a no-op" in str(caught[0].message), (
+    "load_state_dict(sd) on meta warns once per entry that the copy is a no-op"
+)
 assert device_before.type == "meta" and empty[0].weight.is_cpu, "assign=True gives a meta model sd's tensors"
 
 # %%
@@ -290,7 +293,9 @@ fresh_model = make_model()
 fresh_weight = fresh_model[0].weight
 fresh_model.load_state_dict(round_trip(trained.state_dict()))
 print("from a fresh load, fresh_model[0].weight is fresh_weight:", fresh_model[0].weight is fresh_weight)
-assert second_model[0].weight is not second_weight and same_storage(second_model[0].weight, first_model[0].weight)
+assert second_model[0].weight is not second_weight and same_storage(second_model[0].weight, first_model[0].weight), (
+    "the plain load of sd assigns: the second model shares the first one's memory"
+)
 assert third_model[0].weight is not third_weight and fresh_model[0].weight is fresh_weight, "the flag is saved with sd"
 # sphinx_gallery_start_ignore
 deep_model = make_model()
@@ -369,7 +374,9 @@ print("entries:", len(live), " on the model's storage:", sum(same_storage(live[k
 print("saved later, equal to the model now:", sum(torch.equal(saved_live[k], now[k]) for k in live))
 print("snapshot, equal to the model now:   ", sum(torch.equal(saved_snapshot[k], now[k]) for k in live))
 print("deepcopy, equal to the model now:   ", sum(torch.equal(saved_deep[k], now[k]) for k in live))
-assert all(torch.equal(saved_live[k], now[k]) and not torch.equal(saved_snapshot[k], now[k]) for k in live)
+assert all(torch.equal(saved_live[k], now[k]) and not torch.equal(saved_snapshot[k], now[k]) for k in live), (
+    "in every entry, the dict saved later holds the later weights, and the snapshot the old ones"
+)
 # sphinx_gallery_start_ignore
 assert all(same_storage(live[k], now[k]) for k in live), "state_dict() shares the model's memory"
 assert all(torch.equal(saved_snapshot[k], saved_deep[k]) for k in live), "deepcopy keeps the same values"

@@ -260,7 +260,9 @@ aliases = {
 }
 for name, t in aliases.items():
     print(f"{name:<52} same storage: {same_storage(t, x)!s:<5}  write reaches x: {write_test(t, x)}")
-assert not any(same_storage(t, x) for t in aliases.values()) and all(write_test(t, x) for t in aliases.values())
+assert not any(same_storage(t, x) for t in aliases.values()) and all(write_test(t, x) for t in aliases.values()), (
+    "each alias has a storage of its own, and a write through it reaches x"
+)
 source = torch.arange(4.0).reshape(2, 2)
 alias = torch.from_dlpack(source[1])
 # sphinx_gallery_start_ignore

@@ -343,7 +343,9 @@ print("a.clone().grad_fn:", type(a.clone().grad_fn).__name__, " a.detach().clone
 print("equal:", torch.equal(the_long_way, the_short_way),
       " same storage as a:", same_storage(a, the_long_way), same_storage(a, the_short_way),
       " requires_grad:", the_long_way.requires_grad, the_short_way.requires_grad)  # fmt: skip
-assert torch.equal(the_long_way, the_short_way) and not the_long_way.requires_grad and not the_short_way.requires_grad
+assert (
+    torch.equal(the_long_way, the_short_way) and not the_long_way.requires_grad and not the_short_way.requires_grad
+), "a.clone().detach() equals a.detach().clone(), and neither requires grad"
 assert not same_storage(a, the_long_way) and not same_storage(a, the_short_way), "each has memory of its own"
 assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone().grad_fn is None, "the node"
 

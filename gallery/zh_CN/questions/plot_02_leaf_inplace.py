@@ -282,7 +282,9 @@ show("layer.weight", layer.weight)
 show("layer.bias", layer.bias)
 print("same object as before:", layer.weight is weight)
 print("the optimizer holds it:", opt.param_groups[0]["params"][0] is layer.weight)
-assert layer.weight is weight and torch.equal(layer.weight, torch.tensor([[0.0] * 3, [1.0] * 3]))
+assert layer.weight is weight and torch.equal(layer.weight, torch.tensor([[0.0] * 3, [1.0] * 3])), (
+    "layer.weight is the same object, with row 0 zeros and row 1 ones"
+)
 # sphinx_gallery_start_ignore
 assert layer.weight.is_leaf and layer.bias.is_leaf, "both stay leaves"
 assert layer.weight.untyped_storage().data_ptr() == weight_memory, "the parameter keeps its storage"
@@ -396,7 +398,9 @@ for name, call in {
     except RuntimeError as e:
         out_message = str(e)
         print(f"{name}: {type(e).__name__}: {out_message}")
-        assert "functions with out=... arguments don't support automatic differentiation" in out_message, out_message
+        assert "functions with out=... arguments don't support automatic differentiation" in out_message, (
+            f"{name} is refused: a function with out= does not support automatic differentiation"
+        )
     else:
         raise AssertionError(f"{name} must raise in grad mode")
 with torch.no_grad():

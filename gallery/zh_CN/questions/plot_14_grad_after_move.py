@@ -386,7 +386,8 @@ losses = train(model.parameters(), lambda: (model(x) - x.sum(1, keepdim=True)).p
 print("model.weight.is_leaf:", model.weight.is_leaf, " losses:", losses)
 assert model.weight.is_leaf and losses == sorted(set(losses), reverse=True), "module.to() keeps leaves"
 # sphinx_gallery_start_ignore
-assert isinstance(model.weight, torch.nn.Parameter) and model.weight.grad.dtype == torch.float64
+assert isinstance(model.weight, torch.nn.Parameter) and model.weight.grad.dtype == torch.float64, (
+    "model.weight is still a Parameter, and its gradient is float64")
 casts = (torch.Tensor.double, torch.Tensor.half)
 assert not any(cast(torch.randn(3, requires_grad=True)).is_leaf for cast in casts), "casts are recorded"
 source = torch.ones(3, requires_grad=True)

@@ -318,7 +318,8 @@ print("copied items, mean per epoch:", copied_means)
 print("dataset changed:", not torch.equal(data, original))
 assert torch.equal(data, original) and copied_means[0] == copied_means[1], "copies leave the dataset as it was"
 # sphinx_gallery_start_ignore
-assert same_storage(Points(data)[0], data) and not same_storage(Points(data, copies=True)[0], data)
+assert same_storage(Points(data)[0], data) and not same_storage(Points(data, copies=True)[0], data), (
+    "an item shares the dataset's memory, and with copies=True it has memory of its own")
 # (its own generator: a DataLoader draws a seed when iterated, which would move the page's random numbers)
 batches_of_two = torch.utils.data.DataLoader(Points(data), batch_size=2, generator=torch.Generator())
 assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_size=2 stacks the items into copies"

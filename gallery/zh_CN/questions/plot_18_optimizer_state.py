@@ -314,7 +314,9 @@ train(model, optimizer, 1)
 print("momentum before the step:", before)
 print("saved momentum after it: ", momentum)
 print("is the optimizer's own:", momentum is optimizer.state[model.weight]["momentum_buffer"])
-assert momentum is optimizer.state[model.weight]["momentum_buffer"] and not torch.equal(momentum, before)
+assert momentum is optimizer.state[model.weight]["momentum_buffer"] and not torch.equal(momentum, before), (
+    "the saved momentum is the optimizer's own tensor, and the step changed it"
+)
 # sphinx_gallery_start_ignore
 adam_weight = torch.zeros(1, 2, requires_grad=True)
 adam = torch.optim.Adam([adam_weight], lr=0.1)
@@ -353,7 +355,9 @@ assert weights_only != first_time, "without the optimizer's state, training take
 model.load_state_dict(best_model)
 optimizer.load_state_dict(copy.deepcopy(best_optimizer))
 # sphinx_gallery_start_ignore
-assert not same_storage(optimizer.state[model.weight]["momentum_buffer"], best_optimizer["state"][0]["momentum_buffer"])
+assert not same_storage(
+    optimizer.state[model.weight]["momentum_buffer"], best_optimizer["state"][0]["momentum_buffer"]
+), "the loaded momentum does not share best_optimizer's memory"
 # sphinx_gallery_end_ignore
 both = train(model, optimizer, 3)
 print("weights and optimizer restored:", both)
@@ -415,7 +419,7 @@ try:
     optimizer.step()
 except RuntimeError as e:
     print(f"optimizer.step(): {type(e).__name__}: {e}")
-    assert "dtype" in str(e), str(e)
+    assert "dtype" in str(e), "the step's error is about dtypes"
 else:
     raise AssertionError("a step with float32 state on float64 parameters must raise here")
 optimizer.load_state_dict(optimizer.state_dict())

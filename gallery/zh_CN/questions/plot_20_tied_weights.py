@@ -293,7 +293,9 @@ torch.save(state, buffer)
 buffer.seek(0)
 loaded = torch.load(buffer)
 print("loaded, same storage:", same_storage(loaded["embedding.weight"], loaded["decoder.weight"]))
-assert saved_storages(state) == 1 and same_storage(loaded["embedding.weight"], loaded["decoder.weight"])
+assert saved_storages(state) == 1 and same_storage(loaded["embedding.weight"], loaded["decoder.weight"]), (
+    "torch.save writes one storage for the two entries, and the loaded entries share one"
+)
 # sphinx_gallery_start_ignore
 assert saved_storages([state["embedding.weight"].clone() for _ in range(2)]) == 2, "the count can see two"
 assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the values came back"
@@ -311,7 +313,9 @@ print("tied:", fresh.decoder.weight is fresh.embedding.weight, " loaded values:"
       torch.equal(fresh.embedding.weight, model.embedding.weight))  # fmt: skip
 fresh.load_state_dict({"embedding.weight": torch.zeros(5, 3), "decoder.weight": torch.ones(5, 3)})
 print("after disagreeing entries, embedding.weight[0]:", fresh.embedding.weight.detach()[0])
-assert fresh.decoder.weight is fresh.embedding.weight and torch.equal(fresh.embedding.weight, torch.ones(5, 3))
+assert fresh.decoder.weight is fresh.embedding.weight and torch.equal(fresh.embedding.weight, torch.ones(5, 3)), (
+    "the model stays tied, with the values of decoder.weight, loaded last"
+)
 # sphinx_gallery_start_ignore
 assert not same_storage(fresh.embedding.weight, loaded["embedding.weight"]), "load_state_dict copies"
 with torch.random.fork_rng():
@@ -380,7 +384,8 @@ print("same weights after one Adam step:", torch.equal(tied.embedding.weight, lo
 assert not same_storage(loose_copy.decoder.weight, loose_copy.embedding.weight), "deepcopy unties the memory tie"
 assert not torch.equal(tied.embedding.weight, loose.embedding.weight), "Adam steps the memory tie differently"
 # sphinx_gallery_start_ignore
-assert len(list(loose.parameters())) == 2 and same_storage(loose.decoder.weight, loose.embedding.weight)
+assert len(list(loose.parameters())) == 2 and same_storage(loose.decoder.weight, loose.embedding.weight), (
+    "loose has two parameters over one storage")
 assert not torch.equal(loose.decoder.weight.grad, loose.embedding.weight.grad), "each has its own .grad"
 assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 # sphinx_gallery_end_ignore

@@ -324,7 +324,9 @@ for name, f in {"copy_": write_copy, "out[:] = ...": write_index, "add_": write_
     except RuntimeError as e:
         first = str(e).split(". ")[0]
         print(f"{name}: {type(e).__name__}: {first}")
-        assert first.startswith(("vmap: inplace arithmetic(self, *extra_args) is not possible", "output with shape")), first
+        assert first.startswith(
+            ("vmap: inplace arithmetic(self, *extra_args) is not possible", "output with shape")
+        ), f"{name} of a row's value into torch.zeros(2) raises one of the two messages"
     else:
         raise AssertionError(f"{name} of a batched value into torch.zeros(2) must raise under vmap")
 unbatched = vmap(lambda x: torch.zeros(2).add_(1.0) + x)(rows)

@@ -214,7 +214,7 @@ print("t:", t)
 assert message == (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
     "memory location. Please clone() the tensor before performing the operation."
-)
+), "t[1:] = t[:-1] is refused: its two sides share memory locations"
 # sphinx_gallery_start_ignore
 assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # sphinx_gallery_end_ignore
@@ -230,7 +230,9 @@ source = t[:-1]
 print("same storage:", same_storage(dest, source))
 print("storage offsets: dest", dest.storage_offset(), " source", source.storage_offset())
 print("dest:", dest, " source:", source)
-assert same_storage(dest, source) and (dest.storage_offset(), source.storage_offset()) == (1, 0)
+assert same_storage(dest, source) and (dest.storage_offset(), source.storage_offset()) == (1, 0), (
+    "dest and source are on one storage, at offsets 1 and 0"
+)
 
 # %%
 # .. figure-caption::
@@ -331,7 +333,9 @@ for name, write in silent.items():
     print(f"{'':<36} cloned:     {cloned.tolist()}")
     if not torch.equal(as_written, cloned):
         differ.append(name)
-assert differ == ["t[1:].masked_scatter_(mask, t[:-1])", "torch.mm(s, s, out=s)"]
+assert differ == ["t[1:].masked_scatter_(mask, t[:-1])", "torch.mm(s, s, out=s)"], (
+    "only masked_scatter_ and torch.mm give another result than from a cloned source"
+)
 # sphinx_gallery_start_ignore
 probe = torch.arange(5.0)
 assert probe.flip(0)._base is None and not same_storage(probe.flip(0), probe), "flip(0) is not a view of t"
@@ -377,7 +381,8 @@ for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.compl
 print("contiguous, t[1:] = t[:-1] refused:", sum(refused_contiguous), "of 20 dtypes and shapes")
 assert refused_contiguous == [True] * 20, "the shift of a contiguous t is refused for every dtype and shape tried"
 # sphinx_gallery_start_ignore
-assert not torch.arange(10.0)[::2].is_contiguous() and not torch.arange(6.0).reshape(2, 3)[:, 1:].is_contiguous()
+assert not torch.arange(10.0)[::2].is_contiguous() and not torch.arange(6.0).reshape(2, 3)[:, 1:].is_contiguous(), (
+    "neither the strided t nor w[:, 1:] is contiguous")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -394,7 +399,9 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("add_ into an expanded tensor must raise")
-assert expand_message.startswith("unsupported operation: more than one element of the written-to tensor")
+assert expand_message.startswith("unsupported operation: more than one element of the written-to tensor"), (
+    "add_ into the expanded tensor is refused: its elements share memory locations"
+)
 
 # %%
 # 解决办法：先克隆源

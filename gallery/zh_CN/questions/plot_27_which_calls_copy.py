@@ -255,7 +255,7 @@ for name, write in {
         raise AssertionError(f"expanded.{name} must raise")
     assert expand_message.startswith(
         "unsupported operation: more than one element of the written-to tensor refers to a single memory location"
-    )
+    ), f"expanded.{name} is refused: several of its elements are one memory location"
 try:
     expanded[:] = 7.0
 except RuntimeError as e:
@@ -310,7 +310,7 @@ else:
 assert view_message == (
     "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
     "contiguous subspaces). Use .reshape(...) instead."
-)
+), "view(-1) refuses the clone's strides and suggests reshape()"
 
 # %%
 # 三维张量的维度重排也是如此。源张量自身有重叠（expand 出来的张量）或留有空隙（带步长的切片、按列切片）时，克隆得到稠密的内存，维度顺序与源张量相同：下面这些按行排列的源张量，克隆结果的步长是连续的；而有空隙的转置（如 ``x[0][:, ::2].t()``）克隆后仍是转置的步长，并不连续。

@@ -243,7 +243,8 @@ print("storage of loaded:", loaded.untyped_storage().nbytes(), "bytes")
 assert loaded.untyped_storage().nbytes() == t.untyped_storage().nbytes(), "the loaded slice has t's storage"
 # sphinx_gallery_start_ignore
 assert same_storage(head, t) and torch.equal(loaded, head), "head is a view of t, and its values came back"
-assert loaded.storage_offset() == head.storage_offset() and loaded.stride() == head.stride()
+assert loaded.storage_offset() == head.storage_offset() and loaded.stride() == head.stride(), (
+    "the loaded slice has head's offset and strides")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -277,7 +278,8 @@ for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.compl
             table_rows.append((name, view.numel(), storage, clone_storage))
         # sphinx_gallery_start_ignore
         assert torch.equal(loaded, view) and torch.equal(loaded_clone, view), f"{dtype} {name}: values came back"
-        assert loaded.storage_offset() == view.storage_offset() and loaded.stride() == view.stride(), f"{name}"
+        assert loaded.storage_offset() == view.storage_offset() and loaded.stride() == view.stride(), (
+            f"the loaded {name} has the view's offset and strides")
         assert same_storage(view, t), f"{name} is a view of t"
         # sphinx_gallery_end_ignore
 for name, elements, storage, clone_storage in table_rows:
@@ -297,7 +299,9 @@ print("head.contiguous() is head:", head.contiguous() is head)
 print("file of torch.save(head.contiguous()):", save_and_load(head.contiguous())[0], "bytes")
 copied = [name for name, make in views.items() if not same_storage(make(t).contiguous(), t)]
 print("views that contiguous() copies:", copied)
-assert head.contiguous() is head and save_and_load(head.contiguous())[0] == save_and_load(t)[0]
+assert head.contiguous() is head and save_and_load(head.contiguous())[0] == save_and_load(t)[0], (
+    "head.contiguous() is head, and its file is as large as t's"
+)
 assert copied == ["t[::2]", "t.view(1000, 100)[:, 0]"], "contiguous() copies only the strided views"
 # sphinx_gallery_start_ignore
 assert copied == [name for name, make in views.items() if not make(t).is_contiguous()], "copied: the non-contiguous"
@@ -361,7 +365,8 @@ print("keys:", list(state), " storages written:", records)
 print("loaded, same storage:", same_storage(state["embedding.weight"], state["decoder.weight"]))
 assert records == 1 and same_storage(state["embedding.weight"], state["decoder.weight"]), "saved once, still tied"
 # sphinx_gallery_start_ignore
-assert model.decoder.weight is model.embedding.weight and torch.equal(state["decoder.weight"], model.decoder.weight)
+assert model.decoder.weight is model.embedding.weight and torch.equal(state["decoder.weight"], model.decoder.weight), (
+    "the model is tied, and the loaded entry holds its weight's values")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -441,7 +446,9 @@ for clone in (False, True):
 resource_sharer.stop()
 signal.signal(signal.SIGCHLD, sigchld_before)
 print("children still running:", mp.active_children())
-assert arrived[False, None] == [((100,), 400_000)] * 4 and arrived[True, None] == [((100,), 400)] * 4
+assert arrived[False, None] == [((100,), 400_000)] * 4 and arrived[True, None] == [((100,), 400)] * 4, (
+    "without batching, each row arrives over the whole 400 000-byte storage, and each clone over 400 bytes of its own"
+)
 assert arrived[False, 2] == arrived[True, 2] == [((2, 100), 800)] * 2, "a stacked batch is a tensor of its own"
 # sphinx_gallery_start_ignore
 assert mp.active_children() == [], "every child process has ended"

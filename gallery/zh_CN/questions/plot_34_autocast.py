@@ -229,12 +229,14 @@ print("model.weight unchanged:", torch.equal(model.weight, before))
 assert copy.dtype == torch.bfloat16 and not same_storage(copy, model.weight), "the layer used a bfloat16 copy"
 # sphinx_gallery_start_ignore
 assert out.dtype == torch.bfloat16 and torch.equal(copy, model.weight.to(torch.bfloat16)), "the copy's values"
-assert model.weight is weight and model.weight.dtype == torch.float32 and torch.equal(model.weight, before)
+assert model.weight is weight and model.weight.dtype == torch.float32 and torch.equal(model.weight, before), (
+    "model.weight is the same float32 object, with the same values")
 assert isinstance(model.weight, torch.nn.Parameter), "model.weight is still a Parameter"
 with torch.autocast("cpu", dtype=torch.float16):
     half_out, half_copy = weight_used(model, x)
 assert half_out.dtype == half_copy.dtype == torch.float16, "float16 autocast: a float16 copy"
-assert not same_storage(half_copy, model.weight) and torch.equal(half_copy, model.weight.to(torch.float16))
+assert not same_storage(half_copy, model.weight) and torch.equal(half_copy, model.weight.to(torch.float16)), (
+    "the float16 copy has memory of its own and holds model.weight rounded")
 assert model.weight.dtype == torch.float32 and torch.equal(model.weight, before), "float16: the weight unchanged"
 # sphinx_gallery_end_ignore
 
@@ -337,7 +339,10 @@ for dtype in (torch.bfloat16, torch.float16):
     for cache_enabled, requires_grad in ((True, True), (False, True), (True, False)):
         seen = edit_seen_in_region(dtype, cache_enabled, requires_grad)
         print(f"{str(dtype):<15} cache_enabled={cache_enabled!s:<5} requires_grad={requires_grad!s:<5} seen: {seen}")
-        assert seen == (not (cache_enabled and requires_grad)), (dtype, cache_enabled, requires_grad)
+        assert seen == (not (cache_enabled and requires_grad)), (
+            f"{dtype}, cache_enabled={cache_enabled}, requires_grad={requires_grad}: "
+            "the region sees the edit unless the cache is on and the weight requires grad"
+        )
 view_leaf = torch.ones(4, 2)[:2]
 view_leaf.requires_grad_()
 with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -530,7 +535,9 @@ for name, convert, dtype in (("model.to(torch.bfloat16)", lambda m: m.to(torch.b
     model(torch.ones(3, 2, dtype=dtype)).sum().backward()
     print(f"{name}: returned is model: {returned is model}  model.weight is weight: {model.weight is weight}")
     print(f"{'':<24}  new memory: {not same_storage(model.weight, memory)}  grad: {model.weight.grad.dtype}")
-    assert returned is model and model.weight is weight and not same_storage(model.weight, memory), name
+    assert returned is model and model.weight is weight and not same_storage(model.weight, memory), (
+        f"{name} returns the model, whose weight is the same Parameter on new memory"
+    )
     assert model.weight.dtype == model.weight.grad.dtype == dtype, f"{name}: low-precision weights and gradients"
 
 # %%
@@ -542,8 +549,12 @@ for source in dtypes:
     results = {target: t.to(target) for target in dtypes}
     returned_itself = [str(target).removeprefix("torch.") for target, r in results.items() if r is t]
     print(f"t of {str(source).removeprefix('torch.'):<8}  t.to(dtype) is t for: {returned_itself}")
-    assert [target for target, r in results.items() if r is t] == [source], source
-    assert all(not same_storage(r, t) for target, r in results.items() if target != source), source
+    assert [target for target, r in results.items() if r is t] == [source], (
+        f"t.to(dtype) returns t itself only for t's own dtype, {source}"
+    )
+    assert all(not same_storage(r, t) for target, r in results.items() if target != source), (
+        f"t of {source}: t.to(dtype) of every other dtype has memory of its own"
+    )
 
 # %%
 # .. admonition:: 在 GPU 上
