@@ -349,25 +349,38 @@ def _inference_tensor_apply_map_outside_no_error() -> Fact:
 
 
 @fact("expand-inplace-write-refused", {
-    "en": "Calls fill_(-1), add_(1), mul_(2) and copy_(torch.ones(2, 3)) on e = torch.zeros(3).expand(2, 3): fill_ "
-          "runs; add_, mul_ and copy_ raise \"more than one element of the written-to tensor refers to a single "
-          "memory location\".",
-    "zh_CN": "对 e = torch.zeros(3).expand(2, 3) 调用 fill_(-1)、add_(1)、mul_(2) 和 copy_(torch.ones(2, 3))："
-             "fill_ 正常执行；add_、mul_ 和 copy_ 报“more than one element of the written-to tensor refers to a "
-             "single memory location”。",
+    "en": "On e = x.expand(2, 3) of x = torch.zeros(3): fill_(-1) runs; add_(1), mul_(2), and copy_ from "
+          "torch.ones(2, 3), from x and from x.clone().expand(2, 3) raise \"more than one element of the "
+          "written-to tensor refers to a single memory location\"; copy_(x.expand(2, 3)), the same expand() of x "
+          "made again, runs.",
+    "zh_CN": "对 x = torch.zeros(3) 的 e = x.expand(2, 3)：fill_(-1) 正常执行；add_(1)、mul_(2)，以及来源为 "
+             "torch.ones(2, 3)、x 或 x.clone().expand(2, 3) 的 copy_ 都报“more than one element of the "
+             "written-to tensor refers to a single memory location”；copy_(x.expand(2, 3)) 的来源是对 x "
+             "再做一次同样的 expand()，它正常执行。",
 })
 def _expand_inplace_write_refused() -> Fact:
-    """On an expanded view, fill_ runs and in-place writes of other values raise."""
-    e, errors = torch.zeros(3).expand(2, 3), []
+    """On an expanded view, fill_ runs and in-place writes of other values raise; copy_ raises from every
+    source tried but a second expand() of the same tensor to the same shape."""
+    x = torch.zeros(3)
+    e, errors = x.expand(2, 3), []
     e.fill_(-1)
-    for name, value in (("add_", 1), ("mul_", 2), ("copy_", torch.ones(2, 3))):
+    filled = e.tolist()
+    writes = (("add_", 1), ("mul_", 2), ("copy_", torch.ones(2, 3)), ("copy_", x), ("copy_", x.clone().expand(2, 3)))
+    for name, value in writes:
         try:
             getattr(e, name)(value)
         except RuntimeError as exc:
-            errors.append(str(exc).splitlines()[0])
+            errors.append(f"{name}: {str(exc).splitlines()[0]}")
+    try:
+        e.copy_(x.expand(2, 3))
+    except RuntimeError as exc:
+        same_source = f"copy_(x.expand(2, 3)): {str(exc).splitlines()[0]}"
+    else:
+        same_source = "copy_(x.expand(2, 3)) runs"
     overlap = "more than one element of the written-to tensor refers to a single memory location"
-    return Fact(e.tolist() == [[-1.0] * 3] * 2 and len(errors) == 3 and all(overlap in x for x in errors),
-                f"after fill_(-1): {e.tolist()}; add_, mul_, copy_: {errors}")
+    return Fact(filled == [[-1.0] * 3] * 2 and len(errors) == len(writes) and all(overlap in m for m in errors)
+                and same_source.endswith(" runs"),
+                f"after fill_(-1): {filled}; {errors}; {same_source}")
 
 # The facts of the other modules, registered on import (each module's docstring says which facts it holds).
 import tensorfacts.glossary_facts  # noqa: E402, F401

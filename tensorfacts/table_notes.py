@@ -95,7 +95,9 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "(`SliceBackward0`), and accept the probe's edit, `fill_(-1)`, as every other row of both tables "
                 "does; on an `expand()` view of a CPU tensor that expands a size-1 dimension to more than one "
                 "element, so that several elements lie at one memory location, "
-                "`fill_()` runs while `add_()`, `mul_()` and `copy_()` are refused.",
+                "`fill_()` runs while `add_()` and `mul_()` are refused, and so is `copy_()` from a new tensor of "
+                "the view's shape, from the tensor expanded or from an `expand()` of its clone; `copy_()` from the "
+                "same `expand()` of the same tensor, made again, runs.",
             "zh_CN": "在梯度模式（grad mode）下、源张量需要梯度时，`unbind()`、`split()`、"
                 "`split_with_sizes()` 或 `chunk()` "
                 "的第一个输出一做原地操作（in-place operation）就报错；这四个函数一次调用返回的所有视图，"
@@ -103,7 +105,10 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "`tensor_split()`、`hsplit()` 和 `vsplit()` 也返回多个视图，但每个视图各有自己的节点"
                 "（`SliceBackward0`），探测程序做的原地修改 `fill_(-1)` 它们都允许，两张表中其余各行也都允许；"
                 "CPU 张量的 `expand()` 视图若把长度为 1 的维扩展成多个元素，就有多个元素落在同一个内存位置上，"
-                "在它上面 `fill_()` 可以执行，`add_()`、`mul_()` 和 `copy_()` 则会被拒绝。",
+                "在它上面 `fill_()` 可以执行，`add_()` 和 `mul_()` 会被拒绝；"
+                "`copy_()` 的来源若是与视图形状相同的新张量、被扩展的原张量，或原张量克隆后的 `expand()`，"
+                "也会被拒绝，来源若是对同一个张量再做一次同样的 "
+                "`expand()`，`copy_()` 则可以执行。",
         },
         _multi_output,
         facts=("multi-view-outputs-share-one-node", "expand-inplace-write-refused"),
@@ -172,11 +177,11 @@ SAVED_NOTES: tuple[Advice, ...] = (
     Advice(
         "edits-follow-saves",
         {
-            "en": "In every row, an in-place edit of a tensor the operation saved, made after the operation, makes "
-                "`backward()` raise; an edit of a tensor it did not save leaves the gradients as an unedited run "
-                "gives them.",
-            "zh_CN": "每一行都是如此：操作之后再原地修改它保存的张量，`backward()` 就会报错；修改它没有保存的张量，"
-                "梯度与未修改时相同。",
+            "en": "In every row, an in-place edit of `x` or of the result, made after the operation, makes "
+                "`backward()` raise when the operation saved that tensor, and leaves the gradients as an unedited "
+                "run gives them when it did not.",
+            "zh_CN": "每一行都是如此：操作之后再原地修改 `x` 或结果，若操作保存了这个张量，`backward()` 就会报错；"
+                "若没有保存，梯度与未修改时相同。",
         },
         _edits_follow_saves,
     ),

@@ -52,6 +52,17 @@ def test_a_scoped_fact_covers_the_standard_range_or_says_why_not(fact_id):
         assert all(device in words for device in {c.device for c in parts.cases}), words
 
 
+@pytest.mark.parametrize("code", CODES)
+def test_a_scope_ends_with_a_reason_only_where_a_scoped_fact_leaves_cases_out(code):
+    """As the facts page says: "Narrower because:" ends the scope of each scoped fact that runs fewer cases
+    than the standard range, and of no other fact."""
+    because = scope.WORDS[code]["because"].split("{")[0]
+    with_reason = {fact_id for fact_id in facts.FACTS if because in facts.ABOUT[fact_id].scope_in(code)}
+    narrower = {fact_id for fact_id, parts in facts.SCOPES.items()
+                if len(parts.cases) < len(scope.cases(() if parts.sources is not None else None))}
+    assert narrower and with_reason == narrower
+
+
 def test_a_narrower_range_without_a_reason_is_refused():
     parts = fact_registry.Scoped(lambda case: 1, lambda case: 1, ("leaf",), scope.DTYPES, ("cpu",), None)
     with pytest.raises(ValueError, match="without saying why"):
