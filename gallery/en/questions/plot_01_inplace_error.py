@@ -359,10 +359,10 @@ assert "[torch.FloatTensor [3]] is at version 1; expected version 0" in message,
 
 # %%
 # When the saved input is itself the output of a recorded operation (here
-# ``sin``), the message names an operation, but not that one: it names the
-# tensor's ``grad_fn`` as it is when ``backward()`` runs, and the in-place
-# edit replaced it. After ``x.mul_(2)`` the message says "output 0 of Mul",
-# the edit itself.
+# ``sin``), the message names the tensor's ``grad_fn`` as it is when
+# ``backward()`` runs. An in-place edit that autograd records (grad mode on,
+# made on ``x`` itself) replaces that ``grad_fn``: after ``x.mul_(2)`` the
+# message says "output 0 of Mul", the edit itself, and not ``sin``.
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0], requires_grad=True).sin()
 z = w * x
@@ -377,7 +377,61 @@ else:
     raise AssertionError("backward() through an edited saved non-leaf must raise")
 assert "which is output 0 of Mul, is at version 1" in message and x.grad_fn.name() == "MulBackward0"
 # sphinx_gallery_start_ignore
-assert "Sin" not in message, "the operation that made x is not named"
+assert "Sin" not in message, "after the recorded edit, the operation that made x is not named"
+# sphinx_gallery_end_ignore
+
+# %%
+# Other edits leave other names, since the message reads whatever ``grad_fn`` the tensor has then.
+# Under ``torch.no_grad()`` or through ``x.detach()`` autograd does not record the edit, ``grad_fn``
+# stays ``SinBackward0``, and the message says "output 0 of Sin": the operation that made ``x``,
+# although the edit came after it. A recorded edit through a view of ``x`` (``x[:2].mul_(2)``) gives
+# ``x`` the node ``CopySlices``, which the message names in full, ``torch::autograd::CopySlices``.
+# When the saved tensor is itself a view (``x = base[:]``), an edit of the view or of its base,
+# recorded or under ``torch.no_grad()``, leaves the view with the ``grad_fn`` ``AsStridedBackward0``,
+# and the message says "output 0 of AsStrided". Each line below saves ``x`` with ``z = w * x``, makes
+# one edit and runs ``backward()``.
+
+
+def name_in_message(saved_view, no_grad, edit):
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True).sin()
+    x = base[:] if saved_view else base
+    z = w * x
+    with torch.set_grad_enabled(not no_grad):
+        edit(x, base)
+    try:
+        z.sum().backward()
+    except RuntimeError as e:
+        return x.grad_fn.name(), str(e).split("which is ")[1].split(", is at")[0]
+    raise AssertionError("backward() through an edited saved non-leaf must raise")
+
+
+cases = {  # line: (x is the view base[:], the edit runs under torch.no_grad(), the edit)
+    "x.mul_(2)": (False, False, lambda x, base: x.mul_(2)),
+    "x.mul_(2) under no_grad": (False, True, lambda x, base: x.mul_(2)),
+    "x.detach().mul_(2)": (False, False, lambda x, base: x.detach().mul_(2)),
+    "x[:2].mul_(2)": (False, False, lambda x, base: x[:2].mul_(2)),
+    "x = base[:]; x.mul_(2)": (True, False, lambda x, base: x.mul_(2)),
+    "x = base[:]; x.mul_(2) under no_grad": (True, True, lambda x, base: x.mul_(2)),
+    "x = base[:]; base.mul_(2)": (True, False, lambda x, base: base.mul_(2)),
+    "x = base[:]; base.mul_(2) under no_grad": (True, True, lambda x, base: base.mul_(2)),
+}
+grad_fns, named = {}, {}
+for line, (saved_view, no_grad, edit) in cases.items():
+    grad_fns[line], named[line] = name_in_message(saved_view, no_grad, edit)
+    print(f"{line:40} x.grad_fn: {grad_fns[line]:28} message: {named[line]}")
+assert named["x.mul_(2) under no_grad"] == named["x.detach().mul_(2)"] == "output 0 of Sin", (
+    "after an edit autograd does not record, the message names Sin, the operation that made x"
+)
+# sphinx_gallery_start_ignore
+assert all(named[line] == "output 0 of " + grad_fns[line].removesuffix("Backward0") for line in cases), (
+    "every message names x's grad_fn at backward()"
+)
+assert named["x.mul_(2)"] == "output 0 of Mul", "a recorded edit of x itself names the edit, Mul"
+assert named["x[:2].mul_(2)"] == "output 0 of torch::autograd::CopySlices", "a recorded edit through a view names CopySlices"
+assert all(named[line] == "output 0 of AsStrided" for line in list(cases)[4:]), (
+    "a saved view edited through itself or its base, recorded or under no_grad, names AsStrided"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -443,8 +497,12 @@ assert r is h, "an in-place ReLU returns its input"
 # backward of ``Linear`` needs its input and its weight, not its output. That
 # is why ``inplace=True`` works after layers whose backward does not need
 # their output, when no other operation saved that output (a multiply by a gate that requires grad
-# saves it, and ``backward()`` then raises). (The seed fixes the layer's random weights, so the comparison is the same on
-# every run.)
+# saves it, and ``backward()`` then raises). It does not work on a piece of that output taken with
+# ``chunk``, ``split`` or ``unbind``: those return several views of one tensor, and
+# ``ReLU(inplace=True)`` or ``torch.nn.functional.relu(..., inplace=True)`` on one of them raises at
+# once, in the forward pass: the message says the view "is the output of a function that returns
+# multiple views". (The seed fixes the layer's random weights, so the comparison is the same on every
+# run.)
 torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
 x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
@@ -468,6 +526,16 @@ except RuntimeError as e:
     assert "modified by an inplace operation" in str(e), "the multiply saved the ReLU's input"
 else:
     raise AssertionError("an in-place ReLU on an output another operation saved must make backward() raise")
+for pieces in (layer(x).chunk(2, dim=1), layer(x).split(1, dim=1), layer(x).unbind(1)):
+    for relu_in_place in (torch.nn.ReLU(inplace=True), lambda t: torch.nn.functional.relu(t, inplace=True)):
+        try:
+            relu_in_place(pieces[0])
+        except RuntimeError as e:
+            assert "is the output of a function that returns multiple views" in str(e), (
+                "an in-place ReLU on a piece from chunk, split or unbind raises the multiple-views error"
+            )
+        else:
+            raise AssertionError("an in-place ReLU on an output of chunk, split or unbind must raise at once")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -640,8 +708,11 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # operation: for a saved output, the operation that produced it, even after
 # an in-place edit gave the tensor a new ``grad_fn`` (``y += 1`` above); for a
 # saved non-leaf input, the input's ``grad_fn`` at the time ``backward()``
-# runs, which after an in-place edit is that edit. A saved tensor with no
-# ``grad_fn`` gets no name. Its two
+# runs: the edit, after one autograd records on the input itself; still the
+# operation that made the input, after one under ``torch.no_grad()`` or
+# through ``detach()``; ``CopySlices`` after a recorded edit through a view;
+# ``AsStrided`` when the saved input is a view and it or its base was edited,
+# recorded or under ``torch.no_grad()``. A saved tensor with no ``grad_fn`` gets no name. Its two
 # versions differ because an in-place operation ran on the tensor, or on one
 # sharing its version counter, after it was saved, even one that changes no
 # value, as ``t_()`` above. ``_version`` or anomaly mode finds the line. Then: write the edit out of place, give the

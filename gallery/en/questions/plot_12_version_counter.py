@@ -327,8 +327,8 @@ assert table["t = t + 1"][0] == (False, 0), "rebinding must leave the old tensor
 # sphinx_gallery_end_ignore
 
 # %%
-# The last of them is a function people call on a model's parameters, for example after an
-# optimizer that works on one flat vector. ``(p * p).sum()`` saved ``p``; after
+# Of these eight, ``nn.utils.vector_to_parameters`` is a function people call on a model's parameters,
+# for example after an optimizer that works on one flat vector. ``(p * p).sum()`` saved ``p``; after
 # ``vector_to_parameters`` the counter still reads 0, so ``backward()`` runs, on the new values:
 # the gradient is ten times the one calculus gives at the values the loss was computed from.
 

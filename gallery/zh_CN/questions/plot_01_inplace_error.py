@@ -340,8 +340,8 @@ else:
 assert "[torch.FloatTensor [3]] is at version 1; expected version 0" in message, "no operation is named"
 
 # %%
-# 如果被保存的输入本身是某个被记录的运算（这里是 ``sin``）的输出，报错会点名一个运算，但点名的不是它：报错按
-# ``backward()`` 运行时张量的 ``grad_fn`` 点名，而原地修改已经把它换掉了。执行 ``x.mul_(2)`` 之后，报错里写的是“output 0 of Mul”，也就是这次修改本身。
+# 如果被保存的输入本身是某个被记录的运算（这里是 ``sin``）的输出，报错按 ``backward()`` 运行时张量的 ``grad_fn``
+# 点名。梯度模式（grad mode）开启时直接作用在 ``x`` 本身上的原地修改会被自动求导记录下来，并换掉这个 ``grad_fn``：执行 ``x.mul_(2)`` 之后，报错里写的是“output 0 of Mul”，也就是这次修改本身，而不是 ``sin``。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0], requires_grad=True).sin()
 z = w * x
@@ -356,7 +356,56 @@ else:
     raise AssertionError("backward() through an edited saved non-leaf must raise")
 assert "which is output 0 of Mul, is at version 1" in message and x.grad_fn.name() == "MulBackward0"
 # sphinx_gallery_start_ignore
-assert "Sin" not in message, "the operation that made x is not named"
+assert "Sin" not in message, "after the recorded edit, the operation that made x is not named"
+# sphinx_gallery_end_ignore
+
+# %%
+# 换一种修改方式，点名的运算也跟着变，因为报错读的是张量此刻的 ``grad_fn``。在 ``torch.no_grad()`` 下修改，或经由
+# ``x.detach()`` 修改，自动求导不会记录这次修改，``grad_fn`` 仍是 ``SinBackward0``，报错写的是“output 0 of Sin”：即产生 ``x`` 的运算，尽管修改发生在它之后。经由 ``x`` 的视图（view）做一次被记录的修改，如 ``x[:2].mul_(2)``，会给
+# ``x`` 换上节点 ``CopySlices``，报错点名的就是它，全名 ``torch::autograd::CopySlices``。如果被保存的张量本身是视图（``x = base[:]``），那么无论修改的是视图还是它的基张量（base tensor），无论被记录还是在 ``torch.no_grad()``
+# 下进行，视图的 ``grad_fn`` 都会变成 ``AsStridedBackward0``，报错写的是“output 0 of AsStrided”。下面每一行都先用 ``z = w * x`` 保存 ``x``，再修改一次，然后运行 ``backward()``。
+
+
+def name_in_message(saved_view, no_grad, edit):
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True).sin()
+    x = base[:] if saved_view else base
+    z = w * x
+    with torch.set_grad_enabled(not no_grad):
+        edit(x, base)
+    try:
+        z.sum().backward()
+    except RuntimeError as e:
+        return x.grad_fn.name(), str(e).split("which is ")[1].split(", is at")[0]
+    raise AssertionError("backward() through an edited saved non-leaf must raise")
+
+
+cases = {  # 每一行：(x 是否为视图 base[:]，修改是否在 torch.no_grad() 下进行，修改本身)
+    "x.mul_(2)": (False, False, lambda x, base: x.mul_(2)),
+    "x.mul_(2) under no_grad": (False, True, lambda x, base: x.mul_(2)),
+    "x.detach().mul_(2)": (False, False, lambda x, base: x.detach().mul_(2)),
+    "x[:2].mul_(2)": (False, False, lambda x, base: x[:2].mul_(2)),
+    "x = base[:]; x.mul_(2)": (True, False, lambda x, base: x.mul_(2)),
+    "x = base[:]; x.mul_(2) under no_grad": (True, True, lambda x, base: x.mul_(2)),
+    "x = base[:]; base.mul_(2)": (True, False, lambda x, base: base.mul_(2)),
+    "x = base[:]; base.mul_(2) under no_grad": (True, True, lambda x, base: base.mul_(2)),
+}
+grad_fns, named = {}, {}
+for line, (saved_view, no_grad, edit) in cases.items():
+    grad_fns[line], named[line] = name_in_message(saved_view, no_grad, edit)
+    print(f"{line:40} x.grad_fn: {grad_fns[line]:28} message: {named[line]}")
+assert named["x.mul_(2) under no_grad"] == named["x.detach().mul_(2)"] == "output 0 of Sin", (
+    "after an edit autograd does not record, the message names Sin, the operation that made x"
+)
+# sphinx_gallery_start_ignore
+assert all(named[line] == "output 0 of " + grad_fns[line].removesuffix("Backward0") for line in cases), (
+    "every message names x's grad_fn at backward()"
+)
+assert named["x.mul_(2)"] == "output 0 of Mul", "a recorded edit of x itself names the edit, Mul"
+assert named["x[:2].mul_(2)"] == "output 0 of torch::autograd::CopySlices", "a recorded edit through a view names CopySlices"
+assert all(named[line] == "output 0 of AsStrided" for line in list(cases)[4:]), (
+    "a saved view edited through itself or its base, recorded or under no_grad, names AsStrided"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -414,7 +463,8 @@ assert r is h, "an in-place ReLU returns its input"
 
 # %%
 # 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：``Linear`` 的反向传播需要的是它的输入和权重，而不是它的输出。所以，接在反向传播不需要自身输出的层后面，且没有别的运算保存这个输出时，
-# ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错）。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
+# ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错）。但用 ``chunk``、``split`` 或 ``unbind``
+# 从这个输出切出的一块就不行了：这几个函数返回同一个张量的多个视图，对其中一个调用 ``ReLU(inplace=True)`` 或 ``torch.nn.functional.relu(..., inplace=True)``，在前向传播里当场就会报错，报错说这个视图“is the output of a function that returns multiple views”。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
 torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
 x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
@@ -438,6 +488,16 @@ except RuntimeError as e:
     assert "modified by an inplace operation" in str(e), "the multiply saved the ReLU's input"
 else:
     raise AssertionError("an in-place ReLU on an output another operation saved must make backward() raise")
+for pieces in (layer(x).chunk(2, dim=1), layer(x).split(1, dim=1), layer(x).unbind(1)):
+    for relu_in_place in (torch.nn.ReLU(inplace=True), lambda t: torch.nn.functional.relu(t, inplace=True)):
+        try:
+            relu_in_place(pieces[0])
+        except RuntimeError as e:
+            assert "is the output of a function that returns multiple views" in str(e), (
+                "an in-place ReLU on a piece from chunk, split or unbind raises the multiple-views error"
+            )
+        else:
+            raise AssertionError("an in-place ReLU on an output of chunk, split or unbind must raise at once")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -592,6 +652,6 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # 小结
 # ----
 #
-# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``，原地修改之后就是那次修改。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
+# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是视图，而它或它的基张量被修改过（无论被记录还是在 ``torch.no_grad()`` 下），则是 ``AsStrided``。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
 # ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。解决办法有四种：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即自动求导根本察觉不到的修改，见 :ref:`“.data”那一页 <data-vs-detach-data>`。

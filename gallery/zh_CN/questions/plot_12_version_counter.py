@@ -316,7 +316,7 @@ assert table["t = t + 1"][0] == (False, 0), "rebinding must leave the old tensor
 # sphinx_gallery_end_ignore
 
 # %%
-# ``vector_to_parameters`` 在处理模型参数时确实常用，比如配合在一整条扁平向量上工作的优化器。``(p * p).sum()``
+# 这八个例外里，``nn.utils.vector_to_parameters`` 是人们常对模型参数调用的函数，比如配合在一整条扁平向量上工作的优化器。``(p * p).sum()``
 # 保存了 ``p``；``vector_to_parameters`` 之后计数器仍是 0，于是 ``backward()`` 照常运行，用的却是新数值：得到的梯度，是按计算损失时的数值求导所得的十倍。
 
 p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
