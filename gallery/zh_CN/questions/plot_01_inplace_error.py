@@ -279,7 +279,7 @@ print("x.grad:  ", x.grad)
 print("exp(x):  ", x.detach().exp())
 assert torch.allclose(x.grad, x.detach().exp()), "the out-of-place edit gives the calculus gradient"
 # sphinx_gallery_start_ignore
-assert torch.allclose(x.grad, torch.func.grad(lambda t: (t.exp() + 1).sum())(x.detach())), "torch.func.grad agrees"
+assert torch.allclose(x.grad, torch.func.grad(lambda t: (t.exp() + 1).sum())(x.detach())), "torch.func.grad gives the same gradient"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -354,7 +354,8 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("backward() through an edited saved non-leaf must raise")
-assert "which is output 0 of Mul, is at version 1" in message and x.grad_fn.name() == "MulBackward0"
+assert "which is output 0 of Mul, is at version 1" in message and x.grad_fn.name() == "MulBackward0", \
+    "after the recorded edit, the message names it: output 0 of Mul, at version 1"
 # sphinx_gallery_start_ignore
 assert "Sin" not in message, "after the recorded edit, the operation that made x is not named"
 # sphinx_gallery_end_ignore
@@ -528,7 +529,8 @@ assert "Error detected in ExpBackward0. Traceback of forward call" in report, "t
 # sphinx_gallery_start_ignore
 assert report.rsplit("line ", 1)[1].startswith(f"{forward_line}, in"), "the last frame is the line of y = x.exp()"
 assert "Anomaly Detection has been enabled" in str(caught[0].message), "the first warning says the mode is on"
-assert "The variable in question was changed in there or anywhere later" in message
+assert "The variable in question was changed in there or anywhere later" in message, \
+    "in anomaly mode the error says the variable was changed in the named node or later"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -565,7 +567,8 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("loss_G.backward() after opt_D.step() must raise")
-assert "[torch.FloatTensor [3, 1]], which is output 0 of AsStrided, is at version 2; expected version 1" in message
+assert "[torch.FloatTensor [3, 1]], which is output 0 of AsStrided, is at version 2; expected version 1" in message, \
+    "the error names D.weight's transpose (AsStrided), at version 2 where 1 was saved"
 # sphinx_gallery_start_ignore
 assert at_forward == 1 and saved._base is D.weight, "the saved tensor is a view of D.weight, saved at version 1"
 
@@ -617,7 +620,7 @@ print("torch.func.grad:", expected["weight"].detach())
 print("D.weight._version:", D.weight._version)
 assert torch.allclose(G.weight.grad, expected["weight"]), "G's gradient is the one computed before the step"
 # sphinx_gallery_start_ignore
-assert torch.allclose(G.bias.grad, expected["bias"]), "the bias too"
+assert torch.allclose(G.bias.grad, expected["bias"]), "G's bias gradient is also the one computed before the step"
 assert D.weight._version == 2, "one step after initialisation"
 # sphinx_gallery_end_ignore
 
