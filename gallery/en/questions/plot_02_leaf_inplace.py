@@ -227,7 +227,8 @@ except RuntimeError as e:
 else:
     raise AssertionError("an in-place edit of a leaf that requires grad must raise")
 show("w", w)
-assert message == "a leaf Variable that requires grad is being used in an in-place operation.", "the exact message"
+assert message == "a leaf Variable that requires grad is being used in an in-place operation.", (
+    "the error is torch's 'a leaf Variable that requires grad is being used ...'")
 # sphinx_gallery_start_ignore
 assert torch.equal(w.grad, torch.tensor([2.0, 4.0])), "the gradient of sum(w**2) is 2w"
 assert w._version == 0, "the refused edit did not happen"
@@ -247,7 +248,8 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("an in-place edit of a view of a leaf must raise")
-assert message == "a view of a leaf Variable that requires grad is being used in an in-place operation.", "the exact message"
+assert message == "a view of a leaf Variable that requires grad is being used in an in-place operation.", (
+    "the error is torch's 'a view of a leaf Variable that requires grad ...'")
 
 # %%
 # Fix 1: ``torch.no_grad()``
@@ -301,7 +303,7 @@ assert layer.weight is weight and torch.equal(layer.weight, torch.tensor([[0.0] 
     "layer.weight is the same object, with row 0 zeros and row 1 ones"
 )
 # sphinx_gallery_start_ignore
-assert layer.weight.is_leaf and layer.bias.is_leaf, "both stay leaves"
+assert layer.weight.is_leaf and layer.bias.is_leaf, "after the edits layer.weight and layer.bias are still leaves"
 assert layer.weight.untyped_storage().data_ptr() == weight_memory, "the parameter keeps its storage"
 assert opt.param_groups[0]["params"][0] is layer.weight, "the optimizer holds the edited parameter"
 assert torch.equal(layer.bias, torch.zeros(2)), "nn.init.zeros_ needs no no_grad"
@@ -394,7 +396,8 @@ for _ in range(5):
     losses.append(round(loss.item(), 4))
 print("grown:", grown)
 print("losses:", losses)
-assert losses[-1] < losses[0] and tuple(opt.state[grown.weight]["exp_avg"].shape) == (4, 3), "it trains"
+assert losses[-1] < losses[0] and tuple(opt.state[grown.weight]["exp_avg"].shape) == (4, 3), (
+    "grown trains: the loss falls, and Adam's exp_avg has shape (4, 3)")
 
 # %%
 # Three other routes: a clone, ``out=`` and ``detach()``

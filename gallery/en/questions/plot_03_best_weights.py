@@ -232,7 +232,8 @@ print("same storage:", same_storage(state["weight"], model.weight))
 print("requires_grad:", state["weight"].requires_grad)
 assert same_storage(state["weight"], model.weight), "state_dict() shares the parameters' memory"
 # sphinx_gallery_start_ignore
-assert state["weight"] is not model.weight and not state["weight"].requires_grad, "a detached tensor"
+assert state["weight"] is not model.weight and not state["weight"].requires_grad, (
+    "state['weight'] is another tensor, which does not require grad")
 for key, held in state.items():
     owner = dict(model.named_parameters())[key]
     assert held is not owner and not held.requires_grad and same_storage(held, owner), (
@@ -284,9 +285,11 @@ plain, shallow, cloned, deep, kept_vars = (saved["weight"] for saved in candidat
 weights = {"model.weight": model.weight, "keep_vars=True": kept_vars, "state_dict()": plain, ".copy()": shallow}
 draw_memory("train_step(model, optimizer)", **weights, **{"clone()": cloned, "deepcopy": deep})
 # sphinx_gallery_start_ignore
-assert same_storage(plain, model.weight) and same_storage(shallow, model.weight), "references"
+assert same_storage(plain, model.weight) and same_storage(shallow, model.weight), (
+    "the state_dict() and .copy() entries share model.weight's storage")
 assert kept_vars is model.weight, "keep_vars=True holds the parameter itself"
-assert not same_storage(cloned, model.weight) and not same_storage(deep, model.weight), "snapshots"
+assert not same_storage(cloned, model.weight) and not same_storage(deep, model.weight), (
+    "the clone() and deepcopy snapshots do not share model.weight's storage")
 assert torch.equal(cloned, before) and torch.equal(deep, before), "the snapshots hold the old values"
 # sphinx_gallery_end_ignore
 
@@ -321,9 +324,11 @@ print("load_state_dict(assign=True): shares best's memory:", same_storage(other.
 snapshot = best["weight"].clone()
 train_step(other, torch.optim.SGD(other.parameters(), lr=0.1))
 print("after one step of other, best changed:", not torch.equal(best["weight"], snapshot))
-assert not same_storage(model.weight, best["weight"]) and not torch.equal(best["weight"], snapshot), "copy, share"
+assert not same_storage(model.weight, best["weight"]) and not torch.equal(best["weight"], snapshot), (
+    "load_state_dict copied best; after assign=True a step of other changed best")
 # sphinx_gallery_start_ignore
-assert model.weight is weight and torch.equal(model.weight, before), "restored in place"
+assert model.weight is weight and torch.equal(model.weight, before), (
+    "load_state_dict restored model.weight in place: same object, old values")
 assert model.weight.untyped_storage().data_ptr() == weight_memory, "load_state_dict keeps the parameter's memory"
 assert optimizer.param_groups[0]["params"][0] is model.weight, "the optimizer still holds the parameter"
 assert isinstance(other.weight, torch.nn.Parameter) and other.weight.requires_grad, (
@@ -389,9 +394,11 @@ print(".cpu() same storage:", same_storage(on_cpu["weight"], model.weight),
       " kept the old weight:", torch.equal(on_cpu["weight"], before))  # fmt: skip
 print('.to("cpu", copy=True) same storage:', same_storage(copied["weight"], model.weight),
       " kept the old weight:", torch.equal(copied["weight"], before))  # fmt: skip
-assert same_storage(on_cpu["weight"], model.weight) and torch.equal(copied["weight"], before), "alias, copy"
+assert same_storage(on_cpu["weight"], model.weight) and torch.equal(copied["weight"], before), (
+    ".cpu() shares model.weight's storage; .to('cpu', copy=True) kept the old weight")
 # sphinx_gallery_start_ignore
-assert not same_storage(copied["weight"], model.weight) and not torch.equal(model.weight, before), "the step ran"
+assert not same_storage(copied["weight"], model.weight) and not torch.equal(model.weight, before), (
+    "the copy has its own storage, and the step changed model.weight")
 try:
     torch.ones(2, device="meta").detach().to("cpu", copy=True)
 except NotImplementedError:

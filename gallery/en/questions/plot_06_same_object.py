@@ -299,7 +299,7 @@ for warning in caught:
     print(f"{warning.category.__name__}: {warning.message}")
 assert torch.equal(a, torch.tensor([1.0, 2.0, 3.0])), "the edit of the copy left a alone"
 # sphinx_gallery_start_ignore
-assert not same_storage(rebuilt, a), "torch.tensor(a) copies"
+assert not same_storage(rebuilt, a), "torch.tensor(a) gave a copy with its own storage"
 assert [record.category for record in caught] == [UserWarning] and "detach().clone()" in str(caught[0].message), (
     "torch.tensor(a) warns once, with a UserWarning that recommends detach().clone()")
 # sphinx_gallery_end_ignore

@@ -263,9 +263,11 @@ held.register_buffer("frozen", frozen)
 held_copy = copy.deepcopy(held)
 for name, t in held.named_buffers():
     print(f"{name}: is_leaf={t.is_leaf}  grad_fn={t.grad_fn}  copy: {held_copy.get_buffer(name)}")
-assert all(t.is_leaf for t in held.buffers()) and torch.equal(held_copy.frozen, frozen), "leaves deep-copy"
+assert all(t.is_leaf for t in held.buffers()) and torch.equal(held_copy.frozen, frozen), (
+    "both buffers are leaves; deepcopy(held) copied frozen's values")
 # sphinx_gallery_start_ignore
-assert torch.equal(held_copy.doubled, held.doubled) and not same_storage(held_copy.frozen, frozen), "copied"
+assert torch.equal(held_copy.doubled, held.doubled) and not same_storage(held_copy.frozen, frozen), (
+    "deepcopy copied doubled's values; frozen's copy has memory of its own")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -429,7 +429,8 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("copy_ of a source that cannot broadcast must raise")
-assert torch.equal(p, torch.full((3,), 7.0)) and torch.equal(counts, torch.tensor([1, 2, -3])), "broadcast, cast"
+assert torch.equal(p, torch.full((3,), 7.0)) and torch.equal(counts, torch.tensor([1, 2, -3])), (
+    "copy_ broadcast [7.0] over p and truncated floats into int64")
 # sphinx_gallery_start_ignore
 assert torch.equal(grid, torch.tensor([[1.0, 2.0, 3.0]] * 2)), "a (3,) source fills every row of a (2, 3) target"
 assert p.shape == (3,) and counts.dtype == torch.int64, "copy_ keeps the target's shape and dtype"

@@ -269,7 +269,7 @@ assert growth == [count_nodes(last_loss)] * 4, "the total must grow by one loss 
 
 draw_graph("total_loss after five steps", total_loss)
 # sphinx_gallery_start_ignore
-assert len(nodes) == 5, "five steps"
+assert len(nodes) == 5, "train() ran five steps, logging total_loss's node count at each"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -465,7 +465,8 @@ assert detached.cpu() is detached and row.untyped_storage().data_ptr() == out.un
     "on the CPU, .cpu() returns the tensor itself: a logged row keeps the output's whole storage"
 )
 # sphinx_gallery_start_ignore
-assert row.untyped_storage().nbytes() == out.untyped_storage().nbytes() == 16 * row.element_size(), "whole storage"
+assert row.untyped_storage().nbytes() == out.untyped_storage().nbytes() == 16 * row.element_size(), (
+    "a logged row keeps out's whole 16-element storage")
 assert row_copy.untyped_storage().nbytes() == 2 * row.element_size(), "a clone of the row has storage of its own"
 assert row_copy.untyped_storage().data_ptr() != out.untyped_storage().data_ptr(), "the clone is a copy"
 assert all(d.cpu() is d for d in (row, out.detach(), torch.zeros(3, dtype=torch.int64))), ".cpu() on CPU is self"
@@ -599,7 +600,8 @@ for backward in (True, False):
         print(f"backward()={backward}, end of step: {end}: at the top of the next step:", at_top[0],
               " after loss = ...:", after_rebinding[0])  # fmt: skip
         # sphinx_gallery_start_ignore
-        assert at_top == at_top[:1] * 2 and after_rebinding == after_rebinding[:1] * 2, "every step alike"
+        assert at_top == at_top[:1] * 2 and after_rebinding == after_rebinding[:1] * 2, (
+            f"run_loop, backward()={backward}, {end}: the previous graph looks the same at steps 2 and 3")
         # sphinx_gallery_end_ignore
 assert all(previous[backward, end][1] == (False, 0) for backward in (True, False) for end in ("nothing", "del loss")), (
     "the next loss = ... frees the previous step's graph when nothing else refers to it"
@@ -655,7 +657,8 @@ for backward in (True, False):
         with_out[backward, end] = at_top[0]
         print(f"backward()={backward}, end of step: {end}: at the top of the next step:", at_top[0])
         # sphinx_gallery_start_ignore
-        assert at_top == at_top[:1] * 2, "every step alike"
+        assert at_top == at_top[:1] * 2, (
+            f"run_loop_out, backward()={backward}, {end}: the previous graph looks the same at steps 2 and 3")
         assert after_rebinding == [(False, 0)] * 2, "the next out, loss = ... frees the previous step's graph"
         # sphinx_gallery_end_ignore
 assert [with_out[backward, end] for backward in (True, False) for end in ("del loss", "del loss, out")] == [

@@ -247,7 +247,8 @@ print("w.grad:", grad)
 print("warned:", warned)
 assert not w.is_leaf and grad is None and warned, "a cast leaf is a non-leaf without .grad"
 # sphinx_gallery_start_ignore
-assert warned == ["The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"], "the warning"
+assert warned == ["The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"], (
+    "reading w.grad warned 'The .grad attribute of a Tensor that is not a leaf ...'")
 for move in (torch.float64, "cpu:0"):
     retained = torch.ones(3, requires_grad=True).to(move)
     retained.retain_grad()
@@ -343,7 +344,7 @@ except ValueError as e:
 else:
     raise AssertionError("an optimizer must refuse a non-leaf tensor")
 # sphinx_gallery_start_ignore
-assert message == "can't optimize a non-leaf Tensor", "the exact message"
+assert message == "can't optimize a non-leaf Tensor", "SGD([w]) raised 'can't optimize a non-leaf Tensor'"
 for move in (torch.float64, "cpu:0"):
     kept_source = torch.ones(3, requires_grad=True)
     kept = kept_source.to(move)
@@ -412,12 +413,14 @@ model.to(torch.float64)
 x = torch.randn(8, 3, dtype=torch.float64)
 losses = train(model.parameters(), lambda: (model(x) - x.sum(1, keepdim=True)).pow(2).mean())
 print("model.weight.is_leaf:", model.weight.is_leaf, " losses:", losses)
-assert model.weight.is_leaf and losses == sorted(set(losses), reverse=True), "module.to() keeps leaves"
+assert model.weight.is_leaf and losses == sorted(set(losses), reverse=True), (
+    "after module.to() model.weight is a leaf and the loss falls")
 # sphinx_gallery_start_ignore
 assert isinstance(model.weight, torch.nn.Parameter) and model.weight.grad.dtype == torch.float64, (
     "model.weight is still a Parameter, and its gradient is float64")
 casts = (torch.Tensor.double, torch.Tensor.half)
-assert not any(cast(torch.randn(3, requires_grad=True)).is_leaf for cast in casts), "casts are recorded"
+assert not any(cast(torch.randn(3, requires_grad=True)).is_leaf for cast in casts), (
+    "double() and half() of a leaf that requires grad give non-leaves")
 source = torch.ones(3, requires_grad=True)
 assert source.to("cpu") is source and source.to(torch.float32) is source, "a to() that changes nothing returns the leaf"
 assert not source.to(torch.int64).requires_grad, "a cast to an integer dtype does not require grad"

@@ -246,7 +246,8 @@ rebound = [torch.zeros(2)] * 2
 rebound[0] = rebound[0] + 1
 print("edited[1]: ", edited[1])
 print("rebound[1]:", rebound[1])
-assert torch.equal(edited[1], torch.tensor([1.0, 5.0])) and torch.equal(rebound[1], torch.zeros(2)), "edits, rebinds"
+assert torch.equal(edited[1], torch.tensor([1.0, 5.0])) and torch.equal(rebound[1], torch.zeros(2)), (
+    "edits reach edited[1]; rebinding rebound[0] leaves rebound[1] zeros")
 
 # %%
 # The fix
@@ -264,7 +265,8 @@ print("per class:", per_class)
 print("same storage (sums[0], sums[1]):", same_storage(sums[0], sums[1]))
 assert torch.equal(torch.stack(sums), per_class), "one tensor per item: each class has its own sum"
 # sphinx_gallery_start_ignore
-assert not same_storage(sums[0], sums[1]) and not same_storage(sums[1], sums[2]), "three storages"
+assert not same_storage(sums[0], sums[1]) and not same_storage(sums[1], sums[2]), (
+    "sums[1] shares storage with neither sums[0] nor sums[2]")
 assert not torch.equal(per_class[0], per_class[1]), "the classes' sums differ, so the check can fail"
 # sphinx_gallery_end_ignore
 
@@ -309,14 +311,16 @@ assert all(c[0] is items[0] for c in shallow.values()) and torch.equal(deep[0], 
     "the four shallow copies hold items[0] itself, and the deep copy's item 0 kept its old values"
 )
 # sphinx_gallery_start_ignore
-assert not same_storage(deep[0], items[0]) and not same_storage(deep[1], items[1]), "deepcopy copies"
+assert not same_storage(deep[0], items[0]) and not same_storage(deep[1], items[1]), (
+    "deepcopy(items) gives both items memory of their own")
 # sphinx_gallery_end_ignore
 
 row = torch.arange(4.0)
 deep_pair = copy.deepcopy([row, row[2:]])
 print("deep_pair[0] and deep_pair[1], same storage:", same_storage(deep_pair[0], deep_pair[1]))
 print("bytes behind the copy of row[2:]:", deep_pair[1].untyped_storage().nbytes())
-assert same_storage(deep_pair[0], deep_pair[1]) and deep_pair[1].untyped_storage().nbytes() == 16, "one storage, whole"
+assert same_storage(deep_pair[0], deep_pair[1]) and deep_pair[1].untyped_storage().nbytes() == 16, (
+    "deepcopy([row, row[2:]]) keeps one storage, all 16 bytes")
 # sphinx_gallery_start_ignore
 assert not same_storage(deep_pair[0], row), "the pair's storage is a copy"
 assert copy.deepcopy(row[2:]).untyped_storage().nbytes() == 16, "a slice alone is copied with its whole storage"
@@ -346,9 +350,11 @@ print("rows[0]:", rows[0])
 print("stacked:", stacked, " same storage:", same_storage(stacked, rows[0]))
 print("joined:", joined, " same storage:", same_storage(joined, rows[0]))
 print("numbers:", numbers)
-assert torch.equal(joined[:2], torch.ones(2)) and numbers == [[1.0, 1.0], [0.0, 0.0]], "copies"
+assert torch.equal(joined[:2], torch.ones(2)) and numbers == [[1.0, 1.0], [0.0, 0.0]], (
+    "torch.cat's result and tolist() kept the values from before the edits")
 # sphinx_gallery_start_ignore
-assert not same_storage(stacked, rows[0]) and not same_storage(joined, rows[0]), "new memory"
+assert not same_storage(stacked, rows[0]) and not same_storage(joined, rows[0]), (
+    "the results of torch.stack and torch.cat have memory of their own")
 with torch.inference_mode():
     inference = torch.tensor([1.0, 2.0])
 base = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)

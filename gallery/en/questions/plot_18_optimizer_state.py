@@ -279,7 +279,8 @@ momentum = optimizer.state[old_weight]["momentum_buffer"]
 draw_memory("model.weight = nn.Parameter(...)", **{"model.weight": model.weight, "optimizer's params[0]": held},
             old_weight=old_weight, **{"optimizer's momentum": momentum})  # fmt: skip
 # sphinx_gallery_start_ignore
-assert not same_storage(held, model.weight) and not same_storage(momentum, held), "three storages"
+assert not same_storage(held, model.weight) and not same_storage(momentum, held), (
+    "the optimizer's old weight shares no storage with model.weight or the momentum")
 assert model.weight not in optimizer.state, "the optimizer keeps no state for the new weight"
 # sphinx_gallery_end_ignore
 
@@ -464,7 +465,8 @@ else:
 optimizer.load_state_dict(optimizer.state_dict())
 print("after load_state_dict(state_dict()): exp_avg", optimizer.state[model.weight]["exp_avg"].dtype)
 optimizer.step()
-assert all(optimizer.state[p]["exp_avg"].dtype == torch.float64 for p in model.parameters()), "the state follows"
+assert all(optimizer.state[p]["exp_avg"].dtype == torch.float64 for p in model.parameters()), (
+    "after load_state_dict Adam's exp_avg is float64, like the parameters")
 # sphinx_gallery_start_ignore
 for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop, torch.optim.Adagrad, torch.optim.NAdam,
              torch.optim.RAdam, torch.optim.Adamax, lambda params, lr: torch.optim.SGD(params, lr=lr, momentum=0.9)):
@@ -480,7 +482,8 @@ net = torch.nn.Linear(2, 1)
 net_optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
 cpu_weight = net.weight
 net.to("meta")
-assert net.weight is not cpu_weight and net_optimizer.param_groups[0]["params"][0] is cpu_weight, "meta: new Parameters"
+assert net.weight is not cpu_weight and net_optimizer.param_groups[0]["params"][0] is cpu_weight, (
+    "net.to('meta') made new Parameters; the optimizer holds the CPU weight")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -266,7 +266,8 @@ print("loaded.weight kept:   ", torch.equal(loaded.weight, before), " same stora
 assert torch.equal(target.weight, before) and torch.equal(loaded.weight, before), "both copies kept the weights"
 # sphinx_gallery_start_ignore
 assert not torch.equal(online.weight, before), "the step changed the online network"
-assert not same_storage(target.bias, online.bias) and not same_storage(loaded.bias, online.bias), "own memory"
+assert not same_storage(target.bias, online.bias) and not same_storage(loaded.bias, online.bias), (
+    "target.bias and loaded.bias do not share online.bias's storage")
 # sphinx_gallery_end_ignore
 assigned = torch.nn.Linear(2, 2)
 assigned.load_state_dict(online.state_dict(), assign=True)
@@ -290,7 +291,8 @@ assert all(type(a) is torch.nn.Parameter for a, _ in pairs), "the target's tenso
 biases = {"online.bias": online.bias, "assigned.bias": assigned.bias}
 draw_memory("td_step(online, target, optimizer)", **biases, **{"target.bias": target.bias, "loaded.bias": loaded.bias})
 # sphinx_gallery_start_ignore
-assert same_storage(assigned.bias, online.bias) and assigned.bias is not online.bias, "one memory"
+assert same_storage(assigned.bias, online.bias) and assigned.bias is not online.bias, (
+    "assign=True: assigned.bias is another object on online.bias's memory")
 assert not same_storage(target.bias, loaded.bias), "the two copies do not share either"
 assert torch.equal(target.bias, loaded.bias) and not torch.equal(target.bias, online.bias), "the copies kept the old bias"
 # sphinx_gallery_end_ignore
@@ -315,7 +317,8 @@ for step in range(6):
             online_goal = (rewards + 0.9 * online(next_states).max(1).values)[0].item()
     goals.append(td_step(online, target, optimizer)[0].item())
 print("goal of sample 0 at each step:", [round(g, 4) for g in goals])
-assert goals[0] == goals[1] == goals[2] != goals[3] == goals[4] == goals[5] == online_goal, "still between syncs"
+assert goals[0] == goals[1] == goals[2] != goals[3] == goals[4] == goals[5] == online_goal, (
+    "the target copy's goal held still for 3 steps, then took the online goal")
 
 # %%
 # Soft updates
@@ -400,7 +403,7 @@ print("running_mean equal:", torch.equal(average.module[1].running_mean, net[1].
 assert torch.allclose(average.module[0].weight, torch.stack(recorded).mean(0)), "a running mean of the weights"
 # sphinx_gallery_start_ignore
 assert not same_storage(average.module[0].weight, net[0].weight), "AveragedModel deep-copies the network"
-assert average.n_averaged.item() == 3, "three updates"
+assert average.n_averaged.item() == 3, "AveragedModel counted three update_parameters() calls"
 assert not torch.equal(recorded[0], recorded[2]), "the weights moved, so the mean is not any one of them"
 assert torch.equal(average.module[1].running_mean, net[1].running_mean), "buffers are copied from net"
 assert not same_storage(average.module[1].running_mean, net[1].running_mean), "into the copy's own buffers"

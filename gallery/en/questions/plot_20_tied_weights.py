@@ -269,9 +269,11 @@ draw_memory("state = model.state_dict()", **{"embedding.weight": model.embedding
 print("named_parameters():", [name for name, _ in model.named_parameters()])
 print("parameters():", len(list(model.parameters())), "tensor")
 print("remove_duplicate=False:", [name for name, _ in model.named_parameters(remove_duplicate=False)])
-assert [name for name, _ in model.named_parameters()] == ["embedding.weight"], "listed once"
+assert [name for name, _ in model.named_parameters()] == ["embedding.weight"], (
+    "named_parameters() lists the tied weight once, as embedding.weight")
 # sphinx_gallery_start_ignore
-assert len(list(model.parameters())) == 1 and next(model.parameters()) is model.embedding.weight, "once"
+assert len(list(model.parameters())) == 1 and next(model.parameters()) is model.embedding.weight, (
+    "parameters() yields the tied weight once: embedding.weight itself")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -337,7 +339,8 @@ assert fresh.decoder.weight is fresh.embedding.weight and torch.equal(fresh.embe
     "the model stays tied, with the values of decoder.weight, loaded last"
 )
 # sphinx_gallery_start_ignore
-assert not same_storage(fresh.embedding.weight, loaded["embedding.weight"]), "load_state_dict copies"
+assert not same_storage(fresh.embedding.weight, loaded["embedding.weight"]), (
+    "load_state_dict copied the entries into the model's own memory")
 with torch.random.fork_rng():
     reordered = Tied()
 reordered.load_state_dict({"decoder.weight": torch.ones(5, 3), "embedding.weight": torch.zeros(5, 3)})
@@ -379,7 +382,8 @@ before = model.embedding.weight.detach().clone()
 optimizer.step()
 print("one step of lr * grad:", torch.allclose(model.embedding.weight, before - 0.5 * model.embedding.weight.grad))
 assert torch.allclose(model.embedding.weight.grad, as_embedding.grad + as_decoder.grad), "one grad, both uses"
-assert torch.allclose(model.embedding.weight, before - 0.5 * model.embedding.weight.grad), "stepped once"
+assert torch.allclose(model.embedding.weight, before - 0.5 * model.embedding.weight.grad), (
+    "step() moved the tied weight once: weight - lr * grad")
 
 # %%
 # Tying the memory instead breaks it

@@ -255,7 +255,8 @@ assert all(torch.equal(a, b) for a, b in zip(layers[0].parameters(), layers[2].p
 draw_memory("ModuleList([Linear(4, 4)] * 3)", **{f"layers[{i}].weight": layers[i].weight for i in range(3)},
             **{"optimizer's params[0]": optimizer.param_groups[0]["params"][0]})  # fmt: skip
 # sphinx_gallery_start_ignore
-assert layers[0].weight is layers[1].weight is layers[2].weight, "one weight object"
+assert layers[0].weight is layers[1].weight is layers[2].weight, (
+    "layers[0], layers[1] and layers[2] hold one weight object")
 assert optimizer.param_groups[0]["params"][0] is layers[0].weight, "the optimizer holds that object"
 # sphinx_gallery_end_ignore
 
@@ -276,7 +277,8 @@ containers = {
 }
 for name, c in containers.items():
     print(f"{name:<10}", "c[0] is c[2]:", c[0] is c[2], " c[0] is block:", c[0] is block)
-assert all(c[0] is block and c[1] is block and c[2] is block for c in containers.values()), "one block"
+assert all(c[0] is block and c[1] is block and c[2] is block for c in containers.values()), (
+    "a list, ModuleList and Sequential of [block] * 3 hold block itself thrice")
 
 # %%
 # ``parameters()`` and ``named_parameters()`` list it once
@@ -291,9 +293,11 @@ print("parameters():", len(list(layers.parameters())), "tensors")
 print("named_parameters():", [name for name, _ in layers.named_parameters()])
 print("remove_duplicate=False:", [name for name, _ in layers.named_parameters(remove_duplicate=False)])
 print("optimizer holds:", len(optimizer.param_groups[0]["params"]), "tensors")
-assert [name for name, _ in layers.named_parameters()] == ["0.weight", "0.bias"], "listed once"
+assert [name for name, _ in layers.named_parameters()] == ["0.weight", "0.bias"], (
+    "named_parameters() lists the shared weight and bias once")
 # sphinx_gallery_start_ignore
-assert len(list(layers.parameters())) == 2 and len(optimizer.param_groups[0]["params"]) == 2, "two tensors"
+assert len(list(layers.parameters())) == 2 and len(optimizer.param_groups[0]["params"]) == 2, (
+    "parameters() and the optimizer hold two tensors")
 assert len(list(layers.named_parameters(remove_duplicate=False))) == 6, "six names without deduplication"
 for kind in ("ModuleList", "Sequential"):
     assert len(list(containers[kind].parameters())) == 2, f"{kind} of [block] * 3 lists one block's parameters"
@@ -343,7 +347,8 @@ state = layers.state_dict()
 print("keys:", list(state))
 print("state['0.weight'] is state['2.weight']:", state["0.weight"] is state["2.weight"])
 print("same storage:", same_storage(state["0.weight"], state["2.weight"]))
-assert list(state) == [f"{i}.{p}" for i in range(3) for p in ("weight", "bias")], "six keys"
+assert list(state) == [f"{i}.{p}" for i in range(3) for p in ("weight", "bias")], (
+    "state_dict() repeats weight and bias under each index: six keys")
 assert state["0.weight"] is not state["2.weight"] and same_storage(state["0.weight"], state["2.weight"]), (
     "two entries: two objects on one storage"
 )
@@ -357,7 +362,7 @@ for kind in ("ModuleList", "Sequential"):
     assert keys == [f"{i}.0.{p}" for i in range(3) for p in ("weight", "bias")], f"{kind}: keys repeat"
     kind_state = containers[kind].state_dict()
     assert same_storage(kind_state["0.0.weight"], kind_state["2.0.weight"]), f"{kind}: over one storage"
-assert state["1.weight"] is not state["2.weight"], "three objects"
+assert state["1.weight"] is not state["2.weight"], "the state_dict entries 1.weight and 2.weight are two objects"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -411,7 +416,7 @@ assert not result.missing_keys and not result.unexpected_keys and torch.equal(la
 )
 # sphinx_gallery_start_ignore
 assert not torch.equal(layers[0].weight, separate[0].weight), "the first layer's values are lost"
-assert not torch.equal(layers[0].weight, separate[1].weight), "and the second's"
+assert not torch.equal(layers[0].weight, separate[1].weight), "the second layer's values are lost too"
 assert not same_storage(layers[0].weight, separate[2].weight), "load_state_dict copies the values"
 # sphinx_gallery_end_ignore
 
@@ -444,7 +449,8 @@ print("before: layers[0].weight equal to layers[2].weight:", torch.equal(layers[
 print("same storage:", same_storage(layers[0].weight, layers[2].weight))
 print("fresh[0].weight equal to fresh[2].weight:", torch.equal(fresh[0].weight, fresh[2].weight))
 # sphinx_gallery_start_ignore
-assert torch.equal(layers[0].weight, layer.weight) and torch.equal(layers[2].weight, layer.weight), "equal start"
+assert torch.equal(layers[0].weight, layer.weight) and torch.equal(layers[2].weight, layer.weight), (
+    "both deep copies start with layer's weight")
 assert not same_storage(layers[0].weight, layer.weight), "in memory of their own"
 assert not torch.equal(fresh[0].weight, fresh[2].weight), "new layers start from new random values"
 # sphinx_gallery_end_ignore
@@ -459,7 +465,8 @@ assert not torch.equal(layers[0].weight, layers[2].weight) and len(optimizer.par
 # sphinx_gallery_start_ignore
 assert not same_storage(layers[0].weight, layers[2].weight), "deep copies have memory of their own"
 assert not torch.equal(layers[0].weight, layers[1].weight), "every layer trained on its own"
-assert sum(p.numel() for p in layers.parameters()) == 60 and len(list(fresh.parameters())) == 6, "60 in six"
+assert sum(p.numel() for p in layers.parameters()) == 60 and len(list(fresh.parameters())) == 6, (
+    "the deep-copied stack has 60 parameters; the new layers six tensors")
 assert sum(p.numel() for p in fresh.parameters()) == 60, "new layers: 60 too"
 # sphinx_gallery_end_ignore
 
@@ -474,7 +481,7 @@ draw_memory("ModuleList([deepcopy(layer) for _ in range(3)])",
             **{f"layers[{i}].weight": layers[i].weight for i in range(3)})  # fmt: skip
 # sphinx_gallery_start_ignore
 assert not same_storage(layers[0].weight, layers[1].weight) and not same_storage(layers[1].weight, layers[2].weight), (
-    "three storages"
+    "layers[1].weight shares no storage with layers[0].weight or layers[2].weight"
 )
 # sphinx_gallery_end_ignore
 
@@ -494,7 +501,7 @@ print("same output as ModuleList([layer] * 3):", torch.equal(looped, forward(tor
 print("parameters:", sum(p.numel() for p in layer.parameters()))
 assert torch.equal(looped, forward(torch.nn.ModuleList([layer] * 3), inputs)), "the loop is the shared stack"
 # sphinx_gallery_start_ignore
-assert sum(p.numel() for p in layer.parameters()) == 20, "one layer's parameters"
+assert sum(p.numel() for p in layer.parameters()) == 20, "one Linear(4, 4) layer has 20 parameters"
 assert sum(p.numel() for p in torch.nn.ModuleList([layer] * 3).parameters()) == 20, "the same as the stack's"
 # sphinx_gallery_end_ignore
 

@@ -243,7 +243,8 @@ print("file of torch.save(head): ", size_head, "bytes")
 print("file of head.clone():     ", size_clone, "bytes")
 assert size_head == size_t > 400_000 > 200 * size_clone, "the slice's file is as large as the whole tensor's"
 # sphinx_gallery_start_ignore
-assert save_and_load(head)[0] == size_head and save_and_load(head.clone())[0] == size_clone, "sizes repeat"
+assert save_and_load(head)[0] == size_head and save_and_load(head.clone())[0] == size_clone, (
+    "saving head and head.clone() again gives the same file sizes")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -333,7 +334,8 @@ assert head.contiguous() is head and save_and_load(head.contiguous())[0] == save
 )
 assert copied == ["t[::2]", "t.view(1000, 100)[:, 0]"], "contiguous() copies only the strided views"
 # sphinx_gallery_start_ignore
-assert copied == [name for name, make in views.items() if not make(t).is_contiguous()], "copied: the non-contiguous"
+assert copied == [name for name, make in views.items() if not make(t).is_contiguous()], (
+    "contiguous() copied exactly the views that are not contiguous")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -357,8 +359,10 @@ print("one call:  storages written:", records_one, " loaded b:", one["b"])
 print("two calls: storages written:", records_a + records_b, " loaded b:", two_b)
 print("one call, same storage:", same_storage(one["a"], one["b"]))
 print("two calls, separate storage:", not same_storage(two_a, two_b))
-assert records_one == 1 and same_storage(one["a"], one["b"]) and one["b"][1] == 100.0, "one storage, shared"
-assert records_a + records_b == 2 and not same_storage(two_a, two_b) and two_b[1] == 3.0, "two separate storages"
+assert records_one == 1 and same_storage(one["a"], one["b"]) and one["b"][1] == 100.0, (
+    "one torch.save call: one storage, shared by the loaded a and b")
+assert records_a + records_b == 2 and not same_storage(two_a, two_b) and two_b[1] == 3.0, (
+    "two torch.save calls: two storages; a write to a misses b")
 # sphinx_gallery_start_ignore
 assert two_a.untyped_storage().nbytes() == two_b.untyped_storage().nbytes() == 24, "each holds the whole t"
 assert torch.equal(t, torch.arange(6.0)), "the edits of the loaded tensors did not reach t"

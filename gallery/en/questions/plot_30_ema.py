@@ -350,7 +350,7 @@ assert all(buffers_follow), "the buffer loop keeps the EMA's running statistics 
 for avg, live in zip(ema.parameters(), model.parameters(), strict=True):
     assert not same_storage(avg, live), "every EMA parameter has memory of its own"
     assert avg.is_leaf and not avg.requires_grad and avg.grad is None, "the EMA stays out of autograd"
-assert len(matches) == 4, "four steps"
+assert len(matches) == 4, "the EMA was compared with the formula after each of four steps"
 for avg, live in zip(ema.buffers(), model.buffers(), strict=True):
     assert not same_storage(avg, live), "every EMA buffer has memory of its own"
 # sphinx_gallery_end_ignore
@@ -364,7 +364,7 @@ for avg, live in zip(ema.buffers(), model.buffers(), strict=True):
 
 draw_memory("ema = copy.deepcopy(model)", **{"model[0].weight": model[0].weight, "ema[0].weight": ema[0].weight})
 # sphinx_gallery_start_ignore
-assert not same_storage(model[0].weight, ema[0].weight), "two storages"
+assert not same_storage(model[0].weight, ema[0].weight), "model[0].weight and ema[0].weight are on two storages"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -399,7 +399,8 @@ assert params_only[1].num_batches_tracked.item() == 0 and bn_model[1].num_batche
     "params_only counted no batch, the model four"
 )
 # sphinx_gallery_start_ignore
-assert all(torch.equal(a, b) for a, b in zip(params_only.parameters(), ema.parameters(), strict=True)), "same average"
+assert all(torch.equal(a, b) for a, b in zip(params_only.parameters(), ema.parameters(), strict=True)), (
+    "params_only's parameters equal the EMA's")
 assert all(torch.equal(a, b) for a, b in zip(bn_model.buffers(), ema.buffers(), strict=True)), "ema has the model's"
 assert not torch.equal(bn_model[1].running_mean, torch.zeros(4)), "the model's running mean moved"
 # sphinx_gallery_end_ignore
@@ -471,7 +472,7 @@ assert all(torch.allclose(a, want) for a, want in zip(averaged.module.parameters
     "AveragedModel follows the formula from the first update"
 )
 # sphinx_gallery_start_ignore
-assert averaged.n_averaged.item() == 4, "four updates"
+assert averaged.n_averaged.item() == 4, "averaged counted four update_parameters() calls"
 assert not torch.allclose(averaged.module[2].weight, ema[2].weight), "a start at step 1 is another average than one at step 0"
 assert all(
     torch.allclose(a, want) for a, want in zip(with_buffers.module.parameters(), expected, strict=True)

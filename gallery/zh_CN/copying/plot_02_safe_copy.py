@@ -277,7 +277,7 @@ with torch.no_grad():
 print("a:", a)
 print("b:", b)
 # sphinx_gallery_start_ignore
-assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "a must change"
+assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "a.mul_(10) under no_grad() made a [10, 20, 30]"
 # sphinx_gallery_end_ignore
 assert torch.equal(b, torch.tensor([100.0, 2.0, 3.0])), "b must not change"
 
@@ -298,7 +298,7 @@ assert "detach().clone()" in str(caught[0].message), "the warning must recommend
 # sphinx_gallery_start_ignore
 assert len(caught) == 1, "torch.tensor(a) must warn once"
 assert caught[0].category is UserWarning, "the warning must be a UserWarning"
-assert not same_storage(a, t), "torch.tensor(a) must copy"
+assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -320,15 +320,18 @@ for name, made_tensor in made.items():
     node = type(made_tensor.grad_fn).__name__ if made_tensor.grad_fn else None
     print(f"{name}: is a {made_tensor is a}, same storage {same_storage(a, made_tensor)}, grad_fn {node}")
 assert made["torch.as_tensor(a)"] is a and made["torch.asarray(a)"] is a, "both return a itself"
-assert not same_storage(a, by_default) and type(by_default.grad_fn).__name__ == "CloneBackward0", "a clone"
+assert not same_storage(a, by_default) and type(by_default.grad_fn).__name__ == "CloneBackward0", (
+    "torch.asarray(a, copy=True) is a copy recorded as CloneBackward0")
 outside = made["torch.asarray(a, copy=True, requires_grad=False)"]
-assert not same_storage(a, outside) and outside.grad_fn is None and not outside.requires_grad, "a detached copy"
+assert not same_storage(a, outside) and outside.grad_fn is None and not outside.requires_grad, (
+    "torch.asarray(a, copy=True, requires_grad=False) is a copy that needs no grad")
 assert torch.equal(outside, a.detach().clone()), "the same values as a.detach().clone()"
 # sphinx_gallery_start_ignore
 # The same for a non-leaf source: as_tensor and asarray return it, graph and all.
 doubled = a * 2
 assert torch.as_tensor(doubled) is doubled and torch.asarray(doubled) is doubled, "no copy of a non-leaf either"
-assert torch.asarray(doubled, copy=True, requires_grad=False).grad_fn is None, "requires_grad=False detaches"
+assert torch.asarray(doubled, copy=True, requires_grad=False).grad_fn is None, (
+    "torch.asarray(a * 2, copy=True, requires_grad=False) has no grad_fn")
 # sphinx_gallery_end_ignore
 
 
@@ -347,7 +350,8 @@ assert (
     torch.equal(the_long_way, the_short_way) and not the_long_way.requires_grad and not the_short_way.requires_grad
 ), "a.clone().detach() equals a.detach().clone(), and neither requires grad"
 assert not same_storage(a, the_long_way) and not same_storage(a, the_short_way), "each has memory of its own"
-assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone().grad_fn is None, "the node"
+assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone().grad_fn is None, (
+    "a.clone() records CloneBackward0; a.detach().clone() records no node")
 
 # %%
 # 小结

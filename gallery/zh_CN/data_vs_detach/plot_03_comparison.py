@@ -479,7 +479,8 @@ show("b", b)
 print("a.grad, edit through detach():", grad_detach)
 print("a.grad, edit under no_grad():  ", grad_no_grad)
 print("a.grad, b + (9 * b).detach():  ", grad_constant)
-assert torch.equal(grad_detach, grad_no_grad) and torch.equal(grad_detach, grad_constant), "one gradient"
+assert torch.equal(grad_detach, grad_no_grad) and torch.equal(grad_detach, grad_constant), (
+    "the edit through detach(), under no_grad() or as a constant: one a.grad")
 # sphinx_gallery_start_ignore
 assert torch.equal(grad_detach, 80 * torch.tensor([1.0, 2.0, 3.0])), "backward() returned 80 * a"
 # sphinx_gallery_end_ignore
@@ -520,5 +521,5 @@ assert torch.allclose(a.grad, s * (1 - s)), "backward() gives the correct gradie
 # sphinx_gallery_start_ignore
 assert not same_storage(scaled, out), "out-of-place gives new storage"
 assert not same_storage(copy, out), "the copy has its own storage"
-assert out._version == 0 and not torch.equal(out, copy), "neither touched out"
+assert out._version == 0 and not torch.equal(out, copy), "out is unedited (version 0) and unlike the zeroed copy"
 # sphinx_gallery_end_ignore

@@ -293,8 +293,9 @@ print("np.array(t) shares:            ", shares(t, copied))
 print("np.array(t) warned:", [f"{w.category.__name__}: {w.message}" for w in caught])
 assert not shares(torch.tensor(array), array) and not shares(t, copied), "torch.tensor and np.array copy"
 # sphinx_gallery_start_ignore
-assert shares(torch.from_numpy(array), array) and shares(torch.as_tensor(array), array), "these two share"
-assert shares(t, t.numpy()) and shares(t, np.asarray(t)), "these two share"
+assert shares(torch.from_numpy(array), array) and shares(torch.as_tensor(array), array), (
+    "torch.from_numpy and torch.as_tensor share the array's memory")
+assert shares(t, t.numpy()) and shares(t, np.asarray(t)), "t.numpy() and np.asarray(t) share t's memory"
 assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype change forces a copy"
 assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []
@@ -409,7 +410,7 @@ assert shared.tolist() == [2.0, 3.0, 4.0] and array.tolist() == [3.0, 4.0, 5.0],
 values = shared.tolist()
 shared.mul_(10)
 print("tolist() before shared.mul_(10):", values)
-assert values == [2.0, 3.0, 4.0], "tolist() copies"
+assert values == [2.0, 3.0, 4.0], "tolist() kept [2, 3, 4] after shared.mul_(10)"
 
 # %%
 # 在 CPU 上也会复制的转换
@@ -486,7 +487,8 @@ negative = refused["negative bit, conj().imag"]
 print("negative.is_neg():", negative.is_neg(), " numpy(force=True):", negative.numpy(force=True))
 # sphinx_gallery_start_ignore
 assert negative.is_neg() and not shares(negative, negative.numpy(force=True)), "force=True resolves the bit"
-assert np.array_equal(negative.numpy(force=True), np.array([-2.0, 1.0], dtype=np.float32)), "the imaginary parts"
+assert np.array_equal(negative.numpy(force=True), np.array([-2.0, 1.0], dtype=np.float32)), (
+    "numpy(force=True) of conj().imag holds [-2, 1]")
 try:
     negative.numpy()
 except RuntimeError as e:

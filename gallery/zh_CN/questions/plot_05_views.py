@@ -223,7 +223,8 @@ for name, result in results.items():
 assert views == list(results)[:6], "the first six are views, the last four are copies"
 # sphinx_gallery_start_ignore
 assert all(same_storage(results[key], x) for key in views), "every view shares x's memory"
-assert not any(same_storage(results[key], x) for key in list(results)[6:]), "no copy does"
+assert not any(same_storage(results[key], x) for key in list(results)[6:]), (
+    "advanced indexing, x.t().reshape and x.t().contiguous() share no memory with x")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -318,7 +319,7 @@ transposed = base.t()
 row.add_(1.0)
 print("base:", base)
 print("_version: base", base._version, " row", row._version, " transposed", transposed._version)
-assert base._version == row._version == transposed._version == 1, "one counter"
+assert base._version == row._version == transposed._version == 1, "row.add_ put base, row and transposed at version 1"
 other = torch.zeros(2, 3)
 other[0].apply_(lambda v: v + 1)
 print("after other[0].apply_: other", other, " _version", other._version)

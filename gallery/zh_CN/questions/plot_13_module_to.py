@@ -223,7 +223,8 @@ except RuntimeError as e:
 else:
     raise AssertionError("a float64 model must refuse a float32 input")
 # sphinx_gallery_start_ignore
-assert message == "mat1 and mat2 must have the same dtype, but got Float and Double", "the exact message"
+assert message == "mat1 and mat2 must have the same dtype, but got Float and Double", (
+    "the error is torch's 'mat1 and mat2 must have the same dtype, but got Float and Double'")
 assert model.weight.dtype == torch.float64 and x.dtype == torch.float32, "the model converted, x not"
 # sphinx_gallery_end_ignore
 
@@ -242,7 +243,8 @@ except RuntimeError as e:
 else:
     raise AssertionError("a model on meta must refuse an input on the CPU")
 # sphinx_gallery_start_ignore
-assert message == "Tensor on device meta is not on the expected device cpu!", "the exact message"
+assert message == "Tensor on device meta is not on the expected device cpu!", (
+    "the error is torch's 'Tensor on device meta is not on the expected device cpu!'")
 assert model.weight.is_meta and x.device.type == "cpu", "the model moved, x stayed on the CPU"
 # sphinx_gallery_end_ignore
 
@@ -262,7 +264,8 @@ print("same storage:", same_storage(model.weight, memory))
 print("optimizer holds model.weight:", optimizer.param_groups[0]["params"][0] is model.weight)
 assert returned is model and model.weight is weight, "to(dtype) returns the model and keeps its Parameters"
 # sphinx_gallery_start_ignore
-assert weight.dtype == torch.float64 and not same_storage(weight, memory), "new float64 memory"
+assert weight.dtype == torch.float64 and not same_storage(weight, memory), (
+    "to(float64) gave the Parameter new float64 memory")
 assert optimizer.param_groups[0]["params"][0] is model.weight, "the optimizer holds the converted Parameter"
 # sphinx_gallery_end_ignore
 
@@ -320,7 +323,8 @@ for kind, t in kinds.items():
 assert all(t.dtype == torch.float32 and t.device.type == "cpu" for t in kinds.values()), "to() left each t as it was"
 image = torch.ones(1, 2, 2, 2)
 assert image.to(torch.float32) is image, "to() of a 4-D tensor's own dtype returns it"
-assert image.to(torch.float32, memory_format=torch.channels_last) is not image, "another memory_format copies"
+assert image.to(torch.float32, memory_format=torch.channels_last) is not image, (
+    "channels_last copies a contiguous 4-D tensor")
 assert image.to(torch.float32, memory_format=torch.contiguous_format) is image, "the layout it has: no copy"
 channels_last_image = image.contiguous(memory_format=torch.channels_last)
 assert channels_last_image.to(torch.float32, memory_format=torch.channels_last) is channels_last_image, (
@@ -337,7 +341,8 @@ for case, odd in {"a transpose": transposed, "a permuted 4-D tensor": permuted_i
     assert kept_as_is is odd and not kept_as_is.is_contiguous(), f"{case}: contiguous_format returns it as it is"
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: without a dtype too"
     assert odd.contiguous() is not odd and odd.contiguous().is_contiguous(), f"{case}: contiguous() copies it"
-assert all(t.to(memory_format=torch.contiguous_format) is t for t in kinds.values()), "contiguous_format: each kind"
+assert all(t.to(memory_format=torch.contiguous_format) is t for t in kinds.values()), (
+    "contiguous_format returns each of the six kinds of tensor itself")
 sliced_channels_last = torch.ones(2, 3, 4, 6).contiguous(memory_format=torch.channels_last)[..., ::2]
 permuted_volume = torch.ones(2, 4, 5, 6, 3).permute(0, 4, 1, 2, 3)
 read_as_channels_last = {"a sliced channels_last tensor": sliced_channels_last, "a permuted 5-D tensor": permuted_volume,
@@ -348,7 +353,8 @@ for case, odd in read_as_channels_last.items():
 one_channel = torch.zeros(8, 1, 4, 4)
 one_channel_last = one_channel.to(memory_format=torch.channels_last)
 assert one_channel_last.is_contiguous(), "a channels_last batch of one channel is contiguous"
-assert one_channel_last.to(memory_format=torch.contiguous_format) is not one_channel_last, "contiguous_format copies it"
+assert one_channel_last.to(memory_format=torch.contiguous_format) is not one_channel_last, (
+    "contiguous_format copies a channels_last batch of one channel")
 assert one_channel.is_contiguous(memory_format=torch.channels_last), "one channel: channels_last by is_contiguous"
 assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "to(channels_last) still copies it"
 assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
@@ -378,7 +384,8 @@ for module_call, target_dtype in ((torch.nn.Module.half, torch.float16), (torch.
                                          "r": torch.nn.Linear(1, 1, dtype=torch.bfloat16),
                                          "n": torch.nn.BatchNorm1d(1, dtype=torch.complex64)}))
     assert all(p.dtype == torch.complex64 for p in converted_dict["c"].parameters()), "complex parameters stay complex"
-    assert converted_dict["n"].running_mean.dtype == converted_dict["n"].running_var.dtype == torch.complex64, "buffers too"
+    assert converted_dict["n"].running_mean.dtype == converted_dict["n"].running_var.dtype == torch.complex64, (
+        f"{module_call.__name__}() leaves complex BatchNorm buffers complex64")
     assert converted_dict["n"].num_batches_tracked.dtype == torch.int64, "an integer buffer keeps its dtype"
     assert all(p.dtype == target_dtype for p in converted_dict["r"].parameters()), "floating-point parameters are converted"
 assert all(m is model for m in (model.half(), model.float(), model.double())), "a module's calls return it"

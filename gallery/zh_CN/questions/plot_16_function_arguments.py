@@ -337,7 +337,8 @@ print("shallow is model:", shallow is model)
 print("shallow.weight is model.weight:", shallow.weight is model.weight)
 for name in ("_parameters", "_buffers", "_modules", "_forward_hooks", "__dict__"):
     print(f"{name:<14} shared: {getattr(shallow, name) is getattr(model, name)}")
-assert shallow.weight is model.weight and shallow._parameters is model._parameters, "shared"
+assert shallow.weight is model.weight and shallow._parameters is model._parameters, (
+    "copy.copy(model) shares model's weight and _parameters dict")
 # sphinx_gallery_start_ignore
 assert shallow._buffers is model._buffers and shallow._modules is model._modules, "the other dicts too"
 assert shallow._forward_hooks is model._forward_hooks and shallow._backward_hooks is model._backward_hooks, (
@@ -389,7 +390,8 @@ for _ in range(3):
 print("model.weight:  ", model.weight.detach())
 print("shallow.weight:", shallow.weight.detach())
 print("deep.weight:   ", deep.weight.detach())
-assert torch.equal(shallow.weight, model.weight) and torch.equal(deep.weight, before), "follows, kept"
+assert torch.equal(shallow.weight, model.weight) and torch.equal(deep.weight, before), (
+    "shallow.weight followed the steps; deep.weight kept the old values")
 # sphinx_gallery_start_ignore
 assert not torch.equal(model.weight, before), "the steps changed the weight"
 assert not same_storage(deep.weight, model.weight), "the deep copy has memory of its own"

@@ -389,7 +389,8 @@ queue.join_thread()
 print("Queue.put returned; the first item out:", first)
 print("the feeder thread's error:", *(f"{type(e).__name__}: {e}" for e in feeder_errors))
 assert torch.equal(first, torch.ones(3)) and len(feeder_errors) == 1, "put returned, and the non-leaf was dropped"
-assert str(feeder_errors[0]).startswith("Cowardly refusing to serialize non-leaf tensor which requires_grad"), "why"
+assert str(feeder_errors[0]).startswith("Cowardly refusing to serialize non-leaf tensor which requires_grad"), (
+    "the feeder thread's error: 'Cowardly refusing to serialize non-leaf tensor ...'")
 simple = ctx.SimpleQueue()
 try:
     simple.put(non_leaf)

@@ -220,7 +220,8 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError(".data under vmap must raise")
-assert message == "accessing `data` under vmap transform is not allowed", "the exact message"
+assert message == "accessing `data` under vmap transform is not allowed", (
+    "vmap raised 'accessing `data` under vmap transform is not allowed'")
 
 # %%
 # ``vmap`` 还拒绝什么
@@ -266,7 +267,8 @@ def read_layout(t):
 vmap(read_layout)(batch)
 print("t.stride():", layout["stride"], " t.storage_offset():", layout["storage_offset"],
       " repr(t) starts:", layout["repr"].split("(")[0])  # fmt: skip
-assert (layout["stride"], layout["storage_offset"]) == (batch[0].stride(), batch[0].storage_offset()), "one row's"
+assert (layout["stride"], layout["storage_offset"]) == (batch[0].stride(), batch[0].storage_offset()), (
+    "inside vmap, t has one row's stride and storage offset")
 assert layout["repr"].startswith("BatchedTensor("), "repr() ran under vmap and names the batched tensor"
 
 # %%

@@ -320,10 +320,12 @@ kept_strides = {"a.t()": a.t(), "x.permute(2, 0, 1)": x.permute(2, 0, 1), "x.tra
 made_contiguous = {"column.expand(3, 4)": column.expand(3, 4), "x[:, ::2]": x[:, ::2], "x[:, :, :2]": x[:, :, :2]}
 for name, t in {**kept_strides, **made_contiguous}.items():
     print(f"{name:<20} stride {t.stride()!s:<12} clone's stride {t.clone().stride()}")
-assert all(t.clone().stride() == t.stride() and not t.is_contiguous() for t in kept_strides.values()), "strides kept"
-assert all(t.clone().is_contiguous() and not t.is_contiguous() for t in made_contiguous.values()), "made contiguous"
+assert all(t.clone().stride() == t.stride() and not t.is_contiguous() for t in kept_strides.values()), (
+    "clone() keeps the strides of a.t(), the permute and the transpose")
+assert all(t.clone().is_contiguous() and not t.is_contiguous() for t in made_contiguous.values()), (
+    "clone() of the expand and the two gapped slices is contiguous")
 # sphinx_gallery_start_ignore
-assert x[0][:, ::2].t().stride() == (2, 4), "a gapped transpose"
+assert x[0][:, ::2].t().stride() == (2, 4), "x[0][:, ::2].t() has strides (2, 4)"
 assert x[0][:, ::2].t().clone().stride() == (1, 2), "its clone is dense, in the transposed order"
 assert not x[0][:, ::2].t().clone().is_contiguous(), "so the clone of a gapped transpose is not contiguous"
 # sphinx_gallery_end_ignore
@@ -340,7 +342,8 @@ for name, copy in fixes.items():
 assert all(c.is_contiguous() and not same_storage(c, a) for c in fixes.values()), "both are contiguous copies"
 # sphinx_gallery_start_ignore
 flat_values = torch.tensor([0.0, 3.0, 1.0, 4.0, 2.0, 5.0])
-assert all(torch.equal(c.view(-1), flat_values) for c in fixes.values()), "view(-1) works"
+assert all(torch.equal(c.view(-1), flat_values) for c in fixes.values()), (
+    "view(-1) works on both contiguous copies, in a.t()'s order")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -375,8 +378,9 @@ assert by_source["a"] == {True} and by_source["arange(12)[::2]"] == {True}, "con
 mixed = [by_source[name] for name in ("a.t()", "x[:, 1:]", "column.expand(3, 4)")]
 assert mixed == [{True, False}] * 3, "these three sources give views and copies"
 assert all(same_storage(t.view(s), t) for make, shapes in sources.values() for s in shapes for t in [make()]
-           if viewable(t, s)), "view never copies"
-assert not any(sources[name][0]().is_contiguous() for name in ("a.t()", "arange(12)[::2]")), "non-contiguous"
+           if viewable(t, s)), "every shape view accepts gives a tensor on the source's storage"
+assert not any(sources[name][0]().is_contiguous() for name in ("a.t()", "arange(12)[::2]")), (
+    "a.t() and arange(12)[::2] are not contiguous")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -145,7 +145,8 @@ print("entries:", len(sd), " same objects:", len(same_objects), " sd's values:",
       " shared with sd:", len(shared), " kept after sd was edited:", len(kept))  # fmt: skip
 losses = train(model, optimizer, 2)
 print("losses:", losses)
-assert len(same_objects) == len(equal) == len(kept) == len(sd) and not shared, "load_state_dict copies"
+assert len(same_objects) == len(equal) == len(kept) == len(sd) and not shared, (
+    "load_state_dict copied sd's values into the same parameter objects")
 assert losses[1] < losses[0], "the optimizer made before load_state_dict trains the model"
 
 # %%
@@ -190,9 +191,12 @@ one_step = torch.autograd.grad(torch.nn.functional.mse_loss(model(x), y), model[
 print("model[0].weight.grad == 3 x one step's:", torch.allclose(model[0].weight.grad, 3 * one_step))
 assert len(set(losses)) == 1, "with the optimizer made before assign=True the loss does not change"
 # sphinx_gallery_start_ignore
-assert all(any(p is q for q in old.values()) for p in optimizer.param_groups[0]["params"]), "the old parameters"
-assert old["0.weight"].grad is None and torch.allclose(model[0].weight.grad, 3 * one_step), "grads pile up"
-assert all(torch.equal(p, q) for p, q in zip(model.parameters(), trained.parameters(), strict=True)), "nothing was stepped"
+assert all(any(p is q for q in old.values()) for p in optimizer.param_groups[0]["params"]), (
+    "the optimizer holds only the parameters from before the load")
+assert old["0.weight"].grad is None and torch.allclose(model[0].weight.grad, 3 * one_step), (
+    "the old weight got no grad; the new one summed three steps' grads")
+assert all(torch.equal(p, q) for p, q in zip(model.parameters(), trained.parameters(), strict=True)), (
+    "the model's parameters still equal the checkpoint's")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -279,7 +283,8 @@ assert same_storage(assigned_model[0].weight, clean["0.weight"]), "dict(sd) with
 assert copying_model[0].weight is copying_weight, "a later load of sd copies: its metadata has no flag"
 # sphinx_gallery_start_ignore
 assert not hasattr(dict(clean), "_metadata") and clean._metadata["1"]["version"] == 2, "the copy has no versions"
-assert all("assign_to_params_buffers" not in entry for entry in clean._metadata.values()), "sd's metadata untouched"
+assert all("assign_to_params_buffers" not in entry for entry in clean._metadata.values()), (
+    "loading dict(sd) left no assign flag in sd's _metadata")
 # sphinx_gallery_end_ignore
 
 # %%

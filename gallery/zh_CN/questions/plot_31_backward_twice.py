@@ -206,7 +206,7 @@ assert frozen(inputs).grad_fn is None and torch.equal(frozen(inputs), features) 
 # sphinx_gallery_start_ignore
 assert not features.requires_grad and encoder.weight.grad is None, "no graph, no gradient for the encoder"
 assert encoder(inputs).grad_fn is not None, "without no_grad() the encoder builds a graph, which detach() drops"
-assert not torch.equal(head.weight, head_before), "the head trains"
+assert not torch.equal(head.weight, head_before), "the optimizer changed head.weight"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -291,7 +291,7 @@ print("nodes reachable from h, per batch:", nodes)
 print("batches whose backward() ran:", done)
 assert done == [0, 1, 2] and nodes == [nodes[0]] * 3, "with h.detach() every batch runs, on graphs of one size"
 # sphinx_gallery_start_ignore
-assert not torch.equal(cell.weight_hh, weight_before), "the cell trains"
+assert not torch.equal(cell.weight_hh, weight_before), "the three steps changed cell.weight_hh"
 one_batch = torch.zeros(1, 3)
 for first_inputs in sequence[0]:
     one_batch = cell(first_inputs, one_batch)

@@ -301,7 +301,8 @@ for name, same, storages, elements, written in rows:
 assert all(shares_memory(a, b) == write_test(a, b) for a, b in pairs.values()), "byte ranges: the write test's answer"
 # sphinx_gallery_start_ignore
 wrong_by_storage = [name for name, (a, b) in pairs.items() if same_storage(a, b) != shares_memory(a, b)]
-assert wrong_by_storage == [*(f"{name}, x" for name in aliases), "flat[:4], flat[4:]"], "same_storage misses four"
+assert wrong_by_storage == [*(f"{name}, x" for name in aliases), "flat[:4], flat[4:]"], (
+    "same_storage is wrong on the three aliases of x[1] and flat's halves")
 wrong_by_ranges = [name for name, (a, b) in pairs.items() if storage_ranges_overlap(a, b) != shares_memory(a, b)]
 assert wrong_by_ranges == ["flat[:4], flat[4:]"], "the storages' ranges are wrong on the halves only"
 assert all(bool((a >= 0).all() and (b >= 0).all()) for a, b in pairs.values()), "no tensor tested holds -1"
@@ -312,8 +313,9 @@ assert all(
 ), "data_ptr() is where the storage starts plus storage_offset() elements"
 assert not shares_memory(torch.empty(0), torch.empty(0)), "an empty tensor shares nothing"
 assert not shares_memory(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), "meta tensors hold no memory"
-assert not shares_memory(x, x.to("meta")), "two devices"
-assert torch.equal(x, torch.arange(4.0).reshape(2, 2)) and torch.equal(flat, torch.arange(8.0)), "all put back"
+assert not shares_memory(x, x.to("meta")), "x and x.to('meta') share no memory"
+assert torch.equal(x, torch.arange(4.0).reshape(2, 2)) and torch.equal(flat, torch.arange(8.0)), (
+    "the write tests left x and flat with their old values")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -238,7 +238,8 @@ print("type:", type(compiled).__name__)
 print("compiled._orig_mod is model:", compiled._orig_mod is model)
 for (name, p), (compiled_name, q) in zip(model.named_parameters(), compiled.named_parameters(), strict=True):
     print(f"{compiled_name:<20} is model's {name}:", q is p)
-assert all(q is p for p, q in zip(model.parameters(), compiled.parameters(), strict=True)), "same objects"
+assert all(q is p for p, q in zip(model.parameters(), compiled.parameters(), strict=True)), (
+    "compiled.parameters() are model's own Parameter objects")
 # sphinx_gallery_start_ignore
 assert type(compiled).__name__ == "OptimizedModule" and compiled._orig_mod is model, "a wrapper around model"
 assert [n for n, _ in compiled.named_parameters()] == [f"_orig_mod.{n}" for n, _ in model.named_parameters()], (
@@ -286,7 +287,8 @@ print("model keys:   ", list(model.state_dict()))
 print("same storage:", same_storage(state["_orig_mod.0.weight"], model[0].weight))
 assert list(state) == [f"_orig_mod.{k}" for k in model.state_dict()], "every key gains the prefix"
 # sphinx_gallery_start_ignore
-assert all(same_storage(state[f"_orig_mod.{k}"], v) for k, v in model.state_dict().items()), "model's memory"
+assert all(same_storage(state[f"_orig_mod.{k}"], v) for k, v in model.state_dict().items()), (
+    "every compiled state_dict entry is on model's storage")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -299,7 +301,7 @@ draw_memory("state = compiled.state_dict()", **{"model[0].weight": model[0].weig
             "list(compiled.parameters())[0]": list(compiled.parameters())[0],
             'state["_orig_mod.0.weight"]': state["_orig_mod.0.weight"]})  # fmt: skip
 # sphinx_gallery_start_ignore
-assert list(compiled.parameters())[0] is model[0].weight, "one tensor object"
+assert list(compiled.parameters())[0] is model[0].weight, "compiled's first parameter is model[0].weight itself"
 assert state["_orig_mod.0.weight"] is not model[0].weight, "the entry is another tensor object"
 # sphinx_gallery_end_ignore
 
@@ -327,7 +329,7 @@ result = plain.load_state_dict(state, strict=False)
 print("strict=False missing:", result.missing_keys)
 print("strict=False unexpected:", result.unexpected_keys)
 print("plain loaded the weights:", same_values(plain, model))
-assert len(result.missing_keys) == 4 and not same_values(plain, model), "strict=False loads nothing"
+assert len(result.missing_keys) == 4 and not same_values(plain, model), "strict=False: 4 keys missing, nothing loaded"
 try:
     compiled.load_state_dict(model.state_dict())
 except RuntimeError as e:

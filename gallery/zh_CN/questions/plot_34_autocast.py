@@ -228,7 +228,8 @@ print("copy equals model.weight rounded:", torch.equal(copy, model.weight.to(tor
 print("model.weight unchanged:", torch.equal(model.weight, before))
 assert copy.dtype == torch.bfloat16 and not same_storage(copy, model.weight), "the layer used a bfloat16 copy"
 # sphinx_gallery_start_ignore
-assert out.dtype == torch.bfloat16 and torch.equal(copy, model.weight.to(torch.bfloat16)), "the copy's values"
+assert out.dtype == torch.bfloat16 and torch.equal(copy, model.weight.to(torch.bfloat16)), (
+    "out is bfloat16; copy holds model.weight rounded to bfloat16")
 assert model.weight is weight and model.weight.dtype == torch.float32 and torch.equal(model.weight, before), (
     "model.weight is the same float32 object, with the same values")
 assert isinstance(model.weight, torch.nn.Parameter), "model.weight is still a Parameter"
@@ -248,7 +249,7 @@ assert model.weight.dtype == torch.float32 and torch.equal(model.weight, before)
 
 draw_memory("inside torch.autocast", **{"model.weight": model.weight, "copy": copy})
 # sphinx_gallery_start_ignore
-assert not same_storage(model.weight, copy), "two storages"
+assert not same_storage(model.weight, copy), "model.weight and the autocast copy are on two storages"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -283,7 +284,8 @@ for walked_node in walked:
     walked.extend(edge[0] for edge in walked_node.next_functions if edge[0] is not None)
 above_leaves = [type(w).__name__ for w in walked for edge in w.next_functions if hasattr(edge[0], "variable")]
 assert above_leaves == ["ToCopyBackward0"] * 3, "a cast sits above each of the three float32 leaves"
-assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "variable")), "float32 leaves"
+assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "variable")), (
+    "the three leaves under the casts are float32")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -583,7 +585,8 @@ if torch.cuda.is_available():
     gpu_g, gpu_kept = gpu_model.weight.grad, gpu_model.weight.grad.clone()
     gpu_scaler.unscale_(gpu_optimizer)
     print("g is p.grad after unscale_:", gpu_g is gpu_model.weight.grad, " g changed:", not torch.equal(gpu_g, gpu_kept))
-    assert gpu_g.dtype == torch.float32 and torch.equal(gpu_g, gpu_kept / gpu_scaler.get_scale()), "unscale_ in place"
+    assert gpu_g.dtype == torch.float32 and torch.equal(gpu_g, gpu_kept / gpu_scaler.get_scale()), (
+        "unscale_ divided the float32 p.grad in place by the scale")
     print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
