@@ -158,17 +158,22 @@ TERMS: tuple[Term, ...] = (
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
     Term("推理张量", "inference tensor", "questions-inference-mode", gloss="inference tensor",
          define_en="A tensor whose `is_inference()` is `True`, such as `x * 2` computed under "
-                   "`torch.inference_mode()`, which has no version counter. A view or `detach()` of a normal "
-                   "tensor taken in the mode is not one; a `detach()` of one taken outside the mode is one, yet has "
-                   "a counter.",
+                   "`torch.inference_mode()`, which has no version counter. A view of a normal tensor taken in the "
+                   "mode (by indexing, `view(shape)`, `t()` or another view operation), its `detach()` and its `.data` "
+                   "are not one, but its `view(dtype)` is; a `detach()` or `.data` of one taken outside the mode is "
+                   "one, yet has a counter.",
          define_zh="`is_inference()` 为 `True` 的张量，比如在 `torch.inference_mode()` 下算出的 `x * 2`，"
-                   "它没有版本计数器。在该模式下对普通张量取的视图或 `detach()` 不是推理张量；"
-                   "在模式外对推理张量取的 `detach()` 仍是推理张量，却有版本计数器。"),
+                   "它没有版本计数器。在该模式下对普通张量用索引、`view(shape)`、`t()` 等视图操作取的视图，"
+                   "以及它的 `detach()` 和 `.data`，都不是推理张量，它的 `view(dtype)` 却是；"
+                   "在模式外对推理张量取的 `detach()` 或 `.data` 仍是推理张量，却有版本计数器。"),
     Term("推理模式", "inference mode, `torch.inference_mode()`", "questions-inference-mode",
          define_en="The grad mode of `torch.inference_mode()`: autograd records nothing, even under "
-                   "`torch.enable_grad()`, and modules that compute (`Linear`, `ReLU`) return inference tensors.",
+                   "`torch.enable_grad()`, and modules that compute into new memory (`Linear`, `ReLU()`) return "
+                   "inference tensors; `nn.ReLU(inplace=True)` writes into its input and returns that input itself, "
+                   "so a normal input comes back a normal tensor.",
          define_zh="`torch.inference_mode()` 下的梯度模式：自动求导什么都不记录（即使用了 `torch.enable_grad()`），"
-                   "做计算的模块（`Linear`、`ReLU`）返回推理张量。"),
+                   "把计算结果写进新内存的模块（`Linear`、`ReLU()`）返回推理张量；`nn.ReLU(inplace=True)` "
+                   "则把结果写进输入，返回的就是输入本身，所以普通的输入返回时仍是普通张量。"),
     Term("张量列表", "list of tensors, `[t] * n`", "questions-containers",
          define_en="A Python list of tensors; `[t] * n` holds one tensor n times, not n tensors.",
          define_zh="装着张量的 Python 列表；`[t] * n` 是同一个张量放了 n 次，而不是 n 个张量。"),
@@ -266,11 +271,11 @@ TERMS: tuple[Term, ...] = (
                    "返回的张量设置了这个标志，"
                    "它读到的是 `z.imag` 中各数的相反数（不为 0 的元素数值不同）。"),
     Term("基本索引", "basic indexing", "questions-index-writes",
-         define_en="Indexing with integers (a 0-d `int8`, `int16`, `int32` or `int64` tensor too), slices, `None` "
-                   "and `...`; reading this way returns a view on the indexed tensor's storage. A 0-d `uint8` or "
-                   "`bool` tensor acts as a mask and returns a copy.",
-         define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32` 或 `int64` 的零维张量）、切片、"
-                   "`None` 和 `...` 做索引；"
+         define_en="Indexing with integers (a 0-d `int8`, `int16`, `int32`, `int64`, `uint16`, `uint32` or "
+                   "`uint64` tensor too), slices, `None` and `...`; reading this way returns a view on the indexed "
+                   "tensor's storage. A 0-d `uint8` or `bool` tensor acts as a mask and returns a copy.",
+         define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32`、`int64`、`uint16`、`uint32` 或 `uint64` "
+                   "的零维张量）、切片、`None` 和 `...` 做索引；"
                    "这样读取得到的是视图，与被索引的张量共享存储。零维的 `uint8` 或 `bool` 张量则被当作掩码，"
                    "读取得到副本。"),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
@@ -304,7 +309,7 @@ CHECKED_BY: dict[str, tuple[str, ...]] = {
     "梯度": ("leaf-grad-accumulates",),
     "叶子张量": ("leaf-grad-accumulates",),
     "非叶子张量": ("leaf-grad-accumulates",),
-    "推理张量": ("inference-tensor-has-no-version-counter",),
+    "推理张量": ("inference-tensor-has-no-version-counter", "inference-mode-views-of-normal-tensor"),
     "张量列表": ("list-repeat-holds-one-tensor",),
     "优化器": ("optimizer-updates-in-place",),
     "梯度检查点": ("checkpoint-reruns-when-backward-needs-it",),

@@ -274,18 +274,25 @@ def _inference_tensor() -> torch.Tensor:
 
 @fact("inference-tensor-has-no-version-counter", {
     "en": "Makes a tensor under torch.inference_mode() and reads its _version: the read raises that inference "
-          "tensors do not track a version counter.",
-    "zh_CN": "在 torch.inference_mode() 下创建张量，读取它的 _version：读取时报错，说推理张量没有版本计数器。",
+          "tensors do not track a version counter. Its detach() and its .data, taken outside the mode, are "
+          "inference tensors too (is_inference() is True), and reading their _version gives 0.",
+    "zh_CN": "在 torch.inference_mode() 下创建张量，读取它的 _version：读取时报错，说推理张量没有版本计数器。"
+             "在模式外对它取的 detach() 和 .data 也是推理张量（is_inference() 为 True），读取它们的 _version 得到 0。",
 })
 def _inference_tensor_has_no_version_counter() -> Fact:
-    """Reading the version counter of a tensor made under inference_mode raises: it keeps none."""
+    """Reading the version counter of a tensor made under inference_mode raises: it keeps none. Its
+    ``detach()`` and ``.data`` taken outside the mode are inference tensors that have one."""
     a = _inference_tensor()
     try:
         message = f"no error, version {a._version}"
     except RuntimeError as exc:
         message = str(exc)
-    return Fact(a.is_inference() and "do not track version counter" in message,
-                f"is_inference: {a.is_inference()}; a._version: {message}")
+    outside = {name: (alias.is_inference(), alias._version) for name, alias in (("detach()", a.detach()),
+                                                                                 (".data", a.data))}
+    return Fact(a.is_inference() and "do not track version counter" in message
+                and outside == {"detach()": (True, 0), ".data": (True, 0)},
+                f"is_inference: {a.is_inference()}; a._version: {message}; taken outside (is_inference, _version): "
+                f"{outside}")
 
 
 @fact("inference-tensor-inplace-outside-raises-yet-writes", {
@@ -384,6 +391,7 @@ def _expand_inplace_write_refused() -> Fact:
 
 # The facts of the other modules, registered on import (each module's docstring says which facts it holds).
 import tensorfacts.glossary_facts  # noqa: E402, F401
+import tensorfacts.inference_facts  # noqa: E402, F401
 import tensorfacts.layout_facts  # noqa: E402, F401
 import tensorfacts.memory_facts  # noqa: E402, F401
 from tensorfacts import (  # noqa: E402, F401

@@ -253,24 +253,6 @@ def _checkpoint_reruns() -> Fact:
                 f"{reentrant_add}; exp gradient right: {right}")
 
 
-@fact("inference-mode-outputs", {
-    "en": "Under torch.inference_mode(), on a normal (2, 3) input x: Linear(3, 3) and ReLU() return inference tensors; "
-          "Identity(), Dropout() in eval mode and Flatten() return x itself, a normal tensor.",
-    "zh_CN": "在 torch.inference_mode() 下，对普通的 (2, 3) 输入 x：Linear(3, 3) 和 ReLU() 返回推理张量；Identity()、"
-             "eval 模式的 Dropout() 和 Flatten() 返回 x 本身，一个普通张量。",
-}, {"en": "the five modules it names, float32, on the CPU", "zh_CN": "它列出的五个模块，float32，在 CPU 上"})
-def _inference_mode_outputs() -> Fact:
-    x = torch.ones(2, 3)
-    computing = {"Linear": torch.nn.Linear(3, 3), "ReLU": torch.nn.ReLU()}
-    passing = {"Identity": torch.nn.Identity(), "Dropout (eval)": torch.nn.Dropout().eval(),
-               "Flatten": torch.nn.Flatten()}
-    with torch.inference_mode():
-        computed = {name: module(x).is_inference() for name, module in computing.items()}
-        passed = {name: module(x) is x for name, module in passing.items()}
-    return Fact(all(computed.values()) and all(passed.values()) and not x.is_inference(),
-                f"inference tensors: {computed}; the input itself: {passed}")
-
-
 @fact("buffer-moves-with-module", {
     "en": "A module with float32, complex64, int64 and bool buffers (register_buffer): all are in buffers(), none in "
           "parameters(); module.to(torch.float64) makes the float32 and the complex64 buffer float64 (the complex one "

@@ -198,25 +198,25 @@ BASIC = {
 }
 
 
-#: dtypes of a 0-d index tensor: the signed integer ones pick by position (a view), ``uint8`` and ``bool`` act
-#: as a mask (a copy with a new first dimension).
-ZERO_D_POSITION = (torch.int8, torch.int16, torch.int32, torch.int64)
+#: dtypes of a 0-d index tensor: the integer ones but ``uint8`` pick by position (a view), ``uint8`` and ``bool``
+#: act as a mask (a copy with a new first dimension).
+ZERO_D_POSITION = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64)
 ZERO_D_MASK = (torch.uint8, torch.bool)
 
 
 @fact("basic-index-read-views", {
     "en": "Reads each of 7 basic indexes (x[1], x[1:3], x[:, 2], x[None], x[..., 1], x[1, ::2], x[torch.tensor(1)]) "
           "and checks that the result is a view on x's storage; then reads x[i] for a 0-d index tensor i holding 1: "
-          "of dtype int8, int16, int32 or int64 it is a view on x's storage, of dtype uint8 or bool it is a copy "
-          "(not a view, another storage) of shape (1, 4, 6), as a mask gives.",
+          "of dtype int8, int16, int32, int64, uint16, uint32 or uint64 it is a view on x's storage, of dtype uint8 or "
+          "bool it is a copy (not a view, another storage) of shape (1, 4, 6), as a mask gives.",
     "zh_CN": "用 7 种基本索引读取（x[1]、x[1:3]、x[:, 2]、x[None]、x[..., 1]、x[1, ::2]、x[torch.tensor(1)]），"
              "检查结果都是读取 x 的存储的视图；再用值为 1 的零维索引张量 i 读取 x[i]：i 的 dtype 为 int8、int16、"
-             "int32 或 int64 时，结果是读取 x 的存储的视图；为 uint8 或 bool 时，结果和掩码一样是形状 (1, 4, 6) 的"
-             "副本（不是视图，存储不同）。",
-}, {"en": "7 indexes and 0-d index tensors of 6 dtypes (int8, int16, int32, int64, uint8, bool), on a (4, 6) CPU "
-          "tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
+             "int32、int64、uint16、uint32 或 uint64 时，结果是读取 x 的存储的视图；为 uint8 或 bool 时，"
+             "结果和掩码一样是形状 (1, 4, 6) 的副本（不是视图，存储不同）。",
+}, {"en": "7 indexes and 0-d index tensors of 9 dtypes (int8, int16, int32, int64, uint16, uint32, uint64, uint8, "
+          "bool), on a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
     "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，7 种索引，以及 "
-             "6 种 dtype（int8、int16、int32、int64、uint8、bool）的零维索引张量"})
+             "9 种 dtype（int8、int16、int32、int64、uint16、uint32、uint64、uint8、bool）的零维索引张量"})
 def _basic_index_read_views() -> Fact:
     wrong = []
     for dtype in DTYPES:

@@ -135,8 +135,7 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "For a copy that gradients still flow back through, use `a.clone()` on a tensor that "
                 "requires grad: its own storage and version counter, `requires_grad=True` and a `CloneBackward0` "
-                "node. "
-                "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and, on a float32 `a` "
+                "node. `torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and, on a float32 `a` "
                 "like the sources here, `a.double()` through `ToCopyBackward0` (it also changes the dtype; on a "
                 "float64 `a` it returns `a` itself, no copy).",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
@@ -336,10 +335,10 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "An inference tensor made inside `torch.inference_mode()`, such as `a` made there by a factory, "
                 "has no version counter at all.\n"
-                "- Not every tensor made there is one: a view of a normal tensor is not.\n"
+                "- Not every tensor made there is one: a view of a normal tensor by indexing, `view(shape)`, `t()` "
+                "or another view operation is not, nor is its `.data`; its `view(dtype)` is one.\n"
                 "- Outside inference mode an in-place torch operation on it, such as `mul_`, through `b = a` or "
-                "`a.view(3)` raises, with or without `torch.no_grad()` (`apply_` and `map_` edit it without an "
-                "error).\n"
+                "`a.view(3)` raises, with or without `torch.no_grad()` (`apply_` and `map_` edit it with no error).\n"
                 "- Yet the values of `a` have changed: do not catch that error and carry on.\n"
                 "- `a.data`, `a.detach()` and `copy.copy(a)`, which share its storage, take the edit without an "
                 "error, and it reaches `a`.\n"
@@ -347,7 +346,8 @@ GUIDE: tuple[Advice, ...] = (
                 "through.",
             "zh_CN": "在 `torch.inference_mode()` 内得到的推理张量，比如在那里由工厂函数创建的 `a`，"
                 "根本没有版本计数器。\n"
-                "- 在那里创建的张量并不都是推理张量：普通张量的视图就不是。\n"
+                "- 在那里创建的张量并不都是推理张量：用索引、`view(shape)`、`t()` 等视图操作对普通张量取的视图就不是，"
+                "它的 `.data` 也不是；它的 `view(dtype)` 则是推理张量。\n"
                 "- 离开推理模式后，无论是否在 `torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 对它做 `mul_` "
                 "这样的 torch 原地操作都会报错（用 `apply_` 和 `map_` 修改则不报错）。\n"
                 "- 可 `a` 的值已经变了：不要捕获这个错误后接着往下算。\n"
@@ -366,7 +366,7 @@ GUIDE: tuple[Advice, ...] = (
         and all(_row(m, "inference", op)["shares_storage"] is False
                 and all(_row(m, "inference", op)[c] == EDIT_NO_GRAPH for c in EDIT_COLUMNS)
                 for op in ("a.clone()", "a.detach().clone()")),
-        facts=("inference-tensor-apply-map-outside-no-error",),
+        facts=("inference-tensor-apply-map-outside-no-error", "inference-mode-views-of-normal-tensor"),
     ),
 )
 

@@ -40,6 +40,14 @@ def _inside_inference_mode(func, args, kwargs):
         return func(*args, **kwargs)
 
 
+def _dtype_view_as_normal(func, args, kwargs):
+    """``view(dtype)`` made like the other views: of a normal tensor, a normal tensor even in inference mode."""
+    if isinstance(args[1] if len(args) > 1 else kwargs.get("dtype"), torch.dtype):
+        with torch.inference_mode(False):
+            return func(*args, **kwargs)
+    return func(*args, **kwargs)
+
+
 def _share_grad(func, args, kwargs):
     result = func(*args, **kwargs)
     result.grad = args[0].grad
@@ -239,6 +247,8 @@ MUTANTS = {
     "share_memory_() does nothing": lambda: Override(share_memory_=lambda f, a, k: a[0]),
     "linear runs in float32 under autocast": lambda: Override(linear=lambda f, a, k: call(f, a, k).float()),
     "linear returns its input": lambda: Override(linear=lambda f, a, k: a[0]),
+    "relu returns a copy": lambda: Override(relu=lambda f, a, k: call(f, a, k).clone()),
+    "view(dtype) gives a normal tensor": lambda: Override(view=_dtype_view_as_normal),
 }
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
@@ -267,7 +277,7 @@ FACT_FLIPS = {
     "data-setter-checks": "p.data = t checks the shape",
     "leaf-refuses-inplace": "in-place edits bypass autograd",
     "leaf-view-has-grad-fn-refuses-inplace": "in-place edits bypass autograd",
-    "inference-tensor-has-no-version-counter": "every tensor has a version counter",
+    "inference-tensor-has-no-version-counter": ("every tensor has a version counter", "detach copies"),
     "inference-tensor-inplace-outside-raises-yet-writes": "in-place edits of inference tensors allowed",
     "inference-tensor-apply-map-outside-no-error": "apply_ and map_ refuse inference tensors",
     "fused-optimizer-step-not-counted": "fused optimizer steps are counted",
@@ -297,7 +307,8 @@ FACT_FLIPS = {
     "shared-memory-seen-across-processes": "share_memory_() does nothing",
     "autocast-lowers-some-ops": "linear runs in float32 under autocast",
     "rebinding-leaves-old-tensor": "add_() writes a copy",
-    "inference-mode-outputs": "linear returns its input",
+    "inference-mode-outputs": ("linear returns its input", "relu returns a copy"),
+    "inference-mode-views-of-normal-tensor": ("indexing copies", "view(dtype) gives a normal tensor"),
     "basic-index-read-views": "indexing copies",
     "batchnorm-running-statistics": "batch_norm never trains",
     "anomaly-mode-names-forward-call": "anomaly mode records nothing",

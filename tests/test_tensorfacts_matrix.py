@@ -366,7 +366,12 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "deepcopy-model-drops-grad",  # "and so has every parameter of a deep-copied model"
         "deepcopy-view-copies-storage",  # "for a view it copies the whole storage behind it"
     ),
-    "inference": ("inference-tensor-apply-map-outside-no-error",),  # "(apply_ and map_ edit it without an error)"
+    "inference": (
+        "inference-tensor-apply-map-outside-no-error",  # "(apply_ and map_ edit it with no error)"
+        # "a view of a normal tensor by indexing, view(shape), t() or another view operation is not, nor is its
+        # .data; its view(dtype) is one"
+        "inference-mode-views-of-normal-tensor",
+    ),
 }
 
 

@@ -393,16 +393,19 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 #
 # ``x[idx] += 1`` is an in-place edit of ``x``, and autograd refuses one on a leaf that requires grad
 # (a ``Parameter`` too) or on a view of such a leaf: write under ``torch.no_grad()``. An inference
-# tensor (one ``torch.inference_mode()`` computes; a view or ``detach()`` of a normal tensor taken there
-# is a normal tensor and takes the write) refuses it outside inference mode, under ``torch.no_grad()`` too,
+# tensor (one ``torch.inference_mode()`` computes, or a ``view(dtype)`` taken there, even of a normal
+# tensor; a view of a normal tensor taken there by indexing or ``view(shape)``, its ``detach()`` and its
+# ``.data`` are normal tensors, and such a view or ``detach()`` of a plain tensor takes the write) refuses
+# it outside inference mode, under ``torch.no_grad()`` too,
 # and refuses it after writing: its values have changed when the error comes, so a caller that
 # catches the error and tries again adds twice. Its ``detach()`` and its ``.data``, though inference
 # tensors too, take the same write with no error, and the write reaches the tensor. A non-leaf that requires grad and a plain tensor take it either
 # way, but four kinds of view of a non-leaf, and a view taken of one of them (the last two rows of each mode), refuse it
 # in grad mode (and take it under
 # ``torch.no_grad()``): an output of an operation that returns several views, such as ``unbind``,
-# a view made under ``torch.no_grad()``, one made under ``torch.inference_mode()``, and the output
-# of a custom ``torch.autograd.Function`` that returns a view of its input or the input as-is.
+# a view made under ``torch.no_grad()``, one made under ``torch.inference_mode()`` by indexing or
+# ``view(shape)`` (a ``view(dtype)`` made there is an inference tensor, refused in both modes), and the
+# output of a custom ``torch.autograd.Function`` that returns a view of its input or the input as-is.
 
 
 class AsIs(torch.autograd.Function):
@@ -491,12 +494,33 @@ for mode_of_write in (True, False):
     assert torch.equal(made_inference, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the tensor"
     normal_base = torch.zeros(4)
     with torch.inference_mode():
-        view_in_mode, detach_in_mode = normal_base[:], normal_base.detach()
-    assert not torch.is_inference(view_in_mode) and not torch.is_inference(detach_in_mode), (
-        "a view or detach() of a normal tensor taken in inference mode is a normal tensor")
-    assert isinstance(add_one_at(view_in_mode, mode_of_write), torch.Tensor), "plain[:] made in the mode takes the write"
-    assert isinstance(add_one_at(detach_in_mode, mode_of_write), torch.Tensor), "detach() made in the mode takes it"
-    assert torch.equal(normal_base, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the normal tensor"
+        taken_in_mode = (normal_base[:], normal_base.view(4), normal_base.detach())
+        data_in_mode_is_inference = torch.is_inference(normal_base.data)
+    assert not data_in_mode_is_inference and not any(torch.is_inference(t) for t in taken_in_mode), (
+        "a view by indexing or view(shape), detach() and .data of a normal tensor taken in inference mode are normal")
+    assert all(isinstance(add_one_at(t, mode_of_write), torch.Tensor) for t in taken_in_mode), (
+        "plain[:], view(4) and detach() made in the mode take the write")
+    assert torch.equal(normal_base, torch.tensor([3.0, 0.0, 3.0, 0.0])), "the three writes reached the normal tensor"
+    dtype_base = torch.zeros(4)
+    with torch.inference_mode():
+        dtype_view = dtype_base.view(torch.int32)
+    assert torch.is_inference(dtype_view) and isinstance(add_one_at(dtype_view, mode_of_write), str), (
+        "view(dtype) of a normal tensor made in the mode is an inference tensor and refuses the write")
+    assert torch.equal(dtype_view, torch.tensor([1, 0, 1, 0], dtype=torch.int32)), "its refused write was written"
+    assert torch.is_inference(dtype_view.detach()) and torch.is_inference(dtype_view.data), (
+        "its detach() and .data are inference tensors")
+    assert isinstance(add_one_at(dtype_view.detach(), mode_of_write), torch.Tensor), "its detach() takes the write"
+    assert isinstance(add_one_at(dtype_view.data, mode_of_write), torch.Tensor), "its .data takes the write"
+    with torch.inference_mode():
+        assert isinstance(add_one_at(dtype_view, mode_of_write), torch.Tensor), "inference mode takes it on view(dtype)"
+    assert torch.equal(dtype_base.view(torch.int32), torch.tensor([4, 0, 4, 0], dtype=torch.int32)), (
+        "the four writes reached the memory of the normal tensor")
+    non_leaf_base = torch.zeros(4, requires_grad=True) * 1
+    with torch.inference_mode():
+        shaped_of_non_leaf, dtype_of_non_leaf = non_leaf_base.view(4), non_leaf_base.view(torch.int32)
+    assert isinstance(add_one_at(shaped_of_non_leaf, mode_of_write), str) == mode_of_write, (
+        "a view(4) of a non-leaf made in inference mode refuses the write in grad mode only")
+    assert isinstance(add_one_at(dtype_of_non_leaf, mode_of_write), str), "its view(dtype) refuses it in both modes"
 # sphinx_gallery_end_ignore
 
 # %%

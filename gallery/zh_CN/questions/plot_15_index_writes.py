@@ -364,13 +364,13 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 #
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）或这种叶子张量的视图做原地操作：要放在 ``torch.no_grad()`` 下写。
 #
-# 推理张量（inference tensor）是在 ``torch.inference_mode()`` 下算出的张量；在模式内对普通张量取的视图或 ``detach()`` 仍是普通张量，照常接受写入。推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上。
+# 推理张量（inference tensor）是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上。
 #
 # 需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入。但非叶子张量的四种视图，以及从其中之一再取的视图（每种模式的最后两行），在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）。这四种视图是：
 #
 # - 一次返回多个视图的运算（例如 ``unbind``）的输出；
 # - 在 ``torch.no_grad()`` 下得到的视图；
-# - 在 ``torch.inference_mode()`` 下得到的视图；
+# - 在 ``torch.inference_mode()`` 下用索引或 ``view(shape)`` 得到的视图（在那里得到的 ``view(dtype)`` 是推理张量，两种模式下都拒绝）；
 # - 自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
 
 
@@ -460,12 +460,33 @@ for mode_of_write in (True, False):
     assert torch.equal(made_inference, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the tensor"
     normal_base = torch.zeros(4)
     with torch.inference_mode():
-        view_in_mode, detach_in_mode = normal_base[:], normal_base.detach()
-    assert not torch.is_inference(view_in_mode) and not torch.is_inference(detach_in_mode), (
-        "a view or detach() of a normal tensor taken in inference mode is a normal tensor")
-    assert isinstance(add_one_at(view_in_mode, mode_of_write), torch.Tensor), "plain[:] made in the mode takes the write"
-    assert isinstance(add_one_at(detach_in_mode, mode_of_write), torch.Tensor), "detach() made in the mode takes it"
-    assert torch.equal(normal_base, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the normal tensor"
+        taken_in_mode = (normal_base[:], normal_base.view(4), normal_base.detach())
+        data_in_mode_is_inference = torch.is_inference(normal_base.data)
+    assert not data_in_mode_is_inference and not any(torch.is_inference(t) for t in taken_in_mode), (
+        "a view by indexing or view(shape), detach() and .data of a normal tensor taken in inference mode are normal")
+    assert all(isinstance(add_one_at(t, mode_of_write), torch.Tensor) for t in taken_in_mode), (
+        "plain[:], view(4) and detach() made in the mode take the write")
+    assert torch.equal(normal_base, torch.tensor([3.0, 0.0, 3.0, 0.0])), "the three writes reached the normal tensor"
+    dtype_base = torch.zeros(4)
+    with torch.inference_mode():
+        dtype_view = dtype_base.view(torch.int32)
+    assert torch.is_inference(dtype_view) and isinstance(add_one_at(dtype_view, mode_of_write), str), (
+        "view(dtype) of a normal tensor made in the mode is an inference tensor and refuses the write")
+    assert torch.equal(dtype_view, torch.tensor([1, 0, 1, 0], dtype=torch.int32)), "its refused write was written"
+    assert torch.is_inference(dtype_view.detach()) and torch.is_inference(dtype_view.data), (
+        "its detach() and .data are inference tensors")
+    assert isinstance(add_one_at(dtype_view.detach(), mode_of_write), torch.Tensor), "its detach() takes the write"
+    assert isinstance(add_one_at(dtype_view.data, mode_of_write), torch.Tensor), "its .data takes the write"
+    with torch.inference_mode():
+        assert isinstance(add_one_at(dtype_view, mode_of_write), torch.Tensor), "inference mode takes it on view(dtype)"
+    assert torch.equal(dtype_base.view(torch.int32), torch.tensor([4, 0, 4, 0], dtype=torch.int32)), (
+        "the four writes reached the memory of the normal tensor")
+    non_leaf_base = torch.zeros(4, requires_grad=True) * 1
+    with torch.inference_mode():
+        shaped_of_non_leaf, dtype_of_non_leaf = non_leaf_base.view(4), non_leaf_base.view(torch.int32)
+    assert isinstance(add_one_at(shaped_of_non_leaf, mode_of_write), str) == mode_of_write, (
+        "a view(4) of a non-leaf made in inference mode refuses the write in grad mode only")
+    assert isinstance(add_one_at(dtype_of_non_leaf, mode_of_write), str), "its view(dtype) refuses it in both modes"
 # sphinx_gallery_end_ignore
 
 # %%
