@@ -262,7 +262,7 @@ for form, result in forms.items():
 views = [form for form, result in forms.items() if same_storage(result, x)]
 assert views == list(forms)[:7], "basic indexing gives views, advanced indexing copies"
 # sphinx_gallery_start_ignore
-assert all(result._is_view() == (form in views) for form, result in forms.items()), "views are views"
+assert all(result._is_view() == (form in views) for form, result in forms.items()), "the results that share x's storage are the ones autograd records as views"
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     assert same_storage(x[[1, slice(None)]], x), "a list holding a slice indexes as a tuple (deprecated): a view"
@@ -317,7 +317,8 @@ for index_dtype in (torch.int8, torch.int16, torch.uint16, torch.uint32, torch.u
     try:
         x[torch.tensor([0, 2], dtype=index_dtype)]
     except IndexError as e:
-        assert "tensors used as indices must be long, int, byte or bool tensors" in str(e), e
+        assert "tensors used as indices must be long, int, byte or bool tensors" in str(e), \
+            f"a 1-D {index_dtype} index is refused: only long, int, byte or bool tensors index"
     else:
         raise AssertionError(f"a 1-D {index_dtype} index must raise IndexError")
 # sphinx_gallery_end_ignore
@@ -440,7 +441,7 @@ assert refused == {
     True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "no_grad view",
            "inference_mode view", "Function as-is", "Function view", "unbind output[:]", "no_grad view[:]"],
     False: ["inference tensor"],
-}
+}, "in grad mode the eleven sources listed refuse the write; under no_grad only the inference tensor"
 with torch.inference_mode():
     inference = torch.zeros(4)
     inference[idx] += 1
@@ -508,7 +509,7 @@ for _ in range(3):
     sgd.step()
 print("by hand:", emb.weight.detach())
 print("SGD:    ", reference.weight.detach())
-assert torch.allclose(emb.weight, reference.weight) and not torch.equal(emb.weight, start), "same steps"
+assert torch.allclose(emb.weight, reference.weight) and not torch.equal(emb.weight, start), "the rows stepped by hand match SGD's step, and both moved"
 
 # %%
 # 原地的索引方法
@@ -549,7 +550,7 @@ print("index_put_(accumulate=True):  ", b)
 print("index_add_:                   ", c)
 assert a[0] == 1 and b[0] == c[0] == 2, "+= adds once, accumulate=True and index_add_ add twice"
 # sphinx_gallery_start_ignore
-assert torch.equal(b, torch.bincount(twice, minlength=3).float()) and torch.equal(b, c), "both count"
+assert torch.equal(b, torch.bincount(twice, minlength=3).float()) and torch.equal(b, c), "accumulate=True and index_add_ both count each index as bincount does"
 # sphinx_gallery_end_ignore
 
 # %%
