@@ -1,7 +1,7 @@
 """Named facts on which tensors ``torch.inference_mode()`` makes inference tensors: the outputs of modules
-run there, and the views, ``detach()`` and ``.data`` of a normal tensor taken there. They stand behind the
-glossary's definitions (``sitetools/terms.py``, ``CHECKED_BY``), the matrix page and its guide. The facts on
-what an inference tensor refuses are in :mod:`tensorfacts.facts`. Registered on import by
+run there, and the views, ``detach()`` and ``.data`` of a normal tensor taken there; and what an inference
+tensor has and refuses (no version counter; in-place edits outside the mode). They stand behind the
+glossary's definitions (``sitetools/terms.py``, ``CHECKED_BY``), the matrix page and its guide. Registered on import by
 :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
@@ -75,3 +75,90 @@ def _inference_mode_views_of_normal_tensor() -> Fact:
     expected = [(kind, code) for kind in NORMAL_KINDS for code in DTYPE_VIEWS]
     return Fact(inference == expected, f"inference tensors among {len(VIEW_ROWS)} operations on each source: "
                 f"{sorted({code for _, code in inference})}, on {sorted({kind for kind, _ in inference})}")
+
+
+def _inference_tensor() -> torch.Tensor:
+    with torch.inference_mode():
+        return torch.tensor([1.0, 2.0, 3.0])
+
+
+@fact("inference-tensor-has-no-version-counter", {
+    "en": "Makes a tensor under torch.inference_mode() and reads its _version: the read raises that inference "
+          "tensors do not track a version counter. Its detach() and its .data, taken outside the mode, are "
+          "inference tensors too (is_inference() is True), and reading their _version gives 0.",
+    "zh_CN": "在 torch.inference_mode() 下创建张量，读取它的 _version：读取时报错，说推理张量没有版本计数器。"
+             "在模式外对它取的 detach() 和 .data 也是推理张量（is_inference() 为 True），读取它们的 _version 得到 0。",
+})
+def _inference_tensor_has_no_version_counter() -> Fact:
+    """Reading the version counter of a tensor made under inference_mode raises: it keeps none. Its
+    ``detach()`` and ``.data`` taken outside the mode are inference tensors that have one."""
+    a = _inference_tensor()
+    try:
+        message = f"no error, version {a._version}"
+    except RuntimeError as exc:
+        message = str(exc)
+    outside = {name: (alias.is_inference(), alias._version) for name, alias in (("detach()", a.detach()),
+                                                                                 (".data", a.data))}
+    return Fact(a.is_inference() and "do not track version counter" in message
+                and outside == {"detach()": (True, 0), ".data": (True, 0)},
+                f"is_inference: {a.is_inference()}; a._version: {message}; taken outside (is_inference, _version): "
+                f"{outside}")
+
+
+@fact("inference-tensor-inplace-outside-raises-yet-writes", {
+    "en": "Calls mul_(10) on an inference tensor outside inference mode, with grad mode on and under "
+          "torch.no_grad(): both raise, yet the values are 100 times the old ones; inside inference mode the edit "
+          "runs.",
+    "zh_CN": "在推理模式之外、分别在梯度模式下和 torch.no_grad() 下对推理张量调用 mul_(10)：两次都报错，"
+             "但数值已变成原来的 100 倍；在推理模式内修改则正常执行。",
+})
+def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
+    """An in-place edit of an inference tensor outside inference mode raises (under no_grad too),
+    and yet the values have changed; inside inference mode it runs without an error."""
+    a = _inference_tensor()
+    refused = []
+    for context in (torch.enable_grad, torch.no_grad):
+        try:
+            with context():
+                a.mul_(10)
+        except RuntimeError as exc:
+            refused.append("outside InferenceMode is not allowed" in str(exc))
+        else:
+            refused.append(False)
+    outside = a.tolist()
+    with torch.inference_mode():
+        a.mul_(10)
+    return Fact(all(refused) and outside == [100.0, 200.0, 300.0] and a.tolist() == [1000.0, 2000.0, 3000.0],
+                f"raised outside (grad on, no_grad): {refused}; values after those two mul_(10): {outside}; "
+                f"after one more inside: {a.tolist()}")
+
+
+@fact("inference-tensor-apply-map-outside-no-error", {
+    "en": "Calls apply_ and map_ on an inference tensor outside inference mode, on the tensor and on its view(3), "
+          "with grad mode on and under torch.no_grad(): none raises, and each doubles the values.",
+    "zh_CN": "在推理模式之外、分别在梯度模式下和 torch.no_grad() 下，对推理张量本身及其 view(3) 调用 apply_ 和 "
+             "map_：都不报错，每次都把数值翻一倍。",
+})
+def _inference_tensor_apply_map_outside_no_error() -> Fact:
+    """apply_ and map_, which run a Python function on each value, edit an inference tensor outside
+    inference mode without the error an in-place torch operation such as mul_ raises there."""
+    a = _inference_tensor()
+    edits = {
+        "a.apply_(f)": lambda: a.apply_(lambda v: v * 2),
+        "a.map_(a, f)": lambda: a.map_(a, lambda v, o: v + o),
+        "a.view(3).apply_(f)": lambda: a.view(3).apply_(lambda v: v * 2),
+        "a.view(3).map_(a, f)": lambda: a.view(3).map_(a, lambda v, o: v + o),
+    }
+    outcomes = []
+    for context in (torch.enable_grad, torch.no_grad):
+        for name, edit in edits.items():
+            before = a.tolist()
+            try:
+                with context():
+                    edit()
+            except RuntimeError as exc:
+                outcomes.append(f"{name}: {exc}")
+            else:
+                outcomes.append(f"{name}: doubled" if a.tolist() == [2 * v for v in before] else f"{name}: {a}")
+    return Fact(not torch.is_inference_mode_enabled() and all(o.endswith(": doubled") for o in outcomes),
+                "; ".join(outcomes))
