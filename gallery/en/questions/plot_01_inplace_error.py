@@ -497,9 +497,10 @@ assert r is h, "an in-place ReLU returns its input"
 # After a ``Linear`` layer the same in-place ReLU is harmless, because the
 # backward of ``Linear`` needs its input and its weight, not its output. That
 # is why ``inplace=True`` works after layers whose backward does not need
-# their output, when no other operation saved that output (a multiply by a gate that requires grad
-# saves it, and ``backward()`` then raises). It does not work on a piece of that output taken with
-# ``chunk``, ``split`` or ``unbind``: those return several views of one tensor, and
+# their output, when that output is a new tensor that no other operation saved (a multiply by a gate
+# that requires grad saves it, and ``backward()`` then raises; a view is not new: see the next cell).
+# With grad mode on and an output that requires grad, it does not work on a piece of that output
+# taken with ``chunk``, ``split`` or ``unbind``: those return several views of one tensor, and
 # ``ReLU(inplace=True)`` or ``torch.nn.functional.relu(..., inplace=True)`` on one of them raises at
 # once, in the forward pass: the message says the view "is the output of a function that returns
 # multiple views". (The seed fixes the layer's random weights, so the comparison is the same on every
@@ -537,6 +538,34 @@ for pieces in (layer(x).chunk(2, dim=1), layer(x).split(1, dim=1), layer(x).unbi
             )
         else:
             raise AssertionError("an in-place ReLU on an output of chunk, split or unbind must raise at once")
+# sphinx_gallery_end_ignore
+
+# %%
+# A layer that returns a view of its input, or the input itself (``nn.Flatten``, ``nn.Identity``),
+# hands the edit to that input. After ``sigmoid``, ``nn.Flatten`` and then ``ReLU(inplace=True)`` edit
+# the output ``sigmoid`` saved, and ``backward()`` raises, naming ``Sigmoid``. Under
+# ``torch.no_grad()``, the in-place ReLU on a ``chunk`` piece runs.
+x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
+h = x.sigmoid()
+flat = torch.nn.ReLU(inplace=True)(torch.nn.Flatten(0)(h))
+print("h._version after the ReLU on the flattened h:", h._version)
+try:
+    flat.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() after an in-place ReLU behind Flatten on a saved output must raise")
+assert "output 0 of Sigmoid, is at version 1; expected version 0" in message, "behind Flatten, the message names Sigmoid"
+with torch.no_grad():
+    piece = torch.nn.ReLU(inplace=True)(layer(x).chunk(2, dim=1)[0])
+print("under no_grad, the chunk piece after the in-place ReLU:", piece)
+# sphinx_gallery_start_ignore
+assert h._version == 1 and flat._version == 1, "the ReLU behind Flatten moved h's version"
+assert torch.nn.Identity()(h) is h, "nn.Identity returns its input itself"
+assert torch.equal(piece, layer(x).detach().chunk(2, dim=1)[0].clamp(min=0)), (
+    "under no_grad, an in-place ReLU on a chunk piece runs")
+assert (layer(x).detach()[:, 0] < 0).all(), "the piece compared had a negative value for the ReLU to clear"
 # sphinx_gallery_end_ignore
 
 # %%

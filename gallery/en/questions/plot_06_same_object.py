@@ -276,6 +276,8 @@ assert not same_storage(image.to(memory_format=torch.channels_last), image), "to
 one_channel = torch.ones(2, 1, 3, 3)
 assert one_channel.contiguous(memory_format=torch.channels_last) is one_channel, "one channel: contiguous() returns it"
 assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "one channel: to() copies"
+assert one_channel.is_contiguous(memory_format=torch.channels_last), "one channel: it already is channels_last"
+assert a.to("cpu:0") is not a and not same_storage(a.to("cpu:0"), a), 'to("cpu:0") copies a tensor on "cpu"'
 for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: to(contiguous_format) returns it"
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
@@ -347,6 +349,9 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # ----------
 #
 # ``to``, ``cpu``, ``float``, ``contiguous``, ``type`` and ``torch.as_tensor``
-# return their input when there is nothing to do. For memory of your own, use
+# return their input when there is nothing to do, except that ``to()`` copies some tensors that
+# already have the layout or the device asked for (the batch of one channel above asked for
+# ``channels_last``, a tensor on ``"cpu"`` asked for ``"cpu:0"``: :ref:`questions-module-to`). For
+# memory of your own, use
 # ``clone()`` or ``to(..., copy=True)``; to leave the graph as well,
 # ``detach().clone()`` (see :ref:`copying-safe-copy`).

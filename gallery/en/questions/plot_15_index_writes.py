@@ -258,9 +258,9 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # ``...`` (basic indexing) returns a view of ``x``, on its storage; an edit of the view is an edit of
 # ``x``. A list of Python integers, an ``int64`` or ``int32`` index tensor of one or more dimensions (other
 # dtypes below) or a mask (advanced indexing),
-# alone or next to basic indices, returns a copy. A list that holds a tensor, a slice, ``None`` or ``...``
-# is read as a tuple of indices, with a deprecation warning, and can give a view: ``x[[t.argmax()]]`` is
-# ``x[t.argmax()]``. We check each form below by its storage.
+# alone or next to basic indices, returns a copy. A list of fewer than 32 items that holds a tensor, another
+# list, a slice, ``None`` or ``...`` is read as a tuple of indices, with a deprecation warning, and can give a
+# view: ``x[[t.argmax()]]`` is ``x[t.argmax()]``; from 32 items on, such a list is an advanced index. We check each form below by its storage.
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -291,6 +291,17 @@ with warnings.catch_warnings(record=True) as list_warnings:
 assert same_storage(argmax_in_list, x) and torch.equal(argmax_in_list, x[2]), (
     "x[[t.argmax()]] is x[t.argmax()]: a list holding a 0-d tensor indexes as a tuple, a view")
 assert any("non-tuple sequence" in str(w.message) for w in list_warnings), "that list gives a deprecation warning"
+with warnings.catch_warnings(record=True) as nested_warnings:
+    warnings.simplefilter("always")
+    nested_list_result = x[[[0, 1], [1, 2]]]
+assert torch.equal(nested_list_result, x[[0, 1], [1, 2]]) and any(
+    "non-tuple sequence" in str(w.message) for w in nested_warnings), (
+    "a list holding lists is read as a tuple of indices, with the deprecation warning")
+with warnings.catch_warnings(record=True) as long_list_warnings:
+    warnings.simplefilter("always")
+    long_list_result = x[[x[:, 0].argmax()] + [0] * 31]
+assert long_list_result.shape == (32, 4) and not same_storage(long_list_result, x) and not long_list_warnings, (
+    "a list of 32 items holding a tensor is an advanced index: a copy, with no warning")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -403,7 +414,8 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # tensors too, take the same write with no error, and the write reaches the tensor. A non-leaf that requires grad and a plain tensor take it either
 # way, but four kinds of view of a non-leaf, and a view taken of one of them (the last two rows of each mode), refuse it
 # in grad mode (and take it under
-# ``torch.no_grad()``): an output of an operation that returns several views, such as ``unbind``,
+# ``torch.no_grad()``): an output of ``unbind``, ``split`` or ``chunk``, which hang all the views of one
+# call on one autograd node (an output of ``tensor_split``, each on a node of its own, takes the write),
 # a view made under ``torch.no_grad()``, one made under ``torch.inference_mode()`` by indexing or
 # ``view(shape)`` (a ``view(dtype)`` made there is an inference tensor, refused in both modes), and the
 # output of a custom ``torch.autograd.Function`` that returns a view of its input or the input as-is.
@@ -443,7 +455,10 @@ def sources():
         "inference tensor": inference,
         "non-leaf": torch.zeros(4, requires_grad=True) * 1,
         "plain": torch.zeros(4),
+        "tensor_split output": (torch.zeros(8, requires_grad=True) * 1).tensor_split(2)[0],
         "unbind output": (torch.zeros(2, 4, requires_grad=True) * 1).unbind(0)[0],
+        "split output": (torch.zeros(8, requires_grad=True) * 1).split(4)[0],
+        "chunk output": (torch.zeros(8, requires_grad=True) * 1).chunk(2)[0],
         "no_grad view": no_grad_view,
         "inference_mode view": inference_mode_view,
         "Function as-is": AsIs.apply(torch.zeros(4, requires_grad=True) * 1),
@@ -472,10 +487,11 @@ for grad_mode in (True, False):
         else:
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
 assert refused == {
-    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "no_grad view",
-           "inference_mode view", "Function as-is", "Function view", "unbind output[:]", "no_grad view[:]"],
+    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "split output",
+           "chunk output", "no_grad view", "inference_mode view", "Function as-is", "Function view",
+           "unbind output[:]", "no_grad view[:]"],
     False: ["inference tensor"],
-}, "in grad mode the eleven sources listed refuse the write; under no_grad only the inference tensor"
+}, "in grad mode the thirteen sources listed refuse the write; under no_grad only the inference tensor"
 with torch.inference_mode():
     inference = torch.zeros(4)
     inference[idx] += 1

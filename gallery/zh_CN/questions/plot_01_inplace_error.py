@@ -463,8 +463,8 @@ assert r is h, "an in-place ReLU returns its input"
 # sphinx_gallery_end_ignore
 
 # %%
-# 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：``Linear`` 的反向传播需要的是它的输入和权重，而不是它的输出。所以，接在反向传播不需要自身输出的层后面，且没有别的运算保存这个输出时，
-# ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错）。但用 ``chunk``、``split`` 或 ``unbind``
+# 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：``Linear`` 的反向传播需要的是它的输入和权重，而不是它的输出。所以，接在反向传播不需要自身输出的层后面，且这个输出是一个新张量、没有别的运算保存它时，
+# ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错；视图不是新张量，见下一段）。在梯度模式下、输出需要梯度时，用 ``chunk``、``split`` 或 ``unbind``
 # 从这个输出切出的一块就不行了：这几个函数返回同一个张量的多个视图，对其中一个调用 ``ReLU(inplace=True)`` 或 ``torch.nn.functional.relu(..., inplace=True)``，在前向传播里当场就会报错，报错说这个视图“is the output of a function that returns multiple views”。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
 torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
@@ -499,6 +499,33 @@ for pieces in (layer(x).chunk(2, dim=1), layer(x).split(1, dim=1), layer(x).unbi
             )
         else:
             raise AssertionError("an in-place ReLU on an output of chunk, split or unbind must raise at once")
+# sphinx_gallery_end_ignore
+
+# %%
+# 返回输入的视图或输入本身的层（``nn.Flatten``、``nn.Identity``）会把这次修改交给它的输入。``sigmoid`` 之后接
+# ``nn.Flatten``，再接 ``ReLU(inplace=True)``，改的就是 ``sigmoid`` 保存的输出，``backward()`` 会报错，报错里点名 ``Sigmoid``。在
+# ``torch.no_grad()`` 下，对 ``chunk`` 切出的一块做原地 ReLU 则照常运行。
+x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
+h = x.sigmoid()
+flat = torch.nn.ReLU(inplace=True)(torch.nn.Flatten(0)(h))
+print("h._version after the ReLU on the flattened h:", h._version)
+try:
+    flat.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("backward() after an in-place ReLU behind Flatten on a saved output must raise")
+assert "output 0 of Sigmoid, is at version 1; expected version 0" in message, "behind Flatten, the message names Sigmoid"
+with torch.no_grad():
+    piece = torch.nn.ReLU(inplace=True)(layer(x).chunk(2, dim=1)[0])
+print("under no_grad, the chunk piece after the in-place ReLU:", piece)
+# sphinx_gallery_start_ignore
+assert h._version == 1 and flat._version == 1, "the ReLU behind Flatten moved h's version"
+assert torch.nn.Identity()(h) is h, "nn.Identity returns its input itself"
+assert torch.equal(piece, layer(x).detach().chunk(2, dim=1)[0].clamp(min=0)), (
+    "under no_grad, an in-place ReLU on a chunk piece runs")
+assert (layer(x).detach()[:, 0] < 0).all(), "the piece compared had a negative value for the ReLU to clear"
 # sphinx_gallery_end_ignore
 
 # %%

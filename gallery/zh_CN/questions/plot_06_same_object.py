@@ -261,6 +261,8 @@ assert not same_storage(image.to(memory_format=torch.channels_last), image), "to
 one_channel = torch.ones(2, 1, 3, 3)
 assert one_channel.contiguous(memory_format=torch.channels_last) is one_channel, "one channel: contiguous() returns it"
 assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "one channel: to() copies"
+assert one_channel.is_contiguous(memory_format=torch.channels_last), "one channel: it already is channels_last"
+assert a.to("cpu:0") is not a and not same_storage(a.to("cpu:0"), a), 'to("cpu:0") copies a tensor on "cpu"'
 for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: to(contiguous_format) returns it"
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
@@ -327,5 +329,6 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # 小结
 # ----
 #
-# 没有什么需要做时，``to``、``cpu``、``float``、``contiguous``、``type`` 和 ``torch.as_tensor`` 都返回输入本身。想要独立的内存，用
+# 没有什么需要做时，``to``、``cpu``、``float``、``contiguous``、``type`` 和 ``torch.as_tensor`` 都返回输入本身；只是 ``to()`` 会复制一些已经是所要布局或设备的张量（上文只有一个通道的批次要 ``channels_last``，在
+# ``"cpu"`` 上的张量要 ``"cpu:0"``，见 :ref:`“module.to()”那一页 <questions-module-to>`）。想要独立的内存，用
 # ``clone()`` 或 ``to(..., copy=True)``；如果还要脱离计算图，用 ``detach().clone()``，见 :ref:`最保险的复制 <copying-safe-copy>`。

@@ -241,7 +241,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码（高级索引（advanced indexing）），无论单独使用还是与基本索引混用，返回的都是副本。列表里若有张量、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。下面逐一按存储检查每种写法。
+# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码（高级索引（advanced indexing）），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、另一个列表、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``；这样的列表达到 32 项时，则按高级索引来读。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -272,6 +272,17 @@ with warnings.catch_warnings(record=True) as list_warnings:
 assert same_storage(argmax_in_list, x) and torch.equal(argmax_in_list, x[2]), (
     "x[[t.argmax()]] is x[t.argmax()]: a list holding a 0-d tensor indexes as a tuple, a view")
 assert any("non-tuple sequence" in str(w.message) for w in list_warnings), "that list gives a deprecation warning"
+with warnings.catch_warnings(record=True) as nested_warnings:
+    warnings.simplefilter("always")
+    nested_list_result = x[[[0, 1], [1, 2]]]
+assert torch.equal(nested_list_result, x[[0, 1], [1, 2]]) and any(
+    "non-tuple sequence" in str(w.message) for w in nested_warnings), (
+    "a list holding lists is read as a tuple of indices, with the deprecation warning")
+with warnings.catch_warnings(record=True) as long_list_warnings:
+    warnings.simplefilter("always")
+    long_list_result = x[[x[:, 0].argmax()] + [0] * 31]
+assert long_list_result.shape == (32, 4) and not same_storage(long_list_result, x) and not long_list_warnings, (
+    "a list of 32 items holding a tensor is an advanced index: a copy, with no warning")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -369,7 +380,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 #
 # 需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入。但非叶子张量的四种视图，以及从其中之一再取的视图（每种模式的最后两行），在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）。这四种视图是：
 #
-# - 一次返回多个视图的运算（例如 ``unbind``）的输出；
+# - ``unbind``、``split`` 或 ``chunk`` 的输出：这几个运算把一次调用返回的所有视图挂在同一个自动求导节点上（``tensor_split`` 的输出各有自己的节点，照常接受写入）；
 # - 在 ``torch.no_grad()`` 下得到的视图；
 # - 在 ``torch.inference_mode()`` 下用索引或 ``view(shape)`` 得到的视图（在那里得到的 ``view(dtype)`` 是推理张量，两种模式下都拒绝）；
 # - 自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
@@ -409,7 +420,10 @@ def sources():
         "inference tensor": inference,
         "non-leaf": torch.zeros(4, requires_grad=True) * 1,
         "plain": torch.zeros(4),
+        "tensor_split output": (torch.zeros(8, requires_grad=True) * 1).tensor_split(2)[0],
         "unbind output": (torch.zeros(2, 4, requires_grad=True) * 1).unbind(0)[0],
+        "split output": (torch.zeros(8, requires_grad=True) * 1).split(4)[0],
+        "chunk output": (torch.zeros(8, requires_grad=True) * 1).chunk(2)[0],
         "no_grad view": no_grad_view,
         "inference_mode view": inference_mode_view,
         "Function as-is": AsIs.apply(torch.zeros(4, requires_grad=True) * 1),
@@ -438,10 +452,11 @@ for grad_mode in (True, False):
         else:
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
 assert refused == {
-    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "no_grad view",
-           "inference_mode view", "Function as-is", "Function view", "unbind output[:]", "no_grad view[:]"],
+    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "split output",
+           "chunk output", "no_grad view", "inference_mode view", "Function as-is", "Function view",
+           "unbind output[:]", "no_grad view[:]"],
     False: ["inference tensor"],
-}, "in grad mode the eleven sources listed refuse the write; under no_grad only the inference tensor"
+}, "in grad mode the thirteen sources listed refuse the write; under no_grad only the inference tensor"
 with torch.inference_mode():
     inference = torch.zeros(4)
     inference[idx] += 1
