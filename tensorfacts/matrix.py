@@ -147,8 +147,7 @@ GUIDE: tuple[Advice, ...] = (
             _everywhere(m, op, GRAD_SOURCES, shares_storage=False, shares_version=False,
                         requires_grad=True, grad_fn=node)
             for op, node in (("a.clone()", "CloneBackward0"),
-                             ("torch.empty_like(a).copy_(a)", "CopyBackwards"),
-                             ("a.double()", "ToCopyBackward0"))),
+                             ("torch.empty_like(a).copy_(a)", "CopyBackwards"), ("a.double()", "ToCopyBackward0"))),
         facts=("double-of-float64-is-a",),
     ),
     Advice(
@@ -156,8 +155,8 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "To read the values without autograd and without copying, use `a.detach()`. It shares "
                 "storage and the version counter with `a`: edit it in place after autograd saved `a`, even "
-                "under `torch.no_grad()`, and backward raises an error. It does not catch every edit made after "
-                "autograd saved `a`; for example:\n"
+                "under `torch.no_grad()`, and a backward that runs the node that saved `a` raises an error. It "
+                "does not catch every edit made after autograd saved `a`; for example:\n"
                 "- a write to `a`'s memory by a route that goes around `a`'s version counter (through no tensor "
                 "that shares it), such as `a.detach().data`, NumPy or DLPack: backward returns a wrong gradient "
                 "without any error;\n"
@@ -175,14 +174,14 @@ GUIDE: tuple[Advice, ...] = (
                 "reaches the leaf itself (a leaf, a `Parameter`, a view of a leaf), that is the gradient at the "
                 "edited values.",
             "zh_CN": "只想读取数值，既不求导也不复制，就用 `a.detach()`。它与 `a` 共享存储和版本计数器："
-                "自动求导（autograd）保存了 `a` 之后再原地修改它，即使在 `torch.no_grad()` 下，反向传播也会报错。"
+                "自动求导（autograd）保存了 `a` 之后再原地修改它，即使在 `torch.no_grad()` 下，"
+                "运行到保存了 `a` 的那个节点的反向传播也会报错。"
                 "但自动求导保存了 `a` 之后的修改，它并不都能察觉，例如：\n"
                 "- 绕开 `a` 的版本计数器写入 `a` 的内存（不经过任何与它共享版本计数器的张量），"
                 "比如经由 `a.detach().data`、NumPy 或 DLPack 写入：反向传播照常完成，梯度却是错的；\n"
                 "- 用 `apply_` 或 `map_` 修改，即使经由 `a.detach()` 本身：同样不报错，梯度却是错的；\n"
-                "- 自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子（saved tensors hooks）"
-                "下保存了 `a`，"
-                "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 留下了 `a`，之后再修改：反向传播不报错；\n"
+                "- 自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子（saved tensors hooks）下保存了"
+                " `a`，或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 留下了 `a`，之后再修改：反向传播不报错；\n"
                 "- 原地写入却不推进版本计数器的 torch 内核，比如 fused 优化器（`fused=True`）的一步、"
                 "`torch.amp.GradScaler.unscale_`。\n"
                 "哪些修改推进版本计数器、哪些不推进，逐一运行的结果见"
@@ -197,7 +196,8 @@ GUIDE: tuple[Advice, ...] = (
         and _no_counter(m, "a.detach()")
         and _edits(m, "a.detach()", EDIT_DETECTED),
         facts=("detach-edit-before-save", "detach-write-routes", "saved-tensor-hooks-hide-edit",
-               "ctx-attribute-escapes-version-check", "fused-optimizer-step-not-counted", "kernel-writes-not-counted"),
+               "version-check-only-in-nodes-run", "ctx-attribute-escapes-version-check",
+               "fused-optimizer-step-not-counted", "kernel-writes-not-counted"),
     ),
     Advice(
         "view",

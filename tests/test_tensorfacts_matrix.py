@@ -270,7 +270,8 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
         Fact("a.detach()", "grad_fn", "None"),  # and no node in the graph
         Fact("a.detach()", "shares_storage", True),  # "without copying", "shares storage
         *_counter_facts("a.detach()", True),  # and the version counter" (an inference tensor has none)
-        # "edit it in place after autograd saved a, even under torch.no_grad(), and backward raises"
+        # "edit it in place after autograd saved a, even under torch.no_grad(), and a backward that runs the
+        # node that saved a raises"
         *_edit_facts("a.detach()", probes.EDIT_DETECTED),
     ],
     "view": [
@@ -345,6 +346,7 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "detach-edit-before-save",  # "an edit made before autograd saves the tensor ... a constant ..."
         "detach-write-routes",  # "a write ... such as a.detach().data, NumPy or DLPack ... a wrong gradient"
         "saved-tensor-hooks-hide-edit",  # "an edit after autograd saved a under saved-tensor hooks"
+        "version-check-only-in-nodes-run",  # "a backward that runs the node that saved a raises an error"
         "ctx-attribute-escapes-version-check",  # "or after a custom Function kept a as ctx.x = a"
         "fused-optimizer-step-not-counted",  # "such as a step of an optimizer made with fused=True"
         "kernel-writes-not-counted",  # "a torch kernel that moves no version counter ... GradScaler.unscale_"

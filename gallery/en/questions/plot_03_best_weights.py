@@ -347,6 +347,34 @@ assert restored.weight is not restored_weight and same_storage(restored.weight, 
     "a deepcopy keeps _metadata, where a load with assign=True leaves its flag; a later plain load assigns")
 # sphinx_gallery_end_ignore
 
+# %%
+# A load with ``assign=True`` leaves a flag in the dict it was given when that dict carries a state
+# dict's metadata (``_metadata``): a ``state_dict()`` does, and so do its ``deepcopy`` and a dict that
+# ``torch.load`` returned. A later ``load_state_dict`` of such a dict, without ``assign=True``, assigns
+# as well. ``best``, built by a dict comprehension, has no ``_metadata`` and is still copied
+# (:ref:`questions-checkpoints`).
+saved = io.BytesIO()
+torch.save(torch.nn.Linear(2, 1).state_dict(), saved)
+saved.seek(0)
+dicts = {"a state_dict()": torch.nn.Linear(2, 1).state_dict(), "a dict from torch.load": torch.load(saved),
+         "best, a comprehension": best}  # fmt: skip
+assigned_again = {}
+for name, sd in dicts.items():
+    torch.nn.Linear(2, 1).load_state_dict(sd, assign=True)
+    target = torch.nn.Linear(2, 1)
+    target_weight = target.weight
+    target.load_state_dict(sd)
+    assigned_again[name] = target.weight is not target_weight
+    print(f"{name}: the later plain load assigns: {assigned_again[name]}")
+assert list(assigned_again.values()) == [True, True, False], (
+    "after a load with assign=True, a plain load assigns a state_dict() and a torch.load dict, copies best"
+)
+# sphinx_gallery_start_ignore
+assert [getattr(sd, "_metadata", {}).get("", {}).get("assign_to_params_buffers") for sd in dicts.values()] == [
+    True, True, None
+], "the load with assign=True left its flag in the _metadata of the first two dicts; best has no _metadata"
+# sphinx_gallery_end_ignore
+
 
 # %%
 # ``torch.save`` of a slice writes the whole storage
@@ -430,7 +458,7 @@ if torch.cuda.is_available():
 # ``state_dict()`` holds references into the model, not a snapshot. For the best
 # weights keep ``{k: v.detach().clone() for k, v in model.state_dict().items()}``
 # or ``copy.deepcopy(model.state_dict())``, and restore them with
-# ``load_state_dict`` (which copies, unless it is given ``assign=True`` or the dict is a
-# ``deepcopy`` that a load with ``assign=True`` has seen: such a load leaves its flag in the dict,
-# :ref:`questions-checkpoints`); to keep them in CPU memory, use
+# ``load_state_dict`` (which copies, unless it is given ``assign=True`` or the dict carries the flag
+# that a load with ``assign=True`` leaves in a dict with ``_metadata``: the ``deepcopy`` can, the
+# comprehension's plain dict cannot; :ref:`questions-checkpoints`); to keep them in CPU memory, use
 # ``v.detach().to("cpu", copy=True)``, not ``v.cpu()``. Before saving a slice, ``clone()`` it.

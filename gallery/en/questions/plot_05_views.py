@@ -8,7 +8,7 @@ Views: which operations share memory, and what writing through them does
    :class: answer
 
    On a device with memory (the CPU here), where ``expand`` makes several elements one memory location,
-   writes such as ``wide[0] = 1.0``, ``add_`` or ``copy_`` from another tensor are refused. ``clone()`` gives
+   writes such as ``wide[0] = 1.0``, ``add_`` or ``copy_`` from a tensor over other memory are refused. ``clone()`` gives
    each element memory of its own:
 
    .. code-block:: python
@@ -295,25 +295,45 @@ assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the 
 # %%
 # Not every write into an expanded CPU tensor is refused. ``fill_`` passes, and so does
 # ``wide[:, 0] = ...``, which writes the first column, whose three elements are three locations; both
-# change every column, which are one memory. ``add_`` and ``copy_`` from another tensor
-# would write one location from several elements, and are refused as ``wide[0] = 1.0`` was.
-# ``wide.copy_(wide)``, a copy of the tensor onto itself, is not refused.
+# change every column, which are one memory. ``add_`` and ``copy_`` from a tensor over other memory
+# (here ``torch.ones(3, 4)`` and ``torch.ones(3, 1).expand(3, 4)``) would write one location from several
+# elements, and are refused as ``wide[0] = 1.0`` was; so is ``copy_`` from ``column``, the same memory in
+# another shape. A ``copy_`` from a tensor with ``wide``'s own memory, shape and strides, ``wide`` itself
+# or ``column.expand(3, 4)`` made again, is not refused: source and destination are the same elements.
 column = torch.zeros(3, 1)
 wide = column.expand(3, 4)
 wide.fill_(2.0)
 wide[:, 0] = torch.tensor([1.0, 2.0, 3.0])
 print("column:", column.flatten())
 print(wide)
-for name, write in {"add_(1.0)": lambda: wide.add_(1.0), "copy_(ones)": lambda: wide.copy_(torch.ones(3, 4))}.items():
+refusals = []
+for name, write in {
+    "add_(1.0)": lambda: wide.add_(1.0),
+    "copy_(torch.ones(3, 4))": lambda: wide.copy_(torch.ones(3, 4)),
+    "copy_(torch.ones(3, 1).expand(3, 4))": lambda: wide.copy_(torch.ones(3, 1).expand(3, 4)),
+    "copy_(column)": lambda: wide.copy_(column),
+}.items():
     try:
         write()
     except RuntimeError as e:
+        refusals.append(str(e))
         print(f"wide.{name}: {type(e).__name__}: {str(e).split(':')[0]}")
     else:
         raise AssertionError(f"wide.{name} must raise")
 wide.copy_(wide)
-print("wide.copy_(wide) passes; column:", column.flatten())
-assert torch.equal(column.flatten(), torch.tensor([1.0, 2.0, 3.0])), "fill_, a column write and a self-copy pass"
+wide.copy_(column.expand(3, 4))
+print("wide.copy_(wide) and wide.copy_(column.expand(3, 4)) pass; column:", column.flatten())
+assert torch.equal(column.flatten(), torch.tensor([1.0, 2.0, 3.0])), (
+    "fill_, a column write and the two copies of the same elements pass"
+)
+# sphinx_gallery_start_ignore
+assert len(refusals) == 4 and all(
+    m.startswith("unsupported operation: more than one element of the written-to tensor") for m in refusals
+), "add_ and copy_ from other memory or from column are refused as the write into wide was"
+assert (column.expand(3, 4).data_ptr(), column.expand(3, 4).shape, column.expand(3, 4).stride()) == (
+    wide.data_ptr(), wide.shape, wide.stride()
+), "column.expand(3, 4) made again has wide's memory, shape and strides"
+# sphinx_gallery_end_ignore
 
 # %%
 # The question of `pytorch/pytorch#42726

@@ -254,10 +254,11 @@ assert same_storage(column, expanded) and not same_storage(column, repeated), "S
 
 # %%
 # Not every write into an expanded tensor is refused. ``add_`` and ``mul_`` compute each element from
-# its old value and ``copy_`` copies other values in; on the CPU all three raise, because several elements of
-# ``expanded`` are one memory location, and so does the slice assignment ``expanded[:] = 7.0``. ``fill_``
-# and ``zero_`` pass: they write into the tensor that was expanded (:ref:`questions-views` shows some other writes
-# that pass).
+# its old value and ``copy_`` from ``torch.ones(3, 4)`` copies values from other memory in; on the CPU all three
+# raise, because several elements of ``expanded`` are one memory location, and so does the slice assignment
+# ``expanded[:] = 7.0``. ``fill_`` and ``zero_`` pass: they write into the tensor that was expanded. So does
+# ``copy_`` from ``column.expand(3, 4)`` made again, whose elements are those of ``expanded`` itself
+# (:ref:`questions-views` shows some other writes that pass).
 
 for name, write in {
     "add_(1.0)": lambda: expanded.add_(1.0),
@@ -287,6 +288,14 @@ assert torch.equal(spare, torch.full((3, 1), 7.0)), "fill_ passes and writes int
 spare.expand(3, 4).zero_()
 print("spare after spare.expand(3, 4).zero_():", spare.flatten())
 assert torch.equal(spare, torch.zeros(3, 1)), "zero_ passes and writes into the expanded tensor"
+expanded.copy_(column.expand(3, 4))
+print("expanded.copy_(column.expand(3, 4)) passes; column:", column.flatten())
+assert torch.equal(column.flatten(), torch.arange(3.0)), "copy_ from the same expand() made again passes"
+# sphinx_gallery_start_ignore
+assert (column.expand(3, 4).data_ptr(), column.expand(3, 4).stride()) == (
+    expanded.data_ptr(), expanded.stride()
+), "column.expand(3, 4) made again has the memory and strides of expanded"
+# sphinx_gallery_end_ignore
 
 # %%
 # ``contiguous()``: the tensor itself, or a copy

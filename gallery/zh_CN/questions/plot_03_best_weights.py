@@ -327,6 +327,30 @@ assert restored.weight is not restored_weight and same_storage(restored.weight, 
     "a deepcopy keeps _metadata, where a load with assign=True leaves its flag; a later plain load assigns")
 # sphinx_gallery_end_ignore
 
+# %%
+# 带 ``assign=True`` 的一次加载，如果传给它的字典带有 state dict 的元数据（``_metadata``），会在其中留下一个标志：``state_dict()`` 返回的字典带有元数据，它的 ``deepcopy`` 和 ``torch.load`` 返回的字典也带有。之后不加 ``assign=True`` 再用 ``load_state_dict`` 加载这样的字典，同样是直接接管而不复制。``best`` 是用字典推导式建的，没有 ``_metadata``，仍然被复制（见 :ref:`“检查点”那一页 <questions-checkpoints>`）。
+saved = io.BytesIO()
+torch.save(torch.nn.Linear(2, 1).state_dict(), saved)
+saved.seek(0)
+dicts = {"a state_dict()": torch.nn.Linear(2, 1).state_dict(), "a dict from torch.load": torch.load(saved),
+         "best, a comprehension": best}  # fmt: skip
+assigned_again = {}
+for name, sd in dicts.items():
+    torch.nn.Linear(2, 1).load_state_dict(sd, assign=True)
+    target = torch.nn.Linear(2, 1)
+    target_weight = target.weight
+    target.load_state_dict(sd)
+    assigned_again[name] = target.weight is not target_weight
+    print(f"{name}: the later plain load assigns: {assigned_again[name]}")
+assert list(assigned_again.values()) == [True, True, False], (
+    "after a load with assign=True, a plain load assigns a state_dict() and a torch.load dict, copies best"
+)
+# sphinx_gallery_start_ignore
+assert [getattr(sd, "_metadata", {}).get("", {}).get("assign_to_params_buffers") for sd in dicts.values()] == [
+    True, True, None
+], "the load with assign=True left its flag in the _metadata of the first two dicts; best has no _metadata"
+# sphinx_gallery_end_ignore
+
 
 # %%
 # ``torch.save`` 保存切片，会写出整块存储
@@ -403,5 +427,5 @@ if torch.cuda.is_available():
 #
 # ``state_dict()`` 装的是指向模型内部张量的引用，不是快照。要保存最佳权重，用
 # ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` 或
-# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制；``copy.deepcopy`` 得到的字典如果被 ``assign=True`` 加载过，也不复制：那次加载把标志留在了字典里，见 :ref:`“检查点”那一页 <questions-checkpoints>`）；要放在 CPU 内存里，用
+# ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制；字典带有 ``assign=True`` 加载留在 ``_metadata`` 里的标志时也不复制：上面的 ``deepcopy`` 可能带有，字典推导式得到的普通字典不会，见 :ref:`“检查点”那一页 <questions-checkpoints>`）；要放在 CPU 内存里，用
 # ``v.detach().to("cpu", copy=True)``，而不是 ``v.cpu()``。保存切片之前，先 ``clone()``。

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   在有真实内存的设备上（本页是 CPU；``meta`` 不算），``expand`` 让几个元素落在同一个内存位置上时，有些写入（如 ``wide[0] = 1.0``、``add_``、从另一个张量 ``copy_``）会被拒绝。``clone()`` 让每个元素有自己的内存：
+   在有真实内存的设备上（本页是 CPU；``meta`` 不算），``expand`` 让几个元素落在同一个内存位置上时，有些写入（如 ``wide[0] = 1.0``、``add_``、从另一块内存 ``copy_``）会被拒绝。``clone()`` 让每个元素有自己的内存：
 
    .. code-block:: python
 
@@ -276,24 +276,41 @@ assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the 
 # sphinx_gallery_end_ignore
 
 # %%
-# 对 CPU 上扩展出的张量，并非每种写入都会被拒绝。``fill_`` 可以执行；``wide[:, 0] = ...`` 写的是第一列，这一列的三个元素是三个不同的位置，也能执行；两者都让每一列跟着变，因为各列本是同一块内存。``add_`` 和从另一个张量 ``copy_`` 会从几个元素往同一个位置写，和刚才的
-# ``wide[0] = 1.0`` 一样被拒绝。``wide.copy_(wide)`` 把张量复制到它自己身上，则不会被拒绝。
+# 对 CPU 上扩展出的张量，并非每种写入都会被拒绝。``fill_`` 可以执行；``wide[:, 0] = ...`` 写的是第一列，这一列的三个元素是三个不同的位置，也能执行；两者都让每一列跟着变，因为各列本是同一块内存。``add_``，以及来源为另一块内存上的张量（这里是 ``torch.ones(3, 4)`` 和 ``torch.ones(3, 1).expand(3, 4)``）的 ``copy_``，会从几个元素往同一个位置写，和刚才的 ``wide[0] = 1.0`` 一样被拒绝；以 ``column`` 为来源的 ``copy_`` 也被拒绝，它是同一块内存，但形状不同。来源与 ``wide`` 内存、形状和步长都相同时（``wide`` 本身，或再做一次的 ``column.expand(3, 4)``），``copy_`` 不会被拒绝：来源和目标是同一批元素。
 column = torch.zeros(3, 1)
 wide = column.expand(3, 4)
 wide.fill_(2.0)
 wide[:, 0] = torch.tensor([1.0, 2.0, 3.0])
 print("column:", column.flatten())
 print(wide)
-for name, write in {"add_(1.0)": lambda: wide.add_(1.0), "copy_(ones)": lambda: wide.copy_(torch.ones(3, 4))}.items():
+refusals = []
+for name, write in {
+    "add_(1.0)": lambda: wide.add_(1.0),
+    "copy_(torch.ones(3, 4))": lambda: wide.copy_(torch.ones(3, 4)),
+    "copy_(torch.ones(3, 1).expand(3, 4))": lambda: wide.copy_(torch.ones(3, 1).expand(3, 4)),
+    "copy_(column)": lambda: wide.copy_(column),
+}.items():
     try:
         write()
     except RuntimeError as e:
+        refusals.append(str(e))
         print(f"wide.{name}: {type(e).__name__}: {str(e).split(':')[0]}")
     else:
         raise AssertionError(f"wide.{name} must raise")
 wide.copy_(wide)
-print("wide.copy_(wide) passes; column:", column.flatten())
-assert torch.equal(column.flatten(), torch.tensor([1.0, 2.0, 3.0])), "fill_, a column write and a self-copy pass"
+wide.copy_(column.expand(3, 4))
+print("wide.copy_(wide) and wide.copy_(column.expand(3, 4)) pass; column:", column.flatten())
+assert torch.equal(column.flatten(), torch.tensor([1.0, 2.0, 3.0])), (
+    "fill_, a column write and the two copies of the same elements pass"
+)
+# sphinx_gallery_start_ignore
+assert len(refusals) == 4 and all(
+    m.startswith("unsupported operation: more than one element of the written-to tensor") for m in refusals
+), "add_ and copy_ from other memory or from column are refused as the write into wide was"
+assert (column.expand(3, 4).data_ptr(), column.expand(3, 4).shape, column.expand(3, 4).stride()) == (
+    wide.data_ptr(), wide.shape, wide.stride()
+), "column.expand(3, 4) made again has wide's memory, shape and strides"
+# sphinx_gallery_end_ignore
 
 # %%
 # `pytorch/pytorch#42726 <https://github.com/pytorch/pytorch/issues/42726>`__ 的疑问：同样是
