@@ -49,7 +49,7 @@ TERMS: tuple[Term, ...] = (
                    "through its dtype, shape, strides and offset (and, for a lazily conjugated or negated view, its "
                    "conjugate or negative bit).",
          define_zh="多维数组；稠密的非量化张量按 dtype、形状、步长和偏移从一块存储读取数值"
-                   "（延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit））。"),
+                   "；延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit）。"),
     Term("复制", "copy", "copying-clone", also=("拷贝",),
          define_en="Making a new tensor whose values sit in memory of its own.",
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),

@@ -109,10 +109,10 @@ GUIDE: tuple[Advice, ...] = (
                 "and an in-place edit of it, with or without `torch.no_grad()`, leaves the gradient of `a` "
                 "alone. `with torch.no_grad(): a.clone()` gives the same row.",
             "zh_CN": "要一份与源张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。"
-                "它有自己的存储和版本计数器（version counter；在推理模式内得到的推理张量（inference tensor）`a` "
-                "没有版本计数器，下面各条都是如此），没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
+                "它有自己的存储和版本计数器（version counter），没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
                 "无论是否在 `torch.no_grad()` 下原地（in-place）修改它，"
-                "`a` 的梯度都不受影响。表中 `with torch.no_grad(): a.clone()` 那一行与它完全相同。",
+                "`a` 的梯度都不受影响。在推理模式内得到的推理张量（inference tensor）`a` 根本没有版本计数器，"
+                "这里和下面各条都是如此。表中 `with torch.no_grad(): a.clone()` 那一行与它完全相同。",
         },
         lambda m: _everywhere(
             m, "a.detach().clone()", same_object=False, shares_storage=False,
