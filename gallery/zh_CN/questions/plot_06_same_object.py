@@ -328,4 +328,4 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # ----
 #
 # 没有什么需要做时，``to``、``cpu``、``float``、``contiguous``、``type`` 和 ``torch.as_tensor`` 都返回输入本身。想要独立的内存，用
-# ``clone()`` 或 ``to(..., copy=True)``；如果还要脱离计算图，用 ``detach().clone()``，见 :ref:`最保险的复制 <copying-safe-copy>`。
+# ``clone()`` 或 ``to(..., copy=True)``；如果还要脱离计算图，用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
