@@ -21,6 +21,7 @@ from sitetools import (
     check_rules,
     doctests,
     edition_citations,
+    errata_box,
     first_mentions,
     gpu_rule,
     output_channels,
@@ -38,7 +39,8 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: boo
     """Every page rule for the given editions: layout, parity, the code rules of every script (what it
     prints, what its checks can show, the form of a GPU box), the citations of twin paragraphs, no
     skipped doctest, typography, the answer box that opens every question page
-    (:mod:`sitetools.answer_box`), and (in editions written in Chinese) the terminology of
+    (:mod:`sitetools.answer_box`), the title of a box that sets an article against torch
+    (:mod:`sitetools.errata_box`), and (in editions written in Chinese) the terminology of
     :mod:`sitetools.wording`; then,
     unless ``manifest`` is false, what :func:`unrecorded` names.
     With ``processes`` above 1 the editions' own rules run side by side, each in a process of its own
@@ -84,6 +86,7 @@ def edition_rules(lang: str, root: Path = ROOT) -> list[str]:
         problems += doctests.unseen(page, page.relative_to(root).as_posix())
     problems += pages.check_typography(lang, root)
     problems += answer_box.check_answers(lang, root)
+    problems += errata_box.check_errata_boxes(lang, root)
     if edition(lang).cjk:
         problems += wording.check_variants(root, lang) + first_mentions.check_first_mentions(root, lang)
     return problems

@@ -48,8 +48,8 @@ TERMS: tuple[Term, ...] = (
          define_en="A multi-dimensional array; a dense tensor that is not quantized reads its values from a storage "
                    "through its dtype, shape, strides and offset (and, for a lazily conjugated or negated view, its "
                    "conjugate or negative bit).",
-         define_zh="多维数组；稠密的非量化张量按 dtype、形状、步长和偏移从一块存储读取数值"
-                   "；延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit）。"),
+         define_zh="多维数组；稠密的非量化张量按 dtype、形状、步长和偏移从一块存储读取数值。"
+                   "延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit）。"),
     Term("复制", "copy", "copying-clone", also=("拷贝",),
          define_en="Making a new tensor whose values sit in memory of its own.",
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),
@@ -58,11 +58,11 @@ TERMS: tuple[Term, ...] = (
                    "clone of a tensor that requires grad stays in the computation graph.",
          define_zh="`clone()`：有自己内存的副本；在梯度模式（grad mode）下（不在 `torch.inference_mode()` 里），"
                    "需要梯度的张量的副本仍留在计算图中。"),
-    Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", also=("浅复制",),
+    Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", avoid=("浅复制",),
          define_en="Copying only the outer object: the copy holds the same objects as the original, not copies of "
                    "them.",
          define_zh="只复制外层对象：副本装的是原对象所含的那些对象本身，而不是它们的副本。"),
-    Term("深拷贝", "deep copy, `copy.deepcopy`", "questions-deepcopy", also=("深复制",),
+    Term("深拷贝", "deep copy, `copy.deepcopy`", "questions-deepcopy", avoid=("深复制",),
          define_en="Copying an object and, level by level, the objects it holds, instead of sharing them.",
          define_zh="复制一个对象，并逐层复制它所含的对象，而不是共享它们。"),
     Term("存储", "storage", "copying-alias",
@@ -339,7 +339,8 @@ WORDING: tuple[Term, ...] = (
     Term("解决办法", "a fix", "", avoid=("修法", "修复办法")),
     Term("按求导公式算出的", "the analytic (gradient)", "", avoid=("微积分",)),
     Term("notebook", "a Jupyter notebook", "", avoid=("笔记本",)),
-    Term("单元格", "a cell of a notebook or script", "", avoid=("代码单元", "上一格", "下一格", "最后一格")),
+    Term("单元格", "a cell of a notebook or script", "",
+         avoid=("代码单元", "上一格", "下一格", "最后一格", "本单元", "下一单元")),
     Term("共享", "to share (memory, a storage, a version counter)", "", avoid=("共用",)),
     Term("版本计数器", "the version counter (never 'the `_version` count')", "", also=("计数器",),
          avoid=("_version`` 计数", "_version` 计数")),
@@ -359,6 +360,10 @@ WORDING: tuple[Term, ...] = (
     Term("抛出", "to raise (an error; for 'to cause', 导致)", "", avoid=("引发",)),
     Term("滑动统计量", "running statistics (``BatchNorm``'s ``running_mean``)", "", avoid=("running 统计量",)),
     Term("源张量", "the source tensor (of a copy, a view or a conversion)", "", avoid=("来源张量",)),
+    Term("报错信息", "the message of an error torch raises", "", avoid=("报错消息", "错误消息", "错误信息")),
+    Term("检查点", "a checkpoint (a saved `state_dict`)", "", avoid=("存档",)),
+    Term("内核", "a kernel (the code torch runs for an operation)", "", avoid=("算子",)),
+    Term("手算", "worked out by hand (a gradient)", "", avoid=("手推",)),
 )
 
 

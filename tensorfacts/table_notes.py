@@ -100,7 +100,7 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "same `expand()` of the same tensor, made again, runs.",
             "zh_CN": "在梯度模式（grad mode）下、源张量需要梯度时，`unbind()`、`split()`、"
                 "`split_with_sizes()` 或 `chunk()` "
-                "的第一个输出一做原地操作（in-place operation）就报错；这四个函数一次调用返回的所有视图，"
+                "的第一个输出一做原地（in-place）操作就报错；这四个函数一次调用返回的所有视图，"
                 "在自动求导中挂在同一个节点上。"
                 "`tensor_split()`、`hsplit()` 和 `vsplit()` 也返回多个视图，但每个视图各有自己的节点"
                 "（`SliceBackward0`），探测程序做的原地修改 `fill_(-1)` 它们都允许，两张表中其余各行也都允许；"

@@ -32,7 +32,7 @@ LEDGER = {
         "hold, and for {differs} the output differs from the article's.",
     },
     "zh_CN": {
-        "claim": "原文的说法",
+        "claim": "原博文的说法",
         "source": "出处：{where}",
         "verdict": "结论",
         "observed": "本次构建的实际结果",

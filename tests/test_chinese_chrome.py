@@ -244,7 +244,7 @@ def test_the_index_card_is_rewritten_with_a_plain_data_tooltip():
 
 NOTEBOOK_TEXT = """做法见 `下一页 <copying-safe-copy>`。和 `clone() 那一页 <copying-clone>` 一样，
 副本仍在计算图里；
-`下一页 <data-vs-detach-comparison>` 逐条检验原文的总结。
+`下一页 <data-vs-detach-comparison>` 逐条检验原博文的总结。
 Two English
 lines.
 
@@ -259,7 +259,7 @@ print("文")
 
 def test_chinese_notebooks_lose_the_line_breaks_and_labels_a_reader_would_see():
     assert markdown_cell(NOTEBOOK_TEXT, {}, "x.ipynb", cjk=True) == (
-        "做法见下一页。和 clone() 那一页一样，副本仍在计算图里；下一页逐条检验原文的总结。Two English\nlines.\n\n"
+        "做法见下一页。和 clone() 那一页一样，副本仍在计算图里；下一页逐条检验原博文的总结。Two English\nlines.\n\n"
         "- 第一项，\n- 第二项\n\n```python\nprint(\"中\")\nprint(\"文\")\n```")
 
 
@@ -281,9 +281,9 @@ def test_a_fact_citation_leaves_no_trace_in_a_notebook():
 
 
 def test_a_quoted_paragraph_is_joined_inside_its_quote():
-    admonition = ".. admonition:: 原文与 torch |v| 对照\n   :class: warning\n\n   原文说，\n   现在不同。\n"
+    admonition = ".. admonition:: 原博文与 torch |v| 对照\n   :class: warning\n\n   原文说，\n   现在不同。\n"
     assert markdown_cell(admonition, {"v": "9.9"}, "x.ipynb", cjk=True) == (
-        "> **原文与 torch 9.9 对照**\n>\n> 原文说，现在不同。")
+        "> **原博文与 torch 9.9 对照**\n>\n> 原文说，现在不同。")
 
 
 # --- On the built site ----------------------------------------------------------------------------

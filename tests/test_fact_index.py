@@ -83,7 +83,7 @@ def test_the_facts_page_lists_every_fact_and_who_cites_it(tmp_path, lang, holds,
     assert field("leaf-refuses-inplace", "runs").get_text(strip=True) == runs
 
 
-@pytest.mark.parametrize("lang, cited", [("en", "Guide page, Home"), ("zh_CN", "“Guide page”、“Home”")])
+@pytest.mark.parametrize("lang, cited", [("en", "Guide page, Home"), ("zh_CN", "《Guide page》、《Home》")])
 def test_the_pages_citing_a_fact_are_told_apart(tmp_path, lang, cited):
     """A Chinese title may end in ？ (我该用哪一种写法？): unquoted, two titles would run into one."""
     pages = {**PAGES, "index": PAGES["index"] + "\n`copy.deepcopy` and grads. {fact}`deepcopy-grad-by-source`\n"}

@@ -261,6 +261,8 @@ def _cell(rst: str, cjk: bool, base: str = BASE) -> str:
     ("in :doc:`/views`.", False, "", "in 视图操作一览."),
     ("实测结果见 :doc:`视图操作一览 </views>`。", True, "", "实测结果见《视图操作一览》。"),
     ("（见 :doc:`/views`）", True, "", "（见《视图操作一览》）"),
+    ("实测结果见 :doc:`《视图操作一览》 </views>`。", True, "", "实测结果见《视图操作一览》。"),
+    ("两张表 :doc:`《视图操作一览》 </views>` 和", True, "", "两张表《视图操作一览》和"),
     ("见\\ :ref:`questions-deepcopy`。", True, "", "见《深拷贝的标题》。"),
     ("an escaped\\ space, ``a\\ b`` and `assert` stay code.", False, BASE,
      "an escapedspace, ``a\\ b`` and `assert` stay code."),

@@ -126,6 +126,28 @@ def test_the_wording_and_typography_rules_run_with_the_page_rules_and_name_the_g
     assert all("(see CONTRIBUTING.md, 'Typography'" in p for p in problems), problems
 
 
+@pytest.mark.parametrize(
+    ("lang", "old", "new", "expected"),
+    [
+        ("zh_CN", "原博文勘误（torch |torch_version| 实测）", "原文勘误（torch |torch_version| 实测）",
+         "'原文勘误（torch |torch_version| 实测）' must be titled '原博文与 torch |torch_version| 对照' or"),
+        ("zh_CN", "原博文勘误（torch |torch_version| 实测）\n#    :class: warning",
+         "原博文勘误（torch |torch_version| 实测）", "needs `:class: warning`"),
+        ("en", "The article vs. torch |torch_version|", "The post vs. torch |torch_version|",
+         "'The post vs. torch |torch_version|' must be titled 'The article vs. torch |torch_version|'"),
+    ],
+    ids=["zh-old-title", "zh-no-class", "en-other-title"],
+)
+def test_an_article_box_of_another_title_or_class_is_named(sources, lang, old, new, expected):
+    script = sources / "gallery" / lang / "copying" / "plot_01_alias_and_data.py"
+    text = script.read_text(encoding="utf-8")
+    assert f"# .. admonition:: {old}" in text, "the page has no such box to break"
+    script.write_text(text.replace(f"# .. admonition:: {old}", f"# .. admonition:: {new}", 1), encoding="utf-8")
+    problems = [p for p in page_rules.check_sources(root=sources, manifest=False) if expected in p]
+    assert [p.split(":")[0] for p in problems] == [f"gallery/{lang}/copying/plot_01_alias_and_data.py"], problems
+    assert all("(see CONTRIBUTING.md, 'Page structure')" in p for p in problems), problems
+
+
 def test_compared_addresses_and_hidden_checks_are_allowed(sources):
     code = ('print("same:", a.data_ptr() == a.data.data_ptr())\n# sphinx_gallery_start_ignore\n'
             "assert a.data_ptr() == a.data.data_ptr()\n# sphinx_gallery_end_ignore")  # fmt: skip

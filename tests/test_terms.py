@@ -233,7 +233,7 @@ def _texts(kind: str, name: str) -> dict[str, str]:
 #: ``(sentence, its glossed first mention, the same mention bare, the module that holds it)``: the first
 #: mention on decide, views, ledger and facts lives in a sentence a directive writes, not in the page.
 GENERATED_BREAKS = [
-    (("decision", "need-read-without-graph"), "版本计数器（version counter；", "版本计数器（",
+    (("decision", "need-read-without-graph"), "版本计数器（version counter）", "版本计数器",
      "tensorfacts/decisions.py"),
     (("note", "autograd-views"), "自动求导（autograd）", "自动求导", "tensorfacts/table_notes.py"),
     (("claim", "004-data-untracked"), "自动求导（autograd）", "自动求导", "tensorfacts/articles/data_vs_detach_004.py"),

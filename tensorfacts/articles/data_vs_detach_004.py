@@ -1,4 +1,4 @@
-"""The claims of article 004, ".data vs. detach()" (data 与 detach), each with its check.
+"""The claims of article 004, ".data vs. detach()" (.data 与 detach()), each with its check.
 
 Every check runs real tensors (or the article's own code, from
 :mod:`tensorfacts.sources.data_vs_detach_004`) on the installed torch and returns a verdict with a

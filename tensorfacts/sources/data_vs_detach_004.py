@@ -1,7 +1,7 @@
-"""Article 004, ".data vs. detach()" (data 与 detach): its code and pasted outputs, verbatim."""
+"""Article 004, ".data vs. detach()" (.data 与 detach()): its code and pasted outputs, verbatim."""
 
 #: The article's title and its sections (by id), in every edition's language.
-TITLE = {"en": ".data vs. detach()", "zh_CN": "data 与 detach"}
+TITLE = {"en": ".data vs. detach()", "zh_CN": ".data 与 detach()"}
 SECTIONS = {
     "intro": {"en": "Introduction", "zh_CN": "引言"},
     "data": {"en": "data", "zh_CN": "data"},

@@ -54,7 +54,7 @@ WORDS = {
         "cited": "引用它的页面",
         "nobody": "没有页面引用",
         "between": "、",
-        "quotes": ("“", "”"),  # a title ending in ？ runs into the next one without them
+        "quotes": ("《", "》"),  # titles run together without them (one ends in ？), and a title may hold “”
         "count": "共 {total} 条事实，在 torch {torch} 上运行：{holds} 条成立；{cited} 条至少有一个页面引用。",
     },
 }

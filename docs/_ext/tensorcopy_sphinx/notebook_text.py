@@ -315,8 +315,8 @@ def _api_name(words: str) -> bool:
 
 def _one_name(shown: str, title: str, before: str) -> str:
     """The page named once in a ``cjk`` edition, and always the same way, by its title in 《》: a short
-    name gives way to it (``“X”那一页的表`` becomes ``《title》的表``; a name right after 见, in quotes, or
-    the title's first words becomes ``《title》``); an ordinal (``上一页``) keeps the title after it
+    name gives way to it (``“X”那一页的表`` becomes ``《title》的表``; a name right after 见, in quotes or
+    in 《》, or the title's first words becomes ``《title》``); an ordinal (``上一页``) keeps the title after it
     (``上一页《title》``); words of the sentence's own (``只用 clone()``, an API name even where the title
     starts with it) stay and the title follows in brackets (``只用 clone()（见《title》）``), since the page
     shows those words and the sentence needs them."""
@@ -325,7 +325,7 @@ def _one_name(shown: str, title: str, before: str) -> str:
     if shown.endswith("页"):
         return f"{shown}《{title}》"
     after_see = before.rstrip(" \\\n").endswith("见")
-    quoted = shown.startswith("“") and shown.endswith("”")
+    quoted = (shown.startswith("“") and shown.endswith("”")) or (shown.startswith("《") and shown.endswith("》"))
     if after_see or quoted or (title.startswith(shown) and not _api_name(shown)):  # a short name: 共享权重
         return f"《{title}》"
     return f"{shown}（见《{title}》）"

@@ -12,7 +12,7 @@ Three faults of the stock setup are handled here:
 * Without jieba Sphinx builds silently with no Chinese words in the index. Here the build fails
   instead, before reading (jieba missing) and after writing (index without Chinese words).
 
-And one addition: a reader types their own word (版本号, 深复制, 内存泄漏), which the page that answers
+And one addition: a reader types their own word (“版本号”, “深复制”, “内存泄漏”), which the page that answers
 them may never use. Every word of the terminology list (``sitetools.terms``: each term, its aliases
 and the variants the pages avoid) becomes an entry of the index pointing at the term's page, the way
 an ``index`` directive's entry would; Sphinx's search ranks such an entry above words found in the

@@ -11,7 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个非空张量的存储起始地址相同，就说明它们共享内存（至于它们是否还有共同的元素，是另一个问题，见 :ref:`两个张量是否共享内存 <questions-memory-overlap>`）。空张量没有内存可共享，不在此列。
+# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个非空张量的存储起始地址相同，就说明它们共享内存（至于它们是否还有共同的元素，是另一个问题，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`）。空张量没有内存可共享，不在此列。
 
 import warnings
 
@@ -270,7 +270,7 @@ assert a._version == 0, "a's version counter must not count an edit of the copy"
 # ------------------------
 #
 # 反过来也一样。``a`` 是需要梯度的叶子张量，在梯度模式（grad mode）下，torch 不允许对它调用 ``a.mul_(10)``
-# 这样的原地（in-place）操作，见 :ref:`重新绑定与原地更新 <copying-rebinding>`。所以这里的修改放在 ``torch.no_grad()`` 里。
+# 这样的原地（in-place）操作，见 :ref:`“重新绑定与原地更新”那一页 <copying-rebinding>`。所以这里的修改放在 ``torch.no_grad()`` 里。
 
 with torch.no_grad():
     a.mul_(10)

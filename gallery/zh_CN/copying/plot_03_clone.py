@@ -247,7 +247,7 @@ assert repr(c) != article_c, "c must print differently from the article"
 # sphinx_gallery_end_ignore
 
 # %%
-# .. admonition:: 原文与 torch |torch_version| 对照
+# .. admonition:: 原博文与 torch |torch_version| 对照
 #    :class: warning
 #
 #    原文打印的是 ``grad_fn=<CloneBackward>``；上方输出显示，现在打印的是
@@ -314,7 +314,7 @@ assert a.grad.tolist() == [2.0, 4.0, 6.0], "the clone's gradient must reach a"
 draw_graph("loss = (c**2).sum()", loss, a=a)
 
 # %%
-# .. admonition:: 原文勘误（torch |torch_version| 实测）
+# .. admonition:: 原博文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
 #    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。在梯度模式下，``clone()`` 记录在计算图中，到达这样的副本的梯度会继续流入 ``a.grad``，上方输出正说明了这一点；除非反向传播在副本处停下（``backward(inputs=[c])``，或 ``torch.autograd.grad`` 求的是 ``c`` 的梯度）。副本只是内存独立，在计算图中并不独立。
@@ -405,4 +405,4 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。它需要梯度，不是叶子张量（除非调用 ``retain_grad()``，或在 ``backward(inputs=...)`` 里点名它，否则它的 ``.grad`` 一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`），到达它的梯度会继续流向源张量，除非 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 点名这个副本，在它那里停下。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量；只有 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 点名这个副本时，梯度才停在副本上。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。

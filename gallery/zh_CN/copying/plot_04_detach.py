@@ -475,7 +475,7 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 # sphinx_gallery_end_ignore
 
 # %%
-# .. admonition:: 原文与 torch |torch_version| 对照
+# .. admonition:: 原博文与 torch |torch_version| 对照
 #    :class: warning
 #
 #    原文说，``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在 detach 得到的张量上，还是在源张量上执行，都会报错。文章写成时确实如此：torch 1.12 及以前，对 ``.data`` 或 ``.detach()``

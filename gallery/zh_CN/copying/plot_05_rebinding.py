@@ -299,7 +299,7 @@ print("c as the article prints it:", one_line(c) == article_c)
 assert (one_line(a), one_line(c)) == (article_a, article_c), "a and c must print as in the article"
 
 # %%
-# .. admonition:: 原文勘误（torch |torch_version| 实测）
+# .. admonition:: 原博文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
 #    原文有两行代码写错了，不过它给出的输出是对的。注释掉的 ``#a[1,2] = 0`` 在 2×2 张量上会抛出
@@ -439,7 +439,7 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass g
 # 原地更新的代价：旧计算图用不了了
 # --------------------------------
 #
-# 原地更新也有代价。更新之前建好的计算图，保存的是当时那个版本的 ``w``；优化器走一步，推进了版本，再通过那张计算图执行 ``backward()`` 就会失败，除非计算图经由保存张量的钩子（saved tensors hooks）保存 ``w``，或自定义 ``Function`` 把它存成了属性。一个网络在另一个网络的前向和反向传播之间被更新时（比如训练 GAN），常见的就是这个错误。fused 优化器（``fused=True``）的一步则不推进版本，``backward()`` 不会报错，算出的梯度却是错的：算错了，也没有任何报错，见 :ref:`“版本计数器”那一页 <questions-version-counter>`。:fact:`fused-optimizer-step-not-counted`
+# 原地更新也有代价。更新之前建好的计算图，保存的是当时那个版本的 ``w``；优化器走一步，推进了版本，再通过那张计算图执行 ``backward()`` 就会失败，除非计算图经由保存张量的钩子（saved tensors hooks）保存 ``w``，或自定义 ``Function`` 把它存成了属性。一个网络在另一个网络的前向和反向传播之间被更新时（比如训练 GAN），常见的就是这个错误。fused 优化器（``fused=True``）的一步则不推进版本，``backward()`` 不报错，却悄悄算出错误的梯度（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。:fact:`fused-optimizer-step-not-counted`
 
 w = torch.ones(2, 2)
 w.requires_grad = True

@@ -248,7 +248,7 @@ assert a._version == 0, "a was not touched"
 draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 
 # %%
-# .. admonition:: 原文与 torch |torch_version| 对照
+# .. admonition:: 原博文与 torch |torch_version| 对照
 #    :class: warning
 #
 #    原博文打印的是 ``grad_fn=<SigmoidBackward>``。现在节点名是 ``SigmoidBackward0``

@@ -1,8 +1,8 @@
 """
 .. _data-vs-detach-comparison:
 
-逐条检验原文的总结
-==================
+逐条检验原博文的总结
+====================
 
 原博文最后总结了 ``.data`` 和 ``detach()`` 的异同。本页在当前的 torch 上逐条检验：四条成立（其中一条只有按作者对某个词的本意理解才成立），一条照字面不成立。
 """
@@ -204,7 +204,7 @@ def draw_processes(title, child, **names):
 # 先记下 ``out`` 的值、形状和版本，再取 ``out.data`` 和
 # ``out.detach()``，然后重新看 ``out``。
 #
-# .. admonition:: 原文与 torch |torch_version| 对照
+# .. admonition:: 原博文与 torch |torch_version| 对照
 #    :class: warning
 #
 #    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地（in-place）操作会改变张量本身，并推进它的版本计数器（version counter）；而取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。

@@ -569,7 +569,7 @@ assert "The variable in question was changed in there or anywhere later" in mess
 # 1（初始化时在 ``no_grad`` 下原地修改过它）。前向传播保存的是转置后的 ``D.weight``：一个 ``[3, 1]``
 # 的视图（view），与 ``D.weight`` 共享版本计数器（报错里称它为“output 0 of AsStrided”），保存时版本为 1；``opt_D.step()``
 # 又原地修改了它一次。如果 ``opt_D`` 是 fused 优化器（``fused=True``），它的一步不会增加计数器，这里的 ``backward()``
-# 也就不会报错，给 ``G`` 的梯度却是错的：算错了，也没有任何报错（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。
+# 也就不会报错，却悄悄给 ``G`` 算出错误的梯度（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。
 G = torch.nn.Linear(2, 3)
 D = torch.nn.Linear(3, 1)
 opt_G = torch.optim.SGD(G.parameters(), lr=0.1)

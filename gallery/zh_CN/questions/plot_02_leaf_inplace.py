@@ -390,7 +390,7 @@ assert torch.equal(w.grad, torch.tensor([0.0, 4.0, 6.0])), "2 * w where the clon
 
 
 # %%
-# 在梯度模式下，只要某个参数或输出需要梯度，``torch.add`` 和 ``torch.mul`` 就会拒绝 ``out=`` 参数，报错信息另有一句；下面两种调用都会报这个错。在 ``torch.no_grad()`` 下，同样的调用会写进叶子张量，和解决办法一一样。并非每个函数都拒绝：少数组合函数，例如最后几行的 ``torch.tensordot``，在梯度模式下也接受 ``out=``，把这次写入记录成一次复制。
+# 在梯度模式下，只要某个参数或输出需要梯度，``torch.add`` 和 ``torch.mul`` 就会拒绝 ``out=`` 参数，报的是另一条报错信息；下面两种调用都会报这个错。在 ``torch.no_grad()`` 下，同样的调用会写进叶子张量，和第一种解决办法相同。并非每个函数都拒绝：少数组合函数，例如最后几行的 ``torch.tensordot``，在梯度模式下也接受 ``out=``，把这次写入记录成一次复制。
 
 for name, call in {
     "torch.add(w, 1, out=w)": lambda: torch.add(w, 1, out=w),

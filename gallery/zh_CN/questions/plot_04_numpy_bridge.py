@@ -16,7 +16,7 @@
 
 对需要梯度的张量调用 ``numpy()``，会得到 ``RuntimeError: Can't call numpy() on Tensor that requires grad. Use
 tensor.detach().numpy() instead``，见 `pytorch/pytorch#44023
-<https://github.com/pytorch/pytorch/issues/44023>`__。照提示改就能运行，但返回的数组与张量共享内存（shared memory）。本页说明 NumPy 与 torch
+<https://github.com/pytorch/pytorch/issues/44023>`__。照提示改就能运行，但返回的数组和张量用的是同一块内存。本页说明 NumPy 与 torch
 之间哪些转换共享内存、哪些会复制，以及经由 NumPy 的一次写入如何在自动求导毫不知情的情况下改掉梯度。
 """
 
@@ -258,7 +258,7 @@ else:
 
 # %%
 # 只有梯度模式开启时才会拒绝。在 ``torch.no_grad()`` 下和 ``torch.inference_mode()`` 下，``numpy()`` 和
-# ``np.asarray`` 都接受需要梯度的张量，不用 ``detach()`` 就返回一个用它的内存的数组：通过这个数组写入会改变张量，而它的
+# ``np.asarray`` 都接受需要梯度的张量，不用 ``detach()``，返回的数组直接用张量的内存：通过这个数组写入会改变张量，而张量的
 # ``_version`` 保持不变，和下文讲写入的那一节一样。
 for mode in (torch.no_grad, torch.inference_mode):
     b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -397,7 +397,7 @@ for name, fix in fixes.items():
 # -----------------------------------------
 #
 # 原博文讲张量时给出的规则（见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`），对与张量共享内存的 NumPy 数组同样成立：
-# ``array += 1`` 写进共享的内存，张量随之改变；``array = array + 1`` 则新建一个数组，再让这个名字指向它（重新绑定，rebinding），张量保持原来的值。``tolist()`` 把值复制成 Python 数字，之后再改张量，列表不受影响。
+# ``array += 1`` 写进共享的内存，张量随之改变；``array = array + 1`` 则新建一个数组，再让这个名字指向它，也就是重新绑定（rebinding），张量保持原来的值。``tolist()`` 把值复制成 Python 数字，之后再改张量，列表不受影响。
 
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
 shared = torch.from_numpy(array)

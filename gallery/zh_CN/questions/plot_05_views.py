@@ -26,7 +26,7 @@ tensor before performing the operation``：这是往 ``expand`` 的结果里写�
 # 辅助函数
 # --------
 #
-# 视图有一个 ``_base``：它所使用的那块内存的主人（推理张量（inference tensor）的视图除外，它没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`；``detach()`` 和稀疏张量的 ``indices()`` 虽然在 torch 文档的视图操作之列，也不设 ``_base``，见下文讲 ``_base`` 的一节）。
+# 视图有一个 ``_base``：它所使用的那块内存的主人。推理张量（inference tensor）的视图是例外，它没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`；``detach()`` 和稀疏张量的 ``indices()`` 虽然在 torch 文档的视图操作之列，也不设 ``_base``，见下文讲 ``_base`` 的一节。
 import torch
 
 
@@ -203,7 +203,7 @@ def draw_processes(title, child, **names):
 # ----------------
 #
 # 切片、整数下标、``view``、对连续张量的 ``reshape``、``t()`` 和 ``expand`` 返回的都是 ``x``
-# 的视图。用由 Python 整数组成的列表或掩码做下标（即“高级索引（advanced indexing）”）会复制；布局必须改变时，``reshape`` 和 ``contiguous()`` 也会复制。
+# 的视图。用由 Python 整数组成的列表或掩码做下标，也就是高级索引（advanced indexing），会复制；布局必须改变时，``reshape`` 和 ``contiguous()`` 也会复制。
 x = torch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
 results = {
     "x[0]": x[0],
@@ -429,5 +429,5 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # 小结
 # ----
 #
-# 在自动求导看来，它记作视图的张量与其基张量不仅共享内存和版本计数器，还共享历史（在推理模式内得到的推理张量除外：它们没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`）；``detach()`` 和 ``.data`` 共享内存，但不共享历史。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明两者共享内存（但不能证明有共同的元素），起始地址不同却不能排除共享内存。``reshape`` 和 ``contiguous()``
+# 被自动求导记作视图的张量，与它的基张量不仅共享内存和版本计数器，还共享求导历史（在推理模式内得到的推理张量除外：它们没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`）；``detach()`` 和 ``.data`` 共享内存，但不共享求导历史。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明两者共享内存（但不能证明有共同的元素），起始地址不同却不能排除共享内存。``reshape`` 和 ``contiguous()``
 # 只在不得不复制时才复制；想确保拥有独立的内存，就用 ``clone()``。

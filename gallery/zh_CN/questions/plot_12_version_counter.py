@@ -414,5 +414,5 @@ assert same_storage(base, view), "the view uses the base's memory"
 #
 # ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的 torch 原地操作，在不在
 # ``torch.no_grad()`` 下都一样；调用 Python 函数的方法 ``apply_`` 和 ``map_``，以及几个原地写入的 torch 内核（``fused=True`` 的优化器所用的融合内核、
-# ``torch.amp.GradScaler.unscale_`` 的反缩放、``BatchNorm`` 层对 ``running_mean`` 和 ``running_var`` 的更新），都不在其中。通往同一块内存的不少途径会绕过它，例如 ``.data``、NumPy、``untyped_storage()``、DLPack 别名、
-# ``copy.copy(t)``、``apply_`` 和 ``map_``、``nn.utils.vector_to_parameters`` 和上面这几个内核：它们改动数值，它看不见，所以通过它们修改可能得到错误的梯度却不报错（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。:fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`
+# ``torch.amp.GradScaler.unscale_`` 的反缩放、``BatchNorm`` 层对 ``running_mean`` 和 ``running_var`` 的更新），都不在其中。通往同一块内存的不少途径绕得过版本计数器，例如 ``.data``、NumPy、``untyped_storage()``、DLPack 别名、
+# ``copy.copy(t)``、``apply_`` 和 ``map_``、``nn.utils.vector_to_parameters`` 和上面这几个内核：它们改了数值，计数器却没有动，所以经由它们的修改可能让梯度算错而不报错（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。:fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`

@@ -483,7 +483,7 @@ assert adagrad.state[ada_norm.weight]["sum"].dtype == torch.float32, "Adagrad ma
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    ``Module.cuda()`` 原地（in-place）搬动模型并返回它；和改变 dtype 一样、和搬到 ``meta`` 不同，模型保留原来的 ``Parameter`` 对象。
+#    ``Module.cuda()`` 原地（in-place）搬动模型并返回它；与改变 dtype 时一样（而与搬到 ``meta`` 不同），模型保留原来的 ``Parameter`` 对象。
 #    ``Tensor.cuda()`` 返回 GPU 上的副本；张量已经在那块 GPU 上时，返回张量本身（PyTorch 文档：
 #    `Module.cuda <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__、`Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 

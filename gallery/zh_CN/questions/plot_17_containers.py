@@ -284,7 +284,7 @@ assert shared == ["dict.copy()", "dict(state)", "copy.copy"], "shallow copies sh
 
 # %%
 # 列表也一样：``items.copy()``、``items[:]``、``list(items)`` 和 ``copy.copy(items)`` 装的是同样的张量；
-# ``copy.deepcopy(items)`` 装的是副本。同一块存储上的普通 CPU 张量（不带共轭位（conjugate bit）或负号位（negative bit）），复制之后彼此仍然共享（一次深复制，每块存储只复制一份）；这样的切片复制时，连同它背后的整块存储一起复制。``Parameter`` 则是克隆出来的：副本只含它自己的元素，原本共享一块存储的两个参数，复制之后不再共享。
+# ``copy.deepcopy(items)`` 装的是副本。同一块存储上的普通 CPU 张量，只要不带共轭位（conjugate bit）或负号位（negative bit），复制之后彼此仍然共享（一次深拷贝，每块存储只复制一份）；这样的切片复制时，连同它背后的整块存储一起复制。``Parameter`` 则是克隆出来的：副本只含它自己的元素，原本共享一块存储的两个参数，复制之后不再共享。
 
 items = [torch.ones(2), torch.zeros(2)]
 shallow = {"items.copy()": items.copy(), "items[:]": items[:], "list(items)": list(items),

@@ -274,7 +274,7 @@ assert model.weight not in optimizer.state, "the optimizer keeps no state for th
 # 解决办法：复制进已有的参数
 # --------------------------
 #
-# ``model.load_state_dict`` 把新数值复制进模型已有的张量：权重还是原来那个对象，也就是优化器拿着的那个，训练照常进行。这是默认的 ``assign=False`` 下、从不带 ``assign=True`` 加载标志的字典加载时的行为（那样的加载会把标志留在字典里，字典的 ``deepcopy`` 和存盘后读回的副本也带着它，见 :ref:`“检查点”那一页 <questions-checkpoints>`）；``assign=True`` 时，模型把字典里的张量当作新的 ``Parameter`` 对象换上，之前建好的优化器仍在更新旧的那些，损失就像上面的现象那样停住不动。
+# ``model.load_state_dict`` 把新数值复制进模型已有的张量：权重还是原来那个对象，也就是优化器拿着的那个，训练照常进行。以上说的是默认情况：``assign=False``，而且字典里没有 ``assign=True`` 加载留下的标志（那样的加载会把标志留在字典里，字典的 ``deepcopy`` 和存盘后读回的副本也带着它，见 :ref:`“检查点”那一页 <questions-checkpoints>`）。``assign=True`` 时，模型把字典里的张量当作新的 ``Parameter`` 对象换上，之前建好的优化器仍在更新旧的那些，损失就像上面的现象那样停住不动。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1, bias=False)

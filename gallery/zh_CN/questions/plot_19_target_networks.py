@@ -25,7 +25,7 @@
 # 辅助函数
 # --------
 #
-# Q 网络把二维状态映射为两个动作各自的价值。``td_step`` 在一批固定的数据上做一步 Q 学习：每个价值的目标值是
+# Q 网络把由两个数组成的状态映射为两个动作各自的价值。``td_step`` 在一批固定的数据上做一步 Q 学习：每个价值的目标值是
 # ``reward + 0.9 * max target(next state)``，计算时不求梯度；函数返回这个目标值。``same_storage`` 比较两个张量的存储起始地址是否相同。
 
 import copy
@@ -237,7 +237,7 @@ assert len(set(goals)) == 4, "with an alias the goal moves at every step"
 # 解决办法：复制网络
 # ------------------
 #
-# ``copy.deepcopy(online)``，以及对一个形状相同的网络调用不加 ``assign=True`` 的 ``load_state_dict`` 加载一个不带 ``assign=True`` 加载标志的字典（见 :ref:`“检查点”那一页 <questions-checkpoints>`），都让目标网络的参数有自己的内存。在线网络训练一步之后，两个副本都保持原样。加了 ``assign=True`` 时，``load_state_dict`` 给目标网络换上新的 ``Parameter`` 对象，建在在线网络的内存上：两者不是同一个张量，却共享内存。
+# 有两种办法都能让目标网络的参数有自己的内存：``copy.deepcopy(online)``；或者建一个形状相同的网络，用 ``load_state_dict`` 加载（不加 ``assign=True``，字典里也没有 ``assign=True`` 加载留下的标志，见 :ref:`“检查点”那一页 <questions-checkpoints>`）。在线网络训练一步之后，两个副本都保持原样。加了 ``assign=True`` 时，``load_state_dict`` 给目标网络换上新的 ``Parameter`` 对象，建在在线网络的内存上：两者不是同一个张量，却共享内存。
 
 torch.manual_seed(0)
 online = torch.nn.Linear(2, 2)

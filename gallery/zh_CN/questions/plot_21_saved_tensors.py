@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   除钩子保存的张量和 ``ctx`` 属性外，自动求导（autograd）看得见的原地操作改动了某个运算保存的张量时，运行到该运算的 ``backward()`` 会报错：``exp`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数，``add`` 什么都不保存。把结果写成新张量：
+   某个运算为反向传播保存的张量，若被自动求导（autograd）看得见的原地操作改过，``backward()`` 一运行到这个运算就报错（经钩子保存或存成 ``ctx`` 属性的除外）。``exp`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数，``add`` 什么都不保存。把结果写成新张量：
 
    .. code-block:: python
 
@@ -17,7 +17,7 @@
 
 同样是 ``y += 1``，接在 ``y = a.exp()`` 后面，``backward()`` 会报“modified by an inplace
 operation”；接在 ``y = a.sin()`` 后面却安然无事。经由保存张量的钩子（saved tensors hooks）保存或存成 ``ctx`` 属性的张量是例外。本页先读出每个运算保存了什么（输入、输出、两者都有，或者什么都没有），再用 ``saved_tensors_hooks`` 亲眼看一看，然后逐个检查常见运算：原地（in-place）修改哪个张量会让 ``backward()``
-报错；最后看保存时复制一份、``torch.utils.checkpoint`` 和 ``retain_graph`` 各自改变了什么。更多运算的实测结果见 :doc:`各操作保存了哪些张量 </saved>`。
+报错；最后看保存时复制一份、``torch.utils.checkpoint`` 和 ``retain_graph`` 各自改变了什么。更多运算的实测结果见 :doc:`《各操作保存了哪些张量》 </saved>`。
 """
 
 # %%
@@ -283,7 +283,7 @@ assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x 
 # --------------
 #
 # ``torch.autograd.graph.saved_tensors_hooks(pack, unpack)`` 会在运算执行时，把它要保存的每个张量交给
-# ``pack``，只有运算包装成张量的 Python 数字例外（``x * 2`` 保存它的 ``2`` 时不经过钩子，见 :doc:`各操作保存了哪些张量 </saved>`），``backward()`` 再通过 ``unpack`` 取回。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了哪些张量：``exp``
+# ``pack``，只有运算包装成张量的 Python 数字例外（``x * 2`` 保存它的 ``2`` 时不经过钩子，见 :doc:`《各操作保存了哪些张量》 </saved>`），``backward()`` 再通过 ``unpack`` 取回。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了哪些张量：``exp``
 # 收到的就是输出张量 ``y`` 本身，``sin`` 收到的就是输入 ``a`` 本身。:fact:`wrapped-number-saved-outside-hooks`
 
 packed = []
@@ -413,7 +413,7 @@ assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "torch's own conte
 #
 # 用 checkpoint 做梯度检查点（activation checkpointing）时，在默认的 ``context_fn`` 下（不做选择性检查点），被包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算。checkpoint 里的 ``exp``
 # 不保存输出，所以原地修改输出不再让 ``backward()`` 报错，梯度也是对的（由 ``a`` 重新算出）。原地修改输入
-# ``a`` 反而会报错，而普通的 ``exp`` 允许这样改：checkpoint 保存了 ``a``。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，当前版本会发出警告。）函数因此会执行两次，这对 BatchNorm 和函数里的其他原地修改意味着什么，见\ :ref:`questions-activation-checkpointing`。
+# ``a`` 反而会报错，而普通的 ``exp`` 允许这样改：checkpoint 保存了 ``a``。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，当前版本会发出警告。）函数因此会执行两次，这对 BatchNorm 和函数里的其他原地修改意味着什么，见 :ref:`“梯度检查点”那一页 <questions-activation-checkpointing>`。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 a = x * 2

@@ -17,7 +17,7 @@
 训练循环把 ``model.weight.grad`` 存进列表，打算过后再看，结果每一项都一样，常常全是零：这发生在用
 ``zero_grad(set_to_none=False)`` 清零或从不清零的时候；用默认的 ``zero_grad()``，每一项都是各自的张量。本页演示
 ``zero_grad()`` 在默认的 ``set_to_none=True`` 和 ``set_to_none=False`` 两种设置下对 ``p.grad``
-做了什么，``backward()`` 怎样累加进已有的梯度（分微批次（micro-batch）做梯度累积，靠的正是这一点），最后在一个小训练循环里，用手算的梯度检验“存一份副本”这个解决办法。
+做了什么，``backward()`` 怎样累加进已有的梯度，分微批次（micro-batch）做梯度累积靠的正是这一点；最后在一个小训练循环里，用手算的梯度检验“存一份副本”这个解决办法。
 """
 
 # %%
@@ -329,7 +329,7 @@ assert not sparse_table.weight.grad.is_sparse and sparse_table.weight.grad[1].to
 # 在训练循环里检验解决办法
 # ------------------------
 #
-# ``clone()`` 为每一步的梯度留一份副本。还是上面的循环，``zero_grad`` 两种设置都试一遍：每一项都是独立的张量，并且等于按那一步的权重手推出的梯度。
+# ``clone()`` 为每一步的梯度留一份副本。还是上面的循环，``zero_grad`` 两种设置都试一遍：每一项都是独立的张量，并且等于按那一步的权重手算出的梯度。
 
 for set_to_none in (False, True):
     torch.manual_seed(0)

@@ -300,7 +300,7 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 
 # %%
 # 另外两种来源的张量表现不同。对 ``torch.from_numpy(array)`` 得到的张量，``share_memory_()`` 同样会移动它的存储：子进程的修改能到达这个张量，但它不再与 ``array`` 共享内存，``array`` 保持原样。用
-# ``torch.from_file(path, shared=False)`` 从文件读出的张量，``is_shared()`` 本来就是 ``True``，所以 ``share_memory_()`` 不移动它的存储，子进程的修改就丢了。（几个进程同时写同一个共享张量时需要加锁，见 :ref:`questions-shared-memory`。）
+# ``torch.from_file(path, shared=False)`` 从文件读出的张量，``is_shared()`` 本来就是 ``True``，所以 ``share_memory_()`` 不移动它的存储，子进程的修改就丢了。（几个进程同时写同一个共享张量时需要加锁，见 :ref:`“共享内存与加锁”那一页 <questions-shared-memory>`。）
 
 array = np.zeros(3, dtype=np.float32)
 from_numpy = torch.from_numpy(array)
@@ -458,7 +458,7 @@ assert as_array.__array_interface__["data"][0] == old_address, "an array taken b
 # sphinx_gallery_end_ignore
 
 # %%
-# 所有子进程都已退出
+# 所有子进程都已结束
 # ------------------
 #
 # ``mp.active_children()`` 列出当前进程仍在运行的子进程。本页不留下任何一个。父进程自己多出的两样东西也要还原：经队列发送张量时，

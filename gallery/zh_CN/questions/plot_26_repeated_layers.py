@@ -253,7 +253,7 @@ assert optimizer.param_groups[0]["params"][0] is layers[0].weight, "the optimize
 # 原因：``*`` 重复的是引用
 # ------------------------
 #
-# ``[m] * 3`` 把指向 ``m`` 的引用重复三次，和张量列表一样（见 :ref:`张量列表 <questions-containers>`）。``nn.ModuleList`` 和 ``nn.Sequential`` 保存的是传给它们的模块本身，而不是副本：用 ``[block] * 3`` 建的普通列表、``ModuleList`` 和 ``Sequential``，三个位置上放的都是同一个 ``block``。
+# ``[m] * 3`` 把指向 ``m`` 的引用重复三次，和张量列表的情形一样（见 :ref:`“张量列表”那一页 <questions-containers>`）。``nn.ModuleList`` 和 ``nn.Sequential`` 保存的是传给它们的模块本身，而不是副本：用 ``[block] * 3`` 建的普通列表、``ModuleList`` 和 ``Sequential``，三个位置上放的都是同一个 ``block``。
 
 block = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
 containers = {
@@ -270,7 +270,7 @@ assert all(c[0] is block and c[1] is block and c[2] is block for c in containers
 # ``parameters()`` 和 ``named_parameters()`` 只列一次
 # ---------------------------------------------------
 #
-# 两者都会跳过已经列出过的参数，和 :ref:`共享权重 <questions-tied-weights>` 一样：这叠层只列出一个权重和一个偏置，用的是第一层的名字；用 ``parameters()`` 构造的优化器拿着的也只是这两个张量。``named_parameters(remove_duplicate=False)`` 才会列出全部六个名字。
+# 两者都会跳过已经列出过的参数，和 :ref:`“共享权重”那一页 <questions-tied-weights>` 的情形一样：这叠层只列出一个权重和一个偏置，用的是第一层的名字；用 ``parameters()`` 构造的优化器拿着的也只是这两个张量。``named_parameters(remove_duplicate=False)`` 才会列出全部六个名字。
 
 print("parameters():", len(list(layers.parameters())), "tensors")
 print("named_parameters():", [name for name, _ in layers.named_parameters()])
@@ -475,4 +475,4 @@ assert sum(p.numel() for p in torch.nn.ModuleList([layer] * 3).parameters()) == 
 # 小结
 # ----
 #
-# ``[layer] * 3`` 把一个模块放在三个位置上，普通列表、``ModuleList`` 和 ``Sequential`` 都是如此。``parameters()``、``named_parameters()``、用 ``parameters()`` 构造的优化器和参数量看到的是一层；``state_dict()`` 在一块存储上重复列出键，``print`` 和 ``len`` 显示三层。对于 ``ModuleList`` 这叠层，``load_state_dict`` 只留下三层中的最后一层，对整叠层 ``copy.deepcopy`` 仍然共享。解决办法是每一项各复制一次，``[copy.deepcopy(layer) for _ in range(3)]``，或者每一项新建一个层；本来就想共享时，在循环里调用同一个层。
+# ``[layer] * 3`` 把一个模块放在三个位置上，普通列表、``ModuleList`` 和 ``Sequential`` 都是如此。``parameters()``、``named_parameters()``、用 ``parameters()`` 构造的优化器和参数量看到的是一层；``state_dict()`` 在一块存储上重复列出键，``print`` 和 ``len`` 显示三层。对 ``ModuleList`` 这叠层，``load_state_dict`` 只留下三层中最后一层的值；对整叠层做 ``copy.deepcopy``，副本里三个位置仍是同一层。解决办法是每一项各复制一次，``[copy.deepcopy(layer) for _ in range(3)]``，或者每一项新建一个层；本来就想共享时，在循环里调用同一个层。

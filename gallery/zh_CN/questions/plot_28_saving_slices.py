@@ -214,7 +214,7 @@ def draw_processes(title, child, **names):
 # 现象
 # ----
 #
-# ``t`` 有 10 万个浮点数，共 400 000 字节。只保存它的前三个元素 ``t[:3]``，写出的文件约 400 KB，与保存整个 ``t`` 一样大；保存 ``t[:3].clone()`` 写出的文件不到 2 KB，其中大部分是归档自身的记录。
+# ``t`` 有 10 万个浮点数，共 40 万字节。只保存它的前三个元素 ``t[:3]``，写出的文件约 400 KB，与保存整个 ``t`` 一样大；保存 ``t[:3].clone()`` 写出的文件不到 2 KB，其中大部分是归档自身的记录。
 
 t = torch.arange(100_000, dtype=torch.float32)
 head = t[:3]
@@ -235,7 +235,7 @@ assert save_and_load(head)[0] == size_head and save_and_load(head.clone())[0] ==
 # 原因：视图没有自己的内存
 # ------------------------
 #
-# ``head`` 是视图：它只有形状、步长和在 ``t`` 的存储中的偏移，存储与 ``t`` 共享。``torch.save`` 写的是存储，每块都整块写出，再为每个张量记下它的形状、步长和在存储中的偏移。加载回来的 ``head`` 仍是 400 000 字节存储上的三个数，偏移和步长都不变：整个 ``t`` 又回到了内存里，而不只是在文件里。
+# ``head`` 是视图：它只有形状、步长和在 ``t`` 的存储中的偏移，存储与 ``t`` 共享。``torch.save`` 写的是存储，每块都整块写出，再为每个张量记下它的形状、步长和在存储中的偏移。加载回来的 ``head`` 仍是 40 万字节存储上的三个数，偏移和步长都不变：整个 ``t`` 又回到了内存里，而不只是在文件里。
 
 _, _, loaded = save_and_load(head)
 print("head:", head, " same storage as t:", same_storage(head, t))
@@ -377,7 +377,7 @@ assert model.decoder.weight is model.embedding.weight and torch.equal(state["dec
 # 发往另一个进程的视图带着它的存储
 # --------------------------------
 #
-# ``torch.multiprocessing`` 队列不写文件，但发送的也是存储：它把 torch 自己分配、还不在共享内存里的非空张量的存储移到共享内存（shared memory），交给接收方一个在这块内存上的张量。下面的子进程（和 :ref:`“多进程”那一页 <questions-processes>` 一样用 ``fork`` 方式启动）从收件队列取出一个张量，回复它的形状和存储大小：``t[:3]`` 到达时带着全部 400 000 字节，``t`` 的整块存储都移到了共享内存（见 ``t.is_shared()``）；克隆到达时只有 12 字节，而它的源张量 ``kept`` 的存储留在原处，没有移进共享内存（``kept.is_shared()`` 为 False）。
+# ``torch.multiprocessing`` 队列不写文件，但发送的也是存储：它把 torch 自己分配、还不在共享内存里的非空张量的存储移到共享内存（shared memory），交给接收方一个在这块内存上的张量。下面的子进程（和 :ref:`“多进程”那一页 <questions-processes>` 一样用 ``fork`` 方式启动）从收件队列取出一个张量，回复它的形状和存储大小：``t[:3]`` 到达时带着全部 40 万字节，``t`` 的整块存储都移到了共享内存（见 ``t.is_shared()``）；克隆到达时只有 12 字节，而它的源张量 ``kept`` 的存储留在原处，没有移进共享内存（``kept.is_shared()`` 为 False）。
 
 ctx = mp.get_context("fork")
 TIMEOUT = 10  # 秒；本页每次等待都不超过这个时间
@@ -418,7 +418,7 @@ assert exitcode == 0 and clone_exitcode == 0, "both children ended well"
 # 返回视图的 ``Dataset``
 # ----------------------
 #
-# ``DataLoader`` 的 worker 通过这样的队列发送 ``__getitem__`` 返回的东西。下面的 ``Rows`` 返回 1000×100 矩阵的第 ``i`` 行：不分批（``batch_size=None``）时，每一行到达本进程时都带着整块 400 000 字节的存储。改为返回 ``self.data[i].clone()``，就只发送这一行的 400 字节。用默认的分批方式时，worker 把各行堆叠成一个新张量，所以两行一批的张量无论哪种写法都是 800 字节。``DataLoader`` 启动 worker 时会安装 ``SIGCHLD`` 处理函数，本单元格把它恢复原样，并结束发送共享张量时启动的监听线程（``resource_sharer.stop()``）。
+# ``DataLoader`` 的 worker 通过这样的队列发送 ``__getitem__`` 返回的东西。下面的 ``Rows`` 返回 1000×100 矩阵的第 ``i`` 行：不分批（``batch_size=None``）时，每一行到达本进程时都带着整块 40 万字节的存储。改为返回 ``self.data[i].clone()``，就只发送这一行的 400 字节。用默认的分批方式时，worker 把各行堆叠成一个新张量，所以两行一批的张量无论哪种写法都是 800 字节。``DataLoader`` 启动 worker 时会安装 ``SIGCHLD`` 处理函数，本单元格把它恢复原样，并结束发送共享张量时启动的监听线程（``resource_sharer.stop()``）。
 
 import signal
 from multiprocessing import resource_sharer

@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   ``load_state_dict(sd, assign=True)`` 给模型换上新的参数对象；加载之前创建的优化器仍持有旧参数，旧参数得不到梯度，所以损失（loss）不再变化。加载之后再创建优化器：
+   ``load_state_dict(sd, assign=True)`` 给模型换上新的参数对象；加载之前创建的优化器仍持有旧参数，旧参数得不到梯度，所以损失不再变化。加载之后再创建优化器：
 
    .. code-block:: python
 
       model.load_state_dict(sd, assign=True)
       optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-加载检查点（checkpoint）后损失不下降（每一步打印同一个值），或者检查点里的权重比你打算保存的那一步更新（取了 ``state_dict()`` 之后又训练了几步才写出文件）。本页保存并加载一个小模型，说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``；优化器已先创建好时，带与不带 ``assign=True`` 的 ``load_state_dict``；断点续训（resume training）；以及训练更多步之后才保存的 ``state_dict()``。
+加载检查点（checkpoint）后损失不下降（每一步打印同一个值），或者检查点里存的是比预定那一步更晚的权重（取了 ``state_dict()`` 之后又训练了几步才写出文件）。本页保存并加载一个小模型，说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``；优化器已先创建好时，带与不带 ``assign=True`` 的 ``load_state_dict``；断点续训（resume training）；以及训练更多步之后才保存的 ``state_dict()``。
 """
 
 # %%
@@ -178,8 +178,8 @@ assert all(t is m for t, m in zip(twin.parameters(), model.parameters(), strict=
 # sphinx_gallery_end_ignore
 
 # %%
-# 现象：损失（loss）不变
-# ----------------------
+# 现象：损失不变
+# --------------
 #
 # 优化器是在加载之前创建的，它持有的是旧参数，而模型已经不再使用它们。``backward()`` 不给它们梯度，所以 ``step()`` 不会改动模型用到的任何东西：模型一直是检查点里的值，训练三步打印三次同一个损失。模型的新参数照样累积梯度，却没有谁用它们更新参数，也没有谁把它们清零：三步之后，``model[0].weight.grad`` 是一步梯度的三倍。
 
@@ -239,7 +239,7 @@ assert losses[2] < losses[1] < losses[0], "the optimizer made after the load tra
 # 用 ``assign=True`` 加载过的字典，下次加载仍按 ``assign=True`` 处理
 # ------------------------------------------------------------------
 #
-# 在本次构建所用的 torch 上，``load_state_dict(sd, assign=True)`` 还会把这个标志写进 ``sd`` 自己的元数据（``sd._metadata``），之后不带 ``assign=True`` 的 ``load_state_dict(sd)`` 会从那里读到它：第二个模型也换上了 ``sd`` 的张量，与第一个模型共享（`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__）。这个标志随 ``sd`` 一起保存，``copy.deepcopy(sd)`` 也会保留它：这样加载过的字典保存后再读回来，或者它的深复制，加载时同样按 ``assign=True`` 处理。给每个模型都重新读一次文件：``torch.load`` 新读出的字典还没有被 ``load_state_dict`` 用过，不带这个标志。
+# 在本次构建所用的 torch 上，``load_state_dict(sd, assign=True)`` 还会把这个标志写进 ``sd`` 自己的元数据（``sd._metadata``），之后不带 ``assign=True`` 的 ``load_state_dict(sd)`` 会从那里读到它：第二个模型也换上了 ``sd`` 的张量，与第一个模型共享（`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__）。这个标志随 ``sd`` 一起保存，``copy.deepcopy(sd)`` 也会保留它：这样加载过的字典保存后再读回来，或者它的深拷贝，加载时同样按 ``assign=True`` 处理。给每个模型都重新读一次文件：``torch.load`` 新读出的字典还没有被 ``load_state_dict`` 用过，不带这个标志。
 
 sd = round_trip(trained.state_dict())
 first_model = make_model()
@@ -318,7 +318,7 @@ assert resumed_losses == straight_losses and same_weights, "the resumed run matc
 # ``state_dict()`` 是活的：稍后保存前先做快照
 # -------------------------------------------
 #
-# ``state_dict()`` 返回的张量用的是模型自己的内存（见\ :ref:`questions-best-weights`）。现在取出的字典，如果等再训练两步后才保存（在后台保存，或在一个 epoch 结束时保存），存下来的每一项都是两步之后的权重。快照（``{k: v.detach().clone() for k, v in sd.items()}`` 或 ``copy.deepcopy``）保留的是取快照那一刻的值。
+# ``state_dict()`` 返回的张量用的是模型自己的内存（见 :ref:`“保存最佳权重”那一页 <questions-best-weights>`）。现在取出的字典，如果等再训练两步后才保存（在后台保存，或在一个 epoch 结束时保存），存下来的每一项都是两步之后的权重。快照（``{k: v.detach().clone() for k, v in sd.items()}`` 或 ``copy.deepcopy``）保留的是取快照那一刻的值。
 
 live = trained.state_dict()
 snapshot = {k: v.detach().clone() for k, v in live.items()}

@@ -1,8 +1,8 @@
 """
 .. _questions-backward-twice:
 
-第二次调用 ``backward()`` 为什么报错
-====================================
+“backward through the graph a second time”：第二次反向传播为何报错
+==================================================================
 
 .. admonition:: 答案
    :class: answer
@@ -24,7 +24,7 @@ after they have already been freed)``：对计算图（computation graph）的�
 # 辅助函数
 # --------
 #
-# ``count_nodes`` 从张量的 ``grad_fn`` 出发，沿 ``next_functions`` 遍历计算图，数出能走到的节点。``first_error`` 对给定的每一步运行 ``step``，返回报错的那一步和消息；每一步都顺利运行时返回 ``(None, None)``。
+# ``count_nodes`` 从张量的 ``grad_fn`` 出发，沿 ``next_functions`` 遍历计算图，数出能走到的节点。``first_error`` 对给定的每一步运行 ``step``，返回报错的那一步和报错信息；每一步都顺利运行时返回 ``(None, None)``。
 
 import copy
 import warnings
@@ -56,10 +56,10 @@ def first_error(step, steps):
 
 
 # %%
-# 报错消息，以及它说的是图的哪一部分
+# 报错信息，以及它说的是图的哪一部分
 # ----------------------------------
 #
-# 图中每个节点都保存着它的求导公式要用的张量：``exp`` 保存它的结果。``backward()`` 一边走一边释放这些张量，所以第二次 ``backward()`` 走到这样的节点时，已经没有可用来计算的东西，于是抛出错误，消息以“Trying to backward through the graph a second time”开头。读取节点保存的东西（``_saved_result``，和所有 ``_saved_`` 开头的名字一样，是 torch 的内部属性）也会抛出同一条消息：保存的张量已经没有了。常见运算各保存什么，见 :ref:`运算保存了什么 <questions-saved-tensors>`。
+# 图中每个节点都保存着它的求导公式要用的张量：``exp`` 保存它的结果。``backward()`` 一边走一边释放这些张量，所以第二次 ``backward()`` 走到这样的节点时，已经没有可用来计算的东西，于是抛出错误，报错信息以“Trying to backward through the graph a second time”开头。读取节点保存的东西（``_saved_result``，和所有 ``_saved_`` 开头的名字一样，是 torch 的内部属性）也会抛出同一条报错信息：保存的张量已经没有了。常见运算各保存什么，见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`。
 
 w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 loss = w.exp().sum()
@@ -213,7 +213,7 @@ assert not torch.equal(head.weight, head_before), "the optimizer changed head.we
 # ``retain_graph=True`` 在这里掩盖了错误
 # --------------------------------------
 #
-# 报错消息建议加 ``retain_graph=True``。在这个循环里它确实让报错消失了，但 ``features`` 仍是编码器在循环之前的输出：优化器每一步都在改编码器的权重，损失却始终看不到这个变化。
+# 报错信息建议加 ``retain_graph=True``。在这个循环里它确实让报错消失了，但 ``features`` 仍是编码器在循环之前的输出：优化器每一步都在改编码器的权重，损失却始终看不到这个变化。
 
 torch.manual_seed(0)
 encoder, head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)

@@ -13,7 +13,7 @@
 
       plain.load_state_dict(model.state_dict())
 
-本页检查编译后的模块拿着的就是模型自己的 ``Parameter`` 对象，分别经由两者训练模型，并展示它的 ``state_dict()`` 里带 ``_orig_mod.`` 的键，以及普通模块加载这些键时报的错：``Missing key(s) in state_dict`` 和 ``Unexpected key(s) in state_dict``。接着双向保存和加载，复制一个编译后的模块，再在编译后的函数里做原地（in-place）操作。本页编译时用 ``backend="aot_eager"``：它用 torch 自己的算子运行 ``torch.compile`` 捕获的计算图，不需要 C++ 编译器。
+本页检查编译后的模块拿着的就是模型自己的 ``Parameter`` 对象，分别经由两者训练模型，并展示它的 ``state_dict()`` 里带 ``_orig_mod.`` 的键，以及普通模块加载这些键时报的错：``Missing key(s) in state_dict`` 和 ``Unexpected key(s) in state_dict``。接着双向保存和加载，复制一个编译后的模块，再在编译后的函数里做原地（in-place）操作。本页编译时用 ``backend="aot_eager"``：它用 torch 自己的内核运行 ``torch.compile`` 捕获的计算图，不需要 C++ 编译器。
 """
 
 # %%
@@ -309,7 +309,7 @@ assert state["_orig_mod.0.weight"] is not model[0].weight, "the entry is another
 # 普通模块不认这些键
 # ------------------
 #
-# 不用 ``torch.compile`` 建的模型（比如用来评估存档的模型）不认识带前缀的名字：``load_state_dict`` 把它要的每个键都列为缺失，把字典里的每个键都列为多余，然后抛出错误。加上 ``strict=False`` 就不抛出，但也什么都没有加载：新模型保留自己的随机值。反过来，编译后的模块也同样不认普通的字典。
+# 不用 ``torch.compile`` 建的模型（比如用来评估检查点的模型）不认识带前缀的名字：``load_state_dict`` 把它要的每个键都列为缺失，把字典里的每个键都列为多余，然后抛出错误。加上 ``strict=False`` 就不抛出，但也什么都没有加载：新模型保留自己的随机值。反过来，编译后的模块也同样不认普通的字典。
 
 plain = make_model()
 try:

@@ -23,7 +23,7 @@
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量的存储起始地址是否相同。``weight_used`` 运行 ``model(x)``，返回输出和层计算时实际用的权重，即自动求导（autograd）为反向传播保存下来的那一份：保存张量的钩子（saved tensors hooks），即 ``torch.autograd.graph.saved_tensors_hooks``，能看到自动求导保存的每一个张量，权重也在其中（只有运算包装成张量的 Python 数字例外，见 :doc:`各操作保存了哪些张量 </saved>`）。``Linear`` 保存的是转置后的权重，``.T`` 再把它转回来。:fact:`wrapped-number-saved-outside-hooks`
+# ``same_storage`` 比较两个张量的存储起始地址是否相同。``weight_used`` 运行 ``model(x)``，返回输出和层计算时实际用的权重，即自动求导（autograd）为反向传播保存下来的那一份：保存张量的钩子（saved tensors hooks），即 ``torch.autograd.graph.saved_tensors_hooks``，能看到自动求导保存的每一个张量，权重也在其中（只有运算包装成张量的 Python 数字例外，见 :doc:`《各操作保存了哪些张量》 </saved>`）。``Linear`` 保存的是转置后的权重，``.T`` 再把它转回来。:fact:`wrapped-number-saved-outside-hooks`
 
 import torch
 
@@ -322,7 +322,7 @@ for outer_enabled in (True, False):
     assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
 
 # %%
-# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有需要梯度的 float32 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 留在 float32，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元和下一单元的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
+# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有需要梯度的 float32 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 留在 float32，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元格和下一个单元格的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
 
 
 def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32, layer=None, inputs=None):

@@ -203,7 +203,7 @@ def draw_processes(title, child, **names):
 # 函数运行了两次
 # --------------
 #
-# ``checkpoint(block, x)`` 运行一次 ``block(x)``，保留 ``x``，丢掉 ``block`` 中各运算为反向传播保存的张量（各运算保存哪些张量，见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`）。``backward()`` 需要这些张量，于是再调用一次 ``block(x)``，把它们重新算出来。``block`` 里的调用计数在前向传播之后是 1，在 ``backward()`` 之后是 2。运算不保存张量的函数，比如 ``(x + 1).sum()``，不会再被调用（本单元的隐藏检查跑了一个这样的函数）。下面的 ``block`` 还对张量 ``c`` 原地加 1，并以训练模式运行一个 ``BatchNorm`` 层；``timeline`` 为下面的图记下 ``c`` 和 ``BatchNorm`` 的 ``num_batches_tracked`` 的版本计数器。
+# ``checkpoint(block, x)`` 运行一次 ``block(x)``，保留 ``x``，丢掉 ``block`` 中各运算为反向传播保存的张量（各运算保存哪些张量，见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`）。``backward()`` 需要这些张量，于是再调用一次 ``block(x)``，把它们重新算出来。``block`` 里的调用计数在前向传播之后是 1，在 ``backward()`` 之后是 2。运算不保存张量的函数，比如 ``(x + 1).sum()``，不会再被调用（本单元格的隐藏检查跑了一个这样的函数）。下面的 ``block`` 还对张量 ``c`` 原地加 1，并以训练模式运行一个 ``BatchNorm`` 层；``timeline`` 为下面的图记下 ``c`` 和 ``BatchNorm`` 的 ``num_batches_tracked`` 的版本计数器。
 
 torch.manual_seed(0)
 bn = torch.nn.BatchNorm1d(3)
