@@ -264,7 +264,7 @@ GUIDE: tuple[Advice, ...] = (
                 "- `torch.as_tensor(a)`、对 float32 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、"
                 "对 CPU 张量调用 `a.cpu()`、对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。\n"
                 "- 在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
-                "如果自动求导保存过 `a`，反向传播运行到保存 `a` 的那个节点时会报错。\n"
+                "如果自动求导保存过 `a`，反向传播一走到保存 `a` 的节点就会报错。\n"
                 "- 如果 `a` 是经由保存张量的钩子保存的，或者被自定义 `Function` 存成了属性，反向传播不报错。\n"
                 "- 修改由不推进版本计数器的内核完成时，也不报错：fused 优化器（`fused=True`）的一步、"
                 "`torch.amp.GradScaler.unscale_` 对梯度的修改、`BatchNorm` 层对 `running_mean` 和 `running_var` "
@@ -314,7 +314,7 @@ GUIDE: tuple[Advice, ...] = (
                 "- 它分配新的存储，保留 `requires_grad` 和类型：`Parameter` 复制后仍是 `Parameter`。\n"
                 "- `.grad` 复不复制要看类型：`torch.Tensor` 的副本会得到一份 `.grad` 的副本，`Parameter` 的副本则没有"
                 "（`.grad` 为 `None`），深拷贝整个模型时，每个参数也都是如此。\n"
-                "- 对不需要梯度的 CPU 张量的视图（不带共轭位（conjugate bit）或负号位（negative bit）），"
+                "- 对不需要梯度的 CPU 张量的视图，只要不带共轭位（conjugate bit）或负号位（negative bit），"
                 "例如 1000 个元素的张量的 `base[:2]`，"
                 "它复制的是视图背后的整块存储（4000 字节），而 `clone()` 只复制视图中的元素（8 字节）。",
         },

@@ -15,7 +15,7 @@
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
 用 Python 整数列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引 ``x``，得到的是一个新张量；对它做原地（in-place）操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
-``x`` 的视图（view）、哪些得到副本，看 ``x`` 需要梯度或是推理张量（inference tensor）时，``x[idx] += 1`` 这样的赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用视图操作的实测结果，见 :doc:`视图操作一览 </views>`。
+``x`` 的视图（view）、哪些得到副本，看 ``x`` 需要梯度或是推理张量（inference tensor）时，``x[idx] += 1`` 这样的赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用视图操作的实测结果，见 :doc:`《视图操作一览》 </views>`。
 """
 
 # %%
