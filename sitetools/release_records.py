@@ -71,9 +71,10 @@ def problems(records: list[dict], manifest: dict[str, list[str]]) -> list[str]:
 
 
 def changes(records: list[dict], manifest: dict[str, list[str]], built_on: str) -> list[dict]:
-    """Every check, fact, claim or table cell whose result is not the build's on some release: what it is,
-    its status on each release where it does not hold, the newest such release and the first release after it,
-    the build's included, that gives the build's result ("changed in 2.x": between the two)."""
+    """Every check, fact, claim or table cell whose result is not the build's on some release: what it is (and,
+    for a page's check, its normalised text), its status on each release where it does not hold, the newest such
+    release and the first release after it, the build's included, that gives the build's result ("changed in
+    2.x": between the two)."""
     rows: dict[tuple[str, str], dict] = {}
     for record in records:
         stale = set(stale_pages(record, manifest))
@@ -87,7 +88,7 @@ def changes(records: list[dict], manifest: dict[str, list[str]], built_on: str) 
         for key, item in items:
             if item["status"] in ("holds", "no GPU"):
                 continue
-            row = rows.setdefault(key, {"kind": key[0], "what": key[1], "by_release": {}})
+            row = rows.setdefault(key, {"kind": key[0], "what": key[1], "by_release": {}, "check": item.get("check")})
             row["by_release"][release] = {"status": item["status"], "seen": item.get("seen", "")}
     releases = [record["release"] for record in records]
     known = sorted({*releases, built_on}, key=release_key)  # the build's own torch gives the build's result

@@ -20,12 +20,16 @@ not fail the cell.
 
 The report's words are ``WORDS``, in English; the rerun cell of another edition holds this code with
 ``WORDS`` in the page's language (:func:`tensorcopy_sphinx.rerun_cell.cell_code`, from the message
-catalog). The checks' own messages are code, the same in every edition, and stay as the page wrote them.
+catalog). The checks' own messages are code, the same in every edition: another edition names a claim by
+its message's translation (``labels``), and a field of a translated f-string shows its value's translation
+where the edition has one (``values``: ``leaf`` -> ``叶子张量``, ``True`` -> ``是``), with no space left
+between two Chinese characters where a field met them (:func:`joined`).
 """
 
 import ast
 import contextlib
 import io
+import re
 import sys
 import traceback
 import types
@@ -99,8 +103,28 @@ def _translated(message, labels):
         return ast.copy_location(ast.Constant(label), message)
     for quote in ("'", '"', "'''", '"""'):
         with contextlib.suppress(SyntaxError):
-            return ast.copy_location(ast.parse(f"f{quote}{label}{quote}", mode="eval").body, message)
+            return ast.copy_location(_valued(ast.parse(f"f{quote}{label}{quote}", mode="eval").body), message)
     return message
+
+
+def _valued(label):
+    """A translated f-string whose every field shows ``_value_(value)``: its value's translation, or the value
+    itself (a field with a conversion, ``{move!r}``, shows code and stays)."""
+    for part in label.values:
+        if isinstance(part, ast.FormattedValue) and part.conversion == -1:
+            part.value = ast.Call(ast.Name("_value_", ast.Load()), [part.value], [])
+    return label
+
+
+#: A space between two Chinese characters or full-width marks, which Chinese text never has: a field whose
+#: value's translation is Chinese leaves one where the label spaces its fields from Chinese (``对 {kind} 做``).
+_CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
+_CJK_SPACE = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")
+
+
+def joined(text):
+    """``text`` without a space between two Chinese characters or marks."""
+    return _CJK_SPACE.sub("", text)
 
 
 class _RecordChecks(ast.NodeTransformer):
@@ -167,12 +191,17 @@ def page_module(**names):
         sys.modules.pop("__rerun__", None)
 
 
-def rerun_checks(code, verified_on, sections=(), labels=None):
+def rerun_checks(code, verified_on, sections=(), labels=None, values=None):
     """Run ``code`` (a page's code) with every check recorded instead of raised; report each claim, under
     the title of the page's section it is in (``sections``: ``(first line, title)`` in ``code``'s lines,
     in order; the titles are the page's, in its language), by its message in the page's language
-    (``labels``: message -> translation, from the edition's catalog, :mod:`sitetools.check_labels`)."""
+    (``labels``: message -> translation, from the edition's catalog, :mod:`sitetools.check_labels`; and
+    ``values``: a field's value, as ``str`` writes it -> its translation, from the same catalog)."""
     import torch
+
+    def value(shown):
+        word = (values or {}).get(str(shown))
+        return shown if word is None else word
 
     recorder = _RecordChecks(labels)
     parsed = ast.parse(code)
@@ -186,12 +215,12 @@ def rerun_checks(code, verified_on, sections=(), labels=None):
             said = str(message()) if message else recorder.texts[index]
         except Exception:  # Python would not have built this message for a check that holds
             said = recorder.texts[index]
-        results[index].append((said, holds is True, why))
+        results[index].append((joined(said) if labels else said, holds is True, why))
 
     stopped = None
     with contextlib.redirect_stdout(io.StringIO()):  # the page's own prints were shown above
         try:
-            with page_module(_check_=check) as namespace:
+            with page_module(_check_=check, _value_=value) as namespace:
                 exec(compile(tree, "<page>", "exec"), namespace)
         except Exception as error:
             frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == "<page>"]

@@ -4,6 +4,7 @@ cross-references lead to the published pages (or name them, without an address),
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -18,7 +19,8 @@ from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extension
 from tests.gallery_tools import LANGS, gallery_scripts
 
 from tensorcopy_sphinx.notebook_text import (  # noqa: E402  isort: skip
-    Pages, boxed_code, clean_notebook, markdown_cell, script_text)
+    Pages, boxed_code, clean_notebook, markdown_cell)
+from tensorcopy_sphinx.script_text import renumbered, script_text  # noqa: E402  isort: skip
 
 VALUES = {"torch_version": "9.9.9+cpu"}
 RAW_DIRECTIVE = re.compile(r"^\s*\.\. [\w-]+::", re.MULTILINE)
@@ -318,6 +320,142 @@ def test_a_scripts_text_names_each_referenced_page_and_its_address_and_its_code_
     assert script_text(SCRIPT, VALUES, "x.py", cjk, pages) == expected
 
 
+BOXED_SCRIPT = {
+    "en": '''"""
+Title
+=====
+
+.. admonition:: Answer
+   :class: answer
+
+   The cause, see `pytorch/pytorch#1 <https://github.com/pytorch/pytorch/issues/1>`__. The fix:
+
+   .. code-block:: python
+
+      b = a.clone()
+
+Text after the box.
+"""
+x = 1  # `a comment of code <https://example.org>`__ stays
+
+# %%
+# .. figure-caption::
+#    :alt: Diagram: the alt text.
+#
+#    The caption, as in `the
+#    docs <https://docs.pytorch.org/x.html>`_.
+
+draw()
+
+# %%
+# .. admonition:: On a GPU
+#    :class: note gpu-box
+#
+#    The box's text.
+
+if cuda:
+    pass
+''',
+    "zh_CN": '''"""
+标题
+====
+
+.. admonition:: 答案
+   :class: answer
+
+   原因见 `pytorch/pytorch#1 <https://github.com/pytorch/pytorch/issues/1>`__。解决办法：
+
+   .. code-block:: python
+
+      b = a.clone()
+"""
+
+# %%
+# PyTorch 文档：`示例 <https://docs.pytorch.org/amp.html>`__ 里也有。
+''',
+}
+SCRIPT_AS_TEXT = {
+    "en": '''"""
+Title
+=====
+
+Answer:
+The cause, see pytorch/pytorch#1 (https://github.com/pytorch/pytorch/issues/1). The fix:
+
+    b = a.clone()
+
+Text after the box.
+"""
+x = 1  # `a comment of code <https://example.org>`__ stays
+
+# %%
+# The caption, as in the
+# docs (https://docs.pytorch.org/x.html).
+
+draw()
+
+# %%
+# On a GPU (not executed by this build):
+# The box's text.
+
+if cuda:
+    pass
+''',
+    "zh_CN": '''"""
+标题
+====
+
+答案：
+原因见 pytorch/pytorch#1（https://github.com/pytorch/pytorch/issues/1）。解决办法：
+
+    b = a.clone()
+"""
+
+# %%
+# PyTorch 文档：示例（https://docs.pytorch.org/amp.html）里也有。
+''',
+}
+GPU_TITLE = {"en": "On a GPU (not executed by this build)", "zh_CN": "在 GPU 上（本次构建未执行）"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_a_scripts_boxes_captions_code_blocks_and_links_become_plain_text_and_its_code_stays(lang):
+    """A box is its title and a colon, then its text dedented (a GPU box titled as the notebook's), a caption
+    its text without the alt text, a code block its code indented, a link its words and address in brackets
+    (full-width, without the spaces around it, next to Chinese); a comment on a line of code is code."""
+    text = script_text(BOXED_SCRIPT[lang], VALUES, "x.py", lang == "zh_CN", gpu=GPU_TITLE[lang])
+    assert text == SCRIPT_AS_TEXT[lang]
+    assert script_text(text, VALUES, "x.py", lang == "zh_CN", gpu=GPU_TITLE[lang]) == text
+
+
+def test_a_directive_the_script_cannot_show_fails_naming_the_file():
+    with pytest.raises(ExtensionError, match="x.py: .*topic"):
+        script_text('"""\nTitle\n=====\n"""\n\n# %%\n# .. topic:: Extra\n#\n#    text\n', VALUES, "x.py")
+
+
+def test_the_rerun_cells_sections_are_set_to_the_lines_of_the_code_blocks_in_the_finished_script():
+    """The sections name each of the page's code blocks by the line it starts at: the script's text may have
+    lost lines (a box's class, a caption's alt text) or gained some (the helpers' banners)."""
+    cell = "# %% [rerun-checks]\n# Rerun\n\nPAGE_SECTIONS = [(9, 'Title'), (17, 'First'), (25, 'GPU')]\nrerun()\n"
+    after = renumbered(script_text(f"{BOXED_SCRIPT['en']}\n{cell}", VALUES, "x.py"), "x.py")
+    lines = after.splitlines()
+    sections = ast.literal_eval(re.search(r"^PAGE_SECTIONS = (.*)$", after, re.MULTILINE).group(1))
+    starts = [next(line for line in lines[start - 1:] if line.strip()) for start, _ in sections]
+    assert starts == ["x = 1  # `a comment of code <https://example.org>`__ stays", "draw()", "if cuda:"]
+    assert [title for _, title in sections] == ["Title", "First", "GPU"]
+    with pytest.raises(ExtensionError, match="x.py: the rerun cell names 4 code blocks"):
+        renumbered(after.replace("'GPU')]", "'GPU'), (26, 'More')]"), "x.py")
+
+
+def test_the_rerun_cells_title_in_a_script_is_underlined_to_its_display_width():
+    from sitetools.typography import underline_problems
+    from tensorcopy_sphinx.rerun_cell import script_comment  # isort: skip
+
+    comment = script_comment("在你的 torch 上重跑本页的检查", "这个单元格。")
+    assert comment.splitlines()[:3] == ["# 在你的 torch 上重跑本页的检查", "# " + "-" * 29, "#"]
+    assert underline_problems("\n".join(line[2:] for line in comment.splitlines())) == []
+
+
 def test_a_reference_to_no_page_is_a_reference_warning(caplog):
     assert _cell("see :ref:`the page <no-such-label>`.", False) == "see the page."
     assert "'no-such-label' leads to no page" in caplog.text
@@ -330,6 +468,8 @@ ESCAPE = re.compile(r"\\[ \t]|\\$", re.MULTILINE)
 CODE = re.compile(r"```.*?```|``.+?``", re.DOTALL)
 SPAN = re.compile(r"(?<!`)`([^`]+)`(?!`)")
 LINK = re.compile(r"\]\((?P<url>[^)\s]+)\)")
+#: The end of a reST link (```words <url>`__``).
+REST_LINK = re.compile(r"<[a-z]+://[^<>\s]*>`_")
 #: In a Chinese notebook built without an address, a page named other than by its title: a short name left
 #: (“.data”那一页) or the title with 那一页 after it; and words the page shows replaced by the title (只用《).
 OTHER_NAME = re.compile(r"“[^“”]{1,30}”那一页|》那一页|用《")
@@ -400,8 +540,9 @@ def test_no_notebook_holds_a_role_an_escape_or_a_reference_that_leads_nowhere(si
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_no_scripts_text_holds_a_role_or_an_escape_and_each_reference_gives_an_address(site_dir, lang):
-    """The ``.py`` downloads: their docstring and comments (the text blocks) hold no reST role or escape, and
-    on a site built with an address, each of the page's cross-references became one address of the site."""
+    """The ``.py`` downloads: their docstring and comments (the text blocks) hold no reST role, escape,
+    directive (``.. admonition::``, ``.. figure-caption::``) or link (```words <url>`__``), and on a site
+    built with an address, each of the page's cross-references became one address of the site."""
     base, sources = _published_base(site_dir), {script.stem: script for script in gallery_scripts(lang)}
     scripts = sorted((site_dir / lang / "_downloads").rglob("plot_*.py"))
     assert {script.stem for script in scripts} == set(sources), f"{lang}: scripts and pages"
@@ -411,6 +552,8 @@ def test_no_scripts_text_holds_a_role_or_an_escape_and_each_reference_gives_an_a
         text = CODE.sub(" ", "\n".join(text for label, text, _ in blocks if label == "text"))
         problems += [f"{lang}: {script.name}: the role {m.group()}" for m in ROLE.finditer(text)]
         problems += [f"{lang}: {script.name}: a reST escape {m.group()!r}" for m in ESCAPE.finditer(text)]
+        problems += [f"{lang}: {script.name}: the directive {m.group().strip()}" for m in RAW_DIRECTIVE.finditer(text)]
+        problems += [f"{lang}: {script.name}: the reST link {m.group()}" for m in REST_LINK.finditer(text)]
         urls = re.findall(rf"{re.escape(base)}([^\s#）)]+)", text) if base else []
         problems += [f"{lang}: {script.name}: {base}{url} leads to no page" for url in urls
                      if not (site_dir / url).is_file()]

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from sitetools import release_records, releases
@@ -187,6 +188,68 @@ def test_a_pages_check_is_labelled_by_its_translated_message_in_chinese():
         "页面：copying/plot_09：a.t_() 报错")
     untranslated = {"kind": "page", "what": f"{name}: x.grad is None"}
     assert table.change_label(table.WORDS["zh_CN"], untranslated, labels) == f"页面：{name}：x.grad is None"
+
+
+def test_a_checks_label_has_the_pages_message_now_and_its_fields_values_translated():
+    """A record keeps the message a check had when it ran: where the page has reworded it (the same check, a
+    string message), the label is the page's message now, in Chinese its translation; a field's value from
+    the record is translated too (``leaf`` -> 叶子张量), with no space left between Chinese characters."""
+    from sitetools import check_labels
+
+    table = _release_table()
+    labels, values = check_labels.read("zh_CN"), check_labels.read_values("zh_CN")
+    name = "copying/plot_02_safe_copy"
+    check = "assert not same_storage(a, by_default) and type(by_default.grad_fn).__name__ == 'CloneBackward0'"
+    row = {"kind": "page", "what": f"{name}: a clone", "check": check}
+    now = table.current_message(name, check, "a clone")
+    assert now != "a clone" and labels[now]
+    assert table.change_label(table.WORDS["zh_CN"], row, labels, values) == f"页面：{name}：{labels[now]}"
+    assert table.change_label(table.WORDS["en"], row) == f"page: {name}: {now}"
+    assert table.current_message(name, "assert a_check_it_does_not_have", "old") == "old"
+    kinds = {"kind": "page", "what": "questions/plot_07_deepcopy: copy.copy of a leaf is a leaf"}
+    assert table.change_label(table.WORDS["zh_CN"], kinds, labels, values) == (
+        "页面：questions/plot_07_deepcopy：对叶子张量做 copy.copy，得到的是叶子张量")
+
+
+@pytest.mark.parametrize(("kind", "key", "zh", "en"), [
+    ("table matrix", "plain / torch.tensor(a) / raised", "行为对照表：不需要梯度的张量 / torch.tensor(a) / 警告或报错",
+     "matrix: a tensor that does not require grad / torch.tensor(a) / warning or error"),
+    ("table views", "a.chunk(3)[0] / non-contiguous / edit_refused",
+     "视图操作：a.chunk(3)[0] / 不连续的源张量 / 原地修改报错",
+     "views: a.chunk(3)[0] / non-contiguous source / in-place edit refused"),
+    ("table saved", "checkpoint(torch.exp, x, use_reentrant=False) / saves",
+     "保存的张量：checkpoint(torch.exp, x, use_reentrant=False) / 保存的张量",
+     "saved: checkpoint(torch.exp, x, use_reentrant=False) / saves"),
+])  # fmt: skip
+def test_a_table_cells_label_names_its_source_and_columns_in_the_words_of_its_page(kind, key, zh, en):
+    table = _release_table()
+    row = {"kind": kind, "what": key}
+    assert table.change_label(table.WORDS["zh_CN"], row) == zh
+    assert table.change_label(table.WORDS["en"], row) == en
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_the_sources_are_named_as_the_matrix_pages_sections_name_them(lang):
+    """``WORDS[lang]["sources"]`` is what each section of the matrix page calls its source ("Source: a leaf
+    tensor", "源张量：叶子张量"), its code marks dropped."""
+    page = (ROOT / "docs" / lang / "matrix.md").read_text(encoding="utf-8")
+    sections = [section.split("\n", 1) for section in page.split("\n## ")[1:]]
+    found = {source: re.split("[:：] ?", title, maxsplit=1)[1].replace("`", "") for title, text in sections
+             for source in re.findall(r"^:source: (\S+)$", text, re.MULTILINE)}  # fmt: skip
+    assert found and found == _release_table().WORDS[lang]["sources"]
+
+
+def test_every_pages_check_on_the_chinese_releases_page_is_named_in_chinese():
+    """The records' rows as the Chinese page shows them: a page's check by a Chinese label (the message's
+    translation, that of the page's message now where the record's was reworded)."""
+    from sitetools import check_labels
+
+    table = _release_table()
+    manifest = json.loads((ROOT / "gallery" / "asserts.json").read_text(encoding="utf-8"))
+    labels, values = check_labels.read("zh_CN"), check_labels.read_values("zh_CN")
+    rows = [row for row in release_records.changes(release_records.load(), manifest, "2.13.0") if row["kind"] == "page"]
+    shown = [table.change_label(table.WORDS["zh_CN"], row, labels, values).split("：", 2)[2] for row in rows]
+    assert [label for label in shown if not re.search("[\u4e00-\u9fff]", label)] == []
 
 
 def test_a_record_of_a_page_the_site_does_not_have_is_refused():

@@ -241,3 +241,46 @@ def test_the_cell_of_a_translated_edition_holds_the_pages_translations_only(tmp_
     result = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[2:4] == ["  agrees   和为零", "  agrees   2 个元素"]
+
+
+VALUED = textwrap.dedent("""
+    for kind in ("leaf", "view"):
+        for zero in (True, False):
+            assert kind, f"copy.copy of a {kind}: zero gradient {zero}"
+    assert True, f"{'leaf'!r} stays code"
+""")
+
+
+def test_a_translated_messages_fields_show_their_values_translations_with_no_space_between_chinese(capsys):
+    """A field shows its value's translation where the catalog has one (a bool as 是/否), the value itself
+    otherwise or with a conversion (``!r``); where a Chinese value meets Chinese no space is left. Without
+    labels (the first edition) the report is the page's own English, whatever ``values`` holds."""
+    labels = {"copy.copy of a {kind}: zero gradient {zero}": "对 {kind} 做 copy.copy，梯度是否为零：{zero}",
+              "{'leaf'!r} stays code": "{'leaf'!r} 仍是代码"}
+    values = {"leaf": "叶子张量", "True": "是", "False": "否"}
+    rerun_checks(VALUED, "0.0", labels=labels, values=values)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:6] == ["  agrees   对叶子张量做 copy.copy，梯度是否为零：是",
+                          "  agrees   对叶子张量做 copy.copy，梯度是否为零：否",
+                          "  agrees   对 view 做 copy.copy，梯度是否为零：是",
+                          "  agrees   对 view 做 copy.copy，梯度是否为零：否",
+                          "  agrees   'leaf' 仍是代码"]  # fmt: skip
+    rerun_checks(VALUED, "0.0", values=values)
+    english = capsys.readouterr().out.splitlines()
+    assert english[1:3] == ["  agrees   copy.copy of a leaf: zero gradient True",
+                            "  agrees   copy.copy of a leaf: zero gradient False"]  # fmt: skip
+
+
+def test_the_cell_of_a_translated_edition_holds_the_translations_of_its_pages_values_only(tmp_path):
+    script = tmp_path / "plot_x.py"
+    script.write_text(f'"""\nTitle\n=====\n"""\n\nimport torch\n{VALUED}', encoding="utf-8")
+    labels = {"copy.copy of a {kind}: zero gradient {zero}": "对 {kind} 做 copy.copy，梯度是否为零：{zero}"}
+    values = {"leaf": "叶子张量", "view": "view", "True": "是", "False": "否", "plain": "不需要梯度的张量"}
+    code = cell_code(script, labels=labels, values=values)
+    held = ast.literal_eval(next(line for line in code.splitlines() if line.startswith("CHECK_VALUES = "))[15:])
+    assert held == {"leaf": "叶子张量", "True": "是", "False": "否"}  # not "view" (as it is) nor "plain" (no loop)
+    assert "CHECK_VALUES" not in cell_code(script, values=values)
+    result = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[2:4] == ["  agrees   对叶子张量做 copy.copy，梯度是否为零：是",
+                                               "  agrees   对叶子张量做 copy.copy，梯度是否为零：否"]  # fmt: skip

@@ -105,6 +105,7 @@ def _site_settings(row) -> dict:
             "tensorcopy_sphinx.download_zips",
             "tensorcopy_sphinx.torch_links",
             "tensorcopy_sphinx.notebook_text",
+            "tensorcopy_sphinx.script_text",
             "tensorcopy_sphinx.output_ledger",
             "tensorcopy_sphinx.release_table",
             "sphinxext.opengraph",

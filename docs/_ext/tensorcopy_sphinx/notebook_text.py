@@ -40,10 +40,7 @@ them as downloads), this extension rewrites them:
 - in the notebooks of editions marked ``cjk`` in ``sitetools.editions``, a line break inside a
   paragraph is removed where the site's pages remove it (between Chinese characters, next to
   full-width punctuation: ``tensorcopy_sphinx.cjk_linebreaks``), since Jupyter shows it as a space;
-- in every ``.py`` download, the substitutions become their values, and in its docstring and comments (the
-  text cells) a cross-reference names its page as a notebook without an address does, followed by the
-  page's address in brackets where the site has one; a fact's citation and reST's escaped whitespace go
-  (:func:`script_text`). The code lines are untouched.
+- every ``.py`` download's text is made plain text by :mod:`tensorcopy_sphinx.script_text`.
 
 Any other directive, or a substitution the build does not define, fails the build and names the file.
 """
@@ -346,30 +343,6 @@ def clean_notebook(path: Path, values: dict[str, str], cjk: bool = False, gpu_ti
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
-def script_text(text: str, values: dict[str, str], where: str, cjk: bool = False, pages: Pages = Pages()) -> str:
-    """A ``.py`` download as a reader of the file alone should read it: the substitutions resolved, and in
-    its docstring and comments (the text cells) each cross-reference naming its page (and its address),
-    no named fact's citation and no reST escape. Code lines stay as they are."""
-    text = resolve(text, values, where)
-    end = text.find('"""', text.find('"""') + 3) + 3 if text.startswith('"""') else 0
-    parts = [_prose(text[:end], cjk, pages, where)]
-    for block in re.split(r"((?:^[ \t]*#.*(?:\n|$))+)", text[end:], flags=re.MULTILINE):
-        parts.append(_prose(block, cjk, pages, where) if block.lstrip().startswith("#") else block)
-    return "".join(parts)
-
-
-def _prose(text: str, cjk: bool, pages: Pages, where: str) -> str:
-    text = _outside_code(_FACT.sub("", text), lambda prose: _ESCAPE.sub(r"\1", prose))
-    return _SCRIPT_REFERENCE.sub(lambda match: _reference(match, cjk, pages, where, plain=True), text)
-
-
-def clean_script(path: Path, values: dict[str, str], cjk: bool = False, pages: Pages = Pages()) -> None:
-    text = path.read_text(encoding="utf-8")
-    cleaned = script_text(text, values, str(path.name), cjk, pages)
-    if cleaned != text:
-        path.write_text(cleaned, encoding="utf-8")
-
-
 def gpu_title(app: Sphinx, name: str) -> str:
     """The title of the GPU boxes in the notebook of example ``name``: the page's own
     (:func:`tensorcopy_sphinx.gpu_box.box_title`)."""
@@ -385,9 +358,6 @@ def _clean_downloads(app: Sphinx, env) -> None:
         rst = notebook.with_suffix(".rst").read_text(encoding="utf-8")
         clean_notebook(notebook, values, cjk, gpu_title(app, name), boxed_code(rst),
                        pages.of(f"{gallery_dir}/{name}"))
-    for script in sorted(gallery.rglob("plot_*.py")):
-        name = script.relative_to(gallery).with_suffix("").as_posix()
-        clean_script(script, values, cjk, pages.of(f"{gallery_dir}/{name}"))
 
 
 def setup(app: Sphinx) -> dict:

@@ -13,8 +13,12 @@ were not available or errored), then one row per check whose result is not this 
 status on each release, the first releases between which the build's behaviour appears (the newest release on
 which it does not hold: it differs, is not available, errored or was not run; and the next one, the build's torch
 included, that agrees) and, in one line, what the oldest such release gave. A page's check is named by its page
-and its message, in another edition the message's translation from the edition's catalog of the checks' messages
-(:mod:`sitetools.check_labels`) when it has one. The pages whose checks changed
+and its message: the one the page's check has now where it is a string (a record keeps the message the check had
+when it ran, and a message may be reworded without changing the check), in another edition its translation from
+the edition's catalog of the checks' messages (:mod:`sitetools.check_labels`), its fields' values translated
+too, when it has one. A cell of a computed table is named by its source tensor, row and column in the words of
+its page (the matrix's sections, the columns of the matrix and of the views and saved tables). The pages whose
+checks changed
 since records were taken are said once, after the first table: one sentence naming the records (every one, or
 which) and the list of those pages by title; they are checked on this build's torch only for those records, and
 their old results are not shown. A record of a page the site does not have fails the build.
@@ -22,6 +26,7 @@ their old results are not shown. A record of a page the site does not have fails
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -31,13 +36,16 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 
-from sitetools import check_labels, release_records
+from sitetools import check_labels, pages_asserts, release_records
 from sitetools.editions import CODES, pick
+from sitetools.rerun_checks import joined
+from tensorcopy_sphinx import behaviour_matrix, op_tables
 from tensorcopy_sphinx.build_info import build_versions
 from tensorfacts.facts import FACTS
 
 WORDS = {
     "en": {
+        "edition": "en",
         "none": "No release has been recorded yet.",
         "head": ("torch", "Python", "NumPy", "Date", "Commit", "Pages run to the end", "Checks", "Facts", "Claims",
                  "Table cells"),
@@ -57,11 +65,16 @@ WORDS = {
                    "errored": "errored", "not run": "not run", None: "—"},
         "kinds": {"page": "page", "fact": "fact", "claim": "ledger", "table matrix": "matrix",
                   "table views": "views", "table saved": "saved"},
+        # the matrix page's sections, "Source: ..." (tests/test_release_records.py compares them)
+        "sources": {"leaf": "a leaf tensor", "non-leaf": "a non-leaf tensor", "parameter": "an nn.Parameter",
+                    "view": "a view of a leaf", "plain": "a tensor that does not require grad",
+                    "inference": "an inference tensor"},
         "still": "still differs",
         "range": "{oldest} to {newest}",
         "between": ", ",
     },
     "zh_CN": {
+        "edition": "zh_CN",
         "none": "还没有记录任何版本。",
         "head": ("torch", "Python", "NumPy", "日期", "提交", "运行到结尾的页面", "检查", "事实", "说法", "表格单元格"),
         "counts": "{holds} 成立，{differs} 不同，{not available} 不可用，{errored} 出错",
@@ -79,6 +92,8 @@ WORDS = {
                    "not run": "未运行", None: "—"},
         "kinds": {"page": "页面", "fact": "事实", "claim": "说法核对表", "table matrix": "行为对照表",
                   "table views": "视图操作", "table saved": "保存的张量"},
+        "sources": {"leaf": "叶子张量", "non-leaf": "非叶子张量", "parameter": "nn.Parameter",
+                    "view": "叶子张量的视图", "plain": "不需要梯度的张量", "inference": "推理张量"},
         "still": "仍然不同",
         "range": "{oldest} 至 {newest}",
         "between": "、",
@@ -166,10 +181,11 @@ def new_facts_notes(records: list[dict], facts: list[str], words: dict, torch: s
         lambda fact: nodes.literal(fact, fact), "release-new-facts")
 
 
-def check_label(message: str, labels: dict[str, str]) -> str:
+def check_label(message: str, labels: dict[str, str], values: dict[str, str] | None = None) -> str:
     """A page check's message (as a record has it, its fields filled in) in the edition's language: its
     translation from ``labels`` (the edition's catalog, :mod:`sitetools.check_labels`) with the record's values
-    put into the translation's fields; the message itself when the catalog has no translation of it."""
+    put into the translation's fields, each as its translation in ``values`` (the catalog's values) where it
+    has one; the message itself when the catalog has no translation of it."""
     if labels.get(message):
         return labels[message]
     best = None
@@ -179,20 +195,74 @@ def check_label(message: str, labels: dict[str, str]) -> str:
             continue
         found = re.fullmatch("(.+?)".join(re.escape(part) for part in parts), message, re.DOTALL)
         if found and (best is None or len("".join(parts)) > best[0]):  # the template that matches the most text
-            values = dict(zip(check_labels.FIELD.findall(template), found.groups(), strict=True))
-            filled = check_labels.FIELD.sub(lambda field, values=values: values[field.group()], label)
-            best = (len("".join(parts)), filled)
+            given = dict(zip(check_labels.FIELD.findall(template), found.groups(), strict=True))
+            filled = check_labels.FIELD.sub(
+                lambda field, given=given: (values or {}).get(given[field.group()], given[field.group()]), label)
+            best = (len("".join(parts)), joined(filled))
     return best[1] if best else message
 
 
-def change_label(words: dict, row: dict, labels: dict[str, str] | None = None) -> str:
+@functools.cache
+def _page_messages(page: str) -> tuple[dict[str, set[str]], str]:
+    """The messages of a page's checks in the first edition, by the check's normalised text (as a record names
+    it), and the page's source."""
+    path = release_records.ROOT / "gallery" / CODES[0] / f"{page}.py"
+    if not path.is_file():
+        return {}, ""
+    source = path.read_text(encoding="utf-8")
+    by_line = dict(check_labels.messages(source))
+    found: dict[str, set[str]] = {}
+    for line, text in pages_asserts.located_checks(source):
+        found.setdefault(text, set()).add(by_line.get(line, ""))
+    return found, source
+
+
+def current_message(page: str, check: str | None, message: str) -> str:
+    """The message a page's check has now, where a record (whose ``check`` is the check's normalised text)
+    took ``message`` before it was reworded: the page's message for that check when it is one string, with no
+    fields to fill in from the record; else ``message``."""
+    now = _page_messages(page)[0].get(check or "", set())
+    if len(now) != 1:
+        return message
+    (text,) = now
+    return text if text and not check_labels.fields(text) else message
+
+
+def table_key(words: dict, kind: str, key: str) -> str:
+    """A cell of a computed table as a record names it (``leaf / torch.tensor(a) / raised``), in the words of
+    its page: the matrix's sources and columns, the views table's layouts and columns, the saved table's
+    columns (``叶子张量 / torch.tensor(a) / 警告或报错``); the row, code, as it is."""
+    if kind == "table matrix":
+        source, rest = key.split(" / ", 1)
+        row, column = rest.rsplit(" / ", 1)
+        cells = behaviour_matrix.words(words["edition"])
+        return " / ".join((words["sources"].get(source, source), row, cells.get(column, column)))
+    cells = op_tables.words(words["edition"])
+    if kind == "table views":
+        row, layout, column = key.rsplit(" / ", 2)
+        return " / ".join((row, cells.get(layout, layout), cells.get(column, column)))
+    if kind == "table saved":
+        row, column = key.rsplit(" / ", 1)
+        return " / ".join((row, cells.get(column, column)))
+    return key
+
+
+def change_label(words: dict, row: dict, labels: dict[str, str] | None = None,
+                 values: dict[str, str] | None = None) -> str:  # fmt: skip
     """The label of a row of the changes table: its kind and what it checks (``事实：detach-write-routes``); a
-    page's check is its page and its message, the message in the edition's language when ``labels`` (the
-    edition's catalog) has it (``页面：questions/plot_01_inplace_error：报错信息提到 Sigmoid``)."""
+    page's check is its page and its message (:func:`current_message`), the message in the edition's language
+    when ``labels`` (the edition's catalog) has it, the values of its fields in ``values`` (the catalog's
+    values, those the page's loops give: :func:`sitetools.check_labels.page_values`)
+    (``页面：questions/plot_01_inplace_error：报错信息提到 Sigmoid``); a table's cell is named by
+    :func:`table_key`."""
     what = row["what"]
     if row["kind"] == "page":
         page, message = what.split(": ", 1)
-        what = words["page check"].format(page=page, check=check_label(message, labels or {}))
+        message = current_message(page, row.get("check"), message)
+        given = check_labels.page_values(_page_messages(page)[1], values or {})
+        what = words["page check"].format(page=page, check=check_label(message, labels or {}, given))
+    elif row["kind"].startswith("table "):
+        what = table_key(words, row["kind"], what)
     return words["label"].format(kind=words["kinds"][row["kind"]], what=what)
 
 
@@ -220,9 +290,9 @@ class ReleaseRecords(SphinxDirective):
         if not changes:
             return [*found, nodes.paragraph(text=words["no changes"])]
         language = self.env.config.language
-        labels = {}
+        labels, values = {}, {}
         if language != CODES[0]:  # the first edition's checks are written in its language
-            labels = check_labels.read(language)
+            labels, values = check_labels.read(language), check_labels.read_values(language)
             self.env.note_dependency(str(check_labels.catalog_path(language)))
         releases = [record["release"] for record in records]
         head = (words["changes"][0], *releases, words["changes"][1], words["changes"][2])
@@ -230,7 +300,7 @@ class ReleaseRecords(SphinxDirective):
         for row in changes:
             oldest = next(row["by_release"][r] for r in releases if r in row["by_release"])
             statuses = [words["status"][row["by_release"].get(r, {"status": "holds"})["status"]] for r in releases]
-            rows.append([change_label(words, row, labels), *statuses,
+            rows.append([change_label(words, row, labels, values), *statuses,
                          f"{row['last_differs']} → {row['changed_in']}" if row["changed_in"] else words["still"],
                          oldest["seen"]])  # fmt: skip
         return [*found, _table(head, rows, ("release-changes",))]

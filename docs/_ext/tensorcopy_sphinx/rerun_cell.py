@@ -22,6 +22,7 @@ import json
 import re
 from pathlib import Path
 
+from docutils.utils import column_width
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
@@ -92,21 +93,30 @@ PY_PAGE_CODE = f"PAGE_CODE = open(__file__, encoding='utf-8').read().partition({
 
 
 def cell_code(script: Path, words: dict[str, str] | None = None, *, in_script: bool = False,
-              labels: dict[str, str] | None = None) -> str:  # fmt: skip
+              labels: dict[str, str] | None = None, values: dict[str, str] | None = None) -> str:  # fmt: skip
     """The rerun cell of ``script``, reporting in ``words`` (``rerun_checks.WORDS``, English, if None) and
     naming each claim by its message's translation in ``labels`` (the edition's catalog,
-    :mod:`sitetools.check_labels`; none in the first edition); the one of the ``.py`` download
-    (``in_script``) reads the page's code from its own file."""
+    :mod:`sitetools.check_labels`; none in the first edition), whose fields show their values' translations
+    in ``values`` (the catalog's values); the one of the ``.py`` download (``in_script``) reads the page's
+    code from its own file."""
     torch_version = build_versions()["torch_version"]
     runner = _runner(tuple((words or rerun_checks.WORDS).items()))
     code = page_code(script)
     page = PY_PAGE_CODE if in_script else f"PAGE_CODE = r'''\n{code}'''"
     sections = f"PAGE_SECTIONS = {page_sections(script, in_script=in_script)!r}"  # before the page: the rest is shared
     call = f"rerun_checks(PAGE_CODE, {torch_version!r}, PAGE_SECTIONS)"
-    if labels:  # the page's messages only
+    if labels:  # the page's messages and values only
         page_labels = {message: labels[message] for _, message in check_labels.messages(code) if message in labels}
         call = f"CHECK_LABELS = {page_labels!r}\n{call[:-1]}, CHECK_LABELS)"
+        if page_values := check_labels.page_values(code, values or {}):
+            call = f"CHECK_VALUES = {page_values!r}\n{call[:-1]}, CHECK_VALUES)"
     return f"{sections}\n{page}\n\n\n{runner}\n\n\n{call}\n"
+
+
+def script_comment(title: str, text: str) -> str:
+    """The cell's title and text as the comment that opens it in a ``.py`` download: the title underlined to
+    its display width (a Chinese character takes two columns), as the page's titles are."""
+    return "\n".join(f"# {line}".rstrip() for line in (title, "-" * column_width(title), "", text))
 
 
 def report_words(app: Sphinx) -> dict[str, str]:
@@ -119,15 +129,16 @@ def _append(app: Sphinx, env, docnames) -> None:
     conf = app.config.sphinx_gallery_conf
     gallery, sources = Path(app.srcdir) / conf["gallery_dirs"][0], Path(conf["examples_dirs"][0])
     title, text, words = translated(app, TITLE), translated(app, TEXT), report_words(app)
-    labels = check_labels.read(edition(app.config.language).code)
+    language = edition(app.config.language).code
+    labels, values = check_labels.read(language), check_labels.read_values(language)
     for script in sorted(gallery.rglob("plot_*.py")):
         # the source, not the download being changed
-        code = cell_code(sources / script.relative_to(gallery), words, labels=labels)
+        code = cell_code(sources / script.relative_to(gallery), words, labels=labels, values=values)
         source = script.read_text(encoding="utf-8")
         if PY_MARKER not in source:
-            comment = "\n".join(f"# {line}" for line in (title, "-" * len(title), "", text))
+            comment = script_comment(title, text)
             in_script = cell_code(sources / script.relative_to(gallery), words, in_script=True,
-                                  labels=labels)  # fmt: skip
+                                  labels=labels, values=values)  # fmt: skip
             script.write_text(f"{source.rstrip()}\n\n\n{PY_MARKER}\n{comment}\n\n{in_script}", encoding="utf-8")
         notebook = script.with_suffix(".ipynb")
         if not notebook.is_file():

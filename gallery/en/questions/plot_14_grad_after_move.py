@@ -327,7 +327,8 @@ assert torch.allclose(leaf.grad, (2 * (w - target)).float()), "d/dleaf of sum((l
 draw_graph("w = leaf.to(torch.float64)", w, leaf=leaf)
 # sphinx_gallery_start_ignore
 assert type(w.grad_fn).__name__ == "ToCopyBackward0", "the move is recorded as ToCopyBackward0"
-assert w.grad_fn.next_functions[0][0].variable is leaf, "its AccumulateGrad holds the leaf"
+assert w.grad_fn.next_functions[0][0].variable is leaf, (
+    "the AccumulateGrad under w's ToCopyBackward0 holds the float32 leaf")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -371,7 +372,8 @@ print("losses:", losses)
 print("optimizer holds w:", optimizer.param_groups[0]["params"][0] is w)
 assert len(set(losses)) == 1, "training the leaf leaves the moved copy, and the loss, unchanged"
 # sphinx_gallery_start_ignore
-assert optimizer.param_groups[0]["params"][0] is w.grad_fn.next_functions[0][0].variable, "it holds the leaf"
+assert optimizer.param_groups[0]["params"][0] is w.grad_fn.next_functions[0][0].variable, (
+    "the optimizer holds the leaf w was moved from")
 # sphinx_gallery_end_ignore
 
 # %%

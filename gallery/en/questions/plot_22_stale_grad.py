@@ -229,7 +229,8 @@ print("grads:", grads)
 print("grads[0] is grads[2]:", grads[0] is grads[2])
 assert all(g is model.weight.grad for g in grads), "every entry is the one gradient tensor"
 # sphinx_gallery_start_ignore
-assert all(torch.equal(g, torch.zeros(1, 2)) for g in grads), "and it holds zeros"
+assert all(torch.equal(g, torch.zeros(1, 2)) for g in grads), (
+    "after zero_grad(set_to_none=False) that one gradient tensor holds zeros")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -329,13 +330,15 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     (second**2).sum().backward(create_graph=True)
 assert second.grad is not first_grad, "backward(create_graph=True) puts a new tensor in .grad"
-assert second.grad.tolist() == [4.0, 4.0] and first_grad.tolist() == [2.0, 2.0], "it holds the sum"
+assert second.grad.tolist() == [4.0, 4.0] and first_grad.tolist() == [2.0, 2.0], (
+    "the new .grad holds the sum of both passes, the old one the first pass's")
 sparse_table = torch.nn.Embedding(5, 2, sparse=True)
 sparse_table(torch.tensor([1])).sum().backward()
 sparse_grad = sparse_table.weight.grad
 (sparse_table.weight * 1).sum().backward()
 assert sparse_grad.is_sparse and sparse_table.weight.grad is not sparse_grad, "a dense gradient replaces a sparse .grad"
-assert not sparse_table.weight.grad.is_sparse and sparse_table.weight.grad[1].tolist() == [2.0, 2.0], "it holds the sum"
+assert not sparse_table.weight.grad.is_sparse and sparse_table.weight.grad[1].tolist() == [2.0, 2.0], (
+    "the dense .grad that replaced the sparse one holds the sum")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -384,7 +384,8 @@ print("from_numpy sent:", from_numpy, " array:", array, " child.exitcode:", exit
 assert torch.equal(from_numpy, torch.ones(3)) and not array.any(), "the edit reached the tensor, not array"
 # sphinx_gallery_start_ignore
 assert in_child and exitcode == 0, "the from_numpy tensor arrived, shared, and the child ended"
-assert from_numpy.is_shared() and not np.shares_memory(array, from_numpy.numpy()), "its storage left array"
+assert from_numpy.is_shared() and not np.shares_memory(array, from_numpy.numpy()), (
+    "the shared from_numpy tensor's storage is no longer array's memory")
 # sphinx_gallery_end_ignore
 leaf = torch.zeros(3, requires_grad=True)
 (refused, in_child), exitcode = send_to_child(leaf, 2)

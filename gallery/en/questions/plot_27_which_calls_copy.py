@@ -361,7 +361,8 @@ assert all(t.clone().is_contiguous() and not t.is_contiguous() for t in made_con
     "clone() of the expand and the two gapped slices is contiguous")
 # sphinx_gallery_start_ignore
 assert x[0][:, ::2].t().stride() == (2, 4), "x[0][:, ::2].t() has strides (2, 4)"
-assert x[0][:, ::2].t().clone().stride() == (1, 2), "its clone is dense, in the transposed order"
+assert x[0][:, ::2].t().clone().stride() == (1, 2), (
+    "the clone of x[0][:, ::2].t() is dense, in the transposed order")
 assert not x[0][:, ::2].t().clone().is_contiguous(), "so the clone of a gapped transpose is not contiguous"
 # sphinx_gallery_end_ignore
 
