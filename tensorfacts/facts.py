@@ -268,23 +268,26 @@ def _leaf_view_has_grad_fn_refuses_inplace() -> Fact:
 
 
 @fact("expand-inplace-write-refused", {
-    "en": "On e = x.expand(2, 3) of x = torch.zeros(3): fill_(-1) runs; add_(1), mul_(2), and copy_ from "
+    "en": "On e = x.expand(2, 3) of x = torch.zeros(3): fill_(-1) runs; fill_(torch.tensor(-1.0)) (a 0-d tensor "
+          "as the value), add_(1), mul_(2), and copy_ from "
           "torch.ones(2, 3), from x and from x.clone().expand(2, 3) raise \"more than one element of the "
           "written-to tensor refers to a single memory location\"; copy_(x.expand(2, 3)), the same expand() of x "
           "made again, runs.",
-    "zh_CN": "对 x = torch.zeros(3) 的 e = x.expand(2, 3)：fill_(-1) 正常执行；add_(1)、mul_(2)，以及来源为 "
+    "zh_CN": "对 x = torch.zeros(3) 的 e = x.expand(2, 3)：fill_(-1) 正常执行；"
+             "fill_(torch.tensor(-1.0))（值是 0 维张量）、add_(1)、mul_(2)，以及来源为 "
              "torch.ones(2, 3)、x 或 x.clone().expand(2, 3) 的 copy_ 都报“more than one element of the "
              "written-to tensor refers to a single memory location”；copy_(x.expand(2, 3)) 的来源是对 x "
              "再做一次同样的 expand()，它正常执行。",
 })
 def _expand_inplace_write_refused() -> Fact:
-    """On an expanded view, fill_ runs and in-place writes of other values raise; copy_ raises from every
-    source tried but a second expand() of the same tensor to the same shape."""
+    """On an expanded view, fill_ with a number runs and in-place writes of other values (fill_ with a 0-d tensor
+    among them) raise; copy_ raises from every source tried but a second expand() of the same tensor."""
     x = torch.zeros(3)
     e, errors = x.expand(2, 3), []
     e.fill_(-1)
     filled = e.tolist()
-    writes = (("add_", 1), ("mul_", 2), ("copy_", torch.ones(2, 3)), ("copy_", x), ("copy_", x.clone().expand(2, 3)))
+    writes = (("fill_", torch.tensor(-1.0)), ("add_", 1), ("mul_", 2), ("copy_", torch.ones(2, 3)), ("copy_", x),
+              ("copy_", x.clone().expand(2, 3)))
     for name, value in writes:
         try:
             getattr(e, name)(value)

@@ -95,7 +95,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "(`SliceBackward0`), and accept the probe's edit, `fill_(-1)`, as every other row of both tables "
                 "does; on an `expand()` view of a CPU tensor that expands a size-1 dimension to more than one "
                 "element, so that several elements lie at one memory location, "
-                "`fill_()` runs while `add_()` and `mul_()` are refused, and so is `copy_()` from a new tensor of "
+                "`fill_()` with a number as its value (`fill_(-1)`) runs while `fill_()` with a 0-d tensor as its "
+                "value, `add_()` and `mul_()` are refused, and so is `copy_()` from a new tensor of "
                 "the view's shape, from the tensor expanded or from an `expand()` of its clone; `copy_()` from the "
                 "same `expand()` of the same tensor, made again, runs.",
             "zh_CN": "在梯度模式（grad mode）下、源张量需要梯度时，`unbind()`、`split()`、"
@@ -105,7 +106,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "`tensor_split()`、`hsplit()` 和 `vsplit()` 也返回多个视图，但每个视图各有自己的节点"
                 "（`SliceBackward0`），探测程序做的原地修改 `fill_(-1)` 它们都允许，两张表中其余各行也都允许；"
                 "CPU 张量的 `expand()` 视图若把长度为 1 的维扩展成多个元素，就有多个元素落在同一个内存位置上，"
-                "在它上面 `fill_()` 可以执行，`add_()` 和 `mul_()` 会被拒绝；"
+                "在它上面以数值为值的 `fill_()`（`fill_(-1)`）可以执行，以 0 维张量为值的 `fill_()`、"
+                "`add_()` 和 `mul_()` 会被拒绝；"
                 "`copy_()` 的来源若是与视图形状相同的新张量、被扩展的原张量，或原张量克隆后的 `expand()`，"
                 "也会被拒绝，来源若是对同一个张量再做一次同样的 "
                 "`expand()`，`copy_()` 则可以执行。",

@@ -311,7 +311,7 @@ def _data_unsafe() -> Result:
               "these (after "
               "`loss = (base * base).sum()`, `base[1:].detach().mul_(10)` is caught). A write through "
               "`.detach().numpy()` after the save moves no version counter: it goes unnoticed, and the gradient "
-              "is wrong. An edit made before the tensor is "
+              "can be wrong (it is after `loss = (a * a).sum()`). An edit made before the tensor is "
               "saved goes unnoticed too, but needs no catching: backward treats it as a constant, as it would "
               "the same edit under `torch.no_grad()` (for a leaf, the gradient at the edited values). "
               "`.detach()` is safer than `.data`, not safe.",
@@ -321,7 +321,8 @@ def _data_unsafe() -> Result:
                  "或对其中任何一个调用 `.detach()` 得到的张量"
                  "（`loss = (base * base).sum()` 之后，"
                  "`base[1:].detach().mul_(10)` 会被发现）。"
-                 "保存之后通过 `.detach().numpy()` 写入不会推进任何版本计数器，不会被发现，梯度是错的。"
+                 "保存之后通过 `.detach().numpy()` 写入不会推进任何版本计数器，不会被发现，"
+                 "梯度可能是错的（`loss = (a * a).sum()` 之后就是错的）。"
                  "在张量被保存之前做的修改也不会被发现，但这本就无须发现：反向传播把它当作常数，"
                  "与在 `torch.no_grad()` 下做同样的修改结果相同（对叶子张量而言，就是按修改后的数值算出的梯度）。"
                  "`.detach()` 比 `.data` 安全，但并非绝对安全。",

@@ -293,13 +293,16 @@ assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the 
 # sphinx_gallery_end_ignore
 
 # %%
-# Not every write into an expanded CPU tensor is refused. ``fill_`` passes, and so does
+# Not every write into an expanded CPU tensor is refused. ``fill_`` with a number passes, and so does
 # ``wide[:, 0] = ...``, which writes the first column, whose three elements are three locations; both
-# change every column, which are one memory. ``add_`` and ``copy_`` from a tensor over other memory
-# (here ``torch.ones(3, 4)`` and ``torch.ones(3, 1).expand(3, 4)``) would write one location from several
-# elements, and are refused as ``wide[0] = 1.0`` was; so is ``copy_`` from ``column``, the same memory in
-# another shape. A ``copy_`` from a tensor with ``wide``'s own memory, shape and strides, ``wide`` itself
-# or ``column.expand(3, 4)`` made again, is not refused: source and destination are the same elements.
+# change every column, which are one memory. ``fill_`` with a 0-d tensor as its value is refused, and so are
+# ``add_`` and ``copy_`` from a tensor over other memory (here ``torch.ones(3, 4)`` and
+# ``torch.ones(3, 1).expand(3, 4)``), which would write one location from several elements, as ``wide[0] = 1.0``
+# was; so is ``copy_`` from ``column``, the same memory in another shape. A ``copy_`` from a view of
+# ``column``'s own storage with ``wide``'s shape and strides, ``wide`` itself or ``column.expand(3, 4)`` made
+# again, is not refused: source and destination are the same elements. An alias of the same memory made
+# through DLPack or NumPy (``torch.from_dlpack(wide)``, ``torch.from_numpy(wide.numpy())``) has ``wide``'s
+# shape and strides too, and ``copy_`` from it is refused all the same.
 column = torch.zeros(3, 1)
 wide = column.expand(3, 4)
 wide.fill_(2.0)
@@ -308,10 +311,13 @@ print("column:", column.flatten())
 print(wide)
 refusals = []
 for name, write in {
+    "fill_(torch.tensor(2.0))": lambda: wide.fill_(torch.tensor(2.0)),
     "add_(1.0)": lambda: wide.add_(1.0),
     "copy_(torch.ones(3, 4))": lambda: wide.copy_(torch.ones(3, 4)),
     "copy_(torch.ones(3, 1).expand(3, 4))": lambda: wide.copy_(torch.ones(3, 1).expand(3, 4)),
     "copy_(column)": lambda: wide.copy_(column),
+    "copy_(torch.from_dlpack(wide))": lambda: wide.copy_(torch.from_dlpack(wide)),
+    "copy_(torch.from_numpy(wide.numpy()))": lambda: wide.copy_(torch.from_numpy(wide.numpy())),
 }.items():
     try:
         write()
@@ -327,12 +333,16 @@ assert torch.equal(column.flatten(), torch.tensor([1.0, 2.0, 3.0])), (
     "fill_, a column write and the two copies of the same elements pass"
 )
 # sphinx_gallery_start_ignore
-assert len(refusals) == 4 and all(
+assert len(refusals) == 7 and all(
     m.startswith("unsupported operation: more than one element of the written-to tensor") for m in refusals
-), "add_ and copy_ from other memory or from column are refused as the write into wide was"
+), "fill_ with a 0-d tensor, add_ and copy_ from other memory, column or an alias are refused as wide[0] was"
 assert (column.expand(3, 4).data_ptr(), column.expand(3, 4).shape, column.expand(3, 4).stride()) == (
     wide.data_ptr(), wide.shape, wide.stride()
 ), "column.expand(3, 4) made again has wide's memory, shape and strides"
+assert all(
+    (t.data_ptr(), t.shape, t.stride()) == (wide.data_ptr(), wide.shape, wide.stride())
+    for t in (torch.from_dlpack(wide), torch.from_numpy(wide.numpy()))
+), "the DLPack and NumPy aliases of wide have wide's memory, shape and strides"
 # sphinx_gallery_end_ignore
 
 # %%

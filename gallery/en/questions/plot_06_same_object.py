@@ -278,6 +278,10 @@ assert one_channel.contiguous(memory_format=torch.channels_last) is one_channel,
 assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "one channel: to() copies"
 assert one_channel.is_contiguous(memory_format=torch.channels_last), "one channel: it already is channels_last"
 assert a.to("cpu:0") is not a and not same_storage(a.to("cpu:0"), a), 'to("cpu:0") copies a tensor on "cpu"'
+assert not same_storage(torch.as_tensor(a, device="cpu:0"), a), 'torch.as_tensor(a, device="cpu:0") copies it too'
+assert not any(same_storage(t, one_channel) for t in (
+    one_channel.cpu(memory_format=torch.channels_last), one_channel.float(memory_format=torch.channels_last))
+), "one channel: cpu() and float() given memory_format=channels_last copy it, as to() does"
 for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: to(contiguous_format) returns it"
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
@@ -312,8 +316,8 @@ assert [record.category for record in caught] == [UserWarning] and "detach().clo
 #
 # With ``requires_grad=True``, the calls that return ``a`` itself return the
 # leaf. In grad mode, a cast that copies to a floating or complex dtype, ``a.double()`` or
-# ``to(copy=True)``, is an operation autograd records (``ToCopyBackward0``): the result is not a
-# leaf, and the gradient flows back to ``a`` in ``a``'s own dtype. A cast to an integer or bool
+# ``to(copy=True)``, is an operation autograd records (``ToCopyBackward0``; for an inference tensor
+# made with ``requires_grad=True``, ``CopyBackwards``): the result is not a leaf, and the gradient flows back to ``a`` in ``a``'s own dtype. A cast to an integer or bool
 # dtype (``a.long()``), or a copying cast under ``torch.no_grad()``, is not recorded. It is a copy of
 # memory, not a way out of the graph; that is ``detach()``.
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -330,6 +334,11 @@ assert as_double.grad_fn.name() == "ToCopyBackward0" and a.grad.dtype == torch.f
 assert as_float is a and forced.grad_fn.name() == "ToCopyBackward0" and not forced.is_leaf, (
     "a.float() returns a itself; a.to(copy=True) is recorded as ToCopyBackward0 and is not a leaf")
 assert torch.equal(a.grad, torch.ones(3)), "the derivative of a cast is 1"
+with torch.inference_mode():
+    inference_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+assert all(type(t.grad_fn).__name__ == "CopyBackwards" for t in (
+    inference_leaf.double(), inference_leaf.to(copy=True))
+), "for an inference tensor that requires grad, the copying casts are recorded as CopyBackwards"
 as_long = a.long()
 assert as_long.grad_fn is None and not as_long.requires_grad, "a cast to an integer dtype is not recorded"
 assert a.bool().grad_fn is None, "a cast to bool is not recorded"
@@ -351,7 +360,9 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # ``to``, ``cpu``, ``float``, ``contiguous``, ``type`` and ``torch.as_tensor``
 # return their input when there is nothing to do, except that ``to()`` copies some tensors that
 # already have the layout or the device asked for (the batch of one channel above asked for
-# ``channels_last``, a tensor on ``"cpu"`` asked for ``"cpu:0"``: :ref:`questions-module-to`). For
+# ``channels_last``, a tensor on ``"cpu"`` asked for ``"cpu:0"``: :ref:`questions-module-to`), and so do
+# the calls that take the same arguments: ``cpu()`` and ``float()`` given a ``memory_format``,
+# ``torch.as_tensor(a, device="cpu:0")``. For
 # memory of your own, use
 # ``clone()`` or ``to(..., copy=True)``; to leave the graph as well,
 # ``detach().clone()`` (see :ref:`copying-safe-copy`).

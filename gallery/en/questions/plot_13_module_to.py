@@ -617,7 +617,8 @@ assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(
 #
 # ``module.to()``, ``.half()``, ``.float()`` and ``.double()`` change a module and return it, so
 # their result may be ignored. On a tensor the same calls change nothing: they return a new tensor,
-# or the tensor itself when its dtype and device already match, and only the returned tensor has
+# or the tensor itself when its dtype and device already match (the device spelled the same way) and
+# neither ``copy=True`` nor a ``memory_format`` is asked for, and only the returned tensor has
 # the new dtype or device. Write ``x = x.to(...)``. Convert the model before the optimizer's first
 # step, and before making an ``Adagrad`` (it makes its state when it is made); after moving a model
 # to ``meta``, make the optimizer again: with the default ``torch.__future__`` settings, that move

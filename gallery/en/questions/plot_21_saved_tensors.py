@@ -576,7 +576,7 @@ else:
 # tensor before the edit saved: for the operations above, exactly the saved tensors are the ones an edit breaks. ``exp``,
 # ``relu``, ``sigmoid`` and ``tanh`` save their output, ``sin`` its input, ``mul`` the other
 # operand (both when both need a gradient), ``add`` nothing; an edit through ``.data`` is not
-# caught, and the gradient is wrong. Out-of-place code (``y = y + 1``) is the plain fix; a copying
+# caught, and the gradient can be wrong (for ``exp`` above it is). Out-of-place code (``y = y + 1``) is the plain fix; a copying
 # ``saved_tensors_hooks`` (``allow_mutation_on_saved_tensors()`` is one) or ``torch.utils.checkpoint``
 # (with its default ``context_fn``) also let the output be edited, but hooks
 # that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and

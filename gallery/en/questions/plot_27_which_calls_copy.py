@@ -255,8 +255,9 @@ assert same_storage(column, expanded) and not same_storage(column, repeated), "S
 # %%
 # Not every write into an expanded tensor is refused. ``add_`` and ``mul_`` compute each element from
 # its old value and ``copy_`` from ``torch.ones(3, 4)`` copies values from other memory in; on the CPU all three
-# raise, because several elements of ``expanded`` are one memory location, and so does the slice assignment
-# ``expanded[:] = 7.0``. ``fill_`` and ``zero_`` pass: they write into the tensor that was expanded. So does
+# raise, because several elements of ``expanded`` are one memory location, and so do ``fill_`` given a 0-d
+# tensor as its value and the slice assignment ``expanded[:] = 7.0``. ``fill_`` with a number and ``zero_``
+# pass: they write into the tensor that was expanded. So does
 # ``copy_`` from ``column.expand(3, 4)`` made again, whose elements are those of ``expanded`` itself
 # (:ref:`questions-views` shows some other writes that pass).
 
@@ -264,6 +265,7 @@ for name, write in {
     "add_(1.0)": lambda: expanded.add_(1.0),
     "mul_(2.0)": lambda: expanded.mul_(2.0),
     "copy_(ones)": lambda: expanded.copy_(torch.ones(3, 4)),
+    "fill_(torch.tensor(7.0))": lambda: expanded.fill_(torch.tensor(7.0)),
 }.items():
     try:
         write()

@@ -276,7 +276,7 @@ assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the 
 # sphinx_gallery_end_ignore
 
 # %%
-# 对 CPU 上扩展出的张量，并非每种写入都会被拒绝。``fill_`` 可以执行；``wide[:, 0] = ...`` 写的是第一列，这一列的三个元素是三个不同的位置，也能执行；两者都让每一列跟着变，因为各列本是同一块内存。``add_``，以及来源为另一块内存上的张量（这里是 ``torch.ones(3, 4)`` 和 ``torch.ones(3, 1).expand(3, 4)``）的 ``copy_``，会从几个元素往同一个位置写，和刚才的 ``wide[0] = 1.0`` 一样被拒绝；以 ``column`` 为来源的 ``copy_`` 也被拒绝，它是同一块内存，但形状不同。来源与 ``wide`` 内存、形状和步长都相同时（``wide`` 本身，或再做一次的 ``column.expand(3, 4)``），``copy_`` 不会被拒绝：来源和目标是同一批元素。
+# 对 CPU 上扩展出的张量，并非每种写入都会被拒绝。以数值为值的 ``fill_`` 可以执行；``wide[:, 0] = ...`` 写的是第一列，这一列的三个元素是三个不同的位置，也能执行；两者都让每一列跟着变，因为各列本是同一块内存。以 0 维张量为值的 ``fill_`` 被拒绝；``add_``，以及来源为另一块内存上的张量（这里是 ``torch.ones(3, 4)`` 和 ``torch.ones(3, 1).expand(3, 4)``）的 ``copy_``，会从几个元素往同一个位置写，也和刚才的 ``wide[0] = 1.0`` 一样被拒绝；以 ``column`` 为来源的 ``copy_`` 也被拒绝，它是同一块内存，但形状不同。来源是 ``column`` 自己那块存储上的视图、形状和步长都与 ``wide`` 相同时（``wide`` 本身，或再做一次的 ``column.expand(3, 4)``），``copy_`` 不会被拒绝：来源和目标是同一批元素。经 DLPack 或 NumPy 给同一块内存建的别名（``torch.from_dlpack(wide)``、``torch.from_numpy(wide.numpy())``）形状和步长也与 ``wide`` 相同，以它为来源的 ``copy_`` 照样被拒绝。
 column = torch.zeros(3, 1)
 wide = column.expand(3, 4)
 wide.fill_(2.0)
@@ -285,10 +285,13 @@ print("column:", column.flatten())
 print(wide)
 refusals = []
 for name, write in {
+    "fill_(torch.tensor(2.0))": lambda: wide.fill_(torch.tensor(2.0)),
     "add_(1.0)": lambda: wide.add_(1.0),
     "copy_(torch.ones(3, 4))": lambda: wide.copy_(torch.ones(3, 4)),
     "copy_(torch.ones(3, 1).expand(3, 4))": lambda: wide.copy_(torch.ones(3, 1).expand(3, 4)),
     "copy_(column)": lambda: wide.copy_(column),
+    "copy_(torch.from_dlpack(wide))": lambda: wide.copy_(torch.from_dlpack(wide)),
+    "copy_(torch.from_numpy(wide.numpy()))": lambda: wide.copy_(torch.from_numpy(wide.numpy())),
 }.items():
     try:
         write()
@@ -304,12 +307,16 @@ assert torch.equal(column.flatten(), torch.tensor([1.0, 2.0, 3.0])), (
     "fill_, a column write and the two copies of the same elements pass"
 )
 # sphinx_gallery_start_ignore
-assert len(refusals) == 4 and all(
+assert len(refusals) == 7 and all(
     m.startswith("unsupported operation: more than one element of the written-to tensor") for m in refusals
-), "add_ and copy_ from other memory or from column are refused as the write into wide was"
+), "fill_ with a 0-d tensor, add_ and copy_ from other memory, column or an alias are refused as wide[0] was"
 assert (column.expand(3, 4).data_ptr(), column.expand(3, 4).shape, column.expand(3, 4).stride()) == (
     wide.data_ptr(), wide.shape, wide.stride()
 ), "column.expand(3, 4) made again has wide's memory, shape and strides"
+assert all(
+    (t.data_ptr(), t.shape, t.stride()) == (wide.data_ptr(), wide.shape, wide.stride())
+    for t in (torch.from_dlpack(wide), torch.from_numpy(wide.numpy()))
+), "the DLPack and NumPy aliases of wide have wide's memory, shape and strides"
 # sphinx_gallery_end_ignore
 
 # %%

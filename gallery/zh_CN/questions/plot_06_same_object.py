@@ -220,7 +220,7 @@ draw_memory("b = a.cpu(); b.add_(10)", a=a, b=b)
 # 哪些调用返回张量本身
 # --------------------
 #
-# 前八个调用在无需转换时，返回的都是同一个对象。在这些调用里，显式复制和真的改变 dtype 会得到新的内存。其他真正的转换也会得到新的内存：对非连续张量调用 ``contiguous()``、用 ``contiguous()`` 或 ``to()`` 把这里的 ``image`` 改成 ``memory_format=torch.channels_last`` 布局（对只有一个通道的批次，``contiguous()`` 返回张量本身，``to()`` 却会复制）、移到另一个设备（这里是 ``meta``）。``to(memory_format=torch.contiguous_format)`` 不一定是这种转换：转置这样不连续的张量，它会原样返回（它复制哪些张量，见 :ref:`“module.to()”那一页 <questions-module-to>`）。
+# 前八个调用在无需转换时，返回的都是同一个对象。在这些调用里，显式复制和真的改变 dtype 会得到新的内存。其他真正的转换也会得到新的内存：对非连续张量调用 ``contiguous()``、用 ``contiguous()`` 或 ``to()`` 把这里的 ``image`` 改成 ``memory_format=torch.channels_last`` 布局（对只有一个通道的批次，``contiguous()`` 返回张量本身，``to()`` 却会复制）、移到另一个设备（这里是 ``meta``）。``to(memory_format=torch.contiguous_format)`` 不一定是这种转换：它把转置原样返回，尽管转置并不连续（它复制哪些张量，见 :ref:`“module.to()”那一页 <questions-module-to>`）。
 a = torch.tensor([1.0, 2.0, 3.0])
 results = {
     "a.to(torch.float32)": a.to(torch.float32),
@@ -263,6 +263,10 @@ assert one_channel.contiguous(memory_format=torch.channels_last) is one_channel,
 assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "one channel: to() copies"
 assert one_channel.is_contiguous(memory_format=torch.channels_last), "one channel: it already is channels_last"
 assert a.to("cpu:0") is not a and not same_storage(a.to("cpu:0"), a), 'to("cpu:0") copies a tensor on "cpu"'
+assert not same_storage(torch.as_tensor(a, device="cpu:0"), a), 'torch.as_tensor(a, device="cpu:0") copies it too'
+assert not any(same_storage(t, one_channel) for t in (
+    one_channel.cpu(memory_format=torch.channels_last), one_channel.float(memory_format=torch.channels_last))
+), "one channel: cpu() and float() given memory_format=channels_last copy it, as to() does"
 for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: to(contiguous_format) returns it"
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
@@ -295,7 +299,7 @@ assert [record.category for record in caught] == [UserWarning] and "detach().clo
 # ----------------------------
 #
 # ``a`` 需要梯度时，那些原样返回 ``a`` 的调用，得到的就是这个叶子张量（leaf tensor）本身。在梯度模式（grad mode）下，复制到浮点或复数 dtype 的类型转换，比如 ``a.double()`` 或
-# ``to(copy=True)``，是自动求导记录的一次运算（``ToCopyBackward0``）：结果不是叶子张量，梯度会以 ``a`` 自己的 dtype
+# ``to(copy=True)``，是自动求导记录的一次运算（``ToCopyBackward0``；对以 ``requires_grad=True`` 创建的推理张量（inference tensor），节点是 ``CopyBackwards``）：结果不是叶子张量，梯度会以 ``a`` 自己的 dtype
 # 流回 ``a``。转换到整数或 bool dtype（``a.long()``），或者在 ``torch.no_grad()`` 下做的会复制的类型转换，都不会被记录。它复制了内存，却不能让张量脱离计算图；脱离计算图要用 ``detach()``。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 as_float = a.float()
@@ -311,6 +315,11 @@ assert as_double.grad_fn.name() == "ToCopyBackward0" and a.grad.dtype == torch.f
 assert as_float is a and forced.grad_fn.name() == "ToCopyBackward0" and not forced.is_leaf, (
     "a.float() returns a itself; a.to(copy=True) is recorded as ToCopyBackward0 and is not a leaf")
 assert torch.equal(a.grad, torch.ones(3)), "the derivative of a cast is 1"
+with torch.inference_mode():
+    inference_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+assert all(type(t.grad_fn).__name__ == "CopyBackwards" for t in (
+    inference_leaf.double(), inference_leaf.to(copy=True))
+), "for an inference tensor that requires grad, the copying casts are recorded as CopyBackwards"
 as_long = a.long()
 assert as_long.grad_fn is None and not as_long.requires_grad, "a cast to an integer dtype is not recorded"
 assert a.bool().grad_fn is None, "a cast to bool is not recorded"
@@ -330,5 +339,5 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # ----
 #
 # 没有什么需要做时，``to``、``cpu``、``float``、``contiguous``、``type`` 和 ``torch.as_tensor`` 都返回输入本身；只是 ``to()`` 会复制一些已经是所要布局或设备的张量（上文只有一个通道的批次要 ``channels_last``，在
-# ``"cpu"`` 上的张量要 ``"cpu:0"``，见 :ref:`“module.to()”那一页 <questions-module-to>`）。想要独立的内存，用
+# ``"cpu"`` 上的张量要 ``"cpu:0"``，见 :ref:`“module.to()”那一页 <questions-module-to>`）；接受同样参数的调用也会这样复制：给了 ``memory_format`` 的 ``cpu()`` 和 ``float()``，以及 ``torch.as_tensor(a, device="cpu:0")``。想要独立的内存，用
 # ``clone()`` 或 ``to(..., copy=True)``；如果还要脱离计算图，用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。

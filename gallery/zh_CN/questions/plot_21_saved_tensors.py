@@ -542,6 +542,6 @@ else:
 #
 # 原地修改会不会让 ``backward()`` 报错，取决于用到这个张量、在修改之前已经运行过的运算保存了什么：对上面这些运算，被保存的张量恰好就是改了会报错的那些。``exp``、
 # ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
-# 什么都不保存；经 ``.data`` 的修改不会被发现，梯度是错的。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和用默认 ``context_fn`` 的
+# 什么都不保存；经 ``.data`` 的修改不会被发现，梯度可能是错的（上面的 ``exp`` 就是如此）。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和用默认 ``context_fn`` 的
 # ``torch.utils.checkpoint`` 也允许原地修改输出（``allow_mutation_on_saved_tensors()`` 就是前一种），但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
 # 会一直留住保存的张量，检查也随之保留，直到某一次不带 ``retain_graph=True`` 或 ``create_graph=True`` 的 ``backward()`` 运行了保存它们的节点（带 ``inputs=`` 的也算）。怎么读这条报错，见\ :ref:`“原地修改报错”那一页 <questions-inplace-error>`。

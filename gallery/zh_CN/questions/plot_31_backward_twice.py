@@ -17,7 +17,7 @@
       (loss1 + loss2).backward()
 
 ``RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors
-after they have already been freed)``：对计算图（computation graph）的同一部分第二次调用 ``backward()`` 时，就会抛出这个错误；在下面前两个循环里，它出现在第二步。本页复现三种常见原因：训练循环之前只算一次的张量、在批次之间传下去的 RNN 隐藏状态、共享一部分计算图的两个损失；说明每种情况下第二次 ``backward()`` 走到了图的哪一部分，在简短的训练循环里检查每种解决办法，最后看哪些图可以再跑一遍而不报错。
+after they have already been freed)``：第二次 ``backward()`` 走到计算图（computation graph）中已被第一次释放的部分时，就会抛出这个错误；在下面前两个循环里，它出现在第二步。本页复现三种常见原因：训练循环之前只算一次的张量、在批次之间传下去的 RNN 隐藏状态、共享一部分计算图的两个损失；说明每种情况下第二次 ``backward()`` 走到了图的哪一部分，在简短的训练循环里检查每种解决办法，最后看哪些图可以再跑一遍而不报错。
 """
 
 # %%
