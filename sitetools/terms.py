@@ -127,8 +127,7 @@ TERMS: tuple[Term, ...] = (
                    "operations that use the tensor; under `torch.no_grad()` it does not.",
          define_zh="张量的标志 `requires_grad` 为 `True`：在梯度模式下，用到这个张量的可求导运算会被自动求导记录下来；"
                    "在 `torch.no_grad()` 下不记录。"),
-    Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",),
-         gloss="grad mode",
+    Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",), gloss="grad mode",
          define_en="The default of PyTorch's three grad modes (with no-grad mode, under `torch.no_grad()`, and "
                    "inference mode): autograd records operations. `torch.is_grad_enabled()` tells it, except inside "
                    "`torch.inference_mode()`, which records nothing even where `torch.enable_grad()` makes it `True`.",
@@ -147,12 +146,14 @@ TERMS: tuple[Term, ...] = (
          define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad, "
                    "`backward()` accumulates its gradient into its `.grad` (a view made a leaf with "
                    "`requires_grad_()` included), except a view of a tensor that requires grad taken under "
-                   "`torch.no_grad()` or `torch.inference_mode()`: such a view is a leaf that requires grad, yet "
-                   "gets no `.grad`.",
+                   "`torch.no_grad()` or `torch.inference_mode()`: such a view is a leaf that requires grad, yet gets "
+                   "no `.grad`; and an inference tensor that requires grad (a parameter of a module built in that "
+                   "mode) gets none through its views.",
          define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度，"
                    "`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` 变成叶子张量的视图也是如此；"
                    "例外是在 `torch.no_grad()` 或 `torch.inference_mode()` 下对需要梯度的张量取的视图："
-                   "它是需要梯度的叶子张量，却得不到 `.grad`。"),
+                   "它是需要梯度的叶子张量，却得不到 `.grad`；"
+                   "在该模式里构建的模块的参数是需要梯度的推理张量（inference tensor），也得不到经过视图的梯度。"),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
@@ -306,7 +307,7 @@ CHECKED_BY: dict[str, tuple[str, ...]] = {
     "需要梯度": ("grad-mode-records",),
     "梯度模式": ("grad-mode-records",),
     "梯度": ("leaf-grad-accumulates",),
-    "叶子张量": ("leaf-grad-accumulates",),
+    "叶子张量": ("leaf-grad-accumulates", "inference-tensor-requiring-grad"),
     "非叶子张量": ("leaf-grad-accumulates",),
     "推理张量": ("inference-tensor-has-no-version-counter", "inference-mode-views-of-normal-tensor"),
     "张量列表": ("list-repeat-holds-one-tensor",),
@@ -373,9 +374,8 @@ def search_words() -> list[str]:
 
 
 def search_dictionary() -> str:
-    """The text of jieba's user dictionary: one word a line, with a frequency high enough to keep
-    it whole and a part-of-speech tag (jieba reads no comments, so the file cannot say where it
-    comes from: this module's docstring does)."""
+    """The text of jieba's user dictionary: one word a line, with a frequency high enough to keep it whole and a
+    part-of-speech tag (jieba reads no comments, so the file cannot say where it comes from: this docstring does)."""
     return "".join(f"{word} 20 n\n" for word in search_words())
 
 

@@ -103,15 +103,18 @@ DECISIONS: tuple[Advice, ...] = (
             "en": "New memory, with gradients still flowing back to `a`: `a.clone()`. Its own storage and, when `a` "
                 "requires grad and the clone is made with grad mode on (not under `torch.no_grad()`, "
                 "`torch.inference_mode()` or `torch.set_grad_enabled(False)`), "
-                "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on.",
+                "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on (the node is "
+                "`CopyBackwards` when `a` is an inference tensor made with `requires_grad=True`, such as a parameter "
+                "of a module built inside `torch.inference_mode()`).",
             "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；如果 `a` 需要梯度，"
                 "而且调用时梯度模式（grad mode）是开着的（不在 `torch.no_grad()`、`torch.inference_mode()` "
                 "或 `torch.set_grad_enabled(False)` 下），副本的 `requires_grad` 也是 `True`，"
-                "并带有把梯度传下去的 `CloneBackward0` 节点。",
+                "并带有把梯度传下去的 `CloneBackward0` 节点（如果 `a` 是用 `requires_grad=True` 创建的推理张量，"
+                "比如在 `torch.inference_mode()` 里构建的模块的参数，节点则是 `CopyBackwards`）。",
         },
         lambda m: _rows(m, "a.clone()", shares_storage=False)
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),
-        facts=("clone-requires-grad-in-grad-mode",),
+        facts=("clone-requires-grad-in-grad-mode", "inference-tensor-requiring-grad"),
     ),
     Advice(
         "need-snapshot",

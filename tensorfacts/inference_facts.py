@@ -162,3 +162,44 @@ def _inference_tensor_apply_map_outside_no_error() -> Fact:
                 outcomes.append(f"{name}: doubled" if a.tolist() == [2 * v for v in before] else f"{name}: {a}")
     return Fact(not torch.is_inference_mode_enabled() and all(o.endswith(": doubled") for o in outcomes),
                 "; ".join(outcomes))
+
+
+@fact("inference-tensor-requiring-grad", {
+    "en": "Builds Linear(3, 2) under torch.inference_mode(); outside the mode, with grad mode on, its weight w is an "
+          "inference leaf that requires grad. w.view(6), w[0], w.T and w.t() do not require grad and have no grad_fn; "
+          "backward of (w.T * 2).sum() + (w * 1).sum() leaves 1 in w.grad (the calculus gives 3), backward of the "
+          "module's own output leaves weight.grad None while bias.grad is filled; w.clone(), w.double() and "
+          "w.to(copy=True) require grad with a CopyBackwards node, and w.clone().sum() gives w.grad 1.",
+    "zh_CN": "在 torch.inference_mode() 下构建 Linear(3, 2)；在模式外、梯度模式开着时，"
+             "它的 weight w 是需要梯度的推理叶子张量。w.view(6)、w[0]、w.T 和 w.t() 不需要梯度，也没有 grad_fn；对 "
+             "(w.T * 2).sum() + (w * 1).sum() 调用 backward 后 w.grad 是 1（按求导公式算出的是 3），对模块自己的输出调"
+             "用 backward 后 weight.grad 仍是 None，bias.grad 却有值；w.clone()、w.double() 和 w.to(copy=True) 需要梯"
+             "度，节点是 CopyBackwards，w.clone().sum() 给 w.grad 的是 1。",
+}, {"en": "the parameters of one Linear(3, 2), float32, on the CPU",
+    "zh_CN": "一个 Linear(3, 2) 的参数，float32，在 CPU 上"})
+def _inference_tensor_requiring_grad() -> Fact:
+    """An inference tensor that requires grad (a parameter of a module built in the mode): its views, taken
+    outside the mode, are out of the graph, so gradients through them are lost without an error; its copies
+    are recorded as ``CopyBackwards``."""
+    with torch.inference_mode():
+        lin = torch.nn.Linear(3, 2)
+    w = lin.weight
+    made = w.is_inference() and w.requires_grad and w.is_leaf and torch.is_grad_enabled()
+    views = {name: (v.requires_grad, v.grad_fn) for name, v in (("view(6)", w.view(6)), ("[0]", w[0]),
+                                                                 ("T", w.T), ("t()", w.t()))}
+    ((w.T * 2).sum() + (w * 1).sum()).backward()
+    through_views = w.grad.tolist()
+    w.grad = None
+    lin(torch.ones(1, 3)).sum().backward()
+    module = (lin.weight.grad, lin.bias.grad.tolist())
+    copies = {name: (c.requires_grad, type(c.grad_fn).__name__)
+              for name, c in (("clone()", w.clone()), ("double()", w.double()), ("to(copy=True)", w.to(copy=True)))}
+    lin.weight.grad = None
+    w.clone().sum().backward()
+    ones = [[1.0] * 3] * 2
+    return Fact(made and all(v == (False, None) for v in views.values()) and through_views == ones
+                and module == (None, [1.0, 1.0]) and all(c == (True, "CopyBackwards") for c in copies.values())
+                and w.grad.tolist() == ones,
+                f"inference leaf requiring grad: {made}; views (requires_grad, grad_fn): {views}; w.grad through "
+                f"w.T * 2 + w * 1: {through_views}; module (weight.grad, bias.grad): {module}; copies: {copies}; "
+                f"w.grad through clone(): {w.grad.tolist()}")

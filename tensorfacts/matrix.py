@@ -59,12 +59,9 @@ def _row(m: Matrix, source: str, operation: str) -> dict[str, object]:
     return m[source][operation]
 
 
-def _everywhere(m: Matrix, operation: str, sources: tuple[str, ...] = tuple(SOURCES),
-                **expected: object) -> bool:
-    return all(
-        all(_row(m, source, operation)[column] == value for column, value in expected.items())
-        for source in sources
-    )
+def _everywhere(m: Matrix, operation: str, sources: tuple[str, ...] = tuple(SOURCES), **expected: object) -> bool:
+    return all(all(_row(m, source, operation)[column] == value for column, value in expected.items())
+               for source in sources)
 
 
 def _refused(m: Matrix, source: str, operation: str, column: str, kind: str, changed: bool | None = None) -> bool:
@@ -114,9 +111,8 @@ GUIDE: tuple[Advice, ...] = (
                 "`a` 的梯度都不受影响。在推理模式内得到的推理张量（inference tensor）`a` 根本没有版本计数器，"
                 "这里和下面各条都是如此。表中 `with torch.no_grad(): a.clone()` 那一行与它完全相同。",
         },
-        lambda m: _everywhere(
-            m, "a.detach().clone()", same_object=False, shares_storage=False,
-            requires_grad=False, grad_fn="None", raised="")
+        lambda m: _everywhere(m, "a.detach().clone()", same_object=False, shares_storage=False,
+                              requires_grad=False, grad_fn="None", raised="")
         and _everywhere(m, "a.detach().clone()", VERSIONED_SOURCES, shares_version=False)
         and _no_counter(m, "a.detach().clone()")
         and _edits(m, "a.detach().clone()", EDIT_UNAFFECTED)
@@ -137,18 +133,21 @@ GUIDE: tuple[Advice, ...] = (
                 "requires grad: its own storage and version counter, `requires_grad=True` and a `CloneBackward0` "
                 "node. `torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and, on a float32 `a` "
                 "like the sources here, `a.double()` through `ToCopyBackward0` (it also changes the dtype; on a "
-                "float64 `a` it returns `a` itself, no copy).",
+                "float64 `a` it returns `a` itself, no copy). For an inference tensor `a` made with "
+                "`requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), both nodes are "
+                "`CopyBackwards`.",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
-                "`requires_grad=True`，带一个 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，"
-                "节点是 `CopyBackwards`；这里的 `a` 是 float32 张量，`a.double()` 也一样，节点是 `ToCopyBackward0`"
-                "（同时改变了 dtype；`a` 本来就是 float64 的话，它返回 `a` 本身，不复制）。",
+                "`requires_grad=True`，带一个 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，节点是 "
+                "`CopyBackwards`；这里的 `a` 是 float32 张量，`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变"
+                "了 dtype；`a` 本来就是 float64 的话，它返回 `a` 本身，不复制）。对用 `requires_grad=True` 创建的推理"
+                "张量 `a`（比如在 `torch.inference_mode()` 里构建的模块的参数），这两个节点都是 `CopyBackwards`。",
         },
         lambda m: all(
             _everywhere(m, op, GRAD_SOURCES, shares_storage=False, shares_version=False,
                         requires_grad=True, grad_fn=node)
             for op, node in (("a.clone()", "CloneBackward0"),
                              ("torch.empty_like(a).copy_(a)", "CopyBackwards"), ("a.double()", "ToCopyBackward0"))),
-        facts=("double-of-float64-is-a",),
+        facts=("double-of-float64-is-a", "inference-tensor-requiring-grad"),
     ),
     Advice(
         "detach-view",
@@ -203,16 +202,18 @@ GUIDE: tuple[Advice, ...] = (
         "view",
         {
             "en": "A view such as `a.view(3)` is not a copy either: it shares storage and the version "
-                "counter with `a` and, when `a` requires grad and grad mode is on, stays in the graph "
-                "(`ViewBackward0`). A view of a leaf that requires grad refuses in-place edits with grad mode on "
-                "(under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it accepts "
-                "them), and so does `b = a` when `a` is itself such a view.",
+                "counter with `a` and, when `a` is a normal tensor that requires grad and grad mode is on, stays in "
+                "the graph (`ViewBackward0`). Not when `a` is an inference tensor made with `requires_grad=True` (as "
+                "above): its views, taken outside the mode, do not require grad, and a gradient through them never "
+                "reaches `a`, without an error. A view of a normal leaf that requires grad refuses in-place edits "
+                "with grad mode on (under `torch.no_grad()`, `torch.inference_mode()` or "
+                "`torch.set_grad_enabled(False)` it accepts them), and so does `b = a` when `a` is itself such a view.",
             "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，"
-                "`a` 需要梯度且梯度模式（grad mode）开着时，还留在计算图中（`ViewBackward0`）。"
-                "需要梯度的叶子张量的视图，"
-                "在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
-                "`torch.set_grad_enabled(False)` 下则可以修改）；"
-                "如果 `a` 本身就是这样的视图，`b = a` 也一样。",
+                "`a` 是需要梯度的普通张量且梯度模式（grad mode）开着时，还留在计算图中（`ViewBackward0`）。`a` 若是用 "
+                "`requires_grad=True` 创建的推理张量（同上），则不然：在模式外对它取的视图不需要梯度，经过这些视图的梯"
+                "度到不了 `a`，而且不报错。需要梯度的普通叶子张量的视图，在梯度模式打开时一做原地修改就会报错（在 "
+                "`torch.no_grad()`、`torch.inference_mode()` 或 `torch.set_grad_enabled(False)` 下则可以修改）；如果 "
+                "`a` 本身就是这样的视图，`b = a` 也一样。",
         },
         lambda m: _everywhere(m, "a.view(3)", shares_storage=True)
         and _everywhere(m, "a.view(3)", VERSIONED_SOURCES, shares_version=True)
@@ -220,7 +221,7 @@ GUIDE: tuple[Advice, ...] = (
         and _everywhere(m, "a.view(3)", GRAD_SOURCES, grad_fn="ViewBackward0")
         and all(_row(m, s, "a.view(3)")["inplace_edit"] == EDIT_REFUSED for s in ("leaf", "parameter", "view"))
         and _row(m, "view", "b = a")["inplace_edit"] == EDIT_REFUSED,
-        facts=("leaf-view-inplace-refused-in-grad-mode",),
+        facts=("leaf-view-inplace-refused-in-grad-mode", "inference-tensor-requiring-grad"),
     ),
     Advice(
         "avoid-data",
@@ -372,8 +373,7 @@ GUIDE: tuple[Advice, ...] = (
 
 
 def failed_premises(m: Matrix, guide: tuple[Advice, ...] = GUIDE) -> list[str]:
-    """Ids of the entries of ``guide`` (by default the matrix page's) whose premises the probed
-    matrix (or whose named facts) do not support."""
+    """Ids of the entries of ``guide`` (the matrix page's) that the probed matrix or named facts do not support."""
     failed = []
     for advice in guide:
         try:

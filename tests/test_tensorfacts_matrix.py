@@ -351,8 +351,10 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "fused-optimizer-step-not-counted",  # "such as a step of an optimizer made with fused=True"
         "kernel-writes-not-counted",  # "a torch kernel that moves no version counter ... GradScaler.unscale_"
     ),
-    "copy-in-graph": ("double-of-float64-is-a",),  # "on a float64 a it returns a itself, no copy"
-    "view": ("leaf-view-inplace-refused-in-grad-mode",),  # "refuses in-place edits with grad mode on"
+    "copy-in-graph": ("double-of-float64-is-a",  # "on a float64 a it returns a itself, no copy"
+                      "inference-tensor-requiring-grad"),  # "for an inference tensor a ... CopyBackwards"
+    "view": ("leaf-view-inplace-refused-in-grad-mode",  # "refuses in-place edits with grad mode on"
+             "inference-tensor-requiring-grad"),  # "Not when a is an inference tensor made with requires_grad=True"
     "alias": (
         "noop-conversions-return-a",  # "likewise a.to(torch.float32), a.cpu() ..., a.contiguous()"
         "version-check-only-in-nodes-run",  # "a backward that runs the node which saved a raises"

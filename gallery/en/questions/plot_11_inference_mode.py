@@ -14,10 +14,11 @@
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-A tensor that ``torch.inference_mode()`` creates in new memory is an *inference tensor* (so is one it
-makes over existing memory, such as ``torch.from_numpy(array)`` or ``a.view(torch.int32)`` of a normal
-tensor ``a``; a view of a normal tensor taken inside the mode by indexing, ``view(shape)`` or ``t()``,
-its ``detach()`` and its ``.data`` are not), and it refuses some uses
+A tensor that ``torch.inference_mode()`` creates in new memory is an *inference tensor* (so are
+``torch.from_numpy(array)`` made there over existing memory and ``a.view(torch.int32)`` of a normal
+tensor ``a``; a view of a normal tensor taken inside the mode by indexing, ``view(shape)``, ``t()``,
+``expand``, ``real``, ``torch.view_as_real`` and the other view operations listed below, its ``detach()``
+and its ``.data`` are not), and it refuses some uses
 later, outside the mode: "Inference tensors cannot be saved for backward", "Inplace update to
 inference tensor outside InferenceMode is not allowed", "Setting requires_grad=True on inference
 tensor outside InferenceMode is not allowed". This page computes the same ``x * 2`` three ways, tries
@@ -236,8 +237,10 @@ def draw_processes(title, child, **names):
 #
 # All three results are out of the graph (``requires_grad`` is ``False``). Only the one made under
 # ``torch.inference_mode()`` is an inference tensor: it was computed there, in new memory. A view of
-# a normal tensor taken inside the mode by indexing, ``view(shape)`` or ``t()`` is not one, nor are its
-# ``detach()`` and its ``.data``; a view with a dtype, such as ``view(torch.int32)``, is one.
+# a normal tensor taken inside the mode by indexing, ``view(shape)``, ``t()``, ``transpose``, ``expand``,
+# ``unbind``, ``as_strided``, ``real``, ``imag``, ``torch.view_as_real`` or ``torch.view_as_complex`` is
+# not one, nor are its ``detach()`` and its ``.data``; its ``view(dtype)``, such as ``view(torch.int32)``,
+# is one (unlike ``real``, ``imag`` and ``torch.view_as_real``, which change the dtype too).
 
 for name, make in ways.items():
     y = make(torch.tensor([1.0, 2.0], requires_grad=True))
@@ -247,17 +250,22 @@ for name, make in ways.items():
     # sphinx_gallery_end_ignore
 # sphinx_gallery_start_ignore
 normal = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+complex_normal = torch.tensor([1 + 2j, 3j])
 with torch.inference_mode():
     inside = [normal[1:], normal[0], normal.view(4), normal.view(1, 4), normal.t(), normal.transpose(0, 1)]
     detached = [normal.detach().is_inference(), torch.is_inference(normal.data)]
     with_dtype = [normal.view(torch.int32), normal.view(torch.float32)]
     computed = normal * 2
     over_numpy = torch.from_numpy(normal.numpy())
+    other_views = [normal[:1].expand(3, 2), normal.unbind()[0], normal.as_strided((2,), (1,)), complex_normal.real,
+                   complex_normal.imag, torch.view_as_real(complex_normal), torch.view_as_complex(normal)]
 assert not any(v.is_inference() for v in inside) and computed.is_inference(), (
     "a view by indexing, view(shape) or t() taken inside the mode is not an inference tensor")
 assert not any(detached) and over_numpy.is_inference(), (
     "detach() and .data are not one; from_numpy over old memory is")
-assert all(v.is_inference() for v in with_dtype), "a view with a dtype taken inside the mode is an inference tensor"
+assert not any(v.is_inference() for v in other_views), (
+    "expand, unbind, as_strided, real, imag, view_as_real and view_as_complex taken inside the mode are not one")
+assert all(v.is_inference() for v in with_dtype), "view(dtype) taken inside the mode is an inference tensor"
 # sphinx_gallery_end_ignore
 
 # %%

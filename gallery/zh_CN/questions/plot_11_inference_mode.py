@@ -14,7 +14,7 @@
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-在 ``torch.inference_mode()`` 下创建、占用新内存的张量是推理张量（inference tensor）。它在已有内存上建的张量也是推理张量，比如 ``torch.from_numpy(array)``，或对普通张量 ``a`` 取的 ``a.view(torch.int32)``；在推理模式中用索引、``view(shape)`` 或 ``t()`` 对普通张量取的视图（view），以及它的 ``detach()`` 和 ``.data``，则不是。离开这个模式后，推理张量会拒绝一些用法：“Inference
+在 ``torch.inference_mode()`` 下创建、占用新内存的张量是推理张量（inference tensor）。在该模式里用 ``torch.from_numpy(array)`` 在已有内存上建的张量，以及对普通张量 ``a`` 取的 ``a.view(torch.int32)``，也是推理张量；在推理模式中用索引、``view(shape)``、``t()``、``expand``、``real``、``torch.view_as_real`` 以及下文列出的其他视图（view）操作对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，则不是。离开这个模式后，推理张量会拒绝一些用法：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
 not allowed”“Setting requires_grad=True on inference tensor outside InferenceMode is not
 allowed”。本页用三种方式算出同样的 ``x * 2``，对三个结果逐一尝试这些用法，再用 ``clone()``
@@ -229,8 +229,10 @@ def draw_processes(title, child, **names):
 # ------------------
 #
 # 三个结果都脱离了计算图（``requires_grad`` 为 ``False``），只有 ``torch.inference_mode()``
-# 下得到的那个是推理张量：它是在推理模式中计算出来的，用的是新内存。在推理模式中用索引、``view(shape)`` 或 ``t()``
-# 对普通张量取的视图不是推理张量，它的 ``detach()`` 和 ``.data`` 也不是；带 dtype 的视图，比如 ``view(torch.int32)``，则是推理张量。
+# 下得到的那个是推理张量：它是在推理模式中计算出来的，用的是新内存。在推理模式中用索引、``view(shape)``、``t()``、
+# ``transpose``、``expand``、``unbind``、``as_strided``、``real``、``imag``、``torch.view_as_real`` 或
+# ``torch.view_as_complex`` 对普通张量取的视图不是推理张量，它的 ``detach()`` 和 ``.data`` 也不是；它的 ``view(dtype)``，比如
+# ``view(torch.int32)``，则是推理张量（同样改变 dtype 的 ``real``、``imag`` 和 ``torch.view_as_real`` 不是）。
 
 for name, make in ways.items():
     y = make(torch.tensor([1.0, 2.0], requires_grad=True))
@@ -240,17 +242,22 @@ for name, make in ways.items():
     # sphinx_gallery_end_ignore
 # sphinx_gallery_start_ignore
 normal = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+complex_normal = torch.tensor([1 + 2j, 3j])
 with torch.inference_mode():
     inside = [normal[1:], normal[0], normal.view(4), normal.view(1, 4), normal.t(), normal.transpose(0, 1)]
     detached = [normal.detach().is_inference(), torch.is_inference(normal.data)]
     with_dtype = [normal.view(torch.int32), normal.view(torch.float32)]
     computed = normal * 2
     over_numpy = torch.from_numpy(normal.numpy())
+    other_views = [normal[:1].expand(3, 2), normal.unbind()[0], normal.as_strided((2,), (1,)), complex_normal.real,
+                   complex_normal.imag, torch.view_as_real(complex_normal), torch.view_as_complex(normal)]
 assert not any(v.is_inference() for v in inside) and computed.is_inference(), (
     "a view by indexing, view(shape) or t() taken inside the mode is not an inference tensor")
 assert not any(detached) and over_numpy.is_inference(), (
     "detach() and .data are not one; from_numpy over old memory is")
-assert all(v.is_inference() for v in with_dtype), "a view with a dtype taken inside the mode is an inference tensor"
+assert not any(v.is_inference() for v in other_views), (
+    "expand, unbind, as_strided, real, imag, view_as_real and view_as_complex taken inside the mode are not one")
+assert all(v.is_inference() for v in with_dtype), "view(dtype) taken inside the mode is an inference tensor"
 # sphinx_gallery_end_ignore
 
 # %%
