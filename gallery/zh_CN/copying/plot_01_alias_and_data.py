@@ -217,8 +217,8 @@ def draw_processes(title, child, **names):
             _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
 
 # %%
-# 原文的循环丢了缩进
-# ------------------
+# 原博文的循环丢了缩进
+# --------------------
 #
 # 原文中的循环丢了缩进，照原样不是合法的 Python：逐字编译，还没运行就失败了。
 

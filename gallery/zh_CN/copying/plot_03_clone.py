@@ -198,8 +198,8 @@ def draw_processes(title, child, **names):
             _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
 
 # %%
-# 原文的 clone 例子
-# -----------------
+# 原博文的 clone 例子
+# -------------------
 #
 # ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；它的 ``grad_fn`` 记下了这次复制，所以它不是叶子张量。在 ``torch.no_grad()`` 里，或者源张量本不需要梯度时，
 # ``clone()`` 什么也不记录，副本是不需要梯度的叶子张量。
@@ -270,8 +270,8 @@ assert type(c.grad_fn).__name__ == "CloneBackward0", "an edit under no_grad must
 # sphinx_gallery_end_ignore
 
 # %%
-# 原文的反向传播
-# --------------
+# 原博文的反向传播
+# ----------------
 #
 # 原文只对由 ``a`` 算出的损失求导。``a`` 得到梯度 ``2 * a``；``c`` 不是叶子张量，它的 ``.grad`` 仍是 ``None``。在 torch |torch_version| 上，读取它还会触发 ``UserWarning``。
 

@@ -187,8 +187,8 @@ def draw_processes(title, child, **names):
             _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
 
 # %%
-# 原文的 detach 例子
-# ------------------
+# 原博文的 detach 例子
+# --------------------
 #
 # ``c`` 与 ``a`` 共享内存。它不需要梯度，没有 ``grad_fn``，而且是叶子张量。
 

@@ -299,7 +299,7 @@ assert [record.category for record in caught] == [UserWarning] and "detach().clo
 # ----------------------------
 #
 # ``a`` 需要梯度时，那些原样返回 ``a`` 的调用，得到的就是这个叶子张量（leaf tensor）本身。在梯度模式（grad mode）下，复制到浮点或复数 dtype 的类型转换，比如 ``a.double()`` 或
-# ``to(copy=True)``，是自动求导记录的一次运算（``ToCopyBackward0``；对以 ``requires_grad=True`` 创建的推理张量（inference tensor），节点是 ``CopyBackwards``）：结果不是叶子张量，梯度会以 ``a`` 自己的 dtype
+# ``to(copy=True)``，是自动求导记录的一次运算，节点是 ``ToCopyBackward0``；源张量若是以 ``requires_grad=True`` 创建的推理张量（inference tensor），节点则是 ``CopyBackwards``。结果不是叶子张量，梯度会以 ``a`` 自己的 dtype
 # 流回 ``a``。转换到整数或 bool dtype（``a.long()``），或者在 ``torch.no_grad()`` 下做的会复制的类型转换，都不会被记录。它复制了内存，却不能让张量脱离计算图；脱离计算图要用 ``detach()``。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 as_float = a.float()
