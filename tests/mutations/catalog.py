@@ -217,7 +217,7 @@ PAGES = (
              '    return _STRAY_SPACE.sub("", text)',
              "tests/test_chinese_chrome.py", "-k", "reads_as_chinese"),
     mutation("facts-page-titles-unquoted", "docs/_ext/tensorcopy_sphinx/fact_index.py",
-             '"quotes": ("“", "”"),', '"quotes": ("", ""),', "tests/test_fact_index.py", "-k", "told_apart"),
+             '"quotes": ("《", "》"),', '"quotes": ("", ""),', "tests/test_fact_index.py", "-k", "told_apart"),
     both_editions("page-loses-its-figure-silently", "questions/plot_16_function_arguments.py",
                   'draw_memory("add_one_in_place(a); returned = add_one(a)", a=a, returned=returned)\n',
                   'print("a:", a)\n', "tests/test_figures.py", "-k", "nine_in_ten"),
