@@ -74,10 +74,6 @@ _GPU_BOX = re.compile(rf"^[ \t]+:class:.*\b{CLASS}\b", re.MULTILINE)
 _LEFT_REFERENCE = re.compile(r"(?P<before> ?)(?:(?<![`:])`|(?P<doc>:doc:`))"
                              r"(?:(?P<words>[^`<>]+?)\s*<(?P<target>[^`<>\s]+)>|(?P<bare>[^`<>\s]+))"
                              r"`(?![`_])(?P<after> ?)")
-#: A cross-reference in a ``.py`` download's comments, as the page's source writes it (the groups of
-#: :data:`_LEFT_REFERENCE`).
-_SCRIPT_REFERENCE = re.compile(r"(?P<before> ?)(?::ref:`|(?P<doc>:doc:`))"
-                               r"(?:(?P<words>[^`<>]+?)\s*<(?P<target>[^`<>\s]+)>|(?P<bare>[^`<>\s]+))`(?P<after> ?)")
 _HAN = re.compile(f"[{HAN}]")
 #: What marks words as code: call parentheses, an attribute's dot, an underscore, an operator.
 _API = re.compile(r"[()._=\[\]+-]")

@@ -47,6 +47,11 @@ from tensorcopy_sphinx.notebook_text import Pages, gpu_title
 _LINK = re.compile(r"(?P<before> ?)(?<![`:\w])`(?P<words>[^`<>]*?)(?P<gap>\s*)<(?P<url>[a-z][a-z+.-]*://[^<>\s`]+)>"
                    r"`__?(?![\w`])(?P<after> ?)")
 _CJK = re.compile(f"[{HAN}{FULL_WIDTH_PUNCTUATION}]")
+#: A cross-reference in a ``.py`` download's comments, as the page's source writes it (the groups of
+#: :data:`tensorcopy_sphinx.notebook_text._LEFT_REFERENCE`, which
+#: :func:`~tensorcopy_sphinx.notebook_text._reference` reads).
+_REFERENCE = re.compile(r"(?P<before> ?)(?::ref:`|(?P<doc>:doc:`))"
+                               r"(?:(?P<words>[^`<>]+?)\s*<(?P<target>[^`<>\s]+)>|(?P<bare>[^`<>\s]+))`(?P<after> ?)")
 #: No cross-reference's target: a page is named by its reference's words.
 NO_PAGES = Pages()
 #: The rerun cell's sections, as :func:`tensorcopy_sphinx.rerun_cell.cell_code` writes them.
@@ -98,7 +103,7 @@ def _prose(text: str, cjk: bool, pages: Pages, where: str, gpu: str | None) -> s
         return _LINK.sub(lambda link: _link(link, cjk), notebook._ESCAPE.sub(r"\1", prose))
 
     text = notebook._outside_code(notebook._FACT.sub("", _plain(text, cjk, where, gpu)), links)
-    return notebook._SCRIPT_REFERENCE.sub(lambda match: notebook._reference(match, cjk, pages, where, plain=True), text)
+    return _REFERENCE.sub(lambda match: notebook._reference(match, cjk, pages, where, plain=True), text)
 
 
 def _comments(block: str, cjk: bool, pages: Pages, where: str, gpu: str | None) -> str:
