@@ -26,6 +26,7 @@ import re
 import tokenize
 from pathlib import Path
 
+from sitetools import syntax
 from sitetools.editions import pick
 from sitetools.pages import blocks, code_cells, gallery_scripts, guide, split_hidden
 
@@ -165,16 +166,16 @@ class _Line:
 
 def _visible_lines(script: Path) -> list[_Line]:
     cells = [split_hidden(cell) for cell in code_cells(script)]
-    trees = [ast.parse(cell) for cell, _ in cells]
-    asserts = [sorted(node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert) and node.lineno not in
+    trees = [syntax.parse(cell) for cell, _ in cells]
+    asserts = [sorted(node.lineno for node in syntax.walk(tree) if isinstance(node, ast.Assert) and node.lineno not in
                       hidden) for tree, (_, hidden) in zip(trees, cells, strict=True)]  # fmt: skip
     found = []
     for index, ((visible, _), tree) in enumerate(zip(cells, trees, strict=True)):
-        failing = {line for node in ast.walk(tree) if isinstance(node, ast.Try) and node.handlers
+        failing = {line for node in syntax.walk(tree) if isinstance(node, ast.Try) and node.handlers
                    for statement in node.body for line in range(statement.lineno, statement.end_lineno + 1)}
         inner: dict[int, ast.stmt] = {}  # line -> the innermost statement holding it
         defined: set[int] = set()  # lines of a function or class definition (they run when called)
-        statements = sorted((node for node in ast.walk(tree) if isinstance(node, ast.stmt)),
+        statements = sorted((node for node in syntax.walk(tree) if isinstance(node, ast.stmt)),
                             key=lambda node: node.lineno - node.end_lineno)  # fmt: skip
         for node in statements:  # the widest first, so that the innermost statement of a line is set last
             span = range(node.lineno, node.end_lineno + 1)

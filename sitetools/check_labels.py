@@ -31,7 +31,7 @@ from pathlib import Path
 from babel.messages import pofile
 from babel.messages.catalog import Catalog
 
-from sitetools import pages
+from sitetools import pages, syntax
 from sitetools.editions import CODES
 from sitetools.pages import ROOT
 from sitetools.rerun_checks import _text, is_must_raise, translatable
@@ -58,7 +58,7 @@ def messages(source: str) -> list[tuple[int, str]]:
 @functools.lru_cache(maxsize=4)  # a page's rerun cells (notebook and .py) ask for the same code in turn
 def _messages(source: str) -> tuple[tuple[int, str], ...]:
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in syntax.walk(syntax.parse(source)):
         message = _message(node)
         if translatable(message):
             found.append((node.lineno, _text(message, "")))
@@ -82,7 +82,7 @@ def shown_as_words(value: object) -> bool:
     if _WORD.fullmatch(value):
         return True
     try:
-        ast.parse(value)
+        syntax.parse(value)
     except SyntaxError:
         return " " in value  # ``.data`` is code
     return False
@@ -98,17 +98,17 @@ def values(source: str) -> list[tuple[int, str]]:
 
 @functools.lru_cache(maxsize=4)
 def _values(source: str) -> tuple[tuple[int, str], ...]:
-    tree = ast.parse(source)
+    tree = syntax.parse(source)
     assigned = collections.Counter(target.id for node in tree.body if isinstance(node, ast.Assign)
                                    for target in node.targets if isinstance(target, ast.Name))  # fmt: skip
     bound = {node.targets[0].id: node.value for node in tree.body if isinstance(node, ast.Assign)
              and isinstance(node.targets[0], ast.Name) and assigned[node.targets[0].id] == 1}  # fmt: skip
     found = set()
-    for loop in (node for node in ast.walk(tree) if isinstance(node, ast.For)):
+    for loop in (node for node in syntax.walk(tree) if isinstance(node, ast.For)):
         given: dict[str, list] = {}
         for row in _rows(loop.iter, bound):
             _bind(loop.target, row, given)
-        for node in ast.walk(loop):
+        for node in syntax.walk(loop):
             message = _message(node)
             if not isinstance(message, ast.JoinedStr):
                 continue

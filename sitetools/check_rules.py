@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import ast
 
-from sitetools import folding
+from sitetools import folding, syntax
 from sitetools.pages import split_hidden
 
 GUIDE_CHECKS = "(see CONTRIBUTING.md, 'Checks behind the prose')"
@@ -60,7 +60,7 @@ def _catches(handler: ast.ExceptHandler) -> bool:
 
 
 def _has_assert(statements: list[ast.stmt]) -> bool:
-    return any(isinstance(node, ast.Assert) for statement in statements for node in ast.walk(statement))
+    return any(isinstance(node, ast.Assert) for statement in statements for node in syntax.walk(statement))
 
 
 def _suppresses(item: ast.withitem) -> bool:
@@ -73,7 +73,7 @@ def _suppresses(item: ast.withitem) -> bool:
 def check_problems(tree: ast.AST) -> list[tuple[int, str]]:
     """(line, problem) for each check that cannot fail and each block that hides a failure."""
     found = []
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.Assert) and folding.truth(node.test) is not None:
             found.append((node.lineno, f"`assert {ast.unparse(node.test)}` holds or fails whatever the code "
                                        "computes; a check must depend on a computed value"))
@@ -89,7 +89,7 @@ def check_problems(tree: ast.AST) -> list[tuple[int, str]]:
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    return {id(child): node for node in syntax.walk(tree) for child in ast.iter_child_nodes(node)}
 
 
 def _root(node: ast.expr) -> ast.expr:
@@ -101,14 +101,14 @@ def _root(node: ast.expr) -> ast.expr:
 
 def _imported(tree: ast.AST, module: str | None = None) -> set[str]:
     """Names ``import`` binds in the page (of ``module`` only, if given)."""
-    return {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+    return {alias.asname or alias.name.split(".")[0] for node in syntax.walk(tree) if isinstance(node, ast.Import)
             for alias in node.names if module in (None, alias.name)}  # fmt: skip
 
 
 def _hidden_made(tree: ast.AST, hidden: set[int]) -> set[str]:
     """Names a hidden statement binds (its functions' locals and parameters included)."""
     names = set()
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if getattr(node, "lineno", None) not in hidden:
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -158,7 +158,7 @@ def hidden_problems(tree: ast.AST, hidden: set[int]) -> list[tuple[int, str]]:
     found = []
     parents, made = _parents(tree), _hidden_made(tree, hidden)
     numpy, modules = _imported(tree, "numpy"), _imported(tree)
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         line = getattr(node, "lineno", None)
         if line not in hidden:
             continue
@@ -171,7 +171,7 @@ def hidden_problems(tree: ast.AST, hidden: set[int]) -> list[tuple[int, str]]:
         elif isinstance(node, ast.Delete) and any(isinstance(t, ast.Attribute | ast.Subscript) for t in node.targets):
             found.append((line, "deletes an attribute or an element"))
         elif isinstance(node, ast.For | ast.comprehension) and any(
-                isinstance(t, ast.Attribute | ast.Subscript) for t in ast.walk(node.target)):
+                isinstance(t, ast.Attribute | ast.Subscript) for t in syntax.walk(node.target)):
             found.append((line, "assigns to an attribute or an element (a loop's target)"))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in numpy \
                 and node.attr not in HIDDEN_NUMPY:
@@ -189,7 +189,7 @@ def hidden_problems(tree: ast.AST, hidden: set[int]) -> list[tuple[int, str]]:
         elif isinstance(func, ast.Name) and func.id == "getattr" and not _reads_attribute(node):
             found.append((line, f"calls `{ast.unparse(node)[:60]}`, which may reach a method that writes"))
         elif isinstance(func, ast.Attribute) and func.attr in WRITERS:
-            names = {n.id for n in ast.walk(func.value) if isinstance(n, ast.Name)} - modules
+            names = {n.id for n in syntax.walk(func.value) if isinstance(n, ast.Name)} - modules
             if not names or not names <= made:
                 found.append((line, f"calls {func.attr}(), which writes through its object, on "
                                     f"`{ast.unparse(func.value)[:60]}`, which the hidden code did not make"))
@@ -206,7 +206,7 @@ def _reads_attribute(call: ast.Call) -> bool:
 
 def check_source(where: str, source: str) -> list[str]:
     """The rules of this module for one script's text; each problem names the file and line."""
-    tree = ast.parse(source, where)
+    tree = syntax.parse(source, where)
     problems = [f"{where}, line {line}: {problem} {GUIDE_CHECKS}" for line, problem in check_problems(tree)]
     hidden = split_hidden(source)[1]
     problems += [f"{where}, line {line}: a hidden block {problem}; hidden blocks may only check {GUIDE_HIDDEN}"

@@ -22,6 +22,7 @@ import ast
 import re
 from pathlib import Path
 
+from sitetools import syntax
 from sitetools.pages import blocks, guide
 from sitetools.rerun_checks import GPU_MARK, is_gpu_block
 
@@ -34,7 +35,7 @@ SECTION = guide("Devices and the GPU box")
 
 
 def _gpu_blocks(code: str) -> list[ast.If]:
-    return [node for node in ast.parse(code).body if is_gpu_block(node)]
+    return [node for node in syntax.parse(code).body if is_gpu_block(node)]
 
 
 def check_gpu_boxes(script: Path) -> list[str]:

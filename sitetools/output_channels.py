@@ -33,7 +33,7 @@ import re
 import sys
 from pathlib import Path
 
-from sitetools import folding
+from sitetools import folding, syntax
 
 GUIDE = "(see CONTRIBUTING.md, 'Printing')"
 #: The sphinx-gallery comments a page may hold: the markers of a hidden block (flags, no value) and the
@@ -65,13 +65,13 @@ def helper_cell() -> str:
 def _helper_names() -> frozenset[str]:
     """The names the helper cell binds, but the functions a page calls (to draw, or to read tensors)."""
     names = set()
-    for node in ast.parse(helper_cell()).body:
+    for node in syntax.parse(helper_cell()).body:
         if isinstance(node, ast.FunctionDef):
             names.add(node.name)
         elif isinstance(node, ast.Import | ast.ImportFrom):
             names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
         elif isinstance(node, ast.Assign):
-            names.update(n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name))
+            names.update(n.id for target in node.targets for n in syntax.walk(target) if isinstance(n, ast.Name))
     return frozenset(names - DRAWERS - READERS)
 
 
@@ -120,12 +120,12 @@ def _drawing_problems(call: ast.Call, imported: set[str]) -> list[str]:
 
 
 def _figure_problems(source: str, where: str) -> list[tuple[int, str]]:
-    tree = ast.parse(_without_helper_cell(source), where)
+    tree = syntax.parse(_without_helper_cell(source), where)
     private = _helper_names()
-    imported = {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
+    imported = {(alias.asname or alias.name).split(".")[0] for node in syntax.walk(tree)
                 if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names}  # fmt: skip
     found = []
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Import | ast.ImportFrom):
             modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]

@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 import re
 
-from sitetools import folding
+from sitetools import folding, syntax
 from sitetools.rerun_checks import is_must_raise
 
 #: The modules a page may import (a dotted name allows its submodules too): what the pages import
@@ -83,7 +83,7 @@ def _modules(tree: ast.AST) -> dict[str, str]:
     """Local name -> module it names, for ``import torch``, ``import numpy as np``,
     ``from multiprocessing import resource_sharer`` (a module of :data:`PAGE_IMPORTS`)."""
     found = {}
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -185,7 +185,7 @@ def _patched_module(node: ast.AST, modules: dict[str, str]) -> str | None:
         return None
     targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
     for target in targets:
-        for part in ast.walk(target):
+        for part in syntax.walk(target):
             if isinstance(part, ast.Attribute) and isinstance(part.ctx, ast.Store | ast.Del):
                 if _module_attribute(part, modules):
                     return ast.unparse(part)
@@ -195,14 +195,14 @@ def _patched_module(node: ast.AST, modules: dict[str, str]) -> str | None:
 def problems(tree: ast.AST) -> list[tuple[int, str]]:
     """(line, problem) for every way the code writes output that it did not compute."""
     modules = _modules(tree)
-    imported = set(modules) | {alias.asname or alias.name for node in ast.walk(tree)
+    imported = set(modules) | {alias.asname or alias.name for node in syntax.walk(tree)
                                if isinstance(node, ast.ImportFrom) for alias in node.names}  # fmt: skip
     found: list[tuple[int, str]] = []
-    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
-    must_fail = {id(inner) for node in ast.walk(tree) if is_must_raise(node)
-                 for statement in node.body for inner in ast.walk(statement)}  # fmt: skip
-    bases = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
-    for node in ast.walk(tree):
+    called = {id(node.func) for node in syntax.walk(tree) if isinstance(node, ast.Call)}
+    must_fail = {id(inner) for node in syntax.walk(tree) if is_must_raise(node)
+                 for statement in node.body for inner in syntax.walk(statement)}  # fmt: skip
+    bases = {id(node.value) for node in syntax.walk(tree) if isinstance(node, ast.Attribute)}
+    for node in syntax.walk(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if node.id == "print" and id(node) not in called:
@@ -245,5 +245,5 @@ def problems(tree: ast.AST) -> list[tuple[int, str]]:
 
 def check_source(where: str, source: str) -> list[str]:
     """The rules of this module for one script's text; each problem names the file and line."""
-    tree = ast.parse(source, where)
+    tree = syntax.parse(source, where)
     return [f"{where}, line {line}: {problem} {GUIDE}" for line, problem in problems(tree)]

@@ -12,14 +12,12 @@ from __future__ import annotations
 import ast
 import functools
 import io
-import os
 import re
-import tempfile
 import tokenize
 from collections.abc import Iterable
 from pathlib import Path
 
-from sitetools import print_labels
+from sitetools import print_labels, syntax
 from sitetools.editions import CODES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,31 +66,14 @@ def _shown(path: Path, root: Path) -> str:
 
 def blocks(script: Path) -> list[tuple[str, str]]:
     """The script's blocks as ``(kind, content)``, kind "text" or "code" (sphinx-gallery's parser)."""
-    return [(block.type, block.content) for block in _split(script.read_text(encoding="utf-8"), str(script))]
+    source = script.read_text(encoding="utf-8")
+    return [(block.type, block.content) for block in syntax.gallery_blocks(source, str(script))]
 
 
 def numbered_blocks(script: Path) -> list:
     """sphinx-gallery's blocks of a script, each ``(type, content, lineno)`` (``.type``, ``.content``,
     ``.lineno``), as ``split_code_and_text_blocks`` gives them."""
-    return list(_split(script.read_text(encoding="utf-8"), str(script)))
-
-
-@functools.lru_cache(maxsize=512)
-def _split(source: str, path: str | None = None) -> tuple:
-    """sphinx-gallery's split of a script's text (cached by content: the rules and the build read each page
-    often). ``path`` is the file that holds ``source``, read in place so that an error names it; without
-    one (a text from another revision) the text is parsed from a temporary file."""
-    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
-
-    if path is not None:
-        return tuple(split_code_and_text_blocks(path)[1])
-    with tempfile.NamedTemporaryFile("w", suffix=".py", encoding="utf-8", delete=False) as handle:
-        handle.write(source)
-    try:
-        _, script_blocks = split_code_and_text_blocks(handle.name)
-    finally:
-        os.unlink(handle.name)
-    return tuple(script_blocks)
+    return list(syntax.gallery_blocks(script.read_text(encoding="utf-8"), str(script)))
 
 
 def code_cells(script: Path) -> list[str]:
@@ -166,7 +147,7 @@ def literal_prints(tree: ast.AST) -> list[int]:
     """Line numbers of ``print(...)`` calls whose every argument is a literal."""
     return [
         node.lineno
-        for node in ast.walk(tree)
+        for node in syntax.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id == "print"
@@ -199,7 +180,7 @@ def volatile_prints(tree: ast.AST) -> list[tuple[int, str]]:
     """``print(...)`` calls that print an address or a time (line, what)."""
     return [
         (node.lineno, what)
-        for node in ast.walk(tree)
+        for node in syntax.walk(tree)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
         for arg in [*node.args, *(k.value for k in node.keywords)]
         for what in _volatile(arg)
@@ -208,7 +189,7 @@ def volatile_prints(tree: ast.AST) -> list[tuple[int, str]]:
 
 def _bound_names(tree: ast.AST) -> set[str]:
     names = set()
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
         elif isinstance(node, ast.FunctionDef | ast.ClassDef):
@@ -219,13 +200,13 @@ def _bound_names(tree: ast.AST) -> set[str]:
 
 
 def _read_names(tree: ast.AST) -> set[str]:
-    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    return {node.id for node in syntax.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
 
 
 def _hidden_effects(tree: ast.AST, hidden: set[int]) -> list[tuple[int, str]]:
     """What the hidden lines of a cell do that could change what the page shows."""
     found = []
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if getattr(node, "lineno", None) not in hidden:
             continue
         if isinstance(node, ast.Call):
@@ -261,7 +242,7 @@ def _module_bindings(node: ast.AST) -> set[str]:
 def _hidden_bindings(tree: ast.Module, hidden: set[int]) -> set[str]:
     """Names the hidden statements of a cell bind in the page's namespace."""
     names = set()
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.stmt) and node.lineno in hidden:
             names |= _module_bindings(node)
     return names
@@ -276,7 +257,7 @@ def check_script(script: Path, root: Path = ROOT) -> list[str]:
 def _check_script_text(where: str, source: str) -> tuple[str, ...]:
     """:func:`check_script` for a script's text (cached: the tests check many copies of one page)."""
     try:
-        cells = [content for kind, content, _ in _split(source) if kind == "code"]
+        cells = [content for kind, content, _ in syntax.gallery_blocks(source) if kind == "code"]
     except SyntaxError as error:
         return (f"{where}: does not parse: {error}",)
     problems = []
@@ -285,7 +266,7 @@ def _check_script_text(where: str, source: str) -> tuple[str, ...]:
     for number, cell in enumerate(cells, start=1):
         visible, hidden = split_hidden(cell)
         try:
-            tree = ast.parse(visible)
+            tree = syntax.parse(visible)
         except SyntaxError as error:
             problems.append(f"{where}: code cell {number} does not parse without its hidden blocks: {error}")
             continue
@@ -303,7 +284,7 @@ def _check_script_text(where: str, source: str) -> tuple[str, ...]:
             problems.append(f"{where}: code cell {number}, line {line}: {problem} {guide('Printing')}")
         visible_reads |= _read_names(tree)
         if hidden:
-            hidden_parts.append((number, ast.parse(cell), hidden))
+            hidden_parts.append((number, syntax.parse(cell), hidden))
     for number, tree, hidden in hidden_parts:
         for line, effect in _hidden_effects(tree, hidden):
             problems.append(

@@ -26,6 +26,7 @@ import json
 import sys
 from pathlib import Path
 
+from sitetools import syntax
 from sitetools.editions import CODES
 from sitetools.pages import gallery_scripts, guide, numbered_blocks, relative_name, split_hidden
 from sitetools.rerun_checks import gpu_lines, is_must_raise
@@ -51,7 +52,7 @@ def checks(source: str, filename: str = "<page>") -> list[str]:
     try:
         return list(_checks(source))
     except SyntaxError:
-        ast.parse(source, filename)  # raise again, naming the file
+        syntax.parse(source, filename)  # raise again, naming the file
         raise
 
 
@@ -69,10 +70,10 @@ def _checks(source: str) -> tuple[str, ...]:
 
 def located_checks(source: str) -> list[tuple[int, str]]:
     """``(line, normalised text)`` of every check of a script (see :func:`_checks`)."""
-    hidden, tree = split_hidden(source)[1], ast.parse(source)
+    hidden, tree = split_hidden(source)[1], syntax.parse(source)
     gpu = gpu_lines(tree)
     found: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.Assert):
             text = f"assert {ast.unparse(node.test)}"
         elif is_must_raise(node):
@@ -159,7 +160,7 @@ def visible_counts(script: Path) -> tuple[int, int]:
         lines = cell.splitlines()
         code += sum(_counted(line) for line in lines)
         assert_lines: set[int] = set()
-        for node in ast.walk(ast.parse(cell)):
+        for node in syntax.walk(syntax.parse(cell)):
             if isinstance(node, ast.Assert):
                 assert_lines.update(range(node.lineno, node.end_lineno + 1))
         asserts += sum(_counted(lines[n - 1]) for n in assert_lines)

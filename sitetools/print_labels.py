@@ -27,6 +27,8 @@ from __future__ import annotations
 import ast
 import re
 
+from sitetools import syntax
+
 #: Calls that test whether two tensors (or a tensor and an array) share memory.
 SHARING_CALLS = ("same_storage", "shares")
 
@@ -57,7 +59,7 @@ def _label_pairs(call: ast.Call) -> list[tuple[str, ast.expr, bool]]:
 
 def _calls(node: ast.expr) -> set[str]:
     names = set()
-    for child in ast.walk(node):
+    for child in syntax.walk(node):
         if isinstance(child, ast.Call):
             func = child.func
             names.add(func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else "")
@@ -84,7 +86,7 @@ def _as_comparison(text: str) -> tuple[ast.Compare, bool] | None:
     """The label as a Python comparison, and whether its left side was left out."""
     for source, partial in ((text, False), (f"_ {text}", True)):
         try:
-            node = ast.parse(source, mode="eval").body
+            node = syntax.parse(source, mode="eval").body
         except SyntaxError:
             continue
         if isinstance(node, ast.Compare) and all(isinstance(op, IDENTITY) for op in node.ops):
@@ -124,7 +126,7 @@ def label_problem(label: str, value: ast.expr, positional: bool = True) -> str |
 def problems(tree: ast.AST) -> list[tuple[int, str]]:
     """(line, problem) for each label of the code's ``print(...)`` calls that its value contradicts."""
     found = []
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
             for label, value, positional in _label_pairs(node):
                 problem = label_problem(label, value, positional)

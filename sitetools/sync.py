@@ -25,7 +25,8 @@ from pathlib import Path
 
 from sitetools.editions import CODES
 from sitetools.new_page import label_of, page_text
-from sitetools.pages import GALLERY, _split, code_tokens, guide
+from sitetools.pages import GALLERY, code_tokens, guide
+from sitetools.syntax import gallery_blocks
 
 #: A cell separator, as sphinx-gallery reads one.
 SEPARATOR = re.compile(r"^# %%")
@@ -122,8 +123,8 @@ def sync_text(source: str, target: str, where: str = "the page") -> tuple[str, l
 
 def _same_code(a: str, b: str) -> bool:
     """Whether two scripts' code cells are identical token for token, as the page rules compare them."""
-    return [code_tokens(c) for kind, c, _ in _split(a) if kind == "code"] == [
-        code_tokens(c) for kind, c, _ in _split(b) if kind == "code"
+    return [code_tokens(c) for kind, c, _ in gallery_blocks(a) if kind == "code"] == [
+        code_tokens(c) for kind, c, _ in gallery_blocks(b) if kind == "code"
     ]
 
 

@@ -29,6 +29,8 @@ import functools
 import re
 from pathlib import Path
 
+from sitetools import syntax
+
 #: One piece of inline markup as a writer means it: ``literal``, :role:`text`, `link`__, |substitution|.
 MARKUP = re.compile(r"``\S(?:[^`]|`(?!`))*?``|(?::[\w.:+-]+:)?`[^`\s](?:[^`])*?`(?:__?)?|\|\w+\|")
 #: Emphasis or strong emphasis as a writer means it (not a ``*`` inside code or a bullet).
@@ -220,9 +222,7 @@ def text_cells(path: Path) -> list[tuple[int, str]]:
     source = path.read_text(encoding="utf-8")
     if path.suffix != ".py":
         return [(1, source)]
-    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
-
-    _, script_blocks = split_code_and_text_blocks(str(path))
+    script_blocks = syntax.gallery_blocks(source, str(path))
     lines, cells = source.splitlines(), []
     for block in script_blocks:
         if block.type != "text":

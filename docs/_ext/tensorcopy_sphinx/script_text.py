@@ -36,7 +36,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
 from sitetools.editions import edition
-from sitetools.pages import _split
+from sitetools.syntax import gallery_blocks
 from tensorcopy_sphinx import notebook_text as notebook
 from tensorcopy_sphinx.build_info import build_versions, resolve
 from tensorcopy_sphinx.cjk_linebreaks import FULL_WIDTH_PUNCTUATION, HAN
@@ -138,7 +138,7 @@ def renumbered(text: str, where: str) -> str:
     if found is None:
         return text
     sections = ast.literal_eval(found.group(1))
-    starts = [block[2] for block in _split(text) if block[0] == "code"]
+    starts = [block[2] for block in gallery_blocks(text) if block[0] == "code"]
     if len(starts) <= len(sections):  # the page's code blocks, then the rerun cell's
         raise ExtensionError(f"{where}: the rerun cell names {len(sections)} code blocks, the script has "
                              f"{len(starts)} with its own")

@@ -1,0 +1,57 @@
+"""Syntax trees and sphinx-gallery's blocks of a script, read by many rules, made once.
+
+The page rules read each script's syntax tree a dozen times over (what it prints, its checks, its hidden
+blocks, its labels, its figures ...). :func:`parse` parses a source text once and :func:`walk` lists a
+tree's nodes once; both hand the same objects to every reader, so a reader must never change a tree it
+got from them (code that rewrites a tree parses its own with :func:`ast.parse`).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import tempfile
+
+_NODES = "_tensorcopy_nodes"
+
+
+def parse(source: str, filename: str = "<unknown>", mode: str = "exec") -> ast.AST:
+    """:func:`ast.parse`, once per source text and mode (a source that does not parse raises each time,
+    naming ``filename``)."""
+    try:
+        return _parsed(source, mode)
+    except SyntaxError:
+        return ast.parse(source, filename, mode)  # raises again, naming the file
+
+
+@functools.lru_cache(maxsize=2048)
+def _parsed(source: str, mode: str) -> ast.AST:
+    return ast.parse(source, mode=mode)
+
+
+def walk(node: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node under ``node`` (itself included), in :func:`ast.walk`'s order, listed once per node."""
+    nodes = node.__dict__.get(_NODES)
+    if nodes is None:
+        nodes = tuple(ast.walk(node))
+        setattr(node, _NODES, nodes)
+    return nodes
+
+
+@functools.lru_cache(maxsize=512)
+def gallery_blocks(source: str, path: str | None = None) -> tuple:
+    """sphinx-gallery's split of a script's text (cached by content: the rules and the build read each page
+    often). ``path`` is the file that holds ``source``, read in place so that an error names it; without
+    one (a text from another revision) the text is parsed from a temporary file."""
+    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
+
+    if path is not None:
+        return tuple(split_code_and_text_blocks(path)[1])
+    with tempfile.NamedTemporaryFile("w", suffix=".py", encoding="utf-8", delete=False) as handle:
+        handle.write(source)
+    try:
+        _, script_blocks = split_code_and_text_blocks(handle.name)
+    finally:
+        os.unlink(handle.name)
+    return tuple(script_blocks)
