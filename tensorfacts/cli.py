@@ -14,7 +14,10 @@ import argparse
 
 import torch
 
-from tensorfacts import articles, baseline, matrix, verdicts
+from tensorfacts import articles, baseline, verdicts
+from tensorfacts.matrix import failed_premises
+from tensorfacts.probes import failures, probe_all
+from tensorfacts.standard_sources import SOURCE_CODE
 
 
 def list_claims() -> int:
@@ -43,6 +46,21 @@ def check_claims(update: bool) -> int:
     return 1 if problems or differences else 0
 
 
+def print_matrix() -> int:
+    """Print the matrix as plain text; nonzero when a probe failed or a premise of the guide broke."""
+    m = probe_all()
+    print(f"torch {torch.__version__}")
+    for source, rows in m.items():
+        print(f"\n[{source}] {SOURCE_CODE[source]}")
+        for operation, cells in rows.items():
+            print(f"  {operation:30} " + " | ".join(f"{k}={v!r}" for k, v in cells.items()))
+    for problem in failures(m):
+        print("PROBE FAILED:", problem)
+    failed = failed_premises(m)
+    print("\nguide premises:", "all hold" if not failed else f"FAILED: {', '.join(failed)}")
+    return 1 if failed or failures(m) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tensorfacts", description=__doc__.splitlines()[0])
     group = parser.add_mutually_exclusive_group()
@@ -54,5 +72,5 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         return list_claims()
     if args.matrix:
-        return matrix.main()
+        return print_matrix()
     return check_claims(update=args.update_baseline)

@@ -218,13 +218,18 @@ def _leaf_refuses_inplace() -> Fact:
 @fact("leaf-view-inplace-refused-in-grad-mode", {
     "en": "Takes v = a.view(3) of a leaf a that requires grad and calls v.mul_(10), each time on a fresh a: with "
           "grad mode on it raises; under torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False) "
-          "it runs and a becomes [10, 20, 30].",
+          "it runs and a becomes [10, 20, 30]. The dtype form, a.view(torch.float32) and a.view(torch.int32) of a "
+          "fresh a, requires no grad and has no grad_fn, and zero_() on it runs with grad mode on: a becomes "
+          "[0, 0, 0] and stays a leaf with no grad_fn.",
     "zh_CN": "对需要梯度的叶子张量 a 取 v = a.view(3)，再调用 v.mul_(10)，每次都用新的 a：梯度模式打开时报错；"
              "在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下照常执行，"
-             "a 变为 [10, 20, 30]。",
+             "a 变为 [10, 20, 30]。换成 dtype 形式，对新的 a 取 a.view(torch.float32) 和 a.view(torch.int32)："
+             "它们不需要梯度，没有 grad_fn，在梯度模式下对它们调用 zero_() 照常执行，a 变为 [0, 0, 0]，"
+             "仍是没有 grad_fn 的叶子张量。",
 })
 def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
-    """The refusal depends on grad mode alone: every way of turning it off lets the edit through."""
+    """The refusal depends on grad mode alone: every way of turning it off lets the edit through. The dtype
+    form of view() is no view for autograd: it takes the edit in grad mode, unrecorded."""
     outcomes = {}
     for name, mode in (("grad on", contextlib.nullcontext), ("no_grad", torch.no_grad),
                        ("inference_mode", torch.inference_mode),
@@ -238,8 +243,17 @@ def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
         except RuntimeError as exc:
             outcomes[name] = "raises" if "a view of a leaf Variable that requires grad" in str(exc) else str(exc)
     off = [outcomes[n] for n in ("no_grad", "inference_mode", "set_grad_enabled(False)")]
-    return Fact(outcomes["grad on"] == "raises" and all(o == [10.0, 20.0, 30.0] for o in off),
-                "; ".join(f"{n}: {o}" for n, o in outcomes.items()))
+    dtype_views = {}
+    for dtype in (torch.float32, torch.int32):
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        v = a.view(dtype)
+        unrecorded = not v.requires_grad and v.grad_fn is None
+        v.zero_()  # grad mode is on
+        dtype_views[str(dtype)] = (unrecorded, a.detach().tolist(), a.is_leaf and a.grad_fn is None)
+    return Fact(outcomes["grad on"] == "raises" and all(o == [10.0, 20.0, 30.0] for o in off)
+                and all(v == (True, [0.0, 0.0, 0.0], True) for v in dtype_views.values()),
+                "; ".join(f"{n}: {o}" for n, o in outcomes.items())
+                + f"; view(dtype) (no grad and no grad_fn, a after zero_(), a a leaf): {dtype_views}")
 
 
 @fact("leaf-view-has-grad-fn-refuses-inplace", {
@@ -265,6 +279,31 @@ def _leaf_view_has_grad_fn_refuses_inplace() -> Fact:
         outcomes[name] = (view.grad_fn is not None and not view.is_leaf, refused, type(view.grad_fn).__name__)
     return Fact(all(has and refused for has, refused, _ in outcomes.values()),
                 "; ".join(f"{n}: grad_fn {g}, mul_ refused: {r}" for n, (_, r, g) in outcomes.items()))
+
+
+@fact("clone-of-no-grad-view-passes-no-gradient", {
+    "en": "Takes u = w[1:] of a leaf w that requires grad under torch.no_grad(), and again under "
+          "torch.inference_mode(), and clones u with grad mode on: u is a leaf that requires grad, the clone "
+          "requires grad and has a CloneBackward0 node, yet after (c * c).sum().backward() of the clone c, "
+          "u.grad and w.grad are None.",
+    "zh_CN": "对需要梯度的叶子张量 w，在 torch.no_grad() 下取 u = w[1:]，再在 torch.inference_mode() 下取一次，"
+             "然后在梯度模式（grad mode）下对 u 调用 clone()：u 是需要梯度的叶子张量，副本 c 需要梯度，"
+             "带 CloneBackward0 节点，但 (c * c).sum().backward() 之后，u.grad 和 w.grad 都是 None。",
+})
+def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
+    """A view taken with grad mode off is a leaf that requires grad; its clone has a node, and the node
+    passes the gradient nowhere."""
+    seen = {}
+    for off in (torch.no_grad, torch.inference_mode):
+        w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with off():
+            u = w[1:]
+        c = u.clone()
+        recorded = c.requires_grad and type(c.grad_fn).__name__ == "CloneBackward0"
+        (c * c).sum().backward()
+        seen[off.__name__] = (u.is_leaf and u.requires_grad, recorded, u.grad is None and w.grad is None)
+    return Fact(all(v == (True, True, True) for v in seen.values()),
+                f"(u a leaf that requires grad, clone recorded, no gradient on u or w): {seen}")
 
 
 @fact("expand-inplace-write-refused", {

@@ -82,7 +82,7 @@ def _clone_expected(case: Case) -> dict[str, tuple[bool, str | None]]:
           "the clone made in grad mode requires grad and has a CloneBackward0 node, and the other three require no "
           "grad and have no node; the clones of a tensor that does not require grad (a plain tensor, an inference "
           "tensor) have neither.",
-    "zh_CN": "对 a 调用四次 clone()：在梯度模式（grad mode）下，以及在 torch.no_grad()、torch.inference_mode() 和 "
+    "zh_CN": "对 a 调用四次 clone()：在梯度模式下，以及在 torch.no_grad()、torch.inference_mode() 和 "
              "torch.set_grad_enabled(False) 下。a 需要梯度时（叶子张量、非叶子张量、Parameter、叶子张量的视图），"
              "梯度模式下的副本需要梯度，带 CloneBackward0 节点，另外三个副本不需要梯度，也没有节点；"
              "不需要梯度的张量（普通张量、推理张量）的副本两样都没有。",

@@ -4,15 +4,13 @@ Each entry of the guide states advice in every edition's language and rests on p
 the probed matrix (:mod:`tensorfacts.probes`) and on named facts (:mod:`tensorfacts.facts`); the
 site's ``behaviour-matrix`` directive renders the tables and fails the build when a premise breaks.
 
-Run ``python -m tensorfacts --matrix`` to print the matrix as plain text.
+``python -m tensorfacts --matrix`` (:mod:`tensorfacts.cli`) prints the matrix as plain text.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-
-import torch
 
 from sitetools.editions import pick
 from tensorfacts.detach_data_facts import DETACH_ROUTES
@@ -31,10 +29,8 @@ from tensorfacts.probes import (
     WRITES,
     Matrix,
     Refused,
-    failures,
-    probe_all,
 )
-from tensorfacts.standard_sources import GRAD_SOURCES, NO_VERSION_COUNTER, SOURCE_CODE, SOURCES, VERSIONED_SOURCES
+from tensorfacts.standard_sources import GRAD_SOURCES, NO_VERSION_COUNTER, SOURCES, VERSIONED_SOURCES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,6 +88,7 @@ FACT_EXPRESSIONS: dict[str, tuple[str, ...]] = {
     "saved-tensor-hooks-hide-edit": ("torch.autograd.graph.save_on_cpu()",),
     "trainable-copy-in-a-loop": ("a.detach().clone().requires_grad_(True)",),
     "deepcopy-as-trainable-copy": ("a.grad",),
+    "leaf-view-inplace-refused-in-grad-mode": ("a.view(dtype)",),
 }
 
 
@@ -131,13 +128,17 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "For a copy that gradients still flow back through, use `a.clone()` on a tensor that "
                 "requires grad: its own storage and version counter, `requires_grad=True` and a `CloneBackward0` "
-                "node. `torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and, on a float32 `a` "
+                "node (except on a view of such a tensor taken under `torch.no_grad()` or `torch.inference_mode()`: "
+                "its clone has the node too, yet no gradient reaches the view or its base). "
+                "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and, on a float32 `a` "
                 "like the sources here, `a.double()` through `ToCopyBackward0` (it also changes the dtype; on a "
                 "float64 `a` it returns `a` itself, no copy). For an inference tensor `a` made with "
                 "`requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), both nodes are "
                 "`CopyBackwards`.",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
-                "`requires_grad=True`，带一个 `CloneBackward0` 节点。`torch.empty_like(a).copy_(a)` 效果相同，节点是 "
+                "`requires_grad=True`，带一个 `CloneBackward0` 节点（在 `torch.no_grad()` 或 `torch.inference_mode()` "
+                "下对这种张量取的视图（view）例外：它的副本也带这个节点，梯度却到不了这个视图，也到不了取视图的那个张量）。"
+                "`torch.empty_like(a).copy_(a)` 效果相同，节点是 "
                 "`CopyBackwards`；这里的 `a` 是 float32 张量，`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变"
                 "了 dtype；`a` 本来就是 float64 的话，它返回 `a` 本身，不复制）。对用 `requires_grad=True` 创建的推理"
                 "张量 `a`（比如在 `torch.inference_mode()` 里构建的模块的参数），这两个节点都是 `CopyBackwards`。",
@@ -147,7 +148,7 @@ GUIDE: tuple[Advice, ...] = (
                         requires_grad=True, grad_fn=node)
             for op, node in (("a.clone()", "CloneBackward0"),
                              ("torch.empty_like(a).copy_(a)", "CopyBackwards"), ("a.double()", "ToCopyBackward0"))),
-        facts=("double-of-float64-is-a", "inference-tensor-requiring-grad"),
+        facts=("double-of-float64-is-a", "inference-tensor-requiring-grad", "clone-of-no-grad-view-passes-no-gradient"),
     ),
     Advice(
         "detach-view",
@@ -187,7 +188,7 @@ GUIDE: tuple[Advice, ...] = (
                 "{ref}`“版本计数器”那一页 <questions-version-counter>`。"
                 "在自动求导保存该张量之前做的修改则根本不算错误：反向传播把它当作常数，"
                 "结果与在 `torch.no_grad()` 下做同样的修改相同（放大十倍时，与 `a + (9 * a).detach()` 相同）；"
-                "如果修改落到了叶子张量（leaf tensor）本身，比如叶子张量、`Parameter` 或叶子张量的视图（view），"
+                "如果修改落到了叶子张量（leaf tensor）本身，比如叶子张量、`Parameter` 或叶子张量的视图，"
                 "这就是按修改后的数值算出的梯度。",
         },
         lambda m: _everywhere(m, "a.detach()", shares_storage=True, requires_grad=False, grad_fn="None")
@@ -205,15 +206,19 @@ GUIDE: tuple[Advice, ...] = (
                 "counter with `a` and, when `a` is a normal tensor that requires grad and grad mode is on, stays in "
                 "the graph (`ViewBackward0`). Not when `a` is an inference tensor made with `requires_grad=True` (as "
                 "above): its views, taken outside the mode, do not require grad, and a gradient through them never "
-                "reaches `a`, without an error. A view of a normal leaf that requires grad refuses in-place edits "
-                "with grad mode on (under `torch.no_grad()`, `torch.inference_mode()` or "
-                "`torch.set_grad_enabled(False)` it accepts them), and so does `b = a` when `a` is itself such a view.",
+                "reaches `a`, without an error. A view of a normal leaf that requires grad, one that autograd records, "
+                "refuses in-place edits with grad mode on (under `torch.no_grad()`, `torch.inference_mode()` or "
+                "`torch.set_grad_enabled(False)` it accepts them), and so does `b = a` when `a` is itself such a view. "
+                "The dtype form `a.view(dtype)` is no such view: it requires no grad, has no `grad_fn`, and takes "
+                "in-place edits with grad mode on, unrecorded, even when `a` is a leaf that requires grad.",
             "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，"
                 "`a` 是需要梯度的普通张量且梯度模式（grad mode）开着时，还留在计算图中（`ViewBackward0`）。`a` 若是用 "
                 "`requires_grad=True` 创建的推理张量（同上），则不然：在模式外对它取的视图不需要梯度，经过这些视图的梯"
-                "度到不了 `a`，而且不报错。需要梯度的普通叶子张量的视图，在梯度模式打开时一做原地修改就会报错（在 "
-                "`torch.no_grad()`、`torch.inference_mode()` 或 `torch.set_grad_enabled(False)` 下则可以修改）；如果 "
-                "`a` 本身就是这样的视图，`b = a` 也一样。",
+                "度到不了 `a`，而且不报错。需要梯度的普通叶子张量的视图，只要是自动求导记录下来的，"
+                "在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
+                "`torch.set_grad_enabled(False)` 下则可以修改）；如果 `a` 本身就是这样的视图，`b = a` 也一样。"
+                "dtype 形式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，即使 `a` "
+                "是需要梯度的叶子张量，在梯度模式下也照常接受原地修改，自动求导不记录。",
         },
         lambda m: _everywhere(m, "a.view(3)", shares_storage=True)
         and _everywhere(m, "a.view(3)", VERSIONED_SOURCES, shares_version=True)
@@ -248,8 +253,9 @@ GUIDE: tuple[Advice, ...] = (
         "alias",
         {
             "en": "`b = a` copies nothing: `b` is the same object as `a`.\n"
-                "- So are `torch.as_tensor(a)` and `a.float()` on a float32 tensor (likewise `a.to(torch.float32)`, "
-                "`a.cpu()` on a CPU tensor and `a.contiguous()` on a contiguous one).\n"
+                "- So are `torch.as_tensor(a)` (with no default device set) and `a.float()` on a float32 tensor "
+                "(likewise `a.to(torch.float32)`, `a.cpu()` on a CPU tensor and `a.contiguous()` on a contiguous "
+                "one).\n"
                 "- An in-place edit of `b` under `torch.no_grad()` is an edit of `a`: a backward that runs the node "
                 "which saved `a` raises.\n"
                 "- That backward raises nothing when `a` was saved through saved-tensor hooks or kept as a custom "
@@ -262,8 +268,9 @@ GUIDE: tuple[Advice, ...] = (
                 "- If `a` is an inference tensor, an edit such as `b.mul_(10)` itself raises, and yet `a` has changed "
                 "(`apply_` and `map_` edit it without an error).",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象。\n"
-                "- `torch.as_tensor(a)`、对 float32 张量调用 `a.float()` 也是如此（`a.to(torch.float32)`、"
-                "对 CPU 张量调用 `a.cpu()`、对连续张量调用 `a.contiguous()` 同样返回 `a` 本身）。\n"
+                "- 未设置默认设备时的 `torch.as_tensor(a)`、对 float32 张量调用 `a.float()` 也是如此"
+                "（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、对连续张量调用 `a.contiguous()` "
+                "同样返回 `a` 本身）。\n"
                 "- 在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
                 "如果自动求导保存过 `a`，反向传播一走到保存 `a` 的节点就会报错。\n"
                 "- 如果 `a` 是经由保存张量的钩子保存的，或者被自定义 `Function` 存成了属性，反向传播不报错。\n"
@@ -279,9 +286,10 @@ GUIDE: tuple[Advice, ...] = (
                       for op in ("b = a", "torch.as_tensor(a)", "a.float()"))
         and all(_row(m, s, "b = a")["inplace_edit_no_grad"] == EDIT_DETECTED for s in GRAD_SOURCES)
         and _refused(m, "inference", "b = a", "inplace_edit_no_grad", INFERENCE_EDIT, changed=True),
-        facts=("noop-conversions-return-a", "version-check-only-in-nodes-run", "saved-tensor-hooks-hide-edit",
-               "ctx-attribute-escapes-version-check", "fused-optimizer-step-not-counted", "kernel-writes-not-counted",
-               "apply-map-not-counted", "inference-tensor-apply-map-outside-no-error"),
+        facts=("noop-conversions-return-a", "default-device-makes-as-tensor-copy", "version-check-only-in-nodes-run",
+               "saved-tensor-hooks-hide-edit", "ctx-attribute-escapes-version-check",
+               "fused-optimizer-step-not-counted", "kernel-writes-not-counted", "apply-map-not-counted",
+               "inference-tensor-apply-map-outside-no-error"),
     ),
     Advice(
         "torch-tensor",
@@ -384,17 +392,3 @@ def failed_premises(m: Matrix, guide: tuple[Advice, ...] = GUIDE) -> list[str]:
             failed.append(advice.id)
     return failed
 
-
-def main() -> int:
-    """Print the matrix as plain text; nonzero when a probe failed or a premise broke."""
-    m = probe_all()
-    print(f"torch {torch.__version__}")
-    for source, rows in m.items():
-        print(f"\n[{source}] {SOURCE_CODE[source]}")
-        for operation, cells in rows.items():
-            print(f"  {operation:30} " + " | ".join(f"{k}={v!r}" for k, v in cells.items()))
-    for problem in failures(m):
-        print("PROBE FAILED:", problem)
-    failed = failed_premises(m)
-    print("\nguide premises:", "all hold" if not failed else f"FAILED: {', '.join(failed)}")
-    return 1 if failed or failures(m) else 0

@@ -5,6 +5,7 @@ with a negative stride (which a forked child runs, as it ends the process). Regi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import tempfile
@@ -59,21 +60,74 @@ def _from_dlpack(array: np.ndarray) -> None:
 
 
 @fact("from-dlpack-aborts-on-flipped-array", {
-    "en": "In a forked child, torch.from_dlpack of a NumPy array with a negative stride: np.arange(6)[::-1] and "
-          "a (2, 3) array flipped along its last axis, each in float32 and float64. Each child ends with "
-          "SIGABRT (the process aborts) instead of an exception.",
-    "zh_CN": "在 fork 出的子进程里，对带负步长的 NumPy 数组调用 torch.from_dlpack：np.arange(6)[::-1] 和沿最后一维"
-             "翻转的 (2, 3) 数组，各用 float32 和 float64。每个子进程都以 SIGABRT 结束（进程被中止），而不是抛出异常。",
-}, {"en": "4 flipped arrays (two shapes, float32 and float64), torch 2.13.0 on the CPU",
-    "zh_CN": "4 个翻转的数组（两种形状，float32 和 float64），CPU 上的 torch 2.13.0"})
+    "en": "In a forked child, torch.from_dlpack of a NumPy array with a negative stride: np.arange(6)[::-1], "
+          "np.arange(2)[::-1] and a (2, 3) array flipped along its last axis, each in float32 and float64: each "
+          "child ends with SIGABRT (the process aborts) instead of an exception. The same arrays flipped along an "
+          "axis of one element, np.arange(1)[::-1] and a (3, 1) array flipped along its last axis, and the empty "
+          "np.arange(0)[::-1] are taken: those children exit with 0.",
+    "zh_CN": "在 fork 出的子进程里，对带负步长的 NumPy 数组调用 torch.from_dlpack：np.arange(6)[::-1]、"
+             "np.arange(2)[::-1] 和沿最后一维翻转的 (2, 3) 数组，各用 float32 和 float64。每个子进程都以 SIGABRT "
+             "结束（进程被中止），而不是抛出异常。沿只有一个元素的维翻转的数组（np.arange(1)[::-1] 和沿最后一维翻转的 "
+             "(3, 1) 数组）以及空的 np.arange(0)[::-1] 则照常转换：这些子进程的退出码是 0。",
+}, {"en": "9 flipped arrays (six shapes; the first three in float32 and float64), torch 2.13.0 on the CPU",
+    "zh_CN": "9 个翻转的数组（六种形状，前三种各用 float32 和 float64），CPU 上的 torch 2.13.0"})
 def _from_dlpack_aborts_on_flipped_array() -> Fact:
     exits = {}
     torch.ones(1).add(1)  # torch runs in this process too (a check that torch is off must see it)
+    arrays = {}
     for dtype in (np.float32, np.float64):
-        for name, array in {"arange(6)[::-1]": np.arange(6, dtype=dtype)[::-1],
-                            "(2, 3)[..., ::-1]": np.arange(6, dtype=dtype).reshape(2, 3)[..., ::-1]}.items():
-            child = torch.multiprocessing.get_context("fork").Process(target=_from_dlpack, args=(array,))
-            child.start()
-            child.join(30)
-            exits[f"{name} {np.dtype(dtype).name}"] = child.exitcode
-    return Fact(set(exits.values()) == {-signal.SIGABRT}, f"exit codes (-{int(signal.SIGABRT)} is SIGABRT): {exits}")
+        arrays.update({f"arange(6)[::-1] {np.dtype(dtype).name}": np.arange(6, dtype=dtype)[::-1],
+                       f"arange(2)[::-1] {np.dtype(dtype).name}": np.arange(2, dtype=dtype)[::-1],
+                       f"(2, 3)[..., ::-1] {np.dtype(dtype).name}": np.arange(6, dtype=dtype).reshape(2, 3)[..., ::-1]})
+    taken = {"arange(1)[::-1]": np.arange(1.0)[::-1], "(3, 1)[..., ::-1]": np.arange(3.0).reshape(3, 1)[..., ::-1],
+             "arange(0)[::-1]": np.arange(0.0)[::-1]}
+    for name, array in {**arrays, **taken}.items():
+        child = torch.multiprocessing.get_context("fork").Process(target=_from_dlpack, args=(array,))
+        child.start()
+        child.join(30)
+        exits[name] = child.exitcode
+    aborted = {exits[name] for name in arrays} == {-signal.SIGABRT}
+    return Fact(aborted and {exits[name] for name in taken} == {0},
+                f"exit codes (-{int(signal.SIGABRT)} is SIGABRT): {exits}")
+
+
+@contextlib.contextmanager
+def _set_default_device(device: str):
+    """``torch.set_default_device`` for the length of a block, set back to none afterwards."""
+    torch.set_default_device(device)
+    try:
+        yield
+    finally:
+        torch.set_default_device(None)
+
+
+@fact("default-device-makes-as-tensor-copy", {
+    "en": "Calls torch.as_tensor and torch.asarray on a float32 CPU tensor a and on a float32 NumPy array, and "
+          "torch.from_numpy on the array: with no default device, and inside with torch.device('cpu'), the first "
+          "two return a itself and share the array's memory. Under torch.set_default_device('cpu:0') (set back "
+          "afterwards) and inside with torch.device('cpu:0') and with torch.device('meta'), they return a new "
+          "tensor on that device that shares neither a's storage nor the array's memory; torch.from_numpy still "
+          "shares the array's memory.",
+    "zh_CN": "对 float32 的 CPU 张量 a 和 float32 的 NumPy 数组调用 torch.as_tensor 和 torch.asarray，"
+             "并对数组调用 torch.from_numpy：没有设置默认设备时，以及在 with torch.device('cpu') 里，"
+             "前两个函数返回 a 本身，并与数组共享内存。在 torch.set_default_device('cpu:0') 下（之后改回），"
+             "以及在 with torch.device('cpu:0') 和 with torch.device('meta') 里，它们返回那个设备上的新张量，"
+             "既不与 a 共享存储，也不与数组共享内存；torch.from_numpy 仍与数组共享内存。",
+})
+def _default_device_makes_as_tensor_copy() -> Fact:
+    a, array = torch.ones(2), np.zeros(2, dtype=np.float32)
+    at = array.__array_interface__["data"][0]
+    seen = {}
+    for name, device, context in (("none", "cpu", contextlib.nullcontext()), ("cpu", "cpu", torch.device("cpu")),
+                                  ("set cpu:0", "cpu", _set_default_device("cpu:0")),
+                                  ("cpu:0", "cpu", torch.device("cpu:0")), ("meta", "meta", torch.device("meta"))):
+        with context:
+            made, from_array = (torch.as_tensor(a), torch.asarray(a)), (torch.as_tensor(array), torch.asarray(array))
+            numpy_shared = torch.from_numpy(array).data_ptr() == at
+        seen[name] = (all(t is a for t in made), any(t.untyped_storage().data_ptr() == a.data_ptr() for t in made),
+                      all(t.data_ptr() == at for t in from_array), all(t.device.type == device for t in made),
+                      numpy_shared)
+    return Fact(seen["none"] == seen["cpu"] == (True, True, True, True, True)
+                and all(seen[n] == (False, False, False, True, True) for n in ("set cpu:0", "cpu:0", "meta")),
+                f"(as_tensor and asarray give a, share a's storage, share the array, on the device; from_numpy "
+                f"shares): {seen}")

@@ -48,6 +48,23 @@ def _dtype_view_as_normal(func, args, kwargs):
     return func(*args, **kwargs)
 
 
+def _dtype_view_copies(func, args, kwargs):
+    """``view(dtype)`` that returns a copy: an edit through it no longer reaches its source."""
+    result = func(*args, **kwargs)
+    return result.clone() if isinstance(args[1] if len(args) > 1 else kwargs.get("dtype"), torch.dtype) else result
+
+
+def _recorded_under_no_grad(func, args, kwargs):
+    """Indexing recorded as in grad mode, even under ``torch.no_grad()``."""
+    with torch.enable_grad():
+        return func(*args, **kwargs)
+
+
+def _on_the_cpu(func, args, kwargs):
+    """``as_tensor`` and ``asarray`` as if no default device were set: on the CPU unless told otherwise."""
+    return func(*args, **{"device": "cpu", **kwargs})
+
+
 def _share_grad(func, args, kwargs):
     result = func(*args, **kwargs)
     result.grad = args[0].grad
@@ -249,6 +266,9 @@ MUTANTS = {
     "linear returns its input": lambda: Override(linear=lambda f, a, k: a[0]),
     "relu returns a copy": lambda: Override(relu=lambda f, a, k: call(f, a, k).clone()),
     "view(dtype) gives a normal tensor": lambda: Override(view=_dtype_view_as_normal),
+    "view(dtype) copies": lambda: Override(view=_dtype_view_copies),
+    "indexing is recorded under no_grad": lambda: Override(__getitem__=_recorded_under_no_grad),
+    "as_tensor and asarray ignore the default device": lambda: Override(as_tensor=_on_the_cpu, asarray=_on_the_cpu),
 }
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
@@ -291,7 +311,9 @@ FACT_FLIPS = {
     "clone-requires-grad-in-grad-mode": "clone() shares memory",
     "data-has-own-version-counter": (".data shares the version counter", "detach copies"),
     "version-check-only-in-nodes-run": "in-place edits bypass autograd",
-    "leaf-view-inplace-refused-in-grad-mode": "in-place edits bypass autograd",
+    "leaf-view-inplace-refused-in-grad-mode": ("in-place edits bypass autograd", "view(dtype) copies"),
+    "clone-of-no-grad-view-passes-no-gradient": ("indexing is recorded under no_grad", "clone() shares memory"),
+    "default-device-makes-as-tensor-copy": "as_tensor and asarray ignore the default device",
     "detach-numpy-needs-plain-dense": "detach copies",
     "dense-tensor-reads-storage-by-layout": "conj() copies",
     "view-write-shows-in-both": "reshape() always copies",

@@ -352,11 +352,15 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "kernel-writes-not-counted",  # "a torch kernel that moves no version counter ... GradScaler.unscale_"
     ),
     "copy-in-graph": ("double-of-float64-is-a",  # "on a float64 a it returns a itself, no copy"
-                      "inference-tensor-requiring-grad"),  # "for an inference tensor a ... CopyBackwards"
-    "view": ("leaf-view-inplace-refused-in-grad-mode",  # "refuses in-place edits with grad mode on"
+                      "inference-tensor-requiring-grad",  # "for an inference tensor a ... CopyBackwards"
+                      # "except on a view ... taken under torch.no_grad() ...: no gradient reaches the view or its base"
+                      "clone-of-no-grad-view-passes-no-gradient"),
+    # "refuses in-place edits with grad mode on"; "a.view(dtype) ... takes in-place edits ..., unrecorded"
+    "view": ("leaf-view-inplace-refused-in-grad-mode",
              "inference-tensor-requiring-grad"),  # "Not when a is an inference tensor made with requires_grad=True"
     "alias": (
         "noop-conversions-return-a",  # "likewise a.to(torch.float32), a.cpu() ..., a.contiguous()"
+        "default-device-makes-as-tensor-copy",  # "torch.as_tensor(a) (with no default device set)"
         "version-check-only-in-nodes-run",  # "a backward that runs the node which saved a raises"
         "saved-tensor-hooks-hide-edit",  # "(unless a was saved through saved-tensor hooks"
         "ctx-attribute-escapes-version-check",  # "and not as a custom Function's attribute)"

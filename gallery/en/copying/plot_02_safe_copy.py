@@ -319,11 +319,14 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # ``torch.as_tensor`` and ``torch.asarray``: "make it a tensor", not "copy it"
 # ----------------------------------------------------------------------------
 #
-# Given a tensor, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return that very tensor, graph and
-# all: they are for code that accepts a list, an array or a tensor and wants a tensor. ``torch.asarray``
+# Given a tensor, and with no default device set, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return
+# that very tensor, graph and all: they are for code that accepts a list, an array or a tensor and wants a tensor. ``torch.asarray``
 # copies when told ``copy=True``, but, on this torch, without ``requires_grad`` the copy follows ``a``:
 # it requires grad and stays in the graph, like ``a.clone()``. With ``requires_grad=False`` as well
-# it is a copy outside the graph, equal to ``a.detach().clone()``.
+# it is a copy outside the graph, equal to ``a.detach().clone()``. Under a default device other than
+# ``"cpu"`` (set by ``torch.set_default_device`` or ``with torch.device(...)``), even ``"cpu:0"``,
+# ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a copy on that device (last lines).
+# :fact:`default-device-makes-as-tensor-copy`
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # the default of requires_grad is the point here, not its warning
@@ -344,6 +347,12 @@ outside = made["torch.asarray(a, copy=True, requires_grad=False)"]
 assert not same_storage(a, outside) and outside.grad_fn is None and not outside.requires_grad, (
     "torch.asarray(a, copy=True, requires_grad=False) is a copy that needs no grad")
 assert torch.equal(outside, a.detach().clone()), "the same values as a.detach().clone()"
+for device in ("cpu:0", "meta"):
+    with torch.device(device):
+        moved = torch.as_tensor(a), torch.asarray(a)
+    print(f"under torch.device({device!r}): is a {[m is a for m in moved]}, device {[str(m.device) for m in moved]}")
+    assert all(m is not a and not same_storage(a, m) and m.device.type == torch.device(device).type for m in moved), (
+        f"under torch.device({device!r}) as_tensor(a) and asarray(a) are copies on that device")
 # sphinx_gallery_start_ignore
 # The same for a non-leaf source: as_tensor and asarray return it, graph and all.
 doubled = a * 2
@@ -381,4 +390,5 @@ assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone
 # no link to the graph: edits in either direction stay put, and no gradient
 # flows back to ``a``. The next pages take the two halves apart:
 # :ref:`copying-clone` keeps the graph, :ref:`copying-detach` keeps the memory.
-# ``torch.as_tensor(a)`` and ``torch.asarray(a)`` are not copies: they return ``a`` itself.
+# With no default device set, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` are not copies: they return
+# ``a`` itself.

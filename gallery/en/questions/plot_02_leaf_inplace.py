@@ -7,7 +7,7 @@
 .. admonition:: Answer
    :class: answer
 
-   While autograd records, it refuses an in-place operation that changes the values of a leaf that requires grad, or of a view of it (a write through ``detach()``, ``.data`` and the like is not refused). Make the update step under ``torch.no_grad()``:
+   While autograd records, it refuses an in-place operation that changes the values of a leaf that requires grad, or of a view of it that autograd records (a write through ``detach()``, ``.data`` or ``view(dtype)`` is not refused). Make the update step under ``torch.no_grad()``:
 
    .. code-block:: python
 
@@ -400,8 +400,8 @@ assert losses[-1] < losses[0] and tuple(opt.state[grown.weight]["exp_avg"].shape
     "grown trains: the loss falls, and Adam's exp_avg has shape (4, 3)")
 
 # %%
-# Three other routes: a clone, ``out=`` and ``detach()``
-# ------------------------------------------------------
+# Four other routes: a clone, ``out=``, ``detach()`` and ``view(dtype)``
+# ----------------------------------------------------------------------
 #
 # When the edit belongs to the computation, so that the gradient should flow through it, edit a
 # clone instead of the leaf. The clone is not a leaf and may be edited in place; the gradient reaches
@@ -464,6 +464,21 @@ else:
     raise AssertionError("the edit through detach() must make backward() raise")
 
 # %%
+# The dtype form of ``view``, such as ``w.view(torch.int32)``, is no view for autograd: it does not
+# require grad and has no ``grad_fn``. A write through it, in the same dtype or another, is not refused
+# in grad mode either, and autograd does not record it; like ``detach()``, it moves ``w``'s version counter.
+
+as_int = w.view(torch.int32)
+print("w.view(torch.int32): requires_grad", as_int.requires_grad, " grad_fn", as_int.grad_fn)
+before = w._version
+w.view(torch.float32)[1] = 8.0
+as_int[2] = 0
+print("after w.view(torch.float32)[1] = 8 and as_int[2] = 0:", w, " w._version moved by", w._version - before)
+assert torch.is_grad_enabled() and not as_int.requires_grad and as_int.grad_fn is None, "view(dtype) is not recorded"
+assert w.tolist() == [7.0, 8.0, 0.0] and w.is_leaf and w._version == before + 2, (
+    "both writes reached the leaf w, which stays a leaf, and each moved its counter")
+
+# %%
 # Why ``.data`` also works, and says nothing
 # ------------------------------------------
 #
@@ -486,8 +501,8 @@ assert p._version == 1, "only the edit under no_grad moved the counter"
 # ----------
 #
 # While autograd records, an in-place operation that changes the values of a
-# leaf that requires grad, or of a view of it, is refused; a write through ``detach()``,
-# ``.data`` and the like is not. Edit it under ``torch.no_grad()`` (``w -= lr * w.grad``,
+# leaf that requires grad, or of a view of it that autograd records, is refused; a write through ``detach()``,
+# ``.data`` or ``view(dtype)`` is not. Edit it under ``torch.no_grad()`` (``w -= lr * w.grad``,
 # ``copy_``, item assignment) or use a ``torch.nn.init`` function. To change
 # a shape, build a new layer, copy what it keeps, and make a new optimizer;
 # ``torch.utils.swap_tensors`` is for swaps that keep the shape. ``.data``

@@ -291,14 +291,21 @@ for mode in (torch.no_grad, torch.inference_mode):
 # From NumPy to torch, ``torch.from_numpy`` and ``torch.as_tensor`` share the
 # array's memory when torch has its dtype (on a dtype torch lacks, such as ``object``
 # or ``datetime64``, they raise ``TypeError``; three more kinds of array they refuse
-# follow); ``torch.tensor`` copies. From
+# follow). Under a default device other than ``"cpu"`` (set by ``torch.set_default_device`` or
+# ``with torch.device(...)``), even ``"cpu:0"``, ``torch.as_tensor`` copies while ``torch.from_numpy``
+# still shares. ``torch.tensor`` copies. From
 # torch to NumPy, ``Tensor.numpy()`` and ``np.asarray`` share; ``np.array``
 # copies, and with this NumPy it also warns, because ``Tensor.__array__``
 # does not take NumPy 2's ``copy`` keyword. We catch the warning to show it.
+# :fact:`default-device-makes-as-tensor-copy`
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
 print("torch.from_numpy(array) shares:", shares(torch.from_numpy(array), array))
 print("torch.as_tensor(array) shares: ", shares(torch.as_tensor(array), array))
 print("torch.tensor(array) shares:    ", shares(torch.tensor(array), array))
+with torch.device("cpu:0"):
+    on_default_device = torch.as_tensor(array), torch.from_numpy(array)
+print('under torch.device("cpu:0"): torch.as_tensor(array) shares:', shares(on_default_device[0], array),
+      " torch.from_numpy(array) shares:", shares(on_default_device[1], array))
 t = torch.tensor([1.0, 2.0, 3.0])
 print("t.numpy() shares:              ", shares(t, t.numpy()))
 print("np.asarray(t) shares:          ", shares(t, np.asarray(t)))
@@ -311,6 +318,8 @@ assert not shares(torch.tensor(array), array) and not shares(t, copied), "torch.
 # sphinx_gallery_start_ignore
 assert shares(torch.from_numpy(array), array) and shares(torch.as_tensor(array), array), (
     "torch.from_numpy and torch.as_tensor share the array's memory")
+assert not shares(on_default_device[0], array) and shares(on_default_device[1], array), (
+    "under a default device torch.as_tensor copies and torch.from_numpy shares")
 assert shares(t, t.numpy()) and shares(t, np.asarray(t)), "t.numpy() and np.asarray(t) share t's memory"
 assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype change forces a copy"
 assert [record.category for record in caught] == (
@@ -337,9 +346,10 @@ for lacking in (object, "datetime64[D]"):
 # such an array, unless it is empty, with ``ValueError``: ``torch.tensor`` too, though it would copy
 # anyway. They refuse an array in the other byte order (``">f4"`` here) as well, and one whose strides
 # are not a multiple of its element size, such as a field of a packed structured array.
-# ``torch.from_dlpack`` does not refuse a flipped array: on torch 2.13.0 it aborts the process, so the
-# last lines below call it in a forked child, whose exit code is ``-signal.SIGABRT``. Copy the array
-# before handing it to DLPack.
+# ``torch.from_dlpack`` does not refuse a flipped array: on torch 2.13.0 it aborts the process on an
+# array flipped along an axis of two or more elements, and takes one flipped along an axis of one
+# element, such as ``np.arange(1.0)[::-1]``, or an empty one. So the last lines below call it in forked
+# children; the exit code ``-signal.SIGABRT`` is the abort. Copy the array before handing it to DLPack.
 # :fact:`from-dlpack-aborts-on-flipped-array`
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
@@ -366,11 +376,16 @@ empty = np.arange(0.0)[::-1]
 print("an empty flipped array is taken by all four:", all(convert(empty).numel() == 0 for convert in constructors))
 assert all(convert(empty).numel() == 0 for convert in constructors), "an empty flipped array is taken"
 
-child = torch.multiprocessing.get_context("fork").Process(target=torch.from_dlpack, args=(image[..., ::-1],))
-child.start()
-child.join(10)
-print("torch.from_dlpack(image[..., ::-1]) in a forked child, exit code:", child.exitcode)
-assert child.exitcode == -signal.SIGABRT, "from_dlpack aborts the process on a flipped array"
+exit_codes = {}
+for name, flipped in {"image[..., ::-1]": image[..., ::-1], "np.arange(1.0)[::-1]": np.arange(1.0)[::-1],
+                      "np.arange(0.0)[::-1]": empty}.items():
+    child = torch.multiprocessing.get_context("fork").Process(target=torch.from_dlpack, args=(flipped,))
+    child.start()
+    child.join(10)
+    exit_codes[name] = child.exitcode
+    print(f"torch.from_dlpack({name}) in a forked child, exit code:", child.exitcode)
+assert list(exit_codes.values()) == [-signal.SIGABRT, 0, 0], (
+    "from_dlpack aborts the process on image[..., ::-1] and takes the one-element and the empty flipped array")
 
 # %%
 # The refusal does not depend on the dtype, and no option of the constructors lifts it: five more
@@ -588,12 +603,13 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----------
 #
 # For a dense CPU tensor and an array of the same dtype, ``detach().numpy()``,
-# ``numpy(force=True)``, ``torch.from_numpy`` and ``torch.as_tensor`` share
-# memory, and so does ``np.asarray`` on a tensor that does not require grad;
+# ``numpy(force=True)``, ``torch.from_numpy`` and ``torch.as_tensor`` (unless a default device
+# other than ``"cpu"`` is set) share memory, and so does ``np.asarray`` on a tensor that does not require grad;
 # ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, one in the other byte order,
 # or one whose strides are not a multiple of its element size (a field of a packed structured array) is
 # refused by each of the four constructors ``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor``
-# and ``torch.asarray`` (on torch 2.13.0, ``torch.from_dlpack`` aborts the process on a flipped array):
+# and ``torch.asarray`` (on torch 2.13.0, ``torch.from_dlpack`` aborts the process on an array flipped
+# along an axis of two or more elements):
 # copy it with NumPy, or flip in torch. On a sparse tensor, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise. ``numpy()`` and ``np.asarray`` refuse a tensor that
 # requires grad only with grad mode on: under ``torch.no_grad()`` or ``torch.inference_mode()``

@@ -32,8 +32,8 @@ views share: memory, one version counter, and an autograd history
 # -------
 #
 # A view has a ``_base``: the tensor whose memory it uses (except a view of an inference tensor,
-# which has none: :ref:`questions-inference-mode`; ``detach()`` and a sparse tensor's ``indices()``,
-# which torch's documentation lists among its view operations, set none either: checked in the
+# which has none: :ref:`questions-inference-mode`; ``detach()``, ``view(dtype)`` and a sparse tensor's
+# ``indices()``, which torch's documentation lists among its view operations, set none either: checked in the
 # section on ``_base`` below).
 import torch
 
@@ -438,7 +438,7 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # ``_base`` does not tell whether memory is shared
 # ------------------------------------------------
 #
-# ``_base`` is set on a view only. The first five tensors below share memory with their source
+# ``_base`` is set on a view only. The first six tensors below share memory with their source
 # and have no ``_base`` at all; the last one is a view of the view ``inner``, and its ``_base`` is
 # the root ``x``, not ``inner``. To ask whether a tensor shares memory with the one it was made
 # from, compare their storages, as ``same_storage`` does. On a device with real memory (not
@@ -457,6 +457,7 @@ shared = {
     "source.detach()": (source.detach(), source),
     "source.data": (source.data, source),
     "copy.copy(x)": (copy.copy(x), x),
+    "x.view(torch.int32)": (x.view(torch.int32), x),
     "torch.from_numpy(x.numpy())": (torch.from_numpy(x.numpy()), x),
     'layer.state_dict()["weight"]': (layer.state_dict()["weight"], layer.weight),
     "inner[:, 1:]": (inner[:, 1:], inner),
@@ -464,9 +465,9 @@ shared = {
 for name, (t, other) in shared.items():
     print(f"{name:<29} _base is None: {t._base is None!s:<5}  _base is x: {t._base is x!s:<5}  "
           f"same storage: {same_storage(t, other)}")  # fmt: skip
-assert all(same_storage(t, other) for t, other in shared.values()), "all six share their source's memory"
+assert all(same_storage(t, other) for t, other in shared.values()), "all seven share their source's memory"
 # sphinx_gallery_start_ignore
-assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:5], "five have no _base"
+assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:6], "six have no _base"
 assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as its _base"
 doubled = source * 2
 assert doubled[:1].grad_fn is not None and doubled.detach().grad_fn is None and doubled.data.grad_fn is None, (

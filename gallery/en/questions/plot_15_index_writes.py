@@ -404,7 +404,8 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ------------------------
 #
 # ``x[idx] += 1`` is an in-place edit of ``x``, and autograd refuses one on a leaf that requires grad
-# (a ``Parameter`` too) or on a view of such a leaf: write under ``torch.no_grad()``. An inference
+# (a ``Parameter`` too) or on a view of such a leaf that autograd records (not on its ``view(dtype)``, which
+# takes the write unrecorded): write under ``torch.no_grad()``. An inference
 # tensor (one ``torch.inference_mode()`` computes, or a ``view(dtype)`` taken there, even of a normal
 # tensor; a view of a normal tensor taken there by indexing or ``view(shape)``, its ``detach()`` and its
 # ``.data`` are normal tensors, and such a view or ``detach()`` of a plain tensor takes the write) refuses
@@ -452,6 +453,7 @@ def sources():
         "leaf": torch.zeros(4, requires_grad=True),
         "Parameter": torch.nn.Parameter(torch.zeros(4)),
         "view of a leaf": torch.zeros(2, 4, requires_grad=True)[0],
+        "view(dtype) of leaf": torch.zeros(4, requires_grad=True).view(torch.float32),
         "inference tensor": inference,
         "non-leaf": torch.zeros(4, requires_grad=True) * 1,
         "plain": torch.zeros(4),
@@ -532,6 +534,12 @@ for mode_of_write in (True, False):
         assert isinstance(add_one_at(dtype_view, mode_of_write), torch.Tensor), "inference mode takes it on view(dtype)"
     assert torch.equal(dtype_base.view(torch.int32), torch.tensor([4, 0, 4, 0], dtype=torch.int32)), (
         "the four writes reached the memory of the normal tensor")
+    leaf_base = torch.nn.Parameter(torch.zeros(4))
+    leaf_as_int = leaf_base.view(torch.int32)
+    assert not leaf_as_int.requires_grad and leaf_as_int.grad_fn is None, "view(dtype) of a leaf is not recorded"
+    assert isinstance(add_one_at(leaf_as_int, mode_of_write), torch.Tensor) and leaf_base.is_leaf, (
+        "view(torch.int32) of a Parameter takes the write; the Parameter stays a leaf")
+    assert torch.equal(leaf_as_int, torch.tensor([1, 0, 1, 0], dtype=torch.int32)), "the write reached its memory"
     non_leaf_base = torch.zeros(4, requires_grad=True) * 1
     with torch.inference_mode():
         shaped_of_non_leaf, dtype_of_non_leaf = non_leaf_base.view(4), non_leaf_base.view(torch.int32)

@@ -305,7 +305,8 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # ``torch.as_tensor`` 和 ``torch.asarray``：“转成张量”，而不是“复制”
 # ------------------------------------------------------------------
 #
-# 传入的已经是张量时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“既接受列表、数组也接受张量，只要一个张量”的代码用的。``torch.asarray`` 在指定 ``copy=True`` 时会复制；但在当前版本的 torch 上，不指定 ``requires_grad`` 时副本随 ``a``：它需要梯度，留在计算图里，和 ``a.clone()`` 一样。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。
+# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“既接受列表、数组也接受张量，只要一个张量”的代码用的。``torch.asarray`` 在指定 ``copy=True`` 时会复制；但在当前版本的 torch 上，不指定 ``requires_grad`` 时副本随 ``a``：它需要梯度，留在计算图里，和 ``a.clone()`` 一样。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 也会返回那个设备上的副本（见最后几行）。
+# :fact:`default-device-makes-as-tensor-copy`
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # the default of requires_grad is the point here, not its warning
@@ -326,6 +327,12 @@ outside = made["torch.asarray(a, copy=True, requires_grad=False)"]
 assert not same_storage(a, outside) and outside.grad_fn is None and not outside.requires_grad, (
     "torch.asarray(a, copy=True, requires_grad=False) is a copy that needs no grad")
 assert torch.equal(outside, a.detach().clone()), "the same values as a.detach().clone()"
+for device in ("cpu:0", "meta"):
+    with torch.device(device):
+        moved = torch.as_tensor(a), torch.asarray(a)
+    print(f"under torch.device({device!r}): is a {[m is a for m in moved]}, device {[str(m.device) for m in moved]}")
+    assert all(m is not a and not same_storage(a, m) and m.device.type == torch.device(device).type for m in moved), (
+        f"under torch.device({device!r}) as_tensor(a) and asarray(a) are copies on that device")
 # sphinx_gallery_start_ignore
 # The same for a non-leaf source: as_tensor and asarray return it, graph and all.
 doubled = a * 2
@@ -357,4 +364,4 @@ assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone
 # 小结
 # ----
 #
-# ``a.detach().clone()`` 得到的张量数值相同、内存独立、与计算图无关：改哪一边都不影响另一边，梯度也不会流回 ``a``。后面两页把这两步拆开来看：只用 :ref:`clone() <copying-clone>`，副本仍在计算图里；只用 :ref:`detach() <copying-detach>`，结果仍共享内存。``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 不是副本：它们返回的就是 ``a`` 本身。
+# ``a.detach().clone()`` 得到的张量数值相同、内存独立、与计算图无关：改哪一边都不影响另一边，梯度也不会流回 ``a``。后面两页把这两步拆开来看：只用 :ref:`clone() <copying-clone>`，副本仍在计算图里；只用 :ref:`detach() <copying-detach>`，结果仍共享内存。没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 不是副本：它们返回的就是 ``a`` 本身。

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   自动求导（autograd）记录运算时，不允许对需要梯度的叶子张量或它的视图做改变数值的原地操作（经 ``detach()``、``.data`` 等写入不受此限）。把更新步骤放进 ``torch.no_grad()``：
+   自动求导（autograd）记录运算时，不允许对需要梯度的叶子张量，或对它取的、自动求导记录下来的视图，做改变数值的原地操作（经 ``detach()``、``.data`` 或 ``view(dtype)`` 写入不受此限）。把更新步骤放进 ``torch.no_grad()``：
 
    .. code-block:: python
 
@@ -376,8 +376,8 @@ assert losses[-1] < losses[0] and tuple(opt.state[grown.weight]["exp_avg"].shape
     "grown trains: the loss falls, and Adam's exp_avg has shape (4, 3)")
 
 # %%
-# 另外三条路：克隆、``out=`` 和 ``detach()``
-# ------------------------------------------
+# 另外四条路：克隆、``out=``、``detach()`` 和 ``view(dtype)``
+# -----------------------------------------------------------
 #
 # 如果这次修改本身属于计算的一部分，梯度应当穿过它，那就修改叶子张量的克隆，而不是叶子张量本身。克隆不是叶子张量，可以原地修改；梯度经由修改没有碰到的元素回到 ``w``，被覆盖的那个元素得不到梯度。
 
@@ -432,6 +432,19 @@ else:
     raise AssertionError("the edit through detach() must make backward() raise")
 
 # %%
+# ``view`` 的 dtype 形式，比如 ``w.view(torch.int32)``，在自动求导看来不是视图：它不需要梯度，也没有 ``grad_fn``。经由它写入，无论 dtype 相同还是不同，在梯度模式下同样不会被拒绝，自动求导也不记录这次写入；和 ``detach()`` 一样，它会让 ``w`` 的版本计数器前进。
+
+as_int = w.view(torch.int32)
+print("w.view(torch.int32): requires_grad", as_int.requires_grad, " grad_fn", as_int.grad_fn)
+before = w._version
+w.view(torch.float32)[1] = 8.0
+as_int[2] = 0
+print("after w.view(torch.float32)[1] = 8 and as_int[2] = 0:", w, " w._version moved by", w._version - before)
+assert torch.is_grad_enabled() and not as_int.requires_grad and as_int.grad_fn is None, "view(dtype) is not recorded"
+assert w.tolist() == [7.0, 8.0, 0.0] and w.is_leaf and w._version == before + 2, (
+    "both writes reached the leaf w, which stays a leaf, and each moved its counter")
+
+# %%
 # 为什么 ``.data`` 也能用，却一声不吭
 # -----------------------------------
 #
@@ -451,6 +464,6 @@ assert p._version == 1, "only the edit under no_grad moved the counter"
 # 小结
 # ----
 #
-# 自动求导记录计算图时，对需要梯度的叶子张量或它的视图做改变数值的原地操作会被拒绝；经由 ``detach()``、``.data`` 等写入则不会。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
+# 自动求导记录计算图时，对需要梯度的叶子张量，或对它取的、自动求导记录下来的视图，做改变数值的原地操作会被拒绝；经由 ``detach()``、``.data`` 或 ``view(dtype)`` 写入则不会。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
 # ``torch.nn.init`` 里的函数。要改形状，就新建一层，复制要保留的部分，再新建优化器；``torch.utils.swap_tensors``
 # 只适合形状不变的交换。``.data`` 也行，但它让版本计数器看不到这次修改。

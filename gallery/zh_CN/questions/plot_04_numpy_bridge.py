@@ -276,13 +276,18 @@ for mode in (torch.no_grad, torch.inference_mode):
 # 哪些转换共享，哪些复制
 # ----------------------
 #
-# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外三种数组见下文）；``torch.tensor``
+# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外三种数组见下文）。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor`` 也会复制，``torch.from_numpy`` 则仍然共享。``torch.tensor``
 # 会复制。从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
 # ``Tensor.__array__`` 不接受 NumPy 2 的 ``copy`` 参数。这里捕获警告并展示出来。
+# :fact:`default-device-makes-as-tensor-copy`
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
 print("torch.from_numpy(array) shares:", shares(torch.from_numpy(array), array))
 print("torch.as_tensor(array) shares: ", shares(torch.as_tensor(array), array))
 print("torch.tensor(array) shares:    ", shares(torch.tensor(array), array))
+with torch.device("cpu:0"):
+    on_default_device = torch.as_tensor(array), torch.from_numpy(array)
+print('under torch.device("cpu:0"): torch.as_tensor(array) shares:', shares(on_default_device[0], array),
+      " torch.from_numpy(array) shares:", shares(on_default_device[1], array))
 t = torch.tensor([1.0, 2.0, 3.0])
 print("t.numpy() shares:              ", shares(t, t.numpy()))
 print("np.asarray(t) shares:          ", shares(t, np.asarray(t)))
@@ -295,6 +300,8 @@ assert not shares(torch.tensor(array), array) and not shares(t, copied), "torch.
 # sphinx_gallery_start_ignore
 assert shares(torch.from_numpy(array), array) and shares(torch.as_tensor(array), array), (
     "torch.from_numpy and torch.as_tensor share the array's memory")
+assert not shares(on_default_device[0], array) and shares(on_default_device[1], array), (
+    "under a default device torch.as_tensor copies and torch.from_numpy shares")
 assert shares(t, t.numpy()) and shares(t, np.asarray(t)), "t.numpy() and np.asarray(t) share t's memory"
 assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype change forces a copy"
 assert [record.category for record in caught] == (
@@ -316,7 +323,7 @@ for lacking in (object, "datetime64[D]"):
 # ------------------------------------------------------------------------
 #
 # 在 NumPy 里翻转一个轴（``np.flip``，或者用 ``image[..., ::-1]`` 把 OpenCV 的 BGR 转成 RGB），得到的是步长（stride）为负的视图（view）。
-# torch 没有负步长，``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray`` 这四个构造函数都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），以及步长不是元素大小整数倍的数组（例如紧凑结构化数组的一个字段），这四个函数同样拒绝。``torch.from_dlpack`` 不拒绝翻转数组：在 torch 2.13.0 上它让进程直接中止，所以下面最后几行在 fork 出来的子进程里调用它，子进程的退出码是 ``-signal.SIGABRT``。交给 DLPack 之前，先复制数组。
+# torch 没有负步长，``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray`` 这四个构造函数都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），以及步长不是元素大小整数倍的数组（例如紧凑结构化数组的一个字段），这四个函数同样拒绝。``torch.from_dlpack`` 不拒绝翻转数组：在 torch 2.13.0 上，沿元素不止一个的维翻转的数组会让它直接中止进程；沿只有一个元素的维翻转的数组（比如 ``np.arange(1.0)[::-1]``）和空数组，它照常接受。所以下面最后几行在 fork 出来的子进程里调用它，退出码 ``-signal.SIGABRT`` 就是进程被中止。交给 DLPack 之前，先复制数组。
 # :fact:`from-dlpack-aborts-on-flipped-array`
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
@@ -343,11 +350,16 @@ empty = np.arange(0.0)[::-1]
 print("an empty flipped array is taken by all four:", all(convert(empty).numel() == 0 for convert in constructors))
 assert all(convert(empty).numel() == 0 for convert in constructors), "an empty flipped array is taken"
 
-child = torch.multiprocessing.get_context("fork").Process(target=torch.from_dlpack, args=(image[..., ::-1],))
-child.start()
-child.join(10)
-print("torch.from_dlpack(image[..., ::-1]) in a forked child, exit code:", child.exitcode)
-assert child.exitcode == -signal.SIGABRT, "from_dlpack aborts the process on a flipped array"
+exit_codes = {}
+for name, flipped in {"image[..., ::-1]": image[..., ::-1], "np.arange(1.0)[::-1]": np.arange(1.0)[::-1],
+                      "np.arange(0.0)[::-1]": empty}.items():
+    child = torch.multiprocessing.get_context("fork").Process(target=torch.from_dlpack, args=(flipped,))
+    child.start()
+    child.join(10)
+    exit_codes[name] = child.exitcode
+    print(f"torch.from_dlpack({name}) in a forked child, exit code:", child.exitcode)
+assert list(exit_codes.values()) == [-signal.SIGABRT, 0, 0], (
+    "from_dlpack aborts the process on image[..., ::-1] and takes the one-element and the empty flipped array")
 
 # %%
 # 拒绝与 dtype 无关，构造函数的参数也解除不了：再拿五种 dtype 的翻转数组和五种字节序的数组，分别交给四个构造函数，并加上 ``copy=True`` 或指定 ``dtype`` 再试。
@@ -548,5 +560,5 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----
 #
 # 对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
-# ``torch.as_tensor`` 都共享内存；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（紧凑结构化数组的字段），构造函数 ``torch.from_numpy``、``torch.as_tensor``、``torch.tensor`` 和 ``torch.asarray`` 都会拒绝（在 torch 2.13.0 上，``torch.from_dlpack`` 遇到翻转数组会让进程中止）：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# ``torch.as_tensor`` 都共享内存（``torch.as_tensor`` 在设置了 ``"cpu"`` 以外的默认设备时除外）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（紧凑结构化数组的字段），构造函数 ``torch.from_numpy``、``torch.as_tensor``、``torch.tensor`` 和 ``torch.asarray`` 都会拒绝（在 torch 2.13.0 上，``torch.from_dlpack`` 遇到沿元素不止一个的维翻转的数组会让进程中止）：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，自动求导却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

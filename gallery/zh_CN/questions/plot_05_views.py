@@ -26,7 +26,7 @@ tensor before performing the operation``：这是往 ``expand`` 的结果里写�
 # 辅助函数
 # --------
 #
-# 视图有一个 ``_base``：它所使用的那块内存的主人。推理张量（inference tensor）的视图是例外，它没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`；``detach()`` 和稀疏张量的 ``indices()`` 虽然在 torch 文档的视图操作之列，也不设 ``_base``，见下文讲 ``_base`` 的一节。
+# 视图有一个 ``_base``：它所使用的那块内存的主人。推理张量（inference tensor）的视图是例外，它没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`；``detach()``、``view(dtype)`` 和稀疏张量的 ``indices()`` 虽然在 torch 文档的视图操作之列，也不设 ``_base``，见下文讲 ``_base`` 的一节。
 import torch
 
 
@@ -399,7 +399,7 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # ``_base`` 回答不了“是否共享内存”
 # --------------------------------
 #
-# 只有视图才有 ``_base``。下面前五个张量都和来源共享内存，却根本没有 ``_base``；最后一个是视图 ``inner``
+# 只有视图才有 ``_base``。下面前六个张量都和来源共享内存，却根本没有 ``_base``；最后一个是视图 ``inner``
 # 的视图，它的 ``_base`` 是最初的 ``x``，而不是 ``inner``。要问一个张量是否与它的来源共享内存，应当比较它们的存储，正如 ``same_storage`` 所做的。在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），对至少有一个字节的存储，起始地址相同能证明两者共享内存（两个空存储的起始地址都是 0），但不能证明有共同的元素；起始地址不同却不能排除共享内存：通过 DLPack、NumPy 或 ``torch.frombuffer`` 给切片建的别名，有一块自己的存储，起点落在源张量的存储之内（三种都在 :ref:`“别名”那一页 <copying-alias>` 上演示过）。哪种办法在每种情况下都能判断对，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`。
 import copy
 
@@ -410,6 +410,7 @@ shared = {
     "source.detach()": (source.detach(), source),
     "source.data": (source.data, source),
     "copy.copy(x)": (copy.copy(x), x),
+    "x.view(torch.int32)": (x.view(torch.int32), x),
     "torch.from_numpy(x.numpy())": (torch.from_numpy(x.numpy()), x),
     'layer.state_dict()["weight"]': (layer.state_dict()["weight"], layer.weight),
     "inner[:, 1:]": (inner[:, 1:], inner),
@@ -417,9 +418,9 @@ shared = {
 for name, (t, other) in shared.items():
     print(f"{name:<29} _base is None: {t._base is None!s:<5}  _base is x: {t._base is x!s:<5}  "
           f"same storage: {same_storage(t, other)}")  # fmt: skip
-assert all(same_storage(t, other) for t, other in shared.values()), "all six share their source's memory"
+assert all(same_storage(t, other) for t, other in shared.values()), "all seven share their source's memory"
 # sphinx_gallery_start_ignore
-assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:5], "five have no _base"
+assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:6], "six have no _base"
 assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as its _base"
 doubled = source * 2
 assert doubled[:1].grad_fn is not None and doubled.detach().grad_fn is None and doubled.data.grad_fn is None, (

@@ -374,7 +374,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ``x`` 需要梯度时
 # ----------------
 #
-# ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）或这种叶子张量的视图做原地操作：要放在 ``torch.no_grad()`` 下写。
+# ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）或自动求导记录下来的这种叶子张量的视图做原地操作（叶子张量的 ``view(dtype)`` 除外：经由它写入照常进行，自动求导不记录）：要放在 ``torch.no_grad()`` 下写。
 #
 # 推理张量（inference tensor）是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上。
 #
@@ -417,6 +417,7 @@ def sources():
         "leaf": torch.zeros(4, requires_grad=True),
         "Parameter": torch.nn.Parameter(torch.zeros(4)),
         "view of a leaf": torch.zeros(2, 4, requires_grad=True)[0],
+        "view(dtype) of leaf": torch.zeros(4, requires_grad=True).view(torch.float32),
         "inference tensor": inference,
         "non-leaf": torch.zeros(4, requires_grad=True) * 1,
         "plain": torch.zeros(4),
@@ -497,6 +498,12 @@ for mode_of_write in (True, False):
         assert isinstance(add_one_at(dtype_view, mode_of_write), torch.Tensor), "inference mode takes it on view(dtype)"
     assert torch.equal(dtype_base.view(torch.int32), torch.tensor([4, 0, 4, 0], dtype=torch.int32)), (
         "the four writes reached the memory of the normal tensor")
+    leaf_base = torch.nn.Parameter(torch.zeros(4))
+    leaf_as_int = leaf_base.view(torch.int32)
+    assert not leaf_as_int.requires_grad and leaf_as_int.grad_fn is None, "view(dtype) of a leaf is not recorded"
+    assert isinstance(add_one_at(leaf_as_int, mode_of_write), torch.Tensor) and leaf_base.is_leaf, (
+        "view(torch.int32) of a Parameter takes the write; the Parameter stays a leaf")
+    assert torch.equal(leaf_as_int, torch.tensor([1, 0, 1, 0], dtype=torch.int32)), "the write reached its memory"
     non_leaf_base = torch.zeros(4, requires_grad=True) * 1
     with torch.inference_mode():
         shaped_of_non_leaf, dtype_of_non_leaf = non_leaf_base.view(4), non_leaf_base.view(torch.int32)
