@@ -9,25 +9,31 @@ from __future__ import annotations
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.tensors import same_storage
+from tensorfacts.tensors import VERSION_ERROR, backward_error, same_storage
 
 
 @fact("module-to-gives-parameter-new-memory", {
-    "en": "Registers a float32 nn.Parameter a in a module m, keeps old = a.detach(), and calls m.to(torch.float64): "
-          "m.a is still a, now float64, and a no longer shares storage with old, which still holds the float32 values.",
-    "zh_CN": "把 float32 的 nn.Parameter a 注册进模块 m，先留下 old = a.detach()，再调用 m.to(torch.float64)："
-             "m.a 仍然是 a，已变成 float64，a 与 old 不再共享存储，old 里还是原来的 float32 数值。",
+    "en": "Registers a float32 nn.Parameter a in a module m, keeps old = a.detach() and array = a.detach().numpy(), "
+          "and calls m.to(torch.float64): m.a is still a, now float64, and a no longer shares storage with old, which "
+          "still holds the float32 values, and so does array, still on old's memory.",
+    "zh_CN": "把 float32 的 nn.Parameter a 注册进模块 m，先留下 old = a.detach() 和 array = a.detach().numpy()，"
+             "再调用 m.to(torch.float64)：m.a 仍然是 a，已变成 float64，a 与 old 不再共享存储，old 里还是原来的 "
+             "float32 数值；array 仍在 old 的内存上，也还是这些数值。",
 })
 def _module_to_gives_parameter_new_memory() -> Fact:
-    """``Module.to()`` keeps a parameter object and puts new memory behind it."""
+    """``Module.to()`` keeps a parameter object and puts new memory behind it; the old memory stays with
+    what was taken of it before (``old`` keeps it alive, so reading ``array`` is safe)."""
     a = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
     old, m = a.detach(), torch.nn.Module()
+    array = a.detach().numpy()
     m.register_parameter("a", a)
     m.to(torch.float64)
     kept = old.dtype == torch.float32 and old.tolist() == [1.0, 2.0, 3.0]
-    return Fact(m.a is a and a.dtype == torch.float64 and not same_storage(a, old) and kept,
+    on_old = array.__array_interface__["data"][0] == old.data_ptr() and array.tolist() == [1.0, 2.0, 3.0]
+    return Fact(m.a is a and a.dtype == torch.float64 and not same_storage(a, old) and kept and on_old,
                 f"m.a is a: {m.a is a}; a.dtype: {a.dtype}; a shares storage with old: {same_storage(a, old)}; "
-                f"old: {old.dtype} {old.tolist()}")
+                f"old: {old.dtype} {old.tolist()}; array on old's memory: "
+                f"{array.__array_interface__['data'][0] == old.data_ptr()}, values {array.tolist()}")
 
 
 #: The functions that split a tensor into several views, by the name the fact prints (what one call returns).
@@ -67,6 +73,67 @@ def _multi_view_outputs_share_one_node() -> Fact:
     slices = all(nodes[name] == ["SliceBackward0"] for name in set(_SPLITS) - _ONE_NODE)
     return Fact(one_node == _ONE_NODE and refused == _ONE_NODE and slices,
                 f"one grad_fn for all outputs: {sorted(one_node)}; fill_ refused: {sorted(refused)}; nodes: {nodes}")
+
+
+#: Views of a 2×3 base that autograd saves: single-output views, and an output of the functions of ``_ONE_NODE``.
+_SINGLE_VIEWS = {
+    "base[1:]": lambda b: b[1:], "base.t()": lambda b: b.t(), "base.view(3, 2)": lambda b: b.view(3, 2),
+    "base[0]": lambda b: b[0], "base.diagonal()": lambda b: b.diagonal(), "base.unsqueeze(0)": lambda b: b.unsqueeze(0),
+    "base.permute(1, 0)": lambda b: b.permute(1, 0),
+}
+_MULTI_VIEWS = {"base.unbind()[0]": lambda b: b.unbind()[0], "base.split(1)[0]": lambda b: b.split(1)[0],
+                "base.chunk(2)[0]": lambda b: b.chunk(2)[0]}
+_MULTI_VIEW_ERROR = "is a view and its base or another view of its base has been modified inplace"
+
+
+def _edited_saved_view(view, edit_view: bool, recorded: bool) -> str:
+    """Save ``x = view(base)`` with ``z = x * x``, edit ``x`` or ``base``; the error of the edit, else of backward()."""
+    with torch.enable_grad():
+        base = torch.arange(6.0, requires_grad=True).reshape(2, 3).sin()
+        x = view(base)
+        z = x * x
+    try:
+        with torch.set_grad_enabled(recorded):
+            (x if edit_view else base).mul_(2)
+    except RuntimeError as exc:
+        return f"edit: {str(exc).splitlines()[0]}"
+    return backward_error(z.sum())
+
+
+@fact("saved-view-edit-error", {
+    "en": "Saves x, a view of base (a 2×3 non-leaf that requires grad), with z = x * x, edits x or base with mul_(2), "
+          "recorded or under torch.no_grad(), and runs backward(): for the single-output views base[1:], base.t(), "
+          "base.view(3, 2), base[0], base.diagonal(), base.unsqueeze(0) and base.permute(1, 0), the error names "
+          "\"output 0 of AsStrided\"; for base.unbind()[0], base.split(1)[0] and base.chunk(2)[0], an edit of base, "
+          "or of x under torch.no_grad(), makes backward() raise \"... is a view and its base or another view of its "
+          "base has been modified inplace\", and a recorded edit of x raises at once.",
+    "zh_CN": "base 是需要梯度的 2×3 非叶子张量，x 是它的一个视图：用 z = x * x 保存 x，再用 mul_(2) 修改 x 或 base"
+             "（被记录，或在 torch.no_grad() 下），然后运行 backward()。对单输出的视图 base[1:]、base.t()、"
+             "base.view(3, 2)、base[0]、base.diagonal()、base.unsqueeze(0) 和 base.permute(1, 0)，报错点名"
+             "“output 0 of AsStrided”；对 base.unbind()[0]、base.split(1)[0] 和 base.chunk(2)[0]，修改 base，"
+             "或在 torch.no_grad() 下修改 x，backward() 报的是“... is a view and its base or another view of its "
+             "base has been modified inplace”，被记录的对 x 的修改则当场报错。",
+}, {
+    "en": "seven single-output views and an output of each of unbind, split and chunk, of a 2×3 float32 non-leaf on "
+          "the CPU; each edit recorded and under torch.no_grad()",
+    "zh_CN": "CPU 上 2×3 float32 非叶子张量的七种单输出视图，以及 unbind、split、chunk 各一个输出；"
+             "每种修改都分别在被记录时和 torch.no_grad() 下运行",
+})
+def _saved_view_edit_error() -> Fact:
+    """An edited saved view: "output 0 of AsStrided" for a single-output view, the multi-view error for an
+    output of unbind/split/chunk."""
+    edits = [(edit_view, recorded) for edit_view in (False, True) for recorded in (True, False)]
+    wrong = [f"{name} {edit}: {error}" for name, view in _SINGLE_VIEWS.items() for edit in edits
+             if VERSION_ERROR not in (error := _edited_saved_view(view, *edit)) or "output 0 of AsStrided" not in error]
+    for name, view in _MULTI_VIEWS.items():
+        for edit_view, recorded in edits:
+            error = _edited_saved_view(view, edit_view, recorded)
+            at_once = edit_view and recorded  # the refusal of "multi-view-outputs-share-one-node"
+            expected = "is a view and is being modified inplace" if at_once else _MULTI_VIEW_ERROR
+            if error.startswith("edit: ") != at_once or expected not in error:
+                wrong.append(f"{name} {(edit_view, recorded)}: {error}")
+    return Fact(not wrong, f"{len(_SINGLE_VIEWS) + len(_MULTI_VIEWS)} views, {len(edits)} edits each; "
+                           f"differ: {wrong or 'none'}")
 
 
 @fact("wrapped-number-saved-outside-hooks", {

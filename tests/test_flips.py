@@ -275,6 +275,7 @@ MUTANTS = {
 FACT_FLIPS = {
     "expand-inplace-write-refused": "expand() copies",
     "multi-view-outputs-share-one-node": "unbind() returns separate views",
+    "saved-view-edit-error": "unbind() returns separate views",
     "wrapped-number-saved-outside-hooks": "a number operand becomes a tensor",
     "module-to-gives-parameter-new-memory": "Module.to() makes new parameters",
     "version-counter-catches-saved-edit": "in-place edits bypass autograd",

@@ -743,8 +743,11 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # runs: the edit, after one autograd records on the input itself; still the
 # operation that made the input, after one under ``torch.no_grad()`` or
 # through ``detach()``; ``CopySlices`` after a recorded edit through a view;
-# ``AsStrided`` when the saved input is a view and it or its base was edited,
-# recorded or under ``torch.no_grad()``. A saved tensor with no ``grad_fn`` gets no name. Its two
+# ``AsStrided`` when the saved input is a single view (a slice, a transpose, a ``view()`` ...) and it
+# or its base was edited, recorded or under ``torch.no_grad()``. For an output of ``unbind``, ``split``
+# or ``chunk``, ``backward()`` raises another error instead ("... is a view and its base or another
+# view of its base has been modified inplace"), and a recorded edit of that output raises at once.
+# :fact:`saved-view-edit-error` A saved tensor with no ``grad_fn`` gets no name. Its two
 # versions differ because an in-place operation ran on the tensor, or on one
 # sharing its version counter, after it was saved, even one that changes no
 # value, as ``t_()`` above. ``_version`` or anomaly mode finds the line. Then: write the edit out of place, give the

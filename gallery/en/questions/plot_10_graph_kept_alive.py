@@ -239,8 +239,10 @@ def draw_processes(title, child, **names):
 # ------------------------------------
 #
 # ``total_loss += loss`` adds the loss as a tensor, inside the graph. After each step the total
-# still reaches every earlier step's nodes: the count goes up by the same amount at every step, as
-# many nodes as one loss graph holds, so it grows linearly with the number of steps.
+# still reaches every earlier step's nodes: the count goes up by the same amount at every step, one
+# loss graph's nodes, less the ``AccumulateGrad`` nodes of the parameters, which every step shares,
+# plus the ``AddBackward0`` of the sum (with the one parameter here, as many as one loss graph holds),
+# so it grows linearly with the number of steps.
 
 total_loss = 0
 nodes = []
@@ -259,6 +261,15 @@ print("total_loss:", total_loss)
 growth = [after - before for before, after in zip(nodes[:-1], nodes[1:], strict=True)]
 print("growth per step:", growth)
 assert growth == [count_nodes(last_loss)] * 4, "the total must grow by one loss graph's node count per step"
+# sphinx_gallery_start_ignore
+assert type(total_loss.grad_fn).__name__ == "AddBackward0", "each step's sum is an AddBackward0 node"
+two_parameters = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+two_losses = [sum(((p * x) ** 2).mean() for p in two_parameters) for x in torch.arange(9.0).reshape(3, 3)]
+two_totals = [count_nodes(sum(two_losses[:k])) for k in (1, 2, 3)]
+assert two_totals[2] - two_totals[1] == two_totals[1] - two_totals[0] == (
+    count_nodes(two_losses[0]) - len(two_parameters) + 1
+), "with two parameters the total grows by a loss graph's nodes, less two AccumulateGrad nodes, plus one"
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::

@@ -320,9 +320,13 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``x`` already has, the device spelled the same way (``x.to("cpu:0")`` copies a tensor on
 # ``"cpu"``), and neither ``copy`` nor ``memory_format`` is asked for, it returns ``x`` itself, the
 # same object. ``to(memory_format=torch.contiguous_format)`` returns some tensors that are not
-# contiguous as they are (a transpose, a permuted 4-D tensor) and copies others (a sliced
-# ``channels_last`` tensor, a permuted 5-D one), and even a contiguous ``channels_last`` batch of
-# one channel; ``to(memory_format=torch.channels_last)`` copies such a batch made in the default
+# contiguous as they are (a transpose, a permutation not laid out as ``channels_last`` or
+# ``channels_last_3d``, such as ``permute(0, 1, 3, 2)`` of a 4-D tensor or ``permute(0, 2, 1, 3, 4)``
+# of a 5-D one) and copies others (a sliced ``channels_last`` tensor, a permutation laid out as
+# ``channels_last`` or ``channels_last_3d``, such as ``permute(0, 3, 1, 2)`` of a 4-D tensor or
+# ``permute(0, 4, 1, 2, 3)`` of a 5-D one), and even a contiguous ``channels_last`` batch of
+# one channel: the layout torch reads decides, not the number of dimensions.
+# ``to(memory_format=torch.channels_last)`` copies such a batch made in the default
 # layout, though ``is_contiguous(memory_format=torch.channels_last)`` is ``True`` for it. For a
 # contiguous copy, call ``contiguous()``. We check this on each kind of tensor:
 # a leaf that requires grad, a result of an operation, a ``Parameter``, a view, a plain tensor and
@@ -362,7 +366,14 @@ assert permuted_image.to(memory_format=torch.channels_last) is not permuted_imag
 volume = torch.ones(1, 2, 2, 2, 2)
 assert volume.to(memory_format=torch.channels_last_3d) is not volume, "channels_last_3d copies a 5-D tensor"
 transposed = torch.arange(6.0).reshape(2, 3).t()
-for case, odd in {"a transpose": transposed, "a permuted 4-D tensor": permuted_image}.items():
+permuted_volume_as_is = torch.ones(2, 3, 4, 5, 6).permute(0, 2, 1, 3, 4)
+assert not permuted_image.is_contiguous(memory_format=torch.channels_last), (
+    "permute(0, 1, 3, 2) of a 4-D tensor is not laid out as channels_last")
+assert not permuted_volume_as_is.is_contiguous(memory_format=torch.channels_last_3d), (
+    "permute(0, 2, 1, 3, 4) of a 5-D tensor is not laid out as channels_last_3d")
+returned_as_is = {"a transpose": transposed, "permute(0, 1, 3, 2) of a 4-D tensor": permuted_image,
+                  "permute(0, 2, 1, 3, 4) of a 5-D tensor": permuted_volume_as_is}
+for case, odd in returned_as_is.items():
     kept_as_is = odd.to(torch.float32, memory_format=torch.contiguous_format)
     assert kept_as_is is odd and not kept_as_is.is_contiguous(), f"{case}: contiguous_format returns it as it is"
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: without a dtype too"
@@ -370,8 +381,15 @@ for case, odd in {"a transpose": transposed, "a permuted 4-D tensor": permuted_i
 assert all(t.to(memory_format=torch.contiguous_format) is t for t in kinds.values()), (
     "contiguous_format returns each of the six kinds of tensor itself")
 sliced_channels_last = torch.ones(2, 3, 4, 6).contiguous(memory_format=torch.channels_last)[..., ::2]
+permuted_nhwc = torch.ones(2, 4, 5, 3).permute(0, 3, 1, 2)
 permuted_volume = torch.ones(2, 4, 5, 6, 3).permute(0, 4, 1, 2, 3)
-read_as_channels_last = {"a sliced channels_last tensor": sliced_channels_last, "a permuted 5-D tensor": permuted_volume,
+assert permuted_nhwc.is_contiguous(memory_format=torch.channels_last), (
+    "permute(0, 3, 1, 2) of a 4-D tensor is laid out as channels_last")
+assert permuted_volume.is_contiguous(memory_format=torch.channels_last_3d), (
+    "permute(0, 4, 1, 2, 3) of a 5-D tensor is laid out as channels_last_3d")
+read_as_channels_last = {"a sliced channels_last tensor": sliced_channels_last,
+                         "permute(0, 3, 1, 2) of a 4-D tensor": permuted_nhwc,
+                         "permute(0, 4, 1, 2, 3) of a 5-D tensor": permuted_volume,
                          "a channels_last_3d tensor": volume.contiguous(memory_format=torch.channels_last_3d)}
 for case, odd in read_as_channels_last.items():
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"

@@ -223,7 +223,7 @@ def draw_processes(title, child, **names):
 # 现象：累计值长出一张计算图
 # --------------------------
 #
-# ``total_loss += loss`` 把损失当作张量相加，加法本身也在计算图里。每一步之后，累计值仍能到达之前每一步的节点：节点数每步增加同样多，恰好是一张损失计算图的节点数，所以随步数线性增长。
+# ``total_loss += loss`` 把损失当作张量相加，加法本身也在计算图里。每一步之后，累计值仍能到达之前每一步的节点：每步增加的节点数相同，都是一张损失计算图的节点数，减去各步共享的参数 ``AccumulateGrad`` 节点，再加上这次加法的 ``AddBackward0`` 节点（这里只有一个参数，所以正好等于一张损失计算图的节点数），所以节点数随步数线性增长。
 
 total_loss = 0
 nodes = []
@@ -242,6 +242,15 @@ print("total_loss:", total_loss)
 growth = [after - before for before, after in zip(nodes[:-1], nodes[1:], strict=True)]
 print("growth per step:", growth)
 assert growth == [count_nodes(last_loss)] * 4, "the total must grow by one loss graph's node count per step"
+# sphinx_gallery_start_ignore
+assert type(total_loss.grad_fn).__name__ == "AddBackward0", "each step's sum is an AddBackward0 node"
+two_parameters = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+two_losses = [sum(((p * x) ** 2).mean() for p in two_parameters) for x in torch.arange(9.0).reshape(3, 3)]
+two_totals = [count_nodes(sum(two_losses[:k])) for k in (1, 2, 3)]
+assert two_totals[2] - two_totals[1] == two_totals[1] - two_totals[0] == (
+    count_nodes(two_losses[0]) - len(two_parameters) + 1
+), "with two parameters the total grows by a loss graph's nodes, less two AccumulateGrad nodes, plus one"
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::

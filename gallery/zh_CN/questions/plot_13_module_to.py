@@ -299,7 +299,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``tensor.to()`` 返回新张量，或者张量本身
 # ----------------------------------------
 #
-# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置、重排过维度的四维张量），对另一些则会复制（如切过片的 ``channels_last`` 张量、重排过维度的五维张量），连只有一个通道、本身连续的 ``channels_last`` 批次也会复制。同样形状的批次按默认布局创建时，``is_contiguous(memory_format=torch.channels_last)`` 为 ``True``，``to(memory_format=torch.channels_last)`` 却仍会复制它。要连续的副本，就调用 ``contiguous()``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切过片的 ``channels_last`` 张量，以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、本身连续的 ``channels_last`` 批次也会复制：决定是否复制的是 torch 读出的布局，不是维数。同样形状的批次按默认布局创建时，``is_contiguous(memory_format=torch.channels_last)`` 为 ``True``，``to(memory_format=torch.channels_last)`` 却仍会复制它。要连续的副本，就调用 ``contiguous()``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
 # ``Parameter``、视图（view）、普通张量和推理张量（inference tensor）。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
@@ -336,7 +336,14 @@ assert permuted_image.to(memory_format=torch.channels_last) is not permuted_imag
 volume = torch.ones(1, 2, 2, 2, 2)
 assert volume.to(memory_format=torch.channels_last_3d) is not volume, "channels_last_3d copies a 5-D tensor"
 transposed = torch.arange(6.0).reshape(2, 3).t()
-for case, odd in {"a transpose": transposed, "a permuted 4-D tensor": permuted_image}.items():
+permuted_volume_as_is = torch.ones(2, 3, 4, 5, 6).permute(0, 2, 1, 3, 4)
+assert not permuted_image.is_contiguous(memory_format=torch.channels_last), (
+    "permute(0, 1, 3, 2) of a 4-D tensor is not laid out as channels_last")
+assert not permuted_volume_as_is.is_contiguous(memory_format=torch.channels_last_3d), (
+    "permute(0, 2, 1, 3, 4) of a 5-D tensor is not laid out as channels_last_3d")
+returned_as_is = {"a transpose": transposed, "permute(0, 1, 3, 2) of a 4-D tensor": permuted_image,
+                  "permute(0, 2, 1, 3, 4) of a 5-D tensor": permuted_volume_as_is}
+for case, odd in returned_as_is.items():
     kept_as_is = odd.to(torch.float32, memory_format=torch.contiguous_format)
     assert kept_as_is is odd and not kept_as_is.is_contiguous(), f"{case}: contiguous_format returns it as it is"
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: without a dtype too"
@@ -344,8 +351,15 @@ for case, odd in {"a transpose": transposed, "a permuted 4-D tensor": permuted_i
 assert all(t.to(memory_format=torch.contiguous_format) is t for t in kinds.values()), (
     "contiguous_format returns each of the six kinds of tensor itself")
 sliced_channels_last = torch.ones(2, 3, 4, 6).contiguous(memory_format=torch.channels_last)[..., ::2]
+permuted_nhwc = torch.ones(2, 4, 5, 3).permute(0, 3, 1, 2)
 permuted_volume = torch.ones(2, 4, 5, 6, 3).permute(0, 4, 1, 2, 3)
-read_as_channels_last = {"a sliced channels_last tensor": sliced_channels_last, "a permuted 5-D tensor": permuted_volume,
+assert permuted_nhwc.is_contiguous(memory_format=torch.channels_last), (
+    "permute(0, 3, 1, 2) of a 4-D tensor is laid out as channels_last")
+assert permuted_volume.is_contiguous(memory_format=torch.channels_last_3d), (
+    "permute(0, 4, 1, 2, 3) of a 5-D tensor is laid out as channels_last_3d")
+read_as_channels_last = {"a sliced channels_last tensor": sliced_channels_last,
+                         "permute(0, 3, 1, 2) of a 4-D tensor": permuted_nhwc,
+                         "permute(0, 4, 1, 2, 3) of a 5-D tensor": permuted_volume,
                          "a channels_last_3d tensor": volume.contiguous(memory_format=torch.channels_last_3d)}
 for case, odd in read_as_channels_last.items():
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"

@@ -344,6 +344,9 @@ def edit_from_queue(inbox, outbox):
 
 
 sent = torch.zeros(3)
+# sphinx_gallery_start_ignore
+sent_address = sent.untyped_storage().data_ptr()
+# sphinx_gallery_end_ignore
 print("before: sent.is_shared():", sent.is_shared())
 (in_child,), exitcode = send_to_child(sent, 1)
 print("in the child, is_shared():", in_child, " child.exitcode:", exitcode)
@@ -351,6 +354,7 @@ print("after: sent:", sent, " sent.is_shared():", sent.is_shared())
 assert torch.equal(sent, torch.ones(3)) and sent.is_shared(), "the child's edit reached the sender"
 # sphinx_gallery_start_ignore
 assert in_child and exitcode == 0, "the child got a shared tensor and ended"
+assert sent.untyped_storage().data_ptr() != sent_address, "sending moved sent's storage to new memory"
 # sphinx_gallery_end_ignore
 array = np.zeros(3, dtype=np.float32)
 from_numpy = torch.from_numpy(array)
@@ -456,6 +460,10 @@ print("as_array still at the old address:", as_array.__array_interface__["data"]
 assert pickled.is_shared() and pickled.untyped_storage().data_ptr() != old_address, "pickling moves it to shared memory"
 # sphinx_gallery_start_ignore
 assert as_array.__array_interface__["data"][0] == old_address, "an array taken before keeps the old address"
+shared_address = pickled.untyped_storage().data_ptr()
+ForkingPickler.dumps(pickled)
+assert pickled.untyped_storage().data_ptr() == shared_address, (
+    "pickling a tensor already in shared memory leaves its storage where it is")
 # sphinx_gallery_end_ignore
 
 # %%

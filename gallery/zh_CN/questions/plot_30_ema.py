@@ -506,7 +506,7 @@ assert averaged.module[1].momentum == model[1].momentum, "update_bn puts the mom
 # “graph leaves”：``copy.deepcopy`` 拒绝复制模型
 # ----------------------------------------------
 #
-# ``copy.deepcopy`` 只复制叶子张量（leaf tensor），见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`。模块里存着一个在梯度模式（grad mode）下由参数算出的张量时（梯度模式即 ``torch.is_grad_enabled()`` 为 True），它无法被深拷贝，所以
+# ``copy.deepcopy`` 只复制叶子张量（leaf tensor），见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`。模块里存着一个在梯度模式（grad mode）下由参数算出的张量时，它无法被深拷贝，所以
 # ``copy.deepcopy(model)`` 和 ``AveragedModel(model)`` 都无法为它建 EMA。这里有两个这样的模块：一个用已弃用的
 # ``torch.nn.utils.weight_norm`` 包装（它存着由 ``weight_g`` 和 ``weight_v`` 算出的 ``weight``，调用时发出警告），另一个存着
 # ``self.w2 = self.w * 2``。两条途径对两个模块都抛出同样的错误，在 ``torch.no_grad()`` 下也一样：那个张量早已有了 ``grad_fn``。
