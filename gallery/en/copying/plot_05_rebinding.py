@@ -445,7 +445,10 @@ else:
 #
 # Each ``backward()`` adds to ``.grad``; it does not replace it. Two passes
 # give twice the gradient, so a training loop clears ``.grad`` (``a.grad =
-# None``, or ``optimizer.zero_grad()``) before each pass.
+# None``, or ``optimizer.zero_grad()``) once per optimizer step, before the
+# passes whose gradients that step uses. Clearing before every pass would keep
+# only the last one: gradient accumulation over micro-batches relies on the
+# sum (:ref:`questions-stale-grad`).
 
 a = torch.ones(2, 2)
 a.requires_grad = True
@@ -497,7 +500,7 @@ else:
 # ``a = a - a.grad`` computes a new tensor and moves the name; anything taken
 # from the old tensor, like ``c``, stays with the old memory, and (with grad mode
 # on) the new ``a`` is no longer a leaf. To change the values that other names see, update in
-# place under ``torch.no_grad()``, as optimizers do; clear ``.grad`` between
-# passes, and run ``backward()`` on every graph that saved the parameter
+# place under ``torch.no_grad()``, as optimizers do; clear ``.grad`` once per
+# update, and run ``backward()`` on every graph that saved the parameter
 # before you update it. The next page,
 # :ref:`copying-add-rebinding`, shows the same split for ``a = a + 1``.
