@@ -337,10 +337,12 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 #
 #    The article says that the gradients of ``a`` and of its clone have nothing
 #    to do with each other. They do: in grad mode ``clone()`` is recorded in the
-#    graph, and a gradient that reaches such a clone flows on into
-#    ``a.grad`` (output above), unless backward stops at the clone
-#    (``backward(inputs=[c])`` or ``torch.autograd.grad`` asked for ``c``). The clone is independent in memory, not in the
-#    graph.
+#    graph, so a gradient that reaches such a clone flows on to ``a``. A plain
+#    ``backward()`` accumulates it into ``a.grad`` (output above);
+#    ``torch.autograd.grad`` asked for ``a`` returns it and writes no ``.grad``;
+#    a ``backward(inputs=...)`` that does not name ``a`` leaves ``a.grad`` alone,
+#    and one that names ``c``, like ``torch.autograd.grad`` asked for ``c``,
+#    stops at the clone. The clone is independent in memory, not in the graph.
 
 # %%
 # Seeing the clone's own gradient with ``retain_grad()``
@@ -374,6 +376,24 @@ stopped_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 stopped_clone = stopped_source.clone()
 (stopped_grad,) = torch.autograd.grad((stopped_clone * named_weights).sum(), stopped_clone)
 assert torch.equal(stopped_grad, named_weights) and stopped_source.grad is None, "autograd.grad stops at the clone"
+asked_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(asked_grad,) = torch.autograd.grad((asked_source.clone() * named_weights).sum(), asked_source)
+assert torch.equal(asked_grad, named_weights) and asked_source.grad is None, (
+    "autograd.grad asked for the source returns the clone's gradient and writes no .grad")
+unnamed_source, bystander = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.ones(3, requires_grad=True)
+(unnamed_source.clone() * named_weights + bystander).sum().backward(inputs=[bystander])
+assert unnamed_source.grad is None and torch.equal(bystander.grad, torch.ones(3)), (
+    "backward(inputs=...) that does not name the source leaves its .grad alone")
+for grad_off in (torch.no_grad, torch.inference_mode):
+    off_base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with grad_off():
+        off_view = off_base[1:]
+    off_clone = off_view.clone()
+    assert off_view.requires_grad and off_clone.requires_grad and not off_clone.is_leaf, (
+        "a view taken with grad mode off requires grad, and so does its clone, which is not a leaf")
+    (off_clone * off_clone).sum().backward()
+    assert off_view.grad is None and off_base.grad is None, (
+        "the clone of a view taken with grad mode off passes no gradient to the view or its base")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -437,7 +457,12 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # tensor that requires grad requires grad too, is not a leaf (its ``.grad``
 # stays ``None`` unless you call ``retain_grad()`` or name it in
 # ``backward(inputs=...)``; :ref:`the page on non-leaf gradients <questions-non-leaf-grad>` shows
-# both), and a gradient that reaches it flows on into the source, unless ``backward(inputs=...)``
-# or ``torch.autograd.grad`` names the clone and stops there. Rebinding a name
+# both), and a gradient that reaches it flows on to the source: a plain ``backward()`` accumulates
+# it into the source's ``.grad``, ``torch.autograd.grad`` returns it without writing ``.grad``, a
+# ``backward(inputs=...)`` that does not name the source leaves its ``.grad`` alone, and one that
+# names the clone, like ``torch.autograd.grad`` asked for the clone, stops there. A source that is a
+# view of a tensor that requires grad, taken under ``torch.no_grad()`` or ``torch.inference_mode()``,
+# gets no gradient, nor does its base, and nothing raises. Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.
+# :fact:`clone-of-no-grad-view-passes-no-gradient`

@@ -279,6 +279,8 @@ assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "on
 assert one_channel.is_contiguous(memory_format=torch.channels_last), "one channel: it already is channels_last"
 assert a.to("cpu:0") is not a and not same_storage(a.to("cpu:0"), a), 'to("cpu:0") copies a tensor on "cpu"'
 assert not same_storage(torch.as_tensor(a, device="cpu:0"), a), 'torch.as_tensor(a, device="cpu:0") copies it too'
+with torch.device("cpu:0"):
+    assert not same_storage(torch.as_tensor(a), a), 'under the default device "cpu:0", torch.as_tensor(a) copies it'
 assert not any(same_storage(t, one_channel) for t in (
     one_channel.cpu(memory_format=torch.channels_last), one_channel.float(memory_format=torch.channels_last))
 ), "one channel: cpu() and float() given memory_format=channels_last copy it, as to() does"
@@ -362,7 +364,9 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # already have the layout or the device asked for (the batch of one channel above asked for
 # ``channels_last``, a tensor on ``"cpu"`` asked for ``"cpu:0"``: :ref:`questions-module-to`), and so do
 # the calls that take the same arguments: ``cpu()`` and ``float()`` given a ``memory_format``,
-# ``torch.as_tensor(a, device="cpu:0")``. For
+# ``torch.as_tensor(a, device="cpu:0")``; so does ``torch.as_tensor(a)`` itself under a default
+# device other than ``"cpu"`` (``torch.set_default_device``, ``with torch.device(...)``). For
 # memory of your own, use
 # ``clone()`` or ``to(..., copy=True)``; to leave the graph as well,
 # ``detach().clone()`` (see :ref:`copying-safe-copy`).
+# :fact:`default-device-makes-as-tensor-copy`

@@ -8,8 +8,8 @@ Do these two tensors share memory?
    :class: answer
 
    Equal ``untyped_storage().data_ptr()`` of two tensors does not mean they share an element, and different ones
-   do not rule sharing out. Compare the bytes the elements reach (in memory torch or NumPy allocated; a file
-   mapped twice is the exception below):
+   do not rule sharing out. Compare the bytes the elements reach (memory mapped twice, such as a file or a shared
+   tensor a worker returns, is the exception below):
 
    .. code-block:: python
 
@@ -24,8 +24,8 @@ on ``meta``) mean the storages start at one address, not a shared element; diffe
 out, as with DLPack, NumPy or ``frombuffer`` aliases of a slice. This page runs that test on
 ten pairs of tensors and checks each answer with a write: a value written through one tensor,
 looked for in the other. It then compares the byte ranges the two tensors' elements reach, shows the
-layout where only a write tells, and uses the comparison to decide when a data pipeline must clone a
-batch before normalising it in place.
+layout where only a write tells, uses the comparison to decide when a data pipeline must clone a
+batch before normalising it in place, and ends with batches that no comparison of addresses can judge.
 """
 
 # %%
@@ -290,9 +290,12 @@ assert not same_storage(alias, source) and alias.data_ptr() == source[1].data_pt
 #
 # A dense tensor's elements lie between the address of its first element, ``t.data_ptr()`` (where its
 # storage starts, plus ``storage_offset()`` elements), and the last byte its strides reach. In memory
-# torch or NumPy allocated, two tensors whose byte ranges are disjoint share no memory; a file mapped
-# twice (``torch.from_file(path, shared=True)``, ``np.memmap``) is the exception: two address
-# ranges over the same bytes. ``shares_memory`` compares the two ranges; it
+# mapped once in this process, two tensors whose byte ranges are disjoint share no memory. Memory
+# mapped twice is the exception, two address ranges over the same bytes: a file mapped twice
+# (``torch.from_file(path, shared=True)``, ``np.memmap``), or a tensor in shared memory
+# (``share_memory_()``) whose view a forked ``DataLoader`` worker sends back through a
+# ``torch.multiprocessing`` queue: this process maps it again, at other addresses (section "A second
+# mapping" below). ``shares_memory`` compares the two ranges; it
 # answers ``False`` for an empty tensor, for two devices, and on ``meta``, where tensors hold no
 # memory. A simpler test, whether the two *storages'* byte ranges overlap, is shown beside it. The
 # table adds a pair that is neither a view of the other: the two halves of ``flat``, one storage and
@@ -353,10 +356,10 @@ assert torch.equal(x, torch.arange(4.0).reshape(2, 2)) and torch.equal(flat, tor
 #
 # ``flat[::2]`` and ``flat[1::2]`` take every second element, one from element 0 and one from element
 # 1: their byte ranges overlap, yet they have no element in common, and the write test finds none.
-# ``shares_memory`` answers ``True`` there, so read its ``True`` as "may share" and its ``False`` as
-# "shares nothing". The byte ranges cannot tell interleaved views from overlapping ones; a write can,
-# and so can NumPy's exact ``np.shares_memory`` for CPU tensors that NumPy takes: it gave the write
-# test's answer on every pair of this page.
+# ``shares_memory`` answers ``True`` there, so read its ``True`` as "may share" and, in memory mapped
+# once, its ``False`` as "shares nothing". The byte ranges cannot tell interleaved views from
+# overlapping ones; a write can, and so can NumPy's exact ``np.shares_memory`` for CPU tensors that
+# NumPy takes: it gave the write test's answer on every pair so far.
 
 evens, odds = flat[::2], flat[1::2]
 print("byte ranges overlap:", shares_memory(evens, odds))
@@ -432,6 +435,65 @@ assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False
 # sphinx_gallery_end_ignore
 
 # %%
+# A second mapping: batches from a forked worker
+# ----------------------------------------------
+#
+# Put a fresh ``data`` in shared memory (``share_memory_()``, the fix :ref:`questions-processes`
+# gives so that a forked worker's edits reach this process), and let a ``DataLoader`` with one forked
+# worker hand out the same three slices, unbatched (``batch_size=None``). Each batch arrives as a
+# second mapping of ``data``'s memory: its byte range lies outside ``data``'s, and
+# ``np.shares_memory`` answers ``False`` too, yet the write test reaches ``data``. ``normalize``
+# trusts that ``False`` and normalises ``data`` itself; cloning every batch, with no test, leaves
+# ``data`` as it was. ``DataLoader`` installs a ``SIGCHLD`` handler when it starts a worker; the
+# cell puts it back, and leaves no child running.
+
+import signal
+
+import torch.multiprocessing as mp
+from torch.utils.data import DataLoader, Dataset
+
+ctx = mp.get_context("fork")
+TIMEOUT = 10  # seconds; no wait for the worker may last longer
+sigchld_before = signal.getsignal(signal.SIGCHLD)
+
+
+class Pairs(Dataset):
+    def __init__(self, data):
+        self.data = data
+
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, i):
+        return self.data[2 * i : 2 * i + 2]
+
+
+data = original.clone().share_memory_()
+loader = DataLoader(Pairs(data), batch_size=None, num_workers=1, multiprocessing_context=ctx, timeout=TIMEOUT)
+overlap, numpy_says, reached = [], [], []
+for batch in loader:
+    overlap.append(shares_memory(batch, data))
+    numpy_says.append(np.shares_memory(batch.numpy(), data.numpy()))
+    reached.append(write_test(batch, data))
+print("byte ranges overlap:", overlap, " np.shares_memory:", numpy_says, " write reaches data:", reached)
+assert not any(overlap + numpy_says) and all(reached), "each batch: both tests answer False, yet a write reaches data"
+for batch in loader:
+    normalize(batch, data)
+print("after normalize(): data unchanged:", torch.equal(data, original))
+assert torch.allclose(data, expected), "normalize() trusted the False and normalised data itself"
+data.copy_(original)
+cloned = [batch.clone().sub_(mean).div_(std) for batch in loader]
+print("after cloning every batch: data unchanged:", torch.equal(data, original))
+assert torch.equal(data, original) and torch.allclose(torch.cat(cloned), expected), "cloning every batch keeps data"
+signal.signal(signal.SIGCHLD, sigchld_before)
+print("children still running:", mp.active_children())
+# sphinx_gallery_start_ignore
+assert "fork" in mp.get_all_start_methods(), "this platform has the fork start method"
+assert data.is_shared(), "data is in shared memory"
+assert mp.active_children() == [], "every child process has ended"
+# sphinx_gallery_end_ignore
+
+# %%
 # Conclusion
 # ----------
 #
@@ -440,9 +502,11 @@ assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False
 # a transpose and an expanded column of ``x`` shared its memory, but two halves of one storage shared
 # no element. Different starts did not rule sharing out: aliases made through DLPack, NumPy and
 # ``torch.frombuffer`` had storages of their own inside ``x``'s and saw its writes. Comparing the byte
-# ranges the elements reach gave the write test's answer on every pair but the interleaved views
-# ``flat[::2]`` and ``flat[1::2]``, where it says "may share" and a write (or ``np.shares_memory``)
-# says no. A ``shares_memory`` that answers "may share" is enough to decide when to clone before an
-# in-place edit, unless a batch comes from a second mapping of the dataset's file: the pipeline
-# above kept its dataset intact, and cloned none of the batches that were copies already.
+# ranges the elements reach gave the write test's answer on every pair of memory mapped once but the
+# interleaved views ``flat[::2]`` and ``flat[1::2]``, where it says "may share" and a write (or
+# ``np.shares_memory``) says no. A ``shares_memory`` that answers "may share" is enough to decide when
+# to clone before an in-place edit: the pipeline above kept its dataset intact, and cloned none of the
+# batches that were copies already. Where a batch can be a second mapping of the dataset's memory (a
+# file mapped twice, or a dataset tensor in shared memory whose views a forked worker returns), a
+# ``False`` proves nothing: clone every batch, as the last cell did.
 # :fact:`file-mapped-twice-shares-bytes`

@@ -317,7 +317,7 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 # .. admonition:: 原博文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。在梯度模式下，``clone()`` 记录在计算图中，到达这样的副本的梯度会继续流入 ``a.grad``，上方输出正说明了这一点；除非反向传播在副本处停下（``backward(inputs=[c])``，或 ``torch.autograd.grad`` 求的是 ``c`` 的梯度）。副本只是内存独立，在计算图中并不独立。
+#    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。在梯度模式下，``clone()`` 记录在计算图中，所以到达这样的副本的梯度会继续传回 ``a``。普通的 ``backward()`` 把它累加进 ``a.grad``，上方输出正说明了这一点；``torch.autograd.grad`` 求 ``a`` 的梯度时把它作为返回值交出来，不写任何 ``.grad``；``backward(inputs=...)`` 没有点名 ``a`` 时不动 ``a.grad``，点名 ``c`` 时则和求 ``c`` 的梯度的 ``torch.autograd.grad`` 一样，停在副本上。副本只是内存独立，在计算图中并不独立。
 
 # %%
 # 用 ``retain_grad()`` 查看副本自己的梯度
@@ -350,6 +350,24 @@ stopped_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 stopped_clone = stopped_source.clone()
 (stopped_grad,) = torch.autograd.grad((stopped_clone * named_weights).sum(), stopped_clone)
 assert torch.equal(stopped_grad, named_weights) and stopped_source.grad is None, "autograd.grad stops at the clone"
+asked_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(asked_grad,) = torch.autograd.grad((asked_source.clone() * named_weights).sum(), asked_source)
+assert torch.equal(asked_grad, named_weights) and asked_source.grad is None, (
+    "autograd.grad asked for the source returns the clone's gradient and writes no .grad")
+unnamed_source, bystander = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.ones(3, requires_grad=True)
+(unnamed_source.clone() * named_weights + bystander).sum().backward(inputs=[bystander])
+assert unnamed_source.grad is None and torch.equal(bystander.grad, torch.ones(3)), (
+    "backward(inputs=...) that does not name the source leaves its .grad alone")
+for grad_off in (torch.no_grad, torch.inference_mode):
+    off_base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with grad_off():
+        off_view = off_base[1:]
+    off_clone = off_view.clone()
+    assert off_view.requires_grad and off_clone.requires_grad and not off_clone.is_leaf, (
+        "a view taken with grad mode off requires grad, and so does its clone, which is not a leaf")
+    (off_clone * off_clone).sum().backward()
+    assert off_view.grad is None and off_base.grad is None, (
+        "the clone of a view taken with grad mode off passes no gradient to the view or its base")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -405,4 +423,5 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量；只有 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 点名这个副本时，梯度才停在副本上。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：普通的 ``backward()`` 把它累加进源张量的 ``.grad``，``torch.autograd.grad`` 把它作为返回值交出来，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取的视图（view），它和它的基张量（base tensor）都得不到梯度，也不报错。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# :fact:`clone-of-no-grad-view-passes-no-gradient`

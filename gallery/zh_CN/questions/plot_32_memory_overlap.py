@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   两个张量的 ``untyped_storage().data_ptr()`` 相等，不说明它们有共同的元素；不相等，也不能排除共享。比较元素所占的字节（限于 torch 或 NumPy 分配的内存；同一个文件映射两次是例外，见下文）：
+   两个张量的 ``untyped_storage().data_ptr()`` 相等，不说明它们有共同的元素；不相等，也不能排除共享。比较元素所占的字节（同一块内存映射两次是例外，如文件映射两次、worker 进程送回的共享内存张量，见下文）：
 
    .. code-block:: python
 
@@ -16,7 +16,7 @@
               batch = batch.clone()
           return batch.sub_(mean).div_(std)
 
-判断 ``a`` 和 ``b`` 是否共享内存，常见的办法是比较两者的存储从哪里开始：``a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()``。两者相等（存储非空、不在 ``meta`` 上）只说明两块存储起点相同，不说明有共同的元素；不相等也不能排除共享，例如经 DLPack、NumPy 或 ``frombuffer`` 给切片建的别名。本页在十对张量上运行这个判断，并用写入核对每个答案：通过一个张量写入一个值，再到另一个张量里去找。接着比较两个张量的元素所占的字节范围，指出只有写入才能判断的那种布局，最后用这个比较决定：数据管道对一个批次做原地（in-place）归一化之前，是否必须先克隆它。
+判断 ``a`` 和 ``b`` 是否共享内存，常见的办法是比较两者的存储从哪里开始：``a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()``。两者相等（存储非空、不在 ``meta`` 上）只说明两块存储起点相同，不说明有共同的元素；不相等也不能排除共享，例如经 DLPack、NumPy 或 ``frombuffer`` 给切片建的别名。本页在十对张量上运行这个判断，并用写入核对每个答案：通过一个张量写入一个值，再到另一个张量里去找。接着比较两个张量的元素所占的字节范围，指出只有写入才能判断的那种布局，然后用这个比较决定：数据管道对一个批次做原地（in-place）归一化之前，是否必须先克隆它；最后给出任何地址比较都判断不了的批次。
 """
 
 # %%
@@ -267,7 +267,7 @@ assert not same_storage(alias, source) and alias.data_ptr() == source[1].data_pt
 # 比较元素所占的字节范围
 # ----------------------
 #
-# 稠密张量的元素位于两个地址之间：第一个元素的地址是 ``t.data_ptr()``，即存储的起始地址加上 ``storage_offset()`` 个元素；最后一个字节是按各维步长（stride）能走到的最远处。在 torch 或 NumPy 分配的内存里，字节范围不相交的两个张量不共享任何内存；同一个文件映射两次（``torch.from_file(path, shared=True)``、``np.memmap``）是例外：两段地址范围对着同一批字节。``shares_memory`` 比较这两个范围；对空张量、不在同一设备上的两个张量，以及 ``meta`` 上的张量（那里的张量不占内存），它都回答 ``False``。旁边还列出一个更简单的判断：两块存储各自的字节范围是否重叠。表中多了一对互不为视图的张量：``flat`` 的前后两半，同一块存储，没有共同的元素。
+# 稠密张量的元素位于两个地址之间：第一个元素的地址是 ``t.data_ptr()``，即存储的起始地址加上 ``storage_offset()`` 个元素；最后一个字节是按各维步长（stride）能走到的最远处。在本进程只映射一次的内存里，字节范围不相交的两个张量不共享任何内存。同一块内存映射两次是例外，两段地址范围对着同一批字节：同一个文件映射两次（``torch.from_file(path, shared=True)``、``np.memmap``），或者共享内存里的张量（``share_memory_()``），它的视图由 fork 出来的 ``DataLoader`` worker 进程经 ``torch.multiprocessing`` 队列送回：本进程在另一段地址上再映射它一次（见下文“第二次映射”一节）。``shares_memory`` 比较这两个范围；对空张量、不在同一设备上的两个张量，以及 ``meta`` 上的张量（那里的张量不占内存），它都回答 ``False``。旁边还列出一个更简单的判断：两块存储各自的字节范围是否重叠。表中多了一对互不为视图的张量：``flat`` 的前后两半，同一块存储，没有共同的元素。
 # :fact:`file-mapped-twice-shares-bytes`
 
 
@@ -322,7 +322,7 @@ assert torch.equal(x, torch.arange(4.0).reshape(2, 2)) and torch.equal(flat, tor
 # 只有写入才能判断的情况
 # ----------------------
 #
-# ``flat[::2]`` 和 ``flat[1::2]`` 都是每隔一个元素取一个，一个从第 0 个开始，一个从第 1 个开始：两者的字节范围重叠，却没有共同的元素，写入测试也一个都没找到。``shares_memory`` 在这里回答 ``True``，所以它的 ``True`` 应读作“可能共享”，``False`` 才是“不共享”。字节范围分不清交错的视图和真正重叠的视图；写入分得清，对 NumPy 能接收的 CPU 张量，NumPy 的精确判断 ``np.shares_memory`` 也分得清：它在本页每一对张量上都给出了与写入测试相同的答案。
+# ``flat[::2]`` 和 ``flat[1::2]`` 都是每隔一个元素取一个，一个从第 0 个开始，一个从第 1 个开始：两者的字节范围重叠，却没有共同的元素，写入测试也一个都没找到。``shares_memory`` 在这里回答 ``True``，所以它的 ``True`` 应读作“可能共享”；在只映射一次的内存里，它的 ``False`` 才是“不共享”。字节范围分不清交错的视图和真正重叠的视图；写入分得清，对 NumPy 能接收的 CPU 张量，NumPy 的精确判断 ``np.shares_memory`` 也分得清：它在到此为止的每一对张量上都给出了与写入测试相同的答案。
 
 evens, odds = flat[::2], flat[1::2]
 print("byte ranges overlap:", shares_memory(evens, odds))
@@ -390,8 +390,60 @@ assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False
 # sphinx_gallery_end_ignore
 
 # %%
+# 第二次映射：fork 出来的 worker 进程送回的批次
+# ---------------------------------------------
+#
+# 把一个新的 ``data`` 放进共享内存（``share_memory_()``，这是 :ref:`“多进程”那一页 <questions-processes>` 给出的解决办法，让 fork 出来的 worker 进程所做的修改能回到本进程），再用一个 ``DataLoader``，只开一个 fork 出来的 worker 进程，不分批（``batch_size=None``）地送出同样的三个切片。每个批次到达时都是 ``data`` 那块内存的第二次映射：它的字节范围在 ``data`` 的字节范围之外，``np.shares_memory`` 也回答 ``False``，写入测试却写到了 ``data``。``normalize`` 相信这个 ``False``，把 ``data`` 本身归一化了；不做判断、每个批次都克隆，``data`` 就保持原样。``DataLoader`` 启动 worker 时会安装 ``SIGCHLD`` 处理函数，本单元格把它恢复原样，也不留下还在运行的子进程。
+
+import signal
+
+import torch.multiprocessing as mp
+from torch.utils.data import DataLoader, Dataset
+
+ctx = mp.get_context("fork")
+TIMEOUT = 10  # 秒；等待 worker 进程都不超过这个时长
+sigchld_before = signal.getsignal(signal.SIGCHLD)
+
+
+class Pairs(Dataset):
+    def __init__(self, data):
+        self.data = data
+
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, i):
+        return self.data[2 * i : 2 * i + 2]
+
+
+data = original.clone().share_memory_()
+loader = DataLoader(Pairs(data), batch_size=None, num_workers=1, multiprocessing_context=ctx, timeout=TIMEOUT)
+overlap, numpy_says, reached = [], [], []
+for batch in loader:
+    overlap.append(shares_memory(batch, data))
+    numpy_says.append(np.shares_memory(batch.numpy(), data.numpy()))
+    reached.append(write_test(batch, data))
+print("byte ranges overlap:", overlap, " np.shares_memory:", numpy_says, " write reaches data:", reached)
+assert not any(overlap + numpy_says) and all(reached), "each batch: both tests answer False, yet a write reaches data"
+for batch in loader:
+    normalize(batch, data)
+print("after normalize(): data unchanged:", torch.equal(data, original))
+assert torch.allclose(data, expected), "normalize() trusted the False and normalised data itself"
+data.copy_(original)
+cloned = [batch.clone().sub_(mean).div_(std) for batch in loader]
+print("after cloning every batch: data unchanged:", torch.equal(data, original))
+assert torch.equal(data, original) and torch.allclose(torch.cat(cloned), expected), "cloning every batch keeps data"
+signal.signal(signal.SIGCHLD, sigchld_before)
+print("children still running:", mp.active_children())
+# sphinx_gallery_start_ignore
+assert "fork" in mp.get_all_start_methods(), "this platform has the fork start method"
+assert data.is_shared(), "data is in shared memory"
+assert mp.active_children() == [], "every child process has ended"
+# sphinx_gallery_end_ignore
+
+# %%
 # 小结
 # ----
 #
-# 存储起始地址相等，说明两块存储从同一地址开始（是同一块存储，或是经由 DLPack、NumPy、``frombuffer`` 给偏移为 0 的切片建的别名）：在 CPU 上、对非空张量，``x`` 的视图、一行、转置和扩展后的一列都与它共享内存，但同一块存储的前后两半没有共同的元素。起始地址不同也不能排除共享：经由 DLPack、NumPy 和 ``torch.frombuffer`` 建的别名有自己的存储，位于 ``x`` 的存储之内，能看到 ``x`` 上的写入。比较元素所占的字节范围，除了交错的视图 ``flat[::2]`` 和 ``flat[1::2]``，在每一对上都给出了与写入测试相同的答案；对这对交错视图，它回答“可能共享”，而写入（或 ``np.shares_memory``）回答不共享。一个会回答“可能共享”的 ``shares_memory``，足以决定原地修改之前要不要克隆，除非批次来自数据集文件的第二次映射：上面的数据管道保住了数据集，已经是副本的批次一个也没有克隆。
+# 存储起始地址相等，说明两块存储从同一地址开始（是同一块存储，或是经由 DLPack、NumPy、``frombuffer`` 给偏移为 0 的切片建的别名）：在 CPU 上、对非空张量，``x`` 的视图、一行、转置和扩展后的一列都与它共享内存，但同一块存储的前后两半没有共同的元素。起始地址不同也不能排除共享：经由 DLPack、NumPy 和 ``torch.frombuffer`` 建的别名有自己的存储，位于 ``x`` 的存储之内，能看到 ``x`` 上的写入。在只映射一次的内存里，比较元素所占的字节范围，除了交错的视图 ``flat[::2]`` 和 ``flat[1::2]``，在每一对上都给出了与写入测试相同的答案；对这对交错视图，它回答“可能共享”，而写入（或 ``np.shares_memory``）回答不共享。一个会回答“可能共享”的 ``shares_memory``，足以决定原地修改之前要不要克隆：上面的数据管道保住了数据集，已经是副本的批次一个也没有克隆。如果批次可能是数据集那块内存的第二次映射（同一个文件映射两次，或者数据集张量在共享内存里、fork 出来的 worker 进程送回它的视图），``False`` 就什么也说明不了：每个批次都要克隆，就像最后一个单元格那样。
 # :fact:`file-mapped-twice-shares-bytes`
