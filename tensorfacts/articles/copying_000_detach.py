@@ -77,15 +77,17 @@ METADATA_CALLS = {
 }
 
 
-def _accepted(make_source) -> tuple[list[str], list[str]]:
-    """Which of the four calls run, on the detached tensor and on the source (fresh pairs)."""
+def _accepted(make_source, grad_mode: bool = True) -> tuple[list[str], list[str]]:
+    """Which of the four calls run, on the detached tensor and on the source (fresh pairs), the calls
+    made with grad mode on or off."""
     on_c, on_a = [], []
     for name, call in METADATA_CALLS.items():
         for who, accepted in (("c", on_c), ("a", on_a)):
             a = make_source()
             c = a.detach()
             try:
-                call(c if who == "c" else a)
+                with torch.set_grad_enabled(grad_mode):
+                    call(c if who == "c" else a)
             except RuntimeError:
                 continue
             accepted.append(name)
@@ -103,23 +105,41 @@ def _accepted(make_source) -> tuple[list[str], list[str]]:
               "the `Tensor.detach` docstring said so until the 2.2 docs. "
               "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590) (“Always allow "
               "tensor metadata changes”, August 2022) lifted the restriction. As on the example page, the "
-              "source here is the article's: a leaf that requires grad. It refuses all four calls because "
-              "it is such a leaf, not because it was detached; a non-leaf source accepts `set_` and "
+              "source here is the article's: a leaf that requires grad. It refuses all four calls, not because "
+              "of the detach: the two resizes fail because it requires grad (under `torch.no_grad()` too, "
+              "and on a non-leaf), `set_` and `transpose_` because it is a leaf that requires grad with grad "
+              "mode on. A non-leaf source, or the leaf under `torch.no_grad()`, accepts `set_` and "
               "`transpose_` and refuses only the two resizes.",
         "zh_CN": "文章写成时这是对的：torch 1.12 及以前，对 `.data` 或 `.detach()` 得到的张量执行这些调用会报错"
                  "“… is not allowed on a Tensor created from .data or .detach()”，`Tensor.detach` 的文档"
                  "直到 2.2 版都还这样写。"
                  "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590)"
                  "（“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。与示例页面一样，"
-                 "这里的源张量沿用原文的写法：需要梯度的叶子张量（leaf tensor）。它拒绝全部四个调用，"
-                 "是因为它是需要梯度的叶子张量，"
-                 "而不是因为被 detach 过；换成非叶子源张量，`set_` 和 `transpose_` 都能执行，只有两个 resize 会报错。",
+                 "这里的源张量沿用原文的写法：需要梯度的叶子张量（leaf tensor）。它拒绝全部四个调用，原因不在 detach："
+                 "两个 resize 报错是因为它需要梯度（在 `torch.no_grad()` 下、换成非叶子张量也一样）；"
+                 "`set_` 和 `transpose_` 报错是因为它是需要梯度的叶子张量，而且梯度模式开着。"
+                 "换成非叶子源张量，或者在 `torch.no_grad()` 下，`set_` 和 `transpose_` 都能执行，"
+                 "只有两个 resize 会报错。",
     })
 def _detach_metadata_ops_error() -> Result:
     on_c, on_a = _accepted(lambda: torch.ones(2, 3, requires_grad=True))
     nonleaf_c, nonleaf_a = _accepted(lambda: torch.ones(2, 3, requires_grad=True) * 2)
-    if (on_c or on_a) and nonleaf_a != ["set_", "transpose_"]:  # the note says so: it must stay true
-        raise AssertionError(f"the note is out of date: a non-leaf source accepts {nonleaf_a}")
+    if on_c or on_a:  # the note says so: it must stay true
+        def leaf():
+            return torch.ones(2, 3, requires_grad=True)
+
+        def nonleaf():
+            return leaf() * 2
+
+        # The resizes fail whenever the source requires grad; set_ and transpose_ only on the leaf in grad mode.
+        for source, grad_mode in (("non-leaf", True), ("leaf", False), ("non-leaf", False)):
+            accepts = _accepted(leaf if source == "leaf" else nonleaf, grad_mode)[1]
+            if accepts != ["set_", "transpose_"]:
+                raise AssertionError(f"the note is out of date: a {source} source that requires grad "
+                                     f"(grad mode {grad_mode}) accepts {accepts}")
+        if _accepted(lambda: torch.ones(2, 3))[1] != list(METADATA_CALLS):
+            raise AssertionError("the note is out of date: a source that does not require grad refuses a call")
+
     def listed(calls: list[str], sep: str, none: str) -> str:
         return sep.join(f"`{call}`" for call in calls) or none
 

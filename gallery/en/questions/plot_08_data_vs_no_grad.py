@@ -17,12 +17,13 @@ Editing weights in place: ``.data`` or ``torch.no_grad()``?
           w -= 0.1 * w.grad
 
 Both let you change a tensor that requires grad in place. They differ when a graph that saved the
-tensor is still waiting for ``backward()``: under ``torch.no_grad()`` the edit is counted and
-``backward()`` raises "one of the variables needed for gradient computation has been modified by an
+tensor is still waiting for ``backward()``: under ``torch.no_grad()`` an in-place torch operation on the
+tensor or a view of it is counted and ``backward()`` raises "one of the variables needed for gradient computation has been modified by an
 inplace operation", unless the graph saved the tensor through saved-tensor hooks (``save_on_cpu``
 below), a custom ``Function`` kept it as an attribute, or a kernel that moves no version counter
-made the edit (a fused optimizer's step is one; :ref:`questions-version-counter` lists the others); through ``.data`` it is not counted, and ``backward()``
-can return a wrong gradient without a word. This page edits one pending graph both ways, then shows ``p.data = t`` changing a
+made the edit (a fused optimizer's step is one; :ref:`questions-version-counter` lists the others); through ``.data`` the edit is not counted, and ``backward()``
+can return a wrong gradient without a word, as after a write by another route that bypasses the counter,
+such as NumPy, under ``torch.no_grad()`` too (below). This page edits one pending graph both ways, then shows ``p.data = t`` changing a
 parameter's shape silently. It answers
 `pytorch/pytorch#30987 <https://github.com/pytorch/pytorch/issues/30987>`__.
 """
@@ -216,7 +217,8 @@ def draw_processes(title, child, **names):
 # ---------------------------------------------------------------------
 #
 # ``w * w`` saves ``w`` for the backward pass, at version 0. The edit under ``torch.no_grad()``
-# moves ``w._version`` to 1, and ``backward()`` refuses the changed tensor.
+# moves ``w._version`` to 1, and ``backward()`` refuses the changed tensor. An edit of a view,
+# ``u[:2].mul_(10)`` on a fresh ``u``, is counted on ``u`` as well: a view shares its base's version counter.
 
 w = torch.tensor(start, requires_grad=True)
 loss = (w * w).sum()
@@ -230,6 +232,20 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("backward after an edit under no_grad must raise")
+u = torch.tensor(start, requires_grad=True)
+u_loss = (u * u).sum()
+with torch.no_grad():
+    u[:2].mul_(10)
+print("u._version after u[:2].mul_(10):", u._version)
+# sphinx_gallery_start_ignore
+assert u._version == 1, "an edit of a view under no_grad is counted on its base"
+try:
+    u_loss.grad_fn.next_functions[0][0]._saved_self
+except RuntimeError as e:
+    assert "is at version 1; expected version 0" in str(e), "after the view's edit the saved u is out of date"
+else:
+    raise AssertionError("the saved u must be out of date after an edit of its view")
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::

@@ -18,7 +18,8 @@ If the memory of your loop keeps growing step after step (what readers report as
 leak, or on a GPU as running out of memory, OOM, after many steps), look at the line that sums the
 loss for a report. Summing the loss of every step looks harmless, but a loss that still has a ``grad_fn``
 brings its whole graph along: the running total keeps every step's autograd nodes, and, when no
-``backward()`` ran on that loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
+backward pass (``backward()`` or ``torch.autograd.grad``) ran on that loss (an evaluation loop outside
+``torch.no_grad()``) or it ran with
 ``retain_graph=True`` or ``create_graph=True``, the tensors those nodes saved as well (after
 ``backward(inputs=...)``, those of the nodes it did not run). A list of losses or outputs kept for
 logging does the same. This page counts the autograd nodes reachable from the total at each step
@@ -303,8 +304,8 @@ else:
 #
 # Each step's nodes hold the tensors saved for the backward pass: ``w * x`` saved ``x``, and
 # ``** 2`` saved ``w * x``. A plain ``backward()`` (no ``retain_graph=True``, ``create_graph=True``
-# or ``inputs=``) frees them, so in the training loop above the total
-# keeps the nodes only. Where no ``backward()`` runs on the loss, as in an evaluation loop outside
+# or ``inputs=``) frees them, as does ``torch.autograd.grad(loss, w)`` without the first two, so in the
+# training loop above the total keeps the nodes only. Where neither runs on the loss, as in an evaluation loop outside
 # ``torch.no_grad()``, or where it runs with ``retain_graph=True`` or ``create_graph=True`` (which
 # keeps the graph too), the total keeps every step's saved tensors alive too; with ``inputs=``, it
 # keeps those of the nodes ``backward()`` did not run. ``sum_losses`` runs the loop with ``+=``, with or without
@@ -343,6 +344,23 @@ with torch.random.fork_rng():
     retained_total, retained_saved = sum_losses(backward=True, retain_graph=True)
 assert count_nodes(retained_total) == count_nodes(trained), "retain_graph=True keeps the same nodes"
 assert all(ref() is not None for ref in retained_saved), "after backward(retain_graph=True) saved tensors stay alive"
+
+
+def _graded_step(graded_w, graph_option):
+    graded_x = torch.randn(3)
+    graded_wx = graded_w * graded_x
+    graded_loss = (graded_wx**2).mean()
+    torch.autograd.grad(graded_loss, graded_w, **({graph_option: True} if graph_option else {}))
+    return graded_loss, [weakref.ref(graded_x), weakref.ref(graded_wx)]
+
+
+for graph_option in (None, "retain_graph", "create_graph"):
+    with torch.random.fork_rng():
+        graded_w = torch.randn(3, requires_grad=True)
+        graded = [_graded_step(graded_w, graph_option) for _ in range(5)]
+    assert count_nodes(sum(step[0] for step in graded)) == count_nodes(trained), "autograd.grad keeps the same nodes"
+    assert all((ref() is None) == (graph_option is None) for step in graded for ref in step[1]), (
+        "torch.autograd.grad frees the saved tensors, unless retain_graph=True or create_graph=True keeps them")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -683,10 +701,11 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 # A tensor with a ``grad_fn`` carries its graph wherever it goes. To log or sum a loss, take
 # ``loss.item()`` (a number) or ``loss.detach()`` (a tensor out of the graph); the count of reachable
 # nodes then stays at zero however long the loop runs. A total of tensors with a ``grad_fn``, or a
-# list of them, keeps every step's nodes, and keeps their saved tensors too where no ``backward()``
-# ran on the loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
+# list of them, keeps every step's nodes, and keeps their saved tensors too where no backward pass
+# (``backward()`` or ``torch.autograd.grad``) ran on the loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
 # ``retain_graph=True`` or ``create_graph=True`` (after ``backward(inputs=...)``, those of the nodes
 # it did not run). ``out.detach().cpu()`` keeps no graph, but on the CPU it is a tensor on the
-# output's own storage, which the list keeps alive. Without such a list, a plain ``backward()`` releases the
+# output's own storage, which the list keeps alive. Without such a list, a plain ``backward()`` or
+# ``torch.autograd.grad`` releases the
 # graph's hold on the tensors a step saved, and ``del loss`` (with ``out`` and any other name for
 # the step's tensors) or the next ``out, loss = ...`` frees its nodes.

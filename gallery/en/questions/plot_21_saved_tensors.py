@@ -529,9 +529,9 @@ for name, op in ops.items():
 # ``retain_graph``
 # ----------------
 #
-# ``retain_graph=True`` keeps the saved tensors until a ``backward()`` without ``retain_graph=True``
-# or ``create_graph=True`` runs the nodes that saved them (with ``inputs=``, it frees what the nodes it
-# runs saved): of the four passes below, the first three keep them, each pass adds the same gradient, and after the fourth the saved
+# ``retain_graph=True`` keeps the saved tensors until a ``backward()`` or ``torch.autograd.grad``
+# without ``retain_graph=True`` or ``create_graph=True`` runs the nodes that saved them (with ``inputs=``,
+# it frees what the nodes it runs saved): of the four passes below, the first three keep them, each pass adds the same gradient, and after the fourth the saved
 # output is freed. An in-place edit between two passes breaks the later one.
 
 x.grad = None
@@ -557,6 +557,18 @@ except RuntimeError as e:
     assert "after they have already been freed" in str(e), "backward(inputs=...) frees what its nodes saved"
 else:
     raise AssertionError("backward(inputs=...) after retain_graph=True must free the saved output")
+graded = (other_leaf * 2).exp()
+graded.sum().backward(retain_graph=True)
+torch.autograd.grad(graded.sum(), other_leaf, retain_graph=True)
+assert torch.equal(graded.grad_fn._saved_result, graded), (
+    "torch.autograd.grad(retain_graph=True) keeps the saved output")
+torch.autograd.grad(graded.sum(), other_leaf)
+try:
+    graded.sum().backward()
+except RuntimeError as e:
+    assert "backward through the graph a second time" in str(e), "torch.autograd.grad frees what its nodes saved"
+else:
+    raise AssertionError("a backward() after torch.autograd.grad without retain_graph=True must raise")
 # sphinx_gallery_end_ignore
 y = (x * 2).exp()
 y.sum().backward(retain_graph=True)
@@ -580,6 +592,6 @@ else:
 # ``saved_tensors_hooks`` (``allow_mutation_on_saved_tensors()`` is one) or ``torch.utils.checkpoint``
 # (with its default ``context_fn``) also let the output be edited, but hooks
 # that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and
-# the check with them, until a ``backward()`` without ``retain_graph=True`` or ``create_graph=True``
-# runs the nodes that saved them (``inputs=`` included). The error itself is read on
+# the check with them, until a ``backward()`` or ``torch.autograd.grad`` without ``retain_graph=True``
+# or ``create_graph=True`` runs the nodes that saved them (``inputs=`` included). The error itself is read on
 # :ref:`questions-inplace-error`.

@@ -14,7 +14,7 @@
       total_float += loss.item()
       total_detached += loss.detach()
 
-循环占用的内存一步比一步多、一直增长？这就是读者常说的内存泄漏（memory leak），在 GPU 上则说成显存（GPU memory）泄漏，或者跑了许多步之后显存不足、报 OOM。先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图（computation graph）一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失调用 ``backward()`` 方法（例如没有包在 ``torch.no_grad()`` 里的评估循环），或者调用的是 ``backward(retain_graph=True)`` 或 ``backward(create_graph=True)``，这些节点保存的张量也一并留住（调用 ``backward(inputs=...)`` 时，留住的是它没有运行的那些节点保存的张量）。为记日志而保存损失或输出的列表也是一样。本页在每一步数一数从累计值出发能到达多少个自动求导节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
+循环占用的内存一步比一步多、一直增长？这就是读者常说的内存泄漏（memory leak），在 GPU 上则说成显存（GPU memory）泄漏，或者跑了许多步之后显存不足、报 OOM。先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图（computation graph）一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播带了 ``retain_graph=True`` 或 ``create_graph=True``，这些节点保存的张量也一并留住（调用 ``backward(inputs=...)`` 时，留住的是它没有运行的那些节点保存的张量）。为记日志而保存损失或输出的列表也是一样。本页在每一步数一数从累计值出发能到达多少个自动求导节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
 ``loss.detach()`` 修好循环。接着检查记日志的列表留住了什么：计算图、保存的张量，还是输出的存储；再检查没有这种列表时，一步的计算图在什么时候释放：``backward()``、``del loss``，还有下一步把名字 ``loss`` 重新绑定（rebinding）到新的损失上。PyTorch 的 FAQ 有一节专门提醒过这种写法：`“Don't accumulate history across your training loop”
 <https://docs.pytorch.org/docs/stable/notes/faq.html>`__。
 """
@@ -281,8 +281,8 @@ else:
 # --------------------------------------------------------
 #
 # 每一步的节点都持有为反向传播保存的张量：``w * x`` 保存了 ``x``，``** 2`` 保存了 ``w * x``。不带 ``retain_graph=True``、``create_graph=True`` 或 ``inputs=`` 的普通 ``backward()``
-# 会释放它们，所以在上面的训练循环里，累计值只留住节点。如果没有对损失调用 ``backward()`` 方法（例如没有包在 ``torch.no_grad()``
-# 里的评估循环），或者调用的是 ``backward(retain_graph=True)``，或同样保留计算图的 ``backward(create_graph=True)``，累计值还会让每一步保存的张量都活着；带 ``inputs=`` 时，留住的是 ``backward()`` 没有运行的那些节点保存的张量。``sum_losses``
+# 会释放它们，不带前两者的 ``torch.autograd.grad(loss, w)`` 也一样，所以在上面的训练循环里，累计值只留住节点。如果对损失两者都没有调用（例如没有包在 ``torch.no_grad()``
+# 里的评估循环），或者调用时带了 ``retain_graph=True``，或同样保留计算图的 ``create_graph=True``，累计值还会让每一步保存的张量都活着；带 ``inputs=`` 时，留住的是 ``backward()`` 没有运行的那些节点保存的张量。``sum_losses``
 # 用 ``+=`` 跑这个循环，做或不做 ``backward()``，并对每一步的 ``x`` 和 ``w * x`` 各留一个弱引用（``weakref.ref``）。弱引用不会让张量活着：张量被释放后，它读出的是 ``None``。输出里的 ``nodes reachable`` 是能到达的节点数，``saved tensors alive`` 是仍然活着的保存张量个数。
 
 import weakref
@@ -317,6 +317,23 @@ with torch.random.fork_rng():
     retained_total, retained_saved = sum_losses(backward=True, retain_graph=True)
 assert count_nodes(retained_total) == count_nodes(trained), "retain_graph=True keeps the same nodes"
 assert all(ref() is not None for ref in retained_saved), "after backward(retain_graph=True) saved tensors stay alive"
+
+
+def _graded_step(graded_w, graph_option):
+    graded_x = torch.randn(3)
+    graded_wx = graded_w * graded_x
+    graded_loss = (graded_wx**2).mean()
+    torch.autograd.grad(graded_loss, graded_w, **({graph_option: True} if graph_option else {}))
+    return graded_loss, [weakref.ref(graded_x), weakref.ref(graded_wx)]
+
+
+for graph_option in (None, "retain_graph", "create_graph"):
+    with torch.random.fork_rng():
+        graded_w = torch.randn(3, requires_grad=True)
+        graded = [_graded_step(graded_w, graph_option) for _ in range(5)]
+    assert count_nodes(sum(step[0] for step in graded)) == count_nodes(trained), "autograd.grad keeps the same nodes"
+    assert all((ref() is None) == (graph_option is None) for step in graded for ref in step[1]), (
+        "torch.autograd.grad frees the saved tensors, unless retain_graph=True or create_graph=True keeps them")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -628,5 +645,5 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 # ----
 #
 # 带 ``grad_fn`` 的张量走到哪里，就把计算图带到哪里。要记录或累加损失，用 ``loss.item()`` 得到一个数，或用
-# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失调用 ``backward()`` 方法（例如没有包在 ``torch.no_grad()`` 里的评估循环），或者调用的是 ``backward(retain_graph=True)`` 或 ``backward(create_graph=True)``，还会留住这些节点保存的张量（调用 ``backward(inputs=...)`` 时，留住的是它没有运行的那些节点保存的张量）。``out.detach().cpu()``
-# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，普通的 ``backward()`` 让计算图放开一步保存的张量；把 ``loss`` 连同 ``out`` 等指向这一步张量的名字一起 ``del`` 掉，或者执行下一个 ``out, loss = ...``，就会释放它的节点。
+# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播带了 ``retain_graph=True`` 或 ``create_graph=True``，还会留住这些节点保存的张量（调用 ``backward(inputs=...)`` 时，留住的是它没有运行的那些节点保存的张量）。``out.detach().cpu()``
+# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，普通的 ``backward()`` 或 ``torch.autograd.grad`` 让计算图放开一步保存的张量；把 ``loss`` 连同 ``out`` 等指向这一步张量的名字一起 ``del`` 掉，或者执行下一个 ``out, loss = ...``，就会释放它的节点。

@@ -500,7 +500,7 @@ for name, op in ops.items():
 # ``retain_graph``
 # ----------------
 #
-# ``retain_graph=True`` 会一直留住保存的张量，直到某一次不带 ``retain_graph=True`` 或 ``create_graph=True`` 的 ``backward()`` 运行了保存它们的节点（带 ``inputs=`` 时，它会释放它所运行的节点保存的张量）：下面四次反向传播，前三次带着它，保存的张量都留着，每一次都累加同样的梯度；第四次之后，保存的输出就被释放了。如果两次之间做了原地操作，后一次就会报错。
+# ``retain_graph=True`` 会一直留住保存的张量，直到某一次不带 ``retain_graph=True`` 或 ``create_graph=True`` 的 ``backward()`` 或 ``torch.autograd.grad`` 运行了保存它们的节点（带 ``inputs=`` 时，它会释放它所运行的节点保存的张量）：下面四次反向传播，前三次带着它，保存的张量都留着，每一次都累加同样的梯度；第四次之后，保存的输出就被释放了。如果两次之间做了原地操作，后一次就会报错。
 
 x.grad = None
 y = (x * 2).exp()
@@ -525,6 +525,18 @@ except RuntimeError as e:
     assert "after they have already been freed" in str(e), "backward(inputs=...) frees what its nodes saved"
 else:
     raise AssertionError("backward(inputs=...) after retain_graph=True must free the saved output")
+graded = (other_leaf * 2).exp()
+graded.sum().backward(retain_graph=True)
+torch.autograd.grad(graded.sum(), other_leaf, retain_graph=True)
+assert torch.equal(graded.grad_fn._saved_result, graded), (
+    "torch.autograd.grad(retain_graph=True) keeps the saved output")
+torch.autograd.grad(graded.sum(), other_leaf)
+try:
+    graded.sum().backward()
+except RuntimeError as e:
+    assert "backward through the graph a second time" in str(e), "torch.autograd.grad frees what its nodes saved"
+else:
+    raise AssertionError("a backward() after torch.autograd.grad without retain_graph=True must raise")
 # sphinx_gallery_end_ignore
 y = (x * 2).exp()
 y.sum().backward(retain_graph=True)
@@ -544,4 +556,4 @@ else:
 # ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
 # 什么都不保存；经 ``.data`` 的修改不会被发现，梯度可能是错的（上面的 ``exp`` 就是如此）。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和用默认 ``context_fn`` 的
 # ``torch.utils.checkpoint`` 也允许原地修改输出（``allow_mutation_on_saved_tensors()`` 就是前一种），但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
-# 会一直留住保存的张量，检查也随之保留，直到某一次不带 ``retain_graph=True`` 或 ``create_graph=True`` 的 ``backward()`` 运行了保存它们的节点（带 ``inputs=`` 的也算）。怎么读这条报错，见\ :ref:`“原地修改报错”那一页 <questions-inplace-error>`。
+# 会一直留住保存的张量，检查也随之保留，直到某一次不带 ``retain_graph=True`` 或 ``create_graph=True`` 的 ``backward()`` 或 ``torch.autograd.grad`` 运行了保存它们的节点（带 ``inputs=`` 的也算）。怎么读这条报错，见\ :ref:`“原地修改报错”那一页 <questions-inplace-error>`。
