@@ -394,6 +394,18 @@ for grad_off in (torch.no_grad, torch.inference_mode):
     (off_clone * off_clone).sum().backward()
     assert off_view.grad is None and off_base.grad is None, (
         "the clone of a view taken with grad mode off passes no gradient to the view or its base")
+for retained in (False, True):
+    behind_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    non_leaf_source = behind_leaf * 2
+    if retained:
+        non_leaf_source.retain_grad()
+    (non_leaf_source.clone() * named_weights).sum().backward()
+    non_leaf_grad, non_leaf_found = read_grad(non_leaf_source)
+    assert torch.equal(behind_leaf.grad, 2 * named_weights), (
+        "the clone's gradient flows through a non-leaf source on to the leaf behind it")
+    assert (torch.equal(non_leaf_grad, named_weights) and non_leaf_found == []) if retained else (
+        non_leaf_grad is None and len(non_leaf_found) == 1), (
+        "a plain backward() leaves a non-leaf source's .grad at None unless it called retain_grad()")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -458,7 +470,9 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # stays ``None`` unless you call ``retain_grad()`` or name it in
 # ``backward(inputs=...)``; :ref:`the page on non-leaf gradients <questions-non-leaf-grad>` shows
 # both), and a gradient that reaches it flows on to the source: a plain ``backward()`` accumulates
-# it into the source's ``.grad``, ``torch.autograd.grad`` returns it without writing ``.grad``, a
+# it into the source's ``.grad`` when the source is a leaf (a source that is not, such as ``x * 2``,
+# passes it on to the leaves behind it and keeps ``.grad`` at ``None`` unless it called
+# ``retain_grad()``), ``torch.autograd.grad`` returns it without writing ``.grad``, a
 # ``backward(inputs=...)`` that does not name the source leaves its ``.grad`` alone, and one that
 # names the clone, like ``torch.autograd.grad`` asked for the clone, stops there. A source that is a
 # view of a tensor that requires grad, taken under ``torch.no_grad()`` or ``torch.inference_mode()``,

@@ -298,8 +298,9 @@ assert torch.allclose(x.grad, torch.func.grad(lambda t: (t.exp() + 1).sum())(x.d
 #
 # The check compares two numbers: the version a tensor had when an operation saved it, and its version
 # when ``backward()`` needs it. An in-place edit made before the saving operation runs is already
-# counted in the saved version, so ``backward()`` runs and the gradient is the one the same code
-# written out of place gives; each edit below comes before ``sin()`` saves ``y``. Only an edit between
+# counted in the saved version, so ``backward()`` runs; each edit below comes before ``sin()`` saves
+# ``y``. When autograd records the edit (grad mode on, made on ``y`` itself, as each edit of this
+# cell), the gradient is the one the same code written out of place gives. Only an edit between
 # the save and ``backward()`` is refused, and the message's "expected version" is then the version ``y``
 # had at the save: 1, after one edit.
 
@@ -309,6 +310,7 @@ edits = {
     "y.clamp_(max=2.0)": (lambda t: t.clamp_(max=2.0), lambda t: t.clamp(max=2.0)),
     "y.copy_(torch.ones(3))": (lambda t: t.copy_(torch.ones(3)), lambda t: t * 0 + torch.ones(3)),
 }
+out_of_place_grads = {}
 for name, (in_place, out_of_place) in edits.items():
     x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
     y = x * 2
@@ -316,6 +318,7 @@ for name, (in_place, out_of_place) in edits.items():
     y.sin().sum().backward()
     reference = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
     out_of_place(reference * 2).sin().sum().backward()
+    out_of_place_grads[name] = reference.grad
     print(f"{name} before the save: backward() runs, x.grad equals the out-of-place gradient:",
           torch.allclose(x.grad, reference.grad))  # fmt: skip
     assert torch.allclose(x.grad, reference.grad), f"{name} before the save is counted in the saved version"
@@ -333,6 +336,36 @@ except RuntimeError as e:
 else:
     raise AssertionError("an edit after the save must make backward() raise")
 assert "is at version 2; expected version 1 instead" in message, "the expected version is the one at the save"
+
+# %%
+# An edit that autograd does not record is another matter. Made before the save under
+# ``torch.no_grad()`` or through ``y.detach()``, it lets ``backward()`` run as well, but ``backward()``
+# treats it as a constant: the gradient is the one of ``y + (edited - y).detach()``, where ``edited``
+# is ``y`` after the edit (case 3 of :ref:`the check of the article's summary <data-vs-detach-comparison>`).
+# For each edit below but ``add_``, whose derivative is 1, that is not the gradient the same code
+# written out of place gives, and nothing raises. :fact:`detach-edit-before-save`
+for name, (in_place, out_of_place) in edits.items():
+    for way in ("under torch.no_grad()", "through y.detach()"):
+        x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+        y = x * 2
+        if way == "through y.detach()":
+            in_place(y.detach())  # not recorded: y keeps its grad_fn
+        else:
+            with torch.no_grad():
+                in_place(y)  # not recorded either
+        y.sin().sum().backward()
+        reference = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+        y_ref = reference * 2
+        (y_ref + (out_of_place(y_ref) - y_ref).detach()).sin().sum().backward()
+        same_as_constant = torch.allclose(x.grad, reference.grad)
+        differs = not torch.allclose(x.grad, out_of_place_grads[name])
+        print(f"{name} {way}: x.grad equals the gradient with the edit as a constant: {same_as_constant},"
+              f" differs from the out-of-place gradient: {differs}")  # fmt: skip
+        assert same_as_constant and differs == (name != "y.add_(1)"), (
+            f"{name} {way} before the save is a constant to backward()")
+        # sphinx_gallery_start_ignore
+        assert y.grad_fn.name() == "MulBackward0", f"{name} {way} is not recorded: y keeps the grad_fn of x * 2"
+        # sphinx_gallery_end_ignore
 
 # %%
 # A saved input, edited in place
@@ -543,9 +576,12 @@ for pieces in (layer(x).chunk(2, dim=1), layer(x).split(1, dim=1), layer(x).unbi
 # sphinx_gallery_end_ignore
 
 # %%
-# A layer that returns a view of its input, or the input itself (``nn.Flatten``, ``nn.Identity``),
-# hands the edit to that input. After ``sigmoid``, ``nn.Flatten`` and then ``ReLU(inplace=True)`` edit
-# the output ``sigmoid`` saved, and ``backward()`` raises, naming ``Sigmoid``. Under
+# A layer whose output shares its input's memory hands the edit to that input: ``nn.Identity`` returns
+# the input itself, and ``nn.Flatten`` the input or a view of it wherever the strides allow, as they do
+# for any contiguous input (``h`` here is contiguous). After ``sigmoid``, ``nn.Flatten`` and then
+# ``ReLU(inplace=True)`` edit the output ``sigmoid`` saved, and ``backward()`` raises, naming ``Sigmoid``.
+# Where the strides allow no view, as for a ``channels_last`` batch of several channels and pixels,
+# ``nn.Flatten()`` copies: the in-place ReLU edits the copy, and ``backward()`` runs. Under
 # ``torch.no_grad()``, the in-place ReLU on a ``chunk`` piece runs.
 x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
 h = x.sigmoid()
@@ -565,6 +601,26 @@ print("under no_grad, the chunk piece after the in-place ReLU:", piece)
 # sphinx_gallery_start_ignore
 assert h._version == 1 and flat._version == 1, "the ReLU behind Flatten moved h's version"
 assert torch.nn.Identity()(h) is h, "nn.Identity returns its input itself"
+assert h.is_contiguous(), "the h flattened here is contiguous"
+for contiguous_shape in ((1, 3), (2, 1, 3), (2, 3, 4, 5), (6, 1)):
+    contiguous_input = torch.linspace(-1.0, 1.0, torch.Size(contiguous_shape).numel()).reshape(contiguous_shape).clone()
+    for start_dim in (0, 1):
+        flattened = torch.nn.Flatten(start_dim)(contiguous_input)
+        assert flattened.untyped_storage().data_ptr() == contiguous_input.untyped_storage().data_ptr() and (
+            flattened is contiguous_input or flattened._base is contiguous_input), (
+            "nn.Flatten returns a contiguous input or a view of it")
+for batch_shape in ((2, 3, 4, 5), (1, 3, 2, 2), (2, 2, 1, 3), (2, 2, 3, 1)):
+    batch_leaf = torch.linspace(-2.0, 2.0, torch.Size(batch_shape).numel(), requires_grad=True)
+    batch_h = batch_leaf.reshape(batch_shape).contiguous(memory_format=torch.channels_last).sigmoid()
+    assert batch_h.is_contiguous(memory_format=torch.channels_last) and not batch_h.is_contiguous(), (
+        "the sigmoid of a channels_last batch is channels_last")
+    batch_flat = torch.nn.ReLU(inplace=True)(torch.nn.Flatten()(batch_h))
+    assert batch_flat.untyped_storage().data_ptr() != batch_h.untyped_storage().data_ptr(), (
+        "nn.Flatten() copies a channels_last batch of several channels and pixels")
+    batch_flat.sum().backward()
+    assert batch_h._version == 0 and torch.allclose(
+        batch_leaf.grad, batch_leaf.detach().sigmoid() * (1 - batch_leaf.detach().sigmoid())), (
+        "the in-place ReLU edits the copy: the saved sigmoid output keeps its version, and backward() runs")
 assert torch.equal(piece, layer(x).detach().chunk(2, dim=1)[0].clamp(min=0)), (
     "under no_grad, an in-place ReLU on a chunk piece runs")
 assert (layer(x).detach()[:, 0] < 0).all(), "the piece compared had a negative value for the ReLU to clear"

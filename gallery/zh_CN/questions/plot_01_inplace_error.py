@@ -286,7 +286,7 @@ assert torch.allclose(x.grad, torch.func.grad(lambda t: (t.exp() + 1).sum())(x.d
 # 保存之前的修改没有问题
 # ----------------------
 #
-# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行，梯度也与不用原地写法的同一段代码相同；下面每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。只有发生在保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
+# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。自动求导记录了这次修改时，即修改在梯度模式（grad mode）下直接作用在 ``y`` 本身上时（本单元格里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。只有发生在保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
 
 edits = {
     "y.add_(1)": (lambda t: t.add_(1), lambda t: t + 1),
@@ -294,6 +294,7 @@ edits = {
     "y.clamp_(max=2.0)": (lambda t: t.clamp_(max=2.0), lambda t: t.clamp(max=2.0)),
     "y.copy_(torch.ones(3))": (lambda t: t.copy_(torch.ones(3)), lambda t: t * 0 + torch.ones(3)),
 }
+out_of_place_grads = {}
 for name, (in_place, out_of_place) in edits.items():
     x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
     y = x * 2
@@ -301,6 +302,7 @@ for name, (in_place, out_of_place) in edits.items():
     y.sin().sum().backward()
     reference = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
     out_of_place(reference * 2).sin().sum().backward()
+    out_of_place_grads[name] = reference.grad
     print(f"{name} before the save: backward() runs, x.grad equals the out-of-place gradient:",
           torch.allclose(x.grad, reference.grad))  # fmt: skip
     assert torch.allclose(x.grad, reference.grad), f"{name} before the save is counted in the saved version"
@@ -318,6 +320,31 @@ except RuntimeError as e:
 else:
     raise AssertionError("an edit after the save must make backward() raise")
 assert "is at version 2; expected version 1 instead" in message, "the expected version is the one at the save"
+
+# %%
+# 自动求导没有记录的修改就不同了。在保存之前于 ``torch.no_grad()`` 下或经由 ``y.detach()`` 做的修改，同样让 ``backward()`` 照常运行，但 ``backward()`` 把它当作常数：梯度等于 ``y + (edited - y).detach()`` 的梯度，其中 ``edited`` 是修改之后的 ``y``，见 :ref:`“逐条检验”那一页 <data-vs-detach-comparison>` 的情况 3。除了导数为 1 的 ``add_``，下面每一种修改得到的梯度都不是不用原地写法的同一段代码给出的梯度，而且不报错。:fact:`detach-edit-before-save`
+for name, (in_place, out_of_place) in edits.items():
+    for way in ("under torch.no_grad()", "through y.detach()"):
+        x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+        y = x * 2
+        if way == "through y.detach()":
+            in_place(y.detach())  # 不被记录：y 保留原来的 grad_fn
+        else:
+            with torch.no_grad():
+                in_place(y)  # 同样不被记录
+        y.sin().sum().backward()
+        reference = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+        y_ref = reference * 2
+        (y_ref + (out_of_place(y_ref) - y_ref).detach()).sin().sum().backward()
+        same_as_constant = torch.allclose(x.grad, reference.grad)
+        differs = not torch.allclose(x.grad, out_of_place_grads[name])
+        print(f"{name} {way}: x.grad equals the gradient with the edit as a constant: {same_as_constant},"
+              f" differs from the out-of-place gradient: {differs}")  # fmt: skip
+        assert same_as_constant and differs == (name != "y.add_(1)"), (
+            f"{name} {way} before the save is a constant to backward()")
+        # sphinx_gallery_start_ignore
+        assert y.grad_fn.name() == "MulBackward0", f"{name} {way} is not recorded: y keeps the grad_fn of x * 2"
+        # sphinx_gallery_end_ignore
 
 # %%
 # 原地修改了保存下来的输入
@@ -341,7 +368,7 @@ assert "[torch.FloatTensor [3]] is at version 1; expected version 0" in message,
 
 # %%
 # 如果被保存的输入本身是某个被记录的运算（这里是 ``sin``）的输出，报错按 ``backward()`` 运行时张量的 ``grad_fn``
-# 点名。梯度模式（grad mode）开启时直接作用在 ``x`` 本身上的原地修改会被自动求导记录下来，并换掉这个 ``grad_fn``：执行 ``x.mul_(2)`` 之后，报错里写的是“output 0 of Mul”，也就是这次修改本身，而不是 ``sin``。
+# 点名。梯度模式开启时直接作用在 ``x`` 本身上的原地修改会被自动求导记录下来，并换掉这个 ``grad_fn``：执行 ``x.mul_(2)`` 之后，报错里写的是“output 0 of Mul”，也就是这次修改本身，而不是 ``sin``。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 x = torch.tensor([4.0, 5.0, 6.0], requires_grad=True).sin()
 z = w * x
@@ -502,9 +529,9 @@ for pieces in (layer(x).chunk(2, dim=1), layer(x).split(1, dim=1), layer(x).unbi
 # sphinx_gallery_end_ignore
 
 # %%
-# 返回输入的视图或输入本身的层（``nn.Flatten``、``nn.Identity``）会把这次修改交给它的输入。``sigmoid`` 之后接
-# ``nn.Flatten``，再接 ``ReLU(inplace=True)``，改的就是 ``sigmoid`` 保存的输出，``backward()`` 会报错，报错里点名 ``Sigmoid``。在
-# ``torch.no_grad()`` 下，对 ``chunk`` 切出的一块做原地 ReLU 则照常运行。
+# 输出与输入共享内存的层会把这次修改交给它的输入：``nn.Identity`` 返回输入本身，``nn.Flatten`` 在步长允许时返回输入本身或它的视图，任何连续的输入都允许（这里的 ``h``
+# 就是连续的）。``sigmoid`` 之后接 ``nn.Flatten``，再接 ``ReLU(inplace=True)``，改的就是 ``sigmoid`` 保存的输出，``backward()`` 会报错，报错里点名 ``Sigmoid``。步长不允许视图时，比如多个通道、多个像素的
+# ``channels_last`` 批次，``nn.Flatten()`` 会复制：原地 ReLU 改的是这份副本，``backward()`` 照常运行。在 ``torch.no_grad()`` 下，对 ``chunk`` 切出的一块做原地 ReLU 则照常运行。
 x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
 h = x.sigmoid()
 flat = torch.nn.ReLU(inplace=True)(torch.nn.Flatten(0)(h))
@@ -523,6 +550,26 @@ print("under no_grad, the chunk piece after the in-place ReLU:", piece)
 # sphinx_gallery_start_ignore
 assert h._version == 1 and flat._version == 1, "the ReLU behind Flatten moved h's version"
 assert torch.nn.Identity()(h) is h, "nn.Identity returns its input itself"
+assert h.is_contiguous(), "the h flattened here is contiguous"
+for contiguous_shape in ((1, 3), (2, 1, 3), (2, 3, 4, 5), (6, 1)):
+    contiguous_input = torch.linspace(-1.0, 1.0, torch.Size(contiguous_shape).numel()).reshape(contiguous_shape).clone()
+    for start_dim in (0, 1):
+        flattened = torch.nn.Flatten(start_dim)(contiguous_input)
+        assert flattened.untyped_storage().data_ptr() == contiguous_input.untyped_storage().data_ptr() and (
+            flattened is contiguous_input or flattened._base is contiguous_input), (
+            "nn.Flatten returns a contiguous input or a view of it")
+for batch_shape in ((2, 3, 4, 5), (1, 3, 2, 2), (2, 2, 1, 3), (2, 2, 3, 1)):
+    batch_leaf = torch.linspace(-2.0, 2.0, torch.Size(batch_shape).numel(), requires_grad=True)
+    batch_h = batch_leaf.reshape(batch_shape).contiguous(memory_format=torch.channels_last).sigmoid()
+    assert batch_h.is_contiguous(memory_format=torch.channels_last) and not batch_h.is_contiguous(), (
+        "the sigmoid of a channels_last batch is channels_last")
+    batch_flat = torch.nn.ReLU(inplace=True)(torch.nn.Flatten()(batch_h))
+    assert batch_flat.untyped_storage().data_ptr() != batch_h.untyped_storage().data_ptr(), (
+        "nn.Flatten() copies a channels_last batch of several channels and pixels")
+    batch_flat.sum().backward()
+    assert batch_h._version == 0 and torch.allclose(
+        batch_leaf.grad, batch_leaf.detach().sigmoid() * (1 - batch_leaf.detach().sigmoid())), (
+        "the in-place ReLU edits the copy: the saved sigmoid output keeps its version, and backward() runs")
 assert torch.equal(piece, layer(x).detach().chunk(2, dim=1)[0].clamp(min=0)), (
     "under no_grad, an in-place ReLU on a chunk piece runs")
 assert (layer(x).detach()[:, 0] < 0).all(), "the piece compared had a negative value for the ReLU to clear"
