@@ -9,7 +9,7 @@ blocks and inline HTML, a ``{raw}`` directive), ``<script``, and ``javascript:``
 :data:`MYST_DIRECTIVES` in the narrative pages): no ``raw``, ``include``, ``literalinclude`` or
 ``eval-rst``, whatever the spelling. Inline HTML in a gallery page's text (``<img onerror=...>``) is
 refused too: the page shows it escaped, but it reaches the notebook download as Markdown, where it is
-HTML. What the build generates is scanned again before publishing (:mod:`sitetools.published_content`).
+HTML.
 Refused anywhere in the repository: a symlink in the folders a build stages or publishes (``docs``,
 ``gallery``, ``tensorfacts``, ``sitetools``), and a symlink elsewhere that leads out of the repository.
 (The site's templates, landing page and extensions write HTML of their own; they are not page sources

@@ -13,16 +13,17 @@ published at all. In order, it
    runs the narrative pages' doctests (while Sphinx runs; a preview only those of the home page, the
    one narrative page it keeps);
 4. copies the sources into a fresh staging folder, then runs one ``sphinx-build -W -n --keep-going``
-   per edition, side by side, each in its sandbox (:mod:`sitetools.sandbox`: it can write only its own
-   folders), each example under :mod:`sitetools.example_guard` (fresh state, time limit, warnings and
-   logging as errors, a completion record) and :mod:`sitetools.page_outputs` (it writes only its own
-   outputs and leaves no process running);
+   per edition, side by side, each in a process group of its own, each example under
+   :mod:`sitetools.example_guard` (fresh state, time limit, warnings and logging as errors, a completion
+   record) and :mod:`sitetools.page_outputs` (it writes only its own outputs and leaves no process
+   running);
 5. once every Sphinx process has exited, ends what they left running, then verifies that every example
    ran to its end and has its page with output, that editions printed identical output blocks (a
-   second execution of the same code, so nondeterminism shows), and that no file of the checkout, the
-   staged sources, the published site, the generated pages or the HTML changed after it was recorded;
-6. writes the landing page, scans every generated page, figure, notebook and the search index for active
-   content (:mod:`sitetools.published_content`), then swaps the new site into place as a whole.
+   second execution of the same code, so nondeterminism shows), and that no file of the checkout or of
+   the staged sources changed;
+6. writes the landing page and the search index, then swaps the new site into place as a whole.
+
+It guards against a careless page, not a hostile one: MAINTAINING.md, "Trust model".
 
 The folders, the lock and the publishing swap are :mod:`sitetools.build_folders`; the Sphinx
 processes are :mod:`sitetools.sphinx_runs`. A failed, interrupted or concurrent build leaves the
@@ -55,13 +56,11 @@ from sitetools import (
     page_rules,
     pages,
     pages_asserts,
-    published_content,
     site_search,
     sphinx_runs,
     web,
 )
 from sitetools.build_folders import (
-    MARKER,
     BuildError,
     changes,
     check_owned,
@@ -120,9 +119,9 @@ def check_sources(preview: bool) -> None:
 def check_doctests(langs: list[str], docs: Path = ROOT / "docs", names: tuple[str, ...] | None = None,
                    scratch: Path | None = None, guarded: tuple[Path, ...] = ()) -> int:  # fmt: skip
     """Run the doctests of the narrative pages of ``langs`` (those called ``names``, default all) in a
-    process of their own, in the sandbox, with ``scratch`` (default: a temporary folder) as the only
-    folder they may write; the checkout and ``guarded`` are read-only to them (:mod:`sitetools.doctests`).
-    Return how many examples ran."""
+    process of their own, with ``scratch`` (default: a temporary folder) as their working folder and the
+    only folder they may write: a write into the checkout or ``guarded`` fails, named by its page and line
+    (:mod:`sitetools.doctests`). Return how many examples ran."""
     targets = [f"{page}={page.relative_to(docs.parent).as_posix()}" for lang in langs
                for page in pages.narrative_pages(lang, docs) if names is None or page.name in names]  # fmt: skip
     with contextlib.ExitStack() as stack:
@@ -130,8 +129,7 @@ def check_doctests(langs: list[str], docs: Path = ROOT / "docs", names: tuple[st
             scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tensorcopy-doctests-")))
         scratch.mkdir(parents=True, exist_ok=True)
         folders = [folder for folder in dict.fromkeys((ROOT, docs.parent, *guarded)) if folder.exists()]
-        command = [sys.executable, str(ROOT / "sitetools" / "sandbox.py"), *(f"--read-only={f}" for f in folders),
-                   f"--write={scratch}", "--", sys.executable, "-m", "sitetools.doctests", f"--scratch={scratch}",
+        command = [sys.executable, "-m", "sitetools.doctests", f"--scratch={scratch}",
                    *(f"--guard={f}" for f in folders), f"--checkout={ROOT}", *targets]  # fmt: skip
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
         result = subprocess.run(command, capture_output=True, text=True, cwd=scratch, env=env)
@@ -150,8 +148,8 @@ def check_doctests(langs: list[str], docs: Path = ROOT / "docs", names: tuple[st
 
 
 def compile_catalogs(docs: Path, langs: list[str]) -> None:
-    """Compile the theme's message catalogs in the parent, so that the sandboxed Sphinx processes need
-    not write into the staged ``docs/_locale``."""
+    """Compile the theme's message catalogs before staging is fingerprinted, so that the Sphinx processes
+    need not write into the staged ``docs/_locale``."""
     from sphinx.util.i18n import CatalogRepository
 
     for lang in langs:
@@ -211,18 +209,12 @@ def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str,
         raise BuildError(f"{len(problems)} example(s) incomplete or not reproducible:\n  " + "\n  ".join(problems))
 
 
-def check_unchanged(checkout: dict, published: dict, staged: dict, out: Path, building: Path, stage: Path,
-                    langs: list[str], own: tuple[Path, ...], scratch: tuple[Path, ...]) -> None:  # fmt: skip
-    """Before publishing, once every Sphinx process has exited: the checkout, the published site and the
-    staging tree are as they were, each edition's generated pages and HTML are as Sphinx recorded them,
-    and the work folder holds nothing but the editions."""
+def check_unchanged(checkout: dict, staged: dict, stage: Path, own: tuple[Path, ...],
+                    scratch: tuple[Path, ...]) -> None:  # fmt: skip
+    """Before publishing, once every Sphinx process has exited: the checkout and the staged sources are as
+    they were (a page that saved a file into its working folder, or wrote into the checkout, is found)."""
     touched = [f"the checkout's {item}" for item in changes(checkout, fingerprint_tree(ROOT, leave_out=own))]
-    touched += [f"the published site's {item}" for item in changes(published, fingerprint_tree(out, unwatched=()))]
     touched += [f"the staged {item}" for item in changes(staged, fingerprint_tree(stage, leave_out=scratch))]
-    for lang in langs:
-        touched += page_outputs.verify(stage / "records" / lang, lang)
-    touched += [f"{building.name}/{path.name} was created: no edition produced it"
-                for path in sorted(building.iterdir()) if path.name not in (MARKER, *langs)]
     if touched:
         raise BuildError("files changed while the examples ran (an example, or a process it started, wrote where "
                          "it must not; or a file was edited during the build: then build again):\n  "
@@ -242,7 +234,6 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
                          f"build from; choose another with --stage (the checkout itself may have spaces)")
     own = (out, building, out.parent / f".{out.name}.previous", out.parent / f".{out.name}.lock", stage)
     checkout_before = fingerprint_tree(ROOT, leave_out=own)
-    published_before = fingerprint_tree(out, unwatched=())
     remove_owned(stage)
     make_owned(stage, "stage")
     remove_owned(building)
@@ -267,7 +258,7 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     sphinx_started = time.monotonic()
     try:
         for lang in langs:
-            processes[lang] = start_edition(docs, lang, building, stage, timeout, notes[lang], out)
+            processes[lang] = start_edition(docs, lang, building, stage, timeout, notes[lang])
         guarded = tuple(path for path in (stage, building, out) if path.exists())
         if kind == "preview":  # it leaves the other narrative pages out, and so the checks they make
             ran = check_doctests(langs, names=(PREVIEW_KEPT,), scratch=doctest_scratch, guarded=guarded)
@@ -277,8 +268,6 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
             print(f"  doctests of the narrative pages: {ran} examples pass", flush=True)
         longest = max(map(len, scripts.values()), default=0)
         wait_for(processes, stage, scripts, time.monotonic() + timeout * (longest + 1) + 120)
-        for lang in langs:  # what each edition could write
-            print(f"  [{lang}] {sphinx_runs.sandbox_line(stage, lang)}", flush=True)
         sphinx_seconds = time.monotonic() - sphinx_started
     finally:
         stop(processes)
@@ -287,7 +276,7 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
         raise BuildError(f"processes started while the examples ran were still running after Sphinx ended "
                          f"(they were ended): {', '.join(left)}")  # fmt: skip
     verify_examples(building, stage, langs, scripts)
-    check_unchanged(checkout_before, published_before, staged_before, out, building, stage, langs, own, scratch + logs)
+    check_unchanged(checkout_before, staged_before, stage, own, scratch + logs)
     write_landing(building)
     web.write_root_files(building, langs)  # favicon, 404, robots.txt, sitemap, the landing page's alternates
     indexing = time.monotonic()
@@ -297,9 +286,6 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
         raise BuildError(f"the search index: {error}") from None
     print("  search index: " + ", ".join(f"{lang} {size / 1024:.0f} KB" for lang, size in sizes.items())
           + f" ({time.monotonic() - indexing:.1f} s)", flush=True)
-    if active := published_content.check(building, langs, stage, web.site_path(web.site_url())):
-        raise BuildError(f"{len(active)} generated file(s) carry active content (a script, an event attribute, a "
-                         "javascript: URL or an embedded object) that no page may publish:\n  " + "\n  ".join(active))
     publish(building, out)
     return sphinx_seconds
 

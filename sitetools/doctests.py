@@ -4,13 +4,12 @@ The published expected output must be the real one, so the build runs these exam
 test suite runs them again through sybil). Each page's examples share one namespace, in page order.
 
 The build runs them in a process of their own (``python -m sitetools.doctests``, started by
-:func:`sitetools.build.check_doctests`) inside the sandbox (:mod:`sitetools.sandbox`): the checkout, the
-staging tree and the site are read-only to it, and its working folder is a scratch folder of its own. An
-example may write only there. One that writes anywhere it guards (``--guard``: the checkout, the staging
-tree, the site) fails, named by its page and line (``docs/en/quickref.md, line 42``): in the sandbox the
-write itself fails; everywhere, an audit hook (:func:`sys.addaudithook`) refuses the file opened for
-writing, removed, renamed or made there, and after each page the checkout is compared with what it was,
-so a write the hook cannot see (a process an example started) still names the page.
+:func:`sitetools.build.check_doctests`) whose working folder is a scratch folder of its own. An example
+may write only there. One that writes anywhere it guards (``--guard``: the checkout, the staging tree,
+the site) fails, named by its page and line (``docs/en/quickref.md, line 42``): an audit hook
+(:func:`sys.addaudithook`) refuses the file opened for writing, removed, renamed or made there, and after
+each page the checkout is compared with what it was, so a write the hook cannot see (a process an example
+started) still names the page.
 """
 
 from __future__ import annotations

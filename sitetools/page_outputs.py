@@ -1,32 +1,29 @@
 """Each page writes only its own outputs, and leaves no process behind (inside each Sphinx process).
 
 sphinx-gallery calls :func:`watch` before and after each example (``reset_modules``), and the
-extension ``tensorcopy_sphinx.output_ledger`` calls :func:`seal` once every example ran and the
-downloads are final, and :func:`seal_html` when the HTML is written. Around each page it fingerprints
-the edition's generated folder (``docs/<lang>/examples``: ``.rst``, ``.py``, ``.ipynb``, ``.zip``,
-figures, ``.md5`` ...) and its HTML folder:
+extension ``tensorcopy_sphinx.output_ledger`` calls :func:`seal` once every example ran and again once
+the downloads are final. Around each page it compares the edition's generated folder
+(``docs/<lang>/examples``: ``.rst``, ``.py``, ``.ipynb``, ``.zip``, figures, ``.md5`` ...) by a ``stat``
+of each file:
 
 - while a page runs (and sphinx-gallery writes its outputs), only files named after that page may
   appear or change, and its own ``.py`` copy, made before it ran, may not change;
 - between two pages, only the next page's ``.py`` copy and the gallery's index pages may;
-- no page may write into the HTML folder (Sphinx writes it only after every page ran);
-- a file no page produced (an ``examples/verified.rst``) is refused;
-- a document Sphinx finds in the edition's source folder outside the generated pages must be one that
-  was there before the first page ran (:func:`note_sources`, :func:`check_documents`): the sandbox keeps
-  the hand-written sources read-only (:func:`sitetools.sphinx_runs.sealed`), but the folder itself stays
-  writable, and a page (or a thread it left) could add a page and remove it once Sphinx read it;
-- every process a page started, double-forked or ``setsid`` ones included, is ended after the page
-  and fails it (this process is made their subreaper, so they cannot escape by being orphaned).
+- while a page runs, no file of the edition's staged sources (``docs/<lang>`` but the generated pages,
+  and ``gallery/<lang>``, the page's working folder) may appear or change: a figure or checkpoint saved
+  into the working folder is named with its page;
+- a file no page produced (an ``examples/verified.rst``, a figure saved by hand) is refused;
+- every process a page started (a worker it did not join, double-forked or ``setsid`` ones included) is
+  ended after the page and fails it (this process is made their subreaper, so that an orphan stays
+  visible).
 
-:func:`seal` and :func:`seal_html` write what they saw into the run records; the build compares the
-folders with them once Sphinx has exited (:func:`verify`), so a change made later (an ``atexit``
-handler, a thread) fails the build too. Each failure names the file and the page.
+Each failure names the file and the page. This is a guard against a careless page, not a hostile one
+(MAINTAINING.md, "Trust model"): a page that writes a file and sets its time back, or that writes once
+the pages have run (a thread, an ``atexit`` handler), is not defended against.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 from pathlib import Path
@@ -34,22 +31,12 @@ from pathlib import Path
 from sitetools import descendants
 
 GENERATED = "examples"  # sphinx-gallery's gallery_dirs: the edition's generated pages
-HTML_ENV = "TENSORCOPY_HTML_OUT"
 RECORDS_ENV = "TENSORCOPY_RUN_RECORDS"  # the same folder as sitetools.example_guard's records
-LEDGER, HTML_LEDGER = "outputs.json", "html.json"
 INDEX = re.compile(r"(^|/)index\.rst$")  # sphinx-gallery's index of the gallery and of each part
 
 
 class PageWroteElsewhere(Exception):
     """A page wrote outside its own outputs, or left a process running."""
-
-
-def tree(folder: Path) -> dict[str, str]:
-    """A digest of every file under ``folder``, by path relative to it."""
-    if not folder.is_dir():
-        return {}
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}  # fmt: skip
 
 
 def state(folder: Path) -> dict[str, tuple[int, int, int]]:
@@ -78,18 +65,17 @@ def belongs_to(name: str, stem: str) -> bool:
 class _Ledger:
     def __init__(self) -> None:
         self.generated: Path | None = None
-        self.html: Path | None = None
         self.snapshot: dict[str, tuple] = {}
-        self.html_snapshot: dict[str, tuple] = {}
+        self.sources: list[Path] = []
+        self.sources_before: dict[str, tuple] = {}  # the edition's staged sources: docs/<lang> and gallery/<lang>
         self.owner: dict[str, str] = {}  # file -> the page whose outputs it is
         self.last = "the gallery's start"  # the page that ran last
 
     def _start(self, gallery_conf: dict) -> None:
         descendants.become_subreaper()
         self.generated = Path(gallery_conf["src_dir"]) / gallery_conf["gallery_dirs"][0]
-        self.html = Path(os.environ.get(HTML_ENV) or "/nonexistent")
         self.snapshot = {}  # the build made the folder empty; the first page's copy is already in it
-        self.html_snapshot = state(self.html)
+        self.sources = [Path(gallery_conf["src_dir"]), *map(Path, gallery_conf["examples_dirs"])]
 
     def _fail(self, problems: list[str]) -> None:
         raise PageWroteElsewhere("; ".join(problems))  # one line: the build's last word quotes it
@@ -107,8 +93,13 @@ class _Ledger:
                 problems.append(f"{self.generated.name}/{name} changed between pages, after {self.last} ran "
                                 f"(a process it left behind?); {self._whose(name)}")  # fmt: skip
         self.snapshot = now
+        self.sources_before = self._sources()
         if problems:
             self._fail(problems)
+
+    def _sources(self) -> dict[str, tuple]:
+        return {f"{folder.parent.name}/{folder.name}/{name}": stamp for folder in self.sources
+                for name, stamp in state(folder).items() if not name.startswith(f"{self.generated.name}/")}
 
     def after(self, script: str) -> None:
         stem = Path(script).stem
@@ -122,8 +113,9 @@ class _Ledger:
                 self.owner[name] = script
             else:
                 problems.append(f"{script} wrote {self.generated.name}/{name} while it ran; {self._whose(name)}")
-        for name in diff(self.html_snapshot, state(self.html)):
-            problems.append(f"{script} wrote {name} into the HTML folder while it ran")
+        sources = self._sources()
+        problems += [f"{script} wrote {name} (a source) while it ran; a page writes files only into a temporary "
+                     f"folder" for name in diff(self.sources_before, sources)]  # fmt: skip
         self.snapshot = now
         self.last = script
         if problems:
@@ -133,54 +125,21 @@ class _Ledger:
         owner = self.owner.get(name)
         return f"it is an output of {owner}" if owner else "no page produced it"
 
-    def seal(self, records: Path) -> None:
-        """Once the downloads are final: refuse files no page produced, and record every digest."""
+    def seal(self) -> None:
+        """Once every page ran, and again once the downloads are final: end what is still running, and
+        refuse files no page produced."""
         if self.generated is None:
             return
         if left := descendants.end_all(os.getpid()):
             self._fail([f"processes were still running after the last page ({self.last}): {', '.join(left)}"])
-        now = tree(self.generated)
-        orphans = [name for name in now if name not in self.owner and not INDEX.search(name)
+        orphans = [name for name in state(self.generated) if name not in self.owner and not INDEX.search(name)
                    and not any(belongs_to(name, Path(page).stem) for page in set(self.owner.values()))]  # fmt: skip
         if orphans:
             self._fail([f"{self.generated.name}/{name}: no page produced it (written by a page or a process it "
                         f"started; the last page that ran was {self.last})" for name in orphans])  # fmt: skip
-        owners = {name: self.owner.get(name) or next(
-            (page for page in set(self.owner.values()) if belongs_to(name, Path(page).stem)), "the gallery index")
-            for name in now}  # fmt: skip
-        records.mkdir(parents=True, exist_ok=True)
-        (records / LEDGER).write_text(json.dumps({"folder": str(self.generated), "files": now, "owners": owners},
-                                                 indent=0), encoding="utf-8")  # fmt: skip
 
 
 _LEDGER = _Ledger()
-#: The files of the edition's source folder (but the generated pages) when Sphinx read its configuration.
-_SOURCES: dict[str, set[str]] = {}
-
-
-def _source_files(srcdir: Path) -> set[str]:
-    return {path.relative_to(srcdir).as_posix() for path in srcdir.rglob("*")
-            if path.is_file() and GENERATED not in path.relative_to(srcdir).parts[:1]}  # fmt: skip
-
-
-def note_sources(srcdir: Path) -> None:
-    """Before any page runs (Sphinx's ``config-inited``): the hand-written sources of the edition."""
-    _SOURCES[str(srcdir)] = _source_files(srcdir)
-
-
-def check_documents(srcdir: Path, documents: dict[str, Path]) -> None:
-    """Once the pages ran, before Sphinx reads (``env-before-read-docs``): every document found outside the
-    generated pages (``documents``: docname -> file) is one that was there before the first page ran."""
-    known = _SOURCES.get(str(srcdir))
-    if known is None:
-        return
-    lang = srcdir.name
-    added = sorted(f"docs/{lang}/{path.relative_to(srcdir).as_posix()}" for name, path in documents.items()
-                   if not name.startswith(f"{GENERATED}/") and path.relative_to(srcdir).as_posix() not in known)
-    if added:
-        raise PageWroteElsewhere(f"{', '.join(added)} appeared in the edition's sources while the examples ran "
-                                 f"(written by a page, or a thread or process it left; the last page that ran was "
-                                 f"{_LEDGER.last}); only the generated pages may be added")  # fmt: skip
 
 
 def watch(gallery_conf: dict, fname: str | None, when: str) -> None:
@@ -198,30 +157,5 @@ def watch(gallery_conf: dict, fname: str | None, when: str) -> None:
         _LEDGER.after(script)
 
 
-def seal(records: Path) -> None:
-    _LEDGER.seal(records)
-
-
-def seal_html(html: Path, records: Path) -> None:
-    """Sphinx wrote the HTML: record it, so that a change after Sphinx ends shows."""
-    records.mkdir(parents=True, exist_ok=True)
-    (records / HTML_LEDGER).write_text(json.dumps({"folder": str(html), "files": tree(html)}, indent=0),
-                                       encoding="utf-8")  # fmt: skip
-
-
-def verify(records: Path, lang: str) -> list[str]:
-    """After the Sphinx process of ``lang`` exited: its generated folder and HTML are as it recorded them
-    (the build's own check, before publishing). Return the problems, each naming the file (and page)."""
-    problems = []
-    for ledger_name, what in ((LEDGER, "generated page"), (HTML_LEDGER, "HTML file")):
-        ledger = records / ledger_name
-        if not ledger.exists():
-            problems.append(f"the {lang} edition left no record of its {what}s ({ledger_name}): it did not finish")
-            continue
-        recorded = json.loads(ledger.read_text(encoding="utf-8"))
-        folder, owners = Path(recorded["folder"]), recorded.get("owners", {})
-        for name in diff(recorded["files"], tree(folder)):
-            page = f" (an output of {owners[name]})" if name in owners else ""
-            problems.append(f"{lang}: the {what} {folder.name}/{name}{page} changed after Sphinx wrote it "
-                            f"(an atexit handler, a thread or a process a page left?)")  # fmt: skip
-    return problems
+def seal() -> None:
+    _LEDGER.seal()

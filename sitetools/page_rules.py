@@ -10,6 +10,7 @@ so that none of those modules needs another's checker.
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -96,10 +97,15 @@ def code_rules(script: Path, root: Path = ROOT) -> list[str]:
     """The rules on what a script's code prints (:mod:`sitetools.output_rules`), on the channels its
     output takes (:mod:`sitetools.output_channels`) and on its checks (:mod:`sitetools.check_rules`),
     each problem naming the file and line."""
-    where = script.relative_to(root).as_posix()
-    source = script.read_text(encoding="utf-8")
+    return list(_code_rules(script.relative_to(root).as_posix(), script.read_text(encoding="utf-8")))
+
+
+@functools.lru_cache(maxsize=1024)
+def _code_rules(where: str, source: str) -> tuple[str, ...]:
+    """:func:`code_rules` of one text, kept: the rules read nothing but ``where`` and ``source``, and a
+    process that checks many copies of the sources (the tests) checks most texts again unchanged."""
     try:
-        return (output_rules.check_source(where, source) + output_channels.check_source(where, source)
-                + check_rules.check_source(where, source))
+        return tuple(output_rules.check_source(where, source) + output_channels.check_source(where, source)
+                     + check_rules.check_source(where, source))
     except SyntaxError:
-        return []  # :func:`sitetools.pages.check_script` reports it, with the file and line
+        return ()  # :func:`sitetools.pages.check_script` reports it, with the file and line

@@ -1,8 +1,7 @@
-"""The Sphinx processes of a build: one ``sphinx-build`` per edition, side by side, each in its sandbox
-(:mod:`sitetools.sandbox`: it can write only its own generated pages, doctrees, records and HTML) and
-each example under :mod:`sitetools.example_guard` and :mod:`sitetools.page_outputs`; waiting for them
-while reporting each example as it completes, and stopping all of them (and what they started) on the
-first failure, an interruption or a time-out.
+"""The Sphinx processes of a build: one ``sphinx-build`` per edition, side by side, each in a process
+group of its own and each example under :mod:`sitetools.example_guard` and :mod:`sitetools.page_outputs`;
+waiting for them while reporting each example as it completes, and stopping all of them (and what they
+started) on the first failure, an interruption or a time-out.
 """
 
 from __future__ import annotations
@@ -31,33 +30,12 @@ def scratch(docs: Path, lang: str, out: Path, stage: Path) -> list[Path]:
     return [docs / lang / page_outputs.GENERATED, stage / "doctrees" / lang, stage / "records" / lang, out / lang]
 
 
-def writable(docs: Path, lang: str, out: Path, stage: Path) -> list[Path]:
-    """What the sandbox leaves writable: the :func:`scratch` folders, and the edition's staged source
-    folder, where sphinx-gallery removes its API-usage page; the files in it are :func:`sealed`, and a
-    document that appears there is refused (:func:`sitetools.page_outputs.check_documents`)."""
-    return [docs / lang, *scratch(docs, lang, out, stage)]
-
-
-def sealed(docs: Path, lang: str) -> list[Path]:
-    """The edition's hand-written sources (every file of its staged source folder but the generated
-    pages): read-only inside its writable folder, so that no page can edit one after Sphinx read it."""
-    generated = docs / lang / page_outputs.GENERATED
-    return sorted(path for path in (docs / lang).rglob("*") if path.is_file() and not path.is_symlink()
-                  and generated not in path.parents)  # fmt: skip
-
-
 def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float, preview: str,
-                  published: Path | None = None) -> subprocess.Popen:  # fmt: skip
-    """Start the edition's Sphinx process; only its :func:`writable` folders are writable to it (the
-    checkout, the rest of the staging tree, the work folder and the published site ``published`` are
-    read-only)."""
-    folders = writable(docs, lang, out, stage)
-    for folder in folders:
+                  ) -> subprocess.Popen:  # fmt: skip
+    """Start the edition's Sphinx process, in a process group of its own (:func:`stop` ends the group)."""
+    for folder in scratch(docs, lang, out, stage):
         folder.mkdir(parents=True, exist_ok=True)
-    read_only = [path for path in (ROOT, stage, out, published) if path and path.exists()]
-    sandbox = [sys.executable, str(Path(__file__).with_name("sandbox.py")), *(f"--read-only={p}" for p in read_only),
-               *(f"--write={p}" for p in folders), *(f"--seal={p}" for p in sealed(docs, lang)), "--"]  # fmt: skip
-    command = [*sandbox, sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-E", "-b", "html",
+    command = [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-E", "-b", "html",
                "-d", str(stage / "doctrees" / lang), str(docs / lang), str(out / lang)]  # fmt: skip
     if preview:  # the chosen examples only: narrative pages (and the checks they run) are left out
         skipped = ",".join(page.name for page in pages.narrative_pages(lang, docs) if page.name != PREVIEW_KEPT)
@@ -69,18 +47,10 @@ def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float,
         example_guard.RECORDS_ENV: str(stage / "records" / lang),
         example_guard.TIMEOUT_ENV: str(timeout),
         web.CHECKOUT_ENV: str(ROOT),  # the verified-on stamp reads the commit there
-        page_outputs.HTML_ENV: str(out / lang),
     }
     with (stage / f"sphinx-{lang}.log").open("w", encoding="utf-8") as log:  # the child keeps its own handle
         return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
                                 preexec_fn=functools.partial(_die_with_parent, os.getpid()))  # fmt: skip
-
-
-def sandbox_line(stage: Path, lang: str) -> str:
-    """The first line of the edition's log: the sandbox it ran in (:mod:`sitetools.sandbox`)."""
-    log = stage / f"sphinx-{lang}.log"
-    lines = log.read_text(encoding="utf-8").splitlines()[:1] if log.exists() else []
-    return lines[0] if lines and lines[0].startswith("sandbox: ") else "sandbox: unknown (no log)"
 
 
 def _die_with_parent(parent: int) -> None:

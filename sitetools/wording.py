@@ -31,6 +31,12 @@ def string_sources(root: Path = ROOT) -> list[Path]:
 
 
 def variants_in(text: str) -> list[tuple[int, str, str]]:
+    """:func:`_variants_in`, as a list of its own."""
+    return list(_variants_in(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _variants_in(text: str) -> tuple[tuple[int, str, str], ...]:
     """``(line, variant, term)`` for each variant to avoid outside quotation marks (a quotation may
     span lines); where variants overlap (原位操作, 原位) only the longest is reported, a variant
     inside the accepted word itself (代码单元 in 代码单元格) is not one, and a variant that holds the
@@ -45,7 +51,7 @@ def variants_in(text: str) -> list[tuple[int, str, str]]:
             for word in accepted:
                 rest = rest.replace(word, "\0")
             _take(rest, others, number, term, found)
-    return found
+    return tuple(found)
 
 
 @functools.cache

@@ -52,7 +52,7 @@ def log_of(result: subprocess.CompletedProcess) -> str:
 
 
 #: Appended to a copy's sitetools/output_rules.py: every module may be imported and no attribute is
-#: refused as machine-describing, so that a fault aimed at a later layer (the sandbox, the guard, the
+#: refused as machine-describing, so that a fault aimed at a later layer (the page's outputs, the guard, the
 #: time limit) reaches it instead of stopping at the page rules. The copy only: never the checkout.
 ANY_IMPORT = ("\n\ndef allowed_import(name: str) -> bool:  # widened by tests/test_faults.py\n    return True\n\n\n"
               "MACHINE_ATTRIBUTES = WHERE_FROM = frozenset()  # widened by tests/test_faults.py\n")
@@ -129,11 +129,11 @@ FAULTS = {
                    [f"gallery/en/{FIRST}.py left global state changed", "default dtype is now torch.float64"]),
     "grad-mode-leak": (cell("torch.set_grad_enabled(False)"), [*EN_FIRST, "--only", SECOND],
                        [f"gallery/en/{FIRST}.py left global state changed", "grad mode is now False"]),
-    # refused by the read-only sources in the sandbox, or found changed by the fingerprints without one
+    # a page that writes into its sources (relative to its working folder) or into the checkout is named
     "writes-a-source": (cell('open("../../../docs/en/index.md", "a").write("injected")'), EN_FIRST,
                         ["docs/en/index.md", f"{FIRST}.py"]),
     "writes-the-checkout": (lambda p: inject(p, FIRST, f"open({str(p / 'docs/en/about.md')!r}, 'a').write('x')"),
-                            EN_FIRST, ["docs/en/about.md"]),  # read-only in the sandbox, else fingerprinted
+                            EN_FIRST, ["docs/en/about.md"]),
     "nondeterministic-output": (cell('import os\nnoise = os.urandom(8).hex()\nprint("noise:", noise)', strict=True),
                                 ["--only", FIRST], [f"gallery/zh_CN/{FIRST}.py, line", "imports the module os"]),
     "no-jieba": (_hide_jieba, ["--lang", "zh_CN", "--only", FIRST], ["jieba"]),

@@ -49,16 +49,6 @@ def _unseeded_figure(project: Path) -> None:
                          'r = torch.rand(2)\ndraw_memory("r = torch.rand(2)", r=r)\n')
 
 
-def _figure_script_link(project: Path) -> None:
-    """The drawing helpers (their module and every page's copy, so that each stays the canonical cell)
-    give every picture's title a ``javascript:`` link, which matplotlib writes into the SVG."""
-    old = "    ax.set_axis_off()\n    return ax\n"
-    new = '    ax.set_axis_off()\n    ax.title.set_url("javascript:alert(1)")\n    return ax\n'
-    pages = [path for path in sorted((project / "gallery").rglob("plot_*.py")) if old in path.read_text("utf-8")]
-    for path in (project / "sitetools" / "figure_cell.py", *pages):
-        _edit(path, old, new)
-
-
 LEFT = f"{SOURCE} left global state changed"
 
 #: name -> (how to break the copy, build arguments, what the failure must say)
@@ -93,9 +83,6 @@ FAULTS = {
                    ["weighs", "over the limit of"]),
     "output-written-by-help": (cell("help(torch.Tensor.detach)"), EN_FIRST,
                                [f"{SOURCE}: pydoc (pydoc.py", "a page's output comes only from its own print() calls"]),
-    # Generated content scanned before publishing.
-    "figure-with-a-script-link": (_figure_script_link, EN_FIRST,
-                                  [f"(made from {SOURCE}): a script URL in xlink:href= of <a>", "active content"]),
     # Editions say the same thing.
     "twin-cites-another-fact": (_contradicting_twin, ["--only", FIRST],
                                 ["docs/zh_CN/decide.md, line", "cites fact:leaf-refuses-inplace"]),

@@ -14,7 +14,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from sitetools import build, example_guard, page_outputs
+from sitetools import build, example_guard
 from tests.claims_tools import zh_search
 from tests.gallery_tools import ROOT
 
@@ -94,7 +94,7 @@ def test_a_failed_check_publishes_nothing(tmp_path, monkeypatch, same_output):
     example = build.pages.gallery_scripts("en")[0]
     only = [build.pages.relative_name(example)]
 
-    def fake_start(docs, lang, building, stage_, timeout, preview, published):
+    def fake_start(docs, lang, building, stage_, timeout, preview):
         outputs = ["a: 1"] if same_output or lang == "en" else ["a: 2"]
         page = building / lang / build.EXAMPLES_DIR / f"{only[0]}.html"
         page.parent.mkdir(parents=True, exist_ok=True)
@@ -102,9 +102,6 @@ def test_a_failed_check_publishes_nothing(tmp_path, monkeypatch, same_output):
         records = stage_ / "records" / lang
         records.mkdir(parents=True, exist_ok=True)
         (records / f"{Path(only[0]).name}.py.done").write_text("{}", encoding="utf-8")
-        generated = docs / lang / build.EXAMPLES_DIR  # what Sphinx records of its outputs (page_outputs)
-        (records / page_outputs.LEDGER).write_text(json.dumps({"folder": str(generated), "files": {}}))
-        page_outputs.seal_html(building / lang, records)
         return _Finished()
 
     monkeypatch.setattr(build, "start_edition", fake_start)

@@ -33,7 +33,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from sitetools import colab, published_content, web_build
+from sitetools import colab, web_build
 from sitetools.audit import serve
 from sitetools.editions import CODES, edition
 from tests.browser_audit import SEARCH_SUMMARY, SEARCHES
@@ -268,15 +268,6 @@ def test_colab_and_edit_links_open_the_published_notebook_and_the_source(publish
         assert set(opened) <= notebooks
         edits = re.findall(rf'href="https://github\.com/{REPOSITORY}/edit/{BRANCH}/([^"]+)"', page)
         assert edits == [f"gallery/{code}/{EXAMPLE}.py"] and (ROOT / edits[0]).is_file(), edits
-
-
-@pytest.mark.parametrize("where", sorted(BUILDS))
-def test_the_scan_of_generated_files_reads_scripts_from_the_sites_own_path(published, where):
-    site = published[where]
-    assert published_content.check(site.site, list(CODES), ROOT, site.base_path) == []
-    other = next(path for path, _ in BUILDS.values() if path != site.base_path)
-    refused = published_content.check(site.site, list(CODES), ROOT, other)
-    assert refused and {problem.split(":")[0] for problem in refused} == {f"{code}/404.html" for code in CODES}
 
 
 def test_the_notebooks_cross_references_lead_to_pages_of_the_published_site(published):

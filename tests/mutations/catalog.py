@@ -223,13 +223,11 @@ PAGES = (
                   'print("a:", a)\n', "tests/test_figures.py", "-k", "nine_in_ten"),
 )
 
-SANDBOX_TESTS = "tests/test_sandbox_units.py"
-
-#: One mutation for each module of the gate: the sandbox, the record of the checks that ran, the
+#: One mutation for each module of the gate: the page's outputs, the record of the checks that ran, the
 #: compared global state, the output rules, the check rules and the refusal of active content.
 GATE_MODULES = (
-    mutation("sandbox-read-only-folders-writable", "sitetools/sandbox.py", "            _bind(path, read_only=True)",
-             "            _bind(path, read_only=False)", SANDBOX_TESTS, "-k", "write_only_its_own"),
+    mutation("page-outputs-sources-not-compared", "sitetools/page_outputs.py",
+             "for name in diff(self.sources_before, sources)]", "for name in []]", "tests/test_page_outputs.py"),
     mutation("check-runs-a-failed-assert-counts-as-held", "sitetools/check_runs.py",
              "held = runs.ran[line] > runs.failed[line]", "held = runs.ran[line] > 0", "tests/test_check_runs.py"),
     mutation("state-function-modes-not-seen", "sitetools/state_fingerprint.py",
@@ -242,7 +240,7 @@ GATE_MODULES = (
              '"shares_memory", "may_share_memory",', '"shares_memory", "may_share_memory", "multiply",',
              "tests/test_check_rules.py"),
     mutation("active-content-script-tag-allowed", "sitetools/active_content.py",
-             '    (re.compile(r"<\\s*script", re.I), "<script>"),\n', "", SANDBOX_TESTS, "-k", "active_content"),
+             '    (re.compile(r"<\\s*script", re.I), "<script>"),\n', "", "tests/test_active_content.py"),
 )
 
 MUTATIONS: tuple[Mutation, ...] = AUDIT + OWN + RENDERING + PAGES + GATE_MODULES
