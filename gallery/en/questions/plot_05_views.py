@@ -23,7 +23,8 @@ tensor before performing the operation.`` is what a write through ``expand``
 gives; why a similar line does not raise is `pytorch/pytorch#42726
 <https://github.com/pytorch/pytorch/issues/42726>`__. This page lists which
 operations return views, when ``reshape`` copies, and what a base and its
-views share: memory, one version counter, and an autograd history
+views share: memory, one version counter, and, for a view taken with grad
+mode on outside ``torch.inference_mode()``, an autograd history
 (``CopySlices``).
 """
 
@@ -435,6 +436,29 @@ assert type(y.grad_fn).__name__ == "CopySlices" and torch.equal(leaf.grad, torch
 draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 
 # %%
+# A view taken under ``torch.no_grad()`` or ``torch.inference_mode()`` is a view all the same (its
+# ``_base`` is set), but autograd did not record it. Taken from a tensor that requires grad, a leaf
+# or not, it is a leaf with no ``grad_fn``: no gradient reaches ``w`` through it, and an edit through
+# it with grad mode on raises instead of entering the base's history.
+for off in (torch.no_grad, torch.inference_mode):
+    for kind in ("w", "w * 2"):
+        w = torch.ones(3, requires_grad=True)
+        parent = w if kind == "w" else w * 2
+        with off():
+            quiet = parent[1:]
+        (quiet * 3).sum().backward()
+        print(f"{off.__name__}, view of {kind}: _base is parent: {quiet._base is parent}  "
+              f"is_leaf: {quiet.is_leaf}  grad_fn: {quiet.grad_fn}  w.grad: {w.grad}")  # fmt: skip
+        assert quiet._base is parent and quiet.is_leaf and quiet.grad_fn is None and w.grad is None, (
+            "a view taken under no_grad or inference_mode is a leaf with no grad_fn; no gradient reaches w")
+        try:
+            quiet.mul_(10)
+        except RuntimeError as e:
+            print(f"  quiet.mul_(10): {type(e).__name__}: {str(e).split('.')[0]}")
+        else:
+            raise AssertionError("an edit with grad mode on of a view taken under no_grad or inference_mode must raise")
+
+# %%
 # ``_base`` does not tell whether memory is shared
 # ------------------------------------------------
 #
@@ -442,8 +466,10 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # and have no ``_base`` at all; the last one is a view of the view ``inner``, and its ``_base`` is
 # the root ``x``, not ``inner``. To ask whether a tensor shares memory with the one it was made
 # from, compare their storages, as ``same_storage`` does. On a device with real memory (not
-# ``meta``, where every storage starts at 0), for storages that hold at least one byte, equal
-# starts prove shared memory (two empty storages both start at 0), though not a shared element;
+# ``meta``, where every storage starts at 0), for two storages that each hold at least one byte,
+# equal starts prove shared memory (empty storages do not count: those torch allocates all start
+# at 0, and one taken from NumPy starts at the array's address, where another storage can start
+# too: ``empty_from_numpy`` below starts where ``x`` does), though not a shared element;
 # different starts do not rule out shared memory:
 # an alias of a slice made through DLPack, NumPy or ``torch.frombuffer``
 # has a storage of its own that starts inside the source's (:ref:`copying-alias` shows all three;
@@ -466,6 +492,9 @@ for name, (t, other) in shared.items():
     print(f"{name:<29} _base is None: {t._base is None!s:<5}  _base is x: {t._base is x!s:<5}  "
           f"same storage: {same_storage(t, other)}")  # fmt: skip
 assert all(same_storage(t, other) for t, other in shared.values()), "all seven share their source's memory"
+empty_from_numpy = torch.from_numpy(x.numpy()[:0])
+print("empty_from_numpy: bytes", empty_from_numpy.untyped_storage().nbytes(), " same start as x:",
+      same_storage(empty_from_numpy, x))  # fmt: skip
 # sphinx_gallery_start_ignore
 assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:6], "six have no _base"
 assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as its _base"
@@ -474,7 +503,11 @@ assert doubled[:1].grad_fn is not None and doubled.detach().grad_fn is None and 
     "a slice keeps its base's history; detach() and .data keep none")
 sparse = torch.tensor([[0.0, 1.0]]).to_sparse()
 assert sparse.indices()._base is None and sparse.values()._base is sparse, "a sparse tensor's indices() has no _base"
-assert same_storage(torch.empty(0), torch.empty(0)), "two empty storages both start at 0: equal starts, no sharing"
+assert all(t.untyped_storage().data_ptr() == 0 for t in (
+    torch.empty(0), torch.zeros(3, 0, dtype=torch.float64), torch.tensor([]), x[:, :0].clone())
+), "empty storages torch allocates all start at 0: equal starts, no sharing"
+assert empty_from_numpy.untyped_storage().nbytes() == 0 and x.untyped_storage().data_ptr() != 0 and same_storage(
+    empty_from_numpy, x), "an empty tensor taken from NumPy starts at the array's address, here where x starts"
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")
 # sphinx_gallery_end_ignore
@@ -484,10 +517,13 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # Conclusion
 # ----------
 #
-# A view that autograd records as one shares memory, the version counter and, for autograd, the
-# history of its base (except inference tensors made inside ``torch.inference_mode()``, which have no
-# version counter and whose views have no ``_base``: :ref:`questions-inference-mode`); ``detach()``
-# and ``.data`` share memory but no history. ``_base`` marks views only: to know whether a tensor
+# A view shares memory and the version counter with its base and, when it is taken with grad mode
+# on outside ``torch.inference_mode()``, the base's history for autograd; taken under
+# ``torch.no_grad()`` or ``torch.inference_mode()`` from a tensor that requires grad, it is a leaf: no
+# gradient reaches the base through it, and an in-place edit of it with grad mode on raises.
+# Inference tensors made inside ``torch.inference_mode()`` are the exception: they have no version
+# counter, and their views no ``_base`` (:ref:`questions-inference-mode`). ``detach()`` and ``.data``
+# share memory but no history. ``_base`` marks views only: to know whether a tensor
 # shares memory with the one it was made from, compare their storages (``same_storage`` above): on a device with real memory (not
 # ``meta``), for storages that are not empty, equal starts prove shared memory (not a shared
 # element); different starts do not rule sharing out. ``reshape`` and ``contiguous()`` copy only when they must; to be

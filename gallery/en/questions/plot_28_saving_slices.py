@@ -531,8 +531,8 @@ assert torch.equal(loaded, t[:3]) and loaded.untyped_storage().nbytes() == 12, "
 # A common place for the slip: an encoder embeds a batch of 16 samples at once, and each sample's
 # embedding (a row of 128 floats, 512 bytes) is saved to a file of its own. Over three batches,
 # the loop saves each row twice, as the row and as its clone, and loads both back. Every file of a
-# row holds the whole batch, 16 x 128 floats; every file of a clone holds its 512 bytes, and both
-# load as the sample's embedding.
+# row holds the whole batch, 16 x 128 floats; every file of a clone holds only its row's 512 bytes
+# of data, and both load as the sample's embedding.
 
 torch.manual_seed(0)
 encoder = torch.nn.Linear(32, 128)

@@ -19,7 +19,7 @@
 written-to tensor refers to a single memory location. Please clone() the
 tensor before performing the operation``：这是往 ``expand`` 的结果里写入时得到的报错；为什么一行看起来差不多的代码却不报错，正是
 `pytorch/pytorch#42726 <https://github.com/pytorch/pytorch/issues/42726>`__ 问的问题。本页列出哪些操作返回视图（view）、``reshape``
-什么时候会复制，以及基张量（base tensor）与它的视图共享哪些东西：内存、同一个版本计数器（version counter），还有自动求导（autograd）的历史（``CopySlices``）。
+什么时候会复制，以及基张量（base tensor）与它的视图共享哪些东西：内存、同一个版本计数器（version counter），对于在梯度模式（grad mode）下、``torch.inference_mode()`` 之外取得的视图，还有自动求导（autograd）的历史（``CopySlices``）。
 """
 
 # %%
@@ -396,11 +396,31 @@ assert type(y.grad_fn).__name__ == "CopySlices" and torch.equal(leaf.grad, torch
 draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 
 # %%
+# 在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图仍然是视图（它有 ``_base``），但自动求导没有记录它。从需要梯度的张量取得时，不论这个张量是不是叶子张量（leaf tensor），视图本身都是没有 ``grad_fn`` 的叶子张量：梯度不会经由它到达 ``w``，在梯度模式下经由它做原地修改会报错，而不会进入基张量的历史。
+for off in (torch.no_grad, torch.inference_mode):
+    for kind in ("w", "w * 2"):
+        w = torch.ones(3, requires_grad=True)
+        parent = w if kind == "w" else w * 2
+        with off():
+            quiet = parent[1:]
+        (quiet * 3).sum().backward()
+        print(f"{off.__name__}, view of {kind}: _base is parent: {quiet._base is parent}  "
+              f"is_leaf: {quiet.is_leaf}  grad_fn: {quiet.grad_fn}  w.grad: {w.grad}")  # fmt: skip
+        assert quiet._base is parent and quiet.is_leaf and quiet.grad_fn is None and w.grad is None, (
+            "a view taken under no_grad or inference_mode is a leaf with no grad_fn; no gradient reaches w")
+        try:
+            quiet.mul_(10)
+        except RuntimeError as e:
+            print(f"  quiet.mul_(10): {type(e).__name__}: {str(e).split('.')[0]}")
+        else:
+            raise AssertionError("an edit with grad mode on of a view taken under no_grad or inference_mode must raise")
+
+# %%
 # ``_base`` 回答不了“是否共享内存”
 # --------------------------------
 #
 # 只有视图才有 ``_base``。下面前六个张量都和来源共享内存，却根本没有 ``_base``；最后一个是视图 ``inner``
-# 的视图，它的 ``_base`` 是最初的 ``x``，而不是 ``inner``。要问一个张量是否与它的来源共享内存，应当比较它们的存储，正如 ``same_storage`` 所做的。在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），对至少有一个字节的存储，起始地址相同能证明两者共享内存（两个空存储的起始地址都是 0），但不能证明有共同的元素；起始地址不同却不能排除共享内存：通过 DLPack、NumPy 或 ``torch.frombuffer`` 给切片建的别名，有一块自己的存储，起点落在源张量的存储之内（三种都在 :ref:`“别名”那一页 <copying-alias>` 上演示过）。哪种办法在每种情况下都能判断对，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`。
+# 的视图，它的 ``_base`` 是最初的 ``x``，而不是 ``inner``。要问一个张量是否与它的来源共享内存，应当比较它们的存储，正如 ``same_storage`` 所做的。在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），对两块都至少有一个字节的存储，起始地址相同能证明两者共享内存（空存储不算：torch 分配的空存储起始地址都是 0，而从 NumPy 取得的空存储起始于数组的地址，别的存储也可能从那里开始：下面的 ``empty_from_numpy`` 就与 ``x`` 起始于同一地址），但不能证明有共同的元素；起始地址不同却不能排除共享内存：通过 DLPack、NumPy 或 ``torch.frombuffer`` 给切片建的别名，有一块自己的存储，起点落在源张量的存储之内（三种都在 :ref:`“别名”那一页 <copying-alias>` 上演示过）。哪种办法在每种情况下都能判断对，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`。
 import copy
 
 source = torch.ones(3, requires_grad=True)
@@ -419,6 +439,9 @@ for name, (t, other) in shared.items():
     print(f"{name:<29} _base is None: {t._base is None!s:<5}  _base is x: {t._base is x!s:<5}  "
           f"same storage: {same_storage(t, other)}")  # fmt: skip
 assert all(same_storage(t, other) for t, other in shared.values()), "all seven share their source's memory"
+empty_from_numpy = torch.from_numpy(x.numpy()[:0])
+print("empty_from_numpy: bytes", empty_from_numpy.untyped_storage().nbytes(), " same start as x:",
+      same_storage(empty_from_numpy, x))  # fmt: skip
 # sphinx_gallery_start_ignore
 assert [name for name, (t, _) in shared.items() if t._base is None] == list(shared)[:6], "six have no _base"
 assert shared["inner[:, 1:]"][0]._base is x, "a view of a view names the root as its _base"
@@ -427,7 +450,11 @@ assert doubled[:1].grad_fn is not None and doubled.detach().grad_fn is None and 
     "a slice keeps its base's history; detach() and .data keep none")
 sparse = torch.tensor([[0.0, 1.0]]).to_sparse()
 assert sparse.indices()._base is None and sparse.values()._base is sparse, "a sparse tensor's indices() has no _base"
-assert same_storage(torch.empty(0), torch.empty(0)), "two empty storages both start at 0: equal starts, no sharing"
+assert all(t.untyped_storage().data_ptr() == 0 for t in (
+    torch.empty(0), torch.zeros(3, 0, dtype=torch.float64), torch.tensor([]), x[:, :0].clone())
+), "empty storages torch allocates all start at 0: equal starts, no sharing"
+assert empty_from_numpy.untyped_storage().nbytes() == 0 and x.untyped_storage().data_ptr() != 0 and same_storage(
+    empty_from_numpy, x), "an empty tensor taken from NumPy starts at the array's address, here where x starts"
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")
 # sphinx_gallery_end_ignore
@@ -437,5 +464,5 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # 小结
 # ----
 #
-# 被自动求导记作视图的张量，与它的基张量不仅共享内存和版本计数器，还共享求导历史（在推理模式内得到的推理张量除外：它们没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`）；``detach()`` 和 ``.data`` 共享内存，但不共享求导历史。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明两者共享内存（但不能证明有共同的元素），起始地址不同却不能排除共享内存。``reshape`` 和 ``contiguous()``
+# 视图与它的基张量共享内存和版本计数器；在梯度模式下、``torch.inference_mode()`` 之外取得的视图，还共享基张量的求导历史；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量取得的视图是叶子张量：梯度不会经由它到达基张量，在梯度模式下对它做原地修改会报错。在推理模式内得到的推理张量是例外：它们没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`。``detach()`` 和 ``.data`` 共享内存，但不共享求导历史。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明两者共享内存（但不能证明有共同的元素），起始地址不同却不能排除共享内存。``reshape`` 和 ``contiguous()``
 # 只在不得不复制时才复制；想确保拥有独立的内存，就用 ``clone()``。
