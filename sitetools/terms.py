@@ -55,9 +55,11 @@ TERMS: tuple[Term, ...] = (
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),
     Term("克隆", "clone, `clone()`", "copying-clone",
          define_en="`clone()`: a copy with memory of its own; in grad mode (not inside `torch.inference_mode()`), the "
-                   "clone of a tensor that requires grad stays in the computation graph.",
+                   "clone of a tensor that requires grad stays in the computation graph, except the clone of a view "
+                   "taken under `torch.no_grad()` or `torch.inference_mode()`, which passes no gradient back.",
          define_zh="`clone()`：有自己内存的副本；在梯度模式（grad mode）下（不在 `torch.inference_mode()` 里），"
-                   "需要梯度的张量的副本仍留在计算图中。"),
+                   "需要梯度的张量的副本仍留在计算图中；在 `torch.no_grad()` 或 `torch.inference_mode()` 下取的视图"
+                   "例外，它的副本不把梯度传回去。"),
     Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", avoid=("浅复制",),
          define_en="Copying only the outer object: the copy holds the same objects as the original, not copies of "
                    "them.",
@@ -124,9 +126,11 @@ TERMS: tuple[Term, ...] = (
          define_zh="PyTorch 记录张量上的运算并计算梯度的机制。"),
     Term("需要梯度", "`requires_grad=True`", "copying-clone", avoid=("需要求导",),
          define_en="A tensor's flag `requires_grad` set to `True`: in grad mode, autograd records the differentiable "
-                   "operations that use the tensor; under `torch.no_grad()` it does not.",
+                   "operations that use the tensor; under `torch.no_grad()` it does not. For an inference tensor used "
+                   "outside the mode it records only some: see leaf tensor.",
          define_zh="张量的标志 `requires_grad` 为 `True`：在梯度模式下，用到这个张量的可求导运算会被自动求导记录下来；"
-                   "在 `torch.no_grad()` 下不记录。"),
+                   "在 `torch.no_grad()` 下不记录。在模式外使用的推理张量（inference tensor）只有部分运算被记录，"
+                   "见“叶子张量（leaf tensor）”。"),
     Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",), gloss="grad mode",
          define_en="The default of PyTorch's three grad modes (with no-grad mode, under `torch.no_grad()`, and "
                    "inference mode): autograd records operations. `torch.is_grad_enabled()` tells it, except inside "
@@ -148,12 +152,16 @@ TERMS: tuple[Term, ...] = (
                    "`requires_grad_()` included), except a view of a tensor that requires grad taken under "
                    "`torch.no_grad()` or `torch.inference_mode()`: such a view is a leaf that requires grad, yet gets "
                    "no `.grad`; and an inference tensor that requires grad (a parameter of a module built in that "
-                   "mode) gets none through its views.",
+                   "mode) gets one, outside the mode, through its copies (`clone()`, `double()`) and operations that "
+                   "also take a normal tensor or a number (`w + b`, `w * 2`), none through its views or operations "
+                   "such as `w.sum()`, `w.exp()` or `w * w`.",
          define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度，"
                    "`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` 变成叶子张量的视图也是如此；"
                    "例外是在 `torch.no_grad()` 或 `torch.inference_mode()` 下对需要梯度的张量取的视图："
                    "它是需要梯度的叶子张量，却得不到 `.grad`；"
-                   "在该模式里构建的模块的参数是需要梯度的推理张量（inference tensor），也得不到经过视图的梯度。"),
+                   "在该模式里构建的模块的参数是需要梯度的推理张量（inference tensor），在模式外经由它的副本"
+                   "（`clone()`、`double()`）和同时用到普通张量或数的运算（`w + b`、`w * 2`）能得到梯度，经由它的视图"
+                   "或 `w.sum()`、`w.exp()`、`w * w` 这类运算则得不到。"),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
@@ -297,37 +305,29 @@ TERMS: tuple[Term, ...] = (
 #: (copy, shallow copy, autograd, memory leak ...); ``tests/test_glossary_and_decisions.py`` names them.
 CHECKED_BY: dict[str, tuple[str, ...]] = {
     "张量": ("dense-tensor-reads-storage-by-layout",),
-    "克隆": ("clone-requires-grad-in-grad-mode", "grad-mode-records"),
-    "存储": ("view-write-shows-in-both",),
-    "共享内存": ("shared-memory-seen-across-processes",),
+    "克隆": ("clone-requires-grad-in-grad-mode", "grad-mode-records", "clone-of-no-grad-view-passes-no-gradient"),
+    "存储": ("view-write-shows-in-both",), "共享内存": ("shared-memory-seen-across-processes",),
     "视图": ("view-write-shows-in-both",),
     "基张量": ("base-names-root-of-view-chain",),
     "重新绑定": ("rebinding-leaves-old-tensor",),
     "版本计数器": ("inplace-ops-raise-version", "version-counter-catches-saved-edit"),
-    "需要梯度": ("grad-mode-records",),
+    "需要梯度": ("grad-mode-records", "inference-tensor-requiring-grad"),
     "梯度模式": ("grad-mode-records",),
     "梯度": ("leaf-grad-accumulates",),
     "叶子张量": ("leaf-grad-accumulates", "inference-tensor-requiring-grad"),
     "非叶子张量": ("leaf-grad-accumulates",),
     "推理张量": ("inference-tensor-has-no-version-counter", "inference-mode-views-of-normal-tensor"),
-    "张量列表": ("list-repeat-holds-one-tensor",),
-    "优化器": ("optimizer-updates-in-place",),
-    "梯度检查点": ("checkpoint-reruns-when-backward-needs-it",),
-    "梯度累积": ("leaf-grad-accumulates",),
-    "多进程": ("shared-memory-seen-across-processes",),
-    "混合精度": ("autocast-lowers-some-ops",),
+    "张量列表": ("list-repeat-holds-one-tensor",), "优化器": ("optimizer-updates-in-place",),
+    "梯度检查点": ("checkpoint-reruns-when-backward-needs-it",), "梯度累积": ("leaf-grad-accumulates",),
+    "多进程": ("shared-memory-seen-across-processes",), "混合精度": ("autocast-lowers-some-ops",),
     "缓冲区": ("buffer-moves-with-module",),
-    "步长": ("dense-tensor-reads-storage-by-layout",),
-    "连续": ("contiguous-copies-only-when-needed",),
-    "共轭位": ("dense-tensor-reads-storage-by-layout",),
-    "负号位": ("dense-tensor-reads-storage-by-layout",),
+    "步长": ("dense-tensor-reads-storage-by-layout",), "连续": ("contiguous-copies-only-when-needed",),
+    "共轭位": ("dense-tensor-reads-storage-by-layout",), "负号位": ("dense-tensor-reads-storage-by-layout",),
     "高级索引": ("advanced-index-read-copies",),
     "推理模式": ("grad-mode-records", "inference-mode-outputs"),
     "异常检测模式": ("anomaly-mode-names-forward-call",),
-    "fused 优化器": ("fused-optimizer-step-not-counted",),
-    "worker 进程": ("dataloader-workers-are-processes",),
-    "滑动统计量": ("batchnorm-running-statistics",),
-    "基本索引": ("basic-index-read-views",),
+    "fused 优化器": ("fused-optimizer-step-not-counted",), "worker 进程": ("dataloader-workers-are-processes",),
+    "滑动统计量": ("batchnorm-running-statistics",), "基本索引": ("basic-index-read-views",),
     "保存张量的钩子": ("saved-tensor-hooks-hide-edit", "wrapped-number-saved-outside-hooks"),
 }
 

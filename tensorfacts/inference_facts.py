@@ -106,15 +106,20 @@ def _inference_tensor_has_no_version_counter() -> Fact:
 
 
 @fact("inference-tensor-inplace-outside-raises-yet-writes", {
-    "en": "Calls mul_(10) on an inference tensor outside inference mode, with grad mode on and under "
-          "torch.no_grad(): both raise, yet the values are 100 times the old ones; inside inference mode the edit "
-          "runs.",
-    "zh_CN": "在推理模式之外、分别在梯度模式下和 torch.no_grad() 下对推理张量调用 mul_(10)：两次都报错，"
-             "但数值已变成原来的 100 倍；在推理模式内修改则正常执行。",
+    "en": "Calls mul_(10) on an inference tensor that does not require grad outside inference mode, with grad mode on "
+          "and under torch.no_grad(): both raise, yet the values are 100 times the old ones; inside inference mode the "
+          "edit runs. On the weight of a Linear(3, 2) built in the mode, an inference tensor that requires grad: with "
+          "grad mode on mul_(10) raises that a leaf that requires grad is used in an in-place operation, and the "
+          "values stay; under torch.no_grad() it raises, yet the values are 10 times the old ones.",
+    "zh_CN": "在推理模式之外、分别在梯度模式下和 torch.no_grad() 下对不需要梯度的推理张量调用 mul_(10)：两次都报错，"
+             "但数值已变成原来的 100 倍；在推理模式内修改则正常执行。对在该模式里构建的 Linear(3, 2) 的 weight"
+             "（需要梯度的推理张量）：梯度模式下 mul_(10) 报错说需要梯度的叶子张量被用于原地操作，数值不变；"
+             "在 torch.no_grad() 下报错，但数值已变成原来的 10 倍。",
 })
 def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
-    """An in-place edit of an inference tensor outside inference mode raises (under no_grad too),
-    and yet the values have changed; inside inference mode it runs without an error."""
+    """An in-place edit of an inference tensor that does not require grad, outside inference mode, raises (under
+    no_grad too), and yet the values have changed; inside inference mode it runs without an error. One that requires
+    grad is refused by the leaf check first with grad mode on, before writing."""
     a = _inference_tensor()
     refused = []
     for context in (torch.enable_grad, torch.no_grad):
@@ -128,9 +133,26 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
     outside = a.tolist()
     with torch.inference_mode():
         a.mul_(10)
-    return Fact(all(refused) and outside == [100.0, 200.0, 300.0] and a.tolist() == [1000.0, 2000.0, 3000.0],
+        w = torch.nn.Linear(3, 2).weight
+    old = w.tolist()
+    weight = {}
+    for name, context in (("grad mode", torch.enable_grad), ("no_grad", torch.no_grad)):
+        try:
+            with context():
+                w.mul_(10)
+        except RuntimeError as exc:
+            weight[name] = (str(exc).split(".")[0], w.tolist() == old)
+        else:
+            weight[name] = ("no error", w.tolist() == old)
+    scaled = torch.equal(w.detach(), torch.tensor(old) * 10)
+    return Fact(all(refused) and outside == [100.0, 200.0, 300.0] and a.tolist() == [1000.0, 2000.0, 3000.0]
+                and w.is_inference() and w.requires_grad
+                and weight["grad mode"] == ("a leaf Variable that requires grad is being used in an in-place operation",
+                                            True)
+                and weight["no_grad"][0].startswith("Inplace update to inference tensor") and scaled,
                 f"raised outside (grad on, no_grad): {refused}; values after those two mul_(10): {outside}; "
-                f"after one more inside: {a.tolist()}")
+                f"after one more inside: {a.tolist()}; weight of a Linear built in the mode (error, values kept): "
+                f"{weight}, 10 times the old values at the end: {scaled}")
 
 
 @fact("inference-tensor-apply-map-outside-no-error", {
@@ -168,19 +190,26 @@ def _inference_tensor_apply_map_outside_no_error() -> Fact:
     "en": "Builds Linear(3, 2) under torch.inference_mode(); outside the mode, with grad mode on, its weight w is an "
           "inference leaf that requires grad. w.view(6), w[0], w.T and w.t() do not require grad and have no grad_fn; "
           "backward of (w.T * 2).sum() + (w * 1).sum() leaves 1 in w.grad (the calculus gives 3), backward of the "
-          "module's own output leaves weight.grad None while bias.grad is filled; w.clone(), w.double() and "
+          "module's own output leaves weight.grad None while bias.grad is filled; backward of (w.T * 2).sum() or "
+          "w[0].sum() alone raises \"element 0 of tensors does not require grad\"; w * 2 and w + b (b a normal tensor "
+          "that does not require grad) require grad, and backward of (w + b).sum() + (w * 2).sum() leaves 3 in w.grad; "
+          "w.sum(), w.exp() and w * w do not require grad; w.clone(), w.double() and "
           "w.to(copy=True) require grad with a CopyBackwards node, and w.clone().sum() gives w.grad 1.",
     "zh_CN": "在 torch.inference_mode() 下构建 Linear(3, 2)；在模式外、梯度模式开着时，"
              "它的 weight w 是需要梯度的推理叶子张量。w.view(6)、w[0]、w.T 和 w.t() 不需要梯度，也没有 grad_fn；对 "
              "(w.T * 2).sum() + (w * 1).sum() 调用 backward 后 w.grad 是 1（按求导公式算出的是 3），对模块自己的输出调"
-             "用 backward 后 weight.grad 仍是 None，bias.grad 却有值；w.clone()、w.double() 和 w.to(copy=True) 需要梯"
+             "用 backward 后 weight.grad 仍是 None，bias.grad 却有值；只对 (w.T * 2).sum() 或 w[0].sum() 调用 "
+             "backward 则报错“element 0 of tensors does not require grad”；w * 2 和 w + b（b 是不需要梯度的普通张量）"
+             "需要梯度，对 (w + b).sum() + (w * 2).sum() 调用 backward 后 w.grad 是 3；w.sum()、w.exp() 和 w * w "
+             "不需要梯度；w.clone()、w.double() 和 w.to(copy=True) 需要梯"
              "度，节点是 CopyBackwards，w.clone().sum() 给 w.grad 的是 1。",
 }, {"en": "the parameters of one Linear(3, 2), float32, on the CPU",
     "zh_CN": "一个 Linear(3, 2) 的参数，float32，在 CPU 上"})
 def _inference_tensor_requiring_grad() -> Fact:
     """An inference tensor that requires grad (a parameter of a module built in the mode): its views, taken
-    outside the mode, are out of the graph, so gradients through them are lost without an error; its copies
-    are recorded as ``CopyBackwards``."""
+    outside the mode, are out of the graph, so gradients through them are lost (backward raises when the loss reaches
+    it only through them); so are operations on it alone or with inference tensors, while one that also takes a
+    normal tensor is recorded; its copies are recorded as ``CopyBackwards``."""
     with torch.inference_mode():
         lin = torch.nn.Linear(3, 2)
     w = lin.weight
@@ -192,14 +221,32 @@ def _inference_tensor_requiring_grad() -> Fact:
     w.grad = None
     lin(torch.ones(1, 3)).sum().backward()
     module = (lin.weight.grad, lin.bias.grad.tolist())
+    only_views = {}
+    for name, loss in (("(w.T * 2).sum()", (w.T * 2).sum()), ("w[0].sum()", w[0].sum())):
+        try:
+            loss.backward()
+        except RuntimeError as exc:
+            only_views[name] = "element 0 of tensors does not require grad" in str(exc)
+        else:
+            only_views[name] = False
+    b = torch.zeros(2, 3)
+    ops = {name: r.requires_grad for name, r in (("w * 2", w * 2), ("w + b", w + b), ("w.sum()", w.sum()),
+                                                ("w.exp()", w.exp()), ("w * w", w * w))}
+    lin.weight.grad = None
+    ((w + b).sum() + (w * 2).sum()).backward()
+    through_ops = w.grad.tolist()
     copies = {name: (c.requires_grad, type(c.grad_fn).__name__)
               for name, c in (("clone()", w.clone()), ("double()", w.double()), ("to(copy=True)", w.to(copy=True)))}
     lin.weight.grad = None
     w.clone().sum().backward()
     ones = [[1.0] * 3] * 2
     return Fact(made and all(v == (False, None) for v in views.values()) and through_views == ones
-                and module == (None, [1.0, 1.0]) and all(c == (True, "CopyBackwards") for c in copies.values())
-                and w.grad.tolist() == ones,
+                and module == (None, [1.0, 1.0]) and all(only_views.values())
+                and ops == {"w * 2": True, "w + b": True, "w.sum()": False, "w.exp()": False, "w * w": False}
+                and through_ops == [[3.0] * 3] * 2
+                and all(c == (True, "CopyBackwards") for c in copies.values()) and w.grad.tolist() == ones,
                 f"inference leaf requiring grad: {made}; views (requires_grad, grad_fn): {views}; w.grad through "
-                f"w.T * 2 + w * 1: {through_views}; module (weight.grad, bias.grad): {module}; copies: {copies}; "
+                f"w.T * 2 + w * 1: {through_views}; module (weight.grad, bias.grad): {module}; backward through views "
+                f"only raises: {only_views}; requires_grad: {ops}; w.grad through w + b and w * 2: {through_ops}; "
+                f"copies: {copies}; "
                 f"w.grad through clone(): {w.grad.tolist()}")

@@ -127,14 +127,13 @@ GUIDE: tuple[Advice, ...] = (
         "copy-in-graph",
         {
             "en": "For a copy that gradients still flow back through, use `a.clone()` on a tensor that "
-                "requires grad: its own storage and version counter, `requires_grad=True` and a `CloneBackward0` "
-                "node (except on a view of such a tensor taken under `torch.no_grad()` or `torch.inference_mode()`: "
-                "its clone has the node too, yet no gradient reaches the view or its base). "
-                "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and, on a float32 `a` "
-                "like the sources here, `a.double()` through `ToCopyBackward0` (it also changes the dtype; on a "
-                "float64 `a` it returns `a` itself, no copy). For an inference tensor `a` made with "
-                "`requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), both nodes are "
-                "`CopyBackwards`.",
+                "requires grad: its own storage and version counter, `requires_grad=True` and a `CloneBackward0` node "
+                "(except on a view of such a tensor taken under `torch.no_grad()` or `torch.inference_mode()`: its "
+                "clone has the node too, yet no gradient reaches the view or its base). `torch.empty_like(a).copy_(a)` "
+                "does the same through `CopyBackwards`, and, on a float32 `a` like the sources here, `a.double()` "
+                "through `ToCopyBackward0` (it also changes the dtype; on a float64 `a` it returns `a` itself, no "
+                "copy). For an inference tensor `a` made with `requires_grad=True` (a parameter of a module built "
+                "inside `torch.inference_mode()`), both nodes are `CopyBackwards`.",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带一个 `CloneBackward0` 节点（在 `torch.no_grad()` 或 `torch.inference_mode()` "
                 "下对这种张量取的视图（view）例外：它的副本也带这个节点，梯度却到不了这个视图，也到不了取视图的那个张量）。"
@@ -166,13 +165,11 @@ GUIDE: tuple[Advice, ...] = (
                 "`ctx.x = a`: backward raises nothing;\n"
                 "- a write by a torch kernel that moves no version counter, such as a step of an optimizer made "
                 "with `fused=True` or `torch.amp.GradScaler.unscale_`.\n"
-                "Which edits move the version counter and which do not, each one run: "
-                "{ref}`the version-counter page <questions-version-counter>`. "
-                "An edit made before autograd saves the tensor is "
-                "no error at all: backward treats it as a constant and returns what the same edit under "
-                "`torch.no_grad()` gives (for a tenfold edit, what `a + (9 * a).detach()` gives); when the edit "
-                "reaches the leaf itself (a leaf, a `Parameter`, a view of a leaf), that is the gradient at the "
-                "edited values.",
+                "Which edits move the version counter and which do not, each one run: {ref}`the version-counter page "
+                "<questions-version-counter>`. An edit made before autograd saves the tensor is no error at all: "
+                "backward treats it as a constant and returns what the same edit under `torch.no_grad()` gives (for a "
+                "tenfold edit, what `a + (9 * a).detach()` gives); when the edit reaches the leaf itself (a leaf, a "
+                "`Parameter`, a view of a leaf), that is the gradient at the edited values.",
             "zh_CN": "只想读取数值，既不求导也不复制，就用 `a.detach()`。它与 `a` 共享存储和版本计数器："
                 "自动求导（autograd）保存了 `a` 之后再原地修改它，即使在 `torch.no_grad()` 下，"
                 "运行到保存了 `a` 的那个节点的反向传播也会报错。"
@@ -206,19 +203,22 @@ GUIDE: tuple[Advice, ...] = (
                 "counter with `a` and, when `a` is a normal tensor that requires grad and grad mode is on, stays in "
                 "the graph (`ViewBackward0`). Not when `a` is an inference tensor made with `requires_grad=True` (as "
                 "above): its views, taken outside the mode, do not require grad, and a gradient through them never "
-                "reaches `a`, without an error. A view of a normal leaf that requires grad, one that autograd records, "
-                "refuses in-place edits with grad mode on (under `torch.no_grad()`, `torch.inference_mode()` or "
-                "`torch.set_grad_enabled(False)` it accepts them), and so does `b = a` when `a` is itself such a view. "
-                "The dtype form `a.view(dtype)` is no such view: it requires no grad, has no `grad_fn`, and takes "
-                "in-place edits with grad mode on, unrecorded, even when `a` is a leaf that requires grad.",
+                "reaches `a`: silently when something else in the loss requires grad, and `backward()` raises "
+                "(\"element 0 of tensors does not require grad\") when the loss reaches `a` only through them. A view "
+                "of a normal leaf that requires grad, one that autograd records, refuses in-place edits with grad mode "
+                "on (under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it accepts "
+                "them), and so does `b = a` when `a` is itself such a view. The dtype form `a.view(dtype)` is no such "
+                "view: it requires no grad, has no `grad_fn`, and takes in-place edits with grad mode on, unrecorded, "
+                "even when `a` is a leaf that requires grad.",
             "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，"
                 "`a` 是需要梯度的普通张量且梯度模式（grad mode）开着时，还留在计算图中（`ViewBackward0`）。`a` 若是用 "
                 "`requires_grad=True` 创建的推理张量（同上），则不然：在模式外对它取的视图不需要梯度，经过这些视图的梯"
-                "度到不了 `a`，而且不报错。需要梯度的普通叶子张量的视图，只要是自动求导记录下来的，"
-                "在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
-                "`torch.set_grad_enabled(False)` 下则可以修改）；如果 `a` 本身就是这样的视图，`b = a` 也一样。"
-                "dtype 形式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，即使 `a` "
-                "是需要梯度的叶子张量，在梯度模式下也照常接受原地修改，自动求导不记录。",
+                "度到不了 `a`：损失里还有别的需要梯度的部分时不报错，损失只经由这些视图用到 `a` 时，`backward()` 报错（"
+                "“element 0 of tensors does not require grad”）。需要梯度的普通叶子张量的视图，只要是自动求导记录下来的"
+                "，在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
+                "`torch.set_grad_enabled(False)` 下则可以修改）；如果 `a` 本身就是这样的视图，`b = a` 也一样。dtype 形"
+                "式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，即使 `a` 是需要梯度的叶子张量，在梯"
+                "度模式下也照常接受原地修改，自动求导不记录。",
         },
         lambda m: _everywhere(m, "a.view(3)", shares_storage=True)
         and _everywhere(m, "a.view(3)", VERSIONED_SOURCES, shares_version=True)
@@ -232,10 +232,9 @@ GUIDE: tuple[Advice, ...] = (
         "avoid-data",
         {
             "en": "Avoid `a.data`: it shares storage but not the version counter, so an in-place edit "
-                "through it after autograd saved `a`, with or without `torch.no_grad()`, goes unnoticed and "
-                "backward can return a wrong "
-                "gradient without any error. `copy.copy(a)` is no better: it shares storage, not the counter, "
-                "and an edit of it under `torch.no_grad()` goes unnoticed in the same way.",
+                "through it after autograd saved `a`, with or without `torch.no_grad()`, goes unnoticed and backward "
+                "can return a wrong gradient without any error. `copy.copy(a)` is no better: it shares storage, not "
+                "the counter, and an edit of it under `torch.no_grad()` goes unnoticed in the same way.",
             "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器。"
                 "自动求导保存了 `a` 之后，无论是否在 `torch.no_grad()` 下，"
                 "通过它做的原地修改都不会被察觉，反向传播不报错，梯度却可能是错的。"
@@ -265,8 +264,8 @@ GUIDE: tuple[Advice, ...] = (
                 "layer's update of `running_mean` and `running_var`.\n"
                 "- Nor after `apply_` or `map_`, which move no version counter: a tensor that requires grad refuses "
                 "them, but autograd also saves tensors that do not (`x` in `x * w`).\n"
-                "- If `a` is an inference tensor, an edit such as `b.mul_(10)` itself raises, and yet `a` has changed "
-                "(`apply_` and `map_` edit it without an error).",
+                "- If `a` is an inference tensor that does not require grad, an edit such as `b.mul_(10)` itself "
+                "raises, and yet `a` has changed (`apply_` and `map_` edit it without an error).",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象。\n"
                 "- 未设置默认设备时的 `torch.as_tensor(a)`、对 float32 张量调用 `a.float()` 也是如此"
                 "（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、对连续张量调用 `a.contiguous()` "
@@ -279,7 +278,7 @@ GUIDE: tuple[Advice, ...] = (
                 "的更新。\n"
                 "- 用 `apply_` 或 `map_` 修改也不推进版本计数器，同样不报错：需要梯度的张量拒绝这两个方法，"
                 "但自动求导也会保存不需要梯度的张量（`x * w` 中的 `x`）。\n"
-                "- 如果 `a` 是推理张量，`b.mul_(10)` 这样的修改本身就会报错，可 `a` 的值还是变了"
+                "- 如果 `a` 是不需要梯度的推理张量，`b.mul_(10)` 这样的修改本身就会报错，可 `a` 的值还是变了"
                 "（用 `apply_` 和 `map_` 修改则不报错）。",
         },
         lambda m: all(_everywhere(m, op, same_object=True)
@@ -342,27 +341,31 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "inference",
         {
-            "en": "An inference tensor made inside `torch.inference_mode()`, such as `a` made there by a factory, "
-                "has no version counter at all.\n"
+            "en": "An inference tensor made inside `torch.inference_mode()`, such as `a` made there by a factory "
+                "without `requires_grad=True`, has no version counter at all.\n"
                 "- Not every tensor made there is one: a view of a normal tensor by indexing, `view(shape)`, `t()` "
                 "or another view operation is not, nor is its `.data`; its `view(dtype)` is one.\n"
-                "- Outside inference mode an in-place torch operation on it, such as `mul_`, through `b = a` or "
+                "- Outside inference mode an in-place torch operation on `a`, such as `mul_`, through `b = a` or "
                 "`a.view(3)` raises, with or without `torch.no_grad()` (`apply_` and `map_` edit it with no error).\n"
                 "- Yet the values of `a` have changed: do not catch that error and carry on.\n"
                 "- `a.data`, `a.detach()` and `copy.copy(a)`, which share its storage, take the edit without an "
                 "error, and it reaches `a`.\n"
                 "- To edit the values, edit `a.clone()` or `a.detach().clone()`: new storage, and the edit goes "
-                "through.",
-            "zh_CN": "在 `torch.inference_mode()` 内得到的推理张量，比如在那里由工厂函数创建的 `a`，"
-                "根本没有版本计数器。\n"
+                "through.\n"
+                "- An inference tensor that requires grad (a parameter of a module built in the mode) refuses `mul_` "
+                "with grad mode on before writing, as a leaf; under `torch.no_grad()` its `mul_` raises after writing.",
+            "zh_CN": "在 `torch.inference_mode()` 内得到的推理张量，比如在那里由工厂函数创建、"
+                "未指定 `requires_grad=True` 的 `a`，根本没有版本计数器。\n"
                 "- 在那里创建的张量并不都是推理张量：用索引、`view(shape)`、`t()` 等视图操作对普通张量取的视图就不是，"
                 "它的 `.data` 也不是；它的 `view(dtype)` 则是推理张量。\n"
-                "- 离开推理模式后，无论是否在 `torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 对它做 `mul_` "
+                "- 离开推理模式后，无论是否在 `torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 对 `a` 做 `mul_` "
                 "这样的 torch 原地操作都会报错（用 `apply_` 和 `map_` 修改则不报错）。\n"
                 "- 可 `a` 的值已经变了：不要捕获这个错误后接着往下算。\n"
                 "- `a.data`、`a.detach()` 和 `copy.copy(a)` 与它共享存储，原地修改它们不报错，改动会落到 `a` 上。\n"
                 "- 要修改这些数值，就去修改 `a.clone()` 或 `a.detach().clone()`："
-                "它们有新的存储，原地修改可以照常进行。",
+                "它们有新的存储，原地修改可以照常进行。\n"
+                "- 需要梯度的推理张量（在该模式里构建的模块的参数）在梯度模式下作为叶子张量，`mul_` 在写入前就被"
+                "拒绝；在 `torch.no_grad()` 下，它的 `mul_` 是先写入、再报错。",
         },
         lambda m: _no_counter(m, *(op for op in OPERATIONS if op not in WRITES))
         and all(str(_row(m, "inference", op)["raised"]).startswith(f"RuntimeError: {REFUSALS[INFERENCE_EDIT]}")
@@ -375,7 +378,8 @@ GUIDE: tuple[Advice, ...] = (
         and all(_row(m, "inference", op)["shares_storage"] is False
                 and all(_row(m, "inference", op)[c] == EDIT_NO_GRAPH for c in EDIT_COLUMNS)
                 for op in ("a.clone()", "a.detach().clone()")),
-        facts=("inference-tensor-apply-map-outside-no-error", "inference-mode-views-of-normal-tensor"),
+        facts=("inference-tensor-apply-map-outside-no-error", "inference-mode-views-of-normal-tensor",
+               "inference-tensor-inplace-outside-raises-yet-writes"),
     ),
 )
 

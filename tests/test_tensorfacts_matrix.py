@@ -379,6 +379,9 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         # "a view of a normal tensor by indexing, view(shape), t() or another view operation is not, nor is its
         # .data; its view(dtype) is one"
         "inference-mode-views-of-normal-tensor",
+        # "An inference tensor that requires grad ... refuses mul_ with grad mode on before writing, as a leaf; under
+        # torch.no_grad() its mul_ raises after writing"
+        "inference-tensor-inplace-outside-raises-yet-writes",
     ),
 }
 

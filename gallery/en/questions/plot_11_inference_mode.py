@@ -293,8 +293,8 @@ for use_name in uses:
     print(f"{use_name}: {results['inference_mode', use_name]}")
 
 # %%
-# The in-place edit is refused only after the fact: torch raises once the values are written, so the
-# inference tensor holds the new values anyway. Catching that error and carrying on leaves the edit
+# On an inference tensor that does not require grad, such as ``y`` here, the in-place edit is refused only
+# after the fact: torch raises once the values are written, so the inference tensor holds the new values anyway. Catching that error and carrying on leaves the edit
 # in place.
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
@@ -305,7 +305,9 @@ except RuntimeError as e:
     print(f"{type(e).__name__} raised; y before: {before}, y after: {y}")
 else:
     raise AssertionError("an in-place edit of an inference tensor outside the mode must raise")
-assert torch.equal(y, before + 1), "the edit that raised must have been written anyway"
+assert not y.requires_grad and torch.equal(y, before + 1), (
+    "y does not require grad, and the edit that raised must have been written anyway"
+)
 
 # %%
 # An edit through a view of it, here ``y[1:]``, raises the same way. ``y.detach()`` and ``y.data``
@@ -439,8 +441,9 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # ----------
 #
 # Use ``torch.inference_mode()`` for code whose results never meet autograd again; outside the mode
-# the inference tensors it makes refuse being saved for backward or made to require grad, and an in-place torch
-# operation through the tensor itself or a view of it raises after it has been written (one through
+# the inference tensors it makes refuse being saved for backward or made to require grad, and, on one that does
+# not require grad, an in-place torch operation through the tensor itself or a view of it raises after it has
+# been written (one through
 # ``detach()``, ``.data`` or ``numpy()`` raises nothing, and so do ``apply_`` and ``map_``, which run
 # a Python function on each value). When
 # results may be reused in training, use ``torch.no_grad()``, or ``clone()`` them outside the mode.

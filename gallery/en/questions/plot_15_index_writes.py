@@ -406,7 +406,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ``x[idx] += 1`` is an in-place edit of ``x``, and autograd refuses one on a leaf that requires grad
 # (a ``Parameter`` too) or on a view of such a leaf that autograd records (not on its ``view(dtype)``, which
 # takes the write unrecorded): write under ``torch.no_grad()``. An inference
-# tensor (one ``torch.inference_mode()`` computes, or a ``view(dtype)`` taken there, even of a normal
+# tensor that does not require grad (one ``torch.inference_mode()`` computes, or a ``view(dtype)`` taken there, even of a normal
 # tensor; a view of a normal tensor taken there by indexing or ``view(shape)``, its ``detach()`` and its
 # ``.data`` are normal tensors, and such a view or ``detach()`` of a plain tensor takes the write) refuses
 # it outside inference mode, under ``torch.no_grad()`` too,
@@ -506,6 +506,10 @@ for attempt in (1, 2):
 assert torch.equal(retried, torch.tensor([2.0, 0.0, 2.0, 0.0])), "each refused write added one: a retry adds twice"
 # sphinx_gallery_start_ignore
 for mode_of_write in (True, False):
+    unrequired = sources()["inference tensor"]
+    assert not unrequired.requires_grad and isinstance(add_one_at(unrequired, mode_of_write), str), (
+        "an inference tensor that does not require grad refuses the write")
+    assert torch.equal(unrequired, torch.tensor([1.0, 0.0, 1.0, 0.0])), "its refused write was written"
     made_inference = sources()["inference tensor"]
     assert torch.is_inference(made_inference.detach()) and torch.is_inference(made_inference.data), "both are inference tensors"
     assert isinstance(add_one_at(made_inference.detach(), mode_of_write), torch.Tensor), "detach() takes the write"

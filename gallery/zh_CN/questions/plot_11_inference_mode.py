@@ -285,7 +285,7 @@ for use_name in uses:
     print(f"{use_name}: {results['inference_mode', use_name]}")
 
 # %%
-# 原地修改的“拒绝”来得晚：torch 先把新值写进去，再抛出错误，所以推理张量里已经是新值了。捕获这个错误后接着往下跑，修改依然留在张量里。
+# 对 ``y`` 这样不需要梯度的推理张量，原地修改的“拒绝”来得晚：torch 先把新值写进去，再抛出错误，所以推理张量里已经是新值了。捕获这个错误后接着往下跑，修改依然留在张量里。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 before = y.clone()
@@ -295,7 +295,9 @@ except RuntimeError as e:
     print(f"{type(e).__name__} raised; y before: {before}, y after: {y}")
 else:
     raise AssertionError("an in-place edit of an inference tensor outside the mode must raise")
-assert torch.equal(y, before + 1), "the edit that raised must have been written anyway"
+assert not y.requires_grad and torch.equal(y, before + 1), (
+    "y does not require grad, and the edit that raised must have been written anyway"
+)
 
 # %%
 # 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。``y.detach()`` 和 ``y.data`` 也是推理张量，通过它们修改却不报任何错，而且改动会落到 ``y`` 上。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 即使直接作用在 ``y`` 上也不报错，同样改动 ``y``；经由 NumPy 数组 ``y.numpy()`` 写入也是如此。
@@ -417,5 +419,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；直接或通过它的视图做 torch 原地操作会报错，但新值已经写进去了（通过 ``detach()``、``.data`` 或 ``numpy()`` 修改则不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错）。结果可能还要用于训练时，用
+# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；对不需要梯度的推理张量，直接或通过它的视图做 torch 原地操作会报错，但新值已经写进去了（通过 ``detach()``、``.data`` 或 ``numpy()`` 修改则不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错）。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。

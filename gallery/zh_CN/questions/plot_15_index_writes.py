@@ -376,7 +376,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 #
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）或自动求导记录下来的这种叶子张量的视图做原地操作（叶子张量的 ``view(dtype)`` 除外：经由它写入照常进行，自动求导不记录）：要放在 ``torch.no_grad()`` 下写。
 #
-# 推理张量（inference tensor）是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上。
+# 推理张量（inference tensor）是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。不需要梯度的推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上。
 #
 # 需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入。但非叶子张量的四种视图，以及从其中之一再取的视图（每种模式的最后两行），在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）。这四种视图是：
 #
@@ -470,6 +470,10 @@ for attempt in (1, 2):
 assert torch.equal(retried, torch.tensor([2.0, 0.0, 2.0, 0.0])), "each refused write added one: a retry adds twice"
 # sphinx_gallery_start_ignore
 for mode_of_write in (True, False):
+    unrequired = sources()["inference tensor"]
+    assert not unrequired.requires_grad and isinstance(add_one_at(unrequired, mode_of_write), str), (
+        "an inference tensor that does not require grad refuses the write")
+    assert torch.equal(unrequired, torch.tensor([1.0, 0.0, 1.0, 0.0])), "its refused write was written"
     made_inference = sources()["inference tensor"]
     assert torch.is_inference(made_inference.detach()) and torch.is_inference(made_inference.data), "both are inference tensors"
     assert isinstance(add_one_at(made_inference.detach(), mode_of_write), torch.Tensor), "detach() takes the write"
