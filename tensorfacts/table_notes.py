@@ -67,10 +67,11 @@ VIEW_NOTES: tuple[Advice, ...] = (
         "views-share",
         {
             "en": "Every operation of the first table shares storage with its source, and a write through its "
-                "result reaches the source, on both layouts; only `view()` and `view_as()` refuse the "
-                "non-contiguous source (the error suggests `reshape()`).",
+                "result reaches the source, on both layouts; only `view(4, 3)` and `view_as(torch.empty(4, 3))` "
+                "refuse the table's non-contiguous source (the error suggests `reshape()`).",
             "zh_CN": "第一张表里的每个操作都与源张量共享存储，通过结果写入的数据会落到源张量上，两种内存布局都是如此；"
-                "只有 `view()` 和 `view_as()` 遇到不连续的源张量会报错（报错信息建议改用 `reshape()`）。",
+                "只有 `view(4, 3)` 和 `view_as(torch.empty(4, 3))` 在表中那个不连续的源张量上报错"
+                "（报错信息建议改用 `reshape()`）。",
         },
         _views_share_and_write,
     ),

@@ -7,7 +7,7 @@
 .. admonition:: Answer
    :class: answer
 
-   While autograd records, it refuses an in-place operation that changes the values of a leaf that requires grad, or of a view of it that autograd records (a write through ``detach()``, ``.data`` or ``view(dtype)`` is not refused). Make the update step under ``torch.no_grad()``:
+   While autograd records, ``w -= ...``, ``w[0] = ...`` and ``torch.add(..., out=w)`` are refused for a leaf ``w`` that requires grad (a write through ``detach()``, ``.data`` or ``view(dtype)`` is not). Make the update step under ``torch.no_grad()``:
 
    .. code-block:: python
 
@@ -500,8 +500,8 @@ assert p._version == 1, "only the edit under no_grad moved the counter"
 # Conclusion
 # ----------
 #
-# While autograd records, an in-place operation that changes the values of a
-# leaf that requires grad, or of a view of it that autograd records, is refused; a write through ``detach()``,
+# While autograd records, ``w -= ...``, ``w[0] = ...`` and an ``out=w`` argument of ``torch.add`` or
+# ``torch.mul`` are refused for a leaf ``w`` that requires grad; a write through ``detach()``,
 # ``.data`` or ``view(dtype)`` is not. Edit it under ``torch.no_grad()`` (``w -= lr * w.grad``,
 # ``copy_``, item assignment) or use a ``torch.nn.init`` function. To change
 # a shape, build a new layer, copy what it keeps, and make a new optimizer;

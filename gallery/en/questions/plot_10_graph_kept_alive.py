@@ -21,7 +21,8 @@ brings its whole graph along: the running total keeps every step's autograd node
 backward pass (``backward()`` or ``torch.autograd.grad``) ran on that loss (an evaluation loop outside
 ``torch.no_grad()``) or it ran with
 ``retain_graph=True`` or ``create_graph=True``, the tensors those nodes saved as well (after
-``backward(inputs=...)``, those of the nodes it did not run). A list of losses or outputs kept for
+``backward(inputs=...)`` or ``torch.autograd.grad``, which run only the nodes on the way to the tensors
+they are given, those of the nodes they did not run). A list of losses or outputs kept for
 logging does the same. This page counts the autograd nodes reachable from the total at each step
 (linear in the steps), checks which saved tensors the total keeps alive with and without
 ``backward()``, shows that the graph this loop keeps cannot even be used, and fixes the loop with
@@ -529,7 +530,8 @@ if torch.cuda.is_available():
 # Without a list or a total, a loop frees each step's graph by itself, in two stages. ``backward()``
 # (without ``retain_graph=True`` or ``create_graph=True``) at once releases the graph's hold on the
 # tensors saved by the nodes it runs (all of them here; with ``inputs=``, only the nodes on the way
-# to the tensors named), which frees them here, since nothing else holds ``x`` or ``w * x``; the nodes stay alive as long as
+# to the tensors named, and ``torch.autograd.grad`` likewise runs only those to the tensors it is given),
+# which frees them here, since nothing else holds ``x`` or ``w * x``; the nodes stay alive as long as
 # something refers to them, here only the name ``loss``. ``del loss`` drops that reference, and then
 # the nodes go too. ``forward`` runs one step's forward pass and keeps weak references to its
 # loss's node (through ``node_ref``) and to the two tensors the graph saves, ``x`` and ``w * x``;
@@ -588,6 +590,16 @@ two_branches.backward(inputs=[branch_a])
 gc.collect()
 assert [ref() is not None for ref in branch_refs] == [False, True], (
     "backward(inputs=[a]) frees what the nodes it ran saved, and keeps what the others saved"
+)
+grad_branch_a, grad_branch_b = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+grad_saved_a, grad_saved_b = torch.full((3,), 2.0), torch.full((3,), 3.0)
+grad_branches = (grad_branch_a * grad_saved_a).sum() + (grad_branch_b * grad_saved_b).sum()
+grad_refs = [weakref.ref(grad_saved_a), weakref.ref(grad_saved_b)]
+del grad_saved_a, grad_saved_b
+torch.autograd.grad(grad_branches, grad_branch_a)
+gc.collect()
+assert [ref() is not None for ref in grad_refs] == [False, True], (
+    "torch.autograd.grad(loss, a) frees what the nodes it ran saved, and keeps what the others saved"
 )
 # sphinx_gallery_end_ignore
 
@@ -703,9 +715,10 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 # nodes then stays at zero however long the loop runs. A total of tensors with a ``grad_fn``, or a
 # list of them, keeps every step's nodes, and keeps their saved tensors too where no backward pass
 # (``backward()`` or ``torch.autograd.grad``) ran on the loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
-# ``retain_graph=True`` or ``create_graph=True`` (after ``backward(inputs=...)``, those of the nodes
-# it did not run). ``out.detach().cpu()`` keeps no graph, but on the CPU it is a tensor on the
-# output's own storage, which the list keeps alive. Without such a list, a plain ``backward()`` or
-# ``torch.autograd.grad`` releases the
-# graph's hold on the tensors a step saved, and ``del loss`` (with ``out`` and any other name for
+# ``retain_graph=True`` or ``create_graph=True`` (after ``backward(inputs=...)`` or ``torch.autograd.grad``,
+# which run only the nodes on the way to the tensors they are given, those of the nodes they did not run).
+# ``out.detach().cpu()`` keeps no graph, but on the CPU it is a tensor on the
+# output's own storage, which the list keeps alive. Without such a list, a ``backward()`` or
+# ``torch.autograd.grad`` without ``retain_graph=True`` or ``create_graph=True`` releases the
+# graph's hold on the tensors saved by the nodes it runs, and ``del loss`` (with ``out`` and any other name for
 # the step's tensors) or the next ``out, loss = ...`` frees its nodes.

@@ -278,8 +278,8 @@ assert losses[2] < losses[1] < losses[0], "the optimizer made after the load tra
 # there: the second model takes ``sd``'s tensors too, and shares them with the first
 # (`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__). The flag is saved
 # with ``sd``, and ``copy.deepcopy(sd)`` keeps it: a dict saved after such a load and loaded back,
-# or a deep copy of it, is assigned as well. Load the file
-# again for each model, as the dict returned by ``torch.load`` has not been through any load.
+# or a deep copy of it, is assigned as well. Load the file again for each model: when the file was
+# saved from a model's ``state_dict()``, as here, the dict ``torch.load`` returns carries no flag.
 
 sd = round_trip(trained.state_dict())
 first_model = make_model()
@@ -392,9 +392,9 @@ assert all(torch.equal(saved_snapshot[k], saved_deep[k]) for k in live), "deepco
 # ----------
 #
 # ``torch.load`` gave tensors of their own; with ``mmap=True`` they were the file's bytes, mapped
-# privately (torch's default), so edits did not reach the file. ``load_state_dict`` of a dict fresh
-# from ``torch.load`` copied into the model's own parameters, and an optimizer made before it kept
-# training. ``assign=True`` put ``sd``'s tensors in their place (and left its flag in ``sd``, so a
+# privately (torch's default), so edits did not reach the file. ``load_state_dict`` of a dict that
+# ``torch.load`` read from a saved ``model.state_dict()`` copied into the model's own parameters,
+# and an optimizer made before it kept training. ``assign=True`` put ``sd``'s tensors in their place (and left its flag in ``sd``, so a
 # later plain load of ``sd`` did the same), and an optimizer made before it updated nothing: make the
 # optimizer after the load.
 # ``state_dict()`` followed training until it was saved; a clone or ``copy.deepcopy`` kept the

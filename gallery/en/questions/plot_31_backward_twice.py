@@ -546,6 +546,6 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 # something the steps share: a tensor computed before the loop (compute it inside; for a frozen
 # encoder, under ``torch.no_grad()``), a hidden state carried from the last batch
 # (``h = h.detach()`` at the start of each batch), or the trunk of two losses (one ``backward()``
-# on their sum). ``retain_graph=True`` was right only for the two losses of one step; in the other two loops
-# it left the encoder's updates out of the loss, or kept the previous batch's graph and failed on
-# its weights (a ``fused=True`` optimizer would not even have failed).
+# on their sum). Of this page's three loops, ``retain_graph=True`` was right only in the one with two
+# losses of one step; in the other two it left the encoder's updates out of the loss, or kept the
+# previous batch's graph and failed on its weights (a ``fused=True`` optimizer would not even have failed).

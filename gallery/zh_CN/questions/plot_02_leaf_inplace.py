@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   自动求导（autograd）记录运算时，不允许对需要梯度的叶子张量，或对它取的、自动求导记录下来的视图，做改变数值的原地操作（经 ``detach()``、``.data`` 或 ``view(dtype)`` 写入不受此限）。把更新步骤放进 ``torch.no_grad()``：
+   自动求导（autograd）记录运算时，对需要梯度的叶子张量 ``w`` 做 ``w -= ...``、``w[0] = ...`` 或 ``torch.add(..., out=w)`` 会被拒绝（经 ``detach()``、``.data`` 或 ``view(dtype)`` 写入则不会）。把更新步骤放进 ``torch.no_grad()``：
 
    .. code-block:: python
 
@@ -464,6 +464,6 @@ assert p._version == 1, "only the edit under no_grad moved the counter"
 # 小结
 # ----
 #
-# 自动求导记录计算图时，对需要梯度的叶子张量，或对它取的、自动求导记录下来的视图，做改变数值的原地操作会被拒绝；经由 ``detach()``、``.data`` 或 ``view(dtype)`` 写入则不会。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
+# 自动求导记录计算图时，对需要梯度的叶子张量 ``w`` 做 ``w -= ...``、``w[0] = ...``，或给 ``torch.add`` 或 ``torch.mul`` 传 ``out=w``，都会被拒绝；经由 ``detach()``、``.data`` 或 ``view(dtype)`` 写入则不会。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
 # ``torch.nn.init`` 里的函数。要改形状，就新建一层，复制要保留的部分，再新建优化器；``torch.utils.swap_tensors``
 # 只适合形状不变的交换。``.data`` 也行，但它让版本计数器看不到这次修改。

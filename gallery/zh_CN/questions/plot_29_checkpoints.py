@@ -239,7 +239,7 @@ assert losses[2] < losses[1] < losses[0], "the optimizer made after the load tra
 # 用 ``assign=True`` 加载过的字典，下次加载仍按 ``assign=True`` 处理
 # ------------------------------------------------------------------
 #
-# 在本次构建所用的 torch 上，``load_state_dict(sd, assign=True)`` 还会把这个标志写进 ``sd`` 自己的元数据（``sd._metadata``），之后不带 ``assign=True`` 的 ``load_state_dict(sd)`` 会从那里读到它：第二个模型也换上了 ``sd`` 的张量，与第一个模型共享这些张量（`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__）。这个标志随 ``sd`` 一起保存，``copy.deepcopy(sd)`` 也会保留它：这样加载过的字典保存后再读回来，或者它的深拷贝，加载时同样按 ``assign=True`` 处理。给每个模型都重新读一次文件：``torch.load`` 新读出的字典还没有被 ``load_state_dict`` 用过，不带这个标志。
+# 在本次构建所用的 torch 上，``load_state_dict(sd, assign=True)`` 还会把这个标志写进 ``sd`` 自己的元数据（``sd._metadata``），之后不带 ``assign=True`` 的 ``load_state_dict(sd)`` 会从那里读到它：第二个模型也换上了 ``sd`` 的张量，与第一个模型共享这些张量（`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__）。这个标志随 ``sd`` 一起保存，``copy.deepcopy(sd)`` 也会保留它：这样加载过的字典保存后再读回来，或者它的深拷贝，加载时同样按 ``assign=True`` 处理。给每个模型都重新读一次文件：文件若像这里一样是从模型的 ``state_dict()`` 保存的，``torch.load`` 新读出的字典就不带这个标志。
 
 sd = round_trip(trained.state_dict())
 first_model = make_model()
@@ -342,4 +342,4 @@ assert all(torch.equal(saved_snapshot[k], saved_deep[k]) for k in live), "deepco
 # 小结
 # ----
 #
-# ``torch.load`` 得到的张量有自己的内存；带 ``mmap=True`` 时，它们就是映射进来的文件字节，映射是私有的（torch 的默认设置），所以修改没有写回文件。``torch.load`` 新读出的字典经 ``load_state_dict`` 复制进了模型自己的参数，之前创建的优化器照常训练。``assign=True`` 用 ``sd`` 的张量替换了参数（还把标志留在了 ``sd`` 里，之后不带这个参数加载 ``sd`` 也是如此），之前创建的优化器什么也没有更新：要在加载之后创建优化器。``state_dict()`` 在保存之前一直跟着训练变化；``clone()`` 或 ``copy.deepcopy`` 保留了取快照那一刻的值。
+# ``torch.load`` 得到的张量有自己的内存；带 ``mmap=True`` 时，它们就是映射进来的文件字节，映射是私有的（torch 的默认设置），所以修改没有写回文件。``torch.load`` 从保存的 ``model.state_dict()`` 新读出的字典经 ``load_state_dict`` 复制进了模型自己的参数，之前创建的优化器照常训练。``assign=True`` 用 ``sd`` 的张量替换了参数（还把标志留在了 ``sd`` 里，之后不带这个参数加载 ``sd`` 也是如此），之前创建的优化器什么也没有更新：要在加载之后创建优化器。``state_dict()`` 在保存之前一直跟着训练变化；``clone()`` 或 ``copy.deepcopy`` 保留了取快照那一刻的值。
