@@ -148,20 +148,21 @@ TERMS: tuple[Term, ...] = (
     Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点"),
          gloss="leaf tensor", mention=r"(?<!非)叶子张量",
          define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad, "
-                   "`backward()` accumulates its gradient into its `.grad` (a view made a leaf with "
-                   "`requires_grad_()` included), except a view of a tensor that requires grad taken under "
-                   "`torch.no_grad()` or `torch.inference_mode()`: such a view is a leaf that requires grad, yet gets "
-                   "no `.grad`; and an inference tensor that requires grad (a parameter of a module built in that "
-                   "mode) gets one, outside the mode, through its copies (`clone()`, `double()`) and operations that "
-                   "also take a normal tensor or a number (`w + b`, `w * 2`), none through its views or operations "
-                   "such as `w.sum()`, `w.exp()` or `w * w`.",
+                   "`backward()` accumulates its gradient into its `.grad` (a view made a leaf with `requires_grad_()` "
+                   "included), except a view of a tensor that requires grad taken under `torch.no_grad()` or "
+                   "`torch.inference_mode()`: such a view is a leaf that requires grad, yet gets no `.grad`; and an "
+                   "inference tensor that requires grad (a parameter of a module built in that mode) gets one, outside "
+                   "the mode, only through the operations that record it (among those run: `clone()`, `double()`, "
+                   "`w * 2`, `w + b`); many record nothing, with no error: its views, `w.sum()`, `w.exp()`, `w * w`, "
+                   "`w ** 2`, `w.repeat(1, 1)`, `torch.cat([w, w])` and `F.linear(x, w)` on a normal `x`, so the "
+                   "module's own forward leaves `weight.grad` `None`.",
          define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度，"
-                   "`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` 变成叶子张量的视图也是如此；"
-                   "例外是在 `torch.no_grad()` 或 `torch.inference_mode()` 下对需要梯度的张量取的视图："
-                   "它是需要梯度的叶子张量，却得不到 `.grad`；"
-                   "在该模式里构建的模块的参数是需要梯度的推理张量（inference tensor），在模式外经由它的副本"
-                   "（`clone()`、`double()`）和同时用到普通张量或数的运算（`w + b`、`w * 2`）能得到梯度，经由它的视图"
-                   "或 `w.sum()`、`w.exp()`、`w * w` 这类运算则得不到。"),
+                   "`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` 变成叶子张量的视图也是如此；例外"
+                   "是在 `torch.no_grad()` 或 `torch.inference_mode()` 下对需要梯度的张量取的视图：它是需要梯度的叶子张"
+                   "量，却得不到 `.grad`；在该模式里构建的模块的参数是需要梯度的推理张量（inference tensor），在模式外"
+                   "只经由记录它的运算得到梯度（试过的有 `clone()`、`double()`、`w * 2`、`w + b`）；许多运算不记录它，"
+                   "也不报错：它的视图、`w.sum()`、`w.exp()`、`w * w`、`w ** 2`、`w.repeat(1, 1)`、`torch.cat([w, w])`"
+                   "，以及对普通张量 `x` 的 `F.linear(x, w)`，所以模块自己的前向计算后 `weight.grad` 仍是 `None`。"),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
@@ -312,8 +313,7 @@ CHECKED_BY: dict[str, tuple[str, ...]] = {
     "重新绑定": ("rebinding-leaves-old-tensor",),
     "版本计数器": ("inplace-ops-raise-version", "version-counter-catches-saved-edit"),
     "需要梯度": ("grad-mode-records", "inference-tensor-requiring-grad"),
-    "梯度模式": ("grad-mode-records",),
-    "梯度": ("leaf-grad-accumulates",),
+    "梯度模式": ("grad-mode-records",), "梯度": ("leaf-grad-accumulates",),
     "叶子张量": ("leaf-grad-accumulates", "inference-tensor-requiring-grad"),
     "非叶子张量": ("leaf-grad-accumulates",),
     "推理张量": ("inference-tensor-has-no-version-counter", "inference-mode-views-of-normal-tensor"),

@@ -189,27 +189,33 @@ def _inference_tensor_apply_map_outside_no_error() -> Fact:
 @fact("inference-tensor-requiring-grad", {
     "en": "Builds Linear(3, 2) under torch.inference_mode(); outside the mode, with grad mode on, its weight w is an "
           "inference leaf that requires grad. w.view(6), w[0], w.T and w.t() do not require grad and have no grad_fn; "
-          "backward of (w.T * 2).sum() + (w * 1).sum() leaves 1 in w.grad (the calculus gives 3), backward of the "
-          "module's own output leaves weight.grad None while bias.grad is filled; backward of (w.T * 2).sum() or "
-          "w[0].sum() alone raises \"element 0 of tensors does not require grad\"; w * 2 and w + b (b a normal tensor "
-          "that does not require grad) require grad, and backward of (w + b).sum() + (w * 2).sum() leaves 3 in w.grad; "
-          "w.sum(), w.exp() and w * w do not require grad; w.clone(), w.double() and "
-          "w.to(copy=True) require grad with a CopyBackwards node, and w.clone().sum() gives w.grad 1.",
+          "backward of (w.T * 2).sum() + (w * 1).sum() leaves 1 in w.grad (the calculus gives 3); backward of "
+          "(w.T * 2).sum() + p.sum(), p a normal leaf that requires grad, raises nothing, leaves w.grad None and gives "
+          "p.grad 1; backward of the module's own output on x = torch.ones(1, 3), a normal tensor, raises nothing and "
+          "leaves weight.grad None while bias.grad is 1; backward of (w.T * 2).sum() or w[0].sum() alone raises "
+          "\"element 0 of tensors does not require grad\"; w * 2 and w + b (b a normal tensor that does not require "
+          "grad) require grad, and backward of (w + b).sum() + (w * 2).sum() leaves 3 in w.grad; w.sum(), w.exp(), "
+          "w * w, w ** 2, w.repeat(1, 1), torch.cat([w, w]) and F.linear(x, w) raise nothing and do not require grad; "
+          "w.clone(), w.double() and w.to(copy=True) require grad with a CopyBackwards node, and w.clone().sum() "
+          "gives w.grad 1.",
     "zh_CN": "在 torch.inference_mode() 下构建 Linear(3, 2)；在模式外、梯度模式开着时，"
              "它的 weight w 是需要梯度的推理叶子张量。w.view(6)、w[0]、w.T 和 w.t() 不需要梯度，也没有 grad_fn；对 "
-             "(w.T * 2).sum() + (w * 1).sum() 调用 backward 后 w.grad 是 1（按求导公式算出的是 3），对模块自己的输出调"
-             "用 backward 后 weight.grad 仍是 None，bias.grad 却有值；只对 (w.T * 2).sum() 或 w[0].sum() 调用 "
+             "(w.T * 2).sum() + (w * 1).sum() 调用 backward 后 w.grad 是 1（按求导公式算出的是 3）；对 "
+             "(w.T * 2).sum() + p.sum()（p 是需要梯度的普通叶子张量）调用 backward 不报错，w.grad 仍是 None，"
+             "p.grad 是 1；对模块在普通张量 x = torch.ones(1, 3) 上的输出调用 backward 不报错，weight.grad 仍是 "
+             "None，bias.grad 是 1；只对 (w.T * 2).sum() 或 w[0].sum() 调用 "
              "backward 则报错“element 0 of tensors does not require grad”；w * 2 和 w + b（b 是不需要梯度的普通张量）"
-             "需要梯度，对 (w + b).sum() + (w * 2).sum() 调用 backward 后 w.grad 是 3；w.sum()、w.exp() 和 w * w "
-             "不需要梯度；w.clone()、w.double() 和 w.to(copy=True) 需要梯"
-             "度，节点是 CopyBackwards，w.clone().sum() 给 w.grad 的是 1。",
+             "需要梯度，对 (w + b).sum() + (w * 2).sum() 调用 backward 后 w.grad 是 3；w.sum()、w.exp()、w * w、"
+             "w ** 2、w.repeat(1, 1)、torch.cat([w, w]) 和 F.linear(x, w) 不报错，也不需要梯度；w.clone()、"
+             "w.double() 和 w.to(copy=True) 需要梯度，节点是 CopyBackwards，w.clone().sum() 给 w.grad 的是 1。",
 }, {"en": "the parameters of one Linear(3, 2), float32, on the CPU",
     "zh_CN": "一个 Linear(3, 2) 的参数，float32，在 CPU 上"})
 def _inference_tensor_requiring_grad() -> Fact:
-    """An inference tensor that requires grad (a parameter of a module built in the mode): its views, taken
-    outside the mode, are out of the graph, so gradients through them are lost (backward raises when the loss reaches
-    it only through them); so are operations on it alone or with inference tensors, while one that also takes a
-    normal tensor is recorded; its copies are recorded as ``CopyBackwards``."""
+    """An inference tensor that requires grad (a parameter of a module built in the mode): outside the mode, its
+    views are out of the graph, so gradients through them are lost (backward raises only when nothing else in the loss
+    requires grad); many operations on it record nothing, with no error, ``w ** 2``, ``repeat``, ``cat`` and
+    ``F.linear`` on a normal input among them, so the module's own forward gives the weight no gradient; a few that
+    were run are recorded: ``w * 2``, ``w + b`` and its copies (as ``CopyBackwards``)."""
     with torch.inference_mode():
         lin = torch.nn.Linear(3, 2)
     w = lin.weight
@@ -219,7 +225,11 @@ def _inference_tensor_requiring_grad() -> Fact:
     ((w.T * 2).sum() + (w * 1).sum()).backward()
     through_views = w.grad.tolist()
     w.grad = None
-    lin(torch.ones(1, 3)).sum().backward()
+    p = torch.zeros(2, requires_grad=True)
+    ((w.T * 2).sum() + p.sum()).backward()
+    other = (w.grad, p.grad.tolist())
+    x = torch.ones(1, 3)
+    lin(x).sum().backward()
     module = (lin.weight.grad, lin.bias.grad.tolist())
     only_views = {}
     for name, loss in (("(w.T * 2).sum()", (w.T * 2).sum()), ("w[0].sum()", w[0].sum())):
@@ -230,8 +240,10 @@ def _inference_tensor_requiring_grad() -> Fact:
         else:
             only_views[name] = False
     b = torch.zeros(2, 3)
-    ops = {name: r.requires_grad for name, r in (("w * 2", w * 2), ("w + b", w + b), ("w.sum()", w.sum()),
-                                                ("w.exp()", w.exp()), ("w * w", w * w))}
+    ops = {name: r.requires_grad for name, r in (
+        ("w * 2", w * 2), ("w + b", w + b), ("w.sum()", w.sum()), ("w.exp()", w.exp()), ("w * w", w * w),
+        ("w ** 2", w ** 2), ("w.repeat(1, 1)", w.repeat(1, 1)), ("torch.cat([w, w])", torch.cat([w, w])),
+        ("F.linear(x, w)", torch.nn.functional.linear(x, w)))}
     lin.weight.grad = None
     ((w + b).sum() + (w * 2).sum()).backward()
     through_ops = w.grad.tolist()
@@ -241,12 +253,12 @@ def _inference_tensor_requiring_grad() -> Fact:
     w.clone().sum().backward()
     ones = [[1.0] * 3] * 2
     return Fact(made and all(v == (False, None) for v in views.values()) and through_views == ones
-                and module == (None, [1.0, 1.0]) and all(only_views.values())
-                and ops == {"w * 2": True, "w + b": True, "w.sum()": False, "w.exp()": False, "w * w": False}
+                and other == (None, [1.0, 1.0]) and module == (None, [1.0, 1.0]) and all(only_views.values())
+                and ops == {name: name in ("w * 2", "w + b") for name in ops}
                 and through_ops == [[3.0] * 3] * 2
                 and all(c == (True, "CopyBackwards") for c in copies.values()) and w.grad.tolist() == ones,
                 f"inference leaf requiring grad: {made}; views (requires_grad, grad_fn): {views}; w.grad through "
-                f"w.T * 2 + w * 1: {through_views}; module (weight.grad, bias.grad): {module}; backward through views "
-                f"only raises: {only_views}; requires_grad: {ops}; w.grad through w + b and w * 2: {through_ops}; "
-                f"copies: {copies}; "
+                f"w.T * 2 + w * 1: {through_views}; (w.grad, p.grad) through w.T * 2 + p: {other}; module "
+                f"(weight.grad, bias.grad): {module}; backward through views only raises: {only_views}; "
+                f"requires_grad: {ops}; w.grad through w + b and w * 2: {through_ops}; copies: {copies}; "
                 f"w.grad through clone(): {w.grad.tolist()}")
