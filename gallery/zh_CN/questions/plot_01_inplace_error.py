@@ -298,7 +298,7 @@ out_of_place_grads = {}
 for name, (in_place, out_of_place) in edits.items():
     x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
     y = x * 2
-    in_place(y)  # before sin() saves y
+    in_place(y)  # 在 sin() 保存 y 之前
     y.sin().sum().backward()
     reference = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
     out_of_place(reference * 2).sin().sum().backward()
@@ -311,7 +311,7 @@ x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 y = x * 2
 y.add_(1)
 z = y.sin()
-y.mul_(3)  # after sin() saved y
+y.mul_(3)  # 在 sin() 保存 y 之后
 try:
     z.sum().backward()
 except RuntimeError as e:
