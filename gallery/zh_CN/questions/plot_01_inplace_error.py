@@ -508,7 +508,7 @@ assert torch.equal(grad_inplace, x.grad), "after Linear, the in-place ReLU gives
 assert grad_inplace.abs().sum() > 0, "the gradient compared is not zero"
 gate = torch.tensor([[2.0, 3.0]], requires_grad=True)
 hidden = layer(x)
-gated = hidden * gate  # the multiply saves hidden for gate's gradient
+gated = hidden * gate  # 乘法为 gate 的梯度保存了 hidden
 torch.nn.ReLU(inplace=True)(hidden)
 try:
     (hidden.sum() + gated.sum()).backward()
