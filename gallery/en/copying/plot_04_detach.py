@@ -386,8 +386,8 @@ assert a.tolist() == values, "a's values never changed"
 # sphinx_gallery_end_ignore
 
 # %%
-# A growing ``resize_`` moves ``a`` as well
-# -----------------------------------------
+# A ``resize_`` that outgrows the storage moves ``a`` as well
+# -----------------------------------------------------------
 #
 # ``d.resize_(100)`` needs more memory than the 6 elements ``a`` and ``d``
 # share. torch gives the storage they share a larger block of memory:
@@ -515,8 +515,9 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 #    ("Always allow tensor metadata changes", August 2022) lifted the
 #    restriction. On this torch all four succeed on the detached tensor
 #    (output above). They change its shape or storage, not ``a``'s, except
-#    that a growing ``resize_`` moves the memory both use, and the two tensors
-#    keep one version counter. On the source leaf they raise for two
+#    that a ``resize_`` that needs more bytes than their storage holds moves the
+#    memory both use, and the two tensors keep one version counter. On the
+#    source leaf they raise for two
 #    reasons: the two resizes because it requires grad (under
 #    ``torch.no_grad()`` too, and on a non-leaf that requires grad), ``set_``
 #    and ``transpose_`` because it is a leaf that requires grad and grad mode
@@ -533,7 +534,7 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 # value, move no counter, and neither do a step of an optimizer made with ``fused=True`` and the
 # other kernels listed on :ref:`questions-version-counter`). Shape and storage changes on the detached tensor change its
 # shape, not ``a``'s; the two keep sharing one version counter, which each
-# of the four calls above moves by one. A growing ``resize_`` moves it by one
-# as well, and moves ``a``'s memory too.
+# of the four calls above moves by one. A ``resize_`` that needs more bytes than
+# the storage holds moves it by one as well, and moves ``a``'s memory too.
 # The article's third example, where ``a`` is rebound after ``detach()``, is
 # the subject of :ref:`copying-rebinding`.

@@ -294,7 +294,7 @@ assert torch.equal(a_old.detach(), torch.ones(2, 2)), "the old tensor must be un
 # .. figure-caption::
 #    :alt: Diagram: the names a, a_old and c, the tensor objects they point to, and the storages and version counters of those tensors.
 #
-#    Names on the left, tensor objects in the middle (values, ``requires_grad`` or ``grad_fn``, ``_version`` and its counter), storages on the right. ``a`` now names a new tensor on a new storage ``S2``; ``a_old`` and ``c`` stay on ``S1``.
+#    Names on the left, tensor objects in the middle (values, ``requires_grad`` or ``grad_fn``, ``_version`` and its counter), storages on the right. ``a`` now names a new tensor on a new storage ``S1``; ``a_old`` and ``c`` stay on the old storage ``S2``.
 
 draw_memory("a = a - a.grad", a=a, a_old=a_old, c=c)
 

@@ -346,10 +346,11 @@ for lacking in (object, "datetime64[D]"):
 # such an array, unless it is empty, with ``ValueError``: ``torch.tensor`` too, though it would copy
 # anyway. They refuse an array in the other byte order (``">f4"`` here) as well, and one whose strides
 # are not a multiple of its element size, such as a field of a packed structured array.
-# ``torch.from_dlpack`` does not refuse a flipped array: on torch 2.13.0 it aborts the process on an
-# array flipped along an axis of two or more elements, and takes one flipped along an axis of one
-# element, such as ``np.arange(1.0)[::-1]``, or an empty one. So the last lines below call it in forked
-# children; the exit code ``-signal.SIGABRT`` is the abort. Copy the array before handing it to DLPack.
+# ``torch.from_dlpack`` refuses a flipped array in the other byte order, or of a dtype DLPack lacks such
+# as ``datetime64``, with ``BufferError``, but not one in native byte order of a dtype DLPack carries: on
+# torch 2.13.0 it aborts the process on such an array flipped along an axis of two or more elements, and
+# takes one flipped along an axis of one element, such as ``np.arange(1.0)[::-1]``, or an empty one. So
+# the last lines below call it in forked children; the exit code ``-signal.SIGABRT`` is the abort. Copy the array before handing it to DLPack.
 # :fact:`from-dlpack-aborts-on-flipped-array`
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
@@ -386,6 +387,27 @@ for name, flipped in {"image[..., ::-1]": image[..., ::-1], "np.arange(1.0)[::-1
     print(f"torch.from_dlpack({name}) in a forked child, exit code:", child.exitcode)
 assert list(exit_codes.values()) == [-signal.SIGABRT, 0, 0], (
     "from_dlpack aborts the process on image[..., ::-1] and takes the one-element and the empty flipped array")
+# sphinx_gallery_start_ignore
+for dlpack_dtype in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
+                     "float32", "float64", "complex64", "complex128"):
+    for length, dlpack_exit in ((6, -signal.SIGABRT), (1, 0), (0, 0)):
+        dlpack_child = torch.multiprocessing.get_context("fork").Process(
+            target=torch.from_dlpack, args=(image.astype(dlpack_dtype).reshape(-1)[:length][::-1],))
+        dlpack_child.start()
+        dlpack_child.join(10)
+        assert dlpack_child.exitcode == dlpack_exit, (
+            "from_dlpack aborts the process on a flipped array of six elements of each dtype DLPack carries, "
+            "in native byte order, and takes one of one element or an empty one")
+for refused_dtype in (">i2", ">u2", ">i4", ">u4", ">i8", ">u8", ">f2", ">f4", ">f8", ">c8", ">c16",
+                      "datetime64[s]", "timedelta64[s]", "U1", object):
+    try:
+        torch.from_dlpack(image.astype("int64").astype(refused_dtype).reshape(-1)[:6][::-1])
+    except BufferError as refusal:
+        assert "DLPack only supports" in str(refusal), "NumPy says which arrays DLPack takes"
+    else:
+        raise AssertionError("from_dlpack of a flipped array in the other byte order or of a dtype DLPack lacks "
+                             "must raise BufferError")
+# sphinx_gallery_end_ignore
 
 # %%
 # The refusal does not depend on the dtype, and no option of the constructors lifts it: five more
@@ -608,8 +630,8 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, one in the other byte order,
 # or one whose strides are not a multiple of its element size (a field of a packed structured array) is
 # refused by each of the four constructors ``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor``
-# and ``torch.asarray`` (on torch 2.13.0, ``torch.from_dlpack`` aborts the process on an array flipped
-# along an axis of two or more elements):
+# and ``torch.asarray`` (on torch 2.13.0, ``torch.from_dlpack`` aborts the process on an array in native
+# byte order, of a dtype DLPack carries, flipped along an axis of two or more elements):
 # copy it with NumPy, or flip in torch. On a sparse tensor, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise. ``numpy()`` and ``np.asarray`` refuse a tensor that
 # requires grad only with grad mode on: under ``torch.no_grad()`` or ``torch.inference_mode()``

@@ -309,7 +309,7 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # :fact:`default-device-makes-as-tensor-copy`
 
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # the default of requires_grad is the point here, not its warning
+    warnings.simplefilter("ignore")  # 这里要看的是 requires_grad 的默认值，不是它的警告
     by_default = torch.asarray(a, copy=True)
 made = {
     "torch.as_tensor(a)": torch.as_tensor(a),

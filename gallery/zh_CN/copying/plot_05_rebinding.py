@@ -280,7 +280,7 @@ assert torch.equal(a_old.detach(), torch.ones(2, 2)), "the old tensor must be un
 # .. figure-caption::
 #    :alt: 示意图：名字 a、a_old 和 c，它们指向的张量对象，以及这些张量的存储和版本计数器。
 #
-#    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。``a`` 现在指向新存储 ``S2`` 上的新张量；``a_old`` 和 ``c`` 仍在 ``S1`` 上。
+#    左边是名字，中间是张量对象（数值、``requires_grad`` 或 ``grad_fn``、``_version`` 及其计数器），右边是存储。``a`` 现在指向新存储 ``S1`` 上的新张量；``a_old`` 和 ``c`` 仍在旧存储 ``S2`` 上。
 
 draw_memory("a = a - a.grad", a=a, a_old=a_old, c=c)
 

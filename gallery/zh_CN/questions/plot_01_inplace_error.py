@@ -298,7 +298,7 @@ out_of_place_grads = {}
 for name, (in_place, out_of_place) in edits.items():
     x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
     y = x * 2
-    in_place(y)  # before sin() saves y
+    in_place(y)  # 在 sin() 保存 y 之前
     y.sin().sum().backward()
     reference = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
     out_of_place(reference * 2).sin().sum().backward()
@@ -311,7 +311,7 @@ x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 y = x * 2
 y.add_(1)
 z = y.sin()
-y.mul_(3)  # after sin() saved y
+y.mul_(3)  # 在 sin() 保存 y 之后
 try:
     z.sum().backward()
 except RuntimeError as e:
@@ -508,7 +508,7 @@ assert torch.equal(grad_inplace, x.grad), "after Linear, the in-place ReLU gives
 assert grad_inplace.abs().sum() > 0, "the gradient compared is not zero"
 gate = torch.tensor([[2.0, 3.0]], requires_grad=True)
 hidden = layer(x)
-gated = hidden * gate  # the multiply saves hidden for gate's gradient
+gated = hidden * gate  # 乘法为 gate 的梯度保存了 hidden
 torch.nn.ReLU(inplace=True)(hidden)
 try:
     (hidden.sum() + gated.sum()).backward()

@@ -419,7 +419,7 @@ assert type(composite_out.grad_fn).__name__ == "CopyBackwards", "tensordot recor
 # %%
 # 通过 ``w.detach()`` 写入，即使在梯度模式下也不报错，写入会落到 ``w`` 上。``detach()`` 共享版本计数器，所以这次写入会让它前进，保存了 ``w`` 的计算图会拒绝执行 ``backward()``；除此之外，自动求导对这次修改一无所知。
 
-saved = w * w  # mul saves w
+saved = w * w  # mul 保存了 w
 before = w._version
 w.detach()[0] = 7.0
 print("after w.detach()[0] = 7:", w, " w._version moved:", w._version == before + 1)

@@ -323,7 +323,7 @@ for lacking in (object, "datetime64[D]"):
 # ------------------------------------------------------------------------
 #
 # 在 NumPy 里翻转一个轴（``np.flip``，或者用 ``image[..., ::-1]`` 把 OpenCV 的 BGR 转成 RGB），得到的是步长（stride）为负的视图（view）。
-# torch 没有负步长，``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray`` 这四个构造函数都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），以及步长不是元素大小整数倍的数组（例如紧凑结构化数组的一个字段），这四个函数同样拒绝。``torch.from_dlpack`` 不拒绝翻转数组：在 torch 2.13.0 上，沿元素不止一个的维翻转的数组会让它直接中止进程；沿只有一个元素的维翻转的数组（比如 ``np.arange(1.0)[::-1]``）和空数组，它照常接受。所以下面最后几行在 fork 出来的子进程里调用它，退出码 ``-signal.SIGABRT`` 就是进程被中止。交给 DLPack 之前，先复制数组。
+# torch 没有负步长，``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray`` 这四个构造函数都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），以及步长不是元素大小整数倍的数组（例如紧凑结构化数组的一个字段），这四个函数同样拒绝。``torch.from_dlpack`` 会以 ``BufferError`` 拒绝字节序与本机不同，或 dtype 不受 DLPack 支持（例如 ``datetime64``）的翻转数组，但不拒绝字节序与本机相同、dtype 受 DLPack 支持的翻转数组：在 torch 2.13.0 上，这样的数组沿元素不止一个的维翻转，会让它直接中止进程；沿只有一个元素的维翻转的数组（比如 ``np.arange(1.0)[::-1]``）和空数组，它照常接受。所以下面最后几行在 fork 出来的子进程里调用它，退出码 ``-signal.SIGABRT`` 就是进程被中止。交给 DLPack 之前，先复制数组。
 # :fact:`from-dlpack-aborts-on-flipped-array`
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
@@ -360,6 +360,27 @@ for name, flipped in {"image[..., ::-1]": image[..., ::-1], "np.arange(1.0)[::-1
     print(f"torch.from_dlpack({name}) in a forked child, exit code:", child.exitcode)
 assert list(exit_codes.values()) == [-signal.SIGABRT, 0, 0], (
     "from_dlpack aborts the process on image[..., ::-1] and takes the one-element and the empty flipped array")
+# sphinx_gallery_start_ignore
+for dlpack_dtype in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
+                     "float32", "float64", "complex64", "complex128"):
+    for length, dlpack_exit in ((6, -signal.SIGABRT), (1, 0), (0, 0)):
+        dlpack_child = torch.multiprocessing.get_context("fork").Process(
+            target=torch.from_dlpack, args=(image.astype(dlpack_dtype).reshape(-1)[:length][::-1],))
+        dlpack_child.start()
+        dlpack_child.join(10)
+        assert dlpack_child.exitcode == dlpack_exit, (
+            "from_dlpack aborts the process on a flipped array of six elements of each dtype DLPack carries, "
+            "in native byte order, and takes one of one element or an empty one")
+for refused_dtype in (">i2", ">u2", ">i4", ">u4", ">i8", ">u8", ">f2", ">f4", ">f8", ">c8", ">c16",
+                      "datetime64[s]", "timedelta64[s]", "U1", object):
+    try:
+        torch.from_dlpack(image.astype("int64").astype(refused_dtype).reshape(-1)[:6][::-1])
+    except BufferError as refusal:
+        assert "DLPack only supports" in str(refusal), "NumPy says which arrays DLPack takes"
+    else:
+        raise AssertionError("from_dlpack of a flipped array in the other byte order or of a dtype DLPack lacks "
+                             "must raise BufferError")
+# sphinx_gallery_end_ignore
 
 # %%
 # 拒绝与 dtype 无关，构造函数的参数也解除不了：再拿五种 dtype 的翻转数组和五种字节序的数组，分别交给四个构造函数，并加上 ``copy=True`` 或指定 ``dtype`` 再试。
@@ -560,5 +581,5 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----
 #
 # 对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
-# ``torch.as_tensor`` 都共享内存（``torch.as_tensor`` 在设置了 ``"cpu"`` 以外的默认设备时除外）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（紧凑结构化数组的字段），构造函数 ``torch.from_numpy``、``torch.as_tensor``、``torch.tensor`` 和 ``torch.asarray`` 都会拒绝（在 torch 2.13.0 上，``torch.from_dlpack`` 遇到沿元素不止一个的维翻转的数组会让进程中止）：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# ``torch.as_tensor`` 都共享内存（``torch.as_tensor`` 在设置了 ``"cpu"`` 以外的默认设备时除外）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（紧凑结构化数组的字段），构造函数 ``torch.from_numpy``、``torch.as_tensor``、``torch.tensor`` 和 ``torch.asarray`` 都会拒绝（在 torch 2.13.0 上，``torch.from_dlpack`` 遇到字节序与本机相同、dtype 受 DLPack 支持、沿元素不止一个的维翻转的数组，会让进程中止）：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，自动求导却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

@@ -247,7 +247,7 @@ import warnings
 
 quiet_bn = torch.nn.BatchNorm1d(3)
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # torch warns that no input requires grad
+    warnings.simplefilter("ignore")  # torch 会警告说没有哪个输入需要梯度
     quiet_out = checkpoint(quiet_bn, probe_x.detach(), use_reentrant=True)
 assert quiet_bn.num_batches_tracked.item() == 1 and not quiet_out.requires_grad, "reentrant, no input needs grad: once"
 once_calls = []
