@@ -293,7 +293,8 @@ for mode in (torch.no_grad, torch.inference_mode):
 # or ``datetime64``, they raise ``TypeError``; three more kinds of array they refuse
 # follow). Under a default device other than ``"cpu"`` (set by ``torch.set_default_device`` or
 # ``with torch.device(...)``), even ``"cpu:0"``, ``torch.as_tensor`` copies while ``torch.from_numpy``
-# still shares. ``torch.tensor`` copies. From
+# still shares. ``torch.tensor`` copies. ``torch.from_dlpack`` shares too: an edit of its tensor shows
+# in the array (a flipped array is another matter, below). From
 # torch to NumPy, ``Tensor.numpy()`` and ``np.asarray`` share; ``np.array``
 # copies, and with this NumPy it also warns, because ``Tensor.__array__``
 # does not take NumPy 2's ``copy`` keyword. We catch the warning to show it.
@@ -302,6 +303,11 @@ array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
 print("torch.from_numpy(array) shares:", shares(torch.from_numpy(array), array))
 print("torch.as_tensor(array) shares: ", shares(torch.as_tensor(array), array))
 print("torch.tensor(array) shares:    ", shares(torch.tensor(array), array))
+dlpack_array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+via_dlpack = torch.from_dlpack(dlpack_array)
+via_dlpack[0] = 42.0
+print("torch.from_dlpack(array) shares:", shares(via_dlpack, dlpack_array), " after t[0] = 42.0 the array holds:",
+      dlpack_array)
 with torch.device("cpu:0"):
     on_default_device = torch.as_tensor(array), torch.from_numpy(array)
 print('under torch.device("cpu:0"): torch.as_tensor(array) shares:', shares(on_default_device[0], array),
@@ -321,6 +327,8 @@ assert shares(torch.from_numpy(array), array) and shares(torch.as_tensor(array),
 assert not shares(on_default_device[0], array) and shares(on_default_device[1], array), (
     "under a default device torch.as_tensor copies and torch.from_numpy shares")
 assert shares(t, t.numpy()) and shares(t, np.asarray(t)), "t.numpy() and np.asarray(t) share t's memory"
+assert shares(via_dlpack, dlpack_array) and dlpack_array[0] == via_dlpack[0] == 42.0, (
+    "torch.from_dlpack shares the array's memory: an edit of the tensor shows in the array")
 assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype change forces a copy"
 assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []

@@ -277,13 +277,18 @@ for mode in (torch.no_grad, torch.inference_mode):
 # ----------------------
 #
 # 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外三种数组见下文）。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor`` 也会复制，``torch.from_numpy`` 则仍然共享。``torch.tensor``
-# 会复制。从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
+# 会复制。``torch.from_dlpack`` 也共享：改它得到的张量，数组也跟着变（翻转过的数组另当别论，见下文）。从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
 # ``Tensor.__array__`` 不接受 NumPy 2 的 ``copy`` 参数。这里捕获警告并展示出来。
 # :fact:`default-device-makes-as-tensor-copy`
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
 print("torch.from_numpy(array) shares:", shares(torch.from_numpy(array), array))
 print("torch.as_tensor(array) shares: ", shares(torch.as_tensor(array), array))
 print("torch.tensor(array) shares:    ", shares(torch.tensor(array), array))
+dlpack_array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+via_dlpack = torch.from_dlpack(dlpack_array)
+via_dlpack[0] = 42.0
+print("torch.from_dlpack(array) shares:", shares(via_dlpack, dlpack_array), " after t[0] = 42.0 the array holds:",
+      dlpack_array)
 with torch.device("cpu:0"):
     on_default_device = torch.as_tensor(array), torch.from_numpy(array)
 print('under torch.device("cpu:0"): torch.as_tensor(array) shares:', shares(on_default_device[0], array),
@@ -303,6 +308,8 @@ assert shares(torch.from_numpy(array), array) and shares(torch.as_tensor(array),
 assert not shares(on_default_device[0], array) and shares(on_default_device[1], array), (
     "under a default device torch.as_tensor copies and torch.from_numpy shares")
 assert shares(t, t.numpy()) and shares(t, np.asarray(t)), "t.numpy() and np.asarray(t) share t's memory"
+assert shares(via_dlpack, dlpack_array) and dlpack_array[0] == via_dlpack[0] == 42.0, (
+    "torch.from_dlpack shares the array's memory: an edit of the tensor shows in the array")
 assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype change forces a copy"
 assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []
