@@ -39,14 +39,19 @@ class PageWroteElsewhere(Exception):
     """A page wrote outside its own outputs, or left a process running."""
 
 
-def state(folder: Path) -> dict[str, tuple[int, int, int]]:
-    """What says a file under ``folder`` was written, by path relative to it: its size, modification time
-    and inode. Taken before and after every page, so it costs a ``stat`` per file, not a read: a careless
-    page that writes a file changes its time (a page that sets it back is not defended against)."""
-    if not folder.is_dir():
-        return {}
-    return {p.relative_to(folder).as_posix(): (s.st_size, s.st_mtime_ns, s.st_ino)
-            for p in sorted(folder.rglob("*")) if p.is_file() and (s := p.stat())}  # fmt: skip
+def state(folder: Path, skip: Path | None = None) -> dict[str, tuple[int, int, int]]:
+    """What says a file under ``folder`` (but the folder ``skip``) was written, by path relative to it: its
+    size, modification time and inode. Taken before and after every page, so it costs a ``stat`` per file,
+    not a read: a careless page that writes a file changes its time (a page that sets it back is not
+    defended against)."""
+    found = {}
+    for here, dirs, files in os.walk(folder):
+        dirs[:] = [name for name in dirs if Path(here, name) != skip]
+        for name in files:
+            if (path := Path(here, name)).is_file():
+                stamp = path.stat()
+                found[path.relative_to(folder).as_posix()] = (stamp.st_size, stamp.st_mtime_ns, stamp.st_ino)
+    return found
 
 
 def diff(before: dict[str, str], after: dict[str, str]) -> list[str]:
@@ -66,8 +71,8 @@ class _Ledger:
     def __init__(self) -> None:
         self.generated: Path | None = None
         self.snapshot: dict[str, tuple] = {}
-        self.sources: list[Path] = []
-        self.sources_before: dict[str, tuple] = {}  # the edition's staged sources: docs/<lang> and gallery/<lang>
+        self.sources: list[Path] = []  # the edition's staged sources: docs/<lang> and gallery/<lang>
+        self.sources_before: dict[str, tuple] = {}
         self.owner: dict[str, str] = {}  # file -> the page whose outputs it is
         self.last = "the gallery's start"  # the page that ran last
 
@@ -99,7 +104,7 @@ class _Ledger:
 
     def _sources(self) -> dict[str, tuple]:
         return {f"{folder.parent.name}/{folder.name}/{name}": stamp for folder in self.sources
-                for name, stamp in state(folder).items() if not name.startswith(f"{self.generated.name}/")}
+                for name, stamp in state(folder, skip=self.generated).items()}
 
     def after(self, script: str) -> None:
         stem = Path(script).stem

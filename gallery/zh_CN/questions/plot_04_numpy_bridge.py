@@ -287,7 +287,7 @@ print("torch.tensor(array) shares:    ", shares(torch.tensor(array), array))
 dlpack_array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
 via_dlpack = torch.from_dlpack(dlpack_array)
 via_dlpack[0] = 42.0
-print("torch.from_dlpack(array) shares:", shares(via_dlpack, dlpack_array), " after t[0] = 42.0 the array holds:",
+print("torch.from_dlpack(array) shares:", shares(via_dlpack, dlpack_array), " after via_dlpack[0] = 42.0 the array holds:",
       dlpack_array)
 with torch.device("cpu:0"):
     on_default_device = torch.as_tensor(array), torch.from_numpy(array)
