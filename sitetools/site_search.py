@@ -187,7 +187,8 @@ def _ignore_helpers(section: str) -> str:
     and draws nothing) is left out of the index: its prose (what ``same_storage`` compares, how the
     pictures are drawn) holds the words of many questions and answers none. (A doctest, ``pycon``, shows
     its output inside its own block: it is never a helper section.)"""
-    defines = 'class="highlight-Python' in section and '<span class="k">def</span>' in section
+    python = 'class="highlight-Python' in section or 'class="highlight-python-helpers' in section
+    defines = python and '<span class="k">def</span>' in section
     shows = "sphx-glr-script-out" in section or "<img" in section
     return section.replace("<section", "<section data-pagefind-ignore", 1) if defines and not shows else section
 

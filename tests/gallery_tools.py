@@ -175,6 +175,11 @@ def read_page(path: Path) -> BeautifulSoup:
     return _parsed(path.resolve(), stat.st_mtime_ns, stat.st_size)
 
 
+# a gallery code cell is highlighted as Python; the folded drawing helpers under a lexer name of their own
+# (HELPERS_LANGUAGE in tensorcopy_sphinx/gallery_figures.py; tests/test_figures.py checks the built block)
+CODE_BLOCKS = "div.highlight-Python, div.highlight-python-helpers"
+
+
 def html_output_blocks(html_path: Path) -> list[str]:
     """The output blocks of a built gallery page, in page order."""
     return [
@@ -185,14 +190,14 @@ def html_output_blocks(html_path: Path) -> list[str]:
 
 def html_code_cells(html_path: Path) -> list[str]:
     """The code cells of a built gallery page, in page order, as plain text."""
-    return [div.pre.get_text() for div in read_page(html_path).select("div.highlight-Python")]
+    return [div.pre.get_text() for div in read_page(html_path).select(CODE_BLOCKS)]
 
 
 def html_cells_with_outputs(html_path: Path) -> list[tuple[str, str | None]]:
     """Each code cell of a built gallery page with the output block shown right after it (None
     when the cell shows none), in page order. An output block that follows no code cell is an error."""
     pairs: list[tuple[str, str | None]] = []
-    for div in read_page(html_path).select("div.highlight-Python, div.sphx-glr-script-out"):
+    for div in read_page(html_path).select(f"{CODE_BLOCKS}, div.sphx-glr-script-out"):
         if "sphx-glr-script-out" in div["class"]:
             if not pairs or pairs[-1][1] is not None:
                 raise ValueError(f"{html_path}: an output block follows no code cell")

@@ -267,6 +267,11 @@ def test_the_helper_block_is_folded_under_a_summary_and_other_code_is_not():
     (folded,) = doc.findall(gallery_figures.folded_code)
     assert folded["summary"] == "Drawing helpers (click to show)" and folded.children == [helpers]
     assert other.parent is not folded
+    # highlighted as Python under a name of its own, which sphinx-gallery's code links pass by
+    assert helpers["language"] == gallery_figures.HELPERS_LANGUAGE and "language" not in other
+    from sphinx_gallery._doctree_links import _lexer_name
+
+    assert _lexer_name(helpers["language"], canonical_cell()) is None and _lexer_name("Python", plot) == "python"
 
 
 def test_a_page_that_draws_without_a_helper_block_is_reported():

@@ -62,6 +62,22 @@ def unfaithful_cells(page: Path, where: str) -> list[str]:
     return problems
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_folded_helpers_are_highlighted_without_links_while_the_page_code_keeps_its_links(site_dir, lang):
+    """The drawing helpers skip sphinx-gallery's code links (a cost of the build, no use to a reader);
+    the page's own code still links ``torch.tensor`` and the like to PyTorch's documentation."""
+    problems, linked = [], 0
+    for page in html_pages_of_examples(site_dir, lang):
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        where = page.relative_to(site_dir).as_posix()
+        for block in soup.select("details.tc-helpers div[class^=highlight-]"):
+            if block.select("a") or not block.select("span.k"):
+                problems.append(f"{where}: the folded helpers carry links or no highlighting")
+        linked += bool(soup.select("div.highlight-Python a.sphx-glr-backref-module-torch"))
+    assert not problems, "\n".join(problems)
+    assert linked >= len(html_pages_of_examples(site_dir, lang)) * 9 // 10, f"{lang}: {linked} pages link code"
+
+
 @pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
 def test_code_read_from_the_page_prints_what_the_page_shows(site_dir, script):
     page = page_path(site_dir, _lang(script), relative_name(script))
