@@ -294,8 +294,12 @@ for mode in (torch.no_grad, torch.inference_mode):
 # follow). Under a default device other than ``"cpu"`` (set by ``torch.set_default_device`` or
 # ``with torch.device(...)``), even ``"cpu:0"``, ``torch.as_tensor`` copies while ``torch.from_numpy``
 # still shares. ``torch.tensor`` copies. ``torch.from_dlpack`` shares too: an edit of its tensor shows
-# in the array (a flipped array is another matter, below). From
-# torch to NumPy, ``Tensor.numpy()`` and ``np.asarray`` share; ``np.array``
+# in the array below, and its tensor uses the memory of an array that is not flipped, whole or sliced
+# (``[::2]``), in native byte order, of each dtype DLPack carries (``bool``, the signed and unsigned
+# integers of 8 to 64 bits, ``float16``, ``float32``, ``float64``, ``complex64`` and ``complex128``). It
+# refuses with ``BufferError`` an array in the other byte order (``">f4"``), a field of a packed
+# structured array, and an ``object`` or ``datetime64`` array. (A flipped array is another matter,
+# below.) From torch to NumPy, ``Tensor.numpy()`` and ``np.asarray`` share; ``np.array``
 # copies, and with this NumPy it also warns, because ``Tensor.__array__``
 # does not take NumPy 2's ``copy`` keyword. We catch the warning to show it.
 # :fact:`default-device-makes-as-tensor-copy`
@@ -329,6 +333,21 @@ assert not shares(on_default_device[0], array) and shares(on_default_device[1], 
 assert shares(t, t.numpy()) and shares(t, np.asarray(t)), "t.numpy() and np.asarray(t) share t's memory"
 assert shares(via_dlpack, dlpack_array) and dlpack_array[0] == via_dlpack[0] == 42.0, (
     "torch.from_dlpack shares the array's memory: an edit of the tensor shows in the array")
+for dlpack_dtype_shared in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                           "float16", "float32", "float64", "complex64", "complex128"):
+    dlpack_whole = array.astype(dlpack_dtype_shared)
+    assert shares(torch.from_dlpack(dlpack_whole), dlpack_whole) and shares(
+        torch.from_dlpack(dlpack_whole[::2]), dlpack_whole[::2]
+    ), "torch.from_dlpack uses the memory of an unflipped array, whole or sliced, of each dtype DLPack carries"
+for dlpack_refused_array in (array.astype(">f4"), array.astype([("a", "<f4"), ("b", "i1")])["a"],
+                             array.astype(object), array.astype("int64").astype("datetime64[s]")):
+    try:
+        torch.from_dlpack(dlpack_refused_array)
+    except BufferError as refusal:
+        assert "DLPack only supports" in str(refusal), "NumPy says which arrays DLPack takes"
+    else:
+        raise AssertionError("from_dlpack of an array in the other byte order, a packed structured field, or an "
+                             "object or datetime64 array must raise BufferError")
 assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype change forces a copy"
 assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []

@@ -7,9 +7,9 @@ Views: which operations share memory, and what writing through them does
 .. admonition:: Answer
    :class: answer
 
-   On a device with memory (the CPU here), where ``expand`` makes several elements one memory location,
-   writes such as ``wide[0] = 1.0``, ``add_`` or ``copy_`` from a tensor over other memory are refused. ``clone()`` gives
-   each element memory of its own:
+   On the CPU, where ``expand`` makes several elements one memory location, writes such as
+   ``wide[0] = 1.0``, ``add_`` or ``copy_`` from a tensor over other memory are refused. ``clone()``
+   gives each element memory of its own:
 
    .. code-block:: python
 

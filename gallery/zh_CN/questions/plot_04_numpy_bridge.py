@@ -277,7 +277,7 @@ for mode in (torch.no_grad, torch.inference_mode):
 # ----------------------
 #
 # 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外三种数组见下文）。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor`` 也会复制，``torch.from_numpy`` 则仍然共享。``torch.tensor``
-# 会复制。``torch.from_dlpack`` 也共享：改它得到的张量，数组也跟着变（翻转过的数组另当别论，见下文）。从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
+# 会复制。``torch.from_dlpack`` 也共享：改它得到的张量，下面的数组也跟着变；对没有翻转、字节序与本机相同、dtype 受 DLPack 支持（``bool``、8 到 64 位的有符号和无符号整数、``float16``、``float32``、``float64``、``complex64`` 和 ``complex128``）的数组，无论是整个数组还是切片（``[::2]``），它得到的张量都使用数组的内存。字节序与本机不同的数组（``">f4"``）、紧凑结构化数组的一个字段，以及 ``object`` 或 ``datetime64`` 数组，它以 ``BufferError`` 拒绝。（翻转过的数组另当别论，见下文。）从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
 # ``Tensor.__array__`` 不接受 NumPy 2 的 ``copy`` 参数。这里捕获警告并展示出来。
 # :fact:`default-device-makes-as-tensor-copy`
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
@@ -310,6 +310,21 @@ assert not shares(on_default_device[0], array) and shares(on_default_device[1], 
 assert shares(t, t.numpy()) and shares(t, np.asarray(t)), "t.numpy() and np.asarray(t) share t's memory"
 assert shares(via_dlpack, dlpack_array) and dlpack_array[0] == via_dlpack[0] == 42.0, (
     "torch.from_dlpack shares the array's memory: an edit of the tensor shows in the array")
+for dlpack_dtype_shared in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                           "float16", "float32", "float64", "complex64", "complex128"):
+    dlpack_whole = array.astype(dlpack_dtype_shared)
+    assert shares(torch.from_dlpack(dlpack_whole), dlpack_whole) and shares(
+        torch.from_dlpack(dlpack_whole[::2]), dlpack_whole[::2]
+    ), "torch.from_dlpack uses the memory of an unflipped array, whole or sliced, of each dtype DLPack carries"
+for dlpack_refused_array in (array.astype(">f4"), array.astype([("a", "<f4"), ("b", "i1")])["a"],
+                             array.astype(object), array.astype("int64").astype("datetime64[s]")):
+    try:
+        torch.from_dlpack(dlpack_refused_array)
+    except BufferError as refusal:
+        assert "DLPack only supports" in str(refusal), "NumPy says which arrays DLPack takes"
+    else:
+        raise AssertionError("from_dlpack of an array in the other byte order, a packed structured field, or an "
+                             "object or datetime64 array must raise BufferError")
 assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype change forces a copy"
 assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []
