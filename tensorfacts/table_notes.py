@@ -214,11 +214,11 @@ SAVED_NOTES: tuple[Advice, ...] = (
     Advice(
         "backward-twice",
         {
-            "en": "A second `backward()` without `retain_graph=True` runs without error only for `torch.add`, "
-                "`torch.sum` and `torch.mean`, which save no tensor; every other row raises there, `x * 2` "
-                "included.",
-            "zh_CN": "不加 `retain_graph=True` 再调用一次 `backward()`，只有不保存张量的 `torch.add`、`torch.sum` "
-                "和 `torch.mean` 不报错；其余各行都会报错，`x * 2` 也不例外。",
+            "en": "After a first `backward()` without `retain_graph=True`, a second one runs without error only for "
+                "`torch.add`, `torch.sum` and `torch.mean`, which save no tensor; every other row raises there, "
+                "`x * 2` included.",
+            "zh_CN": "第一次 `backward()` 不加 `retain_graph=True` 时，再调用一次 `backward()`，只有不保存张量的 "
+                "`torch.add`、`torch.sum` 和 `torch.mean` 不报错；其余各行都会报错，`x * 2` 也不例外。",
         },
         lambda t: _rows(t, "backward_twice", saved_ops.NO_ERROR) == set(_NO_SAVE)
         and all(_saves(t, code) == () for code in _NO_SAVE)

@@ -157,11 +157,17 @@ def test_the_releases_page_says_which_releases_changed_between_names_as_the_code
 
 
 def test_the_chinese_releases_page_links_to_pages_by_their_own_titles():
-    """A link's words are a page title, never a title with a gloss put into it (视图（view）操作一览): the
-    first-mention rule does not read a link's words, and the views page is titled 视图操作一览."""
-    links = re.findall(r"\{doc\}`([^`]*)`", _releases_page("zh_CN"))
-    assert "views" in links
-    assert not [link for link in links if "（" in link], "a gloss inside a link's words"
+    """A link's words are the page's own title in 《》 (a bare title does not read as a page's name), never a title
+    with a gloss put into it (视图（view）操作一览): the first-mention rule does not read a link's words, and the
+    views page is titled 视图操作一览."""
+    page = _releases_page("zh_CN")
+    links = re.findall(r"\{doc\}`([^`]*)`", page)
+    titled = re.findall(r"\{doc\}`《([^》`]*)》 <([^>`]*)>`", page)
+    assert "views" in [target for _, target in titled]
+    assert len(titled) == len(links), "a link without a title in 《》"
+    for title, target in titled:
+        heading = (ROOT / "docs" / "zh_CN" / f"{target}.md").read_text(encoding="utf-8").splitlines()[0]
+        assert heading == f"# {title}", f"{target}: the link's words are not the page's title"
 
 
 def test_a_changed_checks_label_has_a_full_width_colon_in_chinese():

@@ -303,7 +303,7 @@ def _data_unsafe() -> Result:
 @CLAIMS.claim(
     "004-detach-safe", "summary", "data-vs-detach-comparison",
     "`.detach()` is safe: autograd catches an edit made through it.",
-    "`.detach()` 是安全的：通过它做的修改会被 autograd 发现。",
+    "`.detach()` 是安全的：通过它做的修改会被自动求导发现。",
     notes={
         "en": "Not as stated: autograd catches an in-place edit only when the edited tensor shares its version "
               "counter with a tensor autograd saved before the edit: the saved tensor itself, as `sigmoid` saves "

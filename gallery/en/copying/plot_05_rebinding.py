@@ -448,7 +448,7 @@ else:
 # None``, or ``optimizer.zero_grad()``) once per optimizer step, before the
 # passes whose gradients that step uses. Clearing before every pass would keep
 # only the last one: gradient accumulation over micro-batches relies on the
-# sum (:ref:`questions-stale-grad`).
+# sum (see :ref:`the page on logged gradients <questions-stale-grad>`).
 
 a = torch.ones(2, 2)
 a.requires_grad = True

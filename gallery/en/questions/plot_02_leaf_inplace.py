@@ -326,7 +326,7 @@ assert layer.weight._version == 3, "initialisation, copy_ and the item assignmen
 # on a leaf that requires grad without an error, and leaves it a leaf with no ``grad_fn`` and a
 # moved version: none of them is recorded. Each gets a 2-d tensor except ``dirac_``, which takes 3
 # to 5 dimensions and gets a 3-d one; ``constant_`` and ``sparse_`` get the one more argument they need
-# (a value, a sparsity).
+# (a value, a sparsity). The last line, ``grad mode on``, says whether grad mode is on.
 
 extra_args = {"constant_": (0.5,), "sparse_": (0.5,)}
 init_names = [name for name in dir(torch.nn.init) if name.endswith("_") and not name.startswith("_")]
@@ -482,7 +482,7 @@ assert w.tolist() == [7.0, 8.0, 0.0] and w.is_leaf and w._version == before + 2,
 # Why ``.data`` also works, and says nothing
 # ------------------------------------------
 #
-# The fix merged for the issue above was ``p.data.add_(...)``. It runs,
+# The fix merged in the pull request above was ``p.data.add_(...)``. It runs,
 # because ``p.data`` is a tensor outside autograd. But it also has a version
 # counter of its own, so the edit does not move ``p._version``: a graph that
 # saved ``p`` would not notice, and its gradient could be silently wrong (see

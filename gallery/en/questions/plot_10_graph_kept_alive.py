@@ -311,7 +311,9 @@ else:
 # keeps the graph too), the total keeps every step's saved tensors alive too; with ``inputs=``, it
 # keeps those of the nodes ``backward()`` did not run. ``sum_losses`` runs the loop with ``+=``, with or without
 # ``backward()``, and keeps a weak reference (``weakref.ref``) to each step's ``x`` and ``w * x``,
-# which does not keep the tensor alive: it reads ``None`` once the tensor is freed.
+# which does not keep the tensor alive: it reads ``None`` once the tensor is freed. In the output,
+# ``nodes reachable`` is the number of nodes reachable, ``saved tensors alive`` the number of saved tensors
+# still alive.
 
 import weakref
 
@@ -403,7 +405,10 @@ assert abs(total_float - total_loss.item()) < 1e-5, "the float total must equal 
 # (``torch.autograd.graph.Node.register_hook``): the node holds its hooks, so that reference reads
 # ``None`` once the node is freed. When a reference still reads an object, ``count_alive`` calls
 # ``gc.collect()`` and reads again, so that nothing a reference cycle might still hold is counted as
-# alive (collecting frees objects, it never brings one back).
+# alive (collecting frees objects, it never brings one back). In the output,
+# ``nodes reachable after each step`` is the number of nodes reachable after each step, ``graphs alive``
+# the number of graphs still alive, and ``output storages alive`` the number of outputs' storages still
+# alive.
 
 import gc
 
@@ -481,7 +486,8 @@ assert all(n[0] - (n[1] - n[0]) == 2 for n in growing), "the two parameters' Acc
 # already on the CPU returns that very tensor, so the logged tensor is ``out.detach()``, on the
 # output's storage, and the list keeps all five outputs' storages alive (the last column above). Even
 # one row, ``out[0].detach().cpu()``, keeps the whole output's storage alive; a ``clone()`` of the row
-# has a storage of its own, of the row's size.
+# has a storage of its own, of the row's size. In the output, ``storage bytes`` is a storage's size in
+# bytes.
 
 torch.manual_seed(0)
 out = torch.nn.Linear(4, 2)(torch.randn(8, 4))
@@ -535,7 +541,8 @@ if torch.cuda.is_available():
 # something refers to them, here only the name ``loss``. ``del loss`` drops that reference, and then
 # the nodes go too. ``forward`` runs one step's forward pass and keeps weak references to its
 # loss's node (through ``node_ref``) and to the two tensors the graph saves, ``x`` and ``w * x``;
-# ``alive`` reads them as ``count_alive`` does.
+# ``alive`` reads them as ``count_alive`` does. In the output, ``node alive`` says whether the node is
+# still alive, and ``saved tensors alive`` is the number of saved tensors still alive.
 
 
 def forward(w, watched):
@@ -612,6 +619,8 @@ assert [ref() is not None for ref in grad_refs] == [False, True], (
 # (the next cell adds one). A list that keeps the loss keeps the graph
 # whatever the loop does with the name. ``run_loop`` runs three steps and reads the previous step's
 # graph (node alive, saved tensors alive) at the top of each step and right after its ``loss = ...``.
+# In the output, ``at the top of the next step`` means at the start of the next step, and
+# ``after loss = ...`` after that step's ``loss = ...``.
 
 
 def run_loop(backward, end, steps=3):

@@ -273,7 +273,8 @@ assert all(v.is_inference() for v in with_dtype), "view(dtype) taken inside the 
 # ---------------------------
 #
 # Each use below runs outside any special mode, on a fresh tensor. The inference tensor refuses all
-# three; the two others accept all three.
+# three; the two others accept all three. In the output, ``saved for backward`` means saved for the
+# backward pass, ``in-place edit`` an in-place edit, and ``refused`` that the use was refused.
 
 results = {}
 for name, make in ways.items():

@@ -334,7 +334,7 @@ for device in ("cpu:0", "meta"):
     assert all(m is not a and not same_storage(a, m) and m.device.type == torch.device(device).type for m in moved), (
         f"under torch.device({device!r}) as_tensor(a) and asarray(a) are copies on that device")
 # sphinx_gallery_start_ignore
-# The same for a non-leaf source: as_tensor and asarray return it, graph and all.
+# 源张量不是叶子张量时也一样：as_tensor 和 asarray 原样返回它，连同它的计算图。
 doubled = a * 2
 assert torch.as_tensor(doubled) is doubled and torch.asarray(doubled) is doubled, "no copy of a non-leaf either"
 assert torch.asarray(doubled, copy=True, requires_grad=False).grad_fn is None, (
