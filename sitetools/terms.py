@@ -148,21 +148,32 @@ TERMS: tuple[Term, ...] = (
     Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点"),
          gloss="leaf tensor", mention=r"(?<!非)叶子张量",
          define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad, "
-                   "`backward()` accumulates its gradient into its `.grad` (a view made a leaf with `requires_grad_()` "
-                   "included), except a view of a tensor that requires grad taken under `torch.no_grad()` or "
-                   "`torch.inference_mode()`: such a view is a leaf that requires grad, yet gets no `.grad`; and an "
-                   "inference tensor that requires grad (a parameter of a module built in that mode) gets one, outside "
-                   "the mode, only through the operations that record it (among those run: `clone()`, `double()`, "
-                   "`w * 2`, `w + b`); many record nothing, with no error: its views, `w.sum()`, `w.exp()`, `w * w`, "
-                   "`w ** 2`, `w.repeat(1, 1)`, `torch.cat([w, w])` and `F.linear(x, w)` on a normal `x`, so the "
-                   "module's own forward leaves `weight.grad` `None`.",
+                   "`backward()` accumulates its gradient into its `.grad` (a view made a leaf with "
+                   "`requires_grad_()` included), except a view of a tensor that requires grad taken under "
+                   "`torch.no_grad()` or `torch.inference_mode()`: such a view is a leaf that requires grad, yet gets "
+                   "no `.grad`. A parameter `w` of a module built inside `torch.inference_mode()` is an inference "
+                   "tensor that requires grad; outside the mode, whether it gets a gradient depends on the operation, "
+                   "the layer and the input. In the cases run: `clone()`, `double()`, `w * 2` and `w + b` record it; "
+                   "its views, `w.sum()`, `w.exp()`, `w * w`, `w ** 2`, `w.repeat(1, 1)`, `torch.cat([w, w])` and "
+                   "`F.linear(x, w)` on an `x` that does not require grad give results that do not require grad, with "
+                   "no error; `backward()` of the output of a `Linear` on such an `x` leaves `weight.grad` `None`; "
+                   "the forward pass of a `Linear` on an `x` that requires grad raises, and so does that of a "
+                   "`Conv1d`, a `LayerNorm` or a `GroupNorm` on an input that does not; `backward()` of the output of "
+                   "an `Embedding` or a `Bilinear` gives `weight` a gradient. To train such a module, build it "
+                   "outside the mode, or, outside the mode, replace each parameter `p` by `nn.Parameter(p.clone())` "
+                   "and each buffer `b` by `b.clone()`.",
          define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度，"
                    "`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` 变成叶子张量的视图也是如此；例外"
-                   "是在 `torch.no_grad()` 或 `torch.inference_mode()` 下对需要梯度的张量取的视图：它是需要梯度的叶子张"
-                   "量，却得不到 `.grad`；在该模式里构建的模块的参数是需要梯度的推理张量（inference tensor），在模式外"
-                   "只经由记录它的运算得到梯度（试过的有 `clone()`、`double()`、`w * 2`、`w + b`）；许多运算不记录它，"
-                   "也不报错：它的视图、`w.sum()`、`w.exp()`、`w * w`、`w ** 2`、`w.repeat(1, 1)`、`torch.cat([w, w])`"
-                   "，以及对普通张量 `x` 的 `F.linear(x, w)`，所以模块自己的前向计算后 `weight.grad` 仍是 `None`。"),
+                   "是在 `torch.no_grad()` 或 `torch.inference_mode()` 下对需要梯度的张量取的视图：它是需要梯度的叶子"
+                   "张量，却得不到 `.grad`。在 `torch.inference_mode()` 里构建的模块，其参数 `w` 是需要梯度的推理张量"
+                   "（inference tensor）；在模式外它能不能得到梯度，取决于运算、层和输入。试过的情形里：`clone()`、"
+                   "`double()`、`w * 2` 和 `w + b` 记录它；它的视图、`w.sum()`、`w.exp()`、`w * w`、`w ** 2`、"
+                   "`w.repeat(1, 1)`、`torch.cat([w, w])`，以及对不需要梯度的 `x` 的 `F.linear(x, w)`，结果都不需要梯"
+                   "度，也不报错；对 `Linear` 作用于这样的 `x` 的输出调用 `backward()`，`weight.grad` 仍是 `None`；"
+                   "`Linear` 作用于需要梯度的 `x` 时，前向传播报错，`Conv1d`、`LayerNorm` 或 `GroupNorm` 作用于不需要"
+                   "梯度的输入时也报错；对 `Embedding` 或 `Bilinear` 的输出调用 `backward()`，`weight` 得到梯度。要训"
+                   "练这样的模块，就在模式外构建它，或者在模式外把每个参数 `p` 换成 `nn.Parameter(p.clone())`、每个缓"
+                   "冲区 `b` 换成 `b.clone()`。"),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
@@ -299,37 +310,6 @@ TERMS: tuple[Term, ...] = (
          define_zh="一对函数（pack 与 unpack）：自动求导保存张量时可以用前者打包，反向传播用到它时用后者取回"
                    "（`x * 2` 保存其中的 `2` 时不经过它们）。"),
 )
-
-#: The named facts (``tensorfacts``) that run what each definition says torch does, by the term's Chinese
-#: word. The glossary cites them under the definition and the build runs them, failing on one that no
-#: longer holds. A term missing here is defined, not described: its definition states no behaviour of torch
-#: (copy, shallow copy, autograd, memory leak ...); ``tests/test_glossary_and_decisions.py`` names them.
-CHECKED_BY: dict[str, tuple[str, ...]] = {
-    "张量": ("dense-tensor-reads-storage-by-layout",),
-    "克隆": ("clone-requires-grad-in-grad-mode", "grad-mode-records", "clone-of-no-grad-view-passes-no-gradient"),
-    "存储": ("view-write-shows-in-both",), "共享内存": ("shared-memory-seen-across-processes",),
-    "视图": ("view-write-shows-in-both",),
-    "基张量": ("base-names-root-of-view-chain",),
-    "重新绑定": ("rebinding-leaves-old-tensor",),
-    "版本计数器": ("inplace-ops-raise-version", "version-counter-catches-saved-edit"),
-    "需要梯度": ("grad-mode-records", "inference-tensor-requiring-grad"),
-    "梯度模式": ("grad-mode-records",), "梯度": ("leaf-grad-accumulates",),
-    "叶子张量": ("leaf-grad-accumulates", "inference-tensor-requiring-grad"),
-    "非叶子张量": ("leaf-grad-accumulates",),
-    "推理张量": ("inference-tensor-has-no-version-counter", "inference-mode-views-of-normal-tensor"),
-    "张量列表": ("list-repeat-holds-one-tensor",), "优化器": ("optimizer-updates-in-place",),
-    "梯度检查点": ("checkpoint-reruns-when-backward-needs-it",), "梯度累积": ("leaf-grad-accumulates",),
-    "多进程": ("shared-memory-seen-across-processes",), "混合精度": ("autocast-lowers-some-ops",),
-    "缓冲区": ("buffer-moves-with-module",),
-    "步长": ("dense-tensor-reads-storage-by-layout",), "连续": ("contiguous-copies-only-when-needed",),
-    "共轭位": ("dense-tensor-reads-storage-by-layout",), "负号位": ("dense-tensor-reads-storage-by-layout",),
-    "高级索引": ("advanced-index-read-copies",),
-    "推理模式": ("grad-mode-records", "inference-mode-outputs"),
-    "异常检测模式": ("anomaly-mode-names-forward-call",),
-    "fused 优化器": ("fused-optimizer-step-not-counted",), "worker 进程": ("dataloader-workers-are-processes",),
-    "滑动统计量": ("batchnorm-running-statistics",), "基本索引": ("basic-index-read-views",),
-    "保存张量的钩子": ("saved-tensor-hooks-hide-edit", "wrapped-number-saved-outside-hooks"),
-}
 
 
 #: House words: one word for each idea, enforced like the terms' variants (``zh`` is the word to write;

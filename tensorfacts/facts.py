@@ -281,31 +281,6 @@ def _leaf_view_has_grad_fn_refuses_inplace() -> Fact:
                 "; ".join(f"{n}: grad_fn {g}, mul_ refused: {r}" for n, (_, r, g) in outcomes.items()))
 
 
-@fact("clone-of-no-grad-view-passes-no-gradient", {
-    "en": "Takes u = w[1:] of a leaf w that requires grad under torch.no_grad(), and again under "
-          "torch.inference_mode(), and clones u with grad mode on: u is a leaf that requires grad, the clone "
-          "requires grad and has a CloneBackward0 node, yet after (c * c).sum().backward() of the clone c, "
-          "u.grad and w.grad are None.",
-    "zh_CN": "对需要梯度的叶子张量 w，在 torch.no_grad() 下取 u = w[1:]，再在 torch.inference_mode() 下取一次，"
-             "然后在梯度模式（grad mode）下对 u 调用 clone()：u 是需要梯度的叶子张量，副本 c 需要梯度，"
-             "带 CloneBackward0 节点，但 (c * c).sum().backward() 之后，u.grad 和 w.grad 都是 None。",
-})
-def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
-    """A view taken with grad mode off is a leaf that requires grad; its clone has a node, and the node
-    passes the gradient nowhere."""
-    seen = {}
-    for off in (torch.no_grad, torch.inference_mode):
-        w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        with off():
-            u = w[1:]
-        c = u.clone()
-        recorded = c.requires_grad and type(c.grad_fn).__name__ == "CloneBackward0"
-        (c * c).sum().backward()
-        seen[off.__name__] = (u.is_leaf and u.requires_grad, recorded, u.grad is None and w.grad is None)
-    return Fact(all(v == (True, True, True) for v in seen.values()),
-                f"(u a leaf that requires grad, clone recorded, no gradient on u or w): {seen}")
-
-
 @fact("expand-inplace-write-refused", {
     "en": "On e = x.expand(2, 3) of x = torch.zeros(3): fill_(-1) runs; fill_(torch.tensor(-1.0)) (a 0-d tensor "
           "as the value), add_(1), mul_(2), and copy_ from "
@@ -346,8 +321,10 @@ def _expand_inplace_write_refused() -> Fact:
 # The facts of the other modules, registered on import (each module's docstring says which facts it holds).
 import tensorfacts.glossary_facts  # noqa: E402, F401
 import tensorfacts.inference_facts  # noqa: E402, F401
+import tensorfacts.inference_module_facts  # noqa: E402, F401
 import tensorfacts.layout_facts  # noqa: E402, F401
 import tensorfacts.memory_facts  # noqa: E402, F401
+import tensorfacts.no_grad_view_facts  # noqa: E402, F401
 from tensorfacts import (  # noqa: E402, F401
     detach_data_facts,
     general_facts,

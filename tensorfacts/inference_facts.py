@@ -1,8 +1,8 @@
 """Named facts on which tensors ``torch.inference_mode()`` makes inference tensors: the outputs of modules
 run there, and the views, ``detach()`` and ``.data`` of a normal tensor taken there; and what an inference
 tensor has and refuses (no version counter; in-place edits outside the mode). They stand behind the
-glossary's definitions (``sitetools/terms.py``, ``CHECKED_BY``), the matrix page and its guide. Registered on import by
-:mod:`tensorfacts.facts`, whose docstring says what a fact is.
+glossary's definitions (``sitetools/term_facts.py``, ``CHECKED_BY``), the matrix page and its guide.
+Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -11,6 +11,11 @@ import torch
 
 from tensorfacts import view_ops
 from tensorfacts.fact_registry import Fact, fact
+
+#: The error of a forward pass that would save an inference tensor for backward, outside the mode.
+SAVED_INFERENCE = "Inference tensors cannot be saved for backward"
+#: The error of an in-place update of an inference tensor that does not require grad, outside the mode.
+INPLACE_ERROR = "Inplace update to inference tensor outside InferenceMode is not allowed"
 
 
 @fact("inference-mode-outputs", {
@@ -105,16 +110,60 @@ def _inference_tensor_has_no_version_counter() -> Fact:
                 f"{outside}")
 
 
+#: In-place torch operations that write values, run on an inference tensor ``a`` (of [1., 2., 3.]) outside the mode.
+VALUE_WRITES = {
+    "a.add_(1)": lambda a: a.add_(1), "a.zero_()": lambda a: a.zero_(), "a.fill_(5)": lambda a: a.fill_(5),
+    "a.copy_(torch.zeros(3))": lambda a: a.copy_(torch.zeros(3)), "a.clamp_(max=1.5)": lambda a: a.clamp_(max=1.5),
+    "a.masked_fill_(a > 1, 0)": lambda a: a.masked_fill_(a > 1, 0),
+    "a.index_put_((torch.tensor([0]),), torch.tensor(9.0))": lambda a: a.index_put_((torch.tensor([0]),),
+                                                                                      torch.tensor(9.0)),
+    "a[0] = 9": lambda a: a.__setitem__(0, 9.0), "a += 1": lambda a: a.__iadd__(1),
+    "torch.add(a, 1, out=a)": lambda a: torch.add(a, 1, out=a),
+}
+#: In-place methods that write no values and raise nothing on such a tensor.
+NO_ERROR_INPLACE = {"a.detach_()": lambda a: a.detach_(), "a.share_memory_()": lambda a: a.share_memory_(),
+                    "a.resize_(3)": lambda a: a.resize_(3)}
+
+
+def _listed(names: dict, between: str, last: str) -> str:
+    """The keys of ``names`` as a list in words: ``between`` between them, ``last`` before the last one."""
+    *first, final = names
+    return between.join(first) + last + final
+
+
+def _inplace_outcomes(edits: dict) -> dict[str, tuple[str, bool]]:
+    """Each edit on a fresh inference tensor outside the mode, with grad mode on and under no_grad: (the error's
+    first sentence or "no error", whether the values changed)."""
+    seen = {}
+    for context in (torch.enable_grad, torch.no_grad):
+        for name, edit in edits.items():
+            a = _inference_tensor()
+            try:
+                with context():
+                    edit(a)
+            except RuntimeError as exc:
+                error = str(exc).split(".")[0]
+            else:
+                error = "no error"
+            seen[f"{name} ({context.__name__})"] = (error, a.tolist() != [1.0, 2.0, 3.0])
+    return seen
+
+
 @fact("inference-tensor-inplace-outside-raises-yet-writes", {
     "en": "Calls mul_(10) on an inference tensor that does not require grad outside inference mode, with grad mode on "
           "and under torch.no_grad(): both raise, yet the values are 100 times the old ones; inside inference mode the "
           "edit runs. On the weight of a Linear(3, 2) built in the mode, an inference tensor that requires grad: with "
           "grad mode on mul_(10) raises that a leaf that requires grad is used in an in-place operation, and the "
-          "values stay; under torch.no_grad() it raises, yet the values are 10 times the old ones.",
+          "values stay; under torch.no_grad() it raises, yet the values are 10 times the old ones. On fresh inference "
+          f"tensors that do not require grad, outside the mode, with grad mode on and under torch.no_grad(): "
+          f"{_listed(VALUE_WRITES, ', ', ' and ')} each raise \"{INPLACE_ERROR}\", and the values have changed; "
+          f"{_listed(NO_ERROR_INPLACE, ', ', ' and ')} raise nothing and leave the values as they were.",
     "zh_CN": "在推理模式之外、分别在梯度模式下和 torch.no_grad() 下对不需要梯度的推理张量调用 mul_(10)：两次都报错，"
              "但数值已变成原来的 100 倍；在推理模式内修改则正常执行。对在该模式里构建的 Linear(3, 2) 的 weight"
              "（需要梯度的推理张量）：梯度模式下 mul_(10) 报错说需要梯度的叶子张量被用于原地操作，数值不变；"
-             "在 torch.no_grad() 下报错，但数值已变成原来的 10 倍。",
+             "在 torch.no_grad() 下报错，但数值已变成原来的 10 倍。在推理模式之外、分别在梯度模式下和 torch.no_grad() "
+             f"下，对新建的、不需要梯度的推理张量逐一执行 {_listed(VALUE_WRITES, '、', ' 和 ')}："
+             f"每个都报“{INPLACE_ERROR}”，而数值已经变了；{_listed(NO_ERROR_INPLACE, '、', ' 和 ')} 不报错，数值不变。",
 })
 def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
     """An in-place edit of an inference tensor that does not require grad, outside inference mode, raises (under
@@ -145,14 +194,18 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
         else:
             weight[name] = ("no error", w.tolist() == old)
     scaled = torch.equal(w.detach(), torch.tensor(old) * 10)
+    writes, others = _inplace_outcomes(VALUE_WRITES), _inplace_outcomes(NO_ERROR_INPLACE)
     return Fact(all(refused) and outside == [100.0, 200.0, 300.0] and a.tolist() == [1000.0, 2000.0, 3000.0]
+                and all(seen == (INPLACE_ERROR, True) for seen in writes.values())
+                and all(seen == ("no error", False) for seen in others.values())
                 and w.is_inference() and w.requires_grad
                 and weight["grad mode"] == ("a leaf Variable that requires grad is being used in an in-place operation",
                                             True)
                 and weight["no_grad"][0].startswith("Inplace update to inference tensor") and scaled,
                 f"raised outside (grad on, no_grad): {refused}; values after those two mul_(10): {outside}; "
                 f"after one more inside: {a.tolist()}; weight of a Linear built in the mode (error, values kept): "
-                f"{weight}, 10 times the old values at the end: {scaled}")
+                f"{weight}, 10 times the old values at the end: {scaled}; (error, values changed) of the writes: "
+                f"{writes}; of the others: {others}")
 
 
 @fact("inference-tensor-apply-map-outside-no-error", {
@@ -189,33 +242,38 @@ def _inference_tensor_apply_map_outside_no_error() -> Fact:
 @fact("inference-tensor-requiring-grad", {
     "en": "Builds Linear(3, 2) under torch.inference_mode(); outside the mode, with grad mode on, its weight w is an "
           "inference leaf that requires grad. w.view(6), w[0], w.T and w.t() do not require grad and have no grad_fn; "
-          "backward of (w.T * 2).sum() + (w * 1).sum() leaves 1 in w.grad (the calculus gives 3); backward of "
-          "(w.T * 2).sum() + p.sum(), p a normal leaf that requires grad, raises nothing, leaves w.grad None and gives "
-          "p.grad 1; backward of the module's own output on x = torch.ones(1, 3), a normal tensor, raises nothing and "
-          "leaves weight.grad None while bias.grad is 1; backward of (w.T * 2).sum() or w[0].sum() alone raises "
-          "\"element 0 of tensors does not require grad\"; w * 2 and w + b (b a normal tensor that does not require "
-          "grad) require grad, and backward of (w + b).sum() + (w * 2).sum() leaves 3 in w.grad; w.sum(), w.exp(), "
-          "w * w, w ** 2, w.repeat(1, 1), torch.cat([w, w]) and F.linear(x, w) raise nothing and do not require grad; "
-          "w.clone(), w.double() and w.to(copy=True) require grad with a CopyBackwards node, and w.clone().sum() "
-          "gives w.grad 1.",
-    "zh_CN": "在 torch.inference_mode() 下构建 Linear(3, 2)；在模式外、梯度模式开着时，"
-             "它的 weight w 是需要梯度的推理叶子张量。w.view(6)、w[0]、w.T 和 w.t() 不需要梯度，也没有 grad_fn；对 "
-             "(w.T * 2).sum() + (w * 1).sum() 调用 backward 后 w.grad 是 1（按求导公式算出的是 3）；对 "
-             "(w.T * 2).sum() + p.sum()（p 是需要梯度的普通叶子张量）调用 backward 不报错，w.grad 仍是 None，"
-             "p.grad 是 1；对模块在普通张量 x = torch.ones(1, 3) 上的输出调用 backward 不报错，weight.grad 仍是 "
-             "None，bias.grad 是 1；只对 (w.T * 2).sum() 或 w[0].sum() 调用 "
-             "backward 则报错“element 0 of tensors does not require grad”；w * 2 和 w + b（b 是不需要梯度的普通张量）"
-             "需要梯度，对 (w + b).sum() + (w * 2).sum() 调用 backward 后 w.grad 是 3；w.sum()、w.exp()、w * w、"
-             "w ** 2、w.repeat(1, 1)、torch.cat([w, w]) 和 F.linear(x, w) 不报错，也不需要梯度；w.clone()、"
-             "w.double() 和 w.to(copy=True) 需要梯度，节点是 CopyBackwards，w.clone().sum() 给 w.grad 的是 1。",
+          "backward of (w.T * 2).sum() + (w * 1).sum() leaves 1 in w.grad (the calculus gives 3); backward of (w.T * "
+          "2).sum() + p.sum(), p = torch.zeros(3, 2) a normal leaf that requires grad, raises nothing, leaves w.grad "
+          "None and gives p.grad 1; backward of the module's own output on x = torch.ones(1, 3), a normal tensor that "
+          "does not require grad, raises nothing and leaves weight.grad None while bias.grad is 1; backward of (w.T * "
+          "2).sum() or w[0].sum() alone raises \"element 0 of tensors does not require grad\"; with that p and h = "
+          "torch.ones(4, 3), a normal leaf that requires grad, the forward passes of (w.T * p).sum(), (h @ w.T + "
+          "lin.bias).sum() and (w[0] * h[0]).sum() raise \"Inference tensors cannot be saved for backward\"; w * 2 and "
+          "w + b (b a normal tensor that does not require grad) require grad, and backward of (w + b).sum() + (w * "
+          "2).sum() leaves 3 in w.grad; w.sum(), w.exp(), w * w, w ** 2, w.repeat(1, 1), torch.cat([w, w]) and "
+          "F.linear(x, w) raise nothing and do not require grad; w.clone(), w.double() and w.to(copy=True) require "
+          "grad with a CopyBackwards node, and w.clone().sum() gives w.grad 1.",
+    "zh_CN": "在 torch.inference_mode() 下构建 Linear(3, 2)；在模式外、梯度模式开着时，它的 weight w 是需要梯度的推理"
+             "叶子张量。w.view(6)、w[0]、w.T 和 w.t() 不需要梯度，也没有 grad_fn；对 (w.T * 2).sum() + (w * 1).sum() "
+             "调用 backward 后 w.grad 是 1（按求导公式算出的是 3）；对 (w.T * 2).sum() + p.sum()（p = torch.zeros(3, "
+             "2) 是需要梯度的普通叶子张量）调用 backward 不报错，w.grad 仍是 None，p.grad 是 1；对模块在不需要梯度的普"
+             "通张量 x = torch.ones(1, 3) 上的输出调用 backward 不报错，weight.grad 仍是 None，bias.grad 是 1；只对 "
+             "(w.T * 2).sum() 或 w[0].sum() 调用 backward 则报错“element 0 of tensors does not require grad”；用同一"
+             "个 p 和需要梯度的普通叶子张量 h = torch.ones(4, 3)，(w.T * p).sum()、(h @ w.T + lin.bias).sum() 和 "
+             "(w[0] * h[0]).sum() 的前向传播都报“Inference tensors cannot be saved for backward”；w * 2 和 w + b（b 是"
+             "不需要梯度的普通张量）需要梯度，对 (w + b).sum() + (w * 2).sum() 调用 backward 后 w.grad 是 3；w.sum()、"
+             "w.exp()、w * w、w ** 2、w.repeat(1, 1)、torch.cat([w, w]) 和 F.linear(x, w) 不报错，也不需要梯度；"
+             "w.clone()、w.double() 和 w.to(copy=True) 需要梯度，节点是 CopyBackwards，w.clone().sum() 给 w.grad 的是 "
+             "1。",
 }, {"en": "the parameters of one Linear(3, 2), float32, on the CPU",
     "zh_CN": "一个 Linear(3, 2) 的参数，float32，在 CPU 上"})
 def _inference_tensor_requiring_grad() -> Fact:
     """An inference tensor that requires grad (a parameter of a module built in the mode): outside the mode, its
-    views are out of the graph, so gradients through them are lost (backward raises only when nothing else in the loss
-    requires grad); many operations on it record nothing, with no error, ``w ** 2``, ``repeat``, ``cat`` and
-    ``F.linear`` on a normal input among them, so the module's own forward gives the weight no gradient; a few that
-    were run are recorded: ``w * 2``, ``w + b`` and its copies (as ``CopyBackwards``)."""
+    views are out of the graph, so gradients through them are lost (backward of a loss in which nothing else requires
+    grad raises; an operation that would save them beside a tensor that requires grad raises in the forward pass);
+    some operations on it record nothing, with no error, ``w ** 2``, ``repeat``, ``cat`` and ``F.linear`` on an input
+    that does not require grad among them; a few that were run are recorded: ``w * 2``, ``w + b`` and its copies (as
+    ``CopyBackwards``). What the forward passes of other layers do is in :mod:`tensorfacts.inference_module_facts`."""
     with torch.inference_mode():
         lin = torch.nn.Linear(3, 2)
     w = lin.weight
@@ -225,7 +283,7 @@ def _inference_tensor_requiring_grad() -> Fact:
     ((w.T * 2).sum() + (w * 1).sum()).backward()
     through_views = w.grad.tolist()
     w.grad = None
-    p = torch.zeros(2, requires_grad=True)
+    p = torch.zeros(3, 2, requires_grad=True)
     ((w.T * 2).sum() + p.sum()).backward()
     other = (w.grad, p.grad.tolist())
     x = torch.ones(1, 3)
@@ -239,6 +297,17 @@ def _inference_tensor_requiring_grad() -> Fact:
             only_views[name] = "element 0 of tensors does not require grad" in str(exc)
         else:
             only_views[name] = False
+    h = torch.ones(4, 3, requires_grad=True)
+    forward = {}
+    for name, loss in (("(w.T * p).sum()", lambda: (w.T * p).sum()),
+                       ("(h @ w.T + lin.bias).sum()", lambda: (h @ w.T + lin.bias).sum()),
+                       ("(w[0] * h[0]).sum()", lambda: (w[0] * h[0]).sum())):
+        try:
+            loss()
+        except RuntimeError as exc:
+            forward[name] = str(exc).split(".")[0]
+        else:
+            forward[name] = "no error"
     b = torch.zeros(2, 3)
     ops = {name: r.requires_grad for name, r in (
         ("w * 2", w * 2), ("w + b", w + b), ("w.sum()", w.sum()), ("w.exp()", w.exp()), ("w * w", w * w),
@@ -253,12 +322,14 @@ def _inference_tensor_requiring_grad() -> Fact:
     w.clone().sum().backward()
     ones = [[1.0] * 3] * 2
     return Fact(made and all(v == (False, None) for v in views.values()) and through_views == ones
-                and other == (None, [1.0, 1.0]) and module == (None, [1.0, 1.0]) and all(only_views.values())
+                and other == (None, [[1.0, 1.0]] * 3) and module == (None, [1.0, 1.0]) and all(only_views.values())
+                and all(message == SAVED_INFERENCE for message in forward.values())
                 and ops == {name: name in ("w * 2", "w + b") for name in ops}
                 and through_ops == [[3.0] * 3] * 2
                 and all(c == (True, "CopyBackwards") for c in copies.values()) and w.grad.tolist() == ones,
                 f"inference leaf requiring grad: {made}; views (requires_grad, grad_fn): {views}; w.grad through "
                 f"w.T * 2 + w * 1: {through_views}; (w.grad, p.grad) through w.T * 2 + p: {other}; module "
                 f"(weight.grad, bias.grad): {module}; backward through views only raises: {only_views}; "
-                f"requires_grad: {ops}; w.grad through w + b and w * 2: {through_ops}; copies: {copies}; "
-                f"w.grad through clone(): {w.grad.tolist()}")
+                f"forward passes: {forward}; requires_grad: {ops}; w.grad through w + b and w * 2: {through_ops}; "
+                f"copies: {copies}; w.grad through clone(): {w.grad.tolist()}")
+

@@ -96,17 +96,16 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "independent-copy",
         {
-            "en": "For an independent copy with no autograd history, use `a.detach().clone()`: it has its "
-                "own storage and its own version counter (an inference tensor `a` made inside `torch.inference_mode()` "
-                "has no version counter at all, here and in every entry below), "
-                "no `grad_fn`, `requires_grad=False`, raises no warning, "
-                "and an in-place edit of it, with or without `torch.no_grad()`, leaves the gradient of `a` "
-                "alone. `with torch.no_grad(): a.clone()` gives the same row.",
-            "zh_CN": "要一份与源张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。"
-                "它有自己的存储和版本计数器（version counter），没有 `grad_fn`，`requires_grad=False`，也不会触发警告；"
-                "无论是否在 `torch.no_grad()` 下原地（in-place）修改它，"
-                "`a` 的梯度都不受影响。在推理模式内得到的推理张量（inference tensor）`a` 根本没有版本计数器，"
-                "这里和下面各条都是如此。表中 `with torch.no_grad(): a.clone()` 那一行与它完全相同。",
+            "en": "For an independent copy with no autograd history, use `a.detach().clone()`: it has its own "
+                "storage and its own version counter (an inference tensor `a` made inside `torch.inference_mode()` "
+                "has no version counter at all, here and in every entry below), no `grad_fn`, `requires_grad=False`, "
+                "raises no warning, and an in-place edit of it, with or without `torch.no_grad()`, leaves the "
+                "gradient of `a` alone. `with torch.no_grad(): a.clone()` gives the same row.",
+            "zh_CN": "要一份与源张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。它有自己的存储和版本计数"
+                "器（version counter），没有 `grad_fn`，`requires_grad=False`，也不会触发警告；无论是否在 "
+                "`torch.no_grad()` 下原地（in-place）修改它，`a` 的梯度都不受影响。在推理模式内得到的推理张量（"
+                "inference tensor）`a` 根本没有版本计数器，这里和下面各条都是如此。表中 `with torch.no_grad(): "
+                "a.clone()` 那一行与它完全相同。",
         },
         lambda m: _everywhere(m, "a.detach().clone()", same_object=False, shares_storage=False,
                               requires_grad=False, grad_fn="None", raised="")
@@ -199,26 +198,26 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "view",
         {
-            "en": "A view such as `a.view(3)` is not a copy either: it shares storage and the version counter with `a` "
-                "and, when `a` is a normal tensor that requires grad and grad mode is on, stays in the graph "
-                "(`ViewBackward0`). Not when `a` is an inference tensor made with `requires_grad=True` (as above): its "
-                "views, taken outside the mode, do not require grad, and a gradient through them never reaches `a`, "
-                "with no error while anything else in the loss requires grad (a module's own `bias`, say): "
-                "`backward()` raises (\"element 0 of tensors does not require grad\") only when nothing in the loss "
-                "requires grad. A view of a normal leaf that requires grad, one that autograd records, refuses "
-                "in-place edits with grad mode on (under `torch.no_grad()`, `torch.inference_mode()` or "
-                "`torch.set_grad_enabled(False)` it accepts them), and so does `b = a` when `a` is itself such a view. "
-                "The dtype form `a.view(dtype)` is no such view: it requires no grad, has no `grad_fn`, and takes "
-                "in-place edits with grad mode on, unrecorded, even when `a` is a leaf that requires grad.",
-            "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，`a` 是需要梯度的普通张量且梯度模"
-                "式（grad mode）开着时，还留在计算图中（`ViewBackward0`）。`a` 若是用 `requires_grad=True` 创建的推理张"
-                "量（同上），则不然：在模式外对它取的视图不需要梯度，经过这些视图的梯度到不了 `a`：损失里还有别的需要梯"
-                "度的部分（比如模块自己的 `bias`）时不报错，损失里没有任何需要梯度的部分时，`backward()` 才报错（"
-                "“element 0 of tensors does not require grad”）。需要梯度的普通叶子张量的视图，只要是自动求导记录下来"
-                "的，在梯度模式打开时一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
+            "en": "A view such as `a.view(3)` is not a copy either: it shares storage and the version counter with "
+                "`a` and, when `a` is a normal tensor that requires grad and grad mode is on, stays in the graph "
+                "(`ViewBackward0`). Not when `a` is an inference tensor made with `requires_grad=True` (as above): "
+                "its views, taken outside the mode, do not require grad, and a gradient through them never reaches "
+                "`a`; whether a loss that uses them raises, in `backward()` or already in the forward pass, depends "
+                "on the rest of the loss (the cases run are listed under \"Source: a view of a leaf\" below). A view "
+                "of a normal leaf that requires grad, one that autograd records, refuses in-place edits with grad "
+                "mode on (under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it "
+                "accepts them), and so does `b = a` when `a` is itself such a view. The dtype form `a.view(dtype)` is "
+                "no such view: it requires no grad, has no `grad_fn`, and takes in-place edits with grad mode on, "
+                "unrecorded, even when `a` is a leaf that requires grad.",
+            "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，`a` 是需要梯度的普通张量且梯"
+                "度模式（grad mode）开着时，还留在计算图中（`ViewBackward0`）。`a` 若是用 `requires_grad=True` 创建的"
+                "推理张量（同上），则不然：在模式外对它取的视图不需要梯度，经过这些视图的梯度到不了 `a`；用到它们的损"
+                "失会不会报错（在 `backward()` 里，或者早在前向传播时），取决于损失里的其他部分（试过的情形列在下面“源"
+                "张量：叶子张量的视图”一节）。需要梯度的普通叶子张量的视图，只要是自动求导记录下来的，在梯度模式打开时"
+                "一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                 "`torch.set_grad_enabled(False)` 下则可以修改）；如果 `a` 本身就是这样的视图，`b = a` 也一样。dtype 形"
-                "式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，即使 `a` 是需要梯度的叶子张量，在梯"
-                "度模式下也照常接受原地修改，自动求导不记录。",
+                "式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，即使 `a` 是需要梯度的叶子张量，在"
+                "梯度模式下也照常接受原地修改，自动求导不记录。",
         },
         lambda m: _everywhere(m, "a.view(3)", shares_storage=True)
         and _everywhere(m, "a.view(3)", VERSIONED_SOURCES, shares_version=True)
@@ -231,15 +230,14 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "avoid-data",
         {
-            "en": "Avoid `a.data`: it shares storage but not the version counter, so an in-place edit "
-                "through it after autograd saved `a`, with or without `torch.no_grad()`, goes unnoticed and backward "
-                "can return a wrong gradient without any error. `copy.copy(a)` is no better: it shares storage, not "
-                "the counter, and an edit of it under `torch.no_grad()` goes unnoticed in the same way.",
-            "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器。"
-                "自动求导保存了 `a` 之后，无论是否在 `torch.no_grad()` 下，"
-                "通过它做的原地修改都不会被察觉，反向传播不报错，梯度却可能是错的。"
-                "`copy.copy(a)` 也好不到哪里去：它同样共享存储、不共享版本计数器，"
-                "在 `torch.no_grad()` 下原地修改它也不会被发现。",
+            "en": "Avoid `a.data`: it shares storage but not the version counter, so an in-place edit through it "
+                "after autograd saved `a`, with or without `torch.no_grad()`, goes unnoticed and backward can return "
+                "a wrong gradient without any error. `copy.copy(a)` is no better: it shares storage, not the counter, "
+                "and an edit of it under `torch.no_grad()` goes unnoticed in the same way.",
+            "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器。自动求导保存了 `a` 之后，无论是否在 "
+                "`torch.no_grad()` 下，通过它做的原地修改都不会被察觉，反向传播不报错，梯度却可能是错的。"
+                "`copy.copy(a)` 也好不到哪里去：它同样共享存储、不共享版本计数器，在 `torch.no_grad()` 下原地修改它也"
+                "不会被发现。",
         },
         lambda m: all(_everywhere(m, op, shares_storage=True)
                       and _everywhere(m, op, VERSIONED_SOURCES, shares_version=False)
@@ -343,10 +341,12 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "An inference tensor made inside `torch.inference_mode()`, such as `a` made there by a factory "
                 "without `requires_grad=True`, has no version counter at all.\n"
-                "- Not every tensor made there is one: a view of a normal tensor by indexing, `view(shape)`, `t()` "
-                "or another view operation is not, nor is its `.data`; its `view(dtype)` is one.\n"
-                "- Outside inference mode an in-place torch operation on `a`, such as `mul_`, through `b = a` or "
-                "`a.view(3)` raises, with or without `torch.no_grad()` (`apply_` and `map_` edit it with no error).\n"
+                "- Not every tensor made there is one: a view of a normal tensor by indexing, `view(shape)`, `t()` or "
+                "another view operation is not, nor is its `.data`; its `view(dtype)` is one.\n"
+                "- Outside inference mode `mul_` on `a`, through `b = a` or `a.view(3)`, raises, with or without "
+                "`torch.no_grad()`, and so does each other in-place torch operation run on `a` that writes values "
+                "(listed under \"Source: an inference tensor\" below); `detach_()`, `share_memory_()` and `resize_()` "
+                "to its own size raise nothing, nor do `apply_` and `map_`, which edit it.\n"
                 "- Yet the values of `a` have changed: do not catch that error and carry on.\n"
                 "- `a.data`, `a.detach()` and `copy.copy(a)`, which share its storage, take the edit without an "
                 "error, and it reaches `a`.\n"
@@ -354,18 +354,19 @@ GUIDE: tuple[Advice, ...] = (
                 "through.\n"
                 "- An inference tensor that requires grad (a parameter of a module built in the mode) refuses `mul_` "
                 "with grad mode on before writing, as a leaf; under `torch.no_grad()` its `mul_` raises after writing.",
-            "zh_CN": "在 `torch.inference_mode()` 内得到的推理张量，比如在那里由工厂函数创建、"
-                "未指定 `requires_grad=True` 的 `a`，根本没有版本计数器。\n"
+            "zh_CN": "在 `torch.inference_mode()` 内得到的推理张量，比如在那里由工厂函数创建、未指定 "
+                "`requires_grad=True` 的 `a`，根本没有版本计数器。\n"
                 "- 在那里创建的张量并不都是推理张量：用索引、`view(shape)`、`t()` 等视图操作对普通张量取的视图就不是，"
                 "它的 `.data` 也不是；它的 `view(dtype)` 则是推理张量。\n"
-                "- 离开推理模式后，无论是否在 `torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 对 `a` 做 `mul_` "
-                "这样的 torch 原地操作都会报错（用 `apply_` 和 `map_` 修改则不报错）。\n"
+                "- 离开推理模式后，无论是否在 `torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 对 `a` 做 `mul_` 都会"
+                "报错，对 `a` 做过的其他写入数值的 torch 原地操作（列在下面“源张量：推理张量”一节）也都报错；"
+                "`detach_()`、`share_memory_()` 和按它自己的大小调用的 `resize_()` 不报错，用 `apply_` 和 `map_` 修改"
+                "也不报错。\n"
                 "- 可 `a` 的值已经变了：不要捕获这个错误后接着往下算。\n"
                 "- `a.data`、`a.detach()` 和 `copy.copy(a)` 与它共享存储，原地修改它们不报错，改动会落到 `a` 上。\n"
-                "- 要修改这些数值，就去修改 `a.clone()` 或 `a.detach().clone()`："
-                "它们有新的存储，原地修改可以照常进行。\n"
-                "- 需要梯度的推理张量（在该模式里构建的模块的参数）在梯度模式下作为叶子张量，`mul_` 在写入前就被"
-                "拒绝；在 `torch.no_grad()` 下，它的 `mul_` 是先写入、再报错。",
+                "- 要修改这些数值，就去修改 `a.clone()` 或 `a.detach().clone()`：它们有新的存储，原地修改照常进行。\n"
+                "- 需要梯度的推理张量（在该模式里构建的模块的参数）在梯度模式下作为叶子张量，`mul_` 在写入前就被拒绝；"
+                "在 `torch.no_grad()` 下，它的 `mul_` 是先写入、再报错。",
         },
         lambda m: _no_counter(m, *(op for op in OPERATIONS if op not in WRITES))
         and all(str(_row(m, "inference", op)["raised"]).startswith(f"RuntimeError: {REFUSALS[INFERENCE_EDIT]}")

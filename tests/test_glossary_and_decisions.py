@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from sitetools import terms
+from sitetools import term_facts, terms
 from sitetools.editions import CODES, edition
 from tensorfacts import matrix as mp
 from tensorfacts import probes, standard_sources
@@ -102,7 +102,7 @@ def test_both_pages_render_cleanly(tmp_path, lang):
         assert cells[2].p.get_text().replace("’", "'") == definition.replace("`", ""), cells[2]  # smart quotes
         assert link in cells[2].find_all("a"), "the page link sits under the definition"
         cited = [a["href"] for a in cells[2].find_all("a") if "facts.html#fact-" in a["href"]]
-        assert cited == [f"facts.html#fact-{f}" for f in terms.CHECKED_BY.get(term.zh, ())], (term.zh, cited)
+        assert cited == [f"facts.html#fact-{f}" for f in term_facts.CHECKED_BY.get(term.zh, ())], (term.zh, cited)
     heads = [cell.get_text(strip=True) for cell in soup.select("table.terms-table thead th")]
     assert heads[2] == {"en": "meaning", "zh_CN": "释义"}[lang], heads
 
@@ -131,8 +131,8 @@ def test_every_definition_that_states_behaviour_names_facts_that_hold():
     from tensorfacts.facts import run_fact
 
     described = {term.zh for term in terms.TERMS} - DEFINED_ONLY
-    assert set(terms.CHECKED_BY) == described, (set(terms.CHECKED_BY) ^ described)
-    failing = {f: run_fact(f).trace for ids in terms.CHECKED_BY.values() for f in ids if not run_fact(f).holds}
+    assert set(term_facts.CHECKED_BY) == described, (set(term_facts.CHECKED_BY) ^ described)
+    failing = {f: run_fact(f).trace for ids in term_facts.CHECKED_BY.values() for f in ids if not run_fact(f).holds}
     assert failing == {}
 
 

@@ -7,7 +7,7 @@ Usage in a MyST page::
 
 One row per entry of ``sitetools.terms.TERMS``: the Chinese term, the English term (backticks mark
 code), a one-sentence definition in the reader's language with, under it, a link to the page that shows
-the term and the named facts that run what the definition says torch does (``sitetools.terms.CHECKED_BY``:
+the term and the named facts that run what the definition says torch does (``sitetools.term_facts.CHECKED_BY``:
 the build runs each and fails on one that does not hold; the facts page lists the glossary among their
 citers), then the other names readers type and the variants the Chinese pages avoid. What a reader
 on a phone needs (term, English, definition) comes first; the lists of words come last. The link is a
@@ -24,7 +24,8 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from sitetools.editions import pick
-from sitetools.terms import CHECKED_BY, TERMS
+from sitetools.term_facts import CHECKED_BY
+from sitetools.terms import TERMS
 from tensorcopy_sphinx.claims_ledger import labelled_entry
 from tensorcopy_sphinx.fact_index import cite
 from tensorcopy_sphinx.inline import inline_text
@@ -95,9 +96,11 @@ class TermsTable(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
+        import sitetools.term_facts
         import sitetools.terms
 
         self.env.note_dependency(sitetools.terms.__file__)
+        self.env.note_dependency(sitetools.term_facts.__file__)
         w = pick(WORDS, self.env.config.language, "the glossary's words (tensorcopy_sphinx.glossary_terms.WORDS)")
         field = pick(DEFINITIONS, self.env.config.language, "the glossary's definitions (glossary_terms.DEFINITIONS)")
         columns = ("zh", "en", "define", "also", "avoid")

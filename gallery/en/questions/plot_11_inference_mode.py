@@ -311,6 +311,39 @@ assert not y.requires_grad and torch.equal(y, before + 1), (
 )
 
 # %%
+# ``add_`` is not the only one: each in-place torch operation below writes values into ``y``, and each raises
+# after writing. ``detach_()``, ``share_memory_()`` and ``resize_()`` to the tensor's own size change no values,
+# and they raise nothing.
+
+value_writes = {
+    "y.mul_(10)": lambda t: t.mul_(10),
+    "y.zero_()": lambda t: t.zero_(),
+    "y.fill_(5.0)": lambda t: t.fill_(5.0),
+    "y.copy_(...)": lambda t: t.copy_(torch.tensor([7.0, 8.0])),
+    "y.clamp_(max=1.5)": lambda t: t.clamp_(max=1.5),
+    "y.masked_fill_(...)": lambda t: t.masked_fill_(t > 1.5, 0.0),
+    "y.index_put_(...)": lambda t: t.index_put_((torch.tensor([0]),), torch.tensor(9.0)),
+    "y[0] = 9.0": lambda t: t.__setitem__(0, 9.0),
+    "y += 1": lambda t: t.__iadd__(1),
+    "torch.add(y, 1, out=y)": lambda t: torch.add(t, 1, out=t),
+}
+no_values = {
+    "y.detach_()": lambda t: t.detach_(),
+    "y.share_memory_()": lambda t: t.share_memory_(),
+    "y.resize_(2)": lambda t: t.resize_(2),
+}
+outcomes = {}
+for name, edit in {**value_writes, **no_values}.items():
+    y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
+    before = y.clone()
+    outcomes[name] = (attempt(edit, y), not torch.equal(y, before))
+    print(f"{name:24} raised={outcomes[name][0] != 'ok'}  values changed={outcomes[name][1]}")
+refusal = "RuntimeError: Inplace update to inference tensor outside InferenceMode"
+assert all(outcomes[n][0].startswith(refusal) and outcomes[n][1] for n in value_writes) and all(
+    outcomes[n] == ("ok", False) for n in no_values
+), "each value write raises after writing; detach_, share_memory_ and resize_ to its size raise nothing and change nothing"
+
+# %%
 # An edit through a view of it, here ``y[1:]``, raises the same way. ``y.detach()`` and ``y.data``
 # are inference tensors too, yet an edit through them raises nothing, and it reaches ``y``. So do
 # ``apply_`` and ``map_``, which run a Python function on each value, even on ``y`` itself, and a
@@ -442,10 +475,12 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # ----------
 #
 # Use ``torch.inference_mode()`` for code whose results never meet autograd again; outside the mode
-# the inference tensors it makes refuse being saved for backward or made to require grad, and, on one that does
-# not require grad, an in-place torch operation through the tensor itself or a view of it raises after it has
-# been written (one through
-# ``detach()``, ``.data`` or ``numpy()`` raises nothing, and so do ``apply_`` and ``map_``, which run
-# a Python function on each value). When
+# the inference tensors it makes refuse being saved for backward or made to require grad. On one that does
+# not require grad, each in-place torch operation run above that writes values (``add_``, ``mul_``, ``zero_``,
+# ``fill_``, ``copy_``, ``clamp_``, ``masked_fill_``, ``index_put_``, an index assignment, ``+=`` and
+# ``out=``) raises after it has been written, and so does ``mul_`` through its view ``y[1:]``; ``detach_()``,
+# ``share_memory_()`` and ``resize_()`` to its own size change no values and raise nothing. An edit through
+# ``detach()``, ``.data`` or ``numpy()`` raises nothing, and neither do ``apply_`` and ``map_``, which run
+# a Python function on each value. When
 # results may be reused in training, use ``torch.no_grad()``, or ``clone()`` them outside the mode.
 # ``detach()`` computes nothing: it shares the memory it starts from.

@@ -1,0 +1,39 @@
+"""Which named facts back each definition of the glossary (``sitetools/terms.py``, ``TERMS``).
+
+Kept apart from the terminology list, which the search and the wording rule read too: only the glossary
+(``tensorcopy_sphinx.glossary_terms``) and its tests read this.
+"""
+
+from __future__ import annotations
+
+#: The named facts (``tensorfacts``) that run what each definition says torch does, by the term's Chinese
+#: word. The glossary cites them under the definition and the build runs them, failing on one that no
+#: longer holds. A term missing here is defined, not described: its definition states no behaviour of torch
+#: (copy, shallow copy, autograd, memory leak ...); ``tests/test_glossary_and_decisions.py`` names them.
+CHECKED_BY: dict[str, tuple[str, ...]] = {
+    "张量": ("dense-tensor-reads-storage-by-layout",),
+    "克隆": ("clone-requires-grad-in-grad-mode", "grad-mode-records", "clone-of-no-grad-view-passes-no-gradient"),
+    "存储": ("view-write-shows-in-both",), "共享内存": ("shared-memory-seen-across-processes",),
+    "视图": ("view-write-shows-in-both",),
+    "基张量": ("base-names-root-of-view-chain",),
+    "重新绑定": ("rebinding-leaves-old-tensor",),
+    "版本计数器": ("inplace-ops-raise-version", "version-counter-catches-saved-edit"),
+    "需要梯度": ("grad-mode-records", "inference-tensor-requiring-grad"),
+    "梯度模式": ("grad-mode-records",), "梯度": ("leaf-grad-accumulates",),
+    "叶子张量": ("leaf-grad-accumulates", "inference-tensor-requiring-grad", "inference-module-forward-by-layer",
+             "inference-module-trains-when-rebuilt"),
+    "非叶子张量": ("leaf-grad-accumulates",),
+    "推理张量": ("inference-tensor-has-no-version-counter", "inference-mode-views-of-normal-tensor"),
+    "张量列表": ("list-repeat-holds-one-tensor",), "优化器": ("optimizer-updates-in-place",),
+    "梯度检查点": ("checkpoint-reruns-when-backward-needs-it",), "梯度累积": ("leaf-grad-accumulates",),
+    "多进程": ("shared-memory-seen-across-processes",), "混合精度": ("autocast-lowers-some-ops",),
+    "缓冲区": ("buffer-moves-with-module",),
+    "步长": ("dense-tensor-reads-storage-by-layout",), "连续": ("contiguous-copies-only-when-needed",),
+    "共轭位": ("dense-tensor-reads-storage-by-layout",), "负号位": ("dense-tensor-reads-storage-by-layout",),
+    "高级索引": ("advanced-index-read-copies",),
+    "推理模式": ("grad-mode-records", "inference-mode-outputs"),
+    "异常检测模式": ("anomaly-mode-names-forward-call",),
+    "fused 优化器": ("fused-optimizer-step-not-counted",), "worker 进程": ("dataloader-workers-are-processes",),
+    "滑动统计量": ("batchnorm-running-statistics",), "基本索引": ("basic-index-read-views",),
+    "保存张量的钩子": ("saved-tensor-hooks-hide-edit", "wrapped-number-saved-outside-hooks"),
+}
