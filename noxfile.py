@@ -118,7 +118,7 @@ def mutate(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def timings(session: nox.Session) -> None:
     """Measure a clean build, a preview, the fast tier and the whole suite in one run."""
-    site_python(session, "-m", "sitetools.timings", *session.posargs)
+    site_python(session, "-m", "sitetools.building.timings", *session.posargs)
 
 
 @nox.session(venv_backend="none")
@@ -133,7 +133,7 @@ def preview(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def releases(session: nox.Session) -> None:
     """Record every check on other torch releases, one environment at a time: nox -s releases -- 2.4.1 2.14.1."""
-    site_python(session, "-m", "sitetools.releases", *session.posargs)
+    site_python(session, "-m", "sitetools.releases.record", *session.posargs)
 
 
 @nox.session(python=PYTHON)
@@ -159,4 +159,4 @@ def audit(session: nox.Session) -> None:
     unless given a site: nox -s audit -- --site build/html (built with SITE_URL=http://127.0.0.1:8765/
     for absolute links)."""
     session.run("npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", external=True)
-    site_python(session, "-m", "sitetools.audit", *session.posargs)
+    site_python(session, "-m", "sitetools.web.audit", *session.posargs)

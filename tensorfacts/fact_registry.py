@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 
 import torch
 
-from sitetools.editions import CODES, pick
+from editions import CODES, pick
 from tensorfacts import scope
 
 

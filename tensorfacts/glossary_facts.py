@@ -1,5 +1,5 @@
 """Named facts on autograd, optimizers, modules and processes behind the glossary's definitions
-(``sitetools/term_facts.py``, ``CHECKED_BY``; the layout facts are in :mod:`tensorfacts.layout_facts`), each run
+(``sitetools/rules/term_facts.py``, ``CHECKED_BY``; the layout facts are in :mod:`tensorfacts.layout_facts`), each run
 over the cases its definition covers (those on processes are in :mod:`tensorfacts.process_facts`). Registered
 on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """

@@ -1,7 +1,7 @@
 """Named facts on which tensors ``torch.inference_mode()`` makes inference tensors: the outputs of modules
 run there, and the views, ``detach()`` and ``.data`` of a normal tensor taken there; and what an inference
 tensor has and refuses (no version counter; in-place edits outside the mode). They stand behind the
-glossary's definitions (``sitetools/term_facts.py``, ``CHECKED_BY``), the matrix page and its guide.
+glossary's definitions (``sitetools/rules/term_facts.py``, ``CHECKED_BY``), the matrix page and its guide.
 Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 

@@ -1,7 +1,7 @@
 """Named facts on modules built inside ``torch.inference_mode()`` and trained outside it: whether a forward
 pass gives their weight a gradient, raises, or records nothing depends on the layer and its input; built outside
 the mode, or given new parameters and buffers outside it, each trains. They stand behind the glossary's
-definition of a leaf tensor (``sitetools/term_facts.py``, ``CHECKED_BY``). Registered on import by
+definition of a leaf tensor (``sitetools/rules/term_facts.py``, ``CHECKED_BY``). Registered on import by
 :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 

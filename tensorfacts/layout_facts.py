@@ -1,6 +1,6 @@
 """Named facts on how a tensor reads memory: a tensor's layout over its storage, views and their writes,
 ``_base``, ``contiguous()``, advanced indexing and a list that repeats one tensor. They stand behind the
-glossary's definitions (``sitetools/term_facts.py``, ``CHECKED_BY``), each run over the cases its definition
+glossary's definitions (``sitetools/rules/term_facts.py``, ``CHECKED_BY``), each run over the cases its definition
 covers. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 

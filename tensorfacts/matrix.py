@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 
-from sitetools.editions import pick
+from editions import pick
 from tensorfacts.detach_data_facts import DETACH_ROUTES
 from tensorfacts.facts import run_fact
 from tensorfacts.probes import (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 
-from sitetools.editions import pick
+from editions import pick
 
 #: The verdicts a check may return. ``NOT_A_CLAIM`` is for a row the article never meant as a
 #: claim (code that lost its indentation in publishing, a commented-out line): the ledger shows

@@ -147,7 +147,7 @@ WORDS = {
 
 def describe(scope: list[Case], language: str, reason: Mapping[str, str] | None = None) -> str:
     """The range of ``scope`` in words, written from the cases themselves (so it cannot claim more)."""
-    from sitetools.editions import pick
+    from editions import pick
 
     w = pick(WORDS, language, "the scope words (tensorfacts.scope.WORDS)")
     sources = list(dict.fromkeys(c.source for c in scope))

@@ -3,7 +3,7 @@
 It reads one JSON job per line on stdin and answers one JSON line on its own copy of stdout. A job is
 ``{"cells": [...], "filename": ...}`` (run code cells like sphinx-gallery, in one fresh namespace) or
 ``{"script": path}`` (run a whole script as ``__main__``). Before every job the global state is
-reset as the build resets it (``sitetools.example_guard``), with seed 0 where the build draws a fresh
+reset as the build resets it (``sitetools.guard.example``), with seed 0 where the build draws a fresh
 seed for every page, so that a repeated run prints the same; any warning is an error.
 An example that ends this process (``exit()``, ``os._exit()``) ends only the worker: the tests see
 it die and name the script.
@@ -19,7 +19,7 @@ import sys
 import traceback
 import warnings
 
-from sitetools.example_guard import reset_state
+from sitetools.guard.example import reset_state
 
 
 def _run_cell(code: str, namespace: dict, filename: str) -> None:

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from sitetools.editions import CODES
-from sitetools.pages import GALLERY, ROOT, blocks, code_tokens, gallery_scripts, relative_name  # noqa: F401
-from sitetools.pages import code_cells as split_cells  # noqa: F401
+from editions import CODES
+from sitetools.rules.sources import GALLERY, ROOT, blocks, code_tokens, gallery_scripts, relative_name  # noqa: F401
+from sitetools.rules.sources import code_cells as split_cells  # noqa: F401
 
 LANGS = CODES
 #: Where sphinx-gallery puts the pages of gallery/<lang>/ inside each edition.
@@ -25,7 +25,7 @@ EXAMPLES_DIR = "examples"
 
 
 #: What a copy of the project holds: everything a build and the tests read.
-COPIED = ("docs", "gallery", "sitetools", "tensorfacts", "tests", "conftest.py", "pyproject.toml")
+COPIED = ("docs", "gallery", "editions", "sitetools", "tensorfacts", "tests", "conftest.py", "pyproject.toml")
 COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "_build")
 
 
@@ -103,7 +103,7 @@ def _answer(job: dict, name: str) -> list[str]:
 def run_cells(cells: list[str], filename: str = "<gallery>") -> list[str]:
     """Run code cells in one fresh namespace, in a worker process; return what each cell printed.
 
-    torch gets the same fresh state as in the build (``sitetools.example_guard``), and any warning a
+    torch gets the same fresh state as in the build (``sitetools.guard.example``), and any warning a
     cell does not catch itself is raised as an error (:class:`ExampleFailed`). Every run starts from
     the same state, so the same cells print the same output: a repeated run is answered from memory.
     """
@@ -211,7 +211,7 @@ def html_cells_with_outputs(html_path: Path) -> list[tuple[str, str | None]]:
 def serve(directory: Path):
     """Serve ``directory`` on 127.0.0.1 (a free port), as the audit serves the site (text compressed, as
     a static host sends it), while the block runs; yield the base URL without a trailing slash."""
-    from sitetools.audit import serve as serve_site
+    from sitetools.web.audit import serve as serve_site
 
     with serve_site(directory, 0) as url:
         yield url.rstrip("/")

@@ -1,11 +1,11 @@
-"""The sources hold no active content (sitetools/active_content.py): the reST of the pages holds only the
+"""The sources hold no active content (sitetools/rules/active_content.py): the reST of the pages holds only the
 directives they use and no inline HTML, and the narrative pages only the MyST directives on the list."""
 
 from __future__ import annotations
 
 import pytest
 
-from sitetools import active_content
+from sitetools.rules import active_content
 from tests.gallery_tools import copy_project
 
 PAGE = "gallery/en/copying/plot_04_detach.py"

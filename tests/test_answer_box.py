@@ -1,4 +1,4 @@
-"""Every question page answers first (sitetools/answer_box.py): an answer box right after the title,
+"""Every question page answers first (sitetools/rules/answer_box.py): an answer box right after the title,
 of class ``answer``, whose fix code is code the page runs. The real pages pass; a page that breaks
 each part of the rule is refused, by file name and with the missing line."""
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sitetools import answer_box, page_rules
-from sitetools.pages import code_cells, split_hidden
+from sitetools.rules import all_rules, answer_box
+from sitetools.rules.sources import code_cells, split_hidden
 from tests.gallery_tools import ROOT
 
 PAGE = "questions/plot_10_graph_kept_alive.py"
@@ -124,7 +124,7 @@ def test_a_box_that_also_holds_the_exceptions_is_refused(gallery, lang, exceptio
 def test_the_build_runs_the_rule(gallery):
     shutil.copytree(ROOT / "docs", gallery / "docs", ignore=shutil.ignore_patterns("__pycache__", "_*"))
     shown = _edit(gallery, "en", ":class: answer", ":class: note")
-    problems = page_rules.check_sources(root=gallery, manifest=False)
+    problems = all_rules.check_sources(root=gallery, manifest=False)
     assert any(p.startswith(f"{shown}: the answer box lacks") for p in problems), problems
 
 

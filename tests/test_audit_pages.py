@@ -1,9 +1,9 @@
-"""The Lighthouse audit (``sitetools/audit.py``) covers every type of page a reader meets, in every
+"""The Lighthouse audit (``sitetools/web/audit.py``) covers every type of page a reader meets, in every
 edition: the landing page, the home, an example page with figures, a question page, the ledger, the
 matrix and the examples index. The list of types is written here."""
 
-from sitetools import audit
-from sitetools.editions import CODES
+from editions import CODES
+from sitetools.web import audit
 from tests.gallery_tools import ROOT
 
 

@@ -2,7 +2,7 @@
 (``tensorcopy_sphinx.bilingual``), since the page pairs cell k with cell k. The browser side is
 tests/test_bilingual_browser.py."""
 
-from sitetools.editions import CODES
+from editions import CODES
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 from tests.gallery_tools import ROOT
 

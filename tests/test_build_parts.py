@@ -9,7 +9,8 @@ import os
 import subprocess
 import sys
 
-from sitetools import build_folders, descendants
+from sitetools.building import descendants
+from sitetools.building import folders as build_folders
 
 
 def test_descendants_finds_and_ends_a_double_forked_child():

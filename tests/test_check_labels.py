@@ -1,13 +1,13 @@
 """The page rule that gives every check's message a translation in each edition's catalog
-(``sitetools/check_labels.py``), on a small copy of the project."""
+(``sitetools/authoring/check_labels.py``), on a small copy of the project."""
 
 import shutil
 from pathlib import Path
 
 import pytest
 
-from sitetools import check_labels
-from sitetools.pages import ROOT
+from sitetools.authoring import check_labels
+from sitetools.rules.sources import ROOT
 
 PAGE = ("import torch\nt = torch.zeros(2)\nassert t.sum() == 0, 'sums to zero'\n"
         "assert t.numel() == 2, f'{t.numel()} elements'\nassert t.numel(), t\n")  # fmt: skip

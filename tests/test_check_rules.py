@@ -1,5 +1,5 @@
 """A check that cannot fail, or whose failure is swallowed, and a hidden block that changes what the
-page shows are refused before anything runs (sitetools/check_rules.py, sitetools/folding.py), naming
+page shows are refused before anything runs (sitetools/rules/checks.py, sitetools/rules/folding.py), naming
 the file and line; the checks the pages really make pass."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import ast
 
 import pytest
 
-from sitetools import check_rules, folding, pages_asserts
+from sitetools.rules import checks as check_rules
+from sitetools.rules import checks_manifest, folding
 
 WHERE = "gallery/en/part/plot_00_probe.py"
 START, END = "# sphinx_gallery_start_ignore", "# sphinx_gallery_end_ignore"
@@ -95,17 +96,17 @@ def test_folding_knows_a_truth_only_when_constants_decide_it(expression, expecte
 def test_moving_a_visible_check_into_a_hidden_block_is_refused_by_the_update():
     old = {"part/plot_01": ["assert same_storage(a, b)", "assert x (hidden)"]}
     moved = {"part/plot_01": ["assert same_storage(a, b) (hidden)", "assert x (hidden)"]}
-    assert pages_asserts.hidden_claims(old, moved) == ["part/plot_01: assert same_storage(a, b)"]
+    assert checks_manifest.hidden_claims(old, moved) == ["part/plot_01: assert same_storage(a, b)"]
     revealed = {"part/plot_01": ["assert same_storage(a, b)", "assert x"]}
-    assert pages_asserts.hidden_claims(old, revealed) == []
+    assert checks_manifest.hidden_claims(old, revealed) == []
 
 
 def test_the_update_command_stops_before_writing_a_hidden_claim(monkeypatch, capsys):
     old = {"part/plot_01": ["assert same_storage(a, b)"]}
-    monkeypatch.setattr(pages_asserts, "read_manifest", lambda path=None: old)
+    monkeypatch.setattr(checks_manifest, "read_manifest", lambda path=None: old)
     now = {"part/plot_01": ["assert same_storage(a, b) (hidden)"]}
-    monkeypatch.setattr(pages_asserts, "current", lambda gallery=None: now)
+    monkeypatch.setattr(checks_manifest, "current", lambda gallery=None: now)
     written = []
-    monkeypatch.setattr(pages_asserts.Path, "write_text", lambda self, *a, **k: written.append(self))
-    assert pages_asserts.main(["--update"]) == 1
+    monkeypatch.setattr(checks_manifest.Path, "write_text", lambda self, *a, **k: written.append(self))
+    assert checks_manifest.main(["--update"]) == 1
     assert "moved into hidden blocks" in capsys.readouterr().out and written == []

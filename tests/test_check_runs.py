@@ -1,4 +1,4 @@
-"""Every reported check ran and held (sitetools/check_runs.py and the guard around each example): a
+"""Every reported check ran and held (sitetools/guard/check_runs.py and the guard around each example): a
 check disarmed without any change the page rules see (a function never called, a swallowed failure, a
 branch that is not taken) is named with its line; a page that ran all its checks passes."""
 
@@ -9,7 +9,8 @@ import textwrap
 
 import pytest
 
-from sitetools import check_runs, example_guard
+from sitetools.guard import check_runs
+from sitetools.guard import example as example_guard
 
 SCRIPT = "gallery/en/part/plot_00_runs.py"
 

@@ -11,13 +11,13 @@ from docutils import nodes
 from docutils.frontend import get_default_settings
 from docutils.utils import new_document
 
-from sitetools import colab
+from sitetools.web import colab
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 from tests.test_web_workflow import build_step, load, steps
 
 from tensorcopy_sphinx import colab_link  # noqa: E402  isort: skip
 
-#: Written here, as Colab documents its GitHub links (not built from sitetools.colab).
+#: Written here, as Colab documents its GitHub links (not built from sitetools.web.colab).
 DETACH_EN = "https://colab.research.google.com/github/octo/tensor-copies/blob/notebooks/en/copying/plot_04_detach.ipynb"
 
 
@@ -73,18 +73,18 @@ def test_a_narrative_page_has_no_colab_link():
 
 
 def _publish_step(workflow):
-    return next((step for step in steps(workflow) if "sitetools.colab" in step.get("run", "")), None)
+    return next((step for step in steps(workflow) if "sitetools.web.colab" in step.get("run", "")), None)
 
 
 def check_publishing(workflow):
     """Fail unless ``workflow`` builds with the repository, then collects the built notebooks into an
     orphan worktree of the notebooks branch and force-pushes that branch, in a job allowed to push."""
     step = _publish_step(workflow)
-    assert step is not None, "no step runs python -m sitetools.colab"
+    assert step is not None, "no step runs python -m sitetools.web.colab"
     commands = [shlex.split(line) for line in step["run"].replace("\\\n", " ").splitlines() if line.strip()]
     worktree = next(c for c in commands if c[:3] == ["git", "worktree", "add"])
     assert worktree[3:6] == ["--orphan", "-b", colab.BRANCH], "the notebooks branch is not a fresh orphan"
-    collect = next(c for c in commands if c[1:3] == ["-m", "sitetools.colab"])
+    collect = next(c for c in commands if c[1:3] == ["-m", "sitetools.web.colab"])
     assert collect[3:] == ["build/html", worktree[6]], "the notebooks are not collected from the built site"
     assert ["git", "push", "--force", "origin", colab.BRANCH] in commands
     uploads = [s for s in steps(workflow) if s.get("uses", "").startswith("actions/upload-pages-artifact@")]

@@ -1,10 +1,10 @@
 """Open in Colab, on the built site: the notebooks the deploy workflow publishes (``python -m
-sitetools.colab build/html OUT``) are each page's notebook download, at the path the page's Colab
+sitetools.web.colab build/html OUT``) are each page's notebook download, at the path the page's Colab
 link names, and they install nothing and say which torch they were verified on."""
 
 import json
 
-from sitetools import colab
+from sitetools.web import colab
 from tests.gallery_tools import LANGS, gallery_scripts, page_path, read_page, relative_name
 
 

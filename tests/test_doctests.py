@@ -1,6 +1,7 @@
 """The narrative pages' doctests run in a process of their own, with a scratch folder as their working
-folder (sitetools/doctests.py, sitetools/build.py's check_doctests): an example that writes into a folder
-the build guards fails, named by its page and line, and one that writes into its scratch folder passes."""
+folder (sitetools/building/doctests.py, sitetools/building/pipeline.py's check_doctests): an example that writes
+into a folder the build guards fails, named by its page and line, and one that writes into its scratch folder
+passes."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from sitetools.build import BuildError, check_doctests
-from sitetools.editions import CODES
+from editions import CODES
+from sitetools.building.pipeline import BuildError, check_doctests
 from tests.gallery_tools import ROOT
 
 

@@ -5,8 +5,8 @@ the reader's cells are left as they are. The built downloads are checked in test
 import pytest
 from sphinx.errors import ExtensionError
 
-from sitetools import figure_cell
-from sitetools.pages import blocks
+from sitetools.authoring import figure_cell
+from sitetools.rules.sources import blocks
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 from tests.gallery_tools import LANGS, gallery_scripts, script_id
 from tests.test_web_units import catalog

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from sitetools.pages_asserts import checks, problems, read_manifest, visible_cells
+from sitetools.rules.checks_manifest import checks, problems, read_manifest, visible_cells
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 from tests.fresh_runs import run_alone
 from tests.gallery_tools import (

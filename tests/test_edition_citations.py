@@ -1,5 +1,5 @@
-"""Twin paragraphs of the editions cite the same facts and pages (sitetools/edition_citations.py), and
-no narrative doctest is skipped (sitetools/doctests.py): each checker passes the real sources and
+"""Twin paragraphs of the editions cite the same facts and pages (sitetools/rules/edition_citations.py), and
+no narrative doctest is skipped (sitetools/building/doctests.py): each checker passes the real sources and
 refuses a known-bad copy, naming the file and line; and what the citation rule cannot catch is shown."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from sitetools import doctests, edition_citations
-from sitetools.editions import CODES
+from editions import CODES
+from sitetools.building import doctests
+from sitetools.rules import edition_citations
 from tests.gallery_tools import ROOT
 
 PAGE = "questions/plot_12_version_counter"
@@ -94,16 +95,16 @@ def test_the_real_narrative_pages_skip_no_doctest():
 
 
 def test_the_page_rules_run_the_new_checkers(sources):
-    """The build's one call (sitetools/page_rules.py) reaches every rule of this file and of the output
+    """The build's one call (sitetools/rules/all_rules.py) reaches every rule of this file and of the output
     and check rules."""
     for lang in CODES:
         _edit(sources / f"docs/{lang}/quickref.md", ">>> b = a\n", ">>> b = a  # doctest: +SKIP\n")
         _edit(sources / f"gallery/{lang}/{PAGE}.py", "\nimport torch\n",
               '\nimport torch\nimport sys\nsys.stdout.write("x: 1\\n")\nassert True or torch\n')
     _edit(sources / "docs/zh_CN/decide.md", "{fact}`cpu-snapshot`", "")
-    from sitetools import page_rules
+    from sitetools.rules import all_rules
 
-    problems = "\n".join(page_rules.check_sources(root=sources))
+    problems = "\n".join(all_rules.check_sources(root=sources))
     for words in ("docs/en/quickref.md, line", "a doctest marked +SKIP", f"gallery/zh_CN/{PAGE}.py, line",
                   "sys.stdout", "`assert True or torch` holds or fails", "docs/zh_CN/decide.md, line"):
         assert words in problems, f"{words!r} not in:\n{problems}"

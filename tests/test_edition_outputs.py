@@ -1,4 +1,4 @@
-"""The editions draw the same figures and no page is too heavy (sitetools/edition_outputs.py), on
+"""The editions draw the same figures and no page is too heavy (sitetools/building/edition_outputs.py), on
 known-good and known-bad built pages made here; the build's own use is in tests/test_gate_faults.py."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from sitetools import edition_outputs
+from sitetools.building import edition_outputs
 
 NAME = "part/plot_01_probe"
 

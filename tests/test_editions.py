@@ -1,4 +1,4 @@
-"""One table of editions (sitetools/editions.py): every part of the site reads its languages there.
+"""One table of editions (editions/__init__.py): every part of the site reads its languages there.
 
 A throw-away third edition ("fr") is added to the table for a test; the configuration, the language
 switch and the CJK-dependent extensions pick it up, and every translated-string lookup either uses
@@ -13,7 +13,7 @@ import pytest
 from docutils import nodes
 from sphinx.errors import ExtensionError
 
-from sitetools import editions
+import editions
 from tensorfacts import articles
 from tensorfacts import matrix as mp
 from tests.claims_tools import (
@@ -190,7 +190,7 @@ def test_a_third_edition_with_texts_uses_them(french, monkeypatch):
 def test_every_page_is_one_sphinx_gallery_runs(code):
     """sphinx-gallery executes only the scripts whose path matches ``filename_pattern``; the others are
     published as they are, without output and without their checks having run."""
-    from sitetools import pages
+    from sitetools.rules import sources as pages
 
     pattern = shared_conf().configure(code)["sphinx_gallery_conf"]["filename_pattern"]
     scripts = pages.gallery_scripts(code)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from sitetools.editions import CODES
+from editions import CODES
 from tensorfacts import standard_sources
 from tests import expected_words
 from tests.claims_tools import behaviour_matrix, claims_ledger

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from sitetools.editions import CODES
+from editions import CODES
 from tensorfacts import fact_registry, facts
 from tests.claims_tools import EXT, LABEL_PAGE, ROOT, fact_index
 

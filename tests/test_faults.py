@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from sitetools import doctests
-from sitetools.build import BuildError, check_doctests
-from sitetools.editions import CODES
-from sitetools.pages import narrative_pages
+from editions import CODES
+from sitetools.building import doctests
+from sitetools.building.pipeline import BuildError, check_doctests
+from sitetools.rules.sources import narrative_pages
 from tests.gallery_tools import ROOT, copy_project, gallery_scripts, relative_name, side_by_side
 
 TIMEOUT = 300  # a fault that takes longer than this to show has not been made loud enough
@@ -51,7 +51,7 @@ def log_of(result: subprocess.CompletedProcess) -> str:
     return f"{result.stdout}\n{result.stderr}"
 
 
-#: Appended to a copy's sitetools/output_rules.py: every module may be imported and no attribute is
+#: Appended to a copy's sitetools/rules/output.py: every module may be imported and no attribute is
 #: refused as machine-describing, so that a fault aimed at a later layer (the page's outputs, the guard, the
 #: time limit) reaches it instead of stopping at the page rules. The copy only: never the checkout.
 ANY_IMPORT = ("\n\ndef allowed_import(name: str) -> bool:  # widened by tests/test_faults.py\n    return True\n\n\n"
@@ -59,7 +59,7 @@ ANY_IMPORT = ("\n\ndef allowed_import(name: str) -> bool:  # widened by tests/te
 
 
 def allow_any_import(project: Path) -> None:
-    rules = project / "sitetools" / "output_rules.py"
+    rules = project / "sitetools" / "rules" / "output.py"
     text = rules.read_text(encoding="utf-8")
     if ANY_IMPORT not in text:
         rules.write_text(text + ANY_IMPORT, encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The figures of the example pages: the drawing helpers (``sitetools/figure_cell.py``), the copies of
+"""The figures of the example pages: the drawing helpers (``sitetools/authoring/figure_cell.py``), the copies of
 them in the pages, the caption extension (``tensorcopy_sphinx.gallery_figures``) and reproducible SVG.
 
 Each checker is first shown a known-bad input. Nothing here writes into the source tree."""
@@ -20,7 +20,7 @@ from docutils.frontend import get_default_settings  # noqa: E402
 from docutils.utils import new_document  # noqa: E402
 from sphinx_gallery.directives import imgsgnode  # noqa: E402
 
-from sitetools import figure_cell  # noqa: E402
+from sitetools.authoring import figure_cell  # noqa: E402
 from tests.gallery_tools import LANGS, ROOT, gallery_scripts, script_id, split_cells  # noqa: E402
 
 if str(ROOT / "docs" / "_ext") not in sys.path:
@@ -46,7 +46,7 @@ def helper_problems(cells: list[str]) -> list[str]:
     """What is wrong with a page's drawing: a helper cell that is not the canonical one, or drawing without it."""
     helpers = [cell for cell in cells if "def draw_memory(" in cell]
     draws = any(any(drawer in cell for drawer in DRAWERS) for cell in cells if cell not in helpers)
-    problems = [f"helper cell {n} differs from sitetools/figure_cell.py" for n, cell in enumerate(helpers, 1)
+    problems = [f"helper cell {n} differs from sitetools/authoring/figure_cell.py" for n, cell in enumerate(helpers, 1)
                 if cell.strip() != canonical_cell()]  # fmt: skip
     if draws and not helpers:
         problems.append("the page draws but carries no helper cell")
@@ -74,7 +74,7 @@ def test_a_page_that_draws_carries_the_helper_cell_unchanged(script):
 def test_the_helper_check_notices_an_edited_or_missing_cell():
     edited = canonical_cell().replace('"#ffffff"', '"#fefefe"')
     assert helper_problems(["x = 1", edited, 'draw_memory("t", x=x)']) == [
-        "helper cell 1 differs from sitetools/figure_cell.py"
+        "helper cell 1 differs from sitetools/authoring/figure_cell.py"
     ]
     assert helper_problems(["x = 1", 'draw_memory("t", x=x)']) == ["the page draws but carries no helper cell"]
     assert helper_problems(["x = 1", canonical_cell(), 'draw_memory("t", x=x)']) == []
@@ -284,7 +284,7 @@ def test_a_page_that_draws_without_a_helper_block_is_reported():
 
 
 def test_the_summary_is_in_each_edition_and_a_missing_one_fails_loudly(monkeypatch):
-    from sitetools.editions import CODES, UnknownEdition
+    from editions import CODES, UnknownEdition
 
     assert {gallery_figures.helpers_summary(code) for code in CODES} == set(gallery_figures.HELPERS_SUMMARY.values())
     monkeypatch.delitem(gallery_figures.HELPERS_SUMMARY, "zh_CN")

@@ -20,7 +20,7 @@ import torch
 print(__name__, sys.argv, sorted(os.listdir(".")), os.path.isabs(__file__))
 print(sorted(os.listdir(os.path.dirname(__file__))))
 print(torch.get_default_dtype(), torch.is_grad_enabled(), sys.warnoptions)
-print([name for name in ("tests", "sitetools", "tensorfacts") if name in sys.modules])
+print([name for name in ("tests", "editions", "sitetools", "tensorfacts") if name in sys.modules])
 try:
     import sitetools
 except ImportError:

@@ -14,7 +14,8 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from sitetools import build, example_guard
+from sitetools.building import pipeline
+from sitetools.guard import example as example_guard
 from tests.claims_tools import zh_search
 from tests.gallery_tools import ROOT
 
@@ -23,7 +24,7 @@ NAME = "part/plot_01_probe"
 
 def _fake_edition(out: Path, stage: Path, lang: str, outputs: list[str], ran: bool = True) -> None:
     """What a finished edition leaves: the example's page with its output blocks, and its record."""
-    page = out / lang / build.EXAMPLES_DIR / f"{NAME}.html"
+    page = out / lang / pipeline.EXAMPLES_DIR / f"{NAME}.html"
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text("".join(f'<div class="sphx-glr-script-out highlight-none">{o}</div>' for o in outputs),
                     encoding="utf-8")
@@ -38,8 +39,8 @@ def _verify(tmp_path, en: list[str], zh: list[str], zh_ran: bool = True) -> str:
     _fake_edition(out, stage, "en", en)
     _fake_edition(out, stage, "zh_CN", zh, ran=zh_ran)
     try:
-        build.verify_examples(out, stage, ["en", "zh_CN"], {"en": [NAME], "zh_CN": [NAME]})
-    except build.BuildError as error:
+        pipeline.verify_examples(out, stage, ["en", "zh_CN"], {"en": [NAME], "zh_CN": [NAME]})
+    except pipeline.BuildError as error:
         return str(error)
     return ""
 
@@ -66,8 +67,8 @@ def test_every_edition_runs_under_the_time_limit(tmp_path, monkeypatch):
         seen.update(kwargs["env"])
         return None
 
-    monkeypatch.setattr(build.subprocess, "Popen", fake_popen)
-    build.start_edition(tmp_path / "docs", "en", tmp_path / "out", tmp_path, 7.5, "")
+    monkeypatch.setattr(pipeline.subprocess, "Popen", fake_popen)
+    pipeline.start_edition(tmp_path / "docs", "en", tmp_path / "out", tmp_path, 7.5, "")
     assert seen[example_guard.TIMEOUT_ENV] == "7.5"
     assert seen[example_guard.RECORDS_ENV] == str(tmp_path / "records" / "en")
 
@@ -88,15 +89,15 @@ class _Finished:
 def test_a_failed_check_publishes_nothing(tmp_path, monkeypatch, same_output):
     """The whole path from the editions to ``publish``, with Sphinx replaced by a fake that writes the
     pages: when the editions' outputs differ the build fails and the old site stays as it was."""
-    out = build.make_owned(tmp_path / "site", "preview")
+    out = pipeline.make_owned(tmp_path / "site", "preview")
     (out / "old.html").write_text("the previous site", encoding="utf-8")
     stage = tmp_path / "stage"
-    example = build.pages.gallery_scripts("en")[0]
-    only = [build.pages.relative_name(example)]
+    example = pipeline.sources.gallery_scripts("en")[0]
+    only = [pipeline.sources.relative_name(example)]
 
     def fake_start(docs, lang, building, stage_, timeout, preview):
         outputs = ["a: 1"] if same_output or lang == "en" else ["a: 2"]
-        page = building / lang / build.EXAMPLES_DIR / f"{only[0]}.html"
+        page = building / lang / pipeline.EXAMPLES_DIR / f"{only[0]}.html"
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(f'<div class="sphx-glr-script-out highlight-none">{outputs[0]}</div>', encoding="utf-8")
         records = stage_ / "records" / lang
@@ -104,16 +105,16 @@ def test_a_failed_check_publishes_nothing(tmp_path, monkeypatch, same_output):
         (records / f"{Path(only[0]).name}.py.done").write_text("{}", encoding="utf-8")
         return _Finished()
 
-    monkeypatch.setattr(build, "start_edition", fake_start)
-    monkeypatch.setattr(build, "check_doctests", lambda *args, **kwargs: 0)
-    monkeypatch.setattr(build.web, "write_root_files", lambda *args, **kwargs: None)
+    monkeypatch.setattr(pipeline, "start_edition", fake_start)
+    monkeypatch.setattr(pipeline, "check_doctests", lambda *args, **kwargs: 0)
+    monkeypatch.setattr(pipeline.web, "write_root_files", lambda *args, **kwargs: None)
     building = tmp_path / ".site.building"
     if same_output:
-        build.run_editions(out, building, stage, ["en", "zh_CN"], only, "preview", 60)
-        assert not (out / "old.html").exists() and (out / "en" / build.EXAMPLES_DIR / f"{only[0]}.html").exists()
+        pipeline.run_editions(out, building, stage, ["en", "zh_CN"], only, "preview", 60)
+        assert not (out / "old.html").exists() and (out / "en" / pipeline.EXAMPLES_DIR / f"{only[0]}.html").exists()
     else:
-        with pytest.raises(build.BuildError, match="printed other output"):
-            build.run_editions(out, building, stage, ["en", "zh_CN"], only, "preview", 60)
+        with pytest.raises(pipeline.BuildError, match="printed other output"):
+            pipeline.run_editions(out, building, stage, ["en", "zh_CN"], only, "preview", 60)
         assert (out / "old.html").read_text(encoding="utf-8") == "the previous site"
         assert not (out / "en").exists()
     shutil.rmtree(stage, ignore_errors=True)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from sitetools import term_facts, terms
-from sitetools.editions import CODES, edition
+from editions import CODES, edition
+from sitetools.rules import term_facts, terms
 from tensorfacts import matrix as mp
 from tensorfacts import probes, standard_sources
 from tensorfacts.decisions import DECISIONS
@@ -121,7 +121,7 @@ def test_the_built_decision_page_shows_every_answer(site_dir):
 
 
 #: The terms whose definitions describe an idea and state nothing torch does (a reader's reading of
-#: each definition, kept here rather than taken from sitetools/terms.py): they need no fact.
+#: each definition, kept here rather than taken from sitetools/rules/terms.py): they need no fact.
 DEFINED_ONLY = {"复制", "浅拷贝", "深拷贝", "原地操作", "计算图", "内存泄漏", "显存", "自动求导", "反向传播",
                 "目标网络", "共享权重", "检查点", "竞态条件", "滑动平均", "源张量", "别名",
                 "在线网络", "软更新", "微批次"}

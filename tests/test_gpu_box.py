@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from sitetools import example_guard, gpu_rule, pages_asserts
-from sitetools.rerun_checks import GPU_MARK, gpu_lines, rerun_checks
+from sitetools.guard import example as example_guard
+from sitetools.releases.rerun_cell import GPU_MARK, gpu_lines, rerun_checks
+from sitetools.rules import checks_manifest
+from sitetools.rules import gpu_box as gpu_rule
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 
 from tensorcopy_sphinx import gpu_box, notebook_text  # noqa: E402  isort: skip
@@ -39,8 +41,8 @@ PAGE = textwrap.dedent(f"""
 
 
 def test_the_manifest_marks_the_checks_of_a_gpu_block_and_only_those():
-    found = pages_asserts.checks(PAGE)
-    assert [check for check in found if check.endswith(pages_asserts.GPU)] == [
+    found = checks_manifest.checks(PAGE)
+    assert [check for check in found if check.endswith(checks_manifest.GPU)] == [
         "assert t.sum() == 2 (GPU)", "raises RuntimeError: t.view(3) (GPU)"]
     assert "assert torch.ones(2).sum() == 2" in found, "a check outside the block is not marked"
 
@@ -156,7 +158,7 @@ def _chinese_app() -> types.SimpleNamespace:
 
 
 def test_without_a_gpu_the_chinese_rerun_report_says_the_checks_did_not_run_in_few_words(capsys, monkeypatch):
-    from sitetools import rerun_checks as runner
+    from sitetools.releases import rerun_cell as runner
     from tensorcopy_sphinx.rerun_cell import report_words  # isort: skip
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
@@ -209,8 +211,8 @@ def test_the_page_rule_holds_a_gpu_box_to_its_form(tmp_path, change, problem):
 
 
 def test_every_gpu_box_of_the_gallery_has_its_checks_recorded_as_gpu_checks():
-    recorded = pages_asserts.read_manifest()
-    boxed = {name for name, checks in recorded.items() if any(c.endswith(pages_asserts.GPU) for c in checks)}
-    pages = {pages_asserts.relative_name(p) for p in Path(pages_asserts.GALLERY, "en").rglob("plot_*.py")
+    recorded = checks_manifest.read_manifest()
+    boxed = {name for name, checks in recorded.items() if any(c.endswith(checks_manifest.GPU) for c in checks)}
+    pages = {checks_manifest.relative_name(p) for p in Path(checks_manifest.GALLERY, "en").rglob("plot_*.py")
              if "gpu-box" in p.read_text(encoding="utf-8")}  # fmt: skip
     assert pages and boxed == pages

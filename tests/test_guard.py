@@ -1,4 +1,4 @@
-"""The guard around every example (sitetools/example_guard.py), in-process: a Python warning and a
+"""The guard around every example (sitetools/guard/example.py), in-process: a Python warning and a
 logged warning stop the example, the time limit stops it, and every piece of global state it resets is
 named when an example leaves it changed. The slow tier runs the same faults through a real build
 (tests/test_faults.py); these catch a broken guard in the fast tier."""
@@ -22,7 +22,8 @@ import numpy
 import pytest
 import torch
 
-from sitetools import example_guard, state_fingerprint
+from sitetools.guard import example as example_guard
+from sitetools.guard import state as state_fingerprint
 
 
 @pytest.fixture
@@ -264,7 +265,7 @@ def test_what_torch_imports_on_first_use_is_not_blamed_on_the_page():
     configures loggers and sets an environment variable: in a fresh interpreter, as in a build, the
     guard has made those part of the fresh state, so the page that takes the first step is not refused."""
     code = (
-        "import torch\nfrom sitetools import example_guard\n"
+        "import torch\nfrom sitetools.guard import example as example_guard\n"
         "guard = example_guard._Guard()\nguard.start('gallery/en/part/plot_01_step.py')\n"
         "w = torch.ones(2, requires_grad=True)\nw.sum().backward()\ntorch.optim.SGD([w], lr=0.1).step()\n"
         "guard.stop('gallery/en/part/plot_01_step.py')\nprint('passed')\n"

@@ -115,12 +115,23 @@ def test_no_import_circle_joins_the_project_modules():
 
 def test_the_modules_are_named_as_python_imports_them():
     modules = project_modules()
-    assert modules["sitetools.pages"] == ROOT / "sitetools" / "pages.py"
+    assert modules["sitetools.rules.sources"] == ROOT / "sitetools" / "rules" / "sources.py"
     assert modules["tensorcopy_sphinx.verified_stamp"] == ROOT / "docs/_ext/tensorcopy_sphinx/verified_stamp.py"
     assert modules["tensorfacts"] == ROOT / "tensorfacts" / "__init__.py"
+    assert modules["editions"] == ROOT / "editions" / "__init__.py"
     graph = import_graph()
     assert "sitetools.web" in graph["tensorcopy_sphinx.verified_stamp"]  # ``from sitetools import web``
-    assert "sitetools.pages" in graph["sitetools.pages_asserts"]  # ``from sitetools.pages import ...``
+    assert "sitetools.rules.sources" in graph["sitetools.rules.checks_manifest"]  # ``from sitetools.rules.sources ...``
+
+
+def test_the_table_of_editions_sits_below_the_tools_and_the_fact_engine():
+    """``editions`` imports no module of the project, and the fact engine none of ``sitetools``."""
+    graph = import_graph()
+    assert graph["editions"] == set()
+    assert "editions" in graph["tensorfacts.fact_registry"]
+    reaching = {f"{name} imports {target}" for name, targets in graph.items() if name.startswith("tensorfacts")
+                for target in targets if target.startswith("sitetools")}  # fmt: skip
+    assert not reaching
 
 
 @pytest.mark.parametrize(

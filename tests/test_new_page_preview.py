@@ -1,6 +1,6 @@
-"""A new page, as ``python -m sitetools.new_page`` writes it, goes through a preview before its checks
+"""A new page, as ``python -m sitetools.authoring.new_page`` writes it, goes through a preview before its checks
 are recorded (the preview runs them and says they are not recorded yet), while the full build refuses
-it until ``python -m sitetools.pages_asserts --update`` has run. Built in a temporary copy."""
+it until ``python -m sitetools.rules.checks_manifest --update`` has run. Built in a temporary copy."""
 
 import subprocess
 import sys
@@ -16,8 +16,8 @@ pytestmark = pytest.mark.slow
 
 def test_a_template_page_previews_before_its_checks_are_recorded_and_the_build_refuses_it(tmp_path):
     project = copy_project(tmp_path / "project")
-    made = subprocess.run([sys.executable, "-m", "sitetools.new_page", NAME], cwd=project, capture_output=True,
-                          text=True, timeout=60)  # fmt: skip
+    made = subprocess.run([sys.executable, "-m", "sitetools.authoring.new_page", NAME], cwd=project,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
     assert made.returncode == 0, log_of(made)
     manifest = (project / "gallery" / "asserts.json").read_text(encoding="utf-8")
 

@@ -448,7 +448,7 @@ def test_the_rerun_cells_sections_are_set_to_the_lines_of_the_code_blocks_in_the
 
 
 def test_the_rerun_cells_title_in_a_script_is_underlined_to_its_display_width():
-    from sitetools.typography import underline_problems
+    from sitetools.rules.typography import underline_problems
     from tensorcopy_sphinx.rerun_cell import script_comment  # isort: skip
 
     comment = script_comment("在你的 torch 上重跑本页的检查", "这个单元格。")

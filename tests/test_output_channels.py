@@ -1,5 +1,5 @@
 """A page shows output only through its own print() calls and the figure helpers
-(sitetools/output_channels.py, and ``capture_repr`` off in docs/_shared/conf.py): each way round that the
+(sitetools/guard/output_channels.py, and ``capture_repr`` off in docs/_shared/conf.py): each way round that the
 adversarial review used is refused, naming the page, and what the pages really do still passes."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from sphinx_gallery import gen_gallery, gen_rst
 
-from sitetools import example_guard, output_channels
+from sitetools.guard import example as example_guard
+from sitetools.guard import output_channels
 from tests.gallery_tools import ROOT
 
 WHERE = "gallery/en/part/plot_00_probe.py"
@@ -173,6 +174,6 @@ def test_the_check_puts_sphinx_gallerys_capture_back(tmp_path):
 
 
 def test_the_canonical_helper_cell_is_the_figure_modules_text():
-    text = (ROOT / "sitetools" / "figure_cell.py").read_text(encoding="utf-8")
+    text = (ROOT / "sitetools" / "authoring" / "figure_cell.py").read_text(encoding="utf-8")
     assert HELPERS.startswith("import matplotlib.pyplot as plt") and HELPERS in text
     assert "def draw_memory(" in HELPERS and "def draw_graph(" in HELPERS

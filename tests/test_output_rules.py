@@ -1,4 +1,4 @@
-"""Printed output comes only from computation (sitetools/output_rules.py): each way round the literal
+"""Printed output comes only from computation (sitetools/rules/output.py): each way round the literal
 rule that the adversarial review used is refused, naming the file and line, and the prints the pages
 really use still pass. A page imports only the allowed modules, and reads none of their attributes that
 describe the machine."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitetools import output_rules
+from sitetools.rules import output as output_rules
 
 WHERE = "gallery/en/part/plot_00_probe.py"
 
@@ -121,7 +121,7 @@ def test_the_refusal_names_the_page_the_line_and_the_module():
     source = "import torch\na = torch.ones(3)\nimport socket\n"
     assert output_rules.check_source(WHERE, source) == [
         f"{WHERE}, line 3: imports the module socket, which is not one a page may import (PAGE_IMPORTS in "
-        "sitetools/output_rules.py: what the pages import today; the clock, the host, the environment and other "
+        "sitetools/rules/output.py: what the pages import today; the clock, the host, the environment and other "
         f"values that differ from run to run or from machine to machine stay out) {output_rules.GUIDE}"
     ]
 

@@ -2,15 +2,15 @@
 
 Every check of every page (``assert`` and must-raise block, visible or hidden) is recorded in
 ``gallery/asserts.json``; a page that lacks a recorded check fails here, naming the script and the check.
-New checks ask for ``python -m sitetools.pages_asserts --update``. These tests run in about a second.
+New checks ask for ``python -m sitetools.rules.checks_manifest --update``. These tests run in about a second.
 """
 
 import ast
 
 import pytest
 
-from sitetools import pages_asserts
-from sitetools.pages_asserts import (
+from sitetools.rules import checks_manifest
+from sitetools.rules.checks_manifest import (
     MANIFEST,
     REFERENCE,
     ROOT,
@@ -121,7 +121,7 @@ def _loose_trys(source: str) -> list[int]:
     return [
         node.lineno
         for node in ast.walk(tree)
-        if isinstance(node, ast.Try) and id(node) not in inside_functions and not pages_asserts.is_must_raise(node)
+        if isinstance(node, ast.Try) and id(node) not in inside_functions and not checks_manifest.is_must_raise(node)
     ]
 
 

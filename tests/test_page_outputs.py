@@ -1,4 +1,4 @@
-"""Each page writes only its own outputs (sitetools/page_outputs.py), checked on a small gallery laid out as
+"""Each page writes only its own outputs (sitetools/guard/outputs.py), checked on a small gallery laid out as
 the build stages one (``docs/en`` with its generated ``examples``, ``gallery/en/<part>``), without Sphinx:
 the hooks are called as sphinx-gallery calls them around each page. Ending what a page left running would end
 the test worker's own children here, so it is switched off; tests/test_scratch_faults.py builds a page that
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitetools import page_outputs
+from sitetools.guard import outputs as page_outputs
 
 PAGE = "gallery/en/copying/plot_01_x.py"
 

@@ -1,4 +1,4 @@
-"""The page rules (sitetools/page_rules.py) hold for every source, and each rule fires on a page that
+"""The page rules (sitetools/rules/all_rules.py) hold for every source, and each rule fires on a page that
 breaks it. The build runs the same rules before it builds anything."""
 
 import re
@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from sitetools import page_rules, pages
+from sitetools.rules import all_rules
+from sitetools.rules import sources as pages
 from tests.gallery_tools import ROOT, gallery_scripts, run_script, split_cells
 
 
 def test_every_source_follows_the_page_rules():
-    problems = page_rules.check_sources()
+    problems = all_rules.check_sources()
     assert not problems, "\n".join(problems)
 
 
@@ -39,13 +40,13 @@ FIRST = gallery_scripts("en")[0].relative_to(ROOT / "gallery" / "en").as_posix()
 
 def test_the_copy_follows_the_rules(sources):
     """The control for every fault below."""
-    assert page_rules.check_sources(root=sources) == []
+    assert all_rules.check_sources(root=sources) == []
 
 
 def test_a_page_in_one_language_only_is_named(sources):
     shutil.copy2(sources / "gallery" / "en" / FIRST, sources / "gallery" / "en" / "copying" / "plot_99_lonely.py")
     (sources / "docs" / "zh_CN" / "only_here.md").write_text("# 只有中文\n", encoding="utf-8")
-    problems = "\n".join(page_rules.check_sources(root=sources))
+    problems = "\n".join(all_rules.check_sources(root=sources))
     assert "gallery/zh_CN/copying/plot_99_lonely.py is missing" in problems, problems
     assert "docs/zh_CN/only_here.md has no en twin" in problems, problems
 
@@ -55,7 +56,7 @@ def test_a_code_cell_changed_in_one_language_is_named(sources):
     first_cell = split_cells(script)[0].rstrip("\n")
     text = script.read_text(encoding="utf-8")
     script.write_text(text.replace(first_cell, first_cell + "\nonly_in_chinese = 1", 1), encoding="utf-8")
-    problems = "\n".join(page_rules.check_sources(root=sources))
+    problems = "\n".join(all_rules.check_sources(root=sources))
     assert f"gallery/zh_CN/{FIRST}: code cell 1 differs" in problems and "only_in_chinese" in problems, problems
 
 
@@ -64,13 +65,13 @@ def test_a_number_changed_in_one_language_is_named(sources):
     text = script.read_text(encoding="utf-8")
     script.write_text(text.replace("1.0", "1.5", 1), encoding="utf-8")
     assert "1.5" in script.read_text(encoding="utf-8"), "no literal 1.0 to change"
-    assert any("differs" in p for p in page_rules.check_sources(root=sources))
+    assert any("differs" in p for p in all_rules.check_sources(root=sources))
 
 
 def test_a_doctest_changed_in_one_language_is_named(sources):
     page = sources / "docs" / "zh_CN" / "quickref.md"
     page.write_text(page.read_text(encoding="utf-8").replace(">>> ", ">>>  ", 1), encoding="utf-8")
-    assert any("docs/zh_CN/quickref.md: doctest blocks differ" in p for p in page_rules.check_sources(root=sources))
+    assert any("docs/zh_CN/quickref.md: doctest blocks differ" in p for p in all_rules.check_sources(root=sources))
 
 
 def test_a_script_not_named_plot_and_a_folder_without_header_are_named(sources):
@@ -78,7 +79,7 @@ def test_a_script_not_named_plot_and_a_folder_without_header_are_named(sources):
         shutil.copy2(script, script.with_name("helper.py"))
         (script.parents[1] / "extra").mkdir()
         shutil.copy2(script, script.parents[1] / "extra" / "plot_x.py")
-    problems = "\n".join(page_rules.check_sources(root=sources))
+    problems = "\n".join(all_rules.check_sources(root=sources))
     assert "gallery/en/copying/helper.py: not named plot_*.py" in problems, problems
     assert "gallery/zh_CN/extra/GALLERY_HEADER.rst is missing" in problems, problems
 
@@ -105,7 +106,7 @@ def test_a_script_not_named_plot_and_a_folder_without_header_are_named(sources):
 def test_a_code_rule_fires_and_names_the_script(sources, code, expected):
     for script in _both(sources, FIRST):
         _append(script, code)
-    problems = [p for p in page_rules.check_sources(root=sources) if expected in p]
+    problems = [p for p in all_rules.check_sources(root=sources) if expected in p]
     assert {p.split(":")[0] for p in problems} == {f"gallery/{lang}/{FIRST}" for lang in ("en", "zh_CN")}, problems
 
 
@@ -121,7 +122,7 @@ def test_a_code_rule_fires_and_names_the_script(sources, code, expected):
 def test_the_wording_and_typography_rules_run_with_the_page_rules_and_name_the_guide(sources, where, text, expected):
     page = sources / "gallery" / "zh_CN" / FIRST if where == "gallery" else sources / "docs" / "zh_CN" / "index.md"
     page.write_text(page.read_text(encoding="utf-8").rstrip("\n") + text, encoding="utf-8")
-    problems = [p for p in page_rules.check_sources(root=sources) if expected in p]
+    problems = [p for p in all_rules.check_sources(root=sources) if expected in p]
     assert problems, f"no problem says {expected!r}"
     assert all("(see CONTRIBUTING.md, 'Typography'" in p for p in problems), problems
 
@@ -143,7 +144,7 @@ def test_an_article_box_of_another_title_or_class_is_named(sources, lang, old, n
     text = script.read_text(encoding="utf-8")
     assert f"# .. admonition:: {old}" in text, "the page has no such box to break"
     script.write_text(text.replace(f"# .. admonition:: {old}", f"# .. admonition:: {new}", 1), encoding="utf-8")
-    problems = [p for p in page_rules.check_sources(root=sources, manifest=False) if expected in p]
+    problems = [p for p in all_rules.check_sources(root=sources, manifest=False) if expected in p]
     assert [p.split(":")[0] for p in problems] == [f"gallery/{lang}/copying/plot_01_alias_and_data.py"], problems
     assert all("(see CONTRIBUTING.md, 'Page structure')" in p for p in problems), problems
 
@@ -157,20 +158,20 @@ def test_compared_addresses_and_hidden_checks_are_allowed(sources):
 
 
 def test_the_template_page_follows_every_rule_and_runs(sources):
-    from sitetools import new_page
+    from sitetools.authoring import new_page
 
     written = new_page.create("questions/plot_01_template_check", gallery=sources / "gallery")
     scripts = [p for p in written if p.suffix == ".py"]
     assert len(scripts) == len(pages.CODES), written
     # a new page records its checks and translates their messages later (a preview runs it before)
-    problems = [p for p in page_rules.check_sources(root=sources)
+    problems = [p for p in all_rules.check_sources(root=sources)
                 if "manifest does not record" not in p and "has no translation" not in p]  # fmt: skip
     assert problems == [], problems
     assert run_script(scripts[0]).strip(), "the template printed nothing"
 
 
 def test_the_template_page_draws_with_the_helper_cell_unchanged(sources):
-    from sitetools import new_page
+    from sitetools.authoring import new_page
     from tests.test_figures import DRAWERS, helper_problems
 
     script = new_page.create("questions/plot_01_template_check", gallery=sources / "gallery")[-1]
@@ -181,7 +182,7 @@ def test_the_template_page_draws_with_the_helper_cell_unchanged(sources):
 
 
 def test_new_page_never_overwrites(sources):
-    from sitetools import new_page
+    from sitetools.authoring import new_page
 
     with pytest.raises(FileExistsError):
         new_page.create(FIRST.removesuffix(".py"), gallery=sources / "gallery")
@@ -199,7 +200,7 @@ def guide_sections(root: Path = ROOT) -> set[str]:
     sources = [path for folder in ("sitetools", "docs/_ext", "tensorfacts") for path in (root / folder).rglob("*.py")]
     found = {next(filter(None, match.groups())) for path in sources
              for match in GUIDE_POINTER.finditer(path.read_text(encoding="utf-8"))}  # fmt: skip
-    return {name for name in found if "{" not in name}  # but the pointer's own template, pages.guide
+    return {name for name in found if "{" not in name}  # but the pointer's own template, sources.guide
 
 
 def test_every_section_a_refusal_names_is_a_section_of_the_writing_guide():

@@ -1,5 +1,5 @@
-"""A printed label says what its value is (sitetools/print_labels.py), and a printed time or address is
-refused (sitetools/pages.py): each rule on lines that break it, on lines that keep it, and on a real
+"""A printed label says what its value is (sitetools/rules/print_labels.py), and a printed time or address is
+refused (sitetools/rules/sources.py): each rule on lines that break it, on lines that keep it, and on a real
 page of both editions with its label turned into its opposite."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import ast
 
 import pytest
 
-from sitetools import pages, print_labels
+from sitetools.rules import print_labels, sources
 from tests.gallery_tools import ROOT
 
 CONTRADICTED = [
@@ -74,24 +74,24 @@ VOLATILE_PRINTS = {
 
 @pytest.mark.parametrize("what", sorted(VOLATILE_PRINTS))
 def test_a_printed_time_or_address_is_refused(what):
-    found = pages.volatile_prints(ast.parse(VOLATILE_PRINTS[what]))
+    found = sources.volatile_prints(ast.parse(VOLATILE_PRINTS[what]))
     assert [w for _, w in found] == [what], found
 
 
 def test_a_compared_time_may_be_printed():
-    assert pages.volatile_prints(ast.parse('print("fast:", time.time() - start < 60)')) == []
+    assert sources.volatile_prints(ast.parse('print("fast:", time.time() - start < 60)')) == []
 
 
 def test_a_page_whose_label_says_the_opposite_is_refused(tmp_path):
     """A real page, both editions, with "same storage:" turned into "separate storage:"."""
     problems = []
     for lang in ("en", "zh_CN"):
-        script = next(s for s in pages.gallery_scripts(lang) if 'print("same storage:", same_storage(' in s.read_text(
+        script = next(s for s in sources.gallery_scripts(lang) if 'print("same storage:", same_storage(' in s.read_text(
             encoding="utf-8"))
         text = script.read_text(encoding="utf-8")
         copy = tmp_path / lang / script.name
         copy.parent.mkdir()
         copy.write_text(text.replace('print("same storage:"', 'print("separate storage:"', 1), encoding="utf-8")
-        assert pages.check_script(script, root=ROOT) == []
-        problems += pages.check_script(copy, root=tmp_path)
+        assert sources.check_script(script, root=ROOT) == []
+        problems += sources.check_script(copy, root=tmp_path)
     assert len(problems) == 2 and all("separate storage" in p and "Printing" in p for p in problems), problems

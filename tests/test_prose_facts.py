@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from sitetools.editions import CODES
+from editions import CODES
 from tensorfacts import facts, prose
 from tensorfacts import matrix as mp
 from tests.claims_tools import ROOT, RefuseTorch, build_mini_site

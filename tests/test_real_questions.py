@@ -63,7 +63,7 @@ def _article_text(path) -> str:
     which they are)."""
     from bs4 import BeautifulSoup
 
-    from sitetools.site_search import prepared
+    from sitetools.web.search import prepared
 
     soup = BeautifulSoup(prepared(path.read_text(encoding="utf-8"), []), "html.parser")
     article = soup.find("article")

@@ -1,5 +1,5 @@
-"""The records of the site's checks on other torch releases (sitetools/release_records.py), the runner that
-takes them (sitetools/release_checks.py, here on this build's torch) and the workflow that runs the command
+"""The records of the site's checks on other torch releases (sitetools/releases/records.py), the runner that
+takes them (sitetools/releases/checks.py, here on this build's torch) and the workflow that runs the command
 weekly (.github/workflows/releases.yml), all without installing a release: the record read here is a small
 part of a real one (tests/release_record_sample.json, cut from the record of torch 2.4.1)."""
 
@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sitetools import release_records, releases
-from sitetools.release_checks import run_page
+from sitetools.releases import record as releases
+from sitetools.releases import records as release_records
+from sitetools.releases.checks import run_page
 from tests.test_web_workflow import actionlint_errors, schema_errors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,7 +181,7 @@ def test_a_changed_checks_label_has_a_full_width_colon_in_chinese():
 def test_a_pages_check_is_labelled_by_its_translated_message_in_chinese():
     """The Chinese edition names a page's check by its message's translation from the catalog (its fields
     filled with the record's values), after a full-width colon; the English edition by the message itself."""
-    from sitetools import check_labels
+    from sitetools.authoring import check_labels
 
     table = _release_table()
     labels = check_labels.read("zh_CN")
@@ -200,7 +201,7 @@ def test_a_checks_label_has_the_pages_message_now_and_its_fields_values_translat
     """A record keeps the message a check had when it ran: where the page has reworded it (the same check, a
     string message), the label is the page's message now, in Chinese its translation; a field's value from
     the record is translated too (``leaf`` -> 叶子张量), with no space left between Chinese characters."""
-    from sitetools import check_labels
+    from sitetools.authoring import check_labels
 
     table = _release_table()
     labels, values = check_labels.read("zh_CN"), check_labels.read_values("zh_CN")
@@ -248,7 +249,7 @@ def test_the_sources_are_named_as_the_matrix_pages_sections_name_them(lang):
 def test_every_pages_check_on_the_chinese_releases_page_is_named_in_chinese():
     """The records' rows as the Chinese page shows them: a page's check by a Chinese label (the message's
     translation, that of the page's message now where the record's was reworded)."""
-    from sitetools import check_labels
+    from sitetools.authoring import check_labels
 
     table = _release_table()
     manifest = json.loads((ROOT / "gallery" / "asserts.json").read_text(encoding="utf-8"))
@@ -314,9 +315,11 @@ def test_the_records_command_is_never_run_by_the_build_or_the_tests():
     assert re.search(r"def releases\(session", noxfile), "nox has no releases session"
     default = re.search(r"nox.options.sessions = (\[.*?\])", noxfile).group(1)
     assert "releases" not in default
-    calls = ("record_release(", "releases.main(", '"sitetools.releases"', '"-s", "releases"')
-    for path in [*ROOT.glob("tests/*.py"), *ROOT.glob("docs/**/*.py"), *ROOT.glob("sitetools/*.py")]:
-        if path.name not in (Path(__file__).name, "releases.py", "release_records.py", "release_table.py"):
+    calls = ("record_release(", "releases.main(", '"sitetools.releases.record"', '"-s", "releases"')
+    for path in [*ROOT.glob("tests/*.py"), *ROOT.glob("docs/**/*.py"), *ROOT.glob("sitetools/**/*.py")]:
+        if path.relative_to(ROOT).as_posix() not in (f"tests/{Path(__file__).name}", "sitetools/releases/record.py",
+                                                     "sitetools/releases/records.py",
+                                                     "docs/_ext/tensorcopy_sphinx/release_table.py"):
             text = path.read_text(encoding="utf-8")
             assert not any(call in text for call in calls), f"{path.name} runs the records command"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from bs4 import BeautifulSoup
 
-from sitetools.editions import CODES
+from editions import CODES
 from tensorfacts import articles, verdicts
 from tensorfacts.model import NOT_A_CLAIM, VERDICTS, Result
 from tests import expected_words

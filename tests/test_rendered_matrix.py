@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from bs4 import BeautifulSoup
 
-from sitetools.editions import CODES
+from editions import CODES
 from tensorfacts import probes, standard_sources
 from tests import expected_words
 from tests.claims_tools import build_mini_site

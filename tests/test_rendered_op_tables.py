@@ -9,7 +9,7 @@ import copy
 
 import pytest
 
-from sitetools.editions import CODES
+from editions import CODES
 from tensorfacts import saved_ops, view_ops
 from tests.gallery_tools import read_page
 

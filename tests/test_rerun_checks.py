@@ -1,4 +1,4 @@
-"""The rerun cell's runner (``sitetools/rerun_checks.py``) on small pages whose verdicts are known.
+"""The rerun cell's runner (``sitetools/releases/rerun_cell.py``) on small pages whose verdicts are known.
 
 Each page below is run by :func:`rerun_checks` in this process; the report is read back line by line.
 The downloads' own rerun cells are run in tests/test_downloads.py, on the built site.
@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 
-from sitetools import pages_asserts
-from sitetools.rerun_checks import _RecordChecks, rerun_checks
+from sitetools.releases.rerun_cell import _RecordChecks, rerun_checks
+from sitetools.rules import checks_manifest
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 
 from tensorcopy_sphinx.rerun_cell import cell_code, page_code  # noqa: E402  isort: skip
@@ -78,7 +78,7 @@ def test_a_page_that_holds_reports_it_and_raises_nothing(capsys):
 
 def test_chinese_status_words_are_aligned_by_the_columns_they_take(capsys, monkeypatch):
     """一致 takes four columns, 不一致, 未运行 and 无 GPU six: the messages start at column 2 + 6 + 1 + 1."""
-    from sitetools import rerun_checks as runner
+    from sitetools.releases import rerun_cell as runner
 
     words = {"agrees": "一致", "DIFFERS": "不一致", "not run": "未运行", "no GPU": "无 GPU"}
     monkeypatch.setattr(runner, "WORDS", {**runner.WORDS, **words})
@@ -144,7 +144,7 @@ def test_it_counts_the_checks_the_manifest_counts():
     """The runner and the manifest (and so the verified-on stamp) agree on what a check is."""
     recorder = _RecordChecks()
     recorder.visit(ast.parse(PAGE))
-    assert len(recorder.texts) == len(pages_asserts.checks(PAGE)) == 7
+    assert len(recorder.texts) == len(checks_manifest.checks(PAGE)) == 7
 
 
 def test_the_cell_runs_on_its_own_from_a_page_with_a_comment_and_a_hidden_block(tmp_path):

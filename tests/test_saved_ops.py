@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitetools.editions import CODES
+from editions import CODES
 from tensorfacts import saved_ops, table_notes
 from tensorfacts.matrix import failed_premises
 from tests.claims_tools import EXT, CountTorchCalls, Override, RefuseTorch

@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 import torch
 
-from sitetools.editions import CODES
+from editions import CODES
 from tensorfacts import fact_registry, facts, general_facts, scope, standard_sources, trainable_copy_facts
 from tensorfacts import matrix as mp
 from tensorfacts.decisions import DECISIONS

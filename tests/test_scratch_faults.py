@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from sitetools.build import STAGE_PREFIX
-from sitetools.build_folders import MARKER
+from sitetools.building.folders import MARKER
+from sitetools.building.pipeline import STAGE_PREFIX
 from sitetools.web import CHECKOUT_ENV
 from tests.gallery_tools import copy_project, side_by_side
 from tests.test_faults import FIRST, SECOND, build, inject, log_of

@@ -8,7 +8,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from sitetools.editions import edition
+from editions import edition
 from tests.gallery_tools import LANGS, gallery_scripts, relative_name, serve
 
 pytestmark = pytest.mark.browser
@@ -63,7 +63,7 @@ QUERIES = [
     ("zh_CN", "浅拷贝模块", "examples/questions/plot_16_function_arguments.html"),
 ]
 #: (edition, a word readers type that the answering page may not use, the page that must come first):
-#: the terminology list's aliases (sitetools/terms.py) lead there. Before them, 版本号 listed the version
+#: the terminology list's aliases (sitetools/rules/terms.py) lead there. Before them, 版本号 listed the version
 #: counter page 4th, 深复制 7th, 内存泄漏 11th, and 显存 found nothing.
 FIRST = [
     ("zh_CN", "版本号", "examples/questions/plot_12_version_counter.html"),

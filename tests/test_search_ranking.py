@@ -1,5 +1,5 @@
 """The search ranks by relevance: a small site of made-up pages, indexed by the build's own indexer
-(``sitetools.site_search``) and searched by the real search script (``docs/_static/site_search.js``) in
+(``sitetools.web.search``) and searched by the real search script (``docs/_static/site_search.js``) in
 Chromium. Each test's expected order follows from the pages' text, written here, not from the code.
 These tests need no built site, so they are in the fast tier (about 10 s), where the mutation audit
 runs them (the ``chromium`` fixture, without the ``browser`` fixture that marks a test slow)."""
@@ -10,7 +10,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from sitetools import site_search
+from sitetools.web import search as site_search
 from tests.gallery_tools import serve
 
 pytestmark = pytest.mark.browser

@@ -1,7 +1,7 @@
 """The build runs every example under a seed of its own, so a page whose output depends on random
 numbers it does not seed in its own code prints different output in its editions, and the build
-refuses it. The pages run here through the build's own hook (``sitetools.example_guard``) and the
-build's own comparison of the editions (``sitetools.build.verify_examples``)."""
+refuses it. The pages run here through the build's own hook (``sitetools.guard.example``) and the
+build's own comparison of the editions (``sitetools.building.pipeline.verify_examples``)."""
 
 import contextlib
 import html
@@ -12,7 +12,8 @@ import numpy
 import pytest
 import torch
 
-from sitetools import build, example_guard
+from sitetools.building import pipeline
+from sitetools.guard import example as example_guard
 
 NAME = "questions/plot_99_dice"
 UNSEEDED = "print('roll:', torch.randint(1, 7, (5,)).tolist(), numpy.random.randint(6), random.random())\n"
@@ -36,13 +37,13 @@ def _build_editions(tmp_path, code: str) -> None:
     out, stage = tmp_path / "html", tmp_path / "stage"
     for lang in ("en", "zh_CN"):
         printed = html.escape(_run_as_the_build_does(code))
-        page = out / lang / build.EXAMPLES_DIR / f"{NAME}.html"
+        page = out / lang / pipeline.EXAMPLES_DIR / f"{NAME}.html"
         page.parent.mkdir(parents=True)
         page.write_text(f'<div class="sphx-glr-script-out highlight-none"><pre>{printed}</pre></div>', encoding="utf-8")
         records = stage / "records" / lang
         records.mkdir(parents=True)
         (records / "plot_99_dice.py.done").write_text("{}", encoding="utf-8")
-    build.verify_examples(out, stage, ["en", "zh_CN"], {"en": [NAME], "zh_CN": [NAME]})
+    pipeline.verify_examples(out, stage, ["en", "zh_CN"], {"en": [NAME], "zh_CN": [NAME]})
 
 
 def test_each_run_of_an_example_draws_other_random_numbers():
@@ -56,7 +57,7 @@ def test_a_page_that_seeds_in_its_own_code_prints_the_same_in_every_run():
 
 
 def test_the_build_refuses_a_page_whose_output_depends_on_an_unseeded_generator(tmp_path):
-    with pytest.raises(build.BuildError, match=r"gallery/zh_CN/questions/plot_99_dice\.py printed other output"):
+    with pytest.raises(pipeline.BuildError, match=r"gallery/zh_CN/questions/plot_99_dice\.py printed other output"):
         _build_editions(tmp_path, UNSEEDED)
 
 

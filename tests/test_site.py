@@ -9,7 +9,7 @@ import pytest
 import torch
 from bs4 import BeautifulSoup
 
-from sitetools.editions import edition
+from editions import edition
 from tests.gallery_tools import (
     LANGS,
     gallery_scripts,

@@ -1,4 +1,4 @@
-"""``python -m sitetools.sync`` (sitetools/sync.py): a page whose code drifted between editions gets
+"""``python -m sitetools.authoring.sync`` (sitetools/authoring/sync.py): a page whose code drifted between editions gets
 one edition's code and keeps the other's words, after which the page rules pass; a page whose cells
 differ in structure is refused and left untouched."""
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sitetools import pages, sync
+from sitetools.authoring import sync
+from sitetools.rules import sources as pages
 from tests.gallery_tools import ROOT
 
 PAGE = "questions/plot_07_deepcopy"  # its Chinese code cells carry Chinese comments
@@ -43,7 +44,7 @@ def test_a_drifted_page_passes_the_parity_rule_after_sync(sources, source_lang):
     other = "zh_CN" if source_lang == "en" else "en"
     words_before = _chinese_comments(_page(sources, "zh_CN"))
     _drift(_page(sources, source_lang))
-    assert any("python -m sitetools.sync questions/plot_07_deepcopy" in p
+    assert any("python -m sitetools.authoring.sync questions/plot_07_deepcopy" in p
                for p in pages.check_parity(root=sources)), "the parity rule does not name the sync command"  # fmt: skip
     report = sync.sync(PAGE, source_lang, sources / "gallery")
     assert report == [f"gallery/{other}/{PAGE}.py: code cells synced"], report
@@ -90,7 +91,7 @@ def test_comment_lines_and_end_of_line_comments_are_matched_by_place():
 def test_a_new_page_still_the_template_takes_the_whole_written_page(sources):
     """After new_page, the contributor writes one edition (new cells and all); sync gives the other edition,
     still the template, that whole page to translate, where it would otherwise refuse the new cells."""
-    from sitetools import new_page
+    from sitetools.authoring import new_page
 
     name = "questions/plot_99_container_copy"
     new_page.create(name, sources / "gallery")

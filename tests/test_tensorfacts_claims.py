@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from sitetools.editions import CODES, edition
+from editions import CODES, edition
 from tensorfacts import articles, baseline, cli, verdicts
 from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Outcome
 from tensorfacts.sources import copying_000

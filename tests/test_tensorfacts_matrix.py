@@ -10,7 +10,7 @@ import pytest
 import torch
 from bs4 import BeautifulSoup
 
-from sitetools.editions import CODES, edition
+from editions import CODES, edition
 from tensorfacts import articles, facts, probes, standard_sources
 from tensorfacts import matrix as mp
 from tests.claims_tools import MODES, CountTorchCalls, Override, RefuseTorch, behaviour_matrix, build_mini_site

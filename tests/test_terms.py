@@ -1,4 +1,4 @@
-"""The one terminology list (sitetools/terms.py): jieba's dictionary is written from it, the glossary
+"""The one terminology list (sitetools/rules/terms.py): jieba's dictionary is written from it, the glossary
 renders it, and the Chinese pages use its terms rather than the variants it lists to avoid."""
 
 import re
@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from sitetools import first_mentions, terms, wording
-from sitetools.pages import DOCS, GALLERY
+from sitetools.rules import first_mentions, terms, wording
+from sitetools.rules.sources import DOCS, GALLERY
 from tests.gallery_tools import ROOT
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -15,12 +15,13 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 def test_the_search_dictionary_is_written_from_the_list():
     assert terms.SEARCH_DICTIONARY.read_text(encoding="utf-8") == terms.search_dictionary(), (
-        f"{terms.SEARCH_DICTIONARY.relative_to(ROOT)} differs from sitetools/terms.py; run `{terms.UPDATE_COMMAND}`"
+        f"{terms.SEARCH_DICTIONARY.relative_to(ROOT)} differs from sitetools/rules/terms.py; "
+        f"run `{terms.UPDATE_COMMAND}`"
     )
 
 
 def test_the_edition_table_points_jieba_at_that_dictionary():
-    from sitetools.editions import edition
+    from editions import edition
 
     assert edition("zh_CN").search_options == {"dict": str(terms.SEARCH_DICTIONARY)}
 
@@ -28,7 +29,7 @@ def test_the_edition_table_points_jieba_at_that_dictionary():
 def test_the_words_readers_type_are_in_the_dictionary():
     words = terms.search_words()
     for word in ("拷贝", "浅拷贝", "深拷贝", "就地", "原地操作", "视图", "叶子张量", "版本计数器"):
-        assert word in words, f"{word} is not in sitetools/terms.py, so a search for it may find nothing"
+        assert word in words, f"{word} is not in sitetools/rules/terms.py, so a search for it may find nothing"
 
 
 def test_every_term_names_a_page_that_exists():

@@ -14,7 +14,7 @@ import pytest
 from docutils import nodes
 from PIL import Image
 
-from sitetools.editions import CODES
+from editions import CODES
 from tests.gallery_tools import ROOT, read_page
 
 if str(ROOT / "docs" / "_ext") not in sys.path:

@@ -3,7 +3,7 @@ builds. No site build."""
 
 import subprocess
 
-from sitetools import timings
+from sitetools.building import timings
 
 
 def test_page_count_adds_example_and_narrative_pages_of_every_edition(tmp_path):

@@ -1,4 +1,4 @@
-"""The typography rules of the gallery's text cells (sitetools/typography.py): inline markup that
+"""The typography rules of the gallery's text cells (sitetools/rules/typography.py): inline markup that
 docutils recognises, and the Chinese spacing and punctuation."""
 
 import shutil
@@ -7,7 +7,7 @@ import pytest
 from docutils import nodes
 from docutils.core import publish_doctree
 
-from sitetools import pages, typography
+from sitetools.rules import sources, typography
 from tests.gallery_tools import ROOT
 
 MARKUP_CASES = {
@@ -105,7 +105,7 @@ def test_the_chinese_rules_accept_good_text(text):
 
 
 def test_every_gallery_text_cell_follows_the_typography_rules():
-    problems = [problem for code in ("en", "zh_CN") for problem in pages.check_typography(code)]
+    problems = [problem for code in ("en", "zh_CN") for problem in sources.check_typography(code)]
     assert not problems, "\n".join(problems)
 
 
@@ -116,7 +116,7 @@ def test_a_fault_in_a_chinese_page_is_named_with_its_line(tmp_path):
     index = next(i for i, line in enumerate(lines) if line.startswith("# 小结"))
     lines.insert(index + 3, "# 见 ``b``（下）与``a``。")
     page.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    problems = pages.check_typography("zh_CN", tmp_path)
+    problems = sources.check_typography("zh_CN", tmp_path)
     where = f"gallery/zh_CN/copying/plot_01_alias_and_data.py:{index + 4}:"
     assert any(p.startswith(where) and "'（' right after ``b``" in p for p in problems), problems
     assert any(p.startswith(where) and "no space between Chinese" in p for p in problems), problems
@@ -159,7 +159,7 @@ def test_a_line_break_in_a_chinese_narrative_page_is_named_with_its_file_and_lin
     text = cell.read_text(encoding="utf-8")
     cut = "每个画图的页面都带着同一段代码，"
     cell.write_text(text.replace(cut, cut + "\n# ", 1), encoding="utf-8")
-    problems = [p for p in pages.check_typography("zh_CN", tmp_path) if "a line break between" in p]
+    problems = [p for p in sources.check_typography("zh_CN", tmp_path) if "a line break between" in p]
     assert [p.split(": a line break")[0] for p in problems] == [
         f"gallery/zh_CN/copying/plot_01_alias_and_data.py:{text[:text.index('每个画图的页面')].count(chr(10)) + 1}",
         f"docs/zh_CN/views.md:{index + 1}",
@@ -175,7 +175,7 @@ def test_a_comma_before_a_conjunction_in_a_chinese_narrative_page_is_named_with_
     index = next(i for i, line in enumerate(lines) if "两个张量的存储起点不同，或同在" in line)
     lines[index] = lines[index].replace("起点不同，或同在", "起点不同、或同在")
     page.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    problems = [p for p in pages.check_typography("zh_CN", tmp_path) if "an enumeration comma" in p]
+    problems = [p for p in sources.check_typography("zh_CN", tmp_path) if "an enumeration comma" in p]
     assert [p.split(": an enumeration comma")[0] for p in problems] == [f"docs/zh_CN/ledger.md:{index + 1}"], problems
     assert "(see CONTRIBUTING.md, 'Typography')" in problems[0], problems
     assert typography.conjunction_problems("一、二\n三、或四") == [(2, typography.CONJUNCTION[1] + ": …三、或四…")]

@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 import torch
 
-from sitetools.editions import CODES
+from editions import CODES
 from tensorfacts import table_notes, view_ops
 from tensorfacts.matrix import failed_premises
 from tests.claims_tools import EXT, CountTorchCalls, Override, RefuseTorch

@@ -1,6 +1,6 @@
 """The site built as the deploy workflow builds it, served as GitHub Pages serves it, read in Chromium.
 
-Both builds take the workflow's variables and command from one definition (``sitetools/web_build.py``,
+Both builds take the workflow's variables and command from one definition (``sitetools/web/web_build.py``,
 which tests/test_web_workflow.py holds the workflow to) with an address on 127.0.0.1 whose port is
 taken before the build, so that the absolute links (language switch, canonical, alternates, 404
 pages) lead to the server:
@@ -33,9 +33,9 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from sitetools import colab, web_build
-from sitetools.audit import serve
-from sitetools.editions import CODES, edition
+from editions import CODES, edition
+from sitetools.web import colab, web_build
+from sitetools.web.audit import serve
 from tests.browser_audit import SEARCH_SUMMARY, SEARCHES
 from tests.gallery_tools import ROOT, side_by_side
 from tests.site_audit import DEAD_PROXY

@@ -12,7 +12,7 @@ import pytest
 import torch
 from bs4 import BeautifulSoup
 
-from sitetools.editions import CODES, EDITIONS, edition
+from editions import CODES, EDITIONS, edition
 from tests.claims_tools import ROOT
 from tests.gallery_tools import gallery_scripts, page_path, read_page, relative_name
 from tests.site_audit import broken_links, html_pages

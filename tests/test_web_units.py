@@ -10,8 +10,8 @@ from docutils import nodes
 from docutils.core import publish_doctree
 from sphinx.errors import ExtensionError
 
+from editions import CODES, EDITIONS
 from sitetools import web
-from sitetools.editions import CODES, EDITIONS
 from tests.claims_tools import ROOT, language_switch
 from tests.test_editions import fake_app
 
@@ -225,7 +225,7 @@ def test_the_audit_server_compresses_text_as_the_host_does(tmp_path):
     import gzip
     import urllib.request
 
-    from sitetools.audit import serve
+    from sitetools.web.audit import serve
 
     (tmp_path / "en").mkdir()
     page = "<html>" + "tensor " * 500 + "</html>"
@@ -249,7 +249,7 @@ def test_the_audit_server_serves_a_project_site_under_its_path_with_its_404_page
     import urllib.error
     import urllib.request
 
-    from sitetools.audit import serve
+    from sitetools.web.audit import serve
 
     (tmp_path / "en").mkdir()
     (tmp_path / "en" / "index.html").write_text("<html>home</html>", encoding="utf-8")

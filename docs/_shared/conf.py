@@ -2,13 +2,13 @@
 
 Each edition's ``conf.py`` (``docs/en/conf.py``, ``docs/zh_CN/conf.py``) imports this module and
 calls :func:`configure` with its edition code; the title, the Sphinx language and the search options
-come from that edition's row in ``sitetools/editions.py`` (an unknown code raises).
+come from that edition's row in ``editions/__init__.py`` (an unknown code raises).
 
 Importing this module makes two folders importable, once, for every edition and every extension:
 
 - the repository root (the folder holding ``docs/``), for the packages that are not Sphinx glue:
-  ``sitetools`` (the table of editions) and ``tensorfacts`` (the torch fact engine the ledger and
-  the matrix render);
+  ``editions`` (the table of editions), ``sitetools`` (the site's tools) and ``tensorfacts`` (the torch
+  fact engine the ledger and the matrix render);
 - ``docs/_ext``, for the one package of local Sphinx extensions, ``tensorcopy_sphinx``, which
   Sphinx imports by the names listed below.
 
@@ -26,8 +26,9 @@ for _folder in (ROOT, DOCS / "_ext"):
     if str(_folder) not in sys.path:
         sys.path.insert(0, str(_folder))
 
-from sitetools import colab, web  # noqa: E402  (importable thanks to the lines above)
-from sitetools.editions import edition  # noqa: E402
+from editions import edition  # noqa: E402  (importable thanks to the lines above)
+from sitetools import web  # noqa: E402
+from sitetools.web import colab  # noqa: E402
 
 #: The parts of the gallery (folders of ``gallery/<code>/``), in the order the examples index shows
 #: them: the two source articles, then the questions readers bring. A part missing here fails the build.
@@ -136,7 +137,7 @@ def _site_settings(row) -> dict:
         # no general index: the site marks no index entries, so genindex.html would be an empty page that
         # every page's <link rel="index"> points to
         "html_use_index": False,
-        # The search page loads the edition's Chinese vocabulary (sitetools/site_search.py) if it has one.
+        # The search page loads the edition's Chinese vocabulary (sitetools/web/search.py) if it has one.
         "html_context": {"search_vocabulary": row.cjk},
         # Chinese search: jieba also learns this site's terms (计算图, 自动求导...) as whole words.
         "html_search_options": row.search_options,
@@ -144,7 +145,7 @@ def _site_settings(row) -> dict:
         "sphinx_gallery_conf": {
             "abort_on_example_error": True,  # an example that raises fails the build
             # No repr of a cell's last expression (nor its _repr_html_, raw HTML): a page shows only what it
-            # prints (sitetools/output_channels.py)
+            # prints (sitetools/guard/output_channels.py)
             "capture_repr": (),
             # the card of a page that draws nothing: an SVG under 1 KB, not sphinx-gallery's 27 KB PNG
             "default_thumb_file": str(DOCS / "_shared" / "thumb_no_figure.svg"),
@@ -157,8 +158,8 @@ def _site_settings(row) -> dict:
             "min_reported_time": 10**9,  # never print a run time: pages must be reproducible
             "nested_sections": False,  # one toctree per part, under its own heading in the sidebar
             "remove_config_comments": True,
-            # matplotlib: rcdefaults; page_outputs: each page writes only its own outputs, leaves no process
-            "reset_modules": ("sitetools.example_guard.reset_torch", "matplotlib", "sitetools.page_outputs.watch"),
+            # matplotlib: rcdefaults; guard.outputs: each page writes only its own outputs, leaves no process
+            "reset_modules": ("sitetools.guard.example.reset_torch", "matplotlib", "sitetools.guard.outputs.watch"),
             "reset_modules_order": "both",
             "run_stale_examples": True,  # re-run every example on every build, even if unchanged
             "show_memory": False,

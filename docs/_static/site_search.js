@@ -1,4 +1,4 @@
-// The search page's results, from the edition's Pagefind index (sitetools/site_search.py).
+// The search page's results, from the edition's Pagefind index (sitetools/web/search.py).
 //
 // Every word of the query counts: each word is looked up on its own, and a page scores the sum, over
 // the words it holds, of two parts: Pagefind's score for the word on that page, saturated (log 1 + s;
@@ -97,7 +97,7 @@ async function engine() {
   return pagefind;
 }
 
-// A Chinese word as the index holds it, and back (sitetools/site_search.py, encoded()).
+// A Chinese word as the index holds it, and back (sitetools/web/search.py, encoded()).
 const encoded = (word) => (HAN.test(word) ? `zh${[...word].map((char) => char.codePointAt(0)).join("x")}` : word);
 const decoded = (text) =>
   text.replace(/zh(\d+(?:x\d+)*)/g, (_, codes) => String.fromCodePoint(...codes.split("x").map(Number)));
@@ -220,7 +220,7 @@ function marked(text, words) {
   return fragment;
 }
 
-// The index of a Chinese edition holds its words apart with spaces (sitetools/site_search.py): Chinese
+// The index of a Chinese edition holds its words apart with spaces (sitetools/web/search.py): Chinese
 // text has none between two of its characters or its punctuation. A heading's "¶" (its link) is
 // not part of its title.
 const CJK = "\\p{Script=Han}\\u2018-\\u201f\\u2026\\u3000-\\u303f\\uff00-\\uffef";
@@ -231,7 +231,7 @@ const plain = (html) => {
 };
 const link = (url) => new URL(url.replace(/^\//, ""), new URL(".", location.href)).href;
 
-// The readers' words the index adds after a heading, between ⟦ and ⟧ (sitetools/site_search.py): they
+// The readers' words the index adds after a heading, between ⟦ and ⟧ (sitetools/web/search.py): they
 // find the page, but the excerpt shows the page's own text. An excerpt may start or end inside them.
 const READERS_WORDS = /\u27e6[^\u27e6\u27e7]*\u27e7|^[^\u27e6\u27e7]*\u27e7|\u27e6[^\u27e6\u27e7]*$/g;
 const ownText = (text) => text.replace(READERS_WORDS, " ").replace(/\s+/g, " ").trim();

@@ -53,30 +53,30 @@ MUTATIONS: list[Mutation] = [
              "tests/test_tensorfacts_matrix.py", "tests/test_flips.py"),
     # --- The build and its gate ----------------------------------------------------------------
     # The guard lets an example's warnings pass (shown once, no longer an error).
-    mutation("ind-guard-warnings-not-errors", "sitetools/example_guard.py",
+    mutation("ind-guard-warnings-not-errors", "sitetools/guard/example.py",
              'warnings.simplefilter("error")', 'warnings.simplefilter("default")',
              "tests/test_guard.py"),
     # Parity ignores strings "because labels are translated": printed labels may drift between editions.
-    mutation("ind-parity-ignores-strings", "sitetools/pages.py",
+    mutation("ind-parity-ignores-strings", "sitetools/rules/sources.py",
              "skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING}",
              "skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.STRING}",
              "tests/test_page_rules.py", "tests/test_sync.py"),
     # Printing an address passes the page rules.
-    mutation("ind-volatile-forgets-data-ptr", "sitetools/pages.py",
+    mutation("ind-volatile-forgets-data-ptr", "sitetools/rules/sources.py",
              'VOLATILE = {"id", "data_ptr", "time",', 'VOLATILE = {"id", "time",',
              "tests/test_page_rules.py"),
     # `not same_storage(...)` reads as a sharing test: a label "shared" may print the opposite.
-    mutation("ind-label-negation-dropped", "sitetools/print_labels.py",
+    mutation("ind-label-negation-dropped", "sitetools/rules/print_labels.py",
              "return None if inner is None else not inner", "return inner",
              "tests/test_print_labels.py"),
     # The condition inverted: the full build accepts checks gallery/asserts.json does not record.
     # Only a build sees it (slow tier, tests/test_build_refusals.py); the fast selection is a guess.
-    mutation("ind-full-build-accepts-unrecorded", "sitetools/build.py",
+    mutation("ind-full-build-accepts-unrecorded", "sitetools/building/pipeline.py",
              "    if not preview:\n        problems += unrecorded",
              "    if preview:\n        problems += unrecorded",
              "tests/test_gate_units.py", "tests/test_page_asserts.py", "tests/test_build_refusals.py"),
     # The editions' outputs compared by count only: a page printing other values in one edition passes.
-    mutation("ind-outputs-compared-by-count", "sitetools/build.py",
+    mutation("ind-outputs-compared-by-count", "sitetools/building/pipeline.py",
              "and blocks != by_lang[reference]:", "and len(blocks) != len(by_lang[reference]):",
              "tests/test_gate_units.py"),
     # --- The extensions ------------------------------------------------------------------------

@@ -45,7 +45,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from sitetools.editions import pick
+from editions import pick
 from tensorcopy_sphinx.fact_index import cite
 from tensorcopy_sphinx.inline import inline_text, stylesheet
 from tensorfacts import matrix as mp

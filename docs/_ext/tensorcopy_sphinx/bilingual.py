@@ -18,8 +18,8 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from sitetools.editions import CODES, EDITIONS, edition
-from sitetools.pages import numbered_blocks
+from editions import CODES, EDITIONS, edition
+from sitetools.rules.sources import numbered_blocks
 from tensorcopy_sphinx.theme_i18n import translated
 
 #: The button's words, off and on, and what it announces (docs/_templates/bilingual-toggle.html).

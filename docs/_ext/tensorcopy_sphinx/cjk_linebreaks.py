@@ -2,11 +2,11 @@
 
 A source line break between two Chinese characters reaches the HTML as a newline, which the browser
 shows as a space ("。 我们"). Chinese has no spaces between words, so in every edition whose row in
-``sitetools.editions`` is marked ``cjk`` this extension removes a line break when both neighbours
+``editions`` is marked ``cjk`` this extension removes a line break when both neighbours
 are Chinese characters, or when either is full-width punctuation. A break between Chinese and Latin
 text stays a space, which is the site's convention anyway. (MyST gives each line break a text node of
 its own; adjacent text nodes are merged first, so that a break is judged by its neighbours there too.
-The page rules also refuse such a break in the sources: ``sitetools.typography``.)
+The page rules also refuse such a break in the sources: ``sitetools.rules.typography``.)
 
 reST also needs a space on each side of a link (``见 :ref:`下一页 <label>```), and the site's rule puts
 one there; but a link whose words are Chinese, between Chinese words, reads "见 下一页". In the same
@@ -39,7 +39,7 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from sitetools.editions import edition
+from editions import edition
 
 HAN = "\u3400-\u9fff"
 FULL_WIDTH_PUNCTUATION = "\u3000-\u303f\uff00-\uffef"

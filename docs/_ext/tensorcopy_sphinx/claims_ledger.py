@@ -33,7 +33,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from sitetools.editions import pick
+from editions import pick
 from tensorcopy_sphinx.inline import inline_text, stylesheet
 from tensorfacts import articles, baseline, verdicts
 from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Outcome

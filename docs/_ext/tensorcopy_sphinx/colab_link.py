@@ -1,7 +1,7 @@
 """Open in Colab: a link on every example page to its notebook, when the site's repository is known.
 
 The link goes under the page's verified-on stamp and opens, in Colab, the notebook the deploy workflow
-publishes for this page in this edition (``sitetools.colab``: the ``notebooks`` branch of
+publishes for this page in this edition (``sitetools.web.colab``: the ``notebooks`` branch of
 ``SITE_REPOSITORY``). Without a repository there is no link. Colab has torch and matplotlib, so the
 notebook installs nothing; its first cell (the stamp) names the torch it was verified on.
 """
@@ -11,8 +11,8 @@ from html import escape
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from sitetools import colab
-from sitetools.editions import edition
+from editions import edition
+from sitetools.web import colab
 from tensorcopy_sphinx.theme_i18n import translated
 from tensorcopy_sphinx.verified_stamp import STAMP_CLASS, _example_name
 

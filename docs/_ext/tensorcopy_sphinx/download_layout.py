@@ -1,6 +1,6 @@
 """Downloads that read like the page: the drawing helpers and the rerun cell are there, but folded away.
 
-A page that draws carries the drawing helpers (``sitetools/figure_cell.py``, about 120 lines) as one of
+A page that draws carries the drawing helpers (``sitetools/authoring/figure_cell.py``, about 120 lines) as one of
 its first code cells, and every download ends with the rerun cell (``tensorcopy_sphinx.rerun_cell``).
 Both must stay, or the download would not run on its own, but neither is what the reader came for.
 After the other extensions have written the downloads (before they are zipped), this one:

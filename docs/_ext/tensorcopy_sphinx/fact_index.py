@@ -25,7 +25,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from sitetools.editions import pick
+from editions import pick
 from tensorcopy_sphinx.inline import inline_text
 from tensorcopy_sphinx.torch_links import link_late
 

@@ -2,7 +2,7 @@
 
 Docutils' HTML writer ends every field name of a field list with ``<span class="colon">:</span>``
 (the facts page lists four fields for each fact: 本次构建, 检查的内容, 范围, 引用它的页面), so a
-Chinese page read "本次构建:". In every edition whose row in ``sitetools.editions`` is marked
+Chinese page read "本次构建:". In every edition whose row in ``editions`` is marked
 ``cjk``, this extension makes that colon the full-width "：" as the writer writes it; the other
 editions keep docutils' own. If docutils stops writing the colon this way, the build fails here
 rather than let an ASCII colon through unnoticed.
@@ -15,7 +15,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.writers.html5 import HTML5Translator
 
-from sitetools.editions import edition
+from editions import edition
 
 #: What docutils writes after a field name, and what a ``cjk`` edition writes instead.
 ASCII_COLON = '<span class="colon">:</span>'

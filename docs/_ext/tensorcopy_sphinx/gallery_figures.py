@@ -1,6 +1,6 @@
 """Figures on example pages: reproducible SVG files, with alt text and a caption in the page's language.
 
-The pictures are drawn by the page's own code (its helper cell, ``sitetools/figure_cell.py``), so
+The pictures are drawn by the page's own code (its helper cell, ``sitetools/authoring/figure_cell.py``), so
 their labels are code and the same in every language. What a reader of one language needs, the
 alt text and the caption, lives in the page's text, in the text of the cell that draws::
 
@@ -24,7 +24,7 @@ The helper cell itself is harness, not teaching: every drawing page carries the 
 matplotlib so that its download runs on its own. :func:`fold_helpers` folds that code block on the
 rendered page into a ``<details>`` element whose ``<summary>`` ("Drawing helpers (click to show)")
 is in the page's language. The block is recognised by its text (the cell ``tests/test_figures.py``
-keeps identical to ``sitetools/figure_cell.py``), so no page needs extra markup and the downloaded
+keeps identical to ``sitetools/authoring/figure_cell.py``), so no page needs extra markup and the downloaded
 ``.py`` and ``.ipynb`` keep the code as it is. A page with pictures whose helper block is not found
 fails the build. The folded block is highlighted as Python under a name of its own
 (:data:`HELPERS_LANGUAGE`), so sphinx-gallery's code links, which rewrite every token of a Python
@@ -43,7 +43,7 @@ from sphinx.util import logging
 from sphinx_gallery.directives import imgsgnode
 from sphinx_gallery.scrapers import matplotlib_scraper
 
-from sitetools.editions import pick
+from editions import pick
 from tensorcopy_sphinx.inline import stylesheet
 
 logger = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """Translate the words sphinx-gallery writes into its generated pages.
 
 sphinx-gallery has no translations: "Go to the end ...", the download labels and its signature stay
-English unless the project changes them. For every edition (``sitetools.editions``) this extension
+English unless the project changes them. For every edition (``editions``) this extension
 rewrites those phrases in the generated reST as Sphinx reads it, with the rules ``TRANSLATIONS`` holds
 for that edition; an edition with no entry there fails the build. If a phrase it expects is missing
 (sphinx-gallery changed its wording) or an English phrase survives, the build fails and names the
@@ -13,7 +13,7 @@ import re
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from sitetools.editions import UnknownEdition, pick
+from editions import UnknownEdition, pick
 
 #: edition code -> [(English pattern in sphinx-gallery's reST, replacement)]. An empty list means
 #: the edition is written in sphinx-gallery's own language: nothing to translate, nothing to check.

@@ -5,9 +5,9 @@ Usage in a MyST page::
     ```{terms-table}
     ```
 
-One row per entry of ``sitetools.terms.TERMS``: the Chinese term, the English term (backticks mark
+One row per entry of ``sitetools.rules.terms.TERMS``: the Chinese term, the English term (backticks mark
 code), a one-sentence definition in the reader's language with, under it, a link to the page that shows
-the term and the named facts that run what the definition says torch does (``sitetools.term_facts.CHECKED_BY``:
+the term and the named facts that run what the definition says torch does (``sitetools.rules.term_facts.CHECKED_BY``:
 the build runs each and fails on one that does not hold; the facts page lists the glossary among their
 citers), then the other names readers type and the variants the Chinese pages avoid. What a reader
 on a phone needs (term, English, definition) comes first; the lists of words come last. The link is a
@@ -23,9 +23,9 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from sitetools.editions import pick
-from sitetools.term_facts import CHECKED_BY
-from sitetools.terms import TERMS
+from editions import pick
+from sitetools.rules.term_facts import CHECKED_BY
+from sitetools.rules.terms import TERMS
 from tensorcopy_sphinx.claims_ledger import labelled_entry
 from tensorcopy_sphinx.fact_index import cite
 from tensorcopy_sphinx.inline import inline_text
@@ -38,7 +38,7 @@ WORDS = {
     "zh_CN": {"zh": "中文术语", "en": "英文术语", "define": "释义", "also": "相关说法", "avoid": "本站不用",
               "page": "演示页面：", "checked": "检查它的事实：", "between": "、"},
 }
-#: The field of :class:`sitetools.terms.Term` that holds the definition in each edition's language.
+#: The field of :class:`sitetools.rules.terms.Term` that holds the definition in each edition's language.
 DEFINITIONS = {"en": "define_en", "zh_CN": "define_zh"
 }
 
@@ -59,8 +59,8 @@ def _definition(text: str, page: nodes.Node, shown_on: str, label: str) -> nodes
 
 def _checks(term_zh: str, env, words: dict[str, str]) -> list[nodes.Node]:
     """The facts that run the definition of ``term_zh``, run now (a failure fails the build, naming the term's
-    line in ``sitetools/terms.py``) and linked to their entries on the facts page."""
-    from sitetools.terms import __file__ as terms_file
+    line in ``sitetools/rules/terms.py``) and linked to their entries on the facts page."""
+    from sitetools.rules.terms import __file__ as terms_file
     from tensorfacts.facts import run_fact
 
     parts: list[nodes.Node] = []
@@ -96,11 +96,11 @@ class TermsTable(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        import sitetools.term_facts
-        import sitetools.terms
+        import sitetools.rules.term_facts
+        import sitetools.rules.terms
 
-        self.env.note_dependency(sitetools.terms.__file__)
-        self.env.note_dependency(sitetools.term_facts.__file__)
+        self.env.note_dependency(sitetools.rules.terms.__file__)
+        self.env.note_dependency(sitetools.rules.term_facts.__file__)
         w = pick(WORDS, self.env.config.language, "the glossary's words (tensorcopy_sphinx.glossary_terms.WORDS)")
         field = pick(DEFINITIONS, self.env.config.language, "the glossary's definitions (glossary_terms.DEFINITIONS)")
         columns = ("zh", "en", "define", "also", "avoid")

@@ -2,11 +2,11 @@
 
 A page states GPU-only behaviour in a box, ``.. admonition:: On a GPU`` with ``:class: note gpu-box``
 (the title in the page's language), followed by a code cell whose checks sit in a GPU block,
-``if torch.cuda.is_available():``, that ends by printing ``sitetools.rerun_checks.GPU_MARK`` and the
-GPU's name (:func:`sitetools.gpu_rule.check_gpu_boxes` holds pages to this form). The title never comes
+``if torch.cuda.is_available():``, that ends by printing ``sitetools.releases.rerun_cell.GPU_MARK`` and the
+GPU's name (:func:`sitetools.rules.gpu_box.check_gpu_boxes` holds pages to this form). The title never comes
 from the page's output (a page can print the mark anywhere): it says "On a GPU (executed by this build
 on <GPU>)" only when torch in this Sphinx process has a GPU and the build's own record of the lines the
-page ran (:func:`sitetools.example_guard.gpu_blocks_ran`, from :mod:`sitetools.check_runs`) shows that
+page ran (:func:`sitetools.guard.example.gpu_blocks_ran`, from :mod:`sitetools.guard.check_runs`) shows that
 the block ran to its last line, after every check in it; the GPU's name is asked of torch here. Else
 "On a GPU (not executed by this build)". The notebook's box (:mod:`tensorcopy_sphinx.notebook_text`) has
 the same title, in the same words (:func:`box_title`): "this build" is the site's build, which stays true
@@ -20,7 +20,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from sitetools import example_guard
+from sitetools.guard import example as example_guard
 from tensorcopy_sphinx.theme_i18n import translated
 
 CLASS = "gpu-box"

@@ -7,7 +7,7 @@ templates a ``language_links`` list (used by ``_templates/language-switch.html``
 ``<link rel="alternate" hreflang>`` tags for every edition plus an ``x-default`` to the landing page;
 those are absolute when the site's base URL is configured (``SITE_URL``, see ``sitetools.web``),
 since search engines ignore relative alternates.
-The editions, their tags and their names come from the table in ``sitetools.editions``; a build whose
+The editions, their tags and their names come from the table in ``editions``; a build whose
 language is not a row of it fails.
 """
 
@@ -16,7 +16,7 @@ from html import escape
 
 from sphinx.application import Sphinx
 
-from sitetools import editions
+import editions
 
 
 def _links(app: Sphinx, pagename: str, context: dict) -> None:

@@ -37,7 +37,7 @@ them as downloads), this extension rewrites them:
   (``:func:``...) fails the build, naming the file;
 - in every notebook's Markdown cells, a named fact's citation (``:fact:`id```, which renders nothing on
   the page: :mod:`tensorcopy_sphinx.behaviour_matrix`) is removed with the space or line break before it;
-- in the notebooks of editions marked ``cjk`` in ``sitetools.editions``, a line break inside a
+- in the notebooks of editions marked ``cjk`` in ``editions``, a line break inside a
   paragraph is removed where the site's pages remove it (between Chinese characters, next to
   full-width punctuation: ``tensorcopy_sphinx.cjk_linebreaks``), since Jupyter shows it as a space;
 - every ``.py`` download's text is made plain text by :mod:`tensorcopy_sphinx.script_text`.
@@ -58,7 +58,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import docname_join, logging
 
-from sitetools.editions import edition
+from editions import edition
 from tensorcopy_sphinx.build_info import build_versions, resolve
 from tensorcopy_sphinx.cjk_linebreaks import FULL_WIDTH_PUNCTUATION, HAN, join_lines
 from tensorcopy_sphinx.gpu_box import CLASS, box_title, ran_on

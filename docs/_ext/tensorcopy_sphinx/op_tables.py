@@ -36,7 +36,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from sitetools.editions import pick
+from editions import pick
 from tensorcopy_sphinx.behaviour_matrix import build_guide
 from tensorcopy_sphinx.fact_index import cite
 from tensorcopy_sphinx.inline import stylesheet

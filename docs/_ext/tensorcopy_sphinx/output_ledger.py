@@ -1,4 +1,4 @@
-"""Refuse what the examples left behind once they all ran (:mod:`sitetools.page_outputs`): a file in the
+"""Refuse what the examples left behind once they all ran (:mod:`sitetools.guard.outputs`): a file in the
 generated pages that no page produced, or a process still running; once after the last page ran and
 again once every download is final (the notebooks' links are written when Sphinx has read every page:
 ``tensorcopy_sphinx.notebook_text``). Without the build's run records (sphinx-build by hand) it refuses
@@ -6,7 +6,7 @@ nothing."""
 
 import os
 
-from sitetools import page_outputs
+from sitetools.guard import outputs as page_outputs
 
 
 def _seal(app, env, docnames) -> None:

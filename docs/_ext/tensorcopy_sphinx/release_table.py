@@ -7,7 +7,7 @@ Usage in a MyST page::
 
 ``nox -s releases`` runs every check of the site (each page's checks, the named facts, the ledger's claims and
 the cells of the computed tables) on other torch releases and commits one record per release
-(:mod:`sitetools.release_records`). The directive renders them: one row per release (its torch, Python, NumPy,
+(:mod:`sitetools.releases.records`). The directive renders them: one row per release (its torch, Python, NumPy,
 date and commit, and, for the checks, the facts, the claims and the table cells alike, how many held, differed,
 were not available or errored), then one row per check whose result is not this build's on some release, with its
 status on each release, the first releases between which the build's behaviour appears (the newest release on
@@ -15,7 +15,7 @@ which it does not hold: it differs, is not available, errored or was not run; an
 included, that agrees) and, in one line, what the oldest such release gave. A page's check is named by its page
 and its message: the one the page's check has now where it is a string (a record keeps the message the check had
 when it ran, and a message may be reworded without changing the check), in another edition its translation from
-the edition's catalog of the checks' messages (:mod:`sitetools.check_labels`), its fields' values translated
+the edition's catalog of the checks' messages (:mod:`sitetools.authoring.check_labels`), its fields' values translated
 too, when it has one. A cell of a computed table is named by its source tensor, row and column in the words of
 its page (the matrix's sections, the columns of the matrix and of the views and saved tables). The pages whose
 checks changed
@@ -36,9 +36,11 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 
-from sitetools import check_labels, pages_asserts, release_records
-from sitetools.editions import CODES, pick
-from sitetools.rerun_checks import joined
+from editions import CODES, pick
+from sitetools.authoring import check_labels
+from sitetools.releases import records as release_records
+from sitetools.releases.rerun_cell import joined
+from sitetools.rules import checks_manifest
 from tensorcopy_sphinx import behaviour_matrix, op_tables
 from tensorcopy_sphinx.build_info import build_versions
 from tensorfacts.facts import FACTS
@@ -183,8 +185,8 @@ def new_facts_notes(records: list[dict], facts: list[str], words: dict, torch: s
 
 def check_label(message: str, labels: dict[str, str], values: dict[str, str] | None = None) -> str:
     """A page check's message (as a record has it, its fields filled in) in the edition's language: its
-    translation from ``labels`` (the edition's catalog, :mod:`sitetools.check_labels`) with the record's values
-    put into the translation's fields, each as its translation in ``values`` (the catalog's values) where it
+    translation from ``labels`` (the edition's catalog, :mod:`sitetools.authoring.check_labels`) with the record's
+    values put into the translation's fields, each as its translation in ``values`` (the catalog's values) where it
     has one; the message itself when the catalog has no translation of it."""
     if labels.get(message):
         return labels[message]
@@ -212,7 +214,7 @@ def _page_messages(page: str) -> tuple[dict[str, set[str]], str]:
     source = path.read_text(encoding="utf-8")
     by_line = dict(check_labels.messages(source))
     found: dict[str, set[str]] = {}
-    for line, text in pages_asserts.located_checks(source):
+    for line, text in checks_manifest.located_checks(source):
         found.setdefault(text, set()).add(by_line.get(line, ""))
     return found, source
 
@@ -252,7 +254,7 @@ def change_label(words: dict, row: dict, labels: dict[str, str] | None = None,
     """The label of a row of the changes table: its kind and what it checks (``事实：detach-write-routes``); a
     page's check is its page and its message (:func:`current_message`), the message in the edition's language
     when ``labels`` (the edition's catalog) has it, the values of its fields in ``values`` (the catalog's
-    values, those the page's loops give: :func:`sitetools.check_labels.page_values`)
+    values, those the page's loops give: :func:`sitetools.authoring.check_labels.page_values`)
     (``页面：questions/plot_01_inplace_error：报错信息提到 Sigmoid``); a table's cell is named by
     :func:`table_key`."""
     what = row["what"]

@@ -3,7 +3,7 @@
 After sphinx-gallery has written a page's ``.py`` and ``.ipynb`` (and before Sphinx copies them as
 downloads), this extension appends one cell to both: the page's code, hidden checks included, as the
 string ``PAGE_CODE`` (the notebook's holds it; the ``.py``'s reads it from its own file, up to the cell),
-and :func:`sitetools.rerun_checks.rerun_checks` (its code, without docstring or comments), called with
+and :func:`sitetools.releases.rerun_cell.rerun_checks` (its code, without docstring or comments), called with
 the torch version the page was verified on. The cell needs none of the cells
 above it, so a reader whose torch fails an ``assert`` half-way can still run it and see every claim.
 Its title and text come from the message catalog (``docs/_locale``), and so do the words of the report
@@ -26,9 +26,10 @@ from docutils.utils import column_width
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from sitetools import check_labels, rerun_checks
-from sitetools.editions import edition
-from sitetools.pages import numbered_blocks
+from editions import edition
+from sitetools.authoring import check_labels
+from sitetools.releases import rerun_cell as rerun_checks
+from sitetools.rules.sources import numbered_blocks
 from tensorcopy_sphinx.build_info import build_versions
 from tensorcopy_sphinx.gallery_html_fixes import plain_title
 from tensorcopy_sphinx.theme_i18n import translated
@@ -76,7 +77,7 @@ def page_sections(script: Path, *, in_script: bool = False) -> list[tuple[int, s
 
 @functools.cache
 def _runner(words: tuple[tuple[str, str], ...]) -> str:
-    """The code of :mod:`sitetools.rerun_checks`, without docstrings and comments (they are English only),
+    """The code of :mod:`sitetools.releases.rerun_cell`, without docstrings and comments (they are English only),
     its ``WORDS`` holding ``words``."""
     module = ast.parse(inspect.getsource(rerun_checks))
     for node in ast.walk(module):
@@ -96,7 +97,7 @@ def cell_code(script: Path, words: dict[str, str] | None = None, *, in_script: b
               labels: dict[str, str] | None = None, values: dict[str, str] | None = None) -> str:  # fmt: skip
     """The rerun cell of ``script``, reporting in ``words`` (``rerun_checks.WORDS``, English, if None) and
     naming each claim by its message's translation in ``labels`` (the edition's catalog,
-    :mod:`sitetools.check_labels`; none in the first edition), whose fields show their values' translations
+    :mod:`sitetools.authoring.check_labels`; none in the first edition), whose fields show their values' translations
     in ``values`` (the catalog's values); the one of the ``.py`` download (``in_script``) reads the page's
     code from its own file."""
     torch_version = build_versions()["torch_version"]

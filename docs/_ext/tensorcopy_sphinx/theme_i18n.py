@@ -15,7 +15,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from sitetools.editions import CODES, edition
+from editions import CODES, edition
 
 #: Words of the page chrome, each as it appears in Furo's HTML (``{}`` marks the word itself).
 FIXED = (

@@ -10,7 +10,7 @@ files says so, and outside git the stamp names no commit. The words come from th
 (``docs/_locale``).
 
 After it, the stamp names the other torch releases the page's checks were recorded on (``nox -s releases``,
-:mod:`sitetools.release_records`), how many differ on which release (the Releases page says which), and the
+:mod:`sitetools.releases.records`), how many differ on which release (the Releases page says which), and the
 records that predate the page's present checks, on which the page has not been rerun. It stays short, so
 that a question page's answer box still fits a phone's first screen.
 """
@@ -25,8 +25,9 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from sitetools import release_records, web
-from sitetools.pages_asserts import GPU
+from sitetools import web
+from sitetools.releases import records as release_records
+from sitetools.rules.checks_manifest import GPU
 from tensorcopy_sphinx.build_info import build_versions
 from tensorcopy_sphinx.gpu_box import ran_on
 from tensorcopy_sphinx.theme_i18n import translated
@@ -47,7 +48,7 @@ def _checks(app: Sphinx, name: str) -> tuple[int, int]:
     recorded = json.loads(manifest.read_text(encoding="utf-8"))
     if name not in recorded:
         raise ExtensionError(
-            f"gallery/asserts.json records no checks for {name}; run python -m sitetools.pages_asserts --update"
+            f"gallery/asserts.json records no checks for {name}; run python -m sitetools.rules.checks_manifest --update"
         )
     gpu = sum(check.endswith(GPU) for check in recorded[name])
     if gpu and ran_on(name):

@@ -1,4 +1,4 @@
-"""Working Chinese search with Sphinx 9.0, for the editions marked ``cjk`` in ``sitetools.editions``.
+"""Working Chinese search with Sphinx 9.0, for the editions marked ``cjk`` in ``editions``.
 
 Three faults of the stock setup are handled here:
 
@@ -13,7 +13,7 @@ Three faults of the stock setup are handled here:
   instead, before reading (jieba missing) and after writing (index without Chinese words).
 
 And one addition: a reader types their own word (“版本号”, “深复制”, “内存泄漏”), which the page that answers
-them may never use. Every word of the terminology list (``sitetools.terms``: each term, its aliases
+them may never use. Every word of the terminology list (``sitetools.rules.terms``: each term, its aliases
 and the variants the pages avoid) becomes an entry of the index pointing at the term's page, the way
 an ``index`` directive's entry would; Sphinx's search ranks such an entry above words found in the
 text, so that page comes first.
@@ -30,8 +30,8 @@ from sphinx.search import _MINIFIED_JS_PATH
 from sphinx.search.zh import SearchChinese
 from sphinx.util import logging as sphinx_logging
 
-from sitetools.editions import edition
-from sitetools.terms import TERMS
+from editions import edition
+from sitetools.rules.terms import TERMS
 
 SPLIT_QUERY_JS = r"""
 /* Chinese query splitter (tensorcopy_sphinx.zh_search): Latin words as usual; each run of Han characters
@@ -110,8 +110,8 @@ def term_entries(index: dict, labels: dict[str, tuple[str, str, str]]) -> dict[s
     entries = dict(index["indexentries"])
     for term in TERMS:
         if term.page not in labels:
-            LOGGER.warning(f"sitetools/terms.py: the term {term.zh!r} names the page {term.page!r}, which no page "
-                           "of this build defines", type="ref", subtype="ref")
+            LOGGER.warning(f"sitetools/rules/terms.py: the term {term.zh!r} names the page {term.page!r}, "
+                           "which no page of this build defines", type="ref", subtype="ref")
             continue
         page = index["docnames"].index(labels[term.page][0])
         for word in (term.zh, *term.also, *term.avoid):

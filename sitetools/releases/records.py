@@ -1,0 +1,99 @@
+"""The records of the site's checks on other torch releases, as the build reads them.
+
+``nox -s releases`` (:mod:`sitetools.releases.record`) writes one record per release into ``RECORDS``. A record
+names each page's checks by their normalised text, as ``gallery/asserts.json`` does; a page whose checks
+changed since the record was taken (a check the record names that the page no longer has, or one the page
+has that the record lacks) is *stale* in that record: the site says it was checked on the build's torch
+only, never shows the old result as the page's. A record of a page the site no longer has is refused.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDS = ROOT / "docs" / "_shared" / "releases"
+#: The oldest and the newest minor release the site supports: from 2.4 (July 2024), about two years of
+#: releases, which covers the older torch that pinned projects and managed images still run, to 2.14.
+SUPPORTED = ("2.4", "2.14")
+#: The statuses of a check in a record, in the order the site lists them.
+STATUSES = ("holds", "differs", "not available", "errored", "not run", "no GPU")
+
+
+def release_key(release: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in release.split("+")[0].split("."))
+
+
+def load(folder: Path = RECORDS) -> list[dict]:
+    """Every record of ``folder``, oldest release first."""
+    records = [json.loads(path.read_text(encoding="utf-8")) for path in folder.glob("*.json")]
+    return sorted(records, key=lambda record: release_key(record["release"]))
+
+
+def summary(record: dict) -> dict:
+    """How many pages ran to their end, and how many checks, facts, claims and table cells had each status."""
+    pages = record["pages"].values()
+    checks = collections.Counter(c["status"] for page in pages for c in page.get("checks", []))
+    return {
+        "pages": len(record["pages"]),
+        "pages_ran_to_end": sum(1 for page in pages if "checks" in page and not page["stopped"]),
+        "pages_crashed": sum(1 for page in pages if "crashed" in page),
+        "checks": {status: checks[status] for status in STATUSES if checks[status]},
+        "facts": dict(collections.Counter(f["status"] for f in record["facts"].values())),
+        "claims": dict(collections.Counter(c["status"] for c in record["claims"].values())),
+        "table_cells": {"holds": sum(t["holds"] for t in record["tables"].values()),
+                        "differs": sum(len(t["differs"]) for t in record["tables"].values())},
+    }  # fmt: skip
+
+
+def stale_pages(record: dict, manifest: dict[str, list[str]]) -> list[str]:
+    """The pages whose checks in ``record`` are not the ones ``manifest`` (``gallery/asserts.json``) lists."""
+    stale = []
+    for name, page in record["pages"].items():
+        seen = collections.Counter(check["check"] for check in page.get("checks", []))
+        if "crashed" not in page and seen != collections.Counter(manifest.get(name, [])):
+            stale.append(name)
+    return sorted(stale + [name for name in manifest if name not in record["pages"]])
+
+
+def problems(records: list[dict], manifest: dict[str, list[str]]) -> list[str]:
+    """What the build refuses: a record of a page the site does not have, or of no release."""
+    found = []
+    for record in records:
+        for key in ("release", "torch", "python", "numpy", "date", "commit", "pages", "facts", "claims", "tables"):
+            if key not in record:
+                found.append(f"the record of torch {record.get('release', '?')} has no {key!r}")
+        found += [f"the record of torch {record.get('release')} names a page the site does not have: {name}"
+                  for name in record.get("pages", {}) if name not in manifest]  # fmt: skip
+    return found
+
+
+def changes(records: list[dict], manifest: dict[str, list[str]], built_on: str) -> list[dict]:
+    """Every check, fact, claim or table cell whose result is not the build's on some release: what it is (and,
+    for a page's check, its normalised text), its status on each release where it does not hold, the newest such
+    release and the first release after it, the build's included, that gives the build's result ("changed in
+    2.x": between the two)."""
+    rows: dict[tuple[str, str], dict] = {}
+    for record in records:
+        stale = set(stale_pages(record, manifest))
+        release = record["release"]
+        items = [(("page", f"{name}: {c['message']}"), c) for name, page in record["pages"].items()
+                 if name not in stale for c in page.get("checks", [])]  # fmt: skip
+        items += [(("fact", fact_id), f) for fact_id, f in record["facts"].items()]
+        items += [(("claim", claim_id), c) for claim_id, c in record["claims"].items()]
+        items += [((f"table {table}", key), {"status": "differs", "seen": d["seen"], "expected": d["expected"]})
+                  for table, t in record["tables"].items() for key, d in t["differs"].items()]  # fmt: skip
+        for key, item in items:
+            if item["status"] in ("holds", "no GPU"):
+                continue
+            row = rows.setdefault(key, {"kind": key[0], "what": key[1], "by_release": {}, "check": item.get("check")})
+            row["by_release"][release] = {"status": item["status"], "seen": item.get("seen", "")}
+    releases = [record["release"] for record in records]
+    known = sorted({*releases, built_on}, key=release_key)  # the build's own torch gives the build's result
+    for row in rows.values():
+        row["last_differs"] = [r for r in releases if r in row["by_release"]][-1]
+        later = [r for r in known if release_key(r) > release_key(row["last_differs"])]
+        row["changed_in"] = later[0] if later else None
+    return sorted(rows.values(), key=lambda row: (row["kind"], row["what"]))

@@ -1,0 +1,380 @@
+"""The one terminology list of the site: each Chinese term, its English twin, and the page that shows it.
+
+Three things read this list, so they can never disagree:
+
+- the glossary pages (``docs/<code>/glossary.md``), through the ``terms-table`` directive;
+- the Chinese search: ``docs/_shared/zh_search_terms.txt``, jieba's user dictionary, is written from
+  this list (``python -m sitetools.rules.terms --update``), so that a reader who types a term, one of its
+  other names or a variant we avoid finds the glossary; and every one of those words is an entry of
+  the Chinese search index pointing at the term's page (``tensorcopy_sphinx.zh_search``), so that the
+  page comes first even where its text uses another word (版本号 for 版本计数器, 内存泄漏);
+- the wording rule (:mod:`sitetools.rules.wording`) reports a variant to avoid (原位 for 原地操作) on a Chinese
+  page, outside quotation marks (a quoted article keeps its own words).
+
+:data:`WORDING` holds the house words that are not terms of the glossary (最保险, 解决办法, notebook,
+单元格, 共享, 本次构建, 框内 ...): the wording rule enforces them too, but the glossary and the search leave
+them out. 内存 and 存储 are one rule that no list can hold, since the word depends on the meaning: 存储
+for torch's storage object (``untyped_storage()``, ``S1`` in the pictures, ``same storage:``), 内存 for
+memory in general (CONTRIBUTING.md, 'Typography', and the glossary say so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SEARCH_DICTIONARY = ROOT / "docs" / "_shared" / "zh_search_terms.txt"
+UPDATE_COMMAND = "python -m sitetools.rules.terms --update"
+
+
+@dataclasses.dataclass(frozen=True)
+class Term:
+    zh: str  #: the word the Chinese pages use
+    en: str  #: the English term (backticks mark code)
+    page: str  #: the reference label of the page that shows it
+    also: tuple[str, ...] = ()  #: other names readers type (aliases), which the pages may use too
+    avoid: tuple[str, ...] = ()  #: variants the Chinese pages do not use outside quotations
+    define_en: str = ""  #: a one-sentence definition, in English (the glossary's last column)
+    define_zh: str = ""  #: the same definition, in Chinese
+    gloss: str = ""  #: for a core term, the English its first mention on a Chinese page carries in parentheses
+    mention: str = ""  #: what counts as a mention of a core term (a pattern; its Chinese word if empty)
+
+
+TERMS: tuple[Term, ...] = (
+    Term("张量", "tensor", "copying-alias",
+         define_en="A multi-dimensional array; a dense tensor that is not quantized reads its values from a storage "
+                   "through its dtype, shape, strides and offset (and, for a lazily conjugated or negated view, its "
+                   "conjugate or negative bit).",
+         define_zh="多维数组；稠密的非量化张量按 dtype、形状、步长和偏移从一块存储读取数值。"
+                   "延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit）。"),
+    Term("复制", "copy", "copying-clone", also=("拷贝",),
+         define_en="Making a new tensor whose values sit in memory of its own.",
+         define_zh="生成一个新张量，数值存放在它自己的内存里。"),
+    Term("克隆", "clone, `clone()`", "copying-clone",
+         define_en="`clone()`: a copy with memory of its own; in grad mode (not inside `torch.inference_mode()`), the "
+                   "clone of a tensor that requires grad stays in the computation graph, except the clone of a view "
+                   "taken under `torch.no_grad()` or `torch.inference_mode()`, which passes no gradient back.",
+         define_zh="`clone()`：有自己内存的副本；在梯度模式（grad mode）下（不在 `torch.inference_mode()` 里），"
+                   "需要梯度的张量的副本仍留在计算图中；在 `torch.no_grad()` 或 `torch.inference_mode()` 下取的视图"
+                   "例外，它的副本不把梯度传回去。"),
+    Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", avoid=("浅复制",),
+         define_en="Copying only the outer object: the copy holds the same objects as the original, not copies of "
+                   "them.",
+         define_zh="只复制外层对象：副本装的是原对象所含的那些对象本身，而不是它们的副本。"),
+    Term("深拷贝", "deep copy, `copy.deepcopy`", "questions-deepcopy", avoid=("深复制",),
+         define_en="Copying an object and, level by level, the objects it holds, instead of sharing them.",
+         define_zh="复制一个对象，并逐层复制它所含的对象，而不是共享它们。"),
+    Term("存储", "storage", "copying-alias",
+         define_en="The block of memory a tensor reads its values from (`untyped_storage()`); a view shares it with "
+                   "its base tensor.",
+         define_zh="张量读取数值的那块内存（`untyped_storage()`），视图与它的基张量（base tensor）共享这块存储。"),
+    Term("共享内存", "shared memory", "questions-shared-memory",
+         define_en="Memory that several processes map at once, so a write in one is seen by the others.",
+         define_zh="几个进程同时映射的内存，一个进程写入，其他进程都能看到。"),
+    Term("视图", "view", "questions-views", gloss="view",
+         define_en="A tensor that reads the storage of the tensor it was made from, so a write to elements they share "
+                   "shows in both.",
+         define_zh="与源张量读取同一块存储的张量，写入两者共有的元素，两边都能看到改动。"),
+    Term("基张量", "base tensor, `_base`", "questions-views", gloss="base tensor",
+         define_en="The tensor at the root of a chain of tensors autograd records as views (not `detach()` or "
+                   "`.data`); a view's `_base`, where set, names it (`x[1:][1:]._base is x`).",
+         define_zh="自动求导（autograd）记作视图的一串张量最初的那个张量（`detach()` 和 `.data` 不算）；视图的 `_base` "
+                   "若有值，指向的就是它（`x[1:][1:]._base is x`）。"),
+    Term("源张量", "source tensor", "copying-alias",
+         define_en="The tensor a copy, a view or a conversion is made from.",
+         define_zh="复制、视图或转换所依据的那个张量。"),
+    Term("别名", "alias", "copying-alias",
+         define_en="Another name or object that reaches a tensor's memory instead of a copy of it, such as `b = a`, a "
+                   "view, the array `t.numpy()` returns, the tensor `torch.from_numpy(n)` returns, or an array or "
+                   "tensor made through DLPack.",
+         define_zh="通向某个张量的内存的另一个名字或对象，而不是它的副本，比如 `b = a`、视图、`t.numpy()` "
+                   "返回的数组、`torch.from_numpy(n)` 返回的张量，或经由 DLPack 得到的数组或张量。"),
+    Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
+         avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
+         define_en="An operation that writes its result into an existing tensor (`add_`, `t[0] = 1`).",
+         define_zh="把结果写进已有张量的运算（`add_`、`t[0] = 1`）。"),
+    Term("重新绑定", "rebinding a name", "copying-rebinding",
+         define_en="Making a Python name refer to another object; the old tensor itself is untouched.",
+         define_zh="让 Python 名字指向另一个对象，原来的张量本身不受影响。"),
+    Term("版本计数器", "version counter, `_version`", "questions-version-counter", also=("版本号",),
+         gloss="version counter",
+         define_en="A count on a tensor (`_version`) that `add_` and most other in-place operations raise; autograd "
+                   "reads it to see that a tensor it saved changed.",
+         define_zh="张量上的一个计数（`_version`），`add_` 等大多数原地操作都会推进它；"
+                   "自动求导靠比较它发现自己保存的张量被改过。"),
+    Term("异常检测模式", "anomaly detection mode, `torch.autograd.detect_anomaly()`", "questions-inplace-error",
+         define_en="A debugging mode, `torch.autograd.detect_anomaly()`, that records where the forward pass created "
+                   "each node, so that when the backward pass fails, a warning names the node and shows the "
+                   "traceback of that forward call.",
+         define_zh="一种调试模式（`torch.autograd.detect_anomaly()`）：记下前向传播中每个节点是在哪里创建的，"
+                   "反向传播失败时，发出一条警告，给出出错节点的名字和创建它的那次前向调用的调用栈。"),
+    Term("计算图", "computation graph", "questions-graph-kept-alive",
+         define_en="The graph of operations autograd records to run the backward pass.",
+         define_zh="自动求导记录下的运算图，反向传播沿着它进行。"),
+    Term("内存泄漏", "memory leak", "questions-graph-kept-alive", also=("显存泄漏",),
+         define_en="Memory that keeps growing because something still refers to tensors, or graphs, no longer needed.",
+         define_zh="不再需要的张量或计算图仍被引用，内存占用于是不断增长。"),
+    Term("显存", "GPU memory", "questions-best-weights",
+         define_en="The memory of a GPU, where CUDA tensors keep their storage.",
+         define_zh="GPU 上的内存，CUDA 张量的存储就在这里。"),
+    Term("自动求导", "autograd", "data-vs-detach-detach", also=("autograd",), gloss="autograd",
+         mention=r"自动求导|(?<![\w.`/])autograd(?![\w.`/(])",
+         define_en="PyTorch's engine that records operations on tensors and computes their gradients.",
+         define_zh="PyTorch 记录张量上的运算并计算梯度的机制。"),
+    Term("需要梯度", "`requires_grad=True`", "copying-clone", avoid=("需要求导",),
+         define_en="A tensor's flag `requires_grad` set to `True`: in grad mode, autograd records the differentiable "
+                   "operations that use the tensor; under `torch.no_grad()` it does not. For an inference tensor used "
+                   "outside the mode it records only some: see leaf tensor.",
+         define_zh="张量的标志 `requires_grad` 为 `True`：在梯度模式下，用到这个张量的可求导运算会被自动求导记录下来；"
+                   "在 `torch.no_grad()` 下不记录。在模式外使用的推理张量（inference tensor）只有部分运算被记录，"
+                   "见“叶子张量（leaf tensor）”。"),
+    Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",), gloss="grad mode",
+         define_en="The default of PyTorch's three grad modes (with no-grad mode, under `torch.no_grad()`, and "
+                   "inference mode): autograd records operations. `torch.is_grad_enabled()` tells it, except inside "
+                   "`torch.inference_mode()`, which records nothing even where `torch.enable_grad()` makes it `True`.",
+         define_zh="PyTorch 三种梯度模式中的默认模式（另两种是 `torch.no_grad()` 下的无梯度模式和推理模式）："
+                   "自动求导记录运算。`torch.is_grad_enabled()` 可以判断，只有 `torch.inference_mode()` 例外："
+                   "在其中即使用 `torch.enable_grad()` 让它返回 `True`，也什么都不记录。"),
+    Term("反向传播", "backward pass, `backward()`", "questions-non-leaf-grad",
+         define_en="Walking the computation graph back from a result to compute gradients.",
+         define_zh="从结果沿计算图往回走，算出梯度。"),
+    Term("梯度", "gradient, `.grad`", "questions-non-leaf-grad",
+         define_en="The derivative of a result with respect to a tensor; for a leaf that requires grad, `.grad` is "
+                   "where `backward()` accumulates it.",
+         define_zh="结果对某个张量的导数；对需要梯度的叶子张量（leaf tensor），`.grad` 是 `backward()` 累加它的地方。"),
+    Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点"),
+         gloss="leaf tensor", mention=r"(?<!非)叶子张量",
+         define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad, "
+                   "`backward()` accumulates its gradient into its `.grad` (a view made a leaf with "
+                   "`requires_grad_()` included), except a view of a tensor that requires grad taken under "
+                   "`torch.no_grad()` or `torch.inference_mode()`: such a view is a leaf that requires grad, yet gets "
+                   "no `.grad`. A parameter `w` of a module built inside `torch.inference_mode()` is an inference "
+                   "tensor that requires grad; outside the mode, whether it gets a gradient depends on the operation, "
+                   "the layer and the input. In the cases run: `clone()`, `double()`, `w * 2` and `w + b` record it; "
+                   "its views, `w.sum()`, `w.exp()`, `w * w`, `w ** 2`, `w.repeat(1, 1)`, `torch.cat([w, w])` and "
+                   "`F.linear(x, w)` on an `x` that does not require grad give results that do not require grad, with "
+                   "no error; `backward()` of the output of a `Linear` on such an `x` leaves `weight.grad` `None`; "
+                   "the forward pass of a `Linear` on an `x` that requires grad raises, and so does that of a "
+                   "`Conv1d`, a `LayerNorm` or a `GroupNorm` on an input that does not; `backward()` of the output of "
+                   "an `Embedding` or a `Bilinear` gives `weight` a gradient. To train such a module, build it "
+                   "outside the mode, or, outside the mode, replace each parameter `p` by `nn.Parameter(p.clone())` "
+                   "and each buffer `b` by `b.clone()`.",
+         define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度，"
+                   "`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` 变成叶子张量的视图也是如此；例外"
+                   "是在 `torch.no_grad()` 或 `torch.inference_mode()` 下对需要梯度的张量取的视图：它是需要梯度的叶子"
+                   "张量，却得不到 `.grad`。在 `torch.inference_mode()` 里构建的模块，其参数 `w` 是需要梯度的推理张量"
+                   "（inference tensor）；在模式外它能不能得到梯度，取决于运算、层和输入。试过的情形里：`clone()`、"
+                   "`double()`、`w * 2` 和 `w + b` 记录它；它的视图、`w.sum()`、`w.exp()`、`w * w`、`w ** 2`、"
+                   "`w.repeat(1, 1)`、`torch.cat([w, w])`，以及对不需要梯度的 `x` 的 `F.linear(x, w)`，结果都不需要梯"
+                   "度，也不报错；对 `Linear` 作用于这样的 `x` 的输出调用 `backward()`，`weight.grad` 仍是 `None`；"
+                   "`Linear` 作用于需要梯度的 `x` 时，前向传播报错，`Conv1d`、`LayerNorm` 或 `GroupNorm` 作用于不需要"
+                   "梯度的输入时也报错；对 `Embedding` 或 `Bilinear` 的输出调用 `backward()`，`weight` 得到梯度。要训"
+                   "练这样的模块，就在模式外构建它，或者在模式外把每个参数 `p` 换成 `nn.Parameter(p.clone())`、每个缓"
+                   "冲区 `b` 换成 `b.clone()`。"),
+    Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
+         define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
+         define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
+    Term("推理张量", "inference tensor", "questions-inference-mode", gloss="inference tensor",
+         define_en="A tensor whose `is_inference()` is `True`, such as `x * 2` computed under "
+                   "`torch.inference_mode()`, which has no version counter. A view of a normal tensor taken in the "
+                   "mode (by indexing, `view(shape)`, `t()` or another view operation), its `detach()` and its `.data` "
+                   "are not one, but its `view(dtype)` is; a `detach()` or `.data` of one taken outside the mode is "
+                   "one, yet has a counter.",
+         define_zh="`is_inference()` 为 `True` 的张量，比如在 `torch.inference_mode()` 下算出的 `x * 2`，"
+                   "它没有版本计数器。在该模式下对普通张量用索引、`view(shape)`、`t()` 等视图操作取的视图，"
+                   "以及它的 `detach()` 和 `.data`，都不是推理张量，它的 `view(dtype)` 却是；"
+                   "在模式外对推理张量取的 `detach()` 或 `.data` 仍是推理张量，却有版本计数器。"),
+    Term("推理模式", "inference mode, `torch.inference_mode()`", "questions-inference-mode",
+         define_en="The grad mode of `torch.inference_mode()`: autograd records nothing, even under "
+                   "`torch.enable_grad()`, and modules that compute into new memory (`Linear`, `ReLU()`) return "
+                   "inference tensors; `nn.ReLU(inplace=True)` writes into its input and returns that input itself, "
+                   "so a normal input comes back a normal tensor.",
+         define_zh="`torch.inference_mode()` 下的梯度模式：自动求导什么都不记录（即使用了 `torch.enable_grad()`），"
+                   "把计算结果写进新内存的模块（`Linear`、`ReLU()`）返回推理张量；`nn.ReLU(inplace=True)` "
+                   "则把结果写进输入，返回的就是输入本身，所以普通的输入返回时仍是普通张量。"),
+    Term("张量列表", "list of tensors, `[t] * n`", "questions-containers",
+         define_en="A Python list of tensors; `[t] * n` holds one tensor n times, not n tensors.",
+         define_zh="装着张量的 Python 列表；`[t] * n` 是同一个张量放了 n 次，而不是 n 个张量。"),
+    Term("优化器", "optimizer, `optimizer.state_dict()`", "questions-optimizer-state", also=("优化器状态",),
+         define_en="The object that updates parameters in place from their gradients, maybe keeping state for each.",
+         define_zh="根据梯度原地更新参数的对象，可能还为每个参数保存状态。"),
+    Term("fused 优化器", "fused optimizer, `fused=True`", "questions-version-counter",
+         define_en="An optimizer built with `fused=True` (`Adagrad`, `Adam`, `AdamW` and `SGD` accept it), whose "
+                   "`step()` updates the parameters without raising their version counters.",
+         define_zh="用 `fused=True` 构造的优化器（`Adagrad`、`Adam`、`AdamW` 和 `SGD` 接受这个参数），"
+                   "它的 `step()` 更新参数，却不推进参数的版本计数器。"),
+    Term("目标网络", "target network", "questions-target-networks",
+         define_en="In reinforcement learning (DQN, for example), another copy of a model that computes the targets "
+                   "and is updated from the model only now and then, so it must not share the model's memory.",
+         define_zh="强化学习（如 DQN）里模型的另一份副本，用来计算目标值，隔一段时间才从模型同步，"
+                   "所以不能与模型共享内存。"),
+    Term("在线网络", "online network", "questions-target-networks", gloss="online network",
+         define_en="In reinforcement learning, the model that trains at every step, from which the target network is "
+                   "copied or updated.",
+         define_zh="强化学习中每一步都在训练的那个模型，目标网络从它复制或更新。"),
+    Term("软更新", "soft update", "questions-target-networks", gloss="soft update",
+         define_en="Moving each parameter of a target network a small step toward the online network's, "
+                   "`t = (1 - tau) * t + tau * o`, instead of copying it.",
+         define_zh="让目标网络的每个参数朝在线网络的对应参数移动一小段（`t = (1 - tau) * t + tau * o`），"
+                   "而不是复制过来。"),
+    Term("共享权重", "tied weights", "questions-tied-weights", also=("权重共享", "绑定权重"),
+         define_en="One parameter used by two layers of a model, such as an embedding and an output layer.",
+         define_zh="模型的两层用同一个参数，比如词嵌入层和输出层。"),
+    Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-activation-checkpointing",
+         also=("激活检查点", "激活重计算"), gloss="activation checkpointing",
+         define_en="Saving memory by keeping fewer of a function's inner tensors for the backward pass, which runs the "
+                   "function again (with `use_reentrant=False`, when it needs a tensor the function saved, its input "
+                   "included; a function that saves nothing runs once).",
+         define_zh="少保存函数的中间张量给反向传播，以此节省内存；反向传播时再运行一次函数（`use_reentrant=False` 时，"
+                   "只要需要函数保存过的张量就再运行，包括函数的输入；什么也没保存的函数只运行一次）。"),
+    Term("检查点", "checkpoint (a saved training state, `torch.save` / `torch.load`)", "questions-checkpoints",
+         define_en="A training state written to a file with `torch.save` and read back with `torch.load`.",
+         define_zh="用 `torch.save` 写进文件、再用 `torch.load` 读回的训练状态。"),
+    Term("梯度累积", "gradient accumulation", "questions-stale-grad",
+         define_en="Adding the gradients of several backward passes into `.grad` before one optimizer step.",
+         define_zh="把几次反向传播的梯度累加进 `.grad`，再让优化器走一步。"),
+    Term("微批次", "micro-batch", "questions-stale-grad",
+         define_en="One of the parts a batch is split into for gradient accumulation, each with a backward pass of "
+                   "its own.",
+         define_zh="做梯度累积时把一批数据分成的几份之一，每份各做一次反向传播。"),
+    Term("多进程", "multiprocessing, `torch.multiprocessing`", "questions-processes", also=("子进程",),
+         define_en="Running work in several processes (`torch.multiprocessing`), which can share CPU tensors through "
+                   "shared memory.",
+         define_zh="在几个进程里运行（`torch.multiprocessing`），进程之间可以通过共享内存共享 CPU 张量。"),
+    Term("worker 进程", "worker process, `DataLoader(num_workers=...)`", "questions-processes",
+         define_en="One of the processes a `DataLoader` with `num_workers` above 0 starts to load its items.",
+         define_zh="`num_workers` 大于 0 的 `DataLoader` 为加载数据项而启动的进程之一。"),
+    Term("竞态条件", "race condition (processes updating one shared tensor)", "questions-shared-memory",
+         also=("竞争条件", "加锁"),
+         define_en="Two processes updating one shared tensor at once, so the result depends on their timing.",
+         define_zh="两个进程同时更新同一个共享张量，结果取决于谁先谁后。"),
+    Term("混合精度", "mixed precision, `torch.autocast`", "questions-autocast", also=("自动混合精度",),
+         define_en="Running some operations in a lower precision dtype (`float16`, `bfloat16`) under `torch.autocast`.",
+         define_zh="在 `torch.autocast` 下用较低精度的 dtype（`float16`、`bfloat16`）运行部分运算。"),
+    Term("滑动平均", "moving average of weights (EMA)", "questions-ema", also=("指数滑动平均",),
+         define_en="An exponential average of a model's weights over training: after each update of the model, the "
+                   "average moves a small step toward the current weights, so older weights count for less.",
+         define_zh="训练中对模型权重求的指数平均：模型每更新一次，这份平均就朝模型当前的权重移动一小步，"
+                   "越早的权重占比越小。"),
+    Term("缓冲区", "buffer, `register_buffer`", "questions-module-to",
+         define_en="A tensor a module registers with `register_buffer`: state that `.to()` moves with the module (to "
+                   "a device always; to a floating dtype when it is floating or complex, a complex one losing its "
+                   "imaginary part; integer and bool buffers keep their dtype), not a parameter.",
+         define_zh="模块用 `register_buffer` 登记的张量：属于模块的状态，随 `.to()` 移动（换设备时都会跟着换；"
+                   "换浮点 dtype 时，浮点和复数的缓冲区跟着换，复数的虚部会丢掉；"
+                   "整数和 bool 的缓冲区保持原来的 dtype），但不是参数。"),
+    Term("滑动统计量", "running statistics, `running_mean` and `running_var`", "questions-activation-checkpointing",
+         define_en="The buffers `running_mean` and `running_var` of a `BatchNorm` layer, which a forward pass in "
+                   "training mode updates in place and one in eval mode leaves as they are.",
+         define_zh="`BatchNorm` 层的缓冲区 `running_mean` 和 `running_var`：训练模式下的前向传播原地更新它们，"
+                   "eval 模式下的前向传播不改变它们。"),
+    Term("步长", "stride", "questions-which-calls-copy",
+         define_en="How many elements of the storage to skip to reach the next element along a dimension.",
+         define_zh="沿某一维走到下一个元素，要在存储里跳过的元素个数。"),
+    Term("连续", "contiguous, `contiguous()`", "questions-which-calls-copy",
+         define_en="Laid out row by row in its storage, no gaps; `contiguous()` copies a tensor that is not.",
+         define_zh="在存储里逐行排列、没有间隔；对不连续的张量，`contiguous()` 返回一个副本。"),
+    Term("共轭位", "conjugate bit, `is_conj()`", "questions-numpy-bridge", gloss="conjugate bit",
+         define_en="A flag on a tensor (`is_conj()`): `z.conj()` of a complex `z` without it has it set, and "
+                   "reads the same storage as `z`, with the same dtype, shape, strides and offset, yet yields the "
+                   "conjugates of `z`'s values (which differ from them wherever an imaginary part is not 0).",
+         define_zh="张量上的一个标志（`is_conj()`）。对没有这个标志的复数张量 `z`，`z.conj()` 返回的张量"
+                   "设置了这个标志：它与 `z` 读取同一块存储，dtype、形状、步长和偏移都相同，读到的却是 `z` 中各数的"
+                   "共轭复数（虚部不为 0 的元素数值不同）。"),
+    Term("负号位", "negative bit, `is_neg()`", "questions-numpy-bridge", gloss="negative bit",
+         define_en="A flag on a tensor (`is_neg()`): `z.conj().imag` of a complex `z` without the conjugate bit has "
+                   "it set, and yields "
+                   "the negatives of the values of `z.imag` (which differ from them wherever they are not 0).",
+         define_zh="张量上的一个标志（`is_neg()`）。对没有共轭位的复数张量 `z`，`z.conj().imag` "
+                   "返回的张量设置了这个标志，"
+                   "它读到的是 `z.imag` 中各数的相反数（不为 0 的元素数值不同）。"),
+    Term("基本索引", "basic indexing", "questions-index-writes",
+         define_en="Indexing with integers (a 0-d `int8`, `int16`, `int32`, `int64`, `uint16`, `uint32` or "
+                   "`uint64` tensor too), slices, `None` and `...`; reading this way returns a view on the indexed "
+                   "tensor's storage. A 0-d `uint8` or `bool` tensor acts as a mask and returns a copy.",
+         define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32`、`int64`、`uint16`、`uint32` 或 `uint64` "
+                   "的零维张量）、切片、`None` 和 `...` 做索引；这样读取得到的是视图，与被索引的张量共享存储。"
+                   "零维的 `uint8` 或 `bool` 张量则被当作掩码，读取得到副本。"),
+    Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
+         define_en="Indexing with a list of Python integers, an int64 or int32 tensor of one dimension or more, or a "
+                   "mask; reading this way returns a copy, not a view.",
+         define_zh="用由 Python 整数组成的列表、一维及以上的 int64 或 int32 张量或掩码做索引；"
+                   "这样读取得到的是副本，不是视图。"),
+    Term("保存张量的钩子", "saved tensors hooks, `saved_tensors_hooks`",
+         "questions-saved-tensors", gloss="saved tensors hooks",
+         define_en="Two functions autograd can call to pack the tensors it saves and unpack them for the backward pass "
+                   "(`x * 2` keeps its `2` without them).",
+         define_zh="一对函数（pack 与 unpack）：自动求导保存张量时可以用前者打包，反向传播用到它时用后者取回"
+                   "（`x * 2` 保存其中的 `2` 时不经过它们）。"),
+)
+
+
+#: House words: one word for each idea, enforced like the terms' variants (``zh`` is the word to write;
+#: ``en`` says what it stands for; ``page`` is unused).
+WORDING: tuple[Term, ...] = (
+    Term("最保险", "the safest (copy)", "", avoid=("最稳妥", "稳妥")),
+    Term("解决办法", "a fix", "", avoid=("修法", "修复办法")),
+    Term("按求导公式算出的", "the analytic (gradient)", "", avoid=("微积分",)),
+    Term("notebook", "a Jupyter notebook", "", avoid=("笔记本",)),
+    Term("单元格", "a cell of a notebook or script", "",
+         avoid=("代码单元", "上一格", "下一格", "最后一格", "本单元", "下一单元")),
+    Term("共享", "to share (memory, a storage, a version counter)", "", avoid=("共用",)),
+    Term("版本计数器", "the version counter (never 'the `_version` count')", "", also=("计数器",),
+         avoid=("_version`` 计数", "_version` 计数")),
+    Term("没有版本计数器", "has no version counter (an inference tensor)", "",
+         avoid=("不记录版本计数器", "不维护版本计数器", "不记版本")),
+    Term("本次构建", "this build", "", avoid=("本构建",)),
+    Term("框内", "inside the box (an admonition)", "", avoid=("框里",)),
+    Term("现象", "the symptom (the section a question page opens with)", "", avoid=("症状",)),
+    Term("fused 优化器", "a fused optimizer (`fused=True`)", "",
+         avoid=("fused=True`` 建的", "fused=True` 建的", "fused=True 建的")),
+    Term("探测程序", "a probe (the code that measures a table's cells)", "", avoid=("探针",)),
+    Term("前向传播", "the forward pass", "", avoid=("前向计算",)),
+    Term("微批次", "a micro-batch (the first mention reads 微批次（micro-batch）)", "",
+         also=("微批次（micro-batch）",), avoid=("micro-batch",)),
+    Term("调用过 ``step()``", "an optimizer that has stepped (no English verb in Chinese prose)", "",
+         avoid=("step 过",)),
+    Term("抛出", "to raise (an error; for 'to cause', 导致)", "", avoid=("引发",)),
+    Term("滑动统计量", "running statistics (``BatchNorm``'s ``running_mean``)", "", avoid=("running 统计量",)),
+    Term("源张量", "the source tensor (of a copy, a view or a conversion)", "", avoid=("来源张量",)),
+    Term("报错信息", "the message of an error torch raises", "", avoid=("报错消息", "错误消息", "错误信息")),
+    Term("检查点", "a checkpoint (a saved `state_dict`)", "", avoid=("存档",)),
+    Term("内核", "a kernel (the code torch runs for an operation)", "", avoid=("算子",)),
+    Term("手算", "worked out by hand (a gradient)", "", avoid=("手推",)),
+)
+
+
+def search_words() -> list[str]:
+    """Every word a Chinese reader may type for a term, in list order, each once."""
+    words = [word for term in TERMS for word in (term.zh, *term.also, *term.avoid)]
+    return list(dict.fromkeys(words))
+
+
+def search_dictionary() -> str:
+    """The text of jieba's user dictionary: one word a line, with a frequency high enough to keep it whole and a
+    part-of-speech tag (jieba reads no comments, so the file cannot say where it comes from: this docstring does)."""
+    return "".join(f"{word} 20 n\n" for word in search_words())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--update", action="store_true", help=f"rewrite {SEARCH_DICTIONARY.relative_to(ROOT)}")
+    args = parser.parse_args(argv)
+    wanted = search_dictionary()
+    current = SEARCH_DICTIONARY.read_text(encoding="utf-8") if SEARCH_DICTIONARY.exists() else ""
+    if current == wanted:
+        print(f"{SEARCH_DICTIONARY.relative_to(ROOT)} is up to date")
+        return 0
+    if args.update:
+        SEARCH_DICTIONARY.write_text(wanted, encoding="utf-8")
+        print(f"wrote {SEARCH_DICTIONARY.relative_to(ROOT)}")
+        return 0
+    print(f"{SEARCH_DICTIONARY.relative_to(ROOT)} differs from sitetools/rules/terms.py; run `{UPDATE_COMMAND}`")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
