@@ -1,5 +1,5 @@
-"""Named facts on processes behind the glossary's definitions (``sitetools/rules/term_facts.py``, ``CHECKED_BY``): shared
-memory seen across a fork, and the worker processes of a ``DataLoader``. Each forks its processes (a fork copies
+"""Named facts on processes behind the glossary's definitions (``sitetools/rules/term_facts.py``, ``CHECKED_BY``):
+shared memory seen across a fork, and the worker processes of a ``DataLoader``. Each forks its processes (a fork copies
 no file and needs nothing pickled). Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a
 fact is.
 """
