@@ -54,12 +54,19 @@ WORDS = {
         "counts": "{holds} hold, {differs} differ, {not available} not available, {errored} errored",
         "changes": ("Check", "Changed between", "What the oldest differing release gave"),
         "no changes": "Every check held on every recorded release.",
-        "stale all": "The pages below, whose checks changed after every record was taken, are checked on torch "
-                     "{torch} only:",
-        "stale some": "The pages below, whose checks changed after the records of torch {releases} were taken, are "
-                      "checked on torch {torch} only for those records:",
-        "new facts": "The facts below were added after the records of torch {releases} were taken, and ran on "
-                     "torch {torch} only for those records:",
+        # (one item, more items): the sentence says how many items its list holds
+        "stale all": ("The page below, whose checks changed after every record was taken, is checked on torch "
+                      "{torch} only:",
+                      "The {count} pages below, whose checks changed after every record was taken, are checked on "
+                      "torch {torch} only:"),
+        "stale some": ("The page below, whose checks changed after the records of torch {releases} were taken, is "
+                       "checked on torch {torch} only for those records:",
+                       "The {count} pages below, whose checks changed after the records of torch {releases} were "
+                       "taken, are checked on torch {torch} only for those records:"),
+        "new facts": ("The fact below was added after the records of torch {releases} were taken, and ran on "
+                      "torch {torch} only for those records:",
+                      "The {count} facts below were added after the records of torch {releases} were taken, and ran "
+                      "on torch {torch} only for those records:"),
         "label": "{kind}: {what}",
         "page check": "{page}: {check}",
         "built": "{torch} (this build)",
@@ -108,6 +115,14 @@ def counts_cell(words: dict, counts: dict[str, int]) -> str:
     available and errored, each count written even when it is 0, in the same words for every column."""
     return words["counts"].format(**{status: counts.get(status, 0)
                                      for status in ("holds", "differs", "not available", "errored")})
+
+
+def counted(text: str | tuple[str, str], count: int, **fields: str) -> str:
+    """A sentence about a list of ``count`` items: ``text`` itself, or of a pair (one item, more items) the
+    form for ``count``, its fields filled in."""
+    if isinstance(text, tuple):
+        text = text[0] if count == 1 else text[1]
+    return text.format(count=count, **fields)
 
 
 def record_row(words: dict, record: dict) -> list[str]:
@@ -165,7 +180,7 @@ def stale_notes(records: list[dict], manifest: dict[str, list[str]], words: dict
 
     def sentence(where: tuple[str, ...], count: int) -> str:
         text = words["stale all"] if list(where) == releases else words["stale some"]
-        return text.format(count=count, torch=torch, releases=words["between"].join(where))
+        return counted(text, count, torch=torch, releases=words["between"].join(where))
 
     def link(name: str) -> nodes.Node:
         return addnodes.pending_xref("", nodes.inline(name, name), refdomain="std", reftype="doc",
@@ -178,8 +193,8 @@ def stale_notes(records: list[dict], manifest: dict[str, list[str]], words: dict
 def new_facts_notes(records: list[dict], facts: list[str], words: dict, torch: str) -> list[nodes.Node]:
     """The facts that some records do not hold (added since), said once for each set of records, with a list."""
     missed = {fact: tuple(record["release"] for record in records if fact not in record["facts"]) for fact in facts}
-    return _notes(missed, records, lambda where, count: words["new facts"].format(
-        count=count, torch=torch, releases=words["between"].join(where)),
+    return _notes(missed, records, lambda where, count: counted(
+        words["new facts"], count, torch=torch, releases=words["between"].join(where)),
         lambda fact: nodes.literal(fact, fact), "release-new-facts")
 
 

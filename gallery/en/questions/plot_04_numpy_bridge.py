@@ -297,11 +297,14 @@ for mode in (torch.no_grad, torch.inference_mode):
 # in the array below, and its tensor uses the memory of an array that is not flipped, whole or sliced
 # (``[::2]``), in native byte order, of each dtype DLPack carries (``bool``, the signed and unsigned
 # integers of 8 to 64 bits, ``float16``, ``float32``, ``float64``, ``complex64`` and ``complex128``). It
-# refuses with ``BufferError`` an array in the other byte order (``">f4"``), a field of a packed
-# structured array, and an ``object`` or ``datetime64`` array. (A flipped array is another matter,
-# below.) From torch to NumPy, ``Tensor.numpy()`` and ``np.asarray`` share; ``np.array``
-# copies, and with this NumPy it also warns, because ``Tensor.__array__``
-# does not take NumPy 2's ``copy`` keyword. We catch the warning to show it.
+# refuses with ``BufferError`` an array in the other byte order (``">f4"``), an ``object`` or
+# ``datetime64`` array, and the ``float32`` field ``"a"`` of the packed record
+# ``[("a", "<f4"), ("b", "i1")]``, whose stride of 5 bytes is not a multiple of its element size. It
+# takes the ``int8`` field ``"b"`` of the same record, whose stride is a multiple of its element size,
+# and its tensor uses the field's memory. (A flipped array is another matter, below.) From torch to
+# NumPy, ``Tensor.numpy()`` and ``np.asarray`` share; ``np.array`` copies, and with this NumPy it also
+# warns, because ``Tensor.__array__`` does not take NumPy 2's ``copy`` keyword. We catch the warning to
+# show it.
 # :fact:`default-device-makes-as-tensor-copy`
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
 print("torch.from_numpy(array) shares:", shares(torch.from_numpy(array), array))
@@ -339,15 +342,20 @@ for dlpack_dtype_shared in ("bool", "int8", "uint8", "int16", "uint16", "int32",
     assert shares(torch.from_dlpack(dlpack_whole), dlpack_whole) and shares(
         torch.from_dlpack(dlpack_whole[::2]), dlpack_whole[::2]
     ), "torch.from_dlpack uses the memory of an unflipped array, whole or sliced, of each dtype DLPack carries"
-for dlpack_refused_array in (array.astype(">f4"), array.astype([("a", "<f4"), ("b", "i1")])["a"],
+packed_record = array.astype([("a", "<f4"), ("b", "i1")])
+assert packed_record["a"].strides == packed_record["b"].strides == (5,), (
+    "each field of the packed record steps 5 bytes")
+assert shares(torch.from_dlpack(packed_record["b"]), packed_record["b"]), (
+    "torch.from_dlpack uses the memory of the int8 field of a packed float32 and int8 record")
+for dlpack_refused_array in (array.astype(">f4"), packed_record["a"],
                              array.astype(object), array.astype("int64").astype("datetime64[s]")):
     try:
         torch.from_dlpack(dlpack_refused_array)
     except BufferError as refusal:
         assert "DLPack only supports" in str(refusal), "NumPy says which arrays DLPack takes"
     else:
-        raise AssertionError("from_dlpack of an array in the other byte order, a packed structured field, or an "
-                             "object or datetime64 array must raise BufferError")
+        raise AssertionError("from_dlpack of an array in the other byte order, the float32 field of a packed "
+                             "float32 and int8 record, or an object or datetime64 array must raise BufferError")
 assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype change forces a copy"
 assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []
@@ -372,7 +380,7 @@ for lacking in (object, "datetime64[D]"):
 # ``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor`` and ``torch.asarray`` refuse
 # such an array, unless it is empty, with ``ValueError``: ``torch.tensor`` too, though it would copy
 # anyway. They refuse an array in the other byte order (``">f4"`` here) as well, and one whose strides
-# are not a multiple of its element size, such as a field of a packed structured array.
+# are not a multiple of its element size, such as the ``float32`` field of the packed record above.
 # ``torch.from_dlpack`` refuses a flipped array in the other byte order, or of a dtype DLPack lacks such
 # as ``datetime64``, with ``BufferError``, but not one in native byte order of a dtype DLPack carries: on
 # torch 2.13.0 it aborts the process on such an array flipped along an axis of two or more elements, and
@@ -655,7 +663,8 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ``numpy(force=True)``, ``torch.from_numpy`` and ``torch.as_tensor`` (unless a default device
 # other than ``"cpu"`` is set) share memory, and so does ``np.asarray`` on a tensor that does not require grad;
 # ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, one in the other byte order,
-# or one whose strides are not a multiple of its element size (a field of a packed structured array) is
+# or one whose strides are not a multiple of its element size (such as the ``float32`` field of a packed
+# record of a ``float32`` and an ``int8``) is
 # refused by each of the four constructors ``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor``
 # and ``torch.asarray`` (on torch 2.13.0, ``torch.from_dlpack`` aborts the process on an array in native
 # byte order, of a dtype DLPack carries, flipped along an axis of two or more elements):

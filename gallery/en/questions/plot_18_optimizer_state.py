@@ -291,7 +291,8 @@ assert model.weight not in optimizer.state, "the optimizer keeps no state for th
 # ``model.load_state_dict`` copies the new values into the tensors the model already has: the
 # weight stays the same object, the one the optimizer holds, and training goes on. That is with the
 # default ``assign=False``, from a dict that carries no flag of a load with ``assign=True`` (such a
-# load leaves its flag in the dict, and a ``deepcopy`` or a saved copy of the dict keeps it:
+# load leaves its flag in a dict that carries ``_metadata``, such as one that ``state_dict()`` returned,
+# and a ``deepcopy`` or a saved copy of that dict keeps it; a plain dict gets no flag:
 # :ref:`questions-checkpoints`); with ``assign=True`` the model
 # takes the dict's tensors as new
 # ``Parameter`` objects, the optimizer made before goes on stepping the old ones, and the loss
@@ -322,6 +323,21 @@ frozen = train(assigned, assigned_optimizer, 3)
 print("assign=True, assigned.weight is old_weight:", assigned.weight is old_weight)
 print("assign=True, losses:", frozen)
 assert assigned.weight is not old_weight and len(set(frozen)) == 1, "assign=True: the optimizer steps the old weight"
+# sphinx_gallery_start_ignore
+flagged_state = torch.nn.Linear(2, 1, bias=False).state_dict()
+plain_state = {"weight": torch.zeros(1, 2)}
+flag_loaders = [torch.nn.Linear(2, 1, bias=False) for _ in range(2)]
+flag_loaders[0].load_state_dict(flagged_state, assign=True)
+flag_loaders[1].load_state_dict(plain_state, assign=True)
+flag_models = [torch.nn.Linear(2, 1, bias=False) for _ in range(2)]
+flag_weights = [flag_model.weight for flag_model in flag_models]
+flag_models[0].load_state_dict(flagged_state)
+flag_models[1].load_state_dict(plain_state)
+assert hasattr(flagged_state, "_metadata") and flag_models[0].weight is not flag_weights[0], (
+    "a state_dict() loaded with assign=True keeps the flag: a later load without it assigns")
+assert not hasattr(plain_state, "_metadata") and flag_models[1].weight is flag_weights[1], (
+    "a plain dict loaded with assign=True keeps no flag: a later load without it copies")
+# sphinx_gallery_end_ignore
 
 # %%
 # ``optimizer.state_dict()`` follows training

@@ -8,7 +8,8 @@ Target networks: "my target changes at every step"
    :class: answer
 
    ``target = online`` gives the online network a second name, so the target moves with every
-   training step. Copy the network, and update the copy under ``torch.no_grad()``:
+   training step. Copy the network, and update the copy under ``torch.no_grad()`` (and copy the buffers,
+   as shown below):
 
    .. code-block:: python
 

@@ -276,7 +276,8 @@ assert loaded.storage_offset() == head.storage_offset() and loaded.stride() == h
 # middle, the second of ten chunks, every second element, a row and a column of the 1000 x 100 matrix ``t.view(1000, 100)``,
 # and a ``view`` and a ``reshape`` of a slice. For each, the tensor loaded back has the whole
 # storage of ``t``, and the same values, offset and strides as the view; its clone, saved and
-# loaded, has a storage of exactly its own elements. The table shows the float32 case.
+# loaded, has a storage of exactly its own elements. The table shows the float32 case (its last two
+# columns in bytes).
 
 views = {
     "t[:3]": lambda t: t[:3],

@@ -231,8 +231,8 @@ def draw_processes(title, child, **names):
 # In the region, ``model(x)`` returns bfloat16. The weight it computed with is a bfloat16 copy, on
 # memory of its own, holding ``model.weight`` rounded to bfloat16. ``model.weight`` is still the same
 # float32 ``Parameter`` with the same values. ``x`` requires grad here, as the input of a layer after
-# a trainable one does in grad mode, so that autograd saves the copy for the backward pass and the helper can
-# show it. The same holds with ``dtype=torch.float16``, the other dtype CPU autocast takes (checked
+# a trainable one usually does in grad mode, so that autograd saves the copy for the backward pass and
+# the helper can show it. The same holds with ``dtype=torch.float16``, the other dtype CPU autocast takes (checked
 # too).
 
 torch.manual_seed(0)

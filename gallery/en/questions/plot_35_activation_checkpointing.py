@@ -20,7 +20,7 @@ Activation checkpointing runs the forward twice
 A print at the top of a checkpointed function can show up twice, ``BatchNorm``'s ``num_batches_tracked`` counts two
 batches a step, and ``running_mean`` drifts away from a run's without checkpointing. This page counts the calls
 of a function under ``torch.utils.checkpoint.checkpoint`` (activation checkpointing, also called
-gradient checkpointing), compares ``BatchNorm``'s statistics and in-place edits with a plain run, shows
+gradient checkpointing or recomputation), compares ``BatchNorm``'s statistics and in-place edits with a plain run, shows
 what happens when the second call computes something else, how dropout gets the same mask twice,
 and checks two fixes in a three-step training loop.
 """

@@ -277,7 +277,7 @@ for mode in (torch.no_grad, torch.inference_mode):
 # ----------------------
 #
 # 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外三种数组见下文）。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor`` 也会复制，``torch.from_numpy`` 则仍然共享。``torch.tensor``
-# 会复制。``torch.from_dlpack`` 也共享：改它得到的张量，下面的数组也跟着变；对没有翻转、字节序与本机相同、dtype 受 DLPack 支持（``bool``、8 到 64 位的有符号和无符号整数、``float16``、``float32``、``float64``、``complex64`` 和 ``complex128``）的数组，无论是整个数组还是切片（``[::2]``），它得到的张量都使用数组的内存。字节序与本机不同的数组（``">f4"``）、紧凑结构化数组的一个字段，以及 ``object`` 或 ``datetime64`` 数组，它以 ``BufferError`` 拒绝。（翻转过的数组另当别论，见下文。）从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
+# 会复制。``torch.from_dlpack`` 也共享：改它得到的张量，下面的数组也跟着变；对没有翻转、字节序与本机相同、dtype 受 DLPack 支持（``bool``、8 到 64 位的有符号和无符号整数、``float16``、``float32``、``float64``、``complex64`` 和 ``complex128``）的数组，无论是整个数组还是切片（``[::2]``），它得到的张量都使用数组的内存。字节序与本机不同的数组（``">f4"``）、``object`` 或 ``datetime64`` 数组，以及紧凑记录 ``[("a", "<f4"), ("b", "i1")]`` 的 ``float32`` 字段 ``"a"``，它以 ``BufferError`` 拒绝：这个字段的步长是 5 字节，不是元素大小的整数倍。同一记录的 ``int8`` 字段 ``"b"``，步长是元素大小的整数倍，它接受，得到的张量使用这个字段的内存。（翻转过的数组另当别论，见下文。）从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
 # ``Tensor.__array__`` 不接受 NumPy 2 的 ``copy`` 参数。这里捕获警告并展示出来。
 # :fact:`default-device-makes-as-tensor-copy`
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
@@ -316,15 +316,20 @@ for dlpack_dtype_shared in ("bool", "int8", "uint8", "int16", "uint16", "int32",
     assert shares(torch.from_dlpack(dlpack_whole), dlpack_whole) and shares(
         torch.from_dlpack(dlpack_whole[::2]), dlpack_whole[::2]
     ), "torch.from_dlpack uses the memory of an unflipped array, whole or sliced, of each dtype DLPack carries"
-for dlpack_refused_array in (array.astype(">f4"), array.astype([("a", "<f4"), ("b", "i1")])["a"],
+packed_record = array.astype([("a", "<f4"), ("b", "i1")])
+assert packed_record["a"].strides == packed_record["b"].strides == (5,), (
+    "each field of the packed record steps 5 bytes")
+assert shares(torch.from_dlpack(packed_record["b"]), packed_record["b"]), (
+    "torch.from_dlpack uses the memory of the int8 field of a packed float32 and int8 record")
+for dlpack_refused_array in (array.astype(">f4"), packed_record["a"],
                              array.astype(object), array.astype("int64").astype("datetime64[s]")):
     try:
         torch.from_dlpack(dlpack_refused_array)
     except BufferError as refusal:
         assert "DLPack only supports" in str(refusal), "NumPy says which arrays DLPack takes"
     else:
-        raise AssertionError("from_dlpack of an array in the other byte order, a packed structured field, or an "
-                             "object or datetime64 array must raise BufferError")
+        raise AssertionError("from_dlpack of an array in the other byte order, the float32 field of a packed "
+                             "float32 and int8 record, or an object or datetime64 array must raise BufferError")
 assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype change forces a copy"
 assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []
@@ -345,7 +350,7 @@ for lacking in (object, "datetime64[D]"):
 # ------------------------------------------------------------------------
 #
 # 在 NumPy 里翻转一个轴（``np.flip``，或者用 ``image[..., ::-1]`` 把 OpenCV 的 BGR 转成 RGB），得到的是步长（stride）为负的视图（view）。
-# torch 没有负步长，``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray`` 这四个构造函数都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），以及步长不是元素大小整数倍的数组（例如紧凑结构化数组的一个字段），这四个函数同样拒绝。``torch.from_dlpack`` 会以 ``BufferError`` 拒绝字节序与本机不同，或 dtype 不受 DLPack 支持（例如 ``datetime64``）的翻转数组，但不拒绝字节序与本机相同、dtype 受 DLPack 支持的翻转数组：在 torch 2.13.0 上，这样的数组沿元素不止一个的维翻转，会让它直接中止进程；沿只有一个元素的维翻转的数组（比如 ``np.arange(1.0)[::-1]``）和空数组，它照常接受。所以下面最后几行在 fork 出来的子进程里调用它，退出码 ``-signal.SIGABRT`` 就是进程被中止。交给 DLPack 之前，先复制数组。
+# torch 没有负步长，``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray`` 这四个构造函数都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），以及步长不是元素大小整数倍的数组（例如上面那个紧凑记录的 ``float32`` 字段），这四个函数同样拒绝。``torch.from_dlpack`` 会以 ``BufferError`` 拒绝字节序与本机不同，或 dtype 不受 DLPack 支持（例如 ``datetime64``）的翻转数组，但不拒绝字节序与本机相同、dtype 受 DLPack 支持的翻转数组：在 torch 2.13.0 上，这样的数组沿元素不止一个的维翻转，会让它直接中止进程；沿只有一个元素的维翻转的数组（比如 ``np.arange(1.0)[::-1]``）和空数组，它照常接受。所以下面最后几行在 fork 出来的子进程里调用它，退出码 ``-signal.SIGABRT`` 就是进程被中止。交给 DLPack 之前，先复制数组。
 # :fact:`from-dlpack-aborts-on-flipped-array`
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
@@ -603,5 +608,5 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----
 #
 # 对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy`` 和
-# ``torch.as_tensor`` 都共享内存（``torch.as_tensor`` 在设置了 ``"cpu"`` 以外的默认设备时除外）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（紧凑结构化数组的字段），构造函数 ``torch.from_numpy``、``torch.as_tensor``、``torch.tensor`` 和 ``torch.asarray`` 都会拒绝（在 torch 2.13.0 上，``torch.from_dlpack`` 遇到字节序与本机相同、dtype 受 DLPack 支持、沿元素不止一个的维翻转的数组，会让进程中止）：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# ``torch.as_tensor`` 都共享内存（``torch.as_tensor`` 在设置了 ``"cpu"`` 以外的默认设备时除外）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（例如由一个 ``float32`` 和一个 ``int8`` 组成的紧凑记录的 ``float32`` 字段），构造函数 ``torch.from_numpy``、``torch.as_tensor``、``torch.tensor`` 和 ``torch.asarray`` 都会拒绝（在 torch 2.13.0 上，``torch.from_dlpack`` 遇到字节序与本机相同、dtype 受 DLPack 支持、沿元素不止一个的维翻转的数组，会让进程中止）：先用 NumPy 复制，或者改在 torch 里翻转。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，自动求导却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

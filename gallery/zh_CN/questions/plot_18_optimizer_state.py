@@ -274,7 +274,7 @@ assert model.weight not in optimizer.state, "the optimizer keeps no state for th
 # 解决办法：复制进已有的参数
 # --------------------------
 #
-# ``model.load_state_dict`` 把新数值复制进模型已有的张量：权重还是原来那个对象，也就是优化器拿着的那个，训练照常进行。以上说的是默认情况：``assign=False``，而且字典里没有 ``assign=True`` 加载留下的标志（那样的加载会把标志留在字典里，字典的 ``deepcopy`` 和存盘后读回的副本也带着它，见 :ref:`“检查点”那一页 <questions-checkpoints>`）。``assign=True`` 时，模型把字典里的张量当作新的 ``Parameter`` 对象换上，之前建好的优化器仍在更新旧的那些，损失就像上面的现象那样停住不动。
+# ``model.load_state_dict`` 把新数值复制进模型已有的张量：权重还是原来那个对象，也就是优化器拿着的那个，训练照常进行。以上说的是默认情况：``assign=False``，而且字典里没有 ``assign=True`` 加载留下的标志（那样的加载会把标志留在带 ``_metadata`` 的字典里，比如 ``state_dict()`` 返回的字典，这个字典的 ``deepcopy`` 和存盘后读回的副本也带着它；普通的 dict 不会留下标志，见 :ref:`“检查点”那一页 <questions-checkpoints>`）。``assign=True`` 时，模型把字典里的张量当作新的 ``Parameter`` 对象换上，之前建好的优化器仍在更新旧的那些，损失就像上面的现象那样停住不动。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1, bias=False)
@@ -301,6 +301,21 @@ frozen = train(assigned, assigned_optimizer, 3)
 print("assign=True, assigned.weight is old_weight:", assigned.weight is old_weight)
 print("assign=True, losses:", frozen)
 assert assigned.weight is not old_weight and len(set(frozen)) == 1, "assign=True: the optimizer steps the old weight"
+# sphinx_gallery_start_ignore
+flagged_state = torch.nn.Linear(2, 1, bias=False).state_dict()
+plain_state = {"weight": torch.zeros(1, 2)}
+flag_loaders = [torch.nn.Linear(2, 1, bias=False) for _ in range(2)]
+flag_loaders[0].load_state_dict(flagged_state, assign=True)
+flag_loaders[1].load_state_dict(plain_state, assign=True)
+flag_models = [torch.nn.Linear(2, 1, bias=False) for _ in range(2)]
+flag_weights = [flag_model.weight for flag_model in flag_models]
+flag_models[0].load_state_dict(flagged_state)
+flag_models[1].load_state_dict(plain_state)
+assert hasattr(flagged_state, "_metadata") and flag_models[0].weight is not flag_weights[0], (
+    "a state_dict() loaded with assign=True keeps the flag: a later load without it assigns")
+assert not hasattr(plain_state, "_metadata") and flag_models[1].weight is flag_weights[1], (
+    "a plain dict loaded with assign=True keeps no flag: a later load without it copies")
+# sphinx_gallery_end_ignore
 
 # %%
 # ``optimizer.state_dict()`` 随训练变化

@@ -8,7 +8,7 @@
    :class: answer
 
    ``target = online`` 只是给在线网络多起了一个名字，所以每训练一步，目标网络也跟着变。复制一份网络，并在
-   ``torch.no_grad()`` 下更新这个副本：
+   ``torch.no_grad()`` 下更新这个副本（缓冲区也要复制，见下文）：
 
    .. code-block:: python
 
