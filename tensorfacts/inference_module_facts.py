@@ -1,6 +1,6 @@
 """Named facts on modules built inside ``torch.inference_mode()`` and trained outside it: whether a forward
 pass gives their weight a gradient, raises, or records nothing depends on the layer and its input; built outside
-the mode, or given new parameters and buffers outside it, each trains. They stand behind the glossary's
+the mode, each of the layers run trains. They stand behind the glossary's
 definition of a leaf tensor (``sitetools/rules/term_facts.py``, ``CHECKED_BY``). Registered on import by
 :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.inference_facts import INPLACE_ERROR, SAVED_INFERENCE
+from tensorfacts.inference_facts import SAVED_INFERENCE
 
 
 def _layers() -> dict[str, tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]:
@@ -40,17 +40,17 @@ def _forward_backward(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...])
 
 
 @fact("inference-module-forward-by-layer", {
-    "en": "Builds each module under torch.inference_mode(); outside the mode, with grad mode on, runs its forward pass "
-          "and backward() of the output's sum: Linear(3, 2) on x = torch.ones(1, 3), which does not require grad, "
-          "raises nothing and leaves weight.grad None (bias.grad is 1); the forward pass of Linear(3, 2) on an x "
-          "that requires grad, and those of Conv1d(3, 2, 1), LayerNorm(3) and GroupNorm(1, 3) on inputs that do "
-          f"not, raise \"{SAVED_INFERENCE}\"; Embedding(5, 3) and Bilinear(3, 3, 2) raise nothing and give weight a "
-          "gradient.",
-    "zh_CN": "在 torch.inference_mode() 下构建每个模块；在模式外、梯度模式开着时运行它的前向传播，再对输出之和调用 "
-             "backward()：Linear(3, 2) 作用于不需要梯度的 x = torch.ones(1, 3) 时不报错，weight.grad 仍是 None"
-             "（bias.grad 是 1）；Linear(3, 2) 作用于需要梯度的 x 时，以及 Conv1d(3, 2, 1)、LayerNorm(3) 和 "
-             f"GroupNorm(1, 3) 作用于不需要梯度的输入时，前向传播都报“{SAVED_INFERENCE}”；Embedding(5, 3) 和 "
-             "Bilinear(3, 3, 2) 不报错，weight 得到梯度。",
+    "en": "Builds each module under torch.inference_mode(), which makes its parameters inference tensors that require "
+          "grad; outside the mode, with grad mode on, runs its forward pass and backward() of the output's sum: "
+          "Linear(3, 2) on x = torch.ones(1, 3), which does not require grad, raises nothing and leaves weight.grad "
+          "None (bias.grad is 1); the forward pass of Linear(3, 2) on an x that requires grad, and those of "
+          f"Conv1d(3, 2, 1), LayerNorm(3) and GroupNorm(1, 3) on inputs that do not, raise \"{SAVED_INFERENCE}\"; "
+          "Embedding(5, 3) and Bilinear(3, 3, 2) raise nothing and give weight a gradient.",
+    "zh_CN": "在 torch.inference_mode() 下构建每个模块，它的参数因此是需要梯度的推理张量；在模式外、梯度模式开着时"
+             "运行它的前向传播，再对输出之和调用 backward()：Linear(3, 2) 作用于不需要梯度的 x = torch.ones(1, 3) "
+             "时不报错，weight.grad 仍是 None（bias.grad 是 1）；Linear(3, 2) 作用于需要梯度的 x 时，以及 "
+             "Conv1d(3, 2, 1)、LayerNorm(3) 和 GroupNorm(1, 3) 作用于不需要梯度的输入时，前向传播都报"
+             f"“{SAVED_INFERENCE}”；Embedding(5, 3) 和 Bilinear(3, 3, 2) 不报错，weight 得到梯度。",
 }, {"en": "the seven cases it names, float32, on the CPU", "zh_CN": "它列出的七种情形，float32，在 CPU 上"})
 def _inference_module_forward_by_layer() -> Fact:
     """Whether a module built in inference mode gets a weight gradient outside the mode depends on the layer and
@@ -58,7 +58,7 @@ def _inference_module_forward_by_layer() -> Fact:
     with torch.inference_mode():
         layers = _layers()
     del layers["BatchNorm1d"]
-    made = all(m.weight.is_inference() and m.weight.requires_grad for m, _ in layers.values())
+    made = all(p.is_inference() and p.requires_grad for m, _ in layers.values() for p in m.parameters())
     seen = {name: _forward_backward(module, inputs) for name, (module, inputs) in layers.items()}
     raising = ("Linear, x requires grad", "Conv1d", "LayerNorm", "GroupNorm")
     bias_grad = layers["Linear"][0].bias.grad
@@ -66,7 +66,7 @@ def _inference_module_forward_by_layer() -> Fact:
                 and bias_grad.tolist() == [1.0, 1.0]
                 and all(seen[name] == f"raises: {SAVED_INFERENCE}" for name in raising)
                 and seen["Embedding"] == "weight.grad set" and seen["Bilinear"] == "weight.grad set",
-                f"weights are inference tensors that require grad: {made}; forward and backward: {seen}; "
+                f"parameters are inference tensors that require grad: {made}; forward and backward: {seen}; "
                 f"the Linear's bias.grad: {bias_grad}")
 
 
@@ -87,42 +87,22 @@ def _trains(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> list[b
     return changed
 
 
-def _renewed(module: torch.nn.Module, buffers: bool) -> torch.nn.Module:
-    """``module`` with each parameter p replaced by ``nn.Parameter(p.clone())`` and, with ``buffers``, each buffer
-    b by ``b.clone()``, outside inference mode."""
-    for part in module.modules():
-        for name, p in list(part.named_parameters(recurse=False)):
-            setattr(part, name, torch.nn.Parameter(p.clone()))
-        for name, b in list(part.named_buffers(recurse=False)) if buffers else ():
-            setattr(part, name, b.clone())
-    return module
-
-
 @fact("inference-module-trains-when-rebuilt", {
-    "en": "Trains each of Linear(3, 2) (on an x that does not require grad, and on one that does), Conv1d(3, 2, 1), "
-          "LayerNorm(3), GroupNorm(1, 3), Embedding(5, 3), Bilinear(3, 3, 2) and BatchNorm1d(3) with three SGD "
-          "steps, built outside torch.inference_mode(), and built inside it and then given, outside the mode, "
-          "nn.Parameter(p.clone()) for each parameter p and b.clone() for each buffer b: every step runs without "
-          "an error and changes weight. Given new parameters only, BatchNorm1d raises in its forward pass (its "
-          "running statistics are inference tensors).",
-    "zh_CN": "对 Linear(3, 2)（输入 x 分别不需要梯度和需要梯度）、Conv1d(3, 2, 1)、LayerNorm(3)、GroupNorm(1, 3)、"
-             "Embedding(5, 3)、Bilinear(3, 3, 2) 和 BatchNorm1d(3)，各用 SGD 训练三步：一次在 "
-             "torch.inference_mode() 之外构建，一次在模式内构建、再在模式外把每个参数 p 换成 "
-             "nn.Parameter(p.clone())、每个缓冲区 b 换成 b.clone()：每一步都不报错，而且都改变了 weight。"
-             "只换参数时，BatchNorm1d 的前向传播报错（它的滑动统计量是推理张量）。",
+    "en": "Builds each of Linear(3, 2) (on an x that does not require grad, and on one that does), Conv1d(3, 2, 1), "
+          "LayerNorm(3), GroupNorm(1, 3), Embedding(5, 3), Bilinear(3, 3, 2) and BatchNorm1d(3) outside "
+          "torch.inference_mode(), a normal module whose weight is not an inference tensor, and trains it with three "
+          "SGD steps (zero_grad(), forward pass, backward() of a loss, step()): every step runs without an error and "
+          "changes weight.",
+    "zh_CN": "在 torch.inference_mode() 之外构建 Linear(3, 2)（输入 x 分别不需要梯度和需要梯度）、Conv1d(3, 2, 1)、"
+             "LayerNorm(3)、GroupNorm(1, 3)、Embedding(5, 3)、Bilinear(3, 3, 2) 和 BatchNorm1d(3)，得到 weight "
+             "不是推理张量的普通模块，再各用 SGD 训练三步（zero_grad()、前向传播、对损失调用 backward()、step()）："
+             "每一步都不报错，而且都改变了 weight。",
 }, {"en": "the eight cases it names, float32, on the CPU", "zh_CN": "它列出的八种情形，float32，在 CPU 上"})
 def _inference_module_trains_when_rebuilt() -> Fact:
-    """Built outside the mode, or built inside it and given new parameters and buffers outside it, each module
-    trains: the optimizer's steps change its weight."""
-    outside = {name: _trains(module, inputs) for name, (module, inputs) in _layers().items()}
-    with torch.inference_mode():
-        inside = _layers()
-    renewed = {name: _trains(_renewed(module, buffers=True), inputs) for name, (module, inputs) in inside.items()}
-    with torch.inference_mode():
-        module, inputs = _layers()["BatchNorm1d"]
-    parameters_only = _trains(_renewed(module, buffers=False), inputs)
-    return Fact(all(steps == [True] * 3 for steps in outside.values())
-                and all(steps == [True] * 3 for steps in renewed.values())
-                and parameters_only == f"raises: {INPLACE_ERROR}",
-                f"weight changed by each step, built outside: {outside}; built inside, new parameters and buffers: "
-                f"{renewed}; BatchNorm1d with new parameters only: {parameters_only}")
+    """Each layer whose forward pass the fact above runs on a module built in the mode trains when it is built
+    outside the mode instead: the optimizer's steps change its weight."""
+    layers = _layers()
+    normal = all(not module.weight.is_inference() for module, _ in layers.values())
+    outside = {name: _trains(module, inputs) for name, (module, inputs) in layers.items()}
+    return Fact(normal and all(steps == [True] * 3 for steps in outside.values()),
+                f"weights are normal tensors: {normal}; weight changed by each step, built outside: {outside}")

@@ -127,16 +127,17 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "For a copy that gradients still flow back through, use `a.clone()` on a tensor that "
                 "requires grad: its own storage and version counter, `requires_grad=True` and a `CloneBackward0` node "
-                "(except on a view of such a tensor taken under `torch.no_grad()` or `torch.inference_mode()`: its "
-                "clone has the node too, yet no gradient reaches the view or its base). `torch.empty_like(a).copy_(a)` "
-                "does the same through `CopyBackwards`, and, on a float32 `a` like the sources here, `a.double()` "
-                "through `ToCopyBackward0` (it also changes the dtype; on a float64 `a` it returns `a` itself, no "
-                "copy). For an inference tensor `a` made with `requires_grad=True` (a parameter of a module built "
-                "inside `torch.inference_mode()`), both nodes are `CopyBackwards`.",
+                "(except on a view of such a tensor taken under `torch.no_grad()` or `torch.inference_mode()`, or a "
+                "view of such a view: its clone has the node too, yet no gradient reaches the view taken under the "
+                "mode or its base). `torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and, on a "
+                "float32 `a` like the sources here, `a.double()` through `ToCopyBackward0` (it also changes the dtype; "
+                "on a float64 `a` it returns `a` itself, no copy). For an inference tensor `a` made with "
+                "`requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), both nodes are "
+                "`CopyBackwards`.",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带一个 `CloneBackward0` 节点（在 `torch.no_grad()` 或 `torch.inference_mode()` "
-                "下对这种张量取的视图（view）例外：它的副本也带这个节点，梯度却到不了这个视图，也到不了取视图的那个张量）。"
-                "`torch.empty_like(a).copy_(a)` 效果相同，节点是 "
+                "下对这种张量取的视图（view），以及这种视图的视图，是例外：它们的副本也带这个节点，梯度却到不了在该"
+                "模式下取的那个视图，也到不了取视图的那个张量）。`torch.empty_like(a).copy_(a)` 效果相同，节点是 "
                 "`CopyBackwards`；这里的 `a` 是 float32 张量，`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变"
                 "了 dtype；`a` 本来就是 float64 的话，它返回 `a` 本身，不复制）。对用 `requires_grad=True` 创建的推理"
                 "张量 `a`（比如在 `torch.inference_mode()` 里构建的模块的参数），这两个节点都是 `CopyBackwards`。",

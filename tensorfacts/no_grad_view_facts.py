@@ -1,11 +1,14 @@
 """Named facts on views taken with grad mode off (under ``torch.no_grad()`` or ``torch.inference_mode()``) of
-a tensor that requires grad: each is a leaf that requires grad, and its clone passes no gradient back. They stand
+a tensor that requires grad: each is a leaf that requires grad, and neither its clone nor the clone of a view of it
+taken with grad mode on passes a gradient to it or its base. They stand
 behind the clone exception of the decision page, the matrix guide, the glossary and the clone page, run over
 the view operations of the views table (:mod:`tensorfacts.view_ops`) whose result requires grad. Registered on import by
 :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import torch
 
@@ -17,6 +20,9 @@ GRAD_VIEWS = tuple(row for row in view_ops.VIEWS if row.code not in ("a.detach()
 #: The dtypes each source of the views table runs in (the sparse tensor's and view_as_complex's: no bfloat16).
 VIEW_DTYPES = {"a": (torch.float32, torch.float64, torch.bfloat16), "p": (torch.float32, torch.float64),
                "z": (torch.complex64, torch.complex128), "s": (torch.float32, torch.float64)}
+
+#: u itself, and the views of u taken with grad mode on that the fact clones instead: a view of u and a view of that.
+FURTHER_VIEWS = (lambda u: u, lambda u: u[..., 1:], lambda u: u[..., 1:].unsqueeze(0))
 
 
 def _backward_of_squares(c: torch.Tensor) -> None:
@@ -32,46 +38,55 @@ def _backward_of_squares(c: torch.Tensor) -> None:
           "sparse tensor's values() ...), takes u, the view of a source that requires grad, under torch.no_grad() "
           "and again under torch.inference_mode(), the source a leaf and again a non-leaf (the leaf times 1), in "
           "float32, float64 and bfloat16 (complex64 and complex128 for the views of a complex tensor; no bfloat16 "
-          "for view_as_complex and the sparse tensor), and clones u with grad mode on: u is a leaf that requires "
-          "grad, the clone c requires grad and has a CloneBackward0 node, yet after backward() of the sum of the "
-          "squares of c, u.grad and the leaf's .grad are None. a.detach() and s.indices() taken so do not require "
+          "for view_as_complex and the sparse tensor), and, with grad mode on, clones u, and in two further runs a "
+          "view of u and a view of that view taken with grad mode on (u[..., 1:] and u[..., 1:].unsqueeze(0), each "
+          "with a grad_fn and the same base as u): u is a leaf that requires grad, the clone c requires grad and "
+          "has a CloneBackward0 node, yet after backward() of the sum of the squares of c, u.grad and the leaf's "
+          ".grad are None. a.detach() and s.indices() taken so do not require "
           "grad.",
     "zh_CN": f"对视图表中除 a.detach() 和 s.indices() 以外的 {len(GRAD_VIEWS)} 个视图操作（索引、view、t()、"
              "transpose、expand、split、unbind、diagonal、as_strided、real、view_as_real、稀疏张量的 values() 等），"
              "分别在 torch.no_grad() 和 torch.inference_mode() 下对需要梯度的源张量取视图 u，源张量分别是叶子张量和"
              "非叶子张量（叶子张量乘 1），dtype 分别是 float32、float64 和 bfloat16（复数张量的视图用 complex64 和 "
-             "complex128；view_as_complex 和稀疏张量不用 bfloat16），再在梯度模式（grad mode）下对 u 调用 clone()："
-             "u 是需要梯度的叶子张量，副本 c 需要梯度，带 CloneBackward0 节点，但对 c 的各值平方和调用 backward() "
-             "之后，u.grad 和叶子张量的 .grad 都是 None。这样取的 a.detach() 和 s.indices() 不需要梯度。",
-}, {"en": f"{len(GRAD_VIEWS)} view operations, the dtypes it names, a leaf and a non-leaf source, both modes, on the "
-          "CPU",
-    "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量和非叶子张量两种源张量，两种模式，在 CPU 上"})
+             "complex128；view_as_complex 和稀疏张量不用 bfloat16），再在梯度模式（grad mode）下对 u 调用 clone()，"
+             "另两次运行则在梯度模式下先取 u 的视图和这个视图的视图（u[..., 1:] 和 u[..., 1:].unsqueeze(0)，都有 "
+             "grad_fn，基张量（base tensor）与 u 的相同），再对它调用 clone()：u 是需要梯度的叶子张量，副本 c "
+             "需要梯度，带 CloneBackward0 节点，但对 c 的各值平方和调用 backward() 之后，u.grad 和叶子张量的 .grad "
+             "都是 None。"
+             "这样取的 a.detach() 和 s.indices() 不需要梯度。",
+}, {"en": f"{len(GRAD_VIEWS)} view operations, the dtypes it names, a leaf and a non-leaf source, both modes, u "
+          "and two views taken of it with grad mode on, on the CPU",
+    "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量和非叶子张量两种源张量，两种模式，u 和在梯度模式下"
+             "对它取的两种视图，在 CPU 上"})
 def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
-    """A view taken with grad mode off is a leaf that requires grad; its clone has a node, and the node
-    passes the gradient nowhere."""
+    """A view taken with grad mode off is a leaf that requires grad; its clone, and the clone of a view of it taken
+    with grad mode on, has a node, and the node passes the gradient neither to the view nor to its base."""
     wrong, runs = [], 0
     for row in GRAD_VIEWS:
         for dtype in VIEW_DTYPES[row.source]:
             for off in (torch.no_grad, torch.inference_mode):
-                for kind in ("leaf", "non-leaf"):
+                for kind, (depth, further) in itertools.product(("leaf", "non-leaf"), enumerate(FURTHER_VIEWS)):
                     leaf = view_ops.make_source(row.source, "contiguous").to(dtype).requires_grad_()
                     source = leaf if kind == "leaf" else leaf * 1
                     with off():
                         u = view_ops.apply(row, source)
-                    c = u.clone()
+                    chained = further(u)
+                    c = chained.clone()
                     recorded = c.requires_grad and type(c.grad_fn).__name__ == "CloneBackward0"
                     _backward_of_squares(c)
                     runs += 1
                     made = source.requires_grad and source.is_leaf == (kind == "leaf")
-                    seen = (made and u.is_leaf and u.requires_grad, recorded, u.grad is None and leaf.grad is None)
+                    in_grad_mode = chained is u or (chained.grad_fn is not None and chained._base is u._base)
+                    seen = (made and u.is_leaf and u.requires_grad and in_grad_mode, recorded,
+                            u.grad is None and leaf.grad is None)
                     if seen != (True, True, True):
-                        wrong.append(f"{row.code} {dtype} {off.__name__} {kind}: {seen}")
+                        wrong.append(f"{row.code} {dtype} {off.__name__} {kind} view depth {depth}: {seen}")
     untracked = []
     for row in (r for r in view_ops.VIEWS if r not in GRAD_VIEWS):
         for off in (torch.no_grad, torch.inference_mode):
             with off():
                 untracked.append(view_ops.apply(row, view_ops.make_source(row.source, "contiguous").requires_grad_()))
-    expected = 4 * sum(len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS)  # two modes, two sources
+    expected = 4 * len(FURTHER_VIEWS) * sum(len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS)  # 2 modes, 2 sources
     return Fact(runs == expected and not wrong and not any(t.requires_grad for t in untracked),
                 f"views run: {runs}; not (a leaf that requires grad, clone recorded, no gradient on u or the leaf): "
                 f"{wrong}; results of a.detach() and s.indices() that require grad: "

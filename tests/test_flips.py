@@ -303,7 +303,7 @@ FACT_FLIPS = {
     "inference-tensor-apply-map-outside-no-error": "apply_ and map_ refuse inference tensors",
     "inference-tensor-requiring-grad": "clone() shares memory",
     "inference-module-forward-by-layer": "linear returns its input",
-    "inference-module-trains-when-rebuilt": "clone() shares memory",
+    "inference-module-trains-when-rebuilt": "add_() writes a copy",
     "fused-optimizer-step-not-counted": "fused optimizer steps are counted",
     "kernel-writes-not-counted": "uncounted kernels are counted",
     "file-mapped-twice-shares-bytes": "a second mapping of a file is a copy",

@@ -55,11 +55,13 @@ TERMS: tuple[Term, ...] = (
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),
     Term("克隆", "clone, `clone()`", "copying-clone",
          define_en="`clone()`: a copy with memory of its own; in grad mode (not inside `torch.inference_mode()`), the "
-                   "clone of a tensor that requires grad stays in the computation graph, except the clone of a view "
-                   "taken under `torch.no_grad()` or `torch.inference_mode()`, which passes no gradient back.",
+                   "clone of a tensor that requires grad stays in the computation graph, yet the clone of a view taken "
+                   "under `torch.no_grad()` or `torch.inference_mode()`, or of a view of such a view, passes no "
+                   "gradient to the view taken under the mode or to its base.",
          define_zh="`clone()`：有自己内存的副本；在梯度模式（grad mode）下（不在 `torch.inference_mode()` 里），"
-                   "需要梯度的张量的副本仍留在计算图中；在 `torch.no_grad()` 或 `torch.inference_mode()` 下取的视图"
-                   "例外，它的副本不把梯度传回去。"),
+                   "需要梯度的张量的副本仍留在计算图中；但在 `torch.no_grad()` 或 `torch.inference_mode()` 下取的视图"
+                   "的副本，以及这种视图的视图的副本，都不把梯度传给在该模式下取的那个视图，也不传给它的基张量（base "
+                   "tensor）。"),
     Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", avoid=("浅复制",),
          define_en="Copying only the outer object: the copy holds the same objects as the original, not copies of "
                    "them.",
@@ -126,11 +128,11 @@ TERMS: tuple[Term, ...] = (
          define_zh="PyTorch 记录张量上的运算并计算梯度的机制。"),
     Term("需要梯度", "`requires_grad=True`", "copying-clone", avoid=("需要求导",),
          define_en="A tensor's flag `requires_grad` set to `True`: in grad mode, autograd records the differentiable "
-                   "operations that use the tensor; under `torch.no_grad()` it does not. For an inference tensor used "
-                   "outside the mode it records only some: see leaf tensor.",
+                   "operations that use the tensor; under `torch.no_grad()` it does not. For an inference tensor that "
+                   "requires grad, used outside `torch.inference_mode()`, it records only some: see leaf tensor.",
          define_zh="张量的标志 `requires_grad` 为 `True`：在梯度模式下，用到这个张量的可求导运算会被自动求导记录下来；"
-                   "在 `torch.no_grad()` 下不记录。在模式外使用的推理张量（inference tensor）只有部分运算被记录，"
-                   "见“叶子张量（leaf tensor）”。"),
+                   "在 `torch.no_grad()` 下不记录。在 `torch.inference_mode()` 之外使用的、需要梯度的推理张量"
+                   "（inference tensor），只有部分运算被记录，见“叶子张量（leaf tensor）”。"),
     Term("梯度模式", "grad mode, `torch.is_grad_enabled()`", "copying-clone", avoid=("求导模式",), gloss="grad mode",
          define_en="The default of PyTorch's three grad modes (with no-grad mode, under `torch.no_grad()`, and "
                    "inference mode): autograd records operations. `torch.is_grad_enabled()` tells it, except inside "
@@ -147,33 +149,26 @@ TERMS: tuple[Term, ...] = (
          define_zh="结果对某个张量的导数；对需要梯度的叶子张量（leaf tensor），`.grad` 是 `backward()` 累加它的地方。"),
     Term("叶子张量", "leaf tensor", "questions-non-leaf-grad", also=("叶子节点", "叶节点"),
          gloss="leaf tensor", mention=r"(?<!非)叶子张量",
-         define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad, "
-                   "`backward()` accumulates its gradient into its `.grad` (a view made a leaf with "
-                   "`requires_grad_()` included), except a view of a tensor that requires grad taken under "
+         define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad and is "
+                   "not an inference tensor, `backward()` accumulates its gradient into its `.grad` (a view made a "
+                   "leaf with `requires_grad_()` included), except a view of a tensor that requires grad taken under "
                    "`torch.no_grad()` or `torch.inference_mode()`: such a view is a leaf that requires grad, yet gets "
-                   "no `.grad`. A parameter `w` of a module built inside `torch.inference_mode()` is an inference "
-                   "tensor that requires grad; outside the mode, whether it gets a gradient depends on the operation, "
-                   "the layer and the input. In the cases run: `clone()`, `double()`, `w * 2` and `w + b` record it; "
-                   "its views, `w.sum()`, `w.exp()`, `w * w`, `w ** 2`, `w.repeat(1, 1)`, `torch.cat([w, w])` and "
-                   "`F.linear(x, w)` on an `x` that does not require grad give results that do not require grad, with "
-                   "no error; `backward()` of the output of a `Linear` on such an `x` leaves `weight.grad` `None`; "
-                   "the forward pass of a `Linear` on an `x` that requires grad raises, and so does that of a "
-                   "`Conv1d`, a `LayerNorm` or a `GroupNorm` on an input that does not; `backward()` of the output of "
-                   "an `Embedding` or a `Bilinear` gives `weight` a gradient. To train such a module, build it "
-                   "outside the mode, or, outside the mode, replace each parameter `p` by `nn.Parameter(p.clone())` "
-                   "and each buffer `b` by `b.clone()`.",
-         define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度，"
-                   "`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` 变成叶子张量的视图也是如此；例外"
-                   "是在 `torch.no_grad()` 或 `torch.inference_mode()` 下对需要梯度的张量取的视图：它是需要梯度的叶子"
-                   "张量，却得不到 `.grad`。在 `torch.inference_mode()` 里构建的模块，其参数 `w` 是需要梯度的推理张量"
-                   "（inference tensor）；在模式外它能不能得到梯度，取决于运算、层和输入。试过的情形里：`clone()`、"
-                   "`double()`、`w * 2` 和 `w + b` 记录它；它的视图、`w.sum()`、`w.exp()`、`w * w`、`w ** 2`、"
-                   "`w.repeat(1, 1)`、`torch.cat([w, w])`，以及对不需要梯度的 `x` 的 `F.linear(x, w)`，结果都不需要梯"
-                   "度，也不报错；对 `Linear` 作用于这样的 `x` 的输出调用 `backward()`，`weight.grad` 仍是 `None`；"
-                   "`Linear` 作用于需要梯度的 `x` 时，前向传播报错，`Conv1d`、`LayerNorm` 或 `GroupNorm` 作用于不需要"
-                   "梯度的输入时也报错；对 `Embedding` 或 `Bilinear` 的输出调用 `backward()`，`weight` 得到梯度。要训"
-                   "练这样的模块，就在模式外构建它，或者在模式外把每个参数 `p` 换成 `nn.Parameter(p.clone())`、每个缓"
-                   "冲区 `b` 换成 `b.clone()`。"),
+                   "no `.grad`. A parameter of a module built inside `torch.inference_mode()` is an inference tensor "
+                   "that requires grad; outside the mode, for the layers run, `backward()` gives `weight` a gradient "
+                   "for `Embedding` and `Bilinear` and none for `Linear` on an input that does not require grad, and "
+                   "the forward pass raises for `Linear` on an input that does and for `Conv1d`, `LayerNorm` and "
+                   "`GroupNorm` (more in the behaviour matrix, in its sections on a view of a leaf and on an inference "
+                   "tensor). Built outside the mode instead, each of these layers and `BatchNorm1d` trains "
+                   "(SGD steps change its weight): to train such a module, build it outside the mode.",
+         define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度、又不是"
+                   "推理张量（inference tensor），`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` "
+                   "变成叶子张量的视图也是如此；例外是在 `torch.no_grad()` 或 `torch.inference_mode()` 下对需要梯度的"
+                   "张量取的视图：它是需要梯度的叶子张量，却得不到 `.grad`。在 `torch.inference_mode()` 里构建的模块，"
+                   "其参数是需要梯度的推理张量；在模式外，试过的层里，`Embedding` 和 `Bilinear` 的 `backward()` 给 "
+                   "`weight` 梯度，`Linear` 作用于不需要梯度的输入时不给；`Linear` 作用于需要梯度的输入时，以及 "
+                   "`Conv1d`、`LayerNorm` 和 `GroupNorm`，前向传播报错（详见《行为对照表》的“源张量：叶子张量的视图”"
+                   "和“源张量：推理张量”两节）。改在模式外构建，这些层和 `BatchNorm1d` 都能训练（SGD 的每一步都改变"
+                   "它的权重）：要训练这样的模块，就在模式外构建它。"),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),

@@ -385,15 +385,19 @@ unnamed_source, bystander = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), t
 assert unnamed_source.grad is None and torch.equal(bystander.grad, torch.ones(3)), (
     "backward(inputs=...) that does not name the source leaves its .grad alone")
 for grad_off in (torch.no_grad, torch.inference_mode):
-    off_base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    with grad_off():
-        off_view = off_base[1:]
-    off_clone = off_view.clone()
-    assert off_view.requires_grad and off_clone.requires_grad and not off_clone.is_leaf, (
-        "a view taken with grad mode off requires grad, and so does its clone, which is not a leaf")
-    (off_clone * off_clone).sum().backward()
-    assert off_view.grad is None and off_base.grad is None, (
-        "the clone of a view taken with grad mode off passes no gradient to the view or its base")
+    for further in (False, True):
+        off_base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with grad_off():
+            off_view = off_base[1:]
+        off_source = off_view[1:] if further else off_view
+        off_clone = off_source.clone()
+        assert off_view.requires_grad and off_clone.requires_grad and not off_clone.is_leaf, (
+            "a view taken with grad mode off requires grad, and so does its clone, which is not a leaf")
+        assert off_source.is_leaf != further and off_source._base is off_base, (
+            "a view of that view taken with grad mode on is recorded, on the same base")
+        (off_clone * off_clone).sum().backward()
+        assert off_view.grad is None and off_base.grad is None, (
+            "the clone of a view taken with grad mode off, or of a view of it, sends no gradient to the view or base")
 for retained in (False, True):
     behind_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     non_leaf_source = behind_leaf * 2
@@ -474,9 +478,10 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # passes it on to the leaves behind it and keeps ``.grad`` at ``None`` unless it called
 # ``retain_grad()``), ``torch.autograd.grad`` returns it without writing ``.grad``, a
 # ``backward(inputs=...)`` that does not name the source leaves its ``.grad`` alone, and one that
-# names the clone, like ``torch.autograd.grad`` asked for the clone, stops there. A source that is a
+# names the clone, like ``torch.autograd.grad`` asked for the clone, stops there. When the source is a
 # view of a tensor that requires grad, taken under ``torch.no_grad()`` or ``torch.inference_mode()``,
-# gets no gradient, nor does its base, and nothing raises. Rebinding a name
+# or a view of such a view, neither the view taken under the mode nor its base gets a gradient, and
+# nothing raises. Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.
 # :fact:`clone-of-no-grad-view-passes-no-gradient`

@@ -359,15 +359,19 @@ unnamed_source, bystander = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), t
 assert unnamed_source.grad is None and torch.equal(bystander.grad, torch.ones(3)), (
     "backward(inputs=...) that does not name the source leaves its .grad alone")
 for grad_off in (torch.no_grad, torch.inference_mode):
-    off_base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    with grad_off():
-        off_view = off_base[1:]
-    off_clone = off_view.clone()
-    assert off_view.requires_grad and off_clone.requires_grad and not off_clone.is_leaf, (
-        "a view taken with grad mode off requires grad, and so does its clone, which is not a leaf")
-    (off_clone * off_clone).sum().backward()
-    assert off_view.grad is None and off_base.grad is None, (
-        "the clone of a view taken with grad mode off passes no gradient to the view or its base")
+    for further in (False, True):
+        off_base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with grad_off():
+            off_view = off_base[1:]
+        off_source = off_view[1:] if further else off_view
+        off_clone = off_source.clone()
+        assert off_view.requires_grad and off_clone.requires_grad and not off_clone.is_leaf, (
+            "a view taken with grad mode off requires grad, and so does its clone, which is not a leaf")
+        assert off_source.is_leaf != further and off_source._base is off_base, (
+            "a view of that view taken with grad mode on is recorded, on the same base")
+        (off_clone * off_clone).sum().backward()
+        assert off_view.grad is None and off_base.grad is None, (
+            "the clone of a view taken with grad mode off, or of a view of it, sends no gradient to the view or base")
 for retained in (False, True):
     behind_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     non_leaf_source = behind_leaf * 2
@@ -435,5 +439,5 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取的视图（view），它和它的基张量（base tensor）都得不到梯度，也不报错。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取的视图（view），或者这种视图的视图，在该模式下取的那个视图和它的基张量（base tensor）都得不到梯度，也不报错。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
 # :fact:`clone-of-no-grad-view-passes-no-gradient`
