@@ -1,8 +1,8 @@
 """
 .. _questions-leaf-inplace:
 
-"a leaf Variable that requires grad is being used in an in-place operation": why a hand-written parameter update raises
-=======================================================================================================================
+"a leaf Variable that requires grad is being used in an in-place operation"
+===========================================================================
 
 .. admonition:: Answer
    :class: answer
