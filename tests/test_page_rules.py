@@ -208,3 +208,22 @@ def test_every_section_a_refusal_names_is_a_section_of_the_writing_guide():
     assert {"Printing", "Typography", "Figures", "Pages in every edition"} <= sections, sections
     headings = set(re.findall(r"^## (.+?)\s*$", (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"), re.M))
     assert sorted(sections - headings) == [], "refusals name sections CONTRIBUTING.md does not have"
+
+
+def test_a_preview_of_some_pages_reads_those_scripts_and_the_full_check_reads_every_one(sources):
+    """What a preview of some pages (``--only``) gives up: the rules of one script at a time skip the pages it
+    does not build. A code cell changed in one edition (parity), a check the manifest does not record and whose
+    message has no translation, and a print that literals decide, all in the second page, are named when that
+    page is chosen or when nothing is, never otherwise."""
+    first, second = (script.relative_to(ROOT / "gallery" / "en").with_suffix("").as_posix()
+                     for script in gallery_scripts("en")[:2])  # fmt: skip
+    code = 'import torch\nprint(torch.tensor(False).item())\nassert torch.ones(1).sum() == 1, "injected"'
+    en, zh = _both(sources, f"{second}.py")
+    _append(en, code)
+    _append(zh, code + "\nonly_in_chinese = 1")
+    assert all_rules.check_sources(root=sources, only=[first]) == []
+    for only in ([second], None):
+        problems = "\n".join(all_rules.check_sources(root=sources, only=only))
+        for expected in (f"gallery/zh_CN/{second}.py: code cell", "torch.ones(1).sum() == 1", "message 'injected'",
+                         "prints `torch.tensor(False).item()`"):  # fmt: skip
+            assert expected in problems, (only, expected, problems)

@@ -26,6 +26,7 @@ import ast
 import collections
 import functools
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 from babel.messages import pofile
@@ -182,13 +183,14 @@ def fields(text: str) -> list[str]:
     return sorted(FIELD.findall(text))
 
 
-def check(lang: str, root: Path = ROOT) -> list[str]:
-    """The page rule for one edition (none for the first edition, whose language the messages are in)."""
+def check(lang: str, root: Path = ROOT, only: Collection[str] | None = None) -> list[str]:
+    """The page rule for one edition (none for the first edition, whose language the messages are in); with
+    ``only``, the messages of those pages (page names) only, and no word on the catalog's unused entries."""
     if lang == CODES[0]:
         return []
     labels, words, seen, shown, problems = read(lang, root), read_values(lang, root), set(), set(), []
     where_catalog = catalog_path(lang, root).relative_to(root).as_posix()
-    for script in sources.gallery_scripts(lang, root / "gallery"):
+    for script in sources.gallery_scripts(lang, root / "gallery", only):
         where = script.relative_to(root).as_posix()
         try:
             found = messages(script.read_text(encoding="utf-8"))
@@ -212,6 +214,8 @@ def check(lang: str, root: Path = ROOT) -> list[str]:
             elif fields(label) != fields(message):
                 problems.append(f"{where}:{line}: the translation of {message!r} in {where_catalog} must hold "
                                 f"the same fields {fields(message)}, not {fields(label)} {GUIDE}")
+    if only is not None:
+        return problems
     problems += [f"{where_catalog}: {message!r} is the message of no check; remove it {GUIDE}"
                  for message in sorted(set(labels) - seen)]  # fmt: skip
     problems += [f'{where_catalog}: the value {value!r} (msgctxt "{VALUE}") is given to no field of a check\'s '

@@ -92,11 +92,14 @@ class Interrupted(KeyboardInterrupt):
 # --- Checking sources ---------------------------------------------------------------------------
 
 
-def check_sources(preview: bool) -> None:
+def check_sources(preview: bool, only: list[str]) -> None:
     """Every page rule; a preview also accepts checks that ``gallery/asserts.json`` does not record yet
-    (it says so), the full build does not."""
-    problems = all_rules.check_sources(CODES, manifest=False, processes=len(CODES)) + active_content.check(ROOT)
-    unrecorded = all_rules.unrecorded(CODES)
+    (it says so), the full build does not. A preview of some pages (``only``) reads those pages' scripts
+    only, in the rules that read one script at a time (:func:`sitetools.rules.all_rules.check_sources`)."""
+    pages = only or None
+    problems = (all_rules.check_sources(CODES, manifest=False, processes=len(CODES), only=pages)
+                + active_content.check(ROOT))  # fmt: skip
+    unrecorded = all_rules.unrecorded(CODES, only=pages)
     if not preview:
         problems += unrecorded
     if problems:
@@ -323,7 +326,7 @@ def build(args: argparse.Namespace) -> str:
         abandoned = remove_abandoned(sorted(Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*")))
         for folder in abandoned:
             print(f"removed {folder}: the staging folder of a build that no longer runs (killed?)", flush=True)
-        check_sources(preview)
+        check_sources(preview, only)
         descendants.become_subreaper()  # what the Sphinx processes leave behind stays ours to end
         temporary = stage is None
         stage = stage or Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))

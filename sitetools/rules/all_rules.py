@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import multiprocessing
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -36,7 +36,7 @@ from sitetools.rules.sources import ROOT
 
 
 def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: bool = True,
-                  processes: int = 1) -> list[str]:  # fmt: skip
+                  processes: int = 1, only: Collection[str] | None = None) -> list[str]:  # fmt: skip
     """Every page rule for the given editions: layout, parity, the code rules of every script (what it
     prints, what its checks can show, the form of a GPU box), the citations of twin paragraphs, no
     skipped doctest, typography, the answer box that opens every question page
@@ -44,6 +44,9 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: boo
     (:mod:`sitetools.rules.errata_box`), and (in editions written in Chinese) the terminology of
     :mod:`sitetools.rules.wording`; then,
     unless ``manifest`` is false, what :func:`unrecorded` names.
+    With ``only`` (page names, as a preview of some pages gives them), the rules that read one script at a
+    time (its code, its parity with its twins, its checks in the manifest) read those scripts only; the rules
+    over a whole edition (typography, answer boxes, terminology, citations) still read every page.
     With ``processes`` above 1 the editions' own rules run side by side, each in a process of its own
     (the build does this: the rules are about a sixth of a clean build)."""
     langs = list(langs)
@@ -51,35 +54,36 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: boo
         if processes > 1 and len(langs) > 1:
             context = multiprocessing.get_context("spawn")  # a fresh interpreter: no state of this one
             pool = stack.enter_context(ProcessPoolExecutor(min(processes, len(langs)), mp_context=context))
-            per_edition = [pool.submit(edition_rules, lang, root) for lang in langs]
+            per_edition = [pool.submit(edition_rules, lang, root, only) for lang in langs]
         else:
             per_edition = []
         problems = []
         if len(langs) > 1:
-            problems += sources.check_parity(langs, root)
+            problems += sources.check_parity(langs, root, only)
             problems += edition_citations.check(langs, root)
         if per_edition:
             problems += [problem for future in per_edition for problem in future.result()]
         else:
-            problems += [problem for lang in langs for problem in edition_rules(lang, root)]
+            problems += [problem for lang in langs for problem in edition_rules(lang, root, only)]
     if manifest:
-        problems += unrecorded(langs, root)
+        problems += unrecorded(langs, root, only)
     return problems
 
 
-def unrecorded(langs: Iterable[str] = CODES, root: Path = ROOT) -> list[str]:
+def unrecorded(langs: Iterable[str] = CODES, root: Path = ROOT, only: Collection[str] | None = None) -> list[str]:
     """What a new or changed page still has to record: its checks in ``gallery/asserts.json`` and their messages
     in each edition's catalog (:mod:`sitetools.authoring.check_labels`). A preview runs such a page; the build
-    refuses it."""
+    refuses it. With ``only``, those pages only."""
     langs = list(langs)
-    return checks_manifest.check_manifest(langs, root / "gallery") + [
-        problem for lang in langs for problem in check_labels.check(lang, root)]
+    return checks_manifest.check_manifest(langs, root / "gallery", only) + [
+        problem for lang in langs for problem in check_labels.check(lang, root, only)]
 
 
-def edition_rules(lang: str, root: Path = ROOT) -> list[str]:
-    """The rules one edition's sources follow on their own (everything but parity and citations)."""
+def edition_rules(lang: str, root: Path = ROOT, only: Collection[str] | None = None) -> list[str]:
+    """The rules one edition's sources follow on their own (everything but parity and citations); with
+    ``only``, the rules of single scripts read those scripts only."""
     problems = sources.check_layout(lang, root)
-    for script in sources.gallery_scripts(lang, root / "gallery"):
+    for script in sources.gallery_scripts(lang, root / "gallery", only):
         problems += sources.check_script(script, root)
         problems += gpu_box.check_gpu_boxes(script)
         problems += code_rules(script, root)

@@ -24,6 +24,7 @@ import collections
 import functools
 import json
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 from editions import CODES
@@ -42,9 +43,10 @@ HIDDEN = " (hidden)"
 GPU = " (GPU)"
 
 
-def scripts(lang: str, gallery: Path = GALLERY) -> dict[str, Path]:
-    """The example scripts of one language, keyed by page name (``copying/plot_01_alias_and_data``)."""
-    return {relative_name(path, gallery): path for path in gallery_scripts(lang, gallery)}
+def scripts(lang: str, gallery: Path = GALLERY, only: Collection[str] | None = None) -> dict[str, Path]:
+    """The example scripts of one language (with ``only``, of these names), keyed by page name
+    (``copying/plot_01_alias_and_data``)."""
+    return {relative_name(path, gallery): path for path in gallery_scripts(lang, gallery, only)}
 
 
 def checks(source: str, filename: str = "<page>") -> list[str]:
@@ -99,13 +101,14 @@ def problems(where: str, found: list[str], recorded: list[str]) -> list[str]:
     return report
 
 
-def check_manifest(langs: list[str], gallery: Path = GALLERY) -> list[str]:
-    """Every page of ``langs`` keeps exactly the checks the manifest (``gallery/asserts.json``) records."""
+def check_manifest(langs: list[str], gallery: Path = GALLERY, only: Collection[str] | None = None) -> list[str]:
+    """Every page of ``langs`` (with ``only``, of these page names) keeps exactly the checks the manifest
+    (``gallery/asserts.json``) records."""
     manifest = gallery / MANIFEST.name
     recorded = read_manifest(manifest) if manifest.exists() else {}
     found = []
     for lang in langs:
-        for name, script in scripts(lang, gallery).items():
+        for name, script in scripts(lang, gallery, only).items():
             found += problems(f"gallery/{lang}/{name}.py", script_checks(script), recorded.get(name, []))
     return found
 

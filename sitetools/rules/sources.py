@@ -14,7 +14,7 @@ import functools
 import io
 import re
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from editions import CODES
@@ -38,9 +38,11 @@ def guide(section: str) -> str:
 # --- Finding pages -----------------------------------------------------------------------------
 
 
-def gallery_scripts(lang: str, gallery: Path = GALLERY) -> list[Path]:
-    """Every example script of one edition, in file order."""
-    return sorted((gallery / lang).rglob(SCRIPT_GLOB))
+def gallery_scripts(lang: str, gallery: Path = GALLERY, only: Collection[str] | None = None) -> list[Path]:
+    """Every example script of one edition, in file order; with ``only``, those of these page names
+    (``copying/plot_01_alias_and_data``) only."""
+    found = sorted((gallery / lang).rglob(SCRIPT_GLOB))
+    return found if only is None else [script for script in found if relative_name(script, gallery) in only]
 
 
 def relative_name(script: Path, gallery: Path = GALLERY) -> str:
@@ -331,8 +333,9 @@ def _doctests(page: Path) -> list[str]:
     return re.findall(r"```\{doctest\}\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
 
 
-def check_parity(langs: Iterable[str] = CODES, root: Path = ROOT) -> list[str]:
-    """Every edition holds the same pages as the first, with code cells and doctests token for token."""
+def check_parity(langs: Iterable[str] = CODES, root: Path = ROOT, only: Collection[str] | None = None) -> list[str]:
+    """Every edition holds the same pages as the first, with code cells and doctests token for token (with
+    ``only``, the code cells of these pages only)."""
     reference, *others = langs
     gallery, docs = root / "gallery", root / "docs"
     rule = guide("Pages in every edition")
@@ -348,6 +351,8 @@ def check_parity(langs: Iterable[str] = CODES, root: Path = ROOT) -> list[str]:
             for name in sorted(theirs - ours):
                 problems.append(f"{_shown(base_theirs, root)}/{name} has no {reference} twin {rule}")
         for name in sorted(_names(gallery / reference, SCRIPT_GLOB) & _names(gallery / lang, SCRIPT_GLOB)):
+            if only is not None and name.removesuffix(".py") not in only:
+                continue
             ours, theirs = gallery / reference / name, gallery / lang / name
             where = _shown(theirs, root)
             try:
