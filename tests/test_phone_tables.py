@@ -367,7 +367,9 @@ def test_the_check_finds_what_a_bad_page_does(browser, tmp_path):
 
 
 #: Run in a question page: where its answer box ends, against the first screen (empty: on it).
-ANSWER_ON_FIRST_SCREEN = """() => {
+ANSWER_ON_FIRST_SCREEN = """async () => {
+  await document.fonts.ready;  // measured once the text has its final fonts and a frame is laid out
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   const box = document.querySelector('article .admonition.answer');
   if (!box) return ['no answer box'];
   const bottom = box.getBoundingClientRect().bottom + window.scrollY;
