@@ -1,6 +1,6 @@
 """The house stays small as pages grow: no module of the project (outside ``gallery/`` and ``tests/``)
 is over 400 lines, and no import circle joins the project's own modules (an import inside a function
-counts: it hides a circle, it does not remove one)."""
+counts: it hides a circle, it does not remove one); the front door and the writing guide stay short."""
 
 import ast
 from pathlib import Path
@@ -150,3 +150,21 @@ def test_the_circle_finder_sees_circles_through_lazy_and_relative_imports(tmp_pa
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
     assert circles(import_graph(tmp_path)) == expected
+
+
+#: The documents a newcomer reads first, and how long each may be.
+DOCUMENTS_LIMIT = 200
+FRONT_DOOR, WRITING_GUIDE = "README.md", "CONTRIBUTING.md"
+
+
+def test_the_front_door_and_the_writing_guide_stay_short_and_say_nothing_twice():
+    """README.md (what the site is, the two commands) and CONTRIBUTING.md (the rules a writer meets) stay
+    within 200 lines each, and no sentence-long line of one is repeated in the other."""
+    texts = {name: (ROOT / name).read_text(encoding="utf-8") for name in (FRONT_DOOR, WRITING_GUIDE)}
+    long_ones = {name: len(text.splitlines()) for name, text in texts.items()
+                 if len(text.splitlines()) > DOCUMENTS_LIMIT}  # fmt: skip
+    assert not long_ones, f"over {DOCUMENTS_LIMIT} lines: {long_ones}; move detail to MAINTAINING.md"
+    lines = {name: {line.strip() for line in text.splitlines() if len(line.strip()) >= 60}
+             for name, text in texts.items()}  # fmt: skip
+    repeated = lines[FRONT_DOOR] & lines[WRITING_GUIDE]
+    assert not repeated, f"said in both {FRONT_DOOR} and {WRITING_GUIDE}: {sorted(repeated)}"
