@@ -82,7 +82,9 @@ FAULTS = {
     "heavy-page": (cell('values = torch.arange(10**6)\nprint("values:", values.tolist())'), EN_FIRST,
                    ["weighs", "over the limit of"]),
     "output-written-by-help": (cell("help(torch.Tensor.detach)"), EN_FIRST,
-                               [f"{SOURCE}: pydoc (pydoc.py", "a page's output comes only from its own print() calls"]),
+                               [f"{SOURCE}, output block", "(after the code cell starting `help(torch.Tensor.detach)`)"
+                                ": shows 'Help on method_descriptor:', which no print() of the page wrote",
+                                "a page's output comes only from its own print() calls"]),
     # Editions say the same thing.
     "twin-cites-another-fact": (_contradicting_twin, ["--only", FIRST],
                                 ["docs/zh_CN/decide.md, line", "cites fact:leaf-refuses-inplace"]),

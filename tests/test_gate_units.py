@@ -31,7 +31,8 @@ def _fake_edition(out: Path, stage: Path, lang: str, outputs: list[str], ran: bo
     if ran:
         records = stage / "records" / lang
         records.mkdir(parents=True, exist_ok=True)
-        (records / f"{Path(NAME).name}.py.done").write_text("{}", encoding="utf-8")
+        printed = "".join(f"{o}\n" for o in outputs)  # each block shows what the page's own prints wrote
+        (records / f"{Path(NAME).name}.py.done").write_text(json.dumps({"printed": printed}), encoding="utf-8")
 
 
 def _verify(tmp_path, en: list[str], zh: list[str], zh_ran: bool = True) -> str:
@@ -102,7 +103,8 @@ def test_a_failed_check_publishes_nothing(tmp_path, monkeypatch, same_output):
         page.write_text(f'<div class="sphx-glr-script-out highlight-none">{outputs[0]}</div>', encoding="utf-8")
         records = stage_ / "records" / lang
         records.mkdir(parents=True, exist_ok=True)
-        (records / f"{Path(only[0]).name}.py.done").write_text("{}", encoding="utf-8")
+        record = json.dumps({"printed": f"{outputs[0]}\n"})
+        (records / f"{Path(only[0]).name}.py.done").write_text(record, encoding="utf-8")
         return _Finished()
 
     monkeypatch.setattr(pipeline, "start_edition", fake_start)

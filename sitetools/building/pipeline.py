@@ -18,7 +18,8 @@ published at all. In order, it
    record) and :mod:`sitetools.guard.outputs` (it writes only its own outputs and leaves no process
    running);
 5. once every Sphinx process has exited, ends what they left running, then verifies that every example
-   ran to its end and has its page with output, that editions printed identical output blocks (a
+   ran to its end and has its page with output, that its output blocks show only what its own prints
+   wrote (:mod:`sitetools.guard.output_channels`), that editions printed identical output blocks (a
    second execution of the same code, so nondeterminism shows), and that no file of the checkout or of
    the staged sources changed;
 6. writes the landing page and the search index, then swaps the new site into place as a whole.
@@ -64,6 +65,7 @@ from sitetools.building.folders import (
 )
 from sitetools.building.sphinx_runs import PREVIEW_KEPT, start_edition, stop, wait_for
 from sitetools.guard import example as example_guard
+from sitetools.guard import output_channels
 from sitetools.guard import outputs as page_outputs
 from sitetools.rules import active_content, all_rules, checks_manifest, sources
 from sitetools.web import search as site_search
@@ -168,13 +170,14 @@ def stage_sources(stage: Path, langs: list[str], only: list[str]) -> Path:
 
 
 def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str, list[str]]) -> None:
-    """Every example ran to its end, its page shows its code and output, the editions printed and drew
-    the same, and no page is over the weight limit (:mod:`sitetools.building.edition_outputs`)."""
+    """Every example ran to its end, its page shows its code and output, its output is what its own prints
+    wrote (:func:`sitetools.guard.output_channels.unprinted`), the editions printed and drew the same, and no
+    page is over the weight limit (:mod:`sitetools.building.edition_outputs`)."""
     problems = []
     outputs: dict[str, dict[str, list[str]]] = {}
     built: dict[str, dict[str, Path]] = {}
     for lang in langs:
-        done = {p.name.removesuffix(".done") for p in (stage / "records" / lang).glob("*.done")}
+        done = {p.name.removesuffix(".done"): p for p in (stage / "records" / lang).glob("*.done")}
         for name in scripts[lang]:
             source = f"gallery/{lang}/{name}.py"
             if Path(name).name + ".py" not in done:
@@ -185,9 +188,13 @@ def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str,
                 problems.append(f"{source} has no page {page.relative_to(out)}")
                 continue
             built.setdefault(name, {})[lang] = page
-            blocks = OUTPUT_BLOCK.findall(page.read_text(encoding="utf-8"))
+            text = page.read_text(encoding="utf-8")
+            matches = list(OUTPUT_BLOCK.finditer(text))
+            blocks = [match.group(0) for match in matches]
             if not blocks:
                 problems.append(f"{source}: its page shows no output block")
+            printed = json.loads(done[Path(name).name + ".py"].read_text(encoding="utf-8")).get("printed")
+            problems += output_channels.unprinted(source, output_channels.shown_blocks(text, matches), printed)
             outputs.setdefault(name, {})[lang] = blocks
     reference = langs[0]
     for name, by_lang in outputs.items():
@@ -202,7 +209,8 @@ def verify_examples(out: Path, stage: Path, langs: list[str], scripts: dict[str,
                 )
     problems += edition_outputs.figure_problems(built, reference) + edition_outputs.weight_problems(out)
     if problems:
-        raise BuildError(f"{len(problems)} example(s) incomplete or not reproducible:\n  " + "\n  ".join(problems))
+        raise BuildError(f"{len(problems)} example(s) incomplete, showing output they did not print, or not "
+                         "reproducible:\n  " + "\n  ".join(problems))  # fmt: skip
 
 
 def check_unchanged(checkout: dict, staged: dict, stage: Path, own: tuple[Path, ...],

@@ -7,12 +7,16 @@ cell's last expression, which the shared configuration turns off (``capture_repr
 module holds each of them to an allow-list:
 
 - **print, from the page's own code.** While an example runs (:mod:`sitetools.guard.example`),
-  :class:`PageWrites` accepts a write to sphinx-gallery's capture of the output only from a frame of
-  the page's own file: ``print()`` called by the page (a built-in, so the page's frame is the writer).
-  Text written by any other module (``pprint``, ``pydoc``, ``this``, ``traceback``, a library's own
-  ``print``) is refused: the write raises, and if the page catches that, the guard fails the page after
-  it ran, naming the module and line that wrote. The static rules of :mod:`sitetools.rules.output`
-  (no ``sys.stdout``, literal prints) apply to the page's prints themselves.
+  :class:`PagePrints` wraps ``builtins.print`` and records the text of each ``print()`` called from a frame
+  of the page's own file (the page's code, or a function of it a library calls back) that writes to the
+  page's output; the record is kept with the example's completion record. After Sphinx, the build
+  (:func:`sitetools.building.pipeline.verify_examples`, with :func:`unprinted`) compares the lines the
+  page's output blocks show with the lines its own prints wrote, in order: a line shown that no print of
+  the page wrote (text written by ``pprint``, ``pydoc``, ``this``, ``traceback``, a library's own
+  ``print``) fails the build, naming the page, the output block, the code cell it follows and the text.
+  It does not name the module that wrote the text (nothing patches sphinx-gallery's capture to see the
+  writer), and the page runs to its end. The static rules of :mod:`sitetools.rules.output` (no
+  ``sys.stdout``, literal prints) apply to the page's prints themselves.
 - **The figure helpers.** The page's code draws only by calling ``draw_memory``, ``draw_graph``,
   ``draw_versions`` or ``draw_processes`` of the helper cell, which must be
   ``sitetools/authoring/figure_cell.py``'s text exactly:
@@ -28,7 +32,9 @@ module holds each of them to an allow-list:
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
+import html
 import os
 import re
 import sys
@@ -46,10 +52,6 @@ DRAWERS = {"draw_memory", "draw_graph", "draw_versions", "draw_processes"}
 READERS = {"shared_counters"}
 HELPERS_START = "import matplotlib.pyplot as plt"
 FIGURE_CELL = Path(__file__).parents[1] / "authoring" / "figure_cell.py"
-
-
-class OutputAroundPrint(Exception):
-    """A page's output was written by other code than the page's own ``print()``."""
 
 
 # --- Static rules ------------------------------------------------------------------------------
@@ -153,17 +155,28 @@ def check_source(where: str, source: str) -> list[str]:
     return [f"{where}, line {line}: {problem} {GUIDE}" for line, problem in problems(source, where)]
 
 
-# --- While a page runs -------------------------------------------------------------------------
+# --- While a page runs, and after the build ---------------------------------------------------
+
+#: What sphinx-gallery strips from a cell's captured output (``gen_rst._get_code_output``): ANSI escapes.
+ANSI_ESCAPE = re.compile(r"\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])")
+#: The start of a code cell of a built page (the page's Python, or the figure helpers' cell) and its text.
+CODE_CELL = re.compile(r'<div class="highlight-(?:Python|python-helpers)[^"]*"><div class="highlight"><pre[^>]*>'
+                       r"(.*?)</pre>", flags=re.S)  # fmt: skip
+#: Set on the wrapper of ``print``, so that a wrapper a failed example left in place is never wrapped again.
+WRAPPER = "_tensorcopy_page_prints"
 
 
-class PageWrites:
-    """While one example runs: only a frame of the example's own file may write to sphinx-gallery's
-    capture of its output (``_LoggingTee``, the ``sys.stdout`` and ``sys.stderr`` of a running cell)."""
+class PagePrints:
+    """While one example runs: ``builtins.print`` wrapped, to record what the example's own prints show.
 
-    def __init__(self, script: str, source: Path):
-        self.script = script  # as the log names it: gallery/<lang>/<part>/<page>.py
+    A ``print()`` called from a frame of the example's own file (the page's code, or a function of it that a
+    library calls back) whose ``file`` is left out, or is the ``sys.stdout`` or ``sys.stderr`` of the moment
+    (which sphinx-gallery captures while a cell runs), has its text recorded, in order, as print writes it:
+    ``sep.join(map(str, args)) + end``. Every call, recorded or not, still prints."""
+
+    def __init__(self, source: Path):
         self.source = os.path.normcase(os.path.realpath(source))
-        self.refused: list[str] = []
+        self.printed: list[str] = []
         self._original = None
         self._mine: dict[str, bool] = {}
 
@@ -173,32 +186,93 @@ class PageWrites:
         return self._mine[filename]
 
     def start(self) -> None:
-        from sphinx_gallery.gen_rst import _LoggingTee
-
-        original = _LoggingTee.__dict__.get("write")
-        if original is None:  # sphinx-gallery changed: fail loudly rather than let every write through
-            raise RuntimeError("sphinx_gallery.gen_rst._LoggingTee has no write(); "
-                               "update sitetools/guard/output_channels.py")
+        original = builtins.print
+        while getattr(original, WRAPPER, False):  # left in place by an example that ended in an error
+            original = original.__wrapped__
         self._original = original
-        guard = self
+        printed, is_page = self.printed, self._is_page
 
-        def write(tee, data):
-            caller = sys._getframe(1)
-            if not guard._is_page(caller.f_code.co_filename):
-                what = (f"{caller.f_globals.get('__name__', '?')} ({Path(caller.f_code.co_filename).name}, "
-                        f"line {caller.f_lineno}) wrote {data[:60]!r}")  # fmt: skip
-                guard.refused.append(what)
-                raise OutputAroundPrint(f"{guard.script}: {what}; a page's output comes only from its own print() "
-                                        f"calls {GUIDE}")  # fmt: skip
-            return original(tee, data)
+        @functools.wraps(original)
+        def recording_print(*args, sep=None, end=None, file=None, flush=False):
+            if ((file is None or file is sys.stdout or file is sys.stderr) and isinstance(sep, str | None)
+                    and isinstance(end, str | None) and is_page(sys._getframe(1).f_code.co_filename)):
+                args = tuple(str(arg) for arg in args)  # each value's str() once: the text recorded is the text printed
+                printed.append((" " if sep is None else sep).join(args) + ("\n" if end is None else end))
+            return original(*args, sep=sep, end=end, file=file, flush=flush)
 
-        _LoggingTee.write = write
+        setattr(recording_print, WRAPPER, True)
+        builtins.print = recording_print
 
-    def stop(self) -> list[str]:
-        """Put sphinx-gallery's capture back; return what was refused (one line each)."""
+    def stop(self) -> str:
+        """Put ``print`` back; return the text the example's own prints wrote to its output."""
         if self._original is not None:
-            from sphinx_gallery.gen_rst import _LoggingTee
-
-            _LoggingTee.write = self._original
+            builtins.print = self._original
             self._original = None
-        return self.refused
+        return "".join(self.printed)
+
+
+def _clean(text: str) -> list[str]:
+    """The lines of ``text`` as a page shows captured output: tabs expanded and ANSI escapes removed
+    (sphinx-gallery), vertical tabs and form feeds made spaces and trailing whitespace removed (docutils);
+    blank lines are left out."""
+    text = re.sub(r"[\v\f]", " ", ANSI_ESCAPE.sub("", text.expandtabs()))
+    return [line for line in (line.rstrip() for line in text.splitlines()) if line]
+
+
+def _dedented(lines: list[str]) -> list[str]:
+    """As docutils reads the literal block of an output block: the indentation all its lines share removed."""
+    common = min((len(line) - len(line.lstrip()) for line in lines), default=0)
+    return [line[common:] for line in lines]
+
+
+def shown_lines(text: str) -> list[str]:
+    """The lines one output block shows for ``text``, the output sphinx-gallery captured while its cell ran."""
+    return _dedented(_clean(text))
+
+
+def _text(markup: str) -> str:
+    return html.unescape(re.sub(r"<[^>]*>", "", markup))
+
+
+def shown_blocks(page: str, blocks: list[re.Match]) -> list[tuple[str, list[str]]]:
+    """For each output block of a built ``page`` (``blocks``, its matches in the page), the first line of the
+    code cell it follows and the lines it shows."""
+    cells = [(cell.start(), _text(cell.group(1))) for cell in CODE_CELL.finditer(page)]
+    found = []
+    for block in blocks:
+        code = next((text for start, text in reversed(cells) if start < block.start()), "")
+        first = next((line.strip() for line in code.splitlines() if line.strip()), "")
+        found.append((first, shown_lines(_text(block.group(0)))))
+    return found
+
+
+def unprinted(script: str, blocks: list[tuple[str, list[str]]], printed: str | None) -> list[str]:
+    """How a page's output blocks differ from what its own prints wrote (:class:`PagePrints`); [] when they agree.
+
+    ``blocks``: for each output block, in order, the first line of the code cell it follows and the lines it
+    shows (:func:`shown_blocks`). The lines the prints wrote, normalised as the page shows them, must be the
+    lines shown, in order: the first line shown that no print wrote is named, with its block; so is a line
+    printed but not shown. ``printed`` is None when the example's record does not hold its prints. A print
+    that leaves its line open at the end of a cell (``end=""``), continued by the next cell's, would be reported
+    too: the two cells show two lines where the prints wrote one."""
+    if printed is None:
+        return [f"{script}: its completion record does not hold what its print() calls wrote, so its output "
+                "cannot be checked (sitetools/guard/example.py writes it after the page ran)"]  # fmt: skip
+    wrote, at = _clean(printed), 0
+    for number, (cell, lines) in enumerate(blocks, 1):
+        expected = _dedented(wrote[at:at + len(lines)])
+        if lines != expected:
+            index = next((i for i, line in enumerate(lines)
+                          if i >= len(expected) or line.strip() != expected[i].strip()), None)  # fmt: skip
+            if index is None:  # the same words, indented otherwise
+                index = next(i for i, line in enumerate(lines) if line != expected[i])
+            after = f" (after the code cell starting `{cell[:60]}`)" if cell else ""
+            return [f"{script}, output block {number}{after}: shows {lines[index][:60]!r}, which no print() of the "
+                    f"page wrote (pprint, help(), `import this`, a library's own output?); a page's output comes "
+                    f"only from its own print() calls {GUIDE}"]  # fmt: skip
+        at += len(lines)
+    if at < len(wrote):
+        return [f"{script}: its own print() calls wrote {wrote[at][:60]!r}, which its page does not show; this "
+                "should not happen (the record of its prints, sitetools/guard/output_channels.py, and "
+                "sphinx-gallery's capture disagree)"]  # fmt: skip
+    return []
