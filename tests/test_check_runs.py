@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from sitetools import settings
 from sitetools.guard import check_runs
 from sitetools.guard import example as example_guard
 
@@ -85,7 +86,7 @@ def test_a_gpu_blocks_checks_are_owed_only_where_there_is_a_gpu(tmp_path):
 
 
 def test_the_guard_refuses_an_example_whose_check_did_not_run(tmp_path, monkeypatch):
-    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
+    monkeypatch.delenv(settings.RECORDS, raising=False)
     path = tmp_path / "plot_00_runs.py"
     code = PAGE + textwrap.dedent(DISARMED["function-never-called"][0])
     path.write_text(code, encoding="utf-8")
@@ -101,7 +102,7 @@ def test_the_guard_refuses_an_example_whose_check_did_not_run(tmp_path, monkeypa
 
 
 def test_the_guard_passes_an_example_whose_checks_all_ran(tmp_path, monkeypatch):
-    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
+    monkeypatch.delenv(settings.RECORDS, raising=False)
     path = tmp_path / "plot_00_runs.py"
     path.write_text(PAGE, encoding="utf-8")
     guard = example_guard._Guard()

@@ -14,8 +14,8 @@ from pathlib import Path
 import jinja2
 import pytest
 
+from sitetools import settings
 from sitetools.building import pipeline
-from sitetools.guard import example as example_guard
 from tests.claims_tools import zh_search
 from tests.gallery_tools import ROOT
 
@@ -70,8 +70,8 @@ def test_every_edition_runs_under_the_time_limit(tmp_path, monkeypatch):
 
     monkeypatch.setattr(pipeline.subprocess, "Popen", fake_popen)
     pipeline.start_edition(tmp_path / "docs", "en", tmp_path / "out", tmp_path, 7.5, "")
-    assert seen[example_guard.TIMEOUT_ENV] == "7.5"
-    assert seen[example_guard.RECORDS_ENV] == str(tmp_path / "records" / "en")
+    assert seen[settings.TIMEOUT] == "7.5"
+    assert seen[settings.RECORDS] == str(tmp_path / "records" / "en")
 
 
 class _Finished:

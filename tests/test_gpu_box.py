@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from sitetools import settings
 from sitetools.guard import example as example_guard
 from sitetools.releases.rerun_cell import GPU_MARK, gpu_lines, rerun_checks
 from sitetools.rules import checks_manifest
@@ -84,7 +85,7 @@ def test_a_gpu_block_that_does_not_run_is_not_run_when_the_page_stopped_before_i
 def _guarded_run(tmp_path, code: str, monkeypatch) -> None:
     """Run ``code`` as the page ``gallery/en/questions/plot_00_gpu.py`` under the guard (which records
     the lines that ran) with a GPU faked, and print what a page may print."""
-    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
+    monkeypatch.delenv(settings.RECORDS, raising=False)
     path = tmp_path / "plot_00_gpu.py"
     path.write_text(code, encoding="utf-8")
     guard = example_guard._Guard()

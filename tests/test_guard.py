@@ -22,6 +22,7 @@ import numpy
 import pytest
 import torch
 
+from sitetools import settings
 from sitetools.guard import example as example_guard
 from sitetools.guard import state as state_fingerprint
 
@@ -29,8 +30,8 @@ from sitetools.guard import state as state_fingerprint
 @pytest.fixture
 def guard(monkeypatch):
     """A guard started for one example; stopped (and the state reset) whatever the test did."""
-    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
-    monkeypatch.delenv(example_guard.TIMEOUT_ENV, raising=False)
+    monkeypatch.delenv(settings.RECORDS, raising=False)
+    monkeypatch.delenv(settings.TIMEOUT, raising=False)
     started = example_guard._Guard()
     started.start("gallery/en/part/plot_00_probe.py")
     yield started
@@ -43,7 +44,7 @@ def guard(monkeypatch):
 def test_a_clean_example_passes(monkeypatch):
     """Started and stopped inside the test: between a fixture's setup and the test, pytest adds log
     capture handlers to loggers, which the guard would rightly see as a change."""
-    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
+    monkeypatch.delenv(settings.RECORDS, raising=False)
     guard = example_guard._Guard()
     guard.start("gallery/en/part/plot_00_probe.py")
     torch.ones(2).clone()
@@ -67,7 +68,7 @@ def test_a_logged_warning_stops_the_example(guard):
 
 
 def test_the_time_limit_stops_the_example(monkeypatch):
-    monkeypatch.setenv(example_guard.TIMEOUT_ENV, "0.3")
+    monkeypatch.setenv(settings.TIMEOUT, "0.3")
     guard = example_guard._Guard()
     guard.start("gallery/en/part/plot_00_slow.py")
     try:
@@ -212,7 +213,7 @@ def _dispatch_mode():
 
 @pytest.mark.parametrize("what", sorted(LEFT_BEHIND))
 def test_what_a_page_leaves_behind_is_named_on_that_page_and_put_back(what, monkeypatch):
-    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
+    monkeypatch.delenv(settings.RECORDS, raising=False)
     change, words = LEFT_BEHIND[what]
     example_guard._warm_up()  # what the first start imports is no change of this test's
     before_settings, before = example_guard.global_state(), state_fingerprint.fingerprint()
@@ -239,7 +240,7 @@ def test_what_a_page_leaves_behind_is_named_on_that_page_and_put_back(what, monk
 def test_a_thread_that_ends_just_after_the_page_is_not_left_behind(monkeypatch):
     """A queue's feeder thread flushes after the page's last line; a thread that ends within the grace
     is no change, one that runs on past it is named (the test above)."""
-    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
+    monkeypatch.delenv(settings.RECORDS, raising=False)
     example_guard._warm_up()
     guard = example_guard._Guard()
     guard.start("gallery/en/part/plot_01_feeder.py")
@@ -250,7 +251,7 @@ def test_a_thread_that_ends_just_after_the_page_is_not_left_behind(monkeypatch):
 def test_a_cache_python_fills_on_first_use_is_not_a_change(monkeypatch):
     """``torch.save`` of a tensor makes ``copyreg`` cache ``torch.Tensor.__slotnames__``."""
 
-    monkeypatch.delenv(example_guard.RECORDS_ENV, raising=False)
+    monkeypatch.delenv(settings.RECORDS, raising=False)
     if "__slotnames__" in vars(torch.Tensor):
         monkeypatch.delattr(torch.Tensor, "__slotnames__")
     guard = example_guard._Guard()

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from sphinx_gallery import gen_gallery, gen_rst
 
+from sitetools import settings
 from sitetools.guard import example as example_guard
 from sitetools.guard import output_channels
 from tests.gallery_tools import ROOT
@@ -252,7 +253,7 @@ def test_print_is_put_back_even_when_the_page_fails(tmp_path):
 
 
 def test_the_guard_keeps_the_pages_prints_in_its_completion_record(tmp_path, monkeypatch):
-    monkeypatch.setenv(example_guard.RECORDS_ENV, str(tmp_path / "records"))
+    monkeypatch.setenv(settings.RECORDS, str(tmp_path / "records"))
     page = tmp_path / "plot_probe.py"
     page.write_text('print("a:", 1)\nimport this\n', encoding="utf-8")
     sys.modules.pop("this", None)

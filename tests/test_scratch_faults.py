@@ -20,7 +20,7 @@ import pytest
 
 from sitetools.building.folders import MARKER
 from sitetools.building.pipeline import STAGE_PREFIX
-from sitetools.web import CHECKOUT_ENV
+from sitetools.settings import CHECKOUT as CHECKOUT_ENV
 from tests.gallery_tools import copy_project, side_by_side
 from tests.test_faults import FIRST, SECOND, build, inject, log_of
 

@@ -27,7 +27,7 @@ for _folder in (ROOT, DOCS / "_ext"):
         sys.path.insert(0, str(_folder))
 
 from editions import edition  # noqa: E402  (importable thanks to the lines above)
-from sitetools import web  # noqa: E402
+from sitetools import settings, web  # noqa: E402
 from sitetools.web import colab  # noqa: E402
 
 #: The parts of the gallery (folders of ``gallery/<code>/``), in the order the examples index shows
@@ -49,7 +49,8 @@ def _web_settings(row) -> dict:
     its GitHub address; and ``SITE_BRANCH``) adds "edit this page", "report a problem" and "Open in Colab".
     """
     base = web.site_url()
-    repository = colab.repository(os.environ.get("SITE_REPOSITORY", ""))  # owner/name, or ""
+    given = settings.current()
+    repository = colab.repository(given.repository)  # owner/name, or ""
     edition_url = web.edition_url(base, row.code) if base else ""
     return {
         "tensorcopy_site_url": base,
@@ -65,7 +66,7 @@ def _web_settings(row) -> dict:
         "notfound_urls_prefix": f"{web.site_path(base)}{row.code}/",  # absolute paths: works at any depth
         "tensorcopy_repository": f"https://github.com/{repository}" if repository else "",
         "tensorcopy_colab_repository": repository,  # "Open in Colab" on every example page
-        "tensorcopy_branch": os.environ.get("SITE_BRANCH", "") or "main",
+        "tensorcopy_branch": given.branch,
     }
 
 

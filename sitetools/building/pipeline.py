@@ -49,7 +49,7 @@ import time
 from pathlib import Path
 
 from editions import CODES, edition, pick
-from sitetools import web
+from sitetools import settings, web
 from sitetools.building import descendants, edition_outputs, sphinx_runs
 from sitetools.building.folders import (
     BuildError,
@@ -64,7 +64,6 @@ from sitetools.building.folders import (
     remove_owned,
 )
 from sitetools.building.sphinx_runs import PREVIEW_KEPT, start_edition, stop, wait_for
-from sitetools.guard import example as example_guard
 from sitetools.guard import output_channels
 from sitetools.guard import outputs as page_outputs
 from sitetools.rules import active_content, all_rules, checks_manifest, sources
@@ -360,9 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stage", type=Path, help="staging folder, kept after the build (default: a temporary one)")
     parser.add_argument("--lang", action="append", dest="languages", help=f"one edition only ({', '.join(CODES)})")
     parser.add_argument("--only", action="append", metavar="PART/plot_NAME", help="preview these examples only")
-    parser.add_argument("--example-timeout", type=float, default=float(
-        os.environ.get(example_guard.TIMEOUT_ENV) or example_guard.DEFAULT_TIMEOUT),
-        help="seconds one example may run (default %(default)s)")  # fmt: skip
+    parser.add_argument("--example-timeout", type=float, default=settings.current().example_timeout,
+                        help="seconds one example may run (default %(default)s)")  # fmt: skip
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGINT, _interrupt)

@@ -16,9 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from sitetools import web
+from sitetools import settings
 from sitetools.building.folders import ROOT, BuildError
-from sitetools.guard import example as example_guard
 from sitetools.guard import outputs as page_outputs
 from sitetools.rules import sources
 
@@ -47,9 +46,7 @@ def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float,
     env = {
         **os.environ,
         "PYTHONHASHSEED": "0",
-        example_guard.RECORDS_ENV: str(stage / "records" / lang),
-        example_guard.TIMEOUT_ENV: str(timeout),
-        web.CHECKOUT_ENV: str(ROOT),  # the verified-on stamp reads the commit there
+        **settings.for_sphinx(records=stage / "records" / lang, timeout=timeout, checkout=ROOT),
     }
     with (stage / f"sphinx-{lang}.log").open("w", encoding="utf-8") as log:  # the child keeps its own handle
         return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,

@@ -27,20 +27,16 @@ from __future__ import annotations
 import gc
 import json
 import logging
-import os
 import random
 import signal
 import sys
 import warnings
 from pathlib import Path
 
+from sitetools import settings
 from sitetools.guard import check_runs, output_channels
 from sitetools.guard import state as state_fingerprint
 from sitetools.releases.rerun_cell import is_gpu_block
-
-RECORDS_ENV = "TENSORCOPY_RUN_RECORDS"
-TIMEOUT_ENV = "TENSORCOPY_EXAMPLE_TIMEOUT"
-DEFAULT_TIMEOUT = 180.0  # seconds; the slowest example takes well under one
 
 
 class ExampleTimeout(Exception):
@@ -178,10 +174,10 @@ class _Guard:
         warnings.simplefilter("error")
         self.handler = _RaiseOnWarning(script)
         logging.getLogger().addHandler(self.handler)
-        limit = float(os.environ.get(TIMEOUT_ENV) or DEFAULT_TIMEOUT)
+        limit = settings.current().example_timeout
 
         def _timeout(signum, frame):
-            raise ExampleTimeout(f"{script} ran longer than its time limit of {limit:g} s ({TIMEOUT_ENV})")
+            raise ExampleTimeout(f"{script} ran longer than its time limit of {limit:g} s ({settings.TIMEOUT})")
 
         self.previous_alarm = signal.signal(signal.SIGALRM, _timeout)
         signal.setitimer(signal.ITIMER_REAL, limit)
@@ -227,16 +223,16 @@ class _Guard:
                 f"{detail}. Restore it in the script (for example with a context manager)."
             )
         self._check_runs(script, intact)
-        records = os.environ.get(RECORDS_ENV)
+        records = settings.current().records
         if records:
-            Path(records).mkdir(parents=True, exist_ok=True)
+            records.mkdir(parents=True, exist_ok=True)
             record = {"script": script, "printed": printed}  # compared with the page's output blocks after Sphinx
-            (Path(records) / f"{Path(script).name}.done").write_text(json.dumps(record), encoding="utf-8")
+            (records / f"{Path(script).name}.done").write_text(json.dumps(record), encoding="utf-8")
 
     def _check_runs(self, script: str, intact: bool) -> None:
         """Refuse the example if a check it reports did not run and hold (:mod:`sitetools.guard.check_runs`)."""
         if self.runs is None or self.source is None:
-            if os.environ.get(RECORDS_ENV):  # in a build: a script whose checks were not recorded fails
+            if settings.current().records:  # in a build: a script whose checks were not recorded fails
                 raise ExampleCheckDidNotRun(f"{script}: its source was not found, so its checks were not recorded")
             return
         missing = check_runs.unheld(self.source, self.runs)

@@ -28,10 +28,10 @@ import os
 import re
 from pathlib import Path
 
+from sitetools import settings
 from sitetools.building import descendants
 
 GENERATED = "examples"  # sphinx-gallery's gallery_dirs: the edition's generated pages
-RECORDS_ENV = "TENSORCOPY_RUN_RECORDS"  # the same folder as sitetools.guard.example's records
 INDEX = re.compile(r"(^|/)index\.rst$")  # sphinx-gallery's index of the gallery and of each part
 
 
@@ -152,7 +152,7 @@ def watch(gallery_conf: dict, fname: str | None, when: str) -> None:
     folder set), not in a sphinx-build run by hand over old outputs."""
     from sitetools.guard.example import _locate
 
-    if not os.environ.get(RECORDS_ENV):
+    if settings.current().records is None:
         return
 
     script = _locate(gallery_conf, fname)[0] if fname else "<unknown example>"

@@ -25,11 +25,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from editions import EDITIONS, edition
+from sitetools import settings
 
 ROOT = Path(__file__).resolve().parents[2]
 LANDING = ROOT / "docs" / "_landing"
 FAVICON = ROOT / "docs" / "_static" / "favicon.svg"
-ENV = "SITE_URL"
 #: Pages of an edition that are not content: not in the sitemap, not to be indexed.
 NOT_CONTENT = ("search.html", "genindex.html", "404.html")
 
@@ -40,12 +40,12 @@ class SiteUrlError(ValueError):
 
 def site_url(value: str | None = None) -> str:
     """The site's base URL with one trailing slash, or '' when none is configured (local reading)."""
-    value = (os.environ.get(ENV, "") if value is None else value).strip()
+    value = (settings.current().site_url if value is None else value).strip()
     if not value:
         return ""
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-        raise SiteUrlError(f"{ENV}={value!r} is not an absolute http(s) URL such as https://example.org/tensor-copies/")
+        raise SiteUrlError(f"{settings.SITE_URL}={value!r} is not an absolute http(s) URL such as https://example.org/tensor-copies/")
     return value.rstrip("/") + "/"
 
 
@@ -133,11 +133,6 @@ def write_root_files(site: Path, codes: list[str], base: str | None = None) -> N
     (site / "robots.txt").write_text(robots(base), encoding="utf-8")
     if base:
         (site / "sitemap.xml").write_text(sitemap(site, base, codes), encoding="utf-8")
-
-
-#: Set by the build for every edition: the checkout the sources were staged from (its git history
-#: dates the verified-on stamp; the staged copy has none).
-CHECKOUT_ENV = "TENSORCOPY_CHECKOUT"
 
 
 def source_commit(checkout: Path) -> dict | None:

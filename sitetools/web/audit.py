@@ -41,6 +41,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from editions import CODES
+from sitetools import settings
 from sitetools.web import web_build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -260,7 +261,7 @@ def built_address(site: Path) -> tuple[int, str]:
 
 def build(out: Path, base: str) -> Path:
     command = web_build.command(sys.executable, "--out", str(out))
-    subprocess.run(command, check=True, env={**os.environ, "SITE_URL": base})
+    subprocess.run(command, check=True, env={**os.environ, settings.SITE_URL: base})
     return out
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from sitetools import settings
+
 ROOT = Path(__file__).resolve().parents[2]
 #: The build step's command: the README's first command.
 COMMAND = "python3.11 -m pip install nox==2026.10.20 && python3.11 -m nox -s docs"
@@ -20,9 +22,9 @@ COMMAND = "python3.11 -m pip install nox==2026.10.20 && python3.11 -m nox -s doc
 SCRIPT = "docs/build_site.py"
 #: The variables the build step gives the build: name -> the workflow's value.
 VARIABLES = {
-    "SITE_URL": "${{ steps.pages.outputs.base_url }}/",
-    "SITE_REPOSITORY": "${{ github.repository }}",
-    "SITE_BRANCH": "${{ github.ref_name }}",
+    settings.SITE_URL: "${{ steps.pages.outputs.base_url }}/",
+    settings.SITE_REPOSITORY: "${{ github.repository }}",
+    settings.SITE_BRANCH: "${{ github.ref_name }}",
 }
 #: Variables of the step that change how the environment is installed, not what is built.
 INSTALL_ONLY = ("PIP_EXTRA_INDEX_URL",)
@@ -31,8 +33,7 @@ INSTALL_ONLY = ("PIP_EXTRA_INDEX_URL",)
 def environment(site_url: str, repository: str, branch: str) -> dict[str, str]:
     """The process environment of a build as the workflow makes it: this one's, with :data:`VARIABLES`
     set to these values (``site_url``: the address it is served at, ``repository``: ``owner/name``)."""
-    values = {"SITE_URL": site_url, "SITE_REPOSITORY": repository, "SITE_BRANCH": branch}
-    return {**os.environ, **values}
+    return {**os.environ, **settings.for_workflow(site_url, repository, branch)}
 
 
 def command(python: str, *args: str) -> list[str]:

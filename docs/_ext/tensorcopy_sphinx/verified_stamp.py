@@ -5,7 +5,7 @@ commit's date (the commit's, not the build's, so two builds of one commit give i
 many checks of the page passed: every check recorded for it in ``gallery/asserts.json``, since a failing
 one stops the build, except its GPU checks when they did not run (the page printed no GPU mark:
 :mod:`tensorcopy_sphinx.gpu_box`), which the stamp names as not run. The commit comes from the checkout
-the build staged its sources from (``sitetools.web.CHECKOUT_ENV``); a checkout with changes to tracked
+the build staged its sources from (``sitetools.settings.CHECKOUT``); a checkout with changes to tracked
 files says so, and outside git the stamp names no commit. The words come from the message catalog
 (``docs/_locale``).
 
@@ -17,7 +17,6 @@ that a question page's answer box still fits a phone's first screen.
 
 import functools
 import json
-import os
 from html import escape
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from sitetools import web
+from sitetools import settings, web
 from sitetools.releases import records as release_records
 from sitetools.rules.checks_manifest import GPU
 from tensorcopy_sphinx.build_info import build_versions
@@ -37,7 +36,7 @@ STAMP_CLASS = "verified-stamp"
 
 def _facts(app: Sphinx) -> dict:
     if not hasattr(app.env, "tensorcopy_stamp_facts"):
-        checkout = Path(os.environ.get(web.CHECKOUT_ENV) or Path(app.srcdir).parents[1])
+        checkout = settings.current().checkout or Path(app.srcdir).parents[1]
         app.env.tensorcopy_stamp_facts = {**build_versions(), "source": web.source_commit(checkout)}
     return app.env.tensorcopy_stamp_facts
 
