@@ -208,15 +208,19 @@ ZERO_D_MASK = (torch.uint8, torch.bool)
     "en": "Reads each of 7 basic indexes (x[1], x[1:3], x[:, 2], x[None], x[..., 1], x[1, ::2], x[torch.tensor(1)]) "
           "and checks that the result is a view on x's storage; then reads x[i] for a 0-d index tensor i holding 1: "
           "of dtype int8, int16, int32, int64, uint16, uint32 or uint64 it is a view on x's storage, of dtype uint8 or "
-          "bool it is a copy (not a view, another storage) of shape (1, 4, 6), as a mask gives.",
+          "bool it is a copy (not a view, another storage) of shape (1, 4, 6), as a mask gives; x[True] is such a "
+          "copy too, and x[False] a copy of shape (0, 4, 6).",
     "zh_CN": "用 7 种基本索引读取（x[1]、x[1:3]、x[:, 2]、x[None]、x[..., 1]、x[1, ::2]、x[torch.tensor(1)]），"
              "检查结果都是读取 x 的存储的视图；再用值为 1 的零维索引张量 i 读取 x[i]：i 的 dtype 为 int8、int16、"
              "int32、int64、uint16、uint32 或 uint64 时，结果是读取 x 的存储的视图；为 uint8 或 bool 时，"
-             "结果和掩码一样是形状 (1, 4, 6) 的副本（不是视图，存储不同）。",
-}, {"en": "7 indexes and 0-d index tensors of 9 dtypes (int8, int16, int32, int64, uint16, uint32, uint64, uint8, "
-          "bool), on a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
-    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，7 种索引，以及 "
-             "9 种 dtype（int8、int16、int32、int64、uint16、uint32、uint64、uint8、bool）的零维索引张量"})
+             "结果和掩码一样是形状 (1, 4, 6) 的副本（不是视图，存储不同）；x[True] 也是这样的副本，"
+             "x[False] 则是形状 (0, 4, 6) 的副本。",
+}, {"en": "7 indexes, 0-d index tensors of 9 dtypes (int8, int16, int32, int64, uint16, uint32, uint64, uint8, "
+          "bool) and a Python True and False, on a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, "
+          "uint8, bool, complex64)",
+    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，7 种索引、"
+             "9 种 dtype（int8、int16、int32、int64、uint16、uint32、uint64、uint8、bool）的零维索引张量，"
+             "以及 Python 的 True 和 False"})
 def _basic_index_read_views() -> Fact:
     wrong = []
     for dtype in DTYPES:
@@ -232,6 +236,11 @@ def _basic_index_read_views() -> Fact:
                 wrong.append(f"0-d {index_dtype} index copied {dtype}")
             if index_dtype in ZERO_D_MASK and (result._is_view() or shares or result.shape != (1, 4, 6)):
                 wrong.append(f"0-d {index_dtype} index not a mask copy {dtype}")
+        for flag, rows in ((True, 1), (False, 0)):
+            result = x[flag]
+            if result._is_view() or result.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() \
+                    or result.shape != (rows, 4, 6):
+                wrong.append(f"x[{flag}] not a mask copy {dtype}")
     return Fact(not wrong, f"reads not as stated: {wrong or 'none'}")
 
 

@@ -179,7 +179,7 @@ GUIDE: tuple[Advice, ...] = (
                 "- 用 `apply_` 或 `map_` 修改，即使经由 `a.detach()` 本身：同样不报错，梯度可能是错的；\n"
                 "- 自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子（saved tensors hooks）下保存了"
                 " `a`，或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 留下了 `a`，之后再修改：反向传播不报错；\n"
-                "- 原地写入却不推进版本计数器的 torch 内核，比如 fused 优化器（`fused=True`）的一步、"
+                "- 由不推进版本计数器的 torch 内核完成的原地写入，比如 fused 优化器（`fused=True`）的一步、"
                 "`torch.amp.GradScaler.unscale_`。\n"
                 "哪些修改推进版本计数器、哪些不推进，逐一运行的结果见"
                 "{ref}`“版本计数器”那一页 <questions-version-counter>`。"

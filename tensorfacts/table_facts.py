@@ -15,10 +15,12 @@ from tensorfacts.tensors import VERSION_ERROR, backward_error, same_storage
 
 
 @fact("module-to-gives-parameter-new-memory", {
-    "en": "Registers a float32 nn.Parameter a in a module m, keeps old = a.detach() and array = a.detach().numpy(), "
-          "and calls m.to(torch.float64): m.a is still a, now float64, and a no longer shares storage with old, which "
-          "still holds the float32 values, and so does array, still on old's memory.",
-    "zh_CN": "把 float32 的 nn.Parameter a 注册进模块 m，先留下 old = a.detach() 和 array = a.detach().numpy()，"
+    "en": "With the default torch.__future__ settings (neither overwriting nor swapping module parameters on "
+          "conversion), registers a float32 nn.Parameter a in a module m, keeps old = a.detach() and "
+          "array = a.detach().numpy(), and calls m.to(torch.float64): m.a is still a, now float64, and a no longer "
+          "shares storage with old, which still holds the float32 values, and so does array, still on old's memory.",
+    "zh_CN": "在默认的 torch.__future__ 设置下（转换时既不覆盖也不交换模块参数），把 float32 的 nn.Parameter a "
+             "注册进模块 m，先留下 old = a.detach() 和 array = a.detach().numpy()，"
              "再调用 m.to(torch.float64)：m.a 仍然是 a，已变成 float64，a 与 old 不再共享存储，old 里还是原来的 "
              "float32 数值；array 仍在 old 的内存上，也还是这些数值。",
 })
@@ -28,12 +30,15 @@ def _module_to_gives_parameter_new_memory() -> Fact:
     a = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
     old, m = a.detach(), torch.nn.Module()
     array = a.detach().numpy()
+    defaults = not (torch.__future__.get_overwrite_module_params_on_conversion()
+                    or torch.__future__.get_swap_module_params_on_conversion())
     m.register_parameter("a", a)
     m.to(torch.float64)
     kept = old.dtype == torch.float32 and old.tolist() == [1.0, 2.0, 3.0]
     on_old = array.__array_interface__["data"][0] == old.data_ptr() and array.tolist() == [1.0, 2.0, 3.0]
-    return Fact(m.a is a and a.dtype == torch.float64 and not same_storage(a, old) and kept and on_old,
-                f"m.a is a: {m.a is a}; a.dtype: {a.dtype}; a shares storage with old: {same_storage(a, old)}; "
+    return Fact(defaults and m.a is a and a.dtype == torch.float64 and not same_storage(a, old) and kept and on_old,
+                f"default torch.__future__ settings: {defaults}; m.a is a: {m.a is a}; a.dtype: {a.dtype}; "
+                f"a shares storage with old: {same_storage(a, old)}; "
                 f"old: {old.dtype} {old.tolist()}; array on old's memory: "
                 f"{array.__array_interface__['data'][0] == old.data_ptr()}, values {array.tolist()}")
 

@@ -21,6 +21,8 @@ from tests.claims_tools import EXT, ROOT
 from tests.rendered_tables import guide_problems
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+#: Inline code: reST between double backquotes, MyST between single ones.
+INLINE_CODE = re.compile(r"``[^`]+``|`[^`]+`")
 CELLS = [(s, o, c) for s in standard_sources.SOURCES for o in probes.OPERATIONS for c in probes.PROBES]
 PAGE = "```{behaviour-matrix}\n:guide: decide\n```\n\n```{terms-table}\n```\n"
 
@@ -219,3 +221,23 @@ def test_the_guides_list_every_silent_route_of_the_version_counter_table():
         if "detach-write-routes" in advice.facts:
             for code in CODES:
                 assert "<questions-version-counter>`" in advice.text(code), (advice.id, code)
+
+
+def test_the_chinese_prose_writes_autograd_only_as_a_gloss_in_code_or_quoted():
+    """The glossary says so: outside code and quotations, a Chinese page writes autograd only in the parentheses
+    right after 自动求导, 自动求导（autograd）; the pages' prose includes the sentences their directives write."""
+    from sitetools.rules.first_mentions import _pieces, _reader_pages, prose
+    from sitetools.rules.wording import QUOTED
+
+    word = re.compile(r"(?<![\w.`/])autograd(?![\w.`/(])")
+    bare = []
+    for group in _reader_pages(ROOT, "zh_CN"):
+        for text, where in (part for page in group for part in _pieces(page, ROOT, "zh_CN")):
+            text = prose(text)
+            exempt = [match.span() for pattern in (QUOTED, INLINE_CODE) for match in pattern.finditer(text)]
+            for found in word.finditer(text):
+                glossed = text[: found.start()].endswith("自动求导（") and text[found.end() :].startswith("）")
+                if not glossed and not any(start < found.start() < end for start, end in exempt):
+                    bare.append(where(found.start()))
+    assert len(list(word.finditer("自动求导（autograd）"))) == 1
+    assert not bare, f"autograd written outside 自动求导（autograd）, code and quotations: {bare}"

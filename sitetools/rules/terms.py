@@ -289,10 +289,11 @@ TERMS: tuple[Term, ...] = (
     Term("基本索引", "basic indexing", "questions-index-writes",
          define_en="Indexing with integers (a 0-d `int8`, `int16`, `int32`, `int64`, `uint16`, `uint32` or "
                    "`uint64` tensor too), slices, `None` and `...`; reading this way returns a view on the indexed "
-                   "tensor's storage. A 0-d `uint8` or `bool` tensor acts as a mask and returns a copy.",
+                   "tensor's storage. A Python `True` or `False`, or a 0-d `uint8` or `bool` tensor, acts as a mask "
+                   "and returns a copy.",
          define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32`、`int64`、`uint16`、`uint32` 或 `uint64` "
                    "的零维张量）、切片、`None` 和 `...` 做索引；这样读取得到的是视图，与被索引的张量共享存储。"
-                   "零维的 `uint8` 或 `bool` 张量则被当作掩码，读取得到副本。"),
+                   "Python 的 `True` 或 `False`，以及零维的 `uint8` 或 `bool` 张量，则被当作掩码，读取得到副本。"),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
          define_en="Indexing with a list of Python integers, an int64 or int32 tensor of one dimension or more, or a "
                    "mask; reading this way returns a copy, not a view.",

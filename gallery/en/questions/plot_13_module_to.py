@@ -439,6 +439,21 @@ assert all(m is model for m in (model.half(), model.float(), model.double())), "
 assert t.dtype == torch.float32, "the tensor calls left t as it was"
 narrow, wide = torch.ones(2, dtype=torch.float16), torch.ones(2, dtype=torch.float64)
 assert narrow.half() is narrow and wide.double() is wide, "half() of float16 and double() of float64 return the tensor"
+for kind_name, kind_tensor in kinds.items():
+    layouts_kept = [kept for layout in (torch.preserve_format, torch.contiguous_format)
+                    for kept in (kind_tensor.to(memory_format=layout), kind_tensor.float(memory_format=layout),
+                                 kind_tensor.to(kind_tensor.dtype, memory_format=layout),
+                                 kind_tensor.to("cpu", memory_format=layout))]
+    assert all(kept is kind_tensor for kept in layouts_kept), (
+        f"{kind_name}: to() and float() asking for preserve_format or contiguous_format return it")
+assert all(narrow.half(memory_format=layout) is narrow and wide.double(memory_format=layout) is wide
+           for layout in (torch.preserve_format, torch.contiguous_format)), (
+    "half() and double() asking for preserve_format or contiguous_format return the tensor")
+assert channels_last_image.float(memory_format=torch.channels_last) is channels_last_image, (
+    "float() asking for the channels_last layout a channels_last tensor has returns it")
+assert all(odd.float(memory_format=torch.preserve_format) is odd for odd in (channels_last_image, transposed)), (
+    "float() asking for preserve_format returns a channels_last tensor and a transpose as they are")
+assert image.float(memory_format=torch.channels_last) is not image, "float() asking for another layout copies"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -635,10 +650,11 @@ assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(
 #
 # ``module.to()``, ``.half()``, ``.float()`` and ``.double()`` change a module and return it, so
 # their result may be ignored. On a tensor the same calls change nothing: they return a new tensor,
-# or the tensor itself when its dtype and device already match (the device spelled the same way) and
-# neither ``copy=True`` nor a ``memory_format`` is asked for, and only the returned tensor has
-# the new dtype or device. Write ``x = x.to(...)``. Convert the model before the optimizer's first
-# step, and before making an ``Adagrad`` (it makes its state when it is made); after moving a model
-# to ``meta``, make the optimizer again: with the default ``torch.__future__`` settings, that move
-# gives the model new ``Parameter`` objects. A tensor kept as a plain attribute or in a list does not move with the
+# or the tensor itself when its dtype and device already match (the device spelled the same way),
+# ``copy=True`` is not asked for, and any ``memory_format`` asked for is ``torch.preserve_format`` or
+# the layout torch reads from its strides; only the returned tensor has the new dtype or device.
+# Write ``x = x.to(...)``. Convert the model before the optimizer's first step, and before making an
+# ``Adagrad`` (it makes its state when it is made); after moving a model to ``meta``, make the
+# optimizer again: with the default ``torch.__future__`` settings, that move gives the model new
+# ``Parameter`` objects. A tensor kept as a plain attribute or in a list does not move with the
 # module: register it as a buffer.

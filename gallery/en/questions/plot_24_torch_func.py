@@ -286,7 +286,7 @@ assert layout["repr"].startswith("BatchedTensor("), "repr() ran under vmap and n
 # -------
 #
 # ``detach()`` gives the same values without the graph, and ``vmap`` accepts it: each row is
-# scaled, as the loop over rows would do.
+# multiplied by 2, as the loop over rows would do.
 
 
 def scale(t):

@@ -320,7 +320,7 @@ assert all(whole) and all(own) and len(whole) == 40, "every view saves its whole
 # Called without arguments (the default ``memory_format``), ``contiguous()`` copies only a tensor
 # that is not contiguous already. ``t[:3]`` is contiguous,
 # so ``head.contiguous()`` is ``head`` itself, the same object, and saves the whole storage. Of
-# the views above it copies only the strided ones (every second element and the column); the
+# the views above it copies only the strided ones (every second element, ``t[::2]``, and the column); the
 # slices, the chunk, the row and the ``view`` and ``reshape`` of a slice stay views of ``t``, so
 # ``clone()`` is the call that always copies.
 

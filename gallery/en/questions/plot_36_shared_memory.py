@@ -115,9 +115,9 @@ assert counter.item() == 1, "two updates, one lost"
 # With a lock, the count is exact
 # -------------------------------
 #
-# One lock, made by the same context before the children start, and held around each
-# read-modify-write, lets one child update at a time. No update is lost: the count is exactly
-# the number of updates, on every run.
+# One lock, made by the same context that starts the children (``ctx = mp.get_context("fork")``)
+# before they start, and held around each read-modify-write, lets one child update at a time. No
+# update is lost: the count is exactly the number of updates, on every run.
 
 
 def add_many_locked(counter, times, lock):

@@ -406,6 +406,21 @@ assert all(m is model for m in (model.half(), model.float(), model.double())), "
 assert t.dtype == torch.float32, "the tensor calls left t as it was"
 narrow, wide = torch.ones(2, dtype=torch.float16), torch.ones(2, dtype=torch.float64)
 assert narrow.half() is narrow and wide.double() is wide, "half() of float16 and double() of float64 return the tensor"
+for kind_name, kind_tensor in kinds.items():
+    layouts_kept = [kept for layout in (torch.preserve_format, torch.contiguous_format)
+                    for kept in (kind_tensor.to(memory_format=layout), kind_tensor.float(memory_format=layout),
+                                 kind_tensor.to(kind_tensor.dtype, memory_format=layout),
+                                 kind_tensor.to("cpu", memory_format=layout))]
+    assert all(kept is kind_tensor for kept in layouts_kept), (
+        f"{kind_name}: to() and float() asking for preserve_format or contiguous_format return it")
+assert all(narrow.half(memory_format=layout) is narrow and wide.double(memory_format=layout) is wide
+           for layout in (torch.preserve_format, torch.contiguous_format)), (
+    "half() and double() asking for preserve_format or contiguous_format return the tensor")
+assert channels_last_image.float(memory_format=torch.channels_last) is channels_last_image, (
+    "float() asking for the channels_last layout a channels_last tensor has returns it")
+assert all(odd.float(memory_format=torch.preserve_format) is odd for odd in (channels_last_image, transposed)), (
+    "float() asking for preserve_format returns a channels_last tensor and a transpose as they are")
+assert image.float(memory_format=torch.channels_last) is not image, "float() asking for another layout copies"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -583,6 +598,6 @@ assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(
 # 小结
 # ----
 #
-# ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，什么都不改：它们返回新张量；dtype 和设备都已相符（设备的写法也相同），又没有要求 ``copy=True`` 或 ``memory_format`` 时，返回张量本身；只有返回的那个张量才是新的 dtype 或设备。要写成
+# ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，什么都不改：它们返回新张量；dtype 和设备都已相符（设备的写法也相同），没有要求 ``copy=True``，``memory_format`` 也没有要求，或者要求的正是 ``torch.preserve_format`` 或 torch 从张量步长读出的那种布局时，返回张量本身；只有返回的那个张量才是新的 dtype 或设备。要写成
 # ``x = x.to(...)``。要在优化器第一次调用 ``step()`` 之前转换模型，也要在创建 ``Adagrad`` 之前转换（它在创建时就建好了状态）；模型搬到 ``meta`` 之后要重新创建优化器：在默认的 ``torch.__future__`` 设置下，这次搬动给模型换上了新的
 # ``Parameter`` 对象。作为普通属性或放在列表里的张量不随模块搬动：要把它注册为缓冲区。
