@@ -13,7 +13,8 @@ NAMES = (settings.RECORDS, settings.TIMEOUT, settings.CHECKOUT, settings.SITE_UR
 
 
 def test_no_other_module_reads_the_settings_variables():
-    pattern = re.compile(r"""["'](%s)["']""" % "|".join(map(re.escape, NAMES)))
+    names = "|".join(map(re.escape, NAMES))
+    pattern = re.compile(rf"""["']({names})["']""")
     readers = {name: path for name, path in project_modules().items() if name != "sitetools.settings"
                and pattern.search(path.read_text(encoding="utf-8"))}  # fmt: skip
     assert not readers, f"read the settings through sitetools.settings.current(), not by name: {sorted(readers)}"
