@@ -3,6 +3,7 @@ is over 400 lines, and no import circle joins the project's own modules (an impo
 counts: it hides a circle, it does not remove one); the front door and the writing guide stay short."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -120,7 +121,7 @@ def test_the_modules_are_named_as_python_imports_them():
     assert modules["tensorfacts"] == ROOT / "tensorfacts" / "__init__.py"
     assert modules["editions"] == ROOT / "editions" / "__init__.py"
     graph = import_graph()
-    assert "sitetools.web" in graph["tensorcopy_sphinx.verified_stamp"]  # ``from sitetools import web``
+    assert "sitetools.web" in graph["sitetools.for_sphinx"]  # ``from sitetools import settings, web``
     assert "sitetools.rules.sources" in graph["sitetools.rules.checks_manifest"]  # ``from sitetools.rules.sources ...``
 
 
@@ -132,6 +133,20 @@ def test_the_table_of_editions_sits_below_the_tools_and_the_fact_engine():
     reaching = {f"{name} imports {target}" for name, targets in graph.items() if name.startswith("tensorfacts")
                 for target in targets if target.startswith("sitetools")}  # fmt: skip
     assert not reaching
+
+
+def test_the_sphinx_side_reaches_the_tools_through_one_entry():
+    """The extensions and the shared configuration import :mod:`sitetools.for_sphinx` and nothing else of
+    ``sitetools``; the hooks sphinx-gallery imports by name are named there too."""
+    graph = import_graph()
+    sphinx_side = {name for name in graph if name.startswith("tensorcopy_sphinx") or name == "docs._shared.conf"}
+    assert "docs._shared.conf" in sphinx_side and len(sphinx_side) > 20, sorted(sphinx_side)
+    around = {f"{name} imports {target}" for name in sphinx_side for target in graph[name]
+              if target.startswith("sitetools") and target != "sitetools.for_sphinx"}  # fmt: skip
+    assert not around, sorted(around)
+    conf = (ROOT / "docs" / "_shared" / "conf.py").read_text(encoding="utf-8")
+    named = set(re.findall(r"[\"'](sitetools\.[\w.]+)[\"']", conf))
+    assert named and all(name.startswith("sitetools.for_sphinx.") for name in named), named
 
 
 @pytest.mark.parametrize(

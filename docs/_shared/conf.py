@@ -27,8 +27,7 @@ for _folder in (ROOT, DOCS / "_ext"):
         sys.path.insert(0, str(_folder))
 
 from editions import edition  # noqa: E402  (importable thanks to the lines above)
-from sitetools import settings, web  # noqa: E402
-from sitetools.web import colab  # noqa: E402
+from sitetools.for_sphinx import colab, settings, web  # noqa: E402
 
 #: The parts of the gallery (folders of ``gallery/<code>/``), in the order the examples index shows
 #: them: the two source articles, then the questions readers bring. A part missing here fails the build.
@@ -160,7 +159,7 @@ def _site_settings(row) -> dict:
             "nested_sections": False,  # one toctree per part, under its own heading in the sidebar
             "remove_config_comments": True,
             # matplotlib: rcdefaults; guard.outputs: each page writes only its own outputs, leaves no process
-            "reset_modules": ("sitetools.guard.example.reset_torch", "matplotlib", "sitetools.guard.outputs.watch"),
+            "reset_modules": ("sitetools.for_sphinx.reset_torch", "matplotlib", "sitetools.for_sphinx.watch_outputs"),
             "reset_modules_order": "both",
             "run_stale_examples": True,  # re-run every example on every build, even if unchanged
             "show_memory": False,

@@ -19,7 +19,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
 from editions import CODES, EDITIONS, edition
-from sitetools.rules.sources import numbered_blocks
+from sitetools.for_sphinx import numbered_blocks
 from tensorcopy_sphinx.theme_i18n import translated
 
 #: The button's words, off and on, and what it announces (docs/_templates/bilingual-toggle.html).

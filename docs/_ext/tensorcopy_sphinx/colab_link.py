@@ -12,7 +12,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from editions import edition
-from sitetools.web import colab
+from sitetools.for_sphinx import colab
 from tensorcopy_sphinx.theme_i18n import translated
 from tensorcopy_sphinx.verified_stamp import STAMP_CLASS, _example_name
 

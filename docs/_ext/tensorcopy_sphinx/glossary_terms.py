@@ -24,8 +24,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from editions import pick
-from sitetools.rules.term_facts import CHECKED_BY
-from sitetools.rules.terms import TERMS
+from sitetools.for_sphinx import CHECKED_BY, TERM_FILES, TERMS
 from tensorcopy_sphinx.claims_ledger import labelled_entry
 from tensorcopy_sphinx.fact_index import cite
 from tensorcopy_sphinx.inline import inline_text
@@ -60,7 +59,7 @@ def _definition(text: str, page: nodes.Node, shown_on: str, label: str) -> nodes
 def _checks(term_zh: str, env, words: dict[str, str]) -> list[nodes.Node]:
     """The facts that run the definition of ``term_zh``, run now (a failure fails the build, naming the term's
     line in ``sitetools/rules/terms.py``) and linked to their entries on the facts page."""
-    from sitetools.rules.terms import __file__ as terms_file
+    terms_file = TERM_FILES[0]
     from tensorfacts.facts import run_fact
 
     parts: list[nodes.Node] = []
@@ -96,11 +95,9 @@ class TermsTable(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        import sitetools.rules.term_facts
-        import sitetools.rules.terms
 
-        self.env.note_dependency(sitetools.rules.terms.__file__)
-        self.env.note_dependency(sitetools.rules.term_facts.__file__)
+        for path in TERM_FILES:
+            self.env.note_dependency(path)
         w = pick(WORDS, self.env.config.language, "the glossary's words (tensorcopy_sphinx.glossary_terms.WORDS)")
         field = pick(DEFINITIONS, self.env.config.language, "the glossary's definitions (glossary_terms.DEFINITIONS)")
         columns = ("zh", "en", "define", "also", "avoid")

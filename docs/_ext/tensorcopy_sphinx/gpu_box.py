@@ -20,7 +20,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from sitetools.guard import example as example_guard
+from sitetools.for_sphinx import gpu_blocks_ran
 from tensorcopy_sphinx.theme_i18n import translated
 
 CLASS = "gpu-box"
@@ -33,7 +33,7 @@ def ran_on(name: str) -> list[str]:
     """The GPU each GPU block of example ``name`` (``questions/plot_13_module_to``) ran on in this build, for
     the blocks that ran: empty without a GPU, or when no block ran to its end. Read from the build's
     record of the lines that ran, never from the page's output."""
-    ran = example_guard.gpu_blocks_ran(name)
+    ran = gpu_blocks_ran(name)
     if not any(ran):
         return []
     import torch

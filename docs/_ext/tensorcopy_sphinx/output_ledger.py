@@ -4,13 +4,12 @@ again once every download is final (the notebooks' links are written when Sphinx
 ``tensorcopy_sphinx.notebook_text``). Without the build's run records (sphinx-build by hand) it refuses
 nothing."""
 
-from sitetools import settings
-from sitetools.guard import outputs as page_outputs
+from sitetools.for_sphinx import seal_outputs, settings
 
 
 def _seal(app, env, docnames) -> None:
     if settings.current().records is not None:
-        page_outputs.seal()
+        seal_outputs()
 
 
 def setup(app):

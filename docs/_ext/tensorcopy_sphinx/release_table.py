@@ -37,10 +37,7 @@ from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 
 from editions import CODES, pick
-from sitetools.authoring import check_labels
-from sitetools.releases import records as release_records
-from sitetools.releases.rerun_cell import joined
-from sitetools.rules import checks_manifest
+from sitetools.for_sphinx import check_labels, checks_manifest, joined, release_records
 from tensorcopy_sphinx import behaviour_matrix, op_tables
 from tensorcopy_sphinx.build_info import build_versions
 from tensorfacts.facts import FACTS

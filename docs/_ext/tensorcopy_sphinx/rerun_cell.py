@@ -27,9 +27,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
 from editions import edition
-from sitetools.authoring import check_labels
-from sitetools.releases import rerun_cell as rerun_checks
-from sitetools.rules.sources import numbered_blocks
+from sitetools.for_sphinx import check_labels, numbered_blocks, rerun_checks
 from tensorcopy_sphinx.build_info import build_versions
 from tensorcopy_sphinx.gallery_html_fixes import plain_title
 from tensorcopy_sphinx.theme_i18n import translated

@@ -36,7 +36,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
 from editions import edition
-from sitetools.rules.syntax import gallery_blocks
+from sitetools.for_sphinx import gallery_blocks
 from tensorcopy_sphinx import notebook_text as notebook
 from tensorcopy_sphinx.build_info import build_versions, resolve
 from tensorcopy_sphinx.cjk_linebreaks import FULL_WIDTH_PUNCTUATION, HAN

@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 
 from sphinx.application import Sphinx
 
-from sitetools import web
+from sitetools.for_sphinx import web
 
 _OG_URL = re.compile(r'<meta property="og:url" content="[^"]*" */?>\n?')
 _ALTERNATE = re.compile(r'<link rel="alternate" hreflang="[^"]*" href="[^"]*">\n?')

@@ -24,9 +24,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 
-from sitetools import settings, web
-from sitetools.releases import records as release_records
-from sitetools.rules.checks_manifest import GPU
+from sitetools.for_sphinx import GPU, release_records, settings, web
 from tensorcopy_sphinx.build_info import build_versions
 from tensorcopy_sphinx.gpu_box import ran_on
 from tensorcopy_sphinx.theme_i18n import translated

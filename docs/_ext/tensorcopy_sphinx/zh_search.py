@@ -31,7 +31,7 @@ from sphinx.search.zh import SearchChinese
 from sphinx.util import logging as sphinx_logging
 
 from editions import edition
-from sitetools.rules.terms import TERMS
+from sitetools.for_sphinx import TERMS
 
 SPLIT_QUERY_JS = r"""
 /* Chinese query splitter (tensorcopy_sphinx.zh_search): Latin words as usual; each run of Han characters
