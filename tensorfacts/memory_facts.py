@@ -1,5 +1,5 @@
-"""Named facts on memory reached through another route: a file mapped twice, and DLPack over a NumPy array
-with a negative stride (which a forked child runs, as it ends the process). Registered on import by
+"""Named facts on memory reached through another route: a file mapped twice (a private mapping too), and DLPack over a
+NumPy array with a negative stride (which a forked child runs, as it ends the process). Registered on import by
 :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import faulthandler
+import mmap
 import os
 import signal
+import sys
 import tempfile
 from pathlib import Path
 
@@ -52,6 +54,47 @@ def _file_mapped_twice() -> Fact:
     return Fact(disjoint and first_write_seen and array_write_seen,
                 f"byte ranges disjoint: {disjoint}; first[0] = 100 seen by second and the array: {first_write_seen}; "
                 f"array[1] = 200 seen by first: {array_write_seen}")
+
+
+@fact("private-file-mapping-reads-other-writes", {
+    "en": "On Linux, a file of two memory pages of float32 zeros mapped with torch.from_file(path, shared=True) and "
+          "with torch.from_file(path, shared=False): the two address ranges are disjoint. A write through the "
+          "shared mapping (first element) and one through np.memmap(path, mode='r+') (second element) are read "
+          "through the private mapping; the private mapping's own write (third element) reaches neither the shared "
+          "mapping nor the file; after it, a write through the shared mapping to the fourth element (the same "
+          "page) is no longer read through the private mapping, while one to the first element of the second "
+          "page still is.",
+    "zh_CN": "在 Linux 上，一个占两个内存页、全是 float32 零值的文件，用 torch.from_file(path, shared=True) 和 "
+             "torch.from_file(path, shared=False) 各映射一次：两段地址范围互不重叠。经由共享映射写入的值（第一个元素）"
+             "和经由 np.memmap(path, mode='r+') 写入的值（第二个元素），从私有映射都读得到；私有映射自己写入的值"
+             "（第三个元素）既到不了共享映射，也到不了文件；在它之后，经由共享映射写入第四个元素（同一页）的值，"
+             "私有映射就读不到了，而写入第二页第一个元素的值仍然读得到。",
+})
+def _private_file_mapping_reads_other_writes() -> Fact:
+    """A private mapping of a file: other mappings' writes show on the pages it has not written itself."""
+    page = mmap.PAGESIZE // 4  # float32 elements per memory page
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "zeros.bin"
+        np.zeros(2 * page, dtype=np.float32).tofile(path)
+        shared = torch.from_file(str(path), shared=True, size=2 * page, dtype=torch.float32)
+        private = torch.from_file(str(path), shared=False, size=2 * page, dtype=torch.float32)
+        array = np.memmap(path, dtype=np.float32, mode="r+", shape=(2 * page,))
+        (_, lower_end), (upper_start, _) = sorted([_byte_range(shared), _byte_range(private)])
+        disjoint = lower_end <= upper_start
+        shared[0] = 1.0
+        array[1] = 2.0
+        array.flush()
+        others_read = private[:2].tolist() == [1.0, 2.0]
+        private[2] = 3.0
+        own_kept = shared[2].item() == 0.0 and float(np.fromfile(path, dtype=np.float32)[2]) == 0.0
+        shared[3] = 4.0
+        shared[page] = 5.0
+        after_own = (private[3].item(), private[page].item())
+        del array
+    holds = sys.platform == "linux" and disjoint and others_read and own_kept and after_own == (0.0, 5.0)
+    return Fact(holds, f"platform {sys.platform}; byte ranges disjoint: {disjoint}; shared and np.memmap writes read "
+                       f"through the private mapping: {others_read}; its own write kept from the shared mapping and "
+                       f"the file: {own_kept}; then (same page, second page) read: {after_own}")
 
 
 def _from_dlpack(array: np.ndarray) -> None:

@@ -307,6 +307,7 @@ FACT_FLIPS = {
     "fused-optimizer-step-not-counted": "fused optimizer steps are counted",
     "kernel-writes-not-counted": "uncounted kernels are counted",
     "file-mapped-twice-shares-bytes": "a second mapping of a file is a copy",
+    "private-file-mapping-reads-other-writes": "a second mapping of a file is a copy",
     "from-dlpack-aborts-on-flipped-array": "from_dlpack copies a flipped array",
     "apply-map-not-counted": "apply_ and map_ are counted",
     "double-of-float64-is-a": "double() always copies",

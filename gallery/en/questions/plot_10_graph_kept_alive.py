@@ -15,12 +15,12 @@ Memory keeps growing: ``total_loss += loss`` keeps every step's graph
       total_detached += loss.detach()
 
 If the memory of your loop keeps growing step after step (what readers report as a memory
-leak, or on a GPU as running out of memory, OOM, after many steps), look at the line that sums the
+leak, on a GPU as a GPU memory leak, or as running out of memory, OOM, after many steps), look at the line that sums the
 loss for a report. Summing the loss of every step looks harmless, but a loss that still has a ``grad_fn``
 brings its whole graph along: the running total keeps every step's autograd nodes, and, when no
 backward pass (``backward()`` or ``torch.autograd.grad``) ran on that loss (an evaluation loop outside
 ``torch.no_grad()``) or it ran with
-``retain_graph=True`` or ``create_graph=True``, the tensors those nodes saved as well (after
+``retain_graph=True`` (which ``create_graph=True`` sets by default), the tensors those nodes saved as well (after
 ``backward(inputs=...)`` or ``torch.autograd.grad``, which run only the nodes on the way to the tensors
 they are given, those of the nodes they did not run). A list of losses or outputs kept for
 logging does the same. This page counts the autograd nodes reachable from the total at each step
@@ -307,9 +307,9 @@ else:
 # ``** 2`` saved ``w * x``. A plain ``backward()`` (no ``retain_graph=True``, ``create_graph=True``
 # or ``inputs=``) frees them, as does ``torch.autograd.grad(loss, w)`` without the first two, so in the
 # training loop above the total keeps the nodes only. Where neither runs on the loss, as in an evaluation loop outside
-# ``torch.no_grad()``, or where it runs with ``retain_graph=True`` or ``create_graph=True`` (which
-# keeps the graph too), the total keeps every step's saved tensors alive too; with ``inputs=``, it
-# keeps those of the nodes ``backward()`` did not run. ``sum_losses`` runs the loop with ``+=``, with or without
+# ``torch.no_grad()``, or where it runs with ``retain_graph=True`` (which ``create_graph=True``, building a
+# graph of the gradient too, sets by default), the total keeps every step's saved tensors alive too; with
+# ``inputs=``, it keeps those of the nodes ``backward()`` did not run. ``sum_losses`` runs the loop with ``+=``, with or without
 # ``backward()``, and keeps a weak reference (``weakref.ref``) to each step's ``x`` and ``w * x``,
 # which does not keep the tensor alive: it reads ``None`` once the tensor is freed. In the output,
 # ``nodes reachable`` is the number of nodes reachable, ``saved tensors alive`` the number of saved tensors
@@ -349,21 +349,23 @@ assert count_nodes(retained_total) == count_nodes(trained), "retain_graph=True k
 assert all(ref() is not None for ref in retained_saved), "after backward(retain_graph=True) saved tensors stay alive"
 
 
-def _graded_step(graded_w, graph_option):
+def _graded_step(graded_w, graph_options):
     graded_x = torch.randn(3)
     graded_wx = graded_w * graded_x
     graded_loss = (graded_wx**2).mean()
-    torch.autograd.grad(graded_loss, graded_w, **({graph_option: True} if graph_option else {}))
+    torch.autograd.grad(graded_loss, graded_w, **graph_options)
     return graded_loss, [weakref.ref(graded_x), weakref.ref(graded_wx)]
 
 
-for graph_option in (None, "retain_graph", "create_graph"):
+graded_options = ({}, {"retain_graph": True}, {"create_graph": True}, {"create_graph": True, "retain_graph": False})
+for graph_options in graded_options:
     with torch.random.fork_rng():
         graded_w = torch.randn(3, requires_grad=True)
-        graded = [_graded_step(graded_w, graph_option) for _ in range(5)]
+        graded = [_graded_step(graded_w, graph_options) for _ in range(5)]
+    graded_kept = graph_options.get("retain_graph", graph_options.get("create_graph", False))
     assert count_nodes(sum(step[0] for step in graded)) == count_nodes(trained), "autograd.grad keeps the same nodes"
-    assert all((ref() is None) == (graph_option is None) for step in graded for ref in step[1]), (
-        "torch.autograd.grad frees the saved tensors, unless retain_graph=True or create_graph=True keeps them")
+    assert all((ref() is not None) == graded_kept for step in graded for ref in step[1]), (
+        "torch.autograd.grad frees the saved tensors unless its retain_graph (by default create_graph) is True")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -534,7 +536,7 @@ if torch.cuda.is_available():
 # ------------------------------------------------------------------------
 #
 # Without a list or a total, a loop frees each step's graph by itself, in two stages. ``backward()``
-# (without ``retain_graph=True`` or ``create_graph=True``) at once releases the graph's hold on the
+# (with ``retain_graph`` false, its default unless ``create_graph=True``) at once releases the graph's hold on the
 # tensors saved by the nodes it runs (all of them here; with ``inputs=``, only the nodes on the way
 # to the tensors named, and ``torch.autograd.grad`` likewise runs only those to the tensors it is given),
 # which frees them here, since nothing else holds ``x`` or ``w * x``; the nodes stay alive as long as
@@ -588,6 +590,17 @@ with torch.random.fork_rng():
         warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a reference cycle
         higher_loss.backward(create_graph=True)
     assert alive(higher[0]) == (True, 2), "after backward(create_graph=True) the saved tensors stay alive"
+    freed_loss = forward(torch.randn(3, requires_grad=True), [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a reference cycle
+        freed_loss.backward(create_graph=True, retain_graph=False)
+    try:
+        freed_loss.grad_fn.next_functions[0][0]._saved_self
+    except RuntimeError as e:
+        assert "after they have already been freed" in str(e), (
+            "backward(create_graph=True, retain_graph=False) releases the graph's hold on the saved tensors")
+    else:
+        raise AssertionError("backward(create_graph=True, retain_graph=False) must release the saved tensors")
 branch_a, branch_b = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
 saved_a, saved_b = torch.full((3,), 2.0), torch.full((3,), 3.0)
 two_branches = (branch_a * saved_a).sum() + (branch_b * saved_b).sum()
@@ -724,10 +737,11 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 # nodes then stays at zero however long the loop runs. A total of tensors with a ``grad_fn``, or a
 # list of them, keeps every step's nodes, and keeps their saved tensors too where no backward pass
 # (``backward()`` or ``torch.autograd.grad``) ran on the loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
-# ``retain_graph=True`` or ``create_graph=True`` (after ``backward(inputs=...)`` or ``torch.autograd.grad``,
-# which run only the nodes on the way to the tensors they are given, those of the nodes they did not run).
+# ``retain_graph=True``, which ``create_graph=True`` sets by default (after ``backward(inputs=...)`` or
+# ``torch.autograd.grad``, which run only the nodes on the way to the tensors they are given, those of the nodes they
+# did not run).
 # ``out.detach().cpu()`` keeps no graph, but on the CPU it is a tensor on the
 # output's own storage, which the list keeps alive. Without such a list, a ``backward()`` or
-# ``torch.autograd.grad`` without ``retain_graph=True`` or ``create_graph=True`` releases the
+# ``torch.autograd.grad`` with ``retain_graph`` false (its default unless ``create_graph=True``) releases the
 # graph's hold on the tensors saved by the nodes it runs, and ``del loss`` (with ``out`` and any other name for
 # the step's tensors) or the next ``out, loss = ...`` frees its nodes.

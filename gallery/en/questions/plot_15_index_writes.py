@@ -260,7 +260,10 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # dtypes below) or a mask (advanced indexing),
 # alone or next to basic indices, returns a copy. A list of fewer than 32 items that holds a tensor, another
 # list, a slice, ``None`` or ``...`` is read as a tuple of indices, with a deprecation warning, and can give a
-# view: ``x[[t.argmax()]]`` is ``x[t.argmax()]``; from 32 items on, such a list is an advanced index. We check each form below by its storage.
+# view: ``x[[t.argmax()]]`` is ``x[t.argmax()]``. From 32 items on, torch makes the whole list one index tensor: a
+# list of integers and zero-dimensional tensors, or of lists of integers all of one length, is an advanced index (a
+# copy, with no warning), and a list holding a slice, ``None`` or ``...`` raises. We check each form below by its
+# storage.
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -282,9 +285,13 @@ views = [form for form, result in forms.items() if same_storage(result, x)]
 assert views == list(forms)[:7], "basic indexing gives views, advanced indexing copies"
 # sphinx_gallery_start_ignore
 assert all(result._is_view() == (form in views) for form, result in forms.items()), "the results that share x's storage are the ones autograd records as views"
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    assert same_storage(x[[1, slice(None)]], x), "a list holding a slice indexes as a tuple (deprecated): a view"
+for short_kind, short_item in {"slice(None)": slice(None), "None": None, "...": ...}.items():
+    with warnings.catch_warnings(record=True) as short_warnings:
+        warnings.simplefilter("always")
+        short_result = x[[1, short_item]]
+    assert same_storage(short_result, x) and torch.equal(short_result, x[1, short_item]) and any(
+        "non-tuple sequence" in str(w.message) for w in short_warnings), (
+        f"a short list holding {short_kind} is read as a tuple of indices, with the deprecation warning: a view")
 with warnings.catch_warnings(record=True) as list_warnings:
     warnings.simplefilter("always")
     argmax_in_list = x[[x[:, 0].argmax()]]
@@ -302,6 +309,24 @@ with warnings.catch_warnings(record=True) as long_list_warnings:
     long_list_result = x[[x[:, 0].argmax()] + [0] * 31]
 assert long_list_result.shape == (32, 4) and not same_storage(long_list_result, x) and not long_list_warnings, (
     "a list of 32 items holding a tensor is an advanced index: a copy, with no warning")
+for long_length in (32, 40):
+    for long_kind, long_list in {
+        "integers and 0-d tensors": [x[:, 0].argmax(), torch.tensor(1)] + [0] * (long_length - 2),
+        "lists of integers": [[0, 2], [1, 0]] * (long_length // 2),
+    }.items():
+        with warnings.catch_warnings(record=True) as long_warnings:
+            warnings.simplefilter("always")
+            long_result = x[long_list]
+        assert len(long_list) == long_length and torch.equal(long_result, x[torch.tensor(long_list)]) and not (
+            same_storage(long_result, x) or long_warnings), (
+            f"a list of {long_length} {long_kind} is one index tensor: a copy, with no warning")
+    for long_kind, long_item in {"slice(None)": slice(None), "None": None, "...": ...}.items():
+        try:
+            x[[long_item] + [0] * (long_length - 1)]
+        except RuntimeError as e:
+            assert "Could not infer dtype" in str(e), "torch could not make the list an index tensor"
+        else:
+            raise AssertionError(f"a list of {long_length} items holding {long_kind} must raise")
 # sphinx_gallery_end_ignore
 
 # %%

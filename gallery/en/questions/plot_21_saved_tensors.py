@@ -400,10 +400,10 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 # ``pack`` that returns ``t`` as it is neither copies nor checks: the same edit passes silently
 # and the gradient comes out wrong, ``2 (exp(2x) + 1)`` instead of ``2 exp(2x)``. Torch has the
 # copying kind built in: inside ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` the same
-# edit, and the ``backward()`` after it, run without an error, and the gradient is right. Nor does a
-# custom ``torch.autograd.Function`` that keeps its input ``a`` as ``ctx.x`` instead of through
-# ``ctx.save_for_backward``: after ``a.detach().mul_(10)``, ``backward()`` raises nothing and ``a.grad``
-# is wrong. :fact:`ctx-attribute-escapes-version-check`
+# edit, and the ``backward()`` after it, run without an error, and the gradient is right. A custom
+# ``torch.autograd.Function`` that keeps its input ``a`` as ``ctx.x`` instead of through
+# ``ctx.save_for_backward`` does not check either: after ``a.detach().mul_(10)``, ``backward()`` raises
+# nothing and ``a.grad`` is wrong. :fact:`ctx-attribute-escapes-version-check`
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
@@ -530,8 +530,9 @@ for name, op in ops.items():
 # ----------------
 #
 # ``retain_graph=True`` keeps the saved tensors until a ``backward()`` or ``torch.autograd.grad``
-# without ``retain_graph=True`` or ``create_graph=True`` runs the nodes that saved them (with ``inputs=``,
-# it frees what the nodes it runs saved): of the four passes below, the first three keep them, each pass adds the same gradient, and after the fourth the saved
+# with ``retain_graph`` false (its default unless ``create_graph=True``) runs the nodes that saved them (with
+# ``inputs=``, it frees what the nodes it runs saved): of the four passes below, the first three keep them, each
+# pass adds the same gradient, and after the fourth the saved
 # output is freed. An in-place edit between two passes breaks the later one.
 
 x.grad = None
@@ -569,6 +570,23 @@ except RuntimeError as e:
     assert "backward through the graph a second time" in str(e), "torch.autograd.grad frees what its nodes saved"
 else:
     raise AssertionError("a backward() after torch.autograd.grad without retain_graph=True must raise")
+for create_options in ({"create_graph": True}, {"create_graph": True, "retain_graph": False}):
+    for create_call in ("backward", "torch.autograd.grad"):
+        created = (other_leaf * 2).exp()
+        created.sum().backward(retain_graph=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a reference cycle
+            if create_call == "backward":
+                created.sum().backward(**create_options)
+            else:
+                torch.autograd.grad(created.sum(), other_leaf, **create_options)
+        try:
+            created_kept = torch.equal(created.grad_fn._saved_result, created)
+        except RuntimeError as e:
+            assert "after they have already been freed" in str(e), "reading a freed saved output raises"
+            created_kept = False
+        assert created_kept is create_options.get("retain_graph", True), (
+            f"{create_call}(create_graph=True) keeps the saved output unless retain_graph=False is given")
 # sphinx_gallery_end_ignore
 y = (x * 2).exp()
 y.sum().backward(retain_graph=True)
@@ -592,6 +610,6 @@ else:
 # ``saved_tensors_hooks`` (``allow_mutation_on_saved_tensors()`` is one) or ``torch.utils.checkpoint``
 # (with its default ``context_fn``) also let the output be edited, but hooks
 # that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and
-# the check with them, until a ``backward()`` or ``torch.autograd.grad`` without ``retain_graph=True``
-# or ``create_graph=True`` runs the nodes that saved them (``inputs=`` included). The error itself is read on
-# :ref:`questions-inplace-error`.
+# the check with them, until a ``backward()`` or ``torch.autograd.grad`` with ``retain_graph`` false (its
+# default unless ``create_graph=True``) runs the nodes that saved them (``inputs=`` included). The error itself is
+# read on :ref:`questions-inplace-error`.

@@ -17,8 +17,9 @@ Checkpoints: what ``torch.load``, ``load_state_dict`` and ``assign=True`` copy
       optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
 The loss does not decrease after loading a checkpoint (it prints the same value at every step),
-or a saved checkpoint holds later weights than the step it was saved at. This page saves and
-loads a small model and shows what each step copies: ``torch.load`` (with and without
+or a saved checkpoint holds later weights than the step it was saved at (``state_dict()`` was taken, then more
+steps ran before the file was written). This page saves and loads a small model and shows what each step
+copies: ``torch.load`` (with and without
 ``mmap=True``), ``load_state_dict`` (with and without ``assign=True``) with an optimizer made
 before it, a resumed training run, and ``state_dict()`` saved after more training.
 """

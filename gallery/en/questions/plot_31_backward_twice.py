@@ -98,10 +98,11 @@ else:
 
 # %%
 # ``backward()`` frees what the nodes it runs saved (with ``inputs=``, only the nodes on the way to
-# the tensors named run, and the others keep theirs), unless it is given ``retain_graph=True``, or
-# ``create_graph=True`` (which keeps the graph too, to differentiate the gradient again). With
-# either, a second ``backward()`` through the same graph runs and adds the gradient to ``w.grad``
-# again.
+# the tensors named run, and the others keep theirs), unless its ``retain_graph`` is true: given as
+# ``retain_graph=True``, or left at its default with ``create_graph=True`` (which also builds a graph of the
+# gradient, to differentiate it again), since ``retain_graph`` defaults to ``create_graph``. With either, a
+# second ``backward()`` through the same graph runs and adds the gradient to ``w.grad`` again;
+# after ``backward(create_graph=True, retain_graph=False)`` it raises.
 
 for label, keep in {"retain_graph=True": {"retain_graph": True}, "create_graph=True": {"create_graph": True}}.items():
     w.grad = None
@@ -114,6 +115,17 @@ for label, keep in {"retain_graph=True": {"retain_graph": True}, "create_graph=T
     print(f"backward({label}), then backward(): ran; w.grad is two passes' gradient: {twice}")
     assert twice, f"backward({label}) keeps what the nodes saved for a second pass"
 # sphinx_gallery_start_ignore
+freeing_leaf = torch.ones(3, requires_grad=True)
+freeing_loss = freeing_leaf.exp().sum()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a reference cycle
+    freeing_loss.backward(create_graph=True, retain_graph=False)
+try:
+    freeing_loss.backward()
+except RuntimeError as e:
+    assert str(e) == message, "backward(create_graph=True, retain_graph=False) freed what the nodes saved"
+else:
+    raise AssertionError("a second backward() after backward(create_graph=True, retain_graph=False) must raise")
 branch_a, branch_b = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
 two_branches = branch_a.exp().sum() + branch_b.exp().sum()
 two_branches.backward(inputs=[branch_a])

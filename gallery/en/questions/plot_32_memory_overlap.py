@@ -292,7 +292,9 @@ assert not same_storage(alias, source) and alias.data_ptr() == source[1].data_pt
 # storage starts, plus ``storage_offset()`` elements), and the last byte its strides reach. In memory
 # mapped once in this process, two tensors whose byte ranges are disjoint share no memory. Memory
 # mapped twice is the exception, two address ranges over the same bytes: a file mapped twice
-# (``torch.from_file(path, shared=True)``, ``np.memmap``), or a tensor in shared memory
+# (``torch.from_file(path, shared=True)``, ``np.memmap``, or, on Linux, ``torch.from_file(path, shared=False)``, a
+# private mapping whose own writes stay its own but which reads the other mappings' writes on the memory pages it
+# has not written), or a tensor in shared memory
 # (``share_memory_()``) whose view a forked ``DataLoader`` worker sends back through a
 # ``torch.multiprocessing`` queue: this process maps it again, at other addresses (section "A second
 # mapping" below). ``shares_memory`` compares the two ranges; it
@@ -300,7 +302,7 @@ assert not same_storage(alias, source) and alias.data_ptr() == source[1].data_pt
 # memory. A simpler test, whether the two *storages'* byte ranges overlap, is shown beside it. The
 # table adds a pair that is neither a view of the other: the two halves of ``flat``, one storage and
 # no common element.
-# :fact:`file-mapped-twice-shares-bytes`
+# :fact:`file-mapped-twice-shares-bytes` :fact:`private-file-mapping-reads-other-writes`
 
 
 def byte_range(t):

@@ -14,7 +14,7 @@
       total_float += loss.item()
       total_detached += loss.detach()
 
-循环占用的内存一步比一步多、一直增长？这就是读者常说的内存泄漏（memory leak），在 GPU 上则说成显存（GPU memory）泄漏，或者跑了许多步之后显存不足、报 OOM。先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图（computation graph）一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播带了 ``retain_graph=True`` 或 ``create_graph=True``，这些节点保存的张量也一并留住（``backward(inputs=...)`` 和 ``torch.autograd.grad`` 只运行通往所给张量的那些节点，调用它们之后，留住的是它们没有运行的那些节点保存的张量）。为记日志而保存损失或输出的列表也是一样。本页在每一步数一数从累计值出发能到达多少个自动求导节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
+循环占用的内存一步比一步多、一直增长？这就是读者常说的内存泄漏（memory leak），在 GPU 上则说成显存（GPU memory）泄漏，或者跑了许多步之后显存不足、报 OOM。先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图（computation graph）一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播时 ``retain_graph`` 为真（给了 ``create_graph=True`` 时，它默认就为真），这些节点保存的张量也一并留住（``backward(inputs=...)`` 和 ``torch.autograd.grad`` 只运行通往所给张量的那些节点，调用它们之后，留住的是它们没有运行的那些节点保存的张量）。为记日志而保存损失或输出的列表也是一样。本页在每一步数一数从累计值出发能到达多少个自动求导节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
 ``loss.detach()`` 修好循环。接着检查记日志的列表留住了什么：计算图、保存的张量，还是输出的存储；再检查没有这种列表时，一步的计算图在什么时候释放：``backward()``、``del loss``，还有下一步把名字 ``loss`` 重新绑定（rebinding）到新的损失上。PyTorch 的 FAQ 有一节专门提醒过这种写法：`“Don't accumulate history across your training loop”
 <https://docs.pytorch.org/docs/stable/notes/faq.html>`__。
 """
@@ -282,7 +282,7 @@ else:
 #
 # 每一步的节点都持有为反向传播保存的张量：``w * x`` 保存了 ``x``，``** 2`` 保存了 ``w * x``。不带 ``retain_graph=True``、``create_graph=True`` 或 ``inputs=`` 的普通 ``backward()``
 # 会释放它们，不带前两者的 ``torch.autograd.grad(loss, w)`` 也一样，所以在上面的训练循环里，累计值只留住节点。如果对损失两者都没有调用（例如没有包在 ``torch.no_grad()``
-# 里的评估循环），或者调用时带了 ``retain_graph=True``，或同样保留计算图的 ``create_graph=True``，累计值还会让每一步保存的张量都活着；带 ``inputs=`` 时，留住的是 ``backward()`` 没有运行的那些节点保存的张量。``sum_losses``
+# 里的评估循环），或者调用时 ``retain_graph`` 为真（``create_graph=True`` 还会为梯度建一张计算图，给了它时，``retain_graph`` 默认就为真），累计值还会让每一步保存的张量都活着；带 ``inputs=`` 时，留住的是 ``backward()`` 没有运行的那些节点保存的张量。``sum_losses``
 # 用 ``+=`` 跑这个循环，做或不做 ``backward()``，并对每一步的 ``x`` 和 ``w * x`` 各留一个弱引用（``weakref.ref``）。弱引用不会让张量活着：张量被释放后，它读出的是 ``None``。输出里的 ``nodes reachable`` 是能到达的节点数，``saved tensors alive`` 是仍然活着的保存张量个数。
 
 import weakref
@@ -319,21 +319,23 @@ assert count_nodes(retained_total) == count_nodes(trained), "retain_graph=True k
 assert all(ref() is not None for ref in retained_saved), "after backward(retain_graph=True) saved tensors stay alive"
 
 
-def _graded_step(graded_w, graph_option):
+def _graded_step(graded_w, graph_options):
     graded_x = torch.randn(3)
     graded_wx = graded_w * graded_x
     graded_loss = (graded_wx**2).mean()
-    torch.autograd.grad(graded_loss, graded_w, **({graph_option: True} if graph_option else {}))
+    torch.autograd.grad(graded_loss, graded_w, **graph_options)
     return graded_loss, [weakref.ref(graded_x), weakref.ref(graded_wx)]
 
 
-for graph_option in (None, "retain_graph", "create_graph"):
+graded_options = ({}, {"retain_graph": True}, {"create_graph": True}, {"create_graph": True, "retain_graph": False})
+for graph_options in graded_options:
     with torch.random.fork_rng():
         graded_w = torch.randn(3, requires_grad=True)
-        graded = [_graded_step(graded_w, graph_option) for _ in range(5)]
+        graded = [_graded_step(graded_w, graph_options) for _ in range(5)]
+    graded_kept = graph_options.get("retain_graph", graph_options.get("create_graph", False))
     assert count_nodes(sum(step[0] for step in graded)) == count_nodes(trained), "autograd.grad keeps the same nodes"
-    assert all((ref() is None) == (graph_option is None) for step in graded for ref in step[1]), (
-        "torch.autograd.grad frees the saved tensors, unless retain_graph=True or create_graph=True keeps them")
+    assert all((ref() is not None) == graded_kept for step in graded for ref in step[1]), (
+        "torch.autograd.grad frees the saved tensors unless its retain_graph (by default create_graph) is True")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -486,7 +488,7 @@ if torch.cuda.is_available():
 # 一步的计算图何时释放：``backward()``、``del loss`` 与重新绑定
 # -------------------------------------------------------------
 #
-# 没有列表或累计值时，循环会自己分两个阶段释放每一步的计算图。不带 ``retain_graph=True``、也不带 ``create_graph=True`` 的 ``backward()`` 会立刻让计算图放开它所运行的节点保存的张量（这里是全部节点；带 ``inputs=`` 时，只运行通往指定张量的那些节点，``torch.autograd.grad`` 同样只运行通往传给它的张量的那些节点），这里没有别的东西引用 ``x`` 和 ``w * x``，它们也就随之释放；节点则只要还有东西引用就一直活着，这里引用它们的只有名字
+# 没有列表或累计值时，循环会自己分两个阶段释放每一步的计算图。``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 会立刻让计算图放开它所运行的节点保存的张量（这里是全部节点；带 ``inputs=`` 时，只运行通往指定张量的那些节点，``torch.autograd.grad`` 同样只运行通往传给它的张量的那些节点），这里没有别的东西引用 ``x`` 和 ``w * x``，它们也就随之释放；节点则只要还有东西引用就一直活着，这里引用它们的只有名字
 # ``loss``。``del loss`` 去掉这个引用，节点随之释放。``forward`` 跑一步前向传播，对这一步损失的节点（借助 ``node_ref``）以及计算图保存的两个张量 ``x`` 和 ``w * x`` 各留一个弱引用；``alive``
 # 像 ``count_alive`` 那样读取它们。输出里的 ``node alive`` 表示节点是否还活着，``saved tensors alive`` 是仍然活着的保存张量个数。
 
@@ -534,6 +536,17 @@ with torch.random.fork_rng():
         warnings.simplefilter("ignore")  # 对叶子张量用 create_graph=True 会警告存在引用循环
         higher_loss.backward(create_graph=True)
     assert alive(higher[0]) == (True, 2), "after backward(create_graph=True) the saved tensors stay alive"
+    freed_loss = forward(torch.randn(3, requires_grad=True), [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # 对叶子张量用 create_graph=True 会警告存在引用循环
+        freed_loss.backward(create_graph=True, retain_graph=False)
+    try:
+        freed_loss.grad_fn.next_functions[0][0]._saved_self
+    except RuntimeError as e:
+        assert "after they have already been freed" in str(e), (
+            "backward(create_graph=True, retain_graph=False) releases the graph's hold on the saved tensors")
+    else:
+        raise AssertionError("backward(create_graph=True, retain_graph=False) must release the saved tensors")
 branch_a, branch_b = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
 saved_a, saved_b = torch.full((3,), 2.0), torch.full((3,), 3.0)
 two_branches = (branch_a * saved_a).sum() + (branch_b * saved_b).sum()
@@ -655,5 +668,5 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 # ----
 #
 # 带 ``grad_fn`` 的张量走到哪里，就把计算图带到哪里。要记录或累加损失，用 ``loss.item()`` 得到一个数，或用
-# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播带了 ``retain_graph=True`` 或 ``create_graph=True``，还会留住这些节点保存的张量（``backward(inputs=...)`` 和 ``torch.autograd.grad`` 只运行通往所给张量的那些节点，调用它们之后，留住的是它们没有运行的那些节点保存的张量）。``out.detach().cpu()``
-# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，不带 ``retain_graph=True`` 或 ``create_graph=True`` 的 ``backward()`` 或 ``torch.autograd.grad`` 让计算图放开它所运行的节点保存的张量；把 ``loss`` 连同 ``out`` 等指向这一步张量的名字一起 ``del`` 掉，或者执行下一个 ``out, loss = ...``，就会释放它的节点。
+# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播时 ``retain_graph`` 为真（给了 ``create_graph=True`` 时，它默认就为真），还会留住这些节点保存的张量（``backward(inputs=...)`` 和 ``torch.autograd.grad`` 只运行通往所给张量的那些节点，调用它们之后，留住的是它们没有运行的那些节点保存的张量）。``out.detach().cpu()``
+# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 让计算图放开它所运行的节点保存的张量；把 ``loss`` 连同 ``out`` 等指向这一步张量的名字一起 ``del`` 掉，或者执行下一个 ``out, loss = ...``，就会释放它的节点。

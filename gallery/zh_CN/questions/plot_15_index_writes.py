@@ -241,7 +241,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、另一个列表、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``；这样的列表达到 32 项时，则按高级索引来读。下面逐一按存储检查每种写法。
+# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、另一个列表、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表达到 32 项时，torch 把整个列表变成一个索引张量：由整数和零维张量组成的列表，或由长度全都相同的整数列表组成的列表，是高级索引（得到副本，不给警告）；列表里有切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -263,9 +263,13 @@ views = [form for form, result in forms.items() if same_storage(result, x)]
 assert views == list(forms)[:7], "basic indexing gives views, advanced indexing copies"
 # sphinx_gallery_start_ignore
 assert all(result._is_view() == (form in views) for form, result in forms.items()), "the results that share x's storage are the ones autograd records as views"
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    assert same_storage(x[[1, slice(None)]], x), "a list holding a slice indexes as a tuple (deprecated): a view"
+for short_kind, short_item in {"slice(None)": slice(None), "None": None, "...": ...}.items():
+    with warnings.catch_warnings(record=True) as short_warnings:
+        warnings.simplefilter("always")
+        short_result = x[[1, short_item]]
+    assert same_storage(short_result, x) and torch.equal(short_result, x[1, short_item]) and any(
+        "non-tuple sequence" in str(w.message) for w in short_warnings), (
+        f"a short list holding {short_kind} is read as a tuple of indices, with the deprecation warning: a view")
 with warnings.catch_warnings(record=True) as list_warnings:
     warnings.simplefilter("always")
     argmax_in_list = x[[x[:, 0].argmax()]]
@@ -283,6 +287,24 @@ with warnings.catch_warnings(record=True) as long_list_warnings:
     long_list_result = x[[x[:, 0].argmax()] + [0] * 31]
 assert long_list_result.shape == (32, 4) and not same_storage(long_list_result, x) and not long_list_warnings, (
     "a list of 32 items holding a tensor is an advanced index: a copy, with no warning")
+for long_length in (32, 40):
+    for long_kind, long_list in {
+        "integers and 0-d tensors": [x[:, 0].argmax(), torch.tensor(1)] + [0] * (long_length - 2),
+        "lists of integers": [[0, 2], [1, 0]] * (long_length // 2),
+    }.items():
+        with warnings.catch_warnings(record=True) as long_warnings:
+            warnings.simplefilter("always")
+            long_result = x[long_list]
+        assert len(long_list) == long_length and torch.equal(long_result, x[torch.tensor(long_list)]) and not (
+            same_storage(long_result, x) or long_warnings), (
+            f"a list of {long_length} {long_kind} is one index tensor: a copy, with no warning")
+    for long_kind, long_item in {"slice(None)": slice(None), "None": None, "...": ...}.items():
+        try:
+            x[[long_item] + [0] * (long_length - 1)]
+        except RuntimeError as e:
+            assert "Could not infer dtype" in str(e), "torch could not make the list an index tensor"
+        else:
+            raise AssertionError(f"a list of {long_length} items holding {long_kind} must raise")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -500,7 +500,7 @@ for name, op in ops.items():
 # ``retain_graph``
 # ----------------
 #
-# ``retain_graph=True`` 会一直留住保存的张量，直到某一次不带 ``retain_graph=True`` 或 ``create_graph=True`` 的 ``backward()`` 或 ``torch.autograd.grad`` 运行了保存它们的节点（带 ``inputs=`` 时，它会释放它所运行的节点保存的张量）：下面四次反向传播，前三次带着它，保存的张量都留着，每一次都累加同样的梯度；第四次之后，保存的输出就被释放了。如果两次之间做了原地操作，后一次就会报错。
+# ``retain_graph=True`` 会一直留住保存的张量，直到某一次 ``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 运行了保存它们的节点（带 ``inputs=`` 时，它会释放它所运行的节点保存的张量）：下面四次反向传播，前三次带着它，保存的张量都留着，每一次都累加同样的梯度；第四次之后，保存的输出就被释放了。如果两次之间做了原地操作，后一次就会报错。
 
 x.grad = None
 y = (x * 2).exp()
@@ -537,6 +537,23 @@ except RuntimeError as e:
     assert "backward through the graph a second time" in str(e), "torch.autograd.grad frees what its nodes saved"
 else:
     raise AssertionError("a backward() after torch.autograd.grad without retain_graph=True must raise")
+for create_options in ({"create_graph": True}, {"create_graph": True, "retain_graph": False}):
+    for create_call in ("backward", "torch.autograd.grad"):
+        created = (other_leaf * 2).exp()
+        created.sum().backward(retain_graph=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # 对叶子张量用 create_graph=True 会警告存在引用循环
+            if create_call == "backward":
+                created.sum().backward(**create_options)
+            else:
+                torch.autograd.grad(created.sum(), other_leaf, **create_options)
+        try:
+            created_kept = torch.equal(created.grad_fn._saved_result, created)
+        except RuntimeError as e:
+            assert "after they have already been freed" in str(e), "reading a freed saved output raises"
+            created_kept = False
+        assert created_kept is create_options.get("retain_graph", True), (
+            f"{create_call}(create_graph=True) keeps the saved output unless retain_graph=False is given")
 # sphinx_gallery_end_ignore
 y = (x * 2).exp()
 y.sum().backward(retain_graph=True)
@@ -556,4 +573,4 @@ else:
 # ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
 # 什么都不保存；经 ``.data`` 的修改不会被发现，梯度可能是错的（上面的 ``exp`` 就是如此）。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和用默认 ``context_fn`` 的
 # ``torch.utils.checkpoint`` 也允许原地修改输出（``allow_mutation_on_saved_tensors()`` 就是前一种），但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
-# 会一直留住保存的张量，检查也随之保留，直到某一次不带 ``retain_graph=True`` 或 ``create_graph=True`` 的 ``backward()`` 或 ``torch.autograd.grad`` 运行了保存它们的节点（带 ``inputs=`` 的也算）。怎么读这条报错，见\ :ref:`“原地修改报错”那一页 <questions-inplace-error>`。
+# 会一直留住保存的张量，检查也随之保留，直到某一次 ``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 运行了保存它们的节点（带 ``inputs=`` 的也算）。怎么读这条报错，见\ :ref:`“原地修改报错”那一页 <questions-inplace-error>`。

@@ -84,7 +84,7 @@ else:
 # sphinx_gallery_end_ignore
 
 # %%
-# ``backward()`` 释放的是它所运行的节点保存的张量（带 ``inputs=`` 时，只运行通往指定张量的那些节点，其余节点保存的张量留着）。给 ``backward()`` 传入 ``retain_graph=True`` 或者 ``create_graph=True`` 时，它不释放这些张量；后者为了能对梯度再求导，也会留住计算图。两者任用其一，对同一个图的第二次 ``backward()`` 都能运行，并把梯度再加到 ``w.grad`` 上一次。
+# ``backward()`` 释放的是它所运行的节点保存的张量（带 ``inputs=`` 时，只运行通往指定张量的那些节点，其余节点保存的张量留着）。不过，只要 ``retain_graph`` 为真，它就不释放这些张量：可以直接传入 ``retain_graph=True``，也可以只传入 ``create_graph=True``、让 ``retain_graph`` 取默认值（``create_graph=True`` 还会为梯度建一张计算图，以便对梯度再求导），因为 ``retain_graph`` 的默认值就是 ``create_graph`` 的值。两种做法任用其一，对同一个图的第二次 ``backward()`` 都能运行，并把梯度再加到 ``w.grad`` 上一次；而 ``backward(create_graph=True, retain_graph=False)`` 之后，第二次会报错。
 
 for label, keep in {"retain_graph=True": {"retain_graph": True}, "create_graph=True": {"create_graph": True}}.items():
     w.grad = None
@@ -97,6 +97,17 @@ for label, keep in {"retain_graph=True": {"retain_graph": True}, "create_graph=T
     print(f"backward({label}), then backward(): ran; w.grad is two passes' gradient: {twice}")
     assert twice, f"backward({label}) keeps what the nodes saved for a second pass"
 # sphinx_gallery_start_ignore
+freeing_leaf = torch.ones(3, requires_grad=True)
+freeing_loss = freeing_leaf.exp().sum()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # 对叶子张量用 create_graph=True 会警告存在引用循环
+    freeing_loss.backward(create_graph=True, retain_graph=False)
+try:
+    freeing_loss.backward()
+except RuntimeError as e:
+    assert str(e) == message, "backward(create_graph=True, retain_graph=False) freed what the nodes saved"
+else:
+    raise AssertionError("a second backward() after backward(create_graph=True, retain_graph=False) must raise")
 branch_a, branch_b = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
 two_branches = branch_a.exp().sum() + branch_b.exp().sum()
 two_branches.backward(inputs=[branch_a])
