@@ -289,10 +289,10 @@ def _buffer_moves_with_module() -> Fact:
 @fact("batchnorm-running-statistics", {
     "en": "A BatchNorm1d(3) lists running_mean, running_var and num_batches_tracked in buffers(), none in "
           "parameters(); a forward pass in training mode updates running_mean and running_var in place (the same "
-          "tensors, _version 1, new values); one in eval mode leaves them as they were.",
+          "tensors, new values, and _version still 1, as before the pass); one in eval mode leaves them as they were.",
     "zh_CN": "BatchNorm1d(3) 的 buffers() 里有 running_mean、running_var 和 num_batches_tracked，parameters() 里没有"
-             "它们；训练模式下的一次前向传播更新 running_mean 和 running_var"
-             "（还是那两个张量，_version 为 1，数值变了）；eval 模式下的一次前向传播不改变它们。",
+             "它们；训练模式下的一次前向传播原地（in-place）更新 running_mean 和 running_var"
+             "（还是那两个张量，数值变了，_version 仍是前向传播之前的 1）；eval 模式下的一次前向传播不改变它们。",
 })
 def _batchnorm_running_statistics() -> Fact:
     norm = torch.nn.BatchNorm1d(3)
@@ -301,6 +301,7 @@ def _batchnorm_running_statistics() -> Fact:
     listed = names == {"running_mean", "running_var", "num_batches_tracked"} and not any(
         tensor is stat for tensor in norm.parameters() for stat in stats)
     before = [stat.clone() for stat in stats]
+    versions_before = [stat._version for stat in stats]
     norm(torch.arange(15.0).reshape(5, 3))
     trained = [(now is stat, stat._version, not torch.equal(stat, old))
                for now, stat, old in zip((norm.running_mean, norm.running_var), stats, before, strict=True)]
@@ -308,8 +309,9 @@ def _batchnorm_running_statistics() -> Fact:
     norm.eval()
     norm(torch.ones(5, 3))
     kept = all(torch.equal(stat, old) for stat, old in zip(stats, after, strict=True))
-    return Fact(listed and trained == [(True, 1, True)] * 2 and kept,
-                f"buffers: {sorted(names)}; after a training step (same tensor, version, changed): {trained}; "
+    return Fact(listed and versions_before == [1, 1] and trained == [(True, 1, True)] * 2 and kept,
+                f"buffers: {sorted(names)}; versions before: {versions_before}; "
+                f"after a training step (same tensor, version, changed): {trained}; "
                 f"eval step left them: {kept}")
 
 
@@ -318,7 +320,7 @@ def _batchnorm_running_statistics() -> Fact:
           "backward raises the version-counter RuntimeError, and a warning names SigmoidBackward0 with the "
           "traceback of the forward call that created it, whose last frame is the line of y = a.sigmoid(); "
           "without the mode the same error comes with no such warning.",
-    "zh_CN": "在 torch.autograd.detect_anomaly() 里，对需要梯度的叶子 a 计算 y = a.sigmoid()，"
+    "zh_CN": "在 torch.autograd.detect_anomaly() 里，对需要梯度的叶子张量 a 计算 y = a.sigmoid()，"
              "再 y.mul_(2)：反向传播抛出 RuntimeError，指出求梯度所需的一个张量已被修改，"
              "同时一条警告给出 SigmoidBackward0 和创建它的前向调用的调用栈，栈的最后一帧是 y = a.sigmoid() 那一行；"
              "不打开该模式时，同样的错误不带这条警告。",

@@ -105,3 +105,16 @@ def test_the_fact_role_renders_nothing_and_builds_cleanly(tmp_path):
     html, warnings = build_mini_site(tmp_path, "`a.detach()` sticks. {fact}`detach-set-keeps-version-counter`\n")
     assert warnings == ""
     assert "detach-set-keeps-version-counter" not in html
+
+
+#: A fact role that renders nothing between a word and the punctuation ending its sentence leaves a space before
+#: that mark ("is not ."): the role goes after the mark, or straight after the word.
+_SPACE_BEFORE_MARK = re.compile(r"\s(?:\{fact\}|:fact:)`[^`]+`[.,;:!?。，；：）)]")
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_no_fact_role_leaves_a_space_before_a_punctuation_mark(lang):
+    sources = [*(ROOT / "docs" / lang).glob("*.md"), *(ROOT / "gallery" / lang).rglob("*.py")]
+    found = [f"{path.relative_to(ROOT)}: {hit.group()!r}" for path in sources
+             for hit in _SPACE_BEFORE_MARK.finditer(path.read_text(encoding="utf-8"))]
+    assert found == [], found

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from editions import CODES
 from sitetools.releases import record as releases
 from sitetools.releases import records as release_records
 from sitetools.releases.checks import run_page
@@ -91,6 +92,15 @@ def test_the_pages_changed_since_the_records_are_named_once_by_their_titles():
     sentence, _ = _stale_notes([first], changed, "en")
     assert sentence.astext() == ("The page below, whose checks changed after every record was taken, is checked "
                                  "on torch 2.13.0 only:"), "the note says it is the page's checks that changed"
+
+
+def test_what_a_release_gave_is_shown_as_inline_code_so_no_edition_curls_its_quotes():
+    """The last column quotes program output: inline code, which Sphinx's smart quotes leave alone."""
+    from docutils import nodes
+
+    seen = "Refused(kind='multi-output', error=\"args...\")"
+    cell = _release_table().output_cell(seen)
+    assert [type(child) for child in cell.children] == [nodes.literal] and cell.astext() == seen
 
 
 def test_every_column_of_the_records_table_counts_what_errored_as_the_checks_column_does():
@@ -356,3 +366,22 @@ def test_a_broken_workflow_is_caught(tmp_path):
     broken.write_text(WORKFLOW.read_text(encoding="utf-8").replace("matrix.release", "matrix.releases"),
                       encoding="utf-8")
     assert "releases" in actionlint_errors(broken)
+
+
+@pytest.mark.parametrize("table", ["views", "saved"])
+def test_the_views_and_saved_pages_say_what_the_records_hold_of_their_tables(table):
+    """Their note: the table's cells also ran on the recorded releases, some give another result on older
+    releases (older than this build's torch), and the releases page lists them."""
+    import torch
+
+    records = release_records.load()
+    assert records and all(record["tables"][table]["holds"] > 0 for record in records), "every record ran the cells"
+    manifest = json.loads((ROOT / "gallery" / "asserts.json").read_text(encoding="utf-8"))
+    rows = [row for row in release_records.changes(records, manifest, torch.__version__)
+            if row["kind"] == f"table {table}"]  # fmt: skip
+    differing = {release for row in rows for release, seen in row["by_release"].items() if seen["status"] != "holds"}
+    assert any(seen["status"] == "differs" for row in rows for seen in row["by_release"].values()), "none differs"
+    build = release_records.release_key(torch.__version__)
+    assert all(release_records.release_key(release) < build for release in differing), differing
+    for lang in CODES:
+        assert "<releases-records>" in (ROOT / "docs" / lang / f"{table}.md").read_text(encoding="utf-8")

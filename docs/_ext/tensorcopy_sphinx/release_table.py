@@ -12,7 +12,8 @@ date and commit, and, for the checks, the facts, the claims and the table cells 
 were not available or errored), then one row per check whose result is not this build's on some release, with its
 status on each release, the first releases between which the build's behaviour appears (the newest release on
 which it does not hold: it differs, is not available, errored or was not run; and the next one, the build's torch
-included, that agrees) and, in one line, what the oldest such release gave. A page's check is named by its page
+included, that agrees) and, in one line of inline code (program output, verbatim in every edition: no
+typographic quotes), what the oldest such release gave. A page's check is named by its page
 and its message: the one the page's check has now where it is a string (a record keeps the message the check had
 when it ran, and a message may be reworded without changing the check), in another edition its translation from
 the edition's catalog of the checks' messages (:mod:`sitetools.authoring.check_labels`), its fields' values translated
@@ -130,7 +131,14 @@ def record_row(words: dict, record: dict) -> list[str]:
             *(counts_cell(words, s[column]) for column in ("checks", "facts", "claims", "table_cells"))]
 
 
-def _table(head: tuple[str, ...], rows: list[list[str]], classes: tuple[str, ...] = ()) -> nodes.table:
+def output_cell(text: str) -> nodes.paragraph:
+    """A cell that quotes what a release gave: program output, shown as inline code, so that it reads verbatim
+    in every edition (no typographic quotes or ellipsis)."""
+    return nodes.paragraph("", "", nodes.literal(text, text))
+
+
+def _table(head: tuple[str, ...], rows: list[list[str | nodes.paragraph]],
+           classes: tuple[str, ...] = ()) -> nodes.table:  # fmt: skip
     table = nodes.table(classes=["release-records", *classes])
     group = nodes.tgroup(cols=len(head))
     table += group
@@ -140,7 +148,7 @@ def _table(head: tuple[str, ...], rows: list[list[str]], classes: tuple[str, ...
         for cells_of_row in cells:
             row = nodes.row()
             for text in cells_of_row:
-                row += nodes.entry("", nodes.paragraph(text=text))
+                row += nodes.entry("", text if isinstance(text, nodes.paragraph) else nodes.paragraph(text=text))
             parent += row
         group += parent
     return table
@@ -316,7 +324,7 @@ class ReleaseRecords(SphinxDirective):
             statuses = [words["status"][row["by_release"].get(r, {"status": "holds"})["status"]] for r in releases]
             rows.append([change_label(words, row, labels, values), *statuses,
                          f"{row['last_differs']} → {row['changed_in']}" if row["changed_in"] else words["still"],
-                         oldest["seen"]])  # fmt: skip
+                         output_cell(oldest["seen"])])  # fmt: skip
         return [*found, _table(head, rows, ("release-changes",))]
 
 

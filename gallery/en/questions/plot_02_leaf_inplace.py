@@ -14,10 +14,10 @@
       with torch.no_grad():
           w -= lr * w.grad
 
-A hand-written update step, ``w -= lr * w.grad``, stops with the error
+A hand-written update step, ``w -= lr * w.grad``, stops with this error:
 ``RuntimeError: a leaf Variable that requires grad is being used in an
-in-place operation.``; editing one row of a weight (``layer.weight[0] = 0.0``)
-gives its variant, ``RuntimeError: a view of a leaf Variable that requires grad
+in-place operation.`` Editing one row of a weight (``layer.weight[0] = 0.0``)
+gives its variant: ``RuntimeError: a view of a leaf Variable that requires grad
 is being used in an in-place operation.`` This page shows both errors, then the ways to edit a
 parameter on purpose: ``torch.no_grad()``, ``copy_``, a new layer when the
 shape changes (not ``torch.utils.swap_tensors``), and why ``.data`` also works
@@ -419,8 +419,10 @@ assert torch.equal(w.grad, torch.tensor([0.0, 4.0, 6.0])), "2 * w where the clon
 # In grad mode, when an argument or the output requires grad, ``torch.add`` and ``torch.mul`` refuse
 # an ``out=`` argument with a message of their own; both calls below raise it. Under
 # ``torch.no_grad()`` the same call writes into the leaf, like Fix 1. Not every function refuses:
-# a few composite ones, such as ``torch.tensordot`` (last lines), accept ``out=`` in grad mode and
-# record the write as a copy.
+# a few composite ones, such as ``torch.tensordot`` (below), accept ``out=`` in grad mode and
+# record the write as a copy. ``torch.tensordot`` still refuses an ``out=`` leaf that requires grad:
+# it raises with ``out=w``, whose shape is not the result's, and with ``out=scalar_leaf``, a 0-d leaf
+# like its result, the latter with the leaf error above.
 
 for name, call in {
     "torch.add(w, 1, out=w)": lambda: torch.add(w, 1, out=w),
@@ -444,6 +446,17 @@ composite_out = torch.empty(())
 torch.tensordot(w, torch.ones(3), dims=1, out=composite_out)
 print("torch.tensordot(w, torch.ones(3), dims=1, out=composite_out):", composite_out)
 assert type(composite_out.grad_fn).__name__ == "CopyBackwards", "tensordot records the out= write as a copy"
+scalar_leaf = torch.tensor(0.0, requires_grad=True)
+for name, leaf in {"w": w, "scalar_leaf": scalar_leaf}.items():
+    try:
+        torch.tensordot(w, torch.ones(3), dims=1, out=leaf)
+    except RuntimeError as e:
+        out_message = str(e)
+        print(f"torch.tensordot(w, torch.ones(3), dims=1, out={name}): {type(e).__name__}: {out_message}")
+    else:
+        raise AssertionError(f"tensordot with out={name}, a leaf that requires grad, must raise")
+assert out_message == "a leaf Variable that requires grad is being used in an in-place operation.", (
+    "with out=scalar_leaf, of its result's shape, tensordot gives the leaf error")
 
 
 # %%

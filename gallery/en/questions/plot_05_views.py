@@ -17,10 +17,11 @@ Views: which operations share memory, and what writing through them does
       wide = wide.clone()
       wide[0] = 1.0
 
-``RuntimeError: unsupported operation: more than one element of the
-written-to tensor refers to a single memory location. Please clone() the
-tensor before performing the operation.`` is what a write through ``expand``
-gives; why a similar line does not raise is `pytorch/pytorch#42726
+After ``wide = column.expand(3, 4)``, a write into ``wide`` such as
+``wide[0] = 1.0`` gives this error: ``RuntimeError: unsupported operation:
+more than one element of the written-to tensor refers to a single memory
+location. Please clone() the tensor before performing the operation.``
+Why a similar line does not raise is `pytorch/pytorch#42726
 <https://github.com/pytorch/pytorch/issues/42726>`__. This page lists which
 operations return views, when ``reshape`` copies, and what a base and its
 views share: memory, one version counter, and, for a view taken with grad

@@ -15,7 +15,7 @@
           w -= lr * w.grad
 
 手写一步参数更新 ``w -= lr * w.grad``，程序报错，停在 ``RuntimeError: a leaf Variable that requires grad is being
-used in an in-place operation``；只改权重的某一行（``layer.weight[0] = 0.0``），得到的是它的变体 ``RuntimeError: a view of a leaf Variable that
+used in an in-place operation``。只改权重的某一行（``layer.weight[0] = 0.0``），得到的是它的变体 ``RuntimeError: a view of a leaf Variable that
 requires grad is being used in an in-place operation``。本页先复现这两条报错，再介绍有意修改参数的几种正确做法：``torch.no_grad()``、``copy_``，形状要变时换一个新层（而不是用 ``torch.utils.swap_tensors``），并说明为什么
 ``.data`` 也能用，却一声不吭。它回答的是 `pytorch/examples#779
 <https://github.com/pytorch/examples/pull/779>`__ 背后的问题。
@@ -390,7 +390,7 @@ assert torch.equal(w.grad, torch.tensor([0.0, 4.0, 6.0])), "2 * w where the clon
 
 
 # %%
-# 在梯度模式下，只要某个参数或输出需要梯度，``torch.add`` 和 ``torch.mul`` 就会拒绝 ``out=`` 参数，报的是另一条报错信息；下面两种调用都会报这个错。在 ``torch.no_grad()`` 下，同样的调用会写进叶子张量，和第一种解决办法相同。并非每个函数都拒绝：少数组合函数，例如最后几行的 ``torch.tensordot``，在梯度模式下也接受 ``out=``，把这次写入记录成一次复制。
+# 在梯度模式下，只要某个参数或输出需要梯度，``torch.add`` 和 ``torch.mul`` 就会拒绝 ``out=`` 参数，报的是另一条报错信息；下面两种调用都会报这个错。在 ``torch.no_grad()`` 下，同样的调用会写进叶子张量，和第一种解决办法相同。并非每个函数都拒绝：少数组合函数，例如下面的 ``torch.tensordot``，在梯度模式下也接受 ``out=``，把这次写入记录成一次复制。``torch.tensordot`` 仍然拒绝以需要梯度的叶子张量作 ``out=``：``w`` 的形状和结果不同，``scalar_leaf`` 和结果一样是 0 维的叶子张量，``out=w`` 和 ``out=scalar_leaf`` 都会报错，后者报的正是上面那条叶子张量的报错。
 
 for name, call in {
     "torch.add(w, 1, out=w)": lambda: torch.add(w, 1, out=w),
@@ -414,6 +414,17 @@ composite_out = torch.empty(())
 torch.tensordot(w, torch.ones(3), dims=1, out=composite_out)
 print("torch.tensordot(w, torch.ones(3), dims=1, out=composite_out):", composite_out)
 assert type(composite_out.grad_fn).__name__ == "CopyBackwards", "tensordot records the out= write as a copy"
+scalar_leaf = torch.tensor(0.0, requires_grad=True)
+for name, leaf in {"w": w, "scalar_leaf": scalar_leaf}.items():
+    try:
+        torch.tensordot(w, torch.ones(3), dims=1, out=leaf)
+    except RuntimeError as e:
+        out_message = str(e)
+        print(f"torch.tensordot(w, torch.ones(3), dims=1, out={name}): {type(e).__name__}: {out_message}")
+    else:
+        raise AssertionError(f"tensordot with out={name}, a leaf that requires grad, must raise")
+assert out_message == "a leaf Variable that requires grad is being used in an in-place operation.", (
+    "with out=scalar_leaf, of its result's shape, tensordot gives the leaf error")
 
 
 # %%

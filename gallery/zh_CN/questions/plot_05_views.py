@@ -15,9 +15,9 @@
       wide = wide.clone()
       wide[0] = 1.0
 
-``RuntimeError: unsupported operation: more than one element of the
+``wide = column.expand(3, 4)`` 之后，往 ``wide`` 里写入，如 ``wide[0] = 1.0``，会得到这条报错：``RuntimeError: unsupported operation: more than one element of the
 written-to tensor refers to a single memory location. Please clone() the
-tensor before performing the operation``：这是往 ``expand`` 的结果里写入时得到的报错；为什么一行看起来差不多的代码却不报错，正是
+tensor before performing the operation``。为什么一行看起来差不多的代码却不报错，正是
 `pytorch/pytorch#42726 <https://github.com/pytorch/pytorch/issues/42726>`__ 问的问题。本页列出哪些操作返回视图（view）、``reshape``
 什么时候会复制，以及基张量（base tensor）与它的视图共享哪些东西：内存、同一个版本计数器（version counter），对于在梯度模式（grad mode）下、``torch.inference_mode()`` 之外取得的视图，还有自动求导（autograd）的历史（``CopySlices``）。
 """
