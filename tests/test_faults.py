@@ -130,9 +130,10 @@ FAULTS = {
     "grad-mode-leak": (cell("torch.set_grad_enabled(False)"), [*EN_FIRST, "--only", SECOND],
                        [f"gallery/en/{FIRST}.py left global state changed", "grad mode is now False"]),
     # a page that writes into its sources (relative to its working folder) or into the checkout is named
-    "writes-a-source": (cell('open("../../../docs/en/index.md", "a").write("injected")'), EN_FIRST,
+    "writes-a-source": (cell('with open("../../../docs/en/index.md", "a") as f:\n    f.write("injected")'), EN_FIRST,
                         ["docs/en/index.md", f"{FIRST}.py"]),
-    "writes-the-checkout": (lambda p: inject(p, FIRST, f"open({str(p / 'docs/en/about.md')!r}, 'a').write('x')"),
+    "writes-the-checkout": (lambda p: inject(p, FIRST, f"with open({str(p / 'docs/en/about.md')!r}, 'a') as f:\n"
+                                                       "    f.write('x')"),
                             EN_FIRST, ["docs/en/about.md"]),
     "nondeterministic-output": (cell('import os\nnoise = os.urandom(8).hex()\nprint("noise:", noise)', strict=True),
                                 ["--only", FIRST], [f"gallery/zh_CN/{FIRST}.py, line", "imports the module os"]),
