@@ -570,6 +570,15 @@ except RuntimeError as e:
     assert "backward through the graph a second time" in str(e), "torch.autograd.grad frees what its nodes saved"
 else:
     raise AssertionError("a backward() after torch.autograd.grad without retain_graph=True must raise")
+def saved_output_kept(node_output):
+    """Whether the node that made ``node_output`` still holds it (reading it once freed raises)."""
+    try:
+        return torch.equal(node_output.grad_fn._saved_result, node_output)
+    except RuntimeError as e:
+        assert "after they have already been freed" in str(e), "reading a freed saved output raises"
+        return False
+
+
 for create_options in ({"create_graph": True}, {"create_graph": True, "retain_graph": False}):
     for create_call in ("backward", "torch.autograd.grad"):
         created = (other_leaf * 2).exp()
@@ -580,12 +589,7 @@ for create_options in ({"create_graph": True}, {"create_graph": True, "retain_gr
                 created.sum().backward(**create_options)
             else:
                 torch.autograd.grad(created.sum(), other_leaf, **create_options)
-        try:
-            created_kept = torch.equal(created.grad_fn._saved_result, created)
-        except RuntimeError as e:
-            assert "after they have already been freed" in str(e), "reading a freed saved output raises"
-            created_kept = False
-        assert created_kept is create_options.get("retain_graph", True), (
+        assert saved_output_kept(created) is create_options.get("retain_graph", True), (
             f"{create_call}(create_graph=True) keeps the saved output unless retain_graph=False is given")
 # sphinx_gallery_end_ignore
 y = (x * 2).exp()
