@@ -14,9 +14,10 @@
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-A tensor that ``torch.inference_mode()`` creates in new memory is an *inference tensor* (so are
-``torch.from_numpy(array)`` made there over existing memory and ``a.view(torch.int32)`` of a normal
-tensor ``a``; a view of a normal tensor taken inside the mode by indexing, ``view(shape)``, ``t()``,
+A tensor that ``torch.inference_mode()`` creates in new memory is an *inference tensor* (so is one
+made there over existing memory: ``torch.from_numpy``, ``torch.as_tensor`` and ``torch.frombuffer`` over
+a NumPy array, and ``torch.from_dlpack(a)`` and ``a.view(dtype)``, to another dtype or its own, of a
+normal tensor ``a``; a view of a normal tensor taken inside the mode by indexing, ``view(shape)``, ``t()``,
 ``expand``, ``real``, ``torch.view_as_real`` and the other view operations listed below, its ``detach()``
 and its ``.data`` are not), and it refuses some uses
 later, outside the mode: "Inference tensors cannot be saved for backward", "Inplace update to
@@ -257,6 +258,8 @@ with torch.inference_mode():
     with_dtype = [normal.view(torch.int32), normal.view(torch.float32)]
     computed = normal * 2
     over_numpy = torch.from_numpy(normal.numpy())
+    over_memory = [torch.as_tensor(normal.numpy()), torch.frombuffer(normal.numpy(), dtype=torch.float32),
+                   torch.from_dlpack(normal)]
     other_views = [normal[:1].expand(3, 2), normal.unbind()[0], normal.as_strided((2,), (1,)), complex_normal.real,
                    complex_normal.imag, torch.view_as_real(complex_normal), torch.view_as_complex(normal)]
 assert not any(v.is_inference() for v in inside) and computed.is_inference(), (
@@ -266,6 +269,8 @@ assert not any(detached) and over_numpy.is_inference(), (
 assert not any(v.is_inference() for v in other_views), (
     "expand, unbind, as_strided, real, imag, view_as_real and view_as_complex taken inside the mode are not one")
 assert all(v.is_inference() for v in with_dtype), "view(dtype) taken inside the mode is an inference tensor"
+assert all(v.is_inference() and v.data_ptr() == normal.data_ptr() for v in over_memory), (
+    "as_tensor and frombuffer over a NumPy array and from_dlpack of a normal tensor: inference tensors on its memory")
 # sphinx_gallery_end_ignore
 
 # %%

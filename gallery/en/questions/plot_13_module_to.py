@@ -324,13 +324,16 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``channels_last_3d``, such as ``permute(0, 1, 3, 2)`` of a 4-D tensor or ``permute(0, 2, 1, 3, 4)``
 # of a 5-D one) and copies others (a sliced ``channels_last`` tensor, a permutation laid out as
 # ``channels_last`` or ``channels_last_3d``, such as ``permute(0, 3, 1, 2)`` of a 4-D tensor or
-# ``permute(0, 4, 1, 2, 3)`` of a 5-D one), and even a contiguous ``channels_last`` batch of
-# one channel: the layout torch reads decides, not the number of dimensions.
-# ``to(memory_format=torch.channels_last)`` copies such a batch made in the default
-# layout, though ``is_contiguous(memory_format=torch.channels_last)`` is ``True`` for it. For a
-# contiguous copy, call ``contiguous()``. We check this on each kind of tensor:
-# a leaf that requires grad, a result of an operation, a ``Parameter``, a view, a plain tensor and
-# an inference tensor.
+# ``permute(0, 4, 1, 2, 3)`` of a 5-D one), and even a batch of one channel whose strides are those of
+# ``channels_last``, as ``to(memory_format=torch.channels_last)`` and
+# ``torch.empty(..., memory_format=torch.channels_last)`` make them, though it is contiguous.
+# The strides decide, not ``is_contiguous()``: a one-channel batch made in the default layout answers
+# ``True`` to ``is_contiguous()`` and to ``is_contiguous(memory_format=torch.channels_last)`` as well,
+# yet ``contiguous(memory_format=torch.channels_last)`` returns it as it is, strides and all,
+# ``to(memory_format=torch.contiguous_format)`` returns it itself, and
+# ``to(memory_format=torch.channels_last)`` copies it. For a contiguous copy, call ``contiguous()``.
+# We check this on each kind of tensor: a leaf that requires grad, a result of an operation, a
+# ``Parameter``, a view, a plain tensor and an inference tensor.
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
     inference = torch.tensor([1.0, 2.0, 3.0])
@@ -395,12 +398,22 @@ for case, odd in read_as_channels_last.items():
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
     assert odd.to(memory_format=torch.contiguous_format) is not odd, f"{case}: contiguous_format copies it"
 one_channel = torch.zeros(8, 1, 4, 4)
-one_channel_last = one_channel.to(memory_format=torch.channels_last)
-assert one_channel_last.is_contiguous(), "a channels_last batch of one channel is contiguous"
-assert one_channel_last.to(memory_format=torch.contiguous_format) is not one_channel_last, (
-    "contiguous_format copies a channels_last batch of one channel")
-assert one_channel.is_contiguous(memory_format=torch.channels_last), "one channel: channels_last by is_contiguous"
+one_channel_lasts = {"to(channels_last)": one_channel.to(memory_format=torch.channels_last),
+                     "torch.empty(channels_last)": torch.empty(8, 1, 4, 4, memory_format=torch.channels_last)}
+for route, one_channel_last in one_channel_lasts.items():
+    assert one_channel_last.stride() == (16, 1, 4, 1), f"{route}: one channel, channels_last strides"
+    assert one_channel_last.is_contiguous(), f"{route}: a channels_last batch of one channel is contiguous"
+    assert one_channel_last.is_contiguous(memory_format=torch.channels_last), f"{route}: and channels_last"
+    assert one_channel_last.to(memory_format=torch.contiguous_format) is not one_channel_last, (
+        f"{route}: contiguous_format copies a channels_last batch of one channel")
+assert one_channel.is_contiguous() and one_channel.is_contiguous(memory_format=torch.channels_last), (
+    "one channel in the default layout: contiguous, and channels_last by is_contiguous")
 assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "to(channels_last) still copies it"
+assert one_channel.contiguous(memory_format=torch.channels_last) is one_channel, (
+    "contiguous(channels_last) returns a one-channel batch in the default layout as it is")
+assert one_channel.contiguous(memory_format=torch.channels_last).stride() == (16, 16, 4, 1), "strides and all"
+assert one_channel.to(memory_format=torch.contiguous_format) is one_channel, (
+    "a one-channel batch with default strides: contiguous_format returns it itself")
 assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
 assert not any(same_storage(t.to("cpu:0"), t) for t in kinds.values()), 'to("cpu:0") copies the memory'
 assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is another device than "cpu"'

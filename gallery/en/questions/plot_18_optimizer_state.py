@@ -458,9 +458,10 @@ assert second.param_groups[0]["lr"] == 0.01, "a learning rate set through one is
 # raises. ``optimizer.load_state_dict`` casts the state tensors it loads (all but the ``step``
 # count) to the dtype of each floating-point parameter, so for a floating-point model loading the
 # optimizer's own state dict again converts them.
-# The simpler order converts the model before the optimizer's first step, as
-# :ref:`questions-module-to` advises. A move to ``meta`` is different: the model gets new
-# ``Parameter`` objects, so make the optimizer after the move.
+# The simpler order converts the model before the optimizer's first step, and before making an
+# ``Adagrad``, which makes its state when it is made, as :ref:`questions-module-to` advises. A move
+# to ``meta`` is different: the model gets new ``Parameter`` objects, so make the optimizer after the
+# move.
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
@@ -494,6 +495,28 @@ for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop, torch.opt
     net_optimizer.load_state_dict(net_optimizer.state_dict())
     assert all(value.dtype == (torch.float32 if key == "step" else torch.float64)
                for state in net_optimizer.state.values() for key, value in state.items()), "all but step are cast"
+for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop, torch.optim.NAdam, torch.optim.RAdam,
+             torch.optim.Adamax, torch.optim.Adadelta, torch.optim.ASGD, torch.optim.Rprop,
+             lambda params, lr: torch.optim.SGD(params, lr=lr, momentum=0.9), torch.optim.Adagrad):
+    net = torch.nn.Linear(2, 1)
+    if make is not torch.optim.Adagrad:
+        net_optimizer = make(net.parameters(), lr=0.1)
+    net.double()
+    if make is torch.optim.Adagrad:
+        net_optimizer = make(net.parameters(), lr=0.1)
+    net(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
+    net_optimizer.step()
+    assert all(value.dtype == torch.float64 for param, state in net_optimizer.state.items()
+               for value in state.values() if value.shape == param.shape), (
+        "the model converted before the first step (Adagrad: before it is made): the state is float64")
+net = torch.nn.Linear(2, 1)
+net_optimizer = torch.optim.Adagrad(net.parameters(), lr=0.1)
+assert net_optimizer.state[net.weight]["sum"].dtype == torch.float32, "Adagrad makes its state when it is made"
+net.double()
+net(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
+net_optimizer.step()
+assert net_optimizer.state[net.weight]["sum"].dtype == torch.float32, (
+    "Adagrad made before model.double(): its state stays float32 after a step")
 net = torch.nn.Linear(2, 1)
 net_optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
 cpu_weight = net.weight

@@ -7,9 +7,9 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
 .. admonition:: Answer
    :class: answer
 
-   Under ``fork``, a child process such as a ``DataLoader`` worker edits its own copy of a tensor unless its
-   storage is in shared memory, which a ``from_file(..., shared=False)`` tensor's is not. For a tensor torch
-   allocated, call ``share_memory_()`` before the workers start:
+   Under ``fork``, a child process edits its own copy of a tensor unless its storage is shared, as with
+   ``from_file(..., shared=True)``; with ``shared=False`` it is not, though ``is_shared()`` says ``True``. For
+   a tensor torch allocated, call ``share_memory_()`` before the workers start:
 
    .. code-block:: python
 
@@ -319,7 +319,8 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 # tensor made by ``torch.from_numpy(array)`` too: the child's edit reaches the tensor, but the tensor
 # no longer shares memory with ``array``, which stays as it was. A tensor read from a file by
 # ``torch.from_file(path, shared=False)`` already reports ``is_shared()`` as ``True``, so
-# ``share_memory_()`` leaves its storage where it is, and the child's edit is lost. (What several
+# ``share_memory_()`` leaves its storage where it is, and the child's edit is lost. One read with
+# ``shared=True`` is shared with the child: its edit reaches the parent. (What several
 # processes writing into one shared tensor need, a lock, is on :ref:`questions-shared-memory`.)
 
 array = np.zeros(3, dtype=np.float32)
@@ -342,6 +343,10 @@ with tempfile.TemporaryDirectory() as folder:
     print("storage moved:", from_file.untyped_storage().data_ptr() != storage_before, " from_file:", from_file)
     assert shared_before and from_file.untyped_storage().data_ptr() == storage_before and not from_file.any(), \
         "shared already, left where it was, the child's edit lost"
+    shared_file = torch.from_file(f"{folder}/zeros.bin", shared=True, size=3)
+    run(add_one, shared_file)
+    print("from_file(shared=True) after the child:", shared_file)
+    assert torch.equal(shared_file, torch.ones(3)), "shared=True: the child's edit reached the parent"
 
 # %%
 # A tensor sent through a queue is shared, not copied

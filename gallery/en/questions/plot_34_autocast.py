@@ -356,9 +356,11 @@ for outer_enabled in (True, False):
 # %%
 # The cache holds for a float32 leaf that requires grad and is not a view (every trainable float32
 # ``Parameter``), passed to an operation autocast casts to low precision, such as ``linear`` or a convolution. ``Embedding`` and
-# ``LayerNorm``, whose operations autocast leaves in float32, compute with the ``Parameter`` itself and see
-# the edit (the hidden checks of this cell and the next run a convolution, an ``Embedding`` and a
-# ``LayerNorm``). With ``cache_enabled=False``, for a weight that does not require grad (a frozen layer), or for a leaf that is
+# ``LayerNorm``, whose operations autocast does not cast to low precision, compute with the
+# ``Parameter`` itself and see the edit (the hidden checks of this cell and the next run a
+# convolution, an ``Embedding`` and a ``LayerNorm``). On the CPU, in a bfloat16 region, ``Embedding``
+# gives float32 and ``LayerNorm`` its input's dtype: float32 for a float32 input, bfloat16 after a
+# ``Linear``. With ``cache_enabled=False``, for a weight that does not require grad (a frozen layer), or for a leaf that is
 # a view (the last line below), every forward pass casts again and sees the edit. Below,
 # for bfloat16 and float16: is an in-place edit seen by the next forward pass in the same region?
 
@@ -401,6 +403,16 @@ for low_dtype in (torch.bfloat16, torch.float16):
     embedding = torch.nn.Embedding(4, 2)
     embedding_seen = edit_seen_in_region(low_dtype, True, True, layer=embedding, inputs=torch.tensor([0, 3]))
     assert embedding_seen, f"{low_dtype}: autocast does not cast an Embedding's weight, so no copy is cached"
+    norm_seen = edit_seen_in_region(low_dtype, True, True, layer=torch.nn.LayerNorm(2),
+                                    inputs=torch.tensor([[1.0, 3.0]]))
+    assert norm_seen, f"{low_dtype}: autocast does not cast a LayerNorm's weight, so no copy is cached"
+norm_layer, linear_layer, token_layer = torch.nn.LayerNorm(2), torch.nn.Linear(2, 2), torch.nn.Embedding(4, 2)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    norm_dtypes = [norm_layer(torch.ones(3, 2)).dtype, norm_layer(linear_layer(torch.ones(3, 2))).dtype]
+    token_dtype = token_layer(torch.tensor([0, 3])).dtype
+assert norm_dtypes == [torch.float32, torch.bfloat16], (
+    "on the CPU in a bfloat16 region, LayerNorm gives float32 for a float32 input, bfloat16 after a Linear")
+assert token_dtype == torch.float32, "on the CPU in a bfloat16 region, Embedding gives float32"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -566,9 +566,9 @@ assert [seen[name].item() for name in runs] == [3, 6, 3, 6], (
 )
 
 # %%
-# The weights are the same in all four after three steps: the gradients never changed. In
-# ``inside``, ``BatchNorm`` counted six batches, its running statistics moved further than in
-# ``plain``, and the model in eval mode gives other outputs. ``outside`` matches ``plain`` in
+# The weights are the same in all four after three steps: in this loop, checkpointing did not change
+# the gradients. In ``inside``, ``BatchNorm`` counted six batches, its running statistics moved
+# further than in ``plain``, and the model in eval mode gives other outputs. ``outside`` matches ``plain`` in
 # everything. ``momentum`` matches its running statistics and eval outputs, but still counts six
 # batches, and ``seen`` counted six too: the momentum fixes ``BatchNorm``'s averages only.
 

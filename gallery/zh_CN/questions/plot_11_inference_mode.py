@@ -14,7 +14,7 @@
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-在 ``torch.inference_mode()`` 下创建、占用新内存的张量是推理张量（inference tensor）。在该模式里用 ``torch.from_numpy(array)`` 在已有内存上建的张量，以及对普通张量 ``a`` 取的 ``a.view(torch.int32)``，也是推理张量；在推理模式中用索引、``view(shape)``、``t()``、``expand``、``real``、``torch.view_as_real`` 以及下文列出的其他视图（view）操作对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，则不是。离开这个模式后，推理张量会拒绝一些用法：“Inference
+在 ``torch.inference_mode()`` 下创建、占用新内存的张量是推理张量（inference tensor）。在该模式里建在已有内存上的张量也是推理张量：用 ``torch.from_numpy``、``torch.as_tensor`` 和 ``torch.frombuffer`` 建在 NumPy 数组上的张量，以及对普通张量 ``a`` 取的 ``torch.from_dlpack(a)`` 和 ``a.view(dtype)``，无论换成别的 dtype 还是保持原来的 dtype；在推理模式中用索引、``view(shape)``、``t()``、``expand``、``real``、``torch.view_as_real`` 以及下文列出的其他视图（view）操作对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，则不是。离开这个模式后，推理张量会拒绝一些用法：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
 not allowed”“Setting requires_grad=True on inference tensor outside InferenceMode is not
 allowed”。本页用三种方式算出同样的 ``x * 2``，对三个结果逐一尝试这些用法，再用 ``clone()``
@@ -249,6 +249,8 @@ with torch.inference_mode():
     with_dtype = [normal.view(torch.int32), normal.view(torch.float32)]
     computed = normal * 2
     over_numpy = torch.from_numpy(normal.numpy())
+    over_memory = [torch.as_tensor(normal.numpy()), torch.frombuffer(normal.numpy(), dtype=torch.float32),
+                   torch.from_dlpack(normal)]
     other_views = [normal[:1].expand(3, 2), normal.unbind()[0], normal.as_strided((2,), (1,)), complex_normal.real,
                    complex_normal.imag, torch.view_as_real(complex_normal), torch.view_as_complex(normal)]
 assert not any(v.is_inference() for v in inside) and computed.is_inference(), (
@@ -258,6 +260,8 @@ assert not any(detached) and over_numpy.is_inference(), (
 assert not any(v.is_inference() for v in other_views), (
     "expand, unbind, as_strided, real, imag, view_as_real and view_as_complex taken inside the mode are not one")
 assert all(v.is_inference() for v in with_dtype), "view(dtype) taken inside the mode is an inference tensor"
+assert all(v.is_inference() and v.data_ptr() == normal.data_ptr() for v in over_memory), (
+    "as_tensor and frombuffer over a NumPy array and from_dlpack of a normal tensor: inference tensors on its memory")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -16,7 +16,7 @@
       x = x.to(torch.float64)
 
 ``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向传播就报错：``RuntimeError: mat1 and mat2 must have the same dtype, but got Float and
-Double``；模型在 ``meta`` 上时，报的则是 ``RuntimeError: Tensor on device meta is not on the expected device cpu!`` 这条错误。本页分别用改变 dtype 和 ``meta`` 设备（任何一版 torch 都自带的第二种设备，在这里扮演 GPU；GPU 本身的情况见下面的 GPU 框）复现这个错误，讲清楚
+Double``；模型在 ``meta`` 上时，报的则是 ``RuntimeError: Tensor on device meta is not on the expected device cpu!`` 这条错误。本页分别用改变 dtype 和 ``meta`` 设备（任何构建（build）的 torch 都自带的第二种设备，在这里扮演 GPU；GPU 本身的情况见下面的 GPU 框）复现这个错误，讲清楚
 ``tensor.to()`` 在什么情况下原样返回张量本身、``module.to()`` 保留了什么，再看
 ``.half()``、``.float()`` 和 ``.double()``：它们处理复数参数的方式与 ``to()`` 不同。
 """
@@ -299,7 +299,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``tensor.to()`` 返回新张量，或者张量本身
 # ----------------------------------------
 #
-# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切过片的 ``channels_last`` 张量，以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、本身连续的 ``channels_last`` 批次也会复制：决定是否复制的是 torch 读出的布局，不是维数。同样形状的批次按默认布局创建时，``is_contiguous(memory_format=torch.channels_last)`` 为 ``True``，``to(memory_format=torch.channels_last)`` 却仍会复制它。要连续的副本，就调用 ``contiguous()``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切过片的 ``channels_last`` 张量，以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、步长按 ``channels_last`` 排列的批次也会复制，尽管它是连续的；``to(memory_format=torch.channels_last)`` 和 ``torch.empty(..., memory_format=torch.channels_last)`` 造出的就是这样的批次。决定是否复制的是步长，不是 ``is_contiguous()``：按默认布局创建的单通道批次，``is_contiguous()`` 和 ``is_contiguous(memory_format=torch.channels_last)`` 同样为 ``True``，可是 ``contiguous(memory_format=torch.channels_last)`` 原样返回它，步长不变，``to(memory_format=torch.contiguous_format)`` 返回它本身，``to(memory_format=torch.channels_last)`` 则会复制它。要连续的副本，就调用 ``contiguous()``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
 # ``Parameter``、视图（view）、普通张量和推理张量（inference tensor）。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
@@ -365,12 +365,22 @@ for case, odd in read_as_channels_last.items():
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
     assert odd.to(memory_format=torch.contiguous_format) is not odd, f"{case}: contiguous_format copies it"
 one_channel = torch.zeros(8, 1, 4, 4)
-one_channel_last = one_channel.to(memory_format=torch.channels_last)
-assert one_channel_last.is_contiguous(), "a channels_last batch of one channel is contiguous"
-assert one_channel_last.to(memory_format=torch.contiguous_format) is not one_channel_last, (
-    "contiguous_format copies a channels_last batch of one channel")
-assert one_channel.is_contiguous(memory_format=torch.channels_last), "one channel: channels_last by is_contiguous"
+one_channel_lasts = {"to(channels_last)": one_channel.to(memory_format=torch.channels_last),
+                     "torch.empty(channels_last)": torch.empty(8, 1, 4, 4, memory_format=torch.channels_last)}
+for route, one_channel_last in one_channel_lasts.items():
+    assert one_channel_last.stride() == (16, 1, 4, 1), f"{route}: one channel, channels_last strides"
+    assert one_channel_last.is_contiguous(), f"{route}: a channels_last batch of one channel is contiguous"
+    assert one_channel_last.is_contiguous(memory_format=torch.channels_last), f"{route}: and channels_last"
+    assert one_channel_last.to(memory_format=torch.contiguous_format) is not one_channel_last, (
+        f"{route}: contiguous_format copies a channels_last batch of one channel")
+assert one_channel.is_contiguous() and one_channel.is_contiguous(memory_format=torch.channels_last), (
+    "one channel in the default layout: contiguous, and channels_last by is_contiguous")
 assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "to(channels_last) still copies it"
+assert one_channel.contiguous(memory_format=torch.channels_last) is one_channel, (
+    "contiguous(channels_last) returns a one-channel batch in the default layout as it is")
+assert one_channel.contiguous(memory_format=torch.channels_last).stride() == (16, 16, 4, 1), "strides and all"
+assert one_channel.to(memory_format=torch.contiguous_format) is one_channel, (
+    "a one-channel batch with default strides: contiguous_format returns it itself")
 assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
 assert not any(same_storage(t.to("cpu:0"), t) for t in kinds.values()), 'to("cpu:0") copies the memory'
 assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is another device than "cpu"'

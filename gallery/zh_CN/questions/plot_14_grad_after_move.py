@@ -15,7 +15,7 @@
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
 用 ``requires_grad=True`` 创建的权重，随后在梯度模式（grad mode）下搬到另一个设备（对 ``"cpu"`` 上的张量，``.to("cpu:0")`` 也算搬到另一个设备）或转换成另一种浮点 dtype，就不再是叶子张量（leaf tensor）。不调用 ``retain_grad()`` 时（本页不调用），它就再也训练不动了：它的 ``.grad`` 始终是 ``None``，读取时还会警告：“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”；优化器（按通常方式创建，不加 ``differentiable=True``）要么拒收它（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。调用 ``retain_grad()`` 之后，优化器会收下这个搬过去的张量，并原地（in-place）训练这份副本，源叶子张量则不会更新。读者常搜的是“.cuda() 之后 grad 是 None”。本页用改变
-dtype 和 ``meta`` 设备把这三种情况都复现出来（``meta`` 在这里扮演 GPU，任何一版 torch 都有它）；``.cuda()`` 和 ``.to("cuda")`` 本身由 GPU 框在 torch 找到 GPU 时检查，框的标题写明本站构建时是否做了。本页还说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
+dtype 和 ``meta`` 设备把这三种情况都复现出来（``meta`` 在这里扮演 GPU，任何构建的 torch 都有它）；``.cuda()`` 和 ``.to("cuda")`` 本身由 GPU 框在 torch 找到 GPU 时检查，框的标题写明本站构建时是否做了。本页还说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
 """
 
 # %%
@@ -241,7 +241,7 @@ for move in (torch.float64, "cpu:0"):
 # sphinx_gallery_end_ignore
 
 # %%
-# 搬到另一个设备上，也是同一种运算。``meta`` 是任何一版 torch 都有的设备（它的张量只有形状，没有数值），在这里扮演 GPU：搬过去的张量在那里同样是非叶子张量。
+# 搬到另一个设备上，也是同一种运算。``meta`` 是任何构建的 torch 都有的设备（它的张量只有形状，没有数值），在这里扮演 GPU：搬过去的张量在那里同样是非叶子张量。
 m = torch.randn(3, requires_grad=True).to("meta")
 print("m.device:", m.device, " m.is_leaf:", m.is_leaf, " m.grad_fn:", type(m.grad_fn).__name__)
 assert not m.is_leaf and type(m.grad_fn) is type(w.grad_fn), "to('meta') is recorded like to(float64)"

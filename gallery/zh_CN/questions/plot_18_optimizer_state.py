@@ -420,7 +420,7 @@ assert second.param_groups[0]["lr"] == 0.01, "a learning rate set through one is
 # ``model.to()`` 之前建的状态：再加载一次
 # ---------------------------------------
 #
-# ``model.double()`` 和 ``model.to(dtype)`` 一样，原地转换参数，优化器拿着的仍是这些参数，但它的状态不会跟着转换：Adam 的 ``exp_avg`` 保持原样，这里下一次 ``step()`` 就报错了。``optimizer.load_state_dict`` 会把加载的状态张量（``step`` 计数除外）转换成各个浮点参数的 dtype，所以对浮点模型，把优化器自己的 ``state_dict()`` 再加载一次，就完成了转换。更简单的顺序是在优化器第一次 ``step()`` 之前就转换模型，正如 :ref:`“module.to()”那一页 <questions-module-to>` 所建议的。换到 ``meta`` 则不同：模型得到新的 ``Parameter`` 对象，所以要在换设备之后再创建优化器。
+# ``model.double()`` 和 ``model.to(dtype)`` 一样，原地转换参数，优化器拿着的仍是这些参数，但它的状态不会跟着转换：Adam 的 ``exp_avg`` 保持原样，这里下一次 ``step()`` 就报错了。``optimizer.load_state_dict`` 会把加载的状态张量（``step`` 计数除外）转换成各个浮点参数的 dtype，所以对浮点模型，把优化器自己的 ``state_dict()`` 再加载一次，就完成了转换。更简单的顺序是在优化器第一次 ``step()`` 之前就转换模型，而且要在创建 ``Adagrad`` 之前转换，因为它在创建时就建好了状态，正如 :ref:`“module.to()”那一页 <questions-module-to>` 所建议的。换到 ``meta`` 则不同：模型得到新的 ``Parameter`` 对象，所以要在换设备之后再创建优化器。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
@@ -454,6 +454,28 @@ for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop, torch.opt
     net_optimizer.load_state_dict(net_optimizer.state_dict())
     assert all(value.dtype == (torch.float32 if key == "step" else torch.float64)
                for state in net_optimizer.state.values() for key, value in state.items()), "all but step are cast"
+for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop, torch.optim.NAdam, torch.optim.RAdam,
+             torch.optim.Adamax, torch.optim.Adadelta, torch.optim.ASGD, torch.optim.Rprop,
+             lambda params, lr: torch.optim.SGD(params, lr=lr, momentum=0.9), torch.optim.Adagrad):
+    net = torch.nn.Linear(2, 1)
+    if make is not torch.optim.Adagrad:
+        net_optimizer = make(net.parameters(), lr=0.1)
+    net.double()
+    if make is torch.optim.Adagrad:
+        net_optimizer = make(net.parameters(), lr=0.1)
+    net(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
+    net_optimizer.step()
+    assert all(value.dtype == torch.float64 for param, state in net_optimizer.state.items()
+               for value in state.values() if value.shape == param.shape), (
+        "the model converted before the first step (Adagrad: before it is made): the state is float64")
+net = torch.nn.Linear(2, 1)
+net_optimizer = torch.optim.Adagrad(net.parameters(), lr=0.1)
+assert net_optimizer.state[net.weight]["sum"].dtype == torch.float32, "Adagrad makes its state when it is made"
+net.double()
+net(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
+net_optimizer.step()
+assert net_optimizer.state[net.weight]["sum"].dtype == torch.float32, (
+    "Adagrad made before model.double(): its state stays float32 after a step")
 net = torch.nn.Linear(2, 1)
 net_optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
 cpu_weight = net.weight

@@ -7,7 +7,7 @@ fork 出来的 ``DataLoader`` worker 进程的修改不见了：多进程之间�
 .. admonition:: 答案
    :class: answer
 
-   用 ``fork`` 启动方式时，子进程（比如 ``DataLoader`` 的 worker）改的是张量的副本，除非张量的存储在共享内存里（``from_file(..., shared=False)`` 的不算）。对 torch 分配的张量，在 worker 启动前调用 ``share_memory_()``：
+   用 ``fork`` 时，子进程改的是张量的副本，除非存储是共享的：``from_file(..., shared=True)`` 的是，``shared=False`` 的不是，尽管 ``is_shared()`` 为 ``True``。torch 分配的张量，启动 worker 前调用 ``share_memory_()``：
 
    .. code-block:: python
 
@@ -300,7 +300,7 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 
 # %%
 # 另外两种来源的张量表现不同。对 ``torch.from_numpy(array)`` 得到的张量，``share_memory_()`` 同样会移动它的存储：子进程的修改能到达这个张量，但它不再与 ``array`` 共享内存，``array`` 保持原样。用
-# ``torch.from_file(path, shared=False)`` 从文件读出的张量，``is_shared()`` 本来就是 ``True``，所以 ``share_memory_()`` 不移动它的存储，子进程的修改就丢了。（几个进程同时写同一个共享张量时需要加锁，见 :ref:`“共享内存与加锁”那一页 <questions-shared-memory>`。）
+# ``torch.from_file(path, shared=False)`` 从文件读出的张量，``is_shared()`` 本来就是 ``True``，所以 ``share_memory_()`` 不移动它的存储，子进程的修改就丢了。用 ``shared=True`` 读出的张量则与子进程共享：子进程的修改能传回父进程。（几个进程同时写同一个共享张量时需要加锁，见 :ref:`“共享内存与加锁”那一页 <questions-shared-memory>`。）
 
 array = np.zeros(3, dtype=np.float32)
 from_numpy = torch.from_numpy(array)
@@ -322,6 +322,10 @@ with tempfile.TemporaryDirectory() as folder:
     print("storage moved:", from_file.untyped_storage().data_ptr() != storage_before, " from_file:", from_file)
     assert shared_before and from_file.untyped_storage().data_ptr() == storage_before and not from_file.any(), \
         "shared already, left where it was, the child's edit lost"
+    shared_file = torch.from_file(f"{folder}/zeros.bin", shared=True, size=3)
+    run(add_one, shared_file)
+    print("from_file(shared=True) after the child:", shared_file)
+    assert torch.equal(shared_file, torch.ones(3)), "shared=True: the child's edit reached the parent"
 
 # %%
 # 经队列发送的张量是共享的，不是复制的

@@ -322,7 +322,7 @@ for outer_enabled in (True, False):
     assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
 
 # %%
-# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有需要梯度的 float32 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 留在 float32，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元格和下一个单元格的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
+# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有需要梯度的 float32 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 不转成低精度，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元格和下一个单元格的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。在 CPU 上的 bfloat16 区域里，``Embedding`` 输出 float32，``LayerNorm`` 输出的 dtype 与输入相同：输入是 float32 就是 float32，接在 ``Linear`` 后面就是 bfloat16。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
 
 
 def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32, layer=None, inputs=None):
@@ -363,6 +363,16 @@ for low_dtype in (torch.bfloat16, torch.float16):
     embedding = torch.nn.Embedding(4, 2)
     embedding_seen = edit_seen_in_region(low_dtype, True, True, layer=embedding, inputs=torch.tensor([0, 3]))
     assert embedding_seen, f"{low_dtype}: autocast does not cast an Embedding's weight, so no copy is cached"
+    norm_seen = edit_seen_in_region(low_dtype, True, True, layer=torch.nn.LayerNorm(2),
+                                    inputs=torch.tensor([[1.0, 3.0]]))
+    assert norm_seen, f"{low_dtype}: autocast does not cast a LayerNorm's weight, so no copy is cached"
+norm_layer, linear_layer, token_layer = torch.nn.LayerNorm(2), torch.nn.Linear(2, 2), torch.nn.Embedding(4, 2)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    norm_dtypes = [norm_layer(torch.ones(3, 2)).dtype, norm_layer(linear_layer(torch.ones(3, 2))).dtype]
+    token_dtype = token_layer(torch.tensor([0, 3])).dtype
+assert norm_dtypes == [torch.float32, torch.bfloat16], (
+    "on the CPU in a bfloat16 region, LayerNorm gives float32 for a float32 input, bfloat16 after a Linear")
+assert token_dtype == torch.float32, "on the CPU in a bfloat16 region, Embedding gives float32"
 # sphinx_gallery_end_ignore
 
 # %%
