@@ -58,8 +58,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "{ref}`the version-counter page <questions-version-counter>`.",
             "zh_CN": "现在就读数值，不要求导也不复制：`a.detach()`。它与 `a` "
                 "共享存储和版本计数器（version counter），不需要梯度。"
-                "推理模式内得到的推理张量（inference tensor）没有版本计数器，"
-                "这里和下面凡涉及版本计数器的各条都不适用于它。"
+                "在 `torch.inference_mode()` 内得到的推理张量（inference tensor）根本没有版本计数器，"
+                "这里和下面都是如此。"
                 "自动求导（autograd）保存了 `a` 之后再原地（in-place）修改它，"
                 "反向传播一走到保存 `a` 的节点就会报错。"
                 "但有几类修改，自动求导察觉不到，反向传播也不报错，例如：\n"
@@ -107,16 +107,16 @@ DECISIONS: tuple[Advice, ...] = (
                 "`CopyBackwards` when `a` is an inference tensor made with `requires_grad=True`, such as a parameter "
                 "of a module built inside `torch.inference_mode()`). One exception: when `a` is a view of a tensor "
                 "that requires grad taken under `torch.no_grad()` or `torch.inference_mode()`, or a view of such a "
-                "view, the clone has that node too, yet no gradient reaches the view taken under the mode or its "
-                "base.",
+                "view, the clone has that node too, yet no gradient reaches its base, nor the view taken under the "
+                "mode unless `requires_grad_()` was called on it.",
             "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；如果 `a` 需要梯度，"
                 "而且调用时梯度模式（grad mode）是开着的（不在 `torch.no_grad()`、`torch.inference_mode()` "
                 "或 `torch.set_grad_enabled(False)` 下），副本的 `requires_grad` 也是 `True`，"
                 "并带有把梯度传下去的 `CloneBackward0` 节点（如果 `a` 是用 `requires_grad=True` 创建的推理张量，"
                 "比如在 `torch.inference_mode()` 里构建的模块的参数，节点则是 `CopyBackwards`）。"
                 "例外：如果 `a` 是在 `torch.no_grad()` 或 `torch.inference_mode()` 下对需要梯度的张量取的视图（view），"
-                "或者这种视图的视图，副本同样带这个节点，梯度却到不了在该模式下取的那个视图，也到不了取视图的那个"
-                "张量。",
+                "或者这种视图的视图，副本同样带这个节点，梯度却到不了取视图的那个张量，也到不了在该模式下取的那个"
+                "视图，除非对这个视图调用过 `requires_grad_()`。",
         },
         lambda m: _rows(m, "a.clone()", shares_storage=False)
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),

@@ -282,41 +282,47 @@ def _leaf_view_has_grad_fn_refuses_inplace() -> Fact:
 
 
 @fact("expand-inplace-write-refused", {
-    "en": "On e = x.expand(2, 3) of x = torch.zeros(3): fill_(-1) runs; fill_(torch.tensor(-1.0)) (a 0-d tensor "
-          "as the value), add_(1), mul_(2), and copy_ from "
+    "en": "On e = x.expand(2, 3) of x = torch.zeros(3) (a new dimension) and again of x = torch.zeros(2, 1) (a "
+          "size-1 dimension): fill_(-1) runs; fill_(torch.tensor(-1.0)) (a 0-d tensor as the value), add_(1), "
+          "mul_(2), and copy_ from "
           "torch.ones(2, 3), from x and from x.clone().expand(2, 3) raise \"more than one element of the "
           "written-to tensor refers to a single memory location\"; copy_(x.expand(2, 3)), the same expand() of x "
           "made again, runs.",
-    "zh_CN": "对 x = torch.zeros(3) 的 e = x.expand(2, 3)：fill_(-1) 正常执行；"
+    "zh_CN": "对 x = torch.zeros(3) 的 e = x.expand(2, 3)（新增一维），以及对 x = torch.zeros(2, 1) 的 e = "
+             "x.expand(2, 3)（扩展长度为 1 的维）：fill_(-1) 正常执行；"
              "fill_(torch.tensor(-1.0))（值是 0 维张量）、add_(1)、mul_(2)，以及来源为 "
              "torch.ones(2, 3)、x 或 x.clone().expand(2, 3) 的 copy_ 都报“more than one element of the "
              "written-to tensor refers to a single memory location”；copy_(x.expand(2, 3)) 的来源是对 x "
              "再做一次同样的 expand()，它正常执行。",
 })
 def _expand_inplace_write_refused() -> Fact:
-    """On an expanded view, fill_ with a number runs and in-place writes of other values (fill_ with a 0-d tensor
-    among them) raise; copy_ raises from every source tried but a second expand() of the same tensor."""
-    x = torch.zeros(3)
-    e, errors = x.expand(2, 3), []
-    e.fill_(-1)
-    filled = e.tolist()
-    writes = (("fill_", torch.tensor(-1.0)), ("add_", 1), ("mul_", 2), ("copy_", torch.ones(2, 3)), ("copy_", x),
-              ("copy_", x.clone().expand(2, 3)))
-    for name, value in writes:
-        try:
-            getattr(e, name)(value)
-        except RuntimeError as exc:
-            errors.append(f"{name}: {str(exc).splitlines()[0]}")
-    try:
-        e.copy_(x.expand(2, 3))
-    except RuntimeError as exc:
-        same_source = f"copy_(x.expand(2, 3)): {str(exc).splitlines()[0]}"
-    else:
-        same_source = "copy_(x.expand(2, 3)) runs"
+    """On an expanded view (a new dimension, a size-1 one), fill_ with a number runs and in-place writes of other
+    values (fill_ with a 0-d tensor among them) raise; copy_ raises from every source tried but a second expand() of
+    the same tensor."""
     overlap = "more than one element of the written-to tensor refers to a single memory location"
-    return Fact(filled == [[-1.0] * 3] * 2 and len(errors) == len(writes) and all(overlap in m for m in errors)
-                and same_source.endswith(" runs"),
-                f"after fill_(-1): {filled}; {errors}; {same_source}")
+    holds, traces = [], []
+    for shape in ((3,), (2, 1)):  # expand(2, 3) adds a dimension, then widens a size-1 one
+        x = torch.zeros(shape)
+        e, errors = x.expand(2, 3), []
+        e.fill_(-1)
+        filled = e.tolist()
+        writes = (("fill_", torch.tensor(-1.0)), ("add_", 1), ("mul_", 2), ("copy_", torch.ones(2, 3)), ("copy_", x),
+                  ("copy_", x.clone().expand(2, 3)))
+        for name, value in writes:
+            try:
+                getattr(e, name)(value)
+            except RuntimeError as exc:
+                errors.append(f"{name}: {str(exc).splitlines()[0]}")
+        try:
+            e.copy_(x.expand(2, 3))
+        except RuntimeError as exc:
+            same_source = f"copy_(x.expand(2, 3)): {str(exc).splitlines()[0]}"
+        else:
+            same_source = "copy_(x.expand(2, 3)) runs"
+        holds.append(filled == [[-1.0] * 3] * 2 and len(errors) == len(writes) and all(overlap in m for m in errors)
+                     and same_source.endswith(" runs"))
+        traces.append(f"x of shape {shape}, after fill_(-1): {filled}; {errors}; {same_source}")
+    return Fact(all(holds), " | ".join(traces))
 
 # The facts of the other modules, registered on import (each module's docstring says which facts it holds).
 import tensorfacts.glossary_facts  # noqa: E402, F401

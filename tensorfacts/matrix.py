@@ -35,10 +35,9 @@ from tensorfacts.standard_sources import GRAD_SOURCES, NO_VERSION_COUNTER, SOURC
 
 @dataclasses.dataclass(frozen=True)
 class Advice:
-    """One entry of the guide, in every edition's language, and what it rests on.
-
-    ``premise`` reads the probed matrix; ``facts`` names checks of :mod:`tensorfacts.facts` for
-    the parts of the sentence no table cell shows. Both must hold.
+    """One entry of the guide, in every edition's language, and what it rests on: ``premise`` reads the probed
+    matrix; ``facts`` names checks of :mod:`tensorfacts.facts` for the parts of the sentence no table cell shows.
+    Both must hold.
     """
 
     id: str
@@ -125,22 +124,23 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "copy-in-graph",
         {
-            "en": "For a copy that gradients still flow back through, use `a.clone()` on a tensor that "
-                "requires grad: its own storage and version counter, `requires_grad=True` and a `CloneBackward0` node "
-                "(except on a view of such a tensor taken under `torch.no_grad()` or `torch.inference_mode()`, or a "
-                "view of such a view: its clone has the node too, yet no gradient reaches the view taken under the "
-                "mode or its base). `torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and, on a "
-                "float32 `a` like the sources here, `a.double()` through `ToCopyBackward0` (it also changes the dtype; "
-                "on a float64 `a` it returns `a` itself, no copy). For an inference tensor `a` made with "
-                "`requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), both nodes are "
-                "`CopyBackwards`.",
+            "en": "For a copy that gradients still flow back through, use `a.clone()` on a tensor that requires grad: "
+                "its own storage and version counter, `requires_grad=True` and a `CloneBackward0` node (except on a "
+                "view of such a tensor taken under `torch.no_grad()` or `torch.inference_mode()`, or a view of such a "
+                "view: its clone has the node too, yet no gradient reaches its base, nor the view taken under the mode "
+                "unless `requires_grad_()` was called on it). `torch.empty_like(a).copy_(a)` does the same through "
+                "`CopyBackwards`, and, on a float32 `a` like the sources here, `a.double()` through `ToCopyBackward0` "
+                "(it also changes the dtype; on a float64 `a` it returns `a` itself, no copy). For an inference tensor "
+                "`a` made with `requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), "
+                "both nodes are `CopyBackwards`.",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带一个 `CloneBackward0` 节点（在 `torch.no_grad()` 或 `torch.inference_mode()` "
-                "下对这种张量取的视图（view），以及这种视图的视图，是例外：它们的副本也带这个节点，梯度却到不了在该"
-                "模式下取的那个视图，也到不了取视图的那个张量）。`torch.empty_like(a).copy_(a)` 效果相同，节点是 "
-                "`CopyBackwards`；这里的 `a` 是 float32 张量，`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变"
-                "了 dtype；`a` 本来就是 float64 的话，它返回 `a` 本身，不复制）。对用 `requires_grad=True` 创建的推理"
-                "张量 `a`（比如在 `torch.inference_mode()` 里构建的模块的参数），这两个节点都是 `CopyBackwards`。",
+                "下对这种张量取的视图（view），以及这种视图的视图，是例外：它们的副本也带这个节点，梯度却到不了取视图的"
+                "那个张量，也到不了在该模式下取的那个视图，除非对这个视图调用过 `requires_grad_()`）。"
+                "`torch.empty_like(a).copy_(a)` 效果相同，节点是 `CopyBackwards`；这里的 `a` 是 float32 张量，"
+                "`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变了 dtype；`a` 本来就是 float64 的话，它返回 "
+                "`a` 本身，不复制）。对用 `requires_grad=True` 创建的推理张量 `a`（比如在 `torch.inference_mode()` 里构"
+                "建的模块的参数），这两个节点都是 `CopyBackwards`。",
         },
         lambda m: all(
             _everywhere(m, op, GRAD_SOURCES, shares_storage=False, shares_version=False,
@@ -366,8 +366,8 @@ GUIDE: tuple[Advice, ...] = (
                 "- 可 `a` 的值已经变了：不要捕获这个错误后接着往下算。\n"
                 "- `a.data`、`a.detach()` 和 `copy.copy(a)` 与它共享存储，原地修改它们不报错，改动会落到 `a` 上。\n"
                 "- 要修改这些数值，就去修改 `a.clone()` 或 `a.detach().clone()`：它们有新的存储，原地修改照常进行。\n"
-                "- 需要梯度的推理张量（在该模式里构建的模块的参数）在梯度模式下作为叶子张量，`mul_` 在写入前就被拒绝；"
-                "在 `torch.no_grad()` 下，它的 `mul_` 是先写入、再报错。",
+                "- 需要梯度的推理张量（在该模式里构建的模块的参数）在梯度模式下像叶子张量一样，`mul_` 在写入前就被拒绝"
+                "；在 `torch.no_grad()` 下，它的 `mul_` 是先写入、再报错。",
         },
         lambda m: _no_counter(m, *(op for op in OPERATIONS if op not in WRITES))
         and all(str(_row(m, "inference", op)["raised"]).startswith(f"RuntimeError: {REFUSALS[INFERENCE_EDIT]}")

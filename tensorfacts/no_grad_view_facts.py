@@ -1,6 +1,6 @@
 """Named facts on views taken with grad mode off (under ``torch.no_grad()`` or ``torch.inference_mode()``) of
 a tensor that requires grad: each is a leaf that requires grad, and neither its clone nor the clone of a view of it
-taken with grad mode on passes a gradient to it or its base. They stand
+taken with grad mode on passes a gradient to its base, nor to it unless it called ``requires_grad_()``. They stand
 behind the clone exception of the decision page, the matrix guide, the glossary and the clone page, run over
 the view operations of the views table (:mod:`tensorfacts.view_ops`) whose result requires grad. Registered on import by
 :mod:`tensorfacts.facts`, whose docstring says what a fact is.
@@ -42,8 +42,8 @@ def _backward_of_squares(c: torch.Tensor) -> None:
           "view of u and a view of that view taken with grad mode on (u[..., 1:] and u[..., 1:].unsqueeze(0), each "
           "with a grad_fn and the same base as u): u is a leaf that requires grad, the clone c requires grad and "
           "has a CloneBackward0 node, yet after backward() of the sum of the squares of c, u.grad and the leaf's "
-          ".grad are None. a.detach() and s.indices() taken so do not require "
-          "grad.",
+          ".grad are None. Each run again with u.requires_grad_() called right after u is taken: u.grad is filled, "
+          "the leaf's .grad is still None. a.detach() and s.indices() taken so do not require grad.",
     "zh_CN": f"对视图表中除 a.detach() 和 s.indices() 以外的 {len(GRAD_VIEWS)} 个视图操作（索引、view、t()、"
              "transpose、expand、split、unbind、diagonal、as_strided、real、view_as_real、稀疏张量的 values() 等），"
              "分别在 torch.no_grad() 和 torch.inference_mode() 下对需要梯度的源张量取视图 u，源张量分别是叶子张量和"
@@ -52,24 +52,28 @@ def _backward_of_squares(c: torch.Tensor) -> None:
              "另两次运行则在梯度模式下先取 u 的视图和这个视图的视图（u[..., 1:] 和 u[..., 1:].unsqueeze(0)，都有 "
              "grad_fn，基张量（base tensor）与 u 的相同），再对它调用 clone()：u 是需要梯度的叶子张量，副本 c "
              "需要梯度，带 CloneBackward0 节点，但对 c 的各值平方和调用 backward() 之后，u.grad 和叶子张量的 .grad "
-             "都是 None。"
-             "这样取的 a.detach() 和 s.indices() 不需要梯度。",
+             "都是 None。每次运行再做一遍，取得 u 后立即调用 u.requires_grad_()：u.grad 有了值，叶子张量的 .grad "
+             "仍是 None。这样取的 a.detach() 和 s.indices() 不需要梯度。",
 }, {"en": f"{len(GRAD_VIEWS)} view operations, the dtypes it names, a leaf and a non-leaf source, both modes, u "
-          "and two views taken of it with grad mode on, on the CPU",
+          "and two views taken of it with grad mode on, u.requires_grad_() called or not, on the CPU",
     "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量和非叶子张量两种源张量，两种模式，u 和在梯度模式下"
-             "对它取的两种视图，在 CPU 上"})
+             "对它取的两种视图，调用或不调用 u.requires_grad_()，在 CPU 上"})
 def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
     """A view taken with grad mode off is a leaf that requires grad; its clone, and the clone of a view of it taken
-    with grad mode on, has a node, and the node passes the gradient neither to the view nor to its base."""
+    with grad mode on, has a node, and the node passes the gradient neither to its base nor to the view, unless the
+    view called ``requires_grad_()``."""
     wrong, runs = [], 0
     for row in GRAD_VIEWS:
         for dtype in VIEW_DTYPES[row.source]:
             for off in (torch.no_grad, torch.inference_mode):
-                for kind, (depth, further) in itertools.product(("leaf", "non-leaf"), enumerate(FURTHER_VIEWS)):
+                for kind, (depth, further), primed in itertools.product(
+                        ("leaf", "non-leaf"), enumerate(FURTHER_VIEWS), (False, True)):
                     leaf = view_ops.make_source(row.source, "contiguous").to(dtype).requires_grad_()
                     source = leaf if kind == "leaf" else leaf * 1
                     with off():
                         u = view_ops.apply(row, source)
+                    if primed:
+                        u.requires_grad_()
                     chained = further(u)
                     c = chained.clone()
                     recorded = c.requires_grad and type(c.grad_fn).__name__ == "CloneBackward0"
@@ -78,16 +82,19 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
                     made = source.requires_grad and source.is_leaf == (kind == "leaf")
                     in_grad_mode = chained is u or (chained.grad_fn is not None and chained._base is u._base)
                     seen = (made and u.is_leaf and u.requires_grad and in_grad_mode, recorded,
-                            u.grad is None and leaf.grad is None)
+                            (u.grad is None) != primed and leaf.grad is None)
                     if seen != (True, True, True):
-                        wrong.append(f"{row.code} {dtype} {off.__name__} {kind} view depth {depth}: {seen}")
+                        wrong.append(f"{row.code} {dtype} {off.__name__} {kind} view depth {depth} "
+                                     f"requires_grad_() {primed}: {seen}")
     untracked = []
     for row in (r for r in view_ops.VIEWS if r not in GRAD_VIEWS):
         for off in (torch.no_grad, torch.inference_mode):
             with off():
                 untracked.append(view_ops.apply(row, view_ops.make_source(row.source, "contiguous").requires_grad_()))
-    expected = 4 * len(FURTHER_VIEWS) * sum(len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS)  # 2 modes, 2 sources
+    # 2 modes, 2 sources, requires_grad_() called or not
+    expected = 8 * len(FURTHER_VIEWS) * sum(len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS)
     return Fact(runs == expected and not wrong and not any(t.requires_grad for t in untracked),
-                f"views run: {runs}; not (a leaf that requires grad, clone recorded, no gradient on u or the leaf): "
+                f"views run: {runs}; not (a leaf that requires grad, clone recorded, u.grad only after "
+                f"requires_grad_(), none on the leaf): "
                 f"{wrong}; results of a.detach() and s.indices() that require grad: "
                 f"{[t.requires_grad for t in untracked]}")

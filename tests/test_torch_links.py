@@ -103,6 +103,17 @@ def test_an_unresolved_name_fails_naming_the_page():
         torch_links._check_resolved(None, document, "examples/x")
 
 
+def test_a_hand_written_stable_link_is_pinned_to_the_running_release():
+    version = torch_links.inventory()[0]
+    page = "notes/autograd.html#saved-tensors"
+    document = nodes.paragraph()
+    document += nodes.reference("", "Saved tensors", refuri=torch_links.STABLE_URL + page)
+    document += nodes.reference("", "NumPy", refuri="https://numpy.org/doc/stable/")
+    torch_links._pin(None, document)
+    assert [r["refuri"] for r in document.findall(nodes.reference)] == [
+        f"https://docs.pytorch.org/docs/{version}/{page}", "https://numpy.org/doc/stable/"]
+
+
 # --- The built site ----------------------------------------------------------------------------
 
 

@@ -57,11 +57,12 @@ TERMS: tuple[Term, ...] = (
          define_en="`clone()`: a copy with memory of its own; in grad mode (not inside `torch.inference_mode()`), the "
                    "clone of a tensor that requires grad stays in the computation graph, yet the clone of a view taken "
                    "under `torch.no_grad()` or `torch.inference_mode()`, or of a view of such a view, passes no "
-                   "gradient to the view taken under the mode or to its base.",
+                   "gradient to the view's base, nor to the view taken under the mode unless `requires_grad_()` was "
+                   "called on it.",
          define_zh="`clone()`：有自己内存的副本；在梯度模式（grad mode）下（不在 `torch.inference_mode()` 里），"
                    "需要梯度的张量的副本仍留在计算图中；但在 `torch.no_grad()` 或 `torch.inference_mode()` 下取的视图"
-                   "的副本，以及这种视图的视图的副本，都不把梯度传给在该模式下取的那个视图，也不传给它的基张量（base "
-                   "tensor）。"),
+                   "的副本，以及这种视图的视图的副本，都不把梯度传给视图的基张量（base tensor），也不传给在该模式下取的"
+                   "那个视图，除非对这个视图调用过 `requires_grad_()`。"),
     Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", avoid=("浅复制",),
          define_en="Copying only the outer object: the copy holds the same objects as the original, not copies of "
                    "them.",

@@ -15,6 +15,10 @@ its dotted name (``torch.no_grad()``, ``nn.Parameter``); a ``Module`` method onl
 the inventory (``.data``, ``grad_fn``: no page of their own) and a bare name that the page's own code
 binds as a variable (``view = base[1:]``) stay plain code. Intersphinx resolves each reference; one it
 leaves unresolved fails the build, naming the page.
+
+A link the prose writes by hand to ``https://docs.pytorch.org/docs/stable/...`` (a notes page, a GPU box's
+source) is pointed at the same release's documentation too (:func:`pinned`): "stable" moves with each
+torch release, and the About page says the links go to the release the build runs.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from tensorcopy_sphinx.build_info import build_versions
 
 INVENTORY = Path(__file__).resolve().parents[2] / "_shared" / "pytorch_objects.inv"
 DOCS_URL = "https://docs.pytorch.org/docs/{version}/"
+#: The documentation of whichever release is newest: a hand-written link to it is pinned to the build's release.
+STABLE_URL = DOCS_URL.format(version="stable")
 PROJECT = "torch"
 CLASS = "torch-api"
 #: Attributes prose may write bare (``requires_grad``); other attributes need ``.name`` or ``x.name``.
@@ -177,6 +183,19 @@ def link_late(made: list[nodes.Node]) -> list[nodes.Node]:
     return linked
 
 
+def pinned(uri: str) -> str:
+    """``uri`` with the documentation of the newest release replaced by that of the inventory's release."""
+    if not uri.startswith(STABLE_URL):
+        return uri
+    return DOCS_URL.format(version=inventory()[0]) + uri.removeprefix(STABLE_URL)
+
+
+def _pin(app: Sphinx, doctree: nodes.document) -> None:
+    for reference in doctree.findall(nodes.reference):
+        if "refuri" in reference:
+            reference["refuri"] = pinned(reference["refuri"])
+
+
 def _check_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     for literal in doctree.findall(nodes.literal):
         if CLASS in literal["classes"] and not isinstance(literal.parent, nodes.reference):
@@ -202,5 +221,6 @@ def setup(app: Sphinx) -> dict:
     app.setup_extension("tensorcopy_sphinx.build_info")
     app.connect("config-inited", _configure, priority=400)  # before intersphinx normalises the mapping
     app.connect("doctree-read", _link)
+    app.connect("doctree-read", _pin)
     app.connect("doctree-resolved", _check_resolved)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

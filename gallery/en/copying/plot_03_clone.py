@@ -339,7 +339,8 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 #    to do with each other. They do: in grad mode ``clone()`` is recorded in the
 #    graph, so a gradient that reaches such a clone flows on to ``a``. A plain
 #    ``backward()`` accumulates it into ``a.grad`` (output above);
-#    ``torch.autograd.grad`` asked for ``a`` returns it and writes no ``.grad``;
+#    ``torch.autograd.grad`` asked for ``a`` returns it and writes no ``.grad``
+#    but that of a tensor on its way that called ``retain_grad()``;
 #    a ``backward(inputs=...)`` that does not name ``a`` leaves ``a.grad`` alone,
 #    and one that names ``c``, like ``torch.autograd.grad`` asked for ``c``,
 #    stops at the clone. The clone is independent in memory, not in the graph.
@@ -376,10 +377,21 @@ stopped_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 stopped_clone = stopped_source.clone()
 (stopped_grad,) = torch.autograd.grad((stopped_clone * named_weights).sum(), stopped_clone)
 assert torch.equal(stopped_grad, named_weights) and stopped_source.grad is None, "autograd.grad stops at the clone"
-asked_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-(asked_grad,) = torch.autograd.grad((asked_source.clone() * named_weights).sum(), asked_source)
-assert torch.equal(asked_grad, named_weights) and asked_source.grad is None, (
-    "autograd.grad asked for the source returns the clone's gradient and writes no .grad")
+for asked_kind in ("leaf", "non-leaf", "retained non-leaf"):
+    for clone_retained in (False, True):
+        asked_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        asked_source = asked_leaf if asked_kind == "leaf" else asked_leaf * 2
+        if asked_kind == "retained non-leaf":
+            asked_source.retain_grad()
+        asked_clone = asked_source.clone()
+        if clone_retained:
+            asked_clone.retain_grad()
+        (asked_grad,) = torch.autograd.grad((asked_clone * named_weights).sum(), asked_source)
+        assert torch.equal(asked_grad, named_weights) and asked_leaf.grad is None, (
+            "autograd.grad asked for the source returns the clone's gradient and writes no leaf's .grad")
+        assert ((read_grad(asked_clone)[0] is None) != clone_retained
+                and (read_grad(asked_source)[0] is None) != (asked_kind == "retained non-leaf")), (
+            "autograd.grad writes the .grad of a tensor on its way only if it called retain_grad()")
 unnamed_source, bystander = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.ones(3, requires_grad=True)
 (unnamed_source.clone() * named_weights + bystander).sum().backward(inputs=[bystander])
 assert unnamed_source.grad is None and torch.equal(bystander.grad, torch.ones(3)), (
@@ -476,12 +488,13 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # both), and a gradient that reaches it flows on to the source: a plain ``backward()`` accumulates
 # it into the source's ``.grad`` when the source is a leaf (a source that is not, such as ``x * 2``,
 # passes it on to the leaves behind it and keeps ``.grad`` at ``None`` unless it called
-# ``retain_grad()``), ``torch.autograd.grad`` returns it without writing ``.grad``, a
+# ``retain_grad()``), ``torch.autograd.grad`` returns it without writing ``.grad`` (but that of a
+# tensor on its way that called ``retain_grad()``), a
 # ``backward(inputs=...)`` that does not name the source leaves its ``.grad`` alone, and one that
 # names the clone, like ``torch.autograd.grad`` asked for the clone, stops there. When the source is a
 # view of a tensor that requires grad, taken under ``torch.no_grad()`` or ``torch.inference_mode()``,
-# or a view of such a view, neither the view taken under the mode nor its base gets a gradient, and
-# nothing raises. Rebinding a name
+# or a view of such a view, its base gets no gradient, nor does the view taken under the mode unless
+# ``requires_grad_()`` was called on it, and nothing raises. Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.
 # :fact:`clone-of-no-grad-view-passes-no-gradient`

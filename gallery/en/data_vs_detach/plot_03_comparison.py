@@ -288,9 +288,9 @@ assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
 # as compatible with ``p``'s, and, when ``p`` requires grad, that ``t`` has a
 # floating-point or complex dtype. A sparse ``t`` under a dense ``p`` is not
 # compatible, nor a ``t`` on ``meta`` under a ``p`` on the CPU, or the reverse;
-# torch calls either an "incompatible tensor type". The shape, and the dtype
-# within those kinds, it leaves alone; for a tensor that does not require
-# grad, an integer dtype passes too. Which devices count as compatible is
+# torch calls either an "incompatible tensor type". The shape it leaves alone,
+# and a floating-point dtype replaced by another floating-point or by a complex
+# one; for a tensor that does not require grad, an integer dtype passes too. Which devices count as compatible is
 # torch's choice for each pair: the CPU and ``meta`` do not (for the CPU and a GPU, see the
 # box below). :fact:`data-setter-checks`
 

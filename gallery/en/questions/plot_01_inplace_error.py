@@ -805,8 +805,8 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # ``view()`` ...) and it or its base was edited, recorded or under ``torch.no_grad()``, while a view that
 # changes the dtype or how the elements read names its own operation (``ViewAsReal`` for
 # ``torch.view_as_real``, ``Conj`` for ``conj()``). For an output of ``unbind``, ``split``
-# or ``chunk``, ``backward()`` raises another error instead ("... is a view and its base or another
-# view of its base has been modified inplace"), and a recorded edit of that output raises at once.
+# or ``chunk``, ``backward()`` raises another error instead (“... is a view and its base or another
+# view of its base has been modified inplace”), and a recorded edit of that output raises at once.
 # :fact:`saved-view-edit-error` A saved tensor with no ``grad_fn`` gets no name. Its two
 # versions differ because an in-place operation ran on the tensor, or on one
 # sharing its version counter, after it was saved, even one that changes no

@@ -8,7 +8,7 @@ Views: which operations share memory, and what writing through them does
    :class: answer
 
    On the CPU, where ``expand`` makes several elements one memory location, writes such as
-   ``wide[0] = 1.0``, ``add_`` or ``copy_`` from a tensor over other memory are refused. ``clone()``
+   ``wide[0] = 1.0``, ``add_(1.0)`` or a ``copy_`` from a tensor over other memory are refused. ``clone()``
    gives each element memory of its own:
 
    .. code-block:: python
@@ -298,8 +298,8 @@ assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the 
 # Not every write into an expanded CPU tensor is refused. ``fill_`` with a number passes, and so does
 # ``wide[:, 0] = ...``, which writes the first column, whose three elements are three locations; both
 # change every column, which are one memory. ``fill_`` with a 0-d tensor as its value is refused, and so are
-# ``add_`` and ``copy_`` from a tensor over other memory (here ``torch.ones(3, 4)`` and
-# ``torch.ones(3, 1).expand(3, 4)``), which would write one location from several elements, as ``wide[0] = 1.0``
+# ``add_``, even of a number (``add_(1.0)``), and ``copy_`` from a tensor over other memory (here
+# ``torch.ones(3, 4)`` and ``torch.ones(3, 1).expand(3, 4)``), which would write one location from several elements, as ``wide[0] = 1.0``
 # was; so is ``copy_`` from ``column``, the same memory in another shape. A ``copy_`` from a view of
 # ``column``'s own storage with ``wide``'s shape and strides, ``wide`` itself or ``column.expand(3, 4)`` made
 # again, is not refused: source and destination are the same elements. An alias of the same memory made

@@ -317,7 +317,7 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 # .. admonition:: 原博文勘误（torch |torch_version| 实测）
 #    :class: warning
 #
-#    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。在梯度模式下，``clone()`` 记录在计算图中，所以到达这样的副本的梯度会继续传回 ``a``。普通的 ``backward()`` 把它累加进 ``a.grad``，上方输出正说明了这一点；``torch.autograd.grad`` 求 ``a`` 的梯度时把它作为返回值交出来，不写任何 ``.grad``；``backward(inputs=...)`` 没有点名 ``a`` 时不动 ``a.grad``，点名 ``c`` 时则和求 ``c`` 的梯度的 ``torch.autograd.grad`` 一样，停在副本上。副本只是内存独立，在计算图中并不独立。
+#    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。在梯度模式下，``clone()`` 记录在计算图中，所以到达这样的副本的梯度会继续传回 ``a``。普通的 ``backward()`` 把它累加进 ``a.grad``，上方输出正说明了这一点；``torch.autograd.grad`` 求 ``a`` 的梯度时把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写任何 ``.grad``；``backward(inputs=...)`` 没有点名 ``a`` 时不动 ``a.grad``，点名 ``c`` 时则和求 ``c`` 的梯度的 ``torch.autograd.grad`` 一样，停在副本上。副本只是内存独立，在计算图中并不独立。
 
 # %%
 # 用 ``retain_grad()`` 查看副本自己的梯度
@@ -350,10 +350,21 @@ stopped_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 stopped_clone = stopped_source.clone()
 (stopped_grad,) = torch.autograd.grad((stopped_clone * named_weights).sum(), stopped_clone)
 assert torch.equal(stopped_grad, named_weights) and stopped_source.grad is None, "autograd.grad stops at the clone"
-asked_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-(asked_grad,) = torch.autograd.grad((asked_source.clone() * named_weights).sum(), asked_source)
-assert torch.equal(asked_grad, named_weights) and asked_source.grad is None, (
-    "autograd.grad asked for the source returns the clone's gradient and writes no .grad")
+for asked_kind in ("leaf", "non-leaf", "retained non-leaf"):
+    for clone_retained in (False, True):
+        asked_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        asked_source = asked_leaf if asked_kind == "leaf" else asked_leaf * 2
+        if asked_kind == "retained non-leaf":
+            asked_source.retain_grad()
+        asked_clone = asked_source.clone()
+        if clone_retained:
+            asked_clone.retain_grad()
+        (asked_grad,) = torch.autograd.grad((asked_clone * named_weights).sum(), asked_source)
+        assert torch.equal(asked_grad, named_weights) and asked_leaf.grad is None, (
+            "autograd.grad asked for the source returns the clone's gradient and writes no leaf's .grad")
+        assert ((read_grad(asked_clone)[0] is None) != clone_retained
+                and (read_grad(asked_source)[0] is None) != (asked_kind == "retained non-leaf")), (
+            "autograd.grad writes the .grad of a tensor on its way only if it called retain_grad()")
 unnamed_source, bystander = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.ones(3, requires_grad=True)
 (unnamed_source.clone() * named_weights + bystander).sum().backward(inputs=[bystander])
 assert unnamed_source.grad is None and torch.equal(bystander.grad, torch.ones(3)), (
@@ -439,5 +450,5 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取的视图（view），或者这种视图的视图，在该模式下取的那个视图和它的基张量（base tensor）都得不到梯度，也不报错。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取的视图（view），或者这种视图的视图，它的基张量（base tensor）得不到梯度，在该模式下取的那个视图也得不到，除非对这个视图调用过 ``requires_grad_()``，而且都不报错。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
 # :fact:`clone-of-no-grad-view-passes-no-gradient`
