@@ -477,7 +477,9 @@ assert any(t is given for t in packed_by_checkpoint), "checkpoint saved its inpu
 # every node saved, so a second ``backward()`` through the same graph
 # raises when it reaches a node that saved a tensor (here ``exp``'s node, which saved its output),
 # and reading ``_saved_result`` afterwards raises the same error. A graph whose nodes saved no tensor, such as
-# ``(x + 1).sum()``, runs a second time and adds the same gradient again. For the operations
+# ``(x + 1).sum()``, runs a second time and adds the same gradient again. A Python number an
+# operation wraps as a tensor counts as saved, though ``pack`` never sees it (above): ``(x * 2).sum()``
+# raises on a second pass, as :ref:`questions-backward-twice` says. For the operations
 # above, applied to two leaves so that only the operation itself saves, a second pass raises
 # exactly when the operation saved a tensor.
 
@@ -505,6 +507,16 @@ z.backward()
 z.backward()
 print("(x + 1).sum() twice, x.grad:", x.grad)
 assert torch.equal(x.grad, torch.full((3,), 2.0)), "add and sum saved no tensor: the second pass ran"
+# sphinx_gallery_start_ignore
+doubled_sum = (x * 2).sum()
+doubled_sum.backward()
+try:
+    doubled_sum.backward()
+except RuntimeError as e:
+    assert str(e) == twice, "x * 2 saved its wrapped 2: the second pass raises the same error"
+else:
+    raise AssertionError("a second backward() through (x * 2).sum() must raise")
+# sphinx_gallery_end_ignore
 
 
 def second_pass_raises(op):

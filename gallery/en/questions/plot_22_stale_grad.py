@@ -311,7 +311,8 @@ assert p.grad is g and torch.allclose(g, by_hand(model, x, y)), "backward() wrot
 # batch. A ``g`` taken after the first micro-batch is that same tensor, so it holds the sum too.
 # (There are exceptions that put a new tensor in ``p.grad``, holding the sum: one is
 # ``backward(create_graph=True)``, another a dense gradient arriving at a sparse ``.grad``, as from
-# an ``Embedding(..., sparse=True)``.)
+# an ``Embedding(..., sparse=True)``; and a non-leaf that called ``retain_grad()`` gets a new
+# ``.grad`` holding the sum at every ``backward()`` after the first.)
 
 optimizer.zero_grad()
 for part in (slice(0, 4), slice(4, 8)):
@@ -339,6 +340,14 @@ sparse_grad = sparse_table.weight.grad
 assert sparse_grad.is_sparse and sparse_table.weight.grad is not sparse_grad, "a dense gradient replaces a sparse .grad"
 assert not sparse_table.weight.grad.is_sparse and sparse_table.weight.grad[1].tolist() == [2.0, 2.0], (
     "the dense .grad that replaced the sparse one holds the sum")
+retained = torch.ones(2, requires_grad=True) * 1
+retained.retain_grad()
+for _ in range(3):
+    first_grad = retained.grad
+    (retained**2).sum().backward(retain_graph=True)
+    assert first_grad is None or retained.grad is not first_grad, "a retained non-leaf gets a new .grad at each pass"
+assert retained.grad.tolist() == [6.0, 6.0] and first_grad.tolist() == [4.0, 4.0], (
+    "the retained non-leaf's .grad holds the sum of every pass, the one it replaced the passes before")
 # sphinx_gallery_end_ignore
 
 # %%

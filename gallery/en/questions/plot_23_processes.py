@@ -16,8 +16,10 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
       dataset.visits.share_memory_()
       loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
-A dataset that counts how often each item was read counts nothing when the ``DataLoader`` has
-workers, and a tensor handed to another process is sometimes a copy, sometimes shared. This page
+A dataset that counts how often each item was read counts nothing when the ``DataLoader``'s workers
+are started with ``fork`` (the default on Linux before Python 3.14); under ``spawn`` and ``forkserver``
+the pickling that sends the dataset to the workers moves the non-empty tensors torch allocated into
+shared memory (both checked below). A tensor handed to another process is sometimes a copy, sometimes shared. This page
 starts real child processes: a worker that edits the dataset, a child that edits a tensor it
 inherited (allocated by torch, or from two other sources), one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
 send, and the fix in a two-epoch loop. Every wait for a child has a time limit, and every child has ended when
@@ -38,6 +40,7 @@ the page ends.
 # ``t``, and returns the child's ``replies`` answers and its exit code.
 
 import signal
+import sys
 import tempfile
 from multiprocessing import resource_sharer
 
@@ -283,6 +286,10 @@ dataset = Visits()
 batches = list(DataLoader(dataset, batch_size=2, num_workers=1, **workers))
 print("num_workers=1: batches:", batches, " visits:", dataset.visits)
 assert torch.equal(torch.cat(batches), dataset.data) and not dataset.visits.any(), "the edit stayed in the worker"
+# sphinx_gallery_start_ignore
+assert mp.get_all_start_methods()[0] == ("fork" if sys.version_info < (3, 14) else "forkserver"), (
+    "the default start method on Linux: fork before Python 3.14, forkserver from 3.14")
+# sphinx_gallery_end_ignore
 
 # %%
 # A forked child edits its own copy

@@ -240,7 +240,8 @@ assert message == "accessing `data` under vmap transform is not allowed", (
 # ``__dlpack__()`` and ``torch.utils.dlpack.to_dlpack(t)``, which would hand out its memory, and
 # setting ``.data``. ``detach()``, ``clone()`` and an in-place ``add_`` run, row by
 # row. Not every read of the tensor's layout raises either: ``stride()`` and ``storage_offset()``
-# run and give one row's, and ``repr()`` runs and shows a ``BatchedTensor``.
+# run and give the first row's, ``batch[0]``'s, the same for every row (the function runs once for
+# the whole batch), and ``repr()`` runs and shows a ``BatchedTensor``.
 
 calls = {
     "t.item()": lambda t: t.sum().item(),
@@ -278,8 +279,14 @@ vmap(read_layout)(batch)
 print("t.stride():", layout["stride"], " t.storage_offset():", layout["storage_offset"],
       " repr(t) starts:", layout["repr"].split("(")[0])  # fmt: skip
 assert (layout["stride"], layout["storage_offset"]) == (batch[0].stride(), batch[0].storage_offset()), (
-    "inside vmap, t has one row's stride and storage offset")
+    "inside vmap, t has the first row's stride and storage offset")
 assert layout["repr"].startswith("BatchedTensor("), "repr() ran under vmap and names the batched tensor"
+# sphinx_gallery_start_ignore
+offsets_read = []
+vmap(lambda t: offsets_read.append(t.storage_offset()) or t.clone())(batch)
+assert offsets_read == [batch[0].storage_offset()] != [batch[1].storage_offset()], (
+    "vmap ran the function once for the whole batch, and it read the first row's offset")
+# sphinx_gallery_end_ignore
 
 # %%
 # The fix

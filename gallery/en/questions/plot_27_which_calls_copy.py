@@ -347,10 +347,12 @@ assert view_message == (
 ), "view(-1) refuses the clone's strides and suggests reshape()"
 
 # %%
-# The same holds for a permutation of a 3-d tensor. Where the source overlaps itself (an expanded
-# tensor) or leaves gaps (a slice with a step, a column slice), the clone is dense and keeps the
-# source's order of dimensions: the sources below, in row-major order, clone to contiguous strides,
-# while a gapped transpose such as ``x[0][:, ::2].t()`` clones to transposed strides, not contiguous.
+# The same holds for a permutation of a 3-d tensor. Where the source leaves gaps (a slice with a
+# step, a column slice), the clone is dense and keeps the source's order of dimensions: the sources
+# below, in row-major order, clone to contiguous strides, while a gapped transpose such as
+# ``x[0][:, ::2].t()`` clones to transposed strides, not contiguous. Where the source overlaps itself
+# (an expanded tensor), the clone is dense too; ``column.expand(3, 4)``, ``column.t().expand(4, 3)``
+# and their transposes all clone to contiguous strides.
 
 x = torch.arange(24.0).reshape(2, 3, 4)
 kept_strides = {"a.t()": a.t(), "x.permute(2, 0, 1)": x.permute(2, 0, 1), "x.transpose(0, 1)": x.transpose(0, 1)}
@@ -366,6 +368,9 @@ assert x[0][:, ::2].t().stride() == (2, 4), "x[0][:, ::2].t() has strides (2, 4)
 assert x[0][:, ::2].t().clone().stride() == (1, 2), (
     "the clone of x[0][:, ::2].t() is dense, in the transposed order")
 assert not x[0][:, ::2].t().clone().is_contiguous(), "so the clone of a gapped transpose is not contiguous"
+expand_sources = [column.expand(3, 4), column.t().expand(4, 3)]
+assert all(e.clone().is_contiguous() and e.t().clone().is_contiguous() for e in expand_sources), (
+    "the two 2-d expands and their transposes clone to contiguous strides")
 # sphinx_gallery_end_ignore
 
 # %%

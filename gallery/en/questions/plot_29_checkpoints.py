@@ -8,15 +8,15 @@ Checkpoints: what ``torch.load``, ``load_state_dict`` and ``assign=True`` copy
    :class: answer
 
    ``load_state_dict(sd, assign=True)`` puts new parameter objects into the model; an optimizer made
-   before it still holds the old ones, which get no gradient, so the loss stops changing. Make the
-   optimizer after loading:
+   before it still holds the old ones, which get no gradient, so the model stops changing and the loss stops going down. Make
+   the optimizer after loading:
 
    .. code-block:: python
 
       model.load_state_dict(sd, assign=True)
       optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-The loss does not decrease after loading a checkpoint (it prints the same value at every step),
+The loss does not decrease after loading a checkpoint (on a fixed batch it prints the same value at every step),
 or a saved checkpoint holds later weights than the step it was saved at (``state_dict()`` was taken, then more
 steps ran before the file was written). This page saves and loads a small model and shows what each step
 copies: ``torch.load`` (with and without

@@ -8,7 +8,7 @@
    :class: answer
 
    共享的权重是两个模块拿着的同一个 ``Parameter``，所以 ``state_dict()`` 用两个键列出它，背后是同一块存储。共享
-   ``Parameter`` 对象本身，而不只是共享内存：
+   ``Parameter`` 对象本身，而不是只共享它的内存：
 
    .. code-block:: python
 

@@ -298,7 +298,7 @@ assert p.grad is g and torch.allclose(g, by_hand(model, x, y)), "backward() wrot
 #
 # 梯度累积靠的就是这一点：把一批数据分成两个微批次，每个损失按它所占的比例缩放，各调用一次
 # ``backward()``，``p.grad`` 最后就是整批数据的梯度。第一个微批次之后取到的 ``g`` 就是这个张量，所以它同样是两者之和。（也有例外，会在 ``p.grad`` 里放一个装着和的新张量：一个是
-# ``backward(create_graph=True)``，另一个是稠密梯度遇上稀疏的 ``.grad``，比如来自 ``Embedding(..., sparse=True)`` 的梯度。）
+# ``backward(create_graph=True)``，另一个是稠密梯度遇上稀疏的 ``.grad``，比如来自 ``Embedding(..., sparse=True)`` 的梯度；调用过 ``retain_grad()`` 的非叶子张量在第一次之后的每次 ``backward()`` 都得到一个装着和的新 ``.grad``。）
 
 optimizer.zero_grad()
 for part in (slice(0, 4), slice(4, 8)):
@@ -326,6 +326,14 @@ sparse_grad = sparse_table.weight.grad
 assert sparse_grad.is_sparse and sparse_table.weight.grad is not sparse_grad, "a dense gradient replaces a sparse .grad"
 assert not sparse_table.weight.grad.is_sparse and sparse_table.weight.grad[1].tolist() == [2.0, 2.0], (
     "the dense .grad that replaced the sparse one holds the sum")
+retained = torch.ones(2, requires_grad=True) * 1
+retained.retain_grad()
+for _ in range(3):
+    first_grad = retained.grad
+    (retained**2).sum().backward(retain_graph=True)
+    assert first_grad is None or retained.grad is not first_grad, "a retained non-leaf gets a new .grad at each pass"
+assert retained.grad.tolist() == [6.0, 6.0] and first_grad.tolist() == [4.0, 4.0], (
+    "the retained non-leaf's .grad holds the sum of every pass, the one it replaced the passes before")
 # sphinx_gallery_end_ignore
 
 # %%

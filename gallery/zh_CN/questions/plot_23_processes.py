@@ -14,7 +14,7 @@ fork 出来的 ``DataLoader`` worker 进程的修改不见了：多进程之间�
       dataset.visits.share_memory_()
       loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
-一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用上 worker，计数就一直是 0；交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：让
+一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用 ``fork`` 方式（Python 3.14 之前 Linux 的默认方式）启动 worker，计数就一直是 0；在 ``spawn`` 和 ``forkserver`` 方式下，把数据集发给 worker 的序列化会把其中由 torch 分配的非空张量移进共享内存（两者下文都有检验）。交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：让
 worker 修改数据集；让子进程修改从父进程继承来的张量（torch 自己分配的张量，以及另外两种来源的张量）；让子进程修改经队列收到的张量；再看队列遇到发送不了的张量时怎么处理。最后在两个 epoch 的循环里检验解决办法。每次等待子进程都有时间上限，页面结束时所有子进程都已退出。
 """
 
@@ -29,6 +29,7 @@ worker 修改数据集；让子进程修改从父进程继承来的张量（torc
 # ``t`` 发给这个子进程，返回子进程的 ``replies`` 条答复和退出码。
 
 import signal
+import sys
 import tempfile
 from multiprocessing import resource_sharer
 
@@ -271,6 +272,10 @@ dataset = Visits()
 batches = list(DataLoader(dataset, batch_size=2, num_workers=1, **workers))
 print("num_workers=1: batches:", batches, " visits:", dataset.visits)
 assert torch.equal(torch.cat(batches), dataset.data) and not dataset.visits.any(), "the edit stayed in the worker"
+# sphinx_gallery_start_ignore
+assert mp.get_all_start_methods()[0] == ("fork" if sys.version_info < (3, 14) else "forkserver"), (
+    "the default start method on Linux: fork before Python 3.14, forkserver from 3.14")
+# sphinx_gallery_end_ignore
 
 # %%
 # fork 出来的子进程改的是自己的副本

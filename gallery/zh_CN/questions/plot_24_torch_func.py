@@ -229,7 +229,7 @@ assert message == "accessing `data` under vmap transform is not allowed", (
 #
 # 下面这些也都报错：``item()``、``tolist()``、``numpy()`` 和 ``np.asarray(t)``，它们要把批量张量变成 Python 数值或数组；``data_ptr()``、
 # ``untyped_storage()``、``__dlpack__()`` 和 ``torch.utils.dlpack.to_dlpack(t)``，它们要交出它的内存；还有给 ``.data`` 赋值。``detach()``、``clone()`` 和原地（in-place）的 ``add_``
-# 都能逐行运行。读取张量布局的操作也并非都会报错：``stride()`` 和 ``storage_offset()`` 可以运行，给出的是一行的值；``repr()``
+# 都能逐行运行。读取张量布局的操作也并非都会报错：``stride()`` 和 ``storage_offset()`` 可以运行，给出的是第一行（``batch[0]``）的值，每一行都一样（函数对整批只运行一次）；``repr()``
 # 也能运行，显示的是一个 ``BatchedTensor``。
 
 calls = {
@@ -268,8 +268,14 @@ vmap(read_layout)(batch)
 print("t.stride():", layout["stride"], " t.storage_offset():", layout["storage_offset"],
       " repr(t) starts:", layout["repr"].split("(")[0])  # fmt: skip
 assert (layout["stride"], layout["storage_offset"]) == (batch[0].stride(), batch[0].storage_offset()), (
-    "inside vmap, t has one row's stride and storage offset")
+    "inside vmap, t has the first row's stride and storage offset")
 assert layout["repr"].startswith("BatchedTensor("), "repr() ran under vmap and names the batched tensor"
+# sphinx_gallery_start_ignore
+offsets_read = []
+vmap(lambda t: offsets_read.append(t.storage_offset()) or t.clone())(batch)
+assert offsets_read == [batch[0].storage_offset()] != [batch[1].storage_offset()], (
+    "vmap ran the function once for the whole batch, and it read the first row's offset")
+# sphinx_gallery_end_ignore
 
 # %%
 # 解决办法
@@ -431,7 +437,7 @@ assert torch.equal(held_grad.grad, torch.full((3,), 7.0)), "an existing w.grad i
 # 训练一个字典里的张量
 # --------------------
 #
-# 把两者合起来：通过 ``functional_call`` 用 SGD 训练字典里的张量三步，再直接训练模块本身三步。最后字典里的权重与模块的权重相同，而模块的参数只被它自己的循环训练过。
+# 把两者合起来：通过 ``functional_call`` 用 SGD 训练字典里的张量三步，同时在同样的三步里直接训练模块本身。最后字典里的权重与模块的权重相同，而模块的参数只被它自己的循环训练过。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)

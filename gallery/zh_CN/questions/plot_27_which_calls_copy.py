@@ -322,7 +322,7 @@ assert view_message == (
 ), "view(-1) refuses the clone's strides and suggests reshape()"
 
 # %%
-# 三维张量的维度重排也是如此。源张量自身有重叠（expand 出来的张量）或留有空隙（带步长的切片、按列切片）时，克隆得到稠密的内存，维度顺序与源张量相同：下面这些按行排列的源张量，克隆结果的步长是连续的；而有空隙的转置（如 ``x[0][:, ::2].t()``）克隆后仍是转置的步长，并不连续。
+# 三维张量的维度重排也是如此。源张量留有空隙（带步长的切片、按列切片）时，克隆得到稠密的内存，维度顺序与源张量相同：下面这些按行排列的源张量，克隆结果的步长是连续的；而有空隙的转置（如 ``x[0][:, ::2].t()``）克隆后仍是转置的步长，并不连续。源张量自身有重叠（expand 出来的张量）时，克隆同样是稠密的；``column.expand(3, 4)``、``column.t().expand(4, 3)`` 以及它们的转置，克隆后的步长都是连续的。
 
 x = torch.arange(24.0).reshape(2, 3, 4)
 kept_strides = {"a.t()": a.t(), "x.permute(2, 0, 1)": x.permute(2, 0, 1), "x.transpose(0, 1)": x.transpose(0, 1)}
@@ -338,6 +338,9 @@ assert x[0][:, ::2].t().stride() == (2, 4), "x[0][:, ::2].t() has strides (2, 4)
 assert x[0][:, ::2].t().clone().stride() == (1, 2), (
     "the clone of x[0][:, ::2].t() is dense, in the transposed order")
 assert not x[0][:, ::2].t().clone().is_contiguous(), "so the clone of a gapped transpose is not contiguous"
+expand_sources = [column.expand(3, 4), column.t().expand(4, 3)]
+assert all(e.clone().is_contiguous() and e.t().clone().is_contiguous() for e in expand_sources), (
+    "the two 2-d expands and their transposes clone to contiguous strides")
 # sphinx_gallery_end_ignore
 
 # %%

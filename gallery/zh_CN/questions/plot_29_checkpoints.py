@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   ``load_state_dict(sd, assign=True)`` 给模型换上新的参数对象；加载之前创建的优化器仍持有旧参数，旧参数得不到梯度，所以损失不再变化。加载之后再创建优化器：
+   ``load_state_dict(sd, assign=True)`` 给模型换上新的参数对象；加载之前创建的优化器仍持有旧参数，旧参数得不到梯度，所以模型不再改变，损失也不再下降。加载之后再创建优化器：
 
    .. code-block:: python
 
       model.load_state_dict(sd, assign=True)
       optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-加载检查点（checkpoint）后损失不下降（每一步打印同一个值），或者检查点里存的是比预定那一步更晚的权重（取了 ``state_dict()`` 之后又训练了几步才写出文件）。本页保存并加载一个小模型，说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``；优化器已先创建好时，带与不带 ``assign=True`` 的 ``load_state_dict``；断点续训（resume training）；以及训练更多步之后才保存的 ``state_dict()``。
+加载检查点（checkpoint）后损失不下降（在固定的一批数据上每一步打印同一个值），或者检查点里存的是比预定那一步更晚的权重（取了 ``state_dict()`` 之后又训练了几步才写出文件）。本页保存并加载一个小模型，说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``；优化器已先创建好时，带与不带 ``assign=True`` 的 ``load_state_dict``；断点续训（resume training）；以及训练更多步之后才保存的 ``state_dict()``。
 """
 
 # %%
