@@ -433,9 +433,13 @@ assert again == weights_only != first_time, "the snapshot loaded without a copy 
 # ``param_groups`` holds the dicts you passed
 # -------------------------------------------
 #
-# A parameter group given as a dict is kept as that very dict: the optimizer fills its defaults into
-# it, and a learning rate set later (by a scheduler, or by hand) is written into it. Two optimizers
-# built from one dict share it, so a learning rate set through one is the other's too.
+# Until the optimizer loads a state dict, a parameter group given as a dict is kept as that very
+# dict: the optimizer fills its defaults into it, and a learning rate set later (by a scheduler, or by
+# hand) is written into it. Two optimizers built from one dict share it, so a learning rate set
+# through one is the other's too. ``optimizer.load_state_dict`` (the restores above, the dtype reload
+# below) puts copies of the saved groups in place of the dicts: a learning rate set through the dict
+# you passed no longer reaches that optimizer, so after a load set it through
+# ``optimizer.param_groups``.
 
 group = {"params": [torch.nn.Parameter(torch.ones(2))], "lr": 0.1}
 first = torch.optim.SGD([group])
@@ -447,14 +451,38 @@ first.param_groups[0]["lr"] = 0.01
 print("second's lr after setting first's:", second.param_groups[0]["lr"])
 assert first.param_groups[0] is group and second.param_groups[0] is group, "both keep the very dict"
 assert second.param_groups[0]["lr"] == 0.01, "a learning rate set through one is the other's"
+first.load_state_dict(first.state_dict())
+print("after first.load_state_dict(...): first.param_groups[0] is group:", first.param_groups[0] is group)
+group["lr"] = 0.5
+print("lr set through group: first's", first.param_groups[0]["lr"], " second's", second.param_groups[0]["lr"])
+assert first.param_groups[0] is not group and first.param_groups[0]["lr"] == 0.01, (
+    "after its load, first holds a copy of the group: a learning rate set through group does not reach it")
+assert second.param_groups[0] is group and second.param_groups[0]["lr"] == 0.5, "second, not loaded, keeps group"
+# sphinx_gallery_start_ignore
+for reload in (lambda opt: opt.state_dict(), lambda opt: copy.deepcopy(opt.state_dict())):
+    kept = {"params": [torch.nn.Parameter(torch.ones(2))], "lr": 0.1}
+    kept_optimizer = torch.optim.SGD([kept])
+    kept_optimizer.load_state_dict(reload(kept_optimizer))
+    kept_scheduler = torch.optim.lr_scheduler.StepLR(kept_optimizer, step_size=1, gamma=0.5)
+    for _ in range(2):
+        kept_optimizer.zero_grad()
+        kept["params"][0].sum().backward()
+        kept_optimizer.step()
+        kept_scheduler.step()
+    assert kept_optimizer.param_groups[0] is not kept and kept["lr"] == 0.1, (
+        "after a load (of its own state_dict() or of a deepcopy) the group is a new dict, and the old dict gets no lr")
+    assert torch.allclose(kept["params"][0], torch.full((2,), 1 - 0.1 - 0.05)), (
+        "after a load the step uses the lr set through optimizer.param_groups (here by a scheduler)")
+# sphinx_gallery_end_ignore
 
 
 # %%
 # State made before ``model.to()``: load it again
 # -----------------------------------------------
 #
-# ``model.double()`` (like ``model.to(dtype)``) converts the parameters in place, and the optimizer
-# keeps them, but not its state: Adam's ``exp_avg`` stays as it was, and here the next ``step()``
+# ``model.double()`` (like ``model.to(dtype)``) converts the parameters: the ``Parameter`` objects
+# stay the same, but their data moves to new memory. The optimizer keeps those objects, but not its
+# state: Adam's ``exp_avg`` stays as it was, and here the next ``step()``
 # raises. ``optimizer.load_state_dict`` casts the state tensors it loads (all but the ``step``
 # count) to the dtype of each floating-point parameter, so for a floating-point model loading the
 # optimizer's own state dict again converts them.
@@ -469,8 +497,15 @@ optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.ones(1, 2)).sum().backward()
 optimizer.step()
 optimizer.zero_grad()
+params = list(model.parameters())
+params_before = [param.detach() for param in params]
 model.double()
 print("after model.double(): weight", model.weight.dtype, " exp_avg", optimizer.state[model.weight]["exp_avg"].dtype)
+print("model.weight is the Parameter from before:", model.weight is params[0],
+      " shares its old memory:", same_storage(model.weight, params_before[0]))  # fmt: skip
+assert all(p is q and q in optimizer.state and not same_storage(q, old)
+           for p, q, old in zip(model.parameters(), params, params_before, strict=True)), (
+    "model.double() keeps the Parameter objects, which the optimizer holds, and moves their data to new memory")
 model(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
 try:
     optimizer.step()
@@ -518,6 +553,13 @@ net_optimizer.step()
 assert net_optimizer.state[net.weight]["sum"].dtype == torch.float32, (
     "Adagrad made before model.double(): its state stays float32 after a step")
 net = torch.nn.Linear(2, 1)
+net_params = list(net.parameters())
+net_before = [param.detach() for param in net_params]
+net.to(torch.float64)
+assert all(p is q and p.dtype == torch.float64 and not same_storage(q, old)
+           for p, q, old in zip(net.parameters(), net_params, net_before, strict=True)), (
+    "model.to(dtype) keeps the Parameter objects and moves their data to new memory")
+net = torch.nn.Linear(2, 1)
 net_optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
 cpu_weight = net.weight
 net.to("meta")
@@ -534,6 +576,7 @@ assert net.weight is not cpu_weight and net_optimizer.param_groups[0]["params"][
 # carries no flag of such a load), never a new ``nn.Parameter`` behind
 # the optimizer's back; keep the best
 # point as ``copy.deepcopy`` of both state dicts, and load the optimizer's from a fresh
-# ``copy.deepcopy`` each time. A parameter group passed as a dict is kept as that dict, and the state
-# made before ``model.to(dtype)`` of a floating-point model is converted by loading the optimizer's
-# own state dict again.
+# ``copy.deepcopy`` each time. A parameter group passed as a dict is kept as that dict until the
+# optimizer loads a state dict; after a load, set the learning rate through ``optimizer.param_groups``.
+# The state made before ``model.to(dtype)`` of a floating-point model is converted by loading the
+# optimizer's own state dict again.

@@ -402,7 +402,7 @@ assert again == weights_only != first_time, "the snapshot loaded without a copy 
 # ``param_groups`` 里就是你传进去的那些字典
 # -----------------------------------------
 #
-# 以字典形式给出的参数组，优化器保留的就是这个字典本身：它把默认值填进这个字典，之后设定的学习率（由调度器或手动设定）也写进这个字典。用同一个字典建两个优化器，它们共享这个字典，通过其中一个设定的学习率，也就是另一个的学习率。
+# 在优化器加载 state dict 之前，以字典形式给出的参数组，优化器保留的就是这个字典本身：它把默认值填进这个字典，之后设定的学习率（由调度器或手动设定）也写进这个字典。用同一个字典建两个优化器，它们共享这个字典，通过其中一个设定的学习率，也就是另一个的学习率。上面的几次恢复、下面为 dtype 做的再加载，用的都是 ``optimizer.load_state_dict``，它会换上所存参数组的副本，取代这些字典：通过你传进去的字典设定的学习率，再也到不了这个优化器，所以加载之后要通过 ``optimizer.param_groups`` 设定学习率。
 
 group = {"params": [torch.nn.Parameter(torch.ones(2))], "lr": 0.1}
 first = torch.optim.SGD([group])
@@ -414,13 +414,36 @@ first.param_groups[0]["lr"] = 0.01
 print("second's lr after setting first's:", second.param_groups[0]["lr"])
 assert first.param_groups[0] is group and second.param_groups[0] is group, "both keep the very dict"
 assert second.param_groups[0]["lr"] == 0.01, "a learning rate set through one is the other's"
+first.load_state_dict(first.state_dict())
+print("after first.load_state_dict(...): first.param_groups[0] is group:", first.param_groups[0] is group)
+group["lr"] = 0.5
+print("lr set through group: first's", first.param_groups[0]["lr"], " second's", second.param_groups[0]["lr"])
+assert first.param_groups[0] is not group and first.param_groups[0]["lr"] == 0.01, (
+    "after its load, first holds a copy of the group: a learning rate set through group does not reach it")
+assert second.param_groups[0] is group and second.param_groups[0]["lr"] == 0.5, "second, not loaded, keeps group"
+# sphinx_gallery_start_ignore
+for reload in (lambda opt: opt.state_dict(), lambda opt: copy.deepcopy(opt.state_dict())):
+    kept = {"params": [torch.nn.Parameter(torch.ones(2))], "lr": 0.1}
+    kept_optimizer = torch.optim.SGD([kept])
+    kept_optimizer.load_state_dict(reload(kept_optimizer))
+    kept_scheduler = torch.optim.lr_scheduler.StepLR(kept_optimizer, step_size=1, gamma=0.5)
+    for _ in range(2):
+        kept_optimizer.zero_grad()
+        kept["params"][0].sum().backward()
+        kept_optimizer.step()
+        kept_scheduler.step()
+    assert kept_optimizer.param_groups[0] is not kept and kept["lr"] == 0.1, (
+        "after a load (of its own state_dict() or of a deepcopy) the group is a new dict, and the old dict gets no lr")
+    assert torch.allclose(kept["params"][0], torch.full((2,), 1 - 0.1 - 0.05)), (
+        "after a load the step uses the lr set through optimizer.param_groups (here by a scheduler)")
+# sphinx_gallery_end_ignore
 
 
 # %%
 # ``model.to()`` 之前建的状态：再加载一次
 # ---------------------------------------
 #
-# ``model.double()`` 和 ``model.to(dtype)`` 一样，原地转换参数，优化器拿着的仍是这些参数，但它的状态不会跟着转换：Adam 的 ``exp_avg`` 保持原样，这里下一次 ``step()`` 就报错了。``optimizer.load_state_dict`` 会把加载的状态张量（``step`` 计数除外）转换成各个浮点参数的 dtype，所以对浮点模型，把优化器自己的 ``state_dict()`` 再加载一次，就完成了转换。更简单的顺序是在优化器第一次 ``step()`` 之前就转换模型，而且要在创建 ``Adagrad`` 之前转换，因为它在创建时就建好了状态，正如 :ref:`“module.to()”那一页 <questions-module-to>` 所建议的。换到 ``meta`` 则不同：模型得到新的 ``Parameter`` 对象，所以要在换设备之后再创建优化器。
+# ``model.double()`` 和 ``model.to(dtype)`` 一样，转换参数：``Parameter`` 对象不变，但它们的数据换到了新的内存里。优化器拿着的仍是这些对象，但它的状态不会跟着转换：Adam 的 ``exp_avg`` 保持原样，这里下一次 ``step()`` 就报错了。``optimizer.load_state_dict`` 会把加载的状态张量（``step`` 计数除外）转换成各个浮点参数的 dtype，所以对浮点模型，把优化器自己的 ``state_dict()`` 再加载一次，就完成了转换。更简单的顺序是在优化器第一次 ``step()`` 之前就转换模型，而且要在创建 ``Adagrad`` 之前转换，因为它在创建时就建好了状态，正如 :ref:`“module.to()”那一页 <questions-module-to>` 所建议的。换到 ``meta`` 则不同：模型得到新的 ``Parameter`` 对象，所以要在换设备之后再创建优化器。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
@@ -428,8 +451,15 @@ optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 model(torch.ones(1, 2)).sum().backward()
 optimizer.step()
 optimizer.zero_grad()
+params = list(model.parameters())
+params_before = [param.detach() for param in params]
 model.double()
 print("after model.double(): weight", model.weight.dtype, " exp_avg", optimizer.state[model.weight]["exp_avg"].dtype)
+print("model.weight is the Parameter from before:", model.weight is params[0],
+      " shares its old memory:", same_storage(model.weight, params_before[0]))  # fmt: skip
+assert all(p is q and q in optimizer.state and not same_storage(q, old)
+           for p, q, old in zip(model.parameters(), params, params_before, strict=True)), (
+    "model.double() keeps the Parameter objects, which the optimizer holds, and moves their data to new memory")
 model(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
 try:
     optimizer.step()
@@ -477,6 +507,13 @@ net_optimizer.step()
 assert net_optimizer.state[net.weight]["sum"].dtype == torch.float32, (
     "Adagrad made before model.double(): its state stays float32 after a step")
 net = torch.nn.Linear(2, 1)
+net_params = list(net.parameters())
+net_before = [param.detach() for param in net_params]
+net.to(torch.float64)
+assert all(p is q and p.dtype == torch.float64 and not same_storage(q, old)
+           for p, q, old in zip(net.parameters(), net_params, net_before, strict=True)), (
+    "model.to(dtype) keeps the Parameter objects and moves their data to new memory")
+net = torch.nn.Linear(2, 1)
 net_optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
 cpu_weight = net.weight
 net.to("meta")
@@ -488,4 +525,4 @@ assert net.weight is not cpu_weight and net_optimizer.param_groups[0]["params"][
 # 小结
 # ----
 #
-# 优化器操作的是交给它的那些张量对象，以及它原地修改的状态张量。给模型新数值要用 ``model.load_state_dict``，不加 ``assign=True``，字典也不能带着这样加载留下的标志；不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两份 ``state_dict()`` 都存下来，每次加载优化器的快照时，都先重新 ``copy.deepcopy`` 一份。以字典传入的参数组，优化器保留的就是那个字典；浮点模型在 ``model.to(dtype)`` 之前建的状态，把优化器自己的 ``state_dict()`` 再加载一次就能转换过来。
+# 优化器操作的是交给它的那些张量对象，以及它原地修改的状态张量。给模型新数值要用 ``model.load_state_dict``，不加 ``assign=True``，字典也不能带着这样加载留下的标志；不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两份 ``state_dict()`` 都存下来，每次加载优化器的快照时，都先重新 ``copy.deepcopy`` 一份。以字典传入的参数组，在优化器加载 state dict 之前，优化器保留的就是那个字典；加载之后，要通过 ``optimizer.param_groups`` 设定学习率。浮点模型在 ``model.to(dtype)`` 之前建的状态，把优化器自己的 ``state_dict()`` 再加载一次就能转换过来。
