@@ -43,24 +43,29 @@ def _forward_backward(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...])
     "en": "Builds each module under torch.inference_mode(), which makes its parameters inference tensors that require "
           "grad; outside the mode, with grad mode on, runs its forward pass and backward() of the output's sum: "
           "Linear(3, 2) on x = torch.ones(1, 3), which does not require grad, raises nothing and leaves weight.grad "
-          "None (bias.grad is 1); the forward pass of Linear(3, 2) on an x that requires grad, and those of "
-          f"Conv1d(3, 2, 1), LayerNorm(3) and GroupNorm(1, 3) on inputs that do not, raise \"{SAVED_INFERENCE}\"; "
-          "Embedding(5, 3) and Bilinear(3, 3, 2) raise nothing and give weight a gradient.",
+          "None (bias.grad is 1); the forward passes of Linear(3, 2) and Bilinear(3, 3, 2) on inputs that require "
+          "grad, and those of Conv1d(3, 2, 1), LayerNorm(3) and GroupNorm(1, 3) on inputs that do not, raise "
+          f"\"{SAVED_INFERENCE}\"; Embedding(5, 3) on indices, and Bilinear(3, 3, 2) on inputs that do not require "
+          "grad, raise nothing and give weight a gradient.",
     "zh_CN": "在 torch.inference_mode() 下构建每个模块，它的参数因此是需要梯度的推理张量；在模式外、梯度模式开着时"
              "运行它的前向传播，再对输出之和调用 backward()：Linear(3, 2) 作用于不需要梯度的 x = torch.ones(1, 3) "
-             "时不报错，weight.grad 仍是 None（bias.grad 是 1）；Linear(3, 2) 作用于需要梯度的 x 时，以及 "
-             "Conv1d(3, 2, 1)、LayerNorm(3) 和 GroupNorm(1, 3) 作用于不需要梯度的输入时，前向传播都报"
-             f"“{SAVED_INFERENCE}”；Embedding(5, 3) 和 Bilinear(3, 3, 2) 不报错，weight 得到梯度。",
-}, {"en": "the seven cases it names, float32, on the CPU", "zh_CN": "它列出的七种情形，float32，在 CPU 上"})
+             "时不报错，weight.grad 仍是 None（bias.grad 是 1）；Linear(3, 2) 和 Bilinear(3, 3, 2) 作用于需要梯度的"
+             "输入时，以及 Conv1d(3, 2, 1)、LayerNorm(3) 和 GroupNorm(1, 3) 作用于不需要梯度的输入时，前向传播都报"
+             f"“{SAVED_INFERENCE}”；Embedding(5, 3) 作用于索引时，以及 Bilinear(3, 3, 2) 作用于不需要梯度的输入时，"
+             "不报错，weight 得到梯度。",
+}, {"en": "the eight cases it names, float32, on the CPU", "zh_CN": "它列出的八种情形，float32，在 CPU 上"})
 def _inference_module_forward_by_layer() -> Fact:
     """Whether a module built in inference mode gets a weight gradient outside the mode depends on the layer and
     on its input: some forward passes record nothing, some raise, some record the weight."""
     with torch.inference_mode():
         layers = _layers()
+        bilinear = torch.nn.Bilinear(3, 3, 2)
     del layers["BatchNorm1d"]
+    layers["Bilinear, inputs require grad"] = (bilinear, (torch.ones(1, 3, requires_grad=True),
+                                                          torch.ones(1, 3, requires_grad=True)))
     made = all(p.is_inference() and p.requires_grad for m, _ in layers.values() for p in m.parameters())
     seen = {name: _forward_backward(module, inputs) for name, (module, inputs) in layers.items()}
-    raising = ("Linear, x requires grad", "Conv1d", "LayerNorm", "GroupNorm")
+    raising = ("Linear, x requires grad", "Bilinear, inputs require grad", "Conv1d", "LayerNorm", "GroupNorm")
     bias_grad = layers["Linear"][0].bias.grad
     return Fact(made and seen["Linear"] == "weight.grad None" and bias_grad is not None
                 and bias_grad.tolist() == [1.0, 1.0]

@@ -152,24 +152,19 @@ TERMS: tuple[Term, ...] = (
          gloss="leaf tensor", mention=r"(?<!非)叶子张量",
          define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad and is "
                    "not an inference tensor, `backward()` accumulates its gradient into its `.grad` (a view made a "
-                   "leaf with `requires_grad_()` included), except a view of a tensor that requires grad taken under "
-                   "`torch.no_grad()` or `torch.inference_mode()`: such a view is a leaf that requires grad, yet gets "
-                   "no `.grad`. A parameter of a module built inside `torch.inference_mode()` is an inference tensor "
-                   "that requires grad; outside the mode, for the layers run, `backward()` gives `weight` a gradient "
-                   "for `Embedding` and `Bilinear` and none for `Linear` on an input that does not require grad, and "
-                   "the forward pass raises for `Linear` on an input that does and for `Conv1d`, `LayerNorm` and "
-                   "`GroupNorm` (more in the behaviour matrix, in its sections on a view of a leaf and on an inference "
-                   "tensor). Built outside the mode instead, each of these layers and `BatchNorm1d` trains "
-                   "(SGD steps change its weight): to train such a module, build it outside the mode.",
+                   "leaf with `requires_grad_()` included). Exceptions include a view of such a tensor taken under "
+                   "`torch.no_grad()` or `torch.inference_mode()`, unless `requires_grad_()` is called on that view. "
+                   "A parameter of a module built inside `torch.inference_mode()` is an inference tensor that "
+                   "requires grad, and only some of the operations that use it pass it a gradient. More in the "
+                   "behaviour matrix, in its sections on a view of a leaf and on an inference tensor. To train a "
+                   "module, build it outside `torch.inference_mode()`.",
          define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度、又不是"
                    "推理张量（inference tensor），`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` "
-                   "变成叶子张量的视图也是如此；例外是在 `torch.no_grad()` 或 `torch.inference_mode()` 下对需要梯度的"
-                   "张量取的视图：它是需要梯度的叶子张量，却得不到 `.grad`。在 `torch.inference_mode()` 里构建的模块，"
-                   "其参数是需要梯度的推理张量；在模式外，试过的层里，`Embedding` 和 `Bilinear` 的 `backward()` 给 "
-                   "`weight` 梯度，`Linear` 作用于不需要梯度的输入时不给；`Linear` 作用于需要梯度的输入时，以及 "
-                   "`Conv1d`、`LayerNorm` 和 `GroupNorm`，前向传播报错（详见《行为对照表》的“源张量：叶子张量的视图”"
-                   "和“源张量：推理张量”两节）。改在模式外构建，这些层和 `BatchNorm1d` 都能训练（SGD 的每一步都改变"
-                   "它的权重）：要训练这样的模块，就在模式外构建它。"),
+                   "变成叶子张量的视图也是如此。例外包括在 `torch.no_grad()` 或 `torch.inference_mode()` 下对这样的"
+                   "张量取的视图，除非对这个视图调用了 `requires_grad_()`。在 `torch.inference_mode()` 里构建的模块，"
+                   "其参数是需要梯度的推理张量，用到它的运算只有一部分会把梯度传给它。详见《行为对照表》的"
+                   "“源张量：叶子张量的视图”和“源张量：推理张量”两节。要训练一个模块，就在 `torch.inference_mode()` "
+                   "之外构建它。"),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
