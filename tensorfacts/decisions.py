@@ -60,7 +60,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "共享存储和版本计数器（version counter），不需要梯度。"
                 "在 `torch.inference_mode()` 内得到的推理张量（inference tensor）根本没有版本计数器，"
                 "这里和下面都是如此。"
-                "自动求导（autograd）保存了 `a` 之后再原地（in-place）修改它，"
+                "自动求导（autograd）保存了 `a` 之后再原地（in-place）修改 `a.detach()`，"
                 "反向传播一走到保存 `a` 的节点就会报错。"
                 "但有几类修改，自动求导察觉不到，反向传播也不报错，例如：\n"
                 "- 绕开 `a` 的版本计数器的写入（不经过任何与它共享版本计数器的张量），"

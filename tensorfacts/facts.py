@@ -180,16 +180,50 @@ def _double_of_float64_is_a() -> Fact:
                 f"float64: a.double() is a: {wide.double() is wide}; float32: {copied.dtype}, node {node}")
 
 
+#: Views of a 1000-element tensor ``b`` of every kind the deepcopy sentence covers, a view of a view among them.
+DEEPCOPY_VIEWS = {
+    "b[:2]": lambda b: b[:2], "b[::500]": lambda b: b[::500], "b.view(10, 100)[3]": lambda b: b.view(10, 100)[3],
+    "b.view(10, 100)[:, 1]": lambda b: b.view(10, 100)[:, 1], "b.view(10, 100).t()": lambda b: b.view(10, 100).t(),
+    "b.view(1000, 1).expand(1000, 3)": lambda b: b.view(1000, 1).expand(1000, 3),
+    "b.view(10, 100).diagonal()": lambda b: b.view(10, 100).diagonal(), "b.unsqueeze(0)": lambda b: b.unsqueeze(0),
+    "b.narrow(0, 10, 5)": lambda b: b.narrow(0, 10, 5), "b.as_strided((2, 2), (3, 1), 5)":
+        lambda b: b.as_strided((2, 2), (3, 1), 5), "b[:2][1:]": lambda b: b[:2][1:],
+    "b.view(torch.uint8)": lambda b: b.view(torch.uint8),
+}
+DEEPCOPY_DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.int64, torch.uint8, torch.bool, torch.complex64)
+
+
 @fact("deepcopy-view-copies-storage", {
-    "en": "Deep-copies and clones base[:2] of a 1000-element tensor: the deep copy's storage has 4000 bytes, the "
-          "clone's 8.",
-    "zh_CN": "对 1000 个元素的张量取 base[:2]，分别深拷贝和 clone()：深拷贝的存储有 4000 字节，clone() 的只有 8 字节。",
-})
+    "en": "Deep-copies and clones 12 views (b[:2], b[::500], a row, a column and the transpose of b.view(10, 100), "
+          "an expand(), diagonal(), unsqueeze(), narrow(), as_strided(), a view of a view, view(torch.uint8)) of a "
+          "1000-element CPU tensor b that does not require grad, a plain tensor and an inference tensor: the deep "
+          "copy's storage holds every byte of b's storage, the clone's only the view's elements; for b[:2] of "
+          "float32, 4000 bytes against 8.",
+    "zh_CN": "对不需要梯度的 1000 个元素的 CPU 张量 b（普通张量和推理张量）取 12 种视图（b[:2]、b[::500]、"
+             "b.view(10, 100) 的一行、一列和转置、expand()、diagonal()、unsqueeze()、narrow()、as_strided()、视图的"
+             "视图、view(torch.uint8)），分别深拷贝和 clone()：深拷贝的存储含有 b 的存储的每个字节，clone() 的只含"
+             "视图中的元素；float32 的 b[:2]，前者 4000 字节，后者 8 字节。",
+}, {"en": "12 views of a plain and of an inference CPU tensor of 1000 elements, each of 7 dtypes (float32, float64, "
+          "bfloat16, int64, uint8, bool, complex64)",
+    "zh_CN": "CPU 上 1000 个元素的普通张量和推理张量，各 7 种 dtype（float32、float64、bfloat16、int64、uint8、bool、"
+             "complex64），每个取 12 种视图"})
 def _deepcopy_view_copies_storage() -> Fact:
-    base = torch.zeros(1000)
-    view = base[:2]
-    deep, clone = copy.deepcopy(view).untyped_storage().nbytes(), view.clone().untyped_storage().nbytes()
-    return Fact(deep == 4000 and clone == 8, f"deepcopy: {deep} bytes; clone(): {clone} bytes")
+    wrong = []
+    for dtype in DEEPCOPY_DTYPES:
+        for inference in (False, True):
+            with torch.inference_mode(inference):
+                base = torch.arange(1000).to(dtype)
+            for name, take in DEEPCOPY_VIEWS.items():
+                view = take(base)
+                deep, clone = copy.deepcopy(view), view.clone()
+                if (deep.untyped_storage().tolist() != base.untyped_storage().tolist() or not torch.equal(deep, view)
+                        or clone.untyped_storage().nbytes() != view.numel() * view.element_size()):
+                    wrong.append(f"{name} {dtype} inference={inference}")
+    example = torch.zeros(1000)[:2]
+    deep, clone = copy.deepcopy(example).untyped_storage().nbytes(), example.clone().untyped_storage().nbytes()
+    return Fact(not wrong and deep == 4000 and clone == 8,
+                f"float32 b[:2], deepcopy: {deep} bytes, clone(): {clone} bytes; "
+                f"views not as stated: {wrong or 'none'}")
 
 
 @fact("leaf-refuses-inplace", {

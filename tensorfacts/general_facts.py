@@ -60,10 +60,10 @@ DEEPCOPY_GRAD = {"parameter": "dropped", "non-leaf": RAISES, "view": RAISES}
 
 @scoped_fact("deepcopy-grad-by-source", {
     "en": "Gives a its .grad (by backward, or by hand when a does not require grad), deep-copies a and "
-          "looks at the copy's .grad: a copy of its own for a torch.Tensor (a leaf, a tensor that does "
-          "not require grad, an inference tensor), None for a Parameter; a non-leaf raises RuntimeError.",
+          "looks at the copy's .grad: a copy of its own for a torch.Tensor (a leaf, a plain tensor, an "
+          "inference tensor), None for a Parameter; a non-leaf raises RuntimeError.",
     "zh_CN": "先让 a 有 .grad（用反向传播；a 不需要梯度时手动赋值），再深拷贝 a，看副本的 .grad："
-             "torch.Tensor（叶子张量、不需要梯度的张量、推理张量）得到一份自己的副本，Parameter 得到 None；"
+             "torch.Tensor（叶子张量、普通张量、推理张量）得到一份自己的副本，Parameter 得到 None；"
              "非叶子张量抛出 RuntimeError。",
 }, by_source(DEEPCOPY_GRAD, default="copied"))
 def _deepcopy_grad(case: Case) -> str:
@@ -216,15 +216,17 @@ def _setter_expected(case: Case) -> dict[str, str]:
 
 
 @scoped_fact("data-setter-checks", {
-    "en": "Sets a.data to a 2×2 float64 tensor, an int64, a complex64 and a bool tensor, a sparse tensor and a "
-          "tensor on meta (on the CPU when a is on meta): the shape and float dtype change and the complex dtype "
-          "are accepted; the integer and bool dtypes are refused when a requires grad and accepted otherwise; "
-          "the other layout and the CPU-meta switch are always "
+    "en": "Sets a.data to a 2×2 float64 tensor, an int64, a complex64 and a bool tensor, a sparse CPU tensor (only "
+          "when a is on the CPU) and a tensor on meta (on the CPU when a is on meta): the shape and float dtype "
+          "change and the complex dtype are accepted; the integer and bool dtypes are refused when a requires grad "
+          "and accepted otherwise; the sparse layout (on the CPU) and the CPU-meta switch are always "
           "refused as an incompatible tensor type (so is a normal tensor under an inference tensor on meta). "
           "Between the CPU and a GPU the setter is not run.",
-    "zh_CN": "把 a.data 分别设为 2×2 的 float64 张量、int64 张量、complex64 张量、bool 张量、稀疏张量、meta 上的张量"
+    "zh_CN": "把 a.data 分别设为 2×2 的 float64 张量、int64 张量、complex64 张量、bool 张量、CPU 上的稀疏张量"
+             "（只在 a 在 CPU 上时）、meta 上的张量"
              "（a 在 meta 上时换成 CPU 上的）："
-             "改形状和浮点 dtype、换成复数 dtype 都接受；整数和 bool dtype 在 a 需要梯度时被拒绝，否则接受；换布局、"
+             "改形状和浮点 dtype、换成复数 dtype 都接受；整数和 bool dtype 在 a 需要梯度时被拒绝，否则接受；"
+             "换成稀疏布局（在 CPU 上）、"
              "在 CPU 与 meta 之间互换一律以“张量类型不兼容”被拒绝（meta 上的推理张量换成普通张量也是如此）。"
              "CPU 与 GPU 之间的赋值不在运行之列。",
 }, _setter_expected)

@@ -96,12 +96,13 @@ def _clone_requires_grad_in_grad_mode(case: Case) -> dict[str, tuple[bool, str |
           "a that requires grad (a leaf, a non-leaf, a Parameter, a view of a leaf) has a grad_fn in grad mode "
           "and none under torch.no_grad(); of a tensor that does not "
           "require grad it has none. Inside torch.inference_mode() with torch.enable_grad(), is_grad_enabled() is "
-          "True, yet a * 2 and a.clone() have no grad_fn and a.to(torch.float64) is a leaf.",
+          "True, yet a * 2 and a.clone() have no grad_fn and a.to(torch.float64) of a float32 a, a.to(torch.float32) "
+          "of a float64 one, is a leaf.",
     "zh_CN": "在新线程里 torch.is_grad_enabled() 为 True，在 torch.no_grad() 下为 False。需要梯度的张量 a（叶子张量、"
              "非叶子张量、Parameter、叶子张量的视图）算出的 "
              "y = a * 2，梯度模式下有 grad_fn，在 torch.no_grad() 下没有；不需要梯度的张量算出的 y 没有 grad_fn。在 "
              "torch.inference_mode() 里用 torch.enable_grad() 时，is_grad_enabled() 为 True，但 a * 2 和 a.clone() "
-             "都没有 grad_fn，a.to(torch.float64) 是叶子张量。",
+             "都没有 grad_fn；float32 的 a 的 a.to(torch.float64)、float64 的 a 的 a.to(torch.float32) 是叶子张量。",
 }, TWO_FLOATS)
 def _grad_mode_records() -> Fact:
     default: list[bool] = []

@@ -187,6 +187,8 @@ ADVANCED = {
     "x[torch.tensor([0, 2], dtype=torch.int32)]": lambda x: x[torch.tensor([0, 2], dtype=torch.int32)],
     "x[x_mask]": lambda x: x[torch.arange(24).reshape(4, 6) % 2 == 0], "x[row_mask]": lambda x: x[torch.tensor(
         [True, False, True, False])],
+    "x[row_mask, 1:3]": lambda x: x[torch.tensor([True, False, True, False]), 1:3],
+    "x[:, col_mask]": lambda x: x[:, torch.arange(6) % 2 == 0],
 }
 
 
@@ -245,15 +247,14 @@ def _basic_index_read_views() -> Fact:
 
 
 @fact("advanced-index-read-copies", {
-    "en": "Reads each of 8 indexes (lists of Python integers, int64 tensors of one or two dimensions, an int32 "
-          "tensor, boolean "
-          "masks, alone or beside a slice) and checks that the result has memory of its own, then that x[i] with a "
-          "0-d integer tensor i is a view sharing x's storage.",
-    "zh_CN": "用 8 种索引读取（Python 整数列表、一维或二维 int64 张量、int32 张量、布尔掩码，单独使用或与切片"
-             "并用），检查"
-             "结果有自己的内存；再检查用 0 维整数张量 i 做下标的 x[i] 是共享 x 存储的视图。",
-}, {"en": "8 indexes of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
-    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，8 种索引"})
+    "en": "Reads each of 10 indexes (lists of Python integers, alone or beside a slice; int64 tensors of one or two "
+          "dimensions; an int32 tensor; boolean masks, alone or beside a slice) and checks that the result has "
+          "memory of its own, then that x[i] with a 0-d int64 tensor i is a view sharing x's storage.",
+    "zh_CN": "用 10 种索引读取（Python 整数列表，单独使用或与切片并用；一维或二维 int64 张量；int32 张量；"
+             "布尔掩码，单独使用或与切片并用），检查"
+             "结果有自己的内存；再检查用 0 维 int64 张量 i 做下标的 x[i] 是共享 x 存储的视图。",
+}, {"en": "10 indexes of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
+    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，10 种索引"})
 def _advanced_index_read_copies() -> Fact:
     shared = []
     for dtype in DTYPES:
@@ -262,6 +263,6 @@ def _advanced_index_read_copies() -> Fact:
             if read(x).untyped_storage().data_ptr() == x.untyped_storage().data_ptr():
                 shared.append(f"{name} {dtype}")
         zero_d = x[torch.tensor(1)]
-        if zero_d.untyped_storage().data_ptr() != x.untyped_storage().data_ptr():
+        if not zero_d._is_view() or zero_d.untyped_storage().data_ptr() != x.untyped_storage().data_ptr():
             shared.append(f"0-d index copied {dtype}")
     return Fact(not shared, f"reads not as stated: {shared or 'none'}")

@@ -132,7 +132,7 @@ GUIDE: tuple[Advice, ...] = (
                 "`CopyBackwards`, and, on a float32 `a` like the sources here, `a.double()` through `ToCopyBackward0` "
                 "(it also changes the dtype; on a float64 `a` it returns `a` itself, no copy). For an inference tensor "
                 "`a` made with `requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), "
-                "both nodes are `CopyBackwards`.",
+                "the nodes of `a.clone()` and `a.double()` are `CopyBackwards` instead.",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带一个 `CloneBackward0` 节点（在 `torch.no_grad()` 或 `torch.inference_mode()` "
                 "下对这种张量取的视图（view），以及这种视图的视图，是例外：它们的副本也带这个节点，梯度却到不了取视图的"
@@ -140,7 +140,7 @@ GUIDE: tuple[Advice, ...] = (
                 "`torch.empty_like(a).copy_(a)` 效果相同，节点是 `CopyBackwards`；这里的 `a` 是 float32 张量，"
                 "`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变了 dtype；`a` 本来就是 float64 的话，它返回 "
                 "`a` 本身，不复制）。对用 `requires_grad=True` 创建的推理张量 `a`（比如在 `torch.inference_mode()` 里构"
-                "建的模块的参数），这两个节点都是 `CopyBackwards`。",
+                "建的模块的参数），`a.clone()` 和 `a.double()` 的节点则都是 `CopyBackwards`。",
         },
         lambda m: all(
             _everywhere(m, op, GRAD_SOURCES, shares_storage=False, shares_version=False,
@@ -166,12 +166,12 @@ GUIDE: tuple[Advice, ...] = (
                 "- a write by a torch kernel that moves no version counter, such as a step of an optimizer made "
                 "with `fused=True` or `torch.amp.GradScaler.unscale_`.\n"
                 "Which edits move the version counter and which do not, each one run: {ref}`the version-counter page "
-                "<questions-version-counter>`. An edit made before autograd saves the tensor is no error at all: "
-                "backward treats it as a constant and returns what the same edit under `torch.no_grad()` gives (for a "
-                "tenfold edit, what `a + (9 * a).detach()` gives); when the edit reaches the leaf itself (a leaf, a "
-                "`Parameter`, a view of a leaf), that is the gradient at the edited values.",
+                "<questions-version-counter>`. An edit through `a.detach()` made before autograd saves `a` raises "
+                "nothing: backward treats it as a constant and returns what the same edit under `torch.no_grad()` "
+                "gives (for a tenfold edit, what `a + (9 * a).detach()` gives); when the edit reaches the leaf itself "
+                "(a leaf, a `Parameter`, a view of a leaf), that is the gradient at the edited values.",
             "zh_CN": "只想读取数值，既不求导也不复制，就用 `a.detach()`。它与 `a` 共享存储和版本计数器："
-                "自动求导（autograd）保存了 `a` 之后再原地修改它，即使在 `torch.no_grad()` 下，"
+                "自动求导（autograd）保存了 `a` 之后再原地修改 `a.detach()`，即使在 `torch.no_grad()` 下，"
                 "运行到保存了 `a` 的那个节点的反向传播也会报错。"
                 "但自动求导保存了 `a` 之后的修改，它并不都能察觉，例如：\n"
                 "- 绕开 `a` 的版本计数器写入 `a` 的内存（不经过任何与它共享版本计数器的张量），比如经由 "
@@ -183,7 +183,7 @@ GUIDE: tuple[Advice, ...] = (
                 "`torch.amp.GradScaler.unscale_`。\n"
                 "哪些修改推进版本计数器、哪些不推进，逐一运行的结果见"
                 "{ref}`“版本计数器”那一页 <questions-version-counter>`。"
-                "在自动求导保存该张量之前做的修改则根本不算错误：反向传播把它当作常数，"
+                "在自动求导保存 `a` 之前经由 `a.detach()` 做的修改则不会报错：反向传播把它当作常数，"
                 "结果与在 `torch.no_grad()` 下做同样的修改相同（放大十倍时，与 `a + (9 * a).detach()` 相同）；"
                 "如果修改落到了叶子张量（leaf tensor）本身，比如叶子张量、`Parameter` 或叶子张量的视图，"
                 "这就是按修改后的数值算出的梯度。",

@@ -108,13 +108,13 @@ def _from_dlpack(array: np.ndarray) -> None:
 @fact("from-dlpack-aborts-on-flipped-array", {
     "en": "In a forked child, torch.from_dlpack of a NumPy array with a negative stride: np.arange(6)[::-1], "
           "np.arange(2)[::-1] and a (2, 3) array flipped along its last axis, each in float32 and float64: each "
-          "child ends with SIGABRT (the process aborts) instead of an exception. The same arrays flipped along an "
-          "axis of one element, np.arange(1)[::-1] and a (3, 1) array flipped along its last axis, and the empty "
-          "np.arange(0)[::-1] are taken: those children exit with 0.",
+          "child ends with SIGABRT (the process aborts) instead of an exception. Arrays flipped along an axis of one "
+          "element, np.arange(1)[::-1] and a (3, 1) array flipped along its last axis, and the empty "
+          "np.arange(0)[::-1], each in float64, are taken: those children exit with 0.",
     "zh_CN": "在 fork 出的子进程里，对带负步长的 NumPy 数组调用 torch.from_dlpack：np.arange(6)[::-1]、"
              "np.arange(2)[::-1] 和沿最后一维翻转的 (2, 3) 数组，各用 float32 和 float64。每个子进程都以 SIGABRT "
              "结束（进程被中止），而不是抛出异常。沿只有一个元素的维翻转的数组（np.arange(1)[::-1] 和沿最后一维翻转的 "
-             "(3, 1) 数组）以及空的 np.arange(0)[::-1] 则照常转换：这些子进程的退出码是 0。",
+             "(3, 1) 数组）以及空的 np.arange(0)[::-1]，都用 float64，则照常转换：这些子进程的退出码是 0。",
 }, {"en": "9 flipped arrays (six shapes; the first three in float32 and float64), torch 2.13.0 on the CPU",
     "zh_CN": "9 个翻转的数组（六种形状，前三种各用 float32 和 float64），CPU 上的 torch 2.13.0"})
 def _from_dlpack_aborts_on_flipped_array() -> Fact:

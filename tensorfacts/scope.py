@@ -134,7 +134,7 @@ WORDS = {
     },
     "zh_CN": {
         "sources": {"leaf": "叶子张量", "non-leaf": "非叶子张量", "parameter": "Parameter",
-                    "view": "叶子张量的视图", "plain": "不需要梯度的张量", "inference": "推理张量"},
+                    "view": "叶子张量的视图", "plain": "普通张量", "inference": "推理张量"},
         "no_source": "不涉及源张量",
         "every_source": "全部标准源张量（{sources}）",
         "line": "{sources}；{dtypes}；设备 {devices}（共 {count} 种情形）",

@@ -109,7 +109,7 @@ def _edited_saved_view(view, edit_view: bool, recorded: bool, kind: str = "real"
         x = view(base)
         z = x * x
     try:
-        with torch.set_grad_enabled(recorded):
+        with torch.enable_grad() if recorded else torch.no_grad():
             (x if edit_view else base).mul_(2)
     except RuntimeError as exc:
         return f"edit: {str(exc).splitlines()[0]}"

@@ -30,8 +30,12 @@ def _views_share_and_write(t: view_ops.Table) -> bool:
     views = [row.code for row in view_ops.VIEWS]
     raised = {(code, lay) for code in views for lay in view_ops.LAYOUTS
               if isinstance(t[code][lay]["shares_storage"], view_ops.Raised)}
-    return raised == _RAISES and all(c["shares_storage"] is True and c["writes_through"] is True
-                                     for _, _, c in _cells(t, views))
+    missing = {(row.code, lay) for row in view_ops.VIEWS for lay in view_ops.LAYOUTS
+               if t[row.code][lay]["shares_storage"] is view_ops.NOT_APPLICABLE}
+    sparse = {(row.code, "non-contiguous") for row in view_ops.VIEWS if row.source == "s"}
+    return raised == _RAISES and missing == sparse == {("s.indices()", "non-contiguous"),
+                                                       ("s.values()", "non-contiguous")} and all(
+        c["shares_storage"] is True and c["writes_through"] is True for _, _, c in _cells(t, views))
 
 
 def _autograd_views(t: view_ops.Table) -> bool:
@@ -67,9 +71,11 @@ VIEW_NOTES: tuple[Advice, ...] = (
         "views-share",
         {
             "en": "Every operation of the first table shares storage with its source, and a write through its "
-                "result reaches the source, on both layouts; only `view(4, 3)` and `view_as(torch.empty(4, 3))` "
+                "result reaches the source, on both layouts (the sparse source of `s.indices()` and `s.values()` has "
+                "no non-contiguous one); only `view(4, 3)` and `view_as(torch.empty(4, 3))` "
                 "refuse the table's non-contiguous source (the error suggests `reshape()`).",
-            "zh_CN": "第一张表里的每个操作都与源张量共享存储，通过结果写入的数据会落到源张量上，两种内存布局都是如此；"
+            "zh_CN": "第一张表里的每个操作都与源张量共享存储，通过结果写入的数据会落到源张量上，两种内存布局都是如此"
+                "（`s.indices()` 和 `s.values()` 的稀疏源张量没有不连续的布局）；"
                 "只有 `view(4, 3)` 和 `view_as(torch.empty(4, 3))` 在表中那个不连续的源张量上报错"
                 "（报错信息建议改用 `reshape()`）。",
         },

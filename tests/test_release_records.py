@@ -85,7 +85,7 @@ def test_the_pages_changed_since_the_records_are_named_once_by_their_titles():
     changed = {**manifest, name: manifest[name][1:]}
     sentence, _ = _stale_notes([first, second], changed, "en")
     assert sentence.astext() == ("The page below, whose checks changed after the records of torch 2.4.1 were "
-                                 "taken, is checked on torch 2.13.0 only for those records:")
+                                 "taken, has not been checked on those releases, only on torch 2.13.0:")
     sentence, _ = _stale_notes([first, second], changed, "zh_CN")
     assert sentence.astext() == ("以下 1 页的检查在 torch 2.4.1 的记录之后改过，在这几个版本上没有运行过，"
                                  "在 torch 2.13.0 上运行过：")
@@ -132,14 +132,14 @@ def test_facts_added_after_some_records_are_named_under_the_records_they_miss():
     facts = [held, "a-fact-added-later"]
     notes = table.new_facts_notes([first, second], facts, table.WORDS["en"], "2.13.0")
     texts = [node.astext() for node in notes]
-    assert texts == ["The fact below was added after the records of torch 2.4.1, 2.6.0 were taken, and ran on "
-                     "torch 2.13.0 only for those records:", "a-fact-added-later",
-                     "The fact below was added after the records of torch 2.6.0 were taken, and ran on torch "
-                     "2.13.0 only for those records:", held]  # fmt: skip
+    assert texts == ["The fact below, added after the records of torch 2.4.1, 2.6.0 were taken, has not run on "
+                     "those releases, only on torch 2.13.0:", "a-fact-added-later",
+                     "The fact below, added after the records of torch 2.6.0 were taken, has not run on those "
+                     "releases, only on torch 2.13.0:", held]  # fmt: skip
     two = [node.astext() for node in table.new_facts_notes([first], [*facts, "another-fact"], table.WORDS["en"],
                                                              "2.13.0")]
-    assert two[0] == ("The 2 facts below were added after the records of torch 2.4.1 were taken, and ran on torch "
-                      "2.13.0 only for those records:"), "the English says how many, as the Chinese does"
+    assert two[0] == ("The 2 facts below, added after the records of torch 2.4.1 were taken, have not run on those "
+                      "releases, only on torch 2.13.0:"), "the English says how many, as the Chinese does"
     zh = [node.astext() for node in table.new_facts_notes([first], facts, table.WORDS["zh_CN"], "2.13.0")]
     assert zh == ["以下 1 条事实在 torch 2.4.1 的记录之后才加入，在这几个版本上没有运行过，在 torch 2.13.0 上运行过：",
                   "a-fact-added-later"]

@@ -343,7 +343,7 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
 #: outside the table (no cell shows these, so the cell-by-cell test below leaves them out).
 GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
     "detach-view": (
-        "detach-edit-before-save",  # "an edit made before autograd saves the tensor ... a constant ..."
+        "detach-edit-before-save",  # "an edit through a.detach() made before autograd saves a ... a constant"
         "detach-write-routes",  # "a write ... such as a.detach().data, NumPy or DLPack ... a wrong gradient"
         "saved-tensor-hooks-hide-edit",  # "an edit after autograd saved a under saved-tensor hooks"
         "version-check-only-in-nodes-run",  # "a backward that runs the node that saved a raises an error"

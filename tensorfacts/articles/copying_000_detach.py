@@ -143,8 +143,8 @@ def _detach_metadata_ops_error() -> Result:
     def listed(calls: list[str], sep: str, none: str) -> str:
         return sep.join(f"`{call}`" for call in calls) or none
 
-    trace = said(f"run on `c`: {listed(on_c, ', ', 'none')}; on the leaf `a`: {listed(on_a, ', ', 'none')}; "
-                 f"on a non-leaf `a`: {listed(nonleaf_a, ', ', 'none')}",
+    trace = said(f"run without error on `c`: {listed(on_c, ', ', 'none')}; "
+                 f"on the leaf `a`: {listed(on_a, ', ', 'none')}; on a non-leaf `a`: {listed(nonleaf_a, ', ', 'none')}",
                  f"在 `c` 上能执行：{listed(on_c, '、', '无')}；在叶子张量 `a` 上：{listed(on_a, '、', '无')}；"
                  f"在非叶子张量 `a` 上：{listed(nonleaf_a, '、', '无')}")
     return Result(verdict(not on_c and not on_a), trace)

@@ -21,8 +21,8 @@ too, when it has one. A cell of a computed table is named by its source tensor, 
 its page (the matrix's sections, the columns of the matrix and of the views and saved tables). The pages whose
 checks changed
 since records were taken are said once, after the first table: one sentence naming the records (every one, or
-which) and the list of those pages by title; they are checked on this build's torch only for those records, and
-their old results are not shown. A record of a page the site does not have fails the build.
+which) and the list of those pages by title; they have not been checked on those records' releases, only on this
+build's torch, and their old results are not shown. A record of a page the site does not have fails the build.
 """
 
 from __future__ import annotations
@@ -57,14 +57,14 @@ WORDS = {
                       "{torch} only:",
                       "The {count} pages below, whose checks changed after every record was taken, are checked on "
                       "torch {torch} only:"),
-        "stale some": ("The page below, whose checks changed after the records of torch {releases} were taken, is "
-                       "checked on torch {torch} only for those records:",
+        "stale some": ("The page below, whose checks changed after the records of torch {releases} were taken, "
+                       "has not been checked on those releases, only on torch {torch}:",
                        "The {count} pages below, whose checks changed after the records of torch {releases} were "
-                       "taken, are checked on torch {torch} only for those records:"),
-        "new facts": ("The fact below was added after the records of torch {releases} were taken, and ran on "
-                      "torch {torch} only for those records:",
-                      "The {count} facts below were added after the records of torch {releases} were taken, and ran "
-                      "on torch {torch} only for those records:"),
+                       "taken, have not been checked on those releases, only on torch {torch}:"),
+        "new facts": ("The fact below, added after the records of torch {releases} were taken, has not run on "
+                      "those releases, only on torch {torch}:",
+                      "The {count} facts below, added after the records of torch {releases} were taken, have not "
+                      "run on those releases, only on torch {torch}:"),
         "label": "{kind}: {what}",
         "page check": "{page}: {check}",
         "built": "{torch} (this build)",
