@@ -322,15 +322,31 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # Given a tensor, and with no default device set, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return
 # that very tensor, graph and all: they are for code that accepts a list, an array or a tensor and wants a tensor. ``torch.asarray``
 # copies when told ``copy=True``, but, on this torch, without ``requires_grad`` the copy follows ``a``:
-# it requires grad and stays in the graph, like ``a.clone()``. With ``requires_grad=False`` as well
-# it is a copy outside the graph, equal to ``a.detach().clone()``. Under a default device other than
+# it requires grad and stays in the graph, like ``a.clone()``. Torch also warns, once per process, that
+# this default changed (a ``UserWarning``, caught below); passing ``requires_grad`` silences it. With
+# ``requires_grad=False`` as well it is a copy outside the graph, equal to ``a.detach().clone()``. Under a default device other than
 # ``"cpu"`` (set by ``torch.set_default_device`` or ``with torch.device(...)``), even ``"cpu:0"``,
 # ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a copy on that device (last lines).
 # :fact:`default-device-makes-as-tensor-copy`
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # the default of requires_grad is the point here, not its warning
+with warnings.catch_warnings(record=True) as asarray_caught:  # catches torch's warning (given once per process)
+    warnings.simplefilter("always")
     by_default = torch.asarray(a, copy=True)
+# sphinx_gallery_start_ignore
+assert len(asarray_caught) <= 1 and all(
+    asarray_warning.category is UserWarning and "requires_grad" in str(asarray_warning.message)
+    for asarray_warning in asarray_caught), (
+    "torch.asarray(a, copy=True) warns at most once, a UserWarning about the default of requires_grad")
+with warnings.catch_warnings(record=True) as again_caught:
+    warnings.simplefilter("always")
+    torch.asarray(a, copy=True)
+assert not again_caught, "torch.asarray(a, copy=True) gives its warning once per process"
+with warnings.catch_warnings(record=True) as explicit_caught:
+    warnings.simplefilter("always")
+    torch.asarray(a, copy=True, requires_grad=True)
+    torch.asarray(a, copy=True, requires_grad=False)
+assert not explicit_caught, "with requires_grad passed, torch.asarray(a, copy=True) does not warn"
+# sphinx_gallery_end_ignore
 made = {
     "torch.as_tensor(a)": torch.as_tensor(a),
     "torch.asarray(a)": torch.asarray(a),

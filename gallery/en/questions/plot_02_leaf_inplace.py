@@ -499,15 +499,19 @@ assert w.tolist() == [7.0, 8.0, 0.0] and w.is_leaf and w._version == before + 2,
 # because ``p.data`` is a tensor outside autograd. But it also has a version
 # counter of its own, so the edit does not move ``p._version``: a graph that
 # saved ``p`` would not notice, and its gradient could be silently wrong (see
-# :ref:`data-vs-detach-data`). Under ``no_grad`` the counter moves.
+# :ref:`data-vs-detach-data`). An edit of ``p`` itself under ``no_grad``, as in Fix 1, does move
+# it.
 p = torch.tensor([1.0, 2.0], requires_grad=True)
 p.data.mul_(10)
 print("after p.data.mul_(10):        p._version =", p._version)
+# sphinx_gallery_start_ignore
+assert p._version == 0, "the edit through p.data left p._version at 0"
+# sphinx_gallery_end_ignore
 with torch.no_grad():
     p.mul_(10)
 print("after no_grad(): p.mul_(10):  p._version =", p._version)
 show("p", p)
-assert p._version == 1, "only the edit under no_grad moved the counter"
+assert p._version == 1, "the edit of p itself under no_grad moved the counter"
 
 # %%
 # Conclusion

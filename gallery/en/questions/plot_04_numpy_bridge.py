@@ -498,8 +498,8 @@ for name, fix in fixes.items():
 #
 # The rule the articles give for tensors (:ref:`copying-add-rebinding`) holds for a NumPy array a
 # tensor shares: ``array += 1`` writes into the shared memory, so the tensor changes, while
-# ``array = array + 1`` makes a new array and points the name at it, so the tensor keeps the old
-# values. ``tolist()`` copies the values into Python numbers: a later edit of the tensor does not
+# ``array = array + 1`` makes a new array and points the name at it, a rebinding, so the tensor keeps
+# the old values. ``tolist()`` copies the values into Python numbers: a later edit of the tensor does not
 # reach the list.
 
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)

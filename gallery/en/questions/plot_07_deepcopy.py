@@ -496,33 +496,61 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 # ------------------------------
 #
 # ``copy.copy(t)`` returns a new tensor object on the same memory: an edit of one is seen in the
-# other. It is not a way to snapshot values.
+# other. It is not a way to snapshot values. Called outside ``torch.inference_mode()``, it gives the
+# new object a version counter of its own, whatever the tensor: the write through ``shallow`` moves
+# ``shallow._version`` and leaves ``t._version`` at 0.
 
 t = torch.zeros(3)
 shallow = copy.copy(t)
+versions_before = (t._version, shallow._version)
 shallow[0] = 7.0
 print("t:", t)
 print("shallow:", shallow)
 print("shallow is t:", shallow is t, " same storage:", same_storage(t, shallow))
+print("(t._version, shallow._version) before the write:", versions_before, " after:", (t._version, shallow._version))
 assert same_storage(t, shallow) and t[0] == 7.0, "copy.copy must share memory with its source"
 # sphinx_gallery_start_ignore
 assert shallow is not t, "copy.copy must return another object"
+assert t._version == versions_before[0] == 0 and shallow._version > versions_before[1], (
+    "the write through shallow moved its own counter, not t's")
+with torch.inference_mode():
+    inference_source = torch.zeros(3)
+counted_sources = {
+    "float tensor": torch.zeros(3),
+    "integer tensor": torch.arange(3),
+    "bool tensor": torch.ones(3, dtype=torch.bool),
+    "view of a tensor that needs no grad": torch.arange(6.0)[1:],
+    "conjugate view": torch.ones(3, dtype=torch.complex64).conj(),
+    "meta tensor": torch.zeros(3, device="meta"),
+    "sparse tensor": torch.ones(3).to_sparse(),
+    "Parameter that needs no grad": torch.nn.Parameter(torch.ones(3), requires_grad=False),
+    "leaf": torch.ones(3, requires_grad=True),
+    "non-leaf": torch.ones(3, requires_grad=True) * 2,
+}
+for kind, counted in counted_sources.items():
+    counted_twin = copy.copy(counted)
+    counted_counters = shared_counters([counted, counted_twin])
+    assert counted_counters[id(counted)] != counted_counters[id(counted_twin)], (
+        f"copy.copy of a {kind} has a version counter of its own")
+assert not copy.copy(inference_source).is_inference() and copy.copy(inference_source)._version >= 0, (
+    "copy.copy of an inference tensor, outside the mode, is a normal tensor with a version counter")
 # sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::
-#    :alt: Diagram: the names t and shallow point to two tensor objects on one storage S1; both hold 7.0, 0.0, 0.0.
+#    :alt: Diagram: the names t and shallow point to two tensor objects on one storage S1; both hold 7.0, 0.0, 0.0; t's version counter is C1, shallow's is C2.
 #
-#    Two tensor objects on one storage ``S1``: the write through ``shallow`` is in ``t``.
+#    Two tensor objects on one storage ``S1``: the write through ``shallow`` is in ``t``. Each has a
+#    version counter of its own, ``C1`` and ``C2``.
 
 draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 
 # %%
-# The object ``copy.copy`` returns is not just a second name for its source, though: below,
-# ``a`` is a leaf that requires grad and ``c = copy.copy(a)``. For a tensor that requires grad,
-# ``copy.copy`` makes a separate leaf, with no ``.grad`` at first and a version counter of its
-# own: a backward pass through it fills its own ``.grad`` and leaves ``a.grad`` alone, and an edit
-# through it changes ``a``'s values without moving ``a._version``.
+# So the object ``copy.copy`` returns is not just a second name for its source: below, ``a`` is a
+# leaf that requires grad and ``c = copy.copy(a)``. For a tensor that requires grad, ``copy.copy``
+# also makes a separate leaf, with no ``.grad`` at first: a backward pass through it fills its own
+# ``.grad`` and leaves ``a.grad`` alone, and an edit through it changes ``a``'s values without
+# moving ``a._version``.
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (a * a).sum().backward()
 c = copy.copy(a)
@@ -560,7 +588,8 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # through it. The copy owns new memory; a plain tensor's copy carries ``.grad``, a ``Parameter``'s
 # does not. For plain CPU tensors without the conjugate or negative bit it copies the whole storage
 # behind a view, and keeps the sharing of tensors on one storage (on ``meta`` it clones); a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
-# one storage get separate memory. ``copy.copy`` copies no memory, but it is no alias either: for a
-# tensor that requires grad it is a separate leaf with its own ``.grad`` and version counter, and
-# gradients through it do not reach the source. For one tensor without its
+# one storage get separate memory. ``copy.copy`` copies no memory, but it is no alias either:
+# outside ``torch.inference_mode()`` it has a version counter of its own, and for a tensor that
+# requires grad it is a separate leaf with its own ``.grad``, and gradients through it do not reach
+# the source. For one tensor without its
 # history, :ref:`copying-safe-copy` shows ``detach().clone()``.

@@ -472,5 +472,5 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # ``torch.no_grad()`` keeps the parameter's shape and dtype, but it broadcasts a source that fits
 # and casts a float or an integer source's dtype silently; a source whose shape cannot broadcast
 # raises.
-# :ref:`data-vs-detach-comparison` sets ``.data`` against ``detach()``.
+# ``.data`` and ``detach()`` are compared point by point in :ref:`data-vs-detach-comparison`.
 # :fact:`kernel-writes-not-counted`

@@ -474,12 +474,13 @@ assert all(kept[name][:2] == ([0] * 5, 0) for name in list(ways)[2:]), ".item() 
 assert [kept[name][2] for name in ways] == [0, 5, 0, 0, 5, 5], "only the outputs and their detached tensors keep storages"
 # sphinx_gallery_start_ignore
 assert all(n[0] - (n[1] - n[0]) == 2 for n in growing), "the two parameters' AccumulateGrad nodes are counted once"
+assert [n[1] - n[0] for n in growing] == [3, 2], "each step adds 3 nodes to the list of losses and 2 to the list of outputs"
 # sphinx_gallery_end_ignore
 
 # %%
-# The list of losses and the list of outputs grow by the same number of nodes at every step, one
-# step's graph each time (the ``AccumulateGrad`` nodes of the parameters are shared by all steps, so
-# only the first step counts them), and all five graphs are alive at the end. Logged with ``.item()``,
+# The list of losses and the list of outputs each grow by a fixed number of nodes at every step (3 for
+# the losses, 2 for the outputs), one step's graph each time (the ``AccumulateGrad`` nodes of the
+# parameters are shared by all steps, so only the first step counts them), and all five graphs are alive at the end. Logged with ``.item()``,
 # ``.detach()`` or ``.detach().cpu()``, nothing reaches a node and no step's graph is alive. Each
 # step's ``backward()`` freed the tensors its graph saved (as in the running total): the list of
 # losses keeps none of the outputs' storages alive.

@@ -258,8 +258,8 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # ``...`` (basic indexing) returns a view of ``x``, on its storage; an edit of the view is an edit of
 # ``x``. A list of Python integers, an ``int64`` or ``int32`` index tensor of one or more dimensions (other
 # dtypes below) or a mask (advanced indexing),
-# alone or next to basic indices, returns a copy. A list of fewer than 32 items that holds a tensor, another
-# list, a slice, ``None`` or ``...`` is read as a tuple of indices, with a deprecation warning, and can give a
+# alone or next to basic indices, returns a copy. A list of fewer than 32 items that holds a tensor, a
+# sequence (another list, a tuple, a ``range``), a slice, ``None`` or ``...`` is read as a tuple of indices, with a deprecation warning, and can give a
 # view: ``x[[t.argmax()]]`` is ``x[t.argmax()]``. From 32 items on, torch makes the whole list one index tensor: a
 # list of integers and zero-dimensional tensors, or of lists of integers all of one length, is an advanced index (a
 # copy, with no warning), and a list holding a slice, ``None`` or ``...`` raises. We check each form below by its
@@ -298,12 +298,14 @@ with warnings.catch_warnings(record=True) as list_warnings:
 assert same_storage(argmax_in_list, x) and torch.equal(argmax_in_list, x[2]), (
     "x[[t.argmax()]] is x[t.argmax()]: a list holding a 0-d tensor indexes as a tuple, a view")
 assert any("non-tuple sequence" in str(w.message) for w in list_warnings), "that list gives a deprecation warning"
-with warnings.catch_warnings(record=True) as nested_warnings:
-    warnings.simplefilter("always")
-    nested_list_result = x[[[0, 1], [1, 2]]]
-assert torch.equal(nested_list_result, x[[0, 1], [1, 2]]) and any(
-    "non-tuple sequence" in str(w.message) for w in nested_warnings), (
-    "a list holding lists is read as a tuple of indices, with the deprecation warning")
+for nested_kind, nested_items in {"lists": [[0, 1], [1, 2]], "tuples": [(0, 1), (1, 2)],
+                                  "ranges": [range(0, 2), range(1, 3)]}.items():
+    with warnings.catch_warnings(record=True) as nested_warnings:
+        warnings.simplefilter("always")
+        nested_list_result = x[nested_items]
+    assert torch.equal(nested_list_result, x[tuple(nested_items)]) and any(
+        "non-tuple sequence" in str(w.message) for w in nested_warnings), (
+        f"a list holding {nested_kind} is read as a tuple of indices, with the deprecation warning")
 with warnings.catch_warnings(record=True) as long_list_warnings:
     warnings.simplefilter("always")
     long_list_result = x[[x[:, 0].argmax()] + [0] * 31]

@@ -276,8 +276,8 @@ assert not torch.equal(per_class[0], per_class[1]), "the classes' sums differ, s
 #
 # ``list.copy()``, ``dict.copy()``, ``dict(...)`` and ``copy.copy`` make a new container that holds
 # the same tensor objects: an in-place edit through the original shows in the copy.
-# ``copy.deepcopy`` copies each tensor into memory of its own (it refuses a non-leaf, see
-# :ref:`questions-deepcopy`).
+# ``copy.deepcopy`` copies the tensors into new memory, not the original's (the copies can still share
+# a new storage with each other, below; it refuses a non-leaf, see :ref:`questions-deepcopy`).
 
 state = {"w": torch.ones(2), "b": torch.zeros(1)}
 copies = {
@@ -291,6 +291,10 @@ for name, c in copies.items():
     print(f"{name:<14} w: {c['w']}", " same storage:", same_storage(c["w"], state["w"]))
 shared = [name for name, c in copies.items() if torch.equal(c["w"], state["w"])]
 assert shared == ["dict.copy()", "dict(state)", "copy.copy"], "shallow copies share, deepcopy copies"
+# sphinx_gallery_start_ignore
+assert not any(same_storage(copies["copy.deepcopy"][key], state[key]) for key in state), (
+    "deepcopy(state) puts every tensor on new memory, not the original's")
+# sphinx_gallery_end_ignore
 
 # %%
 # Lists behave the same: ``items.copy()``, ``items[:]``, ``list(items)`` and ``copy.copy(items)``
@@ -312,7 +316,7 @@ assert all(c[0] is items[0] for c in shallow.values()) and torch.equal(deep[0], 
 )
 # sphinx_gallery_start_ignore
 assert not same_storage(deep[0], items[0]) and not same_storage(deep[1], items[1]), (
-    "deepcopy(items) gives both items memory of their own")
+    "deepcopy(items) puts both items on new memory, not the originals'")
 # sphinx_gallery_end_ignore
 
 row = torch.arange(4.0)

@@ -15,8 +15,8 @@
 
       torch.save(t[:3].clone(), path)
 
-Three numbers saved from a tensor of 100 000 make a file of 400 KB, and the saved tensor file is
-bigger than the tensor. This page saves views of every common kind (a slice, a chunk, a strided view, a
+Three numbers saved from a tensor of 100 000 make a file of 400 KB, far bigger than the three
+numbers: the file holds the whole storage behind them. This page saves views of every common kind (a slice, a chunk, a strided view, a
 row, a column, a ``view`` or ``reshape`` of a slice) in five dtypes, loads them back, and compares them
 with their clones; it shows that ``contiguous()`` does not help a contiguous slice, what one
 ``torch.save`` call does with two views of one tensor and with tied weights, what a

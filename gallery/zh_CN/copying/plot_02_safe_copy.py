@@ -305,12 +305,27 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # ``torch.as_tensor`` 和 ``torch.asarray``：“转成张量”，而不是“复制”
 # ------------------------------------------------------------------
 #
-# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“既接受列表、数组也接受张量，只要一个张量”的代码用的。``torch.asarray`` 在指定 ``copy=True`` 时会复制；但在当前版本的 torch 上，不指定 ``requires_grad`` 时副本随 ``a``：它需要梯度，留在计算图里，和 ``a.clone()`` 一样。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 也会返回那个设备上的副本（见最后几行）。
+# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“既接受列表、数组也接受张量，只要一个张量”的代码用的。``torch.asarray`` 在指定 ``copy=True`` 时会复制；但在当前版本的 torch 上，不指定 ``requires_grad`` 时副本随 ``a``：它需要梯度，留在计算图里，和 ``a.clone()`` 一样。torch 还会就这个默认值的改变发出警告（``UserWarning``，下面的代码把它捕获了），每个进程只发一次；传入 ``requires_grad`` 就不再警告。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 也会返回那个设备上的副本（见最后几行）。
 # :fact:`default-device-makes-as-tensor-copy`
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # 这里要看的是 requires_grad 的默认值，不是它的警告
+with warnings.catch_warnings(record=True) as asarray_caught:  # 捕获 torch 的那条警告（每个进程只发一次）
+    warnings.simplefilter("always")
     by_default = torch.asarray(a, copy=True)
+# sphinx_gallery_start_ignore
+assert len(asarray_caught) <= 1 and all(
+    asarray_warning.category is UserWarning and "requires_grad" in str(asarray_warning.message)
+    for asarray_warning in asarray_caught), (
+    "torch.asarray(a, copy=True) warns at most once, a UserWarning about the default of requires_grad")
+with warnings.catch_warnings(record=True) as again_caught:
+    warnings.simplefilter("always")
+    torch.asarray(a, copy=True)
+assert not again_caught, "torch.asarray(a, copy=True) gives its warning once per process"
+with warnings.catch_warnings(record=True) as explicit_caught:
+    warnings.simplefilter("always")
+    torch.asarray(a, copy=True, requires_grad=True)
+    torch.asarray(a, copy=True, requires_grad=False)
+assert not explicit_caught, "with requires_grad passed, torch.asarray(a, copy=True) does not warn"
+# sphinx_gallery_end_ignore
 made = {
     "torch.as_tensor(a)": torch.as_tensor(a),
     "torch.asarray(a)": torch.asarray(a),

@@ -408,7 +408,7 @@ def name_in_message(saved_view, no_grad, edit):
     raise AssertionError("backward() through an edited saved non-leaf must raise")
 
 
-cases = {  # 每一行：(x 是否为视图 base[:]，修改是否在 torch.no_grad() 下进行，修改本身)
+cases = {  # 每一行：（x 是否为视图 base[:]，修改是否在 torch.no_grad() 下进行，修改本身）
     "x.mul_(2)": (False, False, lambda x, base: x.mul_(2)),
     "x.mul_(2) under no_grad": (False, True, lambda x, base: x.mul_(2)),
     "x.detach().mul_(2)": (False, False, lambda x, base: x.detach().mul_(2)),

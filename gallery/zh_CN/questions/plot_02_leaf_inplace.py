@@ -460,16 +460,19 @@ assert w.tolist() == [7.0, 8.0, 0.0] and w.is_leaf and w._version == before + 2,
 # -----------------------------------
 #
 # 上面那个 PR 最终合并的改动是 ``p.data.add_(...)``。它能运行，因为 ``p.data`` 是一个在自动求导之外的张量。但它也有自己独立的版本计数器，所以这次修改不会让
-# ``p._version`` 增加：保存了 ``p`` 的计算图察觉不到，算出的梯度可能悄悄出错（见 :ref:`“.data”那一页 <data-vs-detach-data>`）。在
-# ``no_grad`` 下修改，计数器则会增加。
+# ``p._version`` 增加：保存了 ``p`` 的计算图察觉不到，算出的梯度可能悄悄出错（见 :ref:`“.data”那一页 <data-vs-detach-data>`）。像解决办法一那样在
+# ``no_grad`` 下直接修改 ``p`` 本身，计数器则会增加。
 p = torch.tensor([1.0, 2.0], requires_grad=True)
 p.data.mul_(10)
 print("after p.data.mul_(10):        p._version =", p._version)
+# sphinx_gallery_start_ignore
+assert p._version == 0, "the edit through p.data left p._version at 0"
+# sphinx_gallery_end_ignore
 with torch.no_grad():
     p.mul_(10)
 print("after no_grad(): p.mul_(10):  p._version =", p._version)
 show("p", p)
-assert p._version == 1, "only the edit under no_grad moved the counter"
+assert p._version == 1, "the edit of p itself under no_grad moved the counter"
 
 # %%
 # 小结

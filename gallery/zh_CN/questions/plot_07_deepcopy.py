@@ -475,30 +475,57 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 # 浅拷贝 ``copy.copy`` 不复制内存
 # -------------------------------
 #
-# ``copy.copy(t)`` 返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变。它不能用来保存数值快照。
+# ``copy.copy(t)`` 返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变。它不能用来保存数值快照。在 ``torch.inference_mode()``
+# 之外调用时，不论源张量是哪种张量，它都让新对象有自己的版本计数器（version counter）：通过 ``shallow`` 写入，``shallow._version``
+# 增加，``t._version`` 仍是 0。
 
 t = torch.zeros(3)
 shallow = copy.copy(t)
+versions_before = (t._version, shallow._version)
 shallow[0] = 7.0
 print("t:", t)
 print("shallow:", shallow)
 print("shallow is t:", shallow is t, " same storage:", same_storage(t, shallow))
+print("(t._version, shallow._version) before the write:", versions_before, " after:", (t._version, shallow._version))
 assert same_storage(t, shallow) and t[0] == 7.0, "copy.copy must share memory with its source"
 # sphinx_gallery_start_ignore
 assert shallow is not t, "copy.copy must return another object"
+assert t._version == versions_before[0] == 0 and shallow._version > versions_before[1], (
+    "the write through shallow moved its own counter, not t's")
+with torch.inference_mode():
+    inference_source = torch.zeros(3)
+counted_sources = {
+    "float tensor": torch.zeros(3),
+    "integer tensor": torch.arange(3),
+    "bool tensor": torch.ones(3, dtype=torch.bool),
+    "view of a tensor that needs no grad": torch.arange(6.0)[1:],
+    "conjugate view": torch.ones(3, dtype=torch.complex64).conj(),
+    "meta tensor": torch.zeros(3, device="meta"),
+    "sparse tensor": torch.ones(3).to_sparse(),
+    "Parameter that needs no grad": torch.nn.Parameter(torch.ones(3), requires_grad=False),
+    "leaf": torch.ones(3, requires_grad=True),
+    "non-leaf": torch.ones(3, requires_grad=True) * 2,
+}
+for kind, counted in counted_sources.items():
+    counted_twin = copy.copy(counted)
+    counted_counters = shared_counters([counted, counted_twin])
+    assert counted_counters[id(counted)] != counted_counters[id(counted_twin)], (
+        f"copy.copy of a {kind} has a version counter of its own")
+assert not copy.copy(inference_source).is_inference() and copy.copy(inference_source)._version >= 0, (
+    "copy.copy of an inference tensor, outside the mode, is a normal tensor with a version counter")
 # sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::
-#    :alt: 示意图：名字 t 和 shallow 指向同一块存储 S1 上的两个张量对象，值都是 7.0、0.0、0.0。
+#    :alt: 示意图：名字 t 和 shallow 指向同一块存储 S1 上的两个张量对象，值都是 7.0、0.0、0.0；t 的版本计数器是 C1，shallow 的是 C2。
 #
-#    两个张量对象共享一块存储 ``S1``：通过 ``shallow`` 的写入也在 ``t`` 里。
+#    两个张量对象共享一块存储 ``S1``：通过 ``shallow`` 的写入也在 ``t`` 里。两者各有自己的版本计数器，``C1`` 和 ``C2``。
 
 draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 
 # %%
-# 不过，``copy.copy`` 得到的新对象也不只是原来那个张量的另一个名字：下面对需要梯度的叶子张量 ``a`` 调用 ``copy.copy(a)``。对需要梯度的张量，``copy.copy``
-# 得到的是一个独立的叶子张量：起初没有 ``.grad``，版本计数器（version counter）也是自己的。经过它反向传播，梯度只写进它自己的
+# 所以 ``copy.copy`` 得到的新对象不只是原来那个张量的另一个名字：下面对需要梯度的叶子张量 ``a`` 调用 ``copy.copy(a)``。对需要梯度的张量，``copy.copy``
+# 得到的还是一个独立的叶子张量，起初没有 ``.grad``：经过它反向传播，梯度只写进它自己的
 # ``.grad``，``a.grad`` 不受影响；通过它原地（in-place）修改，会改变 ``a`` 的数值，``a._version`` 却不动。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (a * a).sum().backward()
@@ -536,5 +563,5 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # 后存下的张量虽然能深拷贝，却是常量，梯度不会经过它传到 ``scale``。深拷贝得到新的内存；普通张量的副本带着
 # ``.grad``，``Parameter`` 的副本则不带。对不带共轭位或负号位的普通 CPU 张量，拷贝视图会复制背后的整块存储，同一块存储上的共享关系也会保留（在 ``meta`` 上则是克隆）；``Parameter``
 # 则是克隆，副本只含它自己的元素，共享同一块存储的两个参数拷贝后各有各的内存。``copy.copy``
-# 不复制内存，却也不是别名：对需要梯度的张量，它是一个独立的叶子张量，有自己的 ``.grad``
-# 和版本计数器，经过它的梯度传不到源张量。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
+# 不复制内存，却也不是别名：在 ``torch.inference_mode()`` 之外，它有自己的版本计数器；对需要梯度的张量，它是一个独立的叶子张量，有自己的
+# ``.grad``，经过它的梯度传不到源张量。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。

@@ -437,10 +437,11 @@ assert all(kept[name][:2] == ([0] * 5, 0) for name in list(ways)[2:]), ".item() 
 assert [kept[name][2] for name in ways] == [0, 5, 0, 0, 5, 5], "only the outputs and their detached tensors keep storages"
 # sphinx_gallery_start_ignore
 assert all(n[0] - (n[1] - n[0]) == 2 for n in growing), "the two parameters' AccumulateGrad nodes are counted once"
+assert [n[1] - n[0] for n in growing] == [3, 2], "each step adds 3 nodes to the list of losses and 2 to the list of outputs"
 # sphinx_gallery_end_ignore
 
 # %%
-# 损失的列表和输出的列表每一步都增加同样多的节点，每次正好是一步的计算图（参数的 ``AccumulateGrad`` 节点为各步共有，只在第一步计入），最后五张计算图都还活着。用 ``.item()``、``.detach()``
+# 损失的列表和输出的列表每一步各自增加固定数目的节点（损失的列表每步 3 个，输出的列表每步 2 个），每次正好是一步的计算图（参数的 ``AccumulateGrad`` 节点为各步共有，只在第一步计入），最后五张计算图都还活着。用 ``.item()``、``.detach()``
 # 或 ``.detach().cpu()`` 记录时，什么节点也到达不了，没有哪一步的计算图还活着。每一步的 ``backward()`` 都已释放这一步的计算图保存的张量（和累计值的情形一样）：损失的列表没有让任何一个输出的存储活着。
 #
 # ``out.detach().cpu()`` 不带计算图，但在 CPU 上它不是副本：对已经在 CPU 上的张量调用 ``.cpu()``，返回的就是这个张量本身，所以记下的张量就是 ``out.detach()``，位于输出的存储上，列表因此让五个输出的存储都活着（上面的最后一列）。哪怕只记一行

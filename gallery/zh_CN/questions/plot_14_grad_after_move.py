@@ -262,7 +262,7 @@ else:
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    ``.cuda()`` 和 ``.to("cuda")`` 与 ``.to("meta")`` 一样是搬动：作用在需要梯度的张量上，返回的是非叶子张量，``backward()`` 之后它的 ``.grad`` 仍是 ``None``；而用 ``requires_grad=True`` 直接在 GPU 上创建的张量是叶子张量（leaf tensor，PyTorch 文档：
+#    ``.cuda()`` 和 ``.to("cuda")`` 与 ``.to("meta")`` 一样是搬动：作用在需要梯度的张量上，返回的是非叶子张量，``backward()`` 之后它的 ``.grad`` 仍是 ``None``；而用 ``requires_grad=True`` 直接在 GPU 上创建的张量是叶子张量（PyTorch 文档：
 #    `Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__、`Tensor.is_leaf <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.is_leaf.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():

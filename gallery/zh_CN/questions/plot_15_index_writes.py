@@ -241,7 +241,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、另一个列表、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表达到 32 项时，torch 把整个列表变成一个索引张量：由整数和零维张量组成的列表，或由长度全都相同的整数列表组成的列表，是高级索引（得到副本，不给警告）；列表里有切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
+# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、序列（另一个列表、元组或 ``range``）、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表达到 32 项时，torch 把整个列表变成一个索引张量：由整数和零维张量组成的列表，或由长度全都相同的整数列表组成的列表，是高级索引（得到副本，不给警告）；列表里有切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -276,12 +276,14 @@ with warnings.catch_warnings(record=True) as list_warnings:
 assert same_storage(argmax_in_list, x) and torch.equal(argmax_in_list, x[2]), (
     "x[[t.argmax()]] is x[t.argmax()]: a list holding a 0-d tensor indexes as a tuple, a view")
 assert any("non-tuple sequence" in str(w.message) for w in list_warnings), "that list gives a deprecation warning"
-with warnings.catch_warnings(record=True) as nested_warnings:
-    warnings.simplefilter("always")
-    nested_list_result = x[[[0, 1], [1, 2]]]
-assert torch.equal(nested_list_result, x[[0, 1], [1, 2]]) and any(
-    "non-tuple sequence" in str(w.message) for w in nested_warnings), (
-    "a list holding lists is read as a tuple of indices, with the deprecation warning")
+for nested_kind, nested_items in {"lists": [[0, 1], [1, 2]], "tuples": [(0, 1), (1, 2)],
+                                  "ranges": [range(0, 2), range(1, 3)]}.items():
+    with warnings.catch_warnings(record=True) as nested_warnings:
+        warnings.simplefilter("always")
+        nested_list_result = x[nested_items]
+    assert torch.equal(nested_list_result, x[tuple(nested_items)]) and any(
+        "non-tuple sequence" in str(w.message) for w in nested_warnings), (
+        f"a list holding {nested_kind} is read as a tuple of indices, with the deprecation warning")
 with warnings.catch_warnings(record=True) as long_list_warnings:
     warnings.simplefilter("always")
     long_list_result = x[[x[:, 0].argmax()] + [0] * 31]

@@ -266,7 +266,7 @@ assert not torch.equal(per_class[0], per_class[1]), "the classes' sums differ, s
 # 复制列表或字典
 # --------------
 #
-# ``list.copy()``、``dict.copy()``、``dict(...)`` 和 ``copy.copy`` 得到的新容器里装的还是原来那些张量对象：通过原容器做的原地修改，在副本里也看得到。``copy.deepcopy`` 则把每个张量复制到各自的内存里（它不接受非叶子张量，见\ :ref:`“copy.deepcopy”那一页
+# ``list.copy()``、``dict.copy()``、``dict(...)`` 和 ``copy.copy`` 得到的新容器里装的还是原来那些张量对象：通过原容器做的原地修改，在副本里也看得到。``copy.deepcopy`` 则把张量复制到新的内存里，不再与原张量共享（副本之间仍可能共享一块新的存储，见下文；它不接受非叶子张量，见\ :ref:`“copy.deepcopy”那一页
 # <questions-deepcopy>`）。
 
 state = {"w": torch.ones(2), "b": torch.zeros(1)}
@@ -281,6 +281,10 @@ for name, c in copies.items():
     print(f"{name:<14} w: {c['w']}", " same storage:", same_storage(c["w"], state["w"]))
 shared = [name for name, c in copies.items() if torch.equal(c["w"], state["w"])]
 assert shared == ["dict.copy()", "dict(state)", "copy.copy"], "shallow copies share, deepcopy copies"
+# sphinx_gallery_start_ignore
+assert not any(same_storage(copies["copy.deepcopy"][key], state[key]) for key in state), (
+    "deepcopy(state) puts every tensor on new memory, not the original's")
+# sphinx_gallery_end_ignore
 
 # %%
 # 列表也一样：``items.copy()``、``items[:]``、``list(items)`` 和 ``copy.copy(items)`` 装的是同样的张量；
@@ -299,7 +303,7 @@ assert all(c[0] is items[0] for c in shallow.values()) and torch.equal(deep[0], 
 )
 # sphinx_gallery_start_ignore
 assert not same_storage(deep[0], items[0]) and not same_storage(deep[1], items[1]), (
-    "deepcopy(items) gives both items memory of their own")
+    "deepcopy(items) puts both items on new memory, not the originals'")
 # sphinx_gallery_end_ignore
 
 row = torch.arange(4.0)

@@ -13,7 +13,7 @@
 
       torch.save(t[:3].clone(), path)
 
-保存下来的张量文件比张量本身还大：从 10 万个数里保存 3 个，文件却有 400 KB。本页保存各种常见的视图，即切片、分出的块、有步长（stride）间隔的视图、一行、一列、切片的 ``view`` 或 ``reshape``，每种用五种 dtype，加载回来，再与它们的克隆对比。接着说明三件事：``contiguous()`` 对连续的切片没有用；一次 ``torch.save`` 调用怎样处理同一张量的两个视图和共享权重（tied weights）；经 ``torch.multiprocessing`` 队列或 ``DataLoader`` 的 worker 进程发送视图时，发送的是什么。最后用一个循环保存每个样本的嵌入向量。
+从 10 万个数里保存 3 个，文件却有 400 KB，远大于这 3 个数本身：文件里是它们背后的整块存储。本页保存各种常见的视图，即切片、分出的块、有步长（stride）间隔的视图、一行、一列、切片的 ``view`` 或 ``reshape``，每种用五种 dtype，加载回来，再与它们的克隆对比。接着说明三件事：``contiguous()`` 对连续的切片没有用；一次 ``torch.save`` 调用怎样处理同一张量的两个视图和共享权重（tied weights）；经 ``torch.multiprocessing`` 队列或 ``DataLoader`` 的 worker 进程发送视图时，发送的是什么。最后用一个循环保存每个样本的嵌入向量。
 """
 
 # %%
