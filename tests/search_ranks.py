@@ -76,28 +76,58 @@ def _links(tab, base: str) -> list[str]:
             if urlsplit(href).fragment else "") for href in hrefs]  # fmt: skip
 
 
+#: Types ``query`` into the search page's box and presses Enter, as a reader asks a second question on the
+#: same page (site_search.js searches without reloading); the done mark of the last search is cleared first.
+#: The query the page shows already is not asked again (the page would not search it again).
+_ASK = """(query) => { if ((new URLSearchParams(location.search).get('q') || '').trim() === query.trim()) return;
+    const box = document.querySelector('#search-results'); delete box.dataset.ms;
+    const input = document.querySelector('input[name=q]'); input.value = query; input.form.requestSubmit(); }"""
+
+
 def measure(browser, base: str, langs: list[str], name: str = "tuned") -> list[Rank]:
     """Run every query of the set ``name`` on ``base`` (the site's URL, ending in /) in each edition of
     ``langs``."""
     asked = [(lang, question) for lang in langs for question in questions(name)]
-    ranks = []
+    found = ask_all(browser, [(f"{base}{lang}/", question[QUERY_FIELD[lang]]) for lang, question in asked],
+                    lambda tab, edition, _: _links(tab, edition))  # fmt: skip
+    return [Rank(lang, question[QUERY_FIELD[lang]], question["url"],
+                 sorted({answer["page"] for answer in question["answers"]}), links)
+            for (lang, question), links in zip(asked, found, strict=True)]
+
+
+def ask_all(browser, asked: list[tuple[str, str]], read) -> list:
+    """``read(tab, edition, query)`` once the results of each ``(edition, query)`` of ``asked`` show, in
+    order (``edition``: the URL of an edition, ending in /). :data:`AT_ONCE` tabs search at the same time;
+    each opens the search page for its first query and asks the next ones in the same page, as a reader
+    does (a page whose search reloads, as Sphinx's own does, is opened again for each query). The list a
+    query gets does not depend on what the page searched before (tests/test_search_and_switch.py)."""
+    lanes = [range(start, len(asked), AT_ONCE) for start in range(AT_ONCE)]  # indexes into asked, per tab
+    found = {}
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
-        for start in range(0, len(asked), AT_ONCE):
-            batch = asked[start:start + AT_ONCE]
-            tabs = []
-            for lang, question in batch:
-                tab = context.new_page()
-                tab.goto(f"{base}{lang}/search.html?q={quote(question[QUERY_FIELD[lang]])}")
-                tabs.append(tab)
-            for tab, (lang, question) in zip(tabs, batch, strict=True):
-                answers = sorted({answer["page"] for answer in question["answers"]})
-                ranks.append(Rank(lang, question[QUERY_FIELD[lang]], question["url"], answers,
-                                  _links(tab, f"{base}{lang}/")))  # fmt: skip
-                tab.close()
+        tabs: list = [None] * AT_ONCE
+        for step in range(len(lanes[0])):
+            now = [(tab, lane[step]) for tab, lane in enumerate(lanes) if step < len(lane)]
+            for tab, index in now:
+                tabs[tab] = _ask(context, tabs[tab], *asked[index])
+            for tab, index in now:
+                found[index] = read(tabs[tab], *asked[index])
     finally:
         context.close()
-    return ranks
+    return [found[index] for index in range(len(asked))]
+
+
+def _ask(context, tab, edition: str, query: str):
+    """Show ``query``'s results in ``tab`` (opened on ``edition``'s search page if it is not open on it)."""
+    if tab is not None and tab.url.startswith(edition) and tab.evaluate(
+            "() => document.querySelector('#search-results').dataset.ms !== undefined"):
+        tab.evaluate(_ASK, query)
+        return tab
+    if tab is not None:
+        tab.close()
+    tab = context.new_page()
+    tab.goto(f"{edition}search.html?q={quote(query)}")
+    return tab
 
 
 def shares(ranks: list[Rank]) -> dict[str, float]:

@@ -298,7 +298,7 @@ def test_a_script_that_ends_the_process_fails_the_tests(tmp_path):
     project = copy_project(tmp_path / "project")
     inject(project, FIRST, "import os\nos._exit(0)")
     report = tmp_path / "report.json"
-    test = f"tests/test_gallery_scripts.py::test_script_runs_and_its_assertions_hold[en/{FIRST}]"
+    test = f"tests/test_page_asserts.py::test_hidden_blocks_print_nothing_and_the_visible_code_runs_alone[en/{FIRST}]"
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test]
     result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=TIMEOUT,
                             env=_env(TENSORCOPY_PYTEST_REPORT=str(report)))  # fmt: skip

@@ -1,21 +1,16 @@
-"""Every gallery script runs on its own (as a reader's download would), its assertions hold, and no
-warning escapes it. Scripts run in a worker process, never inside pytest."""
+"""The gallery holds scripts in every language, and the worker process that runs page code for the tests
+(``tests.gallery_tools``) names a script that ends it. Each script is run by the build (both editions,
+warnings as errors) and, as a reader downloads it, by tests/test_downloads.py; its visible code alone
+by tests/test_page_asserts.py."""
 
 import pytest
 
-from tests.gallery_tools import LANGS, ExampleFailed, _Worker, gallery_scripts, run_script, script_id
-
-SCRIPTS = [script for lang in LANGS for script in gallery_scripts(lang)]
+from tests.gallery_tools import LANGS, ExampleFailed, _Worker, gallery_scripts
 
 
 def test_there_are_scripts_in_every_language():
     for lang in LANGS:
         assert gallery_scripts(lang), f"gallery/{lang}/ holds no plot_*.py script"
-
-
-@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
-def test_script_runs_and_its_assertions_hold(script):
-    assert run_script(script).strip(), f"{script_id(script)} printed nothing"
 
 
 def test_a_script_that_ends_its_process_fails_and_is_named(tmp_path):

@@ -77,13 +77,20 @@ function queryWords(query, known = new Set()) {
 }
 
 const bundle = (name) => new URL(`pagefind/${name}`, new URL(".", location.href)).href;
-let pagefind = null;
+let module = null;
 let pageCount = 1;
 let vocabulary = new Set();
 const synonyms = new Map(); // a word -> the words of its term (the terminology list), itself included
+const engines = []; // the Pagefind instances of the latest queries, newest last
+/** A Pagefind instance of its own for each query. The words Pagefind matches depend on the index chunks
+ *  that earlier searches loaded into an instance (its issues 674 and 795: a word stored beside a chunk's
+ *  edge is found only once that chunk is loaded), so a second query on this page would not be answered
+ *  as the same query on a fresh page; tests/test_search_and_switch.py asks the same query both ways. The
+ *  instance before the previous one is let go (an instance serves its results' excerpts and "More results"
+ *  only while its list shows); the next query's instance is started at once, so that it is ready. */
 async function engine() {
-  if (!pagefind) {
-    const [module, entry, words] = await Promise.all([
+  if (!module) {
+    const [loaded, entry, words] = await Promise.all([
       import(bundle("pagefind.js")),
       fetch(bundle("pagefind-entry.json")).then((response) => response.json()),
       box.dataset.vocabulary ? fetch(bundle("vocabulary.json")).then((response) => response.json()) : null,
@@ -91,28 +98,40 @@ async function engine() {
     vocabulary = new Set(words?.words || []);
     for (const group of words?.same || []) for (const word of group) synonyms.set(word, group);
     pageCount = Math.max(1, ...Object.values(entry.languages).map((language) => language.page_count));
-    await module.options({ baseUrl: "/" });
-    pagefind = module;
+    module = loaded;
   }
-  return pagefind;
+  const find = spare || started();
+  spare = started(); // the next query's, made ready while the reader reads or types
+  engines.push(find);
+  if (engines.length > 2) engines.shift().destroy();
+  return find;
 }
+let spare = null;
+const started = () => {
+  const find = module.createInstance({ baseUrl: "/" });
+  find.init();
+  return find;
+};
 
 // A Chinese word as the index holds it, and back (sitetools/web/search.py, encoded()).
 const encoded = (word) => (HAN.test(word) ? `zh${[...word].map((char) => char.codePointAt(0)).join("x")}` : word);
 const decoded = (text) =>
   text.replace(/zh(\d+(?:x\d+)*)/g, (_, codes) => String.fromCodePoint(...codes.split("x").map(Number)));
 
+/** The call of a call on a short name (``cuda()`` of ``a.cuda()``), or undefined. */
+const callName = (word) => word.match(/^[a-z]{1,2}\d?\.([\p{L}_].*)$/u)?.[1];
+
 /** The pages that hold a word or another word of its term, each with its best score, best first. */
-async function lookup(word) {
+async function lookup(find, word) {
   let group = synonyms.get(word) || [word];
-  let searches = await Promise.all(group.map((each) => pagefind.search(encoded(each))));
+  let searches = await Promise.all(group.map((each) => find.search(encoded(each))));
   // A call on a short name (a.cuda(), p.grad) that the best page does not hold is Pagefind's loose match
   // of its first letters: the call on any name (cuda()) is looked up instead.
-  const onName = word.match(/^[a-z]{1,2}\d?\.([\p{L}_].*)$/u);
+  const onName = callName(word);
   const top = onName && searches[0].results[0];
   if (onName && !(top && (await top.data()).content.toLowerCase().includes(word.toLowerCase()))) {
-    group = [onName[1]];
-    searches = [await pagefind.search(onName[1])];
+    group = [onName];
+    searches = [await find.search(onName)];
   }
   const best = new Map();
   for (const result of searches.flatMap((search) => search.results)) {
@@ -151,7 +170,15 @@ async function rank(query) {
   // A query of three words or more is also looked up as it is typed, as a phrase: a pasted error
   // message finds the page that quotes it.
   const phrase = words.length > 2 && !HAN.test(query) ? `"${query.replace(/"/g, " ").trim()}"` : null;
-  const [exact, ...found] = await Promise.all([phrase ? find.search(phrase) : { results: [] }, ...words.map(lookup)]);
+  // Every index chunk that the query's searches need is loaded before any of them runs: Pagefind matches a
+  // word against the chunks loaded so far, so searches that raced each other's loading would list pages
+  // that vary from one run of the same query to the next.
+  const terms = words.flatMap((word) => [...(synonyms.get(word) || [word]).map(encoded), callName(word)]);
+  await Promise.all([phrase, ...terms].filter(Boolean).map((term) => find.preload(term)));
+  const [exact, ...found] = await Promise.all([
+    phrase ? find.search(phrase) : { results: [] },
+    ...words.map((word) => lookup(find, word)),
+  ]);
   const pages = new Map();
   words.forEach((word, i) => {
     const results = found[i].results;
