@@ -18,7 +18,7 @@
 leaves) support the deepcopy protocol at the moment." when a module holds a tensor that is not a leaf: one
 computed, in grad mode, from a tensor that requires grad. This page reproduces that error with a tiny module and fixes it, then shows what
 ``deepcopy`` copies (``.grad``, but not a ``Parameter``'s; for a plain CPU tensor without the
-conjugate or negative bit, the whole storage behind a view, and tensors on one storage) and that ``copy.copy`` copies no memory at all. It answers
+conjugate or negative bit, the whole storage behind a view, and the sharing between tensors on one storage, which the copy keeps) and that ``copy.copy`` copies no memory at all. It answers
 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__.
 """
 
@@ -482,7 +482,9 @@ draw_memory("items = copy.deepcopy([t, t, t[1:]])", t=t, **{f"items[{i}]": item 
 base = torch.arange(10.0)
 first, second = torch.nn.Parameter(base[0:2]), torch.nn.Parameter(base[1:3])
 pair = copy.deepcopy([first, second])
-print("pair[0] storage bytes:", pair[0].untyped_storage().nbytes(), " storage_offset:", pair[1].storage_offset())
+print("pair[0] storage bytes:", pair[0].untyped_storage().nbytes(), " storage_offset:", pair[0].storage_offset())
+print("pair[1] storage bytes:", pair[1].untyped_storage().nbytes(), " storage_offset:", pair[1].storage_offset())
+print("second.storage_offset():", second.storage_offset())
 print("same storage (first, second):", same_storage(first, second))
 print("same storage (pair[0], pair[1]):", same_storage(pair[0], pair[1]))
 assert pair[0].untyped_storage().nbytes() == 8 and not same_storage(pair[0], pair[1]), "a Parameter's copy loses the sharing"
@@ -498,7 +500,8 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 # ``copy.copy(t)`` returns a new tensor object on the same memory: an edit of one is seen in the
 # other. It is not a way to snapshot values. Called outside ``torch.inference_mode()``, it gives the
 # new object a version counter of its own, whatever the tensor: the write through ``shallow`` moves
-# ``shallow._version`` and leaves ``t._version`` at 0.
+# ``shallow._version`` and leaves ``t._version`` at 0. The copy's counter already reads 1 before that
+# write (a ``Parameter``'s copy starts at 0), so the write shows as a move of one.
 
 t = torch.zeros(3)
 shallow = copy.copy(t)
@@ -511,8 +514,11 @@ print("(t._version, shallow._version) before the write:", versions_before, " aft
 assert same_storage(t, shallow) and t[0] == 7.0, "copy.copy must share memory with its source"
 # sphinx_gallery_start_ignore
 assert shallow is not t, "copy.copy must return another object"
-assert t._version == versions_before[0] == 0 and shallow._version > versions_before[1], (
-    "the write through shallow moved its own counter, not t's")
+assert t._version == versions_before[0] == 0 and shallow._version == versions_before[1] + 1, (
+    "the write through shallow moved its own counter by one, not t's")
+assert versions_before[1] == 1, "copy.copy's result reads version 1 before any write"
+assert all(copy.copy(torch.nn.Parameter(torch.ones(3), requires_grad=flag))._version == 0 for flag in (True, False)), (
+    "copy.copy of a Parameter starts at version 0")
 with torch.inference_mode():
     inference_source = torch.zeros(3)
 counted_sources = {

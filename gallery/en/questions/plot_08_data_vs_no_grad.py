@@ -374,11 +374,16 @@ if torch.cuda.is_available():
 # -----------------------------------------------
 #
 # An update step belongs after ``backward()`` and under ``torch.no_grad()``: the gradient is the
-# true one, and the edit is counted in ``_version`` for any graph built later.
+# true one, and the edit is counted in ``_version``. The count matters to a graph that saved ``w``
+# before the edit and still awaits ``backward()``: that ``backward()`` raises. A graph built after
+# the edit saves ``w`` at its new version and runs (both checked in hidden blocks).
 
 w = torch.tensor(start, requires_grad=True)
 loss = (w * w).sum()
 loss.backward()
+# sphinx_gallery_start_ignore
+graph_before_step = (w * w).sum()
+# sphinx_gallery_end_ignore
 with torch.no_grad():
     w -= 0.1 * w.grad
 print("w.grad:", w.grad)
@@ -388,6 +393,14 @@ assert torch.equal(w.grad, true_grad), "backward before the edit must give the t
 # sphinx_gallery_start_ignore
 assert torch.allclose(w, torch.tensor(start) * 0.8), "the step must update w in place"
 assert w._version == 1 and w.is_leaf, "the step is counted and w stays a leaf"
+try:
+    torch.autograd.grad(graph_before_step, w)
+except RuntimeError as e:
+    assert "modified by an inplace operation" in str(e), "a graph built before the step refuses backward"
+else:
+    raise AssertionError("a graph that saved w before the step must refuse backward")
+assert torch.equal(torch.autograd.grad((w * w).sum(), w)[0], 2 * w.detach()), (
+    "a graph built after the step saves w's new version and runs")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -472,5 +485,6 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # ``torch.no_grad()`` keeps the parameter's shape and dtype, but it broadcasts a source that fits
 # and casts a float or an integer source's dtype silently; a source whose shape cannot broadcast
 # raises.
-# ``.data`` and ``detach()`` are compared point by point in :ref:`data-vs-detach-comparison`.
+# ``.data`` and ``detach()`` are compared point by point in
+# :ref:`the check of the article's summary <data-vs-detach-comparison>`.
 # :fact:`kernel-writes-not-counted`

@@ -318,7 +318,9 @@ assert not y.requires_grad and torch.equal(y, before + 1), (
 # %%
 # ``add_`` is not the only one: each in-place torch operation below writes values into ``y``, and each raises
 # after writing. ``detach_()``, ``share_memory_()`` and ``resize_()`` to the tensor's own size change no values,
-# and they raise nothing.
+# and they raise nothing. Changing no values does not make a call quiet: ``t_()``, ``unsqueeze_(0)``
+# and ``copy_`` of the values ``y`` already holds raise the same error, and ``unsqueeze_(0)`` has
+# already changed the shape when it raises.
 
 value_writes = {
     "y.mul_(10)": lambda t: t.mul_(10),
@@ -337,16 +339,25 @@ no_values = {
     "y.share_memory_()": lambda t: t.share_memory_(),
     "y.resize_(2)": lambda t: t.resize_(2),
 }
-outcomes = {}
-for name, edit in {**value_writes, **no_values}.items():
+no_new_values = {
+    "y.t_()": lambda t: t.t_(),
+    "y.unsqueeze_(0)": lambda t: t.unsqueeze_(0),
+    "y.copy_(y.clone())": lambda t: t.copy_(t.clone()),
+}
+outcomes, shapes = {}, {}
+for name, edit in {**value_writes, **no_values, **no_new_values}.items():
     y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
     before = y.clone()
-    outcomes[name] = (attempt(edit, y), not torch.equal(y, before))
-    print(f"{name:24} raised={outcomes[name][0] != 'ok'}  values changed={outcomes[name][1]}")
+    outcomes[name] = (attempt(edit, y), not torch.equal(y.reshape(-1), before))
+    shapes[name] = tuple(y.shape)
+    print(f"{name:24} raised={outcomes[name][0] != 'ok'}  values changed={outcomes[name][1]}  shape: {shapes[name]}")
 refusal = "RuntimeError: Inplace update to inference tensor outside InferenceMode"
 assert all(outcomes[n][0].startswith(refusal) and outcomes[n][1] for n in value_writes) and all(
     outcomes[n] == ("ok", False) for n in no_values
 ), "each value write raises after writing; detach_, share_memory_ and resize_ to its size raise nothing and change nothing"
+assert shapes["y.unsqueeze_(0)"] == (1, 2) and all(
+    outcomes[n][0].startswith(refusal) and not outcomes[n][1] for n in no_new_values
+), "t_, unsqueeze_ and copy_ of the same values raise; unsqueeze_ has changed the shape when it raises"
 
 # %%
 # An edit through a view of it, here ``y[1:]``, raises the same way. ``y.detach()`` and ``y.data``
@@ -484,7 +495,8 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # not require grad, each in-place torch operation run above that writes values (``add_``, ``mul_``, ``zero_``,
 # ``fill_``, ``copy_``, ``clamp_``, ``masked_fill_``, ``index_put_``, an index assignment, ``+=`` and
 # ``out=``) raises after it has been written, and so does ``mul_`` through its view ``y[1:]``; ``detach_()``,
-# ``share_memory_()`` and ``resize_()`` to its own size change no values and raise nothing. An edit through
+# ``share_memory_()`` and ``resize_()`` to its own size change no values and raise nothing, while
+# ``t_()``, ``unsqueeze_()`` and ``copy_`` of the same values raise though they write no new values. An edit through
 # ``detach()``, ``.data`` or ``numpy()`` raises nothing, and neither do ``apply_`` and ``map_``, which run
 # a Python function on each value. When
 # results may be reused in training, use ``torch.no_grad()``, or ``clone()`` them outside the mode.

@@ -415,6 +415,6 @@ assert same_storage(shallow_state["weight"], model.weight), "state_dict().copy()
 #
 # A Python container holds references. ``*`` on a list, ``list.copy()``, ``dict.copy()``,
 # ``copy.copy`` and ``state_dict().copy()`` give more references to the same tensors: an in-place
-# edit through any of them shows in all. Memory of its own comes from a new tensor per item (a
-# comprehension), ``copy.deepcopy``, ``torch.stack``, ``torch.cat``, ``tolist()`` and
-# ``v.clone()``.
+# edit through any of them shows in all. Memory not shared with the originals comes from a new
+# tensor per item (a comprehension), ``copy.deepcopy`` (whose copies of tensors that shared a storage
+# still share one new storage), ``torch.stack``, ``torch.cat``, ``tolist()`` and ``v.clone()``.

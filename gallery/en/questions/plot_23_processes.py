@@ -19,7 +19,7 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
 A dataset that counts how often each item was read counts nothing when the ``DataLoader``'s workers
 are started with ``fork`` (the default on Linux before Python 3.14); under ``spawn`` and ``forkserver``
 the pickling that sends the dataset to the workers moves the non-empty tensors torch allocated into
-shared memory (both checked below). A tensor handed to another process is sometimes a copy, sometimes shared. This page
+shared memory (checked below: the count under ``fork``, and the pickling, run in this process on one tensor). A tensor handed to another process is sometimes a copy, sometimes shared. This page
 starts real child processes: a worker that edits the dataset, a child that edits a tensor it
 inherited (allocated by torch, or from two other sources), one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
 send, and the fix in a two-epoch loop. Every wait for a child has a time limit, and every child has ended when

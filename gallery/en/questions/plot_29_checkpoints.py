@@ -7,9 +7,9 @@ Checkpoints: what ``torch.load``, ``load_state_dict`` and ``assign=True`` copy
 .. admonition:: Answer
    :class: answer
 
-   ``load_state_dict(sd, assign=True)`` puts new parameter objects into the model; an optimizer made
-   before it still holds the old ones, which get no gradient, so the model stops changing and the loss stops going down. Make
-   the optimizer after loading:
+   ``load_state_dict(sd, assign=True)`` gives the model new parameter objects; an optimizer made
+   before it still holds the old ones, which get no gradient, so the model's parameters stop changing and
+   the loss stops going down. Make the optimizer after loading:
 
    .. code-block:: python
 
@@ -209,7 +209,8 @@ assert all(t is m for t, m in zip(twin.parameters(), model.parameters(), strict=
 #
 # The optimizer was made before the load, so its parameters are the old ones, which the model no
 # longer uses. ``backward()`` gives them no gradient, so ``step()`` changes nothing the model
-# uses: the model keeps the checkpoint's values, and three steps print one loss three times. The
+# uses: the parameters keep the checkpoint's values (the ``BatchNorm1d`` buffers still change at
+# every forward pass in train mode), and three steps print one loss three times. The
 # model's new parameters collect their gradients, which no one applies or zeroes: after three
 # steps ``model[0].weight.grad`` is three times one step's gradient.
 
@@ -227,6 +228,9 @@ assert old["0.weight"].grad is None and torch.allclose(model[0].weight.grad, 3 *
     "the old weight got no grad; the new one summed three steps' grads")
 assert all(torch.equal(p, q) for p, q in zip(model.parameters(), trained.parameters(), strict=True)), (
     "the model's parameters still equal the checkpoint's")
+assert model[1].num_batches_tracked == trained[1].num_batches_tracked + 4, (
+    "each of the four train-mode forward passes moved the BatchNorm step count")
+assert not torch.equal(model[1].running_mean, trained[1].running_mean), "the BatchNorm running mean moved"
 # sphinx_gallery_end_ignore
 
 # %%

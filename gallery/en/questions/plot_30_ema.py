@@ -541,12 +541,13 @@ assert averaged.module[1].momentum == model[1].momentum, "update_bn puts the mom
 # --------------------------------------------------------
 #
 # ``copy.deepcopy`` copies only leaf tensors (see :ref:`questions-deepcopy`). A module that keeps a
-# tensor computed from a parameter in grad mode cannot be deep-copied, so neither
-# ``copy.deepcopy(model)`` nor ``AveragedModel(model)`` builds an EMA of it. Two such modules: one
-# wrapped by the deprecated ``torch.nn.utils.weight_norm`` (which keeps ``weight`` computed from
+# tensor computed in grad mode from a parameter that requires grad (a non-leaf) cannot be
+# deep-copied, so neither ``copy.deepcopy(model)`` nor ``AveragedModel(model)`` builds an EMA of it.
+# Two such modules: one wrapped by the deprecated ``torch.nn.utils.weight_norm`` (which keeps ``weight`` computed from
 # ``weight_g`` and ``weight_v``; it warns when called), and one that stores ``self.w2 = self.w * 2``.
 # Both routes raise the same error for both, and so they do inside ``torch.no_grad()``: the
-# tensor already has its ``grad_fn``.
+# tensor already has its ``grad_fn``. Computed from a frozen parameter (``requires_grad=False``), the
+# tensor is a leaf, and the module deep-copies (a hidden check runs it).
 
 
 class Doubled(torch.nn.Module):
@@ -585,6 +586,14 @@ assert issubclass(caught[0].category, FutureWarning) and "deprecated" in str(cau
     "the old weight_norm warns that it is deprecated"
 )
 assert not Doubled().w2.is_leaf and not old_style.weight.is_leaf, "both modules keep a non-leaf"
+frozen_holder = torch.nn.Module()
+frozen_holder.register_parameter("w", torch.nn.Parameter(torch.ones(2), requires_grad=False))
+with torch.enable_grad():
+    frozen_holder.register_buffer("w2", frozen_holder.w * 2)
+assert frozen_holder.w2.is_leaf and not same_storage(copy.deepcopy(frozen_holder).w2, frozen_holder.w2), (
+    "a tensor computed in grad mode from a frozen parameter is a leaf, and its module deep-copies"
+)
+assert isinstance(AveragedModel(frozen_holder).module.w2, torch.Tensor), "AveragedModel copies that module too"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -631,6 +640,6 @@ assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the s
 # the model's buffers into its own (a batch norm's running statistics); or let ``AveragedModel``
 # with ``get_ema_multi_avg_fn`` do it: it copies the buffers at each update by default, averages
 # them with ``use_buffers=True``, and ``update_bn`` recomputes batch norm statistics for the
-# averaged weights. A module that keeps a tensor computed from a parameter in grad mode (a
-# non-leaf), as the old ``weight_norm`` does, cannot be deep-copied; the parametrized
+# averaged weights. A module that keeps a tensor computed in grad mode from a parameter that
+# requires grad (a non-leaf), as the old ``weight_norm`` does, cannot be deep-copied; the parametrized
 # ``weight_norm`` can.

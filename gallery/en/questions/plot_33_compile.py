@@ -281,7 +281,7 @@ for route in ("compiled.parameters()", "model.parameters()"):
     assert same_values(model, reference) and not same_values(model, start), f"{route}: the model is trained"
 
 # %%
-# The other way round: a step taken on ``model`` in eager mode changes what ``compiled`` computes,
+# The other way round: steps taken on ``model`` in eager mode change what ``compiled`` computes,
 # since the compiled code reads the parameters' current values at every call.
 
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)

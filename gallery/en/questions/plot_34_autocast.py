@@ -7,9 +7,9 @@ Mixed precision: the cast is a copy
 .. admonition:: Answer
    :class: answer
 
-   Inside ``torch.autocast`` (default ``cache_enabled=True``) a float32 ``Parameter`` that requires
-   grad is cast once until the outermost region ends, so later passes miss an optimizer step. Wrap only
-   the forward pass and loss, with no autocast region around the loop:
+   In ``torch.autocast`` (default ``cache_enabled=True``) a float32 ``Parameter`` that requires grad,
+   used by an operation autocast runs in low precision (``Linear``, conv), is cast once per outermost
+   region, so later passes miss optimizer steps. Wrap only the forward pass and loss:
 
    .. code-block:: python
 

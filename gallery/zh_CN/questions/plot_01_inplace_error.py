@@ -322,7 +322,7 @@ else:
 assert "is at version 2; expected version 1 instead" in message, "the expected version is the one at the save"
 
 # %%
-# 自动求导没有记录的修改就不同了。在保存之前于 ``torch.no_grad()`` 下或经由 ``y.detach()`` 做的修改，同样让 ``backward()`` 照常运行，但 ``backward()`` 把它当作常数：梯度等于 ``y + (edited - y).detach()`` 的梯度，其中 ``edited`` 是修改之后的 ``y``，见 :ref:`“逐条检验”那一页 <data-vs-detach-comparison>` 的情况 3。除了导数为 1 的 ``add_``，下面每一种修改得到的梯度都不是不用原地写法的同一段代码给出的梯度，而且不报错。:fact:`detach-edit-before-save`
+# 自动求导没有记录的修改就不同了。在保存之前于 ``torch.no_grad()`` 下或经由 ``y.detach()`` 做的修改，同样让 ``backward()`` 照常运行，但 ``backward()`` 把它当作常数：梯度等于 ``y + (edited - y).detach()`` 的梯度，其中 ``edited`` 是修改之后的 ``y``，见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>` 的情况 3。除了导数为 1 的 ``add_``，下面每一种修改得到的梯度都不是不用原地写法的同一段代码给出的梯度，而且不报错。:fact:`detach-edit-before-save`
 for name, (in_place, out_of_place) in edits.items():
     for way in ("under torch.no_grad()", "through y.detach()"):
         x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)

@@ -1,8 +1,8 @@
 """
 .. _questions-leaf-inplace:
 
-“a leaf Variable that requires grad is being used in an in-place operation”：手写参数更新为何报错
-=================================================================================================
+“a leaf Variable that requires grad is being used in an in-place operation”
+===========================================================================
 
 .. admonition:: 答案
    :class: answer

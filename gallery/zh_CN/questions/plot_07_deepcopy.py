@@ -462,7 +462,9 @@ draw_memory("items = copy.deepcopy([t, t, t[1:]])", t=t, **{f"items[{i}]": item 
 base = torch.arange(10.0)
 first, second = torch.nn.Parameter(base[0:2]), torch.nn.Parameter(base[1:3])
 pair = copy.deepcopy([first, second])
-print("pair[0] storage bytes:", pair[0].untyped_storage().nbytes(), " storage_offset:", pair[1].storage_offset())
+print("pair[0] storage bytes:", pair[0].untyped_storage().nbytes(), " storage_offset:", pair[0].storage_offset())
+print("pair[1] storage bytes:", pair[1].untyped_storage().nbytes(), " storage_offset:", pair[1].storage_offset())
+print("second.storage_offset():", second.storage_offset())
 print("same storage (first, second):", same_storage(first, second))
 print("same storage (pair[0], pair[1]):", same_storage(pair[0], pair[1]))
 assert pair[0].untyped_storage().nbytes() == 8 and not same_storage(pair[0], pair[1]), "a Parameter's copy loses the sharing"
@@ -477,7 +479,7 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 #
 # ``copy.copy(t)`` 返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变。它不能用来保存数值快照。在 ``torch.inference_mode()``
 # 之外调用时，不论源张量是哪种张量，它都让新对象有自己的版本计数器（version counter）：通过 ``shallow`` 写入，``shallow._version``
-# 增加，``t._version`` 仍是 0。
+# 增加，``t._version`` 仍是 0。写入之前，副本的计数器已经是 1（``Parameter`` 的副本从 0 开始），所以这次写入表现为加 1。
 
 t = torch.zeros(3)
 shallow = copy.copy(t)
@@ -490,8 +492,11 @@ print("(t._version, shallow._version) before the write:", versions_before, " aft
 assert same_storage(t, shallow) and t[0] == 7.0, "copy.copy must share memory with its source"
 # sphinx_gallery_start_ignore
 assert shallow is not t, "copy.copy must return another object"
-assert t._version == versions_before[0] == 0 and shallow._version > versions_before[1], (
-    "the write through shallow moved its own counter, not t's")
+assert t._version == versions_before[0] == 0 and shallow._version == versions_before[1] + 1, (
+    "the write through shallow moved its own counter by one, not t's")
+assert versions_before[1] == 1, "copy.copy's result reads version 1 before any write"
+assert all(copy.copy(torch.nn.Parameter(torch.ones(3), requires_grad=flag))._version == 0 for flag in (True, False)), (
+    "copy.copy of a Parameter starts at version 0")
 with torch.inference_mode():
     inference_source = torch.zeros(3)
 counted_sources = {

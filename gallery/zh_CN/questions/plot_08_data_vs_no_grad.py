@@ -353,11 +353,14 @@ if torch.cuda.is_available():
 # ---------------------------------------
 #
 # 更新参数应该放在 ``backward()`` 之后，并在 ``torch.no_grad()`` 下进行：梯度是正确的，这次修改也记入了
-# ``_version``，之后新建的计算图都能察觉。
+# ``_version``。这个计数对修改之前就保存了 ``w``、还在等 ``backward()`` 的计算图起作用：那次 ``backward()`` 会报错。修改之后新建的计算图保存的是 ``w`` 的新版本，照常运行（两点都由隐藏的检查验证）。
 
 w = torch.tensor(start, requires_grad=True)
 loss = (w * w).sum()
 loss.backward()
+# sphinx_gallery_start_ignore
+graph_before_step = (w * w).sum()
+# sphinx_gallery_end_ignore
 with torch.no_grad():
     w -= 0.1 * w.grad
 print("w.grad:", w.grad)
@@ -367,6 +370,14 @@ assert torch.equal(w.grad, true_grad), "backward before the edit must give the t
 # sphinx_gallery_start_ignore
 assert torch.allclose(w, torch.tensor(start) * 0.8), "the step must update w in place"
 assert w._version == 1 and w.is_leaf, "the step is counted and w stays a leaf"
+try:
+    torch.autograd.grad(graph_before_step, w)
+except RuntimeError as e:
+    assert "modified by an inplace operation" in str(e), "a graph built before the step refuses backward"
+else:
+    raise AssertionError("a graph that saved w before the step must refuse backward")
+assert torch.equal(torch.autograd.grad((w * w).sum(), w)[0], 2 * w.detach()), (
+    "a graph built after the step saves w's new version and runs")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -434,4 +445,4 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果还有计算图需要旧值，这时对 ``w`` 或它的视图做 torch 的原地操作，就会报错，而不是把梯度算错。例外包括：计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值的；自定义 ``Function``
 # 把旧值存成了属性（``ctx.x = x``，而不是 ``ctx.save_for_backward(x)``）；或者修改来自不推进版本计数器的内核（fused 优化器的一步、``GradScaler.unscale_``、``BatchNorm`` 对 ``running_mean`` 和 ``running_var`` 的更新，见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。绕过版本计数器的修改途径，在 ``torch.no_grad()`` 下同样不会报错，得到的梯度却可能是错的：``.data``、经由 NumPy 写入（见上文）、经由 ``untyped_storage()`` 或 DLPack 别名写入、``nn.utils.vector_to_parameters``，以及对 ``w.detach()`` 调用 ``apply_`` 或 ``map_``，见 :ref:`“版本计数器”那一页的表 <questions-version-counter>`。``.data``
 # 让自动求导看不见修改，``p.data = t`` 连形状的改变也一并藏起来。``torch.no_grad()`` 下的
-# ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，浮点数和整数源张量的 dtype 也会被悄悄转换；形状无法广播的源张量会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`“逐条检验原博文的总结”那一页 <data-vs-detach-comparison>`。:fact:`kernel-writes-not-counted`
+# ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，浮点数和整数源张量的 dtype 也会被悄悄转换；形状无法广播的源张量会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>`。:fact:`kernel-writes-not-counted`

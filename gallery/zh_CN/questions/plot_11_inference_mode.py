@@ -304,7 +304,7 @@ assert not y.requires_grad and torch.equal(y, before + 1), (
 )
 
 # %%
-# 不只是 ``add_``：下面每个 torch 原地操作都往 ``y`` 里写入数值，每个都是先写入、再报错。``detach_()``、``share_memory_()`` 和按张量自己的大小调用的 ``resize_()`` 不改变数值，也不报错。
+# 不只是 ``add_``：下面每个 torch 原地操作都往 ``y`` 里写入数值，每个都是先写入、再报错。``detach_()``、``share_memory_()`` 和按张量自己的大小调用的 ``resize_()`` 不改变数值，也不报错。但不改变数值并不意味着不报错：``t_()``、``unsqueeze_(0)``，以及用 ``y`` 已有的数值做的 ``copy_``，都抛出同样的错误，而且 ``unsqueeze_(0)`` 报错时已经改了形状。
 
 value_writes = {
     "y.mul_(10)": lambda t: t.mul_(10),
@@ -323,16 +323,25 @@ no_values = {
     "y.share_memory_()": lambda t: t.share_memory_(),
     "y.resize_(2)": lambda t: t.resize_(2),
 }
-outcomes = {}
-for name, edit in {**value_writes, **no_values}.items():
+no_new_values = {
+    "y.t_()": lambda t: t.t_(),
+    "y.unsqueeze_(0)": lambda t: t.unsqueeze_(0),
+    "y.copy_(y.clone())": lambda t: t.copy_(t.clone()),
+}
+outcomes, shapes = {}, {}
+for name, edit in {**value_writes, **no_values, **no_new_values}.items():
     y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
     before = y.clone()
-    outcomes[name] = (attempt(edit, y), not torch.equal(y, before))
-    print(f"{name:24} raised={outcomes[name][0] != 'ok'}  values changed={outcomes[name][1]}")
+    outcomes[name] = (attempt(edit, y), not torch.equal(y.reshape(-1), before))
+    shapes[name] = tuple(y.shape)
+    print(f"{name:24} raised={outcomes[name][0] != 'ok'}  values changed={outcomes[name][1]}  shape: {shapes[name]}")
 refusal = "RuntimeError: Inplace update to inference tensor outside InferenceMode"
 assert all(outcomes[n][0].startswith(refusal) and outcomes[n][1] for n in value_writes) and all(
     outcomes[n] == ("ok", False) for n in no_values
 ), "each value write raises after writing; detach_, share_memory_ and resize_ to its size raise nothing and change nothing"
+assert shapes["y.unsqueeze_(0)"] == (1, 2) and all(
+    outcomes[n][0].startswith(refusal) and not outcomes[n][1] for n in no_new_values
+), "t_, unsqueeze_ and copy_ of the same values raise; unsqueeze_ has changed the shape when it raises"
 
 # %%
 # 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。``y.detach()`` 和 ``y.data`` 也是推理张量，通过它们修改却不报任何错，而且改动会落到 ``y`` 上。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 即使直接作用在 ``y`` 上也不报错，同样改动 ``y``；经由 NumPy 数组 ``y.numpy()`` 写入也是如此。
@@ -454,5 +463,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错。通过 ``detach()``、``.data`` 或 ``numpy()`` 修改不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错。结果可能还要用于训练时，用
+# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。通过 ``detach()``、``.data`` 或 ``numpy()`` 修改不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。

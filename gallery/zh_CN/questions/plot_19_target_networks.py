@@ -17,7 +17,7 @@
           for t, o in zip(target.parameters(), online.parameters(), strict=True):
               t.lerp_(o, tau)
 
-目标网络有两种：一种只是给在线网络（online network）多起了一个名字，一种是复制出来的。本页用一个 DQN 式的小循环把两种各跑一遍，然后检查复制网络的两种写法，用公式核对
+本页用一个 DQN 式的小循环，让目标网络先作为在线网络（online network）的别名、再作为复制出来的副本各跑一遍，然后检查复制网络的两种写法，用公式核对
 ``lerp_`` 和 ``mul_().add_()`` 的软更新（soft update），最后看 ``torch.optim.swa_utils.AveragedModel`` 复制了什么、平均了什么。
 """
 

@@ -14,7 +14,7 @@ fork 出来的 ``DataLoader`` worker 进程的修改不见了：多进程之间�
       dataset.visits.share_memory_()
       loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
-一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用 ``fork`` 方式（Python 3.14 之前 Linux 的默认方式）启动 worker，计数就一直是 0；在 ``spawn`` 和 ``forkserver`` 方式下，把数据集发给 worker 的序列化会把其中由 torch 分配的非空张量移进共享内存（两者下文都有检验）。交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：让
+一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用 ``fork`` 方式（Python 3.14 之前 Linux 的默认方式）启动 worker，计数就一直是 0；在 ``spawn`` 和 ``forkserver`` 方式下，把数据集发给 worker 的序列化会把其中由 torch 分配的非空张量移进共享内存（下文检验了 ``fork`` 下的计数，以及在本进程里对一个张量做的这次序列化）。交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：让
 worker 修改数据集；让子进程修改从父进程继承来的张量（torch 自己分配的张量，以及另外两种来源的张量）；让子进程修改经队列收到的张量；再看队列遇到发送不了的张量时怎么处理。最后在两个 epoch 的循环里检验解决办法。每次等待子进程都有时间上限，页面结束时所有子进程都已退出。
 """
 

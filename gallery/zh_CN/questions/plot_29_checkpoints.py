@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``load_state_dict(sd, assign=True)`` 给模型换上新的参数对象；加载之前创建的优化器仍持有旧参数，旧参数得不到梯度，所以模型不再改变，损失也不再下降。加载之后再创建优化器：
+   ``load_state_dict(sd, assign=True)`` 给模型换上新的参数对象；加载之前创建的优化器仍持有旧参数，旧参数得不到梯度，所以模型的参数不再改变，损失也不再下降。加载之后再创建优化器：
 
    .. code-block:: python
 
@@ -181,7 +181,7 @@ assert all(t is m for t, m in zip(twin.parameters(), model.parameters(), strict=
 # 现象：损失不变
 # --------------
 #
-# 优化器是在加载之前创建的，它持有的是旧参数，而模型已经不再使用它们。``backward()`` 不给它们梯度，所以 ``step()`` 不会改动模型用到的任何东西：模型一直是检查点里的值，训练三步打印三次同一个损失。模型的新参数照样累积梯度，却没有谁用它们更新参数，也没有谁把它们清零：三步之后，``model[0].weight.grad`` 是一步梯度的三倍。
+# 优化器是在加载之前创建的，它持有的是旧参数，而模型已经不再使用它们。``backward()`` 不给它们梯度，所以 ``step()`` 不会改动模型用到的任何东西：模型的参数一直是检查点里的值（训练模式下，``BatchNorm1d`` 的缓冲区在每次前向传播时仍会改变），训练三步打印三次同一个损失。模型的新参数照样累积梯度，却没有谁用它们更新参数，也没有谁把它们清零：三步之后，``model[0].weight.grad`` 是一步梯度的三倍。
 
 losses = train(model, optimizer, 3)
 print("losses:", losses)
@@ -197,6 +197,9 @@ assert old["0.weight"].grad is None and torch.allclose(model[0].weight.grad, 3 *
     "the old weight got no grad; the new one summed three steps' grads")
 assert all(torch.equal(p, q) for p, q in zip(model.parameters(), trained.parameters(), strict=True)), (
     "the model's parameters still equal the checkpoint's")
+assert model[1].num_batches_tracked == trained[1].num_batches_tracked + 4, (
+    "each of the four train-mode forward passes moved the BatchNorm step count")
+assert not torch.equal(model[1].running_mean, trained[1].running_mean), "the BatchNorm running mean moved"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -17,7 +17,7 @@
               e.lerp_(p, 1 - decay)
 
 权重的指数滑动平均（exponential moving average，EMA）是另一组权重，每一步朝模型的权重挪一小步：
-``ema = decay * ema + (1 - decay) * weight``。EMA 模型就是模型本身（同一个对象）时，这份“平均”从来就不是副本。本页先用三种这样的错误写法训练一个小网络，再分别用手写的 EMA 和
+``ema = decay * ema + (1 - decay) * weight``。EMA 模型就是模型本身时，这份“平均”从来就不是副本。本页先用三种这样的错误写法训练一个小网络，再分别用手写的 EMA 和
 ``torch.optim.swa_utils.AveragedModel`` 训练，用公式逐一核对，看批归一化（batch norm）的缓冲区会怎样，最后解决某些模型上
 ``copy.deepcopy`` 抛出的错误“Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。
 """
@@ -506,10 +506,10 @@ assert averaged.module[1].momentum == model[1].momentum, "update_bn puts the mom
 # “graph leaves”：``copy.deepcopy`` 拒绝复制模型
 # ----------------------------------------------
 #
-# ``copy.deepcopy`` 只复制叶子张量（leaf tensor），见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`。模块里存着一个在梯度模式（grad mode）下由参数算出的张量时，它无法被深拷贝，所以
+# ``copy.deepcopy`` 只复制叶子张量（leaf tensor），见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`。模块里存着一个在梯度模式（grad mode）下由需要梯度的参数算出的张量（非叶子张量）时，它无法被深拷贝，所以
 # ``copy.deepcopy(model)`` 和 ``AveragedModel(model)`` 都无法为它建 EMA。这里有两个这样的模块：一个用已弃用的
 # ``torch.nn.utils.weight_norm`` 包装（它存着由 ``weight_g`` 和 ``weight_v`` 算出的 ``weight``，调用时发出警告），另一个存着
-# ``self.w2 = self.w * 2``。两条途径对两个模块都抛出同样的错误，在 ``torch.no_grad()`` 下也一样：那个张量早已有了 ``grad_fn``。
+# ``self.w2 = self.w * 2``。两条途径对两个模块都抛出同样的错误，在 ``torch.no_grad()`` 下也一样：那个张量早已有了 ``grad_fn``。由冻结的参数（``requires_grad=False``）算出的张量是叶子张量，这样的模块可以深拷贝（这一点由一段隐藏的检查验证）。
 
 
 class Doubled(torch.nn.Module):
@@ -548,6 +548,14 @@ assert issubclass(caught[0].category, FutureWarning) and "deprecated" in str(cau
     "the old weight_norm warns that it is deprecated"
 )
 assert not Doubled().w2.is_leaf and not old_style.weight.is_leaf, "both modules keep a non-leaf"
+frozen_holder = torch.nn.Module()
+frozen_holder.register_parameter("w", torch.nn.Parameter(torch.ones(2), requires_grad=False))
+with torch.enable_grad():
+    frozen_holder.register_buffer("w2", frozen_holder.w * 2)
+assert frozen_holder.w2.is_leaf and not same_storage(copy.deepcopy(frozen_holder).w2, frozen_holder.w2), (
+    "a tensor computed in grad mode from a frozen parameter is a leaf, and its module deep-copies"
+)
+assert isinstance(AveragedModel(frozen_holder).module.w2, torch.Tensor), "AveragedModel copies that module too"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -588,4 +596,4 @@ assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the s
 # EMA 需要自己的权重：``ema = model`` 指的是模型本身，``model.state_dict()`` 里的张量用的是模型的内存，基于它们的 EMA 每一步之后都等于模型。把模型深拷贝一份，关掉它的梯度，在
 # ``torch.no_grad()`` 下把它的参数朝模型的参数挪，并把模型的缓冲区（批归一化的滑动统计量）复制过来；或者交给带 ``get_ema_multi_avg_fn`` 的
 # ``AveragedModel``：它默认在每次更新时复制缓冲区，``use_buffers=True`` 时对缓冲区求平均，``update_bn``
-# 为平均后的权重重算批归一化统计量。像旧的 ``weight_norm`` 那样，存着在梯度模式下由参数算出的张量（非叶子张量）的模块无法深拷贝；参数化的 ``weight_norm`` 可以。
+# 为平均后的权重重算批归一化统计量。像旧的 ``weight_norm`` 那样，存着在梯度模式下由需要梯度的参数算出的张量（非叶子张量）的模块无法深拷贝；参数化的 ``weight_norm`` 可以。

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），需要梯度的 float32 ``Parameter`` 只转换一次，低精度副本用到最外层区域结束，看不到优化器的更新。autocast 的 ``with`` 块里只放前向传播和损失，循环外不再套一层：
+   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），需要梯度的 float32 ``Parameter`` 交给 autocast 转成低精度的运算（``Linear``、卷积）时只转换一次，副本用到最外层区域结束，看不到优化器更新。区域里只放前向传播和损失：
 
    .. code-block:: python
 
