@@ -13,6 +13,7 @@ import torch
 import torch.utils.checkpoint
 
 from tensorfacts.fact_registry import Fact, fact, scoped_fact
+from tensorfacts.no_grad_view_facts import GRAD_OFF
 from tensorfacts.scope import Case
 from tensorfacts.standard_sources import GRAD_SOURCES
 
@@ -135,15 +136,16 @@ def _grad_mode_records() -> Fact:
           "with y = a * 2 leave 4a + 2 in a.grad (added, not replaced); y has a grad_fn, is not a leaf, and y.grad "
           "is None after backward (read with torch's warning). A leaf that does not require grad gets no .grad. "
           "Two views that are leaves: v = torch.zeros(3)[1:].requires_grad_() gets 2 in v.grad from "
-          "(v * 2).sum().backward(); u = w[1:] of a leaf w that requires grad, taken under torch.no_grad() and "
-          "again under torch.inference_mode(), requires grad and is a leaf, yet after (u * 2).sum().backward() "
-          "u.grad and w.grad are None.",
+          "(v * 2).sum().backward(); u = w[1:] of a leaf w that requires grad, taken under torch.no_grad(), "
+          "again under torch.inference_mode() and again under torch.set_grad_enabled(False), requires grad and is "
+          "a leaf, yet after (u * 2).sum().backward() u.grad and w.grad are None.",
     "zh_CN": "需要梯度的叶子张量 a：grad_fn 为 None；对 (a * a).sum() 调用两次 backward()，再令 y = a * 2，对 "
              "(y * 1).sum() 调用一次，a.grad 是 4a + 2（累加，不是替换）；y 有 grad_fn，不是叶子张量，backward 之后 "
              "y.grad 仍是 None（读取时 torch 给出警告）。"
              "不需要梯度的叶子张量得不到 .grad。"
              "两个本身是叶子张量的视图：v = torch.zeros(3)[1:].requires_grad_() 在 (v * 2).sum().backward() 之后，"
-             "v.grad 是 2；对需要梯度的叶子张量 w，分别在 torch.no_grad() 和 torch.inference_mode() 下取 u = w[1:]，"
+             "v.grad 是 2；对需要梯度的叶子张量 w，分别在 torch.no_grad()、torch.inference_mode() 和 "
+             "torch.set_grad_enabled(False) 下取 u = w[1:]，"
              "u 需要梯度，也是叶子张量，但 (u * 2).sum().backward() 之后 u.grad 和 w.grad 都是 None。",
 }, TWO_FLOATS)
 def _leaf_grad_accumulates() -> Fact:
@@ -168,16 +170,16 @@ def _leaf_grad_accumulates() -> Fact:
         v = base[1:].requires_grad_()
         (v * 2).sum().backward()
         seen = [v._base is base and v.is_leaf and v.grad is not None and v.grad.tolist() == [2.0, 2.0]]
-        for off in (torch.no_grad, torch.inference_mode):
+        for off in GRAD_OFF.values():
             w = torch.ones(3, dtype=dtype, requires_grad=True)
             with off():
                 u = w[1:]
             (u * 2).sum().backward()
             seen.append((u._base is w and u.requires_grad and u.is_leaf, u.grad is None and w.grad is None))
         views.append(seen)
-    return Fact(all(ok) and views == [[True, (True, True), (True, True)]] * 2,
-                f"as stated per dtype: {ok}; views that are leaves (made a leaf gets .grad; taken under no_grad, "
-                f"inference_mode: a leaf that requires grad, no .grad on it or its base): {views}")
+    return Fact(all(ok) and views == [[True] + [(True, True)] * len(GRAD_OFF)] * 2,
+                f"as stated per dtype: {ok}; views that are leaves (made a leaf gets .grad; taken under "
+                f"{', '.join(GRAD_OFF)}: a leaf that requires grad, no .grad on it or its base): {views}")
 
 
 #: Optimizers in their default configuration, and SGD with momentum.

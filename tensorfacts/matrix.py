@@ -1,10 +1,9 @@
 """The behaviour matrix's guide, "which one should I use?", and the matrix as plain text.
 
-Each entry of the guide states advice in every edition's language and rests on premises that read
-the probed matrix (:mod:`tensorfacts.probes`) and on named facts (:mod:`tensorfacts.facts`); the
-site's ``behaviour-matrix`` directive renders the tables and fails the build when a premise breaks.
-
-``python -m tensorfacts --matrix`` (:mod:`tensorfacts.cli`) prints the matrix as plain text.
+Each entry of the guide states advice in every edition's language and rests on premises that read the probed
+matrix (:mod:`tensorfacts.probes`) and on named facts (:mod:`tensorfacts.facts`); the site's ``behaviour-matrix``
+directive renders the tables and fails the build when a premise breaks. ``python -m tensorfacts --matrix``
+(:mod:`tensorfacts.cli`) prints the matrix as plain text.
 """
 
 from __future__ import annotations
@@ -90,7 +89,6 @@ FACT_EXPRESSIONS: dict[str, tuple[str, ...]] = {
     "leaf-view-inplace-refused-in-grad-mode": ("a.view(dtype)",),
 }
 
-
 GUIDE: tuple[Advice, ...] = (
     Advice(
         "independent-copy",
@@ -126,21 +124,23 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "For a copy that gradients still flow back through, use `a.clone()` on a tensor that requires grad: "
                 "its own storage and version counter, `requires_grad=True` and a `CloneBackward0` node (except on a "
-                "view of such a tensor taken under `torch.no_grad()` or `torch.inference_mode()`, or a view of such a "
-                "view: its clone has the node too, yet no gradient reaches its base, nor the view taken under the mode "
-                "unless `requires_grad_()` was called on it). `torch.empty_like(a).copy_(a)` does the same through "
-                "`CopyBackwards`, and, on a float32 `a` like the sources here, `a.double()` through `ToCopyBackward0` "
-                "(it also changes the dtype; on a float64 `a` it returns `a` itself, no copy). For an inference tensor "
-                "`a` made with `requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), "
-                "the nodes of `a.clone()` and `a.double()` are `CopyBackwards` instead.",
+                "view of such a tensor taken under `torch.no_grad()`, `torch.inference_mode()` or "
+                "`torch.set_grad_enabled(False)`, or a view of such a view: its clone has the node too, yet no "
+                "gradient reaches its base, nor the view taken with grad mode off unless `requires_grad_()` was called "
+                "on it). `torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and, on a float32 `a` "
+                "like the sources here, `a.double()` through `ToCopyBackward0` (it also changes the dtype; on a "
+                "float64 `a` it returns `a` itself, no copy). For an inference tensor `a` made with "
+                "`requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), the nodes of "
+                "`a.clone()` and `a.double()` are `CopyBackwards` instead.",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
-                "`requires_grad=True`，带一个 `CloneBackward0` 节点（在 `torch.no_grad()` 或 `torch.inference_mode()` "
-                "下对这种张量取的视图（view），以及这种视图的视图，是例外：它们的副本也带这个节点，梯度却到不了取视图的"
-                "那个张量，也到不了在该模式下取的那个视图，除非对这个视图调用过 `requires_grad_()`）。"
-                "`torch.empty_like(a).copy_(a)` 效果相同，节点是 `CopyBackwards`；这里的 `a` 是 float32 张量，"
-                "`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变了 dtype；`a` 本来就是 float64 的话，它返回 "
-                "`a` 本身，不复制）。对用 `requires_grad=True` 创建的推理张量 `a`（比如在 `torch.inference_mode()` 里构"
-                "建的模块的参数），`a.clone()` 和 `a.double()` 的节点则都是 `CopyBackwards`。",
+                "`requires_grad=True`，带一个 `CloneBackward0` 节点（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
+                "`torch.set_grad_enabled(False)` 下对这种张量取的视图（view），以及这种视图的视图，是例外：它们的副本也"
+                "带这个节点，梯度却到不了取视图的那个张量，也到不了这样取的那个视图，除非对这个视图调用过 "
+                "`requires_grad_()`）。`torch.empty_like(a).copy_(a)` 效果相同，节点是 `CopyBackwards`；这里的 `a` 是 "
+                "float32 张量，`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变了 dtype；`a` 本来就是 float64 的"
+                "话，它返回 `a` 本身，不复制）。对用 `requires_grad=True` 创建的推理张量 `a`（比如在 "
+                "`torch.inference_mode()` 里构建的模块的参数），`a.clone()` 和 `a.double()` 的节点则都是 "
+                "`CopyBackwards`。",
         },
         lambda m: all(
             _everywhere(m, op, GRAD_SOURCES, shares_storage=False, shares_version=False,

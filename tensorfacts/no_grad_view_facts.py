@@ -1,9 +1,9 @@
-"""Named facts on views taken with grad mode off (under ``torch.no_grad()`` or ``torch.inference_mode()``) of
-a tensor that requires grad: each is a leaf that requires grad, and neither its clone nor the clone of a view of it
-taken with grad mode on passes a gradient to its base, nor to it unless it called ``requires_grad_()``. They stand
-behind the clone exception of the decision page, the matrix guide, the glossary and the clone page, run over
-the view operations of the views table (:mod:`tensorfacts.view_ops`) whose result requires grad. Registered on import by
-:mod:`tensorfacts.facts`, whose docstring says what a fact is.
+"""Named facts on views taken with grad mode off (under ``torch.no_grad()``, ``torch.inference_mode()`` or
+``torch.set_grad_enabled(False)``) of a tensor that requires grad: each is a leaf that requires grad, and neither its
+clone nor the clone of a view of it taken with grad mode on passes a gradient to its base, nor to it unless it called
+``requires_grad_()``. They stand behind the clone exception of the decision page, the matrix guide, the glossary and
+the clone page, run over the view operations of the views table (:mod:`tensorfacts.view_ops`) whose result requires
+grad. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ GRAD_VIEWS = tuple(row for row in view_ops.VIEWS if row.code not in ("a.detach()
 VIEW_DTYPES = {"a": (torch.float32, torch.float64, torch.bfloat16), "p": (torch.float32, torch.float64),
                "z": (torch.complex64, torch.complex128), "s": (torch.float32, torch.float64)}
 
+#: The three ways to turn grad mode off, by name.
+GRAD_OFF = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode,
+            "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False)}
 #: u itself, and the views of u taken with grad mode on that the fact clones instead: a view of u and a view of that.
 FURTHER_VIEWS = (lambda u: u, lambda u: u[..., 1:], lambda u: u[..., 1:].unsqueeze(0))
 
@@ -35,10 +38,11 @@ def _backward_of_squares(c: torch.Tensor) -> None:
 @fact("clone-of-no-grad-view-passes-no-gradient", {
     "en": f"For each of the {len(GRAD_VIEWS)} view operations of the views table but a.detach() and s.indices() "
           "(indexing, view, t(), transpose, expand, split, unbind, diagonal, as_strided, real, view_as_real, the "
-          "sparse tensor's values() ...), takes u, the view of a source that requires grad, under torch.no_grad() "
-          "and again under torch.inference_mode(), the source a leaf and again a non-leaf (the leaf times 1), in "
-          "float32, float64 and bfloat16 (complex64 and complex128 for the views of a complex tensor; no bfloat16 "
-          "for view_as_complex and the sparse tensor), and, with grad mode on, clones u, and in two further runs a "
+          "sparse tensor's values() ...), takes u, the view of a source that requires grad, under torch.no_grad(), "
+          "again under torch.inference_mode() and again under torch.set_grad_enabled(False), the source a leaf and "
+          "again a non-leaf (the leaf times 1), in float32, float64 and bfloat16 (complex64 and complex128 for the "
+          "views of a complex tensor; no bfloat16 for view_as_complex and the sparse tensor), and, with grad mode "
+          "on, clones u, and in two further runs a "
           "view of u and a view of that view taken with grad mode on (u[..., 1:] and u[..., 1:].unsqueeze(0), each "
           "with a grad_fn and the same base as u): u is a leaf that requires grad, the clone c requires grad and "
           "has a CloneBackward0 node, yet after backward() of the sum of the squares of c, u.grad and the leaf's "
@@ -46,18 +50,20 @@ def _backward_of_squares(c: torch.Tensor) -> None:
           "the leaf's .grad is still None. a.detach() and s.indices() taken so do not require grad.",
     "zh_CN": f"对视图表中除 a.detach() 和 s.indices() 以外的 {len(GRAD_VIEWS)} 个视图操作（索引、view、t()、"
              "transpose、expand、split、unbind、diagonal、as_strided、real、view_as_real、稀疏张量的 values() 等），"
-             "分别在 torch.no_grad() 和 torch.inference_mode() 下对需要梯度的源张量取视图 u，源张量分别是叶子张量和"
-             "非叶子张量（叶子张量乘 1），dtype 分别是 float32、float64 和 bfloat16（复数张量的视图用 complex64 和 "
-             "complex128；view_as_complex 和稀疏张量不用 bfloat16），再在梯度模式（grad mode）下对 u 调用 clone()，"
+             "分别在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下对需要梯度的源张量"
+             "取视图 u，源张量分别是叶子张量和非叶子张量（叶子张量乘 1），dtype 分别是 float32、float64 和 "
+             "bfloat16（复数张量的视图用 complex64 和 complex128；view_as_complex 和稀疏张量不用 bfloat16），"
+             "再在梯度模式（grad mode）下对 u 调用 clone()，"
              "另两次运行则在梯度模式下先取 u 的视图和这个视图的视图（u[..., 1:] 和 u[..., 1:].unsqueeze(0)，都有 "
              "grad_fn，基张量（base tensor）与 u 的相同），再对它调用 clone()：u 是需要梯度的叶子张量，副本 c "
              "需要梯度，带 CloneBackward0 节点，但对 c 的各值平方和调用 backward() 之后，u.grad 和叶子张量的 .grad "
              "都是 None。每次运行再做一遍，取得 u 后立即调用 u.requires_grad_()：u.grad 有了值，叶子张量的 .grad "
              "仍是 None。这样取的 a.detach() 和 s.indices() 不需要梯度。",
-}, {"en": f"{len(GRAD_VIEWS)} view operations, the dtypes it names, a leaf and a non-leaf source, both modes, u "
-          "and two views taken of it with grad mode on, u.requires_grad_() called or not, on the CPU",
-    "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量和非叶子张量两种源张量，两种模式，u 和在梯度模式下"
-             "对它取的两种视图，调用或不调用 u.requires_grad_()，在 CPU 上"})
+}, {"en": f"{len(GRAD_VIEWS)} view operations, the dtypes it names, a leaf and a non-leaf source, the three ways to "
+          "turn grad mode off, u and two views taken of it with grad mode on, u.requires_grad_() called or not, on "
+          "the CPU",
+    "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量和非叶子张量两种源张量，三种关闭梯度模式的"
+             "方式，u 和在梯度模式下对它取的两种视图，调用或不调用 u.requires_grad_()，在 CPU 上"})
 def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
     """A view taken with grad mode off is a leaf that requires grad; its clone, and the clone of a view of it taken
     with grad mode on, has a node, and the node passes the gradient neither to its base nor to the view, unless the
@@ -65,7 +71,7 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
     wrong, runs = [], 0
     for row in GRAD_VIEWS:
         for dtype in VIEW_DTYPES[row.source]:
-            for off in (torch.no_grad, torch.inference_mode):
+            for mode, off in GRAD_OFF.items():
                 for kind, (depth, further), primed in itertools.product(
                         ("leaf", "non-leaf"), enumerate(FURTHER_VIEWS), (False, True)):
                     leaf = view_ops.make_source(row.source, "contiguous").to(dtype).requires_grad_()
@@ -84,15 +90,15 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
                     seen = (made and u.is_leaf and u.requires_grad and in_grad_mode, recorded,
                             (u.grad is None) != primed and leaf.grad is None)
                     if seen != (True, True, True):
-                        wrong.append(f"{row.code} {dtype} {off.__name__} {kind} view depth {depth} "
+                        wrong.append(f"{row.code} {dtype} {mode} {kind} view depth {depth} "
                                      f"requires_grad_() {primed}: {seen}")
     untracked = []
     for row in (r for r in view_ops.VIEWS if r not in GRAD_VIEWS):
-        for off in (torch.no_grad, torch.inference_mode):
+        for off in GRAD_OFF.values():
             with off():
                 untracked.append(view_ops.apply(row, view_ops.make_source(row.source, "contiguous").requires_grad_()))
-    # 2 modes, 2 sources, requires_grad_() called or not
-    expected = 8 * len(FURTHER_VIEWS) * sum(len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS)
+    # 3 ways to turn grad mode off, 2 sources, requires_grad_() called or not
+    expected = 12 * len(FURTHER_VIEWS) * sum(len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS)
     return Fact(runs == expected and not wrong and not any(t.requires_grad for t in untracked),
                 f"views run: {runs}; not (a leaf that requires grad, clone recorded, u.grad only after "
                 f"requires_grad_(), none on the leaf): "

@@ -20,7 +20,7 @@ from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extension
 from tests.gallery_tools import GALLERY, LANGS, gallery_scripts, read_page, script_id
 
 from tensorcopy_sphinx.cjk_linebreaks import join_links, join_paragraph_lines, page_description, tidy_description  # noqa: E402  isort: skip
-from tensorcopy_sphinx.gallery_html_fixes import _source_read, plain_title, plain_tooltip  # noqa: E402  isort: skip
+from tensorcopy_sphinx.gallery_html_fixes import _source_read, curly_quotes, plain_title, plain_tooltip  # noqa: E402  isort: skip
 from tensorcopy_sphinx.notebook_text import markdown_cell  # noqa: E402  isort: skip
 
 
@@ -214,6 +214,11 @@ def test_a_card_title_shows_the_words_of_its_literals_not_the_markup(title):
 
 def test_a_card_title_is_escaped_html_like_the_tooltip():
     assert plain_title("a < b & ``c``") == "a &lt; b &amp; c"
+
+
+def test_an_english_card_title_curls_its_quotes_as_the_link_text_does_but_not_in_literals():
+    title = '"My weights\' ``.grad`` is ``"cpu"``": the article\'s "best" weights'
+    assert curly_quotes(title, "en") == "“My weights’ ``.grad`` is ``\"cpu\"``”: the article’s “best” weights"
 
 
 def test_a_card_tooltip_shows_the_value_of_a_substitution():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import warnings
 from unittest import mock
 
 import pytest
@@ -194,6 +195,20 @@ def _dlpack_of_a_copy(array, *args, **kwargs):
     return _FROM_DLPACK(np.ascontiguousarray(array), *args, **kwargs)
 
 
+def _asarray_quietly(func, args, kwargs):
+    """``asarray`` that gives no warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return func(*args, **kwargs)
+
+
+def _asarray_of_an_alias(func, args, kwargs):
+    """``asarray`` given ``requires_grad`` and no copy as if given ``a.detach()``: a new alias, ``a`` left alone."""
+    if "requires_grad" in kwargs and not kwargs.get("copy") and isinstance(args[0], torch.Tensor):
+        return func(args[0].detach(), *args[1:], **kwargs)
+    return func(*args, **kwargs)
+
+
 def _batch_norm_in_eval(func, args, kwargs):
     """``batch_norm`` as in eval mode: it normalises with the running statistics and leaves them as they are."""
     if "training" in kwargs:
@@ -268,6 +283,8 @@ MUTANTS = {
     "view(dtype) copies": lambda: Override(view=_dtype_view_copies),
     "indexing is recorded under no_grad": lambda: Override(__getitem__=_recorded_under_no_grad),
     "as_tensor and asarray ignore the default device": lambda: Override(as_tensor=_on_the_cpu, asarray=_on_the_cpu),
+    "asarray gives no warning": lambda: Override(asarray=_asarray_quietly),
+    "asarray with requires_grad leaves its input alone": lambda: Override(asarray=_asarray_of_an_alias),
 }
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
@@ -317,6 +334,8 @@ FACT_FLIPS = {
     "leaf-view-inplace-refused-in-grad-mode": ("in-place edits bypass autograd", "view(dtype) copies"),
     "clone-of-no-grad-view-passes-no-gradient": ("indexing is recorded under no_grad", "clone() shares memory"),
     "default-device-makes-as-tensor-copy": "as_tensor and asarray ignore the default device",
+    "asarray-warns-once-without-requires-grad": "asarray gives no warning",
+    "asarray-requires-grad-without-copy": "asarray with requires_grad leaves its input alone",
     "detach-numpy-needs-plain-dense": "detach copies",
     "dense-tensor-reads-storage-by-layout": "conj() copies",
     "view-write-shows-in-both": "reshape() always copies",

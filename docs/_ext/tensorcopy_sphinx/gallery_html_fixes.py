@@ -13,12 +13,16 @@ literal right after punctuation ("：``module.to()``", "（``grad_fn``", "``a``�
 two literals one space apart ("``.grad`` ``None``"): the cards showed backquotes. It also leaves the
 build's substitutions (``|torch_version|``) as they are. Both texts are rewritten here with the words a
 reader sees (:func:`plain_text`) and each substitution's value; the title is HTML-escaped first, as the
-tooltip already is, so a ``<`` in a title is shown, not parsed.
+tooltip already is, so a ``<`` in a title is shown, not parsed. Being raw HTML, the title escapes Sphinx's
+smart quotes, which curl the quotes of the link text above it: where the edition's language takes them
+(English; Sphinx leaves Chinese alone), its straight quotes outside literals are curled here the same way
+(:func:`curly_quotes`).
 """
 
 import html
 import re
 
+from docutils.utils.smartquotes import educateQuotes
 from sphinx.application import Sphinx
 
 from tensorcopy_sphinx.build_info import build_versions, resolve
@@ -47,6 +51,31 @@ def plain_title(title: str) -> str:
     """A card's title as a reader should see it: from sphinx-gallery's raw title, escaped HTML without
     reST markup."""
     return plain_text(html.escape(title, quote=False))
+
+
+#: A literal in a card's raw title: its quotes are code and stay straight.
+_LITERAL = re.compile(r"(``.+?``)")
+
+
+def curly_quotes(title: str, language: str) -> str:
+    """A card's raw title with its straight quotes outside literals curled as Sphinx's smart quotes curl
+    the page's text in ``language`` (each part read after the character before it, as in running text)."""
+    parts, before = _LITERAL.split(title), " "
+    for index in range(0, len(parts), 2):
+        if parts[index]:
+            parts[index] = educateQuotes(before + parts[index], language=language)[1:]
+        before = (parts[index + 1] if index + 1 < len(parts) else parts[index])[-1:] or before
+    return "".join(parts)
+
+
+def _smart_quotes_language(app: Sphinx | None) -> str | None:
+    """The language Sphinx's smart quotes use for this build, or None where it uses none."""
+    if app is None or not app.config.smartquotes:
+        return None
+    excluded = app.config.smartquotes_excludes
+    if app.config.language in excluded.get("languages", ()) or app.builder.name in excluded.get("builders", ()):
+        return None
+    return app.config.language
 
 
 _CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
@@ -79,14 +108,16 @@ def _one_tag_list(text: str) -> str:
     return text[:end] + text[end:].replace(_TAG_LIST, "<div class='sphx-glr-tag-list'></div>")
 
 
-def _source_read(app: Sphinx, docname: str, source: list[str]) -> None:
+def _source_read(app: Sphinx | None, docname: str, source: list[str]) -> None:
     versions = build_versions()
+    language = _smart_quotes_language(app)
 
     def tooltip(match: re.Match) -> str:
         return f'{match.group(1)} data-tooltip="{plain_tooltip(resolve(match.group(2), versions, docname))}"'
 
     def title(match: re.Match) -> str:
-        return f"{match.group(1)}{plain_title(resolve(match.group(2), versions, docname))}{match.group(3)}"
+        raw = resolve(match.group(2), versions, docname)
+        return f"{match.group(1)}{plain_title(curly_quotes(raw, language) if language else raw)}{match.group(3)}"
 
     source[0] = _one_tag_list(_TITLE.sub(title, _TOOLTIP.sub(tooltip, source[0])))
 

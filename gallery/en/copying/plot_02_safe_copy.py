@@ -322,12 +322,23 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # Given a tensor, and with no default device set, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return
 # that very tensor, graph and all: they are for code that accepts a list, an array or a tensor and wants a tensor. ``torch.asarray``
 # copies when told ``copy=True``, but, on this torch, without ``requires_grad`` the copy follows ``a``:
-# it requires grad and stays in the graph, like ``a.clone()``. Torch also warns, once per process, that
-# this default changed (a ``UserWarning``, caught below); passing ``requires_grad`` silences it. With
-# ``requires_grad=False`` as well it is a copy outside the graph, equal to ``a.detach().clone()``. Under a default device other than
+# it requires grad and stays in the graph, like ``a.clone()``. With ``requires_grad=False`` as well it is
+# a copy outside the graph, equal to ``a.detach().clone()``. Under a default device other than
 # ``"cpu"`` (set by ``torch.set_default_device`` or ``with torch.device(...)``), even ``"cpu:0"``,
 # ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a copy on that device (last lines).
 # :fact:`default-device-makes-as-tensor-copy`
+#
+# Given a tensor that requires grad and no ``requires_grad``, ``torch.asarray`` warns that its default for
+# ``requires_grad`` changed (a ``UserWarning``, caught below), with or without ``copy=True``, but only on the first such
+# call in a process; passing ``requires_grad`` together with ``copy=True``, or calling ``torch.as_tensor``,
+# gives no warning.
+# :fact:`asarray-warns-once-without-requires-grad`
+#
+# Without ``copy=True``, passing ``requires_grad`` is no way to silence it. Given a leaf that requires
+# grad, a ``Parameter`` included, ``torch.asarray(a, requires_grad=False)`` returns ``a`` itself with its
+# ``requires_grad`` switched off in place; given a non-leaf, it returns a tensor that shares its memory,
+# outside the graph.
+# :fact:`asarray-requires-grad-without-copy`
 
 with warnings.catch_warnings(record=True) as asarray_caught:  # catches torch's warning (given once per process)
     warnings.simplefilter("always")

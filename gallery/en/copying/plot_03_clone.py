@@ -396,7 +396,7 @@ unnamed_source, bystander = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), t
 (unnamed_source.clone() * named_weights + bystander).sum().backward(inputs=[bystander])
 assert unnamed_source.grad is None and torch.equal(bystander.grad, torch.ones(3)), (
     "backward(inputs=...) that does not name the source leaves its .grad alone")
-for grad_off in (torch.no_grad, torch.inference_mode):
+for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
     for further in (False, True):
         off_base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
         with grad_off():
@@ -444,9 +444,10 @@ assert a.grad.tolist() == [3.0, 14.0, 106.0], "a.grad must be 2 * a + weights"
 #
 # The article ends its example with ``a = 1`` and notes that ``c`` did not
 # change. That line changes no tensor: it only makes the name ``a`` point to
-# the integer ``1``. Keep the tensor under a second name ``a_old`` and add a
-# detached view ``d`` that *shares* ``a``'s memory: after ``a = 1`` both ``c``
-# and ``d`` are unchanged, so the test cannot tell a copy from a shared view.
+# the integer ``1``. Keep the tensor under a second name ``a_old`` and add
+# ``d = a.detach()``, which *shares* ``a``'s memory: after ``a = 1`` both ``c``
+# and ``d`` are unchanged, so the test cannot tell a copy from a tensor that
+# shares memory.
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -492,9 +493,10 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # tensor on its way that called ``retain_grad()``), a
 # ``backward(inputs=...)`` that does not name the source leaves its ``.grad`` alone, and one that
 # names the clone, like ``torch.autograd.grad`` asked for the clone, stops there. When the source is a
-# view of a tensor that requires grad, taken under ``torch.no_grad()`` or ``torch.inference_mode()``,
-# or a view of such a view, its base gets no gradient, nor does the view taken under the mode unless
-# ``requires_grad_()`` was called on it, and nothing raises. Rebinding a name
+# view of a tensor that requires grad, taken with grad mode off (under ``torch.no_grad()``,
+# ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), or a view of such a view, its base
+# gets no gradient, nor does the view taken with grad mode off unless ``requires_grad_()`` was called
+# on it, and nothing raises. Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.
 # :fact:`clone-of-no-grad-view-passes-no-gradient`

@@ -369,7 +369,7 @@ unnamed_source, bystander = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), t
 (unnamed_source.clone() * named_weights + bystander).sum().backward(inputs=[bystander])
 assert unnamed_source.grad is None and torch.equal(bystander.grad, torch.ones(3)), (
     "backward(inputs=...) that does not name the source leaves its .grad alone")
-for grad_off in (torch.no_grad, torch.inference_mode):
+for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
     for further in (False, True):
         off_base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
         with grad_off():
@@ -450,5 +450,5 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取的视图（view），或者这种视图的视图，它的基张量（base tensor）得不到梯度，在该模式下取的那个视图也得不到，除非对这个视图调用过 ``requires_grad_()``，而且都不报错。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）取的视图（view），或者这种视图的视图，它的基张量（base tensor）得不到梯度，梯度模式关闭时取的那个视图也得不到，除非对这个视图调用过 ``requires_grad_()``，而且都不报错。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
 # :fact:`clone-of-no-grad-view-passes-no-gradient`

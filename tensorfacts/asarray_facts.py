@@ -1,0 +1,148 @@
+"""Named facts on ``torch.asarray`` given a tensor that requires grad and ``requires_grad`` or not: the warning
+that its default changed (given once per process, so the first call runs in fresh Python processes, started
+anew rather than forked, as a forked child would inherit the parent's spent warning), and what passing
+``requires_grad`` without ``copy=True`` does to the tensor given. They stand behind the ``torch.asarray`` section of
+copying/plot_02_safe_copy. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+
+import torch
+
+from tensorfacts.fact_registry import Fact, fact
+
+#: The child: first the calls that must not warn, then the two calls on a leaf that requires grad, in the order
+#: its argument gives; it prints, per call, the warnings given as (category, the message's first sentence).
+_FIRST_CALLS = r"""
+import json, sys, warnings
+import torch
+
+def warned(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [(w.category.__name__, str(w.message).split(". ")[0]) for w in caught]
+
+a = torch.ones(3, requires_grad=True)
+quiet = [lambda: torch.asarray(torch.ones(3)), lambda: torch.asarray(torch.ones(3), copy=True),
+         lambda: torch.asarray([1.0, 2.0]), lambda: torch.as_tensor(a),
+         lambda: torch.asarray(a, copy=True, requires_grad=False),
+         lambda: torch.asarray(a, copy=True, requires_grad=True)]
+calls = [lambda: torch.asarray(a), lambda: torch.asarray(a, copy=True)]
+if sys.argv[1] == "copy=True first":
+    calls.reverse()
+print(json.dumps({"quiet": [warned(call) for call in quiet], "first": warned(calls[0]), "second": warned(calls[1])}))
+"""
+
+#: Sources that require grad, by name, in a given dtype.
+GRAD_GIVENS = {
+    "leaf": lambda dtype: torch.ones(3, dtype=dtype, requires_grad=True),
+    "non-leaf": lambda dtype: torch.ones(3, dtype=dtype, requires_grad=True) * 2,
+    "Parameter": lambda dtype: torch.nn.Parameter(torch.ones(3, dtype=dtype)),
+    "view of a leaf": lambda dtype: torch.ones(3, dtype=dtype, requires_grad=True)[1:],
+}
+
+
+def _about_requires_grad(caught: list) -> bool:
+    """Exactly one warning, a UserWarning about requires_grad."""
+    return len(caught) == 1 and caught[0][0] == "UserWarning" and "requires_grad" in caught[0][1]
+
+
+def _warnings_always(call) -> list[tuple[str, str]]:
+    """The warnings ``call`` gives with torch's once-per-process warnings given every time (set back afterwards)."""
+    before = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+    finally:
+        torch.set_warn_always(before)
+    return [(w.category.__name__, str(w.message).split(". ")[0]) for w in caught]
+
+
+@fact("asarray-warns-once-without-requires-grad", {
+    "en": "In two fresh Python processes (started anew, not forked), each first calls torch.asarray on a float32 "
+          "tensor that does not require grad (with and without copy=True) and on a list, torch.as_tensor(a) on a "
+          "float32 leaf a that requires grad, and torch.asarray(a, copy=True, requires_grad=False) and "
+          "(..., requires_grad=True): none of these warns. Then torch.asarray(a) and torch.asarray(a, copy=True), "
+          "in one process in this order, in the other the other way round: the first gives exactly one "
+          "UserWarning, about requires_grad; the second gives none. In this process, with torch.set_warn_always(True) "
+          "(set back afterwards), torch.asarray(x) and torch.asarray(x, copy=True) of a leaf, a non-leaf, a "
+          "Parameter and a view of a leaf that require grad, in float32 and float64, each give that one warning, "
+          "while torch.as_tensor(x) and torch.asarray(x, copy=True, requires_grad=False) and (..., "
+          "requires_grad=True) give none.",
+    "zh_CN": "在两个全新的 Python 进程里（重新启动，不是 fork 出来的），先对不需要梯度的 float32 张量调用 "
+             "torch.asarray（带和不带 copy=True），对一个列表调用 torch.asarray，对需要梯度的 float32 叶子张量 a "
+             "调用 torch.as_tensor(a)，再调用 torch.asarray(a, copy=True, requires_grad=False) 和 "
+             "(..., requires_grad=True)：这些调用都不发警告。然后调用 torch.asarray(a) 和 "
+             "torch.asarray(a, copy=True)，一个进程按这个顺序，另一个反过来：第一次调用恰好发出一条关于 "
+             "requires_grad 的 UserWarning，第二次不发。在本进程里，开启 torch.set_warn_always(True)（之后改回），"
+             "对需要梯度的叶子张量、非叶子张量、Parameter 和叶子张量的视图，各用 float32 和 float64，"
+             "torch.asarray(x) 和 torch.asarray(x, copy=True) 每次都发出这一条警告，而 torch.as_tensor(x)、"
+             "torch.asarray(x, copy=True, requires_grad=False) 和 (..., requires_grad=True) 都不发。",
+}, {"en": "two fresh processes (one per order of the two calls), 4 sources that require grad in float32 and float64, "
+          "on the CPU",
+    "zh_CN": "两个全新的进程（两次调用的两种顺序各一个），4 种需要梯度的源张量，float32 和 float64，在 CPU 上"})
+def _asarray_warns_once_without_requires_grad() -> Fact:
+    orders = ("torch.asarray(a) first", "copy=True first")
+    children = {order: subprocess.Popen([sys.executable, "-c", _FIRST_CALLS, order], stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True) for order in orders}
+    fresh = {}
+    for order, child in children.items():
+        out, err = child.communicate(timeout=120)
+        fresh[order] = json.loads(out) if child.returncode == 0 else {"error": err[-300:]}
+    first_once = all(seen.get("first") is not None and _about_requires_grad(seen["first"]) and seen["second"] == []
+                     and not any(seen["quiet"]) for seen in fresh.values())
+    always = {}
+    for name, make in GRAD_GIVENS.items():
+        for dtype in (torch.float32, torch.float64):
+            x = make(dtype)
+            always[f"{name} {dtype}"] = (
+                [_about_requires_grad(_warnings_always(lambda x=x: torch.asarray(x))),
+                 _about_requires_grad(_warnings_always(lambda x=x: torch.asarray(x, copy=True)))],
+                [_warnings_always(lambda x=x: torch.as_tensor(x)),
+                 _warnings_always(lambda x=x: torch.asarray(x, copy=True, requires_grad=False)),
+                 _warnings_always(lambda x=x: torch.asarray(x, copy=True, requires_grad=True))])
+    each_warns = all(all(warns) for warns, _ in always.values())
+    others_quiet = not any(any(quiet) for _, quiet in always.values())
+    return Fact(first_once and each_warns and others_quiet,
+                f"fresh processes (per call, the warnings): {fresh}; with set_warn_always, per source: "
+                f"(asarray, asarray copy=True warn once each) and (as_tensor, copy=True with requires_grad False, "
+                f"True: warnings): {always}")
+
+
+@fact("asarray-requires-grad-without-copy", {
+    "en": "torch.asarray(x, requires_grad=False) without copy=True, for x a leaf that requires grad and a "
+          "Parameter, in float32 and float64: it returns x itself, whose requires_grad is now False (the Parameter "
+          "is still a Parameter). For a non-leaf y = leaf * 2: it returns a tensor other than y that shares y's "
+          "storage, has no grad_fn and does not require grad, while y keeps its grad_fn.",
+    "zh_CN": "不带 copy=True 调用 torch.asarray(x, requires_grad=False)，x 分别是需要梯度的叶子张量和 Parameter，"
+             "各用 float32 和 float64：返回的是 x 本身，它的 requires_grad 变成了 False（Parameter 仍是 "
+             "Parameter）。对非叶子张量 y = leaf * 2：返回的是另一个张量，与 y 共享存储，没有 grad_fn，不需要梯度，"
+             "而 y 仍有 grad_fn。",
+}, {"en": "a leaf, a Parameter and a non-leaf, float32 and float64, on the CPU",
+    "zh_CN": "叶子张量、Parameter 和非叶子张量，float32 和 float64，在 CPU 上"})
+def _asarray_requires_grad_without_copy() -> Fact:
+    seen = {}
+    for dtype in (torch.float32, torch.float64):
+        for name in ("leaf", "Parameter"):
+            x = GRAD_GIVENS[name](dtype)
+            result = torch.asarray(x, requires_grad=False)
+            seen[f"{name} {dtype}"] = (result is x, x.requires_grad, type(x) is type(GRAD_GIVENS[name](dtype)))
+        y = GRAD_GIVENS["non-leaf"](dtype)
+        result = torch.asarray(y, requires_grad=False)
+        shares = result.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+        seen[f"non-leaf {dtype}"] = (result is not y and shares, result.grad_fn is None and not result.requires_grad,
+                                     y.grad_fn is not None)
+    edited = [key for key, (same, still, kind) in seen.items() if not key.startswith("non-leaf")
+              and not (same and not still and kind)]
+    non_leaf = [all(parts) for key, parts in seen.items() if key.startswith("non-leaf")]
+    return Fact(not edited and non_leaf == [True, True],
+                f"per source (leaf, Parameter: result is x, x.requires_grad after, same type; non-leaf: a new tensor "
+                f"on y's storage, out of the graph, y keeps its grad_fn): {seen}")
