@@ -360,6 +360,7 @@ def _expand_inplace_write_refused() -> Fact:
 
 # The facts of the other modules, registered on import (each module's docstring says which facts it holds).
 import tensorfacts.glossary_facts  # noqa: E402, F401
+import tensorfacts.inference_alias_facts  # noqa: E402, F401
 import tensorfacts.inference_facts  # noqa: E402, F401
 import tensorfacts.inference_module_facts  # noqa: E402, F401
 import tensorfacts.layout_facts  # noqa: E402, F401

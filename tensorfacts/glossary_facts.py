@@ -13,7 +13,11 @@ import torch
 import torch.utils.checkpoint
 
 from tensorfacts.fact_registry import Fact, fact, scoped_fact
+<<<<<<< HEAD
 from tensorfacts.no_grad_view_facts import GRAD_OFF
+=======
+from tensorfacts.optimizer_facts import BATCH_NORMS, batch_norm_cases
+>>>>>>> r36-b
 from tensorfacts.scope import Case
 from tensorfacts.standard_sources import GRAD_SOURCES
 
@@ -290,32 +294,35 @@ def _buffer_moves_with_module() -> Fact:
 
 
 @fact("batchnorm-running-statistics", {
-    "en": "A BatchNorm1d(3) lists running_mean, running_var and num_batches_tracked in buffers(), none in "
-          "parameters(); a forward pass in training mode updates running_mean and running_var in place (the same "
-          "tensors, new values, and _version still 1, as before the pass); one in eval mode leaves them as they were.",
-    "zh_CN": "BatchNorm1d(3) 的 buffers() 里有 running_mean、running_var 和 num_batches_tracked，parameters() 里没有"
-             "它们；训练模式下的一次前向传播原地（in-place）更新 running_mean 和 running_var"
-             "（还是那两个张量，数值变了，_version 仍是前向传播之前的 1）；eval 模式下的一次前向传播不改变它们。",
-})
+    "en": "BatchNorm layers (" + "; ".join(BATCH_NORMS) + "), each in float32, float64 and bfloat16, list "
+          "running_mean, running_var and num_batches_tracked in buffers(), none in parameters(); a forward pass in "
+          "training mode updates running_mean and running_var in place (the same tensors, new values, and _version "
+          "as before the pass); then one in eval mode leaves them as they were.",
+    "zh_CN": "BatchNorm 层（" + "；".join(BATCH_NORMS) + "），分别在 float32、float64 和 bfloat16 下：buffers() 里有 "
+             "running_mean、running_var 和 num_batches_tracked，parameters() 里没有它们；训练模式下的一次前向传播原地"
+             "（in-place）更新 running_mean 和 running_var（还是那两个张量，数值变了，_version 与前向传播之前相同）；"
+             "之后 eval 模式下的一次前向传播不改变它们。",
+}, {"en": "the BatchNorm layers it names, float32, float64 and bfloat16, on the CPU",
+    "zh_CN": "它列出的 BatchNorm 层，float32、float64 和 bfloat16，在 CPU 上"})
 def _batchnorm_running_statistics() -> Fact:
-    norm = torch.nn.BatchNorm1d(3)
-    stats = (norm.running_mean, norm.running_var)
-    names = {name for name, _ in norm.named_buffers()}
-    listed = names == {"running_mean", "running_var", "num_batches_tracked"} and not any(
-        tensor is stat for tensor in norm.parameters() for stat in stats)
-    before = [stat.clone() for stat in stats]
-    versions_before = [stat._version for stat in stats]
-    norm(torch.arange(15.0).reshape(5, 3))
-    trained = [(now is stat, stat._version, not torch.equal(stat, old))
-               for now, stat, old in zip((norm.running_mean, norm.running_var), stats, before, strict=True)]
-    after = [stat.clone() for stat in stats]
-    norm.eval()
-    norm(torch.ones(5, 3))
-    kept = all(torch.equal(stat, old) for stat, old in zip(stats, after, strict=True))
-    return Fact(listed and versions_before == [1, 1] and trained == [(True, 1, True)] * 2 and kept,
-                f"buffers: {sorted(names)}; versions before: {versions_before}; "
-                f"after a training step (same tensor, version, changed): {trained}; "
-                f"eval step left them: {kept}")
+    seen = {}
+    for name, norm, x in batch_norm_cases():
+        stats = (norm.running_mean, norm.running_var)
+        names = {buffer for buffer, _ in norm.named_buffers()}
+        listed = names == {"running_mean", "running_var", "num_batches_tracked"} and not any(
+            tensor is stat for tensor in norm.parameters() for stat in stats)
+        before, versions = [stat.clone() for stat in stats], [stat._version for stat in stats]
+        norm(x)
+        trained = [(now is stat, stat._version == version, not torch.equal(stat, old)) for now, stat, old, version
+                   in zip((norm.running_mean, norm.running_var), stats, before, versions, strict=True)]
+        after = [stat.clone() for stat in stats]
+        norm.eval()(x)
+        kept = all(torch.equal(stat, old) for stat, old in zip(stats, after, strict=True))
+        seen[name] = (listed, trained == [(True, True, True)] * 2, kept)
+    wrong = {name: found for name, found in seen.items() if found != (True, True, True)}
+    return Fact(len(seen) == 3 * len(BATCH_NORMS) and not wrong,
+                f"{len(seen)} layers and dtypes; (buffers, not parameters; a training step updates them in place, "
+                f"version kept; an eval step leaves them) not all true for: {wrong}")
 
 
 @fact("anomaly-mode-names-forward-call", {

@@ -82,9 +82,29 @@ def _inference_mode_views_of_normal_tensor() -> Fact:
                 f"{sorted({code for _, code in inference})}, on {sorted({kind for kind, _ in inference})}")
 
 
-def _inference_tensor() -> torch.Tensor:
+def _three_values() -> torch.Tensor:
+    return torch.tensor([1.0, 2.0, 3.0])
+
+
+def inference_tensor(make=_three_values) -> torch.Tensor:
+    """What ``make`` returns when called inside ``torch.inference_mode()``: by default [1., 2., 3.] from a factory."""
     with torch.inference_mode():
-        return torch.tensor([1.0, 2.0, 3.0])
+        return make()
+
+
+def linear_output() -> torch.Tensor:
+    """The output of a Linear(3, 3) (weights 1, bias 0, built outside the mode) on the normal input [1., 2., 3.]:
+    called inside ``torch.inference_mode()``, an inference tensor in new memory."""
+    with torch.inference_mode(False):
+        lin, x = torch.nn.Linear(3, 3), torch.tensor([1.0, 2.0, 3.0])
+        with torch.no_grad():
+            lin.weight.fill_(1.0), lin.bias.zero_()
+    return lin(x)
+
+
+#: Other inference tensors made inside the mode, by a module and by ``detach()``.
+MADE_INSIDE = {"a Linear(3, 3) output": linear_output,
+               "a.detach() taken inside the mode": lambda: _three_values().detach()}
 
 
 @fact("inference-tensor-has-no-version-counter", {
@@ -97,7 +117,7 @@ def _inference_tensor() -> torch.Tensor:
 def _inference_tensor_has_no_version_counter() -> Fact:
     """Reading the version counter of a tensor made under inference_mode raises: it keeps none. Its
     ``detach()`` and ``.data`` taken outside the mode are inference tensors that have one."""
-    a = _inference_tensor()
+    a = inference_tensor()
     try:
         message = f"no error, version {a._version}"
     except RuntimeError as exc:
@@ -131,13 +151,14 @@ def _listed(names: dict, between: str, last: str) -> str:
     return between.join(first) + last + final
 
 
-def _inplace_outcomes(edits: dict) -> dict[str, tuple[str, bool]]:
-    """Each edit on a fresh inference tensor outside the mode, with grad mode on and under no_grad: (the error's
-    first sentence or "no error", whether the values changed)."""
+def _inplace_outcomes(edits: dict, make=_three_values) -> dict[str, tuple[str, bool]]:
+    """Each edit on a fresh inference tensor (``make`` called inside the mode) outside the mode, with grad mode on and
+    under no_grad: (the error's first sentence or "no error", whether the values changed)."""
     seen = {}
     for context in (torch.enable_grad, torch.no_grad):
         for name, edit in edits.items():
-            a = _inference_tensor()
+            a = inference_tensor(make)
+            old = a.clone()
             try:
                 with context():
                     edit(a)
@@ -145,21 +166,26 @@ def _inplace_outcomes(edits: dict) -> dict[str, tuple[str, bool]]:
                 error = str(exc).split(".")[0]
             else:
                 error = "no error"
-            seen[f"{name} ({context.__name__})"] = (error, a.tolist() != [1.0, 2.0, 3.0])
+            seen[f"{name} ({context.__name__})"] = (error, not torch.equal(a, old))
     return seen
 
 
 @fact("inference-tensor-inplace-outside-raises-yet-writes", {
     "en": "Calls mul_(10) on an inference tensor that does not require grad outside inference mode, with grad mode on "
           "and under torch.no_grad(): both raise, yet the values are 100 times the old ones; inside inference mode the "
-          "edit runs. On the weight of a Linear(3, 2) built in the mode, an inference tensor that requires grad: with "
-          "grad mode on mul_(10) raises that a leaf that requires grad is used in an in-place operation, and the "
-          "values stay; under torch.no_grad() it raises, yet the values are 10 times the old ones. On fresh inference "
+          "edit runs. The same mul_(10), with grad mode on and under torch.no_grad(), on the output of a Linear(3, 3) "
+          "(weights 1, bias 0) computed inside the mode on a normal input, and on a.detach() taken inside the mode: "
+          "each raises, and the values have changed. On the weight of a Linear(3, 2) built in the mode, an inference "
+          "tensor that requires grad: with grad mode on mul_(10) raises that a leaf that requires grad is used in an "
+          "in-place operation, and the values stay; under torch.no_grad() it raises, yet the values are 10 times the "
+          "old ones. On fresh inference "
           f"tensors that do not require grad, outside the mode, with grad mode on and under torch.no_grad(): "
           f"{_listed(VALUE_WRITES, ', ', ' and ')} each raise \"{INPLACE_ERROR}\", and the values have changed; "
           f"{_listed(NO_ERROR_INPLACE, ', ', ' and ')} raise nothing and leave the values as they were.",
     "zh_CN": "在推理模式之外、分别在梯度模式下和 torch.no_grad() 下对不需要梯度的推理张量调用 mul_(10)：两次都报错，"
-             "但数值已变成原来的 100 倍；在推理模式内修改则正常执行。对在该模式里构建的 Linear(3, 2) 的 weight"
+             "但数值已变成原来的 100 倍；在推理模式内修改则正常执行。分别在梯度模式下和 torch.no_grad() 下，"
+             "对在模式内由 Linear(3, 3)（权重为 1，偏置为 0）在普通输入上算出的输出，以及在模式内取的 a.detach()，"
+             "同样执行 mul_(10)：都报错，而数值已经变了。对在该模式里构建的 Linear(3, 2) 的 weight"
              "（需要梯度的推理张量）：梯度模式下 mul_(10) 报错说需要梯度的叶子张量被用于原地操作，数值不变；"
              "在 torch.no_grad() 下报错，但数值已变成原来的 10 倍。在推理模式之外、分别在梯度模式下和 torch.no_grad() "
              f"下，对新建的、不需要梯度的推理张量逐一执行 {_listed(VALUE_WRITES, '、', ' 和 ')}："
@@ -169,7 +195,7 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
     """An in-place edit of an inference tensor that does not require grad, outside inference mode, raises (under
     no_grad too), and yet the values have changed; inside inference mode it runs without an error. One that requires
     grad is refused by the leaf check first with grad mode on, before writing."""
-    a = _inference_tensor()
+    a = inference_tensor()
     refused = []
     for context in (torch.enable_grad, torch.no_grad):
         try:
@@ -195,9 +221,11 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
             weight[name] = ("no error", w.tolist() == old)
     scaled = torch.equal(w.detach(), torch.tensor(old) * 10)
     writes, others = _inplace_outcomes(VALUE_WRITES), _inplace_outcomes(NO_ERROR_INPLACE)
+    made = {name: _inplace_outcomes({"mul_(10)": lambda t: t.mul_(10)}, make) for name, make in MADE_INSIDE.items()}
     return Fact(all(refused) and outside == [100.0, 200.0, 300.0] and a.tolist() == [1000.0, 2000.0, 3000.0]
                 and all(seen == (INPLACE_ERROR, True) for seen in writes.values())
                 and all(seen == ("no error", False) for seen in others.values())
+                and all(seen == (INPLACE_ERROR, True) for outcomes in made.values() for seen in outcomes.values())
                 and w.is_inference() and w.requires_grad
                 and weight["grad mode"] == ("a leaf Variable that requires grad is being used in an in-place operation",
                                             True)
@@ -205,7 +233,7 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
                 f"raised outside (grad on, no_grad): {refused}; values after those two mul_(10): {outside}; "
                 f"after one more inside: {a.tolist()}; weight of a Linear built in the mode (error, values kept): "
                 f"{weight}, 10 times the old values at the end: {scaled}; (error, values changed) of the writes: "
-                f"{writes}; of the others: {others}")
+                f"{writes}; of the others: {others}; of mul_(10) on other inference tensors: {made}")
 
 
 @fact("inference-tensor-apply-map-outside-no-error", {
@@ -217,7 +245,7 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
 def _inference_tensor_apply_map_outside_no_error() -> Fact:
     """apply_ and map_, which run a Python function on each value, edit an inference tensor outside
     inference mode without the error an in-place torch operation such as mul_ raises there."""
-    a = _inference_tensor()
+    a = inference_tensor()
     edits = {
         "a.apply_(f)": lambda: a.apply_(lambda v: v * 2),
         "a.map_(a, f)": lambda: a.map_(a, lambda v, o: v + o),

@@ -8,11 +8,7 @@ directive renders the tables and fails the build when a premise breaks. ``python
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Mapping
-
-from editions import pick
-from tensorfacts.detach_data_facts import DETACH_ROUTES
+from tensorfacts.advice import FACT_EXPRESSIONS, Advice  # noqa: F401 (the guide's API: decisions and tests read them)
 from tensorfacts.facts import run_fact
 from tensorfacts.probes import (
     EDIT_COLUMNS,
@@ -30,23 +26,6 @@ from tensorfacts.probes import (
     Refused,
 )
 from tensorfacts.standard_sources import GRAD_SOURCES, NO_VERSION_COUNTER, SOURCES, VERSIONED_SOURCES
-
-
-@dataclasses.dataclass(frozen=True)
-class Advice:
-    """One entry of the guide, in every edition's language, and what it rests on: ``premise`` reads the probed
-    matrix; ``facts`` names checks of :mod:`tensorfacts.facts` for the parts of the sentence no table cell shows.
-    Both must hold.
-    """
-
-    id: str
-    texts: Mapping[str, str]  #: edition code -> the advice in that language
-    premise: Callable[[Matrix], bool]
-    facts: tuple[str, ...] = ()
-
-    def text(self, language: str) -> str:
-        """The advice in ``language``; a missing translation raises (no fallback)."""
-        return pick(self.texts, language, f"guide entry {self.id}")
 
 
 def _row(m: Matrix, source: str, operation: str) -> dict[str, object]:
@@ -77,17 +56,6 @@ def _same_row(m: Matrix, operation: str, other: str, ignore: tuple[str, ...] = (
     return all({k: v for k, v in _row(m, s, operation).items() if k not in ignore}
                == {k: v for k, v in _row(m, s, other).items() if k not in ignore} for s in SOURCES)
 
-
-#: Expressions a guide entry may name outside the table, and the fact that checks each.
-FACT_EXPRESSIONS: dict[str, tuple[str, ...]] = {
-    "noop-conversions-return-a": ("a.to(torch.float32)", "a.cpu()", "a.contiguous()"),
-    "detach-numpy-write-silent": ("a.detach().numpy()",),
-    "detach-write-routes": tuple(DETACH_ROUTES),
-    "saved-tensor-hooks-hide-edit": ("torch.autograd.graph.save_on_cpu()",),
-    "trainable-copy-in-a-loop": ("a.detach().clone().requires_grad_(True)",),
-    "deepcopy-as-trainable-copy": ("a.grad",),
-    "leaf-view-inplace-refused-in-grad-mode": ("a.view(dtype)",),
-}
 
 GUIDE: tuple[Advice, ...] = (
     Advice(
@@ -263,8 +231,10 @@ GUIDE: tuple[Advice, ...] = (
                 "layer's update of `running_mean` and `running_var`.\n"
                 "- Nor after `apply_` or `map_`, which move no version counter: a tensor that requires grad refuses "
                 "them, but autograd also saves tensors that do not (`x` in `x * w`).\n"
-                "- If `a` is an inference tensor that does not require grad, an edit such as `b.mul_(10)` itself "
-                "raises, and yet `a` has changed (`apply_` and `map_` edit it without an error).",
+                "- If `a` is an inference tensor made inside `torch.inference_mode()` that does not require grad, an "
+                "edit such as `b.mul_(10)` itself raises, and yet `a` has changed (`apply_` and `map_` edit it without "
+                "an error). The `detach()` and `.data` of such a tensor, taken outside the mode, are inference tensors "
+                "too, yet `mul_` on them runs without an error: see the entry on inference tensors below.",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象。\n"
                 "- 未设置默认设备时的 `torch.as_tensor(a)`、对 float32 张量调用 `a.float()` 也是如此"
                 "（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、对连续张量调用 `a.contiguous()` "
@@ -277,8 +247,9 @@ GUIDE: tuple[Advice, ...] = (
                 "的更新。\n"
                 "- 用 `apply_` 或 `map_` 修改也不推进版本计数器，同样不报错：需要梯度的张量拒绝这两个方法，"
                 "但自动求导也会保存不需要梯度的张量（`x * w` 中的 `x`）。\n"
-                "- 如果 `a` 是不需要梯度的推理张量，`b.mul_(10)` 这样的修改本身就会报错，可 `a` 的值还是变了"
-                "（用 `apply_` 和 `map_` 修改则不报错）。",
+                "- 如果 `a` 是在 `torch.inference_mode()` 内得到的、不需要梯度的推理张量，`b.mul_(10)` 这样的修改本身"
+                "就会报错，可 `a` 的值还是变了（用 `apply_` 和 `map_` 修改则不报错）。在模式外对这种张量取的 "
+                "`detach()` 和 `.data` 也是推理张量，对它们调用 `mul_` 却不报错，见下面讲推理张量的那一条。",
         },
         lambda m: all(_everywhere(m, op, same_object=True)
                       for op in ("b = a", "torch.as_tensor(a)", "a.float()"))
@@ -287,7 +258,8 @@ GUIDE: tuple[Advice, ...] = (
         facts=("noop-conversions-return-a", "default-device-makes-as-tensor-copy", "version-check-only-in-nodes-run",
                "saved-tensor-hooks-hide-edit", "ctx-attribute-escapes-version-check",
                "fused-optimizer-step-not-counted", "kernel-writes-not-counted", "apply-map-not-counted",
-               "inference-tensor-apply-map-outside-no-error"),
+               "inference-tensor-apply-map-outside-no-error", "inference-tensor-inplace-outside-raises-yet-writes",
+               "inference-tensor-alias-edit-routes"),
     ),
     Advice(
         "torch-tensor",
@@ -349,8 +321,14 @@ GUIDE: tuple[Advice, ...] = (
                 "(listed under \"Source: an inference tensor\" below); `detach_()`, `share_memory_()` and `resize_()` "
                 "to its own size raise nothing, nor do `apply_` and `map_`, which edit it.\n"
                 "- Yet the values of `a` have changed: do not catch that error and carry on.\n"
-                "- `a.data`, `a.detach()` and `copy.copy(a)`, which share its storage, take the edit without an "
-                "error, and it reaches `a`.\n"
+                "- Its `a.detach()` and `a.data`, taken outside the mode, share its storage and are inference "
+                "tensors too, with a version counter. An in-place call on them, such as `mul_`, `+=` or an assignment "
+                "through a mask or a list of indices, runs without an error and reaches `a`; a write through one of "
+                "their views "
+                "(taken by indexing, `view(shape)`, `t()`, `unsqueeze()` or `reshape()`) or to an integer or slice "
+                "index, such as `a.detach()[0] = 9`, raises after writing.\n"
+                "- `copy.copy(a)`, a normal tensor that shares its storage, takes all of these edits without an error, "
+                "and they reach `a`.\n"
                 "- To edit the values, edit `a.clone()` or `a.detach().clone()`: new storage, and the edit goes "
                 "through.\n"
                 "- An inference tensor that requires grad (a parameter of a module built in the mode) refuses `mul_` "
@@ -364,7 +342,11 @@ GUIDE: tuple[Advice, ...] = (
                 "`detach_()`、`share_memory_()` 和按它自己的大小调用的 `resize_()` 不报错，用 `apply_` 和 `map_` 修改"
                 "也不报错。\n"
                 "- 可 `a` 的值已经变了：不要捕获这个错误后接着往下算。\n"
-                "- `a.data`、`a.detach()` 和 `copy.copy(a)` 与它共享存储，原地修改它们不报错，改动会落到 `a` 上。\n"
+                "- 在模式外取的 `a.detach()` 和 `a.data` 与它共享存储，也是推理张量，但有版本计数器。直接对它们做"
+                "原地调用，比如 `mul_`、`+=`，或者用掩码或下标列表赋值，都不报错，改动会落到 `a` 上；经由它们的视图"
+                "（用索引、`view(shape)`、`t()`、`unsqueeze()` 或 `reshape()` 取的）写入，或者对整数或切片下标赋值，"
+                "比如 `a.detach()[0] = 9`，则先写入、再报错。\n"
+                "- `copy.copy(a)` 是与它共享存储的普通张量，这些修改都不报错，改动会落到 `a` 上。\n"
                 "- 要修改这些数值，就去修改 `a.clone()` 或 `a.detach().clone()`：它们有新的存储，原地修改照常进行。\n"
                 "- 需要梯度的推理张量（在该模式里构建的模块的参数）在梯度模式下像叶子张量一样，`mul_` 在写入前就被拒绝"
                 "；在 `torch.no_grad()` 下，它的 `mul_` 是先写入、再报错。",
@@ -381,7 +363,8 @@ GUIDE: tuple[Advice, ...] = (
                 and all(_row(m, "inference", op)[c] == EDIT_NO_GRAPH for c in EDIT_COLUMNS)
                 for op in ("a.clone()", "a.detach().clone()")),
         facts=("inference-tensor-apply-map-outside-no-error", "inference-mode-views-of-normal-tensor",
-               "inference-tensor-inplace-outside-raises-yet-writes"),
+               "inference-tensor-inplace-outside-raises-yet-writes", "inference-tensor-has-no-version-counter",
+               "inference-tensor-alias-edit-routes"),
     ),
 )
 

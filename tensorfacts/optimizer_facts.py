@@ -1,13 +1,17 @@
-"""Named facts on optimizer steps: a step of an optimizer built with ``fused=True`` writes the weights
-without moving their version counter, so autograd cannot notice it. Registered on import by
-:mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+"""Named facts on in-place writes by torch kernels that move no version counter: a step of an optimizer built
+with ``fused=True``, ``GradScaler.unscale_`` and a ``BatchNorm`` layer's update of its running statistics, so
+autograd cannot notice them. Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a
+fact is.
 """
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
+from tensorfacts.scope import DTYPES
 from tensorfacts.tensors import VERSION_ERROR, backward_error
 
 #: The classes of ``torch.optim`` that accept ``fused=True`` on the torch this site is built with (the pages name them).
@@ -31,47 +35,76 @@ def fused_optimizers() -> tuple[str, ...]:
     return tuple(found)
 
 
+#: BatchNorm layers of 3 channels, each with the shape and memory format of the input it is run on.
+BATCH_NORMS = {
+    "BatchNorm1d, a (4, 3) input": (torch.nn.BatchNorm1d, {}, (4, 3), torch.contiguous_format),
+    "BatchNorm1d, a (4, 3, 5) input": (torch.nn.BatchNorm1d, {}, (4, 3, 5), torch.contiguous_format),
+    "BatchNorm1d(momentum=None), a (4, 3) input": (torch.nn.BatchNorm1d, {"momentum": None}, (4, 3),
+                                                    torch.contiguous_format),
+    "BatchNorm2d, a (2, 3, 2, 2) input": (torch.nn.BatchNorm2d, {}, (2, 3, 2, 2), torch.contiguous_format),
+    "BatchNorm2d, a (2, 3, 2, 2) channels_last input": (torch.nn.BatchNorm2d, {}, (2, 3, 2, 2), torch.channels_last),
+    "BatchNorm3d, a (2, 3, 2, 2, 2) input": (torch.nn.BatchNorm3d, {}, (2, 3, 2, 2, 2), torch.contiguous_format),
+}
+
+
+def batch_norm_cases():
+    """Each layer of ``BATCH_NORMS`` in each dtype of the standard range, new and in training mode, with its input
+    (0, 1, 2 ... in that shape): ``(name, layer, input)``."""
+    for name, (cls, options, shape, layout) in BATCH_NORMS.items():
+        for dtype in DTYPES:
+            x = torch.arange(math.prod(shape), dtype=dtype).reshape(shape).contiguous(memory_format=layout)
+            yield f"{name}, {str(dtype).removeprefix('torch.')}", cls(3, dtype=dtype, **options).train(), x
+
+
 @fact("fused-optimizer-step-not-counted", {
     "en": "Builds every optimizer class of torch.optim with fused=True and keeps those that accept it (on this torch: "
-          + ", ".join(FUSED_OPTIMIZERS) + "; the fact fails if that list changes). For each of them (lr=0.1): "
-          "makes w.grad with one backward, saves the Parameter w in a second loss "
-          "(w * w).sum(), calls optimizer.step(), sets w.grad = None, then runs backward of that loss. "
+          + ", ".join(FUSED_OPTIMIZERS) + "; the fact fails if that list changes). For each of them (lr=0.1), in "
+          "float32, float64 and bfloat16, on a Parameter w and on a plain leaf w that requires grad, both "
+          "[1., 2., 3.]: makes w.grad with one backward, saves w in a second loss (w * w).sum(), calls "
+          "optimizer.step(), sets w.grad = None, then runs backward of that loss. "
           "With fused=True, w._version does not move, backward raises nothing and w.grad is not the one calculus "
           "gives; with foreach=True and with foreach=False, w._version moves and backward "
           "raises the version-counter error.",
     "zh_CN": "用 fused=True 构造 torch.optim 里的每个优化器类，留下接受它的那些（在这个 torch 上是 "
-             + "、".join(FUSED_OPTIMIZERS) + "；这份名单一变，这条事实就不成立）。对其中每一个（lr=0.1）："
-             "先反向传播一次得到 w.grad，在第二个损失 (w * w).sum() 中保存 "
-             "Parameter w，调用 optimizer.step()，设 w.grad = None，再对这个损失反向传播。"
-             "fused=True 时，w._version 不变，"
+             + "、".join(FUSED_OPTIMIZERS) + "；这份名单一变，这条事实就不成立）。对其中每一个（lr=0.1），分别在 "
+             "float32、float64 和 bfloat16 下，对 Parameter w 和需要梯度的普通叶子张量 w（都是 [1., 2., 3.]）："
+             "先反向传播一次得到 w.grad，在第二个损失 (w * w).sum() 中保存 w，调用 optimizer.step()，"
+             "设 w.grad = None，再对这个损失反向传播。fused=True 时，w._version 不变，"
              "反向传播不报错，w.grad 却不是按求导公式算出的那个；foreach=True 和 foreach=False 时，w._version "
              "增加，反向传播报版本计数器错误。",
-})
+}, {"en": "the optimizers of torch.optim that accept fused=True, float32, float64 and bfloat16, a Parameter and a "
+          "plain leaf that requires grad, on the CPU",
+    "zh_CN": "torch.optim 里接受 fused=True 的优化器，float32、float64 和 bfloat16，Parameter 和需要梯度的普通叶子"
+             "张量，在 CPU 上"})
 def _fused_optimizer_step_not_counted() -> Fact:
     """A fused optimizer step writes the weights without moving their version: autograd cannot notice it."""
     found = fused_optimizers()
     outcomes = {}
     for name in found:
-        for mode in ({"fused": True}, {"foreach": True}, {"foreach": False}):
-            w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
-            optimizer = getattr(torch.optim, name)([w], lr=0.1, **mode)
-            (w * w).sum().backward()
-            loss = (w * w).sum()  # saves w
-            before = w._version
-            optimizer.step()
-            w.grad = None  # so that w.grad is this loss's gradient alone
-            error = backward_error(loss)
-            outcomes[name, *mode.items()] = (w._version - before, error,
-                                             w.grad.tolist() if w.grad is not None else None)
-    fused = [o for key, o in outcomes.items() if key[1] == ("fused", True)]
-    others = [o for key, o in outcomes.items() if key[1] != ("fused", True)]
-    silent = all(moved == 0 and not error and grad != [2.0, 4.0, 6.0] for moved, error, grad in fused)
-    caught = all(moved > 0 and VERSION_ERROR in error for moved, error, _ in others)
+        for dtype in DTYPES:
+            for kind in ("Parameter", "leaf"):
+                for mode in ({"fused": True}, {"foreach": True}, {"foreach": False}):
+                    w = torch.tensor([1.0, 2.0, 3.0], dtype=dtype)
+                    w = torch.nn.Parameter(w) if kind == "Parameter" else w.requires_grad_()
+                    optimizer = getattr(torch.optim, name)([w], lr=0.1, **mode)
+                    (w * w).sum().backward()
+                    loss = (w * w).sum()  # saves w
+                    before = w._version
+                    optimizer.step()
+                    w.grad = None  # so that w.grad is this loss's gradient alone
+                    error = backward_error(loss)
+                    outcomes[name, str(dtype), kind, *mode.items()] = (
+                        w._version - before, error, w.grad.tolist() if w.grad is not None else None)
+    fused = {key: o for key, o in outcomes.items() if key[3] == ("fused", True)}
+    others = {key: o for key, o in outcomes.items() if key[3] != ("fused", True)}
+    loud = [key for key, (moved, error, grad) in fused.items() if moved or error or grad == [2.0, 4.0, 6.0]]
+    missed = [key for key, (moved, error, _) in others.items() if not moved or VERSION_ERROR not in error]
+    silent = bool(fused) and not loud
+    caught = bool(others) and not missed
     return Fact(found == FUSED_OPTIMIZERS and silent and caught,
-                f"accept fused=True: {', '.join(found)}; "
-                + "; ".join(f"{key[0]} {key[1][0]}={key[1][1]}: _version +{moved}, "
-                            f"backward {'raises' if error else 'no error'}, w.grad = {grad}"
-                            for key, (moved, error, grad) in outcomes.items()))
+                f"accept fused=True: {', '.join(found)}; {len(fused)} fused steps, _version unchanged, no error and "
+                f"a wrong w.grad but for {loud}; {len(others)} foreach steps, _version moved and backward raises but "
+                f"for {missed}")
 
 
 @fact("kernel-writes-not-counted", {
@@ -79,19 +112,19 @@ def _fused_optimizer_step_not_counted() -> Fact:
           "init_scale=4.0): after scaler.scale((w * w).sum()).backward(), a second loss (u * w.grad).sum(), u a "
           "leaf that requires grad, saves w.grad; scaler.unscale_(optimizer) divides w.grad by 4 in place (the same "
           "tensor), w.grad._version does not move, and backward of the second loss raises nothing, u.grad being "
-          "the unscaled w.grad, not the saved one. A BatchNorm1d(3) "
-          "in training mode: a loss (v * running_mean).sum(), v a leaf that requires grad, saves its running_mean; "
-          "a forward pass updates "
-          "running_mean and running_var in place, their _version does not move (num_batches_tracked's does), and "
-          "backward of the loss raises nothing, v.grad being the new running_mean, not the saved zeros.",
+          "the unscaled w.grad, not the saved one. BatchNorm layers in training mode (" + "; ".join(BATCH_NORMS)
+          + "), each in float32, float64 and bfloat16: a loss (v * running_mean).sum(), v a leaf that requires grad, "
+          "saves the layer's running_mean; a forward pass updates running_mean and running_var in place (the same "
+          "tensors), their _version does not move (num_batches_tracked's does), and backward of the loss raises "
+          "nothing, v.grad being the new running_mean, not the saved zeros.",
     "zh_CN": "两种由 torch 内核完成、却不推进版本计数器的原地写入。torch.amp.GradScaler('cpu', init_scale=4.0)："
              "scaler.scale((w * w).sum()).backward() 之后，第二个损失 (u * w.grad).sum()（u 是需要梯度的叶子张量）"
              "保存了 w.grad；scaler.unscale_(optimizer) 把 w.grad 原地除以 4（还是同一个张量），w.grad._version 不变，"
              "对第二个损失反向传播不报错，u.grad 是除过之后的 w.grad，而不是保存时的那个。"
-             "训练模式下的 BatchNorm1d(3)：一个损失 (v * running_mean).sum()（v 是需要梯度的叶子张量）"
-             "保存了它的 running_mean；一次前向传播原地更新 running_mean 和 running_var，它们的 _version 不变"
-             "（num_batches_tracked 的变了），对这个损失反向传播不报错，v.grad 是新的 running_mean，"
-             "而不是保存时的零。",
+             "训练模式下的 BatchNorm 层（" + "；".join(BATCH_NORMS) + "），分别在 float32、float64 和 bfloat16 下："
+             "一个损失 (v * running_mean).sum()（v 是需要梯度的叶子张量）保存了该层的 running_mean；一次前向传播原地"
+             "更新 running_mean 和 running_var（还是那两个张量），它们的 _version 不变（num_batches_tracked 的变了），"
+             "对这个损失反向传播不报错，v.grad 是新的 running_mean，而不是保存时的零。",
 })
 def _kernel_writes_not_counted() -> Fact:
     """GradScaler.unscale_ and BatchNorm's running-statistics update write in place without moving _version."""
@@ -107,21 +140,24 @@ def _kernel_writes_not_counted() -> Fact:
     unscale_error = backward_error(penalty)
     unscaled = unscaled and not unscale_error and torch.equal(u.grad, values / 4)
 
-    bn = torch.nn.BatchNorm1d(3).train()
-    v = torch.ones(3, requires_grad=True)
-    loss = (v * bn.running_mean).sum()  # saves running_mean (zeros)
-    versions = (bn.running_mean._version, bn.running_var._version, bn.num_batches_tracked._version)
-    bn(torch.arange(12.0).reshape(4, 3))
-    after = (bn.running_mean._version, bn.running_var._version, bn.num_batches_tracked._version)
-    bn_error = backward_error(loss)
-    updated = bool(bn.running_mean.abs().sum() > 0) and v.grad is not None and torch.equal(v.grad, bn.running_mean)
-    bn_silent = after[:2] == versions[:2] and after[2] > versions[2] and updated and not bn_error
-    v_grad = v.grad.tolist() if v.grad is not None else None
-    return Fact(unscaled and bn_silent,
+    norms = {}
+    for name, bn, x in batch_norm_cases():
+        v = torch.ones(3, dtype=x.dtype, requires_grad=True)
+        stats = (bn.running_mean, bn.running_var)
+        loss = (v * bn.running_mean).sum()  # saves running_mean (zeros)
+        versions = (bn.running_mean._version, bn.running_var._version, bn.num_batches_tracked._version)
+        bn(x)
+        after = (bn.running_mean._version, bn.running_var._version, bn.num_batches_tracked._version)
+        error = backward_error(loss)
+        updated = bn.running_mean is stats[0] and bn.running_var is stats[1] and bool(bn.running_mean.abs().sum() > 0)
+        norms[name] = (after[:2] == versions[:2] and after[2] > versions[2] and updated and not error
+                       and v.grad is not None and torch.equal(v.grad, bn.running_mean))
+    noticed = [name for name, silent in norms.items() if not silent]
+    return Fact(unscaled and len(norms) == 3 * len(BATCH_NORMS) and not noticed,
                 f"unscale_: same tensor, _version unchanged, divided by 4, u.grad the new values: {unscaled}; "
-                f"backward: {unscale_error or 'no error'}; BatchNorm (running_mean, running_var, "
-                f"num_batches_tracked) _version {versions} -> {after}; backward: {bn_error or 'no error'}; "
-                f"v.grad = {v_grad}")
+                f"backward: {unscale_error or 'no error'}; BatchNorm in {len(norms)} cases: running statistics "
+                f"updated in place, their _version unchanged, backward without error, v.grad the new running_mean, "
+                f"but for {noticed}")
 
 
 @fact("apply-map-not-counted", {

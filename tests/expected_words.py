@@ -25,11 +25,12 @@ LEDGER = {
         "output-differs": "output differs from the article's",
         "not-a-claim": "not a claim",
         "problem": "no verdict: {problem}",
-        "summary": "{total} claims, checked on torch {torch}: {holds} hold, {not_hold} do not "
-        "hold, and for {differs} the output differs from the article's. {not_claims} more rows are "
-        "not claims (code damaged in publishing, a commented-out line) and are not counted.",
-        "summary, all claims": "{total} claims, checked on torch {torch}: {holds} hold, {not_hold} do not "
-        "hold, and for {differs} the output differs from the article's.",
+        # each count follows a label, so that no word has to agree with it ("1 do not hold")
+        "summary": "Claims checked on torch {torch}: {total}. Verdicts: holds {holds}, does not hold {not_hold}, "
+        "output differs from the article's {differs}. Rows that are not claims (code damaged in publishing, a "
+        "commented-out line), not counted: {not_claims}.",
+        "summary, all claims": "Claims checked on torch {torch}: {total}. Verdicts: holds {holds}, does not hold "
+        "{not_hold}, output differs from the article's {differs}.",
     },
     "zh_CN": {
         "claim": "原博文的说法",

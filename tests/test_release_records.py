@@ -54,6 +54,21 @@ def test_a_page_whose_checks_changed_since_the_record_is_stale_and_its_old_resul
                (row["what"] for row in release_records.changes([record], manifest, "2.13.0")))
 
 
+def test_a_stale_page_and_its_checks_are_left_out_of_its_record_counts():
+    """The records table counts only what the changes table could show: not the old checks of a changed page."""
+    record = sample()
+    manifest = manifest_of(record)
+    name = "questions/plot_01_inplace_error"
+    changed = {**manifest, name: [*manifest[name][1:], "assert a_new_check (hidden)"]}
+    whole, current = release_records.summary(record, manifest), release_records.summary(record, changed)
+    assert whole == release_records.summary(record)
+    assert current["pages"] == whole["pages"] - 1
+    kept = [check["status"] for page, found in record["pages"].items() if page != name for check in found["checks"]]
+    assert sum(current["checks"].values()) == len(kept) < sum(whole["checks"].values())
+    row = _release_table().record_row(_release_table().WORDS["en"], record, changed)
+    assert row[5] == f"{current['pages_ran_to_end']} / {whole['pages'] - 1}"
+
+
 def _release_table():
     from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
     from tensorcopy_sphinx import release_table  # isort: skip

@@ -41,11 +41,22 @@ def test_summary_is_read_by_position():
             k: str(v) for k, v in values.items() if k != "not_claims"}, lang
 
 
+def test_the_count_line_reads_right_for_any_count():
+    """No word of the count line agrees with a number ("1 do not hold"): each count follows a label, so the line for
+    counts of 1 is the line for counts of 2 with the digits changed."""
+    for lang in CODES:
+        for key in ("summary", "summary, all claims"):
+            template = claims_ledger.WORDS[lang][key]
+            fields = {"torch": "9.9.9"} | {field: "{n}" for field in ("total", *SUMMARY_VERDICTS)}
+            line = template.format(**fields)
+            assert line.format(n=1).replace("1", "2") == line.format(n=2), (lang, key)
+
+
 def test_a_table_with_no_rows_that_are_not_claims_says_nothing_of_them(outcomes):
-    """No "0 more rows are not claims": the count line names those rows only where there are some."""
+    """No "not counted: 0": the count line names the rows that are not claims only where there are some."""
     claims_only = [o for o in outcomes if o.verdict != NOT_A_CLAIM]
     assert len(claims_only) < len(outcomes), "the articles have rows that are not claims"
-    for lang, other_rows in (("en", "more rows are not claims"), ("zh_CN", "行不算原文的说法")):
+    for lang, other_rows in (("en", "Rows that are not claims"), ("zh_CN", "行不算原文的说法")):
         assert other_rows in claims_ledger.summary_line(outcomes, lang).astext(), lang
         assert other_rows not in claims_ledger.summary_line(claims_only, lang).astext(), lang
 

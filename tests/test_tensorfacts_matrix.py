@@ -329,9 +329,9 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
         # and yet the values of a have changed"
         *[Fact(op, column, refused=probes.INFERENCE_EDIT, changed=True, sources=("inference",))
           for op in ("b = a", "a.view(3)") for column in probes.EDIT_COLUMNS],
-        # "a.data, a.detach() and copy.copy(a), which share its storage, accept the edit" (the edit
-        # ran: "no graph" is what remains to say); "a.clone() or a.detach().clone(): new storage, and
-        # the edit goes through"
+        # "Its a.detach() and a.data ... share its storage ... an in-place call on them, such as mul_, runs without
+        # an error"; "copy.copy(a) ... shares its storage, takes all of these edits" (the edit ran: "no graph");
+        # "a.clone() or a.detach().clone(): new storage, and the edit goes through"
         *[fact for op, shared in (("a.data", True), ("a.detach()", True), ("copy.copy(a)", True),
                                   ("a.clone()", False), ("a.detach().clone()", False))
           for fact in (Fact(op, "shares_storage", shared, sources=("inference",)),
@@ -368,6 +368,9 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "kernel-writes-not-counted",  # "GradScaler.unscale_ on a gradient, a BatchNorm layer's update ..."
         "apply-map-not-counted",  # "Nor after apply_ or map_, which move no version counter ..."
         "inference-tensor-apply-map-outside-no-error",  # "(apply_ and map_ edit it without an error)"
+        # "an inference tensor made inside torch.inference_mode() ... b.mul_(10) itself raises, and yet a has changed"
+        "inference-tensor-inplace-outside-raises-yet-writes",
+        "inference-tensor-alias-edit-routes",  # "The detach() and .data of such a tensor ... mul_ ... without an error"
     ),
     "deepcopy": (
         "deepcopy-grad-by-source",  # "the copy of a plain tensor gets ... .grad, the copy of a Parameter has none"
@@ -382,6 +385,10 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         # "An inference tensor that requires grad ... refuses mul_ with grad mode on before writing, as a leaf; under
         # torch.no_grad() its mul_ raises after writing"
         "inference-tensor-inplace-outside-raises-yet-writes",
+        "inference-tensor-has-no-version-counter",  # "Its a.detach() and a.data ... inference tensors ... a counter"
+        # "An in-place call on them ... runs without an error ...; a write through one of their views ... raises after
+        # writing"; "copy.copy(a), a normal tensor ..., takes all of these edits without an error"
+        "inference-tensor-alias-edit-routes",
     ),
 }
 
@@ -494,6 +501,10 @@ def test_matrix_page_builds_cleanly(tmp_path, lang):
         assert torch.__version__ in line.get_text()
         assert len(table.select("tbody tr")) == len(probes.OPERATIONS)
     assert len(soup.select("ul.behaviour-guide > li")) == len(mp.GUIDE)
+    for advice in mp.GUIDE:  # each entry links the facts it rests on, as the page's introduction says
+        item = soup.select_one(f"ul.behaviour-guide > li#guide-{advice.id}")
+        links = [a["href"] for a in item.select("p.guide-checked-by a")]
+        assert links == [f"facts.html#fact-{fact_id}" for fact_id in advice.facts], (advice.id, links)
 
 
 def test_a_copied_header_holds_no_zero_width_space(tmp_path):

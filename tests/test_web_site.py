@@ -282,11 +282,11 @@ def release_problems(text: str, name: str) -> list[str]:
 
 def _differing(text: str) -> dict[str, set[str]]:
     """Release -> the differing counts the stamp's clauses give it ("5 checks differ on each of 2.4.1, 2.6.0";
-    "2.4.1、2.6.0 各有 5 项结论与本页不同"): each count is said once for all the releases that share it."""
+    "2.4.1、2.6.0 各有 5 项检查与本页不同"): each count is said once for all the releases that share it."""
     found: dict[str, set[str]] = {}
     english = r"(\S+) checks? differs? on (?:each of )?(.*?)(?=;|\.(?:\s|$)|$)"
     clauses = [(m[1], m[2]) for m in re.finditer(english, text)]
-    clauses += [(m[2], m[1]) for m in re.finditer(r"([^，；。]*?) (?:各有|上有) (\S+) 项结论与本页不同", text)]
+    clauses += [(m[2], m[1]) for m in re.finditer(r"([^，；。]*?) (?:各有|上有) (\S+) 项检查与本页不同", text)]
     for count, releases in clauses:
         for release in re.findall(r"\d+\.\d+(?:\.\d+)?", releases):
             found.setdefault(release, set()).add("all" if count in ("all", "全部") else count)

@@ -32,12 +32,15 @@ def load(folder: Path = RECORDS) -> list[dict]:
     return sorted(records, key=lambda record: release_key(record["release"]))
 
 
-def summary(record: dict) -> dict:
-    """How many pages ran to their end, and how many checks, facts, claims and table cells had each status."""
-    pages = record["pages"].values()
+def summary(record: dict, manifest: dict[str, list[str]] | None = None) -> dict:
+    """How many pages ran to their end, and how many checks, facts, claims and table cells had each status; given
+    ``manifest`` (``gallery/asserts.json``), the pages stale in the record and their checks are left out, as the
+    site shows none of their old results."""
+    stale = set(stale_pages(record, manifest)) if manifest is not None else set()
+    pages = [page for name, page in record["pages"].items() if name not in stale]
     checks = collections.Counter(c["status"] for page in pages for c in page.get("checks", []))
     return {
-        "pages": len(record["pages"]),
+        "pages": len(pages),
         "pages_ran_to_end": sum(1 for page in pages if "checks" in page and not page["stopped"]),
         "pages_crashed": sum(1 for page in pages if "crashed" in page),
         "checks": {status: checks[status] for status in STATUSES if checks[status]},

@@ -37,7 +37,7 @@ class Term:
     page: str  #: the reference label of the page that shows it
     also: tuple[str, ...] = ()  #: other names readers type (aliases), which the pages may use too
     avoid: tuple[str, ...] = ()  #: variants the Chinese pages do not use outside quotations
-    define_en: str = ""  #: a one-sentence definition, in English (the glossary's last column)
+    define_en: str = ""  #: a short definition, in English (the glossary's last column)
     define_zh: str = ""  #: the same definition, in Chinese
     gloss: str = ""  #: for a core term, the English its first mention on a Chinese page carries in parentheses
     mention: str = ""  #: what counts as a mention of a core term (a pattern; its Chinese word if empty)

@@ -129,9 +129,9 @@ AUDIT = (
              "    with torch.no_grad(), warnings.catch_warnings", "tests/test_prose_facts.py", "-k", "holds_on"),
     mutation("guard-logging-errors-only", GUARD, "super().__init__(level=logging.WARNING)",
              "super().__init__(level=logging.ERROR)", GUARD_TESTS),
-    mutation("ledger-summary-counts-swapped", LEDGER, '"summary": "{total} claims, checked on torch {torch}: {holds} '
-             'hold, {not_hold} do not', '"summary": "{total} claims, checked on torch {torch}: {not_hold} hold, '
-             '{holds} do not', WORDS),
+    mutation("ledger-summary-counts-swapped", LEDGER, '"summary": "Claims checked on torch {torch}: {total}. '
+             'Verdicts: holds {holds}, does not hold {not_hold}, ', '"summary": "Claims checked on torch {torch}: '
+             '{total}. Verdicts: holds {not_hold}, does not hold {holds}, ', WORDS),
     mutation("matrix-zh-headers-swapped", MATRIX_EXT, '"same_object": "同一对象",', '"same_object": "共享存储",',
              WORDS),
 )

@@ -115,6 +115,10 @@ WORDS = {
 }
 
 
+#: The line under a guide entry that names its facts, by edition code: (its start, the word between two facts).
+CHECKED_BY = {"en": ("Checked by: ", ", "), "zh_CN": ("检查它的事实：", "、")}
+
+
 def words(language: str) -> dict:
     """The matrix's words in ``language``; an edition without them fails loudly."""
     return pick(WORDS, language, "the behaviour matrix's words (tensorcopy_sphinx.behaviour_matrix.WORDS)")
@@ -273,11 +277,26 @@ def advice_blocks(text: str, docname: str = "") -> list[nodes.Node]:
     return blocks
 
 
-def build_guide(language: str, guide: tuple[mp.Advice, ...] = mp.GUIDE, docname: str = "") -> nodes.bullet_list:
+def checked_by(language: str, fact_ids: tuple[str, ...]) -> nodes.paragraph:
+    """"Checked by: ..." and the facts, each linked to its entry on the facts page (as the glossary does)."""
+    start, between = pick(CHECKED_BY, language, "the guide's 'checked by' words (behaviour_matrix.CHECKED_BY)")
+    parts: list[nodes.Node] = []
+    for fact_id in fact_ids:
+        parts += [nodes.Text(between if parts else start),
+                  nodes.reference(fact_id, "", nodes.literal(fact_id, fact_id), internal=True,
+                                  refuri=f"facts.html#{nodes.make_id('fact-' + fact_id)}")]
+    return nodes.paragraph("", "", *parts, classes=["guide-checked-by"])
+
+
+def build_guide(language: str, guide: tuple[mp.Advice, ...] = mp.GUIDE, docname: str = "",
+                with_facts: bool = False) -> nodes.bullet_list:
+    """The guide's entries as a list; ``with_facts``: under each entry that names facts, a line linking them."""
     items = nodes.bullet_list(classes=["behaviour-guide"])
     for advice in guide:
         item = nodes.list_item(ids=[nodes.make_id(f"guide-{advice.id}")])
         item += advice_blocks(advice.text(language), docname)
+        if with_facts and advice.facts:
+            item += checked_by(language, advice.facts)
         items += item
     return items
 
@@ -308,7 +327,8 @@ class BehaviourMatrix(SphinxDirective):
                 logger.warning("behaviour matrix guide: the premises of %r do not hold on this "
                                "torch; rewrite that advice", advice_id, location=location,
                                type="matrix", subtype="guide")
-            return [build_guide(language, guide, self.env.docname)]
+            # the matrix page's guide links its facts; the decision page names the facts page in its text
+            return [build_guide(language, guide, self.env.docname, with_facts=guide is mp.GUIDE)]
         source = self.options.get("source", "leaf")
         return [
             build_source_line(source, language),

@@ -6,7 +6,7 @@ Usage in a MyST page::
     ```
 
 One row per entry of ``sitetools.rules.terms.TERMS``: the Chinese term, the English term (backticks mark
-code), a one-sentence definition in the reader's language with, under it, a link to the page that shows
+code), a short definition in the reader's language with, under it, a link to the page that shows
 the term and the named facts that run what the definition says torch does (``sitetools.rules.term_facts.CHECKED_BY``:
 the build runs each and fails on one that does not hold; the facts page lists the glossary among their
 citers), then the other names readers type and the variants the Chinese pages avoid. What a reader

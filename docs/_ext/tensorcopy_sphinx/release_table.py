@@ -9,11 +9,12 @@ Usage in a MyST page::
 the cells of the computed tables) on other torch releases and commits one record per release
 (:mod:`sitetools.releases.records`). The directive renders them: one row per release (its torch, Python, NumPy,
 date and commit, and, for the checks, the facts, the claims and the table cells alike, how many held, differed,
-were not available or errored), then one row per check whose result is not this build's on some release, with its
-status on each release, the first releases between which the build's behaviour appears (the newest release on
-which it does not hold: it differs, is not available, errored or was not run; and the next one, the build's torch
-included, that agrees) and, in one line of inline code (program output, verbatim in every edition: no
-typographic quotes), what the oldest such release gave. A page's check is named by its page
+were not available or errored; the pages whose checks changed since the record, and their checks, not counted),
+then one row per check whose result is not this build's on some release, with its status on each release, the
+first releases between which the build's behaviour appears (the newest release on which it does not hold: it
+differs, is not available, errored or was not run; and the next one, the build's torch included, that agrees)
+and, in one line of inline code (program output, verbatim in every edition: no typographic quotes), what the
+oldest such release gave. A page's check is named by its page
 and its message: the one the page's check has now where it is a string (a record keeps the message the check had
 when it ran, and a message may be reworded without changing the check), in another edition its translation from
 the edition's catalog of the checks' messages (:mod:`sitetools.authoring.check_labels`), its fields' values translated
@@ -123,9 +124,10 @@ def counted(text: str | tuple[str, str], count: int, **fields: str) -> str:
     return text.format(count=count, **fields)
 
 
-def record_row(words: dict, record: dict) -> list[str]:
-    """The row of ``record`` in the records table."""
-    s = release_records.summary(record)
+def record_row(words: dict, record: dict, manifest: dict[str, list[str]] | None = None) -> list[str]:
+    """The row of ``record`` in the records table; given ``manifest``, the pages whose checks changed since the record
+    was taken, and their checks, are not counted (the changes table shows none of their old results either)."""
+    s = release_records.summary(record, manifest)
     return [record["torch"], record["python"], record["numpy"], record["date"], record["commit"][:10],
             f"{s['pages_ran_to_end']} / {s['pages']}",
             *(counts_cell(words, s[column]) for column in ("checks", "facts", "claims", "table_cells"))]
@@ -304,7 +306,7 @@ class ReleaseRecords(SphinxDirective):
         if not records:
             return [nodes.paragraph(text=words["none"])]
         torch = build_versions()["torch_version"]
-        found: list[nodes.Node] = [_table(words["head"], [record_row(words, record) for record in records])]
+        found: list[nodes.Node] = [_table(words["head"], [record_row(words, record, manifest) for record in records])]
         gallery = self.env.config.sphinx_gallery_conf["gallery_dirs"][0]
         found += stale_notes(records, manifest, words, torch, gallery, self.env.docname)
         found += new_facts_notes(records, list(FACTS), words, torch)
