@@ -13,11 +13,8 @@ import torch
 import torch.utils.checkpoint
 
 from tensorfacts.fact_registry import Fact, fact, scoped_fact
-<<<<<<< HEAD
 from tensorfacts.no_grad_view_facts import GRAD_OFF
-=======
 from tensorfacts.optimizer_facts import BATCH_NORMS, batch_norm_cases
->>>>>>> r36-b
 from tensorfacts.scope import Case
 from tensorfacts.standard_sources import GRAD_SOURCES
 
