@@ -1,9 +1,10 @@
 """Test fixtures: one build of the whole site per test session, served on 127.0.0.1, and a browser.
 
 Tests come in two tiers. A test that needs a built site (the ``site_dir``, ``site_url`` or ``browser``
-fixtures), builds one itself or runs every page's code (marked ``slow``) is in the slow tier; every
-other test is fast and runs in seconds: ``nox -s fast`` selects them alone. Both tiers run on every
-core under pytest-xdist, one test file per worker at a time (``pyproject.toml``,
+fixtures), or builds one, a mini-site or a preview itself, runs every page's code or the facts, or reads
+every page (marked ``slow``, each such test saying why), is in the slow tier; every other test is
+fast: ``nox -s fast`` selects them alone. Both tiers run on every core under pytest-xdist, one test file
+per worker at a time (``pyproject.toml``,
 ``[tool.tensorcopy.tiers]``); the site is built once per run, by the first worker that needs it
 (``tests.gallery_tools.shared_build``).
 

@@ -19,6 +19,7 @@ SOURCE_FAULTS = {
 }
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("name", sorted(SOURCE_FAULTS))
 def test_a_directive_off_the_list_or_inline_html_in_a_pages_text_is_refused(tmp_path, name):
     project = copy_project(tmp_path / "project")
@@ -53,6 +54,7 @@ ACTIVE = {
 }
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_active_content_in_headers_and_narrative_pages_is_refused(tmp_path):
     project = copy_project(tmp_path / "project")
     assert active_content.check(project) == [], "the sources as they are hold active content"

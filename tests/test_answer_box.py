@@ -15,6 +15,7 @@ PAGE = "questions/plot_10_graph_kept_alive.py"
 FIX_LINE = "total_detached += loss.detach()"
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_every_question_page_answers_first():
     for lang in ("en", "zh_CN"):
         problems = answer_box.check_answers(lang, ROOT)
@@ -52,11 +53,13 @@ def _box(lang: str) -> str:
     return text[start:end]
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_copy_passes(gallery):
     """The control for the faults below."""
     assert answer_box.check_answers("en", gallery) == [] and answer_box.check_answers("zh_CN", gallery) == []
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", ["en", "zh_CN"])
 def test_a_page_without_the_box_is_refused(gallery, lang):
     shown = _edit(gallery, lang, _box(lang), "")
@@ -64,6 +67,7 @@ def test_a_page_without_the_box_is_refused(gallery, lang):
     assert any(p.startswith(f"{shown}: the answer box is not first") for p in problems), problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", ["en", "zh_CN"])
 def test_a_box_after_another_paragraph_is_refused(gallery, lang):
     shown = _edit(gallery, lang, _box(lang), "A paragraph first.\n\n" + _box(lang))
@@ -72,6 +76,7 @@ def test_a_box_after_another_paragraph_is_refused(gallery, lang):
                for p in problems), problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_box_of_another_class_or_title_is_refused(gallery):
     shown = _edit(gallery, "en", ":class: answer", ":class: note")
     _edit(gallery, "zh_CN", ".. admonition:: 答案", ".. admonition:: Answer")
@@ -80,6 +85,7 @@ def test_a_box_of_another_class_or_title_is_refused(gallery):
     assert any(p.startswith(f"gallery/zh_CN/{PAGE}: the first box is titled 'Answer'") for p in problems), problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", ["en", "zh_CN"])
 def test_a_fix_line_the_page_does_not_run_is_named(gallery, lang):
     shown = _edit(gallery, lang, f"      {FIX_LINE}\n", f"      {FIX_LINE}\n      total_detached += loss.item()\n")
@@ -88,6 +94,7 @@ def test_a_fix_line_the_page_does_not_run_is_named(gallery, lang):
                         f"the page's visible code {answer_box.GUIDE}"], problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_fix_line_that_runs_only_in_a_hidden_block_is_refused(gallery):
     line = ('assert torch.allclose(total_detached, total_loss.detach()), '
             '"the fixed total must equal the graph-carrying one"')
@@ -99,12 +106,14 @@ def test_a_fix_line_that_runs_only_in_a_hidden_block_is_refused(gallery):
     assert any(shown in p and repr(line) in p for p in problems), problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_box_without_code_is_refused(gallery):
     shown = _edit(gallery, "en", "   .. code-block:: python\n", "   Example::\n")
     problems = answer_box.check_answers("en", gallery)
     assert f"{shown}: the answer box has no code block with the fix {answer_box.GUIDE}" in problems, problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize(("lang", "exception"), [
     ("en", "It holds for every optimizer, every dtype and every device the page runs, and it holds "
            "for the loss of every step, whether the loop keeps a list or a running total."),
@@ -121,6 +130,7 @@ def test_a_box_that_also_holds_the_exceptions_is_refused(gallery, lang, exceptio
     assert f"over the {answer_box.BUDGET[lang]} an answer box holds" in problems[0], problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_build_runs_the_rule(gallery):
     shutil.copytree(ROOT / "docs", gallery / "docs", ignore=shutil.ignore_patterns("__pycache__", "_*"))
     shown = _edit(gallery, "en", ":class: answer", ":class: note")
@@ -131,6 +141,7 @@ def test_the_build_runs_the_rule(gallery):
 CHECKED = "runs on the page only where it fails"
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", ["en", "zh_CN"])
 def test_the_failing_line_shown_as_the_fix_is_refused(gallery, lang):
     """The fault: the box shows the line the page runs to show the error (in a must-raise `try`), not the
@@ -142,6 +153,7 @@ def test_the_failing_line_shown_as_the_fix_is_refused(gallery, lang):
                         f"whose effect the page checks {answer_box.GUIDE}"], problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_fix_line_no_visible_assert_follows_is_refused(gallery):
     """A drawing call followed only by a hidden check: the reader sees nothing that checks it."""
     line = 'draw_graph("total_loss after five steps", total_loss)'
@@ -150,6 +162,7 @@ def test_a_fix_line_no_visible_assert_follows_is_refused(gallery):
     assert len(problems) == 1 and problems[0].startswith(f"{shown}: the answer's fix line {line!r} {CHECKED}"), problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_line_that_also_runs_checked_elsewhere_passes(gallery):
     """`y.sum().backward()` fails inside a `try` on plot_01 and runs again, checked, in the fix's cell."""
     page = gallery / "gallery" / "en" / "questions" / "plot_01_inplace_error.py"
@@ -200,6 +213,7 @@ def _box_code_differences(root: Path) -> list[str]:
     return problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_answer_boxes_show_the_same_code_in_both_editions():
     """Readers copy the box's code: the two editions show the same code, token for token, on every question page."""
     pages = sorted((ROOT / "gallery" / "en" / "questions").glob("plot_*.py"))
@@ -208,6 +222,7 @@ def test_the_answer_boxes_show_the_same_code_in_both_editions():
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_box_with_an_extra_code_line_in_one_edition_is_refused(gallery):
     shown = _edit(gallery, "zh_CN", f"      {FIX_LINE}\n", f"      {FIX_LINE}\n      total_detached.zero_()\n")
     problems = _box_code_differences(gallery)

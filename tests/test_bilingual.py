@@ -2,6 +2,8 @@
 (``tensorcopy_sphinx.bilingual``), since the page pairs cell k with cell k. The browser side is
 tests/test_bilingual_browser.py."""
 
+import pytest
+
 from editions import CODES
 from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extensions, on the path)
 from tests.gallery_tools import ROOT
@@ -32,6 +34,7 @@ def test_editions_with_the_same_cells_pass_and_one_with_a_cell_more_is_named(tmp
     assert f"{CODES[0]}/part/plot_01_x.py has 3 text cells" in problem and "has 4" in problem
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_every_example_of_the_site_pairs_its_cells_one_to_one():
     gallery = ROOT / "gallery"
     assert [problem for code in CODES for problem in mismatches(gallery, code)] == []

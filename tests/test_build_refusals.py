@@ -32,6 +32,7 @@ def folder_refusals(tmp_path_factory):
     return side_by_side({case: (base, *case) for case in FOLDERS}, _refused_folder)
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize(("option", "target"), FOLDERS)
 def test_the_build_refuses_folders_it_did_not_create(folder_refusals, option, target):
     result, before, after = folder_refusals[(option, target)]
@@ -98,6 +99,7 @@ def source_refusals(tmp_path_factory):
     return side_by_side({name: (base, name) for name in REFUSED}, _refused_source)
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("name", list(REFUSED))
 def test_the_build_refuses_a_source_that_breaks_a_page_rule(source_refusals, name):
     result, project = source_refusals[name]
@@ -144,6 +146,7 @@ def gate_refusals(tmp_path_factory):
     return side_by_side({name: (base, name, *case) for name, case in GATE_REFUSALS.items()}, _gate_refusal)
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("name", GATE_REFUSALS)
 def test_the_build_refuses_to_run_optimised_or_over_its_own_output(gate_refusals, name):
     result, before, after = gate_refusals[name]

@@ -54,6 +54,7 @@ def test_a_missing_translation_other_fields_or_a_stale_entry_are_named(project, 
     assert len(problems) == 1 and expected in problems[0], problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_sites_catalog_translates_every_message_of_the_chinese_edition():
     assert check_labels.check("zh_CN", ROOT) == []
 

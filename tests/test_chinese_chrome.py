@@ -43,6 +43,7 @@ def test_a_link_keeps_its_space_on_a_latin_side_and_latin_text_keeps_its_own():
     assert _joined("see `the next page <https://example.org/e>`__ first") == "see the next page first"
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_link_that_shows_its_pages_title_loses_the_space_before_a_chinese_word(tmp_path):
     """``{doc}`releases``` has no words of its own: its text, the page's title, is known only once resolved."""
     import io

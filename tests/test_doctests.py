@@ -33,6 +33,7 @@ WRITES = {
 }
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("how", sorted(WRITES))
 def test_a_doctest_that_writes_outside_its_scratch_folder_is_named_by_page_and_line(tmp_path, how):
     """The fault: a quick-reference doctest wrote into the checkout, and only the file was named, after the
@@ -49,6 +50,7 @@ def test_a_doctest_that_writes_outside_its_scratch_folder_is_named_by_page_and_l
     assert "docs/zh_CN/index.md," not in message and "docs/en/index.md" not in message, "another page was named"
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_doctest_may_write_its_scratch_folder(tmp_path):
     _pages_with(tmp_path, "open('notes.txt', 'w', encoding='utf-8').write('x')\n1")
     assert check_doctests(["en"], tmp_path / "docs", guarded=(tmp_path,)) > 0

@@ -31,6 +31,7 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_real_editions_cite_the_same_things_paragraph_by_paragraph():
     assert edition_citations.check(CODES, ROOT) == []
 
@@ -41,6 +42,7 @@ def test_the_citations_of_a_paragraph_are_its_facts_and_references():
         "fact:a-b", "fact:cpu-snapshot", "ref:glossary", "ref:questions-x"]
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_section_that_drops_its_fact_is_refused_with_both_files(sources):
     _edit(sources / "docs/zh_CN/decide.md", "{fact}`cpu-snapshot`", "")
     problems = edition_citations.check(CODES, sources)
@@ -49,12 +51,14 @@ def test_a_section_that_drops_its_fact_is_refused_with_both_files(sources):
     assert "lacks fact:cpu-snapshot" in problems[0]
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_section_that_cites_another_fact_is_refused(sources):
     _edit(sources / "docs/zh_CN/matrix.md", "{fact}`leaf-refuses-inplace`", "{fact}`cpu-snapshot`")
     problems = "\n".join(edition_citations.check(CODES, sources))
     assert "docs/zh_CN/matrix.md, line" in problems and "cites fact:cpu-snapshot" in problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_gallery_text_cell_that_points_elsewhere_is_refused(sources):
     _edit(sources / f"gallery/zh_CN/{PAGE}.py", ":ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`",
           ":ref:`“.data 与 no_grad”那一页 <questions-inference-mode>`")
@@ -62,6 +66,7 @@ def test_a_gallery_text_cell_that_points_elsewhere_is_refused(sources):
     assert problems and all(p.startswith(f"gallery/zh_CN/{PAGE}.py, line ") for p in problems), problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_contradiction_that_cites_nothing_is_not_caught(sources):
     """The rule's limit, as CONTRIBUTING.md states it: a sentence that cites nothing is not compared."""
     _edit(sources / "docs/zh_CN/decide.md", "{fact}`cpu-snapshot`", "c 与 a 不共享内存。{fact}`cpu-snapshot`")
@@ -94,6 +99,7 @@ def test_the_real_narrative_pages_skip_no_doctest():
             assert doctests.unseen(page, page.name) == []
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_page_rules_run_the_new_checkers(sources):
     """The build's one call (sitetools/rules/all_rules.py) reaches every rule of this file and of the output
     and check rules."""

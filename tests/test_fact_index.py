@@ -60,6 +60,7 @@ PAGES = {
 }
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang, holds, nobody", [("en", "holds", "no page"), ("zh_CN", "成立", "没有页面引用")])
 def test_the_facts_page_lists_every_fact_and_who_cites_it(tmp_path, lang, holds, nobody):
     html = build(tmp_path, PAGES, lang)["facts"]
@@ -83,6 +84,7 @@ def test_the_facts_page_lists_every_fact_and_who_cites_it(tmp_path, lang, holds,
     assert field("leaf-refuses-inplace", "runs").get_text(strip=True) == runs
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang, cited", [("en", "Guide page, Home"), ("zh_CN", "《Guide page》、《Home》")])
 def test_the_pages_citing_a_fact_are_told_apart(tmp_path, lang, cited):
     """A Chinese title may end in ？ (我该用哪一种写法？): unquoted, two titles would run into one."""
@@ -101,6 +103,7 @@ def ascii_colons(html: str) -> list[str]:
     return [text[max(m.start() - 8, 0):m.end()] for m in ASCII_COLON_AFTER_CHINESE.finditer(text)]
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_chinese_facts_page_writes_a_full_width_colon_after_each_field_name(tmp_path):
     zh = build(tmp_path / "zh", PAGES, "zh_CN")["facts"]
     assert ascii_colons(zh) == []
@@ -111,6 +114,7 @@ def test_the_chinese_facts_page_writes_a_full_width_colon_after_each_field_name(
         "On this build:", "What it runs:", "Scope:", "Cited by:"}
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_fact_that_fails_fails_the_facts_page(tmp_path, monkeypatch):
     monkeypatch.setitem(facts.FACTS, "broken", lambda: facts.Fact(False, "broken on purpose"))
     monkeypatch.setitem(facts.ABOUT, "broken", fact_registry.About({c: "x" for c in CODES}, fact_registry.ONE_EXAMPLE))
@@ -118,6 +122,7 @@ def test_a_fact_that_fails_fails_the_facts_page(tmp_path, monkeypatch):
         build(tmp_path, {"index": "# Home\n", "facts": PAGES["facts"]}, "en")
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang, words", [("en", "holds (in the author's meaning only)"),
                                          ("zh_CN", "成立（仅就作者想表达的意思而言）")])
 def test_the_ledger_says_in_the_verdict_cell_when_a_verdict_holds_only_in_the_authors_meaning(tmp_path, lang, words):

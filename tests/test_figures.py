@@ -66,6 +66,7 @@ def _close_figures():
 # --- The pages carry the helpers, unchanged ------------------------------------------------------------
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
 def test_a_page_that_draws_carries_the_helper_cell_unchanged(script):
     assert not helper_problems(split_cells(script)), f"{script_id(script)}: {helper_problems(split_cells(script))}"
@@ -103,6 +104,7 @@ def figure_share_problems(pages: dict[str, str], floor: float = FIGURE_FLOOR) ->
     return problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", LANGS)
 def test_nine_in_ten_example_pages_draw_and_a_page_without_a_figure_says_why(lang):
     """Most pages show what they say in a picture drawn from the live tensors; the few that answer with

@@ -376,6 +376,7 @@ def _changes(*fact_ids: str) -> list[str]:
     return list(dict.fromkeys(c for entry in found for c in ((entry,) if isinstance(entry, str) else entry)))
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("fact_id", sorted(facts.FACTS))
 def test_each_fact_turns_false_when_torch_changes(fact_id):
     if fact_id not in FACT_FLIPS:
@@ -423,6 +424,7 @@ def test_each_operand_of_a_claim_decides_its_verdict(claim_id, index, monkeypatc
     assert after.verdict != before, f"{claim_id}: negating `{operand}` leaves the verdict {before}"
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("fact_id, index", list(_fact_operands()))
 def test_each_operand_of_a_fact_decides_it(fact_id, index, monkeypatch):
     check = facts.FACTS[fact_id]

@@ -13,6 +13,7 @@ def test_there_are_scripts_in_every_language():
         assert gallery_scripts(lang), f"gallery/{lang}/ holds no plot_*.py script"
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_script_that_ends_its_process_fails_and_is_named(tmp_path):
     script = tmp_path / "plot_ends_early.py"
     script.write_text("import os\nprint('x =', 1 + 1)\nos._exit(0)\n", encoding="utf-8")

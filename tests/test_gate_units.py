@@ -86,6 +86,7 @@ class _Finished:
         return 0
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("same_output", [True, False], ids=["passes-and-publishes", "fails-and-keeps-old-site"])
 def test_a_failed_check_publishes_nothing(tmp_path, monkeypatch, same_output):
     """The whole path from the editions to ``publish``, with Sphinx replaced by a fake that writes the

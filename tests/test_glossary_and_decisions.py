@@ -32,6 +32,7 @@ def matrix() -> probes.Matrix:
     return probes.probe_all()
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_decision_premises_hold(matrix):
     assert mp.failed_premises(matrix, DECISIONS) == []
 
@@ -95,6 +96,7 @@ def build(tmp_path: Path, body: str, language: str) -> tuple[str, str]:
     return (app.outdir / "index.html").read_text(encoding="utf-8"), warnings.getvalue()
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", CODES)
 def test_both_pages_render_cleanly(tmp_path, lang):
     html, warnings = build(tmp_path, PAGE, lang)
@@ -117,6 +119,7 @@ def test_both_pages_render_cleanly(tmp_path, lang):
     assert heads[2] == {"en": "meaning", "zh_CN": "释义"}[lang], heads
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_decision_whose_premise_breaks_fails_the_build(tmp_path, monkeypatch):
     real = probes.PROBES["shares_storage"]
     monkeypatch.setitem(probes.PROBES, "shares_storage", lambda s, o: not real(s, o))
@@ -137,6 +140,7 @@ DEFINED_ONLY = {"复制", "浅拷贝", "深拷贝", "原地操作", "计算图",
                 "在线网络", "软更新", "微批次"}
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_every_definition_that_states_behaviour_names_facts_that_hold():
     from tensorfacts.facts import run_fact
 
@@ -146,6 +150,7 @@ def test_every_definition_that_states_behaviour_names_facts_that_hold():
     assert failing == {}
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_definition_whose_fact_fails_fails_the_build(tmp_path, monkeypatch):
     from tensorfacts import facts
 
@@ -154,6 +159,7 @@ def test_a_definition_whose_fact_fails_fails_the_build(tmp_path, monkeypatch):
     assert "高级索引" in warnings and "advanced-index-read-copies" in warnings and "terms.py" in warnings, warnings
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_term_pointing_nowhere_fails_the_build(tmp_path, monkeypatch):
     broken = (*terms.TERMS, terms.Term("无处", "nowhere", "no-such-page"))
     monkeypatch.setattr("tensorcopy_sphinx.glossary_terms.TERMS", broken)

@@ -41,6 +41,7 @@ def guard(monkeypatch):
         pass
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_clean_example_passes(monkeypatch):
     """Started and stopped inside the test: between a fixture's setup and the test, pytest adds log
     capture handlers to loggers, which the guard would rightly see as a change."""
@@ -211,6 +212,7 @@ def _dispatch_mode():
     return TorchDispatchMode()
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("what", sorted(LEFT_BEHIND))
 def test_what_a_page_leaves_behind_is_named_on_that_page_and_put_back(what, monkeypatch):
     monkeypatch.delenv(settings.RECORDS, raising=False)
@@ -261,6 +263,7 @@ def test_a_cache_python_fills_on_first_use_is_not_a_change(monkeypatch):
     guard.stop("gallery/en/part/plot_01_copy.py")  # raises nothing
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_what_torch_imports_on_first_use_is_not_blamed_on_the_page():
     """An optimizer's first step imports torch's compiler stack, which wraps ``torch.manual_seed``,
     configures loggers and sets an environment variable: in a fresh interpreter, as in a build, the

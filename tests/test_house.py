@@ -106,6 +106,7 @@ def test_no_module_is_over_the_limit():
     assert not stale, f"no longer over {LIMIT} lines: remove them from KNOWN_LONG in tests/test_house.py: {stale}"
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_no_import_circle_joins_the_project_modules():
     found = circles(import_graph())
     unexpected = [sorted(group) for group in found if group not in KNOWN_CIRCLES]
@@ -114,6 +115,7 @@ def test_no_import_circle_joins_the_project_modules():
     assert not stale, f"these circles are gone: remove them from KNOWN_CIRCLES in tests/test_house.py: {stale}"
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_modules_are_named_as_python_imports_them():
     modules = project_modules()
     assert modules["sitetools.rules.sources"] == ROOT / "sitetools" / "rules" / "sources.py"
@@ -125,6 +127,7 @@ def test_the_modules_are_named_as_python_imports_them():
     assert "sitetools.rules.sources" in graph["sitetools.rules.checks_manifest"]  # ``from sitetools.rules.sources ...``
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_table_of_editions_sits_below_the_tools_and_the_fact_engine():
     """``editions`` imports no module of the project, and the fact engine none of ``sitetools``."""
     graph = import_graph()
@@ -135,6 +138,7 @@ def test_the_table_of_editions_sits_below_the_tools_and_the_fact_engine():
     assert not reaching
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_sphinx_side_reaches_the_tools_through_one_entry():
     """The extensions and the shared configuration import :mod:`sitetools.for_sphinx` and nothing else of
     ``sitetools``; the hooks sphinx-gallery imports by name are named there too."""

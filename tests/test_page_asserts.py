@@ -48,6 +48,7 @@ def test_the_manifest_lists_exactly_the_pages():
     )
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
 def test_the_page_keeps_every_check_the_manifest_records(script):
     recorded = read_manifest().get(relative_name(script))
@@ -87,6 +88,7 @@ def test_checks_are_told_apart_by_visibility():
 # --- Pages show claims, not harness --------------------------------------------------------------
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", LANGS)
 def test_few_of_the_visible_code_lines_are_asserts(lang):
     counts = {name: visible_counts(path) for name, path in scripts(lang).items()}
@@ -129,6 +131,7 @@ def _loose_trys(source: str) -> list[int]:
     ]
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
 def test_must_raise_has_one_idiom(script):
     """At page level, ``try`` means "this must raise": ``except E as e: print(...)`` then

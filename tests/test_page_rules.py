@@ -12,6 +12,7 @@ from sitetools.rules import sources as pages
 from tests.gallery_tools import ROOT, gallery_scripts, run_script, split_cells
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_every_source_follows_the_page_rules():
     problems = all_rules.check_sources()
     assert not problems, "\n".join(problems)
@@ -38,11 +39,13 @@ def _append(script: Path, code: str) -> None:
 FIRST = gallery_scripts("en")[0].relative_to(ROOT / "gallery" / "en").as_posix()
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_copy_follows_the_rules(sources):
     """The control for every fault below."""
     assert all_rules.check_sources(root=sources) == []
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_page_in_one_language_only_is_named(sources):
     shutil.copy2(sources / "gallery" / "en" / FIRST, sources / "gallery" / "en" / "copying" / "plot_99_lonely.py")
     (sources / "docs" / "zh_CN" / "only_here.md").write_text("# 只有中文\n", encoding="utf-8")
@@ -51,6 +54,7 @@ def test_a_page_in_one_language_only_is_named(sources):
     assert "docs/zh_CN/only_here.md has no en twin" in problems, problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_code_cell_changed_in_one_language_is_named(sources):
     script = sources / "gallery" / "zh_CN" / FIRST
     first_cell = split_cells(script)[0].rstrip("\n")
@@ -60,6 +64,7 @@ def test_a_code_cell_changed_in_one_language_is_named(sources):
     assert f"gallery/zh_CN/{FIRST}: code cell 1 differs" in problems and "only_in_chinese" in problems, problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_number_changed_in_one_language_is_named(sources):
     script = sources / "gallery" / "zh_CN" / FIRST
     text = script.read_text(encoding="utf-8")
@@ -68,12 +73,14 @@ def test_a_number_changed_in_one_language_is_named(sources):
     assert any("differs" in p for p in all_rules.check_sources(root=sources))
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_doctest_changed_in_one_language_is_named(sources):
     page = sources / "docs" / "zh_CN" / "quickref.md"
     page.write_text(page.read_text(encoding="utf-8").replace(">>> ", ">>>  ", 1), encoding="utf-8")
     assert any("docs/zh_CN/quickref.md: doctest blocks differ" in p for p in all_rules.check_sources(root=sources))
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_script_not_named_plot_and_a_folder_without_header_are_named(sources):
     for script in _both(sources, FIRST):
         shutil.copy2(script, script.with_name("helper.py"))
@@ -84,6 +91,7 @@ def test_a_script_not_named_plot_and_a_folder_without_header_are_named(sources):
     assert "gallery/zh_CN/extra/GALLERY_HEADER.rst is missing" in problems, problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize(
     ("code", "expected"),
     [
@@ -110,6 +118,7 @@ def test_a_code_rule_fires_and_names_the_script(sources, code, expected):
     assert {p.split(":")[0] for p in problems} == {f"gallery/{lang}/{FIRST}" for lang in ("en", "zh_CN")}, problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize(
     ("where", "text", "expected"),
     [
@@ -127,6 +136,7 @@ def test_the_wording_and_typography_rules_run_with_the_page_rules_and_name_the_g
     assert all("(see CONTRIBUTING.md, 'Typography'" in p for p in problems), problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize(
     ("lang", "old", "new", "expected"),
     [
@@ -157,6 +167,7 @@ def test_compared_addresses_and_hidden_checks_are_allowed(sources):
         assert pages.check_script(script, root=sources) == []
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_template_page_follows_every_rule_and_runs(sources):
     from sitetools.authoring import new_page
 
@@ -210,6 +221,7 @@ def test_every_section_a_refusal_names_is_a_section_of_the_writing_guide():
     assert sorted(sections - headings) == [], "refusals name sections CONTRIBUTING.md does not have"
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_preview_of_some_pages_reads_those_scripts_and_the_full_check_reads_every_one(sources):
     """What a preview of some pages (``--only``) gives up: the rules of one script at a time skip the pages it
     does not build. A code cell changed in one edition (parity), a check the manifest does not record and whose

@@ -16,12 +16,14 @@ from tests.claims_tools import ROOT, RefuseTorch, build_mini_site
 PAGES = ("index.md", "quickref.md", "matrix.md", "views.md", "saved.md", "ledger.md", "decide.md", "facts.md")
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("fact_id", sorted(facts.FACTS))
 def test_every_fact_holds_on_this_torch(fact_id):
     result = facts.run_fact(fact_id)
     assert result.holds, f"{fact_id}: {result.trace}"
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("fact_id", sorted(facts.FACTS))
 def test_every_fact_needs_torch_to_hold(fact_id):
     with RefuseTorch():

@@ -148,6 +148,7 @@ def test_checker_catches_a_wrong_ledger(site_dir, outcomes, lang, mutation):
 # --- The directive itself, without a site build --------------------------------------------------
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", CODES)
 def test_rendered_table_follows_a_changed_check(tmp_path, outcomes, lang, monkeypatch):
     """One check made to return another verdict: its row, and only its row, shows that verdict."""

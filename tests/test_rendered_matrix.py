@@ -152,6 +152,7 @@ def test_checker_catches_a_wrong_matrix(site_dir, matrix, lang, mutation):
 # --- The directive itself, without a site build --------------------------------------------------
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", CODES)
 def test_rendered_table_follows_the_probes(tmp_path, matrix, lang, monkeypatch):
     """One probe answering the opposite: every cell of its column, and only those, change."""

@@ -147,6 +147,7 @@ def test_it_counts_the_checks_the_manifest_counts():
     assert len(recorder.texts) == len(checks_manifest.checks(PAGE)) == 7
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_cell_runs_on_its_own_from_a_page_with_a_comment_and_a_hidden_block(tmp_path):
     """The cell written for a real page layout: code blocks only, hidden blocks kept, its own interpreter."""
     script = tmp_path / "plot_x.py"
@@ -171,6 +172,7 @@ def test_a_page_the_raw_string_cannot_hold_fails_naming_it(tmp_path):
         page_code(script)
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_scripts_cell_reads_the_page_from_its_own_file_and_holds_no_second_copy(tmp_path):
     """The ``.py`` download's rerun cell: the page above it is read from the file, up to the cell, and run."""
     from tensorcopy_sphinx.rerun_cell import PY_MARKER  # isort: skip
@@ -229,6 +231,7 @@ def test_each_claim_is_named_by_its_messages_translation_from_the_catalog(capsys
     assert "clone() copies" not in out and "case 0 holds" not in out
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_cell_of_a_translated_edition_holds_the_pages_translations_only(tmp_path):
     """The cell carries the catalog's entries for its page's messages, and its report uses them."""
     script = tmp_path / "plot_x.py"
@@ -271,6 +274,7 @@ def test_a_translated_messages_fields_show_their_values_translations_with_no_spa
                             "  agrees   copy.copy of a leaf: zero gradient False"]  # fmt: skip
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_cell_of_a_translated_edition_holds_the_translations_of_its_pages_values_only(tmp_path):
     script = tmp_path / "plot_x.py"
     script.write_text(f'"""\nTitle\n=====\n"""\n\nimport torch\n{VALUED}', encoding="utf-8")

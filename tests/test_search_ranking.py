@@ -115,34 +115,40 @@ def pages_of(links: list[str]) -> list[str]:
     return [link.split("#")[0] for link in links]
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_page_that_matches_more_words_ranks_above_one_that_matches_one_word_often(chromium, small_site):
     """memory.html says "memory" thirty times; leak.html says "memory" once and "leak" once."""
     links, _ = results(chromium, small_site, "en", "memory leak")
     assert pages_of(links)[:2] == ["leak.html", "memory.html"], links
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_an_unknown_word_does_not_empty_the_results_and_is_named(chromium, small_site):
     links, summary = results(chromium, small_site, "en", "memory leak qqxyzzyqq")
     assert pages_of(links)[:1] == ["leak.html"], links
     assert "No page contains: qqxyzzyqq." in summary, summary
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_bare_name_matches_the_name_with_its_underscore(chromium, small_site):
     links, _ = results(chromium, small_site, "en", "share_memory")
     assert pages_of(links)[:1] == ["names.html"], links
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_call_on_a_name_no_page_uses_finds_the_call_on_another_name(chromium, small_site):
     """No page says a.cuda(); moves.html says x.cuda()."""
     links, _ = results(chromium, small_site, "en", "a.cuda()")
     assert pages_of(links)[:1] == ["moves.html"], links
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_result_leads_to_the_section_that_matches(chromium, small_site):
     links, _ = results(chromium, small_site, "en", "clone")
     assert links[:1] == ["long.html#which-one"], links
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_result_leads_to_the_section_that_holds_most_of_the_words(chromium, sections_site):
     """Each word alone is densest in a section of its own; only #both holds the two. (Pagefind keeps one
     object per page and writes each word's sections into it, so the words' sections must be read one
@@ -151,6 +157,7 @@ def test_a_result_leads_to_the_section_that_holds_most_of_the_words(chromium, se
     assert links[:1] == ["sections.html#both"], links
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_words_that_only_ask_or_join_do_not_decide(chromium, small_site):
     """Only chatter.html says "why", "is", "it", "the"; only long.html says "clone"."""
     links, _ = results(chromium, small_site, "en", "why is it the clone")
@@ -162,6 +169,7 @@ def test_an_empty_query_says_what_to_type(chromium, small_site):
     assert links == [] and summary == "Type a question.", summary
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_readers_words_find_a_page_but_its_excerpt_shows_its_own_text(chromium, small_site):
     page = chromium.new_page()
     try:
@@ -175,11 +183,13 @@ def test_readers_words_find_a_page_but_its_excerpt_shows_its_own_text(chromium, 
     assert "OOM" not in excerpt and "⟦" not in excerpt and "Tensors hold numbers" in excerpt, excerpt
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_nonsense_lists_nothing(chromium, small_site):
     links, _ = results(chromium, small_site, "en", "qqxyzzyqq")
     assert links == []
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_an_unspaced_chinese_query_counts_each_of_its_words(chromium, small_site):
     """显存增长 typed without a space: grow.html holds both words, vram.html only 显存 (thirty times);
     both are listed, the page with both words first."""
@@ -187,6 +197,7 @@ def test_an_unspaced_chinese_query_counts_each_of_its_words(chromium, small_site
     assert pages_of(links)[:2] == ["grow.html", "vram.html"], links
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_two_character_chinese_word_finds_its_page(chromium, small_site):
     links, _ = results(chromium, small_site, "zh_CN", "报错")
     assert pages_of(links) == ["leaf.html"], links

@@ -12,6 +12,7 @@ NAMES = (settings.RECORDS, settings.TIMEOUT, settings.CHECKOUT, settings.SITE_UR
          settings.SITE_BRANCH)  # fmt: skip
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_no_other_module_reads_the_settings_variables():
     names = "|".join(map(re.escape, NAMES))
     pattern = re.compile(rf"""["']({names})["']""")

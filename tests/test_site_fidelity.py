@@ -164,6 +164,7 @@ def changed_outputs(first_site: Path, second_site: Path, lang: str) -> list[str]
     return problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_rebuild_shows_identical_output_blocks(two_builds, lang):
     problems = changed_outputs(*two_builds, lang)
@@ -183,6 +184,7 @@ def test_the_rebuild_check_notices_a_changed_output(site_dir, tmp_path):
     assert len(problems) == 1 and "output block 1 changed" in problems[0], problems
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_rebuild_writes_byte_identical_files(two_builds):
     """Stronger than the outputs alone: every page, search index, download and figure is the same file."""
     first, second = two_builds

@@ -39,6 +39,7 @@ def _chinese_comments(script: Path) -> list[str]:
             if "#" in line and any("\u4e00" <= ch <= "\u9fff" for ch in line.split("#", 1)[1])]  # fmt: skip
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("source_lang", ["en", "zh_CN"])
 def test_a_drifted_page_passes_the_parity_rule_after_sync(sources, source_lang):
     other = "zh_CN" if source_lang == "en" else "en"
@@ -109,6 +110,7 @@ def test_a_new_page_still_the_template_takes_the_whole_written_page(sources):
         sync.sync(name, "en", sources / "gallery")
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_string_changed_in_one_edition_code_is_a_parity_failure(sources):
     """Strings in code cells (printed labels, assert messages) are code: a translated one breaks parity."""
     script = _page(sources, "zh_CN")

@@ -279,6 +279,7 @@ def test_build_warns_about_missing_and_failing_checks(tmp_path, monkeypatch):
     assert "claim 000-clone-in-graph: the check raised ValueError: boom" in warnings
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_clean_build_has_no_warning_and_links_every_claim(tmp_path):
     html, warnings = build_mini_site(tmp_path, "```{claims-ledger}\n```", language="zh_CN")
     assert warnings == ""

@@ -169,6 +169,7 @@ def test_refusal_keeps_the_error_kind_and_torch_message(matrix):
         assert "http" not in message and "." not in message.removeprefix(probes.REFUSALS[cell.kind])
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_guide_premises_hold(matrix):
     assert mp.failed_premises(matrix) == []
 
@@ -408,6 +409,7 @@ def test_every_piece_of_advice_has_its_facts():
     assert set(GUIDE_NAMED_FACTS) <= set(GUIDE_FACTS)
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("advice", mp.GUIDE, ids=lambda a: a.id)
 def test_guide_names_the_checks_behind_what_no_cell_shows(advice):
     """The named facts are exactly the ones written down for the sentence, each one holds, and a
@@ -418,6 +420,7 @@ def test_guide_names_the_checks_behind_what_no_cell_shows(advice):
         assert result.holds, f"{advice.id}: {fact_id} does not hold: {result.trace}"
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("fact_id", sorted({f for ids in GUIDE_NAMED_FACTS.values() for f in ids}))
 def test_a_broken_named_fact_breaks_its_advice(fact_id, matrix, monkeypatch):
     monkeypatch.setitem(facts.FACTS, fact_id, lambda: facts.Fact(False, "broken on purpose"))
@@ -489,6 +492,7 @@ MATRIX_PAGE = "".join(
 """
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", CODES)
 def test_matrix_page_builds_cleanly(tmp_path, lang):
     html, warnings = build_mini_site(tmp_path, MATRIX_PAGE, language=lang)
@@ -507,6 +511,7 @@ def test_matrix_page_builds_cleanly(tmp_path, lang):
         assert links == [f"facts.html#fact-{fact_id}" for fact_id in advice.facts], (advice.id, links)
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_copied_header_holds_no_zero_width_space(tmp_path):
     """A narrow header may break after "_" (a <wbr>), but its text is the name as written."""
     html, _ = build_mini_site(tmp_path, MATRIX_PAGE, language="zh_CN")
@@ -518,6 +523,7 @@ def test_a_copied_header_holds_no_zero_width_space(tmp_path):
     assert str(header.code).count("<wbr/>") == 1 and header.code.get_text() == "requires_grad", header
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_build_warns_when_a_probe_fails_or_a_premise_breaks(tmp_path, monkeypatch):
     def broken(source, operation):
         raise ValueError("boom")

@@ -205,6 +205,7 @@ BREAKS = [
 ]
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_page_whose_first_mention_lacks_its_gloss_is_named(tmp_path):
     for part in ("gallery", "docs"):
         shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "_*"))

@@ -243,6 +243,7 @@ def test_the_audit_server_compresses_text_as_the_host_does(tmp_path):
             assert answer.headers.get("Content-Encoding") is None, "images are sent as they are"
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_the_audit_server_serves_a_project_site_under_its_path_with_its_404_page(tmp_path):
     """As GitHub Pages serves a project site: under /REPO/ only, and a missing address there answered
     with status 404 and the site's own 404.html."""

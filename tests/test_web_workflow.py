@@ -56,6 +56,7 @@ def steps(workflow: dict) -> list[dict]:
     return [step for job in workflow["jobs"].values() for step in job.get("steps", [])]
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("workflow", [WORKFLOW, TESTS_WORKFLOW], ids=lambda path: path.name)
 def test_the_workflow_matches_githubs_schema(workflow):
     assert schema_errors(workflow) == ""
@@ -66,6 +67,7 @@ def test_actionlint_finds_nothing_in_the_workflow(workflow):
     assert actionlint_errors(workflow) == ""
 
 
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_both_checkers_reject_a_broken_workflow(tmp_path):
     broken = tmp_path / "pages.yml"
     text = WORKFLOW.read_text(encoding="utf-8")
