@@ -36,9 +36,10 @@ GOAL = {"first": 0.80, "top3": 0.95}
 #: comparisons and for the words those threads used) and it joined the tuned set (161 questions); a third
 #: set of 24, written blind in the same way and never tuned on, then gave en 22 and 24, zh 22 and 23. The
 #: held-out set is the first and the third (48): en 44 and 47, zh 43 and 47; tuned en 86 % and 98 %, zh
-#: 92 % and 99 %.
+#: 92 % and 99 %. On 2026-12-05 each query got a Pagefind instance of its own with its index chunks loaded
+#: before its searches (site_search.js): tuned en 87 % and 98 % (140 of 161 first), the rest unchanged.
 BUDGET = {
-    "tuned": {"en": {"first": 0.85, "top3": 0.96}, "zh_CN": {"first": 0.91, "top3": 0.98}},
+    "tuned": {"en": {"first": 0.86, "top3": 0.96}, "zh_CN": {"first": 0.91, "top3": 0.98}},
     "held-out": {"en": {"first": 0.89, "top3": 0.95}, "zh_CN": {"first": 0.87, "top3": 0.95}},
 }
 TIMEOUT_MS = 20_000
