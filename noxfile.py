@@ -105,7 +105,8 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def fast(session: nox.Session) -> None:
-    """Run the fast tier only: engine, extensions, page rules, parity, scripts; no site build."""
+    """Run the fast tier only: the unit tests of the tools, the fact engine and the extensions; nothing builds,
+    no page or fact runs (pyproject.toml: the slow marker)."""
     run_pytest(session, *TIERS["fast"], *session.posargs)
 
 
