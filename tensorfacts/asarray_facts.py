@@ -7,6 +7,7 @@ copying/plot_02_safe_copy. Registered on import by :mod:`tensorfacts.facts`, who
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -16,8 +17,9 @@ import torch
 
 from tensorfacts.fact_registry import Fact, fact
 
-#: The child: first the calls that must not warn, then the two calls on a leaf that requires grad, in the order
-#: its argument gives; it prints, per call, the warnings given as (category, the message's first sentence).
+#: The child: first the calls that must not warn (each on a tensor of its own: ``requires_grad=False`` without a
+#: copy switches off a leaf's ``requires_grad`` in place), then the two calls on a leaf that requires grad, in the
+#: order its argument gives; it prints, per call, the warnings given as (category, the message's first sentence).
 _FIRST_CALLS = r"""
 import json, sys, warnings
 import torch
@@ -28,11 +30,18 @@ def warned(call):
         call()
     return [(w.category.__name__, str(w.message).split(". ")[0]) for w in caught]
 
-a = torch.ones(3, requires_grad=True)
+def leaf():
+    return torch.ones(3, requires_grad=True)
+
+a = leaf()
 quiet = [lambda: torch.asarray(torch.ones(3)), lambda: torch.asarray(torch.ones(3), copy=True),
          lambda: torch.asarray([1.0, 2.0]), lambda: torch.as_tensor(a),
          lambda: torch.asarray(a, copy=True, requires_grad=False),
-         lambda: torch.asarray(a, copy=True, requires_grad=True)]
+         lambda: torch.asarray(a, copy=True, requires_grad=True),
+         lambda: torch.asarray(leaf(), requires_grad=True),
+         lambda: torch.asarray(leaf(), requires_grad=False),
+         lambda: torch.asarray(leaf() * 2, requires_grad=True),
+         lambda: torch.asarray(torch.nn.Parameter(torch.ones(3)), requires_grad=True)]
 calls = [lambda: torch.asarray(a), lambda: torch.asarray(a, copy=True)]
 if sys.argv[1] == "copy=True first":
     calls.reverse()
@@ -66,26 +75,42 @@ def _warnings_always(call) -> list[tuple[str, str]]:
     return [(w.category.__name__, str(w.message).split(". ")[0]) for w in caught]
 
 
+#: Calls on ``make(dtype)``, a source that requires grad, that do not warn, by name; each makes its own source.
+QUIET_CALLS = {
+    "torch.as_tensor(x)": lambda x: torch.as_tensor(x),
+    "torch.asarray(x, copy=True, requires_grad=False)": lambda x: torch.asarray(x, copy=True, requires_grad=False),
+    "torch.asarray(x, copy=True, requires_grad=True)": lambda x: torch.asarray(x, copy=True, requires_grad=True),
+    "torch.asarray(x, requires_grad=False)": lambda x: torch.asarray(x, requires_grad=False),
+    "torch.asarray(x, requires_grad=True)": lambda x: torch.asarray(x, requires_grad=True),
+    "torch.asarray(x, requires_grad=x.requires_grad)": lambda x: torch.asarray(x, requires_grad=x.requires_grad),
+}
+
+
 @fact("asarray-warns-once-without-requires-grad", {
     "en": "In two fresh Python processes (started anew, not forked), each first calls torch.asarray on a float32 "
           "tensor that does not require grad (with and without copy=True) and on a list, torch.as_tensor(a) on a "
-          "float32 leaf a that requires grad, and torch.asarray(a, copy=True, requires_grad=False) and "
-          "(..., requires_grad=True): none of these warns. Then torch.asarray(a) and torch.asarray(a, copy=True), "
-          "in one process in this order, in the other the other way round: the first gives exactly one "
-          "UserWarning, about requires_grad; the second gives none. In this process, with torch.set_warn_always(True) "
-          "(set back afterwards), torch.asarray(x) and torch.asarray(x, copy=True) of a leaf, a non-leaf, a "
-          "Parameter and a view of a leaf that require grad, in float32 and float64, each give that one warning, "
-          "while torch.as_tensor(x) and torch.asarray(x, copy=True, requires_grad=False) and (..., "
-          "requires_grad=True) give none.",
+          "float32 leaf a that requires grad, torch.asarray(a, copy=True, requires_grad=False) and (..., "
+          "requires_grad=True), and, each on a source of its own, torch.asarray(x, requires_grad=True) of a leaf, "
+          "a non-leaf and a Parameter and torch.asarray(x, requires_grad=False) of a leaf: none of these warns. "
+          "Then torch.asarray(a) and torch.asarray(a, copy=True), in one process in this order, in the other the "
+          "other way round: the first gives exactly one UserWarning, about requires_grad; the second gives none. "
+          "In this process, with torch.set_warn_always(True) (set back afterwards), torch.asarray(x) and "
+          "torch.asarray(x, copy=True) of a leaf, a non-leaf, a Parameter and a view of a leaf that require grad, "
+          "in float32 and float64, each give that one warning, while torch.as_tensor(x), and torch.asarray(x, "
+          "requires_grad=False), (..., requires_grad=True) and (..., requires_grad=x.requires_grad), with and "
+          "without copy=True (the last without), each on a source of its own, give none.",
     "zh_CN": "在两个全新的 Python 进程里（重新启动，不是 fork 出来的），先对不需要梯度的 float32 张量调用 "
              "torch.asarray（带和不带 copy=True），对一个列表调用 torch.asarray，对需要梯度的 float32 叶子张量 a "
              "调用 torch.as_tensor(a)，再调用 torch.asarray(a, copy=True, requires_grad=False) 和 "
-             "(..., requires_grad=True)：这些调用都不发警告。然后调用 torch.asarray(a) 和 "
+             "(..., requires_grad=True)，并各用一个单独的源张量，对叶子张量、非叶子张量和 Parameter 调用 "
+             "torch.asarray(x, requires_grad=True)，对叶子张量调用 torch.asarray(x, requires_grad=False)："
+             "这些调用都不发警告。然后调用 torch.asarray(a) 和 "
              "torch.asarray(a, copy=True)，一个进程按这个顺序，另一个反过来：第一次调用恰好发出一条关于 "
              "requires_grad 的 UserWarning，第二次不发。在本进程里，开启 torch.set_warn_always(True)（之后改回），"
              "对需要梯度的叶子张量、非叶子张量、Parameter 和叶子张量的视图，各用 float32 和 float64，"
-             "torch.asarray(x) 和 torch.asarray(x, copy=True) 每次都发出这一条警告，而 torch.as_tensor(x)、"
-             "torch.asarray(x, copy=True, requires_grad=False) 和 (..., requires_grad=True) 都不发。",
+             "torch.asarray(x) 和 torch.asarray(x, copy=True) 每次都发出这一条警告，而 torch.as_tensor(x)，以及"
+             "带和不带 copy=True 的 torch.asarray(x, requires_grad=False)、(..., requires_grad=True) 和"
+             "不带 copy=True 的 (..., requires_grad=x.requires_grad)，各用一个单独的源张量，都不发。",
 }, {"en": "two fresh processes (one per order of the two calls), 4 sources that require grad in float32 and float64, "
           "on the CPU",
     "zh_CN": "两个全新的进程（两次调用的两种顺序各一个），4 种需要梯度的源张量，float32 和 float64，在 CPU 上"})
@@ -106,28 +131,46 @@ def _asarray_warns_once_without_requires_grad() -> Fact:
             always[f"{name} {dtype}"] = (
                 [_about_requires_grad(_warnings_always(lambda x=x: torch.asarray(x))),
                  _about_requires_grad(_warnings_always(lambda x=x: torch.asarray(x, copy=True)))],
-                [_warnings_always(lambda x=x: torch.as_tensor(x)),
-                 _warnings_always(lambda x=x: torch.asarray(x, copy=True, requires_grad=False)),
-                 _warnings_always(lambda x=x: torch.asarray(x, copy=True, requires_grad=True))])
+                [_warnings_always(functools.partial(call, make(dtype))) for call in QUIET_CALLS.values()])
     each_warns = all(all(warns) for warns, _ in always.values())
     others_quiet = not any(any(quiet) for _, quiet in always.values())
     return Fact(first_once and each_warns and others_quiet,
                 f"fresh processes (per call, the warnings): {fresh}; with set_warn_always, per source: "
-                f"(asarray, asarray copy=True warn once each) and (as_tensor, copy=True with requires_grad False, "
-                f"True: warnings): {always}")
+                f"(asarray, asarray copy=True warn once each) and (the warnings of {', '.join(QUIET_CALLS)}): "
+                f"{always}")
+
+
+def _unchanged(x: torch.Tensor, requires_grad) -> tuple[bool, bool, bool, bool]:
+    """``torch.asarray(x, requires_grad=...)`` without a copy: (it returns ``x``, and ``x`` keeps its
+    ``requires_grad``, its ``grad_fn`` and its type)."""
+    before = (x.requires_grad, x.grad_fn, type(x))
+    result = torch.asarray(x, requires_grad=requires_grad)
+    return result is x, x.requires_grad == before[0], x.grad_fn is before[1], type(x) is before[2]
+
+
+#: The sources of :func:`_asarray_requires_grad_without_copy`'s no-op calls: those that require grad and a plain one.
+SOURCES = {**GRAD_GIVENS, "plain": lambda dtype: torch.ones(3, dtype=dtype)}
 
 
 @fact("asarray-requires-grad-without-copy", {
     "en": "torch.asarray(x, requires_grad=False) without copy=True, for x a leaf that requires grad and a "
           "Parameter, in float32 and float64: it returns x itself, whose requires_grad is now False (the Parameter "
           "is still a Parameter). For a non-leaf y = leaf * 2: it returns a tensor other than y that shares y's "
-          "storage, has no grad_fn and does not require grad, while y keeps its grad_fn.",
+          "storage, has no grad_fn and does not require grad, while y keeps its grad_fn. torch.asarray(x, "
+          "requires_grad=x.requires_grad) without copy=True, for x a leaf, a non-leaf, a Parameter and a view of a "
+          "leaf that require grad and a tensor that does not, and torch.asarray(x, requires_grad=True) for the "
+          "four that require grad, in float32 and float64: each returns x itself, which keeps its requires_grad, "
+          "its grad_fn and its type.",
     "zh_CN": "不带 copy=True 调用 torch.asarray(x, requires_grad=False)，x 分别是需要梯度的叶子张量和 Parameter，"
              "各用 float32 和 float64：返回的是 x 本身，它的 requires_grad 变成了 False（Parameter 仍是 "
              "Parameter）。对非叶子张量 y = leaf * 2：返回的是另一个张量，与 y 共享存储，没有 grad_fn，不需要梯度，"
-             "而 y 仍有 grad_fn。",
-}, {"en": "a leaf, a Parameter and a non-leaf, float32 and float64, on the CPU",
-    "zh_CN": "叶子张量、Parameter 和非叶子张量，float32 和 float64，在 CPU 上"})
+             "而 y 仍有 grad_fn。不带 copy=True 调用 torch.asarray(x, requires_grad=x.requires_grad)，x 分别是"
+             "需要梯度的叶子张量、非叶子张量、Parameter、叶子张量的视图和不需要梯度的张量，以及对其中需要梯度的"
+             "四种调用 torch.asarray(x, requires_grad=True)，各用 float32 和 float64：返回的都是 x 本身，"
+             "它的 requires_grad、grad_fn 和类型都不变。",
+}, {"en": "a leaf, a Parameter, a non-leaf, a view of a leaf and a tensor that does not require grad, float32 and "
+          "float64, on the CPU",
+    "zh_CN": "叶子张量、Parameter、非叶子张量、叶子张量的视图和不需要梯度的张量，float32 和 float64，在 CPU 上"})
 def _asarray_requires_grad_without_copy() -> Fact:
     seen = {}
     for dtype in (torch.float32, torch.float64):
@@ -143,6 +186,15 @@ def _asarray_requires_grad_without_copy() -> Fact:
     edited = [key for key, (same, still, kind) in seen.items() if not key.startswith("non-leaf")
               and not (same and not still and kind)]
     non_leaf = [all(parts) for key, parts in seen.items() if key.startswith("non-leaf")]
-    return Fact(not edited and non_leaf == [True, True],
-                f"per source (leaf, Parameter: result is x, x.requires_grad after, same type; non-leaf: a new tensor "
-                f"on y's storage, out of the graph, y keeps its grad_fn): {seen}")
+    no_op = {}
+    for name, make in SOURCES.items():
+        for dtype in (torch.float32, torch.float64):
+            x = make(dtype)
+            no_op[f"{name} {dtype} requires_grad=x.requires_grad"] = _unchanged(x, x.requires_grad)
+            if name in GRAD_GIVENS:
+                no_op[f"{name} {dtype} requires_grad=True"] = _unchanged(make(dtype), True)
+    changed = [key for key, parts in no_op.items() if not all(parts)]
+    return Fact(not edited and non_leaf == [True, True] and not changed,
+                f"requires_grad=False, per source (leaf, Parameter: result is x, x.requires_grad after, same type; "
+                f"non-leaf: a new tensor on y's storage, out of the graph, y keeps its grad_fn): {seen}; "
+                f"requires_grad=x.requires_grad or True (result is x, x keeps requires_grad, grad_fn, type): {no_op}")

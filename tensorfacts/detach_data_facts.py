@@ -1,11 +1,14 @@
 """Named facts on what an edit through ``a.detach()`` or ``a.data`` reaches: the version counter
 ``a.detach()`` shares and ``a.data`` does not, a NumPy write through it, and the metadata changes
-(``set_``, a growing ``resize_``) made on ``a.detach()``. Registered on import by :mod:`tensorfacts.facts`,
+(``set_``, a growing ``resize_``, which on memory torch did not allocate raises, and on shared memory
+ends the process) made on ``a.detach()``. Registered on import by :mod:`tensorfacts.facts`,
 whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable
 
@@ -131,6 +134,62 @@ def _detach_resize_grow_reallocates() -> Fact:
     return Fact(moved and same_storage(a, d) and nbytes == 400 and tuple(a.shape) == (2, 3),
                 f"a's storage moved: {moved}; its size {nbytes} bytes; shared with d: {same_storage(a, d)}")
 
+
+#: Leaves of 6 float32 elements on memory torch did not allocate, by route: it cannot resize it.
+BORROWED_MEMORY: dict[str, Callable[[], torch.Tensor]] = {
+    "torch.from_numpy": lambda: torch.from_numpy(np.ones(6, dtype=np.float32)),
+    "torch.frombuffer": lambda: torch.frombuffer(bytearray(np.ones(6, dtype=np.float32).tobytes()),
+                                                 dtype=torch.float32),
+    "torch.from_dlpack": lambda: torch.from_dlpack(np.ones(6, dtype=np.float32)),
+}
+#: The child of :func:`_detach_resize_grow_on_borrowed_memory`: no core file; a growing resize_ of shared memory.
+_SHARED_GROW = (
+    "import resource, torch\n"
+    "resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"
+    "a = torch.ones(6, requires_grad=True)\n"
+    "a.share_memory_()\n"
+    "print('shared:', a.is_shared(), flush=True)\n"
+    "a.detach().resize_(100)\n"
+    "print('resized', flush=True)\n"
+)
+
+
+@fact("detach-resize-grow-on-borrowed-memory", {
+    "en": "On d = a.detach() of a leaf a of 6 float32 elements that requires grad, on memory from NumPy "
+          "(torch.from_numpy), from a bytearray (torch.frombuffer) and from a NumPy array through DLPack "
+          "(torch.from_dlpack), d.resize_(100) raises a RuntimeError, \"Trying to resize storage that is not "
+          "resizable\"; d then has the shape (100,) over the same 24 bytes, and a keeps its memory, its values, its "
+          "shape and its _version. In a fresh Python process, the same call after a.share_memory_() ends the "
+          "process by a signal.",
+    "zh_CN": "对需要梯度、有 6 个 float32 元素的叶子张量 a，内存分别来自 NumPy（torch.from_numpy）、bytearray"
+             "（torch.frombuffer）和经 DLPack 传来的 NumPy 数组（torch.from_dlpack），对 d = a.detach() 调用 "
+             "d.resize_(100) 抛出 RuntimeError “Trying to resize storage that is not resizable”；之后 d 的形状是 "
+             "(100,)，底下仍是原来的 24 个字节，a 的内存、数值、形状和 _version 都不变。在一个全新的 Python 进程里，"
+             "先调用 a.share_memory_() 再做同样的调用，进程被信号终止。",
+}, {"en": "memory from NumPy, a bytearray and DLPack, and shared memory, a leaf of 6 float32 elements, on the CPU",
+    "zh_CN": "来自 NumPy、bytearray 和 DLPack 的内存以及共享内存，6 个 float32 元素的叶子张量，在 CPU 上"})
+def _detach_resize_grow_on_borrowed_memory() -> Fact:
+    """A growing d.resize_(100) on memory torch did not allocate raises, after d took the new shape; on shared
+    memory it ends the process (run in a child)."""
+    seen = {}
+    for route, make in BORROWED_MEMORY.items():
+        a = make().requires_grad_()
+        d = a.detach()
+        address, version, values = a.untyped_storage().data_ptr(), a._version, a.tolist()
+        try:
+            d.resize_(100)
+            error = ""
+        except RuntimeError as e:
+            error = str(e)
+        seen[route] = ("Trying to resize storage that is not resizable" in error,
+                       tuple(d.shape) == (100,) and d.untyped_storage().nbytes() == 24,
+                       a.untyped_storage().data_ptr() == address and a._version == version
+                       and a.tolist() == values and tuple(a.shape) == (6,))
+    child = subprocess.run([sys.executable, "-c", _SHARED_GROW], capture_output=True, text=True, timeout=120)
+    crashed = child.returncode < 0 and "shared: True" in child.stdout and "resized" not in child.stdout
+    return Fact(all(all(parts) for parts in seen.values()) and crashed,
+                f"per route (raises not resizable, d has shape (100,) over 24 bytes, a unchanged): {seen}; "
+                f"shared memory in a child: exit status {child.returncode}, printed {child.stdout.split()}")
 
 def _through_numpy(a: torch.Tensor) -> None:
     array = a.detach().numpy()

@@ -139,8 +139,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "needs a copy. `a.to(torch.float32)` and `a.type_as(torch.empty(0))` on a float32 `a`, "
                 "and `a.data`, share its storage without being views for autograd (`a.to(torch.float32)` "
                 "returns `a` itself), and so does `a.contiguous()` on the contiguous source, which it returns "
-                "itself; on the non-contiguous one `a.contiguous()` copies. `a.to(torch.float64)`, an index "
-                "that is a list of Python integers, and a mask copy, on both layouts.",
+                "itself; on the non-contiguous one `a.contiguous()` copies. On both layouts, "
+                "`a.to(torch.float64)` copies, and so does indexing with a list of Python integers or a mask.",
             "zh_CN": "`reshape()`、`reshape_as()` 和 `flatten()` 在新形状能用步长表示在源张量的内存上时"
                 "（也就是同一形状的 `view()` 能执行时）返回视图，否则返回副本；没有维度可合并时"
                 "（对至少一维的张量，`start_dim` 和 `end_dim` 是同一维），`flatten()` 返回的就是这个张量本身，"

@@ -20,7 +20,8 @@ from tests.claims_tools import EXT  # noqa: F401  (puts docs/_ext, the extension
 from tests.gallery_tools import GALLERY, LANGS, gallery_scripts, read_page, script_id
 
 from tensorcopy_sphinx.cjk_linebreaks import join_links, join_paragraph_lines, page_description, tidy_description  # noqa: E402  isort: skip
-from tensorcopy_sphinx.gallery_html_fixes import _source_read, curly_quotes, plain_title, plain_tooltip  # noqa: E402  isort: skip
+from tensorcopy_sphinx.gallery_html_fixes import (  # noqa: E402  isort: skip
+    _source_read, curly_quotes, plain_title, plain_tooltip, straight_quoted_apostrophes)
 from tensorcopy_sphinx.notebook_text import markdown_cell  # noqa: E402  isort: skip
 
 
@@ -218,8 +219,45 @@ def test_a_card_title_is_escaped_html_like_the_tooltip():
 
 
 def test_an_english_card_title_curls_its_quotes_as_the_link_text_does_but_not_in_literals():
-    title = '"My weights\' ``.grad`` is ``"cpu"``": the article\'s "best" weights'
-    assert curly_quotes(title, "en") == "“My weights’ ``.grad`` is ``\"cpu\"``”: the article’s “best” weights"
+    title = '"My weights ``.grad`` is ``"cpu"``": the article\'s "best" weights'
+    assert curly_quotes(title, "en") == "“My weights ``.grad`` is ``\"cpu\"``”: the article’s “best” weights"
+
+
+def test_a_title_keeps_the_apostrophes_of_the_text_it_quotes_straight_as_torch_prints_them():
+    """A quoted error keeps torch's ``Can't``: on the card, and in the title Sphinx's smart quotes curled."""
+    title = 'The NumPy bridge: "Can\'t call numpy() on Tensor that requires grad"'
+    assert curly_quotes(title, "en") == "The NumPy bridge: “Can't call numpy() on Tensor that requires grad”"
+    assert curly_quotes("\"It's\" ``x`` isn't", "en") == "“It's” ``x`` isn’t", "only inside the quotes"
+    assert straight_quoted_apostrophes(["“Can’t ", "x", "” don’t"]) == ["“Can't ", "x", "” don’t"], (
+        "the quotes may open and close in different parts of a title")
+
+
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
+def test_a_page_title_and_its_links_keep_the_apostrophes_it_quotes_straight(tmp_path):
+    """Sphinx's smart quotes curl a title's apostrophes; those of the text it quotes are made straight again, in
+    the page's heading and in a link that shows the title, while the rest of the title keeps its curled ones."""
+    import io
+
+    from sphinx.testing.util import SphinxTestApp
+
+    from tests.claims_tools import ROOT
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(f"import sys\nsys.path[:0] = [{str(ROOT)!r}, {str(EXT)!r}]\n"
+                                 "extensions = ['myst_parser', 'tensorcopy_sphinx.gallery_html_fixes']\n"
+                                 "language = 'en'\n", encoding="utf-8")
+    (src / "bridge.md").write_text('# The bridge\'s error: "Can\'t call numpy()"\n\nText.\n', encoding="utf-8")
+    (src / "index.md").write_text("# Home\n\n```{toctree}\nbridge\n```\n\nSee {doc}`bridge`.\n", encoding="utf-8")
+    app = SphinxTestApp("html", srcdir=src, builddir=tmp_path / "build", freshenv=True, status=io.StringIO(),
+                        warning=io.StringIO())
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    title = "The bridge’s error: “Can't call numpy()”"
+    assert title in (app.outdir / "bridge.html").read_text(encoding="utf-8")
+    assert read_page(app.outdir / "index.html").select_one("p a").get_text() == title
 
 
 def test_a_card_tooltip_shows_the_value_of_a_substitution():

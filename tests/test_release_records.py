@@ -136,6 +136,19 @@ def test_every_column_of_the_records_table_counts_what_errored_as_the_checks_col
                                                                     "2 成立，0 不同，0 不可用，1 出错"]
 
 
+def test_the_checks_column_counts_apart_the_gpu_box_checks_a_record_did_not_run():
+    """A record taken without a GPU did not run the checks of the GPU boxes: the checks cell says how many, in
+    each edition, and says nothing of them when there are none."""
+    table = _release_table()
+    record = sample()
+    page = next(iter(record["pages"].values()))
+    page["checks"][0]["status"] = "no GPU"
+    assert table.record_row(table.WORDS["en"], record)[6] == (
+        "43 hold, 5 differ, 0 not available, 0 errored, 1 in GPU boxes not run (no GPU)")
+    assert table.record_row(table.WORDS["zh_CN"], record)[6] == (
+        "43 成立，5 不同，0 不可用，0 出错，GPU 框内的 1 项未运行（没有 GPU）")
+    assert "GPU" not in table.record_row(table.WORDS["en"], sample())[6]
+
 def test_facts_added_after_some_records_are_named_under_the_records_they_miss():
     """A fact that no record holds (added since) is listed under the records it misses, once, in each edition;
     a fact every record holds is not listed."""

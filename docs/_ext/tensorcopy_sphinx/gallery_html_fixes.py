@@ -16,14 +16,18 @@ reader sees (:func:`plain_text`) and each substitution's value; the title is HTM
 tooltip already is, so a ``<`` in a title is shown, not parsed. Being raw HTML, the title escapes Sphinx's
 smart quotes, which curl the quotes of the link text above it: where the edition's language takes them
 (English; Sphinx leaves Chinese alone), its straight quotes outside literals are curled here the same way
-(:func:`curly_quotes`).
+(:func:`curly_quotes`). Text a title quotes is verbatim (a question page's title quotes its error as torch prints
+it): its apostrophes stay straight, on the card (:func:`straight_quoted_apostrophes`) as in the page's title and
+every link that shows it (:class:`VerbatimQuotesInTitles`, after Sphinx's smart quotes).
 """
 
 import html
 import re
 
+from docutils import nodes
 from docutils.utils.smartquotes import educateQuotes
 from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
 
 from tensorcopy_sphinx.build_info import build_versions, resolve
 
@@ -59,13 +63,41 @@ _LITERAL = re.compile(r"(``.+?``)")
 
 def curly_quotes(title: str, language: str) -> str:
     """A card's raw title with its straight quotes outside literals curled as Sphinx's smart quotes curl
-    the page's text in ``language`` (each part read after the character before it, as in running text)."""
+    the page's text in ``language`` (each part read after the character before it, as in running text), but
+    for the apostrophes of the text it quotes (:func:`straight_quoted_apostrophes`)."""
     parts, before = _LITERAL.split(title), " "
     for index in range(0, len(parts), 2):
         if parts[index]:
             parts[index] = educateQuotes(before + parts[index], language=language)[1:]
         before = (parts[index + 1] if index + 1 < len(parts) else parts[index])[-1:] or before
-    return "".join(parts)
+    return "".join(straight_quoted_apostrophes(parts))
+
+
+def straight_quoted_apostrophes(texts: list[str], inside: bool = False) -> list[str]:
+    """``texts``, read in order as one title, with the curled apostrophes (’) between a “ and its ” made
+    straight again: quoted text is verbatim, like an error message torch prints with ``Can't``."""
+    found = []
+    for text in texts:
+        chars = []
+        for char in text:
+            inside = True if char == "\u201c" else False if char == "\u201d" else inside
+            chars.append("'" if inside and char == "\u2019" else char)
+        found.append("".join(chars))
+    return found
+
+
+class VerbatimQuotesInTitles(SphinxTransform):
+    """After Sphinx's smart quotes (priority 750): the apostrophes a title quotes stay straight
+    (:func:`straight_quoted_apostrophes`), in the title and so in every link and list that shows it."""
+
+    default_priority = 760
+
+    def apply(self, **kwargs) -> None:
+        for title in self.document.findall(nodes.title):
+            texts = [node for node in title.findall(nodes.Text) if not isinstance(node.parent, nodes.literal)]
+            for node, text in zip(texts, straight_quoted_apostrophes([str(t) for t in texts]), strict=True):
+                if text != str(node):
+                    node.parent.replace(node, nodes.Text(text))
 
 
 def _smart_quotes_language(app: Sphinx | None) -> str | None:
@@ -124,4 +156,5 @@ def _source_read(app: Sphinx | None, docname: str, source: list[str]) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.connect("source-read", _source_read)
+    app.add_transform(VerbatimQuotesInTitles)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

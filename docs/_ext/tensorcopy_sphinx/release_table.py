@@ -9,7 +9,8 @@ Usage in a MyST page::
 the cells of the computed tables) on other torch releases and commits one record per release
 (:mod:`sitetools.releases.records`). The directive renders them: one row per release (its torch, Python, NumPy,
 date and commit, and, for the checks, the facts, the claims and the table cells alike, how many held, differed,
-were not available or errored; the pages whose checks changed since the record, and their checks, not counted),
+were not available or errored, and, for the checks, how many in the pages' GPU boxes did not run for want of a
+GPU; the pages whose checks changed since the record, and their checks, not counted),
 then one row per check whose result is not this build's on some release, with its status on each release, the
 first releases between which the build's behaviour appears (the newest release on which it does not hold: it
 differs, is not available, errored or was not run; and the next one, the build's torch included, that agrees)
@@ -51,6 +52,7 @@ WORDS = {
         "head": ("torch", "Python", "NumPy", "Date", "Commit", "Pages run to the end", "Checks", "Facts", "Claims",
                  "Table cells"),
         "counts": "{holds} hold, {differs} differ, {not available} not available, {errored} errored",
+        "no GPU": ", {count} in GPU boxes not run (no GPU)",
         "changes": ("Check", "Changed between", "What the oldest differing release gave"),
         "no changes": "Every check held on every recorded release.",
         # (one item, more items): the sentence says how many items its list holds
@@ -86,6 +88,7 @@ WORDS = {
         "none": "还没有记录任何版本。",
         "head": ("torch", "Python", "NumPy", "日期", "提交", "运行到结尾的页面", "检查", "事实", "说法", "表格单元格"),
         "counts": "{holds} 成立，{differs} 不同，{not available} 不可用，{errored} 出错",
+        "no GPU": "，GPU 框内的 {count} 项未运行（没有 GPU）",
         "changes": ("检查", "变化发生在", "最旧的不同版本给出的结果"),
         "no changes": "每项检查在记录的每个版本上都成立。",
         "stale all": "以下 {count} 页的检查在所有记录之后改过，只在 torch {torch} 上运行过：",
@@ -111,9 +114,11 @@ WORDS = {
 
 def counts_cell(words: dict, counts: dict[str, int]) -> str:
     """A cell of the records table: how many checks (or facts, claims, table cells) held, differed, were not
-    available and errored, each count written even when it is 0, in the same words for every column."""
-    return words["counts"].format(**{status: counts.get(status, 0)
+    available and errored, each count written even when it is 0, in the same words for every column; then,
+    where some did not run for want of a GPU (the checks of the pages' GPU boxes), how many."""
+    cell = words["counts"].format(**{status: counts.get(status, 0)
                                      for status in ("holds", "differs", "not available", "errored")})
+    return cell + (words["no GPU"].format(count=counts["no GPU"]) if counts.get("no GPU") else "")
 
 
 def counted(text: str | tuple[str, str], count: int, **fields: str) -> str:

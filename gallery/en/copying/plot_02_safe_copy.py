@@ -330,14 +330,16 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 #
 # Given a tensor that requires grad and no ``requires_grad``, ``torch.asarray`` warns that its default for
 # ``requires_grad`` changed (a ``UserWarning``, caught below), with or without ``copy=True``, but only on the first such
-# call in a process; passing ``requires_grad`` together with ``copy=True``, or calling ``torch.as_tensor``,
-# gives no warning.
+# call in a process (on every such call after ``torch.set_warn_always(True)``); passing ``requires_grad``, with or
+# without ``copy=True``, or calling ``torch.as_tensor``, gives no warning.
 # :fact:`asarray-warns-once-without-requires-grad`
 #
-# Without ``copy=True``, passing ``requires_grad`` is no way to silence it. Given a leaf that requires
-# grad, a ``Parameter`` included, ``torch.asarray(a, requires_grad=False)`` returns ``a`` itself with its
-# ``requires_grad`` switched off in place; given a non-leaf, it returns a tensor that shares its memory,
-# outside the graph.
+# Without ``copy=True``, pass ``requires_grad=a.requires_grad`` to silence it: given a tensor ``a``, it returns
+# ``a`` itself, which keeps its ``requires_grad``, its ``grad_fn`` and its type (a ``Parameter`` stays a
+# ``Parameter``); ``requires_grad=True`` does the same for a tensor that requires grad. ``requires_grad=False``
+# silences it too, but changes what it is given: given a leaf that requires grad, a ``Parameter`` included,
+# ``torch.asarray(a, requires_grad=False)`` returns ``a`` itself with its ``requires_grad`` switched off in place;
+# given a non-leaf, it returns a tensor that shares its memory, outside the graph.
 # :fact:`asarray-requires-grad-without-copy`
 
 with warnings.catch_warnings(record=True) as asarray_caught:  # catches torch's warning (given once per process)

@@ -392,6 +392,12 @@ assert a.tolist() == values, "a's values never changed"
 # ``d.resize_(100)`` needs more memory than the 6 elements ``a`` and ``d``
 # share. torch gives the storage they share a larger block of memory:
 # ``a`` keeps its shape and values, in new memory. :fact:`detach-resize-grow-reallocates`
+#
+# Only memory torch allocated itself, as ``a``'s here, is moved so. On memory from NumPy, ``torch.frombuffer``
+# or DLPack the same call raises ``RuntimeError: Trying to resize storage that is not resizable``, and ``d`` keeps
+# the shape ``(100,)`` it took before the error, over the old memory, while ``a`` stays as it was; on memory moved
+# to shared memory by ``a.share_memory_()`` the call ends the process.
+# :fact:`detach-resize-grow-on-borrowed-memory`
 
 a, d = fresh_pair()
 old_address = a.untyped_storage().data_ptr()
@@ -516,7 +522,8 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 #    restriction. On this torch all four succeed on the detached tensor
 #    (output above). They change its shape or storage, not ``a``'s, except
 #    that a ``resize_`` that needs more bytes than their storage holds moves the
-#    memory both use, and the two tensors keep one version counter. On the
+#    memory both use, when torch allocated it (other memory: see above), and the
+#    two tensors keep one version counter. On the
 #    source leaf they raise for two
 #    reasons: the two resizes because it requires grad (under
 #    ``torch.no_grad()`` too, and on a non-leaf that requires grad), ``set_``
@@ -535,6 +542,10 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 # other kernels listed on :ref:`questions-version-counter`). Shape and storage changes on the detached tensor change its
 # shape, not ``a``'s; the two keep sharing one version counter, which each
 # of the four calls above moves by one. A ``resize_`` that needs more bytes than
-# the storage holds moves it by one as well, and moves ``a``'s memory too.
+# the storage holds moves it by one as well, and moves ``a``'s memory too, when torch
+# allocated that memory; on memory from NumPy, ``torch.frombuffer`` or DLPack it raises
+# instead, leaving ``d`` with the new shape over the old memory, and after ``share_memory_()``
+# it ends the process.
 # The article's third example, where ``a`` is rebound after ``detach()``, is
 # the subject of :ref:`copying-rebinding`.
+# :fact:`detach-resize-grow-on-borrowed-memory`

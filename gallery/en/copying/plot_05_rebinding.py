@@ -472,8 +472,8 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass g
 # ``backward()`` through that graph fails (unless the graph saved ``w`` through saved-tensor hooks or a custom ``Function`` kept it as an attribute). This is the usual failure when one
 # network is updated between another network's forward and backward passes
 # (as in a GAN). A step of an optimizer made with ``fused=True`` moves no
-# version, and then ``backward()`` raises nothing and gives a wrong gradient:
-# wrong, with no error (:ref:`questions-version-counter`).
+# version, and then ``backward()`` raises nothing and silently gives a wrong
+# gradient (:ref:`questions-version-counter`).
 # :fact:`fused-optimizer-step-not-counted`
 
 w = torch.ones(2, 2)

@@ -36,7 +36,7 @@ for route, head in heads.items():
 
 
 # %%
-# 上面说过，起始地址不同并不能排除共享内存。切片不从源张量的第一个元素开始时（这里是 ``row[1:]``），通过 DLPack、NumPy 或 ``torch.frombuffer`` 给它建的别名有一块自己的存储，起点落在源张量的存储之内：``same_storage`` 回答 ``False``，通过每个别名写入却都落到了源张量上。给偏移为 0 的切片建的别名也有自己的存储，但起点就是源张量存储的起点，``same_storage`` 回答 ``True``。
+# 在这样的设备上，起始地址相同就证明共享内存；起始地址不同，却不能排除共享内存。切片不从源张量的第一个元素开始时（这里是 ``row[1:]``），通过 DLPack、NumPy 或 ``torch.frombuffer`` 给它建的别名有一块自己的存储，起点落在源张量的存储之内：``same_storage`` 回答 ``False``，通过每个别名写入却都落到了源张量上。给偏移为 0 的切片建的别名也有自己的存储，但起点就是源张量存储的起点，``same_storage`` 回答 ``True``。
 
 row = torch.arange(4.0)
 aliases = {

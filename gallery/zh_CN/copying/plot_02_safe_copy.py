@@ -308,10 +308,10 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“既接受列表、数组也接受张量，只要一个张量”的代码用的。``torch.asarray`` 在指定 ``copy=True`` 时会复制；但在当前版本的 torch 上，不指定 ``requires_grad`` 时副本随 ``a``：它需要梯度，留在计算图里，和 ``a.clone()`` 一样。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 也会返回那个设备上的副本（见最后几行）。
 # :fact:`default-device-makes-as-tensor-copy`
 #
-# 给定需要梯度的张量、又不指定 ``requires_grad`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad`` 默认值的改变发出警告（``UserWarning``，下面的代码把它捕获了），但每个进程只在第一次这样调用时发出；同时传入 ``requires_grad`` 和 ``copy=True``，或者改用 ``torch.as_tensor``，都不会有警告。
+# 给定需要梯度的张量、又不指定 ``requires_grad`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad`` 默认值的改变发出警告（``UserWarning``，下面的代码把它捕获了），但每个进程只在第一次这样调用时发出（调用过 ``torch.set_warn_always(True)`` 之后则每次都发）；传入 ``requires_grad`` 的调用（带不带 ``copy=True`` 都一样）和 ``torch.as_tensor`` 都不会发出警告。
 # :fact:`asarray-warns-once-without-requires-grad`
 #
-# 不带 ``copy=True`` 时，不能靠传入 ``requires_grad`` 来消除这条警告。给定需要梯度的叶子张量时（``Parameter`` 也一样），``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``；给定非叶子张量时，它返回一个与之共享内存、脱离计算图的张量。
+# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。``requires_grad=False`` 同样能消除警告，却会改动传入的张量：给定需要梯度的叶子张量时（``Parameter`` 也一样），``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``；给定非叶子张量时，它返回一个与之共享内存、脱离计算图的张量。
 # :fact:`asarray-requires-grad-without-copy`
 
 with warnings.catch_warnings(record=True) as asarray_caught:  # 捕获 torch 的那条警告（每个进程只发一次）

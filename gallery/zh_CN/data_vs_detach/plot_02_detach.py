@@ -4,7 +4,7 @@
 ``detach()``：同样的修改，这次自动求导发现了
 ============================================
 
-把 :ref:`“.data”那一页 <data-vs-detach-data>` 的 ``out.data`` 换成 ``out.detach()``，再做一遍。修改同样落到了 ``out`` 上，但这一次 ``backward()`` 抛出了 ``RuntimeError``：自动求导（autograd）发现了这次修改。每一步之后打印的版本计数器（version counter）说明了原因。
+把 :ref:`“.data”那一页 <data-vs-detach-data>` 的 ``out.data`` 换成 ``out.detach()``，再做一遍。修改同样落到了 ``out`` 上，但这一次 ``backward()`` 抛出了 ``RuntimeError``。每一步之后打印的版本计数器（version counter）说明了原因。
 """
 
 # %%
@@ -365,6 +365,6 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # 小结
 # ----
 #
-# ``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，一个张量被自动求导保存之后，再通过它的 ``detach()`` 做 torch 的原地（in-place）操作，自动求导就能发现，并报错而不是返回错误的梯度。原博文的总结，:ref:`下一页 <data-vs-detach-comparison>` 逐条检验。
+# ``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，一个张量被自动求导（autograd）保存之后，再通过它的 ``detach()`` 做 torch 的原地（in-place）操作，自动求导就能发现，并报错而不是返回错误的梯度。原博文的总结，:ref:`下一页 <data-vs-detach-comparison>` 逐条检验。
 #
 # 张量若是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，这样的修改自动求导就发现不了；不推进版本计数器的修改也发现不了，例如用 ``apply_`` 或 ``map_`` 做的修改（其余几种见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。:fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check`
