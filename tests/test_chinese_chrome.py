@@ -38,6 +38,11 @@ def test_a_chinese_link_between_chinese_words_loses_the_spaces_rest_needs():
     assert _joined("和 `那一页“总结” <https://example.org/s>`__ 一样") == "和那一页“总结”一样"
 
 
+def test_a_link_to_a_full_title_in_title_marks_loses_the_spaces_rest_needs():
+    assert _joined("见 `《各操作保存了哪些张量》 <https://example.org/t>`__ 。") == "见《各操作保存了哪些张量》 。"
+    assert _joined("和 `《视图操作一览》 <https://example.org/v>`__ 一样") == "和《视图操作一览》一样"
+
+
 def test_a_link_keeps_its_space_on_a_latin_side_and_latin_text_keeps_its_own():
     assert _joined("和 `clone() 那一页 <https://example.org/c>`__ 一样") == "和 clone() 那一页一样"
     assert _joined("见 `Saved tensors <https://example.org/d>`__ 一节") == "见 Saved tensors 一节"

@@ -50,9 +50,9 @@ BREAK = re.compile(
 )
 #: What a link is in a doctree when it is read: cross-references are still pending then.
 LINKS = (nodes.reference, addnodes.pending_xref, addnodes.download_reference)
-#: The side of a link's text that stands without a space next to Chinese: a Chinese character, or the quotation
-#: mark of a short page name (见“版本计数器”那一页).
-_CHINESE = re.compile(f"[{HAN}“”]")
+#: The side of a link's text that stands without a space next to Chinese: a Chinese character, the quotation
+#: mark of a short page name (见“版本计数器”那一页), or the title mark of a page's full title (见《视图操作一览》).
+_CHINESE = re.compile(f"[{HAN}“”《》]")
 _SPACE_BEFORE = re.compile(rf"(?<=[{HAN}])\s+$")
 _SPACE_AFTER = re.compile(rf"^\s+(?=[{HAN}])")
 

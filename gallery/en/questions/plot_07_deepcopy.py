@@ -500,8 +500,9 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 # ``copy.copy(t)`` returns a new tensor object on the same memory: an edit of one is seen in the
 # other. It is not a way to snapshot values. Called outside ``torch.inference_mode()``, it gives the
 # new object a version counter of its own, whatever the tensor: the write through ``shallow`` moves
-# ``shallow._version`` and leaves ``t._version`` at 0. The copy's counter already reads 1 before that
-# write (a ``Parameter``'s copy starts at 0), so the write shows as a move of one.
+# ``shallow._version`` and leaves ``t._version`` at 0. Here the copy's counter already reads 1 before that
+# write (not for every kind of tensor: the copy of a ``Parameter``, of a ``meta`` tensor or of a sparse tensor
+# starts at 0), so the write shows as a move of one.
 
 t = torch.zeros(3)
 shallow = copy.copy(t)
@@ -519,6 +520,9 @@ assert t._version == versions_before[0] == 0 and shallow._version == versions_be
 assert versions_before[1] == 1, "copy.copy's result reads version 1 before any write"
 assert all(copy.copy(torch.nn.Parameter(torch.ones(3), requires_grad=flag))._version == 0 for flag in (True, False)), (
     "copy.copy of a Parameter starts at version 0")
+zero_start = (torch.zeros(3, device="meta"), torch.ones(3).to_sparse())
+assert all(copy.copy(source_)._version == 0 for source_ in zero_start), (
+    "copy.copy of a meta tensor or of a sparse tensor starts at version 0")
 with torch.inference_mode():
     inference_source = torch.zeros(3)
 counted_sources = {

@@ -288,7 +288,10 @@ assert torch.equal(dz_dy, 2 * y.detach()) and x.grad is None, "autograd.grad mus
 
 # %%
 # ``backward(inputs=[y])`` accumulates the gradient into the ``.grad`` of the tensors it names, a
-# non-leaf included, with no warning, and into no other leaf: ``x.grad`` stays ``None``.
+# non-leaf included, with no warning, and into no other leaf: ``x.grad`` stays ``None``. Naming a
+# non-leaf this way also turns on ``retain_grad()`` for it: ``y.retains_grad`` is ``True`` from then on,
+# and a later backward pass that goes through ``y`` adds into ``y.grad`` even when it does not name
+# ``y`` (the exception below).
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2
@@ -297,7 +300,23 @@ y_grad, caught = read_grad(y)
 print("y.grad:", y_grad)
 print("warnings:", caught)
 print("x.grad:", x.grad)
+print("y.retains_grad:", y.retains_grad)
 assert torch.equal(y_grad, 2 * y.detach()) and caught == [] and x.grad is None, "inputs=[y]: y.grad, not x.grad"
+# sphinx_gallery_start_ignore
+assert y.retains_grad, "backward(inputs=[y]) turns on retain_grad() for the non-leaf y"
+named_x = torch.tensor([1.0, 2.0], requires_grad=True)
+named_y = named_x * 2
+assert not named_y.retains_grad, "a non-leaf does not retain its gradient before it is named"
+(named_y * named_y).sum().backward(inputs=[named_y], retain_graph=True)
+(named_y * named_y).sum().backward()
+assert torch.equal(named_y.grad, 2 * (2 * named_y.detach())) and torch.equal(named_x.grad, 4 * named_y.detach()), (
+    "after backward(inputs=[y]), a plain backward() through y adds into y.grad too"
+)
+torch.autograd.grad((named_y * named_y).sum(), named_y)
+assert torch.equal(named_y.grad, 3 * (2 * named_y.detach())), (
+    "after backward(inputs=[y]), torch.autograd.grad(..., y) adds into y.grad too"
+)
+# sphinx_gallery_end_ignore
 
 # %%
 # Both have one exception: a tensor that called ``retain_grad()`` gets its ``.grad`` from a backward

@@ -21,8 +21,9 @@ brings its whole graph along: the running total keeps every step's autograd node
 backward pass (``backward()`` or ``torch.autograd.grad``) ran on that loss (an evaluation loop outside
 ``torch.no_grad()``) or it ran with
 ``retain_graph=True`` (which ``create_graph=True`` sets by default), the tensors those nodes saved as well (after
-``backward(inputs=...)`` or ``torch.autograd.grad``, which run only the nodes on the way to the tensors
-they are given, those of the nodes they did not run). A list of losses or outputs kept for
+``backward(inputs=...)`` or ``torch.autograd.grad``, those of the nodes they did not run: ``torch.autograd.grad``
+runs only the nodes on the way to the tensors it is given, ``backward(inputs=...)`` those and the ``grad_fn`` of
+each tensor named that is not a leaf). A list of losses or outputs kept for
 logging does the same. This page counts the autograd nodes reachable from the total at each step
 (linear in the steps), checks which saved tensors the total keeps alive with and without
 ``backward()``, shows that the graph this loop keeps cannot even be used, and fixes the loop with
@@ -538,8 +539,9 @@ if torch.cuda.is_available():
 #
 # Without a list or a total, a loop frees each step's graph by itself, in two stages. ``backward()``
 # (with ``retain_graph`` false, its default unless ``create_graph=True``) at once releases the graph's hold on the
-# tensors saved by the nodes it runs (all of them here; with ``inputs=``, only the nodes on the way
-# to the tensors named, and ``torch.autograd.grad`` likewise runs only those to the tensors it is given),
+# tensors saved by the nodes it runs (all of them here; with ``inputs=``, the nodes on the way to the
+# tensors named and, as torch documents for its current implementation, the ``grad_fn`` of each tensor named
+# that is not a leaf; ``torch.autograd.grad`` runs only the nodes on the way to the tensors it is given),
 # which frees them here, since nothing else holds ``x`` or ``w * x``; the nodes stay alive as long as
 # something refers to them, here only the name ``loss``. ``del loss`` drops that reference, and then
 # the nodes go too. ``forward`` runs one step's forward pass and keeps weak references to its
@@ -621,6 +623,35 @@ torch.autograd.grad(grad_branches, grad_branch_a)
 gc.collect()
 assert [ref() is not None for ref in grad_refs] == [False, True], (
     "torch.autograd.grad(loss, a) frees what the nodes it ran saved, and keeps what the others saved"
+)
+
+
+def _named_non_leaf(named_run):
+    named_w, named_x = torch.ones(3, requires_grad=True), torch.full((3,), 2.0)
+    named_wx = named_w * named_x
+    named_loss = (named_wx**2).mean()
+    named_refs = [weakref.ref(named_x), weakref.ref(named_wx)]
+    named_run(named_loss, named_wx)
+    del named_x, named_wx
+    gc.collect()
+    return named_loss, named_w.grad, [ref() is not None for ref in named_refs]
+
+
+assert _named_non_leaf(lambda loss, wx: loss.backward(inputs=[wx]))[1:] == (None, [False, False]), (
+    "backward(inputs=[w * x]) also runs the grad_fn of w * x, which frees the x it saved, and leaves w.grad alone"
+)
+assert _named_non_leaf(torch.autograd.grad)[1:] == (None, [True, False]), (
+    "torch.autograd.grad(loss, w * x) does not run the grad_fn of w * x: the x it saved stays alive"
+)
+chain_w, chain_a, chain_b = torch.ones(3, requires_grad=True), torch.full((3,), 2.0), torch.full((3,), 3.0)
+chain_h = chain_w * chain_a * chain_b
+chain_loss = (chain_h**2).sum()
+chain_refs = [weakref.ref(chain_a), weakref.ref(chain_b)]
+del chain_a, chain_b
+chain_loss.backward(inputs=[chain_h])
+gc.collect()
+assert [ref() is not None for ref in chain_refs] == [True, False], (
+    "backward(inputs=[h]) runs h's own grad_fn only, not the nodes below it"
 )
 # sphinx_gallery_end_ignore
 
@@ -739,8 +770,9 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 # list of them, keeps every step's nodes, and keeps their saved tensors too where no backward pass
 # (``backward()`` or ``torch.autograd.grad``) ran on the loss (an evaluation loop outside ``torch.no_grad()``) or it ran with
 # ``retain_graph=True``, which ``create_graph=True`` sets by default (after ``backward(inputs=...)`` or
-# ``torch.autograd.grad``, which run only the nodes on the way to the tensors they are given, those of the nodes they
-# did not run).
+# ``torch.autograd.grad``, those of the nodes they did not run: ``torch.autograd.grad`` runs only the nodes on the way
+# to the tensors it is given, ``backward(inputs=...)`` those and the ``grad_fn`` of each tensor named that is not a
+# leaf).
 # ``out.detach().cpu()`` keeps no graph, but on the CPU it is a tensor on the
 # output's own storage, which the list keeps alive. Without such a list, a ``backward()`` or
 # ``torch.autograd.grad`` with ``retain_graph`` false (its default unless ``create_graph=True``) releases the

@@ -316,9 +316,9 @@ assert not y.requires_grad and torch.equal(y, before + 1), (
 )
 
 # %%
-# ``add_`` is not the only one: each in-place torch operation below writes values into ``y``, and each raises
-# after writing. ``detach_()``, ``share_memory_()`` and ``resize_()`` to the tensor's own size change no values,
-# and they raise nothing. Changing no values does not make a call quiet: ``t_()``, ``unsqueeze_(0)``
+# ``add_`` is not the only one: each of the first ten in-place torch operations below writes values into ``y``,
+# and each raises after writing. ``detach_()``, ``share_memory_()`` and ``resize_()`` to the tensor's own size
+# change no values, and they raise nothing. Changing no values does not make a call quiet: ``t_()``, ``unsqueeze_(0)``
 # and ``copy_`` of the values ``y`` already holds raise the same error, and ``unsqueeze_(0)`` has
 # already changed the shape when it raises.
 

@@ -324,8 +324,9 @@ assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the value
 # the module loaded last, ``decoder`` (``load_state_dict`` follows the model's order of modules, not
 # the dict's). With ``assign=True`` (common after building the model on the
 # ``meta`` device), each module gets a ``Parameter`` of its own over the loaded storage: two
-# parameters over one storage, the memory-only tie of the last section. Tie the weight again
-# after it. Loaded from ``state_dict(keep_vars=True)``, whose two entries are the one
+# parameters over one storage, the memory-only tie of the last section. From a dict whose two entries are
+# separate tensors, such as a snapshot of clones, the two parameters get two storages and share nothing. Tie the
+# weight again after it. Loaded from ``state_dict(keep_vars=True)``, whose two entries are the one
 # ``Parameter`` itself, ``assign=True`` keeps the tie, but the loaded model then holds the source
 # model's own ``Parameter``: the two models share one weight, and training one trains the other.
 
@@ -354,6 +355,14 @@ print("same storage:", same_storage(assigned.decoder.weight, assigned.embedding.
 assert assigned.decoder.weight is not assigned.embedding.weight, "assign=True unties the Parameter"
 assert len(list(assigned.parameters())) == 2, "assign=True leaves two parameters"
 assert same_storage(assigned.decoder.weight, assigned.embedding.weight), "over one storage: a memory-only tie"
+# sphinx_gallery_start_ignore
+with torch.random.fork_rng():
+    from_clones = Tied()
+from_clones.load_state_dict({k: v.detach().clone() for k, v in model.state_dict().items()}, assign=True)
+assert len(list(from_clones.parameters())) == 2 and not same_storage(
+    from_clones.decoder.weight, from_clones.embedding.weight
+), "assign=True from a dict of two separate clones: two parameters over two storages"
+# sphinx_gallery_end_ignore
 assigned.decoder.weight = assigned.embedding.weight
 print("tied again, parameters:", len(list(assigned.parameters())))
 assert len(list(assigned.parameters())) == 1, "tying again leaves one parameter"
@@ -426,6 +435,7 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 # ``copy.deepcopy`` keeps the tie, ``torch.save`` writes one storage and ``torch.load`` shares it
 # again, ``load_state_dict`` without ``assign=True`` (from a dict that carries no flag of such a load) copies into
 # the one weight, and the optimizer steps it once with the sum of both gradients. A tie of the memory alone is two parameters, which
-# ``deepcopy`` unties; ``load_state_dict(..., assign=True)`` leaves such a tie (unless its entries
+# ``deepcopy`` unties; ``load_state_dict(..., assign=True)`` leaves two parameters, such a tie when the dict's two
+# entries share one storage (as after ``torch.load``) and two storages when they do not (unless its entries
 # are the one ``Parameter``, as from ``state_dict(keep_vars=True)``, which hands the loaded model the
 # source model's own ``Parameter``), so tie the weight again after it.

@@ -37,7 +37,7 @@ the page ends.
 # <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__).
 # ``run`` starts one child, waits for it at most ``TIMEOUT`` seconds, and checks it ended well.
 # ``send_to_child`` starts a child that takes one tensor from a queue and edits it (below), sends it
-# ``t``, and returns the child's ``replies`` answers and its exit code.
+# ``t``, and returns the child's first ``replies`` answers and its exit code.
 
 import signal
 import sys

@@ -7,7 +7,7 @@
 .. admonition:: Answer
    :class: answer
 
-   When a non-empty ``t`` has 3 or more rows, ``t[1:] = t[:-1]`` writes over its own source: Torch refuses it for a
+   When a non-empty ``t`` has 3 or more rows, ``t[1:] = t[:-1]`` writes over its own source: torch refuses it for a
    contiguous CPU ``t``, but if ``t`` is a view that takes every second element, such as ``x[::2]``, it runs without an
    error and can write wrong values. ``clone()`` the source first:
 

@@ -8,8 +8,8 @@ Activation checkpointing runs the forward twice
    :class: answer
 
    ``checkpoint(fn, x, use_reentrant=False)`` runs ``fn`` again when ``backward()`` needs a tensor ``fn``
-   saved, so in-place edits in it, such as ``BatchNorm``'s update of its running statistics, can happen twice a
-   step. Move them out of ``fn``:
+   saved (not a Python number it wrapped), so in-place edits in it, such as ``BatchNorm``'s update of its running
+   statistics, can happen twice a step. Move them out of ``fn``:
 
    .. code-block:: python
 
@@ -18,8 +18,8 @@ Activation checkpointing runs the forward twice
       out = head(bn(h))
 
 A print at the top of a checkpointed function can show up twice, ``BatchNorm``'s ``num_batches_tracked`` counts two
-batches a step, and ``running_mean`` drifts away from a run's without checkpointing. This page counts the calls
-of a function under ``torch.utils.checkpoint.checkpoint`` (activation checkpointing, also called
+batches a step, and ``running_mean`` differs from a run's without checkpointing (each batch updates it twice). This
+page counts the calls of a function under ``torch.utils.checkpoint.checkpoint`` (activation checkpointing, also called
 gradient checkpointing or recomputation), compares ``BatchNorm``'s statistics and in-place edits with a plain run, shows
 what happens when the second call computes something else, how dropout gets the same mask twice,
 and checks two fixes in a three-step training loop.
@@ -218,8 +218,9 @@ def draw_processes(title, child, **names):
 # operations saved for the backward pass (:ref:`questions-saved-tensors` shows what each operation
 # saves). ``backward()`` needs them, so it calls ``block(x)`` a second time to compute them again. A
 # counter of calls in ``block`` reads 1 after the forward pass and 2 after ``backward()``. A function
-# whose operations save no tensor, such as ``(x + 1).sum()``, is not called again (the hidden check of
-# this cell runs one). The
+# whose operations save no tensor, such as ``(x + 1).sum()``, is not called again, nor is one whose
+# operations save only a Python number they wrap as a tensor, such as ``(x * 2).sum()``: ``checkpoint``
+# keeps that number (the hidden checks of this cell run both). The
 # ``block`` below also adds 1 to a tensor ``c`` in place and runs a ``BatchNorm`` layer in train mode;
 # ``timeline`` records the version counters of ``c`` and of ``BatchNorm``'s ``num_batches_tracked``
 # for the picture below.
@@ -280,6 +281,18 @@ def saves_nothing(t):
 once_out = checkpoint(saves_nothing, torch.ones(3, requires_grad=True), use_reentrant=False)
 once_out.backward()
 assert len(once_calls) == 1, "a function whose operations save no tensor is not called again in backward()"
+wrapped_calls = []
+
+
+def saves_a_number(t):
+    wrapped_calls.append(t)
+    return (t * 2).sum()
+
+
+wrapped_out = checkpoint(saves_a_number, torch.ones(3, requires_grad=True), use_reentrant=False)
+assert isinstance(wrapped_out.grad_fn.next_functions[0][0]._saved_other, torch.Tensor), "x * 2 saves the 2 as a tensor"
+wrapped_out.backward()
+assert len(wrapped_calls) == 1, "checkpoint keeps a Python number an operation wraps: (x * 2).sum() is not called again"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -612,11 +625,10 @@ for probe_m in (0.01, 0.1, 0.3, 0.5):
 # ----------
 #
 # ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` once in the forward pass and, when
-# ``backward()`` needs a tensor its operations saved, again in ``backward()``, which may stop early. What ``fn`` does besides computing its output,
-# up to where the second call stops, happens again: ``BatchNorm`` updates its running statistics a second time with the same
-# batch, and a counter edited in place counts twice. The gradients stay right as long as the second
-# call computes what the first did: dropout gets its mask back (with the
-# default ``preserve_rng_state=True``), but a tensor the function edits and
-# then reads gives a silently different gradient. Keep ``BatchNorm`` and in-place bookkeeping
+# ``backward()`` needs a tensor its operations saved (not a Python number one wrapped), again in ``backward()``, which
+# may stop early. What ``fn`` does besides computing its output, up to where the second call stops, happens again:
+# ``BatchNorm`` updates its running statistics a second time with the same batch, and a counter edited in place
+# counts twice. The gradients stay right as long as the second call computes what the first did: dropout gets its
+# mask back (with the default ``preserve_rng_state=True``), but a tensor the function edits and then reads gives a silently different gradient. Keep ``BatchNorm`` and in-place bookkeeping
 # outside the checkpointed function, or, for ``BatchNorm`` alone with a numeric ``momentum`` m, set
 # its momentum to 1 - (1 - m) ** 0.5.

@@ -479,7 +479,7 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 #
 # ``copy.copy(t)`` 返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变。它不能用来保存数值快照。在 ``torch.inference_mode()``
 # 之外调用时，不论源张量是哪种张量，它都让新对象有自己的版本计数器（version counter）：通过 ``shallow`` 写入，``shallow._version``
-# 增加，``t._version`` 仍是 0。写入之前，副本的计数器已经是 1（``Parameter`` 的副本从 0 开始），所以这次写入表现为加 1。
+# 增加，``t._version`` 仍是 0。这里写入之前，副本的计数器已经是 1（并非每种张量都如此：``Parameter``、``meta`` 张量和稀疏张量的副本从 0 开始），所以这次写入表现为加 1。
 
 t = torch.zeros(3)
 shallow = copy.copy(t)
@@ -497,6 +497,9 @@ assert t._version == versions_before[0] == 0 and shallow._version == versions_be
 assert versions_before[1] == 1, "copy.copy's result reads version 1 before any write"
 assert all(copy.copy(torch.nn.Parameter(torch.ones(3), requires_grad=flag))._version == 0 for flag in (True, False)), (
     "copy.copy of a Parameter starts at version 0")
+zero_start = (torch.zeros(3, device="meta"), torch.ones(3).to_sparse())
+assert all(copy.copy(source_)._version == 0 for source_ in zero_start), (
+    "copy.copy of a meta tensor or of a sparse tensor starts at version 0")
 with torch.inference_mode():
     inference_source = torch.zeros(3)
 counted_sources = {

@@ -276,7 +276,7 @@ assert torch.equal(dz_dy, 2 * y.detach()) and x.grad is None, "autograd.grad mus
 # sphinx_gallery_end_ignore
 
 # %%
-# ``backward(inputs=[y])`` 把梯度累加到它点名的张量的 ``.grad`` 上，非叶子张量也一样，不会触发警告；其他叶子张量都不写：``x.grad`` 仍是 ``None``。
+# ``backward(inputs=[y])`` 把梯度累加到它点名的张量的 ``.grad`` 上，非叶子张量也一样，不会触发警告；其他叶子张量都不写：``x.grad`` 仍是 ``None``。这样点名非叶子张量，还会为它打开 ``retain_grad()``：从此 ``y.retains_grad`` 为 ``True``，之后经过 ``y`` 的反向传播即使没有点名它，也会累加到 ``y.grad`` 上（即下面的例外）。
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2
@@ -285,7 +285,23 @@ y_grad, caught = read_grad(y)
 print("y.grad:", y_grad)
 print("warnings:", caught)
 print("x.grad:", x.grad)
+print("y.retains_grad:", y.retains_grad)
 assert torch.equal(y_grad, 2 * y.detach()) and caught == [] and x.grad is None, "inputs=[y]: y.grad, not x.grad"
+# sphinx_gallery_start_ignore
+assert y.retains_grad, "backward(inputs=[y]) turns on retain_grad() for the non-leaf y"
+named_x = torch.tensor([1.0, 2.0], requires_grad=True)
+named_y = named_x * 2
+assert not named_y.retains_grad, "a non-leaf does not retain its gradient before it is named"
+(named_y * named_y).sum().backward(inputs=[named_y], retain_graph=True)
+(named_y * named_y).sum().backward()
+assert torch.equal(named_y.grad, 2 * (2 * named_y.detach())) and torch.equal(named_x.grad, 4 * named_y.detach()), (
+    "after backward(inputs=[y]), a plain backward() through y adds into y.grad too"
+)
+torch.autograd.grad((named_y * named_y).sum(), named_y)
+assert torch.equal(named_y.grad, 3 * (2 * named_y.detach())), (
+    "after backward(inputs=[y]), torch.autograd.grad(..., y) adds into y.grad too"
+)
+# sphinx_gallery_end_ignore
 
 # %%
 # 两者都有一个例外：调用过 ``retain_grad()`` 的张量，只要反向传播经过它，即使没有点名它，也会得到 ``.grad``。下面 ``u = y * 3`` 保留了梯度；``torch.autograd.grad`` 和 ``backward(inputs=[y])`` 都会填写 ``u.grad``，而叶子张量的 ``x.grad`` 仍是 ``None``。

@@ -14,7 +14,7 @@
       total_float += loss.item()
       total_detached += loss.detach()
 
-循环占用的内存一步比一步多、一直增长？这就是读者常说的内存泄漏（memory leak），在 GPU 上则说成显存（GPU memory）泄漏，或者跑了许多步之后显存不足、报 OOM。先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图（computation graph）一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播时 ``retain_graph`` 为真（给了 ``create_graph=True`` 时，它默认就为真），这些节点保存的张量也一并留住（``backward(inputs=...)`` 和 ``torch.autograd.grad`` 只运行通往所给张量的那些节点，调用它们之后，留住的是它们没有运行的那些节点保存的张量）。为记日志而保存损失或输出的列表也是一样。本页在每一步数一数从累计值出发能到达多少个自动求导节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
+循环占用的内存一步比一步多、一直增长？这就是读者常说的内存泄漏（memory leak），在 GPU 上则说成显存（GPU memory）泄漏，或者跑了许多步之后显存不足、报 OOM。先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图（computation graph）一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播时 ``retain_graph`` 为真（给了 ``create_graph=True`` 时，它默认就为真），这些节点保存的张量也一并留住（调用 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 之后，留住的是它们没有运行的那些节点保存的张量：``torch.autograd.grad`` 只运行通往所给张量的那些节点，``backward(inputs=...)`` 除了这些节点，还会运行每个不是叶子张量（leaf tensor）的指定张量自己的 ``grad_fn``）。为记日志而保存损失或输出的列表也是一样。本页在每一步数一数从累计值出发能到达多少个自动求导节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
 ``loss.detach()`` 修好循环。接着检查记日志的列表留住了什么：计算图、保存的张量，还是输出的存储；再检查没有这种列表时，一步的计算图在什么时候释放：``backward()``、``del loss``，还有下一步把名字 ``loss`` 重新绑定（rebinding）到新的损失上。PyTorch 的 FAQ 有一节专门提醒过这种写法：`“Don't accumulate history across your training loop”
 <https://docs.pytorch.org/docs/stable/notes/faq.html>`__。
 """
@@ -489,7 +489,7 @@ if torch.cuda.is_available():
 # 一步的计算图何时释放：``backward()``、``del loss`` 与重新绑定
 # -------------------------------------------------------------
 #
-# 没有列表或累计值时，循环会自己分两个阶段释放每一步的计算图。``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 会立刻让计算图放开它所运行的节点保存的张量（这里是全部节点；带 ``inputs=`` 时，只运行通往指定张量的那些节点，``torch.autograd.grad`` 同样只运行通往传给它的张量的那些节点），这里没有别的东西引用 ``x`` 和 ``w * x``，它们也就随之释放；节点则只要还有东西引用就一直活着，这里引用它们的只有名字
+# 没有列表或累计值时，循环会自己分两个阶段释放每一步的计算图。``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 会立刻让计算图放开它所运行的节点保存的张量（这里是全部节点；带 ``inputs=`` 时，是通往指定张量的那些节点，以及每个不是叶子张量的指定张量自己的 ``grad_fn``，torch 的文档说明这是它目前的实现；``torch.autograd.grad`` 只运行通往传给它的张量的那些节点），这里没有别的东西引用 ``x`` 和 ``w * x``，它们也就随之释放；节点则只要还有东西引用就一直活着，这里引用它们的只有名字
 # ``loss``。``del loss`` 去掉这个引用，节点随之释放。``forward`` 跑一步前向传播，对这一步损失的节点（借助 ``node_ref``）以及计算图保存的两个张量 ``x`` 和 ``w * x`` 各留一个弱引用；``alive``
 # 像 ``count_alive`` 那样读取它们。输出里的 ``node alive`` 表示节点是否还活着，``saved tensors alive`` 是仍然活着的保存张量个数。
 
@@ -567,6 +567,35 @@ torch.autograd.grad(grad_branches, grad_branch_a)
 gc.collect()
 assert [ref() is not None for ref in grad_refs] == [False, True], (
     "torch.autograd.grad(loss, a) frees what the nodes it ran saved, and keeps what the others saved"
+)
+
+
+def _named_non_leaf(named_run):
+    named_w, named_x = torch.ones(3, requires_grad=True), torch.full((3,), 2.0)
+    named_wx = named_w * named_x
+    named_loss = (named_wx**2).mean()
+    named_refs = [weakref.ref(named_x), weakref.ref(named_wx)]
+    named_run(named_loss, named_wx)
+    del named_x, named_wx
+    gc.collect()
+    return named_loss, named_w.grad, [ref() is not None for ref in named_refs]
+
+
+assert _named_non_leaf(lambda loss, wx: loss.backward(inputs=[wx]))[1:] == (None, [False, False]), (
+    "backward(inputs=[w * x]) also runs the grad_fn of w * x, which frees the x it saved, and leaves w.grad alone"
+)
+assert _named_non_leaf(torch.autograd.grad)[1:] == (None, [True, False]), (
+    "torch.autograd.grad(loss, w * x) does not run the grad_fn of w * x: the x it saved stays alive"
+)
+chain_w, chain_a, chain_b = torch.ones(3, requires_grad=True), torch.full((3,), 2.0), torch.full((3,), 3.0)
+chain_h = chain_w * chain_a * chain_b
+chain_loss = (chain_h**2).sum()
+chain_refs = [weakref.ref(chain_a), weakref.ref(chain_b)]
+del chain_a, chain_b
+chain_loss.backward(inputs=[chain_h])
+gc.collect()
+assert [ref() is not None for ref in chain_refs] == [True, False], (
+    "backward(inputs=[h]) runs h's own grad_fn only, not the nodes below it"
 )
 # sphinx_gallery_end_ignore
 
@@ -669,5 +698,5 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 # ----
 #
 # 带 ``grad_fn`` 的张量走到哪里，就把计算图带到哪里。要记录或累加损失，用 ``loss.item()`` 得到一个数，或用
-# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播时 ``retain_graph`` 为真（给了 ``create_graph=True`` 时，它默认就为真），还会留住这些节点保存的张量（``backward(inputs=...)`` 和 ``torch.autograd.grad`` 只运行通往所给张量的那些节点，调用它们之后，留住的是它们没有运行的那些节点保存的张量）。``out.detach().cpu()``
+# ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播时 ``retain_graph`` 为真（给了 ``create_graph=True`` 时，它默认就为真），还会留住这些节点保存的张量（调用 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 之后，留住的是它们没有运行的那些节点保存的张量：``torch.autograd.grad`` 只运行通往所给张量的那些节点，``backward(inputs=...)`` 除了这些节点，还会运行每个不是叶子张量的指定张量自己的 ``grad_fn``）。``out.detach().cpu()``
 # 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 让计算图放开它所运行的节点保存的张量；把 ``loss`` 连同 ``out`` 等指向这一步张量的名字一起 ``del`` 掉，或者执行下一个 ``out, loss = ...``，就会释放它的节点。

@@ -1,8 +1,8 @@
 """
 .. _questions-inference-mode:
 
-推理时该用 ``torch.inference_mode()``、``torch.no_grad()`` 还是 ``detach()``？
-==============================================================================
+``torch.inference_mode()``、``torch.no_grad()`` 还是 ``detach()``？
+===================================================================
 
 .. admonition:: 答案
    :class: answer
@@ -304,7 +304,7 @@ assert not y.requires_grad and torch.equal(y, before + 1), (
 )
 
 # %%
-# 不只是 ``add_``：下面每个 torch 原地操作都往 ``y`` 里写入数值，每个都是先写入、再报错。``detach_()``、``share_memory_()`` 和按张量自己的大小调用的 ``resize_()`` 不改变数值，也不报错。但不改变数值并不意味着不报错：``t_()``、``unsqueeze_(0)``，以及用 ``y`` 已有的数值做的 ``copy_``，都抛出同样的错误，而且 ``unsqueeze_(0)`` 报错时已经改了形状。
+# 不只是 ``add_``：下面前十个 torch 原地操作都往 ``y`` 里写入数值，每个都是先写入、再报错。``detach_()``、``share_memory_()`` 和按张量自己的大小调用的 ``resize_()`` 不改变数值，也不报错。但不改变数值并不意味着不报错：``t_()``、``unsqueeze_(0)``，以及用 ``y`` 已有的数值做的 ``copy_``，都抛出同样的错误，而且 ``unsqueeze_(0)`` 报错时已经改了形状。
 
 value_writes = {
     "y.mul_(10)": lambda t: t.mul_(10),

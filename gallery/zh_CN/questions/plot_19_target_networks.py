@@ -320,7 +320,7 @@ else:
 
 # %%
 # 在 ``torch.no_grad()`` 之下，``lerp_`` 和 ``mul_(1 - tau).add_(o, alpha=tau)`` 都算出公式给出的值，并写进目标网络自己的内存。对 ``parameters()``
-# 的循环不包括缓冲区，比如 ``BatchNorm`` 的滑动统计量（如 ``running_mean``）：有缓冲区的网络还要再对 ``buffers()`` 循环一次，把它们复制过来。
+# 的循环不包括缓冲区，比如 ``BatchNorm`` 的滑动统计量：有缓冲区的网络还要再对 ``buffers()`` 循环一次，把它们复制过来。
 
 soft = copy.deepcopy(target)
 pairs = list(zip(target.parameters(), online.parameters(), strict=True))

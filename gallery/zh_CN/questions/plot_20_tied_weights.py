@@ -307,7 +307,7 @@ assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the value
 # 对共享权重的模型调用 ``load_state_dict``
 # ----------------------------------------
 #
-# 不加 ``assign=True`` 时，加载按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，留下的是最后加载的模块 ``decoder`` 的值（``load_state_dict`` 按模型里模块的顺序加载，与字典里的顺序无关）。加了 ``assign=True`` 时（先在 ``meta`` 设备上建模型时常这样用），每个模块各拿到一个 ``Parameter``，两者都建在加载进来的同一块存储上：两个参数、一块存储，正是最后一节那种只共享内存的做法。加载之后要重新共享权重。如果从 ``state_dict(keep_vars=True)`` 加载，它的两项就是那一个 ``Parameter`` 本身，``assign=True`` 会保留共享，但加载后的模型拿着的是源模型自己的 ``Parameter``：两个模型共享同一个权重，训练其中一个，另一个也跟着变。
+# 不加 ``assign=True`` 时，加载按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，留下的是最后加载的模块 ``decoder`` 的值（``load_state_dict`` 按模型里模块的顺序加载，与字典里的顺序无关）。加了 ``assign=True`` 时（先在 ``meta`` 设备上建模型时常这样用），每个模块各拿到一个 ``Parameter``，两者都建在加载进来的同一块存储上：两个参数、一块存储，正是最后一节那种只共享内存的做法。如果字典的两项是各自独立的张量，比如一份克隆出来的快照，两个参数就各有一块存储，什么也不共享。加载之后要重新共享权重。如果从 ``state_dict(keep_vars=True)`` 加载，它的两项就是那一个 ``Parameter`` 本身，``assign=True`` 会保留共享，但加载后的模型拿着的是源模型自己的 ``Parameter``：两个模型共享同一个权重，训练其中一个，另一个也跟着变。
 
 fresh = Tied()
 fresh.load_state_dict(loaded)
@@ -334,6 +334,14 @@ print("same storage:", same_storage(assigned.decoder.weight, assigned.embedding.
 assert assigned.decoder.weight is not assigned.embedding.weight, "assign=True unties the Parameter"
 assert len(list(assigned.parameters())) == 2, "assign=True leaves two parameters"
 assert same_storage(assigned.decoder.weight, assigned.embedding.weight), "over one storage: a memory-only tie"
+# sphinx_gallery_start_ignore
+with torch.random.fork_rng():
+    from_clones = Tied()
+from_clones.load_state_dict({k: v.detach().clone() for k, v in model.state_dict().items()}, assign=True)
+assert len(list(from_clones.parameters())) == 2 and not same_storage(
+    from_clones.decoder.weight, from_clones.embedding.weight
+), "assign=True from a dict of two separate clones: two parameters over two storages"
+# sphinx_gallery_end_ignore
 assigned.decoder.weight = assigned.embedding.weight
 print("tied again, parameters:", len(list(assigned.parameters())))
 assert len(list(assigned.parameters())) == 1, "tying again leaves one parameter"
@@ -400,4 +408,4 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 #
 # 共享权重的做法，是把同一个 ``Parameter`` 对象交给第二个模块。这样 ``state_dict()`` 有两个键、一块存储；``named_parameters()``
 # 和 ``parameters()`` 只列一次；``copy.deepcopy`` 保留共享关系；``torch.save`` 只写一块存储，``torch.load`` 之后仍然共享；不加 ``assign=True`` 的 ``load_state_dict`` 复制进这一个权重（字典不带 ``assign=True`` 加载留下的标志时）；优化器用两个梯度之和只更新它一次。只共享内存则是两个参数，
-# ``deepcopy`` 之后就不再共享；``load_state_dict(..., assign=True)`` 留下的正是这种共享（除非加载的各项就是那一个 ``Parameter``，比如来自 ``state_dict(keep_vars=True)``，这样加载后的模型拿到的是源模型自己的 ``Parameter``），加载之后要重新共享权重。
+# ``deepcopy`` 之后就不再共享；``load_state_dict(..., assign=True)`` 留下两个参数：字典的两项共享一块存储时（如 ``torch.load`` 读出的字典），正是这种共享，不共享时则是两块存储（除非加载的各项就是那一个 ``Parameter``，比如来自 ``state_dict(keep_vars=True)``，这样加载后的模型拿到的是源模型自己的 ``Parameter``），加载之后要重新共享权重。

@@ -26,7 +26,7 @@ worker 修改数据集；让子进程修改从父进程继承来的张量（torc
 # ``fork``，其他启动方式又怎样找到子进程要运行的函数，见 Python 文档（`上下文和启动方法
 # <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__）。``run``
 # 启动一个子进程，最多等它 ``TIMEOUT`` 秒，并检查它是否正常结束。``send_to_child`` 启动的子进程从队列取出一个张量并加以修改（见下文）；函数把
-# ``t`` 发给这个子进程，返回子进程的 ``replies`` 条答复和退出码。
+# ``t`` 发给这个子进程，返回子进程的前 ``replies`` 条答复和退出码。
 
 import signal
 import sys

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``checkpoint(fn, x, use_reentrant=False)`` 在 ``backward()`` 需要 ``fn`` 保存的张量时重跑 ``fn``，其中的原地操作（如 ``BatchNorm`` 更新滑动统计量）每步可能做两次。把它们移出 ``fn``：
+   ``checkpoint(fn, x, use_reentrant=False)`` 在 ``backward()`` 需要 ``fn`` 保存的张量（不包括它包装成张量的 Python 数字）时重跑 ``fn``，其中的原地操作（如 ``BatchNorm`` 更新滑动统计量）每步可能做两次。把它们移出 ``fn``：
 
    .. code-block:: python
 
@@ -15,7 +15,7 @@
       h = checkpoint(block, x, use_reentrant=False)
       out = head(bn(h))
 
-写在被 ``checkpoint`` 包住的函数开头的 ``print`` 可能打印两次，``BatchNorm`` 的 ``num_batches_tracked`` 每步记两个批次，``running_mean`` 也和不用 ``checkpoint`` 的运行越差越远。本页用 ``torch.utils.checkpoint.checkpoint`` 做梯度检查点（activation checkpointing，也叫 gradient checkpointing 或重计算），数出被包住的函数调用了几次；把 ``BatchNorm`` 的滑动统计量（running statistics）和原地（in-place）操作同普通运行比较；看第二次调用算出别的东西时会怎样、``dropout`` 为什么两次拿到同一个掩码；最后在三步的训练循环里检查两种解决办法。
+写在被 ``checkpoint`` 包住的函数开头的 ``print`` 可能打印两次，``BatchNorm`` 的 ``num_batches_tracked`` 每步记两个批次，``running_mean`` 也和不用 ``checkpoint`` 的运行不一样（每批数据都更新了它两次）。本页用 ``torch.utils.checkpoint.checkpoint`` 做梯度检查点（activation checkpointing，也叫 gradient checkpointing 或重计算），数出被包住的函数调用了几次；把 ``BatchNorm`` 的滑动统计量（running statistics）和原地（in-place）操作同普通运行比较；看第二次调用算出别的东西时会怎样、``dropout`` 为什么两次拿到同一个掩码；最后在三步的训练循环里检查两种解决办法。
 """
 
 # %%
@@ -203,7 +203,7 @@ def draw_processes(title, child, **names):
 # 函数运行了两次
 # --------------
 #
-# ``checkpoint(block, x)`` 运行一次 ``block(x)``，保留 ``x``，丢掉 ``block`` 中各运算为反向传播保存的张量（各运算保存哪些张量，见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`）。``backward()`` 需要这些张量，于是再调用一次 ``block(x)``，把它们重新算出来。``block`` 里的调用计数在前向传播之后是 1，在 ``backward()`` 之后是 2。运算不保存张量的函数，比如 ``(x + 1).sum()``，不会再被调用（本单元格的隐藏检查跑了一个这样的函数）。下面的 ``block`` 还对张量 ``c`` 原地加 1，并以训练模式运行一个 ``BatchNorm`` 层；``timeline`` 为下面的图记下 ``c`` 和 ``BatchNorm`` 的 ``num_batches_tracked`` 的版本计数器。
+# ``checkpoint(block, x)`` 运行一次 ``block(x)``，保留 ``x``，丢掉 ``block`` 中各运算为反向传播保存的张量（各运算保存哪些张量，见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`）。``backward()`` 需要这些张量，于是再调用一次 ``block(x)``，把它们重新算出来。``block`` 里的调用计数在前向传播之后是 1，在 ``backward()`` 之后是 2。运算不保存张量的函数，比如 ``(x + 1).sum()``，不会再被调用；运算只保存了包装成张量的 Python 数字的函数，比如 ``(x * 2).sum()``，也不会：``checkpoint`` 留着这个数（本单元格的隐藏检查把两种都跑了）。下面的 ``block`` 还对张量 ``c`` 原地加 1，并以训练模式运行一个 ``BatchNorm`` 层；``timeline`` 为下面的图记下 ``c`` 和 ``BatchNorm`` 的 ``num_batches_tracked`` 的版本计数器。
 
 torch.manual_seed(0)
 bn = torch.nn.BatchNorm1d(3)
@@ -261,6 +261,18 @@ def saves_nothing(t):
 once_out = checkpoint(saves_nothing, torch.ones(3, requires_grad=True), use_reentrant=False)
 once_out.backward()
 assert len(once_calls) == 1, "a function whose operations save no tensor is not called again in backward()"
+wrapped_calls = []
+
+
+def saves_a_number(t):
+    wrapped_calls.append(t)
+    return (t * 2).sum()
+
+
+wrapped_out = checkpoint(saves_a_number, torch.ones(3, requires_grad=True), use_reentrant=False)
+assert isinstance(wrapped_out.grad_fn.next_functions[0][0]._saved_other, torch.Tensor), "x * 2 saves the 2 as a tensor"
+wrapped_out.backward()
+assert len(wrapped_calls) == 1, "checkpoint keeps a Python number an operation wraps: (x * 2).sum() is not called again"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -560,4 +572,4 @@ for probe_m in (0.01, 0.1, 0.3, 0.5):
 # 小结
 # ----
 #
-# ``checkpoint(fn, x, use_reentrant=False)`` 在前向传播中调用 ``fn`` 一次；``backward()`` 需要 ``fn`` 里的运算保存的张量时，在其中再调用一次，后者可能提前停下。``fn`` 除了计算输出之外做的事，在第二次调用停下之前的部分都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码（默认 ``preserve_rng_state=True`` 时），但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地计数之类的记账操作放到被 ``checkpoint`` 包住的函数外面；如果只有 ``BatchNorm``，且它的 ``momentum`` 是一个数 m，也可以把 ``momentum`` 设成 1 - (1 - m) ** 0.5。
+# ``checkpoint(fn, x, use_reentrant=False)`` 在前向传播中调用 ``fn`` 一次；``backward()`` 需要 ``fn`` 里的运算保存的张量（不包括运算包装成张量的 Python 数字）时，在其中再调用一次，后者可能提前停下。``fn`` 除了计算输出之外做的事，在第二次调用停下之前的部分都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码（默认 ``preserve_rng_state=True`` 时），但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地计数之类的记账操作放到被 ``checkpoint`` 包住的函数外面；如果只有 ``BatchNorm``，且它的 ``momentum`` 是一个数 m，也可以把 ``momentum`` 设成 1 - (1 - m) ** 0.5。
