@@ -14,7 +14,7 @@ import torch.utils.checkpoint
 
 from tensorfacts.fact_registry import Fact, fact, scoped_fact
 from tensorfacts.no_grad_view_facts import GRAD_OFF
-from tensorfacts.optimizer_facts import BATCH_NORMS, batch_norm_cases
+from tensorfacts.optimizer_facts import BATCH_NORMS, batch_norm_cases, batch_norms_in
 from tensorfacts.scope import Case
 from tensorfacts.standard_sources import GRAD_SOURCES
 
@@ -291,11 +291,11 @@ def _buffer_moves_with_module() -> Fact:
 
 
 @fact("batchnorm-running-statistics", {
-    "en": "BatchNorm layers (" + "; ".join(BATCH_NORMS) + "), each in float32, float64 and bfloat16, list "
+    "en": "BatchNorm layers (" + batch_norms_in("en") + "), each in float32, float64 and bfloat16, list "
           "running_mean, running_var and num_batches_tracked in buffers(), none in parameters(); a forward pass in "
           "training mode updates running_mean and running_var in place (the same tensors, new values, and _version "
           "as before the pass); then one in eval mode leaves them as they were.",
-    "zh_CN": "BatchNorm 层（" + "；".join(BATCH_NORMS) + "），分别在 float32、float64 和 bfloat16 下：buffers() 里有 "
+    "zh_CN": "BatchNorm 层（" + batch_norms_in("zh_CN") + "），分别在 float32、float64 和 bfloat16 下：buffers() 里有 "
              "running_mean、running_var 和 num_batches_tracked，parameters() 里没有它们；训练模式下的一次前向传播原地"
              "（in-place）更新 running_mean 和 running_var（还是那两个张量，数值变了，_version 与前向传播之前相同）；"
              "之后 eval 模式下的一次前向传播不改变它们。",

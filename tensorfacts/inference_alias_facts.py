@@ -10,32 +10,83 @@ from __future__ import annotations
 import copy
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from tensorfacts.fact_registry import Fact, fact
 from tensorfacts.inference_facts import INPLACE_ERROR, inference_tensor, linear_output
 
 #: Tensors made outside the mode that share the storage of an inference tensor ``a``.
 ALIASES = {"a.detach()": lambda a: a.detach(), "a.data": lambda a: a.data, "copy.copy(a)": copy.copy}
-#: In-place calls on such a tensor ``b`` itself: none raises.
-CALLS = {
+
+
+def _seeded_orthogonal(b: torch.Tensor) -> None:
+    """``torch.nn.init.orthogonal_(b)`` with a seed of its own, leaving the global random state as it was."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        torch.nn.init.orthogonal_(b)
+
+
+def _set(index):
+    return lambda b: b.__setitem__(index, 0.0)
+
+
+#: Edits of a tensor ``b`` of three values that torch carries out on ``b`` itself: it takes no view of ``b``.
+ON_ITSELF = {
     "b.mul_(10)": lambda b: b.mul_(10), "b.add_(1)": lambda b: b.add_(1), "b += 1": lambda b: b.__iadd__(1),
     "b.zero_()": lambda b: b.zero_(), "b.copy_(torch.zeros(3))": lambda b: b.copy_(torch.zeros(3)),
     "b.index_put_((torch.tensor([0]),), torch.tensor(9.0))": lambda b: b.index_put_((torch.tensor([0]),),
                                                                                       torch.tensor(9.0)),
-    "b[torch.tensor([True, False, True])] = 0": lambda b: b.__setitem__(torch.tensor([True, False, True]), 0.0),
-    "b[[0, 2]] = 0": lambda b: b.__setitem__([0, 2], 0.0),
+    "b[torch.tensor([True, False, True])] = 0": _set(torch.tensor([True, False, True])),
+    "b[[0, 2]] = 0": _set([0, 2]), "b[:] = 0": _set(slice(None)), "b[0:3] = 0": _set(slice(0, 3)),
+    "b[...] = 0": _set(Ellipsis),
 }
-#: Writes through a view of ``b`` (by indexing, view(shape), t(), unsqueeze(), reshape()) or to an integer or slice
-#: index of it: on ``a.detach()`` and ``a.data`` each raises, after writing.
-VIEW_WRITES = {
-    "b[0] = 9": lambda b: b.__setitem__(0, 9.0), "b[1:] = 0": lambda b: b.__setitem__(slice(1, None), 0.0),
+#: Edits of ``b`` that torch carries out through a view of it: one the caller takes (by an index, or a view method)
+#: or one the call takes inside.
+THROUGH_A_VIEW = {
+    "b[0] = 9": lambda b: b.__setitem__(0, 9.0), "b[1:] = 0": _set(slice(1, None)), "b[None] = 0": _set(None),
+    "b[True] = 0": _set(True), "b[torch.tensor(True)] = 0": _set(torch.tensor(True)),
     "b[1:].mul_(10)": lambda b: b[1:].mul_(10), "b[0].add_(1)": lambda b: b[0].add_(1),
     "b.view(3).mul_(10)": lambda b: b.view(3).mul_(10), "b.t().mul_(10)": lambda b: b.t().mul_(10),
     "b.unsqueeze(0).mul_(10)": lambda b: b.unsqueeze(0).mul_(10),
     "b.reshape(3).mul_(10)": lambda b: b.reshape(3).mul_(10),
 }
-#: Inference tensors of three values made inside the mode: by a factory, and as the output of a Linear(3, 3).
-ORIGINS = {"torch.tensor([1., 2., 3.])": lambda: torch.tensor([1.0, 2.0, 3.0]), "a Linear(3, 3) output": linear_output}
+#: The same two kinds of edit on a (3, 3) ``b``.
+ON_ITSELF_2D = {"b[:, :] = 0": _set((slice(None), slice(None))), "b[..., :] = 0": _set((Ellipsis, slice(None))),
+                "b[b > 4] = 0": lambda b: b.__setitem__(b > 4, 0.0)}
+THROUGH_A_VIEW_2D = {"b.fill_diagonal_(0)": lambda b: b.fill_diagonal_(0.0),
+                     "torch.nn.init.orthogonal_(b)": _seeded_orthogonal}
+#: Inference tensors made inside the mode, by a factory and as the output of a Linear(3, 3): three values, and 3 × 3.
+ORIGINS = {"torch.tensor([1., 2., 3.])": lambda: torch.tensor([1.0, 2.0, 3.0]),
+           "a Linear(3, 3) output": linear_output}
+ORIGINS_2D = {"torch.arange(1., 10.).view(3, 3)": lambda: torch.arange(1.0, 10.0).view(3, 3),
+              "a Linear(3, 3) output on a (3, 3) input": lambda: linear_output((3, 3))}
+#: Each group of edits: (its origins, its edits, whether torch carries them out through a view).
+GROUPS = ((ORIGINS, ON_ITSELF, False), (ORIGINS, THROUGH_A_VIEW, True),
+          (ORIGINS_2D, ON_ITSELF_2D, False), (ORIGINS_2D, THROUGH_A_VIEW_2D, True))
+
+
+class _ViewsOf(TorchDispatchMode):
+    """Records the view operations torch runs on ``target`` or on a tensor that shares its storage."""
+
+    def __init__(self, target: torch.Tensor) -> None:
+        super().__init__()
+        self.address, self.views = target.untyped_storage().data_ptr(), []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        first = args[0] if args else None
+        if func.is_view and isinstance(first, torch.Tensor) \
+                and first.untyped_storage().data_ptr() == self.address:
+            self.views.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+def views_taken(origin, edit) -> list[str]:
+    """The view operations torch runs on ``b`` while ``edit`` edits it, ``b`` a normal tensor of the values
+    ``origin`` makes, under ``torch.no_grad()``."""
+    b = origin().detach().clone()
+    with torch.no_grad(), _ViewsOf(b) as seen:
+        edit(b)
+    return seen.views
 
 
 def _edit(origin, alias, edit, context) -> tuple[str, bool]:
@@ -57,36 +108,52 @@ def _listed(names) -> str:
 
 
 @fact("inference-tensor-alias-edit-routes", {
-    "en": "Makes an inference tensor a under torch.inference_mode(), by torch.tensor([1., 2., 3.]) and as the output "
-          "of a Linear(3, 3) (weights 1, bias 0) on a normal input; outside the mode takes b = a.detach(), "
-          "b = a.data or b = copy.copy(a): the first two are inference tensors, copy.copy(a) is not. For each, with "
-          f"grad mode on and under torch.no_grad(), runs on a fresh a each of {_listed(CALLS)}: none raises, and "
-          f"each changes a; then each of {_listed(VIEW_WRITES)}: through a.detach() and a.data each raises "
-          f"\"{INPLACE_ERROR}\", and a has changed; through copy.copy(a) none raises, and each changes a.",
-    "zh_CN": "在 torch.inference_mode() 下得到推理张量 a：用 torch.tensor([1., 2., 3.]) 创建，以及作为 Linear(3, 3)"
-             "（权重为 1，偏置为 0）在普通输入上的输出；在模式外取 b = a.detach()、b = a.data 或 b = copy.copy(a)："
-             "前两个是推理张量，copy.copy(a) 不是。对每一个，分别在梯度模式下和 torch.no_grad() 下，每次用新的 a，"
-             f"逐一执行 {'、'.join(CALLS)}：都不报错，每个都改变了 a；再逐一执行 {'、'.join(VIEW_WRITES)}："
-             f"经由 a.detach() 和 a.data，每个都报“{INPLACE_ERROR}”，而 a 已经变了；经由 copy.copy(a)，"
-             "都不报错，每个都改变了 a。",
-}, {"en": "the two inference tensors it names, float32, on the CPU",
-    "zh_CN": "它列出的两个推理张量，float32，在 CPU 上"})
+    "en": "Makes an inference tensor a under torch.inference_mode(), of three values and 3 × 3: by a factory "
+          "(torch.tensor([1., 2., 3.]), torch.arange(1., 10.).view(3, 3)) and as the output of a Linear(3, 3) "
+          "(weights 1, bias 0) on a normal input holding the same values (of shape (3,) and (3, 3)); outside the "
+          "mode takes b = a.detach(), b = a.data or b = copy.copy(a): the first two are inference tensors, "
+          "copy.copy(a) is not. For each, with grad mode on and under "
+          "torch.no_grad(), runs on a fresh a each edit below. On the three values: "
+          f"{_listed(ON_ITSELF)}, none raises; {_listed(THROUGH_A_VIEW)}, each raises through a.detach() and a.data. "
+          f"On the 3 × 3: {_listed(ON_ITSELF_2D)}, none raises; {_listed(THROUGH_A_VIEW_2D)} (seeded), each raises "
+          f"through a.detach() and a.data. The error is \"{INPLACE_ERROR}\"; through copy.copy(a) no edit raises; "
+          "every edit changes a. Then runs each edit on a normal tensor of the same values under torch.no_grad(), "
+          "recording the view operations torch runs on it (a TorchDispatchMode): those that raise take a view of b "
+          "(slice, select, unsqueeze, view, t, as_strided ...), those that do not take none.",
+    "zh_CN": "在 torch.inference_mode() 下得到推理张量 a，有三个值的，也有 3 × 3 的：用工厂函数创建"
+             "（torch.tensor([1., 2., 3.])、torch.arange(1., 10.).view(3, 3)），以及作为 Linear(3, 3)"
+             "（权重为 1，偏置为 0）在同样取值的普通输入（形状为 (3,) 和 (3, 3)）上的输出；"
+             "在模式外取 b = a.detach()、b = a.data 或 b = copy.copy(a)：前两个是推理张量，copy.copy(a) 不是。"
+             "对每一个，分别在梯度模式下和 torch.no_grad() 下，每次用新的 a，逐一执行下面的修改。三个值的："
+             f"{'、'.join(ON_ITSELF)}，都不报错；{'、'.join(THROUGH_A_VIEW)}，经由 a.detach() 和 a.data 每个都报错。"
+             f"3 × 3 的：{'、'.join(ON_ITSELF_2D)}，都不报错；{'、'.join(THROUGH_A_VIEW_2D)}（固定随机种子），"
+             f"经由 a.detach() 和 a.data 每个都报错。报的错是“{INPLACE_ERROR}”；经由 copy.copy(a) 都不报错；"
+             "每个修改都改变了 a。再在 torch.no_grad() 下对值相同的普通张量逐一执行这些修改，用 TorchDispatchMode "
+             "记录 torch 对它执行的视图操作：报错的那些都对 b 取了视图（slice、select、unsqueeze、view、t、"
+             "as_strided 等），不报错的那些一个也没取。",
+}, {"en": "the four inference tensors it names, float32, on the CPU",
+    "zh_CN": "它列出的四个推理张量，float32，在 CPU 上"})
 def _inference_tensor_alias_edit_routes() -> Fact:
-    """Outside the mode, a.detach() and a.data of an inference tensor are inference tensors that take in-place
-    calls on themselves, yet refuse, after writing, a write through one of their views or to an integer or slice
-    index; copy.copy(a), a normal tensor, takes them all. Each edit reaches a."""
-    kinds, seen = {}, {}
-    for origin_name, origin in ORIGINS.items():
-        a = inference_tensor(origin)
-        kinds[origin_name] = {name: alias(a).is_inference() for name, alias in ALIASES.items()}
-        for alias_name, alias in ALIASES.items():
-            for context in (torch.enable_grad, torch.no_grad):
-                for edits, raises in ((CALLS, False), (VIEW_WRITES, alias_name != "copy.copy(a)")):
-                    for edit_name, edit in edits.items():
+    """Outside the mode, a.detach() and a.data of an inference tensor are inference tensors: an edit torch carries
+    out on them itself raises nothing, one it carries out through a view of them raises after writing; copy.copy(a),
+    a normal tensor, takes them all. Each edit reaches a."""
+    kinds, seen, views = {}, {}, {}
+    for origins, edits, through_a_view in GROUPS:
+        for origin_name, origin in origins.items():
+            a = inference_tensor(origin)
+            kinds[origin_name] = {name: alias(a).is_inference() for name, alias in ALIASES.items()}
+            for edit_name, edit in edits.items():
+                taken = views_taken(origin, edit)
+                if bool(taken) != through_a_view:
+                    views[f"{origin_name}, {edit_name}"] = taken
+                for alias_name, alias in ALIASES.items():
+                    raises = through_a_view and alias_name != "copy.copy(a)"
+                    for context in (torch.enable_grad, torch.no_grad):
                         key = f"{origin_name}, {alias_name}, {edit_name} ({context.__name__})"
                         seen[key] = (_edit(origin, alias, edit, context), INPLACE_ERROR if raises else "no error")
     wrong = {key: got for key, (got, expected) in seen.items() if got != (expected, True)}
     inference = {"a.detach()": True, "a.data": True, "copy.copy(a)": False}
-    return Fact(kinds == dict.fromkeys(ORIGINS, inference) and not wrong,
+    return Fact(kinds == dict.fromkeys(kinds, inference) and len(kinds) == 4 and not wrong and not views,
                 f"is_inference() of a.detach(), a.data, copy.copy(a): {kinds}; {len(seen)} edits, "
-                f"as stated: {len(seen) - len(wrong)}; otherwise (error, a changed): {wrong}")
+                f"as stated: {len(seen) - len(wrong)}; otherwise (error, a changed): {wrong}; "
+                f"views taken, where the statement expects otherwise: {views}")

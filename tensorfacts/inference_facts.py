@@ -92,11 +92,12 @@ def inference_tensor(make=_three_values) -> torch.Tensor:
         return make()
 
 
-def linear_output() -> torch.Tensor:
-    """The output of a Linear(3, 3) (weights 1, bias 0, built outside the mode) on the normal input [1., 2., 3.]:
-    called inside ``torch.inference_mode()``, an inference tensor in new memory."""
+def linear_output(shape: tuple[int, ...] = (3,)) -> torch.Tensor:
+    """The output of a Linear(3, 3) (weights 1, bias 0, built outside the mode) on the normal input 1., 2., 3., ...
+    of ``shape`` (by default [1., 2., 3.]): called inside ``torch.inference_mode()``, an inference tensor in new
+    memory."""
     with torch.inference_mode(False):
-        lin, x = torch.nn.Linear(3, 3), torch.tensor([1.0, 2.0, 3.0])
+        lin, x = torch.nn.Linear(3, 3), torch.arange(1.0, 1.0 + torch.Size(shape).numel()).view(shape)
         with torch.no_grad():
             lin.weight.fill_(1.0), lin.bias.zero_()
     return lin(x)

@@ -10,6 +10,7 @@ import math
 
 import torch
 
+from editions import pick
 from tensorfacts.fact_registry import Fact, fact
 from tensorfacts.scope import DTYPES
 from tensorfacts.tensors import VERSION_ERROR, backward_error
@@ -35,25 +36,44 @@ def fused_optimizers() -> tuple[str, ...]:
     return tuple(found)
 
 
-#: BatchNorm layers of 3 channels, each with the shape and memory format of the input it is run on.
-BATCH_NORMS = {
-    "BatchNorm1d, a (4, 3) input": (torch.nn.BatchNorm1d, {}, (4, 3), torch.contiguous_format),
-    "BatchNorm1d, a (4, 3, 5) input": (torch.nn.BatchNorm1d, {}, (4, 3, 5), torch.contiguous_format),
-    "BatchNorm1d(momentum=None), a (4, 3) input": (torch.nn.BatchNorm1d, {"momentum": None}, (4, 3),
-                                                    torch.contiguous_format),
-    "BatchNorm2d, a (2, 3, 2, 2) input": (torch.nn.BatchNorm2d, {}, (2, 3, 2, 2), torch.contiguous_format),
-    "BatchNorm2d, a (2, 3, 2, 2) channels_last input": (torch.nn.BatchNorm2d, {}, (2, 3, 2, 2), torch.channels_last),
-    "BatchNorm3d, a (2, 3, 2, 2, 2) input": (torch.nn.BatchNorm3d, {}, (2, 3, 2, 2, 2), torch.contiguous_format),
-}
+#: BatchNorm layers of 3 channels, each with its options and the shape and memory format of the input it is run on.
+BATCH_NORMS = (
+    (torch.nn.BatchNorm1d, {}, (4, 3), torch.contiguous_format),
+    (torch.nn.BatchNorm1d, {}, (4, 3, 5), torch.contiguous_format),
+    (torch.nn.BatchNorm1d, {"momentum": None}, (4, 3), torch.contiguous_format),
+    (torch.nn.BatchNorm2d, {}, (2, 3, 2, 2), torch.contiguous_format),
+    (torch.nn.BatchNorm2d, {}, (2, 3, 2, 2), torch.channels_last),
+    (torch.nn.BatchNorm3d, {}, (2, 3, 2, 2, 2), torch.contiguous_format),
+)
+#: How a case of ``BATCH_NORMS`` reads in each language: (with a contiguous input, with a channels_last one, the
+#: mark between two cases).
+_CASE_WORDS = {"en": ("{layer}, a {shape} input", "{layer}, a {shape} channels_last input", "; "),
+               "zh_CN": ("{layer}，输入形状为 {shape}", "{layer}，输入形状为 {shape}，channels_last", "；")}
+
+
+def batch_norm_name(case: tuple, language: str = "en") -> str:
+    """One case of ``BATCH_NORMS`` in ``language``: the layer, its options, and its input."""
+    cls, options, shape, layout = case
+    layer = cls.__name__ + (f"({', '.join(f'{k}={v}' for k, v in options.items())})" if options else "")
+    plain, channels_last, _ = pick(_CASE_WORDS, language, "the BatchNorm cases' words")
+    return (channels_last if layout is torch.channels_last else plain).format(layer=layer, shape=shape)
+
+
+def batch_norms_in(language: str) -> str:
+    """Every case of ``BATCH_NORMS``, listed in ``language`` (for the texts of the facts that run them)."""
+    between = pick(_CASE_WORDS, language, "the BatchNorm cases' words")[2]
+    return between.join(batch_norm_name(case, language) for case in BATCH_NORMS)
 
 
 def batch_norm_cases():
     """Each layer of ``BATCH_NORMS`` in each dtype of the standard range, new and in training mode, with its input
     (0, 1, 2 ... in that shape): ``(name, layer, input)``."""
-    for name, (cls, options, shape, layout) in BATCH_NORMS.items():
+    for case in BATCH_NORMS:
+        cls, options, shape, layout = case
         for dtype in DTYPES:
             x = torch.arange(math.prod(shape), dtype=dtype).reshape(shape).contiguous(memory_format=layout)
-            yield f"{name}, {str(dtype).removeprefix('torch.')}", cls(3, dtype=dtype, **options).train(), x
+            name = f"{batch_norm_name(case)}, {str(dtype).removeprefix('torch.')}"
+            yield name, cls(3, dtype=dtype, **options).train(), x
 
 
 @fact("fused-optimizer-step-not-counted", {
@@ -112,7 +132,7 @@ def _fused_optimizer_step_not_counted() -> Fact:
           "init_scale=4.0): after scaler.scale((w * w).sum()).backward(), a second loss (u * w.grad).sum(), u a "
           "leaf that requires grad, saves w.grad; scaler.unscale_(optimizer) divides w.grad by 4 in place (the same "
           "tensor), w.grad._version does not move, and backward of the second loss raises nothing, u.grad being "
-          "the unscaled w.grad, not the saved one. BatchNorm layers in training mode (" + "; ".join(BATCH_NORMS)
+          "the unscaled w.grad, not the saved one. BatchNorm layers in training mode (" + batch_norms_in("en")
           + "), each in float32, float64 and bfloat16: a loss (v * running_mean).sum(), v a leaf that requires grad, "
           "saves the layer's running_mean; a forward pass updates running_mean and running_var in place (the same "
           "tensors), their _version does not move (num_batches_tracked's does), and backward of the loss raises "
@@ -121,11 +141,14 @@ def _fused_optimizer_step_not_counted() -> Fact:
              "scaler.scale((w * w).sum()).backward() 之后，第二个损失 (u * w.grad).sum()（u 是需要梯度的叶子张量）"
              "保存了 w.grad；scaler.unscale_(optimizer) 把 w.grad 原地除以 4（还是同一个张量），w.grad._version 不变，"
              "对第二个损失反向传播不报错，u.grad 是除过之后的 w.grad，而不是保存时的那个。"
-             "训练模式下的 BatchNorm 层（" + "；".join(BATCH_NORMS) + "），分别在 float32、float64 和 bfloat16 下："
+             "训练模式下的 BatchNorm 层（" + batch_norms_in("zh_CN") + "），分别在 float32、float64 和 bfloat16 下："
              "一个损失 (v * running_mean).sum()（v 是需要梯度的叶子张量）保存了该层的 running_mean；一次前向传播原地"
              "更新 running_mean 和 running_var（还是那两个张量），它们的 _version 不变（num_batches_tracked 的变了），"
              "对这个损失反向传播不报错，v.grad 是新的 running_mean，而不是保存时的零。",
-})
+}, {"en": "GradScaler('cpu') on one float32 Parameter; the BatchNorm layers it names, float32, float64 and bfloat16; "
+          "on the CPU",
+    "zh_CN": "一个 float32 Parameter 上的 GradScaler('cpu')；它列出的 BatchNorm 层，float32、float64 和 bfloat16；"
+             "在 CPU 上"})
 def _kernel_writes_not_counted() -> Fact:
     """GradScaler.unscale_ and BatchNorm's running-statistics update write in place without moving _version."""
     w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))

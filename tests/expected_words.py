@@ -78,7 +78,7 @@ MATRIX = {
         "not_made": "—",
         "none_raised": "none",
         "caption": "Source: {code} — probed on torch {torch}",
-        "messages": "The messages in full:",
+        "messages": "The messages, first sentence only:",
         "message": ": ",
     },
     "zh_CN": {
@@ -106,7 +106,7 @@ MATRIX = {
         "not_made": "—",
         "none_raised": "无",
         "caption": "源张量：{code}（在 torch {torch} 上实测）",
-        "messages": "警告和报错的完整信息：",
+        "messages": "警告和报错信息（只列第一句）：",
         "message": "：",
     },
 }

@@ -9,6 +9,7 @@ of each number in its sentence. The tests run them on the real build and on muta
 
 from __future__ import annotations
 
+import copy
 import re
 import string
 from pathlib import Path
@@ -215,7 +216,7 @@ def matrix_problems(soup: BeautifulSoup, language: str, matrix: probes.Matrix) -
 
 
 def _message_problems(table: Tag, source: str, language: str, matrix: probes.Matrix) -> list[str]:
-    """Under a table: each operation that raised, with its message in full; then each refusal the
+    """Under a table: each operation that raised, with its message's first sentence; then each refusal the
     table's cells show, once, with its message."""
     w = expected_words.matrix(language)
     separator = w["message"]
@@ -244,7 +245,7 @@ def advice_as_read(text: str) -> str:
 
 def guide_problems(soup: BeautifulSoup, language: str, guide: tuple[mp.Advice, ...] = mp.GUIDE) -> list[str]:
     """Every piece of advice of ``guide`` (the matrix page's, or the decision page's) is on the page,
-    in its own item, in this language, in full."""
+    in its own item, in this language, in full; on the matrix page, its "Checked by" line links its facts."""
     problems = []
     items = soup.select("ul.behaviour-guide > li")
     if len(items) != len(guide):
@@ -253,6 +254,11 @@ def guide_problems(soup: BeautifulSoup, language: str, guide: tuple[mp.Advice, .
         item = soup.find("li", id=nodes.make_id(f"guide-{advice.id}"))
         if item is None:
             problems.append(f"{language} guide: no item for {advice.id}")
-        elif shown(item) != shown(advice_as_read(advice.text(language))):
+            continue
+        item = copy.copy(item)  # its "Checked by" line names the facts: compared on its own
+        links = [a["href"] for line in item.select("p.guide-checked-by") for a in line.extract().select("a")]
+        if shown(item) != shown(advice_as_read(advice.text(language))):
             problems.append(f"{language} guide, {advice.id}: reads {shown(item)!r}")
+        if guide is mp.GUIDE and links != [f"facts.html#fact-{fact_id}" for fact_id in advice.facts]:
+            problems.append(f"{language} guide, {advice.id}: links the facts {links}")
     return problems

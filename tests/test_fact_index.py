@@ -93,6 +93,34 @@ def test_the_pages_citing_a_fact_are_told_apart(tmp_path, lang, cited):
     assert soup.select_one("li#fact-deepcopy-grad-by-source p.fact-cited").get_text() == cited
 
 
+#: A page named as the matrix page: a note that cites two facts, a list whose outer item cites one in a nested item.
+MATRIX_NOTES = """# Matrix
+
+`a.detach()` shares. {fact}`leaf-refuses-inplace` It is a leaf. {fact}`deepcopy-grad-by-source`
+{fact}`leaf-refuses-inplace`
+
+- `b.mul_(10)` raises.
+  - `a.clone()` copies. {fact}`detach-write-routes`
+- Plain words.
+"""
+
+
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
+@pytest.mark.parametrize("lang, start", [("en", "Checked by: "), ("zh_CN", "检查它的事实：")])
+def test_the_matrix_page_shows_under_each_note_the_facts_it_cites(tmp_path, lang, start):
+    """As its guide entries do; the role leaves nothing on another page."""
+    html = build(tmp_path, {**PAGES, "matrix": MATRIX_NOTES}, lang)
+    soup = BeautifulSoup(html["matrix"], "html.parser")
+    lines = soup.select("p.note-checked-by")
+    assert [[a["href"] for a in line.select("a")] for line in lines] == [
+        ["facts.html#fact-leaf-refuses-inplace", "facts.html#fact-deepcopy-grad-by-source"],
+        ["facts.html#fact-detach-write-routes"]]
+    assert lines[0].get_text().startswith(start)
+    assert lines[0].find_previous_sibling("p").get_text().startswith("a.detach() shares")
+    assert lines[1].parent.name == "li" and lines[1].find_previous_sibling("ul")  # the outer item's, after its list
+    assert "checked-by" not in html["index"] and "leaf-refuses-inplace" not in html["index"]
+
+
 #: A colon right after a Chinese character or full-width punctuation.
 ASCII_COLON_AFTER_CHINESE = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]:")
 

@@ -21,8 +21,9 @@ is derived from them. What counts, kept simple:
   not a section title or a cross-reference's words (a title names the term; the paragraph under it
   glosses it).
 - The answer box at the top of a question page has a character budget that must fit a phone's first
-  screen (:mod:`sitetools.rules.answer_box`), so it is exempt: a gloss in the box satisfies the rule, but an
-  unglossed mention there does not count, and the first mention after the box carries the gloss.
+  screen (:mod:`sitetools.rules.answer_box`), so it counts only where it glosses: a gloss in the box satisfies
+  the rule, an unglossed mention there does not count, and then the first mention after the box carries the
+  gloss.
 """
 
 from __future__ import annotations

@@ -27,8 +27,10 @@ fails). ``:guide: decide`` does the same for the answers of the "which one do I 
 
 The role ``{fact}`id``` marks a sentence of a narrative page as resting on the fact ``id`` of
 ``tensorfacts.facts``: the build runs that fact and warns when the id is unknown or the fact no
-longer holds. The role renders nothing; it is the sentence's link to its check. Each citation (a
-role, or a fact a guide entry names) is recorded for the facts page (``tensorcopy_sphinx.fact_index``).
+longer holds. The role renders nothing; it is the sentence's link to its check. On the matrix page each
+block that cites facts gets a "Checked by" line naming them, as each guide entry does
+(``tensorcopy_sphinx.fact_links``). Each citation (a role, or a fact a guide entry names) is recorded for
+the facts page (``tensorcopy_sphinx.fact_index``).
 
 Column headers and cell words come from ``WORDS`` below, one entry per edition (a missing
 edition fails the build). Its stylesheet, ``static/behaviour-matrix.css``, is its own.
@@ -47,6 +49,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from editions import pick
 from tensorcopy_sphinx.fact_index import cite
+from tensorcopy_sphinx.fact_links import add_checked_by, checked_by, marker
 from tensorcopy_sphinx.inline import inline_text, stylesheet
 from tensorfacts import matrix as mp
 from tensorfacts import probes, standard_sources
@@ -81,7 +84,7 @@ WORDS = {
         "not_made": "—",
         "none_raised": "none",
         "caption": "Source: {code} — probed on torch {torch}",
-        "messages": "The messages in full:",
+        "messages": "The messages, first sentence only:",
         "message": ": ",
     },
     "zh_CN": {
@@ -109,14 +112,10 @@ WORDS = {
         "not_made": "—",
         "none_raised": "无",
         "caption": "源张量：{code}（在 torch {torch} 上实测）",
-        "messages": "警告和报错的完整信息：",
+        "messages": "警告和报错信息（只列第一句）：",
         "message": "：",
     },
 }
-
-
-#: The line under a guide entry that names its facts, by edition code: (its start, the word between two facts).
-CHECKED_BY = {"en": ("Checked by: ", ", "), "zh_CN": ("检查它的事实：", "、")}
 
 
 def words(language: str) -> dict:
@@ -159,7 +158,7 @@ def refusals(matrix: probes.Matrix, source: str) -> list[tuple[str, str]]:
 
 
 def build_messages(matrix: probes.Matrix, source: str, language: str) -> list[nodes.Node]:
-    """Under the table: each warning or error message in full (its cell shows only the type), then
+    """Under the table: each warning or error message, its first sentence (its cell shows only the type), then
     each refusal's message once (its cells show only the refusal's words)."""
     w = words(language)
     raised = [(op, cells["raised"]) for op, cells in matrix[source].items()
@@ -277,17 +276,6 @@ def advice_blocks(text: str, docname: str = "") -> list[nodes.Node]:
     return blocks
 
 
-def checked_by(language: str, fact_ids: tuple[str, ...]) -> nodes.paragraph:
-    """"Checked by: ..." and the facts, each linked to its entry on the facts page (as the glossary does)."""
-    start, between = pick(CHECKED_BY, language, "the guide's 'checked by' words (behaviour_matrix.CHECKED_BY)")
-    parts: list[nodes.Node] = []
-    for fact_id in fact_ids:
-        parts += [nodes.Text(between if parts else start),
-                  nodes.reference(fact_id, "", nodes.literal(fact_id, fact_id), internal=True,
-                                  refuri=f"facts.html#{nodes.make_id('fact-' + fact_id)}")]
-    return nodes.paragraph("", "", *parts, classes=["guide-checked-by"])
-
-
 def build_guide(language: str, guide: tuple[mp.Advice, ...] = mp.GUIDE, docname: str = "",
                 with_facts: bool = False) -> nodes.bullet_list:
     """The guide's entries as a list; ``with_facts``: under each entry that names facts, a line linking them."""
@@ -338,7 +326,8 @@ class BehaviourMatrix(SphinxDirective):
 
 
 def fact_role(name, rawtext, text, lineno, inliner, options=None, content=None):
-    """``{fact}`id```: run the fact during the build; render nothing."""
+    """``{fact}`id```: run the fact during the build; render nothing but, on the matrix page, a marker for the
+    "Checked by" line under its block (``tensorcopy_sphinx.fact_links``)."""
     from tensorfacts.facts import run_fact
 
     fact_id = text.strip()
@@ -349,11 +338,12 @@ def fact_role(name, rawtext, text, lineno, inliner, options=None, content=None):
         source, line = inliner.reporter.get_source_and_line(lineno)
         logger.warning("fact %s does not hold on this torch: %s (rewrite the sentence that names it)",
                        fact_id, result.trace, location=(source, line), type="matrix", subtype="fact")
-    return [], []
+    return marker(env.docname, fact_id), []
 
 
 def setup(app: Sphinx) -> dict:
     app.add_directive("behaviour-matrix", BehaviourMatrix)
     app.add_role("fact", fact_role)
+    app.connect("doctree-read", add_checked_by)  # the "Checked by" lines of the matrix page's notes
     stylesheet(app, "behaviour-matrix.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
