@@ -138,14 +138,17 @@ async function lookup(find, word) {
     if (!best.has(result.id) || best.get(result.id).score < result.score) best.set(result.id, result);
   }
   let results = [...best.values()].sort((a, b) => b.score - a.score);
-  if (results.length <= FEW) {
-    // Pagefind answers a word it does not hold with loose matches (qqxyzzy finds a page that says
-    // qq_2782): a page counts only if its text holds a word that starts as this one does.
-    const starts = group.map((each) => encoded(each).toLowerCase().slice(0, 4));
-    const held = await Promise.all(results.map(async (result) => {
-      const text = (await result.data()).content.toLowerCase();
-      return starts.some((start) => new RegExp(`(^|[^\\p{L}\\p{N}_])${start.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "u").test(text));
-    }));
+  // Pagefind answers a word it does not hold with loose matches (qqxyzzy finds a page that says qq_2782;
+  // 磁盘, which no page held, found ten pages): a page counts only if its text holds a word that starts as
+  // this one does (a Chinese word: all its characters; another: its first four letters). Every result is
+  // checked when there are few; else the best one, and every result when it fails.
+  const starts = group.map((each) => (HAN.test(each) ? encoded(each) : encoded(each).toLowerCase().slice(0, 4)));
+  const holds = async (result) => {
+    const text = (await result.data()).content.toLowerCase();
+    return starts.some((start) => new RegExp(`(^|[^\\p{L}\\p{N}_])${start.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "u").test(text));
+  };
+  if (results.length <= FEW || (results.length && !(await holds(results[0])))) {
+    const held = await Promise.all(results.map(holds));
     results = results.filter((_, i) => held[i]);
   }
   return { results };

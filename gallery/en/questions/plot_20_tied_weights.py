@@ -30,7 +30,7 @@ shows what that breaks.
 # A tiny language model: token ids go through an embedding, and a decoder whose weight is the
 # embedding's turns them back into scores over the 5 tokens. ``same_storage`` compares the
 # addresses where two tensors' storages start; ``saved_storages`` counts the storages
-# ``torch.save`` writes (one ``data/`` record each in its zip archive), in memory, not on disk.
+# ``torch.save`` writes (one ``data/`` record each in its zip archive), in memory, not to a file.
 
 import copy
 import io

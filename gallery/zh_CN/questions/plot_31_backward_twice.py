@@ -1,8 +1,8 @@
 """
 .. _questions-backward-twice:
 
-“Trying to backward through the graph a second time”
-====================================================
+“Trying to backward through the graph a second time”：第二次反向传播为何报错
+============================================================================
 
 .. admonition:: 答案
    :class: answer
