@@ -1,8 +1,8 @@
 """
 .. _questions-backward-twice:
 
-"Trying to backward through the graph a second time": why a second backward pass raises
-=======================================================================================
+"Trying to backward through the graph a second time"
+====================================================
 
 .. admonition:: Answer
    :class: answer
