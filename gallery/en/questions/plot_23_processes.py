@@ -327,7 +327,9 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 # no longer shares memory with ``array``, which stays as it was. A tensor read from a file by
 # ``torch.from_file(path, shared=False)`` already reports ``is_shared()`` as ``True``, so
 # ``share_memory_()`` leaves its storage where it is, and the child's edit is lost. One read with
-# ``shared=True`` is shared with the child: its edit reaches the parent. (What several
+# ``shared=True`` is shared with the child: its edit reaches the parent. ``is_shared()`` is no test
+# the other way either: a tensor on a NumPy array mapped from a file for writing
+# (``np.memmap(path, mode="r+")``) reports ``False``, and the child's edit reaches the parent. (What several
 # processes writing into one shared tensor need, a lock, is on :ref:`questions-shared-memory`.)
 
 array = np.zeros(3, dtype=np.float32)
@@ -354,6 +356,13 @@ with tempfile.TemporaryDirectory() as folder:
     run(add_one, shared_file)
     print("from_file(shared=True) after the child:", shared_file)
     assert torch.equal(shared_file, torch.ones(3)), "shared=True: the child's edit reached the parent"
+    torch.zeros(3).numpy().tofile(f"{folder}/mapped.bin")
+    mapped = torch.from_numpy(np.memmap(f"{folder}/mapped.bin", dtype=np.float32, mode="r+", shape=(3,)))
+    mapped_shared = mapped.is_shared()
+    run(add_one, mapped)
+    print("memmap: is_shared():", mapped_shared, " after the child:", mapped)
+    assert not mapped_shared and torch.equal(mapped, torch.ones(3)), "is_shared() False, the child's edit reached it"
+    del mapped
 
 # %%
 # A tensor sent through a queue is shared, not copied

@@ -22,8 +22,9 @@ Under ``torch.autocast`` (automatic mixed precision, AMP) the model's weights st
 such as ``Linear`` or a convolution computes with a bfloat16 (or float16) copy of its weight, and the gradient flows
 back through that copy into the float32 ``.grad``. This page runs it on the CPU with
 ``torch.autocast("cpu", dtype=torch.bfloat16)``: where the copy lives, how autocast reuses it within
-one region (so a training loop written entirely inside the region does not train its ``Linear``
-layers), how
+one region (so a training loop written entirely inside the region does not train a ``Linear``
+layer whose weight is a plain ``Parameter``; one whose weight a parametrization such as ``weight_norm`` recomputes
+at each read is cast again and trains), how
 ``GradScaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place, and how converting the
 model itself with ``.to(torch.bfloat16)`` or ``.half()`` differs.
 """
@@ -421,7 +422,9 @@ assert token_dtype == torch.float32, "on the CPU in a bfloat16 region, Embedding
 #
 # A loop written entirely inside ``torch.autocast`` steps the optimizer inside the region. The
 # optimizer updates the float32 weights, but every forward pass computes with the copies cast at the
-# first step, and does not see the updates of ``Linear``'s weights. Here the model is one ``Linear``
+# first step, and does not see the updates of ``Linear``'s weights (a ``Parameter`` each; a weight that
+# a parametrization such as ``weight_norm`` computes at each read is cast anew and trains, as the hidden check
+# of this cell runs). Here the model is one ``Linear``
 # and the loss stays where it started. In a model with a ``LayerNorm``, whose parameters autocast
 # does not cast, the loss still falls, only more slowly than with the fix below (the hidden check of
 # this cell runs a ``Linear``, ``LayerNorm``, ``Linear`` model both ways).
@@ -483,6 +486,18 @@ assert all(f < o for f, o in zip(per_step_losses[1:], one_region_losses[1:], str
 assert all(same_storage(s[1], one_region_steps[0][1]) for s in one_region_steps), "one copy of Linear's weight"
 assert not any(same_storage(s[1], per_step_steps[0][1]) for s in per_step_steps[1:]), "a new copy at every step"
 assert all(s[2] for s in one_region_steps + per_step_steps), "LayerNorm computes with its float32 weight itself"
+torch.manual_seed(0)
+normed = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(3, 1))
+normed_optimizer = torch.optim.SGD(normed.parameters(), lr=0.1)
+normed_losses = []
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    for _ in range(4):
+        normed_optimizer.zero_grad()
+        normed_loss = torch.nn.functional.mse_loss(normed(x).float(), y)
+        normed_loss.backward()
+        normed_optimizer.step()
+        normed_losses.append(normed_loss.item())
+assert normed_losses == sorted(set(normed_losses), reverse=True), "a weight_norm Linear trains inside one region"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -18,7 +18,9 @@ Activation checkpointing runs the forward twice
       out = head(bn(h))
 
 A print at the top of a checkpointed function can show up twice, ``BatchNorm``'s ``num_batches_tracked`` counts two
-batches a step, and ``running_mean`` differs from a run's without checkpointing (each batch updates it twice). This
+batches a step, and, with a momentum between 0 and 1 such as the default 0.1, ``running_mean`` differs from a run's
+without checkpointing (each batch updates it twice; with ``momentum=None``, a plain average of the batches, it does
+not). This
 page counts the calls of a function under ``torch.utils.checkpoint.checkpoint`` (activation checkpointing, also called
 gradient checkpointing or recomputation), compares ``BatchNorm``'s statistics and in-place edits with a plain run, shows
 what happens when the second call computes something else, how dropout gets the same mask twice,
@@ -618,6 +620,18 @@ for probe_m in (0.01, 0.1, 0.3, 0.5):
     assert probe_twice.num_batches_tracked.item() == 2, f"momentum {probe_m}: two updates"
     assert torch.allclose(probe_twice.running_mean, probe_plain.running_mean, atol=1e-6), f"momentum {probe_m}: mean"
     assert torch.allclose(probe_twice.running_var, probe_plain.running_var, atol=1e-6), f"momentum {probe_m}: var"
+# the introduction: the same momentum checkpointed differs from plain for 0 < m < 1, and not for None (an average)
+# or 1.0 (the last batch); num_batches_tracked doubles with every momentum
+for probe_m in (0.01, 0.1, 0.5, 0.99, None, 1.0):
+    probe_plain, probe_twice = torch.nn.BatchNorm1d(8, momentum=probe_m), torch.nn.BatchNorm1d(8, momentum=probe_m)
+    probe_plain_out = probe_plain(probe_x)
+    probe_plain_out.sum().backward()
+    probe_twice_out = checkpoint(probe_twice, probe_x, use_reentrant=False)
+    probe_twice_out.sum().backward()
+    probe_same = probe_m is None or probe_m == 1.0
+    assert probe_twice.num_batches_tracked.item() == 2 * probe_plain.num_batches_tracked.item() == 2, f"momentum {probe_m}: num_batches_tracked doubles"
+    assert torch.allclose(probe_twice.running_mean, probe_plain.running_mean) == probe_same, f"momentum {probe_m}: the same mean as plain"
+    assert torch.allclose(probe_twice.running_var, probe_plain.running_var) == probe_same, f"momentum {probe_m}: the same var as plain"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -305,7 +305,7 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 
 # %%
 # 另外两种来源的张量表现不同。对 ``torch.from_numpy(array)`` 得到的张量，``share_memory_()`` 同样会移动它的存储：子进程的修改能到达这个张量，但它不再与 ``array`` 共享内存，``array`` 保持原样。用
-# ``torch.from_file(path, shared=False)`` 从文件读出的张量，``is_shared()`` 本来就是 ``True``，所以 ``share_memory_()`` 不移动它的存储，子进程的修改就丢了。用 ``shared=True`` 读出的张量则与子进程共享：子进程的修改能传回父进程。（几个进程同时写同一个共享张量时需要加锁，见 :ref:`“共享内存与加锁”那一页 <questions-shared-memory>`。）
+# ``torch.from_file(path, shared=False)`` 从文件读出的张量，``is_shared()`` 本来就是 ``True``，所以 ``share_memory_()`` 不移动它的存储，子进程的修改就丢了。用 ``shared=True`` 读出的张量则与子进程共享：子进程的修改能传回父进程。反过来，``is_shared()`` 为 ``False`` 也不说明不共享：建在以可写方式映射文件的 NumPy 数组（``np.memmap(path, mode="r+")``）上的张量，``is_shared()`` 为 ``False``，子进程的修改却能传回父进程。（几个进程同时写同一个共享张量时需要加锁，见 :ref:`“共享内存与加锁”那一页 <questions-shared-memory>`。）
 
 array = np.zeros(3, dtype=np.float32)
 from_numpy = torch.from_numpy(array)
@@ -331,6 +331,13 @@ with tempfile.TemporaryDirectory() as folder:
     run(add_one, shared_file)
     print("from_file(shared=True) after the child:", shared_file)
     assert torch.equal(shared_file, torch.ones(3)), "shared=True: the child's edit reached the parent"
+    torch.zeros(3).numpy().tofile(f"{folder}/mapped.bin")
+    mapped = torch.from_numpy(np.memmap(f"{folder}/mapped.bin", dtype=np.float32, mode="r+", shape=(3,)))
+    mapped_shared = mapped.is_shared()
+    run(add_one, mapped)
+    print("memmap: is_shared():", mapped_shared, " after the child:", mapped)
+    assert not mapped_shared and torch.equal(mapped, torch.ones(3)), "is_shared() False, the child's edit reached it"
+    del mapped
 
 # %%
 # 经队列发送的张量是共享的，不是复制的

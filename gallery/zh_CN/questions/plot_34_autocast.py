@@ -16,7 +16,7 @@
       loss.backward()
       optimizer.step()
 
-在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear`` 和卷积层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内反复使用这份副本，以致训练循环整个写在区域里时，其中的 ``Linear`` 层训练不动；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地（in-place）改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。
+在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear`` 和卷积层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内反复使用这份副本，以致训练循环整个写在区域里时，权重是普通 ``Parameter`` 的 ``Linear`` 层训练不动（权重由 ``weight_norm`` 这类参数化（parametrization）在每次读取时重新计算的层会被重新转换，照样训练）；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地（in-place）改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。
 """
 
 # %%
@@ -379,7 +379,7 @@ assert token_dtype == torch.float32, "on the CPU in a bfloat16 region, Embedding
 # 现象：整个训练循环都在一个区域里
 # --------------------------------
 #
-# 如果整个训练循环都写在 ``torch.autocast`` 里，优化器的 ``step()`` 就是在区域内调用的。优化器更新了 float32 权重，可每次前向传播用的都还是第一步转换出的副本，看不到 ``Linear`` 权重的更新。这里模型只有一个 ``Linear``，损失停在起点不动。模型里若有 ``LayerNorm``，autocast 不转换它的参数，损失仍会下降，只是比下面的解决办法慢（本单元格的隐藏检查用 ``Linear``、``LayerNorm``、``Linear`` 三层的模型把两种写法都跑了一遍）。
+# 如果整个训练循环都写在 ``torch.autocast`` 里，优化器的 ``step()`` 就是在区域内调用的。优化器更新了 float32 权重，可每次前向传播用的都还是第一步转换出的副本，看不到 ``Linear`` 权重（各是一个 ``Parameter``）的更新；由 ``weight_norm`` 这类参数化在每次读取时算出的权重会被重新转换，照样训练（本单元格的隐藏检查跑了这种情形）。这里模型只有一个 ``Linear``，损失停在起点不动。模型里若有 ``LayerNorm``，autocast 不转换它的参数，损失仍会下降，只是比下面的解决办法慢（本单元格的隐藏检查用 ``Linear``、``LayerNorm``、``Linear`` 三层的模型把两种写法都跑了一遍）。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
@@ -438,6 +438,18 @@ assert all(f < o for f, o in zip(per_step_losses[1:], one_region_losses[1:], str
 assert all(same_storage(s[1], one_region_steps[0][1]) for s in one_region_steps), "one copy of Linear's weight"
 assert not any(same_storage(s[1], per_step_steps[0][1]) for s in per_step_steps[1:]), "a new copy at every step"
 assert all(s[2] for s in one_region_steps + per_step_steps), "LayerNorm computes with its float32 weight itself"
+torch.manual_seed(0)
+normed = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(3, 1))
+normed_optimizer = torch.optim.SGD(normed.parameters(), lr=0.1)
+normed_losses = []
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    for _ in range(4):
+        normed_optimizer.zero_grad()
+        normed_loss = torch.nn.functional.mse_loss(normed(x).float(), y)
+        normed_loss.backward()
+        normed_optimizer.step()
+        normed_losses.append(normed_loss.item())
+assert normed_losses == sorted(set(normed_losses), reverse=True), "a weight_norm Linear trains inside one region"
 # sphinx_gallery_end_ignore
 
 # %%

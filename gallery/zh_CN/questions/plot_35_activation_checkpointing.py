@@ -15,7 +15,7 @@
       h = checkpoint(block, x, use_reentrant=False)
       out = head(bn(h))
 
-写在被 ``checkpoint`` 包住的函数开头的 ``print`` 可能打印两次，``BatchNorm`` 的 ``num_batches_tracked`` 每步记两个批次，``running_mean`` 也和不用 ``checkpoint`` 的运行不一样（每批数据都更新了它两次）。本页用 ``torch.utils.checkpoint.checkpoint`` 做梯度检查点（activation checkpointing，也叫 gradient checkpointing 或重计算），数出被包住的函数调用了几次；把 ``BatchNorm`` 的滑动统计量（running statistics）和原地（in-place）操作同普通运行比较；看第二次调用算出别的东西时会怎样、``dropout`` 为什么两次拿到同一个掩码；最后在三步的训练循环里检查两种解决办法。
+写在被 ``checkpoint`` 包住的函数开头的 ``print`` 可能打印两次，``BatchNorm`` 的 ``num_batches_tracked`` 每步记两个批次，在 ``momentum`` 介于 0 和 1 之间（如默认的 0.1）时，``running_mean`` 也和不用 ``checkpoint`` 的运行不一样（每批数据都更新了它两次；``momentum=None`` 时它是各批的简单平均，就没有差别）。本页用 ``torch.utils.checkpoint.checkpoint`` 做梯度检查点（activation checkpointing，也叫 gradient checkpointing 或重计算），数出被包住的函数调用了几次；把 ``BatchNorm`` 的滑动统计量（running statistics）和原地（in-place）操作同普通运行比较；看第二次调用算出别的东西时会怎样、``dropout`` 为什么两次拿到同一个掩码；最后在三步的训练循环里检查两种解决办法。
 """
 
 # %%
@@ -566,6 +566,18 @@ for probe_m in (0.01, 0.1, 0.3, 0.5):
     assert probe_twice.num_batches_tracked.item() == 2, f"momentum {probe_m}: two updates"
     assert torch.allclose(probe_twice.running_mean, probe_plain.running_mean, atol=1e-6), f"momentum {probe_m}: mean"
     assert torch.allclose(probe_twice.running_var, probe_plain.running_var, atol=1e-6), f"momentum {probe_m}: var"
+# 开头一段：同一个 momentum，0 < m < 1 时用 checkpoint 的和普通的不同；None（简单平均）和 1.0（只留最后一批）时相同；
+# num_batches_tracked 无论 momentum 是多少都翻倍
+for probe_m in (0.01, 0.1, 0.5, 0.99, None, 1.0):
+    probe_plain, probe_twice = torch.nn.BatchNorm1d(8, momentum=probe_m), torch.nn.BatchNorm1d(8, momentum=probe_m)
+    probe_plain_out = probe_plain(probe_x)
+    probe_plain_out.sum().backward()
+    probe_twice_out = checkpoint(probe_twice, probe_x, use_reentrant=False)
+    probe_twice_out.sum().backward()
+    probe_same = probe_m is None or probe_m == 1.0
+    assert probe_twice.num_batches_tracked.item() == 2 * probe_plain.num_batches_tracked.item() == 2, f"momentum {probe_m}: num_batches_tracked doubles"
+    assert torch.allclose(probe_twice.running_mean, probe_plain.running_mean) == probe_same, f"momentum {probe_m}: the same mean as plain"
+    assert torch.allclose(probe_twice.running_var, probe_plain.running_var) == probe_same, f"momentum {probe_m}: the same var as plain"
 # sphinx_gallery_end_ignore
 
 # %%
