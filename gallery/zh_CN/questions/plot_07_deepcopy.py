@@ -200,7 +200,7 @@ def draw_processes(title, child, **names):
             _arrow(ax, there, _box(ax, (2.1, r), f"copy of S{s + 1}", FILLS[s % 4]))
 
 # %%
-# 现象
+# 报错
 # ----
 #
 # 下面的模块把 ``scale * 2`` 存成了属性。这个张量是在 ``scale`` 需要梯度时由运算得到的，所以带有

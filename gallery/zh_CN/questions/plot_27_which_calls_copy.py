@@ -239,7 +239,7 @@ assert same_storage(column, expanded) and not same_storage(column, repeated), "S
 # sphinx_gallery_end_ignore
 
 # %%
-# 并非每种写入都会被拒绝。``add_`` 和 ``mul_`` 要由每个元素的旧值算出新值，以 ``torch.ones(3, 4)`` 为来源的 ``copy_`` 要把另一块内存里的值复制进来：在 CPU 上三者都会抛出错误，因为 ``expanded`` 的多个元素指向同一个内存位置；以 0 维张量为值的 ``fill_`` 和切片赋值 ``expanded[:] = 7.0`` 也一样。以数值为值的 ``fill_`` 和 ``zero_`` 则可以执行，写入的是被 expand 的那个张量。以再做一次的 ``column.expand(3, 4)`` 为来源的 ``copy_`` 也可以执行，它的元素就是 ``expanded`` 自己的元素（另外几种能通过的写入，见 :ref:`“视图”那一页 <questions-views>`）。
+# 往 expand 出来的张量里写入，并非每一种都会被拒绝。``add_`` 和 ``mul_`` 要由每个元素的旧值算出新值，以 ``torch.ones(3, 4)`` 为来源的 ``copy_`` 要把另一块内存里的值复制进来：在 CPU 上三者都会抛出错误，因为 ``expanded`` 的多个元素指向同一个内存位置；以 0 维张量为值的 ``fill_`` 和切片赋值 ``expanded[:] = 7.0`` 也一样。以数值为值的 ``fill_`` 和 ``zero_`` 则可以执行，写入的是被 expand 的那个张量。以再做一次的 ``column.expand(3, 4)`` 为来源的 ``copy_`` 也可以执行，它的元素就是 ``expanded`` 自己的元素（另外几种能通过的写入，见 :ref:`“视图”那一页 <questions-views>`）。
 
 for name, write in {
     "add_(1.0)": lambda: expanded.add_(1.0),

@@ -248,8 +248,8 @@ assert [n for n, _ in compiled.named_parameters()] == [f"_orig_mod.{n}" for n, _
 # sphinx_gallery_end_ignore
 
 # %%
-# 经由哪一个训练，两个都在训练
-# ----------------------------
+# 无论经由哪一个训练，两者都得到训练
+# ----------------------------------
 #
 # 经由 ``compiled`` 用 SGD 训练三步，优化器一次用 ``compiled.parameters()`` 构造，一次用 ``model.parameters()`` 构造，每次都从同一个起点的一份新副本开始。两次训练中模型自己的权重都变了，而且最后都和另一份起点副本以即时执行模式（eager mode）训练三步的结果一样。
 
@@ -568,4 +568,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以经由哪一个训练，两个都被训练，对 ``model`` 走的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键都加载进了普通模块，经由 ``compiled._orig_mod`` 或 ``model`` 也加载进了编译后的模块（编译后的模块本身不认普通的字典）；``model.compile()`` 则让名字保持了原样。对包装器 ``copy.deepcopy`` 会复制模型。在编译后的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加；重新绑定名字则不会。
+# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以无论经由哪一个训练，两者都得到了训练，对 ``model`` 走的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键都加载进了普通模块，经由 ``compiled._orig_mod`` 或 ``model`` 也加载进了编译后的模块（编译后的模块本身不认普通的字典）；``model.compile()`` 则让名字保持了原样。对包装器 ``copy.deepcopy`` 会复制模型。在编译后的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加；重新绑定名字则不会。
