@@ -132,8 +132,8 @@ def test_every_column_of_the_records_table_counts_what_errored_as_the_checks_col
                        "1 hold, 1 differ, 0 not available, 1 errored",
                        "2 hold, 0 differ, 0 not available, 1 errored",
                        "1551 hold, 6 differ, 0 not available, 0 errored"]
-    assert table.record_row(table.WORDS["zh_CN"], record)[7:9] == ["1 成立，1 不同，0 不可用，1 出错",
-                                                                    "2 成立，0 不同，0 不可用，1 出错"]
+    assert table.record_row(table.WORDS["zh_CN"], record)[7:9] == ["1 项成立，1 项不同，0 项不可用，1 项出错",
+                                                                    "2 项成立，0 项不同，0 项不可用，1 项出错"]
 
 
 def test_the_checks_column_counts_apart_the_gpu_box_checks_a_record_did_not_run():
@@ -146,7 +146,7 @@ def test_the_checks_column_counts_apart_the_gpu_box_checks_a_record_did_not_run(
     assert table.record_row(table.WORDS["en"], record)[6] == (
         "43 hold, 5 differ, 0 not available, 0 errored, 1 in GPU boxes not run (no GPU)")
     assert table.record_row(table.WORDS["zh_CN"], record)[6] == (
-        "43 成立，5 不同，0 不可用，0 出错，GPU 框内的 1 项未运行（没有 GPU）")
+        "43 项成立，5 项不同，0 项不可用，0 项出错，GPU 框内的 1 项未运行（没有 GPU）")
     assert "GPU" not in table.record_row(table.WORDS["en"], sample())[6]
 
 def test_facts_added_after_some_records_are_named_under_the_records_they_miss():

@@ -87,7 +87,7 @@ WORDS = {
         "edition": "zh_CN",
         "none": "还没有记录任何版本。",
         "head": ("torch", "Python", "NumPy", "日期", "提交", "运行到结尾的页面", "检查", "事实", "说法", "表格单元格"),
-        "counts": "{holds} 成立，{differs} 不同，{not available} 不可用，{errored} 出错",
+        "counts": "{holds} 项成立，{differs} 项不同，{not available} 项不可用，{errored} 项出错",
         "no GPU": "，GPU 框内的 {count} 项未运行（没有 GPU）",
         "changes": ("检查", "变化发生在", "最旧的不同版本给出的结果"),
         "no changes": "每项检查在记录的每个版本上都成立。",

@@ -250,7 +250,7 @@ assert repr(c) != article_c, "c must print differently from the article"
 # .. admonition:: 原博文与 torch |torch_version| 对照
 #    :class: warning
 #
-#    原文打印的是 ``grad_fn=<CloneBackward>``；上方输出显示，现在打印的是
+#    原文打印的是 ``grad_fn=<CloneBackward>``；上方输出显示，torch |torch_version| 打印的是
 #    ``grad_fn=<CloneBackward0>``。变的只是反向节点的类名。
 
 # %%

@@ -251,7 +251,7 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 # .. admonition:: 原博文与 torch |torch_version| 对照
 #    :class: warning
 #
-#    原博文打印的是 ``grad_fn=<SigmoidBackward>``。现在节点名是 ``SigmoidBackward0``
+#    原博文打印的是 ``grad_fn=<SigmoidBackward>``。在 torch |torch_version| 上，节点名是 ``SigmoidBackward0``
 #    （见上面打印的 ``out``）：反向节点的名字多了一个数字，行为没有变化。
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"

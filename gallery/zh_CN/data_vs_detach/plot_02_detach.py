@@ -278,8 +278,8 @@ draw_graph("out = a.sigmoid()", out, a=a)
 #    :class: warning
 #
 #    原博文只引用了报错信息的开头：“one of the variables needed for gradient computation has been
-#    modified by an inplace operation”。现在的报错还有后半段：指出是哪个张量（``[torch.FloatTensor [3]]``，
-#    ``Sigmoid`` 的第 0 个输出），给出实际版本和期望版本，最后提示可以打开异常检测（见上面的输出）。另外，原文打印的是 ``SigmoidBackward``，这里打印的是 ``SigmoidBackward0``。
+#    modified by an inplace operation”。在 torch |torch_version| 上，报错还有后半段：指出是哪个张量（``[torch.FloatTensor [3]]``，
+#    ``Sigmoid`` 的第 0 个输出），给出实际版本和期望版本，最后提示可以打开异常检测（见上面的输出）。另外，原文打印的是 ``SigmoidBackward``，而 torch |torch_version| 打印的是 ``SigmoidBackward0``。
 article_text = "one of the variables needed for gradient computation has been modified by an inplace operation"
 print("message starts with the article's text:", message.startswith(article_text))
 print("article's text:", len(article_text), "characters; full message:", len(message), "characters")
