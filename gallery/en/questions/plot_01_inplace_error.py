@@ -422,8 +422,10 @@ assert "Sin" not in message, "after the recorded edit, the operation that made x
 # ``x`` the node ``CopySlices``, which the message names in full, ``torch::autograd::CopySlices``.
 # When the saved tensor is itself a view that strides can express (``x = base[:]``), an edit of the view or of
 # its base, recorded or under ``torch.no_grad()``, leaves the view with the ``grad_fn`` ``AsStridedBackward0``,
-# and the message says "output 0 of AsStrided" (a view that changes the dtype or how the elements read
-# names its own operation: "output 0 of ViewAsReal" for ``torch.view_as_real``). :fact:`saved-view-edit-error`
+# and the message says "output 0 of AsStrided". Of the views that change the dtype or how the elements read,
+# ``.real``, ``.imag`` and a slice of any of them name AsStrided too; when the last view taken is
+# ``torch.view_as_real``, ``torch.view_as_complex`` or ``conj()``, the message names that operation:
+# "output 0 of ViewAsReal" for ``torch.view_as_real``. :fact:`saved-view-edit-error`
 # Each line below saves ``x`` with ``z = w * x``, makes
 # one edit and runs ``backward()``.
 
@@ -802,9 +804,9 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # operation that made the input, after one under ``torch.no_grad()`` or
 # through ``detach()``; ``CopySlices`` after a recorded edit through a view;
 # ``AsStrided`` when the saved input is a single view that strides can express (a slice, a transpose, a
-# ``view()`` ...) and it or its base was edited, recorded or under ``torch.no_grad()``, while a view that
-# changes the dtype or how the elements read names its own operation (``ViewAsReal`` for
-# ``torch.view_as_real``, ``Conj`` for ``conj()``). For an output of ``unbind``, ``split``
+# ``view()``, ``.real`` or ``.imag`` ...) and it or its base was edited, recorded or under ``torch.no_grad()``;
+# the view's own operation when the last view taken is ``torch.view_as_real``, ``torch.view_as_complex`` or
+# ``conj()`` (``ViewAsReal``, ``ViewAsComplex``, ``Conj``). For an output of ``unbind``, ``split``
 # or ``chunk``, ``backward()`` raises another error instead (“... is a view and its base or another
 # view of its base has been modified inplace”), and a recorded edit of that output raises at once.
 # :fact:`saved-view-edit-error` A saved tensor with no ``grad_fn`` gets no name. Its two

@@ -291,7 +291,12 @@ assert torch.equal(dz_dy, 2 * y.detach()) and x.grad is None, "autograd.grad mus
 # non-leaf included, with no warning, and into no other leaf: ``x.grad`` stays ``None``. Naming a
 # non-leaf this way also turns on ``retain_grad()`` for it: ``y.retains_grad`` is ``True`` from then on,
 # and a later backward pass that goes through ``y`` adds into ``y.grad`` even when it does not name
-# ``y`` (the exception below).
+# ``y`` (the exception below). Such a pass needs ``y``'s own ``grad_fn`` intact, though:
+# ``backward(inputs=[y])`` has run that node too and freed what it saved (for ``y = x * 2``, the 2), so
+# a plain ``backward()`` down to ``x``, or another ``backward(inputs=[y])``, raises "Trying to backward
+# through the graph a second time", unless the first call passed ``retain_graph=True``. A later
+# ``torch.autograd.grad(..., y)`` does not run that node and works, and so does every later pass when
+# ``y``'s ``grad_fn`` saves no tensor (``y = x + 1``); see :ref:`questions-backward-twice`.
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2
@@ -302,6 +307,12 @@ print("warnings:", caught)
 print("x.grad:", x.grad)
 print("y.retains_grad:", y.retains_grad)
 assert torch.equal(y_grad, 2 * y.detach()) and caught == [] and x.grad is None, "inputs=[y]: y.grad, not x.grad"
+try:
+    (y * y).sum().backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("after backward(inputs=[y]) without retain_graph=True, a backward() through y must raise")
 # sphinx_gallery_start_ignore
 assert y.retains_grad, "backward(inputs=[y]) turns on retain_grad() for the non-leaf y"
 named_x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -316,6 +327,45 @@ torch.autograd.grad((named_y * named_y).sum(), named_y)
 assert torch.equal(named_y.grad, 3 * (2 * named_y.detach())), (
     "after backward(inputs=[y]), torch.autograd.grad(..., y) adds into y.grad too"
 )
+saves_two = torch.tensor([1.0, 2.0], requires_grad=True) * 2
+assert saves_two.grad_fn._saved_other.item() == 2, "y = x * 2 saves the 2 for backward"
+(saves_two * saves_two).sum().backward(inputs=[saves_two])
+try:
+    saves_two.grad_fn._saved_other
+except RuntimeError as e:
+    assert "already been freed" in str(e), "backward(inputs=[y]) freed what y's grad_fn saved"
+else:
+    raise AssertionError("backward(inputs=[y]) without retain_graph=True must free what y's grad_fn saved")
+
+
+def later_pass_grad(make_mid, retain, later):
+    """Name mid = make_mid(leaf) in backward(inputs=[mid]), then run a later pass: mid.grad, or None if it raised."""
+    pass_leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+    mid = make_mid(pass_leaf)
+    (mid * mid).sum().backward(inputs=[mid], retain_graph=retain)
+    try:
+        later(mid)
+    except RuntimeError as e:
+        assert "backward through the graph a second time" in str(e), "the later pass reached a freed node"
+        return None
+    return mid.grad
+
+
+later_passes = {
+    "plain backward()": lambda mid: (mid * mid).sum().backward(),
+    "backward(inputs=[y])": lambda mid: (mid * mid).sum().backward(inputs=[mid]),
+    "torch.autograd.grad(..., y)": lambda mid: torch.autograd.grad((mid * mid).sum(), mid),
+}
+for made_by, make_mid, saves in (("x * 2", lambda v: v * 2, True), ("x.sin()", torch.sin, True),
+                                 ("x + 1", lambda v: v + 1, False)):
+    for retain in (False, True):
+        for later_name, later in later_passes.items():
+            later_grad = later_pass_grad(make_mid, retain, later)
+            if saves and not retain and later_name != "torch.autograd.grad(..., y)":
+                assert later_grad is None, f"y = {made_by}: after inputs=[y] without retain_graph, {later_name} raises"
+            else:
+                assert later_grad is not None and torch.equal(later_grad, 4 * make_mid(torch.tensor([1.0, 2.0]))), (
+                    f"y = {made_by}: the later {later_name} runs and adds into y.grad")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -509,8 +509,10 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # makes its state when it is made: make it after converting, since converting before its first step
 # leaves that state float32, silently. An optimizer that has stepped keeps its state in the old
 # dtype: here ``Adam`` steps once in float32, the model is converted, and the next step raises.
-# (SGD with momentum, ``RMSprop`` and ``Adagrad``, default and not fused, do not raise: their state
-# silently stays float32.) The repair is to reload the optimizer's own state,
+# (Of the other optimizer classes of ``torch.optim``, with default settings and not fused, all that keep
+# state raise too except ``RMSprop``, ``Adagrad``, ``Adadelta``, ``ASGD``, ``Rprop`` and ``SparseAdam``,
+# whose state silently stays float32; so does that of SGD given a momentum, while SGD by default keeps
+# no state.) The repair is to reload the optimizer's own state,
 # ``optimizer.load_state_dict(optimizer.state_dict())``, which casts its state tensors (all but the
 # ``step`` count) to the new dtype of the floating-point parameters; then the step runs.
 model = torch.nn.Linear(2, 1)
@@ -533,26 +535,48 @@ assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float64, "reloadi
 # sphinx_gallery_start_ignore
 assert all(state["step"].dtype == torch.float32 and state["exp_avg_sq"].dtype == torch.float64
            for state in optimizer.state.values()), "reloading casts every state tensor but step"
-norm = torch.nn.LayerNorm(2)
-sgd = torch.optim.SGD(norm.parameters(), lr=0.1, momentum=0.9)
-norm(torch.tensor([[1.0, 2.0]])).sum().backward()
-sgd.step()
-norm.to(torch.float64)
-sgd.zero_grad()
-norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
-sgd.step()
-assert norm.weight.dtype == torch.float64, "the module converted; SGD with momentum stepped without raising"
-assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's momentum buffer stays float32"
-for make, state_key in ((torch.optim.RMSprop, "square_avg"), (torch.optim.Adagrad, "sum")):
-    other_norm = torch.nn.LayerNorm(2)
-    opt2 = make(other_norm.parameters(), lr=0.1)
-    other_norm(torch.tensor([[1.0, 2.0]])).sum().backward()
-    opt2.step()
-    other_norm.to(torch.float64)
-    opt2.zero_grad()
-    other_norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
-    opt2.step()
-    assert opt2.state[other_norm.weight][state_key].dtype == torch.float32, f"{make.__name__} state stays float32"
+
+
+def state_after_float64(optimizer_class, **settings):
+    """Step once in float32, convert the module to float64, step again: the dtypes of the optimizer's state
+    tensors but ``step``, or None if the second step raised. SparseAdam takes only sparse gradients."""
+    sparse = optimizer_class is torch.optim.SparseAdam
+    layer = torch.nn.Embedding(3, 2, sparse=True) if sparse else torch.nn.Linear(2, 1, bias=False)
+    stepper = optimizer_class(layer.parameters(), **settings)
+
+    def closure():  # LBFGS needs it; the other optimizers call it once
+        stepper.zero_grad()
+        layer_out = layer(torch.tensor([0, 2])) if sparse else layer(torch.ones(1, 2, dtype=layer.weight.dtype))
+        step_loss = layer_out.pow(2).sum()
+        step_loss.backward()
+        return step_loss
+
+    stepper.step(closure)
+    layer.to(torch.float64)
+    try:
+        stepper.step(closure)
+    except RuntimeError as e:
+        assert "dtype" in str(e), "the step refuses the float64 parameter because of its dtype"
+        return None
+    assert layer.weight.dtype == torch.float64, "the step ran on the float64 parameter"
+    return {value.dtype for state in stepper.state.values() for key, value in state.items()
+            if key != "step" and torch.is_tensor(value)}
+
+
+import inspect
+
+optimizer_classes = [c for _, c in inspect.getmembers(torch.optim, inspect.isclass)
+                     if issubclass(c, torch.optim.Optimizer) and c is not torch.optim.Optimizer]
+after_float64 = {c.__name__: state_after_float64(c) for c in optimizer_classes}
+assert {name for name, dtypes in after_float64.items() if dtypes is not None} == {
+    "SGD", "RMSprop", "Adagrad", "Adadelta", "ASGD", "Rprop", "SparseAdam"}, (
+    "after to(float64), of torch.optim's optimizers only SGD, RMSprop, Adagrad, Adadelta, ASGD, Rprop and "
+    "SparseAdam step without raising")
+assert after_float64["SGD"] == set(), "SGD with default settings keeps no state"
+assert all(after_float64[name] == {torch.float32} for name in after_float64 if name != "SGD"
+           and after_float64[name] is not None), "the state of the others that do not raise stays float32"
+assert state_after_float64(torch.optim.SGD, momentum=0.9) == {torch.float32}, (
+    "SGD with momentum does not raise, and its momentum buffer stays float32")
 ada_norm = torch.nn.LayerNorm(2)
 adagrad = torch.optim.Adagrad(ada_norm.parameters(), lr=0.1)
 assert adagrad.state[ada_norm.weight]["sum"].dtype == torch.float32, "Adagrad makes its state when it is made"

@@ -416,5 +416,6 @@ assert same_storage(shallow_state["weight"], model.weight), "state_dict().copy()
 # A Python container holds references. ``*`` on a list, ``list.copy()``, ``dict.copy()``,
 # ``copy.copy`` and ``state_dict().copy()`` give more references to the same tensors: an in-place
 # edit through any of them shows in all. Memory not shared with the originals comes from a new
-# tensor per item (a comprehension), ``copy.deepcopy`` (whose copies of tensors that shared a storage
-# still share one new storage), ``torch.stack``, ``torch.cat``, ``tolist()`` and ``v.clone()``.
+# tensor per item (a comprehension), ``copy.deepcopy`` (whose copies of plain CPU tensors that shared a
+# storage, without the conjugate or negative bit, still share one new storage; copies of ``Parameter``
+# objects that shared one do not), ``torch.stack``, ``torch.cat``, ``tolist()`` and ``v.clone()``.

@@ -276,7 +276,7 @@ assert torch.equal(dz_dy, 2 * y.detach()) and x.grad is None, "autograd.grad mus
 # sphinx_gallery_end_ignore
 
 # %%
-# ``backward(inputs=[y])`` 把梯度累加到它点名的张量的 ``.grad`` 上，非叶子张量也一样，不会触发警告；其他叶子张量都不写：``x.grad`` 仍是 ``None``。这样点名非叶子张量，还会为它打开 ``retain_grad()``：从此 ``y.retains_grad`` 为 ``True``，之后经过 ``y`` 的反向传播即使没有点名它，也会累加到 ``y.grad`` 上（即下面的例外）。
+# ``backward(inputs=[y])`` 把梯度累加到它点名的张量的 ``.grad`` 上，非叶子张量也一样，不会触发警告；其他叶子张量都不写：``x.grad`` 仍是 ``None``。这样点名非叶子张量，还会为它打开 ``retain_grad()``：从此 ``y.retains_grad`` 为 ``True``，之后经过 ``y`` 的反向传播即使没有点名它，也会累加到 ``y.grad`` 上（即下面的例外）。不过这样的反向传播要求 ``y`` 自己的 ``grad_fn`` 完好无损：``backward(inputs=[y])`` 也运行了这个节点，并释放了它保存的东西（对 ``y = x * 2`` 来说是那个 2），所以一路回到 ``x`` 的普通 ``backward()``，或再一次 ``backward(inputs=[y])``，都会报错“Trying to backward through the graph a second time”，除非第一次调用传了 ``retain_graph=True``。之后的 ``torch.autograd.grad(..., y)`` 不运行这个节点，可以正常执行；``y`` 的 ``grad_fn`` 不保存张量时（``y = x + 1``），之后的每种反向传播也都能正常执行；见 :ref:`“第二次反向传播报错”那一页 <questions-backward-twice>`。
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2
@@ -287,6 +287,12 @@ print("warnings:", caught)
 print("x.grad:", x.grad)
 print("y.retains_grad:", y.retains_grad)
 assert torch.equal(y_grad, 2 * y.detach()) and caught == [] and x.grad is None, "inputs=[y]: y.grad, not x.grad"
+try:
+    (y * y).sum().backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("after backward(inputs=[y]) without retain_graph=True, a backward() through y must raise")
 # sphinx_gallery_start_ignore
 assert y.retains_grad, "backward(inputs=[y]) turns on retain_grad() for the non-leaf y"
 named_x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -301,6 +307,45 @@ torch.autograd.grad((named_y * named_y).sum(), named_y)
 assert torch.equal(named_y.grad, 3 * (2 * named_y.detach())), (
     "after backward(inputs=[y]), torch.autograd.grad(..., y) adds into y.grad too"
 )
+saves_two = torch.tensor([1.0, 2.0], requires_grad=True) * 2
+assert saves_two.grad_fn._saved_other.item() == 2, "y = x * 2 saves the 2 for backward"
+(saves_two * saves_two).sum().backward(inputs=[saves_two])
+try:
+    saves_two.grad_fn._saved_other
+except RuntimeError as e:
+    assert "already been freed" in str(e), "backward(inputs=[y]) freed what y's grad_fn saved"
+else:
+    raise AssertionError("backward(inputs=[y]) without retain_graph=True must free what y's grad_fn saved")
+
+
+def later_pass_grad(make_mid, retain, later):
+    """Name mid = make_mid(leaf) in backward(inputs=[mid]), then run a later pass: mid.grad, or None if it raised."""
+    pass_leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+    mid = make_mid(pass_leaf)
+    (mid * mid).sum().backward(inputs=[mid], retain_graph=retain)
+    try:
+        later(mid)
+    except RuntimeError as e:
+        assert "backward through the graph a second time" in str(e), "the later pass reached a freed node"
+        return None
+    return mid.grad
+
+
+later_passes = {
+    "plain backward()": lambda mid: (mid * mid).sum().backward(),
+    "backward(inputs=[y])": lambda mid: (mid * mid).sum().backward(inputs=[mid]),
+    "torch.autograd.grad(..., y)": lambda mid: torch.autograd.grad((mid * mid).sum(), mid),
+}
+for made_by, make_mid, saves in (("x * 2", lambda v: v * 2, True), ("x.sin()", torch.sin, True),
+                                 ("x + 1", lambda v: v + 1, False)):
+    for retain in (False, True):
+        for later_name, later in later_passes.items():
+            later_grad = later_pass_grad(make_mid, retain, later)
+            if saves and not retain and later_name != "torch.autograd.grad(..., y)":
+                assert later_grad is None, f"y = {made_by}: after inputs=[y] without retain_graph, {later_name} raises"
+            else:
+                assert later_grad is not None and torch.equal(later_grad, 4 * make_mid(torch.tensor([1.0, 2.0]))), (
+                    f"y = {made_by}: the later {later_name} runs and adds into y.grad")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -467,7 +467,7 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # sphinx_gallery_end_ignore
 
 # %%
-# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。``Adagrad`` 在创建时就建好了状态：要在转换之后再创建它，因为在它第一次调用 ``step()`` 之前转换，它的状态仍会悄悄留在 float32。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（带动量的 SGD、``RMSprop`` 和 ``Adagrad`` 在默认、非 fused 的设置下不报错：它们的状态悄悄留在 float32。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态张量（``step`` 计数除外）转换成浮点参数的新 dtype，之后这一步就能执行。
+# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。``Adagrad`` 在创建时就建好了状态：要在转换之后再创建它，因为在它第一次调用 ``step()`` 之前转换，它的状态仍会悄悄留在 float32。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（``torch.optim`` 里其他的优化器类，在默认、非 fused 的设置下，凡是保存状态的也都会报错，只有 ``RMSprop``、``Adagrad``、``Adadelta``、``ASGD``、``Rprop`` 和 ``SparseAdam`` 例外，它们的状态悄悄留在 float32；设了动量的 SGD 也是这样，而默认设置下 SGD 不保存状态。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态张量（``step`` 计数除外）转换成浮点参数的新 dtype，之后这一步就能执行。
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -488,26 +488,48 @@ assert optimizer.state[model.weight]["exp_avg"].dtype == torch.float64, "reloadi
 # sphinx_gallery_start_ignore
 assert all(state["step"].dtype == torch.float32 and state["exp_avg_sq"].dtype == torch.float64
            for state in optimizer.state.values()), "reloading casts every state tensor but step"
-norm = torch.nn.LayerNorm(2)
-sgd = torch.optim.SGD(norm.parameters(), lr=0.1, momentum=0.9)
-norm(torch.tensor([[1.0, 2.0]])).sum().backward()
-sgd.step()
-norm.to(torch.float64)
-sgd.zero_grad()
-norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
-sgd.step()
-assert norm.weight.dtype == torch.float64, "the module converted; SGD with momentum stepped without raising"
-assert sgd.state[norm.weight]["momentum_buffer"].dtype == torch.float32, "SGD's momentum buffer stays float32"
-for make, state_key in ((torch.optim.RMSprop, "square_avg"), (torch.optim.Adagrad, "sum")):
-    other_norm = torch.nn.LayerNorm(2)
-    opt2 = make(other_norm.parameters(), lr=0.1)
-    other_norm(torch.tensor([[1.0, 2.0]])).sum().backward()
-    opt2.step()
-    other_norm.to(torch.float64)
-    opt2.zero_grad()
-    other_norm(torch.tensor([[1.0, 2.0]], dtype=torch.float64)).sum().backward()
-    opt2.step()
-    assert opt2.state[other_norm.weight][state_key].dtype == torch.float32, f"{make.__name__} state stays float32"
+
+
+def state_after_float64(optimizer_class, **settings):
+    """Step once in float32, convert the module to float64, step again: the dtypes of the optimizer's state
+    tensors but ``step``, or None if the second step raised. SparseAdam takes only sparse gradients."""
+    sparse = optimizer_class is torch.optim.SparseAdam
+    layer = torch.nn.Embedding(3, 2, sparse=True) if sparse else torch.nn.Linear(2, 1, bias=False)
+    stepper = optimizer_class(layer.parameters(), **settings)
+
+    def closure():  # LBFGS 需要它；其他优化器只调用它一次
+        stepper.zero_grad()
+        layer_out = layer(torch.tensor([0, 2])) if sparse else layer(torch.ones(1, 2, dtype=layer.weight.dtype))
+        step_loss = layer_out.pow(2).sum()
+        step_loss.backward()
+        return step_loss
+
+    stepper.step(closure)
+    layer.to(torch.float64)
+    try:
+        stepper.step(closure)
+    except RuntimeError as e:
+        assert "dtype" in str(e), "the step refuses the float64 parameter because of its dtype"
+        return None
+    assert layer.weight.dtype == torch.float64, "the step ran on the float64 parameter"
+    return {value.dtype for state in stepper.state.values() for key, value in state.items()
+            if key != "step" and torch.is_tensor(value)}
+
+
+import inspect
+
+optimizer_classes = [c for _, c in inspect.getmembers(torch.optim, inspect.isclass)
+                     if issubclass(c, torch.optim.Optimizer) and c is not torch.optim.Optimizer]
+after_float64 = {c.__name__: state_after_float64(c) for c in optimizer_classes}
+assert {name for name, dtypes in after_float64.items() if dtypes is not None} == {
+    "SGD", "RMSprop", "Adagrad", "Adadelta", "ASGD", "Rprop", "SparseAdam"}, (
+    "after to(float64), of torch.optim's optimizers only SGD, RMSprop, Adagrad, Adadelta, ASGD, Rprop and "
+    "SparseAdam step without raising")
+assert after_float64["SGD"] == set(), "SGD with default settings keeps no state"
+assert all(after_float64[name] == {torch.float32} for name in after_float64 if name != "SGD"
+           and after_float64[name] is not None), "the state of the others that do not raise stays float32"
+assert state_after_float64(torch.optim.SGD, momentum=0.9) == {torch.float32}, (
+    "SGD with momentum does not raise, and its momentum buffer stays float32")
 ada_norm = torch.nn.LayerNorm(2)
 adagrad = torch.optim.Adagrad(ada_norm.parameters(), lr=0.1)
 assert adagrad.state[ada_norm.weight]["sum"].dtype == torch.float32, "Adagrad makes its state when it is made"

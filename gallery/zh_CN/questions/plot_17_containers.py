@@ -397,4 +397,4 @@ assert same_storage(shallow_state["weight"], model.weight), "state_dict().copy()
 #
 # Python 容器里存的是引用。列表的 ``*``、``list.copy()``、``dict.copy()``、``copy.copy`` 和
 # ``state_dict().copy()`` 只是给同一批张量多添了几个引用：通过其中任何一个做原地修改，处处都能看到。要不与原来的张量共享内存，就得每一项新建一个张量（用列表推导式），或者用 ``copy.deepcopy``、``torch.stack``、``torch.cat``、
-# ``tolist()`` 和 ``v.clone()``；不过 ``copy.deepcopy`` 的副本里，原本共享一块存储的张量之间仍共享一块新存储。
+# ``tolist()`` 和 ``v.clone()``；不过 ``copy.deepcopy`` 的副本里，原本共享一块存储、不带共轭位或负号位的普通 CPU 张量之间仍共享一块新存储；原本共享一块存储的 ``Parameter``，副本之间不再共享。
