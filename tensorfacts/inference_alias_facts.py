@@ -15,8 +15,24 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from tensorfacts.fact_registry import Fact, fact
 from tensorfacts.inference_facts import INPLACE_ERROR, inference_tensor, linear_output
 
-#: Tensors made outside the mode that share the storage of an inference tensor ``a``.
-ALIASES = {"a.detach()": lambda a: a.detach(), "a.data": lambda a: a.data, "copy.copy(a)": copy.copy}
+#: Tensors made outside the mode that share the storage of an inference tensor ``a`` and are inference tensors
+#: too, with a version counter: an edit through a view of them raises.
+INFERENCE_ALIASES = {"a.detach()": lambda a: a.detach(), "a.data": lambda a: a.data,
+                     "a.detach().detach()": lambda a: a.detach().detach(), "a.data.detach()": lambda a: a.data.detach()}
+_ROUTES = {"a": lambda a: a, "a.detach()": lambda a: a.detach(), "a.data": lambda a: a.data}
+
+
+def _view_dtype(route, dtype):
+    return lambda a: route(a).view(dtype)
+
+
+#: Normal tensors made outside the mode that share its storage: no edit through them raises.
+NORMAL_ALIASES = {"copy.copy(a)": copy.copy,
+                  **{f"{name}.view(torch.{dtype})": _view_dtype(route, getattr(torch, dtype))
+                     for dtype in ("float32", "int32") for name, route in _ROUTES.items()}}
+ALIASES = {**INFERENCE_ALIASES, **NORMAL_ALIASES}
+#: The edits below that an int32 tensor does not take (a float value into index_put_, a random normal fill).
+NOT_INT32 = ("b.index_put_((torch.tensor([0]),), torch.tensor(9.0))", "torch.nn.init.orthogonal_(b)")
 
 
 def _seeded_orthogonal(b: torch.Tensor) -> None:
@@ -38,12 +54,15 @@ ON_ITSELF = {
                                                                                       torch.tensor(9.0)),
     "b[torch.tensor([True, False, True])] = 0": _set(torch.tensor([True, False, True])),
     "b[[0, 2]] = 0": _set([0, 2]), "b[:] = 0": _set(slice(None)), "b[0:3] = 0": _set(slice(0, 3)),
-    "b[...] = 0": _set(Ellipsis),
+    "b[0:] = 0": _set(slice(0, None)), "b[:3] = 0": _set(slice(None, 3)), "b[0:100] = 0": _set(slice(0, 100)),
+    "b[::1] = 0": _set(slice(None, None, 1)), "b[...] = 0": _set(Ellipsis),
 }
 #: Edits of ``b`` that torch carries out through a view of it: one the caller takes (by an index, or a view method)
 #: or one the call takes inside.
 THROUGH_A_VIEW = {
     "b[0] = 9": lambda b: b.__setitem__(0, 9.0), "b[1:] = 0": _set(slice(1, None)), "b[None] = 0": _set(None),
+    "b[:2] = 0": _set(slice(None, 2)), "b[::2] = 0": _set(slice(None, None, 2)),
+    "b[-3:] = 0": _set(slice(-3, None)), "b[-5:] = 0": _set(slice(-5, None)), "b[-3:3] = 0": _set(slice(-3, 3)),
     "b[True] = 0": _set(True), "b[torch.tensor(True)] = 0": _set(torch.tensor(True)),
     "b[1:].mul_(10)": lambda b: b[1:].mul_(10), "b[0].add_(1)": lambda b: b[0].add_(1),
     "b.view(3).mul_(10)": lambda b: b.view(3).mul_(10), "b.t().mul_(10)": lambda b: b.t().mul_(10),
@@ -52,8 +71,10 @@ THROUGH_A_VIEW = {
 }
 #: The same two kinds of edit on a (3, 3) ``b``.
 ON_ITSELF_2D = {"b[:, :] = 0": _set((slice(None), slice(None))), "b[..., :] = 0": _set((Ellipsis, slice(None))),
+                "b[:, 0:] = 0": _set((slice(None), slice(0, None))),
                 "b[b > 4] = 0": lambda b: b.__setitem__(b > 4, 0.0)}
-THROUGH_A_VIEW_2D = {"b.fill_diagonal_(0)": lambda b: b.fill_diagonal_(0.0),
+THROUGH_A_VIEW_2D = {"b[:, -3:] = 0": _set((slice(None), slice(-3, None))),
+                     "b.fill_diagonal_(0)": lambda b: b.fill_diagonal_(0.0),
                      "torch.nn.init.orthogonal_(b)": _seeded_orthogonal}
 #: Inference tensors made inside the mode, by a factory and as the output of a Linear(3, 3): three values, and 3 × 3.
 ORIGINS = {"torch.tensor([1., 2., 3.])": lambda: torch.tensor([1.0, 2.0, 3.0]),
@@ -111,32 +132,36 @@ def _listed(names) -> str:
     "en": "Makes an inference tensor a under torch.inference_mode(), of three values and 3 × 3: by a factory "
           "(torch.tensor([1., 2., 3.]), torch.arange(1., 10.).view(3, 3)) and as the output of a Linear(3, 3) "
           "(weights 1, bias 0) on a normal input holding the same values (of shape (3,) and (3, 3)); outside the "
-          "mode takes b = a.detach(), b = a.data or b = copy.copy(a): the first two are inference tensors, "
-          "copy.copy(a) is not. For each, with grad mode on and under "
-          "torch.no_grad(), runs on a fresh a each edit below. On the three values: "
-          f"{_listed(ON_ITSELF)}, none raises; {_listed(THROUGH_A_VIEW)}, each raises through a.detach() and a.data. "
-          f"On the 3 × 3: {_listed(ON_ITSELF_2D)}, none raises; {_listed(THROUGH_A_VIEW_2D)} (seeded), each raises "
-          f"through a.detach() and a.data. The error is \"{INPLACE_ERROR}\"; through copy.copy(a) no edit raises; "
+          f"mode takes as b each of {_listed(INFERENCE_ALIASES)}, which are inference tensors, and each of "
+          "copy.copy(a) and the view(torch.float32) and view(torch.int32) of a, a.detach() and a.data, which are "
+          "not. For each, with grad mode on and under torch.no_grad(), runs on a fresh a each edit below (through "
+          f"the int32 views, all but {_listed(NOT_INT32)}, which int32 does not take). On the three values: "
+          f"{_listed(ON_ITSELF)}, none raises; {_listed(THROUGH_A_VIEW)}, each raises through the four inference "
+          "tensors. On the 3 × 3: "
+          f"{_listed(ON_ITSELF_2D)}, none raises; {_listed(THROUGH_A_VIEW_2D)} (seeded), each raises through the "
+          f"four inference tensors. The error is \"{INPLACE_ERROR}\"; through the normal tensors no edit raises; "
           "every edit changes a. Then runs each edit on a normal tensor of the same values under torch.no_grad(), "
           "recording the view operations torch runs on it (a TorchDispatchMode): those that raise take a view of b "
           "(slice, select, unsqueeze, view, t, as_strided ...), those that do not take none.",
     "zh_CN": "在 torch.inference_mode() 下得到推理张量 a，有三个值的，也有 3 × 3 的：用工厂函数创建"
              "（torch.tensor([1., 2., 3.])、torch.arange(1., 10.).view(3, 3)），以及作为 Linear(3, 3)"
              "（权重为 1，偏置为 0）在同样取值的普通输入（形状为 (3,) 和 (3, 3)）上的输出；"
-             "在模式外取 b = a.detach()、b = a.data 或 b = copy.copy(a)：前两个是推理张量，copy.copy(a) 不是。"
-             "对每一个，分别在梯度模式下和 torch.no_grad() 下，每次用新的 a，逐一执行下面的修改。三个值的："
-             f"{'、'.join(ON_ITSELF)}，都不报错；{'、'.join(THROUGH_A_VIEW)}，经由 a.detach() 和 a.data 每个都报错。"
+             f"在模式外依次取 b 为 {'、'.join(INFERENCE_ALIASES)}，它们是推理张量；以及 copy.copy(a) 和 a、"
+             "a.detach()、a.data 的 view(torch.float32)、view(torch.int32)，它们不是推理张量。"
+             "对每一个，分别在梯度模式下和 torch.no_grad() 下，每次用新的 a，逐一执行下面的修改"
+             f"（经由 int32 视图时，int32 不支持的 {'、'.join(NOT_INT32)} 除外）。三个值的："
+             f"{'、'.join(ON_ITSELF)}，都不报错；{'、'.join(THROUGH_A_VIEW)}，经由那四个推理张量每个都报错。"
              f"3 × 3 的：{'、'.join(ON_ITSELF_2D)}，都不报错；{'、'.join(THROUGH_A_VIEW_2D)}（固定随机种子），"
-             f"经由 a.detach() 和 a.data 每个都报错。报的错是“{INPLACE_ERROR}”；经由 copy.copy(a) 都不报错；"
+             f"经由那四个推理张量每个都报错。报的错是“{INPLACE_ERROR}”；经由那些普通张量都不报错；"
              "每个修改都改变了 a。再在 torch.no_grad() 下对值相同的普通张量逐一执行这些修改，用 TorchDispatchMode "
              "记录 torch 对它执行的视图操作：报错的那些都对 b 取了视图（slice、select、unsqueeze、view、t、"
              "as_strided 等），不报错的那些一个也没取。",
 }, {"en": "the four inference tensors it names, float32, on the CPU",
     "zh_CN": "它列出的四个推理张量，float32，在 CPU 上"})
 def _inference_tensor_alias_edit_routes() -> Fact:
-    """Outside the mode, a.detach() and a.data of an inference tensor are inference tensors: an edit torch carries
-    out on them itself raises nothing, one it carries out through a view of them raises after writing; copy.copy(a),
-    a normal tensor, takes them all. Each edit reaches a."""
+    """Outside the mode, a.detach() and a.data of an inference tensor, and their detach(), are inference tensors:
+    an edit torch carries out on them itself raises nothing, one it carries out through a view of them raises after
+    writing; copy.copy(a) and view(dtype) of a or of them, normal tensors, take them all. Each edit reaches a."""
     kinds, seen, views = {}, {}, {}
     for origins, edits, through_a_view in GROUPS:
         for origin_name, origin in origins.items():
@@ -147,13 +172,15 @@ def _inference_tensor_alias_edit_routes() -> Fact:
                 if bool(taken) != through_a_view:
                     views[f"{origin_name}, {edit_name}"] = taken
                 for alias_name, alias in ALIASES.items():
-                    raises = through_a_view and alias_name != "copy.copy(a)"
+                    if alias_name.endswith("int32)") and edit_name in NOT_INT32:
+                        continue
+                    raises = through_a_view and alias_name in INFERENCE_ALIASES
                     for context in (torch.enable_grad, torch.no_grad):
                         key = f"{origin_name}, {alias_name}, {edit_name} ({context.__name__})"
                         seen[key] = (_edit(origin, alias, edit, context), INPLACE_ERROR if raises else "no error")
     wrong = {key: got for key, (got, expected) in seen.items() if got != (expected, True)}
-    inference = {"a.detach()": True, "a.data": True, "copy.copy(a)": False}
+    inference = {name: name in INFERENCE_ALIASES for name in ALIASES}
     return Fact(kinds == dict.fromkeys(kinds, inference) and len(kinds) == 4 and not wrong and not views,
-                f"is_inference() of a.detach(), a.data, copy.copy(a): {kinds}; {len(seen)} edits, "
+                f"is_inference() of {', '.join(ALIASES)}: {kinds}; {len(seen)} edits, "
                 f"as stated: {len(seen) - len(wrong)}; otherwise (error, a changed): {wrong}; "
                 f"views taken, where the statement expects otherwise: {views}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tensorfacts.advice import FACT_EXPRESSIONS, Advice  # noqa: F401 (the guide's API: decisions and tests read them)
 from tensorfacts.facts import run_fact
+from tensorfacts.inference_advice import INFERENCE_TEXTS
 from tensorfacts.probes import (
     EDIT_COLUMNS,
     EDIT_DETECTED,
@@ -311,52 +312,7 @@ GUIDE: tuple[Advice, ...] = (
     ),
     Advice(
         "inference",
-        {
-            "en": "An inference tensor made inside `torch.inference_mode()`, such as `a` made there by a factory "
-                "without `requires_grad=True`, has no version counter at all.\n"
-                "- Not every tensor made there is one: a view of a normal tensor by indexing, `view(shape)`, `t()` or "
-                "another view operation is not, nor is its `.data`; its `view(dtype)` is one.\n"
-                "- Outside inference mode `mul_` on `a`, through `b = a` or `a.view(3)`, raises, with or without "
-                "`torch.no_grad()`, and so does each other in-place torch operation run on `a` that writes values "
-                "(listed under \"Source: an inference tensor\" below); `detach_()`, `share_memory_()` and `resize_()` "
-                "to its own size raise nothing, nor do `apply_` and `map_`, which edit it.\n"
-                "- Yet the values of `a` have changed: do not catch that error and carry on.\n"
-                "- Its `a.detach()` and `a.data`, taken outside the mode, share its storage and are inference "
-                "tensors too, with a version counter. An edit of them that torch carries out on the tensor itself "
-                "runs without an error and reaches `a`: an in-place call such as `mul_` or `+=`, an assignment "
-                "through a list of indices or a mask of one or more dimensions, or one to a slice that covers the "
-                "whole tensor, such as `a.detach()[:] = v` (or `[...]`, or `[:, :]` in 2-D). An edit that torch "
-                "carries out through a view of them raises after writing, whether you take the view (by indexing "
-                "with an integer, `None`, a slice that does not cover the whole tensor or a 0-d mask, such as "
-                "`a.detach()[0] = 9`, or by `view(shape)`, `t()`, `unsqueeze()` or `reshape()`) or the call takes it "
-                "inside (`fill_diagonal_`, `torch.nn.init.orthogonal_`).\n"
-                "- `copy.copy(a)`, a normal tensor that shares its storage, takes all of these edits without an error, "
-                "and they reach `a`.\n"
-                "- To edit the values, edit `a.clone()` or `a.detach().clone()`: new storage, and the edit goes "
-                "through.\n"
-                "- An inference tensor that requires grad (a parameter of a module built in the mode) refuses `mul_` "
-                "with grad mode on before writing, as a leaf; under `torch.no_grad()` its `mul_` raises after writing.",
-            "zh_CN": "在 `torch.inference_mode()` 内得到的推理张量，比如在那里由工厂函数创建、未指定 "
-                "`requires_grad=True` 的 `a`，根本没有版本计数器。\n"
-                "- 在那里创建的张量并不都是推理张量：用索引、`view(shape)`、`t()` 等视图操作对普通张量取的视图就不是，"
-                "它的 `.data` 也不是；它的 `view(dtype)` 则是推理张量。\n"
-                "- 离开推理模式后，无论是否在 `torch.no_grad()` 下，通过 `b = a` 或 `a.view(3)` 对 `a` 做 `mul_` 都会"
-                "报错，对 `a` 做过的其他写入数值的 torch 原地操作（列在下面“源张量：推理张量”一节）也都报错；"
-                "`detach_()`、`share_memory_()` 和按它自己的大小调用的 `resize_()` 不报错，用 `apply_` 和 `map_` 修改"
-                "也不报错。\n"
-                "- 可 `a` 的值已经变了：不要捕获这个错误后接着往下算。\n"
-                "- 在模式外取的 `a.detach()` 和 `a.data` 与它共享存储，也是推理张量，但有版本计数器。对它们的修改，"
-                "torch 直接在张量本身上完成的都不报错，改动会落到 `a` 上：比如 `mul_`、`+=` 这样的原地调用，"
-                "用下标列表或一维及以上的掩码赋值，或者对覆盖整个张量的切片赋值，比如 `a.detach()[:] = v`"
-                "（或 `[...]`，二维时还有 `[:, :]`）。torch 经由它们的视图完成的修改则先写入、再报错，无论视图是你取的"
-                "（用整数、`None`、没有覆盖整个张量的切片或零维掩码索引，比如 `a.detach()[0] = 9`，或者用 "
-                "`view(shape)`、`t()`、`unsqueeze()` 或 `reshape()`），还是调用在内部取的"
-                "（`fill_diagonal_`、`torch.nn.init.orthogonal_`）。\n"
-                "- `copy.copy(a)` 是与它共享存储的普通张量，这些修改都不报错，改动会落到 `a` 上。\n"
-                "- 要修改这些数值，就去修改 `a.clone()` 或 `a.detach().clone()`：它们有新的存储，原地修改照常进行。\n"
-                "- 需要梯度的推理张量（在该模式里构建的模块的参数）在梯度模式下像叶子张量一样，`mul_` 在写入前就被拒绝"
-                "；在 `torch.no_grad()` 下，它的 `mul_` 是先写入、再报错。",
-        },
+        INFERENCE_TEXTS,
         lambda m: _no_counter(m, *(op for op in OPERATIONS if op not in WRITES))
         and all(str(_row(m, "inference", op)["raised"]).startswith(f"RuntimeError: {REFUSALS[INFERENCE_EDIT]}")
                 for op in WRITES)

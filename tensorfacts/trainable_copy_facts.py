@@ -55,7 +55,8 @@ def train_a_copy(case: Case, make_copy: Callable[[torch.Tensor], torch.Tensor], 
           "hold one, trains w two SGD steps and checks: w is a new leaf with no .grad yet, each step halves it "
           "as worked out by hand (no stale gradient), and a keeps its values and its .grad.",
     "zh_CN": "从 a（能有 .grad 的话先让它有一份）得到 w = a.detach().clone().requires_grad_(True)，用 SGD 训练 w "
-             "两步，检查：w 是新的叶子张量，每一步都按手算的那样减半（没有残留的梯度），a 的数值和 .grad 都不变。",
+             "两步，检查：w 是新的叶子张量，还没有 .grad，每一步都按手算的那样减半（没有残留的梯度），"
+             "a 的数值和 .grad 都不变。",
 }, lambda case: "trains apart", devices=VALUE_DEVICES, narrower=NEEDS_VALUES)
 def _trainable_copy(case: Case) -> str:
     return train_a_copy(case, lambda a: a.detach().clone().requires_grad_(True))
@@ -95,12 +96,14 @@ def train_in_a_module(case: Case) -> str:
 
 
 @scoped_fact("deepcopy-as-trainable-copy", {
-    "en": "The same loop with w = copy.deepcopy(a), run twice: as it is, and with optimizer.zero_grad() before "
-          "the first backward. The copy of a leaf carries a's .grad, so in the first loop the first step adds "
-          "it and the values go wrong, while the second loop trains it apart; a non-leaf raises RuntimeError; "
+    "en": "The loop of trainable-copy-in-a-loop (give a a .grad where it can hold one, make w, train w two SGD "
+          "steps), with w = copy.deepcopy(a), run twice: as it is, and with optimizer.zero_grad() before the first "
+          "backward. The copy of a leaf carries a's .grad, so in the first loop the first step adds it and the "
+          "values go wrong, while the second loop trains it apart; a non-leaf raises RuntimeError; "
           "the copy of a tensor that does not require grad is no trainable leaf; the copy of a Parameter "
           "trains apart in both loops.",
-    "zh_CN": "同样的训练循环，改用 w = copy.deepcopy(a)，跑两遍：一遍照原样，一遍在第一次反向传播之前先调用 "
+    "zh_CN": "trainable-copy-in-a-loop 的训练循环（a 能有 .grad 的话先让它有一份，再得到 w，用 SGD 训练 w 两步），"
+             "改用 w = copy.deepcopy(a)，跑两遍：一遍照原样，一遍在第一次反向传播之前先调用 "
              "optimizer.zero_grad()。叶子张量的副本带着 a 的 .grad，第一遍里第一步把它叠加进去，数值就错了，"
              "第二遍则能单独训练；非叶子张量抛出 RuntimeError；不需要梯度的张量的副本不是可训练的叶子张量；"
              "Parameter 的副本两遍都能单独训练。",

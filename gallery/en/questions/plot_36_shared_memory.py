@@ -204,6 +204,8 @@ print("early array shares memory with t:", shares(early, t))
 assert not shares(early, t), "an array taken before share_memory_() is left behind"
 # sphinx_gallery_start_ignore
 assert early.__array_interface__["data"][0] == address, "the early array still points at the old address"
+assert early.base.untyped_storage().data_ptr() != address, (
+    "what the early array keeps alive has moved: nothing it holds keeps the old memory")
 # sphinx_gallery_end_ignore
 late = t.numpy()
 t += 1
