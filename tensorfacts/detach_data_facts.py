@@ -1,14 +1,17 @@
 """Named facts on what an edit through ``a.detach()`` or ``a.data`` reaches: the version counter
 ``a.detach()`` shares and ``a.data`` does not, a NumPy write through it, and the metadata changes
-(``set_``, a growing ``resize_``, which on memory torch did not allocate raises, and on shared memory
-ends the process) made on ``a.detach()``. Registered on import by :mod:`tensorfacts.facts`,
-whose module docstring says what a fact is.
+(``set_``; a growing ``resize_``, which raises on a storage that is not resizable, such as memory torch did
+not allocate or what ``torch.load`` read, and on shared memory ends the process) made on ``a.detach()``.
+Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
 
+import copy
+import pathlib
 import subprocess
 import sys
+import tempfile
 import warnings
 from collections.abc import Callable
 
@@ -17,6 +20,13 @@ import torch
 
 from tensorfacts.fact_registry import Fact, fact
 from tensorfacts.tensors import VERSION_ERROR, backward_error, same_storage
+
+_NUMBERS = {"en": ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"),
+            "zh_CN": ("两", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二")}
+
+
+def _count(n: int, language: str) -> str:
+    return _NUMBERS[language][n - 2] if 2 <= n <= 12 else str(n)
 
 
 @fact("data-has-own-version-counter", {
@@ -135,12 +145,52 @@ def _detach_resize_grow_reallocates() -> Fact:
                 f"a's storage moved: {moved}; its size {nbytes} bytes; shared with d: {same_storage(a, d)}")
 
 
-#: Leaves of 6 float32 elements on memory torch did not allocate, by route: it cannot resize it.
-BORROWED_MEMORY: dict[str, Callable[[], torch.Tensor]] = {
-    "torch.from_numpy": lambda: torch.from_numpy(np.ones(6, dtype=np.float32)),
-    "torch.frombuffer": lambda: torch.frombuffer(bytearray(np.ones(6, dtype=np.float32).tobytes()),
-                                                 dtype=torch.float32),
-    "torch.from_dlpack": lambda: torch.from_dlpack(np.ones(6, dtype=np.float32)),
+def _saved_six(folder: pathlib.Path) -> pathlib.Path:
+    """A file holding ``{"w": torch.ones(6)}`` (float32) as torch.save writes it."""
+    path = folder / "six.pt"
+    torch.save({"w": torch.ones(6)}, path)
+    return path
+
+
+def _loaded(folder: pathlib.Path, **options) -> torch.Tensor:
+    return torch.load(_saved_six(folder), **options)["w"]
+
+
+def _assigned(folder: pathlib.Path) -> torch.Tensor:
+    """The parameter that ``load_state_dict(..., assign=True)`` puts in place from a state dict torch.load read."""
+    module = torch.nn.Module()
+    module.w = torch.nn.Parameter(torch.zeros(6))
+    module.load_state_dict(torch.load(_saved_six(folder), weights_only=True), assign=True)
+    return module.w
+
+
+def _from_file(folder: pathlib.Path, shared: bool) -> torch.Tensor:
+    path = folder / "six.bin"
+    np.ones(6, dtype=np.float32).tofile(path)
+    return torch.from_file(str(path), shared=shared, size=6)
+
+
+#: Tensors of 6 float32 elements on a storage that is not resizable (``untyped_storage().resizable()`` is False), by
+#: route; each is made in a folder of its own. A growing ``resize_`` raises on them.
+NOT_RESIZABLE: dict[str, Callable[[pathlib.Path], torch.Tensor]] = {
+    "torch.from_numpy(array)": lambda folder: torch.from_numpy(np.ones(6, dtype=np.float32)),
+    "torch.frombuffer(bytearray)": lambda folder: torch.frombuffer(
+        bytearray(np.ones(6, dtype=np.float32).tobytes()), dtype=torch.float32),
+    "torch.from_dlpack(array)": lambda folder: torch.from_dlpack(np.ones(6, dtype=np.float32)),
+    "torch.load(f, weights_only=True)": lambda folder: _loaded(folder, weights_only=True),
+    "torch.load(f, weights_only=False)": lambda folder: _loaded(folder, weights_only=False),
+    "torch.load(f, weights_only=True, mmap=True)": lambda folder: _loaded(folder, weights_only=True, mmap=True),
+    "torch.load(f, weights_only=False, mmap=True)": lambda folder: _loaded(folder, weights_only=False, mmap=True),
+    "load_state_dict(torch.load(f), assign=True)": _assigned,
+    "torch.from_file(f, shared=False)": lambda folder: _from_file(folder, shared=False),
+    "torch.from_file(f, shared=True)": lambda folder: _from_file(folder, shared=True),
+}
+#: Tensors of 6 float32 elements on a resizable storage, by route: a growing ``resize_`` moves them.
+RESIZABLE: dict[str, Callable[[pathlib.Path], torch.Tensor]] = {
+    "torch.ones(6)": lambda folder: torch.ones(6),
+    "torch.load(f).clone()": lambda folder: _loaded(folder, weights_only=True).clone(),
+    "copy.deepcopy(torch.load(f))": lambda folder: copy.deepcopy(_loaded(folder, weights_only=True)),
+    "torch.from_numpy(array).clone()": lambda folder: torch.from_numpy(np.ones(6, dtype=np.float32)).clone(),
 }
 #: The child of :func:`_detach_resize_grow_on_borrowed_memory`: no core file; a growing resize_ of shared memory.
 _SHARED_GROW = (
@@ -148,48 +198,76 @@ _SHARED_GROW = (
     "resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"
     "a = torch.ones(6, requires_grad=True)\n"
     "a.share_memory_()\n"
-    "print('shared:', a.is_shared(), flush=True)\n"
+    "print('shared:', a.is_shared(), 'resizable:', a.untyped_storage().resizable(), flush=True)\n"
     "a.detach().resize_(100)\n"
     "print('resized', flush=True)\n"
 )
 
 
+def _grow(a: torch.Tensor) -> tuple[bool, str]:
+    """``d.resize_(100)`` on ``d = a.detach()``: (``a``'s storage reported resizable, "raises" or "moves" as the
+    fact expects each, or what else happened)."""
+    d = a.detach()
+    resizable = a.untyped_storage().resizable()
+    address, version, values = a.untyped_storage().data_ptr(), a._version, a.tolist()
+    try:
+        d.resize_(100)
+    except RuntimeError as e:
+        kept = (a.untyped_storage().data_ptr() == address and a._version == version and a.tolist() == values
+                and tuple(a.shape) == (6,))
+        over_old = tuple(d.shape) == (100,) and d.untyped_storage().nbytes() == 24
+        expected = "Trying to resize storage that is not resizable" in str(e) and kept and over_old
+        return resizable, "raises" if expected else f"raises {e}, a kept: {kept}, d (100,) over 24 bytes: {over_old}"
+    moved = (a.untyped_storage().data_ptr() != address and same_storage(a, d) and a.untyped_storage().nbytes() == 400
+             and a.tolist() == values and tuple(a.shape) == (6,) and a._version == version + 1)
+    return resizable, "moves" if moved else "resized, not as expected"
+
+
 @fact("detach-resize-grow-on-borrowed-memory", {
-    "en": "On d = a.detach() of a leaf a of 6 float32 elements that requires grad, on memory from NumPy "
-          "(torch.from_numpy), from a bytearray (torch.frombuffer) and from a NumPy array through DLPack "
-          "(torch.from_dlpack), d.resize_(100) raises a RuntimeError, \"Trying to resize storage that is not "
+    "en": "On d = a.detach() of a leaf a of 6 float32 elements made to require grad by requires_grad_(), calls "
+          "d.resize_(100) (f is a file torch.save wrote {'w': torch.ones(6)} to, torch.load(f) stands for its "
+          "tensor, and torch.from_file reads a file of 24 bytes). On a from each of these "
+          f"{_count(len(NOT_RESIZABLE), 'en')} routes, whose storage reports untyped_storage().resizable() False: "
+          + ", ".join(NOT_RESIZABLE) + ", the call raises a RuntimeError, \"Trying to resize storage that is not "
           "resizable\"; d then has the shape (100,) over the same 24 bytes, and a keeps its memory, its values, its "
-          "shape and its _version. In a fresh Python process, the same call after a.share_memory_() ends the "
-          "process by a signal.",
-    "zh_CN": "对需要梯度、有 6 个 float32 元素的叶子张量 a，内存分别来自 NumPy（torch.from_numpy）、bytearray"
-             "（torch.frombuffer）和经 DLPack 传来的 NumPy 数组（torch.from_dlpack），对 d = a.detach() 调用 "
-             "d.resize_(100) 抛出 RuntimeError “Trying to resize storage that is not resizable”；之后 d 的形状是 "
-             "(100,)，底下仍是原来的 24 个字节，a 的内存、数值、形状和 _version 都不变。在一个全新的 Python 进程里，"
-             "先调用 a.share_memory_() 再做同样的调用，进程被信号终止。",
-}, {"en": "memory from NumPy, a bytearray and DLPack, and shared memory, a leaf of 6 float32 elements, on the CPU",
-    "zh_CN": "来自 NumPy、bytearray 和 DLPack 的内存以及共享内存，6 个 float32 元素的叶子张量，在 CPU 上"})
+          f"shape and its _version. On a from each of these {_count(len(RESIZABLE), 'en')} routes, whose storage "
+          "reports resizable() True: " + ", ".join(RESIZABLE) + ", a's storage moves to a new one of 400 bytes, "
+          "shared with d, a keeps its values and its shape, and _version moves by one. In a fresh Python process, "
+          "after a.share_memory_(), whose storage also reports resizable() True, the same call ends the process by "
+          "a signal.",
+    "zh_CN": "对有 6 个 float32 元素、用 requires_grad_() 设为需要梯度的叶子张量 a，对 d = a.detach() 调用 "
+             "d.resize_(100)（f 是 torch.save 写入 {'w': torch.ones(6)} 的文件，torch.load(f) 代表其中的张量；"
+             "torch.from_file 读的是一个 24 字节的文件）。下面"
+             f"{_count(len(NOT_RESIZABLE), 'zh_CN')}条途径得到的 a，存储的 untyped_storage().resizable() 都是 False："
+             + "、".join(NOT_RESIZABLE) + "；对它们，这个调用抛出 RuntimeError “Trying to resize storage that is not "
+             "resizable”，之后 d 的形状是 (100,)，底下仍是原来的 24 个字节，a 的内存、数值、形状和 _version 都不变。"
+             f"下面{_count(len(RESIZABLE), 'zh_CN')}条途径得到的 a，存储的 resizable() 都是 True："
+             + "、".join(RESIZABLE) + "；对它们，a 的存储换成一块 400 字节的新存储，仍与 d 共享，a 的数值和形状不变，"
+             "_version 加 1。在一个全新的 Python 进程里，先调用 a.share_memory_()（它的存储的 resizable() 也是 "
+             "True），再做同样的调用，进程被信号终止。",
+}, {"en": f"{len(NOT_RESIZABLE)} routes to a storage that is not resizable (NumPy, a bytearray, DLPack, torch.load "
+          "with weights_only True and False, with and without mmap, load_state_dict(assign=True), torch.from_file "
+          f"shared and not), {len(RESIZABLE)} to a resizable one, and shared memory; a leaf of 6 float32 elements, "
+          "on the CPU",
+    "zh_CN": f"{len(NOT_RESIZABLE)} 条途径得到不可调整大小的存储（NumPy、bytearray、DLPack、weights_only 为 True 和 "
+             "False、带和不带 mmap 的 torch.load、load_state_dict(assign=True)、shared 与否的 torch.from_file），"
+             f"{len(RESIZABLE)} 条得到可调整大小的存储，以及共享内存；6 个 float32 元素的叶子张量，在 CPU 上"})
 def _detach_resize_grow_on_borrowed_memory() -> Fact:
-    """A growing d.resize_(100) on memory torch did not allocate raises, after d took the new shape; on shared
-    memory it ends the process (run in a child)."""
+    """A growing d.resize_(100) raises on a storage that is not resizable, after d took the new shape, and moves a
+    resizable one; on shared memory, resizable too, it ends the process (run in a child)."""
     seen = {}
-    for route, make in BORROWED_MEMORY.items():
-        a = make().requires_grad_()
-        d = a.detach()
-        address, version, values = a.untyped_storage().data_ptr(), a._version, a.tolist()
-        try:
-            d.resize_(100)
-            error = ""
-        except RuntimeError as e:
-            error = str(e)
-        seen[route] = ("Trying to resize storage that is not resizable" in error,
-                       tuple(d.shape) == (100,) and d.untyped_storage().nbytes() == 24,
-                       a.untyped_storage().data_ptr() == address and a._version == version
-                       and a.tolist() == values and tuple(a.shape) == (6,))
+    with tempfile.TemporaryDirectory() as folder:
+        for i, (route, make) in enumerate({**NOT_RESIZABLE, **RESIZABLE}.items()):
+            (pathlib.Path(folder) / str(i)).mkdir()
+            seen[route] = _grow(make(pathlib.Path(folder) / str(i)).requires_grad_())
     child = subprocess.run([sys.executable, "-c", _SHARED_GROW], capture_output=True, text=True, timeout=120)
-    crashed = child.returncode < 0 and "shared: True" in child.stdout and "resized" not in child.stdout
-    return Fact(all(all(parts) for parts in seen.values()) and crashed,
-                f"per route (raises not resizable, d has shape (100,) over 24 bytes, a unchanged): {seen}; "
+    crashed = (child.returncode < 0 and "shared: True resizable: True" in child.stdout
+               and "resized" not in child.stdout)
+    return Fact(all(seen[route] == (False, "raises") for route in NOT_RESIZABLE)
+                and all(seen[route] == (True, "moves") for route in RESIZABLE) and crashed,
+                f"per route (resizable(), what d.resize_(100) did): {seen}; "
                 f"shared memory in a child: exit status {child.returncode}, printed {child.stdout.split()}")
+
 
 def _through_numpy(a: torch.Tensor) -> None:
     array = a.detach().numpy()
@@ -259,13 +337,6 @@ def detach_route_outcomes() -> dict[str, str]:
             outcomes[route] = f"{error or 'no error'}, a.grad = {grad}"
     return outcomes
 
-
-_NUMBERS = {"en": ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"),
-            "zh_CN": ("两", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二")}
-
-
-def _count(n: int, language: str) -> str:
-    return _NUMBERS[language][n - 2] if 2 <= n <= 12 else str(n)
 
 
 @fact("detach-write-routes", {

@@ -153,12 +153,17 @@ def _set_default_device(device: str):
           "two return a itself and share the array's memory. Under torch.set_default_device('cpu:0') (set back "
           "afterwards) and inside with torch.device('cpu:0') and with torch.device('meta'), they return a new "
           "tensor on that device that shares neither a's storage nor the array's memory; torch.from_numpy still "
-          "shares the array's memory.",
+          "shares the array's memory. A tensor made inside with torch.device('cpu:0') has the device cpu, and "
+          "there the two copy it too. A float32 tensor m on meta: inside with torch.device('meta') and under "
+          "torch.set_default_device('meta') (set back afterwards), both return m itself.",
     "zh_CN": "对 float32 的 CPU 张量 a 和 float32 的 NumPy 数组调用 torch.as_tensor 和 torch.asarray，"
              "并对数组调用 torch.from_numpy：没有设置默认设备时，以及在 with torch.device('cpu') 里，"
              "前两个函数返回 a 本身，并与数组共享内存。在 torch.set_default_device('cpu:0') 下（之后改回），"
              "以及在 with torch.device('cpu:0') 和 with torch.device('meta') 里，它们返回那个设备上的新张量，"
-             "既不与 a 共享存储，也不与数组共享内存；torch.from_numpy 仍与数组共享内存。",
+             "既不与 a 共享存储，也不与数组共享内存；torch.from_numpy 仍与数组共享内存。在 "
+             "with torch.device('cpu:0') 里创建的张量，设备是 cpu，在那里这两个函数同样复制它。对 meta 上的 "
+             "float32 张量 m：在 with torch.device('meta') 里和 torch.set_default_device('meta') 下（之后改回），"
+             "两个函数都返回 m 本身。",
 })
 def _default_device_makes_as_tensor_copy() -> Fact:
     a, array = torch.ones(2), np.zeros(2, dtype=np.float32)
@@ -173,7 +178,18 @@ def _default_device_makes_as_tensor_copy() -> Fact:
         seen[name] = (all(t is a for t in made), any(t.untyped_storage().data_ptr() == a.data_ptr() for t in made),
                       all(t.data_ptr() == at for t in from_array), all(t.device.type == device for t in made),
                       numpy_shared)
+    with torch.device("cpu:0"):
+        made_there = torch.ones(2)
+        again = torch.as_tensor(made_there), torch.asarray(made_there)
+    made_there_copied = str(made_there.device) == "cpu" and not any(
+        t is made_there or t.untyped_storage().data_ptr() == made_there.data_ptr() for t in again)
+    m, kept = torch.ones(2, device="meta"), {}
+    for name, context in (("with meta", torch.device("meta")), ("set meta", _set_default_device("meta"))):
+        with context:
+            kept[name] = torch.as_tensor(m) is m and torch.asarray(m) is m
     return Fact(seen["none"] == seen["cpu"] == (True, True, True, True, True)
-                and all(seen[n] == (False, False, False, True, True) for n in ("set cpu:0", "cpu:0", "meta")),
+                and all(seen[n] == (False, False, False, True, True) for n in ("set cpu:0", "cpu:0", "meta"))
+                and made_there_copied and all(kept.values()),
                 f"(as_tensor and asarray give a, share a's storage, share the array, on the device; from_numpy "
-                f"shares): {seen}")
+                f"shares): {seen}; a tensor made under cpu:0 is on {made_there.device} and copied there: "
+                f"{made_there_copied}; a meta tensor given back itself under a meta default device: {kept}")

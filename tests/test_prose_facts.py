@@ -120,3 +120,39 @@ def test_no_fact_role_leaves_a_space_before_a_punctuation_mark(lang):
     found = [f"{path.relative_to(ROOT)}: {hit.group()!r}" for path in sources
              for hit in _SPACE_BEFORE_MARK.finditer(path.read_text(encoding="utf-8"))]
     assert found == [], found
+
+
+#: The words by which copying/plot_04_detach names each route of the fact detach-resize-grow-on-borrowed-memory
+#: (an edition's own words under its code, code words for every edition under ``None``).
+_RESIZE_ROUTE_WORDS = {
+    "torch.from_numpy(array)": {None: ("NumPy",)},
+    "torch.frombuffer(bytearray)": {None: ("torch.frombuffer",)},
+    "torch.from_dlpack(array)": {None: ("DLPack",)},
+    "torch.load(f, weights_only=True)": {None: ("torch.load", "weights_only", "``True``")},
+    "torch.load(f, weights_only=False)": {None: ("torch.load", "weights_only", "``False``")},
+    "torch.load(f, weights_only=True, mmap=True)": {None: ("torch.load", "mmap=True")},
+    "torch.load(f, weights_only=False, mmap=True)": {None: ("torch.load", "mmap=True")},
+    "load_state_dict(torch.load(f), assign=True)": {None: ("load_state_dict(..., assign=True)",)},
+    "torch.from_file(f, shared=False)": {None: ("torch.from_file",)},
+    "torch.from_file(f, shared=True)": {None: ("torch.from_file",)},
+    "torch.ones(6)": {"en": ("a new tensor",), "zh_CN": ("新张量",)},
+    "torch.load(f).clone()": {None: ("clone()",)},
+    "copy.deepcopy(torch.load(f))": {None: ("copy.deepcopy",)},
+    "torch.from_numpy(array).clone()": {None: ("clone()",)},
+}
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_the_detach_page_names_every_route_its_resize_fact_runs(lang):
+    """The paragraph of copying/plot_04_detach that states which storages a growing resize_ moves and on which it
+    raises names each route the fact it cites runs, and the fact runs each route the paragraph names."""
+    from tensorfacts.detach_data_facts import NOT_RESIZABLE, RESIZABLE
+
+    assert set(_RESIZE_ROUTE_WORDS) == set(NOT_RESIZABLE) | set(RESIZABLE)
+    text = (ROOT / "gallery" / lang / "copying" / "plot_04_detach.py").read_text(encoding="utf-8")
+    before = text.split(":fact:`detach-resize-grow-on-borrowed-memory`", 1)[0]
+    paragraph = before.rsplit("\n#\n", 1)[1]
+    assert "resizable()" in paragraph and "not resizable" in paragraph, paragraph
+    missing = {route: word for route, words in _RESIZE_ROUTE_WORDS.items()
+               for word in (*words.get(None, ()), *words.get(lang, ())) if word not in paragraph}
+    assert not missing, f"{lang}: the paragraph does not name {missing}"

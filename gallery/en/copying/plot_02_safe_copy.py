@@ -321,11 +321,15 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 #
 # Given a tensor, and with no default device set, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return
 # that very tensor, graph and all: they are for code that accepts a list, an array or a tensor and wants a tensor. ``torch.asarray``
-# copies when told ``copy=True``, but, on this torch, without ``requires_grad`` the copy follows ``a``:
-# it requires grad and stays in the graph, like ``a.clone()``. With ``requires_grad=False`` as well it is
-# a copy outside the graph, equal to ``a.detach().clone()``. Under a default device other than
-# ``"cpu"`` (set by ``torch.set_default_device`` or ``with torch.device(...)``), even ``"cpu:0"``,
-# ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a copy on that device (last lines).
+# copies when told ``copy=True``, but, on this torch, without ``requires_grad`` the copy follows ``a``: given a
+# tensor that requires grad, it requires grad. With grad mode on it stays in the graph, like ``a.clone()``; under
+# ``torch.no_grad()`` or ``torch.inference_mode()`` it is a new leaf that still requires grad (under
+# ``torch.inference_mode()`` an inference tensor), where ``a.clone()`` gives a tensor that does not require grad.
+# With ``requires_grad=False`` as well it is a copy outside the graph, equal to ``a.detach().clone()``. Under a
+# default device other than ``"cpu"`` (set by ``torch.set_default_device`` or ``with torch.device(...)``),
+# ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a copy on that device unless ``a`` is on that very
+# device: a tensor on ``meta`` comes back itself under ``torch.device("meta")``, while a CPU tensor, whose device
+# is ``cpu``, is copied even under ``"cpu:0"`` (last lines).
 # :fact:`default-device-makes-as-tensor-copy`
 #
 # Given a tensor that requires grad and no ``requires_grad``, ``torch.asarray`` warns that its default for
@@ -376,13 +380,58 @@ outside = made["torch.asarray(a, copy=True, requires_grad=False)"]
 assert not same_storage(a, outside) and outside.grad_fn is None and not outside.requires_grad, (
     "torch.asarray(a, copy=True, requires_grad=False) is a copy that needs no grad")
 assert torch.equal(outside, a.detach().clone()), "the same values as a.detach().clone()"
+for mode_name, grad_mode in {"torch.no_grad()": torch.no_grad, "torch.inference_mode()": torch.inference_mode}.items():
+    with grad_mode():
+        followed, cloned = torch.asarray(a, copy=True), a.clone()
+    print(f"under {mode_name}: asarray copy requires_grad {followed.requires_grad}, is_leaf {followed.is_leaf}, "
+          f"inference {followed.is_inference()}; a.clone() requires_grad {cloned.requires_grad}")
+    assert followed.requires_grad and followed.is_leaf and not cloned.requires_grad, (
+        "outside grad mode the asarray copy is a leaf that requires grad, and a.clone() does not require grad")
+# sphinx_gallery_start_ignore
+sources_that_require_grad = {
+    "leaf": lambda: torch.tensor([1.0, 2.0], requires_grad=True),
+    "non-leaf": lambda: torch.tensor([1.0, 2.0], requires_grad=True) * 2,
+    "Parameter": lambda: torch.nn.Parameter(torch.tensor([1.0, 2.0])),
+    "view of a leaf": lambda: torch.tensor([1.0, 2.0, 3.0], requires_grad=True)[1:],
+}
+for make_source in sources_that_require_grad.values():
+    for grad_mode_made in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+        source = make_source()
+        with grad_mode_made():
+            copy_made, switched_off, clone_made = (torch.asarray(source, copy=True),
+                                                   torch.asarray(source, copy=True, requires_grad=False),
+                                                   source.clone())
+        assert copy_made.requires_grad and not same_storage(source, copy_made), (
+            "without requires_grad, torch.asarray(x, copy=True) of a tensor that requires grad is a copy that "
+            "requires grad, in every grad mode")
+        graph_kept = grad_mode_made is torch.enable_grad
+        assert (type(copy_made.grad_fn).__name__ == "CloneBackward0") == graph_kept == (not copy_made.is_leaf), (
+            "the asarray copy is in the graph (CloneBackward0) with grad mode on, and a leaf under no_grad and "
+            "inference_mode")
+        assert clone_made.requires_grad == graph_kept, "x.clone() requires grad only with grad mode on"
+        assert copy_made.is_inference() == (grad_mode_made is torch.inference_mode), (
+            "under inference_mode the asarray copy is an inference tensor")
+        assert not switched_off.requires_grad and switched_off.grad_fn is None and not same_storage(
+            source, switched_off) and torch.equal(switched_off, source.detach()), (
+            "torch.asarray(x, copy=True, requires_grad=False) is a copy outside the graph in every grad mode")
+# sphinx_gallery_end_ignore
 for device in ("cpu:0", "meta"):
     with torch.device(device):
         moved = torch.as_tensor(a), torch.asarray(a)
     print(f"under torch.device({device!r}): is a {[m is a for m in moved]}, device {[str(m.device) for m in moved]}")
     assert all(m is not a and not same_storage(a, m) and m.device.type == torch.device(device).type for m in moved), (
         f"under torch.device({device!r}) as_tensor(a) and asarray(a) are copies on that device")
+on_meta = torch.ones(3, device="meta")
+with torch.device("meta"):
+    kept = torch.as_tensor(on_meta), torch.asarray(on_meta)
+print('a tensor on meta under torch.device("meta"): is it', [k is on_meta for k in kept])
 # sphinx_gallery_start_ignore
+assert all(k is on_meta for k in kept), 'under torch.device("meta") as_tensor and asarray return a meta tensor itself'
+with torch.device("cpu:0"):
+    made_under_cpu0 = torch.ones(3)
+    assert str(made_under_cpu0.device) == "cpu" and not any(same_storage(made_under_cpu0, m) for m in (
+        torch.as_tensor(made_under_cpu0), torch.asarray(made_under_cpu0))), (
+        'a tensor made under "cpu:0" is on "cpu", and as_tensor and asarray copy it there')
 # The same for a non-leaf source: as_tensor and asarray return it, graph and all.
 doubled = a * 2
 assert torch.as_tensor(doubled) is doubled and torch.asarray(doubled) is doubled, "no copy of a non-leaf either"

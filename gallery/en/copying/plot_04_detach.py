@@ -18,6 +18,7 @@ counter; with grad mode on, the source leaf refuses them.
 #
 # ``same_storage`` compares where two storages start.
 
+import io
 import warnings
 
 import torch
@@ -393,14 +394,18 @@ assert a.tolist() == values, "a's values never changed"
 # share. torch gives the storage they share a larger block of memory:
 # ``a`` keeps its shape and values, in new memory. :fact:`detach-resize-grow-reallocates`
 #
-# Only memory torch allocated itself, as ``a``'s here, is moved so. On memory from NumPy, ``torch.frombuffer``
-# or DLPack the same call raises ``RuntimeError: Trying to resize storage that is not resizable``, and ``d`` keeps
-# the shape ``(100,)`` it took before the error, over the old memory, while ``a`` stays as it was; on memory moved
-# to shared memory by ``a.share_memory_()`` the call ends the process.
-# :fact:`detach-resize-grow-on-borrowed-memory`
+# The storage decides, through ``untyped_storage().resizable()``: only a storage that reports ``True`` is moved
+# so, such as the one torch allocates for a new tensor like ``a`` here, for a ``clone()`` or for a
+# ``copy.deepcopy``. A storage that ``torch.load`` read (with ``weights_only`` ``True`` or ``False``, with or
+# without ``mmap=True``), and so a parameter that ``load_state_dict(..., assign=True)`` put in place from it, is
+# not resizable, and neither is memory from ``torch.from_file``, NumPy, ``torch.frombuffer`` or DLPack: there the
+# same call raises ``RuntimeError: Trying to resize storage that is not resizable`` and leaves ``a`` as it was
+# (next cell). A storage moved to shared memory by ``a.share_memory_()`` reports ``True``, yet there the call
+# ends the process. :fact:`detach-resize-grow-on-borrowed-memory`
 
 a, d = fresh_pair()
 old_address = a.untyped_storage().data_ptr()
+print("resizable:", a.untyped_storage().resizable())
 d.resize_(100)
 print("a:", a)
 print("d.shape:", tuple(d.shape))
@@ -412,6 +417,36 @@ assert a.untyped_storage().data_ptr() != old_address, "a growing d.resize_ must 
 assert same_storage(a, d) and a.untyped_storage().nbytes() == 400, "a and d share the new storage"
 assert a.tolist() == values and tuple(a.shape) == (2, 3), "a keeps its shape and values"
 assert a._version == d._version == 1, "a growing d.resize_ must move the version counter a and d share"
+assert a.untyped_storage().resizable(), "the storage torch allocated for a reports resizable() True"
+# sphinx_gallery_end_ignore
+
+# %%
+# A tensor that ``torch.load`` read, here from a buffer in memory, is on a storage that is not resizable, and
+# the same call raises. ``d`` keeps the shape ``(100,)`` it took before the error, which covers 400 bytes, over
+# the old storage of 24 bytes: reading or writing the whole of ``d`` would go past the end of that memory. Do not
+# use ``d`` after such an error; take a new ``d = a.detach()``.
+
+buffer = io.BytesIO()
+torch.save(torch.tensor(values), buffer)
+buffer.seek(0)
+a = torch.load(buffer, weights_only=True).requires_grad_()
+d = a.detach()
+print("resizable:", a.untyped_storage().resizable())
+try:
+    d.resize_(100)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a growing d.resize_ on a storage torch.load read must raise")
+print("a:", a)
+print("d.shape:", tuple(d.shape), " bytes in d's storage:", d.untyped_storage().nbytes())
+assert tuple(d.shape) == (100,) and d.untyped_storage().nbytes() == 24, "d keeps the shape (100,) over 24 bytes"
+# sphinx_gallery_start_ignore
+assert not a.untyped_storage().resizable(), "the storage torch.load read reports resizable() False"
+assert d.numel() * d.element_size() == 400, "d's shape (100,) covers 400 bytes"
+assert a.tolist() == values and tuple(a.shape) == (2, 3) and a.untyped_storage().nbytes() == 24, (
+    "a keeps its values and its shape, on its storage of 24 bytes")
+assert tuple(a.detach().shape) == (2, 3) and same_storage(a, a.detach()), "a new a.detach() has a's shape again"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -522,7 +557,7 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 #    restriction. On this torch all four succeed on the detached tensor
 #    (output above). They change its shape or storage, not ``a``'s, except
 #    that a ``resize_`` that needs more bytes than their storage holds moves the
-#    memory both use, when torch allocated it (other memory: see above), and the
+#    memory both use, when that storage is resizable (other storages: see above), and the
 #    two tensors keep one version counter. On the
 #    source leaf they raise for two
 #    reasons: the two resizes because it requires grad (under
@@ -542,10 +577,11 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 # other kernels listed on :ref:`questions-version-counter`). Shape and storage changes on the detached tensor change its
 # shape, not ``a``'s; the two keep sharing one version counter, which each
 # of the four calls above moves by one. A ``resize_`` that needs more bytes than
-# the storage holds moves it by one as well, and moves ``a``'s memory too, when torch
-# allocated that memory; on memory from NumPy, ``torch.frombuffer`` or DLPack it raises
-# instead, leaving ``d`` with the new shape over the old memory, and after ``share_memory_()``
-# it ends the process.
+# the storage holds moves it by one as well, and moves ``a``'s memory too, when the storage
+# is resizable (``untyped_storage().resizable()``), as the one torch allocates for a new tensor, a ``clone()``
+# or a ``copy.deepcopy`` is; on a storage that ``torch.load`` read, or memory from ``torch.from_file``, NumPy,
+# ``torch.frombuffer`` or DLPack, it raises instead, leaving ``d`` with the new shape over the old memory, not
+# to be used again (take a new ``d = a.detach()``), and after ``share_memory_()`` it ends the process.
 # The article's third example, where ``a`` is rebound after ``detach()``, is
 # the subject of :ref:`copying-rebinding`.
 # :fact:`detach-resize-grow-on-borrowed-memory`

@@ -292,8 +292,8 @@ for mode in (torch.no_grad, torch.inference_mode):
 # array's memory when torch has its dtype (on a dtype torch lacks, such as ``object``
 # or ``datetime64``, they raise ``TypeError``; three more kinds of array they refuse
 # follow). Under a default device other than ``"cpu"`` (set by ``torch.set_default_device`` or
-# ``with torch.device(...)``), even ``"cpu:0"``, ``torch.as_tensor`` copies while ``torch.from_numpy``
-# still shares. ``torch.tensor`` copies. ``torch.from_dlpack`` shares too: an edit of its tensor shows
+# ``with torch.device(...)``), even ``"cpu:0"``, ``torch.as_tensor`` copies the array while ``torch.from_numpy``
+# still shares its memory. ``torch.tensor`` copies. ``torch.from_dlpack`` shares too: an edit of its tensor shows
 # in the array below, and its tensor uses the memory of an array that is not flipped, whole or sliced
 # (``[::2]``), in native byte order, of each dtype DLPack carries (``bool``, the signed and unsigned
 # integers of 8 to 64 bits, ``float16``, ``float32``, ``float64``, ``complex64`` and ``complex128``). It

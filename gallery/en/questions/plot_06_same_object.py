@@ -365,7 +365,8 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # ``channels_last``, a tensor on ``"cpu"`` asked for ``"cpu:0"``: :ref:`questions-module-to`), and so do
 # the calls that take the same arguments: ``cpu()`` and ``float()`` given a ``memory_format``,
 # ``torch.as_tensor(a, device="cpu:0")``; so does ``torch.as_tensor(a)`` itself under a default
-# device other than ``"cpu"`` (``torch.set_default_device``, ``with torch.device(...)``). For
+# device other than ``"cpu"`` (``torch.set_default_device``, ``with torch.device(...)``) that ``a`` is not
+# on (a CPU tensor is on ``"cpu"``, never on ``"cpu:0"``). For
 # memory of your own, use
 # ``clone()`` or ``to(..., copy=True)``; to leave the graph as well,
 # ``detach().clone()`` (see :ref:`copying-safe-copy`).

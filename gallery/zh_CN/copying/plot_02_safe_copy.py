@@ -305,7 +305,7 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # ``torch.as_tensor`` 和 ``torch.asarray``：“转成张量”，而不是“复制”
 # ------------------------------------------------------------------
 #
-# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“既接受列表、数组也接受张量，只要一个张量”的代码用的。``torch.asarray`` 在指定 ``copy=True`` 时会复制；但在当前版本的 torch 上，不指定 ``requires_grad`` 时副本随 ``a``：它需要梯度，留在计算图里，和 ``a.clone()`` 一样。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 也会返回那个设备上的副本（见最后几行）。
+# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“既接受列表、数组也接受张量，只要一个张量”的代码用的。``torch.asarray`` 在指定 ``copy=True`` 时会复制；但在 torch |torch_version| 上，不指定 ``requires_grad`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度。梯度模式开着时，它留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量（inference tensor），而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 会返回那个设备上的副本，除非 ``a`` 就在那个设备上：``meta`` 上的张量在 ``torch.device("meta")`` 下原样返回；CPU 张量的设备是 ``cpu``，所以即使在 ``"cpu:0"`` 下也会被复制（见最后几行）。
 # :fact:`default-device-makes-as-tensor-copy`
 #
 # 给定需要梯度的张量、又不指定 ``requires_grad`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad`` 默认值的改变发出警告（``UserWarning``，下面的代码把它捕获了），但每个进程只在第一次这样调用时发出（调用过 ``torch.set_warn_always(True)`` 之后则每次都发）；传入 ``requires_grad`` 的调用（带不带 ``copy=True`` 都一样）和 ``torch.as_tensor`` 都不会发出警告。
@@ -348,13 +348,58 @@ outside = made["torch.asarray(a, copy=True, requires_grad=False)"]
 assert not same_storage(a, outside) and outside.grad_fn is None and not outside.requires_grad, (
     "torch.asarray(a, copy=True, requires_grad=False) is a copy that needs no grad")
 assert torch.equal(outside, a.detach().clone()), "the same values as a.detach().clone()"
+for mode_name, grad_mode in {"torch.no_grad()": torch.no_grad, "torch.inference_mode()": torch.inference_mode}.items():
+    with grad_mode():
+        followed, cloned = torch.asarray(a, copy=True), a.clone()
+    print(f"under {mode_name}: asarray copy requires_grad {followed.requires_grad}, is_leaf {followed.is_leaf}, "
+          f"inference {followed.is_inference()}; a.clone() requires_grad {cloned.requires_grad}")
+    assert followed.requires_grad and followed.is_leaf and not cloned.requires_grad, (
+        "outside grad mode the asarray copy is a leaf that requires grad, and a.clone() does not require grad")
+# sphinx_gallery_start_ignore
+sources_that_require_grad = {
+    "leaf": lambda: torch.tensor([1.0, 2.0], requires_grad=True),
+    "non-leaf": lambda: torch.tensor([1.0, 2.0], requires_grad=True) * 2,
+    "Parameter": lambda: torch.nn.Parameter(torch.tensor([1.0, 2.0])),
+    "view of a leaf": lambda: torch.tensor([1.0, 2.0, 3.0], requires_grad=True)[1:],
+}
+for make_source in sources_that_require_grad.values():
+    for grad_mode_made in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+        source = make_source()
+        with grad_mode_made():
+            copy_made, switched_off, clone_made = (torch.asarray(source, copy=True),
+                                                   torch.asarray(source, copy=True, requires_grad=False),
+                                                   source.clone())
+        assert copy_made.requires_grad and not same_storage(source, copy_made), (
+            "without requires_grad, torch.asarray(x, copy=True) of a tensor that requires grad is a copy that "
+            "requires grad, in every grad mode")
+        graph_kept = grad_mode_made is torch.enable_grad
+        assert (type(copy_made.grad_fn).__name__ == "CloneBackward0") == graph_kept == (not copy_made.is_leaf), (
+            "the asarray copy is in the graph (CloneBackward0) with grad mode on, and a leaf under no_grad and "
+            "inference_mode")
+        assert clone_made.requires_grad == graph_kept, "x.clone() requires grad only with grad mode on"
+        assert copy_made.is_inference() == (grad_mode_made is torch.inference_mode), (
+            "under inference_mode the asarray copy is an inference tensor")
+        assert not switched_off.requires_grad and switched_off.grad_fn is None and not same_storage(
+            source, switched_off) and torch.equal(switched_off, source.detach()), (
+            "torch.asarray(x, copy=True, requires_grad=False) is a copy outside the graph in every grad mode")
+# sphinx_gallery_end_ignore
 for device in ("cpu:0", "meta"):
     with torch.device(device):
         moved = torch.as_tensor(a), torch.asarray(a)
     print(f"under torch.device({device!r}): is a {[m is a for m in moved]}, device {[str(m.device) for m in moved]}")
     assert all(m is not a and not same_storage(a, m) and m.device.type == torch.device(device).type for m in moved), (
         f"under torch.device({device!r}) as_tensor(a) and asarray(a) are copies on that device")
+on_meta = torch.ones(3, device="meta")
+with torch.device("meta"):
+    kept = torch.as_tensor(on_meta), torch.asarray(on_meta)
+print('a tensor on meta under torch.device("meta"): is it', [k is on_meta for k in kept])
 # sphinx_gallery_start_ignore
+assert all(k is on_meta for k in kept), 'under torch.device("meta") as_tensor and asarray return a meta tensor itself'
+with torch.device("cpu:0"):
+    made_under_cpu0 = torch.ones(3)
+    assert str(made_under_cpu0.device) == "cpu" and not any(same_storage(made_under_cpu0, m) for m in (
+        torch.as_tensor(made_under_cpu0), torch.asarray(made_under_cpu0))), (
+        'a tensor made under "cpu:0" is on "cpu", and as_tensor and asarray copy it there')
 # 源张量不是叶子张量时也一样：as_tensor 和 asarray 原样返回它，连同它的计算图。
 doubled = a * 2
 assert torch.as_tensor(doubled) is doubled and torch.asarray(doubled) is doubled, "no copy of a non-leaf either"

@@ -13,6 +13,7 @@
 #
 # ``same_storage`` 比较两块存储的起始地址。
 
+import io
 import warnings
 
 import torch
@@ -370,11 +371,11 @@ assert a.tolist() == values, "a's values never changed"
 #
 # ``d.resize_(100)`` 需要的内存比 ``a`` 和 ``d`` 共享的 6 个元素多。torch 会给它们共享的存储换一块更大的内存：``a`` 的形状和数值不变，但已经搬进了新的内存。:fact:`detach-resize-grow-reallocates`
 #
-# 只有 torch 自己分配的内存（比如这里 ``a`` 的内存）才会这样被搬走。内存来自 NumPy、``torch.frombuffer`` 或 DLPack 时，同样的调用会抛出 ``RuntimeError: Trying to resize storage that is not resizable``，而 ``d`` 保留报错之前已经换上的形状 ``(100,)``，底下仍是原来的内存，``a`` 则保持原样；内存被 ``a.share_memory_()`` 移进共享内存之后，这个调用会让进程直接终止。
-# :fact:`detach-resize-grow-on-borrowed-memory`
+# 决定这一点的是存储，看它的 ``untyped_storage().resizable()``：只有返回 ``True`` 的存储才会这样被搬走，比如 torch 为新张量（如这里的 ``a``）、为 ``clone()`` 或 ``copy.deepcopy`` 分配的存储。``torch.load`` 读出的存储（``weights_only`` 为 ``True`` 或 ``False``，带不带 ``mmap=True`` 都一样），以及 ``load_state_dict(..., assign=True)`` 用这样的张量换上的参数，都不可调整大小；来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 的内存也不可以：对它们，同样的调用会抛出 ``RuntimeError: Trying to resize storage that is not resizable``，``a`` 保持原样（见下一个单元格）。被 ``a.share_memory_()`` 移进共享内存的存储返回 ``True``，这个调用却会让进程直接终止。:fact:`detach-resize-grow-on-borrowed-memory`
 
 a, d = fresh_pair()
 old_address = a.untyped_storage().data_ptr()
+print("resizable:", a.untyped_storage().resizable())
 d.resize_(100)
 print("a:", a)
 print("d.shape:", tuple(d.shape))
@@ -386,6 +387,33 @@ assert a.untyped_storage().data_ptr() != old_address, "a growing d.resize_ must 
 assert same_storage(a, d) and a.untyped_storage().nbytes() == 400, "a and d share the new storage"
 assert a.tolist() == values and tuple(a.shape) == (2, 3), "a keeps its shape and values"
 assert a._version == d._version == 1, "a growing d.resize_ must move the version counter a and d share"
+assert a.untyped_storage().resizable(), "the storage torch allocated for a reports resizable() True"
+# sphinx_gallery_end_ignore
+
+# %%
+# ``torch.load`` 读出的张量（这里从内存里的缓冲区读）所在的存储不可调整大小，同样的调用会抛出错误。``d`` 保留报错之前已经换上的形状 ``(100,)``，这个形状要占 400 个字节，底下却仍是原来只有 24 个字节的存储：完整地读或写 ``d`` 都会越过这块内存的末尾。报错之后不要再用 ``d``，另取一个 ``d = a.detach()``。
+
+buffer = io.BytesIO()
+torch.save(torch.tensor(values), buffer)
+buffer.seek(0)
+a = torch.load(buffer, weights_only=True).requires_grad_()
+d = a.detach()
+print("resizable:", a.untyped_storage().resizable())
+try:
+    d.resize_(100)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a growing d.resize_ on a storage torch.load read must raise")
+print("a:", a)
+print("d.shape:", tuple(d.shape), " bytes in d's storage:", d.untyped_storage().nbytes())
+assert tuple(d.shape) == (100,) and d.untyped_storage().nbytes() == 24, "d keeps the shape (100,) over 24 bytes"
+# sphinx_gallery_start_ignore
+assert not a.untyped_storage().resizable(), "the storage torch.load read reports resizable() False"
+assert d.numel() * d.element_size() == 400, "d's shape (100,) covers 400 bytes"
+assert a.tolist() == values and tuple(a.shape) == (2, 3) and a.untyped_storage().nbytes() == 24, (
+    "a keeps its values and its shape, on its storage of 24 bytes")
+assert tuple(a.detach().shape) == (2, 3) and same_storage(a, a.detach()), "a new a.detach() has a's shape again"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -486,12 +514,12 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 #    ``Tensor.detach`` 的说明直到 2.2 版的文档还这样写。
 #    2022 年 8 月，`pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    取消了这一限制（“Always allow tensor metadata changes”）。在 torch |torch_version| 上，这四种操作在 detach
-#    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是 ``resize_`` 需要的字节比两者共享的存储多时，会把两者共享的内存一起搬走（限于 torch 自己分配的内存，其他内存见上文），而且两个张量始终共享一个版本计数器。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子张量，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子张量接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
+#    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是 ``resize_`` 需要的字节比两者共享的存储多时，会把两者共享的内存一起搬走（限于可调整大小的存储，其他存储见上文），而且两个张量始终共享一个版本计数器。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子张量，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子张量接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
 
 # %%
 # 小结
 # ----
 #
-# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地（in-place）操作。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`“版本计数器”那一页 <questions-version-counter>` 列出的其他几个内核，也不增加。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；``resize_`` 需要的字节比存储现有的多时，同样让它加一，还会把 ``a`` 的内存一起搬走，前提是这块内存由 torch 自己分配；内存来自 NumPy、``torch.frombuffer`` 或 DLPack 时，它会抛出错误，``d`` 却已换上新形状，底下仍是原来的内存；调用过 ``share_memory_()`` 之后，它会让进程直接终止。原文的第三个例子在
+# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地（in-place）操作。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`“版本计数器”那一页 <questions-version-counter>` 列出的其他几个内核，也不增加。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；``resize_`` 需要的字节比存储现有的多时，同样让它加一，还会把 ``a`` 的内存一起搬走，前提是存储可调整大小（``untyped_storage().resizable()``），torch 为新张量、``clone()`` 或 ``copy.deepcopy`` 分配的存储就是这样；存储由 ``torch.load`` 读出，或内存来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 时，它会抛出错误，``d`` 却已换上新形状，底下仍是原来的内存，不能再用（另取一个 ``d = a.detach()``）；调用过 ``share_memory_()`` 之后，它会让进程直接终止。原文的第三个例子在
 # ``detach()`` 之后重新绑定了 ``a``，见 :ref:`下一页 <copying-rebinding>`。
 # :fact:`detach-resize-grow-on-borrowed-memory`
