@@ -114,7 +114,8 @@ def test_a_script_not_named_plot_and_a_folder_without_header_are_named(sources):
 def test_a_code_rule_fires_and_names_the_script(sources, code, expected):
     for script in _both(sources, FIRST):
         _append(script, code)
-    problems = [p for p in all_rules.check_sources(root=sources) if expected in p]
+    # the rules of single scripts read the one named (the copy is clean: test_the_copy_follows_the_rules)
+    problems = [p for p in all_rules.check_sources(root=sources, only=[FIRST.removesuffix(".py")]) if expected in p]
     assert {p.split(":")[0] for p in problems} == {f"gallery/{lang}/{FIRST}" for lang in ("en", "zh_CN")}, problems
 
 
