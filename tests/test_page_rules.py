@@ -155,7 +155,7 @@ def test_an_article_box_of_another_title_or_class_is_named(sources, lang, old, n
     text = script.read_text(encoding="utf-8")
     assert f"# .. admonition:: {old}" in text, "the page has no such box to break"
     script.write_text(text.replace(f"# .. admonition:: {old}", f"# .. admonition:: {new}", 1), encoding="utf-8")
-    problems = [p for p in all_rules.check_sources(root=sources, manifest=False) if expected in p]
+    problems = [p for p in all_rules.check_sources([lang], root=sources, manifest=False) if expected in p]
     assert [p.split(":")[0] for p in problems] == [f"gallery/{lang}/copying/plot_01_alias_and_data.py"], problems
     assert all("(see CONTRIBUTING.md, 'Page structure')" in p for p in problems), problems
 
