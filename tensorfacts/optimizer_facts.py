@@ -1,5 +1,6 @@
 """Named facts on in-place writes by torch kernels that move no version counter: a step of an optimizer built
-with ``fused=True``, ``GradScaler.unscale_`` and a ``BatchNorm`` layer's update of its running statistics, so
+with ``fused=True``, ``GradScaler.unscale_``, a ``BatchNorm`` layer's update of its running statistics and the
+update of ``FusedMovingAvgObsFakeQuantize``'s quantization parameters, so
 autograd cannot notice them. Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a
 fact is.
 """
@@ -128,7 +129,7 @@ def _fused_optimizer_step_not_counted() -> Fact:
 
 
 @fact("kernel-writes-not-counted", {
-    "en": "Two in-place writes by torch kernels that move no version counter. torch.amp.GradScaler('cpu', "
+    "en": "Three in-place writes by torch kernels that move no version counter. torch.amp.GradScaler('cpu', "
           "init_scale=4.0): after scaler.scale((w * w).sum()).backward(), a second loss (u * w.grad).sum(), u a "
           "leaf that requires grad, saves w.grad; scaler.unscale_(optimizer) divides w.grad by 4 in place (the same "
           "tensor), w.grad._version does not move, and backward of the second loss raises nothing, u.grad being "
@@ -136,21 +137,30 @@ def _fused_optimizer_step_not_counted() -> Fact:
           + "), each in float32, float64 and bfloat16: a loss (v * running_mean).sum(), v a leaf that requires grad, "
           "saves the layer's running_mean; a forward pass updates running_mean and running_var in place (the same "
           "tensors), their _version does not move (num_batches_tracked's does), and backward of the loss raises "
-          "nothing, v.grad being the new running_mean, not the saved zeros.",
-    "zh_CN": "两种由 torch 内核完成、却不推进版本计数器的原地写入。torch.amp.GradScaler('cpu', init_scale=4.0)："
+          "nothing, v.grad being the new running_mean, not the saved zeros. "
+          "torch.ao.quantization.FusedMovingAvgObsFakeQuantize() in training mode: a loss (v * fq.scale).sum() saves "
+          "its scale; a forward pass over torch.linspace(-5, 5, 16) rewrites scale, zero_point and its observer's "
+          "min_val and max_val in place (the same tensors), none of their _version moves, and backward of the loss "
+          "raises nothing, v.grad being the new scale, not the saved one.",
+    "zh_CN": "三种由 torch 内核完成、却不推进版本计数器的原地写入。torch.amp.GradScaler('cpu', init_scale=4.0)："
              "scaler.scale((w * w).sum()).backward() 之后，第二个损失 (u * w.grad).sum()（u 是需要梯度的叶子张量）"
              "保存了 w.grad；scaler.unscale_(optimizer) 把 w.grad 原地除以 4（还是同一个张量），w.grad._version 不变，"
              "对第二个损失反向传播不报错，u.grad 是除过之后的 w.grad，而不是保存时的那个。"
              "训练模式下的 BatchNorm 层（" + batch_norms_in("zh_CN") + "），分别在 float32、float64 和 bfloat16 下："
              "一个损失 (v * running_mean).sum()（v 是需要梯度的叶子张量）保存了该层的 running_mean；一次前向传播原地"
              "更新 running_mean 和 running_var（还是那两个张量），它们的 _version 不变（num_batches_tracked 的变了），"
-             "对这个损失反向传播不报错，v.grad 是新的 running_mean，而不是保存时的零。",
+             "对这个损失反向传播不报错，v.grad 是新的 running_mean，而不是保存时的零。"
+             "训练模式下的 torch.ao.quantization.FusedMovingAvgObsFakeQuantize()：一个损失 (v * fq.scale).sum() "
+             "保存了它的 scale；对 torch.linspace(-5, 5, 16) 做一次前向传播，原地改写 scale、zero_point 和它的观察器的 "
+             "min_val、max_val（还是那几个张量），它们的 _version 都不变，对这个损失反向传播不报错，v.grad 是新的 "
+             "scale，而不是保存时的那个。",
 }, {"en": "GradScaler('cpu') on one float32 Parameter; the BatchNorm layers it names, float32, float64 and bfloat16; "
-          "on the CPU",
+          "a FusedMovingAvgObsFakeQuantize with its default arguments; on the CPU",
     "zh_CN": "一个 float32 Parameter 上的 GradScaler('cpu')；它列出的 BatchNorm 层，float32、float64 和 bfloat16；"
-             "在 CPU 上"})
+             "一个用默认参数建的 FusedMovingAvgObsFakeQuantize；在 CPU 上"})
 def _kernel_writes_not_counted() -> Fact:
-    """GradScaler.unscale_ and BatchNorm's running-statistics update write in place without moving _version."""
+    """GradScaler.unscale_, BatchNorm's running-statistics update and the fused fake-quant update write in place
+    without moving _version."""
     w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
     optimizer = torch.optim.SGD([w], lr=0.1)
     scaler = torch.amp.GradScaler("cpu", init_scale=4.0)
@@ -176,11 +186,30 @@ def _kernel_writes_not_counted() -> Fact:
         norms[name] = (after[:2] == versions[:2] and after[2] > versions[2] and updated and not error
                        and v.grad is not None and torch.equal(v.grad, bn.running_mean))
     noticed = [name for name, silent in norms.items() if not silent]
-    return Fact(unscaled and len(norms) == 3 * len(BATCH_NORMS) and not noticed,
+    fake_quant = _fake_quant_update_not_counted()
+    return Fact(unscaled and len(norms) == 3 * len(BATCH_NORMS) and not noticed and fake_quant,
                 f"unscale_: same tensor, _version unchanged, divided by 4, u.grad the new values: {unscaled}; "
                 f"backward: {unscale_error or 'no error'}; BatchNorm in {len(norms)} cases: running statistics "
                 f"updated in place, their _version unchanged, backward without error, v.grad the new running_mean, "
-                f"but for {noticed}")
+                f"but for {noticed}; FusedMovingAvgObsFakeQuantize: scale, zero_point, min_val and max_val rewritten "
+                f"in place, _version unchanged, backward without error, v.grad the new scale: {fake_quant}")
+
+
+def _fake_quant_update_not_counted() -> bool:
+    """A training-mode forward of FusedMovingAvgObsFakeQuantize rewrites its quantization parameters and its
+    observer's range in place, moving none of their version counters."""
+    fq = torch.ao.quantization.FusedMovingAvgObsFakeQuantize()
+    observer = fq.activation_post_process
+    buffers = (fq.scale, fq.zero_point, observer.min_val, observer.max_val)
+    values, versions = [b.clone() for b in buffers], [b._version for b in buffers]
+    v = torch.ones(1, requires_grad=True)
+    loss = (v * fq.scale).sum()  # saves scale
+    fq(torch.linspace(-5.0, 5.0, 16))
+    after = (fq.scale, fq.zero_point, observer.min_val, observer.max_val)
+    same = all(a is b for a, b in zip(after, buffers, strict=True)) and [b._version for b in buffers] == versions
+    changed = all(not torch.equal(b, old) for b, old in zip(buffers, values, strict=True))
+    error = backward_error(loss)
+    return same and changed and not error and v.grad is not None and torch.equal(v.grad, fq.scale)
 
 
 @fact("apply-map-not-counted", {

@@ -368,7 +368,7 @@ assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast
 # ------------------------------------------------
 #
 # An in-place torch operation through any view moves the counter of the base and of
-# every other view of it (all but a few kernels that move no counter at all, listed on
+# every other view of it (all but a few kernels that move no counter at all: see
 # :ref:`questions-version-counter`), so autograd notices the edit whichever of them it
 # saved (unless it saved it through saved-tensor hooks or a custom ``Function``
 # kept it as an attribute: :ref:`questions-data-vs-no-grad`). ``apply_`` and ``map_``, which run a

@@ -450,7 +450,9 @@ assert meta_view_copy.storage_offset() == 0, "on meta the clone starts at offset
 # Sharing of one storage inside the copied object is kept between plain CPU tensors without the
 # conjugate or negative bit (on ``meta`` the view below is cloned onto a storage of its own): one ``deepcopy`` call of a list that holds the same
 # tensor twice, and a view of it, gives a list whose first two items are one tensor and whose third
-# shares that tensor's memory.
+# shares that tensor's memory. An alias made through ``torch.from_numpy(t.numpy())`` or
+# ``torch.from_dlpack(t)`` has a storage object of its own over the same memory: its copy shares
+# nothing with the copy of ``t``.
 
 t = torch.zeros(3)
 items = copy.deepcopy([t, t, t[1:]])
@@ -464,6 +466,12 @@ meta_items = copy.deepcopy([meta_t, meta_t, meta_t[1:]])
 assert meta_items[0] is meta_items[1], "on meta one tensor twice is still copied once"
 assert meta_items[2].untyped_storage().nbytes() == 8, "on meta the view is cloned onto a storage of its own"
 assert not same_storage(items[0], t), "the copy must not share the source's memory"
+assert same_storage(t, torch.from_numpy(t.numpy())) and same_storage(t, torch.from_dlpack(t)), (
+    "from_numpy(t.numpy()) and from_dlpack(t) sit on t's memory")
+assert not same_storage(*copy.deepcopy([t, torch.from_numpy(t.numpy())])), (
+    "deepcopy([t, from_numpy(t.numpy())]) gives copies that share no storage")
+assert not same_storage(*copy.deepcopy([t, torch.from_dlpack(t)])), (
+    "deepcopy([t, from_dlpack(t)]) gives copies that share no storage")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -597,7 +605,8 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # ``forward``: a detached copy deep-copies, but it is a constant, and no gradient reaches ``scale``
 # through it. The copy owns new memory; a plain tensor's copy carries ``.grad``, a ``Parameter``'s
 # does not. For plain CPU tensors without the conjugate or negative bit it copies the whole storage
-# behind a view, and keeps the sharing of tensors on one storage (on ``meta`` it clones); a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
+# behind a view, and keeps the sharing of tensors on one storage object (on ``meta`` it clones; an alias made
+# through NumPy or DLPack has a storage object of its own, and its copy shares nothing); a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
 # one storage get separate memory. ``copy.copy`` copies no memory, but it is no alias either:
 # outside ``torch.inference_mode()`` it has a version counter of its own, and for a tensor that
 # requires grad it is a separate leaf with its own ``.grad``, and gradients through it do not reach

@@ -21,7 +21,7 @@ tensor is still waiting for ``backward()``: under ``torch.no_grad()`` an in-plac
 tensor or a view of it is counted and ``backward()`` raises "one of the variables needed for gradient computation has been modified by an
 inplace operation", unless the graph saved the tensor through saved-tensor hooks (``save_on_cpu``
 below), a custom ``Function`` kept it as an attribute, or a kernel that moves no version counter
-made the edit (a fused optimizer's step is one; :ref:`questions-version-counter` lists the others); through ``.data`` the edit is not counted, and ``backward()``
+made the edit (a fused optimizer's step is one; :ref:`questions-version-counter` lists others that the site checked); through ``.data`` the edit is not counted, and ``backward()``
 can return a wrong gradient without a word, as after a write by another route that bypasses the counter,
 such as NumPy, under ``torch.no_grad()`` too (below). This page edits one pending graph both ways, then shows ``p.data = t`` changing a
 parameter's shape silently. It answers
@@ -475,9 +475,9 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # corrupting the gradient, unless the graph saved
 # them under saved-tensor hooks such as ``torch.autograd.graph.save_on_cpu()`` or a custom
 # ``Function`` keeps them as an attribute (``ctx.x = x`` instead of ``ctx.save_for_backward(x)``),
-# or a kernel that moves no version counter made the edit (a fused optimizer's step,
-# ``GradScaler.unscale_``, BatchNorm's update of ``running_mean`` and ``running_var``:
-# :ref:`questions-version-counter`). An edit by a route that bypasses the version counter stays
+# or a kernel that moves no version counter made the edit (among them a fused optimizer's step,
+# ``GradScaler.unscale_``, BatchNorm's update of ``running_mean`` and ``running_var``, and the
+# update of ``FusedMovingAvgObsFakeQuantize``'s ``scale`` and ``zero_point``: :ref:`questions-version-counter`). An edit by a route that bypasses the version counter stays
 # silent under ``torch.no_grad()`` too, and can give a wrong gradient: ``.data``, a write through
 # NumPy (above), through ``untyped_storage()`` or a DLPack alias, ``nn.utils.vector_to_parameters``,
 # ``apply_`` or ``map_`` on ``w.detach()`` (the table of :ref:`questions-version-counter`). ``.data`` hides the

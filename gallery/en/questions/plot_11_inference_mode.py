@@ -442,6 +442,31 @@ print("x.grad:", x.grad)
 assert torch.equal(x.grad, y), "an inference tensor kept on ctx as an attribute is not refused"
 
 # %%
+# An inference tensor made inside the mode with ``requires_grad=True`` can lose its gradient
+# silently: outside the mode, some operations on it alone are not recorded (the results of
+# ``it.exp()``, ``it * it`` and ``it.sum()`` do not require grad and have no ``grad_fn``; ``it * 2``
+# is recorded), so a loss that adds such a result to a normal tensor's runs ``backward()`` without an
+# error, and ``it.grad`` stays ``None``.
+
+with torch.inference_mode():
+    it = torch.ones(2, requires_grad=True)
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+unrecorded = {"it.exp()": it.exp(), "it * it": it * it, "it.sum()": it.sum()}
+for name, result in unrecorded.items():
+    print(f"{name:9} requires_grad:", result.requires_grad, " grad_fn:", result.grad_fn)
+print("it * 2 requires_grad:", (it * 2).requires_grad)
+loss = (w * 2).sum() + it.exp().sum()
+loss.backward()
+print("it.requires_grad:", it.requires_grad, " w.grad:", w.grad, " it.grad:", it.grad)
+assert all(res.grad_fn is None and not res.requires_grad for res in unrecorded.values()) and it.grad is None, (
+    "it.exp(), it * it and it.sum() are not recorded, and backward leaves it.grad None without an error"
+)
+# sphinx_gallery_start_ignore
+assert it.requires_grad and it.is_inference() and (it * 2).grad_fn is not None, "it requires grad; it * 2 is recorded"
+assert torch.equal(w.grad, torch.full((2,), 2.0)), "the normal tensor's gradient is filled"
+# sphinx_gallery_end_ignore
+
+# %%
 # Memory: ``no_grad`` and ``inference_mode`` compute new values; ``detach()`` of ``x`` itself
 # shares ``x``'s memory, so an edit of it is an edit of ``x``.
 
@@ -491,7 +516,8 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # ----------
 #
 # Use ``torch.inference_mode()`` for code whose results never meet autograd again; outside the mode
-# the inference tensors it makes refuse being saved for backward or made to require grad. On one that does
+# the inference tensors it makes refuse being saved for backward or made to require grad, and one made there
+# with ``requires_grad=True`` can lose its gradient silently (some operations on it alone go unrecorded). On one that does
 # not require grad, each in-place torch operation run above that writes values (``add_``, ``mul_``, ``zero_``,
 # ``fill_``, ``copy_``, ``clamp_``, ``masked_fill_``, ``index_put_``, an index assignment, ``+=`` and
 # ``out=``) raises after it has been written, and so does ``mul_`` through its view ``y[1:]``; ``detach_()``,

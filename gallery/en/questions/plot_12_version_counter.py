@@ -397,6 +397,27 @@ assert all(
     and not torch.allclose(step_then_backward(make, fused=True).grad, expected)
     for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.Adagrad)
 ), "a fused Adam, AdamW or Adagrad step must not move _version, and backward must give a wrong gradient"
+
+
+def fake_quant_update_uncounted():
+    fake_quant = torch.ao.quantization.FusedMovingAvgObsFakeQuantize()
+    observer = fake_quant.activation_post_process
+    buffers = (fake_quant.scale, fake_quant.zero_point, observer.min_val, observer.max_val)
+    old_values = [b.clone() for b in buffers]
+    q_leaf = torch.ones(1, requires_grad=True)
+    q_loss = (q_leaf * fake_quant.scale).sum()  # saves scale
+    fake_quant(torch.linspace(-5.0, 5.0, 16))
+    q_now = (fake_quant.scale, fake_quant.zero_point, observer.min_val, observer.max_val)
+    q_loss.backward()
+    return (all(a is b and b._version == 0 for a, b in zip(q_now, buffers, strict=True))
+            and not any(torch.equal(b, old) for b, old in zip(buffers, old_values, strict=True))
+            and torch.equal(q_leaf.grad, fake_quant.scale))
+
+
+assert fake_quant_update_uncounted(), (
+    "FusedMovingAvgObsFakeQuantize rewrites scale, zero_point, min_val and max_val in place without moving "
+    "_version, and backward uses the new scale"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -433,9 +454,12 @@ assert same_storage(base, view), "the view uses the base's memory"
 #
 # ``_version`` counts the in-place torch operations made through the tensor itself, a view,
 # ``detach()`` or ``out=``, with or without ``torch.no_grad()``; the Python-callback methods
-# ``apply_`` and ``map_``, and a few torch kernels that write in place (the fused kernels of an
-# optimizer made with ``fused=True``, the unscaling of ``torch.amp.GradScaler.unscale_``, a
-# ``BatchNorm`` layer's update of ``running_mean`` and ``running_var``), are not among them. Many routes to the same memory go around it; among
+# ``apply_`` and ``map_``, and some torch kernels that write in place, are not among them. The kernels of
+# this kind that this site checked are the fused kernels of an optimizer made with ``fused=True``, the
+# unscaling of ``torch.amp.GradScaler.unscale_``, a ``BatchNorm`` layer's update of ``running_mean`` and
+# ``running_var``, and the update of the quantization-aware training module
+# ``torch.ao.quantization.FusedMovingAvgObsFakeQuantize``, which rewrites its ``scale`` and ``zero_point``
+# and its observer's ``min_val`` and ``max_val``; other kernels may do the same. Many routes to the same memory go around it; among
 # them ``.data``, NumPy, ``untyped_storage()``, a DLPack alias, ``copy.copy(t)``, ``apply_`` and
 # ``map_``, ``nn.utils.vector_to_parameters`` and those kernels. They change the
 # values behind its back, which is why their edits can give wrong gradients without an error

@@ -300,7 +300,10 @@ assert not any(same_storage(copies["copy.deepcopy"][key], state[key]) for key in
 # Lists behave the same: ``items.copy()``, ``items[:]``, ``list(items)`` and ``copy.copy(items)``
 # hold the same tensors; ``copy.deepcopy(items)`` holds copies. Copies of plain CPU tensors on one storage
 # (without the conjugate or negative bit) still share it with each other (one deep copy copies a
-# storage once), and such a slice is copied with the whole storage behind it. A ``Parameter`` is copied by cloning it instead: its copy
+# storage once), and such a slice is copied with the whole storage behind it. That sharing needs one
+# storage object: ``torch.from_numpy(t.numpy())`` and ``torch.from_dlpack(t)`` give an alias with a storage
+# object of its own over the same memory, which ``same_storage`` reports as shared, yet its deep copy shares
+# nothing with the copy of ``t``. A ``Parameter`` is copied by cloning it instead: its copy
 # holds only its own elements, and two parameters that shared a storage no longer do.
 
 items = [torch.ones(2), torch.zeros(2)]
@@ -328,6 +331,17 @@ assert same_storage(deep_pair[0], deep_pair[1]) and deep_pair[1].untyped_storage
 # sphinx_gallery_start_ignore
 assert not same_storage(deep_pair[0], row), "the pair's storage is a copy"
 assert copy.deepcopy(row[2:]).untyped_storage().nbytes() == 16, "a slice alone is copied with its whole storage"
+# sphinx_gallery_end_ignore
+
+alias = torch.from_numpy(row.numpy())
+deep_alias = copy.deepcopy([row, alias])
+print("row and alias, same storage:", same_storage(row, alias))
+print("their deep copies, same storage:", same_storage(deep_alias[0], deep_alias[1]))
+assert same_storage(row, alias) and not same_storage(deep_alias[0], deep_alias[1]), (
+    "deepcopy([row, from_numpy(row.numpy())]) gives copies that share no storage")
+# sphinx_gallery_start_ignore
+assert same_storage(row, torch.from_dlpack(row)) and not same_storage(
+    *copy.deepcopy([row, torch.from_dlpack(row)])), "deepcopy([row, from_dlpack(row)]) gives copies that share no storage"
 # sphinx_gallery_end_ignore
 
 params = copy.deepcopy([torch.nn.Parameter(row[0:2]), torch.nn.Parameter(row[1:3])])
@@ -417,5 +431,6 @@ assert same_storage(shallow_state["weight"], model.weight), "state_dict().copy()
 # ``copy.copy`` and ``state_dict().copy()`` give more references to the same tensors: an in-place
 # edit through any of them shows in all. Memory not shared with the originals comes from a new
 # tensor per item (a comprehension), ``copy.deepcopy`` (whose copies of plain CPU tensors that shared a
-# storage, without the conjugate or negative bit, still share one new storage; copies of ``Parameter``
-# objects that shared one do not), ``torch.stack``, ``torch.cat``, ``tolist()`` and ``v.clone()``.
+# storage object, without the conjugate or negative bit, still share one new storage; copies of an alias
+# made through NumPy or DLPack, which has a storage object of its own, share nothing with the others, and
+# copies of ``Parameter`` objects that shared one storage do not share either), ``torch.stack``, ``torch.cat``, ``tolist()`` and ``v.clone()``.

@@ -436,7 +436,9 @@ assert again == weights_only != first_time, "the snapshot loaded without a copy 
 # Until the optimizer loads a state dict, a parameter group given as a dict is kept as that very
 # dict: the optimizer fills its defaults into it, and a learning rate set later (by a scheduler, or by
 # hand) is written into it. Two optimizers built from one dict share it, so a learning rate set
-# through one is the other's too. ``optimizer.load_state_dict`` (the restores above, the dtype reload
+# through one is the other's too. The second one's own arguments do not apply to the keys the first
+# filled in: after ``SGD([g], lr=0.1)``, ``SGD([g], lr=0.5, momentum=0.9)`` steps with learning rate 0.1
+# and no momentum. ``optimizer.load_state_dict`` (the restores above, the dtype reload
 # below) puts copies of the saved groups in place of the dicts: a learning rate set through the dict
 # you passed no longer reaches that optimizer, so after a load set it through
 # ``optimizer.param_groups``.
@@ -473,6 +475,17 @@ for reload in (lambda opt: opt.state_dict(), lambda opt: copy.deepcopy(opt.state
         "after a load (of its own state_dict() or of a deepcopy) the group is a new dict, and the old dict gets no lr")
     assert torch.allclose(kept["params"][0], torch.full((2,), 1 - 0.1 - 0.05)), (
         "after a load the step uses the lr set through optimizer.param_groups (here by a scheduler)")
+filled = {"params": [torch.nn.Parameter(torch.ones(2))]}
+filled_first = torch.optim.SGD([filled], lr=0.1)
+filled_second = torch.optim.SGD([filled], lr=0.5, momentum=0.9)
+for _ in range(2):
+    filled_second.zero_grad()
+    filled["params"][0].sum().backward()
+    filled_second.step()
+assert filled_second.param_groups[0]["lr"] == 0.1 and filled_second.param_groups[0]["momentum"] == 0, (
+    "a second optimizer on a group dict the first filled in keeps the first one's lr and momentum")
+assert torch.allclose(filled["params"][0], torch.full((2,), 0.8)), (
+    "its steps run at lr 0.1 without momentum, not at its own lr=0.5, momentum=0.9")
 # sphinx_gallery_end_ignore
 
 

@@ -432,7 +432,8 @@ assert meta_view_copy.storage_offset() == 0, "on meta the clone starts at offset
 
 # %%
 # 被拷贝对象内部，同一块存储上不带共轭位或负号位的普通 CPU 张量之间的共享关系会保留下来（在 ``meta`` 上，下面的视图会被克隆到一块自己的存储上）：一个列表里放了同一个张量两次，外加它的一个视图；对整个列表调用一次
-# ``deepcopy``，得到的列表里前两项仍是同一个张量，第三项与它共享内存。
+# ``deepcopy``，得到的列表里前两项仍是同一个张量，第三项与它共享内存。经由 ``torch.from_numpy(t.numpy())`` 或
+# ``torch.from_dlpack(t)`` 得到的别名落在同一块内存上，却有自己的存储对象：它的副本与 ``t`` 的副本什么也不共享。
 
 t = torch.zeros(3)
 items = copy.deepcopy([t, t, t[1:]])
@@ -446,6 +447,12 @@ meta_items = copy.deepcopy([meta_t, meta_t, meta_t[1:]])
 assert meta_items[0] is meta_items[1], "on meta one tensor twice is still copied once"
 assert meta_items[2].untyped_storage().nbytes() == 8, "on meta the view is cloned onto a storage of its own"
 assert not same_storage(items[0], t), "the copy must not share the source's memory"
+assert same_storage(t, torch.from_numpy(t.numpy())) and same_storage(t, torch.from_dlpack(t)), (
+    "from_numpy(t.numpy()) and from_dlpack(t) sit on t's memory")
+assert not same_storage(*copy.deepcopy([t, torch.from_numpy(t.numpy())])), (
+    "deepcopy([t, from_numpy(t.numpy())]) gives copies that share no storage")
+assert not same_storage(*copy.deepcopy([t, torch.from_dlpack(t)])), (
+    "deepcopy([t, from_dlpack(t)]) gives copies that share no storage")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -569,7 +576,7 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 #
 # ``copy.deepcopy`` 只能复制叶子张量；模块里存了非叶子张量，就应改在 ``forward`` 里计算它：detach
 # 后存下的张量虽然能深拷贝，却是常量，梯度不会经过它传到 ``scale``。深拷贝得到新的内存；普通张量的副本带着
-# ``.grad``，``Parameter`` 的副本则不带。对不带共轭位或负号位的普通 CPU 张量，拷贝视图会复制背后的整块存储，同一块存储上的共享关系也会保留（在 ``meta`` 上则是克隆）；``Parameter``
+# ``.grad``，``Parameter`` 的副本则不带。对不带共轭位或负号位的普通 CPU 张量，拷贝视图会复制背后的整块存储，同一个存储对象上的共享关系也会保留（在 ``meta`` 上则是克隆；经由 NumPy 或 DLPack 得到的别名有自己的存储对象，它的副本什么也不共享）；``Parameter``
 # 则是克隆，副本只含它自己的元素，共享同一块存储的两个参数拷贝后各有各的内存。``copy.copy``
 # 不复制内存，却也不是别名：在 ``torch.inference_mode()`` 之外，它有自己的版本计数器；对需要梯度的张量，它是一个独立的叶子张量，有自己的
 # ``.grad``，经过它的梯度传不到源张量。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。

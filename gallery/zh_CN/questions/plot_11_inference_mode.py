@@ -417,6 +417,27 @@ print("x.grad:", x.grad)
 assert torch.equal(x.grad, y), "an inference tensor kept on ctx as an attribute is not refused"
 
 # %%
+# 在模式内以 ``requires_grad=True`` 创建的推理张量，可能悄无声息地得不到梯度：在模式之外，只作用在它身上的一些运算不被记录（``it.exp()``、``it * it`` 和 ``it.sum()`` 的结果不需要梯度，也没有 ``grad_fn``；``it * 2`` 则被记录），所以把这样的结果与普通张量的结果相加的损失，``backward()`` 不报错，``it.grad`` 却一直是 ``None``。
+
+with torch.inference_mode():
+    it = torch.ones(2, requires_grad=True)
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+unrecorded = {"it.exp()": it.exp(), "it * it": it * it, "it.sum()": it.sum()}
+for name, result in unrecorded.items():
+    print(f"{name:9} requires_grad:", result.requires_grad, " grad_fn:", result.grad_fn)
+print("it * 2 requires_grad:", (it * 2).requires_grad)
+loss = (w * 2).sum() + it.exp().sum()
+loss.backward()
+print("it.requires_grad:", it.requires_grad, " w.grad:", w.grad, " it.grad:", it.grad)
+assert all(res.grad_fn is None and not res.requires_grad for res in unrecorded.values()) and it.grad is None, (
+    "it.exp(), it * it and it.sum() are not recorded, and backward leaves it.grad None without an error"
+)
+# sphinx_gallery_start_ignore
+assert it.requires_grad and it.is_inference() and (it * 2).grad_fn is not None, "it requires grad; it * 2 is recorded"
+assert torch.equal(w.grad, torch.full((2,), 2.0)), "the normal tensor's gradient is filled"
+# sphinx_gallery_end_ignore
+
+# %%
 # 内存：``no_grad`` 和 ``inference_mode`` 都会算出新的值；对 ``x`` 本身调用 ``detach()``
 # 则与 ``x`` 共享内存，修改它就是修改 ``x``。
 
@@ -463,5 +484,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。通过 ``detach()``、``.data`` 或 ``numpy()`` 修改不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错。结果可能还要用于训练时，用
+# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（只作用在它身上的一些运算不被记录）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。通过 ``detach()``、``.data`` 或 ``numpy()`` 修改不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。

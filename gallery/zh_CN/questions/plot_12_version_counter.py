@@ -353,9 +353,9 @@ def step_then_backward(make, fused):
     w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
     optimizer = make([w], lr=0.1, fused=fused)
     (w * w).sum().backward()
-    loss = (w * w).sum()  # 保存了 w = [1, 2, 3]
+    loss = (w * w).sum()  # saves w = [1, 2, 3]
     optimizer.step()
-    w.grad = None  # 让 w.grad 只来自这个损失
+    w.grad = None  # so that w.grad comes from this loss alone
     loss.backward()
     return w
 
@@ -379,6 +379,27 @@ assert all(
     and not torch.allclose(step_then_backward(make, fused=True).grad, expected)
     for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.Adagrad)
 ), "a fused Adam, AdamW or Adagrad step must not move _version, and backward must give a wrong gradient"
+
+
+def fake_quant_update_uncounted():
+    fake_quant = torch.ao.quantization.FusedMovingAvgObsFakeQuantize()
+    observer = fake_quant.activation_post_process
+    buffers = (fake_quant.scale, fake_quant.zero_point, observer.min_val, observer.max_val)
+    old_values = [b.clone() for b in buffers]
+    q_leaf = torch.ones(1, requires_grad=True)
+    q_loss = (q_leaf * fake_quant.scale).sum()  # 保存了 scale
+    fake_quant(torch.linspace(-5.0, 5.0, 16))
+    q_now = (fake_quant.scale, fake_quant.zero_point, observer.min_val, observer.max_val)
+    q_loss.backward()
+    return (all(a is b and b._version == 0 for a, b in zip(q_now, buffers, strict=True))
+            and not any(torch.equal(b, old) for b, old in zip(buffers, old_values, strict=True))
+            and torch.equal(q_leaf.grad, fake_quant.scale))
+
+
+assert fake_quant_update_uncounted(), (
+    "FusedMovingAvgObsFakeQuantize rewrites scale, zero_point, min_val and max_val in place without moving "
+    "_version, and backward uses the new scale"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -413,6 +434,6 @@ assert same_storage(base, view), "the view uses the base's memory"
 # ----
 #
 # ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的 torch 原地操作，在不在
-# ``torch.no_grad()`` 下都一样；调用 Python 函数的方法 ``apply_`` 和 ``map_``，以及几个原地写入的 torch 内核（``fused=True`` 的优化器所用的融合内核、
-# ``torch.amp.GradScaler.unscale_`` 的反缩放、``BatchNorm`` 层对 ``running_mean`` 和 ``running_var`` 的更新），都不在其中。通往同一块内存的不少途径绕得过版本计数器，例如 ``.data``、NumPy、``untyped_storage()``、DLPack 别名、
+# ``torch.no_grad()`` 下都一样；调用 Python 函数的方法 ``apply_`` 和 ``map_``，以及一些原地写入的 torch 内核，都不在其中。本站检查过的这类内核有：``fused=True`` 的优化器所用的融合内核、``torch.amp.GradScaler.unscale_`` 的反缩放、
+# ``BatchNorm`` 层对 ``running_mean`` 和 ``running_var`` 的更新，以及量化感知训练模块 ``torch.ao.quantization.FusedMovingAvgObsFakeQuantize`` 的更新，它原地改写自己的 ``scale`` 和 ``zero_point`` 以及观察器的 ``min_val`` 和 ``max_val``；别的内核也可能这样。通往同一块内存的不少途径绕得过版本计数器，例如 ``.data``、NumPy、``untyped_storage()``、DLPack 别名、
 # ``copy.copy(t)``、``apply_`` 和 ``map_``、``nn.utils.vector_to_parameters`` 和上面这几个内核：它们改了数值，计数器却没有动，所以经由它们的修改可能让梯度算错而不报错（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。:fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`

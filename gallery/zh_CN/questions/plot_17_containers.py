@@ -288,7 +288,7 @@ assert not any(same_storage(copies["copy.deepcopy"][key], state[key]) for key in
 
 # %%
 # 列表也一样：``items.copy()``、``items[:]``、``list(items)`` 和 ``copy.copy(items)`` 装的是同样的张量；
-# ``copy.deepcopy(items)`` 装的是副本。同一块存储上的普通 CPU 张量，只要不带共轭位（conjugate bit）或负号位（negative bit），复制之后彼此仍然共享（一次深拷贝，每块存储只复制一份）；这样的切片复制时，连同它背后的整块存储一起复制。``Parameter`` 则是克隆出来的：副本只含它自己的元素，原本共享一块存储的两个参数，复制之后不再共享。
+# ``copy.deepcopy(items)`` 装的是副本。同一块存储上的普通 CPU 张量，只要不带共轭位（conjugate bit）或负号位（negative bit），复制之后彼此仍然共享（一次深拷贝，每块存储只复制一份）；这样的切片复制时，连同它背后的整块存储一起复制。这种共享要求是同一个存储对象：``torch.from_numpy(t.numpy())`` 和 ``torch.from_dlpack(t)`` 得到的别名有自己的存储对象，只是落在同一块内存上，``same_storage`` 报告二者共享存储，可它的深拷贝与 ``t`` 的副本什么也不共享。``Parameter`` 则是克隆出来的：副本只含它自己的元素，原本共享一块存储的两个参数，复制之后不再共享。
 
 items = [torch.ones(2), torch.zeros(2)]
 shallow = {"items.copy()": items.copy(), "items[:]": items[:], "list(items)": list(items),
@@ -315,6 +315,17 @@ assert same_storage(deep_pair[0], deep_pair[1]) and deep_pair[1].untyped_storage
 # sphinx_gallery_start_ignore
 assert not same_storage(deep_pair[0], row), "the pair's storage is a copy"
 assert copy.deepcopy(row[2:]).untyped_storage().nbytes() == 16, "a slice alone is copied with its whole storage"
+# sphinx_gallery_end_ignore
+
+alias = torch.from_numpy(row.numpy())
+deep_alias = copy.deepcopy([row, alias])
+print("row and alias, same storage:", same_storage(row, alias))
+print("their deep copies, same storage:", same_storage(deep_alias[0], deep_alias[1]))
+assert same_storage(row, alias) and not same_storage(deep_alias[0], deep_alias[1]), (
+    "deepcopy([row, from_numpy(row.numpy())]) gives copies that share no storage")
+# sphinx_gallery_start_ignore
+assert same_storage(row, torch.from_dlpack(row)) and not same_storage(
+    *copy.deepcopy([row, torch.from_dlpack(row)])), "deepcopy([row, from_dlpack(row)]) gives copies that share no storage"
 # sphinx_gallery_end_ignore
 
 params = copy.deepcopy([torch.nn.Parameter(row[0:2]), torch.nn.Parameter(row[1:3])])
@@ -397,4 +408,4 @@ assert same_storage(shallow_state["weight"], model.weight), "state_dict().copy()
 #
 # Python 容器里存的是引用。列表的 ``*``、``list.copy()``、``dict.copy()``、``copy.copy`` 和
 # ``state_dict().copy()`` 只是给同一批张量多添了几个引用：通过其中任何一个做原地修改，处处都能看到。要不与原来的张量共享内存，就得每一项新建一个张量（用列表推导式），或者用 ``copy.deepcopy``、``torch.stack``、``torch.cat``、
-# ``tolist()`` 和 ``v.clone()``；不过 ``copy.deepcopy`` 的副本里，原本共享一块存储、不带共轭位或负号位的普通 CPU 张量之间仍共享一块新存储；原本共享一块存储的 ``Parameter``，副本之间不再共享。
+# ``tolist()`` 和 ``v.clone()``；不过 ``copy.deepcopy`` 的副本里，原本共享一个存储对象、不带共轭位或负号位的普通 CPU 张量之间仍共享一块新存储；经由 NumPy 或 DLPack 得到的别名有自己的存储对象，它的副本与其他副本什么也不共享；原本共享一块存储的 ``Parameter``，副本之间也不再共享。

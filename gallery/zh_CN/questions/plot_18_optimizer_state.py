@@ -402,7 +402,7 @@ assert again == weights_only != first_time, "the snapshot loaded without a copy 
 # ``param_groups`` 里就是你传进去的那些字典
 # -----------------------------------------
 #
-# 在优化器加载 state dict 之前，以字典形式给出的参数组，优化器保留的就是这个字典本身：它把默认值填进这个字典，之后设定的学习率（由调度器或手动设定）也写进这个字典。用同一个字典建两个优化器，它们共享这个字典，通过其中一个设定的学习率，也就是另一个的学习率。上面的几次恢复、下面为 dtype 做的再加载，用的都是 ``optimizer.load_state_dict``，它会换上所存参数组的副本，取代这些字典：通过你传进去的字典设定的学习率，再也到不了这个优化器，所以加载之后要通过 ``optimizer.param_groups`` 设定学习率。
+# 在优化器加载 state dict 之前，以字典形式给出的参数组，优化器保留的就是这个字典本身：它把默认值填进这个字典，之后设定的学习率（由调度器或手动设定）也写进这个字典。用同一个字典建两个优化器，它们共享这个字典，通过其中一个设定的学习率，也就是另一个的学习率。第二个优化器自己的参数，对第一个已经填进字典的键不起作用：先建了 ``SGD([g], lr=0.1)``，再建的 ``SGD([g], lr=0.5, momentum=0.9)`` 每一步用的学习率都是 0.1，也没有动量。上面的几次恢复、下面为 dtype 做的再加载，用的都是 ``optimizer.load_state_dict``，它会换上所存参数组的副本，取代这些字典：通过你传进去的字典设定的学习率，再也到不了这个优化器，所以加载之后要通过 ``optimizer.param_groups`` 设定学习率。
 
 group = {"params": [torch.nn.Parameter(torch.ones(2))], "lr": 0.1}
 first = torch.optim.SGD([group])
@@ -436,6 +436,17 @@ for reload in (lambda opt: opt.state_dict(), lambda opt: copy.deepcopy(opt.state
         "after a load (of its own state_dict() or of a deepcopy) the group is a new dict, and the old dict gets no lr")
     assert torch.allclose(kept["params"][0], torch.full((2,), 1 - 0.1 - 0.05)), (
         "after a load the step uses the lr set through optimizer.param_groups (here by a scheduler)")
+filled = {"params": [torch.nn.Parameter(torch.ones(2))]}
+filled_first = torch.optim.SGD([filled], lr=0.1)
+filled_second = torch.optim.SGD([filled], lr=0.5, momentum=0.9)
+for _ in range(2):
+    filled_second.zero_grad()
+    filled["params"][0].sum().backward()
+    filled_second.step()
+assert filled_second.param_groups[0]["lr"] == 0.1 and filled_second.param_groups[0]["momentum"] == 0, (
+    "a second optimizer on a group dict the first filled in keeps the first one's lr and momentum")
+assert torch.allclose(filled["params"][0], torch.full((2,), 0.8)), (
+    "its steps run at lr 0.1 without momentum, not at its own lr=0.5, momentum=0.9")
 # sphinx_gallery_end_ignore
 
 
