@@ -325,10 +325,11 @@ assert [shift_refused(torch.zeros(shape)) for shape in ((3, 0), (2,), (2, 3), (3
 # Four more writes, each run twice on a fresh ``t``: as written, and with its source passed
 # through ``clone()``. None of the eight runs raises. In ``t.add_(t)`` the source and the
 # destination are the same elements, one for one; ``t.flip(0)`` returns a new tensor, not a view,
-# so ``t.copy_(t.flip(0))`` has no overlap. Both give what the cloned source gives. The last two
-# overlap partly: ``masked_scatter_`` from ``t[:-1]`` into ``t[1:]`` with every mask element true,
-# and ``torch.mm`` of a 2 x 2 view ``s`` of ``t`` by itself, written into ``s``. Neither raises,
-# and each gives another result than the same write from a cloned source.
+# so ``t.copy_(t.flip(0))`` has no overlap. Both give what the cloned source gives. In the last two
+# the overlap is of another kind: ``masked_scatter_`` from ``t[:-1]`` into ``t[1:]``, with every mask
+# element true, overlaps partly; ``torch.mm`` of a 2 x 2 view ``s`` of ``t`` by itself, written into
+# ``s``, writes, like ``t.add_(t)``, into the very elements it reads, but computes each output element
+# from several of them. Neither raises, and each gives another result than the same write from a cloned source.
 
 
 def masked(t, src):
@@ -361,6 +362,13 @@ assert differ == ["t[1:].masked_scatter_(mask, t[:-1])", "torch.mm(s, s, out=s)"
 # sphinx_gallery_start_ignore
 probe = torch.arange(5.0)
 assert probe.flip(0)._base is None and not same_storage(probe.flip(0), probe), "flip(0) is not a view of t"
+probe_s = probe[:4].view(2, 2)
+assert (probe[1:].storage_offset(), probe[:-1].storage_offset(), probe[1:].numel()) == (1, 0, 4), (
+    "t[1:] and t[:-1] share four elements of t's five, each in another place: a partial overlap"
+)
+assert probe_s.data_ptr() == probe[:4].data_ptr() and probe_s.stride() == (2, 1), (
+    "torch.mm reads and writes the same four elements of s, in the same places: a full overlap"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -473,8 +481,8 @@ for step, obs in enumerate(observations):
 # ----------
 #
 # A write whose source overlaps its destination in part, such as ``t[1:] = t[:-1]``, was refused
-# in seven of the forms run here, with the message this page quotes; two partly overlapping writes
-# (``masked_scatter_`` and ``torch.mm`` with ``out=``) ran without an error and gave another result
+# in seven of the forms run here, with the message this page quotes; ``masked_scatter_``, which overlaps
+# partly too, and ``torch.mm`` with ``out=`` set to its own input ran without an error and gave another result
 # than the same write from a cloned source. The same shift on every second element of a longer
 # tensor, and along the second dimension of a 2-d tensor, ran without an error and wrote wrong
 # values. Cloning the source,

@@ -459,6 +459,14 @@ print("v.flatten() is v:", v.flatten() is v)
 assert v.flatten() is v, "flatten() of a 1-d tensor returns the tensor itself"
 # sphinx_gallery_start_ignore
 assert a.dim() == 2 and all(m.flatten(1) is m for m in (a, a.t())), "flatten(1) of a 2-d tensor returns the tensor itself"
+assert all(p.flatten(d, d) is p for p in map(torch.zeros, [(3,), (2, 3), (2, 3, 4)]) for d in range(-p.dim(), p.dim())), (
+    "flatten(d, d) of a tensor with dimensions returns the tensor itself"
+)
+probe_scalar = torch.tensor(2.0)
+probe_flat = probe_scalar.flatten()
+assert probe_flat is not probe_scalar and probe_flat.shape == (1,) and probe_flat._base is probe_scalar, (
+    "flatten() of a 0-d tensor returns a new one-element view"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -504,6 +512,7 @@ assert values[0] != values[2], "the weight moved, so the snapshots differ"
 # ``memory_format``) copies only a non-contiguous tensor, and returns a contiguous one itself. ``clone()`` always copies, with the
 # source's strides where the source is dense, so its result may still refuse ``view``. ``reshape``
 # and ``flatten`` give a view or a copy by the strides, not by the source's contiguity (``flatten``
-# returns the tensor itself when there is nothing to merge: ``flatten()`` of a 1-d tensor,
-# ``flatten(1)`` of a 2-d one): where the
+# returns the tensor itself when ``start_dim`` and ``end_dim`` name the same dimension: ``flatten()`` of
+# a 1-d tensor, ``flatten(1)`` of a 2-d one; of a 0-d tensor, which has no dimension, ``flatten()``
+# returns a new one-element view): where the
 # difference matters, say which one you want with ``view`` or with a contiguous ``clone``.

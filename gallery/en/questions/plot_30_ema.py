@@ -544,10 +544,12 @@ assert averaged.module[1].momentum == model[1].momentum, "update_bn puts the mom
 # tensor computed in grad mode from a parameter that requires grad (a non-leaf) cannot be
 # deep-copied, so neither ``copy.deepcopy(model)`` nor ``AveragedModel(model)`` builds an EMA of it.
 # Two such modules: one wrapped by the deprecated ``torch.nn.utils.weight_norm`` (which keeps ``weight`` computed from
-# ``weight_g`` and ``weight_v``; it warns when called), and one that stores ``self.w2 = self.w * 2``.
-# Both routes raise the same error for both, and so they do inside ``torch.no_grad()``: the
+# ``weight_g`` and ``weight_v`` when it wraps and at each forward pass; it warns when called), and one that stores
+# ``self.w2 = self.w * 2``. Both routes raise the same error for both, and so they do inside ``torch.no_grad()``: the
 # tensor already has its ``grad_fn``. Computed from a frozen parameter (``requires_grad=False``), the
-# tensor is a leaf, and the module deep-copies (a hidden check runs it).
+# tensor is a leaf, and the module deep-copies. A forward pass under ``torch.no_grad()`` (a validation pass) also
+# makes the old ``weight_norm``'s ``weight`` a leaf: both routes then copy the module, until its next forward pass in
+# grad mode (hidden checks run both).
 
 
 class Doubled(torch.nn.Module):
@@ -594,6 +596,24 @@ assert frozen_holder.w2.is_leaf and not same_storage(copy.deepcopy(frozen_holder
     "a tensor computed in grad mode from a frozen parameter is a leaf, and its module deep-copies"
 )
 assert isinstance(AveragedModel(frozen_holder).module.w2, torch.Tensor), "AveragedModel copies that module too"
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # the old weight_norm warns that it is deprecated
+    probe_wn = torch.nn.utils.weight_norm(torch.nn.Linear(3, 1))
+with torch.no_grad():
+    probe_wn(torch.ones(1, 3))
+assert probe_wn.weight.is_leaf and not same_storage(copy.deepcopy(probe_wn).weight_v, probe_wn.weight_v), (
+    "after a forward pass under no_grad the old weight_norm's weight is a leaf, and the module deep-copies"
+)
+assert not same_storage(AveragedModel(probe_wn).module.weight_v, probe_wn.weight_v), "AveragedModel copies it then too"
+probe_wn(torch.ones(1, 3))
+try:
+    copy.deepcopy(probe_wn)
+except RuntimeError as probe_error:
+    assert str(probe_error).startswith("Only Tensors created explicitly by the user (graph leaves)"), (
+        "a forward pass in grad mode brings the deepcopy error back"
+    )
+else:
+    raise AssertionError("after a forward pass in grad mode the old weight_norm must refuse deepcopy again")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -641,5 +661,5 @@ assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the s
 # with ``get_ema_multi_avg_fn`` do it: it copies the buffers at each update by default, averages
 # them with ``use_buffers=True``, and ``update_bn`` recomputes batch norm statistics for the
 # averaged weights. A module that keeps a tensor computed in grad mode from a parameter that
-# requires grad (a non-leaf), as the old ``weight_norm`` does, cannot be deep-copied; the parametrized
-# ``weight_norm`` can.
+# requires grad (a non-leaf), as the old ``weight_norm`` does when it wraps and after a forward pass in grad mode,
+# cannot be deep-copied; the parametrized ``weight_norm`` can.

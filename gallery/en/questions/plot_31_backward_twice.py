@@ -350,8 +350,9 @@ assert nodes[0] == count_nodes(one_batch), "each batch's graph is the size of a 
 # -------------------------------------------------------
 #
 # With ``retain_graph=True`` and no ``detach()``, batch 0's graph stays alive and its saved
-# tensors with it: the graph reachable from ``h`` at batch 1 holds batch 0's graph too, as the
-# running total of :ref:`questions-graph-kept-alive` holds every step's graph. Here it fails anyway, at batch 1, with
+# tensors with it: the graph reachable from ``h`` at batch 1 holds batch 0's graph too, as the running total
+# on :ref:`the page on growing memory <questions-graph-kept-alive>` holds every step's graph. Here it fails anyway,
+# at batch 1, with
 # another error: batch 1's ``backward()`` reaches batch 0's nodes, which saved the cell's weight,
 # and ``optimizer.step()`` has changed that weight in place since (see
 # :ref:`questions-inplace-error`). With an optimizer made with ``fused=True``, whose step moves

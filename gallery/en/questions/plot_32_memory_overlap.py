@@ -250,7 +250,8 @@ assert torch.equal(x, torch.arange(4.0).reshape(2, 2)), "the write tests put x b
 # An alias of the row ``x[1]`` made through DLPack, NumPy or ``torch.frombuffer`` has a storage of
 # its own, which starts inside ``x``'s: the usual test answers ``False``, and a write through each
 # alias reaches ``x`` all the same. :ref:`copying-alias` shows the same three routes, and
-# :ref:`questions-numpy-bridge` what a write through NumPy does to autograd. The picture below draws
+# :ref:`the NumPy bridge page <questions-numpy-bridge>` shows what a write through NumPy does to autograd. The
+# picture below draws
 # a fresh pair, ``source`` and the DLPack alias of its second row.
 
 aliases = {

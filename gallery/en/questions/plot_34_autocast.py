@@ -425,9 +425,10 @@ assert token_dtype == torch.float32, "on the CPU in a bfloat16 region, Embedding
 # first step, and does not see the updates of ``Linear``'s weights (a ``Parameter`` each; a weight that
 # a parametrization such as ``weight_norm`` computes at each read is cast anew and trains, as the hidden check
 # of this cell runs). Here the model is one ``Linear``
-# and the loss stays where it started. In a model with a ``LayerNorm``, whose parameters autocast
-# does not cast, the loss still falls, only more slowly than with the fix below (the hidden check of
-# this cell runs a ``Linear``, ``LayerNorm``, ``Linear`` model both ways).
+# and the loss stays where it started. In a model with a ``LayerNorm`` that has parameters (the default
+# ``elementwise_affine=True``), which autocast does not cast, the loss still falls, only more slowly than with the
+# fix below; with ``elementwise_affine=False`` it stays where it started too (the hidden check of this cell runs a
+# ``Linear``, ``LayerNorm``, ``Linear`` model both ways, and without the ``LayerNorm``'s parameters).
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
@@ -446,9 +447,11 @@ print("losses:", [round(v, 4) for v in stuck])
 print("model.weight changed:", not torch.equal(model.weight, start))
 assert len(set(stuck)) == 1 and not torch.equal(model.weight, start), "the weights move, the loss does not"
 # sphinx_gallery_start_ignore
-def three_layer_steps(region_per_step):
+def three_layer_steps(region_per_step, affine=True):
     torch.manual_seed(0)
-    layers = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.LayerNorm(8), torch.nn.Linear(8, 1))
+    layers = torch.nn.Sequential(
+        torch.nn.Linear(3, 8), torch.nn.LayerNorm(8, elementwise_affine=affine), torch.nn.Linear(8, 1)
+    )
     layers_optimizer = torch.optim.SGD(layers.parameters(), lr=0.1)
     lx, ly = torch.randn(8, 3), torch.randn(8, 1)
     taken = []
@@ -481,6 +484,9 @@ def three_layer_steps(region_per_step):
 one_region_steps, per_step_steps = three_layer_steps(False), three_layer_steps(True)
 one_region_losses, per_step_losses = [s[0] for s in one_region_steps], [s[0] for s in per_step_steps]
 assert one_region_losses == sorted(set(one_region_losses), reverse=True), "with a LayerNorm the loss still falls"
+assert len({s[0] for s in three_layer_steps(False, affine=False)}) == 1, (
+    "with a LayerNorm without parameters the loss stays where it started"
+)
 assert per_step_losses[0] == one_region_losses[0], "both runs start from the same loss"
 assert all(f < o for f, o in zip(per_step_losses[1:], one_region_losses[1:], strict=True)), "the fix falls faster at every step"
 assert all(same_storage(s[1], one_region_steps[0][1]) for s in one_region_steps), "one copy of Linear's weight"

@@ -17,14 +17,13 @@ Activation checkpointing runs the forward twice
       h = checkpoint(block, x, use_reentrant=False)
       out = head(bn(h))
 
-A print at the top of a checkpointed function can show up twice, ``BatchNorm``'s ``num_batches_tracked`` counts two
-batches a step, and, with a momentum between 0 and 1 such as the default 0.1, ``running_mean`` differs from a run's
-without checkpointing (each batch updates it twice; with ``momentum=None``, a plain average of the batches, it does
-not). This
-page counts the calls of a function under ``torch.utils.checkpoint.checkpoint`` (activation checkpointing, also called
+A print at the top of a checkpointed function can show up twice, and in a step with one ``backward()``
+``BatchNorm``'s ``num_batches_tracked`` counts two batches and, with a momentum between 0 and 1 such as the default
+0.1, ``running_mean`` differs from a run's without checkpointing (each batch updates it twice; with
+``momentum=None``, a plain average of the batches, it agrees up to float rounding). This page counts the calls of a function under ``torch.utils.checkpoint.checkpoint`` (activation checkpointing, also called
 gradient checkpointing or recomputation), compares ``BatchNorm``'s statistics and in-place edits with a plain run, shows
 what happens when the second call computes something else, how dropout gets the same mask twice,
-and checks two fixes in a three-step training loop.
+checks two fixes in a three-step training loop, and counts the calls in a step with two ``backward()`` passes or none.
 """
 
 # %%
@@ -482,6 +481,25 @@ assert len(cache) == 2, "the second call appended again"
 # sphinx_gallery_end_ignore
 
 # %%
+# Not every tensor the function edits and then reads changes the gradient: the gradient of
+# ``x.sin() + shift`` for ``x`` is ``cos(x)``, whatever ``shift`` holds. The edit of ``shift`` runs in
+# both calls, and ``x.grad`` is still ``cos(x)``.
+
+shift = torch.zeros(())
+
+
+def shifted(x):
+    shift.add_(1)
+    return x.sin() + shift
+
+
+x = torch.randn(3, requires_grad=True)
+checkpoint(shifted, x, use_reentrant=False).sum().backward()
+print("shift:", shift.item())
+print("x.grad equals cos(x):", torch.allclose(x.grad, x.detach().cos()))
+assert shift.item() == 2 and torch.allclose(x.grad, x.detach().cos()), "shift was edited twice; x.grad is cos(x)"
+
+# %%
 # Dropout gets the same mask twice
 # --------------------------------
 #
@@ -635,14 +653,68 @@ for probe_m in (0.01, 0.1, 0.5, 0.99, None, 1.0):
 # sphinx_gallery_end_ignore
 
 # %%
+# When a step does not call the function twice
+# --------------------------------------------
+#
+# The second call comes from ``backward()``, and each backward pass that needs the tensors the
+# function saved calls it once more. A step with two backward passes (``backward(retain_graph=True)``
+# for a first loss, then ``backward()`` for a second) calls it three times; a forward pass under ``torch.no_grad()`` (a
+# validation pass with the model left in train mode) calls it once. The momentum
+# 1 - (1 - 0.1) ** 0.5, fitted to two updates with one batch, then leaves ``running_mean`` away from
+# a plain layer's after one update with the default momentum: it holds only for one ``backward()`` a step.
+
+fitted = 1 - (1 - 0.1) ** 0.5
+torch.manual_seed(0)
+batch = torch.randn(8, 3)
+plain_layer = torch.nn.BatchNorm1d(3)
+plain_layer(batch)
+
+
+def fitted_layer(backward_passes):
+    layer = torch.nn.BatchNorm1d(3, momentum=fitted)
+    inputs = batch.clone().requires_grad_()
+    with torch.set_grad_enabled(backward_passes > 0):
+        out = checkpoint(layer, inputs, use_reentrant=False)
+    for _ in range(backward_passes):
+        out.pow(2).sum().backward(retain_graph=True)
+    return layer
+
+
+fitted_runs = {"forward under no_grad()": 0, "one backward()": 1, "two backward()": 2}
+matches = {}
+for name, backward_passes in fitted_runs.items():
+    layer = fitted_layer(backward_passes)
+    matches[name] = torch.allclose(layer.running_mean, plain_layer.running_mean, atol=1e-6)
+    print(
+        f"{name:<24} num_batches_tracked {layer.num_batches_tracked.item()}  running_mean as plain: {matches[name]}"
+    )
+assert list(matches.values()) == [False, True, False], "the fitted momentum matches plain only with one backward()"
+# sphinx_gallery_start_ignore
+assert [fitted_layer(n).num_batches_tracked.item() for n in fitted_runs.values()] == [1, 2, 3], (
+    "under no_grad the function runs once, with one backward() twice, with two backward() three times"
+)
+probe_layer, probe_in = torch.nn.BatchNorm1d(3), torch.linspace(-2.0, 2.0, 24, requires_grad=True).reshape(8, 3)
+probe_out = checkpoint(probe_layer, probe_in, use_reentrant=False)
+torch.autograd.grad(probe_out.pow(2).sum(), probe_in, retain_graph=True)
+probe_out.pow(2).sum().backward()
+assert probe_layer.num_batches_tracked.item() == 3, "torch.autograd.grad is a backward pass too: three calls"
+probe_frozen, probe_head = torch.nn.BatchNorm1d(3, affine=False), torch.nn.Linear(3, 1)
+probe_frozen_loss = probe_head(checkpoint(probe_frozen, batch, use_reentrant=False)).sum()
+probe_frozen_loss.backward()
+assert probe_frozen.num_batches_tracked.item() == 1, "a backward() that does not reach the function: one call"
+# sphinx_gallery_end_ignore
+
+# %%
 # Conclusion
 # ----------
 #
 # ``checkpoint(fn, x, use_reentrant=False)`` calls ``fn`` once in the forward pass and, when
-# ``backward()`` needs a tensor its operations saved (not a Python number one wrapped), again in ``backward()``, which
-# may stop early. What ``fn`` does besides computing its output, up to where the second call stops, happens again:
-# ``BatchNorm`` updates its running statistics a second time with the same batch, and a counter edited in place
-# counts twice. The gradients stay right as long as the second call computes what the first did: dropout gets its
-# mask back (with the default ``preserve_rng_state=True``), but a tensor the function edits and then reads gives a silently different gradient. Keep ``BatchNorm`` and in-place bookkeeping
-# outside the checkpointed function, or, for ``BatchNorm`` alone with a numeric ``momentum`` m, set
-# its momentum to 1 - (1 - m) ** 0.5.
+# ``backward()`` needs a tensor its operations saved (not a Python number one wrapped), once more in each backward
+# pass, a call that may stop early. What ``fn`` does besides computing its output, up to where that call stops,
+# happens again: in a step with one ``backward()``, ``BatchNorm`` updates its running statistics a second time with
+# the same batch, and a counter edited in place counts twice. The gradients stay right as long as the second call
+# computes what the first did: dropout gets its mask back (with the default ``preserve_rng_state=True``), but a
+# tensor the function edits and then reads can give a silently different gradient. Keep ``BatchNorm`` and in-place
+# bookkeeping outside the checkpointed function. A numeric ``momentum`` m set to 1 - (1 - m) ** 0.5 corrects
+# ``BatchNorm``'s running averages alone, not its ``num_batches_tracked``, and only in steps where exactly one
+# ``backward()`` reaches the function: not with two backward passes, nor under ``torch.no_grad()``.

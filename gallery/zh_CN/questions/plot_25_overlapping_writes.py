@@ -306,7 +306,7 @@ assert [shift_refused(torch.zeros(shape)) for shape in ((3, 0), (2,), (2, 3), (3
 # 不报错的写入
 # ------------
 #
-# 再看四种写入，每种在新的 ``t`` 上运行两次：一次照原样，一次先把源交给 ``clone()``。八次运行都没有报错。``t.add_(t)`` 中源和目标是同一批元素，一一对应；``t.flip(0)`` 返回新张量而不是视图，所以 ``t.copy_(t.flip(0))`` 没有重叠。这两种的结果与克隆源之后的结果相同。后两种是部分重叠：一种是掩码元素全为真时，用 ``masked_scatter_`` 从 ``t[:-1]`` 写入 ``t[1:]``；另一种是用 ``torch.mm`` 把 ``t`` 的 2×2 视图 ``s`` 与自身相乘并写回 ``s``。两者都不报错，结果却都与先克隆源的同一写入不同。
+# 再看四种写入，每种在新的 ``t`` 上运行两次：一次照原样，一次先把源交给 ``clone()``。八次运行都没有报错。``t.add_(t)`` 中源和目标是同一批元素，一一对应；``t.flip(0)`` 返回新张量而不是视图，所以 ``t.copy_(t.flip(0))`` 没有重叠。这两种的结果与克隆源之后的结果相同。后两种的重叠是另一类：掩码元素全为真时，用 ``masked_scatter_`` 从 ``t[:-1]`` 写入 ``t[1:]``，是部分重叠；用 ``torch.mm`` 把 ``t`` 的 2×2 视图 ``s`` 与自身相乘并写回 ``s``，则和 ``t.add_(t)`` 一样写回它正在读取的那些元素，但每个输出元素都由其中几个元素算出。两者都不报错，结果却都与先克隆源的同一写入不同。
 
 
 def masked(t, src):
@@ -339,6 +339,13 @@ assert differ == ["t[1:].masked_scatter_(mask, t[:-1])", "torch.mm(s, s, out=s)"
 # sphinx_gallery_start_ignore
 probe = torch.arange(5.0)
 assert probe.flip(0)._base is None and not same_storage(probe.flip(0), probe), "flip(0) is not a view of t"
+probe_s = probe[:4].view(2, 2)
+assert (probe[1:].storage_offset(), probe[:-1].storage_offset(), probe[1:].numel()) == (1, 0, 4), (
+    "t[1:] and t[:-1] share four elements of t's five, each in another place: a partial overlap"
+)
+assert probe_s.data_ptr() == probe[:4].data_ptr() and probe_s.stride() == (2, 1), (
+    "torch.mm reads and writes the same four elements of s, in the same places: a full overlap"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -437,4 +444,4 @@ for step, obs in enumerate(observations):
 # 小结
 # ----
 #
-# 本页运行的源与目标部分重叠的写入中，有七种（如 ``t[1:] = t[:-1]``）被拒绝，报的都是本页引用的那条报错信息；另有两种（``masked_scatter_`` 和带 ``out=`` 的 ``torch.mm``）运行时没有报错，结果却与先克隆源的同一写入不同。同样的平移用在较长张量每隔一个取出的元素上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移。
+# 本页运行的源与目标部分重叠的写入中，有七种（如 ``t[1:] = t[:-1]``）被拒绝，报的都是本页引用的那条报错信息；同样部分重叠的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。同样的平移用在较长张量每隔一个取出的元素上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移。

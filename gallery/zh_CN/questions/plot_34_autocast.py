@@ -379,7 +379,7 @@ assert token_dtype == torch.float32, "on the CPU in a bfloat16 region, Embedding
 # 现象：整个训练循环都在一个区域里
 # --------------------------------
 #
-# 如果整个训练循环都写在 ``torch.autocast`` 里，优化器的 ``step()`` 就是在区域内调用的。优化器更新了 float32 权重，可每次前向传播用的都还是第一步转换出的副本，看不到 ``Linear`` 权重（各是一个 ``Parameter``）的更新；由 ``weight_norm`` 这类参数化在每次读取时算出的权重会被重新转换，照样训练（本单元格的隐藏检查跑了这种情形）。这里模型只有一个 ``Linear``，损失停在起点不动。模型里若有 ``LayerNorm``，autocast 不转换它的参数，损失仍会下降，只是比下面的解决办法慢（本单元格的隐藏检查用 ``Linear``、``LayerNorm``、``Linear`` 三层的模型把两种写法都跑了一遍）。
+# 如果整个训练循环都写在 ``torch.autocast`` 里，优化器的 ``step()`` 就是在区域内调用的。优化器更新了 float32 权重，可每次前向传播用的都还是第一步转换出的副本，看不到 ``Linear`` 权重（各是一个 ``Parameter``）的更新；由 ``weight_norm`` 这类参数化在每次读取时算出的权重会被重新转换，照样训练（本单元格的隐藏检查跑了这种情形）。这里模型只有一个 ``Linear``，损失停在起点不动。模型里的 ``LayerNorm`` 若带参数（默认 ``elementwise_affine=True``），autocast 不转换它的参数，损失仍会下降，只是比下面的解决办法慢；``elementwise_affine=False`` 时损失同样停在起点不动（本单元格的隐藏检查用 ``Linear``、``LayerNorm``、``Linear`` 三层的模型把两种写法都跑了一遍，还跑了 ``LayerNorm`` 不带参数的情形）。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
@@ -398,9 +398,11 @@ print("losses:", [round(v, 4) for v in stuck])
 print("model.weight changed:", not torch.equal(model.weight, start))
 assert len(set(stuck)) == 1 and not torch.equal(model.weight, start), "the weights move, the loss does not"
 # sphinx_gallery_start_ignore
-def three_layer_steps(region_per_step):
+def three_layer_steps(region_per_step, affine=True):
     torch.manual_seed(0)
-    layers = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.LayerNorm(8), torch.nn.Linear(8, 1))
+    layers = torch.nn.Sequential(
+        torch.nn.Linear(3, 8), torch.nn.LayerNorm(8, elementwise_affine=affine), torch.nn.Linear(8, 1)
+    )
     layers_optimizer = torch.optim.SGD(layers.parameters(), lr=0.1)
     lx, ly = torch.randn(8, 3), torch.randn(8, 1)
     taken = []
@@ -433,6 +435,9 @@ def three_layer_steps(region_per_step):
 one_region_steps, per_step_steps = three_layer_steps(False), three_layer_steps(True)
 one_region_losses, per_step_losses = [s[0] for s in one_region_steps], [s[0] for s in per_step_steps]
 assert one_region_losses == sorted(set(one_region_losses), reverse=True), "with a LayerNorm the loss still falls"
+assert len({s[0] for s in three_layer_steps(False, affine=False)}) == 1, (
+    "with a LayerNorm without parameters the loss stays where it started"
+)
 assert per_step_losses[0] == one_region_losses[0], "both runs start from the same loss"
 assert all(f < o for f, o in zip(per_step_losses[1:], one_region_losses[1:], strict=True)), "the fix falls faster at every step"
 assert all(same_storage(s[1], one_region_steps[0][1]) for s in one_region_steps), "one copy of Linear's weight"

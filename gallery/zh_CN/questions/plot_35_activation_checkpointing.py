@@ -15,7 +15,7 @@
       h = checkpoint(block, x, use_reentrant=False)
       out = head(bn(h))
 
-写在被 ``checkpoint`` 包住的函数开头的 ``print`` 可能打印两次，``BatchNorm`` 的 ``num_batches_tracked`` 每步记两个批次，在 ``momentum`` 介于 0 和 1 之间（如默认的 0.1）时，``running_mean`` 也和不用 ``checkpoint`` 的运行不一样（每批数据都更新了它两次；``momentum=None`` 时它是各批的简单平均，就没有差别）。本页用 ``torch.utils.checkpoint.checkpoint`` 做梯度检查点（activation checkpointing，也叫 gradient checkpointing 或重计算），数出被包住的函数调用了几次；把 ``BatchNorm`` 的滑动统计量（running statistics）和原地（in-place）操作同普通运行比较；看第二次调用算出别的东西时会怎样、``dropout`` 为什么两次拿到同一个掩码；最后在三步的训练循环里检查两种解决办法。
+写在被 ``checkpoint`` 包住的函数开头的 ``print`` 可能打印两次；在只有一次 ``backward()`` 的一步里，``BatchNorm`` 的 ``num_batches_tracked`` 记两个批次，在 ``momentum`` 介于 0 和 1 之间（如默认的 0.1）时，``running_mean`` 也和不用 ``checkpoint`` 的运行不一样（每批数据都更新了它两次；``momentum=None`` 时它是各批的简单平均，与不用 ``checkpoint`` 的运行只差浮点舍入误差）。本页用 ``torch.utils.checkpoint.checkpoint`` 做梯度检查点（activation checkpointing，也叫 gradient checkpointing 或重计算），数出被包住的函数调用了几次；把 ``BatchNorm`` 的滑动统计量（running statistics）和原地（in-place）操作同普通运行比较；看第二次调用算出别的东西时会怎样、``dropout`` 为什么两次拿到同一个掩码；在三步的训练循环里检查两种解决办法；最后数一数，一步里有两次 ``backward()``，或者一次也没有时，函数被调用几次。
 """
 
 # %%
@@ -441,6 +441,23 @@ assert len(cache) == 2, "the second call appended again"
 # sphinx_gallery_end_ignore
 
 # %%
+# 并不是函数先原地修改、再读取的每个张量都会改变梯度：``x.sin() + shift`` 对 ``x`` 的梯度是 ``cos(x)``，与 ``shift`` 的值无关。对 ``shift`` 的修改在两次调用里都做了，``x.grad`` 仍是 ``cos(x)``。
+
+shift = torch.zeros(())
+
+
+def shifted(x):
+    shift.add_(1)
+    return x.sin() + shift
+
+
+x = torch.randn(3, requires_grad=True)
+checkpoint(shifted, x, use_reentrant=False).sum().backward()
+print("shift:", shift.item())
+print("x.grad equals cos(x):", torch.allclose(x.grad, x.detach().cos()))
+assert shift.item() == 2 and torch.allclose(x.grad, x.detach().cos()), "shift was edited twice; x.grad is cos(x)"
+
+# %%
 # ``dropout`` 两次拿到同一个掩码
 # ------------------------------
 #
@@ -581,7 +598,54 @@ for probe_m in (0.01, 0.1, 0.5, 0.99, None, 1.0):
 # sphinx_gallery_end_ignore
 
 # %%
+# 一步里函数没有调用两次时
+# ------------------------
+#
+# 第二次调用来自 ``backward()``：每一次需要函数所保存张量的反向传播，都会再调用它一次。一步里有两次反向传播（先对第一个损失 ``backward(retain_graph=True)``，再对第二个损失 ``backward()``）时，函数被调用三次；在 ``torch.no_grad()`` 下做前向传播（比如模型仍处于训练模式时做验证）时，只调用一次。按一批数据更新两次算出的 momentum 1 - (1 - 0.1) ** 0.5，这时得到的 ``running_mean`` 与普通层用默认 momentum 更新一次的结果不同：它只适用于每步一次 ``backward()``。
+
+fitted = 1 - (1 - 0.1) ** 0.5
+torch.manual_seed(0)
+batch = torch.randn(8, 3)
+plain_layer = torch.nn.BatchNorm1d(3)
+plain_layer(batch)
+
+
+def fitted_layer(backward_passes):
+    layer = torch.nn.BatchNorm1d(3, momentum=fitted)
+    inputs = batch.clone().requires_grad_()
+    with torch.set_grad_enabled(backward_passes > 0):
+        out = checkpoint(layer, inputs, use_reentrant=False)
+    for _ in range(backward_passes):
+        out.pow(2).sum().backward(retain_graph=True)
+    return layer
+
+
+fitted_runs = {"forward under no_grad()": 0, "one backward()": 1, "two backward()": 2}
+matches = {}
+for name, backward_passes in fitted_runs.items():
+    layer = fitted_layer(backward_passes)
+    matches[name] = torch.allclose(layer.running_mean, plain_layer.running_mean, atol=1e-6)
+    print(
+        f"{name:<24} num_batches_tracked {layer.num_batches_tracked.item()}  running_mean as plain: {matches[name]}"
+    )
+assert list(matches.values()) == [False, True, False], "the fitted momentum matches plain only with one backward()"
+# sphinx_gallery_start_ignore
+assert [fitted_layer(n).num_batches_tracked.item() for n in fitted_runs.values()] == [1, 2, 3], (
+    "under no_grad the function runs once, with one backward() twice, with two backward() three times"
+)
+probe_layer, probe_in = torch.nn.BatchNorm1d(3), torch.linspace(-2.0, 2.0, 24, requires_grad=True).reshape(8, 3)
+probe_out = checkpoint(probe_layer, probe_in, use_reentrant=False)
+torch.autograd.grad(probe_out.pow(2).sum(), probe_in, retain_graph=True)
+probe_out.pow(2).sum().backward()
+assert probe_layer.num_batches_tracked.item() == 3, "torch.autograd.grad is a backward pass too: three calls"
+probe_frozen, probe_head = torch.nn.BatchNorm1d(3, affine=False), torch.nn.Linear(3, 1)
+probe_frozen_loss = probe_head(checkpoint(probe_frozen, batch, use_reentrant=False)).sum()
+probe_frozen_loss.backward()
+assert probe_frozen.num_batches_tracked.item() == 1, "a backward() that does not reach the function: one call"
+# sphinx_gallery_end_ignore
+
+# %%
 # 小结
 # ----
 #
-# ``checkpoint(fn, x, use_reentrant=False)`` 在前向传播中调用 ``fn`` 一次；``backward()`` 需要 ``fn`` 里的运算保存的张量（不包括运算包装成张量的 Python 数字）时，在 ``backward()`` 里再调用一次，而这第二次调用可能提前停下。``fn`` 除了计算输出之外做的事，在第二次调用停下之前的部分都会再做一遍：``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码（默认 ``preserve_rng_state=True`` 时），但函数先原地修改、再读取的张量会悄悄给出不同的梯度。把 ``BatchNorm`` 和原地计数之类的记账操作放到被 ``checkpoint`` 包住的函数外面；如果只有 ``BatchNorm``，且它的 ``momentum`` 是一个数 m，也可以把 ``momentum`` 设成 1 - (1 - m) ** 0.5。
+# ``checkpoint(fn, x, use_reentrant=False)`` 在前向传播中调用 ``fn`` 一次；``backward()`` 需要 ``fn`` 里的运算保存的张量（不包括运算包装成张量的 Python 数字）时，每次反向传播都再调用它一次，而这次调用可能提前停下。``fn`` 除了计算输出之外做的事，在这次调用停下之前的部分都会再做一遍：在只有一次 ``backward()`` 的一步里，``BatchNorm`` 用同一批数据再更新一次滑动统计量，原地修改的计数器数两次。只要第二次调用算出的和第一次相同，梯度就是对的：``dropout`` 能拿回它的掩码（默认 ``preserve_rng_state=True`` 时），但函数先原地修改、再读取的张量可能悄悄给出不同的梯度。把 ``BatchNorm`` 和原地计数之类的记账操作放到被 ``checkpoint`` 包住的函数外面。把数值 ``momentum`` m 设成 1 - (1 - m) ** 0.5，只修正 ``BatchNorm`` 的滑动统计量，不修正它的 ``num_batches_tracked``，而且只在每步恰好有一次 ``backward()`` 走到这个函数时成立：一步两次反向传播时不成立，在 ``torch.no_grad()`` 下也不成立。
