@@ -156,15 +156,16 @@ SOURCES = {**GRAD_GIVENS, "plain": lambda dtype: torch.ones(3, dtype=dtype)}
     "en": "torch.asarray(x, requires_grad=False) without copy=True, for x a leaf that requires grad and a "
           "Parameter, in float32 and float64: it returns x itself, whose requires_grad is now False (the Parameter "
           "is still a Parameter). For a non-leaf y = leaf * 2: it returns a tensor other than y that shares y's "
-          "storage, has no grad_fn and does not require grad, while y keeps its grad_fn. torch.asarray(x, "
-          "requires_grad=x.requires_grad) without copy=True, for x a leaf, a non-leaf, a Parameter and a view of a "
-          "leaf that require grad and a tensor that does not, and torch.asarray(x, requires_grad=True) for the "
-          "four that require grad, in float32 and float64: each returns x itself, which keeps its requires_grad, "
-          "its grad_fn and its type.",
+          "storage, has no grad_fn and does not require grad, while y keeps its requires_grad (True) and its "
+          "grad_fn. torch.asarray(x, requires_grad=x.requires_grad) without copy=True, for x a leaf, a non-leaf, "
+          "a Parameter and a view of a leaf that require grad and a tensor that does not, and "
+          "torch.asarray(x, requires_grad=True) for the four that require grad, in float32 and float64: each "
+          "returns x itself, which keeps its requires_grad, its grad_fn and its type.",
     "zh_CN": "不带 copy=True 调用 torch.asarray(x, requires_grad=False)，x 分别是需要梯度的叶子张量和 Parameter，"
              "各用 float32 和 float64：返回的是 x 本身，它的 requires_grad 变成了 False（Parameter 仍是 "
              "Parameter）。对非叶子张量 y = leaf * 2：返回的是另一个张量，与 y 共享存储，没有 grad_fn，不需要梯度，"
-             "而 y 仍有 grad_fn。不带 copy=True 调用 torch.asarray(x, requires_grad=x.requires_grad)，x 分别是"
+             "而 y 仍需要梯度，grad_fn 也不变。不带 copy=True 调用 "
+             "torch.asarray(x, requires_grad=x.requires_grad)，x 分别是"
              "需要梯度的叶子张量、非叶子张量、Parameter、叶子张量的视图和不需要梯度的张量，以及对其中需要梯度的"
              "四种调用 torch.asarray(x, requires_grad=True)，各用 float32 和 float64：返回的都是 x 本身，"
              "它的 requires_grad、grad_fn 和类型都不变。",
@@ -179,10 +180,11 @@ def _asarray_requires_grad_without_copy() -> Fact:
             result = torch.asarray(x, requires_grad=False)
             seen[f"{name} {dtype}"] = (result is x, x.requires_grad, type(x) is type(GRAD_GIVENS[name](dtype)))
         y = GRAD_GIVENS["non-leaf"](dtype)
+        node = y.grad_fn
         result = torch.asarray(y, requires_grad=False)
         shares = result.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
         seen[f"non-leaf {dtype}"] = (result is not y and shares, result.grad_fn is None and not result.requires_grad,
-                                     y.grad_fn is not None)
+                                     y.requires_grad and node is not None and y.grad_fn is node)
     edited = [key for key, (same, still, kind) in seen.items() if not key.startswith("non-leaf")
               and not (same and not still and kind)]
     non_leaf = [all(parts) for key, parts in seen.items() if key.startswith("non-leaf")]
@@ -196,5 +198,6 @@ def _asarray_requires_grad_without_copy() -> Fact:
     changed = [key for key, parts in no_op.items() if not all(parts)]
     return Fact(not edited and non_leaf == [True, True] and not changed,
                 f"requires_grad=False, per source (leaf, Parameter: result is x, x.requires_grad after, same type; "
-                f"non-leaf: a new tensor on y's storage, out of the graph, y keeps its grad_fn): {seen}; "
+                f"non-leaf: a new tensor on y's storage, out of the graph, y keeps requires_grad and its grad_fn): "
+                f"{seen}; "
                 f"requires_grad=x.requires_grad or True (result is x, x keeps requires_grad, grad_fn, type): {no_op}")

@@ -145,22 +145,23 @@ def _detach_resize_grow_reallocates() -> Fact:
                 f"a's storage moved: {moved}; its size {nbytes} bytes; shared with d: {same_storage(a, d)}")
 
 
-def _saved_six(folder: pathlib.Path) -> pathlib.Path:
-    """A file holding ``{"w": torch.ones(6)}`` (float32) as torch.save writes it."""
+def _saved_six(folder: pathlib.Path, legacy: bool = False) -> pathlib.Path:
+    """A file holding ``{"w": torch.ones(6)}`` (float32) as torch.save writes it: in its default zip format, or in the
+    legacy one (``_use_new_zipfile_serialization=False``)."""
     path = folder / "six.pt"
-    torch.save({"w": torch.ones(6)}, path)
+    torch.save({"w": torch.ones(6)}, path, _use_new_zipfile_serialization=not legacy)
     return path
 
 
-def _loaded(folder: pathlib.Path, **options) -> torch.Tensor:
-    return torch.load(_saved_six(folder), **options)["w"]
+def _loaded(folder: pathlib.Path, legacy: bool = False, **options) -> torch.Tensor:
+    return torch.load(_saved_six(folder, legacy), **options)["w"]
 
 
-def _assigned(folder: pathlib.Path) -> torch.Tensor:
+def _assigned(folder: pathlib.Path, legacy: bool = False) -> torch.Tensor:
     """The parameter that ``load_state_dict(..., assign=True)`` puts in place from a state dict torch.load read."""
     module = torch.nn.Module()
     module.w = torch.nn.Parameter(torch.zeros(6))
-    module.load_state_dict(torch.load(_saved_six(folder), weights_only=True), assign=True)
+    module.load_state_dict(torch.load(_saved_six(folder, legacy), weights_only=True), assign=True)
     return module.w
 
 
@@ -191,6 +192,9 @@ RESIZABLE: dict[str, Callable[[pathlib.Path], torch.Tensor]] = {
     "torch.load(f).clone()": lambda folder: _loaded(folder, weights_only=True).clone(),
     "copy.deepcopy(torch.load(f))": lambda folder: copy.deepcopy(_loaded(folder, weights_only=True)),
     "torch.from_numpy(array).clone()": lambda folder: torch.from_numpy(np.ones(6, dtype=np.float32)).clone(),
+    "torch.load(legacy_f, weights_only=True)": lambda folder: _loaded(folder, legacy=True, weights_only=True),
+    "torch.load(legacy_f, weights_only=False)": lambda folder: _loaded(folder, legacy=True, weights_only=False),
+    "load_state_dict(torch.load(legacy_f), assign=True)": lambda folder: _assigned(folder, legacy=True),
 }
 #: The child of :func:`_detach_resize_grow_on_borrowed_memory`: no core file; a growing resize_ of shared memory.
 _SHARED_GROW = (
@@ -225,8 +229,9 @@ def _grow(a: torch.Tensor) -> tuple[bool, str]:
 
 @fact("detach-resize-grow-on-borrowed-memory", {
     "en": "On d = a.detach() of a leaf a of 6 float32 elements made to require grad by requires_grad_(), calls "
-          "d.resize_(100) (f is a file torch.save wrote {'w': torch.ones(6)} to, torch.load(f) stands for its "
-          "tensor, and torch.from_file reads a file of 24 bytes). On a from each of these "
+          "d.resize_(100) (f is a file torch.save wrote {'w': torch.ones(6)} to in its default zip format, "
+          "legacy_f one it wrote it to with _use_new_zipfile_serialization=False, torch.load(f) stands for the "
+          "tensor a file holds, and torch.from_file reads a file of 24 bytes). On a from each of these "
           f"{_count(len(NOT_RESIZABLE), 'en')} routes, whose storage reports untyped_storage().resizable() False: "
           + ", ".join(NOT_RESIZABLE) + ", the call raises a RuntimeError, \"Trying to resize storage that is not "
           "resizable\"; d then has the shape (100,) over the same 24 bytes, and a keeps its memory, its values, its "
@@ -236,7 +241,8 @@ def _grow(a: torch.Tensor) -> tuple[bool, str]:
           "after a.share_memory_(), whose storage also reports resizable() True, the same call ends the process by "
           "a signal.",
     "zh_CN": "对有 6 个 float32 元素、用 requires_grad_() 设为需要梯度的叶子张量 a，对 d = a.detach() 调用 "
-             "d.resize_(100)（f 是 torch.save 写入 {'w': torch.ones(6)} 的文件，torch.load(f) 代表其中的张量；"
+             "d.resize_(100)（f 是 torch.save 以默认的 zip 格式写入 {'w': torch.ones(6)} 的文件，legacy_f 是以 "
+             "_use_new_zipfile_serialization=False 写入的同样内容的文件，torch.load(f) 代表文件中的张量；"
              "torch.from_file 读的是一个 24 字节的文件）。下面"
              f"{_count(len(NOT_RESIZABLE), 'zh_CN')}条途径得到的 a，存储的 untyped_storage().resizable() 都是 False："
              + "、".join(NOT_RESIZABLE) + "；对它们，这个调用抛出 RuntimeError “Trying to resize storage that is not "
@@ -246,12 +252,15 @@ def _grow(a: torch.Tensor) -> tuple[bool, str]:
              "_version 加 1。在一个全新的 Python 进程里，先调用 a.share_memory_()（它的存储的 resizable() 也是 "
              "True），再做同样的调用，进程被信号终止。",
 }, {"en": f"{len(NOT_RESIZABLE)} routes to a storage that is not resizable (NumPy, a bytearray, DLPack, torch.load "
-          "with weights_only True and False, with and without mmap, load_state_dict(assign=True), torch.from_file "
-          f"shared and not), {len(RESIZABLE)} to a resizable one, and shared memory; a leaf of 6 float32 elements, "
-          "on the CPU",
-    "zh_CN": f"{len(NOT_RESIZABLE)} 条途径得到不可调整大小的存储（NumPy、bytearray、DLPack、weights_only 为 True 和 "
-             "False、带和不带 mmap 的 torch.load、load_state_dict(assign=True)、shared 与否的 torch.from_file），"
-             f"{len(RESIZABLE)} 条得到可调整大小的存储，以及共享内存；6 个 float32 元素的叶子张量，在 CPU 上"})
+          "of a zip-format file with weights_only True and False, with and without mmap, load_state_dict(assign=True) "
+          f"from it, torch.from_file shared and not), {len(RESIZABLE)} to a resizable one (torch.load of a "
+          "legacy-format file and load_state_dict(assign=True) from it among them), and shared memory; a leaf of 6 "
+          "float32 elements, on the CPU",
+    "zh_CN": f"{len(NOT_RESIZABLE)} 条途径得到不可调整大小的存储（NumPy、bytearray、DLPack、对 zip 格式文件 "
+             "weights_only 为 True 和 False、带和不带 mmap 的 torch.load、由此的 load_state_dict(assign=True)、"
+             f"shared 与否的 torch.from_file），{len(RESIZABLE)} 条得到可调整大小的存储（其中有对旧格式文件的 "
+             "torch.load 和由此的 load_state_dict(assign=True)），以及共享内存；6 个 float32 元素的叶子张量，"
+             "在 CPU 上"})
 def _detach_resize_grow_on_borrowed_memory() -> Fact:
     """A growing d.resize_(100) raises on a storage that is not resizable, after d took the new shape, and moves a
     resizable one; on shared memory, resizable too, it ends the process (run in a child)."""

@@ -44,10 +44,15 @@ def _autograd_views(t: view_ops.Table) -> bool:
 
 
 def _multi_output(t: view_ops.Table) -> bool:
-    refused = {code for code, _, c in _cells(t, view_ops.ROWS)
-               if isinstance(c["edit_refused"], view_ops.Refused) and c["edit_refused"].kind == view_ops.MULTI_OUTPUT}
-    accepted = {code for code, _, c in _cells(t, view_ops.ROWS) if c["edit_refused"] is False}
-    return refused == set(_MULTI) and not (refused & accepted) and accepted | refused == set(view_ops.ROWS)
+    """The four multi-output rows refuse the edit on every layout their operation runs on, and every other row
+    accepts it on every layout its operation runs on (a layout where the operation raises has no edit)."""
+    ran = [(code, c["edit_refused"]) for code, _, c in _cells(t, view_ops.ROWS)]
+    refused = {code for code, edit in ran if isinstance(edit, view_ops.Refused) and edit.kind == view_ops.MULTI_OUTPUT}
+    accepted = {code for code, edit in ran if edit is False}
+    return (refused == set(_MULTI) and not (refused & accepted) and accepted | refused == set(view_ops.ROWS)
+            and all(edit is False for code, edit in ran if code not in _MULTI)
+            and {(code, lay) for code in view_ops.ROWS for lay in view_ops.LAYOUTS
+                 if isinstance(t[code][lay]["edit_refused"], view_ops.Raised)} == _RAISES)
 
 
 def _same(cells: dict, value: bool) -> bool:
@@ -100,8 +105,10 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "one call returns on a single autograd node. "
                 "`tensor_split()`, `hsplit()` and `vsplit()` return several views too, each on a node of its own "
                 "(`SliceBackward0`), and accept the probe's edit, `fill_(-1)`, as every other row of both tables "
-                "does; on an `expand()` view of a CPU tensor that expands a size-1 dimension, or adds a new one, to "
-                "more than one element, so that several elements lie at one memory location, "
+                "does wherever its operation runs (not `view(4, 3)` or `view_as(torch.empty(4, 3))` on the "
+                "non-contiguous source, where the operation itself raises); on an `expand()` view of a CPU tensor "
+                "that expands a size-1 dimension, or adds a new one, to more than one element, so that several "
+                "elements lie at one memory location, "
                 "`fill_()` with a number as its value (`fill_(-1)`) runs while `fill_()` with a 0-d tensor as its "
                 "value, `add_()` and `mul_()` are refused, and so is `copy_()` from a new tensor of "
                 "the view's shape, from the tensor expanded or from an `expand()` of its clone; `copy_()` from the "
@@ -111,7 +118,9 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "的第一个输出一做原地（in-place）操作就报错；这四个函数一次调用返回的所有视图，"
                 "在自动求导中挂在同一个节点上。"
                 "`tensor_split()`、`hsplit()` 和 `vsplit()` 也返回多个视图，但每个视图各有自己的节点"
-                "（`SliceBackward0`），探测程序做的原地修改 `fill_(-1)` 它们都允许，两张表中其余各行也都允许；"
+                "（`SliceBackward0`），探测程序做的原地修改 `fill_(-1)` 它们都允许，两张表中其余各行在操作本身"
+                "能执行的地方也都允许（`view(4, 3)` 和 `view_as(torch.empty(4, 3))` 在不连续的源张量上操作本身就"
+                "报错，不做这个修改）；"
                 "CPU 张量的 `expand()` 视图若把长度为 1 的维或新增的维扩展成多个元素，"
                 "就有多个元素落在同一个内存位置上，"
                 "在它上面以数值为值的 `fill_()`（`fill_(-1)`）可以执行，以 0 维张量为值的 `fill_()`、"

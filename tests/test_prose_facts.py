@@ -139,6 +139,10 @@ _RESIZE_ROUTE_WORDS = {
     "torch.load(f).clone()": {None: ("clone()",)},
     "copy.deepcopy(torch.load(f))": {None: ("copy.deepcopy",)},
     "torch.from_numpy(array).clone()": {None: ("clone()",)},
+    "torch.load(legacy_f, weights_only=True)": {None: ("_use_new_zipfile_serialization=False", "``True``")},
+    "torch.load(legacy_f, weights_only=False)": {None: ("_use_new_zipfile_serialization=False", "``False``")},
+    "load_state_dict(torch.load(legacy_f), assign=True)": {None: ("_use_new_zipfile_serialization=False",
+                                                                  "load_state_dict(..., assign=True)")},
 }
 
 

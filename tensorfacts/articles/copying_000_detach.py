@@ -107,16 +107,17 @@ def _accepted(make_source, grad_mode: bool = True) -> tuple[list[str], list[str]
               "tensor metadata changes”, August 2022) lifted the restriction. As on the example page, the "
               "source here is the article's: a leaf that requires grad. It refuses all four calls, not because "
               "of the detach: the two resizes fail because it requires grad (under `torch.no_grad()` too, "
-              "and on a non-leaf), `set_` and `transpose_` because it is a leaf that requires grad with grad "
-              "mode on. A non-leaf source, or the leaf under `torch.no_grad()`, accepts `set_` and "
-              "`transpose_` and refuses only the two resizes.",
+              "and on a non-leaf; under `torch.inference_mode()` all four succeed on it), `set_` and "
+              "`transpose_` because it is a leaf that requires grad with grad mode on. A non-leaf source, or the "
+              "leaf under `torch.no_grad()`, accepts `set_` and `transpose_` and refuses only the two resizes.",
         "zh_CN": "文章写成时这是对的：torch 1.12 及以前，对 `.data` 或 `.detach()` 得到的张量执行这些调用会报错"
                  "“… is not allowed on a Tensor created from .data or .detach()”，`Tensor.detach` 的文档"
                  "直到 2.2 版都还这样写。"
                  "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590)"
                  "（“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。与示例页面一样，"
                  "这里的源张量沿用原文的写法：需要梯度的叶子张量（leaf tensor）。它拒绝全部四个调用，原因不在 detach："
-                 "两个 resize 报错是因为它需要梯度（在 `torch.no_grad()` 下、换成非叶子张量也一样）；"
+                 "两个 resize 报错是因为它需要梯度（在 `torch.no_grad()` 下、换成非叶子张量也一样；"
+                 "在 `torch.inference_mode()` 下，四个调用在它上面都能执行）；"
                  "`set_` 和 `transpose_` 报错是因为它是需要梯度的叶子张量，而且梯度模式开着。"
                  "换成非叶子源张量，或者在 `torch.no_grad()` 下，`set_` 和 `transpose_` 都能执行，"
                  "只有两个 resize 会报错。",
@@ -139,6 +140,16 @@ def _detach_metadata_ops_error() -> Result:
                                      f"(grad mode {grad_mode}) accepts {accepts}")
         if _accepted(lambda: torch.ones(2, 3))[1] != list(METADATA_CALLS):
             raise AssertionError("the note is out of date: a source that does not require grad refuses a call")
+        inference_refused = []
+        for name, call in METADATA_CALLS.items():
+            source = leaf()
+            try:
+                with torch.inference_mode():
+                    call(source)
+            except RuntimeError:
+                inference_refused.append(name)
+        if inference_refused or not (source.requires_grad and source.is_leaf):
+            raise AssertionError(f"the note is out of date: under inference_mode the leaf refuses {inference_refused}")
 
     def listed(calls: list[str], sep: str, none: str) -> str:
         return sep.join(f"`{call}`" for call in calls) or none

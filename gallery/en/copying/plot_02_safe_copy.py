@@ -297,9 +297,9 @@ assert torch.equal(b, torch.tensor([100.0, 2.0, 3.0])), "b must not change"
 # PyTorch recommends the same idiom
 # ---------------------------------
 #
-# ``torch.tensor(a)`` also copies, but it warns, and its warning names
-# ``detach().clone()`` as the recommended way. The warning is captured here on
-# purpose and printed.
+# ``torch.tensor(a)`` also copies, but it warns, and on torch |torch_version| its
+# warning names ``detach().clone()`` as the recommended way. The warning is
+# captured here on purpose and printed.
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -321,7 +321,7 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 #
 # Given a tensor, and with no default device set, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return
 # that very tensor, graph and all: they are for code that accepts a list, an array or a tensor and wants a tensor. ``torch.asarray``
-# copies when told ``copy=True``, but, on this torch, without ``requires_grad`` the copy follows ``a``: given a
+# copies when told ``copy=True``, but, on this torch, without ``requires_grad=`` the copy follows ``a``: given a
 # tensor that requires grad, it requires grad. With grad mode on it stays in the graph, like ``a.clone()``; under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` it is a new leaf that still requires grad (under
 # ``torch.inference_mode()`` an inference tensor), where ``a.clone()`` gives a tensor that does not require grad.
@@ -332,18 +332,19 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # is ``cpu``, is copied even under ``"cpu:0"`` (last lines).
 # :fact:`default-device-makes-as-tensor-copy`
 #
-# Given a tensor that requires grad and no ``requires_grad``, ``torch.asarray`` warns that its default for
-# ``requires_grad`` changed (a ``UserWarning``, caught below), with or without ``copy=True``, but only on the first such
-# call in a process (on every such call after ``torch.set_warn_always(True)``); passing ``requires_grad``, with or
+# Given a tensor that requires grad and no ``requires_grad=``, ``torch.asarray`` warns that its default for
+# ``requires_grad=`` changed (a ``UserWarning``, caught below), with or without ``copy=True``, but only on the first such
+# call in a process (on every such call after ``torch.set_warn_always(True)``); passing ``requires_grad=``, with or
 # without ``copy=True``, or calling ``torch.as_tensor``, gives no warning.
 # :fact:`asarray-warns-once-without-requires-grad`
 #
 # Without ``copy=True``, pass ``requires_grad=a.requires_grad`` to silence it: given a tensor ``a``, it returns
 # ``a`` itself, which keeps its ``requires_grad``, its ``grad_fn`` and its type (a ``Parameter`` stays a
 # ``Parameter``); ``requires_grad=True`` does the same for a tensor that requires grad. ``requires_grad=False``
-# silences it too, but changes what it is given: given a leaf that requires grad, a ``Parameter`` included,
-# ``torch.asarray(a, requires_grad=False)`` returns ``a`` itself with its ``requires_grad`` switched off in place;
-# given a non-leaf, it returns a tensor that shares its memory, outside the graph.
+# silences it too, but given a leaf that requires grad, a ``Parameter`` included, it changes that leaf:
+# ``torch.asarray(a, requires_grad=False)`` returns ``a`` itself with its ``requires_grad`` switched off in place.
+# Given a non-leaf, it leaves it as it was (its ``requires_grad`` and its ``grad_fn`` kept) and returns a tensor
+# that shares its memory, outside the graph.
 # :fact:`asarray-requires-grad-without-copy`
 
 with warnings.catch_warnings(record=True) as asarray_caught:  # catches torch's warning (given once per process)
@@ -435,6 +436,12 @@ with torch.device("cpu:0"):
 # The same for a non-leaf source: as_tensor and asarray return it, graph and all.
 doubled = a * 2
 assert torch.as_tensor(doubled) is doubled and torch.asarray(doubled) is doubled, "no copy of a non-leaf either"
+doubled_node = doubled.grad_fn
+doubled_alias = torch.asarray(doubled, requires_grad=False)
+assert doubled_alias is not doubled and same_storage(doubled, doubled_alias) and doubled_alias.grad_fn is None and (
+    not doubled_alias.requires_grad) and doubled.requires_grad and doubled.grad_fn is doubled_node, (
+    "torch.asarray(a * 2, requires_grad=False) leaves a * 2 as it was and returns a tensor on its memory, outside "
+    "the graph")
 assert torch.asarray(doubled, copy=True, requires_grad=False).grad_fn is None, (
     "torch.asarray(a * 2, copy=True, requires_grad=False) has no grad_fn")
 # sphinx_gallery_end_ignore

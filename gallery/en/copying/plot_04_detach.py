@@ -20,6 +20,7 @@ counter; with grad mode on, the source leaf refuses them.
 
 import io
 import warnings
+import zipfile
 
 import torch
 
@@ -396,12 +397,16 @@ assert a.tolist() == values, "a's values never changed"
 #
 # The storage decides, through ``untyped_storage().resizable()``: only a storage that reports ``True`` is moved
 # so, such as the one torch allocates for a new tensor like ``a`` here, for a ``clone()`` or for a
-# ``copy.deepcopy``. A storage that ``torch.load`` read (with ``weights_only`` ``True`` or ``False``, with or
-# without ``mmap=True``), and so a parameter that ``load_state_dict(..., assign=True)`` put in place from it, is
-# not resizable, and neither is memory from ``torch.from_file``, NumPy, ``torch.frombuffer`` or DLPack: there the
-# same call raises ``RuntimeError: Trying to resize storage that is not resizable`` and leaves ``a`` as it was
-# (next cell). A storage moved to shared memory by ``a.share_memory_()`` reports ``True``, yet there the call
-# ends the process. :fact:`detach-resize-grow-on-borrowed-memory`
+# ``copy.deepcopy``. A storage that ``torch.load`` read from a file in the zip format ``torch.save`` writes by
+# default (with ``weights_only`` ``True`` or ``False``, with or without ``mmap=True``), and so a parameter that
+# ``load_state_dict(..., assign=True)`` put in place from it, is not resizable, and neither is memory from
+# ``torch.from_file``, NumPy, ``torch.frombuffer`` or DLPack: there the same call raises
+# ``RuntimeError: Trying to resize storage that is not resizable`` and leaves ``a`` as it was (next cell). A file
+# in the legacy format (``torch.save(..., _use_new_zipfile_serialization=False)``, an internal option) gives a
+# resizable storage instead, with ``weights_only`` ``True`` or ``False``, and so does a parameter that
+# ``load_state_dict(..., assign=True)`` put in place from it: the call moves ``a`` as above. A storage moved
+# to shared memory by ``a.share_memory_()`` reports ``True``, yet there the call ends the process.
+# :fact:`detach-resize-grow-on-borrowed-memory`
 
 a, d = fresh_pair()
 old_address = a.untyped_storage().data_ptr()
@@ -421,10 +426,10 @@ assert a.untyped_storage().resizable(), "the storage torch allocated for a repor
 # sphinx_gallery_end_ignore
 
 # %%
-# A tensor that ``torch.load`` read, here from a buffer in memory, is on a storage that is not resizable, and
-# the same call raises. ``d`` keeps the shape ``(100,)`` it took before the error, which covers 400 bytes, over
-# the old storage of 24 bytes: reading or writing the whole of ``d`` would go past the end of that memory. Do not
-# use ``d`` after such an error; take a new ``d = a.detach()``.
+# A tensor that ``torch.load`` read from the default zip format, here from a buffer in memory, is on a storage
+# that is not resizable, and the same call raises. ``d`` keeps the shape ``(100,)`` it took before the error,
+# which covers 400 bytes, over the old storage of 24 bytes: reading or writing the whole of ``d`` would go past
+# the end of that memory. Do not use ``d`` after such an error; take a new ``d = a.detach()``.
 
 buffer = io.BytesIO()
 torch.save(torch.tensor(values), buffer)
@@ -437,11 +442,12 @@ try:
 except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
-    raise AssertionError("a growing d.resize_ on a storage torch.load read must raise")
+    raise AssertionError("a growing d.resize_ on a storage torch.load read from the zip format must raise")
 print("a:", a)
 print("d.shape:", tuple(d.shape), " bytes in d's storage:", d.untyped_storage().nbytes())
 assert tuple(d.shape) == (100,) and d.untyped_storage().nbytes() == 24, "d keeps the shape (100,) over 24 bytes"
 # sphinx_gallery_start_ignore
+assert zipfile.is_zipfile(buffer), "torch.save wrote the buffer in the zip format"
 assert not a.untyped_storage().resizable(), "the storage torch.load read reports resizable() False"
 assert d.numel() * d.element_size() == 400, "d's shape (100,) covers 400 bytes"
 assert a.tolist() == values and tuple(a.shape) == (2, 3) and a.untyped_storage().nbytes() == 24, (
@@ -529,17 +535,21 @@ for call, change in changes.items():
         print("    accepted, shape", tuple(a.shape))
 assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf accepts set_, transpose_"
 # sphinx_gallery_start_ignore
-def error_under_no_grad(change):
-    with torch.no_grad():
+def error_under(grad_mode, change):
+    leaf_source = torch.tensor(values, requires_grad=True)
+    with grad_mode():
         try:
-            change(torch.tensor(values, requires_grad=True))
+            change(leaf_source)
         except RuntimeError as e:
             return str(e)
-    return None
+    return None if leaf_source.requires_grad and leaf_source.is_leaf else "no longer a leaf that requires grad"
 
 
-assert [error_under_no_grad(change) for change in changes.values()] == [resize_error, resize_error, None, None], (
+assert [error_under(torch.no_grad, change) for change in changes.values()] == [
+    resize_error, resize_error, None, None], (
     "under no_grad a leaf that requires grad still refuses the two resizes, and accepts set_ and transpose_")
+assert [error_under(torch.inference_mode, change) for change in changes.values()] == [None, None, None, None], (
+    "under inference_mode a leaf that requires grad accepts all four calls")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -561,7 +571,8 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 #    two tensors keep one version counter. On the
 #    source leaf they raise for two
 #    reasons: the two resizes because it requires grad (under
-#    ``torch.no_grad()`` too, and on a non-leaf that requires grad), ``set_``
+#    ``torch.no_grad()`` too, and on a non-leaf that requires grad; under
+#    ``torch.inference_mode()`` all four succeed on it), ``set_``
 #    and ``transpose_`` because it is a leaf that requires grad and grad mode
 #    is on, as here (under ``torch.no_grad()`` the leaf accepts them); the
 #    non-leaf source ``x * 2`` accepts ``set_`` and ``transpose_``.
@@ -579,7 +590,8 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 # of the four calls above moves by one. A ``resize_`` that needs more bytes than
 # the storage holds moves it by one as well, and moves ``a``'s memory too, when the storage
 # is resizable (``untyped_storage().resizable()``), as the one torch allocates for a new tensor, a ``clone()``
-# or a ``copy.deepcopy`` is; on a storage that ``torch.load`` read, or memory from ``torch.from_file``, NumPy,
+# or a ``copy.deepcopy`` is, and the one ``torch.load`` reads from a legacy-format file; on a storage that
+# ``torch.load`` read from the default zip format, or memory from ``torch.from_file``, NumPy,
 # ``torch.frombuffer`` or DLPack, it raises instead, leaving ``d`` with the new shape over the old memory, not
 # to be used again (take a new ``d = a.detach()``), and after ``share_memory_()`` it ends the process.
 # The article's third example, where ``a`` is rebound after ``detach()``, is

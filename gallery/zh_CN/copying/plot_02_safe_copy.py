@@ -285,7 +285,7 @@ assert torch.equal(b, torch.tensor([100.0, 2.0, 3.0])), "b must not change"
 # PyTorch 也推荐这种写法
 # ----------------------
 #
-# ``torch.tensor(a)`` 也会复制，但会发出警告，警告里推荐的正是 ``detach().clone()``。这里有意捕获这条警告，并把它打印出来。
+# ``torch.tensor(a)`` 也会复制，但会发出警告；在 torch |torch_version| 上，警告里推荐的正是 ``detach().clone()``。这里有意捕获这条警告，并把它打印出来。
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -305,13 +305,13 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # ``torch.as_tensor`` 和 ``torch.asarray``：“转成张量”，而不是“复制”
 # ------------------------------------------------------------------
 #
-# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“既接受列表、数组也接受张量，只要一个张量”的代码用的。``torch.asarray`` 在指定 ``copy=True`` 时会复制；但在 torch |torch_version| 上，不指定 ``requires_grad`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度。梯度模式开着时，它留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量（inference tensor），而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 会返回那个设备上的副本，除非 ``a`` 就在那个设备上：``meta`` 上的张量在 ``torch.device("meta")`` 下原样返回；CPU 张量的设备是 ``cpu``，所以即使在 ``"cpu:0"`` 下也会被复制（见最后几行）。
+# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“接受列表、数组或张量，最后要得到一个张量”的代码用的。``torch.asarray`` 在指定 ``copy=True`` 时会复制；但在 torch |torch_version| 上，不指定 ``requires_grad=`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度。梯度模式开着时，它留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量（inference tensor），而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 会返回那个设备上的副本，除非 ``a`` 就在那个设备上：``meta`` 上的张量在 ``torch.device("meta")`` 下原样返回；CPU 张量的设备是 ``cpu``，所以即使在 ``"cpu:0"`` 下也会被复制（见最后几行）。
 # :fact:`default-device-makes-as-tensor-copy`
 #
-# 给定需要梯度的张量、又不指定 ``requires_grad`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad`` 默认值的改变发出警告（``UserWarning``，下面的代码把它捕获了），但每个进程只在第一次这样调用时发出（调用过 ``torch.set_warn_always(True)`` 之后则每次都发）；传入 ``requires_grad`` 的调用（带不带 ``copy=True`` 都一样）和 ``torch.as_tensor`` 都不会发出警告。
+# 给定需要梯度的张量、又不指定 ``requires_grad=`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad=`` 默认值的改变发出警告（``UserWarning``，下面的代码把它捕获了），但每个进程只在第一次这样调用时发出（调用过 ``torch.set_warn_always(True)`` 之后则每次都发）；传入 ``requires_grad=`` 的调用（带不带 ``copy=True`` 都一样）和 ``torch.as_tensor`` 都不会发出警告。
 # :fact:`asarray-warns-once-without-requires-grad`
 #
-# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。``requires_grad=False`` 同样能消除警告，却会改动传入的张量：给定需要梯度的叶子张量时（``Parameter`` 也一样），``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``；给定非叶子张量时，它返回一个与之共享内存、脱离计算图的张量。
+# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。``requires_grad=False`` 同样能消除警告，但给定需要梯度的叶子张量时（``Parameter`` 也一样），它会改动这个叶子张量：``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``。给定非叶子张量时，传入的张量保持原样（``requires_grad`` 和 ``grad_fn`` 都不变），返回的是一个与之共享内存、脱离计算图的张量。
 # :fact:`asarray-requires-grad-without-copy`
 
 with warnings.catch_warnings(record=True) as asarray_caught:  # 捕获 torch 的那条警告（每个进程只发一次）
@@ -403,6 +403,12 @@ with torch.device("cpu:0"):
 # 源张量不是叶子张量时也一样：as_tensor 和 asarray 原样返回它，连同它的计算图。
 doubled = a * 2
 assert torch.as_tensor(doubled) is doubled and torch.asarray(doubled) is doubled, "no copy of a non-leaf either"
+doubled_node = doubled.grad_fn
+doubled_alias = torch.asarray(doubled, requires_grad=False)
+assert doubled_alias is not doubled and same_storage(doubled, doubled_alias) and doubled_alias.grad_fn is None and (
+    not doubled_alias.requires_grad) and doubled.requires_grad and doubled.grad_fn is doubled_node, (
+    "torch.asarray(a * 2, requires_grad=False) leaves a * 2 as it was and returns a tensor on its memory, outside "
+    "the graph")
 assert torch.asarray(doubled, copy=True, requires_grad=False).grad_fn is None, (
     "torch.asarray(a * 2, copy=True, requires_grad=False) has no grad_fn")
 # sphinx_gallery_end_ignore

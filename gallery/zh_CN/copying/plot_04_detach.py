@@ -15,6 +15,7 @@
 
 import io
 import warnings
+import zipfile
 
 import torch
 
@@ -371,7 +372,7 @@ assert a.tolist() == values, "a's values never changed"
 #
 # ``d.resize_(100)`` 需要的内存比 ``a`` 和 ``d`` 共享的 6 个元素多。torch 会给它们共享的存储换一块更大的内存：``a`` 的形状和数值不变，但已经搬进了新的内存。:fact:`detach-resize-grow-reallocates`
 #
-# 决定这一点的是存储，看它的 ``untyped_storage().resizable()``：只有返回 ``True`` 的存储才会这样被搬走，比如 torch 为新张量（如这里的 ``a``）、为 ``clone()`` 或 ``copy.deepcopy`` 分配的存储。``torch.load`` 读出的存储（``weights_only`` 为 ``True`` 或 ``False``，带不带 ``mmap=True`` 都一样），以及 ``load_state_dict(..., assign=True)`` 用这样的张量换上的参数，都不可调整大小；来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 的内存也不可以：对它们，同样的调用会抛出 ``RuntimeError: Trying to resize storage that is not resizable``，``a`` 保持原样（见下一个单元格）。被 ``a.share_memory_()`` 移进共享内存的存储返回 ``True``，这个调用却会让进程直接终止。:fact:`detach-resize-grow-on-borrowed-memory`
+# 决定这一点的是存储，看它的 ``untyped_storage().resizable()``：只有返回 ``True`` 的存储才会这样被搬走，比如 torch 为新张量（如这里的 ``a``）、为 ``clone()`` 或 ``copy.deepcopy`` 分配的存储。``torch.load`` 从 ``torch.save`` 默认写出的 zip 格式文件读出的存储（``weights_only`` 为 ``True`` 或 ``False``，带不带 ``mmap=True`` 都一样），以及 ``load_state_dict(..., assign=True)`` 用这样的张量换上的参数，都不可调整大小；来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 的内存也不可以：对它们，同样的调用会抛出 ``RuntimeError: Trying to resize storage that is not resizable``，``a`` 保持原样（见下一个单元格）。旧格式的文件（``torch.save(..., _use_new_zipfile_serialization=False)``，这是一个内部选项）则给出可调整大小的存储，``weights_only`` 为 ``True`` 或 ``False`` 都一样，``load_state_dict(..., assign=True)`` 从中换上的参数也是如此：这个调用会像上面那样把 ``a`` 搬走。被 ``a.share_memory_()`` 移进共享内存的存储返回 ``True``，这个调用却会让进程直接终止。:fact:`detach-resize-grow-on-borrowed-memory`
 
 a, d = fresh_pair()
 old_address = a.untyped_storage().data_ptr()
@@ -391,7 +392,7 @@ assert a.untyped_storage().resizable(), "the storage torch allocated for a repor
 # sphinx_gallery_end_ignore
 
 # %%
-# ``torch.load`` 读出的张量（这里从内存里的缓冲区读）所在的存储不可调整大小，同样的调用会抛出错误。``d`` 保留报错之前已经换上的形状 ``(100,)``，这个形状要占 400 个字节，底下却仍是原来只有 24 个字节的存储：完整地读或写 ``d`` 都会越过这块内存的末尾。报错之后不要再用 ``d``，另取一个 ``d = a.detach()``。
+# ``torch.load`` 从默认的 zip 格式读出的张量（这里从内存里的缓冲区读）所在的存储不可调整大小，同样的调用会抛出错误。``d`` 保留报错之前已经换上的形状 ``(100,)``，这个形状要占 400 个字节，底下却仍是原来只有 24 个字节的存储：完整地读或写 ``d`` 都会越过这块内存的末尾。报错之后不要再用 ``d``，另取一个 ``d = a.detach()``。
 
 buffer = io.BytesIO()
 torch.save(torch.tensor(values), buffer)
@@ -404,11 +405,12 @@ try:
 except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
-    raise AssertionError("a growing d.resize_ on a storage torch.load read must raise")
+    raise AssertionError("a growing d.resize_ on a storage torch.load read from the zip format must raise")
 print("a:", a)
 print("d.shape:", tuple(d.shape), " bytes in d's storage:", d.untyped_storage().nbytes())
 assert tuple(d.shape) == (100,) and d.untyped_storage().nbytes() == 24, "d keeps the shape (100,) over 24 bytes"
 # sphinx_gallery_start_ignore
+assert zipfile.is_zipfile(buffer), "torch.save wrote the buffer in the zip format"
 assert not a.untyped_storage().resizable(), "the storage torch.load read reports resizable() False"
 assert d.numel() * d.element_size() == 400, "d's shape (100,) covers 400 bytes"
 assert a.tolist() == values and tuple(a.shape) == (2, 3) and a.untyped_storage().nbytes() == 24, (
@@ -492,17 +494,21 @@ for call, change in changes.items():
         print("    accepted, shape", tuple(a.shape))
 assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf accepts set_, transpose_"
 # sphinx_gallery_start_ignore
-def error_under_no_grad(change):
-    with torch.no_grad():
+def error_under(grad_mode, change):
+    leaf_source = torch.tensor(values, requires_grad=True)
+    with grad_mode():
         try:
-            change(torch.tensor(values, requires_grad=True))
+            change(leaf_source)
         except RuntimeError as e:
             return str(e)
-    return None
+    return None if leaf_source.requires_grad and leaf_source.is_leaf else "no longer a leaf that requires grad"
 
 
-assert [error_under_no_grad(change) for change in changes.values()] == [resize_error, resize_error, None, None], (
+assert [error_under(torch.no_grad, change) for change in changes.values()] == [
+    resize_error, resize_error, None, None], (
     "under no_grad a leaf that requires grad still refuses the two resizes, and accepts set_ and transpose_")
+assert [error_under(torch.inference_mode, change) for change in changes.values()] == [None, None, None, None], (
+    "under inference_mode a leaf that requires grad accepts all four calls")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -514,12 +520,12 @@ assert [error_under_no_grad(change) for change in changes.values()] == [resize_e
 #    ``Tensor.detach`` 的说明直到 2.2 版的文档还这样写。
 #    2022 年 8 月，`pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    取消了这一限制（“Always allow tensor metadata changes”）。在 torch |torch_version| 上，这四种操作在 detach
-#    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是 ``resize_`` 需要的字节比两者共享的存储多时，会把两者共享的内存一起搬走（限于可调整大小的存储，其他存储见上文），而且两个张量始终共享一个版本计数器。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子张量，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子张量接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
+#    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是 ``resize_`` 需要的字节比两者共享的存储多时，会把两者共享的内存一起搬走（限于可调整大小的存储，其他存储见上文），而且两个张量始终共享一个版本计数器。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错；在 ``torch.inference_mode()`` 下，四种调用在它上面都能成功）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子张量，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子张量接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
 
 # %%
 # 小结
 # ----
 #
-# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地（in-place）操作。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`“版本计数器”那一页 <questions-version-counter>` 列出的其他几个内核，也不增加。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；``resize_`` 需要的字节比存储现有的多时，同样让它加一，还会把 ``a`` 的内存一起搬走，前提是存储可调整大小（``untyped_storage().resizable()``），torch 为新张量、``clone()`` 或 ``copy.deepcopy`` 分配的存储就是这样；存储由 ``torch.load`` 读出，或内存来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 时，它会抛出错误，``d`` 却已换上新形状，底下仍是原来的内存，不能再用（另取一个 ``d = a.detach()``）；调用过 ``share_memory_()`` 之后，它会让进程直接终止。原文的第三个例子在
+# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地（in-place）操作。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`“版本计数器”那一页 <questions-version-counter>` 列出的其他几个内核，也不增加。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；``resize_`` 需要的字节比存储现有的多时，同样让它加一，还会把 ``a`` 的内存一起搬走，前提是存储可调整大小（``untyped_storage().resizable()``），torch 为新张量、``clone()`` 或 ``copy.deepcopy`` 分配的存储，以及 ``torch.load`` 从旧格式文件读出的存储，都是这样；存储由 ``torch.load`` 从默认的 zip 格式读出，或内存来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 时，它会抛出错误，``d`` 却已换上新形状，底下仍是原来的内存，不能再用（另取一个 ``d = a.detach()``）；调用过 ``share_memory_()`` 之后，它会让进程直接终止。原文的第三个例子在
 # ``detach()`` 之后重新绑定了 ``a``，见 :ref:`下一页 <copying-rebinding>`。
 # :fact:`detach-resize-grow-on-borrowed-memory`
