@@ -72,10 +72,14 @@ THROUGH_A_VIEW = {
 #: The same two kinds of edit on a (3, 3) ``b``.
 ON_ITSELF_2D = {"b[:, :] = 0": _set((slice(None), slice(None))), "b[..., :] = 0": _set((Ellipsis, slice(None))),
                 "b[:, 0:] = 0": _set((slice(None), slice(0, None))),
-                "b[b > 4] = 0": lambda b: b.__setitem__(b > 4, 0.0)}
+                "b[b > 4] = 0": lambda b: b.__setitem__(b > 4, 0.0),
+                "b[:, [0, 1]] = 0": _set((slice(None), [0, 1])), "b[[0, 1], :] = 0": _set(([0, 1], slice(None))),
+                "b[torch.tensor([True, False, True]), :] = 0": _set((torch.tensor([True, False, True]), slice(None)))}
 THROUGH_A_VIEW_2D = {"b[:, -3:] = 0": _set((slice(None), slice(-3, None))),
                      "b.fill_diagonal_(0)": lambda b: b.fill_diagonal_(0.0),
-                     "torch.nn.init.orthogonal_(b)": _seeded_orthogonal}
+                     "torch.nn.init.orthogonal_(b)": _seeded_orthogonal,
+                     "b[[0, 1], 1:] = 0": _set(([0, 1], slice(1, None))), "b[0, [0, 1]] = 0": _set((0, [0, 1])),
+                     "b[torch.tensor([True, False, True]), 0] = 0": _set((torch.tensor([True, False, True]), 0))}
 #: Inference tensors made inside the mode, by a factory and as the output of a Linear(3, 3): three values, and 3 × 3.
 ORIGINS = {"torch.tensor([1., 2., 3.])": lambda: torch.tensor([1.0, 2.0, 3.0]),
            "a Linear(3, 3) output": linear_output}

@@ -280,7 +280,7 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "`copy.deepcopy(a)` works only on a tensor with no `grad_fn` (a leaf, a `Parameter`, a "
                 "tensor that does not require grad, an inference tensor).\n"
-                "- On a non-leaf, a view of a leaf included, it raises `RuntimeError`.\n"
+                "- On a non-leaf, a view of a leaf taken with grad mode on included, it raises `RuntimeError`.\n"
                 "- It gives new storage and keeps `requires_grad` and the class: a `Parameter` stays a `Parameter`.\n"
                 "- What it does with `.grad` depends on the class: the copy of a `torch.Tensor` gets a copy of its "
                 "`.grad`, the copy of a `Parameter` has none (`.grad` is `None`), and so has every parameter of a "
@@ -290,7 +290,7 @@ GUIDE: tuple[Advice, ...] = (
                 "`clone()` copies only the view's elements (8 bytes).",
             "zh_CN": "`copy.deepcopy(a)` 只能用于没有 `grad_fn` 的张量（叶子张量、`Parameter`、不需要梯度的张量、"
                 "推理张量）。\n"
-                "- 对非叶子张量（包括叶子张量的视图）会抛出 `RuntimeError`。\n"
+                "- 对非叶子张量（包括在梯度模式下取的叶子张量的视图）会抛出 `RuntimeError`。\n"
                 "- 它分配新的存储，保留 `requires_grad` 和类型：`Parameter` 复制后仍是 `Parameter`。\n"
                 "- `.grad` 复不复制要看类型：`torch.Tensor` 的副本会得到一份 `.grad` 的副本，`Parameter` 的副本则没有"
                 "（`.grad` 为 `None`），深拷贝整个模型时，每个参数也都是如此。\n"

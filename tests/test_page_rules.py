@@ -141,14 +141,16 @@ def test_the_wording_and_typography_rules_run_with_the_page_rules_and_name_the_g
 @pytest.mark.parametrize(
     ("lang", "old", "new", "expected"),
     [
-        ("zh_CN", "原博文勘误（torch |torch_version| 实测）", "原文勘误（torch |torch_version| 实测）",
-         "'原文勘误（torch |torch_version| 实测）' must be titled '原博文与 torch |torch_version| 对照' or"),
-        ("zh_CN", "原博文勘误（torch |torch_version| 实测）\n#    :class: warning",
-         "原博文勘误（torch |torch_version| 实测）", "needs `:class: warning`"),
+        ("zh_CN", "原博文与 torch |torch_version| 对照", "原文与 torch |torch_version| 对照",
+         "'原文与 torch |torch_version| 对照' must be titled '原博文与 torch |torch_version| 对照' "),
+        ("zh_CN", "原博文与 torch |torch_version| 对照\n#    :class: warning",
+         "原博文与 torch |torch_version| 对照", "needs `:class: warning`"),
+        ("zh_CN", "原博文与 torch |torch_version| 对照", "原博文勘误（torch |torch_version| 实测）",
+         "'原博文勘误（torch |torch_version| 实测）' must be titled '原博文与 torch |torch_version| 对照' "),
         ("en", "The article vs. torch |torch_version|", "The post vs. torch |torch_version|",
          "'The post vs. torch |torch_version|' must be titled 'The article vs. torch |torch_version|'"),
     ],
-    ids=["zh-old-title", "zh-no-class", "en-other-title"],
+    ids=["zh-old-title", "zh-no-class", "zh-errata-title", "en-other-title"],
 )
 def test_an_article_box_of_another_title_or_class_is_named(sources, lang, old, new, expected):
     script = sources / "gallery" / lang / "copying" / "plot_01_alias_and_data.py"

@@ -149,28 +149,98 @@ def test_the_checks_column_counts_apart_the_gpu_box_checks_a_record_did_not_run(
         "43 项成立，5 项不同，0 项不可用，0 项出错，GPU 框内的 1 项未运行（没有 GPU）")
     assert "GPU" not in table.record_row(table.WORDS["en"], sample())[6]
 
+def with_codes(record: dict, codes: dict[str, str]) -> dict:
+    """``record`` as a record taken now names its facts: each with the digest of its code."""
+    for fact_id, entry in record["facts"].items():
+        entry["code"] = codes.get(fact_id, "0" * 16)
+    return record
+
+
 def test_facts_added_after_some_records_are_named_under_the_records_they_miss():
-    """A fact that no record holds (added since) is listed under the records it misses, once, in each edition;
-    a fact every record holds is not listed."""
+    """A fact that a record does not hold (added since) is listed under the records it misses, once, in each
+    edition; a fact every record holds with its code now is not listed."""
     table = _release_table()
     first, second = sample(), sample()
     first["release"], second["release"] = "2.4.1", "2.6.0"
     held = next(iter(first["facts"]))
     second["facts"].pop(held)
-    facts = [held, "a-fact-added-later"]
-    notes = table.new_facts_notes([first, second], facts, table.WORDS["en"], "2.13.0")
+    codes = {fact_id: f"code-of-{fact_id}" for fact_id in (held, "a-fact-added-later")}
+    with_codes(first, codes), with_codes(second, codes)
+    notes = table.new_facts_notes([first, second], codes, table.WORDS["en"], "2.13.0")
     texts = [node.astext() for node in notes]
-    assert texts == ["The fact below, added after the records of torch 2.4.1, 2.6.0 were taken, has not run on "
-                     "those releases, only on torch 2.13.0:", "a-fact-added-later",
-                     "The fact below, added after the records of torch 2.6.0 were taken, has not run on those "
-                     "releases, only on torch 2.13.0:", held]  # fmt: skip
-    two = [node.astext() for node in table.new_facts_notes([first], [*facts, "another-fact"], table.WORDS["en"],
-                                                             "2.13.0")]
-    assert two[0] == ("The 2 facts below, added after the records of torch 2.4.1 were taken, have not run on those "
-                      "releases, only on torch 2.13.0:"), "the English says how many, as the Chinese does"
-    zh = [node.astext() for node in table.new_facts_notes([first], facts, table.WORDS["zh_CN"], "2.13.0")]
-    assert zh == ["以下 1 条事实在 torch 2.4.1 的记录之后才加入，在这几个版本上没有运行过，在 torch 2.13.0 上运行过：",
-                  "a-fact-added-later"]
+    assert texts == ["The fact below, added or changed after the records of torch 2.4.1, 2.6.0 were taken, has not "
+                     "run as it now reads on those releases, only on torch 2.13.0:", "a-fact-added-later",
+                     "The fact below, added or changed after the records of torch 2.6.0 were taken, has not run as "
+                     "it now reads on those releases, only on torch 2.13.0:", held]  # fmt: skip
+    two = [node.astext() for node in table.new_facts_notes([first], {**codes, "another-fact": "x"},
+                                                             table.WORDS["en"], "2.13.0")]  # fmt: skip
+    assert two[0] == ("The 2 facts below, added or changed after the records of torch 2.4.1 were taken, have not "
+                      "run as they now read on those releases, only on torch 2.13.0:"), "the English says how many"
+    zh = [node.astext() for node in table.new_facts_notes([first], codes, table.WORDS["zh_CN"], "2.13.0")]
+    assert zh == ["以下 1 条事实在 torch 2.4.1 的记录之后加入或改过，按现在的写法在这几个版本上没有运行过，"
+                  "只在 torch 2.13.0 上运行过：", "a-fact-added-later"]
+
+
+def test_a_fact_whose_code_changed_after_a_record_is_not_counted_or_shown_from_it(monkeypatch):
+    """A record names each fact's code by its digest: once a fact's code changes, the record's result is not the
+    fact's as it now reads, so the record counts none of it, the changes table has no row for it, and the fact is
+    listed as changed. Fails when a change of a fact's code goes unseen."""
+    from tensorfacts import fact_registry
+
+    table = _release_table()
+    codes = release_records.fact_codes()
+    record = with_codes(sample(), codes)
+    fact_id = next(fact for fact in codes if fact not in fact_registry.SCOPES)  # a fact that is its own function
+    record["facts"][fact_id] = {"status": "differs", "seen": "False", "code": codes[fact_id]}
+    assert release_records.unverified_facts(record, codes) == sorted(set(codes) - set(record["facts"]))
+    assert ("fact", fact_id) in {(row["kind"], row["what"]) for row in release_records.changes(
+        [record], manifest_of(record), "2.13.0", codes)}  # fmt: skip
+
+    def rewritten():  # the same fact, one more case
+        return fact_registry.Fact(True, "")
+
+    monkeypatch.setitem(fact_registry.FACTS, fact_id, rewritten)
+    now = release_records.fact_codes()
+    assert now[fact_id] != codes[fact_id], "a fact's new code must give a new digest"
+    assert fact_id in release_records.unverified_facts(record, now)
+    assert release_records.summary(record, codes=now)["facts"] == {"holds": len(record["facts"]) - 1}
+    assert ("fact", fact_id) not in {(row["kind"], row["what"]) for row in release_records.changes(
+        [record], manifest_of(record), "2.13.0", now)}  # fmt: skip
+    from docutils import nodes
+
+    listed = [literal.astext() for note in table.new_facts_notes([record], now, table.WORDS["en"], "2.13.0")
+              for literal in note.findall(nodes.literal)]  # fmt: skip
+    assert fact_id in listed, listed
+
+
+def test_a_record_that_names_no_facts_code_counts_no_fact():
+    """The records taken before records named each fact's code give no fact's result as it now reads: their
+    facts cell says so, the changes table has no fact row from them, and one sentence, with no list, says so."""
+    table = _release_table()
+    codes = release_records.fact_codes()
+    record = sample()
+    record["facts"]["cpu-snapshot"] = {"status": "differs", "seen": "False"}
+    assert not release_records.names_fact_codes(record)
+    assert release_records.unverified_facts(record, codes) == sorted(codes)
+    assert table.record_row(table.WORDS["en"], record, manifest_of(record), codes)[7] == "not counted (see below)"
+    assert table.record_row(table.WORDS["zh_CN"], record, manifest_of(record), codes)[7] == "不计入（见下文）"
+    assert not [row for row in release_records.changes([record], manifest_of(record), "2.13.0", codes)
+                if row["kind"] == "fact"]  # fmt: skip
+    other = sample()
+    other["release"] = "2.6.0"
+    texts = [node.astext() for node in table.new_facts_notes([record, other], codes, table.WORDS["en"], "2.13.0")]
+    assert texts == ["The records of torch 2.4.1, 2.6.0 were taken before records named each fact's code: any fact "
+                     "may have changed since, so none of their facts' results is counted or shown, and every fact "
+                     "has run as it now reads on torch 2.13.0 only."]
+
+
+def test_the_committed_records_name_no_facts_code_as_the_pages_say():
+    """The facts, releases and about pages say the records taken so far name no fact's code (so no fact counts from
+    them): true while every committed record predates the digests; a record taken since names every fact's."""
+    for record in release_records.load():
+        named = [entry.get("code") for entry in record["facts"].values()]
+        assert not any(named), (f"the record of torch {record['release']} names facts' code: reword the facts, "
+                                "releases and about pages, which say no record does")
 
 
 def _releases_page(lang: str) -> str:
@@ -191,12 +261,15 @@ def test_the_releases_page_says_which_releases_changed_between_names_as_the_code
     en = " ".join(_releases_page("en").split())
     assert ('"Changed between" names two releases: the newest on which the check differs, is not available, '
             "errored or was not run, and the first one after it that gives this build's result") in en
-    assert "The pages whose checks changed since a record was taken, and the facts added since, are listed" in en
+    assert ("The pages whose checks changed since a record was taken, and the facts added or changed since, are "
+            "listed") in en
+    assert "Facts are treated like pages: a record names each fact's code by a digest" in en
     zh = _releases_page("zh_CN")
     assert ("“变化发生在”一列给出两个版本：检查结果为“不同”“不可用”“出错”或“未运行”的最新版本，"
             "以及在它之后第一个与本次构建结果相同的版本（本次构建所用的 torch 也算在内）。") in zh
     assert "如果页面的检查在某次记录之后改过，那次记录就不显示这个页面的旧结果" in zh
-    assert "检查在记录之后改过的页面和记录之后才加入的事实，列在“记录”一节的第一个表格下面。" in zh
+    assert "事实和页面一样处理：记录用事实本身函数的摘要写明每条事实的代码" in zh
+    assert "检查在记录之后改过的页面，和记录之后加入或改过的事实，列在“记录”一节的第一个表格下面。" in zh
 
 
 def test_the_chinese_releases_page_links_to_pages_by_their_own_titles():

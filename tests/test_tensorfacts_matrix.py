@@ -311,7 +311,7 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
     "deepcopy": [
         Fact("b = a", "grad_fn", "None", sources=NO_GRAD_FN),  # "a tensor with no grad_fn (a leaf, ...)"
         Fact("copy.deepcopy(a)", "raised", "", sources=NO_GRAD_FN),  # "works"
-        # "on a non-leaf, a view of a leaf included, it raises RuntimeError"
+        # "on a non-leaf, a view of a leaf taken with grad mode on included, it raises RuntimeError"
         Fact("copy.deepcopy(a)", "raised", prefix="RuntimeError", sources=("non-leaf", "view")),
         Fact("copy.deepcopy(a)", "shares_storage", False, sources=NO_GRAD_FN),  # "new storage"
         Fact("copy.deepcopy(a)", "requires_grad", same_as="b = a", sources=NO_GRAD_FN),  # "keeps"

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sitetools.releases.records import RECORDS, summary
+from sitetools.releases.records import RECORDS, fact_codes, summary
 from sitetools.rules.checks_manifest import located_checks, scripts
 from sitetools.rules.sources import numbered_blocks
 
@@ -119,6 +119,9 @@ def record_release(release: str, reference: dict, pages: dict, log=print) -> dic
         "cost": {"install_s": round(installed - started), "checks_s": round(time.monotonic() - installed),
                  "env_gb": round(disk / 1e9, 1)},
     }  # fmt: skip
+    codes = fact_codes()  # the facts' code as this tree, which the release just ran, has it
+    for fact_id, entry in record["facts"].items():
+        entry["code"] = codes.get(fact_id)
     record["summary"] = summary(record)
     return record
 

@@ -5,6 +5,11 @@ names each page's checks by their normalised text, as ``gallery/asserts.json`` d
 changed since the record was taken (a check the record names that the page no longer has, or one the page
 has that the record lacks) is *stale* in that record: the site says it was checked on the build's torch
 only, never shows the old result as the page's. A record of a page the site no longer has is refused.
+
+A record names each fact's code in the same way, by a digest (:func:`tensorfacts.fact_registry.code_digest`). A
+fact whose digest the record does not give, added after the record, changed since, or named by a record taken
+before records carried digests, is *unverified* in that record: the site counts none of its results there and
+says it ran as it now reads on the build's torch only.
 """
 
 from __future__ import annotations
@@ -32,11 +37,31 @@ def load(folder: Path = RECORDS) -> list[dict]:
     return sorted(records, key=lambda record: release_key(record["release"]))
 
 
-def summary(record: dict, manifest: dict[str, list[str]] | None = None) -> dict:
+def fact_codes() -> dict[str, str]:
+    """Every fact of the site with the digest of its code now."""
+    from tensorfacts.fact_registry import code_digest
+    from tensorfacts.facts import FACTS
+
+    return {fact_id: code_digest(fact_id) for fact_id in FACTS}
+
+
+def names_fact_codes(record: dict) -> bool:
+    """Whether ``record`` was taken when records named each fact's code."""
+    return any("code" in fact for fact in record["facts"].values())
+
+
+def unverified_facts(record: dict, codes: dict[str, str]) -> list[str]:
+    """The facts of ``codes`` (each fact's digest now) whose result ``record`` does not give for the code they
+    have now: added after the record, changed since, or in a record that names no fact's code."""
+    return sorted(fact_id for fact_id, code in codes.items() if record["facts"].get(fact_id, {}).get("code") != code)
+
+
+def summary(record: dict, manifest: dict[str, list[str]] | None = None, codes: dict[str, str] | None = None) -> dict:
     """How many pages ran to their end, and how many checks, facts, claims and table cells had each status; given
     ``manifest`` (``gallery/asserts.json``), the pages stale in the record and their checks are left out, as the
-    site shows none of their old results."""
+    site shows none of their old results; given ``codes`` (:func:`fact_codes`), so are the facts unverified in it."""
     stale = set(stale_pages(record, manifest)) if manifest is not None else set()
+    unverified = set(unverified_facts(record, codes)) if codes is not None else set()
     pages = [page for name, page in record["pages"].items() if name not in stale]
     checks = collections.Counter(c["status"] for page in pages for c in page.get("checks", []))
     return {
@@ -44,7 +69,8 @@ def summary(record: dict, manifest: dict[str, list[str]] | None = None) -> dict:
         "pages_ran_to_end": sum(1 for page in pages if "checks" in page and not page["stopped"]),
         "pages_crashed": sum(1 for page in pages if "crashed" in page),
         "checks": {status: checks[status] for status in STATUSES if checks[status]},
-        "facts": dict(collections.Counter(f["status"] for f in record["facts"].values())),
+        "facts": dict(collections.Counter(f["status"] for fact_id, f in record["facts"].items()
+                                          if fact_id not in unverified)),
         "claims": dict(collections.Counter(c["status"] for c in record["claims"].values())),
         "table_cells": {"holds": sum(t["holds"] for t in record["tables"].values()),
                         "differs": sum(len(t["differs"]) for t in record["tables"].values())},
@@ -73,18 +99,20 @@ def problems(records: list[dict], manifest: dict[str, list[str]]) -> list[str]:
     return found
 
 
-def changes(records: list[dict], manifest: dict[str, list[str]], built_on: str) -> list[dict]:
+def changes(records: list[dict], manifest: dict[str, list[str]], built_on: str,
+            codes: dict[str, str] | None = None) -> list[dict]:
     """Every check, fact, claim or table cell whose result is not the build's on some release: what it is (and,
     for a page's check, its normalised text), its status on each release where it does not hold, the newest such
     release and the first release after it, the build's included, that gives the build's result ("changed in
-    2.x": between the two)."""
+    2.x": between the two); given ``codes`` (:func:`fact_codes`), none of a record's unverified facts."""
     rows: dict[tuple[str, str], dict] = {}
     for record in records:
         stale = set(stale_pages(record, manifest))
+        unverified = set(unverified_facts(record, codes)) if codes is not None else set()
         release = record["release"]
         items = [(("page", f"{name}: {c['message']}"), c) for name, page in record["pages"].items()
                  if name not in stale for c in page.get("checks", [])]  # fmt: skip
-        items += [(("fact", fact_id), f) for fact_id, f in record["facts"].items()]
+        items += [(("fact", fact_id), f) for fact_id, f in record["facts"].items() if fact_id not in unverified]
         items += [(("claim", claim_id), c) for claim_id, c in record["claims"].items()]
         items += [((f"table {table}", key), {"status": "differs", "seen": d["seen"], "expected": d["expected"]})
                   for table, t in record["tables"].items() for key, d in t["differs"].items()]  # fmt: skip

@@ -3,7 +3,7 @@
 Where a source article is wrong or out of date, a page says so once, below the output that proves it,
 in an admonition with ``:class: warning`` titled with the article and the running torch
 (``|torch_version|``). Its title is read on its own (in the page's table of contents, a notebook's
-blockquote), apart from the prose that names the article, so it is one of the few :data:`TITLES` of the
+blockquote), apart from the prose that names the article, so it is the one title :data:`TITLES` gives the
 page's edition: in Chinese 原博文 (the blog post), never 原文, which on a translated site reads as the
 English edition. A warning box with another title, or a box that names the torch version without the
 warning class, is refused.
@@ -17,10 +17,11 @@ from pathlib import Path
 from editions import pick
 from sitetools.rules.sources import blocks, gallery_scripts, guide
 
-#: The titles an article box may have in each edition; the second Chinese one only where the article was wrong.
+#: The titles an article box may have in each edition: one each, the same whether the article is out of date or
+#: wrong, and whether or not its error depends on torch (an indentation error, an index out of range).
 TITLES = {
     "en": ("The article vs. torch |torch_version|",),
-    "zh_CN": ("原博文与 torch |torch_version| 对照", "原博文勘误（torch |torch_version| 实测）"),
+    "zh_CN": ("原博文与 torch |torch_version| 对照",),
 }
 SECTION = guide("Page structure")
 

@@ -24,7 +24,10 @@ its page (the matrix's sections, the columns of the matrix and of the views and 
 checks changed
 since records were taken are said once, after the first table: one sentence naming the records (every one, or
 which) and the list of those pages by title; they have not been checked on those records' releases, only on this
-build's torch, and their old results are not shown. A record of a page the site does not have fails the build.
+build's torch, and their old results are not shown. The facts are treated alike, by the digest of their code
+(:func:`sitetools.releases.records.unverified_facts`): a record that names no fact's code counts and shows none of
+its facts, said in one sentence; of the others, the facts added or changed since are listed and not counted. A
+record of a page the site does not have fails the build.
 """
 
 from __future__ import annotations
@@ -43,7 +46,6 @@ from editions import CODES, pick
 from sitetools.for_sphinx import check_labels, checks_manifest, joined, release_records
 from tensorcopy_sphinx import behaviour_matrix, op_tables
 from tensorcopy_sphinx.build_info import build_versions
-from tensorfacts.facts import FACTS
 
 WORDS = {
     "en": {
@@ -64,10 +66,17 @@ WORDS = {
                        "has not been checked on those releases, only on torch {torch}:",
                        "The {count} pages below, whose checks changed after the records of torch {releases} were "
                        "taken, have not been checked on those releases, only on torch {torch}:"),
-        "new facts": ("The fact below, added after the records of torch {releases} were taken, has not run on "
-                      "those releases, only on torch {torch}:",
-                      "The {count} facts below, added after the records of torch {releases} were taken, have not "
-                      "run on those releases, only on torch {torch}:"),
+        "new facts": ("The fact below, added or changed after the records of torch {releases} were taken, has not "
+                      "run as it now reads on those releases, only on torch {torch}:",
+                      "The {count} facts below, added or changed after the records of torch {releases} were taken, "
+                      "have not run as they now read on those releases, only on torch {torch}:"),
+        "uncoded facts": ("The record of torch {releases} was taken before records named each fact's code: any fact "
+                          "may have changed since, so none of its facts' results is counted or shown, and every "
+                          "fact has run as it now reads on torch {torch} only.",
+                          "The records of torch {releases} were taken before records named each fact's code: any "
+                          "fact may have changed since, so none of their facts' results is counted or shown, and "
+                          "every fact has run as it now reads on torch {torch} only."),
+        "not counted": "not counted (see below)",
         "label": "{kind}: {what}",
         "page check": "{page}: {check}",
         "built": "{torch} (this build)",
@@ -94,8 +103,12 @@ WORDS = {
         "stale all": "以下 {count} 页的检查在所有记录之后改过，只在 torch {torch} 上运行过：",
         "stale some": "以下 {count} 页的检查在 torch {releases} 的记录之后改过，在这几个版本上没有运行过，"
                       "在 torch {torch} 上运行过：",
-        "new facts": "以下 {count} 条事实在 torch {releases} 的记录之后才加入，在这几个版本上没有运行过，"
-                     "在 torch {torch} 上运行过：",
+        "new facts": "以下 {count} 条事实在 torch {releases} 的记录之后加入或改过，按现在的写法在这几个版本上"
+                     "没有运行过，只在 torch {torch} 上运行过：",
+        "uncoded facts": "torch {releases} 的记录做于记录写明每条事实的代码之前：任何一条事实都可能在那之后改过，"
+                         "所以这些记录里事实的结果一律不计入、不列出，每条事实按现在的写法只在 torch {torch} "
+                         "上运行过。",
+        "not counted": "不计入（见下文）",
         "label": "{kind}：{what}",
         "page check": "{page}：{check}",
         "built": "{torch}（本次构建）",
@@ -129,13 +142,18 @@ def counted(text: str | tuple[str, str], count: int, **fields: str) -> str:
     return text.format(count=count, **fields)
 
 
-def record_row(words: dict, record: dict, manifest: dict[str, list[str]] | None = None) -> list[str]:
+def record_row(words: dict, record: dict, manifest: dict[str, list[str]] | None = None,
+               codes: dict[str, str] | None = None) -> list[str]:  # fmt: skip
     """The row of ``record`` in the records table; given ``manifest``, the pages whose checks changed since the record
-    was taken, and their checks, are not counted (the changes table shows none of their old results either)."""
-    s = release_records.summary(record, manifest)
+    was taken, and their checks, are not counted (the changes table shows none of their old results either); given
+    ``codes`` (each fact's digest now), nor are the facts added or changed since, and no fact of a record that names
+    no fact's code."""
+    s = release_records.summary(record, manifest, codes)
+    facts = words["not counted"] if codes is not None and not release_records.names_fact_codes(record) else None
     return [record["torch"], record["python"], record["numpy"], record["date"], record["commit"][:10],
             f"{s['pages_ran_to_end']} / {s['pages']}",
-            *(counts_cell(words, s[column]) for column in ("checks", "facts", "claims", "table_cells"))]
+            *(counts_cell(words, s[column]) if column != "facts" or facts is None else facts
+              for column in ("checks", "facts", "claims", "table_cells"))]
 
 
 def output_cell(text: str) -> nodes.paragraph:
@@ -202,11 +220,21 @@ def stale_notes(records: list[dict], manifest: dict[str, list[str]], words: dict
     return _notes(stale_for, records, sentence, link, "release-stale-pages")
 
 
-def new_facts_notes(records: list[dict], facts: list[str], words: dict, torch: str) -> list[nodes.Node]:
-    """The facts that some records do not hold (added since), said once for each set of records, with a list."""
-    missed = {fact: tuple(record["release"] for record in records if fact not in record["facts"]) for fact in facts}
-    return _notes(missed, records, lambda where, count: counted(
-        words["new facts"], count, torch=torch, releases=words["between"].join(where)),
+def new_facts_notes(records: list[dict], codes: dict[str, str], words: dict, torch: str) -> list[nodes.Node]:
+    """The facts whose result some records do not give for their code now (``codes``: each fact's digest), said
+    once: the records that name no fact's code in one sentence, without a list (every fact); then, for each set of
+    the other records, a sentence and a list of the facts added or changed since."""
+    between = words["between"]
+    uncoded = [record["release"] for record in records if not release_records.names_fact_codes(record)]
+    found: list[nodes.Node] = []
+    if uncoded:
+        found.append(nodes.paragraph(text=counted(words["uncoded facts"], len(uncoded), torch=torch,
+                                                  releases=between.join(uncoded))))  # fmt: skip
+    coded = [record for record in records if record["release"] not in uncoded]
+    unverified = {record["release"]: set(release_records.unverified_facts(record, codes)) for record in coded}
+    missed = {fact: tuple(r["release"] for r in coded if fact in unverified[r["release"]]) for fact in codes}
+    return found + _notes(missed, coded, lambda where, count: counted(
+        words["new facts"], count, torch=torch, releases=between.join(where)),
         lambda fact: nodes.literal(fact, fact), "release-new-facts")
 
 
@@ -311,11 +339,13 @@ class ReleaseRecords(SphinxDirective):
         if not records:
             return [nodes.paragraph(text=words["none"])]
         torch = build_versions()["torch_version"]
-        found: list[nodes.Node] = [_table(words["head"], [record_row(words, record, manifest) for record in records])]
+        codes = release_records.fact_codes()
+        found: list[nodes.Node] = [_table(words["head"], [record_row(words, record, manifest, codes)
+                                                          for record in records])]
         gallery = self.env.config.sphinx_gallery_conf["gallery_dirs"][0]
         found += stale_notes(records, manifest, words, torch, gallery, self.env.docname)
-        found += new_facts_notes(records, list(FACTS), words, torch)
-        changes = release_records.changes(records, manifest, torch)
+        found += new_facts_notes(records, codes, words, torch)
+        changes = release_records.changes(records, manifest, torch, codes)
         if not changes:
             return [*found, nodes.paragraph(text=words["no changes"])]
         language = self.env.config.language

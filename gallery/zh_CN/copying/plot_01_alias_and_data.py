@@ -239,7 +239,7 @@ else:
     raise AssertionError("the loop as printed must not compile")
 
 # %%
-# .. admonition:: 原博文勘误（torch |torch_version| 实测）
+# .. admonition:: 原博文与 torch |torch_version| 对照
 #    :class: warning
 #
 #    上方输出表明，原文给出的循环会抛出 ``IndentationError``：内层 ``for`` 应当缩进在外层循环之内，后面四条语句应当缩进在内层循环之内。下面的代码补回了缩进，输出与原文一致。
@@ -290,8 +290,8 @@ for i in range(2):
 assert torch.equal(a, torch.ones(2, 3)), "every write through b must have reached a"
 
 # %%
-# ``b = a``：同一个对象
-# ---------------------
+# 为什么：``b = a`` 是同一个对象
+# ------------------------------
 #
 # Python 的赋值从不复制，只是给已有的对象再起一个名字。所以 ``b is a`` 成立：自始至终只有一个张量。
 
@@ -312,8 +312,8 @@ assert b is a and same_storage(a, b), "b = a must give the same tensor object, o
 draw_memory("b = a", a=a, b=b)
 
 # %%
-# ``a.data``：另一个对象，同一块内存
-# ----------------------------------
+# 为什么：``a.data`` 是另一个对象，用的是同一块内存
+# -------------------------------------------------
 #
 # ``a.data`` 是另一个 Python 对象：``a.data is a`` 为 ``False``，而且每读一次就新建一个。但它和 ``a`` 用的是同一块存储，通过它写入的值，都落在 ``a`` 的内存里。
 

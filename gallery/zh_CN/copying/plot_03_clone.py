@@ -314,7 +314,7 @@ assert a.grad.tolist() == [2.0, 4.0, 6.0], "the clone's gradient must reach a"
 draw_graph("loss = (c**2).sum()", loss, a=a)
 
 # %%
-# .. admonition:: 原博文勘误（torch |torch_version| 实测）
+# .. admonition:: 原博文与 torch |torch_version| 对照
 #    :class: warning
 #
 #    原文说 ``a`` 与副本的梯度“没有任何关系”，其实是有关系的。在梯度模式下，``clone()`` 记录在计算图中，所以到达这样的副本的梯度会继续传回 ``a``。普通的 ``backward()`` 把它累加进 ``a.grad``，上方输出正说明了这一点；``torch.autograd.grad`` 求 ``a`` 的梯度时把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写任何 ``.grad``；``backward(inputs=...)`` 没有点名 ``a`` 时不动 ``a.grad``，点名 ``c`` 时则和求 ``c`` 的梯度的 ``torch.autograd.grad`` 一样，停在副本上。副本只是内存独立，在计算图中并不独立。

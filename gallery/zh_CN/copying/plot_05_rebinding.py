@@ -299,7 +299,7 @@ print("c as the article prints it:", one_line(c) == article_c)
 assert (one_line(a), one_line(c)) == (article_a, article_c), "a and c must print as in the article"
 
 # %%
-# .. admonition:: 原博文勘误（torch |torch_version| 实测）
+# .. admonition:: 原博文与 torch |torch_version| 对照
 #    :class: warning
 #
 #    原文有两行代码写错了，不过它给出的输出是对的。注释掉的 ``#a[1,2] = 0`` 在 2×2 张量上会抛出
