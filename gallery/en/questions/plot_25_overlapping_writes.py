@@ -304,6 +304,10 @@ assert all(m == message for m in messages.values()), "all six raise the message 
 # sphinx_gallery_start_ignore
 for case, result in after.items():
     assert torch.equal(result, torch.arange(5.0)), f"{case} must leave t as it was"
+probe_square = torch.arange(4.0).view(2, 2)
+assert probe_square.t().data_ptr() == probe_square.data_ptr() and (probe_square.t() != probe_square).sum() == 2, (
+    "s.t() reads the four elements of s, two of them at the place of another: not element for element"
+)
 
 
 def shift_refused(t):
@@ -480,10 +484,11 @@ for step, obs in enumerate(observations):
 # Conclusion
 # ----------
 #
-# A write whose source overlaps its destination in part, such as ``t[1:] = t[:-1]``, was refused
-# in seven of the forms run here, with the message this page quotes; ``masked_scatter_``, which overlaps
-# partly too, and ``torch.mm`` with ``out=`` set to its own input ran without an error and gave another result
-# than the same write from a cloned source. The same shift on every second element of a longer
+# A write whose source overlaps its destination other than element for element (an element of the source lies
+# on another element of the destination), such as ``t[1:] = t[:-1]`` or ``s.add_(s.t())``, was refused in seven of
+# the forms run here, with the message this page quotes; ``masked_scatter_``, whose overlap is of that kind too, and
+# ``torch.mm`` with ``out=`` set to its own input ran without an error and gave another result than the same write
+# from a cloned source. The same shift on every second element of a longer
 # tensor, and along the second dimension of a 2-d tensor, ran without an error and wrote wrong
 # values. Cloning the source,
 # ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it.

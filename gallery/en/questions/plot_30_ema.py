@@ -543,13 +543,14 @@ assert averaged.module[1].momentum == model[1].momentum, "update_bn puts the mom
 # ``copy.deepcopy`` copies only leaf tensors (see :ref:`questions-deepcopy`). A module that keeps a
 # tensor computed in grad mode from a parameter that requires grad (a non-leaf) cannot be
 # deep-copied, so neither ``copy.deepcopy(model)`` nor ``AveragedModel(model)`` builds an EMA of it.
-# Two such modules: one wrapped by the deprecated ``torch.nn.utils.weight_norm`` (which keeps ``weight`` computed from
-# ``weight_g`` and ``weight_v`` when it wraps and at each forward pass; it warns when called), and one that stores
-# ``self.w2 = self.w * 2``. Both routes raise the same error for both, and so they do inside ``torch.no_grad()``: the
-# tensor already has its ``grad_fn``. Computed from a frozen parameter (``requires_grad=False``), the
-# tensor is a leaf, and the module deep-copies. A forward pass under ``torch.no_grad()`` (a validation pass) also
-# makes the old ``weight_norm``'s ``weight`` a leaf: both routes then copy the module, until its next forward pass in
-# grad mode (hidden checks run both).
+# Two such modules, built in grad mode: one wrapped by the deprecated ``torch.nn.utils.weight_norm`` (which keeps
+# ``weight`` computed from ``weight_g`` and ``weight_v`` when it wraps and at each forward pass; it warns when called),
+# and one that stores ``self.w2 = self.w * 2``. Both routes raise the same error for both, and so they do inside
+# ``torch.no_grad()``: the tensor already has its ``grad_fn``. Computed from a frozen parameter
+# (``requires_grad=False``), the tensor is a leaf, and the module deep-copies. The old ``weight_norm``'s ``weight`` is
+# a leaf too when it wraps under ``torch.no_grad()``, or after a forward pass under ``torch.no_grad()`` or
+# ``torch.inference_mode()`` (a validation pass): both routes then copy the module, until its next forward pass in
+# grad mode (hidden checks run all three).
 
 
 class Doubled(torch.nn.Module):
@@ -598,22 +599,36 @@ assert frozen_holder.w2.is_leaf and not same_storage(copy.deepcopy(frozen_holder
 assert isinstance(AveragedModel(frozen_holder).module.w2, torch.Tensor), "AveragedModel copies that module too"
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # the old weight_norm warns that it is deprecated
+    with torch.no_grad():
+        probe_quiet = torch.nn.utils.weight_norm(torch.nn.Linear(3, 1))
     probe_wn = torch.nn.utils.weight_norm(torch.nn.Linear(3, 1))
+    probe_inference = torch.nn.utils.weight_norm(torch.nn.Linear(3, 1))
 with torch.no_grad():
     probe_wn(torch.ones(1, 3))
-assert probe_wn.weight.is_leaf and not same_storage(copy.deepcopy(probe_wn).weight_v, probe_wn.weight_v), (
-    "after a forward pass under no_grad the old weight_norm's weight is a leaf, and the module deep-copies"
-)
-assert not same_storage(AveragedModel(probe_wn).module.weight_v, probe_wn.weight_v), "AveragedModel copies it then too"
-probe_wn(torch.ones(1, 3))
-try:
-    copy.deepcopy(probe_wn)
-except RuntimeError as probe_error:
-    assert str(probe_error).startswith("Only Tensors created explicitly by the user (graph leaves)"), (
-        "a forward pass in grad mode brings the deepcopy error back"
+with torch.inference_mode():
+    probe_inference(torch.ones(1, 3))
+probe_cases = {
+    "wrapping under no_grad": probe_quiet,
+    "a forward pass under no_grad": probe_wn,
+    "a forward pass under inference_mode": probe_inference,
+}
+for probe_case, probe_module in probe_cases.items():
+    assert probe_module.weight.is_leaf, f"after {probe_case} the old weight_norm's weight is a leaf"
+    assert not same_storage(copy.deepcopy(probe_module).weight_v, probe_module.weight_v), (
+        f"after {probe_case} the module with the old weight_norm deep-copies"
     )
-else:
-    raise AssertionError("after a forward pass in grad mode the old weight_norm must refuse deepcopy again")
+    assert not same_storage(AveragedModel(probe_module).module.weight_v, probe_module.weight_v), (
+        f"after {probe_case} AveragedModel copies it too"
+    )
+    probe_module(torch.ones(1, 3))
+    try:
+        copy.deepcopy(probe_module)
+    except RuntimeError as probe_error:
+        assert str(probe_error).startswith("Only Tensors created explicitly by the user (graph leaves)"), (
+            f"after {probe_case}, a forward pass in grad mode brings the deepcopy error back"
+        )
+    else:
+        raise AssertionError(f"after {probe_case} and a forward pass in grad mode, deepcopy must raise again")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -661,5 +676,5 @@ assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the s
 # with ``get_ema_multi_avg_fn`` do it: it copies the buffers at each update by default, averages
 # them with ``use_buffers=True``, and ``update_bn`` recomputes batch norm statistics for the
 # averaged weights. A module that keeps a tensor computed in grad mode from a parameter that
-# requires grad (a non-leaf), as the old ``weight_norm`` does when it wraps and after a forward pass in grad mode,
+# requires grad (a non-leaf), as the old ``weight_norm`` does once it wraps or runs a forward pass in grad mode,
 # cannot be deep-copied; the parametrized ``weight_norm`` can.

@@ -715,6 +715,7 @@ assert probe_frozen.num_batches_tracked.item() == 1, "a backward() that does not
 # the same batch, and a counter edited in place counts twice. The gradients stay right as long as the second call
 # computes what the first did: dropout gets its mask back (with the default ``preserve_rng_state=True``), but a
 # tensor the function edits and then reads can give a silently different gradient. Keep ``BatchNorm`` and in-place
-# bookkeeping outside the checkpointed function. A numeric ``momentum`` m set to 1 - (1 - m) ** 0.5 corrects
-# ``BatchNorm``'s running averages alone, not its ``num_batches_tracked``, and only in steps where exactly one
-# ``backward()`` reaches the function: not with two backward passes, nor under ``torch.no_grad()``.
+# bookkeeping outside the checkpointed function. If m is the numeric momentum you would use without checkpointing,
+# setting ``BatchNorm``'s ``momentum`` to 1 - (1 - m) ** 0.5 corrects its running averages alone, not its
+# ``num_batches_tracked``, and only in steps where exactly one ``backward()`` reaches the function: not with two
+# backward passes, nor under ``torch.no_grad()``.

@@ -288,6 +288,10 @@ assert all(m == message for m in messages.values()), "all six raise the message 
 # sphinx_gallery_start_ignore
 for case, result in after.items():
     assert torch.equal(result, torch.arange(5.0)), f"{case} must leave t as it was"
+probe_square = torch.arange(4.0).view(2, 2)
+assert probe_square.t().data_ptr() == probe_square.data_ptr() and (probe_square.t() != probe_square).sum() == 2, (
+    "s.t() reads the four elements of s, two of them at the place of another: not element for element"
+)
 
 
 def shift_refused(t):
@@ -444,4 +448,4 @@ for step, obs in enumerate(observations):
 # 小结
 # ----
 #
-# 本页运行的源与目标部分重叠的写入中，有七种（如 ``t[1:] = t[:-1]``）被拒绝，报的都是本页引用的那条报错信息；同样部分重叠的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。同样的平移用在较长张量每隔一个取出的元素上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移。
+# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。同样的平移用在较长张量每隔一个取出的元素上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移。

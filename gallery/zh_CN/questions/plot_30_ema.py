@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``ema = model`` 只是给模型多起了名字，``model.state_dict()`` 里的张量用的是模型的内存，所以“平均”每一步都和模型一样。在深拷贝出的副本上求平均，并在 ``torch.no_grad()`` 下更新它（缓冲区也要复制，见下文）：
+   ``ema = model`` 只是给模型多起了一个名字，``model.state_dict()`` 里的张量用的是模型的内存，所以“平均”每一步都和模型一样。在深拷贝出的副本上求平均，并在 ``torch.no_grad()`` 下更新它（缓冲区也要复制，见下文）：
 
    .. code-block:: python
 
@@ -507,9 +507,9 @@ assert averaged.module[1].momentum == model[1].momentum, "update_bn puts the mom
 # ----------------------------------------------
 #
 # ``copy.deepcopy`` 只复制叶子张量（leaf tensor），见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`。模块里存着一个在梯度模式（grad mode）下由需要梯度的参数算出的张量（非叶子张量）时，它无法被深拷贝，所以
-# ``copy.deepcopy(model)`` 和 ``AveragedModel(model)`` 都无法为它建 EMA。这里有两个这样的模块：一个用已弃用的
+# ``copy.deepcopy(model)`` 和 ``AveragedModel(model)`` 都无法为它建 EMA。这里有两个这样的模块，都在梯度模式下建出：一个用已弃用的
 # ``torch.nn.utils.weight_norm`` 包装（它存着由 ``weight_g`` 和 ``weight_v`` 算出的 ``weight``，包装时算一次，每次前向传播再算一次；调用时发出警告），另一个存着
-# ``self.w2 = self.w * 2``。两条途径对两个模块都抛出同样的错误，在 ``torch.no_grad()`` 下也一样：那个张量早已有了 ``grad_fn``。由冻结的参数（``requires_grad=False``）算出的张量是叶子张量，这样的模块可以深拷贝。在 ``torch.no_grad()`` 下做一次前向传播（比如验证）也会让旧的 ``weight_norm`` 存下叶子张量 ``weight``：这时两条途径都能复制这个模块，直到它下一次在梯度模式下做前向传播（两种情形都由隐藏的检查验证）。
+# ``self.w2 = self.w * 2``。两条途径对两个模块都抛出同样的错误，在 ``torch.no_grad()`` 下也一样：那个张量早已有了 ``grad_fn``。由冻结的参数（``requires_grad=False``）算出的张量是叶子张量，这样的模块可以深拷贝。旧的 ``weight_norm`` 在 ``torch.no_grad()`` 下包装时，或在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下做一次前向传播（比如验证）之后，存的 ``weight`` 也是叶子张量：这时两条途径都能复制这个模块，直到它下一次在梯度模式下做前向传播（三种情形都由隐藏的检查验证）。
 
 
 class Doubled(torch.nn.Module):
@@ -558,22 +558,36 @@ assert frozen_holder.w2.is_leaf and not same_storage(copy.deepcopy(frozen_holder
 assert isinstance(AveragedModel(frozen_holder).module.w2, torch.Tensor), "AveragedModel copies that module too"
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # 旧的 weight_norm 会警告它已被弃用
+    with torch.no_grad():
+        probe_quiet = torch.nn.utils.weight_norm(torch.nn.Linear(3, 1))
     probe_wn = torch.nn.utils.weight_norm(torch.nn.Linear(3, 1))
+    probe_inference = torch.nn.utils.weight_norm(torch.nn.Linear(3, 1))
 with torch.no_grad():
     probe_wn(torch.ones(1, 3))
-assert probe_wn.weight.is_leaf and not same_storage(copy.deepcopy(probe_wn).weight_v, probe_wn.weight_v), (
-    "after a forward pass under no_grad the old weight_norm's weight is a leaf, and the module deep-copies"
-)
-assert not same_storage(AveragedModel(probe_wn).module.weight_v, probe_wn.weight_v), "AveragedModel copies it then too"
-probe_wn(torch.ones(1, 3))
-try:
-    copy.deepcopy(probe_wn)
-except RuntimeError as probe_error:
-    assert str(probe_error).startswith("Only Tensors created explicitly by the user (graph leaves)"), (
-        "a forward pass in grad mode brings the deepcopy error back"
+with torch.inference_mode():
+    probe_inference(torch.ones(1, 3))
+probe_cases = {
+    "wrapping under no_grad": probe_quiet,
+    "a forward pass under no_grad": probe_wn,
+    "a forward pass under inference_mode": probe_inference,
+}
+for probe_case, probe_module in probe_cases.items():
+    assert probe_module.weight.is_leaf, f"after {probe_case} the old weight_norm's weight is a leaf"
+    assert not same_storage(copy.deepcopy(probe_module).weight_v, probe_module.weight_v), (
+        f"after {probe_case} the module with the old weight_norm deep-copies"
     )
-else:
-    raise AssertionError("after a forward pass in grad mode the old weight_norm must refuse deepcopy again")
+    assert not same_storage(AveragedModel(probe_module).module.weight_v, probe_module.weight_v), (
+        f"after {probe_case} AveragedModel copies it too"
+    )
+    probe_module(torch.ones(1, 3))
+    try:
+        copy.deepcopy(probe_module)
+    except RuntimeError as probe_error:
+        assert str(probe_error).startswith("Only Tensors created explicitly by the user (graph leaves)"), (
+            f"after {probe_case}, a forward pass in grad mode brings the deepcopy error back"
+        )
+    else:
+        raise AssertionError(f"after {probe_case} and a forward pass in grad mode, deepcopy must raise again")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -614,4 +628,4 @@ assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the s
 # EMA 需要自己的权重：``ema = model`` 指的是模型本身，``model.state_dict()`` 里的张量用的是模型的内存，基于它们的 EMA 每一步之后都等于模型。把模型深拷贝一份，关掉它的梯度，在
 # ``torch.no_grad()`` 下把它的参数朝模型的参数挪，并把模型的缓冲区（批归一化的滑动统计量）复制过来；或者交给带 ``get_ema_multi_avg_fn`` 的
 # ``AveragedModel``：它默认在每次更新时复制缓冲区，``use_buffers=True`` 时对缓冲区求平均，``update_bn``
-# 为平均后的权重重算批归一化统计量。像旧的 ``weight_norm`` 刚包装时和在梯度模式下前向传播之后那样，存着在梯度模式下由需要梯度的参数算出的张量（非叶子张量）的模块无法深拷贝；参数化的 ``weight_norm`` 可以。
+# 为平均后的权重重算批归一化统计量。像旧的 ``weight_norm`` 在梯度模式下包装或前向传播之后那样，存着在梯度模式下由需要梯度的参数算出的张量（非叶子张量）的模块无法深拷贝；参数化的 ``weight_norm`` 可以。
