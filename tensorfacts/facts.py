@@ -375,6 +375,7 @@ import tensorfacts.memory_facts  # noqa: E402, F401
 import tensorfacts.no_grad_view_facts  # noqa: E402, F401
 from tensorfacts import (  # noqa: E402, F401
     asarray_facts,
+    counter_bypass_facts,
     detach_data_facts,
     general_facts,
     optimizer_facts,

@@ -328,6 +328,7 @@ FACT_FLIPS = {
     "private-file-mapping-reads-other-writes": "a second mapping of a file is a copy",
     "from-dlpack-aborts-on-flipped-array": "from_dlpack copies a flipped array",
     "apply-map-not-counted": "apply_ and map_ are counted",
+    "counter-bypass-edits-silent": ("detach copies", "apply_ and map_ are counted"),
     "double-of-float64-is-a": "double() always copies",
     "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",

@@ -405,7 +405,7 @@ assert losses[-1] < losses[0] and tuple(opt.state[grown.weight]["exp_avg"].shape
 #
 # When the edit belongs to the computation, so that the gradient should flow through it, edit a
 # clone instead of the leaf. The clone is not a leaf and may be edited in place; the gradient reaches
-# ``w`` through the elements the edit left, and the overwritten element gets none.
+# ``w`` through the elements the edit left, and the overwritten element gets a gradient of 0.
 
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 edited = w.clone()

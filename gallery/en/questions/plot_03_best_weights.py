@@ -7,7 +7,7 @@ Saving the "best" weights: why they keep changing
 .. admonition:: Answer
    :class: answer
 
-   ``state_dict()`` returns tensors that share the model's memory, not a snapshot, so a dict saved from it follows training. Keep a copy of each tensor, and restore it with ``load_state_dict``:
+   For parameters and buffers, ``state_dict()`` returns tensors that share the model's memory, not a snapshot, so a dict saved from it follows training. Keep a copy of each tensor, and restore it with ``load_state_dict``:
 
    .. code-block:: python
 
@@ -224,7 +224,10 @@ def draw_processes(title, child, **names):
 # -----------------------------------
 #
 # Its tensors are new tensor objects, detached from autograd, over the
-# parameters' own storage.
+# parameters' own storage; a module's buffers (``running_mean`` of a ``BatchNorm`` layer, for
+# example) come out the same way. A module that keeps its weights packed, such as the quantized
+# ``torch.ao.nn.quantized.Linear``, holds them neither as parameters nor as buffers: its
+# ``state_dict()`` unpacks them into new memory at every call, so it returns copies of them.
 state = model.state_dict()
 print("state['weight']:", state["weight"])
 print("is model.weight:", state["weight"] is model.weight)
@@ -238,6 +241,18 @@ for key, held in state.items():
     owner = dict(model.named_parameters())[key]
     assert held is not owner and not held.requires_grad and same_storage(held, owner), (
         f"state['{key}'] must be a detached tensor over the parameter's memory")
+norm = torch.nn.BatchNorm1d(2)
+norm_owners = dict(norm.named_parameters()) | dict(norm.named_buffers())
+assert all(same_storage(held, norm_owners[key]) for key, held in norm.state_dict().items()), (
+    "a BatchNorm layer's state_dict() shares its parameters' and buffers' memory")
+import warnings
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # recent torch releases call quantized tensors deprecated
+    packed = torch.ao.nn.quantized.Linear(2, 1)
+unpacked = [packed.state_dict()["_packed_params._packed_params"][0] for _ in range(2)]
+assert unpacked[0].is_quantized and not same_storage(*unpacked), (
+    "a quantized Linear's state_dict() unpacks its weight into new memory at every call")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -455,7 +470,8 @@ if torch.cuda.is_available():
 # Conclusion
 # ----------
 #
-# ``state_dict()`` holds references into the model, not a snapshot. For the best
+# For parameters and buffers, ``state_dict()`` holds references into the model, not a snapshot (a
+# module that packs its weights, such as a quantized one, returns copies of them). For the best
 # weights keep ``{k: v.detach().clone() for k, v in model.state_dict().items()}``
 # or ``copy.deepcopy(model.state_dict())``, and restore them with
 # ``load_state_dict`` (which copies, unless it is given ``assign=True`` or the dict carries the flag

@@ -464,4 +464,4 @@ assert same_storage(base, view), "the view uses the base's memory"
 # ``map_``, ``nn.utils.vector_to_parameters`` and those kernels. They change the
 # values behind its back, which is why their edits can give wrong gradients without an error
 # (:ref:`questions-data-vs-no-grad`). Rebinding a name edits nothing.
-# :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`
+# :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`

@@ -8,7 +8,7 @@
    :class: answer
 
    A tensor made with ``requires_grad=True``, then moved by ``.to()`` in grad mode to another device or
-   floating dtype, is not a leaf: its ``.grad`` stays ``None`` unless ``retain_grad()`` is called on it.
+   floating or complex dtype, is not a leaf: its ``.grad`` stays ``None`` unless ``retain_grad()`` is called on it.
    Create it with its device and dtype, or set ``requires_grad`` after moving it:
 
    .. code-block:: python
@@ -17,8 +17,8 @@
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
 A weight made with ``requires_grad=True`` and then, with grad mode on, moved to another device
-(``.to("cpu:0")`` counts as one for a tensor on ``"cpu"``) or cast to another floating dtype is no
-longer a leaf. Without ``retain_grad()`` (the page does not call it) it trains nothing: its ``.grad``
+(``.to("cpu:0")`` counts as one for a tensor on ``"cpu"``) or cast to another floating or complex
+dtype is no longer a leaf. Without ``retain_grad()`` (the page does not call it) it trains nothing: its ``.grad``
 stays ``None``, reading it warns ("The .grad attribute of a Tensor that is not a leaf Tensor is being
 accessed"), and an optimizer built the usual way (without ``differentiable=True``) either refuses it
 ("can't optimize a non-leaf Tensor") or updates another tensor. After ``retain_grad()``, an optimizer
@@ -255,6 +255,11 @@ for move in (torch.float64, "cpu:0"):
     (retained**2).sum().backward()
     assert not retained.is_leaf and read_grad(retained) == (retained.grad, []), f"to({move!r}), retain_grad(): no warning"
     assert torch.equal(retained.grad, 2 * retained.detach()), f"to({move!r}), retain_grad(): the .grad is filled"
+for complex_dtype in (torch.complex64, torch.complex128):
+    cast = torch.ones(3, requires_grad=True).to(complex_dtype)
+    cast.abs().sum().backward()
+    assert not cast.is_leaf and type(cast.grad_fn) is type(w.grad_fn) and read_grad(cast)[0] is None, (
+        f"to({complex_dtype!r}) is recorded like to(float64), and .grad stays None")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -439,8 +444,8 @@ with torch.inference_mode():
 # ----------
 #
 # ``to()``, ``double()`` and the other casts and moves are operations: in grad mode, when they change
-# the device (a move out of ``meta`` raises instead: there are no values to move) or the floating
-# dtype of a tensor that requires grad, they return a non-leaf. Without ``retain_grad()`` its
+# the device of a tensor that requires grad (a move out of ``meta`` raises instead: there are no values
+# to move) or cast it to another floating or complex dtype, they return a non-leaf. Without ``retain_grad()`` its
 # ``.grad`` stays ``None``, and an optimizer built without ``differentiable=True`` refuses it or
 # updates the tensor it came from; after ``retain_grad()`` an optimizer trains the moved copy in place
 # and leaves the source leaf as it was. Create the tensor with its ``dtype`` and ``device``, call

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``state_dict()`` 返回的张量与模型共享内存，不是快照，所以用它存下的字典会随训练而变。把每个张量复制一份，恢复时用 ``load_state_dict``：
+   对参数和缓冲区，``state_dict()`` 返回的张量与模型共享内存，不是快照，所以用它存下的字典会随训练而变。把每个张量复制一份，恢复时用 ``load_state_dict``：
 
    .. code-block:: python
 
@@ -213,7 +213,7 @@ def draw_processes(title, child, **names):
 # ``state_dict()`` 返回的是引用
 # -----------------------------
 #
-# 其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储。
+# 其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储；模块的缓冲区（buffer）也是这样返回的，例如 ``BatchNorm`` 层的 ``running_mean``。把权重打包保存的模块，例如量化的 ``torch.ao.nn.quantized.Linear``，既不把权重存为参数，也不存为缓冲区：它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，返回的是权重的副本。
 state = model.state_dict()
 print("state['weight']:", state["weight"])
 print("is model.weight:", state["weight"] is model.weight)
@@ -227,6 +227,18 @@ for key, held in state.items():
     owner = dict(model.named_parameters())[key]
     assert held is not owner and not held.requires_grad and same_storage(held, owner), (
         f"state['{key}'] must be a detached tensor over the parameter's memory")
+norm = torch.nn.BatchNorm1d(2)
+norm_owners = dict(norm.named_parameters()) | dict(norm.named_buffers())
+assert all(same_storage(held, norm_owners[key]) for key, held in norm.state_dict().items()), (
+    "a BatchNorm layer's state_dict() shares its parameters' and buffers' memory")
+import warnings
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # 较新的 torch 版本称量化张量已弃用
+    packed = torch.ao.nn.quantized.Linear(2, 1)
+unpacked = [packed.state_dict()["_packed_params._packed_params"][0] for _ in range(2)]
+assert unpacked[0].is_quantized and not same_storage(*unpacked), (
+    "a quantized Linear's state_dict() unpacks its weight into new memory at every call")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -425,7 +437,7 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# ``state_dict()`` 装的是指向模型内部张量的引用，不是快照。要保存最佳权重，用
+# 对参数和缓冲区，``state_dict()`` 装的是指向模型内部张量的引用，不是快照（把权重打包保存的模块，例如量化模块，返回的是权重的副本）。要保存最佳权重，用
 # ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` 或
 # ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制；字典带有 ``assign=True`` 加载留在 ``_metadata`` 里的标志时也不复制：上面的 ``deepcopy`` 可能带有，字典推导式得到的普通字典不会，见 :ref:`“检查点”那一页 <questions-checkpoints>`）；要放在 CPU 内存里，用
 # ``v.detach().to("cpu", copy=True)``，而不是 ``v.cpu()``。保存切片之前，先 ``clone()``。

@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   张量用 ``requires_grad=True`` 创建后，如果在梯度模式下经 ``.to()`` 换了设备或浮点 dtype，得到的就不是叶子张量，不调用 ``retain_grad()`` 时 ``.grad`` 始终是 ``None``。以目标设备和 dtype 直接创建，或搬动后再设 ``requires_grad``：
+   张量用 ``requires_grad=True`` 创建后，在梯度模式下经 ``.to()`` 换了设备或换成浮点或复数 dtype，得到的不是叶子张量，不调用 ``retain_grad()`` 时 ``.grad`` 始终是 ``None``。以目标设备和 dtype 直接创建，或搬动后设 ``requires_grad``：
 
    .. code-block:: python
 
       w = torch.randn(3, dtype=torch.float64, requires_grad=True)
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
-用 ``requires_grad=True`` 创建的权重，随后在梯度模式（grad mode）下搬到另一个设备（对 ``"cpu"`` 上的张量，``.to("cpu:0")`` 也算搬到另一个设备）或转换成另一种浮点 dtype，就不再是叶子张量（leaf tensor）。不调用 ``retain_grad()`` 时（本页不调用），它就再也训练不动了：它的 ``.grad`` 始终是 ``None``，读取时还会警告：“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”；优化器（按通常方式创建，不加 ``differentiable=True``）要么拒收它（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。调用 ``retain_grad()`` 之后，优化器会收下这个搬过去的张量，并原地（in-place）训练这份副本，源叶子张量则不会更新。读者常搜的是“.cuda() 之后 grad 是 None”。本页用改变
+用 ``requires_grad=True`` 创建的权重，随后在梯度模式（grad mode）下搬到另一个设备（对 ``"cpu"`` 上的张量，``.to("cpu:0")`` 也算搬到另一个设备）或转换成另一种浮点或复数 dtype，就不再是叶子张量（leaf tensor）。不调用 ``retain_grad()`` 时（本页不调用），它就再也训练不动了：它的 ``.grad`` 始终是 ``None``，读取时还会警告：“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”；优化器（按通常方式创建，不加 ``differentiable=True``）要么拒收它（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。调用 ``retain_grad()`` 之后，优化器会收下这个搬过去的张量，并原地（in-place）训练这份副本，源叶子张量则不会更新。读者常搜的是“.cuda() 之后 grad 是 None”。本页用改变
 dtype 和 ``meta`` 设备把这三种情况都复现出来（``meta`` 在这里扮演 GPU，任何构建的 torch 都有它）；``.cuda()`` 和 ``.to("cuda")`` 本身由 GPU 框在 torch 找到 GPU 时检查，框的标题写明本站构建时是否做了。本页还说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
 """
 
@@ -238,6 +238,11 @@ for move in (torch.float64, "cpu:0"):
     (retained**2).sum().backward()
     assert not retained.is_leaf and read_grad(retained) == (retained.grad, []), f"to({move!r}), retain_grad(): no warning"
     assert torch.equal(retained.grad, 2 * retained.detach()), f"to({move!r}), retain_grad(): the .grad is filled"
+for complex_dtype in (torch.complex64, torch.complex128):
+    cast = torch.ones(3, requires_grad=True).to(complex_dtype)
+    cast.abs().sum().backward()
+    assert not cast.is_leaf and type(cast.grad_fn) is type(w.grad_fn) and read_grad(cast)[0] is None, (
+        f"to({complex_dtype!r}) is recorded like to(float64), and .grad stays None")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -410,4 +415,4 @@ with torch.inference_mode():
 # 小结
 # ----
 #
-# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下，它们改变一个需要梯度的张量的设备（从 ``meta`` 搬出会报错：没有数值可搬）或浮点 dtype 时，返回的是非叶子张量。不调用 ``retain_grad()`` 时，它的 ``.grad`` 始终是 ``None``，不加 ``differentiable=True`` 创建的优化器要么拒收它，要么去更新它的源张量；调用 ``retain_grad()`` 之后，优化器原地训练这份搬过去的副本，源叶子张量保持不变。解决办法：创建张量时直接给出 ``dtype`` 和 ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。
+# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下，它们改变一个需要梯度的张量的设备（从 ``meta`` 搬出会报错：没有数值可搬），或把它转换成另一种浮点或复数 dtype 时，返回的是非叶子张量。不调用 ``retain_grad()`` 时，它的 ``.grad`` 始终是 ``None``，不加 ``differentiable=True`` 创建的优化器要么拒收它，要么去更新它的源张量；调用 ``retain_grad()`` 之后，优化器原地训练这份搬过去的副本，源叶子张量保持不变。解决办法：创建张量时直接给出 ``dtype`` 和 ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。
