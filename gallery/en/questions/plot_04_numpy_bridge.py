@@ -292,8 +292,9 @@ for mode in (torch.no_grad, torch.inference_mode):
 # array's memory when torch has its dtype (on a dtype torch lacks, such as ``object``
 # or ``datetime64``, they raise ``TypeError``; three more kinds of array they refuse
 # follow). Under a default device other than ``"cpu"`` (set by ``torch.set_default_device`` or
-# ``with torch.device(...)``), even ``"cpu:0"``, ``torch.as_tensor`` copies the array while ``torch.from_numpy``
-# still shares its memory. ``torch.tensor`` copies. ``torch.from_dlpack`` shares too: an edit of its tensor shows
+# ``with torch.device(...)``), even ``"cpu:0"``, ``torch.as_tensor`` does not share the array's memory (it
+# copies the array to that device; on ``meta`` it gives a tensor with no values) while ``torch.from_numpy``
+# still shares it. ``torch.tensor`` copies. ``torch.from_dlpack`` shares too: an edit of its tensor shows
 # in the array below, and its tensor uses the memory of an array that is not flipped, whole or sliced
 # (``[::2]``), in native byte order, of each dtype DLPack carries (``bool``, the signed and unsigned
 # integers of 8 to 64 bits, ``float16``, ``float32``, ``float64``, ``complex64`` and ``complex128``). It
@@ -333,6 +334,11 @@ assert shares(torch.from_numpy(array), array) and shares(torch.as_tensor(array),
     "torch.from_numpy and torch.as_tensor share the array's memory")
 assert not shares(on_default_device[0], array) and shares(on_default_device[1], array), (
     "under a default device torch.as_tensor copies and torch.from_numpy shares")
+assert torch.equal(on_default_device[0], torch.from_numpy(array)), 'under "cpu:0" torch.as_tensor copies the values'
+with torch.device("meta"):
+    on_meta_default_ = torch.as_tensor(array), torch.from_numpy(array)
+assert on_meta_default_[0].is_meta and on_meta_default_[1].device.type == "cpu" and shares(on_meta_default_[1], array), (
+    "under the default device meta torch.as_tensor gives a meta tensor and torch.from_numpy still shares")
 assert shares(t, t.numpy()) and shares(t, np.asarray(t)), "t.numpy() and np.asarray(t) share t's memory"
 assert shares(via_dlpack, dlpack_array) and dlpack_array[0] == via_dlpack[0] == 42.0, (
     "torch.from_dlpack shares the array's memory: an edit of the tensor shows in the array")

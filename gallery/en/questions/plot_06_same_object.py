@@ -232,10 +232,10 @@ draw_memory("b = a.cpu(); b.add_(10)", a=a, b=b)
 # real change of dtype give new memory. Other real conversions give new
 # memory too: ``contiguous()`` of a non-contiguous tensor, a change of this ``image`` to
 # ``memory_format=torch.channels_last`` (by ``contiguous()`` or ``to()``; for a batch of one
-# channel, ``contiguous()`` returns the tensor itself while ``to()`` copies), a move to another
-# device (``meta`` here). ``to(memory_format=torch.contiguous_format)`` need not be such a
-# conversion: it returns a transpose as it is, which is not contiguous (:ref:`questions-module-to`
-# shows which tensors it copies).
+# channel, ``contiguous()`` returns the tensor itself while ``to()`` copies).
+# ``to(memory_format=torch.contiguous_format)`` need not be such a conversion: it returns a transpose as
+# it is, which is not contiguous (:ref:`questions-module-to` shows which tensors it copies). A move to
+# another device (``meta`` here) returns a new tensor too, on that device.
 a = torch.tensor([1.0, 2.0, 3.0])
 results = {
     "a.to(torch.float32)": a.to(torch.float32),
@@ -263,13 +263,15 @@ image = torch.zeros(1, 2, 2, 2)
 conversions = {
     "transposed.contiguous()": (transposed.contiguous(), transposed),
     "image.contiguous(channels_last)": (image.contiguous(memory_format=torch.channels_last), image),
-    "a.to('meta')": (a.to("meta"), a),
 }
 for name, (result, source) in conversions.items():
     print(f"{name:<31} is source: {result is source!s:<5}  same storage: {same_storage(result, source)}")
+moved = a.to("meta")
+print("a.to('meta') is a:", moved is a, " moved.device:", moved.device)
 assert not any(result is source or same_storage(result, source) for result, source in conversions.values()), (
-    "each of the three conversions returns a new tensor on new memory"
+    "each of the two conversions returns a new tensor on new memory"
 )
+assert moved is not a and moved.device.type == "meta", "a.to('meta') returns a new tensor, on meta"
 # sphinx_gallery_start_ignore
 assert image.to(memory_format=torch.channels_last) is not image, "to() in channels_last returns a new tensor"
 assert not same_storage(image.to(memory_format=torch.channels_last), image), "to() in channels_last copies"

@@ -251,6 +251,32 @@ else:
     raise AssertionError("deepcopy of a non-leaf tensor must raise")
 
 # %%
+# A tensor made with ``requires_grad=True`` and then moved by ``.to()`` in grad mode to another device
+# (``meta`` here) or to another floating or complex dtype (``float64``, ``float16``, ``bfloat16`` and
+# ``complex64`` here) is such a non-leaf, with the ``grad_fn`` ``ToCopyBackward0``: ``deepcopy`` refuses it,
+# while the tensor before the move copies, and its copy is a leaf. Only moves in grad mode run here. This is the
+# error readers meet after ``.cuda()``; :ref:`questions-grad-after-move` shows the move and checks ``.cuda()``
+# in a GPU box.
+
+for target in ("meta", torch.float64, torch.float16, torch.bfloat16, torch.complex64):
+    before_move = torch.ones(3, requires_grad=True)
+    moved = before_move.to(target)
+    try:
+        copy.deepcopy(moved)
+    except RuntimeError as e:
+        refusal = str(e)
+        print(f"device: {moved.device}  dtype: {moved.dtype}  grad_fn: {moved.grad_fn.name()}  {type(e).__name__}")
+    else:
+        raise AssertionError(f"deepcopy of a tensor moved by to({target}) must raise")
+    assert refusal.startswith("Only Tensors created explicitly by the user (graph leaves)"), (
+        f"to({target}): deepcopy refuses with the graph-leaves message")
+    # sphinx_gallery_start_ignore
+    assert moved.grad_fn.name() == "ToCopyBackward0" and not moved.is_leaf, (
+        f"to({target}) in grad mode gives a non-leaf whose grad_fn is ToCopyBackward0")
+    assert copy.deepcopy(before_move).is_leaf, f"before to({target}), the tensor deep-copies to a leaf"
+    # sphinx_gallery_end_ignore
+
+# %%
 # A tensor computed from tensors that need no grad, or computed under ``torch.no_grad()``, is a
 # leaf with no ``grad_fn``: a module that holds such tensors deep-copies.
 
@@ -509,8 +535,8 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 # other. It is not a way to snapshot values. Called outside ``torch.inference_mode()``, it gives the
 # new object a version counter of its own, whatever the tensor: the write through ``shallow`` moves
 # ``shallow._version`` and leaves ``t._version`` at 0. Here the copy's counter already reads 1 before that
-# write (not for every kind of tensor: the copy of a ``Parameter``, of a ``meta`` tensor or of a sparse tensor
-# starts at 0), so the write shows as a move of one.
+# write (not for every kind of tensor: for example the copy of a ``Parameter``, of a ``meta`` tensor or of a
+# sparse tensor starts at 0), so the write shows as a move of one.
 
 t = torch.zeros(3)
 shallow = copy.copy(t)

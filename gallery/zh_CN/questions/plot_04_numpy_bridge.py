@@ -276,7 +276,7 @@ for mode in (torch.no_grad, torch.inference_mode):
 # 哪些转换共享，哪些复制
 # ----------------------
 #
-# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外三种数组见下文）。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor`` 也会复制数组，``torch.from_numpy`` 则仍然共享它的内存。``torch.tensor``
+# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外三种数组见下文）。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor`` 也不与数组共享内存（它把数组复制到那个设备上；在 ``meta`` 上它给出一个没有数值的张量），``torch.from_numpy`` 则仍然共享数组的内存。``torch.tensor``
 # 会复制。``torch.from_dlpack`` 也共享：改它得到的张量，下面的数组也跟着变；对没有翻转、字节序与本机相同、dtype 受 DLPack 支持（``bool``、8 到 64 位的有符号和无符号整数、``float16``、``float32``、``float64``、``complex64`` 和 ``complex128``）的数组，无论是整个数组还是切片（``[::2]``），它得到的张量都使用数组的内存。字节序与本机不同的数组（``">f4"``）、``object`` 或 ``datetime64`` 数组，以及紧凑记录 ``[("a", "<f4"), ("b", "i1")]`` 的 ``float32`` 字段 ``"a"``，它以 ``BufferError`` 拒绝：这个字段的步长是 5 字节，不是元素大小的整数倍。同一记录的 ``int8`` 字段 ``"b"``，步长是元素大小的整数倍，它接受，得到的张量使用这个字段的内存。（翻转过的数组另当别论，见下文。）从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
 # ``Tensor.__array__`` 不接受 NumPy 2 的 ``copy`` 参数。这里捕获警告并展示出来。
 # :fact:`default-device-makes-as-tensor-copy`
@@ -307,6 +307,11 @@ assert shares(torch.from_numpy(array), array) and shares(torch.as_tensor(array),
     "torch.from_numpy and torch.as_tensor share the array's memory")
 assert not shares(on_default_device[0], array) and shares(on_default_device[1], array), (
     "under a default device torch.as_tensor copies and torch.from_numpy shares")
+assert torch.equal(on_default_device[0], torch.from_numpy(array)), 'under "cpu:0" torch.as_tensor copies the values'
+with torch.device("meta"):
+    on_meta_default_ = torch.as_tensor(array), torch.from_numpy(array)
+assert on_meta_default_[0].is_meta and on_meta_default_[1].device.type == "cpu" and shares(on_meta_default_[1], array), (
+    "under the default device meta torch.as_tensor gives a meta tensor and torch.from_numpy still shares")
 assert shares(t, t.numpy()) and shares(t, np.asarray(t)), "t.numpy() and np.asarray(t) share t's memory"
 assert shares(via_dlpack, dlpack_array) and dlpack_array[0] == via_dlpack[0] == 42.0, (
     "torch.from_dlpack shares the array's memory: an edit of the tensor shows in the array")

@@ -26,7 +26,7 @@ tensor before performing the operation``。为什么一行看起来差不多的�
 # 辅助函数
 # --------
 #
-# 视图有一个 ``_base``：它所使用的那块内存的主人。推理张量（inference tensor）的视图是例外，它没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`；``detach()``、``view(dtype)`` 和稀疏张量的 ``indices()`` 虽然在 torch 文档的视图操作之列，也不设 ``_base``，见下文讲 ``_base`` 的一节。
+# 视图有一个 ``_base``：它所使用的那块内存的主人。推理张量（inference tensor）的视图是例外，它没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`；在 torch 文档列为视图的操作中，``detach()``、``view(dtype)``、稀疏张量的 ``indices()`` 和实数张量的 ``.real`` 也不设 ``_base``，其中实数张量的 ``.real`` 返回的就是该张量本身，见下文讲 ``_base`` 的一节。
 import torch
 
 
@@ -450,6 +450,32 @@ assert doubled[:1].grad_fn is not None and doubled.detach().grad_fn is None and 
     "a slice keeps its base's history; detach() and .data keep none")
 sparse = torch.tensor([[0.0, 1.0]]).to_sparse()
 assert sparse.indices()._base is None and sparse.values()._base is sparse, "a sparse tensor's indices() has no _base"
+documented_views_ = {
+    "[1:]": lambda v_: v_[1:], "[0]": lambda v_: v_[0], "adjoint()": lambda v_: v_.adjoint(),
+    "as_strided()": lambda v_: v_.as_strided((2,), (1,)), "detach()": lambda v_: v_.detach(),
+    "diagonal()": lambda v_: v_.diagonal(), "expand()": lambda v_: v_.expand(2, 3, 4),
+    "expand_as()": lambda v_: v_.expand_as(v_), "movedim()": lambda v_: v_.movedim(0, 1),
+    "narrow()": lambda v_: v_.narrow(0, 0, 2), "permute()": lambda v_: v_.permute(1, 0),
+    "select()": lambda v_: v_.select(0, 1), "squeeze()": lambda v_: v_.squeeze(), "t()": lambda v_: v_.t(),
+    "transpose()": lambda v_: v_.transpose(0, 1), "T": lambda v_: v_.T, "H": lambda v_: v_.H, "mT": lambda v_: v_.mT,
+    "mH": lambda v_: v_.mH, "real": lambda v_: v_.real, "unflatten()": lambda v_: v_.unflatten(1, (2, 2)),
+    "unfold()": lambda v_: v_.unfold(0, 2, 1), "unsqueeze()": lambda v_: v_.unsqueeze(0),
+    "view()": lambda v_: v_.view(12), "view(dtype)": lambda v_: v_.view(torch.int64 if v_.is_complex() else torch.int32),
+    "view_as()": lambda v_: v_.view_as(v_), "unbind()": lambda v_: v_.unbind()[0], "split()": lambda v_: v_.split(1)[0],
+    "hsplit()": lambda v_: v_.hsplit(2)[0], "vsplit()": lambda v_: v_.vsplit(3)[0],
+    "tensor_split()": lambda v_: v_.tensor_split(2)[0], "split_with_sizes()": lambda v_: v_.split_with_sizes([1, 2])[0],
+    "swapaxes()": lambda v_: v_.swapaxes(0, 1), "swapdims()": lambda v_: v_.swapdims(0, 1),
+    "chunk()": lambda v_: v_.chunk(3)[0],
+}
+real_, complex_ = torch.zeros(3, 4), torch.zeros(3, 4, dtype=torch.complex64)
+assert [name_ for name_, op_ in documented_views_.items() if op_(real_)._base is not real_] == [
+    "detach()", "real", "view(dtype)"], (
+    "of torch's documented view operations, on a real tensor only detach(), .real and view(dtype) set no _base")
+assert real_.real is real_, ".real of a real tensor returns the tensor itself"
+assert [name_ for name_, op_ in documented_views_.items() if op_(complex_)._base is not complex_] == [
+    "detach()", "view(dtype)"], "on a complex tensor only detach() and view(dtype) set no _base; .real sets it"
+assert complex_.imag._base is complex_ and torch.view_as_real(complex_)._base is complex_, (
+    "the complex-only view operations imag and view_as_real set _base")
 assert all(t.untyped_storage().data_ptr() == 0 for t in (
     torch.empty(0), torch.zeros(3, 0, dtype=torch.float64), torch.tensor([]), x[:, :0].clone())
 ), "empty storages torch allocates all start at 0: equal starts, no sharing"

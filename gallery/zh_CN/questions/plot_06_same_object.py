@@ -220,7 +220,7 @@ draw_memory("b = a.cpu(); b.add_(10)", a=a, b=b)
 # 哪些调用返回张量本身
 # --------------------
 #
-# 前八个调用在无需转换时，返回的都是同一个对象。在这些调用里，显式复制和真的改变 dtype 会得到新的内存。其他真正的转换也会得到新的内存：对非连续张量调用 ``contiguous()``、用 ``contiguous()`` 或 ``to()`` 把这里的 ``image`` 改成 ``memory_format=torch.channels_last`` 布局（对只有一个通道的批次，``contiguous()`` 返回张量本身，``to()`` 却会复制）、移到另一个设备（这里是 ``meta``）。``to(memory_format=torch.contiguous_format)`` 不一定是这种转换：它把转置原样返回，尽管转置并不连续（它复制哪些张量，见 :ref:`“module.to()”那一页 <questions-module-to>`）。
+# 前八个调用在无需转换时，返回的都是同一个对象。在这些调用里，显式复制和真的改变 dtype 会得到新的内存。其他真正的转换也会得到新的内存：对非连续张量调用 ``contiguous()``、用 ``contiguous()`` 或 ``to()`` 把这里的 ``image`` 改成 ``memory_format=torch.channels_last`` 布局（对只有一个通道的批次，``contiguous()`` 返回张量本身，``to()`` 却会复制）。``to(memory_format=torch.contiguous_format)`` 不一定是这种转换：它把转置原样返回，尽管转置并不连续（它复制哪些张量，见 :ref:`“module.to()”那一页 <questions-module-to>`）。移到另一个设备（这里是 ``meta``）也会返回一个新张量，位于那个设备上。
 a = torch.tensor([1.0, 2.0, 3.0])
 results = {
     "a.to(torch.float32)": a.to(torch.float32),
@@ -248,13 +248,15 @@ image = torch.zeros(1, 2, 2, 2)
 conversions = {
     "transposed.contiguous()": (transposed.contiguous(), transposed),
     "image.contiguous(channels_last)": (image.contiguous(memory_format=torch.channels_last), image),
-    "a.to('meta')": (a.to("meta"), a),
 }
 for name, (result, source) in conversions.items():
     print(f"{name:<31} is source: {result is source!s:<5}  same storage: {same_storage(result, source)}")
+moved = a.to("meta")
+print("a.to('meta') is a:", moved is a, " moved.device:", moved.device)
 assert not any(result is source or same_storage(result, source) for result, source in conversions.values()), (
-    "each of the three conversions returns a new tensor on new memory"
+    "each of the two conversions returns a new tensor on new memory"
 )
+assert moved is not a and moved.device.type == "meta", "a.to('meta') returns a new tensor, on meta"
 # sphinx_gallery_start_ignore
 assert image.to(memory_format=torch.channels_last) is not image, "to() in channels_last returns a new tensor"
 assert not same_storage(image.to(memory_format=torch.channels_last), image), "to() in channels_last copies"

@@ -244,6 +244,27 @@ else:
     raise AssertionError("deepcopy of a non-leaf tensor must raise")
 
 # %%
+# 用 ``requires_grad=True`` 创建、随后在梯度模式下经 ``.to()`` 搬到另一个设备（这里是 ``meta``）或转换成另一种浮点或复数 dtype（这里是 ``float64``、``float16``、``bfloat16`` 和 ``complex64``）的张量，就是这样的非叶子张量，它的 ``grad_fn`` 是 ``ToCopyBackward0``：``deepcopy`` 拒绝它，而搬动之前的那个张量可以深拷贝，副本是叶子张量。这里只运行梯度模式下的搬动。读者在 ``.cuda()`` 之后遇到的就是这个报错；:ref:`“权重搬动之后的 .grad”那一页 <questions-grad-after-move>` 演示了这种搬动，并在 GPU 框内检查 ``.cuda()``。
+
+for target in ("meta", torch.float64, torch.float16, torch.bfloat16, torch.complex64):
+    before_move = torch.ones(3, requires_grad=True)
+    moved = before_move.to(target)
+    try:
+        copy.deepcopy(moved)
+    except RuntimeError as e:
+        refusal = str(e)
+        print(f"device: {moved.device}  dtype: {moved.dtype}  grad_fn: {moved.grad_fn.name()}  {type(e).__name__}")
+    else:
+        raise AssertionError(f"deepcopy of a tensor moved by to({target}) must raise")
+    assert refusal.startswith("Only Tensors created explicitly by the user (graph leaves)"), (
+        f"to({target}): deepcopy refuses with the graph-leaves message")
+    # sphinx_gallery_start_ignore
+    assert moved.grad_fn.name() == "ToCopyBackward0" and not moved.is_leaf, (
+        f"to({target}) in grad mode gives a non-leaf whose grad_fn is ToCopyBackward0")
+    assert copy.deepcopy(before_move).is_leaf, f"before to({target}), the tensor deep-copies to a leaf"
+    # sphinx_gallery_end_ignore
+
+# %%
 # 由不需要梯度的张量算出来的张量，或者在 ``torch.no_grad()`` 下算出来的张量，都是没有 ``grad_fn``
 # 的叶子张量：模块里存的是这样的张量时，可以深拷贝。
 
@@ -486,7 +507,7 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 #
 # ``copy.copy(t)`` 返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变。它不能用来保存数值快照。在 ``torch.inference_mode()``
 # 之外调用时，不论源张量是哪种张量，它都让新对象有自己的版本计数器（version counter）：通过 ``shallow`` 写入，``shallow._version``
-# 增加，``t._version`` 仍是 0。这里写入之前，副本的计数器已经是 1（并非每种张量都如此：``Parameter``、``meta`` 张量和稀疏张量的副本从 0 开始），所以这次写入表现为加 1。
+# 增加，``t._version`` 仍是 0。这里写入之前，副本的计数器已经是 1（并非每种张量都如此：例如 ``Parameter``、``meta`` 张量和稀疏张量的副本就从 0 开始），所以这次写入表现为加 1。
 
 t = torch.zeros(3)
 shallow = copy.copy(t)
