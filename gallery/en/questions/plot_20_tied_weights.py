@@ -295,7 +295,8 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # ``torch.save`` writes one storage, ``torch.load`` keeps the tie
 # ---------------------------------------------------------------
 #
-# ``torch.save`` writes each storage once, however many tensors of one dtype use it: the state dict with two
+# ``torch.save`` writes each storage once, however many tensors use it (tensors of two dtypes on one
+# storage make it raise): the state dict with two
 # keys writes one storage, as many as the weight alone, and half as many as two separate tensors.
 # Loaded back, the two entries share one storage again.
 
@@ -314,6 +315,13 @@ assert saved_storages(state) == 1 and same_storage(loaded["embedding.weight"], l
 assert saved_storages([state["embedding.weight"].clone() for _ in range(2)]) == 2, "the count can see two"
 assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the values came back"
 # sphinx_gallery_end_ignore
+as_int32 = state["embedding.weight"].view(torch.int32)
+try:
+    torch.save([state["embedding.weight"], as_int32], io.BytesIO())
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("torch.save of two dtypes on one storage must raise")
 
 # %%
 # ``load_state_dict`` into a tied model
@@ -435,7 +443,7 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 # ``copy.deepcopy`` keeps the tie, ``torch.save`` writes one storage and ``torch.load`` shares it
 # again, ``load_state_dict`` without ``assign=True`` (from a dict that carries no flag of such a load) copies into
 # the one weight, and the optimizer steps it once with the sum of both gradients. A tie of the memory alone is two parameters, which
-# ``deepcopy`` unties; ``load_state_dict(..., assign=True)`` leaves two parameters, such a tie when the dict's two
-# entries share one storage (as after ``torch.load``) and two storages when they do not (unless its entries
-# are the one ``Parameter``, as from ``state_dict(keep_vars=True)``, which hands the loaded model the
-# source model's own ``Parameter``), so tie the weight again after it.
+# ``deepcopy`` unties. ``load_state_dict(..., assign=True)`` unties a tied model: it leaves two parameters, on
+# one storage when the dict's two entries share one (as after ``torch.load``), on two when they do not; tie
+# the weight again after it. The exception is a dict from ``state_dict(keep_vars=True)``, whose entries are
+# the one ``Parameter``: the tie stays, but to the source model's own weight.

@@ -398,9 +398,12 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 # Hooks can also keep the old value for you: a ``pack`` that returns ``t.clone()`` saves a copy, so
 # the in-place edit no longer reaches what ``backward()`` reads, and the gradient is right. A
 # ``pack`` that returns ``t`` as it is neither copies nor checks: the same edit passes silently
-# and the gradient comes out wrong, ``2 (exp(2x) + 1)`` instead of ``2 exp(2x)``. Torch has the
-# copying kind built in: inside ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` the same
-# edit, and the ``backward()`` after it, run without an error, and the gradient is right. A custom
+# and the gradient comes out wrong, ``2 (exp(2x) + 1)`` instead of ``2 exp(2x)``. Torch has a
+# copying kind built in, which copies a saved tensor when it is edited, not when it is saved:
+# inside ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` the saved output is on ``y``'s
+# memory until the edit, and when the forward, the edit and the ``backward()`` all run inside it,
+# none of them raises and the gradient is right. A ``backward()`` run after leaving the
+# context raises an ``AssertionError``. A custom
 # ``torch.autograd.Function`` that keeps its input ``a`` as ``ctx.x`` instead of through
 # ``ctx.save_for_backward`` does not check either: after ``a.detach().mul_(10)``, ``backward()`` raises
 # nothing and ``a.grad`` is wrong. :fact:`ctx-attribute-escapes-version-check`
@@ -422,10 +425,22 @@ assert torch.allclose(x.grad, 2 * (torch.exp(2 * x.detach()) + 1)), "the edit we
 x.grad = None
 with torch.autograd.graph.allow_mutation_on_saved_tensors():
     y = (x * 2).exp()
+    saved_on_y = same_storage(y.grad_fn._saved_result, y)
     y += 1
     y.sum().backward()
+print("before the edit, saved output on y's memory:", saved_on_y)
 print("allow_mutation_on_saved_tensors, x.grad:", x.grad)
+assert saved_on_y, "allow_mutation_on_saved_tensors() saved no copy before the edit"
 assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "torch's own context copied the saved output"
+with torch.autograd.graph.allow_mutation_on_saved_tensors():
+    y = (x * 2).exp()
+    y += 1
+try:
+    y.sum().backward()
+except AssertionError as e:
+    print(f"backward() after the context: {type(e).__name__}: {e}")
+else:
+    raise AssertionError("a backward() after leaving allow_mutation_on_saved_tensors() must raise")
 
 # %%
 # ``torch.utils.checkpoint``
@@ -623,7 +638,8 @@ else:
 # ``relu``, ``sigmoid`` and ``tanh`` save their output, ``sin`` its input, ``mul`` the other
 # operand (both when both need a gradient), ``add`` nothing; an edit through ``.data`` is not
 # caught, and the gradient can be wrong (for ``exp`` above it is). Out-of-place code (``y = y + 1``) is the plain fix; a copying
-# ``saved_tensors_hooks`` (``allow_mutation_on_saved_tensors()`` is one) or ``torch.utils.checkpoint``
+# ``saved_tensors_hooks`` (``allow_mutation_on_saved_tensors()``, with the ``backward()`` inside it,
+# is one) or ``torch.utils.checkpoint``
 # (with its default ``context_fn``) also let the output be edited, but hooks
 # that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and
 # the check with them, until a ``backward()`` or ``torch.autograd.grad`` with ``retain_graph`` false (its

@@ -426,8 +426,8 @@ assert torch.equal(leaf.detach(), torch.ones(3)) and in_child, "the edit under n
 # A non-leaf that requires grad cannot be sent through a queue: ``ForkingPickler``, which the
 # queues pickle with, refuses it. ``Queue.put`` does not raise: it hands the tensor to a feeder
 # thread, which pickles in the background, drops the item and passes the error to the queue's
-# ``_on_queue_feeder_error``, an internal hook that this page replaces to keep the error, since the
-# caller never sees it. The next item put, ``torch.ones(3)``, is the first to come out.
+# ``_on_queue_feeder_error``, an internal hook that this page replaces to keep the error, since no
+# exception reaches the caller. The next item put, ``torch.ones(3)``, is the first to come out.
 # ``SimpleQueue.put`` pickles in the caller, and raises there.
 
 non_leaf = torch.zeros(3, requires_grad=True) * 2

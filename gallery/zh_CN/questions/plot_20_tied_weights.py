@@ -285,7 +285,7 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # ``torch.save`` 只写一块存储，``torch.load`` 保留共享关系
 # --------------------------------------------------------
 #
-# 不管有多少个张量以同一种 dtype 使用同一块存储，``torch.save`` 都只写一次：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。
+# 不管有多少个张量使用同一块存储，``torch.save`` 都只写一次（以两种 dtype 使用同一块存储的张量会让它报错）：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。
 
 print("storages written, state_dict():", saved_storages(state))
 print("storages written, weight alone:", saved_storages(model.embedding.weight.detach()))
@@ -302,6 +302,13 @@ assert saved_storages(state) == 1 and same_storage(loaded["embedding.weight"], l
 assert saved_storages([state["embedding.weight"].clone() for _ in range(2)]) == 2, "the count can see two"
 assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the values came back"
 # sphinx_gallery_end_ignore
+as_int32 = state["embedding.weight"].view(torch.int32)
+try:
+    torch.save([state["embedding.weight"], as_int32], io.BytesIO())
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("torch.save of two dtypes on one storage must raise")
 
 # %%
 # 对共享权重的模型调用 ``load_state_dict``
@@ -408,4 +415,4 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 #
 # 共享权重的做法，是把同一个 ``Parameter`` 对象交给第二个模块。这样 ``state_dict()`` 有两个键、一块存储；``named_parameters()``
 # 和 ``parameters()`` 只列一次；``copy.deepcopy`` 保留共享关系；``torch.save`` 只写一块存储，``torch.load`` 之后仍然共享；不加 ``assign=True`` 的 ``load_state_dict`` 复制进这一个权重（字典不带 ``assign=True`` 加载留下的标志时）；优化器用两个梯度之和只更新它一次。只共享内存则是两个参数，
-# ``deepcopy`` 之后就不再共享；``load_state_dict(..., assign=True)`` 留下两个参数：字典的两项共享一块存储时（如 ``torch.load`` 读出的字典），正是这种共享，不共享时则是两块存储（除非加载的各项就是那一个 ``Parameter``，比如来自 ``state_dict(keep_vars=True)``，这样加载后的模型拿到的是源模型自己的 ``Parameter``），加载之后要重新共享权重。
+# ``deepcopy`` 之后就不再共享。``load_state_dict(..., assign=True)`` 会拆开共享权重的模型：它留下两个参数，字典的两项共享一块存储时（如 ``torch.load`` 读出的字典）两者在一块存储上，不共享时各在一块存储上；加载之后要重新共享权重。例外是来自 ``state_dict(keep_vars=True)`` 的字典，它的两项就是那一个 ``Parameter``：共享保留下来，但共享的是源模型自己的权重。

@@ -382,8 +382,8 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 #
 # 钩子也可以替你留住旧值：``pack`` 返回 ``t.clone()``，保存的就是一份副本，原地操作碰不到
 # ``backward()`` 要读的东西，梯度也就是对的。``pack`` 如果原样返回 ``t``，既不复制，也不检查：同样的修改悄无声息地通过，梯度却错了，是
-# ``2 (exp(2x) + 1)`` 而不是 ``2 exp(2x)``。torch 自带这种会复制的做法：在
-# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，同样的修改和随后的 ``backward()`` 都不报错，梯度也是对的。自定义的 ``torch.autograd.Function`` 如果不用 ``ctx.save_for_backward``，而是把输入 ``a`` 存成 ``ctx.x``，也不检查：``a.detach().mul_(10)`` 之后，``backward()`` 不报错，``a.grad`` 却是错的。:fact:`ctx-attribute-escapes-version-check`
+# ``2 (exp(2x) + 1)`` 而不是 ``2 exp(2x)``。torch 自带一种会复制的做法，不过是在保存的张量被修改时才复制，而不是在保存时：在
+# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，修改之前保存的输出就在 ``y`` 的内存上；前向传播、修改和 ``backward()`` 都在它里面运行时，都不报错，梯度也是对的。离开这个上下文之后再运行 ``backward()``，会抛出 ``AssertionError``。自定义的 ``torch.autograd.Function`` 如果不用 ``ctx.save_for_backward``，而是把输入 ``a`` 存成 ``ctx.x``，也不检查：``a.detach().mul_(10)`` 之后，``backward()`` 不报错，``a.grad`` 却是错的。:fact:`ctx-attribute-escapes-version-check`
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
@@ -402,10 +402,22 @@ assert torch.allclose(x.grad, 2 * (torch.exp(2 * x.detach()) + 1)), "the edit we
 x.grad = None
 with torch.autograd.graph.allow_mutation_on_saved_tensors():
     y = (x * 2).exp()
+    saved_on_y = same_storage(y.grad_fn._saved_result, y)
     y += 1
     y.sum().backward()
+print("before the edit, saved output on y's memory:", saved_on_y)
 print("allow_mutation_on_saved_tensors, x.grad:", x.grad)
+assert saved_on_y, "allow_mutation_on_saved_tensors() saved no copy before the edit"
 assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "torch's own context copied the saved output"
+with torch.autograd.graph.allow_mutation_on_saved_tensors():
+    y = (x * 2).exp()
+    y += 1
+try:
+    y.sum().backward()
+except AssertionError as e:
+    print(f"backward() after the context: {type(e).__name__}: {e}")
+else:
+    raise AssertionError("a backward() after leaving allow_mutation_on_saved_tensors() must raise")
 
 # %%
 # ``torch.utils.checkpoint``
@@ -586,5 +598,5 @@ else:
 # 原地修改会不会让 ``backward()`` 报错，取决于用到这个张量、在修改之前已经运行过的运算保存了什么：对上面这些运算，被保存的张量恰好就是改了会报错的那些。``exp``、
 # ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
 # 什么都不保存；经 ``.data`` 的修改不会被发现，梯度可能是错的（上面的 ``exp`` 就是如此）。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和用默认 ``context_fn`` 的
-# ``torch.utils.checkpoint`` 也允许原地修改输出（``allow_mutation_on_saved_tensors()`` 就是前一种），但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
+# ``torch.utils.checkpoint`` 也允许原地修改输出（``allow_mutation_on_saved_tensors()`` 就是前一种，``backward()`` 也要在它里面运行），但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
 # 会一直留住保存的张量，检查也随之保留，直到某一次 ``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 运行了保存它们的节点（带 ``inputs=`` 的也算）。怎么读这条报错，见\ :ref:`“原地修改报错”那一页 <questions-inplace-error>`。

@@ -395,7 +395,7 @@ assert torch.equal(leaf.detach(), torch.ones(3)) and in_child, "the edit under n
 #
 # 需要梯度的非叶子张量不能经队列发送：队列用来序列化的 ``ForkingPickler`` 会拒绝它。``Queue.put`` 却不报错：它把张量交给一个
 # feeder 线程，由这个线程在后台序列化；出错时线程丢掉这一项，把错误交给队列的内部钩子
-# ``_on_queue_feeder_error``。调用方看不到这个错误，所以本页换掉这个钩子，把错误留下来。于是之后放进去的
+# ``_on_queue_feeder_error``。调用方不会收到异常，所以本页换掉这个钩子，把错误留下来。于是之后放进去的
 # ``torch.ones(3)`` 成了第一个取出来的。``SimpleQueue.put``
 # 在调用方序列化，错误就在调用方抛出。
 
