@@ -389,8 +389,9 @@ assert not same_storage(one["a"], two_a) and not same_storage(one["a"], two_b), 
 # ----------------------------------------------
 #
 # The same rule keeps tied weights tied. A model whose decoder's weight is its embedding's
-# ``Parameter`` has a ``state_dict()`` with two keys on one tensor; ``torch.save`` writes one
-# storage for them, and in the loaded state dict the two keys share it again.
+# ``Parameter`` has a ``state_dict()`` whose two keys hold two tensor objects on that ``Parameter``'s
+# storage; ``torch.save`` writes one storage for them, and in the loaded state dict the two keys
+# share it again.
 # :ref:`questions-tied-weights` follows such a weight through copies and training.
 
 
@@ -404,13 +405,19 @@ class Tied(torch.nn.Module):
 
 torch.manual_seed(0)
 model = Tied()
-_, records, state = save_and_load(model.state_dict())
+entries = model.state_dict()
+print("entries: embedding.weight is decoder.weight:", entries["embedding.weight"] is entries["decoder.weight"],
+      " same storage:", same_storage(entries["embedding.weight"], entries["decoder.weight"]))
+_, records, state = save_and_load(entries)
 print("keys:", list(state), " storages written:", records)
 print("loaded, same storage:", same_storage(state["embedding.weight"], state["decoder.weight"]))
 assert records == 1 and same_storage(state["embedding.weight"], state["decoder.weight"]), "saved once, still tied"
 # sphinx_gallery_start_ignore
 assert model.decoder.weight is model.embedding.weight and torch.equal(state["decoder.weight"], model.decoder.weight), (
     "the model is tied, and the loaded entry holds its weight's values")
+assert entries["embedding.weight"] is not entries["decoder.weight"] and all(
+    same_storage(entry, model.embedding.weight) for entry in entries.values()), (
+    "state_dict(): two tensor objects, both on the Parameter's storage")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -418,12 +425,18 @@ assert model.decoder.weight is model.embedding.weight and torch.equal(state["dec
 # ------------------------------------------------------
 #
 # A ``torch.multiprocessing`` queue does not write a file, but it sends storages too: it moves the
-# storage of a non-empty tensor torch allocated, not yet in shared memory, into shared memory and hands the receiver a tensor on it. The child below
+# storage of a non-empty tensor torch allocated, not yet in shared memory, into shared memory and hands the receiver a
+# tensor on it; it refuses a non-leaf that requires grad (see below). The child below
 # (started with the ``fork`` method, as in :ref:`questions-processes`) takes one tensor from its
 # inbox and answers with its shape and its storage's size: ``t[:3]`` arrives over all 400 000
 # bytes, and the whole storage of ``t`` moved into shared memory (``t.is_shared()``); a clone
 # arrives over 12 bytes, and the storage of ``kept``, the tensor it was cloned from, stays where it
-# was, out of shared memory (``kept.is_shared()`` is False).
+# was, out of shared memory (``kept.is_shared()`` is False). A slice of ``weights``, a leaf that
+# requires grad, is a non-leaf that requires grad: ``ForkingPickler``, which the queue pickles with,
+# refuses it, so the queue drops it and the receiver gets nothing, as :ref:`questions-processes` shows.
+# Send its ``detach()``: that pickles, and moves the storage of ``weights`` into shared memory.
+
+from multiprocessing.reduction import ForkingPickler
 
 ctx = mp.get_context("fork")
 TIMEOUT = 10  # seconds; no wait on this page lasts longer
@@ -456,6 +469,16 @@ print("kept[:3].clone() in child: ", clone_shape, clone_nbytes, "bytes", " kept.
 print("child.exitcode:", exitcode, clone_exitcode)
 assert (shape, nbytes) == ((3,), 400_000) and t.is_shared(), "the whole storage of t travelled"
 assert (clone_shape, clone_nbytes) == ((3,), 12) and not kept.is_shared(), "the clone travelled alone"
+weights = torch.zeros(100_000, requires_grad=True)
+try:
+    ForkingPickler.dumps(weights[:3])
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("pickling a slice of a tensor that requires grad must raise")
+ForkingPickler.dumps(weights[:3].detach())
+print("weights.is_shared() after pickling weights[:3].detach():", weights.is_shared())
+assert weights.is_shared(), "pickling the detached slice moved the storage of weights into shared memory"
 # sphinx_gallery_start_ignore
 assert exitcode == 0 and clone_exitcode == 0, "both children ended well"
 # sphinx_gallery_end_ignore
@@ -561,4 +584,5 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # own, and that is all the file holds. Within one call each storage is written once, so views of
 # one tensor with one dtype, and tied weights, come back sharing memory; saved in separate calls they come back
 # separate. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker without batching,
-# also sends the whole storage of a view.
+# also sends the whole storage of a view; the queue refuses a non-leaf that requires grad, so send its
+# ``detach()``.

@@ -179,7 +179,9 @@ assert losses[1] < losses[0], "the optimizer made before load_state_dict trains 
 # old one did; a buffer becomes ``sd``'s tensor itself. Here ``sd`` holds plain tensors, as
 # ``torch.load`` gives; from a dict that holds ``nn.Parameter`` objects, such as another model's
 # ``state_dict(keep_vars=True)``, ``assign=True`` installs those very objects, and the two models then
-# share their parameters.
+# share their parameters. An installed ``Parameter`` is made to require grad when the one it replaces
+# did: ``frozen``, a copy of ``trained`` whose parameters do not require grad, has them require grad
+# again once ``student`` installs them.
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -191,6 +193,11 @@ for k in sd:
     print(f"{k:<22} {type(new[k]).__name__:<9} new object: {new[k] is not old[k]}  is sd's: {new[k] is sd[k]}  "
           f"same storage: {same_storage(new[k], sd[k])}  requires_grad: {new[k].requires_grad}")  # fmt: skip
 assert all(new[k] is not old[k] and same_storage(new[k], sd[k]) for k in sd), "assign=True installs sd's memory"
+frozen = copy.deepcopy(trained).requires_grad_(False)
+student = copy.deepcopy(model)
+student.load_state_dict(frozen.state_dict(keep_vars=True), assign=True)
+print("student[0].weight is frozen[0].weight:", student[0].weight is frozen[0].weight,
+      " frozen's requires_grad now:", [p.requires_grad for p in frozen.parameters()])
 # sphinx_gallery_start_ignore
 for entry in sd:
     if isinstance(old[entry], torch.nn.Parameter):
@@ -201,6 +208,8 @@ for entry in sd:
 twin = copy.deepcopy(model)
 twin.load_state_dict(model.state_dict(keep_vars=True), assign=True)
 assert all(t is m for t, m in zip(twin.parameters(), model.parameters(), strict=True)), "a dict of Parameters: installed"
+assert all(s is f for s, f in zip(student.parameters(), frozen.parameters(), strict=True)) and all(
+    f.requires_grad for f in frozen.parameters()), "student installed frozen's parameters, which now require grad"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -351,7 +351,7 @@ assert not same_storage(one["a"], two_a) and not same_storage(one["a"], two_b), 
 # 共享权重只保存一次，加载后仍然共享
 # ----------------------------------
 #
-# 同一条规则让共享权重保持共享。如果模型的解码层权重就是嵌入层的那个 ``Parameter``，它的 ``state_dict()`` 里就有两个键指向同一个张量；``torch.save`` 只为它们写一块存储，加载出的 state dict 里两个键又共享这块存储。这样的权重经过复制和训练会怎样，见 :ref:`“共享权重”那一页 <questions-tied-weights>`。
+# 同一条规则让共享权重保持共享。如果模型的解码层权重就是嵌入层的那个 ``Parameter``，它的 ``state_dict()`` 里的两个键对应两个不同的张量对象，都在这个 ``Parameter`` 的存储上；``torch.save`` 只为它们写一块存储，加载出的 state dict 里两个键又共享这块存储。这样的权重经过复制和训练会怎样，见 :ref:`“共享权重”那一页 <questions-tied-weights>`。
 
 
 class Tied(torch.nn.Module):
@@ -364,20 +364,28 @@ class Tied(torch.nn.Module):
 
 torch.manual_seed(0)
 model = Tied()
-_, records, state = save_and_load(model.state_dict())
+entries = model.state_dict()
+print("entries: embedding.weight is decoder.weight:", entries["embedding.weight"] is entries["decoder.weight"],
+      " same storage:", same_storage(entries["embedding.weight"], entries["decoder.weight"]))
+_, records, state = save_and_load(entries)
 print("keys:", list(state), " storages written:", records)
 print("loaded, same storage:", same_storage(state["embedding.weight"], state["decoder.weight"]))
 assert records == 1 and same_storage(state["embedding.weight"], state["decoder.weight"]), "saved once, still tied"
 # sphinx_gallery_start_ignore
 assert model.decoder.weight is model.embedding.weight and torch.equal(state["decoder.weight"], model.decoder.weight), (
     "the model is tied, and the loaded entry holds its weight's values")
+assert entries["embedding.weight"] is not entries["decoder.weight"] and all(
+    same_storage(entry, model.embedding.weight) for entry in entries.values()), (
+    "state_dict(): two tensor objects, both on the Parameter's storage")
 # sphinx_gallery_end_ignore
 
 # %%
 # 发往另一个进程的视图带着它的存储
 # --------------------------------
 #
-# ``torch.multiprocessing`` 队列不写文件，但发送的也是存储：它把 torch 自己分配、还不在共享内存里的非空张量的存储移到共享内存（shared memory），交给接收方一个在这块内存上的张量。下面的子进程（和 :ref:`“多进程”那一页 <questions-processes>` 一样用 ``fork`` 方式启动）从收件队列取出一个张量，回复它的形状和存储大小：``t[:3]`` 到达时带着全部 40 万字节，``t`` 的整块存储都移到了共享内存（见 ``t.is_shared()``）；克隆到达时只有 12 字节，而它的源张量 ``kept`` 的存储留在原处，没有移进共享内存（``kept.is_shared()`` 为 False）。
+# ``torch.multiprocessing`` 队列不写文件，但发送的也是存储：它把 torch 自己分配、还不在共享内存里的非空张量的存储移到共享内存（shared memory），交给接收方一个在这块内存上的张量；它拒绝需要梯度的非叶子张量（non-leaf tensor），见下文。下面的子进程（和 :ref:`“多进程”那一页 <questions-processes>` 一样用 ``fork`` 方式启动）从收件队列取出一个张量，回复它的形状和存储大小：``t[:3]`` 到达时带着全部 40 万字节，``t`` 的整块存储都移到了共享内存（见 ``t.is_shared()``）；克隆到达时只有 12 字节，而它的源张量 ``kept`` 的存储留在原处，没有移进共享内存（``kept.is_shared()`` 为 False）。``weights`` 是需要梯度的叶子张量（leaf tensor），它的切片是需要梯度的非叶子张量：队列用来序列化的 ``ForkingPickler`` 会拒绝它，于是队列把它丢掉，接收方什么也收不到，见 :ref:`“多进程”那一页 <questions-processes>`。要发送的是它的 ``detach()``：这个能序列化，并把 ``weights`` 的存储移到共享内存。
+
+from multiprocessing.reduction import ForkingPickler
 
 ctx = mp.get_context("fork")
 TIMEOUT = 10  # 秒；本页每次等待都不超过这个时间
@@ -410,6 +418,16 @@ print("kept[:3].clone() in child: ", clone_shape, clone_nbytes, "bytes", " kept.
 print("child.exitcode:", exitcode, clone_exitcode)
 assert (shape, nbytes) == ((3,), 400_000) and t.is_shared(), "the whole storage of t travelled"
 assert (clone_shape, clone_nbytes) == ((3,), 12) and not kept.is_shared(), "the clone travelled alone"
+weights = torch.zeros(100_000, requires_grad=True)
+try:
+    ForkingPickler.dumps(weights[:3])
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("pickling a slice of a tensor that requires grad must raise")
+ForkingPickler.dumps(weights[:3].detach())
+print("weights.is_shared() after pickling weights[:3].detach():", weights.is_shared())
+assert weights.is_shared(), "pickling the detached slice moved the storage of weights into shared memory"
 # sphinx_gallery_start_ignore
 assert exitcode == 0 and clone_exitcode == 0, "both children ended well"
 # sphinx_gallery_end_ignore
@@ -498,4 +516,4 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # 小结
 # ----
 #
-# ``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列或切片的 ``view``，都会写出它的基张量（base tensor）的每个元素，加载回来后这些元素也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每块存储只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享。``torch.multiprocessing`` 队列，以及不分批的 ``DataLoader`` 的 worker，发送视图时同样带上整块存储。
+# ``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列或切片的 ``view``，都会写出它的基张量（base tensor）的每个元素，加载回来后这些元素也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每块存储只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享。``torch.multiprocessing`` 队列，以及不分批的 ``DataLoader`` 的 worker，发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。
