@@ -1,8 +1,8 @@
 """Named facts on in-place writes by torch kernels that move no version counter: a step of an optimizer built
 with ``fused=True``, ``GradScaler.unscale_``, a ``BatchNorm`` layer's update of its running statistics and the
-update of ``FusedMovingAvgObsFakeQuantize``'s quantization parameters, so
-autograd cannot notice them. Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a
-fact is.
+update of ``FusedMovingAvgObsFakeQuantize``'s quantization parameters, so autograd cannot notice them; and on
+the methods with an in-place name that move none (``apply_``, ``map_``, ``detach_``, ``requires_grad_``,
+``share_memory_``). Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -244,3 +244,30 @@ def _apply_map_not_counted() -> Fact:
     silent = all(moved == 0 and not error and grad == [10.0, 20.0, 30.0] for moved, error, grad in seen.values())
     return Fact(silent and all(refused), f"(version moved, backward error, w.grad) per edit: {seen}; "
                                          f"refused on a leaf that requires grad: {refused}")
+
+
+@fact("underscore-methods-not-counted", {
+    "en": "On fresh float32 and float64 tensors: out.detach_() of out = a.sigmoid() (a a leaf that requires grad), "
+          "t.requires_grad_() and t.share_memory_() each return the tensor they are called on and change it "
+          "(out leaves the graph, t requires grad, t's storage is in shared memory), keep its values, and leave its "
+          "_version where it was.",
+    "zh_CN": "在新建的 float32 和 float64 张量上：对 out = a.sigmoid()（a 是需要梯度的叶子张量）调用 out.detach_()，"
+             "以及 t.requires_grad_() 和 t.share_memory_()，都返回被调用的那个张量并改变它（out 离开计算图，"
+             "t 需要梯度，t 的存储进了共享内存），数值不变，_version 也不动。",
+}, {"en": "detach_, requires_grad_ and share_memory_, float32 and float64, on the CPU",
+    "zh_CN": "detach_、requires_grad_ 和 share_memory_，float32 和 float64，在 CPU 上"})
+def _underscore_methods_not_counted() -> Fact:
+    """Methods named in the in-place way that change a tensor's autograd state or memory, not its values."""
+    seen = {}
+    for dtype in (torch.float32, torch.float64):
+        out = torch.tensor([1.0, 2.0, 3.0], dtype=dtype, requires_grad=True).sigmoid()
+        plain, shared = torch.tensor([1.0, 2.0, 3.0], dtype=dtype), torch.tensor([1.0, 2.0, 3.0], dtype=dtype)
+        calls = {"detach_": (out, lambda t: t.detach_(), lambda t: not t.requires_grad and t.grad_fn is None),
+                 "requires_grad_": (plain, lambda t: t.requires_grad_(), lambda t: t.requires_grad),
+                 "share_memory_": (shared, lambda t: t.share_memory_(), lambda t: t.is_shared())}
+        for name, (t, call, changed) in calls.items():
+            values, before = t.detach().clone(), t._version
+            same = call(t) is t
+            seen[f"{name} {dtype}"] = (same, changed(t), torch.equal(t.detach(), values), t._version - before)
+    return Fact(all(v[:3] == (True, True, True) and v[3] == 0 for v in seen.values()),
+                f"(same object, changed, same values, version moved) per call: {seen}")

@@ -265,6 +265,8 @@ MUTANTS = {
     "a second mapping of a file is a copy": lambda: Override(from_file=lambda f, a, k: call(f, a, k).clone()),
     "from_dlpack copies a flipped array": lambda: mock.patch.object(torch, "from_dlpack", _dlpack_of_a_copy),
     "apply_ and map_ are counted": lambda: Override(**dict.fromkeys(("apply_", "map_"), _bump_source)),
+    "detach_, requires_grad_ and share_memory_ are counted": lambda: Override(
+        **dict.fromkeys(("detach_", "requires_grad_", "share_memory_"), _bump_source)),
     "apply_ and map_ refuse inference tensors": lambda: Override(
         **dict.fromkeys(("apply_", "map_"), _refuse_inference_outside_the_mode)),
     "conj() copies": lambda: Override(conj=lambda f, a, k: call(f, a, k).resolve_conj()),
@@ -329,6 +331,7 @@ FACT_FLIPS = {
     "from-dlpack-aborts-on-flipped-array": "from_dlpack copies a flipped array",
     "apply-map-not-counted": "apply_ and map_ are counted",
     "counter-bypass-edits-silent": ("detach copies", "apply_ and map_ are counted"),
+    "underscore-methods-not-counted": "detach_, requires_grad_ and share_memory_ are counted",
     "double-of-float64-is-a": "double() always copies",
     "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",

@@ -315,8 +315,8 @@ assert torch.equal(a, torch.ones(2, 3)), "every write through b must have reache
 # Why: ``b = a`` is the same object
 # ---------------------------------
 #
-# Assignment never copies in Python. It gives the existing object a second name,
-# so ``b is a``: there is only one tensor.
+# Binding a name (``b = a``) never copies in Python. It gives the existing object a
+# second name, so ``b is a``: there is only one tensor.
 
 a = torch.zeros(2, 3)
 b = a

@@ -392,10 +392,21 @@ for asked_kind in ("leaf", "non-leaf", "retained non-leaf"):
         assert ((read_grad(asked_clone)[0] is None) != clone_retained
                 and (read_grad(asked_source)[0] is None) != (asked_kind == "retained non-leaf")), (
             "autograd.grad writes the .grad of a tensor on its way only if it called retain_grad()")
-unnamed_source, bystander = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.ones(3, requires_grad=True)
-(unnamed_source.clone() * named_weights + bystander).sum().backward(inputs=[bystander])
-assert unnamed_source.grad is None and torch.equal(bystander.grad, torch.ones(3)), (
-    "backward(inputs=...) that does not name the source leaves its .grad alone")
+for unnamed_kind in ("leaf", "non-leaf", "retained non-leaf"):
+    for on_the_way in (False, True) if unnamed_kind != "leaf" else (False,):
+        unnamed_leaf, bystander = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.ones(3, requires_grad=True)
+        unnamed_source = unnamed_leaf if unnamed_kind == "leaf" else unnamed_leaf * 2
+        if unnamed_kind == "retained non-leaf":
+            unnamed_source.retain_grad()
+        (unnamed_source.clone() * named_weights + bystander).sum().backward(
+            inputs=[unnamed_leaf] if on_the_way else [bystander])
+        unnamed_grad = read_grad(unnamed_source)[0]
+        assert (torch.equal(unnamed_leaf.grad, 2 * named_weights) and bystander.grad is None if on_the_way
+                else unnamed_leaf.grad is None and torch.equal(bystander.grad, torch.ones(3))), (
+            "backward(inputs=...) fills the .grad of the tensors it names and of no other leaf")
+        assert (torch.equal(unnamed_grad, named_weights) if unnamed_kind == "retained non-leaf" and on_the_way
+                else unnamed_grad is None), (
+            "backward(inputs=...) leaves an unnamed source's .grad alone unless it retains grad on the way to a named one")
 for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
     for further in (False, True):
         off_base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -491,8 +502,10 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # passes it on to the leaves behind it and keeps ``.grad`` at ``None`` unless it called
 # ``retain_grad()``), ``torch.autograd.grad`` returns it without writing ``.grad`` (but that of a
 # tensor on its way that called ``retain_grad()``), a
-# ``backward(inputs=...)`` that does not name the source leaves its ``.grad`` alone, and one that
-# names the clone, like ``torch.autograd.grad`` asked for the clone, stops there. When the source is a
+# ``backward(inputs=...)`` that does not name the source leaves its ``.grad`` alone (unless, as with
+# ``torch.autograd.grad``, the source called ``retain_grad()`` and lies on the way to a tensor it
+# names), and one that names the clone, like ``torch.autograd.grad`` asked for the clone, stops
+# there. When the source is a
 # view of a tensor that requires grad, taken with grad mode off (under ``torch.no_grad()``,
 # ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), or a view of such a view, its base
 # gets no gradient, nor does the view taken with grad mode off unless ``requires_grad_()`` was called

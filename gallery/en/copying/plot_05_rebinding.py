@@ -213,7 +213,8 @@ assert same_storage(a, c), "c must share a's memory"
 #
 # The article keeps ``#a[1,2] = 0`` as a comment. Uncommented, it raises
 # ``IndexError``: a 2×2 tensor has no column with index 2. A valid index does not help
-# either: writing into a leaf that requires grad raises ``RuntimeError``.
+# either: with grad mode on, writing into a leaf that requires grad raises ``RuntimeError``.
+# :fact:`leaf-refuses-inplace`
 
 try:
     a[1, 2] = 0
@@ -288,6 +289,16 @@ assert type(a.grad_fn).__name__ == "SubBackward0", "a must come from a subtracti
 assert not a.is_leaf, "the new a must not be a leaf"
 assert same_storage(c, a_old), "c must still share the old tensor's memory"
 assert torch.equal(a_old.detach(), torch.ones(2, 2)), "the old tensor must be unchanged"
+for old_sharer in (c, a_old.detach(), a_old.view(4), a_old[0], a_old.T):
+    assert same_storage(old_sharer, a_old) and not same_storage(old_sharer, a), (
+        "what shares the old tensor's memory stays with it, apart from the new a")
+for rebind_grad_mode in (torch.enable_grad, torch.no_grad):
+    for rebind_requires_grad in (False, True):
+        rebind_old = torch.ones(2, 2, requires_grad=rebind_requires_grad)
+        with rebind_grad_mode():
+            rebind_new = rebind_old - torch.ones(2, 2)
+        assert rebind_new.is_leaf != (rebind_grad_mode is torch.enable_grad and rebind_requires_grad), (
+            "a - a.grad is a non-leaf exactly when grad mode is on and a requires grad")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -497,9 +508,9 @@ else:
 # Conclusion
 # ----------
 #
-# ``a = a - a.grad`` computes a new tensor and moves the name; anything taken
-# from the old tensor, like ``c``, stays with the old memory, and (with grad mode
-# on) the new ``a`` is no longer a leaf. To change the values that other names see, update in
+# ``a = a - a.grad`` computes a new tensor and moves the name; anything that
+# shares the old tensor's memory, like ``c``, stays with it, and (with grad mode
+# on, when ``a`` requires grad) the new ``a`` is no longer a leaf. To change the values that other names see, update in
 # place under ``torch.no_grad()``, as optimizers do; clear ``.grad`` once per
 # update, and run ``backward()`` on every graph that saved the parameter
 # before you update it. The next page,

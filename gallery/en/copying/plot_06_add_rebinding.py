@@ -237,6 +237,15 @@ assert a_no_grad.grad_fn is None and a_no_grad.is_leaf, "under no_grad, c + 1 mu
 assert torch.equal(c.detach(), torch.ones(2, 2)), "c must still hold ones"
 assert type(a.grad_fn).__name__ == "AddBackward0", "a must come from an addition"
 assert not a.is_leaf, "the new a must not be a leaf"
+for plus_grad_mode in (torch.enable_grad, torch.no_grad):
+    for plus_source in ("leaf", "non-leaf", "no grad"):
+        plus_leaf = torch.ones(2, 2, requires_grad=plus_source != "no grad")
+        plus_old = plus_leaf * 1 if plus_source == "non-leaf" else plus_leaf
+        with plus_grad_mode():
+            plus_new = plus_old + 1
+        assert plus_new.is_leaf != (plus_grad_mode is torch.enable_grad and plus_source != "no grad"), (
+            "a + 1 is a non-leaf exactly when grad mode is on and a requires grad")
+        assert not same_storage(plus_new, plus_old), "a + 1 is in new memory"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -347,8 +356,8 @@ assert a._version == 1, "only the add_ under no_grad must count"
 # Conclusion
 # ----------
 #
-# In grad mode, ``a = a + 1`` leaves ``c`` with the old leaf and gives ``a`` a
-# new, non-leaf tensor in new memory; the outputs match the article's. The two are no longer
+# In grad mode, when ``a`` requires grad, ``a = a + 1`` leaves ``c`` with the old
+# tensor (here the leaf) and gives ``a`` a new, non-leaf tensor in new memory; the outputs match the article's. The two are no longer
 # the same memory, but gradients from the new ``a`` still flow back to ``c``.
 # When every name should see the change, update in place: ``a.add_(1)`` or
 # ``a += 1``, under ``torch.no_grad()`` for a leaf that requires grad.

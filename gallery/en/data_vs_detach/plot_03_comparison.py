@@ -215,10 +215,16 @@ def draw_processes(title, child, **names):
 #    author means it, that holds: both work on the original data, without
 #    copying it (each call returns a new tensor object that shares the
 #    storage of ``out``). The word itself is wrong in PyTorch's sense, where
-#    an in-place operation changes its tensor and moves its version counter:
-#    taking ``.data`` or ``.detach()`` leaves ``out`` with its values, shape
+#    an in-place operation changes the tensor it is called on instead of
+#    giving a new one. Most such operations also move that tensor's version
+#    counter, but not all: of those this site checked, ``apply_`` and
+#    ``map_``, which change values, move none, nor do ``detach_()``,
+#    ``requires_grad_()`` and ``share_memory_()``, which change no values.
+#    Taking ``.data`` or ``.detach()`` leaves ``out`` with its values, shape
 #    and version, still in the graph (output below). Only a later in-place
 #    edit *through* the result, such as ``zero_()``, changes the source.
+#    :fact:`inplace-ops-raise-version` :fact:`apply-map-not-counted`
+#    :fact:`underscore-methods-not-counted`
 values, shape, version = out.detach().clone(), out.shape, out._version
 via_data = out.data
 via_detach = out.detach()

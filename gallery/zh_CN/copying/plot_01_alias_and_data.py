@@ -293,7 +293,7 @@ assert torch.equal(a, torch.ones(2, 3)), "every write through b must have reache
 # 为什么：``b = a`` 是同一个对象
 # ------------------------------
 #
-# Python 的赋值从不复制，只是给已有的对象再起一个名字。所以 ``b is a`` 成立：自始至终只有一个张量。
+# Python 里给名字赋值（``b = a``）从不复制，只是给已有的对象再起一个名字。所以 ``b is a`` 成立：自始至终只有一个张量。
 
 a = torch.zeros(2, 3)
 b = a

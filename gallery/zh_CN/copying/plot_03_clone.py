@@ -365,10 +365,21 @@ for asked_kind in ("leaf", "non-leaf", "retained non-leaf"):
         assert ((read_grad(asked_clone)[0] is None) != clone_retained
                 and (read_grad(asked_source)[0] is None) != (asked_kind == "retained non-leaf")), (
             "autograd.grad writes the .grad of a tensor on its way only if it called retain_grad()")
-unnamed_source, bystander = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.ones(3, requires_grad=True)
-(unnamed_source.clone() * named_weights + bystander).sum().backward(inputs=[bystander])
-assert unnamed_source.grad is None and torch.equal(bystander.grad, torch.ones(3)), (
-    "backward(inputs=...) that does not name the source leaves its .grad alone")
+for unnamed_kind in ("leaf", "non-leaf", "retained non-leaf"):
+    for on_the_way in (False, True) if unnamed_kind != "leaf" else (False,):
+        unnamed_leaf, bystander = torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.ones(3, requires_grad=True)
+        unnamed_source = unnamed_leaf if unnamed_kind == "leaf" else unnamed_leaf * 2
+        if unnamed_kind == "retained non-leaf":
+            unnamed_source.retain_grad()
+        (unnamed_source.clone() * named_weights + bystander).sum().backward(
+            inputs=[unnamed_leaf] if on_the_way else [bystander])
+        unnamed_grad = read_grad(unnamed_source)[0]
+        assert (torch.equal(unnamed_leaf.grad, 2 * named_weights) and bystander.grad is None if on_the_way
+                else unnamed_leaf.grad is None and torch.equal(bystander.grad, torch.ones(3))), (
+            "backward(inputs=...) fills the .grad of the tensors it names and of no other leaf")
+        assert (torch.equal(unnamed_grad, named_weights) if unnamed_kind == "retained non-leaf" and on_the_way
+                else unnamed_grad is None), (
+            "backward(inputs=...) leaves an unnamed source's .grad alone unless it retains grad on the way to a named one")
 for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
     for further in (False, True):
         off_base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -411,8 +422,8 @@ print("a.grad:", a.grad)
 assert a.grad.tolist() == [3.0, 14.0, 106.0], "a.grad must be 2 * a + weights"
 
 # %%
-# ``a = 1`` 证明不了什么
-# ----------------------
+# ``a = 1`` 能证明什么，不能证明什么
+# ----------------------------------
 #
 # 原文在例子最后写了 ``a = 1``，并指出 ``c`` 没有变。这一行没有改动任何张量，只是让名字 ``a``
 # 改指整数 ``1``。下面用第二个名字 ``a_old`` 留住原来的张量，再取一个与它共享内存的
@@ -450,5 +461,5 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）取的视图（view），或者这种视图的视图，它的基张量（base tensor）得不到梯度，梯度模式关闭时取的那个视图也得不到，除非对这个视图调用过 ``requires_grad_()``，而且都不报错。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，除非源张量调用过 ``retain_grad()``，又位于通往被点名张量的路上，这一点与 ``torch.autograd.grad`` 相同；点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）取的视图（view），或者这种视图的视图，它的基张量（base tensor）得不到梯度，梯度模式关闭时取的那个视图也得不到，除非对这个视图调用过 ``requires_grad_()``，而且都不报错。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
 # :fact:`clone-of-no-grad-view-passes-no-gradient`

@@ -204,7 +204,8 @@ assert same_storage(a, c), "c must share a's memory"
 # 注释掉的那一行会出错
 # --------------------
 #
-# 原文留着一行注释 ``#a[1,2] = 0``。取消注释，它会抛出 ``IndexError``：2×2 的张量没有下标为 2 的列。换成合法的下标也不行：往需要梯度的叶子张量里写入，会抛出 ``RuntimeError``。
+# 原文留着一行注释 ``#a[1,2] = 0``。取消注释，它会抛出 ``IndexError``：2×2 的张量没有下标为 2 的列。换成合法的下标也不行：在梯度模式（grad mode）下往需要梯度的叶子张量里写入，会抛出 ``RuntimeError``。
+# :fact:`leaf-refuses-inplace`
 
 try:
     a[1, 2] = 0
@@ -252,7 +253,7 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "a.grad must be all twos"
 # ``a = a - a.grad`` 造出一个新张量
 # ---------------------------------
 #
-# ``a - a.grad`` 分配一个新张量，``=`` 再让名字 ``a`` 指向它。第二个名字 ``a_old`` 留住原来的叶子张量。梯度模式（grad mode）开着时（本页就是如此），新的 ``a`` 的 ``grad_fn`` 是 ``SubBackward0``，不是叶子张量；``c`` 仍是全 1，仍与 ``a_old`` 共享内存。
+# ``a - a.grad`` 分配一个新张量，``=`` 再让名字 ``a`` 指向它。第二个名字 ``a_old`` 留住原来的叶子张量。梯度模式开着时（本页就是如此），新的 ``a`` 的 ``grad_fn`` 是 ``SubBackward0``，不是叶子张量；``c`` 仍是全 1，仍与 ``a_old`` 共享内存。
 
 a_old = a
 a = a - a.grad
@@ -274,6 +275,16 @@ assert type(a.grad_fn).__name__ == "SubBackward0", "a must come from a subtracti
 assert not a.is_leaf, "the new a must not be a leaf"
 assert same_storage(c, a_old), "c must still share the old tensor's memory"
 assert torch.equal(a_old.detach(), torch.ones(2, 2)), "the old tensor must be unchanged"
+for old_sharer in (c, a_old.detach(), a_old.view(4), a_old[0], a_old.T):
+    assert same_storage(old_sharer, a_old) and not same_storage(old_sharer, a), (
+        "what shares the old tensor's memory stays with it, apart from the new a")
+for rebind_grad_mode in (torch.enable_grad, torch.no_grad):
+    for rebind_requires_grad in (False, True):
+        rebind_old = torch.ones(2, 2, requires_grad=rebind_requires_grad)
+        with rebind_grad_mode():
+            rebind_new = rebind_old - torch.ones(2, 2)
+        assert rebind_new.is_leaf != (rebind_grad_mode is torch.enable_grad and rebind_requires_grad), (
+            "a - a.grad is a non-leaf exactly when grad mode is on and a requires grad")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -462,4 +473,4 @@ else:
 # 小结
 # ----
 #
-# ``a = a - a.grad`` 算出一个新张量，再让名字 ``a`` 改指它；从旧张量得到的东西（比如 ``c``）留在旧内存上，梯度模式开着时，新的 ``a`` 也不再是叶子张量。想让其他名字看到新值，就在 ``torch.no_grad()`` 里原地更新，优化器正是这样做的。每次更新清一次 ``.grad``；更新参数之前，先对每一张保存了它的计算图执行 ``backward()``。``a = a + 1`` 也有同样的区别，见 :ref:`下一页 <copying-add-rebinding>`。
+# ``a = a - a.grad`` 算出一个新张量，再让名字 ``a`` 改指它；与旧张量共享内存的（比如 ``c``）仍留在旧内存上；在梯度模式下、``a`` 需要梯度时，新的 ``a`` 也不再是叶子张量。想让其他名字看到新值，就在 ``torch.no_grad()`` 里原地更新，优化器正是这样做的。每次更新清一次 ``.grad``；更新参数之前，先对每一张保存了它的计算图执行 ``backward()``。``a = a + 1`` 也有同样的区别，见 :ref:`下一页 <copying-add-rebinding>`。

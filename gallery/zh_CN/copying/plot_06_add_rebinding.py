@@ -229,6 +229,15 @@ assert a_no_grad.grad_fn is None and a_no_grad.is_leaf, "under no_grad, c + 1 mu
 assert torch.equal(c.detach(), torch.ones(2, 2)), "c must still hold ones"
 assert type(a.grad_fn).__name__ == "AddBackward0", "a must come from an addition"
 assert not a.is_leaf, "the new a must not be a leaf"
+for plus_grad_mode in (torch.enable_grad, torch.no_grad):
+    for plus_source in ("leaf", "non-leaf", "no grad"):
+        plus_leaf = torch.ones(2, 2, requires_grad=plus_source != "no grad")
+        plus_old = plus_leaf * 1 if plus_source == "non-leaf" else plus_leaf
+        with plus_grad_mode():
+            plus_new = plus_old + 1
+        assert plus_new.is_leaf != (plus_grad_mode is torch.enable_grad and plus_source != "no grad"), (
+            "a + 1 is a non-leaf exactly when grad mode is on and a requires grad")
+        assert not same_storage(plus_new, plus_old), "a + 1 is in new memory"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -333,5 +342,5 @@ assert a._version == 1, "only the add_ under no_grad must count"
 # 小结
 # ----
 #
-# 在梯度模式下，``a = a + 1`` 之后，``c`` 指着旧的叶子张量，``a`` 指着新内存里的一个非叶子张量，输出与原博文一致。两者不再共享内存，但从新的 ``a`` 反向传播，梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
+# 在梯度模式下、``a`` 需要梯度时，``a = a + 1`` 之后，``c`` 指着旧张量（这里是那个叶子张量），``a`` 指着新内存里的一个非叶子张量，输出与原博文一致。两者不再共享内存，但从新的 ``a`` 反向传播，梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
 # ``a.add_(1)`` 或 ``a += 1``；对需要梯度的叶子张量，要放在 ``torch.no_grad()`` 里。

@@ -351,8 +351,7 @@ draw_versions("_version", ["out", "via_data", "via_detach"],
               [("start", at_start), ("via_data.mul_(1)", after_data), ("via_detach.mul_(1)", after_detach)])
 
 # %%
-# 这时再取一次：新的 ``out.detach()`` 共享 ``out`` 的版本计数器，读到的是 ``out``
-# 当前的版本；新的 ``out.data`` 有自己的计数器，从 0 开始。
+# 之后再取的张量接着这个计数：``out.detach()`` 读到的是 ``out`` 当前的版本，而 ``out.data`` 又从 0 开始。
 print("out._version:         ", out._version)
 print("out.detach()._version:", out.detach()._version)
 print("out.data._version:    ", out.data._version)
