@@ -10,6 +10,7 @@ import math
 
 import torch
 
+from tensorfacts import view_ops
 from tensorfacts.fact_registry import Fact, fact
 from tensorfacts.tensors import VERSION_ERROR, backward_error, same_storage
 
@@ -80,6 +81,40 @@ def _multi_view_outputs_share_one_node() -> Fact:
     slices = all(nodes[name] == ["SliceBackward0"] for name in set(_SPLITS) - _ONE_NODE)
     return Fact(one_node == _ONE_NODE and refused == _ONE_NODE and slices,
                 f"one grad_fn for all outputs: {sorted(one_node)}; fill_ refused: {sorted(refused)}; nodes: {nodes}")
+
+
+@fact("leaf-source-views-refuse-inplace", {
+    "en": "Makes each source of the two tables of the view operations page a leaf that requires grad "
+          "(requires_grad_()), runs every row of both tables on it, and, with grad mode on, calls fill_(-1) on each "
+          "result that autograd records as a view (_is_view() true): every such call raises.",
+    "zh_CN": "把视图操作页两张表的每个源张量用 requires_grad_() 变成需要梯度的叶子张量，在它上面运行两张表的每一行，"
+             "再在梯度模式下对自动求导（autograd）记作视图（_is_view() 为真）的每个结果调用 fill_(-1)："
+             "每次调用都报错。",
+}, {
+    "en": "every row of the two tables of the view operations page, on each layout of its source where its "
+          "operation runs, float32 (complex64 for z) on the CPU",
+    "zh_CN": "视图操作页两张表的每一行，在其源张量具有且操作本身能执行的每种布局上；"
+             "CPU 上的 float32（z 为 complex64）",
+})
+def _leaf_source_views_refuse_inplace() -> Fact:
+    """The views page's probe edits views of a non-leaf; on a leaf that requires grad, every view refuses the edit."""
+    accepted, refused = [], 0
+    with torch.enable_grad():
+        for row in view_ops.ROWS.values():
+            for layout in view_ops.LAYOUTS:
+                source = view_ops.make_source(row.source, layout)
+                if source is None or layout in row.raises:
+                    continue
+                result = view_ops.apply(row, source.requires_grad_())
+                if not result._is_view():
+                    continue
+                try:
+                    result.fill_(view_ops.FILL)
+                except RuntimeError:
+                    refused += 1
+                else:
+                    accepted.append(f"{row.code} ({layout})")
+    return Fact(refused > 0 and not accepted, f"views whose fill_ raised: {refused}; accepted: {accepted}")
 
 
 #: Views of a 2×3 base that autograd saves: single-output views, and an output of the functions of ``_ONE_NODE``.

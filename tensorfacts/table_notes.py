@@ -112,7 +112,9 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "`fill_()` with a number as its value (`fill_(-1)`) runs while `fill_()` with a 0-d tensor as its "
                 "value, `add_()` and `mul_()` are refused, and so is `copy_()` from a new tensor of "
                 "the view's shape, from the tensor expanded or from an `expand()` of its clone; `copy_()` from the "
-                "same `expand()` of the same tensor, made again, runs.",
+                "same `expand()` of the same tensor, made again, runs. The probe's source is a non-leaf, `x.clone()` "
+                "of a leaf `x`; on a leaf that requires grad, every result of both tables that autograd records as a "
+                "view refuses the same edit.",
             "zh_CN": "在梯度模式（grad mode）下、源张量需要梯度时，`unbind()`、`split()`、"
                 "`split_with_sizes()` 或 `chunk()` "
                 "的第一个输出一做原地（in-place）操作就报错；这四个函数一次调用返回的所有视图，"
@@ -127,10 +129,11 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "`add_()` 和 `mul_()` 会被拒绝；"
                 "`copy_()` 的来源若是与视图形状相同的新张量、被扩展的原张量，或原张量克隆后的 `expand()`，"
                 "也会被拒绝，来源若是对同一个张量再做一次同样的 "
-                "`expand()`，`copy_()` 则可以执行。",
+                "`expand()`，`copy_()` 则可以执行。探测程序的源张量是非叶子张量，即叶子张量（leaf tensor）`x` 的 "
+                "`x.clone()`；若源张量是需要梯度的叶子张量，两张表中自动求导记作视图的每个结果都会拒绝同样的修改。",
         },
         _multi_output,
-        facts=("multi-view-outputs-share-one-node", "expand-inplace-write-refused"),
+        facts=("multi-view-outputs-share-one-node", "expand-inplace-write-refused", "leaf-source-views-refuse-inplace"),
     ),
     Advice(
         "maybe-copy",

@@ -24,7 +24,8 @@ LAYOUTS = ("contiguous", "non-contiguous")
 #: The source tensors, by the name a row's code uses, as code: (contiguous, non-contiguous). Both
 #: layouts hold the same values; the non-contiguous one is laid out column by column
 #: (``empty_strided`` with transposed strides, filled by ``copy_``). Neither is itself a view.
-#: ``None``: the layout does not exist (a sparse tensor has no strides).
+#: ``None``: the layout does not exist (the sparse COO source is not strided: it has no column-by-column form;
+#: :func:`one_layout_problems` checks that).
 SOURCES: dict[str, tuple[str, str | None]] = {
     "a": ("torch.arange(12.).reshape(3, 4).clone()",
           "torch.empty_strided((3, 4), (1, 3)).copy_(torch.arange(12.).reshape(3, 4))"),
@@ -144,12 +145,22 @@ class Refused:
     error: str
 
 
-#: A layout that does not exist for the row's source (a sparse tensor has no non-contiguous form).
+#: A layout that does not exist for the row's source (the sparse COO source has no column-by-column form).
 NOT_APPLICABLE = None
 
 
 def source_code(name: str, layout: str) -> str | None:
     return SOURCES[name][LAYOUTS.index(layout)]
+
+
+def one_layout_problems() -> list[str]:
+    """The sources with one layout only (the page says: sparse COO, so not strided), where that is not so."""
+    problems = []
+    for name, (code, other) in SOURCES.items():
+        layout = eval(code, {"torch": torch}).layout  # noqa: S307 (code of this module, shown on the page)
+        if (other is None) != (layout == torch.sparse_coo):
+            problems.append(f"{name} = {code}: layout {layout}, second layout given: {other is not None}")
+    return problems
 
 
 def make_source(name: str, layout: str, *, grad: bool = False) -> torch.Tensor | None:

@@ -260,6 +260,7 @@ MUTANTS = {
     "reshape() always copies": lambda: Override(reshape=lambda f, a, k: call(f, a, k).clone()),
     ".data shares the version counter": lambda: Override(data=lambda f, a, k: a[0].detach()),
     "unbind() returns separate views": lambda: Override(unbind=_separate_unbind),
+    "views of a leaf accept fill_": lambda: Override(fill_=_bypass_autograd),
     "a number operand becomes a tensor": lambda: Override(mul=_number_as_tensor),
     "Module.to() makes new parameters": _module_to_overwrites_parameters,
     "a second mapping of a file is a copy": lambda: Override(from_file=lambda f, a, k: call(f, a, k).clone()),
@@ -293,6 +294,7 @@ MUTANTS = {
 FACT_FLIPS = {
     "expand-inplace-write-refused": "expand() copies",
     "multi-view-outputs-share-one-node": "unbind() returns separate views",
+    "leaf-source-views-refuse-inplace": "views of a leaf accept fill_",
     "saved-view-edit-error": "unbind() returns separate views",
     "wrapped-number-saved-outside-hooks": "a number operand becomes a tensor",
     "module-to-gives-parameter-new-memory": "Module.to() makes new parameters",

@@ -190,6 +190,9 @@ def test_the_scripts_cell_reads_the_page_from_its_own_file_and_holds_no_second_c
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-3:] == ["Title", "  agrees   hidden check", "1 agree, 0 differ, 0 not run: 1 "
                                                "claims from the page's 1 checks"]  # fmt: skip
+    # the about page and the cell's text: it runs from the saved script, not pasted into a console (no __file__)
+    with pytest.raises(NameError, match="'__file__' is not defined"):
+        exec(compile(cell, "<console>", "exec"), {"__name__": "__main__"})  # noqa: S102 (the download's own cell)
 
 
 def test_each_claim_is_listed_under_the_title_of_its_section(capsys):

@@ -53,6 +53,12 @@ def test_the_sources_have_the_layouts_they_are_named_for():
             assert torch.equal(made, view_ops.make_source(name, "contiguous")), f"{name}: the same values"
         grad = view_ops.make_source(name, "contiguous", grad=True)
         assert grad.requires_grad and not grad.is_leaf, name
+    assert view_ops.one_layout_problems() == []
+
+
+def test_a_strided_source_with_one_layout_is_named(monkeypatch):
+    monkeypatch.setitem(view_ops.SOURCES, "s", ("torch.tensor([[0., 1.], [2., 0.]])", None))
+    assert view_ops.one_layout_problems() and "layout torch.strided" in view_ops.one_layout_problems()[0]
 
 
 @pytest.mark.parametrize("code", [row.code for row in view_ops.VIEWS])
@@ -182,7 +188,7 @@ def test_the_notes_hold_and_each_fails_on_a_table_that_contradicts_it(table):
 
 def test_the_words_of_every_edition_cover_every_cell():
     needed = {"operation", *view_ops.LAYOUTS, *view_ops.COLUMNS, True, False, "raised", *view_ops.REFUSALS,
-              "not_applicable", "sources", "layout", "messages", "message"}
+              "not_applicable", "sources", "layout", "messages", "message", "sparse_coo"}
     for lang in CODES:
         assert needed <= set(op_tables.words(lang)), lang
     with pytest.raises(Exception, match="unknown language edition"):

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 
+import torch
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
@@ -52,6 +53,7 @@ WORDS = {
         "source": "source",
         "contiguous": "contiguous source",
         "non-contiguous": "non-contiguous source",
+        "sparse_coo": "sparse COO source (one layout only)",
         "shares_storage": "shares storage",
         "autograd_view": "view for autograd",
         "writes_through": "write reaches the source",
@@ -88,6 +90,7 @@ WORDS = {
         "source": "源张量",
         "contiguous": "连续的源张量",
         "non-contiguous": "不连续的源张量",
+        "sparse_coo": "稀疏（COO）源张量（只有这一种布局）",
         "shares_storage": "共享存储",
         "autograd_view": "自动求导视作视图",
         "writes_through": "写入落到源张量",
@@ -221,8 +224,9 @@ def build_sources(language: str) -> list[nodes.Node]:
             code = view_ops.source_code(name, layout)
             if code is None:
                 continue
+            kind = "sparse_coo" if view_ops.make_source(name, layout).layout == torch.sparse_coo else layout
             item = nodes.list_item()
-            item += nodes.paragraph("", "", nodes.Text(w["layout"].format(name=name, layout=w[layout])),
+            item += nodes.paragraph("", "", nodes.Text(w["layout"].format(name=name, layout=w[kind])),
                                     nodes.literal(code, code))
             items += item
     intro = w["sources"].format(torch=_torch())
@@ -316,6 +320,8 @@ class ViewTable(_TableDirective):
         table, language = view_table(), self.env.config.language
         for problem in view_ops.failures(table):
             self.warn("view table: probe failed", problem)
+        for problem in view_ops.one_layout_problems():
+            self.warn("view table: a source with one layout", problem)
         what = (self.arguments or ["views"])[0]
         if what == "notes":
             return self.notes(table, table_notes.VIEW_NOTES)

@@ -41,7 +41,8 @@ TEXT = (
     "This cell needs none of the cells above. It runs this page's code again on the torch you have, "
     "hidden checks included, and reports every check, claim by claim, instead of stopping at the first "
     "one that differs. It ends with an error if any check differs or did not run. If an `assert` above "
-    "stops on your torch, run this cell on its own: in the notebook, or as a `# %%` cell in an editor."
+    "stops on your torch, run this cell on its own: in the notebook, or as a `# %%` cell in an editor that runs "
+    "it from the saved script (in the script, this cell reads the page's code from the script's own file)."
 )
 
 

@@ -1,8 +1,8 @@
 """
 .. _questions-overlapping-writes:
 
-"refer to a single memory location": writes that overlap themselves
-===================================================================
+"refer to a single memory location": writes whose source and destination overlap
+================================================================================
 
 .. admonition:: Answer
    :class: answer
