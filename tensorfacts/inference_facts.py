@@ -103,9 +103,10 @@ def linear_output(shape: tuple[int, ...] = (3,)) -> torch.Tensor:
     return lin(x)
 
 
-#: Other inference tensors made inside the mode, by a module and by ``detach()``.
+#: Other inference tensors made inside the mode, by a module, by ``detach()`` and by ``.data``.
 MADE_INSIDE = {"a Linear(3, 3) output": linear_output,
-               "a.detach() taken inside the mode": lambda: _three_values().detach()}
+               "a.detach() taken inside the mode": lambda: _three_values().detach(),
+               "a.data taken inside the mode": lambda: _three_values().data}
 
 
 @fact("inference-tensor-has-no-version-counter", {
@@ -175,7 +176,8 @@ def _inplace_outcomes(edits: dict, make=_three_values) -> dict[str, tuple[str, b
     "en": "Calls mul_(10) on an inference tensor that does not require grad outside inference mode, with grad mode on "
           "and under torch.no_grad(): both raise, yet the values are 100 times the old ones; inside inference mode the "
           "edit runs. The same mul_(10), with grad mode on and under torch.no_grad(), on the output of a Linear(3, 3) "
-          "(weights 1, bias 0) computed inside the mode on a normal input, and on a.detach() taken inside the mode: "
+          "(weights 1, bias 0) computed inside the mode on a normal input, and on a.detach() and a.data taken inside "
+          "the mode: "
           "each raises, and the values have changed. On the weight of a Linear(3, 2) built in the mode, an inference "
           "tensor that requires grad: with grad mode on mul_(10) raises that a leaf that requires grad is used in an "
           "in-place operation, and the values stay; under torch.no_grad() it raises, yet the values are 10 times the "
@@ -185,7 +187,8 @@ def _inplace_outcomes(edits: dict, make=_three_values) -> dict[str, tuple[str, b
           f"{_listed(NO_ERROR_INPLACE, ', ', ' and ')} raise nothing and leave the values as they were.",
     "zh_CN": "在推理模式之外、分别在梯度模式下和 torch.no_grad() 下对不需要梯度的推理张量调用 mul_(10)：两次都报错，"
              "但数值已变成原来的 100 倍；在推理模式内修改则正常执行。分别在梯度模式下和 torch.no_grad() 下，"
-             "对在模式内由 Linear(3, 3)（权重为 1，偏置为 0）在普通输入上算出的输出，以及在模式内取的 a.detach()，"
+             "对在模式内由 Linear(3, 3)（权重为 1，偏置为 0）在普通输入上算出的输出，"
+             "以及在模式内取的 a.detach() 和 a.data，"
              "同样执行 mul_(10)：都报错，而数值已经变了。对在该模式里构建的 Linear(3, 2) 的 weight"
              "（需要梯度的推理张量）：梯度模式下 mul_(10) 报错说需要梯度的叶子张量被用于原地操作，数值不变；"
              "在 torch.no_grad() 下报错，但数值已变成原来的 10 倍。在推理模式之外、分别在梯度模式下和 torch.no_grad() "

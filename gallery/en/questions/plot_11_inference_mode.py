@@ -360,8 +360,9 @@ assert shapes["y.unsqueeze_(0)"] == (1, 2) and all(
 ), "t_, unsqueeze_ and copy_ of the same values raise; unsqueeze_ has changed the shape when it raises"
 
 # %%
-# An edit through a view of it, here ``y[1:]``, raises the same way. ``y.detach()`` and ``y.data``
-# are inference tensors too, yet an edit through them raises nothing, and it reaches ``y``. So do
+# An edit through a view of it, here ``y[1:]``, raises the same way. ``y.detach()`` and ``y.data``, taken
+# outside the mode as here, are inference tensors too, yet an edit through them raises nothing, and it reaches
+# ``y``. So do
 # ``apply_`` and ``map_``, which run a Python function on each value, even on ``y`` itself, and a
 # write through the NumPy array ``y.numpy()``.
 edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data}
@@ -385,6 +386,27 @@ for name, edit in other_routes.items():
     result = attempt(edit, y)
     print(f"{name:10} result: {result}  y after: {y}")
     assert result == "ok" and not torch.equal(y, torch.tensor([2.0, 4.0])), f"{name} must edit y and raise nothing"
+
+# %%
+# Taken inside the mode, as in ``feats = model(x).detach()`` written there, a ``detach()`` or ``.data`` is
+# itself an inference tensor made in the mode: an edit of it outside the mode raises after writing, as on ``y``.
+# A write through a ``numpy()`` taken there raises nothing.
+# :fact:`inference-tensor-inplace-outside-raises-yet-writes`
+taken_inside = {"detach()": lambda t: t.detach(), ".data": lambda t: t.data, "numpy()": lambda t: t.numpy()}
+inside_results = {}
+for name, take in taken_inside.items():
+    with torch.inference_mode():
+        y = torch.tensor([1.0, 2.0]) * 2
+        alias = take(y)
+    inside_results[name] = attempt(lambda a: a.__imul__(10), alias)
+    print(f"{name:9} taken inside the mode: raised={inside_results[name] != 'ok'}  y after: {y}")
+    # sphinx_gallery_start_ignore
+    assert torch.equal(y, torch.tensor([20.0, 40.0])), f"the edit through {name} taken inside the mode is written"
+    assert name == "numpy()" or alias.is_inference(), f"{name} taken inside the mode is an inference tensor"
+    # sphinx_gallery_end_ignore
+assert inside_results["numpy()"] == "ok" and all(
+    inside_results[n].startswith(refusal) for n in ("detach()", ".data")
+), "detach() and .data taken inside the mode refuse the edit after writing; numpy() taken there raises nothing"
 
 # %%
 # An inference tensor does not track a version counter at all, and that counter is how autograd
@@ -523,7 +545,8 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # ``out=``) raises after it has been written, and so does ``mul_`` through its view ``y[1:]``; ``detach_()``,
 # ``share_memory_()`` and ``resize_()`` to its own size change no values and raise nothing, while
 # ``t_()``, ``unsqueeze_()`` and ``copy_`` of the same values raise though they write no new values. An edit through
-# ``detach()``, ``.data`` or ``numpy()`` raises nothing, and neither do ``apply_`` and ``map_``, which run
-# a Python function on each value. When
+# a ``detach()`` or ``.data`` taken outside the mode, or through ``numpy()``, raises nothing, and neither do ``apply_``
+# and ``map_``, which run a Python function on each value; a ``detach()`` or ``.data`` taken inside the mode is itself
+# an inference tensor and refuses the edit after writing it. When
 # results may be reused in training, use ``torch.no_grad()``, or ``clone()`` them outside the mode.
 # ``detach()`` computes nothing: it shares the memory it starts from.

@@ -331,7 +331,9 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``True`` to ``is_contiguous()`` and to ``is_contiguous(memory_format=torch.channels_last)`` as well,
 # yet ``contiguous(memory_format=torch.channels_last)`` returns it as it is, strides and all,
 # ``to(memory_format=torch.contiguous_format)`` returns it itself, and
-# ``to(memory_format=torch.channels_last)`` copies it. For a contiguous copy, call ``contiguous()``.
+# ``to(memory_format=torch.channels_last)`` copies it. ``contiguous()`` copies only a tensor that is not contiguous
+# and returns any other itself, a one-channel batch with ``channels_last`` strides too, strides and all: for a copy
+# in the default layout, call ``clone(memory_format=torch.contiguous_format)``.
 # We check this on each kind of tensor: a leaf that requires grad, a result of an operation, a
 # ``Parameter``, a view, a plain tensor and an inference tensor.
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -406,6 +408,17 @@ for route, one_channel_last in one_channel_lasts.items():
     assert one_channel_last.is_contiguous(memory_format=torch.channels_last), f"{route}: and channels_last"
     assert one_channel_last.to(memory_format=torch.contiguous_format) is not one_channel_last, (
         f"{route}: contiguous_format copies a channels_last batch of one channel")
+    assert one_channel_last.contiguous() is one_channel_last, f"{route}: contiguous() returns it itself"
+    assert one_channel_last.contiguous().stride() == (16, 1, 4, 1), f"{route}: contiguous() keeps its strides"
+    default_copy = one_channel_last.clone(memory_format=torch.contiguous_format)
+    assert not same_storage(default_copy, one_channel_last) and default_copy.stride() == (16, 16, 4, 1), (
+        f"{route}: clone(memory_format=torch.contiguous_format) copies it into the default layout")
+    assert torch.equal(default_copy, one_channel_last), f"{route}: the copy holds the same values"
+assert all(t.contiguous() is t for t in kinds.values()), "contiguous() returns each of the six contiguous kinds itself"
+assert all(not same_storage(t.clone(memory_format=torch.contiguous_format), t) for t in kinds.values()), (
+    "clone(memory_format=torch.contiguous_format) copies each of the six kinds")
+assert all(odd.contiguous() is not odd and odd.contiguous().is_contiguous() for odd in read_as_channels_last.values()), (
+    "contiguous() copies each tensor read as channels_last that is not contiguous")
 assert one_channel.is_contiguous() and one_channel.is_contiguous(memory_format=torch.channels_last), (
     "one channel in the default layout: contiguous, and channels_last by is_contiguous")
 assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "to(channels_last) still copies it"
@@ -511,8 +524,10 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # dtype: here ``Adam`` steps once in float32, the model is converted, and the next step raises.
 # (Of the other optimizer classes of ``torch.optim``, with default settings and not fused, all that keep
 # state raise too except ``RMSprop``, ``Adagrad``, ``Adadelta``, ``ASGD``, ``Rprop`` and ``SparseAdam``,
-# whose state silently stays float32; so does that of SGD given a momentum, while SGD by default keeps
-# no state.) The repair is to reload the optimizer's own state,
+# whose state silently stays float32, and ``LBFGS``; so does the state of SGD given a momentum, while SGD by
+# default keeps no state. For ``LBFGS`` the data decide: a step that finds the gradient already within its
+# ``tolerance_grad`` returns before reading its state, which silently stays float32, and any other step reads
+# that state and raises. The page checks both on fixed values.) The repair is to reload the optimizer's own state,
 # ``optimizer.load_state_dict(optimizer.state_dict())``, which casts its state tensors (all but the
 # ``step`` count) to the new dtype of the floating-point parameters; then the step runs.
 model = torch.nn.Linear(2, 1)
@@ -537,18 +552,29 @@ assert all(state["step"].dtype == torch.float32 and state["exp_avg_sq"].dtype ==
            for state in optimizer.state.values()), "reloading casts every state tensor but step"
 
 
-def state_after_float64(optimizer_class, **settings):
-    """Step once in float32, convert the module to float64, step again: the dtypes of the optimizer's state
-    tensors but ``step``, or None if the second step raised. SparseAdam takes only sparse gradients."""
+def state_after_float64(optimizer_class, rows=((1.0, 1.0),), targets=((0.0,),), gradients=None, **settings):
+    """Step once in float32 from fixed weights (no random draw decides the outcome), convert the module to
+    float64, step again: the dtypes of the optimizer's state tensors but ``step``, or None if the second step
+    raised. The loss is the squared error of ``rows`` times the weight against ``targets``; ``gradients`` gets the
+    largest gradient of each float64 evaluation. SparseAdam takes only sparse gradients."""
     sparse = optimizer_class is torch.optim.SparseAdam
-    layer = torch.nn.Embedding(3, 2, sparse=True) if sparse else torch.nn.Linear(2, 1, bias=False)
+    fixed_weights = torch.tensor([[0.5, -0.25], [1.0, 2.0], [0.25, 0.75]])
+    layer = torch.nn.Embedding.from_pretrained(fixed_weights, freeze=False, sparse=True) if sparse else torch.nn.Module()
+    if not sparse:
+        layer.register_parameter("weight", torch.nn.Parameter(fixed_weights[:1].clone()))
     stepper = optimizer_class(layer.parameters(), **settings)
 
     def closure():  # LBFGS needs it; the other optimizers call it once
         stepper.zero_grad()
-        layer_out = layer(torch.tensor([0, 2])) if sparse else layer(torch.ones(1, 2, dtype=layer.weight.dtype))
+        if sparse:
+            layer_out = layer(torch.tensor([0, 2]))
+        else:
+            dtype = layer.weight.dtype
+            layer_out = torch.tensor(rows, dtype=dtype) @ layer.weight.T - torch.tensor(targets, dtype=dtype)
         step_loss = layer_out.pow(2).sum()
         step_loss.backward()
+        if gradients is not None and layer.weight.dtype == torch.float64:
+            gradients.append(layer.weight.grad.abs().max().item())
         return step_loss
 
     stepper.step(closure)
@@ -567,11 +593,20 @@ import inspect
 
 optimizer_classes = [c for _, c in inspect.getmembers(torch.optim, inspect.isclass)
                      if issubclass(c, torch.optim.Optimizer) and c is not torch.optim.Optimizer]
-after_float64 = {c.__name__: state_after_float64(c) for c in optimizer_classes}
+after_float64 = {c.__name__: state_after_float64(c) for c in optimizer_classes if c is not torch.optim.LBFGS}
 assert {name for name, dtypes in after_float64.items() if dtypes is not None} == {
     "SGD", "RMSprop", "Adagrad", "Adadelta", "ASGD", "Rprop", "SparseAdam"}, (
-    "after to(float64), of torch.optim's optimizers only SGD, RMSprop, Adagrad, Adadelta, ASGD, Rprop and "
-    "SparseAdam step without raising")
+    "after to(float64), of torch.optim's optimizers but LBFGS only SGD, RMSprop, Adagrad, Adadelta, ASGD, Rprop "
+    "and SparseAdam step without raising")
+tolerance_grad = inspect.signature(torch.optim.LBFGS).parameters["tolerance_grad"].default
+at_minimum_gradients, fitting_gradients = [], []
+lbfgs_at_minimum = state_after_float64(torch.optim.LBFGS, gradients=at_minimum_gradients)
+lbfgs_fitting = state_after_float64(torch.optim.LBFGS, rows=((0.0, 0.25), (0.5, 0.75), (1.0, 1.25), (1.5, 1.75)),
+                                    targets=((1.0,), (-1.0,), (2.0,), (0.5,)), gradients=fitting_gradients)
+assert lbfgs_at_minimum == {torch.float32} and at_minimum_gradients[0] <= tolerance_grad, (
+    "LBFGS whose next step finds the gradient within tolerance_grad returns early: no error, its state float32")
+assert lbfgs_fitting is None and fitting_gradients[0] > tolerance_grad, (
+    "LBFGS whose next step finds a gradient above tolerance_grad reads its float32 state and raises")
 assert after_float64["SGD"] == set(), "SGD with default settings keeps no state"
 assert all(after_float64[name] == {torch.float32} for name in after_float64 if name != "SGD"
            and after_float64[name] is not None), "the state of the others that do not raise stays float32"
@@ -613,8 +648,8 @@ if torch.cuda.is_available():
 # ----------------------------------
 #
 # A change of dtype by ``module.to()`` converts the module's floating-point parameters (with their
-# ``.grad``) and buffers, in every submodule; a complex parameter is converted too: to a real target dtype it
-# becomes real, losing its imaginary part; integer parameters and buffers (such as ``BatchNorm1d``'s
+# ``.grad``) and buffers, in every submodule; a complex parameter or buffer is converted too: to a real target dtype
+# it becomes real, losing its imaginary part; integer parameters and buffers (such as ``BatchNorm1d``'s
 # ``num_batches_tracked``) keep their dtype. A move of device moves every parameter and buffer,
 # integer ones too. A tensor kept as a plain attribute (``self.scale = torch.ones(2)``) or inside a Python list
 # stays where it was: here, on the CPU after ``.to("meta")``, and the forward pass fails.
@@ -650,11 +685,13 @@ assert all(b.is_meta for b in batch_norm.to("meta").buffers()), "every buffer mo
 mixed = torch.nn.Module()
 mixed.register_parameter("z", torch.nn.Parameter(torch.tensor([1.0 + 2.0j])))
 mixed.register_parameter("n", torch.nn.Parameter(torch.ones(1, dtype=torch.int64), requires_grad=False))
+mixed.register_buffer("zb", torch.tensor([3.0 + 4.0j]))
 with warnings.catch_warnings(record=True):
     warnings.simplefilter("always")
     mixed.to(torch.float64)
 assert mixed.z.dtype == torch.float64 and mixed.z.item() == 1.0, "a complex parameter becomes real, without its imaginary part"
 assert mixed.n.dtype == torch.int64, "an integer parameter keeps its dtype"
+assert mixed.zb.dtype == torch.float64 and mixed.zb.item() == 3.0, "a complex buffer becomes real, without its imaginary part"
 assert all(t.is_meta for t in mixed.to("meta").parameters()), "a device move moves every parameter, the integer one too"
 # sphinx_gallery_end_ignore
 

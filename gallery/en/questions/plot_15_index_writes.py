@@ -438,8 +438,10 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ``.data`` are normal tensors, and such a view or ``detach()`` of a plain tensor takes the write) refuses
 # it outside inference mode, under ``torch.no_grad()`` too,
 # and refuses it after writing: its values have changed when the error comes, so a caller that
-# catches the error and tries again adds twice. Its ``detach()`` and its ``.data``, though inference
-# tensors too, take the same write with no error, and the write reaches the tensor. A non-leaf that requires grad and a plain tensor take it either
+# catches the error and tries again adds twice. Its ``detach()`` and its ``.data`` taken outside inference mode,
+# though inference tensors too, take the same write with no error, and the write reaches the tensor; a ``detach()`` or
+# ``.data`` taken inside the mode (the rows ``inference_mode detach()`` and ``inference_mode .data``) is an inference
+# tensor made there and refuses the write like it, after writing. A non-leaf that requires grad and a plain tensor take it either
 # way, but four kinds of view of a non-leaf, and a view taken of one of them (the last two rows of each mode), refuse it
 # in grad mode (and take it under
 # ``torch.no_grad()``): an output of ``unbind``, ``split`` or ``chunk``, which hang all the views of one
@@ -468,6 +470,7 @@ class ViewOf(AsIs):
 def sources():
     with torch.inference_mode():
         inference = torch.zeros(4)
+        inference_detach, inference_data = torch.zeros(4).detach(), torch.zeros(4).data
     non_leaf = torch.zeros(4, requires_grad=True) * 1
     third_non_leaf = torch.zeros(4, requires_grad=True) * 1
     with torch.no_grad():
@@ -482,6 +485,8 @@ def sources():
         "view of a leaf": torch.zeros(2, 4, requires_grad=True)[0],
         "view(dtype) of leaf": torch.zeros(4, requires_grad=True).view(torch.float32),
         "inference tensor": inference,
+        "inference_mode detach()": inference_detach,
+        "inference_mode .data": inference_data,
         "non-leaf": torch.zeros(4, requires_grad=True) * 1,
         "plain": torch.zeros(4),
         "tensor_split output": (torch.zeros(8, requires_grad=True) * 1).tensor_split(2)[0],
@@ -510,17 +515,18 @@ refused = {}
 for grad_mode in (True, False):
     for name, x in sources().items():
         outcome = add_one_at(x, grad_mode)
-        print(f"{'grad mode' if grad_mode else 'no_grad  '}  {name:<19} {outcome}")
+        print(f"{'grad mode' if grad_mode else 'no_grad  '}  {name:<23} {outcome}")
         if isinstance(outcome, str):
             refused.setdefault(grad_mode, []).append(name)
         else:
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
 assert refused == {
-    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "split output",
-           "chunk output", "no_grad view", "inference_mode view", "Function as-is", "Function view",
-           "unbind output[:]", "no_grad view[:]"],
-    False: ["inference tensor"],
-}, "in grad mode the thirteen sources listed refuse the write; under no_grad only the inference tensor"
+    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "inference_mode detach()",
+           "inference_mode .data", "unbind output", "split output", "chunk output", "no_grad view",
+           "inference_mode view", "Function as-is", "Function view", "unbind output[:]", "no_grad view[:]"],
+    False: ["inference tensor", "inference_mode detach()", "inference_mode .data"],
+}, ("in grad mode the fifteen sources listed refuse the write; under no_grad only the inference tensor and the "
+    "detach() and .data taken in inference mode")
 with torch.inference_mode():
     inference = torch.zeros(4)
     inference[idx] += 1
@@ -542,6 +548,11 @@ for mode_of_write in (True, False):
     assert isinstance(add_one_at(made_inference.detach(), mode_of_write), torch.Tensor), "detach() takes the write"
     assert isinstance(add_one_at(made_inference.data, mode_of_write), torch.Tensor), ".data takes the write"
     assert torch.equal(made_inference, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the tensor"
+    for route_in_mode in ("inference_mode detach()", "inference_mode .data"):
+        made_in_mode = sources()[route_in_mode]
+        assert torch.is_inference(made_in_mode) and isinstance(add_one_at(made_in_mode, mode_of_write), str), (
+            f"{route_in_mode}: an inference tensor that refuses the write")
+        assert torch.equal(made_in_mode, torch.tensor([1.0, 0.0, 1.0, 0.0])), f"{route_in_mode}: refused after writing"
     normal_base = torch.zeros(4)
     with torch.inference_mode():
         taken_in_mode = (normal_base[:], normal_base.view(4), normal_base.detach())

@@ -14,7 +14,7 @@
       total_float += loss.item()
       total_detached += loss.detach()
 
-循环占用的内存一步比一步多、一直增长？这就是读者常说的内存泄漏（memory leak），在 GPU 上则说成显存（GPU memory）泄漏，或者跑了许多步之后显存不足、报 OOM。先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图（computation graph）一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播时 ``retain_graph`` 为真（给了 ``create_graph=True`` 时，它默认就为真），这些节点保存的张量也一并留住（调用 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 之后，留住的是它们没有运行的那些节点保存的张量：``torch.autograd.grad`` 只运行通往所给张量的那些节点，``backward(inputs=...)`` 除了这些节点，还会运行每个不是叶子张量（leaf tensor）的指定张量自己的 ``grad_fn``）。为记日志而保存损失或输出的列表也是一样。本页在每一步数一数从累计值出发能到达多少个自动求导节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
+循环占用的内存一步比一步多、一直增长？这就是读者常说的内存泄漏（memory leak），在 GPU 上则说成显存（GPU memory）泄漏，或者跑了许多步之后内存或显存不足、报 OOM。先看为了记日志而累加损失的那一行。累加损失看似无害；可是带着 ``grad_fn`` 的损失会把计算图（computation graph）一起带走：累计值留住了每一步的自动求导（autograd）节点；如果没有对这个损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播时 ``retain_graph`` 为真（给了 ``create_graph=True`` 时，它默认就为真），这些节点保存的张量也一并留住（调用 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 之后，留住的是它们没有运行的那些节点保存的张量：``torch.autograd.grad`` 只运行通往所给张量的那些节点，``backward(inputs=...)`` 除了这些节点，还会运行每个不是叶子张量（leaf tensor）的指定张量自己的 ``grad_fn``）。为记日志而保存损失或输出的列表也是一样。本页在每一步数一数从累计值出发能到达多少个自动求导节点（随步数线性增长），检查做与不做 ``backward()`` 时累计值留住了哪些保存的张量，说明这个循环留下的这张图根本用不了，再用 ``loss.item()`` 或
 ``loss.detach()`` 修好循环。接着检查记日志的列表留住了什么：计算图、保存的张量，还是输出的存储；再检查没有这种列表时，一步的计算图在什么时候释放：``backward()``、``del loss``，还有下一步把名字 ``loss`` 重新绑定（rebinding）到新的损失上。PyTorch 的 FAQ 有一节专门提醒过这种写法：`“Don't accumulate history across your training loop”
 <https://docs.pytorch.org/docs/stable/notes/faq.html>`__。
 """

@@ -299,7 +299,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``tensor.to()`` 返回新张量，或者张量本身
 # ----------------------------------------
 #
-# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切过片的 ``channels_last`` 张量，以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、步长按 ``channels_last`` 排列的批次也会复制，尽管它是连续的；``to(memory_format=torch.channels_last)`` 和 ``torch.empty(..., memory_format=torch.channels_last)`` 造出的就是这样的批次。决定是否复制的是步长，不是 ``is_contiguous()``：按默认布局创建的单通道批次，``is_contiguous()`` 和 ``is_contiguous(memory_format=torch.channels_last)`` 同样为 ``True``，可是 ``contiguous(memory_format=torch.channels_last)`` 原样返回它，步长不变，``to(memory_format=torch.contiguous_format)`` 返回它本身，``to(memory_format=torch.channels_last)`` 则会复制它。要连续的副本，就调用 ``contiguous()``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切过片的 ``channels_last`` 张量，以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、步长按 ``channels_last`` 排列的批次也会复制，尽管它是连续的；``to(memory_format=torch.channels_last)`` 和 ``torch.empty(..., memory_format=torch.channels_last)`` 造出的就是这样的批次。决定是否复制的是步长，不是 ``is_contiguous()``：按默认布局创建的单通道批次，``is_contiguous()`` 和 ``is_contiguous(memory_format=torch.channels_last)`` 同样为 ``True``，可是 ``contiguous(memory_format=torch.channels_last)`` 原样返回它，步长不变，``to(memory_format=torch.contiguous_format)`` 返回它本身，``to(memory_format=torch.channels_last)`` 则会复制它。``contiguous()`` 只复制不连续的张量，其他张量都返回它本身，步长按 ``channels_last`` 排列的单通道批次也一样，步长不变：要默认布局的副本，就调用 ``clone(memory_format=torch.contiguous_format)``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
 # ``Parameter``、视图（view）、普通张量和推理张量（inference tensor）。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
@@ -373,6 +373,17 @@ for route, one_channel_last in one_channel_lasts.items():
     assert one_channel_last.is_contiguous(memory_format=torch.channels_last), f"{route}: and channels_last"
     assert one_channel_last.to(memory_format=torch.contiguous_format) is not one_channel_last, (
         f"{route}: contiguous_format copies a channels_last batch of one channel")
+    assert one_channel_last.contiguous() is one_channel_last, f"{route}: contiguous() returns it itself"
+    assert one_channel_last.contiguous().stride() == (16, 1, 4, 1), f"{route}: contiguous() keeps its strides"
+    default_copy = one_channel_last.clone(memory_format=torch.contiguous_format)
+    assert not same_storage(default_copy, one_channel_last) and default_copy.stride() == (16, 16, 4, 1), (
+        f"{route}: clone(memory_format=torch.contiguous_format) copies it into the default layout")
+    assert torch.equal(default_copy, one_channel_last), f"{route}: the copy holds the same values"
+assert all(t.contiguous() is t for t in kinds.values()), "contiguous() returns each of the six contiguous kinds itself"
+assert all(not same_storage(t.clone(memory_format=torch.contiguous_format), t) for t in kinds.values()), (
+    "clone(memory_format=torch.contiguous_format) copies each of the six kinds")
+assert all(odd.contiguous() is not odd and odd.contiguous().is_contiguous() for odd in read_as_channels_last.values()), (
+    "contiguous() copies each tensor read as channels_last that is not contiguous")
 assert one_channel.is_contiguous() and one_channel.is_contiguous(memory_format=torch.channels_last), (
     "one channel in the default layout: contiguous, and channels_last by is_contiguous")
 assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "to(channels_last) still copies it"
@@ -467,7 +478,7 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # sphinx_gallery_end_ignore
 
 # %%
-# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。``Adagrad`` 在创建时就建好了状态：要在转换之后再创建它，因为在它第一次调用 ``step()`` 之前转换，它的状态仍会悄悄留在 float32。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（``torch.optim`` 里其他的优化器类，在默认、非 fused 的设置下，凡是保存状态的也都会报错，只有 ``RMSprop``、``Adagrad``、``Adadelta``、``ASGD``、``Rprop`` 和 ``SparseAdam`` 例外，它们的状态悄悄留在 float32；设了动量的 SGD 也是这样，而默认设置下 SGD 不保存状态。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态张量（``step`` 计数除外）转换成浮点参数的新 dtype，之后这一步就能执行。
+# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。``Adagrad`` 在创建时就建好了状态：要在转换之后再创建它，因为在它第一次调用 ``step()`` 之前转换，它的状态仍会悄悄留在 float32。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（``torch.optim`` 里其他的优化器类，在默认、非 fused 的设置下，凡是保存状态的也都会报错，只有 ``RMSprop``、``Adagrad``、``Adadelta``、``ASGD``、``Rprop`` 和 ``SparseAdam`` 例外，它们的状态悄悄留在 float32，``LBFGS`` 也是例外；设了动量的 SGD 的状态也留在 float32，而默认设置下 SGD 不保存状态。``LBFGS`` 报不报错由数据决定：某一步开始时梯度已在它的 ``tolerance_grad`` 之内，这一步就在读取状态之前返回，状态悄悄留在 float32；其他的步都会读取状态并报错。本页在固定的数值上检查了这两种情况。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态张量（``step`` 计数除外）转换成浮点参数的新 dtype，之后这一步就能执行。
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -490,18 +501,29 @@ assert all(state["step"].dtype == torch.float32 and state["exp_avg_sq"].dtype ==
            for state in optimizer.state.values()), "reloading casts every state tensor but step"
 
 
-def state_after_float64(optimizer_class, **settings):
-    """Step once in float32, convert the module to float64, step again: the dtypes of the optimizer's state
-    tensors but ``step``, or None if the second step raised. SparseAdam takes only sparse gradients."""
+def state_after_float64(optimizer_class, rows=((1.0, 1.0),), targets=((0.0,),), gradients=None, **settings):
+    """Step once in float32 from fixed weights (no random draw decides the outcome), convert the module to
+    float64, step again: the dtypes of the optimizer's state tensors but ``step``, or None if the second step
+    raised. The loss is the squared error of ``rows`` times the weight against ``targets``; ``gradients`` gets the
+    largest gradient of each float64 evaluation. SparseAdam takes only sparse gradients."""
     sparse = optimizer_class is torch.optim.SparseAdam
-    layer = torch.nn.Embedding(3, 2, sparse=True) if sparse else torch.nn.Linear(2, 1, bias=False)
+    fixed_weights = torch.tensor([[0.5, -0.25], [1.0, 2.0], [0.25, 0.75]])
+    layer = torch.nn.Embedding.from_pretrained(fixed_weights, freeze=False, sparse=True) if sparse else torch.nn.Module()
+    if not sparse:
+        layer.register_parameter("weight", torch.nn.Parameter(fixed_weights[:1].clone()))
     stepper = optimizer_class(layer.parameters(), **settings)
 
     def closure():  # LBFGS 需要它；其他优化器只调用它一次
         stepper.zero_grad()
-        layer_out = layer(torch.tensor([0, 2])) if sparse else layer(torch.ones(1, 2, dtype=layer.weight.dtype))
+        if sparse:
+            layer_out = layer(torch.tensor([0, 2]))
+        else:
+            dtype = layer.weight.dtype
+            layer_out = torch.tensor(rows, dtype=dtype) @ layer.weight.T - torch.tensor(targets, dtype=dtype)
         step_loss = layer_out.pow(2).sum()
         step_loss.backward()
+        if gradients is not None and layer.weight.dtype == torch.float64:
+            gradients.append(layer.weight.grad.abs().max().item())
         return step_loss
 
     stepper.step(closure)
@@ -520,11 +542,20 @@ import inspect
 
 optimizer_classes = [c for _, c in inspect.getmembers(torch.optim, inspect.isclass)
                      if issubclass(c, torch.optim.Optimizer) and c is not torch.optim.Optimizer]
-after_float64 = {c.__name__: state_after_float64(c) for c in optimizer_classes}
+after_float64 = {c.__name__: state_after_float64(c) for c in optimizer_classes if c is not torch.optim.LBFGS}
 assert {name for name, dtypes in after_float64.items() if dtypes is not None} == {
     "SGD", "RMSprop", "Adagrad", "Adadelta", "ASGD", "Rprop", "SparseAdam"}, (
-    "after to(float64), of torch.optim's optimizers only SGD, RMSprop, Adagrad, Adadelta, ASGD, Rprop and "
-    "SparseAdam step without raising")
+    "after to(float64), of torch.optim's optimizers but LBFGS only SGD, RMSprop, Adagrad, Adadelta, ASGD, Rprop "
+    "and SparseAdam step without raising")
+tolerance_grad = inspect.signature(torch.optim.LBFGS).parameters["tolerance_grad"].default
+at_minimum_gradients, fitting_gradients = [], []
+lbfgs_at_minimum = state_after_float64(torch.optim.LBFGS, gradients=at_minimum_gradients)
+lbfgs_fitting = state_after_float64(torch.optim.LBFGS, rows=((0.0, 0.25), (0.5, 0.75), (1.0, 1.25), (1.5, 1.75)),
+                                    targets=((1.0,), (-1.0,), (2.0,), (0.5,)), gradients=fitting_gradients)
+assert lbfgs_at_minimum == {torch.float32} and at_minimum_gradients[0] <= tolerance_grad, (
+    "LBFGS whose next step finds the gradient within tolerance_grad returns early: no error, its state float32")
+assert lbfgs_fitting is None and fitting_gradients[0] > tolerance_grad, (
+    "LBFGS whose next step finds a gradient above tolerance_grad reads its float32 state and raises")
 assert after_float64["SGD"] == set(), "SGD with default settings keeps no state"
 assert all(after_float64[name] == {torch.float32} for name in after_float64 if name != "SGD"
            and after_float64[name] is not None), "the state of the others that do not raise stays float32"
@@ -563,7 +594,7 @@ if torch.cuda.is_available():
 # ``module.to()`` 不管的张量
 # --------------------------
 #
-# 用 ``module.to()`` 改变 dtype 时，转换的是模块（包括各层子模块）的浮点参数（连同它们的 ``.grad``）和缓冲区；复数参数也会转换：目标是实数 dtype 时变成实数，丢掉虚部；整数参数和整数缓冲区（比如 ``BatchNorm1d`` 的 ``num_batches_tracked``）保留原来的 dtype。换设备时，每个参数和缓冲区都会搬过去，整数的也一样。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
+# 用 ``module.to()`` 改变 dtype 时，转换的是模块（包括各层子模块）的浮点参数（连同它们的 ``.grad``）和缓冲区；复数参数和复数缓冲区也会转换：目标是实数 dtype 时变成实数，丢掉虚部；整数参数和整数缓冲区（比如 ``BatchNorm1d`` 的 ``num_batches_tracked``）保留原来的 dtype。换设备时，每个参数和缓冲区都会搬过去，整数的也一样。作为普通属性存放的张量（``self.scale = torch.ones(2)``），或者放在 Python 列表里的张量，都留在原处：这里调用 ``.to("meta")`` 之后，它们仍在 CPU 上，前向传播就报错。
 
 
 class Scaled(torch.nn.Module):
@@ -596,11 +627,13 @@ assert all(b.is_meta for b in batch_norm.to("meta").buffers()), "every buffer mo
 mixed = torch.nn.Module()
 mixed.register_parameter("z", torch.nn.Parameter(torch.tensor([1.0 + 2.0j])))
 mixed.register_parameter("n", torch.nn.Parameter(torch.ones(1, dtype=torch.int64), requires_grad=False))
+mixed.register_buffer("zb", torch.tensor([3.0 + 4.0j]))
 with warnings.catch_warnings(record=True):
     warnings.simplefilter("always")
     mixed.to(torch.float64)
 assert mixed.z.dtype == torch.float64 and mixed.z.item() == 1.0, "a complex parameter becomes real, without its imaginary part"
 assert mixed.n.dtype == torch.int64, "an integer parameter keeps its dtype"
+assert mixed.zb.dtype == torch.float64 and mixed.zb.item() == 3.0, "a complex buffer becomes real, without its imaginary part"
 assert all(t.is_meta for t in mixed.to("meta").parameters()), "a device move moves every parameter, the integer one too"
 # sphinx_gallery_end_ignore
 

@@ -400,7 +400,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 #
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）或自动求导记录下来的这种叶子张量的视图做原地操作（叶子张量的 ``view(dtype)`` 除外：经由它写入照常进行，自动求导不记录）：要放在 ``torch.no_grad()`` 下写。
 #
-# 推理张量（inference tensor）是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。不需要梯度的推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。它的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上。
+# 推理张量（inference tensor）是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。不需要梯度的推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。在推理模式之外对它取的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上；在模式内取的 ``detach()`` 或 ``.data`` 则是在那里得到的推理张量（表中 ``inference_mode detach()`` 和 ``inference_mode .data`` 两行），与它一样拒绝这样写，也是先写入、再报错。
 #
 # 需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入。但非叶子张量的四种视图，以及从其中之一再取的视图（每种模式的最后两行），在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）。这四种视图是：
 #
@@ -429,6 +429,7 @@ class ViewOf(AsIs):
 def sources():
     with torch.inference_mode():
         inference = torch.zeros(4)
+        inference_detach, inference_data = torch.zeros(4).detach(), torch.zeros(4).data
     non_leaf = torch.zeros(4, requires_grad=True) * 1
     third_non_leaf = torch.zeros(4, requires_grad=True) * 1
     with torch.no_grad():
@@ -443,6 +444,8 @@ def sources():
         "view of a leaf": torch.zeros(2, 4, requires_grad=True)[0],
         "view(dtype) of leaf": torch.zeros(4, requires_grad=True).view(torch.float32),
         "inference tensor": inference,
+        "inference_mode detach()": inference_detach,
+        "inference_mode .data": inference_data,
         "non-leaf": torch.zeros(4, requires_grad=True) * 1,
         "plain": torch.zeros(4),
         "tensor_split output": (torch.zeros(8, requires_grad=True) * 1).tensor_split(2)[0],
@@ -471,17 +474,18 @@ refused = {}
 for grad_mode in (True, False):
     for name, x in sources().items():
         outcome = add_one_at(x, grad_mode)
-        print(f"{'grad mode' if grad_mode else 'no_grad  '}  {name:<19} {outcome}")
+        print(f"{'grad mode' if grad_mode else 'no_grad  '}  {name:<23} {outcome}")
         if isinstance(outcome, str):
             refused.setdefault(grad_mode, []).append(name)
         else:
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
 assert refused == {
-    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "unbind output", "split output",
-           "chunk output", "no_grad view", "inference_mode view", "Function as-is", "Function view",
-           "unbind output[:]", "no_grad view[:]"],
-    False: ["inference tensor"],
-}, "in grad mode the thirteen sources listed refuse the write; under no_grad only the inference tensor"
+    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "inference_mode detach()",
+           "inference_mode .data", "unbind output", "split output", "chunk output", "no_grad view",
+           "inference_mode view", "Function as-is", "Function view", "unbind output[:]", "no_grad view[:]"],
+    False: ["inference tensor", "inference_mode detach()", "inference_mode .data"],
+}, ("in grad mode the fifteen sources listed refuse the write; under no_grad only the inference tensor and the "
+    "detach() and .data taken in inference mode")
 with torch.inference_mode():
     inference = torch.zeros(4)
     inference[idx] += 1
@@ -503,6 +507,11 @@ for mode_of_write in (True, False):
     assert isinstance(add_one_at(made_inference.detach(), mode_of_write), torch.Tensor), "detach() takes the write"
     assert isinstance(add_one_at(made_inference.data, mode_of_write), torch.Tensor), ".data takes the write"
     assert torch.equal(made_inference, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the tensor"
+    for route_in_mode in ("inference_mode detach()", "inference_mode .data"):
+        made_in_mode = sources()[route_in_mode]
+        assert torch.is_inference(made_in_mode) and isinstance(add_one_at(made_in_mode, mode_of_write), str), (
+            f"{route_in_mode}: an inference tensor that refuses the write")
+        assert torch.equal(made_in_mode, torch.tensor([1.0, 0.0, 1.0, 0.0])), f"{route_in_mode}: refused after writing"
     normal_base = torch.zeros(4)
     with torch.inference_mode():
         taken_in_mode = (normal_base[:], normal_base.view(4), normal_base.detach())
