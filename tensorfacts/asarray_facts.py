@@ -150,6 +150,12 @@ def _unchanged(x: torch.Tensor, requires_grad) -> tuple[bool, bool, bool, bool]:
 
 #: The sources of :func:`_asarray_requires_grad_without_copy`'s no-op calls: those that require grad and a plain one.
 SOURCES = {**GRAD_GIVENS, "plain": lambda dtype: torch.ones(3, dtype=dtype)}
+#: Sources that do not require grad, by name, in a given dtype: ``requires_grad=True`` switches each on in place.
+NO_GRAD_GIVENS = {
+    "plain": SOURCES["plain"],
+    "view of a plain tensor": lambda dtype: torch.ones(3, dtype=dtype)[1:],
+    "Parameter(requires_grad=False)": lambda dtype: torch.nn.Parameter(torch.ones(3, dtype=dtype), requires_grad=False),
+}
 
 
 @fact("asarray-requires-grad-without-copy", {
@@ -160,7 +166,10 @@ SOURCES = {**GRAD_GIVENS, "plain": lambda dtype: torch.ones(3, dtype=dtype)}
           "grad_fn. torch.asarray(x, requires_grad=x.requires_grad) without copy=True, for x a leaf, a non-leaf, "
           "a Parameter and a view of a leaf that require grad and a tensor that does not, and "
           "torch.asarray(x, requires_grad=True) for the four that require grad, in float32 and float64: each "
-          "returns x itself, which keeps its requires_grad, its grad_fn and its type.",
+          "returns x itself, which keeps its requires_grad, its grad_fn and its type. torch.asarray(x, "
+          "requires_grad=True) without copy=True, for x a tensor that does not require grad, a view of one and a "
+          "Parameter made with requires_grad=False, in float32 and float64: it returns x itself, whose "
+          "requires_grad is now True (the Parameter is still a Parameter).",
     "zh_CN": "不带 copy=True 调用 torch.asarray(x, requires_grad=False)，x 分别是需要梯度的叶子张量和 Parameter，"
              "各用 float32 和 float64：返回的是 x 本身，它的 requires_grad 变成了 False（Parameter 仍是 "
              "Parameter）。对非叶子张量 y = leaf * 2：返回的是另一个张量，与 y 共享存储，没有 grad_fn，不需要梯度，"
@@ -168,10 +177,13 @@ SOURCES = {**GRAD_GIVENS, "plain": lambda dtype: torch.ones(3, dtype=dtype)}
              "torch.asarray(x, requires_grad=x.requires_grad)，x 分别是"
              "需要梯度的叶子张量、非叶子张量、Parameter、叶子张量的视图和不需要梯度的张量，以及对其中需要梯度的"
              "四种调用 torch.asarray(x, requires_grad=True)，各用 float32 和 float64：返回的都是 x 本身，"
-             "它的 requires_grad、grad_fn 和类型都不变。",
-}, {"en": "a leaf, a Parameter, a non-leaf, a view of a leaf and a tensor that does not require grad, float32 and "
-          "float64, on the CPU",
-    "zh_CN": "叶子张量、Parameter、非叶子张量、叶子张量的视图和不需要梯度的张量，float32 和 float64，在 CPU 上"})
+             "它的 requires_grad、grad_fn 和类型都不变。不带 copy=True 调用 torch.asarray(x, requires_grad=True)，"
+             "x 分别是不需要梯度的张量、它的视图和用 requires_grad=False 建的 Parameter，各用 float32 和 float64："
+             "返回的是 x 本身，它的 requires_grad 变成了 True（Parameter 仍是 Parameter）。",
+}, {"en": "a leaf, a Parameter, a non-leaf, a view of a leaf, a tensor that does not require grad, a view of it and "
+          "a Parameter that does not require grad, float32 and float64, on the CPU",
+    "zh_CN": "叶子张量、Parameter、非叶子张量、叶子张量的视图、不需要梯度的张量、它的视图和不需要梯度的 Parameter，"
+             "float32 和 float64，在 CPU 上"})
 def _asarray_requires_grad_without_copy() -> Fact:
     seen = {}
     for dtype in (torch.float32, torch.float64):
@@ -196,8 +208,17 @@ def _asarray_requires_grad_without_copy() -> Fact:
             if name in GRAD_GIVENS:
                 no_op[f"{name} {dtype} requires_grad=True"] = _unchanged(make(dtype), True)
     changed = [key for key, parts in no_op.items() if not all(parts)]
-    return Fact(not edited and non_leaf == [True, True] and not changed,
+    switched_on = {}
+    for name, make in NO_GRAD_GIVENS.items():
+        for dtype in (torch.float32, torch.float64):
+            x = make(dtype)
+            result = torch.asarray(x, requires_grad=True)
+            switched_on[f"{name} {dtype}"] = (result is x, x.requires_grad, type(x) is type(make(dtype)))
+    not_switched = [key for key, parts in switched_on.items() if not all(parts)]
+    return Fact(not edited and non_leaf == [True, True] and not changed and not not_switched,
                 f"requires_grad=False, per source (leaf, Parameter: result is x, x.requires_grad after, same type; "
                 f"non-leaf: a new tensor on y's storage, out of the graph, y keeps requires_grad and its grad_fn): "
                 f"{seen}; "
-                f"requires_grad=x.requires_grad or True (result is x, x keeps requires_grad, grad_fn, type): {no_op}")
+                f"requires_grad=x.requires_grad or True (result is x, x keeps requires_grad, grad_fn, type): {no_op}; "
+                f"requires_grad=True on a tensor that does not require grad (result is x, x.requires_grad after, same "
+                f"type): {switched_on}")

@@ -61,10 +61,11 @@ DEEPCOPY_GRAD = {"parameter": "dropped", "non-leaf": RAISES, "view": RAISES}
 @scoped_fact("deepcopy-grad-by-source", {
     "en": "Gives a its .grad (by backward, or by hand when a does not require grad), deep-copies a and "
           "looks at the copy's .grad: a copy of its own for a torch.Tensor (a leaf, a plain tensor, an "
-          "inference tensor), None for a Parameter; a non-leaf raises RuntimeError.",
+          "inference tensor), None for a Parameter; a non-leaf, and a view of a leaf taken with grad mode on, "
+          "raise RuntimeError.",
     "zh_CN": "先让 a 有 .grad（用反向传播；a 不需要梯度时手动赋值），再深拷贝 a，看副本的 .grad："
              "torch.Tensor（叶子张量、普通张量、推理张量）得到一份自己的副本，Parameter 得到 None；"
-             "非叶子张量抛出 RuntimeError。",
+             "非叶子张量和在梯度模式下取的叶子张量的视图抛出 RuntimeError。",
 }, by_source(DEEPCOPY_GRAD, default="copied"))
 def _deepcopy_grad(case: Case) -> str:
     return deepcopy_grad(case)

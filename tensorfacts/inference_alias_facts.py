@@ -53,14 +53,18 @@ ON_ITSELF = {
     "b.index_put_((torch.tensor([0]),), torch.tensor(9.0))": lambda b: b.index_put_((torch.tensor([0]),),
                                                                                       torch.tensor(9.0)),
     "b[torch.tensor([True, False, True])] = 0": _set(torch.tensor([True, False, True])),
-    "b[[0, 2]] = 0": _set([0, 2]), "b[:] = 0": _set(slice(None)), "b[0:3] = 0": _set(slice(0, 3)),
+    "b[[0, 2]] = 0": _set([0, 2]), "b[torch.tensor([0, 2])] = 0": _set(torch.tensor([0, 2])),
+    "b[torch.tensor([[0, 2]])] = 0": _set(torch.tensor([[0, 2]])), "b[:] = 0": _set(slice(None)),
+    "b[0:3] = 0": _set(slice(0, 3)),
     "b[0:] = 0": _set(slice(0, None)), "b[:3] = 0": _set(slice(None, 3)), "b[0:100] = 0": _set(slice(0, 100)),
     "b[::1] = 0": _set(slice(None, None, 1)), "b[...] = 0": _set(Ellipsis),
 }
 #: Edits of ``b`` that torch carries out through a view of it: one the caller takes (by an index, or a view method)
 #: or one the call takes inside.
 THROUGH_A_VIEW = {
-    "b[0] = 9": lambda b: b.__setitem__(0, 9.0), "b[1:] = 0": _set(slice(1, None)), "b[None] = 0": _set(None),
+    "b[0] = 9": lambda b: b.__setitem__(0, 9.0),
+    "b[torch.tensor(0)] = 9": lambda b: b.__setitem__(torch.tensor(0), 9.0),
+    "b[1:] = 0": _set(slice(1, None)), "b[None] = 0": _set(None),
     "b[:2] = 0": _set(slice(None, 2)), "b[::2] = 0": _set(slice(None, None, 2)),
     "b[-3:] = 0": _set(slice(-3, None)), "b[-5:] = 0": _set(slice(-5, None)), "b[-3:3] = 0": _set(slice(-3, 3)),
     "b[True] = 0": _set(True), "b[torch.tensor(True)] = 0": _set(torch.tensor(True)),
@@ -74,11 +78,15 @@ ON_ITSELF_2D = {"b[:, :] = 0": _set((slice(None), slice(None))), "b[..., :] = 0"
                 "b[:, 0:] = 0": _set((slice(None), slice(0, None))),
                 "b[b > 4] = 0": lambda b: b.__setitem__(b > 4, 0.0),
                 "b[:, [0, 1]] = 0": _set((slice(None), [0, 1])), "b[[0, 1], :] = 0": _set(([0, 1], slice(None))),
+                "b[:, torch.tensor([0, 1])] = 0": _set((slice(None), torch.tensor([0, 1]))),
+                "b[torch.tensor([0, 1]), [0, 1]] = 0": _set((torch.tensor([0, 1]), [0, 1])),
                 "b[torch.tensor([True, False, True]), :] = 0": _set((torch.tensor([True, False, True]), slice(None)))}
 THROUGH_A_VIEW_2D = {"b[:, -3:] = 0": _set((slice(None), slice(-3, None))),
                      "b.fill_diagonal_(0)": lambda b: b.fill_diagonal_(0.0),
                      "torch.nn.init.orthogonal_(b)": _seeded_orthogonal,
                      "b[[0, 1], 1:] = 0": _set(([0, 1], slice(1, None))), "b[0, [0, 1]] = 0": _set((0, [0, 1])),
+                     "b[torch.tensor([0, 1]), 1:] = 0": _set((torch.tensor([0, 1]), slice(1, None))),
+                     "b[torch.tensor(0), :] = 0": _set((torch.tensor(0), slice(None))),
                      "b[torch.tensor([True, False, True]), 0] = 0": _set((torch.tensor([True, False, True]), 0))}
 #: Inference tensors made inside the mode, by a factory and as the output of a Linear(3, 3): three values, and 3 × 3.
 ORIGINS = {"torch.tensor([1., 2., 3.])": lambda: torch.tensor([1.0, 2.0, 3.0]),

@@ -221,12 +221,12 @@ def _saved_view_edit_error() -> Fact:
 
 
 @fact("wrapped-number-saved-outside-hooks", {
-    "en": "Runs y = x * 2, x a leaf that requires grad, under torch.autograd.graph.saved_tensors_hooks: the pack hook "
-          "receives no tensor, yet y.grad_fn._saved_other is the 2, as a zero-dimensional tensor; after "
-          "y.sum().backward(), reading it raises that the saved tensors were freed.",
-    "zh_CN": "x 是需要梯度的叶子张量，在 torch.autograd.graph.saved_tensors_hooks 下计算 y = x * 2：打包钩子"
-             "没有收到任何张量，y.grad_fn._saved_other 却保存着那个 2，是一个零维张量；调用 y.sum().backward() "
-             "之后再读取它，就报错说保存的张量已被释放。",
+    "en": "Runs doubled = x * 2, x a leaf that requires grad, under torch.autograd.graph.saved_tensors_hooks: the "
+          "pack hook receives no tensor, yet doubled.grad_fn._saved_other is the 2, as a zero-dimensional tensor; "
+          "after doubled.sum().backward(), reading it raises that the saved tensors were freed.",
+    "zh_CN": "x 是需要梯度的叶子张量，在 torch.autograd.graph.saved_tensors_hooks 下计算 doubled = x * 2："
+             "打包钩子没有收到任何张量，doubled.grad_fn._saved_other 却保存着那个 2，是一个零维张量；"
+             "调用 doubled.sum().backward() 之后再读取它，就报错说保存的张量已被释放。",
 })
 def _wrapped_number_saved_outside_hooks() -> Fact:
     """A Python number that an operation wraps as a tensor is saved for backward without the pack hook."""
@@ -237,11 +237,11 @@ def _wrapped_number_saved_outside_hooks() -> Fact:
         return t
 
     with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        y = x * 2
-    saved = y.grad_fn._saved_other
-    y.sum().backward()
+        doubled = x * 2
+    saved = doubled.grad_fn._saved_other
+    doubled.sum().backward()
     try:
-        after = f"no error: {y.grad_fn._saved_other}"
+        after = f"no error: {doubled.grad_fn._saved_other}"
     except RuntimeError as exc:
         after = str(exc).splitlines()[0]
     return Fact(not packed and saved.dim() == 0 and saved.item() == 2 and "already been freed" in after,

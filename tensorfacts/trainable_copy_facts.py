@@ -99,14 +99,14 @@ def train_in_a_module(case: Case) -> str:
     "en": "The loop of trainable-copy-in-a-loop (give a a .grad where it can hold one, make w, train w two SGD "
           "steps), with w = copy.deepcopy(a), run twice: as it is, and with optimizer.zero_grad() before the first "
           "backward. The copy of a leaf carries a's .grad, so in the first loop the first step adds it and the "
-          "values go wrong, while the second loop trains it apart; a non-leaf raises RuntimeError; "
-          "the copy of a tensor that does not require grad is no trainable leaf; the copy of a Parameter "
-          "trains apart in both loops.",
+          "values go wrong, while the second loop trains it apart; a non-leaf, and a view of a leaf taken with grad "
+          "mode on, raise RuntimeError; the copy of a tensor that does not require grad is no trainable leaf; the "
+          "copy of a Parameter trains apart in both loops.",
     "zh_CN": "trainable-copy-in-a-loop 的训练循环（a 能有 .grad 的话先让它有一份，再得到 w，用 SGD 训练 w 两步），"
              "改用 w = copy.deepcopy(a)，跑两遍：一遍照原样，一遍在第一次反向传播之前先调用 "
              "optimizer.zero_grad()。叶子张量的副本带着 a 的 .grad，第一遍里第一步把它叠加进去，数值就错了，"
-             "第二遍则能单独训练；非叶子张量抛出 RuntimeError；不需要梯度的张量的副本不是可训练的叶子张量；"
-             "Parameter 的副本两遍都能单独训练。",
+             "第二遍则能单独训练；非叶子张量和在梯度模式下取的叶子张量的视图抛出 RuntimeError；"
+             "不需要梯度的张量的副本不是可训练的叶子张量；Parameter 的副本两遍都能单独训练。",
 }, by_source({"leaf": ("wrong values (a stale .grad was added)", "trains apart"),
               "parameter": ("trains apart", "trains apart"),
               "non-leaf": RAISES, "view": RAISES,

@@ -234,6 +234,33 @@ def test_a_record_that_names_no_facts_code_counts_no_fact():
                      "has run as it now reads on torch 2.13.0 only."]
 
 
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_under_the_first_table_a_record_without_fact_codes_gets_a_sentence_and_one_with_them_a_list(lang):
+    """The releases page's first paragraph says what stands under the first table in both cases: the facts added or
+    changed since a record that names each fact's code, in a list, and for a record that names none one sentence,
+    with no list, saying that none of its facts counts."""
+    from docutils import nodes
+
+    table = _release_table()
+    codes = {fact_id: f"code-of-{fact_id}" for fact_id in (*sample()["facts"], "a-fact-added-later")}
+    uncoded, coded = sample(), with_codes(sample(), codes)
+    uncoded["release"], coded["release"] = "2.4.1", "2.6.0"
+    notes = table.new_facts_notes([uncoded, coded], codes, table.WORDS[lang], "2.13.0")
+    assert [type(node) for node in notes] == [nodes.paragraph, nodes.paragraph, nodes.bullet_list]
+    sentence, listed = notes[0].astext(), notes[1].astext()
+    assert "2.4.1" in sentence and "2.6.0" not in sentence
+    assert ("none of its facts' results is counted" if lang == "en" else "一律不计入") in sentence
+    assert "2.6.0" in listed and "2.4.1" not in listed
+    assert [literal.astext() for literal in notes[2].findall(nodes.literal)] == ["a-fact-added-later"]
+    intro = " ".join(_releases_page(lang).split("(releases-records)=", 1)[0].split())
+    words = {"en": ("So are the facts added or changed since a record that names each fact's code was taken",
+                    "of a record that names no fact's code, a sentence there says instead that none of its facts is "
+                    "counted"),
+             "zh_CN": ("在写明每条事实代码的记录之后加入或改过的事实，也列在那里",
+                       "对没有写明任何事实代码的记录，那里改用一句话说明它的事实一律不计")}[lang]
+    assert all(part in intro for part in words), intro
+
+
 def test_the_committed_records_name_no_facts_code_as_the_pages_say():
     """The facts, releases and about pages say the records taken so far name no fact's code (so no fact counts from
     them): true while every committed record predates the digests; a record taken since names every fact's."""
@@ -261,15 +288,18 @@ def test_the_releases_page_says_which_releases_changed_between_names_as_the_code
     en = " ".join(_releases_page("en").split())
     assert ('"Changed between" names two releases: the newest on which the check differs, is not available, '
             "errored or was not run, and the first one after it that gives this build's result") in en
-    assert ("The pages whose checks changed since a record was taken, and the facts added or changed since, are "
-            "listed") in en
+    assert ("The pages whose checks changed since a record was taken are listed under the first table of "
+            '"The records". So are the facts added or changed since a record that names each fact\'s code was taken; '
+            "of a record that names no fact's code, a sentence there says instead that none of its facts is "
+            "counted.") in en
     assert "Facts are treated like pages: a record names each fact's code by a digest" in en
     zh = _releases_page("zh_CN")
     assert ("“变化发生在”一列给出两个版本：检查结果为“不同”“不可用”“出错”或“未运行”的最新版本，"
             "以及在它之后第一个与本次构建结果相同的版本（本次构建所用的 torch 也算在内）。") in zh
     assert "如果页面的检查在某次记录之后改过，那次记录就不显示这个页面的旧结果" in zh
     assert "事实和页面一样处理：记录用事实本身函数的摘要写明每条事实的代码" in zh
-    assert "检查在记录之后改过的页面，和记录之后加入或改过的事实，列在“记录”一节的第一个表格下面。" in zh
+    assert ("检查在记录之后改过的页面，列在“记录”一节的第一个表格下面。在写明每条事实代码的记录之后加入或改过的"
+            "事实，也列在那里；对没有写明任何事实代码的记录，那里改用一句话说明它的事实一律不计。") in zh
 
 
 def test_the_chinese_releases_page_links_to_pages_by_their_own_titles():

@@ -344,7 +344,9 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # silences it too, but given a leaf that requires grad, a ``Parameter`` included, it changes that leaf:
 # ``torch.asarray(a, requires_grad=False)`` returns ``a`` itself with its ``requires_grad`` switched off in place.
 # Given a non-leaf, it leaves it as it was (its ``requires_grad`` and its ``grad_fn`` kept) and returns a tensor
-# that shares its memory, outside the graph.
+# that shares its memory, outside the graph. The other way round, given a floating-point tensor that does not
+# require grad, not an inference tensor, ``torch.asarray(x, requires_grad=True)`` returns ``x`` itself with its
+# ``requires_grad`` switched on in place: it makes no trainable copy.
 # :fact:`asarray-requires-grad-without-copy`
 
 with warnings.catch_warnings(record=True) as asarray_caught:  # catches torch's warning (given once per process)
@@ -444,6 +446,21 @@ assert doubled_alias is not doubled and same_storage(doubled, doubled_alias) and
     "the graph")
 assert torch.asarray(doubled, copy=True, requires_grad=False).grad_fn is None, (
     "torch.asarray(a * 2, copy=True, requires_grad=False) has no grad_fn")
+sources_without_grad = {
+    "tensor": lambda dtype: torch.ones(3, dtype=dtype),
+    "view of it": lambda dtype: torch.ones(3, dtype=dtype)[1:],
+    "detached leaf": lambda dtype: torch.ones(3, dtype=dtype, requires_grad=True).detach(),
+    "Parameter": lambda dtype: torch.nn.Parameter(torch.ones(3, dtype=dtype), requires_grad=False),
+}
+for make_plain in sources_without_grad.values():
+    for plain_dtype in (torch.float32, torch.float64, torch.bfloat16):
+        for grad_mode_called in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+            plain = make_plain(plain_dtype)
+            with grad_mode_called():
+                switched_on = torch.asarray(plain, requires_grad=True)
+            assert switched_on is plain and plain.requires_grad and type(plain) is type(make_plain(plain_dtype)), (
+                "torch.asarray(x, requires_grad=True) of a tensor that does not require grad returns x itself, "
+                "its requires_grad switched on in place")
 # sphinx_gallery_end_ignore
 
 

@@ -405,7 +405,8 @@ assert a.tolist() == values, "a's values never changed"
 # in the legacy format (``torch.save(..., _use_new_zipfile_serialization=False)``, an internal option) gives a
 # resizable storage instead, with ``weights_only`` ``True`` or ``False``, and so does a parameter that
 # ``load_state_dict(..., assign=True)`` put in place from it: the call moves ``a`` as above. A storage moved
-# to shared memory by ``a.share_memory_()`` reports ``True``, yet there the call ends the process.
+# to shared memory by ``a.share_memory_()`` reports ``True``, yet there the call crashes the process with a
+# segmentation fault: no Python exception is raised, so no ``try``/``except`` around the call catches it.
 # :fact:`detach-resize-grow-on-borrowed-memory`
 
 a, d = fresh_pair()
@@ -593,7 +594,8 @@ assert [error_under(torch.inference_mode, change) for change in changes.values()
 # or a ``copy.deepcopy`` is, and the one ``torch.load`` reads from a legacy-format file; on a storage that
 # ``torch.load`` read from the default zip format, or memory from ``torch.from_file``, NumPy,
 # ``torch.frombuffer`` or DLPack, it raises instead, leaving ``d`` with the new shape over the old memory, not
-# to be used again (take a new ``d = a.detach()``), and after ``share_memory_()`` it ends the process.
+# to be used again (take a new ``d = a.detach()``), and after ``share_memory_()`` it crashes the process with a
+# segmentation fault that no ``try``/``except`` catches.
 # The article's third example, where ``a`` is rebound after ``detach()``, is
 # the subject of :ref:`copying-rebinding`.
 # :fact:`detach-resize-grow-on-borrowed-memory`
