@@ -20,8 +20,8 @@
 copies and what it shares: ``functional_call`` uses the tensors of its dict as they are (the
 module's own parameters are left alone, and a buffer is updated where it is: in the dict if the
 dict holds it, in the module if not),
-``torch.func.grad`` needs no ``requires_grad``, and ``vmap`` refuses ``.data`` and each call the page
-tries that would turn a batched tensor into Python numbers or an array, or hand out its memory. It
+``torch.func.grad`` needs no ``requires_grad``, and ``vmap`` refuses ``.data`` of a batched tensor and each call
+the page tries that would turn a batched tensor into Python numbers or an array, or hand out its memory. It
 ends with a training loop over a dict of parameters.
 """
 
@@ -494,7 +494,7 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # own back: no copy either way, so gradients and in-place buffer updates land in the dict (a
 # buffer the dict leaves out is the module's, and is updated there).
 # ``torch.func.grad`` computes a gradient without ``requires_grad`` or ``.grad``. Under ``vmap``,
-# ``.data`` raises, and so do the calls that turn a batched tensor into Python numbers or an array
+# ``.data`` of a batched tensor raises, and so do the calls that turn a batched tensor into Python numbers or an array
 # (``item()``, ``tolist()``, ``numpy()``, ``np.asarray``) or hand out its memory (``data_ptr()``,
 # ``untyped_storage()``, DLPack); ``detach()``, ``clone()``, ``add_``, ``stride()`` and ``repr()`` run.
 # A tensor made inside the function with ``torch.zeros`` cannot take a row's values in place: make it

@@ -8,8 +8,8 @@
    :class: answer
 
    When a non-empty ``t`` has 3 or more rows, ``t[1:] = t[:-1]`` writes over its own source: torch refuses it for a
-   contiguous CPU ``t``, but if ``t`` is a view that takes every second element, such as ``x[::2]``, it runs without an
-   error and can write wrong values. ``clone()`` the source first:
+   contiguous CPU ``t``, but on a ``t`` that is not contiguous, such as ``x[::2]``, a column ``x[:, 0]`` or ``x.t()``,
+   it can run without an error and write wrong values. ``clone()`` the source first:
 
    .. code-block:: python
 
@@ -17,11 +17,13 @@
 
 Shifting a non-empty contiguous CPU tensor of 3 or more rows in place by one step, ``t[1:] = t[:-1]``, stops with ``RuntimeError: unsupported
 operation: some elements of the input tensor and the written-to tensor refer to a single memory
-location. Please clone() the tensor before performing the operation.`` This page shows why (the
+location. Please clone() the tensor before performing the operation.`` A leaf that requires grad, such as a
+``Parameter``, gets another error while grad mode is on: ``RuntimeError: a view of a leaf Variable that
+requires grad is being used in an in-place operation.`` This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
 overlaps the destination, some refused and some not, shows the same shift running silently
-with wrong values on every second element of a longer tensor and along a second dimension
-(``w[:, 1:] = w[:, :-1]``), and shifts a window of observations at every
+with wrong values on every second element of a longer tensor, on a column, on a transpose and along a second
+dimension (``w[:, 1:] = w[:, :-1]``), and shifts a window of observations at every
 step with the source cloned.
 """
 
@@ -230,6 +232,39 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # sphinx_gallery_end_ignore
 
 # %%
+# A tensor that requires grad
+# ---------------------------
+#
+# On a leaf that requires grad, here a ``Parameter``, the same shift is refused with another message
+# while grad mode is on; under ``torch.no_grad()`` or
+# ``torch.inference_mode()`` it gets the message above. A tensor that requires grad but is not a leaf
+# gets the message above in all three modes.
+
+tensors = {
+    "leaf": lambda: torch.nn.Parameter(torch.arange(5.0)),
+    "not a leaf": lambda: torch.arange(5.0, requires_grad=True) * 2,
+}
+grad_messages = {}
+for mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+    for kind, make in tensors.items():
+        g = make()
+        with mode():
+            try:
+                g[1:] = g[:-1]
+            except RuntimeError as e:
+                grad_messages[mode.__name__, kind] = str(e)
+                print(f"{mode.__name__:<14} {kind:<10} {type(e).__name__}: {e}")
+            else:
+                raise AssertionError(f"the shift of a tensor that requires grad must raise ({kind}, {mode.__name__})")
+leaf_message = grad_messages.pop(("enable_grad", "leaf"))
+assert leaf_message == "a view of a leaf Variable that requires grad is being used in an in-place operation." and all(
+    m == message for m in grad_messages.values()), "only a leaf that requires grad, with grad on, gets another message"
+# sphinx_gallery_start_ignore
+assert [(make_one().requires_grad, make_one().is_leaf) for make_one in tensors.values()] == [
+    (True, True), (True, False)], "both tensors require grad; the first is a leaf, the second is not"
+# sphinx_gallery_end_ignore
+
+# %%
 # Why: one storage under both sides
 # ---------------------------------
 #
@@ -380,10 +415,11 @@ assert probe_s.data_ptr() == probe[:4].data_ptr() and probe_s.stride() == (2, 1)
 # --------------------------
 #
 # The check that raised above does not catch every layout. The same shift runs without an error,
-# and writes wrong values, on a ``t`` that is every second element of a longer tensor and along
+# and writes wrong values, on a ``t`` that is every second element of a longer tensor, on a ``t``
+# that is a column ``x[:, 0]`` or the transpose ``x.t()`` of a 3 x 3 tensor, and along
 # the second dimension of a 2-d tensor (``w[:, 1:] = w[:, :-1]``, a batch of windows shifted in
-# time). Each gives another result than the shift from a cloned source, so do not count on the
-# error: clone the source whenever the two sides may overlap.
+# time). None of these ``t`` is contiguous. Each gives another result than the shift from a cloned source,
+# so do not count on the error: clone the source whenever the two sides may overlap.
 # On a contiguous ``t`` the shift was refused, with the same message, for each of the five
 # dtypes and four shapes tried below.
 
@@ -394,20 +430,38 @@ def strided_shift(src):
     return t
 
 
+def column_shift(src):
+    t = torch.arange(9.0).reshape(3, 3)[:, 0]
+    t[1:] = src(t[:-1])
+    return t
+
+
+def transposed_shift(src):
+    t = torch.arange(9.0).reshape(3, 3).t()
+    t[1:] = src(t[:-1])
+    return t
+
+
 def batch_shift(src):
     w = torch.arange(6.0).reshape(2, 3)
     w[:, 1:] = src(w[:, :-1])
     return w
 
 
+shifts = {
+    "strided t: t[1:] = t[:-1]": strided_shift,
+    "column t: t[1:] = t[:-1]": column_shift,
+    "transposed t: t[1:] = t[:-1]": transposed_shift,
+    "w[:, 1:] = w[:, :-1]": batch_shift,
+}
 uncaught = []
-for name, shift in {"strided t: t[1:] = t[:-1]": strided_shift, "w[:, 1:] = w[:, :-1]": batch_shift}.items():
+for name, shift in shifts.items():
     as_written, cloned = shift(lambda x: x), shift(torch.clone)
-    print(f"{name:<26} as written: {as_written.tolist()}")
-    print(f"{'':<26} cloned:     {cloned.tolist()}")
+    print(f"{name:<28} as written: {as_written.tolist()}")
+    print(f"{'':<28} cloned:     {cloned.tolist()}")
     if not torch.equal(as_written, cloned):
         uncaught.append(name)
-assert len(uncaught) == 2, "both shifts run without an error and give another result than the cloned source"
+assert uncaught == list(shifts), "all four shifts run without an error and give another result than the cloned source"
 refused_contiguous = []
 for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64):
     for shape in ((3,), (5,), (4, 3), (3, 2, 2)):
@@ -421,8 +475,9 @@ for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.compl
 print("contiguous, t[1:] = t[:-1] refused:", sum(refused_contiguous), "of 20 dtypes and shapes")
 assert refused_contiguous == [True] * 20, "the shift of a contiguous t is refused for every dtype and shape tried"
 # sphinx_gallery_start_ignore
-assert not torch.arange(10.0)[::2].is_contiguous() and not torch.arange(6.0).reshape(2, 3)[:, 1:].is_contiguous(), (
-    "neither the strided t nor w[:, 1:] is contiguous")
+assert not any(x.is_contiguous() for x in (torch.arange(10.0)[::2], torch.arange(9.0).reshape(3, 3)[:, 0],
+                                           torch.arange(9.0).reshape(3, 3).t(), torch.arange(6.0).reshape(2, 3)[:, 1:])), (
+    "none of the strided t, the column, the transpose and w[:, 1:] is contiguous")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -488,7 +543,8 @@ for step, obs in enumerate(observations):
 # on another element of the destination), such as ``t[1:] = t[:-1]`` or ``s.add_(s.t())``, was refused in seven of
 # the forms run here, with the message this page quotes; ``masked_scatter_``, whose overlap is of that kind too, and
 # ``torch.mm`` with ``out=`` set to its own input ran without an error and gave another result than the same write
-# from a cloned source. The same shift on every second element of a longer
-# tensor, and along the second dimension of a 2-d tensor, ran without an error and wrote wrong
-# values. Cloning the source,
+# from a cloned source. With grad mode on, the shift of a leaf that requires grad was refused too, with the error
+# for an in-place write into a view of a leaf. The same shift on every second element of a longer
+# tensor, on a column and on a transpose of a 3 x 3 tensor, and along the second dimension of a 2-d tensor, ran
+# without an error and wrote wrong values. Cloning the source,
 # ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it.

@@ -491,7 +491,9 @@ assert exitcode == 0 and clone_exitcode == 0, "both children ended well"
 # returns row ``i`` of a 1000 x 100 matrix: without batching (``batch_size=None``), every row
 # reaches this process over the whole 400 000-byte storage. Returning
 # ``self.data[i].clone()`` sends only the row's 400 bytes. With the default batching, the worker
-# stacks the rows into a new tensor, so a batch of two rows holds 800 bytes either way.
+# stacks the rows into a new tensor, so a batch of two rows holds 800 bytes either way. A
+# ``collate_fn`` that does not stack, such as ``list``, sends the
+# rows themselves: each row of a batch of two again reaches this process over the whole storage.
 # ``DataLoader`` installs a ``SIGCHLD`` handler when it starts a worker; the cell puts it back,
 # and ends the listener thread that sending a shared tensor started (``resource_sharer.stop()``).
 
@@ -515,20 +517,31 @@ class Rows(Dataset):
         return self.data[i].clone() if self.clone else self.data[i]
 
 
+batching = {
+    "batch_size=None": {"batch_size": None},
+    "batch_size=2": {"batch_size": 2},
+    "batch_size=2, collate_fn=list": {"batch_size": 2, "collate_fn": list},
+}
 arrived = {}
 for clone in (False, True):
-    for batch_size in (None, 2):
-        loader = DataLoader(Rows(clone), batch_size=batch_size, num_workers=1, multiprocessing_context=ctx,
-                            timeout=TIMEOUT)  # fmt: skip
-        arrived[clone, batch_size] = [(tuple(x.shape), x.untyped_storage().nbytes()) for x in loader]
-        print(f"clone={clone!s:<5} batch_size={batch_size!s:<4}", arrived[clone, batch_size])
+    for name, options in batching.items():
+        loader = DataLoader(Rows(clone), num_workers=1, multiprocessing_context=ctx, timeout=TIMEOUT, **options)
+        batches = [b if isinstance(b, list) else [b] for b in loader]
+        arrived[clone, name] = [[(tuple(x.shape), x.untyped_storage().nbytes()) for x in b] for b in batches]
+        print(f"clone={clone!s:<5} {name:<29}", arrived[clone, name])
 resource_sharer.stop()
 signal.signal(signal.SIGCHLD, sigchld_before)
 print("children still running:", mp.active_children())
-assert arrived[False, None] == [((100,), 400_000)] * 4 and arrived[True, None] == [((100,), 400)] * 4, (
+unbatched, stacked, listed = batching
+assert arrived[False, unbatched] == [[((100,), 400_000)]] * 4 and arrived[True, unbatched] == [[((100,), 400)]] * 4, (
     "without batching, each row arrives over the whole 400 000-byte storage, and each clone over 400 bytes of its own"
 )
-assert arrived[False, 2] == arrived[True, 2] == [((2, 100), 800)] * 2, "a stacked batch is a tensor of its own"
+assert arrived[False, stacked] == arrived[True, stacked] == [[((2, 100), 800)]] * 2, (
+    "a stacked batch is a tensor of its own"
+)
+assert arrived[False, listed] == [[((100,), 400_000)] * 2] * 2 and arrived[True, listed] == [[((100,), 400)] * 2] * 2, (
+    "with collate_fn=list, each row of a batch arrives over the whole storage, and each clone over 400 bytes"
+)
 # sphinx_gallery_start_ignore
 assert mp.active_children() == [], "every child process has ended"
 # sphinx_gallery_end_ignore
@@ -583,6 +596,7 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # ``contiguous()`` (default ``memory_format``) leaves a contiguous view as it is; ``clone()`` gives the slice a storage of its
 # own, and that is all the file holds. Within one call each storage is written once, so views of
 # one tensor with one dtype, and tied weights, come back sharing memory; saved in separate calls they come back
-# separate. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker without batching,
-# also sends the whole storage of a view; the queue refuses a non-leaf that requires grad, so send its
+# separate. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker whose batch holds the view
+# itself (``batch_size=None``, or a ``collate_fn`` that does not stack, such as ``list``), also sends the whole
+# storage of a view; the queue refuses a non-leaf that requires grad, so send its
 # ``detach()``.

@@ -17,7 +17,7 @@
 
 ``torch.func`` 在你交给它的张量上运行模块或函数。本页检查它复制了什么、共享了什么：``functional_call``
 原样使用字典里的张量（模块自己的参数不受影响；缓冲区在哪里就在哪里更新：字典里有它就在字典里更新，没有就在模块里更新），``torch.func.grad`` 不需要
-``requires_grad``，还有 ``vmap`` 拒绝哪些操作：``.data``；本页试过的调用中，凡是要把批量张量变成 Python 数值或数组的，或者要交出它的内存的，都会被拒绝。最后用一个循环训练字典里的参数。
+``requires_grad``，还有 ``vmap`` 拒绝哪些操作：批量张量的 ``.data``；本页试过的调用中，凡是要把批量张量变成 Python 数值或数组的，或者要交出它的内存的，都会被拒绝。最后用一个循环训练字典里的参数。
 """
 
 # %%
@@ -465,6 +465,6 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # ----
 #
 # ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的缓冲区是模块自己的，就在模块里更新）。``torch.func.grad``
-# 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。在 ``vmap`` 之下，``.data`` 会报错，把批量张量变成
+# 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。在 ``vmap`` 之下，批量张量的 ``.data`` 会报错，把批量张量变成
 # Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``、``np.asarray``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``、DLPack）也会报错；``detach()``、``clone()``、``add_``、``stride()``
 # 和 ``repr()`` 都能运行。函数里用 ``torch.zeros`` 新建的张量，不能原地接收每一行的值：改用 ``x.new_zeros`` 或 ``torch.zeros_like(x)`` 新建，或者把结果堆叠起来（``torch.stack``）。

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   非空的 ``t`` 至少有 3 行时，``t[1:] = t[:-1]`` 的源与目标重叠：``t`` 是连续的 CPU 张量时 torch 拒绝这次写入；但 ``t`` 若是 ``x[::2]`` 这样隔一个取一个的视图，就不报错，却可能写错值。先对源调用 ``clone()``：
+   非空的 ``t`` 至少有 3 行时，``t[1:] = t[:-1]`` 的源与目标重叠：``t`` 是连续的 CPU 张量时 torch 拒绝这次写入；``t`` 不连续时，如 ``x[::2]``、一列 ``x[:, 0]`` 或 ``x.t()``，可能不报错，却写错值。先对源调用 ``clone()``：
 
    .. code-block:: python
 
@@ -15,7 +15,7 @@
 
 原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错 ``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
-before performing the operation``。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+before performing the operation``。需要梯度的叶子张量（leaf tensor），如 ``Parameter``，在梯度模式（grad mode）开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation``。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
 
 # %%
@@ -220,6 +220,36 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # sphinx_gallery_end_ignore
 
 # %%
+# 需要梯度的张量
+# --------------
+#
+# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，得到的是上面那条报错信息。需要梯度的非叶子张量在这三种模式下得到的都是上面那条报错信息。
+
+tensors = {
+    "leaf": lambda: torch.nn.Parameter(torch.arange(5.0)),
+    "not a leaf": lambda: torch.arange(5.0, requires_grad=True) * 2,
+}
+grad_messages = {}
+for mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+    for kind, make in tensors.items():
+        g = make()
+        with mode():
+            try:
+                g[1:] = g[:-1]
+            except RuntimeError as e:
+                grad_messages[mode.__name__, kind] = str(e)
+                print(f"{mode.__name__:<14} {kind:<10} {type(e).__name__}: {e}")
+            else:
+                raise AssertionError(f"the shift of a tensor that requires grad must raise ({kind}, {mode.__name__})")
+leaf_message = grad_messages.pop(("enable_grad", "leaf"))
+assert leaf_message == "a view of a leaf Variable that requires grad is being used in an in-place operation." and all(
+    m == message for m in grad_messages.values()), "only a leaf that requires grad, with grad on, gets another message"
+# sphinx_gallery_start_ignore
+assert [(make_one().requires_grad, make_one().is_leaf) for make_one in tensors.values()] == [
+    (True, True), (True, False)], "both tensors require grad; the first is a leaf, the second is not"
+# sphinx_gallery_end_ignore
+
+# %%
 # 原因：两边在同一个存储上
 # ------------------------
 #
@@ -356,11 +386,23 @@ assert probe_s.data_ptr() == probe[:4].data_ptr() and probe_s.stride() == (2, 1)
 # 没被拦下的同一平移
 # ------------------
 #
-# 上面报错的那项检查并不覆盖所有布局。同样的平移用在较长张量每隔一个取出的元素组成的 ``t`` 上，或沿二维张量的第二维进行（``w[:, 1:] = w[:, :-1]``，即把一批窗口沿时间平移）时，不会报错，却写出错误的值，两者的结果都与先克隆源的平移不同。所以不要指望这个报错：只要两边可能重叠，就先克隆源。对连续的 ``t``，下面试过的五种 dtype、四种形状都会以同一条报错信息拒绝这次平移。
+# 上面报错的那项检查并不覆盖所有布局。同样的平移用在较长张量每隔一个取出的元素组成的 ``t`` 上，用在 3×3 张量的一列 ``x[:, 0]`` 或转置 ``x.t()`` 上，或沿二维张量的第二维进行（``w[:, 1:] = w[:, :-1]``，即把一批窗口沿时间平移）时，不会报错，却写出错误的值。这些 ``t`` 都不是连续的。每一种的结果都与先克隆源的平移不同。所以不要指望这个报错：只要两边可能重叠，就先克隆源。对连续的 ``t``，下面试过的五种 dtype、四种形状都会以同一条报错信息拒绝这次平移。
 
 
 def strided_shift(src):
     t = torch.arange(10.0)[::2]
+    t[1:] = src(t[:-1])
+    return t
+
+
+def column_shift(src):
+    t = torch.arange(9.0).reshape(3, 3)[:, 0]
+    t[1:] = src(t[:-1])
+    return t
+
+
+def transposed_shift(src):
+    t = torch.arange(9.0).reshape(3, 3).t()
     t[1:] = src(t[:-1])
     return t
 
@@ -371,14 +413,20 @@ def batch_shift(src):
     return w
 
 
+shifts = {
+    "strided t: t[1:] = t[:-1]": strided_shift,
+    "column t: t[1:] = t[:-1]": column_shift,
+    "transposed t: t[1:] = t[:-1]": transposed_shift,
+    "w[:, 1:] = w[:, :-1]": batch_shift,
+}
 uncaught = []
-for name, shift in {"strided t: t[1:] = t[:-1]": strided_shift, "w[:, 1:] = w[:, :-1]": batch_shift}.items():
+for name, shift in shifts.items():
     as_written, cloned = shift(lambda x: x), shift(torch.clone)
-    print(f"{name:<26} as written: {as_written.tolist()}")
-    print(f"{'':<26} cloned:     {cloned.tolist()}")
+    print(f"{name:<28} as written: {as_written.tolist()}")
+    print(f"{'':<28} cloned:     {cloned.tolist()}")
     if not torch.equal(as_written, cloned):
         uncaught.append(name)
-assert len(uncaught) == 2, "both shifts run without an error and give another result than the cloned source"
+assert uncaught == list(shifts), "all four shifts run without an error and give another result than the cloned source"
 refused_contiguous = []
 for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64):
     for shape in ((3,), (5,), (4, 3), (3, 2, 2)):
@@ -392,8 +440,9 @@ for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.compl
 print("contiguous, t[1:] = t[:-1] refused:", sum(refused_contiguous), "of 20 dtypes and shapes")
 assert refused_contiguous == [True] * 20, "the shift of a contiguous t is refused for every dtype and shape tried"
 # sphinx_gallery_start_ignore
-assert not torch.arange(10.0)[::2].is_contiguous() and not torch.arange(6.0).reshape(2, 3)[:, 1:].is_contiguous(), (
-    "neither the strided t nor w[:, 1:] is contiguous")
+assert not any(x.is_contiguous() for x in (torch.arange(10.0)[::2], torch.arange(9.0).reshape(3, 3)[:, 0],
+                                           torch.arange(9.0).reshape(3, 3).t(), torch.arange(6.0).reshape(2, 3)[:, 1:])), (
+    "none of the strided t, the column, the transpose and w[:, 1:] is contiguous")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -448,4 +497,4 @@ for step, obs in enumerate(observations):
 # 小结
 # ----
 #
-# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。同样的平移用在较长张量每隔一个取出的元素上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移。
+# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，需要梯度的叶子张量上的这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移。

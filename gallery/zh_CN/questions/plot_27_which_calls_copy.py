@@ -466,4 +466,4 @@ assert values[0] != values[2], "the weight moved, so the snapshots differ"
 # 小结
 # ----
 #
-# ``expand`` 和 ``view`` 从不复制，``repeat`` 总是复制。``contiguous()`` 在默认的 ``memory_format`` 下只复制不连续的张量，对连续的张量返回其本身。``clone()`` 总是复制；源张量的元素不重叠地铺满一块内存（即稠密）时，克隆会保留它的步长，所以结果仍可能被 ``view`` 拒绝。``reshape`` 和 ``flatten`` 返回视图还是副本，取决于步长，而不是源张量是否连续（``start_dim`` 和 ``end_dim`` 指的是同一维时，``flatten`` 返回张量本身：1 维张量的 ``flatten()``，2 维张量的 ``flatten(1)``；0 维张量没有维度，它的 ``flatten()`` 返回一个只有一个元素的新视图）：在这个区别要紧的地方，用 ``view`` 或连续的 ``clone`` 说清楚你要的是哪一种。
+# ``expand`` 和 ``view`` 从不复制，``repeat`` 总是复制。``contiguous()`` 在默认的 ``memory_format`` 下只复制不连续的张量，对连续的张量返回其本身。``clone()`` 总是复制；源张量的元素不重叠地铺满一块内存（即稠密）时，克隆会保留它的步长，所以结果仍可能被 ``view`` 拒绝。``reshape`` 和 ``flatten`` 返回视图还是副本，取决于步长，而不是源张量是否连续（``start_dim`` 和 ``end_dim`` 指的是同一维时，``flatten`` 返回张量本身：一维张量的 ``flatten()``，二维张量的 ``flatten(1)``；0 维张量没有维度，它的 ``flatten()`` 返回一个只有一个元素的新视图）：在这个区别要紧的地方，用 ``view`` 或连续的 ``clone`` 说清楚你要的是哪一种。

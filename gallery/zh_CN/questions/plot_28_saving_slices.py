@@ -436,7 +436,7 @@ assert exitcode == 0 and clone_exitcode == 0, "both children ended well"
 # 返回视图的 ``Dataset``
 # ----------------------
 #
-# ``DataLoader`` 的 worker 通过这样的队列发送 ``__getitem__`` 返回的东西。下面的 ``Rows`` 返回 1000×100 矩阵的第 ``i`` 行：不分批（``batch_size=None``）时，每一行到达本进程时都带着整块 40 万字节的存储。改为返回 ``self.data[i].clone()``，就只发送这一行的 400 字节。用默认的分批方式时，worker 把各行堆叠成一个新张量，所以两行一批的张量无论哪种写法都是 800 字节。``DataLoader`` 启动 worker 时会安装 ``SIGCHLD`` 处理函数，本单元格把它恢复原样，并结束发送共享张量时启动的监听线程（``resource_sharer.stop()``）。
+# ``DataLoader`` 的 worker 通过这样的队列发送 ``__getitem__`` 返回的东西。下面的 ``Rows`` 返回 1000×100 矩阵的第 ``i`` 行：不分批（``batch_size=None``）时，每一行到达本进程时都带着整块 40 万字节的存储。改为返回 ``self.data[i].clone()``，就只发送这一行的 400 字节。用默认的分批方式时，worker 把各行堆叠成一个新张量，所以两行一批的张量无论哪种写法都是 800 字节。不做堆叠的 ``collate_fn``，如 ``list``，发送的是各行本身：两行一批时，每一行到达本进程时又都带着整块存储。``DataLoader`` 启动 worker 时会安装 ``SIGCHLD`` 处理函数，本单元格把它恢复原样，并结束发送共享张量时启动的监听线程（``resource_sharer.stop()``）。
 
 import signal
 from multiprocessing import resource_sharer
@@ -458,20 +458,31 @@ class Rows(Dataset):
         return self.data[i].clone() if self.clone else self.data[i]
 
 
+batching = {
+    "batch_size=None": {"batch_size": None},
+    "batch_size=2": {"batch_size": 2},
+    "batch_size=2, collate_fn=list": {"batch_size": 2, "collate_fn": list},
+}
 arrived = {}
 for clone in (False, True):
-    for batch_size in (None, 2):
-        loader = DataLoader(Rows(clone), batch_size=batch_size, num_workers=1, multiprocessing_context=ctx,
-                            timeout=TIMEOUT)  # fmt: skip
-        arrived[clone, batch_size] = [(tuple(x.shape), x.untyped_storage().nbytes()) for x in loader]
-        print(f"clone={clone!s:<5} batch_size={batch_size!s:<4}", arrived[clone, batch_size])
+    for name, options in batching.items():
+        loader = DataLoader(Rows(clone), num_workers=1, multiprocessing_context=ctx, timeout=TIMEOUT, **options)
+        batches = [b if isinstance(b, list) else [b] for b in loader]
+        arrived[clone, name] = [[(tuple(x.shape), x.untyped_storage().nbytes()) for x in b] for b in batches]
+        print(f"clone={clone!s:<5} {name:<29}", arrived[clone, name])
 resource_sharer.stop()
 signal.signal(signal.SIGCHLD, sigchld_before)
 print("children still running:", mp.active_children())
-assert arrived[False, None] == [((100,), 400_000)] * 4 and arrived[True, None] == [((100,), 400)] * 4, (
+unbatched, stacked, listed = batching
+assert arrived[False, unbatched] == [[((100,), 400_000)]] * 4 and arrived[True, unbatched] == [[((100,), 400)]] * 4, (
     "without batching, each row arrives over the whole 400 000-byte storage, and each clone over 400 bytes of its own"
 )
-assert arrived[False, 2] == arrived[True, 2] == [((2, 100), 800)] * 2, "a stacked batch is a tensor of its own"
+assert arrived[False, stacked] == arrived[True, stacked] == [[((2, 100), 800)]] * 2, (
+    "a stacked batch is a tensor of its own"
+)
+assert arrived[False, listed] == [[((100,), 400_000)] * 2] * 2 and arrived[True, listed] == [[((100,), 400)] * 2] * 2, (
+    "with collate_fn=list, each row of a batch arrives over the whole storage, and each clone over 400 bytes"
+)
 # sphinx_gallery_start_ignore
 assert mp.active_children() == [], "every child process has ended"
 # sphinx_gallery_end_ignore
@@ -516,4 +527,4 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # 小结
 # ----
 #
-# ``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列或切片的 ``view``，都会写出它的基张量（base tensor）的每个元素，加载回来后这些元素也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每块存储只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享。``torch.multiprocessing`` 队列，以及不分批的 ``DataLoader`` 的 worker，发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。
+# ``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列或切片的 ``view``，都会写出它的基张量（base tensor）的每个元素，加载回来后这些元素也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每块存储只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。
