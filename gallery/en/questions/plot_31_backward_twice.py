@@ -8,8 +8,8 @@
    :class: answer
 
    By default ``backward()`` frees what the graph's nodes saved, and a second call reached such a node.
-   Recompute a tensor made before the loop inside it (under ``no_grad()`` for a frozen encoder), ``detach()``
-   the last batch's hidden state, and sum two losses before one ``backward()``:
+   Move a tensor made before the loop into it, or, for a frozen encoder, make it once under
+   ``no_grad()``; ``detach()`` the last batch's hidden state; sum two losses for one ``backward()``:
 
    .. code-block:: python
 
@@ -557,7 +557,7 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 # "Trying to backward through the graph a second time" means that a ``backward()`` reached a node
 # whose saved tensors an earlier ``backward()`` freed. In a training loop that node belongs to
 # something the steps share: a tensor computed before the loop (compute it inside; for a frozen
-# encoder, under ``torch.no_grad()``), a hidden state carried from the last batch
+# encoder, once under ``torch.no_grad()``), a hidden state carried from the last batch
 # (``h = h.detach()`` at the start of each batch), or the trunk of two losses (one ``backward()``
 # on their sum). Of this page's three loops, ``retain_graph=True`` was right only in the one with two
 # losses of one step; in the other two it left the encoder's updates out of the loss, or kept the

@@ -7,9 +7,9 @@ Mixed precision: the cast is a copy
 .. admonition:: Answer
    :class: answer
 
-   In ``torch.autocast`` (default ``cache_enabled=True``) a float32 ``Parameter`` that requires grad,
-   used by an operation autocast runs in low precision (``Linear``, conv), is cast once per outermost
-   region, so later passes miss optimizer steps. Wrap only the forward pass and loss:
+   In ``torch.autocast`` (default ``cache_enabled=True``) a float32 ``Parameter`` requiring grad, passed
+   itself (not a view like ``.T``) to a low-precision autocast op (``Linear``, conv), is cast once per
+   outermost region; later passes miss optimizer steps. Wrap only forward and loss:
 
    .. code-block:: python
 
@@ -362,7 +362,10 @@ for outer_enabled in (True, False):
 # convolution, an ``Embedding`` and a ``LayerNorm``). On the CPU, in a bfloat16 region, ``Embedding``
 # gives float32 and ``LayerNorm`` its input's dtype: float32 for a float32 input, bfloat16 after a
 # ``Linear``. With ``cache_enabled=False``, for a weight that does not require grad (a frozen layer), or for a leaf that is
-# a view (the last line below), every forward pass casts again and sees the edit. Below,
+# a view (the last line below), every forward pass casts again and sees the edit. A view of a
+# ``Parameter``, such as ``weight.T`` in a layer that computes ``x @ weight.T``, is not a leaf: it too is
+# cast again at every forward pass, and such a layer trains in a loop inside one region (the hidden
+# check of this cell runs ``@`` and ``matmul`` with a transposed weight). Below,
 # for bfloat16 and float16: is an in-place edit seen by the next forward pass in the same region?
 
 
@@ -414,6 +417,34 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
 assert norm_dtypes == [torch.float32, torch.bfloat16], (
     "on the CPU in a bfloat16 region, LayerNorm gives float32 for a float32 input, bfloat16 after a Linear")
 assert token_dtype == torch.float32, "on the CPU in a bfloat16 region, Embedding gives float32"
+
+
+def one_region_route(low_dtype, route):
+    torch.manual_seed(0)
+    route_weight = torch.nn.Parameter(torch.randn(1, 3))
+    route_optimizer = torch.optim.SGD([route_weight], lr=0.1)
+    rx, ry = torch.randn(8, 3), torch.randn(8, 1)
+    route_losses, route_seen = [], []
+    with torch.autocast("cpu", dtype=low_dtype):
+        for _ in range(4):
+            route_optimizer.zero_grad()
+            route_out = route(rx, route_weight)
+            route_loss = torch.nn.functional.mse_loss(route_out.float(), ry)
+            route_loss.backward()
+            route_optimizer.step()
+            route_losses.append(route_loss.item())
+            route_seen.append(not torch.equal(route(rx, route_weight), route_out))
+    return route_losses, route_seen
+
+
+for low_dtype in (torch.bfloat16, torch.float16):
+    for route in (lambda i, w: i @ w.T, lambda i, w: torch.matmul(i, w.t())):
+        route_losses, route_seen = one_region_route(low_dtype, route)
+        assert all(route_seen) and route_losses == sorted(set(route_losses), reverse=True), (
+            f"{low_dtype}: a view such as weight.T is cast again at every pass and trains inside one region")
+    route_losses, route_seen = one_region_route(low_dtype, torch.nn.functional.linear)
+    assert not any(route_seen) and len(set(route_losses)) == 1, (
+        f"{low_dtype}: the Parameter passed itself is cast once per region and does not train")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -696,7 +727,8 @@ if torch.cuda.is_available():
 # casts to low precision (``Linear``, convolutions; not ``Embedding`` or ``LayerNorm``) computes with a
 # low-precision copy on memory of its own, and the gradient comes back through the cast into a
 # float32 ``.grad``. With its default ``cache_enabled=True``, autocast keeps the copy of a float32
-# ``Parameter`` that requires grad until the outermost region ends, so an optimizer step inside the region is not
+# ``Parameter`` that requires grad and is passed itself (not a view such as ``.T``) to such an operation
+# until the outermost region ends, so an optimizer step inside the region is not
 # seen by the forward passes after it in that region: put only the forward pass and the loss inside
 # ``torch.autocast``. ``scaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place: log
 # ``p.grad.clone()``. ``model.to(torch.bfloat16)`` and ``model.half()`` convert the model's own

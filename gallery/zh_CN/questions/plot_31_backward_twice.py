@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``backward()`` 默认释放图中节点保存的张量，第二次调用又走到了这样的节点。循环前的张量改到循环内重算（编码器冻结时用 ``no_grad()``），上一批的隐藏状态先 ``detach()``，两个损失相加后只做一次 ``backward()``：
+   ``backward()`` 默认释放图中节点保存的张量，第二次调用又走到了这样的节点。循环前的张量改到循环内重算，编码器冻结时则在 ``no_grad()`` 下只算一次；上一批的隐藏状态先 ``detach()``；两个损失相加后只做一次 ``backward()``：
 
    .. code-block:: python
 
@@ -493,4 +493,4 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 # 小结
 # ----
 #
-# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于各步共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下计算）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``），或两个损失共享的主干（对两者之和做一次 ``backward()``）。在本页的三个循环里，``retain_graph=True`` 只在同一步有两个损失的那个循环里用对了；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错（换成 ``fused=True`` 的优化器，连错都不报）。
+# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于各步共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下算一次即可）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``），或两个损失共享的主干（对两者之和做一次 ``backward()``）。在本页的三个循环里，``retain_graph=True`` 只在同一步有两个损失的那个循环里用对了；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错（换成 ``fused=True`` 的优化器，连错都不报）。

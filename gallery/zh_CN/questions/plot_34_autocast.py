@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``torch.autocast`` 里（默认 ``cache_enabled=True``），需要梯度的 float32 ``Parameter`` 交给 autocast 转成低精度的运算（``Linear``、卷积）时只转换一次，副本用到最外层区域结束，看不到优化器更新。区域里只放前向传播和损失：
+   ``torch.autocast`` 默认 ``cache_enabled=True``：需要梯度的 float32 ``Parameter`` 本身（非 ``.T`` 等视图）进入 autocast 的低精度运算（``Linear``、卷积）时，每个最外层区域只转一次，看不到优化器更新。区域里只放前向传播和损失：
 
    .. code-block:: python
 
@@ -322,7 +322,7 @@ for outer_enabled in (True, False):
     assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
 
 # %%
-# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有需要梯度的 float32 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 不转成低精度，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元格和下一个单元格的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。在 CPU 上的 bfloat16 区域里，``Embedding`` 输出 float32，``LayerNorm`` 输出的 dtype 与输入相同：输入是 float32 就是 float32，接在 ``Linear`` 后面就是 bfloat16。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
+# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有需要梯度的 float32 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 不转成低精度，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元格和下一个单元格的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。在 CPU 上的 bfloat16 区域里，``Embedding`` 输出 float32，``LayerNorm`` 输出的 dtype 与输入相同：输入是 float32 就是 float32，接在 ``Linear`` 后面就是 bfloat16。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。``Parameter`` 的视图，比如层里计算 ``x @ weight.T`` 时的 ``weight.T``，不是叶子张量：它同样在每次前向传播时重新转换，这样的层在整个写在一个区域里的循环中照样训练（本单元格的隐藏检查用转置的权重跑了 ``@`` 和 ``matmul``）。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
 
 
 def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32, layer=None, inputs=None):
@@ -373,6 +373,34 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
 assert norm_dtypes == [torch.float32, torch.bfloat16], (
     "on the CPU in a bfloat16 region, LayerNorm gives float32 for a float32 input, bfloat16 after a Linear")
 assert token_dtype == torch.float32, "on the CPU in a bfloat16 region, Embedding gives float32"
+
+
+def one_region_route(low_dtype, route):
+    torch.manual_seed(0)
+    route_weight = torch.nn.Parameter(torch.randn(1, 3))
+    route_optimizer = torch.optim.SGD([route_weight], lr=0.1)
+    rx, ry = torch.randn(8, 3), torch.randn(8, 1)
+    route_losses, route_seen = [], []
+    with torch.autocast("cpu", dtype=low_dtype):
+        for _ in range(4):
+            route_optimizer.zero_grad()
+            route_out = route(rx, route_weight)
+            route_loss = torch.nn.functional.mse_loss(route_out.float(), ry)
+            route_loss.backward()
+            route_optimizer.step()
+            route_losses.append(route_loss.item())
+            route_seen.append(not torch.equal(route(rx, route_weight), route_out))
+    return route_losses, route_seen
+
+
+for low_dtype in (torch.bfloat16, torch.float16):
+    for route in (lambda i, w: i @ w.T, lambda i, w: torch.matmul(i, w.t())):
+        route_losses, route_seen = one_region_route(low_dtype, route)
+        assert all(route_seen) and route_losses == sorted(set(route_losses), reverse=True), (
+            f"{low_dtype}: a view such as weight.T is cast again at every pass and trains inside one region")
+    route_losses, route_seen = one_region_route(low_dtype, torch.nn.functional.linear)
+    assert not any(route_seen) and len(set(route_losses)) == 1, (
+        f"{low_dtype}: the Parameter passed itself is cast once per region and does not train")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -620,4 +648,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在默认的 ``cache_enabled=True`` 下，autocast 把需要梯度的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，同一区域里之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在默认的 ``cache_enabled=True`` 下，autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，同一区域里之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
