@@ -102,7 +102,7 @@ def _accepted(make_source, grad_mode: bool = True) -> tuple[list[str], list[str]
     notes={
         "en": "True when the article was written: up to torch 1.12 these calls on a tensor from `.data` "
               "or `.detach()` raised “… is not allowed on a Tensor created from .data or .detach()”, and "
-              "the `Tensor.detach` docstring said so until the 2.2 docs. "
+              "the `Tensor.detach` docstring still said so in the 2.2 docs. "
               "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590) (“Always allow "
               "tensor metadata changes”, August 2022) lifted the restriction. As on the example page, the "
               "source here is the article's: a leaf that requires grad. It refuses all four calls, not because "
@@ -112,7 +112,7 @@ def _accepted(make_source, grad_mode: bool = True) -> tuple[list[str], list[str]
               "leaf under `torch.no_grad()`, accepts `set_` and `transpose_` and refuses only the two resizes.",
         "zh_CN": "文章写成时这是对的：torch 1.12 及以前，对 `.data` 或 `.detach()` 得到的张量执行这些调用会报错"
                  "“… is not allowed on a Tensor created from .data or .detach()”，`Tensor.detach` 的文档"
-                 "直到 2.2 版都还这样写。"
+                 "在 2.2 版里还这样写。"
                  "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590)"
                  "（“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。与示例页面一样，"
                  "这里的源张量沿用原文的写法：需要梯度的叶子张量（leaf tensor）。它拒绝全部四个调用，原因不在 detach："

@@ -281,9 +281,15 @@ assert a._version == c._version == 1, "a and c must share one version counter"
 # sphinx_gallery_end_ignore
 
 # %%
-# The other direction needs ``torch.no_grad()``, because ``a`` is a leaf that
-# requires grad.
+# The other direction needs grad mode off, here by ``torch.no_grad()``: ``a``
+# is a leaf that requires grad, and with grad mode on a write into it raises.
 
+try:
+    a[1] = 200.0
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("a write into a leaf that requires grad must raise while grad mode is on")
 with torch.no_grad():
     a[1] = 200.0
 print("a:", a)
@@ -562,7 +568,7 @@ assert [error_under(torch.inference_mode, change) for change in changes.values()
 #    its source. That was true when it was written: up to torch 1.12 these
 #    calls on a tensor from ``.data`` or ``.detach()`` raised "… is not
 #    allowed on a Tensor created from .data or .detach()", and the
-#    ``Tensor.detach`` docstring said so until the 2.2 docs.
+#    ``Tensor.detach`` docstring still said so in the 2.2 docs.
 #    `pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    ("Always allow tensor metadata changes", August 2022) lifted the
 #    restriction. On this torch all four succeed on the detached tensor

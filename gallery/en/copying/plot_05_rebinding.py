@@ -339,8 +339,8 @@ assert (one_line(a), one_line(c)) == (article_a, article_c), "a and c must print
 # ----------------------------------
 #
 # Repeat the example, but update ``a`` in place with ``a -= a.grad``. On a
-# leaf that requires grad this raises, so it has to run under
-# ``torch.no_grad()``. Then ``a`` stays the same object and the same leaf, and
+# leaf that requires grad this raises while grad mode is on, so it needs grad
+# mode off, here by ``torch.no_grad()``. Then ``a`` stays the same object and the same leaf, and
 # ``c`` sees the new values because it shares the memory.
 
 a = torch.ones(2, 2)

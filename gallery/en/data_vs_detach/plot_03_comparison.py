@@ -217,13 +217,17 @@ def draw_processes(title, child, **names):
 #    storage of ``out``). The word itself is wrong in PyTorch's sense, where
 #    an in-place operation changes the tensor it is called on instead of
 #    giving a new one. Most such operations also move that tensor's version
-#    counter, but not all: of those this site checked, ``apply_`` and
-#    ``map_``, which change values, move none, nor do ``detach_()``,
-#    ``requires_grad_()`` and ``share_memory_()``, which change no values.
+#    counter, but not all. Of those this site checked, some change values and
+#    move none: ``apply_`` and ``map_``, the kernels of an optimizer made with
+#    ``fused=True``, and the other torch kernels listed on
+#    :ref:`questions-version-counter`, such as the unscaling of
+#    ``torch.amp.GradScaler.unscale_``. Others change no values and move none
+#    either: ``detach_()``, ``requires_grad_()`` and ``share_memory_()``.
 #    Taking ``.data`` or ``.detach()`` leaves ``out`` with its values, shape
 #    and version, still in the graph (output below). Only a later in-place
 #    edit *through* the result, such as ``zero_()``, changes the source.
 #    :fact:`inplace-ops-raise-version` :fact:`apply-map-not-counted`
+#    :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`
 #    :fact:`underscore-methods-not-counted`
 values, shape, version = out.detach().clone(), out.shape, out._version
 via_data = out.data

@@ -226,8 +226,10 @@ def draw_processes(title, child, **names):
 # Its tensors are new tensor objects, detached from autograd, over the
 # parameters' own storage; a module's buffers (``running_mean`` of a ``BatchNorm`` layer, for
 # example) come out the same way. A module that keeps its weights packed, such as the quantized
-# ``torch.ao.nn.quantized.Linear``, holds them neither as parameters nor as buffers: its
-# ``state_dict()`` unpacks them into new memory at every call, so it returns copies of them.
+# ``torch.ao.nn.quantized.Linear``, holds them neither as parameters nor as buffers. With the
+# quantized engine of the site's build, ``x86``, its ``state_dict()`` unpacks the weight into new
+# memory at every call, but the bias in the same entry is the module's own tensor, the one
+# ``bias()`` returns: that dict is not a snapshot either.
 state = model.state_dict()
 print("state['weight']:", state["weight"])
 print("is model.weight:", state["weight"] is model.weight)
@@ -250,9 +252,12 @@ import warnings
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)  # recent torch releases call quantized tensors deprecated
     packed = torch.ao.nn.quantized.Linear(2, 1)
-unpacked = [packed.state_dict()["_packed_params._packed_params"][0] for _ in range(2)]
-assert unpacked[0].is_quantized and not same_storage(*unpacked), (
+assert torch.backends.quantized.engine == "x86", "the site's build quantizes with the x86 engine"
+unpacked = [packed.state_dict()["_packed_params._packed_params"] for _ in range(2)]
+assert unpacked[0][0].is_quantized and not same_storage(unpacked[0][0], unpacked[1][0]), (
     "a quantized Linear's state_dict() unpacks its weight into new memory at every call")
+assert unpacked[0][1] is unpacked[1][1] is packed.bias(), (
+    "a quantized Linear's state_dict() holds the module's own bias")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -471,7 +476,8 @@ if torch.cuda.is_available():
 # ----------
 #
 # For parameters and buffers, ``state_dict()`` holds references into the model, not a snapshot (a
-# module that packs its weights, such as a quantized one, returns copies of them). For the best
+# quantized ``Linear``, which packs its weights, gives its weight in new memory on the engine of the
+# site's build, but its bias by reference). For the best
 # weights keep ``{k: v.detach().clone() for k, v in model.state_dict().items()}``
 # or ``copy.deepcopy(model.state_dict())``, and restore them with
 # ``load_state_dict`` (which copies, unless it is given ``assign=True`` or the dict carries the flag

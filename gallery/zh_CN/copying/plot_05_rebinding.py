@@ -321,7 +321,7 @@ assert (one_line(a), one_line(c)) == (article_a, article_c), "a and c must print
 # 原地更新：``c`` 看得到新值
 # --------------------------
 #
-# 再做一遍这个例子，但改用 ``a -= a.grad`` 原地更新 ``a``。对需要梯度的叶子张量这样做会报错，所以要放在 ``torch.no_grad()`` 里。这样 ``a`` 仍是同一个对象、同一个叶子张量；``c`` 与它共享内存，于是看得到新值。
+# 再做一遍这个例子，但改用 ``a -= a.grad`` 原地更新 ``a``。对需要梯度的叶子张量，梯度模式开着时这样做会报错，所以要关闭梯度模式，这里用的是 ``torch.no_grad()``。这样 ``a`` 仍是同一个对象、同一个叶子张量；``c`` 与它共享内存，于是看得到新值。
 
 a = torch.ones(2, 2)
 a.requires_grad = True
@@ -447,7 +447,7 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass g
 # sphinx_gallery_end_ignore
 
 # %%
-# 原地更新的代价：旧计算图用不了了
+# 原地更新会破坏仍需要旧值的计算图
 # --------------------------------
 #
 # 原地更新也有代价。更新之前建好的计算图，保存的是当时那个版本的 ``w``；优化器走一步，推进了版本，再通过那张计算图执行 ``backward()`` 就会失败，除非计算图经由保存张量的钩子（saved tensors hooks）保存 ``w``，或自定义 ``Function`` 把它存成了属性。一个网络在另一个网络的前向和反向传播之间被更新时（比如训练 GAN），常见的就是这个错误。fused 优化器（``fused=True``）的一步则不推进版本，``backward()`` 不报错，却悄悄算出错误的梯度（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。:fact:`fused-optimizer-step-not-counted`

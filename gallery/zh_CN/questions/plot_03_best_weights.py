@@ -213,7 +213,7 @@ def draw_processes(title, child, **names):
 # ``state_dict()`` 返回的是引用
 # -----------------------------
 #
-# 其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储；模块的缓冲区（buffer）也是这样返回的，例如 ``BatchNorm`` 层的 ``running_mean``。把权重打包保存的模块，例如量化的 ``torch.ao.nn.quantized.Linear``，既不把权重存为参数，也不存为缓冲区：它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，返回的是权重的副本。
+# 其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储；模块的缓冲区（buffer）也是这样返回的，例如 ``BatchNorm`` 层的 ``running_mean``。把权重打包保存的模块，例如量化的 ``torch.ao.nn.quantized.Linear``，既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，但同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
 state = model.state_dict()
 print("state['weight']:", state["weight"])
 print("is model.weight:", state["weight"] is model.weight)
@@ -236,9 +236,12 @@ import warnings
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)  # 较新的 torch 版本称量化张量已弃用
     packed = torch.ao.nn.quantized.Linear(2, 1)
-unpacked = [packed.state_dict()["_packed_params._packed_params"][0] for _ in range(2)]
-assert unpacked[0].is_quantized and not same_storage(*unpacked), (
+assert torch.backends.quantized.engine == "x86", "the site's build quantizes with the x86 engine"
+unpacked = [packed.state_dict()["_packed_params._packed_params"] for _ in range(2)]
+assert unpacked[0][0].is_quantized and not same_storage(unpacked[0][0], unpacked[1][0]), (
     "a quantized Linear's state_dict() unpacks its weight into new memory at every call")
+assert unpacked[0][1] is unpacked[1][1] is packed.bias(), (
+    "a quantized Linear's state_dict() holds the module's own bias")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -437,7 +440,7 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 对参数和缓冲区，``state_dict()`` 装的是指向模型内部张量的引用，不是快照（把权重打包保存的模块，例如量化模块，返回的是权重的副本）。要保存最佳权重，用
+# 对参数和缓冲区，``state_dict()`` 装的是指向模型内部张量的引用，不是快照（量化的 ``Linear`` 把权重打包保存：在本站构建所用的引擎上，它给出的权重在新的内存里，偏置却是引用）。要保存最佳权重，用
 # ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` 或
 # ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制；字典带有 ``assign=True`` 加载留在 ``_metadata`` 里的标志时也不复制：上面的 ``deepcopy`` 可能带有，字典推导式得到的普通字典不会，见 :ref:`“检查点”那一页 <questions-checkpoints>`）；要放在 CPU 内存里，用
 # ``v.detach().to("cpu", copy=True)``，而不是 ``v.cpu()``。保存切片之前，先 ``clone()``。
