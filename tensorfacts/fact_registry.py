@@ -49,10 +49,10 @@ class About:
 FACTS: dict[str, Callable[[], Fact]] = {}
 ABOUT: dict[str, About] = {}
 
-#: The scope of a fact that runs one example: the sentence citing it must name that case.
+#: The scope of a fact that runs only the cases its text lists (one or many): the sentence citing it must name them.
 ONE_EXAMPLE = {
-    "en": "one example, the case the sentence citing it names",
-    "zh_CN": "只运行一个例子：引用它的句子所说的那种情形",
+    "en": "the cases listed under What it runs, those the sentence citing it names",
+    "zh_CN": "“检查的内容”一栏所列的情形，即引用它的句子所说的情形",
 }
 
 
