@@ -39,6 +39,7 @@ FACT_EXPRESSIONS: dict[str, tuple[str, ...]] = {
     "trainable-copy-in-a-loop": ("a.detach().clone().requires_grad_(True)",),
     "deepcopy-as-trainable-copy": ("a.grad",),
     "leaf-view-inplace-refused-in-grad-mode": ("a.view(dtype)",),
+    "share-memory-leaves-early-array": ("a.share_memory_()",),
     "inference-tensor-alias-edit-routes": ("a.detach()[0] = 9", "a.detach()[:] = v", "a.detach()[-3:] = v",
                                            "a.detach()[:, [0, 1]] = v", "a.detach()[[0, 1], 1:] = v",
                                            "a.detach()[mask, 0] = v"),

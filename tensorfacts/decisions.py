@@ -151,7 +151,11 @@ DECISIONS: tuple[Advice, ...] = (
                 "through a queue and pickling it for spawn move `a`'s storage into shared memory (unless it is there "
                 "already) and may free the old memory, so an array taken before dangles: reading or writing it is "
                 "undefined and can crash the process ({ref}`the shared-memory page <questions-shared-memory>`, "
-                "{ref}`the processes page <questions-processes>`). Take the array after such a call.\n"
+                "{ref}`the processes page <questions-processes>`). After `share_memory_()` or a spawned process's "
+                "`start()`, take the array. `Queue.put` can return before its feeder thread moves the storage, so an "
+                "array taken right after `put` can dangle too: call `a.share_memory_()` yourself before sending `a` "
+                "through a queue, and take the array after that call; sending `a` then leaves its storage where it "
+                "is.\n"
                 "- When the array must not follow later edits, start from `a.detach().clone()`.\n"
                 "- With the conjugate or negative bit set, `.numpy()` raises: call `resolve_conj()` or "
                 "`resolve_neg()` first, which copies.\n"
@@ -166,7 +170,11 @@ DECISIONS: tuple[Advice, ...] = (
                 "（已在共享内存里的除外），并可能释放旧内存，"
                 "之前取的数组就成了悬空数组：读写它的结果是未定义的，可能直接让进程崩溃"
                 "（见{ref}`“共享内存与加锁”那一页 <questions-shared-memory>`和"
-                "{ref}`“多进程”那一页 <questions-processes>`）。数组要在这些调用之后再取。\n"
+                "{ref}`“多进程”那一页 <questions-processes>`）。数组要在 `share_memory_()` 或 spawn 子进程的 `start()` "
+                "之后再取。`Queue.put` 可能在后台的 feeder 线程搬动存储之前就返回，"
+                "所以 `put` 刚返回就取的数组同样可能悬空：经队列发送 `a` 之前先自己调用 `a.share_memory_()`，"
+                "在这次调用之后再取数组；这样发送 `a` 时，"
+                "它的存储留在原处。\n"
                 "- 不想让数组跟着变，就从 `a.detach().clone()` 出发。\n"
                 "- 设置了共轭位或负号位时，`.numpy()` 会报错：先调用 `resolve_conj()` 或 `resolve_neg()`，"
                 "这会复制一份。\n"
@@ -174,7 +182,8 @@ DECISIONS: tuple[Advice, ...] = (
         },
         lambda m: _rows(m, "a.detach()", requires_grad=False, shares_storage=True)
         and _rows(m, "a.detach().clone()", requires_grad=False, shares_storage=False),
-        facts=("detach-numpy-needs-plain-dense", "module-to-gives-parameter-new-memory"),
+        facts=("detach-numpy-needs-plain-dense", "module-to-gives-parameter-new-memory",
+               "share-memory-leaves-early-array"),
     ),
     Advice(
         "need-trainable-copy",

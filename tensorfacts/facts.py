@@ -261,16 +261,18 @@ def _leaf_refuses_inplace() -> Fact:
           "grad mode on it raises; under torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False) "
           "it runs and a becomes [10, 20, 30]. The dtype form, a.view(torch.float32) and a.view(torch.int32) of a "
           "fresh a, requires no grad and has no grad_fn, and zero_() on it runs with grad mode on: a becomes "
-          "[0, 0, 0] and stays a leaf with no grad_fn.",
+          "[0, 0, 0] and stays a leaf with no grad_fn, a._version moves by one, and backward() of (a * a).sum(), "
+          "computed before the edit, raises the version-counter error.",
     "zh_CN": "对需要梯度的叶子张量 a 取 v = a.view(3)，再调用 v.mul_(10)，每次都用新的 a：梯度模式打开时报错；"
              "在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下照常执行，"
              "a 变为 [10, 20, 30]。换成 dtype 形式，对新的 a 取 a.view(torch.float32) 和 a.view(torch.int32)："
              "它们不需要梯度，没有 grad_fn，在梯度模式下对它们调用 zero_() 照常执行，a 变为 [0, 0, 0]，"
-             "仍是没有 grad_fn 的叶子张量。",
+             "仍是没有 grad_fn 的叶子张量，a._version 加 1，对修改之前算出的 (a * a).sum() 调用 backward() "
+             "会报版本计数器错误。",
 })
 def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
     """The refusal depends on grad mode alone: every way of turning it off lets the edit through. The dtype
-    form of view() is no view for autograd: it takes the edit in grad mode, unrecorded."""
+    form of view() is no view for autograd: it takes the edit in grad mode with no node, on a's version counter."""
     outcomes = {}
     for name, mode in (("grad on", contextlib.nullcontext), ("no_grad", torch.no_grad),
                        ("inference_mode", torch.inference_mode),
@@ -287,14 +289,16 @@ def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
     dtype_views = {}
     for dtype in (torch.float32, torch.int32):
         a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        v = a.view(dtype)
+        loss, v = (a * a).sum(), a.view(dtype)
         unrecorded = not v.requires_grad and v.grad_fn is None
         v.zero_()  # grad mode is on
-        dtype_views[str(dtype)] = (unrecorded, a.detach().tolist(), a.is_leaf and a.grad_fn is None)
+        caught = a._version == 1 and VERSION_ERROR in backward_error(loss)
+        dtype_views[str(dtype)] = (unrecorded, a.detach().tolist(), a.is_leaf and a.grad_fn is None, caught)
     return Fact(outcomes["grad on"] == "raises" and all(o == [10.0, 20.0, 30.0] for o in off)
-                and all(v == (True, [0.0, 0.0, 0.0], True) for v in dtype_views.values()),
+                and all(v == (True, [0.0, 0.0, 0.0], True, True) for v in dtype_views.values()),
                 "; ".join(f"{n}: {o}" for n, o in outcomes.items())
-                + f"; view(dtype) (no grad and no grad_fn, a after zero_(), a a leaf): {dtype_views}")
+                + "; view(dtype) (no grad and no grad_fn, a after zero_(), a a leaf, counted and caught): "
+                + str(dtype_views))
 
 
 @fact("leaf-view-has-grad-fn-refuses-inplace", {

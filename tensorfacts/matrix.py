@@ -177,8 +177,9 @@ GUIDE: tuple[Advice, ...] = (
                 "of a normal leaf that requires grad, one that autograd records, refuses in-place edits with grad "
                 "mode on (under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it "
                 "accepts them), and so does `b = a` when `a` is itself such a view. The dtype form `a.view(dtype)` is "
-                "no such view: it requires no grad, has no `grad_fn`, and takes in-place edits with grad mode on, "
-                "unrecorded, even when `a` is a leaf that requires grad.",
+                "no such view: it requires no grad, has no `grad_fn`, and takes in-place edits with grad mode on "
+                "without adding an autograd node, even when `a` is a leaf that requires grad; it still shares `a`'s "
+                "version counter, so such an edit after autograd saved `a` makes `backward()` raise.",
             "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，`a` 是需要梯度的普通张量且梯"
                 "度模式（grad mode）开着时，还留在计算图中（`ViewBackward0`）。`a` 若是用 `requires_grad=True` 创建的"
                 "推理张量（同上），则不然：在模式外对它取的视图不需要梯度，经过这些视图的梯度到不了 `a`；用到它们的损"
@@ -187,7 +188,8 @@ GUIDE: tuple[Advice, ...] = (
                 "一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                 "`torch.set_grad_enabled(False)` 下则可以修改）；如果 `a` 本身就是这样的视图，`b = a` 也一样。dtype 形"
                 "式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，即使 `a` 是需要梯度的叶子张量，在"
-                "梯度模式下也照常接受原地修改，自动求导不记录。",
+                "梯度模式下也照常接受原地修改，不产生自动求导节点；但它与 `a` 共享版本计数器，自动求导保存了 `a` 之后"
+                "这样修改，`backward()` 会报错。",
         },
         lambda m: _everywhere(m, "a.view(3)", shares_storage=True)
         and _everywhere(m, "a.view(3)", VERSIONED_SOURCES, shares_version=True)

@@ -334,3 +334,45 @@ def _reshape_view_when_strides_allow() -> Fact:
                 f"{views} views and {len(kinds) - views} copies of {len(kinds)} calls; "
                 f"disagreements with view(): {wrong or 'none'}; flatten with nothing to merge returns the tensor: "
                 f"{itself}")
+
+
+def _broadcast_matmul(edit: bool) -> tuple[list[torch.Tensor], bool, str, tuple[torch.Tensor, ...]]:
+    """torch.matmul(x, y) of x (3, 3) and y (2, 3, 3), both leaves that require grad: what the pack hook
+    receives besides a view of x, whether it received one view of x and nothing on y's memory, what backward()
+    said after an in-place edit of y (or none), and the gradients."""
+    x = torch.linspace(0.5, 1.3, 9).reshape(3, 3).clone().requires_grad_()  # leaves with no base of their own
+    y = torch.linspace(1.5, 0.2, 18).reshape(2, 3, 3).clone().requires_grad_()
+    packed: list[torch.Tensor] = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        out = torch.matmul(x, y)
+    if edit:
+        with torch.no_grad():
+            y.add_(1)
+    apart = len([t for t in packed if t._base is x]) == 1 and not any(
+        t is y or t._base is y or same_storage(t, y) for t in packed)
+    return [t for t in packed if t._base is not x], apart, backward_error(out.sum()), (x.grad, y.grad)
+
+
+@fact("broadcast-matmul-saves-copy", {
+    "en": "Runs torch.matmul(x, y) on leaves that require grad, x of shape (3, 3) and y of shape (2, 3, 3), "
+          "with saved-tensor hooks: besides a view of x, the pack hook receives one tensor, which is neither y nor "
+          "a view of y, shares no memory with y and holds y's 18 values (a reshaped copy). After y.add_(1) under "
+          "torch.no_grad(), backward() of out.sum() raises nothing and gives the gradients of an unedited run.",
+    "zh_CN": "对需要梯度的叶子张量 x（形状 (3, 3)）和 y（形状 (2, 3, 3)）运行 torch.matmul(x, y)，"
+             "同时挂上 saved-tensor hooks：除了 x 的一个视图，pack 钩子只收到一个张量，它既不是 y 也不是 y 的视图，"
+             "与 y 不共享内存，装的是 y 的 18 个数值（一份改变了形状的副本）。在 torch.no_grad() 下执行 "
+             "y.add_(1) 之后，对 out.sum() 调用 backward() 不报错，梯度与未修改时相同。",
+})
+def _broadcast_matmul_saves_copy() -> Fact:
+    """A broadcasting matmul saves a copy of its batched operand: an edit of that operand goes unnoticed and
+    does no harm."""
+    (kept, *more), apart, error, edited = _broadcast_matmul(edit=True)
+    *_, plain = _broadcast_matmul(edit=False)
+    y = torch.linspace(1.5, 0.2, 18)
+    copy = (not more and kept._base is None and kept.numel() == 18
+            and torch.equal(kept.detach().flatten().sort().values, y.sort().values))
+    same = all(torch.equal(a, b) for a, b in zip(edited, plain, strict=True))
+    return Fact(apart and copy and error == "" and same,
+                f"one view of x and nothing on y's memory saved: {apart}; saved besides: "
+                f"{[tuple(t.shape) for t in (kept, *more)]}, a copy of y's values: "
+                f"{copy}; backward after y.add_(1): {error or 'no error'}; same gradients: {same}")

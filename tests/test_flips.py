@@ -288,6 +288,8 @@ MUTANTS = {
     "as_tensor and asarray ignore the default device": lambda: Override(as_tensor=_on_the_cpu, asarray=_on_the_cpu),
     "asarray gives no warning": lambda: Override(asarray=_asarray_quietly),
     "asarray with requires_grad leaves its input alone": lambda: Override(asarray=_asarray_of_an_alias),
+    "matmul broadcasts by views of its operands": lambda: Override(
+        matmul=lambda f, a, k: (a[0].unsqueeze(-1) * a[1].unsqueeze(-3)).sum(-2)),
 }
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
@@ -366,6 +368,9 @@ FACT_FLIPS = {
     "batchnorm-running-statistics": "batch_norm never trains",
     "anomaly-mode-names-forward-call": "anomaly mode records nothing",
     "dataloader-workers-are-processes": "DataLoader loads in the parent",
+    "share-memory-leaves-early-array": "share_memory_() does nothing",
+    "broadcast-matmul-saves-copy": "matmul broadcasts by views of its operands",
+    "version-counter-shared-by-views-and-detach": "detach copies",
 }
 
 

@@ -63,6 +63,8 @@ LINKED = {
     "state_dict()": "torch.nn.Module.state_dict",
     "view": "torch.Tensor.view",
     "load_state_dict": "torch.nn.Module.load_state_dict",
+    "Module.to()": "torch.nn.Module.to",
+    "to()": "torch.Tensor.to",
     "Tensor.numpy()": "torch.Tensor.numpy",
     "inference_mode": "torch.autograd.grad_mode.inference_mode",
 }

@@ -11,10 +11,10 @@ is one of the ways prose writes an inventory name (:func:`forms`): a method as `
 ``detach()``, ``a.detach()`` or ``Tensor.detach``; an attribute as ``.grad`` or ``w.grad`` (bare only
 ``requires_grad`` and ``is_leaf``: a bare ``grad`` could be ``torch.func.grad``); a function or class by
 its dotted name (``torch.no_grad()``, ``nn.Parameter``); a ``Module`` method only without a receiver
-(``optimizer.state_dict()`` is not one). A chain (``a.detach().clone()``), an assignment, a name outside
-the inventory (``.data``, ``grad_fn``: no page of their own) and a bare name that the page's own code
-binds as a variable (``view = base[1:]``) stay plain code. Intersphinx resolves each reference; one it
-leaves unresolved fails the build, naming the page.
+(``optimizer.state_dict()`` is not one), one a tensor also has only as ``Module.to()``. A chain
+(``a.detach().clone()``), an assignment, a name outside the inventory (``.data``, ``grad_fn``: no page of
+their own) and a bare name that the page's own code binds as a variable (``view = base[1:]``) stay plain
+code. Intersphinx resolves each reference; one it leaves unresolved fails the build, naming the page.
 
 A link the prose writes by hand to ``https://docs.pytorch.org/docs/stable/...`` (a notes page, a GPU box's
 source) is pointed at the same release's documentation too (:func:`pinned`): "stable" moves with each
@@ -84,7 +84,9 @@ def forms() -> dict[str, str]:
             else:
                 written += [f".{member}", f"*.{member}"] + ([member] if member in BARE_ATTRIBUTES else [])
         elif name.startswith("torch.nn.Module."):  # no receiver: an optimizer has a state_dict() too
-            written += [member, f"{member}()"]
+            written += [f"Module.{member}()", f"nn.Module.{member}()"]
+            if f"torch.Tensor.{member}" not in inventory()[1]:  # bare to() is the tensor's
+                written += [member, f"{member}()"]
         elif kind in ("function", "class"):
             written += [f"{form}()" for form in written]
         for form in written:

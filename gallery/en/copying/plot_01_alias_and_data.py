@@ -15,11 +15,11 @@ of its own.
 # ---------------------------
 #
 # On a device with real memory (not ``meta``, where every storage starts at
-# address 0), two non-empty tensors share memory when their storages start at
+# address 0), two tensors whose storages hold bytes share memory when those storages start at
 # the same address (whether they also share an element is another question:
 # :ref:`questions-memory-overlap`), and different starts do not rule out shared
-# memory (next cell). (An empty tensor has no memory to share, so the helper is not
-# meant for one.)
+# memory (next cell). (A storage of no bytes, such as an empty tensor's, has no memory to share,
+# so the helper is not meant for one.)
 # The helper compares the two addresses and prints only the answer, never the
 # address itself.
 
@@ -47,11 +47,11 @@ for route, head in heads.items():
 
 # %%
 # On such a device, equal starts prove shared memory; different starts do not rule it out. An alias
-# made through DLPack, NumPy or ``torch.frombuffer`` of a slice that does not start at the source's
-# first element (here ``row[1:]``) gets a storage of its own, which starts inside the source's:
-# ``same_storage`` answers ``False``, yet a write through each alias reaches the source. (An alias of
-# a slice at offset 0 also gets a storage of its own, but it starts where the source's does, and
-# ``same_storage`` answers ``True``.)
+# made through DLPack, NumPy or ``torch.frombuffer`` of a slice that does not start where the source's
+# storage starts (a non-zero ``storage_offset()``, here ``row[1:]``) gets a storage of its own, which
+# starts inside the source's: ``same_storage`` answers ``False``, yet a write through each alias
+# reaches the source. (An alias of a slice at storage offset 0 also gets a storage of its own, but it
+# starts where the source's does, and ``same_storage`` answers ``True``.)
 
 row = torch.arange(4.0)
 aliases = {
@@ -65,6 +65,11 @@ for n, (name, alias) in enumerate(aliases.items()):
 assert row.tolist() == [0.0, -1.0, -1.0, -1.0], "a write through each alias reaches row"
 # sphinx_gallery_start_ignore
 assert not any(same_storage(alias, row) for alias in aliases.values()), "each alias has a storage of its own"
+inner = torch.arange(6.0)[2:]
+assert inner.storage_offset() == 2 and not any(same_storage(alias, inner) for alias in (
+    torch.from_dlpack(inner[:2]), torch.from_numpy(inner[:2].numpy()),
+    torch.frombuffer(inner[:2].numpy(), dtype=torch.float32))), (
+    "from a source at storage offset 2, an alias of the slice at its first element has a storage of its own")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -14,10 +14,10 @@ both halves of that promise, and shows edits in either direction staying put.
 # ---------------------------
 #
 # On a device with real memory (not ``meta``, where every storage starts at
-# address 0), two non-empty tensors share memory when their storages start at
+# address 0), two tensors whose storages hold bytes share memory when those storages start at
 # the same address (whether they also share an element is another question:
-# :ref:`questions-memory-overlap`). (An empty tensor has no memory to share, so the helper is not
-# meant for one.)
+# :ref:`questions-memory-overlap`). (A storage of no bytes, such as an empty tensor's, has no memory to
+# share, so the helper is not meant for one.)
 
 import warnings
 
@@ -329,7 +329,7 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # default device other than ``"cpu"`` (set by ``torch.set_default_device`` or ``with torch.device(...)``),
 # ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a copy on that device unless ``a`` is on that very
 # device: a tensor on ``meta`` comes back itself under ``torch.device("meta")``, while a CPU tensor, whose device
-# is ``cpu``, is copied even under ``"cpu:0"`` (last lines).
+# is ``"cpu"``, is copied even under ``"cpu:0"`` (last lines).
 # :fact:`default-device-makes-as-tensor-copy`
 #
 # Given a tensor that requires grad and no ``requires_grad=``, ``torch.asarray`` warns that its default for

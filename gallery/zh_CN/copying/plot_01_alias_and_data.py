@@ -11,7 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个非空张量的存储起始地址相同，就说明它们共享内存；起始地址不同，却不能排除共享内存（见下一个单元格）。至于两个张量有没有共同的元素，那是另一个问题，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`。空张量没有内存可共享，不在此列。辅助函数只比较两个地址，打印的是比较结果，从不打印地址本身。
+# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个张量的存储都有字节时，存储起始地址相同，就说明它们共享内存；起始地址不同，却不能排除共享内存（见下一个单元格）。至于两个张量有没有共同的元素，那是另一个问题，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`。没有字节的存储（比如空张量的存储）没有内存可共享，不在此列。辅助函数只比较两个地址，打印的是比较结果，从不打印地址本身。
 
 import torch
 
@@ -36,7 +36,7 @@ for route, head in heads.items():
 
 
 # %%
-# 在这样的设备上，起始地址相同就证明共享内存；起始地址不同，却不能排除共享内存。切片不从源张量的第一个元素开始时（这里是 ``row[1:]``），通过 DLPack、NumPy 或 ``torch.frombuffer`` 给它建的别名有一块自己的存储，起点落在源张量的存储之内：``same_storage`` 回答 ``False``，通过每个别名写入却都落到了源张量上。给偏移为 0 的切片建的别名也有自己的存储，但起点就是源张量存储的起点，``same_storage`` 回答 ``True``。
+# 在这样的设备上，起始地址相同就证明共享内存；起始地址不同，却不能排除共享内存。切片的起点不是源张量存储的起点时（``storage_offset()`` 不为 0，这里是 ``row[1:]``），通过 DLPack、NumPy 或 ``torch.frombuffer`` 给它建的别名有一块自己的存储，起点落在源张量的存储之内：``same_storage`` 回答 ``False``，通过每个别名写入却都落到了源张量上。给存储偏移为 0 的切片建的别名也有自己的存储，但起点就是源张量存储的起点，``same_storage`` 回答 ``True``。
 
 row = torch.arange(4.0)
 aliases = {
@@ -50,6 +50,11 @@ for n, (name, alias) in enumerate(aliases.items()):
 assert row.tolist() == [0.0, -1.0, -1.0, -1.0], "a write through each alias reaches row"
 # sphinx_gallery_start_ignore
 assert not any(same_storage(alias, row) for alias in aliases.values()), "each alias has a storage of its own"
+inner = torch.arange(6.0)[2:]
+assert inner.storage_offset() == 2 and not any(same_storage(alias, inner) for alias in (
+    torch.from_dlpack(inner[:2]), torch.from_numpy(inner[:2].numpy()),
+    torch.frombuffer(inner[:2].numpy(), dtype=torch.float32))), (
+    "from a source at storage offset 2, an alias of the slice at its first element has a storage of its own")
 # sphinx_gallery_end_ignore
 
 # %%
