@@ -67,10 +67,18 @@ LINKED = {
     "to()": "torch.Tensor.to",
     "Tensor.numpy()": "torch.Tensor.numpy",
     "inference_mode": "torch.autograd.grad_mode.inference_mode",
+    "model.to(...)": "torch.nn.Module.to",
+    "module.to()": "torch.nn.Module.to",
+    "model.to(torch.float64)": "torch.nn.Module.to",
+    "model.load_state_dict(sd)": "torch.nn.Module.load_state_dict",
+    "x.to(...)": "torch.Tensor.to",
+    "tensor.to()": "torch.Tensor.to",
+    ".to()": "torch.Tensor.to",
+    "to()": "torch.Tensor.to",
 }
 PLAIN = ["a.detach().clone()", ".data", "a.data", "grad_fn", "grad", "exp", "a = a - a.grad", "copy.deepcopy",
          "np.asarray", "requires_grad=True", "_version", "a.grad.zero_()", "torch.Tensor.data",
-         "optimizer.state_dict()", "model.load_state_dict(sd)"]  # fmt: skip
+         "optimizer.state_dict()", "model.detach()", "module.grad"]  # fmt: skip
 
 
 @pytest.mark.parametrize("text", LINKED)

@@ -10,8 +10,9 @@ An inline literal of the prose (not in a heading, not already a link) becomes a 
 is one of the ways prose writes an inventory name (:func:`forms`): a method as ``detach``,
 ``detach()``, ``a.detach()`` or ``Tensor.detach``; an attribute as ``.grad`` or ``w.grad`` (bare only
 ``requires_grad`` and ``is_leaf``: a bare ``grad`` could be ``torch.func.grad``); a function or class by
-its dotted name (``torch.no_grad()``, ``nn.Parameter``); a ``Module`` method only without a receiver
-(``optimizer.state_dict()`` is not one), one a tensor also has only as ``Module.to()``. A chain
+its dotted name (``torch.no_grad()``, ``nn.Parameter``); a ``Module`` method without a receiver, or with
+one of :data:`MODULE_RECEIVERS`, or as ``Module.to()`` (``optimizer.state_dict()`` is not one; ``model.to(...)`` is ``Module.to``,
+and a bare ``to()`` stays the tensor's, as any name a ``Tensor`` method shares). A chain
 (``a.detach().clone()``), an assignment, a name outside the inventory (``.data``, ``grad_fn``: no page of
 their own) and a bare name that the page's own code binds as a variable (``view = base[1:]``) stay plain
 code. Intersphinx resolves each reference; one it leaves unresolved fails the build, naming the page.
@@ -44,6 +45,8 @@ PROJECT = "torch"
 CLASS = "torch-api"
 #: Attributes prose may write bare (``requires_grad``); other attributes need ``.name`` or ``x.name``.
 BARE_ATTRIBUTES = ("requires_grad", "is_leaf")
+#: Receivers that name a module: ``model.to(...)`` is ``Module.to``, never ``Tensor.to``.
+MODULE_RECEIVERS = ("model.", "module.")
 #: Names prose writes otherwise than the documentation does.
 ALIASES = {
     "torch.autograd.grad_mode.inference_mode": ("torch.inference_mode", "inference_mode"),
@@ -74,6 +77,7 @@ def inventory() -> tuple[str, dict[str, tuple[str, str]]]:
 def forms() -> dict[str, str]:
     """Every way the prose may write an inventory name, mapped to that name."""
     found: dict[str, str] = {}
+    tensor_members = {name.rsplit(".", 1)[1] for name in inventory()[1] if name.startswith("torch.Tensor.")}
     for name, (kind, _) in inventory()[1].items():
         member = name.rsplit(".", 1)[1]
         written = [name, *ALIASES.get(name, ())]
@@ -83,10 +87,10 @@ def forms() -> dict[str, str]:
                 written += [member, f"{member}()", f"*.{member}()", f".{member}()", f"Tensor.{member}()", f"{name}()"]
             else:
                 written += [f".{member}", f"*.{member}"] + ([member] if member in BARE_ATTRIBUTES else [])
-        elif name.startswith("torch.nn.Module."):  # no receiver: an optimizer has a state_dict() too
+        elif name.startswith("torch.nn.Module."):  # no other receiver: an optimizer has a state_dict() too
+            written += [f"{receiver}{member}{call}" for receiver in MODULE_RECEIVERS for call in ("", "()")]
             written += [f"Module.{member}()", f"nn.Module.{member}()"]
-            if f"torch.Tensor.{member}" not in inventory()[1]:  # bare to() is the tensor's
-                written += [member, f"{member}()"]
+            written += [member, f"{member}()"] if member not in tensor_members else []
         elif kind in ("function", "class"):
             written += [f"{form}()" for form in written]
         for form in written:
@@ -103,6 +107,8 @@ def target(text: str, known: dict[str, str]) -> str | None:
     receiver, name, call = match.group("receiver") or "", match.group("name"), match.group("call")
     if receiver and receiver != "." and (receiver + name).startswith(_MODULES):
         receiver, name = "", receiver + name  # torch.no_grad is a name, not a receiver
+    if receiver in MODULE_RECEIVERS:  # a module's method, or nothing: never a tensor's
+        return known.get(receiver + name + ("()" if call else ""))
     key = ("*." if receiver not in ("", ".") else receiver) + name + ("()" if call else "")
     return known.get(key)
 

@@ -388,8 +388,8 @@ for name, edit in other_routes.items():
     assert result == "ok" and not torch.equal(y, torch.tensor([2.0, 4.0])), f"{name} must edit y and raise nothing"
 
 # %%
-# Taken inside the mode, as in ``feats = model(x).detach()`` written there, a ``detach()`` or ``.data`` is
-# itself an inference tensor made in the mode: an edit of it outside the mode raises after writing, as on ``y``.
+# Taken inside the mode, as in ``feats = model(x).detach()`` written there, a ``detach()`` or ``.data`` of an
+# inference tensor is itself an inference tensor made in the mode: an edit of it outside the mode raises after writing, as on ``y``.
 # A write through a ``numpy()`` taken there raises nothing.
 # :fact:`inference-tensor-inplace-outside-raises-yet-writes`
 taken_inside = {"detach()": lambda t: t.detach(), ".data": lambda t: t.data, "numpy()": lambda t: t.numpy()}
@@ -402,11 +402,11 @@ for name, take in taken_inside.items():
     print(f"{name:9} taken inside the mode: raised={inside_results[name] != 'ok'}  y after: {y}")
     # sphinx_gallery_start_ignore
     assert torch.equal(y, torch.tensor([20.0, 40.0])), f"the edit through {name} taken inside the mode is written"
-    assert name == "numpy()" or alias.is_inference(), f"{name} taken inside the mode is an inference tensor"
+    assert name == "numpy()" or alias.is_inference(), f"{name} of an inference tensor taken inside the mode is one too"
     # sphinx_gallery_end_ignore
 assert inside_results["numpy()"] == "ok" and all(
     inside_results[n].startswith(refusal) for n in ("detach()", ".data")
-), "detach() and .data taken inside the mode refuse the edit after writing; numpy() taken there raises nothing"
+), "detach() and .data of an inference tensor taken inside the mode refuse the edit after writing; numpy() does not"
 
 # %%
 # An inference tensor does not track a version counter at all, and that counter is how autograd
@@ -546,7 +546,7 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # ``share_memory_()`` and ``resize_()`` to its own size change no values and raise nothing, while
 # ``t_()``, ``unsqueeze_()`` and ``copy_`` of the same values raise though they write no new values. An edit through
 # a ``detach()`` or ``.data`` taken outside the mode, or through ``numpy()``, raises nothing, and neither do ``apply_``
-# and ``map_``, which run a Python function on each value; a ``detach()`` or ``.data`` taken inside the mode is itself
-# an inference tensor and refuses the edit after writing it. When
+# and ``map_``, which run a Python function on each value; a ``detach()`` or ``.data`` of an inference tensor taken
+# inside the mode is itself an inference tensor and refuses the edit after writing it. When
 # results may be reused in training, use ``torch.no_grad()``, or ``clone()`` them outside the mode.
 # ``detach()`` computes nothing: it shares the memory it starts from.

@@ -286,9 +286,10 @@ else:
 # .. admonition:: On a GPU
 #    :class: note gpu-box
 #
-#    ``.cuda()`` and ``.to("cuda")`` are moves like ``.to("meta")``: on a tensor that requires grad they
-#    return a non-leaf, whose ``.grad`` stays ``None`` after ``backward()``, while a tensor created on
-#    the GPU with ``requires_grad=True`` is a leaf (PyTorch documentation:
+#    On a CPU tensor, ``.cuda()`` and ``.to("cuda")`` are moves like ``.to("meta")``: when it requires
+#    grad they return a non-leaf, whose ``.grad`` stays ``None`` after ``backward()``. A tensor created on
+#    the GPU with ``requires_grad=True`` is a leaf, and since it is already on that GPU, both return the
+#    tensor itself (PyTorch documentation:
 #    `Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__,
 #    `Tensor.is_leaf <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.is_leaf.html>`__). The
 #    cell below checks this only where torch finds a GPU; the box's title says whether the site's build did.
@@ -301,8 +302,10 @@ if torch.cuda.is_available():
     print("g.grad:", gpu_grad)
     on_gpu = torch.randn(3, device="cuda", requires_grad=True)
     print("created on the GPU, is_leaf:", on_gpu.is_leaf)
+    print("on_gpu.cuda() is on_gpu:", on_gpu.cuda() is on_gpu, ' on_gpu.to("cuda") is on_gpu:', on_gpu.to("cuda") is on_gpu)
     assert not g.is_leaf and gpu_grad is None and gpu_warned, "a leaf moved with .cuda() is a non-leaf without .grad"
     assert type(g.grad_fn) is type(m.grad_fn) and on_gpu.is_leaf, ".cuda() is recorded like to('meta')"
+    assert on_gpu.cuda() is on_gpu and on_gpu.to("cuda") is on_gpu, "on a tensor already on the GPU both return it"
     print("GPU checks passed on:", torch.cuda.get_device_name())
 
 

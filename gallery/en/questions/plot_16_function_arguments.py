@@ -349,8 +349,9 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # (``_forward_hooks`` and the others), so a forward hook or a pre-hook (forward or backward)
 # registered on the copy runs on the original. A backward hook is the exception: one registered
 # with ``register_full_backward_hook`` (or the older ``register_backward_hook``) on the copy does not
-# run on an original that has no backward hook of its own, because the copy
-# alone is marked as having one (``_is_full_backward_hook``, internal to torch). Only an attribute
+# run on an original that was never given a backward hook, because the copy alone is marked as having
+# one (``_is_full_backward_hook``, internal to torch). An original once given one of the same kind keeps
+# that mark even after the hook is removed, and then runs the copy's hook too. Only an attribute
 # kept outside those dictionaries, such as ``training``, rebound afterwards, becomes separate.
 model = torch.nn.Linear(2, 1)
 shallow = copy.copy(model)
@@ -385,6 +386,17 @@ legacy_hooked, legacy_calls = torch.nn.LayerNorm(2), []
 copy.copy(legacy_hooked).register_backward_hook(lambda *args: legacy_calls.append("backward"))
 legacy_hooked(torch.ones(1, 2, requires_grad=True)).sum().backward()
 assert legacy_calls == [], "an older backward hook registered on the copy does not run on the original"
+once_full, once_older, once_calls = torch.nn.ReLU(), torch.nn.ReLU(), []
+full_handle = once_full.register_full_backward_hook(lambda *args: once_calls.append("removed"))
+full_handle.remove()
+copy.copy(once_full).register_full_backward_hook(lambda *args: once_calls.append("full, the copy's"))
+older_handle = once_older.register_backward_hook(lambda *args: once_calls.append("removed"))
+older_handle.remove()
+copy.copy(once_older).register_backward_hook(lambda *args: once_calls.append("older, the copy's"))
+once_full(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
+once_older(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
+assert once_calls == ["full, the copy's", "older, the copy's"], (
+    "an original once given a backward hook of that kind, removed since, runs the copy's hook")
 assert shallow.__dict__ is not model.__dict__, "the module's own attributes are separate"
 # sphinx_gallery_end_ignore
 

@@ -295,10 +295,12 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # ``torch.save`` writes one storage, ``torch.load`` keeps the tie
 # ---------------------------------------------------------------
 #
-# ``torch.save`` writes each storage once, however many tensors use it (tensors of two dtypes on one
+# ``torch.save`` writes each storage object once, however many tensors use it (tensors of two dtypes on one
 # storage make it raise): the state dict with two
 # keys writes one storage, as many as the weight alone, and half as many as two separate tensors.
-# Loaded back, the two entries share one storage again.
+# Loaded back, the two entries share one storage again. An alias with a storage object of its own over
+# the same memory, made by ``torch.from_numpy(t.numpy())``, ``torch.from_dlpack(t)`` or
+# ``torch.frombuffer``, is written a second time and loads back on memory of its own.
 
 print("storages written, state_dict():", saved_storages(state))
 print("storages written, weight alone:", saved_storages(model.embedding.weight.detach()))
@@ -314,6 +316,14 @@ assert saved_storages(state) == 1 and same_storage(loaded["embedding.weight"], l
 # sphinx_gallery_start_ignore
 assert saved_storages([state["embedding.weight"].clone() for _ in range(2)]) == 2, "the count can see two"
 assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the values came back"
+for own_object in (torch.from_numpy(state["embedding.weight"].numpy()), torch.from_dlpack(state["embedding.weight"]),
+                   torch.frombuffer(state["embedding.weight"].numpy(), dtype=torch.float32)):
+    alias_stream = io.BytesIO()
+    torch.save([state["embedding.weight"], own_object], alias_stream)
+    alias_stream.seek(0)
+    assert same_storage(state["embedding.weight"], own_object) and not same_storage(*torch.load(alias_stream)) and (
+        saved_storages([state["embedding.weight"], own_object]) == 2
+    ), "an alias with a storage object of its own is written again and loads back on memory of its own"
 # sphinx_gallery_end_ignore
 as_int32 = state["embedding.weight"].view(torch.int32)
 try:

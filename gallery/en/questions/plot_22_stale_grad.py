@@ -279,11 +279,13 @@ assert p.grad is not g and torch.equal(g, before), "a new p.grad, and g unchange
 # Even with the default, an entry is the live ``p.grad`` until the step's ``zero_grad()``: an
 # in-place edit of ``p.grad`` after it is logged rewrites the logged entry too. Clipping with
 # ``torch.nn.utils.clip_grad_norm_`` is one such edit. For some optimizers ``optimizer.step()`` is
-# another: ``SGD`` with ``momentum`` and ``nesterov=True``, run with ``foreach=True``, adds the
-# momentum into ``p.grad`` in place, while its loop over single tensors (``foreach=False``, and
-# the default on the CPU) leaves ``p.grad`` as it was; on a GPU, see the box below. Here the
+# another: ``SGD`` with ``momentum`` and ``nesterov=True``, run with ``foreach=True`` and with neither a
+# nonzero ``weight_decay`` nor ``maximize=True``, adds the momentum into ``p.grad`` in place. With either
+# of those options it leaves ``p.grad`` as it was, and so do ``fused=True`` and its loop over single
+# tensors (``foreach=False``, and the default on the CPU); on a GPU, see the box below. Here the
 # gradient ``[6, 8]`` is logged, then clipped to norm 1; then a logged ``[6, 8]`` goes through one
-# such step for each value of ``foreach``.
+# such step for each value of ``foreach``, two more with ``foreach=True`` and a ``weight_decay`` or
+# ``maximize=True``, and one with ``fused=True``.
 
 clipped = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
 (clipped * clipped).sum().backward()
@@ -292,16 +294,18 @@ print("logged entry before clipping:", entry)
 torch.nn.utils.clip_grad_norm_([clipped], max_norm=1.0)
 print("logged entry after clip_grad_norm_:", entry)
 assert entry is clipped.grad and torch.allclose(entry, torch.tensor([0.6, 0.8])), "clipping rewrote the entry"
-for foreach in (False, None, True):
+for options in ({"foreach": False}, {"foreach": None}, {"foreach": True}, {"foreach": True, "weight_decay": 1e-4},
+                {"foreach": True, "maximize": True}, {"fused": True}):
     stepped = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
-    sgd = torch.optim.SGD([stepped], lr=0.1, momentum=0.9, nesterov=True, foreach=foreach)
+    sgd = torch.optim.SGD([stepped], lr=0.1, momentum=0.9, nesterov=True, **options)
     (stepped * stepped).sum().backward()
     entry = stepped.grad
     sgd.step()
-    print(f"SGD(nesterov=True, foreach={foreach}), logged entry after step():", entry)
+    call = ", ".join(["nesterov=True"] + [f"{key}={value}" for key, value in options.items()])
+    print(f"SGD({call}), logged entry after step():", entry)
     changed = not torch.equal(entry, torch.tensor([6.0, 8.0]))
-    assert entry is stepped.grad and changed == bool(foreach), (
-        "SGD.step() rewrites a logged p.grad only with foreach=True")
+    assert entry is stepped.grad and changed == (options == {"foreach": True}), (
+        "SGD.step() rewrites a logged p.grad only with foreach=True and no weight_decay or maximize")
 
 # %%
 # .. admonition:: On a GPU
@@ -309,17 +313,23 @@ for foreach in (False, None, True):
 #
 #    For parameters on a GPU, ``SGD`` runs with ``foreach=True`` when ``foreach`` is left out (PyTorch
 #    documentation: `SGD <https://docs.pytorch.org/docs/stable/generated/torch.optim.SGD.html>`__), so with
-#    ``momentum`` and ``nesterov=True`` its default ``step()`` rewrites a logged ``p.grad``. The cell
-#    below checks this only where torch finds a GPU; the box's title says whether the site's build did.
+#    ``momentum`` and ``nesterov=True``, and with neither a nonzero ``weight_decay`` nor ``maximize=True``,
+#    its default ``step()`` rewrites a logged ``p.grad``; with either of those, or with ``fused=True``, it
+#    leaves ``p.grad`` as it was. The cell below checks this only where torch finds a GPU; the box's
+#    title says whether the site's build did.
 
 if torch.cuda.is_available():
-    on_gpu = torch.nn.Parameter(torch.tensor([3.0, 4.0], device="cuda"))
-    gpu_sgd = torch.optim.SGD([on_gpu], lr=0.1, momentum=0.9, nesterov=True)
-    (on_gpu * on_gpu).sum().backward()
-    entry = on_gpu.grad
-    gpu_sgd.step()
-    print("SGD(nesterov=True) on the GPU, logged entry after step():", entry)
-    assert entry is on_gpu.grad and not torch.equal(entry.cpu(), torch.tensor([6.0, 8.0])), "step() rewrote the entry"
+    for options in ({}, {"weight_decay": 1e-4}, {"maximize": True}, {"fused": True}):
+        on_gpu = torch.nn.Parameter(torch.tensor([3.0, 4.0], device="cuda"))
+        gpu_sgd = torch.optim.SGD([on_gpu], lr=0.1, momentum=0.9, nesterov=True, **options)
+        (on_gpu * on_gpu).sum().backward()
+        entry = on_gpu.grad
+        gpu_sgd.step()
+        call = ", ".join(["nesterov=True"] + [f"{key}={value}" for key, value in options.items()])
+        print(f"SGD({call}) on the GPU, logged entry after step():", entry)
+        changed = not torch.equal(entry.cpu(), torch.tensor([6.0, 8.0]))
+        assert entry is on_gpu.grad and changed == (not options), (
+            "on a GPU the default step() rewrites the entry, with weight_decay, maximize or fused it does not")
     print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%

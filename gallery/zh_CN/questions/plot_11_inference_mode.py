@@ -368,7 +368,7 @@ for name, edit in other_routes.items():
     assert result == "ok" and not torch.equal(y, torch.tensor([2.0, 4.0])), f"{name} must edit y and raise nothing"
 
 # %%
-# 比如在模式内写 ``feats = model(x).detach()``，这样在模式内取的 ``detach()`` 或 ``.data`` 本身就是在模式内得到的推理张量：在模式之外修改它，和修改 ``y`` 一样，先写入再报错。经由在模式内取的 ``numpy()`` 写入则不报错。
+# 比如在模式内写 ``feats = model(x).detach()``，这样在模式内对推理张量取的 ``detach()`` 或 ``.data`` 本身就是在模式内得到的推理张量：在模式之外修改它，和修改 ``y`` 一样，先写入再报错。经由在模式内取的 ``numpy()`` 写入则不报错。
 # :fact:`inference-tensor-inplace-outside-raises-yet-writes`
 taken_inside = {"detach()": lambda t: t.detach(), ".data": lambda t: t.data, "numpy()": lambda t: t.numpy()}
 inside_results = {}
@@ -380,11 +380,11 @@ for name, take in taken_inside.items():
     print(f"{name:9} taken inside the mode: raised={inside_results[name] != 'ok'}  y after: {y}")
     # sphinx_gallery_start_ignore
     assert torch.equal(y, torch.tensor([20.0, 40.0])), f"the edit through {name} taken inside the mode is written"
-    assert name == "numpy()" or alias.is_inference(), f"{name} taken inside the mode is an inference tensor"
+    assert name == "numpy()" or alias.is_inference(), f"{name} of an inference tensor taken inside the mode is one too"
     # sphinx_gallery_end_ignore
 assert inside_results["numpy()"] == "ok" and all(
     inside_results[n].startswith(refusal) for n in ("detach()", ".data")
-), "detach() and .data taken inside the mode refuse the edit after writing; numpy() taken there raises nothing"
+), "detach() and .data of an inference tensor taken inside the mode refuse the edit after writing; numpy() does not"
 
 # %%
 # 推理张量没有版本计数器（version counter），而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。本页和其他页面说的推理张量，都是在推理模式内得到的张量。在模式外对它取 ``detach()`` 或 ``.data``，得到的张量 ``is_inference()`` 也为 ``True``，却有版本计数器，也接受原地修改。
@@ -503,5 +503,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（只作用在它身上的一些运算不被记录）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。通过在模式之外取的 ``detach()`` 或 ``.data`` 修改，或者通过 ``numpy()`` 修改，都不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错；在模式内取的 ``detach()`` 或 ``.data`` 本身就是推理张量，照样先写入再报错。结果可能还要用于训练时，用
+# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（只作用在它身上的一些运算不被记录）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。通过在模式之外取的 ``detach()`` 或 ``.data`` 修改，或者通过 ``numpy()`` 修改，都不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错；在模式内对推理张量取的 ``detach()`` 或 ``.data`` 本身就是推理张量，照样先写入再报错。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。

@@ -18,7 +18,7 @@
 ``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向传播就报错：``RuntimeError: mat1 and mat2 must have the same dtype, but got Float and
 Double``；模型在 ``meta`` 上时，报的则是 ``RuntimeError: Tensor on device meta is not on the expected device cpu!`` 这条错误。本页分别用改变 dtype 和 ``meta`` 设备（任何构建（build）的 torch 都自带的第二种设备，在这里扮演 GPU；GPU 本身的情况见下面的 GPU 框）复现这个错误，讲清楚
 ``tensor.to()`` 在什么情况下原样返回张量本身、``module.to()`` 保留了什么，再看
-``.half()``、``.float()`` 和 ``.double()``：它们处理复数参数的方式与 ``to()`` 不同。
+``.half()``、``.float()`` 和 ``.double()``：它们处理复数参数的方式与 ``module.to()`` 不同。
 """
 
 # %%
@@ -378,7 +378,8 @@ for route, one_channel_last in one_channel_lasts.items():
     default_copy = one_channel_last.clone(memory_format=torch.contiguous_format)
     assert not same_storage(default_copy, one_channel_last) and default_copy.stride() == (16, 16, 4, 1), (
         f"{route}: clone(memory_format=torch.contiguous_format) copies it into the default layout")
-    assert torch.equal(default_copy, one_channel_last), f"{route}: the copy holds the same values"
+    assert torch.equal(default_copy.view(torch.int32), one_channel_last.view(torch.int32)), (
+        f"{route}: the copy holds the same values")  # 逐位比较：torch.empty 可能含有 NaN
 assert all(t.contiguous() is t for t in kinds.values()), "contiguous() returns each of the six contiguous kinds itself"
 assert all(not same_storage(t.clone(memory_format=torch.contiguous_format), t) for t in kinds.values()), (
     "clone(memory_format=torch.contiguous_format) copies each of the six kinds")
@@ -401,7 +402,7 @@ assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is anoth
 # ``.half()``、``.float()`` 和 ``.double()``
 # ------------------------------------------
 #
-# 用在模块上，它们和指定了 dtype 的 ``to()`` 一样转换模块并返回它，但只转换浮点参数和缓冲区：与 ``to()`` 不同，复数参数仍是复数。用在张量上，返回新张量，张量已经是那个 dtype 时（对 float32 张量调用 ``.float()``）返回张量本身。
+# 用在模块上，它们和指定了 dtype 的 ``module.to()`` 一样转换模块并返回它，但只转换浮点参数和缓冲区：与 ``module.to()`` 不同，复数参数仍是复数。用在张量上，返回新张量，张量已经是那个 dtype 时（对 float32 张量调用 ``.float()``）返回张量本身。
 model = torch.nn.Linear(2, 1)
 calls = {"half": model.half(), "float": model.float(), "double": model.double()}
 print("module:", {name: result is model for name, result in calls.items()})

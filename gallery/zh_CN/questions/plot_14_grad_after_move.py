@@ -267,7 +267,7 @@ else:
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    ``.cuda()`` 和 ``.to("cuda")`` 与 ``.to("meta")`` 一样是搬动：作用在需要梯度的张量上，返回的是非叶子张量，``backward()`` 之后它的 ``.grad`` 仍是 ``None``；而用 ``requires_grad=True`` 直接在 GPU 上创建的张量是叶子张量（PyTorch 文档：
+#    作用在 CPU 上的张量时，``.cuda()`` 和 ``.to("cuda")`` 与 ``.to("meta")`` 一样是搬动：张量需要梯度时，返回的是非叶子张量，``backward()`` 之后它的 ``.grad`` 仍是 ``None``。用 ``requires_grad=True`` 直接在 GPU 上创建的张量是叶子张量，它已经在那块 GPU 上，所以两者都返回这个张量本身（PyTorch 文档：
 #    `Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__、`Tensor.is_leaf <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.is_leaf.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
@@ -278,8 +278,10 @@ if torch.cuda.is_available():
     print("g.grad:", gpu_grad)
     on_gpu = torch.randn(3, device="cuda", requires_grad=True)
     print("created on the GPU, is_leaf:", on_gpu.is_leaf)
+    print("on_gpu.cuda() is on_gpu:", on_gpu.cuda() is on_gpu, ' on_gpu.to("cuda") is on_gpu:', on_gpu.to("cuda") is on_gpu)
     assert not g.is_leaf and gpu_grad is None and gpu_warned, "a leaf moved with .cuda() is a non-leaf without .grad"
     assert type(g.grad_fn) is type(m.grad_fn) and on_gpu.is_leaf, ".cuda() is recorded like to('meta')"
+    assert on_gpu.cuda() is on_gpu and on_gpu.to("cuda") is on_gpu, "on a tensor already on the GPU both return it"
     print("GPU checks passed on:", torch.cuda.get_device_name())
 
 

@@ -330,7 +330,7 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # --------------------
 #
 # 浅拷贝得到一个新的模块对象，但它的属性就是原模块的属性：同一批 ``Parameter`` 对象，连存放它们的字典（``_parameters``、
-# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的前向钩子或预钩子（前向或反向的），在原模块上也会运行。反向钩子是例外：用 ``register_full_backward_hook`` 或旧的 ``register_backward_hook`` 在副本上注册的钩子，不会在自身没有反向钩子的原模块上运行，因为只有副本被标记为带有这种钩子（``_is_full_backward_hook``，torch 的内部属性）。只有存放在这些字典之外、之后又在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
+# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的前向钩子或预钩子（前向或反向的），在原模块上也会运行。反向钩子是例外：用 ``register_full_backward_hook`` 或旧的 ``register_backward_hook`` 在副本上注册的钩子，不会在从未注册过反向钩子的原模块上运行，因为只有副本被标记为带有这种钩子（``_is_full_backward_hook``，torch 的内部属性）。原模块只要注册过同一种反向钩子，即使那个钩子后来被移除，也保留这个标记，副本的钩子就会在它上面运行。只有存放在这些字典之外、之后又在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
 model = torch.nn.Linear(2, 1)
 shallow = copy.copy(model)
 print("shallow is model:", shallow is model)
@@ -364,6 +364,17 @@ legacy_hooked, legacy_calls = torch.nn.LayerNorm(2), []
 copy.copy(legacy_hooked).register_backward_hook(lambda *args: legacy_calls.append("backward"))
 legacy_hooked(torch.ones(1, 2, requires_grad=True)).sum().backward()
 assert legacy_calls == [], "an older backward hook registered on the copy does not run on the original"
+once_full, once_older, once_calls = torch.nn.ReLU(), torch.nn.ReLU(), []
+full_handle = once_full.register_full_backward_hook(lambda *args: once_calls.append("removed"))
+full_handle.remove()
+copy.copy(once_full).register_full_backward_hook(lambda *args: once_calls.append("full, the copy's"))
+older_handle = once_older.register_backward_hook(lambda *args: once_calls.append("removed"))
+older_handle.remove()
+copy.copy(once_older).register_backward_hook(lambda *args: once_calls.append("older, the copy's"))
+once_full(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
+once_older(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
+assert once_calls == ["full, the copy's", "older, the copy's"], (
+    "an original once given a backward hook of that kind, removed since, runs the copy's hook")
 assert shallow.__dict__ is not model.__dict__, "the module's own attributes are separate"
 # sphinx_gallery_end_ignore
 

@@ -285,7 +285,7 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # ``torch.save`` 只写一块存储，``torch.load`` 保留共享关系
 # --------------------------------------------------------
 #
-# 不管有多少个张量使用同一块存储，``torch.save`` 都只写一次（以两种 dtype 使用同一块存储的张量会让它报错）：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。
+# 不管有多少个张量使用同一个存储对象，``torch.save`` 都只写一次（以两种 dtype 使用同一块存储的张量会让它报错）：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。用 ``torch.from_numpy(t.numpy())``、``torch.from_dlpack(t)`` 或 ``torch.frombuffer`` 得到的别名落在同一块内存上，却有自己的存储对象：它会被再写一次，加载回来后也落在自己的内存上。
 
 print("storages written, state_dict():", saved_storages(state))
 print("storages written, weight alone:", saved_storages(model.embedding.weight.detach()))
@@ -301,6 +301,14 @@ assert saved_storages(state) == 1 and same_storage(loaded["embedding.weight"], l
 # sphinx_gallery_start_ignore
 assert saved_storages([state["embedding.weight"].clone() for _ in range(2)]) == 2, "the count can see two"
 assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the values came back"
+for own_object in (torch.from_numpy(state["embedding.weight"].numpy()), torch.from_dlpack(state["embedding.weight"]),
+                   torch.frombuffer(state["embedding.weight"].numpy(), dtype=torch.float32)):
+    alias_stream = io.BytesIO()
+    torch.save([state["embedding.weight"], own_object], alias_stream)
+    alias_stream.seek(0)
+    assert same_storage(state["embedding.weight"], own_object) and not same_storage(*torch.load(alias_stream)) and (
+        saved_storages([state["embedding.weight"], own_object]) == 2
+    ), "an alias with a storage object of its own is written again and loads back on memory of its own"
 # sphinx_gallery_end_ignore
 as_int32 = state["embedding.weight"].view(torch.int32)
 try:

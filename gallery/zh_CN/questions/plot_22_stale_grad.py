@@ -268,7 +268,7 @@ print("after backward, p.grad is g:", p.grad is g, " g kept its values:", torch.
 assert p.grad is not g and torch.equal(g, before), "a new p.grad, and g unchanged"
 
 # %%
-# 即使用默认设置，在这一步的 ``zero_grad()`` 之前，记下的那一项仍然就是 ``p.grad`` 本身：记下之后再对 ``p.grad`` 做原地（in-place）修改，记下的那一项也跟着被改写。用 ``torch.nn.utils.clip_grad_norm_`` 裁剪就是一种这样的修改。对有些优化器来说，``optimizer.step()`` 也是一种：带 ``momentum`` 和 ``nesterov=True`` 的 ``SGD`` 在 ``foreach=True`` 时把动量原地加进 ``p.grad``，而它逐个张量循环的实现（``foreach=False``，也是 CPU 上的默认）不改动 ``p.grad``；GPU 上的情况见下面的框。下面先记下梯度 ``[6, 8]``，再把它裁剪到范数 1；然后对 ``foreach`` 的每个取值，各把一个记下的 ``[6, 8]`` 送进这样的一步。
+# 即使用默认设置，在这一步的 ``zero_grad()`` 之前，记下的那一项仍然就是 ``p.grad`` 本身：记下之后再对 ``p.grad`` 做原地（in-place）修改，记下的那一项也跟着被改写。用 ``torch.nn.utils.clip_grad_norm_`` 裁剪就是一种这样的修改。对有些优化器来说，``optimizer.step()`` 也是一种：带 ``momentum`` 和 ``nesterov=True`` 的 ``SGD`` 在 ``foreach=True``，且既没有非零的 ``weight_decay`` 也没有 ``maximize=True`` 时，把动量原地加进 ``p.grad``。带上这两个选项中的任何一个，它都不改动 ``p.grad``；``fused=True`` 和它逐个张量循环的实现（``foreach=False``，也是 CPU 上的默认）也不改动；GPU 上的情况见下面的框。下面先记下梯度 ``[6, 8]``，再把它裁剪到范数 1；然后对 ``foreach`` 的每个取值，各把一个记下的 ``[6, 8]`` 送进这样的一步，再在 ``foreach=True`` 下分别加上 ``weight_decay`` 或 ``maximize=True`` 各走一步，最后用 ``fused=True`` 走一步。
 
 clipped = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
 (clipped * clipped).sum().backward()
@@ -277,32 +277,38 @@ print("logged entry before clipping:", entry)
 torch.nn.utils.clip_grad_norm_([clipped], max_norm=1.0)
 print("logged entry after clip_grad_norm_:", entry)
 assert entry is clipped.grad and torch.allclose(entry, torch.tensor([0.6, 0.8])), "clipping rewrote the entry"
-for foreach in (False, None, True):
+for options in ({"foreach": False}, {"foreach": None}, {"foreach": True}, {"foreach": True, "weight_decay": 1e-4},
+                {"foreach": True, "maximize": True}, {"fused": True}):
     stepped = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
-    sgd = torch.optim.SGD([stepped], lr=0.1, momentum=0.9, nesterov=True, foreach=foreach)
+    sgd = torch.optim.SGD([stepped], lr=0.1, momentum=0.9, nesterov=True, **options)
     (stepped * stepped).sum().backward()
     entry = stepped.grad
     sgd.step()
-    print(f"SGD(nesterov=True, foreach={foreach}), logged entry after step():", entry)
+    call = ", ".join(["nesterov=True"] + [f"{key}={value}" for key, value in options.items()])
+    print(f"SGD({call}), logged entry after step():", entry)
     changed = not torch.equal(entry, torch.tensor([6.0, 8.0]))
-    assert entry is stepped.grad and changed == bool(foreach), (
-        "SGD.step() rewrites a logged p.grad only with foreach=True")
+    assert entry is stepped.grad and changed == (options == {"foreach": True}), (
+        "SGD.step() rewrites a logged p.grad only with foreach=True and no weight_decay or maximize")
 
 # %%
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
 #    对 GPU 上的参数，不给 ``foreach`` 时，``SGD`` 会用 ``foreach=True`` 的实现（PyTorch 文档：
-#    `SGD <https://docs.pytorch.org/docs/stable/generated/torch.optim.SGD.html>`__），所以带 ``momentum`` 和 ``nesterov=True`` 时，它默认的 ``step()`` 会改写记下的 ``p.grad``。下面的单元格只在 torch 找到 GPU 时才做这项检查；框的标题写明本站构建时是否做了。
+#    `SGD <https://docs.pytorch.org/docs/stable/generated/torch.optim.SGD.html>`__），所以带 ``momentum`` 和 ``nesterov=True``，且既没有非零的 ``weight_decay`` 也没有 ``maximize=True`` 时，它默认的 ``step()`` 会改写记下的 ``p.grad``；带上这两个选项中的任何一个，或者用 ``fused=True``，都不改动 ``p.grad``。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
-    on_gpu = torch.nn.Parameter(torch.tensor([3.0, 4.0], device="cuda"))
-    gpu_sgd = torch.optim.SGD([on_gpu], lr=0.1, momentum=0.9, nesterov=True)
-    (on_gpu * on_gpu).sum().backward()
-    entry = on_gpu.grad
-    gpu_sgd.step()
-    print("SGD(nesterov=True) on the GPU, logged entry after step():", entry)
-    assert entry is on_gpu.grad and not torch.equal(entry.cpu(), torch.tensor([6.0, 8.0])), "step() rewrote the entry"
+    for options in ({}, {"weight_decay": 1e-4}, {"maximize": True}, {"fused": True}):
+        on_gpu = torch.nn.Parameter(torch.tensor([3.0, 4.0], device="cuda"))
+        gpu_sgd = torch.optim.SGD([on_gpu], lr=0.1, momentum=0.9, nesterov=True, **options)
+        (on_gpu * on_gpu).sum().backward()
+        entry = on_gpu.grad
+        gpu_sgd.step()
+        call = ", ".join(["nesterov=True"] + [f"{key}={value}" for key, value in options.items()])
+        print(f"SGD({call}) on the GPU, logged entry after step():", entry)
+        changed = not torch.equal(entry.cpu(), torch.tensor([6.0, 8.0]))
+        assert entry is on_gpu.grad and changed == (not options), (
+            "on a GPU the default step() rewrites the entry, with weight_decay, maximize or fused it does not")
     print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
