@@ -74,7 +74,6 @@ LINKED = {
     "x.to(...)": "torch.Tensor.to",
     "tensor.to()": "torch.Tensor.to",
     ".to()": "torch.Tensor.to",
-    "to()": "torch.Tensor.to",
 }
 PLAIN = ["a.detach().clone()", ".data", "a.data", "grad_fn", "grad", "exp", "a = a - a.grad", "copy.deepcopy",
          "np.asarray", "requires_grad=True", "_version", "a.grad.zero_()", "torch.Tensor.data",

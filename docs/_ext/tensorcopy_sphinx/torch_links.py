@@ -10,9 +10,9 @@ An inline literal of the prose (not in a heading, not already a link) becomes a 
 is one of the ways prose writes an inventory name (:func:`forms`): a method as ``detach``,
 ``detach()``, ``a.detach()`` or ``Tensor.detach``; an attribute as ``.grad`` or ``w.grad`` (bare only
 ``requires_grad`` and ``is_leaf``: a bare ``grad`` could be ``torch.func.grad``); a function or class by
-its dotted name (``torch.no_grad()``, ``nn.Parameter``); a ``Module`` method without a receiver, or with
-one of :data:`MODULE_RECEIVERS`, or as ``Module.to()`` (``optimizer.state_dict()`` is not one; ``model.to(...)`` is ``Module.to``,
-and a bare ``to()`` stays the tensor's, as any name a ``Tensor`` method shares). A chain
+its dotted name (``torch.no_grad()``, ``nn.Parameter``); a ``Module`` method without a receiver, with one
+of :data:`MODULE_RECEIVERS`, or as ``Module.to()`` (``optimizer.state_dict()`` is not one; ``model.to(...)``
+is ``Module.to``, and a bare ``to()`` stays the tensor's, as any name a ``Tensor`` method shares). A chain
 (``a.detach().clone()``), an assignment, a name outside the inventory (``.data``, ``grad_fn``: no page of
 their own) and a bare name that the page's own code binds as a variable (``view = base[1:]``) stay plain
 code. Intersphinx resolves each reference; one it leaves unresolved fails the build, naming the page.
