@@ -106,19 +106,22 @@ DECISIONS: tuple[Advice, ...] = (
                 "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on (the node is "
                 "`CopyBackwards` when `a` is an inference tensor made with `requires_grad=True`, such as a parameter "
                 "of a module built inside `torch.inference_mode()`). One exception: when `a` is a view of a tensor "
-                "that requires grad taken with grad mode off (under `torch.no_grad()`, `torch.inference_mode()` or "
-                "`torch.set_grad_enabled(False)`), or a view of such a view, the clone has that node too, yet no "
+                "that requires grad, made by an operation autograd records in grad mode (not `detach()`, "
+                "`view(dtype)` or a sparse tensor's `indices()`), taken with grad mode off (under "
+                "`torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)`), or a view of "
+                "such a view, the clone has that node too, yet no "
                 "gradient reaches its base, nor the view taken with grad mode off unless `requires_grad_()` was "
-                "called on it.",
+                "called on it before its clone, or a view of it, was taken.",
             "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；如果 `a` 需要梯度，"
                 "而且调用时梯度模式（grad mode）是开着的（不在 `torch.no_grad()`、`torch.inference_mode()` "
                 "或 `torch.set_grad_enabled(False)` 下），副本的 `requires_grad` 也是 `True`，"
                 "并带有把梯度传下去的 `CloneBackward0` 节点（如果 `a` 是用 `requires_grad=True` 创建的推理张量，"
                 "比如在 `torch.inference_mode()` 里构建的模块的参数，节点则是 `CopyBackwards`）。"
                 "例外：如果 `a` 是在梯度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
-                "`torch.set_grad_enabled(False)` 下）对需要梯度的张量取的视图（view），或者这种视图的视图，"
+                "`torch.set_grad_enabled(False)` 下）对需要梯度的张量取的视图（view），且取视图的运算在梯度模式下"
+                "会被自动求导记录（不是 `detach()`、`view(dtype)` 或稀疏张量的 `indices()`），或者这种视图的视图，"
                 "副本同样带这个节点，梯度却到不了取视图的那个张量，也到不了梯度模式关闭时取的那个视图，"
-                "除非对这个视图调用过 `requires_grad_()`。",
+                "除非在取它的副本或它的视图之前就对它调用了 `requires_grad_()`。",
         },
         lambda m: _rows(m, "a.clone()", shares_storage=False)
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),

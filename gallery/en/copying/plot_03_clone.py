@@ -506,10 +506,11 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # ``torch.autograd.grad``, the source called ``retain_grad()`` and lies on the way to a tensor it
 # names), and one that names the clone, like ``torch.autograd.grad`` asked for the clone, stops
 # there. When the source is a
-# view of a tensor that requires grad, taken with grad mode off (under ``torch.no_grad()``,
+# view of a tensor that requires grad, made by an operation autograd records in grad mode (not
+# ``detach()``, ``view(dtype)`` or a sparse tensor's ``indices()``), taken with grad mode off (under ``torch.no_grad()``,
 # ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), or a view of such a view, its base
 # gets no gradient, nor does the view taken with grad mode off unless ``requires_grad_()`` was called
-# on it, and nothing raises. Rebinding a name
+# on it before its clone, or a view of it, was taken, and nothing raises. Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.
 # :fact:`clone-of-no-grad-view-passes-no-gradient`
