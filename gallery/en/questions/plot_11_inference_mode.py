@@ -15,9 +15,9 @@
       (x * y).sum().backward()
 
 A tensor that ``torch.inference_mode()`` creates in new memory is an *inference tensor* (so is one
-made there over existing memory: ``torch.from_numpy``, ``torch.as_tensor`` and ``torch.frombuffer`` over
-a NumPy array, and ``torch.from_dlpack(a)`` and ``a.view(dtype)``, to another dtype or its own, of a
-normal tensor ``a``; a view of a normal tensor taken inside the mode by indexing, ``view(shape)``, ``t()``,
+made there over existing memory, for example by ``torch.from_numpy``, ``torch.as_tensor`` or
+``torch.frombuffer`` over a NumPy array, or by ``torch.from_dlpack(a)`` or ``a.view(dtype)``, to another dtype or
+its own, of a normal tensor ``a``; a view of a normal tensor taken inside the mode by indexing, ``view(shape)``, ``t()``,
 ``expand``, ``real``, ``torch.view_as_real`` and the other view operations listed below, its ``detach()``
 and its ``.data`` are not), and it refuses some uses
 later, outside the mode: "Inference tensors cannot be saved for backward", "Inplace update to

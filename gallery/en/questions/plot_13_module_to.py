@@ -317,8 +317,8 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``x.to(...)`` never changes ``x``. It returns a new tensor when the dtype or the device changes,
 # when ``copy=True`` asks for one, and when ``memory_format`` asks for a layout other than the one
 # torch reads from ``x``'s strides, which is not always what ``is_contiguous()`` says (below). When the dtype and the device asked for are the ones
-# ``x`` already has, the device spelled the same way (``x.to("cpu:0")`` copies a tensor on
-# ``"cpu"``), and neither ``copy`` nor ``memory_format`` is asked for, it returns ``x`` itself, the
+# ``x`` already has (on the CPU, the device spelled the same way: ``x.to("cpu:0")`` copies a tensor on
+# ``"cpu"``; for a GPU, see the GPU box below), and neither ``copy`` nor ``memory_format`` is asked for, it returns ``x`` itself, the
 # same object. ``to(memory_format=torch.contiguous_format)`` returns some tensors that are not
 # contiguous as they are (a transpose, a permutation not laid out as ``channels_last`` or
 # ``channels_last_3d``, such as ``permute(0, 1, 3, 2)`` of a 4-D tensor or ``permute(0, 2, 1, 3, 4)``
@@ -630,7 +630,9 @@ assert adagrad.state[ada_norm.weight]["sum"].dtype == torch.float32, "Adagrad ma
 #    ``Module.cuda()`` moves the model in place and returns it, and, as for a change of dtype and
 #    unlike a move to ``meta``, the model keeps its ``Parameter`` objects. ``Tensor.cuda()`` returns a
 #    copy on the GPU, or the tensor itself when it is already on that GPU (PyTorch documentation:
-#    `Module.cuda <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__, `Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__). The cell below
+#    `Module.cuda <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__, `Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__).
+#    ``x.to("cuda")`` also returns a tensor on the current GPU itself, though its device carries an index
+#    (``cuda:0``) and ``"cuda"`` has none: unlike ``"cpu"``, ``"cuda"`` stands for the current GPU. The cell below
 #    checks this only where torch finds a GPU; the box's title says whether the site's build did.
 
 if torch.cuda.is_available():
@@ -640,8 +642,11 @@ if torch.cuda.is_available():
     print("gpu_model.weight is weight:", gpu_model.weight is weight, " weight.device:", weight.device)
     on_gpu = t.cuda()
     print("t.cuda() is t:", on_gpu is t, " on_gpu.cuda() is on_gpu:", on_gpu.cuda() is on_gpu)
+    print("on_gpu.device:", on_gpu.device, ' on_gpu.to("cuda") is on_gpu:', on_gpu.to("cuda") is on_gpu)
     assert gpu_model.weight is weight and weight.is_cuda, "model.cuda() keeps its Parameter objects"
     assert on_gpu is not t and on_gpu.cuda() is on_gpu, "t.cuda() copies; on the GPU, cuda() returns the tensor itself"
+    assert on_gpu.to("cuda") is on_gpu and on_gpu.device != torch.device("cuda"), (
+        'to("cuda") returns a tensor on the current GPU itself, though its device carries an index')
     print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
@@ -725,7 +730,8 @@ assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(
 #
 # ``module.to()``, ``.half()``, ``.float()`` and ``.double()`` change a module and return it, so
 # their result may be ignored. On a tensor the same calls change nothing: they return a new tensor,
-# or the tensor itself when its dtype and device already match (the device spelled the same way),
+# or the tensor itself when its dtype and device already match (on the CPU, the device spelled the same way; on a GPU,
+# ``"cuda"`` matches a tensor on the current GPU),
 # ``copy=True`` is not asked for, and any ``memory_format`` asked for is ``torch.preserve_format`` or
 # the layout torch reads from its strides; only the returned tensor has the new dtype or device.
 # Write ``x = x.to(...)``. Convert the model before the optimizer's first step, and before making an

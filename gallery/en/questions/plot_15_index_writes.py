@@ -350,8 +350,8 @@ assert not same_storage(forms["x[[0, 2]]"], forms["x[x > 5]"]), "each copy has i
 # gives a view, whatever its integer dtype but ``uint8``. A zero-dimensional ``uint8`` or ``bool``
 # tensor counts as a mask, like a Python ``True`` or ``False``: a copy with a new first dimension, of
 # size 1 if the tensor is non-zero and 0 if it is zero. With one or more dimensions, only an ``int64``
-# or ``int32`` index tensor picks by position: a ``uint8`` one is read as a mask (``uint8`` class
-# labels select where they are non-zero), and the other integer dtypes raise ``IndexError``.
+# or ``int32`` index tensor picks by position: a ``uint8`` one is read as a mask, with a deprecation warning
+# (``uint8`` class labels select where they are non-zero), and the other integer dtypes raise ``IndexError``.
 print("x[x[:, 0].argmax()]: same storage:", same_storage(x[x[:, 0].argmax()], x))
 dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64,
           torch.uint8, torch.bool]  # fmt: skip
@@ -371,9 +371,12 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 assert all(torch.equal(x[torch.tensor([0, 2], dtype=index_dtype)], x[[0, 2]])
            for index_dtype in (torch.int64, torch.int32)), "int64 and int32 pick by position"
 assert not same_storage(x[torch.tensor([0, 2], dtype=torch.int32)], x), "a 1-D int32 index gives a copy too"
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # indexing with uint8 is deprecated
+with warnings.catch_warnings(record=True) as uint8_warnings:
+    warnings.simplefilter("always")  # record the deprecation warning of each uint8 index
     assert torch.equal(x[torch.tensor([0, 2, 2], dtype=torch.uint8)], x[[1, 2]]), "a 1-D uint8 index is a mask"
+    assert torch.equal(x[(x > 5).to(torch.uint8)], x[x > 5]), "a 2-D uint8 index is a mask"
+assert len(uint8_warnings) == 2 and all("indexing with dtype torch.uint8 is now deprecated" in str(w.message)
+                                        for w in uint8_warnings), "each uint8 index gives a deprecation warning"
 for index_dtype in (torch.int8, torch.int16, torch.uint16, torch.uint32, torch.uint64):
     try:
         x[torch.tensor([0, 2], dtype=index_dtype)]
@@ -445,7 +448,9 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # way, but four kinds of view of a non-leaf, and a view taken of one of them (the last two rows of each mode), refuse it
 # in grad mode (and take it under
 # ``torch.no_grad()``): an output of ``unbind``, ``split`` or ``chunk``, which hang all the views of one
-# call on one autograd node (an output of ``tensor_split``, each on a node of its own, takes the write),
+# call on one autograd node (each row that ``for row in x`` gives is an ``unbind`` output, and the error for a
+# ``split`` by a list of sizes names ``SplitWithSizes``; an output of ``tensor_split``, each on a node of its own,
+# takes the write),
 # a view made under ``torch.no_grad()``, one made under ``torch.inference_mode()`` by indexing or
 # ``view(shape)`` (a ``view(dtype)`` made there is an inference tensor, refused in both modes), and the
 # output of a custom ``torch.autograd.Function`` that returns a view of its input or the input as-is.
@@ -527,6 +532,16 @@ assert refused == {
     False: ["inference tensor", "inference_mode detach()", "inference_mode .data"],
 }, ("in grad mode the fifteen sources listed refuse the write; under no_grad only the inference tensor and the "
     "detach() and .data taken in inference mode")
+# sphinx_gallery_start_ignore
+iterated_rows = list(torch.zeros(3, 4, requires_grad=True) * 1)
+split_by_sizes = (torch.zeros(8, requires_grad=True) * 1).split([3, 5])
+refused_as = [str(add_one_at(out, True)).split(" is a view")[0].rpartition(" of ")[2]
+              for out in iterated_rows + list(split_by_sizes)]
+assert refused_as == ["Unbind"] * 3 + ["SplitWithSizes"] * 2, (
+    "each row of for row in x is an unbind output, and split by a list of sizes is refused as SplitWithSizes")
+assert all(isinstance(add_one_at(out, False), torch.Tensor) for out in iterated_rows + list(split_by_sizes)), (
+    "under no_grad they take the write")
+# sphinx_gallery_end_ignore
 with torch.inference_mode():
     inference = torch.zeros(4)
     inference[idx] += 1

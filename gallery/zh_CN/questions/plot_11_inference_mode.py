@@ -14,7 +14,7 @@
       y = make_inference(x).clone()
       (x * y).sum().backward()
 
-在 ``torch.inference_mode()`` 下创建、占用新内存的张量是推理张量（inference tensor）。在该模式里建在已有内存上的张量也是推理张量：用 ``torch.from_numpy``、``torch.as_tensor`` 和 ``torch.frombuffer`` 建在 NumPy 数组上的张量，以及对普通张量 ``a`` 取的 ``torch.from_dlpack(a)`` 和 ``a.view(dtype)``，无论换成别的 dtype 还是保持原来的 dtype；在推理模式中用索引、``view(shape)``、``t()``、``expand``、``real``、``torch.view_as_real`` 以及下文列出的其他视图（view）操作对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，则不是。离开这个模式后，推理张量会拒绝一些用法：“Inference
+在 ``torch.inference_mode()`` 下创建、占用新内存的张量是推理张量（inference tensor）。在该模式里建在已有内存上的张量也是推理张量，例如用 ``torch.from_numpy``、``torch.as_tensor`` 或 ``torch.frombuffer`` 建在 NumPy 数组上的张量，或者对普通张量 ``a`` 取的 ``torch.from_dlpack(a)`` 或 ``a.view(dtype)``，无论换成别的 dtype 还是保持原来的 dtype；在推理模式中用索引、``view(shape)``、``t()``、``expand``、``real``、``torch.view_as_real`` 以及下文列出的其他视图（view）操作对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，则不是。离开这个模式后，推理张量会拒绝一些用法：“Inference
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
 not allowed”“Setting requires_grad=True on inference tensor outside InferenceMode is not
 allowed”。本页用三种方式算出同样的 ``x * 2``，对三个结果逐一尝试这些用法，再用 ``clone()``
@@ -503,5 +503,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# 只有结果不再参与自动求导时，才用 ``torch.inference_mode()``；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（只作用在它身上的一些运算不被记录）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。通过在模式之外取的 ``detach()`` 或 ``.data`` 修改，或者通过 ``numpy()`` 修改，都不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错；在模式内对推理张量取的 ``detach()`` 或 ``.data`` 本身就是推理张量，照样先写入再报错。结果可能还要用于训练时，用
+# ``torch.inference_mode()`` 用在结果不会再参与自动求导的代码上；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（只作用在它身上的一些运算不被记录）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。通过在模式之外取的 ``detach()`` 或 ``.data`` 修改，或者通过 ``numpy()`` 修改，都不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错；在模式内对推理张量取的 ``detach()`` 或 ``.data`` 本身就是推理张量，照样先写入再报错。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。

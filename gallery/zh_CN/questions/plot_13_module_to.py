@@ -299,7 +299,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``tensor.to()`` 返回新张量，或者张量本身
 # ----------------------------------------
 #
-# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切过片的 ``channels_last`` 张量，以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、步长按 ``channels_last`` 排列的批次也会复制，尽管它是连续的；``to(memory_format=torch.channels_last)`` 和 ``torch.empty(..., memory_format=torch.channels_last)`` 造出的就是这样的批次。决定是否复制的是步长，不是 ``is_contiguous()``：按默认布局创建的单通道批次，``is_contiguous()`` 和 ``is_contiguous(memory_format=torch.channels_last)`` 同样为 ``True``，可是 ``contiguous(memory_format=torch.channels_last)`` 原样返回它，步长不变，``to(memory_format=torch.contiguous_format)`` 返回它本身，``to(memory_format=torch.channels_last)`` 则会复制它。``contiguous()`` 只复制不连续的张量，其他张量都返回它本身，步长按 ``channels_last`` 排列的单通道批次也一样，步长不变：要默认布局的副本，就调用 ``clone(memory_format=torch.contiguous_format)``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（在 CPU 上，设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制；GPU 的情况见下面的 GPU 框），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切过片的 ``channels_last`` 张量，以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、步长按 ``channels_last`` 排列的批次也会复制，尽管它是连续的；``to(memory_format=torch.channels_last)`` 和 ``torch.empty(..., memory_format=torch.channels_last)`` 造出的就是这样的批次。决定是否复制的是步长，不是 ``is_contiguous()``：按默认布局创建的单通道批次，``is_contiguous()`` 和 ``is_contiguous(memory_format=torch.channels_last)`` 同样为 ``True``，可是 ``contiguous(memory_format=torch.channels_last)`` 原样返回它，步长不变，``to(memory_format=torch.contiguous_format)`` 返回它本身，``to(memory_format=torch.channels_last)`` 则会复制它。``contiguous()`` 只复制不连续的张量，其他张量都返回它本身，步长按 ``channels_last`` 排列的单通道批次也一样，步长不变：要默认布局的副本，就调用 ``clone(memory_format=torch.contiguous_format)``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
 # ``Parameter``、视图（view）、普通张量和推理张量（inference tensor）。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
@@ -578,7 +578,7 @@ assert adagrad.state[ada_norm.weight]["sum"].dtype == torch.float32, "Adagrad ma
 #
 #    ``Module.cuda()`` 原地（in-place）搬动模型并返回它；与改变 dtype 时一样（而与搬到 ``meta`` 不同），模型保留原来的 ``Parameter`` 对象。
 #    ``Tensor.cuda()`` 返回 GPU 上的副本；张量已经在那块 GPU 上时，返回张量本身（PyTorch 文档：
-#    `Module.cuda <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__、`Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+#    `Module.cuda <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.cuda>`__、`Tensor.cuda <https://docs.pytorch.org/docs/stable/generated/torch.Tensor.cuda.html>`__）。张量在当前 GPU 上时，``x.to("cuda")`` 也返回张量本身，尽管它的设备带编号（``cuda:0``），而 ``"cuda"`` 不带：与 ``"cpu"`` 不同，``"cuda"`` 代表当前 GPU。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
     gpu_model = torch.nn.Linear(2, 1)
@@ -587,8 +587,11 @@ if torch.cuda.is_available():
     print("gpu_model.weight is weight:", gpu_model.weight is weight, " weight.device:", weight.device)
     on_gpu = t.cuda()
     print("t.cuda() is t:", on_gpu is t, " on_gpu.cuda() is on_gpu:", on_gpu.cuda() is on_gpu)
+    print("on_gpu.device:", on_gpu.device, ' on_gpu.to("cuda") is on_gpu:', on_gpu.to("cuda") is on_gpu)
     assert gpu_model.weight is weight and weight.is_cuda, "model.cuda() keeps its Parameter objects"
     assert on_gpu is not t and on_gpu.cuda() is on_gpu, "t.cuda() copies; on the GPU, cuda() returns the tensor itself"
+    assert on_gpu.to("cuda") is on_gpu and on_gpu.device != torch.device("cuda"), (
+        'to("cuda") returns a tensor on the current GPU itself, though its device carries an index')
     print("GPU checks passed on:", torch.cuda.get_device_name())
 
 # %%
@@ -664,6 +667,6 @@ assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(
 # 小结
 # ----
 #
-# ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，什么都不改：它们返回新张量；dtype 和设备都已相符（设备的写法也相同），没有要求 ``copy=True``，``memory_format`` 也没有要求，或者要求的正是 ``torch.preserve_format`` 或 torch 从张量步长读出的那种布局时，返回张量本身；只有返回的那个张量才是新的 dtype 或设备。要写成
+# ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，什么都不改：它们返回新张量；dtype 和设备都已相符（在 CPU 上，设备的写法也相同；在 GPU 上，``"cuda"`` 与当前 GPU 上的张量相符），没有要求 ``copy=True``，``memory_format`` 也没有要求，或者要求的正是 ``torch.preserve_format`` 或 torch 从张量步长读出的那种布局时，返回张量本身；只有返回的那个张量才是新的 dtype 或设备。要写成
 # ``x = x.to(...)``。要在优化器第一次调用 ``step()`` 之前转换模型，也要在创建 ``Adagrad`` 之前转换（它在创建时就建好了状态）；模型搬到 ``meta`` 之后要重新创建优化器：在默认的 ``torch.__future__`` 设置下，这次搬动给模型换上了新的
 # ``Parameter`` 对象。作为普通属性或放在列表里的张量不随模块搬动：要把它注册为缓冲区。

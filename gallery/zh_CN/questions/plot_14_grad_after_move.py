@@ -380,7 +380,7 @@ else:
 # sphinx_gallery_end_ignore
 
 # %%
-# 或者先搬动，再要求梯度：搬动时还没有需要梯度的张量，自动求导什么都没记录，对搬过去的张量调用
+# 或者先搬动，再要求梯度：自动求导没有记录这次搬动，所以对搬过去的张量调用
 # ``requires_grad_()``，得到的就是需要梯度的叶子张量。
 w = torch.randn(3).to(torch.float64).requires_grad_()
 losses = train([w], lambda: ((w - target) ** 2).sum())

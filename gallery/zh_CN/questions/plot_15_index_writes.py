@@ -325,7 +325,7 @@ assert not same_storage(forms["x[[0, 2]]"], forms["x[x > 5]"]), "each copy has i
 # %%
 # 零维索引张量（例如 ``argmax()`` 返回的 ``int64`` 张量）按整数算，得到视图；除 ``uint8`` 外，各种整数 dtype 都是如此。零维的
 # ``uint8`` 或 ``bool`` 张量则和 Python 的 ``True`` 或 ``False`` 一样按掩码算：得到副本，并在最前面多出一个维度，张量非零时大小为 1，为零时大小为 0。一维及以上的索引张量只有 ``int64``
-# 或 ``int32`` 才按位置取元素：``uint8`` 的按掩码算（``uint8`` 类别标签选中的是非零的位置），其他整数 dtype 则抛出 ``IndexError``。
+# 或 ``int32`` 才按位置取元素：``uint8`` 的按掩码算，并给出弃用警告（``uint8`` 类别标签选中的是非零的位置），其他整数 dtype 则抛出 ``IndexError``。
 print("x[x[:, 0].argmax()]: same storage:", same_storage(x[x[:, 0].argmax()], x))
 dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64,
           torch.uint8, torch.bool]  # fmt: skip
@@ -345,9 +345,12 @@ assert all(torch.equal(results[key], x[1]) for key in results if key not in copi
 assert all(torch.equal(x[torch.tensor([0, 2], dtype=index_dtype)], x[[0, 2]])
            for index_dtype in (torch.int64, torch.int32)), "int64 and int32 pick by position"
 assert not same_storage(x[torch.tensor([0, 2], dtype=torch.int32)], x), "a 1-D int32 index gives a copy too"
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # 用 uint8 索引已被弃用，会发出警告
+with warnings.catch_warnings(record=True) as uint8_warnings:
+    warnings.simplefilter("always")  # 记下每个 uint8 索引的弃用警告
     assert torch.equal(x[torch.tensor([0, 2, 2], dtype=torch.uint8)], x[[1, 2]]), "a 1-D uint8 index is a mask"
+    assert torch.equal(x[(x > 5).to(torch.uint8)], x[x > 5]), "a 2-D uint8 index is a mask"
+assert len(uint8_warnings) == 2 and all("indexing with dtype torch.uint8 is now deprecated" in str(w.message)
+                                        for w in uint8_warnings), "each uint8 index gives a deprecation warning"
 for index_dtype in (torch.int8, torch.int16, torch.uint16, torch.uint32, torch.uint64):
     try:
         x[torch.tensor([0, 2], dtype=index_dtype)]
@@ -404,7 +407,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 #
 # 需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入。但非叶子张量的四种视图，以及从其中之一再取的视图（每种模式的最后两行），在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）。这四种视图是：
 #
-# - ``unbind``、``split`` 或 ``chunk`` 的输出：这几个运算把一次调用返回的所有视图挂在同一个自动求导节点上（``tensor_split`` 的输出各有自己的节点，照常接受写入）；
+# - ``unbind``、``split`` 或 ``chunk`` 的输出：这几个运算把一次调用返回的所有视图挂在同一个自动求导节点上（``for row in x`` 取出的每一行都是 ``unbind`` 的输出；按大小列表调用 ``split`` 时，报错里的名字是 ``SplitWithSizes``；``tensor_split`` 的输出各有自己的节点，照常接受写入）；
 # - 在 ``torch.no_grad()`` 下得到的视图；
 # - 在 ``torch.inference_mode()`` 下用索引或 ``view(shape)`` 得到的视图（在那里得到的 ``view(dtype)`` 是推理张量，两种模式下都拒绝）；
 # - 自定义 ``torch.autograd.Function`` 返回的输入的视图或原样返回的输入。
@@ -486,6 +489,16 @@ assert refused == {
     False: ["inference tensor", "inference_mode detach()", "inference_mode .data"],
 }, ("in grad mode the fifteen sources listed refuse the write; under no_grad only the inference tensor and the "
     "detach() and .data taken in inference mode")
+# sphinx_gallery_start_ignore
+iterated_rows = list(torch.zeros(3, 4, requires_grad=True) * 1)
+split_by_sizes = (torch.zeros(8, requires_grad=True) * 1).split([3, 5])
+refused_as = [str(add_one_at(out, True)).split(" is a view")[0].rpartition(" of ")[2]
+              for out in iterated_rows + list(split_by_sizes)]
+assert refused_as == ["Unbind"] * 3 + ["SplitWithSizes"] * 2, (
+    "each row of for row in x is an unbind output, and split by a list of sizes is refused as SplitWithSizes")
+assert all(isinstance(add_one_at(out, False), torch.Tensor) for out in iterated_rows + list(split_by_sizes)), (
+    "under no_grad they take the write")
+# sphinx_gallery_end_ignore
 with torch.inference_mode():
     inference = torch.zeros(4)
     inference[idx] += 1
