@@ -17,8 +17,8 @@
 
 Shifting a non-empty contiguous CPU tensor of 3 or more rows in place by one step, ``t[1:] = t[:-1]``, stops with ``RuntimeError: unsupported
 operation: some elements of the input tensor and the written-to tensor refer to a single memory
-location. Please clone() the tensor before performing the operation.`` A leaf that requires grad, such as a
-``Parameter``, gets another error while grad mode is on: ``RuntimeError: a view of a leaf Variable that
+location. Please clone() the tensor before performing the operation.`` A leaf that requires grad (such as a
+``Parameter``) or a view of one gets another error while grad mode is on: ``RuntimeError: a view of a leaf Variable that
 requires grad is being used in an in-place operation.`` This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
 overlaps the destination, some refused and some not, shows the same shift running silently
@@ -235,33 +235,67 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # A tensor that requires grad
 # ---------------------------
 #
-# On a leaf that requires grad, here a ``Parameter``, the same shift is refused with another message
-# while grad mode is on; under ``torch.no_grad()`` or
-# ``torch.inference_mode()`` it gets the message above. A tensor that requires grad but is not a leaf
-# gets the message above in all three modes.
+# On a leaf that requires grad, here a ``Parameter``, and on a view of such a leaf, here a row of a 2-d
+# ``Parameter``, the same shift is refused with another message while grad mode is on; under
+# ``torch.no_grad()`` or ``torch.inference_mode()`` both get the message above. A contiguous
+# tensor that requires grad and is neither a leaf nor a view of one, here
+# ``arange(5.0, requires_grad=True) * 2``, gets the message above in all three modes.
+
+
+def shift_in(mode, g):
+    with mode():
+        g[1:] = g[:-1]
+
 
 tensors = {
     "leaf": lambda: torch.nn.Parameter(torch.arange(5.0)),
+    "row of a leaf": lambda: torch.nn.Parameter(torch.arange(10.0).reshape(2, 5))[0],
     "not a leaf": lambda: torch.arange(5.0, requires_grad=True) * 2,
 }
 grad_messages = {}
 for mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
     for kind, make in tensors.items():
-        g = make()
-        with mode():
-            try:
-                g[1:] = g[:-1]
-            except RuntimeError as e:
-                grad_messages[mode.__name__, kind] = str(e)
-                print(f"{mode.__name__:<14} {kind:<10} {type(e).__name__}: {e}")
-            else:
-                raise AssertionError(f"the shift of a tensor that requires grad must raise ({kind}, {mode.__name__})")
-leaf_message = grad_messages.pop(("enable_grad", "leaf"))
-assert leaf_message == "a view of a leaf Variable that requires grad is being used in an in-place operation." and all(
-    m == message for m in grad_messages.values()), "only a leaf that requires grad, with grad on, gets another message"
+        try:
+            shift_in(mode, make())
+        except RuntimeError as e:
+            grad_messages[mode.__name__, kind] = str(e)
+            print(f"{mode.__name__:<14} {kind:<13} {type(e).__name__}: {e}")
+        else:
+            raise AssertionError(f"the shift of a tensor that requires grad must raise ({kind}, {mode.__name__})")
+leaf_messages = {grad_messages.pop(("enable_grad", kind)) for kind in ("leaf", "row of a leaf")}
+assert leaf_messages == {"a view of a leaf Variable that requires grad is being used in an in-place operation."} and all(
+    m == message for m in grad_messages.values()), "only the leaf and its row, with grad on, get another message"
 # sphinx_gallery_start_ignore
 assert [(make_one().requires_grad, make_one().is_leaf) for make_one in tensors.values()] == [
-    (True, True), (True, False)], "both tensors require grad; the first is a leaf, the second is not"
+    (True, True), (True, False), (True, False)], "all three tensors require grad; only the first is a leaf"
+assert tensors["row of a leaf"]()._base.is_leaf and tensors["not a leaf"]()._base is None, (
+    "the row is a view of a leaf; arange(5.0, requires_grad=True) * 2 is a view of nothing")
+
+
+def refused_with(mode, make_tensor):
+    try:
+        shift_in(mode, make_tensor())
+    except RuntimeError as e:
+        return str(e)
+    return None
+
+
+def parameter():
+    return torch.nn.Parameter(torch.arange(5.0))
+
+
+contiguous_views = (lambda: parameter()[:], lambda: parameter().view(5), lambda: parameter().unsqueeze(0)[0],
+                    lambda: torch.nn.Parameter(torch.zeros(3, 5))[1])
+column_view = (lambda: torch.nn.Parameter(torch.zeros(5, 3))[:, 0],)
+assert {refused_with(torch.enable_grad, view) for view in contiguous_views + column_view} == leaf_messages, (
+    "with grad on, a view of a leaf that requires grad, of any layout, gets the leaf's message")
+assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_mode) for view in contiguous_views} == {
+    message}, "under no_grad and inference_mode, a contiguous view of a leaf gets the message above"
+others = (lambda: (torch.arange(5.0, requires_grad=True) * 2)[:], lambda: (torch.arange(5.0, requires_grad=True) * 2).view(5),
+          lambda: parameter() + 0, lambda: parameter()[:].clone())
+assert {refused_with(mode_, other) for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode)
+        for other in others} == {message}, (
+    "a contiguous tensor that requires grad and is neither a leaf nor a view of one gets the message above in every mode")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -543,8 +577,8 @@ for step, obs in enumerate(observations):
 # on another element of the destination), such as ``t[1:] = t[:-1]`` or ``s.add_(s.t())``, was refused in seven of
 # the forms run here, with the message this page quotes; ``masked_scatter_``, whose overlap is of that kind too, and
 # ``torch.mm`` with ``out=`` set to its own input ran without an error and gave another result than the same write
-# from a cloned source. With grad mode on, the shift of a leaf that requires grad was refused too, with the error
-# for an in-place write into a view of a leaf. The same shift on every second element of a longer
+# from a cloned source. With grad mode on, the shift of a leaf that requires grad, and of a row of one, was refused
+# too, with the error for an in-place write into a view of a leaf. The same shift on every second element of a longer
 # tensor, on a column and on a transpose of a 3 x 3 tensor, and along the second dimension of a 2-d tensor, ran
 # without an error and wrote wrong values. Cloning the source,
 # ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it.

@@ -7,9 +7,9 @@ Checkpoints: what ``torch.load``, ``load_state_dict`` and ``assign=True`` copy
 .. admonition:: Answer
    :class: answer
 
-   ``load_state_dict(sd, assign=True)`` gives the model new parameter objects; an optimizer made
-   before it still holds the old ones, which get no gradient, so the model's parameters stop changing and
-   the loss stops going down. Make the optimizer after loading:
+   With torch's default settings, ``load_state_dict(sd, assign=True)`` gives the model new parameter
+   objects; an optimizer made before it still holds the old ones, which get no gradient, so the loss
+   stops going down. Make the optimizer after loading:
 
    .. code-block:: python
 

@@ -486,8 +486,8 @@ assert all(
 # formula over the model's running means, and the integer ``num_batches_tracked`` stays, over these
 # four updates, at the 1 that the first update copied while the model's reaches 4. Each update
 # takes ``decay`` times the copy's count plus ``1 - decay`` times the model's, and writing that back
-# into an integer drops the fraction: with this decay, the copy's count first moves at the eleventh
-# update.
+# into an integer drops the fraction: with this decay, starting from a fresh batch norm and with one
+# counted batch per update, as here, the copy's count first moves at the eleventh update.
 
 print("use_buffers=False, running_mean == model's after each step:", buffers_copied)
 print("use_buffers=True,  running_mean:", with_buffers.module[1].running_mean)
@@ -513,7 +513,9 @@ for _ in range(11):
     counting(torch.arange(4.0).reshape(4, 1))
     counted.update_parameters(counting)
     counts.append(counted.module.num_batches_tracked.item())
-assert counts == [1] * 10 + [2], "use_buffers=True: the averaged num_batches_tracked first moves at the eleventh update"
+assert counts == [1] * 10 + [2], (
+    "use_buffers=True, from a fresh batch norm counting one batch per update: the averaged num_batches_tracked "
+    "first moves at the eleventh update")
 # sphinx_gallery_end_ignore
 
 # %%

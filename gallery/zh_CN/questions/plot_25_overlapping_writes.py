@@ -13,9 +13,9 @@
 
       t[1:] = t[:-1].clone()
 
-原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错 ``RuntimeError: unsupported operation: some elements of the
+原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错：``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
-before performing the operation``。需要梯度的叶子张量（leaf tensor），如 ``Parameter``，在梯度模式（grad mode）开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation``。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者它的视图（view），在梯度模式（grad mode）开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` 本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
 
 # %%
@@ -223,37 +223,70 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # 需要梯度的张量
 # --------------
 #
-# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，得到的是上面那条报错信息。需要梯度的非叶子张量在这三种模式下得到的都是上面那条报错信息。
+# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，两者得到的都是上面那条报错信息。需要梯度、既不是叶子张量也不是叶子张量的视图的连续张量（这里是 ``arange(5.0, requires_grad=True) * 2``）在这三种模式下得到的都是上面那条报错信息。
+
+
+def shift_in(mode, g):
+    with mode():
+        g[1:] = g[:-1]
+
 
 tensors = {
     "leaf": lambda: torch.nn.Parameter(torch.arange(5.0)),
+    "row of a leaf": lambda: torch.nn.Parameter(torch.arange(10.0).reshape(2, 5))[0],
     "not a leaf": lambda: torch.arange(5.0, requires_grad=True) * 2,
 }
 grad_messages = {}
 for mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
     for kind, make in tensors.items():
-        g = make()
-        with mode():
-            try:
-                g[1:] = g[:-1]
-            except RuntimeError as e:
-                grad_messages[mode.__name__, kind] = str(e)
-                print(f"{mode.__name__:<14} {kind:<10} {type(e).__name__}: {e}")
-            else:
-                raise AssertionError(f"the shift of a tensor that requires grad must raise ({kind}, {mode.__name__})")
-leaf_message = grad_messages.pop(("enable_grad", "leaf"))
-assert leaf_message == "a view of a leaf Variable that requires grad is being used in an in-place operation." and all(
-    m == message for m in grad_messages.values()), "only a leaf that requires grad, with grad on, gets another message"
+        try:
+            shift_in(mode, make())
+        except RuntimeError as e:
+            grad_messages[mode.__name__, kind] = str(e)
+            print(f"{mode.__name__:<14} {kind:<13} {type(e).__name__}: {e}")
+        else:
+            raise AssertionError(f"the shift of a tensor that requires grad must raise ({kind}, {mode.__name__})")
+leaf_messages = {grad_messages.pop(("enable_grad", kind)) for kind in ("leaf", "row of a leaf")}
+assert leaf_messages == {"a view of a leaf Variable that requires grad is being used in an in-place operation."} and all(
+    m == message for m in grad_messages.values()), "only the leaf and its row, with grad on, get another message"
 # sphinx_gallery_start_ignore
 assert [(make_one().requires_grad, make_one().is_leaf) for make_one in tensors.values()] == [
-    (True, True), (True, False)], "both tensors require grad; the first is a leaf, the second is not"
+    (True, True), (True, False), (True, False)], "all three tensors require grad; only the first is a leaf"
+assert tensors["row of a leaf"]()._base.is_leaf and tensors["not a leaf"]()._base is None, (
+    "the row is a view of a leaf; arange(5.0, requires_grad=True) * 2 is a view of nothing")
+
+
+def refused_with(mode, make_tensor):
+    try:
+        shift_in(mode, make_tensor())
+    except RuntimeError as e:
+        return str(e)
+    return None
+
+
+def parameter():
+    return torch.nn.Parameter(torch.arange(5.0))
+
+
+contiguous_views = (lambda: parameter()[:], lambda: parameter().view(5), lambda: parameter().unsqueeze(0)[0],
+                    lambda: torch.nn.Parameter(torch.zeros(3, 5))[1])
+column_view = (lambda: torch.nn.Parameter(torch.zeros(5, 3))[:, 0],)
+assert {refused_with(torch.enable_grad, view) for view in contiguous_views + column_view} == leaf_messages, (
+    "with grad on, a view of a leaf that requires grad, of any layout, gets the leaf's message")
+assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_mode) for view in contiguous_views} == {
+    message}, "under no_grad and inference_mode, a contiguous view of a leaf gets the message above"
+others = (lambda: (torch.arange(5.0, requires_grad=True) * 2)[:], lambda: (torch.arange(5.0, requires_grad=True) * 2).view(5),
+          lambda: parameter() + 0, lambda: parameter()[:].clone())
+assert {refused_with(mode_, other) for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode)
+        for other in others} == {message}, (
+    "a contiguous tensor that requires grad and is neither a leaf nor a view of one gets the message above in every mode")
 # sphinx_gallery_end_ignore
 
 # %%
 # 原因：两边在同一个存储上
 # ------------------------
 #
-# 目标 ``t[1:]`` 和源 ``t[:-1]`` 是 ``t`` 的两个视图（view），都在它的存储上。元素 ``t[1]``、``t[2]`` 和 ``t[3]`` 同时属于两者：源的起点和终点都比目标早一个元素，所以两者的四个元素中有三个是共有的。
+# 目标 ``t[1:]`` 和源 ``t[:-1]`` 是 ``t`` 的两个视图，都在它的存储上。元素 ``t[1]``、``t[2]`` 和 ``t[3]`` 同时属于两者：源的起点和终点都比目标早一个元素，所以两者的四个元素中有三个是共有的。
 
 dest = t[1:]
 source = t[:-1]
@@ -497,4 +530,4 @@ for step, obs in enumerate(observations):
 # 小结
 # ----
 #
-# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，需要梯度的叶子张量上的这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移。
+# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移。

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``load_state_dict(sd, assign=True)`` 给模型换上新的参数对象；加载之前创建的优化器仍持有旧参数，旧参数得不到梯度，所以模型的参数不再改变，损失也不再下降。加载之后再创建优化器：
+   在 torch 的默认设置下，``load_state_dict(sd, assign=True)`` 给模型换上新的参数对象；加载之前创建的优化器仍持有旧参数，旧参数得不到梯度，所以损失不再下降。加载之后再创建优化器：
 
    .. code-block:: python
 

@@ -19,7 +19,7 @@
 权重的指数滑动平均（exponential moving average，EMA）是另一组权重，每一步朝模型的权重挪一小步：
 ``ema = decay * ema + (1 - decay) * weight``。EMA 模型就是模型本身时，这份“平均”从来就不是副本。本页先用三种这样的错误写法训练一个小网络，再分别用手写的 EMA 和
 ``torch.optim.swa_utils.AveragedModel`` 训练，用公式逐一核对，看批归一化（batch norm）的缓冲区会怎样，最后解决某些模型上
-``copy.deepcopy`` 抛出的错误“Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。
+``copy.deepcopy`` 抛出的错误：“Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.”
 """
 
 # %%
@@ -455,7 +455,7 @@ assert all(
 # sphinx_gallery_end_ignore
 
 # %%
-# 两者如何处理缓冲区：默认的 ``use_buffers=False`` 下，每次更新都把模型的缓冲区复制到副本自己的缓冲区里（四步中每一步之后，滑动均值都等于模型的）。``use_buffers=True`` 下，缓冲区和参数一起求平均：滑动均值等于对模型各步滑动均值套用公式的结果；整数缓冲区 ``num_batches_tracked`` 在这四次更新里一直停在第一次更新复制来的 1，而模型的已经数到 4。每次更新取副本计数的 ``decay`` 倍加上模型计数的 ``1 - decay`` 倍，写回整数时小数部分被舍掉：在这个 ``decay`` 下，副本的计数到第十一次更新才第一次变化。
+# 两者如何处理缓冲区：默认的 ``use_buffers=False`` 下，每次更新都把模型的缓冲区复制到副本自己的缓冲区里（四步中每一步之后，滑动均值都等于模型的）。``use_buffers=True`` 下，缓冲区和参数一起求平均：滑动均值等于对模型各步滑动均值套用公式的结果；整数缓冲区 ``num_batches_tracked`` 在这四次更新里一直停在第一次更新复制来的 1，而模型的已经数到 4。每次更新取副本计数的 ``decay`` 倍加上模型计数的 ``1 - decay`` 倍，写回整数时小数部分被舍掉：在这个 ``decay`` 下，像本页这样从新建的批归一化开始、每次更新之间模型只数一批时，副本的计数到第十一次更新才第一次变化。
 
 print("use_buffers=False, running_mean == model's after each step:", buffers_copied)
 print("use_buffers=True,  running_mean:", with_buffers.module[1].running_mean)
@@ -481,7 +481,9 @@ for _ in range(11):
     counting(torch.arange(4.0).reshape(4, 1))
     counted.update_parameters(counting)
     counts.append(counted.module.num_batches_tracked.item())
-assert counts == [1] * 10 + [2], "use_buffers=True: the averaged num_batches_tracked first moves at the eleventh update"
+assert counts == [1] * 10 + [2], (
+    "use_buffers=True, from a fresh batch norm counting one batch per update: the averaged num_batches_tracked "
+    "first moves at the eleventh update")
 # sphinx_gallery_end_ignore
 
 # %%
