@@ -223,11 +223,14 @@ SAVED_NOTES: tuple[Advice, ...] = (
             "en": "On the table's 3 × 3 operands, `torch.mul`, `torch.div` and `torch.matmul` save both operands "
                 "when both require grad; `torch.mul(x, c)`, with a `c` that does not, saves only `c`, and `x * 2` "
                 "saves no tensor that the hooks see. A `torch.matmul` that broadcasts can save a reshaped copy of "
-                "an operand instead: for `x` of shape (3, 3) and `y` of shape (2, 3, 3) it saves a copy of `y`, so "
+                "an operand instead: for `x` of shape (3, 3) that requires grad, as in the table, and `y` of shape "
+                "(2, 3, 3) it saves a copy of `y`, so "
                 "an in-place edit of `y` then neither raises nor changes the gradients.",
             "zh_CN": "在表中 3 × 3 的操作数上，两个操作数都需要梯度时，`torch.mul`、`torch.div` 和 `torch.matmul` "
                 "两个都保存；`torch.mul(x, c)` 只保存 `c`（`c` 不需要梯度）；`x * 2` 则不保存任何钩子看得到的张量。"
-                "做广播的 `torch.matmul` 可能改为保存某个操作数改变了形状的副本：`x` 的形状为 (3, 3)、`y` 的形状为 "
+                "做广播的 `torch.matmul` 可能改为保存某个操作数改变了形状的副本：`x` 的形状为 (3, 3) "
+                "且像表中那样需要梯度、"
+                "`y` 的形状为 "
                 "(2, 3, 3) 时，它保存的是 `y` 的副本，于是原地修改 `y` 既不报错，也不改变梯度。",
         },
         lambda t: all(_saves(t, code) == (saved_ops.INPUT, saved_ops.OPERAND)
@@ -251,10 +254,11 @@ SAVED_NOTES: tuple[Advice, ...] = (
     Advice(
         "checkpoint",
         {
-            "en": "Inside `checkpoint(..., use_reentrant=False)` the hooks see `torch.exp` keep its input instead "
-                "of its output, so the edit that breaks `backward()` is then the input's.",
-            "zh_CN": "放进 `checkpoint(..., use_reentrant=False)` 之后，钩子看到 `torch.exp` 保存的是输入而不是输出，"
-                "于是让 `backward()` 报错的就变成了修改输入。",
+            "en": "Inside `checkpoint(..., use_reentrant=False)` the hooks see `checkpoint` keep the input of "
+                "`torch.exp` instead of its output (an edit of the output leaves the gradient as it was), so the "
+                "edit that breaks `backward()` is then the input's.",
+            "zh_CN": "放进 `checkpoint(..., use_reentrant=False)` 之后，钩子看到的是 `checkpoint` 替 `torch.exp` "
+                "保存的输入，而不是它的输出（修改输出不改变梯度），于是让 `backward()` 报错的就变成了修改输入。",
         },
         lambda t: _saves(t, _CHECKPOINT) == (saved_ops.INPUT,) and _saves(t, "torch.exp(x)") == (saved_ops.OUTPUT,)
         and t[_CHECKPOINT]["edit_input"] == saved_ops.ERROR_AT_BACKWARD
