@@ -312,8 +312,8 @@ draw_memory("c[0] = 100.0; a[1] = 200.0", a=a, c=c)
 # In-place size and storage changes
 # ---------------------------------
 #
-# Each test below starts from a fresh pair: a 2×3 leaf ``a`` that requires
-# grad, and ``d = a.detach()``. These are the four calls the article names.
+# Each test in the next sections starts from a fresh pair, unless it says otherwise: a 2×3 leaf ``a``
+# that requires grad, and ``d = a.detach()``. These are the four calls the article names.
 
 values = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
 

@@ -13,8 +13,8 @@ only in the author's meaning of a word), and one does not hold as stated.
 # One source
 # ----------
 #
-# Every check below starts from ``out = a.sigmoid()``, the tensor the
-# article detaches, with the same helpers ``show`` and ``same_storage`` as
+# Most checks below start from ``out = a.sigmoid()``, the tensor the
+# article detaches; the others say what they start from. They use the same helpers ``show`` and ``same_storage`` as
 # on :ref:`the first page <data-vs-detach-data>`.
 import inspect
 

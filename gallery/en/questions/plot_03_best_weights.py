@@ -7,7 +7,7 @@ Saving the "best" weights: why they keep changing
 .. admonition:: Answer
    :class: answer
 
-   For parameters and buffers, ``state_dict()`` returns tensors that share the model's memory, not a snapshot, so a dict saved from it follows training. Keep a copy of each tensor, and restore it with ``load_state_dict``:
+   For parameters and buffers, ``state_dict()`` returns tensors that share the model's memory, not a snapshot, so a dict saved from it follows training. Keep a copy of each tensor (``copy.deepcopy`` the dict if a value is not a tensor), and restore it with ``load_state_dict``:
 
    .. code-block:: python
 
@@ -268,7 +268,10 @@ assert unpacked[0][1] is unpacked[1][1] is packed.bias(), (
 # before the step. The plain references (``state_dict()``,
 # ``keep_vars=True``) and a shallow copy of the dict (``.copy()``) follow
 # training, because the tensors they hold share the weights' memory;
-# ``{k: v.detach().clone()}`` and ``copy.deepcopy`` keep the old values.
+# ``{k: v.detach().clone()}`` and ``copy.deepcopy`` keep the old values. The comprehension needs every
+# value to be a tensor: the state dict of the quantized ``Linear`` above also holds a ``torch.dtype`` and a
+# tuple, and on it the comprehension raises ``AttributeError``, while ``copy.deepcopy`` copies it, bias
+# included.
 before = model.weight.detach().clone()
 best = {k: v.detach().clone() for k, v in model.state_dict().items()}
 candidates = {
@@ -290,6 +293,19 @@ assert [name for name, ok in kept.items() if ok] == ["{k: v.detach().clone()}", 
 )
 # sphinx_gallery_start_ignore
 assert not torch.equal(model.weight, before), "the step changed the weight"
+try:
+    {k: v.detach().clone() for k, v in packed.state_dict().items()}
+except AttributeError as refusal:
+    assert "'torch.dtype' object has no attribute 'detach'" in str(refusal), "the dtype entry has no detach"
+else:
+    raise AssertionError("the comprehension on a quantized Linear's state dict must raise AttributeError")
+# Deep-copying a quantized tensor warns that TypedStorage is deprecated on recent releases: ignored here.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    packed_copy_ = copy.deepcopy(packed.state_dict())
+packed_bias_ = packed_copy_["_packed_params._packed_params"][1]
+assert torch.equal(packed_bias_, packed.bias()) and not same_storage(packed_bias_, packed.bias()), (
+    "copy.deepcopy copies a quantized Linear's state dict, bias included")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -478,7 +494,8 @@ if torch.cuda.is_available():
 # For parameters and buffers, ``state_dict()`` holds references into the model, not a snapshot (a
 # quantized ``Linear``, which packs its weights, gives its weight in new memory on the engine of the
 # site's build, but its bias by reference). For the best
-# weights keep ``{k: v.detach().clone() for k, v in model.state_dict().items()}``
+# weights keep ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` (when every value is a
+# tensor: on a quantized ``Linear``'s state dict it raises ``AttributeError``)
 # or ``copy.deepcopy(model.state_dict())``, and restore them with
 # ``load_state_dict`` (which copies, unless it is given ``assign=True`` or the dict carries the flag
 # that a load with ``assign=True`` leaves in a dict with ``_metadata``: the ``deepcopy`` can, the

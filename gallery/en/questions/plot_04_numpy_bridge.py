@@ -294,7 +294,9 @@ for mode in (torch.no_grad, torch.inference_mode):
 # follow). Under a default device other than ``"cpu"`` (set by ``torch.set_default_device`` or
 # ``with torch.device(...)``), even ``"cpu:0"``, ``torch.as_tensor`` does not share the array's memory (it
 # copies the array to that device; on ``meta`` it gives a tensor with no values) while ``torch.from_numpy``
-# still shares it. ``torch.tensor`` copies. ``torch.from_dlpack`` shares too: an edit of its tensor shows
+# still shares it. Nor does ``torch.as_tensor`` share when its ``device=`` argument names a device
+# other than ``"cpu"``, even ``"cpu:0"``, with no default device set (``device="cpu"`` shares).
+# ``torch.tensor`` copies. ``torch.from_dlpack`` shares too: an edit of its tensor shows
 # in the array below, and its tensor uses the memory of an array that is not flipped, whole or sliced
 # (``[::2]``), in native byte order, of each dtype DLPack carries (``bool``, the signed and unsigned
 # integers of 8 to 64 bits, ``float16``, ``float32``, ``float64``, ``complex64`` and ``complex128``). It
@@ -335,6 +337,9 @@ assert shares(torch.from_numpy(array), array) and shares(torch.as_tensor(array),
 assert not shares(on_default_device[0], array) and shares(on_default_device[1], array), (
     "under a default device torch.as_tensor copies and torch.from_numpy shares")
 assert torch.equal(on_default_device[0], torch.from_numpy(array)), 'under "cpu:0" torch.as_tensor copies the values'
+assert shares(torch.as_tensor(array, device="cpu"), array) and not shares(
+    torch.as_tensor(array, device="cpu:0"), array
+), 'torch.as_tensor(array, device="cpu") shares the array\'s memory and device="cpu:0" copies it'
 with torch.device("meta"):
     on_meta_default_ = torch.as_tensor(array), torch.from_numpy(array)
 assert on_meta_default_[0].is_meta and on_meta_default_[1].device.type == "cpu" and shares(on_meta_default_[1], array), (
@@ -667,7 +672,7 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 #
 # For a dense CPU tensor and an array of the same dtype, ``detach().numpy()``,
 # ``numpy(force=True)``, ``torch.from_numpy`` and ``torch.as_tensor`` (unless a default device
-# other than ``"cpu"`` is set) share memory, and so does ``np.asarray`` on a tensor that does not require grad;
+# other than ``"cpu"`` is set, or its ``device=`` argument names one, even ``"cpu:0"``) share memory, and so does ``np.asarray`` on a tensor that does not require grad;
 # ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, one in the other byte order,
 # or one whose strides are not a multiple of its element size (such as the ``float32`` field of a packed
 # record of a ``float32`` and an ``int8``) is

@@ -17,8 +17,9 @@ Calls that look like copies and return the same tensor
 ``b = a.cpu()``, ``b = a.to(torch.float32)``, ``b = a.float()``: each reads as
 "make me a converted copy", and when there is nothing to convert each returns
 ``a`` itself. An edit of ``b`` is then an edit of ``a``. This page lists these
-calls, shows ``to(copy=True)`` (added by `pytorch/pytorch#12454
-<https://github.com/pytorch/pytorch/issues/12454>`__), and what a cast that
+calls, shows ``to(copy=True)`` (requested in `pytorch/pytorch#12454
+<https://github.com/pytorch/pytorch/issues/12454>`__, added by `pytorch/pytorch#12571
+<https://github.com/pytorch/pytorch/pull/12571>`__), and what a cast that
 does copy means for autograd (``ToCopyBackward0``).
 """
 

@@ -11,7 +11,11 @@
 
    .. code-block:: python
 
-      return x * self.scale * 2
+      class ScaledFixed(torch.nn.Module):
+          def forward(self, x):
+              return x * self.scale * 2
+
+      fixed = ScaledFixed()
       twin = copy.deepcopy(fixed)
 
 ``copy.deepcopy(model)`` fails with the error "Only Tensors created explicitly by the user (graph
@@ -533,8 +537,11 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 #
 # ``copy.copy(t)`` returns a new tensor object on the same memory: an edit of one is seen in the
 # other. It is not a way to snapshot values. Called outside ``torch.inference_mode()``, it gives the
-# new object a version counter of its own, whatever the tensor: the write through ``shallow`` moves
-# ``shallow._version`` and leaves ``t._version`` at 0. Here the copy's counter already reads 1 before that
+# new object a version counter of its own for each kind of tensor the checks here try (float, integer and
+# bool tensors, views, conjugate views, ``meta`` and sparse tensors, a ``Parameter``, a leaf, a non-leaf);
+# a nested tensor of the default ``torch.strided`` layout is the exception: its copy shares its source's
+# counter. Here the write through ``shallow`` moves
+# ``shallow._version`` and leaves ``t._version`` at 0. The copy's counter already reads 1 before that
 # write (not for every kind of tensor: for example the copy of a ``Parameter``, of a ``meta`` tensor or of a
 # sparse tensor starts at 0), so the write shows as a move of one.
 
@@ -576,6 +583,13 @@ for kind, counted in counted_sources.items():
     counted_counters = shared_counters([counted, counted_twin])
     assert counted_counters[id(counted)] != counted_counters[id(counted_twin)], (
         f"copy.copy of a {kind} has a version counter of its own")
+# Nested tensors are a prototype: building one of the strided layout warns, so the warning is ignored here.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    strided_nested_ = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+    nested_counters_ = shared_counters([strided_nested_, copy.copy(strided_nested_)])
+assert strided_nested_.layout == torch.strided and len(nested_counters_) == 2 and len(
+    set(nested_counters_.values())) == 1, "copy.copy of a strided nested tensor shares its source's version counter"
 assert not copy.copy(inference_source).is_inference() and copy.copy(inference_source)._version >= 0, (
     "copy.copy of an inference tensor, outside the mode, is a normal tensor with a version counter")
 # sphinx_gallery_end_ignore
@@ -634,7 +648,8 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # behind a view, and keeps the sharing of tensors on one storage object (on ``meta`` it clones; an alias made
 # through NumPy or DLPack has a storage object of its own, and its copy shares nothing); a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
 # one storage get separate memory. ``copy.copy`` copies no memory, but it is no alias either:
-# outside ``torch.inference_mode()`` it has a version counter of its own, and for a tensor that
+# outside ``torch.inference_mode()`` it has a version counter of its own (a strided nested tensor's copy
+# shares its source's), and for a tensor that
 # requires grad it is a separate leaf with its own ``.grad``, and gradients through it do not reach
 # the source. For one tensor without its
 # history, :ref:`copying-safe-copy` shows ``detach().clone()``.

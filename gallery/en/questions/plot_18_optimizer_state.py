@@ -234,6 +234,9 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 print("losses:", train(model, optimizer, 3))
 old_weight = model.weight
 old_values = old_weight.detach().clone()
+# sphinx_gallery_start_ignore
+assert old_weight.grad is not None, "before the swap the old weight holds the last step's gradient"
+# sphinx_gallery_end_ignore
 model.weight = torch.nn.Parameter(torch.zeros(1, 2))
 losses = train(model, optimizer, 3)
 print("losses after the swap:", losses)
@@ -252,8 +255,8 @@ assert torch.equal(old_weight, old_values), "step() left the old weight, which h
 # ``param_groups`` lists the tensors the optimizer was built with. The new parameter is not among
 # them, so ``step()`` never touches it, and ``zero_grad()`` never clears its gradient: the
 # ``model.weight.grad`` printed above is the sum of the three steps' gradients, computed and never
-# used. The old weight is still there, but it is no longer in the model's graph, so it gets no
-# gradient; ``zero_grad()``, with its default ``set_to_none=True``, left its ``.grad`` at ``None``,
+# used. The old weight is still in ``param_groups``, but it is no longer in the model's graph, so it gets
+# no gradient: ``zero_grad()``, with its default ``set_to_none=True``, set its ``.grad`` to ``None``,
 # and ``step()`` skips it.
 
 held = optimizer.param_groups[0]["params"][0]
@@ -262,7 +265,7 @@ print("held is model.weight:", held is model.weight)
 print("old_weight.grad:", old_weight.grad)
 assert held is old_weight and held is not model.weight, "the optimizer still holds the old tensor"
 # sphinx_gallery_start_ignore
-assert old_weight.grad is None, "zero_grad() with its default set_to_none=True left the old weight's .grad at None"
+assert old_weight.grad is None, "zero_grad() with its default set_to_none=True set the old weight's .grad to None"
 assert torch.allclose(model.weight.grad, 3 * torch.func.grad(lambda w: (x @ w.t() - y).pow(2).mean())(torch.zeros(1, 2))), (
     "the new weight's gradient is three steps' gradients summed"
 )

@@ -11,8 +11,8 @@
 # 同一个源张量
 # ------------
 #
-# 下面每项检查都从 ``out = a.sigmoid()``
-# 出发，也就是原文要分离的那个张量。辅助函数 ``show`` 和 ``same_storage``
+# 下面的检查大多从 ``out = a.sigmoid()``
+# 出发，也就是原文要分离的那个张量；其余几项各自说明从哪个张量出发。辅助函数 ``show`` 和 ``same_storage``
 # 与 :ref:`“.data”那一页 <data-vs-detach-data>` 相同。
 import inspect
 

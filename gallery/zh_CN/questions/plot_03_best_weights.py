@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   对参数和缓冲区，``state_dict()`` 返回的张量与模型共享内存，不是快照，所以用它存下的字典会随训练而变。把每个张量复制一份，恢复时用 ``load_state_dict``：
+   对参数和缓冲区，``state_dict()`` 返回的张量与模型共享内存，不是快照，所以用它存下的字典会随训练而变。把每个张量复制一份（有的值不是张量时，改用 ``copy.deepcopy`` 复制整个字典），恢复时用 ``load_state_dict``：
 
    .. code-block:: python
 
@@ -249,7 +249,7 @@ assert unpacked[0][1] is unpacked[1][1] is packed.bias(), (
 # --------------------------------------
 #
 # 先用每种写法各取一份，训练一步，再与这一步之前的权重比较。直接引用（``state_dict()``、``keep_vars=True``）和字典的浅拷贝（``.copy()``）会跟着训练变，因为它们装的张量与权重共享内存；``{k: v.detach().clone()}``
-# 和 ``copy.deepcopy`` 保住了旧值。
+# 和 ``copy.deepcopy`` 保住了旧值。字典推导式要求每个值都是张量：上面量化的 ``Linear`` 的 ``state_dict()`` 里还有一个 ``torch.dtype`` 和一个元组，字典推导式在它上面抛出 ``AttributeError``，``copy.deepcopy`` 则能复制它，偏置也复制了。
 before = model.weight.detach().clone()
 best = {k: v.detach().clone() for k, v in model.state_dict().items()}
 candidates = {
@@ -271,6 +271,19 @@ assert [name for name, ok in kept.items() if ok] == ["{k: v.detach().clone()}", 
 )
 # sphinx_gallery_start_ignore
 assert not torch.equal(model.weight, before), "the step changed the weight"
+try:
+    {k: v.detach().clone() for k, v in packed.state_dict().items()}
+except AttributeError as refusal:
+    assert "'torch.dtype' object has no attribute 'detach'" in str(refusal), "the dtype entry has no detach"
+else:
+    raise AssertionError("the comprehension on a quantized Linear's state dict must raise AttributeError")
+# 较新的版本深拷贝量化张量时会警告 TypedStorage 已弃用：这里忽略这个警告。
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    packed_copy_ = copy.deepcopy(packed.state_dict())
+packed_bias_ = packed_copy_["_packed_params._packed_params"][1]
+assert torch.equal(packed_bias_, packed.bias()) and not same_storage(packed_bias_, packed.bias()), (
+    "copy.deepcopy copies a quantized Linear's state dict, bias included")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -441,6 +454,6 @@ if torch.cuda.is_available():
 # ----
 #
 # 对参数和缓冲区，``state_dict()`` 装的是指向模型内部张量的引用，不是快照（量化的 ``Linear`` 把权重打包保存：在本站构建所用的引擎上，它给出的权重在新的内存里，偏置却是引用）。要保存最佳权重，用
-# ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` 或
+# ``{k: v.detach().clone() for k, v in model.state_dict().items()}``，它要求每个值都是张量（在量化的 ``Linear`` 的 ``state_dict()`` 上它抛出 ``AttributeError``），或用
 # ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制；字典带有 ``assign=True`` 加载留在 ``_metadata`` 里的标志时也不复制：上面的 ``deepcopy`` 可能带有，字典推导式得到的普通字典不会，见 :ref:`“检查点”那一页 <questions-checkpoints>`）；要放在 CPU 内存里，用
 # ``v.detach().to("cpu", copy=True)``，而不是 ``v.cpu()``。保存切片之前，先 ``clone()``。

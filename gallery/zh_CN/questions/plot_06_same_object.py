@@ -16,7 +16,8 @@
 
 ``b = a.cpu()``、``b = a.to(torch.float32)``、``b = a.float()``：读起来都像“转换出一份副本”，可是没有什么需要转换时，它们返回的都是
 ``a`` 本身。这时修改 ``b`` 就是修改 ``a``。本页列出这些调用，介绍由 `pytorch/pytorch#12454
-<https://github.com/pytorch/pytorch/issues/12454>`__ 加入的 ``to(copy=True)``，并说明真正复制了的类型转换对自动求导（autograd）意味着什么（``ToCopyBackward0``）。
+<https://github.com/pytorch/pytorch/issues/12454>`__ 提出、`pytorch/pytorch#12571
+<https://github.com/pytorch/pytorch/pull/12571>`__ 加入的 ``to(copy=True)``，并说明真正复制了的类型转换对自动求导（autograd）意味着什么（``ToCopyBackward0``）。
 """
 
 # %%

@@ -11,7 +11,11 @@
 
    .. code-block:: python
 
-      return x * self.scale * 2
+      class ScaledFixed(torch.nn.Module):
+          def forward(self, x):
+              return x * self.scale * 2
+
+      fixed = ScaledFixed()
       twin = copy.deepcopy(fixed)
 
 模块里存着一个非叶子张量，也就是在梯度模式（grad mode）下由需要梯度的张量算出的张量，这时 ``copy.deepcopy(model)`` 会报错：“Only Tensors created
@@ -506,8 +510,8 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 # -------------------------------
 #
 # ``copy.copy(t)`` 返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变。它不能用来保存数值快照。在 ``torch.inference_mode()``
-# 之外调用时，不论源张量是哪种张量，它都让新对象有自己的版本计数器（version counter）：通过 ``shallow`` 写入，``shallow._version``
-# 增加，``t._version`` 仍是 0。这里写入之前，副本的计数器已经是 1（并非每种张量都如此：例如 ``Parameter``、``meta`` 张量和稀疏张量的副本就从 0 开始），所以这次写入表现为加 1。
+# 之外调用时，对这里的检查试过的每种张量（浮点、整数和布尔张量，视图，共轭视图，``meta`` 张量和稀疏张量，``Parameter``，叶子张量，非叶子张量），它都让新对象有自己的版本计数器（version counter）；默认 ``torch.strided`` 布局的嵌套张量是例外：它的副本与源张量共享版本计数器。这里通过 ``shallow`` 写入，``shallow._version``
+# 增加，``t._version`` 仍是 0。写入之前，副本的计数器已经是 1（并非每种张量都如此：例如 ``Parameter``、``meta`` 张量和稀疏张量的副本就从 0 开始），所以这次写入表现为加 1。
 
 t = torch.zeros(3)
 shallow = copy.copy(t)
@@ -547,6 +551,13 @@ for kind, counted in counted_sources.items():
     counted_counters = shared_counters([counted, counted_twin])
     assert counted_counters[id(counted)] != counted_counters[id(counted_twin)], (
         f"copy.copy of a {kind} has a version counter of its own")
+# 嵌套张量还是原型功能：构造 strided 布局的嵌套张量会发出警告，所以这里忽略它。
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    strided_nested_ = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+    nested_counters_ = shared_counters([strided_nested_, copy.copy(strided_nested_)])
+assert strided_nested_.layout == torch.strided and len(nested_counters_) == 2 and len(
+    set(nested_counters_.values())) == 1, "copy.copy of a strided nested tensor shares its source's version counter"
 assert not copy.copy(inference_source).is_inference() and copy.copy(inference_source)._version >= 0, (
     "copy.copy of an inference tensor, outside the mode, is a normal tensor with a version counter")
 # sphinx_gallery_end_ignore
@@ -599,5 +610,5 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # 后存下的张量虽然能深拷贝，却是常量，梯度不会经过它传到 ``scale``。深拷贝得到新的内存；普通张量的副本带着
 # ``.grad``，``Parameter`` 的副本则不带。对不带共轭位或负号位的普通 CPU 张量，拷贝视图会复制背后的整块存储，同一个存储对象上的共享关系也会保留（在 ``meta`` 上则是克隆；经由 NumPy 或 DLPack 得到的别名有自己的存储对象，它的副本什么也不共享）；``Parameter``
 # 则是克隆，副本只含它自己的元素，共享同一块存储的两个参数拷贝后各有各的内存。``copy.copy``
-# 不复制内存，却也不是别名：在 ``torch.inference_mode()`` 之外，它有自己的版本计数器；对需要梯度的张量，它是一个独立的叶子张量，有自己的
+# 不复制内存，却也不是别名：在 ``torch.inference_mode()`` 之外，它有自己的版本计数器（``torch.strided`` 布局的嵌套张量的副本与源张量共享版本计数器）；对需要梯度的张量，它是一个独立的叶子张量，有自己的
 # ``.grad``，经过它的梯度传不到源张量。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。

@@ -226,6 +226,9 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 print("losses:", train(model, optimizer, 3))
 old_weight = model.weight
 old_values = old_weight.detach().clone()
+# sphinx_gallery_start_ignore
+assert old_weight.grad is not None, "before the swap the old weight holds the last step's gradient"
+# sphinx_gallery_end_ignore
 model.weight = torch.nn.Parameter(torch.zeros(1, 2))
 losses = train(model, optimizer, 3)
 print("losses after the swap:", losses)
@@ -241,7 +244,7 @@ assert torch.equal(old_weight, old_values), "step() left the old weight, which h
 # 原因：优化器拿着的是旧张量
 # --------------------------
 #
-# ``param_groups`` 里列的是创建优化器时交给它的张量。新参数不在其中，所以 ``step()`` 从不碰它，``zero_grad()`` 也从不清零它的梯度：上面打印的 ``model.weight.grad`` 是三步梯度之和，算出来了，却没人用。旧权重还在列表里，但已经不在模型的计算图中，得不到梯度；``zero_grad()`` 按默认的 ``set_to_none=True`` 把它的 ``.grad`` 置为 ``None``，``step()`` 就跳过它。
+# ``param_groups`` 里列的是创建优化器时交给它的张量。新参数不在其中，所以 ``step()`` 从不碰它，``zero_grad()`` 也从不清零它的梯度：上面打印的 ``model.weight.grad`` 是三步梯度之和，算出来了，却没人用。旧权重还在 ``param_groups`` 里，但已经不在模型的计算图中，得不到梯度：``zero_grad()`` 按默认的 ``set_to_none=True`` 把它的 ``.grad`` 置为 ``None``，``step()`` 就跳过它。
 
 held = optimizer.param_groups[0]["params"][0]
 print("held is old_weight:", held is old_weight)
@@ -249,7 +252,7 @@ print("held is model.weight:", held is model.weight)
 print("old_weight.grad:", old_weight.grad)
 assert held is old_weight and held is not model.weight, "the optimizer still holds the old tensor"
 # sphinx_gallery_start_ignore
-assert old_weight.grad is None, "zero_grad() with its default set_to_none=True left the old weight's .grad at None"
+assert old_weight.grad is None, "zero_grad() with its default set_to_none=True set the old weight's .grad to None"
 assert torch.allclose(model.weight.grad, 3 * torch.func.grad(lambda w: (x @ w.t() - y).pow(2).mean())(torch.zeros(1, 2))), (
     "the new weight's gradient is three steps' gradients summed"
 )
