@@ -111,7 +111,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "`torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)`), or a view of "
                 "such a view, the clone has that node too, yet no "
                 "gradient reaches its base, nor the view taken with grad mode off unless `requires_grad_()` was "
-                "called on it before its clone, or a view of it, was taken.",
+                "called on it before its clone, or a view of it, was taken; the clone of a view of it taken with "
+                "grad mode off passes it no gradient even then.",
             "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；如果 `a` 需要梯度，"
                 "而且调用时梯度模式（grad mode）是开着的（不在 `torch.no_grad()`、`torch.inference_mode()` "
                 "或 `torch.set_grad_enabled(False)` 下），副本的 `requires_grad` 也是 `True`，"
@@ -121,7 +122,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "`torch.set_grad_enabled(False)` 下）对需要梯度的张量取的视图（view），且取视图的运算在梯度模式下"
                 "会被自动求导记录（不是 `detach()`、`view(dtype)` 或稀疏张量的 `indices()`），或者这种视图的视图，"
                 "副本同样带这个节点，梯度却到不了取视图的那个张量，也到不了梯度模式关闭时取的那个视图，"
-                "除非在取它的副本或它的视图之前就对它调用了 `requires_grad_()`。",
+                "除非在取它的副本或它的视图之前就对它调用了 `requires_grad_()`；如果它的视图也是在梯度模式关闭时"
+                "取的，那个视图的副本即使这样也不把梯度传给它。",
         },
         lambda m: _rows(m, "a.clone()", shares_storage=False)
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),

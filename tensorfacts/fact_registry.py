@@ -42,7 +42,11 @@ class About:
     def runs_in(self, language: str) -> str:
         return pick(self.runs, language, "what a fact runs")
 
-    def scope_in(self, language: str) -> str:
+    def scope_in(self, language: str, cited: bool = True) -> str:
+        """The range in ``language``; for a fact that no page cites, :data:`ONE_EXAMPLE` loses the words about
+        the sentence citing it."""
+        if not cited and self.scope == ONE_EXAMPLE:
+            return pick(ONE_EXAMPLE_UNCITED, language, "a fact's scope")
         return self.scope(language) if callable(self.scope) else pick(self.scope, language, "a fact's scope")
 
 
@@ -54,6 +58,8 @@ ONE_EXAMPLE = {
     "en": "the cases listed under What it runs, those the sentence citing it names",
     "zh_CN": "“检查的内容”一栏所列的情形，即引用它的句子所说的情形",
 }
+#: That scope on a fact that no page cites.
+ONE_EXAMPLE_UNCITED = {"en": "the cases listed under What it runs", "zh_CN": "“检查的内容”一栏所列的情形"}
 
 
 def fact(fact_id: str, runs: Mapping[str, str], scope: Mapping[str, str] | Callable[[str], str] = ONE_EXAMPLE,

@@ -335,7 +335,7 @@ def _leaf_view_has_grad_fn_refuses_inplace() -> Fact:
           "made again, runs.",
     "zh_CN": "对 x = torch.zeros(3) 的 e = x.expand(2, 3)（新增一维），以及对 x = torch.zeros(2, 1) 的 e = "
              "x.expand(2, 3)（扩展长度为 1 的维）：fill_(-1) 正常执行；"
-             "fill_(torch.tensor(-1.0))（值是 0 维张量）、add_(1)、mul_(2)，以及来源为 "
+             "fill_(torch.tensor(-1.0))（值是零维张量）、add_(1)、mul_(2)，以及来源为 "
              "torch.ones(2, 3)、x 或 x.clone().expand(2, 3) 的 copy_ 都报“more than one element of the "
              "written-to tensor refers to a single memory location”；copy_(x.expand(2, 3)) 的来源是对 x "
              "再做一次同样的 expand()，它正常执行。",

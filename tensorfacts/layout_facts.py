@@ -252,7 +252,7 @@ def _basic_index_read_views() -> Fact:
           "memory of its own, then that x[i] with a 0-d int64 tensor i is a view sharing x's storage.",
     "zh_CN": "用 10 种索引读取（Python 整数列表，单独使用或与切片并用；一维或二维 int64 张量；int32 张量；"
              "布尔掩码，单独使用或与切片并用），检查"
-             "结果有自己的内存；再检查用 0 维 int64 张量 i 做下标的 x[i] 是共享 x 存储的视图。",
+             "结果有自己的内存；再检查用零维 int64 张量 i 做下标的 x[i] 是共享 x 存储的视图。",
 }, {"en": "10 indexes of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
     "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，10 种索引"})
 def _advanced_index_read_copies() -> Fact:

@@ -1,11 +1,11 @@
 """Named facts on views taken with grad mode off (under ``torch.no_grad()``, ``torch.inference_mode()`` or
 ``torch.set_grad_enabled(False)``) of a tensor that requires grad: each is a leaf that requires grad, and neither its
-clone nor the clone of a view of it taken with grad mode on passes a gradient to its base, nor to it unless it called
-``requires_grad_()`` before that clone or view was taken. They stand behind the clone exception of the decision page,
-the matrix guide, the glossary, the clone page and the copying part's introduction, run over the view operations of the
-views table (:mod:`tensorfacts.view_ops`) whose result requires grad; the views autograd does not record
-(``detach()``, ``view(dtype)``, a sparse tensor's ``indices()``) are run too, and their clones have no node.
-Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
+clone nor the clone of a view of it passes a gradient to its base, nor to it unless it called ``requires_grad_()``
+before that clone or view was taken and that view was taken with grad mode on. They stand behind the clone
+exception of the decision page, the matrix guide, the glossary, the clone page and the copying part's introduction, run
+over the view operations of the views table (:mod:`tensorfacts.view_ops`) whose result requires grad; the views
+autograd does not record (``detach()``, ``view(dtype)``, a sparse tensor's ``indices()``) are run too, and their
+clones have no node. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -34,8 +34,11 @@ GRAD_OFF = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode,
             "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False)}
 #: u itself, and the views of u taken with grad mode on that the fact clones instead: a view of u and a view of that.
 FURTHER_VIEWS = (lambda u: u, lambda u: u[..., 1:], lambda u: u[..., 1:].unsqueeze(0))
+#: The ways a view of u is taken: with grad mode on (the views above), and u[..., 1:] with grad mode off, in each of
+#: the three ways.
+SECOND_VIEW_MODES = (None, *GRAD_OFF)
 #: When u.requires_grad_() is called: never, right after u is taken, after the view of u is taken (before its clone),
-#: after the clone is taken. Only the second gives u a gradient.
+#: after the clone is taken. Only the second gives u a gradient, and only through views taken with grad mode on.
 CALLS = (None, "first", "after the view", "after the clone")
 
 
@@ -59,7 +62,11 @@ def _backward_of_squares(c: torch.Tensor) -> None:
           "has a CloneBackward0 node, yet after backward() of the sum of the squares of c, u.grad and the leaf's "
           ".grad are None. Each run again with u.requires_grad_() called right after u is taken: u.grad is filled, "
           "the leaf's .grad is still None; and again with it called after the clone is taken, and (for the two views "
-          "of u) after the view is taken but before its clone: u.grad is None. With grad mode on, each of these "
+          "of u) after the view is taken but before its clone: u.grad is None. Each run with the view u[..., 1:] "
+          "taken instead under torch.no_grad(), again under torch.inference_mode() and again under "
+          "torch.set_grad_enabled(False) (no grad_fn, the same base as u), with u.requires_grad_() called never, "
+          "right after u is taken, after the view is taken or after the clone: the clone c requires grad and has a "
+          "CloneBackward0 node, and u.grad and the leaf's .grad are None. With grad mode on, each of these "
           "operations of the leaf gives a result with a grad_fn. a.detach(), s.indices(), a.view(torch.float32), "
           "a.view(torch.int32) and a.view(torch.float16) of a float32 leaf that requires grad do not require grad, "
           "taken with grad mode on and in each of the three ways with grad mode off, and the clone of each taken "
@@ -75,30 +82,37 @@ def _backward_of_squares(c: torch.Tensor) -> None:
              "需要梯度，带 CloneBackward0 节点，但对 c 的各值平方和调用 backward() 之后，u.grad 和叶子张量的 .grad "
              "都是 None。每次运行再做一遍，取得 u 后立即调用 u.requires_grad_()：u.grad 有了值，叶子张量的 .grad "
              "仍是 None；再做一遍，在取得副本之后才调用它，对 u 的两种视图还在取得视图之后、调用 clone() 之前调用它："
-             "u.grad 是 None。在梯度模式下对叶子张量做这些操作，结果都有 grad_fn。对需要梯度的 float32 叶子张量，"
-             "a.detach()、s.indices()、a.view(torch.float32)、a.view(torch.int32) 和 a.view(torch.float16) 不论在梯度"
+             "u.grad 是 None。每次运行再改为分别在 torch.no_grad()、torch.inference_mode() 和 "
+             "torch.set_grad_enabled(False) 下取视图 u[..., 1:]（没有 grad_fn，基张量与 u 的相同），不调用 "
+             "u.requires_grad_()，或在取得 u 后立即、取得这个视图之后、取得副本之后调用：副本 c 需要梯度，带 "
+             "CloneBackward0 节点，u.grad 和叶子张量的 .grad 都是 None。在梯度模式下对叶子张量做这些操作，结果都有 "
+             "grad_fn。对需要梯度的 float32 叶子张量，a.detach()、s.indices()、a.view(torch.float32)、"
+             "a.view(torch.int32) 和 a.view(torch.float16) 不论在梯度"
              "模式下取，还是用三种关闭梯度模式的方式分别取，都不需要梯度；梯度模式关闭时取的这些结果，副本都没有 "
              "grad_fn。",
 }, {"en": f"{len(GRAD_VIEWS)} view operations, the dtypes it names, a leaf and a non-leaf source, the three ways to "
-          "turn grad mode off, u and two views taken of it with grad mode on, u.requires_grad_() called never, right "
-          f"after u is taken, after the view of it or after the clone, and the {len(UNRECORDED)} views autograd does "
-          "not record, on the CPU",
+          "turn grad mode off, u, two views taken of it with grad mode on and one taken in each of the three ways "
+          "with grad mode off, u.requires_grad_() called never, right after u is taken, after the view of it or "
+          f"after the clone, and the {len(UNRECORDED)} views autograd does not record, on the CPU",
     "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量和非叶子张量两种源张量，三种关闭梯度模式的"
-             "方式，u 和在梯度模式下对它取的两种视图，不调用 u.requires_grad_()，或在取得 u 后立即、取得它的视图之后、"
+             "方式，u、在梯度模式下对它取的两种视图和用三种关闭梯度模式的方式分别对它取的一种视图，不调用 "
+             "u.requires_grad_()，或在取得 u 后立即、取得它的视图之后、"
              f"取得副本之后调用，以及自动求导（autograd）不记录的 {len(UNRECORDED)} 种视图，在 CPU 上"})
 def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
-    """A view taken with grad mode off is a leaf that requires grad; its clone, and the clone of a view of it taken
-    with grad mode on, has a node, and the node passes the gradient neither to its base nor to the view, unless the
-    view called ``requires_grad_()`` before that view or clone was taken. The views autograd does not record
-    require no grad, and their clones have no node."""
+    """A view taken with grad mode off is a leaf that requires grad; its clone, and the clone of a view of it, has a
+    node, and the node passes the gradient neither to its base nor to the view, unless the view called
+    ``requires_grad_()`` before that view or clone was taken and that view was taken with grad mode on. The views
+    autograd does not record require no grad, and their clones have no node."""
     wrong, runs = [], 0
     for row in GRAD_VIEWS:
         for dtype in VIEW_DTYPES[row.source]:
             for mode, off in GRAD_OFF.items():
-                for kind, (depth, further), call in itertools.product(
-                        ("leaf", "non-leaf"), enumerate(FURTHER_VIEWS), CALLS):
+                for kind, (depth, further), second, call in itertools.product(
+                        ("leaf", "non-leaf"), enumerate(FURTHER_VIEWS), SECOND_VIEW_MODES, CALLS):
                     if depth == 0 and call == "after the view":
                         continue  # u itself: no view taken before its clone
+                    if second is not None and depth != 1:
+                        continue  # with grad mode off: u[..., 1:] only
                     leaf = view_ops.make_source(row.source, "contiguous").to(dtype).requires_grad_()
                     source = leaf if kind == "leaf" else leaf * 1
                     with off():
@@ -106,7 +120,11 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
                     seen_as_taken = u.is_leaf and u.requires_grad
                     if call == "first":
                         u.requires_grad_()
-                    chained = further(u)
+                    if second is None:
+                        chained = further(u)
+                    else:
+                        with GRAD_OFF[second]():
+                            chained = further(u)
                     if call == "after the view":
                         u.requires_grad_()
                     c = chained.clone()
@@ -116,12 +134,15 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
                     _backward_of_squares(c)
                     runs += 1
                     made = source.requires_grad and source.is_leaf == (kind == "leaf")
-                    in_grad_mode = chained is u or (chained.grad_fn is not None and chained._base is u._base)
-                    seen = (made and seen_as_taken and in_grad_mode, recorded,
-                            (u.grad is None) != (call == "first") and leaf.grad is None)
+                    taken_as_said = chained is u or (
+                        (chained.grad_fn is not None) == (second is None) and chained._base is u._base)
+                    gets_gradient = call == "first" and second is None
+                    seen = (made and seen_as_taken and taken_as_said, recorded,
+                            (u.grad is None) != gets_gradient and leaf.grad is None)
                     if seen != (True, True, True):
                         wrong.append(f"{row.code} {dtype} {mode} {kind} view depth {depth} "
-                                     f"requires_grad_() {call}: {seen}")
+                                     f"view of u taken {second or 'with grad mode on'} requires_grad_() {call}: "
+                                     f"{seen}")
     not_recorded = [row.code for row in GRAD_VIEWS
                     if view_ops.apply(row, view_ops.make_source(row.source, "contiguous").requires_grad_()).grad_fn
                     is None]
@@ -133,11 +154,13 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
             with off():
                 u = view_ops.apply(row, leaf)
             untracked.append((row.code, mode, u.requires_grad, u.clone().grad_fn is not None))
-    # 3 ways to turn grad mode off, 2 sources; u: 3 calls, its two views: 4
-    expected = 6 * (3 + 4 * (len(FURTHER_VIEWS) - 1)) * sum(len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS)
+    # 3 ways to turn grad mode off, 2 sources; u: 3 calls, its two views in grad mode and the first in 3 ways
+    # with grad mode off: 4
+    expected = 6 * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(GRAD_OFF))) * sum(
+        len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS)
     tracked = [entry for entry in untracked if entry[2] or entry[3]]
     return Fact(runs == expected and not wrong and not not_recorded and not tracked,
                 f"views run: {runs}; not (a leaf that requires grad, clone recorded, u.grad only after "
-                f"requires_grad_() called first, none on the leaf): {wrong}; without a grad_fn in grad mode: "
-                f"{not_recorded}; unrecorded views run: {len(untracked)}, of which (requires grad, clone with a "
-                f"grad_fn): {tracked}")
+                f"requires_grad_() called first and through views taken in grad mode, none on the leaf): {wrong}; "
+                f"without a grad_fn in grad mode: {not_recorded}; unrecorded views run: {len(untracked)}, of which "
+                f"(requires grad, clone with a grad_fn): {tracked}")

@@ -359,7 +359,8 @@ def _broadcast_matmul(edit: bool) -> tuple[list[torch.Tensor], bool, str, tuple[
           "a view of y, shares no memory with y and holds y's 18 values (a reshaped copy). After y.add_(1) under "
           "torch.no_grad(), backward() of out.sum() raises nothing and gives the gradients of an unedited run.",
     "zh_CN": "对需要梯度的叶子张量 x（形状 (3, 3)）和 y（形状 (2, 3, 3)）运行 torch.matmul(x, y)，"
-             "同时挂上 saved-tensor hooks：除了 x 的一个视图，pack 钩子只收到一个张量，它既不是 y 也不是 y 的视图，"
+             "同时挂上保存张量的钩子（saved tensors hooks）：除了 x 的一个视图，打包钩子只收到一个张量，它既不是 y "
+             "也不是 y 的视图，"
              "与 y 不共享内存，装的是 y 的 18 个数值（一份改变了形状的副本）。在 torch.no_grad() 下执行 "
              "y.add_(1) 之后，对 out.sum() 调用 backward() 不报错，梯度与未修改时相同。",
 })

@@ -27,6 +27,15 @@ def test_citations_are_collected_purged_and_merged():
         ("a", ["decide", "quickref"]), ("b", ["quickref"]), ("c", [])]
 
 
+def test_the_scope_of_an_uncited_fact_names_no_citing_sentence():
+    about = fact_registry.About({c: "x" for c in CODES}, fact_registry.ONE_EXAMPLE)
+    for code in CODES:
+        assert about.scope_in(code) == fact_registry.ONE_EXAMPLE[code]
+        assert about.scope_in(code, cited=False) == fact_registry.ONE_EXAMPLE_UNCITED[code]
+    listed = fact_registry.About({c: "x" for c in CODES}, {c: "three cases" for c in CODES})
+    assert listed.scope_in("en", cited=False) == "three cases"
+
+
 def build(tmp_path: Path, pages: dict[str, str], language: str) -> dict[str, str]:
     """A Sphinx project with the facts page's extensions and ``pages`` (name -> MyST body); the html of each page."""
     from sphinx.testing.util import SphinxTestApp

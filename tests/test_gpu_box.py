@@ -62,6 +62,15 @@ def test_without_a_gpu_the_rerun_reports_its_checks_as_needing_one_and_does_not_
     assert "2 checks need a GPU" in lines[4] and lines[5].startswith("1 agree, 0 differ, 0 not run: 1 claims"), lines
 
 
+def test_one_check_needing_a_gpu_is_reported_in_the_singular(capsys, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    one_check = PAGE.replace("    assert t.sum() == 2, \"a GPU check\"\n", "")
+    assert one_check != PAGE
+    rerun_checks(one_check, "2.13.0")
+    lines = capsys.readouterr().out.splitlines()
+    assert "1 check needs a GPU, which this machine does not have: it did not run" in lines, lines
+
+
 def test_a_failing_cpu_check_still_fails_next_to_a_gpu_block(capsys, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(AssertionError, match="1 claims of this page differ"):

@@ -42,6 +42,7 @@ WORDS = {
     "not run": "not run",
     "no GPU": "no GPU",
     "gpu": "{count} checks need a GPU, which this machine does not have: they did not run",
+    "gpu, one": "{count} check needs a GPU, which this machine does not have: it did not run",
     "header": "This page's checks on torch {torch} (the page was verified on torch {verified_on}):",
     "why": " ({error})",
     "times": " ({count} times)",
@@ -253,7 +254,7 @@ def rerun_checks(code, verified_on, sections=(), labels=None, values=None):
             print(f"  {_padded(WORDS[status], width)} {message}{why}{times}")
     agree, differ, not_run = counts.values()
     if skipped:
-        print(WORDS["gpu"].format(count=skipped))
+        print(WORDS["gpu, one" if skipped == 1 else "gpu"].format(count=skipped))
     print(WORDS["summary"].format(agree=agree, differ=differ, not_run=not_run, claims=sum(counts.values()),
                                   checks=len(recorder.texts)))  # fmt: skip
     if stopped:

@@ -59,12 +59,14 @@ TERMS: tuple[Term, ...] = (
                    "with grad mode off (under `torch.no_grad()`, `torch.inference_mode()` or "
                    "`torch.set_grad_enabled(False)`), or of a view of such a view, passes no gradient to the view's "
                    "base, nor to the view taken with grad mode off unless `requires_grad_()` was called on it before "
-                   "that clone, or the view of it, was taken.",
+                   "that clone, or the view of it, was taken; the clone of a view of it taken with grad mode off "
+                   "passes it no gradient even then.",
          define_zh="`clone()`：有自己内存的副本；在梯度模式（grad mode）下（不在 `torch.inference_mode()` 里），需要梯"
                    "度的张量的副本仍留在计算图中；但梯度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                    "`torch.set_grad_enabled(False)` 下）取的视图的副本，以及这种视图的视图的副本，都不把梯度传给视图的"
                    "基张量（base tensor），也不传给梯度模式关闭时取的那个视图，除非在取得这份副本或那个视图之前，就"
-                   "对这个视图调用过 `requires_grad_()`。"),
+                   "对这个视图调用过 `requires_grad_()`；如果它的视图也是在梯度模式关闭时取的，那个视图的副本即使"
+                   "这样也不把梯度传给它。"),
     Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", avoid=("浅复制",),
          define_en="Copying only the outer object: the copy holds the same objects as the original, not copies of "
                    "them.",
@@ -157,7 +159,8 @@ TERMS: tuple[Term, ...] = (
                    "leaf with `requires_grad_()` included). Exceptions include a view of such a tensor taken with grad "
                    "mode off (under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)`): "
                    "its clone, or the clone of a view of it, passes it no gradient unless `requires_grad_()` was "
-                   "called on it before that clone or view was taken. A parameter of a module built inside "
+                   "called on it before that clone or view was taken; the clone of a view of it taken with grad "
+                   "mode off passes it no gradient even then. A parameter of a module built inside "
                    "`torch.inference_mode()` is an inference tensor that requires grad, and only some of the "
                    "operations that use it pass it a gradient. More in the behaviour matrix, in its sections on a view "
                    "of a leaf and on an inference tensor. To train a module, build it outside "
@@ -166,7 +169,8 @@ TERMS: tuple[Term, ...] = (
                    "张量（inference tensor），`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` 变成叶"
                    "子张量的视图也是如此。例外包括梯度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                    "`torch.set_grad_enabled(False)` 下）对这样的张量取的视图：它的副本，以及它的视图的副本，都不把梯度"
-                   "传给它，除非在取得这份副本或那个视图之前，就对它调用过 `requires_grad_()`。"
+                   "传给它，除非在取得这份副本或那个视图之前，就对它调用过 `requires_grad_()`；如果它的视图也是在梯度"
+                   "模式关闭时取的，那个视图的副本即使这样也不把梯度传给它。"
                    "在 `torch.inference_mode()` 里构建的模块，其参数是需要梯度的推理张量，用到它的运算只有一部分会把梯"
                    "度传给它。详见《行为对照表》的“源张量：叶子张量的视图”和“源张量：推理张量”两节。要训练一个模块，就"
                    "在 `torch.inference_mode()` 之外构建它。"),

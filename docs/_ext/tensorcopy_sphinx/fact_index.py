@@ -155,7 +155,7 @@ def build_index(app: Sphinx, docname: str, language: str) -> list[nodes.Node]:
         fields = nodes.field_list()
         fields += _field(w["held"], "held", nodes.inline(word, word))
         fields += _field(w["runs"], "runs", *link_late(inline_text(about.runs_in(language))))
-        fields += _field(w["scope"], "scope", *link_late(inline_text(about.scope_in(language))))
+        fields += _field(w["scope"], "scope", *link_late(inline_text(about.scope_in(language, cited=bool(pages)))))
         fields += _field(w["cited"], "cited", *(links or [nodes.Text(w["nobody"])]))
         entry += fields
         entries += entry

@@ -510,7 +510,8 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # ``detach()``, ``view(dtype)`` or a sparse tensor's ``indices()``), taken with grad mode off (under ``torch.no_grad()``,
 # ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), or a view of such a view, its base
 # gets no gradient, nor does the view taken with grad mode off unless ``requires_grad_()`` was called
-# on it before its clone, or a view of it, was taken, and nothing raises. Rebinding a name
+# on it before its clone, or a view of it, was taken (the clone of a view of it taken with grad mode off
+# passes it no gradient even then), and nothing raises. Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.
 # :fact:`clone-of-no-grad-view-passes-no-gradient`
