@@ -91,7 +91,8 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "copy-in-graph",
         {
-            "en": "For a copy that gradients still flow back through, use `a.clone()` on a tensor that requires grad: "
+            "en": "For a copy that gradients still flow back through, use `a.clone()`, with grad mode on, on a tensor "
+                "that requires grad: "
                 "its own storage and version counter, `requires_grad=True` and a `CloneBackward0` node (except on a "
                 "view of such a tensor made by an operation autograd records in grad mode, that is not `detach()`, "
                 "`view(dtype)` or `indices()`, and taken under `torch.no_grad()`, `torch.inference_mode()` or "
@@ -104,9 +105,10 @@ GUIDE: tuple[Advice, ...] = (
                 "float64 `a` it returns `a` itself, no copy). For an inference tensor `a` made with "
                 "`requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), the nodes of "
                 "`a.clone()` and `a.double()` are `CopyBackwards` instead.",
-            "zh_CN": "要一份副本、梯度又要传回 `a`，就对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
+            "zh_CN": "要一份副本、梯度又要传回 `a`，就在梯度模式（grad mode）开着时对需要梯度的张量用 `a.clone()`："
+                "它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带一个 `CloneBackward0` 节点（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
-                "`torch.set_grad_enabled(False)` 下对这种张量取的、取法在梯度模式（grad mode）下会被自动求导"
+                "`torch.set_grad_enabled(False)` 下对这种张量取的、取法在梯度模式下会被自动求导"
                 "（autograd）记录的视图（view），即 `detach()`、`view(dtype)` 和 `indices()` 以外的视图，"
                 "以及这种视图的视图，是例外：它们的副本也带这个节点，梯度却到不了取视图的那个张量，"
                 "也到不了这样取的那个视图，除非在取它的副本或它的视图之前就对它调用了 `requires_grad_()`；"
