@@ -187,6 +187,19 @@ def test_a_missing_translation_fails_the_build_naming_the_catalog():
     theme_i18n._check(english)  # the theme's own language: nothing to translate
 
 
+def test_the_stamp_counts_one_gpu_check_in_the_singular():
+    from tensorcopy_sphinx import verified_stamp
+
+    english = SimpleNamespace(config=SimpleNamespace(language="en"), translator=SimpleNamespace(gettext=str))
+    assert verified_stamp.gpu_not_run(english, 1) == " Its GPU check (1) did not run on this build."
+    assert verified_stamp.gpu_not_run(english, 3) == " Its GPU checks (3) did not run on this build."
+    words = catalog("zh_CN")
+    chinese = SimpleNamespace(config=SimpleNamespace(language="zh_CN"),
+                              translator=SimpleNamespace(gettext=lambda word: words.get(word, word)))
+    assert [verified_stamp.gpu_not_run(chinese, n) for n in (1, 3)] == [
+        "另有 1 项 GPU 检查，本次构建没有运行。", "另有 3 项 GPU 检查，本次构建没有运行。"]
+
+
 # --- The stamp's commit -------------------------------------------------------------------------
 
 

@@ -30,6 +30,10 @@ from tensorcopy_sphinx.gpu_box import ran_on
 from tensorcopy_sphinx.theme_i18n import translated
 
 STAMP_CLASS = "verified-stamp"
+#: The sentence on GPU checks that did not run: one check, then several (one message each, so that each
+#: edition's catalog words both).
+GPU_NOT_RUN = (" Its GPU check ({gpu}) did not run on this build.",
+               " Its GPU checks ({gpu}) did not run on this build.")
 
 
 def _facts(app: Sphinx) -> dict:
@@ -68,8 +72,13 @@ def stamp_text(app: Sphinx, name: str) -> str:
     ran, not_run = _checks(app, name)
     stamp = sentence.format(torch=facts["torch_version"], python=facts["python_version"], where=where, checks=ran)
     if not_run:
-        stamp += gettext(" Its GPU checks ({gpu}) did not run on this build.").format(gpu=not_run)
+        stamp += gpu_not_run(app, not_run)
     return stamp + _releases_text(app, name)
+
+
+def gpu_not_run(app: Sphinx, count: int) -> str:
+    """The stamp's sentence on ``count`` GPU checks that did not run, in the edition's language."""
+    return translated(app, GPU_NOT_RUN[count != 1]).format(gpu=count)
 
 
 def _records(app: Sphinx) -> list[tuple[dict, set[str]]]:

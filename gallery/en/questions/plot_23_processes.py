@@ -325,8 +325,9 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 # Two other sources of a tensor behave differently. ``share_memory_()`` moves the storage of a
 # tensor made by ``torch.from_numpy(array)`` too: the child's edit reaches the tensor, but the tensor
 # no longer shares memory with ``array``, which stays as it was. A tensor read from a file by
-# ``torch.from_file(path, shared=False)`` already reports ``is_shared()`` as ``True``, so
-# ``share_memory_()`` leaves its storage where it is, and the child's edit is lost. One read with
+# ``torch.from_file(path, shared=False)`` already reports ``is_shared()`` as ``True``, and under the default
+# sharing strategy on Linux, ``file_descriptor``, ``share_memory_()`` leaves its storage where it is: the
+# child's edit is lost (the other strategy, ``file_system``, is not run here). One read with
 # ``shared=True`` is shared with the child: its edit reaches the parent. ``is_shared()`` is no test
 # the other way either: a tensor on a NumPy array mapped from a file for writing
 # (``np.memmap(path, mode="r+")``) reports ``False``, and the child's edit reaches the parent. (What several
@@ -363,6 +364,9 @@ with tempfile.TemporaryDirectory() as folder:
     print("memmap: is_shared():", mapped_shared, " after the child:", mapped)
     assert not mapped_shared and torch.equal(mapped, torch.ones(3)), "is_shared() False, the child's edit reached it"
     del mapped
+# sphinx_gallery_start_ignore
+assert mp.get_sharing_strategy() == "file_descriptor", "share_memory_() ran under the default strategy on Linux"
+# sphinx_gallery_end_ignore
 
 # %%
 # A tensor sent through a queue is shared, not copied
@@ -549,7 +553,7 @@ assert mp.active_children() == [], "every child process has ended"
 # ``torch.multiprocessing`` queue, is one memory for the processes that have it, so a child's edits
 # reach the parent (a leaf that requires grad takes them under ``torch.no_grad()``, not with grad mode on). A
 # ``torch.from_numpy`` tensor moved by ``share_memory_()`` no longer shares memory with its array,
-# and a ``torch.from_file(path, shared=False)`` tensor is not moved, so a forked child's edits of it
+# and, under the default sharing strategy on Linux, a ``torch.from_file(path, shared=False)`` tensor is not moved, so a forked child's edits of it
 # are lost. A non-leaf
 # that requires grad is not sent at all: ``Queue.put`` returns and its feeder thread drops it, while
 # ``SimpleQueue.put`` raises. Share what the workers must update, and return everything else from

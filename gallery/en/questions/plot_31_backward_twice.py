@@ -471,8 +471,8 @@ assert all(torch.allclose(p.grad, s) for p, s in zip(params, separate, strict=Tr
 # ``backward()`` calls. Both run every step and end with the same weights. ``retain_graph=True``
 # is right here because the graph is used once more, in the same step; each step builds a new
 # one. Used as a blanket fix for causes 1 and 2, it left the encoder's updates out of the loss, or
-# kept the previous batch's graph and failed on its weights (with this page's unfused SGD), as
-# shown above.
+# kept the previous batch's graph, which then failed on the cell's weight it had saved, since changed in
+# place by ``optimizer.step()`` (with this page's unfused SGD), as shown above.
 
 models = {"sum": torch.nn.ModuleList([trunk, head1, head2])}
 models["retain_graph"] = copy.deepcopy(models["sum"])
@@ -561,4 +561,5 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 # (``h = h.detach()`` at the start of each batch), or the trunk of two losses (one ``backward()``
 # on their sum). Of this page's three loops, ``retain_graph=True`` was right only in the one with two
 # losses of one step; in the other two it left the encoder's updates out of the loss, or kept the
-# previous batch's graph and failed on its weights (a ``fused=True`` optimizer would not even have failed).
+# previous batch's graph, which then failed on the cell's weight it had saved, since changed in place by
+# ``optimizer.step()`` (a ``fused=True`` optimizer would not even have failed).

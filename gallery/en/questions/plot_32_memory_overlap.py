@@ -7,9 +7,9 @@ Do these two tensors share memory?
 .. admonition:: Answer
    :class: answer
 
-   Equal ``untyped_storage().data_ptr()`` of two tensors does not mean they share an element, and different ones
-   do not rule sharing out. Compare the bytes the elements reach (memory mapped twice, such as a file or a shared
-   tensor a worker returns, is the exception below):
+   Equal ``untyped_storage().data_ptr()`` does not mean two tensors share an element, and different ones do
+   not rule sharing out. Compare the bytes the elements reach (memory mapped twice, such as a file or a shared
+   tensor a forked worker returns, is the exception below):
 
    .. code-block:: python
 

@@ -150,7 +150,9 @@ assert torch.equal(counts, torch.full((CHILDREN,), float(TIMES))), "disjoint sli
 # What ``share_memory_()`` does to the tensor
 # -------------------------------------------
 #
-# On the CPU, for a non-empty tensor torch allocated (all the tensors here), ``share_memory_()`` copies the
+# What follows holds under the default sharing strategy on Linux, ``file_descriptor``
+# (``mp.get_sharing_strategy()``); the other strategy, ``file_system``, is not run here. On the CPU, for a
+# non-empty tensor torch allocated (all the tensors here), ``share_memory_()`` copies the
 # tensor's values into new, shared memory and points the tensor's storage there (a tensor read by
 # ``torch.from_file(path, shared=False)`` is left where it is, see :ref:`questions-processes`): the
 # storage's address changes (the page compares it, and never prints it) and the values stay. It changes the tensor in place and returns the tensor itself. Views taken before the call
@@ -174,6 +176,9 @@ for dtype in (torch.float32, torch.float64, torch.int64, torch.uint8, torch.bool
     assert returned is t and not before and t.is_shared() and moved and follows and not again, f"{dtype}: moved once"
 for name, before, after, moved, follows, again in rows:
     print(f"{name:16} {before:7} {after:6} {moved:6} {follows:13} {again}")
+# sphinx_gallery_start_ignore
+assert mp.get_sharing_strategy() == "file_descriptor", "the table ran under the default sharing strategy on Linux"
+# sphinx_gallery_end_ignore
 
 # %%
 # Calling it on a view moves the whole storage the view uses, so its base is in shared memory
@@ -327,7 +332,8 @@ assert mp.active_children() == [], "every child process has ended"
 # For a tensor torch allocated, ``share_memory_()`` shares memory between processes; it does not
 # order their writes. Updates that read, add and write back, such as ``counter += 1``, can be lost
 # when two processes make them at the same time: hold one lock around each update, or give each
-# process elements of its own. On the CPU the call moves such a tensor's storage, when it is not empty and not yet shared, to new memory:
+# process elements of its own. On the CPU, under the default sharing strategy on Linux, the call moves such a
+# tensor's storage, when it is not empty and not yet shared, to new memory:
 # views follow it, and a NumPy array taken before does not, so take such arrays afterwards. How a tensor reaches
 # a child process in the first place, and under which start method it is a copy, is on
 # :ref:`questions-processes`.

@@ -305,7 +305,7 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 
 # %%
 # 另外两种来源的张量表现不同。对 ``torch.from_numpy(array)`` 得到的张量，``share_memory_()`` 同样会移动它的存储：子进程的修改能到达这个张量，但它不再与 ``array`` 共享内存，``array`` 保持原样。用
-# ``torch.from_file(path, shared=False)`` 从文件读出的张量，``is_shared()`` 本来就是 ``True``，所以 ``share_memory_()`` 不移动它的存储，子进程的修改就丢了。用 ``shared=True`` 读出的张量则与子进程共享：子进程的修改能传回父进程。反过来，``is_shared()`` 为 ``False`` 也不说明不共享：建在以可写方式映射文件的 NumPy 数组（``np.memmap(path, mode="r+")``）上的张量，``is_shared()`` 为 ``False``，子进程的修改却能传回父进程。（几个进程同时写同一个共享张量时需要加锁，见 :ref:`“共享内存与加锁”那一页 <questions-shared-memory>`。）
+# ``torch.from_file(path, shared=False)`` 从文件读出的张量，``is_shared()`` 本来就是 ``True``，在 Linux 默认的共享策略 ``file_descriptor`` 下，``share_memory_()`` 不移动它的存储，子进程的修改就丢了（另一种策略 ``file_system`` 本页没有运行）。用 ``shared=True`` 读出的张量则与子进程共享：子进程的修改能传回父进程。反过来，``is_shared()`` 为 ``False`` 也不说明不共享：建在以可写方式映射文件的 NumPy 数组（``np.memmap(path, mode="r+")``）上的张量，``is_shared()`` 为 ``False``，子进程的修改却能传回父进程。（几个进程同时写同一个共享张量时需要加锁，见 :ref:`“共享内存与加锁”那一页 <questions-shared-memory>`。）
 
 array = np.zeros(3, dtype=np.float32)
 from_numpy = torch.from_numpy(array)
@@ -338,6 +338,9 @@ with tempfile.TemporaryDirectory() as folder:
     print("memmap: is_shared():", mapped_shared, " after the child:", mapped)
     assert not mapped_shared and torch.equal(mapped, torch.ones(3)), "is_shared() False, the child's edit reached it"
     del mapped
+# sphinx_gallery_start_ignore
+assert mp.get_sharing_strategy() == "file_descriptor", "share_memory_() ran under the default strategy on Linux"
+# sphinx_gallery_end_ignore
 
 # %%
 # 经队列发送的张量是共享的，不是复制的
@@ -501,7 +504,7 @@ assert mp.active_children() == [], "every child process has ended"
 #
 # fork 出来的子进程，包括以 ``fork`` 方式启动的 ``DataLoader`` worker 进程，凡是由 torch 分配、又不在共享内存里的张量，拿到的都是副本，它的修改只留在副本里。torch 自己分配的张量，由
 # ``share_memory_()`` 移进共享内存，或经 ``torch.multiprocessing`` 的队列发送时放进去之后，用的是这些进程共享的同一块内存，所以子进程的修改父进程也看得到。需要梯度的叶子张量，在
-# ``torch.no_grad()`` 之下能这样修改，梯度模式（grad mode）开着时不行。``torch.from_numpy`` 得到的张量经 ``share_memory_()`` 移动之后，不再与它的数组共享内存；``torch.from_file(path, shared=False)``
+# ``torch.no_grad()`` 之下能这样修改，梯度模式（grad mode）开着时不行。``torch.from_numpy`` 得到的张量经 ``share_memory_()`` 移动之后，不再与它的数组共享内存；在 Linux 默认的共享策略下，``torch.from_file(path, shared=False)``
 # 得到的张量则根本不会被移动，fork 出来的子进程对它的修改都会丢失。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``
 # 则直接报错。worker 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
 #

@@ -418,7 +418,7 @@ assert all(torch.allclose(p.grad, s) for p, s in zip(params, separate, strict=Tr
 # 在训练循环里
 # ------------
 #
-# 模型的两份副本从相同的权重出发各训练三步：一份用 ``(loss1 + loss2).backward()``，另一份调用两次 ``backward()``，第一次带 ``retain_graph=True``。两份都每步顺利运行，最后权重相同。这里用 ``retain_graph=True`` 是对的，因为计算图只在同一步里再用一次，每一步都会构建新的图。若把它当作原因一和原因二的万能解决办法，如上文所示，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错（用的是本页未融合的 SGD）。
+# 模型的两份副本从相同的权重出发各训练三步：一份用 ``(loss1 + loss2).backward()``，另一份调用两次 ``backward()``，第一次带 ``retain_graph=True``。两份都每步顺利运行，最后权重相同。这里用 ``retain_graph=True`` 是对的，因为计算图只在同一步里再用一次，每一步都会构建新的图。若把它当作原因一和原因二的万能解决办法，如上文所示，它要么让编码器的更新进不了损失，要么留住上一批的计算图，而这张图保存的 RNN 单元权重已被 ``optimizer.step()`` 原地改过，于是报错（用的是本页未融合的 SGD）。
 
 models = {"sum": torch.nn.ModuleList([trunk, head1, head2])}
 models["retain_graph"] = copy.deepcopy(models["sum"])
@@ -493,4 +493,4 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 # 小结
 # ----
 #
-# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于各步共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下算一次即可）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``），或两个损失共享的主干（对两者之和做一次 ``backward()``）。在本页的三个循环里，``retain_graph=True`` 只在同一步有两个损失的那个循环里用对了；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，最终在那一批的权重上报错（换成 ``fused=True`` 的优化器，连错都不报）。
+# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于各步共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下算一次即可）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``），或两个损失共享的主干（对两者之和做一次 ``backward()``）。在本页的三个循环里，``retain_graph=True`` 只在同一步有两个损失的那个循环里用对了；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，而这张图保存的 RNN 单元权重已被 ``optimizer.step()`` 原地改过，于是报错（换成 ``fused=True`` 的优化器，连错都不报）。

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   两个张量的 ``untyped_storage().data_ptr()`` 相等，不说明它们有共同的元素；不相等，也不能排除共享。比较元素所占的字节（同一块内存映射两次是例外，如文件映射两次、worker 进程送回的共享内存张量，见下文）：
+   两个张量的 ``untyped_storage().data_ptr()`` 相等，不说明它们有共同的元素；不相等，也不能排除共享。比较元素所占的字节（同一块内存映射两次是例外，如文件映射两次、fork 出来的 worker 进程送回的共享内存张量，见下文）：
 
    .. code-block:: python
 

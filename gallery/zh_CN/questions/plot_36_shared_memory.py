@@ -129,7 +129,7 @@ assert torch.equal(counts, torch.full((CHILDREN,), float(TIMES))), "disjoint sli
 # ``share_memory_()`` 对张量做了什么
 # ----------------------------------
 #
-# 在 CPU 上，对 torch 自己分配的非空张量（本页的张量都是），``share_memory_()`` 把张量的值复制到新的共享内存，并让张量的存储指向那里（用 ``torch.from_file(path, shared=False)`` 从文件读出的张量则留在原处，见 :ref:`“多进程”那一页 <questions-processes>`）：存储的地址变了（本页只比较地址，从不打印），值不变。它原地（in-place）修改张量，返回的就是张量本身。调用之前取的视图用的是同一个存储对象，所以跟着一起搬走：它们的
+# 下面说的都是在 Linux 默认的共享策略 ``file_descriptor`` 下（见 ``mp.get_sharing_strategy()``）的情形；另一种策略 ``file_system`` 本页没有运行。在 CPU 上，对 torch 自己分配的非空张量（本页的张量都是），``share_memory_()`` 把张量的值复制到新的共享内存，并让张量的存储指向那里（用 ``torch.from_file(path, shared=False)`` 从文件读出的张量则留在原处，见 :ref:`“多进程”那一页 <questions-processes>`）：存储的地址变了（本页只比较地址，从不打印），值不变。它原地（in-place）修改张量，返回的就是张量本身。调用之前取的视图用的是同一个存储对象，所以跟着一起搬走：它们的
 # ``is_shared()`` 为 ``True``，经张量写入的值也能在视图里看到。对已经在共享内存里的张量再调用一次，什么都不变。下表对几种 dtype 都跑了一遍。
 
 rows = [("dtype", "before", "after", "moved", "view follows", "second call moved")]
@@ -148,6 +148,9 @@ for dtype in (torch.float32, torch.float64, torch.int64, torch.uint8, torch.bool
     assert returned is t and not before and t.is_shared() and moved and follows and not again, f"{dtype}: moved once"
 for name, before, after, moved, follows, again in rows:
     print(f"{name:16} {before:7} {after:6} {moved:6} {follows:13} {again}")
+# sphinx_gallery_start_ignore
+assert mp.get_sharing_strategy() == "file_descriptor", "the table ran under the default sharing strategy on Linux"
+# sphinx_gallery_end_ignore
 
 # %%
 # 在视图上调用，会搬走视图所用的整个存储，所以它的基张量（base tensor）也进了共享内存。
@@ -281,5 +284,5 @@ assert mp.active_children() == [], "every child process has ended"
 # ----
 #
 # 对 torch 自己分配的张量，``share_memory_()`` 让进程之间共享内存，但不规定它们写入的先后。像 ``counter += 1``
-# 这样“读、加、写回”的更新，两个进程同时做时可能丢失：每次更新时都持有同一把锁，或者让每个进程只写自己的元素。在 CPU 上，这个调用把这类张量（非空、还不在共享内存里时）的存储搬到新的内存：视图跟着走，之前取的 NumPy
+# 这样“读、加、写回”的更新，两个进程同时做时可能丢失：每次更新时都持有同一把锁，或者让每个进程只写自己的元素。在 CPU 上并采用 Linux 默认的共享策略时，这个调用把这类张量（非空、还不在共享内存里时）的存储搬到新的内存：视图跟着走，之前取的 NumPy
 # 数组不跟，所以这类数组要在调用之后再取。张量最初怎样到达子进程、在哪种启动方式下是副本，见 :ref:`“多进程”那一页 <questions-processes>`。
