@@ -8,6 +8,7 @@ copying/plot_02_safe_copy. Registered on import by :mod:`tensorfacts.facts`, who
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import subprocess
 import sys
@@ -156,12 +157,30 @@ NO_GRAD_GIVENS = {
     "view of a plain tensor": lambda dtype: torch.ones(3, dtype=dtype)[1:],
     "Parameter(requires_grad=False)": lambda dtype: torch.nn.Parameter(torch.ones(3, dtype=dtype), requires_grad=False),
 }
+#: The three ways to turn grad mode off, by name.
+GRAD_OFF = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode,
+            "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False)}
+#: Leaves that require grad because their base does: a view of a leaf and of a Parameter taken with grad mode off,
+#: and a view of that view, taken with grad mode off too.
+OFF_VIEWS = {"view of a leaf": lambda dtype, off: _off_view(GRAD_GIVENS["leaf"](dtype), off),
+             "view of a Parameter": lambda dtype, off: _off_view(GRAD_GIVENS["Parameter"](dtype), off),
+             "view of such a view": lambda dtype, off: _off_view(_off_view(GRAD_GIVENS["leaf"](dtype), off), off)}
+
+
+def _off_view(base: torch.Tensor, off) -> torch.Tensor:
+    """``base[1:]`` taken inside ``off()``, a way to turn grad mode off."""
+    with off():
+        return base[1:]
 
 
 @fact("asarray-requires-grad-without-copy", {
     "en": "torch.asarray(x, requires_grad=False) without copy=True, for x a leaf that requires grad and a "
           "Parameter, in float32 and float64: it returns x itself, whose requires_grad is now False (the Parameter "
-          "is still a Parameter). For a non-leaf y = leaf * 2: it returns a tensor other than y that shares y's "
+          "is still a Parameter). For x a view (x[1:]) of such a leaf or Parameter taken under torch.no_grad(), "
+          "again under torch.inference_mode() and again under torch.set_grad_enabled(False), and a view of such a "
+          "view taken the same way, called with grad mode on and under torch.no_grad(), in float32 and float64: it "
+          "returns x itself, still a leaf without a grad_fn that requires grad. For a non-leaf y = leaf * 2: it "
+          "returns a tensor other than y that shares y's "
           "storage, has no grad_fn and does not require grad, while y keeps its requires_grad (True) and its "
           "grad_fn. torch.asarray(x, requires_grad=x.requires_grad) without copy=True, for x a leaf, a non-leaf, "
           "a Parameter and a view of a leaf that require grad and a tensor that does not, and "
@@ -172,7 +191,11 @@ NO_GRAD_GIVENS = {
           "requires_grad is now True (the Parameter is still a Parameter).",
     "zh_CN": "不带 copy=True 调用 torch.asarray(x, requires_grad=False)，x 分别是需要梯度的叶子张量和 Parameter，"
              "各用 float32 和 float64：返回的是 x 本身，它的 requires_grad 变成了 False（Parameter 仍是 "
-             "Parameter）。对非叶子张量 y = leaf * 2：返回的是另一个张量，与 y 共享存储，没有 grad_fn，不需要梯度，"
+             "Parameter）。x 是分别在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下"
+             "对这样的叶子张量或 Parameter 取的视图（x[1:]），以及用同样方式对这种视图再取的视图，"
+             "在梯度模式（grad mode）下和 torch.no_grad() 下调用，各用 float32 和 float64："
+             "返回的是 x 本身，它仍是没有 grad_fn、需要梯度的叶子张量。"
+             "对非叶子张量 y = leaf * 2：返回的是另一个张量，与 y 共享存储，没有 grad_fn，不需要梯度，"
              "而 y 仍需要梯度，grad_fn 也不变。不带 copy=True 调用 "
              "torch.asarray(x, requires_grad=x.requires_grad)，x 分别是"
              "需要梯度的叶子张量、非叶子张量、Parameter、叶子张量的视图和不需要梯度的张量，以及对其中需要梯度的"
@@ -180,9 +203,11 @@ NO_GRAD_GIVENS = {
              "它的 requires_grad、grad_fn 和类型都不变。不带 copy=True 调用 torch.asarray(x, requires_grad=True)，"
              "x 分别是不需要梯度的张量、它的视图和用 requires_grad=False 建的 Parameter，各用 float32 和 float64："
              "返回的是 x 本身，它的 requires_grad 变成了 True（Parameter 仍是 Parameter）。",
-}, {"en": "a leaf, a Parameter, a non-leaf, a view of a leaf, a tensor that does not require grad, a view of it and "
-          "a Parameter that does not require grad, float32 and float64, on the CPU",
-    "zh_CN": "叶子张量、Parameter、非叶子张量、叶子张量的视图、不需要梯度的张量、它的视图和不需要梯度的 Parameter，"
+}, {"en": "a leaf, a Parameter, a non-leaf, a view of a leaf, views of a leaf and of a Parameter taken in the "
+          "three ways with grad mode off and a view of such a view, a tensor that does not require grad, a view of "
+          "it and a Parameter that does not require grad, float32 and float64, on the CPU",
+    "zh_CN": "叶子张量、Parameter、非叶子张量、叶子张量的视图、用三种关闭梯度模式的方式对叶子张量和 "
+             "Parameter 取的视图及这种视图的视图、不需要梯度的张量、它的视图和不需要梯度的 Parameter，"
              "float32 和 float64，在 CPU 上"})
 def _asarray_requires_grad_without_copy() -> Fact:
     seen = {}
@@ -215,10 +240,21 @@ def _asarray_requires_grad_without_copy() -> Fact:
             result = torch.asarray(x, requires_grad=True)
             switched_on[f"{name} {dtype}"] = (result is x, x.requires_grad, type(x) is type(make(dtype)))
     not_switched = [key for key, parts in switched_on.items() if not all(parts)]
-    return Fact(not edited and non_leaf == [True, True] and not changed and not not_switched,
+    kept_on = {}
+    for (name, make), (mode, off), asked in itertools.product(OFF_VIEWS.items(), GRAD_OFF.items(),
+                                                                (torch.enable_grad, torch.no_grad)):
+        for dtype in (torch.float32, torch.float64):
+            x = make(dtype, off)
+            with asked():
+                result = torch.asarray(x, requires_grad=False)
+            kept_on[f"{name} ({mode}) {dtype} asked {asked.__name__}"] = (
+                result is x, x.is_leaf and x.requires_grad and x.grad_fn is None)
+    switched_off = [key for key, parts in kept_on.items() if not all(parts)]
+    return Fact(not edited and non_leaf == [True, True] and not changed and not not_switched and not switched_off,
                 f"requires_grad=False, per source (leaf, Parameter: result is x, x.requires_grad after, same type; "
                 f"non-leaf: a new tensor on y's storage, out of the graph, y keeps requires_grad and its grad_fn): "
                 f"{seen}; "
                 f"requires_grad=x.requires_grad or True (result is x, x keeps requires_grad, grad_fn, type): {no_op}; "
                 f"requires_grad=True on a tensor that does not require grad (result is x, x.requires_grad after, same "
-                f"type): {switched_on}")
+                f"type): {switched_on}; requires_grad=False on a view taken with grad mode off (result is x, x still a "
+                f"leaf that requires grad): {kept_on}")

@@ -42,10 +42,11 @@ CLAIMS = Registry(NUMBER)
     "开头的循环代码按发表出来的样子就能运行。",
     notes={
         "en": "Not a claim of the author's: the published snippet still starts with the blog's "
-              "“// A code block” placeholder, and its indentation was lost in publishing. The next row "
-              "checks the loop with its indentation restored.",
+              "“// A code block” placeholder, and its indentation was lost in publishing. The site compiles the "
+              "loop's lines as published, that placeholder line left out. The next row checks the loop with its "
+              "indentation restored.",
         "zh_CN": "这不是作者的说法：发表出来的代码段开头还留着博客的“// A code block”占位符，缩进是在发表时丢失的。"
-                 "下一行检验的是补回缩进后的循环。",
+                 "本站编译的是发表出来的循环各行，不含那一行占位符。下一行检验的是补回缩进后的循环。",
     })
 def _loop_runs_as_printed() -> Result:
     try:

@@ -15,7 +15,8 @@ SECTIONS = {
     "also": {"en": "Also", "zh_CN": "还有"},
 }
 
-#: The loop of article 000 exactly as printed: its indentation was lost.
+#: The loop of article 000, its lines exactly as printed (the blog's “// A code block” placeholder line above them
+#: left out): its indentation was lost.
 LOOP_AS_PRINTED = """\
 a = torch.zeros(2, 3)
 for i in range(2):

@@ -243,7 +243,8 @@ def draw_processes(title, child, **names):
 # ---------------------------------------------
 #
 # The loop in the article has lost its indentation, so as printed it is not
-# valid Python. Compiling the text exactly as printed fails before anything runs.
+# valid Python. Compiling the loop's lines exactly as printed (the blog's
+# "// A code block" placeholder line above them left out) fails before anything runs.
 
 article_loop = """\
 a = torch.zeros(2, 3)
@@ -265,10 +266,11 @@ else:
 # .. admonition:: The article vs. torch |torch_version|
 #    :class: warning
 #
-#    The loop as printed in the article raises ``IndentationError`` (output
-#    above). The inner ``for`` belongs inside the outer one, and the four
+#    The loop's lines as printed in the article raise ``IndentationError``
+#    (output above). The inner ``for`` belongs inside the outer one, and the four
 #    statements after it belong inside the inner loop. The cells below restore
-#    that indentation; with it, the output matches the article's.
+#    that indentation; with it, the ``b:`` and ``a:`` lines match the article's
+#    output (the cells add an ``after …`` line before each pair).
 
 # %%
 # Writing through ``b = a.data``

@@ -1,8 +1,8 @@
 """
 .. _copying-safe-copy:
 
-The safe copy: ``a.detach().clone()``
-=====================================
+The safest copy: ``a.detach().clone()``
+=======================================
 
 The article calls ``a.detach().clone()`` the safest way to copy a tensor: the
 result leaves the autograd graph and gets memory of its own. This page checks
@@ -341,8 +341,12 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # Without ``copy=True``, pass ``requires_grad=a.requires_grad`` to silence it: given a tensor ``a``, it returns
 # ``a`` itself, which keeps its ``requires_grad``, its ``grad_fn`` and its type (a ``Parameter`` stays a
 # ``Parameter``); ``requires_grad=True`` does the same for a tensor that requires grad. ``requires_grad=False``
-# silences it too, but given a leaf that requires grad, a ``Parameter`` included, it changes that leaf:
-# ``torch.asarray(a, requires_grad=False)`` returns ``a`` itself with its ``requires_grad`` switched off in place.
+# silences it too, but given a leaf that requires grad of its own (one made with ``requires_grad=True``, say, or a
+# ``Parameter``), it changes that leaf: ``torch.asarray(a, requires_grad=False)`` returns ``a`` itself with its
+# ``requires_grad`` switched off in place. A view of a tensor that requires grad taken with grad mode off (under
+# ``torch.no_grad()``, ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``) is a leaf too, but one that
+# requires grad because its base does: ``torch.asarray(view, requires_grad=False)`` returns that view itself,
+# unchanged, and it still requires grad.
 # Given a non-leaf, it leaves it as it was (its ``requires_grad`` and its ``grad_fn`` kept) and returns a tensor
 # that shares its memory, outside the graph. The other way round, given a floating-point tensor that does not
 # require grad, not an inference tensor, ``torch.asarray(x, requires_grad=True)`` returns ``x`` itself with its
@@ -446,6 +450,17 @@ assert doubled_alias is not doubled and same_storage(doubled, doubled_alias) and
     "the graph")
 assert torch.asarray(doubled, copy=True, requires_grad=False).grad_fn is None, (
     "torch.asarray(a * 2, copy=True, requires_grad=False) has no grad_fn")
+for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
+    for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
+        for grad_mode_asked in (torch.enable_grad, torch.no_grad):
+            off_base = make_base()
+            with grad_off():
+                off_view = off_base[1:]
+            with grad_mode_asked():
+                kept_view = torch.asarray(off_view, requires_grad=False)
+            assert kept_view is off_view and off_view.is_leaf and off_view.requires_grad, (
+                "torch.asarray(view, requires_grad=False) of a view taken with grad mode off of a tensor that "
+                "requires grad returns that view itself, a leaf that still requires grad")
 sources_without_grad = {
     "tensor": lambda dtype: torch.ones(3, dtype=dtype),
     "view of it": lambda dtype: torch.ones(3, dtype=dtype)[1:],
@@ -491,6 +506,6 @@ assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone
 # ``a.detach().clone()`` gives a tensor with the same values, its own memory and
 # no link to the graph: edits in either direction stay put, and no gradient
 # flows back to ``a``. The next pages take the two halves apart:
-# :ref:`copying-clone` keeps the graph, :ref:`copying-detach` keeps the memory.
+# :ref:`clone() alone <copying-clone>` keeps the graph, :ref:`detach() alone <copying-detach>` keeps the memory.
 # With no default device set, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` are not copies: they return
 # ``a`` itself.

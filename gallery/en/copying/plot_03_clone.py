@@ -421,6 +421,27 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
         (off_clone * off_clone).sum().backward()
         assert off_view.grad is None and off_base.grad is None, (
             "the clone of a view taken with grad mode off, or of a view of it, sends no gradient to the view or base")
+        for asked_for in ("base", "view"):
+            for allow_unused in (False, True):
+                route_base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+                with grad_off():
+                    route_view = route_base[1:]
+                route_asked = route_base if asked_for == "base" else route_view
+                route_clone = (route_view[1:] if further else route_view).clone()
+                if allow_unused:
+                    (route_clone * route_clone).sum().backward(inputs=[route_asked])
+                    assert route_view.grad is None and route_base.grad is None, (
+                        "backward(inputs=[base or view]) raises nothing and leaves both .grad at None")
+                    assert torch.autograd.grad((route_clone * route_clone).sum(), route_asked, allow_unused=True) == (
+                        None,), "torch.autograd.grad(..., allow_unused=True) returns None for the base or the view"
+                    continue
+                try:
+                    torch.autograd.grad((route_clone * route_clone).sum(), route_asked)
+                except RuntimeError as route_error:
+                    assert "appears to not have been used in the graph" in str(route_error), (
+                        "torch.autograd.grad asked for the base or the view says it was not used in the graph")
+                else:
+                    raise AssertionError("torch.autograd.grad asked for the base or the view raises")
 for retained in (False, True):
     behind_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     non_leaf_source = behind_leaf * 2
@@ -509,9 +530,12 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # view of a tensor that requires grad, made by an operation autograd records in grad mode (not
 # ``detach()``, ``view(dtype)`` or a sparse tensor's ``indices()``), taken with grad mode off (under ``torch.no_grad()``,
 # ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), or a view of such a view, its base
-# gets no gradient, nor does the view taken with grad mode off unless ``requires_grad_()`` was called
-# on it before its clone, or a view of it, was taken (the clone of a view of it taken with grad mode off
-# passes it no gradient even then), and nothing raises. Rebinding a name
+# gets no gradient, nor does the view taken with grad mode off unless ``requires_grad_()`` was called on
+# it before its clone, or a view of it, was taken (the clone
+# of a view of it taken with grad mode off passes it no gradient even then). ``backward()``,
+# and ``backward(inputs=...)`` naming the base or that view, raise nothing; ``torch.autograd.grad`` asked for either
+# raises a ``RuntimeError`` saying it appears to not have been used in the graph (with ``allow_unused=True`` it
+# returns ``None`` for it). Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.
 # :fact:`clone-of-no-grad-view-passes-no-gradient`

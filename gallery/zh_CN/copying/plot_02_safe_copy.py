@@ -311,7 +311,7 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # 给定需要梯度的张量、又不指定 ``requires_grad=`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad=`` 默认值的改变发出警告（``UserWarning``，下面的代码把它捕获了），但每个进程只在第一次这样调用时发出（调用过 ``torch.set_warn_always(True)`` 之后则每次都发）；传入 ``requires_grad=`` 的调用（带不带 ``copy=True`` 都一样）和 ``torch.as_tensor`` 都不会发出警告。
 # :fact:`asarray-warns-once-without-requires-grad`
 #
-# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。``requires_grad=False`` 同样能消除警告，但给定需要梯度的叶子张量时（``Parameter`` 也一样），它会改动这个叶子张量：``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``。给定非叶子张量时，传入的张量保持原样（``requires_grad`` 和 ``grad_fn`` 都不变），返回的是一个与之共享内存、脱离计算图的张量。反过来，给定不需要梯度的浮点张量（推理张量除外），``torch.asarray(x, requires_grad=True)`` 返回 ``x`` 本身，并原地打开它的 ``requires_grad``：它不会做出可训练的副本。
+# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。``requires_grad=False`` 同样能消除警告，但给定自身需要梯度的叶子张量时（比如用 ``requires_grad=True`` 建的张量，或 ``Parameter``），它会改动这个叶子张量：``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``。梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）对需要梯度的张量取的视图（view）也是叶子张量，但它需要梯度，是因为它的基张量（base tensor）需要梯度：``torch.asarray(view, requires_grad=False)`` 原样返回这个视图本身，它仍需要梯度。给定非叶子张量时，传入的张量保持原样（``requires_grad`` 和 ``grad_fn`` 都不变），返回的是一个与之共享内存、脱离计算图的张量。反过来，给定不需要梯度的浮点张量（推理张量除外），``torch.asarray(x, requires_grad=True)`` 返回 ``x`` 本身，并原地打开它的 ``requires_grad``：它不会做出可训练的副本。
 # :fact:`asarray-requires-grad-without-copy`
 
 with warnings.catch_warnings(record=True) as asarray_caught:  # 捕获 torch 的那条警告（每个进程只发一次）
@@ -411,6 +411,17 @@ assert doubled_alias is not doubled and same_storage(doubled, doubled_alias) and
     "the graph")
 assert torch.asarray(doubled, copy=True, requires_grad=False).grad_fn is None, (
     "torch.asarray(a * 2, copy=True, requires_grad=False) has no grad_fn")
+for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
+    for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
+        for grad_mode_asked in (torch.enable_grad, torch.no_grad):
+            off_base = make_base()
+            with grad_off():
+                off_view = off_base[1:]
+            with grad_mode_asked():
+                kept_view = torch.asarray(off_view, requires_grad=False)
+            assert kept_view is off_view and off_view.is_leaf and off_view.requires_grad, (
+                "torch.asarray(view, requires_grad=False) of a view taken with grad mode off of a tensor that "
+                "requires grad returns that view itself, a leaf that still requires grad")
 sources_without_grad = {
     "tensor": lambda dtype: torch.ones(3, dtype=dtype),
     "view of it": lambda dtype: torch.ones(3, dtype=dtype)[1:],

@@ -394,6 +394,27 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
         (off_clone * off_clone).sum().backward()
         assert off_view.grad is None and off_base.grad is None, (
             "the clone of a view taken with grad mode off, or of a view of it, sends no gradient to the view or base")
+        for asked_for in ("base", "view"):
+            for allow_unused in (False, True):
+                route_base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+                with grad_off():
+                    route_view = route_base[1:]
+                route_asked = route_base if asked_for == "base" else route_view
+                route_clone = (route_view[1:] if further else route_view).clone()
+                if allow_unused:
+                    (route_clone * route_clone).sum().backward(inputs=[route_asked])
+                    assert route_view.grad is None and route_base.grad is None, (
+                        "backward(inputs=[base or view]) raises nothing and leaves both .grad at None")
+                    assert torch.autograd.grad((route_clone * route_clone).sum(), route_asked, allow_unused=True) == (
+                        None,), "torch.autograd.grad(..., allow_unused=True) returns None for the base or the view"
+                    continue
+                try:
+                    torch.autograd.grad((route_clone * route_clone).sum(), route_asked)
+                except RuntimeError as route_error:
+                    assert "appears to not have been used in the graph" in str(route_error), (
+                        "torch.autograd.grad asked for the base or the view says it was not used in the graph")
+                else:
+                    raise AssertionError("torch.autograd.grad asked for the base or the view raises")
 for retained in (False, True):
     behind_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     non_leaf_source = behind_leaf * 2
@@ -461,5 +482,5 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，除非源张量调用过 ``retain_grad()``，又位于通往被点名张量的路上，这一点与 ``torch.autograd.grad`` 相同；点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）取的视图（view），且取视图的运算在梯度模式下会被自动求导记录（不是 ``detach()``、``view(dtype)`` 或稀疏张量的 ``indices()``），或者这种视图的视图，它的基张量（base tensor）得不到梯度，梯度模式关闭时取的那个视图也得不到，除非在取它的副本或它的视图之前就对它调用了 ``requires_grad_()``，但如果它的视图也是在梯度模式关闭时取的，那个视图的副本即使这样也不把梯度传给它，而且都不报错。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，除非源张量调用过 ``retain_grad()``，又位于通往被点名张量的路上，这一点与 ``torch.autograd.grad`` 相同；点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）取的视图（view），且取视图的运算在梯度模式下会被自动求导记录（不是 ``detach()``、``view(dtype)`` 或稀疏张量的 ``indices()``），或者这种视图的视图，它的基张量（base tensor）得不到梯度，梯度模式关闭时取的那个视图也得不到，除非在取它的副本或它的视图之前就对它调用了 ``requires_grad_()``，但如果它的视图也是在梯度模式关闭时取的，那个视图的副本即使这样也不把梯度传给它。``backward()`` 和点名基张量或那个视图的 ``backward(inputs=...)`` 都不报错；用 ``torch.autograd.grad`` 求二者之一的梯度则抛出 ``RuntimeError``，说它似乎没有在计算图里用到（带 ``allow_unused=True`` 时对它返回 ``None``）。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
 # :fact:`clone-of-no-grad-view-passes-no-gradient`
