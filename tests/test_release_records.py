@@ -288,7 +288,7 @@ def test_the_releases_page_says_which_releases_changed_between_names_as_the_code
     en = " ".join(_releases_page("en").split())
     assert ('"Changed between" names two releases: the newest on which the check differs, is not available, '
             "errored or was not run, and the first one after it that gives this build's result") in en
-    assert ("The pages whose checks changed since a record was taken are listed under the first table of "
+    assert ("the pages whose checks changed since a record was taken are listed under the first table of "
             '"The records". So are the facts added or changed since a record that names each fact\'s code was taken; '
             "of a record that names no fact's code, a sentence there says instead that none of its facts is "
             "counted.") in en

@@ -1,8 +1,8 @@
 """
 .. _questions-torch-func:
 
-"``accessing `data` under vmap transform is not allowed``": ``torch.func`` and copies
-=====================================================================================
+"accessing ``data`` under vmap transform is not allowed": ``torch.func`` and copies
+===================================================================================
 
 .. admonition:: Answer
    :class: answer

@@ -1,15 +1,15 @@
 """
 .. _questions-overlapping-writes:
 
-"refer to a single memory location": writes whose source and destination overlap
-================================================================================
+"refer to a single memory location": source and destination overlap
+===================================================================
 
 .. admonition:: Answer
    :class: answer
 
-   When a non-empty ``t`` has 3 or more rows, ``t[1:] = t[:-1]`` writes over its own source: torch refuses it for a
-   contiguous CPU ``t``, but on a ``t`` that is not contiguous, such as ``x[::2]``, a column ``x[:, 0]`` or ``x.t()``,
-   it can run without an error and write wrong values. ``clone()`` the source first:
+   When a non-empty ``t`` has 3 or more rows, ``t[1:] = t[:-1]`` writes over its own source: refused for a
+   contiguous CPU ``t``; on one not contiguous (``x[::2]``, ``x[:, 0]``, ``x.t()``) it can run with no error and
+   write wrong values. ``clone()`` the source first:
 
    .. code-block:: python
 

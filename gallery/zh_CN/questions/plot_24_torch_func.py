@@ -1,8 +1,8 @@
 """
 .. _questions-torch-func:
 
-“``accessing `data` under vmap transform is not allowed``”：``torch.func`` 与复制
-=================================================================================
+“accessing ``data`` under vmap transform is not allowed”：``torch.func`` 与复制
+===============================================================================
 
 .. admonition:: 答案
    :class: answer
