@@ -227,7 +227,7 @@ assert c.is_leaf, "the detached tensor must be a leaf"
 draw_memory("c = a.detach()", a=a, c=c)
 
 # %%
-# The article's backward pass: ``a`` gets ``2 * a``. ``c`` is a leaf that does
+# The article's backward pass: ``a.grad`` is ``2 * a``. ``c`` is a leaf that does
 # not require grad, so its ``.grad`` is ``None``, and, unlike the clone's on
 # :ref:`the previous page <copying-clone>`, reading it raises no warning.
 
@@ -407,7 +407,7 @@ assert a.tolist() == values, "a's values never changed"
 # default (with ``weights_only`` ``True`` or ``False``, with or without ``mmap=True``), and so a parameter that
 # ``load_state_dict(..., assign=True)`` put in place from it, is not resizable, and neither is memory from
 # ``torch.from_file``, NumPy, ``torch.frombuffer`` or DLPack: there the same call raises
-# ``RuntimeError: Trying to resize storage that is not resizable`` and leaves ``a`` as it was (next cell). A file
+# ``RuntimeError: Trying to resize storage that is not resizable`` and leaves ``a`` as it was (the ``torch.load`` cell below). A file
 # in the legacy format (``torch.save(..., _use_new_zipfile_serialization=False)``, an internal option) gives a
 # resizable storage instead, with ``weights_only`` ``True`` or ``False``, and so does a parameter that
 # ``load_state_dict(..., assign=True)`` put in place from it: the call moves ``a`` as above. A storage moved

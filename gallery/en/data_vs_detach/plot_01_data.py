@@ -18,8 +18,8 @@ gradient that comes back is wrong, with no error and no warning.
 # (``_version`` is an internal attribute of torch: this site reads it to show
 # the counter, but it may change between releases.)
 # Two small helpers: ``show`` prints a tensor together with the autograd
-# facts this page is about, and ``same_storage`` tells whether two tensors
-# read the same memory.
+# facts this page is about, and ``same_storage`` compares where two storages
+# start.
 import warnings
 
 import torch
@@ -263,10 +263,19 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 #    :class: warning
 #
 #    The article prints ``grad_fn=<SigmoidBackward>``. On this torch the node
-#    is called ``SigmoidBackward0`` (see ``out`` above): backward nodes now
-#    carry a number. The behaviour is the same.
+#    is called ``SigmoidBackward0`` (see ``out`` above): the backward nodes
+#    generated for torch's operators now end in a number. ``AccumulateGrad``
+#    in the graph below is written by hand and has none. The behaviour is the same.
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
+# sphinx_gallery_start_ignore
+operator_results = (a * 2, a + 1, a.exp(), a.sum(), a.view(3), a[:2], a.to(torch.float64))
+assert all(result.grad_fn.name()[-1].isdigit() for result in operator_results), (
+    "the nodes generated for torch's operators end in a number")
+leaf_node = out.grad_fn.next_functions[0][0]
+assert type(leaf_node).__name__ == "AccumulateGrad" and not leaf_node.name()[-1].isdigit(), (
+    "AccumulateGrad, written by hand, has no number")
+# sphinx_gallery_end_ignore
 
 # %%
 # What autograd kept for the backward pass

@@ -282,16 +282,31 @@ assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
 # The setter ``p.data = t`` is worse than any in-place edit: it puts another
 # tensor under ``p`` and checks little. Here a parameter of three floats
 # becomes a 2×2 tensor of doubles; nothing raises, ``p`` is still a
-# ``Parameter``, and ``_version`` stays 0, so autograd has nothing to notice.
+# ``Parameter``, and ``_version`` stays 0, so autograd's version check has
+# nothing to notice: ``loss``, built before the swap, reads the new tensor in
+# ``backward()`` and fails on its shape instead.
 
 p = torch.nn.Parameter(torch.zeros(3))
+loss = (p * p).sum()
 p.data = torch.zeros(2, 2, dtype=torch.float64)
 print("p:", p)
 print("p.shape:", tuple(p.shape), " p.dtype:", p.dtype, " p._version:", p._version)
 assert tuple(p.shape) == (2, 2) and p.dtype == torch.float64 and p._version == 0, "p.data = t is silent"
 # sphinx_gallery_start_ignore
 assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
+saved_p = loss.grad_fn.next_functions[0][0]._saved_self
+assert saved_p is p and tuple(saved_p.shape) == (2, 2), "the graph built before the swap reads the new tensor"
 # sphinx_gallery_end_ignore
+try:
+    loss.backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+    # sphinx_gallery_start_ignore
+    assert "must match the size" in str(e) and "modified by an inplace operation" not in str(e), (
+        "backward() fails on the new shape, not on the version check")
+    # sphinx_gallery_end_ignore
+else:
+    raise AssertionError("backward() of the graph built before the swap must fail on the new shape")
 
 # %%
 # What the setter does check, as run here: that ``t`` is a tensor type torch counts

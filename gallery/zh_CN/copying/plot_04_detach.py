@@ -219,7 +219,7 @@ assert c.is_leaf, "the detached tensor must be a leaf"
 draw_memory("c = a.detach()", a=a, c=c)
 
 # %%
-# 原文的反向传播：``a`` 得到 ``2 * a``。``c`` 是不需要梯度的叶子张量，所以它的 ``.grad`` 是 ``None``；和 :ref:`“clone()”那一页 <copying-clone>` 的副本不同，读取它不会触发警告。
+# 原文的反向传播：``a.grad`` 是 ``2 * a``。``c`` 是不需要梯度的叶子张量，所以它的 ``.grad`` 是 ``None``；和 :ref:`“clone()”那一页 <copying-clone>` 的副本不同，读取它不会触发警告。
 
 b = (a**2).sum()
 b.backward()
@@ -378,7 +378,7 @@ assert a.tolist() == values, "a's values never changed"
 #
 # ``d.resize_(100)`` 需要的内存比 ``a`` 和 ``d`` 共享的 6 个元素多。torch 会给它们共享的存储换一块更大的内存：``a`` 的形状和数值不变，但已经搬进了新的内存。:fact:`detach-resize-grow-reallocates`
 #
-# 决定这一点的是存储，看它的 ``untyped_storage().resizable()``：只有返回 ``True`` 的存储才会这样被搬走，比如 torch 为新张量（如这里的 ``a``）、为 ``clone()`` 或 ``copy.deepcopy`` 分配的存储。``torch.load`` 从 ``torch.save`` 默认写出的 zip 格式文件读出的存储（``weights_only`` 为 ``True`` 或 ``False``，带不带 ``mmap=True`` 都一样），以及 ``load_state_dict(..., assign=True)`` 用这样的张量换上的参数，都不可调整大小；来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 的内存也不可以：对它们，同样的调用会抛出 ``RuntimeError: Trying to resize storage that is not resizable``，``a`` 保持原样（见下一个单元格）。旧格式的文件（``torch.save(..., _use_new_zipfile_serialization=False)``，这是一个内部选项）则给出可调整大小的存储，``weights_only`` 为 ``True`` 或 ``False`` 都一样，``load_state_dict(..., assign=True)`` 从中换上的参数也是如此：这个调用会像上面那样把 ``a`` 搬走。被 ``a.share_memory_()`` 移进共享内存的存储返回 ``True``，这个调用却会让进程因段错误（segmentation fault）崩溃：不抛出 Python 异常，所以调用外面的 ``try``/``except`` 捕获不到。:fact:`detach-resize-grow-on-borrowed-memory`
+# 决定这一点的是存储，看它的 ``untyped_storage().resizable()``：只有返回 ``True`` 的存储才会这样被搬走，比如 torch 为新张量（如这里的 ``a``）、为 ``clone()`` 或 ``copy.deepcopy`` 分配的存储。``torch.load`` 从 ``torch.save`` 默认写出的 zip 格式文件读出的存储（``weights_only`` 为 ``True`` 或 ``False``，带不带 ``mmap=True`` 都一样），以及 ``load_state_dict(..., assign=True)`` 用这样的张量换上的参数，都不可调整大小；来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 的内存也不可以：对它们，同样的调用会抛出 ``RuntimeError: Trying to resize storage that is not resizable``，``a`` 保持原样（见下文 ``torch.load`` 那个单元格）。旧格式的文件（``torch.save(..., _use_new_zipfile_serialization=False)``，这是一个内部选项）则给出可调整大小的存储，``weights_only`` 为 ``True`` 或 ``False`` 都一样，``load_state_dict(..., assign=True)`` 从中换上的参数也是如此：这个调用会像上面那样把 ``a`` 搬走。被 ``a.share_memory_()`` 移进共享内存的存储返回 ``True``，这个调用却会让进程因段错误（segmentation fault）崩溃：不抛出 Python 异常，所以调用外面的 ``try``/``except`` 捕获不到。:fact:`detach-resize-grow-on-borrowed-memory`
 
 a, d = fresh_pair()
 old_address = a.untyped_storage().data_ptr()

@@ -12,7 +12,7 @@
 # ------------
 #
 # ``a`` 是需要梯度的叶子张量（leaf tensor）。``out`` 是 ``a`` 的 sigmoid：它有 ``grad_fn``；``_version``，即它的版本计数器（version counter），从 0 开始。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）两个小辅助函数：``show`` 打印张量本身和本页关心的几项自动求导信息，
-# ``same_storage`` 判断两个张量是否读同一块内存。
+# ``same_storage`` 比较两块存储的起始地址。
 import warnings
 
 import torch
@@ -252,9 +252,17 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 #    :class: warning
 #
 #    原博文打印的是 ``grad_fn=<SigmoidBackward>``。在 torch |torch_version| 上，节点名是 ``SigmoidBackward0``
-#    （见上面打印的 ``out``）：反向节点的名字多了一个数字，行为没有变化。
+#    （见上面打印的 ``out``）：torch 为各个运算自动生成的反向节点，名字末尾都多了一个数字。下图里的 ``AccumulateGrad`` 是手写的，没有这个数字。行为没有变化。
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
+# sphinx_gallery_start_ignore
+operator_results = (a * 2, a + 1, a.exp(), a.sum(), a.view(3), a[:2], a.to(torch.float64))
+assert all(result.grad_fn.name()[-1].isdigit() for result in operator_results), (
+    "the nodes generated for torch's operators end in a number")
+leaf_node = out.grad_fn.next_functions[0][0]
+assert type(leaf_node).__name__ == "AccumulateGrad" and not leaf_node.name()[-1].isdigit(), (
+    "AccumulateGrad, written by hand, has no number")
+# sphinx_gallery_end_ignore
 
 # %%
 # 自动求导为反向传播保存了什么

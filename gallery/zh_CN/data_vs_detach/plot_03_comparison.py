@@ -259,16 +259,29 @@ assert not hasattr(torch.Tensor, "data_"), "there is no in-place form of .data"
 # %%
 # 赋值 ``p.data = t`` 比任何原地修改都危险：它把另一个张量直接放到 ``p``
 # 底下，几乎不做检查。下面这个含三个 float32 元素的参数，被换成了 2×2 的 float64 张量：没有报错，``p`` 仍是
-# ``Parameter``，``_version`` 仍为 0，自动求导无从察觉。
+# ``Parameter``，``_version`` 仍为 0，自动求导的版本检查无从察觉：赋值之前建好的 ``loss`` 在 ``backward()`` 中读到的是新张量，报错是因为形状不符。
 
 p = torch.nn.Parameter(torch.zeros(3))
+loss = (p * p).sum()
 p.data = torch.zeros(2, 2, dtype=torch.float64)
 print("p:", p)
 print("p.shape:", tuple(p.shape), " p.dtype:", p.dtype, " p._version:", p._version)
 assert tuple(p.shape) == (2, 2) and p.dtype == torch.float64 and p._version == 0, "p.data = t is silent"
 # sphinx_gallery_start_ignore
 assert isinstance(p, torch.nn.Parameter), "p is still a Parameter"
+saved_p = loss.grad_fn.next_functions[0][0]._saved_self
+assert saved_p is p and tuple(saved_p.shape) == (2, 2), "the graph built before the swap reads the new tensor"
 # sphinx_gallery_end_ignore
+try:
+    loss.backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+    # sphinx_gallery_start_ignore
+    assert "must match the size" in str(e) and "modified by an inplace operation" not in str(e), (
+        "backward() fails on the new shape, not on the version check")
+    # sphinx_gallery_end_ignore
+else:
+    raise AssertionError("backward() of the graph built before the swap must fail on the new shape")
 
 # %%
 # 按这里实际运行的结果，这个赋值检查的是两点：torch 要认为 ``t`` 与 ``p`` 是兼容的张量类型；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。稀疏的 ``t`` 与稠密的 ``p`` 不兼容；``p`` 在 CPU 上而 ``t`` 在 ``meta`` 上，或者反过来，也不兼容。这两种情况 torch 都报“incompatible tensor type”，即张量类型不兼容。形状不查，浮点 dtype 换成另一种浮点 dtype 或换成复数 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。哪两种设备算兼容，是 torch 逐对规定的：CPU 与 ``meta`` 不兼容（CPU 与 GPU 的情况见下面的框）。:fact:`data-setter-checks`
