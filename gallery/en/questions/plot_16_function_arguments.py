@@ -286,7 +286,8 @@ assert all(torch.equal(t, torch.ones(2)) for t in totals), "each call starts fro
 # A ``Dataset`` that hands out its own tensors
 # --------------------------------------------
 #
-# ``self.data[i]`` is a view of the dataset's tensor (see :ref:`questions-index-writes`), and
+# With an integer ``i``, ``self.data[i]`` is a view of the dataset's tensor (see
+# :ref:`writing through an index <questions-index-writes>`), and
 # ``DataLoader(..., batch_size=None)`` with no worker process (the default ``num_workers=0``) passes
 # each item on as it is. A loop that normalises each
 # item in place with the dataset's mean, ``x.sub_(mean)``, edits the dataset: the first epoch sees

@@ -421,15 +421,17 @@ assert torch.equal(snapshot["weight"], before) and not torch.equal(shallow_state
 # sphinx_gallery_start_ignore
 assert not torch.equal(model.weight, before), "the steps changed the weight"
 assert same_storage(shallow_state["weight"], model.weight), "state_dict().copy() holds the parameter's memory"
+assert shallow_state["weight"] is not model.weight, "in a tensor of its own, not the Parameter"
 # sphinx_gallery_end_ignore
 
 # %%
 # Conclusion
 # ----------
 #
-# A Python container holds references. ``*`` on a list, ``list.copy()``, ``dict.copy()``,
-# ``copy.copy`` and ``state_dict().copy()`` give more references to the same tensors: an in-place
-# edit through any of them shows in all. Memory not shared with the originals comes from a new
+# A Python container holds references. ``*`` on a list, ``list.copy()``, ``dict.copy()`` and
+# ``copy.copy`` give more references to the same tensors, and ``state_dict().copy()`` more references
+# to tensors on the parameters' memory: an in-place edit through any of them shows in all. Memory not
+# shared with the originals comes from a new
 # tensor per item (a comprehension), ``copy.deepcopy`` (whose copies of plain CPU tensors that shared a
 # storage object, without the conjugate or negative bit, still share one new storage; copies of an alias
 # made through NumPy or DLPack, which has a storage object of its own, share nothing with the others, and

@@ -235,6 +235,7 @@ print("losses:", train(model, optimizer, 3))
 old_weight = model.weight
 old_values = old_weight.detach().clone()
 # sphinx_gallery_start_ignore
+old_momentum = optimizer.state[old_weight]["momentum_buffer"].clone()
 assert old_weight.grad is not None, "before the swap the old weight holds the last step's gradient"
 # sphinx_gallery_end_ignore
 model.weight = torch.nn.Parameter(torch.zeros(1, 2))
@@ -276,7 +277,8 @@ assert torch.allclose(model.weight.grad, 3 * torch.func.grad(lambda w: (x @ w.t(
 #    :alt: Diagram: model.weight points to the new tensor object on storage S1; the optimizer's params[0] and old_weight point to the old tensor object on storage S2, and the momentum buffer is on a storage of its own, S3.
 #
 #    The model's ``weight`` is the new ``Parameter``, on ``S1``. The optimizer's ``params[0]`` is still
-#    ``old_weight``, on ``S2``, and its momentum for it is on ``S3``: ``step()`` works on those two.
+#    ``old_weight``, on ``S2``, with its momentum on ``S3``: the optimizer holds only these two, and as
+#    ``old_weight`` gets no gradient, ``step()`` leaves both as they were.
 
 momentum = optimizer.state[old_weight]["momentum_buffer"]
 draw_memory("model.weight = nn.Parameter(...)", **{"model.weight": model.weight, "optimizer's params[0]": held},
@@ -285,6 +287,11 @@ draw_memory("model.weight = nn.Parameter(...)", **{"model.weight": model.weight,
 assert not same_storage(held, model.weight) and not same_storage(momentum, held), (
     "the optimizer's old weight shares no storage with model.weight or the momentum")
 assert model.weight not in optimizer.state, "the optimizer keeps no state for the new weight"
+assert len(optimizer.param_groups) == 1 and len(optimizer.param_groups[0]["params"]) == 1, "one parameter: old_weight"
+assert len(optimizer.state) == 1 and list(optimizer.state[old_weight]) == ["momentum_buffer"], (
+    "the optimizer's only state is old_weight's momentum")
+assert torch.equal(momentum, old_momentum) and torch.equal(old_weight, old_values), (
+    "step() left old_weight and its momentum as they were")
 # sphinx_gallery_end_ignore
 
 # %%

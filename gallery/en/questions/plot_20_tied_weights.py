@@ -295,12 +295,14 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # ``torch.save`` writes one storage, ``torch.load`` keeps the tie
 # ---------------------------------------------------------------
 #
-# ``torch.save`` writes each storage object once, however many tensors use it (tensors of two dtypes on one
-# storage make it raise): the state dict with two
+# ``torch.save`` writes each storage object once, however many tensors use it: the state dict with two
 # keys writes one storage, as many as the weight alone, and half as many as two separate tensors.
-# Loaded back, the two entries share one storage again. An alias with a storage object of its own over
-# the same memory, made by ``torch.from_numpy(t.numpy())``, ``torch.from_dlpack(t)`` or
-# ``torch.frombuffer``, is written a second time and loads back on memory of its own.
+# Loaded back, the two entries share one storage again. An alias of the same dtype with a storage object
+# of its own over the same memory, made by ``torch.from_numpy(t.numpy())``, ``torch.from_dlpack(t)`` or
+# ``torch.frombuffer(t.numpy(), dtype=t.dtype)``, is written a second time and loads back on memory of its own.
+# ``torch.save`` raises when it saves tensors of two dtypes whose storages start at one address in memory:
+# a view of another dtype, such as ``t.view(torch.int32)``, or an alias of another dtype, such as
+# ``torch.frombuffer(t.numpy(), dtype=torch.int32)``.
 
 print("storages written, state_dict():", saved_storages(state))
 print("storages written, weight alone:", saved_storages(model.embedding.weight.detach()))
@@ -317,13 +319,26 @@ assert saved_storages(state) == 1 and same_storage(loaded["embedding.weight"], l
 assert saved_storages([state["embedding.weight"].clone() for _ in range(2)]) == 2, "the count can see two"
 assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the values came back"
 for own_object in (torch.from_numpy(state["embedding.weight"].numpy()), torch.from_dlpack(state["embedding.weight"]),
-                   torch.frombuffer(state["embedding.weight"].numpy(), dtype=torch.float32)):
+                   torch.frombuffer(state["embedding.weight"].numpy(), dtype=state["embedding.weight"].dtype)):
     alias_stream = io.BytesIO()
     torch.save([state["embedding.weight"], own_object], alias_stream)
     alias_stream.seek(0)
     assert same_storage(state["embedding.weight"], own_object) and not same_storage(*torch.load(alias_stream)) and (
         saved_storages([state["embedding.weight"], own_object]) == 2
-    ), "an alias with a storage object of its own is written again and loads back on memory of its own"
+    ), "an alias of the same dtype, with a storage object of its own, is written again and loads back apart"
+for other_dtype in (torch.frombuffer(state["embedding.weight"].numpy(), dtype=torch.int32),
+                    torch.from_numpy(state["embedding.weight"].numpy()).view(torch.int32),
+                    state["embedding.weight"][1:].view(torch.int32)):
+    try:
+        torch.save([state["embedding.weight"], other_dtype], io.BytesIO())
+    except RuntimeError as refusal:
+        assert "view the same data as different types" in str(refusal), "torch.save refused two types on one memory"
+    else:
+        raise AssertionError("torch.save of tensors of two dtypes whose storages start at one address must raise")
+past_start = torch.frombuffer(state["embedding.weight"].numpy(), dtype=torch.int32, offset=12)
+assert not same_storage(state["embedding.weight"], past_start), "this alias's storage starts one row further on"
+assert saved_storages([state["embedding.weight"], past_start]) == 2, (
+    "an alias of another dtype whose storage starts elsewhere is saved without error")
 # sphinx_gallery_end_ignore
 as_int32 = state["embedding.weight"].view(torch.int32)
 try:

@@ -294,7 +294,9 @@ assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x 
 # ``torch.autograd.graph.saved_tensors_hooks(pack, unpack)`` hands every tensor an operation saves
 # to ``pack`` as the operation runs, except a Python number the operation wraps as a tensor
 # (``x * 2`` keeps its ``2`` without the hook: :doc:`/saved`), and ``backward()`` gets it back
-# through ``unpack``. Recording what ``pack`` receives is a public way to see which tensors are
+# through ``unpack``. Of nested pairs, only the innermost gets them: an outer ``pack`` sees nothing an
+# operation saves inside ``torch.autograd.graph.save_on_cpu()``, another ``saved_tensors_hooks`` or a
+# function run by ``torch.utils.checkpoint``. Recording what ``pack`` receives is a public way to see which tensors are
 # saved: for ``exp`` it is the output tensor ``y`` itself, for ``sin`` the input ``a`` itself.
 # :fact:`wrapped-number-saved-outside-hooks`
 
@@ -309,6 +311,17 @@ number_packed = []
 with saved_tensors_hooks(lambda t: number_packed.append(t) or t, lambda t: t):
     doubled = torch.ones(3, requires_grad=True) * 2
 assert not number_packed and doubled.grad_fn._saved_other.item() == 2, "x * 2 saves its 2 without the hook"
+outer_packed, nested_input = [], torch.ones(3, requires_grad=True) * 2
+with saved_tensors_hooks(lambda t: outer_packed.append(t) or t, lambda t: t):
+    with torch.autograd.graph.save_on_cpu():
+        nested_input.exp()
+    with saved_tensors_hooks(lambda t: t, lambda t: t):
+        nested_input.exp()
+    checkpoint(lambda t: t.exp().exp(), nested_input, use_reentrant=False)
+    checkpoint(lambda t: t.exp().exp(), nested_input, use_reentrant=True)
+assert len(outer_packed) == 2 and all(t is nested_input for t in outer_packed), (
+    "an outer pack gets nothing saved inside save_on_cpu(), an inner pair or a checkpointed function, "
+    "only the checkpoint's input")
 # sphinx_gallery_end_ignore
 
 # %%

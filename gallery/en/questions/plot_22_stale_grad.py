@@ -282,8 +282,10 @@ assert p.grad is not g and torch.equal(g, before), "a new p.grad, and g unchange
 # another: ``SGD`` with ``momentum`` and ``nesterov=True``, run with ``foreach=True`` and with neither a
 # nonzero ``weight_decay`` nor ``maximize=True``, adds the momentum into ``p.grad`` in place. With either
 # of those options it leaves ``p.grad`` as it was, and so do ``fused=True`` and its loop over single
-# tensors (``foreach=False``, and the default on the CPU); on a GPU, see the box below. Here the
-# gradient ``[6, 8]`` is logged, then clipped to norm 1; then a logged ``[6, 8]`` goes through one
+# tensors (``foreach=False``, and the default on the CPU); on a GPU, see the box below. (This is for a
+# ``weight_decay`` given as a number, as SGD documents it. Given as a tensor that requires grad, it makes
+# the loop over single tensors add ``weight_decay * p`` into ``p.grad`` in place, unless ``maximize=True``.)
+# Here the gradient ``[6, 8]`` is logged, then clipped to norm 1; then a logged ``[6, 8]`` goes through one
 # such step for each value of ``foreach``, two more with ``foreach=True`` and a ``weight_decay`` or
 # ``maximize=True``, and one with ``fused=True``.
 
@@ -306,6 +308,20 @@ for options in ({"foreach": False}, {"foreach": None}, {"foreach": True}, {"fore
     changed = not torch.equal(entry, torch.tensor([6.0, 8.0]))
     assert entry is stepped.grad and changed == (options == {"foreach": True}), (
         "SGD.step() rewrites a logged p.grad only with foreach=True and no weight_decay or maximize")
+# sphinx_gallery_start_ignore
+for tensor_decay in ({}, {"momentum": 0.9, "nesterov": True}, {"foreach": False, "momentum": 0.9},
+                     {"maximize": True}, {"foreach": False, "momentum": 0.9, "nesterov": True, "maximize": True}):
+    decayed = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
+    decay = torch.tensor(1e-4, requires_grad=True)
+    decay_sgd = torch.optim.SGD([decayed], lr=0.1, weight_decay=decay, **tensor_decay)
+    (decayed * decayed).sum().backward()
+    decayed_entry, decayed_before = decayed.grad, decayed.detach().clone()
+    decay_sgd.step()
+    added = torch.zeros(2) if tensor_decay.get("maximize") else 1e-4 * decayed_before
+    assert decayed_entry is decayed.grad and torch.allclose(decayed_entry, torch.tensor([6.0, 8.0]) + added), (
+        "a weight_decay tensor that requires grad: the single-tensor loop adds weight_decay * p into p.grad, "
+        "unless maximize=True")
+# sphinx_gallery_end_ignore
 
 # %%
 # .. admonition:: On a GPU

@@ -275,7 +275,7 @@ assert all(torch.equal(t, torch.ones(2)) for t in totals), "each call starts fro
 # 把自己的张量交出去的 ``Dataset``
 # --------------------------------
 #
-# ``self.data[i]`` 是数据集张量的视图（view），见\ :ref:`“通过索引写入”那一页 <questions-index-writes>`；而不启动 worker 进程（默认的
+# ``i`` 是整数，``self.data[i]`` 就是数据集张量的视图（view），见\ :ref:`“通过索引写入”那一页 <questions-index-writes>`；而不启动 worker 进程（默认的
 # ``num_workers=0``）时，``DataLoader(..., batch_size=None)`` 把每个样本原样传出来。循环里用数据集的均值对每个样本做原地归一化
 # ``x.sub_(mean)``，改的就是数据集本身：第一个 epoch 看到的数据以零为中心，第二个 epoch 看到的又被平移了一次。
 

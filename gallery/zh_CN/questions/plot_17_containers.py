@@ -400,12 +400,12 @@ assert torch.equal(snapshot["weight"], before) and not torch.equal(shallow_state
 # sphinx_gallery_start_ignore
 assert not torch.equal(model.weight, before), "the steps changed the weight"
 assert same_storage(shallow_state["weight"], model.weight), "state_dict().copy() holds the parameter's memory"
+assert shallow_state["weight"] is not model.weight, "in a tensor of its own, not the Parameter"
 # sphinx_gallery_end_ignore
 
 # %%
 # 小结
 # ----
 #
-# Python 容器里存的是引用。列表的 ``*``、``list.copy()``、``dict.copy()``、``copy.copy`` 和
-# ``state_dict().copy()`` 只是给同一批张量多添了几个引用：通过其中任何一个做原地修改，处处都能看到。要不与原来的张量共享内存，就得每一项新建一个张量（用列表推导式），或者用 ``copy.deepcopy``、``torch.stack``、``torch.cat``、
+# Python 容器里存的是引用。列表的 ``*``、``list.copy()``、``dict.copy()`` 和 ``copy.copy`` 只是给同一批张量多添了几个引用，``state_dict().copy()`` 则给用着参数内存的那些张量多添了引用：通过其中任何一个做原地修改，处处都能看到。要不与原来的张量共享内存，就得每一项新建一个张量（用列表推导式），或者用 ``copy.deepcopy``、``torch.stack``、``torch.cat``、
 # ``tolist()`` 和 ``v.clone()``；不过 ``copy.deepcopy`` 的副本里，原本共享一个存储对象、不带共轭位或负号位的普通 CPU 张量之间仍共享一块新存储；经由 NumPy 或 DLPack 得到的别名有自己的存储对象，它的副本与其他副本什么也不共享；原本共享一块存储的 ``Parameter``，副本之间也不再共享。

@@ -227,6 +227,7 @@ print("losses:", train(model, optimizer, 3))
 old_weight = model.weight
 old_values = old_weight.detach().clone()
 # sphinx_gallery_start_ignore
+old_momentum = optimizer.state[old_weight]["momentum_buffer"].clone()
 assert old_weight.grad is not None, "before the swap the old weight holds the last step's gradient"
 # sphinx_gallery_end_ignore
 model.weight = torch.nn.Parameter(torch.zeros(1, 2))
@@ -262,7 +263,7 @@ assert torch.allclose(model.weight.grad, 3 * torch.func.grad(lambda w: (x @ w.t(
 # .. figure-caption::
 #    :alt: 示意图：model.weight 指向存储 S1 上的新张量对象；优化器的 params[0] 和 old_weight 指向存储 S2 上的旧张量对象，动量在它自己的存储 S3 上。
 #
-#    模型的 ``weight`` 是新的 ``Parameter``，在 ``S1`` 上。优化器的 ``params[0]`` 仍是 ``old_weight``，在 ``S2`` 上，优化器为它保存的动量在 ``S3`` 上：``step()`` 处理的是这两个。
+#    模型的 ``weight`` 是新的 ``Parameter``，在 ``S1`` 上。优化器的 ``params[0]`` 仍是 ``old_weight``，在 ``S2`` 上，优化器为它保存的动量在 ``S3`` 上：优化器只拿着这两个；``old_weight`` 得不到梯度，所以 ``step()`` 对两者都不做改动。
 
 momentum = optimizer.state[old_weight]["momentum_buffer"]
 draw_memory("model.weight = nn.Parameter(...)", **{"model.weight": model.weight, "optimizer's params[0]": held},
@@ -271,6 +272,11 @@ draw_memory("model.weight = nn.Parameter(...)", **{"model.weight": model.weight,
 assert not same_storage(held, model.weight) and not same_storage(momentum, held), (
     "the optimizer's old weight shares no storage with model.weight or the momentum")
 assert model.weight not in optimizer.state, "the optimizer keeps no state for the new weight"
+assert len(optimizer.param_groups) == 1 and len(optimizer.param_groups[0]["params"]) == 1, "one parameter: old_weight"
+assert len(optimizer.state) == 1 and list(optimizer.state[old_weight]) == ["momentum_buffer"], (
+    "the optimizer's only state is old_weight's momentum")
+assert torch.equal(momentum, old_momentum) and torch.equal(old_weight, old_values), (
+    "step() left old_weight and its momentum as they were")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -285,7 +285,7 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # ``torch.save`` 只写一块存储，``torch.load`` 保留共享关系
 # --------------------------------------------------------
 #
-# 不管有多少个张量使用同一个存储对象，``torch.save`` 都只写一次（以两种 dtype 使用同一块存储的张量会让它报错）：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。用 ``torch.from_numpy(t.numpy())``、``torch.from_dlpack(t)`` 或 ``torch.frombuffer`` 得到的别名落在同一块内存上，却有自己的存储对象：它会被再写一次，加载回来后也落在自己的内存上。
+# 不管有多少个张量使用同一个存储对象，``torch.save`` 都只写一次：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。用 ``torch.from_numpy(t.numpy())``、``torch.from_dlpack(t)`` 或 ``torch.frombuffer(t.numpy(), dtype=t.dtype)`` 得到的同 dtype 别名落在同一块内存上，却有自己的存储对象：它会被再写一次，加载回来后也落在自己的内存上。要保存的张量若是两种 dtype，而它们的存储在内存中从同一个地址开始，``torch.save`` 就会报错，比如 ``t.view(torch.int32)`` 这样另一种 dtype 的视图（view），或 ``torch.frombuffer(t.numpy(), dtype=torch.int32)`` 这样另一种 dtype 的别名。
 
 print("storages written, state_dict():", saved_storages(state))
 print("storages written, weight alone:", saved_storages(model.embedding.weight.detach()))
@@ -302,13 +302,26 @@ assert saved_storages(state) == 1 and same_storage(loaded["embedding.weight"], l
 assert saved_storages([state["embedding.weight"].clone() for _ in range(2)]) == 2, "the count can see two"
 assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the values came back"
 for own_object in (torch.from_numpy(state["embedding.weight"].numpy()), torch.from_dlpack(state["embedding.weight"]),
-                   torch.frombuffer(state["embedding.weight"].numpy(), dtype=torch.float32)):
+                   torch.frombuffer(state["embedding.weight"].numpy(), dtype=state["embedding.weight"].dtype)):
     alias_stream = io.BytesIO()
     torch.save([state["embedding.weight"], own_object], alias_stream)
     alias_stream.seek(0)
     assert same_storage(state["embedding.weight"], own_object) and not same_storage(*torch.load(alias_stream)) and (
         saved_storages([state["embedding.weight"], own_object]) == 2
-    ), "an alias with a storage object of its own is written again and loads back on memory of its own"
+    ), "an alias of the same dtype, with a storage object of its own, is written again and loads back apart"
+for other_dtype in (torch.frombuffer(state["embedding.weight"].numpy(), dtype=torch.int32),
+                    torch.from_numpy(state["embedding.weight"].numpy()).view(torch.int32),
+                    state["embedding.weight"][1:].view(torch.int32)):
+    try:
+        torch.save([state["embedding.weight"], other_dtype], io.BytesIO())
+    except RuntimeError as refusal:
+        assert "view the same data as different types" in str(refusal), "torch.save refused two types on one memory"
+    else:
+        raise AssertionError("torch.save of tensors of two dtypes whose storages start at one address must raise")
+past_start = torch.frombuffer(state["embedding.weight"].numpy(), dtype=torch.int32, offset=12)
+assert not same_storage(state["embedding.weight"], past_start), "this alias's storage starts one row further on"
+assert saved_storages([state["embedding.weight"], past_start]) == 2, (
+    "an alias of another dtype whose storage starts elsewhere is saved without error")
 # sphinx_gallery_end_ignore
 as_int32 = state["embedding.weight"].view(torch.int32)
 try:

@@ -283,7 +283,7 @@ assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x 
 # --------------
 #
 # ``torch.autograd.graph.saved_tensors_hooks(pack, unpack)`` 会在运算执行时，把它要保存的每个张量交给
-# ``pack``，只有运算包装成张量的 Python 数字例外（``x * 2`` 保存它的 ``2`` 时不经过钩子，见 :doc:`《各操作保存了哪些张量》 </saved>`），``backward()`` 再通过 ``unpack`` 取回。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了哪些张量：``exp``
+# ``pack``，只有运算包装成张量的 Python 数字例外（``x * 2`` 保存它的 ``2`` 时不经过钩子，见 :doc:`《各操作保存了哪些张量》 </saved>`），``backward()`` 再通过 ``unpack`` 取回。几对钩子嵌套时，只有最内层的一对拿得到这些张量：运算在 ``torch.autograd.graph.save_on_cpu()`` 里、在另一个 ``saved_tensors_hooks`` 里，或者在 ``torch.utils.checkpoint`` 运行的函数里保存的张量，外层的 ``pack`` 一个也看不到。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了哪些张量：``exp``
 # 收到的就是输出张量 ``y`` 本身，``sin`` 收到的就是输入 ``a`` 本身。:fact:`wrapped-number-saved-outside-hooks`
 
 packed = []
@@ -297,6 +297,17 @@ number_packed = []
 with saved_tensors_hooks(lambda t: number_packed.append(t) or t, lambda t: t):
     doubled = torch.ones(3, requires_grad=True) * 2
 assert not number_packed and doubled.grad_fn._saved_other.item() == 2, "x * 2 saves its 2 without the hook"
+outer_packed, nested_input = [], torch.ones(3, requires_grad=True) * 2
+with saved_tensors_hooks(lambda t: outer_packed.append(t) or t, lambda t: t):
+    with torch.autograd.graph.save_on_cpu():
+        nested_input.exp()
+    with saved_tensors_hooks(lambda t: t, lambda t: t):
+        nested_input.exp()
+    checkpoint(lambda t: t.exp().exp(), nested_input, use_reentrant=False)
+    checkpoint(lambda t: t.exp().exp(), nested_input, use_reentrant=True)
+assert len(outer_packed) == 2 and all(t is nested_input for t in outer_packed), (
+    "an outer pack gets nothing saved inside save_on_cpu(), an inner pair or a checkpointed function, "
+    "only the checkpoint's input")
 # sphinx_gallery_end_ignore
 
 # %%

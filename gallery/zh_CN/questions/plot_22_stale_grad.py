@@ -268,7 +268,7 @@ print("after backward, p.grad is g:", p.grad is g, " g kept its values:", torch.
 assert p.grad is not g and torch.equal(g, before), "a new p.grad, and g unchanged"
 
 # %%
-# 即使用默认设置，在这一步的 ``zero_grad()`` 之前，记下的那一项仍然就是 ``p.grad`` 本身：记下之后再对 ``p.grad`` 做原地（in-place）修改，记下的那一项也跟着被改写。用 ``torch.nn.utils.clip_grad_norm_`` 裁剪就是一种这样的修改。对有些优化器来说，``optimizer.step()`` 也是一种：带 ``momentum`` 和 ``nesterov=True`` 的 ``SGD`` 在 ``foreach=True``，且既没有非零的 ``weight_decay`` 也没有 ``maximize=True`` 时，把动量原地加进 ``p.grad``。带上这两个选项中的任何一个，它都不改动 ``p.grad``；``fused=True`` 和它逐个张量循环的实现（``foreach=False``，也是 CPU 上的默认）也不改动；GPU 上的情况见下面的框。下面先记下梯度 ``[6, 8]``，再把它裁剪到范数 1；然后对 ``foreach`` 的每个取值，各把一个记下的 ``[6, 8]`` 送进这样的一步，再在 ``foreach=True`` 下分别加上 ``weight_decay`` 或 ``maximize=True`` 各走一步，最后用 ``fused=True`` 走一步。
+# 即使用默认设置，在这一步的 ``zero_grad()`` 之前，记下的那一项仍然就是 ``p.grad`` 本身：记下之后再对 ``p.grad`` 做原地（in-place）修改，记下的那一项也跟着被改写。用 ``torch.nn.utils.clip_grad_norm_`` 裁剪就是一种这样的修改。对有些优化器来说，``optimizer.step()`` 也是一种：带 ``momentum`` 和 ``nesterov=True`` 的 ``SGD`` 在 ``foreach=True``，且既没有非零的 ``weight_decay`` 也没有 ``maximize=True`` 时，把动量原地加进 ``p.grad``。带上这两个选项中的任何一个，它都不改动 ``p.grad``；``fused=True`` 和它逐个张量循环的实现（``foreach=False``，也是 CPU 上的默认）也不改动；GPU 上的情况见下面的框。（这些说的是以数值给出的 ``weight_decay``，也就是 SGD 文档里写的类型。若以需要梯度的张量给出，逐个张量循环的实现会把 ``weight_decay * p`` 原地加进 ``p.grad``，除非设了 ``maximize=True``。）下面先记下梯度 ``[6, 8]``，再把它裁剪到范数 1；然后对 ``foreach`` 的每个取值，各把一个记下的 ``[6, 8]`` 送进这样的一步，再在 ``foreach=True`` 下分别加上 ``weight_decay`` 或 ``maximize=True`` 各走一步，最后用 ``fused=True`` 走一步。
 
 clipped = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
 (clipped * clipped).sum().backward()
@@ -289,6 +289,20 @@ for options in ({"foreach": False}, {"foreach": None}, {"foreach": True}, {"fore
     changed = not torch.equal(entry, torch.tensor([6.0, 8.0]))
     assert entry is stepped.grad and changed == (options == {"foreach": True}), (
         "SGD.step() rewrites a logged p.grad only with foreach=True and no weight_decay or maximize")
+# sphinx_gallery_start_ignore
+for tensor_decay in ({}, {"momentum": 0.9, "nesterov": True}, {"foreach": False, "momentum": 0.9},
+                     {"maximize": True}, {"foreach": False, "momentum": 0.9, "nesterov": True, "maximize": True}):
+    decayed = torch.nn.Parameter(torch.tensor([3.0, 4.0]))
+    decay = torch.tensor(1e-4, requires_grad=True)
+    decay_sgd = torch.optim.SGD([decayed], lr=0.1, weight_decay=decay, **tensor_decay)
+    (decayed * decayed).sum().backward()
+    decayed_entry, decayed_before = decayed.grad, decayed.detach().clone()
+    decay_sgd.step()
+    added = torch.zeros(2) if tensor_decay.get("maximize") else 1e-4 * decayed_before
+    assert decayed_entry is decayed.grad and torch.allclose(decayed_entry, torch.tensor([6.0, 8.0]) + added), (
+        "a weight_decay tensor that requires grad: the single-tensor loop adds weight_decay * p into p.grad, "
+        "unless maximize=True")
+# sphinx_gallery_end_ignore
 
 # %%
 # .. admonition:: 在 GPU 上
