@@ -270,7 +270,8 @@ assert x.grad is None, "no gradient was written"
 #
 # Each part of it points somewhere:
 #
-# - ``[torch.FloatTensor [3]]``: the dtype and shape of the saved tensor;
+# - ``[torch.FloatTensor [3]]``: the type (``torch.FloatTensor``: float32 on the CPU) and shape of
+#   the saved tensor;
 # - ``which is output 0 of Exp``: it is the first output of ``exp``, the
 #   forward operation that produced it (not the backward node that failed;
 #   releases before 2.13 named that node here, ``output 0 of ExpBackward0``);
@@ -290,7 +291,21 @@ print("exp(x):  ", x.detach().exp())
 assert torch.allclose(x.grad, x.detach().exp()), "the out-of-place edit gives the calculus gradient"
 # sphinx_gallery_start_ignore
 assert torch.allclose(x.grad, torch.func.grad(lambda t: (t.exp() + 1).sum())(x.detach())), "torch.func.grad gives the same gradient"
+assert "[torch.FloatTensor [3]]" in message and y.type() == "torch.FloatTensor" and (
+    y.dtype == torch.float32 and y.device.type == "cpu"), "torch.FloatTensor, the type in the message, is float32 on the CPU"
 # sphinx_gallery_end_ignore
+
+# %%
+# To keep the edit in place, run the forward pass, the edit and ``backward()`` inside
+# ``torch.autograd.graph.allow_mutation_on_saved_tensors()``: it copies a saved tensor when the tensor
+# is edited, so ``backward()`` runs and gives the same gradient (:ref:`questions-saved-tensors`).
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+with torch.autograd.graph.allow_mutation_on_saved_tensors():
+    y = x.exp()
+    y += 1
+    y.sum().backward()
+print("x.grad, y += 1 inside allow_mutation_on_saved_tensors():", x.grad)
+assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved_tensors() the in-place edit gives exp(x)"
 
 # %%
 # An edit made before the save is fine
@@ -298,11 +313,14 @@ assert torch.allclose(x.grad, torch.func.grad(lambda t: (t.exp() + 1).sum())(x.d
 #
 # The check compares two numbers: the version a tensor had when an operation saved it, and its version
 # when ``backward()`` needs it. An in-place edit made before the saving operation runs is already
-# counted in the saved version, so ``backward()`` runs; each edit below comes before ``sin()`` saves
-# ``y``. When autograd records the edit (grad mode on, made on ``y`` itself, as each edit of this
-# cell), the gradient is the one the same code written out of place gives. Only an edit between
-# the save and ``backward()`` is refused, and the message's "expected version" is then the version ``y``
-# had at the save: 1, after one edit.
+# counted in the saved version, so ``backward()`` runs; each edit of the first loop below comes before
+# ``sin()`` saves ``y``. The exception is an edit that saves ``y`` for its own backward: ``y.mul_(y)``
+# (or ``div_`` or ``addcmul_`` with ``y`` as operands) saves ``y`` and then writes it, an edit after a
+# save, so ``backward()`` refuses, where ``y * y`` written out of place runs. When autograd records an
+# edit that ``backward()`` accepts (grad mode on, made on ``y`` itself, as each edit of the first loop),
+# the gradient is the one the same code written out of place gives. Only an edit between a save and
+# ``backward()`` is refused, and the message's "expected version" is then the version ``y`` had at the
+# save: 1, after one edit.
 
 edits = {
     "y.add_(1)": (lambda t: t.add_(1), lambda t: t + 1),
@@ -322,6 +340,30 @@ for name, (in_place, out_of_place) in edits.items():
     print(f"{name} before the save: backward() runs, x.grad equals the out-of-place gradient:",
           torch.allclose(x.grad, reference.grad))  # fmt: skip
     assert torch.allclose(x.grad, reference.grad), f"{name} before the save is counted in the saved version"
+
+saving_edits = {
+    "y.mul_(y)": lambda t: t.mul_(t),
+    "y.div_(y)": lambda t: t.div_(t),
+    "y.addcmul_(y, y)": lambda t: t.addcmul_(t, t),
+}
+for name, saving_edit in saving_edits.items():
+    x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    y = x * 2
+    saving_edit(y)  # saves y for its own backward, then writes it
+    try:
+        y.sin().sum().backward()
+    except RuntimeError as e:
+        message = str(e)
+        print(f"{name} before the save:", message[message.index("which is") : message.index(" instead")])
+    else:
+        raise AssertionError(f"{name} saves y, then writes it: backward() must raise")
+    assert "is at version 1; expected version 0" in message, f"{name} saved y at version 0, then wrote it"
+# sphinx_gallery_start_ignore
+squared_leaf = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+((squared_leaf * 2) * (squared_leaf * 2)).sin().sum().backward()
+assert torch.allclose(squared_leaf.grad, 8 * squared_leaf.detach() * torch.cos(4 * squared_leaf.detach() ** 2)), (
+    "y * y written out of place: backward() runs and gives the calculus gradient")
+# sphinx_gallery_end_ignore
 
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 y = x * 2
@@ -796,7 +838,7 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # Conclusion
 # ----------
 #
-# The message names the saved tensor by its dtype and shape, and names an
+# The message names the saved tensor by its type and shape, and names an
 # operation: for a saved output, the operation that produced it, even after
 # an in-place edit gave the tensor a new ``grad_fn`` (``y += 1`` above); for a
 # saved non-leaf input, the input's ``grad_fn`` at the time ``backward()``
@@ -812,8 +854,9 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # :fact:`saved-view-edit-error` A saved tensor with no ``grad_fn`` gets no name. Its two
 # versions differ because an in-place operation ran on the tensor, or on one
 # sharing its version counter, after it was saved, even one that changes no
-# value, as ``t_()`` above. ``_version`` or anomaly mode finds the line. Then: write the edit out of place, give the
-# operation a ``clone()``, reorder so that every ``backward()`` runs before
+# value, as ``t_()`` above. ``_version`` or anomaly mode finds the line. Fixes include: write the edit out of
+# place, give the operation a ``clone()``, run the forward pass, the edit and ``backward()`` inside
+# ``allow_mutation_on_saved_tensors()``, reorder so that every ``backward()`` runs before
 # the edit, or, as a GAN loop does, build the graph again after the edit.
 # The reverse mistake, an edit that autograd never sees, is on
 # :ref:`data-vs-detach-data`.

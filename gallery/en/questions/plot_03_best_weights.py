@@ -448,8 +448,8 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 #
 # To keep the best weights out of GPU memory, ``v.cpu()`` seems enough. On a CPU model it is not a
 # snapshot: ``cpu()`` of a tensor that is already on the CPU returns it as it is, so the dict follows
-# training again. ``v.detach().to("cpu", copy=True)`` copies whether ``v`` is on the
-# CPU or a GPU (a ``meta`` tensor has nothing to copy).
+# training again. On the CPU, ``v.detach().to("cpu", copy=True)`` copies (a GPU is in the box below;
+# a ``meta`` tensor has nothing to copy).
 on_cpu = {k: v.cpu() for k, v in model.state_dict().items()}
 copied = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 before = model.weight.detach().clone()

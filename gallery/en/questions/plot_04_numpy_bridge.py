@@ -296,6 +296,8 @@ for mode in (torch.no_grad, torch.inference_mode):
 # copies the array to that device; on ``meta`` it gives a tensor with no values) while ``torch.from_numpy``
 # still shares it. Nor does ``torch.as_tensor`` share when its ``device=`` argument names a device
 # other than ``"cpu"``, even ``"cpu:0"``, with no default device set (``device="cpu"`` shares).
+# ``torch.asarray`` does as ``torch.as_tensor`` does: it shares, but not under a default device other
+# than ``"cpu"`` or with a ``device=`` that names one.
 # ``torch.tensor`` copies. ``torch.from_dlpack`` shares too: an edit of its tensor shows
 # in the array below, and its tensor uses the memory of an array that is not flipped, whole or sliced
 # (``[::2]``), in native byte order, of each dtype DLPack carries (``bool``, the signed and unsigned
@@ -340,6 +342,13 @@ assert torch.equal(on_default_device[0], torch.from_numpy(array)), 'under "cpu:0
 assert shares(torch.as_tensor(array, device="cpu"), array) and not shares(
     torch.as_tensor(array, device="cpu:0"), array
 ), 'torch.as_tensor(array, device="cpu") shares the array\'s memory and device="cpu:0" copies it'
+assert shares(torch.asarray(array), array) and shares(torch.asarray(array, device="cpu"), array) and not shares(
+    torch.asarray(array, device="cpu:0"), array
+), 'torch.asarray shares the array\'s memory, as torch.as_tensor does, and device="cpu:0" copies it'
+with torch.device("cpu:0"):
+    assert not shares(torch.asarray(array), array), 'under the default device "cpu:0" torch.asarray copies, as torch.as_tensor does'
+with torch.device("meta"):
+    assert torch.asarray(array).is_meta, "under the default device meta torch.asarray gives a meta tensor, as torch.as_tensor does"
 with torch.device("meta"):
     on_meta_default_ = torch.as_tensor(array), torch.from_numpy(array)
 assert on_meta_default_[0].is_meta and on_meta_default_[1].device.type == "cpu" and shares(on_meta_default_[1], array), (
@@ -671,8 +680,8 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----------
 #
 # For a dense CPU tensor and an array of the same dtype, ``detach().numpy()``,
-# ``numpy(force=True)``, ``torch.from_numpy`` and ``torch.as_tensor`` (unless a default device
-# other than ``"cpu"`` is set, or its ``device=`` argument names one, even ``"cpu:0"``) share memory, and so does ``np.asarray`` on a tensor that does not require grad;
+# ``numpy(force=True)``, ``torch.from_numpy``, ``torch.as_tensor`` and ``torch.asarray`` (the last two unless a
+# default device other than ``"cpu"`` is set, or their ``device=`` argument names one, even ``"cpu:0"``) share memory, and so does ``np.asarray`` on a tensor that does not require grad;
 # ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, one in the other byte order,
 # or one whose strides are not a multiple of its element size (such as the ``float32`` field of a packed
 # record of a ``float32`` and an ``int8``) is

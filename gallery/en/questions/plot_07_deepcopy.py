@@ -12,11 +12,12 @@
    .. code-block:: python
 
       class ScaledFixed(torch.nn.Module):
+          def __init__(self):
+              super().__init__()
+              self.scale = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+
           def forward(self, x):
               return x * self.scale * 2
-
-      fixed = ScaledFixed()
-      twin = copy.deepcopy(fixed)
 
 ``copy.deepcopy(model)`` fails with the error "Only Tensors created explicitly by the user (graph
 leaves) support the deepcopy protocol at the moment." when a module holds a tensor that is not a leaf: one
@@ -258,9 +259,9 @@ else:
 # A tensor made with ``requires_grad=True`` and then moved by ``.to()`` in grad mode to another device
 # (``meta`` here) or to another floating or complex dtype (``float64``, ``float16``, ``bfloat16`` and
 # ``complex64`` here) is such a non-leaf, with the ``grad_fn`` ``ToCopyBackward0``: ``deepcopy`` refuses it,
-# while the tensor before the move copies, and its copy is a leaf. Only moves in grad mode run here. This is the
-# error readers meet after ``.cuda()``; :ref:`questions-grad-after-move` shows the move and checks ``.cuda()``
-# in a GPU box.
+# while the tensor before the move copies, and its copy is a leaf. Only moves in grad mode run here. On a GPU,
+# ``.cuda()`` makes such a non-leaf too, with the same ``grad_fn``: the GPU box of
+# :ref:`questions-grad-after-move` checks it.
 
 for target in ("meta", torch.float64, torch.float16, torch.bfloat16, torch.complex64):
     before_move = torch.ones(3, requires_grad=True)

@@ -263,7 +263,7 @@ assert x.grad is None, "no gradient was written"
 #
 # 报错的每一段都有所指：
 #
-# - ``[torch.FloatTensor [3]]``：被保存张量的类型和形状；
+# - ``[torch.FloatTensor [3]]``：被保存张量的类型（``torch.FloatTensor``：CPU 上的 float32）和形状；
 # - ``which is output 0 of Exp``：它是前向运算 ``exp`` 的第 0 个输出（指的是产生它的前向运算，不是出错的反向节点；2.13 之前的版本在这里写的是反向节点，即 ``output 0 of ExpBackward0``）；
 # - ``is at version 1; expected version 0``：自从 ``exp`` 保存它以来，它被原地修改过一次。当前版本就是张量的
 #   ``_version``。
@@ -280,13 +280,26 @@ print("exp(x):  ", x.detach().exp())
 assert torch.allclose(x.grad, x.detach().exp()), "the out-of-place edit gives the calculus gradient"
 # sphinx_gallery_start_ignore
 assert torch.allclose(x.grad, torch.func.grad(lambda t: (t.exp() + 1).sum())(x.detach())), "torch.func.grad gives the same gradient"
+assert "[torch.FloatTensor [3]]" in message and y.type() == "torch.FloatTensor" and (
+    y.dtype == torch.float32 and y.device.type == "cpu"), "torch.FloatTensor, the type in the message, is float32 on the CPU"
 # sphinx_gallery_end_ignore
+
+# %%
+# 要保留原地修改，可以把前向传播、修改和 ``backward()`` 都放进
+# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里运行：被保存的张量被修改时，它会复制一份，所以 ``backward()`` 照常运行，梯度也相同（见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`）。
+x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+with torch.autograd.graph.allow_mutation_on_saved_tensors():
+    y = x.exp()
+    y += 1
+    y.sum().backward()
+print("x.grad, y += 1 inside allow_mutation_on_saved_tensors():", x.grad)
+assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved_tensors() the in-place edit gives exp(x)"
 
 # %%
 # 保存之前的修改没有问题
 # ----------------------
 #
-# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。自动求导记录了这次修改时，即修改在梯度模式（grad mode）下直接作用在 ``y`` 本身上时（本单元格里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。只有发生在保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
+# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外是为自己的反向传播保存了 ``y`` 的修改：``y.mul_(y)``，或以 ``y`` 为操作数的 ``div_``、``addcmul_``，先保存 ``y`` 再写入它，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式（grad mode）下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。只有发生在某次保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
 
 edits = {
     "y.add_(1)": (lambda t: t.add_(1), lambda t: t + 1),
@@ -306,6 +319,30 @@ for name, (in_place, out_of_place) in edits.items():
     print(f"{name} before the save: backward() runs, x.grad equals the out-of-place gradient:",
           torch.allclose(x.grad, reference.grad))  # fmt: skip
     assert torch.allclose(x.grad, reference.grad), f"{name} before the save is counted in the saved version"
+
+saving_edits = {
+    "y.mul_(y)": lambda t: t.mul_(t),
+    "y.div_(y)": lambda t: t.div_(t),
+    "y.addcmul_(y, y)": lambda t: t.addcmul_(t, t),
+}
+for name, saving_edit in saving_edits.items():
+    x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    y = x * 2
+    saving_edit(y)  # 为自己的反向传播保存 y，然后写入它
+    try:
+        y.sin().sum().backward()
+    except RuntimeError as e:
+        message = str(e)
+        print(f"{name} before the save:", message[message.index("which is") : message.index(" instead")])
+    else:
+        raise AssertionError(f"{name} saves y, then writes it: backward() must raise")
+    assert "is at version 1; expected version 0" in message, f"{name} saved y at version 0, then wrote it"
+# sphinx_gallery_start_ignore
+squared_leaf = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+((squared_leaf * 2) * (squared_leaf * 2)).sin().sum().backward()
+assert torch.allclose(squared_leaf.grad, 8 * squared_leaf.detach() * torch.cos(4 * squared_leaf.detach() ** 2)), (
+    "y * y written out of place: backward() runs and gives the calculus gradient")
+# sphinx_gallery_end_ignore
 
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 y = x * 2
@@ -730,5 +767,5 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # ----
 #
 # 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录还是在 ``torch.no_grad()`` 下），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``）。被保存的若是 ``unbind``、``split`` 或 ``chunk`` 的一个输出，``backward()`` 报的则是另一条错误（“... is a view and its base or another view of its base has been modified inplace”），被记录的对这个输出本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
-# ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。解决办法有四种：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；调整顺序，让所有
+# ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。可行的解决办法包括：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；把前向传播、修改和 ``backward()`` 都放进 ``allow_mutation_on_saved_tensors()`` 里运行；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即自动求导根本察觉不到的修改，见 :ref:`“.data”那一页 <data-vs-detach-data>`。:fact:`saved-view-edit-error`

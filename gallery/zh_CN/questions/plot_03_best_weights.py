@@ -412,7 +412,7 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 # ------------------------------------------------
 #
 # 想把最佳权重挪出显存，``v.cpu()`` 看起来就够了。可对 CPU 上的模型，它不是快照：张量本来就在 CPU 上时，``cpu()``
-# 原样返回它，于是这个字典又会跟着训练变。``v`` 在 CPU 或 GPU 上，``v.detach().to("cpu", copy=True)`` 都会复制（``meta`` 张量没有数据可复制）。
+# 原样返回它，于是这个字典又会跟着训练变。在 CPU 上，``v.detach().to("cpu", copy=True)`` 会复制（GPU 上的情况见下面的框；``meta`` 张量没有数据可复制）。
 on_cpu = {k: v.cpu() for k, v in model.state_dict().items()}
 copied = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 before = model.weight.detach().clone()

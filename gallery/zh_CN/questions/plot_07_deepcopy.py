@@ -12,11 +12,12 @@
    .. code-block:: python
 
       class ScaledFixed(torch.nn.Module):
+          def __init__(self):
+              super().__init__()
+              self.scale = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+
           def forward(self, x):
               return x * self.scale * 2
-
-      fixed = ScaledFixed()
-      twin = copy.deepcopy(fixed)
 
 模块里存着一个非叶子张量，也就是在梯度模式（grad mode）下由需要梯度的张量算出的张量，这时 ``copy.deepcopy(model)`` 会报错：“Only Tensors created
 explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么：``Parameter`` 以外的张量的 ``.grad``；对不带共轭位（conjugate bit）或负号位（negative bit）的普通 CPU 张量而言，还有视图（view）背后的整块存储，以及对象内部同一块存储上的共享关系（会保留下来）；最后说明浅拷贝
@@ -248,7 +249,7 @@ else:
     raise AssertionError("deepcopy of a non-leaf tensor must raise")
 
 # %%
-# 用 ``requires_grad=True`` 创建、随后在梯度模式下经 ``.to()`` 搬到另一个设备（这里是 ``meta``）或转换成另一种浮点或复数 dtype（这里是 ``float64``、``float16``、``bfloat16`` 和 ``complex64``）的张量，就是这样的非叶子张量，它的 ``grad_fn`` 是 ``ToCopyBackward0``：``deepcopy`` 拒绝它，而搬动之前的那个张量可以深拷贝，副本是叶子张量。这里只运行梯度模式下的搬动。读者在 ``.cuda()`` 之后遇到的就是这个报错；:ref:`“权重搬动之后的 .grad”那一页 <questions-grad-after-move>` 演示了这种搬动，并在 GPU 框内检查 ``.cuda()``。
+# 用 ``requires_grad=True`` 创建、随后在梯度模式下经 ``.to()`` 搬到另一个设备（这里是 ``meta``）或转换成另一种浮点或复数 dtype（这里是 ``float64``、``float16``、``bfloat16`` 和 ``complex64``）的张量，就是这样的非叶子张量，它的 ``grad_fn`` 是 ``ToCopyBackward0``：``deepcopy`` 拒绝它，而搬动之前的那个张量可以深拷贝，副本是叶子张量。这里只运行梯度模式下的搬动。在 GPU 上，``.cuda()`` 得到的也是这样的非叶子张量，``grad_fn`` 相同：:ref:`“权重搬动之后的 .grad”那一页 <questions-grad-after-move>` 的 GPU 框检查了这一点。
 
 for target in ("meta", torch.float64, torch.float16, torch.bfloat16, torch.complex64):
     before_move = torch.ones(3, requires_grad=True)
