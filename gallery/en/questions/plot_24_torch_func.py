@@ -17,9 +17,10 @@
           return t.detach() * 2
 
 ``torch.func`` runs a module or a function on tensors you hand it. This page checks what it
-copies and what it shares: ``functional_call`` uses the tensors of its dict as they are (the
-module's own parameters are left alone, and a buffer is updated where it is: in the dict if the
-dict holds it, in the module if not),
+copies and what it shares: ``functional_call`` uses the tensors of its dict as they are, and the
+module's own for what the dict leaves out (a tensor of the module that the dict replaces is left
+alone; a gradient or a buffer update lands where the tensor is: in the dict if the dict holds it, in
+the module if not),
 ``torch.func.grad`` needs no ``requires_grad``, and ``vmap`` refuses ``.data`` of a batched tensor and each call
 the page tries that would turn a batched tensor into Python numbers or an array, or hand out its memory. It
 ends with a training loop over a dict of parameters.
@@ -238,8 +239,8 @@ assert message == "accessing `data` under vmap transform is not allowed", (
 # These raise as well: ``item()``, ``tolist()``, ``numpy()`` and ``np.asarray(t)``, which would turn
 # the batched tensor into Python numbers or an array, ``data_ptr()``, ``untyped_storage()``,
 # ``__dlpack__()`` and ``torch.utils.dlpack.to_dlpack(t)``, which would hand out its memory, and
-# setting ``.data``. ``detach()``, ``clone()`` and an in-place ``add_`` run, row by
-# row. Not every read of the tensor's layout raises either: ``stride()`` and ``storage_offset()``
+# setting ``.data``. ``detach()``, ``clone()`` and an in-place ``add_`` run (``add_`` writes into
+# the tensor passed to ``vmap``). Not every read of the tensor's layout raises either: ``stride()`` and ``storage_offset()``
 # run and give the first row's, ``batch[0]``'s, the same for every row (the function runs once for
 # the whole batch), and ``repr()`` runs and shows a ``BatchedTensor``.
 
@@ -310,8 +311,8 @@ assert torch.equal(scaled, torch.stack([row * 2 for row in batch])), "the same a
 #
 # A tensor the function makes from nothing (``torch.zeros(2)``) is not batched: under ``vmap`` it is
 # one tensor for the whole batch, and it cannot hold a value for each row. An in-place write of a
-# value computed from the row into it raises, with one of two messages: each of ``copy_``,
-# ``out[:] = ...``, ``add_`` and ``mul_`` below raises one. Writing a value that does not depend on
+# value computed from the row into it raises: each of ``copy_``, ``out[:] = ...``, ``add_`` and
+# ``mul_`` below raises, with one of two messages. Writing a value that does not depend on
 # the row works.
 
 rows = torch.arange(6.0).reshape(3, 2)
@@ -423,6 +424,8 @@ assert not same_storage(model.weight, tensors["weight"]), "the module's paramete
 # ``functional_call`` with a copy of its state, it updates the dict's tensor, the same object as
 # before the call, and the module's own running mean stays at zero. A buffer the dict leaves out
 # is the module's own: called with its parameters alone, the call updates ``norm.running_mean``.
+# So is a parameter the dict leaves out, and its gradient lands in the module; with
+# ``strict=True``, ``functional_call`` refuses a dict that leaves out any parameter or buffer.
 
 norm = torch.nn.BatchNorm1d(3)
 state = {name: t.clone() for name, t in norm.state_dict().items()}
@@ -438,6 +441,27 @@ params_only = {name: t.detach().clone() for name, t in norm.named_parameters()}
 functional_call(norm, params_only, (batch,))
 print("parameters only, norm.running_mean:", norm.running_mean)
 assert torch.allclose(norm.running_mean, 0.1 * batch.mean(0)), "a buffer not in the dict is updated in the module"
+# sphinx_gallery_start_ignore
+part_model = torch.nn.Linear(3, 1)
+part_weight = torch.zeros_like(part_model.weight, requires_grad=True)
+part_out = functional_call(part_model, {"weight": part_weight}, (batch,))
+part_out.sum().backward()
+assert part_model.weight.grad is None and torch.equal(part_model.bias.grad, torch.tensor([2.0])), (
+    "a parameter the dict leaves out is the module's own, and its gradient lands in the module")
+try:
+    functional_call(part_model, {"weight": part_weight}, (batch,), strict=True)
+except RuntimeError as refusal:
+    assert "Missing key(s): 'bias'" in str(refusal), "strict=True names the parameter the dict leaves out"
+else:
+    raise AssertionError("strict=True with a dict that leaves out a parameter must raise")
+try:
+    functional_call(norm, params_only, (batch,), strict=True)
+except RuntimeError as refusal:
+    assert "Missing key(s): 'num_batches_tracked', 'running_mean', 'running_var'" in str(refusal), (
+        "strict=True names the buffers the dict leaves out")
+else:
+    raise AssertionError("strict=True with a dict that leaves out buffers must raise")
+# sphinx_gallery_end_ignore
 
 # %%
 # ``torch.func.grad`` needs no ``requires_grad``
@@ -492,7 +516,7 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 #
 # ``functional_call`` swaps the dict's tensors into the module for one call and puts the module's
 # own back: no copy either way, so gradients and in-place buffer updates land in the dict (a
-# buffer the dict leaves out is the module's, and is updated there).
+# parameter or buffer the dict leaves out is the module's, and its gradient or update lands there).
 # ``torch.func.grad`` computes a gradient without ``requires_grad`` or ``.grad``. Under ``vmap``,
 # ``.data`` of a batched tensor raises, and so do the calls that turn a batched tensor into Python numbers or an array
 # (``item()``, ``tolist()``, ``numpy()``, ``np.asarray``) or hand out its memory (``data_ptr()``,

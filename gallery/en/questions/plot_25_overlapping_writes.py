@@ -18,8 +18,10 @@
 Shifting a non-empty contiguous CPU tensor of 3 or more rows in place by one step, ``t[1:] = t[:-1]``, stops with ``RuntimeError: unsupported
 operation: some elements of the input tensor and the written-to tensor refer to a single memory
 location. Please clone() the tensor before performing the operation.`` A leaf that requires grad (such as a
-``Parameter``) or a view of one gets another error while grad mode is on: ``RuntimeError: a view of a leaf Variable that
-requires grad is being used in an in-place operation.`` This page shows why (the
+``Parameter``), or a view of one taken in grad mode by slicing, indexing or ``view()``, gets another error while grad
+mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` A
+view of one taken under ``torch.no_grad()``, or an output of ``unbind()`` or ``split()``, gets autograd's error about
+such views instead. This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
 overlaps the destination, some refused and some not, shows the same shift running silently
 with wrong values on every second element of a longer tensor, on a column, on a transpose and along a second
@@ -235,11 +237,14 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # A tensor that requires grad
 # ---------------------------
 #
-# On a leaf that requires grad, here a ``Parameter``, and on a view of such a leaf, here a row of a 2-d
-# ``Parameter``, the same shift is refused with another message while grad mode is on; under
-# ``torch.no_grad()`` or ``torch.inference_mode()`` both get the message above. A contiguous
-# tensor that requires grad and is neither a leaf nor a view of one, here
-# ``arange(5.0, requires_grad=True) * 2``, gets the message above in all three modes.
+# On a leaf that requires grad, here a ``Parameter``, and on a view of such a leaf taken in grad mode,
+# here a row of a 2-d ``Parameter``, the same shift is refused with another message while grad mode
+# is on; under ``torch.no_grad()`` or ``torch.inference_mode()`` both get the message above. A
+# contiguous tensor that requires grad, is neither a leaf nor a view of one and is not an output of
+# ``unbind()`` or ``split()``, here ``arange(5.0, requires_grad=True) * 2``, gets the message above
+# in all three modes. With grad mode on, an output of ``unbind()`` or ``split()`` of a tensor that
+# requires grad, and a view of a leaf taken under ``torch.no_grad()``, get other messages, in which
+# autograd says why it does not allow such a view to be modified in place.
 
 
 def shift_in(mode, g):
@@ -252,16 +257,17 @@ tensors = {
     "row of a leaf": lambda: torch.nn.Parameter(torch.arange(10.0).reshape(2, 5))[0],
     "not a leaf": lambda: torch.arange(5.0, requires_grad=True) * 2,
 }
+modes = {"enable_grad": torch.enable_grad, "no_grad": torch.no_grad, "inference_mode": torch.inference_mode}
 grad_messages = {}
-for mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+for mode_name in modes:
     for kind, make in tensors.items():
         try:
-            shift_in(mode, make())
+            shift_in(modes[mode_name], make())
         except RuntimeError as e:
-            grad_messages[mode.__name__, kind] = str(e)
-            print(f"{mode.__name__:<14} {kind:<13} {type(e).__name__}: {e}")
+            grad_messages[mode_name, kind] = str(e)
+            print(f"{mode_name:<14} {kind:<13} {type(e).__name__}: {e}")
         else:
-            raise AssertionError(f"the shift of a tensor that requires grad must raise ({kind}, {mode.__name__})")
+            raise AssertionError(f"the shift of a tensor that requires grad must raise ({kind}, {mode_name})")
 leaf_messages = {grad_messages.pop(("enable_grad", kind)) for kind in ("leaf", "row of a leaf")}
 assert leaf_messages == {"a view of a leaf Variable that requires grad is being used in an in-place operation."} and all(
     m == message for m in grad_messages.values()), "only the leaf and its row, with grad on, get another message"
@@ -288,14 +294,32 @@ contiguous_views = (lambda: parameter()[:], lambda: parameter().view(5), lambda:
                     lambda: torch.nn.Parameter(torch.zeros(3, 5))[1])
 column_view = (lambda: torch.nn.Parameter(torch.zeros(5, 3))[:, 0],)
 assert {refused_with(torch.enable_grad, view) for view in contiguous_views + column_view} == leaf_messages, (
-    "with grad on, a view of a leaf that requires grad, of any layout, gets the leaf's message")
+    "with grad on, a view of a leaf taken in grad mode by slicing, indexing or view(), of any layout, gets the leaf's "
+    "message")
 assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_mode) for view in contiguous_views} == {
     message}, "under no_grad and inference_mode, a contiguous view of a leaf gets the message above"
 others = (lambda: (torch.arange(5.0, requires_grad=True) * 2)[:], lambda: (torch.arange(5.0, requires_grad=True) * 2).view(5),
           lambda: parameter() + 0, lambda: parameter()[:].clone())
 assert {refused_with(mode_, other) for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode)
         for other in others} == {message}, (
-    "a contiguous tensor that requires grad and is neither a leaf nor a view of one gets the message above in every mode")
+    "a contiguous tensor that requires grad, neither a leaf nor a view of one nor an output of unbind() or split(), "
+    "gets the message above in every mode")
+multiple_outputs = (lambda: parameter().reshape(1, 5).unbind(0)[0], lambda: parameter().split(5)[0],
+                    lambda: (torch.arange(10.0, requires_grad=True) * 2).reshape(2, 5).unbind(0)[0],
+                    lambda: (torch.arange(10.0, requires_grad=True) * 2).split(5)[0])
+assert all(refused_with(torch.enable_grad, output).startswith(
+    "Output 0 of Slice is a view and is being modified inplace. This view is the output of a function that returns "
+    "multiple views.") for output in multiple_outputs), (
+    "with grad on, an output of unbind() or split() of a tensor that requires grad gets autograd's message on such views")
+assert all(out.is_contiguous() and out.requires_grad and not out.is_leaf and not out._base.is_leaf
+           for out in (multiple_outputs[2](), multiple_outputs[3]())), (
+    "the outputs of unbind() and split() of arange(10.0, requires_grad=True) * 2 are contiguous, require grad, and "
+    "are neither a leaf nor a view of one")
+with torch.no_grad():
+    quiet_view = parameter()[:]
+assert quiet_view.requires_grad and refused_with(torch.enable_grad, lambda: quiet_view).startswith(
+    "Output 0 of Slice is a view of a view which was created in no_grad mode and is being modified inplace with grad "
+    "mode enabled."), "with grad on, a view of a leaf taken under no_grad gets autograd's message on such views"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -21,7 +21,8 @@ size and stride (at least one dimension spans across two contiguous subspaces). 
 instead.`` The clone is a copy, yet not contiguous. This page runs ``expand`` against ``repeat``,
 ``contiguous()`` on tensors that are and are not contiguous, ``clone()`` on several layouts, and
 ``reshape``, ``flatten`` and ``view`` on contiguous and non-contiguous tensors, and says for each
-result whether it shares the source's memory, by comparing storages and by writing into it.
+result whether it shares the source's memory: by comparing storages or objects, and for ``expand``,
+``repeat`` and ``reshape`` also by writing into it.
 """
 
 # %%
@@ -364,6 +365,8 @@ assert all(t.clone().stride() == t.stride() and not t.is_contiguous() for t in k
 assert all(t.clone().is_contiguous() and not t.is_contiguous() for t in made_contiguous.values()), (
     "clone() of the expand and the two gapped slices is contiguous")
 # sphinx_gallery_start_ignore
+assert not any(same_storage(t.clone(), t) for t in {**kept_strides, **made_contiguous}.values()), (
+    "every clone above is in new memory")
 assert x[0][:, ::2].t().stride() == (2, 4), "x[0][:, ::2].t() has strides (2, 4)"
 assert x[0][:, ::2].t().clone().stride() == (1, 2), (
     "the clone of x[0][:, ::2].t() is dense, in the transposed order")

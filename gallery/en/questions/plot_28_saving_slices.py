@@ -266,6 +266,8 @@ assert loaded.untyped_storage().nbytes() == t.untyped_storage().nbytes(), "the l
 assert same_storage(head, t) and torch.equal(loaded, head), "head is a view of t, and its values came back"
 assert loaded.storage_offset() == head.storage_offset() and loaded.stride() == head.stride(), (
     "the loaded slice has head's offset and strides")
+assert loaded[:2]._base is loaded and loaded.numel() == 3 and save_and_load(loaded[:2])[2].untyped_storage().nbytes() == (
+    t.untyped_storage().nbytes()), "a view of the loaded slice writes the whole storage, more than its base's elements"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -343,8 +345,9 @@ assert copied == [name for name, make in views.items() if not make(t).is_contigu
 # Two views saved in one call come back sharing
 # ---------------------------------------------
 #
-# ``torch.save`` writes each storage once per call, however many of the saved tensors use it (here
-# they all view it with one dtype).
+# ``torch.save`` writes each storage once per call, however many of the saved tensors use it, as long
+# as they all view it with one dtype; with two dtypes the call raises (``RuntimeError: Cannot save
+# multiple tensors or storages that view the same data as different types``).
 # Saved in one call, ``a = t[:4]`` and ``b = t[2:]`` of a 6-element ``t`` are one storage in the
 # file and come back as two tensors on one storage: writing ``100`` into the loaded ``a[3]`` changes
 # the loaded ``b[1]``, the same element. Saved in two calls, each file holds its own copy of the
@@ -367,6 +370,13 @@ assert records_a + records_b == 2 and not same_storage(two_a, two_b) and two_b[1
 # sphinx_gallery_start_ignore
 assert two_a.untyped_storage().nbytes() == two_b.untyped_storage().nbytes() == 24, "each holds the whole t"
 assert torch.equal(t, torch.arange(6.0)), "the edits of the loaded tensors did not reach t"
+try:
+    save_and_load({"a": t[:4], "b": t[2:].view(torch.int32)})
+except RuntimeError as refusal:
+    assert str(refusal) == "Cannot save multiple tensors or storages that view the same data as different types", (
+        "one call that saves views of one storage with two dtypes raises")
+else:
+    raise AssertionError("saving views of one storage with two dtypes in one call must raise")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -431,10 +441,12 @@ assert entries["embedding.weight"] is not entries["decoder.weight"] and all(
 # inbox and answers with its shape and its storage's size: ``t[:3]`` arrives over all 400 000
 # bytes, and the whole storage of ``t`` moved into shared memory (``t.is_shared()``); a clone
 # arrives over 12 bytes, and the storage of ``kept``, the tensor it was cloned from, stays where it
-# was, out of shared memory (``kept.is_shared()`` is False). A slice of ``weights``, a leaf that
-# requires grad, is a non-leaf that requires grad: ``ForkingPickler``, which the queue pickles with,
-# refuses it, so the queue drops it and the receiver gets nothing, as :ref:`questions-processes` shows.
-# Send its ``detach()``: that pickles, and moves the storage of ``weights`` into shared memory.
+# was, out of shared memory (``kept.is_shared()`` is False). Taken in grad mode, a slice of
+# ``weights``, a leaf that requires grad, is a non-leaf that requires grad: ``ForkingPickler``, which the
+# queue pickles with, refuses it, so the queue drops it and the receiver gets nothing, as
+# :ref:`questions-processes` shows. Send its ``detach()``: that pickles, and moves the storage of
+# ``weights`` into shared memory. A slice taken under ``torch.no_grad()`` is a leaf that requires
+# grad: it pickles too, and moves the storage of ``weights`` into shared memory as well.
 
 from multiprocessing.reduction import ForkingPickler
 
@@ -481,13 +493,20 @@ print("weights.is_shared() after pickling weights[:3].detach():", weights.is_sha
 assert weights.is_shared(), "pickling the detached slice moved the storage of weights into shared memory"
 # sphinx_gallery_start_ignore
 assert exitcode == 0 and clone_exitcode == 0, "both children ended well"
+quiet_weights = torch.zeros(100_000, requires_grad=True)
+with torch.no_grad():
+    quiet_slice = quiet_weights[:3]
+assert quiet_slice.is_leaf and quiet_slice.requires_grad, "a slice taken under no_grad is a leaf that requires grad"
+assert ForkingPickler.dumps(quiet_slice) and quiet_weights.is_shared(), (
+    "the slice taken under no_grad pickles, and moves the storage of its tensor into shared memory")
 # sphinx_gallery_end_ignore
 
 # %%
 # A ``Dataset`` that returns views
 # --------------------------------
 #
-# A ``DataLoader`` worker sends what ``__getitem__`` returns through such a queue. ``Rows`` below
+# A ``DataLoader`` worker sends through such a queue each batch it builds from what ``__getitem__``
+# returns. ``Rows`` below
 # returns row ``i`` of a 1000 x 100 matrix: without batching (``batch_size=None``), every row
 # reaches this process over the whole 400 000-byte storage. Returning
 # ``self.data[i].clone()`` sends only the row's 400 bytes. With the default batching, the worker
@@ -592,7 +611,7 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # ----------
 #
 # ``torch.save`` writes storages, whole: a slice, a chunk, a strided view, a row, a column or a
-# ``view`` of a slice writes every element of its base, and comes back holding all of them in memory.
+# ``view`` of a slice writes its whole storage, and comes back holding all of it in memory.
 # ``contiguous()`` (default ``memory_format``) leaves a contiguous view as it is; ``clone()`` gives the slice a storage of its
 # own, and that is all the file holds. Within one call each storage is written once, so views of
 # one tensor with one dtype, and tied weights, come back sharing memory; saved in separate calls they come back

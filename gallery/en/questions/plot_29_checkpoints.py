@@ -179,9 +179,11 @@ assert losses[1] < losses[0], "the optimizer made before load_state_dict trains 
 # old one did; a buffer becomes ``sd``'s tensor itself. Here ``sd`` holds plain tensors, as
 # ``torch.load`` gives; from a dict that holds ``nn.Parameter`` objects, such as another model's
 # ``state_dict(keep_vars=True)``, ``assign=True`` installs those very objects, and the two models then
-# share their parameters. An installed ``Parameter`` is made to require grad when the one it replaces
-# did: ``frozen``, a copy of ``trained`` whose parameters do not require grad, has them require grad
-# again once ``student`` installs them.
+# share their parameters. An installed ``Parameter`` takes the ``requires_grad`` of the one it
+# replaces, either way: ``frozen``, a copy of ``trained`` whose parameters do not require grad, has
+# them require grad again once ``student`` installs them; and ``cold``, a model whose parameters do
+# not require grad, turns off ``requires_grad`` of the ``Parameter`` objects it installs from
+# ``thawed``, which are still ``thawed``'s own.
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -198,6 +200,11 @@ student = copy.deepcopy(model)
 student.load_state_dict(frozen.state_dict(keep_vars=True), assign=True)
 print("student[0].weight is frozen[0].weight:", student[0].weight is frozen[0].weight,
       " frozen's requires_grad now:", [p.requires_grad for p in frozen.parameters()])
+thawed = make_model()
+cold = make_model().requires_grad_(False)
+cold.load_state_dict(thawed.state_dict(keep_vars=True), assign=True)
+print("cold[0].weight is thawed[0].weight:", cold[0].weight is thawed[0].weight,
+      " thawed's requires_grad now:", [p.requires_grad for p in thawed.parameters()])
 # sphinx_gallery_start_ignore
 for entry in sd:
     if isinstance(old[entry], torch.nn.Parameter):
@@ -210,6 +217,8 @@ twin.load_state_dict(model.state_dict(keep_vars=True), assign=True)
 assert all(t is m for t, m in zip(twin.parameters(), model.parameters(), strict=True)), "a dict of Parameters: installed"
 assert all(s is f for s, f in zip(student.parameters(), frozen.parameters(), strict=True)) and all(
     f.requires_grad for f in frozen.parameters()), "student installed frozen's parameters, which now require grad"
+assert all(c is t for c, t in zip(cold.parameters(), thawed.parameters(), strict=True)) and not any(
+    t.requires_grad for t in thawed.parameters()), "cold installed thawed's parameters, which no longer require grad"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -8,11 +8,11 @@ Moving averages of weights (EMA): copies that must stay copies
    :class: answer
 
    ``ema = model`` names the model again, and ``model.state_dict()``'s tensors are on the model's
-   memory, so the "average" is the model. Average into a deep copy, without gradient (and copy the buffers, as shown below):
+   memory, so the "average" is the model. Average under ``torch.no_grad()`` into a deep copy that does not require grad (copy the buffers too, see below):
 
    .. code-block:: python
 
-      ema = copy.deepcopy(model)
+      ema = copy.deepcopy(model).requires_grad_(False)
       with torch.no_grad():
           for e, p in zip(ema.parameters(), model.parameters(), strict=True):
               e.lerp_(p, 1 - decay)
@@ -322,8 +322,7 @@ assert ema_state["0.weight"] is not model[0].weight, "state_dict() holds new ten
 torch.manual_seed(1)
 model = make_model()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-ema = copy.deepcopy(model)
-ema.requires_grad_(False)
+ema = copy.deepcopy(model).requires_grad_(False)
 snapshots = [snapshot(model)]
 matches, differs, buffers_follow = [], [], []
 for x, y in batches:

@@ -16,7 +16,7 @@
           return t.detach() * 2
 
 ``torch.func`` 在你交给它的张量上运行模块或函数。本页检查它复制了什么、共享了什么：``functional_call``
-原样使用字典里的张量（模块自己的参数不受影响；缓冲区在哪里就在哪里更新：字典里有它就在字典里更新，没有就在模块里更新），``torch.func.grad`` 不需要
+原样使用字典里的张量，字典里没有的就用模块自己的（模块中被字典替换的张量不受影响；梯度和缓冲区的更新落在张量所在的地方：字典里有它就落在字典里，没有就落在模块里），``torch.func.grad`` 不需要
 ``requires_grad``，还有 ``vmap`` 拒绝哪些操作：批量张量的 ``.data``；本页试过的调用中，凡是要把批量张量变成 Python 数值或数组的，或者要交出它的内存的，都会被拒绝。最后用一个循环训练字典里的参数。
 """
 
@@ -229,7 +229,7 @@ assert message == "accessing `data` under vmap transform is not allowed", (
 #
 # 下面这些也都报错：``item()``、``tolist()``、``numpy()`` 和 ``np.asarray(t)``，它们要把批量张量变成 Python 数值或数组；``data_ptr()``、
 # ``untyped_storage()``、``__dlpack__()`` 和 ``torch.utils.dlpack.to_dlpack(t)``，它们要交出它的内存；还有给 ``.data`` 赋值。``detach()``、``clone()`` 和原地（in-place）的 ``add_``
-# 都能逐行运行。读取张量布局的操作也并非都会报错：``stride()`` 和 ``storage_offset()`` 可以运行，给出的是第一行（``batch[0]``）的值，每一行都一样（函数对整批只运行一次）；``repr()``
+# 都能运行（``add_`` 写进了传给 ``vmap`` 的张量）。读取张量布局的操作也并非都会报错：``stride()`` 和 ``storage_offset()`` 可以运行，给出的是第一行（``batch[0]``）的值，每一行都一样（函数对整批只运行一次）；``repr()``
 # 也能运行，显示的是一个 ``BatchedTensor``。
 
 calls = {
@@ -398,7 +398,7 @@ assert not same_storage(model.weight, tensors["weight"]), "the module's paramete
 # ------------------
 #
 # 训练模式下的 ``BatchNorm1d`` 会原地更新它的 ``running_mean``。通过 ``functional_call``
-# 把它的状态复制一份传进去，更新的就是字典里的张量，与调用前是同一个对象；模块自己的 ``running_mean`` 仍然是零。字典里没有的缓冲区是模块自己的：只传入参数时，这次调用更新的是 ``norm.running_mean``。
+# 把它的状态复制一份传进去，更新的就是字典里的张量，与调用前是同一个对象；模块自己的 ``running_mean`` 仍然是零。字典里没有的缓冲区是模块自己的：只传入参数时，这次调用更新的是 ``norm.running_mean``。字典里没有的参数也是模块自己的，梯度落在模块里；用 ``strict=True`` 时，字典缺了任何参数或缓冲区，``functional_call`` 都会报错。
 
 norm = torch.nn.BatchNorm1d(3)
 state = {name: t.clone() for name, t in norm.state_dict().items()}
@@ -414,6 +414,27 @@ params_only = {name: t.detach().clone() for name, t in norm.named_parameters()}
 functional_call(norm, params_only, (batch,))
 print("parameters only, norm.running_mean:", norm.running_mean)
 assert torch.allclose(norm.running_mean, 0.1 * batch.mean(0)), "a buffer not in the dict is updated in the module"
+# sphinx_gallery_start_ignore
+part_model = torch.nn.Linear(3, 1)
+part_weight = torch.zeros_like(part_model.weight, requires_grad=True)
+part_out = functional_call(part_model, {"weight": part_weight}, (batch,))
+part_out.sum().backward()
+assert part_model.weight.grad is None and torch.equal(part_model.bias.grad, torch.tensor([2.0])), (
+    "a parameter the dict leaves out is the module's own, and its gradient lands in the module")
+try:
+    functional_call(part_model, {"weight": part_weight}, (batch,), strict=True)
+except RuntimeError as refusal:
+    assert "Missing key(s): 'bias'" in str(refusal), "strict=True names the parameter the dict leaves out"
+else:
+    raise AssertionError("strict=True with a dict that leaves out a parameter must raise")
+try:
+    functional_call(norm, params_only, (batch,), strict=True)
+except RuntimeError as refusal:
+    assert "Missing key(s): 'num_batches_tracked', 'running_mean', 'running_var'" in str(refusal), (
+        "strict=True names the buffers the dict leaves out")
+else:
+    raise AssertionError("strict=True with a dict that leaves out buffers must raise")
+# sphinx_gallery_end_ignore
 
 # %%
 # ``torch.func.grad`` 不需要 ``requires_grad``
@@ -464,7 +485,7 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # 小结
 # ----
 #
-# ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的缓冲区是模块自己的，就在模块里更新）。``torch.func.grad``
+# ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的参数或缓冲区是模块自己的，梯度或更新就落在模块里）。``torch.func.grad``
 # 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。在 ``vmap`` 之下，批量张量的 ``.data`` 会报错，把批量张量变成
 # Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``、``np.asarray``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``、DLPack）也会报错；``detach()``、``clone()``、``add_``、``stride()``
 # 和 ``repr()`` 都能运行。函数里用 ``torch.zeros`` 新建的张量，不能原地接收每一行的值：改用 ``x.new_zeros`` 或 ``torch.zeros_like(x)`` 新建，或者把结果堆叠起来（``torch.stack``）。

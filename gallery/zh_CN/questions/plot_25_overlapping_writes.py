@@ -15,7 +15,7 @@
 
 原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错：``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
-before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者它的视图（view），在梯度模式（grad mode）开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` 本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` 在 ``torch.no_grad()`` 下取得的这种视图，以及 ``unbind()`` 或 ``split()`` 的输出，得到的则是自动求导（autograd）对这类视图的报错。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
 
 # %%
@@ -223,7 +223,7 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # 需要梯度的张量
 # --------------
 #
-# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，两者得到的都是上面那条报错信息。需要梯度、既不是叶子张量也不是叶子张量的视图的连续张量（这里是 ``arange(5.0, requires_grad=True) * 2``）在这三种模式下得到的都是上面那条报错信息。
+# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，两者得到的都是上面那条报错信息。需要梯度、既不是叶子张量也不是叶子张量的视图、也不是 ``unbind()`` 或 ``split()`` 的输出的连续张量（这里是 ``arange(5.0, requires_grad=True) * 2``）在这三种模式下得到的都是上面那条报错信息。梯度模式开启时，需要梯度的张量经 ``unbind()`` 或 ``split()`` 得到的输出，以及在 ``torch.no_grad()`` 下取得的叶子张量的视图，得到的是另外的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图。
 
 
 def shift_in(mode, g):
@@ -236,16 +236,17 @@ tensors = {
     "row of a leaf": lambda: torch.nn.Parameter(torch.arange(10.0).reshape(2, 5))[0],
     "not a leaf": lambda: torch.arange(5.0, requires_grad=True) * 2,
 }
+modes = {"enable_grad": torch.enable_grad, "no_grad": torch.no_grad, "inference_mode": torch.inference_mode}
 grad_messages = {}
-for mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+for mode_name in modes:
     for kind, make in tensors.items():
         try:
-            shift_in(mode, make())
+            shift_in(modes[mode_name], make())
         except RuntimeError as e:
-            grad_messages[mode.__name__, kind] = str(e)
-            print(f"{mode.__name__:<14} {kind:<13} {type(e).__name__}: {e}")
+            grad_messages[mode_name, kind] = str(e)
+            print(f"{mode_name:<14} {kind:<13} {type(e).__name__}: {e}")
         else:
-            raise AssertionError(f"the shift of a tensor that requires grad must raise ({kind}, {mode.__name__})")
+            raise AssertionError(f"the shift of a tensor that requires grad must raise ({kind}, {mode_name})")
 leaf_messages = {grad_messages.pop(("enable_grad", kind)) for kind in ("leaf", "row of a leaf")}
 assert leaf_messages == {"a view of a leaf Variable that requires grad is being used in an in-place operation."} and all(
     m == message for m in grad_messages.values()), "only the leaf and its row, with grad on, get another message"
@@ -272,14 +273,32 @@ contiguous_views = (lambda: parameter()[:], lambda: parameter().view(5), lambda:
                     lambda: torch.nn.Parameter(torch.zeros(3, 5))[1])
 column_view = (lambda: torch.nn.Parameter(torch.zeros(5, 3))[:, 0],)
 assert {refused_with(torch.enable_grad, view) for view in contiguous_views + column_view} == leaf_messages, (
-    "with grad on, a view of a leaf that requires grad, of any layout, gets the leaf's message")
+    "with grad on, a view of a leaf taken in grad mode by slicing, indexing or view(), of any layout, gets the leaf's "
+    "message")
 assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_mode) for view in contiguous_views} == {
     message}, "under no_grad and inference_mode, a contiguous view of a leaf gets the message above"
 others = (lambda: (torch.arange(5.0, requires_grad=True) * 2)[:], lambda: (torch.arange(5.0, requires_grad=True) * 2).view(5),
           lambda: parameter() + 0, lambda: parameter()[:].clone())
 assert {refused_with(mode_, other) for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode)
         for other in others} == {message}, (
-    "a contiguous tensor that requires grad and is neither a leaf nor a view of one gets the message above in every mode")
+    "a contiguous tensor that requires grad, neither a leaf nor a view of one nor an output of unbind() or split(), "
+    "gets the message above in every mode")
+multiple_outputs = (lambda: parameter().reshape(1, 5).unbind(0)[0], lambda: parameter().split(5)[0],
+                    lambda: (torch.arange(10.0, requires_grad=True) * 2).reshape(2, 5).unbind(0)[0],
+                    lambda: (torch.arange(10.0, requires_grad=True) * 2).split(5)[0])
+assert all(refused_with(torch.enable_grad, output).startswith(
+    "Output 0 of Slice is a view and is being modified inplace. This view is the output of a function that returns "
+    "multiple views.") for output in multiple_outputs), (
+    "with grad on, an output of unbind() or split() of a tensor that requires grad gets autograd's message on such views")
+assert all(out.is_contiguous() and out.requires_grad and not out.is_leaf and not out._base.is_leaf
+           for out in (multiple_outputs[2](), multiple_outputs[3]())), (
+    "the outputs of unbind() and split() of arange(10.0, requires_grad=True) * 2 are contiguous, require grad, and "
+    "are neither a leaf nor a view of one")
+with torch.no_grad():
+    quiet_view = parameter()[:]
+assert quiet_view.requires_grad and refused_with(torch.enable_grad, lambda: quiet_view).startswith(
+    "Output 0 of Slice is a view of a view which was created in no_grad mode and is being modified inplace with grad "
+    "mode enabled."), "with grad on, a view of a leaf taken under no_grad gets autograd's message on such views"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -246,6 +246,8 @@ assert loaded.untyped_storage().nbytes() == t.untyped_storage().nbytes(), "the l
 assert same_storage(head, t) and torch.equal(loaded, head), "head is a view of t, and its values came back"
 assert loaded.storage_offset() == head.storage_offset() and loaded.stride() == head.stride(), (
     "the loaded slice has head's offset and strides")
+assert loaded[:2]._base is loaded and loaded.numel() == 3 and save_and_load(loaded[:2])[2].untyped_storage().nbytes() == (
+    t.untyped_storage().nbytes()), "a view of the loaded slice writes the whole storage, more than its base's elements"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -313,7 +315,7 @@ assert copied == [name for name, make in views.items() if not make(t).is_contigu
 # 一次调用保存的两个视图，加载后仍共享
 # ------------------------------------
 #
-# 在一次 ``torch.save`` 调用里，每块存储只写一次，不管有几个被保存的张量用到它（这里它们都以同一种 dtype 查看这块存储）。对有 6 个元素的 ``t``，在一次调用里保存 ``a = t[:4]`` 和 ``b = t[2:]``，文件里只有一块存储，加载回来是同一块存储上的两个张量：往加载出的 ``a[3]`` 写入 ``100``，加载出的 ``b[1]`` 也跟着变，它们是同一个元素。分两次调用保存，每个文件都有整块存储的一份副本，加载出的两个张量互不共享。
+# 在一次 ``torch.save`` 调用里，每块存储只写一次，不管有几个被保存的张量用到它，只要它们都以同一种 dtype 查看这块存储；若用了两种 dtype，这次调用会报错（``RuntimeError: Cannot save multiple tensors or storages that view the same data as different types``）。对有 6 个元素的 ``t``，在一次调用里保存 ``a = t[:4]`` 和 ``b = t[2:]``，文件里只有一块存储，加载回来是同一块存储上的两个张量：往加载出的 ``a[3]`` 写入 ``100``，加载出的 ``b[1]`` 也跟着变，它们是同一个元素。分两次调用保存，每个文件都有整块存储的一份副本，加载出的两个张量互不共享。
 
 t = torch.arange(6.0)
 _, records_one, one = save_and_load({"a": t[:4], "b": t[2:]})
@@ -332,6 +334,13 @@ assert records_a + records_b == 2 and not same_storage(two_a, two_b) and two_b[1
 # sphinx_gallery_start_ignore
 assert two_a.untyped_storage().nbytes() == two_b.untyped_storage().nbytes() == 24, "each holds the whole t"
 assert torch.equal(t, torch.arange(6.0)), "the edits of the loaded tensors did not reach t"
+try:
+    save_and_load({"a": t[:4], "b": t[2:].view(torch.int32)})
+except RuntimeError as refusal:
+    assert str(refusal) == "Cannot save multiple tensors or storages that view the same data as different types", (
+        "one call that saves views of one storage with two dtypes raises")
+else:
+    raise AssertionError("saving views of one storage with two dtypes in one call must raise")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -383,7 +392,7 @@ assert entries["embedding.weight"] is not entries["decoder.weight"] and all(
 # 发往另一个进程的视图带着它的存储
 # --------------------------------
 #
-# ``torch.multiprocessing`` 队列不写文件，但发送的也是存储：它把 torch 自己分配、还不在共享内存里的非空张量的存储移到共享内存（shared memory），交给接收方一个在这块内存上的张量；它拒绝需要梯度的非叶子张量（non-leaf tensor），见下文。下面的子进程（和 :ref:`“多进程”那一页 <questions-processes>` 一样用 ``fork`` 方式启动）从收件队列取出一个张量，回复它的形状和存储大小：``t[:3]`` 到达时带着全部 40 万字节，``t`` 的整块存储都移到了共享内存（见 ``t.is_shared()``）；克隆到达时只有 12 字节，而它的源张量 ``kept`` 的存储留在原处，没有移进共享内存（``kept.is_shared()`` 为 False）。``weights`` 是需要梯度的叶子张量（leaf tensor），它的切片是需要梯度的非叶子张量：队列用来序列化的 ``ForkingPickler`` 会拒绝它，于是队列把它丢掉，接收方什么也收不到，见 :ref:`“多进程”那一页 <questions-processes>`。要发送的是它的 ``detach()``：这个能序列化，并把 ``weights`` 的存储移到共享内存。
+# ``torch.multiprocessing`` 队列不写文件，但发送的也是存储：它把 torch 自己分配、还不在共享内存里的非空张量的存储移到共享内存（shared memory），交给接收方一个在这块内存上的张量；它拒绝需要梯度的非叶子张量（non-leaf tensor），见下文。下面的子进程（和 :ref:`“多进程”那一页 <questions-processes>` 一样用 ``fork`` 方式启动）从收件队列取出一个张量，回复它的形状和存储大小：``t[:3]`` 到达时带着全部 40 万字节，``t`` 的整块存储都移到了共享内存（见 ``t.is_shared()``）；克隆到达时只有 12 字节，而它的源张量 ``kept`` 的存储留在原处，没有移进共享内存（``kept.is_shared()`` 为 False）。``weights`` 是需要梯度的叶子张量（leaf tensor），在梯度模式（grad mode）下取的切片是需要梯度的非叶子张量：队列用来序列化的 ``ForkingPickler`` 会拒绝它，于是队列把它丢掉，接收方什么也收不到，见 :ref:`“多进程”那一页 <questions-processes>`。要发送的是它的 ``detach()``：这个能序列化，并把 ``weights`` 的存储移到共享内存。在 ``torch.no_grad()`` 下取的切片则是需要梯度的叶子张量，它也能序列化，同样把 ``weights`` 的存储移到共享内存。
 
 from multiprocessing.reduction import ForkingPickler
 
@@ -430,13 +439,19 @@ print("weights.is_shared() after pickling weights[:3].detach():", weights.is_sha
 assert weights.is_shared(), "pickling the detached slice moved the storage of weights into shared memory"
 # sphinx_gallery_start_ignore
 assert exitcode == 0 and clone_exitcode == 0, "both children ended well"
+quiet_weights = torch.zeros(100_000, requires_grad=True)
+with torch.no_grad():
+    quiet_slice = quiet_weights[:3]
+assert quiet_slice.is_leaf and quiet_slice.requires_grad, "a slice taken under no_grad is a leaf that requires grad"
+assert ForkingPickler.dumps(quiet_slice) and quiet_weights.is_shared(), (
+    "the slice taken under no_grad pickles, and moves the storage of its tensor into shared memory")
 # sphinx_gallery_end_ignore
 
 # %%
 # 返回视图的 ``Dataset``
 # ----------------------
 #
-# ``DataLoader`` 的 worker 通过这样的队列发送 ``__getitem__`` 返回的东西。下面的 ``Rows`` 返回 1000×100 矩阵的第 ``i`` 行：不分批（``batch_size=None``）时，每一行到达本进程时都带着整块 40 万字节的存储。改为返回 ``self.data[i].clone()``，就只发送这一行的 400 字节。用默认的分批方式时，worker 把各行堆叠成一个新张量，所以两行一批的张量无论哪种写法都是 800 字节。不做堆叠的 ``collate_fn``，如 ``list``，发送的是各行本身：两行一批时，每一行到达本进程时又都带着整块存储。``DataLoader`` 启动 worker 时会安装 ``SIGCHLD`` 处理函数，本单元格把它恢复原样，并结束发送共享张量时启动的监听线程（``resource_sharer.stop()``）。
+# ``DataLoader`` 的 worker 用 ``__getitem__`` 的返回值组成每一批，再通过这样的队列发送。下面的 ``Rows`` 返回 1000×100 矩阵的第 ``i`` 行：不分批（``batch_size=None``）时，每一行到达本进程时都带着整块 40 万字节的存储。改为返回 ``self.data[i].clone()``，就只发送这一行的 400 字节。用默认的分批方式时，worker 把各行堆叠成一个新张量，所以两行一批的张量无论哪种写法都是 800 字节。不做堆叠的 ``collate_fn``，如 ``list``，发送的是各行本身：两行一批时，每一行到达本进程时又都带着整块存储。``DataLoader`` 启动 worker 时会安装 ``SIGCHLD`` 处理函数，本单元格把它恢复原样，并结束发送共享张量时启动的监听线程（``resource_sharer.stop()``）。
 
 import signal
 from multiprocessing import resource_sharer
@@ -527,4 +542,4 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # 小结
 # ----
 #
-# ``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列或切片的 ``view``，都会写出它的基张量（base tensor）的每个元素，加载回来后这些元素也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每块存储只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。
+# ``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列或切片的 ``view``，都会写出它所在的整块存储，加载回来后这整块存储也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每块存储只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。

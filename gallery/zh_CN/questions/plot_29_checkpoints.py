@@ -153,7 +153,7 @@ assert losses[1] < losses[0], "the optimizer made before load_state_dict trains 
 # ``assign=True`` 直接换上 ``sd`` 的张量
 # --------------------------------------
 #
-# 带 ``assign=True`` 时，模型改为直接使用检查点里的张量：每一项都是新对象，用的是 ``sd`` 的内存（本页在 torch 的默认设置下运行；``torch.__future__`` 的交换设置见 ``load_state_dict`` 的文档）。参数变成一个新的 ``nn.Parameter``，和原来的参数一样需要梯度（requires_grad）；缓冲区就是 ``sd`` 里的那个张量本身。这里 ``sd`` 里是普通张量，和 ``torch.load`` 给出的一样；如果字典里放的是 ``nn.Parameter`` 对象，比如另一个模型的 ``state_dict(keep_vars=True)``，``assign=True`` 换上的就是这些对象本身，两个模型从此共享参数。被换上的 ``Parameter``，如果它替换的参数需要梯度，也会改为需要梯度：``frozen`` 是 ``trained`` 的副本，参数不需要梯度，被 ``student`` 换上之后又需要梯度了。
+# 带 ``assign=True`` 时，模型改为直接使用检查点里的张量：每一项都是新对象，用的是 ``sd`` 的内存（本页在 torch 的默认设置下运行；``torch.__future__`` 的交换设置见 ``load_state_dict`` 的文档）。参数变成一个新的 ``nn.Parameter``，和原来的参数一样需要梯度（requires_grad）；缓冲区就是 ``sd`` 里的那个张量本身。这里 ``sd`` 里是普通张量，和 ``torch.load`` 给出的一样；如果字典里放的是 ``nn.Parameter`` 对象，比如另一个模型的 ``state_dict(keep_vars=True)``，``assign=True`` 换上的就是这些对象本身，两个模型从此共享参数。被换上的 ``Parameter`` 会改用它所替换的参数的 ``requires_grad``，两个方向都是如此：``frozen`` 是 ``trained`` 的副本，参数不需要梯度，被 ``student`` 换上之后又需要梯度了；反过来，``cold`` 的参数不需要梯度，它从 ``thawed`` 换上的 ``Parameter`` 对象仍是 ``thawed`` 自己的参数，却被关掉了 ``requires_grad``。
 
 sd = round_trip(trained.state_dict())
 model = make_model()
@@ -170,6 +170,11 @@ student = copy.deepcopy(model)
 student.load_state_dict(frozen.state_dict(keep_vars=True), assign=True)
 print("student[0].weight is frozen[0].weight:", student[0].weight is frozen[0].weight,
       " frozen's requires_grad now:", [p.requires_grad for p in frozen.parameters()])
+thawed = make_model()
+cold = make_model().requires_grad_(False)
+cold.load_state_dict(thawed.state_dict(keep_vars=True), assign=True)
+print("cold[0].weight is thawed[0].weight:", cold[0].weight is thawed[0].weight,
+      " thawed's requires_grad now:", [p.requires_grad for p in thawed.parameters()])
 # sphinx_gallery_start_ignore
 for entry in sd:
     if isinstance(old[entry], torch.nn.Parameter):
@@ -182,6 +187,8 @@ twin.load_state_dict(model.state_dict(keep_vars=True), assign=True)
 assert all(t is m for t, m in zip(twin.parameters(), model.parameters(), strict=True)), "a dict of Parameters: installed"
 assert all(s is f for s, f in zip(student.parameters(), frozen.parameters(), strict=True)) and all(
     f.requires_grad for f in frozen.parameters()), "student installed frozen's parameters, which now require grad"
+assert all(c is t for c, t in zip(cold.parameters(), thawed.parameters(), strict=True)) and not any(
+    t.requires_grad for t in thawed.parameters()), "cold installed thawed's parameters, which no longer require grad"
 # sphinx_gallery_end_ignore
 
 # %%

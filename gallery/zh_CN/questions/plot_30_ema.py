@@ -7,11 +7,11 @@
 .. admonition:: 答案
    :class: answer
 
-   ``ema = model`` 只是给模型多起了一个名字，``model.state_dict()`` 里的张量用的是模型的内存，所以“平均”每一步都和模型一样。在深拷贝出的副本上求平均，并在 ``torch.no_grad()`` 下更新它（缓冲区也要复制，见下文）：
+   ``ema = model`` 只是给模型多起了一个名字，``model.state_dict()`` 里的张量用的是模型的内存，所以“平均”每一步都和模型一样。在不需要梯度的深拷贝副本上求平均，并在 ``torch.no_grad()`` 下更新它（缓冲区也要复制，见下文）：
 
    .. code-block:: python
 
-      ema = copy.deepcopy(model)
+      ema = copy.deepcopy(model).requires_grad_(False)
       with torch.no_grad():
           for e, p in zip(ema.parameters(), model.parameters(), strict=True):
               e.lerp_(p, 1 - decay)
@@ -306,8 +306,7 @@ assert ema_state["0.weight"] is not model[0].weight, "state_dict() holds new ten
 torch.manual_seed(1)
 model = make_model()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-ema = copy.deepcopy(model)
-ema.requires_grad_(False)
+ema = copy.deepcopy(model).requires_grad_(False)
 snapshots = [snapshot(model)]
 matches, differs, buffers_follow = [], [], []
 for x, y in batches:
