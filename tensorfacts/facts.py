@@ -370,6 +370,7 @@ def _expand_inplace_write_refused() -> Fact:
     return Fact(all(holds), " | ".join(traces))
 
 # The facts of the other modules, registered on import (each module's docstring says which facts it holds).
+import tensorfacts.custom_function_facts  # noqa: E402, F401
 import tensorfacts.glossary_facts  # noqa: E402, F401
 import tensorfacts.inference_alias_facts  # noqa: E402, F401
 import tensorfacts.inference_facts  # noqa: E402, F401

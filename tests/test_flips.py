@@ -338,6 +338,8 @@ FACT_FLIPS = {
     "underscore-methods-not-counted": "detach_, requires_grad_ and share_memory_ are counted",
     "double-of-float64-is-a": "double() always copies",
     "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
+    "unread-saved-tensors-escape-version-check": "in-place edits bypass autograd",
+    "ctx-attribute-outlives-backward": "mul() returns a detached result",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",
     "data-has-own-version-counter": (".data shares the version counter", "detach copies"),
     "version-check-only-in-nodes-run": "in-place edits bypass autograd",

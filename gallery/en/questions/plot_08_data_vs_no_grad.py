@@ -20,7 +20,8 @@ Both let you change a tensor that requires grad in place. They differ when a gra
 tensor is still waiting for ``backward()``: under ``torch.no_grad()`` an in-place torch operation on the
 tensor or a view of it is counted and ``backward()`` raises "one of the variables needed for gradient computation has been modified by an
 inplace operation", unless the graph saved the tensor through saved-tensor hooks (``save_on_cpu``
-below), a custom ``Function`` kept it as an attribute, or a kernel that moves no version counter
+below), a custom ``Function`` kept it as an attribute or saved it but has a ``backward`` that never reads
+``ctx.saved_tensors`` (autograd checks the version when ``backward`` reads it back), or a kernel that moves no version counter
 made the edit (a fused optimizer's step is one; :ref:`questions-version-counter` lists others that the site checked); through ``.data`` the edit is not counted, and ``backward()``
 can return a wrong gradient without a word, as after a write by another route that bypasses the counter,
 such as NumPy, under ``torch.no_grad()`` too (below). This page edits one pending graph both ways, then shows ``p.data = t`` changing a
@@ -358,14 +359,16 @@ assert pinned._version == 1 and torch.equal(pinned.grad, true_grad), "with pin_m
 #    build did.
 
 if torch.cuda.is_available():
-    on_gpu = torch.tensor(start, device="cuda", requires_grad=True)
-    with torch.autograd.graph.save_on_cpu():
-        loss = (on_gpu * on_gpu).sum()
-    with torch.no_grad():
-        on_gpu.mul_(10)
-    loss.backward()
-    print("on_gpu._version:", on_gpu._version, " on_gpu.grad:", on_gpu.grad)
-    assert on_gpu._version == 1 and torch.equal(on_gpu.grad.cpu(), true_grad), "a GPU tensor is packed as a CPU copy"
+    for pin_memory in (False, True):
+        on_gpu = torch.tensor(start, device="cuda", requires_grad=True)
+        with torch.autograd.graph.save_on_cpu(pin_memory=pin_memory):
+            loss = (on_gpu * on_gpu).sum()
+        with torch.no_grad():
+            on_gpu.mul_(10)
+        loss.backward()
+        print(f"pin_memory={pin_memory}: on_gpu._version:", on_gpu._version, " on_gpu.grad:", on_gpu.grad)
+        assert on_gpu._version == 1 and torch.equal(on_gpu.grad.cpu(), true_grad), (
+            "with or without pin_memory, a GPU tensor is packed as a CPU copy")
     print("GPU checks passed on:", torch.cuda.get_device_name())
 
 
@@ -474,7 +477,8 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # or a view of it that comes while a graph still needs the old values then raises instead of
 # corrupting the gradient, unless the graph saved
 # them under saved-tensor hooks such as ``torch.autograd.graph.save_on_cpu()`` or a custom
-# ``Function`` keeps them as an attribute (``ctx.x = x`` instead of ``ctx.save_for_backward(x)``),
+# ``Function`` keeps them as an attribute (``ctx.x = x`` instead of ``ctx.save_for_backward(x)``) or
+# saves them with ``ctx.save_for_backward(x)`` but its ``backward`` never reads ``ctx.saved_tensors``,
 # or a kernel that moves no version counter made the edit (among them a fused optimizer's step,
 # ``GradScaler.unscale_``, BatchNorm's update of ``running_mean`` and ``running_var``, and the
 # update of ``FusedMovingAvgObsFakeQuantize``'s ``scale`` and ``zero_point``: :ref:`questions-version-counter`). An edit by one of the eight routes around the version counter
@@ -488,4 +492,4 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # raises.
 # ``.data`` and ``detach()`` are compared point by point in
 # :ref:`the check of the article's summary <data-vs-detach-comparison>`.
-# :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`
+# :fact:`unread-saved-tensors-escape-version-check` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`

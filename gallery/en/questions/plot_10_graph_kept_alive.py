@@ -307,14 +307,16 @@ else:
 # Each step's nodes hold the tensors saved for the backward pass: ``w * x`` saved ``x``, and
 # ``** 2`` saved ``w * x``. A plain ``backward()`` (no ``retain_graph=True``, ``create_graph=True``
 # or ``inputs=``) frees them, as does ``torch.autograd.grad(loss, w)`` without the first two, so in the
-# training loop above the total keeps the nodes only. Where neither runs on the loss, as in an evaluation loop outside
+# training loop above the total keeps the nodes only, with whatever they hold besides saved tensors:
+# ``backward()`` does not release a tensor that a custom ``Function`` keeps as an attribute of ``ctx``.
+# Where neither runs on the loss, as in an evaluation loop outside
 # ``torch.no_grad()``, or where it runs with ``retain_graph=True`` (which ``create_graph=True``, building a
 # graph of the gradient too, sets by default), the total keeps every step's saved tensors alive too; with
 # ``inputs=``, it keeps those of the nodes ``backward()`` did not run. ``sum_losses`` runs the loop with ``+=``, with or without
 # ``backward()``, and keeps a weak reference (``weakref.ref``) to each step's ``x`` and ``w * x``,
 # which does not keep the tensor alive: it reads ``None`` once the tensor is freed. In the output,
 # ``nodes reachable`` is the number of nodes reachable, ``saved tensors alive`` the number of saved tensors
-# still alive.
+# still alive. :fact:`ctx-attribute-outlives-backward`
 
 import weakref
 

@@ -465,10 +465,12 @@ assert torch.equal(x.grad, y), "an inference tensor kept on ctx as an attribute 
 
 # %%
 # An inference tensor made inside the mode with ``requires_grad=True`` can lose its gradient
-# silently: outside the mode, some operations on it alone are not recorded (the results of
+# silently: outside the mode, some operations that use it are not recorded for it (the results of
 # ``it.exp()``, ``it * it`` and ``it.sum()`` do not require grad and have no ``grad_fn``; ``it * 2``
 # is recorded), so a loss that adds such a result to a normal tensor's runs ``backward()`` without an
-# error, and ``it.grad`` stays ``None``.
+# error, and ``it.grad`` stays ``None``. The same happens to the weight of an ``nn.Linear`` built in the
+# mode and run outside it on an input that does not require grad: the output is recorded through the
+# bias, ``backward()`` runs without an error, and ``weight.grad`` stays ``None``.
 
 with torch.inference_mode():
     it = torch.ones(2, requires_grad=True)
@@ -486,6 +488,14 @@ assert all(res.grad_fn is None and not res.requires_grad for res in unrecorded.v
 # sphinx_gallery_start_ignore
 assert it.requires_grad and it.is_inference() and (it * 2).grad_fn is not None, "it requires grad; it * 2 is recorded"
 assert torch.equal(w.grad, torch.full((2,), 2.0)), "the normal tensor's gradient is filled"
+with torch.inference_mode():
+    built_inside = torch.nn.Linear(2, 1)
+linear_out = built_inside(torch.ones(4, 2))
+assert built_inside.weight.is_inference() and built_inside.weight.requires_grad and linear_out.grad_fn is not None, (
+    "an nn.Linear built in the mode has an inference weight that requires grad, and its output is recorded")
+linear_out.sum().backward()
+assert built_inside.weight.grad is None and torch.equal(built_inside.bias.grad, torch.full((1,), 4.0)), (
+    "backward runs without an error; the bias gets its gradient, weight.grad stays None")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -539,7 +549,8 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 #
 # Use ``torch.inference_mode()`` for code whose results never meet autograd again; outside the mode
 # the inference tensors it makes refuse being saved for backward or made to require grad, and one made there
-# with ``requires_grad=True`` can lose its gradient silently (some operations on it alone go unrecorded). On one that does
+# with ``requires_grad=True`` can lose its gradient silently (some operations that use it go unrecorded for it, an
+# ``nn.Linear``'s forward pass on an input that does not require grad among them). On one that does
 # not require grad, each in-place torch operation run above that writes values (``add_``, ``mul_``, ``zero_``,
 # ``fill_``, ``copy_``, ``clamp_``, ``masked_fill_``, ``index_put_``, an index assignment, ``+=`` and
 # ``out=``) raises after it has been written, and so does ``mul_`` through its view ``y[1:]``; ``detach_()``,

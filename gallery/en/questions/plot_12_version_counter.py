@@ -18,8 +18,9 @@ The version counter: what moves ``_version``, and what does not
 
 "is at version 2; expected version 0 instead": the numbers in this error are readings of a tensor's
 version counter, ``t._version``. Autograd notes the version of every tensor it saves, and a backward
-pass that reaches the node which saved it refuses to run when that version has moved (unless the tensor was saved through saved-tensor hooks or kept
-by a custom ``Function`` as an attribute: :ref:`questions-data-vs-no-grad`). This page decodes the message, then builds a table of common
+pass that reaches the node which saved it refuses to run when that version has moved (unless the tensor was saved through saved-tensor hooks, or a
+custom ``Function`` kept it as an attribute or has a ``backward`` that never reads ``ctx.saved_tensors``:
+:ref:`questions-data-vs-no-grad`). This page decodes the message, then builds a table of common
 edits, computed while the page was built, showing which ones move the counter and which change
 values without moving it.
 """

@@ -525,8 +525,8 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # dtype: here ``Adam`` steps once in float32, the model is converted, and the next step raises.
 # (Of the other optimizer classes of ``torch.optim``, with default settings and not fused, all that keep
 # state raise too except ``RMSprop``, ``Adagrad``, ``Adadelta``, ``ASGD``, ``Rprop`` and ``SparseAdam``,
-# whose state silently stays float32, and ``LBFGS``; so does the state of SGD given a momentum, while SGD by
-# default keeps no state. For ``LBFGS`` the data decide: a step that finds the gradient already within its
+# whose state silently stays float32, and ``LBFGS``. SGD given a momentum does not raise either: its momentum
+# buffer silently stays float32, while SGD by default keeps no state. For ``LBFGS`` the data decide: a step that finds the gradient already within its
 # ``tolerance_grad`` returns before reading its state, which silently stays float32, and any other step reads
 # that state and raises. The page checks both on fixed values.) The repair is to reload the optimizer's own state,
 # ``optimizer.load_state_dict(optimizer.state_dict())``, which casts its state tensors (all but the

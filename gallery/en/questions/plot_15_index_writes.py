@@ -17,7 +17,8 @@
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
 An in-place call on ``x`` indexed by a list of Python integers, an ``int64`` index tensor of one or more dimensions or a boolean mask raises no error and no
-warning, and ``x`` stays as it was.
+warning, and ``x`` stays as it was (a boolean mask on ``meta``, which holds no values, raises already at the
+indexing).
 This page reproduces that with an index tensor and with a mask, checks which index forms give a view
 of ``x`` and which a copy, what an assignment such as ``x[idx] += 1`` needs when ``x`` requires grad or is an
 inference tensor, shows the in-place index
@@ -352,6 +353,9 @@ assert not same_storage(forms["x[[0, 2]]"], forms["x[x > 5]"]), "each copy has i
 # size 1 if the tensor is non-zero and 0 if it is zero. With one or more dimensions, only an ``int64``
 # or ``int32`` index tensor picks by position: a ``uint8`` one is read as a mask, with a deprecation warning
 # (``uint8`` class labels select where they are non-zero), and the other integer dtypes raise ``IndexError``.
+# An index tensor on ``meta``, which holds no values, raises when it is zero-dimensional, whatever its
+# dtype (torch reads its value with ``item()``), or a boolean mask (torch finds the positions it selects
+# with ``nonzero()``).
 print("x[x[:, 0].argmax()]: same storage:", same_storage(x[x[:, 0].argmax()], x))
 dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64,
           torch.uint8, torch.bool]  # fmt: skip
@@ -385,6 +389,23 @@ for index_dtype in (torch.int8, torch.int16, torch.uint16, torch.uint32, torch.u
             f"a 1-D {index_dtype} index is refused: only long, int, byte or bool tensors index"
     else:
         raise AssertionError(f"a 1-D {index_dtype} index must raise IndexError")
+for indexed in (x, x.to("meta")):
+    for meta_index in [torch.tensor(1, dtype=dtype, device="meta") for dtype in dtypes] + [
+            x.to("meta")[:, 0].argmax()]:
+        try:
+            indexed[meta_index]
+        except RuntimeError as meta_error:
+            assert "item() cannot be called on meta tensors" in str(meta_error), (
+                "torch reads a zero-dimensional index tensor's value with item()")
+        else:
+            raise AssertionError("a zero-dimensional index tensor on meta must raise")
+    for meta_mask in ((x > 5).to("meta"), (x[:, 0] > 3).to("meta")):
+        try:
+            indexed[meta_mask]
+        except NotImplementedError as meta_error:
+            assert "torch.nonzero()" in str(meta_error), "torch finds a mask's positions with nonzero()"
+        else:
+            raise AssertionError("a boolean mask on meta must raise")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -704,7 +725,8 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # Indexing with integers, slices, ``None`` and ``...`` gives a view, and so does a zero-dimensional
 # index tensor such as ``argmax()`` returns (any integer dtype but ``uint8``); a list of Python integers, an
 # ``int64`` or ``int32`` index tensor of one or more dimensions or a mask gives a copy, and an in-place method called on that
-# copy leaves ``x`` unchanged. Write through the index with an assignment (``x[idx] = v``,
+# copy leaves ``x`` unchanged. A zero-dimensional index tensor or a boolean mask on ``meta`` raises at the
+# indexing. Write through the index with an assignment (``x[idx] = v``,
 # ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad, a view of one or one of
 # the four kinds of view of a non-leaf above or a view of one, under ``torch.inference_mode()`` on an inference
 # tensor) or with an in-place index method, and where an index repeats, use ``index_add_`` or

@@ -281,9 +281,9 @@ else:
 # --------------------------------------------------------
 #
 # 每一步的节点都持有为反向传播保存的张量：``w * x`` 保存了 ``x``，``** 2`` 保存了 ``w * x``。不带 ``retain_graph=True``、``create_graph=True`` 或 ``inputs=`` 的普通 ``backward()``
-# 会释放它们，不带前两者的 ``torch.autograd.grad(loss, w)`` 也一样，所以在上面的训练循环里，累计值只留住节点。如果对损失两者都没有调用（例如没有包在 ``torch.no_grad()``
+# 会释放它们，不带前两者的 ``torch.autograd.grad(loss, w)`` 也一样，所以在上面的训练循环里，累计值只留住节点，以及节点在保存的张量之外持有的东西：自定义 ``Function`` 存成 ``ctx`` 属性的张量，``backward()`` 不会释放。如果对损失两者都没有调用（例如没有包在 ``torch.no_grad()``
 # 里的评估循环），或者调用时 ``retain_graph`` 为真（``create_graph=True`` 还会为梯度建一张计算图，给了它时，``retain_graph`` 默认就为真），累计值还会让每一步保存的张量都活着；带 ``inputs=`` 时，留住的是 ``backward()`` 没有运行的那些节点保存的张量。``sum_losses``
-# 用 ``+=`` 跑这个循环，做或不做 ``backward()``，并对每一步的 ``x`` 和 ``w * x`` 各留一个弱引用（``weakref.ref``）。弱引用不会让张量活着：张量被释放后，它读出的是 ``None``。输出里的 ``nodes reachable`` 是能到达的节点数，``saved tensors alive`` 是仍然活着的保存张量个数。
+# 用 ``+=`` 跑这个循环，做或不做 ``backward()``，并对每一步的 ``x`` 和 ``w * x`` 各留一个弱引用（``weakref.ref``）。弱引用不会让张量活着：张量被释放后，它读出的是 ``None``。输出里的 ``nodes reachable`` 是能到达的节点数，``saved tensors alive`` 是仍然活着的保存张量个数。:fact:`ctx-attribute-outlives-backward`
 
 import weakref
 

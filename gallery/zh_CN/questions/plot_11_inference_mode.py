@@ -436,7 +436,7 @@ print("x.grad:", x.grad)
 assert torch.equal(x.grad, y), "an inference tensor kept on ctx as an attribute is not refused"
 
 # %%
-# 在模式内以 ``requires_grad=True`` 创建的推理张量，可能悄无声息地得不到梯度：在模式之外，只作用在它身上的一些运算不被记录（``it.exp()``、``it * it`` 和 ``it.sum()`` 的结果不需要梯度，也没有 ``grad_fn``；``it * 2`` 则被记录），所以把这样的结果与普通张量的结果相加的损失，``backward()`` 不报错，``it.grad`` 却一直是 ``None``。
+# 在模式内以 ``requires_grad=True`` 创建的推理张量，可能悄无声息地得不到梯度：在模式之外，用到它的一些运算不会把它记入计算图（``it.exp()``、``it * it`` 和 ``it.sum()`` 的结果不需要梯度，也没有 ``grad_fn``；``it * 2`` 则会把它记入计算图），所以把这样的结果与普通张量的结果相加的损失，``backward()`` 不报错，``it.grad`` 却一直是 ``None``。在模式内构建的 ``nn.Linear``，在模式外作用于不需要梯度的输入时，它的权重也是这样：输出经由偏置被记录下来，``backward()`` 不报错，``weight.grad`` 却一直是 ``None``。
 
 with torch.inference_mode():
     it = torch.ones(2, requires_grad=True)
@@ -454,6 +454,14 @@ assert all(res.grad_fn is None and not res.requires_grad for res in unrecorded.v
 # sphinx_gallery_start_ignore
 assert it.requires_grad and it.is_inference() and (it * 2).grad_fn is not None, "it requires grad; it * 2 is recorded"
 assert torch.equal(w.grad, torch.full((2,), 2.0)), "the normal tensor's gradient is filled"
+with torch.inference_mode():
+    built_inside = torch.nn.Linear(2, 1)
+linear_out = built_inside(torch.ones(4, 2))
+assert built_inside.weight.is_inference() and built_inside.weight.requires_grad and linear_out.grad_fn is not None, (
+    "an nn.Linear built in the mode has an inference weight that requires grad, and its output is recorded")
+linear_out.sum().backward()
+assert built_inside.weight.grad is None and torch.equal(built_inside.bias.grad, torch.full((1,), 4.0)), (
+    "backward runs without an error; the bias gets its gradient, weight.grad stays None")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -503,5 +511,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# ``torch.inference_mode()`` 用在结果不会再参与自动求导的代码上；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（只作用在它身上的一些运算不被记录）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。通过在模式之外取的 ``detach()`` 或 ``.data`` 修改，或者通过 ``numpy()`` 修改，都不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错；在模式内对推理张量取的 ``detach()`` 或 ``.data`` 本身就是推理张量，照样先写入再报错。结果可能还要用于训练时，用
+# ``torch.inference_mode()`` 用在结果不会再参与自动求导的代码上；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（用到它的一些运算不会把它记入计算图，``nn.Linear`` 在不需要梯度的输入上的前向传播就是其一）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。通过在模式之外取的 ``detach()`` 或 ``.data`` 修改，或者通过 ``numpy()`` 修改，都不报错，对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错；在模式内对推理张量取的 ``detach()`` 或 ``.data`` 本身就是推理张量，照样先写入再报错。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。

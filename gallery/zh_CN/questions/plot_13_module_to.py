@@ -16,7 +16,7 @@
       x = x.to(torch.float64)
 
 ``model.to(device)`` 不赋值也能生效，于是 ``x.to(device)`` 看上去也该如此，结果下一次前向传播就报错：``RuntimeError: mat1 and mat2 must have the same dtype, but got Float and
-Double``；模型在 ``meta`` 上时，报的则是 ``RuntimeError: Tensor on device meta is not on the expected device cpu!`` 这条错误。本页分别用改变 dtype 和 ``meta`` 设备（任何构建（build）的 torch 都自带的第二种设备，在这里扮演 GPU；GPU 本身的情况见下面的 GPU 框）复现这个错误，讲清楚
+Double``；模型在 ``meta`` 上时，报的则是 ``RuntimeError: Tensor on device meta is not on the expected device cpu!`` 这条错误。本页分别用改变 dtype 和 ``meta`` 设备（任何构建的 torch 都自带的第二种设备，在这里扮演 GPU；GPU 本身的情况见下面的 GPU 框）复现这个错误，讲清楚
 ``tensor.to()`` 在什么情况下原样返回张量本身、``module.to()`` 保留了什么，再看
 ``.half()``、``.float()`` 和 ``.double()``：它们处理复数参数的方式与 ``module.to()`` 不同。
 """
@@ -479,7 +479,7 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # sphinx_gallery_end_ignore
 
 # %%
-# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。``Adagrad`` 在创建时就建好了状态：要在转换之后再创建它，因为在它第一次调用 ``step()`` 之前转换，它的状态仍会悄悄留在 float32。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（``torch.optim`` 里其他的优化器类，在默认、非 fused 的设置下，凡是保存状态的也都会报错，只有 ``RMSprop``、``Adagrad``、``Adadelta``、``ASGD``、``Rprop`` 和 ``SparseAdam`` 例外，它们的状态悄悄留在 float32，``LBFGS`` 也是例外；设了动量的 SGD 的状态也留在 float32，而默认设置下 SGD 不保存状态。``LBFGS`` 报不报错由数据决定：某一步开始时梯度已在它的 ``tolerance_grad`` 之内，这一步就在读取状态之前返回，状态悄悄留在 float32；其他的步都会读取状态并报错。本页在固定的数值上检查了这两种情况。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态张量（``step`` 计数除外）转换成浮点参数的新 dtype，之后这一步就能执行。
+# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。``Adagrad`` 在创建时就建好了状态：要在转换之后再创建它，因为在它第一次调用 ``step()`` 之前转换，它的状态仍会悄悄留在 float32。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（``torch.optim`` 里其他的优化器类，在默认、非 fused 的设置下，凡是保存状态的也都会报错，只有 ``RMSprop``、``Adagrad``、``Adadelta``、``ASGD``、``Rprop`` 和 ``SparseAdam`` 例外，它们的状态悄悄留在 float32，``LBFGS`` 也是例外；设了动量的 SGD 也不报错，它的动量状态悄悄留在 float32，而默认设置下 SGD 不保存状态。``LBFGS`` 报不报错由数据决定：某一步开始时梯度已在它的 ``tolerance_grad`` 之内，这一步就在读取状态之前返回，状态悄悄留在 float32；其他的步都会读取状态并报错。本页在固定的数值上检查了这两种情况。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态张量（``step`` 计数除外）转换成浮点参数的新 dtype，之后这一步就能执行。
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()

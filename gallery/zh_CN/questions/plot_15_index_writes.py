@@ -14,7 +14,7 @@
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-用 Python 整数列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引 ``x``，得到的是一个新张量；对它做原地（in-place）操作，既不报错也不警告，``x`` 却纹丝不动。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
+用 Python 整数列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引 ``x``，得到的是一个新张量；对它做原地（in-place）操作，既不报错也不警告，``x`` 却纹丝不动（``meta`` 上的布尔掩码例外：``meta`` 张量没有数值，索引这一步就报错）。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
 ``x`` 的视图（view）、哪些得到副本，看 ``x`` 需要梯度或是推理张量（inference tensor）时，``x[idx] += 1`` 这样的赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用视图操作的实测结果，见 :doc:`《视图操作一览》 </views>`。
 """
 
@@ -326,6 +326,7 @@ assert not same_storage(forms["x[[0, 2]]"], forms["x[x > 5]"]), "each copy has i
 # 零维索引张量（例如 ``argmax()`` 返回的 ``int64`` 张量）按整数算，得到视图；除 ``uint8`` 外，各种整数 dtype 都是如此。零维的
 # ``uint8`` 或 ``bool`` 张量则和 Python 的 ``True`` 或 ``False`` 一样按掩码算：得到副本，并在最前面多出一个维度，张量非零时大小为 1，为零时大小为 0。一维及以上的索引张量只有 ``int64``
 # 或 ``int32`` 才按位置取元素：``uint8`` 的按掩码算，并给出弃用警告（``uint8`` 类别标签选中的是非零的位置），其他整数 dtype 则抛出 ``IndexError``。
+# ``meta`` 上的索引张量没有数值：零维的不论什么 dtype 都会报错（torch 用 ``item()`` 读出它的值），布尔掩码也会报错（torch 用 ``nonzero()`` 找出它选中的位置）。
 print("x[x[:, 0].argmax()]: same storage:", same_storage(x[x[:, 0].argmax()], x))
 dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64,
           torch.uint8, torch.bool]  # fmt: skip
@@ -359,6 +360,23 @@ for index_dtype in (torch.int8, torch.int16, torch.uint16, torch.uint32, torch.u
             f"a 1-D {index_dtype} index is refused: only long, int, byte or bool tensors index"
     else:
         raise AssertionError(f"a 1-D {index_dtype} index must raise IndexError")
+for indexed in (x, x.to("meta")):
+    for meta_index in [torch.tensor(1, dtype=dtype, device="meta") for dtype in dtypes] + [
+            x.to("meta")[:, 0].argmax()]:
+        try:
+            indexed[meta_index]
+        except RuntimeError as meta_error:
+            assert "item() cannot be called on meta tensors" in str(meta_error), (
+                "torch reads a zero-dimensional index tensor's value with item()")
+        else:
+            raise AssertionError("a zero-dimensional index tensor on meta must raise")
+    for meta_mask in ((x > 5).to("meta"), (x[:, 0] > 3).to("meta")):
+        try:
+            indexed[meta_mask]
+        except NotImplementedError as meta_error:
+            assert "torch.nonzero()" in str(meta_error), "torch finds a mask's positions with nonzero()"
+        else:
+            raise AssertionError("a boolean mask on meta must raise")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -656,6 +674,6 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 #
 # 用整数、切片、``None`` 和 ``...`` 索引得到视图，``argmax()`` 返回的那种零维索引张量（``uint8``
 # 以外的整数 dtype）也一样；用由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量或掩码索引得到副本，对副本调用原地方法，``x``
-# 不会改变。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图和从它们再取的视图，要放在
+# 不会改变。``meta`` 上的零维索引张量或布尔掩码在索引时就报错。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图和从它们再取的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
 # ``index_add_`` 或 ``index_put_(..., accumulate=True)``。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合并成对 ``x`` 的一次索引，只赋值一次。
