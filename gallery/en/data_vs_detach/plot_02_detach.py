@@ -265,8 +265,8 @@ else:
 show("a", a)
 print("a.grad:", a.grad)
 assert "output 0 of Sigmoid, is at version 1; expected version 0 instead" in message, (
-    "the error names Sigmoid, the forward operation, and gives both versions (releases before 2.13 named the backward "
-    "node, SigmoidBackward0)")
+    "the error names Sigmoid, the forward operation, and gives both versions (the releases recorded before 2.13, "
+    "2.4.1 to 2.12.1, named the backward node, SigmoidBackward0)")
 # sphinx_gallery_start_ignore
 assert "modified by an inplace operation" in message, "the error names the in-place edit"
 assert a.grad is None, "no gradient was written"

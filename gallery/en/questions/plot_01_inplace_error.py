@@ -251,7 +251,7 @@ except RuntimeError as e:
 else:
     raise AssertionError("backward() through an edited saved output must raise")
 print("x.grad:", x.grad)
-assert f"output 0 of Exp, is at version {y._version}; expected version 0" in message, "the message names Exp, the forward operation (releases before 2.13 named the backward node, ExpBackward0)"
+assert f"output 0 of Exp, is at version {y._version}; expected version 0" in message, "the message names Exp, the forward operation (the releases recorded before 2.13, 2.4.1 to 2.12.1, named the backward node, ExpBackward0)"
 # sphinx_gallery_start_ignore
 assert message == (
     "one of the variables needed for gradient computation has been modified by an inplace operation: "
@@ -274,7 +274,7 @@ assert x.grad is None, "no gradient was written"
 #   the saved tensor;
 # - ``which is output 0 of Exp``: it is the first output of ``exp``, the
 #   forward operation that produced it (not the backward node that failed;
-#   releases before 2.13 named that node here, ``output 0 of ExpBackward0``);
+#   the releases recorded before 2.13, 2.4.1 to 2.12.1, named that node here, ``output 0 of ExpBackward0``);
 # - ``is at version 1; expected version 0``: it was edited in place once
 #   since ``exp`` saved it. The current version is the tensor's ``_version``.
 #

@@ -244,7 +244,7 @@ except RuntimeError as e:
 else:
     raise AssertionError("backward() through an edited saved output must raise")
 print("x.grad:", x.grad)
-assert f"output 0 of Exp, is at version {y._version}; expected version 0" in message, "the message names Exp, the forward operation (releases before 2.13 named the backward node, ExpBackward0)"
+assert f"output 0 of Exp, is at version {y._version}; expected version 0" in message, "the message names Exp, the forward operation (the releases recorded before 2.13, 2.4.1 to 2.12.1, named the backward node, ExpBackward0)"
 # sphinx_gallery_start_ignore
 assert message == (
     "one of the variables needed for gradient computation has been modified by an inplace operation: "
@@ -264,7 +264,7 @@ assert x.grad is None, "no gradient was written"
 # 报错的每一段都有所指：
 #
 # - ``[torch.FloatTensor [3]]``：被保存张量的类型（``torch.FloatTensor``：CPU 上的 float32）和形状；
-# - ``which is output 0 of Exp``：它是前向运算 ``exp`` 的第 0 个输出（指的是产生它的前向运算，不是出错的反向节点；2.13 之前的版本在这里写的是反向节点，即 ``output 0 of ExpBackward0``）；
+# - ``which is output 0 of Exp``：它是前向运算 ``exp`` 的第 0 个输出（指的是产生它的前向运算，不是出错的反向节点；2.13 之前记录过的版本（2.4.1 到 2.12.1）在这里写的是反向节点，即 ``output 0 of ExpBackward0``）；
 # - ``is at version 1; expected version 0``：自从 ``exp`` 保存它以来，它被原地修改过一次。当前版本就是张量的
 #   ``_version``。
 #
