@@ -271,6 +271,10 @@ assert torch.equal(x, torch.arange(4.0).reshape(2, 2)), "the write tests put x b
 first_row = torch.from_dlpack(x[0])
 assert same_storage(first_row, x) and first_row.untyped_storage().nbytes() < x.untyped_storage().nbytes(), (
     "an alias of the row at offset 0: its storage starts where x's does, yet is another storage")
+storage_part = torch.asarray(x.untyped_storage()[0:8], dtype=torch.float32)
+assert same_storage(storage_part, x) and storage_part.untyped_storage().nbytes() < x.untyped_storage().nbytes(), (
+    "a tensor on a slice of x.untyped_storage() at offset 0: its storage starts where x's does, yet is another storage")
+assert torch.equal(storage_part, x[0]), "that tensor holds x's first row"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -358,17 +362,22 @@ assert torch.equal(x, torch.arange(4.0).reshape(2, 2)) and torch.equal(flat, tor
 # -----------------------------
 #
 # ``flat[::2]`` and ``flat[1::2]`` take every second element, one from element 0 and one from element
-# 1: their byte ranges overlap, yet they have no element in common, and the write test finds none.
+# 1: they are on one storage, so the usual test answers ``True``, and their byte ranges overlap, yet
+# they have no element in common, and the write test finds none.
 # ``shares_memory`` answers ``True`` there, so read its ``True`` as "may share" and, in memory mapped
 # once, its ``False`` as "shares nothing". The byte ranges cannot tell interleaved views from
 # overlapping ones; a write can, and so can NumPy's exact ``np.shares_memory`` for CPU tensors that
 # NumPy takes: it gave the write test's answer on every pair so far.
 
 evens, odds = flat[::2], flat[1::2]
+print("same storage:", same_storage(evens, odds))
 print("byte ranges overlap:", shares_memory(evens, odds))
 print("write through evens reaches odds:", write_test(evens, odds))
 print("np.shares_memory:", np.shares_memory(evens.numpy(), odds.numpy()))
 assert shares_memory(evens, odds) and not write_test(evens, odds), "overlapping ranges, no common element"
+# sphinx_gallery_start_ignore
+assert same_storage(evens, odds), "the usual test says True on the interleaved halves"
+# sphinx_gallery_end_ignore
 pairs["flat[::2], flat[1::2]"] = (evens, odds)
 agree = [np.shares_memory(a.numpy(), b.numpy()) == write_test(a, b) for a, b in pairs.values()]
 print("np.shares_memory gives the write test's answer:", sum(agree), "of", len(agree), "pairs")
@@ -500,8 +509,10 @@ assert mp.active_children() == [], "every child process has ended"
 # Conclusion
 # ----------
 #
-# Equal storage starts mean storages that begin at one address (one storage, or an alias of a slice at
-# offset 0 made through DLPack, NumPy or ``frombuffer``): on the CPU, with tensors that are not empty, a view, a row,
+# Equal storage starts mean storages that begin at one address (one storage, or an alias at offset 0
+# with a storage of its own, such as one made of a slice at offset 0 through DLPack, NumPy or
+# ``frombuffer``, or a tensor on a slice of ``untyped_storage()`` that starts at 0): on the CPU, with
+# tensors that are not empty, a view, a row,
 # a transpose and an expanded column of ``x`` shared its memory, but two halves of one storage shared
 # no element. Different starts did not rule sharing out: aliases made through DLPack, NumPy and
 # ``torch.frombuffer`` had storages of their own inside ``x``'s and saw its writes. Comparing the byte

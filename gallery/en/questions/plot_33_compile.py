@@ -532,8 +532,8 @@ assert compiled_base._version > 0, "the view's base saw the edit too"
 
 # %%
 # Autograd sees that version move as it does in eager mode: a tensor saved for the backward pass
-# and then edited inside a compiled function stops ``backward()`` with the in-place error of
-# :ref:`questions-inplace-error`.
+# outside the compiled function (here by the eager ``w * a``) and then edited inside it stops
+# ``backward()`` with the in-place error of :ref:`questions-inplace-error`.
 
 w = torch.ones(3, requires_grad=True)
 a = torch.arange(3.0)
@@ -548,6 +548,42 @@ except RuntimeError as e:
 else:
     raise AssertionError("backward after a compiled in-place edit of a saved tensor must raise")
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
+
+# %%
+# When the compiled function both saves the tensor and edits it, the error comes earlier: the call
+# itself raises it while ``torch.compile`` compiles the function, as a ``BackendCompilerFailed`` (a
+# ``RuntimeError``), and ``a`` is not edited: it keeps its values and its version. torch also warns
+# while compiling, ``Error detected in MulBackward0``; the page catches the warning and prints its
+# first line.
+
+
+def save_then_edit(w, a):
+    y = (w * a).sum()
+    a.add_(1)
+    return y
+
+
+w = torch.ones(3, requires_grad=True)
+a = torch.arange(3.0)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        torch.compile(save_then_edit, backend="aot_eager")(w, a)
+    except RuntimeError as e:
+        print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
+        call_error = e
+    else:
+        raise AssertionError("a compiled function that edits a tensor it saved must raise when called")
+print("warnings caught:", [f"{warning.category.__name__}: {str(warning.message).splitlines()[0]}" for warning in caught])
+print("a:", a, " a._version:", a._version)
+assert "modified by an inplace operation" in str(call_error), "the compiled call raises the in-place error"
+# sphinx_gallery_start_ignore
+assert type(call_error).__name__ == "BackendCompilerFailed", "the call raises a BackendCompilerFailed"
+assert torch.equal(a, torch.arange(3.0)) and a._version == 0, "a is not edited: it keeps its values and its version"
+assert [str(warning.message).splitlines()[0] for warning in caught] == [
+    "Error detected in MulBackward0. Traceback of forward call that caused the error:"
+], "compiling warns once, Error detected in MulBackward0"
+# sphinx_gallery_end_ignore
 
 # %%
 # Rebinding the name inside a compiled function
@@ -629,4 +665,5 @@ if torch.cuda.is_available():
 # compiled one through ``compiled._orig_mod`` or ``model`` (the compiled module itself refused a
 # plain dict); ``model.compile()`` kept the names as they were. ``copy.deepcopy`` of the wrapper copied the model. Inside a
 # compiled function an in-place edit reached the caller's tensor and moved its version counter;
-# rebinding the name did not.
+# rebinding the name did not. A compiled function that saved a tensor for the backward pass and
+# then edited it raised when called, and edited nothing.

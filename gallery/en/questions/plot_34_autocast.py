@@ -362,7 +362,8 @@ for outer_enabled in (True, False):
 # convolution, an ``Embedding`` and a ``LayerNorm``). On the CPU, in a bfloat16 region, ``Embedding``
 # gives float32 and ``LayerNorm`` its input's dtype: float32 for a float32 input, bfloat16 after a
 # ``Linear``. With ``cache_enabled=False``, for a weight that does not require grad (a frozen layer), or for a leaf that is
-# a view (the last line below), every forward pass casts again and sees the edit. A view of a
+# a view (the last line below), every forward pass casts again and sees the edit; so does a forward
+# pass under ``torch.inference_mode()`` (the next cell). A view of a
 # ``Parameter``, such as ``weight.T`` in a layer that computes ``x @ weight.T``, is not a leaf: it too is
 # cast again at every forward pass, and such a layer trains in a loop inside one region (the hidden
 # check of this cell runs ``@`` and ``matmul`` with a transposed weight). Below,
@@ -445,6 +446,42 @@ for low_dtype in (torch.bfloat16, torch.float16):
     route_losses, route_seen = one_region_route(low_dtype, torch.nn.functional.linear)
     assert not any(route_seen) and len(set(route_losses)) == 1, (
         f"{low_dtype}: the Parameter passed itself is cast once per region and does not train")
+# sphinx_gallery_end_ignore
+
+# %%
+# A forward pass under ``torch.inference_mode()`` neither reads the cache nor fills it: it casts the
+# weight as it is now, and sees the edit, and a pass in grad mode after it casts again. A pass under
+# ``torch.no_grad()`` does both, as a pass in grad mode does, so a validation pass under ``no_grad()``
+# inside the region computes with the stale copy. Below, for each of the two, a pass in grad mode and
+# a pass under it, in both orders, around the same edit as above: does the second pass see the edit?
+
+
+def edit_seen_across(first_mode, second_mode, dtype=torch.bfloat16):
+    layer = torch.nn.Linear(2, 2)
+    with torch.autocast("cpu", dtype=dtype):
+        with first_mode():
+            before_edit = layer(torch.ones(3, 2))
+        with torch.no_grad():
+            layer.weight.mul_(2)
+        with second_mode():
+            after_edit = layer(torch.ones(3, 2))
+    return not torch.equal(before_edit, after_edit)
+
+
+found = {}
+for mode in (torch.no_grad, torch.inference_mode):
+    found[mode.__name__] = (not edit_seen_across(torch.enable_grad, mode), not edit_seen_across(mode, torch.enable_grad))
+    print(f"{mode.__name__:<15} reads the cache: {found[mode.__name__][0]!s:<5}  fills it: {found[mode.__name__][1]}")
+assert found == {"no_grad": (True, True), "inference_mode": (False, False)}, (
+    "no_grad() passes read and fill the cache; inference_mode() passes do neither"
+)
+# sphinx_gallery_start_ignore
+assert not edit_seen_across(torch.no_grad, torch.no_grad, torch.float16), "float16: no_grad() passes use the cache"
+assert edit_seen_across(torch.enable_grad, torch.inference_mode, torch.float16), (
+    "float16: an inference_mode() pass does not read the cache")
+assert edit_seen_across(torch.inference_mode, torch.enable_grad, torch.float16), (
+    "float16: an inference_mode() pass does not fill the cache")
+assert edit_seen_across(torch.inference_mode, torch.inference_mode), "two inference_mode() passes each cast anew"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -729,7 +766,8 @@ if torch.cuda.is_available():
 # float32 ``.grad``. With its default ``cache_enabled=True``, autocast keeps the copy of a float32
 # ``Parameter`` that requires grad and is passed itself (not a view such as ``.T``) to such an operation
 # until the outermost region ends, so an optimizer step inside the region is not
-# seen by the forward passes after it in that region: put only the forward pass and the loss inside
+# seen by the forward passes after it in that region, except passes under ``torch.inference_mode()``:
+# put only the forward pass and the loss inside
 # ``torch.autocast``. ``scaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place: log
 # ``p.grad.clone()``. ``model.to(torch.bfloat16)`` and ``model.half()`` convert the model's own
 # parameters, in place, and leave no float32 copy.

@@ -375,12 +375,16 @@ assert runs == {("first", True): 2, ("first", False): 2, ("last", True): 1, ("la
 )
 
 # %%
-# An in-place edit of an input raises when backward runs the function again
-# -------------------------------------------------------------------------
+# An in-place edit of a positional input raises when backward runs the function again
+# -----------------------------------------------------------------------------------
 #
-# ``checkpoint`` keeps the tensors passed to the function, to call it again. Here the counter is
-# passed as an argument: editing it in place inside the function moves its version counter past
-# the one that was kept, and ``backward()`` raises before the second call. The counter reads 1.
+# ``checkpoint`` keeps the tensors passed to the function as positional arguments, with their
+# versions, to call it again. Here the counter is passed as one: editing it in place inside the
+# function moves its version counter past the one that was kept, and ``backward()`` raises before
+# the second call. The counter reads 1. A tensor passed by keyword, or inside a list, is not kept
+# that way: the same edit raises nothing and runs twice, and a function that reads such a tensor
+# after editing it gets the second call's gradient, as in the next section (the hidden check of
+# this cell runs both routes).
 
 counter = torch.zeros(())
 
@@ -406,6 +410,30 @@ assert message.startswith(
 # sphinx_gallery_start_ignore
 assert counter.item() == 1, "the second call never ran"
 assert "is at version 1; expected version 0 instead" in message, "the edit moved the kept input's version"
+
+
+def passed_by(route, read_after_edit):
+    """(edits of the counter, x.grad is the second call's) for the counter passed by keyword or in a list."""
+    route_counter, route_x = torch.zeros(()), torch.arange(3.0, requires_grad=True)
+
+    def edit_then_read(t, box):
+        held = box if route == "keyword" else box[0]
+        route_sin = count_input(t, held)
+        return route_sin * held if read_after_edit else route_sin
+
+    if route == "keyword":
+        route_out = checkpoint(lambda t, *, box: edit_then_read(t, box), route_x, box=route_counter, use_reentrant=False)
+    else:
+        route_out = checkpoint(edit_then_read, route_x, [route_counter], use_reentrant=False)
+    route_out.sum().backward()
+    second_call_factor = 2 if read_after_edit else 1
+    return route_counter.item(), torch.allclose(route_out, route_x.sin()) and torch.allclose(
+        route_x.grad, second_call_factor * route_x.detach().cos())
+
+
+assert [passed_by(route, read) for route in ("keyword", "list") for read in (False, True)] == [(2, True)] * 4, (
+    "a tensor passed by keyword or in a list: the edit raises nothing and runs twice, and a read after it gives the "
+    "second call's gradient")
 # sphinx_gallery_end_ignore
 
 # %%

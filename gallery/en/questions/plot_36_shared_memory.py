@@ -19,8 +19,10 @@
 Several processes count into one tensor in shared memory, and the total comes out lower than the
 number of updates, or different from one run to the next: a race condition. This page runs
 processes that update one shared counter without a lock, with a lock, and in slices of their own,
-then shows what ``share_memory_()`` does to a tensor (its storage moves; views follow, a NumPy
-array taken before does not), and a Hogwild-style training loop on a shared model. How tensors reach
+then shows what ``share_memory_()`` does to a tensor (its storage moves; views, ``detach()`` and
+``.data`` follow; a NumPy array taken before does not, nor does a tensor made from the same memory
+through DLPack, ``torch.from_numpy`` or ``torch.frombuffer``), and a Hogwild-style training loop on
+a shared model. How tensors reach
 a child process at all (``fork``, ``spawn``, queues, ``DataLoader`` workers) is the subject of
 :ref:`questions-processes`.
 """
@@ -199,18 +201,39 @@ assert base.is_shared() and base.untyped_storage().data_ptr() != address, "a vie
 # is: the two no longer share memory, and the old memory may have been freed, so reading or
 # writing through that array is unsafe (the page does neither). Take the array after
 # ``share_memory_()``: it then shares the tensor's memory, and sees its writes.
-# :ref:`questions-processes` shows the same for a tensor made by ``torch.from_numpy``.
+# :ref:`questions-processes` shows the same for a tensor made by ``torch.from_numpy``. A tensor made
+# from ``t``'s memory before the call through DLPack, ``torch.from_numpy`` or ``torch.frombuffer`` is
+# left behind too: it has a storage of its own, which stays at the old address and is not shared.
+# ``t[1:]``, ``t.detach()`` and ``t.data`` use ``t``'s storage object, and follow it.
 
 t = torch.zeros(3)
 early = t.numpy()
+made_before = {
+    "torch.from_dlpack(t)": torch.from_dlpack(t),
+    "torch.from_numpy(early)": torch.from_numpy(early),
+    "torch.frombuffer(early, dtype=torch.float32)": torch.frombuffer(early, dtype=torch.float32),
+    "t[1:]": t[1:],
+    "t.detach()": t.detach(),
+    "t.data": t.data,
+}
 address = t.untyped_storage().data_ptr()
 t.share_memory_()
 print("early array shares memory with t:", shares(early, t))
 assert not shares(early, t), "an array taken before share_memory_() is left behind"
+for name, other in made_before.items():
+    print(f"{name:<45} same storage as t: "
+          f"{other.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()!s:<5}  is_shared(): {other.is_shared()}")
+assert [other.is_shared() for other in made_before.values()] == [False, False, False, True, True, True], (
+    "tensors with a storage of their own stay unshared; those on t's storage object follow it"
+)
 # sphinx_gallery_start_ignore
 assert early.__array_interface__["data"][0] == address, "the early array still points at the old address"
 assert early.base.untyped_storage().data_ptr() != address, (
     "what the early array keeps alive has moved: nothing it holds keeps the old memory")
+assert [other.data_ptr() == address for other in made_before.values()] == [True, True, True, False, False, False], (
+    "the DLPack, from_numpy and frombuffer tensors stay at the old address; the others moved")
+assert [other.untyped_storage().data_ptr() == t.untyped_storage().data_ptr() for other in made_before.values()] == [
+    False, False, False, True, True, True], "t[1:], t.detach() and t.data, and only they, are on t's new storage"
 # sphinx_gallery_end_ignore
 late = t.numpy()
 t += 1
@@ -334,6 +357,8 @@ assert mp.active_children() == [], "every child process has ended"
 # when two processes make them at the same time: hold one lock around each update, or give each
 # process elements of its own. On the CPU, under the default sharing strategy on Linux, the call moves such a
 # tensor's storage, when it is not empty and not yet shared, to new memory:
-# views follow it, and a NumPy array taken before does not, so take such arrays afterwards. How a tensor reaches
+# views, ``detach()`` and ``.data`` follow it; a NumPy array taken before does not, nor does a
+# tensor made from that memory through DLPack, ``torch.from_numpy`` or ``torch.frombuffer``, so take
+# such aliases afterwards. How a tensor reaches
 # a child process in the first place, and under which start method it is a copy, is on
 # :ref:`questions-processes`.

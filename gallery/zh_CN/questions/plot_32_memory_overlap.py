@@ -250,6 +250,10 @@ assert torch.equal(x, torch.arange(4.0).reshape(2, 2)), "the write tests put x b
 first_row = torch.from_dlpack(x[0])
 assert same_storage(first_row, x) and first_row.untyped_storage().nbytes() < x.untyped_storage().nbytes(), (
     "an alias of the row at offset 0: its storage starts where x's does, yet is another storage")
+storage_part = torch.asarray(x.untyped_storage()[0:8], dtype=torch.float32)
+assert same_storage(storage_part, x) and storage_part.untyped_storage().nbytes() < x.untyped_storage().nbytes(), (
+    "a tensor on a slice of x.untyped_storage() at offset 0: its storage starts where x's does, yet is another storage")
+assert torch.equal(storage_part, x[0]), "that tensor holds x's first row"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -322,13 +326,17 @@ assert torch.equal(x, torch.arange(4.0).reshape(2, 2)) and torch.equal(flat, tor
 # 只有写入才能判断的情况
 # ----------------------
 #
-# ``flat[::2]`` 和 ``flat[1::2]`` 都是每隔一个元素取一个，一个从第 0 个开始，一个从第 1 个开始：两者的字节范围重叠，却没有共同的元素，写入测试也一个都没找到。``shares_memory`` 在这里回答 ``True``，所以它的 ``True`` 应读作“可能共享”；在只映射一次的内存里，它的 ``False`` 才是“不共享”。字节范围分不清交错的视图和真正重叠的视图；写入分得清，对 NumPy 能接收的 CPU 张量，NumPy 的精确判断 ``np.shares_memory`` 也分得清：它在到此为止的每一对张量上都给出了与写入测试相同的答案。
+# ``flat[::2]`` 和 ``flat[1::2]`` 都是每隔一个元素取一个，一个从第 0 个开始，一个从第 1 个开始：两者在同一块存储上，所以常用的判断回答 ``True``，两者的字节范围也重叠，却没有共同的元素，写入测试也一个都没找到。``shares_memory`` 在这里回答 ``True``，所以它的 ``True`` 应读作“可能共享”；在只映射一次的内存里，它的 ``False`` 才是“不共享”。字节范围分不清交错的视图和真正重叠的视图；写入分得清，对 NumPy 能接收的 CPU 张量，NumPy 的精确判断 ``np.shares_memory`` 也分得清：它在到此为止的每一对张量上都给出了与写入测试相同的答案。
 
 evens, odds = flat[::2], flat[1::2]
+print("same storage:", same_storage(evens, odds))
 print("byte ranges overlap:", shares_memory(evens, odds))
 print("write through evens reaches odds:", write_test(evens, odds))
 print("np.shares_memory:", np.shares_memory(evens.numpy(), odds.numpy()))
 assert shares_memory(evens, odds) and not write_test(evens, odds), "overlapping ranges, no common element"
+# sphinx_gallery_start_ignore
+assert same_storage(evens, odds), "the usual test says True on the interleaved halves"
+# sphinx_gallery_end_ignore
 pairs["flat[::2], flat[1::2]"] = (evens, odds)
 agree = [np.shares_memory(a.numpy(), b.numpy()) == write_test(a, b) for a, b in pairs.values()]
 print("np.shares_memory gives the write test's answer:", sum(agree), "of", len(agree), "pairs")
@@ -445,5 +453,5 @@ assert mp.active_children() == [], "every child process has ended"
 # 小结
 # ----
 #
-# 存储起始地址相等，说明两块存储从同一地址开始（是同一块存储，或是经由 DLPack、NumPy、``frombuffer`` 给偏移为 0 的切片建的别名）：在 CPU 上、对非空张量，``x`` 的视图、一行、转置和扩展后的一列都与它共享内存，但同一块存储的前后两半没有共同的元素。起始地址不同也不能排除共享：经由 DLPack、NumPy 和 ``torch.frombuffer`` 建的别名有自己的存储，位于 ``x`` 的存储之内，能看到 ``x`` 上的写入。在只映射一次的内存里，比较元素所占的字节范围，除了交错的视图 ``flat[::2]`` 和 ``flat[1::2]``，在每一对上都给出了与写入测试相同的答案；对这对交错视图，它回答“可能共享”，而写入（或 ``np.shares_memory``）回答不共享。一个会回答“可能共享”的 ``shares_memory``，足以决定原地修改之前要不要克隆：上面的数据管道保住了数据集，已经是副本的批次一个也没有克隆。如果批次可能是数据集那块内存的第二次映射（同一个文件映射两次，或者数据集张量在共享内存里、fork 出来的 worker 进程送回它的视图），``False`` 就什么也说明不了：每个批次都要克隆，就像最后一个单元格那样。
+# 存储起始地址相等，说明两块存储从同一地址开始（是同一块存储，或是从偏移 0 开始、有自己存储的别名，例如经由 DLPack、NumPy 或 ``frombuffer`` 给偏移为 0 的切片建的别名，或者建在从 0 开始的 ``untyped_storage()`` 切片上的张量）：在 CPU 上、对非空张量，``x`` 的视图、一行、转置和扩展后的一列都与它共享内存，但同一块存储的前后两半没有共同的元素。起始地址不同也不能排除共享：经由 DLPack、NumPy 和 ``torch.frombuffer`` 建的别名有自己的存储，位于 ``x`` 的存储之内，能看到 ``x`` 上的写入。在只映射一次的内存里，比较元素所占的字节范围，除了交错的视图 ``flat[::2]`` 和 ``flat[1::2]``，在每一对上都给出了与写入测试相同的答案；对这对交错视图，它回答“可能共享”，而写入（或 ``np.shares_memory``）回答不共享。一个会回答“可能共享”的 ``shares_memory``，足以决定原地修改之前要不要克隆：上面的数据管道保住了数据集，已经是副本的批次一个也没有克隆。如果批次可能是数据集那块内存的第二次映射（同一个文件映射两次，或者数据集张量在共享内存里、fork 出来的 worker 进程送回它的视图），``False`` 就什么也说明不了：每个批次都要克隆，就像最后一个单元格那样。
 # :fact:`file-mapped-twice-shares-bytes`

@@ -490,7 +490,7 @@ assert compiled_base._version > 0, "the view's base saw the edit too"
 # sphinx_gallery_end_ignore
 
 # %%
-# 自动求导（autograd）看到的版本变化和即时执行模式下一样：一个为反向传播保存下来的张量，随后在编译后的函数里被原地修改，``backward()`` 就会停下来，报出\ :ref:`“原地修改报错”那一页 <questions-inplace-error>` 讲的错误。
+# 自动求导（autograd）看到的版本变化和即时执行模式下一样：在编译后的函数之外（这里是即时执行的 ``w * a``）为反向传播保存下来的张量，随后在编译后的函数里被原地修改，``backward()`` 就会停下来，报出\ :ref:`“原地修改报错”那一页 <questions-inplace-error>` 讲的错误。
 
 w = torch.ones(3, requires_grad=True)
 a = torch.arange(3.0)
@@ -505,6 +505,38 @@ except RuntimeError as e:
 else:
     raise AssertionError("backward after a compiled in-place edit of a saved tensor must raise")
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
+
+# %%
+# 如果同一个编译后的函数既保存这个张量又原地修改它，错误来得更早：``torch.compile`` 编译这个函数时，调用本身就抛出这个错误，类型是 ``BackendCompilerFailed``，属于 ``RuntimeError``；``a`` 也没有被修改，值和版本都和原来一样。编译时 torch 还会发出一条警告 ``Error detected in MulBackward0``，本页捕获这条警告，打印它的第一行。
+
+
+def save_then_edit(w, a):
+    y = (w * a).sum()
+    a.add_(1)
+    return y
+
+
+w = torch.ones(3, requires_grad=True)
+a = torch.arange(3.0)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        torch.compile(save_then_edit, backend="aot_eager")(w, a)
+    except RuntimeError as e:
+        print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
+        call_error = e
+    else:
+        raise AssertionError("a compiled function that edits a tensor it saved must raise when called")
+print("warnings caught:", [f"{warning.category.__name__}: {str(warning.message).splitlines()[0]}" for warning in caught])
+print("a:", a, " a._version:", a._version)
+assert "modified by an inplace operation" in str(call_error), "the compiled call raises the in-place error"
+# sphinx_gallery_start_ignore
+assert type(call_error).__name__ == "BackendCompilerFailed", "the call raises a BackendCompilerFailed"
+assert torch.equal(a, torch.arange(3.0)) and a._version == 0, "a is not edited: it keeps its values and its version"
+assert [str(warning.message).splitlines()[0] for warning in caught] == [
+    "Error detected in MulBackward0. Traceback of forward call that caused the error:"
+], "compiling warns once, Error detected in MulBackward0"
+# sphinx_gallery_end_ignore
 
 # %%
 # 在编译后的函数里重新绑定名字
@@ -568,4 +600,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以无论经由哪一个训练，两者都得到了训练，对 ``model`` 走的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键都加载进了普通模块，经由 ``compiled._orig_mod`` 或 ``model`` 也加载进了编译后的模块（编译后的模块本身不认普通的字典）；``model.compile()`` 则让名字保持了原样。对包装器 ``copy.deepcopy`` 会复制模型。在编译后的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加；重新绑定名字则不会。
+# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以无论经由哪一个训练，两者都得到了训练，对 ``model`` 走的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键都加载进了普通模块，经由 ``compiled._orig_mod`` 或 ``model`` 也加载进了编译后的模块（编译后的模块本身不认普通的字典）；``model.compile()`` 则让名字保持了原样。对包装器 ``copy.deepcopy`` 会复制模型。在编译后的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加；重新绑定名字则不会。一个编译后的函数如果先为反向传播保存一个张量，再原地修改它，一调用就报错，什么也没有修改。

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``torch.autocast`` 默认 ``cache_enabled=True``：需要梯度的 float32 ``Parameter`` 本身（非 ``.T`` 等视图）进入 autocast 的低精度运算（``Linear``、卷积）时，每个最外层区域只转一次，看不到优化器更新。区域里只放前向传播和损失：
+   ``torch.autocast`` 默认 ``cache_enabled=True``：需要梯度的 float32 ``Parameter`` 本身（非 ``.T`` 等视图）进入低精度运算（``Linear``、卷积）时，每个最外层区域只转一次，之后的前向传播看不到优化器更新。区域里只放前向传播和损失：
 
    .. code-block:: python
 
@@ -322,7 +322,7 @@ for outer_enabled in (True, False):
     assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
 
 # %%
-# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有需要梯度的 float32 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 不转成低精度，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元格和下一个单元格的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。在 CPU 上的 bfloat16 区域里，``Embedding`` 输出 float32，``LayerNorm`` 输出的 dtype 与输入相同：输入是 float32 就是 float32，接在 ``Linear`` 后面就是 bfloat16。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动。``Parameter`` 的视图，比如层里计算 ``x @ weight.T`` 时的 ``weight.T``，不是叶子张量：它同样在每次前向传播时重新转换，这样的层在整个写在一个区域里的循环中照样训练（本单元格的隐藏检查用转置的权重跑了 ``@`` 和 ``matmul``）。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
+# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有需要梯度的 float32 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 不转成低精度，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元格和下一个单元格的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。在 CPU 上的 bfloat16 区域里，``Embedding`` 输出 float32，``LayerNorm`` 输出的 dtype 与输入相同：输入是 float32 就是 float32，接在 ``Linear`` 后面就是 bfloat16。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动；在 ``torch.inference_mode()`` 下做的前向传播也是这样（见下一个单元格）。``Parameter`` 的视图，比如层里计算 ``x @ weight.T`` 时的 ``weight.T``，不是叶子张量：它同样在每次前向传播时重新转换，这样的层在整个写在一个区域里的循环中照样训练（本单元格的隐藏检查用转置的权重跑了 ``@`` 和 ``matmul``）。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
 
 
 def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32, layer=None, inputs=None):
@@ -401,6 +401,38 @@ for low_dtype in (torch.bfloat16, torch.float16):
     route_losses, route_seen = one_region_route(low_dtype, torch.nn.functional.linear)
     assert not any(route_seen) and len(set(route_losses)) == 1, (
         f"{low_dtype}: the Parameter passed itself is cast once per region and does not train")
+# sphinx_gallery_end_ignore
+
+# %%
+# 在 ``torch.inference_mode()`` 下做的前向传播既不读缓存，也不往缓存里放副本：它按权重此刻的值转换，能看到改动，之后在梯度模式下做的前向传播也会重新转换。``torch.no_grad()`` 下的前向传播两样都做，和梯度模式下一样，所以在区域里用 ``no_grad()`` 做验证，用的也是过时的副本。下面对这两种模式分别在与上面相同的改动前后，各做一次梯度模式下的前向传播和一次该模式下的前向传播，两种先后顺序都试：第二次前向传播看不看得到改动？
+
+
+def edit_seen_across(first_mode, second_mode, dtype=torch.bfloat16):
+    layer = torch.nn.Linear(2, 2)
+    with torch.autocast("cpu", dtype=dtype):
+        with first_mode():
+            before_edit = layer(torch.ones(3, 2))
+        with torch.no_grad():
+            layer.weight.mul_(2)
+        with second_mode():
+            after_edit = layer(torch.ones(3, 2))
+    return not torch.equal(before_edit, after_edit)
+
+
+found = {}
+for mode in (torch.no_grad, torch.inference_mode):
+    found[mode.__name__] = (not edit_seen_across(torch.enable_grad, mode), not edit_seen_across(mode, torch.enable_grad))
+    print(f"{mode.__name__:<15} reads the cache: {found[mode.__name__][0]!s:<5}  fills it: {found[mode.__name__][1]}")
+assert found == {"no_grad": (True, True), "inference_mode": (False, False)}, (
+    "no_grad() passes read and fill the cache; inference_mode() passes do neither"
+)
+# sphinx_gallery_start_ignore
+assert not edit_seen_across(torch.no_grad, torch.no_grad, torch.float16), "float16: no_grad() passes use the cache"
+assert edit_seen_across(torch.enable_grad, torch.inference_mode, torch.float16), (
+    "float16: an inference_mode() pass does not read the cache")
+assert edit_seen_across(torch.inference_mode, torch.enable_grad, torch.float16), (
+    "float16: an inference_mode() pass does not fill the cache")
+assert edit_seen_across(torch.inference_mode, torch.inference_mode), "two inference_mode() passes each cast anew"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -648,4 +680,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在默认的 ``cache_enabled=True`` 下，autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，同一区域里之后的前向传播看不到：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在默认的 ``cache_enabled=True`` 下，autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，同一区域里之后的前向传播看不到（``torch.inference_mode()`` 下的前向传播除外）：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。

@@ -14,7 +14,7 @@
       with lock:
           counter += 1
 
-几个进程对共享内存（shared memory）里的同一个张量计数，总数却比更新次数少，或者每次运行都不一样：这是竞态条件（race condition）。本页启动几个进程，分别在不加锁、加锁、各写各的切片三种情况下更新一个共享计数器；然后看 ``share_memory_()`` 对张量做了什么：存储搬了家，视图（view）跟着走，之前取的 NumPy 数组却留在原地；最后在共享模型上跑一个 Hogwild 式的训练循环。张量究竟怎样到达子进程（``fork``、``spawn``、队列、``DataLoader`` 的 worker），见 :ref:`“多进程”那一页 <questions-processes>`。
+几个进程对共享内存（shared memory）里的同一个张量计数，总数却比更新次数少，或者每次运行都不一样：这是竞态条件（race condition）。本页启动几个进程，分别在不加锁、加锁、各写各的切片三种情况下更新一个共享计数器；然后看 ``share_memory_()`` 对张量做了什么：存储搬了家，视图（view）以及 ``detach()``、``.data`` 跟着走；之前取的 NumPy 数组，以及经由 DLPack、``torch.from_numpy`` 或 ``torch.frombuffer`` 从同一块内存建的张量，却留在原地；最后在共享模型上跑一个 Hogwild 式的训练循环。张量究竟怎样到达子进程（``fork``、``spawn``、队列、``DataLoader`` 的 worker），见 :ref:`“多进程”那一页 <questions-processes>`。
 """
 
 # %%
@@ -168,18 +168,36 @@ assert base.is_shared() and base.untyped_storage().data_ptr() != address, "a vie
 # ``t.numpy()`` 共享的是张量此刻所在的内存，而不是张量的存储对象。``share_memory_()``
 # 之后，数组仍指向旧地址，而张量已经不在那里：两者不再共享内存，旧内存还可能已被释放，所以通过这个数组读写都不安全（本页既不读也不写）。应该在
 # ``share_memory_()`` 之后再取数组：这时它与张量共享内存，能看到张量的写入。对
-# ``torch.from_numpy`` 创建的张量，:ref:`“多进程”那一页 <questions-processes>` 展示了同样的情况。
+# ``torch.from_numpy`` 创建的张量，:ref:`“多进程”那一页 <questions-processes>` 展示了同样的情况。调用之前经由 DLPack、``torch.from_numpy`` 或 ``torch.frombuffer`` 从 ``t`` 的内存建的张量也被留在原地：它有自己的存储，这块存储留在旧地址，也不在共享内存里。``t[1:]``、``t.detach()`` 和 ``t.data`` 用的是 ``t`` 的存储对象，会跟着走。
 
 t = torch.zeros(3)
 early = t.numpy()
+made_before = {
+    "torch.from_dlpack(t)": torch.from_dlpack(t),
+    "torch.from_numpy(early)": torch.from_numpy(early),
+    "torch.frombuffer(early, dtype=torch.float32)": torch.frombuffer(early, dtype=torch.float32),
+    "t[1:]": t[1:],
+    "t.detach()": t.detach(),
+    "t.data": t.data,
+}
 address = t.untyped_storage().data_ptr()
 t.share_memory_()
 print("early array shares memory with t:", shares(early, t))
 assert not shares(early, t), "an array taken before share_memory_() is left behind"
+for name, other in made_before.items():
+    print(f"{name:<45} same storage as t: "
+          f"{other.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()!s:<5}  is_shared(): {other.is_shared()}")
+assert [other.is_shared() for other in made_before.values()] == [False, False, False, True, True, True], (
+    "tensors with a storage of their own stay unshared; those on t's storage object follow it"
+)
 # sphinx_gallery_start_ignore
 assert early.__array_interface__["data"][0] == address, "the early array still points at the old address"
 assert early.base.untyped_storage().data_ptr() != address, (
     "what the early array keeps alive has moved: nothing it holds keeps the old memory")
+assert [other.data_ptr() == address for other in made_before.values()] == [True, True, True, False, False, False], (
+    "the DLPack, from_numpy and frombuffer tensors stay at the old address; the others moved")
+assert [other.untyped_storage().data_ptr() == t.untyped_storage().data_ptr() for other in made_before.values()] == [
+    False, False, False, True, True, True], "t[1:], t.detach() and t.data, and only they, are on t's new storage"
 # sphinx_gallery_end_ignore
 late = t.numpy()
 t += 1
@@ -284,5 +302,5 @@ assert mp.active_children() == [], "every child process has ended"
 # ----
 #
 # 对 torch 自己分配的张量，``share_memory_()`` 让进程之间共享内存，但不规定它们写入的先后。像 ``counter += 1``
-# 这样“读、加、写回”的更新，两个进程同时做时可能丢失：每次更新时都持有同一把锁，或者让每个进程只写自己的元素。在 CPU 上并采用 Linux 默认的共享策略时，这个调用把这类张量（非空、还不在共享内存里时）的存储搬到新的内存：视图跟着走，之前取的 NumPy
-# 数组不跟，所以这类数组要在调用之后再取。张量最初怎样到达子进程、在哪种启动方式下是副本，见 :ref:`“多进程”那一页 <questions-processes>`。
+# 这样“读、加、写回”的更新，两个进程同时做时可能丢失：每次更新时都持有同一把锁，或者让每个进程只写自己的元素。在 CPU 上并采用 Linux 默认的共享策略时，这个调用把这类张量（非空、还不在共享内存里时）的存储搬到新的内存：视图以及 ``detach()``、``.data`` 跟着走；之前取的 NumPy
+# 数组，以及经由 DLPack、``torch.from_numpy`` 或 ``torch.frombuffer`` 从那块内存建的张量都不跟，所以这类别名要在调用之后再取。张量最初怎样到达子进程、在哪种启动方式下是副本，见 :ref:`“多进程”那一页 <questions-processes>`。
