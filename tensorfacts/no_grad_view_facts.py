@@ -37,6 +37,10 @@ FURTHER_VIEWS = (lambda u: u, lambda u: u[..., 1:], lambda u: u[..., 1:].unsquee
 #: The ways a view of u is taken: with grad mode on (the views above), and u[..., 1:] with grad mode off, in each of
 #: the three ways.
 SECOND_VIEW_MODES = (None, *GRAD_OFF)
+#: The view operation and dtype whose runs also ask torch.autograd.grad and backward(inputs=...) for the source and u.
+ASKED_ROW, ASKED_DTYPE = "a[:, 1:3]", torch.float32
+#: The message of torch.autograd.grad asked for a tensor the graph does not reach.
+UNUSED = "appears to not have been used in the graph"
 #: When u.requires_grad_() is called: never, right after u is taken, after the view of u is taken (before its clone),
 #: after the clone is taken. Only the second gives u a gradient, and only through views taken with grad mode on.
 CALLS = (None, "first", "after the view", "after the clone")
@@ -47,6 +51,37 @@ def _backward_of_squares(c: torch.Tensor) -> None:
     dense = c.to_dense() if c.is_sparse else c
     values = (torch.view_as_real(dense) if dense.is_complex() else dense).float()
     (values * values).sum().backward()
+
+
+def _grad_asked(c: torch.Tensor, asked: torch.Tensor, allow_unused: bool):
+    """torch.autograd.grad of the sum of the squares of ``c``, asked for ``asked``: the gradient (None with
+    ``allow_unused``), or "unused" when it raises that ``asked`` was not used in the graph."""
+    try:
+        (grad,) = torch.autograd.grad((c * c).sum(), asked, allow_unused=allow_unused)
+    except RuntimeError as exc:
+        return "unused" if UNUSED in str(exc) else str(exc)
+    return grad
+
+
+def _asked_as_said(c: torch.Tensor, source: torch.Tensor, u: torch.Tensor, u_grad: torch.Tensor | None) -> bool:
+    """Asked for the source, torch.autograd.grad raises "unused" (None with ``allow_unused``); asked for u, the same
+    unless u got a gradient (``u_grad``), which it returns. Then backward(inputs=[source]) and backward(inputs=[u])
+    raise nothing."""
+    for asked in (source, u):
+        for allow_unused in (False, True):
+            got = _grad_asked(c, asked, allow_unused)
+            if asked is u and u_grad is not None:
+                holds = isinstance(got, torch.Tensor) and torch.equal(got, u_grad)
+            else:
+                holds = not isinstance(got, torch.Tensor) and got == (None if allow_unused else "unused")
+            if not holds:
+                return False
+    for asked in (source, u):
+        try:
+            (c * c).sum().backward(inputs=[asked])
+        except RuntimeError:
+            return False
+    return True
 
 
 @fact("clone-of-no-grad-view-passes-no-gradient", {
@@ -66,7 +101,11 @@ def _backward_of_squares(c: torch.Tensor) -> None:
           "taken instead under torch.no_grad(), again under torch.inference_mode() and again under "
           "torch.set_grad_enabled(False) (no grad_fn, the same base as u), with u.requires_grad_() called never, "
           "right after u is taken, after the view is taken or after the clone: the clone c requires grad and has a "
-          "CloneBackward0 node, and u.grad and the leaf's .grad are None. With grad mode on, each of these "
+          "CloneBackward0 node, and u.grad and the leaf's .grad are None. In every run of a[:, 1:3] in float32, "
+          "torch.autograd.grad of the sum of the squares of c, asked for the source, raises \"... appears to not "
+          "have been used in the graph\" and returns None with allow_unused=True; asked for u, it does the same, "
+          "except in the runs where u.grad is filled, where it returns that gradient; backward(inputs=...) of that "
+          "sum naming the source or u raises nothing. With grad mode on, each of these "
           "operations of the leaf gives a result with a grad_fn. a.detach(), s.indices(), a.view(torch.float32), "
           "a.view(torch.int32) and a.view(torch.float16) of a float32 leaf that requires grad do not require grad, "
           "taken with grad mode on and in each of the three ways with grad mode off, and the clone of each taken "
@@ -85,7 +124,12 @@ def _backward_of_squares(c: torch.Tensor) -> None:
              "u.grad 是 None。每次运行再改为分别在 torch.no_grad()、torch.inference_mode() 和 "
              "torch.set_grad_enabled(False) 下取视图 u[..., 1:]（没有 grad_fn，基张量与 u 的相同），不调用 "
              "u.requires_grad_()，或在取得 u 后立即、取得这个视图之后、取得副本之后调用：副本 c 需要梯度，带 "
-             "CloneBackward0 节点，u.grad 和叶子张量的 .grad 都是 None。在梯度模式下对叶子张量做这些操作，结果都有 "
+             "CloneBackward0 节点，u.grad 和叶子张量的 .grad 都是 None。在 a[:, 1:3]、float32 的每次运行中，"
+             "对 c 的各值平方和调用 torch.autograd.grad 求源张量的梯度，会抛出"
+             "“... appears to not have been used in the graph”，带 allow_unused=True 时返回 None；"
+             "求 u 的梯度也是这样，只有在 u.grad 有值的那些运行中，它返回的正是这个梯度；"
+             "对这个平方和调用点名源张量或 u 的 backward(inputs=...) 都不报错。"
+             "在梯度模式下对叶子张量做这些操作，结果都有 "
              "grad_fn。对需要梯度的 float32 叶子张量，a.detach()、s.indices()、a.view(torch.float32)、"
              "a.view(torch.int32) 和 a.view(torch.float16) 不论在梯度"
              "模式下取，还是用三种关闭梯度模式的方式分别取，都不需要梯度；梯度模式关闭时取的这些结果，副本都没有 "
@@ -93,17 +137,19 @@ def _backward_of_squares(c: torch.Tensor) -> None:
 }, {"en": f"{len(GRAD_VIEWS)} view operations, the dtypes it names, a leaf and a non-leaf source, the three ways to "
           "turn grad mode off, u, two views taken of it with grad mode on and one taken in each of the three ways "
           "with grad mode off, u.requires_grad_() called never, right after u is taken, after the view of it or "
-          f"after the clone, and the {len(UNRECORDED)} views autograd does not record, on the CPU",
+          "after the clone, torch.autograd.grad and backward(inputs=...) asked for the source and u in the runs of "
+          f"a[:, 1:3] in float32, and the {len(UNRECORDED)} views autograd does not record, on the CPU",
     "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量和非叶子张量两种源张量，三种关闭梯度模式的"
              "方式，u、在梯度模式下对它取的两种视图和用三种关闭梯度模式的方式分别对它取的一种视图，不调用 "
              "u.requires_grad_()，或在取得 u 后立即、取得它的视图之后、"
-             f"取得副本之后调用，以及自动求导（autograd）不记录的 {len(UNRECORDED)} 种视图，在 CPU 上"})
+             "取得副本之后调用，在 a[:, 1:3]、float32 的运行中对源张量和 u 调用的 torch.autograd.grad 和 "
+             f"backward(inputs=...)，以及自动求导（autograd）不记录的 {len(UNRECORDED)} 种视图，在 CPU 上"})
 def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
     """A view taken with grad mode off is a leaf that requires grad; its clone, and the clone of a view of it, has a
     node, and the node passes the gradient neither to its base nor to the view, unless the view called
     ``requires_grad_()`` before that view or clone was taken and that view was taken with grad mode on. The views
     autograd does not record require no grad, and their clones have no node."""
-    wrong, runs = [], 0
+    wrong, runs, asked_runs = [], 0, 0
     for row in GRAD_VIEWS:
         for dtype in VIEW_DTYPES[row.source]:
             for mode, off in GRAD_OFF.items():
@@ -139,7 +185,11 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
                     gets_gradient = call == "first" and second is None
                     seen = (made and seen_as_taken and taken_as_said, recorded,
                             (u.grad is None) != gets_gradient and leaf.grad is None)
-                    if seen != (True, True, True):
+                    if row.code == ASKED_ROW and dtype is ASKED_DTYPE:
+                        asked_runs += 1
+                        u_grad = u.grad.clone() if gets_gradient and u.grad is not None else None
+                        seen = (*seen, _asked_as_said(c, source, u, u_grad))
+                    if not all(seen):
                         wrong.append(f"{row.code} {dtype} {mode} {kind} view depth {depth} "
                                      f"view of u taken {second or 'with grad mode on'} requires_grad_() {call}: "
                                      f"{seen}")
@@ -156,11 +206,13 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
             untracked.append((row.code, mode, u.requires_grad, u.clone().grad_fn is not None))
     # 3 ways to turn grad mode off, 2 sources; u: 3 calls, its two views in grad mode and the first in 3 ways
     # with grad mode off: 4
-    expected = 6 * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(GRAD_OFF))) * sum(
-        len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS)
+    per_view = 6 * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(GRAD_OFF)))
+    expected = per_view * sum(len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS)
     tracked = [entry for entry in untracked if entry[2] or entry[3]]
-    return Fact(runs == expected and not wrong and not not_recorded and not tracked,
-                f"views run: {runs}; not (a leaf that requires grad, clone recorded, u.grad only after "
-                f"requires_grad_() called first and through views taken in grad mode, none on the leaf): {wrong}; "
+    return Fact(runs == expected and asked_runs == per_view and not wrong and not not_recorded and not tracked,
+                f"views run: {runs}, of which {asked_runs} also asked; not (a leaf that requires grad, clone recorded, "
+                f"u.grad only after requires_grad_() called first and through views taken in grad mode, none on the "
+                f"leaf[, {ASKED_ROW} {ASKED_DTYPE}: autograd.grad raises '{UNUSED}' for the source and for u but "
+                f"when u gets a gradient, backward(inputs=...) raises nothing]): {wrong}; "
                 f"without a grad_fn in grad mode: {not_recorded}; unrecorded views run: {len(untracked)}, of which "
                 f"(requires grad, clone with a grad_fn): {tracked}")

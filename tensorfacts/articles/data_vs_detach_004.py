@@ -314,7 +314,10 @@ def _data_unsafe() -> Result:
               "`d = base.detach()`, so is `base.mul_(10)` under `torch.no_grad()`). `.data`, `.numpy()` and the "
               "other routes of the version-counter page's table are outside it: a write through "
               "`.detach().numpy()` after the save moves no version counter, goes unnoticed, and the gradient "
-              "can be wrong (it is after `loss = (a * a).sum()`). An edit through `.detach()` made before the tensor "
+              "can be wrong (it is after `loss = (a * a).sum()`). When autograd saved the tensor under "
+              "`torch.autograd.graph.save_on_cpu()`, or under saved tensors hooks that pack and unpack it unchanged, "
+              "even an edit through `.detach()` itself after the save goes unnoticed, and the gradient can be wrong. "
+              "An edit through `.detach()` made before the tensor "
               "is saved goes unnoticed too, but needs no catching: backward treats it as a constant, as it would "
               "the same edit under `torch.no_grad()` (for a leaf, the gradient at the edited values). "
               "`.detach()` is safer than `.data`, not safe.",
@@ -328,6 +331,9 @@ def _data_unsafe() -> Result:
                  "那一页表中的其他途径不在此列：保存之后通过 `.detach().numpy()` 写入不会推进任何版本计数器，"
                  "不会被发现，"
                  "梯度可能是错的（`loss = (a * a).sum()` 之后就是错的）。"
+                 "如果自动求导是在 `torch.autograd.graph.save_on_cpu()` 下，或在原样打包、原样解包的"
+                 "保存张量的钩子（saved tensors hooks）下保存这个张量的，那么保存之后即使经由 `.detach()` "
+                 "本身做的修改也不会被发现，梯度可能是错的。"
                  "在张量被保存之前经由 `.detach()` 做的修改也不会被发现，但这本就无须发现：反向传播把它当作常数，"
                  "与在 `torch.no_grad()` 下做同样的修改结果相同（对叶子张量而言，就是按修改后的数值算出的梯度）。"
                  "`.detach()` 比 `.data` 安全，但并非绝对安全。",
@@ -346,7 +352,7 @@ def _detach_safe() -> Result:
     if a.grad.tolist() == right:
         return Result(HOLDS, wrong_gradient(a.grad.tolist(), right, silent=False))
     for fact_id in ("version-counter-shared-by-views-and-detach", "counter-bypass-edits-silent",
-                    "detach-edit-before-save"):
+                    "detach-edit-before-save", "saved-tensor-hooks-hide-edit"):
         checked = run_fact(fact_id)
         if not checked.holds:  # the note says so: it must stay true
             raise AssertionError(f"the note is out of date: {checked.trace}")

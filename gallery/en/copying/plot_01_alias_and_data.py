@@ -18,10 +18,10 @@ of its own.
 # address 0), two tensors whose storages hold bytes share memory when those storages start at
 # the same address (whether they also share an element is another question:
 # :ref:`questions-memory-overlap`), and different starts do not rule out shared
-# memory (next cell). (A storage of no bytes, such as an empty tensor's, has no memory to share,
-# so the helper is not meant for one.)
-# The helper compares the two addresses and prints only the answer, never the
-# address itself.
+# memory (next cell). (A storage of no bytes, such as that of a freshly made empty tensor
+# (``torch.empty(0)``), has no memory to share, so the helper is not meant for one.)
+# The helper compares the two addresses and returns only the answer; the page prints that answer,
+# never an address.
 
 import torch
 
@@ -33,6 +33,7 @@ def same_storage(x, y):
 # sphinx_gallery_start_ignore
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")
+assert torch.empty(0).untyped_storage().nbytes() == 0, "the storage of a freshly made empty tensor has no bytes"
 whole = torch.arange(3.0)
 heads = {
     "DLPack": torch.from_dlpack(whole[:2]),

@@ -16,8 +16,8 @@ both halves of that promise, and shows edits in either direction staying put.
 # On a device with real memory (not ``meta``, where every storage starts at
 # address 0), two tensors whose storages hold bytes share memory when those storages start at
 # the same address (whether they also share an element is another question:
-# :ref:`questions-memory-overlap`). (A storage of no bytes, such as an empty tensor's, has no memory to
-# share, so the helper is not meant for one.)
+# :ref:`questions-memory-overlap`). (A storage of no bytes, such as that of a freshly made empty tensor
+# (``torch.empty(0)``), has no memory to share, so the helper is not meant for one.)
 
 import warnings
 
@@ -31,6 +31,7 @@ def same_storage(x, y):
 # sphinx_gallery_start_ignore
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")
+assert torch.empty(0).untyped_storage().nbytes() == 0, "the storage of a freshly made empty tensor has no bytes"
 # sphinx_gallery_end_ignore
 
 
@@ -320,7 +321,9 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # ----------------------------------------------------------------------------
 #
 # Given a tensor, and with no default device set, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return
-# that very tensor, graph and all: they are for code that accepts a list, an array or a tensor and wants a tensor. ``torch.asarray``
+# that very tensor, graph and all: they are for code that accepts a list, an array or a tensor and wants a tensor. But
+# an inference tensor that requires grad, such as a parameter of a module built under ``torch.inference_mode()``,
+# makes ``torch.asarray`` raise a ``RuntimeError`` outside that mode. ``torch.asarray``
 # copies when told ``copy=True``, but, on this torch, without ``requires_grad=`` the copy follows ``a``: given a
 # tensor that requires grad, it requires grad. With grad mode on it stays in the graph, like ``a.clone()``; under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` it is a new leaf that still requires grad (under
@@ -338,18 +341,19 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # without ``copy=True``, or calling ``torch.as_tensor``, gives no warning.
 # :fact:`asarray-warns-once-without-requires-grad`
 #
-# Without ``copy=True``, pass ``requires_grad=a.requires_grad`` to silence it: given a tensor ``a``, it returns
-# ``a`` itself, which keeps its ``requires_grad``, its ``grad_fn`` and its type (a ``Parameter`` stays a
-# ``Parameter``); ``requires_grad=True`` does the same for a tensor that requires grad. ``requires_grad=False``
-# silences it too, but given a leaf that requires grad of its own (one made with ``requires_grad=True``, say, or a
-# ``Parameter``), it changes that leaf: ``torch.asarray(a, requires_grad=False)`` returns ``a`` itself with its
-# ``requires_grad`` switched off in place. A view of a tensor that requires grad taken with grad mode off (under
-# ``torch.no_grad()``, ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``) is a leaf too, but one that
-# requires grad because its base does: ``torch.asarray(view, requires_grad=False)`` returns that view itself,
-# unchanged, and it still requires grad.
-# Given a non-leaf, it leaves it as it was (its ``requires_grad`` and its ``grad_fn`` kept) and returns a tensor
-# that shares its memory, outside the graph. The other way round, given a floating-point tensor that does not
-# require grad, not an inference tensor, ``torch.asarray(x, requires_grad=True)`` returns ``x`` itself with its
+# Without ``copy=True``, pass ``requires_grad=a.requires_grad`` to silence it: given a tensor ``a``, it returns ``a``
+# itself, which keeps its ``requires_grad``, its ``grad_fn`` and its type (a ``Parameter`` stays a ``Parameter``);
+# ``requires_grad=True`` does the same for a tensor that requires grad. On an inference tensor that requires grad,
+# outside ``torch.inference_mode()``, both raise the same ``RuntimeError`` as ``torch.asarray(a)``.
+# ``requires_grad=False`` silences it too, but given a leaf that requires grad of its own (one made with
+# ``requires_grad=True``, say, or a ``Parameter``), it changes that leaf: ``torch.asarray(a, requires_grad=False)``
+# returns ``a`` itself with its ``requires_grad`` switched off in place. A view of a tensor that requires grad taken
+# with grad mode off (under ``torch.no_grad()``, ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``) is a
+# leaf too, but one that requires grad because its base does: ``torch.asarray(view, requires_grad=False)`` returns
+# that view itself, unchanged, and it still requires grad. Given a non-leaf ``y``,
+# ``torch.asarray(y, requires_grad=False)`` leaves ``y`` as it was (its ``requires_grad`` and its ``grad_fn`` kept) and returns a tensor
+# that shares its memory, outside the graph. The other way round, given a floating-point tensor that does not require
+# grad, not an inference tensor, ``torch.asarray(x, requires_grad=True)`` returns ``x`` itself with its
 # ``requires_grad`` switched on in place: it makes no trainable copy.
 # :fact:`asarray-requires-grad-without-copy`
 
@@ -450,6 +454,32 @@ assert doubled_alias is not doubled and same_storage(doubled, doubled_alias) and
     "the graph")
 assert torch.asarray(doubled, copy=True, requires_grad=False).grad_fn is None, (
     "torch.asarray(a * 2, copy=True, requires_grad=False) has no grad_fn")
+with torch.inference_mode():
+    inference_sources = (torch.nn.BatchNorm1d(3).weight, torch.ones(3, requires_grad=True))
+for inference_source in inference_sources:
+    assert inference_source.is_inference() and inference_source.requires_grad, (
+        "a parameter of a module built under inference_mode, or a tensor made there with requires_grad=True, is an "
+        "inference tensor that requires grad")
+    for grad_mode_outside in (torch.enable_grad, torch.no_grad, lambda: torch.set_grad_enabled(False)):
+        with grad_mode_outside():
+            assert torch.as_tensor(inference_source) is inference_source, (
+                "torch.as_tensor returns an inference tensor that requires grad itself, outside inference_mode")
+            for asarray_kwargs in ({}, {"requires_grad": inference_source.requires_grad}, {"requires_grad": True}):
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        torch.asarray(inference_source, **asarray_kwargs)
+                except RuntimeError as inference_error:
+                    assert "Setting requires_grad=True on inference tensor outside InferenceMode" in str(
+                        inference_error), "the error says requires_grad=True is not allowed outside InferenceMode"
+                else:
+                    raise AssertionError("outside inference_mode, torch.asarray(x), torch.asarray(x, requires_grad="
+                                         "x.requires_grad) and torch.asarray(x, requires_grad=True) raise on an "
+                                         "inference tensor x that requires grad")
+    with torch.inference_mode(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert all(torch.asarray(inference_source, **asarray_kwargs) is inference_source for asarray_kwargs in (
+            {}, {"requires_grad": True})), "inside inference_mode torch.asarray returns that inference tensor itself"
 for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
     for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
         for grad_mode_asked in (torch.enable_grad, torch.no_grad):
@@ -508,4 +538,5 @@ assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone
 # flows back to ``a``. The next pages take the two halves apart:
 # :ref:`clone() alone <copying-clone>` keeps the graph, :ref:`detach() alone <copying-detach>` keeps the memory.
 # With no default device set, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` are not copies: they return
-# ``a`` itself.
+# ``a`` itself (but outside ``torch.inference_mode()``, ``torch.asarray`` raises on an inference tensor that
+# requires grad).

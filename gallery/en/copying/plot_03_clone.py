@@ -527,15 +527,15 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # ``torch.autograd.grad``, the source called ``retain_grad()`` and lies on the way to a tensor it
 # names), and one that names the clone, like ``torch.autograd.grad`` asked for the clone, stops
 # there. When the source is a
-# view of a tensor that requires grad, made by an operation autograd records in grad mode (not
+# view of a tensor that requires grad, made by an operation autograd records in grad mode (not, for example,
 # ``detach()``, ``view(dtype)`` or a sparse tensor's ``indices()``), taken with grad mode off (under ``torch.no_grad()``,
 # ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), or a view of such a view, its base
 # gets no gradient, nor does the view taken with grad mode off unless ``requires_grad_()`` was called on
 # it before its clone, or a view of it, was taken (the clone
 # of a view of it taken with grad mode off passes it no gradient even then). ``backward()``,
-# and ``backward(inputs=...)`` naming the base or that view, raise nothing; ``torch.autograd.grad`` asked for either
-# raises a ``RuntimeError`` saying it appears to not have been used in the graph (with ``allow_unused=True`` it
-# returns ``None`` for it). Rebinding a name
+# and ``backward(inputs=...)`` naming the base or that view, raise nothing; ``torch.autograd.grad`` asked for the
+# base, or for that view when it gets no gradient, raises a ``RuntimeError`` saying it appears to not have been
+# used in the graph (with ``allow_unused=True`` it returns ``None`` for it). Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.
 # :fact:`clone-of-no-grad-view-passes-no-gradient`

@@ -11,7 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个张量的存储都有字节时，存储起始地址相同，就说明它们共享内存；起始地址不同，却不能排除共享内存（见下一个单元格）。至于两个张量有没有共同的元素，那是另一个问题，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`。没有字节的存储（比如空张量的存储）没有内存可共享，不在此列。辅助函数只比较两个地址，打印的是比较结果，从不打印地址本身。
+# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个张量的存储都有字节时，存储起始地址相同，就说明它们共享内存；起始地址不同，却不能排除共享内存（见下一个单元格）。至于两个张量有没有共同的元素，那是另一个问题，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`。没有字节的存储（比如新建的空张量 ``torch.empty(0)`` 的存储）没有内存可共享，不在此列。辅助函数只比较两个地址，返回比较结果；页面打印的只是这个结果，从不打印地址本身。
 
 import torch
 
@@ -23,6 +23,7 @@ def same_storage(x, y):
 # sphinx_gallery_start_ignore
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")
+assert torch.empty(0).untyped_storage().nbytes() == 0, "the storage of a freshly made empty tensor has no bytes"
 whole = torch.arange(3.0)
 heads = {
     "DLPack": torch.from_dlpack(whole[:2]),
