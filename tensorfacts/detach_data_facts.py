@@ -30,35 +30,48 @@ def _count(n: int, language: str) -> str:
     return _NUMBERS[language][n - 2] if 2 <= n <= 12 else str(n)
 
 
+#: The in-place edits the quick reference names, and the two routes to a's memory it compares.
+COUNTED_EDITS = {"add_(1)": lambda t: t.add_(1), "mul_(10)": lambda t: t.mul_(10)}
+UNCOUNTED_EDITS = {"apply_(f)": lambda t: t.apply_(lambda v: v * 10),
+                   "map_(ones, f)": lambda t: t.map_(torch.ones_like(t), lambda v, _: v * 10)}
+DETACH_OR_DATA = {"a.detach()": lambda a: a.detach(), "a.data": lambda a: a.data}
+
+
 @fact("data-has-own-version-counter", {
-    "en": "Saves the leaf a (which requires grad) in (a * a).sum() twice. Edited through a.detach() with mul_(10), "
-          "a._version moves by one and backward raises the version-counter error. Edited through d = a.data with "
-          "mul_(10), d._version moves by one, a._version does not, and backward raises nothing, giving "
-          "a.grad = [20, 40, 60] where the loss's gradient is [2, 4, 6].",
-    "zh_CN": "对需要梯度的叶子张量 a，分两次，每次都在 (a * a).sum() 中保存 a。用 mul_(10) 通过 a.detach() 原地修改时，"
-             "a._version 加 1，反向传播报版本计数器错误；通过 d = a.data 用 mul_(10) 原地修改时，d._version 加 1，"
-             "a._version 不变，反向传播不报错，a.grad 为 [20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
+    "en": "Saves the leaf a (which requires grad) in (a * a).sum(), then edits it once, a fresh a each time, through "
+          "a.detach() or through d = a.data, by add_(1), mul_(10), apply_(f) or map_(ones, f) (f multiplying by "
+          "10). Through a.detach(), add_ and mul_ move a._version by one and backward raises the version-counter "
+          "error. Through a.data, they move d._version by one, a._version does not move, and backward raises "
+          "nothing, giving a.grad twice the new values (after mul_(10), [20, 40, 60] where the loss's gradient is "
+          "[2, 4, 6]). Through either, apply_ and map_ move neither a._version nor the counter of the tensor they "
+          "are called on, and backward raises nothing, giving a.grad = [20, 40, 60].",
+    "zh_CN": "对需要梯度的叶子张量 a，在 (a * a).sum() 中保存 a，再原地修改一次（每次都用新的 a）：通过 a.detach() "
+             "或通过 d = a.data，用 add_(1)、mul_(10)、apply_(f) 或 map_(ones, f)（f 乘以 10）。通过 a.detach() 时，"
+             "add_ 和 mul_ 让 a._version 加 1，反向传播报版本计数器错误；通过 a.data 时，它们让 d._version 加 1，"
+             "a._version 不变，反向传播不报错，a.grad 是新数值的两倍（mul_(10) 之后为 [20, 40, 60]，而这个损失的"
+             "梯度应是 [2, 4, 6]）。无论通过哪一个，apply_ 和 map_ 既不推进 a._version，也不推进被调用的那个张量的"
+             "计数器，反向传播不报错，a.grad 为 [20, 40, 60]。",
 })
 def _data_has_own_version_counter() -> Fact:
-    """An edit through a.detach() moves a's counter and is caught; one through a.data moves only its own."""
-    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    loss = (a * a).sum()  # saves a
-    before = a._version
-    a.detach().mul_(10)
-    detach_moved, detach_error = a._version - before, backward_error(loss)
-    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    loss = (a * a).sum()  # saves a
-    d = a.data
-    before, own_before = a._version, d._version
-    d.mul_(10)
-    data_moved, own_moved, data_error = a._version - before, d._version - own_before, backward_error(loss)
-    grad = a.grad.tolist() if a.grad is not None else None
-    caught = detach_moved == 1 and VERSION_ERROR in detach_error
-    unseen = own_moved == 1 and data_moved == 0 and not data_error and grad == [20.0, 40.0, 60.0]
-    return Fact(caught and unseen,
-                f"through a.detach(): a._version +{detach_moved}, backward: {detach_error or 'no error'}; "
-                f"through a.data: d._version +{own_moved}, a._version +{data_moved}, "
-                f"backward: {data_error or 'no error'}, a.grad = {grad}")
+    """add_ and mul_ through a.detach() are caught, through a.data move its own counter; apply_ and map_ move none."""
+    seen = {}
+    for route, take in DETACH_OR_DATA.items():
+        for name, edit in {**COUNTED_EDITS, **UNCOUNTED_EDITS}.items():
+            a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            loss, t = (a * a).sum(), take(a)  # the loss saves a
+            before, own_before = a._version, t._version
+            edit(t)
+            new, error = a.detach() * 2, backward_error(loss)
+            seen[f"{name} through {route}"] = (a._version - before, t._version - own_before, "version-counter error"
+                                               if VERSION_ERROR in error else error or "no error",
+                                               a.grad is not None and torch.equal(a.grad, new), new.tolist())
+    caught = all(seen[f"{name} through a.detach()"][:3] == (1, 1, "version-counter error") for name in COUNTED_EDITS)
+    own = all(seen[f"{name} through a.data"][:4] == (0, 1, "no error", True) for name in COUNTED_EDITS)
+    wrong_grad = seen["mul_(10) through a.data"][4] == [20.0, 40.0, 60.0]
+    unseen = all(seen[f"{name} through {route}"] == (0, 0, "no error", True, [20.0, 40.0, 60.0])
+                 for name in UNCOUNTED_EDITS for route in DETACH_OR_DATA)
+    return Fact(caught and own and wrong_grad and unseen, "(a._version moved, the edited tensor's counter moved, "
+                f"backward, a.grad is twice the new values, those doubled values) per edit: {seen}")
 
 
 @fact("detach-numpy-write-silent", {

@@ -221,40 +221,43 @@ def _optimizer_updates_in_place() -> Fact:
 @fact("checkpoint-reruns-when-backward-needs-it", {
     "en": "Counts the calls of fn in checkpoint(fn, x, use_reentrant=...) followed by backward(): with "
           "use_reentrant=False, fn = x.exp().sum() (exp saves its output) is called twice and gives the gradient "
-          "exp(x), fn = (x * x).sum() (mul saves its input x) twice too, and fn = (x + 1).sum() (nothing saved) "
-          "once; with use_reentrant=True, (x + 1).sum() is called twice too.",
+          "exp(x), fn = (x * x).sum() (mul saves its input x) twice too, fn = (x * torch.tensor(2.0)).sum() (mul "
+          "saves the tensor 2) twice too, fn = (x + 1).sum() (nothing saved) once, and fn = (x * 2).sum() (mul "
+          "keeps its number 2 outside the saved tensors hooks) once, giving the gradient 2; with "
+          "use_reentrant=True, (x + 1).sum() is called twice too.",
     "zh_CN": "数 checkpoint(fn, x, use_reentrant=...) 再 backward() 时 fn 被调用的次数：use_reentrant=False 时，"
              "fn = x.exp().sum()（exp 保存它的输出）被调用两次，梯度是 exp(x)；fn = (x * x).sum()（mul 保存它的输入 x）"
-             "也被调用两次；fn = (x + 1).sum()（什么也没保存）只被调用一次；use_reentrant=True 时，(x + 1).sum() "
-             "也被调用两次。",
+             "也被调用两次；fn = (x * torch.tensor(2.0)).sum()（mul 保存张量 2）也被调用两次；fn = (x + 1).sum()"
+             "（什么也没保存）只被调用一次；fn = (x * 2).sum()（mul 保存数 2 时不经过保存张量的钩子）也只被调用一次，"
+             "梯度是 2；use_reentrant=True 时，(x + 1).sum() 也被调用两次。",
 })
 def _checkpoint_reruns() -> Fact:
-    calls = {"exp": 0, "add": 0, "square": 0}
+    functions = {"exp": lambda x: x.exp().sum(), "add": lambda x: (x + 1).sum(), "square": lambda x: (x * x).sum(),
+                 "times tensor 2": lambda x: (x * torch.tensor(2.0)).sum(), "times 2": lambda x: (x * 2).sum()}
+    calls, grads = dict.fromkeys(functions, 0), {}
 
-    def exp_fn(x: torch.Tensor) -> torch.Tensor:
-        calls["exp"] += 1
-        return x.exp().sum()
+    def counted(name: str, use_reentrant: bool = False) -> None:
+        """checkpoint(fn, x, use_reentrant=...).backward() on a fresh x, counting the calls of fn."""
+        def fn(x: torch.Tensor) -> torch.Tensor:
+            calls[name] += 1
+            return functions[name](x)
 
-    def add_fn(x: torch.Tensor) -> torch.Tensor:
-        calls["add"] += 1
-        return (x + 1).sum()
+        x = torch.tensor([0.0, 1.0], requires_grad=True)
+        checkpoint = torch.utils.checkpoint.checkpoint  # looked up at each run, so a test can replace it
+        checkpoint(fn, x, use_reentrant=use_reentrant).backward()
+        grads[name] = x.grad
 
-    def square_fn(x: torch.Tensor) -> torch.Tensor:
-        calls["square"] += 1
-        return (x * x).sum()
-
-    x = torch.tensor([0.0, 1.0], requires_grad=True)
-    checkpoint = torch.utils.checkpoint.checkpoint  # looked up at each run, so a test can replace it
-    checkpoint(exp_fn, x, use_reentrant=False).backward()
-    right = torch.allclose(x.grad, x.detach().exp())
-    checkpoint(add_fn, torch.tensor([0.0, 1.0], requires_grad=True), use_reentrant=False).backward()
-    checkpoint(square_fn, torch.tensor([0.0, 1.0], requires_grad=True), use_reentrant=False).backward()
+    for name in functions:
+        counted(name)
+    right = torch.allclose(grads["exp"], torch.tensor([0.0, 1.0]).exp())
+    number_grad = grads["times 2"] is not None and grads["times 2"].tolist() == [2.0, 2.0]
     non_reentrant = dict(calls)
-    checkpoint(add_fn, torch.tensor([0.0, 1.0], requires_grad=True), use_reentrant=True).backward()
+    counted("add", use_reentrant=True)
     reentrant_add = calls["add"] - non_reentrant["add"]
-    return Fact(non_reentrant == {"exp": 2, "add": 1, "square": 2} and reentrant_add == 2 and right,
+    return Fact(non_reentrant == {"exp": 2, "add": 1, "square": 2, "times tensor 2": 2, "times 2": 1}
+                and reentrant_add == 2 and right and number_grad,
                 f"use_reentrant=False calls: {non_reentrant}; use_reentrant=True calls of (x + 1).sum(): "
-                f"{reentrant_add}; exp gradient right: {right}")
+                f"{reentrant_add}; exp gradient right: {right}; gradient of (x * 2).sum() is 2: {number_grad}")
 
 
 @fact("buffer-moves-with-module", {

@@ -1,5 +1,6 @@
-"""Named facts on memory reached through another route: a file mapped twice (a private mapping too), and DLPack over a
-NumPy array with a negative stride (which a forked child runs, as it ends the process). Registered on import by
+"""Named facts on memory reached through another route: a file mapped twice (a private mapping too), DLPack over a
+NumPy array with a negative stride (which a forked child runs, as it ends the process), and the NumPy and DLPack calls
+the glossary's alias entry names (``copy=True`` making the DLPack ones copy). Registered on import by
 :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
@@ -193,3 +194,66 @@ def _default_device_makes_as_tensor_copy() -> Fact:
                 f"(as_tensor and asarray give a, share a's storage, share the array, on the device; from_numpy "
                 f"shares): {seen}; a tensor made under cpu:0 is on {made_there.device} and copied there: "
                 f"{made_there_copied}; a meta tensor given back itself under a meta default device: {kept}")
+
+
+#: The calls the glossary's alias entry names, given no other argument, and the DLPack ones with copy=True: the
+#: name, whether the call is on a tensor t (or a NumPy array n), and the call. Looked up when called, so that a
+#: test can replace torch.from_dlpack.
+ALIAS_CALLS = {
+    "t.numpy()": (True, lambda t: t.numpy()),
+    "torch.from_numpy(n)": (False, lambda n: torch.from_numpy(n)),
+    "np.from_dlpack(t)": (True, lambda t: np.from_dlpack(t)),
+    "torch.from_dlpack(t)": (True, lambda t: torch.from_dlpack(t)),
+    "torch.from_dlpack(n)": (False, lambda n: torch.from_dlpack(n)),
+}
+DLPACK_COPIES = {
+    "np.from_dlpack(t, copy=True)": (True, lambda t: np.from_dlpack(t, copy=True)),
+    "torch.from_dlpack(t, copy=True)": (True, lambda t: torch.from_dlpack(t, copy=True)),
+    "torch.from_dlpack(n, copy=True)": (False, lambda n: torch.from_dlpack(n, copy=True)),
+}
+#: The dtypes the alias calls run in, and the sources' layouts: (length of the whole, step), the source being
+#: whole[::step]: contiguous, and every other element of a longer one.
+ALIAS_DTYPES = (np.float32, np.float64, np.int64)
+ALIAS_LAYOUTS = {"contiguous": (4, 1), "strided": (8, 2)}
+
+
+def _reaches(call, on_tensor: bool, dtype: type, layout: str) -> tuple[bool, bool]:
+    """On a fresh source of four values (a CPU tensor or a NumPy array): whether a write through what ``call``
+    returns is read through the source, and one through the source is read through what it returns."""
+    length, step = ALIAS_LAYOUTS[layout]
+    whole = np.arange(length, dtype=dtype)
+    source = (torch.tensor(whole) if on_tensor else whole)[::step]
+    result = call(source)
+    result[...] = 7
+    forward = [int(v) for v in source.tolist()] == [7, 7, 7, 7]
+    source[...] = 5
+    backward = [int(v) for v in result.tolist()] == [5, 5, 5, 5]
+    return forward, backward
+
+
+@fact("alias-calls-share-memory", {
+    "en": "On a CPU tensor t or a NumPy array n of four values, in float32, float64 and int64, contiguous and "
+          "taken as every other element of a longer one: a write through what t.numpy(), torch.from_numpy(n), "
+          "np.from_dlpack(t), torch.from_dlpack(t) and torch.from_dlpack(n) return is read through t or n, and a "
+          "write through t or n is read through it. What np.from_dlpack(t, copy=True), "
+          "torch.from_dlpack(t, copy=True) and torch.from_dlpack(n, copy=True) return is a copy: neither write "
+          "reaches the other.",
+    "zh_CN": "对存放四个值的 CPU 张量 t 或 NumPy 数组 n，dtype 分别是 float32、float64 和 int64，"
+             "分别是连续的和从更长的源里隔一个取一个得到的：经由 t.numpy()、torch.from_numpy(n)、np.from_dlpack(t)、"
+             "torch.from_dlpack(t) 和 torch.from_dlpack(n) 的返回值写入的值，从 t 或 n 读得到；经由 t 或 n 写入的值，"
+             "也从返回值读得到。np.from_dlpack(t, copy=True)、torch.from_dlpack(t, copy=True) 和 "
+             "torch.from_dlpack(n, copy=True) 返回的是副本：两个方向的写入都到不了另一边。",
+}, {"en": "the five calls and the three with copy=True, float32, float64 and int64, contiguous and strided, on the CPU",
+    "zh_CN": "这五个调用和带 copy=True 的三个，float32、float64 和 int64，连续的和带步长的，在 CPU 上"})
+def _alias_calls_share_memory() -> Fact:
+    """The calls the glossary's alias entry names share their source's memory; the DLPack calls with copy=True
+    copy it."""
+    seen = {(name, dtype.__name__, layout): _reaches(call, on_tensor, dtype, layout)
+            for name, (on_tensor, call) in {**ALIAS_CALLS, **DLPACK_COPIES}.items()
+            for dtype in ALIAS_DTYPES for layout in ALIAS_LAYOUTS}
+    shared = [key for key, reached in seen.items() if key[0] in ALIAS_CALLS and reached == (True, True)]
+    copied = [key for key, reached in seen.items() if key[0] in DLPACK_COPIES and reached == (False, False)]
+    runs = len(ALIAS_DTYPES) * len(ALIAS_LAYOUTS)
+    return Fact(len(shared) == runs * len(ALIAS_CALLS) and len(copied) == runs * len(DLPACK_COPIES),
+                f"(write through it read in the source, write through the source read in it) per call, dtype and "
+                f"layout: {seen}")

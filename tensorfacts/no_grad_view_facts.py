@@ -5,7 +5,9 @@ before that clone or view was taken and that view was taken with grad mode on. T
 exception of the decision page, the matrix guide, the glossary, the clone page and the copying part's introduction, run
 over the view operations of the views table (:mod:`tensorfacts.view_ops`) whose result requires grad; the views
 autograd does not record (``detach()``, ``view(dtype)``, a sparse tensor's ``indices()``) are run too, and their
-clones have no node. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
+clones have no node. Another fact runs other operations than ``clone()`` (``* 2``, ``exp()``, an advanced index) on
+such a view, or on a view of it, for the glossary's leaf tensor entry: the same holds for them. Registered on import
+by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -216,3 +218,65 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
                 f"when u gets a gradient, backward(inputs=...) raises nothing]): {wrong}; "
                 f"without a grad_fn in grad mode: {not_recorded}; unrecorded views run: {len(untracked)}, of which "
                 f"(requires grad, clone with a grad_fn): {tracked}")
+
+
+#: The operations run on a view taken with grad mode off, or on a view of it: three besides clone(), and clone().
+OPERATIONS = {"* 2": lambda t: t * 2, "exp()": lambda t: t.exp(), "[[0, 1]]": lambda t: t[[0, 1]],
+              "clone()": lambda t: t.clone()}
+
+
+@fact("no-grad-view-operations-pass-no-gradient", {
+    "en": "u = w[1:] of a leaf w that requires grad (float32 and float64), taken under torch.no_grad(), again under "
+          "torch.inference_mode() and again under torch.set_grad_enabled(False); then, with grad mode on, one "
+          "operation (* 2, exp(), [[0, 1]] or clone()) on u, or on its view u[1:] taken with grad mode on, or taken "
+          "in the same way as u with grad mode off, and backward() of the sum of the result. With "
+          "u.requires_grad_() never called, or called after that view was taken or after the operation, u.grad and "
+          "w.grad are None. With it called right after u is taken, u.grad is filled through u and through the view "
+          "taken with grad mode on, not through the one taken with grad mode off, and w.grad is None.",
+    "zh_CN": "对需要梯度的叶子张量 w（float32 和 float64），分别在 torch.no_grad()、torch.inference_mode() 和 "
+             "torch.set_grad_enabled(False) 下取 u = w[1:]；然后在梯度模式下对 u，或对它的视图 u[1:]（在梯度模式下取，"
+             "或以与 u 相同的方式在梯度模式关闭时取）做一次运算（* 2、exp()、[[0, 1]] 或 clone()），对结果求和再调用 "
+             "backward()。不调用 u.requires_grad_()，或在取得那个视图之后、做完运算之后才调用时，u.grad 和 w.grad "
+             "都是 None。取得 u 后立即调用时，经由 u 本身和在梯度模式下取的视图，u.grad 有了值，经由梯度模式关闭时取的"
+             "视图则没有，w.grad 都是 None。",
+}, {"en": f"{len(OPERATIONS)} operations, float32 and float64, the three ways to turn grad mode off, u and its view "
+          "taken with grad mode on or off, u.requires_grad_() called never, right after u is taken, after the view "
+          "or after the operation, on the CPU",
+    "zh_CN": f"{len(OPERATIONS)} 种运算，float32 和 float64，三种关闭梯度模式的方式，u 以及在梯度模式下或梯度模式"
+             "关闭时对它取的视图，不调用 u.requires_grad_()，或在取得 u 后立即、取得视图之后、做完运算之后调用，"
+             "在 CPU 上"})
+def _no_grad_view_operations_pass_no_gradient() -> Fact:
+    """No operation on a view taken with grad mode off, or on a view of it, passes it a gradient unless it called
+    requires_grad_() first, and that view was taken with grad mode on; none passes one to its base."""
+    passed = {}  # (dtype, grad mode off, operation, through, when requires_grad_() is called): (u.grad set, w.grad)
+    for dtype, (mode, off), (name, operation), through, call in itertools.product(
+            (torch.float32, torch.float64), GRAD_OFF.items(), OPERATIONS.items(), ("u", "view", "no-grad view"),
+            (None, "first", "after the view", "after the operation")):
+        if through == "u" and call == "after the view":
+            continue  # u itself: no view taken
+        w = torch.ones(4, dtype=dtype, requires_grad=True)
+        with off():
+            u = w[1:]
+        if call == "first":
+            u.requires_grad_()
+        target = u
+        if through != "u":
+            with off() if through == "no-grad view" else torch.enable_grad():
+                target = u[1:]
+        if call == "after the view":
+            u.requires_grad_()
+        result = operation(target)
+        if call == "after the operation":
+            u.requires_grad_()
+        result.sum().backward()
+        passed[(str(dtype), mode, name, through, call)] = (u.is_leaf and u.requires_grad, u.grad is not None,
+                                                           w.grad is None)
+    gets = [key for key, (_, filled, _) in passed.items() if filled]
+    expected = [key for key in passed if key[4] == "first" and key[3] != "no-grad view"]
+    leaves = all(leaf for leaf, _, _ in passed.values())
+    base_none = all(none for _, _, none in passed.values())
+    return Fact(leaves and gets == expected and base_none,
+                f"of {len(passed)} runs, u a leaf that requires grad in all: {leaves}; u.grad filled in {len(gets)}, "
+                f"those with u.requires_grad_() called first, not through the view taken with grad mode off: "
+                f"{gets == expected} (runs that differ: {sorted(set(gets) ^ set(expected)) or 'none'}); w.grad None "
+                f"in all: {base_none}")

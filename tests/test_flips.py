@@ -265,6 +265,8 @@ MUTANTS = {
     "Module.to() makes new parameters": _module_to_overwrites_parameters,
     "a second mapping of a file is a copy": lambda: Override(from_file=lambda f, a, k: call(f, a, k).clone()),
     "from_dlpack copies a flipped array": lambda: mock.patch.object(torch, "from_dlpack", _dlpack_of_a_copy),
+    "from_dlpack copies": lambda: mock.patch.object(
+        torch, "from_dlpack", lambda *args, **kwargs: _FROM_DLPACK(*args, **kwargs).clone()),
     "apply_ and map_ are counted": lambda: Override(**dict.fromkeys(("apply_", "map_"), _bump_source)),
     "detach_, requires_grad_ and share_memory_ are counted": lambda: Override(
         **dict.fromkeys(("detach_", "requires_grad_", "share_memory_"), _bump_source)),
@@ -373,6 +375,8 @@ FACT_FLIPS = {
     "share-memory-leaves-early-array": "share_memory_() does nothing",
     "broadcast-matmul-saves-copy": "matmul broadcasts by views of its operands",
     "version-counter-shared-by-views-and-detach": "detach copies",
+    "alias-calls-share-memory": "from_dlpack copies",
+    "no-grad-view-operations-pass-no-gradient": "indexing is recorded under no_grad",
 }
 
 

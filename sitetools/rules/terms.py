@@ -94,11 +94,13 @@ TERMS: tuple[Term, ...] = (
          define_en="The tensor a copy, a view or a conversion is made from.",
          define_zh="复制、视图或转换所依据的那个张量。"),
     Term("别名", "alias", "copying-alias",
-         define_en="Another name or object that reaches a tensor's memory instead of a copy of it, such as `b = a`, a "
-                   "view, the array `t.numpy()` returns, the tensor `torch.from_numpy(n)` returns, or an array or "
-                   "tensor made through DLPack.",
-         define_zh="通向某个张量的内存的另一个名字或对象，而不是它的副本，比如 `b = a`、视图、`t.numpy()` "
-                   "返回的数组、`torch.from_numpy(n)` 返回的张量，或经由 DLPack 得到的数组或张量。"),
+         define_en="Another name or object that reaches the memory of a tensor or an array instead of a copy of it, "
+                   "such as `b = a`, a view, or what `t.numpy()`, `torch.from_numpy(n)`, `np.from_dlpack(t)`, "
+                   "`torch.from_dlpack(t)` and `torch.from_dlpack(n)` return given no other argument (with "
+                   "`copy=True`, the DLPack calls return a copy).",
+         define_zh="通向某个张量或数组的内存的另一个名字或对象，而不是它的副本，比如 `b = a`、视图，或者不传其他参数时 "
+                   "`t.numpy()`、`torch.from_numpy(n)`、`np.from_dlpack(t)`、`torch.from_dlpack(t)` 和 "
+                   "`torch.from_dlpack(n)` 返回的对象（传入 `copy=True` 时，这几个 DLPack 调用返回副本）。"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
          define_en="An operation that writes its result into an existing tensor (`add_`, `t[0] = 1`).",
@@ -158,9 +160,9 @@ TERMS: tuple[Term, ...] = (
                    "not an inference tensor, `backward()` accumulates its gradient into its `.grad` (a view made a "
                    "leaf with `requires_grad_()` included). Exceptions include a view of such a tensor taken with grad "
                    "mode off (under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)`): "
-                   "its clone, or the clone of a view of it, passes it no gradient unless `requires_grad_()` was "
-                   "called on it before that clone or view was taken; the clone of a view of it taken with grad "
-                   "mode off passes it no gradient even then. A parameter of a module built inside "
+                   "no operation on it or on a view of it (`clone()` included) passes it a gradient unless "
+                   "`requires_grad_()` was called on it before that operation ran or that view was taken; through a "
+                   "view of it taken with grad mode off, none does even then. A parameter of a module built inside "
                    "`torch.inference_mode()` is an inference tensor that requires grad, and only some of the "
                    "operations that use it pass it a gradient. More in the behaviour matrix, in its sections on a view "
                    "of a leaf and on an inference tensor. To train a module, build it outside "
@@ -168,9 +170,9 @@ TERMS: tuple[Term, ...] = (
          define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度、又不是推理"
                    "张量（inference tensor），`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` 变成叶"
                    "子张量的视图也是如此。例外包括梯度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
-                   "`torch.set_grad_enabled(False)` 下）对这样的张量取的视图：它的副本，以及它的视图的副本，都不把梯度"
-                   "传给它，除非在取得这份副本或那个视图之前，就对它调用过 `requires_grad_()`；如果它的视图也是在梯度"
-                   "模式关闭时取的，那个视图的副本即使这样也不把梯度传给它。"
+                   "`torch.set_grad_enabled(False)` 下）对这样的张量取的视图：对它或它的视图做的运算（包括 `clone()`）"
+                   "都不把梯度传给它，除非在做这次运算或取那个视图之前，就对它调用过 `requires_grad_()`；如果它的视图"
+                   "也是在梯度模式关闭时取的，对那个视图的运算即使这样也不把梯度传给它。"
                    "在 `torch.inference_mode()` 里构建的模块，其参数是需要梯度的推理张量，用到它的运算只有一部分会把梯"
                    "度传给它。详见《行为对照表》的“源张量：叶子张量的视图”和“源张量：推理张量”两节。要训练一个模块，就"
                    "在 `torch.inference_mode()` 之外构建它。"),
@@ -207,10 +209,11 @@ TERMS: tuple[Term, ...] = (
          define_zh="用 `fused=True` 构造的优化器（`Adagrad`、`Adam`、`AdamW` 和 `SGD` 接受这个参数），"
                    "它的 `step()` 更新参数，却不推进参数的版本计数器。"),
     Term("目标网络", "target network", "questions-target-networks",
-         define_en="In reinforcement learning (DQN, for example), another copy of a model that computes the targets "
-                   "and is updated from the model only now and then, so it must not share the model's memory.",
-         define_zh="强化学习（如 DQN）里模型的另一份副本，用来计算目标值，隔一段时间才从模型同步，"
-                   "所以不能与模型共享内存。"),
+         define_en="In reinforcement learning, another copy of a model that computes the targets and follows the "
+                   "model only slowly (copied from it now and then, as in DQN, or moved toward it by soft updates), "
+                   "so it must not share the model's memory.",
+         define_zh="强化学习里模型的另一份副本，用来计算目标值，只缓慢地跟随模型（隔一段时间从模型复制一次，如 DQN；"
+                   "或通过软更新（soft update）朝模型移动一小步），所以不能与模型共享内存。"),
     Term("在线网络", "online network", "questions-target-networks", gloss="online network",
          define_en="In reinforcement learning, the model that trains at every step, from which the target network is "
                    "copied or updated.",
@@ -226,10 +229,12 @@ TERMS: tuple[Term, ...] = (
     Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-activation-checkpointing",
          also=("激活检查点", "激活重计算"), gloss="activation checkpointing",
          define_en="Saving memory by keeping fewer of a function's inner tensors for the backward pass, which runs the "
-                   "function again (with `use_reentrant=False`, when it needs a tensor the function saved, its input "
-                   "included; a function that saves nothing runs once).",
+                   "function again (with `use_reentrant=False`, when it needs a tensor the function saved through the "
+                   "saved tensors hooks, its input included; a function that saves none that way, such as "
+                   "`(x + 1).sum()` or `(x * 2).sum()`, runs once).",
          define_zh="少保存函数的中间张量给反向传播，以此节省内存；反向传播时再运行一次函数（`use_reentrant=False` 时，"
-                   "只要需要函数保存过的张量就再运行，包括函数的输入；什么也没保存的函数只运行一次）。"),
+                   "只要需要函数经由保存张量的钩子（saved tensors hooks）保存过的张量就再运行，包括函数的输入；"
+                   "没有这样保存任何张量的函数只运行一次，比如 `(x + 1).sum()` 和 `(x * 2).sum()`）。"),
     Term("检查点", "checkpoint (a saved training state, `torch.save` / `torch.load`)", "questions-checkpoints",
          define_en="A training state written to a file with `torch.save` and read back with `torch.load`.",
          define_zh="用 `torch.save` 写进文件、再用 `torch.load` 读回的训练状态。"),
