@@ -37,33 +37,47 @@ class _SavedNeverRead(_SavedReadBack):
         return 3 * grad
 
 
+def _mul_under_no_grad(a: torch.Tensor) -> None:
+    with torch.no_grad():
+        a.mul_(10)
+
+
+#: The in-place edits of a saved leaf ``a`` that the unread-saved-tensors fact runs, by name.
+_UNREAD_EDITS = {
+    "a.mul_(10) under no_grad": _mul_under_no_grad,
+    "a.detach().mul_(10)": lambda a: a.detach().mul_(10),
+}
+
+
 @fact("unread-saved-tensors-escape-version-check", {
     "en": "Triples a with two custom torch.autograd.Function classes that both save a with ctx.save_for_backward, "
-          "edits a with a.mul_(10) under torch.no_grad() (a._version becomes 1), runs backward: the one whose "
-          "backward reads ctx.saved_tensors raises the version-counter error; the one whose backward never reads "
-          "ctx.saved_tensors raises nothing and gives a.grad = [3, 3, 3].",
-    "zh_CN": "用两个自定义的 torch.autograd.Function 计算 a 的三倍，两者都用 ctx.save_for_backward 保存 a；在 "
-             "torch.no_grad() 下用 a.mul_(10) 原地修改 a（a._version 变成 1），然后反向传播：backward 读取 "
-             "ctx.saved_tensors 的那个报版本计数器（version counter）错误；backward 从不读取 ctx.saved_tensors "
-             "的那个不报错，a.grad 为 [3, 3, 3]。",
+          "edits a in place (a._version becomes 1), runs backward, once for each edit, a.mul_(10) under "
+          "torch.no_grad() and a.detach().mul_(10): the one whose backward reads ctx.saved_tensors raises the "
+          "version-counter error; the one whose backward never reads ctx.saved_tensors raises nothing and gives "
+          "a.grad = [3, 3, 3].",
+    "zh_CN": "用两个自定义的 torch.autograd.Function 计算 a 的三倍，两者都用 ctx.save_for_backward 保存 a；"
+             "原地修改 a（a._version 变成 1）后反向传播，两种修改各做一次：在 torch.no_grad() 下执行 a.mul_(10)，"
+             "以及 a.detach().mul_(10)。backward 读取 ctx.saved_tensors 的那个报版本计数器（version counter）"
+             "错误；backward 从不读取 ctx.saved_tensors 的那个不报错，a.grad 为 [3, 3, 3]。",
 })
 def _unread_saved_tensors_escape_version_check() -> Fact:
     """Autograd checks a saved tensor's version when backward reads it back: a custom Function whose backward
     never reads ``ctx.saved_tensors`` raises nothing after an edit of what it saved."""
     outcomes = {}
-    for function in (_SavedReadBack, _SavedNeverRead):
-        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        loss = function.apply(a).sum()
-        with torch.no_grad():
-            a.mul_(10)
-        outcomes[function.__name__] = (a._version, backward_error(loss),
-                                       a.grad.tolist() if a.grad is not None else None)
+    for edit_name, edit in _UNREAD_EDITS.items():
+        for function in (_SavedReadBack, _SavedNeverRead):
+            a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            loss = function.apply(a).sum()
+            edit(a)
+            outcomes[edit_name, function.__name__] = (a._version, backward_error(loss),
+                                                      a.grad.tolist() if a.grad is not None else None)
     counted = all(version == 1 for version, _, _ in outcomes.values())
-    caught = VERSION_ERROR in outcomes["_SavedReadBack"][1]
-    unnoticed = outcomes["_SavedNeverRead"][1:] == ("", [3.0, 3.0, 3.0])
+    caught = all(VERSION_ERROR in outcomes[edit_name, "_SavedReadBack"][1] for edit_name in _UNREAD_EDITS)
+    unnoticed = all(outcomes[edit_name, "_SavedNeverRead"][1:] == ("", [3.0, 3.0, 3.0])
+                    for edit_name in _UNREAD_EDITS)
     return Fact(counted and caught and unnoticed,
-                "; ".join(f"{name}: _version {version}, backward {'raises' if error else 'no error'}, a.grad = {grad}"
-                          for name, (version, error, grad) in outcomes.items()))
+                "; ".join(f"{edit_name}, {name}: _version {version}, backward {'raises' if error else 'no error'}, "
+                          f"a.grad = {grad}" for (edit_name, name), (version, error, grad) in outcomes.items()))
 
 
 class _KeepsInput(torch.autograd.Function):

@@ -480,7 +480,7 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass g
 #
 # An in-place update is not free either. A graph that was built before the update and saved ``w``,
 # here ``(w * w).sum()``, holds ``w`` at its version then; the optimizer step moves the version, and
-# ``backward()`` through that graph fails (unless the graph saved ``w`` through saved-tensor hooks or a custom ``Function`` kept it as an attribute). This is the usual failure when one
+# ``backward()`` through that graph fails (the exceptions are listed on :ref:`questions-data-vs-no-grad`). This is the usual failure when one
 # network is updated between another network's forward and backward passes
 # (as in a GAN). A step of an optimizer made with ``fused=True`` moves no
 # version, and then ``backward()`` raises nothing and silently gives a wrong

@@ -386,7 +386,9 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # :ref:`data-vs-detach-comparison`.
 #
 # Autograd does not notice such an edit of a tensor it saved through
-# saved-tensor hooks, or of one a custom ``Function`` kept as an attribute, nor an
+# saved-tensor hooks, of one a custom ``Function`` kept as an attribute, or of one
+# a custom ``Function`` saved but whose ``backward`` never reads ``ctx.saved_tensors``, nor an
 # edit that moves no counter, such as one by ``apply_`` or ``map_`` (the others are listed on
 # :ref:`questions-version-counter`).
 # :fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check`
+# :fact:`unread-saved-tensors-escape-version-check`

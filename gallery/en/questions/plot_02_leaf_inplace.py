@@ -258,7 +258,8 @@ assert message == "a view of a leaf Variable that requires grad is being used in
 # An update step is not part of the model: it should not be recorded at all.
 # Under ``torch.no_grad()`` the same line runs, ``w`` stays a leaf without a
 # ``grad_fn``, and its version counter moves, so a graph that saved ``w``
-# would still notice the edit (unless the graph saved it through saved-tensor hooks or a custom ``Function`` kept it as an attribute:
+# would still notice the edit (unless the graph saved it through saved-tensor hooks, or a custom ``Function`` kept it as an
+# attribute or has a ``backward`` that never reads ``ctx.saved_tensors``:
 # :ref:`questions-data-vs-no-grad`).
 with torch.no_grad():
     w -= lr * w.grad

@@ -370,8 +370,9 @@ assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast
 # An in-place torch operation through any view moves the counter of the base and of
 # every other view of it (all but a few kernels that move no counter at all: see
 # :ref:`questions-version-counter`), so autograd notices the edit whichever of them it
-# saved (unless it saved it through saved-tensor hooks or a custom ``Function``
-# kept it as an attribute: :ref:`questions-data-vs-no-grad`). ``apply_`` and ``map_``, which run a
+# saved (unless it saved it through saved-tensor hooks, or a custom ``Function``
+# kept it as an attribute or has a ``backward`` that never reads ``ctx.saved_tensors``:
+# :ref:`questions-data-vs-no-grad`). ``apply_`` and ``map_``, which run a
 # Python function on each value, edit the base through a view without moving any counter. Inference
 # tensors made inside ``torch.inference_mode()`` are the exception: they have no version counter, and
 # their views no ``_base`` (:ref:`questions-inference-mode`).

@@ -7,7 +7,7 @@ Which in-place edit breaks ``backward()``: what an operation saved
 .. admonition:: Answer
    :class: answer
 
-   Saved-tensor hooks and ``ctx`` attributes aside, an in-place edit autograd sees breaks a ``backward()``
+   Apart from the exceptions below, an in-place edit autograd sees breaks a ``backward()``
    that runs the operation that saved the tensor it changes: ``exp`` saves its output, ``sin`` its input,
    ``mul`` the other operand, ``add`` nothing. Edit a new tensor instead:
 
@@ -18,8 +18,9 @@ Which in-place edit breaks ``backward()``: what an operation saved
       loss.backward()
 
 ``y += 1`` after ``y = a.exp()`` makes ``backward()`` raise "modified by an inplace operation",
-while the same edit after ``y = a.sin()`` passes. A tensor saved via ``saved_tensors_hooks`` or a ``ctx``
-attribute is the exception. This page reads what each operation saved
+while the same edit after ``y = a.sin()`` passes. The exceptions are a tensor saved via ``saved_tensors_hooks``,
+one a custom ``Function`` kept as a ``ctx`` attribute, and one a custom ``Function`` saved but whose ``backward``
+never reads ``ctx.saved_tensors``. This page reads what each operation saved
 (its input, its output, both or nothing), shows it with ``saved_tensors_hooks``, checks which edit
 breaks ``backward()`` for common operations, and what copying on save, ``torch.utils.checkpoint``
 and ``retain_graph`` change. The table :doc:`/saved` measures the same for many more operations.
@@ -419,7 +420,9 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 # context raises an ``AssertionError``. A custom
 # ``torch.autograd.Function`` that keeps its input ``a`` as ``ctx.x`` instead of through
 # ``ctx.save_for_backward`` does not check either: after ``a.detach().mul_(10)``, ``backward()`` raises
-# nothing and ``a.grad`` is wrong. :fact:`ctx-attribute-escapes-version-check`
+# nothing and ``a.grad`` is wrong. Nor does one that saves ``a`` with ``ctx.save_for_backward`` but whose
+# ``backward`` never reads ``ctx.saved_tensors``: after the same edit, ``backward()`` raises nothing.
+# :fact:`ctx-attribute-escapes-version-check` :fact:`unread-saved-tensors-escape-version-check`
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):

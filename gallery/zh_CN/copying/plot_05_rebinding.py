@@ -450,7 +450,7 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass g
 # 原地更新会破坏仍需要旧值的计算图
 # --------------------------------
 #
-# 原地更新也有代价。在更新之前建好并保存了 ``w`` 的计算图（这里是 ``(w * w).sum()``），保存的是当时那个版本的 ``w``；优化器走一步，推进了版本，再通过那张计算图执行 ``backward()`` 就会失败，除非计算图经由保存张量的钩子（saved tensors hooks）保存 ``w``，或自定义 ``Function`` 把它存成了属性。一个网络在另一个网络的前向和反向传播之间被更新时（比如训练 GAN），常见的就是这个错误。fused 优化器（``fused=True``）的一步则不推进版本，``backward()`` 不报错，却悄悄算出错误的梯度（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。:fact:`fused-optimizer-step-not-counted`
+# 原地更新也有代价。在更新之前建好并保存了 ``w`` 的计算图（这里是 ``(w * w).sum()``），保存的是当时那个版本的 ``w``；优化器走一步，推进了版本，再通过那张计算图执行 ``backward()`` 就会失败（例外情形见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。一个网络在另一个网络的前向和反向传播之间被更新时（比如训练 GAN），常见的就是这个错误。fused 优化器（``fused=True``）的一步则不推进版本，``backward()`` 不报错，却悄悄算出错误的梯度（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。:fact:`fused-optimizer-step-not-counted`
 
 w = torch.ones(2, 2)
 w.requires_grad = True

@@ -247,7 +247,8 @@ assert message == "a view of a leaf Variable that requires grad is being used in
 #
 # 参数更新不属于模型本身，本来就不该被记录。在 ``torch.no_grad()`` 下，同一行代码可以执行：``w`` 仍是叶子张量，没有
 # ``grad_fn``；它的版本计数器照常加一，所以保存了 ``w`` 的计算图依然能发现这次修改，除非计算图经由保存张量的钩子（saved tensors hooks）保存它，或自定义
-# ``Function`` 把它存成了属性（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。
+# ``Function`` 把它存成了属性，或者保存它的自定义 ``Function`` 的 ``backward`` 从不读取 ``ctx.saved_tensors`` 属性（见
+# :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。
 with torch.no_grad():
     w -= lr * w.grad
 show("w", w)

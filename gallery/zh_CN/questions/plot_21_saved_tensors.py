@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   某个运算为反向传播保存的张量，若被自动求导（autograd）看得见的原地操作改过，``backward()`` 一运行到这个运算就报错（经钩子保存或存成 ``ctx`` 属性的除外）。``exp`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数，``add`` 什么都不保存。把结果写成新张量：
+   某个运算为反向传播保存的张量，若被自动求导（autograd）看得见的原地操作改过，``backward()`` 一运行到这个运算就报错（例外见下文）。``exp`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数，``add`` 什么都不保存。把结果写成新张量：
 
    .. code-block:: python
 
@@ -16,7 +16,7 @@
       loss.backward()
 
 同样是 ``y += 1``，接在 ``y = a.exp()`` 后面，``backward()`` 会报“modified by an inplace
-operation”；接在 ``y = a.sin()`` 后面却安然无事。经由保存张量的钩子（saved tensors hooks）保存或存成 ``ctx`` 属性的张量是例外。本页先读出每个运算保存了什么（输入、输出、两者都有，或者什么都没有），再用 ``saved_tensors_hooks`` 亲眼看一看，然后逐个检查常见运算：原地（in-place）修改哪个张量会让 ``backward()``
+operation”；接在 ``y = a.sin()`` 后面却安然无事。例外有：经由保存张量的钩子（saved tensors hooks）保存的张量；被自定义 ``Function`` 存成 ``ctx`` 属性的张量；被自定义 ``Function`` 保存，但它的 ``backward`` 从不读取 ``ctx.saved_tensors`` 的张量。本页先读出每个运算保存了什么（输入、输出、两者都有，或者什么都没有），再用 ``saved_tensors_hooks`` 亲眼看一看，然后逐个检查常见运算：原地（in-place）修改哪个张量会让 ``backward()``
 报错；最后看保存时复制一份、``torch.utils.checkpoint`` 和 ``retain_graph`` 各自改变了什么。更多运算的实测结果见 :doc:`《各操作保存了哪些张量》 </saved>`。
 """
 
@@ -394,7 +394,7 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 # 钩子也可以替你留住旧值：``pack`` 返回 ``t.clone()``，保存的就是一份副本，原地操作碰不到
 # ``backward()`` 要读的东西，梯度也就是对的。``pack`` 如果原样返回 ``t``，既不复制，也不检查：同样的修改悄无声息地通过，梯度却错了，是
 # ``2 (exp(2x) + 1)`` 而不是 ``2 exp(2x)``。torch 自带一种会复制的做法，不过是在保存的张量被修改时才复制，而不是在保存时：在
-# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，修改之前保存的输出就在 ``y`` 的内存上；前向传播、修改和 ``backward()`` 都在它里面运行时，都不报错，梯度也是对的。离开这个上下文之后再运行 ``backward()``，会抛出 ``AssertionError``。自定义的 ``torch.autograd.Function`` 如果不用 ``ctx.save_for_backward``，而是把输入 ``a`` 存成 ``ctx.x``，也不检查：``a.detach().mul_(10)`` 之后，``backward()`` 不报错，``a.grad`` 却是错的。:fact:`ctx-attribute-escapes-version-check`
+# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，修改之前保存的输出就在 ``y`` 的内存上；前向传播、修改和 ``backward()`` 都在它里面运行时，都不报错，梯度也是对的。离开这个上下文之后再运行 ``backward()``，会抛出 ``AssertionError``。自定义的 ``torch.autograd.Function`` 如果不用 ``ctx.save_for_backward``，而是把输入 ``a`` 存成 ``ctx.x``，也不检查：``a.detach().mul_(10)`` 之后，``backward()`` 不报错，``a.grad`` 却是错的。用 ``ctx.save_for_backward`` 保存 ``a``，``backward`` 却从不读取 ``ctx.saved_tensors`` 的 ``Function`` 同样不检查：同样的修改之后，``backward()`` 也不报错。:fact:`ctx-attribute-escapes-version-check` :fact:`unread-saved-tensors-escape-version-check`
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
