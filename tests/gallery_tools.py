@@ -29,8 +29,10 @@ COPIED = ("docs", "gallery", "editions", "sitetools", "tensorfacts", "tests", "c
 COPY_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "_build")
 
 
-def copy_project(target: Path) -> Path:
-    """A fresh copy of the project's sources at ``target``, to break (fault tests, mutations)."""
+def copy_project(target: Path, examples: tuple[str, ...] = ()) -> Path:
+    """A fresh copy of the project's sources at ``target``, to break (fault tests, mutations). With
+    ``examples`` (names such as ``copying/plot_01_alias_and_data``), the copy's galleries hold those
+    examples only, in every edition: a fixture site whose rules and builds read a few pages, not all."""
     target.mkdir(parents=True)
     for name in COPIED:
         source = ROOT / name
@@ -38,6 +40,11 @@ def copy_project(target: Path) -> Path:
             shutil.copytree(source, target / name, ignore=COPY_IGNORE)
         elif source.exists():
             shutil.copy2(source, target / name)
+    if examples:
+        for lang in LANGS:
+            for script in gallery_scripts(lang, target / "gallery"):
+                if relative_name(script, target / "gallery") not in examples:
+                    script.unlink()
     return target
 
 

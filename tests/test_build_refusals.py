@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from tests.gallery_tools import side_by_side
-from tests.test_faults import FIRST, _env, copy_project, digest, inject, log_of
+from tests.test_faults import FIRST, FIXTURE, _env, copy_project, digest, inject, log_of
 
 FOLDERS = [("--stage", "."), ("--out", "."), ("--out", "docs"), ("--out", "gallery"), ("--stage", "gallery/en"),
            ("--out", ".git"), ("--out", ".."), ("--out", "/"), ("--out", "~"), ("--out", "mine")]
@@ -83,7 +83,7 @@ FULL = ("lost-assert", "zh-code-differs")
 
 def _refused_source(base, name):
     breaks, _ = REFUSED[name]
-    project = copy_project(base / name)
+    project = copy_project(base / name, () if name in FULL else FIXTURE)
     breaks(project)
     command = [sys.executable, str(project / "docs" / "build_site.py"), "--out", str(project / "build" / "site"),
                *(() if name in FULL else ("--only", FIRST))]  # fmt: skip

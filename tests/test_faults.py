@@ -83,6 +83,8 @@ def digest(folder: Path) -> dict[str, str]:
 
 
 SAFE_COPY = "copying/plot_02_safe_copy"
+#: The examples a fault build's copy keeps (the fixture site): the faults break and build these only.
+FIXTURE = (FIRST, SECOND, SAFE_COPY)
 
 
 def _break_assertion(project: Path) -> None:
@@ -143,7 +145,7 @@ FAULTS = {
 
 def _run_fault(base: Path, name: str) -> tuple[subprocess.CompletedProcess, float, Path]:
     breaks, args, _ = FAULTS[name]
-    project = copy_project(base / name)
+    project = copy_project(base / name, FIXTURE)
     env = breaks(project) or {}
     started = time.monotonic()
     return build(project, *args, **env), time.monotonic() - started, project

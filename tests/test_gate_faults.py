@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.gallery_tools import copy_project, side_by_side
-from tests.test_faults import EN_FIRST, FIRST, SECOND, build, cell, log_of
+from tests.test_faults import EN_FIRST, FIRST, FIXTURE, SECOND, build, cell, log_of
 
 pytestmark = pytest.mark.slow
 
@@ -93,7 +93,7 @@ FAULTS = {
 
 def _run_fault(base: Path, name: str):
     breaks, args, _ = FAULTS[name]
-    project = copy_project(base / name)
+    project = copy_project(base / name, FIXTURE)
     env = breaks(project) or {}
     started = time.monotonic()
     return build(project, *args, **env), time.monotonic() - started, project

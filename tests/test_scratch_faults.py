@@ -22,7 +22,7 @@ from sitetools.building.folders import MARKER
 from sitetools.building.pipeline import STAGE_PREFIX
 from sitetools.settings import CHECKOUT as CHECKOUT_ENV
 from tests.gallery_tools import copy_project, side_by_side
-from tests.test_faults import FIRST, SECOND, build, inject, log_of
+from tests.test_faults import FIRST, FIXTURE, SECOND, build, inject, log_of
 
 pytestmark = pytest.mark.slow
 
@@ -76,7 +76,7 @@ def _digest(folder: Path) -> dict[str, str]:
 
 def _run(base: Path, name: str):
     breaks, args, _ = FAULTS[name]
-    project = copy_project(base / name.replace(" ", "-").replace("'", ""))
+    project = copy_project(base / name.replace(" ", "-").replace("'", ""), FIXTURE)
     published = project / "build" / "site"  # a preview an earlier build published
     published.mkdir(parents=True)
     (published / ".tensorcopy-build").write_text('{"kind": "preview"}\n')
