@@ -92,36 +92,6 @@ def _detach_numpy_write_silent() -> Fact:
                 f"a._version = {a._version}; a.grad = {grad}; true gradient [2.0, 4.0, 6.0]")
 
 
-@fact("detach-numpy-needs-plain-dense", {
-    "en": "On a dense float32 CPU tensor a that requires grad, a.detach().numpy() works and follows a later "
-          "a.detach().mul_(10). It raises on z.conj() (conjugate bit set, z complex), on z.conj().imag (negative "
-          "bit set) and on a.detach().to_sparse(); z.conj().resolve_conj().numpy() and "
-          "z.conj().imag.resolve_neg().numpy() work and have storage of their own (a copy).",
-    "zh_CN": "对需要梯度的稠密 float32 CPU 张量 a，a.detach().numpy() 可以调用，之后 a.detach().mul_(10) 时数组跟着变。"
-             "对 z.conj()（z 是复数张量，共轭位已设置）、z.conj().imag（负号位已设置）和 a.detach().to_sparse() "
-             "调用 .numpy() 都报错；z.conj().resolve_conj().numpy() 和 z.conj().imag.resolve_neg().numpy() "
-             "可以调用，而且有自己的存储（是副本）。",
-})
-def _detach_numpy_needs_plain_dense() -> Fact:
-    """numpy() shares memory only for a dense tensor without the conj/neg bit; resolving the bit copies."""
-    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    array = a.detach().numpy()
-    a.detach().mul_(10)
-    follows = array.tolist() == [10.0, 20.0, 30.0]
-    z = torch.tensor([1 + 2j, 3 - 1j])
-    refused = {}
-    for name, t in (("conj", z.conj()), ("neg", z.conj().imag), ("sparse", a.detach().to_sparse())):
-        try:
-            t.numpy()
-            refused[name] = False
-        except (RuntimeError, TypeError):
-            refused[name] = True
-    resolved = (z.conj().resolve_conj(), z.conj().imag.resolve_neg())
-    copies = all(not same_storage(r, z) and r.numpy() is not None for r in resolved)
-    return Fact(follows and all(refused.values()) and copies,
-                f"array follows a: {follows}; numpy() refused: {refused}; resolved ones copy: {copies}")
-
-
 @fact("detach-set-keeps-version-counter", {
     "en": "On d = a.detach(), calls d.set_(torch.zeros(6)), then d.add_(1): a._version moves, a and d no longer "
           "share storage, and backward of a loss that saved a raises.",

@@ -253,122 +253,6 @@ def _leaf_refuses_inplace() -> Fact:
                 f"refused with grad on: {refused}; after a.add_(1) under no_grad: {a.tolist()}")
 
 
-# --- The sources the matrix adds: a view of a leaf, an inference tensor -----------------------
-
-
-@fact("leaf-view-inplace-refused-in-grad-mode", {
-    "en": "Takes v = a.view(3) of a leaf a that requires grad and calls v.mul_(10), each time on a fresh a: with "
-          "grad mode on it raises; under torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False) "
-          "it runs and a becomes [10, 20, 30]. The dtype form, a.view(torch.float32) and a.view(torch.int32) of a "
-          "fresh a, requires no grad and has no grad_fn, and zero_() on it runs with grad mode on: a becomes "
-          "[0, 0, 0] and stays a leaf with no grad_fn, a._version moves by one, and backward() of (a * a).sum(), "
-          "computed before the edit, raises the version-counter error.",
-    "zh_CN": "对需要梯度的叶子张量 a 取 v = a.view(3)，再调用 v.mul_(10)，每次都用新的 a：梯度模式打开时报错；"
-             "在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下照常执行，"
-             "a 变为 [10, 20, 30]。换成 dtype 形式，对新的 a 取 a.view(torch.float32) 和 a.view(torch.int32)："
-             "它们不需要梯度，没有 grad_fn，在梯度模式下对它们调用 zero_() 照常执行，a 变为 [0, 0, 0]，"
-             "仍是没有 grad_fn 的叶子张量，a._version 加 1，对修改之前算出的 (a * a).sum() 调用 backward() "
-             "会报版本计数器错误。",
-})
-def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
-    """The refusal depends on grad mode alone: every way of turning it off lets the edit through. The dtype
-    form of view() is no view for autograd: it takes the edit in grad mode with no node, on a's version counter."""
-    outcomes = {}
-    for name, mode in (("grad on", contextlib.nullcontext), ("no_grad", torch.no_grad),
-                       ("inference_mode", torch.inference_mode),
-                       ("set_grad_enabled(False)", lambda: torch.set_grad_enabled(False))):
-        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        v = a.view(3)
-        try:
-            with mode():
-                v.mul_(10)
-            outcomes[name] = a.detach().tolist()
-        except RuntimeError as exc:
-            outcomes[name] = "raises" if "a view of a leaf Variable that requires grad" in str(exc) else str(exc)
-    off = [outcomes[n] for n in ("no_grad", "inference_mode", "set_grad_enabled(False)")]
-    dtype_views = {}
-    for dtype in (torch.float32, torch.int32):
-        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        loss, v = (a * a).sum(), a.view(dtype)
-        unrecorded = not v.requires_grad and v.grad_fn is None
-        v.zero_()  # grad mode is on
-        caught = a._version == 1 and VERSION_ERROR in backward_error(loss)
-        dtype_views[str(dtype)] = (unrecorded, a.detach().tolist(), a.is_leaf and a.grad_fn is None, caught)
-    return Fact(outcomes["grad on"] == "raises" and all(o == [10.0, 20.0, 30.0] for o in off)
-                and all(v == (True, [0.0, 0.0, 0.0], True, True) for v in dtype_views.values()),
-                "; ".join(f"{n}: {o}" for n, o in outcomes.items())
-                + "; view(dtype) (no grad and no grad_fn, a after zero_(), a a leaf, counted and caught): "
-                + str(dtype_views))
-
-
-@fact("leaf-view-has-grad-fn-refuses-inplace", {
-    "en": "Slices base[1:] of a leaf that requires grad, and takes w[0] and w.T of w = nn.Parameter(torch.ones(2, 3)), "
-          "with grad mode on: each view has a grad_fn and is not a leaf, and mul_(10) on it raises the error for a "
-          "view of a leaf.",
-    "zh_CN": "在梯度模式下，对需要梯度的叶子张量切片 base[1:]，并对 w = nn.Parameter(torch.ones(2, 3)) 取 w[0] 和 "
-             "w.T：每个视图都有 grad_fn、不是叶子张量，对它调用 mul_(10) 会报“叶子张量的视图”那条错误。",
-})
-def _leaf_view_has_grad_fn_refuses_inplace() -> Fact:
-    """A slice, an integer index or a transpose of a leaf that requires grad (a Parameter too) has a
-    grad_fn, yet refuses an in-place edit with grad mode on, as the leaf itself does."""
-    base = torch.tensor([0.0, 1.0, 2.0, 3.0], requires_grad=True)
-    w = torch.nn.Parameter(torch.ones(2, 3))
-    outcomes = {}
-    for name, view in (("base[1:]", base[1:]), ("w[0]", w[0]), ("w.T", w.T)):
-        try:
-            view.mul_(10)
-        except RuntimeError as exc:
-            refused = "a view of a leaf Variable that requires grad" in str(exc)
-        else:
-            refused = False
-        outcomes[name] = (view.grad_fn is not None and not view.is_leaf, refused, type(view.grad_fn).__name__)
-    return Fact(all(has and refused for has, refused, _ in outcomes.values()),
-                "; ".join(f"{n}: grad_fn {g}, mul_ refused: {r}" for n, (_, r, g) in outcomes.items()))
-
-
-@fact("expand-inplace-write-refused", {
-    "en": "On e = x.expand(2, 3) of x = torch.zeros(3) (a new dimension) and again of x = torch.zeros(2, 1) (a "
-          "size-1 dimension): fill_(-1) runs; fill_(torch.tensor(-1.0)) (a 0-d tensor as the value), add_(1), "
-          "mul_(2), and copy_ from "
-          "torch.ones(2, 3), from x and from x.clone().expand(2, 3) raise \"more than one element of the "
-          "written-to tensor refers to a single memory location\"; copy_(x.expand(2, 3)), the same expand() of x "
-          "made again, runs.",
-    "zh_CN": "对 x = torch.zeros(3) 的 e = x.expand(2, 3)（新增一维），以及对 x = torch.zeros(2, 1) 的 e = "
-             "x.expand(2, 3)（扩展长度为 1 的维）：fill_(-1) 正常执行；"
-             "fill_(torch.tensor(-1.0))（值是零维张量）、add_(1)、mul_(2)，以及来源为 "
-             "torch.ones(2, 3)、x 或 x.clone().expand(2, 3) 的 copy_ 都报“more than one element of the "
-             "written-to tensor refers to a single memory location”；copy_(x.expand(2, 3)) 的来源是对 x "
-             "再做一次同样的 expand()，它正常执行。",
-})
-def _expand_inplace_write_refused() -> Fact:
-    """On an expanded view (a new dimension, a size-1 one), fill_ with a number runs and in-place writes of other
-    values (fill_ with a 0-d tensor among them) raise; copy_ raises from every source tried but a second expand() of
-    the same tensor."""
-    overlap = "more than one element of the written-to tensor refers to a single memory location"
-    holds, traces = [], []
-    for shape in ((3,), (2, 1)):  # expand(2, 3) adds a dimension, then widens a size-1 one
-        x = torch.zeros(shape)
-        e, errors = x.expand(2, 3), []
-        e.fill_(-1)
-        filled = e.tolist()
-        writes = (("fill_", torch.tensor(-1.0)), ("add_", 1), ("mul_", 2), ("copy_", torch.ones(2, 3)), ("copy_", x),
-                  ("copy_", x.clone().expand(2, 3)))
-        for name, value in writes:
-            try:
-                getattr(e, name)(value)
-            except RuntimeError as exc:
-                errors.append(f"{name}: {str(exc).splitlines()[0]}")
-        try:
-            e.copy_(x.expand(2, 3))
-        except RuntimeError as exc:
-            same_source = f"copy_(x.expand(2, 3)): {str(exc).splitlines()[0]}"
-        else:
-            same_source = "copy_(x.expand(2, 3)) runs"
-        holds.append(filled == [[-1.0] * 3] * 2 and len(errors) == len(writes) and all(overlap in m for m in errors)
-                     and same_source.endswith(" runs"))
-        traces.append(f"x of shape {shape}, after fill_(-1): {filled}; {errors}; {same_source}")
-    return Fact(all(holds), " | ".join(traces))
-
 # The facts of the other modules, registered on import (each module's docstring says which facts it holds).
 import tensorfacts.custom_function_facts  # noqa: E402, F401
 import tensorfacts.glossary_facts  # noqa: E402, F401
@@ -378,11 +262,13 @@ import tensorfacts.inference_module_facts  # noqa: E402, F401
 import tensorfacts.layout_facts  # noqa: E402, F401
 import tensorfacts.memory_facts  # noqa: E402, F401
 import tensorfacts.no_grad_view_facts  # noqa: E402, F401
+import tensorfacts.view_facts  # noqa: E402, F401
 from tensorfacts import (  # noqa: E402, F401
     asarray_facts,
     counter_bypass_facts,
     detach_data_facts,
     general_facts,
+    numpy_facts,
     optimizer_facts,
     process_facts,
     table_facts,

@@ -184,7 +184,9 @@ GUIDE: tuple[Advice, ...] = (
                 "on the rest of the loss (the cases run are listed under \"Source: a view of a leaf\" below). A view "
                 "of a normal leaf that requires grad, one that autograd records, refuses in-place edits with grad "
                 "mode on (under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it "
-                "accepts them), and so does `b = a` when `a` is itself such a view. The dtype form `a.view(dtype)` is "
+                "accepts them, unless torch refuses the edit in every mode, as it refuses `mul_()` on an `expand()` "
+                "view, several of whose elements share one memory location), and so does `b = a` when `a` is itself "
+                "such a view. The dtype form `a.view(dtype)` is "
                 "no such view: it requires no grad, has no `grad_fn`, and takes in-place edits with grad mode on "
                 "without adding an autograd node, even when `a` is a leaf that requires grad; it still shares `a`'s "
                 "version counter, so such an edit after autograd saved `a` makes `backward()` raise.",
@@ -194,8 +196,10 @@ GUIDE: tuple[Advice, ...] = (
                 "失会不会报错（在 `backward()` 里，或者早在前向传播时），取决于损失里的其他部分（试过的情形列在下面“源"
                 "张量：叶子张量的视图”一节）。需要梯度的普通叶子张量的视图，只要是自动求导记录下来的，在梯度模式打开时"
                 "一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
-                "`torch.set_grad_enabled(False)` 下则可以修改）；如果 `a` 本身就是这样的视图，`b = a` 也一样。dtype 形"
-                "式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，即使 `a` 是需要梯度的叶子张量，在"
+                "`torch.set_grad_enabled(False)` 下则可以修改，除非这个修改在任何模式下都会被拒绝：比如 `expand()` "
+                "视图有多个元素落在同一个内存位置上，对它调用 `mul_()` 就是如此）；如果 `a` 本身就是这样的视图，"
+                "`b = a` 也一样。dtype 形式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，"
+                "即使 `a` 是需要梯度的叶子张量，在"
                 "梯度模式下也照常接受原地修改，不产生自动求导节点；但它与 `a` 共享版本计数器，自动求导保存了 `a` 之后"
                 "这样修改，`backward()` 会报错。",
         },
@@ -276,9 +280,9 @@ GUIDE: tuple[Advice, ...] = (
         "torch-tensor",
         {
             "en": "Do not pass a tensor to `torch.tensor()`: it warns (`UserWarning`) and suggests "
-                "`detach().clone()`, whose row it matches.",
+                "`detach().clone()`, whose row it matches in every column but \"warning or error\".",
             "zh_CN": "不要把张量传给 `torch.tensor()`：它会发出 `UserWarning`，建议改用 `detach().clone()`；"
-                "两者在表中的结果一致。",
+                "除“警告或报错”一列外，两者在表中的结果一致。",
         },
         lambda m: all(
             str(_row(m, s, "torch.tensor(a)")["raised"]).startswith("UserWarning")

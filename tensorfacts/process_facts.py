@@ -1,7 +1,8 @@
 """Named facts on processes behind the glossary's definitions (``sitetools/rules/term_facts.py``, ``CHECKED_BY``):
 shared memory seen across a fork, and the worker processes of a ``DataLoader``. Each forks its processes (a fork copies
-no file and needs nothing pickled). Also the decide page's NumPy entry: ``share_memory_()`` and a queue's feeder
-thread leave an array taken before behind (no child process). Registered on import by :mod:`tensorfacts.facts`, whose
+no file and needs nothing pickled). Also the decide page's NumPy entry: ``share_memory_()``, a queue's feeder
+thread and pickling for spawn leave an array taken before behind, unless the tensor is a non-leaf that requires grad,
+which is not sent at all (no child process). Registered on import by :mod:`tensorfacts.facts`, whose
 docstring says what a fact is.
 """
 
@@ -101,14 +102,29 @@ def _shares(array: np.ndarray, t: torch.Tensor) -> bool:
           "taken by b.numpy() then shares b's memory, and once the caller lets gate go and q.get() returns, b's "
           "storage is in shared memory at a new address and that array no longer shares b's memory. Sending the "
           "already shared a through q (put, then get) leaves a's storage where it is: the array taken after "
-          "share_memory_() still shares a's memory.",
+          "share_memory_() still shares a's memory. Pickling with ForkingPickler.dumps, as for a process started "
+          "with spawn or forkserver, c = torch.zeros(3) and a leaf torch.zeros(3, requires_grad=True), each with an "
+          "array taken by .detach().numpy() before: each tensor's storage is then in shared memory at a new address "
+          "and its array no longer shares its memory. For n = torch.zeros(3, requires_grad=True) * 2 (a non-leaf "
+          "that requires grad), with such an array: ForkingPickler.dumps(n) raises a RuntimeError naming the "
+          "non-leaf tensor; q2.put(n) then q2.put(1) on a new Queue q2 return, q2.get() gives 1, and q2's feeder "
+          "thread raised that RuntimeError on n; after each, n's storage is where it was, not shared, and the array "
+          "still shares n's memory; n.share_memory_() then moves it into shared memory, and the array no longer "
+          "shares n's memory.",
     "zh_CN": "在 CPU 上，对 a = torch.zeros(3)：在 a.share_memory_() 之前用 a.numpy() 取的数组，之后不再与 a 共享内存；"
              "之后取的数组与 a 共享内存，随 a.add_(1) 而变。对 b = torch.zeros(3)，在同一个进程里用 "
              "torch.multiprocessing 的 Queue q 执行 q.put((gate, b))，其中 gate 的序列化要等调用方放行："
              "put 返回时 b 的存储还在原处、不在共享内存里，这时用 b.numpy() 取的数组与 b 共享内存；调用方放行 gate、"
              "q.get() 返回之后，b 的存储已在共享内存里，地址变了，那个数组不再与 b 共享内存。"
              "把已在共享内存里的 a 经 q 发送（put 再 get），a 的存储留在原处：share_memory_() 之后取的数组仍与 a "
-             "共享内存。",
+             "共享内存。像为 spawn 或 forkserver 方式启动的进程那样，用 ForkingPickler.dumps 序列化 "
+             "c = torch.zeros(3) 和叶子张量 torch.zeros(3, requires_grad=True)，序列化之前各用 .detach().numpy() "
+             "取一个数组：之后每个张量的存储都在共享内存里，地址变了，它的数组不再与它共享内存。对 "
+             "n = torch.zeros(3, requires_grad=True) * 2（需要梯度的非叶子张量），同样先取数组："
+             "ForkingPickler.dumps(n) 报 RuntimeError，报错信息点名非叶子张量；在新的 Queue q2 上执行 "
+             "q2.put(n) 和 q2.put(1) 都正常返回，q2.get() 得到 1，q2 的 feeder 线程在 n 上报了同一个 "
+             "RuntimeError；每次之后 n 的存储都在原处、不在共享内存里，数组仍与 n 共享内存；之后 n.share_memory_() "
+             "把它搬进共享内存，数组就不再与 n 共享内存。",
 })
 def _share_memory_leaves_early_array() -> Fact:
     """An array taken before share_memory_(), or right after Queue.put of a tensor not yet shared, is left behind;
@@ -137,7 +153,65 @@ def _share_memory_leaves_early_array() -> Fact:
     stays = a.untyped_storage().data_ptr() == address and _shares(late, a)
     queue.close()
     queue.join_thread()
-    return Fact(left_behind and follows and at_return and on_b and moved and stays,
+    pickled, non_leaf = _pickling_moves_storage(), _non_leaf_not_sent()
+    return Fact(left_behind and follows and at_return and on_b and moved and stays and pickled[0] and non_leaf[0],
                 f"array before share_memory_() left behind: {left_behind}; array after follows a: {follows}; "
                 f"b not moved when put returned: {at_return}, array taken then on b: {on_b}; b moved after get, "
-                f"that array left behind: {moved}; shared a stays when sent: {stays}")
+                f"that array left behind: {moved}; shared a stays when sent: {stays}; {pickled[1]}; {non_leaf[1]}")
+
+
+def _pickling_moves_storage() -> tuple[bool, str]:
+    """ForkingPickler.dumps (what spawn and forkserver use) moves a plain tensor's and a leaf's storage into shared
+    memory, leaving an array taken before behind. (holds, trace)"""
+    from multiprocessing.reduction import ForkingPickler
+
+    seen = {}
+    for name, t in (("torch.zeros(3)", torch.zeros(3)), ("leaf", torch.zeros(3, requires_grad=True))):
+        early, address = t.detach().numpy(), t.untyped_storage().data_ptr()
+        ForkingPickler.dumps(t)
+        seen[name] = t.is_shared() and t.untyped_storage().data_ptr() != address and not _shares(early, t)
+    return all(seen.values()), f"pickled, moved to shared memory and the early array left behind: {seen}"
+
+
+def _non_leaf_not_sent() -> tuple[bool, str]:
+    """A non-leaf that requires grad is neither pickled nor sent through a queue (whose feeder thread raises after put
+    returned): its storage stays, and an array taken before still shares it; share_memory_() still moves it.
+    (holds, trace)"""
+    from multiprocessing.reduction import ForkingPickler
+
+    import torch.multiprocessing as mp
+
+    n = torch.zeros(3, requires_grad=True) * 2
+    early, address = n.detach().numpy(), n.untyped_storage().data_ptr()
+
+    def unmoved() -> bool:
+        return n.untyped_storage().data_ptr() == address and not n.is_shared() and _shares(early, n)
+
+    try:
+        ForkingPickler.dumps(n)
+    except RuntimeError as exc:
+        pickling = "non-leaf" in str(exc)
+    else:
+        pickling = False
+    after_pickling = unmoved()
+    queue, feeder_errors = mp.Queue(), []
+
+    def record(exc: Exception, obj: object) -> None:
+        feeder_errors.append((exc, obj))
+
+    # the hook a Queue's feeder thread calls when pickling an item raises (by default it prints the traceback)
+    queue._on_queue_feeder_error = record
+    queue.put(n)
+    queue.put(1)
+    first = queue.get(timeout=30)
+    queue.close()
+    queue.join_thread()
+    dropped = (first == 1 and len(feeder_errors) == 1 and feeder_errors[0][1] is n
+               and isinstance(feeder_errors[0][0], RuntimeError) and "non-leaf" in str(feeder_errors[0][0]))
+    after_queue = unmoved()
+    n.share_memory_()
+    shared = n.is_shared() and n.untyped_storage().data_ptr() != address and not _shares(early, n)
+    return (pickling and after_pickling and dropped and after_queue and shared,
+            f"non-leaf: pickling raises: {pickling}, storage unmoved after: {after_pickling}; through a queue, first "
+            f"item got: {first!r}, feeder errors: {[type(e).__name__ for e, _ in feeder_errors]}, storage unmoved "
+            f"after: {after_queue}; share_memory_() moves it, the array left behind: {shared}")

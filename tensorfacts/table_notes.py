@@ -153,7 +153,7 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "returns `a` itself), and so does `a.contiguous()` on the contiguous source, which it returns "
                 "itself; on the non-contiguous one `a.contiguous()` copies. On both layouts, "
                 "`a.to(torch.float64)` copies, and so does indexing with a list of Python integers or a mask.",
-            "zh_CN": "`reshape()`、`reshape_as()` 和 `flatten()` 在新形状能用步长表示在源张量的内存上时"
+            "zh_CN": "`reshape()`、`reshape_as()` 和 `flatten()` 在源张量的内存上能用步长表示出新形状时"
                 "（也就是同一形状的 `view()` 能执行时）返回视图，否则返回副本；没有维度可合并时"
                 "（对至少一维的张量，`start_dim` 和 `end_dim` 是同一维），`flatten()` 返回的就是这个张量本身，"
                 "比如一维张量的 `flatten()`、二维张量的 `flatten(1)`。对表中的形状，"

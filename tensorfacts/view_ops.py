@@ -171,8 +171,6 @@ def make_source(name: str, layout: str, *, grad: bool = False) -> torch.Tensor |
     if not grad:
         return eval(code, {"torch": torch})  # noqa: S307 (code of this module, shown on the page)
     leaf = eval(code, {"torch": torch})  # noqa: S307
-    if leaf.is_sparse:  # a sparse leaf: made dense, made to require grad, then made sparse
-        return leaf.to_dense().requires_grad_().to_sparse()
     return leaf.requires_grad_().clone()
 
 

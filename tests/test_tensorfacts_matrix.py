@@ -356,7 +356,8 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
                       "inference-tensor-requiring-grad",  # "for an inference tensor a ... CopyBackwards"
                       # "except on a view ... taken under torch.no_grad() ...: no gradient reaches the view or its base"
                       "clone-of-no-grad-view-passes-no-gradient"),
-    # "refuses in-place edits with grad mode on"; "a.view(dtype) ... takes in-place edits ..., unrecorded"
+    # "refuses in-place edits with grad mode on (... it accepts them, unless torch refuses the edit in every mode, as
+    # it refuses mul_() on an expand() view)"; "a.view(dtype) ... takes in-place edits ..., unrecorded"
     "view": ("leaf-view-inplace-refused-in-grad-mode",
              "inference-tensor-requiring-grad"),  # "Not when a is an inference tensor made with requires_grad=True"
     "alias": (

@@ -52,7 +52,9 @@ def test_the_sources_have_the_layouts_they_are_named_for():
             assert not made.is_contiguous() and not made._is_view(), name
             assert torch.equal(made, view_ops.make_source(name, "contiguous")), f"{name}: the same values"
         grad = view_ops.make_source(name, "contiguous", grad=True)
-        assert grad.requires_grad and not grad.is_leaf, name
+        # the page says: a non-leaf that requires grad, x.clone() of a leaf x (the sparse source too)
+        assert grad.requires_grad and not grad.is_leaf and type(grad.grad_fn).__name__ == "CloneBackward0", name
+        assert grad.layout == made.layout, name
     assert view_ops.one_layout_problems() == []
 
 
@@ -193,3 +195,39 @@ def test_the_words_of_every_edition_cover_every_cell():
         assert needed <= set(op_tables.words(lang)), lang
     with pytest.raises(Exception, match="unknown language edition"):
         op_tables.words("fr")
+
+
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
+@pytest.mark.parametrize("lang, start", [("en", "Checked by: "), ("zh_CN", "检查它的事实：")])
+def test_each_note_that_rests_on_facts_links_them_under_it(tmp_path, lang, start):
+    """The views and saved pages say so above their notes: where a table cannot show a sentence, the facts listed
+    under it after "Checked by" do."""
+    import io
+
+    from bs4 import BeautifulSoup
+    from sphinx.testing.util import SphinxTestApp
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path[:0] = [{str(EXT)!r}]\n"
+        "extensions = ['myst_parser', 'tensorcopy_sphinx.op_tables', 'tensorcopy_sphinx.behaviour_matrix', "
+        f"'tensorcopy_sphinx.fact_index']\nlanguage = {lang!r}\n", encoding="utf-8")
+    (src / "index.md").write_text("# Notes\n\n```{view-table} notes\n```\n\n```{saved-table} notes\n```\n",
+                                  encoding="utf-8")
+    app = SphinxTestApp("html", srcdir=src, builddir=tmp_path / "build", freshenv=True, status=io.StringIO(),
+                        warning=io.StringIO())
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    soup = BeautifulSoup((app.outdir / "index.html").read_text(encoding="utf-8"), "html.parser")
+    notes = (*table_notes.VIEW_NOTES, *table_notes.SAVED_NOTES)
+    assert len(soup.select("ul.behaviour-guide > li")) == len(notes)
+    for note in notes:
+        item = soup.select_one(f"ul.behaviour-guide > li#guide-{note.id}")
+        lines = item.select("p.guide-checked-by")
+        assert [a["href"] for line in lines for a in line.select("a")] == [
+            f"facts.html#fact-{fact_id}" for fact_id in note.facts], note.id
+        assert all(line.get_text().startswith(start) for line in lines) and len(lines) == bool(note.facts), note.id
+    assert any(note.facts for note in notes) and any(not note.facts for note in notes)

@@ -19,11 +19,11 @@ tensors as code, with the torch version the probes ran on, then one row per oper
 layout (contiguous, non-contiguous), one column per probe; the messages of the errors the cells name
 are listed under the table. ``saved-table`` renders :mod:`tensorfacts.saved_ops` the same way. The
 argument ``notes`` renders the table's notes (:mod:`tensorfacts.table_notes`), each checked against the
-probed table: a note whose premise fails, like a probe that fails, is a warning, and the build runs
-with ``-W``. The engine computes; this module only renders. Each operation's code links to the
-PyTorch documentation of the object it calls (intersphinx, through ``tensorcopy_sphinx.torch_links``'s
-inventory). Words come from ``WORDS``, one entry per edition; cells are plain text, so a long table
-stays light.
+probed table, and under each note that names facts a "Checked by" line linking them: a note whose premise
+fails, like a probe that fails, is a warning, and the build runs with ``-W``. The engine computes; this
+module only renders. Each operation's code links to the PyTorch documentation of the object it calls
+(intersphinx, through ``tensorcopy_sphinx.torch_links``'s inventory). Words come from ``WORDS``, one entry per
+edition; cells are plain text, so a long table stays light.
 """
 
 from __future__ import annotations
@@ -308,7 +308,8 @@ class _TableDirective(SphinxDirective):
                 cite(self.env, fact_id, self.env.docname)  # for the facts page
         for note_id in failed_premises(table, notes):
             self.warn("reference table note", f"the premises of {note_id!r} do not hold on this torch; rewrite it")
-        return [build_guide(self.env.config.language, notes, self.env.docname)]
+        # under each note that rests on facts, the "Checked by" line linking them, as the pages' intros say
+        return [build_guide(self.env.config.language, notes, self.env.docname, with_facts=True)]
 
 
 class ViewTable(_TableDirective):

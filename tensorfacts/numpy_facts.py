@@ -1,0 +1,77 @@
+"""Named facts on the NumPy array of a tensor: on which tensors ``a.detach().numpy()`` works and shares memory (a
+dense CPU tensor of a dtype NumPy has, without the conjugate or negative bit), checked in every dtype NumPy has.
+Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from tensorfacts.fact_registry import Fact, fact
+from tensorfacts.tensors import same_storage
+
+
+@fact("detach-numpy-needs-plain-dense", {
+    "en": "On a dense float32 CPU tensor a that requires grad, a.detach().numpy() works and follows a later "
+          "a.detach().mul_(10). On a dense CPU tensor of each dtype NumPy has, float16, float32, float64, "
+          "complex64, complex128, bool, int8, int16, int32, int64, uint8, uint16, uint32 and uint64 (those of them "
+          "that can require grad requiring it), a.detach().numpy() shares a's memory and follows a later "
+          "a.detach().fill_(1); on bfloat16 and float8_e4m3fn, which NumPy lacks, it raises TypeError. It raises "
+          "on z.conj() (conjugate bit set, z complex), on z.conj().imag (negative bit set) and on "
+          "a.detach().to_sparse(); z.conj().resolve_conj().numpy() and "
+          "z.conj().imag.resolve_neg().numpy() work and have storage of their own (a copy).",
+    "zh_CN": "对需要梯度的稠密 float32 CPU 张量 a，a.detach().numpy() 可以调用，之后 a.detach().mul_(10) 时数组跟着变。"
+             "对 NumPy 也有的每种 dtype，即 float16、float32、float64、complex64、complex128、bool、int8、int16、"
+             "int32、int64、uint8、uint16、uint32 和 uint64 的稠密 CPU 张量 a（其中能够需要梯度的，都设为需要梯度），"
+             "a.detach().numpy() 与 a 共享内存，之后 a.detach().fill_(1) 时数组跟着变；对 NumPy 没有的 bfloat16 和 "
+             "float8_e4m3fn，它报 TypeError。"
+             "对 z.conj()（z 是复数张量，共轭位已设置）、z.conj().imag（负号位已设置）和 a.detach().to_sparse() "
+             "调用 .numpy() 都报错；z.conj().resolve_conj().numpy() 和 z.conj().imag.resolve_neg().numpy() "
+             "可以调用，而且有自己的存储（是副本）。",
+})
+def _detach_numpy_needs_plain_dense() -> Fact:
+    """numpy() shares memory only for a dense tensor without the conj/neg bit; resolving the bit copies."""
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    array = a.detach().numpy()
+    a.detach().mul_(10)
+    follows = array.tolist() == [10.0, 20.0, 30.0]
+    z = torch.tensor([1 + 2j, 3 - 1j])
+    refused = {}
+    for name, t in (("conj", z.conj()), ("neg", z.conj().imag), ("sparse", a.detach().to_sparse())):
+        try:
+            t.numpy()
+            refused[name] = False
+        except (RuntimeError, TypeError):
+            refused[name] = True
+    resolved = (z.conj().resolve_conj(), z.conj().imag.resolve_neg())
+    copies = all(not same_storage(r, z) and r.numpy() is not None for r in resolved)
+    dtypes = _numpy_by_dtype()
+    return Fact(follows and all(refused.values()) and copies and dtypes[0],
+                f"array follows a: {follows}; numpy() refused: {refused}; resolved ones copy: {copies}; {dtypes[1]}")
+
+
+#: The dtypes NumPy has (torch's name for each), and two it lacks.
+_NUMPY_DTYPES = (torch.float16, torch.float32, torch.float64, torch.complex64, torch.complex128, torch.bool,
+                 torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.uint16, torch.uint32,
+                 torch.uint64)
+_NOT_NUMPY_DTYPES = (torch.bfloat16, torch.float8_e4m3fn)
+
+
+def _numpy_by_dtype() -> tuple[bool, str]:
+    """a.detach().numpy() shares a's memory and follows a.detach().fill_(1) in every dtype NumPy has (requiring grad
+    where the dtype can), and raises TypeError in two it lacks. (holds, trace)"""
+    wrong = []
+    for dtype in _NUMPY_DTYPES:
+        a = torch.zeros(3, dtype=dtype, requires_grad=dtype.is_floating_point or dtype.is_complex)
+        array = a.detach().numpy()
+        a.detach().fill_(1)
+        if not (array.__array_interface__["data"][0] == a.data_ptr() and array.tolist() == [1, 1, 1]):
+            wrong.append(f"{dtype}: array {array.tolist()}")
+    for dtype in _NOT_NUMPY_DTYPES:
+        try:
+            torch.zeros(3, dtype=dtype).detach().numpy()
+        except TypeError:
+            continue
+        wrong.append(f"{dtype}: numpy() works")
+    return (not wrong, f"numpy() shares memory and follows fill_(1) in {len(_NUMPY_DTYPES)} dtypes, raises TypeError "
+            f"in {len(_NOT_NUMPY_DTYPES)}; not as stated: {wrong or 'none'}")
