@@ -139,7 +139,8 @@ GUIDE: tuple[Advice, ...] = (
                 "- an edit by `apply_` or `map_`, even through `a.detach()` itself: again no error, and the gradient "
                 "can be wrong;\n- an edit after autograd saved `a` under saved-tensor hooks such as "
                 "`torch.autograd.graph.save_on_cpu()`, or after a custom `torch.autograd.Function` kept `a` as "
-                "`ctx.x = a`: backward raises nothing;\n"
+                "`ctx.x = a`, or saved it but has a `backward` that never reads `ctx.saved_tensors`: backward "
+                "raises nothing;\n"
                 "- a write by a torch kernel that moves no version counter, such as a step of an optimizer made "
                 "with `fused=True` or `torch.amp.GradScaler.unscale_`.\n"
                 "Which edits move the version counter and which do not, each one run: {ref}`the version-counter page "
@@ -155,7 +156,8 @@ GUIDE: tuple[Advice, ...] = (
                 "`a.detach().data`、NumPy 或 DLPack 写入：反向传播不报错，梯度可能出错（`(a * a).sum()` 就错了）；\n"
                 "- 用 `apply_` 或 `map_` 修改，即使经由 `a.detach()` 本身：同样不报错，梯度可能是错的；\n"
                 "- 自动求导在 `torch.autograd.graph.save_on_cpu()` 这类保存张量的钩子（saved tensors hooks）下保存了"
-                " `a`，或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 留下了 `a`，之后再修改：反向传播不报错；\n"
+                " `a`，或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 留下了 `a`，或者保存了 `a` 而它的 "
+                "`backward` 从不读取 `ctx.saved_tensors`，之后再修改：反向传播不报错；\n"
                 "- 由不推进版本计数器的 torch 内核完成的原地写入，比如 fused 优化器（`fused=True`）的一步、"
                 "`torch.amp.GradScaler.unscale_`。\n"
                 "哪些修改推进版本计数器、哪些不推进，逐一运行的结果见"
@@ -171,7 +173,8 @@ GUIDE: tuple[Advice, ...] = (
         and _edits(m, "a.detach()", EDIT_DETECTED),
         facts=("detach-edit-before-save", "detach-write-routes", "saved-tensor-hooks-hide-edit",
                "version-check-only-in-nodes-run", "ctx-attribute-escapes-version-check",
-               "fused-optimizer-step-not-counted", "kernel-writes-not-counted"),
+               "unread-saved-tensors-escape-version-check", "fused-optimizer-step-not-counted",
+               "kernel-writes-not-counted"),
     ),
     Advice(
         "view",
@@ -239,8 +242,9 @@ GUIDE: tuple[Advice, ...] = (
                 "one).\n"
                 "- An in-place edit of `b` under `torch.no_grad()` is an edit of `a`: a backward that runs the node "
                 "which saved `a` raises.\n"
-                "- That backward raises nothing when `a` was saved through saved-tensor hooks or kept as a custom "
-                "`Function`'s attribute.\n"
+                "- That backward raises nothing when `a` was saved through saved-tensor hooks, kept as a custom "
+                "`Function`'s attribute, or saved by a custom `Function` whose `backward` never reads "
+                "`ctx.saved_tensors`.\n"
                 "- Nor does it when the edit is made by a kernel that moves no version counter, such as a step of an "
                 "optimizer made with `fused=True`, `torch.amp.GradScaler.unscale_` on a gradient, a `BatchNorm` "
                 "layer's update of `running_mean` and `running_var`.\n"
@@ -256,7 +260,8 @@ GUIDE: tuple[Advice, ...] = (
                 "同样返回 `a` 本身）。\n"
                 "- 在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
                 "如果自动求导保存过 `a`，反向传播一走到保存 `a` 的节点就会报错。\n"
-                "- 如果 `a` 是经由保存张量的钩子保存的，或者被自定义 `Function` 存成了属性，反向传播不报错。\n"
+                "- 如果 `a` 是经由保存张量的钩子保存的，或者被自定义 `Function` 存成了属性，或者被 `backward` 从不读取 "
+                "`ctx.saved_tensors` 的自定义 `Function` 保存，反向传播不报错。\n"
                 "- 修改由不推进版本计数器的内核完成时，也不报错，比如 fused 优化器（`fused=True`）的一步、"
                 "`torch.amp.GradScaler.unscale_` 对梯度的修改、`BatchNorm` 层对 `running_mean` 和 `running_var` "
                 "的更新。\n"
@@ -272,7 +277,8 @@ GUIDE: tuple[Advice, ...] = (
         and _refused(m, "inference", "b = a", "inplace_edit_no_grad", INFERENCE_EDIT, changed=True),
         facts=("noop-conversions-return-a", "default-device-makes-as-tensor-copy", "version-check-only-in-nodes-run",
                "saved-tensor-hooks-hide-edit", "ctx-attribute-escapes-version-check",
-               "fused-optimizer-step-not-counted", "kernel-writes-not-counted", "apply-map-not-counted",
+               "unread-saved-tensors-escape-version-check", "fused-optimizer-step-not-counted",
+               "kernel-writes-not-counted", "apply-map-not-counted",
                "inference-tensor-apply-map-outside-no-error", "inference-tensor-inplace-outside-raises-yet-writes",
                "inference-tensor-alias-edit-routes"),
     ),
