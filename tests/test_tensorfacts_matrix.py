@@ -349,6 +349,7 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "saved-tensor-hooks-hide-edit",  # "an edit after autograd saved a under saved-tensor hooks"
         "version-check-only-in-nodes-run",  # "a backward that runs the node that saved a raises an error"
         "ctx-attribute-escapes-version-check",  # "or after a custom Function kept a as ctx.x = a"
+        "unread-saved-tensors-escape-version-check",  # "or saved it but has a backward that never reads ..."
         "fused-optimizer-step-not-counted",  # "such as a step of an optimizer made with fused=True"
         "kernel-writes-not-counted",  # "a torch kernel that moves no version counter ... GradScaler.unscale_"
     ),
@@ -366,6 +367,8 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "version-check-only-in-nodes-run",  # "a backward that runs the node which saved a raises"
         "saved-tensor-hooks-hide-edit",  # "(unless a was saved through saved-tensor hooks"
         "ctx-attribute-escapes-version-check",  # "and not as a custom Function's attribute)"
+        # "or saved by a custom Function whose backward never reads ctx.saved_tensors"
+        "unread-saved-tensors-escape-version-check",
         "fused-optimizer-step-not-counted",  # "or the edit is ... a step of an optimizer made with fused=True"
         "kernel-writes-not-counted",  # "GradScaler.unscale_ on a gradient, a BatchNorm layer's update ..."
         "apply-map-not-counted",  # "Nor after apply_ or map_, which move no version counter ..."
