@@ -351,9 +351,11 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # registered on the copy runs on the original. A backward hook is the exception: one registered
 # with ``register_full_backward_hook`` (or the older ``register_backward_hook``) on the copy does not
 # run on an original that was never given a backward hook, because the copy alone is marked as having
-# one (``_is_full_backward_hook``, internal to torch). An original once given one of the same kind keeps
-# that mark even after the hook is removed, and then runs the copy's hook too. Only an attribute
-# kept outside those dictionaries, such as ``training``, rebound afterwards, becomes separate.
+# one (``_is_full_backward_hook``, internal to torch). An original once given a backward hook of either
+# kind, before or after the copy's and even if removed since, keeps that mark and then runs the copy's
+# hook too (if it was given the other kind before the copy was made, registering on the copy raises
+# instead). Only an attribute kept outside those dictionaries, such as ``training``, rebound afterwards,
+# becomes separate.
 model = torch.nn.Linear(2, 1)
 shallow = copy.copy(model)
 print("shallow is model:", shallow is model)
@@ -387,17 +389,42 @@ legacy_hooked, legacy_calls = torch.nn.LayerNorm(2), []
 copy.copy(legacy_hooked).register_backward_hook(lambda *args: legacy_calls.append("backward"))
 legacy_hooked(torch.ones(1, 2, requires_grad=True)).sum().backward()
 assert legacy_calls == [], "an older backward hook registered on the copy does not run on the original"
-once_full, once_older, once_calls = torch.nn.ReLU(), torch.nn.ReLU(), []
-full_handle = once_full.register_full_backward_hook(lambda *args: once_calls.append("removed"))
-full_handle.remove()
-copy.copy(once_full).register_full_backward_hook(lambda *args: once_calls.append("full, the copy's"))
-older_handle = once_older.register_backward_hook(lambda *args: once_calls.append("removed"))
-older_handle.remove()
-copy.copy(once_older).register_backward_hook(lambda *args: once_calls.append("older, the copy's"))
-once_full(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
-once_older(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
-assert once_calls == ["full, the copy's", "older, the copy's"], (
-    "an original once given a backward hook of that kind, removed since, runs the copy's hook")
+hook_register = {"full": torch.nn.Module.register_full_backward_hook,
+                 "older": torch.nn.Module.register_backward_hook}
+
+
+def hooks_run_on_original(order, copy_kind, original_kind, removed):
+    """The hooks a backward of an original runs after the events of ``order``, in that order: copying it,
+    giving the copy a backward hook of copy_kind, giving the original one of original_kind (removed at once
+    if removed)."""
+    marked, ran, marked_copy = torch.nn.ReLU(), [], None
+    for event in order:
+        if event == "copy":
+            marked_copy = copy.copy(marked)
+        elif event == "the copy's hook":
+            hook_register[copy_kind](marked_copy, lambda *args: ran.append("the copy's"))
+        else:
+            handle = hook_register[original_kind](marked, lambda *args: ran.append("the original's"))
+            if removed:
+                handle.remove()
+    marked(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
+    return ran
+
+
+orders = (("the original's hook", "copy", "the copy's hook"), ("copy", "the original's hook", "the copy's hook"),
+          ("copy", "the copy's hook", "the original's hook"))
+backward_hook_cases = [(order, copy_kind, original_kind, removed) for order in orders for copy_kind in hook_register
+                       for original_kind in hook_register for removed in (False, True)]
+for order, copy_kind, original_kind, removed in backward_hook_cases:
+    other_kind_first = order[0] == "the original's hook" and copy_kind != original_kind
+    try:
+        ran = hooks_run_on_original(order, copy_kind, original_kind, removed)
+    except RuntimeError as e:
+        assert other_kind_first and "Cannot use both regular backward hooks and full" in str(e), (
+            "registering on the copy raises only if the original had the other kind before the copy")
+    else:
+        assert "the copy's" in ran and not other_kind_first, (
+            "an original given either kind of backward hook, before or after the copy's, removed or not, runs it")
 assert shallow.__dict__ is not model.__dict__, "the module's own attributes are separate"
 # sphinx_gallery_end_ignore
 

@@ -659,5 +659,5 @@ else:
 # (with its default ``context_fn``) also let the output be edited, but hooks
 # that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and
 # the check with them, until a ``backward()`` or ``torch.autograd.grad`` with ``retain_graph`` false (its
-# default unless ``create_graph=True``) runs the nodes that saved them (``inputs=`` included). The error itself is
-# read on :ref:`questions-inplace-error`.
+# default unless ``create_graph=True``) runs the nodes that saved them (``inputs=`` included). How to read the
+# error itself is on :ref:`questions-inplace-error`.

@@ -330,7 +330,7 @@ assert not any(same_storage(batch, data) for batch in batches_of_two), "batch_si
 # --------------------
 #
 # 浅拷贝得到一个新的模块对象，但它的属性就是原模块的属性：同一批 ``Parameter`` 对象，连存放它们的字典（``_parameters``、
-# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的前向钩子或预钩子（前向或反向的），在原模块上也会运行。反向钩子是例外：用 ``register_full_backward_hook`` 或旧的 ``register_backward_hook`` 在副本上注册的钩子，不会在从未注册过反向钩子的原模块上运行，因为只有副本被标记为带有这种钩子（``_is_full_backward_hook``，torch 的内部属性）。原模块只要注册过同一种反向钩子，即使那个钩子后来被移除，也保留这个标记，副本的钩子就会在它上面运行。只有存放在这些字典之外、之后又在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
+# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的前向钩子或预钩子（前向或反向的），在原模块上也会运行。反向钩子是例外：用 ``register_full_backward_hook`` 或旧的 ``register_backward_hook`` 在副本上注册的钩子，不会在从未注册过反向钩子的原模块上运行，因为只有副本被标记为带有这种钩子（``_is_full_backward_hook``，torch 的内部属性）。原模块只要注册过任一种反向钩子（在副本的钩子之前或之后都算，后来被移除了也算），就保留这个标记，副本的钩子也会在它上面运行（如果原模块在复制之前注册的是另一种，在副本上注册时就会直接报错）。只有存放在这些字典之外、之后又在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
 model = torch.nn.Linear(2, 1)
 shallow = copy.copy(model)
 print("shallow is model:", shallow is model)
@@ -364,17 +364,42 @@ legacy_hooked, legacy_calls = torch.nn.LayerNorm(2), []
 copy.copy(legacy_hooked).register_backward_hook(lambda *args: legacy_calls.append("backward"))
 legacy_hooked(torch.ones(1, 2, requires_grad=True)).sum().backward()
 assert legacy_calls == [], "an older backward hook registered on the copy does not run on the original"
-once_full, once_older, once_calls = torch.nn.ReLU(), torch.nn.ReLU(), []
-full_handle = once_full.register_full_backward_hook(lambda *args: once_calls.append("removed"))
-full_handle.remove()
-copy.copy(once_full).register_full_backward_hook(lambda *args: once_calls.append("full, the copy's"))
-older_handle = once_older.register_backward_hook(lambda *args: once_calls.append("removed"))
-older_handle.remove()
-copy.copy(once_older).register_backward_hook(lambda *args: once_calls.append("older, the copy's"))
-once_full(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
-once_older(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
-assert once_calls == ["full, the copy's", "older, the copy's"], (
-    "an original once given a backward hook of that kind, removed since, runs the copy's hook")
+hook_register = {"full": torch.nn.Module.register_full_backward_hook,
+                 "older": torch.nn.Module.register_backward_hook}
+
+
+def hooks_run_on_original(order, copy_kind, original_kind, removed):
+    """The hooks a backward of an original runs after the events of ``order``, in that order: copying it,
+    giving the copy a backward hook of copy_kind, giving the original one of original_kind (removed at once
+    if removed)."""
+    marked, ran, marked_copy = torch.nn.ReLU(), [], None
+    for event in order:
+        if event == "copy":
+            marked_copy = copy.copy(marked)
+        elif event == "the copy's hook":
+            hook_register[copy_kind](marked_copy, lambda *args: ran.append("the copy's"))
+        else:
+            handle = hook_register[original_kind](marked, lambda *args: ran.append("the original's"))
+            if removed:
+                handle.remove()
+    marked(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
+    return ran
+
+
+orders = (("the original's hook", "copy", "the copy's hook"), ("copy", "the original's hook", "the copy's hook"),
+          ("copy", "the copy's hook", "the original's hook"))
+backward_hook_cases = [(order, copy_kind, original_kind, removed) for order in orders for copy_kind in hook_register
+                       for original_kind in hook_register for removed in (False, True)]
+for order, copy_kind, original_kind, removed in backward_hook_cases:
+    other_kind_first = order[0] == "the original's hook" and copy_kind != original_kind
+    try:
+        ran = hooks_run_on_original(order, copy_kind, original_kind, removed)
+    except RuntimeError as e:
+        assert other_kind_first and "Cannot use both regular backward hooks and full" in str(e), (
+            "registering on the copy raises only if the original had the other kind before the copy")
+    else:
+        assert "the copy's" in ran and not other_kind_first, (
+            "an original given either kind of backward hook, before or after the copy's, removed or not, runs it")
 assert shallow.__dict__ is not model.__dict__, "the module's own attributes are separate"
 # sphinx_gallery_end_ignore
 
