@@ -19,8 +19,8 @@
       (loss1 + loss2).backward()
 
 ``RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors
-after they have already been freed)`` is raised by a second ``backward()`` through part of a graph;
-in the first two loops below, at the second step. This page runs the three usual causes (a tensor computed once before the training loop, an RNN
+after they have already been freed)`` is raised by a second ``backward()`` that reaches a part of a
+graph whose saved tensors the first one freed; in the first two loops below, at the second step. This page runs the three usual causes (a tensor computed once before the training loop, an RNN
 hidden state carried from batch to batch, two losses that share part of a graph), shows which part of
 the graph each second ``backward()`` reaches, checks each fix in a short training loop, and shows
 which graphs run a second time without the error.

@@ -7,8 +7,8 @@ Mixed precision: the cast is a copy
 .. admonition:: Answer
    :class: answer
 
-   In ``torch.autocast`` (default ``cache_enabled=True``) a float32 ``Parameter`` requiring grad, passed
-   itself (not a view like ``.T``) to a low-precision autocast op (``Linear``, conv), is cast once per
+   In ``torch.autocast`` (top-level default ``cache_enabled=True``) a float32 ``Parameter`` requiring grad,
+   passed itself (not a view like ``.T``) to a low-precision op (``Linear``, conv), is cast once per
    outermost region; later passes miss optimizer steps. Wrap only forward and loss:
 
    .. code-block:: python
@@ -324,8 +324,11 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # again. So an in-place change of the weight inside the region, here ``mul_(2)`` under
 # ``torch.no_grad()``, is not seen by the next forward pass in that region. The cache is emptied
 # when the outermost region ends: a new region at the top level sees the change, but a region nested
-# inside another one does not, even when the outer one has ``enabled=False``. This build runs on the
-# CPU, and the cache is there on the CPU.
+# inside another one with the cache on does not, even when the outer one has ``enabled=False``. A
+# ``torch.autocast(...)`` that does not name ``cache_enabled`` takes the setting in force where it is
+# called (``True`` at the top level): inside a region with ``cache_enabled=False`` it caches nothing,
+# and a second nested region sees the change. This build runs on the CPU, and the cache is there on
+# the CPU.
 
 model = torch.nn.Linear(2, 2)
 with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -342,17 +345,32 @@ print("copy_3 equals 2 * copy_1:", torch.equal(copy_3, 2 * copy_1))
 assert same_storage(copy_1, copy_2) and torch.equal(second, first), "in the region the edit is not seen"
 assert torch.equal(copy_3, 2 * copy_1) and not torch.equal(third, first), "a new region sees the edit"
 
-for outer_enabled in (True, False):
+for outer in ({"enabled": True}, {"enabled": False}, {"cache_enabled": False}, {"enabled": False, "cache_enabled": False}):
     model = torch.nn.Linear(2, 2)
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=outer_enabled):  # the outer region
+    with torch.autocast("cpu", dtype=torch.bfloat16, **outer):  # the outer region
         with torch.autocast("cpu", dtype=torch.bfloat16):
             fourth, copy_4 = weight_used(model, x)
         with torch.no_grad():
             model.weight.mul_(2)
         with torch.autocast("cpu", dtype=torch.bfloat16):
             fifth, copy_5 = weight_used(model, x)
-    print(f"outer enabled={outer_enabled}: second inner region, same copy:", same_storage(copy_4, copy_5))
-    assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
+    print(f"outer {outer}: second inner region, same copy:", same_storage(copy_4, copy_5))
+    assert same_storage(copy_4, copy_5) == torch.equal(fourth, fifth) == outer.get("cache_enabled", True), (
+        "a nested region sees the edit exactly when the outer region has cache_enabled=False"
+    )
+# sphinx_gallery_start_ignore
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    assert torch.is_autocast_cache_enabled(), "a top-level torch.autocast caches by default"
+made_at_top = torch.autocast("cpu", dtype=torch.bfloat16)
+for outer_cache in (True, False):
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=False, cache_enabled=outer_cache):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            assert torch.is_autocast_cache_enabled() == outer_cache, (
+                f"a torch.autocast not naming cache_enabled takes the outer region's cache_enabled={outer_cache}"
+            )
+        with made_at_top:
+            assert torch.is_autocast_cache_enabled(), "the setting is taken where torch.autocast(...) is called"
+# sphinx_gallery_end_ignore
 
 # %%
 # The cache holds for a float32 leaf that requires grad and is not a view (every trainable float32
@@ -580,9 +598,9 @@ assert normed_losses == sorted(set(normed_losses), reverse=True), "a weight_norm
 #
 # The PyTorch documentation's recipe: the region holds the forward pass and the loss, and the
 # backward pass and the step run after it. Each step's region casts the weights as they are, and the
-# loss falls, provided no outer ``torch.autocast`` (not even one with ``enabled=False``) encloses the
-# loop. (``cache_enabled=False`` on the one region would also train, as the hidden check of
-# this cell runs, at the cost of a new copy at every forward pass.)
+# loss falls, provided no outer ``torch.autocast`` with the cache on (not even one with
+# ``enabled=False``) encloses the loop. (``cache_enabled=False`` on the one region would also train,
+# as the hidden check of this cell runs, at the cost of a new copy at every forward pass.)
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
@@ -612,13 +630,13 @@ with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
         uncached_optimizer.step()
         uncached_losses.append(uncached_loss.item())
 assert uncached_losses == losses, "one region with cache_enabled=False trains like the fix"
-for enclosing_enabled in (True, False):
+for enclosing_enabled, enclosing_cache in ((True, True), (False, True), (True, False), (False, False)):
     torch.manual_seed(0)
     enclosed = torch.nn.Linear(3, 1)
     enclosed_optimizer = torch.optim.SGD(enclosed.parameters(), lr=0.1)
     ex, ey = torch.randn(8, 3), torch.randn(8, 1)
     enclosed_losses = []
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=enclosing_enabled):
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=enclosing_enabled, cache_enabled=enclosing_cache):
         for _ in range(4):
             enclosed_optimizer.zero_grad()
             with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -626,7 +644,10 @@ for enclosing_enabled in (True, False):
             enclosed_loss.backward()
             enclosed_optimizer.step()
             enclosed_losses.append(enclosed_loss.item())
-    assert enclosed_losses == stuck, f"the fix inside an outer region (enabled={enclosing_enabled}) does not train"
+    assert enclosed_losses == (stuck if enclosing_cache else losses), (
+        f"the fix inside an outer region (enabled={enclosing_enabled}, cache_enabled={enclosing_cache}) "
+        "trains as at the top level exactly when the outer cache is off"
+    )
 # sphinx_gallery_end_ignore
 
 # %%
@@ -763,7 +784,7 @@ if torch.cuda.is_available():
 # Under ``torch.autocast`` the weights stay float32 ``Parameter`` objects; a layer whose operation autocast
 # casts to low precision (``Linear``, convolutions; not ``Embedding`` or ``LayerNorm``) computes with a
 # low-precision copy on memory of its own, and the gradient comes back through the cast into a
-# float32 ``.grad``. With its default ``cache_enabled=True``, autocast keeps the copy of a float32
+# float32 ``.grad``. With ``cache_enabled=True`` (a top-level region's default), autocast keeps the copy of a float32
 # ``Parameter`` that requires grad and is passed itself (not a view such as ``.T``) to such an operation
 # until the outermost region ends, so an optimizer step inside the region is not
 # seen by the forward passes after it in that region, except passes under ``torch.inference_mode()``:

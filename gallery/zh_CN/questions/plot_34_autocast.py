@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``torch.autocast`` 默认 ``cache_enabled=True``：需要梯度的 float32 ``Parameter`` 本身（非 ``.T`` 等视图）进入低精度运算（``Linear``、卷积）时，每个最外层区域只转一次，之后的前向传播看不到优化器更新。区域里只放前向传播和损失：
+   顶层的 ``torch.autocast`` 默认 ``cache_enabled=True``：需要梯度的 float32 ``Parameter`` 本身（非 ``.T`` 等视图）进入低精度运算（``Linear``、卷积）时，每个最外层区域只转一次，之后的前向传播看不到优化器更新。区域里只放前向传播和损失：
 
    .. code-block:: python
 
@@ -292,7 +292,7 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # 类型转换的缓存：每个最外层区域一份副本
 # --------------------------------------
 #
-# autocast 为需要梯度而且不是视图（view）的 float32 叶子张量（比如 ``Parameter``）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地操作改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。最外层的区域结束时缓存才被清空：顶层的新区域能看到改动，嵌套在另一个区域里的新区域却看不到，外层区域设了 ``enabled=False`` 也一样。本次构建在 CPU 上运行，CPU 上也有这个缓存。
+# autocast 为需要梯度而且不是视图（view）的 float32 叶子张量（比如 ``Parameter``）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地操作改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。最外层的区域结束时缓存才被清空：顶层的新区域能看到改动，嵌套在另一个开着缓存的区域里的新区域却看不到，外层区域设了 ``enabled=False`` 也一样。没有指定 ``cache_enabled`` 的 ``torch.autocast(...)`` 沿用调用它时生效的设置（顶层为 ``True``）：在 ``cache_enabled=False`` 的区域里，它什么都不缓存，嵌套的第二个区域能看到改动。本次构建在 CPU 上运行，CPU 上也有这个缓存。
 
 model = torch.nn.Linear(2, 2)
 with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -309,17 +309,32 @@ print("copy_3 equals 2 * copy_1:", torch.equal(copy_3, 2 * copy_1))
 assert same_storage(copy_1, copy_2) and torch.equal(second, first), "in the region the edit is not seen"
 assert torch.equal(copy_3, 2 * copy_1) and not torch.equal(third, first), "a new region sees the edit"
 
-for outer_enabled in (True, False):
+for outer in ({"enabled": True}, {"enabled": False}, {"cache_enabled": False}, {"enabled": False, "cache_enabled": False}):
     model = torch.nn.Linear(2, 2)
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=outer_enabled):  # 外层区域
+    with torch.autocast("cpu", dtype=torch.bfloat16, **outer):  # 外层区域
         with torch.autocast("cpu", dtype=torch.bfloat16):
             fourth, copy_4 = weight_used(model, x)
         with torch.no_grad():
             model.weight.mul_(2)
         with torch.autocast("cpu", dtype=torch.bfloat16):
             fifth, copy_5 = weight_used(model, x)
-    print(f"outer enabled={outer_enabled}: second inner region, same copy:", same_storage(copy_4, copy_5))
-    assert same_storage(copy_4, copy_5) and torch.equal(fourth, fifth), "a nested region does not see the edit"
+    print(f"outer {outer}: second inner region, same copy:", same_storage(copy_4, copy_5))
+    assert same_storage(copy_4, copy_5) == torch.equal(fourth, fifth) == outer.get("cache_enabled", True), (
+        "a nested region sees the edit exactly when the outer region has cache_enabled=False"
+    )
+# sphinx_gallery_start_ignore
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    assert torch.is_autocast_cache_enabled(), "a top-level torch.autocast caches by default"
+made_at_top = torch.autocast("cpu", dtype=torch.bfloat16)
+for outer_cache in (True, False):
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=False, cache_enabled=outer_cache):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            assert torch.is_autocast_cache_enabled() == outer_cache, (
+                f"a torch.autocast not naming cache_enabled takes the outer region's cache_enabled={outer_cache}"
+            )
+        with made_at_top:
+            assert torch.is_autocast_cache_enabled(), "the setting is taken where torch.autocast(...) is called"
+# sphinx_gallery_end_ignore
 
 # %%
 # 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有需要梯度的 float32 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 不转成低精度，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元格和下一个单元格的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。在 CPU 上的 bfloat16 区域里，``Embedding`` 输出 float32，``LayerNorm`` 输出的 dtype 与输入相同：输入是 float32 就是 float32，接在 ``Linear`` 后面就是 bfloat16。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动；在 ``torch.inference_mode()`` 下做的前向传播也是这样（见下一个单元格）。``Parameter`` 的视图，比如层里计算 ``x @ weight.T`` 时的 ``weight.T``，不是叶子张量：它同样在每次前向传播时重新转换，这样的层在整个写在一个区域里的循环中照样训练（本单元格的隐藏检查用转置的权重跑了 ``@`` 和 ``matmul``）。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
@@ -521,7 +536,7 @@ assert normed_losses == sorted(set(normed_losses), reverse=True), "a weight_norm
 # 解决办法：autocast 只包住前向传播和损失
 # ---------------------------------------
 #
-# 这是 PyTorch 文档给出的写法：区域里只放前向传播和损失，反向传播和 ``step()`` 放在区域之后。每一步的区域都按权重当时的值转换，损失随之下降，前提是循环外面没有再套一层 ``torch.autocast`` 区域（哪怕是 ``enabled=False`` 的）。（在那一个大区域上设 ``cache_enabled=False`` 也能训练，代价是每次前向传播都要重新复制一次权重；本单元格的隐藏检查运行了这种写法。）
+# 这是 PyTorch 文档给出的写法：区域里只放前向传播和损失，反向传播和 ``step()`` 放在区域之后。每一步的区域都按权重当时的值转换，损失随之下降，前提是循环外面没有再套一层开着缓存的 ``torch.autocast`` 区域（哪怕是 ``enabled=False`` 的）。（在那一个大区域上设 ``cache_enabled=False`` 也能训练，代价是每次前向传播都要重新复制一次权重；本单元格的隐藏检查运行了这种写法。）
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
@@ -551,13 +566,13 @@ with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
         uncached_optimizer.step()
         uncached_losses.append(uncached_loss.item())
 assert uncached_losses == losses, "one region with cache_enabled=False trains like the fix"
-for enclosing_enabled in (True, False):
+for enclosing_enabled, enclosing_cache in ((True, True), (False, True), (True, False), (False, False)):
     torch.manual_seed(0)
     enclosed = torch.nn.Linear(3, 1)
     enclosed_optimizer = torch.optim.SGD(enclosed.parameters(), lr=0.1)
     ex, ey = torch.randn(8, 3), torch.randn(8, 1)
     enclosed_losses = []
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=enclosing_enabled):
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=enclosing_enabled, cache_enabled=enclosing_cache):
         for _ in range(4):
             enclosed_optimizer.zero_grad()
             with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -565,7 +580,10 @@ for enclosing_enabled in (True, False):
             enclosed_loss.backward()
             enclosed_optimizer.step()
             enclosed_losses.append(enclosed_loss.item())
-    assert enclosed_losses == stuck, f"the fix inside an outer region (enabled={enclosing_enabled}) does not train"
+    assert enclosed_losses == (stuck if enclosing_cache else losses), (
+        f"the fix inside an outer region (enabled={enclosing_enabled}, cache_enabled={enclosing_cache}) "
+        "trains as at the top level exactly when the outer cache is off"
+    )
 # sphinx_gallery_end_ignore
 
 # %%
@@ -680,4 +698,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在默认的 ``cache_enabled=True`` 下，autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，同一区域里之后的前向传播看不到（``torch.inference_mode()`` 下的前向传播除外）：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在 ``cache_enabled=True`` 下（这是顶层区域的默认值），autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，同一区域里之后的前向传播看不到（``torch.inference_mode()`` 下的前向传播除外）：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。

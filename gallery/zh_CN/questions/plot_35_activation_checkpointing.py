@@ -485,7 +485,7 @@ assert shift.item() == 2 and torch.allclose(x.grad, x.detach().cos()), "shift wa
 # ``dropout`` 两次拿到同一个掩码
 # ------------------------------
 #
-# ``dropout`` 会抽取一个随机掩码。``checkpoint`` 在第一次调用之前保存随机数生成器的状态，在第二次调用之前恢复它（``preserve_rng_state=True``，默认值），所以两次调用抽到同一个掩码，梯度和设了同样种子、不用 ``checkpoint`` 的运行相同。``preserve_rng_state=False`` 时，第二次调用抽到另一个掩码，梯度也就不同。
+# ``dropout`` 会抽取一个随机掩码。``checkpoint`` 在第一次调用之前保存 torch 默认随机数生成器的状态，在第二次调用之前恢复它（``preserve_rng_state=True``，默认值），所以两次调用抽到同一个掩码，梯度和设了同样种子、不用 ``checkpoint`` 的运行相同。``preserve_rng_state=False`` 时，第二次调用抽到另一个掩码，梯度也就不同。函数用自己的 ``torch.Generator`` 抽取掩码（``generator=g``）时，即使用默认设置也是这样：``checkpoint`` 不恢复这个生成器（本单元格的隐藏检查运行了这种情况）。
 
 
 def dropped(x):
@@ -508,6 +508,22 @@ assert torch.equal(grads["preserve_rng_state=True"], grads["plain"]), "preserve_
 assert not torch.equal(grads["preserve_rng_state=False"], grads["plain"]), (
     "preserve_rng_state=False gives another gradient"
 )
+# sphinx_gallery_start_ignore
+own_generator = torch.Generator()
+
+
+def own_masked(t):
+    return t.sin() * (torch.rand(t.shape, generator=own_generator) > 0.5)
+
+
+own_generator.manual_seed(1)
+own_plain = torch.autograd.grad(own_masked(x).sum(), x)[0]
+own_generator.manual_seed(1)
+own_checkpointed = torch.autograd.grad(checkpoint(own_masked, x, use_reentrant=False).sum(), x)[0]
+assert not torch.equal(own_checkpointed, own_plain), (
+    "a mask drawn from the function's own torch.Generator differs in the second call: another gradient"
+)
+# sphinx_gallery_end_ignore
 
 # %%
 # 解决办法：在训练循环里检查
