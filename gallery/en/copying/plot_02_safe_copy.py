@@ -323,9 +323,10 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # Given a tensor, and with no default device set, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return
 # that very tensor, graph and all: they are for code that accepts a list, an array or a tensor and wants a tensor. But
 # an inference tensor that requires grad, such as a parameter of a module built under ``torch.inference_mode()``,
-# makes ``torch.asarray`` raise a ``RuntimeError`` outside that mode. ``torch.asarray``
-# copies when told ``copy=True``, but, on this torch, without ``requires_grad=`` the copy follows ``a``: given a
-# tensor that requires grad, it requires grad. With grad mode on it stays in the graph, like ``a.clone()``; under
+# makes ``torch.asarray(a)`` raise a ``RuntimeError`` outside that mode. ``torch.asarray``
+# copies when told ``copy=True`` (such a tensor too, with no error), but, on this torch, without ``requires_grad=`` the copy follows
+# ``a``: given a tensor that requires grad, it requires grad. With grad mode on (not inside
+# ``torch.inference_mode()``) it stays in the graph, like ``a.clone()``; under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` it is a new leaf that still requires grad (under
 # ``torch.inference_mode()`` an inference tensor), where ``a.clone()`` gives a tensor that does not require grad.
 # With ``requires_grad=False`` as well it is a copy outside the graph, equal to ``a.detach().clone()``. Under a
@@ -425,6 +426,12 @@ for make_source in sources_that_require_grad.values():
         assert not switched_off.requires_grad and switched_off.grad_fn is None and not same_storage(
             source, switched_off) and torch.equal(switched_off, source.detach()), (
             "torch.asarray(x, copy=True, requires_grad=False) is a copy outside the graph in every grad mode")
+    source = make_source()
+    with torch.inference_mode(), torch.enable_grad():
+        copy_made, clone_made = torch.asarray(source, copy=True), source.clone()
+    assert copy_made.requires_grad and copy_made.is_leaf and copy_made.is_inference() and not clone_made.requires_grad, (
+        "inside inference_mode, even under enable_grad(), the asarray copy is an inference leaf that requires grad, and "
+        "x.clone() does not require grad")
 # sphinx_gallery_end_ignore
 for device in ("cpu:0", "meta"):
     with torch.device(device):
@@ -476,6 +483,17 @@ for inference_source in inference_sources:
                     raise AssertionError("outside inference_mode, torch.asarray(x), torch.asarray(x, requires_grad="
                                          "x.requires_grad) and torch.asarray(x, requires_grad=True) raise on an "
                                          "inference tensor x that requires grad")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                inference_copies = [torch.asarray(inference_source, copy=True, **asarray_kwargs) for asarray_kwargs in (
+                    {}, {"requires_grad": False}, {"requires_grad": True})]
+            assert not any(same_storage(inference_copy, inference_source) or inference_copy.is_inference()
+                           for inference_copy in inference_copies), (
+                "outside inference_mode, torch.asarray(x, copy=True) of an inference tensor x that requires grad raises "
+                "nothing and is an ordinary copy, with or without requires_grad=")
+            assert inference_copies[0].requires_grad and inference_copies[0].is_leaf != (
+                grad_mode_outside is torch.enable_grad), (
+                "without requires_grad=, that copy requires grad: in the graph with grad mode on, a leaf with it off")
     with torch.inference_mode(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert all(torch.asarray(inference_source, **asarray_kwargs) is inference_source for asarray_kwargs in (
@@ -538,5 +556,5 @@ assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone
 # flows back to ``a``. The next pages take the two halves apart:
 # :ref:`clone() alone <copying-clone>` keeps the graph, :ref:`detach() alone <copying-detach>` keeps the memory.
 # With no default device set, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` are not copies: they return
-# ``a`` itself (but outside ``torch.inference_mode()``, ``torch.asarray`` raises on an inference tensor that
+# ``a`` itself (but outside ``torch.inference_mode()``, ``torch.asarray(a)`` raises on an inference tensor that
 # requires grad).

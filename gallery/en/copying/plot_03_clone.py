@@ -4,7 +4,8 @@
 ``clone()``: new memory, same graph
 ===================================
 
-When ``a`` requires grad and grad mode is on, ``a.clone()`` copies the values
+When ``a`` requires grad and grad mode is on (not inside
+``torch.inference_mode()``), ``a.clone()`` copies the values
 into new memory but stays in the autograd graph: the copy requires grad, has a
 ``grad_fn`` and is not a leaf. This page
 runs the article's example, then follows the gradient that the article says
@@ -212,7 +213,8 @@ def draw_processes(title, child, **names):
 #
 # ``c`` holds the same values as ``a`` in its own memory. It requires grad
 # because ``a`` does and grad mode is on, its ``grad_fn`` records the clone,
-# and so it is not a leaf. Under ``torch.no_grad()``, or from a tensor that
+# and so it is not a leaf. Under ``torch.no_grad()`` or ``torch.inference_mode()``
+# (even with ``torch.enable_grad()`` inside it), or from a tensor that
 # needs no grad, ``clone()`` records nothing: the copy is a leaf that does not
 # require grad.
 
@@ -234,6 +236,13 @@ assert not c.is_leaf, "the clone must not be a leaf"
 with torch.no_grad():
     c_no_grad = a.clone()
 assert not c_no_grad.requires_grad and c_no_grad.is_leaf, "a clone made under no_grad must be out of the graph"
+with torch.inference_mode():
+    c_inference = a.clone()
+    with torch.enable_grad():
+        c_inference_enabled = a.clone()
+assert all(not c_made.requires_grad and c_made.grad_fn is None and c_made.is_leaf
+           for c_made in (c_inference, c_inference_enabled)), (
+    "a clone made inside inference_mode, even under enable_grad(), must be a leaf that does not require grad")
 c_plain = torch.tensor([1.0, 2.0, 3.0]).clone()
 assert not c_plain.requires_grad and c_plain.is_leaf, "the clone of a tensor that needs no grad must be a plain leaf"
 # sphinx_gallery_end_ignore
@@ -514,8 +523,8 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # Conclusion
 # ----------
 #
-# ``clone()`` copies memory, not independence. In grad mode, the clone of a
-# tensor that requires grad requires grad too, is not a leaf (its ``.grad``
+# ``clone()`` copies memory, not independence. In grad mode (not inside
+# ``torch.inference_mode()``), the clone of a tensor that requires grad requires grad too, is not a leaf (its ``.grad``
 # stays ``None`` unless you call ``retain_grad()`` or name it in
 # ``backward(inputs=...)``; :ref:`the page on non-leaf gradients <questions-non-leaf-grad>` shows
 # both), and a gradient that reaches it flows on to the source: a plain ``backward()`` accumulates

@@ -353,6 +353,33 @@ assert a._version == 1, "only the add_ under no_grad must count"
 # sphinx_gallery_end_ignore
 
 # %%
+# A view of that leaf, here its first row, is not a leaf, but in grad mode it
+# refuses ``+=`` just the same; under ``torch.no_grad()``, ``+=`` and ``add_``
+# on the view change the leaf, and ``c`` stays the view.
+
+row = a[0]
+c = row
+try:
+    row += 1
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+    # sphinx_gallery_start_ignore
+    assert "a view of a leaf Variable that requires grad" in str(e), "the error must name the view of a leaf"
+    # sphinx_gallery_end_ignore
+else:
+    raise AssertionError("row += 1 on a view of a leaf that requires grad must raise outside no_grad")
+
+with torch.no_grad():
+    row += 1
+    row.add_(1)
+print("a:", a)
+print("c is row:", c is row, " row.is_leaf:", row.is_leaf, " a.is_leaf:", a.is_leaf)
+assert c is row and a.tolist() == [[4.0, 4.0], [2.0, 2.0]], "both edits of the view must reach a, and c stay the view"
+# sphinx_gallery_start_ignore
+assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a leaf; a stays a leaf that requires grad"
+# sphinx_gallery_end_ignore
+
+# %%
 # Conclusion
 # ----------
 #
@@ -360,4 +387,5 @@ assert a._version == 1, "only the add_ under no_grad must count"
 # tensor (here the leaf) and gives ``a`` a new, non-leaf tensor in new memory; the outputs match the article's. The two are no longer
 # the same memory, but gradients from the new ``a`` still flow back to ``c``.
 # When every name should see the change, update in place: ``a.add_(1)`` or
-# ``a += 1``, under ``torch.no_grad()`` for a leaf that requires grad.
+# ``a += 1``, under ``torch.no_grad()`` when ``a`` requires grad and is a leaf or a view of one.
+# :fact:`leaf-view-inplace-refused-in-grad-mode`

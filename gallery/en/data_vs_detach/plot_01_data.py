@@ -264,14 +264,23 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 #
 #    The article prints ``grad_fn=<SigmoidBackward>``. On this torch the node
 #    is called ``SigmoidBackward0`` (see ``out`` above): the backward nodes
-#    generated for torch's operators now end in a number. ``AccumulateGrad``
+#    generated for torch's operators now carry a number, which for the ``_copy``
+#    operators, such as ``torch.view_copy``, comes before ``_copy``
+#    (``ViewBackward0_copy``). ``AccumulateGrad``
 #    in the graph below is written by hand and has none. The behaviour is the same.
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
 # sphinx_gallery_start_ignore
+hand_written_nodes = {"AccumulateGrad", "CopyBackwards", "CopySlices", "DelayedError", "Error", "NotImplemented",
+                      "UndefinedGrad", "UndefinedGradBackward", "SendRpcBackward"}
+generated_nodes = [node_name for node_name in dir(torch._C._functions)
+                   if not node_name.startswith("_") and node_name not in hand_written_nodes]
+assert len(generated_nodes) > 100 and all(node_name.removesuffix("_copy")[-1].isdigit() for node_name in generated_nodes), (
+    "the nodes generated for torch's operators carry a number, before _copy for the _copy operators")
 operator_results = (a * 2, a + 1, a.exp(), a.sum(), a.view(3), a[:2], a.to(torch.float64))
 assert all(result.grad_fn.name()[-1].isdigit() for result in operator_results), (
-    "the nodes generated for torch's operators end in a number")
+    "the nodes of a * 2, a + 1, exp(), sum(), view(), a[:2] and to() end in a number")
+assert torch.view_copy(a, (3,)).grad_fn.name() == "ViewBackward0_copy", "torch.view_copy's node is ViewBackward0_copy"
 leaf_node = out.grad_fn.next_functions[0][0]
 assert type(leaf_node).__name__ == "AccumulateGrad" and not leaf_node.name()[-1].isdigit(), (
     "AccumulateGrad, written by hand, has no number")

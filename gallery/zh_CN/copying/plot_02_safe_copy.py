@@ -306,7 +306,7 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # ``torch.as_tensor`` 和 ``torch.asarray``：“转成张量”，而不是“复制”
 # ------------------------------------------------------------------
 #
-# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“接受列表、数组或张量，最后要得到一个张量”的代码用的。但需要梯度的推理张量（inference tensor），比如在 ``torch.inference_mode()`` 下构建的模块的参数，在该模式之外传给 ``torch.asarray`` 会抛出 ``RuntimeError``。``torch.asarray`` 在指定 ``copy=True`` 时会复制；但在 torch |torch_version| 上，不指定 ``requires_grad=`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度。梯度模式开着时，它留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量，而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 会返回那个设备上的副本，除非 ``a`` 就在那个设备上：``meta`` 上的张量在 ``torch.device("meta")`` 下原样返回；CPU 张量的设备是 ``"cpu"``，所以即使在 ``"cpu:0"`` 下也会被复制（见最后几行）。
+# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“接受列表、数组或张量，最后要得到一个张量”的代码用的。但需要梯度的推理张量（inference tensor），比如在 ``torch.inference_mode()`` 下构建的模块的参数，在该模式之外会让 ``torch.asarray(a)`` 抛出 ``RuntimeError``。``torch.asarray`` 在指定 ``copy=True`` 时会复制（这样的张量也一样，不报错）；但在 torch |torch_version| 上，不指定 ``requires_grad=`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度。梯度模式开着时（不在 ``torch.inference_mode()`` 里），它留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量，而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 会返回那个设备上的副本，除非 ``a`` 就在那个设备上：``meta`` 上的张量在 ``torch.device("meta")`` 下原样返回；CPU 张量的设备是 ``"cpu"``，所以即使在 ``"cpu:0"`` 下也会被复制（见最后几行）。
 # :fact:`default-device-makes-as-tensor-copy`
 #
 # 给定需要梯度的张量、又不指定 ``requires_grad=`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad=`` 默认值的改变发出警告（``UserWarning``，下面的代码把它捕获了），但每个进程只在第一次这样调用时发出（调用过 ``torch.set_warn_always(True)`` 之后则每次都发）；传入 ``requires_grad=`` 的调用（带不带 ``copy=True`` 都一样）和 ``torch.as_tensor`` 都不会发出警告。
@@ -383,6 +383,12 @@ for make_source in sources_that_require_grad.values():
         assert not switched_off.requires_grad and switched_off.grad_fn is None and not same_storage(
             source, switched_off) and torch.equal(switched_off, source.detach()), (
             "torch.asarray(x, copy=True, requires_grad=False) is a copy outside the graph in every grad mode")
+    source = make_source()
+    with torch.inference_mode(), torch.enable_grad():
+        copy_made, clone_made = torch.asarray(source, copy=True), source.clone()
+    assert copy_made.requires_grad and copy_made.is_leaf and copy_made.is_inference() and not clone_made.requires_grad, (
+        "inside inference_mode, even under enable_grad(), the asarray copy is an inference leaf that requires grad, and "
+        "x.clone() does not require grad")
 # sphinx_gallery_end_ignore
 for device in ("cpu:0", "meta"):
     with torch.device(device):
@@ -434,6 +440,17 @@ for inference_source in inference_sources:
                     raise AssertionError("outside inference_mode, torch.asarray(x), torch.asarray(x, requires_grad="
                                          "x.requires_grad) and torch.asarray(x, requires_grad=True) raise on an "
                                          "inference tensor x that requires grad")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                inference_copies = [torch.asarray(inference_source, copy=True, **asarray_kwargs) for asarray_kwargs in (
+                    {}, {"requires_grad": False}, {"requires_grad": True})]
+            assert not any(same_storage(inference_copy, inference_source) or inference_copy.is_inference()
+                           for inference_copy in inference_copies), (
+                "outside inference_mode, torch.asarray(x, copy=True) of an inference tensor x that requires grad raises "
+                "nothing and is an ordinary copy, with or without requires_grad=")
+            assert inference_copies[0].requires_grad and inference_copies[0].is_leaf != (
+                grad_mode_outside is torch.enable_grad), (
+                "without requires_grad=, that copy requires grad: in the graph with grad mode on, a leaf with it off")
     with torch.inference_mode(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert all(torch.asarray(inference_source, **asarray_kwargs) is inference_source for asarray_kwargs in (
@@ -489,4 +506,4 @@ assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone
 # 小结
 # ----
 #
-# ``a.detach().clone()`` 得到的张量数值相同、内存独立、与计算图无关：改哪一边都不影响另一边，梯度也不会流回 ``a``。后面两页把这两步拆开来看：只用 :ref:`clone() <copying-clone>`，副本仍在计算图里；只用 :ref:`detach() <copying-detach>`，结果仍共享内存。没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 不是副本：它们返回的就是 ``a`` 本身（但在 ``torch.inference_mode()`` 之外，``torch.asarray`` 遇到需要梯度的推理张量会报错）。
+# ``a.detach().clone()`` 得到的张量数值相同、内存独立、与计算图无关：改哪一边都不影响另一边，梯度也不会流回 ``a``。后面两页把这两步拆开来看：只用 :ref:`clone() <copying-clone>`，副本仍在计算图里；只用 :ref:`detach() <copying-detach>`，结果仍共享内存。没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 不是副本：它们返回的就是 ``a`` 本身（但在 ``torch.inference_mode()`` 之外，``torch.asarray(a)`` 遇到需要梯度的推理张量会报错）。

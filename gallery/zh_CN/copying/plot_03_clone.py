@@ -4,7 +4,7 @@
 ``clone()``：新的内存，同一张计算图
 ===================================
 
-当 ``a`` 需要梯度，而且梯度模式（grad mode）开启时，``a.clone()`` 克隆出一个新张量：数值复制到了新的内存，副本却仍留在自动求导（autograd）的计算图中。它需要梯度，有 ``grad_fn``，不是叶子张量（leaf tensor）。本页先运行原博文的例子，再追踪原文以为不存在的那份梯度：由副本算出的损失，会把梯度传回 ``a``。
+当 ``a`` 需要梯度，而且梯度模式（grad mode）开启时（不在 ``torch.inference_mode()`` 里），``a.clone()`` 克隆出一个新张量：数值复制到了新的内存，副本却仍留在自动求导（autograd）的计算图中。它需要梯度，有 ``grad_fn``，不是叶子张量（leaf tensor）。本页先运行原博文的例子，再追踪原文以为不存在的那份梯度：由副本算出的损失，会把梯度传回 ``a``。
 """
 
 # %%
@@ -201,7 +201,7 @@ def draw_processes(title, child, **names):
 # 原博文的 clone 例子
 # -------------------
 #
-# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；它的 ``grad_fn`` 记下了这次复制，所以它不是叶子张量。在 ``torch.no_grad()`` 里，或者源张量本不需要梯度时，
+# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；它的 ``grad_fn`` 记下了这次复制，所以它不是叶子张量。在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 里（即使在其中用了 ``torch.enable_grad()``），或者源张量本不需要梯度时，
 # ``clone()`` 什么也不记录，副本是不需要梯度的叶子张量。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
@@ -222,6 +222,13 @@ assert not c.is_leaf, "the clone must not be a leaf"
 with torch.no_grad():
     c_no_grad = a.clone()
 assert not c_no_grad.requires_grad and c_no_grad.is_leaf, "a clone made under no_grad must be out of the graph"
+with torch.inference_mode():
+    c_inference = a.clone()
+    with torch.enable_grad():
+        c_inference_enabled = a.clone()
+assert all(not c_made.requires_grad and c_made.grad_fn is None and c_made.is_leaf
+           for c_made in (c_inference, c_inference_enabled)), (
+    "a clone made inside inference_mode, even under enable_grad(), must be a leaf that does not require grad")
 c_plain = torch.tensor([1.0, 2.0, 3.0]).clone()
 assert not c_plain.requires_grad and c_plain.is_leaf, "the clone of a tensor that needs no grad must be a plain leaf"
 # sphinx_gallery_end_ignore
@@ -482,5 +489,5 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下，需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，除非源张量调用过 ``retain_grad()``，又位于通往被点名张量的路上，这一点与 ``torch.autograd.grad`` 相同；点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）取的视图（view），且取视图的运算在梯度模式下会被自动求导记录（例如不是 ``detach()``、``view(dtype)`` 或稀疏张量的 ``indices()``），或者这种视图的视图，它的基张量（base tensor）得不到梯度，梯度模式关闭时取的那个视图也得不到，除非在取它的副本或它的视图之前就对它调用了 ``requires_grad_()``，但如果它的视图也是在梯度模式关闭时取的，那个视图的副本即使这样也不把梯度传给它。``backward()`` 和点名基张量或那个视图的 ``backward(inputs=...)`` 都不报错；用 ``torch.autograd.grad`` 求基张量的梯度，或者在那个视图得不到梯度时求它的梯度，则抛出 ``RuntimeError``，说它似乎没有在计算图里用到（带 ``allow_unused=True`` 时对它返回 ``None``）。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下（不在 ``torch.inference_mode()`` 里），需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，除非源张量调用过 ``retain_grad()``，又位于通往被点名张量的路上，这一点与 ``torch.autograd.grad`` 相同；点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）取的视图（view），且取视图的运算在梯度模式下会被自动求导记录（例如不是 ``detach()``、``view(dtype)`` 或稀疏张量的 ``indices()``），或者这种视图的视图，它的基张量（base tensor）得不到梯度，梯度模式关闭时取的那个视图也得不到，除非在取它的副本或它的视图之前就对它调用了 ``requires_grad_()``，但如果它的视图也是在梯度模式关闭时取的，那个视图的副本即使这样也不把梯度传给它。``backward()`` 和点名基张量或那个视图的 ``backward(inputs=...)`` 都不报错；用 ``torch.autograd.grad`` 求基张量的梯度，或者在那个视图得不到梯度时求它的梯度，则抛出 ``RuntimeError``，说它似乎没有在计算图里用到（带 ``allow_unused=True`` 时对它返回 ``None``）。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 :ref:`detach().clone() <copying-safe-copy>`。
 # :fact:`clone-of-no-grad-view-passes-no-gradient`

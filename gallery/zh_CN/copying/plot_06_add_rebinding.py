@@ -339,8 +339,35 @@ assert a._version == 1, "only the add_ under no_grad must count"
 # sphinx_gallery_end_ignore
 
 # %%
+# 这个叶子张量的视图（view），这里是它的第一行，不是叶子张量，但在梯度模式下同样拒绝 ``+=``；放在
+# ``torch.no_grad()`` 里，对视图做的 ``+=`` 和 ``add_`` 都会改动叶子张量，``c`` 仍是这个视图。
+
+row = a[0]
+c = row
+try:
+    row += 1
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+    # sphinx_gallery_start_ignore
+    assert "a view of a leaf Variable that requires grad" in str(e), "the error must name the view of a leaf"
+    # sphinx_gallery_end_ignore
+else:
+    raise AssertionError("row += 1 on a view of a leaf that requires grad must raise outside no_grad")
+
+with torch.no_grad():
+    row += 1
+    row.add_(1)
+print("a:", a)
+print("c is row:", c is row, " row.is_leaf:", row.is_leaf, " a.is_leaf:", a.is_leaf)
+assert c is row and a.tolist() == [[4.0, 4.0], [2.0, 2.0]], "both edits of the view must reach a, and c stay the view"
+# sphinx_gallery_start_ignore
+assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a leaf; a stays a leaf that requires grad"
+# sphinx_gallery_end_ignore
+
+# %%
 # 小结
 # ----
 #
 # 在梯度模式下、``a`` 需要梯度时，``a = a + 1`` 之后，``c`` 指着旧张量（这里是那个叶子张量），``a`` 指着新内存里的一个非叶子张量，输出与原博文一致。两者不再共享内存，但从新的 ``a`` 反向传播，梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
-# ``a.add_(1)`` 或 ``a += 1``；对需要梯度的叶子张量，要放在 ``torch.no_grad()`` 里。
+# ``a.add_(1)`` 或 ``a += 1``；``a`` 需要梯度、又是叶子张量或叶子张量的视图时，要放在 ``torch.no_grad()`` 里。
+# :fact:`leaf-view-inplace-refused-in-grad-mode`
