@@ -20,7 +20,7 @@
 copies and what it shares: ``functional_call`` uses the tensors of its dict as they are, and the
 module's own for what the dict leaves out (a tensor of the module that the dict replaces is left
 alone; a gradient or a buffer update lands where the tensor is: in the dict if the dict holds it, in
-the module if not),
+the module if not; by default, a weight tied to one in the dict takes the dict's tensor too),
 ``torch.func.grad`` needs no ``requires_grad``, and ``vmap`` refuses ``.data`` of a batched tensor and each call
 the page tries that would turn a batched tensor into Python numbers or an array, or hand out its memory. It
 ends with a training loop over a dict of parameters.
@@ -425,7 +425,8 @@ assert not same_storage(model.weight, tensors["weight"]), "the module's paramete
 # before the call, and the module's own running mean stays at zero. A buffer the dict leaves out
 # is the module's own: called with its parameters alone, the call updates ``norm.running_mean``.
 # So is a parameter the dict leaves out, and its gradient lands in the module; with
-# ``strict=True``, ``functional_call`` refuses a dict that leaves out any parameter or buffer.
+# ``strict=True``, ``functional_call`` refuses a dict that leaves out any parameter or buffer. Tied
+# weights are the exception to both (next section).
 
 norm = torch.nn.BatchNorm1d(3)
 state = {name: t.clone() for name, t in norm.state_dict().items()}
@@ -461,6 +462,47 @@ except RuntimeError as refusal:
         "strict=True names the buffers the dict leaves out")
 else:
     raise AssertionError("strict=True with a dict that leaves out buffers must raise")
+# sphinx_gallery_end_ignore
+
+# %%
+# Tied weights follow the dict
+# ----------------------------
+#
+# Here the second layer's weight is the first one's, as for :ref:`tied weights <questions-tied-weights>`,
+# and the dict holds ``0.weight`` only. By default (``tie_weights=True``), ``1.weight`` takes the
+# dict's tensor too, the gradient of both uses lands in the dict, and ``strict=True`` accepts the
+# dict. With ``tie_weights=False``, ``1.weight`` is the module's own, and ``strict=True`` refuses
+# the dict.
+
+torch.manual_seed(0)
+tied = torch.nn.Sequential(torch.nn.Linear(3, 3, bias=False), torch.nn.Linear(3, 3, bias=False))
+tied[1].weight = tied[0].weight
+tied_weight = torch.randn(3, 3, requires_grad=True)
+tied_out = functional_call(tied, {"0.weight": tied_weight}, (batch,), strict=True)
+tied_out.sum().backward()
+print("both layers used tied_weight:", torch.allclose(tied_out, batch @ tied_weight.T @ tied_weight.T))
+print("tied_weight.grad:", tied_weight.grad)
+print("tied[0].weight.grad:", tied[0].weight.grad)
+untied_out = functional_call(tied, {"0.weight": tied_weight}, (batch,), tie_weights=False)
+print("tie_weights=False, the second layer used the module's own weight:",
+      torch.allclose(untied_out, batch @ tied_weight.T @ tied[1].weight.T))  # fmt: skip
+try:
+    functional_call(tied, {"0.weight": tied_weight}, (batch,), strict=True, tie_weights=False)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("strict=True with tie_weights=False must refuse a dict that leaves out 1.weight")
+assert torch.allclose(tied_out, batch @ tied_weight.T @ tied_weight.T) and tied[0].weight.grad is None, (
+    "by default, the tied 1.weight takes the dict's tensor too, and the module's weight gets no gradient")
+# sphinx_gallery_start_ignore
+assert torch.allclose(tied_weight.grad, grad(lambda v: (batch @ v.T @ v.T).sum())(tied_weight.detach())), (
+    "the gradient of both uses of the tied weight lands in the dict's tensor")
+assert torch.allclose(untied_out, batch @ tied_weight.T @ tied[1].weight.T) and not torch.allclose(
+    untied_out, tied_out), "with tie_weights=False, 1.weight is the module's own"
+assert torch.allclose(functional_call(tied, {"1.weight": tied_weight}, (batch,), strict=True), tied_out), (
+    "a dict holding 1.weight only gives its tensor to the tied 0.weight too")
+assert list(dict(tied.named_parameters())) == ["0.weight"] and list(tied.state_dict()) == ["0.weight", "1.weight"], (
+    "the tied weight is one parameter under two names")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -516,7 +558,8 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 #
 # ``functional_call`` swaps the dict's tensors into the module for one call and puts the module's
 # own back: no copy either way, so gradients and in-place buffer updates land in the dict (a
-# parameter or buffer the dict leaves out is the module's, and its gradient or update lands there).
+# parameter or buffer the dict leaves out is the module's, and its gradient or update lands there; by
+# default, a weight tied to one in the dict takes the dict's tensor).
 # ``torch.func.grad`` computes a gradient without ``requires_grad`` or ``.grad``. Under ``vmap``,
 # ``.data`` of a batched tensor raises, and so do the calls that turn a batched tensor into Python numbers or an array
 # (``item()``, ``tolist()``, ``numpy()``, ``np.asarray``) or hand out its memory (``data_ptr()``,

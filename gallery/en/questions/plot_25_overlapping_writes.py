@@ -20,8 +20,8 @@ operation: some elements of the input tensor and the written-to tensor refer to 
 location. Please clone() the tensor before performing the operation.`` A leaf that requires grad (such as a
 ``Parameter``), or a view of one taken in grad mode by slicing, indexing or ``view()``, gets another error while grad
 mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` A
-view of one taken under ``torch.no_grad()``, or an output of ``unbind()`` or ``split()``, gets autograd's error about
-such views instead. This page shows why (the
+view of one taken under ``torch.no_grad()``, or an output of ``unbind()``, ``split()`` or ``chunk()``, gets autograd's
+error about such views instead. This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
 overlaps the destination, some refused and some not, shows the same shift running silently
 with wrong values on every second element of a longer tensor, on a column, on a transpose and along a second
@@ -240,11 +240,13 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # On a leaf that requires grad, here a ``Parameter``, and on a view of such a leaf taken in grad mode,
 # here a row of a 2-d ``Parameter``, the same shift is refused with another message while grad mode
 # is on; under ``torch.no_grad()`` or ``torch.inference_mode()`` both get the message above. A
-# contiguous tensor that requires grad, is neither a leaf nor a view of one and is not an output of
-# ``unbind()`` or ``split()``, here ``arange(5.0, requires_grad=True) * 2``, gets the message above
-# in all three modes. With grad mode on, an output of ``unbind()`` or ``split()`` of a tensor that
-# requires grad, and a view of a leaf taken under ``torch.no_grad()``, get other messages, in which
-# autograd says why it does not allow such a view to be modified in place.
+# contiguous tensor that requires grad and is neither a leaf nor a view, here
+# ``arange(5.0, requires_grad=True) * 2``, gets the message above in all three modes, and so do its
+# views by slicing, ``view()`` or ``tensor_split()``. With grad mode on, three other kinds of view
+# of a tensor that requires grad get other messages, in which autograd says why it does not allow
+# such a view to be modified in place: an output of ``unbind()``, ``split()``, ``chunk()`` or
+# ``split_with_sizes()``; a view taken under ``torch.no_grad()``; and a view that a custom
+# ``autograd.Function`` returns.
 
 
 def shift_in(mode, g):
@@ -298,28 +300,67 @@ assert {refused_with(torch.enable_grad, view) for view in contiguous_views + col
     "message")
 assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_mode) for view in contiguous_views} == {
     message}, "under no_grad and inference_mode, a contiguous view of a leaf gets the message above"
-others = (lambda: (torch.arange(5.0, requires_grad=True) * 2)[:], lambda: (torch.arange(5.0, requires_grad=True) * 2).view(5),
-          lambda: parameter() + 0, lambda: parameter()[:].clone())
+not_views = (lambda: torch.arange(5.0, requires_grad=True) * 2, lambda: parameter() + 0, lambda: parameter()[:].clone(),
+             lambda: torch.nn.functional.relu(parameter()))
+assert all(made.is_contiguous() and made.requires_grad and not made.is_leaf and made._base is None
+           for made in (make_one() for make_one in not_views)), (
+    "arange(5.0, requires_grad=True) * 2, p + 0, p[:].clone() and relu(p) are contiguous, require grad, and are "
+    "neither a leaf nor a view")
+others = not_views + (lambda: (torch.arange(5.0, requires_grad=True) * 2)[:],
+                      lambda: (torch.arange(5.0, requires_grad=True) * 2).view(5),
+                      lambda: (torch.arange(10.0, requires_grad=True) * 2)[2:7],
+                      lambda: (torch.arange(10.0, requires_grad=True) * 2).tensor_split(2)[0])
 assert {refused_with(mode_, other) for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode)
         for other in others} == {message}, (
-    "a contiguous tensor that requires grad, neither a leaf nor a view of one nor an output of unbind() or split(), "
-    "gets the message above in every mode")
+    "a contiguous tensor that requires grad and is neither a leaf nor a view, and its views by slicing, view() or "
+    "tensor_split(), get the message above in every mode")
 multiple_outputs = (lambda: parameter().reshape(1, 5).unbind(0)[0], lambda: parameter().split(5)[0],
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).reshape(2, 5).unbind(0)[0],
-                    lambda: (torch.arange(10.0, requires_grad=True) * 2).split(5)[0])
+                    lambda: (torch.arange(10.0, requires_grad=True) * 2).split(5)[0],
+                    lambda: parameter().chunk(1)[0], lambda: parameter().split_with_sizes([5])[0],
+                    lambda: (torch.arange(10.0, requires_grad=True) * 2).chunk(2)[0],
+                    lambda: (torch.arange(10.0, requires_grad=True) * 2).split_with_sizes([5, 5])[0])
 assert all(refused_with(torch.enable_grad, output).startswith(
     "Output 0 of Slice is a view and is being modified inplace. This view is the output of a function that returns "
     "multiple views.") for output in multiple_outputs), (
-    "with grad on, an output of unbind() or split() of a tensor that requires grad gets autograd's message on such views")
+    "with grad on, an output of unbind(), split(), chunk() or split_with_sizes() of a tensor that requires grad gets "
+    "autograd's message on such views")
 assert all(out.is_contiguous() and out.requires_grad and not out.is_leaf and not out._base.is_leaf
            for out in (multiple_outputs[2](), multiple_outputs[3]())), (
     "the outputs of unbind() and split() of arange(10.0, requires_grad=True) * 2 are contiguous, require grad, and "
     "are neither a leaf nor a view of one")
-with torch.no_grad():
-    quiet_view = parameter()[:]
-assert quiet_view.requires_grad and refused_with(torch.enable_grad, lambda: quiet_view).startswith(
-    "Output 0 of Slice is a view of a view which was created in no_grad mode and is being modified inplace with grad "
-    "mode enabled."), "with grad on, a view of a leaf taken under no_grad gets autograd's message on such views"
+
+
+def under_no_grad(make_base, take):
+    base = make_base()
+    with torch.no_grad():
+        return take(base)
+
+
+quiet_views = [lambda make=make, take=take: under_no_grad(make, take)
+               for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)
+               for take in (lambda b: b[:], lambda b: b.view(5), lambda b: b.tensor_split(1)[0], lambda b: b.chunk(1)[0])]
+assert all(quiet().requires_grad for quiet in quiet_views) and all(
+    refused_with(torch.enable_grad, quiet).startswith(
+        "Output 0 of Slice is a view of a view which was created in no_grad mode and is being modified inplace with "
+        "grad mode enabled.") for quiet in quiet_views), (
+    "with grad on, a view taken under no_grad of a tensor that requires grad gets autograd's message on such views")
+
+
+class ViewOut(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x[:]
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output
+
+
+assert all(refused_with(torch.enable_grad, lambda make=make: ViewOut.apply(make())).startswith(
+    "Output 0 of Slice is a view and is being modified inplace. This view was created inside a custom Function")
+    for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)), (
+    "with grad on, a view that a custom autograd.Function returns gets autograd's message on such views")
 # sphinx_gallery_end_ignore
 
 # %%

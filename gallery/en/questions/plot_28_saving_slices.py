@@ -271,8 +271,8 @@ assert loaded[:2]._base is loaded and loaded.numel() == 3 and save_and_load(load
 # sphinx_gallery_end_ignore
 
 # %%
-# Every kind of view, every dtype
-# -------------------------------
+# Eight views, five dtypes
+# ------------------------
 #
 # The same happens for every view below, in each of five dtypes: a slice at the start or in the
 # middle, the second of ten chunks, every second element, a row and a column of the 1000 x 100 matrix ``t.view(1000, 100)``,
@@ -548,6 +548,12 @@ for clone in (False, True):
         batches = [b if isinstance(b, list) else [b] for b in loader]
         arrived[clone, name] = [[(tuple(x.shape), x.untyped_storage().nbytes()) for x in b] for b in batches]
         print(f"clone={clone!s:<5} {name:<29}", arrived[clone, name])
+# sphinx_gallery_start_ignore
+assert signal.getsignal(signal.SIGCHLD) is not sigchld_before and signal.getsignal(signal.SIGCHLD).__module__ == (
+    "torch.utils.data._utils.signal_handling"), "DataLoader installed its SIGCHLD handler when it started a worker"
+assert resource_sharer._resource_sharer._thread is not None and resource_sharer._resource_sharer._thread.is_alive(), (
+    "sending a shared tensor started the listener thread of multiprocessing's resource_sharer")
+# sphinx_gallery_end_ignore
 resource_sharer.stop()
 signal.signal(signal.SIGCHLD, sigchld_before)
 print("children still running:", mp.active_children())
@@ -563,6 +569,8 @@ assert arrived[False, listed] == [[((100,), 400_000)] * 2] * 2 and arrived[True,
 )
 # sphinx_gallery_start_ignore
 assert mp.active_children() == [], "every child process has ended"
+assert signal.getsignal(signal.SIGCHLD) is sigchld_before and resource_sharer._resource_sharer._thread is None, (
+    "the cell put the SIGCHLD handler back and ended the listener thread")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -332,7 +332,7 @@ assert deep_model[0].weight is not deep_weight, "a deepcopy of sd keeps the flag
 # sphinx_gallery_end_ignore
 
 # %%
-# A cheaper way that leaves ``sd`` as it was: load a shallow copy, ``dict(sd)``. A plain ``dict``
+# A cheaper way to keep the flag out of ``sd``: load a shallow copy, ``dict(sd)``. A plain ``dict``
 # has no ``_metadata``, so the flag is written into a throwaway dict, and a later load of ``sd``
 # copies. The copy also leaves out the version numbers kept in ``sd._metadata``, which modules
 # read to convert a checkpoint saved by an older release; for such a file, load it again instead.
@@ -351,6 +351,40 @@ assert copying_model[0].weight is copying_weight, "a later load of sd copies: it
 assert not hasattr(dict(clean), "_metadata") and clean._metadata["1"]["version"] == 2, "the copy has no versions"
 assert all("assign_to_params_buffers" not in entry for entry in clean._metadata.values()), (
     "loading dict(sd) left no assign flag in sd's _metadata")
+# sphinx_gallery_end_ignore
+
+# %%
+# The first model still takes ``sd``'s tensors. One forward pass in train mode updates the
+# ``BatchNorm1d`` buffers, which are ``sd``'s tensors, and a training step changes every entry:
+# ``sd``'s values change with the first model, and a later load of ``sd`` copies its current
+# values, not the checkpoint's. Load ``sd`` into the other models before the first one runs, as
+# ``copying_model`` above, or load the file again for each model.
+
+as_loaded = {k: v.clone() for k, v in clean.items()}
+assigned_model(x)  # one forward pass in train mode
+after_forward = [k for k in clean if not torch.equal(clean[k], as_loaded[k])]
+print("entries of clean changed by one forward pass:", after_forward)
+train(assigned_model, torch.optim.SGD(assigned_model.parameters(), lr=0.1), 1)
+after_step = [k for k in clean if not torch.equal(clean[k], as_loaded[k])]
+print("entries of clean changed after one training step:", len(after_step), "of", len(clean))
+late_model = make_model()
+late_model.load_state_dict(clean)
+print("late_model[0].weight equals the checkpoint's:", torch.equal(late_model[0].weight, as_loaded["0.weight"]))
+print("copying_model[0].weight equals the checkpoint's:", torch.equal(copying_model[0].weight, as_loaded["0.weight"]))
+assert after_forward == ["1.running_mean", "1.running_var", "1.num_batches_tracked"] and after_step == list(clean), (
+    "sd's values change with the model that took them: its buffers at a forward pass in train mode, every entry at a "
+    "training step")
+assert not torch.equal(late_model[0].weight, as_loaded["0.weight"]) and torch.equal(
+    copying_model[0].weight, as_loaded["0.weight"]), (
+    "a later load of sd copies its current values; a model loaded before the first one ran keeps the checkpoint's")
+# sphinx_gallery_start_ignore
+assert all(torch.equal(late, now) for late, now in zip(late_model.state_dict().values(),
+                                                       assigned_model.state_dict().values(), strict=True)), (
+    "the later load of sd copies the first model's current values")
+assert all(torch.equal(copying_model.state_dict()[k], as_loaded[k]) for k in clean), (
+    "every entry of the model loaded before the first one ran keeps the checkpoint's value")
+assert not any(same_storage(late, now) for late, now in zip(late_model.parameters(), assigned_model.parameters(),
+                                                             strict=True)), "the later load of sd copies"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -402,6 +402,17 @@ assert all(torch.equal(a, b) for a, b in zip(params_only.parameters(), ema.param
     "params_only's parameters equal the EMA's")
 assert all(torch.equal(a, b) for a, b in zip(bn_model.buffers(), ema.buffers(), strict=True)), "ema has the model's"
 assert not torch.equal(bn_model[1].running_mean, torch.zeros(4)), "the model's running mean moved"
+evaluated = copy.deepcopy(params_only)
+evaluated.eval()
+probe_inputs = batches[0][0]
+probe_hidden = evaluated[0](probe_inputs)
+by_hand = evaluated[2]((probe_hidden - torch.zeros(4)) / torch.sqrt(torch.ones(4) + evaluated[1].eps)
+                       * evaluated[1].weight + evaluated[1].bias)
+with_model_statistics = evaluated[2]((probe_hidden - bn_model[1].running_mean)
+                                     / torch.sqrt(bn_model[1].running_var + evaluated[1].eps)
+                                     * evaluated[1].weight + evaluated[1].bias)
+assert torch.allclose(evaluated(probe_inputs), by_hand) and not torch.allclose(by_hand, with_model_statistics), (
+    "in eval mode, params_only normalises with its initial running mean 0 and running variance 1, not the model's")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -16,7 +16,7 @@
           return t.detach() * 2
 
 ``torch.func`` 在你交给它的张量上运行模块或函数。本页检查它复制了什么、共享了什么：``functional_call``
-原样使用字典里的张量，字典里没有的就用模块自己的（模块中被字典替换的张量不受影响；梯度和缓冲区的更新落在张量所在的地方：字典里有它就落在字典里，没有就落在模块里），``torch.func.grad`` 不需要
+原样使用字典里的张量，字典里没有的就用模块自己的（模块中被字典替换的张量不受影响；梯度和缓冲区的更新落在张量所在的地方：字典里有它就落在字典里，没有就落在模块里；默认情况下，与字典里某个权重共享的权重也用字典里的张量），``torch.func.grad`` 不需要
 ``requires_grad``，还有 ``vmap`` 拒绝哪些操作：批量张量的 ``.data``；本页试过的调用中，凡是要把批量张量变成 Python 数值或数组的，或者要交出它的内存的，都会被拒绝。最后用一个循环训练字典里的参数。
 """
 
@@ -398,7 +398,7 @@ assert not same_storage(model.weight, tensors["weight"]), "the module's paramete
 # ------------------
 #
 # 训练模式下的 ``BatchNorm1d`` 会原地更新它的 ``running_mean``。通过 ``functional_call``
-# 把它的状态复制一份传进去，更新的就是字典里的张量，与调用前是同一个对象；模块自己的 ``running_mean`` 仍然是零。字典里没有的缓冲区是模块自己的：只传入参数时，这次调用更新的是 ``norm.running_mean``。字典里没有的参数也是模块自己的，梯度落在模块里；用 ``strict=True`` 时，字典缺了任何参数或缓冲区，``functional_call`` 都会报错。
+# 把它的状态复制一份传进去，更新的就是字典里的张量，与调用前是同一个对象；模块自己的 ``running_mean`` 仍然是零。字典里没有的缓冲区是模块自己的：只传入参数时，这次调用更新的是 ``norm.running_mean``。字典里没有的参数也是模块自己的，梯度落在模块里；用 ``strict=True`` 时，字典缺了任何参数或缓冲区，``functional_call`` 都会报错。共享权重是这两条的例外（见下一节）。
 
 norm = torch.nn.BatchNorm1d(3)
 state = {name: t.clone() for name, t in norm.state_dict().items()}
@@ -434,6 +434,43 @@ except RuntimeError as refusal:
         "strict=True names the buffers the dict leaves out")
 else:
     raise AssertionError("strict=True with a dict that leaves out buffers must raise")
+# sphinx_gallery_end_ignore
+
+# %%
+# 共享权重跟随字典
+# ----------------
+#
+# 这里第二层的权重就是第一层的权重，和 :ref:`“共享权重”那一页 <questions-tied-weights>` 的情形一样，字典里只有 ``0.weight``。默认情况下（``tie_weights=True``），``1.weight`` 也用字典里的张量，两处使用的梯度都落在字典里，``strict=True`` 也接受这个字典。``tie_weights=False`` 时，``1.weight`` 用的是模块自己的权重，``strict=True`` 会拒绝这个字典。
+
+torch.manual_seed(0)
+tied = torch.nn.Sequential(torch.nn.Linear(3, 3, bias=False), torch.nn.Linear(3, 3, bias=False))
+tied[1].weight = tied[0].weight
+tied_weight = torch.randn(3, 3, requires_grad=True)
+tied_out = functional_call(tied, {"0.weight": tied_weight}, (batch,), strict=True)
+tied_out.sum().backward()
+print("both layers used tied_weight:", torch.allclose(tied_out, batch @ tied_weight.T @ tied_weight.T))
+print("tied_weight.grad:", tied_weight.grad)
+print("tied[0].weight.grad:", tied[0].weight.grad)
+untied_out = functional_call(tied, {"0.weight": tied_weight}, (batch,), tie_weights=False)
+print("tie_weights=False, the second layer used the module's own weight:",
+      torch.allclose(untied_out, batch @ tied_weight.T @ tied[1].weight.T))  # fmt: skip
+try:
+    functional_call(tied, {"0.weight": tied_weight}, (batch,), strict=True, tie_weights=False)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("strict=True with tie_weights=False must refuse a dict that leaves out 1.weight")
+assert torch.allclose(tied_out, batch @ tied_weight.T @ tied_weight.T) and tied[0].weight.grad is None, (
+    "by default, the tied 1.weight takes the dict's tensor too, and the module's weight gets no gradient")
+# sphinx_gallery_start_ignore
+assert torch.allclose(tied_weight.grad, grad(lambda v: (batch @ v.T @ v.T).sum())(tied_weight.detach())), (
+    "the gradient of both uses of the tied weight lands in the dict's tensor")
+assert torch.allclose(untied_out, batch @ tied_weight.T @ tied[1].weight.T) and not torch.allclose(
+    untied_out, tied_out), "with tie_weights=False, 1.weight is the module's own"
+assert torch.allclose(functional_call(tied, {"1.weight": tied_weight}, (batch,), strict=True), tied_out), (
+    "a dict holding 1.weight only gives its tensor to the tied 0.weight too")
+assert list(dict(tied.named_parameters())) == ["0.weight"] and list(tied.state_dict()) == ["0.weight", "1.weight"], (
+    "the tied weight is one parameter under two names")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -485,7 +522,7 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # 小结
 # ----
 #
-# ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的参数或缓冲区是模块自己的，梯度或更新就落在模块里）。``torch.func.grad``
+# ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的参数或缓冲区是模块自己的，梯度或更新就落在模块里；默认情况下，与字典里某个权重共享的权重用的是字典里的张量）。``torch.func.grad``
 # 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。在 ``vmap`` 之下，批量张量的 ``.data`` 会报错，把批量张量变成
 # Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``、``np.asarray``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``、DLPack）也会报错；``detach()``、``clone()``、``add_``、``stride()``
 # 和 ``repr()`` 都能运行。函数里用 ``torch.zeros`` 新建的张量，不能原地接收每一行的值：改用 ``x.new_zeros`` 或 ``torch.zeros_like(x)`` 新建，或者把结果堆叠起来（``torch.stack``）。

@@ -15,7 +15,7 @@
 
 原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错：``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
-before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` 在 ``torch.no_grad()`` 下取得的这种视图，以及 ``unbind()`` 或 ``split()`` 的输出，得到的则是自动求导（autograd）对这类视图的报错。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` 在 ``torch.no_grad()`` 下取得的这种视图，以及 ``unbind()``、``split()`` 或 ``chunk()`` 的输出，得到的则是自动求导（autograd）对这类视图的报错。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
 
 # %%
@@ -223,7 +223,7 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # 需要梯度的张量
 # --------------
 #
-# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，两者得到的都是上面那条报错信息。需要梯度、既不是叶子张量也不是叶子张量的视图、也不是 ``unbind()`` 或 ``split()`` 的输出的连续张量（这里是 ``arange(5.0, requires_grad=True) * 2``）在这三种模式下得到的都是上面那条报错信息。梯度模式开启时，需要梯度的张量经 ``unbind()`` 或 ``split()`` 得到的输出，以及在 ``torch.no_grad()`` 下取得的叶子张量的视图，得到的是另外的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图。
+# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，两者得到的都是上面那条报错信息。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的视图也一样。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出；在 ``torch.no_grad()`` 下取得的视图；自定义 ``autograd.Function`` 返回的视图。
 
 
 def shift_in(mode, g):
@@ -277,28 +277,67 @@ assert {refused_with(torch.enable_grad, view) for view in contiguous_views + col
     "message")
 assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_mode) for view in contiguous_views} == {
     message}, "under no_grad and inference_mode, a contiguous view of a leaf gets the message above"
-others = (lambda: (torch.arange(5.0, requires_grad=True) * 2)[:], lambda: (torch.arange(5.0, requires_grad=True) * 2).view(5),
-          lambda: parameter() + 0, lambda: parameter()[:].clone())
+not_views = (lambda: torch.arange(5.0, requires_grad=True) * 2, lambda: parameter() + 0, lambda: parameter()[:].clone(),
+             lambda: torch.nn.functional.relu(parameter()))
+assert all(made.is_contiguous() and made.requires_grad and not made.is_leaf and made._base is None
+           for made in (make_one() for make_one in not_views)), (
+    "arange(5.0, requires_grad=True) * 2, p + 0, p[:].clone() and relu(p) are contiguous, require grad, and are "
+    "neither a leaf nor a view")
+others = not_views + (lambda: (torch.arange(5.0, requires_grad=True) * 2)[:],
+                      lambda: (torch.arange(5.0, requires_grad=True) * 2).view(5),
+                      lambda: (torch.arange(10.0, requires_grad=True) * 2)[2:7],
+                      lambda: (torch.arange(10.0, requires_grad=True) * 2).tensor_split(2)[0])
 assert {refused_with(mode_, other) for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode)
         for other in others} == {message}, (
-    "a contiguous tensor that requires grad, neither a leaf nor a view of one nor an output of unbind() or split(), "
-    "gets the message above in every mode")
+    "a contiguous tensor that requires grad and is neither a leaf nor a view, and its views by slicing, view() or "
+    "tensor_split(), get the message above in every mode")
 multiple_outputs = (lambda: parameter().reshape(1, 5).unbind(0)[0], lambda: parameter().split(5)[0],
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).reshape(2, 5).unbind(0)[0],
-                    lambda: (torch.arange(10.0, requires_grad=True) * 2).split(5)[0])
+                    lambda: (torch.arange(10.0, requires_grad=True) * 2).split(5)[0],
+                    lambda: parameter().chunk(1)[0], lambda: parameter().split_with_sizes([5])[0],
+                    lambda: (torch.arange(10.0, requires_grad=True) * 2).chunk(2)[0],
+                    lambda: (torch.arange(10.0, requires_grad=True) * 2).split_with_sizes([5, 5])[0])
 assert all(refused_with(torch.enable_grad, output).startswith(
     "Output 0 of Slice is a view and is being modified inplace. This view is the output of a function that returns "
     "multiple views.") for output in multiple_outputs), (
-    "with grad on, an output of unbind() or split() of a tensor that requires grad gets autograd's message on such views")
+    "with grad on, an output of unbind(), split(), chunk() or split_with_sizes() of a tensor that requires grad gets "
+    "autograd's message on such views")
 assert all(out.is_contiguous() and out.requires_grad and not out.is_leaf and not out._base.is_leaf
            for out in (multiple_outputs[2](), multiple_outputs[3]())), (
     "the outputs of unbind() and split() of arange(10.0, requires_grad=True) * 2 are contiguous, require grad, and "
     "are neither a leaf nor a view of one")
-with torch.no_grad():
-    quiet_view = parameter()[:]
-assert quiet_view.requires_grad and refused_with(torch.enable_grad, lambda: quiet_view).startswith(
-    "Output 0 of Slice is a view of a view which was created in no_grad mode and is being modified inplace with grad "
-    "mode enabled."), "with grad on, a view of a leaf taken under no_grad gets autograd's message on such views"
+
+
+def under_no_grad(make_base, take):
+    base = make_base()
+    with torch.no_grad():
+        return take(base)
+
+
+quiet_views = [lambda make=make, take=take: under_no_grad(make, take)
+               for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)
+               for take in (lambda b: b[:], lambda b: b.view(5), lambda b: b.tensor_split(1)[0], lambda b: b.chunk(1)[0])]
+assert all(quiet().requires_grad for quiet in quiet_views) and all(
+    refused_with(torch.enable_grad, quiet).startswith(
+        "Output 0 of Slice is a view of a view which was created in no_grad mode and is being modified inplace with "
+        "grad mode enabled.") for quiet in quiet_views), (
+    "with grad on, a view taken under no_grad of a tensor that requires grad gets autograd's message on such views")
+
+
+class ViewOut(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x[:]
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output
+
+
+assert all(refused_with(torch.enable_grad, lambda make=make: ViewOut.apply(make())).startswith(
+    "Output 0 of Slice is a view and is being modified inplace. This view was created inside a custom Function")
+    for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)), (
+    "with grad on, a view that a custom autograd.Function returns gets autograd's message on such views")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -251,7 +251,7 @@ assert loaded[:2]._base is loaded and loaded.numel() == 3 and save_and_load(load
 # sphinx_gallery_end_ignore
 
 # %%
-# 每种视图，每种 dtype
+# 八种视图，五种 dtype
 # --------------------
 #
 # 下面每种视图在五种 dtype 下都是如此：开头或中间的切片，分成十块后的第二块，每隔一个取一个元素，1000×100 矩阵 ``t.view(1000, 100)`` 的一行和一列，以及切片的 ``view`` 和 ``reshape``。每种视图加载回来的张量都带着 ``t`` 的整块存储，值、偏移和步长都与视图相同；它的克隆保存再加载后，存储恰好只有它自己的元素。表中是 float32 的情况（后两列的单位是字节）。
@@ -485,6 +485,12 @@ for clone in (False, True):
         batches = [b if isinstance(b, list) else [b] for b in loader]
         arrived[clone, name] = [[(tuple(x.shape), x.untyped_storage().nbytes()) for x in b] for b in batches]
         print(f"clone={clone!s:<5} {name:<29}", arrived[clone, name])
+# sphinx_gallery_start_ignore
+assert signal.getsignal(signal.SIGCHLD) is not sigchld_before and signal.getsignal(signal.SIGCHLD).__module__ == (
+    "torch.utils.data._utils.signal_handling"), "DataLoader installed its SIGCHLD handler when it started a worker"
+assert resource_sharer._resource_sharer._thread is not None and resource_sharer._resource_sharer._thread.is_alive(), (
+    "sending a shared tensor started the listener thread of multiprocessing's resource_sharer")
+# sphinx_gallery_end_ignore
 resource_sharer.stop()
 signal.signal(signal.SIGCHLD, sigchld_before)
 print("children still running:", mp.active_children())
@@ -500,6 +506,8 @@ assert arrived[False, listed] == [[((100,), 400_000)] * 2] * 2 and arrived[True,
 )
 # sphinx_gallery_start_ignore
 assert mp.active_children() == [], "every child process has ended"
+assert signal.getsignal(signal.SIGCHLD) is sigchld_before and resource_sharer._resource_sharer._thread is None, (
+    "the cell put the SIGCHLD handler back and ended the listener thread")
 # sphinx_gallery_end_ignore
 
 # %%

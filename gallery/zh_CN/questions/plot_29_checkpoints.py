@@ -286,7 +286,7 @@ assert deep_model[0].weight is not deep_weight, "a deepcopy of sd keeps the flag
 # sphinx_gallery_end_ignore
 
 # %%
-# 更省事、又不改动 ``sd`` 的办法：加载它的浅拷贝 ``dict(sd)``。普通的 ``dict`` 没有 ``_metadata``，标志写进的是一个用完即弃的字典，之后再加载 ``sd`` 仍是复制。不过这份拷贝也丢掉了 ``sd._metadata`` 里的各模块的格式版本，模块要靠它们转换旧版 torch 保存的检查点；加载这样的文件时，还是重新读一次。
+# 让 ``sd`` 不沾上这个标志的更省事的办法：加载它的浅拷贝 ``dict(sd)``。普通的 ``dict`` 没有 ``_metadata``，标志写进的是一个用完即弃的字典，之后再加载 ``sd`` 仍是复制。不过这份拷贝也丢掉了 ``sd._metadata`` 里的各模块的格式版本，模块要靠它们转换旧版 torch 保存的检查点；加载这样的文件时，还是重新读一次。
 
 clean = round_trip(trained.state_dict())
 assigned_model = make_model()
@@ -302,6 +302,36 @@ assert copying_model[0].weight is copying_weight, "a later load of sd copies: it
 assert not hasattr(dict(clean), "_metadata") and clean._metadata["1"]["version"] == 2, "the copy has no versions"
 assert all("assign_to_params_buffers" not in entry for entry in clean._metadata.values()), (
     "loading dict(sd) left no assign flag in sd's _metadata")
+# sphinx_gallery_end_ignore
+
+# %%
+# 第一个模型换上的仍是 ``sd`` 的张量。在训练模式下做一次前向传播，就会更新 ``BatchNorm1d`` 的缓冲区，而它们正是 ``sd`` 的张量；训练一步则会改变每一项：``sd`` 的值随第一个模型一起变化，之后再加载 ``sd``，复制进来的是它当前的值，而不是检查点里的值。要么像上面的 ``copying_model`` 那样，在第一个模型运行之前把 ``sd`` 加载进其他模型，要么给每个模型重新读一次文件。
+
+as_loaded = {k: v.clone() for k, v in clean.items()}
+assigned_model(x)  # 在训练模式下做一次前向传播
+after_forward = [k for k in clean if not torch.equal(clean[k], as_loaded[k])]
+print("entries of clean changed by one forward pass:", after_forward)
+train(assigned_model, torch.optim.SGD(assigned_model.parameters(), lr=0.1), 1)
+after_step = [k for k in clean if not torch.equal(clean[k], as_loaded[k])]
+print("entries of clean changed after one training step:", len(after_step), "of", len(clean))
+late_model = make_model()
+late_model.load_state_dict(clean)
+print("late_model[0].weight equals the checkpoint's:", torch.equal(late_model[0].weight, as_loaded["0.weight"]))
+print("copying_model[0].weight equals the checkpoint's:", torch.equal(copying_model[0].weight, as_loaded["0.weight"]))
+assert after_forward == ["1.running_mean", "1.running_var", "1.num_batches_tracked"] and after_step == list(clean), (
+    "sd's values change with the model that took them: its buffers at a forward pass in train mode, every entry at a "
+    "training step")
+assert not torch.equal(late_model[0].weight, as_loaded["0.weight"]) and torch.equal(
+    copying_model[0].weight, as_loaded["0.weight"]), (
+    "a later load of sd copies its current values; a model loaded before the first one ran keeps the checkpoint's")
+# sphinx_gallery_start_ignore
+assert all(torch.equal(late, now) for late, now in zip(late_model.state_dict().values(),
+                                                       assigned_model.state_dict().values(), strict=True)), (
+    "the later load of sd copies the first model's current values")
+assert all(torch.equal(copying_model.state_dict()[k], as_loaded[k]) for k in clean), (
+    "every entry of the model loaded before the first one ran keeps the checkpoint's value")
+assert not any(same_storage(late, now) for late, now in zip(late_model.parameters(), assigned_model.parameters(),
+                                                             strict=True)), "the later load of sd copies"
 # sphinx_gallery_end_ignore
 
 # %%
