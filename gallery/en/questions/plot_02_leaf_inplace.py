@@ -22,7 +22,7 @@ is being used in an in-place operation.`` This page shows both errors, then the 
 parameter on purpose: ``torch.no_grad()``, ``copy_``, a new layer when the
 shape changes (not ``torch.utils.swap_tensors``), and why ``.data`` also works
 but says nothing.
-It answers the question behind `pytorch/examples#779
+It answers the question behind the pull request `pytorch/examples#779
 <https://github.com/pytorch/examples/pull/779>`__.
 """
 

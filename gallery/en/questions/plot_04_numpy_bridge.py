@@ -291,13 +291,13 @@ for mode in (torch.no_grad, torch.inference_mode):
 # From NumPy to torch, ``torch.from_numpy`` and ``torch.as_tensor`` share the
 # array's memory when torch has its dtype (on a dtype torch lacks, such as ``object``
 # or ``datetime64``, they raise ``TypeError``; three more kinds of array they refuse
-# follow). Under a default device other than ``"cpu"`` (set by ``torch.set_default_device`` or
-# ``with torch.device(...)``), even ``"cpu:0"``, ``torch.as_tensor`` does not share the array's memory (it
-# copies the array to that device; on ``meta`` it gives a tensor with no values) while ``torch.from_numpy``
-# still shares it. Nor does ``torch.as_tensor`` share when its ``device=`` argument names a device
-# other than ``"cpu"``, even ``"cpu:0"``, with no default device set (``device="cpu"`` shares).
-# ``torch.asarray`` does as ``torch.as_tensor`` does: it shares, but not under a default device other
-# than ``"cpu"`` or with a ``device=`` that names one.
+# follow). Given no ``device=`` argument, under a default device other than ``"cpu"`` (set by
+# ``torch.set_default_device`` or ``with torch.device(...)``), even ``"cpu:0"``, ``torch.as_tensor`` does not
+# share the array's memory (it copies the array to that device; on ``meta`` it gives a tensor with no values)
+# while ``torch.from_numpy`` still shares it. A ``device=`` argument decides instead of the default device:
+# ``torch.as_tensor`` does not share when it names a device other than ``"cpu"``, even ``"cpu:0"``, and
+# shares with ``device="cpu"``, under any default device. ``torch.asarray`` does as ``torch.as_tensor``
+# does in each of these cases.
 # ``torch.tensor`` copies. ``torch.from_dlpack`` shares too: an edit of its tensor shows
 # in the array below, and its tensor uses the memory of an array that is not flipped, whole or sliced
 # (``[::2]``), in native byte order, of each dtype DLPack carries (``bool``, the signed and unsigned
@@ -339,12 +339,17 @@ assert shares(torch.from_numpy(array), array) and shares(torch.as_tensor(array),
 assert not shares(on_default_device[0], array) and shares(on_default_device[1], array), (
     "under a default device torch.as_tensor copies and torch.from_numpy shares")
 assert torch.equal(on_default_device[0], torch.from_numpy(array)), 'under "cpu:0" torch.as_tensor copies the values'
-assert shares(torch.as_tensor(array, device="cpu"), array) and not shares(
-    torch.as_tensor(array, device="cpu:0"), array
-), 'torch.as_tensor(array, device="cpu") shares the array\'s memory and device="cpu:0" copies it'
-assert shares(torch.asarray(array), array) and shares(torch.asarray(array, device="cpu"), array) and not shares(
-    torch.asarray(array, device="cpu:0"), array
-), 'torch.asarray shares the array\'s memory, as torch.as_tensor does, and device="cpu:0" copies it'
+assert shares(torch.asarray(array), array), "torch.asarray shares the array's memory, as torch.as_tensor does"
+for convert_ in (torch.as_tensor, torch.asarray):
+    assert shares(convert_(array, device="cpu"), array) and not shares(convert_(array, device="cpu:0"), array), (
+        'torch.as_tensor and torch.asarray share the array\'s memory with device="cpu" and copy it with device="cpu:0"')
+    for default_device_ in ("cpu:0", "meta"):
+        with torch.device(default_device_):
+            assert shares(convert_(array, device="cpu"), array), (
+                'under any default device, torch.as_tensor and torch.asarray with device="cpu" share the array\'s memory')
+            assert not shares(convert_(array, device="cpu:0"), array) and convert_(array, device="meta").is_meta, (
+                'under any default device, torch.as_tensor and torch.asarray copy the array with device="cpu:0" '
+                'and give a meta tensor with device="meta"')
 with torch.device("cpu:0"):
     assert not shares(torch.asarray(array), array), 'under the default device "cpu:0" torch.asarray copies, as torch.as_tensor does'
 with torch.device("meta"):
@@ -511,6 +516,36 @@ for name, fix in fixes.items():
     untouched = bool((image >= 0).all())
     print(f"{name}: the flipped values {same_values}, image untouched after a write {untouched}")
     assert same_values and untouched, f"{name} is a flipped copy"
+# sphinx_gallery_start_ignore
+assert all(convert_(packed_record["a"].copy()).tolist() == [1.0, 2.0, 3.0] for convert_ in constructors), (
+    "the four constructors take a NumPy copy of the float32 field of a packed record")
+# sphinx_gallery_end_ignore
+
+# %%
+# For an array in the other byte order a copy is not enough: ``.copy()`` and ``np.ascontiguousarray``
+# keep its dtype, ``">f4"``, byte order included, and the four constructors refuse the copy as well.
+# ``array.astype(array.dtype.newbyteorder("="))`` converts it to native byte order, which they take.
+
+big_endian = image.astype(">f4")
+copies = {".copy()": big_endian.copy(), "np.ascontiguousarray": np.ascontiguousarray(big_endian)}
+for name, copied in copies.items():
+    print(f"{name}: dtype {copied.dtype.str}, refused by all four: {all(refuses(c, copied) for c in constructors)}")
+native = big_endian.astype(big_endian.dtype.newbyteorder("="))
+print("astype(dtype.newbyteorder('=')): dtype", native.dtype.str, " the values of image:",
+      torch.equal(torch.from_numpy(native), torch.from_numpy(image)))  # fmt: skip
+assert all(refuses(c, copied) for copied in copies.values() for c in constructors) and torch.equal(
+    torch.from_numpy(native), torch.from_numpy(image)
+), "a NumPy copy keeps the byte order; astype(dtype.newbyteorder('=')) converts it"
+# sphinx_gallery_start_ignore
+for order_ in [big_endian, big_endian[..., ::-1]] + others[5:]:
+    for kept_ in (order_.copy(), order_.astype(order_.dtype)):
+        assert kept_.dtype == order_.dtype and all(refuses(convert_, kept_) for convert_ in constructors), (
+            "a NumPy copy of an array in the other byte order keeps its dtype, and the four constructors refuse it")
+    native_ = order_.astype(order_.dtype.newbyteorder("="))
+    assert all(convert_(native_).tolist() == order_.tolist() for convert_ in constructors), (
+        'the four constructors take array.astype(array.dtype.newbyteorder("=")), with the array\'s values')
+assert shares(torch.from_numpy(native), native), "torch.from_numpy shares the converted array's memory"
+# sphinx_gallery_end_ignore
 
 # %%
 # Writing into an array, rebinding it, and ``tolist()``
@@ -680,15 +715,17 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----------
 #
 # For a dense CPU tensor and an array of the same dtype, ``detach().numpy()``,
-# ``numpy(force=True)``, ``torch.from_numpy``, ``torch.as_tensor`` and ``torch.asarray`` (the last two unless a
-# default device other than ``"cpu"`` is set, or their ``device=`` argument names one, even ``"cpu:0"``) share memory, and so does ``np.asarray`` on a tensor that does not require grad;
+# ``numpy(force=True)``, ``torch.from_numpy``, ``torch.as_tensor`` and ``torch.asarray`` (the last two unless
+# their ``device=`` argument names a device other than ``"cpu"``, even ``"cpu:0"``, or, given no ``device=``, a
+# default device other than ``"cpu"`` is set) share memory, and so does ``np.asarray`` on a tensor that does not require grad;
 # ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, one in the other byte order,
 # or one whose strides are not a multiple of its element size (such as the ``float32`` field of a packed
 # record of a ``float32`` and an ``int8``) is
 # refused by each of the four constructors ``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor``
 # and ``torch.asarray`` (on torch 2.13.0, ``torch.from_dlpack`` aborts the process on an array in native
 # byte order, of a dtype DLPack carries, flipped along an axis of two or more elements):
-# copy it with NumPy, or flip in torch. On a sparse tensor, ``detach().numpy()``,
+# copy a flipped array or such a field with NumPy (or flip in torch), and convert an array in the other byte
+# order with ``array.astype(array.dtype.newbyteorder("="))``, since a NumPy copy keeps the byte order. On a sparse tensor, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise. ``numpy()`` and ``np.asarray`` refuse a tensor that
 # requires grad only with grad mode on: under ``torch.no_grad()`` or ``torch.inference_mode()``
 # they share its memory, and a write through the array is not counted. A change of dtype copies too, and a

@@ -16,8 +16,8 @@ Calls that look like copies and return the same tensor
 
 ``b = a.cpu()``, ``b = a.to(torch.float32)``, ``b = a.float()``: each reads as
 "make me a converted copy", and when there is nothing to convert each returns
-``a`` itself. An edit of ``b`` is then an edit of ``a``. This page lists these
-calls, shows ``to(copy=True)`` (requested in `pytorch/pytorch#12454
+``a`` itself. An edit of ``b`` is then an edit of ``a``. This page lists the
+common ones, shows ``to(copy=True)`` (requested in `pytorch/pytorch#12454
 <https://github.com/pytorch/pytorch/issues/12454>`__, added by `pytorch/pytorch#12571
 <https://github.com/pytorch/pytorch/pull/12571>`__), and what a cast that
 does copy means for autograd (``ToCopyBackward0``).
@@ -290,6 +290,22 @@ assert not any(same_storage(t, one_channel) for t in (
 for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: to(contiguous_format) returns it"
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
+assert torch.asarray(a) is a, "torch.asarray(a) returns a itself"
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # torch calls complex32 experimental
+    own_ = {dtype_: torch.ones(3, dtype=dtype_) for dtype_ in (
+        torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16, torch.float32, torch.float64,
+        torch.bfloat16, torch.bool, torch.complex64, torch.complex128, torch.complex32)}
+    shortcut_results_ = {
+        "byte": own_[torch.uint8].byte(), "char": own_[torch.int8].char(), "short": own_[torch.int16].short(),
+        "int": own_[torch.int32].int(), "long": own_[torch.int64].long(), "half": own_[torch.float16].half(),
+        "float": own_[torch.float32].float(), "double": own_[torch.float64].double(),
+        "bfloat16": own_[torch.bfloat16].bfloat16(), "bool": own_[torch.bool].bool(),
+        "cfloat": own_[torch.complex64].cfloat(), "cdouble": own_[torch.complex128].cdouble(),
+        "chalf": own_[torch.complex32].chalf(),
+    }
+for shortcut_, result_ in shortcut_results_.items():
+    assert result_ is own_[result_.dtype], f"{shortcut_}() on a tensor of its own dtype returns it itself"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -363,11 +379,12 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # ----------
 #
 # ``to``, ``cpu``, ``float``, ``contiguous``, ``type`` and ``torch.as_tensor``
-# return their input when there is nothing to do, except that ``to()`` copies some tensors that
+# return their input when there is nothing to do (so do other calls, among them ``type_as``, ``torch.asarray``
+# and the other dtype shortcuts, such as ``double()`` on a ``float64`` tensor), except that ``to()`` copies some tensors that
 # already have the layout or the device asked for (the batch of one channel above asked for
 # ``channels_last``, a tensor on ``"cpu"`` asked for ``"cpu:0"``: :ref:`questions-module-to`), and so do
 # the calls that take the same arguments: ``cpu()`` and ``float()`` given a ``memory_format``,
-# ``torch.as_tensor(a, device="cpu:0")``; so does ``torch.as_tensor(a)`` itself under a default
+# ``torch.as_tensor(a, device="cpu:0")``; so do ``torch.as_tensor(a)`` itself and ``torch.asarray(a)`` under a default
 # device other than ``"cpu"`` (``torch.set_default_device``, ``with torch.device(...)``) that ``a`` is not
 # on (a CPU tensor is on ``"cpu"``, never on ``"cpu:0"``). For
 # memory of your own, use

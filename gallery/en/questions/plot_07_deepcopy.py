@@ -7,7 +7,7 @@
 .. admonition:: Answer
    :class: answer
 
-   ``copy.deepcopy`` copies only leaf tensors, and the module keeps a tensor computed from a parameter in grad mode. Compute that tensor in ``forward`` instead (a detached copy kept on the module would be a constant that never trains):
+   ``copy.deepcopy`` copies only leaf tensors, and the module keeps a tensor computed from a parameter in grad mode. Compute that tensor in ``forward``, without storing it on the module (a detached copy kept there would be a constant that never trains):
 
    .. code-block:: python
 
@@ -259,9 +259,9 @@ else:
 # A tensor made with ``requires_grad=True`` and then moved by ``.to()`` in grad mode to another device
 # (``meta`` here) or to another floating or complex dtype (``float64``, ``float16``, ``bfloat16`` and
 # ``complex64`` here) is such a non-leaf, with the ``grad_fn`` ``ToCopyBackward0``: ``deepcopy`` refuses it,
-# while the tensor before the move copies, and its copy is a leaf. Only moves in grad mode run here. On a GPU,
-# ``.cuda()`` makes such a non-leaf too, with the same ``grad_fn``: the GPU box of
-# :ref:`questions-grad-after-move` checks it.
+# while the tensor before the move copies, and its copy is a leaf. Only moves in grad mode run here. That
+# ``.cuda()`` makes such a non-leaf too, with the same ``grad_fn``, is checked by the GPU box of
+# :ref:`questions-grad-after-move`, only where torch finds a GPU.
 
 for target in ("meta", torch.float64, torch.float16, torch.bfloat16, torch.complex64):
     before_move = torch.ones(3, requires_grad=True)
@@ -326,6 +326,35 @@ assert not same_storage(fixed.scale, twin.scale), "the deep copy must own its pa
 # sphinx_gallery_start_ignore
 assert torch.equal(twin.scale, fixed.scale), "the deep copy must hold the same values"
 # sphinx_gallery_end_ignore
+
+# %%
+# Computing the tensor in ``forward`` is not enough if ``forward`` also stores it on the module, as the
+# module in the issue this page answers does (``self.exp = x``): such a module deep-copies before its
+# first call and raises the same error after it.
+
+
+class ScaledStored(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+
+    def forward(self, x):
+        self.doubled = self.scale * 2  # computed in forward, but stored on the module
+        return x * self.doubled
+
+
+stored = ScaledStored()
+print("before a call, the copy's scale:", copy.deepcopy(stored).scale)
+stored(torch.ones(2))
+print("after a call, stored.doubled.grad_fn:", stored.doubled.grad_fn.name())
+try:
+    copy.deepcopy(stored)
+except RuntimeError as e:
+    stored_message = str(e)
+    print(f"{type(e).__name__}: {str(e).split('.')[0]}")
+else:
+    raise AssertionError("deepcopy of a module that stored a non-leaf in forward must raise")
+assert stored_message == message, "after a call, deepcopy raises the error above"
 
 # %%
 # Storing ``(self.scale * 2).detach()`` on the module instead also deep-copies, but that tensor is
@@ -419,8 +448,11 @@ assert not same_storage(modern.parametrizations.weight.original1, modern_copy.pa
 # What a deep copy carries over
 # -----------------------------
 #
-# A plain leaf that already has a gradient: the copy gets its own ``.grad`` with the same values,
-# in new memory, and is a leaf that still requires grad.
+# A plain leaf that already has a gradient from a plain ``backward()``: the copy gets its own ``.grad``
+# with the same values, in new memory, and is a leaf that still requires grad. After
+# ``backward(create_graph=True)`` that ``.grad`` has a ``grad_fn``, and ``deepcopy`` of the leaf raises the
+# error above instead; a ``Parameter``'s copy, which drops ``.grad`` (below), still works. A hidden check
+# runs both.
 
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (w * w).sum().backward()
@@ -432,6 +464,23 @@ print("w_copy.requires_grad:", w_copy.requires_grad, " is_leaf:", w_copy.is_leaf
 assert torch.equal(w_copy.grad, w.grad) and not same_storage(w.grad, w_copy.grad), "deepcopy must copy .grad"
 # sphinx_gallery_start_ignore
 assert w_copy.requires_grad and w_copy.is_leaf, "the copy must be a leaf that requires grad"
+graded_ = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+graded_parameter_ = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a reference cycle
+    (graded_ * graded_).sum().backward(create_graph=True)
+    (graded_parameter_ * graded_parameter_).sum().backward(create_graph=True)
+assert graded_.grad.grad_fn is not None and graded_parameter_.grad.grad_fn is not None, (
+    "after backward(create_graph=True), .grad has a grad_fn")
+try:
+    copy.deepcopy(graded_)
+except RuntimeError as refusal_:
+    assert str(refusal_).startswith("Only Tensors created explicitly by the user (graph leaves)"), (
+        "deepcopy of a leaf whose .grad has a grad_fn raises the graph-leaves error")
+else:
+    raise AssertionError("deepcopy of a leaf whose .grad has a grad_fn must raise")
+assert copy.deepcopy(graded_parameter_).grad is None, (
+    "a Parameter whose .grad has a grad_fn deep-copies, and its copy has no .grad")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -643,9 +692,10 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # ----------
 #
 # ``copy.deepcopy`` copies leaves only; a module that keeps a non-leaf should compute that tensor in
-# ``forward``: a detached copy deep-copies, but it is a constant, and no gradient reaches ``scale``
-# through it. The copy owns new memory; a plain tensor's copy carries ``.grad``, a ``Parameter``'s
-# does not. For plain CPU tensors without the conjugate or negative bit it copies the whole storage
+# ``forward``, without storing it on the module: a detached copy deep-copies, but it is a constant, and no
+# gradient reaches ``scale`` through it. The copy owns new memory; a plain tensor's copy carries ``.grad``
+# (``deepcopy`` raises instead once ``backward(create_graph=True)`` has given that ``.grad`` a ``grad_fn``), a
+# ``Parameter``'s does not. For plain CPU tensors without the conjugate or negative bit it copies the whole storage
 # behind a view, and keeps the sharing of tensors on one storage object (on ``meta`` it clones; an alias made
 # through NumPy or DLPack has a storage object of its own, and its copy shares nothing); a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
 # one storage get separate memory. ``copy.copy`` copies no memory, but it is no alias either:

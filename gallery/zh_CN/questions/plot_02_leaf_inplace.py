@@ -17,7 +17,7 @@
 手写一步参数更新 ``w -= lr * w.grad``，程序报错，停在 ``RuntimeError: a leaf Variable that requires grad is being
 used in an in-place operation``。只改权重的某一行（``layer.weight[0] = 0.0``），得到的是它的变体 ``RuntimeError: a view of a leaf Variable that
 requires grad is being used in an in-place operation``。本页先复现这两条报错，再介绍有意修改参数的几种正确做法：``torch.no_grad()``、``copy_``，形状要变时换一个新层（而不是用 ``torch.utils.swap_tensors``），并说明为什么
-``.data`` 也能用，却一声不吭。它回答的是 `pytorch/examples#779
+``.data`` 也能用，却一声不吭。它回答的是 PR `pytorch/examples#779
 <https://github.com/pytorch/examples/pull/779>`__ 背后的问题。
 """
 

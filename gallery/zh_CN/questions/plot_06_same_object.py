@@ -15,7 +15,7 @@
       copied.add_(10)
 
 ``b = a.cpu()``、``b = a.to(torch.float32)``、``b = a.float()``：读起来都像“转换出一份副本”，可是没有什么需要转换时，它们返回的都是
-``a`` 本身。这时修改 ``b`` 就是修改 ``a``。本页列出这些调用，介绍由 `pytorch/pytorch#12454
+``a`` 本身。这时修改 ``b`` 就是修改 ``a``。本页列出其中常见的几个，介绍由 `pytorch/pytorch#12454
 <https://github.com/pytorch/pytorch/issues/12454>`__ 提出、`pytorch/pytorch#12571
 <https://github.com/pytorch/pytorch/pull/12571>`__ 加入的 ``to(copy=True)``，并说明真正复制了的类型转换对自动求导（autograd）意味着什么（``ToCopyBackward0``）。
 """
@@ -275,6 +275,22 @@ assert not any(same_storage(t, one_channel) for t in (
 for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: to(contiguous_format) returns it"
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
+assert torch.asarray(a) is a, "torch.asarray(a) returns a itself"
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # torch 把 complex32 称为实验性功能，会发出警告
+    own_ = {dtype_: torch.ones(3, dtype=dtype_) for dtype_ in (
+        torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16, torch.float32, torch.float64,
+        torch.bfloat16, torch.bool, torch.complex64, torch.complex128, torch.complex32)}
+    shortcut_results_ = {
+        "byte": own_[torch.uint8].byte(), "char": own_[torch.int8].char(), "short": own_[torch.int16].short(),
+        "int": own_[torch.int32].int(), "long": own_[torch.int64].long(), "half": own_[torch.float16].half(),
+        "float": own_[torch.float32].float(), "double": own_[torch.float64].double(),
+        "bfloat16": own_[torch.bfloat16].bfloat16(), "bool": own_[torch.bool].bool(),
+        "cfloat": own_[torch.complex64].cfloat(), "cdouble": own_[torch.complex128].cdouble(),
+        "chalf": own_[torch.complex32].chalf(),
+    }
+for shortcut_, result_ in shortcut_results_.items():
+    assert result_ is own_[result_.dtype], f"{shortcut_}() on a tensor of its own dtype returns it itself"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -343,7 +359,7 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # 小结
 # ----
 #
-# 没有什么需要做时，``to``、``cpu``、``float``、``contiguous``、``type`` 和 ``torch.as_tensor`` 都返回输入本身；只是 ``to()`` 会复制一些已经是所要布局或设备的张量（比如上文只有一个通道的批次要 ``channels_last``；又如在
-# ``"cpu"`` 上的张量要 ``"cpu:0"``，见 :ref:`“module.to()”那一页 <questions-module-to>`）；接受同样参数的调用也会这样复制：给了 ``memory_format`` 的 ``cpu()`` 和 ``float()``，以及 ``torch.as_tensor(a, device="cpu:0")``；默认设备不是 ``"cpu"``，``a`` 又不在那个设备上时（``torch.set_default_device``、``with torch.device(...)``；CPU 张量在 ``"cpu"`` 上，从不在 ``"cpu:0"`` 上），``torch.as_tensor(a)`` 本身也会复制。想要独立的内存，用
+# 没有什么需要做时，``to``、``cpu``、``float``、``contiguous``、``type`` 和 ``torch.as_tensor`` 都返回输入本身（其他一些调用也是这样，例如 ``type_as``、``torch.asarray``，以及其他 dtype 简写方法，比如对 ``float64`` 张量调用 ``double()``）；只是 ``to()`` 会复制一些已经是所要布局或设备的张量（比如上文只有一个通道的批次要 ``channels_last``；又如在
+# ``"cpu"`` 上的张量要 ``"cpu:0"``，见 :ref:`“module.to()”那一页 <questions-module-to>`）；接受同样参数的调用也会这样复制：给了 ``memory_format`` 的 ``cpu()`` 和 ``float()``，以及 ``torch.as_tensor(a, device="cpu:0")``；默认设备不是 ``"cpu"``，``a`` 又不在那个设备上时（``torch.set_default_device``、``with torch.device(...)``；CPU 张量在 ``"cpu"`` 上，从不在 ``"cpu:0"`` 上），``torch.as_tensor(a)`` 本身和 ``torch.asarray(a)`` 也会复制。想要独立的内存，用
 # ``clone()`` 或 ``to(..., copy=True)``；如果还要脱离计算图，用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
 # :fact:`default-device-makes-as-tensor-copy`

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``copy.deepcopy`` 只能复制叶子张量，而出错的模块存着一个在梯度模式下由参数算出的张量。改在 ``forward`` 里计算它（把 detach 后的张量存在模块上，它就成了常量，永远不会被训练）：
+   ``copy.deepcopy`` 只能复制叶子张量，而出错的模块存着一个在梯度模式下由参数算出的张量。改在 ``forward`` 里计算它，也不要把它存到模块上（detach 后存在模块上的张量是常量，永远不会被训练）：
 
    .. code-block:: python
 
@@ -249,7 +249,7 @@ else:
     raise AssertionError("deepcopy of a non-leaf tensor must raise")
 
 # %%
-# 用 ``requires_grad=True`` 创建、随后在梯度模式下经 ``.to()`` 搬到另一个设备（这里是 ``meta``）或转换成另一种浮点或复数 dtype（这里是 ``float64``、``float16``、``bfloat16`` 和 ``complex64``）的张量，就是这样的非叶子张量，它的 ``grad_fn`` 是 ``ToCopyBackward0``：``deepcopy`` 拒绝它，而搬动之前的那个张量可以深拷贝，副本是叶子张量。这里只运行梯度模式下的搬动。在 GPU 上，``.cuda()`` 得到的也是这样的非叶子张量，``grad_fn`` 相同：:ref:`“权重搬动之后的 .grad”那一页 <questions-grad-after-move>` 的 GPU 框检查了这一点。
+# 用 ``requires_grad=True`` 创建、随后在梯度模式下经 ``.to()`` 搬到另一个设备（这里是 ``meta``）或转换成另一种浮点或复数 dtype（这里是 ``float64``、``float16``、``bfloat16`` 和 ``complex64``）的张量，就是这样的非叶子张量，它的 ``grad_fn`` 是 ``ToCopyBackward0``：``deepcopy`` 拒绝它，而搬动之前的那个张量可以深拷贝，副本是叶子张量。这里只运行梯度模式下的搬动。``.cuda()`` 也得到这样的非叶子张量，``grad_fn`` 也相同：这一点由 :ref:`“权重搬动之后的 .grad”那一页 <questions-grad-after-move>` 的 GPU 框检查，它只在 torch 找到 GPU 时才运行。
 
 for target in ("meta", torch.float64, torch.float16, torch.bfloat16, torch.complex64):
     before_move = torch.ones(3, requires_grad=True)
@@ -313,6 +313,33 @@ assert not same_storage(fixed.scale, twin.scale), "the deep copy must own its pa
 # sphinx_gallery_start_ignore
 assert torch.equal(twin.scale, fixed.scale), "the deep copy must hold the same values"
 # sphinx_gallery_end_ignore
+
+# %%
+# 如果 ``forward`` 还把算出的张量存到模块上，光在 ``forward`` 里计算还不够；本页回答的那个 issue 里的模块正是这样做的（``self.exp = x``）：这样的模块在第一次调用之前可以深拷贝，调用之后就报同样的错误。
+
+
+class ScaledStored(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+
+    def forward(self, x):
+        self.doubled = self.scale * 2  # 在 forward 里算出，却存到了模块上
+        return x * self.doubled
+
+
+stored = ScaledStored()
+print("before a call, the copy's scale:", copy.deepcopy(stored).scale)
+stored(torch.ones(2))
+print("after a call, stored.doubled.grad_fn:", stored.doubled.grad_fn.name())
+try:
+    copy.deepcopy(stored)
+except RuntimeError as e:
+    stored_message = str(e)
+    print(f"{type(e).__name__}: {str(e).split('.')[0]}")
+else:
+    raise AssertionError("deepcopy of a module that stored a non-leaf in forward must raise")
+assert stored_message == message, "after a call, deepcopy raises the error above"
 
 # %%
 # 改为在模块上存 ``(self.scale * 2).detach()``，同样可以深拷贝，但这个张量是常量：梯度不会经过它传到
@@ -402,7 +429,7 @@ assert not same_storage(modern.parametrizations.weight.original1, modern_copy.pa
 # 深拷贝带走了什么
 # ----------------
 #
-# 一个已经有梯度的普通叶子张量：副本得到自己的 ``.grad``，数值相同，内存不同；副本仍是需要梯度的叶子张量。
+# 一个已经用普通 ``backward()`` 得到梯度的普通叶子张量：副本得到自己的 ``.grad``，数值相同，内存不同；副本仍是需要梯度的叶子张量。调用 ``backward(create_graph=True)`` 之后，``.grad`` 带有 ``grad_fn``，这时深拷贝这个叶子张量会报上面那条错误；``Parameter`` 的副本不带 ``.grad``，照样能深拷贝（见下文）。这两种情况由一段隐藏的检查验证。
 
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (w * w).sum().backward()
@@ -414,6 +441,23 @@ print("w_copy.requires_grad:", w_copy.requires_grad, " is_leaf:", w_copy.is_leaf
 assert torch.equal(w_copy.grad, w.grad) and not same_storage(w.grad, w_copy.grad), "deepcopy must copy .grad"
 # sphinx_gallery_start_ignore
 assert w_copy.requires_grad and w_copy.is_leaf, "the copy must be a leaf that requires grad"
+graded_ = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+graded_parameter_ = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # 对叶子张量用 create_graph=True 会警告存在引用循环
+    (graded_ * graded_).sum().backward(create_graph=True)
+    (graded_parameter_ * graded_parameter_).sum().backward(create_graph=True)
+assert graded_.grad.grad_fn is not None and graded_parameter_.grad.grad_fn is not None, (
+    "after backward(create_graph=True), .grad has a grad_fn")
+try:
+    copy.deepcopy(graded_)
+except RuntimeError as refusal_:
+    assert str(refusal_).startswith("Only Tensors created explicitly by the user (graph leaves)"), (
+        "deepcopy of a leaf whose .grad has a grad_fn raises the graph-leaves error")
+else:
+    raise AssertionError("deepcopy of a leaf whose .grad has a grad_fn must raise")
+assert copy.deepcopy(graded_parameter_).grad is None, (
+    "a Parameter whose .grad has a grad_fn deep-copies, and its copy has no .grad")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -607,9 +651,9 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # 小结
 # ----
 #
-# ``copy.deepcopy`` 只能复制叶子张量；模块里存了非叶子张量，就应改在 ``forward`` 里计算它：detach
+# ``copy.deepcopy`` 只能复制叶子张量；模块里存了非叶子张量，就应改在 ``forward`` 里计算它，而且不要存到模块上：detach
 # 后存下的张量虽然能深拷贝，却是常量，梯度不会经过它传到 ``scale``。深拷贝得到新的内存；普通张量的副本带着
-# ``.grad``，``Parameter`` 的副本则不带。对不带共轭位或负号位的普通 CPU 张量，拷贝视图会复制背后的整块存储，同一个存储对象上的共享关系也会保留（在 ``meta`` 上则是克隆；经由 NumPy 或 DLPack 得到的别名有自己的存储对象，它的副本什么也不共享）；``Parameter``
+# ``.grad``，``Parameter`` 的副本则不带；``backward(create_graph=True)`` 让普通张量的 ``.grad`` 带上 ``grad_fn`` 之后，``deepcopy`` 则会报错。对不带共轭位或负号位的普通 CPU 张量，拷贝视图会复制背后的整块存储，同一个存储对象上的共享关系也会保留（在 ``meta`` 上则是克隆；经由 NumPy 或 DLPack 得到的别名有自己的存储对象，它的副本什么也不共享）；``Parameter``
 # 则是克隆，副本只含它自己的元素，共享同一块存储的两个参数拷贝后各有各的内存。``copy.copy``
 # 不复制内存，却也不是别名：在 ``torch.inference_mode()`` 之外，它有自己的版本计数器（``torch.strided`` 布局的嵌套张量的副本与源张量共享版本计数器）；对需要梯度的张量，它是一个独立的叶子张量，有自己的
 # ``.grad``，经过它的梯度传不到源张量。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
