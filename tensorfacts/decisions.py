@@ -146,8 +146,8 @@ DECISIONS: tuple[Advice, ...] = (
     Advice(
         "need-numpy",
         {
-            "en": "A NumPy array, from a dense CPU tensor of a dtype NumPy has (float32 or float64, say) without the "
-                "conjugate or negative bit: start from `a.detach()`.\n"
+            "en": "A NumPy array, from a dense CPU tensor of a dtype NumPy has (float32 or float64, say), not a nested "
+                "one, without the conjugate or negative bit: start from `a.detach()`.\n"
                 "- `a.detach()` is out of the graph but on `a`'s memory, so the array follows later in-place edits "
                 "of `a` while `a`'s data stays in that memory.\n"
                 "- Some calls take `a` off it. With the default `torch.__future__` settings, "
@@ -167,9 +167,10 @@ DECISIONS: tuple[Advice, ...] = (
                 "- When the array must not follow later edits, start from `a.detach().clone()`.\n"
                 "- With the conjugate or negative bit set, `.numpy()` raises: call `resolve_conj()` or "
                 "`resolve_neg()` first, which copies.\n"
-                "- A sparse tensor raises too.",
-            "zh_CN": "要 NumPy 数组，就从 `a.detach()` 出发。前提是：张量是稠密的 CPU 张量，dtype 是 NumPy 也有的"
-                "（比如 float32、float64），没有设置共轭位（conjugate bit）或负号位（negative bit）。\n"
+                "- A sparse tensor raises too, and so does a nested one (`torch.nested`, either layout).",
+            "zh_CN": "要 NumPy 数组，就从 `a.detach()` 出发。前提是：张量是稠密的 CPU 张量（不是嵌套张量），"
+                "dtype 是 NumPy 也有的（比如 float32、float64），"
+                "没有设置共轭位（conjugate bit）或负号位（negative bit）。\n"
                 "- `a.detach()` 脱离了计算图，但仍在 `a` 的内存上：只要 `a` 的数据还留在原来的内存里，数组就会随 `a` "
                 "之后的原地修改而变。\n"
                 "- 有些调用会让 `a` 离开这块内存。在默认的 `torch.__future__` 设置下，`a` 是模型的 float32 参数时，"
@@ -188,7 +189,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "- 不想让数组跟着变，就从 `a.detach().clone()` 出发。\n"
                 "- 设置了共轭位或负号位时，`.numpy()` 会报错：先调用 `resolve_conj()` 或 `resolve_neg()`，"
                 "这会复制一份。\n"
-                "- 稀疏张量也会报错。",
+                "- 稀疏张量也会报错，嵌套张量（`torch.nested`，两种布局都是）也一样。",
         },
         lambda m: _rows(m, "a.detach()", requires_grad=False, shares_storage=True)
         and _rows(m, "a.detach().clone()", requires_grad=False, shares_storage=False),

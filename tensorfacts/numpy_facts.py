@@ -1,9 +1,12 @@
 """Named facts on the NumPy array of a tensor: on which tensors ``a.detach().numpy()`` works and shares memory (a
-dense CPU tensor of a dtype NumPy has, without the conjugate or negative bit), checked in every dtype NumPy has.
+dense CPU tensor of a dtype NumPy has, not a nested one, without the conjugate or negative bit), checked in every
+dtype NumPy has.
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import torch
 
@@ -18,19 +21,24 @@ from tensorfacts.tensors import same_storage
           "that can require grad requiring it), a.detach().numpy() shares a's memory and follows a later "
           "a.detach().fill_(1); on bfloat16 and float8_e4m3fn, which NumPy lacks, it raises TypeError. It raises "
           "on z.conj() (conjugate bit set, z complex), on z.conj().imag (negative bit set) and on "
-          "a.detach().to_sparse(); z.conj().resolve_conj().numpy() and "
+          "a.detach().to_sparse(), and on a.detach() of a float32 CPU nested tensor of each layout, "
+          "torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout) with layout torch.strided "
+          "(the layout torch calls dense) or torch.jagged; z.conj().resolve_conj().numpy() and "
           "z.conj().imag.resolve_neg().numpy() work and have storage of their own (a copy).",
     "zh_CN": "对需要梯度的稠密 float32 CPU 张量 a，a.detach().numpy() 可以调用，之后 a.detach().mul_(10) 时数组跟着变。"
              "对 NumPy 也有的每种 dtype，即 float16、float32、float64、complex64、complex128、bool、int8、int16、"
              "int32、int64、uint8、uint16、uint32 和 uint64 的稠密 CPU 张量 a（其中能够需要梯度的，都设为需要梯度），"
              "a.detach().numpy() 与 a 共享内存，之后 a.detach().fill_(1) 时数组跟着变；对 NumPy 没有的 bfloat16 和 "
              "float8_e4m3fn，它报 TypeError。"
-             "对 z.conj()（z 是复数张量，共轭位已设置）、z.conj().imag（负号位已设置）和 a.detach().to_sparse() "
+             "对 z.conj()（z 是复数张量，共轭位已设置）、z.conj().imag（负号位已设置）、a.detach().to_sparse()，"
+             "以及两种布局的 float32 CPU 嵌套张量，即 torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], "
+             "layout=layout) 在 layout 为 torch.strided（torch 称为稠密的布局）或 torch.jagged 时的 a.detach()，"
              "调用 .numpy() 都报错；z.conj().resolve_conj().numpy() 和 z.conj().imag.resolve_neg().numpy() "
              "可以调用，而且有自己的存储（是副本）。",
 })
 def _detach_numpy_needs_plain_dense() -> Fact:
-    """numpy() shares memory only for a dense tensor without the conj/neg bit; resolving the bit copies."""
+    """numpy() shares memory only for a dense tensor, not a nested one, without the conj/neg bit; resolving the bit
+    copies."""
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     array = a.detach().numpy()
     a.detach().mul_(10)
@@ -43,11 +51,24 @@ def _detach_numpy_needs_plain_dense() -> Fact:
             refused[name] = False
         except (RuntimeError, TypeError):
             refused[name] = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch.nested warns that it is a prototype
+        nested = {str(layout): torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout)
+                  for layout in (torch.strided, torch.jagged)}
+    for name, nt in nested.items():
+        plain = nt.device.type == "cpu" and not nt.is_sparse and nt.dtype == torch.float32
+        try:
+            nt.detach().numpy()
+            refused[f"nested {name}"] = False
+        except (RuntimeError, TypeError):
+            refused[f"nested {name}"] = plain
+    strided_is_dense = nested["torch.strided"].layout == torch.strided  # the layout torch documents as dense
     resolved = (z.conj().resolve_conj(), z.conj().imag.resolve_neg())
     copies = all(not same_storage(r, z) and r.numpy() is not None for r in resolved)
     dtypes = _numpy_by_dtype()
-    return Fact(follows and all(refused.values()) and copies and dtypes[0],
-                f"array follows a: {follows}; numpy() refused: {refused}; resolved ones copy: {copies}; {dtypes[1]}")
+    return Fact(follows and all(refused.values()) and strided_is_dense and copies and dtypes[0],
+                f"array follows a: {follows}; numpy() refused: {refused}; strided nested layout: {strided_is_dense}; "
+                f"resolved ones copy: {copies}; {dtypes[1]}")
 
 
 #: The dtypes NumPy has (torch's name for each), and two it lacks.

@@ -245,7 +245,7 @@ def advice_as_read(text: str) -> str:
 
 def guide_problems(soup: BeautifulSoup, language: str, guide: tuple[mp.Advice, ...] = mp.GUIDE) -> list[str]:
     """Every piece of advice of ``guide`` (the matrix page's, or the decision page's) is on the page,
-    in its own item, in this language, in full; on the matrix page, its "Checked by" line links its facts."""
+    in its own item, in this language, in full; its "Checked by" line links the facts it names."""
     problems = []
     items = soup.select("ul.behaviour-guide > li")
     if len(items) != len(guide):
@@ -259,6 +259,6 @@ def guide_problems(soup: BeautifulSoup, language: str, guide: tuple[mp.Advice, .
         links = [a["href"] for line in item.select("p.guide-checked-by") for a in line.extract().select("a")]
         if shown(item) != shown(advice_as_read(advice.text(language))):
             problems.append(f"{language} guide, {advice.id}: reads {shown(item)!r}")
-        if guide is mp.GUIDE and links != [f"facts.html#fact-{fact_id}" for fact_id in advice.facts]:
+        if links != [f"facts.html#fact-{fact_id}" for fact_id in advice.facts]:
             problems.append(f"{language} guide, {advice.id}: links the facts {links}")
     return problems

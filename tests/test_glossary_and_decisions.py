@@ -128,9 +128,14 @@ def test_a_decision_whose_premise_breaks_fails_the_build(tmp_path, monkeypatch):
 
 
 def test_the_built_decision_page_shows_every_answer(site_dir):
+    """Each answer in full, with a "Checked by" line linking the facts it names; the snapshot paragraph, which cites
+    a fact, gets such a line under it too (as the page's introduction says)."""
     for lang in CODES:
         soup = BeautifulSoup((site_dir / lang / "decide.html").read_text(encoding="utf-8"), "html.parser")
         assert guide_problems(soup, lang, DECISIONS) == [], lang
+        notes = soup.select("p.note-checked-by")
+        assert [[a["href"] for a in line.select("a")] for line in notes] == [["facts.html#fact-cpu-snapshot"]], lang
+        assert 'a.detach().to("cpu", copy=True)' in notes[0].find_previous_sibling("p").get_text(), lang
 
 
 #: The terms whose definitions describe an idea and state nothing torch does (a reader's reading of

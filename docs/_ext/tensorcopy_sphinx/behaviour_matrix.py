@@ -23,12 +23,12 @@ no version counter) names the refusal; its message is listed under the table wit
 use" list; each item's premises are checked against the probe results (and the facts it names),
 and an item whose premises fail is reported as a warning (the build runs with ``-W``, so it
 fails). ``:guide: decide`` does the same for the answers of the "which one do I want?" page
-(``tensorfacts.decisions``).
+(``tensorfacts.decisions``). Under each item that names facts, a "Checked by" line links them.
 
 The role ``{fact}`id``` marks a sentence of a narrative page as resting on the fact ``id`` of
 ``tensorfacts.facts``: the build runs that fact and warns when the id is unknown or the fact no
-longer holds. The role renders nothing; it is the sentence's link to its check. On the matrix page each
-block that cites facts gets a "Checked by" line naming them, as each guide entry does
+longer holds. The role renders nothing; it is the sentence's link to its check. On the matrix and decision
+pages each block that cites facts gets a "Checked by" line naming them, as each guide entry does
 (``tensorcopy_sphinx.fact_links``). Each citation (a role, or a fact a guide entry names) is recorded for
 the facts page (``tensorcopy_sphinx.fact_index``).
 
@@ -315,8 +315,8 @@ class BehaviourMatrix(SphinxDirective):
                 logger.warning("behaviour matrix guide: the premises of %r do not hold on this "
                                "torch; rewrite that advice", advice_id, location=location,
                                type="matrix", subtype="guide")
-            # the matrix page's guide links its facts; the decision page names the facts page in its text
-            return [build_guide(language, guide, self.env.docname, with_facts=guide is mp.GUIDE)]
+            # each guide entry links the facts it rests on, as the intros of the matrix and decision pages say
+            return [build_guide(language, guide, self.env.docname, with_facts=True)]
         source = self.options.get("source", "leaf")
         return [
             build_source_line(source, language),
@@ -344,6 +344,6 @@ def fact_role(name, rawtext, text, lineno, inliner, options=None, content=None):
 def setup(app: Sphinx) -> dict:
     app.add_directive("behaviour-matrix", BehaviourMatrix)
     app.add_role("fact", fact_role)
-    app.connect("doctree-read", add_checked_by)  # the "Checked by" lines of the matrix page's notes
+    app.connect("doctree-read", add_checked_by)  # the "Checked by" lines of the matrix and decision pages' notes
     stylesheet(app, "behaviour-matrix.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

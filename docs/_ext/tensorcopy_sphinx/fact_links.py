@@ -1,8 +1,8 @@
 """The "Checked by" lines that link a sentence's facts to their entries on the facts page.
 
-A guide entry of the matrix page ends with one (``behaviour_matrix.build_guide``). On the pages of
-``LINKED_PAGES`` the ``{fact}`` role leaves a marker too, and once the page is read each block that holds
-markers gets the same line under it, naming its facts in the order they are cited: a paragraph gets it after
+A guide entry of the matrix page or of the decision page ends with one (``behaviour_matrix.build_guide``). On
+the pages of ``LINKED_PAGES`` the ``{fact}`` role leaves a marker too, and once the page is read each block that
+holds markers gets the same line under it, naming its facts in the order they are cited: a paragraph gets it after
 itself, an item of a list (an outermost one: the nested items of a list item share its line) at its end. The
 markers go then; on any other page the role renders nothing at all. ``behaviour_matrix``, which defines the
 role, connects :func:`add_checked_by`.
@@ -15,8 +15,8 @@ from sphinx.application import Sphinx
 
 from editions import pick
 
-#: The narrative pages whose notes show their facts: the matrix page, whose guide entries show theirs.
-LINKED_PAGES = frozenset({"matrix"})
+#: The narrative pages whose notes show their facts: the matrix and decision pages, whose guide entries show theirs.
+LINKED_PAGES = frozenset({"matrix", "decide"})
 
 #: The line that names the facts, by edition code: (its start, the word between two facts).
 CHECKED_BY = {"en": ("Checked by: ", ", "), "zh_CN": ("检查它的事实：", "、")}
