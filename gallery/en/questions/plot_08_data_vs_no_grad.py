@@ -481,11 +481,11 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # saves them with ``ctx.save_for_backward(x)`` but its ``backward`` never reads ``ctx.saved_tensors``,
 # or a kernel that moves no version counter made the edit (among them a fused optimizer's step,
 # ``GradScaler.unscale_``, BatchNorm's update of ``running_mean`` and ``running_var``, and the
-# update of ``FusedMovingAvgObsFakeQuantize``'s ``scale`` and ``zero_point``: :ref:`questions-version-counter`). An edit by one of the eight routes around the version counter
+# update of ``FusedMovingAvgObsFakeQuantize``'s ``scale`` and ``zero_point``: :ref:`questions-version-counter`). An edit by one of the nine routes around the version counter
 # in the table of :ref:`questions-version-counter` stays silent under ``torch.no_grad()`` too, and can
 # give a wrong gradient: ``.data``, a write through NumPy (above), through ``untyped_storage()`` or a
-# DLPack alias, ``nn.utils.vector_to_parameters``, an edit through ``copy.copy(w)``, and ``apply_`` or
-# ``map_`` on ``w.detach()``. ``.data`` hides the
+# DLPack alias, ``nn.utils.vector_to_parameters``, an edit through ``copy.copy(w)``, and ``apply_``,
+# ``map_`` or ``map2_`` on ``w.detach()``. ``.data`` hides the
 # edit from autograd, and ``p.data = t`` also hides a change of shape. ``copy_`` under
 # ``torch.no_grad()`` keeps the parameter's shape and dtype, but it broadcasts a source that fits
 # and casts a float or an integer source's dtype silently; a source whose shape cannot broadcast

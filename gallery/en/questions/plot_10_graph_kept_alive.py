@@ -43,6 +43,8 @@ tensors, the outputs' storages), and when a loop without one frees a step's grap
 # tensor) adds none. ``train`` runs a few steps of a tiny training loop and hands each step's loss to
 # ``record``, which keeps the running total the way the reader's loop does.
 
+import warnings
+
 import torch
 
 
@@ -587,8 +589,6 @@ with torch.random.fork_rng():
     assert alive(retained[0]) == (True, 2), "after backward(retain_graph=True) the saved tensors stay alive"
     del retained_loss
     assert alive(retained[0]) == (False, 0), "del frees a retained graph and its saved tensors"
-    import warnings
-
     higher_w, higher = torch.randn(3, requires_grad=True), []
     higher_loss = forward(higher_w, higher)
     with warnings.catch_warnings():
@@ -763,6 +763,44 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 ], "del loss alone leaves out's part of the graph alive, with its saved tensors where no backward() ran"
 
 # %%
+# With ``create_graph=True``, even with ``retain_graph=False``, the gradient carries a graph of its own, and
+# that graph can keep some of the step's tensors and nodes alive after ``del loss``: here the saved ``x`` and
+# ``w * x``, and with ``w * x`` its node. ``backward()`` leaves that graph in ``w.grad`` until ``w.grad`` is set
+# to ``None``, as ``optimizer.zero_grad()`` does by default; the result of ``torch.autograd.grad`` keeps it as
+# long as that result lives.
+
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+watched = []
+loss = forward(w, watched)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a reference cycle
+    loss.backward(create_graph=True, retain_graph=False)
+del loss
+kept_by_grad = alive(watched[0])
+# sphinx_gallery_start_ignore
+assert watched[0][2]().grad_fn is not None, "w * x, kept alive by the graph in w.grad, keeps its node"
+# sphinx_gallery_end_ignore
+print("w.grad requires grad:", w.grad.requires_grad)
+print("after del loss: node alive:", kept_by_grad[0], " saved tensors alive:", kept_by_grad[1], "of 2")
+optimizer = torch.optim.SGD([w], lr=0.1)
+optimizer.zero_grad()
+print("after optimizer.zero_grad(): w.grad:", w.grad, " saved tensors alive:", alive(watched[0])[1], "of 2")
+assert kept_by_grad == (False, 2) and w.grad is None and alive(watched[0]) == (False, 0), (
+    "the graph in w.grad keeps the step's saved tensors after del loss, until zero_grad() sets w.grad to None")
+# sphinx_gallery_start_ignore
+with torch.random.fork_rng():
+    returned_w, returned_watched = torch.randn(3, requires_grad=True), []
+    returned_loss = forward(returned_w, returned_watched)
+    returned_grad = torch.autograd.grad(returned_loss, returned_w, create_graph=True, retain_graph=False)
+    del returned_loss
+    assert returned_grad[0].requires_grad and alive(returned_watched[0]) == (False, 2), (
+        "the gradient torch.autograd.grad(create_graph=True) returns keeps the step's saved tensors after del loss")
+    del returned_grad
+    assert alive(returned_watched[0]) == (False, 0), "dropping that gradient frees them"
+# sphinx_gallery_end_ignore
+
+# %%
 # Conclusion
 # ----------
 #
@@ -779,4 +817,7 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 # output's own storage, which the list keeps alive. Without such a list, a ``backward()`` or
 # ``torch.autograd.grad`` with ``retain_graph`` false (its default unless ``create_graph=True``) releases the
 # graph's hold on the tensors saved by the nodes it runs, and ``del loss`` (with ``out`` and any other name for
-# the step's tensors) or the next ``out, loss = ...`` frees its nodes.
+# the step's tensors) or the next ``out, loss = ...`` frees its nodes. With ``create_graph=True``, even with
+# ``retain_graph=False``, the gradient's own graph can keep some of the step's saved tensors and nodes alive after
+# ``del loss``: in ``.grad`` until it is set to ``None`` (as ``optimizer.zero_grad()`` does by default), or in what
+# ``torch.autograd.grad`` returns.

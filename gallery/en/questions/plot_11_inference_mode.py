@@ -361,20 +361,38 @@ assert shapes["y.unsqueeze_(0)"] == (1, 2) and all(
 
 # %%
 # An edit through a view of it, here ``y[1:]``, raises the same way. ``y.detach()`` and ``y.data``, taken
-# outside the mode as here, are inference tensors too, yet an edit through them raises nothing, and it reaches
-# ``y``. So do
-# ``apply_`` and ``map_``, which run a Python function on each value, even on ``y`` itself, and a
-# write through the NumPy array ``y.numpy()``.
-edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data}
+# outside the mode as here, are inference tensors too, yet an in-place call on them, such as ``mul_``, raises
+# nothing, and it reaches ``y``. So do ``apply_`` and ``map_``, which run a Python function on each value, even
+# on ``y`` itself, and a write through the NumPy array ``y.numpy()``. A view of them taken by indexing, such as
+# ``y.detach()[1:]``, is an inference tensor with no version counter, and an edit through it raises after
+# writing, as through ``y[1:]``; so does an index assignment such as ``d[0] = 9.0`` on ``d = y.detach()`` or
+# ``y.data``, which writes through the view ``d[0]``.
+edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data,
+         "y.detach()[1:]": lambda t: t.detach()[1:], "y.data[1:]": lambda t: t.data[1:]}  # fmt: skip
 raised = {}
 for name, alias in edits.items():
     y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
     raised[name] = attempt(lambda t: t.mul_(10), alias(y)) != "ok"
-    print(f"{name:10} is_inference={alias(y).is_inference()}  raised={raised[name]}  y after: {y}")
+    print(f"{name:14} is_inference={alias(y).is_inference()}  raised={raised[name]}  y after: {y}")
     # sphinx_gallery_start_ignore
     assert alias(y).is_inference() and y[1].item() == 40.0, f"the edit through {name} must reach y"
     # sphinx_gallery_end_ignore
-assert raised == {"y[1:]": True, "y.detach()": False, "y.data": False}, "only the edit through the view raises"
+assert raised == {"y[1:]": True, "y.detach()": False, "y.data": False, "y.detach()[1:]": True, "y.data[1:]": True}, (
+    "only the edits through a view raise")
+# sphinx_gallery_start_ignore
+for take_alias in (edits["y.detach()"], edits["y.data"]):
+    for view_index in (0, slice(1, None), None, Ellipsis):
+        indexed_view = take_alias(make_inference(torch.tensor([1.0, 2.0], requires_grad=True)))[view_index]
+        assert indexed_view.is_inference() and attempt(lambda t: t._version, indexed_view).startswith(
+            "RuntimeError: Inference tensors do not track version counter"), (
+            "a view of y.detach() or y.data taken by indexing is an inference tensor with no version counter")
+# sphinx_gallery_end_ignore
+for name in ("y.detach()", "y.data"):
+    y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
+    d = edits[name](y)
+    result = attempt(lambda t: t.__setitem__(0, 9.0), d)
+    print(f"d = {name}; d[0] = 9.0  raised={result != 'ok'}  y after: {y}")
+    assert result.startswith(refusal) and y[0].item() == 9.0, f"d[0] = 9.0 on d = {name} raises after writing"
 
 other_routes = {
     "y.apply_": lambda t: t.apply_(lambda v: v * 10),
@@ -412,7 +430,8 @@ assert inside_results["numpy()"] == "ok" and all(
 # An inference tensor does not track a version counter at all, and that counter is how autograd
 # notices an edit of a tensor it saved (:ref:`questions-version-counter`). Here and on the other
 # pages, an inference tensor is one made inside the mode: a ``detach()`` or ``.data`` of it taken
-# outside the mode also says ``is_inference()``, yet has a version counter and takes in-place edits.
+# outside the mode also says ``is_inference()``, yet has a version counter, and an in-place call on it raises
+# nothing (an edit through a view of it taken by indexing raises, as shown above).
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:
@@ -555,9 +574,10 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # ``fill_``, ``copy_``, ``clamp_``, ``masked_fill_``, ``index_put_``, an index assignment, ``+=`` and
 # ``out=``) raises after it has been written, and so does ``mul_`` through its view ``y[1:]``; ``detach_()``,
 # ``share_memory_()`` and ``resize_()`` to its own size change no values and raise nothing, while
-# ``t_()``, ``unsqueeze_()`` and ``copy_`` of the same values raise though they write no new values. An edit through
-# a ``detach()`` or ``.data`` taken outside the mode, or through ``numpy()``, raises nothing, and neither do ``apply_``
-# and ``map_``, which run a Python function on each value; a ``detach()`` or ``.data`` of an inference tensor taken
-# inside the mode is itself an inference tensor and refuses the edit after writing it. When
+# ``t_()``, ``unsqueeze_()`` and ``copy_`` of the same values raise though they write no new values. An in-place
+# call on a ``detach()`` or ``.data`` taken outside the mode, or a write through ``numpy()``, raises nothing (an edit
+# through a view of that ``detach()`` or ``.data`` taken by indexing, ``d[0] = v`` included, raises after writing),
+# and neither do ``apply_`` and ``map_``, which run a Python function on each value; a ``detach()`` or ``.data``
+# of an inference tensor taken inside the mode is itself an inference tensor and refuses the edit after writing it. When
 # results may be reused in training, use ``torch.no_grad()``, or ``clone()`` them outside the mode.
 # ``detach()`` computes nothing: it shares the memory it starts from.

@@ -286,6 +286,8 @@ edits = {
     "copy.copy(t).zero_()": lambda t: copy.copy(t).zero_(),
     "t.detach().apply_(lambda v: v + 1)": lambda t: t.detach().apply_(lambda v: v + 1),
     "t.detach().map_(torch.ones(4), lambda v, o: v + o)": lambda t: t.detach().map_(torch.ones(4), lambda v, o: v + o),
+    "t.detach().map2_(torch.ones(4), torch.ones(4), lambda v, a, b: v + a + b)": lambda t: t.detach().map2_(
+        torch.ones(4), torch.ones(4), lambda v, a, b: v + a + b),
     "t = t + 1": lambda t: t + 1,
 }
 
@@ -304,21 +306,23 @@ def run(edit, requires_grad):
 table = {line: (run(edit, False), run(edit, True)) for line, edit in edits.items()}
 table_rows = [("line", "values of t change", "_version moves by", "same, no_grad leaf")]
 table_rows += [(line, str(changed), moved, leaf_moved) for line, ((changed, moved), (_, leaf_moved)) in table.items()]
+width = max(len(line) for line, *_ in table_rows)
 for line, changed, moved, moved_no_grad in table_rows:
-    print(f"{line:51} {changed:>18} {moved:>18} {moved_no_grad:>19}")
+    print(f"{line:{width}} {changed:>18} {moved:>18} {moved_no_grad:>19}")
 
 # %%
-# Every line that changes ``t``'s values moves its counter by one, except eight: an edit through
+# Every line that changes ``t``'s values moves its counter by one, except nine: an edit through
 # ``.data``, a write through NumPy, one through ``untyped_storage()``, one through a DLPack alias
 # (``torch.from_dlpack``), ``nn.utils.vector_to_parameters``, which puts new data under ``t`` as
 # ``t.data = ...`` does, an edit through ``copy.copy(t)``, a new tensor object on the same
-# memory with a counter of its own, and the two methods that run a Python function on each value,
-# ``apply_`` and ``map_`` (here through ``detach()``). The last line changes nothing in ``t``: it makes a new tensor and
-# rebinds the name. The answers are the same under ``torch.no_grad()``.
+# memory with a counter of its own, and the three methods that run a Python function on each value,
+# ``apply_``, ``map_`` and ``map2_`` (here through ``detach()``). The last line changes nothing in ``t``: it makes
+# a new tensor and rebinds the name. The answers are the same under ``torch.no_grad()``.
 
 silent = [line for line, ((changed, moved), _) in table.items() if changed and moved == 0]
 print("values changed, counter still:", silent)
-assert silent == list(table)[7:15], "the edits through .data, NumPy, the storage, DLPack, vector_to_parameters, copy.copy, apply_, map_"
+assert silent == list(table)[7:16], (
+    "the edits through .data, NumPy, the storage, DLPack, vector_to_parameters, copy.copy, apply_, map_, map2_")
 # sphinx_gallery_start_ignore
 assert all(row[0][1] == int(row[0][0]) for name, row in table.items() if name not in silent), (
     "every other edit must move the counter by exactly one"
@@ -328,7 +332,7 @@ assert table["t = t + 1"][0] == (False, 0), "rebinding must leave the old tensor
 # sphinx_gallery_end_ignore
 
 # %%
-# Of these eight, ``nn.utils.vector_to_parameters`` is a function people call on a model's parameters,
+# Of these nine, ``nn.utils.vector_to_parameters`` is a function people call on a model's parameters,
 # for example after an optimizer that works on one flat vector. ``(p * p).sum()`` saved ``p``; after
 # ``vector_to_parameters`` the counter still reads 0, so ``backward()`` runs, on the new values:
 # the gradient is ten times the one calculus gives at the values the loss was computed from.
@@ -455,14 +459,14 @@ assert same_storage(base, view), "the view uses the base's memory"
 #
 # ``_version`` counts the in-place torch operations made through the tensor itself, a view,
 # ``detach()`` or ``out=``, with or without ``torch.no_grad()``; the Python-callback methods
-# ``apply_`` and ``map_``, and some torch kernels that write in place, are not among them. The kernels of
+# ``apply_``, ``map_`` and ``map2_``, and some torch kernels that write in place, are not among them. The kernels of
 # this kind that this site checked are the fused kernels of an optimizer made with ``fused=True``, the
 # unscaling of ``torch.amp.GradScaler.unscale_``, a ``BatchNorm`` layer's update of ``running_mean`` and
 # ``running_var``, and the update of the quantization-aware training module
 # ``torch.ao.quantization.FusedMovingAvgObsFakeQuantize``, which rewrites its ``scale`` and ``zero_point``
 # and its observer's ``min_val`` and ``max_val``; other kernels may do the same. Many routes to the same memory go around it; among
-# them ``.data``, NumPy, ``untyped_storage()``, a DLPack alias, ``copy.copy(t)``, ``apply_`` and
-# ``map_``, ``nn.utils.vector_to_parameters`` and those kernels. They change the
+# them ``.data``, NumPy, ``untyped_storage()``, a DLPack alias, ``copy.copy(t)``, ``apply_``,
+# ``map_`` and ``map2_``, ``nn.utils.vector_to_parameters`` and those kernels. They change the
 # values behind its back, which is why their edits can give wrong gradients without an error
 # (:ref:`questions-data-vs-no-grad`). Rebinding a name edits nothing.
 # :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`

@@ -24,8 +24,9 @@ accessed"), and an optimizer built the usual way (without ``differentiable=True`
 ("can't optimize a non-leaf Tensor") or updates another tensor. After ``retain_grad()``, an optimizer
 accepts the moved tensor and trains that copy in place; the source leaf is not updated. Readers meet
 it as "grad is None after ``.cuda()``". This page reproduces all three
-with a change of dtype and with the ``meta`` device, which plays the GPU here (every build of torch
-has it); a GPU box checks ``.cuda()`` and ``.to("cuda")`` themselves where torch finds a GPU, and its
+with a change of dtype, and shows with the ``meta`` device, which plays the GPU here (every build of torch
+has it), that a move gives the same non-leaf (a ``backward()`` that reaches the CPU leaf through a move to
+``meta`` raises: there are no values to copy back); a GPU box checks ``.cuda()`` and ``.to("cuda")`` themselves where torch finds a GPU, and its
 title says whether the site's build did. The page also shows where the gradient goes, and checks
 three fixes by training with each.
 """
@@ -270,6 +271,14 @@ m = torch.randn(3, requires_grad=True).to("meta")
 print("m.device:", m.device, " m.is_leaf:", m.is_leaf, " m.grad_fn:", type(m.grad_fn).__name__)
 assert not m.is_leaf and type(m.grad_fn) is type(w.grad_fn), "to('meta') is recorded like to(float64)"
 # sphinx_gallery_start_ignore
+meta_moved = torch.ones(3, requires_grad=True).to("meta")
+try:
+    (meta_moved * meta_moved).sum().backward()
+except NotImplementedError as no_data:
+    assert "Cannot copy out of meta tensor" in str(no_data), (
+        "a backward() that reaches the CPU leaf through a move to meta raises: no values to copy back")
+else:
+    raise AssertionError("a backward() that reaches the CPU leaf through a move to meta must raise")
 moved_to_cpu0 = torch.ones(3, requires_grad=True).to("cpu:0")
 assert not moved_to_cpu0.is_leaf and type(moved_to_cpu0.grad_fn) is type(w.grad_fn), 'to("cpu:0") is a move'
 (moved_to_cpu0**2).sum().backward()
@@ -447,8 +456,8 @@ with torch.inference_mode():
 # ----------
 #
 # ``to()``, ``double()`` and the other casts and moves are operations: in grad mode, when they change
-# the device of a tensor that requires grad (a move out of ``meta`` raises instead: there are no values
-# to move) or cast it to another floating or complex dtype, they return a non-leaf. Without ``retain_grad()`` its
+# the device of a tensor that requires grad (a move out of ``meta`` raises instead, and so does a ``backward()``
+# back through a move into it: there are no values to move) or cast it to another floating or complex dtype, they return a non-leaf. Without ``retain_grad()`` its
 # ``.grad`` stays ``None``, and an optimizer built without ``differentiable=True`` refuses it or
 # updates the tensor it came from; after ``retain_grad()`` an optimizer trains the moved copy in place
 # and leaves the source leaf as it was. Create the tensor with its ``dtype`` and ``device``, call

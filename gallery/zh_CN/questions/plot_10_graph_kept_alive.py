@@ -27,6 +27,8 @@
 # 的值（一个数、``detach()`` 得到的张量）不计入任何节点。``train``
 # 把一个很小的训练循环跑几步，每一步的损失都交给 ``record``，由它像读者的循环那样维护累计值。
 
+import warnings
+
 import torch
 
 
@@ -529,8 +531,6 @@ with torch.random.fork_rng():
     assert alive(retained[0]) == (True, 2), "after backward(retain_graph=True) the saved tensors stay alive"
     del retained_loss
     assert alive(retained[0]) == (False, 0), "del frees a retained graph and its saved tensors"
-    import warnings
-
     higher_w, higher = torch.randn(3, requires_grad=True), []
     higher_loss = forward(higher_w, higher)
     with warnings.catch_warnings():
@@ -694,9 +694,43 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 ], "del loss alone leaves out's part of the graph alive, with its saved tensors where no backward() ran"
 
 # %%
+# 给了 ``create_graph=True`` 时，即使 ``retain_graph=False``，梯度也带着自己的一张计算图，而这张图可能在 ``del loss`` 之后仍让这一步的部分张量和节点活着：这里是保存的 ``x`` 和 ``w * x``，以及 ``w * x`` 的节点。``backward()`` 把这张图留在 ``w.grad`` 里，直到 ``w.grad`` 被设为 ``None`` 为止（``optimizer.zero_grad()`` 默认就这样做）；``torch.autograd.grad`` 返回的结果活多久，这张图就活多久。
+
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+watched = []
+loss = forward(w, watched)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # 对叶子张量用 create_graph=True 会警告存在引用循环
+    loss.backward(create_graph=True, retain_graph=False)
+del loss
+kept_by_grad = alive(watched[0])
+# sphinx_gallery_start_ignore
+assert watched[0][2]().grad_fn is not None, "w * x, kept alive by the graph in w.grad, keeps its node"
+# sphinx_gallery_end_ignore
+print("w.grad requires grad:", w.grad.requires_grad)
+print("after del loss: node alive:", kept_by_grad[0], " saved tensors alive:", kept_by_grad[1], "of 2")
+optimizer = torch.optim.SGD([w], lr=0.1)
+optimizer.zero_grad()
+print("after optimizer.zero_grad(): w.grad:", w.grad, " saved tensors alive:", alive(watched[0])[1], "of 2")
+assert kept_by_grad == (False, 2) and w.grad is None and alive(watched[0]) == (False, 0), (
+    "the graph in w.grad keeps the step's saved tensors after del loss, until zero_grad() sets w.grad to None")
+# sphinx_gallery_start_ignore
+with torch.random.fork_rng():
+    returned_w, returned_watched = torch.randn(3, requires_grad=True), []
+    returned_loss = forward(returned_w, returned_watched)
+    returned_grad = torch.autograd.grad(returned_loss, returned_w, create_graph=True, retain_graph=False)
+    del returned_loss
+    assert returned_grad[0].requires_grad and alive(returned_watched[0]) == (False, 2), (
+        "the gradient torch.autograd.grad(create_graph=True) returns keeps the step's saved tensors after del loss")
+    del returned_grad
+    assert alive(returned_watched[0]) == (False, 0), "dropping that gradient frees them"
+# sphinx_gallery_end_ignore
+
+# %%
 # 小结
 # ----
 #
 # 带 ``grad_fn`` 的张量走到哪里，就把计算图带到哪里。要记录或累加损失，用 ``loss.item()`` 得到一个数，或用
 # ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播时 ``retain_graph`` 为真（给了 ``create_graph=True`` 时，它默认就为真），还会留住这些节点保存的张量（调用 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 之后，留住的是它们没有运行的那些节点保存的张量：``torch.autograd.grad`` 只运行通往所给张量的那些节点，``backward(inputs=...)`` 除了这些节点，还会运行每个不是叶子张量的指定张量自己的 ``grad_fn``）。``out.detach().cpu()``
-# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 让计算图放开它所运行的节点保存的张量；把 ``loss`` 连同 ``out`` 等指向这一步张量的名字一起 ``del`` 掉，或者执行下一个 ``out, loss = ...``，就会释放它的节点。
+# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 让计算图放开它所运行的节点保存的张量；把 ``loss`` 连同 ``out`` 等指向这一步张量的名字一起 ``del`` 掉，或者执行下一个 ``out, loss = ...``，就会释放它的节点。给了 ``create_graph=True`` 时，即使 ``retain_graph=False``，梯度自己的计算图也可能在 ``del loss`` 之后仍让这一步的部分保存的张量和节点活着：这张图或者留在 ``.grad`` 里，直到 ``.grad`` 被设为 ``None`` 为止（``optimizer.zero_grad()`` 默认就这样做），或者留在 ``torch.autograd.grad`` 返回的结果里。

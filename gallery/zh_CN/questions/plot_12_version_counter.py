@@ -275,6 +275,8 @@ edits = {
     "copy.copy(t).zero_()": lambda t: copy.copy(t).zero_(),
     "t.detach().apply_(lambda v: v + 1)": lambda t: t.detach().apply_(lambda v: v + 1),
     "t.detach().map_(torch.ones(4), lambda v, o: v + o)": lambda t: t.detach().map_(torch.ones(4), lambda v, o: v + o),
+    "t.detach().map2_(torch.ones(4), torch.ones(4), lambda v, a, b: v + a + b)": lambda t: t.detach().map2_(
+        torch.ones(4), torch.ones(4), lambda v, a, b: v + a + b),
     "t = t + 1": lambda t: t + 1,
 }
 
@@ -293,20 +295,22 @@ def run(edit, requires_grad):
 table = {line: (run(edit, False), run(edit, True)) for line, edit in edits.items()}
 table_rows = [("line", "values of t change", "_version moves by", "same, no_grad leaf")]
 table_rows += [(line, str(changed), moved, leaf_moved) for line, ((changed, moved), (_, leaf_moved)) in table.items()]
+width = max(len(line) for line, *_ in table_rows)
 for line, changed, moved, moved_no_grad in table_rows:
-    print(f"{line:51} {changed:>18} {moved:>18} {moved_no_grad:>19}")
+    print(f"{line:{width}} {changed:>18} {moved:>18} {moved_no_grad:>19}")
 
 # %%
-# 凡是改变了 ``t`` 的数值的行，都让计数器加一，只有八个例外：通过 ``.data`` 修改，通过 NumPy
+# 凡是改变了 ``t`` 的数值的行，都让计数器加一，只有九个例外：通过 ``.data`` 修改，通过 NumPy
 # 写入，通过 ``untyped_storage()`` 写入，通过 DLPack 别名（``torch.from_dlpack``）修改，
-# ``nn.utils.vector_to_parameters``，通过 ``copy.copy(t)`` 修改，以及对每个值调用 Python 函数的两个方法
-# ``apply_`` 和 ``map_``，这里通过 ``detach()`` 调用。``vector_to_parameters`` 像
+# ``nn.utils.vector_to_parameters``，通过 ``copy.copy(t)`` 修改，以及对每个值调用 Python 函数的三个方法
+# ``apply_``、``map_`` 和 ``map2_``，这里都通过 ``detach()`` 调用。``vector_to_parameters`` 像
 # ``t.data = ...`` 一样，把新数据换到 ``t`` 底下；``copy.copy(t)`` 是同一块内存上的新张量对象，有自己的计数器。最后一行根本没有改动
 # ``t``：它造出一个新张量，再重新绑定名字。在 ``torch.no_grad()`` 下结果完全相同。
 
 silent = [line for line, ((changed, moved), _) in table.items() if changed and moved == 0]
 print("values changed, counter still:", silent)
-assert silent == list(table)[7:15], "the edits through .data, NumPy, the storage, DLPack, vector_to_parameters, copy.copy, apply_, map_"
+assert silent == list(table)[7:16], (
+    "the edits through .data, NumPy, the storage, DLPack, vector_to_parameters, copy.copy, apply_, map_, map2_")
 # sphinx_gallery_start_ignore
 assert all(row[0][1] == int(row[0][0]) for name, row in table.items() if name not in silent), (
     "every other edit must move the counter by exactly one"
@@ -316,7 +320,7 @@ assert table["t = t + 1"][0] == (False, 0), "rebinding must leave the old tensor
 # sphinx_gallery_end_ignore
 
 # %%
-# 这八个例外里，``nn.utils.vector_to_parameters`` 是人们会对模型参数调用的函数，例如在一个作用于整条扁平向量的优化器完成一步之后。``(p * p).sum()``
+# 这九个例外里，``nn.utils.vector_to_parameters`` 是人们会对模型参数调用的函数，例如在一个作用于整条扁平向量的优化器完成一步之后。``(p * p).sum()``
 # 保存了 ``p``；``vector_to_parameters`` 之后计数器仍是 0，于是 ``backward()`` 照常运行，用的却是新数值：得到的梯度，是按计算损失时的数值求导所得的十倍。
 
 p = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
@@ -434,6 +438,6 @@ assert same_storage(base, view), "the view uses the base's memory"
 # ----
 #
 # ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的 torch 原地操作，在不在
-# ``torch.no_grad()`` 下都一样；调用 Python 函数的方法 ``apply_`` 和 ``map_``，以及一些原地写入的 torch 内核，都不在其中。本站检查过的这类内核有：``fused=True`` 的优化器所用的融合内核、``torch.amp.GradScaler.unscale_`` 的反缩放、
+# ``torch.no_grad()`` 下都一样；调用 Python 函数的方法 ``apply_``、``map_`` 和 ``map2_``，以及一些原地写入的 torch 内核，都不在其中。本站检查过的这类内核有：``fused=True`` 的优化器所用的融合内核、``torch.amp.GradScaler.unscale_`` 的反缩放、
 # ``BatchNorm`` 层对 ``running_mean`` 和 ``running_var`` 的更新，以及量化感知训练模块 ``torch.ao.quantization.FusedMovingAvgObsFakeQuantize`` 的更新，它原地改写自己的 ``scale`` 和 ``zero_point`` 以及观察器的 ``min_val`` 和 ``max_val``；别的内核也可能这样。通往同一块内存的不少途径绕得过版本计数器，例如 ``.data``、NumPy、``untyped_storage()``、DLPack 别名、
-# ``copy.copy(t)``、``apply_`` 和 ``map_``、``nn.utils.vector_to_parameters`` 和上面这几个内核：它们改了数值，计数器却没有动，所以经由它们的修改可能让梯度算错而不报错（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。:fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`
+# ``copy.copy(t)``、``apply_``、``map_`` 和 ``map2_``、``nn.utils.vector_to_parameters`` 和上面这几个内核：它们改了数值，计数器却没有动，所以经由它们的修改可能让梯度算错而不报错（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。:fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`

@@ -15,7 +15,7 @@
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
 用 ``requires_grad=True`` 创建的权重，随后在梯度模式（grad mode）下搬到另一个设备（对 ``"cpu"`` 上的张量，``.to("cpu:0")`` 也算搬到另一个设备）或转换成另一种浮点或复数 dtype，就不再是叶子张量（leaf tensor）。不调用 ``retain_grad()`` 时（本页不调用），它就再也训练不动了：它的 ``.grad`` 始终是 ``None``，读取时还会警告：“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”；优化器（按通常方式创建，不加 ``differentiable=True``）要么拒收它（“can't optimize a non-leaf Tensor”），要么更新的是另一个张量。调用 ``retain_grad()`` 之后，优化器会收下这个搬过去的张量，并原地（in-place）训练这份副本，源叶子张量则不会更新。读者常搜的是“.cuda() 之后 grad 是 None”。本页用改变
-dtype 和 ``meta`` 设备把这三种情况都复现出来（``meta`` 在这里扮演 GPU，任何构建的 torch 都有它）；``.cuda()`` 和 ``.to("cuda")`` 本身由 GPU 框在 torch 找到 GPU 时检查，框的标题写明本站构建时是否做了。本页还说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
+dtype 把这三种情况都复现出来，并用 ``meta`` 设备（在这里扮演 GPU，任何构建的 torch 都有它）说明搬动得到的同样是非叶子张量（经由搬到 ``meta`` 的张量一路反向传播到 CPU 上的叶子张量时，``backward()`` 会报错：没有数值可以复制回来）；``.cuda()`` 和 ``.to("cuda")`` 本身由 GPU 框在 torch 找到 GPU 时检查，框的标题写明本站构建时是否做了。本页还说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
 """
 
 # %%
@@ -251,6 +251,14 @@ m = torch.randn(3, requires_grad=True).to("meta")
 print("m.device:", m.device, " m.is_leaf:", m.is_leaf, " m.grad_fn:", type(m.grad_fn).__name__)
 assert not m.is_leaf and type(m.grad_fn) is type(w.grad_fn), "to('meta') is recorded like to(float64)"
 # sphinx_gallery_start_ignore
+meta_moved = torch.ones(3, requires_grad=True).to("meta")
+try:
+    (meta_moved * meta_moved).sum().backward()
+except NotImplementedError as no_data:
+    assert "Cannot copy out of meta tensor" in str(no_data), (
+        "a backward() that reaches the CPU leaf through a move to meta raises: no values to copy back")
+else:
+    raise AssertionError("a backward() that reaches the CPU leaf through a move to meta must raise")
 moved_to_cpu0 = torch.ones(3, requires_grad=True).to("cpu:0")
 assert not moved_to_cpu0.is_leaf and type(moved_to_cpu0.grad_fn) is type(w.grad_fn), 'to("cpu:0") is a move'
 (moved_to_cpu0**2).sum().backward()
@@ -417,4 +425,4 @@ with torch.inference_mode():
 # 小结
 # ----
 #
-# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下，它们改变一个需要梯度的张量的设备（从 ``meta`` 搬出会报错：没有数值可搬），或把它转换成另一种浮点或复数 dtype 时，返回的是非叶子张量。不调用 ``retain_grad()`` 时，它的 ``.grad`` 始终是 ``None``，不加 ``differentiable=True`` 创建的优化器要么拒收它，要么去更新它的源张量；调用 ``retain_grad()`` 之后，优化器原地训练这份搬过去的副本，源叶子张量保持不变。解决办法：创建张量时直接给出 ``dtype`` 和 ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。
+# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下，它们改变一个需要梯度的张量的设备（从 ``meta`` 搬出会报错，经由搬入 ``meta`` 的那一步做 ``backward()`` 也会报错：没有数值可搬），或把它转换成另一种浮点或复数 dtype 时，返回的是非叶子张量。不调用 ``retain_grad()`` 时，它的 ``.grad`` 始终是 ``None``，不加 ``differentiable=True`` 创建的优化器要么拒收它，要么去更新它的源张量；调用 ``retain_grad()`` 之后，优化器原地训练这份搬过去的副本，源叶子张量保持不变。解决办法：创建张量时直接给出 ``dtype`` 和 ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。
