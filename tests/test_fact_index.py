@@ -36,6 +36,25 @@ def test_the_scope_of_an_uncited_fact_names_no_citing_sentence():
     assert listed.scope_in("en", cited=False) == "three cases"
 
 
+_RESULTS: dict[tuple[str, object], facts.Fact] = {}
+
+
+@pytest.fixture(autouse=True)
+def facts_run_once_per_process(monkeypatch):
+    """Each fact runs once per test process here, not once per mini-site: these tests check how the facts
+    page shows the results (tests/test_prose_facts.py runs every fact for its own verdict). A fact is known
+    by its id and its function, so one that a test registers in its place runs afresh."""
+    real = facts.run_fact
+
+    def run_once(fact_id: str) -> facts.Fact:
+        key = (fact_id, facts.FACTS.get(fact_id))
+        if key not in _RESULTS:
+            _RESULTS[key] = real(fact_id)
+        return _RESULTS[key]
+
+    monkeypatch.setattr(facts, "run_fact", run_once)
+
+
 def build(tmp_path: Path, pages: dict[str, str], language: str) -> dict[str, str]:
     """A Sphinx project with the facts page's extensions and ``pages`` (name -> MyST body); the html of each page."""
     from sphinx.testing.util import SphinxTestApp
