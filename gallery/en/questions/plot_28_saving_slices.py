@@ -513,8 +513,8 @@ assert ForkingPickler.dumps(quiet_slice) and quiet_weights.is_shared(), (
 # stacks the rows into a new tensor, so a batch of two rows holds 800 bytes either way. A
 # ``collate_fn`` that does not stack, such as ``list``, sends the
 # rows themselves: each row of a batch of two again reaches this process over the whole storage.
-# ``DataLoader`` installs a ``SIGCHLD`` handler when it starts a worker; the cell puts it back,
-# and ends the listener thread that sending a shared tensor started (``resource_sharer.stop()``).
+# ``DataLoader`` installs a ``SIGCHLD`` handler when it starts its first worker in a process; the
+# cell puts back the one it found, and ends the listener thread that sending a shared tensor started (``resource_sharer.stop()``).
 
 import signal
 from multiprocessing import resource_sharer
@@ -549,8 +549,10 @@ for clone in (False, True):
         arrived[clone, name] = [[(tuple(x.shape), x.untyped_storage().nbytes()) for x in b] for b in batches]
         print(f"clone={clone!s:<5} {name:<29}", arrived[clone, name])
 # sphinx_gallery_start_ignore
-assert signal.getsignal(signal.SIGCHLD) is not sigchld_before and signal.getsignal(signal.SIGCHLD).__module__ == (
-    "torch.utils.data._utils.signal_handling"), "DataLoader installed its SIGCHLD handler when it started a worker"
+from torch.utils.data._utils import signal_handling  # noqa: E402
+
+assert signal_handling._SIGCHLD_handler_set, (
+    "DataLoader has installed its SIGCHLD handler in this process, at the first worker it started")
 assert resource_sharer._resource_sharer._thread is not None and resource_sharer._resource_sharer._thread.is_alive(), (
     "sending a shared tensor started the listener thread of multiprocessing's resource_sharer")
 # sphinx_gallery_end_ignore

@@ -451,7 +451,7 @@ assert ForkingPickler.dumps(quiet_slice) and quiet_weights.is_shared(), (
 # 返回视图的 ``Dataset``
 # ----------------------
 #
-# ``DataLoader`` 的 worker 用 ``__getitem__`` 的返回值组成每一批，再通过这样的队列发送。下面的 ``Rows`` 返回 1000×100 矩阵的第 ``i`` 行：不分批（``batch_size=None``）时，每一行到达本进程时都带着整块 40 万字节的存储。改为返回 ``self.data[i].clone()``，就只发送这一行的 400 字节。用默认的分批方式时，worker 把各行堆叠成一个新张量，所以两行一批的张量无论哪种写法都是 800 字节。不做堆叠的 ``collate_fn``，如 ``list``，发送的是各行本身：两行一批时，每一行到达本进程时又都带着整块存储。``DataLoader`` 启动 worker 时会安装 ``SIGCHLD`` 处理函数，本单元格把它恢复原样，并结束发送共享张量时启动的监听线程（``resource_sharer.stop()``）。
+# ``DataLoader`` 的 worker 用 ``__getitem__`` 的返回值组成每一批，再通过这样的队列发送。下面的 ``Rows`` 返回 1000×100 矩阵的第 ``i`` 行：不分批（``batch_size=None``）时，每一行到达本进程时都带着整块 40 万字节的存储。改为返回 ``self.data[i].clone()``，就只发送这一行的 400 字节。用默认的分批方式时，worker 把各行堆叠成一个新张量，所以两行一批的张量无论哪种写法都是 800 字节。不做堆叠的 ``collate_fn``，如 ``list``，发送的是各行本身：两行一批时，每一行到达本进程时又都带着整块存储。``DataLoader`` 在一个进程里第一次启动 worker 时会安装 ``SIGCHLD`` 处理函数，本单元格把处理函数恢复成它原来的样子，并结束发送共享张量时启动的监听线程（``resource_sharer.stop()``）。
 
 import signal
 from multiprocessing import resource_sharer
@@ -486,8 +486,10 @@ for clone in (False, True):
         arrived[clone, name] = [[(tuple(x.shape), x.untyped_storage().nbytes()) for x in b] for b in batches]
         print(f"clone={clone!s:<5} {name:<29}", arrived[clone, name])
 # sphinx_gallery_start_ignore
-assert signal.getsignal(signal.SIGCHLD) is not sigchld_before and signal.getsignal(signal.SIGCHLD).__module__ == (
-    "torch.utils.data._utils.signal_handling"), "DataLoader installed its SIGCHLD handler when it started a worker"
+from torch.utils.data._utils import signal_handling  # noqa: E402
+
+assert signal_handling._SIGCHLD_handler_set, (
+    "DataLoader has installed its SIGCHLD handler in this process, at the first worker it started")
 assert resource_sharer._resource_sharer._thread is not None and resource_sharer._resource_sharer._thread.is_alive(), (
     "sending a shared tensor started the listener thread of multiprocessing's resource_sharer")
 # sphinx_gallery_end_ignore
