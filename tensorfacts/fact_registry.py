@@ -8,13 +8,11 @@ import :mod:`tensorfacts.facts` to have them all. Pure Python: imports torch, ne
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
-import hashlib
-import inspect
-import textwrap
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import torch
 
@@ -138,8 +136,26 @@ def scoped_fact(fact_id: str, runs: Mapping[str, str], expect: scope.Expect, *,
     return register
 
 
+#: The sets that :func:`recording_runs` fills with the id of every fact run while it is open.
+_RECORDING: list[set[str]] = []
+
+
+@contextlib.contextmanager
+def recording_runs() -> Iterator[set[str]]:
+    """A set that holds the id of every fact :func:`run_fact` runs while the block runs (the claims ledger cites the
+    facts its claims' checks run)."""
+    ran: set[str] = set()
+    _RECORDING.append(ran)
+    try:
+        yield ran
+    finally:
+        _RECORDING.remove(ran)
+
+
 def run_fact(fact_id: str) -> Fact:
     """Run one fact with grad mode on; an unknown id, an error or an escaping warning is a failure."""
+    for ran in _RECORDING:
+        ran.add(fact_id)
     check = FACTS.get(fact_id)
     if check is None:
         return Fact(False, f"no fact is registered as {fact_id!r} (tensorfacts/facts.py)")
@@ -152,30 +168,3 @@ def run_fact(fact_id: str) -> Fact:
     if caught:
         return Fact(False, f"a warning escaped: {caught[0].category.__name__}: {caught[0].message}")
     return result
-
-
-def _source(code: object) -> str:
-    """The source of a function and the values it closes over (``scope.by_source``'s table); else its repr,
-    without an address."""
-    try:
-        text = textwrap.dedent(inspect.getsource(code))  # type: ignore[arg-type]
-    except (TypeError, OSError):
-        text = repr(code)
-        return type(code).__name__ if " at 0x" in text else text
-    cells = getattr(code, "__closure__", None) or ()
-    return "\n".join([text, *(_source(cell.cell_contents) for cell in cells)])
-
-
-def code_digest(fact_id: str) -> str:
-    """A digest of a fact's own code, as a record of another release names it: the source of its function with
-    its decorator (what it runs, in every language); for a scoped fact, of its observation and its expectation,
-    and the sources and dtypes it asks for (its devices only where they are not every device of the machine).
-    The helpers they call are not part of it, as a page's checks are named by their own text."""
-    parts = SCOPES.get(fact_id)
-    if parts is None:
-        text = _source(FACTS[fact_id])
-    else:
-        devices = parts.devices if parts.devices != scope.DEVICES else "every device"
-        text = "\n".join((_source(parts.check), _source(parts.expect), repr((parts.sources, parts.dtypes, devices))))
-    normalised = "\n".join(line.rstrip() for line in text.strip().splitlines())
-    return hashlib.sha256(normalised.encode("utf-8")).hexdigest()[:16]

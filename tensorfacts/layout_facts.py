@@ -108,16 +108,30 @@ CHAINS = {
 }
 
 
+#: The calls autograd does not record as views: their result has no _base, and starts a chain of its own.
+CHAIN_STARTS = {
+    "x.detach()": lambda x: x.detach(), "x.data": lambda x: x.data,
+    "x.view(torch.int32)": lambda x: x.view(torch.int32), "x.view(x.dtype)": lambda x: x.view(x.dtype),
+    "x.view(torch.float16)": lambda x: x.view(torch.float16),
+}
+
+
 @fact("base-names-root-of-view-chain", {
     "en": "For each chain of views, from each source: the last view's _base is the source; the source's _base is "
-          "None; x.detach() and x.data have no _base, and x.detach()[1:]._base is that detached tensor, not x.",
-    "zh_CN": "对每条视图链、每种源张量：最后一个视图的 _base 就是源张量；源张量的 _base 为 None；x.detach() 和 "
-             "x.data 没有 _base，x.detach()[1:]._base 是那个分离出来的张量，而不是 x。",
+          "None. Of each source x and of its view x[2:], x.detach(), x.data, x.view(torch.int32), x.view(x.dtype) "
+          "and x.view(torch.float16) have no _base, and a view of each ([1:]) has that result as its _base, not x. "
+          "Of a sparse COO tensor, indices() has no _base, and indices()[0]._base is that result.",
+    "zh_CN": "对每条视图链、每种源张量：最后一个视图的 _base 就是源张量；源张量的 _base 为 None。对每种源张量 x "
+             "和它的视图 x[2:]，x.detach()、x.data、x.view(torch.int32)、x.view(x.dtype) 和 "
+             "x.view(torch.float16) 都没有 _base，对它们各取一个视图（[1:]），其 _base 是这个结果，而不是 x。"
+             "对稀疏 COO 张量，indices() 没有 _base，indices()[0]._base 是这个结果。",
 }, {
     "en": "4 chains of 2 or 3 view calls from 4 sources (a plain tensor, a leaf that requires grad, a "
-          "non-leaf, a Parameter), on the CPU",
-    "zh_CN": "从 4 种源张量（普通张量、需要梯度的叶子张量、非叶子张量、Parameter）出发的 4 条视图链"
-             "（每条 2 到 3 次视图调用），在 CPU 上",
+          "non-leaf, a Parameter, each float32), the 5 calls autograd does not record as views of each source and "
+          "of a view of it, and the indices() of a sparse tensor, on the CPU",
+    "zh_CN": "从 4 种源张量（普通张量、需要梯度的叶子张量、非叶子张量、Parameter，都是 float32）出发的 4 条视图链"
+             "（每条 2 到 3 次视图调用），自动求导（autograd）不记作视图的 5 种调用（对每种源张量和它的一个视图），"
+             "以及稀疏张量的 indices()，在 CPU 上",
 })
 def _base_names_root() -> Fact:
     wrong = []
@@ -125,10 +139,16 @@ def _base_names_root() -> Fact:
         for name, make in CHAINS.items():
             if make(x)._base is not x or x._base is not None:
                 wrong.append(f"{name} from {source}")
-        detached = x.detach()
-        if detached._base is not None or x.data._base is not None or detached[1:]._base is not detached:
-            wrong.append(f"detach()/data of {source}")
-    return Fact(not wrong, f"chains whose _base is not the source: {wrong or 'none'}")
+        for start, of in (("x", x), ("x[2:]", x[2:])):
+            for name, make in CHAIN_STARTS.items():
+                result = make(of)
+                if result._base is not None or result[1:]._base is not result or result[1:]._base is x:
+                    wrong.append(f"{name} of {start} from {source}")
+    indices = torch.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse().indices()
+    if indices._base is not None or indices[0]._base is not indices:
+        wrong.append("indices() of a sparse tensor")
+    return Fact(not wrong, f"chains whose _base is not the source, or calls that do not start a chain of their own: "
+                           f"{wrong or 'none'}")
 
 
 @fact("list-repeat-holds-one-tensor", {

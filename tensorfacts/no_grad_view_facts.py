@@ -5,14 +5,16 @@ before that clone or view was taken and that view was taken with grad mode on. T
 exception of the decision page, the matrix guide, the glossary, the clone page and the copying part's introduction, run
 over the view operations of the views table (:mod:`tensorfacts.view_ops`) whose result requires grad; the views
 autograd does not record (``detach()``, ``view(dtype)``, a sparse tensor's ``indices()``) are run too, and their
-clones have no node. Another fact runs other operations than ``clone()`` (``* 2``, ``exp()``, an advanced index) on
-such a view, or on a view of it, for the glossary's leaf tensor entry: the same holds for them. Registered on import
-by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
+clones have no node, and so are the calls documented as views that return the tensor itself (``.real`` of a real
+tensor), whose clones pass it the gradient. Another fact runs other operations than ``clone()`` (``* 2``,
+``exp()``, an advanced index) on such a view, or on a view of it, for the glossary's leaf tensor entry: the same
+holds for them. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import torch
 
@@ -27,6 +29,12 @@ GRAD_VIEWS = tuple(row for row in view_ops.VIEWS if row.code not in UNRECORDED_T
 #: same size and to one of another size (the table's source is float32).
 UNRECORDED = tuple(row for row in view_ops.VIEWS if row.code in UNRECORDED_TABLE) + tuple(
     view_ops.Row(f"a.view(torch.{dtype})", "torch.Tensor.view") for dtype in ("float32", "int32", "float16"))
+#: Calls PyTorch documents as views that return the tensor itself, with the shape of the source each is run on:
+#: .real of a real tensor, and mT, H, mH and adjoint() of a 0-d tensor (which warn that they are deprecated there).
+ITSELF = {"a.real": (lambda a: a.real, (3, 4)), "a.mT": (lambda a: a.mT, ()), "a.H": (lambda a: a.H, ()),
+          "a.mH": (lambda a: a.mH, ()), "a.adjoint()": (lambda a: a.adjoint(), ())}
+#: The warning the 0-d calls of ITSELF give.
+DEPRECATED_0D = ".*deprecated on 0-D tensors"
 #: The dtypes each source of the views table runs in (the sparse tensor's and view_as_complex's: no bfloat16).
 VIEW_DTYPES = {"a": (torch.float32, torch.float64, torch.bfloat16), "p": (torch.float32, torch.float64),
                "z": (torch.complex64, torch.complex128), "s": (torch.float32, torch.float64)}
@@ -111,7 +119,12 @@ def _asked_as_said(c: torch.Tensor, source: torch.Tensor, u: torch.Tensor, u_gra
           "operations of the leaf gives a result with a grad_fn. a.detach(), s.indices(), a.view(torch.float32), "
           "a.view(torch.int32) and a.view(torch.float16) of a float32 leaf that requires grad do not require grad, "
           "taken with grad mode on and in each of the three ways with grad mode off, and the clone of each taken "
-          "with grad mode off has no grad_fn.",
+          "with grad mode off has no grad_fn. a.real of a real 3 x 4 tensor, and a.mT, a.H, a.mH and a.adjoint() of a "
+          "0-d one (each warns that it is deprecated there), a leaf that requires grad and again a non-leaf (the "
+          "leaf times 1), in float32, float64 and bfloat16, taken with grad mode on and in each of the three ways "
+          "with grad mode off, are that tensor itself, and their clone, taken with grad mode on, has a "
+          "CloneBackward0 node and passes the gradient to it: torch.autograd.grad of the sum of the squares of the "
+          "clone, asked for that tensor, gives twice its values.",
     "zh_CN": f"对视图表中除 a.detach() 和 s.indices() 以外的 {len(GRAD_VIEWS)} 个视图操作（索引、view、t()、"
              "transpose、expand、split、unbind、diagonal、as_strided、real、view_as_real、稀疏张量的 values() 等），"
              "分别在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下对需要梯度的源张量"
@@ -135,22 +148,29 @@ def _asked_as_said(c: torch.Tensor, source: torch.Tensor, u: torch.Tensor, u_gra
              "grad_fn。对需要梯度的 float32 叶子张量，a.detach()、s.indices()、a.view(torch.float32)、"
              "a.view(torch.int32) 和 a.view(torch.float16) 不论在梯度"
              "模式下取，还是用三种关闭梯度模式的方式分别取，都不需要梯度；梯度模式关闭时取的这些结果，副本都没有 "
-             "grad_fn。",
+             "grad_fn。对 3 x 4 的实数张量取 a.real，对 0 维张量取 a.mT、a.H、a.mH 和 a.adjoint()（它们在 0 维张量上"
+             "各自给出已弃用的警告），张量分别是需要梯度的叶子张量和非叶子张量（叶子张量乘 1），dtype 分别是 "
+             "float32、float64 和 bfloat16，不论在梯度模式下取，还是用三种关闭梯度模式的方式分别取，得到的都是这个"
+             "张量本身；在梯度模式下取的副本带 CloneBackward0 节点，并把梯度传给这个张量：对副本的各值平方和调用 "
+             "torch.autograd.grad 求这个张量的梯度，得到的是它各值的两倍。",
 }, {"en": f"{len(GRAD_VIEWS)} view operations, the dtypes it names, a leaf and a non-leaf source, the three ways to "
           "turn grad mode off, u, two views taken of it with grad mode on and one taken in each of the three ways "
           "with grad mode off, u.requires_grad_() called never, right after u is taken, after the view of it or "
           "after the clone, torch.autograd.grad and backward(inputs=...) asked for the source and u in the runs of "
-          f"a[:, 1:3] in float32, and the {len(UNRECORDED)} views autograd does not record, on the CPU",
+          f"a[:, 1:3] in float32, the {len(UNRECORDED)} views autograd does not record, and the {len(ITSELF)} calls "
+          "that return the tensor itself, on the CPU",
     "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量和非叶子张量两种源张量，三种关闭梯度模式的"
              "方式，u、在梯度模式下对它取的两种视图和用三种关闭梯度模式的方式分别对它取的一种视图，不调用 "
              "u.requires_grad_()，或在取得 u 后立即、取得它的视图之后、"
              "取得副本之后调用，在 a[:, 1:3]、float32 的运行中对源张量和 u 调用的 torch.autograd.grad 和 "
-             f"backward(inputs=...)，以及自动求导（autograd）不记录的 {len(UNRECORDED)} 种视图，在 CPU 上"})
+             f"backward(inputs=...)，自动求导（autograd）不记录的 {len(UNRECORDED)} 种视图，以及返回张量本身的 "
+             f"{len(ITSELF)} 种调用，在 CPU 上"})
 def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
     """A view taken with grad mode off is a leaf that requires grad; its clone, and the clone of a view of it, has a
     node, and the node passes the gradient neither to its base nor to the view, unless the view called
     ``requires_grad_()`` before that view or clone was taken and that view was taken with grad mode on. The views
-    autograd does not record require no grad, and their clones have no node."""
+    autograd does not record require no grad, and their clones have no node. A call documented as a view that returns
+    the tensor itself (``.real`` of a real tensor) gives no view: its clone passes the gradient to the tensor."""
     wrong, runs, asked_runs = [], 0, 0
     for row in GRAD_VIEWS:
         for dtype in VIEW_DTYPES[row.source]:
@@ -211,13 +231,30 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
     per_view = 6 * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(GRAD_OFF)))
     expected = per_view * sum(len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS)
     tracked = [entry for entry in untracked if entry[2] or entry[3]]
-    return Fact(runs == expected and asked_runs == per_view and not wrong and not not_recorded and not tracked,
+    itself, itself_runs = [], 0
+    for (code, (call, shape)), dtype, kind, mode in itertools.product(
+            ITSELF.items(), (torch.float32, torch.float64, torch.bfloat16), ("leaf", "non-leaf"),
+            ("grad mode on", *GRAD_OFF)):
+        leaf = torch.arange(1.0, 13.0)[: 12 if shape else 1].reshape(shape).to(dtype).requires_grad_()
+        source = leaf if kind == "leaf" else leaf * 1
+        with GRAD_OFF.get(mode, torch.enable_grad)(), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", DEPRECATED_0D, UserWarning)
+            r = call(source)
+        c = r.clone()
+        (grad,) = torch.autograd.grad((c * c).sum(), source)
+        itself_runs += 1
+        if not (r is source and type(c.grad_fn).__name__ == "CloneBackward0"
+                and torch.equal(grad, 2 * source.detach())):
+            itself.append(f"{code} {dtype} {kind} {mode}")
+    return Fact(runs == expected and asked_runs == per_view and not wrong and not not_recorded and not tracked
+                and itself_runs == len(ITSELF) * 3 * 2 * 4 and not itself,
                 f"views run: {runs}, of which {asked_runs} also asked; not (a leaf that requires grad, clone recorded, "
                 f"u.grad only after requires_grad_() called first and through views taken in grad mode, none on the "
                 f"leaf[, {ASKED_ROW} {ASKED_DTYPE}: autograd.grad raises '{UNUSED}' for the source and for u but "
                 f"when u gets a gradient, backward(inputs=...) raises nothing]): {wrong}; "
                 f"without a grad_fn in grad mode: {not_recorded}; unrecorded views run: {len(untracked)}, of which "
-                f"(requires grad, clone with a grad_fn): {tracked}")
+                f"(requires grad, clone with a grad_fn): {tracked}; calls that return the tensor itself run: "
+                f"{itself_runs}, of which not the tensor itself or their clone not passing it the gradient: {itself}")
 
 
 #: The operations run on a view taken with grad mode off, or on a view of it: three besides clone(), and clone().

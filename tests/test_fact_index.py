@@ -55,16 +55,18 @@ def facts_run_once_per_process(monkeypatch):
     monkeypatch.setattr(facts, "run_fact", run_once)
 
 
-def build(tmp_path: Path, pages: dict[str, str], language: str) -> dict[str, str]:
-    """A Sphinx project with the facts page's extensions and ``pages`` (name -> MyST body); the html of each page."""
+def build(tmp_path: Path, pages: dict[str, str], language: str, more: tuple[str, ...] = ()) -> dict[str, str]:
+    """A Sphinx project with the facts page's extensions (and ``more``) and ``pages`` (name -> MyST body); the html of
+    each page."""
     from sphinx.testing.util import SphinxTestApp
 
     src = tmp_path / "src"
     src.mkdir(parents=True, exist_ok=True)
+    extensions = ["myst_parser", "tensorcopy_sphinx.behaviour_matrix", "tensorcopy_sphinx.fact_index",
+                  "tensorcopy_sphinx.field_colons", *more]  # fmt: skip
     (src / "conf.py").write_text(
         f"import sys\nsys.path[:0] = [{str(ROOT)!r}, {str(EXT)!r}]\n"
-        "extensions = ['myst_parser', 'tensorcopy_sphinx.behaviour_matrix', 'tensorcopy_sphinx.fact_index',"
-        " 'tensorcopy_sphinx.field_colons']\n"
+        f"extensions = {extensions!r}\n"
         f"language = {language!r}\n", encoding="utf-8")
     toctree = "```{toctree}\n" + "\n".join(n for n in pages if n != "index") + "\n```\n"
     for name, body in pages.items():
@@ -190,6 +192,31 @@ def test_the_ledger_says_in_the_verdict_cell_when_a_verdict_holds_only_in_the_au
     assert " ".join(verdict.split()) == words
     other = BeautifulSoup(html, "html.parser").select_one("tr#claim-004-data-shares").select("td")[1]
     assert "(" not in other.get_text() and "（" not in other.get_text()
+
+
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
+@pytest.mark.parametrize("lang", CODES)
+def test_the_facts_page_names_the_ledger_under_every_fact_its_claims_checks_run(tmp_path, lang):
+    """The claims of the ledger rest on the facts their checks run (004-detach-safe runs four): the facts page lists
+    the ledger under each of them, and under no other fact."""
+    from tensorfacts import articles, verdicts
+
+    with fact_registry.recording_runs() as ran:
+        verdicts.run_all([claim for claim in articles.CLAIMS if claim.article == "004"])
+    assert "version-counter-shared-by-views-and-detach" in ran, ran
+    pages = {**PAGES, "ledger": '# Ledger\n\n```{claims-ledger}\n:article: "004"\n```\n'}
+    soup = BeautifulSoup(build(tmp_path, pages, lang, ("tensorcopy_sphinx.claims_ledger",))["facts"], "html.parser")
+    citing = {li["id"].removeprefix("fact-") for li in soup.select("ul.fact-index > li")
+              if any(a["href"].startswith("ledger.html") for a in li.select("p.fact-cited a[href]"))}  # fmt: skip
+    assert citing == ran
+
+
+def test_recording_runs_holds_the_facts_run_inside_it_only():
+    fact_registry.run_fact("list-repeat-holds-one-tensor")
+    with fact_registry.recording_runs() as ran:
+        fact_registry.run_fact("base-names-root-of-view-chain")
+    fact_registry.run_fact("list-repeat-holds-one-tensor")
+    assert ran == {"base-names-root-of-view-chain"}
 
 
 #: Facts that an example page states, and the page (its address under the edition) that must cite them.

@@ -173,7 +173,7 @@ def test_a_term_pointing_nowhere_fails_the_build(tmp_path, monkeypatch):
 
 
 #: What a Chinese reader types, which must find the glossary.
-READER_WORDS = ("拷贝", "浅拷贝", "深拷贝", "就地", "原地操作", "原位", "视图", "叶子张量", "版本计数器")
+READER_WORDS = ("拷贝", "副本", "浅拷贝", "深拷贝", "就地", "原地操作", "原位", "视图", "叶子张量", "版本计数器")
 
 
 def test_the_built_chinese_index_sends_each_reader_word_to_the_glossary(site_dir):

@@ -91,7 +91,7 @@ def test_the_pages_changed_since_the_records_are_named_once_by_their_titles():
     manifest = manifest_of(first)
     changed = {**manifest, name: [*manifest[name][1:], "assert a_new_check (hidden)"]}
     sentence, pages = _stale_notes([first, second], changed, "zh_CN")
-    assert sentence.astext() == "以下 1 页的检查在所有记录之后改过，只在 torch 2.13.0 上运行过："
+    assert sentence.astext() == "以下 1 页的代码在所有记录之后改过，只在 torch 2.13.0 上运行过："
     links = list(pages.findall(addnodes.pending_xref))
     assert [(link["reftype"], link["reftarget"], link["refexplicit"]) for link in links] == [
         ("doc", f"/examples/{name}", False)], "a link that shows the page's title"
@@ -99,14 +99,14 @@ def test_the_pages_changed_since_the_records_are_named_once_by_their_titles():
     del second["pages"][name]["checks"][0]  # the record of 2.6.0 is as new as the page, not that of 2.4.1
     changed = {**manifest, name: manifest[name][1:]}
     sentence, _ = _stale_notes([first, second], changed, "en")
-    assert sentence.astext() == ("The page below, whose checks changed after the records of torch 2.4.1 were "
+    assert sentence.astext() == ("The page below, whose code changed after the records of torch 2.4.1 were "
                                  "taken, has not been checked on those releases, only on torch 2.13.0:")
     sentence, _ = _stale_notes([first, second], changed, "zh_CN")
-    assert sentence.astext() == ("以下 1 页的检查在 torch 2.4.1 的记录之后改过，在这几个版本上没有运行过，"
+    assert sentence.astext() == ("以下 1 页的代码在 torch 2.4.1 的记录之后改过，在这几个版本上没有运行过，"
                                  "在 torch 2.13.0 上运行过：")
     sentence, _ = _stale_notes([first], changed, "en")
-    assert sentence.astext() == ("The page below, whose checks changed after every record was taken, is checked "
-                                 "on torch 2.13.0 only:"), "the note says it is the page's checks that changed"
+    assert sentence.astext() == ("The page below, whose code changed after every record was taken, is checked "
+                                 "on torch 2.13.0 only:"), "the note says it is the page's code that changed"
 
 
 def test_what_a_release_gave_is_shown_as_inline_code_so_no_edition_curls_its_quotes():
@@ -194,7 +194,7 @@ def test_a_fact_whose_code_changed_after_a_record_is_not_counted_or_shown_from_i
     record["facts"][fact_id] = {"status": "differs", "seen": "False", "code": codes[fact_id]}
     assert release_records.unverified_facts(record, codes) == sorted(set(codes) - set(record["facts"]))
     assert ("fact", fact_id) in {(row["kind"], row["what"]) for row in release_records.changes(
-        [record], manifest_of(record), "2.13.0", codes)}  # fmt: skip
+        [record], manifest_of(record), "2.13.0", {"facts": codes})}  # fmt: skip
 
     def rewritten():  # the same fact, one more case
         return fact_registry.Fact(True, "")
@@ -203,9 +203,9 @@ def test_a_fact_whose_code_changed_after_a_record_is_not_counted_or_shown_from_i
     now = release_records.fact_codes()
     assert now[fact_id] != codes[fact_id], "a fact's new code must give a new digest"
     assert fact_id in release_records.unverified_facts(record, now)
-    assert release_records.summary(record, codes=now)["facts"] == {"holds": len(record["facts"]) - 1}
+    assert release_records.summary(record, codes={"facts": now})["facts"] == {"holds": len(record["facts"]) - 1}
     assert ("fact", fact_id) not in {(row["kind"], row["what"]) for row in release_records.changes(
-        [record], manifest_of(record), "2.13.0", now)}  # fmt: skip
+        [record], manifest_of(record), "2.13.0", {"facts": now})}  # fmt: skip
     from docutils import nodes
 
     listed = [literal.astext() for note in table.new_facts_notes([record], now, table.WORDS["en"], "2.13.0")
@@ -222,9 +222,11 @@ def test_a_record_that_names_no_facts_code_counts_no_fact():
     record["facts"]["cpu-snapshot"] = {"status": "differs", "seen": "False"}
     assert not release_records.names_fact_codes(record)
     assert release_records.unverified_facts(record, codes) == sorted(codes)
-    assert table.record_row(table.WORDS["en"], record, manifest_of(record), codes)[7] == "not counted (see below)"
-    assert table.record_row(table.WORDS["zh_CN"], record, manifest_of(record), codes)[7] == "不计入（见下文）"
-    assert not [row for row in release_records.changes([record], manifest_of(record), "2.13.0", codes)
+    assert table.record_row(table.WORDS["en"], record, manifest_of(record), {"facts": codes})[7] == (
+        "not counted (see below)")
+    assert table.record_row(table.WORDS["zh_CN"], record, manifest_of(record), {"facts": codes})[7] == (
+        "不计入（见下文）")
+    assert not [row for row in release_records.changes([record], manifest_of(record), "2.13.0", {"facts": codes})
                 if row["kind"] == "fact"]  # fmt: skip
     other = sample()
     other["release"] = "2.6.0"
@@ -288,18 +290,23 @@ def test_the_releases_page_says_which_releases_changed_between_names_as_the_code
     en = " ".join(_releases_page("en").split())
     assert ('"Changed between" names two releases: the newest on which the check differs, is not available, '
             "errored or was not run, and the first one after it that gives this build's result") in en
-    assert ("the pages whose checks changed since a record was taken are listed under the first table of "
+    assert ("the pages whose checks or code changed since a record was taken are listed under the first table of "
             '"The records". So are the facts added or changed since a record that names each fact\'s code was taken; '
             "of a record that names no fact's code, a sentence there says instead that none of its facts is "
-            "counted.") in en
-    assert "Facts are treated like pages: a record names each fact's code by a digest" in en
+            "counted. So are, last, the claims of the ledger and the computed tables whose code was added or changed "
+            "since a record was taken.") in en
+    assert "Facts are treated like pages: a record names each fact's code by a digest of the code the fact runs" in en
+    assert ("Claims and tables are not left out: where the check of a claim or the probe of a table changed after a "
+            "record was taken, that record's results for it are counted and shown as they ran") in en
     zh = _releases_page("zh_CN")
     assert ("“变化发生在”一列给出两个版本：检查结果为“不同”“不可用”“出错”或“未运行”的最新版本，"
             "以及在它之后第一个与本次构建结果相同的版本（本次构建所用的 torch 也算在内）。") in zh
-    assert "如果页面的检查在某次记录之后改过，那次记录就不显示这个页面的旧结果" in zh
-    assert "事实和页面一样处理：记录用事实本身函数的摘要写明每条事实的代码" in zh
-    assert ("检查在记录之后改过的页面，列在“记录”一节的第一个表格下面。在写明每条事实代码的记录之后加入或改过的"
-            "事实，也列在那里；对没有写明任何事实代码的记录，那里改用一句话说明它的事实一律不计。") in zh
+    assert "如果页面的检查或代码在某次记录之后改过，那次记录就不显示这个页面的旧结果" in zh
+    assert "事实和页面一样处理：记录用事实所运行代码（它的函数以及它调用的本站代码）的摘要写明每条事实的代码" in zh
+    assert ("检查或代码在记录之后改过的页面，列在“记录”一节的第一个表格下面。在写明每条事实代码的记录之后加入或改过的"
+            "事实，也列在那里；对没有写明任何事实代码的记录，那里改用一句话说明它的事实一律不计。最后列在那里的，"
+            "是代码在记录之后加入或改过的说法和计算出来的表格。") in zh
+    assert "说法和表格则不排除：如果某条说法的检查或某个表格的探测代码在某次记录之后改过" in zh
 
 
 def test_the_chinese_releases_page_links_to_pages_by_their_own_titles():
@@ -526,3 +533,106 @@ def test_the_views_and_saved_pages_say_what_the_records_hold_of_their_tables(tab
                 assert seen == expected and ERROR_FIELD.search(cell["seen"]), (record["release"], where, cell)
     for lang in CODES:
         assert "<releases-records>" in (ROOT / "docs" / lang / f"{table}.md").read_text(encoding="utf-8")
+
+
+def _with_claim_and_table_codes(record: dict, codes: dict[str, dict[str, str]]) -> dict:
+    """``record`` as a record taken now names its claims' and tables' code: each with the digest of its code."""
+    for kind in ("claims", "tables"):
+        for name, entry in record[kind].items():
+            entry["code"] = codes[kind][name]
+    return record
+
+
+def test_a_claim_or_table_whose_code_changed_after_a_record_is_counted_apart_and_listed(monkeypatch):
+    """A record names the code of each claim and table it ran (or the commit it names does): once a claim's check or
+    a table's probe changes, the record's results for it come from the older code. Its row says how many of its
+    claims and table cells ran with older code, and the claim and the table are listed under the first table, in
+    each edition; the results are still shown. Fails when a change of a check's code after a record goes unseen."""
+    from docutils import nodes
+    from sphinx import addnodes
+
+    from sitetools.releases import code_digests
+    from tensorfacts import articles
+
+    table = _release_table()
+    record = sample()
+    now = {"claims": code_digests.claim_codes(), "tables": code_digests.table_codes()}
+    codes = {kind: {name: code for name, code in now[kind].items() if name in record[kind]} for kind in now}
+    record = _with_claim_and_table_codes(record, codes)
+    assert release_records.older(record, codes["claims"], "claims") == []
+    assert release_records.older(record, codes["tables"], "tables") == []
+    assert table.older_notes([record], codes, table.WORDS["en"], "2.13.0", "releases") == []
+    claim = next(iter(record["claims"]))
+    monkeypatch.setitem(articles.CHECKS, claim, lambda: None)  # the claim's check, rewritten
+    now = {"claims": {name: code for name, code in code_digests.claim_codes().items() if name in record["claims"]},
+           "tables": {**codes["tables"], "views": "a new probe"}}  # fmt: skip
+    assert now["claims"][claim] != codes["claims"][claim], "a claim's new check must give a new digest"
+    assert release_records.older(record, now["claims"], "claims") == [claim]
+    assert release_records.older(record, now["tables"], "tables") == ["views"]
+    views = record["tables"]["views"]["holds"] + len(record["tables"]["views"]["differs"])
+    row = table.record_row(table.WORDS["en"], record, None, now)
+    assert row[8] == (f"{len(record['claims'])} hold, 0 differ, 0 not available, 0 errored; "
+                      "1 ran with older code (see below)")
+    assert row[9].endswith(f"; {views} ran with older code (see below)")
+    assert table.record_row(table.WORDS["zh_CN"], record, None, now)[8].endswith("；其中 1 项运行的是旧代码（见下文）")
+    notes = table.older_notes([record], now, table.WORDS["en"], "2.13.0", "releases")
+    assert [type(node) for node in notes] == [nodes.paragraph, nodes.bullet_list] * 2
+    assert notes[0].astext() == ("The check of the claim below was added or changed after the records of torch 2.4.1 "
+                                 "were taken: those records' results for it come from the older check; as it now "
+                                 "reads, it has run on torch 2.13.0 only:")
+    assert [literal.astext() for literal in notes[1].findall(nodes.literal)] == [claim]
+    assert notes[2].astext() == ("The probe of the table below changed after the records of torch 2.4.1 were taken: "
+                                 "those records' results for its cells come from the older probe; as it now reads, "
+                                 "it has run on torch 2.13.0 only:")
+    assert [link["reftarget"] for link in notes[3].findall(addnodes.pending_xref)] == ["/views"]
+    zh = [node.astext() for node in table.older_notes([record], now, table.WORDS["zh_CN"], "2.13.0", "releases")]
+    assert zh[0] == ("以下 1 条说法的检查在 torch 2.4.1 的记录之后加入或改过：那些记录里的结果来自旧的检查代码；"
+                     "按现在的写法，只在 torch 2.13.0 上运行过：")
+    assert zh[2] == ("以下 1 个表格的探测代码在 torch 2.4.1 的记录之后改过：那些记录里其单元格的结果来自旧的探测代码；"
+                     "按现在的写法，只在 torch 2.13.0 上运行过：")
+    shown = {(row["kind"], row["what"])
+             for row in release_records.changes([record], manifest_of(record), "2.13.0", now)}
+    assert any(kind == "table views" for kind, _ in shown), "the results that ran with the older probe are shown"
+
+
+def test_a_record_whose_code_is_named_nowhere_counts_every_claim_and_table_as_older():
+    """A record that names no claim's or table's code, taken at a commit whose digests are not kept, cannot say which
+    of them ran as they now read: every one is listed, none is taken as today's."""
+    codes = {"claims": {"000-add-output": "x"}, "tables": {"matrix": "y", "views": "z", "saved": "w"}}
+    record = sample()
+    record["commit"] = "0" * 40
+    assert release_records.older(record, codes["claims"], "claims") == ["000-add-output"]
+    assert release_records.older(record, codes["tables"], "tables") == ["matrix", "saved", "views"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_the_releases_page_lists_every_claim_and_table_that_a_record_did_not_run_as_it_now_reads(lang):
+    """The committed records, against the code now: the claims and tables listed under the first table are exactly
+    those whose digest now is not the one the record's commit had (docs/_shared/releases/code/), each under the
+    records that ran it in another form."""
+    from docutils import nodes
+    from sphinx import addnodes
+
+    from sitetools.releases import code_at_commit, code_digests
+
+    table = _release_table()
+    records = release_records.load()
+    codes = {"claims": code_digests.claim_codes(), "tables": code_digests.table_codes()}
+    expected: dict[str, set[str]] = {}
+    for record in records:
+        named = {kind: {name: entry.get("code") for name, entry in record[kind].items()} for kind in codes}
+        kept = code_at_commit.at_commit(record["commit"]) or {}
+        for kind in codes:
+            recorded = named[kind] if any(named[kind].values()) else kept.get(kind, {})
+            for name, code in codes[kind].items():
+                if recorded.get(name) != code:
+                    expected.setdefault(f"{kind}:{name}", set()).add(record["release"])
+    notes = table.older_notes(records, codes, table.WORDS[lang], "2.13.0", "releases")
+    listed: dict[str, set[str]] = {}
+    for sentence, items in zip(notes[::2], notes[1::2], strict=True):
+        where = {release for release in (r["release"] for r in records) if release in sentence.astext()}
+        for literal in items.findall(nodes.literal):
+            listed.setdefault(f"claims:{literal.astext()}", set()).update(where)
+        for link in items.findall(addnodes.pending_xref):
+            listed.setdefault(f"tables:{link['reftarget'].strip('/')}", set()).update(where)
+    assert listed == expected

@@ -246,6 +246,9 @@ def test_the_list_of_pages_changed_since_the_records_is_left_out_of_the_index():
     stale = '<ul class="release-stale-pages simple"><li><p>梯度检查点让前向传播执行两次</p></li></ul>'
     out = site_search.prepared(_page("zh_CN", "各版本 torch 上的检查", stale), [])
     assert '<ul class="release-stale-pages simple" data-pagefind-ignore>' in out, out
+    tables = '<ul class="release-older-tables simple"><li><p>视图操作一览</p></li></ul>'
+    out = site_search.prepared(_page("zh_CN", "各版本 torch 上的检查", tables), [])
+    assert '<ul class="release-older-tables simple" data-pagefind-ignore>' in out, out
 
 
 def test_a_word_list_entry_with_an_unknown_label_fails_naming_file_and_line(tmp_path, monkeypatch):

@@ -20,6 +20,24 @@ def test_the_search_dictionary_is_written_from_the_list():
     )
 
 
+def test_the_dictionary_splits_no_word_that_jiebas_own_dictionary_keeps_whole():
+    """A user dictionary's frequency replaces jieba's own: a common word written with a lower one is split (副本 into
+    副 本, everywhere on the pages), so that a reader who types it finds nothing. Each word of the list that jieba
+    keeps whole on its own stays whole with the site's dictionary."""
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    own, site = jieba.Tokenizer(), jieba.Tokenizer()
+    site.load_userdict(str(terms.SEARCH_DICTIONARY))
+    for word in terms.search_words():
+        text = f"的{word}，"
+        if word in own.lcut(text):
+            assert word in site.lcut(text), f"{word}: split once {terms.SEARCH_DICTIONARY.name} is loaded"
+    assert "副本" in site.lcut("有自己内存的副本；")
+
+
 def test_the_edition_table_points_jieba_at_that_dictionary():
     from editions import edition
 

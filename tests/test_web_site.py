@@ -3,6 +3,7 @@ readable anchors and the verified-on stamp. Each checker is also run on a page m
 
 import collections
 import copy
+import functools
 import json
 import platform
 import re
@@ -241,10 +242,25 @@ def stamp_problems(text: str, name: str) -> list[str]:
     return problems + release_problems(text, name)
 
 
+@functools.cache
+def _page_code(name: str) -> str:
+    from sitetools.releases import code_digests
+
+    return code_digests.page_digest((ROOT / "gallery" / CODES[0] / f"{name}.py").read_text(encoding="utf-8"))
+
+
+def _recorded_page_code(record: dict, name: str) -> str | None:
+    """The digest of page ``name``'s code that ``record`` ran: the record's own, else the one kept for its commit."""
+    if "code" in record["pages"][name]:
+        return record["pages"][name]["code"]
+    kept = ROOT / "docs" / "_shared" / "releases" / "code" / f"{record['commit']}.json"
+    return json.loads(kept.read_text(encoding="utf-8"))["pages"].get(name) if kept.is_file() else None
+
+
 def expected_releases(name: str) -> dict[str, int | str | None]:
     """Each release whose record names page ``name``: how many of its checks differ there ("all" when it
-    crashed), or None when the page's checks changed since the record (read from the records and the
-    manifest here, not through the stamp's code)."""
+    crashed), or None when the page's checks or code changed since the record (read from the records, the
+    manifest and the page here, not through the stamp's code)."""
     manifest = collections.Counter(json.loads((ROOT / "gallery" / "asserts.json").read_text(encoding="utf-8"))[name])
     found = {}
     for path in sorted((ROOT / "docs" / "_shared" / "releases").glob("*.json")):
@@ -253,7 +269,9 @@ def expected_releases(name: str) -> dict[str, int | str | None]:
         if page is None:
             continue
         checks = page.get("checks")
-        if checks is None:
+        if _recorded_page_code(record, name) != _page_code(name):
+            found[record["release"]] = None
+        elif checks is None:
             found[record["release"]] = "all"
         elif collections.Counter(check["check"] for check in checks) != manifest:
             found[record["release"]] = None

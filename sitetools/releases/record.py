@@ -5,7 +5,8 @@ with the NumPy it was built for and the site's matplotlib, run :mod:`sitetools.r
 Python (every page's checks as the rerun cell of its download runs them, the named facts, the ledger's
 claims and the computed tables), compare what it found with this build's torch, write the record
 ``docs/_shared/releases/<release>.json`` and delete the environment, so the disk holds one release at a
-time. The records are data from real runs; the build reads them (:mod:`sitetools.releases.records`).
+time. The records are data from real runs, each naming the code of every page, fact, claim and table it ran by a
+digest (:mod:`sitetools.releases.code_digests`); the build reads them (:mod:`sitetools.releases.records`).
 
 Neither the build nor the tests run this: it downloads several GB per release.
 """
@@ -22,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sitetools.releases.records import RECORDS, fact_codes, summary
+from sitetools.releases.records import RECORDS, current_codes, summary
 from sitetools.rules.checks_manifest import located_checks, scripts
 from sitetools.rules.sources import numbered_blocks
 
@@ -119,9 +120,11 @@ def record_release(release: str, reference: dict, pages: dict, log=print) -> dic
         "cost": {"install_s": round(installed - started), "checks_s": round(time.monotonic() - installed),
                  "env_gb": round(disk / 1e9, 1)},
     }  # fmt: skip
-    codes = fact_codes()  # the facts' code as this tree, which the release just ran, has it
-    for fact_id, entry in record["facts"].items():
-        entry["code"] = codes.get(fact_id)
+    # the code of the pages, facts, claims and tables as this tree, which the release just ran, has it
+    codes = current_codes()
+    for kind in ("pages", "facts", "claims", "tables"):
+        for name, entry in record[kind].items():
+            entry["code"] = codes[kind].get(name)
     record["summary"] = summary(record)
     return record
 

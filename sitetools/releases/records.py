@@ -1,15 +1,21 @@
 """The records of the site's checks on other torch releases, as the build reads them.
 
 ``nox -s releases`` (:mod:`sitetools.releases.record`) writes one record per release into ``RECORDS``. A record
-names each page's checks by their normalised text, as ``gallery/asserts.json`` does; a page whose checks
-changed since the record was taken (a check the record names that the page no longer has, or one the page
-has that the record lacks) is *stale* in that record: the site says it was checked on the build's torch
-only, never shows the old result as the page's. A record of a page the site no longer has is refused.
+names each page's checks by their normalised text, as ``gallery/asserts.json`` does, and the code of each page,
+fact, claim and computed table by a digest of the code it runs (:mod:`sitetools.releases.code_digests`); for a
+record taken before records named that code, the digests of the pages, claims and tables are those of the code of
+the commit the record names, kept in ``RECORDS/code/<commit>.json``. A check whose code now is not the code the
+record names (a page, fact, claim or table added or changed since) did not run on that release as it now reads:
 
-A record names each fact's code in the same way, by a digest (:func:`tensorfacts.fact_registry.code_digest`). A
-fact whose digest the record does not give, added after the record, changed since, or named by a record taken
-before records carried digests, is *unverified* in that record: the site counts none of its results there and
-says it ran as it now reads on the build's torch only.
+- a page whose checks or code changed since the record was taken is *stale* in that record: the site says it was
+  checked on the build's torch only, never shows the old result as the page's. A record of a page the site no
+  longer has is refused;
+- a fact whose digest the record does not give for its code now (added after the record, changed since, or named
+  by a record taken before records named facts' code) is *unverified* in that record: the site counts none of its
+  results there and says it ran as it now reads on the build's torch only;
+- a claim of the ledger or a computed table whose code changed since (or that the record does not hold) is
+  *older* in that record: the site shows the record's results, says how many of them ran with the older code and
+  lists the claims and tables, which ran as they now read on the build's torch only.
 """
 
 from __future__ import annotations
@@ -38,11 +44,25 @@ def load(folder: Path = RECORDS) -> list[dict]:
 
 
 def fact_codes() -> dict[str, str]:
-    """Every fact of the site with the digest of its code now."""
-    from tensorfacts.fact_registry import code_digest
-    from tensorfacts.facts import FACTS
+    """Every fact of the site with the digest of the code it runs now."""
+    from sitetools.releases import code_digests
 
-    return {fact_id: code_digest(fact_id) for fact_id in FACTS}
+    return code_digests.fact_codes()
+
+
+def page_codes() -> dict[str, str]:
+    """Every page of the site with the digest of its code now."""
+    from sitetools.releases import code_digests
+
+    return code_digests.page_codes()
+
+
+def current_codes() -> dict[str, dict[str, str]]:
+    """The digests of the code each page, fact, claim and table runs now (:mod:`sitetools.releases.code_digests`)."""
+    from sitetools.releases import code_digests
+
+    return {"pages": page_codes(), "facts": code_digests.fact_codes(),
+            "claims": code_digests.claim_codes(), "tables": code_digests.table_codes()}  # fmt: skip
 
 
 def names_fact_codes(record: dict) -> bool:
@@ -56,14 +76,44 @@ def unverified_facts(record: dict, codes: dict[str, str]) -> list[str]:
     return sorted(fact_id for fact_id, code in codes.items() if record["facts"].get(fact_id, {}).get("code") != code)
 
 
-def summary(record: dict, manifest: dict[str, list[str]] | None = None, codes: dict[str, str] | None = None) -> dict:
+def recorded_codes(record: dict, kind: str) -> dict[str, str]:
+    """The digests of the code of the pages, claims or tables (``kind``) that ``record`` ran: those it names, else,
+    for a record taken before records named them, those of the code of the commit it names
+    (:func:`sitetools.releases.code_at_commit.at_commit`); none where neither is known."""
+    from sitetools.releases import code_at_commit
+
+    named = {name: entry["code"] for name, entry in record[kind].items() if isinstance(entry, dict) and "code" in entry}
+    if named:
+        return named
+    kept = code_at_commit.at_commit(record.get("commit", ""))
+    return dict(kept.get(kind, {})) if kept else {}
+
+
+def older(record: dict, codes: dict[str, str], kind: str) -> list[str]:
+    """The claims or tables (``kind``) of ``codes`` (each one's digest now) that ``record`` did not run as they now
+    read: changed since the record was taken, added after it, or with no digest known for the record."""
+    recorded = recorded_codes(record, kind)
+    return sorted(name for name, code in codes.items() if recorded.get(name) != code)
+
+
+def summary(record: dict, manifest: dict[str, list[str]] | None = None,
+            codes: dict[str, dict[str, str]] | None = None) -> dict:
     """How many pages ran to their end, and how many checks, facts, claims and table cells had each status; given
     ``manifest`` (``gallery/asserts.json``), the pages stale in the record and their checks are left out, as the
-    site shows none of their old results; given ``codes`` (:func:`fact_codes`), so are the facts unverified in it."""
-    stale = set(stale_pages(record, manifest)) if manifest is not None else set()
-    unverified = set(unverified_facts(record, codes)) if codes is not None else set()
+    site shows none of their old results; given ``codes`` (:func:`current_codes`, or some of its kinds), so are the
+    pages whose code changed and the facts unverified in the record, and the claims and table cells that ran with
+    older code are counted apart ("older")."""
+    stale = set(stale_pages(record, manifest, (codes or {}).get("pages"))) if manifest is not None else set()
+    unverified = set(unverified_facts(record, codes["facts"])) if codes and "facts" in codes else set()
+    claims = set(older(record, codes["claims"], "claims")) if codes and "claims" in codes else set()
+    tables = set(older(record, codes["tables"], "tables")) if codes and "tables" in codes else set()
     pages = [page for name, page in record["pages"].items() if name not in stale]
     checks = collections.Counter(c["status"] for page in pages for c in page.get("checks", []))
+    claim_counts = collections.Counter(c["status"] for c in record["claims"].values())
+    claim_counts["older"] = sum(1 for claim_id in record["claims"] if claim_id in claims)
+    cells = {"holds": sum(t["holds"] for t in record["tables"].values()),
+             "differs": sum(len(t["differs"]) for t in record["tables"].values()),
+             "older": sum(t["holds"] + len(t["differs"]) for name, t in record["tables"].items() if name in tables)}
     return {
         "pages": len(pages),
         "pages_ran_to_end": sum(1 for page in pages if "checks" in page and not page["stopped"]),
@@ -71,18 +121,21 @@ def summary(record: dict, manifest: dict[str, list[str]] | None = None, codes: d
         "checks": {status: checks[status] for status in STATUSES if checks[status]},
         "facts": dict(collections.Counter(f["status"] for fact_id, f in record["facts"].items()
                                           if fact_id not in unverified)),
-        "claims": dict(collections.Counter(c["status"] for c in record["claims"].values())),
-        "table_cells": {"holds": sum(t["holds"] for t in record["tables"].values()),
-                        "differs": sum(len(t["differs"]) for t in record["tables"].values())},
+        "claims": {status: count for status, count in claim_counts.items() if count},
+        "table_cells": {status: count for status, count in cells.items() if count or status != "older"},
     }  # fmt: skip
 
 
-def stale_pages(record: dict, manifest: dict[str, list[str]]) -> list[str]:
-    """The pages whose checks in ``record`` are not the ones ``manifest`` (``gallery/asserts.json``) lists."""
+def stale_pages(record: dict, manifest: dict[str, list[str]], codes: dict[str, str] | None = None) -> list[str]:
+    """The pages whose checks in ``record`` are not the ones ``manifest`` (``gallery/asserts.json``) lists; given
+    ``codes`` (each page's digest now), also those whose code the record does not name as it now is."""
+    recorded = recorded_codes(record, "pages") if codes is not None else {}
     stale = []
     for name, page in record["pages"].items():
         seen = collections.Counter(check["check"] for check in page.get("checks", []))
         if "crashed" not in page and seen != collections.Counter(manifest.get(name, [])):
+            stale.append(name)
+        elif codes is not None and name in codes and recorded.get(name) != codes[name]:
             stale.append(name)
     return sorted(stale + [name for name in manifest if name not in record["pages"]])
 
@@ -100,15 +153,16 @@ def problems(records: list[dict], manifest: dict[str, list[str]]) -> list[str]:
 
 
 def changes(records: list[dict], manifest: dict[str, list[str]], built_on: str,
-            codes: dict[str, str] | None = None) -> list[dict]:
+            codes: dict[str, dict[str, str]] | None = None) -> list[dict]:
     """Every check, fact, claim or table cell whose result is not the build's on some release: what it is (and,
     for a page's check, its normalised text), its status on each release where it does not hold, the newest such
     release and the first release after it, the build's included, that gives the build's result ("changed in
-    2.x": between the two); given ``codes`` (:func:`fact_codes`), none of a record's unverified facts."""
+    2.x": between the two); given ``codes`` (:func:`current_codes`), none of a record's unverified facts and none of
+    the pages whose code changed since it. A claim or table cell that ran with older code is shown as it ran."""
     rows: dict[tuple[str, str], dict] = {}
     for record in records:
-        stale = set(stale_pages(record, manifest))
-        unverified = set(unverified_facts(record, codes)) if codes is not None else set()
+        stale = set(stale_pages(record, manifest, (codes or {}).get("pages")))
+        unverified = set(unverified_facts(record, codes["facts"])) if codes and "facts" in codes else set()
         release = record["release"]
         items = [(("page", f"{name}: {c['message']}"), c) for name, page in record["pages"].items()
                  if name not in stale for c in page.get("checks", [])]  # fmt: skip

@@ -50,7 +50,7 @@ TERMS: tuple[Term, ...] = (
                    "conjugate or negative bit).",
          define_zh="多维数组；稠密的非量化张量按 dtype、形状、步长和偏移从一块存储读取数值。"
                    "延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit）。"),
-    Term("复制", "copy", "copying-clone", also=("拷贝",),
+    Term("复制", "copy", "copying-clone", also=("拷贝", "副本"),
          define_en="Making a new tensor whose values sit in memory of its own.",
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),
     Term("克隆", "clone, `clone()`", "copying-clone",
@@ -86,10 +86,14 @@ TERMS: tuple[Term, ...] = (
                    "shows in both.",
          define_zh="与源张量读取同一块存储的张量，写入两者共有的元素，两边都能看到改动。"),
     Term("基张量", "base tensor, `_base`", "questions-views", gloss="base tensor",
-         define_en="The tensor at the root of a chain of tensors autograd records as views (not `detach()` or "
-                   "`.data`); a view's `_base`, where set, names it (`x[1:][1:]._base is x`).",
-         define_zh="自动求导（autograd）记作视图的一串张量最初的那个张量（`detach()` 和 `.data` 不算）；视图的 `_base` "
-                   "若有值，指向的就是它（`x[1:][1:]._base is x`）。"),
+         define_en="The tensor at the root of a chain of tensors autograd records as views (not `detach()`, `.data`, "
+                   "`view(dtype)` or a sparse tensor's `indices()`: their results have no `_base` and start a chain of "
+                   "their own); a view's `_base`, where set, names it (`x[1:][1:]._base is x`; "
+                   "`v = x.view(torch.int32)` has none, and `v[1:]._base is v`).",
+         define_zh="自动求导（autograd）记作视图的一串张量最初的那个张量（`detach()`、`.data`、`view(dtype)` "
+                   "和稀疏张量的 `indices()` 不算：它们的结果没有 `_base`，从自己开始另起一串）；视图的 `_base` "
+                   "若有值，指向的就是它（`x[1:][1:]._base is x`；`v = x.view(torch.int32)` 没有 `_base`，"
+                   "`v[1:]._base is v`）。"),
     Term("源张量", "source tensor", "copying-alias",
          define_en="The tensor a copy, a view or a conversion is made from.",
          define_zh="复制、视图或转换所依据的那个张量。"),
@@ -359,10 +363,27 @@ def search_words() -> list[str]:
     return list(dict.fromkeys(words))
 
 
+#: The frequency a word of the user dictionary gets at least: enough to keep the site's own terms whole.
+SEARCH_FREQUENCY = 20
+
+
 def search_dictionary() -> str:
     """The text of jieba's user dictionary: one word a line, with a frequency high enough to keep it whole and a
-    part-of-speech tag (jieba reads no comments, so the file cannot say where it comes from: this docstring does)."""
-    return "".join(f"{word} 20 n\n" for word in search_words())
+    part-of-speech tag (jieba reads no comments, so the file cannot say where it comes from: this docstring does).
+    The frequency is :data:`SEARCH_FREQUENCY`, or the one jieba's own dictionary gives the word where that is
+    higher: a user dictionary's frequency replaces jieba's, and a lower one splits a common word (副本 into 副 本)."""
+    import logging
+
+    import jieba
+
+    own = jieba.Tokenizer()  # jieba's own dictionary, never the site's (the build loads that into jieba.dt)
+    level = jieba.default_logger.level
+    jieba.default_logger.setLevel(logging.WARNING)  # jieba logs each dictionary it loads
+    try:
+        own.initialize()
+    finally:
+        jieba.default_logger.setLevel(level)
+    return "".join(f"{word} {max(SEARCH_FREQUENCY, own.FREQ.get(word, 0))} n\n" for word in search_words())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -70,10 +70,10 @@ SUMMARY_WEIGHT = 0.25
 #: Elements of a page that are not its content, by a class they carry.
 #: The drawing helpers (``tc-helpers``) are the same code on every page that draws; the table of checks
 #: that changed between releases (``release-changes``) quotes the messages readers paste, whose answer is
-#: on the page that explains them; the list of pages changed since the records (``release-stale-pages``)
-#: holds other pages' titles, which lead to those pages.
+#: on the page that explains them; the lists of pages and of tables changed since the records
+#: (``release-stale-pages``, ``release-older-tables``) hold other pages' titles, which lead to those pages.
 IGNORED_CLASSES = ("sphx-glr-download-link-note", "verified-stamp", "sphx-glr-footer", "sphx-glr-signature",
-                   "tc-helpers", "release-changes", "release-stale-pages")
+                   "tc-helpers", "release-changes", "release-stale-pages", "release-older-tables")
 #: A section with no section inside it.
 LEAF_SECTION = re.compile(r"<section\b[^>]*>(?:(?!<section\b|</section>).)*</section>", re.S)
 

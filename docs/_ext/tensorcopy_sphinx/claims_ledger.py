@@ -10,7 +10,8 @@ Usage in a MyST page::
 ``:summary-only:`` renders only the count line. Each use runs the checks of the fact engine
 (``tensorfacts``) on the torch of the build and renders a table in the page's language (``language``
 in the configuration; its words come from ``WORDS``, one entry per edition, and a missing edition
-fails the build), with a ``:ref:`` link to the gallery page that demonstrates each claim. Its
+fails the build), with a ``:ref:`` link to the gallery page that demonstrates each claim. The named facts a
+claim's check runs are cited by the page, for the facts page (:mod:`tensorcopy_sphinx.fact_index`). Its
 stylesheet, ``static/claims-ledger.css``, is its own: on a phone it shows each row as a card, and
 the cells after the claim carry their column's header words in a ``data-label`` attribute for it.
 
@@ -34,8 +35,9 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from editions import pick
+from tensorcopy_sphinx.fact_index import cite
 from tensorcopy_sphinx.inline import inline_text, stylesheet
-from tensorfacts import articles, baseline, verdicts
+from tensorfacts import articles, baseline, fact_registry, verdicts
 from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Outcome
 
 logger = logging.getLogger(__name__)
@@ -253,7 +255,10 @@ class ClaimsLedger(SphinxDirective):
         self.env.note_dependency(str(baseline.BASELINE))
         article = self.options.get("article")
         chosen = [c for c in articles.CLAIMS if article in (None, c.article)]
-        outcomes = verdicts.run_all(chosen)
+        with fact_registry.recording_runs() as ran:
+            outcomes = verdicts.run_all(chosen)
+        for fact_id in sorted(ran):  # the page rests on the facts its claims' checks run
+            cite(self.env, fact_id, self.env.docname)  # for the facts page
         location = self.get_location()
 
         for outcome in outcomes:

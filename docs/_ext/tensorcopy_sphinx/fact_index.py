@@ -9,12 +9,13 @@ A reviewer reads one page to audit the site's narrative claims. The index has on
 ``tensorfacts.facts.FACTS`` (a list entry, anchored ``fact-<id>``): its id, whether it held on this
 build (it runs again here), what its check runs and the range of cases it covers (both in the page's
 language, from ``tensorfacts.facts.ABOUT``), and the pages that cite it. Citations are collected while the
-pages are read: each ``{fact}`` role, and each fact a ``behaviour-matrix`` guide names, calls
-:func:`cite`. The index is filled in once every page has been read (``doctree-resolved``).
+pages are read: each ``{fact}`` role, each fact a ``behaviour-matrix`` guide names, and each fact the checks of the
+``claims-ledger`` run, calls :func:`cite`. The index is filled in once every page has been read
+(``doctree-resolved``).
 
-A fact that no page cites is listed with "no page" and does not fail the build: some facts back a
-ledger check or keep a behaviour under watch before a page states it; the list shows them all the
-same. A fact that does not hold fails the build, as it does where it is cited.
+A fact that no page cites is listed with "no page" and does not fail the build: some facts keep a behaviour under
+watch before a page states it; the list shows them all the same. A fact that does not hold fails the build, as it
+does where it is cited.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ the cells of the computed tables) on other torch releases and commits one record
 (:mod:`sitetools.releases.records`). The directive renders them: one row per release (its torch, Python, NumPy,
 date and commit, and, for the checks, the facts, the claims and the table cells alike, how many held, differed,
 were not available or errored, and, for the checks, how many in the pages' GPU boxes did not run for want of a
-GPU; the pages whose checks changed since the record, and their checks, not counted),
+GPU; the pages whose checks or code changed since the record, and their checks, not counted; of the claims and
+table cells, how many ran with code that has changed since),
 then one row per check whose result is not this build's on some release, with its status on each release, the
 first releases between which the build's behaviour appears (the newest release on which it does not hold: it
 differs, is not available, errored or was not run; and the next one, the build's torch included, that agrees)
@@ -21,13 +22,16 @@ when it ran, and a message may be reworded without changing the check), in anoth
 the edition's catalog of the checks' messages (:mod:`sitetools.authoring.check_labels`), its fields' values translated
 too, when it has one. A cell of a computed table is named by its source tensor, row and column in the words of
 its page (the matrix's sections, the columns of the matrix and of the views and saved tables). The pages whose
-checks changed
-since records were taken are said once, after the first table: one sentence naming the records (every one, or
-which) and the list of those pages by title; they have not been checked on those records' releases, only on this
-build's torch, and their old results are not shown. The facts are treated alike, by the digest of their code
+checks or code changed since records were taken (by the digest of their code, :mod:`sitetools.releases.code_digests`)
+are said once, after the first table: one sentence naming the records (every one, or which) and the list of those
+pages by title; they have not been checked on those records' releases, only on this build's torch, and their old
+results are not shown. The facts are treated alike, by the digest of their code
 (:func:`sitetools.releases.records.unverified_facts`): a record that names no fact's code counts and shows none of
-its facts, said in one sentence; of the others, the facts added or changed since are listed and not counted. A
-record of a page the site does not have fails the build.
+its facts, said in one sentence; of the others, the facts added or changed since are listed and not counted. The
+claims and tables whose code was added or changed since a record (:func:`sitetools.releases.records.older`) are
+listed after them, by id and by page title: the record's results for them, counted and shown, came from the older
+code, and as they now read they ran on this build's torch only. A record of a page the site does not have fails the
+build.
 """
 
 from __future__ import annotations
@@ -46,92 +50,21 @@ from editions import CODES, pick
 from sitetools.for_sphinx import check_labels, checks_manifest, joined, release_records
 from tensorcopy_sphinx import behaviour_matrix, op_tables
 from tensorcopy_sphinx.build_info import build_versions
+from tensorcopy_sphinx.release_words import WORDS as RELEASE_WORDS
 
-WORDS = {
-    "en": {
-        "edition": "en",
-        "none": "No release has been recorded yet.",
-        "head": ("torch", "Python", "NumPy", "Date", "Commit", "Pages run to the end", "Checks", "Facts", "Claims",
-                 "Table cells"),
-        "counts": "{holds} hold, {differs} differ, {not available} not available, {errored} errored",
-        "no GPU": ", {count} in GPU boxes not run (no GPU)",
-        "changes": ("Check", "Changed between", "What the oldest differing release gave"),
-        "no changes": "Every check held on every recorded release.",
-        # (one item, more items): the sentence says how many items its list holds
-        "stale all": ("The page below, whose checks changed after every record was taken, is checked on torch "
-                      "{torch} only:",
-                      "The {count} pages below, whose checks changed after every record was taken, are checked on "
-                      "torch {torch} only:"),
-        "stale some": ("The page below, whose checks changed after the records of torch {releases} were taken, "
-                       "has not been checked on those releases, only on torch {torch}:",
-                       "The {count} pages below, whose checks changed after the records of torch {releases} were "
-                       "taken, have not been checked on those releases, only on torch {torch}:"),
-        "new facts": ("The fact below, added or changed after the records of torch {releases} were taken, has not "
-                      "run as it now reads on those releases, only on torch {torch}:",
-                      "The {count} facts below, added or changed after the records of torch {releases} were taken, "
-                      "have not run as they now read on those releases, only on torch {torch}:"),
-        "uncoded facts": ("The record of torch {releases} was taken before records named each fact's code: any fact "
-                          "may have changed since, so none of its facts' results is counted or shown, and every "
-                          "fact has run as it now reads on torch {torch} only.",
-                          "The records of torch {releases} were taken before records named each fact's code: any "
-                          "fact may have changed since, so none of their facts' results is counted or shown, and "
-                          "every fact has run as it now reads on torch {torch} only."),
-        "not counted": "not counted (see below)",
-        "label": "{kind}: {what}",
-        "page check": "{page}: {check}",
-        "built": "{torch} (this build)",
-        "status": {"holds": "holds", "differs": "differs", "not available": "not available",
-                   "errored": "errored", "not run": "not run", None: "—"},
-        "kinds": {"page": "page", "fact": "fact", "claim": "ledger", "table matrix": "matrix",
-                  "table views": "views", "table saved": "saved"},
-        # the matrix page's sections, "Source: ..." (tests/test_release_records.py compares them)
-        "sources": {"leaf": "a leaf tensor", "non-leaf": "a non-leaf tensor", "parameter": "an nn.Parameter",
-                    "view": "a view of a leaf", "plain": "a tensor that does not require grad",
-                    "inference": "an inference tensor"},
-        "still": "still differs",
-        "range": "{oldest} to {newest}",
-        "between": ", ",
-    },
-    "zh_CN": {
-        "edition": "zh_CN",
-        "none": "还没有记录任何版本。",
-        "head": ("torch", "Python", "NumPy", "日期", "提交", "运行到结尾的页面", "检查", "事实", "说法", "表格单元格"),
-        "counts": "{holds} 项成立，{differs} 项不同，{not available} 项不可用，{errored} 项出错",
-        "no GPU": "，GPU 框内的 {count} 项未运行（没有 GPU）",
-        "changes": ("检查", "变化发生在", "最旧的不同版本给出的结果"),
-        "no changes": "每项检查在记录的每个版本上都成立。",
-        "stale all": "以下 {count} 页的检查在所有记录之后改过，只在 torch {torch} 上运行过：",
-        "stale some": "以下 {count} 页的检查在 torch {releases} 的记录之后改过，在这几个版本上没有运行过，"
-                      "在 torch {torch} 上运行过：",
-        "new facts": "以下 {count} 条事实在 torch {releases} 的记录之后加入或改过，按现在的写法在这几个版本上"
-                     "没有运行过，只在 torch {torch} 上运行过：",
-        "uncoded facts": "torch {releases} 的记录做于记录写明每条事实的代码之前：任何一条事实都可能在那之后改过，"
-                         "所以这些记录里事实的结果一律不计入、不列出，每条事实按现在的写法只在 torch {torch} "
-                         "上运行过。",
-        "not counted": "不计入（见下文）",
-        "label": "{kind}：{what}",
-        "page check": "{page}：{check}",
-        "built": "{torch}（本次构建）",
-        "status": {"holds": "成立", "differs": "不同", "not available": "不可用", "errored": "出错",
-                   "not run": "未运行", None: "—"},
-        "kinds": {"page": "页面", "fact": "事实", "claim": "说法核对表", "table matrix": "行为对照表",
-                  "table views": "视图操作", "table saved": "保存的张量"},
-        "sources": {"leaf": "叶子张量", "non-leaf": "非叶子张量", "parameter": "nn.Parameter",
-                    "view": "叶子张量的视图", "plain": "不需要梯度的张量", "inference": "推理张量"},
-        "still": "仍然不同",
-        "range": "{oldest} 至 {newest}",
-        "between": "、",
-    },
-}
+#: Every word of the releases page's tables and notes, by edition code (:mod:`tensorcopy_sphinx.release_words`).
+WORDS = RELEASE_WORDS
 
 
 def counts_cell(words: dict, counts: dict[str, int]) -> str:
     """A cell of the records table: how many checks (or facts, claims, table cells) held, differed, were not
     available and errored, each count written even when it is 0, in the same words for every column; then,
-    where some did not run for want of a GPU (the checks of the pages' GPU boxes), how many."""
+    where some did not run for want of a GPU (the checks of the pages' GPU boxes), how many; and where some ran
+    with code that has changed since (claims, table cells), how many."""
     cell = words["counts"].format(**{status: counts.get(status, 0)
                                      for status in ("holds", "differs", "not available", "errored")})
-    return cell + (words["no GPU"].format(count=counts["no GPU"]) if counts.get("no GPU") else "")
+    cell += words["no GPU"].format(count=counts["no GPU"]) if counts.get("no GPU") else ""
+    return cell + (words["older"].format(count=counts["older"]) if counts.get("older") else "")
 
 
 def counted(text: str | tuple[str, str], count: int, **fields: str) -> str:
@@ -143,13 +76,15 @@ def counted(text: str | tuple[str, str], count: int, **fields: str) -> str:
 
 
 def record_row(words: dict, record: dict, manifest: dict[str, list[str]] | None = None,
-               codes: dict[str, str] | None = None) -> list[str]:  # fmt: skip
+               codes: dict[str, dict[str, str]] | None = None) -> list[str]:  # fmt: skip
     """The row of ``record`` in the records table; given ``manifest``, the pages whose checks changed since the record
     was taken, and their checks, are not counted (the changes table shows none of their old results either); given
-    ``codes`` (each fact's digest now), nor are the facts added or changed since, and no fact of a record that names
-    no fact's code."""
+    ``codes`` (:func:`sitetools.releases.records.current_codes`, or some of its kinds), nor are the pages whose code
+    changed, the facts added or changed since, and any fact of a record that names no fact's code, and the claims and
+    table cells that ran with code changed since are counted apart."""
     s = release_records.summary(record, manifest, codes)
-    facts = words["not counted"] if codes is not None and not release_records.names_fact_codes(record) else None
+    uncoded = codes is not None and "facts" in codes and not release_records.names_fact_codes(record)
+    facts = words["not counted"] if uncoded else None
     return [record["torch"], record["python"], record["numpy"], record["date"], record["commit"][:10],
             f"{s['pages_ran_to_end']} / {s['pages']}",
             *(counts_cell(words, s[column]) if column != "facts" or facts is None else facts
@@ -197,15 +132,21 @@ def _notes(missed: dict[str, tuple[str, ...]], records: list[dict], sentence, it
     return found
 
 
+def _doc_link(name: str, target: str, docname: str) -> nodes.Node:
+    """A link to the page ``target`` that shows its title."""
+    return addnodes.pending_xref("", nodes.inline(name, name), refdomain="std", reftype="doc", reftarget=target,
+                                 refexplicit=False, refwarn=True, refdoc=docname)  # fmt: skip
+
+
 def stale_notes(records: list[dict], manifest: dict[str, list[str]], words: dict, torch: str, gallery: str,
-                docname: str) -> list[nodes.Node]:
-    """The pages changed since some records were taken, said once: a sentence naming the records (all of
-    them, or which) and a list of the pages, each a link that shows its title; one such pair for each set of
-    records, in the records' order."""
+                docname: str, codes: dict[str, str] | None = None) -> list[nodes.Node]:
+    """The pages changed since some records were taken (their checks, or given ``codes``, each page's digest now,
+    their code), said once: a sentence naming the records (all of them, or which) and a list of the pages, each a
+    link that shows its title; one such pair for each set of records, in the records' order."""
     releases = [record["release"] for record in records]
     stale_for: dict[str, tuple[str, ...]] = {}
     for record in records:
-        for name in release_records.stale_pages(record, manifest):
+        for name in release_records.stale_pages(record, manifest, codes):
             stale_for[name] = (*stale_for.get(name, ()), record["release"])
 
     def sentence(where: tuple[str, ...], count: int) -> str:
@@ -213,9 +154,7 @@ def stale_notes(records: list[dict], manifest: dict[str, list[str]], words: dict
         return counted(text, count, torch=torch, releases=words["between"].join(where))
 
     def link(name: str) -> nodes.Node:
-        return addnodes.pending_xref("", nodes.inline(name, name), refdomain="std", reftype="doc",
-                                     reftarget=f"/{gallery}/{name}", refexplicit=False, refwarn=True,
-                                     refdoc=docname)  # fmt: skip
+        return _doc_link(name, f"/{gallery}/{name}", docname)
 
     return _notes(stale_for, records, sentence, link, "release-stale-pages")
 
@@ -236,6 +175,24 @@ def new_facts_notes(records: list[dict], codes: dict[str, str], words: dict, tor
     return found + _notes(missed, coded, lambda where, count: counted(
         words["new facts"], count, torch=torch, releases=between.join(where)),
         lambda fact: nodes.literal(fact, fact), "release-new-facts")
+
+
+def older_notes(records: list[dict], codes: dict[str, dict[str, str]], words: dict, torch: str,
+                docname: str) -> list[nodes.Node]:
+    """The claims and the tables whose code some records did not run as it now reads (``codes``: the digests now,
+    :func:`sitetools.releases.records.current_codes`; :func:`sitetools.releases.records.older`), said once: for
+    each set of records, a sentence and a list of the claims by id, then of the tables by their page's title."""
+    between = words["between"]
+    found: list[nodes.Node] = []
+    for kind, item in (("claims", lambda claim: nodes.literal(claim, claim)),
+                       ("tables", lambda table: _doc_link(table, f"/{table}", docname))):  # fmt: skip
+        if kind not in codes:
+            continue
+        older = {record["release"]: set(release_records.older(record, codes[kind], kind)) for record in records}
+        missed = {name: tuple(r["release"] for r in records if name in older[r["release"]]) for name in codes[kind]}
+        found += _notes(missed, records, lambda where, count, kind=kind: counted(
+            words[f"older {kind}"], count, torch=torch, releases=between.join(where)), item, f"release-older-{kind}")
+    return found
 
 
 def check_label(message: str, labels: dict[str, str], values: dict[str, str] | None = None) -> str:
@@ -338,13 +295,16 @@ class ReleaseRecords(SphinxDirective):
             raise ExtensionError("; ".join(problems))
         if not records:
             return [nodes.paragraph(text=words["none"])]
+        for path in (release_records.RECORDS / "code").glob("*.json"):
+            self.env.note_dependency(str(path))
         torch = build_versions()["torch_version"]
-        codes = release_records.fact_codes()
+        codes = release_records.current_codes()
         found: list[nodes.Node] = [_table(words["head"], [record_row(words, record, manifest, codes)
                                                           for record in records])]
         gallery = self.env.config.sphinx_gallery_conf["gallery_dirs"][0]
-        found += stale_notes(records, manifest, words, torch, gallery, self.env.docname)
-        found += new_facts_notes(records, codes, words, torch)
+        found += stale_notes(records, manifest, words, torch, gallery, self.env.docname, codes["pages"])
+        found += new_facts_notes(records, codes["facts"], words, torch)
+        found += older_notes(records, codes, words, torch, self.env.docname)
         changes = release_records.changes(records, manifest, torch, codes)
         if not changes:
             return [*found, nodes.paragraph(text=words["no changes"])]

@@ -11,7 +11,7 @@ files says so, and outside git the stamp names no commit. The words come from th
 
 After it, the stamp names the other torch releases the page's checks were recorded on (``nox -s releases``,
 :mod:`sitetools.releases.records`), how many differ on which release (the Releases page says which), and the
-records that predate the page's present checks, on which the page has not been rerun. It stays short, so
+records that predate the page's present code, on which the page has not been rerun. It stays short, so
 that a question page's answer box still fits a phone's first screen.
 """
 
@@ -82,10 +82,12 @@ def gpu_not_run(app: Sphinx, count: int) -> str:
 
 
 def _records(app: Sphinx) -> list[tuple[dict, set[str]]]:
-    """Every record of another torch release, with the pages whose checks changed since: read once a build."""
+    """Every record of another torch release, with the pages whose checks or code changed since: read once a
+    build."""
     if not hasattr(app.env, "tensorcopy_stamp_records"):
         manifest = json.loads((Path(app.srcdir).parents[1] / "gallery" / "asserts.json").read_text(encoding="utf-8"))
-        app.env.tensorcopy_stamp_records = [(record, set(release_records.stale_pages(record, manifest)))
+        codes = release_records.page_codes()
+        app.env.tensorcopy_stamp_records = [(record, set(release_records.stale_pages(record, manifest, codes)))
                                             for record in release_records.load()]  # fmt: skip
     return app.env.tensorcopy_stamp_records
 
@@ -118,9 +120,9 @@ def _releases_text(app: Sphinx, name: str) -> str:
         else:
             text = gettext(" Also run on torch {releases}.").format(releases=releases)
     if stale and not ran:
-        text += gettext(" Not rerun on other torch releases since its checks changed.")
+        text += gettext(" Not rerun on other torch releases since its code changed.")
     elif stale:
-        text += gettext(" Not rerun on torch {releases} since its checks changed.").format(releases=between.join(stale))
+        text += gettext(" Not rerun on torch {releases} since its code changed.").format(releases=between.join(stale))
     return text
 
 
