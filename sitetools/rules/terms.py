@@ -363,15 +363,10 @@ def search_words() -> list[str]:
     return list(dict.fromkeys(words))
 
 
-#: The frequency a word of the user dictionary gets at least: enough to keep the site's own terms whole.
-SEARCH_FREQUENCY = 20
-
-
 def search_dictionary() -> str:
-    """The text of jieba's user dictionary: one word a line, with a frequency high enough to keep it whole and a
-    part-of-speech tag (jieba reads no comments, so the file cannot say where it comes from: this docstring does).
-    The frequency is :data:`SEARCH_FREQUENCY`, or the one jieba's own dictionary gives the word where that is
-    higher: a user dictionary's frequency replaces jieba's, and a lower one splits a common word (副本 into 副 本)."""
+    """jieba's user dictionary: a word, a frequency and a part-of-speech tag a line (jieba reads no comments: this
+    docstring says where it comes from). The frequency is 20, enough to keep the site's terms whole, or jieba's own
+    where higher: a user dictionary's frequency replaces jieba's, and a lower one splits a word (副本 into 副 本)."""
     import logging
 
     import jieba
@@ -379,11 +374,9 @@ def search_dictionary() -> str:
     own = jieba.Tokenizer()  # jieba's own dictionary, never the site's (the build loads that into jieba.dt)
     level = jieba.default_logger.level
     jieba.default_logger.setLevel(logging.WARNING)  # jieba logs each dictionary it loads
-    try:
-        own.initialize()
-    finally:
-        jieba.default_logger.setLevel(level)
-    return "".join(f"{word} {max(SEARCH_FREQUENCY, own.FREQ.get(word, 0))} n\n" for word in search_words())
+    own.initialize()  # (an error here fails the build, whatever the level is left at)
+    jieba.default_logger.setLevel(level)
+    return "".join(f"{word} {max(20, own.FREQ.get(word, 0))} n\n" for word in search_words())
 
 
 def main(argv: list[str] | None = None) -> int:

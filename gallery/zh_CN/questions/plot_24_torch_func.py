@@ -457,7 +457,7 @@ print("tie_weights=False, the second layer used the module's own weight:",
 try:
     functional_call(tied, {"0.weight": tied_weight}, (batch,), strict=True, tie_weights=False)
 except RuntimeError as e:
-    print(f"{type(e).__name__}: {e}")
+    print(f"{type(e).__name__}: {str(e).expandtabs(4)}")  # 报错信息用制表符缩进
 else:
     raise AssertionError("strict=True with tie_weights=False must refuse a dict that leaves out 1.weight")
 assert torch.allclose(tied_out, batch @ tied_weight.T @ tied_weight.T) and tied[0].weight.grad is None, (
