@@ -380,6 +380,32 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 # sphinx_gallery_end_ignore
 
 # %%
+# An inference tensor
+# -------------------
+#
+# A tensor made under ``torch.inference_mode()`` is an inference tensor. Outside that mode it refuses
+# ``add_`` in grad mode and under ``torch.no_grad()`` alike, on itself and on a view of it, whether it requires grad
+# or not; under ``torch.no_grad()`` the error comes after the new values are written.
+
+for requires_grad in (False, True):
+    with torch.inference_mode():
+        a = torch.ones(2, 2).requires_grad_(requires_grad)
+    for edited in ("a", "a[0]"):
+        for grad_mode in (torch.enable_grad, torch.no_grad):
+            before = a.clone()
+            try:
+                with grad_mode():
+                    (a if edited == "a" else a[0]).add_(1)
+            except RuntimeError as e:
+                outcome = str(e).split(".")[0]
+            else:
+                outcome = "no error"
+            changed = not torch.equal(a, before)
+            print(f"requires_grad={requires_grad!s:<5} {edited + '.add_(1)':<12} {grad_mode.__name__:<11} changed={changed!s:<5} {outcome}")
+            assert outcome != "no error", "an inference tensor refuses in-place edits outside inference mode"
+            assert changed or grad_mode is torch.enable_grad, "under no_grad it writes the new values, then raises"
+
+# %%
 # Conclusion
 # ----------
 #
@@ -388,4 +414,7 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 # the same memory, but gradients from the new ``a`` still flow back to ``c``.
 # When every name should see the change, update in place: ``a.add_(1)`` or
 # ``a += 1``, under ``torch.no_grad()`` when ``a`` requires grad and is a leaf or a view of one.
+# An inference tensor is the exception: outside inference mode it refuses in-place edits, as shown above (more
+# on :ref:`questions-inference-mode`).
 # :fact:`leaf-view-inplace-refused-in-grad-mode`
+# :fact:`inference-tensor-inplace-outside-raises-yet-writes`

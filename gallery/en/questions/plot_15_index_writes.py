@@ -463,7 +463,9 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # it outside inference mode, under ``torch.no_grad()`` too,
 # and refuses it after writing: its values have changed when the error comes, so a caller that
 # catches the error and tries again adds twice. Its ``detach()`` and its ``.data`` taken outside inference mode,
-# though inference tensors too, take the same write with no error, and the write reaches the tensor; a ``detach()`` or
+# though inference tensors too, take the same write with no error, and the write reaches the tensor (a write torch
+# makes through a view of them, such as ``d[0] += 1`` or ``d[1:3] += 1``, raises after writing, as
+# :ref:`questions-inference-mode` shows); a ``detach()`` or
 # ``.data`` taken inside the mode (the rows ``inference_mode detach()`` and ``inference_mode .data``) is an inference
 # tensor made there and refuses the write like it, after writing. A non-leaf that requires grad and a plain tensor take it either
 # way, but four kinds of view of a non-leaf, and a view taken of one of them (the last two rows of each mode), refuse it
@@ -475,6 +477,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # a view made under ``torch.no_grad()``, one made under ``torch.inference_mode()`` by indexing or
 # ``view(shape)`` (a ``view(dtype)`` made there is an inference tensor, refused in both modes), and the
 # output of a custom ``torch.autograd.Function`` that returns a view of its input or the input as-is.
+# :fact:`inference-tensor-alias-edit-routes`
 
 
 class AsIs(torch.autograd.Function):
@@ -528,10 +531,10 @@ def sources():
     }
 
 
-def add_one_at(x, grad_mode):
+def add_one_at(x, grad_mode, where=idx):
     try:
         with torch.set_grad_enabled(grad_mode):
-            x[idx] += 1
+            x[where] += 1
     except RuntimeError as e:
         return f"{type(e).__name__}: {str(e).split('.')[0]}"
     return x.detach()
@@ -584,6 +587,14 @@ for mode_of_write in (True, False):
     assert isinstance(add_one_at(made_inference.detach(), mode_of_write), torch.Tensor), "detach() takes the write"
     assert isinstance(add_one_at(made_inference.data, mode_of_write), torch.Tensor), ".data takes the write"
     assert torch.equal(made_inference, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the tensor"
+    for view_index, after_write in ((0, [1.0, 0.0, 0.0, 0.0]), (slice(1, 3), [0.0, 1.0, 1.0, 0.0])):
+        through_detach, through_data = sources()["inference tensor"], sources()["inference tensor"]
+        refusals = (add_one_at(through_detach.detach(), mode_of_write, view_index),
+                    add_one_at(through_data.data, mode_of_write, view_index))
+        assert all(str(r).startswith("RuntimeError: Inplace update to inference tensor") for r in refusals), (
+            "a write through a view of detach() or .data of an inference tensor raises")
+        assert through_detach.tolist() == after_write and through_data.tolist() == after_write, (
+            "it raises after writing")
     for route_in_mode in ("inference_mode detach()", "inference_mode .data"):
         made_in_mode = sources()[route_in_mode]
         assert torch.is_inference(made_in_mode) and isinstance(add_one_at(made_in_mode, mode_of_write), str), (

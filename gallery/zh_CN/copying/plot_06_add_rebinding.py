@@ -365,9 +365,36 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 # sphinx_gallery_end_ignore
 
 # %%
+# 推理张量
+# --------
+#
+# 在 ``torch.inference_mode()`` 下得到的张量是推理张量（inference tensor）。在该模式之外，无论在梯度模式下还是在
+# ``torch.no_grad()`` 下，无论它本身还是它的视图，无论它是否需要梯度，它都拒绝 ``add_``；在 ``torch.no_grad()``
+# 下，报错时新值已经写入。
+
+for requires_grad in (False, True):
+    with torch.inference_mode():
+        a = torch.ones(2, 2).requires_grad_(requires_grad)
+    for edited in ("a", "a[0]"):
+        for grad_mode in (torch.enable_grad, torch.no_grad):
+            before = a.clone()
+            try:
+                with grad_mode():
+                    (a if edited == "a" else a[0]).add_(1)
+            except RuntimeError as e:
+                outcome = str(e).split(".")[0]
+            else:
+                outcome = "no error"
+            changed = not torch.equal(a, before)
+            print(f"requires_grad={requires_grad!s:<5} {edited + '.add_(1)':<12} {grad_mode.__name__:<11} changed={changed!s:<5} {outcome}")
+            assert outcome != "no error", "an inference tensor refuses in-place edits outside inference mode"
+            assert changed or grad_mode is torch.enable_grad, "under no_grad it writes the new values, then raises"
+
+# %%
 # 小结
 # ----
 #
 # 在梯度模式下、``a`` 需要梯度时，``a = a + 1`` 之后，``c`` 指着旧张量（这里是那个叶子张量），``a`` 指着新内存里的一个非叶子张量，输出与原博文一致。两者不再共享内存，但从新的 ``a`` 反向传播，梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
-# ``a.add_(1)`` 或 ``a += 1``；``a`` 需要梯度、又是叶子张量或叶子张量的视图时，要放在 ``torch.no_grad()`` 里。
+# ``a.add_(1)`` 或 ``a += 1``；``a`` 需要梯度、又是叶子张量或叶子张量的视图时，要放在 ``torch.no_grad()`` 里。推理张量是例外：如上所示，在推理模式之外它拒绝原地修改（详见 :ref:`questions-inference-mode`）。
 # :fact:`leaf-view-inplace-refused-in-grad-mode`
+# :fact:`inference-tensor-inplace-outside-raises-yet-writes`

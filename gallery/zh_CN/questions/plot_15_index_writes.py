@@ -421,7 +421,8 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 #
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）或自动求导记录下来的这种叶子张量的视图做原地操作（叶子张量的 ``view(dtype)`` 除外：经由它写入照常进行，自动求导不记录）：要放在 ``torch.no_grad()`` 下写。
 #
-# 推理张量（inference tensor）是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。不需要梯度的推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。在推理模式之外对它取的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上；在模式内取的 ``detach()`` 或 ``.data`` 则是在那里得到的推理张量（表中 ``inference_mode detach()`` 和 ``inference_mode .data`` 两行），与它一样拒绝这样写，也是先写入、再报错。
+# 推理张量（inference tensor）是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。不需要梯度的推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。在推理模式之外对它取的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上（经由它们的视图写入，如 ``d[0] += 1`` 或 ``d[1:3] += 1``，则先写入、再报错，见 :ref:`questions-inference-mode`）；在模式内取的 ``detach()`` 或 ``.data`` 则是在那里得到的推理张量（表中 ``inference_mode detach()`` 和 ``inference_mode .data`` 两行），与它一样拒绝这样写，也是先写入、再报错。
+# :fact:`inference-tensor-alias-edit-routes`
 #
 # 需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入。但非叶子张量的四种视图，以及从其中之一再取的视图（每种模式的最后两行），在梯度模式（grad mode）下会拒绝（在 ``torch.no_grad()`` 下照常写入）。这四种视图是：
 #
@@ -482,10 +483,10 @@ def sources():
     }
 
 
-def add_one_at(x, grad_mode):
+def add_one_at(x, grad_mode, where=idx):
     try:
         with torch.set_grad_enabled(grad_mode):
-            x[idx] += 1
+            x[where] += 1
     except RuntimeError as e:
         return f"{type(e).__name__}: {str(e).split('.')[0]}"
     return x.detach()
@@ -538,6 +539,14 @@ for mode_of_write in (True, False):
     assert isinstance(add_one_at(made_inference.detach(), mode_of_write), torch.Tensor), "detach() takes the write"
     assert isinstance(add_one_at(made_inference.data, mode_of_write), torch.Tensor), ".data takes the write"
     assert torch.equal(made_inference, torch.tensor([2.0, 0.0, 2.0, 0.0])), "both writes reached the tensor"
+    for view_index, after_write in ((0, [1.0, 0.0, 0.0, 0.0]), (slice(1, 3), [0.0, 1.0, 1.0, 0.0])):
+        through_detach, through_data = sources()["inference tensor"], sources()["inference tensor"]
+        refusals = (add_one_at(through_detach.detach(), mode_of_write, view_index),
+                    add_one_at(through_data.data, mode_of_write, view_index))
+        assert all(str(r).startswith("RuntimeError: Inplace update to inference tensor") for r in refusals), (
+            "a write through a view of detach() or .data of an inference tensor raises")
+        assert through_detach.tolist() == after_write and through_data.tolist() == after_write, (
+            "it raises after writing")
     for route_in_mode in ("inference_mode detach()", "inference_mode .data"):
         made_in_mode = sources()[route_in_mode]
         assert torch.is_inference(made_in_mode) and isinstance(add_one_at(made_in_mode, mode_of_write), str), (
