@@ -469,6 +469,45 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # sphinx_gallery_end_ignore
 
 # %%
+# ``copy.deepcopy`` has one limit: it refuses a module that keeps a tensor computed in grad mode from
+# a parameter that requires grad (a non-leaf), such as the output that ``forward`` stores below (more
+# on :ref:`questions-deepcopy`).
+
+
+class KeepsOutput(torch.nn.Linear):
+    def forward(self, x):
+        self.output = super().forward(x)  # a non-leaf kept on the module
+        return self.output
+
+
+keeper = KeepsOutput(2, 1)
+keeper(x)
+print("keeper.output.is_leaf:", keeper.output.is_leaf)
+try:
+    copy.deepcopy(keeper)
+except RuntimeError as e:
+    refusal = str(e)
+    print(f"{type(e).__name__}: {refusal.split('.')[0]}")
+else:
+    raise AssertionError("deepcopy of a module that kept its output in grad mode must raise")
+# sphinx_gallery_start_ignore
+assert "(graph leaves) support the deepcopy protocol" in refusal, "deepcopy refuses the non-leaf kept on the module"
+buffered = torch.nn.Linear(2, 1)
+buffered.register_buffer("doubled", buffered.weight * 2)
+try:
+    copy.deepcopy(buffered)
+except RuntimeError as buffer_refusal:
+    assert "(graph leaves)" in str(buffer_refusal), "deepcopy refuses a non-leaf kept as a buffer too"
+else:
+    raise AssertionError("deepcopy of a module with a non-leaf buffer must raise")
+quiet = KeepsOutput(2, 1)
+with torch.no_grad():
+    quiet(x)
+assert quiet.output.is_leaf and copy.deepcopy(quiet).output is not quiet.output, (
+    "an output kept from a forward under no_grad is a leaf: the module deep-copies")
+# sphinx_gallery_end_ignore
+
+# %%
 # Conclusion
 # ----------
 #
@@ -477,4 +516,5 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # the original's memory: an in-place edit through any of these names edits the original. Write
 # ``x = x + 1`` inside functions, make tensor defaults inside the call,
 # hand out ``clone()`` from a dataset whose callers may edit items, and copy modules with
-# ``copy.deepcopy``.
+# ``copy.deepcopy``, which refuses a module that keeps a tensor computed in grad mode from a parameter
+# that requires grad.

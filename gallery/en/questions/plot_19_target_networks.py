@@ -248,8 +248,10 @@ assert len(set(goals)) == 4, "with an alias the goal moves at every step"
 # ``copy.deepcopy(online)`` and ``load_state_dict`` (without ``assign=True``, from a dict that carries no
 # flag of such a load: :ref:`questions-checkpoints`) into a network of the same shape both give the target
 # parameters in memory of its own. A training step of the online
-# network leaves both copies as they were. With ``assign=True``, ``load_state_dict`` gives the target
-# new ``Parameter`` objects on the online network's memory: not the same tensors, but one memory.
+# network leaves both copies as they were. With ``assign=True``, ``load_state_dict(online.state_dict())``
+# gives the target new ``Parameter`` objects on the online network's memory: not the same tensors, but one
+# memory; from ``online.state_dict(keep_vars=True)`` it gives the target the online network's own
+# ``Parameter`` objects.
 
 torch.manual_seed(0)
 online = torch.nn.Linear(2, 2)
@@ -278,6 +280,10 @@ pairs = list(zip(assigned.parameters(), online.parameters(), strict=True))
 assert all(same_storage(a, o) and a is not o for a, o in pairs), "new Parameter objects on the same memory"
 # sphinx_gallery_start_ignore
 assert all(type(a) is torch.nn.Parameter for a, _ in pairs), "the target's tensors are Parameter objects"
+aliased = torch.nn.Linear(2, 2)
+aliased.load_state_dict(online.state_dict(keep_vars=True), assign=True)
+assert all(a is o for a, o in zip(aliased.parameters(), online.parameters(), strict=True)), (
+    "keep_vars=True with assign=True: the target holds the online network's own Parameter objects")
 # sphinx_gallery_end_ignore
 
 # %%

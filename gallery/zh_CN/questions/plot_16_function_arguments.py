@@ -275,7 +275,7 @@ assert all(torch.equal(t, torch.ones(2)) for t in totals), "each call starts fro
 # 把自己的张量交出去的 ``Dataset``
 # --------------------------------
 #
-# ``i`` 是整数，``self.data[i]`` 就是数据集张量的视图（view），见\ :ref:`“通过索引写入”那一页 <questions-index-writes>`；而不启动 worker 进程（默认的
+# ``i`` 为整数时，``self.data[i]`` 是数据集张量的视图（view），见\ :ref:`“通过索引写入”那一页 <questions-index-writes>`；而不启动 worker 进程（默认的
 # ``num_workers=0``）时，``DataLoader(..., batch_size=None)`` 把每个样本原样传出来。循环里用数据集的均值对每个样本做原地归一化
 # ``x.sub_(mean)``，改的就是数据集本身：第一个 epoch 看到的数据以零为中心，第二个 epoch 看到的又被平移了一次。
 
@@ -441,8 +441,46 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # sphinx_gallery_end_ignore
 
 # %%
+# ``copy.deepcopy`` 有一个限制：模块若存着一个在梯度模式（grad mode）下由需要梯度的参数算出的张量（非叶子张量），比如下面
+# ``forward`` 存下的输出，它就拒绝复制这个模块（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。
+
+
+class KeepsOutput(torch.nn.Linear):
+    def forward(self, x):
+        self.output = super().forward(x)  # 存在模块上的非叶子张量
+        return self.output
+
+
+keeper = KeepsOutput(2, 1)
+keeper(x)
+print("keeper.output.is_leaf:", keeper.output.is_leaf)
+try:
+    copy.deepcopy(keeper)
+except RuntimeError as e:
+    refusal = str(e)
+    print(f"{type(e).__name__}: {refusal.split('.')[0]}")
+else:
+    raise AssertionError("deepcopy of a module that kept its output in grad mode must raise")
+# sphinx_gallery_start_ignore
+assert "(graph leaves) support the deepcopy protocol" in refusal, "deepcopy refuses the non-leaf kept on the module"
+buffered = torch.nn.Linear(2, 1)
+buffered.register_buffer("doubled", buffered.weight * 2)
+try:
+    copy.deepcopy(buffered)
+except RuntimeError as buffer_refusal:
+    assert "(graph leaves)" in str(buffer_refusal), "deepcopy refuses a non-leaf kept as a buffer too"
+else:
+    raise AssertionError("deepcopy of a module with a non-leaf buffer must raise")
+quiet = KeepsOutput(2, 1)
+with torch.no_grad():
+    quiet(x)
+assert quiet.output.is_leaf and copy.deepcopy(quiet).output is not quiet.output, (
+    "an output kept from a forward under no_grad is a leaf: the module deep-copies")
+# sphinx_gallery_end_ignore
+
+# %%
 # 小结
 # ----
 #
 # 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；数据集以 ``self.data[i]`` 交出去的样本则是原来那个张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
-# ``copy.deepcopy``。
+# ``copy.deepcopy``，但模块若存着在梯度模式下由需要梯度的参数算出的张量，它会拒绝复制。

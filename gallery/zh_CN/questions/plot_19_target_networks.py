@@ -237,7 +237,7 @@ assert len(set(goals)) == 4, "with an alias the goal moves at every step"
 # 解决办法：复制网络
 # ------------------
 #
-# 有两种办法都能让目标网络的参数有自己的内存：``copy.deepcopy(online)``；或者建一个形状相同的网络，用 ``load_state_dict`` 加载（不加 ``assign=True``，字典里也没有 ``assign=True`` 加载留下的标志，见 :ref:`“检查点”那一页 <questions-checkpoints>`）。在线网络训练一步之后，两个副本都保持原样。加了 ``assign=True`` 时，``load_state_dict`` 给目标网络换上新的 ``Parameter`` 对象，建在在线网络的内存上：两者不是同一个张量，却共享内存。
+# 有两种办法都能让目标网络的参数有自己的内存：``copy.deepcopy(online)``；或者建一个形状相同的网络，用 ``load_state_dict`` 加载（不加 ``assign=True``，字典里也没有 ``assign=True`` 加载留下的标志，见 :ref:`“检查点”那一页 <questions-checkpoints>`）。在线网络训练一步之后，两个副本都保持原样。加了 ``assign=True`` 时，``load_state_dict(online.state_dict())`` 给目标网络换上新的 ``Parameter`` 对象，建在在线网络的内存上：两者不是同一个张量，却共享内存；若加载的是 ``online.state_dict(keep_vars=True)``，目标网络换上的就是在线网络自己的 ``Parameter`` 对象。
 
 torch.manual_seed(0)
 online = torch.nn.Linear(2, 2)
@@ -266,6 +266,10 @@ pairs = list(zip(assigned.parameters(), online.parameters(), strict=True))
 assert all(same_storage(a, o) and a is not o for a, o in pairs), "new Parameter objects on the same memory"
 # sphinx_gallery_start_ignore
 assert all(type(a) is torch.nn.Parameter for a, _ in pairs), "the target's tensors are Parameter objects"
+aliased = torch.nn.Linear(2, 2)
+aliased.load_state_dict(online.state_dict(keep_vars=True), assign=True)
+assert all(a is o for a, o in zip(aliased.parameters(), online.parameters(), strict=True)), (
+    "keep_vars=True with assign=True: the target holds the online network's own Parameter objects")
 # sphinx_gallery_end_ignore
 
 # %%
