@@ -516,15 +516,18 @@ assert p._version == 1, "the edit of p itself under no_grad moved the counter"
 
 # %%
 # A write into ``w``'s storage is not refused either, in grad mode and with no ``detach()``: through
-# ``w.untyped_storage()``, or through the tensor ``torch.from_dlpack`` makes of
-# ``torch.utils.dlpack.to_dlpack(w)``. Like an edit through ``.data``, neither moves ``w._version``.
+# ``w.untyped_storage()``, through the tensor ``torch.from_dlpack`` makes of
+# ``torch.utils.dlpack.to_dlpack(w)``, or through the array ``w.numpy(force=True)`` returns. Like an edit
+# through ``.data``, none of them moves ``w._version``.
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 w.untyped_storage().fill_(0)
 print("after w.untyped_storage().fill_(0):", w, " w._version =", w._version)
 torch.from_dlpack(torch.utils.dlpack.to_dlpack(w))[0] = 9.0
 print("after a write through to_dlpack(w):", w, " w._version =", w._version)
-assert torch.is_grad_enabled() and w.is_leaf and w.tolist() == [9.0, 0.0, 0.0] and w._version == 0, (
-    "both writes reached the leaf w in grad mode, unrefused, and left w._version at 0")
+w.numpy(force=True)[1] = 7.0
+print("after w.numpy(force=True)[1] = 7.0:", w, " w._version =", w._version)
+assert torch.is_grad_enabled() and w.is_leaf and w.tolist() == [9.0, 7.0, 0.0] and w._version == 0, (
+    "the three writes reached the leaf w in grad mode, unrefused, and left w._version at 0")
 
 # %%
 # Conclusion
@@ -532,8 +535,8 @@ assert torch.is_grad_enabled() and w.is_leaf and w.tolist() == [9.0, 0.0, 0.0] a
 #
 # While autograd records, ``w -= ...``, ``w[0] = ...`` and an ``out=w`` argument of ``torch.add`` or
 # ``torch.mul`` are refused for a leaf ``w`` that requires grad; a write through ``detach()``,
-# ``.data``, ``view(dtype)`` or ``w``'s storage (``untyped_storage()``, ``torch.utils.dlpack.to_dlpack``) is
-# not. Edit it under ``torch.no_grad()`` (``w -= lr * w.grad``,
+# ``.data``, ``view(dtype)`` or ``w``'s storage (``untyped_storage()``, ``torch.utils.dlpack.to_dlpack``,
+# ``numpy(force=True)``), among others, is not. Edit it under ``torch.no_grad()`` (``w -= lr * w.grad``,
 # ``copy_``, item assignment) or use a ``torch.nn.init`` function. To change
 # a shape, build a new layer, copy what it keeps, and make a new optimizer;
 # ``torch.utils.swap_tensors`` is for swaps that keep the shape. ``.data`` and a write into the

@@ -449,7 +449,7 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 # To keep the best weights out of GPU memory, ``v.cpu()`` seems enough. On a CPU model it is not a
 # snapshot: ``cpu()`` of a tensor that is already on the CPU returns it as it is, so the dict follows
 # training again. On the CPU, ``v.detach().to("cpu", copy=True)`` copies (a GPU is in the box below;
-# a ``meta`` tensor has nothing to copy).
+# on a ``meta`` tensor, which holds no data, it raises ``NotImplementedError``).
 on_cpu = {k: v.cpu() for k, v in model.state_dict().items()}
 copied = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 before = model.weight.detach().clone()
@@ -465,10 +465,10 @@ assert not same_storage(copied["weight"], model.weight) and not torch.equal(mode
     "the copy has its own storage, and the step changed model.weight")
 try:
     torch.ones(2, device="meta").detach().to("cpu", copy=True)
-except NotImplementedError:
-    pass
+except NotImplementedError as refusal_:
+    assert "no data" in str(refusal_), "torch refuses to copy a meta tensor because it holds no data"
 else:
-    raise AssertionError("a meta tensor has nothing to copy: the call must raise")
+    raise AssertionError('on a meta tensor, .to("cpu", copy=True) must raise NotImplementedError')
 # sphinx_gallery_end_ignore
 
 # %%

@@ -297,7 +297,8 @@ for mode in (torch.no_grad, torch.inference_mode):
 # while ``torch.from_numpy`` still shares it. A ``device=`` argument decides instead of the default device:
 # ``torch.as_tensor`` does not share when it names a device other than ``"cpu"``, even ``"cpu:0"``, and
 # shares with ``device="cpu"``, under any default device. ``torch.asarray`` does as ``torch.as_tensor``
-# does in each of these cases.
+# does in each of these cases, except on a 0-d array (``np.array(5.0)``), whose memory it never shares:
+# even with ``device="cpu"`` and ``copy=False`` it returns a copy and does not raise.
 # ``torch.tensor`` copies. ``torch.from_dlpack`` shares too: an edit of its tensor shows
 # in the array below, and its tensor uses the memory of an array that is not flipped, whole or sliced
 # (``[::2]``), in native byte order, of each dtype DLPack carries (``bool``, the signed and unsigned
@@ -394,6 +395,22 @@ for lacking in (object, "datetime64[D]"):
                 f"{from_array.__name__} says it can't convert a {lacking} array")
         else:
             raise AssertionError(f"{from_array.__name__} of a {lacking} array must raise TypeError")
+for zero_d_dtype_ in ("float32", "float64", "int64", "bool", "complex64"):
+    zero_d_ = np.array(5, dtype=zero_d_dtype_).copy()
+    assert shares(torch.from_numpy(zero_d_), zero_d_) and shares(torch.as_tensor(zero_d_), zero_d_) and shares(
+        torch.as_tensor(zero_d_, device="cpu"), zero_d_), "torch.from_numpy and torch.as_tensor share a 0-d array's memory"
+    assert not any(shares(torch.asarray(zero_d_, **options_), zero_d_) for options_ in (
+        {}, {"device": "cpu"}, {"copy": False}, {"device": "cpu", "copy": False})), (
+        "torch.asarray never shares a 0-d array's memory")
+    for default_device_ in ("cpu", "cpu:0", "meta"):
+        with torch.device(default_device_):
+            assert not any(shares(torch.asarray(zero_d_, **options_), zero_d_) for options_ in (
+                {}, {"device": "cpu"}, {"device": "cpu", "copy": False})), (
+                "under any default device, torch.asarray never shares a 0-d array's memory")
+            from_zero_d_ = torch.asarray(zero_d_, device="cpu", copy=False)
+        assert from_zero_d_.device.type == "cpu" and not shares(from_zero_d_, zero_d_) and torch.equal(
+            from_zero_d_, torch.from_numpy(zero_d_)), (
+            'under any default device, torch.asarray(a 0-d array, device="cpu", copy=False) returns a copy without raising')
 # sphinx_gallery_end_ignore
 
 # %%
@@ -717,7 +734,7 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # For a dense CPU tensor and an array of the same dtype, ``detach().numpy()``,
 # ``numpy(force=True)``, ``torch.from_numpy``, ``torch.as_tensor`` and ``torch.asarray`` (the last two unless
 # their ``device=`` argument names a device other than ``"cpu"``, even ``"cpu:0"``, or, given no ``device=``, a
-# default device other than ``"cpu"`` is set) share memory, and so does ``np.asarray`` on a tensor that does not require grad;
+# default device other than ``"cpu"`` is set; ``torch.asarray`` also copies a 0-d array) share memory, and so does ``np.asarray`` on a tensor that does not require grad;
 # ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, one in the other byte order,
 # or one whose strides are not a multiple of its element size (such as the ``float32`` field of a packed
 # record of a ``float32`` and an ``int8``) is

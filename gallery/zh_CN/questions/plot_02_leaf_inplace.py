@@ -476,20 +476,22 @@ show("p", p)
 assert p._version == 1, "the edit of p itself under no_grad moved the counter"
 
 # %%
-# 直接写入 ``w`` 的存储也不会被拒绝，即使在梯度模式下、不经过 ``detach()``：经由 ``w.untyped_storage()``，或经由
-# ``torch.from_dlpack`` 从 ``torch.utils.dlpack.to_dlpack(w)`` 得到的张量。和经由 ``.data`` 的修改一样，两者都不会让 ``w._version`` 增加。
+# 直接写入 ``w`` 的存储也不会被拒绝，即使在梯度模式下、不经过 ``detach()``：经由 ``w.untyped_storage()``，经由
+# ``torch.from_dlpack`` 从 ``torch.utils.dlpack.to_dlpack(w)`` 得到的张量，或经由 ``w.numpy(force=True)`` 返回的数组。和经由 ``.data`` 的修改一样，三者都不会让 ``w._version`` 增加。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 w.untyped_storage().fill_(0)
 print("after w.untyped_storage().fill_(0):", w, " w._version =", w._version)
 torch.from_dlpack(torch.utils.dlpack.to_dlpack(w))[0] = 9.0
 print("after a write through to_dlpack(w):", w, " w._version =", w._version)
-assert torch.is_grad_enabled() and w.is_leaf and w.tolist() == [9.0, 0.0, 0.0] and w._version == 0, (
-    "both writes reached the leaf w in grad mode, unrefused, and left w._version at 0")
+w.numpy(force=True)[1] = 7.0
+print("after w.numpy(force=True)[1] = 7.0:", w, " w._version =", w._version)
+assert torch.is_grad_enabled() and w.is_leaf and w.tolist() == [9.0, 7.0, 0.0] and w._version == 0, (
+    "the three writes reached the leaf w in grad mode, unrefused, and left w._version at 0")
 
 # %%
 # 小结
 # ----
 #
-# 自动求导记录计算图时，对需要梯度的叶子张量 ``w`` 做 ``w -= ...``、``w[0] = ...``，或给 ``torch.add`` 或 ``torch.mul`` 传 ``out=w``，都会被拒绝；经由 ``detach()``、``.data``、``view(dtype)`` 或 ``w`` 的存储（``untyped_storage()``、``torch.utils.dlpack.to_dlpack``）写入则不会。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
+# 自动求导记录计算图时，对需要梯度的叶子张量 ``w`` 做 ``w -= ...``、``w[0] = ...``，或给 ``torch.add`` 或 ``torch.mul`` 传 ``out=w``，都会被拒绝；经由 ``detach()``、``.data``、``view(dtype)`` 或 ``w`` 的存储（``untyped_storage()``、``torch.utils.dlpack.to_dlpack``、``numpy(force=True)``）等途径写入则不会。要修改它，就放在 ``torch.no_grad()`` 下（``w -= lr * w.grad``、``copy_``、按下标赋值），或者用
 # ``torch.nn.init`` 里的函数。要改形状，就新建一层，复制要保留的部分，再新建优化器；``torch.utils.swap_tensors``
 # 只适合形状不变的交换。``.data`` 和直接写入存储也行，但它们让版本计数器看不到这次修改。

@@ -412,7 +412,7 @@ assert loaded.untyped_storage().nbytes() == 400_000 and loaded.shape == (10,), "
 # ------------------------------------------------
 #
 # 想把最佳权重挪出显存，``v.cpu()`` 看起来就够了。可对 CPU 上的模型，它不是快照：张量本来就在 CPU 上时，``cpu()``
-# 原样返回它，于是这个字典又会跟着训练变。在 CPU 上，``v.detach().to("cpu", copy=True)`` 会复制（GPU 上的情况见下面的框；``meta`` 张量没有数据可复制）。
+# 原样返回它，于是这个字典又会跟着训练变。在 CPU 上，``v.detach().to("cpu", copy=True)`` 会复制（GPU 上的情况见下面的框；``meta`` 张量没有数据，对它这样调用会抛出 ``NotImplementedError``）。
 on_cpu = {k: v.cpu() for k, v in model.state_dict().items()}
 copied = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 before = model.weight.detach().clone()
@@ -428,10 +428,10 @@ assert not same_storage(copied["weight"], model.weight) and not torch.equal(mode
     "the copy has its own storage, and the step changed model.weight")
 try:
     torch.ones(2, device="meta").detach().to("cpu", copy=True)
-except NotImplementedError:
-    pass
+except NotImplementedError as refusal_:
+    assert "no data" in str(refusal_), "torch refuses to copy a meta tensor because it holds no data"
 else:
-    raise AssertionError("a meta tensor has nothing to copy: the call must raise")
+    raise AssertionError('on a meta tensor, .to("cpu", copy=True) must raise NotImplementedError')
 # sphinx_gallery_end_ignore
 
 # %%
