@@ -214,19 +214,22 @@ def _fake_quant_update_not_counted() -> bool:
 
 @fact("apply-map-not-counted", {
     "en": "For a tensor x that does not require grad, saved by loss = (x * w).sum() with w a leaf that requires "
-          "grad, in float32 and float64: b = x; b.apply_(f) or b.map_(ones, f), with f multiplying by 10, changes "
-          "x without moving x._version, and loss.backward() raises nothing, w.grad being the new x, not the saved "
-          "one. On a leaf that requires grad, apply_ and map_ raise RuntimeError, under torch.no_grad() too.",
+          "grad, in float32 and float64: b = x; b.apply_(f), b.map_(ones, f) or b.map2_(ones, ones, f), with f "
+          "multiplying by 10, changes x without moving x._version, and loss.backward() raises nothing, w.grad being "
+          "the new x, not the saved one. On a leaf that requires grad, apply_, map_ and map2_ raise RuntimeError, "
+          "under torch.no_grad() too.",
     "zh_CN": "对不需要梯度的张量 x，由 loss = (x * w).sum() 保存（w 是需要梯度的叶子张量），float32 和 float64 各一次："
-             "b = x；b.apply_(f) 或 b.map_(ones, f)（f 乘以 10）改变了 x，x._version 却不变，loss.backward() "
-             "不报错，w.grad 是新的 x，而不是保存时的那个。对需要梯度的叶子张量，apply_ 和 map_ 抛出 "
-             "RuntimeError，在 torch.no_grad() 下也一样。",
-}, {"en": "apply_ and map_, float32 and float64, on the CPU", "zh_CN": "apply_ 和 map_，float32 和 float64，在 CPU 上"})
+             "b = x；b.apply_(f)、b.map_(ones, f) 或 b.map2_(ones, ones, f)（f 乘以 10）改变了 x，x._version 却不变，"
+             "loss.backward() 不报错，w.grad 是新的 x，而不是保存时的那个。对需要梯度的叶子张量，apply_、map_ 和 "
+             "map2_ 抛出 RuntimeError，在 torch.no_grad() 下也一样。",
+}, {"en": "apply_, map_ and map2_, float32 and float64, on the CPU",
+    "zh_CN": "apply_、map_ 和 map2_，float32 和 float64，在 CPU 上"})
 def _apply_map_not_counted() -> Fact:
     seen, refused = {}, []
     for dtype in (torch.float32, torch.float64):
         edits = {"apply_": lambda b: b.apply_(lambda v: v * 10),
-                 "map_": lambda b: b.map_(torch.ones_like(b), lambda v, _: v * 10)}
+                 "map_": lambda b: b.map_(torch.ones_like(b), lambda v, _: v * 10),
+                 "map2_": lambda b: b.map2_(torch.ones_like(b), torch.ones_like(b), lambda v, _a, _b: v * 10)}
         for name, edit in edits.items():
             x, w = torch.tensor([1.0, 2.0, 3.0], dtype=dtype), torch.ones(3, dtype=dtype, requires_grad=True)
             loss, b, before = (x * w).sum(), x, x._version

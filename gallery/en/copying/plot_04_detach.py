@@ -590,9 +590,10 @@ assert [error_under(torch.inference_mode, change) for change in changes.values()
 #
 # ``detach()`` gives a tensor out of the graph on the same memory: value edits
 # through either name reach the other, and both count the in-place torch operations among
-# them in one shared ``_version`` (``apply_`` and ``map_``, which run a Python function on each
+# them in one shared ``_version`` (``apply_``, ``map_`` and ``map2_``, which run a Python function on each
 # value, move no counter, and neither do a step of an optimizer made with ``fused=True`` and the
-# other kernels listed on :ref:`questions-version-counter`). Shape and storage changes on the detached tensor change its
+# other kernels this site checked, listed on :ref:`questions-version-counter`; other kernels may do the same).
+# Shape and storage changes on the detached tensor change its
 # shape, not ``a``'s; the two keep sharing one version counter, which each
 # of the four calls above moves by one. A ``resize_`` that needs more bytes than
 # the storage holds moves it by one as well, and moves ``a``'s memory too, when the storage
@@ -604,4 +605,5 @@ assert [error_under(torch.inference_mode, change) for change in changes.values()
 # segmentation fault that no ``try``/``except`` catches.
 # The article's third example, where ``a`` is rebound after ``detach()``, is
 # the subject of :ref:`copying-rebinding`.
-# :fact:`detach-resize-grow-on-borrowed-memory`
+# :fact:`detach-resize-grow-on-borrowed-memory` :fact:`counter-bypass-edits-silent`
+# :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`

@@ -380,12 +380,52 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 # sphinx_gallery_end_ignore
 
 # %%
+# Outputs of ``unbind()``, ``split()`` and ``chunk()``
+# ----------------------------------------------------
+#
+# One call of ``unbind()``, ``split()`` or ``chunk()`` returns several views at once. In grad mode torch
+# refuses ``+=`` on one of them that requires grad, whether it was taken from a leaf or from a non-leaf. Under
+# ``torch.no_grad()`` the edit runs and reaches the source, and after it none of the outputs of that call can be
+# used in grad mode any more.
+
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,))):
+    for source in ("leaf", "non-leaf"):
+        x = torch.ones(2, 2, requires_grad=True)
+        y = x if source == "leaf" else x * 1
+        outputs = getattr(y, split_name)(*split_args)
+        first = outputs[0]
+        # sphinx_gallery_start_ignore
+        assert first.requires_grad and not first.is_leaf, "each output requires grad and is not a leaf"
+        # sphinx_gallery_end_ignore
+        try:
+            first += 1
+        except RuntimeError as e:
+            error = str(e)
+        else:
+            error = "no error"
+        with torch.no_grad():
+            first += 1
+        usable = []
+        for output in outputs:
+            try:
+                doubled = output * 2
+            except RuntimeError:
+                usable.append(False)
+            else:
+                usable.append(True)
+        print(f"{split_name + '()':<9} of a {source:<8} += in grad mode: {error.split('.')[0]}")
+        print(f"{'':<22} after += under no_grad: y[0] = {y[0].tolist()}, outputs usable in grad mode: {usable}")
+        assert "returns multiple views" in error and y[0].tolist() == [2.0, 2.0] and not any(usable), (
+            "grad mode refuses +=; under no_grad it reaches the source, and no output is usable in grad mode after")
+
+# %%
 # An inference tensor
 # -------------------
 #
-# A tensor made under ``torch.inference_mode()`` is an inference tensor. Outside that mode it refuses
-# ``add_`` in grad mode and under ``torch.no_grad()`` alike, on itself and on a view of it, whether it requires grad
-# or not; under ``torch.no_grad()`` the error comes after the new values are written.
+# A tensor made under ``torch.inference_mode()`` is an inference tensor. Outside that mode ``add_`` on it raises
+# in grad mode and under ``torch.no_grad()`` alike, on itself and on a view of it, whether it requires grad or not.
+# In every row but one the new values are written before the error; in that row the tensor itself requires grad
+# and is edited in grad mode, and autograd's check of leaves refuses the edit first, so nothing is written.
 
 for requires_grad in (False, True):
     with torch.inference_mode():
@@ -402,8 +442,12 @@ for requires_grad in (False, True):
                 outcome = "no error"
             changed = not torch.equal(a, before)
             print(f"requires_grad={requires_grad!s:<5} {edited + '.add_(1)':<12} {grad_mode.__name__:<11} changed={changed!s:<5} {outcome}")
-            assert outcome != "no error", "an inference tensor refuses in-place edits outside inference mode"
-            assert changed or grad_mode is torch.enable_grad, "under no_grad it writes the new values, then raises"
+            assert outcome != "no error", "add_ on an inference tensor or on its view raises outside inference mode"
+            assert changed != (requires_grad and edited == "a" and grad_mode is torch.enable_grad), (
+                "the values change before the error, except on the tensor itself when it requires grad in grad mode")
+            # sphinx_gallery_start_ignore
+            assert ("leaf Variable" in outcome) != changed, "the edit that writes nothing is refused by the leaf check"
+            # sphinx_gallery_end_ignore
 
 # %%
 # Conclusion
@@ -413,8 +457,11 @@ for requires_grad in (False, True):
 # tensor (here the leaf) and gives ``a`` a new, non-leaf tensor in new memory; the outputs match the article's. The two are no longer
 # the same memory, but gradients from the new ``a`` still flow back to ``c``.
 # When every name should see the change, update in place: ``a.add_(1)`` or
-# ``a += 1``, under ``torch.no_grad()`` when ``a`` requires grad and is a leaf or a view of one.
-# An inference tensor is the exception: outside inference mode it refuses in-place edits, as shown above (more
+# ``a += 1``, under ``torch.no_grad()`` when grad mode refuses the edit, as it does when ``a`` requires grad and
+# is a leaf, a view of one, or an output of ``unbind()``, ``split()`` or ``chunk()``; after such an output is
+# edited, the outputs of that call can no longer be used in grad mode.
+# An inference tensor is the exception: outside inference mode, ``add_`` on it raises under ``torch.no_grad()``
+# too, and writes the new values first unless autograd's check of leaves refuses it, as shown above (more
 # on :ref:`questions-inference-mode`).
 # :fact:`leaf-view-inplace-refused-in-grad-mode`
 # :fact:`inference-tensor-inplace-outside-raises-yet-writes`

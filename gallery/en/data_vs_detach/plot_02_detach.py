@@ -388,7 +388,7 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # Autograd does not notice such an edit of a tensor it saved through
 # saved-tensor hooks, of one a custom ``Function`` kept as an attribute, or of one
 # a custom ``Function`` saved but whose ``backward`` never reads ``ctx.saved_tensors``, nor an
-# edit that moves no counter, such as one by ``apply_`` or ``map_`` (the others are listed on
-# :ref:`questions-version-counter`).
+# edit that moves no counter, such as one by ``apply_`` or ``map_`` (the ones this site checked are listed on
+# :ref:`questions-version-counter`; other kernels may do the same).
 # :fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check`
-# :fact:`unread-saved-tensors-escape-version-check`
+# :fact:`unread-saved-tensors-escape-version-check` :fact:`counter-bypass-edits-silent`

@@ -218,7 +218,7 @@ def draw_processes(title, child, **names):
 #    an in-place operation changes the tensor it is called on instead of
 #    giving a new one. Most such operations also move that tensor's version
 #    counter, but not all. Of those this site checked, some change values and
-#    move none: ``apply_`` and ``map_``, the kernels of an optimizer made with
+#    move none: ``apply_``, ``map_`` and ``map2_``, the kernels of an optimizer made with
 #    ``fused=True``, and the other torch kernels listed on
 #    :ref:`questions-version-counter`, such as the unscaling of
 #    ``torch.amp.GradScaler.unscale_``. Others change no values and move none

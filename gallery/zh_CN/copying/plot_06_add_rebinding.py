@@ -365,12 +365,47 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 # sphinx_gallery_end_ignore
 
 # %%
+# ``unbind()``、``split()`` 和 ``chunk()`` 的输出
+# -----------------------------------------------
+#
+# ``unbind()``、``split()`` 或 ``chunk()`` 一次调用就返回几个视图。其中一个需要梯度时，无论它取自叶子张量还是非叶子张量，梯度模式下 torch 都拒绝对它做 ``+=``。在 ``torch.no_grad()`` 里，这次修改会执行，也会改动源张量，但此后这次调用的所有输出在梯度模式下都不能再用。
+
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,))):
+    for source in ("leaf", "non-leaf"):
+        x = torch.ones(2, 2, requires_grad=True)
+        y = x if source == "leaf" else x * 1
+        outputs = getattr(y, split_name)(*split_args)
+        first = outputs[0]
+        # sphinx_gallery_start_ignore
+        assert first.requires_grad and not first.is_leaf, "each output requires grad and is not a leaf"
+        # sphinx_gallery_end_ignore
+        try:
+            first += 1
+        except RuntimeError as e:
+            error = str(e)
+        else:
+            error = "no error"
+        with torch.no_grad():
+            first += 1
+        usable = []
+        for output in outputs:
+            try:
+                doubled = output * 2
+            except RuntimeError:
+                usable.append(False)
+            else:
+                usable.append(True)
+        print(f"{split_name + '()':<9} of a {source:<8} += in grad mode: {error.split('.')[0]}")
+        print(f"{'':<22} after += under no_grad: y[0] = {y[0].tolist()}, outputs usable in grad mode: {usable}")
+        assert "returns multiple views" in error and y[0].tolist() == [2.0, 2.0] and not any(usable), (
+            "grad mode refuses +=; under no_grad it reaches the source, and no output is usable in grad mode after")
+
+# %%
 # 推理张量
 # --------
 #
 # 在 ``torch.inference_mode()`` 下得到的张量是推理张量（inference tensor）。在该模式之外，无论在梯度模式下还是在
-# ``torch.no_grad()`` 下，无论它本身还是它的视图，无论它是否需要梯度，它都拒绝 ``add_``；在 ``torch.no_grad()``
-# 下，报错时新值已经写入。
+# ``torch.no_grad()`` 下，无论对它本身还是对它的视图，无论它是否需要梯度，调用 ``add_`` 都会报错。除了一行，每一行都是先写入新值、再报错；那一行是需要梯度的张量本身在梯度模式下被修改，自动求导对叶子张量的检查先拒绝了这次修改，什么也没有写入。
 
 for requires_grad in (False, True):
     with torch.inference_mode():
@@ -387,14 +422,18 @@ for requires_grad in (False, True):
                 outcome = "no error"
             changed = not torch.equal(a, before)
             print(f"requires_grad={requires_grad!s:<5} {edited + '.add_(1)':<12} {grad_mode.__name__:<11} changed={changed!s:<5} {outcome}")
-            assert outcome != "no error", "an inference tensor refuses in-place edits outside inference mode"
-            assert changed or grad_mode is torch.enable_grad, "under no_grad it writes the new values, then raises"
+            assert outcome != "no error", "add_ on an inference tensor or on its view raises outside inference mode"
+            assert changed != (requires_grad and edited == "a" and grad_mode is torch.enable_grad), (
+                "the values change before the error, except on the tensor itself when it requires grad in grad mode")
+            # sphinx_gallery_start_ignore
+            assert ("leaf Variable" in outcome) != changed, "the edit that writes nothing is refused by the leaf check"
+            # sphinx_gallery_end_ignore
 
 # %%
 # 小结
 # ----
 #
 # 在梯度模式下、``a`` 需要梯度时，``a = a + 1`` 之后，``c`` 指着旧张量（这里是那个叶子张量），``a`` 指着新内存里的一个非叶子张量，输出与原博文一致。两者不再共享内存，但从新的 ``a`` 反向传播，梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
-# ``a.add_(1)`` 或 ``a += 1``；``a`` 需要梯度、又是叶子张量或叶子张量的视图时，要放在 ``torch.no_grad()`` 里。推理张量是例外：如上所示，在推理模式之外它拒绝原地修改（详见 :ref:`questions-inference-mode`）。
+# ``a.add_(1)`` 或 ``a += 1``；torch 在梯度模式下拒绝这次修改时，要放在 ``torch.no_grad()`` 里，例如 ``a`` 需要梯度，又是叶子张量、叶子张量的视图，或是 ``unbind()``、``split()`` 或 ``chunk()`` 的输出时；这样的输出改过之后，同一次调用的所有输出在梯度模式下都不能再用。推理张量是例外：如上所示，在推理模式之外，对它调用 ``add_`` 在 ``torch.no_grad()`` 下也会报错，而且除非自动求导对叶子张量的检查先拒绝了它，报错前新值已经写入（详见 :ref:`questions-inference-mode`）。
 # :fact:`leaf-view-inplace-refused-in-grad-mode`
 # :fact:`inference-tensor-inplace-outside-raises-yet-writes`
