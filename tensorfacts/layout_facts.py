@@ -6,6 +6,9 @@ covers. Registered on import by :mod:`tensorfacts.facts`, whose docstring says w
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
+
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
@@ -35,17 +38,38 @@ _RANGE_VIEWS = {
 }
 
 
+def _raises(read: Callable[[], object]) -> bool:
+    """Whether ``read()`` raises RuntimeError."""
+    try:
+        read()
+    except RuntimeError:
+        return True
+    return False
+
+
+def _nested_strided() -> torch.Tensor:
+    """A float32 nested tensor of layout torch.strided, the layout torch calls dense: [0, 1] and [0, 1, 2]."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch.nested warns that it is a prototype
+        return torch.nested.nested_tensor([torch.arange(2.0), torch.arange(3.0)], layout=torch.strided)
+
+
 @fact("dense-tensor-reads-storage-by-layout", {
     "en": "Rebuilds each view from its storage alone (set_ with the view's storage, offset, shape and strides) and "
           "compares values with the view; then z.conj() and z.conj().imag of z = [1+2j, 3-1j, 4+0j]: with the "
           "same storage, dtype, shape, strides and offset as z, z.conj() has the conjugate bit and yields the "
           "conjugates of z's values, and z.conj().imag has the negative bit and yields the negatives of z.imag; "
-          "each differs from z (or z.imag) exactly where the imaginary part is not 0.",
+          "each differs from z (or z.imag) exactly where the imaginary part is not 0. A nested tensor of layout "
+          "torch.strided, torch.nested.nested_tensor([torch.arange(2.0), torch.arange(3.0)], layout=torch.strided), "
+          "is not quantized, yet its size() and stride() raise RuntimeError: it has no one shape and strides.",
     "zh_CN": "只用存储重建每个视图（以视图的存储、偏移、形状和步长调用 set_），与视图比较数值；再看 "
              "z = [1+2j, 3-1j, 4+0j] 的 z.conj() 和 z.conj().imag：z.conj() 的存储、dtype、形状、步长和偏移都与 z "
              "相同，它带共轭位（conjugate bit），读到的是 z 中各数的共轭复数；z.conj().imag 带负号位（negative bit），"
-             "读到的是 z.imag 中各数的相反数；两者都恰好在虚部不为 0 的元素上与 z（或 z.imag）不同。",
-}, _RANGE_VIEWS)
+             "读到的是 z.imag 中各数的相反数；两者都恰好在虚部不为 0 的元素上与 z（或 z.imag）不同。"
+             "布局为 torch.strided 的嵌套张量 torch.nested.nested_tensor([torch.arange(2.0), torch.arange(3.0)], "
+             "layout=torch.strided) 不是量化张量，但它的 size() 和 stride() 报 RuntimeError：它没有单一的形状和步长。",
+}, {"en": _RANGE_VIEWS["en"] + ", and a float32 CPU nested tensor of layout torch.strided",
+    "zh_CN": _RANGE_VIEWS["zh_CN"] + "，以及一个布局为 torch.strided 的 float32 CPU 嵌套张量"})
 def _dense_tensor_reads_storage() -> Fact:
     wrong = []
     for dtype in DTYPES:
@@ -65,9 +89,14 @@ def _dense_tensor_reads_storage() -> Fact:
     bits = (conj.is_conj() and neg.is_neg()
             and torch.equal(conj_values, torch.complex(z.real, -z.imag)) and torch.equal(neg_values, -z.imag)
             and (conj_values != z).tolist() == imaginary and (neg_values != z.imag).tolist() == imaginary)
-    return Fact(not wrong and layout and bits, f"rebuilt from storage and layout, values differ: {wrong or 'none'}; "
+    nested = _nested_strided()
+    nested_apart = (nested.layout == torch.strided and nested.is_nested and not nested.is_quantized
+                    and _raises(nested.size) and _raises(nested.stride))
+    return Fact(not wrong and layout and bits and nested_apart,
+                f"rebuilt from storage and layout, values differ: {wrong or 'none'}; "
                 f"conj: same layout {layout}; conjugate and negative bits give the conjugates and negatives, which "
-                f"differ where the imaginary part is not 0 ({imaginary}): {bits}")
+                f"differ where the imaginary part is not 0 ({imaginary}): {bits}; a strided nested tensor, not "
+                f"quantized, has no one shape and strides (size() and stride() raise): {nested_apart}")
 
 
 @fact("view-write-shows-in-both", {
@@ -116,22 +145,38 @@ CHAIN_STARTS = {
 }
 
 
+#: The index tensors of a compressed sparse tensor of each layout, by the calls that return them.
+COMPRESSED_INDICES = {
+    "CSR": (lambda x: x.to_sparse_csr(), ("crow_indices", "col_indices")),
+    "BSR": (lambda x: x.to_sparse_bsr((2, 2)), ("crow_indices", "col_indices")),
+    "CSC": (lambda x: x.to_sparse_csc(), ("ccol_indices", "row_indices")),
+    "BSC": (lambda x: x.to_sparse_bsc((2, 2)), ("ccol_indices", "row_indices")),
+}
+
+
 @fact("base-names-root-of-view-chain", {
     "en": "For each chain of views, from each source: the last view's _base is the source; the source's _base is "
           "None. Of each source x and of its view x[2:], x.detach(), x.data, x.view(torch.int32), x.view(x.dtype) "
           "and x.view(torch.float16) have no _base, and a view of each ([1:]) has that result as its _base, not x. "
-          "Of a sparse COO tensor, indices() has no _base, and indices()[0]._base is that result.",
+          "Of a sparse COO tensor, indices() has no _base, and indices()[0]._base is that result. Of torch.eye(4) "
+          "as a CSR and a BSR tensor (blocks of 2 x 2), crow_indices() and col_indices(), and as a CSC and a BSC "
+          "tensor, ccol_indices() and row_indices(), have no _base; a view of each ([1:]) has that result as its "
+          "_base, and a second call returns a tensor on the same memory.",
     "zh_CN": "对每条视图链、每种源张量：最后一个视图的 _base 就是源张量；源张量的 _base 为 None。对每种源张量 x "
              "和它的视图 x[2:]，x.detach()、x.data、x.view(torch.int32)、x.view(x.dtype) 和 "
              "x.view(torch.float16) 都没有 _base，对它们各取一个视图（[1:]），其 _base 是这个结果，而不是 x。"
-             "对稀疏 COO 张量，indices() 没有 _base，indices()[0]._base 是这个结果。",
+             "对稀疏 COO 张量，indices() 没有 _base，indices()[0]._base 是这个结果。把 torch.eye(4) 转成 CSR 和 BSR "
+             "张量（块大小 2 x 2）时的 crow_indices() 和 col_indices()，以及转成 CSC 和 BSC 张量时的 ccol_indices() "
+             "和 row_indices()，都没有 _base；对它们各取一个视图（[1:]），其 _base 是这个结果；再调用一次，返回的"
+             "张量在同一块内存上。",
 }, {
     "en": "4 chains of 2 or 3 view calls from 4 sources (a plain tensor, a leaf that requires grad, a "
           "non-leaf, a Parameter, each float32), the 5 calls autograd does not record as views of each source and "
-          "of a view of it, and the indices() of a sparse tensor, on the CPU",
+          "of a view of it, the indices() of a sparse COO tensor, and the 2 index tensors of a CSR, a CSC, a BSR "
+          "and a BSC tensor, on the CPU",
     "zh_CN": "从 4 种源张量（普通张量、需要梯度的叶子张量、非叶子张量、Parameter，都是 float32）出发的 4 条视图链"
              "（每条 2 到 3 次视图调用），自动求导（autograd）不记作视图的 5 种调用（对每种源张量和它的一个视图），"
-             "以及稀疏张量的 indices()，在 CPU 上",
+             "稀疏 COO 张量的 indices()，以及 CSR、CSC、BSR 和 BSC 张量各自的 2 种索引张量，在 CPU 上",
 })
 def _base_names_root() -> Fact:
     wrong = []
@@ -147,6 +192,15 @@ def _base_names_root() -> Fact:
     indices = torch.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse().indices()
     if indices._base is not None or indices[0]._base is not indices:
         wrong.append("indices() of a sparse tensor")
+    for layout, (convert, calls) in COMPRESSED_INDICES.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # torch warns that sparse CSR support is in beta
+            compressed = convert(torch.eye(4))
+        for call in calls:
+            result = getattr(compressed, call)()
+            if result._base is not None or result[1:]._base is not result \
+                    or getattr(compressed, call)().data_ptr() != result.data_ptr():
+                wrong.append(f"{call}() of a {layout} tensor")
     return Fact(not wrong, f"chains whose _base is not the source, or calls that do not start a chain of their own: "
                            f"{wrong or 'none'}")
 
@@ -220,6 +274,14 @@ BASIC = {
 }
 
 
+#: Basic indexes a nested tensor takes, and basic indexes of a (2, 2) sparse COO tensor.
+NESTED_BASIC = {"x[1]": lambda x: x[1], "x[torch.tensor(1)]": lambda x: x[torch.tensor(1)]}
+SPARSE_BASIC = {
+    "s[0]": lambda s: s[0], "s[1]": lambda s: s[1], "s[:, 0]": lambda s: s[:, 0],
+    "s[torch.tensor(0)]": lambda s: s[torch.tensor(0)],
+}
+
+
 #: dtypes of a 0-d index tensor: the integer ones but ``uint8`` pick by position (a view), ``uint8`` and ``bool``
 #: act as a mask (a copy with a new first dimension).
 ZERO_D_POSITION = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64)
@@ -231,18 +293,26 @@ ZERO_D_MASK = (torch.uint8, torch.bool)
           "and checks that the result is a view on x's storage; then reads x[i] for a 0-d index tensor i holding 1: "
           "of dtype int8, int16, int32, int64, uint16, uint32 or uint64 it is a view on x's storage, of dtype uint8 or "
           "bool it is a copy (not a view, another storage) of shape (1, 4, 6), as a mask gives; x[True] is such a "
-          "copy too, and x[False] a copy of shape (0, 4, 6).",
+          "copy too, and x[False] a copy of shape (0, 4, 6). Of a nested tensor of layout torch.strided, x[1] and "
+          "x[torch.tensor(1)] are views on x's storage. Of s = torch.tensor([[0., 1.], [2., 0.]]).to_sparse(), "
+          "s[0], s[1], s[:, 0] and s[torch.tensor(0)] have s as their _base, yet their values() and indices() "
+          "share no memory with s's, and s[0].mul_(10) changes s[0] and leaves s as it was.",
     "zh_CN": "用 7 种基本索引读取（x[1]、x[1:3]、x[:, 2]、x[None]、x[..., 1]、x[1, ::2]、x[torch.tensor(1)]），"
              "检查结果都是读取 x 的存储的视图；再用值为 1 的零维索引张量 i 读取 x[i]：i 的 dtype 为 int8、int16、"
              "int32、int64、uint16、uint32 或 uint64 时，结果是读取 x 的存储的视图；为 uint8 或 bool 时，"
              "结果和掩码一样是形状 (1, 4, 6) 的副本（不是视图，存储不同）；x[True] 也是这样的副本，"
-             "x[False] 则是形状 (0, 4, 6) 的副本。",
+             "x[False] 则是形状 (0, 4, 6) 的副本。对布局为 torch.strided 的嵌套张量，x[1] 和 x[torch.tensor(1)] "
+             "是读取 x 的存储的视图。对 s = torch.tensor([[0., 1.], [2., 0.]]).to_sparse()，s[0]、s[1]、s[:, 0] 和 "
+             "s[torch.tensor(0)] 的 _base 都是 s，但它们的 values() 和 indices() 与 s 的不共享内存；"
+             "s[0].mul_(10) 改变 s[0]，s 保持原样。",
 }, {"en": "7 indexes, 0-d index tensors of 9 dtypes (int8, int16, int32, int64, uint16, uint32, uint64, uint8, "
           "bool) and a Python True and False, on a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, "
-          "uint8, bool, complex64)",
+          "uint8, bool, complex64); 2 indexes of a float32 CPU nested tensor of layout torch.strided; 4 indexes of "
+          "a (2, 2) float32 sparse COO CPU tensor",
     "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，7 种索引、"
              "9 种 dtype（int8、int16、int32、int64、uint16、uint32、uint64、uint8、bool）的零维索引张量，"
-             "以及 Python 的 True 和 False"})
+             "以及 Python 的 True 和 False；布局为 torch.strided 的 float32 CPU 嵌套张量，2 种索引；"
+             "(2, 2) 的 float32 稀疏 COO CPU 张量，4 种索引"})
 def _basic_index_read_views() -> Fact:
     wrong = []
     for dtype in DTYPES:
@@ -263,6 +333,21 @@ def _basic_index_read_views() -> Fact:
             if result._is_view() or result.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() \
                     or result.shape != (rows, 4, 6):
                 wrong.append(f"x[{flag}] not a mask copy {dtype}")
+    nested = _nested_strided()
+    for name, read in NESTED_BASIC.items():
+        result = read(nested)
+        if not result._is_view() or result.untyped_storage().data_ptr() != nested.untyped_storage().data_ptr():
+            wrong.append(f"nested {name}")
+    sparse = torch.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse()
+    for name, read in SPARSE_BASIC.items():
+        result = read(sparse)
+        if result._base is not sparse or result.values().data_ptr() == sparse.values().data_ptr() \
+                or result.indices().data_ptr() == sparse.indices().data_ptr():
+            wrong.append(f"sparse {name} not a copy under a _base")
+    row = sparse[0]
+    row.mul_(10)
+    if row.to_dense().tolist() != [0.0, 10.0] or sparse.to_dense().tolist() != [[0.0, 1.0], [2.0, 0.0]]:
+        wrong.append("an edit of sparse s[0] reached s, or did not change s[0]")
     return Fact(not wrong, f"reads not as stated: {wrong or 'none'}")
 
 

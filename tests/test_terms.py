@@ -62,7 +62,7 @@ def test_every_term_names_a_page_that_exists():
 
 
 def test_no_term_is_also_a_variant_to_avoid():
-    rules = (*terms.TERMS, *terms.WORDING)
+    rules = (*terms.TERMS, *wording.WORDING)
     used = {word for term in rules for word in (term.zh, *term.also)}
     avoided = {word for term in rules for word in term.avoid}
     assert not used & avoided, used & avoided

@@ -11,9 +11,9 @@ Three things read this list, so they can never disagree:
 - the wording rule (:mod:`sitetools.rules.wording`) reports a variant to avoid (原位 for 原地操作) on a Chinese
   page, outside quotation marks (a quoted article keeps its own words).
 
-:data:`WORDING` holds the house words that are not terms of the glossary (最保险, 解决办法, notebook,
-单元格, 共享, 本次构建, 框内 ...): the wording rule enforces them too, but the glossary and the search leave
-them out. 内存 and 存储 are one rule that no list can hold, since the word depends on the meaning: 存储
+:data:`sitetools.rules.wording.WORDING` holds the house words that are not terms of the glossary (最保险,
+解决办法, notebook, 单元格, 共享, 本次构建, 框内 ...): the wording rule enforces them too, but the glossary and the
+search leave them out. 内存 and 存储 are one rule that no list can hold, since the word depends on the meaning: 存储
 for torch's storage object (``untyped_storage()``, ``S1`` in the pictures, ``same storage:``), 内存 for
 memory in general (CONTRIBUTING.md, 'Typography', and the glossary say so).
 """
@@ -45,10 +45,11 @@ class Term:
 
 TERMS: tuple[Term, ...] = (
     Term("张量", "tensor", "copying-alias",
-         define_en="A multi-dimensional array; a dense tensor that is not quantized reads its values from a storage "
-                   "through its dtype, shape, strides and offset (and, for a lazily conjugated or negated view, its "
-                   "conjugate or negative bit).",
-         define_zh="多维数组；稠密的非量化张量按 dtype、形状、步长和偏移从一块存储读取数值。"
+         define_en="A multi-dimensional array; a strided (dense) tensor that is neither nested nor quantized reads its "
+                   "values from a storage through its dtype, shape, strides and offset (and, for a lazily conjugated "
+                   "or negated view, its conjugate or negative bit).",
+         define_zh="多维数组；布局为 strided（稠密）、既非嵌套也非量化的张量，按 dtype、形状、步长和偏移从一块存储"
+                   "读取数值。"
                    "延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit）。"),
     Term("复制", "copy", "copying-clone", also=("拷贝", "副本"),
          define_en="Making a new tensor whose values sit in memory of its own.",
@@ -86,12 +87,14 @@ TERMS: tuple[Term, ...] = (
                    "shows in both.",
          define_zh="与源张量读取同一块存储的张量，写入两者共有的元素，两边都能看到改动。"),
     Term("基张量", "base tensor, `_base`", "questions-views", gloss="base tensor",
-         define_en="The tensor at the root of a chain of tensors autograd records as views (not `detach()`, `.data`, "
-                   "`view(dtype)` or a sparse tensor's `indices()`: their results have no `_base` and start a chain of "
-                   "their own); a view's `_base`, where set, names it (`x[1:][1:]._base is x`; "
+         define_en="The tensor at the root of a chain of tensors autograd records as views (not, for example, "
+                   "`detach()`, `.data`, `view(dtype)`, or a sparse tensor's `indices()`, `crow_indices()`, "
+                   "`col_indices()`, `ccol_indices()` or `row_indices()`: their results have no `_base` and start a "
+                   "chain of their own); a view's `_base`, where set, names it (`x[1:][1:]._base is x`; "
                    "`v = x.view(torch.int32)` has none, and `v[1:]._base is v`).",
-         define_zh="自动求导（autograd）记作视图的一串张量最初的那个张量（`detach()`、`.data`、`view(dtype)` "
-                   "和稀疏张量的 `indices()` 不算：它们的结果没有 `_base`，从自己开始另起一串）；视图的 `_base` "
+         define_zh="自动求导（autograd）记作视图的一串张量最初的那个张量（例如 `detach()`、`.data`、`view(dtype)`，"
+                   "以及稀疏张量的 `indices()`、`crow_indices()`、`col_indices()`、`ccol_indices()` 和 "
+                   "`row_indices()` 都不算：它们的结果没有 `_base`，从自己开始另起一串）；视图的 `_base` "
                    "若有值，指向的就是它（`x[1:][1:]._base is x`；`v = x.view(torch.int32)` 没有 `_base`，"
                    "`v[1:]._base is v`）。"),
     Term("源张量", "source tensor", "copying-alias",
@@ -302,11 +305,12 @@ TERMS: tuple[Term, ...] = (
                    "它读到的是 `z.imag` 中各数的相反数（不为 0 的元素数值不同）。"),
     Term("基本索引", "basic indexing", "questions-index-writes",
          define_en="Indexing with integers (a 0-d `int8`, `int16`, `int32`, `int64`, `uint16`, `uint32` or "
-                   "`uint64` tensor too), slices, `None` and `...`; reading this way returns a view on the indexed "
-                   "tensor's storage. A Python `True` or `False`, or a 0-d `uint8` or `bool` tensor, acts as a mask "
-                   "and returns a copy.",
+                   "`uint64` tensor too), slices, `None` and `...`; reading a strided tensor this way returns a view "
+                   "on its storage (of a sparse COO tensor `s`, `s[0]` is a copy, though its `_base` is `s`). A "
+                   "Python `True` or `False`, or a 0-d `uint8` or `bool` tensor, acts as a mask and returns a copy.",
          define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32`、`int64`、`uint16`、`uint32` 或 `uint64` "
-                   "的零维张量）、切片、`None` 和 `...` 做索引；这样读取得到的是视图，与被索引的张量共享存储。"
+                   "的零维张量）、切片、`None` 和 `...` 做索引；对布局为 strided 的张量这样读取，得到的是视图，与被索引"
+                   "的张量共享存储（对稀疏 COO 张量 `s`，`s[0]` 的 `_base` 虽然是 `s`，却是副本）。"
                    "Python 的 `True` 或 `False`，以及零维的 `uint8` 或 `bool` 张量，则被当作掩码，读取得到副本。"),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
          define_en="Indexing with a list of Python integers, an int64 or int32 tensor of one dimension or more, or a "
@@ -319,41 +323,6 @@ TERMS: tuple[Term, ...] = (
                    "(`x * 2` keeps its `2` without them).",
          define_zh="一对函数（pack 与 unpack）：自动求导保存张量时可以用前者打包，反向传播用到它时用后者取回"
                    "（`x * 2` 保存其中的 `2` 时不经过它们）。"),
-)
-
-
-#: House words: one word for each idea, enforced like the terms' variants (``zh`` is the word to write;
-#: ``en`` says what it stands for; ``page`` is unused).
-WORDING: tuple[Term, ...] = (
-    Term("最保险", "the safest (copy)", "", avoid=("最稳妥", "稳妥")),
-    Term("解决办法", "a fix", "", avoid=("修法", "修复办法")),
-    Term("按求导公式算出的", "the analytic (gradient)", "", avoid=("微积分",)),
-    Term("notebook", "a Jupyter notebook", "", avoid=("笔记本",)),
-    Term("单元格", "a cell of a notebook or script", "",
-         avoid=("代码单元", "上一格", "下一格", "最后一格", "本单元", "下一单元")),
-    Term("共享", "to share (memory, a storage, a version counter)", "", avoid=("共用",)),
-    Term("版本计数器", "the version counter (never 'the `_version` count')", "", also=("计数器",),
-         avoid=("_version`` 计数", "_version` 计数")),
-    Term("没有版本计数器", "has no version counter (an inference tensor)", "",
-         avoid=("不记录版本计数器", "不维护版本计数器", "不记版本")),
-    Term("本次构建", "this build", "", avoid=("本构建",)),
-    Term("框内", "inside the box (an admonition)", "", avoid=("框里",)),
-    Term("现象", "the symptom (the section a question page opens with)", "", avoid=("症状",)),
-    Term("fused 优化器", "a fused optimizer (`fused=True`)", "",
-         avoid=("fused=True`` 建的", "fused=True` 建的", "fused=True 建的")),
-    Term("探测程序", "a probe (the code that measures a table's cells)", "", avoid=("探针",)),
-    Term("前向传播", "the forward pass", "", avoid=("前向计算",)),
-    Term("微批次", "a micro-batch (the first mention reads 微批次（micro-batch）)", "",
-         also=("微批次（micro-batch）",), avoid=("micro-batch",)),
-    Term("调用过 ``step()``", "an optimizer that has stepped (no English verb in Chinese prose)", "",
-         avoid=("step 过",)),
-    Term("抛出", "to raise (an error; for 'to cause', 导致)", "", avoid=("引发",)),
-    Term("滑动统计量", "running statistics (``BatchNorm``'s ``running_mean``)", "", avoid=("running 统计量",)),
-    Term("源张量", "the source tensor (of a copy, a view or a conversion)", "", avoid=("来源张量",)),
-    Term("报错信息", "the message of an error torch raises", "", avoid=("报错消息", "错误消息", "错误信息")),
-    Term("检查点", "a checkpoint (a saved `state_dict`)", "", avoid=("存档",)),
-    Term("内核", "a kernel (the code torch runs for an operation)", "", avoid=("算子",)),
-    Term("手算", "worked out by hand (a gradient)", "", avoid=("手推",)),
 )
 
 

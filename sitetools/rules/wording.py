@@ -1,7 +1,7 @@
 """The wording rule: a variant the Chinese pages avoid (原位 for 原地操作, 拷贝 where the house word is 复制)
 is refused on a Chinese page, and in the strings the Chinese pages render, outside quotation marks (a quoted
 article keeps its own words). The words come from :data:`sitetools.rules.terms.TERMS` and
-:data:`sitetools.rules.terms.WORDING`.
+:data:`WORDING` below.
 """
 
 from __future__ import annotations
@@ -10,7 +10,41 @@ import functools
 import re
 from pathlib import Path
 
-from sitetools.rules.terms import ROOT, TERMS, WORDING
+from sitetools.rules.terms import ROOT, TERMS, Term
+
+#: House words: one word for each idea, enforced like the terms' variants (``zh`` is the word to write;
+#: ``en`` says what it stands for; ``page`` is unused).
+WORDING: tuple[Term, ...] = (
+    Term("最保险", "the safest (copy)", "", avoid=("最稳妥", "稳妥")),
+    Term("解决办法", "a fix", "", avoid=("修法", "修复办法")),
+    Term("按求导公式算出的", "the analytic (gradient)", "", avoid=("微积分",)),
+    Term("notebook", "a Jupyter notebook", "", avoid=("笔记本",)),
+    Term("单元格", "a cell of a notebook or script", "",
+         avoid=("代码单元", "上一格", "下一格", "最后一格", "本单元", "下一单元")),
+    Term("共享", "to share (memory, a storage, a version counter)", "", avoid=("共用",)),
+    Term("版本计数器", "the version counter (never 'the `_version` count')", "", also=("计数器",),
+         avoid=("_version`` 计数", "_version` 计数")),
+    Term("没有版本计数器", "has no version counter (an inference tensor)", "",
+         avoid=("不记录版本计数器", "不维护版本计数器", "不记版本")),
+    Term("本次构建", "this build", "", avoid=("本构建",)),
+    Term("框内", "inside the box (an admonition)", "", avoid=("框里",)),
+    Term("现象", "the symptom (the section a question page opens with)", "", avoid=("症状",)),
+    Term("fused 优化器", "a fused optimizer (`fused=True`)", "",
+         avoid=("fused=True`` 建的", "fused=True` 建的", "fused=True 建的")),
+    Term("探测程序", "a probe (the code that measures a table's cells)", "", avoid=("探针",)),
+    Term("前向传播", "the forward pass", "", avoid=("前向计算",)),
+    Term("微批次", "a micro-batch (the first mention reads 微批次（micro-batch）)", "",
+         also=("微批次（micro-batch）",), avoid=("micro-batch",)),
+    Term("调用过 ``step()``", "an optimizer that has stepped (no English verb in Chinese prose)", "",
+         avoid=("step 过",)),
+    Term("抛出", "to raise (an error; for 'to cause', 导致)", "", avoid=("引发",)),
+    Term("滑动统计量", "running statistics (``BatchNorm``'s ``running_mean``)", "", avoid=("running 统计量",)),
+    Term("源张量", "the source tensor (of a copy, a view or a conversion)", "", avoid=("来源张量",)),
+    Term("报错信息", "the message of an error torch raises", "", avoid=("报错消息", "错误消息", "错误信息")),
+    Term("检查点", "a checkpoint (a saved `state_dict`)", "", avoid=("存档",)),
+    Term("内核", "a kernel (the code torch runs for an operation)", "", avoid=("算子",)),
+    Term("手算", "worked out by hand (a gradient)", "", avoid=("手推",)),
+)
 
 #: Text between these marks is a quotation; a variant inside one is the quoted author's word.
 QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』")
@@ -83,7 +117,7 @@ def check_variants(root: Path = ROOT, code: str = "zh_CN") -> list[str]:
     :mod:`sitetools.rules.all_rules`, before every build and preview)."""
     return [
         f"{page.relative_to(root).as_posix()}:{line}: {variant!r} outside a quotation; write {term!r} "
-        f"(see CONTRIBUTING.md, 'Typography'; the list of terms is sitetools/rules/terms.py)"
+        f"(see CONTRIBUTING.md, 'Typography'; the words are in sitetools/rules/terms.py and wording.py)"
         for page in [*chinese_pages(root, code), *string_sources(root)]
         for line, variant, term in variants_in(page.read_text(encoding="utf-8"))
     ]
