@@ -98,7 +98,8 @@ else:
 
 # %%
 # ``backward()`` frees what the nodes it runs saved (with ``inputs=``, only the nodes on the way to
-# the tensors named run, and the others keep theirs), unless its ``retain_graph`` is true: given as
+# the tensors named run, plus, for a named tensor that is not a leaf, the node that made it, whose
+# gradient goes nowhere; the others keep theirs), unless its ``retain_graph`` is true: given as
 # ``retain_graph=True``, or left at its default with ``create_graph=True`` (which also builds a graph of the
 # gradient, to differentiate it again), since ``retain_graph`` defaults to ``create_graph``. With either, a
 # second ``backward()`` through the same graph runs and adds the gradient to ``w.grad`` again;
@@ -137,6 +138,19 @@ except RuntimeError as e:
     assert str(e) == message, "the branch backward(inputs=[a]) ran was freed"
 else:
     raise AssertionError("a second backward(inputs=[a]) must raise")
+named_leaf = torch.ones(3, requires_grad=True)
+named_inner = named_leaf.exp()
+named = named_inner.exp()
+named.sum().backward(inputs=[named])
+try:
+    named.grad_fn._saved_result
+except RuntimeError as e:
+    assert str(e) == message, "backward(inputs=[y]) ran, and freed, the node that made the non-leaf y"
+else:
+    raise AssertionError("the node that made a named non-leaf must be freed")
+assert named_leaf.grad is None and torch.equal(named_inner.grad_fn._saved_result, named_inner), (
+    "that node's gradient went nowhere, and the node below it kept what it saved"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -556,9 +570,9 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 #
 # "Trying to backward through the graph a second time" means that a ``backward()`` reached a node
 # whose saved tensors an earlier ``backward()`` freed. In a training loop that node belongs to
-# something the steps share: a tensor computed before the loop (compute it inside; for a frozen
+# something two ``backward()`` calls share: a tensor computed before the loop (compute it inside; for a frozen
 # encoder, once under ``torch.no_grad()``), a hidden state carried from the last batch
-# (``h = h.detach()`` at the start of each batch), or the trunk of two losses (one ``backward()``
+# (``h = h.detach()`` at the start of each batch), or, within one step, the trunk of two losses (one ``backward()``
 # on their sum). Of this page's three loops, ``retain_graph=True`` was right only in the one with two
 # losses of one step; in the other two it left the encoder's updates out of the loss, or kept the
 # previous batch's graph, which then failed on the cell's weight it had saved, since changed in place by

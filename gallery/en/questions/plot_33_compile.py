@@ -550,8 +550,8 @@ else:
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
 
 # %%
-# When the compiled function both saves the tensor and edits it, the error comes earlier: the call
-# itself raises it while ``torch.compile`` compiles the function, as a ``BackendCompilerFailed`` (a
+# When the compiled function both saves the tensor and edits it in one captured graph, the error
+# comes earlier: the call itself raises it while ``torch.compile`` compiles the function, as a ``BackendCompilerFailed`` (a
 # ``RuntimeError``), and ``a`` is not edited: it keeps its values and its version. torch also warns
 # while compiling, ``Error detected in MulBackward0``; the page catches the warning and prints its
 # first line.
@@ -584,6 +584,37 @@ assert [str(warning.message).splitlines()[0] for warning in caught] == [
     "Error detected in MulBackward0. Traceback of forward call that caused the error:"
 ], "compiling warns once, Error detected in MulBackward0"
 # sphinx_gallery_end_ignore
+
+# %%
+# With a graph break between the save and the edit (here ``torch._dynamo.graph_break()``, which asks
+# for one; like every ``_``-name, it is internal to torch), ``torch.compile`` captures two graphs, and
+# the save and the edit fall in different ones: the call runs and edits ``a``, and ``backward()``
+# raises the in-place error, as in eager mode.
+
+
+def save_break_edit(w, a):
+    y = (w * a).sum()
+    torch._dynamo.graph_break()
+    a.add_(1)
+    return y
+
+
+w = torch.ones(3, requires_grad=True)
+a = torch.arange(3.0)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # after the break, torch.compile reads y.grad and warns; not this page's subject
+    y = torch.compile(save_break_edit, backend="aot_eager")(w, a)
+print("a:", a, " a._version:", a._version)
+try:
+    y.backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
+    break_message = str(e)
+else:
+    raise AssertionError("backward() after a graph break between the save and the edit must raise")
+assert torch.equal(a, torch.arange(1.0, 4.0)) and "modified by an inplace operation" in break_message, (
+    "with a graph break between them, the call edits a and backward() raises the in-place error"
+)
 
 # %%
 # Rebinding the name inside a compiled function
@@ -666,4 +697,5 @@ if torch.cuda.is_available():
 # plain dict); ``model.compile()`` kept the names as they were. ``copy.deepcopy`` of the wrapper copied the model. Inside a
 # compiled function an in-place edit reached the caller's tensor and moved its version counter;
 # rebinding the name did not. A compiled function that saved a tensor for the backward pass and
-# then edited it raised when called, and edited nothing.
+# then edited it in the same graph raised when called, and edited nothing; with a graph break between
+# the two, the edit ran and ``backward()`` raised.

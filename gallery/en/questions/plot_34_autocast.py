@@ -36,8 +36,10 @@ model itself with ``.to(torch.bfloat16)`` or ``.half()`` differs.
 # ``same_storage`` compares where two tensors' storages start. ``weight_used`` runs ``model(x)`` and
 # returns the output with the weight the layer computed with, as autograd saved it for the backward
 # pass: a saved-tensor hook (``torch.autograd.graph.saved_tensors_hooks``) sees every tensor autograd
-# saves, the weight included (all but a Python number an operation wraps as a tensor: :doc:`/saved`).
-# ``Linear`` saves its weight transposed; ``.T`` turns it back. :fact:`wrapped-number-saved-outside-hooks`
+# saves, the weight included. It does not see a Python number an operation wraps as a tensor
+# (:doc:`/saved`), nor a tensor saved inside an inner pair of hooks, such as
+# ``torch.autograd.graph.save_on_cpu()`` or a function run by ``torch.utils.checkpoint``: only the
+# innermost pair sees that one. ``Linear`` saves its weight transposed; ``.T`` turns it back. :fact:`wrapped-number-saved-outside-hooks`
 
 import torch
 
@@ -57,6 +59,22 @@ def weight_used(model, x):
         out = model(x)
     (used,) = [t for t in saved if t.shape == model.weight.T.shape]
     return out, used.T
+
+
+# sphinx_gallery_start_ignore
+outer_saved = []
+with torch.random.fork_rng():
+    nested_layer, nested_x = torch.nn.Linear(2, 3), torch.ones(4, 2, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(lambda t: outer_saved.append(t) or t, lambda t: t):
+    with torch.autograd.graph.save_on_cpu():
+        nested_layer(nested_x)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        nested_layer(nested_x)
+    torch.utils.checkpoint.checkpoint(nested_layer, nested_x, use_reentrant=False)
+assert len(outer_saved) == 1 and outer_saved[0] is nested_x, (
+    "an outer pack gets nothing saved inside save_on_cpu(), an inner pair or a checkpointed function, "
+    "only the checkpoint's input")
+# sphinx_gallery_end_ignore
 
 
 # %%

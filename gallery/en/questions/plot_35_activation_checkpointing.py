@@ -479,8 +479,12 @@ for probe_targets, probe_shown in (([torch.float64, torch.float32], "torch.float
 # sphinx_gallery_end_ignore
 
 # %%
-# A change of shape is caught. A cache that grows by one entry at every call (a list of keys, as in
-# attention with a key cache) gives the second call other shapes, and ``backward()`` raises:
+# A change in the shape of a tensor the function saved is caught. A cache that grows by one entry at
+# every call (a list of keys, as in attention with a key cache) gives the second call other shapes,
+# those of saved tensors among them, and ``backward()`` raises (below). A change that no saved tensor
+# shows is not caught: averaged by ``keys.mean(0)`` before use, the same cache leaves every saved
+# tensor its shape, and ``backward()`` runs and gives the second call's gradient (the hidden check of
+# this cell runs it).
 
 cache = []
 
@@ -506,6 +510,21 @@ assert message.startswith(
 ), "backward() reports other metadata in the second call"
 # sphinx_gallery_start_ignore
 assert len(cache) == 2, "the second call appended again"
+pooled_cache = []
+
+
+def attend_pooled(q):
+    pooled_cache.append(q.detach() + len(pooled_cache))
+    pooled_keys = torch.cat(pooled_cache)
+    return (q * pooled_keys.mean(0)).sin()
+
+
+pooled_q = torch.tensor([[0.1, -0.2, 0.3, -0.4], [0.5, -0.6, 0.7, -0.8]], requires_grad=True)
+pooled_y = checkpoint(attend_pooled, pooled_q, use_reentrant=False)
+pooled_y.sum().backward()
+second_keys = torch.cat(pooled_cache).mean(0)
+assert len(pooled_cache) == 2 and torch.allclose(pooled_q.grad, (pooled_q * second_keys).detach().cos() * second_keys), (
+    "a growing cache averaged before any saving op: no error, the second call's gradient")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -154,7 +154,7 @@ assert torch.equal(counts, torch.full((CHILDREN,), float(TIMES))), "disjoint sli
 #
 # What follows holds under the default sharing strategy on Linux, ``file_descriptor``
 # (``mp.get_sharing_strategy()``); the other strategy, ``file_system``, is not run here. On the CPU, for a
-# non-empty tensor torch allocated (all the tensors here), ``share_memory_()`` copies the
+# non-empty dense tensor torch allocated (all the tensors here), ``share_memory_()`` copies the
 # tensor's values into new, shared memory and points the tensor's storage there (a tensor read by
 # ``torch.from_file(path, shared=False)`` is left where it is, see :ref:`questions-processes`): the
 # storage's address changes (the page compares it, and never prints it) and the values stay. It changes the tensor in place and returns the tensor itself. Views taken before the call
@@ -203,7 +203,8 @@ assert base.is_shared() and base.untyped_storage().data_ptr() != address, "a vie
 # ``share_memory_()``: it then shares the tensor's memory, and sees its writes.
 # :ref:`questions-processes` shows the same for a tensor made by ``torch.from_numpy``. A tensor made
 # from ``t``'s memory before the call through DLPack, ``torch.from_numpy`` or ``torch.frombuffer`` is
-# left behind too: it has a storage of its own, which stays at the old address and is not shared.
+# left behind too: it has a storage of its own, which stays at the old address and is not shared; as
+# with the early array, that memory may have been freed, so reading or writing through it is unsafe.
 # ``t[1:]``, ``t.detach()`` and ``t.data`` use ``t``'s storage object, and follow it.
 
 t = torch.zeros(3)
@@ -234,6 +235,22 @@ assert [other.data_ptr() == address for other in made_before.values()] == [True,
     "the DLPack, from_numpy and frombuffer tensors stay at the old address; the others moved")
 assert [other.untyped_storage().data_ptr() == t.untyped_storage().data_ptr() for other in made_before.values()] == [
     False, False, False, True, True, True], "t[1:], t.detach() and t.data, and only they, are on t's new storage"
+freed_holder = torch.nn.Module()
+freed_holder.register_buffer("values", torch.ones(9_000_000))  # 36 MB, above glibc's largest mmap threshold
+freed_address = freed_holder.values.data_ptr()
+freed_aliases = [torch.from_dlpack(freed_holder.values), torch.from_numpy(freed_holder.values.numpy()),
+                 torch.frombuffer(freed_holder.values.numpy(), dtype=torch.float32)]
+freed_holder.share_memory()
+
+
+def mapped(address):
+    with open("/proc/self/maps") as maps:
+        return any(int(low, 16) <= address < int(high, 16) for low, high in (line.split()[0].split("-") for line in maps))
+
+
+assert all(alias.data_ptr() == freed_address for alias in freed_aliases) and not mapped(freed_address), (
+    "for a 36 MB tensor, the DLPack, from_numpy and frombuffer tensors point at memory freed and unmapped")
+del freed_holder, freed_aliases
 # sphinx_gallery_end_ignore
 late = t.numpy()
 t += 1
@@ -251,7 +268,8 @@ assert shares(late, t) and np.array_equal(late, np.ones(3)), "an array taken aft
 # each with its own copy of the optimizer made here (a forked child copies it); each child's
 # gradients are its own, because each step starts with ``optimizer.zero_grad()``, which by default
 # sets ``.grad`` to ``None``, so ``backward()`` makes a new one in the child. That holds even for a
-# ``.grad`` that ``share_memory()`` put in shared memory (it does so for an existing ``.grad``); reset
+# ``.grad`` that ``share_memory()`` put in shared memory (it does so for an existing ``.grad``, and raises
+# ``NotImplementedError`` for a sparse one, such as that of an ``Embedding(sparse=True)``); reset
 # with ``zero_grad(set_to_none=False)``, such a ``.grad`` is kept, and the children write into that one
 # shared gradient. Each child's steps write into the shared parameters. The
 # parent's model has changed, and its total loss over the two batches has gone down. The page prints neither the
@@ -316,6 +334,15 @@ run_together(report_kept_grads, [(with_grad, shared_grad_optimizer, x, y, grad_q
 assert [grad_queue.get() for _ in batches] == [[True, True]] * 2, "zero_grad(set_to_none=False) keeps the shared .grad"
 assert not any(torch.equal(p.grad, g) for p, g in zip(with_grad.parameters(), grads_before, strict=True)), (
     "with zero_grad(set_to_none=False) the children write into the parent's .grad")
+with torch.random.fork_rng():
+    sparse_grad_model = torch.nn.Embedding(5, 2, sparse=True)
+sparse_grad_model(torch.tensor([1, 2])).sum().backward()
+try:
+    sparse_grad_model.share_memory()
+except NotImplementedError as e:
+    assert "SparseTensorImpl" in str(e), "share_memory() raises NotImplementedError for a sparse .grad"
+else:
+    raise AssertionError("share_memory() of a module with a sparse .grad must raise")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -352,7 +379,7 @@ assert mp.active_children() == [], "every child process has ended"
 # Conclusion
 # ----------
 #
-# For a tensor torch allocated, ``share_memory_()`` shares memory between processes; it does not
+# For a dense tensor torch allocated, ``share_memory_()`` shares memory between processes; it does not
 # order their writes. Updates that read, add and write back, such as ``counter += 1``, can be lost
 # when two processes make them at the same time: hold one lock around each update, or give each
 # process elements of its own. On the CPU, under the default sharing strategy on Linux, the call moves such a

@@ -84,7 +84,7 @@ else:
 # sphinx_gallery_end_ignore
 
 # %%
-# ``backward()`` 释放的是它所运行的节点保存的张量（带 ``inputs=`` 时，只运行通往指定张量的那些节点，其余节点保存的张量留着）。不过，只要 ``retain_graph`` 为真，它就不释放这些张量：可以直接传入 ``retain_graph=True``，也可以只传入 ``create_graph=True``、让 ``retain_graph`` 取默认值（``create_graph=True`` 还会为梯度建一张计算图，以便对梯度再求导），因为 ``retain_graph`` 的默认值就是 ``create_graph`` 的值。两种做法任用其一，对同一个图的第二次 ``backward()`` 都能运行，并把梯度再加到 ``w.grad`` 上一次；而 ``backward(create_graph=True, retain_graph=False)`` 之后，第二次会报错。
+# ``backward()`` 释放的是它所运行的节点保存的张量（带 ``inputs=`` 时，只运行通往指定张量的那些节点；指定的张量不是叶子张量（leaf tensor）时，生成它的那个节点也会运行，但算出的梯度不往下传；其余节点保存的张量留着）。不过，只要 ``retain_graph`` 为真，它就不释放这些张量：可以直接传入 ``retain_graph=True``，也可以只传入 ``create_graph=True``、让 ``retain_graph`` 取默认值（``create_graph=True`` 还会为梯度建一张计算图，以便对梯度再求导），因为 ``retain_graph`` 的默认值就是 ``create_graph`` 的值。两种做法任用其一，对同一个图的第二次 ``backward()`` 都能运行，并把梯度再加到 ``w.grad`` 上一次；而 ``backward(create_graph=True, retain_graph=False)`` 之后，第二次会报错。
 
 for label, keep in {"retain_graph=True": {"retain_graph": True}, "create_graph=True": {"create_graph": True}}.items():
     w.grad = None
@@ -119,6 +119,19 @@ except RuntimeError as e:
     assert str(e) == message, "the branch backward(inputs=[a]) ran was freed"
 else:
     raise AssertionError("a second backward(inputs=[a]) must raise")
+named_leaf = torch.ones(3, requires_grad=True)
+named_inner = named_leaf.exp()
+named = named_inner.exp()
+named.sum().backward(inputs=[named])
+try:
+    named.grad_fn._saved_result
+except RuntimeError as e:
+    assert str(e) == message, "backward(inputs=[y]) ran, and freed, the node that made the non-leaf y"
+else:
+    raise AssertionError("the node that made a named non-leaf must be freed")
+assert named_leaf.grad is None and torch.equal(named_inner.grad_fn._saved_result, named_inner), (
+    "that node's gradient went nowhere, and the node below it kept what it saved"
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -493,4 +506,4 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 # 小结
 # ----
 #
-# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于各步共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下算一次即可）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``），或两个损失共享的主干（对两者之和做一次 ``backward()``）。在本页的三个循环里，``retain_graph=True`` 只在同一步有两个损失的那个循环里用对了；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，而这张图保存的 RNN 单元权重已被 ``optimizer.step()`` 原地改过，于是报错（换成 ``fused=True`` 的优化器，连错都不报）。
+# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于两次 ``backward()`` 共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下算一次即可）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``），或者同一步里两个损失共享的主干（对两者之和做一次 ``backward()``）。在本页的三个循环里，``retain_graph=True`` 只在同一步有两个损失的那个循环里用对了；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，而这张图保存的 RNN 单元权重已被 ``optimizer.step()`` 原地改过，于是报错（换成 ``fused=True`` 的优化器，连错都不报）。

@@ -507,7 +507,7 @@ else:
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
 
 # %%
-# 如果同一个编译后的函数既保存这个张量又原地修改它，错误来得更早：``torch.compile`` 编译这个函数时，调用本身就抛出这个错误，类型是 ``BackendCompilerFailed``，属于 ``RuntimeError``；``a`` 也没有被修改，值和版本都和原来一样。编译时 torch 还会发出一条警告 ``Error detected in MulBackward0``，本页捕获这条警告，打印它的第一行。
+# 如果同一个编译后的函数在同一张捕获的计算图里既保存这个张量又原地修改它，错误来得更早：``torch.compile`` 编译这个函数时，调用本身就抛出这个错误，类型是 ``BackendCompilerFailed``，属于 ``RuntimeError``；``a`` 也没有被修改，值和版本都和原来一样。编译时 torch 还会发出一条警告 ``Error detected in MulBackward0``，本页捕获这条警告，打印它的第一行。
 
 
 def save_then_edit(w, a):
@@ -537,6 +537,34 @@ assert [str(warning.message).splitlines()[0] for warning in caught] == [
     "Error detected in MulBackward0. Traceback of forward call that caused the error:"
 ], "compiling warns once, Error detected in MulBackward0"
 # sphinx_gallery_end_ignore
+
+# %%
+# 保存和修改之间如果有图中断（graph break；这里用 ``torch._dynamo.graph_break()`` 制造一个，它和所有带 ``_`` 的名字一样属于 torch 内部），``torch.compile`` 就捕获两张计算图，保存和修改分在两张图里：调用照常运行并修改 ``a``，之后的 ``backward()`` 报出原地修改的错误，和即时执行模式下一样。
+
+
+def save_break_edit(w, a):
+    y = (w * a).sum()
+    torch._dynamo.graph_break()
+    a.add_(1)
+    return y
+
+
+w = torch.ones(3, requires_grad=True)
+a = torch.arange(3.0)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # 图中断之后，torch.compile 读取 y.grad，发出警告；这不是本页的话题
+    y = torch.compile(save_break_edit, backend="aot_eager")(w, a)
+print("a:", a, " a._version:", a._version)
+try:
+    y.backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
+    break_message = str(e)
+else:
+    raise AssertionError("backward() after a graph break between the save and the edit must raise")
+assert torch.equal(a, torch.arange(1.0, 4.0)) and "modified by an inplace operation" in break_message, (
+    "with a graph break between them, the call edits a and backward() raises the in-place error"
+)
 
 # %%
 # 在编译后的函数里重新绑定名字
@@ -600,4 +628,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以无论经由哪一个训练，两者都得到了训练，对 ``model`` 走的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键都加载进了普通模块，经由 ``compiled._orig_mod`` 或 ``model`` 也加载进了编译后的模块（编译后的模块本身不认普通的字典）；``model.compile()`` 则让名字保持了原样。对包装器 ``copy.deepcopy`` 会复制模型。在编译后的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加；重新绑定名字则不会。一个编译后的函数如果先为反向传播保存一个张量，再原地修改它，一调用就报错，什么也没有修改。
+# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以无论经由哪一个训练，两者都得到了训练，对 ``model`` 走的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键都加载进了普通模块，经由 ``compiled._orig_mod`` 或 ``model`` 也加载进了编译后的模块（编译后的模块本身不认普通的字典）；``model.compile()`` 则让名字保持了原样。对包装器 ``copy.deepcopy`` 会复制模型。在编译后的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加；重新绑定名字则不会。一个编译后的函数如果在同一张图里先为反向传播保存一个张量、再原地修改它，一调用就报错，什么也没有修改；两者之间有图中断时，修改照常执行，到 ``backward()`` 时才报错。

@@ -436,7 +436,7 @@ for probe_targets, probe_shown in (([torch.float64, torch.float32], "torch.float
 # sphinx_gallery_end_ignore
 
 # %%
-# 形状变了则会被发现。每调用一次就多一项的缓存（一个键的列表，类似注意力机制里的键缓存）让第二次调用得到别的形状，``backward()`` 抛出错误：
+# 函数保存的张量形状变了，会被发现。每调用一次就多一项的缓存（一个键的列表，类似注意力机制里的键缓存）让第二次调用得到别的形状，其中包括保存的张量的形状，``backward()`` 抛出错误（见下）。没有体现在任何保存的张量上的变化则发现不了：同一个缓存先用 ``keys.mean(0)`` 取平均再用，保存的张量形状都不变，``backward()`` 照常运行，给出的是第二次调用的梯度（本单元格的隐藏检查运行了这种情况）。
 
 cache = []
 
@@ -462,6 +462,21 @@ assert message.startswith(
 ), "backward() reports other metadata in the second call"
 # sphinx_gallery_start_ignore
 assert len(cache) == 2, "the second call appended again"
+pooled_cache = []
+
+
+def attend_pooled(q):
+    pooled_cache.append(q.detach() + len(pooled_cache))
+    pooled_keys = torch.cat(pooled_cache)
+    return (q * pooled_keys.mean(0)).sin()
+
+
+pooled_q = torch.tensor([[0.1, -0.2, 0.3, -0.4], [0.5, -0.6, 0.7, -0.8]], requires_grad=True)
+pooled_y = checkpoint(attend_pooled, pooled_q, use_reentrant=False)
+pooled_y.sum().backward()
+second_keys = torch.cat(pooled_cache).mean(0)
+assert len(pooled_cache) == 2 and torch.allclose(pooled_q.grad, (pooled_q * second_keys).detach().cos() * second_keys), (
+    "a growing cache averaged before any saving op: no error, the second call's gradient")
 # sphinx_gallery_end_ignore
 
 # %%

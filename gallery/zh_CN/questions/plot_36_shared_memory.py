@@ -129,7 +129,7 @@ assert torch.equal(counts, torch.full((CHILDREN,), float(TIMES))), "disjoint sli
 # ``share_memory_()`` 对张量做了什么
 # ----------------------------------
 #
-# 下面说的都是在 Linux 默认的共享策略 ``file_descriptor`` 下（见 ``mp.get_sharing_strategy()``）的情形；另一种策略 ``file_system`` 本页没有运行。在 CPU 上，对 torch 自己分配的非空张量（本页的张量都是），``share_memory_()`` 把张量的值复制到新的共享内存，并让张量的存储指向那里（用 ``torch.from_file(path, shared=False)`` 从文件读出的张量则留在原处，见 :ref:`“多进程”那一页 <questions-processes>`）：存储的地址变了（本页只比较地址，从不打印），值不变。它原地（in-place）修改张量，返回的就是张量本身。调用之前取的视图用的是同一个存储对象，所以跟着一起搬走：它们的
+# 下面说的都是在 Linux 默认的共享策略 ``file_descriptor`` 下（见 ``mp.get_sharing_strategy()``）的情形；另一种策略 ``file_system`` 本页没有运行。在 CPU 上，对 torch 自己分配的非空稠密张量（本页的张量都是），``share_memory_()`` 把张量的值复制到新的共享内存，并让张量的存储指向那里（用 ``torch.from_file(path, shared=False)`` 从文件读出的张量则留在原处，见 :ref:`“多进程”那一页 <questions-processes>`）：存储的地址变了（本页只比较地址，从不打印），值不变。它原地（in-place）修改张量，返回的就是张量本身。调用之前取的视图用的是同一个存储对象，所以跟着一起搬走：它们的
 # ``is_shared()`` 为 ``True``，经张量写入的值也能在视图里看到。对已经在共享内存里的张量再调用一次，什么都不变。下表对几种 dtype 都跑了一遍。
 
 rows = [("dtype", "before", "after", "moved", "view follows", "second call moved")]
@@ -168,7 +168,7 @@ assert base.is_shared() and base.untyped_storage().data_ptr() != address, "a vie
 # ``t.numpy()`` 共享的是张量此刻所在的内存，而不是张量的存储对象。``share_memory_()``
 # 之后，数组仍指向旧地址，而张量已经不在那里：两者不再共享内存，旧内存还可能已被释放，所以通过这个数组读写都不安全（本页既不读也不写）。应该在
 # ``share_memory_()`` 之后再取数组：这时它与张量共享内存，能看到张量的写入。对
-# ``torch.from_numpy`` 创建的张量，:ref:`“多进程”那一页 <questions-processes>` 展示了同样的情况。调用之前经由 DLPack、``torch.from_numpy`` 或 ``torch.frombuffer`` 从 ``t`` 的内存建的张量也被留在原地：它有自己的存储，这块存储留在旧地址，也不在共享内存里。``t[1:]``、``t.detach()`` 和 ``t.data`` 用的是 ``t`` 的存储对象，会跟着走。
+# ``torch.from_numpy`` 创建的张量，:ref:`“多进程”那一页 <questions-processes>` 展示了同样的情况。调用之前经由 DLPack、``torch.from_numpy`` 或 ``torch.frombuffer`` 从 ``t`` 的内存建的张量也被留在原地：它有自己的存储，这块存储留在旧地址，也不在共享内存里；和之前取的数组一样，那块旧内存可能已被释放，所以通过它读写都不安全。``t[1:]``、``t.detach()`` 和 ``t.data`` 用的是 ``t`` 的存储对象，会跟着走。
 
 t = torch.zeros(3)
 early = t.numpy()
@@ -198,6 +198,22 @@ assert [other.data_ptr() == address for other in made_before.values()] == [True,
     "the DLPack, from_numpy and frombuffer tensors stay at the old address; the others moved")
 assert [other.untyped_storage().data_ptr() == t.untyped_storage().data_ptr() for other in made_before.values()] == [
     False, False, False, True, True, True], "t[1:], t.detach() and t.data, and only they, are on t's new storage"
+freed_holder = torch.nn.Module()
+freed_holder.register_buffer("values", torch.ones(9_000_000))  # 36 MB, above glibc's largest mmap threshold
+freed_address = freed_holder.values.data_ptr()
+freed_aliases = [torch.from_dlpack(freed_holder.values), torch.from_numpy(freed_holder.values.numpy()),
+                 torch.frombuffer(freed_holder.values.numpy(), dtype=torch.float32)]
+freed_holder.share_memory()
+
+
+def mapped(address):
+    with open("/proc/self/maps") as maps:
+        return any(int(low, 16) <= address < int(high, 16) for low, high in (line.split()[0].split("-") for line in maps))
+
+
+assert all(alias.data_ptr() == freed_address for alias in freed_aliases) and not mapped(freed_address), (
+    "for a 36 MB tensor, the DLPack, from_numpy and frombuffer tensors point at memory freed and unmapped")
+del freed_holder, freed_aliases
 # sphinx_gallery_end_ignore
 late = t.numpy()
 t += 1
@@ -209,7 +225,7 @@ assert shares(late, t) and np.array_equal(late, np.ones(3)), "an array taken aft
 # -----------------------------
 #
 # Hogwild 训练在几个进程里对同一个模型运行优化器，模型参数在共享内存里，而且有意不加锁：这个算法接受被其他进程覆盖的更新就此丢失，以省下加锁的时间。``model.share_memory()``
-# 把每个参数都放进共享内存。下面两个子进程各在自己的批次上做三步 SGD，各用一份这里创建的优化器的副本（fork 出来的子进程会复制它）；每个子进程的梯度是它自己的，因为每一步都先调用 ``optimizer.zero_grad()``，它默认把 ``.grad`` 设为 ``None``，``backward()`` 便在子进程里新建一个。即使 ``.grad`` 已被 ``share_memory()`` 放进共享内存（已有的 ``.grad`` 它也会放进去），也是如此；改用 ``zero_grad(set_to_none=False)`` 清零时，这样的 ``.grad`` 会保留下来，各子进程都写进同一个共享的梯度。每个子进程的每一步都写进共享的参数。父进程的模型变了，它在两个批次上的总损失也下降了。权重和损失的具体数值取决于子进程的步骤怎样交错，本页都不打印。
+# 把每个参数都放进共享内存。下面两个子进程各在自己的批次上做三步 SGD，各用一份这里创建的优化器的副本（fork 出来的子进程会复制它）；每个子进程的梯度是它自己的，因为每一步都先调用 ``optimizer.zero_grad()``，它默认把 ``.grad`` 设为 ``None``，``backward()`` 便在子进程里新建一个。即使 ``.grad`` 已被 ``share_memory()`` 放进共享内存（已有的 ``.grad`` 它也会放进去；``.grad`` 是稀疏张量时，例如 ``Embedding(sparse=True)`` 得到的那种，它抛出 ``NotImplementedError``），也是如此；改用 ``zero_grad(set_to_none=False)`` 清零时，这样的 ``.grad`` 会保留下来，各子进程都写进同一个共享的梯度。每个子进程的每一步都写进共享的参数。父进程的模型变了，它在两个批次上的总损失也下降了。权重和损失的具体数值取决于子进程的步骤怎样交错，本页都不打印。
 
 torch.manual_seed(0)
 model, true_weight = torch.nn.Linear(3, 1), torch.randn(3, 1)
@@ -270,6 +286,15 @@ run_together(report_kept_grads, [(with_grad, shared_grad_optimizer, x, y, grad_q
 assert [grad_queue.get() for _ in batches] == [[True, True]] * 2, "zero_grad(set_to_none=False) keeps the shared .grad"
 assert not any(torch.equal(p.grad, g) for p, g in zip(with_grad.parameters(), grads_before, strict=True)), (
     "with zero_grad(set_to_none=False) the children write into the parent's .grad")
+with torch.random.fork_rng():
+    sparse_grad_model = torch.nn.Embedding(5, 2, sparse=True)
+sparse_grad_model(torch.tensor([1, 2])).sum().backward()
+try:
+    sparse_grad_model.share_memory()
+except NotImplementedError as e:
+    assert "SparseTensorImpl" in str(e), "share_memory() raises NotImplementedError for a sparse .grad"
+else:
+    raise AssertionError("share_memory() of a module with a sparse .grad must raise")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -301,6 +326,6 @@ assert mp.active_children() == [], "every child process has ended"
 # 小结
 # ----
 #
-# 对 torch 自己分配的张量，``share_memory_()`` 让进程之间共享内存，但不规定它们写入的先后。像 ``counter += 1``
+# 对 torch 自己分配的稠密张量，``share_memory_()`` 让进程之间共享内存，但不规定它们写入的先后。像 ``counter += 1``
 # 这样“读、加、写回”的更新，两个进程同时做时可能丢失：每次更新时都持有同一把锁，或者让每个进程只写自己的元素。在 CPU 上并采用 Linux 默认的共享策略时，这个调用把这类张量（非空、还不在共享内存里时）的存储搬到新的内存：视图以及 ``detach()``、``.data`` 跟着走；之前取的 NumPy
 # 数组，以及经由 DLPack、``torch.from_numpy`` 或 ``torch.frombuffer`` 从那块内存建的张量都不跟，所以这类别名要在调用之后再取。张量最初怎样到达子进程、在哪种启动方式下是副本，见 :ref:`“多进程”那一页 <questions-processes>`。
