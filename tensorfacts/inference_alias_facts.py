@@ -72,6 +72,9 @@ THROUGH_A_VIEW = {
     "b.view(3).mul_(10)": lambda b: b.view(3).mul_(10), "b.t().mul_(10)": lambda b: b.t().mul_(10),
     "b.unsqueeze(0).mul_(10)": lambda b: b.unsqueeze(0).mul_(10),
     "b.reshape(3).mul_(10)": lambda b: b.reshape(3).mul_(10),
+    "b.narrow(0, 1, 2).mul_(10)": lambda b: b.narrow(0, 1, 2).mul_(10),
+    "b.as_strided((2,), (1,)).mul_(10)": lambda b: b.as_strided((2,), (1,)).mul_(10),
+    "b.unbind()[0].add_(1)": lambda b: b.unbind()[0].add_(1),
 }
 #: The same two kinds of edit on a (3, 3) ``b``.
 ON_ITSELF_2D = {"b[:, :] = 0": _set((slice(None), slice(None))), "b[..., :] = 0": _set((Ellipsis, slice(None))),

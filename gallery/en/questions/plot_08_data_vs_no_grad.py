@@ -21,8 +21,10 @@ tensor is still waiting for ``backward()``: under ``torch.no_grad()`` an in-plac
 tensor or a view of it is counted and ``backward()`` raises "one of the variables needed for gradient computation has been modified by an
 inplace operation", unless the graph saved the tensor through saved-tensor hooks (``save_on_cpu``
 below), a custom ``Function`` kept it as an attribute or saved it but has a ``backward`` that never reads
-``ctx.saved_tensors`` (autograd checks the version when ``backward`` reads it back), or a kernel that moves no version counter
-made the edit (a fused optimizer's step is one; :ref:`questions-version-counter` lists others that the site checked); through ``.data`` the edit is not counted, and ``backward()``
+``ctx.saved_tensors`` (autograd checks the version when ``backward`` reads it back), a kernel that moves no version counter
+made the edit (a fused optimizer's step is one; :ref:`questions-version-counter` lists others that the site checked),
+or the forward pass ran under ``torch.utils.checkpoint`` in a function that reads the tensor from outside its
+arguments, which ``backward()`` runs again on the edited values (:ref:`questions-activation-checkpointing`); through ``.data`` the edit is not counted, and ``backward()``
 can return a wrong gradient without a word, as after a write by another route that bypasses the counter,
 such as NumPy, under ``torch.no_grad()`` too (below). This page edits one pending graph both ways, then shows ``p.data = t`` changing a
 parameter's shape silently. It answers
@@ -373,6 +375,33 @@ if torch.cuda.is_available():
 
 
 # %%
+# Under activation checkpointing: the edit is counted, and the function runs again
+# --------------------------------------------------------------------------------
+#
+# ``torch.utils.checkpoint.checkpoint`` runs its function again in ``backward()``
+# (:ref:`questions-activation-checkpointing`). A function that reads ``w`` from outside its arguments, as
+# ``scaled_square`` does, reads the edited ``w`` then: with either ``use_reentrant`` setting, the edit under
+# ``torch.no_grad()`` moves ``w._version`` to 1, ``backward()`` raises nothing, and the gradient is ten times
+# the true one.
+
+
+def scaled_square(scale):
+    return (scale * w * w).sum()
+
+
+for use_reentrant in (False, True):
+    w = torch.tensor(start, requires_grad=True)
+    scale = torch.ones(3, requires_grad=True)  # use_reentrant=True needs an argument that requires grad
+    loss = torch.utils.checkpoint.checkpoint(scaled_square, scale, use_reentrant=use_reentrant)
+    with torch.no_grad():
+        w.mul_(10)
+    loss.backward()
+    print(f"use_reentrant={use_reentrant}: w._version:", w._version, " w.grad:", w.grad)
+    assert w._version == 1 and torch.equal(w.grad, 10 * true_grad), (
+        "checkpoint runs the function again on the edited w: no error, a wrong gradient")
+
+
+# %%
 # The fix: finish ``backward()`` first, then edit
 # -----------------------------------------------
 #
@@ -479,6 +508,8 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # them under saved-tensor hooks such as ``torch.autograd.graph.save_on_cpu()`` or a custom
 # ``Function`` keeps them as an attribute (``ctx.x = x`` instead of ``ctx.save_for_backward(x)``) or
 # saves them with ``ctx.save_for_backward(x)`` but its ``backward`` never reads ``ctx.saved_tensors``,
+# or the forward pass ran under ``torch.utils.checkpoint`` in a function that reads ``w`` from outside its
+# arguments, which ``backward()`` runs again on the edited values (:ref:`questions-activation-checkpointing`),
 # or a kernel that moves no version counter made the edit (among them a fused optimizer's step,
 # ``GradScaler.unscale_``, BatchNorm's update of ``running_mean`` and ``running_var``, and the
 # update of ``FusedMovingAvgObsFakeQuantize``'s ``scale`` and ``zero_point``: :ref:`questions-version-counter`). An edit by one of the nine routes around the version counter

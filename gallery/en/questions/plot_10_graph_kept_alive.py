@@ -766,8 +766,9 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 # With ``create_graph=True``, even with ``retain_graph=False``, the gradient carries a graph of its own, and
 # that graph can keep some of the step's tensors and nodes alive after ``del loss``: here the saved ``x`` and
 # ``w * x``, and with ``w * x`` its node. ``backward()`` leaves that graph in ``w.grad`` until ``w.grad`` is set
-# to ``None``, as ``optimizer.zero_grad()`` does by default; the result of ``torch.autograd.grad`` keeps it as
-# long as that result lives.
+# to ``None`` or detached: ``optimizer.zero_grad()`` does the first by default and the second with
+# ``set_to_none=False`` (next cell), while ``w.grad.zero_()`` alone keeps it; the result of
+# ``torch.autograd.grad`` keeps it as long as that result lives.
 
 torch.manual_seed(0)
 w = torch.randn(3, requires_grad=True)
@@ -801,6 +802,40 @@ with torch.random.fork_rng():
 # sphinx_gallery_end_ignore
 
 # %%
+# With ``set_to_none=False``, ``zero_grad()`` detaches ``w.grad`` in place and zeroes it: that releases the
+# graph, as ``w.grad.detach_()`` does. ``w.grad.zero_()`` alone zeroes the values but keeps the graph, and with
+# it the step's saved tensors.
+
+
+def release_after_create_graph(release):
+    """One step's backward(create_graph=True, retain_graph=False) and del loss, then ``release(w)``:
+    (w.grad, the number of the step's saved tensors still alive)."""
+    torch.manual_seed(0)
+    w, watched = torch.randn(3, requires_grad=True), []
+    loss = forward(w, watched)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a reference cycle
+        loss.backward(create_graph=True, retain_graph=False)
+    del loss
+    release(w)
+    return w.grad, alive(watched[0])[1]
+
+
+releases = {
+    "optimizer.zero_grad(set_to_none=False)": lambda w: torch.optim.SGD([w], lr=0.1).zero_grad(set_to_none=False),
+    "w.grad.detach_()": lambda w: w.grad.detach_(),
+    "w.grad.zero_()": lambda w: w.grad.zero_(),
+}
+released = {}
+for name, release in releases.items():
+    grad, saved_alive = release_after_create_graph(release)
+    released[name] = (grad.requires_grad, bool(grad.any()), saved_alive)
+    print(f"after {name}: w.grad:", grad, " saved tensors alive:", saved_alive, "of 2")
+assert released == {"optimizer.zero_grad(set_to_none=False)": (False, False, 0), "w.grad.detach_()": (False, True, 0),
+                    "w.grad.zero_()": (True, False, 2)}, (
+    "zero_grad(set_to_none=False) detaches and zeroes w.grad, detach_() releases its graph too, zero_() alone keeps it")
+
+# %%
 # Conclusion
 # ----------
 #
@@ -819,5 +854,5 @@ with torch.random.fork_rng():
 # graph's hold on the tensors saved by the nodes it runs, and ``del loss`` (with ``out`` and any other name for
 # the step's tensors) or the next ``out, loss = ...`` frees its nodes. With ``create_graph=True``, even with
 # ``retain_graph=False``, the gradient's own graph can keep some of the step's saved tensors and nodes alive after
-# ``del loss``: in ``.grad`` until it is set to ``None`` (as ``optimizer.zero_grad()`` does by default), or in what
-# ``torch.autograd.grad`` returns.
+# ``del loss``: in ``.grad`` until it is set to ``None`` or detached (as ``optimizer.zero_grad()`` does, with either
+# ``set_to_none`` setting; ``.grad.zero_()`` alone keeps it), or in what ``torch.autograd.grad`` returns.

@@ -363,10 +363,12 @@ assert shapes["y.unsqueeze_(0)"] == (1, 2) and all(
 # An edit through a view of it, here ``y[1:]``, raises the same way. ``y.detach()`` and ``y.data``, taken
 # outside the mode as here, are inference tensors too, yet an in-place call on them, such as ``mul_``, raises
 # nothing, and it reaches ``y``. So do ``apply_`` and ``map_``, which run a Python function on each value, even
-# on ``y`` itself, and a write through the NumPy array ``y.numpy()``. A view of them taken by indexing, such as
-# ``y.detach()[1:]``, is an inference tensor with no version counter, and an edit through it raises after
+# on ``y`` itself, and a write through the NumPy array ``y.numpy()``. A view of them, taken by indexing, such as
+# ``y.detach()[1:]``, or by ``view(shape)``, ``t()``, ``unsqueeze()``, ``reshape()``, ``narrow()``, ``as_strided()``
+# or ``unbind()``, is an inference tensor with no version counter, and an edit through it raises after
 # writing, as through ``y[1:]``; so does an index assignment such as ``d[0] = 9.0`` on ``d = y.detach()`` or
-# ``y.data``, which writes through the view ``d[0]``.
+# ``y.data``, which writes through the view ``d[0]``. Their ``view(dtype)`` is a normal tensor: an edit through it
+# raises nothing and reaches ``y``. :fact:`inference-tensor-alias-edit-routes`
 edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data,
          "y.detach()[1:]": lambda t: t.detach()[1:], "y.data[1:]": lambda t: t.data[1:]}  # fmt: skip
 raised = {}
@@ -380,12 +382,21 @@ for name, alias in edits.items():
 assert raised == {"y[1:]": True, "y.detach()": False, "y.data": False, "y.detach()[1:]": True, "y.data[1:]": True}, (
     "only the edits through a view raise")
 # sphinx_gallery_start_ignore
+alias_views = {"indexing": (lambda t: t[0], lambda t: t[1:], lambda t: t[None], lambda t: t[...]),
+               "a view method": (lambda t: t.view(2), lambda t: t.view(1, 2), lambda t: t.t(), lambda t: t.unsqueeze(0),
+                                 lambda t: t.reshape(2), lambda t: t.narrow(0, 1, 1), lambda t: t.as_strided((1,), (1,)),
+                                 lambda t: t.unbind()[0])}
 for take_alias in (edits["y.detach()"], edits["y.data"]):
-    for view_index in (0, slice(1, None), None, Ellipsis):
-        indexed_view = take_alias(make_inference(torch.tensor([1.0, 2.0], requires_grad=True)))[view_index]
-        assert indexed_view.is_inference() and attempt(lambda t: t._version, indexed_view).startswith(
-            "RuntimeError: Inference tensors do not track version counter"), (
-            "a view of y.detach() or y.data taken by indexing is an inference tensor with no version counter")
+    for taken_by, take_views in alias_views.items():
+        for take_view in take_views:
+            alias_view = take_view(take_alias(make_inference(torch.tensor([1.0, 2.0], requires_grad=True))))
+            assert alias_view.is_inference() and attempt(lambda t: t._version, alias_view).startswith(
+                "RuntimeError: Inference tensors do not track version counter"), (
+                f"a view of y.detach() or y.data taken by {taken_by} is an inference tensor with no version counter")
+    for view_dtype in (torch.float32, torch.int32):
+        dtype_alias = take_alias(make_inference(torch.tensor([1.0, 2.0], requires_grad=True))).view(view_dtype)
+        assert not dtype_alias.is_inference() and attempt(lambda t: t._version, dtype_alias) == "ok", (
+            "view(dtype) of y.detach() or y.data is a normal tensor")
 # sphinx_gallery_end_ignore
 for name in ("y.detach()", "y.data"):
     y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
@@ -431,7 +442,8 @@ assert inside_results["numpy()"] == "ok" and all(
 # notices an edit of a tensor it saved (:ref:`questions-version-counter`). Here and on the other
 # pages, an inference tensor is one made inside the mode: a ``detach()`` or ``.data`` of it taken
 # outside the mode also says ``is_inference()``, yet has a version counter, and an in-place call on it raises
-# nothing (an edit through a view of it taken by indexing raises, as shown above).
+# nothing (an edit through a view of it taken by indexing or by one of the view methods above raises, as shown
+# above).
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:
@@ -576,7 +588,8 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # ``share_memory_()`` and ``resize_()`` to its own size change no values and raise nothing, while
 # ``t_()``, ``unsqueeze_()`` and ``copy_`` of the same values raise though they write no new values. An in-place
 # call on a ``detach()`` or ``.data`` taken outside the mode, or a write through ``numpy()``, raises nothing (an edit
-# through a view of that ``detach()`` or ``.data`` taken by indexing, ``d[0] = v`` included, raises after writing),
+# through a view of that ``detach()`` or ``.data``, taken by indexing, ``d[0] = v`` included, or by ``view(shape)``
+# and the other view methods above, raises after writing; one through its ``view(dtype)`` raises nothing),
 # and neither do ``apply_`` and ``map_``, which run a Python function on each value; a ``detach()`` or ``.data``
 # of an inference tensor taken inside the mode is itself an inference tensor and refuses the edit after writing it. When
 # results may be reused in training, use ``torch.no_grad()``, or ``clone()`` them outside the mode.

@@ -15,7 +15,7 @@
       model.to(torch.float64)
       x = x.to(torch.float64)
 
-``model.to(device)`` works without an assignment, so ``x.to(device)`` looks as if it should too, and
+``model.to(...)`` works without an assignment, so ``x.to(...)`` looks as if it should too, and
 the next forward pass fails with an error: ``RuntimeError: mat1 and mat2 must have the same dtype,
 but got Float and Double``, or, for a model on ``meta``, ``RuntimeError: Tensor on device meta is not
 on the expected device cpu!``. This page reproduces the error

@@ -355,7 +355,8 @@ assert not same_storage(forms["x[[0, 2]]"], forms["x[x > 5]"]), "each copy has i
 # (``uint8`` class labels select where they are non-zero), and the other integer dtypes raise ``IndexError``.
 # An index tensor on ``meta``, which holds no values, raises when it is zero-dimensional, whatever its
 # dtype (torch reads its value with ``item()``), or a boolean mask (torch finds the positions it selects
-# with ``nonzero()``).
+# with ``nonzero()``); a ``uint8`` mask of one or more dimensions raises whenever it or ``x`` is on ``meta``,
+# with "tensors used as indices must be long, int, byte or bool tensors".
 print("x[x[:, 0].argmax()]: same storage:", same_storage(x[x[:, 0].argmax()], x))
 dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64,
           torch.uint8, torch.bool]  # fmt: skip
@@ -406,6 +407,17 @@ for indexed in (x, x.to("meta")):
             assert "torch.nonzero()" in str(meta_error), "torch finds a mask's positions with nonzero()"
         else:
             raise AssertionError("a boolean mask on meta must raise")
+for uint8_mask in (torch.tensor([1, 0, 1], dtype=torch.uint8), (x > 5).to(torch.uint8)):
+    for x_device, mask_device in (("meta", "cpu"), ("cpu", "meta"), ("meta", "meta")):
+        try:
+            with warnings.catch_warnings(record=True):
+                warnings.simplefilter("always")  # any deprecation warning of the uint8 index is recorded, not raised
+                x.to(x_device)[uint8_mask.to(mask_device)]
+        except RuntimeError as meta_error:
+            assert "tensors used as indices must be long, int, byte or bool tensors" in str(meta_error), (
+                f"a uint8 mask with x on {x_device} and the mask on {mask_device} is refused by its dtype")
+        else:
+            raise AssertionError(f"a uint8 mask with x on {x_device} and the mask on {mask_device} must raise")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -455,8 +467,9 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ------------------------
 #
 # ``x[idx] += 1`` is an in-place edit of ``x``, and autograd refuses one on a leaf that requires grad
-# (a ``Parameter`` too) or on a view of such a leaf that autograd records (not on its ``view(dtype)``, which
-# takes the write unrecorded): write under ``torch.no_grad()``. An inference
+# (a ``Parameter`` too), on a view of such a leaf that autograd records (not on its ``view(dtype)``, which
+# takes the write unrecorded) and on one taken of it by indexing under ``torch.no_grad()`` or
+# ``torch.inference_mode()``: write under ``torch.no_grad()``. An inference
 # tensor that does not require grad (one ``torch.inference_mode()`` computes, or a ``view(dtype)`` taken there, even of a normal
 # tensor; a view of a normal tensor taken there by indexing or ``view(shape)``, its ``detach()`` and its
 # ``.data`` are normal tensors, and such a view or ``detach()`` of a plain tensor takes the write) refuses
@@ -508,11 +521,18 @@ def sources():
     other_non_leaf = torch.zeros(4, requires_grad=True) * 1
     with torch.inference_mode():
         inference_mode_view = other_non_leaf[:]
+    leaf, other_leaf = torch.zeros(4, requires_grad=True), torch.zeros(4, requires_grad=True)
+    with torch.no_grad():
+        no_grad_view_of_leaf = leaf[:]
+    with torch.inference_mode():
+        inference_mode_view_of_leaf = other_leaf[:]
     return {
         "leaf": torch.zeros(4, requires_grad=True),
         "Parameter": torch.nn.Parameter(torch.zeros(4)),
         "view of a leaf": torch.zeros(2, 4, requires_grad=True)[0],
         "view(dtype) of leaf": torch.zeros(4, requires_grad=True).view(torch.float32),
+        "no_grad view of leaf": no_grad_view_of_leaf,
+        "inference_mode view of leaf": inference_mode_view_of_leaf,
         "inference tensor": inference,
         "inference_mode detach()": inference_detach,
         "inference_mode .data": inference_data,
@@ -544,17 +564,18 @@ refused = {}
 for grad_mode in (True, False):
     for name, x in sources().items():
         outcome = add_one_at(x, grad_mode)
-        print(f"{'grad mode' if grad_mode else 'no_grad  '}  {name:<23} {outcome}")
+        print(f"{'grad mode' if grad_mode else 'no_grad  '}  {name:<27} {outcome}")
         if isinstance(outcome, str):
             refused.setdefault(grad_mode, []).append(name)
         else:
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
 assert refused == {
-    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "inference_mode detach()",
-           "inference_mode .data", "unbind output", "split output", "chunk output", "no_grad view",
-           "inference_mode view", "Function as-is", "Function view", "unbind output[:]", "no_grad view[:]"],
+    True: ["leaf", "Parameter", "view of a leaf", "no_grad view of leaf", "inference_mode view of leaf",
+           "inference tensor", "inference_mode detach()", "inference_mode .data", "unbind output", "split output",
+           "chunk output", "no_grad view", "inference_mode view", "Function as-is", "Function view",
+           "unbind output[:]", "no_grad view[:]"],
     False: ["inference tensor", "inference_mode detach()", "inference_mode .data"],
-}, ("in grad mode the fifteen sources listed refuse the write; under no_grad only the inference tensor and the "
+}, ("in grad mode the seventeen sources listed refuse the write; under no_grad only the inference tensor and the "
     "detach() and .data taken in inference mode")
 # sphinx_gallery_start_ignore
 iterated_rows = list(torch.zeros(3, 4, requires_grad=True) * 1)
@@ -736,8 +757,8 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # Indexing with integers, slices, ``None`` and ``...`` gives a view, and so does a zero-dimensional
 # index tensor such as ``argmax()`` returns (any integer dtype but ``uint8``); a list of Python integers, an
 # ``int64`` or ``int32`` index tensor of one or more dimensions or a mask gives a copy, and an in-place method called on that
-# copy leaves ``x`` unchanged. A zero-dimensional index tensor or a boolean mask on ``meta`` raises at the
-# indexing. Write through the index with an assignment (``x[idx] = v``,
+# copy leaves ``x`` unchanged. A zero-dimensional index tensor or a boolean mask on ``meta``, or a ``uint8`` mask
+# of one or more dimensions where it or ``x`` is on ``meta``, raises at the indexing. Write through the index with an assignment (``x[idx] = v``,
 # ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad, a view of one or one of
 # the four kinds of view of a non-leaf above or a view of one, under ``torch.inference_mode()`` on an inference
 # tensor) or with an in-place index method, and where an index repeats, use ``index_add_`` or

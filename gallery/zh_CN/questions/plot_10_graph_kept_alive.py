@@ -694,7 +694,7 @@ assert [with_out[backward, end] for backward in (True, False) for end in ("del l
 ], "del loss alone leaves out's part of the graph alive, with its saved tensors where no backward() ran"
 
 # %%
-# 给了 ``create_graph=True`` 时，即使 ``retain_graph=False``，梯度也带着自己的一张计算图，而这张图可能在 ``del loss`` 之后仍让这一步的部分张量和节点活着：这里是保存的 ``x`` 和 ``w * x``，以及 ``w * x`` 的节点。``backward()`` 把这张图留在 ``w.grad`` 里，直到 ``w.grad`` 被设为 ``None`` 为止（``optimizer.zero_grad()`` 默认就这样做）；``torch.autograd.grad`` 返回的结果活多久，这张图就活多久。
+# 给了 ``create_graph=True`` 时，即使 ``retain_graph=False``，梯度也带着自己的一张计算图，而这张图可能在 ``del loss`` 之后仍让这一步的部分张量和节点活着：这里是保存的 ``x`` 和 ``w * x``，以及 ``w * x`` 的节点。``backward()`` 把这张图留在 ``w.grad`` 里，直到 ``w.grad`` 被设为 ``None`` 或脱离计算图为止：``optimizer.zero_grad()`` 默认做前者，传 ``set_to_none=False`` 时做后者（见下一个单元格），只调用 ``w.grad.zero_()`` 则仍留着它；``torch.autograd.grad`` 返回的结果活多久，这张图就活多久。
 
 torch.manual_seed(0)
 w = torch.randn(3, requires_grad=True)
@@ -728,9 +728,41 @@ with torch.random.fork_rng():
 # sphinx_gallery_end_ignore
 
 # %%
+# 传 ``set_to_none=False`` 时，``zero_grad()`` 原地（in-place）让 ``w.grad`` 脱离计算图，再把它清零：和 ``w.grad.detach_()`` 一样，这会放开那张计算图。只调用 ``w.grad.zero_()`` 则只把值清零，那张图仍然留着，这一步保存的张量也随之留着。
+
+
+def release_after_create_graph(release):
+    """One step's backward(create_graph=True, retain_graph=False) and del loss, then ``release(w)``:
+    (w.grad, the number of the step's saved tensors still alive)."""
+    torch.manual_seed(0)
+    w, watched = torch.randn(3, requires_grad=True), []
+    loss = forward(w, watched)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a reference cycle
+        loss.backward(create_graph=True, retain_graph=False)
+    del loss
+    release(w)
+    return w.grad, alive(watched[0])[1]
+
+
+releases = {
+    "optimizer.zero_grad(set_to_none=False)": lambda w: torch.optim.SGD([w], lr=0.1).zero_grad(set_to_none=False),
+    "w.grad.detach_()": lambda w: w.grad.detach_(),
+    "w.grad.zero_()": lambda w: w.grad.zero_(),
+}
+released = {}
+for name, release in releases.items():
+    grad, saved_alive = release_after_create_graph(release)
+    released[name] = (grad.requires_grad, bool(grad.any()), saved_alive)
+    print(f"after {name}: w.grad:", grad, " saved tensors alive:", saved_alive, "of 2")
+assert released == {"optimizer.zero_grad(set_to_none=False)": (False, False, 0), "w.grad.detach_()": (False, True, 0),
+                    "w.grad.zero_()": (True, False, 2)}, (
+    "zero_grad(set_to_none=False) detaches and zeroes w.grad, detach_() releases its graph too, zero_() alone keeps it")
+
+# %%
 # 小结
 # ----
 #
 # 带 ``grad_fn`` 的张量走到哪里，就把计算图带到哪里。要记录或累加损失，用 ``loss.item()`` 得到一个数，或用
 # ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播时 ``retain_graph`` 为真（给了 ``create_graph=True`` 时，它默认就为真），还会留住这些节点保存的张量（调用 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 之后，留住的是它们没有运行的那些节点保存的张量：``torch.autograd.grad`` 只运行通往所给张量的那些节点，``backward(inputs=...)`` 除了这些节点，还会运行每个不是叶子张量的指定张量自己的 ``grad_fn``）。``out.detach().cpu()``
-# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 让计算图放开它所运行的节点保存的张量；把 ``loss`` 连同 ``out`` 等指向这一步张量的名字一起 ``del`` 掉，或者执行下一个 ``out, loss = ...``，就会释放它的节点。给了 ``create_graph=True`` 时，即使 ``retain_graph=False``，梯度自己的计算图也可能在 ``del loss`` 之后仍让这一步的部分保存的张量和节点活着：这张图或者留在 ``.grad`` 里，直到 ``.grad`` 被设为 ``None`` 为止（``optimizer.zero_grad()`` 默认就这样做），或者留在 ``torch.autograd.grad`` 返回的结果里。
+# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 让计算图放开它所运行的节点保存的张量；把 ``loss`` 连同 ``out`` 等指向这一步张量的名字一起 ``del`` 掉，或者执行下一个 ``out, loss = ...``，就会释放它的节点。给了 ``create_graph=True`` 时，即使 ``retain_graph=False``，梯度自己的计算图也可能在 ``del loss`` 之后仍让这一步的部分保存的张量和节点活着：这张图或者留在 ``.grad`` 里，直到 ``.grad`` 被设为 ``None`` 或脱离计算图为止（``optimizer.zero_grad()`` 不论 ``set_to_none`` 取哪个值都会这样做；只调用 ``.grad.zero_()`` 则仍留着它），或者留在 ``torch.autograd.grad`` 返回的结果里。

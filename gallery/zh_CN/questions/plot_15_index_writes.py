@@ -326,7 +326,7 @@ assert not same_storage(forms["x[[0, 2]]"], forms["x[x > 5]"]), "each copy has i
 # 零维索引张量（例如 ``argmax()`` 返回的 ``int64`` 张量）按整数算，得到视图；除 ``uint8`` 外，各种整数 dtype 都是如此。零维的
 # ``uint8`` 或 ``bool`` 张量则和 Python 的 ``True`` 或 ``False`` 一样按掩码算：得到副本，并在最前面多出一个维度，张量非零时大小为 1，为零时大小为 0。一维及以上的索引张量只有 ``int64``
 # 或 ``int32`` 才按位置取元素：``uint8`` 的按掩码算，并给出弃用警告（``uint8`` 类别标签选中的是非零的位置），其他整数 dtype 则抛出 ``IndexError``。
-# ``meta`` 上的索引张量没有数值：零维的不论什么 dtype 都会报错（torch 用 ``item()`` 读出它的值），布尔掩码也会报错（torch 用 ``nonzero()`` 找出它选中的位置）。
+# ``meta`` 上的索引张量没有数值：零维的不论什么 dtype 都会报错（torch 用 ``item()`` 读出它的值），布尔掩码也会报错（torch 用 ``nonzero()`` 找出它选中的位置）；一维及以上的 ``uint8`` 掩码，只要它或 ``x`` 在 ``meta`` 上就会报错，报错信息是“tensors used as indices must be long, int, byte or bool tensors”。
 print("x[x[:, 0].argmax()]: same storage:", same_storage(x[x[:, 0].argmax()], x))
 dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64,
           torch.uint8, torch.bool]  # fmt: skip
@@ -377,6 +377,17 @@ for indexed in (x, x.to("meta")):
             assert "torch.nonzero()" in str(meta_error), "torch finds a mask's positions with nonzero()"
         else:
             raise AssertionError("a boolean mask on meta must raise")
+for uint8_mask in (torch.tensor([1, 0, 1], dtype=torch.uint8), (x > 5).to(torch.uint8)):
+    for x_device, mask_device in (("meta", "cpu"), ("cpu", "meta"), ("meta", "meta")):
+        try:
+            with warnings.catch_warnings(record=True):
+                warnings.simplefilter("always")  # uint8 索引若有弃用警告，只记下，不抛出
+                x.to(x_device)[uint8_mask.to(mask_device)]
+        except RuntimeError as meta_error:
+            assert "tensors used as indices must be long, int, byte or bool tensors" in str(meta_error), (
+                f"a uint8 mask with x on {x_device} and the mask on {mask_device} is refused by its dtype")
+        else:
+            raise AssertionError(f"a uint8 mask with x on {x_device} and the mask on {mask_device} must raise")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -419,7 +430,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ``x`` 需要梯度时
 # ----------------
 #
-# ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）或自动求导记录下来的这种叶子张量的视图做原地操作（叶子张量的 ``view(dtype)`` 除外：经由它写入照常进行，自动求导不记录）：要放在 ``torch.no_grad()`` 下写。
+# ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）、自动求导记录下来的这种叶子张量的视图（叶子张量的 ``view(dtype)`` 除外：经由它写入照常进行，自动求导不记录），以及在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下用索引对它取的视图做原地操作：要放在 ``torch.no_grad()`` 下写。
 #
 # 推理张量（inference tensor）是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。不需要梯度的推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。在推理模式之外对它取的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上（经由它们的视图写入，如 ``d[0] += 1`` 或 ``d[1:3] += 1``，则先写入、再报错，见 :ref:`questions-inference-mode`）；在模式内取的 ``detach()`` 或 ``.data`` 则是在那里得到的推理张量（表中 ``inference_mode detach()`` 和 ``inference_mode .data`` 两行），与它一样拒绝这样写，也是先写入、再报错。
 # :fact:`inference-tensor-alias-edit-routes`
@@ -460,11 +471,18 @@ def sources():
     other_non_leaf = torch.zeros(4, requires_grad=True) * 1
     with torch.inference_mode():
         inference_mode_view = other_non_leaf[:]
+    leaf, other_leaf = torch.zeros(4, requires_grad=True), torch.zeros(4, requires_grad=True)
+    with torch.no_grad():
+        no_grad_view_of_leaf = leaf[:]
+    with torch.inference_mode():
+        inference_mode_view_of_leaf = other_leaf[:]
     return {
         "leaf": torch.zeros(4, requires_grad=True),
         "Parameter": torch.nn.Parameter(torch.zeros(4)),
         "view of a leaf": torch.zeros(2, 4, requires_grad=True)[0],
         "view(dtype) of leaf": torch.zeros(4, requires_grad=True).view(torch.float32),
+        "no_grad view of leaf": no_grad_view_of_leaf,
+        "inference_mode view of leaf": inference_mode_view_of_leaf,
         "inference tensor": inference,
         "inference_mode detach()": inference_detach,
         "inference_mode .data": inference_data,
@@ -496,17 +514,18 @@ refused = {}
 for grad_mode in (True, False):
     for name, x in sources().items():
         outcome = add_one_at(x, grad_mode)
-        print(f"{'grad mode' if grad_mode else 'no_grad  '}  {name:<23} {outcome}")
+        print(f"{'grad mode' if grad_mode else 'no_grad  '}  {name:<27} {outcome}")
         if isinstance(outcome, str):
             refused.setdefault(grad_mode, []).append(name)
         else:
             assert torch.equal(outcome, torch.tensor([1.0, 0.0, 1.0, 0.0])), "it wrote into x"
 assert refused == {
-    True: ["leaf", "Parameter", "view of a leaf", "inference tensor", "inference_mode detach()",
-           "inference_mode .data", "unbind output", "split output", "chunk output", "no_grad view",
-           "inference_mode view", "Function as-is", "Function view", "unbind output[:]", "no_grad view[:]"],
+    True: ["leaf", "Parameter", "view of a leaf", "no_grad view of leaf", "inference_mode view of leaf",
+           "inference tensor", "inference_mode detach()", "inference_mode .data", "unbind output", "split output",
+           "chunk output", "no_grad view", "inference_mode view", "Function as-is", "Function view",
+           "unbind output[:]", "no_grad view[:]"],
     False: ["inference tensor", "inference_mode detach()", "inference_mode .data"],
-}, ("in grad mode the fifteen sources listed refuse the write; under no_grad only the inference tensor and the "
+}, ("in grad mode the seventeen sources listed refuse the write; under no_grad only the inference tensor and the "
     "detach() and .data taken in inference mode")
 # sphinx_gallery_start_ignore
 iterated_rows = list(torch.zeros(3, 4, requires_grad=True) * 1)
@@ -683,6 +702,6 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 #
 # 用整数、切片、``None`` 和 ``...`` 索引得到视图，``argmax()`` 返回的那种零维索引张量（``uint8``
 # 以外的整数 dtype）也一样；用由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量或掩码索引得到副本，对副本调用原地方法，``x``
-# 不会改变。``meta`` 上的零维索引张量或布尔掩码在索引时就报错。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图和从它们再取的视图，要放在
+# 不会改变。``meta`` 上的零维索引张量或布尔掩码，以及自身或 ``x`` 在 ``meta`` 上的一维及以上的 ``uint8`` 掩码，在索引时就报错。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图和从它们再取的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
 # ``index_add_`` 或 ``index_put_(..., accumulate=True)``。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合并成对 ``x`` 的一次索引，只赋值一次。
