@@ -150,27 +150,34 @@ def _set_default_device(device: str):
 
 @fact("default-device-makes-as-tensor-copy", {
     "en": "Calls torch.as_tensor and torch.asarray on a float32 CPU tensor a and on a float32 NumPy array, and "
-          "torch.from_numpy on the array: with no default device, and inside with torch.device('cpu'), the first "
-          "two return a itself and share the array's memory. Under torch.set_default_device('cpu:0') (set back "
-          "afterwards) and inside with torch.device('cpu:0') and with torch.device('meta'), they return a new "
-          "tensor on that device that shares neither a's storage nor the array's memory; torch.from_numpy still "
-          "shares the array's memory. A tensor made inside with torch.device('cpu:0') has the device cpu, and "
-          "there the two copy it too. A float32 tensor m on meta: inside with torch.device('meta') and under "
-          "torch.set_default_device('meta') (set back afterwards), both return m itself.",
+          "torch.from_numpy on the array: with no default device, inside with torch.device('cpu') and under "
+          "torch.set_default_device('cpu') (set back afterwards), the first two return a itself and share the "
+          "array's memory. Under torch.set_default_device('cpu:0') (set back afterwards) and inside with "
+          "torch.device('cpu:0') and with torch.device('meta'), they return a new tensor on that device that "
+          "shares neither a's storage nor the array's memory; torch.from_numpy still shares the array's memory. A "
+          "tensor made inside with torch.device('cpu:0') has the device cpu, and there the two copy it too. A "
+          "float32 tensor m on meta: inside with torch.device('meta') and under torch.set_default_device('meta') "
+          "(set back afterwards), both return m itself; inside with torch.device('cpu') and with "
+          "torch.device('cpu:0'), and under torch.set_default_device('cpu') and torch.set_default_device('cpu:0') "
+          "(each set back afterwards), both raise NotImplementedError on m.",
     "zh_CN": "对 float32 的 CPU 张量 a 和 float32 的 NumPy 数组调用 torch.as_tensor 和 torch.asarray，"
-             "并对数组调用 torch.from_numpy：没有设置默认设备时，以及在 with torch.device('cpu') 里，"
-             "前两个函数返回 a 本身，并与数组共享内存。在 torch.set_default_device('cpu:0') 下（之后改回），"
-             "以及在 with torch.device('cpu:0') 和 with torch.device('meta') 里，它们返回那个设备上的新张量，"
-             "既不与 a 共享存储，也不与数组共享内存；torch.from_numpy 仍与数组共享内存。在 "
-             "with torch.device('cpu:0') 里创建的张量，设备是 cpu，在那里这两个函数同样复制它。对 meta 上的 "
-             "float32 张量 m：在 with torch.device('meta') 里和 torch.set_default_device('meta') 下（之后改回），"
-             "两个函数都返回 m 本身。",
+             "并对数组调用 torch.from_numpy：没有设置默认设备时，在 with torch.device('cpu') 里，以及在 "
+             "torch.set_default_device('cpu') 下（之后改回），前两个函数返回 a 本身，并与数组共享内存。"
+             "在 torch.set_default_device('cpu:0') 下（之后改回），以及在 with torch.device('cpu:0') 和 "
+             "with torch.device('meta') 里，它们返回那个设备上的新张量，既不与 a 共享存储，也不与数组共享内存；"
+             "torch.from_numpy 仍与数组共享内存。在 with torch.device('cpu:0') 里创建的张量，设备是 cpu，"
+             "在那里这两个函数同样复制它。对 meta 上的 float32 张量 m：在 with torch.device('meta') 里和 "
+             "torch.set_default_device('meta') 下（之后改回），两个函数都返回 m 本身；在 "
+             "with torch.device('cpu') 和 with torch.device('cpu:0') 里，以及在 torch.set_default_device('cpu') "
+             "和 torch.set_default_device('cpu:0') 下（每次之后都改回），两个函数对 m 都抛出 "
+             "NotImplementedError。",
 })
 def _default_device_makes_as_tensor_copy() -> Fact:
     a, array = torch.ones(2), np.zeros(2, dtype=np.float32)
     at = array.__array_interface__["data"][0]
     seen = {}
     for name, device, context in (("none", "cpu", contextlib.nullcontext()), ("cpu", "cpu", torch.device("cpu")),
+                                  ("set cpu", "cpu", _set_default_device("cpu")),
                                   ("set cpu:0", "cpu", _set_default_device("cpu:0")),
                                   ("cpu:0", "cpu", torch.device("cpu:0")), ("meta", "meta", torch.device("meta"))):
         with context:
@@ -188,12 +195,24 @@ def _default_device_makes_as_tensor_copy() -> Fact:
     for name, context in (("with meta", torch.device("meta")), ("set meta", _set_default_device("meta"))):
         with context:
             kept[name] = torch.as_tensor(m) is m and torch.asarray(m) is m
-    return Fact(seen["none"] == seen["cpu"] == (True, True, True, True, True)
+    raised = {}
+    for name, context in (("with cpu", lambda: torch.device("cpu")), ("with cpu:0", lambda: torch.device("cpu:0")),
+                          ("set cpu", lambda: _set_default_device("cpu")),
+                          ("set cpu:0", lambda: _set_default_device("cpu:0"))):
+        for call in (torch.as_tensor, torch.asarray):
+            raised[f"{call.__name__} {name}"] = False
+            with context():
+                try:
+                    call(m)
+                except NotImplementedError:
+                    raised[f"{call.__name__} {name}"] = True
+    return Fact(seen["none"] == seen["cpu"] == seen["set cpu"] == (True, True, True, True, True)
                 and all(seen[n] == (False, False, False, True, True) for n in ("set cpu:0", "cpu:0", "meta"))
-                and made_there_copied and all(kept.values()),
+                and made_there_copied and all(kept.values()) and all(raised.values()),
                 f"(as_tensor and asarray give a, share a's storage, share the array, on the device; from_numpy "
                 f"shares): {seen}; a tensor made under cpu:0 is on {made_there.device} and copied there: "
-                f"{made_there_copied}; a meta tensor given back itself under a meta default device: {kept}")
+                f"{made_there_copied}; a meta tensor given back itself under a meta default device: {kept}; "
+                f"NotImplementedError on a meta tensor under a cpu default device: {raised}")
 
 
 #: The calls the glossary's alias entry names, given no other argument, and the DLPack ones with copy=True: the

@@ -296,12 +296,15 @@ def _clone_unrelated() -> Result:
     "If `a.requires_grad` is `True`, the clone's `requires_grad` is `True` too.",
     "如果 `a.requires_grad=True`，clone 出来的 `c.requires_grad` 也是 `True`。",
     notes={
-        "en": "In grad mode only: under `torch.no_grad()` or `torch.inference_mode()` the clone of a tensor "
-              "that requires grad does not require grad.",
-        "zh_CN": "仅在梯度模式（grad mode）下如此：在 `torch.no_grad()` 或 `torch.inference_mode()` 下，"
-                 "需要梯度的张量 clone 出来的副本不需要梯度。",
+        "en": "In grad mode outside `torch.inference_mode()` only: under `torch.no_grad()`, or inside "
+              "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "
+              "does not require grad.",
+        "zh_CN": "仅在 `torch.inference_mode()` 之外的梯度模式（grad mode）下如此：在 `torch.no_grad()` 下，"
+                 "或在 `torch.inference_mode()` 里（即使又用了 `torch.enable_grad()`），需要梯度的张量 clone "
+                 "出来的副本不需要梯度。",
     },
-    qualifiers={"en": "in grad mode only", "zh_CN": "仅在梯度模式下"})
+    qualifiers={"en": "in grad mode outside torch.inference_mode() only",
+                "zh_CN": "仅在 torch.inference_mode() 之外的梯度模式下"})
 def _clone_requires_grad_follows() -> Result:
     seen = {}
     for flag in (True, False):
@@ -312,15 +315,23 @@ def _clone_requires_grad_follows() -> Result:
         under_no_grad = a.clone().requires_grad
     with torch.inference_mode():
         under_inference = a.clone().requires_grad
+    with torch.inference_mode(), torch.enable_grad():
+        grad_mode_on = torch.is_grad_enabled()
+        under_inference_enabled = a.clone().requires_grad
     pairs = seen.items()
     follows = all(clone == flag for flag, clone in pairs)
-    return Result(verdict(follows and not under_no_grad and not under_inference), said(
+    return Result(verdict(follows and not under_no_grad and not under_inference and grad_mode_on
+                          and not under_inference_enabled), said(
         "; ".join(f"`a.requires_grad = {flag}`: `a.clone().requires_grad = {clone}`" for flag, clone in pairs)
         + f"; under `torch.no_grad()`, `a.requires_grad = True`: `a.clone().requires_grad = {under_no_grad}`"
-        + f"; under `torch.inference_mode()`: `{under_inference}`",
+        + f"; under `torch.inference_mode()`: `{under_inference}`"
+        + f"; inside `torch.inference_mode()` with `torch.enable_grad()` (`torch.is_grad_enabled() = {grad_mode_on}`): "
+          f"`{under_inference_enabled}`",
         "；".join(f"`a.requires_grad = {flag}` 时 `a.clone().requires_grad = {clone}`" for flag, clone in pairs)
         + f"；在 `torch.no_grad()` 下，`a.requires_grad = True` 时 `a.clone().requires_grad = {under_no_grad}`"
-        + f"；在 `torch.inference_mode()` 下为 `{under_inference}`"))
+        + f"；在 `torch.inference_mode()` 下为 `{under_inference}`"
+        + f"；在 `torch.inference_mode()` 里又用 `torch.enable_grad()` 时（`torch.is_grad_enabled() = {grad_mode_on}`）"
+          f"为 `{under_inference_enabled}`"))
 
 
 @CLAIMS.claim(

@@ -330,10 +330,11 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # ``torch.no_grad()`` or ``torch.inference_mode()`` it is a new leaf that still requires grad (under
 # ``torch.inference_mode()`` an inference tensor), where ``a.clone()`` gives a tensor that does not require grad.
 # With ``requires_grad=False`` as well it is a copy outside the graph, equal to ``a.detach().clone()``. Under a
-# default device other than ``"cpu"`` (set by ``torch.set_default_device`` or ``with torch.device(...)``),
+# default device (set by ``torch.set_default_device`` or ``with torch.device(...)``),
 # ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a copy on that device unless ``a`` is on that very
-# device: a tensor on ``meta`` comes back itself under ``torch.device("meta")``, while a CPU tensor, whose device
-# is ``"cpu"``, is copied even under ``"cpu:0"`` (last lines).
+# device: a CPU tensor comes back itself under ``"cpu"``, and a tensor on ``meta`` under ``torch.device("meta")``,
+# while a CPU tensor, whose device is ``"cpu"``, is copied even under ``"cpu:0"`` (last lines); a tensor on
+# ``meta`` has no data to copy, so under ``"cpu"`` or ``"cpu:0"`` they raise a ``NotImplementedError``.
 # :fact:`default-device-makes-as-tensor-copy`
 #
 # Given a tensor that requires grad and no ``requires_grad=``, ``torch.asarray`` warns that its default for
@@ -351,7 +352,11 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # returns ``a`` itself with its ``requires_grad`` switched off in place. A view of a tensor that requires grad taken
 # with grad mode off (under ``torch.no_grad()``, ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``) is a
 # leaf too, but one that requires grad because its base does: ``torch.asarray(view, requires_grad=False)`` returns
-# that view itself, unchanged, and it still requires grad. Given a non-leaf ``y``,
+# that view itself, unchanged, and it still requires grad. ``torch.asarray(view)``, ``requires_grad=view.requires_grad``
+# and ``requires_grad=True`` return that view too, but change it as ``view.requires_grad_()`` would (see
+# :ref:`the clone page <copying-clone>`): a clone of it taken afterwards passes it a gradient, which fills its
+# ``.grad``, while without the call its ``.grad`` stays ``None``; ``torch.as_tensor(view)`` leaves it unchanged.
+# Given a non-leaf ``y``,
 # ``torch.asarray(y, requires_grad=False)`` leaves ``y`` as it was (its ``requires_grad`` and its ``grad_fn`` kept) and returns a tensor
 # that shares its memory, outside the graph. The other way round, given a floating-point tensor that does not require
 # grad, not an inference tensor, ``torch.asarray(x, requires_grad=True)`` returns ``x`` itself with its
@@ -509,6 +514,31 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
             assert kept_view is off_view and off_view.is_leaf and off_view.requires_grad, (
                 "torch.asarray(view, requires_grad=False) of a view taken with grad mode off of a tensor that "
                 "requires grad returns that view itself, a leaf that still requires grad")
+off_view_calls = {  # a call on a view taken with grad mode off, and whether its clone then passes it a gradient
+    "torch.asarray(view)": (lambda v: torch.asarray(v), True),
+    "requires_grad=view.requires_grad": (lambda v: torch.asarray(v, requires_grad=v.requires_grad), True),
+    "requires_grad=True": (lambda v: torch.asarray(v, requires_grad=True), True),
+    "requires_grad=False": (lambda v: torch.asarray(v, requires_grad=False), False),
+    "torch.as_tensor(view)": (lambda v: torch.as_tensor(v), False),
+}
+for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
+    for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
+        for grad_mode_asked in (torch.enable_grad, torch.no_grad):
+            for call_on_view, passes_gradient in (*off_view_calls.values(), (None, False)):
+                off_base = make_base()
+                with grad_off():
+                    off_view = off_base[1:]
+                with grad_mode_asked(), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    called_view = off_view if call_on_view is None else call_on_view(off_view)
+                assert called_view is off_view, (
+                    "torch.asarray and torch.as_tensor of a view taken with grad mode off return that view itself")
+                off_view.clone().sum().backward()
+                assert off_base.grad is None and (torch.equal(off_view.grad, torch.ones(2)) if passes_gradient
+                                                  else off_view.grad is None), (
+                    "after torch.asarray(view), alone or with requires_grad=view.requires_grad or requires_grad=True, "
+                    "a clone of a view taken with grad mode off passes the view a gradient; after torch.as_tensor(view), "
+                    "requires_grad=False or no call, its .grad stays None")
 sources_without_grad = {
     "tensor": lambda dtype: torch.ones(3, dtype=dtype),
     "view of it": lambda dtype: torch.ones(3, dtype=dtype)[1:],

@@ -213,10 +213,9 @@ def draw_processes(title, child, **names):
 #
 # ``c`` holds the same values as ``a`` in its own memory. It requires grad
 # because ``a`` does and grad mode is on, its ``grad_fn`` records the clone,
-# and so it is not a leaf. Under ``torch.no_grad()`` or ``torch.inference_mode()``
-# (even with ``torch.enable_grad()`` inside it), or from a tensor that
-# needs no grad, ``clone()`` records nothing: the copy is a leaf that does not
-# require grad.
+# and so it is not a leaf. Under ``torch.no_grad()``, inside ``torch.inference_mode()`` even with
+# ``torch.enable_grad()`` (which, under ``torch.no_grad()``, does turn recording back on), or from a
+# tensor that needs no grad, ``clone()`` records nothing: the copy is a leaf that does not require grad.
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -236,6 +235,10 @@ assert not c.is_leaf, "the clone must not be a leaf"
 with torch.no_grad():
     c_no_grad = a.clone()
 assert not c_no_grad.requires_grad and c_no_grad.is_leaf, "a clone made under no_grad must be out of the graph"
+with torch.no_grad(), torch.enable_grad():
+    c_no_grad_enabled = a.clone()
+assert c_no_grad_enabled.requires_grad and type(c_no_grad_enabled.grad_fn).__name__ == "CloneBackward0", (
+    "enable_grad() inside no_grad() records the clone again")
 with torch.inference_mode():
     c_inference = a.clone()
     with torch.enable_grad():

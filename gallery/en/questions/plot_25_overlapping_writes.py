@@ -19,9 +19,10 @@ Shifting a non-empty contiguous CPU tensor of 3 or more rows in place by one ste
 operation: some elements of the input tensor and the written-to tensor refer to a single memory
 location. Please clone() the tensor before performing the operation.`` A leaf that requires grad (such as a
 ``Parameter``), or a view of one taken in grad mode by slicing, indexing or ``view()``, gets another error while grad
-mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` A
-view of one taken under ``torch.no_grad()``, or an output of ``unbind()``, ``split()`` or ``chunk()``, gets autograd's
-error about such views instead. This page shows why (the
+mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.``
+With grad mode on, three other kinds of view of one get autograd's error about such views instead: one taken under
+``torch.no_grad()``, an output of ``unbind()``, ``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a
+custom ``autograd.Function`` returns. This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
 overlaps the destination, some refused and some not, shows the same shift running silently
 with wrong values on every second element of a longer tensor, on a column, on a transpose and along a second
@@ -361,6 +362,9 @@ assert all(refused_with(torch.enable_grad, lambda make=make: ViewOut.apply(make(
     "Output 0 of Slice is a view and is being modified inplace. This view was created inside a custom Function")
     for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)), (
     "with grad on, a view that a custom autograd.Function returns gets autograd's message on such views")
+assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_mode)
+        for view in (*multiple_outputs, *quiet_views, lambda: ViewOut.apply(parameter()))} == {message}, (
+    "written under no_grad or inference_mode, these three kinds of view get the message above")
 # sphinx_gallery_end_ignore
 
 # %%

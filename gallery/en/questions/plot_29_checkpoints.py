@@ -334,8 +334,10 @@ assert deep_model[0].weight is not deep_weight, "a deepcopy of sd keeps the flag
 # %%
 # A cheaper way to keep the flag out of ``sd``: load a shallow copy, ``dict(sd)``. A plain ``dict``
 # has no ``_metadata``, so the flag is written into a throwaway dict, and a later load of ``sd``
-# copies. The copy also leaves out the version numbers kept in ``sd._metadata``, which modules
-# read to convert a checkpoint saved by an older release; for such a file, load it again instead.
+# copies. The copy also leaves out the version numbers kept in ``sd._metadata``, and some modules,
+# finding none, read even a file this torch saved as one from an older release: ``BatchNorm1d``, as
+# here, loads as before, but a ``torch.ao.quantization.MinMaxObserver`` sets its saved ``eps`` back to
+# the default. For a model with such a module, load the file again instead.
 
 clean = round_trip(trained.state_dict())
 assigned_model = make_model()
@@ -349,6 +351,16 @@ assert same_storage(assigned_model[0].weight, clean["0.weight"]), "dict(sd) with
 assert copying_model[0].weight is copying_weight, "a later load of sd copies: its metadata has no flag"
 # sphinx_gallery_start_ignore
 assert not hasattr(dict(clean), "_metadata") and clean._metadata["1"]["version"] == 2, "the copy has no versions"
+assert list(assigned_model.state_dict()) == list(clean) and all(
+    torch.equal(entry_loaded, clean[entry_key]) for entry_key, entry_loaded in assigned_model.state_dict().items()), (
+    "without the versions, the model with BatchNorm1d loads every entry of dict(sd) as it is")
+observed = round_trip(torch.ao.quantization.MinMaxObserver(eps=0.5).state_dict())
+for assign_observer in (False, True):
+    from_copy, from_sd = torch.ao.quantization.MinMaxObserver(eps=0.5), torch.ao.quantization.MinMaxObserver(eps=0.5)
+    from_copy.load_state_dict(dict(observed), assign=assign_observer)
+    from_sd.load_state_dict(observed, assign=assign_observer)
+    assert from_copy.eps.item() == torch.finfo(torch.float32).eps and from_sd.eps.item() == 0.5, (
+        "loaded from dict(sd), a MinMaxObserver sets its saved eps back to the default; loaded from sd, it keeps it")
 assert all("assign_to_params_buffers" not in entry for entry in clean._metadata.values()), (
     "loading dict(sd) left no assign flag in sd's _metadata")
 # sphinx_gallery_end_ignore

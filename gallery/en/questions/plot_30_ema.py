@@ -245,8 +245,8 @@ def draw_processes(title, child, **names):
 # model.state_dict()``, whose tensors are new objects on the model's own memory; and a real copy loaded with
 # ``load_state_dict``, but with the list of tensors to average taken from the wrong module. Each
 # run trains a fresh model four steps and, after each step, moves the "averaged" tensors towards the
-# model's with ``lerp_``. In all three, the tensors being averaged are the model's parameters, so
-# the average equals the live model after every step.
+# model's with ``lerp_``. In all three, the tensors being averaged are the model's parameters or, with
+# ``state_dict()``, new tensors on their memory, so the average equals the live model after every step.
 
 
 def start_alias(model):
@@ -306,6 +306,12 @@ draw_memory("ema_state = model.state_dict()", **{"model[0].weight": model[0].wei
 # sphinx_gallery_start_ignore
 assert same_storage(ema_state["0.weight"], model[0].weight), "state_dict() shares the weight's storage"
 assert ema_state["0.weight"] is not model[0].weight, "state_dict() holds new tensor objects"
+assert all(averaged_tensor is parameter for start_checked in (start_alias, start_wrong_list)
+           for averaged_tensor, parameter in zip(start_checked(model), model.parameters(), strict=True)), (
+    "with ema = model and with the wrong list, the tensors averaged are the model's parameters")
+assert all(averaged_tensor is not parameter and same_storage(averaged_tensor, parameter)
+           for averaged_tensor, parameter in zip(start_state_dict(model), model.parameters(), strict=True)), (
+    "with state_dict(), every tensor averaged is a new tensor on the memory of a parameter")
 # sphinx_gallery_end_ignore
 
 # %%

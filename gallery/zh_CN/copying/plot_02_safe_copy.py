@@ -306,13 +306,13 @@ assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage
 # ``torch.as_tensor`` 和 ``torch.asarray``：“转成张量”，而不是“复制”
 # ------------------------------------------------------------------
 #
-# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“接受列表、数组或张量，最后要得到一个张量”的代码用的。但需要梯度的推理张量（inference tensor），比如在 ``torch.inference_mode()`` 下构建的模块的参数，在该模式之外会让 ``torch.asarray(a)`` 抛出 ``RuntimeError``。``torch.asarray`` 在指定 ``copy=True`` 时会复制（这样的张量也一样，不报错）；但在 torch |torch_version| 上，不指定 ``requires_grad=`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度。梯度模式开着时（不在 ``torch.inference_mode()`` 里），它留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量，而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了 ``"cpu"`` 以外的默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 会返回那个设备上的副本，除非 ``a`` 就在那个设备上：``meta`` 上的张量在 ``torch.device("meta")`` 下原样返回；CPU 张量的设备是 ``"cpu"``，所以即使在 ``"cpu:0"`` 下也会被复制（见最后几行）。
+# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“接受列表、数组或张量，最后要得到一个张量”的代码用的。但需要梯度的推理张量（inference tensor），比如在 ``torch.inference_mode()`` 下构建的模块的参数，在该模式之外会让 ``torch.asarray(a)`` 抛出 ``RuntimeError``。``torch.asarray`` 在指定 ``copy=True`` 时会复制（这样的张量也一样，不报错）；但在 torch |torch_version| 上，不指定 ``requires_grad=`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度。梯度模式开着时（不在 ``torch.inference_mode()`` 里），它留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量，而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 会返回那个设备上的副本，除非 ``a`` 就在那个设备上：CPU 张量在 ``"cpu"`` 下、``meta`` 上的张量在 ``torch.device("meta")`` 下都原样返回；CPU 张量的设备是 ``"cpu"``，所以即使在 ``"cpu:0"`` 下也会被复制（见最后几行）；``meta`` 上的张量没有可复制的数据，在 ``"cpu"`` 或 ``"cpu:0"`` 下，这两个函数会抛出 ``NotImplementedError``。
 # :fact:`default-device-makes-as-tensor-copy`
 #
 # 给定需要梯度的张量、又不指定 ``requires_grad=`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad=`` 默认值的改变发出警告（``UserWarning``，下面的代码把它捕获了），但每个进程只在第一次这样调用时发出（调用过 ``torch.set_warn_always(True)`` 之后则每次都发）；传入 ``requires_grad=`` 的调用（带不带 ``copy=True`` 都一样）和 ``torch.as_tensor`` 都不会发出警告。
 # :fact:`asarray-warns-once-without-requires-grad`
 #
-# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。对需要梯度的推理张量，在 ``torch.inference_mode()`` 之外，这两种调用都与 ``torch.asarray(a)`` 一样抛出 ``RuntimeError``。``requires_grad=False`` 同样能消除警告，但给定自身需要梯度的叶子张量时（比如用 ``requires_grad=True`` 建的张量，或 ``Parameter``），它会改动这个叶子张量：``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``。梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）对需要梯度的张量取的视图（view）也是叶子张量，但它需要梯度，是因为它的基张量（base tensor）需要梯度：``torch.asarray(view, requires_grad=False)`` 原样返回这个视图本身，它仍需要梯度。给定非叶子张量 ``y`` 时，``torch.asarray(y, requires_grad=False)`` 让 ``y`` 保持原样（``requires_grad`` 和 ``grad_fn`` 都不变），返回的是一个与之共享内存、脱离计算图的张量。反过来，给定不需要梯度的浮点张量（推理张量除外），``torch.asarray(x, requires_grad=True)`` 返回 ``x`` 本身，并原地打开它的 ``requires_grad``：它不会做出可训练的副本。
+# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。对需要梯度的推理张量，在 ``torch.inference_mode()`` 之外，这两种调用都与 ``torch.asarray(a)`` 一样抛出 ``RuntimeError``。``requires_grad=False`` 同样能消除警告，但给定自身需要梯度的叶子张量时（比如用 ``requires_grad=True`` 建的张量，或 ``Parameter``），它会改动这个叶子张量：``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``。梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）对需要梯度的张量取的视图（view）也是叶子张量，但它需要梯度，是因为它的基张量（base tensor）需要梯度：``torch.asarray(view, requires_grad=False)`` 原样返回这个视图本身，它仍需要梯度。``torch.asarray(view)``、``requires_grad=view.requires_grad`` 和 ``requires_grad=True`` 返回的也是这个视图本身，却像 ``view.requires_grad_()`` 一样改动了它（见 :ref:`“clone()”那一页 <copying-clone>`）：之后对它取的副本会把梯度传给它，写进它的 ``.grad``，而不做这个调用时，它的 ``.grad`` 一直是 ``None``；``torch.as_tensor(view)`` 则不改动它。给定非叶子张量 ``y`` 时，``torch.asarray(y, requires_grad=False)`` 让 ``y`` 保持原样（``requires_grad`` 和 ``grad_fn`` 都不变），返回的是一个与之共享内存、脱离计算图的张量。反过来，给定不需要梯度的浮点张量（推理张量除外），``torch.asarray(x, requires_grad=True)`` 返回 ``x`` 本身，并原地打开它的 ``requires_grad``：它不会做出可训练的副本。
 # :fact:`asarray-requires-grad-without-copy`
 
 with warnings.catch_warnings(record=True) as asarray_caught:  # 捕获 torch 的那条警告（每个进程只发一次）
@@ -466,6 +466,31 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
             assert kept_view is off_view and off_view.is_leaf and off_view.requires_grad, (
                 "torch.asarray(view, requires_grad=False) of a view taken with grad mode off of a tensor that "
                 "requires grad returns that view itself, a leaf that still requires grad")
+off_view_calls = {  # 对梯度模式关闭时取的视图的调用，以及此后它的副本是否把梯度传给它
+    "torch.asarray(view)": (lambda v: torch.asarray(v), True),
+    "requires_grad=view.requires_grad": (lambda v: torch.asarray(v, requires_grad=v.requires_grad), True),
+    "requires_grad=True": (lambda v: torch.asarray(v, requires_grad=True), True),
+    "requires_grad=False": (lambda v: torch.asarray(v, requires_grad=False), False),
+    "torch.as_tensor(view)": (lambda v: torch.as_tensor(v), False),
+}
+for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
+    for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
+        for grad_mode_asked in (torch.enable_grad, torch.no_grad):
+            for call_on_view, passes_gradient in (*off_view_calls.values(), (None, False)):
+                off_base = make_base()
+                with grad_off():
+                    off_view = off_base[1:]
+                with grad_mode_asked(), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    called_view = off_view if call_on_view is None else call_on_view(off_view)
+                assert called_view is off_view, (
+                    "torch.asarray and torch.as_tensor of a view taken with grad mode off return that view itself")
+                off_view.clone().sum().backward()
+                assert off_base.grad is None and (torch.equal(off_view.grad, torch.ones(2)) if passes_gradient
+                                                  else off_view.grad is None), (
+                    "after torch.asarray(view), alone or with requires_grad=view.requires_grad or requires_grad=True, "
+                    "a clone of a view taken with grad mode off passes the view a gradient; after torch.as_tensor(view), "
+                    "requires_grad=False or no call, its .grad stays None")
 sources_without_grad = {
     "tensor": lambda dtype: torch.ones(3, dtype=dtype),
     "view of it": lambda dtype: torch.ones(3, dtype=dtype)[1:],

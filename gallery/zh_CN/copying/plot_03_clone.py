@@ -201,7 +201,7 @@ def draw_processes(title, child, **names):
 # 原博文的 clone 例子
 # -------------------
 #
-# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；它的 ``grad_fn`` 记下了这次复制，所以它不是叶子张量。在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 里（即使在其中用了 ``torch.enable_grad()``），或者源张量本不需要梯度时，
+# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；它的 ``grad_fn`` 记下了这次复制，所以它不是叶子张量。在 ``torch.no_grad()`` 下，在 ``torch.inference_mode()`` 里（即使在其中又用了 ``torch.enable_grad()``；在 ``torch.no_grad()`` 下用它倒会恢复记录），或者源张量本不需要梯度时，
 # ``clone()`` 什么也不记录，副本是不需要梯度的叶子张量。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
@@ -222,6 +222,10 @@ assert not c.is_leaf, "the clone must not be a leaf"
 with torch.no_grad():
     c_no_grad = a.clone()
 assert not c_no_grad.requires_grad and c_no_grad.is_leaf, "a clone made under no_grad must be out of the graph"
+with torch.no_grad(), torch.enable_grad():
+    c_no_grad_enabled = a.clone()
+assert c_no_grad_enabled.requires_grad and type(c_no_grad_enabled.grad_fn).__name__ == "CloneBackward0", (
+    "enable_grad() inside no_grad() records the clone again")
 with torch.inference_mode():
     c_inference = a.clone()
     with torch.enable_grad():

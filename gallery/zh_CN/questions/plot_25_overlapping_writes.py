@@ -15,7 +15,7 @@
 
 原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错：``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
-before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` 在 ``torch.no_grad()`` 下取得的这种视图，以及 ``unbind()``、``split()`` 或 ``chunk()`` 的输出，得到的则是自动求导（autograd）对这类视图的报错。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` 梯度模式开启时，这种叶子张量的另外三类视图得到的则是自动求导（autograd）对这类视图的报错：在 ``torch.no_grad()`` 下取得的视图，``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，以及自定义 ``autograd.Function`` 返回的视图。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
 
 # %%
@@ -338,6 +338,9 @@ assert all(refused_with(torch.enable_grad, lambda make=make: ViewOut.apply(make(
     "Output 0 of Slice is a view and is being modified inplace. This view was created inside a custom Function")
     for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)), (
     "with grad on, a view that a custom autograd.Function returns gets autograd's message on such views")
+assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_mode)
+        for view in (*multiple_outputs, *quiet_views, lambda: ViewOut.apply(parameter()))} == {message}, (
+    "written under no_grad or inference_mode, these three kinds of view get the message above")
 # sphinx_gallery_end_ignore
 
 # %%

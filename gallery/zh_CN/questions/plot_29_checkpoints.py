@@ -286,7 +286,7 @@ assert deep_model[0].weight is not deep_weight, "a deepcopy of sd keeps the flag
 # sphinx_gallery_end_ignore
 
 # %%
-# 让 ``sd`` 不沾上这个标志的更省事的办法：加载它的浅拷贝 ``dict(sd)``。普通的 ``dict`` 没有 ``_metadata``，标志写进的是一个用完即弃的字典，之后再加载 ``sd`` 仍是复制。不过这份拷贝也丢掉了 ``sd._metadata`` 里的各模块的格式版本，模块要靠它们转换旧版 torch 保存的检查点；加载这样的文件时，还是重新读一次。
+# 让 ``sd`` 不沾上这个标志的更省事的办法：加载它的浅拷贝 ``dict(sd)``。普通的 ``dict`` 没有 ``_metadata``，标志写进的是一个用完即弃的字典，之后再加载 ``sd`` 仍是复制。不过这份拷贝也丢掉了 ``sd._metadata`` 里各模块的格式版本；有些模块找不到版本号，就连本版本 torch 保存的文件也当作旧版保存的来读：本页的 ``BatchNorm1d`` 照常加载，``torch.ao.quantization.MinMaxObserver`` 却会把保存的 ``eps`` 重置为默认值。模型里有这样的模块时，还是重新读一次文件。
 
 clean = round_trip(trained.state_dict())
 assigned_model = make_model()
@@ -300,6 +300,16 @@ assert same_storage(assigned_model[0].weight, clean["0.weight"]), "dict(sd) with
 assert copying_model[0].weight is copying_weight, "a later load of sd copies: its metadata has no flag"
 # sphinx_gallery_start_ignore
 assert not hasattr(dict(clean), "_metadata") and clean._metadata["1"]["version"] == 2, "the copy has no versions"
+assert list(assigned_model.state_dict()) == list(clean) and all(
+    torch.equal(entry_loaded, clean[entry_key]) for entry_key, entry_loaded in assigned_model.state_dict().items()), (
+    "without the versions, the model with BatchNorm1d loads every entry of dict(sd) as it is")
+observed = round_trip(torch.ao.quantization.MinMaxObserver(eps=0.5).state_dict())
+for assign_observer in (False, True):
+    from_copy, from_sd = torch.ao.quantization.MinMaxObserver(eps=0.5), torch.ao.quantization.MinMaxObserver(eps=0.5)
+    from_copy.load_state_dict(dict(observed), assign=assign_observer)
+    from_sd.load_state_dict(observed, assign=assign_observer)
+    assert from_copy.eps.item() == torch.finfo(torch.float32).eps and from_sd.eps.item() == 0.5, (
+        "loaded from dict(sd), a MinMaxObserver sets its saved eps back to the default; loaded from sd, it keeps it")
 assert all("assign_to_params_buffers" not in entry for entry in clean._metadata.values()), (
     "loading dict(sd) left no assign flag in sd's _metadata")
 # sphinx_gallery_end_ignore

@@ -234,7 +234,7 @@ def draw_processes(title, child, **names):
 # ----------------------------
 #
 # 下面三种初始化 EMA 的写法看起来都对，其实都不对：``ema = model``；``ema_state = model.state_dict()``，它里面的张量是新对象，用的却是模型自己的内存；以及用 ``load_state_dict`` 装好的真副本，但要平均的张量列表取自错误的模块。每种写法都从头训练一个新模型四步，每步之后用
-# ``lerp_`` 把“平均”的张量朝模型的参数挪一步。三种写法里被平均的都是模型自己的参数，所以每一步之后，“平均”都等于当前的模型。
+# ``lerp_`` 把“平均”的张量朝模型的参数挪一步。三种写法里被平均的，要么就是模型自己的参数，要么（用 ``state_dict()`` 时）是与这些参数共享内存的新张量，所以每一步之后，“平均”都等于当前的模型。
 
 
 def start_alias(model):
@@ -293,6 +293,12 @@ draw_memory("ema_state = model.state_dict()", **{"model[0].weight": model[0].wei
 # sphinx_gallery_start_ignore
 assert same_storage(ema_state["0.weight"], model[0].weight), "state_dict() shares the weight's storage"
 assert ema_state["0.weight"] is not model[0].weight, "state_dict() holds new tensor objects"
+assert all(averaged_tensor is parameter for start_checked in (start_alias, start_wrong_list)
+           for averaged_tensor, parameter in zip(start_checked(model), model.parameters(), strict=True)), (
+    "with ema = model and with the wrong list, the tensors averaged are the model's parameters")
+assert all(averaged_tensor is not parameter and same_storage(averaged_tensor, parameter)
+           for averaged_tensor, parameter in zip(start_state_dict(model), model.parameters(), strict=True)), (
+    "with state_dict(), every tensor averaged is a new tensor on the memory of a parameter")
 # sphinx_gallery_end_ignore
 
 # %%
