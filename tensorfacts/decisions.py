@@ -53,7 +53,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "`torch.autograd.graph.save_on_cpu()`, or after a custom `torch.autograd.Function` kept it as "
                 "`ctx.x = a`;\n"
                 "- a write by a torch kernel that moves no version counter, such as a step of an optimizer made "
-                "with `fused=True` or `torch.amp.GradScaler.unscale_`.\n"
+                "with `fused=True` or `torch.amp.GradScaler.unscale_` on a gradient (when `a` is a `.grad` that "
+                "autograd saved).\n"
                 "Which edits move the version counter and which do not, each one run: "
                 "{ref}`the version-counter page <questions-version-counter>`.",
             "zh_CN": "现在就读数值，不要求导也不复制：`a.detach()`。它与 `a` "
@@ -70,7 +71,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "下保存了 `a`，"
                 "或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 留下了 `a`，之后再修改；\n"
                 "- 由不推进版本计数器的 torch 内核完成的原地写入，比如 fused 优化器（`fused=True`）的一步、"
-                "`torch.amp.GradScaler.unscale_`。\n"
+                "`torch.amp.GradScaler.unscale_` 对梯度的修改（`a` 是自动求导保存过的 `.grad` 时）。\n"
                 "哪些修改推进版本计数器、哪些不推进，逐一运行的结果见"
                 "{ref}`“版本计数器”那一页 <questions-version-counter>`。",
         },
@@ -127,7 +128,7 @@ DECISIONS: tuple[Advice, ...] = (
         },
         lambda m: _rows(m, "a.clone()", shares_storage=False)
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),
-        facts=("clone-requires-grad-in-grad-mode", "inference-tensor-requiring-grad",
+        facts=("clone-requires-grad-in-grad-mode", "copy-in-graph-passes-gradient", "inference-tensor-requiring-grad",
                "clone-of-no-grad-view-passes-no-gradient"),
     ),
     Advice(
@@ -167,7 +168,11 @@ DECISIONS: tuple[Advice, ...] = (
                 "- When the array must not follow later edits, start from `a.detach().clone()`.\n"
                 "- With the conjugate or negative bit set, `.numpy()` raises: call `resolve_conj()` or "
                 "`resolve_neg()` first, which copies.\n"
-                "- A sparse tensor raises too, and so does a nested one (`torch.nested`, either layout).",
+                "- A sparse tensor raises too, in each of its layouts (COO, CSR, CSC, BSR, BSC), and so does a "
+                "nested one (`torch.nested`, either layout).\n"
+                "- Inside a function transformed by `torch.func` (`vmap`, `grad`), `.numpy()` raises on the tensor "
+                "the function receives, even one that meets the conditions above: take the array outside the "
+                "transformed function.",
             "zh_CN": "要 NumPy 数组，就从 `a.detach()` 出发。前提是：张量是稠密的 CPU 张量（不是嵌套张量），"
                 "dtype 是 NumPy 也有的（比如 float32、float64），"
                 "没有设置共轭位（conjugate bit）或负号位（negative bit）。\n"
@@ -189,7 +194,10 @@ DECISIONS: tuple[Advice, ...] = (
                 "- 不想让数组跟着变，就从 `a.detach().clone()` 出发。\n"
                 "- 设置了共轭位或负号位时，`.numpy()` 会报错：先调用 `resolve_conj()` 或 `resolve_neg()`，"
                 "这会复制一份。\n"
-                "- 稀疏张量也会报错，嵌套张量（`torch.nested`，两种布局都是）也一样。",
+                "- 稀疏张量也会报错（COO、CSR、CSC、BSR、BSC 每种布局都是），"
+                "嵌套张量（`torch.nested`，两种布局都是）也一样。\n"
+                "- 在经 `torch.func` 变换（`vmap`、`grad`）的函数里，即使函数收到的张量满足上面这些前提，"
+                "对它调用 `.numpy()` 也会报错：数组要在被变换的函数之外取。",
         },
         lambda m: _rows(m, "a.detach()", requires_grad=False, shares_storage=True)
         and _rows(m, "a.detach().clone()", requires_grad=False, shares_storage=False),

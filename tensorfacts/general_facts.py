@@ -321,3 +321,48 @@ def cpu_snapshot(case: Case) -> tuple[bool, bool, bool]:
 })
 def _cpu_snapshot(case: Case) -> tuple[bool, bool, bool]:
     return cpu_snapshot(case)
+
+
+# --- Copies that stay in the graph pass the gradient on ---------------------------------------------
+
+
+#: The copies the guides say gradients flow back through, each made from ``a`` with grad mode on.
+GRAPH_COPIES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "a.clone()": lambda a: a.clone(),
+    "torch.empty_like(a).copy_(a)": lambda a: torch.empty_like(a).copy_(a),
+    "a.double()": lambda a: a.double(),
+}
+
+
+def copy_passes_gradient(case: Case) -> dict[str, object]:
+    """For each copy ``b`` of :data:`GRAPH_COPIES`: whether ``torch.autograd.grad((b * b).sum(), leaf)`` equals the
+    gradient of ``(a * a).sum()`` on a fresh source (compared in float64); "no graph" when ``b`` requires no grad."""
+    seen: dict[str, object] = {}
+    for name, make in GRAPH_COPIES.items():
+        leaf, a = case.build()
+        b = make(a)
+        if not b.requires_grad:
+            seen[name] = "no graph"
+            continue
+        through, = torch.autograd.grad((b * b).sum(), leaf)
+        fresh_leaf, fresh = case.build()
+        direct, = torch.autograd.grad((fresh * fresh).sum(), fresh_leaf)
+        seen[name] = values_equal(through.double(), direct.double())
+    return seen
+
+
+@scoped_fact("copy-in-graph-passes-gradient", {
+    "en": "Makes b = a.clone(), b = torch.empty_like(a).copy_(a) and b = a.double() with grad mode on (on a float64 a, "
+          "a.double() is a itself), each from a fresh source, and compares torch.autograd.grad((b * b).sum(), leaf) "
+          "with the gradient of (a * a).sum() on another fresh source (compared in float64): equal for each of the "
+          "three when a requires grad (a leaf, a non-leaf, a Parameter, a view of a leaf); when it does not (a plain "
+          "tensor, an inference tensor), b does not require grad either.",
+    "zh_CN": "在梯度模式下，每次从新建的源张量做出 b = a.clone()、b = torch.empty_like(a).copy_(a) 和 "
+             "b = a.double()（a 是 float64 时，a.double() 就是 a 本身），把 torch.autograd.grad((b * b).sum(), leaf) "
+             "与另一个新建的源张量上 (a * a).sum() 的梯度比较（都转成 float64 比较）：a 需要梯度时（叶子张量、"
+             "非叶子张量、Parameter、叶子张量的视图），三种写法的梯度都相等；a 不需要梯度时（普通张量、推理张量），"
+             "b 也不需要梯度。",
+}, lambda case: dict.fromkeys(GRAPH_COPIES, True if case.source in GRAD_SOURCES else "no graph"),
+    devices=VALUE_DEVICES, narrower=NEEDS_VALUES)
+def _copy_passes_gradient(case: Case) -> dict[str, object]:
+    return copy_passes_gradient(case)

@@ -124,7 +124,8 @@ GUIDE: tuple[Advice, ...] = (
                         requires_grad=True, grad_fn=node)
             for op, node in (("a.clone()", "CloneBackward0"),
                              ("torch.empty_like(a).copy_(a)", "CopyBackwards"), ("a.double()", "ToCopyBackward0"))),
-        facts=("double-of-float64-is-a", "inference-tensor-requiring-grad", "clone-of-no-grad-view-passes-no-gradient"),
+        facts=("copy-in-graph-passes-gradient", "double-of-float64-is-a", "inference-tensor-requiring-grad",
+               "clone-of-no-grad-view-passes-no-gradient"),
     ),
     Advice(
         "detach-view",
@@ -142,7 +143,8 @@ GUIDE: tuple[Advice, ...] = (
                 "`ctx.x = a`, or saved it but has a `backward` that never reads `ctx.saved_tensors`: backward "
                 "raises nothing;\n"
                 "- a write by a torch kernel that moves no version counter, such as a step of an optimizer made "
-                "with `fused=True` or `torch.amp.GradScaler.unscale_`.\n"
+                "with `fused=True` or `torch.amp.GradScaler.unscale_` on a gradient (when `a` is a `.grad` that "
+                "autograd saved).\n"
                 "Which edits move the version counter and which do not, each one run: {ref}`the version-counter page "
                 "<questions-version-counter>`. An edit through `a.detach()` made before autograd saves `a` raises "
                 "nothing: backward treats it as a constant and returns what the same edit under `torch.no_grad()` "
@@ -159,7 +161,7 @@ GUIDE: tuple[Advice, ...] = (
                 " `a`，或者自定义的 `torch.autograd.Function` 用 `ctx.x = a` 留下了 `a`，或者保存了 `a` 而它的 "
                 "`backward` 从不读取 `ctx.saved_tensors`，之后再修改：反向传播不报错；\n"
                 "- 由不推进版本计数器的 torch 内核完成的原地写入，比如 fused 优化器（`fused=True`）的一步、"
-                "`torch.amp.GradScaler.unscale_`。\n"
+                "`torch.amp.GradScaler.unscale_` 对梯度的修改（`a` 是自动求导保存过的 `.grad` 时）。\n"
                 "哪些修改推进版本计数器、哪些不推进，逐一运行的结果见"
                 "{ref}`“版本计数器”那一页 <questions-version-counter>`。"
                 "在自动求导保存 `a` 之前经由 `a.detach()` 做的修改则不会报错：反向传播把它当作常数，"
@@ -188,8 +190,8 @@ GUIDE: tuple[Advice, ...] = (
                 "of a normal leaf that requires grad, one that autograd records, refuses in-place edits with grad "
                 "mode on (under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it "
                 "accepts them, unless torch refuses the edit in every mode, as it refuses `mul_()` on an `expand()` "
-                "view, several of whose elements share one memory location), and so does `b = a` when `a` is itself "
-                "such a view. The dtype form `a.view(dtype)` is "
+                "view of a CPU tensor, several of whose elements share one memory location), and so does `b = a` "
+                "when `a` is itself such a view. The dtype form `a.view(dtype)` is "
                 "no such view: it requires no grad, has no `grad_fn`, and takes in-place edits with grad mode on "
                 "without adding an autograd node, even when `a` is a leaf that requires grad; it still shares `a`'s "
                 "version counter, so such an edit after autograd saved `a` makes `backward()` raise.",
@@ -199,9 +201,10 @@ GUIDE: tuple[Advice, ...] = (
                 "失会不会报错（在 `backward()` 里，或者早在前向传播时），取决于损失里的其他部分（试过的情形列在下面“源"
                 "张量：叶子张量的视图”一节）。需要梯度的普通叶子张量的视图，只要是自动求导记录下来的，在梯度模式打开时"
                 "一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
-                "`torch.set_grad_enabled(False)` 下则可以修改，除非这个修改在任何模式下都会被拒绝：比如 `expand()` "
-                "视图有多个元素落在同一个内存位置上，对它调用 `mul_()` 就是如此）；如果 `a` 本身就是这样的视图，"
-                "`b = a` 也一样。dtype 形式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，"
+                "`torch.set_grad_enabled(False)` 下则可以修改，除非这个修改在任何模式下都会被拒绝：比如 CPU 张量的 "
+                "`expand()` 视图有多个元素落在同一个内存位置上，对它调用 `mul_()` 就是如此）；"
+                "如果 `a` 本身就是这样的视图，`b = a` 也一样。"
+                "dtype 形式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，"
                 "即使 `a` 是需要梯度的叶子张量，在"
                 "梯度模式下也照常接受原地修改，不产生自动求导节点；但它与 `a` 共享版本计数器，自动求导保存了 `a` 之后"
                 "这样修改，`backward()` 会报错。",

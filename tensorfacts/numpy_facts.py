@@ -1,6 +1,6 @@
 """Named facts on the NumPy array of a tensor: on which tensors ``a.detach().numpy()`` works and shares memory (a
-dense CPU tensor of a dtype NumPy has, not a nested one, without the conjugate or negative bit), checked in every
-dtype NumPy has.
+dense CPU tensor of a dtype NumPy has, not a nested one, without the conjugate or negative bit, outside a
+``torch.func`` transform), checked in every dtype NumPy has.
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
@@ -20,37 +20,54 @@ from tensorfacts.tensors import same_storage
           "complex64, complex128, bool, int8, int16, int32, int64, uint8, uint16, uint32 and uint64 (those of them "
           "that can require grad requiring it), a.detach().numpy() shares a's memory and follows a later "
           "a.detach().fill_(1); on bfloat16 and float8_e4m3fn, which NumPy lacks, it raises TypeError. It raises "
-          "on z.conj() (conjugate bit set, z complex), on z.conj().imag (negative bit set) and on "
-          "a.detach().to_sparse(), and on a.detach() of a float32 CPU nested tensor of each layout, "
+          "on z.conj() (conjugate bit set, z complex), on z.conj().imag (negative bit set), with TypeError on "
+          "a.detach() of a float32 CPU tensor in each sparse layout (to_sparse(), to_sparse_csr(), to_sparse_csc(), "
+          "to_sparse_bsr((1, 1)), to_sparse_bsc((1, 1))), and on a.detach() of a float32 CPU nested tensor of each "
+          "layout, "
           "torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout) with layout torch.strided "
           "(the layout torch calls dense) or torch.jagged; z.conj().resolve_conj().numpy() and "
-          "z.conj().imag.resolve_neg().numpy() work and have storage of their own (a copy).",
+          "z.conj().imag.resolve_neg().numpy() work and have storage of their own (a copy). Inside "
+          "torch.func.vmap(f)(torch.ones(2, 3)) and torch.func.grad(f)(torch.ones(3)), the tensor t that f receives "
+          "is strided, on the CPU, float32, neither sparse nor nested, with neither bit set, and "
+          "t.detach().numpy() raises RuntimeError; outside them, .detach().numpy() of both inputs works.",
     "zh_CN": "对需要梯度的稠密 float32 CPU 张量 a，a.detach().numpy() 可以调用，之后 a.detach().mul_(10) 时数组跟着变。"
              "对 NumPy 也有的每种 dtype，即 float16、float32、float64、complex64、complex128、bool、int8、int16、"
              "int32、int64、uint8、uint16、uint32 和 uint64 的稠密 CPU 张量 a（其中能够需要梯度的，都设为需要梯度），"
              "a.detach().numpy() 与 a 共享内存，之后 a.detach().fill_(1) 时数组跟着变；对 NumPy 没有的 bfloat16 和 "
              "float8_e4m3fn，它报 TypeError。"
-             "对 z.conj()（z 是复数张量，共轭位已设置）、z.conj().imag（负号位已设置）、a.detach().to_sparse()，"
+             "对 z.conj()（z 是复数张量，共轭位已设置）、z.conj().imag（负号位已设置）、"
+             "float32 CPU 张量在每种稀疏布局下的 a.detach()（to_sparse()、to_sparse_csr()、to_sparse_csc()、"
+             "to_sparse_bsr((1, 1))、to_sparse_bsc((1, 1))，报的是 TypeError），"
              "以及两种布局的 float32 CPU 嵌套张量，即 torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], "
              "layout=layout) 在 layout 为 torch.strided（torch 称为稠密的布局）或 torch.jagged 时的 a.detach()，"
              "调用 .numpy() 都报错；z.conj().resolve_conj().numpy() 和 z.conj().imag.resolve_neg().numpy() "
-             "可以调用，而且有自己的存储（是副本）。",
+             "可以调用，而且有自己的存储（是副本）。在 torch.func.vmap(f)(torch.ones(2, 3)) 和 "
+             "torch.func.grad(f)(torch.ones(3)) 里，f 收到的张量 t 是 strided 布局、在 CPU 上、float32，"
+             "既不是稀疏张量也不是嵌套张量，两个位都没有设置，而 t.detach().numpy() 报 RuntimeError；"
+             "在变换之外，对这两个输入调用 .detach().numpy() 都可以。",
 })
 def _detach_numpy_needs_plain_dense() -> Fact:
-    """numpy() shares memory only for a dense tensor, not a nested one, without the conj/neg bit; resolving the bit
-    copies."""
+    """numpy() shares memory only for a dense tensor, not a sparse or nested one, without the conj/neg bit, outside a
+    torch.func transform; resolving the bit copies."""
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     array = a.detach().numpy()
     a.detach().mul_(10)
     follows = array.tolist() == [10.0, 20.0, 30.0]
     z = torch.tensor([1 + 2j, 3 - 1j])
     refused = {}
-    for name, t in (("conj", z.conj()), ("neg", z.conj().imag), ("sparse", a.detach().to_sparse())):
+    for name, t in (("conj", z.conj()), ("neg", z.conj().imag)):
         try:
             t.numpy()
             refused[name] = False
         except (RuntimeError, TypeError):
             refused[name] = True
+    for name, t in _sparse_layouts().items():
+        try:
+            t.detach().numpy()
+            refused[name] = False
+        except TypeError:
+            refused[name] = True
+    refused.update(_refused_in_transforms())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # torch.nested warns that it is a prototype
         nested = {str(layout): torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout)
@@ -69,6 +86,39 @@ def _detach_numpy_needs_plain_dense() -> Fact:
     return Fact(follows and all(refused.values()) and strided_is_dense and copies and dtypes[0],
                 f"array follows a: {follows}; numpy() refused: {refused}; strided nested layout: {strided_is_dense}; "
                 f"resolved ones copy: {copies}; {dtypes[1]}")
+
+
+def _sparse_layouts() -> dict[str, torch.Tensor]:
+    """A float32 CPU tensor in each of torch's five sparse layouts, by layout."""
+    d = torch.tensor([[0.0, 1.0], [2.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch warns that the compressed layouts are in beta
+        return {"sparse COO": d.to_sparse(), "sparse CSR": d.to_sparse_csr(), "sparse CSC": d.to_sparse_csc(),
+                "sparse BSR": d.to_sparse_bsr((1, 1)), "sparse BSC": d.to_sparse_bsc((1, 1))}
+
+
+def _refused_in_transforms() -> dict[str, bool]:
+    """Inside ``torch.func.vmap`` and ``torch.func.grad``, the tensor the function receives meets every condition of
+    the sentence (strided, CPU, float32, neither sparse nor nested, no conjugate or negative bit), and yet
+    ``t.detach().numpy()`` raises ``RuntimeError``: True for each transform where both hold; outside them the array of
+    each input works."""
+    seen: dict[str, bool] = {}
+
+    def f(t: torch.Tensor, name: str) -> torch.Tensor:
+        plain = (t.layout is torch.strided and t.device.type == "cpu" and t.dtype == torch.float32
+                 and not t.is_sparse and not t.is_nested and not t.is_conj() and not t.is_neg())
+        try:
+            t.detach().numpy()
+            seen[name] = False
+        except RuntimeError:
+            seen[name] = plain
+        return t.sum()
+
+    batch, x = torch.ones(2, 3), torch.ones(3)
+    torch.func.vmap(lambda t: f(t, "in vmap"))(batch)
+    torch.func.grad(lambda t: f(t, "in grad"))(x)
+    outside = all(t.detach().numpy().tolist() == t.tolist() for t in (batch, x))
+    return {**{name: seen.get(name, False) for name in ("in vmap", "in grad")}, "outside works": outside}
 
 
 #: The dtypes NumPy has (torch's name for each), and two it lacks.

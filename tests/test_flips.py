@@ -248,6 +248,7 @@ MUTANTS = {
     "a Parameter's deepcopy keeps grad": _parameter_deepcopy_keeps_grad,
     "cpu() copies": lambda: Override(cpu=lambda f, a, k: call(f, a, k).clone()),
     "clone() shares memory": lambda: Override(clone=lambda f, a, k: a[0]),
+    "clone() returns a detached copy": lambda: Override(clone=lambda f, a, k: call(f, a, k).detach()),
     "double() always copies": lambda: Override(double=lambda f, a, k: call(f, a, k).clone()),
     "fused optimizer steps are counted": lambda: Override(**dict.fromkeys(FUSED_STEPS, _counted_step)),
     "uncounted kernels are counted": lambda: Override(
@@ -343,6 +344,7 @@ FACT_FLIPS = {
     "unread-saved-tensors-escape-version-check": "in-place edits bypass autograd",
     "ctx-attribute-outlives-backward": "mul() returns a detached result",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",
+    "copy-in-graph-passes-gradient": "clone() returns a detached copy",
     "data-has-own-version-counter": (".data shares the version counter", "detach copies"),
     "version-check-only-in-nodes-run": "in-place edits bypass autograd",
     "leaf-view-inplace-refused-in-grad-mode": ("in-place edits bypass autograd", "view(dtype) copies"),

@@ -353,7 +353,8 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "fused-optimizer-step-not-counted",  # "such as a step of an optimizer made with fused=True"
         "kernel-writes-not-counted",  # "a torch kernel that moves no version counter ... GradScaler.unscale_"
     ),
-    "copy-in-graph": ("double-of-float64-is-a",  # "on a float64 a it returns a itself, no copy"
+    "copy-in-graph": ("copy-in-graph-passes-gradient",  # "a copy that gradients still flow back through"
+                      "double-of-float64-is-a",  # "on a float64 a it returns a itself, no copy"
                       "inference-tensor-requiring-grad",  # "for an inference tensor a ... CopyBackwards"
                       # "except on a view ... taken under torch.no_grad() ...: no gradient reaches the view or its base"
                       "clone-of-no-grad-view-passes-no-gradient"),
