@@ -54,16 +54,20 @@ def check_sources(langs: Iterable[str] = CODES, root: Path = ROOT, manifest: boo
         if processes > 1 and len(langs) > 1:
             context = multiprocessing.get_context("spawn")  # a fresh interpreter: no state of this one
             pool = stack.enter_context(ProcessPoolExecutor(min(processes, len(langs)), mp_context=context))
-            per_edition = [pool.submit(edition_rules, lang, root, only) for lang in langs]
+            per_edition = [pool.submit(_edition_rules_and_texts, lang, root, only) for lang in langs]
         else:
             per_edition = []
         problems = []
         if len(langs) > 1:
             problems += sources.check_parity(langs, root, only)
-            problems += edition_citations.check(langs, root)
-        if per_edition:
-            problems += [problem for future in per_edition for problem in future.result()]
+        if per_edition:  # each edition's process also reads its texts for the citations, which it parses anyway
+            results = [future.result() for future in per_edition]
+            read = {lang: texts for lang, (_, texts) in zip(langs, results, strict=True)}
+            problems += edition_citations.compare(langs, read)
+            problems += [problem for found, _ in results for problem in found]
         else:
+            if len(langs) > 1:
+                problems += edition_citations.check(langs, root)
             problems += [problem for lang in langs for problem in edition_rules(lang, root, only)]
     if manifest:
         problems += unrecorded(langs, root, only)
@@ -77,6 +81,11 @@ def unrecorded(langs: Iterable[str] = CODES, root: Path = ROOT, only: Collection
     langs = list(langs)
     return checks_manifest.check_manifest(langs, root / "gallery", only) + [
         problem for lang in langs for problem in check_labels.check(lang, root, only)]
+
+
+def _edition_rules_and_texts(lang: str, root: Path, only: Collection[str] | None) -> tuple[list[str], tuple]:
+    """:func:`edition_rules`, and the edition's texts for :func:`sitetools.rules.edition_citations.compare`."""
+    return edition_rules(lang, root, only), edition_citations.texts(lang, root)
 
 
 def edition_rules(lang: str, root: Path = ROOT, only: Collection[str] | None = None) -> list[str]:

@@ -51,8 +51,8 @@ def _numbered_code_lines(code: str) -> dict[int, str]:
     """The non-blank lines of some Python code by number (1-based), whitespace normalised and trailing
     comments dropped (a comment is text, translated in each edition, so the box shows the code without it)."""
     lines = code.splitlines()
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    try:  # a comment starts with "#": code without one has none to drop (most cells)
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline)) if "#" in code else []
     except (tokenize.TokenError, SyntaxError):
         tokens = []
     for token in tokens:

@@ -80,22 +80,32 @@ def _compare(where: str, twin: str, mine: list[tuple[int, str]], theirs: list[tu
     return problems
 
 
+def texts(lang: str, root: Path = ROOT) -> tuple[dict[str, list[tuple[int, str]]], dict[str, list[tuple[int, str]]]]:
+    """What :func:`compare` reads of one edition: the text cells of each gallery script, by page name, and the
+    sections of each narrative page, by file name (the build reads them where it reads the edition's other rules)."""
+    gallery = root / "gallery"
+    return ({relative_name(script, gallery): _cells(script) for script in gallery_scripts(lang, gallery)},
+            {page.name: _sections(page) for page in narrative_pages(lang, root / "docs")})  # fmt: skip
+
+
+def compare(langs: list[str], read: dict[str, tuple[dict, dict]]) -> list[str]:
+    """Every text cell and narrative section of each edition cites what its twin in the first cites, from the
+    :func:`texts` of each edition."""
+    reference, problems = langs[0], []
+    for name, cells in read[reference][0].items():
+        for lang in langs[1:]:
+            if name in read[lang][0]:
+                problems += _compare(f"gallery/{lang}/{name}.py", f"gallery/{reference}/{name}.py",
+                                     read[lang][0][name], cells, "text cell")  # fmt: skip
+    for page, sections in read[reference][1].items():
+        for lang in langs[1:]:
+            if page in read[lang][1]:
+                problems += _compare(f"docs/{lang}/{page}", f"docs/{reference}/{page}",
+                                     read[lang][1][page], sections, "section")  # fmt: skip
+    return problems
+
+
 def check(langs: Iterable[str] = CODES, root: Path = ROOT) -> list[str]:
     """Every text cell and narrative section of each edition cites what its twin in the first cites."""
     langs = list(langs)
-    reference, problems = langs[0], []
-    gallery = root / "gallery"
-    for script in gallery_scripts(reference, gallery):
-        name = relative_name(script, gallery)
-        for lang in langs[1:]:
-            other = gallery / lang / f"{name}.py"
-            if other.exists():
-                problems += _compare(f"gallery/{lang}/{name}.py", f"gallery/{reference}/{name}.py",
-                                     _cells(other), _cells(script), "text cell")  # fmt: skip
-    for page in narrative_pages(reference, root / "docs"):
-        for lang in langs[1:]:
-            other = root / "docs" / lang / page.name
-            if other.exists():
-                problems += _compare(f"docs/{lang}/{page.name}", f"docs/{reference}/{page.name}",
-                                     _sections(other), _sections(page), "section")  # fmt: skip
-    return problems
+    return compare(langs, {lang: texts(lang, root) for lang in langs})

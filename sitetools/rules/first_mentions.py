@@ -79,7 +79,12 @@ def prose(text: str) -> str:
 def first_unglossed(text: str, gloss: str, mention: re.Pattern[str]) -> re.Match[str] | None:
     """The page's first mention of a term when it is not glossed (``None`` when the rule holds)."""
     text = prose(text)
-    boxes = [box.span() for box in _BOX.finditer(text)]
+    return _first_unglossed(text, [box.span() for box in _BOX.finditer(text)], gloss, mention)
+
+
+def _first_unglossed(text: str, boxes: list[tuple[int, int]], gloss: str, mention: re.Pattern[str],
+                     ) -> re.Match[str] | None:  # fmt: skip
+    """:func:`first_unglossed` in ``text`` already made :func:`prose`, whose answer boxes span ``boxes``."""
     for found in mention.finditer(text):
         after = _AFTER.match(text, found.end())
         if after and gloss in after.group(1):
@@ -93,8 +98,10 @@ def _unglossed(text: str) -> list[tuple[int, str]]:
     """``(offset, message)`` for each term of :data:`FIRST_MENTIONS` whose first mention in ``text`` is
     not glossed."""
     found = []
+    shown = prose(text)  # once for every term
+    boxes = [box.span() for box in _BOX.finditer(shown)]
     for zh, gloss, mention in FIRST_MENTIONS:
-        first = first_unglossed(text, gloss, mention)
+        first = _first_unglossed(shown, boxes, gloss, mention)
         if first:
             context = text[first.start() : first.start() + 12].split("\n")[0]
             found.append((first.start(), f"the first mention of {zh} on the page, {context!r}, is not glossed: "

@@ -76,9 +76,11 @@ def _variants_in(text: str) -> tuple[tuple[int, str, str], ...]:
     inside the accepted word itself (代码单元 in 代码单元格) is not one, and a variant that holds the
     accepted word (来源张量 holds 源张量) is one."""
     bare = QUOTED.sub(lambda quote: "\n" * quote.group().count("\n"), text)
+    # only the terms with a variant somewhere in the text can have one on a line (most texts hold none)
+    plans = [plan for plan in _plans() if any(variant in bare for variant in (*plan[2], *plan[3]))]
     found = []
-    for number, line in enumerate(bare.splitlines(), start=1):
-        for term, accepted, holding, others in _plans():
+    for number, line in enumerate(bare.splitlines() if plans else (), start=1):
+        for term, accepted, holding, others in plans:
             if not any(variant in line for variant in (*holding, *others)):
                 continue  # the common case; blanking words out below can only remove variants
             rest = _take(line, holding, number, term, found)

@@ -48,7 +48,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from editions import pick
-from tensorcopy_sphinx.fact_index import cite
+from tensorcopy_sphinx.fact_index import cite, run
 from tensorcopy_sphinx.fact_links import add_checked_by, checked_by, marker
 from tensorcopy_sphinx.inline import inline_text, stylesheet
 from tensorfacts import matrix as mp
@@ -328,12 +328,10 @@ class BehaviourMatrix(SphinxDirective):
 def fact_role(name, rawtext, text, lineno, inliner, options=None, content=None):
     """``{fact}`id```: run the fact during the build; render nothing but, on the matrix page, a marker for the
     "Checked by" line under its block (``tensorcopy_sphinx.fact_links``)."""
-    from tensorfacts.facts import run_fact
-
     fact_id = text.strip()
     env = inliner.document.settings.env
     cite(env, fact_id, env.docname)  # for the facts page
-    result = run_fact(fact_id)
+    result = run(env, fact_id)
     if not result.holds:
         source, line = inliner.reporter.get_source_and_line(lineno)
         logger.warning("fact %s does not hold on this torch: %s (rewrite the sentence that names it)",

@@ -7,8 +7,9 @@ Usage in a MyST page::
 
 A reviewer reads one page to audit the site's narrative claims. The index has one entry per fact of
 ``tensorfacts.facts.FACTS`` (a list entry, anchored ``fact-<id>``): its id, whether it held on this
-build (it runs again here), what its check runs and the range of cases it covers (both in the page's
-language, from ``tensorfacts.facts.ABOUT``), and the pages that cite it. Citations are collected while the
+build (it runs once per build: here, or where a page cited it first; :func:`run`), what its check runs and
+the range of cases it covers (both in the page's language, from ``tensorfacts.facts.ABOUT``), and the pages
+that cite it. Citations are collected while the
 pages are read: each ``{fact}`` role, each fact a ``behaviour-matrix`` guide names, and each fact the checks of the
 ``claims-ledger`` run, calls :func:`cite`. The index is filled in once every page has been read
 (``doctree-resolved``).
@@ -19,6 +20,8 @@ does where it is cited.
 """
 
 from __future__ import annotations
+
+import weakref
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -62,6 +65,8 @@ WORDS = {
 
 #: The attribute of the build environment that holds the citations: fact id -> the docnames citing it.
 STORE = "tensorcopy_fact_citations"
+#: The results of the facts a build ran, by build environment: (fact id, its check) -> its result.
+_RESULTS: weakref.WeakKeyDictionary[BuildEnvironment, dict] = weakref.WeakKeyDictionary()
 
 
 def words(language: str) -> dict:
@@ -77,6 +82,19 @@ def citations(env: BuildEnvironment) -> dict[str, set[str]]:
 def cite(env: BuildEnvironment, fact_id: str, docname: str) -> None:
     """Record that ``docname`` cites ``fact_id`` (the ``{fact}`` role and the guides call this)."""
     citations(env).setdefault(fact_id, set()).add(docname)
+
+
+def run(env: BuildEnvironment, fact_id: str):
+    """The result of :func:`tensorfacts.facts.run_fact` for ``fact_id``, run once per build: the pages cite some
+    facts several times and the facts page runs every one, and a fact's result depends on torch alone (its check
+    builds everything it reads). A fact is known by its id and its registered check."""
+    from tensorfacts import facts
+
+    results = _RESULTS.setdefault(env, {})
+    key = (fact_id, facts.FACTS.get(fact_id))
+    if key not in results:
+        results[key] = facts.run_fact(fact_id)
+    return results[key]
 
 
 def purge(store: dict[str, set[str]], docname: str) -> None:
@@ -134,7 +152,7 @@ def build_index(app: Sphinx, docname: str, language: str) -> list[nodes.Node]:
     held = cited = 0
     listed = rows(citations(app.env), facts.FACTS)
     for fact_id, pages in listed:
-        result = facts.run_fact(fact_id)
+        result = run(app.env, fact_id)
         if not result.holds:
             logger.warning("fact %s does not hold on this torch: %s", fact_id, result.trace,
                            location=docname, type="matrix", subtype="fact")

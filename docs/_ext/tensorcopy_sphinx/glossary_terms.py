@@ -26,7 +26,7 @@ from sphinx.util.docutils import SphinxDirective
 from editions import pick
 from sitetools.for_sphinx import CHECKED_BY, TERM_FILES, TERMS
 from tensorcopy_sphinx.claims_ledger import labelled_entry
-from tensorcopy_sphinx.fact_index import cite
+from tensorcopy_sphinx.fact_index import cite, run
 from tensorcopy_sphinx.inline import inline_text
 
 logger = logging.getLogger(__name__)
@@ -60,12 +60,10 @@ def _checks(term_zh: str, env, words: dict[str, str]) -> list[nodes.Node]:
     """The facts that run the definition of ``term_zh``, run now (a failure fails the build, naming the term's
     line in ``sitetools/rules/terms.py``) and linked to their entries on the facts page."""
     terms_file = TERM_FILES[0]
-    from tensorfacts.facts import run_fact
-
     parts: list[nodes.Node] = []
     for fact_id in CHECKED_BY.get(term_zh, ()):
         cite(env, fact_id, env.docname)
-        result = run_fact(fact_id)
+        result = run(env, fact_id)
         if not result.holds:
             lines = open(terms_file, encoding="utf-8").read().splitlines()
             line = next((n for n, text in enumerate(lines, 1) if f'Term("{term_zh}"' in text), None)
