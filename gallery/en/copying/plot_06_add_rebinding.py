@@ -388,6 +388,22 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 # ``torch.no_grad()`` the edit runs and reaches the source, and after it none of the outputs of that call can be
 # used in grad mode any more.
 
+def plus_one(t):
+    try:
+        t += 1
+    except RuntimeError as e:
+        return str(e)
+    return "no error"
+
+
+def usable_in_grad_mode(t):
+    try:
+        t * 2
+    except RuntimeError:
+        return False
+    return True
+
+
 for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,))):
     for source in ("leaf", "non-leaf"):
         x = torch.ones(2, 2, requires_grad=True)
@@ -397,22 +413,10 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)))
         # sphinx_gallery_start_ignore
         assert first.requires_grad and not first.is_leaf, "each output requires grad and is not a leaf"
         # sphinx_gallery_end_ignore
-        try:
-            first += 1
-        except RuntimeError as e:
-            error = str(e)
-        else:
-            error = "no error"
+        error = plus_one(first)
         with torch.no_grad():
             first += 1
-        usable = []
-        for output in outputs:
-            try:
-                doubled = output * 2
-            except RuntimeError:
-                usable.append(False)
-            else:
-                usable.append(True)
+        usable = [usable_in_grad_mode(output) for output in outputs]
         print(f"{split_name + '()':<9} of a {source:<8} += in grad mode: {error.split('.')[0]}")
         print(f"{'':<22} after += under no_grad: y[0] = {y[0].tolist()}, outputs usable in grad mode: {usable}")
         assert "returns multiple views" in error and y[0].tolist() == [2.0, 2.0] and not any(usable), (
@@ -427,19 +431,22 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)))
 # In every row but one the new values are written before the error; in that row the tensor itself requires grad
 # and is edited in grad mode, and autograd's check of leaves refuses the edit first, so nothing is written.
 
+def add_one(t, grad_mode):
+    try:
+        with grad_mode():
+            t.add_(1)
+    except RuntimeError as e:
+        return str(e).split(".")[0]
+    return "no error"
+
+
 for requires_grad in (False, True):
     with torch.inference_mode():
         a = torch.ones(2, 2).requires_grad_(requires_grad)
     for edited in ("a", "a[0]"):
         for grad_mode in (torch.enable_grad, torch.no_grad):
             before = a.clone()
-            try:
-                with grad_mode():
-                    (a if edited == "a" else a[0]).add_(1)
-            except RuntimeError as e:
-                outcome = str(e).split(".")[0]
-            else:
-                outcome = "no error"
+            outcome = add_one(a if edited == "a" else a[0], grad_mode)
             changed = not torch.equal(a, before)
             print(f"requires_grad={requires_grad!s:<5} {edited + '.add_(1)':<12} {grad_mode.__name__:<11} changed={changed!s:<5} {outcome}")
             assert outcome != "no error", "add_ on an inference tensor or on its view raises outside inference mode"

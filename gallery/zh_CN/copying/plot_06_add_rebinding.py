@@ -370,6 +370,22 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 #
 # ``unbind()``、``split()`` 或 ``chunk()`` 一次调用就返回几个视图。其中一个需要梯度时，无论它取自叶子张量还是非叶子张量，梯度模式下 torch 都拒绝对它做 ``+=``。在 ``torch.no_grad()`` 里，这次修改会执行，也会改动源张量，但此后这次调用的所有输出在梯度模式下都不能再用。
 
+def plus_one(t):
+    try:
+        t += 1
+    except RuntimeError as e:
+        return str(e)
+    return "no error"
+
+
+def usable_in_grad_mode(t):
+    try:
+        t * 2
+    except RuntimeError:
+        return False
+    return True
+
+
 for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,))):
     for source in ("leaf", "non-leaf"):
         x = torch.ones(2, 2, requires_grad=True)
@@ -379,22 +395,10 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)))
         # sphinx_gallery_start_ignore
         assert first.requires_grad and not first.is_leaf, "each output requires grad and is not a leaf"
         # sphinx_gallery_end_ignore
-        try:
-            first += 1
-        except RuntimeError as e:
-            error = str(e)
-        else:
-            error = "no error"
+        error = plus_one(first)
         with torch.no_grad():
             first += 1
-        usable = []
-        for output in outputs:
-            try:
-                doubled = output * 2
-            except RuntimeError:
-                usable.append(False)
-            else:
-                usable.append(True)
+        usable = [usable_in_grad_mode(output) for output in outputs]
         print(f"{split_name + '()':<9} of a {source:<8} += in grad mode: {error.split('.')[0]}")
         print(f"{'':<22} after += under no_grad: y[0] = {y[0].tolist()}, outputs usable in grad mode: {usable}")
         assert "returns multiple views" in error and y[0].tolist() == [2.0, 2.0] and not any(usable), (
@@ -407,19 +411,22 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)))
 # 在 ``torch.inference_mode()`` 下得到的张量是推理张量（inference tensor）。在该模式之外，无论在梯度模式下还是在
 # ``torch.no_grad()`` 下，无论对它本身还是对它的视图，无论它是否需要梯度，调用 ``add_`` 都会报错。除了一行，每一行都是先写入新值、再报错；那一行是需要梯度的张量本身在梯度模式下被修改，自动求导对叶子张量的检查先拒绝了这次修改，什么也没有写入。
 
+def add_one(t, grad_mode):
+    try:
+        with grad_mode():
+            t.add_(1)
+    except RuntimeError as e:
+        return str(e).split(".")[0]
+    return "no error"
+
+
 for requires_grad in (False, True):
     with torch.inference_mode():
         a = torch.ones(2, 2).requires_grad_(requires_grad)
     for edited in ("a", "a[0]"):
         for grad_mode in (torch.enable_grad, torch.no_grad):
             before = a.clone()
-            try:
-                with grad_mode():
-                    (a if edited == "a" else a[0]).add_(1)
-            except RuntimeError as e:
-                outcome = str(e).split(".")[0]
-            else:
-                outcome = "no error"
+            outcome = add_one(a if edited == "a" else a[0], grad_mode)
             changed = not torch.equal(a, before)
             print(f"requires_grad={requires_grad!s:<5} {edited + '.add_(1)':<12} {grad_mode.__name__:<11} changed={changed!s:<5} {outcome}")
             assert outcome != "no error", "add_ on an inference tensor or on its view raises outside inference mode"
