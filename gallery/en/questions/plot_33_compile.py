@@ -586,16 +586,20 @@ assert [str(warning.message).splitlines()[0] for warning in caught] == [
 # sphinx_gallery_end_ignore
 
 # %%
-# With a graph break between the save and the edit (here ``torch._dynamo.graph_break()``, which asks
-# for one; like every ``_``-name, it is internal to torch), ``torch.compile`` captures two graphs, and
-# the save and the edit fall in different ones: the call runs and edits ``a``, and ``backward()``
-# raises the in-place error, as in eager mode.
+# With a graph break between the save and the edit (here the edit sits in a function marked
+# ``torch.compiler.disable``, which the compiled code calls as plain Python), the save and the edit are
+# no longer in one captured graph: the call runs and edits ``a``, and ``backward()`` raises the
+# in-place error, as in eager mode.
+
+
+@torch.compiler.disable
+def add_one_eagerly(a):
+    a.add_(1)
 
 
 def save_break_edit(w, a):
     y = (w * a).sum()
-    torch._dynamo.graph_break()
-    a.add_(1)
+    add_one_eagerly(a)
     return y
 
 

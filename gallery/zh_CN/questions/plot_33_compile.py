@@ -539,13 +539,17 @@ assert [str(warning.message).splitlines()[0] for warning in caught] == [
 # sphinx_gallery_end_ignore
 
 # %%
-# 保存和修改之间如果有图中断（graph break；这里用 ``torch._dynamo.graph_break()`` 制造一个，它和所有带 ``_`` 的名字一样属于 torch 内部），``torch.compile`` 就捕获两张计算图，保存和修改分在两张图里：调用照常运行并修改 ``a``，之后的 ``backward()`` 报出原地修改的错误，和即时执行模式下一样。
+# 保存和修改之间如果有图中断（graph break；这里把修改放进一个用 ``torch.compiler.disable`` 标记的函数，编译后的代码把它当普通 Python 函数调用），保存和修改就不在同一张捕获的图里：调用照常运行并修改 ``a``，之后的 ``backward()`` 报出原地修改的错误，和即时执行模式下一样。
+
+
+@torch.compiler.disable
+def add_one_eagerly(a):
+    a.add_(1)
 
 
 def save_break_edit(w, a):
     y = (w * a).sum()
-    torch._dynamo.graph_break()
-    a.add_(1)
+    add_one_eagerly(a)
     return y
 
 
