@@ -87,7 +87,8 @@ const engines = []; // the Pagefind instances of the latest queries, newest last
  *  edge is found only once that chunk is loaded), so a second query on this page would not be answered
  *  as the same query on a fresh page; tests/test_search_and_switch.py asks the same query both ways. The
  *  instance before the previous one is let go (an instance serves its results' excerpts and "More results"
- *  only while its list shows); the next query's instance is started at once, so that it is ready. */
+ *  only while its list shows); the next query's instance is started once this query's results show, so
+ *  that it is ready when the reader types again and does not compete with this query for the network. */
 async function engine() {
   if (!module) {
     const [loaded, entry, words] = await Promise.all([
@@ -101,12 +102,15 @@ async function engine() {
     module = loaded;
   }
   const find = spare || started();
-  spare = started(); // the next query's, made ready while the reader reads or types
+  spare = null;
   engines.push(find);
   if (engines.length > 2) engines.shift().destroy();
   return find;
 }
-let spare = null;
+let spare = null; // the next query's instance, started by ready()
+const ready = () => {
+  if (module && !spare) spare = started();
+};
 const started = () => {
   const find = module.createInstance({ baseUrl: "/" });
   find.init();
@@ -340,6 +344,7 @@ async function show(query) {
   summary.textContent = lines.join(" ");
   box.insertBefore(list, summary.nextSibling);
   box.dataset.ms = String(Math.round(performance.now() - started)); // read by the tests' timing check
+  ready();
 }
 
 // The page's own search box (on a phone the sidebar's is out of sight) and the sidebar's search as the
