@@ -23,7 +23,9 @@ LAYOUTS = ("contiguous", "non-contiguous")
 
 #: The source tensors, by the name a row's code uses, as code: (contiguous, non-contiguous). Both
 #: layouts hold the same values; the non-contiguous one is laid out column by column
-#: (``empty_strided`` with transposed strides, filled by ``copy_``). Neither is itself a view.
+#: (``empty_strided`` with transposed strides, filled by ``copy_``; ``p`` has only its first two dimensions
+#: transposed, since ``torch.view_as_complex`` needs stride 1 in the last one: :func:`column_layout_problems`
+#: checks that). Neither is itself a view.
 #: ``None``: the layout does not exist (the sparse COO source is not strided: it has no column-by-column form;
 #: :func:`one_layout_problems` checks that).
 SOURCES: dict[str, tuple[str, str | None]] = {
@@ -160,6 +162,35 @@ def one_layout_problems() -> list[str]:
         layout = eval(code, {"torch": torch}).layout  # noqa: S307 (code of this module, shown on the page)
         if (other is None) != (layout == torch.sparse_coo):
             problems.append(f"{name} = {code}: layout {layout}, second layout given: {other is not None}")
+    return problems
+
+
+def column_layout_problems() -> list[str]:
+    """Where the page's account of the non-contiguous sources does not hold: each has the strides of its
+    first two dimensions transposed (all of them, for a 2-D source); a source with more dimensions is read by
+    ``torch.view_as_complex``, which refuses it with all its dimensions transposed (last stride not 1)."""
+    problems = []
+    for name, (code, other) in SOURCES.items():
+        if other is None:
+            continue
+        source = eval(code, {"torch": torch})  # noqa: S307 (code of this module, shown on the page)
+        made = eval(other, {"torch": torch})  # noqa: S307
+        column = source.transpose(0, 1).contiguous().transpose(0, 1).stride()
+        if made.stride() != column:
+            problems.append(f"{name} = {other}: strides {made.stride()}, first two dimensions transposed: {column}")
+        if source.dim() <= 2:
+            continue
+        if not any(row.code == f"torch.view_as_complex({name})" for row in ROWS.values()):
+            problems.append(f"{name}: no row runs torch.view_as_complex({name}), the reason the page gives")
+        dims = tuple(reversed(range(source.dim())))
+        transposed = torch.empty_strided(source.shape, source.permute(dims).contiguous().permute(dims).stride())
+        try:
+            torch.view_as_complex(transposed.copy_(source))
+        except RuntimeError as exc:
+            if "last dimension with stride 1" not in str(exc):
+                problems.append(f"{name}: torch.view_as_complex of all dimensions transposed: {exc}")
+        else:
+            problems.append(f"{name}: torch.view_as_complex takes all dimensions transposed")
     return problems
 
 

@@ -58,6 +58,15 @@ def test_the_sources_have_the_layouts_they_are_named_for():
     assert view_ops.one_layout_problems() == []
 
 
+def test_the_non_contiguous_sources_are_laid_out_as_the_page_says(monkeypatch):
+    assert view_ops.column_layout_problems() == []
+    assert view_ops.make_source("a", "non-contiguous").stride() == (1, 3)
+    assert view_ops.make_source("p", "non-contiguous").stride() == (2, 6, 1)
+    code = "torch.empty_strided((3, 4, 2), (1, 3, 12)).copy_(torch.arange(24.).reshape(3, 4, 2))"
+    monkeypatch.setitem(view_ops.SOURCES, "p", (view_ops.SOURCES["p"][0], code))
+    assert view_ops.column_layout_problems() and "first two dimensions" in view_ops.column_layout_problems()[0]
+
+
 def test_a_strided_source_with_one_layout_is_named(monkeypatch):
     monkeypatch.setitem(view_ops.SOURCES, "s", ("torch.tensor([[0., 1.], [2., 0.]])", None))
     assert view_ops.one_layout_problems() and "layout torch.strided" in view_ops.one_layout_problems()[0]

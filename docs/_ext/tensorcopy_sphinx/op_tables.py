@@ -323,6 +323,8 @@ class ViewTable(_TableDirective):
             self.warn("view table: probe failed", problem)
         for problem in view_ops.one_layout_problems():
             self.warn("view table: a source with one layout", problem)
+        for problem in view_ops.column_layout_problems():
+            self.warn("view table: a non-contiguous source", problem)
         what = (self.arguments or ["views"])[0]
         if what == "notes":
             return self.notes(table, table_notes.VIEW_NOTES)

@@ -550,6 +550,47 @@ else:
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
 
 # %%
+# An edit through ``.data`` is different. In eager mode it moves no version counter
+# (:ref:`data-vs-detach-data`), so ``backward()`` runs and computes ``w.grad`` from the edited ``a``.
+# Inside a function compiled with ``backend="aot_eager"``, the same edit moves ``a._version``, so
+# ``backward()`` raises the in-place error.
+
+
+def add_one_through_data(x):
+    x.data.add_(1)
+
+
+w = torch.ones(3, requires_grad=True)
+a = torch.arange(3.0)
+y = (w * a).sum()
+version_before = a._version
+add_one_through_data(a)
+y.backward()
+print("eager:    a:", a, " a._version:", a._version, " w.grad:", w.grad)
+assert a._version == version_before and torch.equal(w.grad, a), (
+    "eager: the .data edit moves no version counter, and w.grad is the edited a"
+)
+w = torch.ones(3, requires_grad=True)
+a = torch.arange(3.0)
+y = (w * a).sum()
+version_before = a._version
+torch.compile(add_one_through_data, backend="aot_eager")(a)
+print("compiled: a:", a, " a._version:", a._version)
+try:
+    y.backward()
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
+    data_message = str(e)
+else:
+    raise AssertionError("backward after a compiled .data edit of a saved tensor must raise")
+assert a._version > version_before and "modified by an inplace operation" in data_message, (
+    "compiled: the .data edit moves a._version, and backward raises the in-place error"
+)
+# sphinx_gallery_start_ignore
+assert torch.equal(a, torch.arange(1.0, 4.0)), "compiled: the .data edit reaches a"
+# sphinx_gallery_end_ignore
+
+# %%
 # When the compiled function both saves the tensor and edits it in one captured graph, the error
 # comes earlier: the call itself raises it while ``torch.compile`` compiles the function, as a ``BackendCompilerFailed`` (a
 # ``RuntimeError``), and ``a`` is not edited: it keeps its values and its version. torch also warns
@@ -699,7 +740,7 @@ if torch.cuda.is_available():
 # ``compiled._orig_mod.state_dict()`` or the stripped keys loaded into a plain module, and into the
 # compiled one through ``compiled._orig_mod`` or ``model`` (the compiled module itself refused a
 # plain dict); ``model.compile()`` kept the names as they were. ``copy.deepcopy`` of the wrapper copied the model. Inside a
-# compiled function an in-place edit reached the caller's tensor and moved its version counter;
-# rebinding the name did not. A compiled function that saved a tensor for the backward pass and
+# compiled function an in-place edit reached the caller's tensor and moved its version counter, even
+# an edit through ``.data``, which moves none in eager mode; rebinding the name did not. A compiled function that saved a tensor for the backward pass and
 # then edited it in the same graph raised when called, and edited nothing; with a graph break between
 # the two, the edit ran and ``backward()`` raised.

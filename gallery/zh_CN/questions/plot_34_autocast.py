@@ -16,7 +16,7 @@
       loss.backward()
       optimizer.step()
 
-在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear`` 和卷积层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内反复使用这份副本，以致训练循环整个写在区域里时，权重是普通 ``Parameter`` 的 ``Linear`` 层训练不动（权重由 ``weight_norm`` 这类参数化（parametrization）在每次读取时重新计算的层会被重新转换，照样训练）；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地（in-place）改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。
+在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear``、卷积这类层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内反复使用这份副本，以致训练循环整个写在区域里时，权重是普通 ``Parameter`` 的 ``Linear`` 层训练不动（权重由 ``weight_norm`` 这类参数化（parametrization）在每次读取时重新计算的层会被重新转换，照样训练）；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地（in-place）改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。
 """
 
 # %%
