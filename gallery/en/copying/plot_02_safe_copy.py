@@ -16,7 +16,10 @@ both halves of that promise, and shows edits in either direction staying put.
 # On a device with real memory (not ``meta``, where every storage starts at
 # address 0), two tensors whose storages hold bytes share memory when those storages start at
 # the same address (whether they also share an element is another question:
-# :ref:`questions-memory-overlap`). (A storage of no bytes, such as that of a freshly made empty tensor
+# :ref:`questions-memory-overlap`). Different starts do not by themselves rule out shared memory
+# (:ref:`copying-alias` shows aliases whose storages start inside their source's), so where this page
+# prints ``same storage`` ``False`` for a copy of ``a``, a hidden check also finds that the copy's storage
+# and ``a``'s share no byte. (A storage of no bytes, such as that of a freshly made empty tensor
 # (``torch.empty(0)``), has no memory to share, so the helper is not meant for one.)
 
 import warnings
@@ -32,6 +35,18 @@ def same_storage(x, y):
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")
 assert torch.empty(0).untyped_storage().nbytes() == 0, "the storage of a freshly made empty tensor has no bytes"
+
+
+def bytes_apart(x, y):
+    """True when the byte ranges of the two storages do not overlap (memory mapped once: no byte shared)."""
+    sx, sy = x.untyped_storage(), y.untyped_storage()
+    return sx.data_ptr() + sx.nbytes() <= sy.data_ptr() or sy.data_ptr() + sy.nbytes() <= sx.data_ptr()
+
+
+overlap_source = torch.arange(4.0)
+overlap_alias = torch.from_numpy(overlap_source[1:].numpy())
+assert not same_storage(overlap_source, overlap_alias) and not bytes_apart(overlap_source, overlap_alias), (
+    "a NumPy alias of a slice at offset 1 starts at another address, yet its storage's bytes overlap the source's")
 # sphinx_gallery_end_ignore
 
 
@@ -219,6 +234,9 @@ assert torch.equal(a.detach(), b), "the copy must hold the same values"
 assert same_storage(a, a.detach()), "detach() must share a's memory"
 # sphinx_gallery_end_ignore
 assert not same_storage(a, b), "the copy must have its own memory"
+# sphinx_gallery_start_ignore
+assert bytes_apart(a, b), "the storage of a.detach().clone() shares no byte with a's"
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::
@@ -314,6 +332,7 @@ assert "detach().clone()" in str(caught[0].message), "the warning must recommend
 assert len(caught) == 1, "torch.tensor(a) must warn once"
 assert caught[0].category is UserWarning, "the warning must be a UserWarning"
 assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage"
+assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a's"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -397,6 +416,10 @@ outside = made["torch.asarray(a, copy=True, requires_grad=False)"]
 assert not same_storage(a, outside) and outside.grad_fn is None and not outside.requires_grad, (
     "torch.asarray(a, copy=True, requires_grad=False) is a copy that needs no grad")
 assert torch.equal(outside, a.detach().clone()), "the same values as a.detach().clone()"
+# sphinx_gallery_start_ignore
+assert bytes_apart(a, by_default) and bytes_apart(a, outside), (
+    "the storages of torch.asarray(a, copy=True), with or without requires_grad=False, share no byte with a's")
+# sphinx_gallery_end_ignore
 for mode_name, grad_mode in {"torch.no_grad()": torch.no_grad, "torch.inference_mode()": torch.inference_mode}.items():
     with grad_mode():
         followed, cloned = torch.asarray(a, copy=True), a.clone()
@@ -576,6 +599,10 @@ assert (
 assert not same_storage(a, the_long_way) and not same_storage(a, the_short_way), "each has memory of its own"
 assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone().grad_fn is None, (
     "a.clone() records CloneBackward0; a.detach().clone() records no node")
+# sphinx_gallery_start_ignore
+assert bytes_apart(a, the_long_way) and bytes_apart(a, the_short_way), (
+    "the storages of a.clone().detach() and a.detach().clone() share no byte with a's")
+# sphinx_gallery_end_ignore
 
 # %%
 # Conclusion

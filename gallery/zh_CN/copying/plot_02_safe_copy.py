@@ -11,7 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个张量的存储都有字节时，存储起始地址相同，就说明它们共享内存（至于它们是否还有共同的元素，是另一个问题，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`）。没有字节的存储（比如新建的空张量 ``torch.empty(0)`` 的存储）没有内存可共享，不在此列。
+# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个张量的存储都有字节时，存储起始地址相同，就说明它们共享内存（至于它们是否还有共同的元素，是另一个问题，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`）。起始地址不同，本身并不能排除共享内存（:ref:`“别名”那一页 <copying-alias>` 上就有存储起始于源张量存储之内的别名），所以本页凡是对 ``a`` 的副本打印出 ``same storage`` ``False`` 的地方，都另有一条隐藏检查确认副本的存储与 ``a`` 的存储没有共同的字节。没有字节的存储（比如新建的空张量 ``torch.empty(0)`` 的存储）没有内存可共享，不在此列。
 
 import warnings
 
@@ -26,6 +26,18 @@ def same_storage(x, y):
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
     "on meta every storage starts at address 0: unrelated meta tensors compare equal")
 assert torch.empty(0).untyped_storage().nbytes() == 0, "the storage of a freshly made empty tensor has no bytes"
+
+
+def bytes_apart(x, y):
+    """True when the byte ranges of the two storages do not overlap (memory mapped once: no byte shared)."""
+    sx, sy = x.untyped_storage(), y.untyped_storage()
+    return sx.data_ptr() + sx.nbytes() <= sy.data_ptr() or sy.data_ptr() + sy.nbytes() <= sx.data_ptr()
+
+
+overlap_source = torch.arange(4.0)
+overlap_alias = torch.from_numpy(overlap_source[1:].numpy())
+assert not same_storage(overlap_source, overlap_alias) and not bytes_apart(overlap_source, overlap_alias), (
+    "a NumPy alias of a slice at offset 1 starts at another address, yet its storage's bytes overlap the source's")
 # sphinx_gallery_end_ignore
 
 
@@ -210,6 +222,9 @@ assert torch.equal(a.detach(), b), "the copy must hold the same values"
 assert same_storage(a, a.detach()), "detach() must share a's memory"
 # sphinx_gallery_end_ignore
 assert not same_storage(a, b), "the copy must have its own memory"
+# sphinx_gallery_start_ignore
+assert bytes_apart(a, b), "the storage of a.detach().clone() shares no byte with a's"
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::
@@ -300,6 +315,7 @@ assert "detach().clone()" in str(caught[0].message), "the warning must recommend
 assert len(caught) == 1, "torch.tensor(a) must warn once"
 assert caught[0].category is UserWarning, "the warning must be a UserWarning"
 assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage"
+assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a's"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -349,6 +365,10 @@ outside = made["torch.asarray(a, copy=True, requires_grad=False)"]
 assert not same_storage(a, outside) and outside.grad_fn is None and not outside.requires_grad, (
     "torch.asarray(a, copy=True, requires_grad=False) is a copy that needs no grad")
 assert torch.equal(outside, a.detach().clone()), "the same values as a.detach().clone()"
+# sphinx_gallery_start_ignore
+assert bytes_apart(a, by_default) and bytes_apart(a, outside), (
+    "the storages of torch.asarray(a, copy=True), with or without requires_grad=False, share no byte with a's")
+# sphinx_gallery_end_ignore
 for mode_name, grad_mode in {"torch.no_grad()": torch.no_grad, "torch.inference_mode()": torch.inference_mode}.items():
     with grad_mode():
         followed, cloned = torch.asarray(a, copy=True), a.clone()
@@ -526,6 +546,10 @@ assert (
 assert not same_storage(a, the_long_way) and not same_storage(a, the_short_way), "each has memory of its own"
 assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone().grad_fn is None, (
     "a.clone() records CloneBackward0; a.detach().clone() records no node")
+# sphinx_gallery_start_ignore
+assert bytes_apart(a, the_long_way) and bytes_apart(a, the_short_way), (
+    "the storages of a.clone().detach() and a.detach().clone() share no byte with a's")
+# sphinx_gallery_end_ignore
 
 # %%
 # 小结
