@@ -313,7 +313,7 @@ draw_memory("c[0] = 100.0; a[1] = 200.0", a=a, c=c)
 # ---------------------------------
 #
 # Each test in the next sections starts from a fresh pair, unless it says otherwise: a 2×3 leaf ``a``
-# that requires grad, and ``d = a.detach()``. These are the four calls the article names.
+# that requires grad, and ``d = a.detach()``. These are the four in-place calls the article names.
 
 values = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
 

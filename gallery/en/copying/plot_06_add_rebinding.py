@@ -427,9 +427,11 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)))
 # -------------------
 #
 # A tensor made under ``torch.inference_mode()`` is an inference tensor. Outside that mode ``add_`` on it raises
-# in grad mode and under ``torch.no_grad()`` alike, on itself and on a view of it, whether it requires grad or not.
-# In every row but one the new values are written before the error; in that row the tensor itself requires grad
-# and is edited in grad mode, and autograd's check of leaves refuses the edit first, so nothing is written.
+# in grad mode and under ``torch.no_grad()`` alike, on itself and on its first row ``a[0]``, whether it requires grad
+# or not. ``a.view(torch.float32)`` shares its memory too, but is a normal tensor: ``add_`` on it raises nothing and
+# writes into ``a``. Every row of the output but one writes the new values, before the error where there is one; in
+# that row the tensor itself requires grad and is edited in grad mode, and autograd's check of leaves refuses the
+# edit first, so nothing is written.
 
 def add_one(t, grad_mode):
     try:
@@ -443,16 +445,20 @@ def add_one(t, grad_mode):
 for requires_grad in (False, True):
     with torch.inference_mode():
         a = torch.ones(2, 2).requires_grad_(requires_grad)
-    for edited in ("a", "a[0]"):
+    for edited in ("a", "a[0]", "a.view(torch.float32)"):
         for grad_mode in (torch.enable_grad, torch.no_grad):
             before = a.clone()
-            outcome = add_one(a if edited == "a" else a[0], grad_mode)
+            target = {"a": a, "a[0]": a[0], "a.view(torch.float32)": a.view(torch.float32)}[edited]
+            outcome = add_one(target, grad_mode)
             changed = not torch.equal(a, before)
-            print(f"requires_grad={requires_grad!s:<5} {edited + '.add_(1)':<12} {grad_mode.__name__:<11} changed={changed!s:<5} {outcome}")
-            assert outcome != "no error", "add_ on an inference tensor or on its view raises outside inference mode"
+            print(f"requires_grad={requires_grad!s:<5} {edited + '.add_(1)':<29} {grad_mode.__name__:<11} changed={changed!s:<5} {outcome}")
+            assert (outcome != "no error") == (edited != "a.view(torch.float32)"), (
+                "outside inference mode add_ raises on an inference tensor and on a[0], not on a.view(torch.float32)")
             assert changed != (requires_grad and edited == "a" and grad_mode is torch.enable_grad), (
-                "the values change before the error, except on the tensor itself when it requires grad in grad mode")
+                "the values change, except on the tensor itself when it requires grad in grad mode")
             # sphinx_gallery_start_ignore
+            assert target.is_inference() == (edited != "a.view(torch.float32)"), (
+                "a and a[0] are inference tensors, a.view(torch.float32) is a normal tensor")
             assert ("leaf Variable" in outcome) != changed, "the edit that writes nothing is refused by the leaf check"
             # sphinx_gallery_end_ignore
 
@@ -464,7 +470,7 @@ for requires_grad in (False, True):
 # tensor (here the leaf) and gives ``a`` a new, non-leaf tensor in new memory; the outputs match the article's. The two are no longer
 # the same memory, but gradients from the new ``a`` still flow back to ``c``.
 # When every name should see the change, update in place: ``a.add_(1)`` or
-# ``a += 1``, under ``torch.no_grad()`` when grad mode refuses the edit, as it does when ``a`` requires grad and
+# ``a += 1``, under ``torch.no_grad()`` when grad mode refuses the edit, for example when ``a`` requires grad and
 # is a leaf, a view of one, or an output of ``unbind()``, ``split()`` or ``chunk()``; after such an output is
 # edited, the outputs of that call can no longer be used in grad mode.
 # An inference tensor is the exception: outside inference mode, ``add_`` on it raises under ``torch.no_grad()``

@@ -409,7 +409,7 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)))
 # --------
 #
 # 在 ``torch.inference_mode()`` 下得到的张量是推理张量（inference tensor）。在该模式之外，无论在梯度模式下还是在
-# ``torch.no_grad()`` 下，无论对它本身还是对它的视图，无论它是否需要梯度，调用 ``add_`` 都会报错。除了一行，每一行都是先写入新值、再报错；那一行是需要梯度的张量本身在梯度模式下被修改，自动求导对叶子张量的检查先拒绝了这次修改，什么也没有写入。
+# ``torch.no_grad()`` 下，无论对它本身还是对它的第一行 ``a[0]``，无论它是否需要梯度，调用 ``add_`` 都会报错。``a.view(torch.float32)`` 也与它共享内存，却是普通张量：对它调用 ``add_`` 不会报错，新值写进了 ``a``。输出中除了一行，每一行都写入了新值，有报错的先写入、再报错；那一行是需要梯度的张量本身在梯度模式下被修改，自动求导对叶子张量的检查先拒绝了这次修改，什么也没有写入。
 
 def add_one(t, grad_mode):
     try:
@@ -423,16 +423,20 @@ def add_one(t, grad_mode):
 for requires_grad in (False, True):
     with torch.inference_mode():
         a = torch.ones(2, 2).requires_grad_(requires_grad)
-    for edited in ("a", "a[0]"):
+    for edited in ("a", "a[0]", "a.view(torch.float32)"):
         for grad_mode in (torch.enable_grad, torch.no_grad):
             before = a.clone()
-            outcome = add_one(a if edited == "a" else a[0], grad_mode)
+            target = {"a": a, "a[0]": a[0], "a.view(torch.float32)": a.view(torch.float32)}[edited]
+            outcome = add_one(target, grad_mode)
             changed = not torch.equal(a, before)
-            print(f"requires_grad={requires_grad!s:<5} {edited + '.add_(1)':<12} {grad_mode.__name__:<11} changed={changed!s:<5} {outcome}")
-            assert outcome != "no error", "add_ on an inference tensor or on its view raises outside inference mode"
+            print(f"requires_grad={requires_grad!s:<5} {edited + '.add_(1)':<29} {grad_mode.__name__:<11} changed={changed!s:<5} {outcome}")
+            assert (outcome != "no error") == (edited != "a.view(torch.float32)"), (
+                "outside inference mode add_ raises on an inference tensor and on a[0], not on a.view(torch.float32)")
             assert changed != (requires_grad and edited == "a" and grad_mode is torch.enable_grad), (
-                "the values change before the error, except on the tensor itself when it requires grad in grad mode")
+                "the values change, except on the tensor itself when it requires grad in grad mode")
             # sphinx_gallery_start_ignore
+            assert target.is_inference() == (edited != "a.view(torch.float32)"), (
+                "a and a[0] are inference tensors, a.view(torch.float32) is a normal tensor")
             assert ("leaf Variable" in outcome) != changed, "the edit that writes nothing is refused by the leaf check"
             # sphinx_gallery_end_ignore
 
