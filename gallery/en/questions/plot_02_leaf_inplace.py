@@ -418,16 +418,23 @@ assert torch.equal(w.grad, torch.tensor([0.0, 4.0, 6.0])), "2 * w where the clon
 
 # %%
 # In grad mode, when an argument or the output requires grad, ``torch.add`` and ``torch.mul`` refuse
-# an ``out=`` argument with a message of their own; both calls below raise it. Under
+# an ``out=`` argument with a message of their own. Below, each raises it with ``w`` as an argument and the
+# output, as the output only, and as an argument only (the output is then ``plain_out``, which does not
+# require grad). Under
 # ``torch.no_grad()`` the same call writes into the leaf, like Fix 1. Not every function refuses:
 # a few composite ones, such as ``torch.tensordot`` (below), accept ``out=`` in grad mode and
 # record the write as a copy. ``torch.tensordot`` still refuses an ``out=`` leaf that requires grad:
 # it raises with ``out=w``, whose shape is not the result's, and with ``out=scalar_leaf``, a 0-d leaf
 # like its result, the latter with the leaf error above.
 
+plain_out = torch.empty(3)
 for name, call in {
     "torch.add(w, 1, out=w)": lambda: torch.add(w, 1, out=w),
+    "torch.mul(w, 2, out=w)": lambda: torch.mul(w, 2, out=w),
+    "torch.add(torch.ones(3), 1, out=w)": lambda: torch.add(torch.ones(3), 1, out=w),
     "torch.mul(torch.ones(3), 2, out=w)": lambda: torch.mul(torch.ones(3), 2, out=w),
+    "torch.add(w, 1, out=plain_out)": lambda: torch.add(w, 1, out=plain_out),
+    "torch.mul(w, 2, out=plain_out)": lambda: torch.mul(w, 2, out=plain_out),
 }.items():
     try:
         call()

@@ -227,11 +227,12 @@ assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.d
 )
 
 # %%
-# On a dense CPU tensor of a dtype NumPy has, with neither the conjugate nor the
-# negative bit set, the suggested ``detach().numpy()`` returns an array over the
-# tensor's own memory, and so does ``numpy(force=True)``: neither copies. (With one
+# On a dense CPU tensor (not a nested one) of a dtype NumPy has, with neither the conjugate nor the
+# negative bit set, and outside a function transformed by ``torch.func``, the suggested ``detach().numpy()``
+# returns an array over the tensor's own memory, and so does ``numpy(force=True)``: neither copies. (With one
 # of those bits set, ``detach().numpy()`` raises and ``numpy(force=True)`` copies: see below. On a ``bfloat16`` or
-# float8 tensor, or a sparse one made by ``to_sparse()``, it raises ``TypeError``.)
+# float8 tensor, or a sparse one made by ``to_sparse()``, both raise ``TypeError``; on a nested tensor, and on
+# the tensor a function receives inside ``torch.func.vmap`` or ``torch.func.grad``, both raise as well.)
 view = a.detach().numpy()
 forced = a.numpy(force=True)
 print("detach().numpy():", view, " shares a's memory:", shares(a, view))
@@ -265,6 +266,60 @@ except TypeError as refusal:
     assert "Sparse layout" in str(refusal), "detach().numpy() refuses a sparse tensor for its sparse layout"
 else:
     raise AssertionError("detach().numpy() on a sparse tensor must raise TypeError")
+
+
+def no_array_refusals(t):
+    """What detach().numpy(), numpy(force=True) and np.asarray(t.detach()) raise on t (None where one works)."""
+    refusals_ = []
+    try:
+        type(t.detach().numpy())
+        refusals_.append(None)
+    except (RuntimeError, TypeError) as refusal_:
+        refusals_.append(type(refusal_))
+    try:
+        type(t.numpy(force=True))
+        refusals_.append(None)
+    except (RuntimeError, TypeError) as refusal_:
+        refusals_.append(type(refusal_))
+    try:
+        type(np.asarray(t.detach()))
+        refusals_.append(None)
+    except (RuntimeError, TypeError) as refusal_:
+        refusals_.append(type(refusal_))
+    return refusals_
+
+
+eye_ = torch.eye(2)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # torch warns that nested tensors and compressed layouts are new
+    sparse_ = [eye_.to_sparse(), eye_.to_sparse_csr(), eye_.to_sparse_csc(), eye_.to_sparse_bsr((1, 1)),
+               eye_.to_sparse_bsc((1, 1))]
+    nested_ = [torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout_)
+               for layout_ in (torch.strided, torch.jagged)]
+float8_ = [torch.float8_e5m2, torch.float8_e4m3fn, torch.float8_e5m2fnuz, torch.float8_e4m3fnuz]
+try:
+    float8_ = float8_ + [torch.float8_e8m0fnu]  # torch.float8_e8m0fnu exists from torch 2.7 on
+except AttributeError:
+    pass
+assert all(
+    no_array_refusals(source_) == [TypeError] * 3
+    for source_ in [torch.ones(3, dtype=torch.bfloat16)] + [torch.ones(3).to(dtype_) for dtype_ in float8_] + sparse_
+), "detach().numpy(), numpy(force=True) and np.asarray raise TypeError on bfloat16, every float8 dtype and every sparse layout"
+assert all(None not in no_array_refusals(nested_tensor_) for nested_tensor_ in nested_), (
+    "detach().numpy(), numpy(force=True) and np.asarray raise on a nested tensor of either layout")
+received_refusals_ = []
+
+
+def refusals_inside(t):
+    received_refusals_.append(no_array_refusals(t))
+    return t.sum()
+
+
+torch.func.vmap(refusals_inside)(torch.ones(2, 3))
+torch.func.grad(refusals_inside)(torch.ones(3))
+assert len(received_refusals_) == 2 and all(None not in found_ for found_ in received_refusals_), (
+    "inside torch.func.vmap and torch.func.grad, detach().numpy(), numpy(force=True) and np.asarray raise on the "
+    "tensor the function receives")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -411,6 +466,14 @@ for zero_d_dtype_ in ("float32", "float64", "int64", "bool", "complex64"):
         assert from_zero_d_.device.type == "cpu" and not shares(from_zero_d_, zero_d_) and torch.equal(
             from_zero_d_, torch.from_numpy(zero_d_)), (
             'under any default device, torch.asarray(a 0-d array, device="cpu", copy=False) returns a copy without raising')
+for shared_dtype_ in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                      "float16", "float64", "complex64", "complex128"):
+    typed_array_ = array.astype(shared_dtype_)
+    assert all(shares(convert_(typed_array_), typed_array_) for convert_ in (torch.from_numpy, torch.as_tensor,
+                                                                             torch.asarray)), (
+        "torch.from_numpy, torch.as_tensor and torch.asarray share the memory of an array of each dtype torch has")
+    typed_tensor_ = torch.from_numpy(typed_array_).clone()
+    assert shares(typed_tensor_, np.asarray(typed_tensor_)), "np.asarray shares the memory of a tensor of each dtype NumPy has"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -731,7 +794,10 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # Conclusion
 # ----------
 #
-# For a dense CPU tensor and an array of the same dtype, ``detach().numpy()``,
+# On a nested tensor, and on the tensor a function receives inside ``torch.func.vmap`` or ``torch.func.grad``,
+# ``detach().numpy()``, ``numpy(force=True)`` and ``np.asarray`` raise; what follows is about other tensors,
+# outside a function transformed by ``torch.func``. For a dense CPU tensor and an array of the same dtype,
+# ``detach().numpy()``,
 # ``numpy(force=True)``, ``torch.from_numpy``, ``torch.as_tensor`` and ``torch.asarray`` (the last two unless
 # their ``device=`` argument names a device other than ``"cpu"``, even ``"cpu:0"``, or, given no ``device=``, a
 # default device other than ``"cpu"`` is set; ``torch.asarray`` also copies a 0-d array) share memory, and so does ``np.asarray`` on a tensor that does not require grad;

@@ -391,11 +391,16 @@ assert torch.equal(w.grad, torch.tensor([0.0, 4.0, 6.0])), "2 * w where the clon
 
 
 # %%
-# 在梯度模式下，只要某个参数或输出需要梯度，``torch.add`` 和 ``torch.mul`` 就会拒绝 ``out=`` 参数，报的是另一条报错信息；下面两种调用都会报这个错。在 ``torch.no_grad()`` 下，同样的调用会写进叶子张量，和第一种解决办法相同。并非每个函数都拒绝：少数组合函数，例如下面的 ``torch.tensordot``，在梯度模式下也接受 ``out=``，把这次写入记录成一次复制。``torch.tensordot`` 仍然拒绝以需要梯度的叶子张量作 ``out=``：``w`` 的形状和结果不同，``scalar_leaf`` 和结果一样是 0 维的叶子张量，``out=w`` 和 ``out=scalar_leaf`` 都会报错，后者报的正是上面那条叶子张量的报错。
+# 在梯度模式下，只要某个参数或输出需要梯度，``torch.add`` 和 ``torch.mul`` 就会拒绝 ``out=`` 参数，报的是另一条报错信息；下面每个函数都会报这个错：``w`` 同时作参数和输出时、只作输出时，以及只作参数时（这时输出是不需要梯度的 ``plain_out``）。在 ``torch.no_grad()`` 下，同样的调用会写进叶子张量，和第一种解决办法相同。并非每个函数都拒绝：少数组合函数，例如下面的 ``torch.tensordot``，在梯度模式下也接受 ``out=``，把这次写入记录成一次复制。``torch.tensordot`` 仍然拒绝以需要梯度的叶子张量作 ``out=``：``w`` 的形状和结果不同，``scalar_leaf`` 和结果一样是 0 维的叶子张量，``out=w`` 和 ``out=scalar_leaf`` 都会报错，后者报的正是上面那条叶子张量的报错。
 
+plain_out = torch.empty(3)
 for name, call in {
     "torch.add(w, 1, out=w)": lambda: torch.add(w, 1, out=w),
+    "torch.mul(w, 2, out=w)": lambda: torch.mul(w, 2, out=w),
+    "torch.add(torch.ones(3), 1, out=w)": lambda: torch.add(torch.ones(3), 1, out=w),
     "torch.mul(torch.ones(3), 2, out=w)": lambda: torch.mul(torch.ones(3), 2, out=w),
+    "torch.add(w, 1, out=plain_out)": lambda: torch.add(w, 1, out=plain_out),
+    "torch.mul(w, 2, out=plain_out)": lambda: torch.mul(w, 2, out=plain_out),
 }.items():
     try:
         call()

@@ -219,8 +219,8 @@ assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.d
 )
 
 # %%
-# 对 CPU 上 dtype 在 NumPy 里有对应的稠密张量，只要没有设置共轭位（conjugate bit）或负号位（negative bit），提示里的 ``detach().numpy()`` 返回的数组用的就是张量自己的内存，``numpy(force=True)``
-# 也一样：两者都不复制。（设置了其中一个位时，``detach().numpy()`` 会报错，``numpy(force=True)`` 会复制，见下文。对 ``bfloat16`` 或 float8 张量，以及用 ``to_sparse()`` 得到的稀疏张量，它会抛出 ``TypeError``。）
+# 对 CPU 上 dtype 在 NumPy 里有对应的稠密张量（不是嵌套张量），只要没有设置共轭位（conjugate bit）或负号位（negative bit），并且不在经 ``torch.func`` 变换的函数里，提示里的 ``detach().numpy()`` 返回的数组用的就是张量自己的内存，``numpy(force=True)``
+# 也一样：两者都不复制。（设置了其中一个位时，``detach().numpy()`` 会报错，``numpy(force=True)`` 会复制，见下文。对 ``bfloat16`` 或 float8 张量，以及用 ``to_sparse()`` 得到的稀疏张量，两者都会抛出 ``TypeError``；对嵌套张量，以及函数在 ``torch.func.vmap`` 或 ``torch.func.grad`` 里收到的张量，两者也都会报错。）
 view = a.detach().numpy()
 forced = a.numpy(force=True)
 print("detach().numpy():", view, " shares a's memory:", shares(a, view))
@@ -254,6 +254,60 @@ except TypeError as refusal:
     assert "Sparse layout" in str(refusal), "detach().numpy() refuses a sparse tensor for its sparse layout"
 else:
     raise AssertionError("detach().numpy() on a sparse tensor must raise TypeError")
+
+
+def no_array_refusals(t):
+    """What detach().numpy(), numpy(force=True) and np.asarray(t.detach()) raise on t (None where one works)."""
+    refusals_ = []
+    try:
+        type(t.detach().numpy())
+        refusals_.append(None)
+    except (RuntimeError, TypeError) as refusal_:
+        refusals_.append(type(refusal_))
+    try:
+        type(t.numpy(force=True))
+        refusals_.append(None)
+    except (RuntimeError, TypeError) as refusal_:
+        refusals_.append(type(refusal_))
+    try:
+        type(np.asarray(t.detach()))
+        refusals_.append(None)
+    except (RuntimeError, TypeError) as refusal_:
+        refusals_.append(type(refusal_))
+    return refusals_
+
+
+eye_ = torch.eye(2)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # torch 会警告嵌套张量和压缩稀疏布局还是新功能
+    sparse_ = [eye_.to_sparse(), eye_.to_sparse_csr(), eye_.to_sparse_csc(), eye_.to_sparse_bsr((1, 1)),
+               eye_.to_sparse_bsc((1, 1))]
+    nested_ = [torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout_)
+               for layout_ in (torch.strided, torch.jagged)]
+float8_ = [torch.float8_e5m2, torch.float8_e4m3fn, torch.float8_e5m2fnuz, torch.float8_e4m3fnuz]
+try:
+    float8_ = float8_ + [torch.float8_e8m0fnu]  # torch.float8_e8m0fnu 从 torch 2.7 起才有
+except AttributeError:
+    pass
+assert all(
+    no_array_refusals(source_) == [TypeError] * 3
+    for source_ in [torch.ones(3, dtype=torch.bfloat16)] + [torch.ones(3).to(dtype_) for dtype_ in float8_] + sparse_
+), "detach().numpy(), numpy(force=True) and np.asarray raise TypeError on bfloat16, every float8 dtype and every sparse layout"
+assert all(None not in no_array_refusals(nested_tensor_) for nested_tensor_ in nested_), (
+    "detach().numpy(), numpy(force=True) and np.asarray raise on a nested tensor of either layout")
+received_refusals_ = []
+
+
+def refusals_inside(t):
+    received_refusals_.append(no_array_refusals(t))
+    return t.sum()
+
+
+torch.func.vmap(refusals_inside)(torch.ones(2, 3))
+torch.func.grad(refusals_inside)(torch.ones(3))
+assert len(received_refusals_) == 2 and all(None not in found_ for found_ in received_refusals_), (
+    "inside torch.func.vmap and torch.func.grad, detach().numpy(), numpy(force=True) and np.asarray raise on the "
+    "tensor the function receives")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -379,6 +433,14 @@ for zero_d_dtype_ in ("float32", "float64", "int64", "bool", "complex64"):
         assert from_zero_d_.device.type == "cpu" and not shares(from_zero_d_, zero_d_) and torch.equal(
             from_zero_d_, torch.from_numpy(zero_d_)), (
             'under any default device, torch.asarray(a 0-d array, device="cpu", copy=False) returns a copy without raising')
+for shared_dtype_ in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                      "float16", "float64", "complex64", "complex128"):
+    typed_array_ = array.astype(shared_dtype_)
+    assert all(shares(convert_(typed_array_), typed_array_) for convert_ in (torch.from_numpy, torch.as_tensor,
+                                                                             torch.asarray)), (
+        "torch.from_numpy, torch.as_tensor and torch.asarray share the memory of an array of each dtype torch has")
+    typed_tensor_ = torch.from_numpy(typed_array_).clone()
+    assert shares(typed_tensor_, np.asarray(typed_tensor_)), "np.asarray shares the memory of a tensor of each dtype NumPy has"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -671,6 +733,6 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # 小结
 # ----
 #
-# 对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy``、
+# 对嵌套张量，以及函数在 ``torch.func.vmap`` 或 ``torch.func.grad`` 里收到的张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错；下面说的是其他张量，且都在经 ``torch.func`` 变换的函数之外。对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy``、
 # ``torch.as_tensor`` 和 ``torch.asarray`` 都共享内存（后两者在其 ``device=`` 参数指定了 ``"cpu"`` 以外的设备时除外，即使是 ``"cpu:0"``；不给 ``device=`` 时，设置了 ``"cpu"`` 以外的默认设备也除外；``torch.asarray`` 遇到 0 维数组也会复制）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（例如由一个 ``float32`` 和一个 ``int8`` 组成的紧凑记录的 ``float32`` 字段），构造函数 ``torch.from_numpy``、``torch.as_tensor``、``torch.tensor`` 和 ``torch.asarray`` 都会拒绝（在 torch 2.13.0 上，``torch.from_dlpack`` 遇到字节序与本机相同、dtype 受 DLPack 支持、沿元素不止一个的维翻转的数组，会让进程中止）：翻转数组和这种字段，先用 NumPy 复制（翻转数组也可以改在 torch 里翻转）；字节序与本机不同的数组，要用 ``array.astype(array.dtype.newbyteorder("="))`` 转成本机字节序，因为 NumPy 复制时保留原来的字节序。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，自动求导却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。
