@@ -353,7 +353,7 @@ assert not same_storage(forms["x[[0, 2]]"], forms["x[x > 5]"]), "each copy has i
 # size 1 if the tensor is non-zero and 0 if it is zero. With one or more dimensions, only an ``int64``
 # or ``int32`` index tensor picks by position: a ``uint8`` one is read as a mask, with a deprecation warning
 # (``uint8`` class labels select where they are non-zero), and the other integer dtypes raise ``IndexError``.
-# An index tensor on ``meta``, which holds no values, raises when it is zero-dimensional, whatever its
+# In a read ``x[idx]``, an index tensor on ``meta``, which holds no values, raises when it is zero-dimensional, whatever its
 # dtype (torch reads its value with ``item()``), or a boolean mask (torch finds the positions it selects
 # with ``nonzero()``); a ``uint8`` mask of one or more dimensions raises whenever it or ``x`` is on ``meta``,
 # with "tensors used as indices must be long, int, byte or bool tensors".
@@ -418,6 +418,40 @@ for uint8_mask in (torch.tensor([1, 0, 1], dtype=torch.uint8), (x > 5).to(torch.
                 f"a uint8 mask with x on {x_device} and the mask on {mask_device} is refused by its dtype")
         else:
             raise AssertionError(f"a uint8 mask with x on {x_device} and the mask on {mask_device} must raise")
+# sphinx_gallery_end_ignore
+
+# %%
+# A write through an index on ``meta`` need not raise. On a CPU ``x``, an ``int64`` or ``int32`` index tensor of one
+# or more dimensions on ``meta`` raises nothing: ``x[idx]`` returns a CPU tensor of uninitialized values, and
+# ``x[idx] = v``, ``x[idx] += 1``, ``index_put_`` and ``scatter_`` write nothing into ``x``, though ``x._version``
+# moves; so do ``x[mask] = v`` and ``masked_fill_`` with a number, for a boolean or ``uint8`` mask on ``meta``.
+# ``index_add_`` refuses the two devices. Keep the index on ``x``'s device.
+x = torch.arange(4.0)
+for dtype in (torch.int64, torch.int32):
+    index = torch.tensor([0, 2], dtype=dtype, device="meta")
+    read = x[index]
+    print("index dtype:", dtype, " x[index] device:", read.device, " shape:", tuple(read.shape))
+    x[index] = -1.0
+    x[index] += 1
+    x.index_put_((index,), torch.tensor(5.0))
+    x.scatter_(0, index, 9.0)
+for mask in (torch.tensor([True, False, True, False]), torch.tensor([1, 0, 1, 0], dtype=torch.uint8)):
+    x[mask.to("meta")] = -1.0
+    x.masked_fill_(mask.to("meta"), 7.0)
+print("after the writes: x =", x, " x._version:", x._version)
+assert torch.equal(x, torch.arange(4.0)) and x._version == 12, (
+    "through an index or mask on meta, each write left the CPU x as it was and moved its _version")
+try:
+    x.index_add_(0, index, torch.ones(2))
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("index_add_ with an index on meta into a CPU x must raise")
+# sphinx_gallery_start_ignore
+assert all(x[torch.tensor([0, 2], dtype=index_dtype, device="meta")].device.type == "cpu"
+           and x[torch.tensor([0, 2], dtype=index_dtype, device="meta")].shape == (2,)
+           for index_dtype in (torch.int64, torch.int32)), (
+    "x[idx] with an int64 or int32 index on meta returns a CPU tensor of the index's shape")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -758,7 +792,9 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # index tensor such as ``argmax()`` returns (any integer dtype but ``uint8``); a list of Python integers, an
 # ``int64`` or ``int32`` index tensor of one or more dimensions or a mask gives a copy, and an in-place method called on that
 # copy leaves ``x`` unchanged. A zero-dimensional index tensor or a boolean mask on ``meta``, or a ``uint8`` mask
-# of one or more dimensions where it or ``x`` is on ``meta``, raises at the indexing. Write through the index with an assignment (``x[idx] = v``,
+# of one or more dimensions where it or ``x`` is on ``meta``, raises in a read ``x[idx]``; on a CPU ``x``, an ``int64`` or
+# ``int32`` index tensor on ``meta`` reads uninitialized values, and the writes above through it or a mask on ``meta``
+# write nothing: keep the index on ``x``'s device. Write through the index with an assignment (``x[idx] = v``,
 # ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad, a view of one or one of
 # the four kinds of view of a non-leaf above or a view of one, under ``torch.inference_mode()`` on an inference
 # tensor) or with an in-place index method, and where an index repeats, use ``index_add_`` or

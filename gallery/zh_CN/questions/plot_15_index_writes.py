@@ -326,7 +326,7 @@ assert not same_storage(forms["x[[0, 2]]"], forms["x[x > 5]"]), "each copy has i
 # 零维索引张量（例如 ``argmax()`` 返回的 ``int64`` 张量）按整数算，得到视图；除 ``uint8`` 外，各种整数 dtype 都是如此。零维的
 # ``uint8`` 或 ``bool`` 张量则和 Python 的 ``True`` 或 ``False`` 一样按掩码算：得到副本，并在最前面多出一个维度，张量非零时大小为 1，为零时大小为 0。一维及以上的索引张量只有 ``int64``
 # 或 ``int32`` 才按位置取元素：``uint8`` 的按掩码算，并给出弃用警告（``uint8`` 类别标签选中的是非零的位置），其他整数 dtype 则抛出 ``IndexError``。
-# ``meta`` 上的索引张量没有数值：零维的不论什么 dtype 都会报错（torch 用 ``item()`` 读出它的值），布尔掩码也会报错（torch 用 ``nonzero()`` 找出它选中的位置）；一维及以上的 ``uint8`` 掩码，只要它或 ``x`` 在 ``meta`` 上就会报错，报错信息是“tensors used as indices must be long, int, byte or bool tensors”。
+# ``meta`` 上的索引张量没有数值。用于读取 ``x[idx]`` 时，零维的不论什么 dtype 都会报错（torch 用 ``item()`` 读出它的值），布尔掩码也会报错（torch 用 ``nonzero()`` 找出它选中的位置）；一维及以上的 ``uint8`` 掩码，只要它或 ``x`` 在 ``meta`` 上就会报错，报错信息是“tensors used as indices must be long, int, byte or bool tensors”。
 print("x[x[:, 0].argmax()]: same storage:", same_storage(x[x[:, 0].argmax()], x))
 dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64,
           torch.uint8, torch.bool]  # fmt: skip
@@ -388,6 +388,38 @@ for uint8_mask in (torch.tensor([1, 0, 1], dtype=torch.uint8), (x > 5).to(torch.
                 f"a uint8 mask with x on {x_device} and the mask on {mask_device} is refused by its dtype")
         else:
             raise AssertionError(f"a uint8 mask with x on {x_device} and the mask on {mask_device} must raise")
+# sphinx_gallery_end_ignore
+
+# %%
+# 经由 ``meta`` 上的索引写入，不一定报错。``x`` 在 CPU 上、一维及以上的 ``int64`` 或 ``int32`` 索引张量在 ``meta`` 上时，什么错都不报：``x[idx]`` 返回
+# CPU 上一个数值未初始化的张量；``x[idx] = v``、``x[idx] += 1``、``index_put_`` 和 ``scatter_`` 都不会写进 ``x``，``x._version`` 却照样增加。对
+# ``meta`` 上的布尔或 ``uint8`` 掩码，``x[mask] = v`` 和填入数字的 ``masked_fill_`` 也是如此。``index_add_`` 会因为两个设备不同而报错。索引要放在 ``x`` 所在的设备上。
+x = torch.arange(4.0)
+for dtype in (torch.int64, torch.int32):
+    index = torch.tensor([0, 2], dtype=dtype, device="meta")
+    read = x[index]
+    print("index dtype:", dtype, " x[index] device:", read.device, " shape:", tuple(read.shape))
+    x[index] = -1.0
+    x[index] += 1
+    x.index_put_((index,), torch.tensor(5.0))
+    x.scatter_(0, index, 9.0)
+for mask in (torch.tensor([True, False, True, False]), torch.tensor([1, 0, 1, 0], dtype=torch.uint8)):
+    x[mask.to("meta")] = -1.0
+    x.masked_fill_(mask.to("meta"), 7.0)
+print("after the writes: x =", x, " x._version:", x._version)
+assert torch.equal(x, torch.arange(4.0)) and x._version == 12, (
+    "through an index or mask on meta, each write left the CPU x as it was and moved its _version")
+try:
+    x.index_add_(0, index, torch.ones(2))
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {e}")
+else:
+    raise AssertionError("index_add_ with an index on meta into a CPU x must raise")
+# sphinx_gallery_start_ignore
+assert all(x[torch.tensor([0, 2], dtype=index_dtype, device="meta")].device.type == "cpu"
+           and x[torch.tensor([0, 2], dtype=index_dtype, device="meta")].shape == (2,)
+           for index_dtype in (torch.int64, torch.int32)), (
+    "x[idx] with an int64 or int32 index on meta returns a CPU tensor of the index's shape")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -702,6 +734,6 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 #
 # 用整数、切片、``None`` 和 ``...`` 索引得到视图，``argmax()`` 返回的那种零维索引张量（``uint8``
 # 以外的整数 dtype）也一样；用由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量或掩码索引得到副本，对副本调用原地方法，``x``
-# 不会改变。``meta`` 上的零维索引张量或布尔掩码，以及自身或 ``x`` 在 ``meta`` 上的一维及以上的 ``uint8`` 掩码，在索引时就报错。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图和从它们再取的视图，要放在
+# 不会改变。``meta`` 上的零维索引张量或布尔掩码，以及自身或 ``x`` 在 ``meta`` 上的一维及以上的 ``uint8`` 掩码，在读取 ``x[idx]`` 时报错；``x`` 在 CPU 上时，``meta`` 上的 ``int64`` 或 ``int32`` 索引张量读出的是未初始化的数值，经由它或 ``meta`` 上的掩码做上面那些写入，什么也写不进 ``x``：索引要放在 ``x`` 所在的设备上。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图和从它们再取的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
 # ``index_add_`` 或 ``index_put_(..., accumulate=True)``。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合并成对 ``x`` 的一次索引，只赋值一次。
