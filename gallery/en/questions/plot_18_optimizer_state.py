@@ -504,8 +504,8 @@ assert torch.allclose(filled["params"][0], torch.full((2,), 0.8)), (
 # -----------------------------------------------
 #
 # ``model.double()`` (like ``model.to(dtype)``) converts the parameters: the ``Parameter`` objects
-# stay the same, but their data moves to new memory. The optimizer keeps those objects, but not its
-# state: Adam's ``exp_avg`` stays as it was, and here the next ``step()``
+# stay the same, but their data moves to new memory. The optimizer keeps those objects, but its
+# state is not converted: Adam's ``exp_avg`` stays as it was, and here the next ``step()``
 # raises. ``optimizer.load_state_dict`` casts the state tensors it loads (all but the ``step``
 # count) to the dtype of each floating-point parameter, so for a floating-point model loading the
 # optimizer's own state dict again converts them.
@@ -529,6 +529,10 @@ print("model.weight is the Parameter from before:", model.weight is params[0],
 assert all(p is q and q in optimizer.state and not same_storage(q, old)
            for p, q, old in zip(model.parameters(), params, params_before, strict=True)), (
     "model.double() keeps the Parameter objects, which the optimizer holds, and moves their data to new memory")
+# sphinx_gallery_start_ignore
+assert all(value.dtype == torch.float32 for state in optimizer.state.values() for value in state.values()), (
+    "model.double() converts none of the optimizer's state tensors")
+# sphinx_gallery_end_ignore
 model(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
 try:
     optimizer.step()

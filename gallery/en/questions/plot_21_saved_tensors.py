@@ -417,7 +417,8 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 # inside ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` the saved output is on ``y``'s
 # memory until the edit, and when the forward, the edit and the ``backward()`` all run inside it,
 # none of them raises and the gradient is right. A ``backward()`` run after leaving the
-# context raises an ``AssertionError``. A custom
+# context raises an ``AssertionError`` when it reads a tensor the context's hooks saved, edited or
+# not; one through ``x * 2`` alone, which keeps its ``2`` without the hooks, raises nothing. A custom
 # ``torch.autograd.Function`` that keeps its input ``a`` as ``ctx.x`` instead of through
 # ``ctx.save_for_backward`` does not check either: after ``a.detach().mul_(10)``, ``backward()`` raises
 # nothing and ``a.grad`` is wrong. Nor does one that saves ``a`` with ``ctx.save_for_backward`` but whose
@@ -457,6 +458,24 @@ except AssertionError as e:
     print(f"backward() after the context: {type(e).__name__}: {e}")
 else:
     raise AssertionError("a backward() after leaving allow_mutation_on_saved_tensors() must raise")
+# sphinx_gallery_start_ignore
+def backward_after_context(op):
+    leaf_outside = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        recorded_outside = op(leaf_outside)
+    try:
+        recorded_outside.sum().backward()
+    except AssertionError as e:
+        return str(e)
+    return None
+
+
+assert all("outside of the 'allow_mutation_on_saved_tensors' context" in (backward_after_context(op) or "")
+           for op in (lambda t: (t * 2).exp(), lambda t: (t * 2).sin())), (
+    "a backward() after leaving the context raises on a saved output or input that was not edited")
+assert backward_after_context(lambda t: t * 2) is None, (
+    "a backward() through x * 2 alone after leaving the context raises nothing")
+# sphinx_gallery_end_ignore
 
 # %%
 # ``torch.utils.checkpoint``

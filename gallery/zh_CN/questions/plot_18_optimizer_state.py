@@ -480,6 +480,10 @@ print("model.weight is the Parameter from before:", model.weight is params[0],
 assert all(p is q and q in optimizer.state and not same_storage(q, old)
            for p, q, old in zip(model.parameters(), params, params_before, strict=True)), (
     "model.double() keeps the Parameter objects, which the optimizer holds, and moves their data to new memory")
+# sphinx_gallery_start_ignore
+assert all(value.dtype == torch.float32 for state in optimizer.state.values() for value in state.values()), (
+    "model.double() converts none of the optimizer's state tensors")
+# sphinx_gallery_end_ignore
 model(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
 try:
     optimizer.step()
