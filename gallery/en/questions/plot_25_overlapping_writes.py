@@ -21,8 +21,8 @@ location. Please clone() the tensor before performing the operation.`` A leaf th
 ``Parameter``), or a view of one taken in grad mode by slicing, indexing or ``view()``, gets another error while grad
 mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.``
 With grad mode on, three other kinds of view of one get autograd's error about such views instead: one taken under
-``torch.no_grad()``, an output of ``unbind()``, ``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a
-custom ``autograd.Function`` returns. This page shows why (the
+``torch.no_grad()`` or ``torch.inference_mode()``, an output of ``unbind()``, ``split()``, ``chunk()`` or
+``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
 overlaps the destination, some refused and some not, shows the same shift running silently
 with wrong values on every second element of a longer tensor, on a column, on a transpose and along a second
@@ -246,8 +246,8 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # views by slicing, ``view()`` or ``tensor_split()``. With grad mode on, three other kinds of view
 # of a tensor that requires grad get other messages, in which autograd says why it does not allow
 # such a view to be modified in place: an output of ``unbind()``, ``split()``, ``chunk()`` or
-# ``split_with_sizes()``; a view taken under ``torch.no_grad()``; and a view that a custom
-# ``autograd.Function`` returns.
+# ``split_with_sizes()``; a view taken under ``torch.no_grad()`` or ``torch.inference_mode()``; and a
+# view that a custom ``autograd.Function`` returns.
 
 
 def shift_in(mode, g):
@@ -348,6 +348,23 @@ assert all(quiet().requires_grad for quiet in quiet_views) and all(
     "with grad on, a view taken under no_grad of a tensor that requires grad gets autograd's message on such views")
 
 
+def under_inference(make_base, take):
+    base = make_base()
+    with torch.inference_mode():
+        return take(base)
+
+
+inference_views = [lambda make=make, take=take: under_inference(make, take)
+                   for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)
+                   for take in (lambda b: b[:], lambda b: b.view(5), lambda b: b.tensor_split(1)[0], lambda b: b.chunk(1)[0])]
+assert all(view().requires_grad for view in inference_views) and all(
+    refused_with(torch.enable_grad, view).startswith(
+        "Output 0 of Slice is a view of a view which was created in inference mode and is being modified inplace in "
+        "normal mode.") for view in inference_views), (
+    "with grad on, a view taken under inference_mode of a tensor that requires grad gets autograd's message on such "
+    "views")
+
+
 class ViewOut(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -363,7 +380,8 @@ assert all(refused_with(torch.enable_grad, lambda make=make: ViewOut.apply(make(
     for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)), (
     "with grad on, a view that a custom autograd.Function returns gets autograd's message on such views")
 assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_mode)
-        for view in (*multiple_outputs, *quiet_views, lambda: ViewOut.apply(parameter()))} == {message}, (
+        for view in (*multiple_outputs, *quiet_views, *inference_views, lambda: ViewOut.apply(parameter()))} == {
+    message}, (
     "written under no_grad or inference_mode, these three kinds of view get the message above")
 # sphinx_gallery_end_ignore
 

@@ -15,7 +15,7 @@
 
 原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错：``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
-before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` 梯度模式开启时，这种叶子张量的另外三类视图得到的则是自动求导（autograd）对这类视图的报错：在 ``torch.no_grad()`` 下取得的视图，``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，以及自定义 ``autograd.Function`` 返回的视图。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` 梯度模式开启时，这种叶子张量的另外三类视图得到的则是自动求导（autograd）对这类视图的报错：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图，``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，以及自定义 ``autograd.Function`` 返回的视图。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
 
 # %%
@@ -223,7 +223,7 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # 需要梯度的张量
 # --------------
 #
-# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，两者得到的都是上面那条报错信息。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的视图也一样。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出；在 ``torch.no_grad()`` 下取得的视图；自定义 ``autograd.Function`` 返回的视图。
+# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，两者得到的都是上面那条报错信息。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的视图也一样。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图；自定义 ``autograd.Function`` 返回的视图。
 
 
 def shift_in(mode, g):
@@ -324,6 +324,23 @@ assert all(quiet().requires_grad for quiet in quiet_views) and all(
     "with grad on, a view taken under no_grad of a tensor that requires grad gets autograd's message on such views")
 
 
+def under_inference(make_base, take):
+    base = make_base()
+    with torch.inference_mode():
+        return take(base)
+
+
+inference_views = [lambda make=make, take=take: under_inference(make, take)
+                   for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)
+                   for take in (lambda b: b[:], lambda b: b.view(5), lambda b: b.tensor_split(1)[0], lambda b: b.chunk(1)[0])]
+assert all(view().requires_grad for view in inference_views) and all(
+    refused_with(torch.enable_grad, view).startswith(
+        "Output 0 of Slice is a view of a view which was created in inference mode and is being modified inplace in "
+        "normal mode.") for view in inference_views), (
+    "with grad on, a view taken under inference_mode of a tensor that requires grad gets autograd's message on such "
+    "views")
+
+
 class ViewOut(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -339,7 +356,8 @@ assert all(refused_with(torch.enable_grad, lambda make=make: ViewOut.apply(make(
     for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)), (
     "with grad on, a view that a custom autograd.Function returns gets autograd's message on such views")
 assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_mode)
-        for view in (*multiple_outputs, *quiet_views, lambda: ViewOut.apply(parameter()))} == {message}, (
+        for view in (*multiple_outputs, *quiet_views, *inference_views, lambda: ViewOut.apply(parameter()))} == {
+    message}, (
     "written under no_grad or inference_mode, these three kinds of view get the message above")
 # sphinx_gallery_end_ignore
 
