@@ -6,12 +6,14 @@ covers. Registered on import by :mod:`tensorfacts.facts`, whose docstring says w
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Callable
 
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
+from tensorfacts.tensors import func_inputs_without_storage, inference_tensors
 
 #: dtypes the layout facts run over: floating, integer, boolean and complex.
 DTYPES = (torch.float32, torch.float64, torch.int64, torch.uint8, torch.bool, torch.complex64)
@@ -61,15 +63,22 @@ def _nested_strided() -> torch.Tensor:
           "conjugates of z's values, and z.conj().imag has the negative bit and yields the negatives of z.imag; "
           "each differs from z (or z.imag) exactly where the imaginary part is not 0. A nested tensor of layout "
           "torch.strided, torch.nested.nested_tensor([torch.arange(2.0), torch.arange(3.0)], layout=torch.strided), "
-          "is not quantized, yet its size() and stride() raise RuntimeError: it has no one shape and strides.",
+          "is not quantized, yet its size() and stride() raise RuntimeError: it has no one shape and strides. "
+          "The tensor a function receives inside torch.func.vmap over torch.ones(2, 3), and inside torch.func.grad "
+          "at torch.ones(3), is strided, neither nested nor quantized, yet its untyped_storage() raises RuntimeError: "
+          "it has no storage.",
     "zh_CN": "只用存储重建每个视图（以视图的存储、偏移、形状和步长调用 set_），与视图比较数值；再看 "
              "z = [1+2j, 3-1j, 4+0j] 的 z.conj() 和 z.conj().imag：z.conj() 的存储、dtype、形状、步长和偏移都与 z "
              "相同，它带共轭位（conjugate bit），读到的是 z 中各数的共轭复数；z.conj().imag 带负号位（negative bit），"
              "读到的是 z.imag 中各数的相反数；两者都恰好在虚部不为 0 的元素上与 z（或 z.imag）不同。"
              "布局为 torch.strided 的嵌套张量 torch.nested.nested_tensor([torch.arange(2.0), torch.arange(3.0)], "
-             "layout=torch.strided) 不是量化张量，但它的 size() 和 stride() 报 RuntimeError：它没有单一的形状和步长。",
-}, {"en": _RANGE_VIEWS["en"] + ", and a float32 CPU nested tensor of layout torch.strided",
-    "zh_CN": _RANGE_VIEWS["zh_CN"] + "，以及一个布局为 torch.strided 的 float32 CPU 嵌套张量"})
+             "layout=torch.strided) 不是量化张量，但它的 size() 和 stride() 报 RuntimeError：它没有单一的形状和步长。"
+             "函数在以 torch.ones(2, 3) 为输入的 torch.func.vmap 里、在以 torch.ones(3) 为输入的 torch.func.grad 里"
+             "收到的张量，布局为 strided，既非嵌套也非量化，但它的 untyped_storage() 报 RuntimeError：它没有存储。",
+}, {"en": _RANGE_VIEWS["en"] + ", a float32 CPU nested tensor of layout torch.strided, and the float32 tensor a "
+          "function receives inside torch.func.vmap and inside torch.func.grad, on the CPU",
+    "zh_CN": _RANGE_VIEWS["zh_CN"] + "，一个布局为 torch.strided 的 float32 CPU 嵌套张量，以及函数在 torch.func.vmap "
+             "和 torch.func.grad 里收到的 float32 张量（在 CPU 上）"})
 def _dense_tensor_reads_storage() -> Fact:
     wrong = []
     for dtype in DTYPES:
@@ -92,11 +101,14 @@ def _dense_tensor_reads_storage() -> Fact:
     nested = _nested_strided()
     nested_apart = (nested.layout == torch.strided and nested.is_nested and not nested.is_quantized
                     and _raises(nested.size) and _raises(nested.stride))
-    return Fact(not wrong and layout and bits and nested_apart,
+    func_inputs = func_inputs_without_storage()
+    return Fact(not wrong and layout and bits and nested_apart and func_inputs == {"vmap": True, "grad": True},
                 f"rebuilt from storage and layout, values differ: {wrong or 'none'}; "
                 f"conj: same layout {layout}; conjugate and negative bits give the conjugates and negatives, which "
                 f"differ where the imaginary part is not 0 ({imaginary}): {bits}; a strided nested tensor, not "
-                f"quantized, has no one shape and strides (size() and stride() raise): {nested_apart}")
+                f"quantized, has no one shape and strides (size() and stride() raise): {nested_apart}; the tensor a "
+                f"function receives inside vmap and grad is strided, neither nested nor quantized, and has no storage: "
+                f"{func_inputs}")
 
 
 @fact("view-write-shows-in-both", {
@@ -161,22 +173,31 @@ COMPRESSED_INDICES = {
           "Of a sparse COO tensor, indices() has no _base, and indices()[0]._base is that result. Of torch.eye(4) "
           "as a CSR and a BSR tensor (blocks of 2 x 2), crow_indices() and col_indices(), and as a CSC and a BSC "
           "tensor, ccol_indices() and row_indices(), have no _base; a view of each ([1:]) has that result as its "
-          "_base, and a second call returns a tensor on the same memory.",
+          "_base, and a second call returns a tensor on the same memory. Of an inference tensor x "
+          "(torch.arange(12.0) * 2 computed under torch.inference_mode()), of its detach() and .data taken outside "
+          "the mode, and of n.view(torch.int32) of a normal tensor n taken in the mode (each an inference tensor), "
+          "the view [1:] and the last view of each chain have no _base, and _is_view() is False, whether taken "
+          "inside the mode or outside it.",
     "zh_CN": "对每条视图链、每种源张量：最后一个视图的 _base 就是源张量；源张量的 _base 为 None。对每种源张量 x "
              "和它的视图 x[2:]，x.detach()、x.data、x.view(torch.int32)、x.view(x.dtype) 和 "
              "x.view(torch.float16) 都没有 _base，对它们各取一个视图（[1:]），其 _base 是这个结果，而不是 x。"
              "对稀疏 COO 张量，indices() 没有 _base，indices()[0]._base 是这个结果。把 torch.eye(4) 转成 CSR 和 BSR "
              "张量（块大小 2 x 2）时的 crow_indices() 和 col_indices()，以及转成 CSC 和 BSC 张量时的 ccol_indices() "
              "和 row_indices()，都没有 _base；对它们各取一个视图（[1:]），其 _base 是这个结果；再调用一次，返回的"
-             "张量在同一块内存上。",
+             "张量在同一块内存上。对推理张量 x（在 torch.inference_mode() 下算出的 torch.arange(12.0) * 2）、"
+             "在该模式外取的 x.detach() 和 x.data，以及在该模式下对普通张量 n 取的 n.view(torch.int32)"
+             "（它们都是推理张量），视图 [1:] 和每条视图链的最后一个视图都没有 _base，_is_view() 为 False，"
+             "无论是在该模式之内还是之外取的。",
 }, {
     "en": "4 chains of 2 or 3 view calls from 4 sources (a plain tensor, a leaf that requires grad, a "
           "non-leaf, a Parameter, each float32), the 5 calls autograd does not record as views of each source and "
           "of a view of it, the indices() of a sparse COO tensor, and the 2 index tensors of a CSR, a CSC, a BSR "
-          "and a BSC tensor, on the CPU",
+          "and a BSC tensor, and the 4 chains and [1:] of 4 inference tensors (float32 and int32), inside "
+          "torch.inference_mode() and outside it, on the CPU",
     "zh_CN": "从 4 种源张量（普通张量、需要梯度的叶子张量、非叶子张量、Parameter，都是 float32）出发的 4 条视图链"
              "（每条 2 到 3 次视图调用），自动求导（autograd）不记作视图的 5 种调用（对每种源张量和它的一个视图），"
-             "稀疏 COO 张量的 indices()，以及 CSR、CSC、BSR 和 BSC 张量各自的 2 种索引张量，在 CPU 上",
+             "稀疏 COO 张量的 indices()，CSR、CSC、BSR 和 BSC 张量各自的 2 种索引张量，以及 4 个推理张量"
+             "（float32 和 int32）的 4 条视图链和 [1:]（在 torch.inference_mode() 之内和之外），在 CPU 上",
 })
 def _base_names_root() -> Fact:
     wrong = []
@@ -201,8 +222,14 @@ def _base_names_root() -> Fact:
             if result._base is not None or result[1:]._base is not result \
                     or getattr(compressed, call)().data_ptr() != result.data_ptr():
                 wrong.append(f"{call}() of a {layout} tensor")
-    return Fact(not wrong, f"chains whose _base is not the source, or calls that do not start a chain of their own: "
-                           f"{wrong or 'none'}")
+    for source, x in inference_tensors().items():
+        for mode, context in (("inside", torch.inference_mode), ("outside", contextlib.nullcontext)):
+            with context():
+                views = {"x[1:]": x[1:], **{name: make(x) for name, make in CHAINS.items()}}
+            if not x.is_inference() or any(v._base is not None or v._is_view() for v in views.values()):
+                wrong.append(f"views of the inference tensor {source} taken {mode} the mode")
+    return Fact(not wrong, f"chains whose _base is not the source, calls that do not start a chain of their own, or "
+                           f"views of an inference tensor with a _base: {wrong or 'none'}")
 
 
 @fact("list-repeat-holds-one-tensor", {

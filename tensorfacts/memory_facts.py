@@ -250,20 +250,63 @@ def _reaches(call, on_tensor: bool, dtype: type, layout: str) -> tuple[bool, boo
     return forward, backward
 
 
+def _dlpack_with_bits() -> dict[str, bool]:
+    """For each DLPack call on a tensor (with and without copy=True), in complex64 and complex128, with
+    z = [1+2j, 3-1j]: whether it raises BufferError on z.conj() (conjugate bit set), and on t = z.conj().imag
+    (negative bit set) whether it gives, without copy=True, an alias without the bit that reads the negatives of
+    t's values (a write through either side is read, negated, through the other), with copy=True, t's values in
+    memory of their own (neither write reaches the other)."""
+    seen = {}
+    for dtype in (torch.complex64, torch.complex128):
+        for name, (on_tensor, call) in {**ALIAS_CALLS, **DLPACK_COPIES}.items():
+            if not on_tensor or "dlpack" not in name:
+                continue
+            z = torch.tensor([1 + 2j, 3 - 1j], dtype=dtype)
+            try:
+                call(z.conj())
+            except BufferError:
+                seen[f"{name} raises on the conjugate bit, {dtype}"] = True
+            else:
+                seen[f"{name} raises on the conjugate bit, {dtype}"] = False
+            t = z.conj().imag
+            values = t.tolist()
+            result = torch.as_tensor(call(t))
+            sign = 1 if "copy=True" in name else -1
+            read = result.tolist() == [sign * v for v in values] and t.is_neg() and not result.is_neg()
+            result[0] = 5
+            t[1] = 4
+            forward, backward = t[0].item() == -5, result[1].item() == -4
+            seen[f"{name} on the negative bit, {dtype}"] = read and (forward, backward) == ((sign < 0,) * 2)
+    return seen
+
+
 @fact("alias-calls-share-memory", {
     "en": "On a CPU tensor t or a NumPy array n of four values, in float32, float64 and int64, contiguous and "
           "taken as every other element of a longer one: a write through what t.numpy(), torch.from_numpy(n), "
           "np.from_dlpack(t), torch.from_dlpack(t) and torch.from_dlpack(n) return is read through t or n, and a "
           "write through t or n is read through it. What np.from_dlpack(t, copy=True), "
           "torch.from_dlpack(t, copy=True) and torch.from_dlpack(n, copy=True) return is a copy: neither write "
-          "reaches the other.",
+          "reaches the other. On z = [1+2j, 3-1j] (complex64 and complex128): np.from_dlpack and torch.from_dlpack, "
+          "with copy=True or not, raise BufferError on z.conj(), which has the conjugate bit; on t = z.conj().imag, "
+          "which has the negative bit, np.from_dlpack(t) and torch.from_dlpack(t) return an alias without the bit, "
+          "which reads the negatives of t's values, a write through either side being read, negated, through the "
+          "other; with copy=True, they return a copy that reads t's values, and neither write reaches the other.",
     "zh_CN": "对存放四个值的 CPU 张量 t 或 NumPy 数组 n，dtype 分别是 float32、float64 和 int64，"
              "分别是连续的和从更长的源里隔一个取一个得到的：经由 t.numpy()、torch.from_numpy(n)、np.from_dlpack(t)、"
              "torch.from_dlpack(t) 和 torch.from_dlpack(n) 的返回值写入的值，从 t 或 n 读得到；经由 t 或 n 写入的值，"
              "也从返回值读得到。np.from_dlpack(t, copy=True)、torch.from_dlpack(t, copy=True) 和 "
-             "torch.from_dlpack(n, copy=True) 返回的是副本：两个方向的写入都到不了另一边。",
-}, {"en": "the five calls and the three with copy=True, float32, float64 and int64, contiguous and strided, on the CPU",
-    "zh_CN": "这五个调用和带 copy=True 的三个，float32、float64 和 int64，连续的和带步长的，在 CPU 上"})
+             "torch.from_dlpack(n, copy=True) 返回的是副本：两个方向的写入都到不了另一边。"
+             "对 z = [1+2j, 3-1j]（complex64 和 complex128）：np.from_dlpack、torch.from_dlpack "
+             "作用于带共轭位（conjugate bit）的 z.conj() 时，无论是否带 copy=True，都报 BufferError；"
+             "作用于带负号位（negative bit）的 t = z.conj().imag 时，np.from_dlpack(t) 和 torch.from_dlpack(t) "
+             "返回的别名不带负号位，读到的是 t 各值的相反数，"
+             "经由任一边写入的值从另一边读到的是它的相反数；带 copy=True 时返回的副本读到 t 的值，"
+             "两个方向的写入都到不了另一边。",
+}, {"en": "the five calls and the three with copy=True, float32, float64 and int64, contiguous and strided, and the "
+          "four DLPack calls on a tensor, on a complex64 and a complex128 tensor with the conjugate bit and on its "
+          "imag with the negative bit, on the CPU",
+    "zh_CN": "这五个调用和带 copy=True 的三个，float32、float64 和 int64，连续的和带步长的；以及作用于张量的四个 "
+             "DLPack 调用，作用于带共轭位的 complex64 和 complex128 张量和带负号位的它的 imag；在 CPU 上"})
 def _alias_calls_share_memory() -> Fact:
     """The calls the glossary's alias entry names share their source's memory; the DLPack calls with copy=True
     copy it."""
@@ -273,6 +316,8 @@ def _alias_calls_share_memory() -> Fact:
     shared = [key for key, reached in seen.items() if key[0] in ALIAS_CALLS and reached == (True, True)]
     copied = [key for key, reached in seen.items() if key[0] in DLPACK_COPIES and reached == (False, False)]
     runs = len(ALIAS_DTYPES) * len(ALIAS_LAYOUTS)
-    return Fact(len(shared) == runs * len(ALIAS_CALLS) and len(copied) == runs * len(DLPACK_COPIES),
+    bits = _dlpack_with_bits()
+    return Fact(len(shared) == runs * len(ALIAS_CALLS) and len(copied) == runs * len(DLPACK_COPIES)
+                and len(bits) == 16 and all(bits.values()),
                 f"(write through it read in the source, write through the source read in it) per call, dtype and "
-                f"layout: {seen}")
+                f"layout: {seen}; with the conjugate or negative bit set: {bits}")

@@ -46,3 +46,31 @@ def backward_error(loss: torch.Tensor) -> str:
     except RuntimeError as exc:
         return str(exc).splitlines()[0]
     return ""
+
+
+def func_inputs_without_storage() -> dict[str, bool]:
+    """For the tensor a function receives inside torch.func.vmap (over torch.ones(2, 3)) and inside torch.func.grad
+    (at torch.ones(3)): whether it is strided, neither nested nor quantized, and its untyped_storage() raises."""
+    seen = {}
+
+    def receive(name: str, t: torch.Tensor) -> torch.Tensor:
+        try:
+            t.untyped_storage()
+        except RuntimeError:
+            seen[name] = t.layout == torch.strided and not t.is_nested and not t.is_quantized
+        else:
+            seen[name] = False
+        return t * 2
+
+    torch.func.vmap(lambda t: receive("vmap", t))(torch.ones(2, 3))
+    torch.func.grad(lambda t: receive("grad", t).sum())(torch.ones(3))
+    return seen
+
+
+def inference_tensors() -> dict[str, torch.Tensor]:
+    """Inference tensors, by how they were made: x = torch.arange(12.0) * 2 computed in inference mode, its
+    detach() and .data taken outside the mode, and the view(torch.int32) of a normal tensor taken in the mode."""
+    normal = torch.arange(12.0)
+    with torch.inference_mode():
+        x, as_int = torch.arange(12.0) * 2, normal.view(torch.int32)
+    return {"x": x, "x.detach()": x.detach(), "x.data": x.data, "n.view(torch.int32)": as_int}

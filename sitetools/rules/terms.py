@@ -47,10 +47,14 @@ TERMS: tuple[Term, ...] = (
     Term("张量", "tensor", "copying-alias",
          define_en="A multi-dimensional array; a strided (dense) tensor that is neither nested nor quantized reads its "
                    "values from a storage through its dtype, shape, strides and offset (and, for a lazily conjugated "
-                   "or negated view, its conjugate or negative bit).",
+                   "or negated view, its conjugate or negative bit). Exceptions include the tensor a function "
+                   "receives inside `torch.func.vmap` or `torch.func.grad`: it is strided too, yet has no storage "
+                   "(its `untyped_storage()` raises).",
          define_zh="多维数组；布局为 strided（稠密）、既非嵌套也非量化的张量，按 dtype、形状、步长和偏移从一块存储"
                    "读取数值。"
-                   "延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit）。"),
+                   "延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit）。"
+                   "例外之一是函数在 `torch.func.vmap` 或 `torch.func.grad` 里收到的张量：布局同样是 strided，"
+                   "却没有存储（调用它的 `untyped_storage()` 会报错）。"),
     Term("复制", "copy", "copying-clone", also=("拷贝", "副本"),
          define_en="Making a new tensor whose values sit in memory of its own.",
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),
@@ -91,12 +95,14 @@ TERMS: tuple[Term, ...] = (
                    "`detach()`, `.data`, `view(dtype)`, or a sparse tensor's `indices()`, `crow_indices()`, "
                    "`col_indices()`, `ccol_indices()` or `row_indices()`: their results have no `_base` and start a "
                    "chain of their own); a view's `_base`, where set, names it (`x[1:][1:]._base is x`; "
-                   "`v = x.view(torch.int32)` has none, and `v[1:]._base is v`).",
+                   "`v = x.view(torch.int32)` has none, and `v[1:]._base is v`). A view of an inference tensor has "
+                   "no `_base`, whether taken inside `torch.inference_mode()` or outside it.",
          define_zh="自动求导（autograd）记作视图的一串张量最初的那个张量（例如 `detach()`、`.data`、`view(dtype)`，"
                    "以及稀疏张量的 `indices()`、`crow_indices()`、`col_indices()`、`ccol_indices()` 和 "
                    "`row_indices()` 都不算：它们的结果没有 `_base`，从自己开始另起一串）；视图的 `_base` "
                    "若有值，指向的就是它（`x[1:][1:]._base is x`；`v = x.view(torch.int32)` 没有 `_base`，"
-                   "`v[1:]._base is v`）。"),
+                   "`v[1:]._base is v`）。推理张量（inference tensor）的视图没有 `_base`，"
+                   "无论是在 `torch.inference_mode()` 之内还是之外取的。"),
     Term("源张量", "source tensor", "copying-alias",
          define_en="The tensor a copy, a view or a conversion is made from.",
          define_zh="复制、视图或转换所依据的那个张量。"),
@@ -104,10 +110,15 @@ TERMS: tuple[Term, ...] = (
          define_en="Another name or object that reaches the memory of a tensor or an array instead of a copy of it, "
                    "such as `b = a`, a view, or what `t.numpy()`, `torch.from_numpy(n)`, `np.from_dlpack(t)`, "
                    "`torch.from_dlpack(t)` and `torch.from_dlpack(n)` return given no other argument (with "
-                   "`copy=True`, the DLPack calls return a copy).",
+                   "`copy=True`, the DLPack calls return a copy; given a `t` with the conjugate bit set, the DLPack "
+                   "calls on `t` raise, and given one with the negative bit set, `np.from_dlpack(t)` and "
+                   "`torch.from_dlpack(t)` return an alias without that bit, which reads the negatives of `t`'s "
+                   "values).",
          define_zh="通向某个张量或数组的内存的另一个名字或对象，而不是它的副本，比如 `b = a`、视图，或者不传其他参数时 "
                    "`t.numpy()`、`torch.from_numpy(n)`、`np.from_dlpack(t)`、`torch.from_dlpack(t)` 和 "
-                   "`torch.from_dlpack(n)` 返回的对象（传入 `copy=True` 时，这几个 DLPack 调用返回副本）。"),
+                   "`torch.from_dlpack(n)` 返回的对象（传入 `copy=True` 时，这几个 DLPack 调用返回副本；`t` "
+                   "带共轭位时，对 `t` 的 DLPack 调用报错；`t` 带负号位时，`np.from_dlpack(t)` 和 "
+                   "`torch.from_dlpack(t)` 返回不带这个标志位的别名，读到的是 `t` 各值的相反数）。"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
          define_en="An operation that writes its result into an existing tensor (`add_`, `t[0] = 1`).",
