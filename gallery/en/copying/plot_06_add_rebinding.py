@@ -385,8 +385,9 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 #
 # One call of ``unbind()``, ``split()`` or ``chunk()`` returns several views at once. In grad mode torch
 # refuses ``+=`` on one of them that requires grad, whether it was taken from a leaf or from a non-leaf. Under
-# ``torch.no_grad()`` the edit runs and reaches the source, and after it none of the outputs of that call can be
-# used in grad mode any more.
+# ``torch.no_grad()`` the edit runs and reaches the source, and after it, in grad mode, no output of that call can
+# enter an operation autograd records, such as ``output * 2`` or ``output.clone()``, while ``detach()`` still gives
+# its values.
 
 def plus_one(t):
     try:
@@ -396,7 +397,7 @@ def plus_one(t):
     return "no error"
 
 
-def usable_in_grad_mode(t):
+def times_two_runs(t):
     try:
         t * 2
     except RuntimeError:
@@ -416,11 +417,22 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)))
         error = plus_one(first)
         with torch.no_grad():
             first += 1
-        usable = [usable_in_grad_mode(output) for output in outputs]
+        usable = [times_two_runs(output) for output in outputs]
         print(f"{split_name + '()':<9} of a {source:<8} += in grad mode: {error.split('.')[0]}")
-        print(f"{'':<22} after += under no_grad: y[0] = {y[0].tolist()}, outputs usable in grad mode: {usable}")
+        print(f"{'':<22} after += under no_grad: y[0] = {y[0].tolist()}, output * 2 runs: {usable}")
         assert "returns multiple views" in error and y[0].tolist() == [2.0, 2.0] and not any(usable), (
-            "grad mode refuses +=; under no_grad it reaches the source, and no output is usable in grad mode after")
+            "grad mode refuses +=; under no_grad it reaches the source, and after it output * 2 runs on no output")
+        # sphinx_gallery_start_ignore
+        assert torch.equal(torch.cat([output.detach().flatten() for output in outputs]), y.detach().flatten()), (
+            "detach() still gives the outputs' values")
+        for sibling in outputs:
+            try:
+                sibling.clone()
+            except RuntimeError as e:
+                assert "modified inplace" in str(e), "clone() refuses each output after the edit too"
+            else:
+                raise AssertionError("clone() must refuse each output after the edit")
+        # sphinx_gallery_end_ignore
 
 # %%
 # An inference tensor
@@ -472,7 +484,8 @@ for requires_grad in (False, True):
 # When every name should see the change, update in place: ``a.add_(1)`` or
 # ``a += 1``, under ``torch.no_grad()`` when grad mode refuses the edit, for example when ``a`` requires grad and
 # is a leaf, a view of one, or an output of ``unbind()``, ``split()`` or ``chunk()``; after such an output is
-# edited, the outputs of that call can no longer be used in grad mode.
+# edited, the outputs of that call can enter no operation autograd records, though ``detach()`` still gives their
+# values.
 # An inference tensor is the exception: outside inference mode, ``add_`` on it raises under ``torch.no_grad()``
 # too, and writes the new values first unless autograd's check of leaves refuses it, as shown above (more
 # on :ref:`questions-inference-mode`).

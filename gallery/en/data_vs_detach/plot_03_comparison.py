@@ -447,9 +447,9 @@ assert out.data is not out.data, "each read of .data builds a new tensor object"
 # Claim: ``.data`` is unsafe, ``detach()`` is safe — the second does not hold as stated
 # -------------------------------------------------------------------------------------
 #
-# ``detach()`` is safer, not safe. Autograd checks the version of a tensor
-# only if it *saved* that tensor for the backward pass. Case 1 is the
-# article's: ``sigmoid`` saved its output, so the edit through ``detach()``
+# ``detach()`` is safer, not safe. The version check that matters here is
+# ``backward()``'s check of the tensors autograd *saved* for the backward
+# pass; case 4 shows a second one. Case 1 is the article's: ``sigmoid`` saved its output, so the edit through ``detach()``
 # is caught, while the same edit through ``.data`` gives a wrong gradient.
 def sigmoid_case(how, take):
     print(f"case 1, edit through {how}:")
@@ -478,8 +478,8 @@ assert grad_data is not None and torch.equal(grad_data, torch.zeros(3)), ".data:
 # keeps only the constant 2 (``_saved_self`` is ``None``; like ``_version``,
 # the ``_saved_*`` attributes are internal to torch and may change between
 # releases), and ``sum()``
-# keeps only the size of its input. Nobody saved ``out``, so nobody checks
-# its version. Zeroing ``out`` through ``detach()`` then raises nothing.
+# keeps only the size of its input. Nobody saved ``out``, so ``backward()`` does not
+# check its version. Zeroing ``out`` through ``detach()`` then raises nothing.
 # ``a.grad`` is the gradient of the graph that was recorded, but ``loss`` no
 # longer equals ``out.sum()``: the edit went unnoticed.
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -511,9 +511,9 @@ assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned 
 # %%
 # Case 3: the edit comes before autograd saves the tensor. ``b = a * 2``
 # saves nothing from ``a``; ``b.detach().mul_(10)`` makes ``b`` hold
-# ``20 * a``; only then does ``b * b`` save ``b``, already edited. Nothing
-# checks a version that moved before it was saved, and nothing needs to: to
-# autograd the edit is a constant. ``backward()`` returns ``80 * a``, exactly
+# ``20 * a``; only then does ``b * b`` save ``b``, already edited. ``backward()``
+# does not check a version that moved before the tensor was saved, and need
+# not: to autograd the edit is a constant. ``backward()`` returns ``80 * a``, exactly
 # what the same edit under ``torch.no_grad()`` gives, and what
 # ``b + (9 * b).detach()`` gives (``b`` plus nine times itself as a constant):
 # the gradient through ``b = 2 * a`` as recorded, at the values ``b`` holds.
@@ -566,6 +566,38 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # sphinx_gallery_end_ignore
 
 # %%
+# Case 4 is the second check, outside ``backward()``. One call of ``unbind()``,
+# ``split()`` or ``chunk()`` returns several views, as ``q, k, v = x.chunk(3)``
+# does. After an in-place edit of one of them through ``detach()``, an
+# operation autograd records refuses every output of that call, before any
+# ``backward()`` (:ref:`copying-add-rebinding` shows the same after an edit
+# under ``torch.no_grad()``). Through ``.data`` the edit moves no version
+# counter and goes unnoticed.
+
+def times_two_error(t):
+    try:
+        t * 2
+    except RuntimeError as err:
+        return str(err).split(".")[0]
+    return "no error"
+
+
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
+    for how, take in ((".data", lambda t: t.data), ("detach()", lambda t: t.detach())):
+        x = torch.ones(3, 2, requires_grad=True)
+        q, k, v = getattr(x, split_name)(*split_args)
+        take(q).zero_()
+        errors = [times_two_error(t) for t in (q, k, v)]
+        print(f"{split_name + '()':<9} q zeroed through {how:<8} x[0] = {x[0].tolist()}  q._version={q._version}")
+        print(f"{'':<9} k * 2: {errors[1]}")
+        assert all(("modified inplace" in error) == (how == "detach()") for error in errors), (
+            "after an edit through detach() every output is refused, after one through .data none")
+        # sphinx_gallery_start_ignore
+        assert x._version == (how == "detach()"), "only the edit through detach() moves the version counter"
+        assert torch.equal(x.detach()[0], torch.zeros(2)), "the edit reached x either way"
+        # sphinx_gallery_end_ignore
+
+# %%
 # Conclusion
 # ----------
 #
@@ -573,9 +605,10 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # ".data is an attribute, detach() is a method" holds, "both are in-place"
 # holds in the author's meaning (both work on the original data without
 # copying) though neither is in-place in PyTorch's sense, and "detach() is
-# safe" does not hold as stated: an in-place edit through ``detach()`` is
-# caught only when the edited tensor shares its version counter with a tensor autograd saved
-# before the edit.
+# safe" does not hold as stated: ``backward()``'s version check catches an
+# in-place edit through ``detach()`` only when the edited tensor shares its version counter with a tensor
+# autograd saved before the edit; after such an edit of one output of ``unbind()``, ``split()`` or ``chunk()``,
+# the second check (case 4) keeps every output of that call out of the operations autograd records.
 # In practice: use ``detach()`` rather than ``.data``, and prefer
 # out-of-place operations on the result: ``out.detach() * 0`` builds a new
 # tensor and leaves ``out`` alone. When you need an independent copy to edit

@@ -368,7 +368,7 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 # ``unbind()``、``split()`` 和 ``chunk()`` 的输出
 # -----------------------------------------------
 #
-# ``unbind()``、``split()`` 或 ``chunk()`` 一次调用就返回几个视图。其中一个需要梯度时，无论它取自叶子张量还是非叶子张量，梯度模式下 torch 都拒绝对它做 ``+=``。在 ``torch.no_grad()`` 里，这次修改会执行，也会改动源张量，但此后这次调用的所有输出在梯度模式下都不能再用。
+# ``unbind()``、``split()`` 或 ``chunk()`` 一次调用就返回几个视图。其中一个需要梯度时，无论它取自叶子张量还是非叶子张量，梯度模式下 torch 都拒绝对它做 ``+=``。在 ``torch.no_grad()`` 里，这次修改会执行，也会改动源张量，但此后在梯度模式下，这次调用的所有输出都不能再参与自动求导会记录的运算，例如 ``output * 2`` 或 ``output.clone()``；``detach()`` 仍能取出它们的数值。
 
 def plus_one(t):
     try:
@@ -378,7 +378,7 @@ def plus_one(t):
     return "no error"
 
 
-def usable_in_grad_mode(t):
+def times_two_runs(t):
     try:
         t * 2
     except RuntimeError:
@@ -398,11 +398,22 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)))
         error = plus_one(first)
         with torch.no_grad():
             first += 1
-        usable = [usable_in_grad_mode(output) for output in outputs]
+        usable = [times_two_runs(output) for output in outputs]
         print(f"{split_name + '()':<9} of a {source:<8} += in grad mode: {error.split('.')[0]}")
-        print(f"{'':<22} after += under no_grad: y[0] = {y[0].tolist()}, outputs usable in grad mode: {usable}")
+        print(f"{'':<22} after += under no_grad: y[0] = {y[0].tolist()}, output * 2 runs: {usable}")
         assert "returns multiple views" in error and y[0].tolist() == [2.0, 2.0] and not any(usable), (
-            "grad mode refuses +=; under no_grad it reaches the source, and no output is usable in grad mode after")
+            "grad mode refuses +=; under no_grad it reaches the source, and after it output * 2 runs on no output")
+        # sphinx_gallery_start_ignore
+        assert torch.equal(torch.cat([output.detach().flatten() for output in outputs]), y.detach().flatten()), (
+            "detach() still gives the outputs' values")
+        for sibling in outputs:
+            try:
+                sibling.clone()
+            except RuntimeError as e:
+                assert "modified inplace" in str(e), "clone() refuses each output after the edit too"
+            else:
+                raise AssertionError("clone() must refuse each output after the edit")
+        # sphinx_gallery_end_ignore
 
 # %%
 # 推理张量
@@ -445,6 +456,6 @@ for requires_grad in (False, True):
 # ----
 #
 # 在梯度模式下、``a`` 需要梯度时，``a = a + 1`` 之后，``c`` 指着旧张量（这里是那个叶子张量），``a`` 指着新内存里的一个非叶子张量，输出与原博文一致。两者不再共享内存，但从新的 ``a`` 反向传播，梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
-# ``a.add_(1)`` 或 ``a += 1``；torch 在梯度模式下拒绝这次修改时，要放在 ``torch.no_grad()`` 里，例如 ``a`` 需要梯度，又是叶子张量、叶子张量的视图，或是 ``unbind()``、``split()`` 或 ``chunk()`` 的输出时；这样的输出改过之后，同一次调用的所有输出在梯度模式下都不能再用。推理张量是例外：如上所示，在推理模式之外，对它调用 ``add_`` 在 ``torch.no_grad()`` 下也会报错，而且除非自动求导对叶子张量的检查先拒绝了它，报错前新值已经写入（详见 :ref:`questions-inference-mode`）。
+# ``a.add_(1)`` 或 ``a += 1``；torch 在梯度模式下拒绝这次修改时，要放在 ``torch.no_grad()`` 里，例如 ``a`` 需要梯度，又是叶子张量、叶子张量的视图，或是 ``unbind()``、``split()`` 或 ``chunk()`` 的输出时；这样的输出改过之后，同一次调用的所有输出都不能再参与自动求导会记录的运算，但 ``detach()`` 仍能取出它们的数值。推理张量是例外：如上所示，在推理模式之外，对它调用 ``add_`` 在 ``torch.no_grad()`` 下也会报错，而且除非自动求导对叶子张量的检查先拒绝了它，报错前新值已经写入（详见 :ref:`questions-inference-mode`）。
 # :fact:`leaf-view-inplace-refused-in-grad-mode`
 # :fact:`inference-tensor-inplace-outside-raises-yet-writes`

@@ -406,7 +406,7 @@ assert out.data is not out.data, "each read of .data builds a new tensor object"
 # “``.data`` 不安全，``detach()`` 安全”：后半句照字面不成立
 # ---------------------------------------------------------
 #
-# ``detach()`` 只是更安全，并非绝对安全。自动求导只检查它为反向传播保存过的张量的版本。情况 1 就是原文的例子：``sigmoid``
+# ``detach()`` 只是更安全，并非绝对安全。这里起作用的版本检查，是 ``backward()`` 对自动求导为反向传播保存的张量所做的检查；情况 4 展示另一项检查。情况 1 就是原文的例子：``sigmoid``
 # 保存了输出，所以通过 ``detach()`` 的修改会被发现；同样的修改通过
 # ``.data``，得到的是错误的梯度。
 def sigmoid_case(how, take):
@@ -435,7 +435,7 @@ assert grad_data is not None and torch.equal(grad_data, torch.zeros(3)), ".data:
 # 情况 2：被修改的张量没有被保存。对于 ``out = a * 2``，自动求导只保存常数
 # 2（``_saved_self`` 是 ``None``；与 ``_version`` 一样，``_saved_*`` 这些属性都是 torch
 # 的内部属性，在今后的 torch 发行版中可能会变），``sum()`` 只保存输入的形状。没有谁保存
-# ``out``，也就没有谁检查它的版本。这时通过 ``detach()`` 把 ``out``
+# ``out``，``backward()`` 也就不检查它的版本。这时通过 ``detach()`` 把 ``out``
 # 清零，不会报错。``a.grad`` 是已记录的计算图的梯度，但 ``loss`` 已经不等于
 # ``out.sum()`` 了：这次修改没有被发现。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -466,7 +466,7 @@ assert torch.equal(a.grad, torch.full((3,), 2.0)), "backward() ran and returned 
 
 # %%
 # 情况 3：修改发生在自动求导保存该张量之前。``b = a * 2`` 不保存 ``a`` 的任何东西；
-# ``b.detach().mul_(10)`` 让 ``b`` 变成 ``20 * a``；之后 ``b * b`` 才保存 ``b``，保存的已经是修改后的值。保存之前发生的修改，没有谁会检查，也无须检查：在自动求导看来，这次修改带来的只是一个常数。``backward()``
+# ``b.detach().mul_(10)`` 让 ``b`` 变成 ``20 * a``；之后 ``b * b`` 才保存 ``b``，保存的已经是修改后的值。保存之前发生的修改，``backward()`` 不会检查，也无须检查：在自动求导看来，这次修改带来的只是一个常数。``backward()``
 # 返回 ``80 * a``，与在 ``torch.no_grad()`` 下做同样的修改完全相同，也与 ``b + (9 * b).detach()``
 # （``b`` 加上被当作常数的 9b）相同：它是沿着记录下来的 ``b = 2 * a`` 求出的梯度，代入的是 ``b`` 现在的数值。
 
@@ -516,10 +516,36 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # sphinx_gallery_end_ignore
 
 # %%
+# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。``unbind()``、``split()`` 或 ``chunk()`` 一次调用就返回几个视图，``q, k, v = x.chunk(3)`` 就是这样。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，不推进版本计数器，也就不会被发现。
+
+def times_two_error(t):
+    try:
+        t * 2
+    except RuntimeError as err:
+        return str(err).split(".")[0]
+    return "no error"
+
+
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
+    for how, take in ((".data", lambda t: t.data), ("detach()", lambda t: t.detach())):
+        x = torch.ones(3, 2, requires_grad=True)
+        q, k, v = getattr(x, split_name)(*split_args)
+        take(q).zero_()
+        errors = [times_two_error(t) for t in (q, k, v)]
+        print(f"{split_name + '()':<9} q zeroed through {how:<8} x[0] = {x[0].tolist()}  q._version={q._version}")
+        print(f"{'':<9} k * 2: {errors[1]}")
+        assert all(("modified inplace" in error) == (how == "detach()") for error in errors), (
+            "after an edit through detach() every output is refused, after one through .data none")
+        # sphinx_gallery_start_ignore
+        assert x._version == (how == "detach()"), "only the edit through detach() moves the version counter"
+        assert torch.equal(x.detach()[0], torch.zeros(2)), "the edit reached x either way"
+        # sphinx_gallery_end_ignore
+
+# %%
 # 小结
 # ----
 #
-# 原文的总结里，“两者共享数据”“两者脱离计算图”“``.data`` 是属性，``detach()`` 是方法”都成立；“两者都是原位操作”，若按作者想表达的意思理解则成立（两者都直接作用于原来的数据，不做复制），但按 PyTorch 的用语，两者都不是原地操作；“``detach()`` 是安全的”照字面不成立：通过 ``detach()`` 做的原地修改，只有当被修改的张量与自动求导在修改之前保存的某个张量共享版本计数器时，才会被发现。实际使用时，用 ``detach()``，不用 ``.data``；对结果尽量用非原地运算，``out.detach() * 0`` 会生成新张量，不动 ``out``。需要一份可以原地修改的独立副本时，用 ``.detach().clone()``：副本有自己的存储，改它碰不到计算图，``backward()`` 也保持正确。
+# 原文的总结里，“两者共享数据”“两者脱离计算图”“``.data`` 是属性，``detach()`` 是方法”都成立；“两者都是原位操作”，若按作者想表达的意思理解则成立（两者都直接作用于原来的数据，不做复制），但按 PyTorch 的用语，两者都不是原地操作；“``detach()`` 是安全的”照字面不成立：通过 ``detach()`` 做的原地修改，只有当被修改的张量与自动求导在修改之前保存的某个张量共享版本计数器时，才会被 ``backward()`` 的版本检查发现；另一项检查（情况 4）则在 ``unbind()``、``split()`` 或 ``chunk()`` 的某个输出被这样修改之后，让这次调用的所有输出都不能再参与自动求导会记录的运算。实际使用时，用 ``detach()``，不用 ``.data``；对结果尽量用非原地运算，``out.detach() * 0`` 会生成新张量，不动 ``out``。需要一份可以原地修改的独立副本时，用 ``.detach().clone()``：副本有自己的存储，改它碰不到计算图，``backward()`` 也保持正确。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out = a.sigmoid()
 scaled = out.detach() * 0
