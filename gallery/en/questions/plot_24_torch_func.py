@@ -7,8 +7,8 @@
 .. admonition:: Answer
    :class: answer
 
-   Under ``vmap`` a function sees batched tensors that have no memory of their own, so ``.data``
-   is refused, and so are ``item()``, ``tolist()`` and ``numpy()``; ``detach()`` works. Write
+   When ``vmap`` is the innermost transform, the function sees batched tensors that have no memory
+   of their own, so ``.data`` is refused, and so are ``item()``, ``tolist()`` and ``numpy()``; ``detach()`` works. Write
    ``detach()`` where the code had ``.data``:
 
    .. code-block:: python
@@ -21,7 +21,7 @@ copies and what it shares: ``functional_call`` uses the tensors of its dict as t
 module's own for what the dict leaves out (a tensor of the module that the dict replaces is left
 alone; a gradient or a buffer update lands where the tensor is: in the dict if the dict holds it, in
 the module if not; by default, a weight tied to one in the dict takes the dict's tensor too),
-``torch.func.grad`` needs no ``requires_grad``, and ``vmap`` refuses ``.data`` of a batched tensor and each call
+``torch.func.grad`` needs no ``requires_grad``, and ``vmap``, as the innermost transform, refuses ``.data`` of a batched tensor and each call
 the page tries that would turn a batched tensor into Python numbers or an array, or hand out its memory. It
 ends with a training loop over a dict of parameters.
 """
@@ -231,6 +231,43 @@ else:
     raise AssertionError(".data under vmap must raise")
 assert message == "accessing `data` under vmap transform is not allowed", (
     "vmap raised 'accessing `data` under vmap transform is not allowed'")
+
+# %%
+# ``.data`` in ``vmap(grad(f))``
+# ------------------------------
+#
+# ``vmap`` refuses ``.data`` when it is the innermost transform around the function: ``vmap(f)``
+# above, and ``vmap(vmap(f))`` and ``grad(vmap(f))`` below. In ``vmap(grad(f))``, the usual way to
+# get per-sample gradients, ``grad`` is innermost: ``.data`` in ``f`` runs and gives each row's
+# values, while ``item()`` still raises.
+
+nested = {
+    "vmap(vmap(f))": lambda: vmap(vmap(scale_data))(batch.reshape(2, 1, 3)),
+    "grad(vmap(f))": lambda: grad(lambda w: vmap(scale_data)(w).sum())(batch),
+}
+for name, f in nested.items():
+    try:
+        f()
+    except RuntimeError as e:
+        print(f"{name}: {type(e).__name__}: {e}")
+        assert str(e) == message, f"{name} refuses .data with the same message"
+    else:
+        raise AssertionError(f"{name} must refuse .data: vmap is the innermost transform")
+
+
+def loss_and_data(t):
+    return (t * t).sum(), t.data
+
+
+_, seen = vmap(grad(loss_and_data, has_aux=True))(batch)
+print("vmap(grad(f)), t.data in f:", seen)
+assert torch.equal(seen, batch), "in vmap(grad(f)), .data in f runs and gives each row's values"
+try:
+    vmap(grad(lambda t: t.sum() * t.sum().item()))(batch)
+except RuntimeError as e:
+    print(f"vmap(grad(f)), t.item(): {type(e).__name__}: {str(e).splitlines()[0]}")
+else:
+    raise AssertionError("item() in vmap(grad(f)) must raise")
 
 # %%
 # What else ``vmap`` refuses
@@ -560,9 +597,10 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # own back: no copy either way, so gradients and in-place buffer updates land in the dict (a
 # parameter or buffer the dict leaves out is the module's, and its gradient or update lands there; by
 # default, a weight tied to one in the dict takes the dict's tensor).
-# ``torch.func.grad`` computes a gradient without ``requires_grad`` or ``.grad``. Under ``vmap``,
-# ``.data`` of a batched tensor raises, and so do the calls that turn a batched tensor into Python numbers or an array
+# ``torch.func.grad`` computes a gradient without ``requires_grad`` or ``.grad``. With ``vmap`` as the
+# innermost transform, ``.data`` of a batched tensor raises, and so do the calls that turn a batched tensor into Python numbers or an array
 # (``item()``, ``tolist()``, ``numpy()``, ``np.asarray``) or hand out its memory (``data_ptr()``,
 # ``untyped_storage()``, DLPack); ``detach()``, ``clone()``, ``add_``, ``stride()`` and ``repr()`` run.
+# In ``vmap(grad(f))``, ``.data`` in ``f`` runs and gives each row's values, while ``item()`` still raises.
 # A tensor made inside the function with ``torch.zeros`` cannot take a row's values in place: make it
 # with ``x.new_zeros`` or ``torch.zeros_like(x)``, or stack the result.

@@ -298,10 +298,10 @@ assert losses[2] < losses[1] < losses[0], "the optimizer made after the load tra
 #
 # On this torch, ``load_state_dict(sd, assign=True)`` also writes its flag into ``sd``'s own
 # metadata (``sd._metadata``), and a later ``load_state_dict(sd)`` without ``assign=True`` reads it
-# there: the second model takes ``sd``'s tensors too, and shares them with the first
-# (`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__). The flag is saved
-# with ``sd``, and ``copy.deepcopy(sd)`` keeps it: a dict saved after such a load and loaded back,
-# or a deep copy of it, is assigned as well. Load the file again for each model: when the file was
+# there, even when called with ``assign=False``: the second model takes ``sd``'s tensors too, and
+# shares them with the first (`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__).
+# The flag is saved with ``sd``, and ``copy.deepcopy(sd)`` keeps it: a dict saved after such a load
+# and loaded back, or a deep copy of it, is assigned as well. Load the file again for each model: when the file was
 # saved from a model's ``state_dict()``, as here, the dict ``torch.load`` returns carries no flag.
 
 sd = round_trip(trained.state_dict())
@@ -329,6 +329,12 @@ deep_model = make_model()
 deep_weight = deep_model[0].weight
 deep_model.load_state_dict(copy.deepcopy(sd))
 assert deep_model[0].weight is not deep_weight, "a deepcopy of sd keeps the flag: a plain load assigns"
+explicit_model = make_model()
+explicit_weight = explicit_model[0].weight
+explicit_model.load_state_dict(sd, assign=False)
+explicit_loaded = explicit_model[0].weight
+assert explicit_loaded is not explicit_weight and same_storage(explicit_loaded, first_model[0].weight), (
+    "the flag in sd overrides an explicit assign=False: the model shares the first one's memory")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   在 ``vmap`` 之下，函数拿到的是批量张量，它没有自己的内存，所以 ``.data`` 会被拒绝，``item()``、``tolist()`` 和
+   ``vmap`` 是最内层的变换时，函数拿到的是批量张量，它没有自己的内存，所以 ``.data`` 会被拒绝，``item()``、``tolist()`` 和
    ``numpy()`` 也一样；``detach()`` 可以用。把代码里的 ``.data`` 换成 ``detach()``：
 
    .. code-block:: python
@@ -17,7 +17,7 @@
 
 ``torch.func`` 在你交给它的张量上运行模块或函数。本页检查它复制了什么、共享了什么：``functional_call``
 原样使用字典里的张量，字典里没有的就用模块自己的（模块中被字典替换的张量不受影响；梯度和缓冲区的更新落在张量所在的地方：字典里有它就落在字典里，没有就落在模块里；默认情况下，与字典里某个权重共享的权重也用字典里的张量），``torch.func.grad`` 不需要
-``requires_grad``，还有 ``vmap`` 拒绝哪些操作：批量张量的 ``.data``；本页试过的调用中，凡是要把批量张量变成 Python 数值或数组的，或者要交出它的内存的，都会被拒绝。最后用一个循环训练字典里的参数。
+``requires_grad``，还有 ``vmap`` 作为最内层的变换时拒绝哪些操作：批量张量的 ``.data``；本页试过的调用中，凡是要把批量张量变成 Python 数值或数组的，或者要交出它的内存的，都会被拒绝。最后用一个循环训练字典里的参数。
 """
 
 # %%
@@ -222,6 +222,40 @@ else:
     raise AssertionError(".data under vmap must raise")
 assert message == "accessing `data` under vmap transform is not allowed", (
     "vmap raised 'accessing `data` under vmap transform is not allowed'")
+
+# %%
+# ``vmap(grad(f))`` 里的 ``.data``
+# --------------------------------
+#
+# ``vmap`` 是包在函数外面最内层的变换时，才会拒绝 ``.data``：上面的 ``vmap(f)`` 是这样，下面的 ``vmap(vmap(f))`` 和 ``grad(vmap(f))`` 也是。逐样本求梯度的常用写法 ``vmap(grad(f))`` 里，最内层是 ``grad``：``f`` 里的 ``.data`` 能运行，得到的是每一行的值，而 ``item()`` 仍会报错。
+
+nested = {
+    "vmap(vmap(f))": lambda: vmap(vmap(scale_data))(batch.reshape(2, 1, 3)),
+    "grad(vmap(f))": lambda: grad(lambda w: vmap(scale_data)(w).sum())(batch),
+}
+for name, f in nested.items():
+    try:
+        f()
+    except RuntimeError as e:
+        print(f"{name}: {type(e).__name__}: {e}")
+        assert str(e) == message, f"{name} refuses .data with the same message"
+    else:
+        raise AssertionError(f"{name} must refuse .data: vmap is the innermost transform")
+
+
+def loss_and_data(t):
+    return (t * t).sum(), t.data
+
+
+_, seen = vmap(grad(loss_and_data, has_aux=True))(batch)
+print("vmap(grad(f)), t.data in f:", seen)
+assert torch.equal(seen, batch), "in vmap(grad(f)), .data in f runs and gives each row's values"
+try:
+    vmap(grad(lambda t: t.sum() * t.sum().item()))(batch)
+except RuntimeError as e:
+    print(f"vmap(grad(f)), t.item(): {type(e).__name__}: {str(e).splitlines()[0]}")
+else:
+    raise AssertionError("item() in vmap(grad(f)) must raise")
 
 # %%
 # ``vmap`` 还拒绝什么
@@ -523,6 +557,6 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # ----
 #
 # ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的参数或缓冲区是模块自己的，梯度或更新就落在模块里；默认情况下，与字典里某个权重共享的权重用的是字典里的张量）。``torch.func.grad``
-# 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。在 ``vmap`` 之下，批量张量的 ``.data`` 会报错，把批量张量变成
+# 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。``vmap`` 是最内层的变换时，批量张量的 ``.data`` 会报错，把批量张量变成
 # Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``、``np.asarray``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``、DLPack）也会报错；``detach()``、``clone()``、``add_``、``stride()``
-# 和 ``repr()`` 都能运行。函数里用 ``torch.zeros`` 新建的张量，不能原地接收每一行的值：改用 ``x.new_zeros`` 或 ``torch.zeros_like(x)`` 新建，或者把结果堆叠起来（``torch.stack``）。
+# 和 ``repr()`` 都能运行。在 ``vmap(grad(f))`` 里，``f`` 中的 ``.data`` 能运行，得到每一行的值，而 ``item()`` 仍会报错。函数里用 ``torch.zeros`` 新建的张量，不能原地接收每一行的值：改用 ``x.new_zeros`` 或 ``torch.zeros_like(x)`` 新建，或者把结果堆叠起来（``torch.stack``）。

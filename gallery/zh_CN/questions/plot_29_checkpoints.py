@@ -256,7 +256,7 @@ assert losses[2] < losses[1] < losses[0], "the optimizer made after the load tra
 # 用 ``assign=True`` 加载过的字典，下次加载仍按 ``assign=True`` 处理
 # ------------------------------------------------------------------
 #
-# 在本次构建所用的 torch 上，``load_state_dict(sd, assign=True)`` 还会把这个标志写进 ``sd`` 自己的元数据（``sd._metadata``），之后不带 ``assign=True`` 的 ``load_state_dict(sd)`` 会从那里读到它：第二个模型也换上了 ``sd`` 的张量，与第一个模型共享这些张量（`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__）。这个标志随 ``sd`` 一起保存，``copy.deepcopy(sd)`` 也会保留它：这样加载过的字典保存后再读回来，或者它的深拷贝，加载时同样按 ``assign=True`` 处理。给每个模型都重新读一次文件：文件若像这里一样是从模型的 ``state_dict()`` 保存的，``torch.load`` 新读出的字典就不带这个标志。
+# 在本次构建所用的 torch 上，``load_state_dict(sd, assign=True)`` 还会把这个标志写进 ``sd`` 自己的元数据（``sd._metadata``），之后不带 ``assign=True`` 的 ``load_state_dict(sd)``，即使显式写上 ``assign=False``，也会从那里读到它：第二个模型也换上了 ``sd`` 的张量，与第一个模型共享这些张量（`pytorch/pytorch#188166 <https://github.com/pytorch/pytorch/issues/188166>`__）。这个标志随 ``sd`` 一起保存，``copy.deepcopy(sd)`` 也会保留它：这样加载过的字典保存后再读回来，或者它的深拷贝，加载时同样按 ``assign=True`` 处理。给每个模型都重新读一次文件：文件若像这里一样是从模型的 ``state_dict()`` 保存的，``torch.load`` 新读出的字典就不带这个标志。
 
 sd = round_trip(trained.state_dict())
 first_model = make_model()
@@ -283,6 +283,12 @@ deep_model = make_model()
 deep_weight = deep_model[0].weight
 deep_model.load_state_dict(copy.deepcopy(sd))
 assert deep_model[0].weight is not deep_weight, "a deepcopy of sd keeps the flag: a plain load assigns"
+explicit_model = make_model()
+explicit_weight = explicit_model[0].weight
+explicit_model.load_state_dict(sd, assign=False)
+explicit_loaded = explicit_model[0].weight
+assert explicit_loaded is not explicit_weight and same_storage(explicit_loaded, first_model[0].weight), (
+    "the flag in sd overrides an explicit assign=False: the model shares the first one's memory")
 # sphinx_gallery_end_ignore
 
 # %%
