@@ -20,9 +20,10 @@ operation: some elements of the input tensor and the written-to tensor refer to 
 location. Please clone() the tensor before performing the operation.`` A leaf that requires grad (such as a
 ``Parameter``), or a view of one taken in grad mode by slicing, indexing or ``view()``, gets another error while grad
 mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.``
-With grad mode on, three other kinds of view of one get autograd's error about such views instead: one taken under
-``torch.no_grad()`` or ``torch.inference_mode()``, an output of ``unbind()``, ``split()``, ``chunk()`` or
-``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. This page shows why (the
+``t[1:] = t[:-1].clone()`` gets it too; under ``torch.no_grad()`` it works. With grad mode on, three other kinds
+of view of one get autograd's error about such views instead: one taken under ``torch.no_grad()`` or
+``torch.inference_mode()``, an output of ``unbind()`` (iterating over a tensor, ``for row in x``, calls it),
+``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
 overlaps the destination, some refused and some not, shows the same shift running silently
 with wrong values on every second element of a longer tensor, on a column, on a transpose and along a second
@@ -245,9 +246,9 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # ``arange(5.0, requires_grad=True) * 2``, gets the message above in all three modes, and so do its
 # views by slicing, ``view()`` or ``tensor_split()``. With grad mode on, three other kinds of view
 # of a tensor that requires grad get other messages, in which autograd says why it does not allow
-# such a view to be modified in place: an output of ``unbind()``, ``split()``, ``chunk()`` or
-# ``split_with_sizes()``; a view taken under ``torch.no_grad()`` or ``torch.inference_mode()``; and a
-# view that a custom ``autograd.Function`` returns.
+# such a view to be modified in place: an output of ``unbind()`` (iterating over a tensor,
+# ``for row in x``, calls it), ``split()``, ``chunk()`` or ``split_with_sizes()``; a view taken under
+# ``torch.no_grad()`` or ``torch.inference_mode()``; and a view that a custom ``autograd.Function`` returns.
 
 
 def shift_in(mode, g):
@@ -320,12 +321,17 @@ multiple_outputs = (lambda: parameter().reshape(1, 5).unbind(0)[0], lambda: para
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).split(5)[0],
                     lambda: parameter().chunk(1)[0], lambda: parameter().split_with_sizes([5])[0],
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).chunk(2)[0],
-                    lambda: (torch.arange(10.0, requires_grad=True) * 2).split_with_sizes([5, 5])[0])
+                    lambda: (torch.arange(10.0, requires_grad=True) * 2).split_with_sizes([5, 5])[0],
+                    lambda: next(iter(torch.nn.Parameter(torch.arange(10.0).reshape(2, 5)))))
 assert all(refused_with(torch.enable_grad, output).startswith(
     "Output 0 of Slice is a view and is being modified inplace. This view is the output of a function that returns "
     "multiple views.") for output in multiple_outputs), (
     "with grad on, an output of unbind(), split(), chunk() or split_with_sizes() of a tensor that requires grad gets "
     "autograd's message on such views")
+assert all(type(next(iter(make_rows())).grad_fn) is type(make_rows().unbind(0)[0].grad_fn)
+           for make_rows in (lambda: torch.nn.Parameter(torch.arange(10.0).reshape(2, 5)),
+                             lambda: (torch.arange(10.0, requires_grad=True) * 2).reshape(2, 5))), (
+    "iterating over a tensor gives the outputs of unbind()")
 assert all(out.is_contiguous() and out.requires_grad and not out.is_leaf and not out._base.is_leaf
            for out in (multiple_outputs[2](), multiple_outputs[3]())), (
     "the outputs of unbind() and split() of arange(10.0, requires_grad=True) * 2 are contiguous, require grad, and "
@@ -635,6 +641,58 @@ print("t:", t)
 assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with a cloned source works"
 
 # %%
+# On a leaf that requires grad, and on a view of one taken in grad mode by slicing, indexing or ``view()``,
+# the cloned shift is refused too while grad mode is on, with the leaf's message from above. Under
+# ``torch.no_grad()`` it gives the intended shift; both still require grad, and the ``Parameter`` is still
+# a leaf. Below, the ``Parameter`` and the row of one from above.
+
+
+def cloned_shift_in(mode, g):
+    with mode():
+        g[1:] = g[:-1].clone()
+
+
+for kind in ("leaf", "row of a leaf"):
+    g = tensors[kind]()
+    try:
+        cloned_shift_in(torch.enable_grad, g)
+    except RuntimeError as e:
+        cloned_message = str(e)
+        print(f"{kind:<13} enable_grad  {type(e).__name__}: {e}")
+    else:
+        raise AssertionError("the cloned shift of a tensor that requires grad must raise in grad mode")
+    cloned_shift_in(torch.no_grad, g)
+    print(f"{kind:<13} no_grad      g: {g.tolist()}  requires_grad: {g.requires_grad}  is_leaf: {g.is_leaf}")
+    assert cloned_message in leaf_messages and g.tolist() == [0.0, 0.0, 1.0, 2.0, 3.0] and g.requires_grad and (
+        g.is_leaf == (kind == "leaf")), "refused in grad mode, the cloned shift works under no_grad and keeps grad"
+# sphinx_gallery_start_ignore
+leaf_and_views = (parameter, lambda: parameter()[1:], lambda: parameter().view(5),
+                  lambda: torch.nn.Parameter(torch.arange(15.0).reshape(3, 5))[1],
+                  lambda: torch.nn.Parameter(torch.arange(15.0).reshape(5, 3))[:, 0])
+
+
+def cloned_refused_in_grad_mode(make_tensor):
+    try:
+        cloned_shift_in(torch.enable_grad, make_tensor())
+    except RuntimeError as e:
+        return str(e)
+    return None
+
+
+def cloned_shift_under_no_grad(make_tensor):
+    shifted, before = make_tensor(), make_tensor().tolist()
+    cloned_shift_in(torch.no_grad, shifted)
+    return shifted.tolist() == before[:1] + before[:-1]
+
+
+assert {cloned_refused_in_grad_mode(make) for make in leaf_and_views} == leaf_messages, (
+    "with grad on, the cloned shift of a leaf that requires grad, or of a view of one by slicing, indexing or view(), "
+    "gets the leaf's message")
+assert all(cloned_shift_under_no_grad(make) for make in leaf_and_views), (
+    "under no_grad, the cloned shift of a leaf that requires grad, and of its views, gives the intended shift")
+# sphinx_gallery_end_ignore
+
+# %%
 # A window of recent observations
 # -------------------------------
 #
@@ -665,7 +723,8 @@ for step, obs in enumerate(observations):
 # the forms run here, with the message this page quotes; ``masked_scatter_``, whose overlap is of that kind too, and
 # ``torch.mm`` with ``out=`` set to its own input ran without an error and gave another result than the same write
 # from a cloned source. With grad mode on, the shift of a leaf that requires grad, and of a row of one, was refused
-# too, with the error for an in-place write into a view of a leaf. The same shift on every second element of a longer
-# tensor, on a column and on a transpose of a 3 x 3 tensor, and along the second dimension of a 2-d tensor, ran
-# without an error and wrote wrong values. Cloning the source,
-# ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it.
+# too, with the error for an in-place write into a view of a leaf, even with the source cloned. The same shift on
+# every second element of a longer tensor, on a column and on a transpose of a 3 x 3 tensor, and along the second
+# dimension of a 2-d tensor, ran without an error and wrote wrong values. Cloning the source,
+# ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it, except with grad mode on for a
+# leaf that requires grad and for views of one; under ``torch.no_grad()`` it did there too.

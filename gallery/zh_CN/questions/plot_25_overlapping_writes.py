@@ -15,7 +15,7 @@
 
 原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错：``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
-before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` 梯度模式开启时，这种叶子张量的另外三类视图得到的则是自动求导（autograd）对这类视图的报错：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图，``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，以及自定义 ``autograd.Function`` 返回的视图。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` ``t[1:] = t[:-1].clone()`` 也会得到这条报错；在 ``torch.no_grad()`` 下则能正确完成平移。梯度模式开启时，这种叶子张量的另外三类视图得到的则是自动求导（autograd）对这类视图的报错：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图，``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``），以及自定义 ``autograd.Function`` 返回的视图。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
 
 # %%
@@ -223,7 +223,7 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # 需要梯度的张量
 # --------------
 #
-# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，两者得到的都是上面那条报错信息。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的视图也一样。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图；自定义 ``autograd.Function`` 返回的视图。
+# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，两者得到的都是上面那条报错信息。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的视图也一样。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``）；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图；自定义 ``autograd.Function`` 返回的视图。
 
 
 def shift_in(mode, g):
@@ -296,12 +296,17 @@ multiple_outputs = (lambda: parameter().reshape(1, 5).unbind(0)[0], lambda: para
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).split(5)[0],
                     lambda: parameter().chunk(1)[0], lambda: parameter().split_with_sizes([5])[0],
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).chunk(2)[0],
-                    lambda: (torch.arange(10.0, requires_grad=True) * 2).split_with_sizes([5, 5])[0])
+                    lambda: (torch.arange(10.0, requires_grad=True) * 2).split_with_sizes([5, 5])[0],
+                    lambda: next(iter(torch.nn.Parameter(torch.arange(10.0).reshape(2, 5)))))
 assert all(refused_with(torch.enable_grad, output).startswith(
     "Output 0 of Slice is a view and is being modified inplace. This view is the output of a function that returns "
     "multiple views.") for output in multiple_outputs), (
     "with grad on, an output of unbind(), split(), chunk() or split_with_sizes() of a tensor that requires grad gets "
     "autograd's message on such views")
+assert all(type(next(iter(make_rows())).grad_fn) is type(make_rows().unbind(0)[0].grad_fn)
+           for make_rows in (lambda: torch.nn.Parameter(torch.arange(10.0).reshape(2, 5)),
+                             lambda: (torch.arange(10.0, requires_grad=True) * 2).reshape(2, 5))), (
+    "iterating over a tensor gives the outputs of unbind()")
 assert all(out.is_contiguous() and out.requires_grad and not out.is_leaf and not out._base.is_leaf
            for out in (multiple_outputs[2](), multiple_outputs[3]())), (
     "the outputs of unbind() and split() of arange(10.0, requires_grad=True) * 2 are contiguous, require grad, and "
@@ -587,6 +592,55 @@ print("t:", t)
 assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with a cloned source works"
 
 # %%
+# 在需要梯度的叶子张量上，以及在梯度模式下通过切片、索引或 ``view()`` 取得的它的视图上，梯度模式开启时，先克隆源的平移同样会被拒绝，报的是上面那条针对叶子张量的报错信息。在 ``torch.no_grad()`` 下，它能正确完成平移；两者仍然需要梯度，``Parameter`` 也仍是叶子张量。下面用的是上文的 ``Parameter`` 和二维 ``Parameter`` 的那一行。
+
+
+def cloned_shift_in(mode, g):
+    with mode():
+        g[1:] = g[:-1].clone()
+
+
+for kind in ("leaf", "row of a leaf"):
+    g = tensors[kind]()
+    try:
+        cloned_shift_in(torch.enable_grad, g)
+    except RuntimeError as e:
+        cloned_message = str(e)
+        print(f"{kind:<13} enable_grad  {type(e).__name__}: {e}")
+    else:
+        raise AssertionError("the cloned shift of a tensor that requires grad must raise in grad mode")
+    cloned_shift_in(torch.no_grad, g)
+    print(f"{kind:<13} no_grad      g: {g.tolist()}  requires_grad: {g.requires_grad}  is_leaf: {g.is_leaf}")
+    assert cloned_message in leaf_messages and g.tolist() == [0.0, 0.0, 1.0, 2.0, 3.0] and g.requires_grad and (
+        g.is_leaf == (kind == "leaf")), "refused in grad mode, the cloned shift works under no_grad and keeps grad"
+# sphinx_gallery_start_ignore
+leaf_and_views = (parameter, lambda: parameter()[1:], lambda: parameter().view(5),
+                  lambda: torch.nn.Parameter(torch.arange(15.0).reshape(3, 5))[1],
+                  lambda: torch.nn.Parameter(torch.arange(15.0).reshape(5, 3))[:, 0])
+
+
+def cloned_refused_in_grad_mode(make_tensor):
+    try:
+        cloned_shift_in(torch.enable_grad, make_tensor())
+    except RuntimeError as e:
+        return str(e)
+    return None
+
+
+def cloned_shift_under_no_grad(make_tensor):
+    shifted, before = make_tensor(), make_tensor().tolist()
+    cloned_shift_in(torch.no_grad, shifted)
+    return shifted.tolist() == before[:1] + before[:-1]
+
+
+assert {cloned_refused_in_grad_mode(make) for make in leaf_and_views} == leaf_messages, (
+    "with grad on, the cloned shift of a leaf that requires grad, or of a view of one by slicing, indexing or view(), "
+    "gets the leaf's message")
+assert all(cloned_shift_under_no_grad(make) for make in leaf_and_views), (
+    "under no_grad, the cloned shift of a leaf that requires grad, and of its views, gives the intended shift")
+# sphinx_gallery_end_ignore
+
+# %%
 # 最近观测值的窗口
 # ----------------
 #
@@ -609,4 +663,4 @@ for step, obs in enumerate(observations):
 # 小结
 # ----
 #
-# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移。
+# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在需要梯度的叶子张量及其视图上除外；这些情形改在 ``torch.no_grad()`` 下运行，也得到了预期的平移。
