@@ -19,12 +19,13 @@ Editing weights in place: ``.data`` or ``torch.no_grad()``?
 Both let you change a tensor that requires grad in place. They differ when a graph that saved the
 tensor is still waiting for ``backward()``: under ``torch.no_grad()`` an in-place torch operation on the
 tensor or a view of it is counted and ``backward()`` raises "one of the variables needed for gradient computation has been modified by an
-inplace operation", unless the graph saved the tensor through saved-tensor hooks (``save_on_cpu``
-below), a custom ``Function`` kept it as an attribute or saved it but has a ``backward`` that never reads
-``ctx.saved_tensors`` (autograd checks the version when ``backward`` reads it back), a kernel that moves no version counter
+inplace operation", except in at least these six cases: the graph saved the tensor through saved-tensor hooks
+(``save_on_cpu`` below), a custom ``Function`` kept it as an attribute, a custom ``Function`` saved it but has a
+``backward`` that never reads ``ctx.saved_tensors`` (autograd checks the version when ``backward`` reads it back), a kernel that moves no version counter
 made the edit (a fused optimizer's step is one; :ref:`questions-version-counter` lists others that the site checked),
-or the forward pass ran under ``torch.utils.checkpoint`` in a function that reads the tensor from outside its
-arguments, which ``backward()`` runs again on the edited values (:ref:`questions-activation-checkpointing`); through ``.data`` the edit is not counted, and ``backward()``
+the forward pass ran under ``torch.utils.checkpoint`` in a function that reads the tensor from outside its
+arguments, which ``backward()`` runs again on the edited values (:ref:`questions-activation-checkpointing`), or torch's
+internal ``torch.autograd._unsafe_preserve_version_counter`` set the counter back after the edit (below); through ``.data`` the edit is not counted, and ``backward()``
 can return a wrong gradient without a word, as after a write by another route that bypasses the counter,
 such as NumPy, under ``torch.no_grad()`` too (below). This page edits one pending graph both ways, then shows ``p.data = t`` changing a
 parameter's shape silently. It answers
@@ -402,6 +403,27 @@ for use_reentrant in (False, True):
 
 
 # %%
+# With the counter set back: the edit is counted, then hidden
+# -----------------------------------------------------------
+#
+# torch's internal context manager ``torch.autograd._unsafe_preserve_version_counter(w)`` (the drawing
+# helpers use it to put back the counters they move) sets ``w``'s counter back on leaving to what it read
+# on entering. The edit under ``torch.no_grad()`` inside it moves ``w._version`` to 1, leaving puts it back
+# to 0, and ``backward()`` raises nothing: the gradient is ten times the true one.
+
+w = torch.tensor(start, requires_grad=True)
+loss = (w * w).sum()
+with torch.no_grad(), torch.autograd._unsafe_preserve_version_counter(w):
+    w.mul_(10)
+    version_inside = w._version
+print("w._version inside:", version_inside, " after leaving:", w._version)
+loss.backward()
+print("w.grad:", w.grad)
+assert version_inside == 1 and w._version == 0 and torch.equal(w.grad, 10 * true_grad), (
+    "a counter set back hides the edit: no error, a wrong gradient")
+
+
+# %%
 # The fix: finish ``backward()`` first, then edit
 # -----------------------------------------------
 #
@@ -504,15 +526,16 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 #
 # Edit weights under ``torch.no_grad()``, after ``backward()``: an in-place torch operation on ``w``
 # or a view of it that comes while a graph still needs the old values then raises instead of
-# corrupting the gradient, unless the graph saved
-# them under saved-tensor hooks such as ``torch.autograd.graph.save_on_cpu()`` or a custom
-# ``Function`` keeps them as an attribute (``ctx.x = x`` instead of ``ctx.save_for_backward(x)``) or
+# corrupting the gradient, except in at least six cases: the graph saved
+# them under saved-tensor hooks such as ``torch.autograd.graph.save_on_cpu()``, a custom
+# ``Function`` keeps them as an attribute (``ctx.x = x`` instead of ``ctx.save_for_backward(x)``), a custom ``Function``
 # saves them with ``ctx.save_for_backward(x)`` but its ``backward`` never reads ``ctx.saved_tensors``,
-# or the forward pass ran under ``torch.utils.checkpoint`` in a function that reads ``w`` from outside its
+# the forward pass ran under ``torch.utils.checkpoint`` in a function that reads ``w`` from outside its
 # arguments, which ``backward()`` runs again on the edited values (:ref:`questions-activation-checkpointing`),
-# or a kernel that moves no version counter made the edit (among them a fused optimizer's step,
+# a kernel that moves no version counter made the edit (among them a fused optimizer's step,
 # ``GradScaler.unscale_``, BatchNorm's update of ``running_mean`` and ``running_var``, and the
-# update of ``FusedMovingAvgObsFakeQuantize``'s ``scale`` and ``zero_point``: :ref:`questions-version-counter`). An edit by one of the nine routes around the version counter
+# update of ``FusedMovingAvgObsFakeQuantize``'s ``scale`` and ``zero_point``: :ref:`questions-version-counter`),
+# or ``torch.autograd._unsafe_preserve_version_counter`` set the counter back after the edit. An edit by one of the nine routes around the version counter
 # in the table of :ref:`questions-version-counter` stays silent under ``torch.no_grad()`` too, and can
 # give a wrong gradient: ``.data``, a write through NumPy (above), through ``untyped_storage()`` or a
 # DLPack alias, ``nn.utils.vector_to_parameters``, an edit through ``copy.copy(w)``, and ``apply_``,

@@ -18,8 +18,8 @@
 
 两者都能原地（in-place）修改一个需要梯度的张量。区别出现在还有计算图保存着这个张量、等着 ``backward()``
 的时候：在 ``torch.no_grad()`` 下用 torch 的原地操作修改这个张量或它的视图（view），会被版本计数器（version counter）记下，``backward()`` 报错“one of the
-variables needed for gradient computation has been modified by an inplace operation”；通过 ``.data`` 修改，不会被记下，``backward()`` 可能一声不吭地给出错误的梯度；经由 NumPy 等其他绕开版本计数器的途径写入，即使在 ``torch.no_grad()`` 下也是这样（见下文）。前一种修改在五种情况下不报错：计算图经由保存张量的钩子（saved tensors hooks）保存这个张量，如下文的
-``save_on_cpu``；自定义 ``Function`` 把它存成了属性；自定义 ``Function`` 保存了它，``backward`` 却从不读取 ``ctx.saved_tensors``，而自动求导（autograd）是在 ``backward`` 读回张量时检查版本的；修改来自不推进版本计数器的内核，fused 优化器的一步就是这样，本站检查过的其他几个见 :ref:`“版本计数器”那一页 <questions-version-counter>`；前向传播是在 ``torch.utils.checkpoint`` 的梯度检查点（activation checkpointing）下运行的，所用函数从参数之外读取这个张量，``backward()`` 会用改过的值把这个函数再跑一遍（见 :ref:`“梯度检查点”那一页 <questions-activation-checkpointing>`）。本页让一张计算图等着反向传播，分别用这两种方式修改它保存的张量，再演示
+variables needed for gradient computation has been modified by an inplace operation”；通过 ``.data`` 修改，不会被记下，``backward()`` 可能一声不吭地给出错误的梯度；经由 NumPy 等其他绕开版本计数器的途径写入，即使在 ``torch.no_grad()`` 下也是这样（见下文）。前一种修改至少在以下六种情况下不报错：计算图经由保存张量的钩子（saved tensors hooks）保存这个张量，如下文的
+``save_on_cpu``；自定义 ``Function`` 把它存成了属性；自定义 ``Function`` 保存了它，``backward`` 却从不读取 ``ctx.saved_tensors``，而自动求导（autograd）是在 ``backward`` 读回张量时检查版本的；修改来自不推进版本计数器的内核，fused 优化器的一步就是这样，本站检查过的其他几个见 :ref:`“版本计数器”那一页 <questions-version-counter>`；前向传播是在 ``torch.utils.checkpoint`` 的梯度检查点（activation checkpointing）下运行的，所用函数从参数之外读取这个张量，``backward()`` 会用改过的值把这个函数再跑一遍（见 :ref:`“梯度检查点”那一页 <questions-activation-checkpointing>`）；torch 内部的 ``torch.autograd._unsafe_preserve_version_counter`` 在修改之后把版本计数器调了回去（见下文）。本页让一张计算图等着反向传播，分别用这两种方式修改它保存的张量，再演示
 ``p.data = t`` 如何悄悄改掉参数的形状。本页回答的是
 `pytorch/pytorch#30987 <https://github.com/pytorch/pytorch/issues/30987>`__。
 """
@@ -374,6 +374,24 @@ for use_reentrant in (False, True):
 
 
 # %%
+# 版本计数器被调回：修改被计数，随后又被藏起来
+# --------------------------------------------
+#
+# torch 内部的上下文管理器 ``torch.autograd._unsafe_preserve_version_counter(w)`` 退出时，把 ``w`` 的计数器调回进入时的读数（画图辅助函数就用它把自己推进的计数器调回去）。在它里面（并在 ``torch.no_grad()`` 下）做的修改把 ``w._version`` 推进到 1，退出时又调回 0，``backward()`` 不报错：梯度是正确值的十倍。
+
+w = torch.tensor(start, requires_grad=True)
+loss = (w * w).sum()
+with torch.no_grad(), torch.autograd._unsafe_preserve_version_counter(w):
+    w.mul_(10)
+    version_inside = w._version
+print("w._version inside:", version_inside, " after leaving:", w._version)
+loss.backward()
+print("w.grad:", w.grad)
+assert version_inside == 1 and w._version == 0 and torch.equal(w.grad, 10 * true_grad), (
+    "a counter set back hides the edit: no error, a wrong gradient")
+
+
+# %%
 # 解决办法：先做完 ``backward()``，再修改
 # ---------------------------------------
 #
@@ -467,7 +485,7 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # 小结
 # ----
 #
-# 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果还有计算图需要旧值，这时对 ``w`` 或它的视图做 torch 的原地操作，就会报错，而不是把梯度算错。例外只有以下几种：计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值的；自定义 ``Function``
-# 把旧值存成了属性（``ctx.x = x``，而不是 ``ctx.save_for_backward(x)``）；自定义 ``Function`` 用 ``ctx.save_for_backward(x)`` 保存了旧值，它的 ``backward`` 却从不读取 ``ctx.saved_tensors``；前向传播是在 ``torch.utils.checkpoint`` 下运行的，所用函数从参数之外读取 ``w``，``backward()`` 会用改过的值把这个函数再跑一遍（见 :ref:`“梯度检查点”那一页 <questions-activation-checkpointing>`）；或者修改来自不推进版本计数器的内核（其中有 fused 优化器的一步、``GradScaler.unscale_``、``BatchNorm`` 对 ``running_mean`` 和 ``running_var`` 的更新，以及 ``FusedMovingAvgObsFakeQuantize`` 对 ``scale`` 和 ``zero_point`` 的更新，见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。绕过版本计数器的九条修改途径（列在 :ref:`“版本计数器”那一页的表 <questions-version-counter>` 里），在 ``torch.no_grad()`` 下同样不会报错，得到的梯度却可能是错的：``.data``、经由 NumPy 写入（见上文）、经由 ``untyped_storage()`` 或 DLPack 别名写入、``nn.utils.vector_to_parameters``、经由 ``copy.copy(w)`` 修改，以及对 ``w.detach()`` 调用 ``apply_``、``map_`` 或 ``map2_``。``.data``
+# 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果还有计算图需要旧值，这时对 ``w`` 或它的视图做 torch 的原地操作，就会报错，而不是把梯度算错。例外至少有以下六种：计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值的；自定义 ``Function``
+# 把旧值存成了属性（``ctx.x = x``，而不是 ``ctx.save_for_backward(x)``）；自定义 ``Function`` 用 ``ctx.save_for_backward(x)`` 保存了旧值，它的 ``backward`` 却从不读取 ``ctx.saved_tensors``；前向传播是在 ``torch.utils.checkpoint`` 下运行的，所用函数从参数之外读取 ``w``，``backward()`` 会用改过的值把这个函数再跑一遍（见 :ref:`“梯度检查点”那一页 <questions-activation-checkpointing>`）；修改来自不推进版本计数器的内核（其中有 fused 优化器的一步、``GradScaler.unscale_``、``BatchNorm`` 对 ``running_mean`` 和 ``running_var`` 的更新，以及 ``FusedMovingAvgObsFakeQuantize`` 对 ``scale`` 和 ``zero_point`` 的更新，见 :ref:`“版本计数器”那一页 <questions-version-counter>`）；或者修改之后，``torch.autograd._unsafe_preserve_version_counter`` 把版本计数器调了回去。绕过版本计数器的九条修改途径（列在 :ref:`“版本计数器”那一页的表 <questions-version-counter>` 里），在 ``torch.no_grad()`` 下同样不会报错，得到的梯度却可能是错的：``.data``、经由 NumPy 写入（见上文）、经由 ``untyped_storage()`` 或 DLPack 别名写入、``nn.utils.vector_to_parameters``、经由 ``copy.copy(w)`` 修改，以及对 ``w.detach()`` 调用 ``apply_``、``map_`` 或 ``map2_``。``.data``
 # 让自动求导看不见修改，``p.data = t`` 连形状的改变也一并藏起来。``torch.no_grad()`` 下的
 # ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，浮点数和整数源张量的 dtype 也会被悄悄转换；形状无法广播的源张量会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>`。:fact:`unread-saved-tensors-escape-version-check` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`

@@ -738,7 +738,7 @@ def release_after_create_graph(release):
     w, watched = torch.randn(3, requires_grad=True), []
     loss = forward(w, watched)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a reference cycle
+        warnings.simplefilter("ignore")  # 对叶子张量用 create_graph=True 会警告存在引用循环
         loss.backward(create_graph=True, retain_graph=False)
     del loss
     release(w)

@@ -357,9 +357,9 @@ def step_then_backward(make, fused):
     w = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
     optimizer = make([w], lr=0.1, fused=fused)
     (w * w).sum().backward()
-    loss = (w * w).sum()  # saves w = [1, 2, 3]
+    loss = (w * w).sum()  # 保存了 w = [1, 2, 3]
     optimizer.step()
-    w.grad = None  # so that w.grad comes from this loss alone
+    w.grad = None  # 让 w.grad 只来自这个损失
     loss.backward()
     return w
 
