@@ -740,7 +740,8 @@ if torch.cuda.is_available():
 # ``compiled._orig_mod.state_dict()`` or the stripped keys loaded into a plain module, and into the
 # compiled one through ``compiled._orig_mod`` or ``model`` (the compiled module itself refused a
 # plain dict); ``model.compile()`` kept the names as they were. ``copy.deepcopy`` of the wrapper copied the model. Inside a
-# compiled function an in-place edit reached the caller's tensor and moved its version counter, even
-# an edit through ``.data``, which moves none in eager mode; rebinding the name did not. A compiled function that saved a tensor for the backward pass and
+# function compiled with ``backend="aot_eager"`` an in-place edit reached the caller's tensor and moved
+# its version counter, even an edit through ``.data``, which moves none in eager mode; rebinding the
+# name did not. A compiled function that saved a tensor for the backward pass and
 # then edited it in the same graph raised when called, and edited nothing; with a graph break between
 # the two, the edit ran and ``backward()`` raised.
