@@ -280,6 +280,47 @@ def _dlpack_with_bits() -> dict[str, bool]:
     return seen
 
 
+def _tensor_calls_refuse() -> dict[str, bool]:
+    """Whether the calls on a tensor raise where the glossary's alias entry says so: t.numpy() (RuntimeError) on
+    z.conj() and z.conj().imag, z = [1+2j, 3-1j] in complex64 and complex128; on a t that requires grad (a leaf made
+    with requires_grad=True, a Parameter and a non-leaf, in float32 and float64), the four DLPack calls on t
+    (BufferError) with grad mode on, under torch.no_grad() and under torch.inference_mode(), and t.numpy()
+    (RuntimeError) with grad mode on, while under torch.no_grad() it works."""
+    seen = {}
+    for dtype in (torch.complex64, torch.complex128):
+        z = torch.tensor([1 + 2j, 3 - 1j], dtype=dtype)
+        for bit, t in (("conjugate", z.conj()), ("negative", z.conj().imag)):
+            seen[f"t.numpy() raises on the {bit} bit, {dtype}"] = _raises(RuntimeError, t.numpy)
+    dlpack = {name: call for name, (on_tensor, call) in {**ALIAS_CALLS, **DLPACK_COPIES}.items()
+              if on_tensor and "dlpack" in name}
+    modes = {"grad mode on": contextlib.nullcontext, "torch.no_grad()": torch.no_grad,
+             "torch.inference_mode()": torch.inference_mode}
+    for dtype in (torch.float32, torch.float64):
+        leaf = torch.ones(4, dtype=dtype, requires_grad=True)
+        for source, t in (("leaf", leaf), ("Parameter", torch.nn.Parameter(torch.ones(4, dtype=dtype))),
+                          ("non-leaf", leaf * 2)):
+            for mode, context in modes.items():
+                with context():
+                    for name, call in dlpack.items():
+                        seen[f"{name} raises, {source} that requires grad, {dtype}, {mode}"] = _raises(
+                            BufferError, lambda call=call, t=t: call(t))
+            seen[f"t.numpy() raises, {source} that requires grad, {dtype}, grad mode on"] = _raises(
+                RuntimeError, t.numpy)
+            with torch.no_grad():
+                seen[f"t.numpy() works, {source} that requires grad, {dtype}, torch.no_grad()"] = not _raises(
+                    RuntimeError, t.numpy)
+    return seen
+
+
+def _raises(error: type[Exception], call) -> bool:
+    """Whether ``call()`` raises ``error``."""
+    try:
+        call()
+    except error:
+        return True
+    return False
+
+
 @fact("alias-calls-share-memory", {
     "en": "On a CPU tensor t or a NumPy array n of four values, in float32, float64 and int64, contiguous and "
           "taken as every other element of a longer one: a write through what t.numpy(), torch.from_numpy(n), "
@@ -290,7 +331,11 @@ def _dlpack_with_bits() -> dict[str, bool]:
           "with copy=True or not, raise BufferError on z.conj(), which has the conjugate bit; on t = z.conj().imag, "
           "which has the negative bit, np.from_dlpack(t) and torch.from_dlpack(t) return an alias without the bit, "
           "which reads the negatives of t's values, a write through either side being read, negated, through the "
-          "other; with copy=True, they return a copy that reads t's values, and neither write reaches the other.",
+          "other; with copy=True, they return a copy that reads t's values, and neither write reaches the other. "
+          "t.numpy() raises RuntimeError on z.conj() and on z.conj().imag. On a t that requires grad (a leaf made "
+          "with requires_grad=True, a Parameter and a non-leaf, in float32 and float64), the four DLPack calls on t "
+          "raise BufferError with grad mode on, under torch.no_grad() and under torch.inference_mode(), and t.numpy() "
+          "raises RuntimeError with grad mode on; under torch.no_grad() it works.",
     "zh_CN": "对存放四个值的 CPU 张量 t 或 NumPy 数组 n，dtype 分别是 float32、float64 和 int64，"
              "分别是连续的和从更长的源里隔一个取一个得到的：经由 t.numpy()、torch.from_numpy(n)、np.from_dlpack(t)、"
              "torch.from_dlpack(t) 和 torch.from_dlpack(n) 的返回值写入的值，从 t 或 n 读得到；经由 t 或 n 写入的值，"
@@ -301,15 +346,23 @@ def _dlpack_with_bits() -> dict[str, bool]:
              "作用于带负号位（negative bit）的 t = z.conj().imag 时，np.from_dlpack(t) 和 torch.from_dlpack(t) "
              "返回的别名不带负号位，读到的是 t 各值的相反数，"
              "经由任一边写入的值从另一边读到的是它的相反数；带 copy=True 时返回的副本读到 t 的值，"
-             "两个方向的写入都到不了另一边。",
+             "两个方向的写入都到不了另一边。对 z.conj() 和 z.conj().imag，t.numpy() 都报 RuntimeError。"
+             "对需要梯度的 t（用 requires_grad=True 创建的叶子张量、Parameter 和非叶子张量，float32 和 float64），"
+             "作用于 t 的四个 DLPack 调用在梯度模式（grad mode）开着时、在 torch.no_grad() 下和在 "
+             "torch.inference_mode() 下都报 BufferError；t.numpy() 在梯度模式开着时报 RuntimeError，"
+             "在 torch.no_grad() 下可以调用。",
 }, {"en": "the five calls and the three with copy=True, float32, float64 and int64, contiguous and strided, and the "
           "four DLPack calls on a tensor, on a complex64 and a complex128 tensor with the conjugate bit and on its "
-          "imag with the negative bit, on the CPU",
+          "imag with the negative bit; t.numpy() on those two in complex64 and complex128; the four DLPack calls and "
+          "t.numpy() on a leaf, a Parameter and a non-leaf that require grad, in float32 and float64, with grad "
+          "mode on and off; on the CPU",
     "zh_CN": "这五个调用和带 copy=True 的三个，float32、float64 和 int64，连续的和带步长的；以及作用于张量的四个 "
-             "DLPack 调用，作用于带共轭位的 complex64 和 complex128 张量和带负号位的它的 imag；在 CPU 上"})
+             "DLPack 调用，作用于带共轭位的 complex64 和 complex128 张量和带负号位的它的 imag；作用于这两者的 "
+             "t.numpy()；作用于需要梯度的叶子张量、Parameter 和非叶子张量的四个 DLPack 调用和 t.numpy()，"
+             "float32 和 float64，梯度模式开着和关着时；在 CPU 上"})
 def _alias_calls_share_memory() -> Fact:
     """The calls the glossary's alias entry names share their source's memory; the DLPack calls with copy=True
-    copy it."""
+    copy it; the calls on a tensor raise where the entry says so."""
     seen = {(name, dtype.__name__, layout): _reaches(call, on_tensor, dtype, layout)
             for name, (on_tensor, call) in {**ALIAS_CALLS, **DLPACK_COPIES}.items()
             for dtype in ALIAS_DTYPES for layout in ALIAS_LAYOUTS}
@@ -317,7 +370,10 @@ def _alias_calls_share_memory() -> Fact:
     copied = [key for key, reached in seen.items() if key[0] in DLPACK_COPIES and reached == (False, False)]
     runs = len(ALIAS_DTYPES) * len(ALIAS_LAYOUTS)
     bits = _dlpack_with_bits()
+    refused = _tensor_calls_refuse()
     return Fact(len(shared) == runs * len(ALIAS_CALLS) and len(copied) == runs * len(DLPACK_COPIES)
-                and len(bits) == 16 and all(bits.values()),
+                and len(bits) == 16 and all(bits.values()) and len(refused) == 88 and all(refused.values()),
                 f"(write through it read in the source, write through the source read in it) per call, dtype and "
-                f"layout: {seen}; with the conjugate or negative bit set: {bits}")
+                f"layout: {seen}; with the conjugate or negative bit set: {bits}; t.numpy() on either bit, and the "
+                f"calls on a t that requires grad, as stated in {sum(refused.values())} of {len(refused)} cases"
+                + "".join(f"; not so: {key}" for key, held in refused.items() if not held))

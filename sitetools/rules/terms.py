@@ -110,15 +110,18 @@ TERMS: tuple[Term, ...] = (
          define_en="Another name or object that reaches the memory of a tensor or an array instead of a copy of it, "
                    "such as `b = a`, a view, or what `t.numpy()`, `torch.from_numpy(n)`, `np.from_dlpack(t)`, "
                    "`torch.from_dlpack(t)` and `torch.from_dlpack(n)` return given no other argument (with "
-                   "`copy=True`, the DLPack calls return a copy; given a `t` with the conjugate bit set, the DLPack "
-                   "calls on `t` raise, and given one with the negative bit set, `np.from_dlpack(t)` and "
-                   "`torch.from_dlpack(t)` return an alias without that bit, which reads the negatives of `t`'s "
-                   "values).",
+                   "`copy=True`, the DLPack calls return a copy; given a `t` that requires grad, the DLPack calls on "
+                   "`t` raise, and so does `t.numpy()` while grad mode is on; given a `t` with the conjugate bit set, "
+                   "`t.numpy()` and the DLPack calls on `t` raise, and given one with the negative bit set, "
+                   "`t.numpy()` raises while `np.from_dlpack(t)` and `torch.from_dlpack(t)` return an alias without "
+                   "that bit, which reads the negatives of `t`'s values).",
          define_zh="通向某个张量或数组的内存的另一个名字或对象，而不是它的副本，比如 `b = a`、视图，或者不传其他参数时 "
                    "`t.numpy()`、`torch.from_numpy(n)`、`np.from_dlpack(t)`、`torch.from_dlpack(t)` 和 "
                    "`torch.from_dlpack(n)` 返回的对象（传入 `copy=True` 时，这几个 DLPack 调用返回副本；`t` "
-                   "带共轭位时，对 `t` 的 DLPack 调用报错；`t` 带负号位时，`np.from_dlpack(t)` 和 "
-                   "`torch.from_dlpack(t)` 返回不带这个标志位的别名，读到的是 `t` 各值的相反数）。"),
+                   "需要梯度时，对 `t` 的 DLPack 调用报错，梯度模式开着时 `t.numpy()` 也报错；`t` 带共轭位时，"
+                   "`t.numpy()` 和对 `t` 的 DLPack 调用都报错；`t` 带负号位时，`t.numpy()` 报错，"
+                   "`np.from_dlpack(t)` 和 `torch.from_dlpack(t)` 则返回不带这个标志位的别名，"
+                   "读到的是 `t` 各值的相反数）。"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
          define_en="An operation that writes its result into an existing tensor (`add_`, `t[0] = 1`).",

@@ -348,7 +348,8 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # ``torch.inference_mode()``) it stays in the graph, like ``a.clone()``; under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` it is a new leaf that still requires grad (under
 # ``torch.inference_mode()`` an inference tensor), where ``a.clone()`` gives a tensor that does not require grad.
-# With ``requires_grad=False`` as well it is a copy outside the graph, equal to ``a.detach().clone()``. Under a
+# With ``requires_grad=False`` as well it is a copy outside the graph, with the same values as
+# ``a.detach().clone()``. Under a
 # default device (set by ``torch.set_default_device`` or ``with torch.device(...)``),
 # ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a copy on that device unless ``a`` is on that very
 # device: a CPU tensor comes back itself under ``"cpu"``, and a tensor on ``meta`` under ``torch.device("meta")``,

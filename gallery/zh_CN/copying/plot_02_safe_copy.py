@@ -11,7 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个张量的存储都有字节时，存储起始地址相同，就说明它们共享内存（至于它们是否还有共同的元素，是另一个问题，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`）。起始地址不同，本身并不能排除共享内存（:ref:`“别名”那一页 <copying-alias>` 上就有存储起始于源张量存储之内的别名），所以本页凡是对 ``a`` 的副本打印出 ``same storage`` ``False`` 的地方，都另有一条隐藏检查确认副本的存储与 ``a`` 的存储没有共同的字节。没有字节的存储（比如新建的空张量 ``torch.empty(0)`` 的存储）没有内存可共享，不在此列。
+# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个张量的存储都有字节时，存储起始地址相同，就说明它们共享内存（至于它们是否还有共同的元素，是另一个问题，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`）。起始地址不同，本身并不能排除共享内存（:ref:`“别名”那一页 <copying-alias>` 上就有存储起始于源张量存储之内的别名），所以本页凡是对 ``a`` 的副本打印出 ``same storage`` ``False`` 的地方，都另有一条隐藏检查确认副本的存储与 ``a`` 的存储没有共同的字节。没有字节的存储（比如新建的空张量 ``torch.empty(0)`` 的存储）没有内存可共享，所以下面的辅助函数不适用于它。
 
 import warnings
 
@@ -322,7 +322,7 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # ``torch.as_tensor`` 和 ``torch.asarray``：“转成张量”，而不是“复制”
 # ------------------------------------------------------------------
 #
-# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“接受列表、数组或张量，最后要得到一个张量”的代码用的。但需要梯度的推理张量（inference tensor），比如在 ``torch.inference_mode()`` 下构建的模块的参数，在该模式之外会让 ``torch.asarray(a)`` 抛出 ``RuntimeError``。``torch.asarray`` 在指定 ``copy=True`` 时会复制（这样的张量也一样，不报错）；但在 torch |torch_version| 上，不指定 ``requires_grad=`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度。梯度模式开着时（不在 ``torch.inference_mode()`` 里），它留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量，而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的才是计算图之外的副本，与 ``a.detach().clone()`` 相等。设置了默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 会返回那个设备上的副本，除非 ``a`` 就在那个设备上：CPU 张量在 ``"cpu"`` 下、``meta`` 上的张量在 ``torch.device("meta")`` 下都原样返回；CPU 张量的设备是 ``"cpu"``，所以即使在 ``"cpu:0"`` 下也会被复制（见最后几行）；``meta`` 上的张量没有可复制的数据，在 ``"cpu"`` 或 ``"cpu:0"`` 下，这两个函数会抛出 ``NotImplementedError``。
+# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“接受列表、数组或张量，最后要得到一个张量”的代码用的。但需要梯度的推理张量（inference tensor），比如在 ``torch.inference_mode()`` 下构建的模块的参数，在该模式之外会让 ``torch.asarray(a)`` 抛出 ``RuntimeError``。``torch.asarray`` 在指定 ``copy=True`` 时会复制（这样的张量也一样，不报错）；但在 torch |torch_version| 上，不指定 ``requires_grad=`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度。梯度模式开着时（不在 ``torch.inference_mode()`` 里），它留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量，而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的就是计算图之外的副本，数值与 ``a.detach().clone()`` 相同。设置了默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 会返回那个设备上的副本，除非 ``a`` 就在那个设备上：CPU 张量在 ``"cpu"`` 下、``meta`` 上的张量在 ``torch.device("meta")`` 下都原样返回；CPU 张量的设备是 ``"cpu"``，所以即使在 ``"cpu:0"`` 下也会被复制（见最后几行）；``meta`` 上的张量没有可复制的数据，在 ``"cpu"`` 或 ``"cpu:0"`` 下，这两个函数会抛出 ``NotImplementedError``。
 # :fact:`default-device-makes-as-tensor-copy`
 #
 # 给定需要梯度的张量、又不指定 ``requires_grad=`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad=`` 默认值的改变发出警告（``UserWarning``，下面的代码把它捕获了），但每个进程只在第一次这样调用时发出（调用过 ``torch.set_warn_always(True)`` 之后则每次都发）；传入 ``requires_grad=`` 的调用（带不带 ``copy=True`` 都一样）和 ``torch.as_tensor`` 都不会发出警告。
