@@ -261,6 +261,7 @@ import tensorfacts.inference_facts  # noqa: E402, F401
 import tensorfacts.inference_module_facts  # noqa: E402, F401
 import tensorfacts.layout_facts  # noqa: E402, F401
 import tensorfacts.memory_facts  # noqa: E402, F401
+import tensorfacts.module_copy_facts  # noqa: E402, F401
 import tensorfacts.no_grad_view_facts  # noqa: E402, F401
 import tensorfacts.view_facts  # noqa: E402, F401
 from tensorfacts import (  # noqa: E402, F401

@@ -320,6 +320,7 @@ FACT_FLIPS = {
     "saved-tensor-hooks-hide-edit": "detach copies",
     "cpu-snapshot": "cpu() copies",
     "deepcopy-view-copies-storage": "deepcopy copies only the view",
+    "deepcopy-refuses-module-keeping-non-leaf": "deepcopy copies only the view",
     "noop-conversions-return-a": "to() always copies",
     "data-setter-checks": "p.data = t checks the shape",
     "leaf-refuses-inplace": "in-place edits bypass autograd",

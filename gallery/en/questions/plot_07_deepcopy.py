@@ -330,7 +330,9 @@ assert torch.equal(twin.scale, fixed.scale), "the deep copy must hold the same v
 # %%
 # Computing the tensor in ``forward`` is not enough if ``forward`` also stores it on the module, as the
 # module in the issue this page answers does (``self.exp = x``): such a module deep-copies before its
-# first call and raises the same error after it.
+# first call, raises the same error after a call in grad mode, and deep-copies again after a call under
+# ``torch.no_grad()`` or ``torch.inference_mode()``, which stores a leaf.
+# :fact:`deepcopy-refuses-module-keeping-non-leaf`
 
 
 class ScaledStored(torch.nn.Module):
@@ -354,7 +356,7 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {str(e).split('.')[0]}")
 else:
     raise AssertionError("deepcopy of a module that stored a non-leaf in forward must raise")
-assert stored_message == message, "after a call, deepcopy raises the error above"
+assert stored_message == message, "after a call in grad mode, deepcopy raises the error above"
 
 # %%
 # Storing ``(self.scale * 2).detach()`` on the module instead also deep-copies, but that tensor is

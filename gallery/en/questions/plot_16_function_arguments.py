@@ -469,9 +469,9 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # sphinx_gallery_end_ignore
 
 # %%
-# ``copy.deepcopy`` has one limit: it refuses a module that keeps a tensor computed in grad mode from
-# a parameter that requires grad (a non-leaf), such as the output that ``forward`` stores below (more
-# on :ref:`questions-deepcopy`).
+# ``copy.deepcopy`` refuses a module that keeps a non-leaf: a tensor computed in grad mode from a tensor
+# that requires grad, a parameter or not, such as the output that ``forward`` stores below (more on
+# :ref:`questions-deepcopy`). :fact:`deepcopy-refuses-module-keeping-non-leaf`
 
 
 class KeepsOutput(torch.nn.Linear):
@@ -516,5 +516,5 @@ assert quiet.output.is_leaf and copy.deepcopy(quiet).output is not quiet.output,
 # the original's memory: an in-place edit through any of these names edits the original. Write
 # ``x = x + 1`` inside functions, make tensor defaults inside the call,
 # hand out ``clone()`` from a dataset whose callers may edit items, and copy modules with
-# ``copy.deepcopy``, which refuses a module that keeps a tensor computed in grad mode from a parameter
-# that requires grad.
+# ``copy.deepcopy``, which refuses a module that keeps a non-leaf: a tensor computed in grad mode from a
+# tensor that requires grad.

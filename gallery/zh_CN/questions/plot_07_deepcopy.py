@@ -315,7 +315,8 @@ assert torch.equal(twin.scale, fixed.scale), "the deep copy must hold the same v
 # sphinx_gallery_end_ignore
 
 # %%
-# 如果 ``forward`` 还把算出的张量存到模块上，光在 ``forward`` 里计算还不够；本页回答的那个 issue 里的模块正是这样做的（``self.exp = x``）：这样的模块在第一次调用之前可以深拷贝，调用之后就报同样的错误。
+# 如果 ``forward`` 还把算出的张量存到模块上，光在 ``forward`` 里计算还不够；本页回答的那个 issue 里的模块正是这样做的（``self.exp = x``）：这样的模块在第一次调用之前可以深拷贝，在梯度模式下调用之后报同样的错误，在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下调用之后又可以深拷贝，因为这样的调用存下的是叶子张量。
+# :fact:`deepcopy-refuses-module-keeping-non-leaf`
 
 
 class ScaledStored(torch.nn.Module):
@@ -339,7 +340,7 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {str(e).split('.')[0]}")
 else:
     raise AssertionError("deepcopy of a module that stored a non-leaf in forward must raise")
-assert stored_message == message, "after a call, deepcopy raises the error above"
+assert stored_message == message, "after a call in grad mode, deepcopy raises the error above"
 
 # %%
 # 改为在模块上存 ``(self.scale * 2).detach()``，同样可以深拷贝，但这个张量是常量：梯度不会经过它传到

@@ -441,8 +441,9 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # sphinx_gallery_end_ignore
 
 # %%
-# ``copy.deepcopy`` 有一个限制：模块若存着一个在梯度模式（grad mode）下由需要梯度的参数算出的张量（非叶子张量），比如下面
-# ``forward`` 存下的输出，它就拒绝复制这个模块（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。
+# 模块若存着一个非叶子张量，即在梯度模式（grad mode）下由需要梯度的张量（不论是不是参数）算出的张量，比如下面
+# ``forward`` 存下的输出，``copy.deepcopy`` 就拒绝复制这个模块（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。
+# :fact:`deepcopy-refuses-module-keeping-non-leaf`
 
 
 class KeepsOutput(torch.nn.Linear):
@@ -483,4 +484,4 @@ assert quiet.output.is_leaf and copy.deepcopy(quiet).output is not quiet.output,
 # ----
 #
 # 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；数据集以 ``self.data[i]`` 交出去的样本则是原来那个张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
-# ``copy.deepcopy``，但模块若存着在梯度模式下由需要梯度的参数算出的张量，它会拒绝复制。
+# ``copy.deepcopy``，但模块若存着非叶子张量，即在梯度模式下由需要梯度的张量算出的张量，它会拒绝复制。

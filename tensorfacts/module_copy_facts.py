@@ -1,0 +1,88 @@
+"""The named fact on ``copy.deepcopy`` of a module that keeps a non-leaf: where the kept tensor comes from, where
+the module keeps it, and the grad mode of the call that stored it. Registered on import by :mod:`tensorfacts.facts`,
+whose module docstring says what a fact is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+
+import torch
+
+from tensorfacts.fact_registry import Fact, fact
+
+#: The start of the error ``copy.deepcopy`` raises on a tensor that is not a leaf.
+GRAPH_LEAVES = "Only Tensors created explicitly by the user (graph leaves)"
+
+#: The grad modes a tensor is computed in, and whether ``copy.deepcopy`` then copies the module that keeps it.
+MODES = {"in grad mode": (contextlib.nullcontext, False), "under torch.no_grad()": (torch.no_grad, True),
+         "under torch.inference_mode()": (torch.inference_mode, True)}
+
+
+def _deep_copies(module: torch.nn.Module) -> bool | str:
+    """True when ``copy.deepcopy(module)`` copies it, False when it raises the graph-leaves error, else the error."""
+    try:
+        copy.deepcopy(module)
+    except RuntimeError as e:
+        return False if str(e).startswith(GRAPH_LEAVES) else f"RuntimeError: {e}"
+    return True
+
+
+def _kept(source: str, place: str, mode: str) -> torch.nn.Module:
+    """A ``torch.nn.Linear(2, 1)`` that keeps ``t * 2``, computed as ``mode`` says, in ``place``."""
+    module = torch.nn.Linear(2, 1)
+    t = module.weight if source == "its weight" else torch.ones(2, requires_grad=True)
+    with MODES[mode][0]():
+        doubled = t * 2
+    if place == "a buffer":
+        module.register_buffer("kept", doubled)
+    else:
+        module.kept = [doubled] if place == "a list attribute" else doubled
+    return module
+
+
+class _StoresInForward(torch.nn.Module):
+    """The pattern of the deepcopy page: ``forward`` stores a tensor computed from a parameter on the module."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+
+    def forward(self, x):
+        self.doubled = self.scale * 2
+        return x * self.doubled
+
+
+@fact("deepcopy-refuses-module-keeping-non-leaf", {
+    "en": "A torch.nn.Linear(2, 1) keeps t * 2 as an attribute, as a buffer or in a list attribute, where t is its "
+          "weight or a leaf made with requires_grad=True that is no parameter: copy.deepcopy of the module raises "
+          "the RuntimeError \"Only Tensors created explicitly by the user (graph leaves) ...\" when t * 2 was computed "
+          "in grad mode, and copies the module when it was computed under torch.no_grad() or torch.inference_mode(). "
+          "A module whose forward stores self.doubled = self.scale * 2 (scale a parameter) deep-copies before its "
+          "first call, raises that error after a call in grad mode, deep-copies after a call under torch.no_grad(), "
+          "raises after another call in grad mode, and deep-copies after a call under torch.inference_mode().",
+    "zh_CN": "一个 torch.nn.Linear(2, 1) 把 t * 2 存为属性、缓冲区，或存在一个列表属性里，其中 t 是它的 weight，"
+             "或是用 requires_grad=True 创建、不是参数的叶子张量：t * 2 在梯度模式下算出时，对这个模块做 copy.deepcopy "
+             "报 RuntimeError“Only Tensors created explicitly by the user (graph leaves) ...”；在 torch.no_grad() 或 "
+             "torch.inference_mode() 下算出时，模块可以深拷贝。forward 里存下 self.doubled = self.scale * 2（scale "
+             "是参数）的模块，在第一次调用之前可以深拷贝，在梯度模式下调用之后报这个错误，在 torch.no_grad() "
+             "下调用之后可以深拷贝，再在梯度模式下调用之后又报错，在 torch.inference_mode() 下调用之后又可以深拷贝。",
+})
+def _deepcopy_refuses_module_keeping_non_leaf() -> Fact:
+    """deepcopy refuses a module that keeps a tensor computed in grad mode from any tensor that requires grad,
+    wherever the module keeps it; the grad mode of the last call that stored it decides."""
+    kept = {(source, place, mode): _deep_copies(_kept(source, place, mode))
+            for source in ("its weight", "a leaf that is no parameter")
+            for place in ("an attribute", "a buffer", "a list attribute") for mode in MODES}
+    as_stated = [key for key, copies in kept.items() if copies is MODES[key[2]][1]]
+    stored = _StoresInForward()
+    calls = [("before the first call", _deep_copies(stored))]
+    for mode in ("in grad mode", "under torch.no_grad()", "in grad mode", "under torch.inference_mode()"):
+        with MODES[mode][0]():
+            stored(torch.ones(2))
+        calls.append((f"after a call {mode}", _deep_copies(stored)))
+    in_forward = [copies for _, copies in calls]
+    return Fact(len(as_stated) == len(kept) == 18 and in_forward == [True, False, True, False, True],
+                f"deep-copies (True), raises the graph-leaves error (False) or another error: {kept}; "
+                f"a module storing self.scale * 2 in forward: {calls}")
