@@ -273,5 +273,6 @@ from tensorfacts import (  # noqa: E402, F401
     optimizer_facts,
     process_facts,
     table_facts,
+    table_note_facts,
     trainable_copy_facts,  # noqa: E402, F401
 )

@@ -149,7 +149,10 @@ GUIDE: tuple[Advice, ...] = (
                 "<questions-version-counter>`. An edit through `a.detach()` made before autograd saves `a` raises "
                 "nothing: backward treats it as a constant and returns what the same edit under `torch.no_grad()` "
                 "gives (for a tenfold edit, what `a + (9 * a).detach()` gives); when the edit reaches the leaf itself "
-                "(a leaf, a `Parameter`, a view of a leaf), that is the gradient at the edited values.",
+                "(a leaf, a `Parameter`, a view of a leaf), that is the gradient at the edited values. Autograd can "
+                "save `a` as soon as it is made, though: an operation that saves its output, such as `torch.exp()` "
+                "(see {ref}`the table of what operations save <saved-ops-table>`), saves the non-leaf it makes, and "
+                "for `a = x.exp()` the same edit makes `backward()` raise.",
             "zh_CN": "只想读取数值，既不求导也不复制，就用 `a.detach()`。它与 `a` 共享存储和版本计数器："
                 "自动求导（autograd）保存了 `a` 之后再原地修改 `a.detach()`，即使在 `torch.no_grad()` 下，"
                 "运行到保存了 `a` 的那个节点的反向传播也会报错。"
@@ -167,13 +170,16 @@ GUIDE: tuple[Advice, ...] = (
                 "在自动求导保存 `a` 之前经由 `a.detach()` 做的修改则不会报错：反向传播把它当作常数，"
                 "结果与在 `torch.no_grad()` 下做同样的修改相同（放大十倍时，与 `a + (9 * a).detach()` 相同）；"
                 "如果修改落到了叶子张量（leaf tensor）本身，比如叶子张量、`Parameter` 或叶子张量的视图，"
-                "这就是按修改后的数值算出的梯度。",
+                "这就是按修改后的数值算出的梯度。不过自动求导可能在得到 `a` 的同时就保存了它：保存输出的操作，"
+                "比如 `torch.exp()`（见{ref}`“各操作保存了哪些张量”那一页的表格 <saved-ops-table>`），"
+                "会保存它得到的非叶子张量；对 `a = x.exp()` 做同样的修改，`backward()` 就会报错。",
         },
         lambda m: _everywhere(m, "a.detach()", shares_storage=True, requires_grad=False, grad_fn="None")
         and _everywhere(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
         and _no_counter(m, "a.detach()")
         and _edits(m, "a.detach()", EDIT_DETECTED),
-        facts=("detach-edit-before-save", "detach-write-routes", "saved-tensor-hooks-hide-edit",
+        facts=("detach-edit-before-save", "detach-edit-of-saved-output-detected", "detach-write-routes",
+               "saved-tensor-hooks-hide-edit",
                "version-check-only-in-nodes-run", "ctx-attribute-escapes-version-check",
                "unread-saved-tensors-escape-version-check", "fused-optimizer-step-not-counted",
                "kernel-writes-not-counted"),
@@ -190,7 +196,8 @@ GUIDE: tuple[Advice, ...] = (
                 "of a normal leaf that requires grad, one that autograd records, refuses in-place edits with grad "
                 "mode on (under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it "
                 "accepts them, unless torch refuses the edit in every mode, as it refuses `mul_()` on an `expand()` "
-                "view of a CPU tensor, several of whose elements share one memory location), and so does `b = a` "
+                "view of a CPU tensor, whose stride of 0 puts several elements at one memory location, though not on "
+                "an `unfold()` view, whose overlapping windows share elements too), and so does `b = a` "
                 "when `a` is itself such a view. The dtype form `a.view(dtype)` is "
                 "no such view: it requires no grad, has no `grad_fn`, and takes in-place edits with grad mode on "
                 "without adding an autograd node, even when `a` is a leaf that requires grad; it still shares `a`'s "
@@ -202,7 +209,8 @@ GUIDE: tuple[Advice, ...] = (
                 "张量：叶子张量的视图”一节）。需要梯度的普通叶子张量的视图，只要是自动求导记录下来的，在梯度模式打开时"
                 "一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                 "`torch.set_grad_enabled(False)` 下则可以修改，除非这个修改在任何模式下都会被拒绝：比如 CPU 张量的 "
-                "`expand()` 视图有多个元素落在同一个内存位置上，对它调用 `mul_()` 就是如此）；"
+                "`expand()` 视图靠为 0 的步长让多个元素落在同一个内存位置上，对它调用 `mul_()` 就是如此；"
+                "`unfold()` 视图的窗口相互重叠，也有元素共享内存，对它调用 `mul_()` 却照常执行）；"
                 "如果 `a` 本身就是这样的视图，`b = a` 也一样。"
                 "dtype 形式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，"
                 "即使 `a` 是需要梯度的叶子张量，在"
@@ -215,7 +223,8 @@ GUIDE: tuple[Advice, ...] = (
         and _everywhere(m, "a.view(3)", GRAD_SOURCES, grad_fn="ViewBackward0")
         and all(_row(m, s, "a.view(3)")["inplace_edit"] == EDIT_REFUSED for s in ("leaf", "parameter", "view"))
         and _row(m, "view", "b = a")["inplace_edit"] == EDIT_REFUSED,
-        facts=("leaf-view-inplace-refused-in-grad-mode", "inference-tensor-requiring-grad"),
+        facts=("leaf-view-inplace-refused-in-grad-mode", "overlapping-window-views-take-writes",
+               "inference-tensor-requiring-grad"),
     ),
     Advice(
         "avoid-data",

@@ -71,7 +71,8 @@ OPERATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     'a.to("meta")': lambda a: a.to("meta"),
     "m.to(torch.float64).a": _module_to,
 }
-#: The rows that edit ``a`` itself in place before naming it ``b`` (refused on an inference tensor).
+#: The rows that edit ``a`` itself in place before naming it ``b`` (on an inference tensor the write raises after
+#: writing).
 WRITES = ("a[[0, 2]] = 0.; b = a",)
 
 

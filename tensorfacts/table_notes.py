@@ -108,11 +108,15 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "does wherever its operation runs (not `view(4, 3)` or `view_as(torch.empty(4, 3))` on the "
                 "non-contiguous source, where the operation itself raises); on an `expand()` view of a CPU tensor "
                 "that expands a size-1 dimension, or adds a new one, to more than one element, so that several "
-                "elements lie at one memory location, "
+                "elements lie at one memory location (a stride of 0), "
                 "`fill_()` with a number as its value (`fill_(-1)`) runs while `fill_()` with a 0-d tensor as its "
                 "value, `add_()` and `mul_()` are refused, and so is `copy_()` from a new tensor of "
                 "the view's shape, from the tensor expanded or from an `expand()` of its clone; `copy_()` from the "
-                "same `expand()` of the same tensor, made again, runs. The probe's source is a non-leaf, `x.clone()` "
+                "same `expand()` of the same tensor, made again, runs. A view whose windows overlap also has elements "
+                "that share memory, with no stride of 0, and `mul_()` and `add_()` on it are not refused: on "
+                "`torch.arange(1., 5.)`, `unfold(0, 2, 1).mul_(10)` and `as_strided((2, 2), (1, 1)).add_(1)` run and "
+                "reach a shared element once per view element that maps to it, giving `[10., 200., 300., 40.]` and "
+                "`[2., 4., 4., 4.]`. The probe's source is a non-leaf, `x.clone()` "
                 "of a leaf `x`; on a leaf that requires grad, every result of both tables that autograd records as a "
                 "view refuses the same edit.",
             "zh_CN": "在梯度模式（grad mode）下、源张量需要梯度时，`unbind()`、`split()`、"
@@ -124,16 +128,21 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "能执行的地方也都允许（`view(4, 3)` 和 `view_as(torch.empty(4, 3))` 在不连续的源张量上操作本身就"
                 "报错，不做这个修改）；"
                 "CPU 张量的 `expand()` 视图若把长度为 1 的维或新增的维扩展成多个元素，"
-                "就有多个元素落在同一个内存位置上；"
+                "就有多个元素落在同一个内存位置上（步长为 0）；"
                 "在它上面，用数值调用 `fill_()`（`fill_(-1)`）可以执行，用零维张量调用 `fill_()` 以及调用 "
                 "`add_()` 和 `mul_()` 都会被拒绝；"
                 "`copy_()` 的来源若是与视图形状相同的新张量、被扩展的原张量，或原张量克隆后的 `expand()`，"
                 "也会被拒绝，来源若是对同一个张量再做一次同样的 "
-                "`expand()`，`copy_()` 则可以执行。探测程序的源张量是非叶子张量，即叶子张量（leaf tensor）`x` 的 "
+                "`expand()`，`copy_()` 则可以执行。窗口相互重叠的视图也有元素共享内存，但没有为 0 的步长，"
+                "对它调用 `mul_()` 和 `add_()` 不会被拒绝：对 `torch.arange(1., 5.)` 执行 "
+                "`unfold(0, 2, 1).mul_(10)` 和 `as_strided((2, 2), (1, 1)).add_(1)` "
+                "都照常运行，共享的元素对应视图里几个元素，就被修改几次，结果分别是 `[10., 200., 300., 40.]` 和 "
+                "`[2., 4., 4., 4.]`。探测程序的源张量是非叶子张量，即叶子张量（leaf tensor）`x` 的 "
                 "`x.clone()`；若源张量是需要梯度的叶子张量，两张表中自动求导记作视图的每个结果都会拒绝同样的修改。",
         },
         _multi_output,
-        facts=("multi-view-outputs-share-one-node", "expand-inplace-write-refused", "leaf-source-views-refuse-inplace"),
+        facts=("multi-view-outputs-share-one-node", "expand-inplace-write-refused",
+               "overlapping-window-views-take-writes", "leaf-source-views-refuse-inplace"),
     ),
     Advice(
         "maybe-copy",
@@ -274,5 +283,6 @@ SAVED_NOTES: tuple[Advice, ...] = (
         lambda t: _saves(t, "torch.where(x > 1, x, y)") == (saved_ops.OTHER,)
         and t["torch.where(x > 1, x, y)"]["edit_input"] == t["torch.where(x > 1, x, y)"]["edit_output"]
         == saved_ops.SAME_GRADIENT,
+        facts=("saved-other-tensors-of-layer-norm-and-where",),
     ),
 )

@@ -1,7 +1,7 @@
 """Named facts on the views the matrix adds as a source, a view of a leaf that requires grad: which in-place edits
 it refuses, in which grad mode (over every recorded view of the views page's first table), and which writes an
-``expand()`` view refuses in every mode, whatever its dtype. Registered on import by :mod:`tensorfacts.facts`, whose
-module docstring says what a fact is.
+``expand()`` view refuses in every mode, whatever its dtype, while a view whose windows overlap takes them.
+Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -208,3 +208,54 @@ def _expand_inplace_write_refused() -> Fact:
     return Fact(not wrong and runs == 2 * len(sources),
                 f"{runs} expand() views ({len(_EXPAND_DTYPES)} dtypes and a non-leaf, two shapes each); "
                 f"not as stated: {wrong or 'none'}")
+
+
+def _overlapping_write(make: Callable[[], torch.Tensor], view: Callable[[torch.Tensor], torch.Tensor], edit: str,
+                       value: float, mode: Callable[[], object] = contextlib.nullcontext,
+                       ) -> tuple[tuple[int, ...], str, list]:
+    """(the view's strides, "runs" or the error's first line, the source's values after) for one write in ``mode``."""
+    a = make()
+    v = view(a)
+    try:
+        with mode():
+            getattr(v, edit)(value)
+    except RuntimeError as exc:
+        outcome = "overlap" if _OVERLAP in str(exc) else str(exc).splitlines()[0]
+    else:
+        outcome = "runs"
+    return v.stride(), outcome, a.detach().tolist()
+
+
+@fact("overlapping-window-views-take-writes", {
+    "en": "On a fresh a = torch.arange(1., 5.) (float32, CPU) each time, grad mode on: a.unfold(0, 2, 1) and "
+          "a.as_strided((2, 2), (1, 1)) have no stride of 0; the first takes mul_(10), and a becomes "
+          "[10., 200., 300., 40.], the second takes add_(1), and a becomes [2., 4., 4., 4.]; a.expand(2, 4), whose "
+          "strides hold a 0, refuses mul_(10): \"more than one element of the written-to tensor refers to a single "
+          "memory location\". Under torch.no_grad(), mul_(10) on a.unfold(0, 2, 1) of a leaf "
+          "a = torch.arange(1., 5., requires_grad=True) gives [10., 200., 300., 40.] too.",
+    "zh_CN": "每次取新的 a = torch.arange(1., 5.)（float32，CPU），在梯度模式下：a.unfold(0, 2, 1) 和 "
+             "a.as_strided((2, 2), (1, 1)) 的步长中都没有 0；前者接受 mul_(10)，a 变为 [10., 200., 300., 40.]，"
+             "后者接受 add_(1)，a 变为 [2., 4., 4., 4.]；a.expand(2, 4) 的步长中有 0，它拒绝 mul_(10)："
+             "“more than one element of the written-to tensor refers to a single memory location”。在 "
+             "torch.no_grad() 下，对叶子张量 a = torch.arange(1., 5., requires_grad=True) 的 a.unfold(0, 2, 1) "
+             "调用 mul_(10)，也得到 [10., 200., 300., 40.]。",
+})
+def _overlapping_window_views_take_writes() -> Fact:
+    """torch refuses a write to an expand() view (a stride of 0), not to a view whose windows overlap: there the write
+    runs and reaches a shared element once per view element that maps to it."""
+    def plain() -> torch.Tensor:
+        return torch.arange(1.0, 5.0)
+
+    def leaf() -> torch.Tensor:
+        return torch.arange(1.0, 5.0, requires_grad=True)
+
+    unfold = _overlapping_write(plain, lambda a: a.unfold(0, 2, 1), "mul_", 10)
+    strided = _overlapping_write(plain, lambda a: a.as_strided((2, 2), (1, 1)), "add_", 1)
+    of_leaf = _overlapping_write(leaf, lambda a: a.unfold(0, 2, 1), "mul_", 10, torch.no_grad)
+    expand = _overlapping_write(plain, lambda a: a.expand(2, 4), "mul_", 10)
+    return Fact(0 not in unfold[0] and unfold[1:] == ("runs", [10.0, 200.0, 300.0, 40.0])
+                and 0 not in strided[0] and strided[1:] == ("runs", [2.0, 4.0, 4.0, 4.0])
+                and of_leaf[1:] == ("runs", [10.0, 200.0, 300.0, 40.0])
+                and 0 in expand[0] and expand[1:] == ("overlap", [1.0, 2.0, 3.0, 4.0]),
+                f"(strides, outcome, a after): unfold(0, 2, 1).mul_(10): {unfold}; as_strided((2, 2), (1, 1)).add_(1): "
+                f"{strided}; unfold(0, 2, 1).mul_(10) of a leaf: {of_leaf}; expand(2, 4).mul_(10): {expand}")

@@ -182,9 +182,9 @@ PATCHES: dict[str, Callable] = {
 }
 
 
-#: The pages the ledger's rows and the guides link: the articles' pages, and the version-counter page whose
-#: table the "read the values now" advice sends its reader to.
-LINKED_LABELS = (*articles.GALLERY_LABELS, "questions-version-counter")
+#: The pages the ledger's rows and the guides link: the articles' pages, the version-counter page whose
+#: table the "read the values now" advice sends its reader to, and the table of what operations save.
+LINKED_LABELS = (*articles.GALLERY_LABELS, "questions-version-counter", "saved-ops-table")
 LABEL_PAGE = "\n\n".join(f"({label})=\n## Page {label}\n\nText." for label in LINKED_LABELS)
 
 

@@ -293,6 +293,11 @@ MUTANTS = {
     "asarray with requires_grad leaves its input alone": lambda: Override(asarray=_asarray_of_an_alias),
     "matmul broadcasts by views of its operands": lambda: Override(
         matmul=lambda f, a, k: (a[0].unsqueeze(-1) * a[1].unsqueeze(-3)).sum(-2)),
+    "index writes refuse inference tensors before writing": lambda: Override(
+        __setitem__=_refuse_inference_outside_the_mode),
+    "where() multiplies by its mask": lambda: Override(where=lambda f, a, k: a[0] * a[1] + (~a[0]) * a[2]),
+    "unfold() and as_strided() copy": lambda: Override(
+        **dict.fromkeys(("unfold", "as_strided"), lambda f, a, k: call(f, a, k).clone())),
 }
 
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
@@ -380,6 +385,10 @@ FACT_FLIPS = {
     "version-counter-shared-by-views-and-detach": "detach copies",
     "alias-calls-share-memory": "from_dlpack copies",
     "no-grad-view-operations-pass-no-gradient": "indexing is recorded under no_grad",
+    "index-write-raises-before-or-after-writing": "index writes refuse inference tensors before writing",
+    "detach-edit-of-saved-output-detected": "detach copies",
+    "saved-other-tensors-of-layer-norm-and-where": "where() multiplies by its mask",
+    "overlapping-window-views-take-writes": "unfold() and as_strided() copy",
 }
 
 

@@ -322,7 +322,7 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
         # "has no version counter at all": no row of its table can read one
         *[Fact(op, "shares_version", refused=probes.NO_COUNTER, sources=UNCOUNTED) for op in probes.OPERATIONS
           if op != INDEX_WRITE],
-        # the index write is an in-place edit of a itself: on an inference tensor it is refused ("—")
+        # the index write is an in-place edit of a itself: on an inference tensor it raises ("—"), after writing
         Fact(INDEX_WRITE, "raised", prefix="RuntimeError: " + probes.REFUSALS[probes.INFERENCE_EDIT],
              sources=UNCOUNTED),
         # "an in-place torch operation on it, such as mul_, through b = a or a.view(3) raises, with or
@@ -345,6 +345,8 @@ GUIDE_FACTS: dict[str, list[Fact]] = {
 GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
     "detach-view": (
         "detach-edit-before-save",  # "an edit through a.detach() made before autograd saves a ... a constant"
+        # "an operation that saves its output ... saves the non-leaf it makes ... the same edit makes backward() raise"
+        "detach-edit-of-saved-output-detected",
         "detach-write-routes",  # "a write ... such as a.detach().data, NumPy or DLPack ... a wrong gradient"
         "saved-tensor-hooks-hide-edit",  # "an edit after autograd saved a under saved-tensor hooks"
         "version-check-only-in-nodes-run",  # "a backward that runs the node that saved a raises an error"
@@ -361,6 +363,7 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
     # "refuses in-place edits with grad mode on (... it accepts them, unless torch refuses the edit in every mode, as
     # it refuses mul_() on an expand() view)"; "a.view(dtype) ... takes in-place edits ..., unrecorded"
     "view": ("leaf-view-inplace-refused-in-grad-mode",
+             "overlapping-window-views-take-writes",  # "though not on an unfold() view, whose overlapping windows"
              "inference-tensor-requiring-grad"),  # "Not when a is an inference tensor made with requires_grad=True"
     "alias": (
         "noop-conversions-return-a",  # "likewise a.to(torch.float32), a.cpu() ..., a.contiguous()"

@@ -1,0 +1,113 @@
+"""Named facts behind sentences about the computed tables that no cell shows (continuing
+:mod:`tensorfacts.table_facts`): which sources the behaviour matrix's index-write row raises on before writing and
+which after, the version check on a non-leaf whose operation saved it as its output, and what the "other" tensors of
+the "what operations save" table are.
+Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from tensorfacts import saved_ops
+from tensorfacts.fact_registry import Fact, fact
+from tensorfacts.probes import INFERENCE_EDIT, LEAF_ERROR, OPERATIONS, REFUSALS, WRITES
+from tensorfacts.standard_sources import SOURCES
+from tensorfacts.tensors import VERSION_ERROR, backward_error
+
+
+def _index_write(source: str) -> tuple[str, bool, list]:
+    """The matrix's index-write row on a fresh ``source``: (the error's first sentence or "no error", whether the
+    values of a, and of the leaf behind it, are as before, the values of a after)."""
+    leaf, a = SOURCES[source]()
+    old_leaf, old_a = leaf.detach().clone(), a.detach().clone()
+    try:
+        OPERATIONS[WRITES[0]](a)
+    except RuntimeError as exc:
+        error = str(exc).split(".")[0]
+    else:
+        error = "no error"
+    return error, torch.equal(leaf.detach(), old_leaf) and torch.equal(a.detach(), old_a), a.detach().tolist()
+
+
+@fact("index-write-raises-before-or-after-writing", {
+    "en": "Runs the behaviour matrix's row a[[0, 2]] = 0.; b = a, grad mode on, on fresh sources of its tables "
+          "([1., 2., 3.]): on a leaf that requires grad, a Parameter and base[1:] of a leaf base that requires grad "
+          "it raises that a leaf (or a view of one) that requires grad is used in an in-place operation, and a and "
+          "the leaf keep their values; on an inference tensor made inside torch.inference_mode(), outside the mode, "
+          "it raises \"Inplace update to inference tensor outside InferenceMode is not allowed\", and a is "
+          "[0., 2., 0.].",
+    "zh_CN": "在梯度模式下，对行为矩阵各表新建的源张量（[1., 2., 3.]）运行表中 a[[0, 2]] = 0.; b = a 这一行："
+             "对需要梯度的叶子张量、Parameter 以及需要梯度的叶子张量 base 的 base[1:]，它报错说需要梯度的叶子张量"
+             "（或它的视图）被用于原地操作，a 和叶子张量的数值都不变；对在 torch.inference_mode() 内创建的推理张量，"
+             "在模式之外，它报“Inplace update to inference tensor outside InferenceMode is not allowed”，"
+             "而 a 已是 [0., 2., 0.]。",
+})
+def _index_write_raises_before_or_after_writing() -> Fact:
+    """The sources that require grad refuse the index write before writing; the inference tensor raises after it."""
+    refused = {source: _index_write(source) for source in ("leaf", "parameter", "view")}
+    inference = _index_write("inference")
+    return Fact(all(LEAF_ERROR in error and kept for error, kept, _ in refused.values())
+                and REFUSALS[INFERENCE_EDIT] in inference[0] and inference[2] == [0.0, 2.0, 0.0],
+                f"(error, values kept, a after) of the leaf, the Parameter and the view: {refused}; of the inference "
+                f"tensor: {inference}")
+
+
+#: The rows of the "what operations save" table that save their output, as the fact's text names them.
+_OUTPUT_SAVERS = ("torch.exp(x)", "torch.sigmoid(x)", "torch.tanh(x)", "F.relu(x)", "torch.sqrt(x)",
+                  "F.softmax(x, -1)", "F.log_softmax(x, -1)")
+
+
+@fact("detach-edit-of-saved-output-detected", {
+    "en": "For each operation that the \"what operations save\" table shows saving its output (torch.exp, "
+          "torch.sigmoid, torch.tanh, F.relu, torch.sqrt, F.softmax and F.log_softmax), in float32 and float64: "
+          "makes a = op(x) of the table's x (a leaf that requires grad), then a.detach().mul_(10), then "
+          "(a * a).sum(), grad mode on: backward() raises the version-counter error (\"modified by an inplace "
+          "operation\").",
+    "zh_CN": "对“各操作保存了哪些张量”表中保存输出的每个操作（torch.exp、torch.sigmoid、torch.tanh、F.relu、"
+             "torch.sqrt、F.softmax 和 F.log_softmax），分别在 float32 和 float64 下，在梯度模式中由表中的 x"
+             "（需要梯度的叶子张量）得到 a = op(x)，再执行 a.detach().mul_(10)，然后算 (a * a).sum()："
+             "backward() 报版本计数器错误（“modified by an inplace operation”）。",
+})
+def _detach_edit_of_saved_output_detected() -> Fact:
+    """A non-leaf that its own operation saved is saved before any loss uses it: an edit through detach() made then is
+    an edit after the save."""
+    savers = tuple(row.code for row in saved_ops.ROWS if saved_ops.probe_saves(row) == (saved_ops.OUTPUT,))
+    caught = {}
+    for dtype in (torch.float32, torch.float64):
+        for code in savers:
+            tensors = {name: t.detach().to(dtype).requires_grad_(t.requires_grad)
+                       for name, t in saved_ops.inputs().items()}
+            a = saved_ops.run(saved_ops.BY_CODE[code], tensors)
+            a.detach().mul_(10)
+            caught[f"{code} {dtype}"] = VERSION_ERROR in backward_error((a * a).sum())
+    return Fact(savers == _OUTPUT_SAVERS and all(caught.values()),
+                f"rows that save their output: {savers}; backward raised the version-counter error: {caught}")
+
+
+@fact("saved-other-tensors-of-layer-norm-and-where", {
+    "en": "Runs F.layer_norm(x, (3,)) and torch.where(x > 1, x, y) on the \"what operations save\" table's fresh x "
+          "and y (3 × 3, float32) under saved_tensors_hooks: of the tensors the pack hook receives, those that are "
+          "neither x, y nor the output are two tensors of shape (3, 1) for layer_norm, the first equal to "
+          "x.mean(-1, keepdim=True) up to rounding; for where, one tensor, equal to x > 1.",
+    "zh_CN": "在 saved_tensors_hooks 下，对“各操作保存了哪些张量”表中新建的 x 和 y（3 × 3，float32）运行 "
+             "F.layer_norm(x, (3,)) 和 torch.where(x > 1, x, y)：打包钩子收到的张量中，既不是 x、y，"
+             "也不是输出的那些：layer_norm 是两个形状为 (3, 1) 的张量，第一个在舍入误差内等于 "
+             "x.mean(-1, keepdim=True)；where 是一个张量，等于 x > 1。",
+})
+def _saved_other_tensors_of_layer_norm_and_where() -> Fact:
+    """The table's "another tensor": an intermediate of layer_norm (its mean), the condition argument of where."""
+    others = {}
+    for code in ("F.layer_norm(x, (3,))", "torch.where(x > 1, x, y)"):
+        tensors, packed = saved_ops.inputs(), []
+        with torch.autograd.graph.saved_tensors_hooks(lambda t, packed=packed: packed.append(t) or t, lambda t: t):
+            out = saved_ops.run(saved_ops.BY_CODE[code], tensors)
+        others[code] = (tensors["x"], [t for t in packed if all(t is not u for u in (tensors["x"], tensors["y"], out))])
+    x, norm = others["F.layer_norm(x, (3,))"]
+    cond_x, where = others["torch.where(x > 1, x, y)"]
+    mean = len(norm) == 2 and all(t.shape == (3, 1) for t in norm) and torch.allclose(
+        norm[0], x.detach().mean(-1, keepdim=True))
+    condition = len(where) == 1 and torch.equal(where[0], cond_x > 1)
+    return Fact(mean and condition,
+                f"layer_norm's other tensors: {[tuple(t.shape) for t in norm]}, the first the mean: {mean}; where's: "
+                f"{[(tuple(t.shape), t.dtype) for t in where]}, equal to x > 1: {condition}")
