@@ -338,9 +338,10 @@ assert explicit_loaded is not explicit_weight and same_storage(explicit_loaded, 
 # sphinx_gallery_end_ignore
 
 # %%
-# A cheaper way to keep the flag out of ``sd``: load a shallow copy, ``dict(sd)``. A plain ``dict``
-# has no ``_metadata``, so the flag is written into a throwaway dict, and a later load of ``sd``
-# copies. The copy also leaves out the version numbers kept in ``sd._metadata``, and some modules,
+# A cheaper way to keep the flag out of ``sd``: load a plain ``dict`` of its entries, ``dict(sd)``. A
+# plain ``dict`` has no ``_metadata``, so the flag is written into a throwaway dict, and a later load of
+# ``sd`` copies. Python's shallow copy, ``copy.copy(sd)``, does not do this: the copy shares ``sd``'s
+# ``_metadata``, so the flag lands in ``sd``. ``dict(sd)`` also leaves out the version numbers kept in ``sd._metadata``, and some modules,
 # finding none, read even a file this torch saved as one from an older release: ``BatchNorm1d``, as
 # here, loads as before, but a ``torch.ao.quantization.MinMaxObserver`` sets its saved ``eps`` back to
 # the default. For a model with such a module, load the file again instead.
@@ -369,6 +370,16 @@ for assign_observer in (False, True):
         "loaded from dict(sd), a MinMaxObserver sets its saved eps back to the default; loaded from sd, it keeps it")
 assert all("assign_to_params_buffers" not in entry for entry in clean._metadata.values()), (
     "loading dict(sd) left no assign flag in sd's _metadata")
+shallow_sd = round_trip(trained.state_dict())
+shallow_copy = copy.copy(shallow_sd)
+flagging_model = make_model()
+flagging_model.load_state_dict(shallow_copy, assign=True)
+assert shallow_copy._metadata is shallow_sd._metadata and shallow_sd._metadata[""]["assign_to_params_buffers"], (
+    "copy.copy(sd) shares sd's _metadata: loading it with assign=True flags sd")
+shallow_model = make_model()
+shallow_weight = shallow_model[0].weight
+shallow_model.load_state_dict(shallow_sd)
+assert shallow_model[0].weight is not shallow_weight, "after loading copy.copy(sd) with assign=True, a plain load of sd assigns"
 # sphinx_gallery_end_ignore
 
 # %%

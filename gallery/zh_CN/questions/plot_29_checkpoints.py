@@ -292,7 +292,7 @@ assert explicit_loaded is not explicit_weight and same_storage(explicit_loaded, 
 # sphinx_gallery_end_ignore
 
 # %%
-# 让 ``sd`` 不沾上这个标志的更省事的办法：加载它的浅拷贝 ``dict(sd)``。普通的 ``dict`` 没有 ``_metadata``，标志写进的是一个用完即弃的字典，之后再加载 ``sd`` 仍是复制。不过这份拷贝也丢掉了 ``sd._metadata`` 里各模块的格式版本；有些模块找不到版本号，就连本版本 torch 保存的文件也当作旧版保存的来读：本页的 ``BatchNorm1d`` 照常加载，``torch.ao.quantization.MinMaxObserver`` 却会把保存的 ``eps`` 重置为默认值。模型里有这样的模块时，还是重新读一次文件。
+# 让 ``sd`` 不沾上这个标志的更省事的办法：把它的各项放进一个普通的 ``dict`` 再加载，即 ``dict(sd)``。普通的 ``dict`` 没有 ``_metadata``，标志写进的是一个用完即弃的字典，之后再加载 ``sd`` 仍是复制。Python 的浅拷贝 ``copy.copy(sd)`` 做不到这一点：它与 ``sd`` 共享同一个 ``_metadata``，标志还是写进了 ``sd``。``dict(sd)`` 也丢掉了 ``sd._metadata`` 里各模块的格式版本；有些模块找不到版本号，就连本版本 torch 保存的文件也当作旧版保存的来读：本页的 ``BatchNorm1d`` 照常加载，``torch.ao.quantization.MinMaxObserver`` 却会把保存的 ``eps`` 重置为默认值。模型里有这样的模块时，还是重新读一次文件。
 
 clean = round_trip(trained.state_dict())
 assigned_model = make_model()
@@ -318,6 +318,16 @@ for assign_observer in (False, True):
         "loaded from dict(sd), a MinMaxObserver sets its saved eps back to the default; loaded from sd, it keeps it")
 assert all("assign_to_params_buffers" not in entry for entry in clean._metadata.values()), (
     "loading dict(sd) left no assign flag in sd's _metadata")
+shallow_sd = round_trip(trained.state_dict())
+shallow_copy = copy.copy(shallow_sd)
+flagging_model = make_model()
+flagging_model.load_state_dict(shallow_copy, assign=True)
+assert shallow_copy._metadata is shallow_sd._metadata and shallow_sd._metadata[""]["assign_to_params_buffers"], (
+    "copy.copy(sd) shares sd's _metadata: loading it with assign=True flags sd")
+shallow_model = make_model()
+shallow_weight = shallow_model[0].weight
+shallow_model.load_state_dict(shallow_sd)
+assert shallow_model[0].weight is not shallow_weight, "after loading copy.copy(sd) with assign=True, a plain load of sd assigns"
 # sphinx_gallery_end_ignore
 
 # %%
