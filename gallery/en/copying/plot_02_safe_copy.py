@@ -369,9 +369,11 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # outside ``torch.inference_mode()``, both raise the same ``RuntimeError`` as ``torch.asarray(a)``.
 # ``requires_grad=False`` silences it too, but given a leaf that requires grad of its own (one made with
 # ``requires_grad=True``, say, or a ``Parameter``), it changes that leaf: ``torch.asarray(a, requires_grad=False)``
-# returns ``a`` itself with its ``requires_grad`` switched off in place. A view of a tensor that requires grad taken
-# with grad mode off (under ``torch.no_grad()``, ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``) is a
-# leaf too, but one that requires grad because its base does: ``torch.asarray(view, requires_grad=False)`` returns
+# returns ``a`` itself with its ``requires_grad`` switched off in place. A view of a tensor that requires grad, made by
+# an operation autograd records in grad mode (not, for example, ``detach()``, ``view(dtype)`` or a sparse tensor's
+# ``indices()``, whose results do not require grad), taken with grad mode off (under ``torch.no_grad()``,
+# ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), is a leaf too, but one that requires grad because
+# its base does: ``torch.asarray(view, requires_grad=False)`` returns
 # that view itself, unchanged, and it still requires grad. ``torch.asarray(view)``, ``requires_grad=view.requires_grad``
 # and ``requires_grad=True`` return that view too, but change it as ``view.requires_grad_()`` would (see
 # :ref:`the clone page <copying-clone>`): a clone of it taken afterwards passes it a gradient, which fills its
@@ -527,17 +529,29 @@ for inference_source in inference_sources:
         warnings.simplefilter("ignore")
         assert all(torch.asarray(inference_source, **asarray_kwargs) is inference_source for asarray_kwargs in (
             {}, {"requires_grad": True})), "inside inference_mode torch.asarray returns that inference tensor itself"
+for grad_mode_taken in (torch.enable_grad, torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
+    off_base, sparse_base = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True).to_sparse()
+    with grad_mode_taken():
+        unrecorded_views = (off_base.detach(), off_base.view(torch.float32), off_base.view(torch.int32),
+                            sparse_base.indices())
+    assert sparse_base.requires_grad and not any(unrecorded.requires_grad for unrecorded in unrecorded_views), (
+        "detach(), view(dtype) and a sparse tensor's indices() of a tensor that requires grad do not require grad")
+recorded_views = (lambda view_base: view_base[1:], lambda view_base: view_base.view(3, 1),
+                  lambda view_base: view_base.expand(2, 3), lambda view_base: view_base.unbind()[0],
+                  lambda view_base: view_base.t())
 for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
     for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
         for grad_mode_asked in (torch.enable_grad, torch.no_grad):
-            off_base = make_base()
-            with grad_off():
-                off_view = off_base[1:]
-            with grad_mode_asked():
-                kept_view = torch.asarray(off_view, requires_grad=False)
-            assert kept_view is off_view and off_view.is_leaf and off_view.requires_grad, (
-                "torch.asarray(view, requires_grad=False) of a view taken with grad mode off of a tensor that "
-                "requires grad returns that view itself, a leaf that still requires grad")
+            for take_view in recorded_views:
+                off_base = make_base()
+                with grad_off():
+                    off_view = take_view(off_base)
+                with grad_mode_asked():
+                    kept_view = torch.asarray(off_view, requires_grad=False)
+                assert same_storage(off_base, off_view) and kept_view is off_view and off_view.is_leaf and (
+                    off_view.requires_grad), (
+                    "torch.asarray(view, requires_grad=False) of a view taken with grad mode off of a tensor that "
+                    "requires grad returns that view itself, a leaf that still requires grad")
 off_view_calls = {  # a call on a view taken with grad mode off, and whether its clone then passes it a gradient
     "torch.asarray(view)": (lambda v: torch.asarray(v), True),
     "requires_grad=view.requires_grad": (lambda v: torch.asarray(v, requires_grad=v.requires_grad), True),
@@ -549,20 +563,22 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
     for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
         for grad_mode_asked in (torch.enable_grad, torch.no_grad):
             for call_on_view, passes_gradient in (*off_view_calls.values(), (None, False)):
-                off_base = make_base()
-                with grad_off():
-                    off_view = off_base[1:]
-                with grad_mode_asked(), warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    called_view = off_view if call_on_view is None else call_on_view(off_view)
-                assert called_view is off_view, (
-                    "torch.asarray and torch.as_tensor of a view taken with grad mode off return that view itself")
-                off_view.clone().sum().backward()
-                assert off_base.grad is None and (torch.equal(off_view.grad, torch.ones(2)) if passes_gradient
-                                                  else off_view.grad is None), (
-                    "after torch.asarray(view), alone or with requires_grad=view.requires_grad or requires_grad=True, "
-                    "a clone of a view taken with grad mode off passes the view a gradient; after torch.as_tensor(view), "
-                    "requires_grad=False or no call, its .grad stays None")
+                for take_view in recorded_views:
+                    off_base = make_base()
+                    with grad_off():
+                        off_view = take_view(off_base)
+                    with grad_mode_asked(), warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        called_view = off_view if call_on_view is None else call_on_view(off_view)
+                    assert called_view is off_view, (
+                        "torch.asarray and torch.as_tensor of a view taken with grad mode off return that view itself")
+                    off_view.clone().sum().backward()
+                    assert off_base.grad is None and (
+                        torch.equal(off_view.grad, torch.ones_like(off_view)) if passes_gradient
+                        else off_view.grad is None), (
+                        "after torch.asarray(view), alone or with requires_grad=view.requires_grad or requires_grad="
+                        "True, a clone of a view taken with grad mode off passes the view a gradient; after "
+                        "torch.as_tensor(view), requires_grad=False or no call, its .grad stays None")
 sources_without_grad = {
     "tensor": lambda dtype: torch.ones(3, dtype=dtype),
     "view of it": lambda dtype: torch.ones(3, dtype=dtype)[1:],

@@ -328,7 +328,7 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # 给定需要梯度的张量、又不指定 ``requires_grad=`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad=`` 默认值的改变发出警告（``UserWarning``，下面的代码把它捕获了），但每个进程只在第一次这样调用时发出（调用过 ``torch.set_warn_always(True)`` 之后则每次都发）；传入 ``requires_grad=`` 的调用（带不带 ``copy=True`` 都一样）和 ``torch.as_tensor`` 都不会发出警告。
 # :fact:`asarray-warns-once-without-requires-grad`
 #
-# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。对需要梯度的推理张量，在 ``torch.inference_mode()`` 之外，这两种调用都与 ``torch.asarray(a)`` 一样抛出 ``RuntimeError``。``requires_grad=False`` 同样能消除警告，但给定自身需要梯度的叶子张量时（比如用 ``requires_grad=True`` 建的张量，或 ``Parameter``），它会改动这个叶子张量：``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``。梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）对需要梯度的张量取的视图（view）也是叶子张量，但它需要梯度，是因为它的基张量（base tensor）需要梯度：``torch.asarray(view, requires_grad=False)`` 原样返回这个视图本身，它仍需要梯度。``torch.asarray(view)``、``requires_grad=view.requires_grad`` 和 ``requires_grad=True`` 返回的也是这个视图本身，却像 ``view.requires_grad_()`` 一样改动了它（见 :ref:`“clone()”那一页 <copying-clone>`）：之后对它取的副本会把梯度传给它，写进它的 ``.grad``，而不做这个调用时，它的 ``.grad`` 一直是 ``None``；``torch.as_tensor(view)`` 则不改动它。给定非叶子张量 ``y`` 时，``torch.asarray(y, requires_grad=False)`` 让 ``y`` 保持原样（``requires_grad`` 和 ``grad_fn`` 都不变），返回的是一个与之共享内存、脱离计算图的张量。反过来，给定不需要梯度的浮点张量（推理张量除外），``torch.asarray(x, requires_grad=True)`` 返回 ``x`` 本身，并原地打开它的 ``requires_grad``：它不会做出可训练的副本。
+# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。对需要梯度的推理张量，在 ``torch.inference_mode()`` 之外，这两种调用都与 ``torch.asarray(a)`` 一样抛出 ``RuntimeError``。``requires_grad=False`` 同样能消除警告，但给定自身需要梯度的叶子张量时（比如用 ``requires_grad=True`` 建的张量，或 ``Parameter``），它会改动这个叶子张量：``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``。梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）对需要梯度的张量取的视图（view），如果取视图的运算在梯度模式下会被自动求导记录（例如不是 ``detach()``、``view(dtype)`` 或稀疏张量的 ``indices()``，这几种运算得到的张量不需要梯度），也是叶子张量，但它需要梯度，是因为它的基张量（base tensor）需要梯度：``torch.asarray(view, requires_grad=False)`` 原样返回这个视图本身，它仍需要梯度。``torch.asarray(view)``、``requires_grad=view.requires_grad`` 和 ``requires_grad=True`` 返回的也是这个视图本身，却像 ``view.requires_grad_()`` 一样改动了它（见 :ref:`“clone()”那一页 <copying-clone>`）：之后对它取的副本会把梯度传给它，写进它的 ``.grad``，而不做这个调用时，它的 ``.grad`` 一直是 ``None``；``torch.as_tensor(view)`` 则不改动它。给定非叶子张量 ``y`` 时，``torch.asarray(y, requires_grad=False)`` 让 ``y`` 保持原样（``requires_grad`` 和 ``grad_fn`` 都不变），返回的是一个与之共享内存、脱离计算图的张量。反过来，给定不需要梯度的浮点张量（推理张量除外），``torch.asarray(x, requires_grad=True)`` 返回 ``x`` 本身，并原地打开它的 ``requires_grad``：它不会做出可训练的副本。
 # :fact:`asarray-requires-grad-without-copy`
 
 with warnings.catch_warnings(record=True) as asarray_caught:  # 捕获 torch 的那条警告（每个进程只发一次）
@@ -475,17 +475,29 @@ for inference_source in inference_sources:
         warnings.simplefilter("ignore")
         assert all(torch.asarray(inference_source, **asarray_kwargs) is inference_source for asarray_kwargs in (
             {}, {"requires_grad": True})), "inside inference_mode torch.asarray returns that inference tensor itself"
+for grad_mode_taken in (torch.enable_grad, torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
+    off_base, sparse_base = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True).to_sparse()
+    with grad_mode_taken():
+        unrecorded_views = (off_base.detach(), off_base.view(torch.float32), off_base.view(torch.int32),
+                            sparse_base.indices())
+    assert sparse_base.requires_grad and not any(unrecorded.requires_grad for unrecorded in unrecorded_views), (
+        "detach(), view(dtype) and a sparse tensor's indices() of a tensor that requires grad do not require grad")
+recorded_views = (lambda view_base: view_base[1:], lambda view_base: view_base.view(3, 1),
+                  lambda view_base: view_base.expand(2, 3), lambda view_base: view_base.unbind()[0],
+                  lambda view_base: view_base.t())
 for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
     for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
         for grad_mode_asked in (torch.enable_grad, torch.no_grad):
-            off_base = make_base()
-            with grad_off():
-                off_view = off_base[1:]
-            with grad_mode_asked():
-                kept_view = torch.asarray(off_view, requires_grad=False)
-            assert kept_view is off_view and off_view.is_leaf and off_view.requires_grad, (
-                "torch.asarray(view, requires_grad=False) of a view taken with grad mode off of a tensor that "
-                "requires grad returns that view itself, a leaf that still requires grad")
+            for take_view in recorded_views:
+                off_base = make_base()
+                with grad_off():
+                    off_view = take_view(off_base)
+                with grad_mode_asked():
+                    kept_view = torch.asarray(off_view, requires_grad=False)
+                assert same_storage(off_base, off_view) and kept_view is off_view and off_view.is_leaf and (
+                    off_view.requires_grad), (
+                    "torch.asarray(view, requires_grad=False) of a view taken with grad mode off of a tensor that "
+                    "requires grad returns that view itself, a leaf that still requires grad")
 off_view_calls = {  # 对梯度模式关闭时取的视图的调用，以及此后它的副本是否把梯度传给它
     "torch.asarray(view)": (lambda v: torch.asarray(v), True),
     "requires_grad=view.requires_grad": (lambda v: torch.asarray(v, requires_grad=v.requires_grad), True),
@@ -497,20 +509,22 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
     for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
         for grad_mode_asked in (torch.enable_grad, torch.no_grad):
             for call_on_view, passes_gradient in (*off_view_calls.values(), (None, False)):
-                off_base = make_base()
-                with grad_off():
-                    off_view = off_base[1:]
-                with grad_mode_asked(), warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    called_view = off_view if call_on_view is None else call_on_view(off_view)
-                assert called_view is off_view, (
-                    "torch.asarray and torch.as_tensor of a view taken with grad mode off return that view itself")
-                off_view.clone().sum().backward()
-                assert off_base.grad is None and (torch.equal(off_view.grad, torch.ones(2)) if passes_gradient
-                                                  else off_view.grad is None), (
-                    "after torch.asarray(view), alone or with requires_grad=view.requires_grad or requires_grad=True, "
-                    "a clone of a view taken with grad mode off passes the view a gradient; after torch.as_tensor(view), "
-                    "requires_grad=False or no call, its .grad stays None")
+                for take_view in recorded_views:
+                    off_base = make_base()
+                    with grad_off():
+                        off_view = take_view(off_base)
+                    with grad_mode_asked(), warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        called_view = off_view if call_on_view is None else call_on_view(off_view)
+                    assert called_view is off_view, (
+                        "torch.asarray and torch.as_tensor of a view taken with grad mode off return that view itself")
+                    off_view.clone().sum().backward()
+                    assert off_base.grad is None and (
+                        torch.equal(off_view.grad, torch.ones_like(off_view)) if passes_gradient
+                        else off_view.grad is None), (
+                        "after torch.asarray(view), alone or with requires_grad=view.requires_grad or requires_grad="
+                        "True, a clone of a view taken with grad mode off passes the view a gradient; after "
+                        "torch.as_tensor(view), requires_grad=False or no call, its .grad stays None")
 sources_without_grad = {
     "tensor": lambda dtype: torch.ones(3, dtype=dtype),
     "view of it": lambda dtype: torch.ones(3, dtype=dtype)[1:],
