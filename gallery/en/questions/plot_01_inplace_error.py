@@ -463,8 +463,8 @@ assert "Sin" not in message, "after the recorded edit, the operation that made x
 # although the edit came after it. A recorded edit through a view of ``x`` (``x[:2].mul_(2)``) gives
 # ``x`` the node ``CopySlices``, which the message names in full, ``torch::autograd::CopySlices``.
 # When the saved tensor is itself a view that strides can express (``x = base[:]``), an edit of the view or of
-# its base, recorded or under ``torch.no_grad()``, leaves the view with the ``grad_fn`` ``AsStridedBackward0``,
-# and the message says "output 0 of AsStrided". Of the views that change the dtype or how the elements read,
+# its base, recorded, under ``torch.no_grad()`` or through ``detach()``, leaves the view with the ``grad_fn``
+# ``AsStridedBackward0``, and the message says "output 0 of AsStrided". Of the views that change the dtype or how the elements read,
 # ``.real``, ``.imag`` and a slice of any of them name AsStrided too; when the last view taken is
 # ``torch.view_as_real``, ``torch.view_as_complex`` or ``conj()``, the message names that operation:
 # "output 0 of ViewAsReal" for ``torch.view_as_real``. :fact:`saved-view-edit-error`
@@ -495,6 +495,8 @@ cases = {  # line: (x is the view base[:], the edit runs under torch.no_grad(), 
     "x = base[:]; x.mul_(2) under no_grad": (True, True, lambda x, base: x.mul_(2)),
     "x = base[:]; base.mul_(2)": (True, False, lambda x, base: base.mul_(2)),
     "x = base[:]; base.mul_(2) under no_grad": (True, True, lambda x, base: base.mul_(2)),
+    "x = base[:]; x.detach().mul_(2)": (True, False, lambda x, base: x.detach().mul_(2)),
+    "x = base[:]; base.detach().mul_(2)": (True, False, lambda x, base: base.detach().mul_(2)),
 }
 grad_fns, named = {}, {}
 for line, (saved_view, no_grad, edit) in cases.items():
@@ -510,7 +512,7 @@ assert all(named[line] == "output 0 of " + grad_fns[line].removesuffix("Backward
 assert named["x.mul_(2)"] == "output 0 of Mul", "a recorded edit of x itself names the edit, Mul"
 assert named["x[:2].mul_(2)"] == "output 0 of torch::autograd::CopySlices", "a recorded edit through a view names CopySlices"
 assert all(named[line] == "output 0 of AsStrided" for line in list(cases)[4:]), (
-    "a saved view edited through itself or its base, recorded or under no_grad, names AsStrided"
+    "a saved view edited through itself or its base, recorded, under no_grad or through detach(), names AsStrided"
 )
 # sphinx_gallery_end_ignore
 
@@ -844,9 +846,10 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # saved non-leaf input, the input's ``grad_fn`` at the time ``backward()``
 # runs: the edit, after one autograd records on the input itself; still the
 # operation that made the input, after one under ``torch.no_grad()`` or
-# through ``detach()``; ``CopySlices`` after a recorded edit through a view;
+# through ``detach()`` on an input that is not a view; ``CopySlices`` after a recorded edit through a view;
 # ``AsStrided`` when the saved input is a single view that strides can express (a slice, a transpose, a
-# ``view()``, ``.real`` or ``.imag`` ...) and it or its base was edited, recorded or under ``torch.no_grad()``;
+# ``view()``, ``.real`` or ``.imag`` ...) and it or its base was edited, recorded, under ``torch.no_grad()`` or
+# through ``detach()``;
 # the view's own operation when the last view taken is ``torch.view_as_real``, ``torch.view_as_complex`` or
 # ``conj()`` (``ViewAsReal``, ``ViewAsComplex``, ``Conj``). For an output of ``unbind``, ``split``
 # or ``chunk``, ``backward()`` raises another error instead (“... is a view and its base or another

@@ -427,8 +427,8 @@ assert "Sin" not in message, "after the recorded edit, the operation that made x
 # %%
 # 换一种修改方式，点名的运算也跟着变，因为报错读的是张量此刻的 ``grad_fn``。在 ``torch.no_grad()`` 下修改，或经由
 # ``x.detach()`` 修改，自动求导不会记录这次修改，``grad_fn`` 仍是 ``SinBackward0``，报错写的是“output 0 of Sin”：即产生 ``x`` 的运算，尽管修改发生在它之后。经由 ``x`` 的视图（view）做一次被记录的修改，如 ``x[:2].mul_(2)``，会给
-# ``x`` 换上节点 ``CopySlices``，报错点名的就是它，全名 ``torch::autograd::CopySlices``。如果被保存的张量本身是能用步长表示的视图（``x = base[:]``），那么无论修改的是视图还是它的基张量（base tensor），无论被记录还是在 ``torch.no_grad()``
-# 下进行，视图的 ``grad_fn`` 都会变成 ``AsStridedBackward0``，报错写的是“output 0 of AsStrided”。改变 dtype 或元素解释方式的视图中，``.real``、``.imag`` 以及对这类视图取的切片，报错同样写 AsStrided；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，报错点名的就是这个运算：``torch.view_as_real`` 是“output 0 of ViewAsReal”。下面每一行都先用 ``z = w * x`` 保存 ``x``，再修改一次，然后运行 ``backward()``。:fact:`saved-view-edit-error`
+# ``x`` 换上节点 ``CopySlices``，报错点名的就是它，全名 ``torch::autograd::CopySlices``。如果被保存的张量本身是能用步长表示的视图（``x = base[:]``），那么无论修改的是视图还是它的基张量（base tensor），无论被记录、在 ``torch.no_grad()``
+# 下进行，还是经由 ``detach()`` 进行，视图的 ``grad_fn`` 都会变成 ``AsStridedBackward0``，报错写的是“output 0 of AsStrided”。改变 dtype 或元素解释方式的视图中，``.real``、``.imag`` 以及对这类视图取的切片，报错同样写 AsStrided；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，报错点名的就是这个运算：``torch.view_as_real`` 是“output 0 of ViewAsReal”。下面每一行都先用 ``z = w * x`` 保存 ``x``，再修改一次，然后运行 ``backward()``。:fact:`saved-view-edit-error`
 
 
 def name_in_message(saved_view, no_grad, edit):
@@ -454,6 +454,8 @@ cases = {  # 每一行：（x 是否为视图 base[:]，修改是否在 torch.no
     "x = base[:]; x.mul_(2) under no_grad": (True, True, lambda x, base: x.mul_(2)),
     "x = base[:]; base.mul_(2)": (True, False, lambda x, base: base.mul_(2)),
     "x = base[:]; base.mul_(2) under no_grad": (True, True, lambda x, base: base.mul_(2)),
+    "x = base[:]; x.detach().mul_(2)": (True, False, lambda x, base: x.detach().mul_(2)),
+    "x = base[:]; base.detach().mul_(2)": (True, False, lambda x, base: base.detach().mul_(2)),
 }
 grad_fns, named = {}, {}
 for line, (saved_view, no_grad, edit) in cases.items():
@@ -469,7 +471,7 @@ assert all(named[line] == "output 0 of " + grad_fns[line].removesuffix("Backward
 assert named["x.mul_(2)"] == "output 0 of Mul", "a recorded edit of x itself names the edit, Mul"
 assert named["x[:2].mul_(2)"] == "output 0 of torch::autograd::CopySlices", "a recorded edit through a view names CopySlices"
 assert all(named[line] == "output 0 of AsStrided" for line in list(cases)[4:]), (
-    "a saved view edited through itself or its base, recorded or under no_grad, names AsStrided"
+    "a saved view edited through itself or its base, recorded, under no_grad or through detach(), names AsStrided"
 )
 # sphinx_gallery_end_ignore
 
@@ -766,6 +768,6 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # 小结
 # ----
 #
-# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录还是在 ``torch.no_grad()`` 下），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``）。被保存的若是 ``unbind``、``split`` 或 ``chunk`` 的一个输出，``backward()`` 报的则是另一条错误（“... is a view and its base or another view of its base has been modified inplace”），被记录的对这个输出本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
+# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``）。被保存的若是 ``unbind``、``split`` 或 ``chunk`` 的一个输出，``backward()`` 报的则是另一条错误（“... is a view and its base or another view of its base has been modified inplace”），被记录的对这个输出本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
 # ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。可行的解决办法包括：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；把前向传播、修改和 ``backward()`` 都放进 ``allow_mutation_on_saved_tensors()`` 里运行；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即自动求导根本察觉不到的修改，见 :ref:`“.data”那一页 <data-vs-detach-data>`。:fact:`saved-view-edit-error`
