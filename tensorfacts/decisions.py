@@ -110,7 +110,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "that requires grad, made by an operation autograd records in grad mode (not `detach()`, "
                 "`view(dtype)` or a sparse tensor's `indices()`), taken with grad mode off (under "
                 "`torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)`), or a view of "
-                "such a view, the clone has that node too, yet no "
+                "such a view, the clone has that node too (unless the tensor viewed is itself a view made a leaf "
+                "with `requires_grad_()`: views taken of it with grad mode off do not require grad), yet no "
                 "gradient reaches its base, nor the view taken with grad mode off unless `requires_grad_()` was "
                 "called on it before its clone, or a view of it, was taken; the clone of a view of it taken with "
                 "grad mode off passes it no gradient even then.",
@@ -122,7 +123,9 @@ DECISIONS: tuple[Advice, ...] = (
                 "例外：如果 `a` 是在梯度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                 "`torch.set_grad_enabled(False)` 下）对需要梯度的张量取的视图（view），且取视图的运算在梯度模式下"
                 "会被自动求导记录（不是 `detach()`、`view(dtype)` 或稀疏张量的 `indices()`），或者这种视图的视图，"
-                "副本同样带这个节点，梯度却到不了取视图的那个张量，也到不了梯度模式关闭时取的那个视图，"
+                "副本同样带这个节点（取视图的那个张量本身是用 `requires_grad_()` 变成叶子张量（leaf tensor）的"
+                "视图时除外：梯度模式关闭时对它取的视图不需要梯度），梯度却到不了取视图的那个张量，"
+                "也到不了梯度模式关闭时取的那个视图，"
                 "除非在取它的副本或它的视图之前就对它调用了 `requires_grad_()`；如果它的视图也是在梯度模式关闭时"
                 "取的，那个视图的副本即使这样也不把梯度传给它。",
         },

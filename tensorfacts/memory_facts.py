@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import faulthandler
+import functools
+import itertools
 import mmap
 import os
 import signal
@@ -234,14 +236,19 @@ DLPACK_COPIES = {
 #: whole[::step]: contiguous, and every other element of a longer one.
 ALIAS_DTYPES = (np.float32, np.float64, np.int64)
 ALIAS_LAYOUTS = {"contiguous": (4, 1), "strided": (8, 2)}
+#: On a bfloat16 t (NumPy lacks the dtype): the error a call raises, or (a write through the result reaches t, one
+#: through t reaches the result).
+BFLOAT16_CALLS = {"t.numpy()": TypeError, "np.from_dlpack(t)": RuntimeError,
+                  "np.from_dlpack(t, copy=True)": RuntimeError, "torch.from_dlpack(t)": (True, True),
+                  "torch.from_dlpack(t, copy=True)": (False, False)}
 
 
 def _reaches(call, on_tensor: bool, dtype: type, layout: str) -> tuple[bool, bool]:
     """On a fresh source of four values (a CPU tensor or a NumPy array): whether a write through what ``call``
     returns is read through the source, and one through the source is read through what it returns."""
     length, step = ALIAS_LAYOUTS[layout]
-    whole = np.arange(length, dtype=dtype)
-    source = (torch.tensor(whole) if on_tensor else whole)[::step]
+    whole = torch.arange(length, dtype=dtype) if isinstance(dtype, torch.dtype) else np.arange(length, dtype=dtype)
+    source = (torch.tensor(whole) if on_tensor and isinstance(whole, np.ndarray) else whole)[::step]
     result = call(source)
     result[...] = 7
     forward = [int(v) for v in source.tolist()] == [7, 7, 7, 7]
@@ -285,8 +292,13 @@ def _tensor_calls_refuse() -> dict[str, bool]:
     z.conj() and z.conj().imag, z = [1+2j, 3-1j] in complex64 and complex128; on a t that requires grad (a leaf made
     with requires_grad=True, a Parameter and a non-leaf, in float32 and float64), the four DLPack calls on t
     (BufferError) with grad mode on, under torch.no_grad() and under torch.inference_mode(), and t.numpy()
-    (RuntimeError) with grad mode on, while under torch.no_grad() it works."""
+    (RuntimeError) with grad mode on, while under torch.no_grad() it works; on a bfloat16 t, as BFLOAT16_CALLS
+    says."""
     seen = {}
+    for layout, (name, expected) in itertools.product(ALIAS_LAYOUTS, BFLOAT16_CALLS.items()):
+        on_t = functools.partial(_reaches, {**ALIAS_CALLS, **DLPACK_COPIES}[name][1], True, torch.bfloat16, layout)
+        seen[f"{name} on bfloat16, {layout}: {getattr(expected, '__name__', expected)}"] = (
+            _raises(expected, on_t) if isinstance(expected, type) else on_t() == expected)
     for dtype in (torch.complex64, torch.complex128):
         z = torch.tensor([1 + 2j, 3 - 1j], dtype=dtype)
         for bit, t in (("conjugate", z.conj()), ("negative", z.conj().imag)):
@@ -335,7 +347,10 @@ def _raises(error: type[Exception], call) -> bool:
           "t.numpy() raises RuntimeError on z.conj() and on z.conj().imag. On a t that requires grad (a leaf made "
           "with requires_grad=True, a Parameter and a non-leaf, in float32 and float64), the four DLPack calls on t "
           "raise BufferError with grad mode on, under torch.no_grad() and under torch.inference_mode(), and t.numpy() "
-          "raises RuntimeError with grad mode on; under torch.no_grad() it works.",
+          "raises RuntimeError with grad mode on; under torch.no_grad() it works. On a bfloat16 t (a dtype NumPy "
+          "lacks), contiguous and strided as above, t.numpy() raises TypeError, np.from_dlpack(t) raises "
+          "RuntimeError (with copy=True too), torch.from_dlpack(t) shares t's memory and "
+          "torch.from_dlpack(t, copy=True) copies it.",
     "zh_CN": "对存放四个值的 CPU 张量 t 或 NumPy 数组 n，dtype 分别是 float32、float64 和 int64，"
              "分别是连续的和从更长的源里隔一个取一个得到的：经由 t.numpy()、torch.from_numpy(n)、np.from_dlpack(t)、"
              "torch.from_dlpack(t) 和 torch.from_dlpack(n) 的返回值写入的值，从 t 或 n 读得到；经由 t 或 n 写入的值，"
@@ -350,16 +365,19 @@ def _raises(error: type[Exception], call) -> bool:
              "对需要梯度的 t（用 requires_grad=True 创建的叶子张量、Parameter 和非叶子张量，float32 和 float64），"
              "作用于 t 的四个 DLPack 调用在梯度模式（grad mode）开着时、在 torch.no_grad() 下和在 "
              "torch.inference_mode() 下都报 BufferError；t.numpy() 在梯度模式开着时报 RuntimeError，"
-             "在 torch.no_grad() 下可以调用。",
+             "在 torch.no_grad() 下可以调用。对 bfloat16（NumPy 没有的 dtype）的 t，连续的和带步长的同上：t.numpy() "
+             "报 TypeError，np.from_dlpack(t) 报 RuntimeError（带 copy=True 时也是），torch.from_dlpack(t) 共享 t 的"
+             "内存，torch.from_dlpack(t, copy=True) 复制它。",
 }, {"en": "the five calls and the three with copy=True, float32, float64 and int64, contiguous and strided, and the "
           "four DLPack calls on a tensor, on a complex64 and a complex128 tensor with the conjugate bit and on its "
           "imag with the negative bit; t.numpy() on those two in complex64 and complex128; the four DLPack calls and "
           "t.numpy() on a leaf, a Parameter and a non-leaf that require grad, in float32 and float64, with grad "
-          "mode on and off; on the CPU",
+          "mode on and off; t.numpy() and the four DLPack calls on t in bfloat16, contiguous and strided; on the CPU",
     "zh_CN": "这五个调用和带 copy=True 的三个，float32、float64 和 int64，连续的和带步长的；以及作用于张量的四个 "
              "DLPack 调用，作用于带共轭位的 complex64 和 complex128 张量和带负号位的它的 imag；作用于这两者的 "
              "t.numpy()；作用于需要梯度的叶子张量、Parameter 和非叶子张量的四个 DLPack 调用和 t.numpy()，"
-             "float32 和 float64，梯度模式开着和关着时；在 CPU 上"})
+             "float32 和 float64，梯度模式开着和关着时；作用于 bfloat16 张量 t 的 t.numpy() 和四个 DLPack 调用，"
+             "连续的和带步长的；在 CPU 上"})
 def _alias_calls_share_memory() -> Fact:
     """The calls the glossary's alias entry names share their source's memory; the DLPack calls with copy=True
     copy it; the calls on a tensor raise where the entry says so."""
@@ -372,7 +390,7 @@ def _alias_calls_share_memory() -> Fact:
     bits = _dlpack_with_bits()
     refused = _tensor_calls_refuse()
     return Fact(len(shared) == runs * len(ALIAS_CALLS) and len(copied) == runs * len(DLPACK_COPIES)
-                and len(bits) == 16 and all(bits.values()) and len(refused) == 88 and all(refused.values()),
+                and len(bits) == 16 and all(bits.values()) and len(refused) == 98 and all(refused.values()),
                 f"(write through it read in the source, write through the source read in it) per call, dtype and "
                 f"layout: {seen}; with the conjugate or negative bit set: {bits}; t.numpy() on either bit, and the "
                 f"calls on a t that requires grad, as stated in {sum(refused.values())} of {len(refused)} cases"

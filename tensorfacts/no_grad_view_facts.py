@@ -1,7 +1,9 @@
 """Named facts on views taken with grad mode off (under ``torch.no_grad()``, ``torch.inference_mode()`` or
-``torch.set_grad_enabled(False)``) of a tensor that requires grad: each is a leaf that requires grad, and neither its
-clone nor the clone of a view of it passes a gradient to its base, nor to it unless it called ``requires_grad_()``
-before that clone or view was taken and that view was taken with grad mode on. They stand behind the clone
+``torch.set_grad_enabled(False)``) of a tensor that requires grad: each is a leaf that requires grad (but of a view
+made a leaf with ``requires_grad_()``, whose views taken with grad mode off do not require grad, their clones having
+no node unless they call ``requires_grad_()``), and neither its clone nor the clone of a view of it passes a gradient
+to its base, nor to it unless it called ``requires_grad_()`` before that clone or view was taken and that view was
+taken with grad mode on. They stand behind the clone
 exception of the decision page, the matrix guide, the glossary, the clone page and the copying part's introduction, run
 over the view operations of the views table (:mod:`tensorfacts.view_ops`) whose result requires grad; the views
 autograd does not record (``detach()``, ``view(dtype)``, a sparse tensor's ``indices()``) are run too, and their
@@ -54,6 +56,11 @@ UNUSED = "appears to not have been used in the graph"
 #: When u.requires_grad_() is called: never, right after u is taken, after the view of u is taken (before its clone),
 #: after the clone is taken. Only the second gives u a gradient, and only through views taken with grad mode on.
 CALLS = (None, "first", "after the view", "after the clone")
+#: The kinds of source: a leaf, a non-leaf (the leaf times 1), and a view made a leaf with requires_grad_() (a 1-d
+#: tensor with the leaf's values reshaped to its shape; none of the sparse tensor), whose views taken with grad mode
+#: off do not require grad (their base, the root of the chain, does not): their clones have a node only when
+#: u.requires_grad_() is called right after u is taken, through u or a view of it taken with grad mode on.
+KINDS = ("leaf", "non-leaf", "view leaf")
 
 
 def _backward_of_squares(c: torch.Tensor) -> None:
@@ -115,7 +122,14 @@ def _asked_as_said(c: torch.Tensor, source: torch.Tensor, u: torch.Tensor, u_gra
           "torch.autograd.grad of the sum of the squares of c, asked for the source, raises \"... appears to not "
           "have been used in the graph\" and returns None with allow_unused=True; asked for u, it does the same, "
           "except in the runs where u.grad is filled, where it returns that gradient; backward(inputs=...) of that "
-          "sum naming the source or u raises nothing. With grad mode on, each of these "
+          "sum naming the source or u raises nothing. Each run of the leaf again (not for the sparse tensor, and "
+          "without torch.autograd.grad), the source being instead a view made a leaf with requires_grad_(), a 1-d "
+          "tensor with the leaf's values reshaped to its shape (torch.arange(12.).reshape(3, 4).requires_grad_() "
+          "for a): u is a leaf that does not require grad; the "
+          "clone c has a CloneBackward0 node only when u.requires_grad_() is called right after u is taken and c is "
+          "taken of u or of a view of it taken with grad mode on, and then, after backward(), u.grad is filled; "
+          "otherwise c has no grad_fn and u.grad is None; the source's .grad is None in every run. "
+          "With grad mode on, each of these "
           "operations of the leaf gives a result with a grad_fn. a.detach(), s.indices(), a.view(torch.float32), "
           "a.view(torch.int32) and a.view(torch.float16) of a float32 leaf that requires grad do not require grad, "
           "taken with grad mode on and in each of the three ways with grad mode off, and the clone of each taken "
@@ -144,6 +158,12 @@ def _asked_as_said(c: torch.Tensor, source: torch.Tensor, u: torch.Tensor, u_gra
              "“... appears to not have been used in the graph”，带 allow_unused=True 时返回 None；"
              "求 u 的梯度也是这样，只有在 u.grad 有值的那些运行中，它返回的正是这个梯度；"
              "对这个平方和调用点名源张量或 u 的 backward(inputs=...) 都不报错。"
+             "叶子张量的每次运行再做一遍（稀疏张量除外，也不调用 torch.autograd.grad），源张量改为用 "
+             "requires_grad_() 变成叶子张量的视图，即把存放叶子张量各值的一维张量变形成它的形状（对 a 是 "
+             "torch.arange(12.).reshape(3, 4).requires_grad_()）：u 是不需要梯度的"
+             "叶子张量；只有在取得 u 后立即调用 u.requires_grad_()，并且副本 c 取自 u 或在梯度模式下取的 u 的视图时，"
+             "c 才带 CloneBackward0 节点，backward() 之后 u.grad 有了值；其他情况下 c 没有 grad_fn，u.grad 是 None；"
+             "每次运行中源张量的 .grad 都是 None。"
              "在梯度模式下对叶子张量做这些操作，结果都有 "
              "grad_fn。对需要梯度的 float32 叶子张量，a.detach()、s.indices()、a.view(torch.float32)、"
              "a.view(torch.int32) 和 a.view(torch.float16) 不论在梯度"
@@ -153,21 +173,24 @@ def _asked_as_said(c: torch.Tensor, source: torch.Tensor, u: torch.Tensor, u_gra
              "float32、float64 和 bfloat16，不论在梯度模式下取，还是用三种关闭梯度模式的方式分别取，得到的都是这个"
              "张量本身；在梯度模式下取的副本带 CloneBackward0 节点，并把梯度传给这个张量：对副本的各值平方和调用 "
              "torch.autograd.grad 求这个张量的梯度，得到的是它各值的两倍。",
-}, {"en": f"{len(GRAD_VIEWS)} view operations, the dtypes it names, a leaf and a non-leaf source, the three ways to "
+}, {"en": f"{len(GRAD_VIEWS)} view operations, the dtypes it names, a leaf, a non-leaf and a view made a leaf as "
+          "source, the three ways to "
           "turn grad mode off, u, two views taken of it with grad mode on and one taken in each of the three ways "
           "with grad mode off, u.requires_grad_() called never, right after u is taken, after the view of it or "
           "after the clone, torch.autograd.grad and backward(inputs=...) asked for the source and u in the runs of "
           f"a[:, 1:3] in float32, the {len(UNRECORDED)} views autograd does not record, and the {len(ITSELF)} calls "
           "that return the tensor itself, on the CPU",
-    "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量和非叶子张量两种源张量，三种关闭梯度模式的"
-             "方式，u、在梯度模式下对它取的两种视图和用三种关闭梯度模式的方式分别对它取的一种视图，不调用 "
+    "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量、非叶子张量和变成叶子张量的视图三种源张量，"
+             "三种关闭梯度模式的方式，u、在梯度模式下对它取的两种视图和用三种关闭梯度模式的方式分别对它取的"
+             "一种视图，不调用 "
              "u.requires_grad_()，或在取得 u 后立即、取得它的视图之后、"
              "取得副本之后调用，在 a[:, 1:3]、float32 的运行中对源张量和 u 调用的 torch.autograd.grad 和 "
              f"backward(inputs=...)，自动求导（autograd）不记录的 {len(UNRECORDED)} 种视图，以及返回张量本身的 "
              f"{len(ITSELF)} 种调用，在 CPU 上"})
 def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
-    """A view taken with grad mode off is a leaf that requires grad; its clone, and the clone of a view of it, has a
-    node, and the node passes the gradient neither to its base nor to the view, unless the view called
+    """A view taken with grad mode off is a leaf that requires grad (not one of a view made a leaf with
+    ``requires_grad_()``: its clone has a node only after ``requires_grad_()``); its clone, and the clone of a view of
+    it, has a node, and the node passes the gradient neither to its base nor to the view, unless the view called
     ``requires_grad_()`` before that view or clone was taken and that view was taken with grad mode on. The views
     autograd does not record require no grad, and their clones have no node. A call documented as a view that returns
     the tensor itself (``.real`` of a real tensor) gives no view: its clone passes the gradient to the tensor."""
@@ -176,16 +199,22 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
         for dtype in VIEW_DTYPES[row.source]:
             for mode, off in GRAD_OFF.items():
                 for kind, (depth, further), second, call in itertools.product(
-                        ("leaf", "non-leaf"), enumerate(FURTHER_VIEWS), SECOND_VIEW_MODES, CALLS):
+                        KINDS, enumerate(FURTHER_VIEWS), SECOND_VIEW_MODES, CALLS):
                     if depth == 0 and call == "after the view":
                         continue  # u itself: no view taken before its clone
                     if second is not None and depth != 1:
                         continue  # with grad mode off: u[..., 1:] only
-                    leaf = view_ops.make_source(row.source, "contiguous").to(dtype).requires_grad_()
-                    source = leaf if kind == "leaf" else leaf * 1
+                    if kind == "view leaf" and row.source == "s":
+                        continue  # the sparse tensor: no view of it to make a leaf
+                    made = view_ops.make_source(row.source, "contiguous").to(dtype)
+                    if kind == "view leaf":  # for a: torch.arange(12.).reshape(3, 4)
+                        made = made.flatten().clone().reshape(made.shape)
+                    leaf = made.requires_grad_()
+                    source = leaf * 1 if kind == "non-leaf" else leaf
                     with off():
                         u = view_ops.apply(row, source)
-                    seen_as_taken = u.is_leaf and u.requires_grad
+                    as_taken = kind != "view leaf"  # whether u requires grad as taken
+                    seen_as_taken = u.is_leaf and u.requires_grad == as_taken
                     if call == "first":
                         u.requires_grad_()
                     if second is None:
@@ -198,16 +227,20 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
                     c = chained.clone()
                     if call == "after the clone":
                         u.requires_grad_()
-                    recorded = c.requires_grad and type(c.grad_fn).__name__ == "CloneBackward0"
-                    _backward_of_squares(c)
-                    runs += 1
-                    made = source.requires_grad and source.is_leaf == (kind == "leaf")
-                    taken_as_said = chained is u or (
-                        (chained.grad_fn is not None) == (second is None) and chained._base is u._base)
                     gets_gradient = call == "first" and second is None
-                    seen = (made and seen_as_taken and taken_as_said, recorded,
+                    node = as_taken or gets_gradient  # whether the clone is recorded
+                    recorded = c.requires_grad == node and (
+                        type(c.grad_fn).__name__ == "CloneBackward0" if node else c.grad_fn is None)
+                    if c.requires_grad:
+                        _backward_of_squares(c)
+                    runs += 1
+                    made_as_said = (source.requires_grad and source.is_leaf == (kind != "non-leaf")
+                                    and (source._base is not None) == (kind == "view leaf"))
+                    taken_as_said = chained is u or ((chained.grad_fn is not None) == (
+                        second is None and (as_taken or call == "first")) and chained._base is u._base)
+                    seen = (made_as_said and seen_as_taken and taken_as_said, recorded,
                             (u.grad is None) != gets_gradient and leaf.grad is None)
-                    if row.code == ASKED_ROW and dtype is ASKED_DTYPE:
+                    if row.code == ASKED_ROW and dtype is ASKED_DTYPE and as_taken:
                         asked_runs += 1
                         u_grad = u.grad.clone() if gets_gradient and u.grad is not None else None
                         seen = (*seen, _asked_as_said(c, source, u, u_grad))
@@ -226,10 +259,11 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
             with off():
                 u = view_ops.apply(row, leaf)
             untracked.append((row.code, mode, u.requires_grad, u.clone().grad_fn is not None))
-    # 3 ways to turn grad mode off, 2 sources; u: 3 calls, its two views in grad mode and the first in 3 ways
-    # with grad mode off: 4
-    per_view = 6 * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(GRAD_OFF)))
-    expected = per_view * sum(len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS)
+    # per way to turn grad mode off and kind of source, u: 3 calls, its two views in grad mode and the first in 3
+    # ways with grad mode off: 4; asked: the leaf and the non-leaf; the sparse tensor: no view leaf
+    per_kind = len(GRAD_OFF) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(GRAD_OFF)))
+    per_view = 2 * per_kind
+    expected = per_kind * sum(len(VIEW_DTYPES[row.source]) * (len(KINDS) - (row.source == "s")) for row in GRAD_VIEWS)
     tracked = [entry for entry in untracked if entry[2] or entry[3]]
     itself, itself_runs = [], 0
     for (code, (call, shape)), dtype, kind, mode in itertools.product(
@@ -248,7 +282,8 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
             itself.append(f"{code} {dtype} {kind} {mode}")
     return Fact(runs == expected and asked_runs == per_view and not wrong and not not_recorded and not tracked
                 and itself_runs == len(ITSELF) * 3 * 2 * 4 and not itself,
-                f"views run: {runs}, of which {asked_runs} also asked; not (a leaf that requires grad, clone recorded, "
+                f"views run: {runs}, of which {asked_runs} also asked; not (a leaf that requires grad, but of a view "
+                f"leaf, clone recorded but of a view leaf's u without requires_grad_() called first, "
                 f"u.grad only after requires_grad_() called first and through views taken in grad mode, none on the "
                 f"leaf[, {ASKED_ROW} {ASKED_DTYPE}: autograd.grad raises '{UNUSED}' for the source and for u but "
                 f"when u gets a gradient, backward(inputs=...) raises nothing]): {wrong}; "

@@ -544,7 +544,8 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), or a view of such a view, its base
 # gets no gradient, nor does the view taken with grad mode off unless ``requires_grad_()`` was called on
 # it before its clone, or a view of it, was taken (the clone
-# of a view of it taken with grad mode off passes it no gradient even then). ``backward()``,
+# of a view of it taken with grad mode off passes it no gradient even then). Unless the tensor viewed is itself a
+# view made a leaf with ``requires_grad_()`` (views taken of it with grad mode off do not require grad), ``backward()``,
 # and ``backward(inputs=...)`` naming the base or that view, raise nothing; ``torch.autograd.grad`` asked for the
 # base, or for that view when it gets no gradient, raises a ``RuntimeError`` saying it appears to not have been
 # used in the graph (with ``allow_unused=True`` it returns ``None`` for it). Rebinding a name
