@@ -199,3 +199,59 @@ def _inference_tensor_alias_edit_routes() -> Fact:
                 f"is_inference() of {', '.join(ALIASES)}: {kinds}; {len(seen)} edits, "
                 f"as stated: {len(seen) - len(wrong)}; otherwise (error, a changed): {wrong}; "
                 f"views taken, where the statement expects otherwise: {views}")
+
+
+#: A 0-d mask of True, as a tensor and as a Python bool.
+TRUE_MASKS = {"torch.tensor(True)": lambda: torch.tensor(True), "True": lambda: True}
+
+
+def _read_through(origin, alias, mask, context) -> tuple[bool, str, bool]:
+    """``alias(a)[mask]`` of a fresh inference tensor ``a`` made by ``origin``, then ``mul_(10)`` of that result, under
+    ``context``, outside the mode: (whether the result is a normal tensor on storage of its own, the error's first
+    sentence or "no error", whether the values of ``a`` changed)."""
+    a = inference_tensor(origin)
+    old = a.clone()
+    with context():
+        read = alias(a)[mask]
+        copied = not read.is_inference() and read.untyped_storage().data_ptr() != a.untyped_storage().data_ptr()
+        try:
+            read.mul_(10)
+        except RuntimeError as exc:
+            return copied, str(exc).split(".")[0], not torch.equal(a, old)
+    return copied, "no error", not torch.equal(a, old)
+
+
+@fact("inference-tensor-alias-0d-mask-read-copies", {
+    "en": "Makes an inference tensor a under torch.inference_mode(), of three values and 3 × 3: by a factory "
+          "(torch.tensor([1., 2., 3.]), torch.arange(1., 10.).view(3, 3)) and as the output of a Linear(3, 3) "
+          "(weights 1, bias 0) on a normal input holding the same values; "
+          f"outside the mode takes as b each of {_listed(INFERENCE_ALIASES)}, and as the mask each of "
+          f"{_listed(TRUE_MASKS)}. With grad mode on and under torch.no_grad(), on a fresh a each time: reads b[mask] "
+          "and runs mul_(10) on what it gives, which must be a normal tensor on storage of its own, raise nothing and "
+          f"leave a as it was; runs b[mask] = 0, which must raise \"{INPLACE_ERROR}\" with a changed.",
+    "zh_CN": "在 torch.inference_mode() 下得到推理张量 a，有三个值的，也有 3 × 3 的：用工厂函数创建"
+             "（torch.tensor([1., 2., 3.])、torch.arange(1., 10.).view(3, 3)），以及作为 Linear(3, 3)"
+             "（权重为 1，偏置为 0）在同样取值的普通输入上的输出；在模式外依次取 b 为 "
+             f"{'、'.join(INFERENCE_ALIASES)}，取掩码为 {'、'.join(TRUE_MASKS)}。分别在梯度模式下和 torch.no_grad() "
+             "下，每次用新的 a：读取 b[mask]，对得到的张量执行 mul_(10)，它应是有自己存储的普通张量，不报错，"
+             "a 保持原样；"
+             f"执行 b[mask] = 0，应报“{INPLACE_ERROR}”，而 a 已经改变。",
+}, {"en": "the four inference tensors and two masks it names, float32, on the CPU",
+    "zh_CN": "它列出的四个推理张量和两种掩码，float32，在 CPU 上"})
+def _inference_tensor_alias_0d_mask_read_copies() -> Fact:
+    """Outside the mode, reading through a 0-d mask of True from a.detach() or a.data of an inference tensor (or
+    their detach()) gives a copy that takes an edit and leaves a alone; assigning through that mask takes a view
+    inside and raises after writing."""
+    wrong = {}
+    for origin_name, origin in {**ORIGINS, **ORIGINS_2D}.items():
+        for alias_name, alias in INFERENCE_ALIASES.items():
+            for mask_name, mask in TRUE_MASKS.items():
+                for context in (torch.enable_grad, torch.no_grad):
+                    key = f"{origin_name}, {alias_name}[{mask_name}] ({context.__name__})"
+                    read = _read_through(origin, alias, mask(), context)
+                    assigned = _edit(origin, alias, _set(mask()), context)
+                    if read != (True, "no error", False) or assigned != (INPLACE_ERROR, True):
+                        wrong[key] = {"read (a copy, error, a changed)": read, "assigned (error, a changed)": assigned}
+    cases = len(ORIGINS) + len(ORIGINS_2D), len(INFERENCE_ALIASES), len(TRUE_MASKS)
+    return Fact(not wrong, f"{cases[0]} origins × {cases[1]} aliases × {cases[2]} masks × 2 grad modes; "
+                           f"otherwise than stated: {wrong}")

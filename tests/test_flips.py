@@ -334,6 +334,7 @@ FACT_FLIPS = {
     "inference-tensor-inplace-outside-raises-yet-writes": "in-place edits of inference tensors allowed",
     "inference-tensor-apply-map-outside-no-error": "apply_ and map_ refuse inference tensors",
     "inference-tensor-alias-edit-routes": ("in-place edits of inference tensors allowed", "detach copies"),
+    "inference-tensor-alias-0d-mask-read-copies": "indexing returns views",
     "inference-tensor-requiring-grad": "clone() shares memory",
     "inference-module-forward-by-layer": "linear returns its input",
     "inference-module-trains-when-rebuilt": "add_() writes a copy",

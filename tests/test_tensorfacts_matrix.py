@@ -398,6 +398,8 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         # "An in-place call on them ... runs without an error ...; a write through one of their views ... raises after
         # writing"; "copy.copy(a), a normal tensor ..., takes all of these edits without an error"
         "inference-tensor-alias-edit-routes",
+        # "an assignment through a 0-d mask of True ... Reading through that mask copies instead"
+        "inference-tensor-alias-0d-mask-read-copies",
     ),
 }
 

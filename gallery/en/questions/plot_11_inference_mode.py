@@ -361,14 +361,15 @@ assert shapes["y.unsqueeze_(0)"] == (1, 2) and all(
 
 # %%
 # An edit through a view of it, here ``y[1:]``, raises the same way. ``y.detach()`` and ``y.data``, taken
-# outside the mode as here, are inference tensors too, yet an in-place call on them, such as ``mul_``, raises
-# nothing, and it reaches ``y``. So do ``apply_`` and ``map_``, which run a Python function on each value, even
-# on ``y`` itself, and a write through the NumPy array ``y.numpy()``. A view of them, taken by indexing, such as
-# ``y.detach()[1:]``, or by ``view(shape)``, ``t()``, ``unsqueeze()``, ``reshape()``, ``narrow()``, ``as_strided()``
-# or ``unbind()``, is an inference tensor with no version counter, and an edit through it raises after
-# writing, as through ``y[1:]``; so does an index assignment such as ``d[0] = 9.0`` on ``d = y.detach()`` or
-# ``y.data``, which writes through the view ``d[0]``. Their ``view(dtype)`` is a normal tensor: an edit through it
-# raises nothing and reaches ``y``. :fact:`inference-tensor-alias-edit-routes`
+# outside the mode as here, are inference tensors too, yet an in-place call that torch carries out on them
+# itself, such as ``mul_``, raises nothing, and it reaches ``y``. So do ``apply_`` and ``map_``, which run a
+# Python function on each value, even on ``y`` itself, and a write through the NumPy array ``y.numpy()``. A view
+# of them, taken by indexing, such as ``y.detach()[1:]``, or by ``view(shape)``, ``t()``, ``unsqueeze()``,
+# ``reshape()``, ``narrow()``, ``as_strided()`` or ``unbind()``, is an inference tensor with no version counter,
+# and an edit through it raises after writing, as through ``y[1:]``; so do an in-place call that takes a view of
+# them inside, such as ``fill_diagonal_``, and an index assignment such as ``d[0] = 9.0`` on ``d = y.detach()``
+# or ``y.data``, which writes through the view ``d[0]``. Their ``view(dtype)`` is a normal tensor: an edit through
+# it raises nothing and reaches ``y``. :fact:`inference-tensor-alias-edit-routes`
 edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data,
          "y.detach()[1:]": lambda t: t.detach()[1:], "y.data[1:]": lambda t: t.data[1:]}  # fmt: skip
 raised = {}
@@ -404,6 +405,10 @@ for name in ("y.detach()", "y.data"):
     result = attempt(lambda t: t.__setitem__(0, 9.0), d)
     print(f"d = {name}; d[0] = 9.0  raised={result != 'ok'}  y after: {y}")
     assert result.startswith(refusal) and y[0].item() == 9.0, f"d[0] = 9.0 on d = {name} raises after writing"
+    y = make_inference(torch.ones(2, 2, requires_grad=True))
+    result = attempt(lambda t: t.fill_diagonal_(0.0), edits[name](y))
+    print(f"{name}.fill_diagonal_(0.0)  raised={result != 'ok'}  y after: {y.tolist()}")
+    assert result.startswith(refusal) and y.trace().item() == 0.0, f"fill_diagonal_ on {name} raises after writing"
 
 other_routes = {
     "y.apply_": lambda t: t.apply_(lambda v: v * 10),
@@ -441,9 +446,9 @@ assert inside_results["numpy()"] == "ok" and all(
 # An inference tensor does not track a version counter at all, and that counter is how autograd
 # notices an edit of a tensor it saved (:ref:`questions-version-counter`). Here and on the other
 # pages, an inference tensor is one made inside the mode: a ``detach()`` or ``.data`` of it taken
-# outside the mode also says ``is_inference()``, yet has a version counter, and an in-place call on it raises
-# nothing (an edit through a view of it taken by indexing or by one of the view methods above raises, as shown
-# above).
+# outside the mode also says ``is_inference()``, yet has a version counter, and an in-place call such as ``mul_``
+# on it raises nothing (an edit through a view of it, taken by indexing, by one of the view methods above or
+# inside the call, as by ``fill_diagonal_``, raises, as shown above).
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:
@@ -587,9 +592,10 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # ``out=``) raises after it has been written, and so does ``mul_`` through its view ``y[1:]``; ``detach_()``,
 # ``share_memory_()`` and ``resize_()`` to its own size change no values and raise nothing, while
 # ``t_()``, ``unsqueeze_()`` and ``copy_`` of the same values raise though they write no new values. An in-place
-# call on a ``detach()`` or ``.data`` taken outside the mode, or a write through ``numpy()``, raises nothing (an edit
-# through a view of that ``detach()`` or ``.data``, taken by indexing, ``d[0] = v`` included, or by ``view(shape)``
-# and the other view methods above, raises after writing; one through its ``view(dtype)`` raises nothing),
+# call such as ``mul_`` on a ``detach()`` or ``.data`` taken outside the mode, or a write through ``numpy()``, raises
+# nothing (an edit through a view of that ``detach()`` or ``.data``, taken by indexing, ``d[0] = v`` included, by
+# ``view(shape)`` and the other view methods above, or inside the call, as by ``fill_diagonal_``, raises after
+# writing; one through its ``view(dtype)`` raises nothing),
 # and neither do ``apply_`` and ``map_``, which run a Python function on each value; a ``detach()`` or ``.data``
 # of an inference tensor taken inside the mode is itself an inference tensor and refuses the edit after writing it. When
 # results may be reused in training, use ``torch.no_grad()``, or ``clone()`` them outside the mode.

@@ -344,7 +344,7 @@ assert shapes["y.unsqueeze_(0)"] == (1, 2) and all(
 ), "t_, unsqueeze_ and copy_ of the same values raise; unsqueeze_ has changed the shape when it raises"
 
 # %%
-# 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。像这里这样在模式之外取的 ``y.detach()`` 和 ``y.data`` 也是推理张量，直接对它们调用原地操作（比如 ``mul_``）却不报任何错，而且改动会落到 ``y`` 上。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 即使直接作用在 ``y`` 上也不报错，同样改动 ``y``；经由 NumPy 数组 ``y.numpy()`` 写入也是如此。对它们取的视图，无论是用索引取的（比如 ``y.detach()[1:]``），还是用 ``view(shape)``、``t()``、``unsqueeze()``、``reshape()``、``narrow()``、``as_strided()`` 或 ``unbind()`` 取的，都是没有版本计数器（version counter）的推理张量，通过这种视图修改，和通过 ``y[1:]`` 一样，先写入再报错；对 ``d = y.detach()`` 或 ``y.data`` 做 ``d[0] = 9.0`` 这样的按下标赋值也是如此，因为它经由视图 ``d[0]`` 写入。它们的 ``view(dtype)`` 则是普通张量：经由它修改不报错，改动会落到 ``y`` 上。:fact:`inference-tensor-alias-edit-routes`
+# 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。像这里这样在模式之外取的 ``y.detach()`` 和 ``y.data`` 也是推理张量，可对它们调用的原地操作，只要 torch 直接在它们本身上完成（比如 ``mul_``），就不报任何错，而且改动会落到 ``y`` 上。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 即使直接作用在 ``y`` 上也不报错，同样改动 ``y``；经由 NumPy 数组 ``y.numpy()`` 写入也是如此。对它们取的视图，无论是用索引取的（比如 ``y.detach()[1:]``），还是用 ``view(shape)``、``t()``、``unsqueeze()``、``reshape()``、``narrow()``、``as_strided()`` 或 ``unbind()`` 取的，都是没有版本计数器（version counter）的推理张量，通过这种视图修改，和通过 ``y[1:]`` 一样，先写入再报错；在内部对它们取视图的原地调用（比如 ``fill_diagonal_``）也是如此，对 ``d = y.detach()`` 或 ``y.data`` 做 ``d[0] = 9.0`` 这样的按下标赋值同样如此，因为它经由视图 ``d[0]`` 写入。它们的 ``view(dtype)`` 则是普通张量：经由它修改不报错，改动会落到 ``y`` 上。:fact:`inference-tensor-alias-edit-routes`
 edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data,
          "y.detach()[1:]": lambda t: t.detach()[1:], "y.data[1:]": lambda t: t.data[1:]}  # fmt: skip
 raised = {}
@@ -380,6 +380,10 @@ for name in ("y.detach()", "y.data"):
     result = attempt(lambda t: t.__setitem__(0, 9.0), d)
     print(f"d = {name}; d[0] = 9.0  raised={result != 'ok'}  y after: {y}")
     assert result.startswith(refusal) and y[0].item() == 9.0, f"d[0] = 9.0 on d = {name} raises after writing"
+    y = make_inference(torch.ones(2, 2, requires_grad=True))
+    result = attempt(lambda t: t.fill_diagonal_(0.0), edits[name](y))
+    print(f"{name}.fill_diagonal_(0.0)  raised={result != 'ok'}  y after: {y.tolist()}")
+    assert result.startswith(refusal) and y.trace().item() == 0.0, f"fill_diagonal_ on {name} raises after writing"
 
 other_routes = {
     "y.apply_": lambda t: t.apply_(lambda v: v * 10),
@@ -412,7 +416,7 @@ assert inside_results["numpy()"] == "ok" and all(
 ), "detach() and .data of an inference tensor taken inside the mode refuse the edit after writing; numpy() does not"
 
 # %%
-# 推理张量没有版本计数器，而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。本页和其他页面说的推理张量，都是在推理模式内得到的张量。在模式外对它取 ``detach()`` 或 ``.data``，得到的张量 ``is_inference()`` 也为 ``True``，却有版本计数器，直接对它调用原地操作也不报错（通过用索引或上面那些视图方法对它取的视图修改则会报错，见上文）。
+# 推理张量没有版本计数器，而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。本页和其他页面说的推理张量，都是在推理模式内得到的张量。在模式外对它取 ``detach()`` 或 ``.data``，得到的张量 ``is_inference()`` 也为 ``True``，却有版本计数器，直接对它调用 ``mul_`` 这类原地操作也不报错（通过对它取的视图修改则会报错，无论视图是用索引或上面那些视图方法取的，还是像 ``fill_diagonal_`` 那样由调用在内部取的，见上文）。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:
@@ -536,5 +540,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# ``torch.inference_mode()`` 用在结果不会再参与自动求导的代码上；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（用到它的一些运算不会把它记入计算图，``nn.Linear`` 在不需要梯度的输入上的前向传播就是其一）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。直接对在模式之外取的 ``detach()`` 或 ``.data`` 调用原地操作，或者经由 ``numpy()`` 写入，都不报错（通过用索引或用 ``view(shape)`` 等上面那些视图方法对这个 ``detach()`` 或 ``.data`` 取的视图修改，包括 ``d[0] = v``，都先写入再报错；经由它的 ``view(dtype)`` 修改则不报错），对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错；在模式内对推理张量取的 ``detach()`` 或 ``.data`` 本身就是推理张量，照样先写入再报错。结果可能还要用于训练时，用
+# ``torch.inference_mode()`` 用在结果不会再参与自动求导的代码上；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（用到它的一些运算不会把它记入计算图，``nn.Linear`` 在不需要梯度的输入上的前向传播就是其一）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。直接对在模式之外取的 ``detach()`` 或 ``.data`` 调用 ``mul_`` 这类原地操作，或者经由 ``numpy()`` 写入，都不报错（通过对这个 ``detach()`` 或 ``.data`` 取的视图修改都先写入再报错，无论视图是用索引（包括 ``d[0] = v``）、用 ``view(shape)`` 等上面那些视图方法取的，还是像 ``fill_diagonal_`` 那样由调用在内部取的；经由它的 ``view(dtype)`` 修改则不报错），对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错；在模式内对推理张量取的 ``detach()`` 或 ``.data`` 本身就是推理张量，照样先写入再报错。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。
