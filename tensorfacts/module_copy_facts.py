@@ -70,8 +70,9 @@ class _StoresInForward(torch.nn.Module):
              "下调用之后可以深拷贝，再在梯度模式下调用之后又报错，在 torch.inference_mode() 下调用之后又可以深拷贝。",
 })
 def _deepcopy_refuses_module_keeping_non_leaf() -> Fact:
-    """deepcopy refuses a module that keeps a tensor computed in grad mode from any tensor that requires grad,
-    wherever the module keeps it; the grad mode of the last call that stored it decides."""
+    """deepcopy refuses a module that keeps a non-leaf (here t * 2, which has a grad_fn when computed in grad mode
+    from any tensor that requires grad), wherever the module keeps it; the grad mode of the last call that stored
+    it decides."""
     kept = {(source, place, mode): _deep_copies(_kept(source, place, mode))
             for source in ("its weight", "a leaf that is no parameter")
             for place in ("an attribute", "a buffer", "a list attribute") for mode in MODES}

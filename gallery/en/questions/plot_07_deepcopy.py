@@ -7,7 +7,7 @@
 .. admonition:: Answer
    :class: answer
 
-   ``copy.deepcopy`` copies only leaf tensors, and the module keeps a tensor computed from a parameter in grad mode. Compute that tensor in ``forward``, without storing it on the module (a detached copy kept there would be a constant that never trains):
+   ``copy.deepcopy`` copies only leaf tensors, and the module keeps a product of a parameter computed in grad mode, which has a ``grad_fn``. Compute that tensor in ``forward``, without storing it on the module (a detached copy kept there would be a constant that never trains):
 
    .. code-block:: python
 
@@ -21,7 +21,7 @@
 
 ``copy.deepcopy(model)`` fails with the error "Only Tensors created explicitly by the user (graph
 leaves) support the deepcopy protocol at the moment." when a module holds a tensor that is not a leaf: one
-computed, in grad mode, from a tensor that requires grad. This page reproduces that error with a tiny module and fixes it, then shows what
+with a ``grad_fn``, such as a product computed in grad mode from a tensor that requires grad. This page reproduces that error with a tiny module and fixes it, then shows what
 ``deepcopy`` copies (``.grad``, but not a ``Parameter``'s; for a plain CPU tensor without the
 conjugate or negative bit, the whole storage behind a view, and the sharing between tensors on one storage, which the copy keeps) and that ``copy.copy`` copies no memory at all. It answers
 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__.
@@ -213,8 +213,8 @@ def draw_processes(title, child, **names):
 # The error
 # ---------
 #
-# The module below keeps ``scale * 2`` as an attribute: a tensor made by an operation while
-# ``scale`` required grad, so it has a ``grad_fn`` and is not a leaf. ``copy.deepcopy`` of the
+# The module below keeps ``scale * 2`` as an attribute: a product made while ``scale`` required
+# grad, so it has a ``grad_fn`` and is not a leaf. ``copy.deepcopy`` of the
 # module reaches that tensor and raises.
 
 

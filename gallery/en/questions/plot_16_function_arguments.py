@@ -469,9 +469,11 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # sphinx_gallery_end_ignore
 
 # %%
-# ``copy.deepcopy`` refuses a module that keeps a non-leaf: a tensor computed in grad mode from a tensor
-# that requires grad, a parameter or not, such as the output that ``forward`` stores below (more on
-# :ref:`questions-deepcopy`). :fact:`deepcopy-refuses-module-keeping-non-leaf`
+# ``copy.deepcopy`` refuses a module that keeps a non-leaf, a tensor with a ``grad_fn``, such as the output
+# that ``forward`` stores below in grad mode. :fact:`deepcopy-refuses-module-keeping-non-leaf`
+#
+# The result of a comparison (``out > 0``) or of ``argmax()`` has no ``grad_fn``, even when computed in grad
+# mode from a tensor that requires grad: a module that keeps it deep-copies (more on :ref:`questions-deepcopy`).
 
 
 class KeepsOutput(torch.nn.Linear):
@@ -505,6 +507,27 @@ with torch.no_grad():
     quiet(x)
 assert quiet.output.is_leaf and copy.deepcopy(quiet).output is not quiet.output, (
     "an output kept from a forward under no_grad is a leaf: the module deep-copies")
+assert keeper.output.grad_fn is not None, "the output kept in grad mode, a non-leaf, has a grad_fn"
+kept_results = [keeper.output > 0, keeper.output < 0, keeper.output >= 0, keeper.output <= 0, keeper.output == 0,
+                keeper.output != 0, keeper.output.argmax(), keeper.weight.argmax()]
+holds_results = torch.nn.Module()
+for kept_number, kept_result in enumerate(kept_results):
+    holds_results.register_buffer(f"kept{kept_number}", kept_result)
+copied_results = list(copy.deepcopy(holds_results).buffers())
+assert torch.is_grad_enabled() and keeper.output.requires_grad and len(copied_results) == len(kept_results) and all(
+    kept_result.grad_fn is None and kept_result.is_leaf and copied is not kept_result
+    for copied, kept_result in zip(copied_results, kept_results, strict=True)), (
+    "comparisons and argmax() in grad mode give results without a grad_fn: a module keeping them deep-copies")
+for kept_non_leaf in (keeper.output.sign(), keeper.output[0], keeper.output // 1, keeper.weight.t()):
+    holds_non_leaf = torch.nn.Module()
+    holds_non_leaf.register_buffer("kept", kept_non_leaf)
+    try:
+        copy.deepcopy(holds_non_leaf)
+    except RuntimeError as non_leaf_refusal:
+        assert kept_non_leaf.grad_fn is not None and "(graph leaves)" in str(non_leaf_refusal), (
+            "deepcopy refuses a module keeping a tensor with a grad_fn")
+    else:
+        raise AssertionError("deepcopy of a module keeping a tensor with a grad_fn must raise")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -516,5 +539,4 @@ assert quiet.output.is_leaf and copy.deepcopy(quiet).output is not quiet.output,
 # the original's memory: an in-place edit through any of these names edits the original. Write
 # ``x = x + 1`` inside functions, make tensor defaults inside the call,
 # hand out ``clone()`` from a dataset whose callers may edit items, and copy modules with
-# ``copy.deepcopy``, which refuses a module that keeps a non-leaf: a tensor computed in grad mode from a
-# tensor that requires grad.
+# ``copy.deepcopy``, which refuses a module that keeps a non-leaf (a tensor with a ``grad_fn``).

@@ -559,8 +559,9 @@ assert averaged.module[1].momentum == model[1].momentum, "update_bn puts the mom
 # --------------------------------------------------------
 #
 # ``copy.deepcopy`` copies only leaf tensors (see :ref:`questions-deepcopy`). A module that keeps a
-# tensor computed in grad mode from a parameter that requires grad (a non-leaf) cannot be
-# deep-copied, so neither ``copy.deepcopy(model)`` nor ``AveragedModel(model)`` builds an EMA of it.
+# non-leaf (a tensor with a ``grad_fn``, such as a product computed in grad mode from a parameter that
+# requires grad) cannot be deep-copied, so neither ``copy.deepcopy(model)`` nor ``AveragedModel(model)``
+# builds an EMA of it.
 # Two such modules, built in grad mode: one wrapped by the deprecated ``torch.nn.utils.weight_norm`` (which keeps
 # ``weight`` computed from ``weight_g`` and ``weight_v`` when it wraps and at each forward pass; it warns when called),
 # and one that stores ``self.w2 = self.w * 2``. Both routes raise the same error for both, and so they do inside
@@ -606,7 +607,8 @@ assert messages[0].startswith("Only Tensors created explicitly by the user (grap
 assert issubclass(caught[0].category, FutureWarning) and "deprecated" in str(caught[0].message), (
     "the old weight_norm warns that it is deprecated"
 )
-assert not Doubled().w2.is_leaf and not old_style.weight.is_leaf, "both modules keep a non-leaf"
+assert not Doubled().w2.is_leaf and not old_style.weight.is_leaf and Doubled().w2.grad_fn is not None and (
+    old_style.weight.grad_fn is not None), "both modules keep a non-leaf"
 frozen_holder = torch.nn.Module()
 frozen_holder.register_parameter("w", torch.nn.Parameter(torch.ones(2), requires_grad=False))
 with torch.enable_grad():
@@ -693,6 +695,6 @@ assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the s
 # the model's buffers into its own (a batch norm's running statistics); or let ``AveragedModel``
 # with ``get_ema_multi_avg_fn`` do it: it copies the buffers at each update by default, averages
 # them with ``use_buffers=True``, and ``update_bn`` recomputes batch norm statistics for the
-# averaged weights. A module that keeps a tensor computed in grad mode from a parameter that
-# requires grad (a non-leaf), as the old ``weight_norm`` does once it wraps or runs a forward pass in grad mode,
-# cannot be deep-copied; the parametrized ``weight_norm`` can.
+# averaged weights. A module that keeps a non-leaf (a tensor with a ``grad_fn``), as the old ``weight_norm``
+# does once it wraps or runs a forward pass in grad mode, cannot be deep-copied; the parametrized
+# ``weight_norm`` can.

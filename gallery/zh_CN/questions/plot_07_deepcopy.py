@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``copy.deepcopy`` 只能复制叶子张量，而出错的模块存着一个在梯度模式下由参数算出的张量。改在 ``forward`` 里计算它，也不要把它存到模块上（detach 后存在模块上的张量是常量，永远不会被训练）：
+   ``copy.deepcopy`` 只能复制叶子张量，而出错的模块存着一个在梯度模式下由参数做乘法得到的张量，它带有 ``grad_fn``。改在 ``forward`` 里计算它，也不要把它存到模块上（detach 后存在模块上的张量是常量，永远不会被训练）：
 
    .. code-block:: python
 
@@ -19,7 +19,7 @@
           def forward(self, x):
               return x * self.scale * 2
 
-模块里存着一个非叶子张量，也就是在梯度模式（grad mode）下由需要梯度的张量算出的张量，这时 ``copy.deepcopy(model)`` 会报错：“Only Tensors created
+模块里存着一个非叶子张量，也就是带 ``grad_fn`` 的张量（比如在梯度模式（grad mode）下由需要梯度的张量做乘法得到的张量），这时 ``copy.deepcopy(model)`` 会报错：“Only Tensors created
 explicitly by the user (graph leaves) support the deepcopy protocol at the moment”。本页用一个很小的模块复现这个报错并修好它，再看深拷贝到底复制了什么：``Parameter`` 以外的张量的 ``.grad``；对不带共轭位（conjugate bit）或负号位（negative bit）的普通 CPU 张量而言，还有视图（view）背后的整块存储，以及对象内部同一块存储上的共享关系（会保留下来）；最后说明浅拷贝
 ``copy.copy`` 根本不复制内存。本页回答的是 `pytorch/pytorch#54580 <https://github.com/pytorch/pytorch/issues/54580>`__。
 """
@@ -208,7 +208,7 @@ def draw_processes(title, child, **names):
 # 报错
 # ----
 #
-# 下面的模块把 ``scale * 2`` 存成了属性。这个张量是在 ``scale`` 需要梯度时由运算得到的，所以带有
+# 下面的模块把 ``scale * 2`` 存成了属性。这个张量是在 ``scale`` 需要梯度时由乘法得到的，所以带有
 # ``grad_fn``，不是叶子张量（leaf tensor）。对模块做 ``copy.deepcopy`` 时会碰到它，于是报错。
 
 

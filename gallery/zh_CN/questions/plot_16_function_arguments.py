@@ -441,9 +441,10 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # sphinx_gallery_end_ignore
 
 # %%
-# 模块若存着一个非叶子张量，即在梯度模式（grad mode）下由需要梯度的张量（不论是不是参数）算出的张量，比如下面
-# ``forward`` 存下的输出，``copy.deepcopy`` 就拒绝复制这个模块（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。
-# :fact:`deepcopy-refuses-module-keeping-non-leaf`
+# 模块若存着一个非叶子张量，即带 ``grad_fn`` 的张量，比如下面 ``forward`` 在梯度模式（grad mode）下存下的输出，
+# ``copy.deepcopy`` 就拒绝复制这个模块。:fact:`deepcopy-refuses-module-keeping-non-leaf`
+#
+# 比较运算（如 ``out > 0``）或 ``argmax()`` 的结果没有 ``grad_fn``，即使是在梯度模式下由需要梯度的张量算出的也一样：存着它的模块可以深拷贝（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。
 
 
 class KeepsOutput(torch.nn.Linear):
@@ -477,6 +478,27 @@ with torch.no_grad():
     quiet(x)
 assert quiet.output.is_leaf and copy.deepcopy(quiet).output is not quiet.output, (
     "an output kept from a forward under no_grad is a leaf: the module deep-copies")
+assert keeper.output.grad_fn is not None, "the output kept in grad mode, a non-leaf, has a grad_fn"
+kept_results = [keeper.output > 0, keeper.output < 0, keeper.output >= 0, keeper.output <= 0, keeper.output == 0,
+                keeper.output != 0, keeper.output.argmax(), keeper.weight.argmax()]
+holds_results = torch.nn.Module()
+for kept_number, kept_result in enumerate(kept_results):
+    holds_results.register_buffer(f"kept{kept_number}", kept_result)
+copied_results = list(copy.deepcopy(holds_results).buffers())
+assert torch.is_grad_enabled() and keeper.output.requires_grad and len(copied_results) == len(kept_results) and all(
+    kept_result.grad_fn is None and kept_result.is_leaf and copied is not kept_result
+    for copied, kept_result in zip(copied_results, kept_results, strict=True)), (
+    "comparisons and argmax() in grad mode give results without a grad_fn: a module keeping them deep-copies")
+for kept_non_leaf in (keeper.output.sign(), keeper.output[0], keeper.output // 1, keeper.weight.t()):
+    holds_non_leaf = torch.nn.Module()
+    holds_non_leaf.register_buffer("kept", kept_non_leaf)
+    try:
+        copy.deepcopy(holds_non_leaf)
+    except RuntimeError as non_leaf_refusal:
+        assert kept_non_leaf.grad_fn is not None and "(graph leaves)" in str(non_leaf_refusal), (
+            "deepcopy refuses a module keeping a tensor with a grad_fn")
+    else:
+        raise AssertionError("deepcopy of a module keeping a tensor with a grad_fn must raise")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -484,4 +506,4 @@ assert quiet.output.is_leaf and copy.deepcopy(quiet).output is not quiet.output,
 # ----
 #
 # 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；数据集以 ``self.data[i]`` 交出去的样本则是原来那个张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
-# ``copy.deepcopy``，但模块若存着非叶子张量，即在梯度模式下由需要梯度的张量算出的张量，它会拒绝复制。
+# ``copy.deepcopy``，但模块若存着非叶子张量（带 ``grad_fn`` 的张量），它会拒绝复制。

@@ -524,7 +524,7 @@ assert averaged.module[1].momentum == model[1].momentum, "update_bn puts the mom
 # “graph leaves”：``copy.deepcopy`` 拒绝复制模型
 # ----------------------------------------------
 #
-# ``copy.deepcopy`` 只复制叶子张量（leaf tensor），见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`。模块里存着一个在梯度模式（grad mode）下由需要梯度的参数算出的张量（非叶子张量）时，它无法被深拷贝，所以
+# ``copy.deepcopy`` 只复制叶子张量（leaf tensor），见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`。模块里存着一个非叶子张量（带 ``grad_fn`` 的张量，比如在梯度模式（grad mode）下由需要梯度的参数做乘法得到的张量）时，它无法被深拷贝，所以
 # ``copy.deepcopy(model)`` 和 ``AveragedModel(model)`` 都无法为它建 EMA。这里有两个这样的模块，都在梯度模式下建出：一个用已弃用的
 # ``torch.nn.utils.weight_norm`` 包装（它存着由 ``weight_g`` 和 ``weight_v`` 算出的 ``weight``，包装时算一次，每次前向传播再算一次；调用时发出警告），另一个存着
 # ``self.w2 = self.w * 2``。两条途径对两个模块都抛出同样的错误，在 ``torch.no_grad()`` 下也一样：那个张量早已有了 ``grad_fn``。由冻结的参数（``requires_grad=False``）算出的张量是叶子张量，这样的模块可以深拷贝。旧的 ``weight_norm`` 在 ``torch.no_grad()`` 下包装时，或在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下做一次前向传播（比如验证）之后，存的 ``weight`` 也是叶子张量：这时两条途径都能复制这个模块，直到它下一次在梯度模式下做前向传播（三种情形都由隐藏的检查验证）。
@@ -565,7 +565,8 @@ assert messages[0].startswith("Only Tensors created explicitly by the user (grap
 assert issubclass(caught[0].category, FutureWarning) and "deprecated" in str(caught[0].message), (
     "the old weight_norm warns that it is deprecated"
 )
-assert not Doubled().w2.is_leaf and not old_style.weight.is_leaf, "both modules keep a non-leaf"
+assert not Doubled().w2.is_leaf and not old_style.weight.is_leaf and Doubled().w2.grad_fn is not None and (
+    old_style.weight.grad_fn is not None), "both modules keep a non-leaf"
 frozen_holder = torch.nn.Module()
 frozen_holder.register_parameter("w", torch.nn.Parameter(torch.ones(2), requires_grad=False))
 with torch.enable_grad():
@@ -646,4 +647,4 @@ assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the s
 # EMA 需要自己的权重：``ema = model`` 指的是模型本身，``model.state_dict()`` 里的张量用的是模型的内存，基于它们的 EMA 每一步之后都等于模型。把模型深拷贝一份，关掉它的梯度，在
 # ``torch.no_grad()`` 下把它的参数朝模型的参数挪，并把模型的缓冲区（批归一化的滑动统计量）复制过来；或者交给带 ``get_ema_multi_avg_fn`` 的
 # ``AveragedModel``：它默认在每次更新时复制缓冲区，``use_buffers=True`` 时对缓冲区求平均，``update_bn``
-# 为平均后的权重重算批归一化统计量。像旧的 ``weight_norm`` 在梯度模式下包装或前向传播之后那样，存着在梯度模式下由需要梯度的参数算出的张量（非叶子张量）的模块无法深拷贝；参数化的 ``weight_norm`` 可以。
+# 为平均后的权重重算批归一化统计量。像旧的 ``weight_norm`` 在梯度模式下包装或前向传播之后那样，存着非叶子张量（带 ``grad_fn`` 的张量）的模块无法深拷贝；参数化的 ``weight_norm`` 可以。
