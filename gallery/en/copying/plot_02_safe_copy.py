@@ -369,8 +369,8 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # outside ``torch.inference_mode()``, both raise the same ``RuntimeError`` as ``torch.asarray(a)``.
 # ``requires_grad=False`` silences it too, but given a leaf that requires grad of its own (one made with
 # ``requires_grad=True``, say, or a ``Parameter``), it changes that leaf: ``torch.asarray(a, requires_grad=False)``
-# returns ``a`` itself with its ``requires_grad`` switched off in place. A view of a tensor that requires grad, made by
-# an operation autograd records in grad mode (not, for example, ``detach()``, ``view(dtype)`` or a sparse tensor's
+# returns ``a`` itself with its ``requires_grad`` switched off in place. A view of a tensor that requires grad and is
+# not itself a view (such as a view made a leaf with ``requires_grad_()``), made by an operation autograd records in grad mode (not, for example, ``detach()``, ``view(dtype)`` or a sparse tensor's
 # ``indices()``, whose results do not require grad), taken with grad mode off (under ``torch.no_grad()``,
 # ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), is a leaf too, but one that requires grad because
 # its base does: ``torch.asarray(view, requires_grad=False)`` returns
