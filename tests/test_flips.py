@@ -356,6 +356,7 @@ FACT_FLIPS = {
     "version-check-only-in-nodes-run": "in-place edits bypass autograd",
     "leaf-view-inplace-refused-in-grad-mode": ("in-place edits bypass autograd", "view(dtype) copies"),
     "clone-of-no-grad-view-passes-no-gradient": ("indexing is recorded under no_grad", "clone() shares memory"),
+    "grad-off-view-refuses-index-write-in-grad-mode": "indexing is recorded under no_grad",
     "default-device-makes-as-tensor-copy": "as_tensor and asarray ignore the default device",
     "asarray-warns-once-without-requires-grad": "asarray gives no warning",
     "asarray-requires-grad-without-copy": "asarray with requires_grad leaves its input alone",

@@ -574,8 +574,8 @@ assert [error_under(torch.inference_mode, change) for change in changes.values()
 #    restriction. On this torch all four succeed on the detached tensor
 #    (output above). They change its shape or storage, not ``a``'s, except
 #    that a ``resize_`` that needs more bytes than their storage holds moves the
-#    memory both use, when that storage is resizable (other storages: see above), and the
-#    two tensors keep one version counter. On the
+#    memory both use, when that storage is resizable (other storages: see above). The
+#    two tensors keep sharing one version counter, which each of the four calls moves by one. On the
 #    source leaf they raise for two
 #    reasons: the two resizes because it requires grad (under
 #    ``torch.no_grad()`` too, and on a non-leaf that requires grad; under

@@ -502,8 +502,9 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 #
 # ``x[idx] += 1`` is an in-place edit of ``x``, and autograd refuses one on a leaf that requires grad
 # (a ``Parameter`` too), on a view of such a leaf that autograd records (not on its ``view(dtype)``, which
-# takes the write unrecorded) and on one taken of it by indexing under ``torch.no_grad()`` or
-# ``torch.inference_mode()``: write under ``torch.no_grad()``. An inference
+# takes the write unrecorded) and on one taken of it under ``torch.no_grad()`` or ``torch.inference_mode()`` by
+# indexing or any other operation PyTorch documents as a view (listed in :doc:`/views`) but ``detach()``,
+# ``view(dtype)`` and a sparse tensor's ``indices()``: write under ``torch.no_grad()``. An inference
 # tensor that does not require grad (one ``torch.inference_mode()`` computes, or a ``view(dtype)`` taken there, even of a normal
 # tensor; a view of a normal tensor taken there by indexing or ``view(shape)``, its ``detach()`` and its
 # ``.data`` are normal tensors, and such a view or ``detach()`` of a plain tensor takes the write) refuses
@@ -521,10 +522,11 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # call on one autograd node (each row that ``for row in x`` gives is an ``unbind`` output, and the error for a
 # ``split`` by a list of sizes names ``SplitWithSizes``; an output of ``tensor_split``, each on a node of its own,
 # takes the write),
-# a view made under ``torch.no_grad()``, one made under ``torch.inference_mode()`` by indexing or
-# ``view(shape)`` (a ``view(dtype)`` made there is an inference tensor, refused in both modes), and the
+# a view made under ``torch.no_grad()`` and one made under ``torch.inference_mode()``, each by indexing,
+# ``view(shape)``, ``t()``, ``narrow()``, ``expand()`` or another of those view operations (a ``view(dtype)`` made
+# under ``torch.inference_mode()`` is an inference tensor, refused in both modes), and the
 # output of a custom ``torch.autograd.Function`` that returns a view of its input or the input as-is.
-# :fact:`inference-tensor-alias-edit-routes`
+# :fact:`inference-tensor-alias-edit-routes` :fact:`grad-off-view-refuses-index-write-in-grad-mode`
 
 
 class AsIs(torch.autograd.Function):
@@ -690,6 +692,17 @@ for mode_of_write in (True, False):
     assert isinstance(add_one_at(shaped_of_non_leaf, mode_of_write), str) == mode_of_write, (
         "a view(4) of a non-leaf made in inference mode refuses the write in grad mode only")
     assert isinstance(add_one_at(dtype_of_non_leaf, mode_of_write), str), "its view(dtype) refuses it in both modes"
+for grad_off in (torch.no_grad, torch.inference_mode):
+    for view_op in (torch.Tensor.t, lambda t: t.narrow(0, 0, 4), lambda t: t.expand(4), lambda t: t.view(4)):
+        grad_sources = (torch.zeros(4, requires_grad=True), torch.zeros(4, requires_grad=True),
+                        torch.zeros(4, requires_grad=True) * 1, torch.zeros(4, requires_grad=True) * 1)
+        with grad_off():
+            made_off = [view_op(grad_source) for grad_source in grad_sources]
+        assert all(isinstance(add_one_at(made_view, True), str) for made_view in made_off[0::2]), (
+            "a view of a leaf or a non-leaf made by t(), narrow(), expand() or view(shape) under no_grad or "
+            "inference_mode refuses the write in grad mode")
+        assert all(torch.equal(add_one_at(made_view, False), torch.tensor([1.0, 0.0, 1.0, 0.0]))
+                   for made_view in made_off[1::2]), "under no_grad such a view takes the write"
 # sphinx_gallery_end_ignore
 
 # %%
