@@ -168,7 +168,7 @@ def _asked_as_said(c: torch.Tensor, source: torch.Tensor, u: torch.Tensor, u_gra
              "grad_fn。对需要梯度的 float32 叶子张量，a.detach()、s.indices()、a.view(torch.float32)、"
              "a.view(torch.int32) 和 a.view(torch.float16) 不论在梯度"
              "模式下取，还是用三种关闭梯度模式的方式分别取，都不需要梯度；梯度模式关闭时取的这些结果，副本都没有 "
-             "grad_fn。对 3 x 4 的实数张量取 a.real，对 0 维张量取 a.mT、a.H、a.mH 和 a.adjoint()（它们在 0 维张量上"
+             "grad_fn。对 3 x 4 的实数张量取 a.real，对零维张量取 a.mT、a.H、a.mH 和 a.adjoint()（它们在零维张量上"
              "各自给出已弃用的警告），张量分别是需要梯度的叶子张量和非叶子张量（叶子张量乘 1），dtype 分别是 "
              "float32、float64 和 bfloat16，不论在梯度模式下取，还是用三种关闭梯度模式的方式分别取，得到的都是这个"
              "张量本身；在梯度模式下取的副本带 CloneBackward0 节点，并把梯度传给这个张量：对副本的各值平方和调用 "

@@ -37,7 +37,7 @@ def _index_write(source: str) -> tuple[str, bool, list]:
           "the leaf keep their values; on an inference tensor made inside torch.inference_mode(), outside the mode, "
           "it raises \"Inplace update to inference tensor outside InferenceMode is not allowed\", and a is "
           "[0., 2., 0.].",
-    "zh_CN": "在梯度模式下，对行为矩阵各表新建的源张量（[1., 2., 3.]）运行表中 a[[0, 2]] = 0.; b = a 这一行："
+    "zh_CN": "在梯度模式下，对《行为对照表》各表新建的源张量（[1., 2., 3.]）运行表中 a[[0, 2]] = 0.; b = a 这一行："
              "对需要梯度的叶子张量、Parameter 以及需要梯度的叶子张量 base 的 base[1:]，它报错说需要梯度的叶子张量"
              "（或它的视图）被用于原地操作，a 和叶子张量的数值都不变；对在 torch.inference_mode() 内创建的推理张量，"
              "在模式之外，它报“Inplace update to inference tensor outside InferenceMode is not allowed”，"
