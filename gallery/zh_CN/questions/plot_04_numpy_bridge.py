@@ -285,10 +285,8 @@ with warnings.catch_warnings():
     nested_ = [torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout_)
                for layout_ in (torch.strided, torch.jagged)]
 float8_ = [torch.float8_e5m2, torch.float8_e4m3fn, torch.float8_e5m2fnuz, torch.float8_e4m3fnuz]
-try:
-    float8_ = float8_ + [torch.float8_e8m0fnu]  # torch.float8_e8m0fnu 从 torch 2.7 起才有
-except AttributeError:
-    pass
+if torch.__version__ >= "2.7":  # torch.float8_e8m0fnu 从 torch 2.7 起才有
+    float8_.append(torch.float8_e8m0fnu)
 assert all(
     no_array_refusals(source_) == [TypeError] * 3
     for source_ in [torch.ones(3, dtype=torch.bfloat16)] + [torch.ones(3).to(dtype_) for dtype_ in float8_] + sparse_
