@@ -266,10 +266,12 @@ import tensorfacts.module_copy_facts  # noqa: E402, F401
 import tensorfacts.no_grad_view_facts  # noqa: E402, F401
 import tensorfacts.view_facts  # noqa: E402, F401
 from tensorfacts import (  # noqa: E402, F401
+    array_refusal_facts,
     asarray_facts,
     counter_bypass_facts,
     detach_data_facts,
     general_facts,
+    meta_index_facts,
     numpy_facts,
     optimizer_facts,
     process_facts,

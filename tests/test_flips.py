@@ -195,6 +195,25 @@ def _dlpack_of_a_copy(array, *args, **kwargs):
     return _FROM_DLPACK(np.ascontiguousarray(array), *args, **kwargs)
 
 
+_FROM_NUMPY = torch.from_numpy
+
+
+def _native_copy(array):
+    """A contiguous copy of ``array`` in native byte order: what a torch that takes any array would read."""
+    import numpy as np
+
+    return np.ascontiguousarray(array.astype(array.dtype.newbyteorder("=")))
+
+
+def _any_array_taken():
+    """``torch.from_numpy`` and ``torch.from_dlpack`` that take an array in the other byte order, or flipped."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(mock.patch.object(torch, "from_numpy", lambda array: _FROM_NUMPY(_native_copy(array))))
+    stack.enter_context(mock.patch.object(
+        torch, "from_dlpack", lambda array, *args, **kwargs: _FROM_DLPACK(_native_copy(array), *args, **kwargs)))
+    return stack
+
+
 def _asarray_quietly(func, args, kwargs):
     """``asarray`` that gives no warning."""
     with warnings.catch_warnings():
@@ -266,6 +285,7 @@ MUTANTS = {
     "Module.to() makes new parameters": _module_to_overwrites_parameters,
     "a second mapping of a file is a copy": lambda: Override(from_file=lambda f, a, k: call(f, a, k).clone()),
     "from_dlpack copies a flipped array": lambda: mock.patch.object(torch, "from_dlpack", _dlpack_of_a_copy),
+    "from_numpy and from_dlpack take any array": _any_array_taken,
     "from_dlpack copies": lambda: mock.patch.object(
         torch, "from_dlpack", lambda *args, **kwargs: _FROM_DLPACK(*args, **kwargs).clone()),
     "apply_ and map_ are counted": lambda: Override(**dict.fromkeys(("apply_", "map_"), _bump_source)),
@@ -379,6 +399,8 @@ FACT_FLIPS = {
     "inference-mode-outputs": ("linear returns its input", "relu returns a copy"),
     "inference-mode-views-of-normal-tensor": ("indexing copies", "view(dtype) gives a normal tensor"),
     "basic-index-read-views": "indexing copies",
+    "basic-index-on-meta": "indexing copies",
+    "array-calls-refuse-swapped-or-flipped": "from_numpy and from_dlpack take any array",
     "batchnorm-running-statistics": "batch_norm never trains",
     "anomaly-mode-names-forward-call": "anomaly mode records nothing",
     "dataloader-workers-are-processes": "DataLoader loads in the parent",

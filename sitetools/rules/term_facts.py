@@ -16,7 +16,9 @@ CHECKED_BY: dict[str, tuple[str, ...]] = {
     "存储": ("view-write-shows-in-both",), "共享内存": ("shared-memory-seen-across-processes",),
     "视图": ("view-write-shows-in-both",),
     "基张量": ("base-names-root-of-view-chain",),
-    "重新绑定": ("rebinding-leaves-old-tensor",), "别名": ("view-write-shows-in-both", "alias-calls-share-memory"),
+    "重新绑定": ("rebinding-leaves-old-tensor",),
+    "别名": ("view-write-shows-in-both", "alias-calls-share-memory", "array-calls-refuse-swapped-or-flipped",
+           "from-dlpack-aborts-on-flipped-array"),
     "版本计数器": ("inplace-ops-raise-version", "version-counter-catches-saved-edit"),
     "需要梯度": ("grad-mode-records", "inference-tensor-requiring-grad"),
     "梯度模式": ("grad-mode-records",), "梯度": ("leaf-grad-accumulates",),
@@ -35,6 +37,6 @@ CHECKED_BY: dict[str, tuple[str, ...]] = {
     "推理模式": ("grad-mode-records", "inference-mode-outputs"),
     "异常检测模式": ("anomaly-mode-names-forward-call",),
     "fused 优化器": ("fused-optimizer-step-not-counted",), "worker 进程": ("dataloader-workers-are-processes",),
-    "滑动统计量": ("batchnorm-running-statistics",), "基本索引": ("basic-index-read-views",),
+    "滑动统计量": ("batchnorm-running-statistics",), "基本索引": ("basic-index-read-views", "basic-index-on-meta"),
     "保存张量的钩子": ("saved-tensor-hooks-hide-edit", "wrapped-number-saved-outside-hooks"),
 }

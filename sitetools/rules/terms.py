@@ -116,7 +116,9 @@ TERMS: tuple[Term, ...] = (
                    "DLPack calls on `t` raise; given a `t` of a dtype NumPy lacks, such as bfloat16, `t.numpy()` and "
                    "`np.from_dlpack(t)` raise; and given one with the negative bit set, "
                    "`t.numpy()` raises while `np.from_dlpack(t)` and `torch.from_dlpack(t)` return an alias without "
-                   "that bit, which reads the negatives of `t`'s values).",
+                   "that bit, which reads the negatives of `t`'s values). The calls on `n` fail in some cases too: "
+                   "given an array in the other byte order, both raise, and given `np.arange(6.0)[::-1]`, a flipped "
+                   "array, `torch.from_numpy(n)` raises while `torch.from_dlpack(n)` aborts the Python process.",
          define_zh="通向某个张量或数组的内存的另一个名字或对象，而不是它的副本，比如 `b = a`、视图，或者对布局为 "
                    "strided 的 CPU 张量 `t`，不传其他参数时 "
                    "`t.numpy()`、`torch.from_numpy(n)`、`np.from_dlpack(t)`、`torch.from_dlpack(t)` 和 "
@@ -126,7 +128,9 @@ TERMS: tuple[Term, ...] = (
                    "`t.numpy()` 和对 `t` 的 DLPack 调用都报错；`t` 的 dtype 是 NumPy 没有的（比如 bfloat16）时，"
                    "`t.numpy()` 和 `np.from_dlpack(t)` 报错；`t` 带负号位时，`t.numpy()` 报错，"
                    "`np.from_dlpack(t)` 和 `torch.from_dlpack(t)` 则返回不带这个标志位的别名，"
-                   "读到的是 `t` 各值的相反数）。"),
+                   "读到的是 `t` 各值的相反数）。对 `n` 的调用在一些情形下也会失败：数组的字节序与本机不同时，两者都"
+                   "报错；对翻转过的数组 `np.arange(6.0)[::-1]`，`torch.from_numpy(n)` 报错，`torch.from_dlpack(n)` "
+                   "则让 Python 进程直接中止。"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
          define_en="An operation that writes its result into an existing tensor (`add_`, `t[0] = 1`).",
@@ -326,11 +330,13 @@ TERMS: tuple[Term, ...] = (
          define_en="Indexing with integers (a 0-d `int8`, `int16`, `int32`, `int64`, `uint16`, `uint32` or "
                    "`uint64` tensor too), slices, `None` and `...`; reading a strided tensor this way returns a view "
                    "on its storage (of a sparse COO tensor `s`, `s[0]` is a copy, though its `_base` is `s`). A "
-                   "Python `True` or `False`, or a 0-d `uint8` or `bool` tensor, acts as a mask and returns a copy.",
+                   "Python `True` or `False`, or a 0-d `uint8` or `bool` tensor, acts as a mask and returns a copy. "
+                   "A 0-d index tensor on the `meta` device makes the read raise, whatever its dtype.",
          define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32`、`int64`、`uint16`、`uint32` 或 `uint64` "
                    "的零维张量）、切片、`None` 和 `...` 做索引；对布局为 strided 的张量这样读取，得到的是视图，与被索引"
                    "的张量共享存储（对稀疏 COO 张量 `s`，`s[0]` 的 `_base` 虽然是 `s`，却是副本）。"
-                   "Python 的 `True` 或 `False`，以及零维的 `uint8` 或 `bool` 张量，则被当作掩码，读取得到副本。"),
+                   "Python 的 `True` 或 `False`，以及零维的 `uint8` 或 `bool` 张量，则被当作掩码，读取得到副本。"
+                   "零维索引张量若在 `meta` 设备上，无论 dtype 是什么，用它读取都会报错。"),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
          define_en="Indexing with a list of Python integers, an int64 or int32 tensor of one dimension or more, or a "
                    "mask; reading this way returns a copy, not a view.",
