@@ -93,17 +93,18 @@ def _detach_numpy_write_silent() -> Fact:
 
 
 @fact("detach-set-keeps-version-counter", {
-    "en": "On d = a.detach(), calls d.set_(torch.zeros(6)), then d.add_(1): a._version moves, a and d no longer "
-          "share storage, and backward of a loss that saved a raises.",
-    "zh_CN": "对 d = a.detach() 先调用 d.set_(torch.zeros(6))，再调用 d.add_(1)：a._version 随之增加，a 与 d "
-             "已不共享存储，保存过 a 的损失反向传播时报错。",
+    "en": "On d = a.detach(), calls d.set_(torch.zeros(6)), computes a loss that saves a, then calls d.add_(1): "
+          "a._version moves, a and d no longer share storage, and backward of that loss raises.",
+    "zh_CN": "对 d = a.detach() 先调用 d.set_(torch.zeros(6))，再算出一个保存了 a 的损失，然后调用 d.add_(1)："
+             "a._version 随之增加，a 与 d 已不共享存储，这个损失反向传播时报错。",
 })
 def _detach_set_keeps_version_counter() -> Fact:
-    """After d.set_(...) on d = a.detach(), d.add_(1) still moves a._version, and backward fails."""
+    """After d.set_(...) on d = a.detach(), d.add_(1) still moves a._version, and backward of a loss computed after
+    the set_ fails."""
     a = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
-    loss = (a * a).sum()
     d = a.detach()
     d.set_(torch.zeros(6))
+    loss = (a * a).sum()
     before = a._version
     d.add_(1)
     error = backward_error(loss)

@@ -234,23 +234,37 @@ def _deepcopy_view_copies_storage() -> Fact:
 
 
 @fact("leaf-refuses-inplace", {
-    "en": "Calls a.add_(1) on a leaf that requires grad: refused with grad mode on; under torch.no_grad() it runs "
-          "and a becomes [2, 3, 4].",
-    "zh_CN": "对需要梯度的叶子张量调用 a.add_(1)：梯度模式下被拒绝；在 torch.no_grad() 下可以执行，a 变为 [2, 3, 4]。",
+    "en": "Calls a.add_(1) on a leaf that requires grad: refused with grad mode on, torch.enable_grad() inside "
+          "torch.no_grad() included; under torch.no_grad() it runs and a becomes [2, 3, 4]; inside "
+          "torch.inference_mode() it runs even with torch.enable_grad(), which turns grad mode on, and a becomes "
+          "[3, 4, 5].",
+    "zh_CN": "对需要梯度的叶子张量调用 a.add_(1)：梯度模式下被拒绝，在 torch.no_grad() 里用 torch.enable_grad() "
+             "打开梯度模式也一样；在 torch.no_grad() 下可以执行，a 变为 [2, 3, 4]；在 torch.inference_mode() 里，"
+             "即使用 torch.enable_grad() 打开了梯度模式，也可以执行，a 变为 [3, 4, 5]。",
 })
 def _leaf_refuses_inplace() -> Fact:
-    """A leaf that requires grad refuses an in-place edit with grad mode on, accepts it under no_grad."""
+    """A leaf that requires grad refuses an in-place edit with grad mode on, accepts it under no_grad, and inside
+    inference_mode even with grad mode turned on there."""
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    try:
-        a.add_(1)
-    except RuntimeError as exc:
-        refused = "leaf Variable" in str(exc)
-    else:
-        refused = False
+    refused = {}
+    for name, outer in (("grad on", contextlib.nullcontext), ("enable_grad() in no_grad()", torch.no_grad)):
+        with outer(), torch.enable_grad():
+            try:
+                a.add_(1)
+            except RuntimeError as exc:
+                refused[name] = "leaf Variable" in str(exc)
+            else:
+                refused[name] = False
     with torch.no_grad():
         a.add_(1)
-    return Fact(refused and a.tolist() == [2.0, 3.0, 4.0],
-                f"refused with grad on: {refused}; after a.add_(1) under no_grad: {a.tolist()}")
+    after_no_grad = a.tolist()
+    with torch.inference_mode(), torch.enable_grad():
+        grad_on_inside = torch.is_grad_enabled()
+        a.add_(1)
+    return Fact(all(refused.values()) and after_no_grad == [2.0, 3.0, 4.0] and grad_on_inside
+                and a.tolist() == [3.0, 4.0, 5.0],
+                f"refused: {refused}; after a.add_(1) under no_grad: {after_no_grad}; grad mode on inside "
+                f"inference_mode with enable_grad: {grad_on_inside}; after a.add_(1) there: {a.tolist()}")
 
 
 # The facts of the other modules, registered on import (each module's docstring says which facts it holds).

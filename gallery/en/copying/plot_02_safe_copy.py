@@ -299,9 +299,10 @@ assert a._version == 0, "a's version counter must not count an edit of the copy"
 # Edits to the source stay in the source
 # --------------------------------------
 #
-# The other direction holds too. ``a`` is a leaf that requires grad, and in
-# grad mode torch refuses an in-place method such as ``a.mul_(10)`` on it (see
-# :ref:`copying-rebinding`), so the edit runs under ``torch.no_grad()``.
+# The other direction holds too. ``a`` is a leaf that requires grad, and with
+# grad mode on, outside ``torch.inference_mode()``, torch refuses an in-place method such as
+# ``a.mul_(10)`` on it (see :ref:`copying-rebinding`), so the edit runs under ``torch.no_grad()``.
+# :fact:`leaf-refuses-inplace`
 
 with torch.no_grad():
     a.mul_(10)
@@ -370,7 +371,7 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # ``requires_grad=False`` silences it too, but given a leaf that requires grad of its own (one made with
 # ``requires_grad=True``, say, or a ``Parameter``), it changes that leaf: ``torch.asarray(a, requires_grad=False)``
 # returns ``a`` itself with its ``requires_grad`` switched off in place. A view of a tensor that requires grad and is
-# not itself a view (such as a view made a leaf with ``requires_grad_()``), made by an operation autograd records in grad mode (not, for example, ``detach()``, ``view(dtype)`` or a sparse tensor's
+# not itself a view (a view made a leaf with ``requires_grad_()`` still counts as one), made by an operation autograd records in grad mode (not, for example, ``detach()``, ``view(dtype)`` or a sparse tensor's
 # ``indices()``, whose results do not require grad), taken with grad mode off (under ``torch.no_grad()``,
 # ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), is a leaf too, but one that requires grad because
 # its base does: ``torch.asarray(view, requires_grad=False)`` returns

@@ -369,12 +369,12 @@ for call, change in changes.items():
 #
 # After ``d.set_(...)`` the two tensors no longer share memory, but they still
 # share the version counter. ``d.add_(1)`` moves ``a._version``, so a graph
-# like this page's, which saved ``a`` before the edit, refuses to run
+# like this page's, built after the ``set_`` and so saving ``a`` before the ``add_``, refuses to run
 # ``backward()``, although ``a``'s values never changed. :fact:`detach-set-keeps-version-counter`
 
 a, d = fresh_pair()
-loss = (a * a).sum()
 d.set_(torch.zeros(6))
+loss = (a * a).sum()
 version_before = a._version
 d.add_(1)
 print("same storage:", same_storage(a, d))
@@ -386,6 +386,8 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
     # sphinx_gallery_start_ignore
     assert "modified by an inplace operation" in str(e), "the error must be the version check"
+    assert f"is at version {a._version}; expected version {version_before}" in str(e), (
+        "the graph built after d.set_ saved a at its version before d.add_(1), and that edit alone trips the check")
     # sphinx_gallery_end_ignore
 else:
     raise AssertionError("backward must notice the edit through d")

@@ -213,7 +213,8 @@ assert same_storage(a, c), "c must share a's memory"
 #
 # The article keeps ``#a[1,2] = 0`` as a comment. Uncommented, it raises
 # ``IndexError``: a 2×2 tensor has no column with index 2. A valid index does not help
-# either: with grad mode on, writing into a leaf that requires grad raises ``RuntimeError``.
+# either: with grad mode on, outside ``torch.inference_mode()``, writing into a leaf that requires grad
+# raises ``RuntimeError``.
 # :fact:`leaf-refuses-inplace`
 
 try:
@@ -339,8 +340,8 @@ assert (one_line(a), one_line(c)) == (article_a, article_c), "a and c must print
 # ----------------------------------
 #
 # Repeat the example, but update ``a`` in place with ``a -= a.grad``. On a
-# leaf that requires grad this raises while grad mode is on, so it needs grad
-# mode off, here by ``torch.no_grad()``. Then ``a`` stays the same object and the same leaf, and
+# leaf that requires grad this raises while grad mode is on (outside ``torch.inference_mode()``), so it
+# needs grad mode off, here by ``torch.no_grad()``. Then ``a`` stays the same object and the same leaf, and
 # ``c`` sees the new values because it shares the memory.
 
 a = torch.ones(2, 2)

@@ -264,9 +264,9 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 #
 #    The article prints ``grad_fn=<SigmoidBackward>``. On this torch the node
 #    is called ``SigmoidBackward0`` (see ``out`` above): the backward nodes
-#    generated for torch's operators now carry a number, which for the ``_copy``
-#    operators, such as ``torch.view_copy``, comes before ``_copy``
-#    (``ViewBackward0_copy``). ``AccumulateGrad``
+#    generated for torch's operators now carry a number, which comes before a
+#    ``_copy`` suffix where the node has one (``ViewBackward0_copy``, the node of
+#    ``torch.view_copy``). ``AccumulateGrad``
 #    in the graph below is written by hand and has none. The behaviour is the same.
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
@@ -276,7 +276,7 @@ hand_written_nodes = {"AccumulateGrad", "CopyBackwards", "CopySlices", "DelayedE
 generated_nodes = [node_name for node_name in dir(torch._C._functions)
                    if not node_name.startswith("_") and node_name not in hand_written_nodes]
 assert len(generated_nodes) > 100 and all(node_name.removesuffix("_copy")[-1].isdigit() for node_name in generated_nodes), (
-    "the nodes generated for torch's operators carry a number, before _copy for the _copy operators")
+    "the nodes generated for torch's operators carry a number, before the _copy suffix where a node has one")
 operator_results = (a * 2, a + 1, a.exp(), a.sum(), a.view(3), a[:2], a.to(torch.float64))
 assert all(result.grad_fn.name()[-1].isdigit() for result in operator_results), (
     "the nodes of a * 2, a + 1, exp(), sum(), view(), a[:2] and to() end in a number")

@@ -349,11 +349,11 @@ for call, change in changes.items():
 # 仍然共享一个版本计数器
 # ----------------------
 #
-# ``d.set_(...)`` 之后，两个张量不再共享内存，却仍共享版本计数器。``d.add_(1)`` 会推进 ``a._version``，所以，如果计算图和本页的一样，在修改之前保存了 ``a``，执行 ``backward()`` 就会报错，尽管 ``a`` 的数值从没变过。:fact:`detach-set-keeps-version-counter`
+# ``d.set_(...)`` 之后，两个张量不再共享内存，却仍共享版本计数器。``d.add_(1)`` 会推进 ``a._version``，所以，如果计算图和本页的一样，是在 ``set_`` 之后建的，因而在 ``add_`` 之前保存了 ``a``，执行 ``backward()`` 就会报错，尽管 ``a`` 的数值从没变过。:fact:`detach-set-keeps-version-counter`
 
 a, d = fresh_pair()
-loss = (a * a).sum()
 d.set_(torch.zeros(6))
+loss = (a * a).sum()
 version_before = a._version
 d.add_(1)
 print("same storage:", same_storage(a, d))
@@ -365,6 +365,8 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {str(e).split(' Hint:')[0]}")
     # sphinx_gallery_start_ignore
     assert "modified by an inplace operation" in str(e), "the error must be the version check"
+    assert f"is at version {a._version}; expected version {version_before}" in str(e), (
+        "the graph built after d.set_ saved a at its version before d.add_(1), and that edit alone trips the check")
     # sphinx_gallery_end_ignore
 else:
     raise AssertionError("backward must notice the edit through d")

@@ -204,7 +204,7 @@ assert same_storage(a, c), "c must share a's memory"
 # 注释掉的那一行会出错
 # --------------------
 #
-# 原文留着一行注释 ``#a[1,2] = 0``。取消注释，它会抛出 ``IndexError``：2×2 的张量没有下标为 2 的列。换成合法的下标也不行：在梯度模式（grad mode）下往需要梯度的叶子张量里写入，会抛出 ``RuntimeError``。
+# 原文留着一行注释 ``#a[1,2] = 0``。取消注释，它会抛出 ``IndexError``：2×2 的张量没有下标为 2 的列。换成合法的下标也不行：在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，往需要梯度的叶子张量里写入会抛出 ``RuntimeError``。
 # :fact:`leaf-refuses-inplace`
 
 try:
@@ -321,7 +321,7 @@ assert (one_line(a), one_line(c)) == (article_a, article_c), "a and c must print
 # 原地更新：``c`` 看得到新值
 # --------------------------
 #
-# 再做一遍这个例子，但改用 ``a -= a.grad`` 原地更新 ``a``。对需要梯度的叶子张量，梯度模式开着时这样做会报错，所以要关闭梯度模式，这里用的是 ``torch.no_grad()``。这样 ``a`` 仍是同一个对象、同一个叶子张量；``c`` 与它共享内存，于是看得到新值。
+# 再做一遍这个例子，但改用 ``a -= a.grad`` 原地更新 ``a``。对需要梯度的叶子张量，梯度模式开着时（``torch.inference_mode()`` 之外）这样做会报错，所以要关闭梯度模式，这里用的是 ``torch.no_grad()``。这样 ``a`` 仍是同一个对象、同一个叶子张量；``c`` 与它共享内存，于是看得到新值。
 
 a = torch.ones(2, 2)
 a.requires_grad = True

@@ -252,7 +252,7 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 #    :class: warning
 #
 #    原博文打印的是 ``grad_fn=<SigmoidBackward>``。在 torch |torch_version| 上，节点名是 ``SigmoidBackward0``
-#    （见上面打印的 ``out``）：torch 为各个运算自动生成的反向节点，名字里都多了一个数字；``torch.view_copy`` 这类 ``_copy`` 运算的节点，数字在 ``_copy`` 之前（``ViewBackward0_copy``）。下图里的 ``AccumulateGrad`` 是手写的，没有这个数字。行为没有变化。
+#    （见上面打印的 ``out``）：torch 为各个运算自动生成的反向节点，名字里都多了一个数字；节点名以 ``_copy`` 结尾时，数字在 ``_copy`` 之前（如 ``torch.view_copy`` 的节点 ``ViewBackward0_copy``）。下图里的 ``AccumulateGrad`` 是手写的，没有这个数字。行为没有变化。
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
 # sphinx_gallery_start_ignore
@@ -261,7 +261,7 @@ hand_written_nodes = {"AccumulateGrad", "CopyBackwards", "CopySlices", "DelayedE
 generated_nodes = [node_name for node_name in dir(torch._C._functions)
                    if not node_name.startswith("_") and node_name not in hand_written_nodes]
 assert len(generated_nodes) > 100 and all(node_name.removesuffix("_copy")[-1].isdigit() for node_name in generated_nodes), (
-    "the nodes generated for torch's operators carry a number, before _copy for the _copy operators")
+    "the nodes generated for torch's operators carry a number, before the _copy suffix where a node has one")
 operator_results = (a * 2, a + 1, a.exp(), a.sum(), a.view(3), a[:2], a.to(torch.float64))
 assert all(result.grad_fn.name()[-1].isdigit() for result in operator_results), (
     "the nodes of a * 2, a + 1, exp(), sum(), view(), a[:2] and to() end in a number")
