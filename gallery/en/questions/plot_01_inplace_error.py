@@ -25,8 +25,8 @@ inplace operation: [torch.FloatTensor [3]], which is output 0 of Exp, is at vers
 version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its
 gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).``
 
-This page produces it four ways, reads the message, finds the culprit, and checks each fix against
-the gradient calculus gives.
+This page produces it in four settings (a saved output, a saved input, ``ReLU(inplace=True)``, two
+optimizers), reads the message, finds the culprit, and checks each fix against the gradient calculus gives.
 """
 
 # %%

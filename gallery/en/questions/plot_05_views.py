@@ -441,7 +441,9 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # A view taken under ``torch.no_grad()`` or ``torch.inference_mode()`` is a view all the same (its
 # ``_base`` is set), but autograd did not record it. Taken from a tensor that requires grad, a leaf
 # or not, it is a leaf with no ``grad_fn``: no gradient reaches ``w`` through it, and an edit through
-# it with grad mode on raises instead of entering the base's history.
+# it with grad mode on raises instead of entering the base's history, unless that tensor is a view
+# whose ``_base`` does not require grad (a view made a leaf with ``requires_grad_()``, as ``view_leaf``
+# below, or a view of one): then the view does not require grad, and the edit runs.
 for off in (torch.no_grad, torch.inference_mode):
     for kind in ("w", "w * 2"):
         w = torch.ones(3, requires_grad=True)
@@ -459,6 +461,19 @@ for off in (torch.no_grad, torch.inference_mode):
             print(f"  quiet.mul_(10): {type(e).__name__}: {str(e).split('.')[0]}")
         else:
             raise AssertionError("an edit with grad mode on of a view taken under no_grad or inference_mode must raise")
+view_leaf = torch.ones(3)[:].requires_grad_()
+for off in (torch.no_grad, torch.inference_mode):
+    for kind, parent in {"view_leaf": view_leaf, "view_leaf[:]": view_leaf[:]}.items():
+        with off():
+            quiet = parent[1:]
+        before = view_leaf._version
+        quiet.mul_(10)
+        print(f"{off.__name__}, view of {kind}: _base.requires_grad: {parent._base.requires_grad}  is_leaf: "
+              f"{quiet.is_leaf}  requires_grad: {quiet.requires_grad}  view_leaf._version: {view_leaf._version}")
+        assert parent.requires_grad and not parent._base.requires_grad and quiet.is_leaf and quiet.grad_fn is None \
+            and not quiet.requires_grad and view_leaf._version == before + 1, (
+                "a view taken with grad off of a view whose _base does not require grad: a leaf that does not "
+                "require grad, and an edit through it with grad mode on runs")
 
 # %%
 # ``_base`` does not tell whether memory is shared
@@ -548,7 +563,8 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # A view shares memory and the version counter with its base and, when it is taken with grad mode
 # on outside ``torch.inference_mode()``, the base's history for autograd; taken under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` from a tensor that requires grad, it is a leaf: no
-# gradient reaches the base through it, and an in-place edit of it with grad mode on raises.
+# gradient reaches the base through it, and an in-place edit of it with grad mode on raises, unless
+# the tensor it was taken from is a view whose ``_base`` does not require grad.
 # Inference tensors made inside ``torch.inference_mode()`` are the exception: they have no version
 # counter, and their views no ``_base`` (:ref:`questions-inference-mode`). ``detach()`` and ``.data``
 # share memory but no history. ``_base`` marks views only: to know whether a tensor

@@ -24,7 +24,7 @@ inplace operation: [torch.FloatTensor [3]], which is output 0 of Exp, is at vers
 version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its
 gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).``
 
-本页用四种写法触发它，逐段读懂报错信息，找出是哪一行惹的祸，再把每种解决办法算出的梯度与按求导公式算出的梯度对照。
+本页在四种情形下触发它（保存下来的输出、保存下来的输入、``ReLU(inplace=True)``、两个优化器），逐段读懂报错信息，找出是哪一行惹的祸，再把每种解决办法算出的梯度与按求导公式算出的梯度对照。
 """
 
 # %%
