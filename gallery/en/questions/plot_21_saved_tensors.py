@@ -297,7 +297,10 @@ assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x 
 # (``x * 2`` keeps its ``2`` without the hook: :doc:`/saved`), and ``backward()`` gets it back
 # through ``unpack``. Of nested pairs, only the innermost gets them: an outer ``pack`` sees nothing an
 # operation saves inside ``torch.autograd.graph.save_on_cpu()``, another ``saved_tensors_hooks`` or a
-# function run by ``torch.utils.checkpoint``. Recording what ``pack`` receives is a public way to see which tensors are
+# function run by ``torch.utils.checkpoint``. But with ``use_reentrant=True`` (which a ``checkpoint`` call
+# without the argument also uses), ``checkpoint`` runs the function again during ``backward()``, and a
+# ``backward()`` run inside the outer pair hands what that second run saves to the outer ``pack``.
+# Recording what ``pack`` receives is a public way to see which tensors are
 # saved: for ``exp`` it is the output tensor ``y`` itself, for ``sin`` the input ``a`` itself.
 # :fact:`wrapped-number-saved-outside-hooks`
 
@@ -323,6 +326,24 @@ with saved_tensors_hooks(lambda t: outer_packed.append(t) or t, lambda t: t):
 assert len(outer_packed) == 2 and all(t is nested_input for t in outer_packed), (
     "an outer pack gets nothing saved inside save_on_cpu(), an inner pair or a checkpointed function, "
     "only the checkpoint's input")
+
+
+def outer_pack_counts(**checkpoint_options):
+    rerun_leaf, rerun_packed = torch.tensor([0.5, -1.0, 2.0], requires_grad=True), []
+    with saved_tensors_hooks(lambda t: rerun_packed.append(t) or t, lambda t: t):
+        rerun_out = checkpoint(lambda t: t.exp().sin(), rerun_leaf * 2, **checkpoint_options)
+        forward_count = len(rerun_packed)
+        rerun_out.sum().backward()
+    return forward_count, len(rerun_packed) - forward_count
+
+
+assert outer_pack_counts(use_reentrant=False) == (1, 0), (
+    "use_reentrant=False: a backward() inside the outer pair hands it nothing the rerun saves")
+assert outer_pack_counts(use_reentrant=True) == (1, 2), (
+    "use_reentrant=True: a backward() inside the outer pair hands it what the rerun saves")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # checkpoint without use_reentrant warns (checked below)
+    assert outer_pack_counts() == (1, 2), "a checkpoint call without use_reentrant runs the reentrant variant"
 # sphinx_gallery_end_ignore
 
 # %%

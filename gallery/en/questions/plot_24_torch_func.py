@@ -30,7 +30,7 @@ ends with a training loop over a dict of parameters.
 # Helpers
 # -------
 #
-# ``same_storage`` compares where two tensors' memory starts.
+# ``same_storage`` compares where two tensors' storages start.
 
 import numpy as np
 import torch
@@ -432,6 +432,7 @@ out.sum().backward()
 print("inside the call, model.weight is tensors['weight']:", inside[0] is tensors["weight"])
 print("after: model.weight is a Parameter:", isinstance(model.weight, torch.nn.Parameter),
       " unchanged:", torch.equal(model.weight, weight_before))
+print("after: same storage (model.weight, tensors['weight']):", same_storage(model.weight, tensors["weight"]))
 print("tensors['weight'].grad:", tensors["weight"].grad, " model.weight.grad:", model.weight.grad)
 assert inside[0] is tensors["weight"] and torch.equal(model.weight, weight_before), "no copy, module untouched"
 # sphinx_gallery_start_ignore

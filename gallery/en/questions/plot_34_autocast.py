@@ -518,6 +518,32 @@ assert edit_seen_across(torch.enable_grad, torch.inference_mode, torch.float16),
 assert edit_seen_across(torch.inference_mode, torch.enable_grad, torch.float16), (
     "float16: an inference_mode() pass does not fill the cache")
 assert edit_seen_across(torch.inference_mode, torch.inference_mode), "two inference_mode() passes each cast anew"
+
+
+def nested_pass_after_step(low_dtype, nested_options):
+    torch.manual_seed(0)
+    step_layer, step_inputs = torch.nn.Linear(2, 2), torch.ones(3, 2)
+    step_optimizer = torch.optim.SGD(step_layer.parameters(), lr=0.5)
+    with torch.autocast("cpu", dtype=low_dtype):
+        before_step = step_layer(step_inputs)
+        before_step.float().sum().backward()
+        step_optimizer.step()
+        with torch.autocast("cpu", dtype=low_dtype, **nested_options):
+            in_nested = step_layer(step_inputs)
+        after_nested = step_layer(step_inputs)
+    with torch.autocast("cpu", dtype=low_dtype, **nested_options):  # the same pass in a new top-level region
+        fresh = step_layer(step_inputs)
+    sees_step = torch.equal(in_nested, fresh) and not torch.equal(in_nested.float(), before_step.float())
+    return sees_step, torch.equal(after_nested, before_step)
+
+
+for low_dtype in (torch.bfloat16, torch.float16):
+    for setting, nested_options, sees_step in (("enabled=False", {"enabled": False}, True),
+                                               ("cache_enabled=False", {"cache_enabled": False}, True),
+                                               ("default settings", {}, False)):
+        assert nested_pass_after_step(low_dtype, nested_options) == (sees_step, True), (
+            f"{low_dtype}, a nested torch.autocast with {setting}: a pass in it sees an optimizer step exactly "
+            "when it has enabled=False or cache_enabled=False; the passes after it still use the cached copy")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -805,7 +831,8 @@ if torch.cuda.is_available():
 # float32 ``.grad``. With ``cache_enabled=True`` (a top-level region's default), autocast keeps the copy of a float32
 # ``Parameter`` that requires grad and is passed itself (not a view such as ``.T``) to such an operation
 # until the outermost region ends, so an optimizer step inside the region is not
-# seen by the forward passes after it in that region, except passes under ``torch.inference_mode()``:
+# seen by the forward passes after it in that region, except passes under ``torch.inference_mode()`` or
+# inside a nested ``torch.autocast`` with ``enabled=False`` or ``cache_enabled=False``:
 # put only the forward pass and the loss inside
 # ``torch.autocast``. ``scaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place: log
 # ``p.grad.clone()``. ``model.to(torch.bfloat16)`` and ``model.half()`` convert the model's own

@@ -283,7 +283,7 @@ assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x 
 # --------------
 #
 # ``torch.autograd.graph.saved_tensors_hooks(pack, unpack)`` 会在运算执行时，把它要保存的每个张量交给
-# ``pack``，只有运算包装成张量的 Python 数字例外（``x * 2`` 保存它的 ``2`` 时不经过钩子，见 :doc:`《各操作保存了哪些张量》 </saved>`），``backward()`` 再通过 ``unpack`` 取回。几对钩子嵌套时，只有最内层的一对拿得到这些张量：运算在 ``torch.autograd.graph.save_on_cpu()`` 里、在另一个 ``saved_tensors_hooks`` 里，或者在 ``torch.utils.checkpoint`` 运行的函数里保存的张量，外层的 ``pack`` 一个也看不到。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了哪些张量：``exp``
+# ``pack``，只有运算包装成张量的 Python 数字例外（``x * 2`` 保存它的 ``2`` 时不经过钩子，见 :doc:`《各操作保存了哪些张量》 </saved>`），``backward()`` 再通过 ``unpack`` 取回。几对钩子嵌套时，只有最内层的一对拿得到这些张量：运算在 ``torch.autograd.graph.save_on_cpu()`` 里、在另一个 ``saved_tensors_hooks`` 里，或者在 ``torch.utils.checkpoint`` 运行的函数里保存的张量，外层的 ``pack`` 一个也看不到。但在 ``use_reentrant=True`` 时（不传这个参数调用 ``checkpoint`` 也是如此），``checkpoint`` 会在 ``backward()`` 期间把函数再运行一遍；``backward()`` 若在外层那对钩子里运行，这第二遍运行保存的张量就会交给外层的 ``pack``。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了哪些张量：``exp``
 # 收到的就是输出张量 ``y`` 本身，``sin`` 收到的就是输入 ``a`` 本身。:fact:`wrapped-number-saved-outside-hooks`
 
 packed = []
@@ -308,6 +308,24 @@ with saved_tensors_hooks(lambda t: outer_packed.append(t) or t, lambda t: t):
 assert len(outer_packed) == 2 and all(t is nested_input for t in outer_packed), (
     "an outer pack gets nothing saved inside save_on_cpu(), an inner pair or a checkpointed function, "
     "only the checkpoint's input")
+
+
+def outer_pack_counts(**checkpoint_options):
+    rerun_leaf, rerun_packed = torch.tensor([0.5, -1.0, 2.0], requires_grad=True), []
+    with saved_tensors_hooks(lambda t: rerun_packed.append(t) or t, lambda t: t):
+        rerun_out = checkpoint(lambda t: t.exp().sin(), rerun_leaf * 2, **checkpoint_options)
+        forward_count = len(rerun_packed)
+        rerun_out.sum().backward()
+    return forward_count, len(rerun_packed) - forward_count
+
+
+assert outer_pack_counts(use_reentrant=False) == (1, 0), (
+    "use_reentrant=False: a backward() inside the outer pair hands it nothing the rerun saves")
+assert outer_pack_counts(use_reentrant=True) == (1, 2), (
+    "use_reentrant=True: a backward() inside the outer pair hands it what the rerun saves")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # 不传 use_reentrant 的 checkpoint 会发出警告（下文检查）
+    assert outer_pack_counts() == (1, 2), "a checkpoint call without use_reentrant runs the reentrant variant"
 # sphinx_gallery_end_ignore
 
 # %%

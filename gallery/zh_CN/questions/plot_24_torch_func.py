@@ -17,7 +17,7 @@
 
 ``torch.func`` 在你交给它的张量上运行模块或函数。本页检查它复制了什么、共享了什么：``functional_call``
 原样使用字典里的张量，字典里没有的就用模块自己的（模块中被字典替换的张量不受影响；梯度和缓冲区的更新落在张量所在的地方：字典里有它就落在字典里，没有就落在模块里；默认情况下，与字典里某个权重共享的权重也用字典里的张量），``torch.func.grad`` 不需要
-``requires_grad``，还有 ``vmap`` 作为最内层的变换时拒绝哪些操作：批量张量的 ``.data``；本页试过的调用中，凡是要把批量张量变成 Python 数值或数组的，或者要交出它的内存的，都会被拒绝。最后用一个循环训练字典里的参数。
+``requires_grad``，而 ``vmap`` 作为最内层的变换时，会拒绝批量张量的 ``.data``，本页试过的调用中，凡是要把批量张量变成 Python 数值或数组，或者要交出它的内存的，也都会被拒绝。最后用一个循环训练字典里的参数。
 """
 
 # %%
@@ -408,6 +408,7 @@ out.sum().backward()
 print("inside the call, model.weight is tensors['weight']:", inside[0] is tensors["weight"])
 print("after: model.weight is a Parameter:", isinstance(model.weight, torch.nn.Parameter),
       " unchanged:", torch.equal(model.weight, weight_before))
+print("after: same storage (model.weight, tensors['weight']):", same_storage(model.weight, tensors["weight"]))
 print("tensors['weight'].grad:", tensors["weight"].grad, " model.weight.grad:", model.weight.grad)
 assert inside[0] is tensors["weight"] and torch.equal(model.weight, weight_before), "no copy, module untouched"
 # sphinx_gallery_start_ignore

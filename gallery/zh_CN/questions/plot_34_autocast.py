@@ -464,6 +464,32 @@ assert edit_seen_across(torch.enable_grad, torch.inference_mode, torch.float16),
 assert edit_seen_across(torch.inference_mode, torch.enable_grad, torch.float16), (
     "float16: an inference_mode() pass does not fill the cache")
 assert edit_seen_across(torch.inference_mode, torch.inference_mode), "two inference_mode() passes each cast anew"
+
+
+def nested_pass_after_step(low_dtype, nested_options):
+    torch.manual_seed(0)
+    step_layer, step_inputs = torch.nn.Linear(2, 2), torch.ones(3, 2)
+    step_optimizer = torch.optim.SGD(step_layer.parameters(), lr=0.5)
+    with torch.autocast("cpu", dtype=low_dtype):
+        before_step = step_layer(step_inputs)
+        before_step.float().sum().backward()
+        step_optimizer.step()
+        with torch.autocast("cpu", dtype=low_dtype, **nested_options):
+            in_nested = step_layer(step_inputs)
+        after_nested = step_layer(step_inputs)
+    with torch.autocast("cpu", dtype=low_dtype, **nested_options):  # 同样的前向传播，放在一个新的顶层区域里
+        fresh = step_layer(step_inputs)
+    sees_step = torch.equal(in_nested, fresh) and not torch.equal(in_nested.float(), before_step.float())
+    return sees_step, torch.equal(after_nested, before_step)
+
+
+for low_dtype in (torch.bfloat16, torch.float16):
+    for setting, nested_options, sees_step in (("enabled=False", {"enabled": False}, True),
+                                               ("cache_enabled=False", {"cache_enabled": False}, True),
+                                               ("default settings", {}, False)):
+        assert nested_pass_after_step(low_dtype, nested_options) == (sees_step, True), (
+            f"{low_dtype}, a nested torch.autocast with {setting}: a pass in it sees an optimizer step exactly "
+            "when it has enabled=False or cache_enabled=False; the passes after it still use the cached copy")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -714,4 +740,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在 ``cache_enabled=True`` 下（这是顶层区域的默认值），autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，同一区域里之后的前向传播看不到（``torch.inference_mode()`` 下的前向传播除外）：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在 ``cache_enabled=True`` 下（这是顶层区域的默认值），autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，同一区域里之后的前向传播看不到（``torch.inference_mode()`` 下的前向传播，以及嵌套在其中、设了 ``enabled=False`` 或 ``cache_enabled=False`` 的 ``torch.autocast`` 里的前向传播除外）：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
