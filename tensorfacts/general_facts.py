@@ -221,14 +221,16 @@ def _setter_expected(case: Case) -> dict[str, str]:
           "when a is on the CPU) and a tensor on meta (on the CPU when a is on meta): the shape and float dtype "
           "change and the complex dtype are accepted; the integer and bool dtypes are refused when a requires grad "
           "and accepted otherwise; the sparse layout (on the CPU) and the CPU-meta switch are always "
-          "refused as an incompatible tensor type (so is a normal tensor under an inference tensor on meta). "
+          "refused as an incompatible tensor type. On meta, an inference tensor a refuses every replacement tried "
+          "there in that way (a normal tensor is another tensor type there). "
           "Between the CPU and a GPU the setter is not run.",
     "zh_CN": "把 a.data 分别设为 2×2 的 float64 张量、int64 张量、complex64 张量、bool 张量、CPU 上的稀疏张量"
              "（只在 a 在 CPU 上时）、meta 上的张量"
              "（a 在 meta 上时换成 CPU 上的）："
              "改形状和浮点 dtype、换成复数 dtype 都接受；整数和 bool dtype 在 a 需要梯度时被拒绝，否则接受；"
              "换成稀疏布局（在 CPU 上）、"
-             "在 CPU 与 meta 之间互换一律以“张量类型不兼容”被拒绝（meta 上的推理张量换成普通张量也是如此）。"
+             "在 CPU 与 meta 之间互换一律以“张量类型不兼容”被拒绝。在 meta 上，推理张量 a 对那里尝试的每一种替换都以"
+             "“张量类型不兼容”拒绝（在那里，普通张量是另一种张量类型）。"
              "CPU 与 GPU 之间的赋值不在运行之列。",
 }, _setter_expected)
 def _data_setter(case: Case) -> dict[str, str]:

@@ -296,8 +296,8 @@ def _buffer_moves_with_module() -> Fact:
 @fact("batchnorm-running-statistics", {
     "en": "BatchNorm layers (" + batch_norms_in("en") + "), each in float32, float64 and bfloat16, list "
           "running_mean, running_var and num_batches_tracked in buffers(), none in parameters(); a forward pass in "
-          "training mode updates running_mean and running_var in place (the same tensors, new values, and _version "
-          "as before the pass); then one in eval mode leaves them as they were.",
+          "training mode updates running_mean and running_var in place (the same tensors, with new values and the "
+          "_version they had before the pass); then one in eval mode leaves them as they were.",
     "zh_CN": "BatchNorm 层（" + batch_norms_in("zh_CN") + "），分别在 float32、float64 和 bfloat16 下：buffers() 里有 "
              "running_mean、running_var 和 num_batches_tracked，parameters() 里没有它们；训练模式下的一次前向传播原地"
              "（in-place）更新 running_mean 和 running_var（还是那两个张量，数值变了，_version 与前向传播之前相同）；"

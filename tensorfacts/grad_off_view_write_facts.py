@@ -72,10 +72,12 @@ def _write(v: torch.Tensor, grad_mode: bool) -> tuple[str, bool, bool]:
              f"执行同样的写入，不报错，v[0] 加了 1（经由 {' 和 '.join(EXPANDED)} 的视图写入时，torch 警告对扩展"
              "张量调用 index_put_ 已弃用；经由其他视图写入时没有警告）。用同样方式取的 a.detach() 和 s.indices()，"
              "在梯度模式下照常接受写入。",
-}, {"en": f"{len(GRAD_VIEWS)} view operations and the two that autograd does not record, a leaf and a non-leaf "
+}, {"en": f"{len(GRAD_VIEWS)} view operations and the two of the views table that autograd does not record "
+          "(a.detach(), s.indices()), a leaf and a non-leaf "
           "source, torch.no_grad() and torch.inference_mode(), float32 (complex64 for the views of a complex tensor), "
           "on the CPU",
-    "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作和自动求导不记录的那两个，叶子张量和非叶子张量两种源张量，torch.no_grad() "
+    "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作和视图表中自动求导不记录的那两个（a.detach()、s.indices()），"
+             "叶子张量和非叶子张量两种源张量，torch.no_grad() "
              "和 torch.inference_mode()，float32（复数张量的视图用 complex64），在 CPU 上"})
 def _grad_off_view_refuses_index_write_in_grad_mode() -> Fact:
     """A view taken with grad mode off of a tensor that requires grad refuses an in-place write with grad mode on,

@@ -144,7 +144,7 @@ def _listed(names) -> str:
 
 
 @fact("inference-tensor-alias-edit-routes", {
-    "en": "Makes an inference tensor a under torch.inference_mode(), of three values and 3 × 3: by a factory "
+    "en": "Makes an inference tensor a under torch.inference_mode(), of three values and 3×3: by a factory "
           "(torch.tensor([1., 2., 3.]), torch.arange(1., 10.).view(3, 3)) and as the output of a Linear(3, 3) "
           "(weights 1, bias 0) on a normal input holding the same values (of shape (3,) and (3, 3)); outside the "
           f"mode takes as b each of {_listed(INFERENCE_ALIASES)}, which are inference tensors, and each of "
@@ -152,13 +152,13 @@ def _listed(names) -> str:
           "not. For each, with grad mode on and under torch.no_grad(), runs on a fresh a each edit below (through "
           f"the int32 views, all but {_listed(NOT_INT32)}, which int32 does not take). On the three values: "
           f"{_listed(ON_ITSELF)}, none raises; {_listed(THROUGH_A_VIEW)}, each raises through the four inference "
-          "tensors. On the 3 × 3: "
+          "tensors. On the 3×3: "
           f"{_listed(ON_ITSELF_2D)}, none raises; {_listed(THROUGH_A_VIEW_2D)} (seeded), each raises through the "
           f"four inference tensors. The error is \"{INPLACE_ERROR}\"; through the normal tensors no edit raises; "
           "every edit changes a. Then runs each edit on a normal tensor of the same values under torch.no_grad(), "
           "recording the view operations torch runs on it (a TorchDispatchMode): those that raise take a view of b "
           "(slice, select, unsqueeze, view, t, as_strided ...), those that do not take none.",
-    "zh_CN": "在 torch.inference_mode() 下得到推理张量 a，有三个值的，也有 3 × 3 的：用工厂函数创建"
+    "zh_CN": "在 torch.inference_mode() 下得到推理张量 a，有三个值的，也有 3×3 的：用工厂函数创建"
              "（torch.tensor([1., 2., 3.])、torch.arange(1., 10.).view(3, 3)），以及作为 Linear(3, 3)"
              "（权重为 1，偏置为 0）在同样取值的普通输入（形状为 (3,) 和 (3, 3)）上的输出；"
              f"在模式外依次取 b 为 {'、'.join(INFERENCE_ALIASES)}，它们是推理张量；以及 copy.copy(a) 和 a、"
@@ -166,7 +166,7 @@ def _listed(names) -> str:
              "对每一个，分别在梯度模式下和 torch.no_grad() 下，每次用新的 a，逐一执行下面的修改"
              f"（经由 int32 视图时，int32 不支持的 {'、'.join(NOT_INT32)} 除外）。三个值的："
              f"{'、'.join(ON_ITSELF)}，都不报错；{'、'.join(THROUGH_A_VIEW)}，经由那四个推理张量每个都报错。"
-             f"3 × 3 的：{'、'.join(ON_ITSELF_2D)}，都不报错；{'、'.join(THROUGH_A_VIEW_2D)}（固定随机种子），"
+             f"3×3 的：{'、'.join(ON_ITSELF_2D)}，都不报错；{'、'.join(THROUGH_A_VIEW_2D)}（固定随机种子），"
              f"经由那四个推理张量每个都报错。报的错是“{INPLACE_ERROR}”；经由那些普通张量都不报错；"
              "每个修改都改变了 a。再在 torch.no_grad() 下对值相同的普通张量逐一执行这些修改，用 TorchDispatchMode "
              "记录 torch 对它执行的视图操作：报错的那些都对 b 取了视图（slice、select、unsqueeze、view、t、"
@@ -222,18 +222,18 @@ def _read_through(origin, alias, mask, context) -> tuple[bool, str, bool]:
 
 
 @fact("inference-tensor-alias-0d-mask-read-copies", {
-    "en": "Makes an inference tensor a under torch.inference_mode(), of three values and 3 × 3: by a factory "
+    "en": "Makes an inference tensor a under torch.inference_mode(), of three values and 3×3: by a factory "
           "(torch.tensor([1., 2., 3.]), torch.arange(1., 10.).view(3, 3)) and as the output of a Linear(3, 3) "
           "(weights 1, bias 0) on a normal input holding the same values; "
           f"outside the mode takes as b each of {_listed(INFERENCE_ALIASES)}, and as the mask each of "
-          f"{_listed(TRUE_MASKS)}. With grad mode on and under torch.no_grad(), on a fresh a each time: reads b[mask] "
-          "and runs mul_(10) on what it gives, which must be a normal tensor on storage of its own, raise nothing and "
+          f"{_listed(TRUE_MASKS)}. With grad mode on and under torch.no_grad(), on a fresh a each time: reads b[mask], "
+          "which must be a normal tensor on storage of its own, and runs mul_(10) on it, which must raise nothing and "
           f"leave a as it was; runs b[mask] = 0, which must raise \"{INPLACE_ERROR}\" with a changed.",
-    "zh_CN": "在 torch.inference_mode() 下得到推理张量 a，有三个值的，也有 3 × 3 的：用工厂函数创建"
+    "zh_CN": "在 torch.inference_mode() 下得到推理张量 a，有三个值的，也有 3×3 的：用工厂函数创建"
              "（torch.tensor([1., 2., 3.])、torch.arange(1., 10.).view(3, 3)），以及作为 Linear(3, 3)"
              "（权重为 1，偏置为 0）在同样取值的普通输入上的输出；在模式外依次取 b 为 "
              f"{'、'.join(INFERENCE_ALIASES)}，取掩码为 {'、'.join(TRUE_MASKS)}。分别在梯度模式下和 torch.no_grad() "
-             "下，每次用新的 a：读取 b[mask]，对得到的张量执行 mul_(10)，它应是有自己存储的普通张量，不报错，"
+             "下，每次用新的 a：读取 b[mask]，得到的应是有自己存储的普通张量；对它执行 mul_(10)，应不报错，"
              "a 保持原样；"
              f"执行 b[mask] = 0，应报“{INPLACE_ERROR}”，而 a 已经改变。",
 }, {"en": "the four inference tensors and two masks it names, float32, on the CPU",

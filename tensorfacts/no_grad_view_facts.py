@@ -7,8 +7,9 @@ taken with grad mode on. They stand behind the clone
 exception of the decision page, the matrix guide, the glossary, the clone page and the copying part's introduction, run
 over the view operations of the views table (:mod:`tensorfacts.view_ops`) whose result requires grad; the views
 autograd does not record (``detach()``, ``view(dtype)``, a sparse tensor's ``indices()``) are run too, and their
-clones have no node, and so are the calls documented as views that return the tensor itself (``.real`` of a real
-tensor), whose clones pass it the gradient. Another fact runs other operations than ``clone()`` (``* 2``,
+clones have no node, and so are the views of an inference tensor that requires grad, whose clones have no node either,
+and the calls documented as views that return the tensor itself (``.real`` of a real tensor), whose clones pass it the
+gradient. Another fact runs other operations than ``clone()`` (``* 2``,
 ``exp()``, an advanced index) on such a view, or on a view of it, for the glossary's leaf tensor entry: the same
 holds for them. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
@@ -16,6 +17,7 @@ holds for them. Registered on import by :mod:`tensorfacts.facts`, whose docstrin
 from __future__ import annotations
 
 import itertools
+import re
 import warnings
 
 import torch
@@ -37,6 +39,10 @@ ITSELF = {"a.real": (lambda a: a.real, (3, 4)), "a.mT": (lambda a: a.mT, ()), "a
           "a.mH": (lambda a: a.mH, ()), "a.adjoint()": (lambda a: a.adjoint(), ())}
 #: The warning the 0-d calls of ITSELF give.
 DEPRECATED_0D = ".*deprecated on 0-D tensors"
+#: The inference tensors that require grad whose views are run: the source made under torch.inference_mode() and
+#: there made to require grad with requires_grad_(), and the same wrapped there in a Parameter (as a module built
+#: inside the mode holds it).
+INFERENCE_SOURCES = {"tensor": lambda made: made.requires_grad_(), "Parameter": torch.nn.Parameter}
 #: The dtypes each source of the views table runs in (the sparse tensor's and view_as_complex's: no bfloat16).
 VIEW_DTYPES = {"a": (torch.float32, torch.float64, torch.bfloat16), "p": (torch.float32, torch.float64),
                "z": (torch.complex64, torch.complex128), "s": (torch.float32, torch.float64)}
@@ -130,11 +136,17 @@ def _asked_as_said(c: torch.Tensor, source: torch.Tensor, u: torch.Tensor, u_gra
           "taken of u or of a view of it taken with grad mode on, and then, after backward(), u.grad is filled; "
           "otherwise c has no grad_fn and u.grad is None; the source's .grad is None in every run. "
           "With grad mode on, each of these "
-          "operations of the leaf gives a result with a grad_fn. a.detach(), s.indices(), a.view(torch.float32), "
+          "operations of the leaf gives a result with a grad_fn. Each of them again, taken with grad mode on and in "
+          "each of the three ways with grad mode off, in the same dtypes, of an inference tensor that requires grad "
+          "(the source made under torch.inference_mode() and there made to require grad with requires_grad_(), and "
+          "again wrapped there in a Parameter): the view does not require grad, and its clone has no grad_fn. "
+          "a.detach(), s.indices(), a.view(torch.float32), "
           "a.view(torch.int32) and a.view(torch.float16) of a float32 leaf that requires grad do not require grad, "
           "taken with grad mode on and in each of the three ways with grad mode off, and the clone of each taken "
-          "with grad mode off has no grad_fn. a.real of a real 3 x 4 tensor, and a.mT, a.H, a.mH and a.adjoint() of a "
-          "0-d one (each warns that it is deprecated there), a leaf that requires grad and again a non-leaf (the "
+          "with grad mode off has no grad_fn. a.real of a real 3×4 tensor, and a.mT, a.H, a.mH and a.adjoint() of a "
+          "0-d one (each warns that it is deprecated there: with torch.set_warn_always(True), set back afterwards, "
+          "every call gives one UserWarning saying so; a.real gives none), a leaf that requires grad and again a "
+          "non-leaf (the "
           "leaf times 1), in float32, float64 and bfloat16, taken with grad mode on and in each of the three ways "
           "with grad mode off, are that tensor itself, and their clone, taken with grad mode on, has a "
           "CloneBackward0 node and passes the gradient to it: torch.autograd.grad of the sum of the squares of the "
@@ -165,11 +177,15 @@ def _asked_as_said(c: torch.Tensor, source: torch.Tensor, u: torch.Tensor, u_gra
              "c 才带 CloneBackward0 节点，backward() 之后 u.grad 有了值；其他情况下 c 没有 grad_fn，u.grad 是 None；"
              "每次运行中源张量的 .grad 都是 None。"
              "在梯度模式下对叶子张量做这些操作，结果都有 "
-             "grad_fn。对需要梯度的 float32 叶子张量，a.detach()、s.indices()、a.view(torch.float32)、"
+             "grad_fn。再对需要梯度的推理张量（在 torch.inference_mode() 下创建源张量，并在模式内用 "
+             "requires_grad_() 让它需要梯度；另一次在模式内把它包成 Parameter）逐一做这些操作，dtype 相同，"
+             "不论在梯度模式下取，还是用三种关闭梯度模式的方式分别取：视图不需要梯度，它的副本没有 grad_fn。"
+             "对需要梯度的 float32 叶子张量，a.detach()、s.indices()、a.view(torch.float32)、"
              "a.view(torch.int32) 和 a.view(torch.float16) 不论在梯度"
              "模式下取，还是用三种关闭梯度模式的方式分别取，都不需要梯度；梯度模式关闭时取的这些结果，副本都没有 "
-             "grad_fn。对 3 x 4 的实数张量取 a.real，对零维张量取 a.mT、a.H、a.mH 和 a.adjoint()（它们在零维张量上"
-             "各自给出已弃用的警告），张量分别是需要梯度的叶子张量和非叶子张量（叶子张量乘 1），dtype 分别是 "
+             "grad_fn。对 3×4 的实数张量取 a.real，对零维张量取 a.mT、a.H、a.mH 和 a.adjoint()（它们在零维张量上"
+             "各自给出已弃用的警告：开启 torch.set_warn_always(True) 并在之后改回，每次调用都给出一条这样的 "
+             "UserWarning；a.real 不给出警告），张量分别是需要梯度的叶子张量和非叶子张量（叶子张量乘 1），dtype 分别是 "
              "float32、float64 和 bfloat16，不论在梯度模式下取，还是用三种关闭梯度模式的方式分别取，得到的都是这个"
              "张量本身；在梯度模式下取的副本带 CloneBackward0 节点，并把梯度传给这个张量：对副本的各值平方和调用 "
              "torch.autograd.grad 求这个张量的梯度，得到的是它各值的两倍。",
@@ -178,14 +194,16 @@ def _asked_as_said(c: torch.Tensor, source: torch.Tensor, u: torch.Tensor, u_gra
           "turn grad mode off, u, two views taken of it with grad mode on and one taken in each of the three ways "
           "with grad mode off, u.requires_grad_() called never, right after u is taken, after the view of it or "
           "after the clone, torch.autograd.grad and backward(inputs=...) asked for the source and u in the runs of "
-          f"a[:, 1:3] in float32, the {len(UNRECORDED)} views autograd does not record, and the {len(ITSELF)} calls "
+          f"a[:, 1:3] in float32, the same view operations of an inference tensor that requires grad (a tensor "
+          f"and a Parameter), the {len(UNRECORDED)} views autograd does not record, and the {len(ITSELF)} calls "
           "that return the tensor itself, on the CPU",
     "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量、非叶子张量和变成叶子张量的视图三种源张量，"
              "三种关闭梯度模式的方式，u、在梯度模式下对它取的两种视图和用三种关闭梯度模式的方式分别对它取的"
              "一种视图，不调用 "
              "u.requires_grad_()，或在取得 u 后立即、取得它的视图之后、"
              "取得副本之后调用，在 a[:, 1:3]、float32 的运行中对源张量和 u 调用的 torch.autograd.grad 和 "
-             f"backward(inputs=...)，自动求导（autograd）不记录的 {len(UNRECORDED)} 种视图，以及返回张量本身的 "
+             "backward(inputs=...)，对需要梯度的推理张量（张量和 Parameter）做的同样的视图操作，"
+             f"自动求导（autograd）不记录的 {len(UNRECORDED)} 种视图，以及返回张量本身的 "
              f"{len(ITSELF)} 种调用，在 CPU 上"})
 def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
     """A view taken with grad mode off is a leaf that requires grad (not one of a view made a leaf with
@@ -265,31 +283,55 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
     per_view = 2 * per_kind
     expected = per_kind * sum(len(VIEW_DTYPES[row.source]) * (len(KINDS) - (row.source == "s")) for row in GRAD_VIEWS)
     tracked = [entry for entry in untracked if entry[2] or entry[3]]
+    inference_runs, inference_recorded = 0, []
+    for row, (kind, wrap), mode in itertools.product(GRAD_VIEWS, INFERENCE_SOURCES.items(),
+                                                     ("grad mode on", *GRAD_OFF)):
+        for dtype in VIEW_DTYPES[row.source]:
+            with torch.inference_mode():
+                w = wrap(view_ops.make_source(row.source, "contiguous").to(dtype))
+            with GRAD_OFF.get(mode, torch.enable_grad)():
+                u = view_ops.apply(row, w)
+            c = u.clone()
+            inference_runs += 1
+            if not (w.is_inference() and w.requires_grad and isinstance(w, torch.nn.Parameter) == (kind == "Parameter")
+                    and not u.requires_grad and not c.requires_grad and c.grad_fn is None):
+                inference_recorded.append(f"{row.code} {dtype} {kind} {mode}")
     itself, itself_runs = [], 0
     for (code, (call, shape)), dtype, kind, mode in itertools.product(
             ITSELF.items(), (torch.float32, torch.float64, torch.bfloat16), ("leaf", "non-leaf"),
             ("grad mode on", *GRAD_OFF)):
         leaf = torch.arange(1.0, 13.0)[: 12 if shape else 1].reshape(shape).to(dtype).requires_grad_()
         source = leaf if kind == "leaf" else leaf * 1
-        with GRAD_OFF.get(mode, torch.enable_grad)(), warnings.catch_warnings():
-            warnings.filterwarnings("ignore", DEPRECATED_0D, UserWarning)
-            r = call(source)
+        warn_always = torch.is_warn_always_enabled()
+        torch.set_warn_always(True)  # torch gives this warning once per process unless told otherwise
+        try:
+            with GRAD_OFF.get(mode, torch.enable_grad)(), warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                r = call(source)
+        finally:
+            torch.set_warn_always(warn_always)
+        warned = len(caught) == (1 if shape == () else 0) and all(
+            issubclass(w.category, UserWarning) and re.match(DEPRECATED_0D, str(w.message)) for w in caught)
         c = r.clone()
         (grad,) = torch.autograd.grad((c * c).sum(), source)
         itself_runs += 1
-        if not (r is source and type(c.grad_fn).__name__ == "CloneBackward0"
+        if not (r is source and warned and type(c.grad_fn).__name__ == "CloneBackward0"
                 and torch.equal(grad, 2 * source.detach())):
             itself.append(f"{code} {dtype} {kind} {mode}")
     return Fact(runs == expected and asked_runs == per_view and not wrong and not not_recorded and not tracked
-                and itself_runs == len(ITSELF) * 3 * 2 * 4 and not itself,
+                and itself_runs == len(ITSELF) * 3 * 2 * 4 and not itself
+                and inference_runs == len(INFERENCE_SOURCES) * (1 + len(GRAD_OFF)) * sum(
+                    len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS) and not inference_recorded,
                 f"views run: {runs}, of which {asked_runs} also asked; not (a leaf that requires grad, but of a view "
                 f"leaf, clone recorded but of a view leaf's u without requires_grad_() called first, "
                 f"u.grad only after requires_grad_() called first and through views taken in grad mode, none on the "
                 f"leaf[, {ASKED_ROW} {ASKED_DTYPE}: autograd.grad raises '{UNUSED}' for the source and for u but "
                 f"when u gets a gradient, backward(inputs=...) raises nothing]): {wrong}; "
                 f"without a grad_fn in grad mode: {not_recorded}; unrecorded views run: {len(untracked)}, of which "
-                f"(requires grad, clone with a grad_fn): {tracked}; calls that return the tensor itself run: "
-                f"{itself_runs}, of which not the tensor itself or their clone not passing it the gradient: {itself}")
+                f"(requires grad, clone with a grad_fn): {tracked}; views of an inference tensor that requires grad "
+                f"run: {inference_runs}, of which (not as made, or requiring grad or with a clone with a grad_fn): "
+                f"{inference_recorded}; calls that return the tensor itself run: {itself_runs}, of which not the "
+                f"tensor itself, not warning as said, or their clone not passing it the gradient: {itself}")
 
 
 #: The operations run on a view taken with grad mode off, or on a view of it: three besides clone(), and clone().

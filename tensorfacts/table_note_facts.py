@@ -87,10 +87,10 @@ def _detach_edit_of_saved_output_detected() -> Fact:
 
 @fact("saved-other-tensors-of-layer-norm-and-where", {
     "en": "Runs F.layer_norm(x, (3,)) and torch.where(x > 1, x, y) on the \"what operations save\" table's fresh x "
-          "and y (3 × 3, float32) under saved_tensors_hooks: of the tensors the pack hook receives, those that are "
+          "and y (3×3, float32) under saved_tensors_hooks: of the tensors the pack hook receives, those that are "
           "neither x, y nor the output are two tensors of shape (3, 1) for layer_norm, the first equal to "
           "x.mean(-1, keepdim=True) up to rounding; for where, one tensor, equal to x > 1.",
-    "zh_CN": "在 saved_tensors_hooks 下，对“各操作保存了哪些张量”表中新建的 x 和 y（3 × 3，float32）运行 "
+    "zh_CN": "在 saved_tensors_hooks 下，对“各操作保存了哪些张量”表中新建的 x 和 y（3×3，float32）运行 "
              "F.layer_norm(x, (3,)) 和 torch.where(x > 1, x, y)：打包钩子收到的张量中，既不是 x、y，"
              "也不是输出的那些：layer_norm 是两个形状为 (3, 1) 的张量，第一个在舍入误差内等于 "
              "x.mean(-1, keepdim=True)；where 是一个张量，等于 x > 1。",

@@ -229,13 +229,13 @@ SAVED_NOTES: tuple[Advice, ...] = (
     Advice(
         "operands",
         {
-            "en": "On the table's 3 × 3 operands, `torch.mul`, `torch.div` and `torch.matmul` save both operands "
+            "en": "On the table's 3×3 operands, `torch.mul`, `torch.div` and `torch.matmul` save both operands "
                 "when both require grad; `torch.mul(x, c)`, with a `c` that does not, saves only `c`, and `x * 2` "
                 "saves no tensor that the hooks see. A `torch.matmul` that broadcasts can save a reshaped copy of "
                 "an operand instead: for `x` of shape (3, 3) that requires grad, as in the table, and `y` of shape "
                 "(2, 3, 3) it saves a copy of `y`, so "
                 "an in-place edit of `y` then neither raises nor changes the gradients.",
-            "zh_CN": "在表中 3 × 3 的操作数上，两个操作数都需要梯度时，`torch.mul`、`torch.div` 和 `torch.matmul` "
+            "zh_CN": "在表中 3×3 的操作数上，两个操作数都需要梯度时，`torch.mul`、`torch.div` 和 `torch.matmul` "
                 "两个都保存；`torch.mul(x, c)` 只保存 `c`（`c` 不需要梯度）；`x * 2` 则不保存任何钩子看得到的张量。"
                 "做广播的 `torch.matmul` 可能改为保存某个操作数改变了形状的副本：`x` 的形状为 (3, 3) "
                 "且像表中那样需要梯度、"
