@@ -288,7 +288,7 @@ assert not any(same_storage(copies["copy.deepcopy"][key], state[key]) for key in
 
 # %%
 # 列表也一样：``items.copy()``、``items[:]``、``list(items)`` 和 ``copy.copy(items)`` 装的是同样的张量；
-# ``copy.deepcopy(items)`` 装的是副本。同一块存储上的普通 CPU 张量，只要不带共轭位（conjugate bit）或负号位（negative bit），复制之后彼此仍然共享（一次深拷贝，每块存储只复制一份）；这样的切片复制时，连同它背后的整块存储一起复制。这种共享要求是同一个存储对象：``torch.from_numpy(t.numpy())`` 和 ``torch.from_dlpack(t)`` 得到的别名有自己的存储对象，只是落在同一块内存上，``same_storage`` 报告二者共享存储，可它的深拷贝与 ``t`` 的副本什么也不共享。``Parameter`` 则是克隆出来的：副本只含它自己的元素，原本共享一块存储的两个参数，复制之后不再共享。
+# ``copy.deepcopy(items)`` 装的是副本。同一块存储上的普通 CPU 张量，只要不带共轭位（conjugate bit）或负号位（negative bit），复制之后彼此仍然共享（一次深拷贝，每块存储只复制一份）；由切片得到的张量（如下面的 ``row[2:]``）复制时，连同它背后的整块存储一起复制。这种共享要求是同一个存储对象：``torch.from_numpy(t.numpy())`` 和 ``torch.from_dlpack(t)`` 得到的别名有自己的存储对象，只是落在同一块内存上，``same_storage`` 报告二者共享存储，可它的深拷贝与 ``t`` 的副本什么也不共享。``Parameter`` 则是克隆出来的：副本只含它自己的元素，原本共享一块存储的两个参数，复制之后不再共享。
 
 items = [torch.ones(2), torch.zeros(2)]
 shallow = {"items.copy()": items.copy(), "items[:]": items[:], "list(items)": list(items),
