@@ -297,14 +297,14 @@ assert not any(same_storage(copies["copy.deepcopy"][key], state[key]) for key in
 # sphinx_gallery_end_ignore
 
 # %%
-# Lists behave the same: ``items.copy()``, ``items[:]``, ``list(items)`` and ``copy.copy(items)``
-# hold the same tensors; ``copy.deepcopy(items)`` holds copies. Copies of plain CPU tensors on one storage
-# (without the conjugate or negative bit) still share one new storage with each other (one deep copy copies a
-# storage once), and a tensor that is a slice of another (``row[2:]`` below) is copied with the whole storage
-# behind it. That sharing needs one storage object: ``torch.from_numpy(t.numpy())`` and ``torch.from_dlpack(t)``
-# give an alias with a storage object of its own over the same memory, which ``same_storage`` reports as shared, yet its deep copy shares
-# nothing with the copy of ``t``. A ``Parameter`` is copied by cloning it instead: its copy
-# holds only its own elements, and two parameters that shared a storage no longer do.
+# Lists behave the same: ``items.copy()``, ``items[:]``, ``list(items)`` and ``copy.copy(items)`` hold the same
+# tensors; ``copy.deepcopy(items)`` holds copies. Copies of plain CPU tensors on one storage (without the
+# conjugate or negative bit) still share one new storage with each other (one deep copy copies a storage once),
+# and a tensor that is a slice of another (``row[2:]`` below) is copied with the whole storage behind it. That
+# sharing needs one storage object: ``torch.from_numpy(t.numpy())`` and ``torch.from_dlpack(t)`` give an alias
+# with a storage object of its own over the same memory, which ``same_storage`` reports as shared, yet its deep
+# copy shares nothing with the copy of ``t``. A ``Parameter`` is copied by cloning it instead: its copy holds
+# only its own elements, and two parameters that shared a storage no longer do.
 
 items = [torch.ones(2), torch.zeros(2)]
 shallow = {"items.copy()": items.copy(), "items[:]": items[:], "list(items)": list(items),
