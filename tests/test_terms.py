@@ -198,6 +198,8 @@ BOX = (".. admonition:: 答案\n   :class: answer\n\n   {box}\n\n   .. code-bloc
         (BOX.format(box="切片是视图。", body="切片是视图（view）。"), None),
         (BOX.format(box="切片是视图（view）。", body="切片是视图。"), None),
         (BOX.format(box="切片是视图。", body="切片是视图。"), (10, "视图")),
+        ("视图（view）……\n另一个视图（view）。", (2, "视图")),
+        ("视图（view）……\n另一个视图，视图（`_is_view()` 为真）。", None),
     ],
     ids=["autograd-first-carries-both", "autograd-zh-alone", "autograd-en-alone-first",
          "a-torch-name-is-not-a-mention", "no-mention", "alt-text-is-not-the-first-mention", "alt-text-needs-no-pair",
@@ -207,7 +209,7 @@ BOX = (".. admonition:: 答案\n   :class: answer\n\n   {box}\n\n   .. code-bloc
          "view-not-glossed", "code-names-are-not-mentions", "hooks-not-glossed", "hooks-code-name-is-not-a-mention",
          "a-title-is-not-the-first-mention", "link-text-is-not-the-first-mention", "code-block-is-not-prose",
          "doctest-is-not-prose", "answer-box-is-exempt", "a-gloss-in-the-answer-box-counts",
-         "after-the-answer-box-the-body-glosses"],
+         "after-the-answer-box-the-body-glosses", "a-second-gloss", "parentheses-that-do-not-gloss"],
 )
 def test_the_first_mention_of_a_core_term_carries_its_gloss(text, expected):
     found = first_mentions.first_mention_problems(text)
@@ -222,6 +224,32 @@ BREAKS = [
     ("gallery/zh_CN/questions/plot_12_version_counter.py", "视图（view）"),
     ("docs/zh_CN/index.md", "原地（in-place）"),
 ]
+
+
+#: (page, a later mention of a term, the same mention glossed): glossing it again must name the page and line.
+GLOSSED_AGAIN = [
+    ("gallery/zh_CN/questions/GALLERY_HEADER.rst", "、视图、", "、视图（view）、"),
+    ("gallery/zh_CN/questions/plot_12_version_counter.py", "张量自己、视图、", "张量自己、视图（view）、"),
+]
+
+
+@pytest.mark.slow  # over a second: reads every page
+def test_a_term_glossed_again_is_named_outside_the_entry_pages(tmp_path):
+    for part in ("gallery", "docs"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "_*"))
+    for where, mention, glossed in GLOSSED_AGAIN:
+        page = tmp_path / where
+        text = page.read_text(encoding="utf-8")
+        assert text.count(mention) == 1, (where, mention)
+        page.write_text(text.replace(mention, glossed), encoding="utf-8")
+        problems = first_mentions.check_first_mentions(tmp_path)
+        page.write_text(text, encoding="utf-8")
+        line = text[:text.index(mention)].count("\n") + 1
+        assert len(problems) == 1 and problems[0].startswith(f"{where}:{line}: a later mention of 视图"), problems
+    # The glossary and the facts page gloss a term in each entry that needs it, and pass.
+    for name in first_mentions.ENTRY_PAGES:
+        text = "\n".join(part for part, _ in first_mentions._pieces(ROOT / "docs/zh_CN" / name, ROOT, "zh_CN"))
+        assert any("glosses it again" in message for _, message in first_mentions._unglossed(text)), name
 
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page

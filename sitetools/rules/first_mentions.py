@@ -24,6 +24,9 @@ is derived from them. What counts, kept simple:
   screen (:mod:`sitetools.rules.answer_box`), so it counts only where it glosses: a gloss in the box satisfies
   the rule, an unglossed mention there does not count, and then the first mention after the box carries the
   gloss.
+- The gloss is given once: a later mention of a term whose parentheses hold its gloss again is a problem,
+  except on the pages whose entries are each read on their own (:data:`ENTRY_PAGES`: the glossary, the
+  facts page).
 """
 
 from __future__ import annotations
@@ -39,6 +42,9 @@ from sitetools.rules.wording import chinese_pages
 FIRST_MENTIONS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (term.zh, term.gloss, re.compile(term.mention or re.escape(term.zh))) for term in TERMS if term.gloss
 )
+
+#: Pages made of entries a reader reads one at a time, each glossing its own terms.
+ENTRY_PAGES = frozenset({"glossary.md", "facts.md"})
 
 #: The parentheses right after a mention (the mention's compound may run on for two characters).
 _AFTER = re.compile(r"[\u4e00-\u9fff]{0,2}（([^）]*)）")
@@ -94,9 +100,16 @@ def _first_unglossed(text: str, boxes: list[tuple[int, int]], gloss: str, mentio
     return None
 
 
-def _unglossed(text: str) -> list[tuple[int, str]]:
+def _glossed(text: str, found: re.Match[str], gloss: str) -> bool:
+    """Whether the parentheses after the mention ``found`` hold ``gloss`` as a word of their own
+    (``视图（view）`` does, ``视图（`_is_view()` 为真）`` does not)."""
+    after = _AFTER.match(text, found.end())
+    return bool(after and re.search(rf"(?<![\w.]){re.escape(gloss)}(?![\w(])", after.group(1)))
+
+
+def _unglossed(text: str, once: bool = True) -> list[tuple[int, str]]:
     """``(offset, message)`` for each term of :data:`FIRST_MENTIONS` whose first mention in ``text`` is
-    not glossed."""
+    not glossed and, with ``once``, for each later mention glossed again."""
     found = []
     shown = prose(text)  # once for every term
     boxes = [box.span() for box in _BOX.finditer(shown)]
@@ -106,6 +119,9 @@ def _unglossed(text: str) -> list[tuple[int, str]]:
             context = text[first.start() : first.start() + 12].split("\n")[0]
             found.append((first.start(), f"the first mention of {zh} on the page, {context!r}, is not glossed: "
                                          f"write {first.group()}（{gloss}）"))
+        glossed = [mention for mention in mention.finditer(shown) if _glossed(shown, mention, gloss)]
+        found += [(again.start(), f"a later mention of {zh} glosses it again: write {again.group()} alone")
+                  for again in (glossed[1:] if once else [])]
     return found
 
 
@@ -149,7 +165,7 @@ def check_first_mentions(root: Path = ROOT, code: str = "zh_CN") -> list[str]:
         parts = [piece for page in group for piece in _pieces(page, root, code)]
         text = "\n".join(part for part, _ in parts)
         starts = [sum(len(part) + 1 for part, _ in parts[:index]) for index in range(len(parts))]
-        for offset, message in _unglossed(text):
+        for offset, message in _unglossed(text, once=not any(page.name in ENTRY_PAGES for page in group)):
             index = max(i for i, start in enumerate(starts) if start <= offset)
             problems.append(f"{parts[index][1](offset - starts[index])}: {message} "
                             f"(see CONTRIBUTING.md, 'Typography'; the core terms carry a gloss in "
