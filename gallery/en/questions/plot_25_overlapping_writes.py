@@ -23,7 +23,10 @@ mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is bein
 ``t[1:] = t[:-1].clone()`` gets it too; under ``torch.no_grad()`` it works. With grad mode on, three other kinds
 of view of one get autograd's error about such views instead: one taken under ``torch.no_grad()`` or
 ``torch.inference_mode()``, an output of ``unbind()`` (iterating over a tensor, ``for row in x``, calls it),
-``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. This page shows why (the
+``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. An inference
+tensor (such as one that ``torch.inference_mode()`` creates in new memory) refuses the cloned shift outside that mode,
+even under ``torch.no_grad()``, with ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not
+allowed``, after writing the shifted values; inside the mode the cloned shift works. This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
 overlaps the destination, some refused and some not, shows the same shift running silently
 with wrong values on every second element of a longer tensor, on a column, on a transpose and along a second
@@ -690,6 +693,33 @@ assert {cloned_refused_in_grad_mode(make) for make in leaf_and_views} == leaf_me
     "gets the leaf's message")
 assert all(cloned_shift_under_no_grad(make) for make in leaf_and_views), (
     "under no_grad, the cloned shift of a leaf that requires grad, and of its views, gives the intended shift")
+
+
+def inference_tensors():
+    normal = torch.arange(5.0)
+    with torch.inference_mode():
+        return (torch.arange(5.0), torch.arange(12.0).reshape(4, 3), torch.arange(10.0)[::2], torch.arange(5),
+                normal.view(torch.int32))
+
+
+def cloned_shift_of_inference(mode, it):
+    intended = torch.cat((it[:1], it[:-1])).tolist()
+    try:
+        cloned_shift_in(mode, it)
+    except RuntimeError as e:
+        return str(e).split(".")[0], it.tolist() == intended
+    return None, it.tolist() == intended
+
+
+assert all(it.is_inference() for it in inference_tensors()), (
+    "all five tensors made for these checks are inference tensors")
+inference_message = "Inplace update to inference tensor outside InferenceMode is not allowed"
+assert {cloned_shift_of_inference(outside, it) for outside in (torch.enable_grad, torch.no_grad)
+        for it in inference_tensors()} == {(inference_message, True)}, (
+    "outside inference_mode, even under no_grad, the cloned shift of an inference tensor raises the inference "
+    "tensor's message after writing the shifted values")
+assert {cloned_shift_of_inference(torch.inference_mode, it) for it in inference_tensors()} == {(None, True)}, (
+    "inside inference_mode, the cloned shift of an inference tensor gives the intended shift")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -727,4 +757,5 @@ for step, obs in enumerate(observations):
 # every second element of a longer tensor, on a column and on a transpose of a 3 x 3 tensor, and along the second
 # dimension of a 2-d tensor, ran without an error and wrote wrong values. Cloning the source,
 # ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it, except with grad mode on for a
-# leaf that requires grad and for views of one; under ``torch.no_grad()`` it did there too.
+# leaf that requires grad and for views of one, and outside ``torch.inference_mode()`` for an inference tensor; under
+# ``torch.no_grad()`` it did for the former, inside ``torch.inference_mode()`` for the latter.
