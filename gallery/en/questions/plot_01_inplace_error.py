@@ -581,11 +581,12 @@ assert r is h, "an in-place ReLU returns its input"
 # their output, when that output is a new tensor that no other operation saved (a multiply by a gate
 # that requires grad saves it, and ``backward()`` then raises; a view is not new: see the next cell).
 # With grad mode on and an output that requires grad, it does not work on a piece of that output
-# taken with ``chunk``, ``split`` or ``unbind``: those return several views of one tensor, and
-# ``ReLU(inplace=True)`` or ``torch.nn.functional.relu(..., inplace=True)`` on one of them raises at
-# once, in the forward pass: the message says the view "is the output of a function that returns
-# multiple views". (The seed fixes the layer's random weights, so the comparison is the same on every
-# run.)
+# taken with ``chunk``, ``split`` or ``unbind``, even when it is the only piece:
+# ``ReLU(inplace=True)`` or ``torch.nn.functional.relu(..., inplace=True)`` on it raises at once, in
+# the forward pass, and the message says the view "is the output of a function that returns multiple
+# views". ``tensor_split`` also returns views of the output, yet the in-place ReLU on one of its
+# pieces runs and gives the same gradient as the plain ReLU. (The seed fixes the layer's random
+# weights, so the comparison is the same on every run.)
 torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
 x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
@@ -597,7 +598,19 @@ torch.nn.ReLU()(layer(x)).sum().backward()
 print("x.grad, in-place ReLU:", grad_inplace)
 print("x.grad, plain ReLU:   ", x.grad)
 assert torch.equal(grad_inplace, x.grad), "after Linear, the in-place ReLU gives the same gradient"
+x.grad = None
+out = layer(x)
+torch.nn.ReLU(inplace=True)(out.tensor_split(2, dim=1)[0])
+out.sum().backward()
+print("x.grad, in-place ReLU on a tensor_split piece:", x.grad)
 # sphinx_gallery_start_ignore
+plain_pieces = layer(x).tensor_split(2, dim=1)
+assert torch.equal(x.grad, torch.autograd.grad(torch.nn.ReLU()(plain_pieces[0]).sum() + plain_pieces[1].sum(), x)[0]), (
+    "the in-place ReLU on a tensor_split piece gives the same gradient as the plain ReLU")
+assert all(piece_of_out._base is out for piece_of_out in out.tensor_split(2, dim=1)), (
+    "tensor_split returns views of the output")
+assert torch.equal(out.detach(), layer(x).detach().clamp(min=0)) and (layer(x).detach() < 0).any(), (
+    "the in-place ReLU on the tensor_split piece cleared a negative value of the output")
 assert grad_inplace.abs().sum() > 0, "the gradient compared is not zero"
 gate = torch.tensor([[2.0, 3.0]], requires_grad=True)
 hidden = layer(x)
@@ -609,16 +622,19 @@ except RuntimeError as e:
     assert "modified by an inplace operation" in str(e), "the multiply saved the ReLU's input"
 else:
     raise AssertionError("an in-place ReLU on an output another operation saved must make backward() raise")
-for pieces in (layer(x).chunk(2, dim=1), layer(x).split(1, dim=1), layer(x).unbind(1)):
+assert [len(pieces) for pieces in (layer(x).chunk(1, dim=1), layer(x).split(5, dim=1), layer(x).unbind(0))] == [1] * 3, (
+    "chunk(1), split(5) and unbind(0) of the output give a single piece")
+for pieces in (layer(x).chunk(2, dim=1), layer(x).split(1, dim=1), layer(x).unbind(1),
+               layer(x).chunk(1, dim=1), layer(x).split(5, dim=1), layer(x).unbind(0)):
     for relu_in_place in (torch.nn.ReLU(inplace=True), lambda t: torch.nn.functional.relu(t, inplace=True)):
         try:
             relu_in_place(pieces[0])
         except RuntimeError as e:
             assert "is the output of a function that returns multiple views" in str(e), (
-                "an in-place ReLU on a piece from chunk, split or unbind raises the multiple-views error"
+                "an in-place ReLU on a piece from chunk, split or unbind, even the only piece, raises the multiple-views error"
             )
         else:
-            raise AssertionError("an in-place ReLU on an output of chunk, split or unbind must raise at once")
+            raise AssertionError("an in-place ReLU on an output of chunk, split or unbind, even the only one, must raise at once")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -363,19 +363,21 @@ assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.ite
 
 # %%
 # Writes are not all that moves the counter. In-place calls that change only the shape, such as
-# ``t_()``, ``unsqueeze_()`` and ``resize_()`` to a new size, move it by one too; some other in-place
-# calls do not move it: ``detach_()``, ``requires_grad_()``, ``share_memory_()``, and ``resize_()`` to
-# the size the tensor already has. Each line runs on a fresh ``t = torch.arange(4.0)``, with grad mode
-# on and again under ``torch.no_grad()``.
+# ``t_()``, ``unsqueeze_()``, and ``resize_()`` or ``resize_as_()`` to a new size, move it by one too;
+# some other in-place calls do not move it: ``detach_()``, ``requires_grad_()``, ``share_memory_()``, and
+# ``resize_()`` or ``resize_as_()`` to the size the tensor already has. Each line runs on a fresh
+# ``t = torch.arange(4.0)``, with grad mode on and again under ``torch.no_grad()``.
 
 calls = {
     "t.t_()": lambda t: t.t_(),
     "t.unsqueeze_(0)": lambda t: t.unsqueeze_(0),
     "t.resize_(8)": lambda t: t.resize_(8),
+    "t.resize_as_(torch.empty(2, 2))": lambda t: t.resize_as_(torch.empty(2, 2)),
     "t.detach_()": lambda t: t.detach_(),
     "t.requires_grad_()": lambda t: t.requires_grad_(),
     "t.share_memory_()": lambda t: t.share_memory_(),
     "t.resize_(4)": lambda t: t.resize_(4),
+    "t.resize_as_(torch.empty(4))": lambda t: t.resize_as_(torch.empty(4)),
 }
 
 
@@ -389,10 +391,10 @@ def moved_by(call, mode):
 
 moves = {line: (moved_by(call, torch.enable_grad), moved_by(call, torch.no_grad)) for line, call in calls.items()}
 for line, (moved, moved_no_grad) in moves.items():
-    print(f"{line:19} _version moves by: {moved}  under no_grad: {moved_no_grad}")
-assert list(moves.values()) == [(1, 1)] * 3 + [(0, 0)] * 4, (
-    "t_(), unsqueeze_() and resize_() to a new size move _version by one; detach_(), requires_grad_(), "
-    "share_memory_() and resize_() to the tensor's own size do not")
+    print(f"{line:31} _version moves by: {moved}  under no_grad: {moved_no_grad}")
+assert list(moves.values()) == [(1, 1)] * 4 + [(0, 0)] * 5, (
+    "t_(), unsqueeze_(), and resize_() or resize_as_() to a new size move _version by one; detach_(), "
+    "requires_grad_(), share_memory_(), and resize_() or resize_as_() to the tensor's own size do not")
 
 # %%
 # A fused optimizer step
@@ -493,8 +495,8 @@ assert same_storage(base, view), "the view uses the base's memory"
 # ``_version`` counts the in-place torch operations made through the tensor itself, a view,
 # ``detach()`` or ``out=``, with or without ``torch.no_grad()``, shape changes such as ``t_()`` included;
 # the Python-callback methods ``apply_``, ``map_`` and ``map2_``, some torch kernels that write in place,
-# and the calls ``detach_()``, ``requires_grad_()``, ``share_memory_()`` and ``resize_()`` to the tensor's
-# own size are not among them. The kernels of
+# and the calls ``detach_()``, ``requires_grad_()``, ``share_memory_()``, and ``resize_()`` or
+# ``resize_as_()`` to the tensor's own size are not among them. The kernels of
 # this kind that this site checked are the fused kernels of an optimizer made with ``fused=True``, the
 # unscaling of ``torch.amp.GradScaler.unscale_``, a ``BatchNorm`` layer's update of ``running_mean`` and
 # ``running_var``, and the update of the quantization-aware training module

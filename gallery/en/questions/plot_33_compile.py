@@ -553,7 +553,7 @@ assert "modified by an inplace operation" in inplace_message, "backward stops wi
 # An edit through ``.data`` is different. In eager mode it moves no version counter
 # (:ref:`data-vs-detach-data`), so ``backward()`` runs and computes ``w.grad`` from the edited ``a``.
 # Inside a function compiled with ``backend="aot_eager"``, the same edit moves ``a._version``, so
-# ``backward()`` raises the in-place error.
+# ``backward()`` of a ``y`` computed outside that function raises the in-place error.
 
 
 def add_one_through_data(x):
@@ -591,8 +591,8 @@ assert torch.equal(a, torch.arange(1.0, 4.0)), "compiled: the .data edit reaches
 # sphinx_gallery_end_ignore
 
 # %%
-# When the compiled function both saves the tensor and edits it in one captured graph, the error
-# comes earlier: the call itself raises it while ``torch.compile`` compiles the function, as a ``BackendCompilerFailed`` (a
+# When the compiled function both saves the tensor and edits it in one captured graph, other than
+# through ``.data``, the error comes earlier: the call itself raises it while ``torch.compile`` compiles the function, as a ``BackendCompilerFailed`` (a
 # ``RuntimeError``), and ``a`` is not edited: it keeps its values and its version. torch also warns
 # while compiling, ``Error detected in MulBackward0``; the page catches the warning and prints its
 # first line.
@@ -624,6 +624,29 @@ assert torch.equal(a, torch.arange(3.0)) and a._version == 0, "a is not edited: 
 assert [str(warning.message).splitlines()[0] for warning in caught] == [
     "Error detected in MulBackward0. Traceback of forward call that caused the error:"
 ], "compiling warns once, Error detected in MulBackward0"
+# sphinx_gallery_end_ignore
+
+# %%
+# An edit through ``.data`` in that same graph raises nothing: the call edits ``a`` and moves
+# ``a._version``, yet ``backward()`` runs and, as in eager mode, computes ``w.grad`` from the edited ``a``.
+
+
+def save_then_edit_through_data(w, a):
+    y = (w * a).sum()
+    a.data.add_(1)
+    return y
+
+
+w = torch.ones(3, requires_grad=True)
+a = torch.arange(3.0)
+y = torch.compile(save_then_edit_through_data, backend="aot_eager")(w, a)
+print("a:", a, " a._version:", a._version)
+y.backward()
+print("w.grad:", w.grad)
+assert a._version > 0 and torch.equal(w.grad, a), (
+    "with the save and a .data edit in one graph, the call moves a._version and backward() uses the edited a")
+# sphinx_gallery_start_ignore
+assert torch.equal(a, torch.arange(1.0, 4.0)), "the .data edit in the same graph reaches a"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -743,5 +766,6 @@ if torch.cuda.is_available():
 # function compiled with ``backend="aot_eager"`` an in-place edit reached the caller's tensor and moved
 # its version counter, even an edit through ``.data``, which moves none in eager mode; rebinding the
 # name did not. A compiled function that saved a tensor for the backward pass and
-# then edited it in the same graph raised when called, and edited nothing; with a graph break between
+# then edited it in the same graph raised when called, and edited nothing (through ``.data`` it raised
+# nothing, and ``backward()`` used the edited values); with a graph break between
 # the two, the edit ran and ``backward()`` raised.

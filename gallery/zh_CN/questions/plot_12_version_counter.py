@@ -346,16 +346,18 @@ print("bias same storage as flat:", same_storage(layer.bias, flat))
 assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.item() == 30.0, "the model follows flat"
 
 # %%
-# 让计数器走动的不只是写入数值。只改形状的原地调用，例如 ``t_()``、``unsqueeze_()`` 和改成新大小的 ``resize_()``，同样让它加 1；另一些原地调用则不动它：``detach_()``、``requires_grad_()``、``share_memory_()``，以及按张量现有大小调用的 ``resize_()``。每一行都在全新的 ``t = torch.arange(4.0)`` 上运行，梯度模式（grad mode）开启时一次，在 ``torch.no_grad()`` 下再一次。
+# 让计数器走动的不只是写入数值。只改形状的原地调用，例如 ``t_()``、``unsqueeze_()``，以及改成新大小的 ``resize_()`` 或 ``resize_as_()``，同样让它加 1；另一些原地调用则不动它：``detach_()``、``requires_grad_()``、``share_memory_()``，以及按张量现有大小调用的 ``resize_()`` 或 ``resize_as_()``。每一行都在全新的 ``t = torch.arange(4.0)`` 上运行，梯度模式（grad mode）开启时一次，在 ``torch.no_grad()`` 下再一次。
 
 calls = {
     "t.t_()": lambda t: t.t_(),
     "t.unsqueeze_(0)": lambda t: t.unsqueeze_(0),
     "t.resize_(8)": lambda t: t.resize_(8),
+    "t.resize_as_(torch.empty(2, 2))": lambda t: t.resize_as_(torch.empty(2, 2)),
     "t.detach_()": lambda t: t.detach_(),
     "t.requires_grad_()": lambda t: t.requires_grad_(),
     "t.share_memory_()": lambda t: t.share_memory_(),
     "t.resize_(4)": lambda t: t.resize_(4),
+    "t.resize_as_(torch.empty(4))": lambda t: t.resize_as_(torch.empty(4)),
 }
 
 
@@ -369,10 +371,10 @@ def moved_by(call, mode):
 
 moves = {line: (moved_by(call, torch.enable_grad), moved_by(call, torch.no_grad)) for line, call in calls.items()}
 for line, (moved, moved_no_grad) in moves.items():
-    print(f"{line:19} _version moves by: {moved}  under no_grad: {moved_no_grad}")
-assert list(moves.values()) == [(1, 1)] * 3 + [(0, 0)] * 4, (
-    "t_(), unsqueeze_() and resize_() to a new size move _version by one; detach_(), requires_grad_(), "
-    "share_memory_() and resize_() to the tensor's own size do not")
+    print(f"{line:31} _version moves by: {moved}  under no_grad: {moved_no_grad}")
+assert list(moves.values()) == [(1, 1)] * 4 + [(0, 0)] * 5, (
+    "t_(), unsqueeze_(), and resize_() or resize_as_() to a new size move _version by one; detach_(), "
+    "requires_grad_(), share_memory_(), and resize_() or resize_as_() to the tensor's own size do not")
 
 # %%
 # fused 优化器的一步
@@ -467,6 +469,6 @@ assert same_storage(base, view), "the view uses the base's memory"
 # ----
 #
 # ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的 torch 原地操作（包括 ``t_()`` 这类改形状的操作），在不在
-# ``torch.no_grad()`` 下都一样；调用 Python 函数的方法 ``apply_``、``map_`` 和 ``map2_``，一些原地写入的 torch 内核，以及 ``detach_()``、``requires_grad_()``、``share_memory_()`` 和按张量自身大小调用的 ``resize_()``，都不在其中。本站检查过的这类内核有：``fused=True`` 的优化器所用的融合内核、``torch.amp.GradScaler.unscale_`` 的反缩放、
+# ``torch.no_grad()`` 下都一样；调用 Python 函数的方法 ``apply_``、``map_`` 和 ``map2_``，一些原地写入的 torch 内核，以及 ``detach_()``、``requires_grad_()``、``share_memory_()`` 和按张量自身大小调用的 ``resize_()`` 或 ``resize_as_()``，都不在其中。本站检查过的这类内核有：``fused=True`` 的优化器所用的融合内核、``torch.amp.GradScaler.unscale_`` 的反缩放、
 # ``BatchNorm`` 层对 ``running_mean`` 和 ``running_var`` 的更新，以及量化感知训练模块 ``torch.ao.quantization.FusedMovingAvgObsFakeQuantize`` 的更新，它原地改写自己的 ``scale`` 和 ``zero_point`` 以及观察器的 ``min_val`` 和 ``max_val``；别的内核也可能这样。通往同一块内存的不少途径绕得过版本计数器，例如 ``.data``、NumPy、``untyped_storage()``、DLPack 别名、
 # ``copy.copy(t)``、``apply_``、``map_`` 和 ``map2_``、``nn.utils.vector_to_parameters`` 和上面这几个内核：它们改了数值，计数器却没有动，所以经由它们的修改可能让梯度算错而不报错（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。:fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`

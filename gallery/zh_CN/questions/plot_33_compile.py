@@ -507,7 +507,7 @@ else:
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
 
 # %%
-# 经由 ``.data`` 的修改则不一样。在即时执行模式下，它不推进版本计数器（见\ :ref:`“.data”那一页 <data-vs-detach-data>`），所以 ``backward()`` 照常运行，用修改后的 ``a`` 算出 ``w.grad``。在用 ``backend="aot_eager"`` 编译的函数里，同样的修改会推进 ``a._version``，于是 ``backward()`` 抛出原地修改的错误。
+# 经由 ``.data`` 的修改则不一样。在即时执行模式下，它不推进版本计数器（见\ :ref:`“.data”那一页 <data-vs-detach-data>`），所以 ``backward()`` 照常运行，用修改后的 ``a`` 算出 ``w.grad``。在用 ``backend="aot_eager"`` 编译的函数里，同样的修改会推进 ``a._version``，于是对在这个函数之外算出的 ``y`` 调用 ``backward()``，会抛出原地修改的错误。
 
 
 def add_one_through_data(x):
@@ -545,7 +545,7 @@ assert torch.equal(a, torch.arange(1.0, 4.0)), "compiled: the .data edit reaches
 # sphinx_gallery_end_ignore
 
 # %%
-# 如果同一个编译后的函数在同一张捕获的计算图里既保存这个张量又原地修改它，错误来得更早：``torch.compile`` 编译这个函数时，调用本身就抛出这个错误，类型是 ``BackendCompilerFailed``，属于 ``RuntimeError``；``a`` 也没有被修改，值和版本都和原来一样。编译时 torch 还会发出一条警告 ``Error detected in MulBackward0``，本页捕获这条警告，打印它的第一行。
+# 如果同一个编译后的函数在同一张捕获的计算图里既保存这个张量，又原地修改它（经由 ``.data`` 的修改除外），错误来得更早：``torch.compile`` 编译这个函数时，调用本身就抛出这个错误，类型是 ``BackendCompilerFailed``，属于 ``RuntimeError``；``a`` 也没有被修改，值和版本都和原来一样。编译时 torch 还会发出一条警告 ``Error detected in MulBackward0``，本页捕获这条警告，打印它的第一行。
 
 
 def save_then_edit(w, a):
@@ -574,6 +574,28 @@ assert torch.equal(a, torch.arange(3.0)) and a._version == 0, "a is not edited: 
 assert [str(warning.message).splitlines()[0] for warning in caught] == [
     "Error detected in MulBackward0. Traceback of forward call that caused the error:"
 ], "compiling warns once, Error detected in MulBackward0"
+# sphinx_gallery_end_ignore
+
+# %%
+# 在同一张图里经由 ``.data`` 修改则什么错误也不报：调用修改了 ``a``，也推进了 ``a._version``，但 ``backward()`` 照常运行，并且和即时执行模式下一样，用修改后的 ``a`` 算出 ``w.grad``。
+
+
+def save_then_edit_through_data(w, a):
+    y = (w * a).sum()
+    a.data.add_(1)
+    return y
+
+
+w = torch.ones(3, requires_grad=True)
+a = torch.arange(3.0)
+y = torch.compile(save_then_edit_through_data, backend="aot_eager")(w, a)
+print("a:", a, " a._version:", a._version)
+y.backward()
+print("w.grad:", w.grad)
+assert a._version > 0 and torch.equal(w.grad, a), (
+    "with the save and a .data edit in one graph, the call moves a._version and backward() uses the edited a")
+# sphinx_gallery_start_ignore
+assert torch.equal(a, torch.arange(1.0, 4.0)), "the .data edit in the same graph reaches a"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -670,4 +692,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以无论经由哪一个训练，两者都得到了训练，对 ``model`` 训练的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键都加载进了普通模块，经由 ``compiled._orig_mod`` 或 ``model`` 也加载进了编译后的模块（编译后的模块本身不认普通的字典）；``model.compile()`` 则让名字保持了原样。对包装器 ``copy.deepcopy`` 会复制模型。在用 ``backend="aot_eager"`` 编译的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加，连经由 ``.data`` 的修改也是如此，尽管它在即时执行模式下不推进版本计数器；重新绑定名字则不会。一个编译后的函数如果在同一张图里先为反向传播保存一个张量、再原地修改它，一调用就报错，什么也没有修改；两者之间有图中断时，修改照常执行，到 ``backward()`` 时才报错。
+# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以无论经由哪一个训练，两者都得到了训练，对 ``model`` 训练的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键都加载进了普通模块，经由 ``compiled._orig_mod`` 或 ``model`` 也加载进了编译后的模块（编译后的模块本身不认普通的字典）；``model.compile()`` 则让名字保持了原样。对包装器 ``copy.deepcopy`` 会复制模型。在用 ``backend="aot_eager"`` 编译的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加，连经由 ``.data`` 的修改也是如此，尽管它在即时执行模式下不推进版本计数器；重新绑定名字则不会。一个编译后的函数如果在同一张图里先为反向传播保存一个张量、再原地修改它，一调用就报错，什么也没有修改（经由 ``.data`` 修改则不报错，``backward()`` 用的是修改后的值）；两者之间有图中断时，修改照常执行，到 ``backward()`` 时才报错。
