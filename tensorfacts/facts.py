@@ -236,15 +236,15 @@ def _deepcopy_view_copies_storage() -> Fact:
 @fact("leaf-refuses-inplace", {
     "en": "Calls a.add_(1) on a leaf that requires grad: refused with grad mode on, torch.enable_grad() inside "
           "torch.no_grad() included; under torch.no_grad() it runs and a becomes [2, 3, 4]; inside "
-          "torch.inference_mode() it runs even with torch.enable_grad(), which turns grad mode on, and a becomes "
+          "torch.inference_mode() with torch.enable_grad(), which turns grad mode on, it runs, and a becomes "
           "[3, 4, 5].",
     "zh_CN": "对需要梯度的叶子张量调用 a.add_(1)：梯度模式下被拒绝，在 torch.no_grad() 里用 torch.enable_grad() "
-             "打开梯度模式也一样；在 torch.no_grad() 下可以执行，a 变为 [2, 3, 4]；在 torch.inference_mode() 里，"
-             "即使用 torch.enable_grad() 打开了梯度模式，也可以执行，a 变为 [3, 4, 5]。",
+             "打开梯度模式也一样；在 torch.no_grad() 下可以执行，a 变为 [2, 3, 4]；在 torch.inference_mode() 里用 "
+             "torch.enable_grad() 打开梯度模式，也可以执行，a 变为 [3, 4, 5]。",
 })
 def _leaf_refuses_inplace() -> Fact:
     """A leaf that requires grad refuses an in-place edit with grad mode on, accepts it under no_grad, and inside
-    inference_mode even with grad mode turned on there."""
+    inference_mode with grad mode turned on there."""
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     refused = {}
     for name, outer in (("grad on", contextlib.nullcontext), ("enable_grad() in no_grad()", torch.no_grad)):
@@ -270,6 +270,7 @@ def _leaf_refuses_inplace() -> Fact:
 # The facts of the other modules, registered on import (each module's docstring says which facts it holds).
 import tensorfacts.custom_function_facts  # noqa: E402, F401
 import tensorfacts.glossary_facts  # noqa: E402, F401
+import tensorfacts.grad_mode_write_facts  # noqa: E402, F401
 import tensorfacts.grad_off_view_write_facts  # noqa: E402, F401
 import tensorfacts.inference_alias_facts  # noqa: E402, F401
 import tensorfacts.inference_facts  # noqa: E402, F401

@@ -349,6 +349,7 @@ FACT_FLIPS = {
     "noop-conversions-return-a": "to() always copies",
     "data-setter-checks": "p.data = t checks the shape",
     "leaf-refuses-inplace": "in-place edits bypass autograd",
+    "view-inplace-refused-outside-inference-mode": "in-place edits bypass autograd",
     "leaf-view-has-grad-fn-refuses-inplace": "in-place edits bypass autograd",
     "inference-tensor-has-no-version-counter": ("every tensor has a version counter", "detach copies"),
     "inference-tensor-inplace-outside-raises-yet-writes": "in-place edits of inference tensors allowed",

@@ -9,7 +9,7 @@ require grad: a value edit through either one is seen by both. This page runs th
 example, then tests its warning that ``resize_``, ``resize_as_``, ``set_`` and
 ``transpose_`` raise an error on either tensor. On this torch the detached
 tensor accepts all four, and stays linked to its source by one version
-counter; with grad mode on, the source leaf refuses them.
+counter; with grad mode on, outside ``torch.inference_mode()``, the source leaf refuses them.
 """
 
 # %%
@@ -281,8 +281,9 @@ assert a._version == c._version == 1, "a and c must share one version counter"
 # sphinx_gallery_end_ignore
 
 # %%
-# The other direction needs grad mode off, here by ``torch.no_grad()``: ``a``
-# is a leaf that requires grad, and with grad mode on a write into it raises.
+# The other direction runs here under ``torch.no_grad()``: ``a`` is a leaf that requires grad, and with grad
+# mode on, outside ``torch.inference_mode()``, a write into it raises.
+# :fact:`leaf-refuses-inplace`
 
 try:
     a[1] = 200.0
@@ -544,9 +545,11 @@ for call, change in changes.items():
         print("    accepted, shape", tuple(a.shape))
 assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf accepts set_, transpose_"
 # sphinx_gallery_start_ignore
-def error_under(grad_mode, change):
+def error_under(grad_mode, change, grad_on=False):
     leaf_source = torch.tensor(values, requires_grad=True)
-    with grad_mode():
+    with grad_mode(), torch.set_grad_enabled(grad_on):
+        assert torch.is_grad_enabled() == grad_on, (
+            "grad mode is on in the check exactly when it turns it on, inside inference_mode too")
         try:
             change(leaf_source)
         except RuntimeError as e:
@@ -557,8 +560,13 @@ def error_under(grad_mode, change):
 assert [error_under(torch.no_grad, change) for change in changes.values()] == [
     resize_error, resize_error, None, None], (
     "under no_grad a leaf that requires grad still refuses the two resizes, and accepts set_ and transpose_")
+assert [error_under(torch.no_grad, change, grad_on=True) for change in changes.values()] == [
+    resize_error, resize_error, leaf_error, leaf_error], (
+    "with grad mode on, also by enable_grad inside no_grad, a leaf that requires grad refuses all four calls")
 assert [error_under(torch.inference_mode, change) for change in changes.values()] == [None, None, None, None], (
     "under inference_mode a leaf that requires grad accepts all four calls")
+assert [error_under(torch.inference_mode, change, grad_on=True) for change in changes.values()] == [
+    None, None, None, None], "inside inference_mode a leaf that requires grad accepts all four calls with grad mode on"
 # sphinx_gallery_end_ignore
 
 # %%

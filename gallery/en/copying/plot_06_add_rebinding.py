@@ -237,15 +237,17 @@ assert a_no_grad.grad_fn is None and a_no_grad.is_leaf, "under no_grad, c + 1 mu
 assert torch.equal(c.detach(), torch.ones(2, 2)), "c must still hold ones"
 assert type(a.grad_fn).__name__ == "AddBackward0", "a must come from an addition"
 assert not a.is_leaf, "the new a must not be a leaf"
-for plus_grad_mode in (torch.enable_grad, torch.no_grad):
-    for plus_source in ("leaf", "non-leaf", "no grad"):
-        plus_leaf = torch.ones(2, 2, requires_grad=plus_source != "no grad")
-        plus_old = plus_leaf * 1 if plus_source == "non-leaf" else plus_leaf
-        with plus_grad_mode():
-            plus_new = plus_old + 1
-        assert plus_new.is_leaf != (plus_grad_mode is torch.enable_grad and plus_source != "no grad"), (
-            "a + 1 is a non-leaf exactly when grad mode is on and a requires grad")
-        assert not same_storage(plus_new, plus_old), "a + 1 is in new memory"
+for plus_inference in (False, True):
+    for plus_grad_mode in (torch.enable_grad, torch.no_grad):
+        for plus_source in ("leaf", "non-leaf", "no grad"):
+            plus_leaf = torch.ones(2, 2, requires_grad=plus_source != "no grad")
+            plus_old = plus_leaf * 1 if plus_source == "non-leaf" else plus_leaf
+            with torch.inference_mode(plus_inference), plus_grad_mode():
+                plus_new = plus_old + 1
+            assert plus_new.is_leaf != (
+                plus_grad_mode is torch.enable_grad and not plus_inference and plus_source != "no grad"), (
+                "a + 1 is a non-leaf exactly when grad mode is on outside inference_mode and a requires grad")
+            assert not same_storage(plus_new, plus_old), "a + 1 is in new memory"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -324,8 +326,9 @@ assert a._version == 2, "two in-place additions must count twice"
 # sphinx_gallery_end_ignore
 
 # %%
-# A leaf that requires grad refuses ``add_`` (as on :ref:`copying-rebinding`);
-# under ``torch.no_grad()`` it accepts it, and stays the same leaf.
+# In grad mode, outside ``torch.inference_mode()``, a leaf that requires grad refuses ``add_`` (as on
+# :ref:`copying-rebinding`); under ``torch.no_grad()`` it accepts it, and stays the same leaf.
+# :fact:`leaf-refuses-inplace`
 
 a = torch.ones(2, 2)
 a.requires_grad = True
@@ -353,9 +356,10 @@ assert a._version == 1, "only the add_ under no_grad must count"
 # sphinx_gallery_end_ignore
 
 # %%
-# A view of that leaf, here its first row, is not a leaf, but in grad mode it
-# refuses ``+=`` just the same; under ``torch.no_grad()``, ``+=`` and ``add_``
+# A view of that leaf, here its first row, is not a leaf, but in grad mode, outside ``torch.inference_mode()``,
+# it refuses ``+=`` just the same; under ``torch.no_grad()``, ``+=`` and ``add_``
 # on the view change the leaf, and ``c`` stays the view.
+# :fact:`view-inplace-refused-outside-inference-mode`
 
 row = a[0]
 c = row
@@ -383,11 +387,13 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 # Outputs of ``unbind()``, ``split()`` and ``chunk()``
 # ----------------------------------------------------
 #
-# One call of ``unbind()``, ``split()`` or ``chunk()`` returns several views at once. In grad mode torch
-# refuses ``+=`` on one of them that requires grad, whether it was taken from a leaf or from a non-leaf. Under
+# One call of ``unbind()``, ``split()`` or ``chunk()`` returns several views at once. In grad mode, outside
+# ``torch.inference_mode()``, torch refuses ``+=`` on one of them that requires grad, whether it was taken from a
+# leaf or from a non-leaf. Under
 # ``torch.no_grad()`` the edit runs and reaches the source, and after it, in grad mode, no output of that call can
 # enter an operation autograd records, such as ``output * 2`` or ``output.clone()``, while ``detach()`` still gives
 # its values.
+# :fact:`view-inplace-refused-outside-inference-mode`
 
 def plus_one(t):
     try:
@@ -478,12 +484,12 @@ for requires_grad in (False, True):
 # Conclusion
 # ----------
 #
-# In grad mode, when ``a`` requires grad, ``a = a + 1`` leaves ``c`` with the old
+# In grad mode, outside ``torch.inference_mode()``, when ``a`` requires grad, ``a = a + 1`` leaves ``c`` with the old
 # tensor (here the leaf) and gives ``a`` a new, non-leaf tensor in new memory; the outputs match the article's. The two are no longer
 # the same memory, but gradients from the new ``a`` still flow back to ``c``.
 # When every name should see the change, update in place: ``a.add_(1)`` or
-# ``a += 1``, under ``torch.no_grad()`` when grad mode refuses the edit, for example when ``a`` requires grad and
-# is a leaf, a view of one, or an output of ``unbind()``, ``split()`` or ``chunk()``; after such an output is
+# ``a += 1``, under ``torch.no_grad()`` when grad mode refuses the edit, for example when, outside
+# ``torch.inference_mode()``, ``a`` requires grad and is a leaf, a view of one, or an output of ``unbind()``, ``split()`` or ``chunk()``; after such an output is
 # edited, the outputs of that call can enter no operation autograd records, though ``detach()`` still gives their
 # values.
 # An inference tensor is the exception: outside inference mode, ``add_`` on it raises under ``torch.no_grad()``

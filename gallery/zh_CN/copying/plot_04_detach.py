@@ -4,7 +4,7 @@
 ``detach()``：同一块内存，脱离计算图
 ====================================
 
-``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原博文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，detach 得到的张量四种操作全都接受，并始终通过版本计数器（version counter）与源张量相连；在梯度模式（grad mode）下，源叶子张量（leaf tensor）会拒绝它们。
+``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原博文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，detach 得到的张量四种操作全都接受，并始终通过版本计数器（version counter）与源张量相连；在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，源叶子张量（leaf tensor）会拒绝它们。
 """
 
 # %%
@@ -267,7 +267,8 @@ assert a._version == c._version == 1, "a and c must share one version counter"
 # sphinx_gallery_end_ignore
 
 # %%
-# 反过来修改 ``a``，需要关闭梯度模式，这里用的是 ``torch.no_grad()``：``a`` 是需要梯度的叶子张量，梯度模式开着时写入它会报错。
+# 反过来修改 ``a``，这里放在 ``torch.no_grad()`` 里：``a`` 是需要梯度的叶子张量，在梯度模式下、``torch.inference_mode()`` 之外，写入它会报错。
+# :fact:`leaf-refuses-inplace`
 
 try:
     a[1] = 200.0
@@ -502,9 +503,11 @@ for call, change in changes.items():
         print("    accepted, shape", tuple(a.shape))
 assert accepted == ["set_(torch.zeros(6))", "transpose_(0, 1)"], "a non-leaf accepts set_, transpose_"
 # sphinx_gallery_start_ignore
-def error_under(grad_mode, change):
+def error_under(grad_mode, change, grad_on=False):
     leaf_source = torch.tensor(values, requires_grad=True)
-    with grad_mode():
+    with grad_mode(), torch.set_grad_enabled(grad_on):
+        assert torch.is_grad_enabled() == grad_on, (
+            "grad mode is on in the check exactly when it turns it on, inside inference_mode too")
         try:
             change(leaf_source)
         except RuntimeError as e:
@@ -515,8 +518,13 @@ def error_under(grad_mode, change):
 assert [error_under(torch.no_grad, change) for change in changes.values()] == [
     resize_error, resize_error, None, None], (
     "under no_grad a leaf that requires grad still refuses the two resizes, and accepts set_ and transpose_")
+assert [error_under(torch.no_grad, change, grad_on=True) for change in changes.values()] == [
+    resize_error, resize_error, leaf_error, leaf_error], (
+    "with grad mode on, also by enable_grad inside no_grad, a leaf that requires grad refuses all four calls")
 assert [error_under(torch.inference_mode, change) for change in changes.values()] == [None, None, None, None], (
     "under inference_mode a leaf that requires grad accepts all four calls")
+assert [error_under(torch.inference_mode, change, grad_on=True) for change in changes.values()] == [
+    None, None, None, None], "inside inference_mode a leaf that requires grad accepts all four calls with grad mode on"
 # sphinx_gallery_end_ignore
 
 # %%

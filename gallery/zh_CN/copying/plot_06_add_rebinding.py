@@ -229,15 +229,17 @@ assert a_no_grad.grad_fn is None and a_no_grad.is_leaf, "under no_grad, c + 1 mu
 assert torch.equal(c.detach(), torch.ones(2, 2)), "c must still hold ones"
 assert type(a.grad_fn).__name__ == "AddBackward0", "a must come from an addition"
 assert not a.is_leaf, "the new a must not be a leaf"
-for plus_grad_mode in (torch.enable_grad, torch.no_grad):
-    for plus_source in ("leaf", "non-leaf", "no grad"):
-        plus_leaf = torch.ones(2, 2, requires_grad=plus_source != "no grad")
-        plus_old = plus_leaf * 1 if plus_source == "non-leaf" else plus_leaf
-        with plus_grad_mode():
-            plus_new = plus_old + 1
-        assert plus_new.is_leaf != (plus_grad_mode is torch.enable_grad and plus_source != "no grad"), (
-            "a + 1 is a non-leaf exactly when grad mode is on and a requires grad")
-        assert not same_storage(plus_new, plus_old), "a + 1 is in new memory"
+for plus_inference in (False, True):
+    for plus_grad_mode in (torch.enable_grad, torch.no_grad):
+        for plus_source in ("leaf", "non-leaf", "no grad"):
+            plus_leaf = torch.ones(2, 2, requires_grad=plus_source != "no grad")
+            plus_old = plus_leaf * 1 if plus_source == "non-leaf" else plus_leaf
+            with torch.inference_mode(plus_inference), plus_grad_mode():
+                plus_new = plus_old + 1
+            assert plus_new.is_leaf != (
+                plus_grad_mode is torch.enable_grad and not plus_inference and plus_source != "no grad"), (
+                "a + 1 is a non-leaf exactly when grad mode is on outside inference_mode and a requires grad")
+            assert not same_storage(plus_new, plus_old), "a + 1 is in new memory"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -310,8 +312,9 @@ assert a._version == 2, "two in-place additions must count twice"
 # sphinx_gallery_end_ignore
 
 # %%
-# 和 :ref:`上一页 <copying-rebinding>` 一样，需要梯度的叶子张量拒绝 ``add_``；放在 ``torch.no_grad()``
-# 里就能执行，执行后它仍是同一个叶子张量。
+# 和 :ref:`上一页 <copying-rebinding>` 一样，在梯度模式下、``torch.inference_mode()`` 之外，需要梯度的叶子张量拒绝
+# ``add_``；放在 ``torch.no_grad()`` 里就能执行，执行后它仍是同一个叶子张量。
+# :fact:`leaf-refuses-inplace`
 
 a = torch.ones(2, 2)
 a.requires_grad = True
@@ -339,8 +342,9 @@ assert a._version == 1, "only the add_ under no_grad must count"
 # sphinx_gallery_end_ignore
 
 # %%
-# 这个叶子张量的视图（view），这里是它的第一行，不是叶子张量，但在梯度模式下同样拒绝 ``+=``；放在
-# ``torch.no_grad()`` 里，对视图做的 ``+=`` 和 ``add_`` 都会改动叶子张量，``c`` 仍是这个视图。
+# 这个叶子张量的视图（view），这里是它的第一行，不是叶子张量，但在梯度模式下、``torch.inference_mode()`` 之外，它同样拒绝
+# ``+=``；放在 ``torch.no_grad()`` 里，对视图做的 ``+=`` 和 ``add_`` 都会改动叶子张量，``c`` 仍是这个视图。
+# :fact:`view-inplace-refused-outside-inference-mode`
 
 row = a[0]
 c = row
@@ -368,7 +372,8 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 # ``unbind()``、``split()`` 和 ``chunk()`` 的输出
 # -----------------------------------------------
 #
-# ``unbind()``、``split()`` 或 ``chunk()`` 一次调用就返回几个视图。其中一个需要梯度时，无论它取自叶子张量还是非叶子张量，梯度模式下 torch 都拒绝对它做 ``+=``。在 ``torch.no_grad()`` 里，这次修改会执行，也会改动源张量，但此后在梯度模式下，这次调用的所有输出都不能再参与自动求导会记录的运算，例如 ``output * 2`` 或 ``output.clone()``；``detach()`` 仍能取出它们的数值。
+# ``unbind()``、``split()`` 或 ``chunk()`` 一次调用就返回几个视图。其中一个需要梯度时，无论它取自叶子张量还是非叶子张量，在梯度模式下、``torch.inference_mode()`` 之外，torch 都拒绝对它做 ``+=``。在 ``torch.no_grad()`` 里，这次修改会执行，也会改动源张量，但此后在梯度模式下，这次调用的所有输出都不能再参与自动求导会记录的运算，例如 ``output * 2`` 或 ``output.clone()``；``detach()`` 仍能取出它们的数值。
+# :fact:`view-inplace-refused-outside-inference-mode`
 
 def plus_one(t):
     try:
@@ -455,7 +460,7 @@ for requires_grad in (False, True):
 # 小结
 # ----
 #
-# 在梯度模式下、``a`` 需要梯度时，``a = a + 1`` 之后，``c`` 指着旧张量（这里是那个叶子张量），``a`` 指着新内存里的一个非叶子张量，输出与原博文一致。两者不再共享内存，但从新的 ``a`` 反向传播，梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
-# ``a.add_(1)`` 或 ``a += 1``；torch 在梯度模式下拒绝这次修改时，要放在 ``torch.no_grad()`` 里，例如 ``a`` 需要梯度，又是叶子张量、叶子张量的视图，或是 ``unbind()``、``split()`` 或 ``chunk()`` 的输出时；这样的输出改过之后，同一次调用的所有输出都不能再参与自动求导会记录的运算，但 ``detach()`` 仍能取出它们的数值。推理张量是例外：如上所示，在推理模式之外，对它调用 ``add_`` 在 ``torch.no_grad()`` 下也会报错，而且除非自动求导对叶子张量的检查先拒绝了它，报错前新值已经写入（详见 :ref:`questions-inference-mode`）。
+# 在梯度模式下、``torch.inference_mode()`` 之外，``a`` 需要梯度时，``a = a + 1`` 之后，``c`` 指着旧张量（这里是那个叶子张量），``a`` 指着新内存里的一个非叶子张量，输出与原博文一致。两者不再共享内存，但从新的 ``a`` 反向传播，梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
+# ``a.add_(1)`` 或 ``a += 1``；torch 在梯度模式下拒绝这次修改时，要放在 ``torch.no_grad()`` 里，例如在 ``torch.inference_mode()`` 之外，``a`` 需要梯度，又是叶子张量、叶子张量的视图，或是 ``unbind()``、``split()`` 或 ``chunk()`` 的输出时；这样的输出改过之后，同一次调用的所有输出都不能再参与自动求导会记录的运算，但 ``detach()`` 仍能取出它们的数值。推理张量是例外：如上所示，在推理模式之外，对它调用 ``add_`` 在 ``torch.no_grad()`` 下也会报错，而且除非自动求导对叶子张量的检查先拒绝了它，报错前新值已经写入（详见 :ref:`questions-inference-mode`）。
 # :fact:`leaf-view-inplace-refused-in-grad-mode`
 # :fact:`inference-tensor-inplace-outside-raises-yet-writes`
