@@ -234,13 +234,14 @@ def _deepcopy_view_copies_storage() -> Fact:
 
 
 @fact("leaf-refuses-inplace", {
-    "en": "Calls a.add_(1) on a leaf that requires grad: refused with grad mode on, torch.enable_grad() inside "
-          "torch.no_grad() included; under torch.no_grad() it runs and a becomes [2, 3, 4]; inside "
-          "torch.inference_mode() with torch.enable_grad(), which turns grad mode on, it runs, and a becomes "
-          "[3, 4, 5].",
-    "zh_CN": "对需要梯度的叶子张量调用 a.add_(1)：梯度模式下被拒绝，在 torch.no_grad() 里用 torch.enable_grad() "
-             "打开梯度模式也一样；在 torch.no_grad() 下可以执行，a 变为 [2, 3, 4]；在 torch.inference_mode() 里用 "
-             "torch.enable_grad() 打开梯度模式，也可以执行，a 变为 [3, 4, 5]。",
+    "en": "Calls a.add_(1) and a.mul_(10) on a leaf a = [1, 2, 3] that requires grad: each refused with grad mode "
+          "on, torch.enable_grad() inside torch.no_grad() included, leaving a as it was; under torch.no_grad() "
+          "a.add_(1) runs and a becomes [2, 3, 4]; inside torch.inference_mode() with torch.enable_grad(), which "
+          "turns grad mode on, it runs, and a becomes [3, 4, 5].",
+    "zh_CN": "对需要梯度的叶子张量 a = [1, 2, 3] 调用 a.add_(1) 和 a.mul_(10)：梯度模式下都被拒绝，"
+             "在 torch.no_grad() 里用 torch.enable_grad() 打开梯度模式也一样，a 保持原样；"
+             "在 torch.no_grad() 下 a.add_(1) 可以执行，a 变为 [2, 3, 4]；"
+             "在 torch.inference_mode() 里用 torch.enable_grad() 打开梯度模式，它也可以执行，a 变为 [3, 4, 5]。",
 })
 def _leaf_refuses_inplace() -> Fact:
     """A leaf that requires grad refuses an in-place edit with grad mode on, accepts it under no_grad, and inside
@@ -248,13 +249,14 @@ def _leaf_refuses_inplace() -> Fact:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     refused = {}
     for name, outer in (("grad on", contextlib.nullcontext), ("enable_grad() in no_grad()", torch.no_grad)):
-        with outer(), torch.enable_grad():
-            try:
-                a.add_(1)
-            except RuntimeError as exc:
-                refused[name] = "leaf Variable" in str(exc)
-            else:
-                refused[name] = False
+        for edit_name, edit in (("add_(1)", lambda t: t.add_(1)), ("mul_(10)", lambda t: t.mul_(10))):
+            with outer(), torch.enable_grad():
+                try:
+                    edit(a)
+                except RuntimeError as exc:
+                    refused[f"{edit_name}, {name}"] = "leaf Variable" in str(exc) and a.tolist() == [1.0, 2.0, 3.0]
+                else:
+                    refused[f"{edit_name}, {name}"] = False
     with torch.no_grad():
         a.add_(1)
     after_no_grad = a.tolist()

@@ -300,7 +300,7 @@ assert a._version == 0, "a's version counter must not count an edit of the copy"
 # --------------------------------------
 #
 # The other direction holds too. ``a`` is a leaf that requires grad, and with
-# grad mode on, outside ``torch.inference_mode()``, torch refuses an in-place method such as
+# grad mode on, outside ``torch.inference_mode()``, torch refuses the in-place call
 # ``a.mul_(10)`` on it (see :ref:`copying-rebinding`), so the edit runs under ``torch.no_grad()``.
 # :fact:`leaf-refuses-inplace`
 

@@ -286,7 +286,7 @@ assert a._version == 0, "a's version counter must not count an edit of the copy"
 # ------------------------
 #
 # 反过来也一样。``a`` 是需要梯度的叶子张量，在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，torch 不允许对它调用 ``a.mul_(10)``
-# 这样的原地（in-place）操作，见 :ref:`“重新绑定与原地更新”那一页 <copying-rebinding>`。所以这里的修改放在 ``torch.no_grad()`` 里。
+# 这个原地（in-place）操作，见 :ref:`“重新绑定与原地更新”那一页 <copying-rebinding>`。所以这里的修改放在 ``torch.no_grad()`` 里。
 # :fact:`leaf-refuses-inplace`
 
 with torch.no_grad():
