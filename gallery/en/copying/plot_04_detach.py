@@ -282,7 +282,7 @@ assert a._version == c._version == 1, "a and c must share one version counter"
 
 # %%
 # The other direction runs here under ``torch.no_grad()``: ``a`` is a leaf that requires grad, and with grad
-# mode on, outside ``torch.inference_mode()``, a write into it raises.
+# mode on, outside ``torch.inference_mode()``, the index write ``a[1] = 200.0`` raises.
 # :fact:`leaf-refuses-inplace`
 
 try:
@@ -290,7 +290,7 @@ try:
 except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
-    raise AssertionError("a write into a leaf that requires grad must raise while grad mode is on")
+    raise AssertionError("a[1] = 200.0 on a leaf that requires grad must raise while grad mode is on")
 with torch.no_grad():
     a[1] = 200.0
 print("a:", a)
@@ -394,6 +394,20 @@ else:
     raise AssertionError("backward must notice the edit through d")
 # sphinx_gallery_start_ignore
 assert a.tolist() == values, "a's values never changed"
+# sphinx_gallery_end_ignore
+
+# %%
+# A ``resize_`` or ``resize_as_`` to the shape ``d`` already has leaves the counter as it is.
+
+a, d = fresh_pair()
+d.resize_(2, 3)
+print("a._version after d.resize_(2, 3):", a._version)
+d.resize_as_(torch.zeros(2, 3))
+print("a._version after d.resize_as_(torch.zeros(2, 3)):", a._version, " d._version:", d._version)
+print("d.shape:", tuple(d.shape))
+assert a._version == d._version == 0, "a resize_ or resize_as_ to d's own shape must leave their counter at 0"
+# sphinx_gallery_start_ignore
+assert tuple(d.shape) == (2, 3) and same_storage(a, d), "d keeps its shape and a's memory"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -585,7 +599,8 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 #    (output above). They change its shape or storage, not ``a``'s, except
 #    that a ``resize_`` that needs more bytes than their storage holds moves the
 #    memory both use, when that storage is resizable (other storages: see above). The
-#    two tensors keep sharing one version counter, which each of the four calls moves by one. On the
+#    two tensors keep sharing one version counter, which each of the four calls above moves by one (a
+#    ``resize_`` or ``resize_as_`` to the shape ``d`` already has leaves it as it is). On the
 #    source leaf they raise for two
 #    reasons: the two resizes because it requires grad (under
 #    ``torch.no_grad()`` too, and on a non-leaf that requires grad; under

@@ -213,8 +213,8 @@ assert same_storage(a, c), "c must share a's memory"
 #
 # The article keeps ``#a[1,2] = 0`` as a comment. Uncommented, it raises
 # ``IndexError``: a 2×2 tensor has no column with index 2. A valid index does not help
-# either: with grad mode on, outside ``torch.inference_mode()``, writing into a leaf that requires grad
-# raises ``RuntimeError``.
+# either: ``a`` is a leaf that requires grad, and with grad mode on, outside ``torch.inference_mode()``,
+# ``a[1, 1] = 0`` raises ``RuntimeError``.
 # :fact:`leaf-refuses-inplace`
 
 try:

@@ -267,7 +267,7 @@ assert a._version == c._version == 1, "a and c must share one version counter"
 # sphinx_gallery_end_ignore
 
 # %%
-# 反过来修改 ``a``，这里放在 ``torch.no_grad()`` 里：``a`` 是需要梯度的叶子张量，在梯度模式下、``torch.inference_mode()`` 之外，写入它会报错。
+# 反过来修改 ``a``，这里放在 ``torch.no_grad()`` 里：``a`` 是需要梯度的叶子张量，在梯度模式下、``torch.inference_mode()`` 之外，下标写入 ``a[1] = 200.0`` 会报错。
 # :fact:`leaf-refuses-inplace`
 
 try:
@@ -275,7 +275,7 @@ try:
 except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
-    raise AssertionError("a write into a leaf that requires grad must raise while grad mode is on")
+    raise AssertionError("a[1] = 200.0 on a leaf that requires grad must raise while grad mode is on")
 with torch.no_grad():
     a[1] = 200.0
 print("a:", a)
@@ -373,6 +373,20 @@ else:
     raise AssertionError("backward must notice the edit through d")
 # sphinx_gallery_start_ignore
 assert a.tolist() == values, "a's values never changed"
+# sphinx_gallery_end_ignore
+
+# %%
+# 目标形状与 ``d`` 现有形状相同时，``resize_`` 和 ``resize_as_`` 不改变版本计数器。
+
+a, d = fresh_pair()
+d.resize_(2, 3)
+print("a._version after d.resize_(2, 3):", a._version)
+d.resize_as_(torch.zeros(2, 3))
+print("a._version after d.resize_as_(torch.zeros(2, 3)):", a._version, " d._version:", d._version)
+print("d.shape:", tuple(d.shape))
+assert a._version == d._version == 0, "a resize_ or resize_as_ to d's own shape must leave their counter at 0"
+# sphinx_gallery_start_ignore
+assert tuple(d.shape) == (2, 3) and same_storage(a, d), "d keeps its shape and a's memory"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -536,7 +550,7 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 #    ``Tensor.detach`` 的说明在 2.2 版的文档里还这样写。
 #    2022 年 8 月，`pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    取消了这一限制（“Always allow tensor metadata changes”）。在 torch |torch_version| 上，这四种操作在 detach
-#    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是 ``resize_`` 需要的字节比两者共享的存储多时，会把两者共享的内存一起搬走（限于可调整大小的存储，其他存储见上文）。两个张量始终共享一个版本计数器，这四个调用各让它加一。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错；在 ``torch.inference_mode()`` 下，四种调用在它上面都能成功）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子张量，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子张量接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
+#    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是 ``resize_`` 需要的字节比两者共享的存储多时，会把两者共享的内存一起搬走（限于可调整大小的存储，其他存储见上文）。两个张量始终共享一个版本计数器，上面这四个调用各让它加一（目标形状与 ``d`` 现有形状相同的 ``resize_`` 或 ``resize_as_`` 不改变计数器）。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错；在 ``torch.inference_mode()`` 下，四种调用在它上面都能成功）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子张量，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子张量接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
 
 # %%
 # 小结

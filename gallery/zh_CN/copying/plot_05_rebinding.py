@@ -204,7 +204,7 @@ assert same_storage(a, c), "c must share a's memory"
 # 注释掉的那一行会出错
 # --------------------
 #
-# 原文留着一行注释 ``#a[1,2] = 0``。取消注释，它会抛出 ``IndexError``：2×2 的张量没有下标为 2 的列。换成合法的下标也不行：在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，往需要梯度的叶子张量里写入会抛出 ``RuntimeError``。
+# 原文留着一行注释 ``#a[1,2] = 0``。取消注释，它会抛出 ``IndexError``：2×2 的张量没有下标为 2 的列。换成合法的下标也不行：``a`` 是需要梯度的叶子张量，在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，``a[1, 1] = 0`` 会抛出 ``RuntimeError``。
 # :fact:`leaf-refuses-inplace`
 
 try:
