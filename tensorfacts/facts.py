@@ -235,10 +235,11 @@ def _deepcopy_view_copies_storage() -> Fact:
 
 @fact("leaf-refuses-inplace", {
     "en": "Calls a.add_(1) and a.mul_(10) on a leaf a = [1, 2, 3] that requires grad: each refused with grad mode "
-          "on, torch.enable_grad() inside torch.no_grad() included, leaving a as it was; under torch.no_grad() "
-          "a.add_(1) runs and a becomes [2, 3, 4]; inside torch.inference_mode() with torch.enable_grad(), which "
-          "turns grad mode on, it runs, and a becomes [3, 4, 5].",
-    "zh_CN": "对需要梯度的叶子张量 a = [1, 2, 3] 调用 a.add_(1) 和 a.mul_(10)：梯度模式下都被拒绝，"
+          "on outside torch.inference_mode(), torch.enable_grad() inside torch.no_grad() included, leaving a as it "
+          "was; under torch.no_grad() a.add_(1) runs and a becomes [2, 3, 4]; inside torch.inference_mode() with "
+          "torch.enable_grad(), which turns grad mode on, it runs, and a becomes [3, 4, 5].",
+    "zh_CN": "对需要梯度的叶子张量 a = [1, 2, 3] 调用 a.add_(1) 和 a.mul_(10)：在 torch.inference_mode() 之外、"
+             "梯度模式打开时都被拒绝，"
              "在 torch.no_grad() 里用 torch.enable_grad() 打开梯度模式也一样，a 保持原样；"
              "在 torch.no_grad() 下 a.add_(1) 可以执行，a 变为 [2, 3, 4]；"
              "在 torch.inference_mode() 里用 torch.enable_grad() 打开梯度模式，它也可以执行，a 变为 [3, 4, 5]。",

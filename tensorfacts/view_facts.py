@@ -20,10 +20,28 @@ _EXPAND_ROWS = ("a.expand(2, 3, 4)", "a.expand_as(torch.empty(2, 3, 4))")
 _OVERLAP = "more than one element of the written-to tensor refers to a single memory location"
 
 
+@contextlib.contextmanager
+def _enable_grad_in(outer: Callable[[], object]):
+    """Grad mode turned on by torch.enable_grad() inside ``outer()``; refuses to run if it is not on there."""
+    with outer(), torch.enable_grad():
+        if not torch.is_grad_enabled():
+            raise ValueError("enable_grad() did not turn grad mode on")
+        yield
+
+
+#: Grad mode on outside inference mode: by default, and turned on by enable_grad() inside no_grad().
+_GRAD_ON = {"grad on": contextlib.nullcontext, "enable_grad() in no_grad()": lambda: _enable_grad_in(torch.no_grad)}
+#: Where the edit runs: grad mode off three ways, and grad mode on inside inference_mode().
+_EDIT_RUNS = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode,
+              "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False),
+              "enable_grad() in inference_mode()": lambda: _enable_grad_in(torch.inference_mode)}
+
+
 def _recorded_views_with_grad_mode_off() -> tuple[bool, str]:
     """Every operation of the views page's first table whose result, from a leaf that requires grad, has a grad_fn:
-    mul_(10) raises with grad mode on; with grad mode off mul_(10) and fill_(-1) run and reach the leaf, except mul_
-    on an expand() view, refused in every mode. (holds, trace)"""
+    mul_(10) raises with grad mode on outside inference mode; with grad mode off, and with grad mode on inside
+    inference_mode(), mul_(10) and fill_(-1) run and reach the leaf, except mul_ on an expand() view, refused in every
+    mode. (holds, trace)"""
 
     def attempt(row: view_ops.Row, edit: str, mode: Callable[[], object]) -> tuple[str, str]:
         """(grad_fn of the result, outcome of one edit on it), on a fresh leaf."""
@@ -44,17 +62,17 @@ def _recorded_views_with_grad_mode_off() -> tuple[bool, str]:
             after = view_ops.snapshot(leaf.detach())
         return node, "runs" if not all(torch.equal(x, y) for x, y in zip(before, after, strict=True)) else "no change"
 
-    modes = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode,
-             "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False)}
     wrong, nodes = [], []
     for row in view_ops.VIEWS:
         node, outcome = attempt(row, "mul_", contextlib.nullcontext)
         if not node:  # not recorded by autograd (detach(), a sparse tensor's indices())
             continue
         nodes.append(node)
-        if outcome not in ("raises", "overlap"):
-            wrong.append(f"{row.code} mul_ with grad mode on: {outcome}")
-        for name, mode in modes.items():
+        for name, mode in _GRAD_ON.items():
+            outcome = attempt(row, "mul_", mode)[1]
+            if outcome not in ("raises", "overlap"):
+                wrong.append(f"{row.code} mul_, {name}: {outcome}")
+        for name, mode in _EDIT_RUNS.items():
             for edit in ("mul_", "fill_"):
                 expected = "overlap" if edit == "mul_" and row.code in _EXPAND_ROWS else "runs"
                 got = attempt(row, edit, mode)[1]
@@ -67,22 +85,26 @@ def _recorded_views_with_grad_mode_off() -> tuple[bool, str]:
 
 @fact("leaf-view-inplace-refused-in-grad-mode", {
     "en": "Takes v = a.view(3) of a leaf a that requires grad and calls v.mul_(10), each time on a fresh a: with "
-          "grad mode on it raises; under torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False) "
-          "it runs and a becomes [10, 20, 30]. Then takes, with grad mode on, each operation of the first table of "
-          "the views page on a fresh leaf that requires grad (that page's contiguous sources), keeping those whose "
-          "result has a grad_fn: mul_(10) on the result raises with grad mode on; under each of the three, "
-          "mul_(10) and fill_(-1) on it run and change the leaf, except that on the results of expand() and "
-          "expand_as() mul_(10) raises \"more than one element of the written-to tensor refers to a single memory "
+          "grad mode on outside torch.inference_mode(), torch.enable_grad() inside torch.no_grad() included, it "
+          "raises; under torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False), and inside "
+          "torch.inference_mode() with torch.enable_grad(), which turns grad mode on, it runs and a becomes "
+          "[10, 20, 30]. Then takes, with grad mode on, each operation of the first table of the views page on a "
+          "fresh leaf that requires grad (that page's contiguous sources), keeping those whose result has a "
+          "grad_fn: mul_(10) on the result raises in both grad-mode-on cases; in each of the four others, mul_(10) "
+          "and fill_(-1) on it run and change the leaf, except that on the results of expand() and expand_as() "
+          "mul_(10) raises \"more than one element of the written-to tensor refers to a single memory "
           "location\" there too (fill_(-1) runs). The dtype form, a.view(torch.float32) and a.view(torch.int32) of a "
           "fresh a, requires no grad and has no grad_fn, and zero_() on it runs with grad mode on: a becomes "
           "[0, 0, 0] and stays a leaf with no grad_fn, a._version moves by one, and backward() of (a * a).sum(), "
           "computed before the edit, raises the version-counter error.",
-    "zh_CN": "对需要梯度的叶子张量 a 取 v = a.view(3)，再调用 v.mul_(10)，每次都用新的 a：梯度模式打开时报错；"
-             "在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下照常执行，"
+    "zh_CN": "对需要梯度的叶子张量 a 取 v = a.view(3)，再调用 v.mul_(10)，每次都用新的 a：在 "
+             "torch.inference_mode() 之外、梯度模式打开时报错，在 torch.no_grad() 里用 torch.enable_grad() "
+             "打开梯度模式也一样；在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下，"
+             "以及在 torch.inference_mode() 里用 torch.enable_grad() 打开梯度模式时，都照常执行，"
              "a 变为 [10, 20, 30]。再在梯度模式下，对《视图操作一览》第一张表的每个操作，各取一个新的、需要梯度的"
-             "叶子张量（该页连续的源张量）来执行，留下结果有 grad_fn 的那些：梯度模式打开时，对结果调用 mul_(10) "
-             "报错；在上述三种情形下，对它调用 mul_(10) 和 fill_(-1) 都照常执行，叶子张量随之改变，只有 "
-             "expand() 和 expand_as() 的结果例外：在这三种情形下 mul_(10) 也报“more than one element of the "
+             "叶子张量（该页连续的源张量）来执行，留下结果有 grad_fn 的那些：在上述两种梯度模式打开的情形下，"
+             "对结果调用 mul_(10) 报错；在其余四种情形下，对它调用 mul_(10) 和 fill_(-1) 都照常执行，叶子张量随之"
+             "改变，只有 expand() 和 expand_as() 的结果例外：在这四种情形下 mul_(10) 也报“more than one element of the "
              "written-to tensor refers to a single memory location”（fill_(-1) 照常执行）。"
              "换成 dtype 形式，对新的 a 取 a.view(torch.float32) 和 a.view(torch.int32)："
              "它们不需要梯度，没有 grad_fn，在梯度模式下对它们调用 zero_() 照常执行，a 变为 [0, 0, 0]，"
@@ -90,13 +112,12 @@ def _recorded_views_with_grad_mode_off() -> tuple[bool, str]:
              "会报版本计数器错误。",
 })
 def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
-    """The refusal depends on grad mode alone: every way of turning it off lets the edit through, on every recorded
-    view of the views page's first table, unless torch refuses the edit in every mode (mul_ on expand()). The dtype
+    """The refusal needs grad mode on outside inference mode: every way of turning grad mode off, and enable_grad()
+    inside inference_mode(), lets the edit through, on every recorded view of the views page's first table, unless
+    torch refuses the edit in every mode (mul_ on expand()). The dtype
     form of view() is no view for autograd: it takes the edit in grad mode with no node, on a's version counter."""
     outcomes = {}
-    for name, mode in (("grad on", contextlib.nullcontext), ("no_grad", torch.no_grad),
-                       ("inference_mode", torch.inference_mode),
-                       ("set_grad_enabled(False)", lambda: torch.set_grad_enabled(False))):
+    for name, mode in {**_GRAD_ON, **_EDIT_RUNS}.items():
         a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
         v = a.view(3)
         try:
@@ -105,7 +126,7 @@ def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
             outcomes[name] = a.detach().tolist()
         except RuntimeError as exc:
             outcomes[name] = "raises" if "a view of a leaf Variable that requires grad" in str(exc) else str(exc)
-    off = [outcomes[n] for n in ("no_grad", "inference_mode", "set_grad_enabled(False)")]
+    runs = [outcomes[n] for n in _EDIT_RUNS]
     recorded = _recorded_views_with_grad_mode_off()
     dtype_views = {}
     for dtype in (torch.float32, torch.int32):
@@ -115,7 +136,7 @@ def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
         v.zero_()  # grad mode is on
         caught = a._version == 1 and VERSION_ERROR in backward_error(loss)
         dtype_views[str(dtype)] = (unrecorded, a.detach().tolist(), a.is_leaf and a.grad_fn is None, caught)
-    return Fact(outcomes["grad on"] == "raises" and all(o == [10.0, 20.0, 30.0] for o in off)
+    return Fact(all(outcomes[n] == "raises" for n in _GRAD_ON) and all(o == [10.0, 20.0, 30.0] for o in runs)
                 and recorded[0] and all(v == (True, [0.0, 0.0, 0.0], True, True) for v in dtype_views.values()),
                 "; ".join(f"{n}: {o}" for n, o in outcomes.items()) + "; " + recorded[1]
                 + "; view(dtype) (no grad and no grad_fn, a after zero_(), a a leaf, counted and caught): "
