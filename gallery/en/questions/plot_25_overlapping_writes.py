@@ -21,7 +21,7 @@ location. Please clone() the tensor before performing the operation.`` A leaf th
 ``Parameter``), or a view of one taken in grad mode by slicing, indexing or ``view()``, gets another error while grad
 mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.``
 ``t[1:] = t[:-1].clone()`` gets it too; under ``torch.no_grad()`` it works. With grad mode on, three other kinds
-of view of one get autograd's error about such views instead: one taken under ``torch.no_grad()`` or
+of view of one get autograd's error about such views instead (with the source cloned too): one taken under ``torch.no_grad()`` or
 ``torch.inference_mode()``, an output of ``unbind()`` (iterating over a tensor, ``for row in x``, calls it),
 ``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. An inference
 tensor (such as one that ``torch.inference_mode()`` creates in new memory) refuses the cloned shift outside that mode,
@@ -647,7 +647,9 @@ assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with 
 # On a leaf that requires grad, and on a view of one taken in grad mode by slicing, indexing or ``view()``,
 # the cloned shift is refused too while grad mode is on, with the leaf's message from above. Under
 # ``torch.no_grad()`` it gives the intended shift; both still require grad, and the ``Parameter`` is still
-# a leaf. Below, the ``Parameter`` and the row of one from above.
+# a leaf. Below, the ``Parameter`` and the row of one from above. With grad mode on, the three other kinds of
+# view from above, of a leaf or a non-leaf that requires grad, refuse the cloned shift too, each with autograd's
+# message; under ``torch.no_grad()`` it works on them as well.
 
 
 def cloned_shift_in(mode, g):
@@ -693,6 +695,14 @@ assert {cloned_refused_in_grad_mode(make) for make in leaf_and_views} == leaf_me
     "gets the leaf's message")
 assert all(cloned_shift_under_no_grad(make) for make in leaf_and_views), (
     "under no_grad, the cloned shift of a leaf that requires grad, and of its views, gives the intended shift")
+autograd_views = (*multiple_outputs, *quiet_views, *inference_views, lambda: ViewOut.apply(parameter()),
+                  lambda: ViewOut.apply(torch.arange(5.0, requires_grad=True) * 2))
+assert all((cloned_refused_in_grad_mode(view) or "").startswith("Output 0 of Slice is a view") and (
+    cloned_refused_in_grad_mode(view) == refused_with(torch.enable_grad, view)) for view in autograd_views), (
+    "with grad on, the three kinds of view of a leaf or a non-leaf that requires grad refuse the cloned shift with "
+    "autograd's message, as they refuse the plain shift")
+assert all(cloned_shift_under_no_grad(view) for view in autograd_views), (
+    "under no_grad, the cloned shift of the three kinds of view gives the intended shift")
 
 
 def inference_tensors():
@@ -757,5 +767,7 @@ for step, obs in enumerate(observations):
 # every second element of a longer tensor, on a column and on a transpose of a 3 x 3 tensor, and along the second
 # dimension of a 2-d tensor, ran without an error and wrote wrong values. Cloning the source,
 # ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it, except with grad mode on for a
-# leaf that requires grad and for views of one, and outside ``torch.inference_mode()`` for an inference tensor; under
+# leaf that requires grad, for views of one, and for the three other kinds of view of a tensor that requires grad
+# named above (outputs of ``unbind()``, ``split()``, ``chunk()`` or ``split_with_sizes()``, views taken under
+# ``torch.no_grad()`` or ``torch.inference_mode()``, views that a custom ``autograd.Function`` returns), and outside ``torch.inference_mode()`` for an inference tensor; under
 # ``torch.no_grad()`` it did for the former, inside ``torch.inference_mode()`` for the latter.

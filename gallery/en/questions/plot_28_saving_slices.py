@@ -8,7 +8,7 @@
    :class: answer
 
    A slice such as ``t[:3]`` is a view on the storage of ``t``, and ``torch.save`` writes whole
-   storages, so the file, and the tensor loaded from it, hold every element of ``t``. Save a clone
+   storages of CPU tensors, so the file, and the tensor loaded from it, hold every element of ``t``. Save a clone
    of the slice:
 
    .. code-block:: python
@@ -279,7 +279,8 @@ assert loaded[:2]._base is loaded and loaded.numel() == 3 and save_and_load(load
 # and a ``view`` and a ``reshape`` of a slice. For each, the tensor loaded back has the whole
 # storage of ``t``, and the same values, offset and strides as the view; its clone, saved and
 # loaded, has a storage of exactly its own elements. The table shows the float32 case (its last two
-# columns in bytes).
+# columns in bytes). A ``meta`` tensor holds no data: each of these views of a ``meta`` ``t`` comes
+# back at offset 0 over a storage that ends at its last element (12 bytes for ``t[500:503]``).
 
 views = {
     "t[:3]": lambda t: t[:3],
@@ -314,6 +315,16 @@ for name, elements, storage, clone_storage in table_rows:
     print(f"{name:<24} {elements:>8} {storage:>15} {clone_storage:>13}")
 print("loaded with the whole storage:", sum(whole), "of", len(whole), " clones with their own:", sum(own))
 assert all(whole) and all(own) and len(whole) == 40, "every view saves its whole storage, every clone its own"
+# sphinx_gallery_start_ignore
+assert t.device.type == "cpu" and all(
+    (lambda meta_view, meta_loaded: meta_loaded.device.type == "meta" and meta_loaded.storage_offset() == 0
+     and meta_loaded.stride() == meta_view.stride() and meta_loaded.untyped_storage().nbytes() == meta_view.element_size() * (
+         1 + sum((size - 1) * step for size, step in zip(meta_view.shape, meta_view.stride(), strict=True))))(
+        meta_make(torch.zeros(100_000, device="meta")), save_and_load(meta_make(torch.zeros(100_000, device="meta")))[2])
+    for meta_make in views.values()
+) and save_and_load(torch.zeros(100_000, device="meta")[500:503])[2].untyped_storage().nbytes() == 12, (
+    "the table's views are on the CPU; each view of a meta t comes back at offset 0 over a storage that ends at its last element")
+# sphinx_gallery_end_ignore
 
 # %%
 # ``contiguous()`` is not enough
@@ -351,7 +362,8 @@ assert copied == [name for name, make in views.items() if not make(t).is_contigu
 # Saved in one call, ``a = t[:4]`` and ``b = t[2:]`` of a 6-element ``t`` are one storage in the
 # file and come back as two tensors on one storage: writing ``100`` into the loaded ``a[3]`` changes
 # the loaded ``b[1]``, the same element. Saved in two calls, each file holds its own copy of the
-# whole storage, and the two loaded tensors share nothing.
+# whole storage, and the two loaded tensors share nothing. On ``meta`` the two views saved in one
+# call come back each at offset 0 over a storage of its own 4 elements.
 
 t = torch.arange(6.0)
 _, records_one, one = save_and_load({"a": t[:4], "b": t[2:]})
@@ -369,6 +381,11 @@ assert records_a + records_b == 2 and not same_storage(two_a, two_b) and two_b[1
     "two torch.save calls: two storages; a write to a misses b")
 # sphinx_gallery_start_ignore
 assert two_a.untyped_storage().nbytes() == two_b.untyped_storage().nbytes() == 24, "each holds the whole t"
+assert all(
+    meta_loaded.storage_offset() == 0 and meta_loaded.untyped_storage().nbytes() == 16
+    for meta_loaded in (lambda meta_t: save_and_load({"a": meta_t[:4], "b": meta_t[2:]}))(
+        torch.zeros(6, device="meta"))[2].values()
+), "on meta, a and b saved in one call come back each at offset 0 over a storage of its own 4 elements"
 assert torch.equal(t, torch.arange(6.0)), "the edits of the loaded tensors did not reach t"
 try:
     save_and_load({"a": t[:4], "b": t[2:].view(torch.int32)})
@@ -620,7 +637,7 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # Conclusion
 # ----------
 #
-# ``torch.save`` writes storages, whole: a slice, a chunk, a strided view, a row, a column or a
+# On the CPU, ``torch.save`` writes storages, whole: a slice, a chunk, a strided view, a row, a column or a
 # ``view`` of a slice writes its whole storage, and comes back holding all of it in memory.
 # ``contiguous()`` (default ``memory_format``) leaves a contiguous view as it is; ``clone()`` gives the slice a storage of its
 # own, and that is all the file holds. Within one call each storage is written once, so views of
@@ -628,4 +645,5 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # separate. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker whose batch holds the view
 # itself (``batch_size=None``, or a ``collate_fn`` that does not stack, such as ``list``), also sends the whole
 # storage of a view; the queue refuses a non-leaf that requires grad, so send its
-# ``detach()``.
+# ``detach()``. A ``meta`` tensor holds no data: a view of one, even saved in one call with another
+# view of its tensor, comes back at offset 0 over a storage that ends at its last element.

@@ -342,7 +342,10 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # again. So an in-place change of the weight inside the region, here ``mul_(2)`` under
 # ``torch.no_grad()``, is not seen by the next forward pass in that region. The cache is emptied
 # when the outermost region ends: a new region at the top level sees the change, but a region nested
-# inside another one with the cache on does not, even when the outer one has ``enabled=False``. A
+# inside another one with the cache on does not, even when the outer one has ``enabled=False``. The
+# copy keeps the dtype it was made in: a float16 region nested after a bfloat16 one in the same
+# outermost region gets the bfloat16 copy, and a ``Linear`` there raises ``RuntimeError: mat1 and
+# mat2 must have the same dtype, but got Half and BFloat16``. A
 # ``torch.autocast(...)`` that does not name ``cache_enabled`` takes the setting in force where it is
 # called (``True`` at the top level): inside a region with ``cache_enabled=False`` it caches nothing,
 # and a second nested region sees the change. This build runs on the CPU, and the cache is there on
@@ -388,6 +391,20 @@ for outer_cache in (True, False):
             )
         with made_at_top:
             assert torch.is_autocast_cache_enabled(), "the setting is taken where torch.autocast(...) is called"
+for outer_enabled in (True, False):
+    nested_layer = torch.nn.Linear(2, 2)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=outer_enabled):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            assert nested_layer(torch.ones(3, 2)).dtype == torch.bfloat16, "the bfloat16 region made a bfloat16 copy"
+        try:
+            with torch.autocast("cpu", dtype=torch.float16):
+                nested_layer(torch.ones(3, 2))
+        except RuntimeError as nested_refusal:
+            assert str(nested_refusal) == "mat1 and mat2 must have the same dtype, but got Half and BFloat16", (
+                f"a nested float16 region gets the cached bfloat16 copy (outer enabled={outer_enabled})")
+        else:
+            raise AssertionError(
+                f"a nested float16 region after a bfloat16 one must raise (outer enabled={outer_enabled})")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -15,7 +15,7 @@
 
 原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错：``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
-before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` ``t[1:] = t[:-1].clone()`` 也会得到这条报错；在 ``torch.no_grad()`` 下则能正确完成平移。梯度模式开启时，这种叶子张量的另外三类视图得到的则是自动求导（autograd）对这类视图的报错：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图，``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``），以及自定义 ``autograd.Function`` 返回的视图。推理张量（inference tensor），例如 ``torch.inference_mode()`` 在新内存中创建的张量，在推理模式之外会拒绝先克隆源的平移，即使在 ``torch.no_grad()`` 下也一样，报错为 ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed``，而且报错时平移后的值已经写入；在推理模式之内，先克隆源的平移可以正常完成。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` ``t[1:] = t[:-1].clone()`` 也会得到这条报错；在 ``torch.no_grad()`` 下则能正确完成平移。梯度模式开启时，这种叶子张量的另外三类视图得到的则是自动求导（autograd）对这类视图的报错（先克隆源也一样）：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图，``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``），以及自定义 ``autograd.Function`` 返回的视图。推理张量（inference tensor），例如 ``torch.inference_mode()`` 在新内存中创建的张量，在推理模式之外会拒绝先克隆源的平移，即使在 ``torch.no_grad()`` 下也一样，报错为 ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed``，而且报错时平移后的值已经写入；在推理模式之内，先克隆源的平移可以正常完成。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
 
 # %%
@@ -592,7 +592,7 @@ print("t:", t)
 assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with a cloned source works"
 
 # %%
-# 在需要梯度的叶子张量上，以及在梯度模式下通过切片、索引或 ``view()`` 取得的它的视图上，梯度模式开启时，先克隆源的平移同样会被拒绝，报的是上面那条针对叶子张量的报错信息。在 ``torch.no_grad()`` 下，它能正确完成平移；两者仍然需要梯度，``Parameter`` 也仍是叶子张量。下面用的是上文的 ``Parameter`` 和二维 ``Parameter`` 的那一行。
+# 在需要梯度的叶子张量上，以及在梯度模式下通过切片、索引或 ``view()`` 取得的它的视图上，梯度模式开启时，先克隆源的平移同样会被拒绝，报的是上面那条针对叶子张量的报错信息。在 ``torch.no_grad()`` 下，它能正确完成平移；两者仍然需要梯度，``Parameter`` 也仍是叶子张量。下面用的是上文的 ``Parameter`` 和二维 ``Parameter`` 的那一行。梯度模式开启时，上文另外三类视图，无论取自需要梯度的叶子张量还是非叶子张量，也都拒绝先克隆源的平移，各自报自动求导的那条报错信息；在 ``torch.no_grad()`` 下，先克隆源的平移在它们上面同样能正确完成。
 
 
 def cloned_shift_in(mode, g):
@@ -638,6 +638,14 @@ assert {cloned_refused_in_grad_mode(make) for make in leaf_and_views} == leaf_me
     "gets the leaf's message")
 assert all(cloned_shift_under_no_grad(make) for make in leaf_and_views), (
     "under no_grad, the cloned shift of a leaf that requires grad, and of its views, gives the intended shift")
+autograd_views = (*multiple_outputs, *quiet_views, *inference_views, lambda: ViewOut.apply(parameter()),
+                  lambda: ViewOut.apply(torch.arange(5.0, requires_grad=True) * 2))
+assert all((cloned_refused_in_grad_mode(view) or "").startswith("Output 0 of Slice is a view") and (
+    cloned_refused_in_grad_mode(view) == refused_with(torch.enable_grad, view)) for view in autograd_views), (
+    "with grad on, the three kinds of view of a leaf or a non-leaf that requires grad refuse the cloned shift with "
+    "autograd's message, as they refuse the plain shift")
+assert all(cloned_shift_under_no_grad(view) for view in autograd_views), (
+    "under no_grad, the cloned shift of the three kinds of view gives the intended shift")
 
 
 def inference_tensors():
@@ -690,4 +698,4 @@ for step, obs in enumerate(observations):
 # 小结
 # ----
 #
-# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在需要梯度的叶子张量及其视图上，以及在 ``torch.inference_mode()`` 之外用在推理张量上除外；前者改在 ``torch.no_grad()`` 下、后者改在 ``torch.inference_mode()`` 之内运行，也得到了预期的平移。
+# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在需要梯度的叶子张量及其视图上、用在需要梯度的张量的上述另外三类视图上（``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图，自定义 ``autograd.Function`` 返回的视图），以及在 ``torch.inference_mode()`` 之外用在推理张量上除外；前者改在 ``torch.no_grad()`` 下、后者改在 ``torch.inference_mode()`` 之内运行，也得到了预期的平移。

@@ -14,7 +14,7 @@
       live = w.view(-1)
       kept = w.t().clone(memory_format=torch.contiguous_format).view(-1)
 
-``a.t().clone().view(-1)`` 会报错 ``RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.`` 克隆得到的是副本，却不是连续（contiguous）的。本页依次运行：``expand`` 对比 ``repeat``；在连续和不连续的张量上调用 ``contiguous()``；在几种布局上调用 ``clone()``；在连续和不连续的张量上调用 ``reshape``、``flatten`` 和 ``view``。每个结果都比较存储或对象本身，检验是否与源张量共享内存；``expand``、``repeat`` 和 ``reshape`` 的结果还往里写入来检验。
+``a.t().clone().view(-1)`` 会报错 ``RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.`` 克隆得到的是副本，却不是连续的。本页依次运行：``expand`` 对比 ``repeat``；在连续和不连续的张量上调用 ``contiguous()``；在几种布局上调用 ``clone()``；在连续和不连续的张量上调用 ``reshape``、``flatten`` 和 ``view``。每个结果都比较存储或对象本身，检验是否与源张量共享内存；``expand``、``repeat`` 和 ``reshape`` 的结果还往里写入来检验。
 """
 
 # %%

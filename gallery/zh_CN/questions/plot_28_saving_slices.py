@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``t[:3]`` 这样的切片是 ``t`` 的存储（storage）上的视图（view），而 ``torch.save`` 写的是整块存储，所以文件和从它加载的张量都带着 ``t`` 的全部元素。保存切片的克隆：
+   ``t[:3]`` 这样的切片是 ``t`` 的存储（storage）上的视图（view），而 ``torch.save`` 对 CPU 张量写的是整块存储，所以文件和从它加载的张量都带着 ``t`` 的全部元素。保存切片的克隆：
 
    .. code-block:: python
 
@@ -254,7 +254,7 @@ assert loaded[:2]._base is loaded and loaded.numel() == 3 and save_and_load(load
 # 八种视图，五种 dtype
 # --------------------
 #
-# 下面每种视图在五种 dtype 下都是如此：开头或中间的切片，分成十块后的第二块，每隔一个取一个元素，1000×100 矩阵 ``t.view(1000, 100)`` 的一行和一列，以及切片的 ``view`` 和 ``reshape``。每种视图加载回来的张量都带着 ``t`` 的整块存储，值、偏移和步长都与视图相同；它的克隆保存再加载后，存储恰好只有它自己的元素。表中是 float32 的情况（后两列的单位是字节）。
+# 下面每种视图在五种 dtype 下都是如此：开头或中间的切片，分成十块后的第二块，每隔一个取一个元素，1000×100 矩阵 ``t.view(1000, 100)`` 的一行和一列，以及切片的 ``view`` 和 ``reshape``。每种视图加载回来的张量都带着 ``t`` 的整块存储，值、偏移和步长都与视图相同；它的克隆保存再加载后，存储恰好只有它自己的元素。表中是 float32 的情况（后两列的单位是字节）。``meta`` 张量没有数据：``meta`` 上的 ``t`` 的这些视图加载回来时偏移都是 0，存储只到它的最后一个元素为止（``t[500:503]`` 只有 12 字节）。
 
 views = {
     "t[:3]": lambda t: t[:3],
@@ -289,6 +289,16 @@ for name, elements, storage, clone_storage in table_rows:
     print(f"{name:<24} {elements:>8} {storage:>15} {clone_storage:>13}")
 print("loaded with the whole storage:", sum(whole), "of", len(whole), " clones with their own:", sum(own))
 assert all(whole) and all(own) and len(whole) == 40, "every view saves its whole storage, every clone its own"
+# sphinx_gallery_start_ignore
+assert t.device.type == "cpu" and all(
+    (lambda meta_view, meta_loaded: meta_loaded.device.type == "meta" and meta_loaded.storage_offset() == 0
+     and meta_loaded.stride() == meta_view.stride() and meta_loaded.untyped_storage().nbytes() == meta_view.element_size() * (
+         1 + sum((size - 1) * step for size, step in zip(meta_view.shape, meta_view.stride(), strict=True))))(
+        meta_make(torch.zeros(100_000, device="meta")), save_and_load(meta_make(torch.zeros(100_000, device="meta")))[2])
+    for meta_make in views.values()
+) and save_and_load(torch.zeros(100_000, device="meta")[500:503])[2].untyped_storage().nbytes() == 12, (
+    "the table's views are on the CPU; each view of a meta t comes back at offset 0 over a storage that ends at its last element")
+# sphinx_gallery_end_ignore
 
 # %%
 # 只调用 ``contiguous()`` 不够
@@ -315,7 +325,7 @@ assert copied == [name for name, make in views.items() if not make(t).is_contigu
 # 一次调用保存的两个视图，加载后仍共享
 # ------------------------------------
 #
-# 在一次 ``torch.save`` 调用里，每块存储只写一次，不管有几个被保存的张量用到它，只要它们都以同一种 dtype 查看这块存储；若用了两种 dtype，这次调用会报错（``RuntimeError: Cannot save multiple tensors or storages that view the same data as different types``）。对有 6 个元素的 ``t``，在一次调用里保存 ``a = t[:4]`` 和 ``b = t[2:]``，文件里只有一块存储，加载回来是同一块存储上的两个张量：往加载出的 ``a[3]`` 写入 ``100``，加载出的 ``b[1]`` 也跟着变，它们是同一个元素。分两次调用保存，每个文件都有整块存储的一份副本，加载出的两个张量互不共享。
+# 在一次 ``torch.save`` 调用里，每块存储只写一次，不管有几个被保存的张量用到它，只要它们都以同一种 dtype 查看这块存储；若用了两种 dtype，这次调用会报错（``RuntimeError: Cannot save multiple tensors or storages that view the same data as different types``）。对有 6 个元素的 ``t``，在一次调用里保存 ``a = t[:4]`` 和 ``b = t[2:]``，文件里只有一块存储，加载回来是同一块存储上的两个张量：往加载出的 ``a[3]`` 写入 ``100``，加载出的 ``b[1]`` 也跟着变，它们是同一个元素。分两次调用保存，每个文件都有整块存储的一份副本，加载出的两个张量互不共享。在 ``meta`` 上，一次调用里保存的这两个视图加载回来时偏移都是 0，各自的存储只有自己的 4 个元素。
 
 t = torch.arange(6.0)
 _, records_one, one = save_and_load({"a": t[:4], "b": t[2:]})
@@ -333,6 +343,11 @@ assert records_a + records_b == 2 and not same_storage(two_a, two_b) and two_b[1
     "two torch.save calls: two storages; a write to a misses b")
 # sphinx_gallery_start_ignore
 assert two_a.untyped_storage().nbytes() == two_b.untyped_storage().nbytes() == 24, "each holds the whole t"
+assert all(
+    meta_loaded.storage_offset() == 0 and meta_loaded.untyped_storage().nbytes() == 16
+    for meta_loaded in (lambda meta_t: save_and_load({"a": meta_t[:4], "b": meta_t[2:]}))(
+        torch.zeros(6, device="meta"))[2].values()
+), "on meta, a and b saved in one call come back each at offset 0 over a storage of its own 4 elements"
 assert torch.equal(t, torch.arange(6.0)), "the edits of the loaded tensors did not reach t"
 try:
     save_and_load({"a": t[:4], "b": t[2:].view(torch.int32)})
@@ -552,4 +567,4 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # 小结
 # ----
 #
-# ``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列或切片的 ``view``，都会写出它所在的整块存储，加载回来后这整块存储也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每块存储只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。
+# 在 CPU 上，``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列或切片的 ``view``，都会写出它所在的整块存储，加载回来后这整块存储也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每块存储只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。``meta`` 张量没有数据：它的视图加载回来时偏移为 0，存储只到它的最后一个元素为止，即使与同一张量的另一个视图在一次调用中保存也是如此。

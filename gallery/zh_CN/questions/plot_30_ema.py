@@ -306,7 +306,7 @@ assert all(averaged_tensor is not parameter and same_storage(averaged_tensor, pa
 # ----------------
 #
 # ``copy.deepcopy(model)`` 让 EMA 拥有自己的参数；``requires_grad_(False)`` 让它们不进入自动求导（autograd）；每一步在
-# ``torch.no_grad()`` 下把它们朝模型的参数挪一步，并把模型的缓冲区（批归一化的滑动统计量）复制到 EMA 自己的缓冲区里。我们在训练前和每一步之后记下模型参数的快照（``p.detach().clone()``），再用
+# ``torch.no_grad()`` 下把它们朝模型的参数挪一步，并把模型的缓冲区，即批归一化的滑动统计量（running statistics），复制到 EMA 自己的缓冲区里。我们在训练前和每一步之后记下模型参数的快照（``p.detach().clone()``），再用
 # ``ema_formula`` 对这些快照计算，与 EMA 比较：每一步之后，EMA 都等于公式的结果，每个参数都与模型的不同，缓冲区则与模型的相同。
 
 torch.manual_seed(1)
@@ -506,7 +506,7 @@ assert counts == [1] * 10 + [2], (
 # 为平均后的权重重算批归一化统计量
 # --------------------------------
 #
-# 无论哪种方式，滑动统计量（running statistics）都来自别的权重，而不是平均后的权重。``update_bn(loader, averaged)``
+# 无论哪种方式，滑动统计量都来自别的权重，而不是平均后的权重。``update_bn(loader, averaged)``
 # 重新计算它们：先重置，再让平均后的模型把这几批数据跑一遍。之后，滑动均值就是批归一化层输入的均值，而这些输入是用平均后的权重算出来的（四批数据大小相同），不再来自原模型。
 
 update_bn([x for x, _ in batches], averaged)
