@@ -580,13 +580,14 @@ assert r is h, "an in-place ReLU returns its input"
 # is why ``inplace=True`` works after layers whose backward does not need
 # their output, when that output is a new tensor that no other operation saved (a multiply by a gate
 # that requires grad saves it, and ``backward()`` then raises; a view is not new: see the next cell).
-# With grad mode on and an output that requires grad, it does not work on a piece of that output
-# taken with ``chunk``, ``split`` or ``unbind``, even when it is the only piece:
+# With grad mode on, outside ``torch.inference_mode()``, and an output that requires grad, it does not work
+# on a piece of that output taken with ``chunk``, ``split`` or ``unbind``, even when it is the only piece:
 # ``ReLU(inplace=True)`` or ``torch.nn.functional.relu(..., inplace=True)`` on it raises at once, in
 # the forward pass, and the message says the view "is the output of a function that returns multiple
 # views". ``tensor_split`` also returns views of the output, yet the in-place ReLU on one of its
 # pieces runs and gives the same gradient as the plain ReLU. (The seed fixes the layer's random
 # weights, so the comparison is the same on every run.)
+# :fact:`view-inplace-refused-outside-inference-mode`
 torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
 x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
@@ -624,17 +625,21 @@ else:
     raise AssertionError("an in-place ReLU on an output another operation saved must make backward() raise")
 assert [len(pieces) for pieces in (layer(x).chunk(1, dim=1), layer(x).split(5, dim=1), layer(x).unbind(0))] == [1] * 3, (
     "chunk(1), split(5) and unbind(0) of the output give a single piece")
-for pieces in (layer(x).chunk(2, dim=1), layer(x).split(1, dim=1), layer(x).unbind(1),
-               layer(x).chunk(1, dim=1), layer(x).split(5, dim=1), layer(x).unbind(0)):
-    for relu_in_place in (torch.nn.ReLU(inplace=True), lambda t: torch.nn.functional.relu(t, inplace=True)):
-        try:
-            relu_in_place(pieces[0])
-        except RuntimeError as e:
-            assert "is the output of a function that returns multiple views" in str(e), (
-                "an in-place ReLU on a piece from chunk, split or unbind, even the only piece, raises the multiple-views error"
-            )
-        else:
-            raise AssertionError("an in-place ReLU on an output of chunk, split or unbind, even the only one, must raise at once")
+for grad_on_outside_inference in (torch.enable_grad, torch.no_grad):  # grad mode on: default, enable_grad in no_grad
+    for pieces in (layer(x).chunk(2, dim=1), layer(x).split(1, dim=1), layer(x).unbind(1),
+                   layer(x).chunk(1, dim=1), layer(x).split(5, dim=1), layer(x).unbind(0)):
+        for relu_in_place in (torch.nn.ReLU(inplace=True), lambda t: torch.nn.functional.relu(t, inplace=True)):
+            with grad_on_outside_inference(), torch.enable_grad():
+                assert torch.is_grad_enabled(), "grad mode is on, outside inference_mode"
+                try:
+                    relu_in_place(pieces[0])
+                except RuntimeError as e:
+                    assert "is the output of a function that returns multiple views" in str(e), (
+                        "an in-place ReLU on a piece from chunk, split or unbind, even the only piece, raises the "
+                        "multiple-views error")
+                else:
+                    raise AssertionError("an in-place ReLU on an output of chunk, split or unbind, even the only one, "
+                                         "must raise at once")
 # sphinx_gallery_end_ignore
 
 # %%

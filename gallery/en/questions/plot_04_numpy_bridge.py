@@ -321,9 +321,10 @@ assert len(received_refusals_) == 2 and all(None not in found_ for found_ in rec
 # sphinx_gallery_end_ignore
 
 # %%
-# The refusal holds only with grad mode on. Under ``torch.no_grad()`` and under
-# ``torch.inference_mode()``, ``numpy()`` and ``np.asarray`` take a tensor that requires grad
-# and return an array over its memory, with no ``detach()``: a write through that array changes
+# The refusal holds only where ``torch.is_grad_enabled()`` is ``True``: with grad mode on, and also inside
+# ``torch.inference_mode()`` under ``torch.enable_grad()``. Under ``torch.no_grad()`` and under
+# ``torch.inference_mode()``, with no ``torch.enable_grad()`` inside them, ``numpy()`` and ``np.asarray`` take a
+# tensor that requires grad and return an array over its memory, with no ``detach()``: a write through that array changes
 # the tensor and leaves its ``_version`` where it was, as in the section on writes below.
 for mode in (torch.no_grad, torch.inference_mode):
     b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -336,6 +337,24 @@ for mode in (torch.no_grad, torch.inference_mode):
     print(f"{mode.__name__}: b:", b, " b._version:", b._version)
     assert shares(b, through_numpy) and shares(b, through_asarray) and b[0] == 100.0 and b._version == 0, (
         f"under {mode.__name__}, numpy() and np.asarray must share b's memory and the write must not be counted")
+# sphinx_gallery_start_ignore
+grad_b_ = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+for mode_ in (torch.no_grad, torch.inference_mode):
+    with mode_(), torch.enable_grad():
+        assert torch.is_grad_enabled(), "torch.enable_grad() turns is_grad_enabled() on inside no_grad and inference_mode"
+        try:
+            grad_b_.numpy()
+        except RuntimeError as e:
+            assert "requires grad" in str(e), "with enable_grad inside no_grad or inference_mode, numpy() refuses"
+        else:
+            raise AssertionError("with enable_grad inside no_grad or inference_mode, numpy() must refuse")
+        try:
+            np.asarray(grad_b_)
+        except RuntimeError as e:
+            assert "requires grad" in str(e), "with enable_grad inside no_grad or inference_mode, np.asarray refuses"
+        else:
+            raise AssertionError("with enable_grad inside no_grad or inference_mode, np.asarray must refuse")
+# sphinx_gallery_end_ignore
 
 # %%
 # Which conversions share, which copy
@@ -481,7 +500,7 @@ for shared_dtype_ in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint
 # Flipping an axis in NumPy (``np.flip``, or ``image[..., ::-1]`` to turn OpenCV's BGR into RGB)
 # makes a view with a negative stride. torch has no negative strides, and the four constructors
 # ``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor`` and ``torch.asarray`` refuse
-# such an array, unless it is empty, with ``ValueError``: ``torch.tensor`` too, though it would copy
+# such an array of a dtype torch has, unless it is empty, with ``ValueError``: ``torch.tensor`` too, though it would copy
 # anyway. They refuse an array in the other byte order (``">f4"`` here) as well, and one whose strides
 # are not a multiple of its element size, such as the ``float32`` field of the packed record above.
 # ``torch.from_dlpack`` refuses a flipped array in the other byte order, or of a dtype DLPack lacks such
@@ -514,6 +533,19 @@ for name, odd in odd_arrays.items():
 empty = np.arange(0.0)[::-1]
 print("an empty flipped array is taken by all four:", all(convert(empty).numel() == 0 for convert in constructors))
 assert all(convert(empty).numel() == 0 for convert in constructors), "an empty flipped array is taken"
+# sphinx_gallery_start_ignore
+for torch_has_ in ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16",
+                   "float32", "float64", "complex64", "complex128"):
+    for convert_ in constructors:
+        try:
+            convert_(np.array([1, 0], dtype=torch_has_).copy()[::-1])
+        except ValueError as e:
+            assert "negative" in str(e), "a flipped array of each dtype torch has is refused for its negative stride"
+        else:
+            raise AssertionError("each of the four constructors must refuse a flipped array of each dtype torch has")
+        assert convert_(np.array([], dtype=torch_has_).copy()[::-1]).numel() == 0, (
+            "each of the four constructors takes an empty flipped array of each dtype torch has")
+# sphinx_gallery_end_ignore
 
 exit_codes = {}
 for name, flipped in {"image[..., ::-1]": image[..., ::-1], "np.arange(1.0)[::-1]": np.arange(1.0)[::-1],
@@ -808,7 +840,8 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # copy a flipped array or such a field with NumPy (or flip in torch), and convert an array in the other byte
 # order with ``array.astype(array.dtype.newbyteorder("="))``, since a NumPy copy keeps the byte order. On a sparse tensor, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise. ``numpy()`` and ``np.asarray`` refuse a tensor that
-# requires grad only with grad mode on: under ``torch.no_grad()`` or ``torch.inference_mode()``
+# requires grad only where ``torch.is_grad_enabled()`` is ``True`` (``torch.enable_grad()`` inside
+# ``torch.inference_mode()`` included): under ``torch.no_grad()`` or ``torch.inference_mode()`` alone
 # they share its memory, and a write through the array is not counted. A change of dtype copies too, and a
 # ``bfloat16`` tensor has no NumPy dtype at all. On a tensor with the
 # conjugate or the negative bit set, ``numpy()`` and ``np.asarray`` raise and

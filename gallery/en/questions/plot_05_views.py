@@ -441,7 +441,7 @@ draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 # A view taken under ``torch.no_grad()`` or ``torch.inference_mode()`` is a view all the same (its
 # ``_base`` is set), but autograd did not record it. Taken from a tensor that requires grad, a leaf
 # or not, it is a leaf with no ``grad_fn``: no gradient reaches ``w`` through it, and an edit through
-# it with grad mode on raises instead of entering the base's history, unless that tensor is a view
+# it with grad mode on, outside ``torch.inference_mode()``, raises instead of entering the base's history, unless that tensor is a view
 # whose ``_base`` does not require grad (a view made a leaf with ``requires_grad_()``, as ``view_leaf``
 # below, or a view of one): then the view does not require grad, and the edit runs.
 for off in (torch.no_grad, torch.inference_mode):
@@ -455,12 +455,15 @@ for off in (torch.no_grad, torch.inference_mode):
               f"is_leaf: {quiet.is_leaf}  grad_fn: {quiet.grad_fn}  w.grad: {w.grad}")  # fmt: skip
         assert quiet._base is parent and quiet.is_leaf and quiet.grad_fn is None and w.grad is None, (
             "a view taken under no_grad or inference_mode is a leaf with no grad_fn; no gradient reaches w")
-        try:
-            quiet.mul_(10)
-        except RuntimeError as e:
-            print(f"  quiet.mul_(10): {type(e).__name__}: {str(e).split('.')[0]}")
-        else:
-            raise AssertionError("an edit with grad mode on of a view taken under no_grad or inference_mode must raise")
+        for on in (torch.enable_grad, torch.no_grad):  # grad mode on: by default, and by enable_grad in no_grad
+            with on(), torch.enable_grad():
+                try:
+                    quiet.mul_(10)
+                except RuntimeError as e:
+                    print(f"  quiet.mul_(10) in {on.__name__}() with enable_grad(): {str(e).split('.')[0]}")
+                else:
+                    raise AssertionError("an edit with grad mode on of a view taken under no_grad or inference_mode "
+                                         "must raise")
 view_leaf = torch.ones(3)[:].requires_grad_()
 for off in (torch.no_grad, torch.inference_mode):
     for kind, parent in {"view_leaf": view_leaf, "view_leaf[:]": view_leaf[:]}.items():
@@ -563,7 +566,8 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # A view shares memory and the version counter with its base and, when it is taken with grad mode
 # on outside ``torch.inference_mode()``, the base's history for autograd; taken under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` from a tensor that requires grad, it is a leaf: no
-# gradient reaches the base through it, and an in-place edit of it with grad mode on raises, unless
+# gradient reaches the base through it, and an in-place edit of it with grad mode on, outside
+# ``torch.inference_mode()``, raises, unless
 # the tensor it was taken from is a view whose ``_base`` does not require grad.
 # Inference tensors made inside ``torch.inference_mode()`` are the exception: they have no version
 # counter, and their views no ``_base`` (:ref:`questions-inference-mode`). ``detach()`` and ``.data``

@@ -336,7 +336,7 @@ assert [record.category for record in caught] == [UserWarning] and "detach().clo
 # -------------------------------------
 #
 # With ``requires_grad=True``, the calls that return ``a`` itself return the
-# leaf. In grad mode, a cast that copies to a floating or complex dtype, ``a.double()`` or
+# leaf. In grad mode, outside ``torch.inference_mode()``, a cast that copies to a floating or complex dtype, ``a.double()`` or
 # ``to(copy=True)``, is an operation autograd records (``ToCopyBackward0``; for an inference tensor
 # made with ``requires_grad=True``, ``CopyBackwards``): the result is not a leaf, and the gradient flows back to ``a`` in ``a``'s own dtype. A cast to an integer or bool
 # dtype (``a.long()``), or a copying cast under ``torch.no_grad()``, is not recorded. It is a copy of
@@ -366,6 +366,9 @@ assert a.bool().grad_fn is None, "a cast to bool is not recorded"
 with torch.no_grad():
     unrecorded = a.double()
 assert unrecorded.grad_fn is None and unrecorded.is_leaf, "under no_grad a copying cast is not recorded"
+with torch.no_grad(), torch.enable_grad():
+    assert all(t.grad_fn.name() == "ToCopyBackward0" for t in (a.double(), a.to(copy=True), a.to(torch.complex64))), (
+        "with enable_grad inside no_grad, grad mode is on and a copying cast is recorded")
 complex_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 as_complex = complex_source.to(torch.complex64)
 assert as_complex.grad_fn.name() == "ToCopyBackward0" and not as_complex.is_leaf, "a cast to complex is recorded"

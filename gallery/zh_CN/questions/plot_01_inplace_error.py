@@ -530,8 +530,9 @@ assert r is h, "an in-place ReLU returns its input"
 
 # %%
 # 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：``Linear`` 的反向传播需要的是它的输入和权重，而不是它的输出。所以，接在反向传播不需要自身输出的层后面，且这个输出是一个新张量、没有别的运算保存它时，
-# ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错；视图不是新张量，见下一段）。在梯度模式下、输出需要梯度时，用 ``chunk``、``split`` 或 ``unbind``
+# ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错；视图不是新张量，见下一段）。在梯度模式下、``torch.inference_mode()`` 之外，输出需要梯度时，用 ``chunk``、``split`` 或 ``unbind``
 # 从这个输出切出的一块就不行了，哪怕只切出一块也一样：对它调用 ``ReLU(inplace=True)`` 或 ``torch.nn.functional.relu(..., inplace=True)``，在前向传播里当场就会报错，报错说这个视图“is the output of a function that returns multiple views”。``tensor_split`` 切出的也是这个输出的视图，但对它切出的其中一块做原地 ReLU 照常运行，得到的梯度与不用原地操作的 ReLU 相同。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
+# :fact:`view-inplace-refused-outside-inference-mode`
 torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
 x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
@@ -559,7 +560,7 @@ assert torch.equal(out.detach(), layer(x).detach().clamp(min=0)) and (layer(x).d
 assert grad_inplace.abs().sum() > 0, "the gradient compared is not zero"
 gate = torch.tensor([[2.0, 3.0]], requires_grad=True)
 hidden = layer(x)
-gated = hidden * gate  # 乘法为 gate 的梯度保存了 hidden
+gated = hidden * gate  # the multiply saves hidden for gate's gradient
 torch.nn.ReLU(inplace=True)(hidden)
 try:
     (hidden.sum() + gated.sum()).backward()
@@ -569,17 +570,21 @@ else:
     raise AssertionError("an in-place ReLU on an output another operation saved must make backward() raise")
 assert [len(pieces) for pieces in (layer(x).chunk(1, dim=1), layer(x).split(5, dim=1), layer(x).unbind(0))] == [1] * 3, (
     "chunk(1), split(5) and unbind(0) of the output give a single piece")
-for pieces in (layer(x).chunk(2, dim=1), layer(x).split(1, dim=1), layer(x).unbind(1),
-               layer(x).chunk(1, dim=1), layer(x).split(5, dim=1), layer(x).unbind(0)):
-    for relu_in_place in (torch.nn.ReLU(inplace=True), lambda t: torch.nn.functional.relu(t, inplace=True)):
-        try:
-            relu_in_place(pieces[0])
-        except RuntimeError as e:
-            assert "is the output of a function that returns multiple views" in str(e), (
-                "an in-place ReLU on a piece from chunk, split or unbind, even the only piece, raises the multiple-views error"
-            )
-        else:
-            raise AssertionError("an in-place ReLU on an output of chunk, split or unbind, even the only one, must raise at once")
+for grad_on_outside_inference in (torch.enable_grad, torch.no_grad):  # 梯度模式：默认开启，或在 no_grad 里用 enable_grad 打开
+    for pieces in (layer(x).chunk(2, dim=1), layer(x).split(1, dim=1), layer(x).unbind(1),
+                   layer(x).chunk(1, dim=1), layer(x).split(5, dim=1), layer(x).unbind(0)):
+        for relu_in_place in (torch.nn.ReLU(inplace=True), lambda t: torch.nn.functional.relu(t, inplace=True)):
+            with grad_on_outside_inference(), torch.enable_grad():
+                assert torch.is_grad_enabled(), "grad mode is on, outside inference_mode"
+                try:
+                    relu_in_place(pieces[0])
+                except RuntimeError as e:
+                    assert "is the output of a function that returns multiple views" in str(e), (
+                        "an in-place ReLU on a piece from chunk, split or unbind, even the only piece, raises the "
+                        "multiple-views error")
+                else:
+                    raise AssertionError("an in-place ReLU on an output of chunk, split or unbind, even the only one, "
+                                         "must raise at once")
 # sphinx_gallery_end_ignore
 
 # %%

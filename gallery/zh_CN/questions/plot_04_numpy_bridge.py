@@ -309,8 +309,9 @@ assert len(received_refusals_) == 2 and all(None not in found_ for found_ in rec
 # sphinx_gallery_end_ignore
 
 # %%
-# 只有梯度模式开启时才会拒绝。在 ``torch.no_grad()`` 下和 ``torch.inference_mode()`` 下，``numpy()`` 和
-# ``np.asarray`` 都接受需要梯度的张量，不用 ``detach()``，返回的数组直接用张量的内存：通过这个数组写入会改变张量，而张量的
+# 只有 ``torch.is_grad_enabled()`` 为 ``True`` 时才会拒绝：梯度模式开启时如此，在 ``torch.inference_mode()`` 里用
+# ``torch.enable_grad()`` 打开之后也如此。在 ``torch.no_grad()`` 下和 ``torch.inference_mode()`` 下，只要没有在其中用
+# ``torch.enable_grad()``，``numpy()`` 和 ``np.asarray`` 都接受需要梯度的张量，不用 ``detach()``，返回的数组直接用张量的内存：通过这个数组写入会改变张量，而张量的
 # ``_version`` 保持不变，和下文讲写入的那一节一样。
 for mode in (torch.no_grad, torch.inference_mode):
     b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -323,13 +324,31 @@ for mode in (torch.no_grad, torch.inference_mode):
     print(f"{mode.__name__}: b:", b, " b._version:", b._version)
     assert shares(b, through_numpy) and shares(b, through_asarray) and b[0] == 100.0 and b._version == 0, (
         f"under {mode.__name__}, numpy() and np.asarray must share b's memory and the write must not be counted")
+# sphinx_gallery_start_ignore
+grad_b_ = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+for mode_ in (torch.no_grad, torch.inference_mode):
+    with mode_(), torch.enable_grad():
+        assert torch.is_grad_enabled(), "torch.enable_grad() turns is_grad_enabled() on inside no_grad and inference_mode"
+        try:
+            grad_b_.numpy()
+        except RuntimeError as e:
+            assert "requires grad" in str(e), "with enable_grad inside no_grad or inference_mode, numpy() refuses"
+        else:
+            raise AssertionError("with enable_grad inside no_grad or inference_mode, numpy() must refuse")
+        try:
+            np.asarray(grad_b_)
+        except RuntimeError as e:
+            assert "requires grad" in str(e), "with enable_grad inside no_grad or inference_mode, np.asarray refuses"
+        else:
+            raise AssertionError("with enable_grad inside no_grad or inference_mode, np.asarray must refuse")
+# sphinx_gallery_end_ignore
 
 # %%
 # 哪些转换共享，哪些复制
 # ----------------------
 #
 # 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外三种数组见下文）。不给 ``device=`` 参数时，如果设置了 ``"cpu"`` 以外的默认设备（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor`` 也不与数组共享内存（它把数组复制到那个设备上；在 ``meta`` 上它给出一个没有数值的张量），``torch.from_numpy`` 则仍然共享数组的内存。给了 ``device=`` 参数时，由它决定，与默认设备无关：它指定 ``"cpu"`` 以外的设备时，即使是 ``"cpu:0"``，``torch.as_tensor`` 也不共享内存；``device="cpu"`` 则共享，无论默认设备是什么。在这些情况下，``torch.asarray`` 都与 ``torch.as_tensor`` 一样，只有 0 维数组（``np.array(5.0)``）例外：``torch.asarray`` 从不与它共享内存，即使给了 ``device="cpu"`` 和 ``copy=False``，也返回一个副本，不报错。``torch.tensor``
-# 会复制。``torch.from_dlpack`` 也共享：改它得到的张量，下面的数组也跟着变；对没有翻转、字节序与本机相同、dtype 受 DLPack 支持（``bool``、8 到 64 位的有符号和无符号整数、``float16``、``float32``、``float64``、``complex64`` 和 ``complex128``）的数组，无论是整个数组还是切片（``[::2]``），它得到的张量都使用数组的内存。字节序与本机不同的数组（``">f4"``）、``object`` 或 ``datetime64`` 数组，以及紧凑记录 ``[("a", "<f4"), ("b", "i1")]`` 的 ``float32`` 字段 ``"a"``，它以 ``BufferError`` 拒绝：这个字段的步长是 5 字节，不是元素大小的整数倍。同一记录的 ``int8`` 字段 ``"b"``，步长是元素大小的整数倍，它接受，得到的张量使用这个字段的内存。（翻转过的数组另当别论，见下文。）从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
+# 会复制。``torch.from_dlpack`` 也共享：改它得到的张量，下面的数组也跟着变；对没有翻转、字节序与本机相同、dtype 受 DLPack 支持（``bool``、8 到 64 位的有符号和无符号整数、``float16``、``float32``、``float64``、``complex64`` 和 ``complex128``）的数组，无论是整个数组还是切片（``[::2]``），它得到的张量都使用数组的内存。字节序与本机不同的数组（``">f4"``）、``object`` 或 ``datetime64`` 数组，以及紧凑记录 ``[("a", "<f4"), ("b", "i1")]`` 的 ``float32`` 字段 ``"a"``，它以 ``BufferError`` 拒绝：这个字段的步长（stride）是 5 字节，不是元素大小的整数倍。同一记录的 ``int8`` 字段 ``"b"``，步长是元素大小的整数倍，它接受，得到的张量使用这个字段的内存。（翻转过的数组另当别论，见下文。）从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
 # ``Tensor.__array__`` 不接受 NumPy 2 的 ``copy`` 参数。这里捕获警告并展示出来。
 # :fact:`default-device-makes-as-tensor-copy`
 array = np.array([1.0, 2.0, 3.0], dtype=np.float32)
@@ -445,8 +464,8 @@ for shared_dtype_ in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint
 # 翻转过的数组：“At least one stride in the given numpy array is negative”
 # ------------------------------------------------------------------------
 #
-# 在 NumPy 里翻转一个轴（``np.flip``，或者用 ``image[..., ::-1]`` 把 OpenCV 的 BGR 转成 RGB），得到的是步长（stride）为负的视图（view）。
-# torch 没有负步长，``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray`` 这四个构造函数都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），以及步长不是元素大小整数倍的数组（例如上面那个紧凑记录的 ``float32`` 字段），这四个函数同样拒绝。``torch.from_dlpack`` 会以 ``BufferError`` 拒绝字节序与本机不同，或 dtype 不受 DLPack 支持（例如 ``datetime64``）的翻转数组，但不拒绝字节序与本机相同、dtype 受 DLPack 支持的翻转数组：在 torch 2.13.0 上，这样的数组沿元素不止一个的维翻转，会让它直接中止进程；沿只有一个元素的维翻转的数组（比如 ``np.arange(1.0)[::-1]``）和空数组，它照常接受。所以下面最后几行在 fork 出来的子进程里调用它，退出码 ``-signal.SIGABRT`` 就是进程被中止。交给 DLPack 之前，先复制数组。
+# 在 NumPy 里翻转一个轴（``np.flip``，或者用 ``image[..., ::-1]`` 把 OpenCV 的 BGR 转成 RGB），得到的是步长为负的视图（view）。
+# torch 没有负步长，``torch.from_numpy``、``torch.as_tensor``、``torch.tensor``、``torch.asarray`` 对 torch 有的 dtype，这四个构造函数都以 ``ValueError`` 拒绝这样的数组，除非它是空的。``torch.tensor`` 本来就要复制，也照样拒绝。对字节序与本机不同的数组（这里是 ``">f4"``），以及步长不是元素大小整数倍的数组（例如上面那个紧凑记录的 ``float32`` 字段），这四个函数同样拒绝。``torch.from_dlpack`` 会以 ``BufferError`` 拒绝字节序与本机不同，或 dtype 不受 DLPack 支持（例如 ``datetime64``）的翻转数组，但不拒绝字节序与本机相同、dtype 受 DLPack 支持的翻转数组：在 torch 2.13.0 上，这样的数组沿元素不止一个的维翻转，会让它直接中止进程；沿只有一个元素的维翻转的数组（比如 ``np.arange(1.0)[::-1]``）和空数组，它照常接受。所以下面最后几行在 fork 出来的子进程里调用它，退出码 ``-signal.SIGABRT`` 就是进程被中止。交给 DLPack 之前，先复制数组。
 # :fact:`from-dlpack-aborts-on-flipped-array`
 
 image = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
@@ -472,6 +491,19 @@ for name, odd in odd_arrays.items():
 empty = np.arange(0.0)[::-1]
 print("an empty flipped array is taken by all four:", all(convert(empty).numel() == 0 for convert in constructors))
 assert all(convert(empty).numel() == 0 for convert in constructors), "an empty flipped array is taken"
+# sphinx_gallery_start_ignore
+for torch_has_ in ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16",
+                   "float32", "float64", "complex64", "complex128"):
+    for convert_ in constructors:
+        try:
+            convert_(np.array([1, 0], dtype=torch_has_).copy()[::-1])
+        except ValueError as e:
+            assert "negative" in str(e), "a flipped array of each dtype torch has is refused for its negative stride"
+        else:
+            raise AssertionError("each of the four constructors must refuse a flipped array of each dtype torch has")
+        assert convert_(np.array([], dtype=torch_has_).copy()[::-1]).numel() == 0, (
+            "each of the four constructors takes an empty flipped array of each dtype torch has")
+# sphinx_gallery_end_ignore
 
 exit_codes = {}
 for name, flipped in {"image[..., ::-1]": image[..., ::-1], "np.arange(1.0)[::-1]": np.arange(1.0)[::-1],
@@ -732,5 +764,5 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----
 #
 # 对嵌套张量，以及函数在 ``torch.func.vmap`` 或 ``torch.func.grad`` 里收到的张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错；下面说的是其他张量，且都在经 ``torch.func`` 变换的函数之外。对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy``、
-# ``torch.as_tensor`` 和 ``torch.asarray`` 都共享内存（后两者在其 ``device=`` 参数指定了 ``"cpu"`` 以外的设备时除外，即使是 ``"cpu:0"``；不给 ``device=`` 时，设置了 ``"cpu"`` 以外的默认设备也除外；``torch.asarray`` 遇到 0 维数组也会复制）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（例如由一个 ``float32`` 和一个 ``int8`` 组成的紧凑记录的 ``float32`` 字段），构造函数 ``torch.from_numpy``、``torch.as_tensor``、``torch.tensor`` 和 ``torch.asarray`` 都会拒绝（在 torch 2.13.0 上，``torch.from_dlpack`` 遇到字节序与本机相同、dtype 受 DLPack 支持、沿元素不止一个的维翻转的数组，会让进程中止）：翻转数组和这种字段，先用 NumPy 复制（翻转数组也可以改在 torch 里翻转）；字节序与本机不同的数组，要用 ``array.astype(array.dtype.newbyteorder("="))`` 转成本机字节序，因为 NumPy 复制时保留原来的字节序。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在梯度模式开启时才拒绝需要梯度的张量：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# ``torch.as_tensor`` 和 ``torch.asarray`` 都共享内存（后两者在其 ``device=`` 参数指定了 ``"cpu"`` 以外的设备时除外，即使是 ``"cpu:0"``；不给 ``device=`` 时，设置了 ``"cpu"`` 以外的默认设备也除外；``torch.asarray`` 遇到 0 维数组也会复制）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（例如由一个 ``float32`` 和一个 ``int8`` 组成的紧凑记录的 ``float32`` 字段），构造函数 ``torch.from_numpy``、``torch.as_tensor``、``torch.tensor`` 和 ``torch.asarray`` 都会拒绝（在 torch 2.13.0 上，``torch.from_dlpack`` 遇到字节序与本机相同、dtype 受 DLPack 支持、沿元素不止一个的维翻转的数组，会让进程中止）：翻转数组和这种字段，先用 NumPy 复制（翻转数组也可以改在 torch 里翻转）；字节序与本机不同的数组，要用 ``array.astype(array.dtype.newbyteorder("="))`` 转成本机字节序，因为 NumPy 复制时保留原来的字节序。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在 ``torch.is_grad_enabled()`` 为 ``True`` 时才拒绝需要梯度的张量（在 ``torch.inference_mode()`` 里用 ``torch.enable_grad()`` 打开后也算）：单用 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 时，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，自动求导却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

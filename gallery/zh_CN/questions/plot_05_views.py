@@ -396,7 +396,7 @@ assert type(y.grad_fn).__name__ == "CopySlices" and torch.equal(leaf.grad, torch
 draw_graph("y = leaf * 2; y[0] = 10.0", y, leaf=leaf)
 
 # %%
-# 在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图仍然是视图（它有 ``_base``），但自动求导没有记录它。从需要梯度的张量取得时，不论这个张量是不是叶子张量（leaf tensor），视图本身都是没有 ``grad_fn`` 的叶子张量：梯度不会经由它到达 ``w``，在梯度模式下经由它做原地修改会报错，而不会进入基张量的历史。例外是那个张量本身就是 ``_base`` 不需要梯度的视图（用 ``requires_grad_()`` 变成叶子张量的视图，比如下面的 ``view_leaf``，或者这种视图的视图）：这时取得的视图不需要梯度，原地修改照常执行。
+# 在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图仍然是视图（它有 ``_base``），但自动求导没有记录它。从需要梯度的张量取得时，不论这个张量是不是叶子张量（leaf tensor），视图本身都是没有 ``grad_fn`` 的叶子张量：梯度不会经由它到达 ``w``，在梯度模式下、``torch.inference_mode()`` 之外经由它做原地修改会报错，而不会进入基张量的历史。例外是那个张量本身就是 ``_base`` 不需要梯度的视图（用 ``requires_grad_()`` 变成叶子张量的视图，比如下面的 ``view_leaf``，或者这种视图的视图）：这时取得的视图不需要梯度，原地修改照常执行。
 for off in (torch.no_grad, torch.inference_mode):
     for kind in ("w", "w * 2"):
         w = torch.ones(3, requires_grad=True)
@@ -408,12 +408,15 @@ for off in (torch.no_grad, torch.inference_mode):
               f"is_leaf: {quiet.is_leaf}  grad_fn: {quiet.grad_fn}  w.grad: {w.grad}")  # fmt: skip
         assert quiet._base is parent and quiet.is_leaf and quiet.grad_fn is None and w.grad is None, (
             "a view taken under no_grad or inference_mode is a leaf with no grad_fn; no gradient reaches w")
-        try:
-            quiet.mul_(10)
-        except RuntimeError as e:
-            print(f"  quiet.mul_(10): {type(e).__name__}: {str(e).split('.')[0]}")
-        else:
-            raise AssertionError("an edit with grad mode on of a view taken under no_grad or inference_mode must raise")
+        for on in (torch.enable_grad, torch.no_grad):  # 梯度模式：默认开启，或在 no_grad 里用 enable_grad 打开
+            with on(), torch.enable_grad():
+                try:
+                    quiet.mul_(10)
+                except RuntimeError as e:
+                    print(f"  quiet.mul_(10) in {on.__name__}() with enable_grad(): {str(e).split('.')[0]}")
+                else:
+                    raise AssertionError("an edit with grad mode on of a view taken under no_grad or inference_mode "
+                                         "must raise")
 view_leaf = torch.ones(3)[:].requires_grad_()
 for off in (torch.no_grad, torch.inference_mode):
     for kind, parent in {"view_leaf": view_leaf, "view_leaf[:]": view_leaf[:]}.items():
@@ -503,5 +506,5 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # 小结
 # ----
 #
-# 视图与它的基张量共享内存和版本计数器；在梯度模式下、``torch.inference_mode()`` 之外取得的视图，还共享基张量的求导历史；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量取得的视图是叶子张量：梯度不会经由它到达基张量，在梯度模式下对它做原地修改会报错，除非取视图的那个张量是 ``_base`` 不需要梯度的视图。在推理模式内得到的推理张量是例外：它们没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`。``detach()`` 和 ``.data`` 共享内存，但不共享求导历史。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明两者共享内存（但不能证明有共同的元素），起始地址不同却不能排除共享内存。``reshape`` 和 ``contiguous()``
+# 视图与它的基张量共享内存和版本计数器；在梯度模式下、``torch.inference_mode()`` 之外取得的视图，还共享基张量的求导历史；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量取得的视图是叶子张量：梯度不会经由它到达基张量，在梯度模式下、``torch.inference_mode()`` 之外对它做原地修改会报错，除非取视图的那个张量是 ``_base`` 不需要梯度的视图。在推理模式内得到的推理张量是例外：它们没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`。``detach()`` 和 ``.data`` 共享内存，但不共享求导历史。``_base`` 只标记视图：要知道一个张量是否与它的来源共享内存，就比较它们的存储（即上面的 ``same_storage``）：在有真实内存的设备上（不包括 ``meta``），对非空的存储，起始地址相同能证明两者共享内存（但不能证明有共同的元素），起始地址不同却不能排除共享内存。``reshape`` 和 ``contiguous()``
 # 只在不得不复制时才复制；想确保拥有独立的内存，就用 ``clone()``。

@@ -319,7 +319,7 @@ assert [record.category for record in caught] == [UserWarning] and "detach().clo
 # 会复制的类型转换仍在计算图里
 # ----------------------------
 #
-# ``a`` 需要梯度时，那些原样返回 ``a`` 的调用，得到的就是这个叶子张量（leaf tensor）本身。在梯度模式（grad mode）下，复制到浮点或复数 dtype 的类型转换，比如 ``a.double()`` 或
+# ``a`` 需要梯度时，那些原样返回 ``a`` 的调用，得到的就是这个叶子张量（leaf tensor）本身。在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，复制到浮点或复数 dtype 的类型转换，比如 ``a.double()`` 或
 # ``to(copy=True)``，是自动求导记录的一次运算，节点是 ``ToCopyBackward0``；源张量若是以 ``requires_grad=True`` 创建的推理张量（inference tensor），节点则是 ``CopyBackwards``。结果不是叶子张量，梯度会以 ``a`` 自己的 dtype
 # 流回 ``a``。转换到整数或 bool dtype（``a.long()``），或者在 ``torch.no_grad()`` 下做的会复制的类型转换，都不会被记录。它复制了内存，却不能让张量脱离计算图；脱离计算图要用 ``detach()``。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -347,6 +347,9 @@ assert a.bool().grad_fn is None, "a cast to bool is not recorded"
 with torch.no_grad():
     unrecorded = a.double()
 assert unrecorded.grad_fn is None and unrecorded.is_leaf, "under no_grad a copying cast is not recorded"
+with torch.no_grad(), torch.enable_grad():
+    assert all(t.grad_fn.name() == "ToCopyBackward0" for t in (a.double(), a.to(copy=True), a.to(torch.complex64))), (
+        "with enable_grad inside no_grad, grad mode is on and a copying cast is recorded")
 complex_source = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 as_complex = complex_source.to(torch.complex64)
 assert as_complex.grad_fn.name() == "ToCopyBackward0" and not as_complex.is_leaf, "a cast to complex is recorded"
