@@ -318,7 +318,7 @@ assert not y.requires_grad and torch.equal(y, before + 1), (
 # %%
 # ``add_`` is not the only one: each of the first ten in-place torch operations below writes values into ``y``,
 # and each raises after writing. ``detach_()``, ``share_memory_()`` and ``resize_()`` to the tensor's own size
-# change no values, and they raise nothing. Changing no values does not make a call quiet: ``t_()``, ``unsqueeze_(0)``
+# with no ``memory_format`` change no values, and they raise nothing. Changing no values does not make a call quiet: ``t_()``, ``unsqueeze_(0)``
 # and ``copy_`` of the values ``y`` already holds raise the same error, and ``unsqueeze_(0)`` has
 # already changed the shape when it raises.
 
@@ -358,6 +358,21 @@ assert all(outcomes[n][0].startswith(refusal) and outcomes[n][1] for n in value_
 assert shapes["y.unsqueeze_(0)"] == (1, 2) and all(
     outcomes[n][0].startswith(refusal) and not outcomes[n][1] for n in no_new_values
 ), "t_, unsqueeze_ and copy_ of the same values raise; unsqueeze_ has changed the shape when it raises"
+
+# %%
+# Given a ``memory_format`` that lays it out differently, ``resize_()`` to its own size re-strides an inference
+# tensor in place: the 4-D ``y4`` below then reads other values at the same indices, and nothing is raised.
+
+y4 = make_inference(torch.arange(8.0).reshape(1, 2, 2, 2))
+before4 = y4.clone()
+kept = attempt(lambda t: t.resize_(t.shape), y4), torch.equal(y4, before4)
+print("y4.resize_(y4.shape):", kept[0], " values kept:", kept[1])
+restrided = attempt(lambda t: t.resize_(t.shape, memory_format=torch.channels_last), y4)
+print("y4.resize_(y4.shape, memory_format=torch.channels_last):", restrided)
+print("values kept:", torch.equal(y4, before4))
+assert kept == ("ok", True) and restrided == "ok" and not torch.equal(y4, before4), (
+    "resize_ to its own size keeps the values with no memory_format, re-strides them with channels_last, raises nothing"
+)
 
 # %%
 # An edit through a view of it, here ``y[1:]``, raises the same way. ``y.detach()`` and ``y.data``, taken
@@ -590,7 +605,7 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # not require grad, each in-place torch operation run above that writes values (``add_``, ``mul_``, ``zero_``,
 # ``fill_``, ``copy_``, ``clamp_``, ``masked_fill_``, ``index_put_``, an index assignment, ``+=`` and
 # ``out=``) raises after it has been written, and so does ``mul_`` through its view ``y[1:]``; ``detach_()``,
-# ``share_memory_()`` and ``resize_()`` to its own size change no values and raise nothing, while
+# ``share_memory_()`` and ``resize_()`` to its own size with no ``memory_format`` change no values and raise nothing, while
 # ``t_()``, ``unsqueeze_()`` and ``copy_`` of the same values raise though they write no new values. An in-place
 # call such as ``mul_`` on a ``detach()`` or ``.data`` taken outside the mode, or a write through ``numpy()``, raises
 # nothing (an edit through a view of that ``detach()`` or ``.data``, taken by indexing, ``d[0] = v`` included, by

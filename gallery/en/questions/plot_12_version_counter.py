@@ -397,6 +397,23 @@ assert list(moves.values()) == [(1, 1)] * 4 + [(0, 0)] * 5, (
     "requires_grad_(), share_memory_(), and resize_() or resize_as_() to the tensor's own size do not")
 
 # %%
+# Not moving the counter does not mean changing nothing: given ``memory_format=torch.channels_last``,
+# ``resize_()`` to its own size re-strides the contiguous 4-D ``x4`` below in place, so ``x4`` reads other
+# values while ``_version`` stays at 0, and ``backward()`` of a graph that saved ``x4`` runs on them: a wrong
+# gradient, and no error.
+
+w4 = torch.ones(1, 2, 2, 2, requires_grad=True)
+x4 = torch.arange(8.0).reshape(1, 2, 2, 2)
+loss4 = (w4 * x4).sum()
+x4_before = x4.clone()
+x4.resize_(x4.shape, memory_format=torch.channels_last)
+print("x4._version:", x4._version, " x4 values kept:", torch.equal(x4, x4_before))
+loss4.backward()
+print("w4.grad equals x4 before:", torch.equal(w4.grad, x4_before), " equals x4 now:", torch.equal(w4.grad, x4))
+assert x4._version == 0 and not torch.equal(x4, x4_before) and torch.equal(w4.grad, x4), (
+    "resize_ to its own size with channels_last: counter still, other values, a wrong gradient without an error")
+
+# %%
 # A fused optimizer step
 # ----------------------
 #

@@ -333,7 +333,8 @@ assert goals[0] == goals[1] == goals[2] != goals[3] == goals[4] == goals[5] == o
 #
 # A soft update moves each target parameter a fraction ``tau`` of the way to the online one:
 # ``t = (1 - tau) * t + tau * o``. Written in place on a parameter that requires grad, it raises
-# with grad mode on.
+# with grad mode on, outside ``torch.inference_mode()``.
+# :fact:`leaf-refuses-inplace`
 
 tau = 0.05
 try:
@@ -341,7 +342,7 @@ try:
 except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
-    raise AssertionError("an in-place edit of a leaf that requires grad must raise outside no_grad")
+    raise AssertionError("an in-place edit of a leaf that requires grad must raise with grad mode on, outside inference_mode")
 
 # %%
 # Under ``torch.no_grad()``, ``lerp_`` and ``mul_(1 - tau).add_(o, alpha=tau)`` give the formula's

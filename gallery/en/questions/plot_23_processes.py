@@ -551,7 +551,8 @@ assert mp.active_children() == [], "every child process has ended"
 # copy of every tensor torch allocated that is not in shared memory, and its edits stay in that copy. A tensor torch
 # allocated, moved into shared memory by ``share_memory_()`` or by being sent through a
 # ``torch.multiprocessing`` queue, is one memory for the processes that have it, so a child's edits
-# reach the parent (a leaf that requires grad takes them under ``torch.no_grad()``, not with grad mode on). A
+# reach the parent (a leaf that requires grad takes them under ``torch.no_grad()``, not with grad mode on, outside
+# ``torch.inference_mode()``). :fact:`leaf-refuses-inplace` A
 # ``torch.from_numpy`` tensor moved by ``share_memory_()`` no longer shares memory with its array,
 # and, under the default sharing strategy on Linux, a ``torch.from_file(path, shared=False)`` tensor is not moved, so a forked child's edits of it
 # are lost. A non-leaf

@@ -304,7 +304,7 @@ assert not y.requires_grad and torch.equal(y, before + 1), (
 )
 
 # %%
-# 不只是 ``add_``：下面前十个 torch 原地操作都往 ``y`` 里写入数值，每个都是先写入、再报错。``detach_()``、``share_memory_()`` 和按张量自己的大小调用的 ``resize_()`` 不改变数值，也不报错。但不改变数值并不意味着不报错：``t_()``、``unsqueeze_(0)``，以及用 ``y`` 已有的数值做的 ``copy_``，都抛出同样的错误，而且 ``unsqueeze_(0)`` 报错时已经改了形状。
+# 不只是 ``add_``：下面前十个 torch 原地操作都往 ``y`` 里写入数值，每个都是先写入、再报错。``detach_()``、``share_memory_()`` 和按张量自己的大小、不给 ``memory_format`` 调用的 ``resize_()`` 不改变数值，也不报错。但不改变数值并不意味着不报错：``t_()``、``unsqueeze_(0)``，以及用 ``y`` 已有的数值做的 ``copy_``，都抛出同样的错误，而且 ``unsqueeze_(0)`` 报错时已经改了形状。
 
 value_writes = {
     "y.mul_(10)": lambda t: t.mul_(10),
@@ -342,6 +342,20 @@ assert all(outcomes[n][0].startswith(refusal) and outcomes[n][1] for n in value_
 assert shapes["y.unsqueeze_(0)"] == (1, 2) and all(
     outcomes[n][0].startswith(refusal) and not outcomes[n][1] for n in no_new_values
 ), "t_, unsqueeze_ and copy_ of the same values raise; unsqueeze_ has changed the shape when it raises"
+
+# %%
+# 如果给出的 ``memory_format`` 与张量现有的布局不同，按自己的大小调用的 ``resize_()`` 会原地改写推理张量的步长：下面四维的 ``y4`` 之后在同样的下标读出别的数值，也不报错。
+
+y4 = make_inference(torch.arange(8.0).reshape(1, 2, 2, 2))
+before4 = y4.clone()
+kept = attempt(lambda t: t.resize_(t.shape), y4), torch.equal(y4, before4)
+print("y4.resize_(y4.shape):", kept[0], " values kept:", kept[1])
+restrided = attempt(lambda t: t.resize_(t.shape, memory_format=torch.channels_last), y4)
+print("y4.resize_(y4.shape, memory_format=torch.channels_last):", restrided)
+print("values kept:", torch.equal(y4, before4))
+assert kept == ("ok", True) and restrided == "ok" and not torch.equal(y4, before4), (
+    "resize_ to its own size keeps the values with no memory_format, re-strides them with channels_last, raises nothing"
+)
 
 # %%
 # 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。像这里这样在模式之外取的 ``y.detach()`` 和 ``y.data`` 也是推理张量，可对它们调用的原地操作，只要 torch 直接在它们本身上完成（比如 ``mul_``），就不报任何错，而且改动会落到 ``y`` 上。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 即使直接作用在 ``y`` 上也不报错，同样改动 ``y``；经由 NumPy 数组 ``y.numpy()`` 写入也是如此。对它们取的视图，无论是用索引取的（比如 ``y.detach()[1:]``），还是用 ``view(shape)``、``t()``、``unsqueeze()``、``reshape()``、``narrow()``、``as_strided()`` 或 ``unbind()`` 取的，都是没有版本计数器（version counter）的推理张量，通过这种视图修改，和通过 ``y[1:]`` 一样，先写入再报错；在内部对它们取视图的原地调用（比如 ``fill_diagonal_``）也是如此，对 ``d = y.detach()`` 或 ``y.data`` 做 ``d[0] = 9.0`` 这样的按下标赋值同样如此，因为它经由视图 ``d[0]`` 写入。它们的 ``view(dtype)`` 则是普通张量：经由它修改不报错，改动会落到 ``y`` 上。:fact:`inference-tensor-alias-edit-routes`
@@ -540,5 +554,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# ``torch.inference_mode()`` 用在结果不会再参与自动求导的代码上；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（用到它的一些运算不会把它记入计算图，``nn.Linear`` 在不需要梯度的输入上的前向传播就是其一）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。直接对在模式之外取的 ``detach()`` 或 ``.data`` 调用 ``mul_`` 这类原地操作，或者经由 ``numpy()`` 写入，都不报错（通过对这个 ``detach()`` 或 ``.data`` 取的视图修改都先写入再报错，无论视图是用索引（包括 ``d[0] = v``）、用 ``view(shape)`` 等上面那些视图方法取的，还是像 ``fill_diagonal_`` 那样由调用在内部取的；经由它的 ``view(dtype)`` 修改则不报错），对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错；在模式内对推理张量取的 ``detach()`` 或 ``.data`` 本身就是推理张量，照样先写入再报错。结果可能还要用于训练时，用
+# ``torch.inference_mode()`` 用在结果不会再参与自动求导的代码上；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（用到它的一些运算不会把它记入计算图，``nn.Linear`` 在不需要梯度的输入上的前向传播就是其一）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小、不给 ``memory_format`` 调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。直接对在模式之外取的 ``detach()`` 或 ``.data`` 调用 ``mul_`` 这类原地操作，或者经由 ``numpy()`` 写入，都不报错（通过对这个 ``detach()`` 或 ``.data`` 取的视图修改都先写入再报错，无论视图是用索引（包括 ``d[0] = v``）、用 ``view(shape)`` 等上面那些视图方法取的，还是像 ``fill_diagonal_`` 那样由调用在内部取的；经由它的 ``view(dtype)`` 修改则不报错），对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错；在模式内对推理张量取的 ``detach()`` 或 ``.data`` 本身就是推理张量，照样先写入再报错。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。

@@ -377,6 +377,20 @@ assert list(moves.values()) == [(1, 1)] * 4 + [(0, 0)] * 5, (
     "requires_grad_(), share_memory_(), and resize_() or resize_as_() to the tensor's own size do not")
 
 # %%
+# 不推进计数器，并不等于什么都没改：给出 ``memory_format=torch.channels_last`` 时，按自身大小调用的 ``resize_()`` 会原地改写下面这个连续的四维张量 ``x4`` 的步长，同样的下标读出别的数值，``_version`` 却仍是 0；保存过 ``x4`` 的计算图做 ``backward()`` 时就用上这些数值：梯度算错了，却不报错。
+
+w4 = torch.ones(1, 2, 2, 2, requires_grad=True)
+x4 = torch.arange(8.0).reshape(1, 2, 2, 2)
+loss4 = (w4 * x4).sum()
+x4_before = x4.clone()
+x4.resize_(x4.shape, memory_format=torch.channels_last)
+print("x4._version:", x4._version, " x4 values kept:", torch.equal(x4, x4_before))
+loss4.backward()
+print("w4.grad equals x4 before:", torch.equal(w4.grad, x4_before), " equals x4 now:", torch.equal(w4.grad, x4))
+assert x4._version == 0 and not torch.equal(x4, x4_before) and torch.equal(w4.grad, x4), (
+    "resize_ to its own size with channels_last: counter still, other values, a wrong gradient without an error")
+
+# %%
 # fused 优化器的一步
 # ------------------
 #

@@ -312,7 +312,8 @@ assert goals[0] == goals[1] == goals[2] != goals[3] == goals[4] == goals[5] == o
 # 软更新
 # ------
 #
-# 软更新让目标网络的每个参数朝在线网络的对应参数移动一小段，比例为 ``tau``：``t = (1 - tau) * t + tau * o``。对需要梯度的参数做这样的原地（in-place）操作，在梯度模式（grad mode）下会报错。
+# 软更新让目标网络的每个参数朝在线网络的对应参数移动一小段，比例为 ``tau``：``t = (1 - tau) * t + tau * o``。对需要梯度的参数做这样的原地（in-place）操作，在梯度模式（grad mode）下、``torch.inference_mode()`` 之外会报错。
+# :fact:`leaf-refuses-inplace`
 
 tau = 0.05
 try:
@@ -320,7 +321,7 @@ try:
 except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
-    raise AssertionError("an in-place edit of a leaf that requires grad must raise outside no_grad")
+    raise AssertionError("an in-place edit of a leaf that requires grad must raise with grad mode on, outside inference_mode")
 
 # %%
 # 在 ``torch.no_grad()`` 之下，``lerp_`` 和 ``mul_(1 - tau).add_(o, alpha=tau)`` 都算出公式给出的值，并写进目标网络自己的内存。对 ``parameters()``
