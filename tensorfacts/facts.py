@@ -289,6 +289,7 @@ from tensorfacts import (  # noqa: E402, F401
     counter_bypass_facts,
     detach_data_facts,
     general_facts,
+    index_read_facts,
     meta_index_facts,
     numpy_facts,
     optimizer_facts,

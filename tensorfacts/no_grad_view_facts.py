@@ -340,37 +340,41 @@ OPERATIONS = {"* 2": lambda t: t * 2, "exp()": lambda t: t.exp(), "[[0, 1]]": la
 
 
 @fact("no-grad-view-operations-pass-no-gradient", {
-    "en": "u = w[1:] of a leaf w that requires grad (float32 and float64), taken under torch.no_grad(), again under "
+    "en": "u = w[1:] of a leaf w that requires grad (float32 and float64), and again u = v[1:] of the non-leaf "
+          "v = w * 1 made with grad mode on, taken under torch.no_grad(), again under "
           "torch.inference_mode() and again under torch.set_grad_enabled(False); then, with grad mode on, one "
           "operation (* 2, exp(), [[0, 1]] or clone()) on u, or on its view u[1:] taken with grad mode on, or taken "
           "in the same way as u with grad mode off, and backward() of the sum of the result. With "
           "u.requires_grad_() never called, or called after that view was taken or after the operation, u.grad and "
           "w.grad are None. With it called right after u is taken, u.grad is filled through u and through the view "
           "taken with grad mode on, not through the one taken with grad mode off, and w.grad is None.",
-    "zh_CN": "对需要梯度的叶子张量 w（float32 和 float64），分别在 torch.no_grad()、torch.inference_mode() 和 "
-             "torch.set_grad_enabled(False) 下取 u = w[1:]；然后在梯度模式下对 u，或对它的视图 u[1:]（在梯度模式下取，"
-             "或以与 u 相同的方式在梯度模式关闭时取）做一次运算（* 2、exp()、[[0, 1]] 或 clone()），对结果求和再调用 "
-             "backward()。不调用 u.requires_grad_()，或在取得那个视图之后、做完运算之后才调用时，u.grad 和 w.grad "
-             "都是 None。取得 u 后立即调用时，经由 u 本身和在梯度模式下取的视图，u.grad 有了值，经由梯度模式关闭时取的"
+    "zh_CN": "对需要梯度的叶子张量 w（float32 和 float64），以及在梯度模式下算出的非叶子张量 v = w * 1，"
+             "分别在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下取 u = w[1:] "
+             "或 u = v[1:]；然后在梯度模式下对 u，或对它的视图 u[1:]（在梯度模式下取，或以与 u 相同的方式在"
+             "梯度模式关闭时取）做一次运算（* 2、exp()、[[0, 1]] 或 clone()），对结果求和再调用 backward()。"
+             "不调用 u.requires_grad_()，或在取得那个视图之后、做完运算之后才调用时，u.grad 和 w.grad 都是 None。"
+             "取得 u 后立即调用时，经由 u 本身和在梯度模式下取的视图，u.grad 有了值，经由梯度模式关闭时取的"
              "视图则没有，w.grad 都是 None。",
-}, {"en": f"{len(OPERATIONS)} operations, float32 and float64, the three ways to turn grad mode off, u and its view "
+}, {"en": f"{len(OPERATIONS)} operations, float32 and float64, u of the leaf w and of the non-leaf v, the three "
+          "ways to turn grad mode off, u and its view "
           "taken with grad mode on or off, u.requires_grad_() called never, right after u is taken, after the view "
           "or after the operation, on the CPU",
-    "zh_CN": f"{len(OPERATIONS)} 种运算，float32 和 float64，三种关闭梯度模式的方式，u 以及在梯度模式下或梯度模式"
-             "关闭时对它取的视图，不调用 u.requires_grad_()，或在取得 u 后立即、取得视图之后、做完运算之后调用，"
-             "在 CPU 上"})
+    "zh_CN": f"{len(OPERATIONS)} 种运算，float32 和 float64，取自叶子张量 w 和非叶子张量 v 的 u，三种关闭梯度模式"
+             "的方式，u 以及在梯度模式下或梯度模式关闭时对它取的视图，不调用 u.requires_grad_()，"
+             "或在取得 u 后立即、取得视图之后、做完运算之后调用，在 CPU 上"})
 def _no_grad_view_operations_pass_no_gradient() -> Fact:
     """No operation on a view taken with grad mode off, or on a view of it, passes it a gradient unless it called
     requires_grad_() first, and that view was taken with grad mode on; none passes one to its base."""
-    passed = {}  # (dtype, grad mode off, operation, through, when requires_grad_() is called): (u.grad set, w.grad)
-    for dtype, (mode, off), (name, operation), through, call in itertools.product(
+    passed = {}  # (dtype, grad mode off, operation, through, when requires_grad_() is called, u's source): results
+    for dtype, (mode, off), (name, operation), through, call, kind in itertools.product(
             (torch.float32, torch.float64), GRAD_OFF.items(), OPERATIONS.items(), ("u", "view", "no-grad view"),
-            (None, "first", "after the view", "after the operation")):
+            (None, "first", "after the view", "after the operation"), ("leaf", "non-leaf")):
         if through == "u" and call == "after the view":
             continue  # u itself: no view taken
         w = torch.ones(4, dtype=dtype, requires_grad=True)
+        source = w if kind == "leaf" else w * 1  # v = w * 1 made with grad mode on
         with off():
-            u = w[1:]
+            u = source[1:]
         if call == "first":
             u.requires_grad_()
         target = u
@@ -383,7 +387,7 @@ def _no_grad_view_operations_pass_no_gradient() -> Fact:
         if call == "after the operation":
             u.requires_grad_()
         result.sum().backward()
-        passed[(str(dtype), mode, name, through, call)] = (u.is_leaf and u.requires_grad, u.grad is not None,
+        passed[(str(dtype), mode, name, through, call, kind)] = (u.is_leaf and u.requires_grad, u.grad is not None,
                                                            w.grad is None)
     gets = [key for key, (_, filled, _) in passed.items() if filled]
     expected = [key for key in passed if key[4] == "first" and key[3] != "no-grad view"]

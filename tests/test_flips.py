@@ -182,6 +182,14 @@ def _advanced_index_as_view(func, args, kwargs):
     return args[0].reshape(-1)[: result.numel()].view(result.shape)
 
 
+def _negative_step_reads_reversed(func, args, kwargs):
+    """Indexing that reads a slice with a negative step as NumPy does, into a copy, instead of raising."""
+    try:
+        return call(func, args, kwargs)
+    except ValueError:
+        return args[0].flip(0)
+
+
 INPLACE = ("add_", "mul_", "sub_", "zero_")
 FUSED_STEPS = ("_fused_adagrad_", "_fused_sgd_", "_fused_adam_", "_fused_adamw_")
 
@@ -296,6 +304,7 @@ MUTANTS = {
     "conj() copies": lambda: Override(conj=lambda f, a, k: call(f, a, k).resolve_conj()),
     "indexing copies": lambda: Override(__getitem__=lambda f, a, k: call(f, a, k).clone()),
     "indexing returns views": lambda: Override(__getitem__=_advanced_index_as_view),
+    "negative-step slices read reversed": lambda: Override(__getitem__=_negative_step_reads_reversed),
     "mul() returns a detached result": lambda: Override(mul=lambda f, a, k: call(f, a, k).detach()),
     "add_() writes a copy": lambda: Override(add_=lambda f, a, k: a[0].clone().add_(*a[1:], **k)),
     "checkpoint keeps every tensor": _checkpoint_keeps_everything,
@@ -401,6 +410,8 @@ FACT_FLIPS = {
     "inference-mode-views-of-normal-tensor": ("indexing copies", "view(dtype) gives a normal tensor"),
     "basic-index-read-views": "indexing copies",
     "basic-index-on-meta": "indexing copies",
+    "negative-step-slice-raises": "negative-step slices read reversed",
+    "numpy-index-read-copies": "indexing returns views",
     "array-calls-refuse-swapped-or-flipped": "from_numpy and from_dlpack take any array",
     "batchnorm-running-statistics": "batch_norm never trains",
     "anomaly-mode-names-forward-call": "anomaly mode records nothing",

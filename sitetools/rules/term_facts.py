@@ -33,10 +33,11 @@ CHECKED_BY: dict[str, tuple[str, ...]] = {
     "缓冲区": ("buffer-moves-with-module",),
     "步长": ("dense-tensor-reads-storage-by-layout",), "连续": ("contiguous-copies-only-when-needed",),
     "共轭位": ("dense-tensor-reads-storage-by-layout",), "负号位": ("dense-tensor-reads-storage-by-layout",),
-    "高级索引": ("advanced-index-read-copies",),
+    "高级索引": ("advanced-index-read-copies", "numpy-index-read-copies"),
     "推理模式": ("grad-mode-records", "inference-mode-outputs"),
     "异常检测模式": ("anomaly-mode-names-forward-call",),
     "fused 优化器": ("fused-optimizer-step-not-counted",), "worker 进程": ("dataloader-workers-are-processes",),
-    "滑动统计量": ("batchnorm-running-statistics",), "基本索引": ("basic-index-read-views", "basic-index-on-meta"),
+    "滑动统计量": ("batchnorm-running-statistics",), "基本索引": ("basic-index-read-views", "basic-index-on-meta",
+                                                                            "negative-step-slice-raises"),
     "保存张量的钩子": ("saved-tensor-hooks-hide-edit", "wrapped-number-saved-outside-hooks"),
 }

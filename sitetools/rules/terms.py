@@ -188,9 +188,10 @@ TERMS: tuple[Term, ...] = (
          gloss="leaf tensor", mention=r"(?<!非)叶子张量",
          define_en="A tensor whose `grad_fn` is `None`: no recorded operation produced it. If it requires grad and is "
                    "not an inference tensor, `backward()` accumulates its gradient into its `.grad` (a view made a "
-                   "leaf with `requires_grad_()` included). Exceptions include a view of such a tensor taken with grad "
-                   "mode off (under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)`): "
-                   "no operation on it or on a view of it (`clone()` included) passes it a gradient unless "
+                   "leaf with `requires_grad_()` included). Exceptions include a view of such a tensor, or of a "
+                   "non-leaf tensor that requires grad, taken with grad mode off (under `torch.no_grad()`, "
+                   "`torch.inference_mode()` or `torch.set_grad_enabled(False)`): no operation on it or on a view of "
+                   "it (`clone()` included) passes it a gradient unless "
                    "`requires_grad_()` was called on it before that operation ran or that view was taken; through a "
                    "view of it taken with grad mode off, none does even then. A parameter of a module built inside "
                    "`torch.inference_mode()` is an inference tensor that requires grad, and only some of the "
@@ -200,9 +201,9 @@ TERMS: tuple[Term, ...] = (
          define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度、又不是推理"
                    "张量（inference tensor），`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` 变成叶"
                    "子张量的视图也是如此。例外包括梯度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
-                   "`torch.set_grad_enabled(False)` 下）对这样的张量取的视图：对它或它的视图做的运算（包括 `clone()`）"
-                   "都不把梯度传给它，除非在做这次运算或取那个视图之前，就对它调用过 `requires_grad_()`；如果它的视图"
-                   "也是在梯度模式关闭时取的，对那个视图的运算即使这样也不把梯度传给它。"
+                   "`torch.set_grad_enabled(False)` 下）对这样的张量或需要梯度的非叶子张量取的视图：对它或它的视图"
+                   "做的运算（包括 `clone()`）都不把梯度传给它，除非在做这次运算或取那个视图之前，就对它调用过 "
+                   "`requires_grad_()`；如果它的视图也是在梯度模式关闭时取的，对那个视图的运算即使这样也不把梯度传给它。"
                    "在 `torch.inference_mode()` 里构建的模块，其参数是需要梯度的推理张量，用到它的运算只有一部分会把梯"
                    "度传给它。详见《行为对照表》的“源张量：叶子张量的视图”和“源张量：推理张量”两节。要训练一个模块，就"
                    "在 `torch.inference_mode()` 之外构建它。"),
@@ -328,20 +329,24 @@ TERMS: tuple[Term, ...] = (
                    "它读到的是 `z.imag` 中各数的相反数（不为 0 的元素数值不同）。"),
     Term("基本索引", "basic indexing", "questions-index-writes",
          define_en="Indexing with integers (a 0-d `int8`, `int16`, `int32`, `int64`, `uint16`, `uint32` or "
-                   "`uint64` tensor too), slices, `None` and `...`; reading a strided tensor this way returns a view "
-                   "on its storage (of a sparse COO tensor `s`, `s[0]` is a copy, though its `_base` is `s`). A "
-                   "Python `True` or `False`, or a 0-d `uint8` or `bool` tensor, acts as a mask and returns a copy. "
-                   "A 0-d index tensor on the `meta` device makes the read raise, whatever its dtype.",
+                   "`uint64` tensor too), slices with a positive step, `None` and `...`; reading a strided tensor "
+                   "this way returns a view on its storage (of a sparse COO tensor `s`, `s[0]` is a copy, though its "
+                   "`_base` is `s`). A slice with a negative step, such as `x[::-1]`, raises a `ValueError`; "
+                   "`x.flip(0)` reverses into a copy. A Python `True` or `False`, or a 0-d `uint8` or `bool` tensor, "
+                   "acts as a mask and returns a copy. A 0-d index tensor on the `meta` device makes the read raise, "
+                   "whatever its dtype.",
          define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32`、`int64`、`uint16`、`uint32` 或 `uint64` "
-                   "的零维张量）、切片、`None` 和 `...` 做索引；对布局为 strided 的张量这样读取，得到的是视图，与被索引"
-                   "的张量共享存储（对稀疏 COO 张量 `s`，`s[0]` 的 `_base` 虽然是 `s`，却是副本）。"
+                   "的零维张量）、步长为正的切片、`None` 和 `...` 做索引；对布局为 strided 的张量这样读取，得到的是"
+                   "视图，与被索引的张量共享存储（对稀疏 COO 张量 `s`，`s[0]` 的 `_base` 虽然是 `s`，却是副本）。"
+                   "步长为负的切片（比如 `x[::-1]`）会抛出 `ValueError`；`x.flip(0)` 做反转，得到的是副本。"
                    "Python 的 `True` 或 `False`，以及零维的 `uint8` 或 `bool` 张量，则被当作掩码，读取得到副本。"
                    "零维索引张量若在 `meta` 设备上，无论 dtype 是什么，用它读取都会报错。"),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
-         define_en="Indexing with a list of Python integers, an int64 or int32 tensor of one dimension or more, or a "
-                   "mask; reading this way returns a copy, not a view.",
-         define_zh="用由 Python 整数组成的列表、一维及以上的 int64 或 int32 张量或掩码做索引；"
-                   "这样读取得到的是副本，不是视图。"),
+         define_en="Indexing with a list of Python integers, an int64 or int32 tensor or NumPy array of one dimension "
+                   "or more, or a mask (a bool tensor or bool NumPy array); reading this way returns a copy, not a "
+                   "view.",
+         define_zh="用由 Python 整数组成的列表、一维及以上的 int64 或 int32 张量或 NumPy 数组，或掩码（bool 张量或 "
+                   "dtype 为 bool 的 NumPy 数组）做索引；这样读取得到的是副本，不是视图。"),
     Term("保存张量的钩子", "saved tensors hooks, `saved_tensors_hooks`",
          "questions-saved-tensors", gloss="saved tensors hooks",
          define_en="Two functions autograd can call to pack the tensors it saves and unpack them for the backward pass "
