@@ -1,8 +1,9 @@
 """Named fact on in-place edits of views, taken with grad mode on, of a tensor that requires grad: the first row of a
-leaf, and an output of ``unbind()``, ``split()`` or ``chunk()`` of a leaf or a non-leaf. Grad mode refuses each edit,
-also where ``torch.enable_grad()`` turns it on inside ``torch.no_grad()``; inside ``torch.inference_mode()`` the edit
-runs, even with ``torch.enable_grad()`` turning grad mode on there. It stands behind the copying part's page on
-``a = a + 1``. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
+leaf, and an output of ``unbind()``, ``split()``, ``split_with_sizes()`` or ``chunk()`` of a leaf or a non-leaf.
+Grad mode refuses each edit, also where ``torch.enable_grad()`` turns it on inside ``torch.no_grad()``; inside
+``torch.inference_mode()`` the edit runs, even with ``torch.enable_grad()`` turning grad mode on there. It stands
+behind the copying part's page on ``a = a + 1``, and the view operations page's note on the functions that return
+several views. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ VIEWS = {
     "a[0]": (lambda s: s[0], ("leaf",), "a view of a leaf Variable that requires grad"),
     "unbind()[0]": (lambda s: s.unbind()[0], ("leaf", "non-leaf"), "returns multiple views"),
     "split(1)[0]": (lambda s: s.split(1)[0], ("leaf", "non-leaf"), "returns multiple views"),
+    "split_with_sizes([1, 1])[0]": (lambda s: s.split_with_sizes([1, 1])[0], ("leaf", "non-leaf"),
+                                    "returns multiple views"),
     "chunk(2)[0]": (lambda s: s.chunk(2)[0], ("leaf", "non-leaf"), "returns multiple views"),
 }
 #: The edits: the augmented assignment the page writes, and the method it runs.
@@ -44,16 +47,16 @@ def _edit(take, kind: str, edit, outer) -> tuple[bool, str | None, list[float]]:
 
 @fact("view-inplace-refused-outside-inference-mode", {
     "en": "Takes, with grad mode on, a[0] of a fresh 2×2 leaf a that requires grad, and output 0 of unbind(), "
-          "split(1) and chunk(2) of such a leaf and of a non-leaf (the leaf times 1), and runs += 1 and add_(1) "
+          "split(1), split_with_sizes([1, 1]) and chunk(2) of such a leaf and of a non-leaf (the leaf times 1), and runs += 1 and add_(1) "
           "on each: with grad mode on outside torch.inference_mode(), torch.enable_grad() inside torch.no_grad() "
           "included, each edit raises "
           "(\"a view of a leaf Variable that requires grad\" on a[0], \"returns multiple views\" on the others) "
           "and leaves the source's first row [1, 1]; inside torch.inference_mode() with torch.enable_grad(), "
           "which turns grad mode on, each runs, and the source's first row becomes [2, 2].",
     "zh_CN": "在梯度模式下，对新建的、需要梯度的 2×2 叶子张量 a 取 a[0]，再对这样的叶子张量和一个非叶子张量"
-             "（该叶子张量乘以 1）取 unbind()、split(1) 和 chunk(2) 的第 0 个输出，对每个分别执行 += 1 和 "
-             "add_(1)：在 torch.inference_mode() 之外、梯度模式打开时，每次修改都报错（a[0] 上是“a view of a "
-             "leaf Variable that requires grad”，其余是"
+             "（该叶子张量乘以 1）取 unbind()、split(1)、split_with_sizes([1, 1]) 和 chunk(2) 的第 0 个输出，"
+             "对每个分别执行 += 1 和 add_(1)：在 torch.inference_mode() 之外、梯度模式打开时，每次修改都报错"
+             "（a[0] 上是“a view of a leaf Variable that requires grad”，其余是"
              "“returns multiple views”），源张量的第一行仍是 [1, 1]，在 torch.no_grad() 里用 torch.enable_grad() "
              "打开梯度模式也一样；在 torch.inference_mode() 里用 torch.enable_grad() 打开梯度"
              "模式，每次修改都能执行，源张量的第一行变为 [2, 2]。",

@@ -69,8 +69,9 @@ GUIDE: tuple[Advice, ...] = (
                 "gradient of `a` alone. `with torch.no_grad(): a.clone()` gives the same row.",
             "zh_CN": "要一份与源张量无关、也不带求导历史的副本，就用 `a.detach().clone()`。它有自己的存储和版本计数"
                 "器（version counter），没有 `grad_fn`，`requires_grad=False`，也不会触发警告；无论是否在 "
-                "`torch.no_grad()` 下原地（in-place）修改它，`a` 的梯度都不受影响。在推理模式内得到的推理张量（"
-                "inference tensor）`a` 根本没有版本计数器，这里和下面各条都是如此。表中 `with torch.no_grad(): "
+                "`torch.no_grad()` 下原地（in-place）修改它，`a` 的梯度都不受影响。在 `torch.inference_mode()` 内"
+                "得到的推理张量（inference tensor）`a` 根本没有版本计数器，这里和下面各条都是如此。表中 `with "
+                "torch.no_grad(): "
                 "a.clone()` 那一行与它完全相同。",
         },
         lambda m: _everywhere(m, "a.detach().clone()", same_object=False, shares_storage=False,
@@ -91,7 +92,8 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "copy-in-graph",
         {
-            "en": "For a copy that gradients still flow back through, use `a.clone()`, with grad mode on, on a tensor "
+            "en": "For a copy that gradients still flow back through, use `a.clone()`, with grad mode on, outside "
+                "`torch.inference_mode()`, on a tensor "
                 "that requires grad: "
                 "its own storage and version counter, `requires_grad=True` and a `CloneBackward0` node (except on a "
                 "view of such a tensor made by an operation autograd records in grad mode, that is not `detach()`, "
@@ -108,7 +110,8 @@ GUIDE: tuple[Advice, ...] = (
                 "float64 `a` it returns `a` itself, no copy). For an inference tensor `a` made with "
                 "`requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), the nodes of "
                 "`a.clone()` and `a.double()` are `CopyBackwards` instead.",
-            "zh_CN": "要一份副本、梯度又要传回 `a`，就在梯度模式（grad mode）开着时对需要梯度的张量用 `a.clone()`："
+            "zh_CN": "要一份副本、梯度又要传回 `a`，就在梯度模式（grad mode）下、`torch.inference_mode()` 之外，"
+                "对需要梯度的张量用 `a.clone()`："
                 "它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带一个 `CloneBackward0` 节点（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                 "`torch.set_grad_enabled(False)` 下对这种张量取的、取法在梯度模式下会被自动求导"
@@ -131,7 +134,7 @@ GUIDE: tuple[Advice, ...] = (
             for op, node in (("a.clone()", "CloneBackward0"),
                              ("torch.empty_like(a).copy_(a)", "CopyBackwards"), ("a.double()", "ToCopyBackward0"))),
         facts=("copy-in-graph-passes-gradient", "double-of-float64-is-a", "inference-tensor-requiring-grad",
-               "clone-of-no-grad-view-passes-no-gradient"),
+               "clone-of-no-grad-view-passes-no-gradient", "inference-mode-grad-on-records-no-node"),
     ),
     Advice(
         "detach-view",
@@ -194,27 +197,38 @@ GUIDE: tuple[Advice, ...] = (
         "view",
         {
             "en": "A view such as `a.view(3)` is not a copy either: it shares storage and the version counter with "
-                "`a` and, when `a` is a normal tensor that requires grad and grad mode is on, stays in the graph "
-                "(`ViewBackward0`). Not when `a` is an inference tensor made with `requires_grad=True` (as above): "
+                "`a` and, when `a` is a normal tensor that requires grad and grad mode is on, outside "
+                "`torch.inference_mode()`, stays in the graph (`ViewBackward0`). Not when `a` is an inference tensor "
+                "made with `requires_grad=True` (as above): "
                 "its views, taken outside the mode, do not require grad, and a gradient through them never reaches "
                 "`a`; whether a loss that uses them raises, in `backward()` or already in the forward pass, depends "
-                "on the rest of the loss (the cases run are listed under \"Source: a view of a leaf\" below). A view "
-                "of a normal leaf that requires grad, one that autograd records, refuses in-place edits with grad "
-                "mode on (under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` it "
-                "accepts them, unless torch refuses the edit in every mode, as it refuses `mul_()` on an `expand()` "
-                "view of a CPU tensor, whose stride of 0 puts several elements at one memory location, though not on "
+                "on the rest of the loss (the cases run are listed under \"Source: a view of a leaf\" below). Inside "
+                "`torch.inference_mode()`, even with `torch.enable_grad()`, a view of a normal `a` has no `grad_fn`, "
+                "and `a.clone()`, `torch.empty_like(a).copy_(a)` and `a.double()` are inference tensors with no node: "
+                "no gradient reaches `a`. A view of a normal leaf that requires grad, one that autograd records, "
+                "refuses in-place edits with grad "
+                "mode on, outside `torch.inference_mode()` (inside it, even with `torch.enable_grad()`, and under "
+                "`torch.no_grad()` or `torch.set_grad_enabled(False)` it accepts them, unless torch refuses the edit "
+                "in "
+                "every mode, as it refuses `mul_()` on an `expand()` view of a CPU tensor, whose stride of 0 puts "
+                "several elements at one memory location, though not on "
                 "an `unfold()` view, whose overlapping windows share elements too), and so does `b = a` "
                 "when `a` is itself such a view. The dtype form `a.view(dtype)` is "
                 "no such view: it requires no grad, has no `grad_fn`, and takes in-place edits with grad mode on "
                 "without adding an autograd node, even when `a` is a leaf that requires grad; it still shares `a`'s "
                 "version counter, so such an edit after autograd saved `a` makes `backward()` raise.",
-            "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器，`a` 是需要梯度的普通张量且梯"
-                "度模式开着时，还留在计算图中（`ViewBackward0`）。`a` 若是用 `requires_grad=True` 创建的"
-                "推理张量（同上），则不然：在模式外对它取的视图不需要梯度，经过这些视图的梯度到不了 `a`；用到它们的损"
+            "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器；`a` 是需要梯度的普通张量，"
+                "且视图是在梯度模式下、`torch.inference_mode()` 之外取的时，它还留在计算图中（`ViewBackward0`）。"
+                "`a` 若是用 `requires_grad=True` 创建的推理张量（同上），则不然：在模式外对它取的视图不需要梯度，经过"
+                "这些视图的梯度到不了 `a`；用到它们的损"
                 "失会不会报错（在 `backward()` 里，或者早在前向传播时），取决于损失里的其他部分（试过的情形列在下面“源"
-                "张量：叶子张量的视图”一节）。需要梯度的普通叶子张量的视图，只要是自动求导记录下来的，在梯度模式打开时"
-                "一做原地修改就会报错（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
-                "`torch.set_grad_enabled(False)` 下则可以修改，除非这个修改在任何模式下都会被拒绝：比如 CPU 张量的 "
+                "张量：叶子张量的视图”一节）。在 `torch.inference_mode()` 里，即使用 `torch.enable_grad()` 打开了梯度"
+                "模式，普通张量 `a` 的视图也没有 `grad_fn`，`a.clone()`、`torch.empty_like(a).copy_(a)` 和 "
+                "`a.double()` 也都是没有节点的推理张量，梯度到不了 `a`。需要梯度的普通叶子张量的视图，只要是自动求导记"
+                "录下来的，在梯度模式下、"
+                "`torch.inference_mode()` 之外一做原地修改就会报错（在 `torch.inference_mode()` 里，即使用 "
+                "`torch.enable_grad()` 打开梯度模式，以及在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下，"
+                "则可以修改，除非这个修改在任何模式下都会被拒绝：比如 CPU 张量的 "
                 "`expand()` 视图靠为 0 的步长让多个元素落在同一个内存位置上，对它调用 `mul_()` 就是如此；"
                 "`unfold()` 视图的窗口相互重叠，也有元素共享内存，对它调用 `mul_()` 却照常执行）；"
                 "如果 `a` 本身就是这样的视图，`b = a` 也一样。"
@@ -230,7 +244,8 @@ GUIDE: tuple[Advice, ...] = (
         and all(_row(m, s, "a.view(3)")["inplace_edit"] == EDIT_REFUSED for s in ("leaf", "parameter", "view"))
         and _row(m, "view", "b = a")["inplace_edit"] == EDIT_REFUSED,
         facts=("leaf-view-inplace-refused-in-grad-mode", "overlapping-window-views-take-writes",
-               "inference-tensor-requiring-grad"),
+               "inference-tensor-requiring-grad", "inference-mode-grad-on-records-no-node",
+               "view-inplace-refused-outside-inference-mode"),
     ),
     Advice(
         "avoid-data",

@@ -83,13 +83,20 @@ def _multi_view_outputs_share_one_node() -> Fact:
                 f"one grad_fn for all outputs: {sorted(one_node)}; fill_ refused: {sorted(refused)}; nodes: {nodes}")
 
 
+def _dense(t: torch.Tensor) -> torch.Tensor:
+    return t.detach() if t.layout == torch.strided else t.detach().to_dense()
+
+
 @fact("leaf-source-views-refuse-inplace", {
     "en": "Makes each source of the two tables of the view operations page a leaf that requires grad "
           "(requires_grad_()), runs every row of both tables on it, and, with grad mode on, calls fill_(-1) on each "
-          "result that autograd records as a view (_is_view() true): every such call raises.",
+          "result that autograd records as a view (_is_view() true): every such call raises; the same fill_(-1) on "
+          "each such result of a fresh source, made inside torch.inference_mode() with torch.enable_grad(), which "
+          "turns grad mode on, runs and reaches the source.",
     "zh_CN": "把视图操作页两张表的每个源张量用 requires_grad_() 变成需要梯度的叶子张量，在它上面运行两张表的每一行，"
              "再在梯度模式下对自动求导（autograd）记作视图（_is_view() 为真）的每个结果调用 fill_(-1)："
-             "每次调用都报错。",
+             "每次调用都报错；对新建源张量上的每个这样的结果，在 torch.inference_mode() 里用 torch.enable_grad() "
+             "打开梯度模式后调用同样的 fill_(-1)，都能执行，改动落到源张量上。",
 }, {
     "en": "every row of the two tables of the view operations page, on each layout of its source where its "
           "operation runs, float32 (complex64 for z) on the CPU",
@@ -98,7 +105,7 @@ def _multi_view_outputs_share_one_node() -> Fact:
 })
 def _leaf_source_views_refuse_inplace() -> Fact:
     """The views page's probe edits views of a non-leaf; on a leaf that requires grad, every view refuses the edit."""
-    accepted, refused = [], 0
+    accepted, refused, unreached = [], 0, []
     with torch.enable_grad():
         for row in view_ops.ROWS.values():
             for layout in view_ops.LAYOUTS:
@@ -114,7 +121,16 @@ def _leaf_source_views_refuse_inplace() -> Fact:
                     refused += 1
                 else:
                     accepted.append(f"{row.code} ({layout})")
-    return Fact(refused > 0 and not accepted, f"views whose fill_ raised: {refused}; accepted: {accepted}")
+                fresh = view_ops.make_source(row.source, layout).requires_grad_()
+                again = view_ops.apply(row, fresh)
+                before = _dense(fresh).clone()
+                with torch.inference_mode(), torch.enable_grad():
+                    again.fill_(view_ops.FILL)  # an error here fails the fact
+                if again.numel() and torch.equal(_dense(fresh), before):
+                    unreached.append(f"{row.code} ({layout})")
+    return Fact(refused > 0 and not accepted and not unreached,
+                f"views whose fill_ raised: {refused}; accepted: {accepted}; inside inference_mode with "
+                f"enable_grad, fill_ not reaching the source: {unreached}")
 
 
 #: Views of a 2×3 base that autograd saves: single-output views, and an output of the functions of ``_ONE_NODE``.

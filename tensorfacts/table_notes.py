@@ -100,8 +100,11 @@ VIEW_NOTES: tuple[Advice, ...] = (
     Advice(
         "multi-output",
         {
-            "en": "With grad mode on and a source that requires grad, the first output of `unbind()`, `split()`, "
-                "`split_with_sizes()` or `chunk()` refuses an in-place edit; these four functions hang all the views "
+            "en": "With grad mode on, outside `torch.inference_mode()`, and a source that requires grad, the first "
+                "output "
+                "of `unbind()`, `split()`, `split_with_sizes()` or `chunk()` refuses an in-place edit (inside "
+                "`torch.inference_mode()` the edit runs, even with `torch.enable_grad()`); these four functions hang "
+                "all the views "
                 "one call returns on a single autograd node. "
                 "`tensor_split()`, `hsplit()` and `vsplit()` return several views too, each on a node of its own "
                 "(`SliceBackward0`), and accept the probe's edit, `fill_(-1)`, as every other row of both tables "
@@ -118,10 +121,12 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "reach a shared element once per view element that maps to it, giving `[10., 200., 300., 40.]` and "
                 "`[2., 4., 4., 4.]`. The probe's source is a non-leaf, `x.clone()` "
                 "of a leaf `x`; on a leaf that requires grad, every result of both tables that autograd records as a "
-                "view refuses the same edit.",
-            "zh_CN": "在梯度模式（grad mode）下、源张量需要梯度时，`unbind()`、`split()`、"
+                "view refuses the same edit, made outside `torch.inference_mode()`.",
+            "zh_CN": "在梯度模式（grad mode）下、`torch.inference_mode()` 之外，源张量需要梯度时，`unbind()`、"
+                "`split()`、"
                 "`split_with_sizes()` 或 `chunk()` "
-                "的第一个输出一做原地（in-place）操作就报错；这四个函数一次调用返回的所有视图，"
+                "的第一个输出一做原地（in-place）操作就报错（在 `torch.inference_mode()` 里，即使用 "
+                "`torch.enable_grad()` 打开梯度模式，修改也照常执行）；这四个函数一次调用返回的所有视图，"
                 "在自动求导中挂在同一个节点上。"
                 "`tensor_split()`、`hsplit()` 和 `vsplit()` 也返回多个视图，但每个视图各有自己的节点"
                 "（`SliceBackward0`），探测程序做的原地修改 `fill_(-1)` 它们都允许，两张表中其余各行在操作本身"
@@ -138,11 +143,13 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "`unfold(0, 2, 1).mul_(10)` 和 `as_strided((2, 2), (1, 1)).add_(1)` "
                 "都照常运行，共享的元素对应视图里几个元素，就被修改几次，结果分别是 `[10., 200., 300., 40.]` 和 "
                 "`[2., 4., 4., 4.]`。探测程序的源张量是非叶子张量，即叶子张量（leaf tensor）`x` 的 "
-                "`x.clone()`；若源张量是需要梯度的叶子张量，两张表中自动求导记作视图的每个结果都会拒绝同样的修改。",
+                "`x.clone()`；若源张量是需要梯度的叶子张量，两张表中自动求导记作视图的每个结果，"
+                "在 `torch.inference_mode()` 之外都会拒绝同样的修改。",
         },
         _multi_output,
         facts=("multi-view-outputs-share-one-node", "expand-inplace-write-refused",
-               "overlapping-window-views-take-writes", "leaf-source-views-refuse-inplace"),
+               "overlapping-window-views-take-writes", "leaf-source-views-refuse-inplace",
+               "view-inplace-refused-outside-inference-mode"),
     ),
     Advice(
         "maybe-copy",

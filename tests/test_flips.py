@@ -382,6 +382,7 @@ FACT_FLIPS = {
     "ctx-attribute-outlives-backward": "mul() returns a detached result",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",
     "copy-in-graph-passes-gradient": "clone() returns a detached copy",
+    "inference-mode-grad-on-records-no-node": "clone() shares memory",
     "data-has-own-version-counter": (".data shares the version counter", "detach copies"),
     "version-check-only-in-nodes-run": "in-place edits bypass autograd",
     "leaf-view-inplace-refused-in-grad-mode": ("in-place edits bypass autograd", "view(dtype) copies"),

@@ -359,12 +359,17 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
                       "double-of-float64-is-a",  # "on a float64 a it returns a itself, no copy"
                       "inference-tensor-requiring-grad",  # "for an inference tensor a ... CopyBackwards"
                       # "except on a view ... taken under torch.no_grad() ...: no gradient reaches the view or its base"
-                      "clone-of-no-grad-view-passes-no-gradient"),
+                      "clone-of-no-grad-view-passes-no-gradient",
+                      # "with grad mode on, outside torch.inference_mode()": inside it no node is recorded
+                      "inference-mode-grad-on-records-no-node"),
     # "refuses in-place edits with grad mode on (... it accepts them, unless torch refuses the edit in every mode, as
     # it refuses mul_() on an expand() view)"; "a.view(dtype) ... takes in-place edits ..., unrecorded"
     "view": ("leaf-view-inplace-refused-in-grad-mode",
              "overlapping-window-views-take-writes",  # "though not on an unfold() view, whose overlapping windows"
-             "inference-tensor-requiring-grad"),  # "Not when a is an inference tensor made with requires_grad=True"
+             "inference-tensor-requiring-grad",  # "Not when a is an inference tensor made with requires_grad=True"
+             "inference-mode-grad-on-records-no-node",  # "inside it, even with torch.enable_grad(), ... no grad_fn"
+             # "refuses in-place edits with grad mode on, outside torch.inference_mode() (inside it ... accepts them"
+             "view-inplace-refused-outside-inference-mode"),
     "alias": (
         "noop-conversions-return-a",  # "likewise a.to(torch.float32), a.cpu() ..., a.contiguous()"
         "default-device-makes-as-tensor-copy",  # "torch.as_tensor(a) (with no default device set)"
@@ -391,8 +396,8 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         # "a view of a normal tensor by indexing, view(shape), t() or another view operation is not, nor is its
         # .data; its view(dtype) is one"
         "inference-mode-views-of-normal-tensor",
-        # "An inference tensor that requires grad ... refuses mul_ with grad mode on before writing, as a leaf; under
-        # torch.no_grad() its mul_ raises after writing"
+        # "An inference tensor that requires grad ... refuses mul_ with grad mode on, outside the mode, before writing,
+        # as a leaf; under torch.no_grad() its mul_ raises after writing"
         "inference-tensor-inplace-outside-raises-yet-writes",
         "inference-tensor-has-no-version-counter",  # "Its a.detach() and a.data ... inference tensors ... a counter"
         # "An in-place call on them ... runs without an error ...; a write through one of their views ... raises after
