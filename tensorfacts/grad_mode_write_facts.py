@@ -48,8 +48,8 @@ def _edit(take, kind: str, edit, outer) -> tuple[bool, str | None, list[float]]:
 @fact("view-inplace-refused-outside-inference-mode", {
     "en": "Takes, with grad mode on, a[0] of a fresh 2×2 leaf a that requires grad, and output 0 of unbind(), "
           "split(1), split_with_sizes([1, 1]) and chunk(2) of such a leaf and of a non-leaf (the leaf times 1), "
-          "and runs += 1 and add_(1) on each: with grad mode on outside torch.inference_mode(), torch.enable_grad() inside torch.no_grad() "
-          "included, each edit raises "
+          "and runs += 1 and add_(1) on each: with grad mode on outside torch.inference_mode(), "
+          "torch.enable_grad() inside torch.no_grad() included, each edit raises "
           "(\"a view of a leaf Variable that requires grad\" on a[0], \"returns multiple views\" on the others) "
           "and leaves the source's first row [1, 1]; inside torch.inference_mode() with torch.enable_grad(), "
           "which turns grad mode on, each runs, and the source's first row becomes [2, 2].",
