@@ -100,7 +100,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
     Advice(
         "multi-output",
         {
-            "en": "With grad mode on and a source that requires grad, the first output of `unbind()`, `split()`, "
+            "en": "With grad mode on outside `torch.inference_mode()` and a source that requires grad, the first "
+                "output of `unbind()`, `split()`, "
                 "`split_with_sizes()` or `chunk()` refuses an in-place edit; these four functions hang all the views "
                 "one call returns on a single autograd node. "
                 "`tensor_split()`, `hsplit()` and `vsplit()` return several views too, each on a node of its own "
@@ -119,7 +120,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "`[2., 4., 4., 4.]`. The probe's source is a non-leaf, `x.clone()` "
                 "of a leaf `x`; on a leaf that requires grad, every result of both tables that autograd records as a "
                 "view refuses the same edit.",
-            "zh_CN": "在梯度模式（grad mode）下、源张量需要梯度时，`unbind()`、`split()`、"
+            "zh_CN": "在 `torch.inference_mode()` 之外、梯度模式（grad mode）打开且源张量需要梯度时，"
+                "`unbind()`、`split()`、"
                 "`split_with_sizes()` 或 `chunk()` "
                 "的第一个输出一做原地（in-place）操作就报错；这四个函数一次调用返回的所有视图，"
                 "在自动求导中挂在同一个节点上。"
