@@ -12,7 +12,7 @@ import torch
 
 from tensorfacts import view_ops
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.tensors import VERSION_ERROR, backward_error, same_storage
+from tensorfacts.tensors import REFUSED_OUTSIDE, VERSION_ERROR, backward_error, enable_grad_edits, same_storage
 
 
 @fact("module-to-gives-parameter-new-memory", {
@@ -54,18 +54,23 @@ _ONE_NODE = {"unbind", "split", "split_with_sizes", "chunk"}
 
 
 @fact("multi-view-outputs-share-one-node", {
-    "en": "Calls unbind(), split(1), split_with_sizes([1, 2]), chunk(3), tensor_split(3), hsplit(2) and vsplit(3) "
-          "on a 3×4 non-leaf that requires grad, and fill_(-1) on the first output of each call, grad mode on: "
-          "all the outputs of one call of the first four share one grad_fn, and fill_ raises \"a function that "
-          "returns multiple views\"; each output of the last three has a SliceBackward0 of its own, and fill_ runs.",
-    "zh_CN": "在梯度模式下，对需要梯度的 3×4 非叶子张量分别调用 unbind()、split(1)、split_with_sizes([1, 2])、"
+    "en": "Calls unbind(), split(1), split_with_sizes([1, 2]), chunk(3), tensor_split(3), hsplit(2) and vsplit(3) on "
+          "a fresh 3×4 non-leaf that requires grad, grad mode on, and fill_(-1) on the first output of each call: all "
+          "the outputs of one call of the first four share one grad_fn, and fill_ raises \"a function that returns "
+          "multiple views\" with grad mode on outside torch.inference_mode(), torch.enable_grad() inside "
+          "torch.no_grad() included, and runs and changes the non-leaf inside torch.inference_mode() with "
+          "torch.enable_grad(), which turns grad mode on; each output of the last three has a SliceBackward0 of its "
+          "own, and fill_ runs.",
+    "zh_CN": "在梯度模式下，对新建的、需要梯度的 3×4 非叶子张量分别调用 unbind()、split(1)、split_with_sizes([1, 2])、"
              "chunk(3)、tensor_split(3)、hsplit(2) 和 vsplit(3)，再对每次调用的第一个输出执行 fill_(-1)："
-             "前四个函数一次调用的所有输出，grad_fn 都是同一个，fill_ 报错“a function that returns multiple views”；"
-             "后三个函数的每个输出各有自己的 SliceBackward0，fill_ 正常执行。",
+             "前四个函数一次调用的所有输出，grad_fn 都是同一个；在 torch.inference_mode() 之外、梯度模式打开时，"
+             "fill_ 报错“a function that returns multiple views”，在 torch.no_grad() 里用 torch.enable_grad() "
+             "打开梯度模式也一样，在 torch.inference_mode() 里用 torch.enable_grad() 打开梯度模式时则照常执行，"
+             "非叶子张量随之改变；后三个函数的每个输出各有自己的 SliceBackward0，fill_ 正常执行。",
 })
 def _multi_view_outputs_share_one_node() -> Fact:
-    """The views one call of unbind/split/split_with_sizes/chunk returns hang on one autograd node, and an
-    in-place edit of one is refused; tensor_split/hsplit/vsplit give each view its own slice node."""
+    """The views one call of unbind/split/split_with_sizes/chunk returns hang on one autograd node, and an in-place
+    edit of one is refused outside inference mode; tensor_split/hsplit/vsplit give each view its own slice node."""
     one_node, refused, nodes = set(), set(), {}
     with torch.enable_grad():
         for name, split in _SPLITS.items():
@@ -78,25 +83,27 @@ def _multi_view_outputs_share_one_node() -> Fact:
             except RuntimeError as exc:
                 if "a function that returns multiple views" in str(exc):
                     refused.add(name)
+        turned_on = {name: enable_grad_edits(lambda: torch.arange(12.0).reshape(3, 4).requires_grad_().clone(),
+                     lambda s, name=name: _SPLITS[name](s)[0], lambda first: first.fill_(-1),
+                     "a function that returns multiple views") for name in sorted(_ONE_NODE)}
     slices = all(nodes[name] == ["SliceBackward0"] for name in set(_SPLITS) - _ONE_NODE)
-    return Fact(one_node == _ONE_NODE and refused == _ONE_NODE and slices,
-                f"one grad_fn for all outputs: {sorted(one_node)}; fill_ refused: {sorted(refused)}; nodes: {nodes}")
-
-
-def _dense(t: torch.Tensor) -> torch.Tensor:
-    return t.detach() if t.layout == torch.strided else t.detach().to_dense()
+    return Fact(one_node == _ONE_NODE and refused == _ONE_NODE and slices and all(
+        o == REFUSED_OUTSIDE for o in turned_on.values()), f"one grad_fn for all outputs: {sorted(one_node)}; "
+                f"fill_ refused: {sorted(refused)}; nodes: {nodes}; with enable_grad() inside a mode: {turned_on}")
 
 
 @fact("leaf-source-views-refuse-inplace", {
     "en": "Makes each source of the two tables of the view operations page a leaf that requires grad "
-          "(requires_grad_()), runs every row of both tables on it, and, with grad mode on, calls fill_(-1) on each "
-          "result that autograd records as a view (_is_view() true): every such call raises; the same fill_(-1) on "
-          "each such result of a fresh source, made inside torch.inference_mode() with torch.enable_grad(), which "
-          "turns grad mode on, runs and reaches the source.",
-    "zh_CN": "把视图操作页两张表的每个源张量用 requires_grad_() 变成需要梯度的叶子张量，在它上面运行两张表的每一行，"
-             "再在梯度模式下对自动求导（autograd）记作视图（_is_view() 为真）的每个结果调用 fill_(-1)："
-             "每次调用都报错；对新建源张量上的每个这样的结果，在 torch.inference_mode() 里用 torch.enable_grad() "
-             "打开梯度模式后调用同样的 fill_(-1)，都能执行，改动落到源张量上。",
+          "(requires_grad_()), runs every row of both tables on it with grad mode on, and calls fill_(-1) on each "
+          "result that autograd records as a view (_is_view() true), each time on a fresh source: every such call "
+          "raises with grad mode on outside torch.inference_mode(), torch.enable_grad() inside torch.no_grad() "
+          "included, and runs and changes the source inside torch.inference_mode() with torch.enable_grad(), which "
+          "turns grad mode on.",
+    "zh_CN": "把视图操作页两张表的每个源张量用 requires_grad_() 变成需要梯度的叶子张量，在梯度模式下在它上面运行"
+             "两张表的每一行，再对自动求导（autograd）记作视图（_is_view() 为真）的每个结果调用 fill_(-1)，每次都用"
+             "新的源张量：在 torch.inference_mode() 之外、梯度模式打开时，每次调用都报错，在 torch.no_grad() 里用 "
+             "torch.enable_grad() 打开梯度模式也一样；在 torch.inference_mode() 里用 torch.enable_grad() 打开梯度"
+             "模式时，每次调用都照常执行，源张量随之改变。",
 }, {
     "en": "every row of the two tables of the view operations page, on each layout of its source where its "
           "operation runs, float32 (complex64 for z) on the CPU",
@@ -104,8 +111,8 @@ def _dense(t: torch.Tensor) -> torch.Tensor:
              "CPU 上的 float32（z 为 complex64）",
 })
 def _leaf_source_views_refuse_inplace() -> Fact:
-    """The views page's probe edits views of a non-leaf; on a leaf that requires grad, every view refuses the edit."""
-    accepted, refused, unreached = [], 0, []
+    """The views page's probe edits views of a non-leaf; views of a leaf that requires grad refuse it (in grad mode)."""
+    accepted, refused = [], 0
     with torch.enable_grad():
         for row in view_ops.ROWS.values():
             for layout in view_ops.LAYOUTS:
@@ -121,16 +128,11 @@ def _leaf_source_views_refuse_inplace() -> Fact:
                     refused += 1
                 else:
                     accepted.append(f"{row.code} ({layout})")
-                fresh = view_ops.make_source(row.source, layout).requires_grad_()
-                again = view_ops.apply(row, fresh)
-                before = _dense(fresh).clone()
-                with torch.inference_mode(), torch.enable_grad():
-                    again.fill_(view_ops.FILL)  # an error here fails the fact
-                if again.numel() and torch.equal(_dense(fresh), before):
-                    unreached.append(f"{row.code} ({layout})")
-    return Fact(refused > 0 and not accepted and not unreached,
-                f"views whose fill_ raised: {refused}; accepted: {accepted}; inside inference_mode with "
-                f"enable_grad, fill_ not reaching the source: {unreached}")
+                edits = enable_grad_edits(lambda r=row, ly=layout: view_ops.make_source(r.source, ly).requires_grad_(),
+                    lambda s, r=row: view_ops.apply(r, s), lambda v: v.fill_(view_ops.FILL), "", view_ops.snapshot)
+                if edits != REFUSED_OUTSIDE:
+                    accepted.append(f"{row.code} ({layout}) with enable_grad() inside a mode: {edits}")
+    return Fact(refused > 0 and not accepted, f"views whose fill_ raised: {refused}; accepted: {accepted}")
 
 
 #: Views of a 2×3 base that autograd saves: single-output views, and an output of the functions of ``_ONE_NODE``.

@@ -7,22 +7,26 @@ Registered on import by :mod:`tensorfacts.facts`, whose module docstring says wh
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
+
 import torch
 
 from tensorfacts import saved_ops
 from tensorfacts.fact_registry import Fact, fact
 from tensorfacts.probes import INFERENCE_EDIT, LEAF_ERROR, OPERATIONS, REFUSALS, WRITES
 from tensorfacts.standard_sources import SOURCES
-from tensorfacts.tensors import VERSION_ERROR, backward_error
+from tensorfacts.tensors import VERSION_ERROR, backward_error, enable_grad_inside
 
 
-def _index_write(source: str) -> tuple[str, bool, list]:
-    """The matrix's index-write row on a fresh ``source``: (the error's first sentence or "no error", whether the
-    values of a, and of the leaf behind it, are as before, the values of a after)."""
+def _index_write(source: str, mode: Callable[[], object] = contextlib.nullcontext) -> tuple[str, bool, list]:
+    """The matrix's index-write row on a fresh ``source``, inside ``mode()``: (the error's first sentence or "no
+    error", whether the values of a, and of the leaf behind it, are as before, the values of a after)."""
     leaf, a = SOURCES[source]()
     old_leaf, old_a = leaf.detach().clone(), a.detach().clone()
     try:
-        OPERATIONS[WRITES[0]](a)
+        with mode():
+            OPERATIONS[WRITES[0]](a)
     except RuntimeError as exc:
         error = str(exc).split(".")[0]
     else:
@@ -32,24 +36,34 @@ def _index_write(source: str) -> tuple[str, bool, list]:
 
 @fact("index-write-raises-before-or-after-writing", {
     "en": "Runs the behaviour matrix's row a[[0, 2]] = 0.; b = a, grad mode on, on fresh sources of its tables "
-          "([1., 2., 3.]): on a leaf that requires grad, a Parameter and base[1:] of a leaf base that requires grad "
+          "([1., 2., 3.]): on a leaf that requires grad, a Parameter and base[1:] of a leaf base that requires grad, "
+          "with grad mode on outside torch.inference_mode(), torch.enable_grad() inside torch.no_grad() included, "
           "it raises that a leaf (or a view of one) that requires grad is used in an in-place operation, and a and "
-          "the leaf keep their values; on an inference tensor made inside torch.inference_mode(), outside the mode, "
-          "it raises \"Inplace update to inference tensor outside InferenceMode is not allowed\", and a is "
-          "[0., 2., 0.].",
+          "the leaf keep their values, and inside torch.inference_mode() with torch.enable_grad(), which turns grad "
+          "mode on, it runs and a becomes [0., 2., 0.]; on an inference tensor made inside torch.inference_mode(), "
+          "outside the mode, it raises \"Inplace update to inference tensor outside InferenceMode is not allowed\", "
+          "and a is [0., 2., 0.].",
     "zh_CN": "在梯度模式下，对《行为对照表》各表新建的源张量（[1., 2., 3.]）运行表中 a[[0, 2]] = 0.; b = a 这一行："
-             "对需要梯度的叶子张量、Parameter 以及需要梯度的叶子张量 base 的 base[1:]，它报错说需要梯度的叶子张量"
-             "（或它的视图）被用于原地操作，a 和叶子张量的数值都不变；对在 torch.inference_mode() 内创建的推理张量，"
-             "在模式之外，它报“Inplace update to inference tensor outside InferenceMode is not allowed”，"
+             "对需要梯度的叶子张量、Parameter 以及需要梯度的叶子张量 base 的 base[1:]，在 torch.inference_mode() 之外、"
+             "梯度模式打开时（包括在 torch.no_grad() 里用 torch.enable_grad() 打开梯度模式），它报错说需要梯度的"
+             "叶子张量（或它的视图）被用于原地操作，a 和叶子张量的数值都不变，在 torch.inference_mode() 里用 "
+             "torch.enable_grad() 打开梯度模式时则照常执行，a 变为 [0., 2., 0.]；"
+             "对在 torch.inference_mode() 内创建的推理张量，在模式之外，"
+             "它报“Inplace update to inference tensor outside InferenceMode is not allowed”，"
              "而 a 已是 [0., 2., 0.]。",
 })
 def _index_write_raises_before_or_after_writing() -> Fact:
-    """The sources that require grad refuse the index write before writing; the inference tensor raises after it."""
+    """The sources that require grad refuse the index write before writing, outside inference mode (enable_grad() in
+    no_grad() too), and take it with enable_grad() inside inference_mode(); the inference tensor raises after it."""
     refused = {source: _index_write(source) for source in ("leaf", "parameter", "view")}
+    in_no_grad = {source: _index_write(source, lambda: enable_grad_inside(torch.no_grad)) for source in refused}
+    in_inference = {src: _index_write(src, lambda: enable_grad_inside(torch.inference_mode)) for src in refused}
     inference = _index_write("inference")
-    return Fact(all(LEAF_ERROR in error and kept for error, kept, _ in refused.values())
+    return Fact(all(LEAF_ERROR in error and kept for error, kept, _ in [*refused.values(), *in_no_grad.values()])
+                and all(o == ("no error", False, [0.0, 2.0, 0.0]) for o in in_inference.values())
                 and REFUSALS[INFERENCE_EDIT] in inference[0] and inference[2] == [0.0, 2.0, 0.0],
-                f"(error, values kept, a after) of the leaf, the Parameter and the view: {refused}; of the inference "
+                f"(error, values kept, a after) of the leaf, the Parameter and the view: {refused}; with enable_grad() "
+                f"inside no_grad(): {in_no_grad}; inside inference_mode(): {in_inference}; of the inference "
                 f"tensor: {inference}")
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Callable
 
 import torch
 
@@ -74,3 +76,44 @@ def inference_tensors() -> dict[str, torch.Tensor]:
     with torch.inference_mode():
         x, as_int = torch.arange(12.0) * 2, normal.view(torch.int32)
     return {"x": x, "x.detach()": x.detach(), "x.data": x.data, "n.view(torch.int32)": as_int}
+
+
+#: Grad mode turned on by torch.enable_grad() inside each of these two modes.
+ENABLE_GRAD_INSIDE = {"enable_grad() in no_grad()": torch.no_grad,
+                      "enable_grad() in inference_mode()": torch.inference_mode}
+#: What :func:`enable_grad_edits` gives for an edit refused with grad mode on outside inference mode only.
+REFUSED_OUTSIDE = {"enable_grad() in no_grad()": "refused", "enable_grad() in inference_mode()": "runs"}
+
+
+@contextlib.contextmanager
+def enable_grad_inside(outer: Callable[[], object]):
+    """Grad mode turned on by torch.enable_grad() inside ``outer()``; refuses to run if it is not on there."""
+    with outer(), torch.enable_grad():
+        if not torch.is_grad_enabled():
+            raise ValueError("enable_grad() did not turn grad mode on")
+        yield
+
+
+def enable_grad_edits(make: Callable[[], torch.Tensor], take: Callable[[torch.Tensor], torch.Tensor],
+                             edit: Callable[[torch.Tensor], object], refusal: str,
+                             read: Callable[[torch.Tensor], list] = lambda t: [t.clone()]) -> dict[str, str]:
+    """``edit(target)`` on ``target = take(source)`` of a fresh ``source = make()`` (both made outside the modes)
+    inside each mode of ``ENABLE_GRAD_INSIDE``: "refused" (a RuntimeError naming ``refusal``), "runs"
+    (``read(source.detach())`` changed), "no change", or another error's first line."""
+    outcomes = {}
+    for name, outer in ENABLE_GRAD_INSIDE.items():
+        source = make()
+        target = take(source)
+        with torch.no_grad():
+            before = read(source.detach())
+        try:
+            with enable_grad_inside(outer):
+                edit(target)
+        except RuntimeError as exc:
+            outcomes[name] = "refused" if refusal in str(exc) else str(exc).splitlines()[0]
+            continue
+        with torch.no_grad():
+            after = read(source.detach())
+        changed = not all(torch.equal(x, y) for x, y in zip(before, after, strict=True))
+        outcomes[name] = "runs" if changed else "no change"
+    return outcomes

@@ -145,27 +145,44 @@ def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
 
 @fact("leaf-view-has-grad-fn-refuses-inplace", {
     "en": "Slices base[1:] of a leaf that requires grad, and takes w[0] and w.T of w = nn.Parameter(torch.ones(2, 3)), "
-          "with grad mode on: each view has a grad_fn and is not a leaf, and mul_(10) on it raises the error for a "
-          "view of a leaf.",
-    "zh_CN": "在梯度模式下，对需要梯度的叶子张量切片 base[1:]，并对 w = nn.Parameter(torch.ones(2, 3)) 取 w[0] 和 "
-             "w.T：每个视图都有 grad_fn、不是叶子张量，对它调用 mul_(10) 会报“叶子张量的视图”那条错误。",
+          "with grad mode on, each time of a fresh base or w: each view has a grad_fn and is not a leaf; mul_(10) on "
+          "it raises the error for a view of a leaf with grad mode on outside torch.inference_mode(), "
+          "torch.enable_grad() inside torch.no_grad() included, and runs and changes base or w inside "
+          "torch.inference_mode() with torch.enable_grad(), which turns grad mode on.",
+    "zh_CN": "每次用新的 base 或 w，在梯度模式下，对需要梯度的叶子张量切片 base[1:]，并对 "
+             "w = nn.Parameter(torch.ones(2, 3)) 取 w[0] 和 w.T：每个视图都有 grad_fn、不是叶子张量；在 "
+             "torch.inference_mode() 之外、梯度模式打开时，对它调用 mul_(10) 会报“叶子张量的视图”那条错误，在 "
+             "torch.no_grad() 里用 torch.enable_grad() 打开梯度模式也一样；在 torch.inference_mode() 里用 "
+             "torch.enable_grad() 打开梯度模式时，则照常执行，base 或 w 随之改变。",
 })
 def _leaf_view_has_grad_fn_refuses_inplace() -> Fact:
     """A slice, an integer index or a transpose of a leaf that requires grad (a Parameter too) has a
-    grad_fn, yet refuses an in-place edit with grad mode on, as the leaf itself does."""
-    base = torch.tensor([0.0, 1.0, 2.0, 3.0], requires_grad=True)
-    w = torch.nn.Parameter(torch.ones(2, 3))
+    grad_fn, yet refuses an in-place edit with grad mode on outside inference mode, as the leaf itself does; inside
+    inference_mode() with enable_grad() the edit runs."""
+    views = {"base[1:]": (lambda: torch.tensor([0.0, 1.0, 2.0, 3.0], requires_grad=True), lambda b: b[1:]),
+             "w[0]": (lambda: torch.nn.Parameter(torch.ones(2, 3)), lambda w: w[0]),
+             "w.T": (lambda: torch.nn.Parameter(torch.ones(2, 3)), lambda w: w.T)}
     outcomes = {}
-    for name, view in (("base[1:]", base[1:]), ("w[0]", w[0]), ("w.T", w.T)):
-        try:
-            view.mul_(10)
-        except RuntimeError as exc:
-            refused = "a view of a leaf Variable that requires grad" in str(exc)
-        else:
-            refused = False
-        outcomes[name] = (view.grad_fn is not None and not view.is_leaf, refused, type(view.grad_fn).__name__)
-    return Fact(all(has and refused for has, refused, _ in outcomes.values()),
-                "; ".join(f"{n}: grad_fn {g}, mul_ refused: {r}" for n, (_, r, g) in outcomes.items()))
+    for name, (make, take) in views.items():
+        by_mode, recorded = {}, True
+        for mode_name, mode in {**_GRAD_ON, "enable_grad() in inference_mode()": _EDIT_RUNS[
+                "enable_grad() in inference_mode()"]}.items():
+            source = make()
+            view = take(source)
+            recorded, node = recorded and view.grad_fn is not None and not view.is_leaf, type(view.grad_fn).__name__
+            before = source.detach().clone()
+            try:
+                with mode():
+                    view.mul_(10)
+            except RuntimeError as exc:
+                by_mode[mode_name] = ("refused" if "a view of a leaf Variable that requires grad" in str(exc)
+                                      else str(exc).splitlines()[0])
+            else:
+                by_mode[mode_name] = "runs" if not torch.equal(source.detach(), before) else "no change"
+        outcomes[name] = (recorded, by_mode, node)
+    expected = {**{n: "refused" for n in _GRAD_ON}, "enable_grad() in inference_mode()": "runs"}
+    return Fact(all(has and by_mode == expected for has, by_mode, _ in outcomes.values()),
+                "; ".join(f"{n}: grad_fn {g}, mul_(10): {m}" for n, (_, m, g) in outcomes.items()))
 
 
 #: The dtypes the expand() fact runs (not complex32, whose tensors warn that support is experimental).

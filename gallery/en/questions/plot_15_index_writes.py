@@ -517,7 +517,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ``.data`` taken inside the mode (the rows ``inference_mode detach()`` and ``inference_mode .data``) is an inference
 # tensor made there and refuses the write like it, after writing. A non-leaf that requires grad and a plain tensor take it either
 # way, but four kinds of view of a non-leaf, and a view taken of one of them (the last two rows of each mode), refuse it
-# in grad mode (and take it under
+# with grad mode on outside ``torch.inference_mode()`` (and take it under
 # ``torch.no_grad()``): an output of ``unbind``, ``split`` or ``chunk``, which hang all the views of one
 # call on one autograd node (each row that ``for row in x`` gives is an ``unbind`` output, and the error for a
 # ``split`` by a list of sizes names ``SplitWithSizes``; an output of ``tensor_split``, each on a node of its own,
