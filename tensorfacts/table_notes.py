@@ -101,11 +101,9 @@ VIEW_NOTES: tuple[Advice, ...] = (
         "multi-output",
         {
             "en": "With grad mode on, outside `torch.inference_mode()`, and a source that requires grad, the first "
-                "output "
-                "of `unbind()`, `split()`, `split_with_sizes()` or `chunk()` refuses an in-place edit (inside "
+                "output of `unbind()`, `split()`, `split_with_sizes()` or `chunk()` refuses an in-place edit (inside "
                 "`torch.inference_mode()` the edit runs, even with `torch.enable_grad()`); these four functions hang "
-                "all the views "
-                "one call returns on a single autograd node. "
+                "all the views one call returns on a single autograd node. "
                 "`tensor_split()`, `hsplit()` and `vsplit()` return several views too, each on a node of its own "
                 "(`SliceBackward0`), and accept the probe's edit, `fill_(-1)`, as every other row of both tables "
                 "does wherever its operation runs (not `view(4, 3)` or `view_as(torch.empty(4, 3))` on the "
@@ -123,9 +121,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "of a leaf `x`; on a leaf that requires grad, every result of both tables that autograd records as a "
                 "view refuses the same edit, made outside `torch.inference_mode()`.",
             "zh_CN": "在梯度模式（grad mode）下、`torch.inference_mode()` 之外，源张量需要梯度时，`unbind()`、"
-                "`split()`、"
-                "`split_with_sizes()` 或 `chunk()` "
-                "的第一个输出一做原地（in-place）操作就报错（在 `torch.inference_mode()` 里，即使用 "
+                "`split()`、`split_with_sizes()` 或 `chunk()` 的第一个输出一做原地（in-place）操作就报错"
+                "（在 `torch.inference_mode()` 里，即使用 "
                 "`torch.enable_grad()` 打开梯度模式，修改也照常执行）；这四个函数一次调用返回的所有视图，"
                 "在自动求导中挂在同一个节点上。"
                 "`tensor_split()`、`hsplit()` 和 `vsplit()` 也返回多个视图，但每个视图各有自己的节点"

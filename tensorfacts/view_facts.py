@@ -13,28 +13,19 @@ import torch
 
 from tensorfacts import view_ops
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.tensors import VERSION_ERROR, backward_error
+from tensorfacts.tensors import VERSION_ERROR, backward_error, enable_grad_inside
 
 #: The views whose elements overlap (stride 0): torch refuses mul_ on them whatever the grad mode.
 _EXPAND_ROWS = ("a.expand(2, 3, 4)", "a.expand_as(torch.empty(2, 3, 4))")
 _OVERLAP = "more than one element of the written-to tensor refers to a single memory location"
 
 
-@contextlib.contextmanager
-def _enable_grad_in(outer: Callable[[], object]):
-    """Grad mode turned on by torch.enable_grad() inside ``outer()``; refuses to run if it is not on there."""
-    with outer(), torch.enable_grad():
-        if not torch.is_grad_enabled():
-            raise ValueError("enable_grad() did not turn grad mode on")
-        yield
-
-
 #: Grad mode on outside inference mode: by default, and turned on by enable_grad() inside no_grad().
-_GRAD_ON = {"grad on": contextlib.nullcontext, "enable_grad() in no_grad()": lambda: _enable_grad_in(torch.no_grad)}
+_GRAD_ON = {"grad on": contextlib.nullcontext, "enable_grad() in no_grad()": lambda: enable_grad_inside(torch.no_grad)}
 #: Where the edit runs: grad mode off three ways, and grad mode on inside inference_mode().
 _EDIT_RUNS = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode,
               "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False),
-              "enable_grad() in inference_mode()": lambda: _enable_grad_in(torch.inference_mode)}
+              "enable_grad() in inference_mode()": lambda: enable_grad_inside(torch.inference_mode)}
 
 
 def _recorded_views_with_grad_mode_off() -> tuple[bool, str]:
