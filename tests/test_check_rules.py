@@ -32,6 +32,9 @@ REFUSED = {
     "suppress": "import contextlib\nwith contextlib.suppress(AssertionError):\n    assert same_storage(a, b)",
     "hidden-dunder-in-place": f"{START}\na.__iadd__(1)\n{END}",
     "hidden-out-argument": f"{START}\ntorch.add(a, 1, out=a)\n{END}",
+    "hidden-inplace-module": f"{START}\ntorch.nn.ReLU(inplace=True)(a)\n{END}",
+    "hidden-inplace-functional": f"{START}\ntorch.nn.functional.relu(a, inplace=flag)\n{END}",
+    "hidden-inplace-module-kept": f"{START}\nrelu = torch.nn.ReLU(inplace=True)\nrelu(a.sum())\n{END}",
     "hidden-setattr": f"{START}\nsetattr(a, 'grad', None)\n{END}",
     "hidden-numpy-positional-out": f"import numpy as np\n{START}\nnp.multiply(a.numpy(), 0, a.numpy())\n{END}",
     "hidden-numpy-ufunc-at": f"import numpy as np\n{START}\nnp.add.at(np.asarray(a), 0, 1)\n{END}",
@@ -63,6 +66,8 @@ ALLOWED = {
     "hidden-own-list": f"{START}\nseen = []\nseen.append(a.sum())\nassert len(seen) == 1\n{END}",
     "hidden-backward-of-its-own": f"{START}\nw = torch.ones(2, requires_grad=True)\n(w * 2).sum().backward()\n{END}",
     "hidden-getattr-of-a-value": f"{START}\nassert getattr(a, 'is_leaf')\n{END}",
+    "hidden-inplace-false": f"{START}\nassert torch.nn.ReLU(inplace=False)(a).sum() == 3\n{END}",
+    "hidden-inplace-on-its-own": f"{START}\nc = a * 2\ntorch.nn.ReLU(inplace=True)(c)\nassert c.sum() == 6\n{END}",
 }
 
 

@@ -11,7 +11,8 @@ a check on the list while making it say nothing (the build also records each che
   ``assert``, or ``contextlib.suppress`` of one of them);
 - a hidden block that could change what the page shows. Besides the rules of :mod:`sitetools.rules.sources`
   (no print, no in-place method ``*_()``, no assignment to an attribute or element), a hidden block
-  makes no write of any spelling: no call of a dunder method (``t.__iadd__(1)``), no ``out=``, no
+  makes no write of any spelling: no call of a dunder method (``t.__iadd__(1)``), no ``out=``, no ``inplace=``
+  other than ``False`` (``nn.ReLU(inplace=True)``) but on tensors the hidden code made, no
   ``setattr``/``delattr``/``getattr`` of a method, no augmented assignment (``t += 1`` edits a tensor in
   place), no ``del`` of an element or attribute; a handle on a tensor's memory (``.numpy()``,
   ``.data``, ``__array__``, ``memoryview``, ``np.asarray``) is only passed, compared or read, never
@@ -195,7 +196,23 @@ def hidden_problems(tree: ast.AST, hidden: set[int]) -> list[tuple[int, str]]:
                                     f"`{ast.unparse(func.value)[:60]}`, which the hidden code did not make"))
         if any(keyword.arg == "out" for keyword in node.keywords):
             found.append((line, "writes a result into an existing tensor (`out=`)"))
+        if _edits_in_place(node, parents, made, modules):
+            found.append((line, f"asks for an in-place edit (`{ast.unparse(node)[:60]}`) of a tensor the hidden code "
+                                "did not make"))
     return found
+
+
+def _edits_in_place(call: ast.Call, parents: dict[int, ast.AST], made: set[str], modules: set[str]) -> bool:
+    """``inplace=`` other than ``False``, unless what it edits is named, and only by names the hidden code
+    made: the call's own arguments (``relu(t, inplace=True)``) or those of the module it builds
+    (``nn.ReLU(inplace=True)(t)``); a module kept to be called later is refused."""
+    if not any(keyword.arg == "inplace" and not (isinstance(keyword.value, ast.Constant) and keyword.value.value
+                                                   is False) for keyword in call.keywords):
+        return False
+    parent = parents.get(id(call))
+    edited = parent.args if isinstance(parent, ast.Call) and parent.func is call else call.args
+    names = {n.id for arg in edited for n in syntax.walk(arg) if isinstance(n, ast.Name)} - modules
+    return not names or not names <= made
 
 
 def _reads_attribute(call: ast.Call) -> bool:

@@ -408,12 +408,12 @@ for off in (torch.no_grad, torch.inference_mode):
               f"is_leaf: {quiet.is_leaf}  grad_fn: {quiet.grad_fn}  w.grad: {w.grad}")  # fmt: skip
         assert quiet._base is parent and quiet.is_leaf and quiet.grad_fn is None and w.grad is None, (
             "a view taken under no_grad or inference_mode is a leaf with no grad_fn; no gradient reaches w")
-        for on in (torch.enable_grad, torch.no_grad):  # 梯度模式：默认开启，或在 no_grad 里用 enable_grad 打开
+        for on, where in ((torch.enable_grad, "by default"), (torch.no_grad, "with enable_grad() in no_grad()")):
             with on(), torch.enable_grad():
                 try:
                     quiet.mul_(10)
                 except RuntimeError as e:
-                    print(f"  quiet.mul_(10) in {on.__name__}() with enable_grad(): {str(e).split('.')[0]}")
+                    print(f"  quiet.mul_(10) {where}: {str(e).split('.')[0]}")
                 else:
                     raise AssertionError("an edit with grad mode on of a view taken under no_grad or inference_mode "
                                          "must raise")
