@@ -6,6 +6,8 @@ a negative step makes the read raise, and a NumPy index array or mask reads into
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import torch
 
@@ -23,6 +25,12 @@ NUMPY_ADVANCED = {
     "x[np.array([True, False, True, False])]": lambda x: x[np.array([True, False, True, False])],
     "x[np_mask]": lambda x: x[np.arange(24).reshape(4, 6) % 2 == 0],
 }
+#: The other integer dtypes of a NumPy index array: each gathers as an int64 array does.
+NUMPY_INTEGERS = (np.int8, np.int16, np.uint16, np.uint32, np.uint64)
+#: A uint8 index, array or tensor, is read as a mask (deprecated): rows 0 and 2 of four.
+UINT8_MASKS = {"x[np.array([1, 0, 1, 0], dtype=np.uint8)]": lambda x: x[np.array([1, 0, 1, 0], dtype=np.uint8)],
+               "x[torch.tensor([1, 0, 1, 0], dtype=torch.uint8)]":
+                   lambda x: x[torch.tensor([1, 0, 1, 0], dtype=torch.uint8)]}
 
 
 @fact("negative-step-slice-raises", {
@@ -55,12 +63,18 @@ def _negative_step_slice_raises() -> Fact:
 
 @fact("numpy-index-read-copies", {
     "en": "Reads each of 5 NumPy indexes (int64 arrays of one and two dimensions, an int32 array, boolean masks of "
-          "rows and of all elements) and checks that the result is not a view and has a storage of its own.",
-    "zh_CN": "用 5 种 NumPy 索引读取（一维和二维的 int64 数组、int32 数组、按行的和按元素的布尔掩码），检查结果"
-             "不是视图，有自己的存储。",
-}, {"en": "5 NumPy indexes of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, "
-          "complex64)",
-    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，5 种 NumPy 索引"})
+          "rows and of all elements) and [0, 2] as an int8, int16, uint16, uint32 and uint64 array, and checks that "
+          "the result is not a view and has a storage of its own (the latter five equal to x[[0, 2]]); then reads "
+          "[1, 0, 1, 0] as a uint8 NumPy array and as a uint8 tensor, and checks that each is read as the mask "
+          "[True, False, True, False], with a warning that says uint8 indexing is deprecated.",
+    "zh_CN": "用 5 种 NumPy 索引读取（一维和二维的 int64 数组、int32 数组、按行的和按元素的布尔掩码），再把 [0, 2] "
+             "分别做成 int8、int16、uint16、uint32 和 uint64 数组读取，检查结果不是视图，有自己的存储（后五种等于 "
+             "x[[0, 2]]）；再把 [1, 0, 1, 0] 做成 uint8 的 NumPy 数组和 uint8 张量读取，检查它们都被当作掩码 "
+             "[True, False, True, False]，并发出 uint8 索引已弃用的警告。",
+}, {"en": "10 NumPy indexes and 1 uint8 tensor index of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, "
+          "int64, uint8, bool, complex64)",
+    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，10 种 NumPy 索引和 "
+             "1 种 uint8 张量索引"})
 def _numpy_index_read_copies() -> Fact:
     shared = []
     for dtype in DTYPES:
@@ -69,4 +83,16 @@ def _numpy_index_read_copies() -> Fact:
             result = read(x)
             if result._is_view() or result.untyped_storage().data_ptr() == x.untyped_storage().data_ptr():
                 shared.append(f"{name} {dtype}")
+        for integer in NUMPY_INTEGERS:
+            result = x[np.array([0, 2], dtype=integer)]
+            if result._is_view() or result.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() \
+                    or not torch.equal(result, x[[0, 2]]):
+                shared.append(f"a {integer.__name__} array {dtype}")
+        for name, read in UINT8_MASKS.items():
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                result = read(x)
+            if not torch.equal(result, x[torch.tensor([True, False, True, False])]) or result._is_view() \
+                    or not any("uint8 is now deprecated" in str(w.message) for w in caught):
+                shared.append(f"{name} {dtype} not read as a deprecated mask")
     return Fact(not shared, f"reads not as stated: {shared or 'none'}")

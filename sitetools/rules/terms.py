@@ -112,9 +112,9 @@ TERMS: tuple[Term, ...] = (
                    "`torch.from_dlpack(t)` and `torch.from_dlpack(n)` return given no other argument, for a strided "
                    "CPU tensor `t` (with `copy=True`, the DLPack calls return a copy; the calls on `t` raise in cases "
                    "that include these: given a `t` that requires grad, the DLPack calls on `t` raise, and so does "
-                   "`t.numpy()` while grad mode is on; given a `t` with the conjugate bit set, `t.numpy()` and the "
-                   "DLPack calls on `t` raise; given a `t` of a dtype NumPy lacks, such as bfloat16, `t.numpy()` and "
-                   "`np.from_dlpack(t)` raise; and given one with the negative bit set, "
+                   "`t.numpy()` wherever `torch.is_grad_enabled()` is true; given a `t` with the conjugate bit set, "
+                   "`t.numpy()` and the DLPack calls on `t` raise; given a `t` of a dtype NumPy lacks, such as "
+                   "bfloat16, `t.numpy()` and `np.from_dlpack(t)` raise; and given one with the negative bit set, "
                    "`t.numpy()` raises while `np.from_dlpack(t)` and `torch.from_dlpack(t)` return an alias without "
                    "that bit, which reads the negatives of `t`'s values). The calls on `n` fail in some cases too: "
                    "given an array in the other byte order, both raise, and given `np.arange(6.0)[::-1]`, a flipped "
@@ -123,8 +123,8 @@ TERMS: tuple[Term, ...] = (
                    "strided 的 CPU 张量 `t`，不传其他参数时 "
                    "`t.numpy()`、`torch.from_numpy(n)`、`np.from_dlpack(t)`、`torch.from_dlpack(t)` 和 "
                    "`torch.from_dlpack(n)` 返回的对象（传入 `copy=True` 时，这几个 DLPack 调用返回副本；对 `t` "
-                   "的调用在一些情形下报错，其中包括：`t` "
-                   "需要梯度时，对 `t` 的 DLPack 调用报错，梯度模式开着时 `t.numpy()` 也报错；`t` 带共轭位时，"
+                   "的调用在一些情形下报错，其中包括：`t` 需要梯度时，对 `t` 的 DLPack 调用报错，只要 "
+                   "`torch.is_grad_enabled()` 为真，`t.numpy()` 也报错；`t` 带共轭位时，"
                    "`t.numpy()` 和对 `t` 的 DLPack 调用都报错；`t` 的 dtype 是 NumPy 没有的（比如 bfloat16）时，"
                    "`t.numpy()` 和 `np.from_dlpack(t)` 报错；`t` 带负号位时，`t.numpy()` 报错，"
                    "`np.from_dlpack(t)` 和 `torch.from_dlpack(t)` 则返回不带这个标志位的别名，"
@@ -342,11 +342,12 @@ TERMS: tuple[Term, ...] = (
                    "Python 的 `True` 或 `False`，以及零维的 `uint8` 或 `bool` 张量，则被当作掩码，读取得到副本。"
                    "零维索引张量若在 `meta` 设备上，无论 dtype 是什么，用它读取都会报错。"),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
-         define_en="Indexing with a list of Python integers, an int64 or int32 tensor or NumPy array of one dimension "
-                   "or more, or a mask (a bool tensor or bool NumPy array); reading this way returns a copy, not a "
-                   "view.",
-         define_zh="用由 Python 整数组成的列表、一维及以上的 int64 或 int32 张量或 NumPy 数组，或掩码（bool 张量或 "
-                   "dtype 为 bool 的 NumPy 数组）做索引；这样读取得到的是副本，不是视图。"),
+         define_en="Indexing with a list of Python integers, an int64 or int32 tensor or a NumPy integer array of one "
+                   "dimension or more (a uint8 array or tensor is read as a mask, with a deprecation warning), or a "
+                   "mask (a bool tensor or bool NumPy array); reading this way returns a copy, not a view.",
+         define_zh="用由 Python 整数组成的列表、一维及以上的 int64 或 int32 张量或 NumPy 整数数组（uint8 的数组或张量被"
+                   "当作掩码，并发出弃用警告），或掩码（bool 张量或 dtype 为 bool 的 NumPy 数组）做索引；这样读取得到的"
+                   "是副本，不是视图。"),
     Term("保存张量的钩子", "saved tensors hooks, `saved_tensors_hooks`",
          "questions-saved-tensors", gloss="saved tensors hooks",
          define_en="Two functions autograd can call to pack the tensors it saves and unpack them for the backward pass "

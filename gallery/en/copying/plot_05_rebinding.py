@@ -293,13 +293,15 @@ assert torch.equal(a_old.detach(), torch.ones(2, 2)), "the old tensor must be un
 for old_sharer in (c, a_old.detach(), a_old.view(4), a_old[0], a_old.T):
     assert same_storage(old_sharer, a_old) and not same_storage(old_sharer, a), (
         "what shares the old tensor's memory stays with it, apart from the new a")
-for rebind_grad_mode in (torch.enable_grad, torch.no_grad):
+for rebind_mode in ("grad mode on", "no_grad", "enable_grad in inference_mode"):
     for rebind_requires_grad in (False, True):
         rebind_old = torch.ones(2, 2, requires_grad=rebind_requires_grad)
-        with rebind_grad_mode():
+        with torch.inference_mode(rebind_mode == "enable_grad in inference_mode"), torch.set_grad_enabled(
+                rebind_mode != "no_grad"):
+            assert torch.is_grad_enabled() == (rebind_mode != "no_grad"), "grad mode is on where the loop says"
             rebind_new = rebind_old - torch.ones(2, 2)
-        assert rebind_new.is_leaf != (rebind_grad_mode is torch.enable_grad and rebind_requires_grad), (
-            "a - a.grad is a non-leaf exactly when grad mode is on and a requires grad")
+        assert rebind_new.is_leaf != (rebind_mode == "grad mode on" and rebind_requires_grad), (
+            "a - a.grad is a non-leaf exactly when grad mode is on outside inference_mode and a requires grad")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -340,8 +342,8 @@ assert (one_line(a), one_line(c)) == (article_a, article_c), "a and c must print
 # ----------------------------------
 #
 # Repeat the example, but update ``a`` in place with ``a -= a.grad``. On a
-# leaf that requires grad this raises while grad mode is on (outside ``torch.inference_mode()``), so it
-# needs grad mode off, here by ``torch.no_grad()``. Then ``a`` stays the same object and the same leaf, and
+# leaf that requires grad this raises with grad mode on, outside ``torch.inference_mode()``, so here it runs
+# under ``torch.no_grad()``. Then ``a`` stays the same object and the same leaf, and
 # ``c`` sees the new values because it shares the memory.
 
 a = torch.ones(2, 2)
@@ -511,7 +513,7 @@ else:
 #
 # ``a = a - a.grad`` computes a new tensor and moves the name; anything that
 # shares the old tensor's memory, like ``c``, stays with it, and (with grad mode
-# on, when ``a`` requires grad) the new ``a`` is no longer a leaf. To change the values that other names see, update in
+# on, outside ``torch.inference_mode()``, when ``a`` requires grad) the new ``a`` is no longer a leaf. To change the values that other names see, update in
 # place under ``torch.no_grad()``, as optimizers do; clear ``.grad`` once per
 # update, and run ``backward()`` on every graph that saved the parameter
 # before you update it. The next page,

@@ -447,7 +447,8 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)))
 # A tensor made under ``torch.inference_mode()`` is an inference tensor. Outside that mode ``add_`` on it raises
 # in grad mode and under ``torch.no_grad()`` alike, on itself and on its first row ``a[0]``, whether it requires grad
 # or not. ``a.view(torch.float32)`` shares its memory too, but is a normal tensor: ``add_`` on it raises nothing and
-# writes into ``a``. Every row of the output but one writes the new values, before the error where there is one; in
+# writes into ``a``. Its ``a.detach()`` and ``a.data``, taken outside the mode, are inference tensors, yet ``add_``
+# on them raises nothing either and writes into ``a``. Every row of the output but one writes the new values, before the error where there is one; in
 # that row the tensor itself requires grad and is edited in grad mode, and autograd's check of leaves refuses the
 # edit first, so nothing is written.
 
@@ -463,20 +464,22 @@ def add_one(t, grad_mode):
 for requires_grad in (False, True):
     with torch.inference_mode():
         a = torch.ones(2, 2).requires_grad_(requires_grad)
-    for edited in ("a", "a[0]", "a.view(torch.float32)"):
+    for edited in ("a", "a[0]", "a.view(torch.float32)", "a.detach()", "a.data"):
         for grad_mode in (torch.enable_grad, torch.no_grad):
             before = a.clone()
-            target = {"a": a, "a[0]": a[0], "a.view(torch.float32)": a.view(torch.float32)}[edited]
+            target = {"a": a, "a[0]": a[0], "a.view(torch.float32)": a.view(torch.float32), "a.detach()": a.detach(),
+                      "a.data": a.data}[edited]
             outcome = add_one(target, grad_mode)
             changed = not torch.equal(a, before)
             print(f"requires_grad={requires_grad!s:<5} {edited + '.add_(1)':<29} {grad_mode.__name__:<11} changed={changed!s:<5} {outcome}")
-            assert (outcome != "no error") == (edited != "a.view(torch.float32)"), (
-                "outside inference mode add_ raises on an inference tensor and on a[0], not on a.view(torch.float32)")
+            assert (outcome != "no error") == (edited in ("a", "a[0]")), (
+                "outside inference mode add_ raises on the inference tensor and on a[0], not on a.view(torch.float32), "
+                "a.detach() or a.data")
             assert changed != (requires_grad and edited == "a" and grad_mode is torch.enable_grad), (
                 "the values change, except on the tensor itself when it requires grad in grad mode")
             # sphinx_gallery_start_ignore
             assert target.is_inference() == (edited != "a.view(torch.float32)"), (
-                "a and a[0] are inference tensors, a.view(torch.float32) is a normal tensor")
+                "a, a[0], a.detach() and a.data are inference tensors, a.view(torch.float32) is a normal tensor")
             assert ("leaf Variable" in outcome) != changed, "the edit that writes nothing is refused by the leaf check"
             # sphinx_gallery_end_ignore
 
@@ -492,8 +495,9 @@ for requires_grad in (False, True):
 # ``torch.inference_mode()``, ``a`` requires grad and is a leaf, a view of one, or an output of ``unbind()``, ``split()`` or ``chunk()``; after such an output is
 # edited, the outputs of that call can enter no operation autograd records, though ``detach()`` still gives their
 # values.
-# An inference tensor is the exception: outside inference mode, ``add_`` on it raises under ``torch.no_grad()``
-# too, and writes the new values first unless autograd's check of leaves refuses it, as shown above (more
-# on :ref:`questions-inference-mode`).
+# A tensor made under ``torch.inference_mode()`` is the exception: outside inference mode, ``add_`` on it or on its
+# row ``a[0]`` raises under ``torch.no_grad()`` too, and writes the new values first unless autograd's check of
+# leaves refuses it, as shown above; its ``a.detach()`` and ``a.data``, taken outside the mode, are inference
+# tensors as well, yet ``add_`` on them raises nothing and writes into ``a`` (more on :ref:`questions-inference-mode`).
 # :fact:`leaf-view-inplace-refused-in-grad-mode`
 # :fact:`inference-tensor-inplace-outside-raises-yet-writes`

@@ -278,13 +278,15 @@ assert torch.equal(a_old.detach(), torch.ones(2, 2)), "the old tensor must be un
 for old_sharer in (c, a_old.detach(), a_old.view(4), a_old[0], a_old.T):
     assert same_storage(old_sharer, a_old) and not same_storage(old_sharer, a), (
         "what shares the old tensor's memory stays with it, apart from the new a")
-for rebind_grad_mode in (torch.enable_grad, torch.no_grad):
+for rebind_mode in ("grad mode on", "no_grad", "enable_grad in inference_mode"):
     for rebind_requires_grad in (False, True):
         rebind_old = torch.ones(2, 2, requires_grad=rebind_requires_grad)
-        with rebind_grad_mode():
+        with torch.inference_mode(rebind_mode == "enable_grad in inference_mode"), torch.set_grad_enabled(
+                rebind_mode != "no_grad"):
+            assert torch.is_grad_enabled() == (rebind_mode != "no_grad"), "grad mode is on where the loop says"
             rebind_new = rebind_old - torch.ones(2, 2)
-        assert rebind_new.is_leaf != (rebind_grad_mode is torch.enable_grad and rebind_requires_grad), (
-            "a - a.grad is a non-leaf exactly when grad mode is on and a requires grad")
+        assert rebind_new.is_leaf != (rebind_mode == "grad mode on" and rebind_requires_grad), (
+            "a - a.grad is a non-leaf exactly when grad mode is on outside inference_mode and a requires grad")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -321,7 +323,7 @@ assert (one_line(a), one_line(c)) == (article_a, article_c), "a and c must print
 # 原地更新：``c`` 看得到新值
 # --------------------------
 #
-# 再做一遍这个例子，但改用 ``a -= a.grad`` 原地更新 ``a``。对需要梯度的叶子张量，梯度模式开着时（``torch.inference_mode()`` 之外）这样做会报错，所以要关闭梯度模式，这里用的是 ``torch.no_grad()``。这样 ``a`` 仍是同一个对象、同一个叶子张量；``c`` 与它共享内存，于是看得到新值。
+# 再做一遍这个例子，但改用 ``a -= a.grad`` 原地更新 ``a``。对需要梯度的叶子张量，在梯度模式下、``torch.inference_mode()`` 之外这样做会报错，所以这里放在 ``torch.no_grad()`` 里做。这样 ``a`` 仍是同一个对象、同一个叶子张量；``c`` 与它共享内存，于是看得到新值。
 
 a = torch.ones(2, 2)
 a.requires_grad = True
@@ -473,4 +475,4 @@ else:
 # 小结
 # ----
 #
-# ``a = a - a.grad`` 算出一个新张量，再让名字 ``a`` 改指它；与旧张量共享内存的（比如 ``c``）仍留在旧内存上；在梯度模式下、``a`` 需要梯度时，新的 ``a`` 也不再是叶子张量。想让其他名字看到新值，就在 ``torch.no_grad()`` 里原地更新，优化器正是这样做的。每次更新清一次 ``.grad``；更新参数之前，先对每一张保存了它的计算图执行 ``backward()``。``a = a + 1`` 也有同样的区别，见 :ref:`下一页 <copying-add-rebinding>`。
+# ``a = a - a.grad`` 算出一个新张量，再让名字 ``a`` 改指它；与旧张量共享内存的（比如 ``c``）仍留在旧内存上；在梯度模式下、``torch.inference_mode()`` 之外，``a`` 需要梯度时，新的 ``a`` 也不再是叶子张量。想让其他名字看到新值，就在 ``torch.no_grad()`` 里原地更新，优化器正是这样做的。每次更新清一次 ``.grad``；更新参数之前，先对每一张保存了它的计算图执行 ``backward()``。``a = a + 1`` 也有同样的区别，见 :ref:`下一页 <copying-add-rebinding>`。
