@@ -516,8 +516,9 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # :ref:`questions-inference-mode` shows); a ``detach()`` or
 # ``.data`` taken inside the mode (the rows ``inference_mode detach()`` and ``inference_mode .data``) is an inference
 # tensor made there and refuses the write like it, after writing. A non-leaf that requires grad and a plain tensor take it either
-# way, but four kinds of view of a non-leaf, and a view taken of one of them (the last two rows of each mode), refuse it
-# with grad mode on outside ``torch.inference_mode()`` (and take it under
+# way, but four kinds of view of a non-leaf, and a view taken of one of them by indexing, ``view(shape)`` or another
+# view operation autograd records (the last two rows of each mode; their ``view(dtype)`` and ``detach()`` take the
+# write), refuse it with grad mode on outside ``torch.inference_mode()`` (and take it under
 # ``torch.no_grad()``): an output of ``unbind``, ``split`` or ``chunk``, which hang all the views of one
 # call on one autograd node (each row that ``for row in x`` gives is an ``unbind`` output, and the error for a
 # ``split`` by a list of sizes names ``SplitWithSizes``; an output of ``tensor_split``, each on a node of its own,
@@ -614,6 +615,14 @@ assert refused == {
 }, ("in grad mode the seventeen sources listed refuse the write; under no_grad only the inference tensor and the "
     "detach() and .data taken in inference mode")
 # sphinx_gallery_start_ignore
+views_of_one = {"[1:]": lambda t: t[1:], "view(4)": lambda t: t.view(4), "view(torch.int32)": lambda t: t.view(torch.int32),
+                "detach()": lambda t: t.detach()}
+for kind_of_view in ("unbind output", "no_grad view", "inference_mode view", "Function view"):
+    for view_of_one, make_view_of_one in views_of_one.items():
+        assert isinstance(add_one_at(make_view_of_one(sources()[kind_of_view]), True), torch.Tensor) == (
+            view_of_one in ("view(torch.int32)", "detach()")), (
+            "with grad mode on, a view of one of the four kinds taken by indexing or view(shape) refuses the write; "
+            "its view(dtype) and detach() take it")
 iterated_rows = list(torch.zeros(3, 4, requires_grad=True) * 1)
 split_by_sizes = (torch.zeros(8, requires_grad=True) * 1).split([3, 5])
 refused_as = [str(add_one_at(out, True)).split(" is a view")[0].rpartition(" of ")[2]

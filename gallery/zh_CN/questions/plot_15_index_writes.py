@@ -468,7 +468,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # 推理张量是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。不需要梯度的推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。在推理模式之外对它取的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上（经由它们的视图写入，如 ``d[0] += 1`` 或 ``d[1:3] += 1``，则先写入、再报错，见 :ref:`questions-inference-mode`）；在模式内取的 ``detach()`` 或 ``.data`` 则是在那里得到的推理张量（表中 ``inference_mode detach()`` 和 ``inference_mode .data`` 两行），与它一样拒绝这样写，也是先写入、再报错。
 # :fact:`inference-tensor-alias-edit-routes`
 #
-# 需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入。但非叶子张量的四种视图，以及从其中之一再取的视图（每种模式的最后两行），在 ``torch.inference_mode()`` 之外、梯度模式（grad mode）打开时会拒绝（在 ``torch.no_grad()`` 下照常写入）。这四种视图是：
+# 需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入。但非叶子张量的四种视图，以及用索引、``view(shape)`` 等自动求导记录的视图操作从其中之一再取的视图（每种模式的最后两行；对它们取的 ``view(dtype)`` 和 ``detach()`` 则照常接受写入），在 ``torch.inference_mode()`` 之外、梯度模式（grad mode）打开时会拒绝（在 ``torch.no_grad()`` 下照常写入）。这四种视图是：
 #
 # - ``unbind``、``split`` 或 ``chunk`` 的输出：这几个运算把一次调用返回的所有视图挂在同一个自动求导节点上（``for row in x`` 取出的每一行都是 ``unbind`` 的输出；按大小列表调用 ``split`` 时，报错里的名字是 ``SplitWithSizes``；``tensor_split`` 的输出各有自己的节点，照常接受写入）；
 # - 在 ``torch.no_grad()`` 下用索引、``view(shape)``、``t()``、``narrow()``、``expand()`` 或上述其他视图操作得到的视图；
@@ -561,6 +561,14 @@ assert refused == {
 }, ("in grad mode the seventeen sources listed refuse the write; under no_grad only the inference tensor and the "
     "detach() and .data taken in inference mode")
 # sphinx_gallery_start_ignore
+views_of_one = {"[1:]": lambda t: t[1:], "view(4)": lambda t: t.view(4), "view(torch.int32)": lambda t: t.view(torch.int32),
+                "detach()": lambda t: t.detach()}
+for kind_of_view in ("unbind output", "no_grad view", "inference_mode view", "Function view"):
+    for view_of_one, make_view_of_one in views_of_one.items():
+        assert isinstance(add_one_at(make_view_of_one(sources()[kind_of_view]), True), torch.Tensor) == (
+            view_of_one in ("view(torch.int32)", "detach()")), (
+            "with grad mode on, a view of one of the four kinds taken by indexing or view(shape) refuses the write; "
+            "its view(dtype) and detach() take it")
 iterated_rows = list(torch.zeros(3, 4, requires_grad=True) * 1)
 split_by_sizes = (torch.zeros(8, requires_grad=True) * 1).split([3, 5])
 refused_as = [str(add_one_at(out, True)).split(" is a view")[0].rpartition(" of ")[2]
