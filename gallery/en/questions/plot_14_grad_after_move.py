@@ -449,15 +449,26 @@ with torch.no_grad():
 with torch.inference_mode():
     assert source.to(torch.float64).is_leaf, "under inference_mode the cast is a leaf"
     assert not source.to(torch.float64).requires_grad, "under inference_mode the cast does not require grad"
+with torch.inference_mode(), torch.enable_grad():
+    assert torch.is_grad_enabled() and source.to(torch.float64).is_leaf, (
+        "inside inference_mode, even with enable_grad, the cast is a leaf")
+weight_4d = torch.randn(2, 3, 2, 2, requires_grad=True)
+copies_in_place_of_dtype = (weight_4d.to(torch.float32, copy=True), weight_4d.to(memory_format=torch.channels_last))
+assert all(not c.is_leaf and type(c.grad_fn).__name__ == "ToCopyBackward0" for c in copies_in_place_of_dtype), (
+    "to() with copy=True or with a memory_format the strides do not have gives a non-leaf")
+with torch.no_grad():
+    assert weight_4d.to(memory_format=torch.channels_last).is_leaf, "under no_grad that copy is a leaf"
 # sphinx_gallery_end_ignore
 
 # %%
 # Conclusion
 # ----------
 #
-# ``to()``, ``double()`` and the other casts and moves are operations: in grad mode, when they change
-# the device of a tensor that requires grad (a move out of ``meta`` raises instead, and so does a ``backward()``
-# back through a move into it: there are no values to move) or cast it to another floating or complex dtype, they return a non-leaf. Without ``retain_grad()`` its
+# ``to()``, ``double()`` and the other casts and moves are operations: in grad mode, outside
+# ``torch.inference_mode()``, when they change the device of a tensor that requires grad (a move out of ``meta``
+# raises instead, and so does a ``backward()`` back through a move into it: there are no values to move) or cast it
+# to another floating or complex dtype, they return a non-leaf, and so does a ``to()`` that copies while changing
+# neither, given ``copy=True`` or a ``memory_format`` the tensor's strides do not have. Without ``retain_grad()`` its
 # ``.grad`` stays ``None``, and an optimizer built without ``differentiable=True`` refuses it or
 # updates the tensor it came from; after ``retain_grad()`` an optimizer trains the moved copy in place
 # and leaves the source leaf as it was. Create the tensor with its ``dtype`` and ``device``, call

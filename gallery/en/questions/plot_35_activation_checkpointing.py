@@ -220,8 +220,9 @@ def draw_processes(title, child, **names):
 # saves). ``backward()`` needs them, so it calls ``block(x)`` a second time to compute them again. A
 # counter of calls in ``block`` reads 1 after the forward pass and 2 after ``backward()``. A function
 # whose operations save no tensor, such as ``(x + 1).sum()``, is not called again, nor is one whose
-# operations save only a Python number they wrap as a tensor, such as ``(x * 2).sum()``: ``checkpoint``
-# keeps that number (the hidden checks of this cell run both). The
+# operations save only a Python number they wrap as a tensor, such as ``(x * 2).sum()``: the operation's node
+# keeps that number itself, out of sight of ``checkpoint``'s saved-tensor hooks, so there is nothing to recompute
+# (the hidden checks of this cell run both). The
 # ``block`` below also adds 1 to a tensor ``c`` in place and runs a ``BatchNorm`` layer in train mode;
 # ``timeline`` records the version counters of ``c`` and of ``BatchNorm``'s ``num_batches_tracked``
 # for the picture below.
@@ -291,9 +292,14 @@ def saves_a_number(t):
 
 
 wrapped_out = checkpoint(saves_a_number, torch.ones(3, requires_grad=True), use_reentrant=False)
-assert isinstance(wrapped_out.grad_fn.next_functions[0][0]._saved_other, torch.Tensor), "x * 2 saves the 2 as a tensor"
+assert torch.equal(wrapped_out.grad_fn.next_functions[0][0]._saved_other, torch.tensor(2)) and len(wrapped_calls) == 1, (
+    "the MulBackward0 node keeps the 2 itself, as a tensor; reading it calls nothing again")
+seen_by_hooks = []
+with torch.autograd.graph.saved_tensors_hooks(lambda t: seen_by_hooks.append(t) or t, lambda t: t):
+    (torch.ones(3, requires_grad=True) * 2).sum()
+assert seen_by_hooks == [], "saved-tensor hooks, checkpoint's included, never see a wrapped Python number"
 wrapped_out.backward()
-assert len(wrapped_calls) == 1, "checkpoint keeps a Python number an operation wraps: (x * 2).sum() is not called again"
+assert len(wrapped_calls) == 1, "(x * 2).sum() is not called again in backward()"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -419,10 +419,19 @@ with torch.no_grad():
 with torch.inference_mode():
     assert source.to(torch.float64).is_leaf, "under inference_mode the cast is a leaf"
     assert not source.to(torch.float64).requires_grad, "under inference_mode the cast does not require grad"
+with torch.inference_mode(), torch.enable_grad():
+    assert torch.is_grad_enabled() and source.to(torch.float64).is_leaf, (
+        "inside inference_mode, even with enable_grad, the cast is a leaf")
+weight_4d = torch.randn(2, 3, 2, 2, requires_grad=True)
+copies_in_place_of_dtype = (weight_4d.to(torch.float32, copy=True), weight_4d.to(memory_format=torch.channels_last))
+assert all(not c.is_leaf and type(c.grad_fn).__name__ == "ToCopyBackward0" for c in copies_in_place_of_dtype), (
+    "to() with copy=True or with a memory_format the strides do not have gives a non-leaf")
+with torch.no_grad():
+    assert weight_4d.to(memory_format=torch.channels_last).is_leaf, "under no_grad that copy is a leaf"
 # sphinx_gallery_end_ignore
 
 # %%
 # 小结
 # ----
 #
-# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下，它们改变一个需要梯度的张量的设备（从 ``meta`` 搬出会报错，经由搬入 ``meta`` 的那一步做 ``backward()`` 也会报错：没有数值可搬），或把它转换成另一种浮点或复数 dtype 时，返回的是非叶子张量。不调用 ``retain_grad()`` 时，它的 ``.grad`` 始终是 ``None``，不加 ``differentiable=True`` 创建的优化器要么拒收它，要么去更新它的源张量；调用 ``retain_grad()`` 之后，优化器原地训练这份搬过去的副本，源叶子张量保持不变。解决办法：创建张量时直接给出 ``dtype`` 和 ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。
+# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下、``torch.inference_mode()`` 之外，它们改变一个需要梯度的张量的设备（从 ``meta`` 搬出会报错，经由搬入 ``meta`` 的那一步做 ``backward()`` 也会报错：没有数值可搬），或把它转换成另一种浮点或复数 dtype 时，返回的是非叶子张量；dtype 和设备都不变，却因为 ``copy=True`` 或张量步长之外的 ``memory_format`` 而复制的 ``to()`` 也一样。不调用 ``retain_grad()`` 时，它的 ``.grad`` 始终是 ``None``，不加 ``differentiable=True`` 创建的优化器要么拒收它，要么去更新它的源张量；调用 ``retain_grad()`` 之后，优化器原地训练这份搬过去的副本，源叶子张量保持不变。解决办法：创建张量时直接给出 ``dtype`` 和 ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。

@@ -203,7 +203,7 @@ def draw_processes(title, child, **names):
 # 函数运行了两次
 # --------------
 #
-# ``checkpoint(block, x)`` 运行一次 ``block(x)``，保留 ``x``，丢掉 ``block`` 中各运算为反向传播保存的张量（各运算保存哪些张量，见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`）。``backward()`` 需要这些张量，于是再调用一次 ``block(x)``，把它们重新算出来。``block`` 里的调用计数在前向传播之后是 1，在 ``backward()`` 之后是 2。运算不保存张量的函数，比如 ``(x + 1).sum()``，不会再被调用；运算只保存了包装成张量的 Python 数字的函数，比如 ``(x * 2).sum()``，也不会：``checkpoint`` 留着这个数（本单元格的隐藏检查把两种都跑了）。下面的 ``block`` 还对张量 ``c`` 原地加 1，并以训练模式运行一个 ``BatchNorm`` 层；``timeline`` 为下面的图记下 ``c`` 和 ``BatchNorm`` 的 ``num_batches_tracked`` 的版本计数器。
+# ``checkpoint(block, x)`` 运行一次 ``block(x)``，保留 ``x``，丢掉 ``block`` 中各运算为反向传播保存的张量（各运算保存哪些张量，见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`）。``backward()`` 需要这些张量，于是再调用一次 ``block(x)``，把它们重新算出来。``block`` 里的调用计数在前向传播之后是 1，在 ``backward()`` 之后是 2。运算不保存张量的函数，比如 ``(x + 1).sum()``，不会再被调用；运算只保存了包装成张量的 Python 数字的函数，比如 ``(x * 2).sum()``，也不会：这个数由运算的节点自己留着，``checkpoint`` 的保存张量钩子看不到它，所以没有要重算的（本单元格的隐藏检查把两种都跑了）。下面的 ``block`` 还对张量 ``c`` 原地加 1，并以训练模式运行一个 ``BatchNorm`` 层；``timeline`` 为下面的图记下 ``c`` 和 ``BatchNorm`` 的 ``num_batches_tracked`` 的版本计数器。
 
 torch.manual_seed(0)
 bn = torch.nn.BatchNorm1d(3)
@@ -270,9 +270,14 @@ def saves_a_number(t):
 
 
 wrapped_out = checkpoint(saves_a_number, torch.ones(3, requires_grad=True), use_reentrant=False)
-assert isinstance(wrapped_out.grad_fn.next_functions[0][0]._saved_other, torch.Tensor), "x * 2 saves the 2 as a tensor"
+assert torch.equal(wrapped_out.grad_fn.next_functions[0][0]._saved_other, torch.tensor(2)) and len(wrapped_calls) == 1, (
+    "the MulBackward0 node keeps the 2 itself, as a tensor; reading it calls nothing again")
+seen_by_hooks = []
+with torch.autograd.graph.saved_tensors_hooks(lambda t: seen_by_hooks.append(t) or t, lambda t: t):
+    (torch.ones(3, requires_grad=True) * 2).sum()
+assert seen_by_hooks == [], "saved-tensor hooks, checkpoint's included, never see a wrapped Python number"
 wrapped_out.backward()
-assert len(wrapped_calls) == 1, "checkpoint keeps a Python number an operation wraps: (x * 2).sum() is not called again"
+assert len(wrapped_calls) == 1, "(x * 2).sum() is not called again in backward()"
 # sphinx_gallery_end_ignore
 
 # %%
