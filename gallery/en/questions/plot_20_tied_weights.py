@@ -292,17 +292,20 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # sphinx_gallery_end_ignore
 
 # %%
-# ``torch.save`` writes one storage, ``torch.load`` keeps the tie
-# ---------------------------------------------------------------
+# On the CPU, ``torch.save`` writes one storage, ``torch.load`` keeps the tie
+# ---------------------------------------------------------------------------
 #
-# ``torch.save`` writes each storage object once, however many tensors use it: the state dict with two
+# On the CPU, ``torch.save`` writes each storage object once, however many tensors use it: the state dict with two
 # keys writes one storage, as many as the weight alone, and half as many as two separate tensors.
 # Loaded back, the two entries share one storage again. An alias of the same dtype with a storage object
 # of its own over the same memory, made by ``torch.from_numpy(t.numpy())``, ``torch.from_dlpack(t)`` or
 # ``torch.frombuffer(t.numpy(), dtype=t.dtype)``, is written a second time and loads back on memory of its own.
-# ``torch.save`` raises when it saves tensors of two dtypes whose storages start at one address in memory:
+# On the CPU, ``torch.save`` raises when it saves tensors of two dtypes whose storages start at one address in memory:
 # a view of another dtype, such as ``t.view(torch.int32)``, or an alias of another dtype, such as
-# ``torch.frombuffer(t.numpy(), dtype=torch.int32)``.
+# ``torch.frombuffer(t.numpy(), dtype=torch.int32)``. A ``meta`` tensor holds no data: ``torch.save`` writes no
+# storage for it, the two entries of a tied ``meta`` model's state dict come back on two storage objects, two
+# dtypes do not raise, and ``same_storage``, which compares addresses, calls the two entries shared: every
+# ``meta`` storage starts at address 0.
 
 print("storages written, state_dict():", saved_storages(state))
 print("storages written, weight alone:", saved_storages(model.embedding.weight.detach()))
@@ -347,6 +350,27 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("torch.save of two dtypes on one storage must raise")
+# sphinx_gallery_start_ignore
+with torch.random.fork_rng(), torch.device("meta"):
+    meta_model = Tied()
+meta_stream = io.BytesIO()
+torch.save(meta_model.state_dict(), meta_stream)
+meta_stream.seek(0)
+meta_loaded = torch.load(meta_stream)
+assert saved_storages(meta_model.state_dict()) == 0 and (
+    meta_loaded["embedding.weight"].untyped_storage() is not meta_loaded["decoder.weight"].untyped_storage()
+), "on meta torch.save writes no storage, and the two entries come back on two storage objects"
+assert saved_storages([meta_model.embedding.weight.detach(), meta_model.embedding.weight.detach().view(torch.int32)]) == 0, (
+    "on meta, tensors of two dtypes over one storage are saved without error")
+assert same_storage(meta_loaded["embedding.weight"], meta_loaded["decoder.weight"]) and all(
+    meta_entry.untyped_storage().data_ptr() == 0 for meta_entry in meta_loaded.values()
+), "every meta storage starts at address 0, so same_storage calls the two entries shared"
+with torch.random.fork_rng(), torch.device("meta"):
+    meta_assigned = Tied()
+meta_assigned.load_state_dict(meta_loaded, assign=True)
+assert meta_assigned.decoder.weight.untyped_storage() is not meta_assigned.embedding.weight.untyped_storage(), (
+    "assign=True from the entries loaded on meta: two parameters over two storage objects")
+# sphinx_gallery_end_ignore
 
 # %%
 # ``load_state_dict`` into a tied model
@@ -465,10 +489,10 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 #
 # Tie weights by giving the second module the same ``Parameter`` object. Then ``state_dict()`` has
 # two keys over one storage, ``named_parameters()`` and ``parameters()`` list the weight once,
-# ``copy.deepcopy`` keeps the tie, ``torch.save`` writes one storage and ``torch.load`` shares it
+# ``copy.deepcopy`` keeps the tie, on the CPU ``torch.save`` writes one storage and ``torch.load`` shares it
 # again, ``load_state_dict`` without ``assign=True`` (from a dict that carries no flag of such a load) copies into
 # the one weight, and the optimizer steps it once with the sum of both gradients. A tie of the memory alone is two parameters, which
 # ``deepcopy`` unties. ``load_state_dict(..., assign=True)`` unties a tied model: it leaves two parameters, on
-# one storage when the dict's two entries share one (as after ``torch.load``), on two when they do not; tie
+# one storage when the dict's two entries share one (as after ``torch.load`` of CPU tensors), on two when they do not; tie
 # the weight again after it. The exception is a dict from ``state_dict(keep_vars=True)``, whose entries are
 # the one ``Parameter``: the tie stays, but to the source model's own weight.

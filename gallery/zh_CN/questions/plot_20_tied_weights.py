@@ -282,10 +282,10 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # sphinx_gallery_end_ignore
 
 # %%
-# ``torch.save`` 只写一块存储，``torch.load`` 保留共享关系
-# --------------------------------------------------------
+# 在 CPU 上，``torch.save`` 只写一块存储，``torch.load`` 保留共享关系
+# -------------------------------------------------------------------
 #
-# 不管有多少个张量使用同一个存储对象，``torch.save`` 都只写一次：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。用 ``torch.from_numpy(t.numpy())``、``torch.from_dlpack(t)`` 或 ``torch.frombuffer(t.numpy(), dtype=t.dtype)`` 得到的同 dtype 别名落在同一块内存上，却有自己的存储对象：它会被再写一次，加载回来后也落在自己的内存上。要保存的张量若是两种 dtype，而它们的存储在内存中从同一个地址开始，``torch.save`` 就会报错，比如 ``t.view(torch.int32)`` 这样另一种 dtype 的视图（view），或 ``torch.frombuffer(t.numpy(), dtype=torch.int32)`` 这样另一种 dtype 的别名。
+# 在 CPU 上，不管有多少个张量使用同一个存储对象，``torch.save`` 都只写一次：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。用 ``torch.from_numpy(t.numpy())``、``torch.from_dlpack(t)`` 或 ``torch.frombuffer(t.numpy(), dtype=t.dtype)`` 得到的同 dtype 别名落在同一块内存上，却有自己的存储对象：它会被再写一次，加载回来后也落在自己的内存上。在 CPU 上，要保存的张量若是两种 dtype，而它们的存储在内存中从同一个地址开始，``torch.save`` 就会报错，比如 ``t.view(torch.int32)`` 这样另一种 dtype 的视图（view），或 ``torch.frombuffer(t.numpy(), dtype=torch.int32)`` 这样另一种 dtype 的别名。``meta`` 张量没有数据：``torch.save`` 不为它写任何存储；在 ``meta`` 上建的共享权重模型，其 ``state_dict()`` 的两项加载回来各在一个存储对象上；两种 dtype 也不报错；``same_storage`` 比较的是地址，会把这两项判为共享，因为每块 ``meta`` 存储的起始地址都是 0。
 
 print("storages written, state_dict():", saved_storages(state))
 print("storages written, weight alone:", saved_storages(model.embedding.weight.detach()))
@@ -330,6 +330,27 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {e}")
 else:
     raise AssertionError("torch.save of two dtypes on one storage must raise")
+# sphinx_gallery_start_ignore
+with torch.random.fork_rng(), torch.device("meta"):
+    meta_model = Tied()
+meta_stream = io.BytesIO()
+torch.save(meta_model.state_dict(), meta_stream)
+meta_stream.seek(0)
+meta_loaded = torch.load(meta_stream)
+assert saved_storages(meta_model.state_dict()) == 0 and (
+    meta_loaded["embedding.weight"].untyped_storage() is not meta_loaded["decoder.weight"].untyped_storage()
+), "on meta torch.save writes no storage, and the two entries come back on two storage objects"
+assert saved_storages([meta_model.embedding.weight.detach(), meta_model.embedding.weight.detach().view(torch.int32)]) == 0, (
+    "on meta, tensors of two dtypes over one storage are saved without error")
+assert same_storage(meta_loaded["embedding.weight"], meta_loaded["decoder.weight"]) and all(
+    meta_entry.untyped_storage().data_ptr() == 0 for meta_entry in meta_loaded.values()
+), "every meta storage starts at address 0, so same_storage calls the two entries shared"
+with torch.random.fork_rng(), torch.device("meta"):
+    meta_assigned = Tied()
+meta_assigned.load_state_dict(meta_loaded, assign=True)
+assert meta_assigned.decoder.weight.untyped_storage() is not meta_assigned.embedding.weight.untyped_storage(), (
+    "assign=True from the entries loaded on meta: two parameters over two storage objects")
+# sphinx_gallery_end_ignore
 
 # %%
 # 对共享权重的模型调用 ``load_state_dict``
@@ -435,5 +456,5 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 # ----
 #
 # 共享权重的做法，是把同一个 ``Parameter`` 对象交给第二个模块。这样 ``state_dict()`` 有两个键、一块存储；``named_parameters()``
-# 和 ``parameters()`` 只列一次；``copy.deepcopy`` 保留共享关系；``torch.save`` 只写一块存储，``torch.load`` 之后仍然共享；不加 ``assign=True`` 的 ``load_state_dict`` 复制进这一个权重（字典不带 ``assign=True`` 加载留下的标志时）；优化器用两个梯度之和只更新它一次。只共享内存则是两个参数，
-# ``deepcopy`` 之后就不再共享。``load_state_dict(..., assign=True)`` 会拆开共享权重的模型：它留下两个参数，字典的两项共享一块存储时（如 ``torch.load`` 读出的字典）两者在一块存储上，不共享时各在一块存储上；加载之后要重新共享权重。例外是来自 ``state_dict(keep_vars=True)`` 的字典，它的两项就是那一个 ``Parameter``：共享保留下来，但共享的是源模型自己的权重。
+# 和 ``parameters()`` 只列一次；``copy.deepcopy`` 保留共享关系；在 CPU 上，``torch.save`` 只写一块存储，``torch.load`` 之后仍然共享；不加 ``assign=True`` 的 ``load_state_dict`` 复制进这一个权重（字典不带 ``assign=True`` 加载留下的标志时）；优化器用两个梯度之和只更新它一次。只共享内存则是两个参数，
+# ``deepcopy`` 之后就不再共享。``load_state_dict(..., assign=True)`` 会拆开共享权重的模型：它留下两个参数，字典的两项共享一块存储时（如 ``torch.load`` 读出的 CPU 张量字典）两者在一块存储上，不共享时各在一块存储上；加载之后要重新共享权重。例外是来自 ``state_dict(keep_vars=True)`` 的字典，它的两项就是那一个 ``Parameter``：共享保留下来，但共享的是源模型自己的权重。
