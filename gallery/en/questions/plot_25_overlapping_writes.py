@@ -22,7 +22,7 @@ location. Please clone() the tensor before performing the operation.`` A leaf th
 mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.``
 ``t[1:] = t[:-1].clone()`` gets it too; under ``torch.no_grad()`` it works. With grad mode on, three other kinds
 of view of one get autograd's error about such views instead (with the source cloned too): one taken under ``torch.no_grad()`` or
-``torch.inference_mode()``, an output of ``unbind()`` (iterating over a tensor, ``for row in x``, calls it),
+``torch.inference_mode()`` (if the leaf is not itself a view), an output of ``unbind()`` (iterating over a tensor, ``for row in x``, calls it),
 ``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. An inference
 tensor (such as one that ``torch.inference_mode()`` creates in new memory) refuses the cloned shift outside that mode,
 even under ``torch.no_grad()``, with ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not
@@ -251,7 +251,7 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # of a tensor that requires grad get other messages, in which autograd says why it does not allow
 # such a view to be modified in place: an output of ``unbind()`` (iterating over a tensor,
 # ``for row in x``, calls it), ``split()``, ``chunk()`` or ``split_with_sizes()``; a view taken under
-# ``torch.no_grad()`` or ``torch.inference_mode()``; and a view that a custom ``autograd.Function`` returns.
+# ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that is not itself a view; and a view that a custom ``autograd.Function`` returns.
 
 
 def shift_in(mode, g):
@@ -392,6 +392,39 @@ assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_m
         for view in (*multiple_outputs, *quiet_views, *inference_views, lambda: ViewOut.apply(parameter()))} == {
     message}, (
     "written under no_grad or inference_mode, these three kinds of view get the message above")
+assert all(make()._base is None for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)), (
+    "the Parameter and arange(5.0, requires_grad=True) * 2, whose views are taken under no_grad and inference_mode "
+    "above, are not views")
+# sphinx_gallery_end_ignore
+
+# %%
+# A leaf made by ``requires_grad_()`` on a view, here ``torch.arange(10.0).reshape(2, 5).requires_grad_()``,
+# is the exception: a row of it taken under ``torch.no_grad()`` or ``torch.inference_mode()`` does not
+# require grad, and with grad mode on its shift gets the message above and its cloned shift works.
+
+for quiet_name in ("no_grad", "inference_mode"):
+    w = torch.arange(10.0).reshape(2, 5).requires_grad_()
+    with modes[quiet_name]():
+        row = w[0]
+    print(f"{quiet_name:<14} w.is_leaf: {w.is_leaf}  w.requires_grad: {w.requires_grad}  "
+          f"row.requires_grad: {row.requires_grad}")
+    try:
+        shift_in(torch.enable_grad, row)
+    except RuntimeError as e:
+        row_message = str(e)
+        print(f"{'':<14} {type(e).__name__}: {e}")
+    else:
+        raise AssertionError("the shift of a row taken under no_grad or inference_mode must raise")
+    with torch.enable_grad():
+        row[1:] = row[:-1].clone()
+    print(f"{'':<14} cloned shift, row: {row.tolist()}")
+    assert w.is_leaf and w.requires_grad and not row.requires_grad and row_message == message and row.tolist() == [
+        0.0, 0.0, 1.0, 2.0, 3.0], (
+        f"{quiet_name}: a row of a leaf made by requires_grad_() on a view does not require grad, gets the message "
+        "above and takes the cloned shift")
+# sphinx_gallery_start_ignore
+assert w._base is not None and not w._base.requires_grad, (
+    "arange(10.0).reshape(2, 5).requires_grad_() is a view of a tensor that does not require grad")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -648,7 +681,7 @@ assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with 
 # the cloned shift is refused too while grad mode is on, with the leaf's message from above. Under
 # ``torch.no_grad()`` it gives the intended shift; both still require grad, and the ``Parameter`` is still
 # a leaf. Below, the ``Parameter`` and the row of one from above. With grad mode on, the three other kinds of
-# view from above, of a leaf or a non-leaf that requires grad, refuse the cloned shift too, each with autograd's
+# view from above, of a leaf or a non-leaf that requires grad and is not itself a view, refuse the cloned shift too, each with autograd's
 # message; under ``torch.no_grad()`` it works on them as well.
 
 
@@ -769,5 +802,5 @@ for step, obs in enumerate(observations):
 # ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it, except with grad mode on for a
 # leaf that requires grad, for views of one, and for the three other kinds of view of a tensor that requires grad
 # named above (outputs of ``unbind()``, ``split()``, ``chunk()`` or ``split_with_sizes()``, views taken under
-# ``torch.no_grad()`` or ``torch.inference_mode()``, views that a custom ``autograd.Function`` returns), and outside ``torch.inference_mode()`` for an inference tensor; under
+# ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that is not itself a view, views that a custom ``autograd.Function`` returns), and outside ``torch.inference_mode()`` for an inference tensor; under
 # ``torch.no_grad()`` it did for the former, inside ``torch.inference_mode()`` for the latter.
