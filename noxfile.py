@@ -124,7 +124,7 @@ def timings(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def preview(session: nox.Session) -> None:
-    """Build a preview of some examples in every language: nox -s preview -- copying/plot_04_detach."""
+    """Build a preview of some pages in every language: nox -s preview -- copying/plot_04_detach quickref."""
     if not session.posargs:
         session.error("name the examples to preview, for example: nox -s preview -- copying/plot_04_detach")
     names = [arg for name in session.posargs for arg in ("--only", name)]

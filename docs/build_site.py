@@ -1,6 +1,6 @@
 """Build the whole site into build/html (see sitetools/building/pipeline.py for what the build checks).
 
-    python docs/build_site.py [--out build/html] [--lang CODE ...] [--only PART/plot_NAME ...]
+    python docs/build_site.py [--out build/html] [--lang CODE ...] [--only PART/plot_NAME|PAGE ...]
 """
 
 import sys

@@ -1,6 +1,8 @@
 """Parts of the build's guard, each on a known-bad case and without building the site: the collection of a
 page's leftover processes, the fingerprint of a tree, and the clean-up of a killed build's staging folder.
-The slow tier runs the same faults through real builds (tests/test_scratch_faults.py)."""
+The slow tier runs the same faults through real builds (tests/test_scratch_faults.py). And the pages a
+preview builds: the narrative pages it names (``--only quickref``) beside the home page, no other, and a name
+that is no page refused (tests/test_web_published.py reads a built one)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,12 @@ import os
 import subprocess
 import sys
 
-from sitetools.building import descendants
+import pytest
+
+from editions import CODES
+from sitetools.building import descendants, pipeline, sphinx_runs
 from sitetools.building import folders as build_folders
+from sitetools.rules import sources
 
 
 def test_descendants_finds_and_ends_a_double_forked_child():
@@ -72,3 +78,36 @@ def test_a_link_where_builds_stage_is_neither_followed_nor_removed(tmp_path):
     (tmp_path / "link").symlink_to(victim)
     assert build_folders.remove_abandoned([tmp_path / "link"]) == []
     assert (victim / build_folders.MARKER).exists() and (tmp_path / "link").is_symlink()
+
+
+def _left_out(command: list[str]) -> set[str]:
+    """The pages a ``sphinx-build`` command leaves out (its ``-D exclude_patterns=``)."""
+    (value,) = [arg.partition("=")[2] for arg in command if arg.startswith("exclude_patterns=")] or [""]
+    return set(filter(None, value.split(",")))
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_a_preview_keeps_the_narrative_pages_it_names_beside_the_home_page_and_no_other(tmp_path, lang):
+    docs = sources.ROOT / "docs"
+    every = {page.name for page in sources.narrative_pages(lang, docs)}
+    assert {"index.md", "quickref.md", "about.md"} <= every
+    only = ["copying/plot_04_detach", "quickref"]
+    examples, pages = pipeline.preview_parts(only, list(CODES))
+    assert (examples, pages) == (["copying/plot_04_detach"], ["quickref"])
+    kept = sphinx_runs.preview_kept(pages)
+    assert set(kept) == {"index.md", "quickref.md"}, kept
+    command = sphinx_runs.sphinx_command(docs, lang, tmp_path / "out", tmp_path / "stage", "Preview", kept)
+    assert _left_out(command) == every - {"index.md", "quickref.md"}
+    plain = sphinx_runs.sphinx_command(docs, lang, tmp_path / "out", tmp_path / "stage", "Preview",
+                                       sphinx_runs.preview_kept(pipeline.preview_parts(only[:1], list(CODES))[1]))
+    assert _left_out(plain) == every - {"index.md"}, "a preview that names no narrative page keeps only the home"
+    full = sphinx_runs.sphinx_command(docs, lang, tmp_path / "out", tmp_path / "stage", "", kept)
+    assert _left_out(full) == set(), "the whole site leaves a narrative page out"
+
+
+def test_a_preview_refuses_a_name_that_is_no_example_and_no_narrative_page():
+    with pytest.raises(build_folders.BuildError, match=r"no such example or narrative page quickrefs;") as refused:
+        pipeline.preview_parts(["copying/plot_04_detach", "quickref", "quickrefs"], list(CODES))
+    assert "quickref," in str(refused.value) and "copying/plot_04_detach" in str(refused.value)
+    with pytest.raises(build_folders.BuildError, match=r"page copying/quickref$|page copying/quickref;"):
+        pipeline.preview_parts(["copying/quickref"], list(CODES))

@@ -5,19 +5,24 @@ which tests/test_web_workflow.py holds the workflow to) with an address on 127.0
 taken before the build, so that the absolute links (language switch, canonical, alternates, 404
 pages) lead to the server:
 
-- ``sub-path``: the whole site, for ``http://127.0.0.1:PORT/tensor-copies/`` (a project site), served
-  under ``/tensor-copies/`` only, with its ``404.html`` answering a missing address there;
-- ``root``: a preview of one example for ``http://127.0.0.1:PORT/``, as the audit builds; it has every
-  kind of page but the narrative pages beside the home page, which the whole site at the root shows in
-  tests/test_page_visits.py.
+- ``sub-path``: a preview of one example, the example pages its text cross-references and one narrative
+  page beside the home page (``--only quickref``), for ``http://127.0.0.1:PORT/tensor-copies/`` (a
+  project site), served under ``/tensor-copies/`` only, with its ``404.html`` answering a missing
+  address there; it has every kind of page;
+- ``root``: a preview of the example alone for ``http://127.0.0.1:PORT/``, as the audit builds; it has
+  every kind of page but the narrative pages beside the home page, which the whole site at the root
+  shows in tests/test_page_visits.py.
+
+Each preview has the narrative pages it names beside the home page, and no other.
 
 A page of each kind in each edition (landing page, home, narrative page, example page, examples index,
 search with a query, the 404 page and a missing address) is loaded, and fails on a request that does not
 load (status 400 or more, or a request the browser blocked), a console error, and a link, script,
 style or image that leaves the site's path or does not load; the language switch and 中英对照 are
 pressed; the example pages' Colab and edit links are checked against the published notebooks and the
-sources. The scan of generated files is run again on each built site, with its own base path (nothing
-found) and the other one (the 404 pages' scripts refused).
+sources; the example's notebook links each of its cross-references to a page and anchor of the site. The
+scan of generated files is run again on each built site, with its own base path (nothing found) and the
+other one (the 404 pages' scripts refused).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 
 from editions import CODES, edition
+from sitetools.rules.sources import narrative_pages
 from sitetools.web import colab, web_build
 from sitetools.web.audit import serve
 from tests.browser_audit import SEARCH_SUMMARY, SEARCHES
@@ -44,12 +50,21 @@ pytestmark = pytest.mark.slow
 
 REPOSITORY, BRANCH = "octo-org/tensor-copies", "main"
 EXAMPLE = "copying/plot_04_detach"
+#: The example pages that EXAMPLE's text cross-references (its notebook links to them on the sub-path site).
+LINKED = ("copying/plot_03_clone", "copying/plot_05_rebinding", "questions/plot_12_version_counter")
+#: The narrative page (beside the home page) that the sub-path preview keeps.
+NARRATIVE = "quickref"
 #: name -> the base path the site is served under, and the build's arguments beyond --out and --stage.
-BUILDS = {"sub-path": ("/tensor-copies/", ()), "root": ("/", ("--only", EXAMPLE))}
+BUILDS = {
+    "sub-path": ("/tensor-copies/", tuple(arg for name in (EXAMPLE, *LINKED, NARRATIVE) for arg in ("--only", name))),
+    "root": ("/", ("--only", EXAMPLE)),
+}
+#: name -> the narrative pages (beside the home page) that the build keeps.
+NARRATIVES = {"sub-path": {NARRATIVE}, "root": set()}
 #: A page of each kind in an edition: (kind, address relative to the edition, what must show text first).
 KINDS = (
     ("home", "index.html", None),
-    ("narrative", "quickref.html", None),
+    ("narrative", f"{NARRATIVE}.html", None),
     ("example", f"examples/{EXAMPLE}.html", None),
     ("examples index", "examples/index.html", None),
     ("search", "search.html?q={query}", SEARCH_SUMMARY),
@@ -239,6 +254,14 @@ def test_every_kind_of_page_loads_and_links_within_the_sites_path(read):
 
 
 @pytest.mark.parametrize("where", sorted(BUILDS))
+def test_a_preview_has_the_narrative_pages_it_names_and_no_other(published, where):
+    site = published[where].site
+    for code in CODES:
+        built = {page.stem for page in narrative_pages(code) if (site / code / f"{page.stem}.html").is_file()}
+        assert built == {"index", *NARRATIVES[where]}, f"{where}: {code}/ has the narrative pages {sorted(built)}"
+
+
+@pytest.mark.parametrize("where", sorted(BUILDS))
 def test_the_language_switch_leads_to_the_counterpart_under_the_sites_path(browser, published, where):
     site = published[where]
     reader = Reader(browser, site)
@@ -271,10 +294,11 @@ def test_colab_and_edit_links_open_the_published_notebook_and_the_source(publish
 
 
 def test_the_notebooks_cross_references_lead_to_pages_of_the_published_site(published):
-    """Built with an address, every cross-reference of a notebook's text is a link to a page and anchor of the
-    site (tests/test_notebook_text.py reads the site built without one, where they name the page instead)."""
+    """Built with an address, every cross-reference of the example's notebook text is a link to a page and
+    anchor of the site (the preview has the pages it cross-references, LINKED; tests/test_notebook_text.py
+    reads every notebook of the whole site built without one, where they name the page instead)."""
     from tests.test_notebook_text import notebook_problems
 
     site = published["sub-path"].site
-    problems = [problem for code in CODES for problem in notebook_problems(site, code)]
+    problems = [problem for code in CODES for problem in notebook_problems(site, code, [EXAMPLE])]
     assert not problems, "\n".join(problems)

@@ -1,6 +1,6 @@
 """Build the whole site, and publish it only when every check passed.
 
-    python docs/build_site.py [--out build/html] [--lang CODE ...] [--only PART/plot_NAME ...]
+    python docs/build_site.py [--out build/html] [--lang CODE ...] [--only PART/plot_NAME|PAGE ...]
 
 The build is the gate: what it publishes is complete and was produced by this run, or nothing is
 published at all. In order, it
@@ -10,8 +10,8 @@ published at all. In order, it
 2. takes a lock, so a second build in the same place waits for nothing and refuses at once;
 3. checks the page rules (:mod:`sitetools.rules.sources`: layout, parity between editions, code rules; and
    :mod:`sitetools.rules.active_content`: no raw HTML, scripts, ``javascript:`` links or symlinks) and
-   runs the narrative pages' doctests (while Sphinx runs; a preview only those of the home page, the
-   one narrative page it keeps);
+   runs the narrative pages' doctests (while Sphinx runs; a preview only those of the narrative pages it
+   keeps: the home page and those it names);
 4. copies the sources into a fresh staging folder, then runs one ``sphinx-build -W -n --keep-going``
    per edition, side by side, each in a process group of its own, each example under
    :mod:`sitetools.guard.example` (fresh state, time limit, warnings and logging as errors, a completion
@@ -31,6 +31,10 @@ processes are :mod:`sitetools.building.sphinx_runs`. A failed, interrupted or co
 previous site untouched and says so in its last line and its exit code. ``--lang`` or ``--only`` make
 a preview: marked on every page, written to ``build/preview`` by default, never allowed to replace a
 published site, and without the narrative pages but the home page (and so without their doctests).
+``--only`` names examples (``copying/plot_04_detach``) or narrative pages (``quickref``: the page
+``docs/<lang>/quickref.md`` of every edition): the preview builds the examples it names and no other,
+and keeps the narrative pages it names beside the home page, with their doctests; a name that is
+neither fails the build (:func:`preview_parts`).
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ from sitetools.building.folders import (
     remove_abandoned,
     remove_owned,
 )
-from sitetools.building.sphinx_runs import PREVIEW_KEPT, start_edition, stop, wait_for
+from sitetools.building.sphinx_runs import preview_kept, start_edition, stop, wait_for
 from sitetools.guard import output_channels
 from sitetools.guard import outputs as page_outputs
 from sitetools.rules import active_content, all_rules, checks_manifest, sources
@@ -93,14 +97,13 @@ class Interrupted(KeyboardInterrupt):
 # --- Checking sources ---------------------------------------------------------------------------
 
 
-def check_sources(preview: bool, only: list[str]) -> None:
+def check_sources(preview: bool, only: list[str] | None) -> None:
     """Every page rule; a preview also accepts checks that ``gallery/asserts.json`` does not record yet
-    (it says so), the full build does not. A preview of some pages (``only``) reads those pages' scripts
-    only, in the rules that read one script at a time (:func:`sitetools.rules.all_rules.check_sources`)."""
-    pages = only or None
-    problems = (all_rules.check_sources(CODES, manifest=False, processes=len(CODES), only=pages)
+    (it says so), the full build does not. A preview of some examples (``only``, not None) reads those pages'
+    scripts only, in the rules that read one script at a time (:func:`sitetools.rules.all_rules.check_sources`)."""
+    problems = (all_rules.check_sources(CODES, manifest=False, processes=len(CODES), only=only)
                 + active_content.check(ROOT))  # fmt: skip
-    unrecorded = all_rules.unrecorded(CODES, only=pages)
+    unrecorded = all_rules.unrecorded(CODES, only=only)
     if not preview:
         problems += unrecorded
     if problems:
@@ -155,12 +158,13 @@ def compile_catalogs(docs: Path, langs: list[str]) -> None:
                 catalog.write_mo(lang)
 
 
-def stage_sources(stage: Path, langs: list[str], only: list[str]) -> Path:
+def stage_sources(stage: Path, langs: list[str], only: list[str] | None) -> Path:
+    """Copy the sources into ``stage``; with ``only`` (not None), the example scripts of those pages only."""
     for name in STAGED:
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, stage / name, ignore=IGNORE, symlinks=True)
     compile_catalogs(stage / "docs", langs)
-    if only:
+    if only is not None:
         for lang in langs:
             for script in sources.gallery_scripts(lang, stage / "gallery"):
                 if sources.relative_name(script, stage / "gallery") not in only:
@@ -231,7 +235,10 @@ def write_landing(out: Path) -> None:
 def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only: list[str], kind: str,
                  timeout: float) -> float:  # fmt: skip
     """Stage, build every edition into ``building``, verify, then publish it as ``out``; return the
-    seconds the Sphinx processes ran (the rest of the build's time is its own checks)."""
+    seconds the Sphinx processes ran (the rest of the build's time is its own checks). ``only``: the names
+    a preview was given (:func:`preview_parts`)."""
+    examples, pages = preview_parts(only, langs) if only else (None, [])
+    kept = preview_kept(pages)  # the narrative pages a preview keeps
     if any(char.isspace() for char in str(stage)):
         raise BuildError(f"the staging folder {stage} has a space in its path, which sphinx-gallery cannot "
                          f"build from; choose another with --stage (the checkout itself may have spaces)")
@@ -241,7 +248,7 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     make_owned(stage, "stage")
     remove_owned(building)
     make_owned(building, kind)
-    docs = stage_sources(stage, langs, only)
+    docs = stage_sources(stage, langs, examples)
     if kind == "preview":  # the staged manifest records the previewed pages' checks as they stand
         checks_manifest.record_for_preview(stage / "gallery")
     scratch = tuple(folder for lang in langs for folder in sphinx_runs.scratch(docs, lang, building, stage))
@@ -262,11 +269,11 @@ def run_editions(out: Path, building: Path, stage: Path, langs: list[str], only:
     sphinx_started = time.monotonic()
     try:
         for lang in langs:
-            processes[lang] = start_edition(docs, lang, building, stage, timeout, notes[lang])
+            processes[lang] = start_edition(docs, lang, building, stage, timeout, notes[lang], kept)
         guarded = tuple(path for path in (stage, building, out) if path.exists())
         if kind == "preview":  # it leaves the other narrative pages out, and so the checks they make
-            ran = check_doctests(langs, names=(PREVIEW_KEPT,), scratch=doctest_scratch, guarded=guarded)
-            print(f"  doctests of the narrative pages it shows ({PREVIEW_KEPT}): {ran} examples pass", flush=True)
+            ran = check_doctests(langs, names=kept, scratch=doctest_scratch, guarded=guarded)
+            print(f"  doctests of the narrative pages it shows ({', '.join(kept)}): {ran} examples pass", flush=True)
         else:
             ran = check_doctests(langs, scratch=doctest_scratch, guarded=guarded)
             print(f"  doctests of the narrative pages: {ran} examples pass", flush=True)
@@ -313,6 +320,19 @@ def refuse_overlap(stage: Path | None, out: Path, building: Path) -> None:
             raise BuildError(f"refusing --stage {stage}: it overlaps {what} ({folder})")
 
 
+def preview_parts(only: list[str], langs: list[str], gallery: Path = sources.GALLERY,
+                  docs: Path = ROOT / "docs") -> tuple[list[str], list[str]]:  # fmt: skip
+    """The names given to ``--only``, split into examples (``copying/plot_04_detach``) and narrative pages
+    (``quickref``: ``docs/<lang>/quickref.md`` in every edition of ``langs``), each in the order given; a name
+    that is neither fails the build, named."""
+    examples = {sources.relative_name(s, gallery) for lang in langs for s in sources.gallery_scripts(lang, gallery)}
+    pages = set.intersection(*({page.stem for page in sources.narrative_pages(lang, docs)} for lang in langs))
+    if unknown := [name for name in only if name not in examples | pages]:
+        raise BuildError(f"--only: no such example or narrative page {', '.join(unknown)}; the examples are "
+                         f"{', '.join(sorted(examples))}; the narrative pages are {', '.join(sorted(pages))}")
+    return [name for name in only if name in examples], [name for name in only if name in pages]
+
+
 def build(args: argparse.Namespace) -> str:
     started = time.monotonic()
     refuse_optimised()
@@ -326,14 +346,12 @@ def build(args: argparse.Namespace) -> str:
     stage = check_owned(args.stage, "the staging folder") if args.stage else None
     refuse_overlap(stage, out, building)
     only = sorted(set(args.only or []))
-    known = {sources.relative_name(s) for lang in langs for s in sources.gallery_scripts(lang)}
-    if unknown := [name for name in only if name not in known]:
-        raise BuildError(f"--only: no such example {', '.join(unknown)}; the examples are {', '.join(sorted(known))}")
+    examples = preview_parts(only, langs)[0] if only else None  # fails on a name that is no page
     with locked(out):
         abandoned = remove_abandoned(sorted(Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*")))
         for folder in abandoned:
             print(f"removed {folder}: the staging folder of a build that no longer runs (killed?)", flush=True)
-        check_sources(preview, only)
+        check_sources(preview, examples)
         descendants.become_subreaper()  # what the Sphinx processes leave behind stays ours to end
         temporary = stage is None
         stage = stage or Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
@@ -358,7 +376,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="output folder (default build/html; build/preview for a preview)")
     parser.add_argument("--stage", type=Path, help="staging folder, kept after the build (default: a temporary one)")
     parser.add_argument("--lang", action="append", dest="languages", help=f"one edition only ({', '.join(CODES)})")
-    parser.add_argument("--only", action="append", metavar="PART/plot_NAME", help="preview these examples only")
+    parser.add_argument("--only", action="append", metavar="PART/plot_NAME|PAGE",
+                        help="preview these examples only, and these narrative pages (quickref) beside the home page")
     parser.add_argument("--example-timeout", type=float, default=settings.current().example_timeout,
                         help="seconds one example may run (default %(default)s)")  # fmt: skip
     args = parser.parse_args(argv)

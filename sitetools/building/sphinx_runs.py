@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 from sitetools import settings
@@ -21,7 +22,7 @@ from sitetools.building.folders import ROOT, BuildError
 from sitetools.guard import outputs as page_outputs
 from sitetools.rules import sources
 
-#: The one narrative page a preview keeps (each edition's home).
+#: The narrative page every preview keeps (each edition's home); ``--only PAGE`` keeps others beside it.
 PREVIEW_KEPT = "index.md"
 #: The only warnings a preview may have: links to the pages it leaves out.
 PREVIEW_QUIET = "toc.not_readable,ref.ref,ref.doc"
@@ -32,17 +33,31 @@ def scratch(docs: Path, lang: str, out: Path, stage: Path) -> list[Path]:
     return [docs / lang / page_outputs.GENERATED, stage / "doctrees" / lang, stage / "records" / lang, out / lang]
 
 
-def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float, preview: str,
-                  ) -> subprocess.Popen:  # fmt: skip
-    """Start the edition's Sphinx process, in a process group of its own (:func:`stop` ends the group)."""
-    for folder in scratch(docs, lang, out, stage):
-        folder.mkdir(parents=True, exist_ok=True)
+def preview_kept(pages: Collection[str] = ()) -> tuple[str, ...]:
+    """The narrative pages (file names) a preview keeps: the home page and ``pages`` (``quickref``)."""
+    return tuple(dict.fromkeys((PREVIEW_KEPT, *(f"{page}.md" for page in pages))))
+
+
+def sphinx_command(docs: Path, lang: str, out: Path, stage: Path, preview: str,
+                   kept: Collection[str] = (PREVIEW_KEPT,)) -> list[str]:  # fmt: skip
+    """The edition's ``sphinx-build`` command; for a preview (``preview``: its note), one that leaves out the
+    narrative pages but ``kept`` (file names, ``index.md``)."""
     command = [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-E", "-b", "html",
                "-d", str(stage / "doctrees" / lang), str(docs / lang), str(out / lang)]  # fmt: skip
-    if preview:  # the chosen examples only: narrative pages (and the checks they run) are left out
-        skipped = ",".join(page.name for page in sources.narrative_pages(lang, docs) if page.name != PREVIEW_KEPT)
+    if preview:  # the chosen pages only: the other narrative pages (and the checks they run) are left out
+        skipped = ",".join(page.name for page in sources.narrative_pages(lang, docs) if page.name not in kept)
         command += ["-D", f"html_theme_options.announcement={preview}", "-D", f"exclude_patterns={skipped}",
                     "-D", f"suppress_warnings={PREVIEW_QUIET}"]  # fmt: skip
+    return command
+
+
+def start_edition(docs: Path, lang: str, out: Path, stage: Path, timeout: float, preview: str,
+                  kept: Collection[str] = (PREVIEW_KEPT,)) -> subprocess.Popen:  # fmt: skip
+    """Start the edition's Sphinx process (:func:`sphinx_command`), in a process group of its own (:func:`stop`
+    ends the group)."""
+    for folder in scratch(docs, lang, out, stage):
+        folder.mkdir(parents=True, exist_ok=True)
+    command = sphinx_command(docs, lang, out, stage, preview, kept)
     env = {
         **os.environ,
         "PYTHONHASHSEED": "0",
