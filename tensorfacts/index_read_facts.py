@@ -71,9 +71,10 @@ def _negative_step_slice_raises() -> Fact:
              "分别做成 int8、int16、uint16、uint32 和 uint64 数组读取，检查结果不是视图，有自己的存储（后五种等于 "
              "x[[0, 2]]）；再把 [1, 0, 1, 0] 做成 uint8 的 NumPy 数组和 uint8 张量读取，检查它们都被当作掩码 "
              "[True, False, True, False]，并发出 uint8 索引已弃用的警告。",
-}, {"en": "10 NumPy indexes and 1 uint8 tensor index of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, "
-          "int64, uint8, bool, complex64)",
-    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，10 种 NumPy 索引和 "
+}, {"en": f"{len(NUMPY_ADVANCED) + len(NUMPY_INTEGERS) + 1} NumPy indexes (a uint8 array among them) and 1 uint8 "
+          "tensor index of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
+    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，"
+             f"{len(NUMPY_ADVANCED) + len(NUMPY_INTEGERS) + 1} 种 NumPy 索引（其中一种是 uint8 数组）和 "
              "1 种 uint8 张量索引"})
 def _numpy_index_read_copies() -> Fact:
     shared = []
