@@ -231,7 +231,7 @@ assert torch.equal(x, torch.arange(4.0).reshape(2, 2)), "the write tests put x b
 # 存储不同，内存共享：DLPack、NumPy、``frombuffer``
 # -------------------------------------------------
 #
-# 通过 DLPack、NumPy 或 ``torch.frombuffer`` 给 ``x[1]`` 这一行建的别名，有一块自己的存储，起点落在 ``x`` 的存储之内：常见的判断回答 ``False``，可通过每个别名写入照样会改到 ``x``。同样三种途径在 :ref:`“别名”那一页 <copying-alias>` 上也演示过；通过 NumPy 写入对自动求导（autograd）有什么影响，见 :ref:`“NumPy”那一页 <questions-numpy-bridge>`。下面的图另建了一对张量：``source`` 和它第二行的 DLPack 别名。
+# 通过 DLPack、NumPy 或 ``torch.frombuffer`` 给 ``x[1]`` 这一行建的别名，有一块自己的存储，起点落在 ``x`` 的存储之内：常见的判断回答 ``False``，可通过每个别名写入照样会改到 ``x``。同样三种途径在 :ref:`“b = a 与 b = a.data”那一页 <copying-alias>` 上也演示过；通过 NumPy 写入对自动求导（autograd）有什么影响，见 :ref:`“NumPy”那一页 <questions-numpy-bridge>`。下面的图另建了一对张量：``source`` 和它第二行的 DLPack 别名。
 
 aliases = {
     "torch.from_dlpack(x[1])": torch.from_dlpack(x[1]),
