@@ -458,6 +458,9 @@ assert all(not c.is_leaf and type(c.grad_fn).__name__ == "ToCopyBackward0" for c
     "to() with copy=True or with a memory_format the strides do not have gives a non-leaf")
 with torch.no_grad():
     assert weight_4d.to(memory_format=torch.channels_last).is_leaf, "under no_grad that copy is a leaf"
+transposed_leaf = torch.empty_strided((3, 4), (1, 3), requires_grad=True)
+assert not transposed_leaf.is_contiguous() and transposed_leaf.to(memory_format=torch.contiguous_format) is (
+    transposed_leaf), "to(contiguous_format) returns a transposed leaf itself: the layout read from the strides decides"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -468,7 +471,8 @@ with torch.no_grad():
 # ``torch.inference_mode()``, when they change the device of a tensor that requires grad (a move out of ``meta``
 # raises instead, and so does a ``backward()`` back through a move into it: there are no values to move) or cast it
 # to another floating or complex dtype, they return a non-leaf, and so does a ``to()`` that copies while changing
-# neither, given ``copy=True`` or a ``memory_format`` the tensor's strides do not have. Without ``retain_grad()`` its
+# neither, given ``copy=True`` or a ``memory_format`` other than the layout torch reads from the tensor's strides
+# (not always what ``is_contiguous()`` says: see :ref:`questions-module-to`). Without ``retain_grad()`` its
 # ``.grad`` stays ``None``, and an optimizer built without ``differentiable=True`` refuses it or
 # updates the tensor it came from; after ``retain_grad()`` an optimizer trains the moved copy in place
 # and leaves the source leaf as it was. Create the tensor with its ``dtype`` and ``device``, call

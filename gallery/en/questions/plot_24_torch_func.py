@@ -7,8 +7,8 @@
 .. admonition:: Answer
    :class: answer
 
-   When ``vmap`` is the innermost transform, the function sees batched tensors that have no memory
-   of their own, so ``.data`` is refused, and so are ``item()``, ``tolist()`` and ``numpy()``; ``detach()`` works. Write
+   When ``vmap`` is the innermost transform, the function sees batched tensors, which have no memory
+   of their own; ``vmap`` refuses their ``.data``, ``item()``, ``tolist()`` and ``numpy()``; ``detach()`` works. Write
    ``detach()`` where the code had ``.data``:
 
    .. code-block:: python
@@ -212,7 +212,8 @@ def draw_processes(title, child, **names):
 # The symptom
 # -----------
 #
-# Code written for plain tensors often reads ``.data``. Under ``vmap`` it raises: the function
+# Code written for plain tensors often reads ``.data``. Under ``vmap``, when it is the innermost transform, that
+# raises: the function
 # runs once on a batched tensor that stands for every row of the batch.
 
 batch = torch.arange(6.0).reshape(2, 3)

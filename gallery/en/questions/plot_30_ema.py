@@ -33,7 +33,8 @@ created explicitly by the user (graph leaves) support the deepcopy protocol at t
 # A small network with a batch norm (the linear layer before it has no bias, which the batch norm
 # would cancel), four fixed batches, and one training step of SGD.
 # ``ema_formula`` computes the average of a list of recorded values directly from the formula:
-# the first value weighted by ``decay ** n``, the ``k``-th by ``(1 - decay) * decay ** (n - k)``.
+# the value at index 0 weighted by ``decay ** n``, the value at index ``k`` (from 1 to ``n``, the last index) by
+# ``(1 - decay) * decay ** (n - k)``.
 # ``same_storage`` compares where two tensors' storages start.
 
 import copy

@@ -428,10 +428,13 @@ assert all(not c.is_leaf and type(c.grad_fn).__name__ == "ToCopyBackward0" for c
     "to() with copy=True or with a memory_format the strides do not have gives a non-leaf")
 with torch.no_grad():
     assert weight_4d.to(memory_format=torch.channels_last).is_leaf, "under no_grad that copy is a leaf"
+transposed_leaf = torch.empty_strided((3, 4), (1, 3), requires_grad=True)
+assert not transposed_leaf.is_contiguous() and transposed_leaf.to(memory_format=torch.contiguous_format) is (
+    transposed_leaf), "to(contiguous_format) returns a transposed leaf itself: the layout read from the strides decides"
 # sphinx_gallery_end_ignore
 
 # %%
 # 小结
 # ----
 #
-# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下、``torch.inference_mode()`` 之外，它们改变一个需要梯度的张量的设备（从 ``meta`` 搬出会报错，经由搬入 ``meta`` 的那一步做 ``backward()`` 也会报错：没有数值可搬），或把它转换成另一种浮点或复数 dtype 时，返回的是非叶子张量；dtype 和设备都不变，却因为 ``copy=True`` 或张量步长之外的 ``memory_format`` 而复制的 ``to()`` 也一样。不调用 ``retain_grad()`` 时，它的 ``.grad`` 始终是 ``None``，不加 ``differentiable=True`` 创建的优化器要么拒收它，要么去更新它的源张量；调用 ``retain_grad()`` 之后，优化器原地训练这份搬过去的副本，源叶子张量保持不变。解决办法：创建张量时直接给出 ``dtype`` 和 ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。
+# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下、``torch.inference_mode()`` 之外，它们改变一个需要梯度的张量的设备（从 ``meta`` 搬出会报错，经由搬入 ``meta`` 的那一步做 ``backward()`` 也会报错：没有数值可搬），或把它转换成另一种浮点或复数 dtype 时，返回的是非叶子张量；dtype 和设备都不变，却因为 ``copy=True``，或因为 ``memory_format`` 不是 torch 从张量步长读出的那种布局而复制的 ``to()`` 也一样（这种布局不一定与 ``is_contiguous()`` 一致，见 :ref:`questions-module-to`）。不调用 ``retain_grad()`` 时，它的 ``.grad`` 始终是 ``None``，不加 ``differentiable=True`` 创建的优化器要么拒收它，要么去更新它的源张量；调用 ``retain_grad()`` 之后，优化器原地训练这份搬过去的副本，源叶子张量保持不变。解决办法：创建张量时直接给出 ``dtype`` 和 ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``vmap`` 是最内层的变换时，函数拿到的是批量张量，它没有自己的内存，所以 ``.data`` 会被拒绝，``item()``、``tolist()`` 和
+   ``vmap`` 是最内层的变换时，函数拿到的是批量张量，它没有自己的内存；``vmap`` 拒绝读取它的 ``.data``，``item()``、``tolist()`` 和
    ``numpy()`` 也一样；``detach()`` 可以用。把代码里的 ``.data`` 换成 ``detach()``：
 
    .. code-block:: python
@@ -204,7 +204,7 @@ def draw_processes(title, child, **names):
 # 现象
 # ----
 #
-# 为普通张量写的代码常常读 ``.data``。放到 ``vmap`` 之下就会报错：函数只运行一次，拿到的是一个代表整批数据每一行的批量张量。
+# 为普通张量写的代码常常读 ``.data``。放到 ``vmap`` 之下，``vmap`` 又是最内层的变换时，就会报错：函数只运行一次，拿到的是一个代表整批数据每一行的批量张量。
 
 batch = torch.arange(6.0).reshape(2, 3)
 
