@@ -260,39 +260,6 @@ def _checkpoint_reruns() -> Fact:
                 f"{reentrant_add}; exp gradient right: {right}; gradient of (x * 2).sum() is 2: {number_grad}")
 
 
-@fact("buffer-moves-with-module", {
-    "en": "A module with float32, complex64, int64 and bool buffers (register_buffer): all are in buffers(), none in "
-          "parameters(); module.to(torch.float64) makes the float32 and the complex64 buffer float64 (the complex one "
-          "keeps only its real part, with torch's warning) and leaves int64 and bool as they were; "
-          "module.to('meta') puts all four on meta.",
-    "zh_CN": "用 register_buffer 注册了 float32、complex64、int64 和 bool 缓冲区的模块：四者都在 buffers() 里，"
-             "parameters() 里什么也没有；module.to(torch.float64) 让 float32 和 complex64 的缓冲区变成 float64"
-             "（复数的那个只留下实部，torch 给出警告），int64 和 bool 的保持不变；module.to('meta') 把四者都放到 "
-             "meta 上。",
-})
-def _buffer_moves_with_module() -> Fact:
-    import warnings
-
-    module = torch.nn.Module()
-    given = {"f": torch.zeros(2), "c": torch.tensor([1 + 2j, 3j]), "n": torch.zeros(2, dtype=torch.int64),
-             "b": torch.zeros(2, dtype=torch.bool)}
-    for name, tensor in given.items():
-        module.register_buffer(name, tensor)
-    buffers = list(module.buffers())
-    listed = all(b is given[n] for n, b in zip(given, buffers, strict=True)) and not list(module.parameters())
-    with warnings.catch_warnings(record=True):
-        warnings.simplefilter("always")
-        module.to(torch.float64)
-    dtypes = {name: str(buffer.dtype) for name, buffer in module.named_buffers()}
-    real_part = torch.equal(module.c, torch.tensor([1.0, 0.0], dtype=torch.float64))
-    module.to("meta")
-    devices = {buffer.device.type for buffer in module.buffers()}
-    expected = {"f": "torch.float64", "c": "torch.float64", "n": "torch.int64", "b": "torch.bool"}
-    return Fact(listed and dtypes == expected and real_part and devices == {"meta"},
-                f"buffers, not parameters: {listed}; after to(float64): {dtypes}, complex kept its real part: "
-                f"{real_part}; after to('meta'): {devices}")
-
-
 @fact("batchnorm-running-statistics", {
     "en": "BatchNorm layers (" + batch_norms_in("en") + "), each in float32, float64 and bfloat16, list "
           "running_mean, running_var and num_batches_tracked in buffers(), none in parameters(); a forward pass in "

@@ -1,12 +1,14 @@
-"""The named fact on ``copy.deepcopy`` of a module that keeps a non-leaf: where the kept tensor comes from, where
-the module keeps it, and the grad mode of the call that stored it. Registered on import by :mod:`tensorfacts.facts`,
-whose module docstring says what a fact is.
+"""Named facts on a module's tensors: ``copy.deepcopy`` of a module that keeps a non-leaf (where the kept tensor comes
+from, where the module keeps it, and the grad mode of the call that stored it), and buffers, which ``module.to()``
+moves with the module (behind the glossary's entry, ``sitetools/rules/term_facts.py``). Registered on import by
+:mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import warnings
 
 import torch
 
@@ -87,3 +89,48 @@ def _deepcopy_refuses_module_keeping_non_leaf() -> Fact:
     return Fact(len(as_stated) == len(kept) == 18 and in_forward == [True, False, True, False, True],
                 f"deep-copies (True), raises the graph-leaves error (False) or another error: {kept}; "
                 f"a module storing self.scale * 2 in forward: {calls}")
+
+
+@fact("buffer-moves-with-module", {
+    "en": "A module with float32, complex64, int64 and bool buffers (register_buffer): all are in buffers(), none in "
+          "parameters(); module.to(torch.float64) makes the float32 and the complex64 buffer float64 (the complex one "
+          "keeps only its real part, with torch's warning) and leaves int64 and bool as they were; "
+          "module.to('meta') puts all four on meta; on a fresh such module, module.to(torch.complex64) makes the "
+          "float32 buffer complex64 (imaginary part 0), keeps the complex64 one's values and leaves int64 and bool.",
+    "zh_CN": "用 register_buffer 注册了 float32、complex64、int64 和 bool 缓冲区的模块：四者都在 buffers() 里，"
+             "parameters() 里什么也没有；module.to(torch.float64) 让 float32 和 complex64 的缓冲区变成 float64"
+             "（复数的那个只留下实部，torch 给出警告），int64 和 bool 的保持不变；module.to('meta') 把四者都放到 "
+             "meta 上；对同样新建的模块，module.to(torch.complex64) 让 float32 的缓冲区变成 complex64（虚部为 0），"
+             "complex64 的数值不变，int64 和 bool 的保持不变。",
+})
+def _buffer_moves_with_module() -> Fact:
+    def with_buffers() -> tuple[torch.nn.Module, dict[str, torch.Tensor]]:
+        module = torch.nn.Module()
+        given = {"f": torch.ones(2), "c": torch.tensor([1 + 2j, 3j]), "n": torch.zeros(2, dtype=torch.int64),
+                 "b": torch.zeros(2, dtype=torch.bool)}
+        for name, tensor in given.items():
+            module.register_buffer(name, tensor)
+        return module, given
+
+    complex_module = with_buffers()[0]
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        complex_module.to(torch.complex64)
+    to_complex = ({n: str(b.dtype) for n, b in complex_module.named_buffers()}
+                  == {"f": "torch.complex64", "c": "torch.complex64", "n": "torch.int64", "b": "torch.bool"}
+                  and torch.equal(complex_module.f, torch.ones(2, dtype=torch.complex64))
+                  and torch.equal(complex_module.c, torch.tensor([1 + 2j, 3j])))
+    module, given = with_buffers()
+    buffers = list(module.buffers())
+    listed = all(b is given[n] for n, b in zip(given, buffers, strict=True)) and not list(module.parameters())
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        module.to(torch.float64)
+    dtypes = {name: str(buffer.dtype) for name, buffer in module.named_buffers()}
+    real_part = torch.equal(module.c, torch.tensor([1.0, 0.0], dtype=torch.float64))
+    module.to("meta")
+    devices = {buffer.device.type for buffer in module.buffers()}
+    expected = {"f": "torch.float64", "c": "torch.float64", "n": "torch.int64", "b": "torch.bool"}
+    return Fact(listed and dtypes == expected and real_part and devices == {"meta"} and to_complex,
+                f"buffers, not parameters: {listed}; after to(float64): {dtypes}, complex kept its real part: "
+                f"{real_part}; after to('meta'): {devices}; to(complex64) as stated: {to_complex}")

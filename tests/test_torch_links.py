@@ -74,10 +74,12 @@ LINKED = {
     "x.to(...)": "torch.Tensor.to",
     "tensor.to()": "torch.Tensor.to",
     ".to()": "torch.Tensor.to",
+    "t()": "torch.Tensor.t",
+    "x.t()": "torch.Tensor.t",
 }
 PLAIN = ["a.detach().clone()", ".data", "a.data", "grad_fn", "grad", "exp", "a = a - a.grad", "copy.deepcopy",
          "np.asarray", "requires_grad=True", "_version", "a.grad.zero_()", "torch.Tensor.data",
-         "optimizer.state_dict()", "model.detach()", "module.grad"]  # fmt: skip
+         "optimizer.state_dict()", "model.detach()", "module.grad", "t"]  # fmt: skip
 
 
 @pytest.mark.parametrize("text", LINKED)

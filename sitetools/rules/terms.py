@@ -120,8 +120,8 @@ TERMS: tuple[Term, ...] = (
                    "given an array in the other byte order, both raise, and given `np.arange(6.0)[::-1]`, a flipped "
                    "array, `torch.from_numpy(n)` raises while `torch.from_dlpack(n)` aborts the Python process.",
          define_zh="通向某个张量或数组的内存的另一个名字或对象，而不是它的副本，比如 `b = a`、视图，或者对布局为 "
-                   "strided 的 CPU 张量 `t`，不传其他参数时 "
-                   "`t.numpy()`、`torch.from_numpy(n)`、`np.from_dlpack(t)`、`torch.from_dlpack(t)` 和 "
+                   "strided 的 CPU 张量 `t`，不传其他参数时 `t.numpy()`、`torch.from_numpy(n)`、"
+                   "`np.from_dlpack(t)`、`torch.from_dlpack(t)` 和 "
                    "`torch.from_dlpack(n)` 返回的对象（传入 `copy=True` 时，这几个 DLPack 调用返回副本；对 `t` "
                    "的调用在一些情形下报错，其中包括：`t` 需要梯度时，对 `t` 的 DLPack 调用报错，只要 "
                    "`torch.is_grad_enabled()` 为真，`t.numpy()` 也报错；`t` 带共轭位时，"
@@ -296,11 +296,11 @@ TERMS: tuple[Term, ...] = (
          define_zh="训练中对模型权重求的指数平均：模型每更新一次，这份平均就朝模型当前的权重移动一小步，"
                    "越早的权重占比越小。"),
     Term("缓冲区", "buffer, `register_buffer`", "questions-module-to",
-         define_en="A tensor a module registers with `register_buffer`: state that `.to()` moves with the module (to "
-                   "a device always; to a floating dtype when it is floating or complex, a complex one losing its "
-                   "imaginary part; integer and bool buffers keep their dtype), not a parameter.",
-         define_zh="模块用 `register_buffer` 登记的张量：属于模块的状态，随 `.to()` 移动（换设备时都会跟着换；"
-                   "换浮点 dtype 时，浮点和复数的缓冲区跟着换，复数的虚部会丢掉；"
+         define_en="A tensor a module registers with `register_buffer`: state that `module.to()` moves with the module "
+                   "(to a device always; to a floating or complex dtype if floating or complex, a complex one losing "
+                   "its imaginary part to a floating dtype; integer and bool ones keep theirs); not a parameter.",
+         define_zh="模块用 `register_buffer` 登记的张量：属于模块的状态，随 `module.to()` 移动（换设备时都会跟着换；"
+                   "换浮点或复数 dtype 时，浮点和复数的缓冲区跟着换，换成浮点 dtype 时复数的虚部会丢掉；"
                    "整数和 bool 的缓冲区保持原来的 dtype），但不是参数。"),
     Term("滑动统计量", "running statistics, `running_mean` and `running_var`", "questions-activation-checkpointing",
          define_en="The buffers `running_mean` and `running_var` of a `BatchNorm` layer, which a forward pass in "
@@ -342,9 +342,9 @@ TERMS: tuple[Term, ...] = (
                    "Python 的 `True` 或 `False`，以及零维的 `uint8` 或 `bool` 张量，则被当作掩码，读取得到副本。"
                    "零维索引张量若在 `meta` 设备上，无论 dtype 是什么，用它读取都会报错。"),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
-         define_en="Indexing with a list of Python integers, an int64 or int32 tensor or a NumPy integer array of one "
-                   "dimension or more (a uint8 array or tensor is read as a mask, with a deprecation warning), or a "
-                   "mask (a bool tensor or bool NumPy array); reading this way returns a copy, not a view.",
+         define_en="Indexing with a list of Python integers, with an int64 or int32 tensor or a NumPy integer array, "
+                   "either of one dimension or more (a uint8 array or tensor is read as a mask, with a deprecation "
+                   "warning), or with a mask (a bool tensor or bool NumPy array); reading this way returns a copy.",
          define_zh="用由 Python 整数组成的列表、一维及以上的 int64 或 int32 张量或 NumPy 整数数组（uint8 的数组或张量被"
                    "当作掩码，并发出弃用警告），或掩码（bool 张量或 dtype 为 bool 的 NumPy 数组）做索引；这样读取得到的"
                    "是副本，不是视图。"),

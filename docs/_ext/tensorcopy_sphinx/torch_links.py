@@ -8,7 +8,8 @@ checked against that release's documentation and its version line changed.
 
 An inline literal of the prose (not in a heading, not already a link) becomes a reference when its text
 is one of the ways prose writes an inventory name (:func:`forms`): a method as ``detach``,
-``detach()``, ``a.detach()`` or ``Tensor.detach``; an attribute as ``.grad`` or ``w.grad`` (bare only
+``detach()``, ``a.detach()`` or ``Tensor.detach`` (a bare name of one letter stays plain: ``t`` is a variable,
+``t()`` the method); an attribute as ``.grad`` or ``w.grad`` (bare only
 ``requires_grad`` and ``is_leaf``: a bare ``grad`` could be ``torch.func.grad``); a function or class by
 its dotted name (``torch.no_grad()``, ``nn.Parameter``); a ``Module`` method without a receiver, with one
 of :data:`MODULE_RECEIVERS`, or as ``Module.to()`` (``optimizer.state_dict()`` is not one; ``model.to(...)``
@@ -84,7 +85,8 @@ def forms() -> dict[str, str]:
         if name.startswith("torch.Tensor."):
             written += [f"Tensor.{member}"]
             if kind == "method":
-                written += [member, f"{member}()", f"*.{member}()", f".{member}()", f"Tensor.{member}()", f"{name}()"]
+                written += [f"{member}()", f"*.{member}()", f".{member}()", f"Tensor.{member}()", f"{name}()"]
+                written += [member] if len(member) > 1 else []  # a bare ``t`` in prose is a variable; ``t()`` links
             else:
                 written += [f".{member}", f"*.{member}"] + ([member] if member in BARE_ATTRIBUTES else [])
         elif name.startswith("torch.nn.Module."):  # no other receiver: an optimizer has a state_dict() too
