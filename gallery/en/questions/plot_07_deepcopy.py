@@ -256,7 +256,8 @@ else:
     raise AssertionError("deepcopy of a non-leaf tensor must raise")
 
 # %%
-# A tensor made with ``requires_grad=True`` and then moved by ``.to()`` in grad mode to another device
+# A tensor made with ``requires_grad=True`` outside ``torch.inference_mode()`` and then moved by ``.to()`` with grad
+# mode on, outside ``torch.inference_mode()``, to another device
 # (``meta`` here) or to another floating or complex dtype (``float64``, ``float16``, ``bfloat16`` and
 # ``complex64`` here) is such a non-leaf, with the ``grad_fn`` ``ToCopyBackward0``: ``deepcopy`` refuses it,
 # while the tensor before the move copies, and its copy is a leaf. Only moves in grad mode run here. That

@@ -512,7 +512,9 @@ assert all(
 # Graphs that run a second time without the error
 # -----------------------------------------------
 #
-# The error needs a node that saved a tensor. ``(x + 1).sum()`` saves none: a second ``backward()``
+# For torch's own operations, the error needs a node that saved a tensor (a custom ``torch.autograd.Function``
+# whose ``backward`` reads ``ctx.saved_tensors`` raises on a second pass even when it saved no tensor, or only
+# ``None``). ``(x + 1).sum()`` saves none: a second ``backward()``
 # runs, and adds the same gradient to ``x.grad`` again, which is why the error shows with some
 # graphs and not others. Below, each operation runs backward twice on a fresh leaf, and the table
 # lists the tensors its node saved (its ``_saved_`` attributes that hold a tensor, or a tuple with a
@@ -527,6 +529,31 @@ z.backward()
 z.backward()
 print("(x + 1).sum(), two backward() calls, x.grad:", x.grad)
 assert torch.equal(x.grad, torch.full((3,), 2.0)), "the second pass ran and added the gradient again"
+# sphinx_gallery_start_ignore
+class SavesAtMostNone(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t, save_none):
+        if save_none:
+            ctx.save_for_backward(None)  # an optional tensor that is absent
+        return 3 * t
+
+    @staticmethod
+    def backward(ctx, grad):
+        assert all(saved is None for saved in ctx.saved_tensors), "no tensor was saved"
+        return 3 * grad, None
+
+
+for save_none in (False, True):
+    custom_out = SavesAtMostNone.apply(torch.ones(3, requires_grad=True), save_none).sum()
+    custom_out.backward(retain_graph=False)
+    try:
+        custom_out.backward()
+    except RuntimeError as e:
+        assert "backward through the graph a second time" in str(e), (
+            "a custom Function whose backward reads ctx.saved_tensors raises on a second pass, saving no tensor")
+    else:
+        raise AssertionError("a second backward() through a custom Function that reads ctx.saved_tensors must raise")
+# sphinx_gallery_end_ignore
 
 
 def holds_tensor(value):

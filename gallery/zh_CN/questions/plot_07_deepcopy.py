@@ -249,7 +249,7 @@ else:
     raise AssertionError("deepcopy of a non-leaf tensor must raise")
 
 # %%
-# 用 ``requires_grad=True`` 创建、随后在梯度模式下经 ``.to()`` 搬到另一个设备（这里是 ``meta``）或转换成另一种浮点或复数 dtype（这里是 ``float64``、``float16``、``bfloat16`` 和 ``complex64``）的张量，就是这样的非叶子张量，它的 ``grad_fn`` 是 ``ToCopyBackward0``：``deepcopy`` 拒绝它，而搬动之前的那个张量可以深拷贝，副本是叶子张量。这里只运行梯度模式下的搬动。``.cuda()`` 也得到这样的非叶子张量，``grad_fn`` 也相同：这一点由 :ref:`“权重搬动之后的 .grad”那一页 <questions-grad-after-move>` 的 GPU 框检查，它只在 torch 找到 GPU 时才运行。
+# 在 ``torch.inference_mode()`` 之外用 ``requires_grad=True`` 创建、随后在梯度模式下、``torch.inference_mode()`` 之外经 ``.to()`` 搬到另一个设备（这里是 ``meta``）或转换成另一种浮点或复数 dtype（这里是 ``float64``、``float16``、``bfloat16`` 和 ``complex64``）的张量，就是这样的非叶子张量，它的 ``grad_fn`` 是 ``ToCopyBackward0``：``deepcopy`` 拒绝它，而搬动之前的那个张量可以深拷贝，副本是叶子张量。这里只运行梯度模式下的搬动。``.cuda()`` 也得到这样的非叶子张量，``grad_fn`` 也相同：这一点由 :ref:`“权重搬动之后的 .grad”那一页 <questions-grad-after-move>` 的 GPU 框检查，它只在 torch 找到 GPU 时才运行。
 
 for target in ("meta", torch.float64, torch.float16, torch.bfloat16, torch.complex64):
     before_move = torch.ones(3, requires_grad=True)

@@ -457,7 +457,7 @@ assert all(
 # 可以再跑一遍而不报错的图
 # ------------------------
 #
-# 这个报错需要一个保存了张量的节点。``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，把同样的梯度再加到 ``x.grad`` 上一次。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
+# 对 torch 自带的运算，这个报错需要一个保存了张量的节点（自定义的 ``torch.autograd.Function`` 只要在 ``backward`` 里读取 ``ctx.saved_tensors``，即使什么张量都没保存，或只保存了 ``None``，第二遍也会报错）。``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，把同样的梯度再加到 ``x.grad`` 上一次。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 z = (x + 1).sum()
@@ -465,6 +465,31 @@ z.backward()
 z.backward()
 print("(x + 1).sum(), two backward() calls, x.grad:", x.grad)
 assert torch.equal(x.grad, torch.full((3,), 2.0)), "the second pass ran and added the gradient again"
+# sphinx_gallery_start_ignore
+class SavesAtMostNone(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t, save_none):
+        if save_none:
+            ctx.save_for_backward(None)  # an optional tensor that is absent
+        return 3 * t
+
+    @staticmethod
+    def backward(ctx, grad):
+        assert all(saved is None for saved in ctx.saved_tensors), "no tensor was saved"
+        return 3 * grad, None
+
+
+for save_none in (False, True):
+    custom_out = SavesAtMostNone.apply(torch.ones(3, requires_grad=True), save_none).sum()
+    custom_out.backward(retain_graph=False)
+    try:
+        custom_out.backward()
+    except RuntimeError as e:
+        assert "backward through the graph a second time" in str(e), (
+            "a custom Function whose backward reads ctx.saved_tensors raises on a second pass, saving no tensor")
+    else:
+        raise AssertionError("a second backward() through a custom Function that reads ctx.saved_tensors must raise")
+# sphinx_gallery_end_ignore
 
 
 def holds_tensor(value):
