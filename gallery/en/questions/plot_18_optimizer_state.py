@@ -600,7 +600,7 @@ assert net.weight is not cpu_weight and net_optimizer.param_groups[0]["params"][
 #
 # The optimizer works on the tensor objects it was given and on state tensors it edits in place.
 # Give the model new values with ``model.load_state_dict`` (without ``assign=True``, from a dict that
-# carries no flag of such a load), never a new ``nn.Parameter`` behind
+# carries no flag left by a load with ``assign=True``), never a new ``nn.Parameter`` behind
 # the optimizer's back; keep the best
 # point as ``copy.deepcopy`` of both state dicts, and load the optimizer's from a fresh
 # ``copy.deepcopy`` each time. A parameter group passed as a dict is kept as that dict until the

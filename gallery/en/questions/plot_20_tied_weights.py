@@ -18,8 +18,8 @@ Tied weights: two state_dict() keys, one tensor
 
 This page ties a decoder to an embedding and follows the weight through ``state_dict()``,
 ``named_parameters()``, ``deepcopy``, ``load_state_dict``, ``torch.save`` and ``torch.load``, and a
-training step: all but ``state_dict()`` (and ``load_state_dict`` with ``assign=True``) treat it as
-one tensor. Then it ties only the memory, and
+training step: all but ``state_dict()`` (and ``load_state_dict`` with ``assign=True``, or from a dict
+such a load has flagged) treat it as one tensor. Then it ties only the memory, and
 shows what that breaks.
 """
 
@@ -300,9 +300,10 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # Loaded back, the two entries share one storage again. An alias of the same dtype with a storage object
 # of its own over the same memory, made by ``torch.from_numpy(t.numpy())``, ``torch.from_dlpack(t)`` or
 # ``torch.frombuffer(t.numpy(), dtype=t.dtype)``, is written a second time and loads back on memory of its own.
-# On the CPU, ``torch.save`` raises when it saves tensors of two dtypes whose storages start at one address in memory:
-# a view of another dtype, such as ``t.view(torch.int32)``, or an alias of another dtype, such as
-# ``torch.frombuffer(t.numpy(), dtype=torch.int32)``. A ``meta`` tensor holds no data: ``torch.save`` writes no
+# On the CPU, ``torch.save`` raises when it saves tensors of two dtypes whose storages start at one address in memory
+# other than 0: a view of another dtype, such as ``t.view(torch.int32)`` or the empty ``t[:0].view(torch.int32)``, or an
+# alias of another dtype, such as ``torch.frombuffer(t.numpy(), dtype=torch.int32)``. A storage of no bytes that torch
+# allocates, such as that of ``torch.empty(0)``, starts at address 0, so two dtypes over it do not raise. A ``meta`` tensor holds no data: ``torch.save`` writes no
 # storage for it, the two entries of a tied ``meta`` model's state dict come back on two storage objects, two
 # dtypes do not raise, and ``same_storage``, which compares addresses, calls the two entries shared: every
 # ``meta`` storage starts at address 0.
@@ -331,7 +332,7 @@ for own_object in (torch.from_numpy(state["embedding.weight"].numpy()), torch.fr
     ), "an alias of the same dtype, with a storage object of its own, is written again and loads back apart"
 for other_dtype in (torch.frombuffer(state["embedding.weight"].numpy(), dtype=torch.int32),
                     torch.from_numpy(state["embedding.weight"].numpy()).view(torch.int32),
-                    state["embedding.weight"][1:].view(torch.int32)):
+                    state["embedding.weight"][1:].view(torch.int32), state["embedding.weight"][:0].view(torch.int32)):
     try:
         torch.save([state["embedding.weight"], other_dtype], io.BytesIO())
     except RuntimeError as refusal:
@@ -342,6 +343,10 @@ past_start = torch.frombuffer(state["embedding.weight"].numpy(), dtype=torch.int
 assert not same_storage(state["embedding.weight"], past_start), "this alias's storage starts one row further on"
 assert saved_storages([state["embedding.weight"], past_start]) == 2, (
     "an alias of another dtype whose storage starts elsewhere is saved without error")
+for allocated_empty in (torch.empty(0), torch.zeros(0, 3), torch.tensor([])):
+    assert allocated_empty.untyped_storage().data_ptr() == 0 and (
+        saved_storages([allocated_empty, allocated_empty.view(torch.int32)]) == 1
+    ), "a storage of no bytes that torch allocates starts at address 0: two dtypes over it are saved without error"
 # sphinx_gallery_end_ignore
 as_int32 = state["embedding.weight"].view(torch.int32)
 try:
@@ -376,14 +381,16 @@ assert meta_assigned.decoder.weight.untyped_storage() is not meta_assigned.embed
 # ``load_state_dict`` into a tied model
 # -------------------------------------
 #
-# Without ``assign=True``, loading copies each entry into the one weight, the two names one after
-# the other: the model stays tied, with the loaded values. Entries that disagree leave the value of
+# Without ``assign=True``, from a dict that carries no flag left by a load with ``assign=True``, loading
+# copies each entry into the one weight, the two names one after the other: the model stays tied, with the loaded values. Entries that disagree leave the value of
 # the module loaded last, ``decoder`` (``load_state_dict`` follows the model's order of modules, not
 # the dict's). With ``assign=True`` (common after building the model on the
 # ``meta`` device), each module gets a ``Parameter`` of its own over the loaded storage: two
 # parameters over one storage, the memory-only tie of the last section. From a dict whose two entries are
 # separate tensors, such as a snapshot of clones, the two parameters get two storages and share nothing. Tie the
-# weight again after it. Loaded from ``state_dict(keep_vars=True)``, whose two entries are the one
+# weight again after it. A load with ``assign=True`` also leaves its flag in a dict that carries ``_metadata``, as
+# ``loaded``, read back from a ``state_dict()``, does: a later load from that dict assigns too, even without
+# ``assign=True``, and unties the model (:ref:`questions-checkpoints`). Loaded from ``state_dict(keep_vars=True)``, whose two entries are the one
 # ``Parameter`` itself, ``assign=True`` keeps the tie, but the loaded model then holds the source
 # model's own ``Parameter``: the two models share one weight, and training one trains the other.
 
@@ -419,6 +426,11 @@ from_clones.load_state_dict({k: v.detach().clone() for k, v in model.state_dict(
 assert len(list(from_clones.parameters())) == 2 and not same_storage(
     from_clones.decoder.weight, from_clones.embedding.weight
 ), "assign=True from a dict of two separate clones: two parameters over two storages"
+with torch.random.fork_rng():
+    after_flag = Tied()
+after_flag.load_state_dict(loaded)
+assert after_flag.decoder.weight is not after_flag.embedding.weight and len(list(after_flag.parameters())) == 2, (
+    "loaded, flagged by the load with assign=True above, unties a model loaded from it without assign=True")
 # sphinx_gallery_end_ignore
 assigned.decoder.weight = assigned.embedding.weight
 print("tied again, parameters:", len(list(assigned.parameters())))
@@ -490,7 +502,7 @@ assert len(adam.state) == 2, "Adam keeps a state for each of the two parameters"
 # Tie weights by giving the second module the same ``Parameter`` object. Then ``state_dict()`` has
 # two keys over one storage, ``named_parameters()`` and ``parameters()`` list the weight once,
 # ``copy.deepcopy`` keeps the tie, on the CPU ``torch.save`` writes one storage and ``torch.load`` shares it
-# again, ``load_state_dict`` without ``assign=True`` (from a dict that carries no flag of such a load) copies into
+# again, ``load_state_dict`` without ``assign=True`` (from a dict that carries no flag left by a load with ``assign=True``) copies into
 # the one weight, and the optimizer steps it once with the sum of both gradients. A tie of the memory alone is two parameters, which
 # ``deepcopy`` unties. ``load_state_dict(..., assign=True)`` unties a tied model: it leaves two parameters, on
 # one storage when the dict's two entries share one (as after ``torch.load`` of CPU tensors), on two when they do not; tie

@@ -17,7 +17,7 @@
       self.decoder.weight = self.embedding.weight
 
 本页让解码层与嵌入层共享权重，然后跟着这个权重走一遍 ``state_dict()``、``named_parameters()``、``deepcopy``、``load_state_dict``、
-``torch.save`` 和 ``torch.load``，再训练一步：除 ``state_dict()`` 和加了 ``assign=True`` 的 ``load_state_dict`` 外，其余都把这个权重当作一个张量。最后只共享内存，看看这样会坏在哪里。
+``torch.save`` 和 ``torch.load``，再训练一步：除 ``state_dict()``，以及加了 ``assign=True`` 或从留有这种加载标志的字典加载的 ``load_state_dict`` 外，其余都把这个权重当作一个张量。最后只共享内存，看看这样会坏在哪里。
 """
 
 # %%
@@ -285,7 +285,7 @@ assert not same_storage(twin.embedding.weight, model.embedding.weight), "in memo
 # 在 CPU 上，``torch.save`` 只写一块存储，``torch.load`` 保留共享关系
 # -------------------------------------------------------------------
 #
-# 在 CPU 上，不管有多少个张量使用同一个存储对象，``torch.save`` 都只写一次：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。用 ``torch.from_numpy(t.numpy())``、``torch.from_dlpack(t)`` 或 ``torch.frombuffer(t.numpy(), dtype=t.dtype)`` 得到的同 dtype 别名落在同一块内存上，却有自己的存储对象：它会被再写一次，加载回来后也落在自己的内存上。在 CPU 上，要保存的张量若是两种 dtype，而它们的存储在内存中从同一个地址开始，``torch.save`` 就会报错，比如 ``t.view(torch.int32)`` 这样另一种 dtype 的视图（view），或 ``torch.frombuffer(t.numpy(), dtype=torch.int32)`` 这样另一种 dtype 的别名。``meta`` 张量没有数据：``torch.save`` 不为它写任何存储；在 ``meta`` 上建的共享权重模型，其 ``state_dict()`` 的两项加载回来各在一个存储对象上；两种 dtype 也不报错；``same_storage`` 比较的是地址，会把这两项判为共享，因为每块 ``meta`` 存储的起始地址都是 0。
+# 在 CPU 上，不管有多少个张量使用同一个存储对象，``torch.save`` 都只写一次：有两个键的 ``state_dict()`` 只写一块存储，与单独保存这个权重一样多，是两个独立张量的一半。加载回来以后，这两项仍共享同一块存储。用 ``torch.from_numpy(t.numpy())``、``torch.from_dlpack(t)`` 或 ``torch.frombuffer(t.numpy(), dtype=t.dtype)`` 得到的同 dtype 别名落在同一块内存上，却有自己的存储对象：它会被再写一次，加载回来后也落在自己的内存上。在 CPU 上，要保存的张量若是两种 dtype，而它们的存储在内存中从同一个不为 0 的地址开始，``torch.save`` 就会报错，比如 ``t.view(torch.int32)`` 或空的 ``t[:0].view(torch.int32)`` 这样另一种 dtype 的视图（view），或 ``torch.frombuffer(t.numpy(), dtype=torch.int32)`` 这样另一种 dtype 的别名。torch 分配的零字节存储，比如 ``torch.empty(0)`` 的存储，起始地址是 0，所以两种 dtype 的张量落在这样的存储上也不会报错。``meta`` 张量没有数据：``torch.save`` 不为它写任何存储；在 ``meta`` 上建的共享权重模型，其 ``state_dict()`` 的两项加载回来各在一个存储对象上；两种 dtype 也不报错；``same_storage`` 比较的是地址，会把这两项判为共享，因为每块 ``meta`` 存储的起始地址都是 0。
 
 print("storages written, state_dict():", saved_storages(state))
 print("storages written, weight alone:", saved_storages(model.embedding.weight.detach()))
@@ -311,7 +311,7 @@ for own_object in (torch.from_numpy(state["embedding.weight"].numpy()), torch.fr
     ), "an alias of the same dtype, with a storage object of its own, is written again and loads back apart"
 for other_dtype in (torch.frombuffer(state["embedding.weight"].numpy(), dtype=torch.int32),
                     torch.from_numpy(state["embedding.weight"].numpy()).view(torch.int32),
-                    state["embedding.weight"][1:].view(torch.int32)):
+                    state["embedding.weight"][1:].view(torch.int32), state["embedding.weight"][:0].view(torch.int32)):
     try:
         torch.save([state["embedding.weight"], other_dtype], io.BytesIO())
     except RuntimeError as refusal:
@@ -322,6 +322,10 @@ past_start = torch.frombuffer(state["embedding.weight"].numpy(), dtype=torch.int
 assert not same_storage(state["embedding.weight"], past_start), "this alias's storage starts one row further on"
 assert saved_storages([state["embedding.weight"], past_start]) == 2, (
     "an alias of another dtype whose storage starts elsewhere is saved without error")
+for allocated_empty in (torch.empty(0), torch.zeros(0, 3), torch.tensor([])):
+    assert allocated_empty.untyped_storage().data_ptr() == 0 and (
+        saved_storages([allocated_empty, allocated_empty.view(torch.int32)]) == 1
+    ), "a storage of no bytes that torch allocates starts at address 0: two dtypes over it are saved without error"
 # sphinx_gallery_end_ignore
 as_int32 = state["embedding.weight"].view(torch.int32)
 try:
@@ -356,7 +360,7 @@ assert meta_assigned.decoder.weight.untyped_storage() is not meta_assigned.embed
 # 对共享权重的模型调用 ``load_state_dict``
 # ----------------------------------------
 #
-# 不加 ``assign=True`` 时，加载按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，留下的是最后加载的模块 ``decoder`` 的值（``load_state_dict`` 按模型里模块的顺序加载，与字典里的顺序无关）。加了 ``assign=True`` 时（先在 ``meta`` 设备上建模型时常这样用），每个模块各拿到一个 ``Parameter``，两者都建在加载进来的同一块存储上：两个参数、一块存储，正是最后一节那种只共享内存的做法。如果字典的两项是各自独立的张量，比如一份克隆出来的快照，两个参数就各有一块存储，什么也不共享。加载之后要重新共享权重。如果从 ``state_dict(keep_vars=True)`` 加载，它的两项就是那一个 ``Parameter`` 本身，``assign=True`` 会保留共享，但加载后的模型拿着的是源模型自己的 ``Parameter``：两个模型共享同一个权重，训练其中一个，另一个也跟着变。
+# 不加 ``assign=True``，而且字典里没有 ``assign=True`` 加载留下的标志时，加载按两个名字先后把每一项复制进这一个权重：模型仍然共享权重，数值是加载进来的。两项数值不一致时，留下的是最后加载的模块 ``decoder`` 的值（``load_state_dict`` 按模型里模块的顺序加载，与字典里的顺序无关）。加了 ``assign=True`` 时（先在 ``meta`` 设备上建模型时常这样用），每个模块各拿到一个 ``Parameter``，两者都建在加载进来的同一块存储上：两个参数、一块存储，正是最后一节那种只共享内存的做法。如果字典的两项是各自独立的张量，比如一份克隆出来的快照，两个参数就各有一块存储，什么也不共享。加载之后要重新共享权重。``assign=True`` 的加载还会把标志留在带 ``_metadata`` 的字典里，比如从 ``state_dict()`` 存盘后读回的 ``loaded``：之后再从这个字典加载，即使不加 ``assign=True``，也会像加了它那样加载，拆开共享权重（见 :ref:`“检查点”那一页 <questions-checkpoints>`）。如果从 ``state_dict(keep_vars=True)`` 加载，它的两项就是那一个 ``Parameter`` 本身，``assign=True`` 会保留共享，但加载后的模型拿着的是源模型自己的 ``Parameter``：两个模型共享同一个权重，训练其中一个，另一个也跟着变。
 
 fresh = Tied()
 fresh.load_state_dict(loaded)
@@ -390,6 +394,11 @@ from_clones.load_state_dict({k: v.detach().clone() for k, v in model.state_dict(
 assert len(list(from_clones.parameters())) == 2 and not same_storage(
     from_clones.decoder.weight, from_clones.embedding.weight
 ), "assign=True from a dict of two separate clones: two parameters over two storages"
+with torch.random.fork_rng():
+    after_flag = Tied()
+after_flag.load_state_dict(loaded)
+assert after_flag.decoder.weight is not after_flag.embedding.weight and len(list(after_flag.parameters())) == 2, (
+    "loaded, flagged by the load with assign=True above, unties a model loaded from it without assign=True")
 # sphinx_gallery_end_ignore
 assigned.decoder.weight = assigned.embedding.weight
 print("tied again, parameters:", len(list(assigned.parameters())))
