@@ -444,9 +444,11 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)))
 # An inference tensor
 # -------------------
 #
-# A tensor made under ``torch.inference_mode()`` is an inference tensor. Outside that mode ``add_`` on it raises
-# in grad mode and under ``torch.no_grad()`` alike, on itself and on its first row ``a[0]``, whether it requires grad
-# or not. ``a.view(torch.float32)`` shares its memory too, but is a normal tensor: ``add_`` on it raises nothing and
+# A tensor that ``torch.inference_mode()`` creates in new memory, such as ``torch.ones(2, 2)`` here, is an inference
+# tensor; a view of a normal tensor taken inside the mode by indexing or ``view(shape)``, and its ``detach()``, are
+# not (more on :ref:`questions-inference-mode`). Outside that mode ``add_`` raises on ``a`` and on its first row
+# ``a[0]``, in grad mode and under ``torch.no_grad()`` alike, whether ``a`` requires grad or not.
+# ``a.view(torch.float32)`` shares its memory too, but is a normal tensor: ``add_`` on it raises nothing and
 # writes into ``a``. Its ``a.detach()`` and ``a.data``, taken outside the mode, are inference tensors, yet ``add_``
 # on them raises nothing either and writes into ``a``. Every row of the output but one writes the new values, before the error where there is one; in
 # that row the tensor itself requires grad and is edited in grad mode, and autograd's check of leaves refuses the
@@ -483,6 +485,17 @@ for requires_grad in (False, True):
             assert ("leaf Variable" in outcome) != changed, "the edit that writes nothing is refused by the leaf check"
             # sphinx_gallery_end_ignore
 
+# sphinx_gallery_start_ignore
+for normal_requires_grad in (False, True):
+    normal_source = torch.ones(2, 2, requires_grad=normal_requires_grad)
+    with torch.inference_mode():
+        created_inside = torch.ones(2, 2)
+        taken_inside = (normal_source[0], normal_source.view(4), normal_source.detach())
+    assert created_inside.is_inference() and not any(taken.is_inference() for taken in taken_inside), (
+        "torch.ones(2, 2) made inside inference mode is an inference tensor; a row, a view(shape) and the detach() "
+        "of a normal tensor taken there are not")
+# sphinx_gallery_end_ignore
+
 # %%
 # Conclusion
 # ----------
@@ -495,7 +508,7 @@ for requires_grad in (False, True):
 # ``torch.inference_mode()``, ``a`` requires grad and is a leaf, a view of one, or an output of ``unbind()``, ``split()`` or ``chunk()``; after such an output is
 # edited, the outputs of that call can enter no operation autograd records, though ``detach()`` still gives their
 # values.
-# A tensor made under ``torch.inference_mode()`` is the exception: outside inference mode, ``add_`` on it or on its
+# A tensor that ``torch.inference_mode()`` creates in new memory is the exception: outside inference mode, ``add_`` on it or on its
 # row ``a[0]`` raises under ``torch.no_grad()`` too, and writes the new values first unless autograd's check of
 # leaves refuses it, as shown above; its ``a.detach()`` and ``a.data``, taken outside the mode, are inference
 # tensors as well, yet ``add_`` on them raises nothing and writes into ``a`` (more on :ref:`questions-inference-mode`).

@@ -316,8 +316,8 @@ else:
 # torch calls either an "incompatible tensor type". The shape it leaves alone,
 # and a floating-point dtype replaced by another floating-point or by a complex
 # one; for a tensor that does not require grad, an integer dtype passes too. Which devices count as compatible is
-# torch's choice for each pair: the CPU and ``meta`` do not (for the CPU and a GPU, see the
-# box below). :fact:`data-setter-checks`
+# torch's choice for each pair: the CPU and ``meta`` do not, so ``nn.Module.to("meta")`` puts new ``Parameter``
+# objects in place instead of keeping them (for the CPU and a GPU, see the box below). :fact:`data-setter-checks`
 
 refused = []
 for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):
@@ -336,13 +336,24 @@ q.data = torch.zeros(3, dtype=torch.int64)
 print("q.requires_grad:", q.requires_grad, " q.dtype:", q.dtype)
 assert q.dtype == torch.int64, "without requires_grad, an integer dtype passes"
 
+lin = torch.nn.Linear(2, 2)
+weight, bias = lin.weight, lin.bias
+lin.to("meta")
+print("lin.weight is weight:", lin.weight is weight, " lin.bias is bias:", lin.bias is bias, " device:", lin.weight.device)
+assert lin.weight is not weight and lin.bias is not bias, "Module.to('meta') puts new Parameter objects in place"
+# sphinx_gallery_start_ignore
+assert all(isinstance(new, torch.nn.Parameter) and new.device.type == "meta" for new in (lin.weight, lin.bias)), (
+    "the new objects are Parameters on meta")
+assert weight.device.type == "cpu" and bias.device.type == "cpu", "the old Parameters stay on the CPU"
+# sphinx_gallery_end_ignore
+
 # %%
 # .. admonition:: On a GPU
 #    :class: note gpu-box
 #
 #    The setter accepts a tensor on a GPU under a parameter on the CPU, and the reverse: torch counts
 #    dense CPU and CUDA tensors as compatible tensor types. ``nn.Module.to()`` relies on it, and keeps
-#    each ``Parameter`` object while it moves the module (PyTorch documentation:
+#    each ``Parameter`` object while it moves the module between the CPU and a GPU (PyTorch documentation:
 #    `Module.to <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.to>`__).
 #    The cell below checks this only where torch finds a GPU; the box's title says whether the site's
 #    build did.

@@ -424,8 +424,8 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)))
 # 推理张量
 # --------
 #
-# 在 ``torch.inference_mode()`` 下得到的张量是推理张量（inference tensor）。在该模式之外，无论在梯度模式下还是在
-# ``torch.no_grad()`` 下，无论对它本身还是对它的第一行 ``a[0]``，无论它是否需要梯度，调用 ``add_`` 都会报错。``a.view(torch.float32)`` 也与它共享内存，却是普通张量：对它调用 ``add_`` 不会报错，新值写进了 ``a``。在模式之外对它取的 ``a.detach()`` 和 ``a.data`` 也是推理张量，对它们调用 ``add_`` 同样不报错，新值写进 ``a``。输出中除了一行，每一行都写入了新值，有报错的先写入、再报错；那一行是需要梯度的张量本身在梯度模式下被修改，自动求导对叶子张量的检查先拒绝了这次修改，什么也没有写入。
+# 在 ``torch.inference_mode()`` 下创建、占用新内存的张量（比如这里的 ``torch.ones(2, 2)``）是推理张量（inference tensor）；在该模式里用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()``，则不是（详见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。在该模式之外，无论在梯度模式下还是在
+# ``torch.no_grad()`` 下，无论对 ``a`` 本身还是对它的第一行 ``a[0]``，无论 ``a`` 是否需要梯度，调用 ``add_`` 都会报错。``a.view(torch.float32)`` 也与它共享内存，却是普通张量：对它调用 ``add_`` 不会报错，新值写进了 ``a``。在模式之外对它取的 ``a.detach()`` 和 ``a.data`` 也是推理张量，对它们调用 ``add_`` 同样不报错，新值写进 ``a``。输出中除了一行，每一行都写入了新值，有报错的先写入、再报错；那一行是需要梯度的张量本身在梯度模式下被修改，自动求导对叶子张量的检查先拒绝了这次修改，什么也没有写入。
 
 def add_one(t, grad_mode):
     try:
@@ -458,11 +458,22 @@ for requires_grad in (False, True):
             assert ("leaf Variable" in outcome) != changed, "the edit that writes nothing is refused by the leaf check"
             # sphinx_gallery_end_ignore
 
+# sphinx_gallery_start_ignore
+for normal_requires_grad in (False, True):
+    normal_source = torch.ones(2, 2, requires_grad=normal_requires_grad)
+    with torch.inference_mode():
+        created_inside = torch.ones(2, 2)
+        taken_inside = (normal_source[0], normal_source.view(4), normal_source.detach())
+    assert created_inside.is_inference() and not any(taken.is_inference() for taken in taken_inside), (
+        "torch.ones(2, 2) made inside inference mode is an inference tensor; a row, a view(shape) and the detach() "
+        "of a normal tensor taken there are not")
+# sphinx_gallery_end_ignore
+
 # %%
 # 小结
 # ----
 #
 # 在梯度模式下、``torch.inference_mode()`` 之外，``a`` 需要梯度时，``a = a + 1`` 之后，``c`` 指着旧张量（这里是那个叶子张量），``a`` 指着新内存里的一个非叶子张量，输出与原博文一致。两者不再共享内存，但从新的 ``a`` 反向传播，梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
-# ``a.add_(1)`` 或 ``a += 1``；torch 在梯度模式下拒绝这次修改时，要放在 ``torch.no_grad()`` 里，例如在 ``torch.inference_mode()`` 之外，``a`` 需要梯度，又是叶子张量、叶子张量的视图，或是 ``unbind()``、``split()`` 或 ``chunk()`` 的输出时；这样的输出改过之后，同一次调用的所有输出都不能再参与自动求导会记录的运算，但 ``detach()`` 仍能取出它们的数值。在 ``torch.inference_mode()`` 下得到的张量是例外：如上所示，在推理模式之外，对它或它的一行 ``a[0]`` 调用 ``add_``，在 ``torch.no_grad()`` 下也会报错，而且除非自动求导对叶子张量的检查先拒绝了它，报错前新值已经写入；在模式之外对它取的 ``a.detach()`` 和 ``a.data`` 虽然也是推理张量，对它们调用 ``add_`` 却不报错，新值直接写进 ``a``。详见 :ref:`questions-inference-mode`。
+# ``a.add_(1)`` 或 ``a += 1``；torch 在梯度模式下拒绝这次修改时，要放在 ``torch.no_grad()`` 里，例如在 ``torch.inference_mode()`` 之外，``a`` 需要梯度，又是叶子张量、叶子张量的视图，或是 ``unbind()``、``split()`` 或 ``chunk()`` 的输出时；这样的输出改过之后，同一次调用的所有输出都不能再参与自动求导会记录的运算，但 ``detach()`` 仍能取出它们的数值。在 ``torch.inference_mode()`` 下创建、占用新内存的张量是例外：如上所示，在推理模式之外，对它或它的一行 ``a[0]`` 调用 ``add_``，在 ``torch.no_grad()`` 下也会报错，而且除非自动求导对叶子张量的检查先拒绝了它，报错前新值已经写入；在模式之外对它取的 ``a.detach()`` 和 ``a.data`` 虽然也是推理张量，对它们调用 ``add_`` 却不报错，新值直接写进 ``a``。详见 :ref:`questions-inference-mode`。
 # :fact:`leaf-view-inplace-refused-in-grad-mode`
 # :fact:`inference-tensor-inplace-outside-raises-yet-writes`
