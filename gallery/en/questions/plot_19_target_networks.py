@@ -246,7 +246,7 @@ assert len(set(goals)) == 4, "with an alias the goal moves at every step"
 # ------------------------------
 #
 # ``copy.deepcopy(online)`` and ``load_state_dict`` (without ``assign=True``, from a dict that carries no
-# flag of such a load: :ref:`questions-checkpoints`) into a network of the same shape both give the target
+# flag left by a load with ``assign=True``: :ref:`questions-checkpoints`) into a network of the same shape both give the target
 # parameters in memory of its own. A training step of the online
 # network leaves both copies as they were. With ``assign=True``, ``load_state_dict(online.state_dict())``
 # gives the target new ``Parameter`` objects on the online network's memory: not the same tensors, but one
