@@ -93,6 +93,8 @@ THROUGH_A_VIEW_2D = {"b[:, -3:] = 0": _set((slice(None), slice(-3, None))),
                      "b[torch.tensor([True, False, True]), 0] = 0": _set((torch.tensor([True, False, True]), 0))}
 #: An assignment that writes nothing: a Python False as the whole index selects no element, and no view is taken.
 WRITES_NOTHING = {"b[False] = 0": _set(False)}
+#: An assignment that writes nothing yet takes a view first: a 0-d tensor mask of False (an ``unsqueeze`` of ``b``).
+RAISES_WRITING_NOTHING = {"b[torch.tensor(False)] = 0": _set(torch.tensor(False))}
 #: Inference tensors made inside the mode, by a factory and as the output of a Linear(3, 3): three values, and 3 × 3.
 ORIGINS = {"torch.tensor([1., 2., 3.])": lambda: torch.tensor([1.0, 2.0, 3.0]),
            "a Linear(3, 3) output": linear_output}
@@ -158,8 +160,9 @@ def _listed(names) -> str:
           f"{_listed(ON_ITSELF_2D)}, none raises; {_listed(THROUGH_A_VIEW_2D)} (seeded), each raises through the "
           f"four inference tensors. The error is \"{INPLACE_ERROR}\"; through the normal tensors no edit raises; "
           f"each of these edits changes a. On both shapes, {', '.join(WRITES_NOTHING)} through each b raises "
-          "nothing and leaves a as it was. Then runs each edit on a normal tensor of the same values under "
-          "torch.no_grad(), "
+          f"nothing and leaves a as it was; {', '.join(RAISES_WRITING_NOTHING)} raises that error through the four "
+          "inference tensors, nothing through the normal ones, and leaves a as it was. Then runs each edit on a "
+          "normal tensor of the same values under torch.no_grad(), "
           "recording the view operations torch runs on it (a TorchDispatchMode): those that raise take a view of b "
           "(slice, select, unsqueeze, view, t, as_strided ...), those that do not take none.",
     "zh_CN": "在 torch.inference_mode() 下得到推理张量 a，有三个值的，也有 3×3 的：用工厂函数创建"
@@ -172,7 +175,9 @@ def _listed(names) -> str:
              f"{'、'.join(ON_ITSELF)}，都不报错；{'、'.join(THROUGH_A_VIEW)}，经由那四个推理张量每个都报错。"
              f"3×3 的：{'、'.join(ON_ITSELF_2D)}，都不报错；{'、'.join(THROUGH_A_VIEW_2D)}（固定随机种子），"
              f"经由那四个推理张量每个都报错。报的错是“{INPLACE_ERROR}”；经由那些普通张量都不报错；"
-             f"这些修改都改变了 a。在两种形状上经由每个 b 执行 {'、'.join(WRITES_NOTHING)}，都不报错，a 保持原样。"
+             f"这些修改都改变了 a。在两种形状上经由每个 b 执行 {'、'.join(WRITES_NOTHING)}，都不报错，a 保持原样；"
+             f"执行 {'、'.join(RAISES_WRITING_NOTHING)}，经由那四个推理张量都报这个错，经由那些普通张量都不报错，"
+             "a 保持原样。"
              "再在 torch.no_grad() 下对值相同的普通张量逐一执行这些修改，用 TorchDispatchMode "
              "记录 torch 对它执行的视图操作：报错的那些都对 b 取了视图（slice、select、unsqueeze、view、t、"
              "as_strided 等），不报错的那些一个也没取。",
@@ -200,14 +205,17 @@ def _inference_tensor_alias_edit_routes() -> Fact:
                         seen[key] = (_edit(origin, alias, edit, context),
                                      (INPLACE_ERROR if raises else "no error", True))
     for origin_name, origin in {**ORIGINS, **ORIGINS_2D}.items():
-        for edit_name, edit in WRITES_NOTHING.items():
+        for edit_name, edit in {**WRITES_NOTHING, **RAISES_WRITING_NOTHING}.items():
+            through_a_view = edit_name in RAISES_WRITING_NOTHING
             taken = views_taken(origin, edit)
-            if taken:
+            if bool(taken) != through_a_view:
                 views[f"{origin_name}, {edit_name}"] = taken
             for alias_name, alias in ALIASES.items():
+                raises = through_a_view and alias_name in INFERENCE_ALIASES
                 for context in (torch.enable_grad, torch.no_grad):
                     key = f"{origin_name}, {alias_name}, {edit_name} ({context.__name__})"
-                    seen[key] = (_edit(origin, alias, edit, context), ("no error", False))
+                    seen[key] = (_edit(origin, alias, edit, context),
+                                 (INPLACE_ERROR if raises else "no error", False))
     wrong = {key: got for key, (got, expected) in seen.items() if got != expected}
     inference = {name: name in INFERENCE_ALIASES for name in ALIASES}
     return Fact(kinds == dict.fromkeys(kinds, inference) and len(kinds) == 4 and not wrong and not views,
