@@ -297,7 +297,8 @@ assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x 
 # (``x * 2`` keeps its ``2`` without the hook: :doc:`/saved`), and ``backward()`` gets it back
 # through ``unpack``. Of nested pairs, only the innermost gets them: an outer ``pack`` sees nothing an
 # operation saves inside ``torch.autograd.graph.save_on_cpu()``, another ``saved_tensors_hooks`` or a
-# function run by ``torch.utils.checkpoint``. But with ``use_reentrant=True`` (which a ``checkpoint`` call
+# function run by ``torch.utils.checkpoint``; from a checkpoint it gets only the function's inputs, which
+# ``checkpoint`` itself saves. But with ``use_reentrant=True`` (which a ``checkpoint`` call
 # without the argument also uses), ``checkpoint`` runs the function again during ``backward()``, and a
 # ``backward()`` run inside the outer pair hands what that second run saves to the outer ``pack``.
 # Recording what ``pack`` receives is a public way to see which tensors are

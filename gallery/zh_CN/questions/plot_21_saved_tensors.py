@@ -283,7 +283,7 @@ assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x 
 # --------------
 #
 # ``torch.autograd.graph.saved_tensors_hooks(pack, unpack)`` 会在运算执行时，把它要保存的每个张量交给
-# ``pack``，只有运算包装成张量的 Python 数字例外（``x * 2`` 保存它的 ``2`` 时不经过钩子，见 :doc:`《各操作保存了哪些张量》 </saved>`），``backward()`` 再通过 ``unpack`` 取回。几对钩子嵌套时，只有最内层的一对拿得到这些张量：运算在 ``torch.autograd.graph.save_on_cpu()`` 里、在另一个 ``saved_tensors_hooks`` 里，或者在 ``torch.utils.checkpoint`` 运行的函数里保存的张量，外层的 ``pack`` 一个也看不到。但在 ``use_reentrant=True`` 时（不传这个参数调用 ``checkpoint`` 也是如此），``checkpoint`` 会在 ``backward()`` 期间把函数再运行一遍；``backward()`` 若在外层那对钩子里运行，这第二遍运行保存的张量就会交给外层的 ``pack``。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了哪些张量：``exp``
+# ``pack``，只有运算包装成张量的 Python 数字例外（``x * 2`` 保存它的 ``2`` 时不经过钩子，见 :doc:`《各操作保存了哪些张量》 </saved>`），``backward()`` 再通过 ``unpack`` 取回。几对钩子嵌套时，只有最内层的一对拿得到这些张量：运算在 ``torch.autograd.graph.save_on_cpu()`` 里、在另一个 ``saved_tensors_hooks`` 里，或者在 ``torch.utils.checkpoint`` 运行的函数里保存的张量，外层的 ``pack`` 一个也看不到；从 ``checkpoint`` 那里，它只收到函数的输入，那是 ``checkpoint`` 自己保存的。但在 ``use_reentrant=True`` 时（不传这个参数调用 ``checkpoint`` 也是如此），``checkpoint`` 会在 ``backward()`` 期间把函数再运行一遍；``backward()`` 若在外层那对钩子里运行，这第二遍运行保存的张量就会交给外层的 ``pack``。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了哪些张量：``exp``
 # 收到的就是输出张量 ``y`` 本身，``sin`` 收到的就是输入 ``a`` 本身。:fact:`wrapped-number-saved-outside-hooks`
 
 packed = []
@@ -412,7 +412,7 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 # 钩子也可以替你留住旧值：``pack`` 返回 ``t.clone()``，保存的就是一份副本，原地操作碰不到
 # ``backward()`` 要读的东西，梯度也就是对的。``pack`` 如果原样返回 ``t``，既不复制，也不检查：同样的修改悄无声息地通过，梯度却错了，是
 # ``2 (exp(2x) + 1)`` 而不是 ``2 exp(2x)``。torch 自带一种会复制的做法，不过是在保存的张量被修改时才复制，而不是在保存时：在
-# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，修改之前保存的输出就在 ``y`` 的内存上；前向传播、修改和 ``backward()`` 都在它里面运行时，都不报错，梯度也是对的。离开这个上下文之后再运行 ``backward()``，只要读到这个上下文的钩子保存的张量，不管改没改过，都会抛出 ``AssertionError``；只经过 ``x * 2`` 的 ``backward()`` 则不报错，因为 ``x * 2`` 保存它的 ``2`` 时不经过钩子。自定义的 ``torch.autograd.Function`` 如果不用 ``ctx.save_for_backward``，而是把输入 ``a`` 存成 ``ctx.x``，也不检查：``a.detach().mul_(10)`` 之后，``backward()`` 不报错，``a.grad`` 却是错的。用 ``ctx.save_for_backward`` 保存 ``a``，``backward`` 却从不读取 ``ctx.saved_tensors`` 的 ``Function`` 同样不检查：同样的修改之后，``backward()`` 也不报错。:fact:`ctx-attribute-escapes-version-check` :fact:`unread-saved-tensors-escape-version-check`
+# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，修改之前保存的输出就在 ``y`` 的内存上；前向传播、修改和 ``backward()`` 都在它里面运行时，都不报错，梯度也是对的。离开这个上下文之后再运行 ``backward()``，只要读到这个上下文的钩子保存的张量，不管改没改过，都会抛出 ``AssertionError``；只经过 ``x * 2`` 的 ``backward()`` 则不报错，因为 ``x * 2`` 保存它的 ``2`` 时不经过钩子。自定义的 ``torch.autograd.Function`` 如果不用 ``ctx.save_for_backward``，而是把输入 ``a`` 存成 ``ctx.x``，也不检查：``a.detach().mul_(10)`` 之后，``backward()`` 不报错，``a.grad`` 却是错的。用 ``ctx.save_for_backward`` 保存 ``a``，``backward`` 却从不读取 ``ctx.saved_tensors`` 的 ``Function`` 同样不检查：同样的修改之后，``backward()`` 也不报错。:fact:`ctx-attribute-escapes-version-check`\ :fact:`unread-saved-tensors-escape-version-check`
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
