@@ -314,9 +314,11 @@ def cpu_snapshot(case: Case) -> tuple[bool, bool, bool]:
 
 @scoped_fact("cpu-snapshot", {
     "en": "On a CPU tensor a, checks that a.cpu() is a itself, and that a.detach().to(\"cpu\", copy=True) has storage "
-          "of its own, does not require grad, and keeps its values when a is then multiplied by 10 in place.",
+          "of its own, does not require grad, and keeps its values when a is then multiplied by 10 in place (under "
+          "torch.no_grad(), or inside torch.inference_mode() for an inference tensor).",
     "zh_CN": "对 CPU 张量 a，检查 a.cpu() 就是 a 本身；a.detach().to(\"cpu\", copy=True) 有自己的存储、不需要梯度，"
-             "之后把 a 原地（in-place）乘以 10，它的数值也不变。",
+             "之后把 a 原地（in-place）乘以 10（在 torch.no_grad() 下；a 是推理张量时在 torch.inference_mode() 里），"
+             "它的数值也不变。",
 }, lambda case: (True, True, True), devices=VALUE_DEVICES, narrower={
     "en": "the sentence is about CPU tensors (this build has no GPU); " + NEEDS_VALUES["en"],
     "zh_CN": "句子说的是 CPU 张量（本次构建没有 GPU）；" + NEEDS_VALUES["zh_CN"],

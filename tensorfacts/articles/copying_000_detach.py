@@ -216,7 +216,8 @@ def _detach_only_requires_grad() -> Result:
     notes={
         "en": "Not a claim: the article leaves this line commented out and never runs it. The trace "
               "shows what it would do if switched on.",
-        "zh_CN": "这不是原文的说法：原文把这一行注释掉了，从未运行。右侧记录的是打开它之后会发生什么。",
+        "zh_CN": "这不是原文的说法：原文把这一行注释掉了，从未运行。“本次构建的实际结果”一列记录的是打开它之后"
+                 "会发生什么。",
     })
 def _note_commented_edit() -> Result:
     commented = "#a[1,2] = 0" in src.NOTE_EXAMPLE.splitlines()

@@ -251,7 +251,8 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # of a tensor that requires grad get other messages, in which autograd says why it does not allow
 # such a view to be modified in place: an output of ``unbind()`` (iterating over a tensor,
 # ``for row in x``, calls it), ``split()``, ``chunk()`` or ``split_with_sizes()``; a view taken under
-# ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that is not itself a view; and a view that a custom ``autograd.Function`` returns.
+# ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad (unless it is a leaf that is itself a
+# view, as shown below); and a view that a custom ``autograd.Function`` returns.
 
 
 def shift_in(mode, g):
@@ -347,8 +348,9 @@ def under_no_grad(make_base, take):
         return take(base)
 
 
+view_of_non_leaf = lambda: (torch.arange(10.0, requires_grad=True) * 2).view(2, 5)[0]  # noqa: E731
 quiet_views = [lambda make=make, take=take: under_no_grad(make, take)
-               for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)
+               for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2, view_of_non_leaf)
                for take in (lambda b: b[:], lambda b: b.view(5), lambda b: b.tensor_split(1)[0], lambda b: b.chunk(1)[0])]
 assert all(quiet().requires_grad for quiet in quiet_views) and all(
     refused_with(torch.enable_grad, quiet).startswith(
@@ -364,7 +366,7 @@ def under_inference(make_base, take):
 
 
 inference_views = [lambda make=make, take=take: under_inference(make, take)
-                   for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)
+                   for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2, view_of_non_leaf)
                    for take in (lambda b: b[:], lambda b: b.view(5), lambda b: b.tensor_split(1)[0], lambda b: b.chunk(1)[0])]
 assert all(view().requires_grad for view in inference_views) and all(
     refused_with(torch.enable_grad, view).startswith(
@@ -392,9 +394,10 @@ assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_m
         for view in (*multiple_outputs, *quiet_views, *inference_views, lambda: ViewOut.apply(parameter()))} == {
     message}, (
     "written under no_grad or inference_mode, these three kinds of view get the message above")
-assert all(make()._base is None for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)), (
-    "the Parameter and arange(5.0, requires_grad=True) * 2, whose views are taken under no_grad and inference_mode "
-    "above, are not views")
+assert all(make()._base is None for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)) and (
+    view_of_non_leaf()._base is not None and not view_of_non_leaf().is_leaf), (
+    "the tensors whose views are taken under no_grad and inference_mode above: a Parameter and a non-leaf, not views, "
+    "and a non-leaf that is a view")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -681,7 +684,8 @@ assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with 
 # the cloned shift is refused too while grad mode is on, with the leaf's message from above. Under
 # ``torch.no_grad()`` it gives the intended shift; both still require grad, and the ``Parameter`` is still
 # a leaf. Below, the ``Parameter`` and the row of one from above. With grad mode on, the three other kinds of
-# view from above, of a leaf or a non-leaf that requires grad and is not itself a view, refuse the cloned shift too, each with autograd's
+# view from above, of a leaf that is not itself a view or of a non-leaf that requires grad, refuse the cloned shift
+# too, each with autograd's
 # message; under ``torch.no_grad()`` it works on them as well.
 
 
@@ -802,5 +806,6 @@ for step, obs in enumerate(observations):
 # ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it, except with grad mode on for a
 # leaf that requires grad, for views of one, and for the three other kinds of view of a tensor that requires grad
 # named above (outputs of ``unbind()``, ``split()``, ``chunk()`` or ``split_with_sizes()``, views taken under
-# ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that is not itself a view, views that a custom ``autograd.Function`` returns), and outside ``torch.inference_mode()`` for an inference tensor; under
+# ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad, other than a leaf that is itself a
+# view, views that a custom ``autograd.Function`` returns), and outside ``torch.inference_mode()`` for an inference tensor; under
 # ``torch.no_grad()`` it did for the former, inside ``torch.inference_mode()`` for the latter.

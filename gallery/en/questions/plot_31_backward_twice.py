@@ -512,9 +512,11 @@ assert all(
 # Graphs that run a second time without the error
 # -----------------------------------------------
 #
-# For torch's own operations, the error needs a node that saved a tensor (a custom ``torch.autograd.Function``
-# whose ``backward`` reads ``ctx.saved_tensors`` raises on a second pass even when it saved no tensor, or only
-# ``None``). ``(x + 1).sum()`` saves none: a second ``backward()``
+# For torch's operations run eagerly, the error needs a node that saved a tensor. A node made by a
+# ``torch.autograd.Function`` whose ``backward`` reads ``ctx.saved_tensors`` raises on a second pass even when it
+# saved no tensor, or only ``None``: a custom ``Function``, and also the node of a function compiled by ``torch.compile``
+# (``CompiledFunctionBackward``) or of ``checkpoint(..., use_reentrant=True)`` (not with ``use_reentrant=False``).
+# Eagerly, ``(x + 1).sum()`` saves none: a second ``backward()``
 # runs, and adds the same gradient to ``x.grad`` again, which is why the error shows with some
 # graphs and not others. Below, each operation runs backward twice on a fresh leaf, and the table
 # lists the tensors its node saved (its ``_saved_`` attributes that hold a tensor, or a tuple with a
@@ -553,6 +555,30 @@ for save_none in (False, True):
             "a custom Function whose backward reads ctx.saved_tensors raises on a second pass, saving no tensor")
     else:
         raise AssertionError("a second backward() through a custom Function that reads ctx.saved_tensors must raise")
+from torch.utils import checkpoint as checkpointing  # noqa: E402
+
+compiled_plus_one = torch.compile(lambda t: (t + 1).sum(), backend="aot_eager")
+for name_of_node, saves_none in {
+    "CompiledFunctionBackward": lambda t: compiled_plus_one(t),
+    "CheckpointFunctionBackward": lambda t: checkpointing.checkpoint(lambda u: (u + 1).sum(), t,
+                                                                            use_reentrant=True),
+}.items():
+    twice_out = saves_none(torch.ones(3, requires_grad=True))
+    assert type(twice_out.grad_fn).__name__ == name_of_node, "the node torch.compile or the reentrant checkpoint adds"
+    twice_out.backward()
+    try:
+        twice_out.backward()
+    except RuntimeError as e:
+        assert "backward through the graph a second time" in str(e), (
+            "a torch.compile'd (x + 1).sum() and a reentrant checkpoint of it raise on a second pass")
+    else:
+        raise AssertionError("a second backward() through torch.compile or a reentrant checkpoint must raise")
+non_reentrant_leaf = torch.ones(3, requires_grad=True)
+non_reentrant_out = checkpointing.checkpoint(lambda u: (u + 1).sum(), non_reentrant_leaf, use_reentrant=False)
+non_reentrant_out.backward()
+non_reentrant_out.backward()
+assert torch.equal(non_reentrant_leaf.grad, torch.full((3,), 2.0)), (
+    "checkpoint with use_reentrant=False of (x + 1).sum() runs a second pass")
 # sphinx_gallery_end_ignore
 
 

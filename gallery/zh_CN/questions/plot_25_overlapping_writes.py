@@ -223,7 +223,7 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # 需要梯度的张量
 # --------------
 #
-# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，两者得到的都是上面那条报错信息。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的视图也一样。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``）；对本身不是视图的张量，在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图；自定义 ``autograd.Function`` 返回的视图。
+# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，两者得到的都是上面那条报错信息。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的视图也一样。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``）；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量取得的视图（该张量若是本身为视图的叶子张量则除外，见下文）；自定义 ``autograd.Function`` 返回的视图。
 
 
 def shift_in(mode, g):
@@ -319,8 +319,9 @@ def under_no_grad(make_base, take):
         return take(base)
 
 
+view_of_non_leaf = lambda: (torch.arange(10.0, requires_grad=True) * 2).view(2, 5)[0]  # noqa: E731
 quiet_views = [lambda make=make, take=take: under_no_grad(make, take)
-               for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)
+               for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2, view_of_non_leaf)
                for take in (lambda b: b[:], lambda b: b.view(5), lambda b: b.tensor_split(1)[0], lambda b: b.chunk(1)[0])]
 assert all(quiet().requires_grad for quiet in quiet_views) and all(
     refused_with(torch.enable_grad, quiet).startswith(
@@ -336,7 +337,7 @@ def under_inference(make_base, take):
 
 
 inference_views = [lambda make=make, take=take: under_inference(make, take)
-                   for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)
+                   for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2, view_of_non_leaf)
                    for take in (lambda b: b[:], lambda b: b.view(5), lambda b: b.tensor_split(1)[0], lambda b: b.chunk(1)[0])]
 assert all(view().requires_grad for view in inference_views) and all(
     refused_with(torch.enable_grad, view).startswith(
@@ -364,9 +365,10 @@ assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_m
         for view in (*multiple_outputs, *quiet_views, *inference_views, lambda: ViewOut.apply(parameter()))} == {
     message}, (
     "written under no_grad or inference_mode, these three kinds of view get the message above")
-assert all(make()._base is None for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)), (
-    "the Parameter and arange(5.0, requires_grad=True) * 2, whose views are taken under no_grad and inference_mode "
-    "above, are not views")
+assert all(make()._base is None for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)) and (
+    view_of_non_leaf()._base is not None and not view_of_non_leaf().is_leaf), (
+    "the tensors whose views are taken under no_grad and inference_mode above: a Parameter and a non-leaf, not views, "
+    "and a non-leaf that is a view")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -623,7 +625,7 @@ print("t:", t)
 assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with a cloned source works"
 
 # %%
-# 在需要梯度的叶子张量上，以及在梯度模式下通过切片、索引或 ``view()`` 取得的它的视图上，梯度模式开启时，先克隆源的平移同样会被拒绝，报的是上面那条针对叶子张量的报错信息。在 ``torch.no_grad()`` 下，它能正确完成平移；两者仍然需要梯度，``Parameter`` 也仍是叶子张量。下面用的是上文的 ``Parameter`` 和二维 ``Parameter`` 的那一行。梯度模式开启时，上文另外三类视图，无论取自需要梯度的叶子张量还是非叶子张量（本身都不是视图），也都拒绝先克隆源的平移，各自报自动求导的那条报错信息；在 ``torch.no_grad()`` 下，先克隆源的平移在它们上面同样能正确完成。
+# 在需要梯度的叶子张量上，以及在梯度模式下通过切片、索引或 ``view()`` 取得的它的视图上，梯度模式开启时，先克隆源的平移同样会被拒绝，报的是上面那条针对叶子张量的报错信息。在 ``torch.no_grad()`` 下，它能正确完成平移；两者仍然需要梯度，``Parameter`` 也仍是叶子张量。下面用的是上文的 ``Parameter`` 和二维 ``Parameter`` 的那一行。梯度模式开启时，上文另外三类视图，无论取自本身不是视图的叶子张量，还是需要梯度的非叶子张量，也都拒绝先克隆源的平移，各自报自动求导的那条报错信息；在 ``torch.no_grad()`` 下，先克隆源的平移在它们上面同样能正确完成。
 
 
 def cloned_shift_in(mode, g):
@@ -729,4 +731,4 @@ for step, obs in enumerate(observations):
 # 小结
 # ----
 #
-# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在需要梯度的叶子张量及其视图上、用在需要梯度的张量的上述另外三类视图上（``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，对本身不是视图的张量在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图，自定义 ``autograd.Function`` 返回的视图），以及在 ``torch.inference_mode()`` 之外用在推理张量上除外；前者改在 ``torch.no_grad()`` 下、后者改在 ``torch.inference_mode()`` 之内运行，也得到了预期的平移。
+# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在需要梯度的叶子张量及其视图上、用在需要梯度的张量的上述另外三类视图上（``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量（本身是视图的叶子张量除外）取得的视图，自定义 ``autograd.Function`` 返回的视图），以及在 ``torch.inference_mode()`` 之外用在推理张量上除外；前者改在 ``torch.no_grad()`` 下、后者改在 ``torch.inference_mode()`` 之内运行，也得到了预期的平移。

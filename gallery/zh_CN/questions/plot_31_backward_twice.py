@@ -457,7 +457,7 @@ assert all(
 # 可以再跑一遍而不报错的图
 # ------------------------
 #
-# 对 torch 自带的运算，这个报错需要一个保存了张量的节点（自定义的 ``torch.autograd.Function`` 只要在 ``backward`` 里读取 ``ctx.saved_tensors``，即使什么张量都没保存，或只保存了 ``None``，第二遍也会报错）。``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，把同样的梯度再加到 ``x.grad`` 上一次。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
+# 对即时执行（eager）的 torch 运算，这个报错需要一个保存了张量的节点。由 ``torch.autograd.Function`` 生成、在 ``backward`` 里读取 ``ctx.saved_tensors`` 的节点，即使什么张量都没保存，或只保存了 ``None``，第二遍也会报错：自定义的 ``Function`` 是这样，经 ``torch.compile`` 编译的函数的节点（``CompiledFunctionBackward``）和 ``checkpoint(..., use_reentrant=True)`` 的节点也是这样（``use_reentrant=False`` 的不会）。即时执行时，``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，把同样的梯度再加到 ``x.grad`` 上一次。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 z = (x + 1).sum()
@@ -489,6 +489,30 @@ for save_none in (False, True):
             "a custom Function whose backward reads ctx.saved_tensors raises on a second pass, saving no tensor")
     else:
         raise AssertionError("a second backward() through a custom Function that reads ctx.saved_tensors must raise")
+from torch.utils import checkpoint as checkpointing  # noqa: E402
+
+compiled_plus_one = torch.compile(lambda t: (t + 1).sum(), backend="aot_eager")
+for name_of_node, saves_none in {
+    "CompiledFunctionBackward": lambda t: compiled_plus_one(t),
+    "CheckpointFunctionBackward": lambda t: checkpointing.checkpoint(lambda u: (u + 1).sum(), t,
+                                                                            use_reentrant=True),
+}.items():
+    twice_out = saves_none(torch.ones(3, requires_grad=True))
+    assert type(twice_out.grad_fn).__name__ == name_of_node, "the node torch.compile or the reentrant checkpoint adds"
+    twice_out.backward()
+    try:
+        twice_out.backward()
+    except RuntimeError as e:
+        assert "backward through the graph a second time" in str(e), (
+            "a torch.compile'd (x + 1).sum() and a reentrant checkpoint of it raise on a second pass")
+    else:
+        raise AssertionError("a second backward() through torch.compile or a reentrant checkpoint must raise")
+non_reentrant_leaf = torch.ones(3, requires_grad=True)
+non_reentrant_out = checkpointing.checkpoint(lambda u: (u + 1).sum(), non_reentrant_leaf, use_reentrant=False)
+non_reentrant_out.backward()
+non_reentrant_out.backward()
+assert torch.equal(non_reentrant_leaf.grad, torch.full((3,), 2.0)), (
+    "checkpoint with use_reentrant=False of (x + 1).sum() runs a second pass")
 # sphinx_gallery_end_ignore
 
 
