@@ -468,6 +468,7 @@ assert "Sin" not in message, "after the recorded edit, the operation that made x
 # ``.real``, ``.imag`` and a slice of any of them name AsStrided too; when the last view taken is
 # ``torch.view_as_real``, ``torch.view_as_complex`` or ``conj()``, the message names that operation:
 # "output 0 of ViewAsReal" for ``torch.view_as_real``. :fact:`saved-view-edit-error`
+# ``view(dtype)`` gives a tensor with no ``grad_fn``, so the message names no operation.
 # Each line below saves ``x`` with ``z = w * x``, makes
 # one edit and runs ``backward()``.
 
@@ -505,7 +506,25 @@ for line, (saved_view, no_grad, edit) in cases.items():
 assert named["x.mul_(2) under no_grad"] == named["x.detach().mul_(2)"] == "output 0 of Sin", (
     "after an edit autograd does not record, the message names Sin, the operation that made x"
 )
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True).sin()
+x = base.view(torch.int32)
+z = w * x
+with torch.no_grad():
+    base.mul_(2)
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print("x = base.view(torch.int32): x.grad_fn:", x.grad_fn, " message:", message.split(" is at")[0])
+else:
+    raise AssertionError("backward() after an edit of the base of a saved view(dtype) must raise")
+assert x.grad_fn is None and "which is" not in message and "[torch.IntTensor [3]] is at version 1" in message, (
+    "a saved view(dtype) has no grad_fn, and the message names no operation"
+)
 # sphinx_gallery_start_ignore
+assert all(base.view(dtype_).grad_fn is None for dtype_ in (torch.float32, torch.float16, torch.int32, torch.uint8)), (
+    "view(dtype) gives a tensor with no grad_fn, whatever the dtype")
 assert all(named[line] == "output 0 of " + grad_fns[line].removesuffix("Backward0") for line in cases), (
     "every message names x's grad_fn at backward()"
 )

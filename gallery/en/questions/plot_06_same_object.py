@@ -282,6 +282,8 @@ assert one_channel.to(memory_format=torch.channels_last) is not one_channel, "on
 assert one_channel.is_contiguous(memory_format=torch.channels_last), "one channel: it already is channels_last"
 assert a.to("cpu:0") is not a and not same_storage(a.to("cpu:0"), a), 'to("cpu:0") copies a tensor on "cpu"'
 assert not same_storage(torch.as_tensor(a, device="cpu:0"), a), 'torch.as_tensor(a, device="cpu:0") copies it too'
+assert torch.asarray(a, device="cpu:0") is not a and not same_storage(torch.asarray(a, device="cpu:0"), a), (
+    'torch.asarray(a, device="cpu:0") copies a tensor on "cpu" too')
 with torch.device("cpu:0"):
     assert not same_storage(torch.as_tensor(a), a), 'under the default device "cpu:0", torch.as_tensor(a) copies it'
 assert not any(same_storage(t, one_channel) for t in (
@@ -387,7 +389,7 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # already have the layout or the device asked for (the batch of one channel above asked for
 # ``channels_last``, a tensor on ``"cpu"`` asked for ``"cpu:0"``: :ref:`questions-module-to`), and so do
 # the calls that take the same arguments: ``cpu()`` and ``float()`` given a ``memory_format``,
-# ``torch.as_tensor(a, device="cpu:0")``; so do ``torch.as_tensor(a)`` itself and ``torch.asarray(a)`` under a default
+# ``torch.as_tensor(a, device="cpu:0")`` and ``torch.asarray(a, device="cpu:0")``; so do ``torch.as_tensor(a)`` itself and ``torch.asarray(a)`` under a default
 # device other than ``"cpu"`` (``torch.set_default_device``, ``with torch.device(...)``) that ``a`` is not
 # on (a CPU tensor is on ``"cpu"``, never on ``"cpu:0"``). For
 # memory of your own, use

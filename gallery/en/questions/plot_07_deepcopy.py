@@ -453,9 +453,10 @@ assert not same_storage(modern.parametrizations.weight.original1, modern_copy.pa
 #
 # A plain leaf that already has a gradient from a plain ``backward()``: the copy gets its own ``.grad``
 # with the same values, in new memory, and is a leaf that still requires grad. After
-# ``backward(create_graph=True)`` that ``.grad`` has a ``grad_fn``, and ``deepcopy`` of the leaf raises the
-# error above instead; a ``Parameter``'s copy, which drops ``.grad`` (below), still works. A hidden check
-# runs both.
+# ``backward(create_graph=True)``, a ``.grad`` computed from ``w`` (``2 * w``, from ``(w * w).sum()``) has a
+# ``grad_fn``, and ``deepcopy`` of the leaf raises the error above instead, while a ``Parameter``'s copy, which
+# drops ``.grad`` (below), still works. A gradient computed from no tensor that requires grad, as from
+# ``(w * 2).sum()``, has no ``grad_fn``, and the leaf deep-copies. A hidden check runs all three.
 
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (w * w).sum().backward()
@@ -484,6 +485,12 @@ else:
     raise AssertionError("deepcopy of a leaf whose .grad has a grad_fn must raise")
 assert copy.deepcopy(graded_parameter_).grad is None, (
     "a Parameter whose .grad has a grad_fn deep-copies, and its copy has no .grad")
+linear_ = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    (linear_ * 2).sum().backward(create_graph=True)
+assert linear_.grad.grad_fn is None and torch.equal(copy.deepcopy(linear_).grad, linear_.grad), (
+    "a gradient from no tensor that requires grad has no grad_fn, and the leaf deep-copies")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -706,4 +713,4 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # shares its source's), and for a tensor that
 # requires grad it is a separate leaf with its own ``.grad``, and gradients through it do not reach
 # the source. For one tensor without its
-# history, :ref:`copying-safe-copy` shows ``detach().clone()``.
+# history, use ``detach().clone()`` (see :ref:`copying-safe-copy`).

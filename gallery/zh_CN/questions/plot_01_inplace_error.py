@@ -428,7 +428,7 @@ assert "Sin" not in message, "after the recorded edit, the operation that made x
 # 换一种修改方式，点名的运算也跟着变，因为报错读的是张量此刻的 ``grad_fn``。在 ``torch.no_grad()`` 下修改，或经由
 # ``x.detach()`` 修改，自动求导不会记录这次修改，``grad_fn`` 仍是 ``SinBackward0``，报错写的是“output 0 of Sin”：即产生 ``x`` 的运算，尽管修改发生在它之后。经由 ``x`` 的视图（view）做一次被记录的修改，如 ``x[:2].mul_(2)``，会给
 # ``x`` 换上节点 ``CopySlices``，报错点名的就是它，全名 ``torch::autograd::CopySlices``。如果被保存的张量本身是能用步长表示的视图（``x = base[:]``），那么无论修改的是视图还是它的基张量（base tensor），无论被记录、在 ``torch.no_grad()``
-# 下进行，还是经由 ``detach()`` 进行，视图的 ``grad_fn`` 都会变成 ``AsStridedBackward0``，报错写的是“output 0 of AsStrided”。改变 dtype 或元素解释方式的视图中，``.real``、``.imag`` 以及对这类视图取的切片，报错同样写 AsStrided；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，报错点名的就是这个运算：``torch.view_as_real`` 是“output 0 of ViewAsReal”。下面每一行都先用 ``z = w * x`` 保存 ``x``，再修改一次，然后运行 ``backward()``。:fact:`saved-view-edit-error`
+# 下进行，还是经由 ``detach()`` 进行，视图的 ``grad_fn`` 都会变成 ``AsStridedBackward0``，报错写的是“output 0 of AsStrided”。改变 dtype 或元素解释方式的视图中，``.real``、``.imag`` 以及对这类视图取的切片，报错同样写 AsStrided；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，报错点名的就是这个运算：``torch.view_as_real`` 是“output 0 of ViewAsReal”。``view(dtype)`` 得到的张量没有 ``grad_fn``，报错里不点名任何运算。下面每一行都先用 ``z = w * x`` 保存 ``x``，再修改一次，然后运行 ``backward()``。:fact:`saved-view-edit-error`
 
 
 def name_in_message(saved_view, no_grad, edit):
@@ -464,7 +464,25 @@ for line, (saved_view, no_grad, edit) in cases.items():
 assert named["x.mul_(2) under no_grad"] == named["x.detach().mul_(2)"] == "output 0 of Sin", (
     "after an edit autograd does not record, the message names Sin, the operation that made x"
 )
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True).sin()
+x = base.view(torch.int32)
+z = w * x
+with torch.no_grad():
+    base.mul_(2)
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    message = str(e)
+    print("x = base.view(torch.int32): x.grad_fn:", x.grad_fn, " message:", message.split(" is at")[0])
+else:
+    raise AssertionError("backward() after an edit of the base of a saved view(dtype) must raise")
+assert x.grad_fn is None and "which is" not in message and "[torch.IntTensor [3]] is at version 1" in message, (
+    "a saved view(dtype) has no grad_fn, and the message names no operation"
+)
 # sphinx_gallery_start_ignore
+assert all(base.view(dtype_).grad_fn is None for dtype_ in (torch.float32, torch.float16, torch.int32, torch.uint8)), (
+    "view(dtype) gives a tensor with no grad_fn, whatever the dtype")
 assert all(named[line] == "output 0 of " + grad_fns[line].removesuffix("Backward0") for line in cases), (
     "every message names x's grad_fn at backward()"
 )

@@ -430,7 +430,7 @@ assert not same_storage(modern.parametrizations.weight.original1, modern_copy.pa
 # 深拷贝带走了什么
 # ----------------
 #
-# 一个已经用普通 ``backward()`` 得到梯度的普通叶子张量：副本得到自己的 ``.grad``，数值相同，内存不同；副本仍是需要梯度的叶子张量。调用 ``backward(create_graph=True)`` 之后，``.grad`` 带有 ``grad_fn``，这时深拷贝这个叶子张量会报上面那条错误；``Parameter`` 的副本不带 ``.grad``，照样能深拷贝（见下文）。这两种情况由一段隐藏的检查验证。
+# 一个已经用普通 ``backward()`` 得到梯度的普通叶子张量：副本得到自己的 ``.grad``，数值相同，内存不同；副本仍是需要梯度的叶子张量。调用 ``backward(create_graph=True)`` 之后，由 ``w`` 算出的梯度（比如 ``(w * w).sum()`` 的梯度 ``2 * w``）会让 ``.grad`` 带上 ``grad_fn``，这时深拷贝这个叶子张量会报上面那条错误，而 ``Parameter`` 的副本不带 ``.grad``，照样能深拷贝（见下文）。梯度若不由任何需要梯度的张量算出（比如 ``(w * 2).sum()`` 的梯度），``.grad`` 就没有 ``grad_fn``，这个叶子张量照样能深拷贝。这三种情况由一段隐藏的检查验证。
 
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (w * w).sum().backward()
@@ -459,6 +459,12 @@ else:
     raise AssertionError("deepcopy of a leaf whose .grad has a grad_fn must raise")
 assert copy.deepcopy(graded_parameter_).grad is None, (
     "a Parameter whose .grad has a grad_fn deep-copies, and its copy has no .grad")
+linear_ = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    (linear_ * 2).sum().backward(create_graph=True)
+assert linear_.grad.grad_fn is None and torch.equal(copy.deepcopy(linear_).grad, linear_.grad), (
+    "a gradient from no tensor that requires grad has no grad_fn, and the leaf deep-copies")
 # sphinx_gallery_end_ignore
 
 # %%
