@@ -75,6 +75,8 @@ THROUGH_A_VIEW = {
     "b.narrow(0, 1, 2).mul_(10)": lambda b: b.narrow(0, 1, 2).mul_(10),
     "b.as_strided((2,), (1,)).mul_(10)": lambda b: b.as_strided((2,), (1,)).mul_(10),
     "b.unbind()[0].add_(1)": lambda b: b.unbind()[0].add_(1),
+    "b[:].mul_(10)": lambda b: b[:].mul_(10), "b[0:].mul_(10)": lambda b: b[0:].mul_(10),
+    "b[...].mul_(10)": lambda b: b[...].mul_(10),
 }
 #: The same two kinds of edit on a (3, 3) ``b``.
 ON_ITSELF_2D = {"b[:, :] = 0": _set((slice(None), slice(None))), "b[..., :] = 0": _set((Ellipsis, slice(None))),
@@ -90,7 +92,8 @@ THROUGH_A_VIEW_2D = {"b[:, -3:] = 0": _set((slice(None), slice(-3, None))),
                      "b[[0, 1], 1:] = 0": _set(([0, 1], slice(1, None))), "b[0, [0, 1]] = 0": _set((0, [0, 1])),
                      "b[torch.tensor([0, 1]), 1:] = 0": _set((torch.tensor([0, 1]), slice(1, None))),
                      "b[torch.tensor(0), :] = 0": _set((torch.tensor(0), slice(None))),
-                     "b[torch.tensor([True, False, True]), 0] = 0": _set((torch.tensor([True, False, True]), 0))}
+                     "b[torch.tensor([True, False, True]), 0] = 0": _set((torch.tensor([True, False, True]), 0)),
+                     "b[:, :].mul_(10)": lambda b: b[:, :].mul_(10), "b[...].mul_(10)": lambda b: b[...].mul_(10)}
 #: An assignment that writes nothing: a Python False as the whole index selects no element, and no view is taken.
 WRITES_NOTHING = {"b[False] = 0": _set(False)}
 #: An assignment that writes nothing yet takes a view first: a 0-d tensor mask of False (an ``unsqueeze`` of ``b``).
@@ -164,7 +167,7 @@ def _listed(names) -> str:
           "inference tensors, nothing through the normal ones, and leaves a as it was. Then runs each edit on a "
           "normal tensor of the same values under torch.no_grad(), "
           "recording the view operations torch runs on it (a TorchDispatchMode): those that raise take a view of b "
-          "(slice, select, unsqueeze, view, t, as_strided ...), those that do not take none.",
+          "(slice, select, unsqueeze, view, t, as_strided, alias ...), those that do not take none.",
     "zh_CN": "在 torch.inference_mode() 下得到推理张量 a，有三个值的，也有 3×3 的：用工厂函数创建"
              "（torch.tensor([1., 2., 3.])、torch.arange(1., 10.).view(3, 3)），以及作为 Linear(3, 3)"
              "（权重为 1，偏置为 0）在同样取值的普通输入（形状为 (3,) 和 (3, 3)）上的输出；"
@@ -180,7 +183,7 @@ def _listed(names) -> str:
              "a 保持原样。"
              "再在 torch.no_grad() 下对值相同的普通张量逐一执行这些修改，用 TorchDispatchMode "
              "记录 torch 对它执行的视图操作：报错的那些都对 b 取了视图（slice、select、unsqueeze、view、t、"
-             "as_strided 等），不报错的那些一个也没取。",
+             "as_strided、alias 等），不报错的那些一个也没取。",
 }, {"en": "the four inference tensors it names, float32, on the CPU",
     "zh_CN": "它列出的四个推理张量，float32，在 CPU 上"})
 def _inference_tensor_alias_edit_routes() -> Fact:

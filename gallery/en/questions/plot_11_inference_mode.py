@@ -382,9 +382,11 @@ assert kept == ("ok", True) and restrided == "ok" and not torch.equal(y4, before
 # of them, taken by indexing, such as ``y.detach()[1:]``, or by ``view(shape)``, ``t()``, ``unsqueeze()``,
 # ``reshape()``, ``narrow()``, ``as_strided()`` or ``unbind()``, is an inference tensor with no version counter,
 # and an edit through it raises after writing, as through ``y[1:]``; so do an in-place call that takes a view of
-# them inside, such as ``fill_diagonal_``, and an index assignment such as ``d[0] = 9.0`` on ``d = y.detach()``
-# or ``y.data``, which writes through the view ``d[0]``. Their ``view(dtype)`` is a normal tensor: an edit through
-# it raises nothing and reaches ``y``. :fact:`inference-tensor-alias-edit-routes`
+# them inside, such as ``fill_diagonal_``, and an index assignment that writes through a view, such as
+# ``d[0] = 9.0`` or ``d[1:] = 9.0`` on ``d = y.detach()`` or ``y.data``, or ``d[:] += 1``, which reads the view
+# ``d[:]`` first. An assignment to the whole of ``d`` (``d[:] = 9.0``, ``d[...] = 9.0``) or through a list of
+# indices (``d[[0]] = 9.0``) takes no view: it raises nothing and reaches ``y``. Their ``view(dtype)`` is a normal
+# tensor: an edit through it raises nothing and reaches ``y``. :fact:`inference-tensor-alias-edit-routes`
 edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data,
          "y.detach()[1:]": lambda t: t.detach()[1:], "y.data[1:]": lambda t: t.data[1:]}  # fmt: skip
 raised = {}
@@ -414,12 +416,19 @@ for take_alias in (edits["y.detach()"], edits["y.data"]):
         assert not dtype_alias.is_inference() and attempt(lambda t: t._version, dtype_alias) == "ok", (
             "view(dtype) of y.detach() or y.data is a normal tensor")
 # sphinx_gallery_end_ignore
+assignments = {"d[0] = 9.0": lambda d: d.__setitem__(0, 9.0),
+               "d[1:] = 9.0": lambda d: d.__setitem__(slice(1, None), 9.0), "d[:] += 1": lambda d: d[:].__iadd__(1),
+               "d[:] = 9.0": lambda d: d.__setitem__(slice(None), 9.0),
+               "d[...] = 9.0": lambda d: d.__setitem__(Ellipsis, 9.0),
+               "d[[0]] = 9.0": lambda d: d.__setitem__([0], 9.0)}  # fmt: skip
 for name in ("y.detach()", "y.data"):
-    y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
-    d = edits[name](y)
-    result = attempt(lambda t: t.__setitem__(0, 9.0), d)
-    print(f"d = {name}; d[0] = 9.0  raised={result != 'ok'}  y after: {y}")
-    assert result.startswith(refusal) and y[0].item() == 9.0, f"d[0] = 9.0 on d = {name} raises after writing"
+    for written, assign in assignments.items():
+        y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
+        result = attempt(assign, edits[name](y))
+        print(f"d = {name}; {written:12}  raised={result != 'ok'}  y after: {y}")
+        through_a_view = written in ("d[0] = 9.0", "d[1:] = 9.0", "d[:] += 1")
+        assert (result.startswith(refusal) if through_a_view else result == "ok") and y.tolist() != [2.0, 4.0], (
+            f"{written} on d = {name} reaches y, and raises exactly when it goes through a view")
     y = make_inference(torch.ones(2, 2, requires_grad=True))
     result = attempt(lambda t: t.fill_diagonal_(0.0), edits[name](y))
     print(f"{name}.fill_diagonal_(0.0)  raised={result != 'ok'}  y after: {y.tolist()}")
@@ -608,7 +617,8 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # ``share_memory_()`` and ``resize_()`` to its own size with no ``memory_format`` change no values and raise nothing, while
 # ``t_()``, ``unsqueeze_()`` and ``copy_`` of the same values raise though they write no new values. An in-place
 # call such as ``mul_`` on a ``detach()`` or ``.data`` taken outside the mode, or a write through ``numpy()``, raises
-# nothing (an edit through a view of that ``detach()`` or ``.data``, taken by indexing, ``d[0] = v`` included, by
+# nothing (an edit through a view of that ``detach()`` or ``.data``, taken by indexing (``d[0] = v`` and ``d[:] += 1``
+# included; ``d[:] = v`` and ``d[[0]] = v`` take no view and raise nothing), by
 # ``view(shape)`` and the other view methods above, or inside the call, as by ``fill_diagonal_``, raises after
 # writing; one through its ``view(dtype)`` raises nothing),
 # and neither do ``apply_`` and ``map_``, which run a Python function on each value; a ``detach()`` or ``.data``
