@@ -32,7 +32,7 @@ NORMAL_ALIASES = {"copy.copy(a)": copy.copy,
                      for dtype in ("float32", "int32") for name, route in _ROUTES.items()}}
 ALIASES = {**INFERENCE_ALIASES, **NORMAL_ALIASES}
 #: The edits below that an int32 tensor does not take (a float value into index_put_, a random normal fill).
-NOT_INT32 = ("b.index_put_((torch.tensor([0]),), torch.tensor(9.0))", "torch.nn.init.orthogonal_(b)")
+NOT_INT32 = ("b.index_put_((torch.tensor([0]),), torch.tensor(9.0))", "torch.nn.init.orthogonal_(b) (seeded)")
 
 
 def _seeded_orthogonal(b: torch.Tensor) -> None:
@@ -88,12 +88,23 @@ ON_ITSELF_2D = {"b[:, :] = 0": _set((slice(None), slice(None))), "b[..., :] = 0"
                 "b[torch.tensor([True, False, True]), :] = 0": _set((torch.tensor([True, False, True]), slice(None)))}
 THROUGH_A_VIEW_2D = {"b[:, -3:] = 0": _set((slice(None), slice(-3, None))),
                      "b.fill_diagonal_(0)": lambda b: b.fill_diagonal_(0.0),
-                     "torch.nn.init.orthogonal_(b)": _seeded_orthogonal,
+                     "torch.nn.init.orthogonal_(b) (seeded)": _seeded_orthogonal,
                      "b[[0, 1], 1:] = 0": _set(([0, 1], slice(1, None))), "b[0, [0, 1]] = 0": _set((0, [0, 1])),
                      "b[torch.tensor([0, 1]), 1:] = 0": _set((torch.tensor([0, 1]), slice(1, None))),
                      "b[torch.tensor(0), :] = 0": _set((torch.tensor(0), slice(None))),
                      "b[torch.tensor([True, False, True]), 0] = 0": _set((torch.tensor([True, False, True]), 0)),
                      "b[:, :].mul_(10)": lambda b: b[:, :].mul_(10), "b[...].mul_(10)": lambda b: b[...].mul_(10)}
+#: The names of the edits in the Chinese text.
+ZH_NAMES = {" (seeded)": "（固定随机种子）"}
+
+
+def _zh(names) -> str:
+    joined = "、".join(names)
+    for english, chinese in ZH_NAMES.items():
+        joined = joined.replace(english, chinese)
+    return joined
+
+
 #: An assignment that writes nothing: a Python False as the whole index selects no element, and no view is taken.
 WRITES_NOTHING = {"b[False] = 0": _set(False)}
 #: An assignment that writes nothing yet takes a view first: a 0-d tensor mask of False (an ``unsqueeze`` of ``b``).
@@ -160,7 +171,7 @@ def _listed(names) -> str:
           f"the int32 views, all but {_listed(NOT_INT32)}, which int32 does not take). On the three values: "
           f"{_listed(ON_ITSELF)}, none raises; {_listed(THROUGH_A_VIEW)}, each raises through the four inference "
           "tensors. On the 3×3: "
-          f"{_listed(ON_ITSELF_2D)}, none raises; {_listed(THROUGH_A_VIEW_2D)} (seeded), each raises through the "
+          f"{_listed(ON_ITSELF_2D)}, none raises; {_listed(THROUGH_A_VIEW_2D)}, each raises through the "
           f"four inference tensors. The error is \"{INPLACE_ERROR}\"; through the normal tensors no edit raises; "
           f"each of these edits changes a. On both shapes, {', '.join(WRITES_NOTHING)} through each b raises "
           f"nothing and leaves a as it was; {', '.join(RAISES_WRITING_NOTHING)} raises that error through the four "
@@ -174,9 +185,9 @@ def _listed(names) -> str:
              f"在模式外依次取 b 为 {'、'.join(INFERENCE_ALIASES)}，它们是推理张量；以及 copy.copy(a) 和 a、"
              "a.detach()、a.data 的 view(torch.float32)、view(torch.int32)，它们不是推理张量。"
              "对每一个，分别在梯度模式下和 torch.no_grad() 下，每次用新的 a，逐一执行下面的修改"
-             f"（经由 int32 视图时，int32 不支持的 {'、'.join(NOT_INT32)} 除外）。三个值的："
+             f"（经由 int32 视图时，int32 不支持的 {_zh(NOT_INT32)} 除外）。三个值的："
              f"{'、'.join(ON_ITSELF)}，都不报错；{'、'.join(THROUGH_A_VIEW)}，经由那四个推理张量每个都报错。"
-             f"3×3 的：{'、'.join(ON_ITSELF_2D)}，都不报错；{'、'.join(THROUGH_A_VIEW_2D)}（固定随机种子），"
+             f"3×3 的：{'、'.join(ON_ITSELF_2D)}，都不报错；{_zh(THROUGH_A_VIEW_2D)}，"
              f"经由那四个推理张量每个都报错。报的错是“{INPLACE_ERROR}”；经由那些普通张量都不报错；"
              f"这些修改都改变了 a。在两种形状上经由每个 b 执行 {'、'.join(WRITES_NOTHING)}，都不报错，a 保持原样；"
              f"执行 {'、'.join(RAISES_WRITING_NOTHING)}，经由那四个推理张量都报这个错，经由那些普通张量都不报错，"
@@ -184,8 +195,11 @@ def _listed(names) -> str:
              "再在 torch.no_grad() 下对值相同的普通张量逐一执行这些修改，用 TorchDispatchMode "
              "记录 torch 对它执行的视图操作：报错的那些都对 b 取了视图（slice、select、unsqueeze、view、t、"
              "as_strided、alias 等），不报错的那些一个也没取。",
-}, {"en": "the four inference tensors it names, float32, on the CPU",
-    "zh_CN": "它列出的四个推理张量，float32，在 CPU 上"})
+}, {"en": "the four inference tensors it names and the seven normal tensors over their memory, a made two ways, of "
+          "three values and 3×3, float32 (int32 through the int32 views), with grad mode on and under "
+          "torch.no_grad(), on the CPU",
+    "zh_CN": "它列出的四个推理张量和与它们共享内存的七个普通张量，a 用两种方式得到，三个值的和 3×3 的，"
+             "float32（经由 int32 视图时为 int32），在梯度模式下和 torch.no_grad() 下，在 CPU 上"})
 def _inference_tensor_alias_edit_routes() -> Fact:
     """Outside the mode, a.detach() and a.data of an inference tensor, and their detach(), are inference tensors:
     an edit torch carries out on them itself raises nothing, one it carries out through a view of them raises after
