@@ -7,6 +7,7 @@ import fcntl
 import functools
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -134,24 +135,44 @@ def build_site(out: Path, stage: Path, *extra: str, cwd: Path = ROOT, **kwargs) 
     return subprocess.run(command, capture_output=True, text=True, cwd=cwd, **kwargs)
 
 
-def shared_build(request, name: str) -> Path:
-    """A site built from the sources once per test run, under ``name``: the first worker that asks
-    builds it, the others wait for it and read the same files (they must not change them). The
-    build's output is kept beside the site, as ``site-build.log``."""
+def _shared_folder(request, name: str) -> Path:
     base = request.getfixturevalue("tmp_path_factory").getbasetemp()
     if hasattr(request.config, "workerinput"):  # a pytest-xdist worker (not an inherited variable)
         base = base.parent  # the run's folder, which every worker's own folder is in
-    folder = base / f"shared-{name}"
-    with open(base / f"shared-{name}.lock", "w") as lock:
+    return base / f"shared-{name}"
+
+
+def once_per_run(request, name: str, make):
+    """``make(folder)`` called once per test run, however many pytest-xdist workers ask (under ``-n`` without
+    ``--dist loadfile`` the tests of one module, and so its module fixtures, are spread over workers): the
+    first worker that asks calls it, in a new folder of the run's (``shared-<name>``), the others wait for it;
+    each gets its result (pickled). Its folders and files are read, not changed."""
+    folder = _shared_folder(request, name)
+    with open(folder.parent / f"shared-{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this worker dies
-        log, code = folder / "site-build.log", folder / "exit-code"
-        if not code.exists():
-            folder.mkdir()
-            result = build_site(folder / "html", folder / "stage")
-            log.write_text(f"{result.stdout}\n{result.stderr}", encoding="utf-8")
-            code.write_text(str(result.returncode), encoding="utf-8")  # written last: the build is over
-    if code.read_text(encoding="utf-8") != "0":
-        pytest.fail(f"the {name} build failed:\n{log.read_text(encoding='utf-8')}", pytrace=False)
+        done = folder / "result.pickle"
+        if not done.exists():
+            folder.mkdir(exist_ok=True)
+            written = folder / "result.pickle.part"
+            written.write_bytes(pickle.dumps(make(folder)))
+            written.replace(done)  # whole or not at all: a worker that died while making it left none
+    return pickle.loads(done.read_bytes())
+
+
+def shared_build(request, name: str) -> Path:
+    """A site built from the sources once per test run, under ``name`` (:func:`once_per_run`): the others
+    read the same files (they must not change them). The build's output is kept beside the site, as
+    ``site-build.log``."""
+
+    def make(folder: Path) -> int:
+        result = build_site(folder / "html", folder / "stage")
+        (folder / "site-build.log").write_text(f"{result.stdout}\n{result.stderr}", encoding="utf-8")
+        return result.returncode
+
+    folder = _shared_folder(request, name)
+    if once_per_run(request, name, make) != 0:
+        log = (folder / "site-build.log").read_text(encoding="utf-8")
+        pytest.fail(f"the {name} build failed:\n{log}", pytrace=False)
     return folder / "html"
 
 

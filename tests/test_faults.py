@@ -3,8 +3,9 @@ tree), makes ``docs/build_site.py`` fail with a message that names the offending
 nothing, and deletes nothing it did not create.
 
 Most faults need a real build. They run as one-page previews (``--only``), which go through the same
-gate as the full build, and they run concurrently (one per core) in :func:`fault_builds`, so the whole
-set costs a few builds' time.
+gate as the full build, and they run concurrently (one per core) in :func:`fault_builds`, once per test
+run, so the whole set costs a few builds' time. Faults that one build reports together share it
+(:func:`build_batch`, used by tests/test_gate_faults.py and tests/test_build_refusals.py).
 """
 
 import doctest
@@ -24,7 +25,7 @@ from editions import CODES
 from sitetools.building import doctests
 from sitetools.building.pipeline import BuildError, check_doctests
 from sitetools.rules.sources import narrative_pages
-from tests.gallery_tools import ROOT, copy_project, gallery_scripts, relative_name, side_by_side
+from tests.gallery_tools import ROOT, copy_project, gallery_scripts, once_per_run, relative_name, side_by_side
 
 TIMEOUT = 300  # a fault that takes longer than this to show has not been made loud enough
 FIRST, SECOND = (relative_name(script) for script in gallery_scripts("en")[:2])
@@ -73,6 +74,49 @@ def inject(project: Path, name: str, code: str, strict: bool = False) -> None:
     for lang in ("en", "zh_CN"):
         with (project / "gallery" / lang / f"{name}.py").open("a", encoding="utf-8") as handle:
             handle.write(f"\n\n# %%\n# Injected by tests/test_faults.py.\n\n{code}\n")
+
+
+#: A page of a few lines (the same code in every edition), one per fault of a batch: :func:`fault_page`.
+TINY_PAGE = {
+    "en": '"""\nFault page\n==========\n\nA page that one fault test breaks.\n"""\n\n# %%\n# A cell that runs.\n\n',
+    "zh_CN": '"""\n故障页\n======\n\n测试中的一个故障弄坏的页面。\n"""\n\n# %%\n# 一个会运行的单元格。\n\n',
+}
+TINY_CODE = 'import torch\n\nones = torch.ones(2)\ntotal = ones.sum()\nprint("total:", total)\n'
+
+
+def fault_page(project: Path, fault: str) -> str:
+    """Add a tiny example page of its own for ``fault`` to every edition of the copy; return its name
+    (``copying/plot_90_<fault>``), to inject into (:func:`inject`) and to build (``--only``)."""
+    name = f"copying/plot_90_{fault.replace('-', '_')}"
+    for lang in CODES:
+        (project / "gallery" / lang / f"{name}.py").write_text(TINY_PAGE[lang] + TINY_CODE, encoding="utf-8")
+    return name
+
+
+def page_cell(code: str, strict: bool = False):
+    """A fault of a batch (:func:`build_batch`) that appends ``code`` as a cell of a tiny page of its own."""
+    def breaks(project: Path, fault: str) -> str:
+        page = fault_page(project, fault)
+        inject(project, page, code, strict)
+        return page
+
+    return breaks
+
+
+def build_batch(project: Path, faults: dict, *args: str) -> tuple[subprocess.CompletedProcess, dict[str, str]]:
+    """Faults that one build reports together, every one (the page rules list each problem they find, and
+    so do the checks of the examples once Sphinx ended): ``faults`` maps each fault's name to how it breaks
+    the copy (given the copy and the name), which returns the page it broke (a tiny page of its own:
+    :func:`page_cell`), or None. Build those pages in one preview (``args``: more arguments); return the
+    finished build and each fault's page."""
+    pages = {name: breaks(project, name) for name, breaks in faults.items()}
+    only = (arg for page in dict.fromkeys(pages.values()) if page for arg in ("--only", page))
+    return build(project, *args, *only), pages
+
+
+def said_on_one_line(log: str, words: list[str]) -> bool:
+    """Whether one line of ``log`` says all of ``words``: a batch's failure names each page with its own message."""
+    return any(all(word in line for word in words) for line in log.splitlines())
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -152,10 +196,10 @@ def _run_fault(base: Path, name: str) -> tuple[subprocess.CompletedProcess, floa
 
 
 @pytest.fixture(scope="module")
-def fault_builds(tmp_path_factory):
-    """Every fault of :data:`FAULTS` built in its own copy, one per core at a time."""
-    base = tmp_path_factory.mktemp("faults")
-    return side_by_side({name: (base, name) for name in FAULTS}, _run_fault)
+def fault_builds(request):
+    """Every fault of :data:`FAULTS` built in its own copy, one per core at a time, once per test run."""
+    return once_per_run(request, "faults", lambda base: side_by_side({name: (base, name) for name in FAULTS},
+                                                                     _run_fault))
 
 
 @pytest.mark.parametrize("name", list(FAULTS))

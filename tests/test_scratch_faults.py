@@ -21,7 +21,7 @@ import pytest
 from sitetools.building.folders import MARKER
 from sitetools.building.pipeline import STAGE_PREFIX
 from sitetools.settings import CHECKOUT as CHECKOUT_ENV
-from tests.gallery_tools import copy_project, side_by_side
+from tests.gallery_tools import copy_project, once_per_run, side_by_side
 from tests.test_faults import FIRST, FIXTURE, SECOND, build, inject, log_of
 
 pytestmark = pytest.mark.slow
@@ -89,9 +89,9 @@ def _run(base: Path, name: str):
 
 
 @pytest.fixture(scope="module")
-def scratch_builds(tmp_path_factory):
-    base = tmp_path_factory.mktemp("scratch")
-    return side_by_side({name: (base, name) for name in FAULTS}, _run)
+def scratch_builds(request):
+    return once_per_run(request, "scratch-faults", lambda base: side_by_side({name: (base, name) for name in FAULTS},
+                                                                             _run))
 
 
 @pytest.mark.parametrize("name", sorted(FAULTS))
