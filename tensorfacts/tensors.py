@@ -95,8 +95,8 @@ def enable_grad_inside(outer: Callable[[], object]):
 
 
 def enable_grad_edits(make: Callable[[], torch.Tensor], take: Callable[[torch.Tensor], torch.Tensor],
-                             edit: Callable[[torch.Tensor], object], refusal: str,
-                             read: Callable[[torch.Tensor], list] = lambda t: [t.clone()]) -> dict[str, str]:
+                      edit: Callable[[torch.Tensor], object], refusal: str,
+                      read: Callable[[torch.Tensor], list] = lambda t: [t.clone()]) -> dict[str, str]:
     """``edit(target)`` on ``target = take(source)`` of a fresh ``source = make()`` (both made outside the modes)
     inside each mode of ``ENABLE_GRAD_INSIDE``: "refused" (a RuntimeError naming ``refusal``), "runs"
     (``read(source.detach())`` changed), "no change", or another error's first line."""
