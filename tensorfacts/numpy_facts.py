@@ -22,8 +22,8 @@ from tensorfacts.tensors import same_storage
           "a.detach().fill_(1); on bfloat16 and float8_e4m3fn, which NumPy lacks, it raises TypeError. It raises "
           "on z.conj() (conjugate bit set, z complex), on z.conj().imag (negative bit set), with TypeError on "
           "a.detach() of a float32 CPU tensor in each sparse layout (to_sparse(), to_sparse_csr(), to_sparse_csc(), "
-          "to_sparse_bsr((1, 1)), to_sparse_bsc((1, 1))), and on a.detach() of a float32 CPU nested tensor of each "
-          "layout, "
+          "to_sparse_bsr((1, 1)), to_sparse_bsc((1, 1))), and, with RuntimeError, on a.detach() of a float32 CPU "
+          "nested tensor of each layout, "
           "torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout) with layout torch.strided "
           "(the layout torch calls dense) or torch.jagged; z.conj().resolve_conj().numpy() and "
           "z.conj().imag.resolve_neg().numpy() work and have storage of their own (a copy). Inside "
@@ -39,7 +39,8 @@ from tensorfacts.tensors import same_storage
              "float32 CPU 张量在每种稀疏布局下的 a.detach()（to_sparse()、to_sparse_csr()、to_sparse_csc()、"
              "to_sparse_bsr((1, 1))、to_sparse_bsc((1, 1))，报的是 TypeError），"
              "以及两种布局的 float32 CPU 嵌套张量，即 torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], "
-             "layout=layout) 在 layout 为 torch.strided（torch 称为稠密的布局）或 torch.jagged 时的 a.detach()，"
+             "layout=layout) 在 layout 为 torch.strided（torch 称为稠密的布局）或 torch.jagged 时的 a.detach()"
+             "（报的是 RuntimeError），"
              "调用 .numpy() 都报错；z.conj().resolve_conj().numpy() 和 z.conj().imag.resolve_neg().numpy() "
              "可以调用，而且有自己的存储（是副本）。在 torch.func.vmap(f)(torch.ones(2, 3)) 和 "
              "torch.func.grad(f)(torch.ones(3)) 里，f 收到的张量 t 是 strided 布局、在 CPU 上、float32，"
@@ -77,7 +78,7 @@ def _detach_numpy_needs_plain_dense() -> Fact:
         try:
             nt.detach().numpy()
             refused[f"nested {name}"] = False
-        except (RuntimeError, TypeError):
+        except RuntimeError:
             refused[f"nested {name}"] = plain
     strided_is_dense = nested["torch.strided"].layout == torch.strided  # the layout torch documents as dense
     resolved = (z.conj().resolve_conj(), z.conj().imag.resolve_neg())

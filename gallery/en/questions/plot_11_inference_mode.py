@@ -384,8 +384,9 @@ assert kept == ("ok", True) and restrided == "ok" and not torch.equal(y4, before
 # and an edit through it raises after writing, as through ``y[1:]``; so do an in-place call that takes a view of
 # them inside, such as ``fill_diagonal_``, and an index assignment that writes through a view, such as
 # ``d[0] = 9.0`` or ``d[1:] = 9.0`` on ``d = y.detach()`` or ``y.data``, or ``d[:] += 1``, which reads the view
-# ``d[:]`` first. An assignment to the whole of ``d`` (``d[:] = 9.0``, ``d[...] = 9.0``) or through a list of
-# indices (``d[[0]] = 9.0``) takes no view: it raises nothing and reaches ``y``. Their ``view(dtype)`` is a normal
+# ``d[:]`` first. The assignments ``d[:] = 9.0`` and ``d[...] = 9.0``, and one through a list of indices
+# (``d[[0]] = 9.0``), take no view: they raise nothing and reach ``y``. Others that cover all of ``d`` can still go
+# through a view and raise after writing: ``d[-2:] = 9.0``, ``d[None] = 9.0``. Their ``view(dtype)`` is a normal
 # tensor: an edit through it raises nothing and reaches ``y``. :fact:`inference-tensor-alias-edit-routes`
 edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data,
          "y.detach()[1:]": lambda t: t.detach()[1:], "y.data[1:]": lambda t: t.data[1:]}  # fmt: skip
@@ -420,13 +421,15 @@ assignments = {"d[0] = 9.0": lambda d: d.__setitem__(0, 9.0),
                "d[1:] = 9.0": lambda d: d.__setitem__(slice(1, None), 9.0), "d[:] += 1": lambda d: d[:].__iadd__(1),
                "d[:] = 9.0": lambda d: d.__setitem__(slice(None), 9.0),
                "d[...] = 9.0": lambda d: d.__setitem__(Ellipsis, 9.0),
-               "d[[0]] = 9.0": lambda d: d.__setitem__([0], 9.0)}  # fmt: skip
+               "d[[0]] = 9.0": lambda d: d.__setitem__([0], 9.0),
+               "d[-2:] = 9.0": lambda d: d.__setitem__(slice(-2, None), 9.0),
+               "d[None] = 9.0": lambda d: d.__setitem__(None, 9.0)}  # fmt: skip
 for name in ("y.detach()", "y.data"):
     for written, assign in assignments.items():
         y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
         result = attempt(assign, edits[name](y))
         print(f"d = {name}; {written:12}  raised={result != 'ok'}  y after: {y}")
-        through_a_view = written in ("d[0] = 9.0", "d[1:] = 9.0", "d[:] += 1")
+        through_a_view = written in ("d[0] = 9.0", "d[1:] = 9.0", "d[:] += 1", "d[-2:] = 9.0", "d[None] = 9.0")
         assert (result.startswith(refusal) if through_a_view else result == "ok") and y.tolist() != [2.0, 4.0], (
             f"{written} on d = {name} reaches y, and raises exactly when it goes through a view")
     y = make_inference(torch.ones(2, 2, requires_grad=True))

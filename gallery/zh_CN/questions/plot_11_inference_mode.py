@@ -358,7 +358,7 @@ assert kept == ("ok", True) and restrided == "ok" and not torch.equal(y4, before
 )
 
 # %%
-# 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。像这里这样在模式之外取的 ``y.detach()`` 和 ``y.data`` 也是推理张量，可对它们调用的原地操作，只要 torch 直接在它们本身上完成（比如 ``mul_``），就不报任何错，而且改动会落到 ``y`` 上。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 即使直接作用在 ``y`` 上也不报错，同样改动 ``y``；经由 NumPy 数组 ``y.numpy()`` 写入也是如此。对它们取的视图，无论是用索引取的（比如 ``y.detach()[1:]``），还是用 ``view(shape)``、``t()``、``unsqueeze()``、``reshape()``、``narrow()``、``as_strided()`` 或 ``unbind()`` 取的，都是没有版本计数器（version counter）的推理张量，通过这种视图修改，和通过 ``y[1:]`` 一样，先写入再报错；在内部对它们取视图的原地调用（比如 ``fill_diagonal_``）也是如此；经由视图写入的按下标赋值同样如此，比如对 ``d = y.detach()`` 或 ``y.data`` 做 ``d[0] = 9.0`` 或 ``d[1:] = 9.0``，还有要先读出视图 ``d[:]`` 的 ``d[:] += 1``。对整个 ``d`` 赋值（``d[:] = 9.0``、``d[...] = 9.0``）或用下标列表赋值（``d[[0]] = 9.0``）不取视图：不报错，改动会落到 ``y`` 上。它们的 ``view(dtype)`` 则是普通张量：经由它修改不报错，改动会落到 ``y`` 上。:fact:`inference-tensor-alias-edit-routes`
+# 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。像这里这样在模式之外取的 ``y.detach()`` 和 ``y.data`` 也是推理张量，可对它们调用的原地操作，只要 torch 直接在它们本身上完成（比如 ``mul_``），就不报任何错，而且改动会落到 ``y`` 上。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 即使直接作用在 ``y`` 上也不报错，同样改动 ``y``；经由 NumPy 数组 ``y.numpy()`` 写入也是如此。对它们取的视图，无论是用索引取的（比如 ``y.detach()[1:]``），还是用 ``view(shape)``、``t()``、``unsqueeze()``、``reshape()``、``narrow()``、``as_strided()`` 或 ``unbind()`` 取的，都是没有版本计数器（version counter）的推理张量，通过这种视图修改，和通过 ``y[1:]`` 一样，先写入再报错；在内部对它们取视图的原地调用（比如 ``fill_diagonal_``）也是如此；经由视图写入的按下标赋值同样如此，比如对 ``d = y.detach()`` 或 ``y.data`` 做 ``d[0] = 9.0`` 或 ``d[1:] = 9.0``，还有要先读出视图 ``d[:]`` 的 ``d[:] += 1``。``d[:] = 9.0``、``d[...] = 9.0`` 和用下标列表的赋值（``d[[0]] = 9.0``）不取视图：不报错，改动会落到 ``y`` 上。其他覆盖整个 ``d`` 的赋值仍可能经由视图写入，写入之后报错，比如 ``d[-2:] = 9.0``、``d[None] = 9.0``。它们的 ``view(dtype)`` 则是普通张量：经由它修改不报错，改动会落到 ``y`` 上。:fact:`inference-tensor-alias-edit-routes`
 edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data,
          "y.detach()[1:]": lambda t: t.detach()[1:], "y.data[1:]": lambda t: t.data[1:]}  # fmt: skip
 raised = {}
@@ -392,13 +392,15 @@ assignments = {"d[0] = 9.0": lambda d: d.__setitem__(0, 9.0),
                "d[1:] = 9.0": lambda d: d.__setitem__(slice(1, None), 9.0), "d[:] += 1": lambda d: d[:].__iadd__(1),
                "d[:] = 9.0": lambda d: d.__setitem__(slice(None), 9.0),
                "d[...] = 9.0": lambda d: d.__setitem__(Ellipsis, 9.0),
-               "d[[0]] = 9.0": lambda d: d.__setitem__([0], 9.0)}  # fmt: skip
+               "d[[0]] = 9.0": lambda d: d.__setitem__([0], 9.0),
+               "d[-2:] = 9.0": lambda d: d.__setitem__(slice(-2, None), 9.0),
+               "d[None] = 9.0": lambda d: d.__setitem__(None, 9.0)}  # fmt: skip
 for name in ("y.detach()", "y.data"):
     for written, assign in assignments.items():
         y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
         result = attempt(assign, edits[name](y))
         print(f"d = {name}; {written:12}  raised={result != 'ok'}  y after: {y}")
-        through_a_view = written in ("d[0] = 9.0", "d[1:] = 9.0", "d[:] += 1")
+        through_a_view = written in ("d[0] = 9.0", "d[1:] = 9.0", "d[:] += 1", "d[-2:] = 9.0", "d[None] = 9.0")
         assert (result.startswith(refusal) if through_a_view else result == "ok") and y.tolist() != [2.0, 4.0], (
             f"{written} on d = {name} reaches y, and raises exactly when it goes through a view")
     y = make_inference(torch.ones(2, 2, requires_grad=True))
