@@ -532,8 +532,8 @@ assert compiled_base._version > 0, "the view's base saw the edit too"
 
 # %%
 # Autograd sees that version move as it does in eager mode: a tensor saved for the backward pass
-# outside the compiled function (here by the eager ``w * a``) and then edited inside it stops
-# ``backward()`` with the in-place error of :ref:`questions-inplace-error`.
+# outside the compiled function (here by the eager ``w * a``) and then edited inside it, passed as the only argument
+# that reaches its memory, stops ``backward()`` with the in-place error of :ref:`questions-inplace-error`.
 
 w = torch.ones(3, requires_grad=True)
 a = torch.arange(3.0)
@@ -548,6 +548,37 @@ except RuntimeError as e:
 else:
     raise AssertionError("backward after a compiled in-place edit of a saved tensor must raise")
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
+
+# %%
+# Not every way of passing the memory in does this. Two arguments that reach one storage with no common
+# base, such as ``a.detach()`` and ``a[1:].detach()``, get both edits, yet in this build's compiled call no version
+# counter moves: ``backward()`` raises nothing and computes ``w.grad`` from the edited ``a``, where eager mode
+# raises.
+
+def add_then_double(x, z):
+    x.add_(1)
+    z.mul_(2)
+
+
+w = torch.ones(4, requires_grad=True)
+a = torch.arange(4.0)
+y = (w * a).sum()
+torch.compile(add_then_double, backend="aot_eager")(a.detach(), a[1:].detach())
+y.backward()
+print("compiled: a:", a, " a._version:", a._version, " w.grad:", w.grad)
+assert torch.equal(a, torch.tensor([1.0, 4.0, 6.0, 8.0])) and a._version == 0 and torch.equal(w.grad, a), (
+    "compiled, two arguments over one storage with no common base: the edits reach a, its version stays, and "
+    "backward() runs on the edited values")
+w = torch.ones(4, requires_grad=True)
+a = torch.arange(4.0)
+y = (w * a).sum()
+add_then_double(a.detach(), a[1:].detach())
+try:
+    y.backward()
+except RuntimeError as e:
+    print(f"eager:    a: {a}  {type(e).__name__}: {str(e).split(':')[0]}")
+else:
+    raise AssertionError("eager: backward after the same two edits must raise")
 
 # %%
 # An edit through ``.data`` is different. In eager mode it moves no version counter
@@ -764,7 +795,7 @@ if torch.cuda.is_available():
 # compiled one through ``compiled._orig_mod`` or ``model`` (the compiled module itself refused a
 # plain dict); ``model.compile()`` kept the names as they were. ``copy.deepcopy`` of the wrapper copied the model. Inside a
 # function compiled with ``backend="aot_eager"`` an in-place edit reached the caller's tensor and moved
-# its version counter, even an edit through ``.data``, which moves none in eager mode; rebinding the
+# its version counter (for a tensor passed as the only argument that reaches its memory), even an edit through ``.data``, which moves none in eager mode; rebinding the
 # name did not. A compiled function that saved a tensor for the backward pass and
 # then edited it in the same graph raised when called, and edited nothing (through ``.data`` it raised
 # nothing, and ``backward()`` used the edited values); with a graph break between

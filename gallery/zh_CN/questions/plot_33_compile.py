@@ -490,7 +490,7 @@ assert compiled_base._version > 0, "the view's base saw the edit too"
 # sphinx_gallery_end_ignore
 
 # %%
-# 自动求导（autograd）看到的版本变化和即时执行模式下一样：在编译后的函数之外（这里是即时执行的 ``w * a``）为反向传播保存下来的张量，随后在编译后的函数里被原地修改，``backward()`` 就会停下来，报出\ :ref:`“原地修改报错”那一页 <questions-inplace-error>` 讲的错误。
+# 自动求导（autograd）看到的版本变化和即时执行模式下一样：在编译后的函数之外（这里是即时执行的 ``w * a``）为反向传播保存下来的张量，作为参数中唯一指向这块内存的张量传入、随后在编译后的函数里被原地修改时，``backward()`` 就会停下来，报出\ :ref:`“原地修改报错”那一页 <questions-inplace-error>` 讲的错误。
 
 w = torch.ones(3, requires_grad=True)
 a = torch.arange(3.0)
@@ -505,6 +505,34 @@ except RuntimeError as e:
 else:
     raise AssertionError("backward after a compiled in-place edit of a saved tensor must raise")
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
+
+# %%
+# 并非每种把内存传进去的方式都是这样。两个指向同一块存储、却没有共同基张量（base tensor）的参数，比如 ``a.detach()`` 和 ``a[1:].detach()``，两次修改都会落到 ``a`` 上，但在本次构建的编译调用里，版本计数器一个也不动：``backward()`` 不报错，直接用修改后的 ``a`` 计算 ``w.grad``；即时执行模式下则会报错。
+
+def add_then_double(x, z):
+    x.add_(1)
+    z.mul_(2)
+
+
+w = torch.ones(4, requires_grad=True)
+a = torch.arange(4.0)
+y = (w * a).sum()
+torch.compile(add_then_double, backend="aot_eager")(a.detach(), a[1:].detach())
+y.backward()
+print("compiled: a:", a, " a._version:", a._version, " w.grad:", w.grad)
+assert torch.equal(a, torch.tensor([1.0, 4.0, 6.0, 8.0])) and a._version == 0 and torch.equal(w.grad, a), (
+    "compiled, two arguments over one storage with no common base: the edits reach a, its version stays, and "
+    "backward() runs on the edited values")
+w = torch.ones(4, requires_grad=True)
+a = torch.arange(4.0)
+y = (w * a).sum()
+add_then_double(a.detach(), a[1:].detach())
+try:
+    y.backward()
+except RuntimeError as e:
+    print(f"eager:    a: {a}  {type(e).__name__}: {str(e).split(':')[0]}")
+else:
+    raise AssertionError("eager: backward after the same two edits must raise")
 
 # %%
 # 经由 ``.data`` 的修改则不一样。在即时执行模式下，它不推进版本计数器（见\ :ref:`“.data”那一页 <data-vs-detach-data>`），所以 ``backward()`` 照常运行，用修改后的 ``a`` 算出 ``w.grad``。在用 ``backend="aot_eager"`` 编译的函数里，同样的修改会推进 ``a._version``，于是对在这个函数之外算出的 ``y`` 调用 ``backward()``，会抛出原地修改的错误。
@@ -692,4 +720,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以无论经由哪一个训练，两者都得到了训练，对 ``model`` 训练的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键都加载进了普通模块，经由 ``compiled._orig_mod`` 或 ``model`` 也加载进了编译后的模块（编译后的模块本身不认普通的字典）；``model.compile()`` 则让名字保持了原样。对包装器 ``copy.deepcopy`` 会复制模型。在用 ``backend="aot_eager"`` 编译的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加，连经由 ``.data`` 的修改也是如此，尽管它在即时执行模式下不推进版本计数器；重新绑定名字则不会。一个编译后的函数如果在同一张图里先为反向传播保存一个张量、再原地修改它，一调用就报错，什么也没有修改（经由 ``.data`` 修改则不报错，``backward()`` 用的是修改后的值）；两者之间有图中断时，修改照常执行，到 ``backward()`` 时才报错。
+# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以无论经由哪一个训练，两者都得到了训练，对 ``model`` 训练的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键都加载进了普通模块，经由 ``compiled._orig_mod`` 或 ``model`` 也加载进了编译后的模块（编译后的模块本身不认普通的字典）；``model.compile()`` 则让名字保持了原样。对包装器 ``copy.deepcopy`` 会复制模型。在用 ``backend="aot_eager"`` 编译的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加（该张量是参数中唯一指向这块内存的张量时），连经由 ``.data`` 的修改也是如此，尽管它在即时执行模式下不推进版本计数器；重新绑定名字则不会。一个编译后的函数如果在同一张图里先为反向传播保存一个张量、再原地修改它，一调用就报错，什么也没有修改（经由 ``.data`` 修改则不报错，``backward()`` 用的是修改后的值）；两者之间有图中断时，修改照常执行，到 ``backward()`` 时才报错。
