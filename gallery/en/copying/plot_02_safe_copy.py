@@ -359,7 +359,7 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # :fact:`default-device-makes-as-tensor-copy`
 #
 # Given a tensor that requires grad and no ``requires_grad=``, ``torch.asarray`` warns that its default for
-# ``requires_grad=`` changed (a ``UserWarning``, caught below), with or without ``copy=True``, but only on the first such
+# ``requires_grad=`` changed (a ``UserWarning``, which the cell below catches without printing), with or without ``copy=True``, but only on the first such
 # call in a process (on every such call after ``torch.set_warn_always(True)``); passing ``requires_grad=``, with or
 # without ``copy=True``, or calling ``torch.as_tensor``, gives no warning.
 # :fact:`asarray-warns-once-without-requires-grad`
