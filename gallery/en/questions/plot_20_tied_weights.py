@@ -18,7 +18,7 @@ Tied weights: two state_dict() keys, one tensor
 
 This page ties a decoder to an embedding and follows the weight through ``state_dict()``,
 ``named_parameters()``, ``deepcopy``, ``load_state_dict``, ``torch.save`` and ``torch.load``, and a
-training step: all but ``state_dict()`` (and ``load_state_dict`` with ``assign=True``, or from a dict
+training step: on the CPU, all but ``state_dict()`` (and ``load_state_dict`` with ``assign=True``, or from a dict
 such a load has flagged) treat it as one tensor. Then it ties only the memory, and
 shows what that breaks.
 """

@@ -43,6 +43,7 @@ import signal
 import sys
 import tempfile
 from multiprocessing import resource_sharer
+from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 import torch
@@ -424,6 +425,32 @@ assert refused.startswith("RuntimeError: a leaf Variable that requires grad"), "
 assert torch.equal(leaf.detach(), torch.ones(3)) and in_child, "the edit under no_grad() reached the sender"
 
 # %%
+# The conjugate and negative bits are not sent. The receiver of ``z.conj()`` or ``z.conj().imag``
+# gets a tensor on the same memory without the bit, so it reads the unconjugated or unnegated values;
+# below, the child's ``add_(1)`` subtracts one from what the sender reads. Send ``resolve_conj()`` or
+# ``resolve_neg()`` of such a tensor, a copy, instead.
+
+z = torch.tensor([1 + 2j, 3 - 4j])
+negated = z.conj().imag
+before = negated.clone()
+print("negated:", negated, " negated.is_neg():", negated.is_neg())
+(in_child,), exitcode = send_to_child(negated, 1)
+print("after the child's add_(1): negated:", negated, " child.exitcode:", exitcode)
+assert torch.equal(negated, before - 1), "the child's add_(1) subtracted one from what the sender reads"
+# sphinx_gallery_start_ignore
+assert in_child and exitcode == 0, "z.conj().imag arrived, shared, and the child ended"
+arrived_conj = ForkingPickler.loads(ForkingPickler.dumps(z.conj()))
+arrived_neg = ForkingPickler.loads(ForkingPickler.dumps(negated))
+assert not arrived_conj.is_conj() and torch.equal(arrived_conj, z), (
+    "the receiver of z.conj() reads z's values, without the conjugate bit")
+assert not arrived_neg.is_neg() and torch.equal(arrived_neg, -negated), (
+    "the receiver of z.conj().imag reads the unnegated values, without the negative bit")
+assert torch.equal(ForkingPickler.loads(ForkingPickler.dumps(z.conj().resolve_conj())), z.conj()) and torch.equal(
+    ForkingPickler.loads(ForkingPickler.dumps(negated.resolve_neg())), negated), (
+    "resolve_conj() and resolve_neg() send the values the sender reads")
+# sphinx_gallery_end_ignore
+
+# %%
 # A non-leaf that requires grad never arrives through a queue
 # -----------------------------------------------------------
 #
@@ -501,7 +528,8 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # Under the other start methods a worker does not start as a copy of the parent: the dataset is
 # pickled and sent to it, with the pickler the queues use
 # (``multiprocessing.reduction.ForkingPickler``). Once torch is imported, that pickler moves the
-# storage of a non-empty tensor torch allocated into shared memory, as sending through a queue did above. So under ``spawn``
+# storage of a non-empty tensor torch allocated into shared memory and drops its conjugate or negative bit, as sending
+# through a queue did above. So under ``spawn``
 # (the default on macOS and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the
 # dataset's tensors reach the workers in shared memory, and a worker's edit of them is expected to
 # reach the parent as the queue child's did, without ``share_memory_()``. This page starts no such
@@ -509,8 +537,6 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # memory, and the old memory may have been freed: a NumPy array taken before it still points there,
 # so it may dangle, and reading or writing through it is undefined.
 # Take such handles after ``share_memory_()``, or after the workers start.
-
-from multiprocessing.reduction import ForkingPickler
 
 pickled = torch.zeros(3)
 as_array = pickled.numpy()

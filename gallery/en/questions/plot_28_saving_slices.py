@@ -363,7 +363,8 @@ assert copied == [name for name, make in views.items() if not make(t).is_contigu
 # file and come back as two tensors on one storage: writing ``100`` into the loaded ``a[3]`` changes
 # the loaded ``b[1]``, the same element. Saved in two calls, each file holds its own copy of the
 # whole storage, and the two loaded tensors share nothing. On ``meta`` the two views saved in one
-# call come back each at offset 0 over a storage of its own 4 elements.
+# call come back each at offset 0 over a storage of its own 4 elements, and views of one ``meta`` tensor
+# in two dtypes save in one call without an error.
 
 t = torch.arange(6.0)
 _, records_one, one = save_and_load({"a": t[:4], "b": t[2:]})
@@ -386,6 +387,11 @@ assert all(
     for meta_loaded in (lambda meta_t: save_and_load({"a": meta_t[:4], "b": meta_t[2:]}))(
         torch.zeros(6, device="meta"))[2].values()
 ), "on meta, a and b saved in one call come back each at offset 0 over a storage of its own 4 elements"
+assert [
+    (meta_loaded.dtype, meta_loaded.storage_offset(), meta_loaded.untyped_storage().nbytes())
+    for meta_loaded in (lambda meta_t: save_and_load({"a": meta_t[:4], "b": meta_t[2:].view(torch.int32)}))(
+        torch.zeros(6, device="meta"))[2].values()
+] == [(torch.float32, 0, 16), (torch.int32, 0, 16)], "on meta, views of one storage in two dtypes save in one call"
 assert torch.equal(t, torch.arange(6.0)), "the edits of the loaded tensors did not reach t"
 try:
     save_and_load({"a": t[:4], "b": t[2:].view(torch.int32)})

@@ -32,6 +32,7 @@ import signal
 import sys
 import tempfile
 from multiprocessing import resource_sharer
+from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 import torch
@@ -393,6 +394,31 @@ assert refused.startswith("RuntimeError: a leaf Variable that requires grad"), "
 assert torch.equal(leaf.detach(), torch.ones(3)) and in_child, "the edit under no_grad() reached the sender"
 
 # %%
+# 共轭位（conjugate bit）和负号位（negative bit）不会随张量发送过去。接收方拿到的 ``z.conj()`` 或
+# ``z.conj().imag`` 落在同一块内存上，却不带这个位，读到的是未取共轭或未取负的值；在下面，子进程的 ``add_(1)``
+# 让发送方读到的值都减了 1。要发送这样的张量，请改为发送它的一份副本：``resolve_conj()`` 或 ``resolve_neg()`` 的结果。
+
+z = torch.tensor([1 + 2j, 3 - 4j])
+negated = z.conj().imag
+before = negated.clone()
+print("negated:", negated, " negated.is_neg():", negated.is_neg())
+(in_child,), exitcode = send_to_child(negated, 1)
+print("after the child's add_(1): negated:", negated, " child.exitcode:", exitcode)
+assert torch.equal(negated, before - 1), "the child's add_(1) subtracted one from what the sender reads"
+# sphinx_gallery_start_ignore
+assert in_child and exitcode == 0, "z.conj().imag arrived, shared, and the child ended"
+arrived_conj = ForkingPickler.loads(ForkingPickler.dumps(z.conj()))
+arrived_neg = ForkingPickler.loads(ForkingPickler.dumps(negated))
+assert not arrived_conj.is_conj() and torch.equal(arrived_conj, z), (
+    "the receiver of z.conj() reads z's values, without the conjugate bit")
+assert not arrived_neg.is_neg() and torch.equal(arrived_neg, -negated), (
+    "the receiver of z.conj().imag reads the unnegated values, without the negative bit")
+assert torch.equal(ForkingPickler.loads(ForkingPickler.dumps(z.conj().resolve_conj())), z.conj()) and torch.equal(
+    ForkingPickler.loads(ForkingPickler.dumps(negated.resolve_neg())), negated), (
+    "resolve_conj() and resolve_neg() send the values the sender reads")
+# sphinx_gallery_end_ignore
+
+# %%
 # 需要梯度的非叶子张量经队列永远到不了
 # ------------------------------------
 #
@@ -465,9 +491,7 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # ``spawn`` 与 ``forkserver`` 方式
 # --------------------------------
 #
-# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化，再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把 torch 自己分配的非空张量的存储移进共享内存，和上面经队列发送时一样。所以在 ``spawn`` 方式下（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式下（Python 3.14 起 Linux 的默认方式），数据集里的张量是放在共享内存里到达 worker 的；按理说，worker 对它们的修改会像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker；下面的单元格只检查序列化对一个张量做了什么。这次移动给了张量新的内存，旧内存可能已被释放：之前取得的 NumPy 数组仍指向那里，可能成了悬空的数组，通过它读写的结果是未定义的。这类句柄要在 ``share_memory_()`` 之后，或者 worker 启动之后再取。
-
-from multiprocessing.reduction import ForkingPickler
+# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化，再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把 torch 自己分配的非空张量的存储移进共享内存，并去掉它的共轭位或负号位，和上面经队列发送时一样。所以在 ``spawn`` 方式下（macOS 和 Windows 的默认方式）和 ``forkserver`` 方式下（Python 3.14 起 Linux 的默认方式），数据集里的张量是放在共享内存里到达 worker 的；按理说，worker 对它们的修改会像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker；下面的单元格只检查序列化对一个张量做了什么。这次移动给了张量新的内存，旧内存可能已被释放：之前取得的 NumPy 数组仍指向那里，可能成了悬空的数组，通过它读写的结果是未定义的。这类句柄要在 ``share_memory_()`` 之后，或者 worker 启动之后再取。
 
 pickled = torch.zeros(3)
 as_array = pickled.numpy()

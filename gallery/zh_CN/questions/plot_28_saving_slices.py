@@ -325,7 +325,7 @@ assert copied == [name for name, make in views.items() if not make(t).is_contigu
 # 一次调用保存的两个视图，加载后仍共享
 # ------------------------------------
 #
-# 在一次 ``torch.save`` 调用里，每块存储只写一次，不管有几个被保存的张量用到它，只要它们都以同一种 dtype 查看这块存储；若用了两种 dtype，这次调用会报错（``RuntimeError: Cannot save multiple tensors or storages that view the same data as different types``）。对有 6 个元素的 ``t``，在一次调用里保存 ``a = t[:4]`` 和 ``b = t[2:]``，文件里只有一块存储，加载回来是同一块存储上的两个张量：往加载出的 ``a[3]`` 写入 ``100``，加载出的 ``b[1]`` 也跟着变，它们是同一个元素。分两次调用保存，每个文件都有整块存储的一份副本，加载出的两个张量互不共享。在 ``meta`` 上，一次调用里保存的这两个视图加载回来时偏移都是 0，各自的存储只有自己的 4 个元素。
+# 在一次 ``torch.save`` 调用里，每块存储只写一次，不管有几个被保存的张量用到它，只要它们都以同一种 dtype 查看这块存储；若用了两种 dtype，这次调用会报错（``RuntimeError: Cannot save multiple tensors or storages that view the same data as different types``）。对有 6 个元素的 ``t``，在一次调用里保存 ``a = t[:4]`` 和 ``b = t[2:]``，文件里只有一块存储，加载回来是同一块存储上的两个张量：往加载出的 ``a[3]`` 写入 ``100``，加载出的 ``b[1]`` 也跟着变，它们是同一个元素。分两次调用保存，每个文件都有整块存储的一份副本，加载出的两个张量互不共享。在 ``meta`` 上，一次调用里保存的这两个视图加载回来时偏移都是 0，各自的存储只有自己的 4 个元素；同一个 ``meta`` 张量以两种 dtype 取出的视图，也能在一次调用中保存而不报错。
 
 t = torch.arange(6.0)
 _, records_one, one = save_and_load({"a": t[:4], "b": t[2:]})
@@ -348,6 +348,11 @@ assert all(
     for meta_loaded in (lambda meta_t: save_and_load({"a": meta_t[:4], "b": meta_t[2:]}))(
         torch.zeros(6, device="meta"))[2].values()
 ), "on meta, a and b saved in one call come back each at offset 0 over a storage of its own 4 elements"
+assert [
+    (meta_loaded.dtype, meta_loaded.storage_offset(), meta_loaded.untyped_storage().nbytes())
+    for meta_loaded in (lambda meta_t: save_and_load({"a": meta_t[:4], "b": meta_t[2:].view(torch.int32)}))(
+        torch.zeros(6, device="meta"))[2].values()
+] == [(torch.float32, 0, 16), (torch.int32, 0, 16)], "on meta, views of one storage in two dtypes save in one call"
 assert torch.equal(t, torch.arange(6.0)), "the edits of the loaded tensors did not reach t"
 try:
     save_and_load({"a": t[:4], "b": t[2:].view(torch.int32)})
