@@ -536,6 +536,52 @@ assert all(named[line] == "output 0 of AsStrided" for line in list(cases)[4:]), 
 # sphinx_gallery_end_ignore
 
 # %%
+# A view taken under ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad is
+# another matter: after an edit of its base, or of the view under ``torch.no_grad()`` or through ``detach()``,
+# ``backward()`` raises another error, "A view was created in no_grad mode (in inference mode) and its base or
+# another view of its base has been modified inplace with grad mode enabled (in normal mode)", even when the edit
+# ran under ``torch.no_grad()``, as an optimizer step edits a weight. A recorded edit of the view itself raises at
+# once (:ref:`questions-overlapping-writes`). Each line below takes ``x = base[:]`` with grad mode off, saves
+# it with ``z = w * x``, makes one edit and runs ``backward()``.
+def grad_off_view_error(mode, leaf, no_grad, edit):
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    base = base if leaf else base.sin()
+    with grad_off[mode]():
+        x = base[:]
+    z = w * x
+    with torch.set_grad_enabled(not no_grad):
+        edit(x, base)
+    try:
+        z.sum().backward()
+    except RuntimeError as e:
+        return str(e).split(". Given")[0]
+    raise AssertionError("backward() after an edit of a saved view taken with grad mode off must raise")
+
+
+grad_off = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode}
+grad_off_cases = {  # line: (base is a leaf, the edit runs under torch.no_grad(), the edit)
+    "base.mul_(2)": (False, False, lambda x, base: base.mul_(2)),
+    "base.mul_(2) under no_grad": (False, True, lambda x, base: base.mul_(2)),
+    "leaf base; base.mul_(2) under no_grad": (True, True, lambda x, base: base.mul_(2)),
+    "x.mul_(2) under no_grad": (False, True, lambda x, base: x.mul_(2)),
+    "x.detach().mul_(2)": (False, False, lambda x, base: x.detach().mul_(2)),
+    "base.detach().mul_(2)": (False, False, lambda x, base: base.detach().mul_(2)),
+}
+grad_off_messages = {}
+for mode in grad_off:
+    for line, (leaf, no_grad, edit) in grad_off_cases.items():
+        grad_off_messages[mode, line] = grad_off_view_error(mode, leaf, no_grad, edit)
+        print(f"{mode:14} {line:38} message: {grad_off_messages[mode, line]}")
+assert all(message == {
+    "no_grad": "A view was created in no_grad mode and its base or another view of its base has been modified inplace "
+               "with grad mode enabled",
+    "inference_mode": "A view was created in inference mode and its base or another view of its base has been modified "
+                      "inplace in normal mode"}[mode] for (mode, line), message in grad_off_messages.items()), (
+    "after an edit of its base, or of it under no_grad or through detach(), a saved view taken with grad mode off "
+    "makes backward() raise the error on views created in no_grad or inference mode")
+
+# %%
 # Here the edit is wanted, so the fix is ``clone()`` before it: the
 # multiplication saves a copy, and ``x`` is free to change. The gradient of
 # ``w`` is the value ``x`` had when it was multiplied, ``d/dw sum(w * x) = x``.
@@ -900,8 +946,9 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # through ``detach()``;
 # the view's own operation when the last view taken is ``torch.view_as_real``, ``torch.view_as_complex`` or
 # ``conj()`` (``ViewAsReal``, ``ViewAsComplex``, ``Conj``). For an output of ``unbind``, ``split``
-# or ``chunk``, ``backward()`` raises another error instead (“... is a view and its base or another
-# view of its base has been modified inplace”), and a recorded edit of that output raises at once.
+# or ``chunk``, and for a view taken under ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that
+# requires grad, ``backward()`` raises another error instead (“... its base or another
+# view of its base has been modified inplace ...”), and a recorded edit of that output or view raises at once.
 # :fact:`saved-view-edit-error` A saved tensor with no ``grad_fn`` gets no name. Its two
 # versions differ because an in-place operation ran on the tensor, or on one
 # sharing its version counter, after it was saved, even one that changes no

@@ -286,9 +286,8 @@ assert torch.asarray(a, device="cpu:0") is not a and not same_storage(torch.asar
     'torch.asarray(a, device="cpu:0") copies a tensor on "cpu" too')
 with torch.device("cpu:0"):
     assert not same_storage(torch.as_tensor(a), a), 'under the default device "cpu:0", torch.as_tensor(a) copies it'
-assert not any(same_storage(t, one_channel) for t in (
-    one_channel.cpu(memory_format=torch.channels_last), one_channel.float(memory_format=torch.channels_last))
-), "one channel: cpu() and float() given memory_format=channels_last copy it, as to() does"
+assert not same_storage(one_channel.cpu(memory_format=torch.channels_last), one_channel), (
+    "one channel: cpu() given memory_format=channels_last copies it, as to() does")
 for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: to(contiguous_format) returns it"
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
@@ -306,8 +305,18 @@ with warnings.catch_warnings():
         "cfloat": own_[torch.complex64].cfloat(), "cdouble": own_[torch.complex128].cdouble(),
         "chalf": own_[torch.complex32].chalf(),
     }
+    shortcut_methods_ = (torch.Tensor.byte, torch.Tensor.char, torch.Tensor.short, torch.Tensor.int, torch.Tensor.long,
+                         torch.Tensor.half, torch.Tensor.float, torch.Tensor.double, torch.Tensor.bfloat16,
+                         torch.Tensor.bool, torch.Tensor.cfloat, torch.Tensor.cdouble, torch.Tensor.chalf)
+    batches_ = {shortcut_: torch.ones(2, 1, 3, 3, dtype=result_.dtype) for shortcut_, result_ in shortcut_results_.items()}
+    channels_last_results_ = {shortcut_: (method_(batches_[shortcut_]), method_(
+        batches_[shortcut_], memory_format=torch.channels_last)) for shortcut_, method_ in zip(batches_, shortcut_methods_, strict=True)}
 for shortcut_, result_ in shortcut_results_.items():
     assert result_ is own_[result_.dtype], f"{shortcut_}() on a tensor of its own dtype returns it itself"
+for shortcut_, (plain_, channels_last_) in channels_last_results_.items():
+    assert plain_ is batches_[shortcut_] and not same_storage(channels_last_, batches_[shortcut_]), (
+        f"one channel, its own dtype: {shortcut_}() returns it, {shortcut_}(memory_format=channels_last) copies it, "
+        "as to() does")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -388,7 +397,8 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # and the other dtype shortcuts, such as ``double()`` on a ``float64`` tensor), except that ``to()`` copies some tensors that
 # already have the layout or the device asked for (the batch of one channel above asked for
 # ``channels_last``, a tensor on ``"cpu"`` asked for ``"cpu:0"``: :ref:`questions-module-to`), and so do
-# the calls that take the same arguments: ``cpu()`` and ``float()`` given a ``memory_format``,
+# the calls that take the same arguments: ``cpu()`` and every dtype shortcut (``float()``, ``double()``, ``half()`` ...)
+# given a ``memory_format``,
 # ``torch.as_tensor(a, device="cpu:0")`` and ``torch.asarray(a, device="cpu:0")``; so do ``torch.as_tensor(a)`` itself and ``torch.asarray(a)`` under a default
 # device other than ``"cpu"`` (``torch.set_default_device``, ``with torch.device(...)``) that ``a`` is not
 # on (a CPU tensor is on ``"cpu"``, never on ``"cpu:0"``). For

@@ -494,6 +494,46 @@ assert all(named[line] == "output 0 of AsStrided" for line in list(cases)[4:]), 
 # sphinx_gallery_end_ignore
 
 # %%
+# 在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量取得的视图则是另一回事：修改了它的基张量，或在 ``torch.no_grad()`` 下、经由 ``detach()`` 修改了这个视图之后，``backward()`` 报的是另一条错误，即“A view was created in no_grad mode (in inference mode) and its base or another view of its base has been modified inplace with grad mode enabled (in normal mode)”，哪怕修改是在 ``torch.no_grad()`` 下进行的，就像优化器更新权重那样。被记录的对这个视图本身的修改则当场报错（见 :ref:`“重叠写入”那一页 <questions-overlapping-writes>`）。下面每一行都在梯度模式关闭时取 ``x = base[:]``，用 ``z = w * x`` 保存它，修改一次，然后运行 ``backward()``。
+def grad_off_view_error(mode, leaf, no_grad, edit):
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    base = base if leaf else base.sin()
+    with grad_off[mode]():
+        x = base[:]
+    z = w * x
+    with torch.set_grad_enabled(not no_grad):
+        edit(x, base)
+    try:
+        z.sum().backward()
+    except RuntimeError as e:
+        return str(e).split(". Given")[0]
+    raise AssertionError("backward() after an edit of a saved view taken with grad mode off must raise")
+
+
+grad_off = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode}
+grad_off_cases = {  # line: (base is a leaf, the edit runs under torch.no_grad(), the edit)
+    "base.mul_(2)": (False, False, lambda x, base: base.mul_(2)),
+    "base.mul_(2) under no_grad": (False, True, lambda x, base: base.mul_(2)),
+    "leaf base; base.mul_(2) under no_grad": (True, True, lambda x, base: base.mul_(2)),
+    "x.mul_(2) under no_grad": (False, True, lambda x, base: x.mul_(2)),
+    "x.detach().mul_(2)": (False, False, lambda x, base: x.detach().mul_(2)),
+    "base.detach().mul_(2)": (False, False, lambda x, base: base.detach().mul_(2)),
+}
+grad_off_messages = {}
+for mode in grad_off:
+    for line, (leaf, no_grad, edit) in grad_off_cases.items():
+        grad_off_messages[mode, line] = grad_off_view_error(mode, leaf, no_grad, edit)
+        print(f"{mode:14} {line:38} message: {grad_off_messages[mode, line]}")
+assert all(message == {
+    "no_grad": "A view was created in no_grad mode and its base or another view of its base has been modified inplace "
+               "with grad mode enabled",
+    "inference_mode": "A view was created in inference mode and its base or another view of its base has been modified "
+                      "inplace in normal mode"}[mode] for (mode, line), message in grad_off_messages.items()), (
+    "after an edit of its base, or of it under no_grad or through detach(), a saved view taken with grad mode off "
+    "makes backward() raise the error on views created in no_grad or inference mode")
+
+# %%
 # 这里的修改是有意为之，所以解决办法是在修改之前 ``clone()``：乘法保存的是一份副本，``x`` 可以随意改。``w``
 # 的梯度是 ``x`` 参与乘法时的值，即 ``d/dw sum(w * x) = x``。
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -814,6 +854,6 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # 小结
 # ----
 #
-# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``）。被保存的若是 ``unbind``、``split`` 或 ``chunk`` 的一个输出，``backward()`` 报的则是另一条错误（“... is a view and its base or another view of its base has been modified inplace”），被记录的对这个输出本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
+# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``）。被保存的若是 ``unbind``、``split`` 或 ``chunk`` 的一个输出，或是在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量取得的视图，``backward()`` 报的则是另一条错误（“... its base or another view of its base has been modified inplace ...”），被记录的对这个输出或视图本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
 # ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。可行的解决办法包括：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；把前向传播、修改和 ``backward()`` 都放进 ``allow_mutation_on_saved_tensors()`` 里运行；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即自动求导根本察觉不到的修改，见 :ref:`“.data”那一页 <data-vs-detach-data>`。:fact:`saved-view-edit-error`

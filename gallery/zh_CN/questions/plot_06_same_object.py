@@ -271,9 +271,8 @@ assert torch.asarray(a, device="cpu:0") is not a and not same_storage(torch.asar
     'torch.asarray(a, device="cpu:0") copies a tensor on "cpu" too')
 with torch.device("cpu:0"):
     assert not same_storage(torch.as_tensor(a), a), 'under the default device "cpu:0", torch.as_tensor(a) copies it'
-assert not any(same_storage(t, one_channel) for t in (
-    one_channel.cpu(memory_format=torch.channels_last), one_channel.float(memory_format=torch.channels_last))
-), "one channel: cpu() and float() given memory_format=channels_last copy it, as to() does"
+assert not same_storage(one_channel.cpu(memory_format=torch.channels_last), one_channel), (
+    "one channel: cpu() given memory_format=channels_last copies it, as to() does")
 for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
     assert odd.to(memory_format=torch.contiguous_format) is odd, f"{case}: to(contiguous_format) returns it"
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
@@ -291,8 +290,18 @@ with warnings.catch_warnings():
         "cfloat": own_[torch.complex64].cfloat(), "cdouble": own_[torch.complex128].cdouble(),
         "chalf": own_[torch.complex32].chalf(),
     }
+    shortcut_methods_ = (torch.Tensor.byte, torch.Tensor.char, torch.Tensor.short, torch.Tensor.int, torch.Tensor.long,
+                         torch.Tensor.half, torch.Tensor.float, torch.Tensor.double, torch.Tensor.bfloat16,
+                         torch.Tensor.bool, torch.Tensor.cfloat, torch.Tensor.cdouble, torch.Tensor.chalf)
+    batches_ = {shortcut_: torch.ones(2, 1, 3, 3, dtype=result_.dtype) for shortcut_, result_ in shortcut_results_.items()}
+    channels_last_results_ = {shortcut_: (method_(batches_[shortcut_]), method_(
+        batches_[shortcut_], memory_format=torch.channels_last)) for shortcut_, method_ in zip(batches_, shortcut_methods_, strict=True)}
 for shortcut_, result_ in shortcut_results_.items():
     assert result_ is own_[result_.dtype], f"{shortcut_}() on a tensor of its own dtype returns it itself"
+for shortcut_, (plain_, channels_last_) in channels_last_results_.items():
+    assert plain_ is batches_[shortcut_] and not same_storage(channels_last_, batches_[shortcut_]), (
+        f"one channel, its own dtype: {shortcut_}() returns it, {shortcut_}(memory_format=channels_last) copies it, "
+        "as to() does")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -365,6 +374,6 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # ----
 #
 # 没有什么需要做时，``to``、``cpu``、``float``、``contiguous``、``type`` 和 ``torch.as_tensor`` 都返回输入本身（其他一些调用也是这样，例如 ``type_as``、``torch.asarray``，以及其他 dtype 简写方法，比如对 ``float64`` 张量调用 ``double()``）；只是 ``to()`` 会复制一些已经是所要布局或设备的张量（比如上文只有一个通道的批次要 ``channels_last``；又如在
-# ``"cpu"`` 上的张量要 ``"cpu:0"``，见 :ref:`“module.to()”那一页 <questions-module-to>`）；接受同样参数的调用也会这样复制：给了 ``memory_format`` 的 ``cpu()`` 和 ``float()``，以及 ``torch.as_tensor(a, device="cpu:0")`` 和 ``torch.asarray(a, device="cpu:0")``；默认设备不是 ``"cpu"``，``a`` 又不在那个设备上时（``torch.set_default_device``、``with torch.device(...)``；CPU 张量在 ``"cpu"`` 上，从不在 ``"cpu:0"`` 上），``torch.as_tensor(a)`` 本身和 ``torch.asarray(a)`` 也会复制。想要独立的内存，用
+# ``"cpu"`` 上的张量要 ``"cpu:0"``，见 :ref:`“module.to()”那一页 <questions-module-to>`）；接受同样参数的调用也会这样复制：给了 ``memory_format`` 的 ``cpu()`` 和各个 dtype 简写方法（``float()``、``double()``、``half()`` 等），以及 ``torch.as_tensor(a, device="cpu:0")`` 和 ``torch.asarray(a, device="cpu:0")``；默认设备不是 ``"cpu"``，``a`` 又不在那个设备上时（``torch.set_default_device``、``with torch.device(...)``；CPU 张量在 ``"cpu"`` 上，从不在 ``"cpu:0"`` 上），``torch.as_tensor(a)`` 本身和 ``torch.asarray(a)`` 也会复制。想要独立的内存，用
 # ``clone()`` 或 ``to(..., copy=True)``；如果还要脱离计算图，用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
 # :fact:`default-device-makes-as-tensor-copy`
