@@ -97,7 +97,7 @@ def test_a_failed_check_publishes_nothing(tmp_path, monkeypatch, same_output):
     example = pipeline.sources.gallery_scripts("en")[0]
     only = [pipeline.sources.relative_name(example)]
 
-    def fake_start(docs, lang, building, stage_, timeout, preview):
+    def fake_start(docs, lang, building, stage_, timeout, preview, kept=()):
         outputs = ["a: 1"] if same_output or lang == "en" else ["a: 2"]
         page = building / lang / pipeline.EXAMPLES_DIR / f"{only[0]}.html"
         page.parent.mkdir(parents=True, exist_ok=True)

@@ -541,7 +541,8 @@ class SavesAtMostNone(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        assert all(saved is None for saved in ctx.saved_tensors), "no tensor was saved"
+        saved_by_ctx = ctx.saved_tensors  # a second pass raises here
+        assert all(one is None for one in saved_by_ctx), "no tensor was saved"
         return 3 * grad, None
 
 

@@ -412,7 +412,7 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 # 钩子也可以替你留住旧值：``pack`` 返回 ``t.clone()``，保存的就是一份副本，原地操作碰不到
 # ``backward()`` 要读的东西，梯度也就是对的。``pack`` 如果原样返回 ``t``，既不复制，也不检查：同样的修改悄无声息地通过，梯度却错了，是
 # ``2 (exp(2x) + 1)`` 而不是 ``2 exp(2x)``。torch 自带一种会复制的做法，不过是在保存的张量被修改时才复制，而不是在保存时：在
-# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，修改之前保存的输出就在 ``y`` 的内存上；前向传播、修改和 ``backward()`` 都在它里面运行时，都不报错，梯度也是对的。离开这个上下文之后再运行 ``backward()``，只要读到这个上下文的钩子保存的张量，不管改没改过，都会抛出 ``AssertionError``；只经过 ``x * 2`` 的 ``backward()`` 则不报错，因为 ``x * 2`` 保存它的 ``2`` 时不经过钩子。自定义的 ``torch.autograd.Function`` 如果不用 ``ctx.save_for_backward``，而是把输入 ``a`` 存成 ``ctx.x``，也不检查：``a.detach().mul_(10)`` 之后，``backward()`` 不报错，``a.grad`` 却是错的。用 ``ctx.save_for_backward`` 保存 ``a``，``backward`` 却从不读取 ``ctx.saved_tensors`` 的 ``Function`` 同样不检查：同样的修改之后，``backward()`` 也不报错。:fact:`ctx-attribute-escapes-version-check`\ :fact:`unread-saved-tensors-escape-version-check`
+# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，修改之前保存的输出就在 ``y`` 的内存上；前向传播、修改和 ``backward()`` 都在它里面运行时，都不报错，梯度也是对的。离开这个上下文之后再运行 ``backward()``，只要读到这个上下文的钩子保存的张量，不管改没改过，都会抛出 ``AssertionError``；只经过 ``x * 2`` 的 ``backward()`` 则不报错，因为 ``x * 2`` 保存它的 ``2`` 时不经过钩子。自定义的 ``torch.autograd.Function`` 如果不用 ``ctx.save_for_backward``，而是把输入 ``a`` 存成 ``ctx.x``，也不检查：``a.detach().mul_(10)`` 之后，``backward()`` 不报错，``a.grad`` 却是错的。用 ``ctx.save_for_backward`` 保存 ``a``，``backward`` 却从不读取 ``ctx.saved_tensors`` 的 ``Function`` 同样不检查：同样的修改之后，``backward()`` 也不报错。:fact:`ctx-attribute-escapes-version-check` :fact:`unread-saved-tensors-escape-version-check`
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):

@@ -272,7 +272,7 @@ assert not same_storage(alias, source) and alias.data_ptr() == source[1].data_pt
 # ----------------------
 #
 # 稠密张量的元素位于两个地址之间：第一个元素的地址是 ``t.data_ptr()``，即存储的起始地址加上 ``storage_offset()`` 个元素；最后一个字节是按各维步长（stride）能走到的最远处。在本进程只映射一次的内存里，字节范围不相交的两个张量不共享任何内存。同一块内存映射两次是例外，两段地址范围对着同一批字节：同一个文件映射两次（``torch.from_file(path, shared=True)``、``np.memmap``，或者在 Linux 上用 ``torch.from_file(path, shared=False)`` 建的私有映射：它自己写入的值只留在自己这里，但在它自己没有写过的内存页上，读得到其他映射写入的值），或者共享内存里的张量（``share_memory_()``），它的视图由 fork 出来的 ``DataLoader`` worker 进程经 ``torch.multiprocessing`` 队列送回：本进程在另一段地址上再映射它一次（见下文“第二次映射”一节）。``shares_memory`` 比较这两个范围；对空张量、不在同一设备上的两个张量，以及 ``meta`` 上的张量（那里的张量不占内存），它都回答 ``False``。旁边还列出一个更简单的判断：两块存储各自的字节范围是否重叠。表中多了一对互不为视图的张量：``flat`` 的前后两半，同一块存储，没有共同的元素。
-# :fact:`file-mapped-twice-shares-bytes`\ :fact:`private-file-mapping-reads-other-writes`
+# :fact:`file-mapped-twice-shares-bytes` :fact:`private-file-mapping-reads-other-writes`
 
 
 def byte_range(t):
