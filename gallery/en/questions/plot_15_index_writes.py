@@ -504,7 +504,9 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # (a ``Parameter`` too), on a view of such a leaf that autograd records (not on its ``view(dtype)``, which
 # takes the write unrecorded) and on one taken of it under ``torch.no_grad()`` or ``torch.inference_mode()`` by
 # indexing or any other operation PyTorch documents as a view (listed in :doc:`/views`) but ``detach()``,
-# ``view(dtype)`` and a sparse tensor's ``indices()``: write under ``torch.no_grad()``. An inference
+# ``view(dtype)`` and a sparse tensor's ``indices()``, unless the leaf is itself a view of a tensor that does
+# not require grad (a view taken by indexing under either mode of ``torch.zeros(2, 4)[0].requires_grad_()``
+# does not require grad and takes the write, which reaches the leaf): write under ``torch.no_grad()``. An inference
 # tensor that does not require grad (one ``torch.inference_mode()`` computes, or a ``view(dtype)`` taken there, even of a normal
 # tensor; a view of a normal tensor taken there by indexing or ``view(shape)``, its ``detach()`` and its
 # ``.data`` are normal tensors, and such a view or ``detach()`` of a plain tensor takes the write) refuses
@@ -614,6 +616,15 @@ assert refused == {
     False: ["inference tensor", "inference_mode detach()", "inference_mode .data"],
 }, ("in grad mode the seventeen sources listed refuse the write; under no_grad only the inference tensor and the "
     "detach() and .data taken in inference mode")
+for mode in (torch.no_grad, torch.inference_mode):
+    leaf_on_a_view = torch.zeros(2, 4)[0].requires_grad_()
+    with mode():
+        view_of_it = leaf_on_a_view[:]
+    print(f"leaf on a view, is_leaf {leaf_on_a_view.is_leaf}: its {mode.__name__} view requires_grad",
+          view_of_it.requires_grad, " write in grad mode:", add_one_at(view_of_it, True), " leaf:", leaf_on_a_view.detach())
+    assert leaf_on_a_view.is_leaf and not view_of_it.requires_grad and leaf_on_a_view.tolist() == [1.0, 0.0, 1.0, 0.0], (
+        "a view taken with grad mode off of a leaf made on a view does not require grad and takes the write, "
+        "which reaches the leaf")
 # sphinx_gallery_start_ignore
 views_of_one = {"[1:]": lambda t: t[1:], "view(4)": lambda t: t.view(4), "view(torch.int32)": lambda t: t.view(torch.int32),
                 "detach()": lambda t: t.detach()}

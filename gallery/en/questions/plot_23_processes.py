@@ -21,7 +21,7 @@ are started with ``fork`` (the default on Linux before Python 3.14); under ``spa
 the pickling that sends the dataset to the workers moves the non-empty tensors torch allocated into
 shared memory (checked below: the count under ``fork``, and the pickling, run in this process on one tensor). A tensor handed to another process is sometimes a copy, sometimes shared. This page
 starts real child processes: a worker that edits the dataset, a child that edits a tensor it
-inherited (allocated by torch, or from two other sources), one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
+inherited (allocated by torch, or from two of the other sources), one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
 send, and the fix in a two-epoch loop. Every wait for a child has a time limit, and every child has ended when
 the page ends.
 """
@@ -323,7 +323,7 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 # sphinx_gallery_end_ignore
 
 # %%
-# Two other sources of a tensor behave differently. ``share_memory_()`` moves the storage of a
+# Tensors from other sources can behave differently; two examples. ``share_memory_()`` moves the storage of a
 # tensor made by ``torch.from_numpy(array)`` too: the child's edit reaches the tensor, but the tensor
 # no longer shares memory with ``array``, which stays as it was. A tensor read from a file by
 # ``torch.from_file(path, shared=False)`` already reports ``is_shared()`` as ``True``, and under the default

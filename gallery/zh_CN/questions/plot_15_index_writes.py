@@ -462,7 +462,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ``x`` 需要梯度时
 # ----------------
 #
-# ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）、自动求导记录下来的这种叶子张量的视图（叶子张量的 ``view(dtype)`` 除外：经由它写入照常进行，自动求导不记录），以及在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下用索引或 PyTorch 文档列为视图的其他操作（列在 :doc:`《视图操作一览》 </views>` 里；``detach()``、``view(dtype)`` 和稀疏张量的 ``indices()`` 除外）对它取的视图做原地操作：要放在 ``torch.no_grad()`` 下写。
+# ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）、自动求导记录下来的这种叶子张量的视图（叶子张量的 ``view(dtype)`` 除外：经由它写入照常进行，自动求导不记录），以及在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下用索引或 PyTorch 文档列为视图的其他操作（列在 :doc:`《视图操作一览》 </views>` 里；``detach()``、``view(dtype)`` 和稀疏张量的 ``indices()`` 除外）对它取的视图做原地操作，除非这个叶子张量本身是不需要梯度的张量的视图（在这两种模式下用索引对 ``torch.zeros(2, 4)[0].requires_grad_()`` 取的视图不需要梯度，照常接受写入，写入也落到这个叶子张量上）：要放在 ``torch.no_grad()`` 下写。
 # :fact:`grad-off-view-refuses-index-write-in-grad-mode`
 #
 # 推理张量是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。不需要梯度的推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。在推理模式之外对它取的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上（经由它们的视图写入，如 ``d[0] += 1`` 或 ``d[1:3] += 1``，则先写入、再报错，见 :ref:`questions-inference-mode`）；在模式内取的 ``detach()`` 或 ``.data`` 则是在那里得到的推理张量（表中 ``inference_mode detach()`` 和 ``inference_mode .data`` 两行），与它一样拒绝这样写，也是先写入、再报错。
@@ -560,6 +560,15 @@ assert refused == {
     False: ["inference tensor", "inference_mode detach()", "inference_mode .data"],
 }, ("in grad mode the seventeen sources listed refuse the write; under no_grad only the inference tensor and the "
     "detach() and .data taken in inference mode")
+for mode in (torch.no_grad, torch.inference_mode):
+    leaf_on_a_view = torch.zeros(2, 4)[0].requires_grad_()
+    with mode():
+        view_of_it = leaf_on_a_view[:]
+    print(f"leaf on a view, is_leaf {leaf_on_a_view.is_leaf}: its {mode.__name__} view requires_grad",
+          view_of_it.requires_grad, " write in grad mode:", add_one_at(view_of_it, True), " leaf:", leaf_on_a_view.detach())
+    assert leaf_on_a_view.is_leaf and not view_of_it.requires_grad and leaf_on_a_view.tolist() == [1.0, 0.0, 1.0, 0.0], (
+        "a view taken with grad mode off of a leaf made on a view does not require grad and takes the write, "
+        "which reaches the leaf")
 # sphinx_gallery_start_ignore
 views_of_one = {"[1:]": lambda t: t[1:], "view(4)": lambda t: t.view(4), "view(torch.int32)": lambda t: t.view(torch.int32),
                 "detach()": lambda t: t.detach()}

@@ -15,7 +15,7 @@ fork 出来的 ``DataLoader`` worker 进程的修改不见了：多进程之间�
       loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
 一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用 ``fork`` 方式（Python 3.14 之前 Linux 的默认方式）启动 worker，计数就一直是 0；在 ``spawn`` 和 ``forkserver`` 方式下，把数据集发给 worker 时所做的序列化（pickle）会把其中由 torch 分配的非空张量移进共享内存（下文检验了 ``fork`` 下的计数，以及在本进程里对一个张量做的这次序列化）。交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：让
-worker 修改数据集；让子进程修改从父进程继承来的张量（torch 自己分配的张量，以及另外两种来源的张量）；让子进程修改经队列收到的张量；再看队列遇到发送不了的张量时怎么处理。最后在两个 epoch 的循环里检验解决办法。每次等待子进程都有时间上限，页面结束时所有子进程都已退出。
+worker 修改数据集；让子进程修改从父进程继承来的张量（torch 自己分配的张量，再举两种其他来源的张量为例）；让子进程修改经队列收到的张量；再看队列遇到发送不了的张量时怎么处理。最后在两个 epoch 的循环里检验解决办法。每次等待子进程都有时间上限，页面结束时所有子进程都已退出。
 """
 
 # %%
@@ -305,7 +305,7 @@ assert not plain.is_shared() and shared.is_shared(), "plain is in this process's
 # sphinx_gallery_end_ignore
 
 # %%
-# 另外两种来源的张量表现不同。对 ``torch.from_numpy(array)`` 得到的张量，``share_memory_()`` 同样会移动它的存储：子进程的修改能到达这个张量，但它不再与 ``array`` 共享内存，``array`` 保持原样。用
+# 其他来源的张量可能表现不同，下面举两种为例。对 ``torch.from_numpy(array)`` 得到的张量，``share_memory_()`` 同样会移动它的存储：子进程的修改能到达这个张量，但它不再与 ``array`` 共享内存，``array`` 保持原样。用
 # ``torch.from_file(path, shared=False)`` 从文件读出的张量，``is_shared()`` 本来就是 ``True``，在 Linux 默认的共享策略 ``file_descriptor`` 下，``share_memory_()`` 不移动它的存储，子进程的修改就丢了（另一种策略 ``file_system`` 本页没有运行）。用 ``shared=True`` 读出的张量则与子进程共享：子进程的修改能传回父进程。反过来，``is_shared()`` 为 ``False`` 也不说明不共享：建在以可写方式映射文件的 NumPy 数组（``np.memmap(path, mode="r+")``）上的张量，``is_shared()`` 为 ``False``，子进程的修改却能传回父进程。（几个进程同时写同一个共享张量时需要加锁，见 :ref:`“共享内存与加锁”那一页 <questions-shared-memory>`。）
 
 array = np.zeros(3, dtype=np.float32)
