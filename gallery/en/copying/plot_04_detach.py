@@ -246,9 +246,9 @@ assert c_grad is None, "c.grad must be None"
 # sphinx_gallery_end_ignore
 
 # %%
-# The article then writes ``a = 1`` and prints ``c`` unchanged. As on
-# :ref:`copying-clone`, that line only rebinds the name ``a``; ``c`` still
-# shares memory with the tensor that ``a`` used to name.
+# The article then writes ``a = 1`` and prints ``c`` unchanged. As on the
+# :ref:`clone() page <copying-clone>`, that line only rebinds the name ``a``;
+# ``c`` still shares memory with the tensor that ``a`` used to name.
 
 a_old = a
 a = 1
