@@ -314,12 +314,17 @@ assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved
 # The check compares two numbers: the version a tensor had when an operation saved it, and its version
 # when ``backward()`` needs it. An in-place edit made before the saving operation runs is already
 # counted in the saved version, so ``backward()`` runs; each edit of the first loop below comes before
-# ``sin()`` saves ``y``. The exception is an edit that saves ``y`` for its own backward: ``y.mul_(y)``
-# (or ``div_`` or ``addcmul_`` with ``y`` as operands) saves ``y`` and then writes it, an edit after a
-# save, so ``backward()`` refuses, where ``y * y`` written out of place runs. When autograd records an
+# ``sin()`` saves ``y``. There are two exceptions. One is an edit that saves ``y`` for its own backward:
+# ``y.mul_(y)`` (or ``div_`` or ``addcmul_`` with ``y`` as operands) saves ``y`` and then writes it, an edit
+# after a save, so ``backward()`` refuses, where ``y * y`` written out of place runs. The other is a tensor
+# to be saved that is an output of ``unbind``, ``split`` (``split_with_sizes`` included) or ``chunk``, or a
+# view taken with grad mode off of a tensor that requires grad (other than a leaf that is itself a view, see
+# below): after an edit of its base, even under ``torch.no_grad()``, the operation that would save it raises
+# at once, "... its base or another view of its base has been modified inplace ...", and nothing is saved
+# (the last loop below). When autograd records an
 # edit that ``backward()`` accepts (grad mode on, made on ``y`` itself, as each edit of the first loop),
-# the gradient is the one the same code written out of place gives. Only an edit between a save and
-# ``backward()`` is refused, and the message's "expected version" is then the version ``y`` had at the
+# the gradient is the one the same code written out of place gives. Apart from these, only an edit between a
+# save and ``backward()`` is refused, and the message's "expected version" is then the version ``y`` had at the
 # save: 1, after one edit.
 
 edits = {
@@ -378,6 +383,47 @@ except RuntimeError as e:
 else:
     raise AssertionError("an edit after the save must make backward() raise")
 assert "is at version 2; expected version 1 instead" in message, "the expected version is the one at the save"
+
+
+def view_under(grad_off_mode, b):
+    with grad_off_mode():
+        return b[0]
+
+
+views_of = {
+    "b.chunk(2)[0]": lambda b: b.chunk(2)[0],
+    "b.split(1)[0]": lambda b: b.split(1)[0],
+    "b.split_with_sizes([1, 1])[0]": lambda b: b.split_with_sizes([1, 1])[0],
+    "b.unbind()[0]": lambda b: b.unbind()[0],
+    "b[0] under no_grad": lambda b: view_under(torch.no_grad, b),
+    "b[0] under inference_mode": lambda b: view_under(torch.inference_mode, b),
+}
+for name, view in views_of.items():
+    for leaf in (True, False):
+        b = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        b = b if leaf else b * 1
+        x = view(b)
+        with torch.no_grad():
+            b.mul_(2)  # before any save, as an optimizer step
+        try:
+            torch.tensor([1.0, 2.0, 3.0], requires_grad=True) * x  # would save x
+        except RuntimeError as e:
+            message = str(e)
+            print(f"x = {name:29} leaf b: {leaf!s:5}  w * x raises: {message[: message.index(' and its base')]}")
+        else:
+            raise AssertionError(f"x = {name}: after an edit of b, the operation that would save x must raise")
+        assert "its base or another view of its base has been modified inplace" in message, (
+            f"x = {name}: after an edit of b under no_grad, the operation that would save x raises the error on such views")
+        # sphinx_gallery_start_ignore
+        for saving_op in (torch.sin, torch.exp, torch.sigmoid):
+            try:
+                saving_op(x)
+            except RuntimeError as e:
+                assert "its base or another view of its base has been modified inplace" in str(e), (
+                    f"x = {name}: after an edit of b under no_grad, sin(), exp() and sigmoid() of x raise the same error")
+            else:
+                raise AssertionError(f"x = {name}: after an edit of b, an operation that would save x must raise")
+        # sphinx_gallery_end_ignore
 
 # %%
 # An edit that autograd does not record is another matter. Made before the save under
@@ -536,13 +582,18 @@ assert all(named[line] == "output 0 of AsStrided" for line in list(cases)[4:]), 
 # sphinx_gallery_end_ignore
 
 # %%
-# A view taken under ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad is
+# A view taken under ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad (other
+# than a leaf that is itself a view, below) is
 # another matter: after an edit of its base, or of the view under ``torch.no_grad()`` or through ``detach()``,
 # ``backward()`` raises another error, "A view was created in no_grad mode (in inference mode) and its base or
 # another view of its base has been modified inplace with grad mode enabled (in normal mode)", even when the edit
 # ran under ``torch.no_grad()``, as an optimizer step edits a weight. A recorded edit of the view itself raises at
-# once (:ref:`questions-overlapping-writes`). Each line below takes ``x = base[:]`` with grad mode off, saves
-# it with ``z = w * x``, makes one edit and runs ``backward()``.
+# once, with "A view was created in no_grad mode (in inference mode) and is being modified inplace with grad mode
+# enabled (in normal mode)" (see :ref:`questions-overlapping-writes`). The exception is a leaf that is itself a
+# view, made by ``requires_grad_()`` on a view: a view of it taken with grad mode off does not require grad, a
+# recorded edit of that view runs, and ``backward()`` raises the usual "modified by an inplace operation" error.
+# Each line below takes ``x = base[:]`` with grad mode off, saves
+# it with ``z = w * x``, makes one edit and runs ``backward()``; the last loop makes the recorded edits.
 def grad_off_view_error(mode, leaf, no_grad, edit):
     w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
@@ -580,6 +631,40 @@ assert all(message == {
                       "inplace in normal mode"}[mode] for (mode, line), message in grad_off_messages.items()), (
     "after an edit of its base, or of it under no_grad or through detach(), a saved view taken with grad mode off "
     "makes backward() raise the error on views created in no_grad or inference mode")
+for mode in grad_off:
+    for leaf in (True, False):
+        base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
+        base = base if leaf else base.sin()
+        with grad_off[mode]():
+            x = base[:]
+        try:
+            x.mul_(2)  # recorded: grad mode is on
+        except RuntimeError as e:
+            message = str(e)
+            print(f"{mode:14} leaf base: {leaf!s:5}  recorded x.mul_(2): {message.split('. Given')[0]}")
+        else:
+            raise AssertionError("a recorded edit of a view taken with grad mode off must raise at once")
+        assert message.startswith({
+            "no_grad": "A view was created in no_grad mode and is being modified inplace with grad mode enabled",
+            "inference_mode": "A view was created in inference mode and is being modified inplace in normal mode"}[mode]), (
+            "a recorded edit of a view taken with grad mode off raises at once")
+    view_leaf = torch.tensor([0.0, 4.0, 5.0, 6.0])[1:].requires_grad_()  # a leaf that is itself a view
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with grad_off[mode]():
+        x = view_leaf[:]
+    z = w * x
+    x.mul_(2)  # recorded, and it runs
+    try:
+        z.sum().backward()
+    except RuntimeError as e:
+        message = str(e)
+        print(f"{mode:14} view leaf base: x.requires_grad={x.requires_grad}  after x.mul_(2), backward(): "
+              f"{message.split(':')[0]}")  # fmt: skip
+    else:
+        raise AssertionError("backward() after an edit of a saved view of a view leaf must raise")
+    assert not x.requires_grad and "modified by an inplace operation" in message and "A view was" not in message, (
+        "a view taken with grad mode off of a leaf that is itself a view does not require grad; after a recorded edit "
+        "of it, backward() raises the version error")
 
 # %%
 # Here the edit is wanted, so the fix is ``clone()`` before it: the
@@ -646,7 +731,8 @@ assert r is h, "an in-place ReLU returns its input"
 # their output, when that output is a new tensor that no other operation saved (a multiply by a gate
 # that requires grad saves it, and ``backward()`` then raises; a view is not new: see the next cell).
 # With grad mode on, outside ``torch.inference_mode()``, and an output that requires grad, it does not work
-# on a piece of that output taken with ``chunk``, ``split`` or ``unbind``, even when it is the only piece:
+# on a piece of that output taken with ``chunk``, ``split`` (``split_with_sizes`` included) or ``unbind``, even
+# when it is the only piece:
 # ``ReLU(inplace=True)`` or ``torch.nn.functional.relu(..., inplace=True)`` on it raises at once, in
 # the forward pass, and the message says the view "is the output of a function that returns multiple
 # views". ``tensor_split`` also returns views of the output, yet the in-place ReLU on one of its
@@ -693,6 +779,7 @@ else:
 pieces_of = {
     "chunk(2)": lambda t: t.chunk(2, dim=1), "split(1)": lambda t: t.split(1, dim=1), "unbind(1)": lambda t: t.unbind(1),
     "chunk(1)": lambda t: t.chunk(1, dim=1), "split(5)": lambda t: t.split(5, dim=1), "unbind(0)": lambda t: t.unbind(0),
+    "split_with_sizes([1, 1])": lambda t: t.split_with_sizes([1, 1], dim=1),
 }
 assert [len(pieces_of[name](layer(x))) for name in ("chunk(1)", "split(5)", "unbind(0)")] == [1] * 3, (
     "chunk(1), split(5) and unbind(0) of the output give a single piece")
@@ -947,7 +1034,7 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # the view's own operation when the last view taken is ``torch.view_as_real``, ``torch.view_as_complex`` or
 # ``conj()`` (``ViewAsReal``, ``ViewAsComplex``, ``Conj``). For an output of ``unbind``, ``split``
 # or ``chunk``, and for a view taken under ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that
-# requires grad, ``backward()`` raises another error instead (“... its base or another
+# requires grad (unless it is a leaf that is itself a view), ``backward()`` raises another error instead (“... its base or another
 # view of its base has been modified inplace ...”), and a recorded edit of that output or view raises at once.
 # :fact:`saved-view-edit-error` A saved tensor with no ``grad_fn`` gets no name. Its two
 # versions differ because an in-place operation ran on the tensor, or on one

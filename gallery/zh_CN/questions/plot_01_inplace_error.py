@@ -299,7 +299,7 @@ assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved
 # 保存之前的修改没有问题
 # ----------------------
 #
-# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外是为自己的反向传播保存了 ``y`` 的修改：``y.mul_(y)``，或以 ``y`` 为操作数的 ``div_``、``addcmul_``，先保存 ``y`` 再写入它，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式（grad mode）下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。只有发生在某次保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
+# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外有两种。一是为自己的反向传播保存了 ``y`` 的修改：``y.mul_(y)``，或以 ``y`` 为操作数的 ``div_``、``addcmul_``，先保存 ``y`` 再写入它，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行。二是要保存的张量是 ``unbind``、``split``、``split_with_sizes`` 或 ``chunk`` 的一个输出，或是在梯度模式（grad mode）关闭时从需要梯度的张量取得的视图（view），只要那个张量不是本身就是视图的叶子张量（leaf tensor，见下文）：它的基张量（base tensor）被修改之后，哪怕修改是在 ``torch.no_grad()`` 下进行的，本要保存它的运算也会当场报错“... its base or another view of its base has been modified inplace ...”，什么都不会保存（见下面最后一个循环）。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。除此之外，只有发生在某次保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
 
 edits = {
     "y.add_(1)": (lambda t: t.add_(1), lambda t: t + 1),
@@ -357,6 +357,47 @@ except RuntimeError as e:
 else:
     raise AssertionError("an edit after the save must make backward() raise")
 assert "is at version 2; expected version 1 instead" in message, "the expected version is the one at the save"
+
+
+def view_under(grad_off_mode, b):
+    with grad_off_mode():
+        return b[0]
+
+
+views_of = {
+    "b.chunk(2)[0]": lambda b: b.chunk(2)[0],
+    "b.split(1)[0]": lambda b: b.split(1)[0],
+    "b.split_with_sizes([1, 1])[0]": lambda b: b.split_with_sizes([1, 1])[0],
+    "b.unbind()[0]": lambda b: b.unbind()[0],
+    "b[0] under no_grad": lambda b: view_under(torch.no_grad, b),
+    "b[0] under inference_mode": lambda b: view_under(torch.inference_mode, b),
+}
+for name, view in views_of.items():
+    for leaf in (True, False):
+        b = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        b = b if leaf else b * 1
+        x = view(b)
+        with torch.no_grad():
+            b.mul_(2)  # 在任何保存之前，就像优化器更新那样
+        try:
+            torch.tensor([1.0, 2.0, 3.0], requires_grad=True) * x  # 本要保存 x
+        except RuntimeError as e:
+            message = str(e)
+            print(f"x = {name:29} leaf b: {leaf!s:5}  w * x raises: {message[: message.index(' and its base')]}")
+        else:
+            raise AssertionError(f"x = {name}: after an edit of b, the operation that would save x must raise")
+        assert "its base or another view of its base has been modified inplace" in message, (
+            f"x = {name}: after an edit of b under no_grad, the operation that would save x raises the error on such views")
+        # sphinx_gallery_start_ignore
+        for saving_op in (torch.sin, torch.exp, torch.sigmoid):
+            try:
+                saving_op(x)
+            except RuntimeError as e:
+                assert "its base or another view of its base has been modified inplace" in str(e), (
+                    f"x = {name}: after an edit of b under no_grad, sin(), exp() and sigmoid() of x raise the same error")
+            else:
+                raise AssertionError(f"x = {name}: after an edit of b, an operation that would save x must raise")
+        # sphinx_gallery_end_ignore
 
 # %%
 # 自动求导没有记录的修改就不同了。在保存之前于 ``torch.no_grad()`` 下或经由 ``y.detach()`` 做的修改，同样让 ``backward()`` 照常运行，但 ``backward()`` 把它当作常数：梯度等于 ``y + (edited - y).detach()`` 的梯度，其中 ``edited`` 是修改之后的 ``y``，见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>` 的情况 3。除了导数为 1 的 ``add_``，下面每一种修改得到的梯度都不是不用原地写法的同一段代码给出的梯度，而且不报错。:fact:`detach-edit-before-save`
@@ -426,8 +467,8 @@ assert "Sin" not in message, "after the recorded edit, the operation that made x
 
 # %%
 # 换一种修改方式，点名的运算也跟着变，因为报错读的是张量此刻的 ``grad_fn``。在 ``torch.no_grad()`` 下修改，或经由
-# ``x.detach()`` 修改，自动求导不会记录这次修改，``grad_fn`` 仍是 ``SinBackward0``，报错写的是“output 0 of Sin”：即产生 ``x`` 的运算，尽管修改发生在它之后。经由 ``x`` 的视图（view）做一次被记录的修改，如 ``x[:2].mul_(2)``，会给
-# ``x`` 换上节点 ``CopySlices``，报错点名的就是它，全名 ``torch::autograd::CopySlices``。如果被保存的张量本身是能用步长表示的视图（``x = base[:]``），那么无论修改的是视图还是它的基张量（base tensor），无论被记录、在 ``torch.no_grad()``
+# ``x.detach()`` 修改，自动求导不会记录这次修改，``grad_fn`` 仍是 ``SinBackward0``，报错写的是“output 0 of Sin”：即产生 ``x`` 的运算，尽管修改发生在它之后。经由 ``x`` 的视图做一次被记录的修改，如 ``x[:2].mul_(2)``，会给
+# ``x`` 换上节点 ``CopySlices``，报错点名的就是它，全名 ``torch::autograd::CopySlices``。如果被保存的张量本身是能用步长表示的视图（``x = base[:]``），那么无论修改的是视图还是它的基张量，无论被记录、在 ``torch.no_grad()``
 # 下进行，还是经由 ``detach()`` 进行，视图的 ``grad_fn`` 都会变成 ``AsStridedBackward0``，报错写的是“output 0 of AsStrided”。改变 dtype 或元素解释方式的视图中，``.real``、``.imag`` 以及对这类视图取的切片，报错同样写 AsStrided；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，报错点名的就是这个运算：``torch.view_as_real`` 是“output 0 of ViewAsReal”。``view(dtype)`` 得到的张量没有 ``grad_fn``，报错里不点名任何运算。下面每一行都先用 ``z = w * x`` 保存 ``x``，再修改一次，然后运行 ``backward()``。:fact:`saved-view-edit-error`
 
 
@@ -494,7 +535,7 @@ assert all(named[line] == "output 0 of AsStrided" for line in list(cases)[4:]), 
 # sphinx_gallery_end_ignore
 
 # %%
-# 在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量取得的视图则是另一回事：修改了它的基张量，或在 ``torch.no_grad()`` 下、经由 ``detach()`` 修改了这个视图之后，``backward()`` 报的是另一条错误，即“A view was created in no_grad mode (in inference mode) and its base or another view of its base has been modified inplace with grad mode enabled (in normal mode)”，哪怕修改是在 ``torch.no_grad()`` 下进行的，就像优化器更新权重那样。被记录的对这个视图本身的修改则当场报错（见 :ref:`“重叠写入”那一页 <questions-overlapping-writes>`）。下面每一行都在梯度模式关闭时取 ``x = base[:]``，用 ``z = w * x`` 保存它，修改一次，然后运行 ``backward()``。
+# 在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量（本身是视图的叶子张量除外，见下文）取得的视图则是另一回事：修改了它的基张量，或在 ``torch.no_grad()`` 下或经由 ``detach()`` 修改了这个视图之后，``backward()`` 报的是另一条错误，即“A view was created in no_grad mode (in inference mode) and its base or another view of its base has been modified inplace with grad mode enabled (in normal mode)”，哪怕修改是在 ``torch.no_grad()`` 下进行的，就像优化器更新权重那样。被记录的对这个视图本身的修改则当场报错：“A view was created in no_grad mode (in inference mode) and is being modified inplace with grad mode enabled (in normal mode)”（见 :ref:`“源与目标重叠的写入”那一页 <questions-overlapping-writes>`）。例外是本身就是视图的叶子张量，即对视图调用 ``requires_grad_()`` 得到的张量：在梯度模式关闭时从它取得的视图不需要梯度，被记录的对这个视图的修改照常运行，``backward()`` 报的是通常的“modified by an inplace operation”错误。下面每一行都在梯度模式关闭时取 ``x = base[:]``，用 ``z = w * x`` 保存它，修改一次，然后运行 ``backward()``；最后一个循环做的是被记录的修改。
 def grad_off_view_error(mode, leaf, no_grad, edit):
     w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
@@ -532,6 +573,40 @@ assert all(message == {
                       "inplace in normal mode"}[mode] for (mode, line), message in grad_off_messages.items()), (
     "after an edit of its base, or of it under no_grad or through detach(), a saved view taken with grad mode off "
     "makes backward() raise the error on views created in no_grad or inference mode")
+for mode in grad_off:
+    for leaf in (True, False):
+        base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
+        base = base if leaf else base.sin()
+        with grad_off[mode]():
+            x = base[:]
+        try:
+            x.mul_(2)  # 被记录：梯度模式开启
+        except RuntimeError as e:
+            message = str(e)
+            print(f"{mode:14} leaf base: {leaf!s:5}  recorded x.mul_(2): {message.split('. Given')[0]}")
+        else:
+            raise AssertionError("a recorded edit of a view taken with grad mode off must raise at once")
+        assert message.startswith({
+            "no_grad": "A view was created in no_grad mode and is being modified inplace with grad mode enabled",
+            "inference_mode": "A view was created in inference mode and is being modified inplace in normal mode"}[mode]), (
+            "a recorded edit of a view taken with grad mode off raises at once")
+    view_leaf = torch.tensor([0.0, 4.0, 5.0, 6.0])[1:].requires_grad_()  # 本身是视图的叶子张量
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with grad_off[mode]():
+        x = view_leaf[:]
+    z = w * x
+    x.mul_(2)  # 被记录，照常运行
+    try:
+        z.sum().backward()
+    except RuntimeError as e:
+        message = str(e)
+        print(f"{mode:14} view leaf base: x.requires_grad={x.requires_grad}  after x.mul_(2), backward(): "
+              f"{message.split(':')[0]}")  # fmt: skip
+    else:
+        raise AssertionError("backward() after an edit of a saved view of a view leaf must raise")
+    assert not x.requires_grad and "modified by an inplace operation" in message and "A view was" not in message, (
+        "a view taken with grad mode off of a leaf that is itself a view does not require grad; after a recorded edit "
+        "of it, backward() raises the version error")
 
 # %%
 # 这里的修改是有意为之，所以解决办法是在修改之前 ``clone()``：乘法保存的是一份副本，``x`` 可以随意改。``w``
@@ -588,7 +663,7 @@ assert r is h, "an in-place ReLU returns its input"
 
 # %%
 # 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：``Linear`` 的反向传播需要的是它的输入和权重，而不是它的输出。所以，接在反向传播不需要自身输出的层后面，且这个输出是一个新张量、没有别的运算保存它时，
-# ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错；视图不是新张量，见下一段）。在梯度模式下、``torch.inference_mode()`` 之外，输出需要梯度时，用 ``chunk``、``split`` 或 ``unbind``
+# ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错；视图不是新张量，见下一段）。在梯度模式下、``torch.inference_mode()`` 之外，输出需要梯度时，用 ``chunk``、``split``、``split_with_sizes`` 或 ``unbind``
 # 从这个输出切出的一块就不行了，哪怕只切出一块也一样：对它调用 ``ReLU(inplace=True)`` 或 ``torch.nn.functional.relu(..., inplace=True)``，在前向传播里当场就会报错，报错说这个视图“is the output of a function that returns multiple views”。``tensor_split`` 切出的也是这个输出的视图，但对它切出的其中一块做原地 ReLU 照常运行，得到的梯度与不用原地操作的 ReLU 相同。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
 # :fact:`view-inplace-refused-outside-inference-mode`
 torch.manual_seed(0)
@@ -631,6 +706,7 @@ else:
 pieces_of = {
     "chunk(2)": lambda t: t.chunk(2, dim=1), "split(1)": lambda t: t.split(1, dim=1), "unbind(1)": lambda t: t.unbind(1),
     "chunk(1)": lambda t: t.chunk(1, dim=1), "split(5)": lambda t: t.split(5, dim=1), "unbind(0)": lambda t: t.unbind(0),
+    "split_with_sizes([1, 1])": lambda t: t.split_with_sizes([1, 1], dim=1),
 }
 assert [len(pieces_of[name](layer(x))) for name in ("chunk(1)", "split(5)", "unbind(0)")] == [1] * 3, (
     "chunk(1), split(5) and unbind(0) of the output give a single piece")
@@ -854,6 +930,6 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # 小结
 # ----
 #
-# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``）。被保存的若是 ``unbind``、``split`` 或 ``chunk`` 的一个输出，或是在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量取得的视图，``backward()`` 报的则是另一条错误（“... its base or another view of its base has been modified inplace ...”），被记录的对这个输出或视图本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
+# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``）。被保存的若是 ``unbind``、``split`` 或 ``chunk`` 的一个输出，或是在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量（本身是视图的叶子张量除外）取得的视图，``backward()`` 报的则是另一条错误（“... its base or another view of its base has been modified inplace ...”），被记录的对这个输出或视图本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
 # ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。可行的解决办法包括：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；把前向传播、修改和 ``backward()`` 都放进 ``allow_mutation_on_saved_tensors()`` 里运行；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即自动求导根本察觉不到的修改，见 :ref:`“.data”那一页 <data-vs-detach-data>`。:fact:`saved-view-edit-error`
