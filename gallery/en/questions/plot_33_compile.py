@@ -550,10 +550,10 @@ else:
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
 
 # %%
-# Not every way of passing the memory in does this. Two arguments that reach one storage with no common
-# base, such as ``a.detach()`` and ``a[1:].detach()``, get both edits, yet in this build's compiled call no version
-# counter moves: ``backward()`` raises nothing and computes ``w.grad`` from the edited ``a``, where eager mode
-# raises.
+# Not every way of passing the memory in does this. Two arguments with no base of their own that share
+# elements of one storage, such as ``a.detach()`` and ``a[1:].detach()``, both used by the function, get its
+# edits, yet in this build's compiled call no version counter moves: ``backward()`` raises nothing and computes
+# ``w.grad`` from the edited ``a``, where eager mode raises.
 
 def add_then_double(x, z):
     x.add_(1)
@@ -567,8 +567,8 @@ torch.compile(add_then_double, backend="aot_eager")(a.detach(), a[1:].detach())
 y.backward()
 print("compiled: a:", a, " a._version:", a._version, " w.grad:", w.grad)
 assert torch.equal(a, torch.tensor([1.0, 4.0, 6.0, 8.0])) and a._version == 0 and torch.equal(w.grad, a), (
-    "compiled, two arguments over one storage with no common base: the edits reach a, its version stays, and "
-    "backward() runs on the edited values")
+    "compiled, two arguments with no base of their own that share elements: the edits reach a, its version "
+    "stays, and backward() runs on the edited values")
 w = torch.ones(4, requires_grad=True)
 a = torch.arange(4.0)
 y = (w * a).sum()
@@ -579,6 +579,72 @@ except RuntimeError as e:
     print(f"eager:    a: {a}  {type(e).__name__}: {str(e).split(':')[0]}")
 else:
     raise AssertionError("eager: backward after the same two edits must raise")
+
+# %%
+# Sharing the storage alone does not decide it. The table runs ``add_then_double`` and
+# ``read_then_double``, which reads ``x`` and doubles ``z``, on more pairs; each cell is ``a._version`` after
+# the compiled call, then what ``backward()`` does, and ``a`` always ends as in eager mode. Every pair that
+# shares an element keeps the version at 0. ``a[:2].detach()`` and ``a[2:].detach()``, which share no
+# element, move ``a._version`` as one argument does, and ``backward()`` raises; ``a[::2].detach()`` and
+# ``a[1::2].detach()`` share no element either, yet move nothing. With ``a.detach()`` and
+# ``a.detach()[1:]``, a view of another ``detach()``, the call itself raises ``BackendCompilerFailed``.
+
+
+def read_then_double(x, z):
+    return x.sum() + z.mul_(2).sum()
+
+
+def backward_outcome(y):
+    try:
+        y.backward()
+    except RuntimeError:
+        return "raises"
+    return "runs"
+
+
+pairs = [  # (arguments, how to make them from a, a._version stays 0 and backward() runs)
+    ("a.detach(), a[1:].detach()", lambda a: (a.detach(), a[1:].detach()), True),
+    ("a.detach(), a.detach()", lambda a: (a.detach(), a.detach()), True),
+    ("a[:3].detach(), a[1:].detach()", lambda a: (a[:3].detach(), a[1:].detach()), True),
+    ("a.view(2, 2).detach(), .t().detach()", lambda a: (a.view(2, 2).detach(), a.view(2, 2).t().detach()), True),
+    ("a[::2].detach(), a[1::2].detach()", lambda a: (a[::2].detach(), a[1::2].detach()), True),
+    ("a[:2].detach(), a[2:].detach()", lambda a: (a[:2].detach(), a[2:].detach()), False),
+]
+table = [("arguments", "share an element", "add_then_double", "read_then_double")]
+for name, make, stays in pairs:
+    cells = []
+    for function in (add_then_double, read_then_double):
+        torch.compiler.reset()
+        w = torch.ones(4, requires_grad=True)
+        a = torch.arange(4.0)
+        y = (w * a).sum()
+        x, z = make(a)
+        shared = bool(set(x.flatten().tolist()) & set(z.flatten().tolist()))  # a's values are its indices
+        eager_a = torch.arange(4.0)
+        function(*make(eager_a))
+        torch.compile(function, backend="aot_eager")(x, z)
+        outcome = backward_outcome(y)
+        cells.append(f"{a._version}, {outcome}")
+        assert (
+            x._base is None and z._base is None and torch.equal(a, eager_a)
+            and (a._version == 0 and outcome == "runs") == stays and (stays or not shared)
+        ), "arguments with no base of their own: a as in eager mode; the version stays where the table says"
+    table.append((name, str(shared), *cells))
+for name, shared_text, first_cells, second_cells in table:
+    print(f"{name:<38} {shared_text:<17} {first_cells:<16} {second_cells}")
+torch.compiler.reset()
+a = torch.arange(4.0)
+try:
+    torch.compile(add_then_double, backend="aot_eager")(a.detach(), a.detach()[1:])
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).splitlines()[1].split(' Aliased')[0]}")
+    view_error = e
+else:
+    raise AssertionError("a.detach() with a view of another detach(): the compiled call must raise")
+# sphinx_gallery_start_ignore
+assert type(view_error).__name__ == "BackendCompilerFailed" and "mixed autograd ._base states" in str(view_error), (
+    "the call raises a BackendCompilerFailed about mixed ._base states")
+# sphinx_gallery_end_ignore
 
 # %%
 # An edit through ``.data`` is different. In eager mode it moves no version counter

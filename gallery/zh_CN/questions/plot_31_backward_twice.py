@@ -84,7 +84,7 @@ else:
 # sphinx_gallery_end_ignore
 
 # %%
-# ``backward()`` 释放的是它所运行的节点保存的张量（带 ``inputs=`` 时，只运行通往指定张量的那些节点；指定的张量不是叶子张量（leaf tensor）时，生成它的那个节点也会运行，但算出的梯度不往下传；其余节点保存的张量留着）。不过，只要 ``retain_graph`` 为真，它就不释放这些张量：可以直接传入 ``retain_graph=True``，也可以只传入 ``create_graph=True``、让 ``retain_graph`` 取默认值（``create_graph=True`` 还会为梯度建一张计算图，以便对梯度再求导），因为 ``retain_graph`` 的默认值就是 ``create_graph`` 的值。两种做法任用其一，对同一个图的第二次 ``backward()`` 都能运行，并把梯度再加到 ``w.grad`` 上一次；而 ``backward(create_graph=True, retain_graph=False)`` 之后，第二次会报错。
+# ``backward()`` 释放的是它所运行的节点保存的张量（带 ``inputs=`` 时，只运行通往指定张量的那些节点；指定的张量不是叶子张量（leaf tensor）时，生成它的那个节点也会运行，但算出的梯度不往下传；其余节点保存的张量留着）。不过，只要 ``retain_graph`` 为真，它就不释放这些张量：可以直接传入 ``retain_graph=True``，也可以只传入 ``create_graph=True``、让 ``retain_graph`` 取默认值（``create_graph=True`` 还会为梯度建一张计算图，以便对梯度再求导），因为 ``retain_graph`` 的默认值就是 ``create_graph`` 的值。两种做法任用其一，对同一个图的第二次 ``backward()`` 都能运行，并再往 ``w.grad`` 上累加一次梯度；而 ``backward(create_graph=True, retain_graph=False)`` 之后，第二次会报错。
 
 for label, keep in {"retain_graph=True": {"retain_graph": True}, "create_graph=True": {"create_graph": True}}.items():
     w.grad = None
@@ -457,7 +457,7 @@ assert all(
 # 可以再跑一遍而不报错的图
 # ------------------------
 #
-# 对即时执行（eager）的 torch 运算，这个报错需要一个保存了张量的节点。由 ``torch.autograd.Function`` 生成、在 ``backward`` 里读取 ``ctx.saved_tensors`` 的节点，即使什么张量都没保存，或只保存了 ``None``，第二遍也会报错：自定义的 ``Function`` 是这样，经 ``torch.compile`` 编译的函数的节点（``CompiledFunctionBackward``）和 ``checkpoint(..., use_reentrant=True)`` 的节点也是这样（``use_reentrant=False`` 的不会）。即时执行时，``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，把同样的梯度再加到 ``x.grad`` 上一次。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
+# 对即时执行（eager）的 torch 运算，这个报错需要一个保存了张量的节点。由 ``torch.autograd.Function`` 生成、在 ``backward`` 里读取 ``ctx.saved_tensors`` 的节点，即使什么张量都没保存，或只保存了 ``None``，第二遍也会报错：自定义的 ``Function`` 是这样，经 ``torch.compile`` 编译的函数的节点（``CompiledFunctionBackward``）和 ``checkpoint(..., use_reentrant=True)`` 的节点也是这样（``use_reentrant=False`` 的不会）。即时执行时，``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，再往 ``x.grad`` 上累加一次同样的梯度。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 z = (x + 1).sum()

@@ -507,7 +507,7 @@ else:
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
 
 # %%
-# 并非每种把内存传进去的方式都是这样。两个指向同一块存储、却没有共同基张量（base tensor）的参数，比如 ``a.detach()`` 和 ``a[1:].detach()``，两次修改都会落到 ``a`` 上，但在本次构建的编译调用里，版本计数器一个也不动：``backward()`` 不报错，直接用修改后的 ``a`` 计算 ``w.grad``；即时执行模式下则会报错。
+# 并非每种把内存传进去的方式都是这样。两个本身没有基张量（base tensor）、在同一块存储上共享元素的参数，比如 ``a.detach()`` 和 ``a[1:].detach()``，只要函数两个都用到，函数的修改就会落到 ``a`` 上，但在本次构建的编译调用里，版本计数器一个也不动：``backward()`` 不报错，直接用修改后的 ``a`` 计算 ``w.grad``；即时执行模式下则会报错。
 
 def add_then_double(x, z):
     x.add_(1)
@@ -521,8 +521,8 @@ torch.compile(add_then_double, backend="aot_eager")(a.detach(), a[1:].detach())
 y.backward()
 print("compiled: a:", a, " a._version:", a._version, " w.grad:", w.grad)
 assert torch.equal(a, torch.tensor([1.0, 4.0, 6.0, 8.0])) and a._version == 0 and torch.equal(w.grad, a), (
-    "compiled, two arguments over one storage with no common base: the edits reach a, its version stays, and "
-    "backward() runs on the edited values")
+    "compiled, two arguments with no base of their own that share elements: the edits reach a, its version "
+    "stays, and backward() runs on the edited values")
 w = torch.ones(4, requires_grad=True)
 a = torch.arange(4.0)
 y = (w * a).sum()
@@ -533,6 +533,66 @@ except RuntimeError as e:
     print(f"eager:    a: {a}  {type(e).__name__}: {str(e).split(':')[0]}")
 else:
     raise AssertionError("eager: backward after the same two edits must raise")
+
+# %%
+# 光是共享存储还决定不了结果。下表在更多对参数上运行 ``add_then_double`` 和 ``read_then_double``，后者读取 ``x``、把 ``z`` 翻倍；每一格先是编译调用之后的 ``a._version``，再是 ``backward()`` 的结果，而 ``a`` 最后总是和即时执行模式下一样。凡是共享元素的一对参数，版本都保持为 0。``a[:2].detach()`` 和 ``a[2:].detach()`` 不共享元素，会像只传一个参数时那样推进 ``a._version``，``backward()`` 也会报错；``a[::2].detach()`` 和 ``a[1::2].detach()`` 同样不共享元素，却不推进版本。传入 ``a.detach()`` 和另一个 ``detach()`` 的视图 ``a.detach()[1:]`` 时，调用本身就抛出 ``BackendCompilerFailed``。
+
+
+def read_then_double(x, z):
+    return x.sum() + z.mul_(2).sum()
+
+
+def backward_outcome(y):
+    try:
+        y.backward()
+    except RuntimeError:
+        return "raises"
+    return "runs"
+
+
+pairs = [  # （参数，怎样从 a 得到它们，a._version 是否保持为 0 且 backward() 照常运行）
+    ("a.detach(), a[1:].detach()", lambda a: (a.detach(), a[1:].detach()), True),
+    ("a.detach(), a.detach()", lambda a: (a.detach(), a.detach()), True),
+    ("a[:3].detach(), a[1:].detach()", lambda a: (a[:3].detach(), a[1:].detach()), True),
+    ("a.view(2, 2).detach(), .t().detach()", lambda a: (a.view(2, 2).detach(), a.view(2, 2).t().detach()), True),
+    ("a[::2].detach(), a[1::2].detach()", lambda a: (a[::2].detach(), a[1::2].detach()), True),
+    ("a[:2].detach(), a[2:].detach()", lambda a: (a[:2].detach(), a[2:].detach()), False),
+]
+table = [("arguments", "share an element", "add_then_double", "read_then_double")]
+for name, make, stays in pairs:
+    cells = []
+    for function in (add_then_double, read_then_double):
+        torch.compiler.reset()
+        w = torch.ones(4, requires_grad=True)
+        a = torch.arange(4.0)
+        y = (w * a).sum()
+        x, z = make(a)
+        shared = bool(set(x.flatten().tolist()) & set(z.flatten().tolist()))  # a 的值就是它的下标
+        eager_a = torch.arange(4.0)
+        function(*make(eager_a))
+        torch.compile(function, backend="aot_eager")(x, z)
+        outcome = backward_outcome(y)
+        cells.append(f"{a._version}, {outcome}")
+        assert (
+            x._base is None and z._base is None and torch.equal(a, eager_a)
+            and (a._version == 0 and outcome == "runs") == stays and (stays or not shared)
+        ), "arguments with no base of their own: a as in eager mode; the version stays where the table says"
+    table.append((name, str(shared), *cells))
+for name, shared_text, first_cells, second_cells in table:
+    print(f"{name:<38} {shared_text:<17} {first_cells:<16} {second_cells}")
+torch.compiler.reset()
+a = torch.arange(4.0)
+try:
+    torch.compile(add_then_double, backend="aot_eager")(a.detach(), a.detach()[1:])
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).splitlines()[1].split(' Aliased')[0]}")
+    view_error = e
+else:
+    raise AssertionError("a.detach() with a view of another detach(): the compiled call must raise")
+# sphinx_gallery_start_ignore
+assert type(view_error).__name__ == "BackendCompilerFailed" and "mixed autograd ._base states" in str(view_error), (
+    "the call raises a BackendCompilerFailed about mixed ._base states")
+# sphinx_gallery_end_ignore
 
 # %%
 # 经由 ``.data`` 的修改则不一样。在即时执行模式下，它不推进版本计数器（见\ :ref:`“.data”那一页 <data-vs-detach-data>`），所以 ``backward()`` 照常运行，用修改后的 ``a`` 算出 ``w.grad``。在用 ``backend="aot_eager"`` 编译的函数里，同样的修改会推进 ``a._version``，于是对在这个函数之外算出的 ``y`` 调用 ``backward()``，会抛出原地修改的错误。
