@@ -8,6 +8,7 @@ says what a fact is.
 from __future__ import annotations
 
 import copy
+import re
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -168,8 +169,8 @@ def _listed(names) -> str:
           f"mode takes as b each of {_listed(INFERENCE_ALIASES)}, which are inference tensors, and each of "
           "copy.copy(a) and the view(torch.float32) and view(torch.int32) of a, a.detach() and a.data, which are "
           "not. For each, with grad mode on and under torch.no_grad(), runs on a fresh a each edit below (through "
-          f"the int32 views, all but {_listed(NOT_INT32)}, which raise an error of their own there, about the "
-          "dtype, and change nothing). On the three values: "
+          f"the int32 views, all but {_listed(NOT_INT32)}, which raise an error of their own there, naming the "
+          "dtype Int, and change nothing). On the three values: "
           f"{_listed(ON_ITSELF)}, none raises; {_listed(THROUGH_A_VIEW)}, each raises through the four inference "
           "tensors. On the 3×3: "
           f"{_listed(ON_ITSELF_2D)}, none raises; {_listed(THROUGH_A_VIEW_2D)}, each raises through the "
@@ -186,7 +187,8 @@ def _listed(names) -> str:
              f"在模式外依次取 b 为 {'、'.join(INFERENCE_ALIASES)}，它们是推理张量；以及 copy.copy(a) 和 a、"
              "a.detach()、a.data 的 view(torch.float32)、view(torch.int32)，它们不是推理张量。"
              "对每一个，分别在梯度模式下和 torch.no_grad() 下，每次用新的 a，逐一执行下面的修改"
-             f"（经由 int32 视图时，{_zh(NOT_INT32)}除外：它们在那里报另一条关于 dtype 的错，什么也不改）。三个值的："
+             f"（经由 int32 视图时，{_zh(NOT_INT32)}除外：它们在那里报另一条提到 dtype Int 的错，"
+             "什么也不改）。三个值的："
              f"{'、'.join(ON_ITSELF)}，都不报错；{'、'.join(THROUGH_A_VIEW)}，经由那四个推理张量每个都报错。"
              f"3×3 的：{'、'.join(ON_ITSELF_2D)}，都不报错；{_zh(THROUGH_A_VIEW_2D)}，"
              f"经由那四个推理张量每个都报错。报的错是“{INPLACE_ERROR}”；经由那些普通张量都不报错；"
@@ -215,13 +217,13 @@ def _inference_tensor_alias_edit_routes() -> Fact:
                 if bool(taken) != through_a_view:
                     views[f"{origin_name}, {edit_name}"] = taken
                 for alias_name, alias in ALIASES.items():
-                    if alias_name.endswith("int32)") and edit_name in NOT_INT32:  # a dtype error, nothing written
-                        outcome, changed = _edit(origin, alias, edit, torch.no_grad)
-                        seen[f"{origin_name}, {alias_name}, {edit_name} (int32)"] = (
-                            (outcome not in ("no error", INPLACE_ERROR), changed), (True, False))
-                        continue
                     raises = through_a_view and alias_name in INFERENCE_ALIASES
                     for context in (torch.enable_grad, torch.no_grad):
+                        if alias_name.endswith("int32)") and edit_name in NOT_INT32:  # a dtype error, nothing written
+                            outcome, changed = _edit(origin, alias, edit, context)
+                            seen[f"{origin_name}, {alias_name}, {edit_name} (int32, {context.__name__})"] = (
+                                (re.search(r"\bInt\b", outcome) is not None, changed), (True, False))
+                            continue
                         key = f"{origin_name}, {alias_name}, {edit_name} ({context.__name__})"
                         seen[key] = (_edit(origin, alias, edit, context),
                                      (INPLACE_ERROR if raises else "no error", True))
