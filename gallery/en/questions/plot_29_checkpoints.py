@@ -29,9 +29,10 @@ before it, a resumed training run, and ``state_dict()`` saved after more trainin
 # -------
 #
 # ``same_storage`` compares where two tensors' storages start. The model has parameters and
-# buffers (the ``BatchNorm1d`` running statistics and its ``int64`` step count); ``train`` takes
-# steps on a fixed batch and returns the losses; ``round_trip`` saves with ``torch.save`` to a file
-# in a temporary folder and loads it back with ``torch.load``.
+# buffers (the ``BatchNorm1d`` running statistics and its ``int64`` batch count
+# ``num_batches_tracked``); ``train`` takes steps on a fixed batch and returns the losses;
+# ``round_trip`` saves with ``torch.save`` to a file in a temporary folder and loads it back with
+# ``torch.load``.
 
 import copy
 import tempfile
@@ -247,7 +248,7 @@ assert old["0.weight"].grad is None and torch.allclose(model[0].weight.grad, 3 *
 assert all(torch.equal(p, q) for p, q in zip(model.parameters(), trained.parameters(), strict=True)), (
     "the model's parameters still equal the checkpoint's")
 assert model[1].num_batches_tracked == trained[1].num_batches_tracked + 4, (
-    "each of the four train-mode forward passes moved the BatchNorm step count")
+    "each of the four train-mode forward passes moved the BatchNorm batch count num_batches_tracked")
 assert not torch.equal(model[1].running_mean, trained[1].running_mean), "the BatchNorm running mean moved"
 # sphinx_gallery_end_ignore
 

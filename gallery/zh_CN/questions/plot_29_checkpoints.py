@@ -212,7 +212,7 @@ assert old["0.weight"].grad is None and torch.allclose(model[0].weight.grad, 3 *
 assert all(torch.equal(p, q) for p, q in zip(model.parameters(), trained.parameters(), strict=True)), (
     "the model's parameters still equal the checkpoint's")
 assert model[1].num_batches_tracked == trained[1].num_batches_tracked + 4, (
-    "each of the four train-mode forward passes moved the BatchNorm step count")
+    "each of the four train-mode forward passes moved the BatchNorm batch count num_batches_tracked")
 assert not torch.equal(model[1].running_mean, trained[1].running_mean), "the BatchNorm running mean moved"
 # sphinx_gallery_end_ignore
 
