@@ -27,9 +27,12 @@ from tensorfacts.tensors import same_storage
           "torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout) with layout torch.strided "
           "(the layout torch calls dense) or torch.jagged; z.conj().resolve_conj().numpy() and "
           "z.conj().imag.resolve_neg().numpy() work and have storage of their own (a copy). Inside "
-          "torch.func.vmap(f)(torch.ones(2, 3)) and torch.func.grad(f)(torch.ones(3)), the tensor t that f receives "
+          "torch.func.vmap(f)(torch.ones(2, 3)), and inside torch.func.grad, vjp, jvp, jacrev, jacfwd and hessian "
+          "of f over torch.ones(3), the tensor t that f receives "
           "is strided, on the CPU, float32, neither sparse nor nested, with neither bit set, and "
-          "t.detach().numpy() raises RuntimeError; outside them, .detach().numpy() of both inputs works.",
+          "t.detach().numpy() raises RuntimeError; outside them, .detach().numpy() of both inputs works. Inside "
+          "torch.func.functionalize(f)(torch.tensor([1.5, -2.25, 1000.0])), t.detach().numpy() raises nothing, "
+          "but the array is not on the input's memory: a write to it leaves the input as it was.",
     "zh_CN": "对需要梯度的稠密 float32 CPU 张量 a，a.detach().numpy() 可以调用，之后 a.detach().mul_(10) 时数组跟着变。"
              "对 NumPy 也有的每种 dtype，即 float16、float32、float64、complex64、complex128、bool、int8、int16、"
              "int32、int64、uint8、uint16、uint32 和 uint64 的稠密 CPU 张量 a（其中能够需要梯度的，都设为需要梯度），"
@@ -42,10 +45,13 @@ from tensorfacts.tensors import same_storage
              "layout=layout) 在 layout 为 torch.strided（torch 称为稠密的布局）或 torch.jagged 时的 a.detach()"
              "（报的是 RuntimeError），"
              "调用 .numpy() 都报错；z.conj().resolve_conj().numpy() 和 z.conj().imag.resolve_neg().numpy() "
-             "可以调用，而且有自己的存储（是副本）。在 torch.func.vmap(f)(torch.ones(2, 3)) 和 "
-             "torch.func.grad(f)(torch.ones(3)) 里，f 收到的张量 t 是 strided 布局、在 CPU 上、float32，"
+             "可以调用，而且有自己的存储（是副本）。在 torch.func.vmap(f)(torch.ones(2, 3)) 里，以及在以 "
+             "torch.ones(3) 为输入的 torch.func.grad、vjp、jvp、jacrev、jacfwd 和 hessian 里，"
+             "f 收到的张量 t 是 strided 布局、在 CPU 上、float32，"
              "既不是稀疏张量也不是嵌套张量，两个位都没有设置，而 t.detach().numpy() 报 RuntimeError；"
-             "在变换之外，对这两个输入调用 .detach().numpy() 都可以。",
+             "在变换之外，对这两个输入调用 .detach().numpy() 都可以。在 "
+             "torch.func.functionalize(f)(torch.tensor([1.5, -2.25, 1000.0])) 里，t.detach().numpy() 不报错，"
+             "但得到的数组不在输入张量的内存上：往数组里写，输入张量不变。",
 })
 def _detach_numpy_needs_plain_dense() -> Fact:
     """numpy() shares memory only for a dense tensor, not a sparse or nested one, without the conj/neg bit, outside a
@@ -99,10 +105,10 @@ def _sparse_layouts() -> dict[str, torch.Tensor]:
 
 
 def _refused_in_transforms() -> dict[str, bool]:
-    """Inside ``torch.func.vmap`` and ``torch.func.grad``, the tensor the function receives meets every condition of
-    the sentence (strided, CPU, float32, neither sparse nor nested, no conjugate or negative bit), and yet
-    ``t.detach().numpy()`` raises ``RuntimeError``: True for each transform where both hold; outside them the array of
-    each input works."""
+    """Inside ``torch.func.vmap``, ``grad``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd`` and ``hessian``, the tensor the
+    function receives meets every condition of the sentence (strided, CPU, float32, neither sparse nor nested, no
+    conjugate or negative bit), and yet ``t.detach().numpy()`` raises ``RuntimeError``: True for each transform where
+    both hold; outside them the array of each input works; inside ``functionalize`` the array is other memory."""
     seen: dict[str, bool] = {}
 
     def f(t: torch.Tensor, name: str) -> torch.Tensor:
@@ -118,8 +124,38 @@ def _refused_in_transforms() -> dict[str, bool]:
     batch, x = torch.ones(2, 3), torch.ones(3)
     torch.func.vmap(lambda t: f(t, "in vmap"))(batch)
     torch.func.grad(lambda t: f(t, "in grad"))(x)
+    torch.func.vjp(lambda t: f(t, "in vjp"), x)
+    torch.func.jacrev(lambda t: f(t, "in jacrev"))(x)
+    with warnings.catch_warnings():
+        # forward AD's first use imports torch's decompositions, which call the deprecated torch.jit.script
+        warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
+        torch.func.jvp(lambda t: f(t, "in jvp"), (x,), (torch.ones(3),))
+        torch.func.jacfwd(lambda t: f(t, "in jacfwd"))(x)
+        torch.func.hessian(lambda t: f(t, "in hessian"))(x)
     outside = all(t.detach().numpy().tolist() == t.tolist() for t in (batch, x))
-    return {**{name: seen.get(name, False) for name in ("in vmap", "in grad")}, "outside works": outside}
+    names = ("in vmap", "in grad", "in vjp", "in jvp", "in jacrev", "in jacfwd", "in hessian")
+    return {**{name: seen.get(name, False) for name in names}, "outside works": outside,
+            "functionalize: no error, not the input's memory": _array_off_input_in_functionalize()}
+
+
+def _array_off_input_in_functionalize() -> bool:
+    """Inside ``torch.func.functionalize``, ``t.detach().numpy()`` raises nothing, but the array is not on the
+    memory of the tensor passed in: a write to it leaves that tensor as it was (what the array reads before the
+    write is other memory's bytes, which change from run to run, so they are not compared)."""
+    seen = []
+
+    def f(t: torch.Tensor) -> torch.Tensor:
+        array = t.detach().numpy()
+        array[:] = 7.0
+        seen.append(array.__array_interface__["data"][0])
+        return t * 2
+
+    x = torch.tensor([1.5, -2.25, 1000.0])
+    try:
+        torch.func.functionalize(f)(x)
+    except RuntimeError:
+        return False
+    return len(seen) == 1 and seen[0] != x.data_ptr() and x.tolist() == [1.5, -2.25, 1000.0]
 
 
 #: The dtypes NumPy has (torch's name for each), and two it lacks.

@@ -146,10 +146,10 @@ TERMS: tuple[Term, ...] = (
                    "自动求导靠比较它发现自己保存的张量被改过。"),
     Term("异常检测模式", "anomaly detection mode, `torch.autograd.detect_anomaly()`", "questions-inplace-error",
          define_en="A debugging mode, `torch.autograd.detect_anomaly()`, that records where the forward pass created "
-                   "each node, so that when the backward pass fails, a warning names the node and shows the "
-                   "traceback of that forward call.",
-         define_zh="一种调试模式（`torch.autograd.detect_anomaly()`）：记下前向传播中每个节点是在哪里创建的，"
-                   "反向传播失败时，发出一条警告，给出出错节点的名字和创建它的那次前向调用的调用栈。"),
+                   "each node, so that when a node fails during the backward pass (not an error raised before any "
+                   "node runs), a warning names that node and shows the traceback of that forward call.",
+         define_zh="一种调试模式（`torch.autograd.detect_anomaly()`）：记下前向传播中每个节点在哪里创建，反向传播中"
+                   "某个节点出错时（任何节点运行之前抛出的错误除外），发出警告，给出该节点的名字和创建它的前向调用的调用栈。"),
     Term("计算图", "computation graph", "questions-graph-kept-alive",
          define_en="The graph of operations autograd records to run the backward pass.",
          define_zh="自动求导记录下的运算图，反向传播沿着它进行。"),
