@@ -130,7 +130,7 @@ WORDS = {
         "line": "{sources}; {dtypes}; on {devices} ({count} cases)",
         "and": ", ",
         "because": ". Narrower because: {reason}",
-        "end": "",
+        "end": "",  # after a reason
     },
     "zh_CN": {
         "sources": {"leaf": "叶子张量", "non-leaf": "非叶子张量", "parameter": "Parameter",
@@ -140,7 +140,7 @@ WORDS = {
         "line": "{sources}；{dtypes}；设备 {devices}（共 {count} 种情形）",
         "and": "、",
         "because": "。范围较窄的原因：{reason}",
-        "end": "。",
+        "end": "。",  # after a reason: a list of cases alone ends with no full stop, as the listed scopes do
     },
 }
 
@@ -160,5 +160,6 @@ def describe(scope: list[Case], language: str, reason: Mapping[str, str] | None 
     dtypes = w["and"].join(dict.fromkeys(str(c.dtype).removeprefix("torch.") for c in scope))
     devices = w["and"].join(dict.fromkeys(c.device for c in scope))
     text = w["line"].format(sources=named, dtypes=dtypes, devices=devices, count=len(scope))
-    text += w["because"].format(reason=pick(reason, language, "a scope's reason")) if reason else ""
-    return text + w["end"]
+    if not reason:
+        return text
+    return text + w["because"].format(reason=pick(reason, language, "a scope's reason")) + w["end"]

@@ -63,6 +63,21 @@ def test_a_scope_ends_with_a_reason_only_where_a_scoped_fact_leaves_cases_out(co
     assert narrower and with_reason == narrower
 
 
+#: Each edition's full stop, written here: a scope that only lists its cases is a phrase and ends without one,
+#: in every form (the standard range or a list); the Chinese reason is a sentence and ends with its own.
+FULL_STOP = {"en": ".", "zh_CN": "。"}
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_a_scope_ends_with_a_full_stop_only_after_a_chinese_reason(code):
+    because = scope.WORDS[code]["because"].split("{")[0]
+    endings = {fact_id: (because in facts.ABOUT[fact_id].scope_in(code),
+                         facts.ABOUT[fact_id].scope_in(code).rstrip().endswith(FULL_STOP[code]))
+               for fact_id in facts.FACTS}
+    wrong = {fact_id: ends for fact_id, (reason, ends) in endings.items() if ends != (reason and code == "zh_CN")}
+    assert not wrong, f"scopes ending with the wrong punctuation in {code}: {sorted(wrong)}"
+
+
 def test_a_narrower_range_without_a_reason_is_refused():
     parts = fact_registry.Scoped(lambda case: 1, lambda case: 1, ("leaf",), scope.DTYPES, ("cpu",), None)
     with pytest.raises(ValueError, match="without saying why"):
