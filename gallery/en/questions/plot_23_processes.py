@@ -18,8 +18,8 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
 
 A dataset that counts how often each item was read counts nothing when the ``DataLoader``'s workers
 are started with ``fork`` (the default on Linux before Python 3.14); under ``spawn`` and ``forkserver``
-the pickling that sends the dataset to the workers moves the non-empty tensors torch allocated into
-shared memory (checked below: the count under ``fork``, and the pickling, run in this process on one tensor). A tensor handed to another process is sometimes a copy, sometimes shared. This page
+the pickling that sends the dataset to the workers moves the tensors torch allocated into
+shared memory, unless their storage is empty (checked below: the count under ``fork``, and the pickling, run in this process on a few tensors). A tensor handed to another process is sometimes a copy, sometimes shared. This page
 starts real child processes: a worker that edits the dataset, a child that edits a tensor it
 inherited (allocated by torch, or from two of the other sources), one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
 send, and the fix in a two-epoch loop. Every wait for a child has a time limit, and every child has ended when
@@ -373,8 +373,8 @@ assert mp.get_sharing_strategy() == "file_descriptor", "share_memory_() ran unde
 # A tensor sent through a queue is shared, not copied
 # ---------------------------------------------------
 #
-# Sending a non-empty CPU tensor that torch allocated through a ``torch.multiprocessing`` queue puts its
-# storage in shared memory and hands the receiver a tensor on that memory. (A tensor made by
+# Sending a CPU tensor that torch allocated, with a storage that is not empty, through a
+# ``torch.multiprocessing`` queue puts its storage in shared memory and hands the receiver a tensor on that memory. (A tensor made by
 # ``torch.from_numpy(array)`` arrives too, but, as with ``share_memory_()`` above, its storage
 # moves away from ``array``, which misses the child's edit; one made by ``torch.from_file`` does not
 # arrive under the default sharing strategy on Linux, see below.) The child below takes ``sent`` from its inbox, adds
@@ -528,12 +528,13 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # Under the other start methods a worker does not start as a copy of the parent: the dataset is
 # pickled and sent to it, with the pickler the queues use
 # (``multiprocessing.reduction.ForkingPickler``). Once torch is imported, that pickler moves the
-# storage of a non-empty tensor torch allocated into shared memory and drops its conjugate or negative bit, as sending
-# through a queue did above. So under ``spawn``
+# storage of a tensor torch allocated into shared memory, unless the storage is empty, and drops its conjugate or
+# negative bit, as sending through a queue did above. The storage decides, not the tensor: pickling an empty view
+# such as ``t[:0]`` moves all of ``t``'s storage into shared memory. So under ``spawn``
 # (the default on macOS and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the
 # dataset's tensors reach the workers in shared memory, and a worker's edit of them is expected to
 # reach the parent as the queue child's did, without ``share_memory_()``. This page starts no such
-# worker; the cell below checks what the pickling does to one tensor. The move gives the tensor new
+# worker; the cell below checks what the pickling does to a few tensors. The move gives the tensor new
 # memory, and the old memory may have been freed: a NumPy array taken before it still points there,
 # so it may dangle, and reading or writing through it is undefined.
 # Take such handles after ``share_memory_()``, or after the workers start.
@@ -552,6 +553,14 @@ shared_address = pickled.untyped_storage().data_ptr()
 ForkingPickler.dumps(pickled)
 assert pickled.untyped_storage().data_ptr() == shared_address, (
     "pickling a tensor already in shared memory leaves its storage where it is")
+viewed_base = torch.zeros(3)
+ForkingPickler.dumps(viewed_base[:0])
+assert viewed_base[:0].numel() == 0 and viewed_base.is_shared(), (
+    "pickling an empty view of a tensor moves the tensor's whole storage to shared memory")
+empty_storage = torch.zeros(0)
+ForkingPickler.dumps(empty_storage)
+assert empty_storage.untyped_storage().nbytes() == 0 and not empty_storage.is_shared(), (
+    "pickling a tensor whose storage is empty leaves it out of shared memory")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -588,6 +597,6 @@ assert mp.active_children() == [], "every child process has ended"
 #
 # This page starts children with the ``fork`` method only. Under ``spawn`` (the default on macOS
 # and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the dataset is pickled for
-# each worker, which moves the non-empty tensors torch allocated into shared memory (as shown
-# above); that a worker's edits then reach the
+# each worker, which moves the tensors torch allocated into shared memory, unless their storage is
+# empty (as shown above); that a worker's edits then reach the
 # parent is not run here: check ``visits`` on the platform you run.
