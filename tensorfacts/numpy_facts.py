@@ -31,8 +31,10 @@ from tensorfacts.tensors import same_storage
           "of f over torch.ones(3), the tensor t that f receives "
           "is strided, on the CPU, float32, neither sparse nor nested, with neither bit set, and "
           "t.detach().numpy() raises RuntimeError; outside them, .detach().numpy() of both inputs works. Inside "
-          "torch.func.functionalize(f)(torch.tensor([1.5, -2.25, 1000.0])), t.detach().numpy() raises nothing, "
-          "but the array is not on the input's memory: a write to it leaves the input as it was.",
+          "torch.func.vmap(g, in_dims=(0, None))(torch.ones(2, 3), y), y.detach().numpy() of the argument not "
+          "batched works, on y's memory. Inside torch.func.functionalize(f)(torch.tensor([1.5, -2.25, 1000.0])), "
+          "t.detach().numpy() raises nothing, but the array is not on the input's memory: it does not hold the "
+          "input's values, and a write to it leaves the input as it was.",
     "zh_CN": "对需要梯度的稠密 float32 CPU 张量 a，a.detach().numpy() 可以调用，之后 a.detach().mul_(10) 时数组跟着变。"
              "对 NumPy 也有的每种 dtype，即 float16、float32、float64、complex64、complex128、bool、int8、int16、"
              "int32、int64、uint8、uint16、uint32 和 uint64 的稠密 CPU 张量 a（其中能够需要梯度的，都设为需要梯度），"
@@ -50,8 +52,10 @@ from tensorfacts.tensors import same_storage
              "f 收到的张量 t 是 strided 布局、在 CPU 上、float32，"
              "既不是稀疏张量也不是嵌套张量，两个位都没有设置，而 t.detach().numpy() 报 RuntimeError；"
              "在变换之外，对这两个输入调用 .detach().numpy() 都可以。在 "
+             "torch.func.vmap(g, in_dims=(0, None))(torch.ones(2, 3), y) 里，对不批处理的参数调用 "
+             "y.detach().numpy() 可以，数组在 y 的内存上。在 "
              "torch.func.functionalize(f)(torch.tensor([1.5, -2.25, 1000.0])) 里，t.detach().numpy() 不报错，"
-             "但得到的数组不在输入张量的内存上：往数组里写，输入张量不变。",
+             "但得到的数组不在输入张量的内存上：数组里不是输入的数值，往数组里写，输入张量也不变。",
 })
 def _detach_numpy_needs_plain_dense() -> Fact:
     """numpy() shares memory only for a dense tensor, not a sparse or nested one, without the conj/neg bit, outside a
@@ -133,21 +137,26 @@ def _refused_in_transforms() -> dict[str, bool]:
         torch.func.jacfwd(lambda t: f(t, "in jacfwd"))(x)
         torch.func.hessian(lambda t: f(t, "in hessian"))(x)
     outside = all(t.detach().numpy().tolist() == t.tolist() for t in (batch, x))
+    unbatched = []
+    torch.func.vmap(lambda t, y: unbatched.append(y.detach().numpy().__array_interface__["data"][0]) or t.sum(),
+                    in_dims=(0, None))(batch, x)
     names = ("in vmap", "in grad", "in vjp", "in jvp", "in jacrev", "in jacfwd", "in hessian")
     return {**{name: seen.get(name, False) for name in names}, "outside works": outside,
-            "functionalize: no error, not the input's memory": _array_off_input_in_functionalize()}
+            "vmap, in_dims=None: the array is on the caller's tensor": unbatched == [x.data_ptr()],
+            "functionalize: no error, not the input's memory or values": _array_off_input_in_functionalize()}
 
 
 def _array_off_input_in_functionalize() -> bool:
     """Inside ``torch.func.functionalize``, ``t.detach().numpy()`` raises nothing, but the array is not on the
-    memory of the tensor passed in: a write to it leaves that tensor as it was (what the array reads before the
-    write is other memory's bytes, which change from run to run, so they are not compared)."""
+    memory of the tensor passed in: it does not hold that tensor's values (it reads other memory, whose bytes change
+    from run to run: the input starts with 1.5, which neither leftover bytes nor a zeroed block read as), and a
+    write to it leaves that tensor as it was."""
     seen = []
 
     def f(t: torch.Tensor) -> torch.Tensor:
         array = t.detach().numpy()
+        seen.append((array.__array_interface__["data"][0], array.tolist()))
         array[:] = 7.0
-        seen.append(array.__array_interface__["data"][0])
         return t * 2
 
     x = torch.tensor([1.5, -2.25, 1000.0])
@@ -155,7 +164,8 @@ def _array_off_input_in_functionalize() -> bool:
         torch.func.functionalize(f)(x)
     except RuntimeError:
         return False
-    return len(seen) == 1 and seen[0] != x.data_ptr() and x.tolist() == [1.5, -2.25, 1000.0]
+    [(address, values)] = seen
+    return address != x.data_ptr() and values != [1.5, -2.25, 1000.0] and x.tolist() == [1.5, -2.25, 1000.0]
 
 
 #: The dtypes NumPy has (torch's name for each), and two it lacks.
