@@ -317,11 +317,12 @@ assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved
 # ``sin()`` saves ``y``. There are two exceptions. One is an edit that saves ``y`` for its own backward:
 # ``y.mul_(y)`` (or ``div_`` or ``addcmul_`` with ``y`` as operands) saves ``y`` and then writes it, an edit
 # after a save, so ``backward()`` refuses, where ``y * y`` written out of place runs. The other is a tensor
-# to be saved that is an output of ``unbind``, ``split`` (``split_with_sizes`` included) or ``chunk``, or a
-# view taken with grad mode off of a tensor that requires grad (other than a leaf that is itself a view, see
-# below): after an edit of its base, even under ``torch.no_grad()``, the operation that would save it raises
-# at once, "... its base or another view of its base has been modified inplace ...", and nothing is saved
-# (the last loop below). When autograd records an
+# to be saved that is an output of ``unbind``, ``split`` (``split_with_sizes`` included) or ``chunk`` of a
+# tensor that requires grad, or a view taken with grad mode off of a tensor that requires grad (other than a
+# leaf that is itself a view, see below): after an edit of its base, even under ``torch.no_grad()``, the
+# operation that would save it raises at once, "... its base or another view of its base has been modified
+# inplace ...", and nothing is saved (the third loop below; the fourth shows that such an output of a tensor
+# that does not require grad is saved, edit and all, with no error). When autograd records an
 # edit that ``backward()`` accepts (grad mode on, made on ``y`` itself, as each edit of the first loop),
 # the gradient is the one the same code written out of place gives. Apart from these, only an edit between a
 # save and ``backward()`` is refused, and the message's "expected version" is then the version ``y`` had at the
@@ -424,6 +425,14 @@ for name, view in views_of.items():
             else:
                 raise AssertionError(f"x = {name}: after an edit of b, an operation that would save x must raise")
         # sphinx_gallery_end_ignore
+for name, view in list(views_of.items())[:4]:
+    b = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])  # does not require grad
+    x = view(b)
+    b.mul_(2)
+    w = torch.ones(3, requires_grad=True)
+    (w * x).sum().backward()  # saves x: nothing raises
+    print(f"x = {name:29} b without grad: w * x saves x, w.grad: {w.grad}")
+    assert torch.equal(w.grad, x.flatten()), f"x = {name} of a tensor that does not require grad: saved with the edit of b"
 
 # %%
 # An edit that autograd does not record is another matter. Made before the save under
@@ -1033,8 +1042,8 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # through ``detach()``;
 # the view's own operation when the last view taken is ``torch.view_as_real``, ``torch.view_as_complex`` or
 # ``conj()`` (``ViewAsReal``, ``ViewAsComplex``, ``Conj``). For an output of ``unbind``, ``split``
-# or ``chunk``, and for a view taken under ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that
-# requires grad (unless it is a leaf that is itself a view), ``backward()`` raises another error instead (“... its base or another
+# or ``chunk`` of a tensor that requires grad, and for a view taken under ``torch.no_grad()`` or
+# ``torch.inference_mode()`` of a tensor that requires grad (unless it is a leaf that is itself a view), ``backward()`` raises another error instead (“... its base or another
 # view of its base has been modified inplace ...”), and a recorded edit of that output or view raises at once.
 # :fact:`saved-view-edit-error` A saved tensor with no ``grad_fn`` gets no name. Its two
 # versions differ because an in-place operation ran on the tensor, or on one

@@ -504,9 +504,10 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # (a ``Parameter`` too), on a view of such a leaf that autograd records (not on its ``view(dtype)``, which
 # takes the write unrecorded) and on one taken of it under ``torch.no_grad()`` or ``torch.inference_mode()`` by
 # indexing or any other operation PyTorch documents as a view (listed in :doc:`/views`) but ``detach()``,
-# ``view(dtype)`` and a sparse tensor's ``indices()``, unless the leaf is itself a view of a tensor that does
-# not require grad (a view taken by indexing under either mode of ``torch.zeros(2, 4)[0].requires_grad_()``
-# does not require grad and takes the write, which reaches the leaf): write under ``torch.no_grad()``. An inference
+# ``view(dtype)`` and a sparse tensor's ``indices()``: write under ``torch.no_grad()``. That last refusal does not
+# apply when the leaf is itself a view of a tensor that does not require grad: a view taken by indexing under
+# either mode of ``torch.zeros(2, 4)[0].requires_grad_()`` does not require grad and takes the write, which
+# reaches the leaf, while the leaf itself and a view of it taken in grad mode still refuse it. An inference
 # tensor that does not require grad (one ``torch.inference_mode()`` computes, or a ``view(dtype)`` taken there, even of a normal
 # tensor; a view of a normal tensor taken there by indexing or ``view(shape)``, its ``detach()`` and its
 # ``.data`` are normal tensors, and such a view or ``detach()`` of a plain tensor takes the write) refuses
@@ -616,6 +617,12 @@ assert refused == {
     False: ["inference tensor", "inference_mode detach()", "inference_mode .data"],
 }, ("in grad mode the seventeen sources listed refuse the write; under no_grad only the inference tensor and the "
     "detach() and .data taken in inference mode")
+leaf_on_a_view = torch.zeros(2, 4)[0].requires_grad_()
+leaf_refusals = {"itself": add_one_at(leaf_on_a_view, True), "its grad-mode view [:]": add_one_at(leaf_on_a_view[:], True)}
+for taken, refusal in leaf_refusals.items():
+    print(f"leaf on a view, write in grad mode to {taken}:", refusal)
+assert all(str(refusal).startswith("RuntimeError: a view of a leaf Variable") for refusal in leaf_refusals.values()) and (
+    leaf_on_a_view.tolist() == [0.0] * 4), "a leaf made on a view, and its view taken in grad mode, still refuse the write"
 for mode in (torch.no_grad, torch.inference_mode):
     leaf_on_a_view = torch.zeros(2, 4)[0].requires_grad_()
     with mode():

@@ -299,7 +299,7 @@ assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved
 # 保存之前的修改没有问题
 # ----------------------
 #
-# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外有两种。一是为自己的反向传播保存了 ``y`` 的修改：``y.mul_(y)``，或以 ``y`` 为操作数的 ``div_``、``addcmul_``，先保存 ``y`` 再写入它，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行。二是要保存的张量是 ``unbind``、``split``、``split_with_sizes`` 或 ``chunk`` 的一个输出，或是在梯度模式（grad mode）关闭时从需要梯度的张量取得的视图（view），只要那个张量不是本身就是视图的叶子张量（leaf tensor，见下文）：它的基张量（base tensor）被修改之后，哪怕修改是在 ``torch.no_grad()`` 下进行的，本要保存它的运算也会当场报错“... its base or another view of its base has been modified inplace ...”，什么都不会保存（见下面最后一个循环）。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。除此之外，只有发生在某次保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
+# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外有两种。一是为自己的反向传播保存了 ``y`` 的修改：``y.mul_(y)``，或以 ``y`` 为操作数的 ``div_``、``addcmul_``，先保存 ``y`` 再写入它，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行。二是要保存的张量是需要梯度的张量经 ``unbind``、``split``、``split_with_sizes`` 或 ``chunk`` 得到的一个输出，或是在梯度模式（grad mode）关闭时从需要梯度的张量取得的视图（view），只要那个张量不是本身就是视图的叶子张量（leaf tensor，见下文）：它的基张量（base tensor）被修改之后，哪怕修改是在 ``torch.no_grad()`` 下进行的，本要保存它的运算也会当场报错“... its base or another view of its base has been modified inplace ...”，什么都不会保存（见下面第三个循环；第四个循环表明，不需要梯度的张量这样得到的输出照常被保存，保存的是修改后的值，也不报错）。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。除此之外，只有发生在某次保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
 
 edits = {
     "y.add_(1)": (lambda t: t.add_(1), lambda t: t + 1),
@@ -398,6 +398,14 @@ for name, view in views_of.items():
             else:
                 raise AssertionError(f"x = {name}: after an edit of b, an operation that would save x must raise")
         # sphinx_gallery_end_ignore
+for name, view in list(views_of.items())[:4]:
+    b = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])  # 不需要梯度
+    x = view(b)
+    b.mul_(2)
+    w = torch.ones(3, requires_grad=True)
+    (w * x).sum().backward()  # 保存 x：不报错
+    print(f"x = {name:29} b without grad: w * x saves x, w.grad: {w.grad}")
+    assert torch.equal(w.grad, x.flatten()), f"x = {name} of a tensor that does not require grad: saved with the edit of b"
 
 # %%
 # 自动求导没有记录的修改就不同了。在保存之前于 ``torch.no_grad()`` 下或经由 ``y.detach()`` 做的修改，同样让 ``backward()`` 照常运行，但 ``backward()`` 把它当作常数：梯度等于 ``y + (edited - y).detach()`` 的梯度，其中 ``edited`` 是修改之后的 ``y``，见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>` 的情况 3。除了导数为 1 的 ``add_``，下面每一种修改得到的梯度都不是不用原地写法的同一段代码给出的梯度，而且不报错。:fact:`detach-edit-before-save`
@@ -930,6 +938,6 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # 小结
 # ----
 #
-# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``）。被保存的若是 ``unbind``、``split`` 或 ``chunk`` 的一个输出，或是在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量（本身是视图的叶子张量除外）取得的视图，``backward()`` 报的则是另一条错误（“... its base or another view of its base has been modified inplace ...”），被记录的对这个输出或视图本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
+# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``）。被保存的若是需要梯度的张量经 ``unbind``、``split`` 或 ``chunk`` 得到的一个输出，或是在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量（本身是视图的叶子张量除外）取得的视图，``backward()`` 报的则是另一条错误（“... its base or another view of its base has been modified inplace ...”），被记录的对这个输出或视图本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
 # ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。可行的解决办法包括：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；把前向传播、修改和 ``backward()`` 都放进 ``allow_mutation_on_saved_tensors()`` 里运行；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即自动求导根本察觉不到的修改，见 :ref:`“.data”那一页 <data-vs-detach-data>`。:fact:`saved-view-edit-error`
