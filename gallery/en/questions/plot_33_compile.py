@@ -550,8 +550,8 @@ else:
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
 
 # %%
-# Not every way of passing the memory in does this. Two arguments with no base of their own that share
-# elements of one storage, such as ``a.detach()`` and ``a[1:].detach()``, both used by the function, get its
+# Not every way of passing the memory in does this. Two different tensor objects with no base of their own that
+# share elements of one storage, such as ``a.detach()`` and ``a[1:].detach()``, both used by the function, get its
 # edits, yet in this build's compiled call no version counter moves: ``backward()`` raises nothing and computes
 # ``w.grad`` from the edited ``a``, where eager mode raises.
 
@@ -567,7 +567,7 @@ torch.compile(add_then_double, backend="aot_eager")(a.detach(), a[1:].detach())
 y.backward()
 print("compiled: a:", a, " a._version:", a._version, " w.grad:", w.grad)
 assert torch.equal(a, torch.tensor([1.0, 4.0, 6.0, 8.0])) and a._version == 0 and torch.equal(w.grad, a), (
-    "compiled, two arguments with no base of their own that share elements: the edits reach a, its version "
+    "compiled, two different objects with no base of their own that share elements: the edits reach a, its version "
     "stays, and backward() runs on the edited values")
 w = torch.ones(4, requires_grad=True)
 a = torch.arange(4.0)
@@ -583,10 +583,11 @@ else:
 # %%
 # Sharing the storage alone does not decide it. The table runs ``add_then_double`` and
 # ``read_then_double``, which reads ``x`` and doubles ``z``, on more pairs; each cell is ``a._version`` after
-# the compiled call, then what ``backward()`` does, and ``a`` always ends as in eager mode. Every pair that
-# shares an element keeps the version at 0. ``a[:2].detach()`` and ``a[2:].detach()``, which share no
-# element, move ``a._version`` as one argument does, and ``backward()`` raises; ``a[::2].detach()`` and
-# ``a[1::2].detach()`` share no element either, yet move nothing. With ``a.detach()`` and
+# the compiled call, then what ``backward()`` does, and ``a`` always ends as in eager mode. Every pair of two
+# different objects that shares an element keeps the version at 0. One tensor object passed as both arguments,
+# as in ``f(a, a)`` or ``f(d, d)`` with ``d = a.detach()``, moves ``a._version`` as one argument does, and
+# ``backward()`` raises; so do ``a[:2].detach()`` and ``a[2:].detach()``, which share no element.
+# ``a[::2].detach()`` and ``a[1::2].detach()`` share no element either, yet move nothing. With ``a.detach()`` and
 # ``a.detach()[1:]``, a view of another ``detach()``, the call itself raises ``BackendCompilerFailed``.
 
 
@@ -632,6 +633,25 @@ for name, make, stays in pairs:
     table.append((name, str(shared), *cells))
 for name, shared_text, first_cells, second_cells in table:
     print(f"{name:<38} {shared_text:<17} {first_cells:<16} {second_cells}")
+# sphinx_gallery_start_ignore
+
+
+def passed_twice(function, make):
+    """Whether a._version moves, and what backward() does, when the compiled function gets one tensor twice."""
+    torch.compiler.reset()
+    w_twice, a_twice = torch.ones(4, requires_grad=True), torch.arange(4.0)
+    y_twice = (w_twice * a_twice).sum()
+    both = make(a_twice)
+    torch.compile(function, backend="aot_eager")(both, both)
+    return a_twice._version > 0, backward_outcome(y_twice)
+
+
+assert all(
+    passed_twice(function_twice, make_twice) == (True, "raises")
+    for function_twice in (add_then_double, read_then_double)
+    for make_twice in (lambda t: t, lambda t: t.detach(), lambda t: t[1:].detach())
+), "one tensor object passed as both arguments moves a._version, and backward() raises"
+# sphinx_gallery_end_ignore
 torch.compiler.reset()
 a = torch.arange(4.0)
 try:

@@ -507,7 +507,7 @@ else:
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
 
 # %%
-# 并非每种把内存传进去的方式都是这样。两个本身没有基张量（base tensor）、在同一块存储上共享元素的参数，比如 ``a.detach()`` 和 ``a[1:].detach()``，只要函数两个都用到，函数的修改就会落到 ``a`` 上，但在本次构建的编译调用里，版本计数器一个也不动：``backward()`` 不报错，直接用修改后的 ``a`` 计算 ``w.grad``；即时执行模式下则会报错。
+# 并非每种把内存传进去的方式都是这样。两个不同的张量对象作参数，本身都没有基张量（base tensor），又在同一块存储上共享元素，比如 ``a.detach()`` 和 ``a[1:].detach()``，只要函数两个都用到，函数的修改就会落到 ``a`` 上，但在本次构建的编译调用里，版本计数器一个也不动：``backward()`` 不报错，直接用修改后的 ``a`` 计算 ``w.grad``；即时执行模式下则会报错。
 
 def add_then_double(x, z):
     x.add_(1)
@@ -521,7 +521,7 @@ torch.compile(add_then_double, backend="aot_eager")(a.detach(), a[1:].detach())
 y.backward()
 print("compiled: a:", a, " a._version:", a._version, " w.grad:", w.grad)
 assert torch.equal(a, torch.tensor([1.0, 4.0, 6.0, 8.0])) and a._version == 0 and torch.equal(w.grad, a), (
-    "compiled, two arguments with no base of their own that share elements: the edits reach a, its version "
+    "compiled, two different objects with no base of their own that share elements: the edits reach a, its version "
     "stays, and backward() runs on the edited values")
 w = torch.ones(4, requires_grad=True)
 a = torch.arange(4.0)
@@ -535,7 +535,7 @@ else:
     raise AssertionError("eager: backward after the same two edits must raise")
 
 # %%
-# 光是共享存储还决定不了结果。下表在更多对参数上运行 ``add_then_double`` 和 ``read_then_double``，后者读取 ``x``、把 ``z`` 翻倍；每一格先是编译调用之后的 ``a._version``，再是 ``backward()`` 的结果，而 ``a`` 最后总是和即时执行模式下一样。凡是共享元素的一对参数，版本都保持为 0。``a[:2].detach()`` 和 ``a[2:].detach()`` 不共享元素，会像只传一个参数时那样推进 ``a._version``，``backward()`` 也会报错；``a[::2].detach()`` 和 ``a[1::2].detach()`` 同样不共享元素，却不推进版本。传入 ``a.detach()`` 和另一个 ``detach()`` 的视图 ``a.detach()[1:]`` 时，调用本身就抛出 ``BackendCompilerFailed``。
+# 光是共享存储还决定不了结果。下表在更多对参数上运行 ``add_then_double`` 和 ``read_then_double``，后者读取 ``x``、把 ``z`` 翻倍；每一格先是编译调用之后的 ``a._version``，再是 ``backward()`` 的结果，而 ``a`` 最后总是和即时执行模式下一样。凡是由两个不同对象组成、共享元素的一对参数，版本都保持为 0。同一个张量对象同时作为两个参数传入，比如 ``f(a, a)``，或 ``d = a.detach()`` 时的 ``f(d, d)``，会像只传一个参数时那样推进 ``a._version``，``backward()`` 也会报错；不共享元素的 ``a[:2].detach()`` 和 ``a[2:].detach()`` 也是如此。``a[::2].detach()`` 和 ``a[1::2].detach()`` 同样不共享元素，却不推进版本。传入 ``a.detach()`` 和另一个 ``detach()`` 的视图 ``a.detach()[1:]`` 时，调用本身就抛出 ``BackendCompilerFailed``。
 
 
 def read_then_double(x, z):
@@ -580,6 +580,25 @@ for name, make, stays in pairs:
     table.append((name, str(shared), *cells))
 for name, shared_text, first_cells, second_cells in table:
     print(f"{name:<38} {shared_text:<17} {first_cells:<16} {second_cells}")
+# sphinx_gallery_start_ignore
+
+
+def passed_twice(function, make):
+    """Whether a._version moves, and what backward() does, when the compiled function gets one tensor twice."""
+    torch.compiler.reset()
+    w_twice, a_twice = torch.ones(4, requires_grad=True), torch.arange(4.0)
+    y_twice = (w_twice * a_twice).sum()
+    both = make(a_twice)
+    torch.compile(function, backend="aot_eager")(both, both)
+    return a_twice._version > 0, backward_outcome(y_twice)
+
+
+assert all(
+    passed_twice(function_twice, make_twice) == (True, "raises")
+    for function_twice in (add_then_double, read_then_double)
+    for make_twice in (lambda t: t, lambda t: t.detach(), lambda t: t[1:].detach())
+), "one tensor object passed as both arguments moves a._version, and backward() raises"
+# sphinx_gallery_end_ignore
 torch.compiler.reset()
 a = torch.arange(4.0)
 try:
