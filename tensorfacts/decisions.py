@@ -175,12 +175,14 @@ DECISIONS: tuple[Advice, ...] = (
                 "`resolve_neg()` first, which copies.\n"
                 "- A sparse tensor raises too, in each of its layouts (COO, CSR, CSC, BSR, BSC), and so does a "
                 "nested one (`torch.nested`, either layout).\n"
-                "- Inside a function transformed by `torch.func.vmap`, `grad`, `vjp`, `jvp`, `jacrev`, `jacfwd` or "
-                "`hessian`, `.numpy()` raises on the tensor the transform batches or differentiates, even one "
-                "that meets the conditions above (an argument `vmap` is given with `in_dims=None` arrives as it is, "
-                "and its array is on the caller's memory); inside `torch.func.functionalize` it raises nothing, but "
-                "the array is other memory: it does not hold the input's values, and a write to it leaves the input "
-                "as it was. Take the array outside the transformed function.",
+                "- Inside a function transformed by `torch.func.grad`, `vjp`, `jvp`, `jacrev`, `jacfwd` or "
+                "`hessian`, `.numpy()` raises on every tensor the function uses (its arguments, a tensor it closes "
+                "over, one it makes), even one that meets the conditions above. Inside `torch.func.vmap` it raises "
+                "on the tensor vmap batches; an argument given with `in_dims=None` and a tensor the function closes "
+                "over give an array on their own memory, and one it makes works too. Inside "
+                "`torch.func.functionalize` it raises nothing, but the array is other memory: it does not hold the "
+                "input's values, and a write to it leaves the input as it was. Take the array outside the "
+                "transformed function.",
             "zh_CN": "要 NumPy 数组，就从 `a.detach()` 出发。前提是：张量是稠密的 CPU 张量（不是嵌套张量），"
                 "dtype 是 NumPy 也有的（比如 float32、float64），"
                 "没有设置共轭位（conjugate bit）或负号位（negative bit）。\n"
@@ -204,11 +206,12 @@ DECISIONS: tuple[Advice, ...] = (
                 "这会复制一份。\n"
                 "- 稀疏张量也会报错（COO、CSR、CSC、BSR、BSC 每种布局都是），"
                 "嵌套张量（`torch.nested`，两种布局都是）也一样。\n"
-                "- 在经 `torch.func.vmap`、`grad`、`vjp`、`jvp`、`jacrev`、`jacfwd` 或 `hessian` 变换的函数里，"
-                "即使变换所批处理或求导的张量满足上面这些前提，对它调用 `.numpy()` 也会报错（用 `in_dims=None` "
-                "交给 `vmap` 的参数原样传入，它的数组就在调用方张量的内存上）；在 `torch.func.functionalize` "
-                "里则不报错，但得到的数组是别处的内存：里面不是输入张量的数值，往数组里写，输入张量也不变。"
-                "数组要在被变换的函数之外取。",
+                "- 在经 `torch.func.grad`、`vjp`、`jvp`、`jacrev`、`jacfwd` 或 `hessian` 变换的函数里，"
+                "对函数用到的每个张量（它的参数、它引用的外部张量、它新建的张量）调用 `.numpy()` 都会报错，"
+                "即使张量满足上面这些前提。在 `torch.func.vmap` 里，对 vmap 批处理的张量调用它会报错；用 "
+                "`in_dims=None` 交给 vmap 的参数和函数引用的外部张量，得到的数组在各自的内存上，函数新建的张量也可以。"
+                "在 `torch.func.functionalize` 里则不报错，但得到的数组是别处的内存：里面不是输入张量的数值，"
+                "往数组里写，输入张量也不变。数组要在被变换的函数之外取。",
         },
         lambda m: _rows(m, "a.detach()", requires_grad=False, shares_storage=True)
         and _rows(m, "a.detach().clone()", requires_grad=False, shares_storage=False),

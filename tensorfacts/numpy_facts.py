@@ -27,12 +27,13 @@ from tensorfacts.tensors import same_storage
           "torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout) with layout torch.strided "
           "(the layout torch calls dense) or torch.jagged; z.conj().resolve_conj().numpy() and "
           "z.conj().imag.resolve_neg().numpy() work and have storage of their own (a copy). Inside "
-          "torch.func.vmap(f)(torch.ones(2, 3)), and inside torch.func.grad, vjp, jvp, jacrev, jacfwd and hessian "
-          "of f over torch.ones(3), the tensor t that f receives "
-          "is strided, on the CPU, float32, neither sparse nor nested, with neither bit set, and "
-          "t.detach().numpy() raises RuntimeError; outside them, .detach().numpy() of both inputs works. Inside "
-          "torch.func.vmap(g, in_dims=(0, None))(torch.ones(2, 3), y), y.detach().numpy() of the argument not "
-          "batched works, on y's memory. Inside torch.func.functionalize(f)(torch.tensor([1.5, -2.25, 1000.0])), "
+          "torch.func.grad, vjp, jvp, jacrev, jacfwd and hessian of f(t, y) over torch.ones(3) twice, "
+          "t is strided, on the CPU, float32, neither sparse nor nested, with neither bit set, and "
+          ".detach().numpy() raises RuntimeError on t, on y, on a tensor f closes over and on torch.ones(3) made "
+          "in f. Inside torch.func.vmap(f, in_dims=(0, None))(torch.ones(2, 3), y), it raises on t (plain as "
+          "above), and works on y and on the tensor closed over, each array on that tensor's memory, and on one "
+          "made in f. Outside them, .detach().numpy() of the inputs works. Inside "
+          "torch.func.functionalize(f)(torch.tensor([1.5, -2.25, 1000.0])), "
           "t.detach().numpy() raises nothing, but the array is not on the input's memory: it does not hold the "
           "input's values, and a write to it leaves the input as it was.",
     "zh_CN": "对需要梯度的稠密 float32 CPU 张量 a，a.detach().numpy() 可以调用，之后 a.detach().mul_(10) 时数组跟着变。"
@@ -47,13 +48,13 @@ from tensorfacts.tensors import same_storage
              "layout=layout) 在 layout 为 torch.strided（torch 称为稠密的布局）或 torch.jagged 时的 a.detach()"
              "（报的是 RuntimeError），"
              "调用 .numpy() 都报错；z.conj().resolve_conj().numpy() 和 z.conj().imag.resolve_neg().numpy() "
-             "可以调用，而且有自己的存储（是副本）。在 torch.func.vmap(f)(torch.ones(2, 3)) 里，以及在以 "
-             "torch.ones(3) 为输入的 torch.func.grad、vjp、jvp、jacrev、jacfwd 和 hessian 里，"
-             "f 收到的张量 t 是 strided 布局、在 CPU 上、float32，"
-             "既不是稀疏张量也不是嵌套张量，两个位都没有设置，而 t.detach().numpy() 报 RuntimeError；"
-             "在变换之外，对这两个输入调用 .detach().numpy() 都可以。在 "
-             "torch.func.vmap(g, in_dims=(0, None))(torch.ones(2, 3), y) 里，对不批处理的参数调用 "
-             "y.detach().numpy() 可以，数组在 y 的内存上。在 "
+             "可以调用，而且有自己的存储（是副本）。在以两个 torch.ones(3) 为输入的 f(t, y) 的 "
+             "torch.func.grad、vjp、jvp、jacrev、jacfwd 和 hessian 里，"
+             "t 是 strided 布局、在 CPU 上、float32，既不是稀疏张量也不是嵌套张量，两个位都没有设置，"
+             "而对 t、对 y、对 f 引用的外部张量、对 f 里新建的 torch.ones(3) 调用 .detach().numpy() 都报 "
+             "RuntimeError。在 torch.func.vmap(f, in_dims=(0, None))(torch.ones(2, 3), y) 里，对 t（同样满足上述"
+             "条件）调用它报错，对 y 和引用的外部张量调用它可以，数组各在该张量的内存上，对 f 里新建的张量也可以。"
+             "在变换之外，对这些输入调用 .detach().numpy() 都可以。在 "
              "torch.func.functionalize(f)(torch.tensor([1.5, -2.25, 1000.0])) 里，t.detach().numpy() 不报错，"
              "但得到的数组不在输入张量的内存上：数组里不是输入的数值，往数组里写，输入张量也不变。",
 })
@@ -108,41 +109,53 @@ def _sparse_layouts() -> dict[str, torch.Tensor]:
                 "sparse BSR": d.to_sparse_bsr((1, 1)), "sparse BSC": d.to_sparse_bsc((1, 1))}
 
 
-def _refused_in_transforms() -> dict[str, bool]:
-    """Inside ``torch.func.vmap``, ``grad``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd`` and ``hessian``, the tensor the
-    function receives meets every condition of the sentence (strided, CPU, float32, neither sparse nor nested, no
-    conjugate or negative bit), and yet ``t.detach().numpy()`` raises ``RuntimeError``: True for each transform where
-    both hold; outside them the array of each input works; inside ``functionalize`` the array is other memory."""
-    seen: dict[str, bool] = {}
+def _numpy_of(t: torch.Tensor) -> int | None:
+    """The address of ``t.detach().numpy()``, or None when it raises ``RuntimeError``."""
+    try:
+        return t.detach().numpy().__array_interface__["data"][0]
+    except RuntimeError:
+        return None
 
-    def f(t: torch.Tensor, name: str) -> torch.Tensor:
+
+def _refused_in_transforms() -> dict[str, bool]:
+    """Inside ``torch.func.grad``, ``vjp``, ``jvp``, ``jacrev``, ``jacfwd`` and ``hessian``, ``t.detach().numpy()``
+    raises ``RuntimeError`` on every tensor of the function: the argument transformed (which meets every condition of
+    the sentence: strided, CPU, float32, neither sparse nor nested, no conjugate or negative bit), a second argument,
+    a tensor the function closes over and one it makes. Inside ``vmap`` it raises on the batched argument only: an
+    argument given ``in_dims=None`` and a tensor closed over give an array on their own memory, one made inside works
+    too. Outside them the array of each input works; inside ``functionalize`` the array is other memory."""
+    seen: dict[str, dict[str, int | None]] = {}
+    closed = torch.ones(3)
+
+    def f(t: torch.Tensor, y: torch.Tensor, name: str) -> torch.Tensor:
         plain = (t.layout is torch.strided and t.device.type == "cpu" and t.dtype == torch.float32
                  and not t.is_sparse and not t.is_nested and not t.is_conj() and not t.is_neg())
-        try:
-            t.detach().numpy()
-            seen[name] = False
-        except RuntimeError:
-            seen[name] = plain
-        return t.sum()
+        seen[name] = {"plain": plain, "argument": _numpy_of(t), "second argument": _numpy_of(y),
+                      "closed over": _numpy_of(closed), "made inside": _numpy_of(torch.ones(3))}
+        return t.sum() + y.sum()
 
-    batch, x = torch.ones(2, 3), torch.ones(3)
-    torch.func.vmap(lambda t: f(t, "in vmap"))(batch)
-    torch.func.grad(lambda t: f(t, "in grad"))(x)
-    torch.func.vjp(lambda t: f(t, "in vjp"), x)
-    torch.func.jacrev(lambda t: f(t, "in jacrev"))(x)
+    batch, x, y = torch.ones(2, 3), torch.ones(3), torch.ones(3)
+    torch.func.vmap(lambda t, y: f(t, y, "in vmap"), in_dims=(0, None))(batch, y)
+    torch.func.grad(lambda t, y: f(t, y, "in grad"))(x, y)
+    torch.func.vjp(lambda t, y: f(t, y, "in vjp"), x, y)
+    torch.func.jacrev(lambda t, y: f(t, y, "in jacrev"))(x, y)
     with warnings.catch_warnings():
         # forward AD's first use imports torch's decompositions, which call the deprecated torch.jit.script
         warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
-        torch.func.jvp(lambda t: f(t, "in jvp"), (x,), (torch.ones(3),))
-        torch.func.jacfwd(lambda t: f(t, "in jacfwd"))(x)
-        torch.func.hessian(lambda t: f(t, "in hessian"))(x)
+        torch.func.jvp(lambda t, y: f(t, y, "in jvp"), (x, y), (torch.ones(3), torch.ones(3)))
+        torch.func.jacfwd(lambda t, y: f(t, y, "in jacfwd"))(x, y)
+        torch.func.hessian(lambda t, y: f(t, y, "in hessian"))(x, y)
     outside = all(t.detach().numpy().tolist() == t.tolist() for t in (batch, x))
-    unbatched = []
-    torch.func.vmap(lambda t, y: unbatched.append(y.detach().numpy().__array_interface__["data"][0]) or t.sum(),
-                    in_dims=(0, None))(batch, x)
-    names = ("in vmap", "in grad", "in vjp", "in jvp", "in jacrev", "in jacfwd", "in hessian")
-    return {**{name: seen.get(name, False) for name in names}, "outside works": outside,
-            "vmap, in_dims=None: the array is on the caller's tensor": unbatched == [x.data_ptr()],
+    vmapped = seen.get("in vmap", {})
+    names = ("in grad", "in vjp", "in jvp", "in jacrev", "in jacfwd", "in hessian")
+    return {**{f"{name}: plain, every tensor refused": name in seen and seen[name]["plain"]
+               and all(address is None for key, address in seen[name].items() if key != "plain") for name in names},
+            "in vmap: plain, the batched argument refused": bool(vmapped.get("plain")) and "argument" in vmapped
+            and vmapped["argument"] is None,
+            "in vmap: in_dims=None and closed over on their own memory, made inside works":
+                vmapped.get("second argument") == y.data_ptr() and vmapped.get("closed over") == closed.data_ptr()
+                and vmapped.get("made inside") is not None,
+            "outside works": outside,
             "functionalize: no error, not the input's memory or values": _array_off_input_in_functionalize()}
 
 
