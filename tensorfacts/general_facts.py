@@ -318,7 +318,7 @@ def cpu_snapshot(case: Case) -> tuple[bool, bool, bool]:
           "torch.no_grad(), or inside torch.inference_mode() for an inference tensor).",
     "zh_CN": "对 CPU 张量 a，检查 a.cpu() 就是 a 本身；a.detach().to(\"cpu\", copy=True) 有自己的存储、不需要梯度，"
              "之后把 a 原地（in-place）乘以 10（在 torch.no_grad() 下；a 是推理张量时在 torch.inference_mode() 里），"
-             "它的数值也不变。",
+             "这份副本的数值保持不变。",
 }, lambda case: (True, True, True), devices=VALUE_DEVICES, narrower={
     "en": "the sentence is about CPU tensors (this build has no GPU); " + NEEDS_VALUES["en"],
     "zh_CN": "句子说的是 CPU 张量（本次构建没有 GPU）；" + NEEDS_VALUES["zh_CN"],

@@ -295,8 +295,9 @@ assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the 
 # sphinx_gallery_end_ignore
 
 # %%
-# Not every write into an expanded CPU tensor is refused. ``fill_`` with a number passes, and so does
-# ``wide[:, 0] = ...``, which writes the first column, whose three elements are three locations; both
+# Not every write into an expanded CPU tensor is refused. For example, ``fill_`` with a number passes,
+# and so does ``wide[:, 0] = ...``, which writes the first column, whose three elements are three
+# locations; both
 # change every column, which are one memory. ``fill_`` with a 0-d tensor as its value is refused, and so are
 # ``add_``, even of a number (``add_(1.0)``), and ``copy_`` from a tensor over other memory (here
 # ``torch.ones(3, 4)`` and ``torch.ones(3, 1).expand(3, 4)``), which would write one location from several elements, as ``wide[0] = 1.0``

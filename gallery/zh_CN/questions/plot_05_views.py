@@ -276,7 +276,7 @@ assert wide.stride() == (4, 1) and torch.equal(column, torch.zeros(3, 1)), "the 
 # sphinx_gallery_end_ignore
 
 # %%
-# 对 CPU 上扩展出的张量，并非每种写入都会被拒绝。以数值为值的 ``fill_`` 可以执行；``wide[:, 0] = ...`` 写的是第一列，这一列的三个元素是三个不同的位置，也能执行；两者都让每一列跟着变，因为各列本是同一块内存。以 0 维张量为值的 ``fill_`` 被拒绝；``add_``，即使加的只是一个数（如 ``add_(1.0)``），以及来源为另一块内存上的张量（这里是 ``torch.ones(3, 4)`` 和 ``torch.ones(3, 1).expand(3, 4)``）的 ``copy_``，会从几个元素往同一个位置写，也和刚才的 ``wide[0] = 1.0`` 一样被拒绝；以 ``column`` 为来源的 ``copy_`` 也被拒绝，它是同一块内存，但形状不同。来源是 ``column`` 自己那块存储上的视图、形状和步长都与 ``wide`` 相同时（``wide`` 本身，或再做一次的 ``column.expand(3, 4)``），``copy_`` 不会被拒绝：来源和目标是同一批元素。经 DLPack 或 NumPy 给同一块内存建的别名（``torch.from_dlpack(wide)``、``torch.from_numpy(wide.numpy())``）形状和步长也与 ``wide`` 相同，以它为来源的 ``copy_`` 照样被拒绝。
+# 对 CPU 上扩展出的张量，并非每种写入都会被拒绝，例如，以数值为值的 ``fill_`` 可以执行；``wide[:, 0] = ...`` 写的是第一列，这一列的三个元素是三个不同的位置，也能执行；两者都让每一列跟着变，因为各列本是同一块内存。以 0 维张量为值的 ``fill_`` 被拒绝；``add_``，即使加的只是一个数（如 ``add_(1.0)``），以及来源为另一块内存上的张量（这里是 ``torch.ones(3, 4)`` 和 ``torch.ones(3, 1).expand(3, 4)``）的 ``copy_``，会从几个元素往同一个位置写，也和刚才的 ``wide[0] = 1.0`` 一样被拒绝；以 ``column`` 为来源的 ``copy_`` 也被拒绝，它是同一块内存，但形状不同。来源是 ``column`` 自己那块存储上的视图、形状和步长都与 ``wide`` 相同时（``wide`` 本身，或再做一次的 ``column.expand(3, 4)``），``copy_`` 不会被拒绝：来源和目标是同一批元素。经 DLPack 或 NumPy 给同一块内存建的别名（``torch.from_dlpack(wide)``、``torch.from_numpy(wide.numpy())``）形状和步长也与 ``wide`` 相同，以它为来源的 ``copy_`` 照样被拒绝。
 column = torch.zeros(3, 1)
 wide = column.expand(3, 4)
 wide.fill_(2.0)
