@@ -470,7 +470,9 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 
 # %%
 # ``copy.deepcopy`` refuses a module that keeps a non-leaf, a tensor with a ``grad_fn``, such as the output
-# that ``forward`` stores below in grad mode. :fact:`deepcopy-refuses-module-keeping-non-leaf`
+# that ``forward`` stores below in grad mode. :fact:`deepcopy-refuses-module-keeping-non-leaf` A parameter's
+# ``.grad`` does not count: after ``backward(create_graph=True)`` each ``.grad`` has a ``grad_fn``, yet
+# ``copy.deepcopy`` copies the module, and the copy's ``.grad`` is ``None``.
 #
 # The result of a comparison (``out > 0``) or of ``argmax()`` has no ``grad_fn``, even when computed in grad
 # mode from a tensor that requires grad: a module that keeps it deep-copies (more on :ref:`questions-deepcopy`).
@@ -507,6 +509,11 @@ with torch.no_grad():
     quiet(x)
 assert quiet.output.is_leaf and copy.deepcopy(quiet).output is not quiet.output, (
     "an output kept from a forward under no_grad is a leaf: the module deep-copies")
+penalised = torch.nn.Linear(2, 1)
+(penalised(torch.ones(1, 2)) ** 2).sum().backward(create_graph=True)
+assert all(p.grad.grad_fn is not None and copied.grad is None
+           for p, copied in zip(penalised.parameters(), copy.deepcopy(penalised).parameters(), strict=True)), (
+    "a parameter's .grad with a grad_fn (backward(create_graph=True)) does not stop deepcopy, and is not copied")
 assert keeper.output.grad_fn is not None, "the output kept in grad mode, a non-leaf, has a grad_fn"
 kept_results = [keeper.output > 0, keeper.output < 0, keeper.output >= 0, keeper.output <= 0, keeper.output == 0,
                 keeper.output != 0, keeper.output.argmax(), keeper.weight.argmax()]

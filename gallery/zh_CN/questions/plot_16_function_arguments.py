@@ -442,7 +442,9 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 
 # %%
 # 模块若存着一个非叶子张量，即带 ``grad_fn`` 的张量，比如下面 ``forward`` 在梯度模式（grad mode）下存下的输出，
-# ``copy.deepcopy`` 就拒绝复制这个模块。:fact:`deepcopy-refuses-module-keeping-non-leaf`
+# ``copy.deepcopy`` 就拒绝复制这个模块。:fact:`deepcopy-refuses-module-keeping-non-leaf` 参数的 ``.grad``
+# 不算在内：``backward(create_graph=True)`` 之后，每个 ``.grad`` 都带 ``grad_fn``，``copy.deepcopy``
+# 却照样复制这个模块，副本的 ``.grad`` 是 ``None``。
 #
 # 比较运算（如 ``out > 0``）或 ``argmax()`` 的结果没有 ``grad_fn``，即使是在梯度模式下由需要梯度的张量算出的也一样：存着它的模块可以深拷贝（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。
 
@@ -478,6 +480,11 @@ with torch.no_grad():
     quiet(x)
 assert quiet.output.is_leaf and copy.deepcopy(quiet).output is not quiet.output, (
     "an output kept from a forward under no_grad is a leaf: the module deep-copies")
+penalised = torch.nn.Linear(2, 1)
+(penalised(torch.ones(1, 2)) ** 2).sum().backward(create_graph=True)
+assert all(p.grad.grad_fn is not None and copied.grad is None
+           for p, copied in zip(penalised.parameters(), copy.deepcopy(penalised).parameters(), strict=True)), (
+    "a parameter's .grad with a grad_fn (backward(create_graph=True)) does not stop deepcopy, and is not copied")
 assert keeper.output.grad_fn is not None, "the output kept in grad mode, a non-leaf, has a grad_fn"
 kept_results = [keeper.output > 0, keeper.output < 0, keeper.output >= 0, keeper.output <= 0, keeper.output == 0,
                 keeper.output != 0, keeper.output.argmax(), keeper.weight.argmax()]
