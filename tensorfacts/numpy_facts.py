@@ -22,7 +22,8 @@ from tensorfacts.tensors import same_storage
           "a.detach().fill_(1); on bfloat16 and float8_e4m3fn, which NumPy lacks, it raises TypeError. It raises "
           "on z.conj() (conjugate bit set, z complex), on z.conj().imag (negative bit set), with TypeError on "
           "a.detach() of a float32 CPU tensor in each sparse layout (to_sparse(), to_sparse_csr(), to_sparse_csc(), "
-          "to_sparse_bsr((1, 1)), to_sparse_bsc((1, 1))), and, with RuntimeError, on a.detach() of a float32 CPU "
+          "to_sparse_bsr((1, 1)), to_sparse_bsc((1, 1))) and of torch.ones(3).to_mkldnn(), and, with RuntimeError, "
+          "on a.detach() of a float32 CPU "
           "nested tensor of each layout, "
           "torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout) with layout torch.strided "
           "(the layout torch calls dense) or torch.jagged; z.conj().resolve_conj().numpy() and "
@@ -43,7 +44,7 @@ from tensorfacts.tensors import same_storage
              "float8_e4m3fn，它报 TypeError。"
              "对 z.conj()（z 是复数张量，共轭位已设置）、z.conj().imag（负号位已设置）、"
              "float32 CPU 张量在每种稀疏布局下的 a.detach()（to_sparse()、to_sparse_csr()、to_sparse_csc()、"
-             "to_sparse_bsr((1, 1))、to_sparse_bsc((1, 1))，报的是 TypeError），"
+             "to_sparse_bsr((1, 1))、to_sparse_bsc((1, 1))）和 torch.ones(3).to_mkldnn()（报的都是 TypeError），"
              "以及两种布局的 float32 CPU 嵌套张量，即 torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], "
              "layout=layout) 在 layout 为 torch.strided（torch 称为稠密的布局）或 torch.jagged 时的 a.detach()"
              "（报的是 RuntimeError），"
@@ -73,7 +74,7 @@ def _detach_numpy_needs_plain_dense() -> Fact:
             refused[name] = False
         except (RuntimeError, TypeError):
             refused[name] = True
-    for name, t in _sparse_layouts().items():
+    for name, t in {**_sparse_layouts(), "mkldnn": torch.ones(3).to_mkldnn()}.items():
         try:
             t.detach().numpy()
             refused[name] = False

@@ -110,7 +110,8 @@ def _shares(array: np.ndarray, t: torch.Tensor) -> bool:
           "non-leaf tensor; q2.put(n) then q2.put(1) on a new Queue q2 return, q2.get() gives 1, and q2's feeder "
           "thread raised that RuntimeError on n; after each, n's storage is where it was, not shared, and the array "
           "still shares n's memory; n.share_memory_() then moves it into shared memory, and the array no longer "
-          "shares n's memory.",
+          "shares n's memory. A torch.empty(0), whose storage is empty, keeps its storage's address through each of "
+          "share_memory_(), ForkingPickler.dumps and a put and get on a Queue.",
     "zh_CN": "在 CPU 上，对 a = torch.zeros(3)：在 a.share_memory_() 之前用 a.numpy() 取的数组，之后不再与 a 共享内存；"
              "之后取的数组与 a 共享内存，随 a.add_(1) 而变。对 b = torch.zeros(3)，在同一个进程里用 "
              "torch.multiprocessing 的 Queue q 执行 q.put((gate, b))，其中 gate 的序列化要等调用方放行："
@@ -124,7 +125,8 @@ def _shares(array: np.ndarray, t: torch.Tensor) -> bool:
              "ForkingPickler.dumps(n) 报 RuntimeError，报错信息点名非叶子张量；在新的 Queue q2 上执行 "
              "q2.put(n) 和 q2.put(1) 都正常返回，q2.get() 得到 1，q2 的 feeder 线程在 n 上报了同一个 "
              "RuntimeError；每次之后 n 的存储都在原处、不在共享内存里，数组仍与 n 共享内存；之后 n.share_memory_() "
-             "把它搬进共享内存，数组就不再与 n 共享内存。",
+             "把它搬进共享内存，数组就不再与 n 共享内存。存储为空的 torch.empty(0) 经过 share_memory_()、"
+             "ForkingPickler.dumps 或 Queue 上的一次 put 和 get，存储的地址都不变。",
 })
 def _share_memory_leaves_early_array() -> Fact:
     """An array taken before share_memory_(), or right after Queue.put of a tensor not yet shared, is left behind;
@@ -153,11 +155,39 @@ def _share_memory_leaves_early_array() -> Fact:
     stays = a.untyped_storage().data_ptr() == address and _shares(late, a)
     queue.close()
     queue.join_thread()
-    pickled, non_leaf = _pickling_moves_storage(), _non_leaf_not_sent()
-    return Fact(left_behind and follows and at_return and on_b and moved and stays and pickled[0] and non_leaf[0],
+    pickled, non_leaf, empty = _pickling_moves_storage(), _non_leaf_not_sent(), _empty_storage_stays()
+    return Fact(left_behind and follows and at_return and on_b and moved and stays and pickled[0] and non_leaf[0]
+                and empty[0],
                 f"array before share_memory_() left behind: {left_behind}; array after follows a: {follows}; "
                 f"b not moved when put returned: {at_return}, array taken then on b: {on_b}; b moved after get, "
-                f"that array left behind: {moved}; shared a stays when sent: {stays}; {pickled[1]}; {non_leaf[1]}")
+                f"that array left behind: {moved}; shared a stays when sent: {stays}; {pickled[1]}; {non_leaf[1]}; "
+                f"{empty[1]}")
+
+
+def _empty_storage_stays() -> tuple[bool, str]:
+    """An empty storage is not moved by share_memory_(), by pickling or by a queue. (holds, trace)"""
+    from multiprocessing.reduction import ForkingPickler
+
+    import torch.multiprocessing as mp
+
+    def pickle(t: torch.Tensor) -> None:
+        ForkingPickler.dumps(t)
+
+    def send(t: torch.Tensor) -> None:
+        queue = mp.Queue()
+        queue.put(t)
+        queue.get(timeout=30)
+        queue.close()
+        queue.join_thread()
+
+    seen = {}
+    for name, route in (("share_memory_()", torch.Tensor.share_memory_), ("ForkingPickler.dumps", pickle),
+                        ("Queue put and get", send)):
+        e = torch.empty(0)
+        address = e.untyped_storage().data_ptr()
+        route(e)
+        seen[name] = e.untyped_storage().nbytes() == 0 and e.untyped_storage().data_ptr() == address
+    return all(seen.values()), f"an empty storage keeps its address: {seen}"
 
 
 def _pickling_moves_storage() -> tuple[bool, str]:

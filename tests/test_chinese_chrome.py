@@ -442,3 +442,17 @@ def test_the_rerun_cell_of_a_chinese_page_reports_in_chinese(site_dir):
     code = "".join(json.loads(english.read_text(encoding="utf-8"))["cells"][-1]["source"])
     assert "This page's checks on torch {torch} (the page was verified on torch {verified_on}):" in code
     assert "'agrees': 'agrees'" in code
+
+
+#: Two full-width marks that end a sentence, side by side: what a link to a title ending in "？" before "。" shows.
+_DOUBLE_STOP = re.compile(r"[？！。][。，；？！]")
+
+
+def test_no_chinese_page_puts_two_sentence_ends_side_by_side(site_dir):
+    """A title that ends with a question mark, linked at the end of a sentence, would show "？。"."""
+    pages = sorted((site_dir / "zh_CN").rglob("*.html"))
+    assert len(pages) > 40, f"only {len(pages)} Chinese pages"
+    found = [(page.relative_to(site_dir).as_posix(), match.string[max(match.start() - 20, 0):match.end()])
+             for page in pages for main in read_page(page).select("article")
+             for match in _DOUBLE_STOP.finditer(main.get_text())]
+    assert not found, found

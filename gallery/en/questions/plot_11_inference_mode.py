@@ -621,7 +621,7 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # ``t_()``, ``unsqueeze_()`` and ``copy_`` of the same values raise though they write no new values. An in-place
 # call such as ``mul_`` on a ``detach()`` or ``.data`` taken outside the mode, or a write through ``numpy()``, raises
 # nothing (an edit through a view of that ``detach()`` or ``.data``, taken by indexing (``d[0] = v`` and ``d[:] += 1``
-# included; ``d[:] = v`` and ``d[[0]] = v`` take no view and raise nothing), by
+# included; ``d[:] = v``, ``d[...] = v`` and ``d[[0]] = v`` take no view and raise nothing), by
 # ``view(shape)`` and the other view methods above, or inside the call, as by ``fill_diagonal_``, raises after
 # writing; one through its ``view(dtype)`` raises nothing),
 # and neither do ``apply_`` and ``map_``, which run a Python function on each value; a ``detach()`` or ``.data``
