@@ -583,8 +583,12 @@ else:
 # %%
 # Sharing the storage alone does not decide it. The table runs ``add_then_double`` and
 # ``read_then_double``, which reads ``x`` and doubles ``z``, on more pairs; each cell is ``a._version`` after
-# the compiled call, then what ``backward()`` does, and ``a`` always ends as in eager mode. Every pair of two
-# different objects that shares an element keeps the version at 0. One tensor object passed as both arguments,
+# the compiled call, then what ``backward()`` does, and ``a`` always ends as in eager mode. Every pair in the
+# table of two different objects that shares an element keeps the version at 0. An alias with a storage of its
+# own (:ref:`copying-alias`) is different: with ``torch.from_dlpack(a)`` or ``torch.from_numpy(a.numpy())`` and
+# ``a[1:].detach()``, both compiled functions move ``a._version`` and ``backward()`` raises, and
+# ``add_then_double`` leaves ``a`` with other values than in eager mode: ``z.mul_(2)`` doubles the values ``z``
+# had before ``x.add_(1)``. One tensor object passed as both arguments,
 # as in ``f(a, a)`` or ``f(d, d)`` with ``d = a.detach()``, moves ``a._version`` as one argument does, and
 # ``backward()`` raises; so do ``a[:2].detach()`` and ``a[2:].detach()``, which share no element.
 # ``a[::2].detach()`` and ``a[1::2].detach()`` share no element either, yet move nothing. With ``a.detach()`` and
@@ -634,6 +638,25 @@ for name, make, stays in pairs:
 for name, shared_text, first_cells, second_cells in table:
     print(f"{name:<38} {shared_text:<17} {first_cells:<16} {second_cells}")
 # sphinx_gallery_start_ignore
+
+
+def with_own_storage(function, make):
+    """a._version moved, what backward() does, and a's values with eager mode's, when the compiled function gets
+    an alias of a with a storage of its own and a[1:].detach()."""
+    torch.compiler.reset()
+    w_own, a_own, eager_own = torch.ones(4, requires_grad=True), torch.arange(4.0), torch.arange(4.0)
+    y_own = (w_own * a_own).sum()
+    function(*make(eager_own))
+    torch.compile(function, backend="aot_eager")(*make(a_own))
+    return a_own._version > 0, backward_outcome(y_own), a_own.tolist(), eager_own.tolist()
+
+
+for make_own in (lambda t: (torch.from_dlpack(t), t[1:].detach()),
+                 lambda t: (torch.from_numpy(t.numpy()), t[1:].detach())):
+    assert with_own_storage(read_then_double, make_own)[:2] == (True, "raises") and with_own_storage(
+        add_then_double, make_own) == (True, "raises", [1.0, 2.0, 4.0, 6.0], [1.0, 4.0, 6.0, 8.0]), (
+        "an alias with a storage of its own and a[1:].detach(): a._version moves, backward() raises, and "
+        "add_then_double doubles z's values from before x.add_(1), unlike eager mode")
 
 
 def passed_twice(function, make):

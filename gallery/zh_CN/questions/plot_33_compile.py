@@ -535,7 +535,7 @@ else:
     raise AssertionError("eager: backward after the same two edits must raise")
 
 # %%
-# 光是共享存储还决定不了结果。下表在更多对参数上运行 ``add_then_double`` 和 ``read_then_double``，后者读取 ``x``、把 ``z`` 翻倍；每一格先是编译调用之后的 ``a._version``，再是 ``backward()`` 的结果，而 ``a`` 最后总是和即时执行模式下一样。凡是由两个不同对象组成、共享元素的一对参数，版本都保持为 0。同一个张量对象同时作为两个参数传入，比如 ``f(a, a)``，或 ``d = a.detach()`` 时的 ``f(d, d)``，会像只传一个参数时那样推进 ``a._version``，``backward()`` 也会报错；不共享元素的 ``a[:2].detach()`` 和 ``a[2:].detach()`` 也是如此。``a[::2].detach()`` 和 ``a[1::2].detach()`` 同样不共享元素，却不推进版本。传入 ``a.detach()`` 和另一个 ``detach()`` 的视图 ``a.detach()[1:]`` 时，调用本身就抛出 ``BackendCompilerFailed``。
+# 光是共享存储还决定不了结果。下表在更多对参数上运行 ``add_then_double`` 和 ``read_then_double``，后者读取 ``x``、把 ``z`` 翻倍；每一格先是编译调用之后的 ``a._version``，再是 ``backward()`` 的结果，而 ``a`` 最后总是和即时执行模式下一样。表中凡是由两个不同对象组成、共享元素的一对参数，版本都保持为 0。有自己存储的别名（见\ :ref:`“b = a 与 b = a.data”那一页 <copying-alias>`）则不一样：传入 ``torch.from_dlpack(a)`` 或 ``torch.from_numpy(a.numpy())`` 和 ``a[1:].detach()`` 时，两个函数的编译调用都会推进 ``a._version``，``backward()`` 也会报错；``add_then_double`` 还会让 ``a`` 的值与即时执行模式下不同：``z.mul_(2)`` 翻倍的是 ``x.add_(1)`` 之前 ``z`` 的值。同一个张量对象同时作为两个参数传入，比如 ``f(a, a)``，或 ``d = a.detach()`` 时的 ``f(d, d)``，会像只传一个参数时那样推进 ``a._version``，``backward()`` 也会报错；不共享元素的 ``a[:2].detach()`` 和 ``a[2:].detach()`` 也是如此。``a[::2].detach()`` 和 ``a[1::2].detach()`` 同样不共享元素，却不推进版本。传入 ``a.detach()`` 和另一个 ``detach()`` 的视图 ``a.detach()[1:]`` 时，调用本身就抛出 ``BackendCompilerFailed``。
 
 
 def read_then_double(x, z):
@@ -581,6 +581,25 @@ for name, make, stays in pairs:
 for name, shared_text, first_cells, second_cells in table:
     print(f"{name:<38} {shared_text:<17} {first_cells:<16} {second_cells}")
 # sphinx_gallery_start_ignore
+
+
+def with_own_storage(function, make):
+    """a._version moved, what backward() does, and a's values with eager mode's, when the compiled function gets
+    an alias of a with a storage of its own and a[1:].detach()."""
+    torch.compiler.reset()
+    w_own, a_own, eager_own = torch.ones(4, requires_grad=True), torch.arange(4.0), torch.arange(4.0)
+    y_own = (w_own * a_own).sum()
+    function(*make(eager_own))
+    torch.compile(function, backend="aot_eager")(*make(a_own))
+    return a_own._version > 0, backward_outcome(y_own), a_own.tolist(), eager_own.tolist()
+
+
+for make_own in (lambda t: (torch.from_dlpack(t), t[1:].detach()),
+                 lambda t: (torch.from_numpy(t.numpy()), t[1:].detach())):
+    assert with_own_storage(read_then_double, make_own)[:2] == (True, "raises") and with_own_storage(
+        add_then_double, make_own) == (True, "raises", [1.0, 2.0, 4.0, 6.0], [1.0, 4.0, 6.0, 8.0]), (
+        "an alias with a storage of its own and a[1:].detach(): a._version moves, backward() raises, and "
+        "add_then_double doubles z's values from before x.add_(1), unlike eager mode")
 
 
 def passed_twice(function, make):
