@@ -264,9 +264,10 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 #
 #    The article prints ``grad_fn=<SigmoidBackward>``. On this torch the node
 #    is called ``SigmoidBackward0`` (see ``out`` above): the backward nodes
-#    generated for torch's operators now carry a number, which comes before a
-#    ``_copy`` suffix where the node has one (``ViewBackward0_copy``, the node of
-#    ``torch.view_copy``). ``AccumulateGrad``
+#    generated for torch's operators now carry a number. In some names a suffix
+#    follows it: ``_copy`` (``ViewBackward0_copy``, the node of ``torch.view_copy``)
+#    or, for some of the internal ``torch._foreach_*`` operators, the overload's
+#    name (``ForeachAddBackward0List``, ``ForeachAddBackward1Scalar``). ``AccumulateGrad``
 #    in the graph below is written by hand and has none. The behaviour is the same.
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
@@ -281,6 +282,15 @@ operator_results = (a * 2, a + 1, a.exp(), a.sum(), a.view(3), a[:2], a.to(torch
 assert all(result.grad_fn.name()[-1].isdigit() for result in operator_results), (
     "the nodes of a * 2, a + 1, exp(), sum(), view(), a[:2] and to() end in a number")
 assert torch.view_copy(a, (3,)).grad_fn.name() == "ViewBackward0_copy", "torch.view_copy's node is ViewBackward0_copy"
+foreach_add_nodes = {"List": torch.ops.aten._foreach_add.List([a], [a])[0].grad_fn.name(),
+                     "Scalar": torch.ops.aten._foreach_add.Scalar([a], 1.0)[0].grad_fn.name(),
+                     "ScalarList": torch.ops.aten._foreach_add.ScalarList([a], [1.0])[0].grad_fn.name(),
+                     "Tensor": torch.ops.aten._foreach_add.Tensor([a], torch.tensor(1.0))[0].grad_fn.name()}
+assert all(node_name.startswith("ForeachAddBackward") and node_name.endswith(overload)
+           and node_name.removesuffix(overload)[-1].isdigit() for overload, node_name in foreach_add_nodes.items()), (
+    "each overload of torch._foreach_add puts its name after the number in its node's name")
+assert (foreach_add_nodes["List"], foreach_add_nodes["Scalar"]) == ("ForeachAddBackward0List", "ForeachAddBackward1Scalar"), (
+    "torch._foreach_add's nodes include ForeachAddBackward0List and ForeachAddBackward1Scalar")
 leaf_node = out.grad_fn.next_functions[0][0]
 assert type(leaf_node).__name__ == "AccumulateGrad" and not leaf_node.name()[-1].isdigit(), (
     "AccumulateGrad, written by hand, has no number")

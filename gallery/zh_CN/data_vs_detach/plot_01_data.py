@@ -252,7 +252,7 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 #    :class: warning
 #
 #    原博文打印的是 ``grad_fn=<SigmoidBackward>``。在 torch |torch_version| 上，节点名是 ``SigmoidBackward0``
-#    （见上面打印的 ``out``）：torch 为各个运算自动生成的反向节点，名字里都多了一个数字；节点名以 ``_copy`` 结尾时，数字在 ``_copy`` 之前（如 ``torch.view_copy`` 的节点 ``ViewBackward0_copy``）。下图里的 ``AccumulateGrad`` 是手写的，没有这个数字。行为没有变化。
+#    （见上面打印的 ``out``）：torch 为各个运算自动生成的反向节点，名字里都多了一个数字。有些名字在数字后面还带后缀：``torch.view_copy`` 的节点 ``ViewBackward0_copy`` 带 ``_copy``；``torch._foreach_*`` 这组内部运算中，有些运算的节点带重载名，如 ``ForeachAddBackward0List``、``ForeachAddBackward1Scalar``。下图里的 ``AccumulateGrad`` 是手写的，没有这个数字。行为没有变化。
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
 # sphinx_gallery_start_ignore
@@ -266,6 +266,15 @@ operator_results = (a * 2, a + 1, a.exp(), a.sum(), a.view(3), a[:2], a.to(torch
 assert all(result.grad_fn.name()[-1].isdigit() for result in operator_results), (
     "the nodes of a * 2, a + 1, exp(), sum(), view(), a[:2] and to() end in a number")
 assert torch.view_copy(a, (3,)).grad_fn.name() == "ViewBackward0_copy", "torch.view_copy's node is ViewBackward0_copy"
+foreach_add_nodes = {"List": torch.ops.aten._foreach_add.List([a], [a])[0].grad_fn.name(),
+                     "Scalar": torch.ops.aten._foreach_add.Scalar([a], 1.0)[0].grad_fn.name(),
+                     "ScalarList": torch.ops.aten._foreach_add.ScalarList([a], [1.0])[0].grad_fn.name(),
+                     "Tensor": torch.ops.aten._foreach_add.Tensor([a], torch.tensor(1.0))[0].grad_fn.name()}
+assert all(node_name.startswith("ForeachAddBackward") and node_name.endswith(overload)
+           and node_name.removesuffix(overload)[-1].isdigit() for overload, node_name in foreach_add_nodes.items()), (
+    "each overload of torch._foreach_add puts its name after the number in its node's name")
+assert (foreach_add_nodes["List"], foreach_add_nodes["Scalar"]) == ("ForeachAddBackward0List", "ForeachAddBackward1Scalar"), (
+    "torch._foreach_add's nodes include ForeachAddBackward0List and ForeachAddBackward1Scalar")
 leaf_node = out.grad_fn.next_functions[0][0]
 assert type(leaf_node).__name__ == "AccumulateGrad" and not leaf_node.name()[-1].isdigit(), (
     "AccumulateGrad, written by hand, has no number")
