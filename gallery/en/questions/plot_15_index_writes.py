@@ -421,10 +421,61 @@ for uint8_mask in (torch.tensor([1, 0, 1], dtype=torch.uint8), (x > 5).to(torch.
 # sphinx_gallery_end_ignore
 
 # %%
+# To write through a ``uint8`` mask of one or more dimensions, convert it with ``mask.bool()`` first:
+# ``masked_fill_`` refuses it with the error ``masked_fill_ only supports boolean masks``, and so do
+# ``x[mask] = v`` with a number or a one-element tensor ``v``, ``index_put_((mask,), v)`` with such a tensor
+# and ``x[mask] += 1`` where the mask selects one element. Each refused write leaves ``x`` as it was. Below,
+# each write runs on a one-dimensional ``x`` and mask and on two-dimensional ones.
+def assign(x, mask, v):
+    x[mask] = v
+
+
+def add_one(x, mask):
+    x[mask] += 1
+
+
+def write_through(write, mask):
+    x = torch.arange(4.0).reshape(mask.shape)
+    try:
+        write(x, mask)
+    except RuntimeError as e:
+        return f"{type(e).__name__}: {str(e).split(',')[0]}", x.flatten().tolist()
+    return "written", x.flatten().tolist()
+
+
+mask_of_two = torch.tensor([1, 0, 1, 0], dtype=torch.uint8)
+mask_of_one = torch.tensor([1, 0, 0, 0], dtype=torch.uint8)
+writes = {
+    "x[mask] = -1.0": (mask_of_two, lambda x, mask: assign(x, mask, -1.0)),
+    "x[mask] = torch.tensor(-1.0)": (mask_of_two, lambda x, mask: assign(x, mask, torch.tensor(-1.0))),
+    "x[mask] = torch.tensor([-1.0])": (mask_of_two, lambda x, mask: assign(x, mask, torch.tensor([-1.0]))),
+    "x.index_put_((mask,), torch.tensor(5.0))": (mask_of_two, lambda x, mask: x.index_put_((mask,), torch.tensor(5.0))),
+    "x.index_put_((mask,), torch.tensor([5.0]))": (mask_of_two, lambda x, mask: x.index_put_((mask,), torch.tensor([5.0]))),
+    "x.masked_fill_(mask, 7.0)": (mask_of_two, lambda x, mask: x.masked_fill_(mask, 7.0)),
+    "x.masked_fill_(mask, torch.tensor(7.0))": (mask_of_two, lambda x, mask: x.masked_fill_(mask, torch.tensor(7.0))),
+    "x[mask] += 1, one element selected": (mask_of_one, add_one),
+}
+outcomes = {}
+with warnings.catch_warnings(record=True) as write_warnings:
+    warnings.simplefilter("always")  # the read in x[mask] += 1 gives the uint8 deprecation warning
+    for how, (mask, write) in writes.items():
+        for shape in ((4,), (2, 2)):
+            outcomes[how, shape] = (write_through(write, mask.reshape(shape)),
+                                    write_through(write, mask.reshape(shape).bool()))
+for how in writes:
+    print(f"{how:<42} uint8 mask: {outcomes[how, (4,)][0][0]}  mask.bool(): {outcomes[how, (4,)][1][0]}")
+assert all(as_uint8 == ("RuntimeError: masked_fill_ only supports boolean masks", [0.0, 1.0, 2.0, 3.0])
+           and as_bool[0] == "written" and [v != i for i, v in enumerate(as_bool[1])] == writes[how][0].bool().tolist()
+           for (how, _), (as_uint8, as_bool) in outcomes.items()), (
+    "a uint8 mask is refused by each write, which leaves x as it was; converted with bool(), it takes the write")
+print("deprecation warnings:", [str(w.message).split(",")[0] for w in write_warnings])
+
+# %%
 # A write through an index on ``meta`` need not raise. On a CPU ``x``, an ``int64`` or ``int32`` index tensor of one
 # or more dimensions on ``meta`` raises nothing: ``x[idx]`` returns a CPU tensor of uninitialized values, and
 # ``x[idx] = v``, ``x[idx] += 1``, ``index_put_`` and ``scatter_`` write nothing into ``x``, though ``x._version``
-# moves; so do ``x[mask] = v`` and ``masked_fill_`` with a number, for a boolean or ``uint8`` mask on ``meta``.
+# moves; so do ``x[mask] = v`` and ``masked_fill_`` with a number, for a boolean or ``uint8`` mask on ``meta``,
+# though both refuse a ``uint8`` mask on the CPU (above).
 # ``index_add_`` refuses the two devices. Keep the index on ``x``'s device.
 x = torch.arange(4.0)
 for dtype in (torch.int64, torch.int32):
@@ -838,5 +889,6 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad, a view of one or one of
 # the four kinds of view of a non-leaf above or a view of one, under ``torch.inference_mode()`` on an inference
 # tensor) or with an in-place index method, and where an index repeats, use ``index_add_`` or
-# ``index_put_(..., accumulate=True)``. A chain such as ``x[mask][idx] = v`` writes into ``x`` only when
-# every index before the last gives a view: make it one index of ``x`` and assign once.
+# ``index_put_(..., accumulate=True)``. Convert a ``uint8`` mask with ``.bool()`` before writing through it.
+# A chain such as ``x[mask][idx] = v`` writes into ``x`` only when every index before the last gives a view:
+# make it one index of ``x`` and assign once.

@@ -391,9 +391,57 @@ for uint8_mask in (torch.tensor([1, 0, 1], dtype=torch.uint8), (x > 5).to(torch.
 # sphinx_gallery_end_ignore
 
 # %%
+# 要通过一维及以上的 ``uint8`` 掩码写入，先用 ``mask.bool()`` 把它转换成布尔掩码：``masked_fill_`` 会拒绝它，报错 ``masked_fill_ only supports boolean masks``；``v``
+# 是数字或只有一个元素的张量时的 ``x[mask] = v``、``v`` 是这样的张量时的 ``index_put_((mask,), v)``，以及掩码只选中一个元素时的
+# ``x[mask] += 1``，也都会拒绝。被拒绝的写入不会改动 ``x``。下面每种写入都分别在一维和二维的 ``x`` 与掩码上各做一次。
+def assign(x, mask, v):
+    x[mask] = v
+
+
+def add_one(x, mask):
+    x[mask] += 1
+
+
+def write_through(write, mask):
+    x = torch.arange(4.0).reshape(mask.shape)
+    try:
+        write(x, mask)
+    except RuntimeError as e:
+        return f"{type(e).__name__}: {str(e).split(',')[0]}", x.flatten().tolist()
+    return "written", x.flatten().tolist()
+
+
+mask_of_two = torch.tensor([1, 0, 1, 0], dtype=torch.uint8)
+mask_of_one = torch.tensor([1, 0, 0, 0], dtype=torch.uint8)
+writes = {
+    "x[mask] = -1.0": (mask_of_two, lambda x, mask: assign(x, mask, -1.0)),
+    "x[mask] = torch.tensor(-1.0)": (mask_of_two, lambda x, mask: assign(x, mask, torch.tensor(-1.0))),
+    "x[mask] = torch.tensor([-1.0])": (mask_of_two, lambda x, mask: assign(x, mask, torch.tensor([-1.0]))),
+    "x.index_put_((mask,), torch.tensor(5.0))": (mask_of_two, lambda x, mask: x.index_put_((mask,), torch.tensor(5.0))),
+    "x.index_put_((mask,), torch.tensor([5.0]))": (mask_of_two, lambda x, mask: x.index_put_((mask,), torch.tensor([5.0]))),
+    "x.masked_fill_(mask, 7.0)": (mask_of_two, lambda x, mask: x.masked_fill_(mask, 7.0)),
+    "x.masked_fill_(mask, torch.tensor(7.0))": (mask_of_two, lambda x, mask: x.masked_fill_(mask, torch.tensor(7.0))),
+    "x[mask] += 1, one element selected": (mask_of_one, add_one),
+}
+outcomes = {}
+with warnings.catch_warnings(record=True) as write_warnings:
+    warnings.simplefilter("always")  # x[mask] += 1 中的读取会给出 uint8 的弃用警告
+    for how, (mask, write) in writes.items():
+        for shape in ((4,), (2, 2)):
+            outcomes[how, shape] = (write_through(write, mask.reshape(shape)),
+                                    write_through(write, mask.reshape(shape).bool()))
+for how in writes:
+    print(f"{how:<42} uint8 mask: {outcomes[how, (4,)][0][0]}  mask.bool(): {outcomes[how, (4,)][1][0]}")
+assert all(as_uint8 == ("RuntimeError: masked_fill_ only supports boolean masks", [0.0, 1.0, 2.0, 3.0])
+           and as_bool[0] == "written" and [v != i for i, v in enumerate(as_bool[1])] == writes[how][0].bool().tolist()
+           for (how, _), (as_uint8, as_bool) in outcomes.items()), (
+    "a uint8 mask is refused by each write, which leaves x as it was; converted with bool(), it takes the write")
+print("deprecation warnings:", [str(w.message).split(",")[0] for w in write_warnings])
+
+# %%
 # 经由 ``meta`` 上的索引写入，不一定报错。``x`` 在 CPU 上、一维及以上的 ``int64`` 或 ``int32`` 索引张量在 ``meta`` 上时，什么错都不报：``x[idx]`` 返回
 # CPU 上一个数值未初始化的张量；``x[idx] = v``、``x[idx] += 1``、``index_put_`` 和 ``scatter_`` 都不会写进 ``x``，``x._version`` 却照样增加。对
-# ``meta`` 上的布尔或 ``uint8`` 掩码，``x[mask] = v`` 和填入数字的 ``masked_fill_`` 也是如此。``index_add_`` 会因为两个设备不同而报错。索引要放在 ``x`` 所在的设备上。
+# ``meta`` 上的布尔或 ``uint8`` 掩码，``x[mask] = v`` 和填入数字的 ``masked_fill_`` 也是如此（而 CPU 上的 ``uint8`` 掩码，两者都会拒绝，见上文）。``index_add_`` 会因为两个设备不同而报错。索引要放在 ``x`` 所在的设备上。
 x = torch.arange(4.0)
 for dtype in (torch.int64, torch.int32):
     index = torch.tensor([0, 2], dtype=dtype, device="meta")
@@ -771,4 +819,4 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # 以外的整数 dtype）也一样；用由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量或掩码索引得到副本，对副本调用原地方法，``x``
 # 不会改变。``meta`` 上的零维索引张量或布尔掩码，以及自身或 ``x`` 在 ``meta`` 上的一维及以上的 ``uint8`` 掩码，在读取 ``x[idx]`` 时报错；``x`` 在 CPU 上时，``meta`` 上的 ``int64`` 或 ``int32`` 索引张量读出的是未初始化的数值，经由它或 ``meta`` 上的掩码做上面那些写入，什么也写不进 ``x``：索引要放在 ``x`` 所在的设备上。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图和从它们再取的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
-# ``index_add_`` 或 ``index_put_(..., accumulate=True)``。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合并成对 ``x`` 的一次索引，只赋值一次。
+# ``index_add_`` 或 ``index_put_(..., accumulate=True)``。通过 ``uint8`` 掩码写入之前，先用 ``.bool()`` 转换它。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合并成对 ``x`` 的一次索引，只赋值一次。
