@@ -65,8 +65,8 @@ def _nested_strided() -> torch.Tensor:
           "torch.strided, torch.nested.nested_tensor([torch.arange(2.0), torch.arange(3.0)], layout=torch.strided), "
           "is not quantized, yet its size() and stride() raise RuntimeError: it has no one shape and strides. "
           "The tensor a function receives inside torch.func.vmap over torch.ones(2, 3), and inside torch.func.grad "
-          "at torch.ones(3), is strided, neither nested nor quantized, yet its untyped_storage() raises RuntimeError: "
-          "it has no storage.",
+          "at torch.ones(3), is strided, neither nested nor quantized, yet its untyped_storage() raises "
+          "NotImplementedError: it has no storage.",
     "zh_CN": "只用存储重建每个视图（以视图的存储、偏移、形状和步长调用 set_），与视图比较数值；再看 "
              "z = [1+2j, 3-1j, 4+0j] 的 z.conj() 和 z.conj().imag：z.conj() 的存储、dtype、形状、步长和偏移都与 z "
              "相同，它带共轭位（conjugate bit），读到的是 z 中各数的共轭复数；z.conj().imag 带负号位（negative bit），"
@@ -74,7 +74,7 @@ def _nested_strided() -> torch.Tensor:
              "布局为 torch.strided 的嵌套张量 torch.nested.nested_tensor([torch.arange(2.0), torch.arange(3.0)], "
              "layout=torch.strided) 不是量化张量，但它的 size() 和 stride() 报 RuntimeError：它没有单一的形状和步长。"
              "函数在以 torch.ones(2, 3) 为输入的 torch.func.vmap 里、在以 torch.ones(3) 为输入的 torch.func.grad 里"
-             "收到的张量，布局为 strided，既非嵌套也非量化，但它的 untyped_storage() 报 RuntimeError：它没有存储。",
+             "收到的张量，布局为 strided，既非嵌套也非量化，但 untyped_storage() 报 NotImplementedError：它没有存储。",
 }, {"en": _RANGE_VIEWS["en"] + ", a float32 CPU nested tensor of layout torch.strided, and the float32 tensor a "
           "function receives inside torch.func.vmap and inside torch.func.grad, on the CPU",
     "zh_CN": _RANGE_VIEWS["zh_CN"] + "，一个布局为 torch.strided 的 float32 CPU 嵌套张量，以及函数在 torch.func.vmap "

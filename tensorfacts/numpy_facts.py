@@ -19,8 +19,9 @@ from tensorfacts.tensors import same_storage
           "a.detach().mul_(10). On a dense CPU tensor of each dtype NumPy has, float16, float32, float64, "
           "complex64, complex128, bool, int8, int16, int32, int64, uint8, uint16, uint32 and uint64 (those of them "
           "that can require grad requiring it), a.detach().numpy() shares a's memory and follows a later "
-          "a.detach().fill_(1); on bfloat16 and float8_e4m3fn, which NumPy lacks, it raises TypeError. It raises "
-          "on z.conj() (conjugate bit set, z complex), on z.conj().imag (negative bit set), with TypeError on "
+          "a.detach().fill_(1); on bfloat16 and float8_e4m3fn, which NumPy lacks, it raises TypeError. "
+          ".numpy() and .detach().numpy() raise RuntimeError on z.conj() (conjugate bit set, z complex) and on "
+          "z.conj().imag (negative bit set). .numpy() raises with TypeError on "
           "a.detach() of a float32 CPU tensor in each sparse layout (to_sparse(), to_sparse_csr(), to_sparse_csc(), "
           "to_sparse_bsr((1, 1)), to_sparse_bsc((1, 1))) and of torch.ones(3).to_mkldnn(), and, with RuntimeError, "
           "on a.detach() of a float32 CPU "
@@ -42,9 +43,11 @@ from tensorfacts.tensors import same_storage
              "int32、int64、uint8、uint16、uint32 和 uint64 的稠密 CPU 张量 a（其中能够需要梯度的，都设为需要梯度），"
              "a.detach().numpy() 与 a 共享内存，之后 a.detach().fill_(1) 时数组跟着变；对 NumPy 没有的 bfloat16 和 "
              "float8_e4m3fn，它报 TypeError。"
-             "对 z.conj()（z 是复数张量，共轭位已设置）、z.conj().imag（负号位已设置）、"
+             "对 z.conj()（z 是复数张量，共轭位已设置）和 z.conj().imag（负号位已设置），.numpy() 和 "
+             ".detach().numpy() 都报 RuntimeError。对 "
              "float32 CPU 张量在每种稀疏布局下的 a.detach()（to_sparse()、to_sparse_csr()、to_sparse_csc()、"
-             "to_sparse_bsr((1, 1))、to_sparse_bsc((1, 1))）和 torch.ones(3).to_mkldnn()（报的都是 TypeError），"
+             "to_sparse_bsr((1, 1))、to_sparse_bsc((1, 1))，报的是 TypeError）、torch.ones(3).to_mkldnn()（也报 "
+             "TypeError），"
              "以及两种布局的 float32 CPU 嵌套张量，即 torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], "
              "layout=layout) 在 layout 为 torch.strided（torch 称为稠密的布局）或 torch.jagged 时的 a.detach()"
              "（报的是 RuntimeError），"
@@ -69,11 +72,12 @@ def _detach_numpy_needs_plain_dense() -> Fact:
     z = torch.tensor([1 + 2j, 3 - 1j])
     refused = {}
     for name, t in (("conj", z.conj()), ("neg", z.conj().imag)):
-        try:
-            t.numpy()
-            refused[name] = False
-        except (RuntimeError, TypeError):
-            refused[name] = True
+        for call in (t, t.detach()):
+            try:
+                call.numpy()
+                refused[name] = False
+            except RuntimeError:
+                refused[name] = refused.get(name, True)
     for name, t in {**_sparse_layouts(), "mkldnn": torch.ones(3).to_mkldnn()}.items():
         try:
             t.detach().numpy()

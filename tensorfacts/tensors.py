@@ -52,13 +52,14 @@ def backward_error(loss: torch.Tensor) -> str:
 
 def func_inputs_without_storage() -> dict[str, bool]:
     """For the tensor a function receives inside torch.func.vmap (over torch.ones(2, 3)) and inside torch.func.grad
-    (at torch.ones(3)): whether it is strided, neither nested nor quantized, and its untyped_storage() raises."""
+    (at torch.ones(3)): whether it is strided, neither nested nor quantized, and its untyped_storage() raises
+    NotImplementedError."""
     seen = {}
 
     def receive(name: str, t: torch.Tensor) -> torch.Tensor:
         try:
             t.untyped_storage()
-        except RuntimeError:
+        except NotImplementedError:  # a RuntimeError of the narrower kind
             seen[name] = t.layout == torch.strided and not t.is_nested and not t.is_quantized
         else:
             seen[name] = False
