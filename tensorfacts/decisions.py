@@ -179,8 +179,9 @@ DECISIONS: tuple[Advice, ...] = (
                 "- Inside a function transformed by `torch.func.grad`, `vjp`, `jvp`, `jacrev`, `jacfwd` or "
                 "`hessian`, `.numpy()` raises on every tensor the function uses (its arguments, a tensor it closes "
                 "over, one it makes), even one that meets the conditions above. Inside `torch.func.vmap` it raises "
-                "on the tensor vmap batches; an argument given with `in_dims=None` and a tensor the function closes "
-                "over give an array on their own memory, and one it makes works too. Inside "
+                "on the tensor vmap batches and on one computed from it (`x * 2`, `torch.zeros_like(x)`); an "
+                "argument given with `in_dims=None` and a tensor the function closes over give an array on that "
+                "tensor's memory, and one it makes from no batched tensor (`torch.ones(3)`) works too. Inside "
                 "`torch.func.functionalize` it raises nothing, but the array is other memory: it does not hold the "
                 "input's values, and a write to it leaves the input as it was. Take the array outside the "
                 "transformed function.",
@@ -210,8 +211,9 @@ DECISIONS: tuple[Advice, ...] = (
                 "嵌套张量（`torch.nested`，两种布局都是）和 mkldnn 张量（`to_mkldnn()`）也一样。\n"
                 "- 在经 `torch.func.grad`、`vjp`、`jvp`、`jacrev`、`jacfwd` 或 `hessian` 变换的函数里，"
                 "对函数用到的每个张量（它的参数、它引用的外部张量、它新建的张量）调用 `.numpy()` 都会报错，"
-                "即使张量满足上面这些前提。在 `torch.func.vmap` 里，对 vmap 批处理的张量调用它会报错；用 "
-                "`in_dims=None` 交给 vmap 的参数和函数引用的外部张量，得到的数组在各自的内存上，函数新建的张量也可以。"
+                "即使张量满足上面这些前提。在 `torch.func.vmap` 里，对 vmap 批处理的张量和由它算出的张量"
+                "（`x * 2`、`torch.zeros_like(x)`）调用它会报错；用 `in_dims=None` 交给 vmap 的参数和函数引用的"
+                "外部张量，得到的数组就在该张量的内存上；函数不经批处理张量新建的张量（`torch.ones(3)`）也可以。"
                 "在 `torch.func.functionalize` 里则不报错，但得到的数组是别处的内存：里面不是输入张量的数值，"
                 "往数组里写，输入张量也不变。数组要在被变换的函数之外取。",
         },

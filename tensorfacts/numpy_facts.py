@@ -33,8 +33,9 @@ from tensorfacts.tensors import same_storage
           "t is strided, on the CPU, float32, neither sparse nor nested, with neither bit set, and "
           ".detach().numpy() raises RuntimeError on t, on y, on a tensor f closes over and on torch.ones(3) made "
           "in f. Inside torch.func.vmap(f, in_dims=(0, None))(torch.ones(2, 3), y), it raises on t (plain as "
-          "above), and works on y and on the tensor closed over, each array on that tensor's memory, and on one "
-          "made in f. Outside them, .detach().numpy() of the inputs works. Inside "
+          "above), on t * 2 and on torch.zeros_like(t), and works on y and on the tensor closed over, each array on "
+          "that tensor's memory, and on torch.ones(3) made in f. Outside them, .detach().numpy() of the inputs "
+          "works. Inside "
           "torch.func.functionalize(f)(torch.tensor([1.5, -2.25, 1000.0])), "
           "t.detach().numpy() raises nothing, but the array is not on the input's memory: it does not hold the "
           "input's values, and a write to it leaves the input as it was.",
@@ -57,7 +58,8 @@ from tensorfacts.tensors import same_storage
              "t 是 strided 布局、在 CPU 上、float32，既不是稀疏张量也不是嵌套张量，两个位都没有设置，"
              "而对 t、对 y、对 f 引用的外部张量、对 f 里新建的 torch.ones(3) 调用 .detach().numpy() 都报 "
              "RuntimeError。在 torch.func.vmap(f, in_dims=(0, None))(torch.ones(2, 3), y) 里，对 t（同样满足上述"
-             "条件）调用它报错，对 y 和引用的外部张量调用它可以，数组各在该张量的内存上，对 f 里新建的张量也可以。"
+             "条件）、t * 2 和 torch.zeros_like(t) 调用它报错，对 y 和引用的外部张量调用它可以，数组各在该张量的"
+             "内存上，对 f 里新建的 torch.ones(3) 也可以。"
              "在变换之外，对这些输入调用 .detach().numpy() 都可以。在 "
              "torch.func.functionalize(f)(torch.tensor([1.5, -2.25, 1000.0])) 里，t.detach().numpy() 不报错，"
              "但得到的数组不在输入张量的内存上：数组里不是输入的数值，往数组里写，输入张量也不变。",
@@ -135,7 +137,8 @@ def _refused_in_transforms() -> dict[str, bool]:
     def f(t: torch.Tensor, y: torch.Tensor, name: str) -> torch.Tensor:
         plain = (t.layout is torch.strided and t.device.type == "cpu" and t.dtype == torch.float32
                  and not t.is_sparse and not t.is_nested and not t.is_conj() and not t.is_neg())
-        seen[name] = {"plain": plain, "argument": _numpy_of(t), "second argument": _numpy_of(y),
+        seen[name] = {"plain": plain, "argument": _numpy_of(t), "t * 2": _numpy_of(t * 2),
+                      "zeros_like(t)": _numpy_of(torch.zeros_like(t)), "second argument": _numpy_of(y),
                       "closed over": _numpy_of(closed), "made inside": _numpy_of(torch.ones(3))}
         return t.sum() + y.sum()
 
@@ -155,8 +158,8 @@ def _refused_in_transforms() -> dict[str, bool]:
     names = ("in grad", "in vjp", "in jvp", "in jacrev", "in jacfwd", "in hessian")
     return {**{f"{name}: plain, every tensor refused": name in seen and seen[name]["plain"]
                and all(address is None for key, address in seen[name].items() if key != "plain") for name in names},
-            "in vmap: plain, the batched argument refused": bool(vmapped.get("plain")) and "argument" in vmapped
-            and vmapped["argument"] is None,
+            "in vmap: plain, the batched argument and what is computed from it refused": bool(vmapped.get("plain"))
+            and all(key in vmapped and vmapped[key] is None for key in ("argument", "t * 2", "zeros_like(t)")),
             "in vmap: in_dims=None and closed over on their own memory, made inside works":
                 vmapped.get("second argument") == y.data_ptr() and vmapped.get("closed over") == closed.data_ptr()
                 and vmapped.get("made inside") is not None,
