@@ -17,6 +17,13 @@ def same_storage(x: torch.Tensor, y: torch.Tensor) -> bool:
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
 
 
+def bytes_apart(x: torch.Tensor, y: torch.Tensor) -> bool:
+    """True when the byte ranges of the two storages do not overlap (memory mapped once: no byte shared).
+    Different starts (``not same_storage``) do not rule that out: an alias may start inside its source's storage."""
+    sx, sy = x.untyped_storage(), y.untyped_storage()
+    return sx.data_ptr() + sx.nbytes() <= sy.data_ptr() or sy.data_ptr() + sy.nbytes() <= sx.data_ptr()
+
+
 def grad_fn_name(t: torch.Tensor) -> str:
     """The class name of ``t.grad_fn``, or ``"None"`` (a string) when it has none."""
     return type(t.grad_fn).__name__ if t.grad_fn is not None else "None"

@@ -26,7 +26,7 @@ from tensorfacts.model import (
 from tensorfacts.pasted import Pasted, count_and_last, first_print, joined
 from tensorfacts.snippets import compare_output, run_clean, run_snippet
 from tensorfacts.sources import copying_000 as src
-from tensorfacts.tensors import grad_fn_name, same_storage
+from tensorfacts.tensors import bytes_apart, grad_fn_name, same_storage
 
 NUMBER = "000"
 TITLE, SECTIONS = src.TITLE, src.SECTIONS
@@ -130,10 +130,11 @@ def _detach_clone_own_memory() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     b = a.detach().clone()
     b[0] = 100
-    shared = same_storage(a, b)
-    return Result(verdict(not shared and a[0].item() == 1.0), said(
-        f"`same_storage(a, b) = {shared}`; `a[0] = {a[0].item()}` after `b[0] = 100`",
-        f"`same_storage(a, b) = {shared}`；执行 `b[0] = 100` 后，`a[0] = {a[0].item()}`"))
+    shared, apart = same_storage(a, b), bytes_apart(a, b)
+    return Result(verdict(not shared and apart and a[0].item() == 1.0), said(
+        f"`same_storage(a, b) = {shared}`; storages share no byte: {apart}; `a[0] = {a[0].item()}` after `b[0] = 100`",
+        f"`same_storage(a, b) = {shared}`；两块存储没有共同的字节：{apart}；"
+        f"执行 `b[0] = 100` 后，`a[0] = {a[0].item()}`"))
 
 
 # --- Article 000, 1: tensor.clone() --------------------------------------------------------------
@@ -158,10 +159,11 @@ def _clone_new_memory() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0])
     c = a.clone()
     c[0] = 100
-    shared = same_storage(a, c)
-    return Result(verdict(not shared and a[0].item() == 1.0), said(
-        f"`same_storage(a, c) = {shared}`; `a[0] = {a[0].item()}` after `c[0] = 100`",
-        f"`same_storage(a, c) = {shared}`；执行 `c[0] = 100` 后，`a[0] = {a[0].item()}`"))
+    shared, apart = same_storage(a, c), bytes_apart(a, c)
+    return Result(verdict(not shared and apart and a[0].item() == 1.0), said(
+        f"`same_storage(a, c) = {shared}`; storages share no byte: {apart}; `a[0] = {a[0].item()}` after `c[0] = 100`",
+        f"`same_storage(a, c) = {shared}`；两块存储没有共同的字节：{apart}；"
+        f"执行 `c[0] = 100` 后，`a[0] = {a[0].item()}`"))
 
 
 @CLAIMS.claim(

@@ -23,7 +23,7 @@ from tensorfacts.model import (
 from tensorfacts.pasted import Pasted, one_line
 from tensorfacts.snippets import compare_output, counted, first_difference, run_clean
 from tensorfacts.sources import copying_000 as src
-from tensorfacts.tensors import error_line, grad_fn_name, same_storage
+from tensorfacts.tensors import bytes_apart, error_line, grad_fn_name, same_storage
 
 NUMBER = "000"
 TITLE, SECTIONS = src.TITLE, src.SECTIONS
@@ -279,9 +279,10 @@ def _note_rebind_breaks_link() -> Result:
 def _add_rebind_breaks_link() -> Result:
     run = run_clean(src.ALSO_EXAMPLE)
     a, c = run.names["a"], run.names["c"]
-    shared = same_storage(a, c)
-    return Result(verdict(a is not c and not shared),
-                  observed_each(f"(a is c) = {a is c}", f"same_storage(a, c) = {shared}"))
+    shared, apart = same_storage(a, c), bytes_apart(a, c)
+    return Result(verdict(a is not c and not shared and apart), said(
+        f"`(a is c) = {a is c}`; `same_storage(a, c) = {shared}`; storages share no byte: {apart}",
+        f"`(a is c) = {a is c}`；`same_storage(a, c) = {shared}`；两块存储没有共同的字节：{apart}"))
 
 
 CLAIMS.rows(

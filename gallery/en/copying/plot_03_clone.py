@@ -16,7 +16,10 @@ does not exist: a loss computed from the clone sends its gradient back to ``a``.
 # Helpers for the whole page
 # --------------------------
 #
-# ``same_storage`` compares where two storages start. ``read_grad`` reads
+# ``same_storage`` compares where two storages start. Different starts do not by themselves rule out
+# shared memory (:ref:`copying-alias` shows aliases whose storages start inside their source's), so where
+# this page prints ``same storage`` ``False`` for the clone, a hidden check also finds that the clone's
+# storage and ``a``'s share no byte. ``read_grad`` reads
 # ``t.grad`` while recording any warning that the read raises, and returns both;
 # the warning message ends with the C++ source line that raised it, which
 # ``read_grad`` cuts off.
@@ -39,6 +42,20 @@ def read_grad(t):
         message = str(w.message).split(" (Triggered internally")[0]
         found.append((w.category, message))
     return grad, found
+
+
+# sphinx_gallery_start_ignore
+def bytes_apart(x, y):
+    """True when the byte ranges of the two storages do not overlap (memory mapped once: no byte shared)."""
+    sx, sy = x.untyped_storage(), y.untyped_storage()
+    return sx.data_ptr() + sx.nbytes() <= sy.data_ptr() or sy.data_ptr() + sy.nbytes() <= sx.data_ptr()
+
+
+overlap_source = torch.arange(4.0)
+overlap_alias = torch.from_numpy(overlap_source[1:].numpy())
+assert not same_storage(overlap_source, overlap_alias) and not bytes_apart(overlap_source, overlap_alias), (
+    "a NumPy alias of a slice at offset 1 starts at another address, yet its storage's bytes overlap the source's")
+# sphinx_gallery_end_ignore
 
 
 # %%
@@ -228,6 +245,7 @@ print("c.grad_fn:", type(c.grad_fn).__name__)
 print("c.is_leaf:", c.is_leaf)
 assert not same_storage(a, c), "the clone must have its own memory"
 # sphinx_gallery_start_ignore
+assert bytes_apart(a, c), "the storage of a.clone() shares no byte with a's"
 assert torch.equal(a.detach(), c.detach()), "the clone must hold the same values"
 assert c.requires_grad, "the clone of a tensor that requires grad must require grad"
 assert type(c.grad_fn).__name__ == "CloneBackward0", "grad_fn must be CloneBackward0"

@@ -11,7 +11,7 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# ``same_storage`` 比较两块存储的起始地址。``read_grad`` 读取 ``t.grad``，同时记下读取时触发的警告，把两者一起返回。警告末尾附有触发它的 C++ 源码位置，``read_grad`` 把这一段截掉了。
+# ``same_storage`` 比较两块存储的起始地址。起始地址不同，本身并不能排除共享内存（:ref:`“b = a 与 b = a.data”那一页 <copying-alias>` 上就有存储起始于源张量存储之内的别名），所以本页在对副本打印出 ``same storage`` ``False`` 的地方，另有一条隐藏检查确认副本的存储与 ``a`` 的存储没有共同的字节。``read_grad`` 读取 ``t.grad``，同时记下读取时触发的警告，把两者一起返回。警告末尾附有触发它的 C++ 源码位置，``read_grad`` 把这一段截掉了。
 
 import warnings
 
@@ -31,6 +31,20 @@ def read_grad(t):
         message = str(w.message).split(" (Triggered internally")[0]
         found.append((w.category, message))
     return grad, found
+
+
+# sphinx_gallery_start_ignore
+def bytes_apart(x, y):
+    """True when the byte ranges of the two storages do not overlap (memory mapped once: no byte shared)."""
+    sx, sy = x.untyped_storage(), y.untyped_storage()
+    return sx.data_ptr() + sx.nbytes() <= sy.data_ptr() or sy.data_ptr() + sy.nbytes() <= sx.data_ptr()
+
+
+overlap_source = torch.arange(4.0)
+overlap_alias = torch.from_numpy(overlap_source[1:].numpy())
+assert not same_storage(overlap_source, overlap_alias) and not bytes_apart(overlap_source, overlap_alias), (
+    "a NumPy alias of a slice at offset 1 starts at another address, yet its storage's bytes overlap the source's")
+# sphinx_gallery_end_ignore
 
 
 # %%
@@ -215,6 +229,7 @@ print("c.grad_fn:", type(c.grad_fn).__name__)
 print("c.is_leaf:", c.is_leaf)
 assert not same_storage(a, c), "the clone must have its own memory"
 # sphinx_gallery_start_ignore
+assert bytes_apart(a, c), "the storage of a.clone() shares no byte with a's"
 assert torch.equal(a.detach(), c.detach()), "the clone must hold the same values"
 assert c.requires_grad, "the clone of a tensor that requires grad must require grad"
 assert type(c.grad_fn).__name__ == "CloneBackward0", "grad_fn must be CloneBackward0"
