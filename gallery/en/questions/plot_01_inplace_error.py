@@ -314,9 +314,10 @@ assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved
 # The check compares two numbers: the version a tensor had when an operation saved it, and its version
 # when ``backward()`` needs it. An in-place edit made before the saving operation runs is already
 # counted in the saved version, so ``backward()`` runs; each edit of the first loop below comes before
-# ``sin()`` saves ``y``. There are two exceptions. One is an edit that saves ``y`` for its own backward:
-# ``y.mul_(y)`` (or ``div_`` or ``addcmul_`` with ``y`` as operands) saves ``y`` and then writes it, an edit
-# after a save, so ``backward()`` refuses, where ``y * y`` written out of place runs. The other is a tensor
+# ``sin()`` saves ``y``. There are two exceptions. One is an edit that saves ``y``, or a tensor sharing its
+# version counter (``y[:]``, ``y.detach()``), for its own backward: ``y.mul_(y)``, ``y.mul_(y[:])`` and
+# ``y.mul_(y.detach())`` (or ``div_`` or ``addcmul_`` with ``y`` as operands) save it and then write ``y``, an
+# edit after a save, so ``backward()`` refuses, where ``y * y`` written out of place runs. The other is a tensor
 # to be saved that is an output of ``unbind``, ``split`` (``split_with_sizes`` included) or ``chunk`` of a
 # tensor that requires grad, or a view taken with grad mode off of a tensor that requires grad (other than a
 # leaf that is itself a view, see below): after an edit of its base, even under ``torch.no_grad()``, the
@@ -349,21 +350,25 @@ for name, (in_place, out_of_place) in edits.items():
 
 saving_edits = {
     "y.mul_(y)": lambda t: t.mul_(t),
+    "y.mul_(y[:])": lambda t: t.mul_(t[:]),
+    "y.mul_(y.detach())": lambda t: t.mul_(t.detach()),
     "y.div_(y)": lambda t: t.div_(t),
     "y.addcmul_(y, y)": lambda t: t.addcmul_(t, t),
 }
 for name, saving_edit in saving_edits.items():
     x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
     y = x * 2
-    saving_edit(y)  # saves y for its own backward, then writes it
+    saving_edit(y)  # saves y or a tensor sharing its version counter for its own backward, then writes y
     try:
         y.sin().sum().backward()
     except RuntimeError as e:
         message = str(e)
-        print(f"{name} before the save:", message[message.index("which is") : message.index(" instead")])
+        print(f"{name} before the save:", message[message.index("[torch.") : message.index(" instead")])
     else:
-        raise AssertionError(f"{name} saves y, then writes it: backward() must raise")
-    assert "is at version 1; expected version 0" in message, f"{name} saved y at version 0, then wrote it"
+        raise AssertionError(
+            f"{name} saves y or a tensor sharing its version counter, then writes y: backward() must raise")
+    assert "is at version 1; expected version 0" in message, (
+        f"{name} saved y or a tensor sharing its version counter at version 0, then wrote y")
 # sphinx_gallery_start_ignore
 squared_leaf = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
 ((squared_leaf * 2) * (squared_leaf * 2)).sin().sum().backward()

@@ -35,8 +35,9 @@ mode on outside ``torch.inference_mode()``, an autograd history
 #
 # A view has a ``_base``: the tensor whose memory it uses (except a view of an inference tensor,
 # which has none: :ref:`questions-inference-mode`; of the operations torch's documentation lists as views,
-# ``detach()``, ``view(dtype)``, a sparse tensor's ``indices()`` and ``.real`` of a real tensor, which returns
-# the tensor itself, set none either: checked in the section on ``_base`` below).
+# ``detach()``, ``view(dtype)`` and a sparse tensor's ``indices()`` set none either, nor do ``.real`` of a real
+# tensor, ``.mT`` of a 0-d tensor and ``.H``, ``.mH`` and ``adjoint()`` of a 0-d real tensor, which return the
+# tensor itself: checked in the section on ``_base`` below).
 import torch
 
 
@@ -550,6 +551,29 @@ assert [name_ for name_, op_ in documented_views_.items() if op_(complex_)._base
     "detach()", "view(dtype)"], "on a complex tensor only detach() and view(dtype) set no _base; .real sets it"
 assert complex_.imag._base is complex_ and torch.view_as_real(complex_)._base is complex_, (
     "the complex-only view operations imag and view_as_real set _base")
+import warnings  # noqa: E402
+
+scalar_views_ = {**{name_: documented_views_[name_] for name_ in (
+    "adjoint()", "detach()", "expand_as()", "squeeze()", "t()", "T", "H", "mT", "mH", "real", "unsqueeze()",
+    "view(dtype)", "view_as()")},
+    "[...]": lambda v_: v_[...], "as_strided()": lambda v_: v_.as_strided((), ()), "expand()": lambda v_: v_.expand(2),
+    "movedim()": lambda v_: v_.movedim(0, 0), "permute()": lambda v_: v_.permute(()),
+    "transpose()": lambda v_: v_.transpose(0, 0), "unfold()": lambda v_: v_.unfold(0, 1, 1),
+    "view()": lambda v_: v_.view(1), "swapaxes()": lambda v_: v_.swapaxes(0, 0), "swapdims()": lambda v_: v_.swapdims(0, 0),
+}  # fmt: skip
+real_scalar_, complex_scalar_ = torch.tensor(2.0), torch.tensor(1 + 2j)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # .T, .H, .mT, .mH and adjoint() warn that they are deprecated on 0-d tensors
+    real_scalar_views_ = {name_: op_(real_scalar_) for name_, op_ in scalar_views_.items()}
+    complex_scalar_views_ = {name_: op_(complex_scalar_) for name_, op_ in scalar_views_.items()}
+assert [name_ for name_, t_ in real_scalar_views_.items() if t_._base is not real_scalar_] == [
+    "adjoint()", "detach()", "H", "mT", "mH", "real", "view(dtype)"] and all(
+    real_scalar_views_[name_] is real_scalar_ for name_ in ("adjoint()", "H", "mT", "mH", "real")), (
+    "of torch's documented view operations, on a 0-d real tensor only detach(), view(dtype) and adjoint(), .H, .mT, "
+    ".mH and .real, which return the tensor itself, set no _base")
+assert [name_ for name_, t_ in complex_scalar_views_.items() if t_._base is not complex_scalar_] == [
+    "detach()", "mT", "view(dtype)"] and complex_scalar_views_["mT"] is complex_scalar_, (
+    "on a 0-d complex tensor only detach(), view(dtype) and .mT, which returns the tensor itself, set no _base")
 assert all(t.untyped_storage().data_ptr() == 0 for t in (
     torch.empty(0), torch.zeros(3, 0, dtype=torch.float64), torch.tensor([]), x[:, :0].clone())
 ), "empty storages torch allocates all start at 0: equal starts, no sharing"
