@@ -267,8 +267,10 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 #    generated for torch's operators now carry a number. In some names a suffix
 #    follows it: ``_copy`` (``ViewBackward0_copy``, the node of ``torch.view_copy``)
 #    or, for some of the internal ``torch._foreach_*`` operators, the overload's
-#    name (``ForeachAddBackward0List``, ``ForeachAddBackward1Scalar``). ``AccumulateGrad``
-#    in the graph below is written by hand and has none. The behaviour is the same.
+#    name (``ForeachAddBackward0List``, ``ForeachAddBackward1Scalar``). A node that torch
+#    generates for a single dispatch key puts the key's name before the number:
+#    ``unbind()`` on a nested tensor gives ``UnbindBackwardAutogradNestedTensor0``. ``AccumulateGrad``
+#    in the graph below is written by hand and has no number. The behaviour is the same.
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
 # sphinx_gallery_start_ignore
@@ -291,6 +293,14 @@ assert all(node_name.startswith("ForeachAddBackward") and node_name.endswith(ove
     "each overload of torch._foreach_add puts its name after the number in its node's name")
 assert (foreach_add_nodes["List"], foreach_add_nodes["Scalar"]) == ("ForeachAddBackward0List", "ForeachAddBackward1Scalar"), (
     "torch._foreach_add's nodes include ForeachAddBackward0List and ForeachAddBackward1Scalar")
+keyed_nodes = [node_name for node_name in generated_nodes if "BackwardAutograd" in node_name]
+assert len(keyed_nodes) > 10 and all(
+    node_name.removesuffix("_copy").split("BackwardAutograd")[-1].rstrip("0123456789").isalpha()
+    and node_name.removesuffix("_copy")[-1].isdigit() for node_name in keyed_nodes), (
+    "a node generated for a single dispatch key has the key's name between Backward and the number")
+nested_leaf = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.jagged, requires_grad=True)
+assert nested_leaf.unbind()[0].grad_fn.name() == "UnbindBackwardAutogradNestedTensor0", (
+    "unbind() on a nested tensor gives UnbindBackwardAutogradNestedTensor0")
 leaf_node = out.grad_fn.next_functions[0][0]
 assert type(leaf_node).__name__ == "AccumulateGrad" and not leaf_node.name()[-1].isdigit(), (
     "AccumulateGrad, written by hand, has no number")

@@ -317,8 +317,8 @@ assert not y.requires_grad and torch.equal(y, before + 1), (
 
 # %%
 # ``add_`` is not the only one: each of the first ten in-place torch operations below writes values into ``y``,
-# and each raises after writing. ``detach_()``, ``share_memory_()`` and ``resize_()`` to the tensor's own size
-# with no ``memory_format`` change no values, and they raise nothing. Changing no values does not make a call quiet: ``t_()``, ``unsqueeze_(0)``
+# and each raises after writing. ``detach_()``, ``share_memory_()`` and ``resize_()`` to the tensor's own size,
+# called without ``memory_format``, change no values and raise nothing. Changing no values does not make a call quiet: ``t_()``, ``unsqueeze_(0)``
 # and ``copy_`` of the values ``y`` already holds raise the same error, and ``unsqueeze_(0)`` has
 # already changed the shape when it raises.
 
@@ -617,7 +617,7 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # not require grad, each in-place torch operation run above that writes values (``add_``, ``mul_``, ``zero_``,
 # ``fill_``, ``copy_``, ``clamp_``, ``masked_fill_``, ``index_put_``, an index assignment, ``+=`` and
 # ``out=``) raises after it has been written, and so does ``mul_`` through its view ``y[1:]``; ``detach_()``,
-# ``share_memory_()`` and ``resize_()`` to its own size with no ``memory_format`` change no values and raise nothing, while
+# ``share_memory_()`` and ``resize_()`` to its own size, called without ``memory_format``, change no values and raise nothing, while
 # ``t_()``, ``unsqueeze_()`` and ``copy_`` of the same values raise though they write no new values. An in-place
 # call such as ``mul_`` on a ``detach()`` or ``.data`` taken outside the mode, or a write through ``numpy()``, raises
 # nothing (an edit through a view of that ``detach()`` or ``.data``, taken by indexing (``d[0] = v`` and ``d[:] += 1``

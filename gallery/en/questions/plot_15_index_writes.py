@@ -262,9 +262,9 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # alone or next to basic indices, returns a copy. A list of fewer than 32 items that holds a tensor, a
 # sequence (another list, a tuple, a ``range``), a slice, ``None`` or ``...`` is read as a tuple of indices, with a deprecation warning, and can give a
 # view: ``x[[t.argmax()]]`` is ``x[t.argmax()]``. From 32 items on, torch makes the whole list one index tensor: a
-# list of integers and zero-dimensional tensors, or of lists of integers all of one length, is an advanced index (a
-# copy, with no warning), and a list holding a slice, ``None`` or ``...`` raises. We check each form below by its
-# storage.
+# list of integers and integer tensors of one element, or of lists, tuples or ranges of integers all of one length, is
+# an advanced index (a copy, with no warning), and a list holding any other tensor, a slice, ``None`` or ``...``
+# raises. We check each form below by its storage.
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -314,13 +314,18 @@ assert long_list_result.shape == (32, 4) and not same_storage(long_list_result, 
     "a list of 32 items holding a tensor is an advanced index: a copy, with no warning")
 for long_length in (32, 40):
     for long_kind, long_list in {
-        "integers and 0-d tensors": [x[:, 0].argmax(), torch.tensor(1)] + [0] * (long_length - 2),
+        "integers and integer tensors of one element": [x[:, 0].argmax(), torch.tensor(1), torch.tensor([[2]]),
+                                                        torch.tensor([1], dtype=torch.int32)] + [0] * (long_length - 4),
         "lists of integers": [[0, 2], [1, 0]] * (long_length // 2),
+        "tuples of integers": [(0, 2), (1, 0)] * (long_length // 2),
+        "ranges of integers": [range(0, 2), range(1, 3)] * (long_length // 2),
     }.items():
         with warnings.catch_warnings(record=True) as long_warnings:
             warnings.simplefilter("always")
             long_result = x[long_list]
-        assert len(long_list) == long_length and torch.equal(long_result, x[torch.tensor(long_list)]) and not (
+        long_index = torch.tensor([int(item) if isinstance(item, torch.Tensor) else list(item) if isinstance(
+            item, (tuple, range)) else item for item in long_list])
+        assert len(long_list) == long_length and torch.equal(long_result, x[long_index]) and not (
             same_storage(long_result, x) or long_warnings), (
             f"a list of {long_length} {long_kind} is one index tensor: a copy, with no warning")
     for long_kind, long_item in {"slice(None)": slice(None), "None": None, "...": ...}.items():
@@ -328,6 +333,14 @@ for long_length in (32, 40):
             x[[long_item] + [0] * (long_length - 1)]
         except RuntimeError as e:
             assert "Could not infer dtype" in str(e), "torch could not make the list an index tensor"
+        else:
+            raise AssertionError(f"a list of {long_length} items holding {long_kind} must raise")
+    for long_kind, long_item in {"a float tensor": torch.tensor(1.0), "a tensor of two elements": torch.tensor([0, 1]),
+                                 "an empty tensor": torch.tensor([], dtype=torch.int64)}.items():
+        try:
+            x[[long_item] + [0] * (long_length - 1)]
+        except TypeError as e:
+            assert "single element" in str(e), "only integer tensors of one element can be items of the index tensor"
         else:
             raise AssertionError(f"a list of {long_length} items holding {long_kind} must raise")
 # sphinx_gallery_end_ignore

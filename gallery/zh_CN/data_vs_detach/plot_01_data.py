@@ -252,7 +252,7 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 #    :class: warning
 #
 #    原博文打印的是 ``grad_fn=<SigmoidBackward>``。在 torch |torch_version| 上，节点名是 ``SigmoidBackward0``
-#    （见上面打印的 ``out``）：torch 为各个运算自动生成的反向节点，名字里都多了一个数字。有些名字在数字后面还带后缀：``torch.view_copy`` 的节点 ``ViewBackward0_copy`` 带 ``_copy``；``torch._foreach_*`` 这组内部运算中，有些运算的节点带重载名，如 ``ForeachAddBackward0List``、``ForeachAddBackward1Scalar``。下图里的 ``AccumulateGrad`` 是手写的，没有这个数字。行为没有变化。
+#    （见上面打印的 ``out``）：torch 为各个运算自动生成的反向节点，名字里都多了一个数字。有些名字在数字后面还带后缀：``torch.view_copy`` 的节点 ``ViewBackward0_copy`` 带 ``_copy``；``torch._foreach_*`` 这组内部运算中，有些运算的节点带重载名，如 ``ForeachAddBackward0List``、``ForeachAddBackward1Scalar``。torch 只为某一个分发键（dispatch key）生成的节点，会在数字前面带上这个键的名字：对嵌套张量调用 ``unbind()``，得到的节点是 ``UnbindBackwardAutogradNestedTensor0``。下图里的 ``AccumulateGrad`` 是手写的，没有这个数字。行为没有变化。
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
 # sphinx_gallery_start_ignore
@@ -275,6 +275,14 @@ assert all(node_name.startswith("ForeachAddBackward") and node_name.endswith(ove
     "each overload of torch._foreach_add puts its name after the number in its node's name")
 assert (foreach_add_nodes["List"], foreach_add_nodes["Scalar"]) == ("ForeachAddBackward0List", "ForeachAddBackward1Scalar"), (
     "torch._foreach_add's nodes include ForeachAddBackward0List and ForeachAddBackward1Scalar")
+keyed_nodes = [node_name for node_name in generated_nodes if "BackwardAutograd" in node_name]
+assert len(keyed_nodes) > 10 and all(
+    node_name.removesuffix("_copy").split("BackwardAutograd")[-1].rstrip("0123456789").isalpha()
+    and node_name.removesuffix("_copy")[-1].isdigit() for node_name in keyed_nodes), (
+    "a node generated for a single dispatch key has the key's name between Backward and the number")
+nested_leaf = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.jagged, requires_grad=True)
+assert nested_leaf.unbind()[0].grad_fn.name() == "UnbindBackwardAutogradNestedTensor0", (
+    "unbind() on a nested tensor gives UnbindBackwardAutogradNestedTensor0")
 leaf_node = out.grad_fn.next_functions[0][0]
 assert type(leaf_node).__name__ == "AccumulateGrad" and not leaf_node.name()[-1].isdigit(), (
     "AccumulateGrad, written by hand, has no number")

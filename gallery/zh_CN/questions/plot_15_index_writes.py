@@ -241,7 +241,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、序列（另一个列表、元组或 ``range``）、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表达到 32 项时，torch 把整个列表变成一个索引张量：由整数和零维张量组成的列表，或由长度全都相同的整数列表组成的列表，是高级索引（得到副本，不给警告）；列表里有切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
+# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、序列（另一个列表、元组或 ``range``）、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表有 32 项及以上时，torch 把整个列表变成一个索引张量：由整数和只有一个元素的整数张量组成的列表，或由长度全都相同的整数列表、整数元组或 ``range`` 组成的列表，是高级索引（得到副本，不给警告）；列表里有其他张量、切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -291,13 +291,18 @@ assert long_list_result.shape == (32, 4) and not same_storage(long_list_result, 
     "a list of 32 items holding a tensor is an advanced index: a copy, with no warning")
 for long_length in (32, 40):
     for long_kind, long_list in {
-        "integers and 0-d tensors": [x[:, 0].argmax(), torch.tensor(1)] + [0] * (long_length - 2),
+        "integers and integer tensors of one element": [x[:, 0].argmax(), torch.tensor(1), torch.tensor([[2]]),
+                                                        torch.tensor([1], dtype=torch.int32)] + [0] * (long_length - 4),
         "lists of integers": [[0, 2], [1, 0]] * (long_length // 2),
+        "tuples of integers": [(0, 2), (1, 0)] * (long_length // 2),
+        "ranges of integers": [range(0, 2), range(1, 3)] * (long_length // 2),
     }.items():
         with warnings.catch_warnings(record=True) as long_warnings:
             warnings.simplefilter("always")
             long_result = x[long_list]
-        assert len(long_list) == long_length and torch.equal(long_result, x[torch.tensor(long_list)]) and not (
+        long_index = torch.tensor([int(item) if isinstance(item, torch.Tensor) else list(item) if isinstance(
+            item, (tuple, range)) else item for item in long_list])
+        assert len(long_list) == long_length and torch.equal(long_result, x[long_index]) and not (
             same_storage(long_result, x) or long_warnings), (
             f"a list of {long_length} {long_kind} is one index tensor: a copy, with no warning")
     for long_kind, long_item in {"slice(None)": slice(None), "None": None, "...": ...}.items():
@@ -305,6 +310,14 @@ for long_length in (32, 40):
             x[[long_item] + [0] * (long_length - 1)]
         except RuntimeError as e:
             assert "Could not infer dtype" in str(e), "torch could not make the list an index tensor"
+        else:
+            raise AssertionError(f"a list of {long_length} items holding {long_kind} must raise")
+    for long_kind, long_item in {"a float tensor": torch.tensor(1.0), "a tensor of two elements": torch.tensor([0, 1]),
+                                 "an empty tensor": torch.tensor([], dtype=torch.int64)}.items():
+        try:
+            x[[long_item] + [0] * (long_length - 1)]
+        except TypeError as e:
+            assert "single element" in str(e), "only integer tensors of one element can be items of the index tensor"
         else:
             raise AssertionError(f"a list of {long_length} items holding {long_kind} must raise")
 # sphinx_gallery_end_ignore
