@@ -409,7 +409,10 @@ for outer_enabled in (True, False):
 
 # %%
 # The cache holds for a float32 leaf that requires grad and is not a view (every trainable float32
-# ``Parameter``), passed to an operation autocast casts to low precision, such as ``linear`` or a convolution. ``Embedding`` and
+# ``Parameter``), passed to an operation autocast casts to low precision, such as ``linear`` or a convolution.
+# ``torch.einsum`` and ``torch.tensordot`` also return the low-precision dtype, but the ``Parameter`` itself
+# passed to them is cast again at every forward pass, and a loop inside one region trains (the hidden
+# check of this cell runs both). ``Embedding`` and
 # ``LayerNorm``, whose operations autocast does not cast to low precision, compute with the
 # ``Parameter`` itself and see the edit (the hidden checks of this cell and the next run a
 # convolution, an ``Embedding`` and a ``LayerNorm``). On the CPU, in a bfloat16 region, ``Embedding``
@@ -496,6 +499,12 @@ for low_dtype in (torch.bfloat16, torch.float16):
         route_losses, route_seen = one_region_route(low_dtype, route)
         assert all(route_seen) and route_losses == sorted(set(route_losses), reverse=True), (
             f"{low_dtype}: a view such as weight.T is cast again at every pass and trains inside one region")
+    for route in (lambda i, w: torch.einsum("ij,kj->ik", i, w), lambda i, w: torch.tensordot(i, w, dims=([1], [1]))):
+        route_losses, route_seen = one_region_route(low_dtype, route)
+        with torch.autocast("cpu", dtype=low_dtype):
+            route_dtype = route(torch.ones(2, 3), torch.nn.Parameter(torch.ones(1, 3))).dtype
+        assert route_dtype == low_dtype and all(route_seen) and route_losses == sorted(set(route_losses), reverse=True), (
+            f"{low_dtype}: einsum and tensordot return {low_dtype}, yet cast the Parameter itself again at every pass")
     route_losses, route_seen = one_region_route(low_dtype, torch.nn.functional.linear)
     assert not any(route_seen) and len(set(route_losses)) == 1, (
         f"{low_dtype}: the Parameter passed itself is cast once per region and does not train")

@@ -38,6 +38,8 @@ a child process at all (``fork``, ``spawn``, queues, ``DataLoader`` workers) is 
 # ``add_many`` adds one to ``counter`` ``times`` times, with no lock: ``counter += 1`` reads the
 # value, adds one and writes it back.
 
+from multiprocessing import resource_sharer
+
 import numpy as np
 import torch
 import torch.multiprocessing as mp
@@ -258,6 +260,46 @@ print("late array:", late, " shares memory with t:", shares(late, t))
 assert shares(late, t) and np.array_equal(late, np.ones(3)), "an array taken after follows t"
 
 # %%
+# An alias taken afterwards is not shared
+# ---------------------------------------
+#
+# A tensor made from ``t``'s memory after the call, through DLPack, ``torch.from_numpy`` or
+# ``torch.frombuffer``, is on that memory in this process, but its own storage is not shared:
+# ``is_shared()`` is ``False``. Put on a queue for another process, it is moved to new shared memory,
+# in the sender too, so the child's write never reaches ``t``. A view taken afterwards, ``t[:]``, uses
+# ``t``'s storage object, and the child's write reaches ``t``. Below, for each, ``t`` is new, and a
+# child takes the tensor from a ``ctx.SimpleQueue()`` and writes 99 into its last element.
+# Sending a tensor through a queue started ``multiprocessing``'s listener thread, which hands its
+# shared memory to the receiver; ``resource_sharer.stop()`` ends it.
+
+
+def write_received(queue):
+    received = queue.get()
+    received[2] = 99.0
+
+
+takers = {
+    "torch.from_dlpack(t)": torch.from_dlpack,
+    "torch.from_numpy(t.numpy())": lambda t: torch.from_numpy(t.numpy()),
+    "torch.frombuffer(t.numpy(), dtype=t.dtype)": lambda t: torch.frombuffer(t.numpy(), dtype=t.dtype),
+    "t[:]": lambda t: t[:],
+}
+queue = ctx.SimpleQueue()
+results = []
+for name, take in takers.items():
+    t = torch.zeros(3).share_memory_()
+    alias = take(t)
+    on_memory, shared = alias.data_ptr() == t.data_ptr(), alias.is_shared()
+    queue.put(alias)
+    run_together(write_received, [(queue,)])
+    results.append((on_memory, shared, alias.data_ptr() == t.data_ptr(), t[2].item() == 99))
+    print(f"{name:<43} on t's memory: {on_memory!s:<5} is_shared(): {shared!s:<5} "
+          f"after put, on t's memory: {results[-1][2]!s:<5} child's write reached t: {results[-1][3]}")
+assert results == [(True, False, False, False)] * 3 + [(True, True, True, True)], (
+    "tensors made from t's memory after the call are unshared and a queue moves them off it; a write through t[:] reaches t")
+resource_sharer.stop()
+
+# %%
 # Hogwild: a shared model, updated without a lock
 # -----------------------------------------------
 #
@@ -385,7 +427,8 @@ assert mp.active_children() == [], "every child process has ended"
 # process elements of its own. On the CPU, under the default sharing strategy on Linux, the call moves such a
 # tensor's storage, when it is not empty and not yet shared, to new memory:
 # views, ``detach()`` and ``.data`` follow it; a NumPy array taken before does not, nor does a
-# tensor made from that memory through DLPack, ``torch.from_numpy`` or ``torch.frombuffer``, so take
-# such aliases afterwards. How a tensor reaches
+# tensor made from that memory through DLPack, ``torch.from_numpy`` or ``torch.frombuffer``. Taken
+# afterwards, such a tensor is on ``t``'s memory but not shared, and a queue moves it to new memory:
+# send ``t`` or a view of it to another process, never such a tensor. How a tensor reaches
 # a child process in the first place, and under which start method it is a copy, is on
 # :ref:`questions-processes`.

@@ -367,7 +367,7 @@ for outer_enabled in (True, False):
 # sphinx_gallery_end_ignore
 
 # %%
-# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有需要梯度的 float32 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 不转成低精度，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元格和下一个单元格的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。在 CPU 上的 bfloat16 区域里，``Embedding`` 输出 float32，``LayerNorm`` 输出的 dtype 与输入相同：输入是 float32 就是 float32，接在 ``Linear`` 后面就是 bfloat16。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动；在 ``torch.inference_mode()`` 下做的前向传播也是这样（见下一个单元格）。``Parameter`` 的视图，比如层里计算 ``x @ weight.T`` 时的 ``weight.T``，不是叶子张量：它同样在每次前向传播时重新转换，这样的层在整个写在一个区域里的循环中照样训练（本单元格的隐藏检查用转置的权重跑了 ``@`` 和 ``matmul``）。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
+# 缓存只对需要梯度而且不是视图的 float32 叶子张量起作用（所有需要梯度的 float32 ``Parameter`` 都是），而且它要传给 autocast 转成低精度的运算，比如 ``linear`` 或卷积。``torch.einsum`` 和 ``torch.tensordot`` 同样返回低精度的 dtype，但直接传给它们的 ``Parameter`` 本身每次前向传播都会重新转换，整个写在一个区域里的循环照样训练（本单元格的隐藏检查跑了这两个函数）。``Embedding`` 和 ``LayerNorm`` 的运算 autocast 不转成低精度，它们直接用 ``Parameter`` 本身计算，能看到改动（本单元格和下一个单元格的隐藏检查跑了卷积、``Embedding`` 和 ``LayerNorm``）。在 CPU 上的 bfloat16 区域里，``Embedding`` 输出 float32，``LayerNorm`` 输出的 dtype 与输入相同：输入是 float32 就是 float32，接在 ``Linear`` 后面就是 bfloat16。设置 ``cache_enabled=False``、权重不需要梯度（冻结的层），或者叶子张量是视图（下面最后一行）时，每次前向传播都重新转换，能看到改动；在 ``torch.inference_mode()`` 下做的前向传播也是这样（见下一个单元格）。``Parameter`` 的视图，比如层里计算 ``x @ weight.T`` 时的 ``weight.T``，不是叶子张量：它同样在每次前向传播时重新转换，这样的层在整个写在一个区域里的循环中照样训练（本单元格的隐藏检查用转置的权重跑了 ``@`` 和 ``matmul``）。下面对 bfloat16 和 float16 逐一检查：原地改动之后，同一区域内的下一次前向传播看不看得到（``seen``）？
 
 
 def edit_seen_in_region(dtype, cache_enabled, requires_grad, layer_dtype=torch.float32, layer=None, inputs=None):
@@ -443,6 +443,12 @@ for low_dtype in (torch.bfloat16, torch.float16):
         route_losses, route_seen = one_region_route(low_dtype, route)
         assert all(route_seen) and route_losses == sorted(set(route_losses), reverse=True), (
             f"{low_dtype}: a view such as weight.T is cast again at every pass and trains inside one region")
+    for route in (lambda i, w: torch.einsum("ij,kj->ik", i, w), lambda i, w: torch.tensordot(i, w, dims=([1], [1]))):
+        route_losses, route_seen = one_region_route(low_dtype, route)
+        with torch.autocast("cpu", dtype=low_dtype):
+            route_dtype = route(torch.ones(2, 3), torch.nn.Parameter(torch.ones(1, 3))).dtype
+        assert route_dtype == low_dtype and all(route_seen) and route_losses == sorted(set(route_losses), reverse=True), (
+            f"{low_dtype}: einsum and tensordot return {low_dtype}, yet cast the Parameter itself again at every pass")
     route_losses, route_seen = one_region_route(low_dtype, torch.nn.functional.linear)
     assert not any(route_seen) and len(set(route_losses)) == 1, (
         f"{low_dtype}: the Parameter passed itself is cast once per region and does not train")

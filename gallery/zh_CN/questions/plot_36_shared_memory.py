@@ -26,6 +26,8 @@
 # 判断一个 NumPy 数组是否与张量共享内存。``add_many`` 不加锁，把 ``counter`` 加一，共 ``times``
 # 次：``counter += 1`` 先读出值，加一，再写回去。
 
+from multiprocessing import resource_sharer
+
 import numpy as np
 import torch
 import torch.multiprocessing as mp
@@ -221,6 +223,39 @@ print("late array:", late, " shares memory with t:", shares(late, t))
 assert shares(late, t) and np.array_equal(late, np.ones(3)), "an array taken after follows t"
 
 # %%
+# 之后取的别名不算共享
+# --------------------
+#
+# 调用之后经由 DLPack、``torch.from_numpy`` 或 ``torch.frombuffer`` 从 ``t`` 的内存建的张量，在本进程里就在那块内存上，但它自己的存储不算共享：``is_shared()`` 为 ``False``。把它放进队列发给别的进程时，它会被搬到新的共享内存，发送方这边也一样，所以子进程的写入到不了 ``t``。之后取的视图 ``t[:]`` 用的是 ``t`` 的存储对象，子进程的写入能到达 ``t``。下面对每一种都新建 ``t``，由子进程从 ``ctx.SimpleQueue()`` 取出张量，往最后一个元素写入 99。经队列发送张量时启动了 ``multiprocessing`` 的监听线程，由它把张量的共享内存交给接收方；``resource_sharer.stop()`` 结束这个线程。
+
+
+def write_received(queue):
+    received = queue.get()
+    received[2] = 99.0
+
+
+takers = {
+    "torch.from_dlpack(t)": torch.from_dlpack,
+    "torch.from_numpy(t.numpy())": lambda t: torch.from_numpy(t.numpy()),
+    "torch.frombuffer(t.numpy(), dtype=t.dtype)": lambda t: torch.frombuffer(t.numpy(), dtype=t.dtype),
+    "t[:]": lambda t: t[:],
+}
+queue = ctx.SimpleQueue()
+results = []
+for name, take in takers.items():
+    t = torch.zeros(3).share_memory_()
+    alias = take(t)
+    on_memory, shared = alias.data_ptr() == t.data_ptr(), alias.is_shared()
+    queue.put(alias)
+    run_together(write_received, [(queue,)])
+    results.append((on_memory, shared, alias.data_ptr() == t.data_ptr(), t[2].item() == 99))
+    print(f"{name:<43} on t's memory: {on_memory!s:<5} is_shared(): {shared!s:<5} "
+          f"after put, on t's memory: {results[-1][2]!s:<5} child's write reached t: {results[-1][3]}")
+assert results == [(True, False, False, False)] * 3 + [(True, True, True, True)], (
+    "tensors made from t's memory after the call are unshared and a queue moves them off it; a write through t[:] reaches t")
+resource_sharer.stop()
+
+# %%
 # Hogwild：不加锁地更新共享模型
 # -----------------------------
 #
@@ -328,4 +363,4 @@ assert mp.active_children() == [], "every child process has ended"
 #
 # 对 torch 自己分配的稠密张量，``share_memory_()`` 让进程之间共享内存，但不规定它们写入的先后。像 ``counter += 1``
 # 这样“读、加、写回”的更新，两个进程同时做时可能丢失：每次更新时都持有同一把锁，或者让每个进程只写自己的元素。在 CPU 上并采用 Linux 默认的共享策略时，这个调用把这类张量（非空、还不在共享内存里时）的存储搬到新的内存：视图以及 ``detach()``、``.data`` 跟着走；之前取的 NumPy
-# 数组，以及经由 DLPack、``torch.from_numpy`` 或 ``torch.frombuffer`` 从那块内存建的张量都不跟，所以这类别名要在调用之后再取。张量最初怎样到达子进程、在哪种启动方式下是副本，见 :ref:`“多进程”那一页 <questions-processes>`。
+# 数组，以及经由 DLPack、``torch.from_numpy`` 或 ``torch.frombuffer`` 从那块内存建的张量都不跟。调用之后再这样建的张量虽然在 ``t`` 的内存上，却不算共享，经队列发送时会被搬到新的内存：发给别的进程的应该是 ``t`` 或它的视图，不要发这类张量。张量最初怎样到达子进程、在哪种启动方式下是副本，见 :ref:`“多进程”那一页 <questions-processes>`。
