@@ -31,6 +31,7 @@ steps.
 # data, so the numbers below are the same on every run.
 
 import copy
+import warnings
 
 import torch
 
@@ -471,8 +472,11 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # %%
 # ``copy.deepcopy`` refuses a module that keeps a non-leaf, a tensor with a ``grad_fn``, such as the output
 # that ``forward`` stores below in grad mode. :fact:`deepcopy-refuses-module-keeping-non-leaf` A parameter's
-# ``.grad`` does not count: after ``backward(create_graph=True)`` each ``.grad`` has a ``grad_fn``, yet
-# ``copy.deepcopy`` copies the module, and the copy's ``.grad`` is ``None``.
+# ``.grad`` does not count, even one with a ``grad_fn`` like those ``backward(create_graph=True)`` leaves when
+# a ``Linear`` layer's output is squared: ``copy.deepcopy`` copies the module, and the copy's ``.grad`` is
+# ``None``. A tensor kept on the module that is not a ``Parameter`` (a buffer, a plain attribute) is copied
+# with its ``.grad``: if that ``.grad`` has a ``grad_fn``, ``copy.deepcopy`` refuses the module, although the
+# tensor itself is a leaf.
 #
 # The result of a comparison (``out > 0``) or of ``argmax()`` has no ``grad_fn``, even when computed in grad
 # mode from a tensor that requires grad: a module that keeps it deep-copies (more on :ref:`questions-deepcopy`).
@@ -494,7 +498,34 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {refusal.split('.')[0]}")
 else:
     raise AssertionError("deepcopy of a module that kept its output in grad mode must raise")
+leaf = torch.ones(2, requires_grad=True)
+leaf.grad = leaf * 2  # a .grad with a grad_fn
+holder = torch.nn.Module()
+holder.kept = leaf  # a plain attribute, not a Parameter
+print("leaf.is_leaf:", leaf.is_leaf, " leaf.grad.grad_fn:", type(leaf.grad.grad_fn).__name__)
+try:
+    copy.deepcopy(holder)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split('.')[0]}")
+else:
+    raise AssertionError("deepcopy of a module keeping a leaf whose .grad has a grad_fn must raise")
 # sphinx_gallery_start_ignore
+assert leaf.is_leaf and leaf.grad.grad_fn is not None, "the tensor kept as an attribute is a leaf whose .grad has a grad_fn"
+buffered_leaf = torch.nn.Module()
+buffered_leaf.register_buffer("kept", leaf)
+try:
+    copy.deepcopy(buffered_leaf)
+except RuntimeError as leaf_refusal:
+    assert "(graph leaves)" in str(leaf_refusal), "deepcopy refuses a leaf buffer whose .grad has a grad_fn"
+else:
+    raise AssertionError("deepcopy of a module with a leaf buffer whose .grad has a grad_fn must raise")
+graded_leaf = torch.ones(2, requires_grad=True)
+(graded_leaf * graded_leaf).sum().backward()
+holds_graded = torch.nn.Module()
+holds_graded.register_buffer("kept", graded_leaf)
+copied_graded = copy.deepcopy(holds_graded).kept
+assert copied_graded.grad is not None and copied_graded.grad is not graded_leaf.grad and torch.equal(
+    copied_graded.grad, graded_leaf.grad), "deepcopy copies a buffer that is not a Parameter with its .grad"
 assert "(graph leaves) support the deepcopy protocol" in refusal, "deepcopy refuses the non-leaf kept on the module"
 buffered = torch.nn.Linear(2, 1)
 buffered.register_buffer("doubled", buffered.weight * 2)
@@ -510,7 +541,9 @@ with torch.no_grad():
 assert quiet.output.is_leaf and copy.deepcopy(quiet).output is not quiet.output, (
     "an output kept from a forward under no_grad is a leaf: the module deep-copies")
 penalised = torch.nn.Linear(2, 1)
-(penalised(torch.ones(1, 2)) ** 2).sum().backward(create_graph=True)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # create_graph=True on a leaf warns of a reference cycle
+    (penalised(torch.ones(1, 2)) ** 2).sum().backward(create_graph=True)
 assert all(p.grad.grad_fn is not None and copied.grad is None
            for p, copied in zip(penalised.parameters(), copy.deepcopy(penalised).parameters(), strict=True)), (
     "a parameter's .grad with a grad_fn (backward(create_graph=True)) does not stop deepcopy, and is not copied")
@@ -546,4 +579,5 @@ for kept_non_leaf in (keeper.output.sign(), keeper.output[0], keeper.output // 1
 # the original's memory: an in-place edit through any of these names edits the original. Write
 # ``x = x + 1`` inside functions, make tensor defaults inside the call,
 # hand out ``clone()`` from a dataset whose callers may edit items, and copy modules with
-# ``copy.deepcopy``, which refuses a module that keeps a non-leaf (a tensor with a ``grad_fn``).
+# ``copy.deepcopy``, which refuses a module that keeps a non-leaf (a tensor with a ``grad_fn``), or a tensor
+# that is not a ``Parameter`` whose ``.grad`` has a ``grad_fn``.

@@ -557,6 +557,16 @@ for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop, torch.opt
     net_optimizer.load_state_dict(net_optimizer.state_dict())
     assert all(value.dtype == (torch.float32 if key == "step" else torch.float64)
                for state in net_optimizer.state.values() for key, value in state.items()), "all but step are cast"
+for to_dtype in (torch.float16, torch.bfloat16, torch.float64):
+    net = torch.nn.Linear(2, 1)
+    net_optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
+    net(torch.ones(1, 2)).sum().backward()
+    net_optimizer.step()
+    net.to(to_dtype)
+    net_optimizer.load_state_dict(net_optimizer.state_dict())
+    assert all(value.dtype == (torch.float32 if key == "step" else to_dtype)
+               for state in net_optimizer.state.values() for key, value in state.items()), (
+        "after model.to() with a floating-point dtype a reload casts Adam's state (all but step) to that dtype")
 for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop, torch.optim.NAdam, torch.optim.RAdam,
              torch.optim.Adamax, torch.optim.Adadelta, torch.optim.ASGD, torch.optim.Rprop,
              lambda params, lr: torch.optim.SGD(params, lr=lr, momentum=0.9), torch.optim.Adagrad):
@@ -605,5 +615,5 @@ assert net.weight is not cpu_weight and net_optimizer.param_groups[0]["params"][
 # point as ``copy.deepcopy`` of both state dicts, and load the optimizer's from a fresh
 # ``copy.deepcopy`` each time. A parameter group passed as a dict is kept as that dict until the
 # optimizer loads a state dict; after a load, set the learning rate through ``optimizer.param_groups``.
-# The state made before ``model.to(dtype)`` of a floating-point model is converted by loading the
+# The state made before ``model.to(dtype)`` with a floating-point ``dtype`` is converted by loading the
 # optimizer's own state dict again.

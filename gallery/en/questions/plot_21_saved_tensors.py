@@ -355,8 +355,10 @@ with warnings.catch_warnings():
 # whether an in-place edit of each breaks ``backward()``. For each of them, an edit breaks it
 # exactly when the edited tensor was saved. ``mul`` saves each operand because the gradient of
 # the other one needs it (when only ``a`` needs a gradient, ``a * c`` saves only ``c``). An edit
-# through ``.data`` is one autograd does not see: the saved output changes, ``backward()`` runs,
-# and the gradient is wrong (here twice ``exp(v)``).
+# through ``.data``, or through a tensor or NumPy array on the same memory that does not share the
+# version counter (from ``torch.from_dlpack``, ``torch.from_numpy`` or ``.numpy()``), is one autograd
+# does not see: the saved output changes, ``backward()`` runs, and the gradient is wrong (here twice
+# ``exp(v)``).
 
 ops = {
     "exp": lambda a, b: a.exp(),
@@ -396,6 +398,18 @@ v_exp.data.mul_(2)
 v_exp.sum().backward()
 print("edit through .data: v.grad:", v.grad, " exp(v):", v.detach().exp())
 assert torch.allclose(v.grad, 2 * v.detach().exp()), "an edit through .data is not caught: the gradient is wrong"
+for route in ("torch.from_dlpack", "torch.from_numpy", "the NumPy array"):
+    u = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    u_exp = u.exp()
+    if route == "torch.from_dlpack":
+        torch.from_dlpack(u_exp.detach()).mul_(2)
+    elif route == "torch.from_numpy":
+        torch.from_numpy(u_exp.detach().numpy()).mul_(2)
+    else:
+        u_exp.detach().numpy()[:] *= 2
+    u_exp.sum().backward()
+    print(f"edit through {route}: u.grad:", u.grad)
+    assert torch.allclose(u.grad, 2 * u.detach().exp()), f"an edit through {route} is not caught: the gradient is wrong"
 
 # %%
 # The fix, in a training loop

@@ -25,6 +25,7 @@
 # ``same_storage`` 比较两个张量的存储起始地址是否相同。随机种子固定了随机的权重和数据，所以下面的数字每次运行都一样。
 
 import copy
+import warnings
 
 import torch
 
@@ -443,8 +444,9 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # %%
 # 模块若存着一个非叶子张量，即带 ``grad_fn`` 的张量，比如下面 ``forward`` 在梯度模式（grad mode）下存下的输出，
 # ``copy.deepcopy`` 就拒绝复制这个模块。:fact:`deepcopy-refuses-module-keeping-non-leaf` 参数的 ``.grad``
-# 不算在内：``backward(create_graph=True)`` 之后，每个 ``.grad`` 都带 ``grad_fn``，``copy.deepcopy``
-# 却照样复制这个模块，副本的 ``.grad`` 是 ``None``。
+# 不算在内，带 ``grad_fn`` 的也一样，比如把 ``Linear`` 层的输出平方后调用 ``backward(create_graph=True)``
+# 留下的 ``.grad``：``copy.deepcopy`` 照样复制这个模块，副本的 ``.grad`` 是 ``None``。模块上存着的不是
+# ``Parameter`` 的张量（缓冲区或普通属性），会连同它的 ``.grad`` 一起复制：这个 ``.grad`` 若带 ``grad_fn``，即使张量本身是叶子张量（leaf tensor），``copy.deepcopy`` 也会拒绝复制这个模块。
 #
 # 比较运算（如 ``out > 0``）或 ``argmax()`` 的结果没有 ``grad_fn``，即使是在梯度模式下由需要梯度的张量算出的也一样：存着它的模块可以深拷贝（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。
 
@@ -465,7 +467,34 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {refusal.split('.')[0]}")
 else:
     raise AssertionError("deepcopy of a module that kept its output in grad mode must raise")
+leaf = torch.ones(2, requires_grad=True)
+leaf.grad = leaf * 2  # 带 grad_fn 的 .grad
+holder = torch.nn.Module()
+holder.kept = leaf  # 普通属性，不是 Parameter
+print("leaf.is_leaf:", leaf.is_leaf, " leaf.grad.grad_fn:", type(leaf.grad.grad_fn).__name__)
+try:
+    copy.deepcopy(holder)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split('.')[0]}")
+else:
+    raise AssertionError("deepcopy of a module keeping a leaf whose .grad has a grad_fn must raise")
 # sphinx_gallery_start_ignore
+assert leaf.is_leaf and leaf.grad.grad_fn is not None, "the tensor kept as an attribute is a leaf whose .grad has a grad_fn"
+buffered_leaf = torch.nn.Module()
+buffered_leaf.register_buffer("kept", leaf)
+try:
+    copy.deepcopy(buffered_leaf)
+except RuntimeError as leaf_refusal:
+    assert "(graph leaves)" in str(leaf_refusal), "deepcopy refuses a leaf buffer whose .grad has a grad_fn"
+else:
+    raise AssertionError("deepcopy of a module with a leaf buffer whose .grad has a grad_fn must raise")
+graded_leaf = torch.ones(2, requires_grad=True)
+(graded_leaf * graded_leaf).sum().backward()
+holds_graded = torch.nn.Module()
+holds_graded.register_buffer("kept", graded_leaf)
+copied_graded = copy.deepcopy(holds_graded).kept
+assert copied_graded.grad is not None and copied_graded.grad is not graded_leaf.grad and torch.equal(
+    copied_graded.grad, graded_leaf.grad), "deepcopy copies a buffer that is not a Parameter with its .grad"
 assert "(graph leaves) support the deepcopy protocol" in refusal, "deepcopy refuses the non-leaf kept on the module"
 buffered = torch.nn.Linear(2, 1)
 buffered.register_buffer("doubled", buffered.weight * 2)
@@ -481,7 +510,9 @@ with torch.no_grad():
 assert quiet.output.is_leaf and copy.deepcopy(quiet).output is not quiet.output, (
     "an output kept from a forward under no_grad is a leaf: the module deep-copies")
 penalised = torch.nn.Linear(2, 1)
-(penalised(torch.ones(1, 2)) ** 2).sum().backward(create_graph=True)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # 对叶子张量用 create_graph=True 会警告存在引用循环
+    (penalised(torch.ones(1, 2)) ** 2).sum().backward(create_graph=True)
 assert all(p.grad.grad_fn is not None and copied.grad is None
            for p, copied in zip(penalised.parameters(), copy.deepcopy(penalised).parameters(), strict=True)), (
     "a parameter's .grad with a grad_fn (backward(create_graph=True)) does not stop deepcopy, and is not copied")
@@ -513,4 +544,4 @@ for kept_non_leaf in (keeper.output.sign(), keeper.output[0], keeper.output // 1
 # ----
 #
 # 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；数据集以 ``self.data[i]`` 交出去的样本则是原来那个张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
-# ``copy.deepcopy``，但模块若存着非叶子张量（带 ``grad_fn`` 的张量），它会拒绝复制。
+# ``copy.deepcopy``，但模块若存着非叶子张量（带 ``grad_fn`` 的张量），或存着 ``.grad`` 带 ``grad_fn`` 的非 ``Parameter`` 张量，它会拒绝复制。

@@ -508,6 +508,16 @@ for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop, torch.opt
     net_optimizer.load_state_dict(net_optimizer.state_dict())
     assert all(value.dtype == (torch.float32 if key == "step" else torch.float64)
                for state in net_optimizer.state.values() for key, value in state.items()), "all but step are cast"
+for to_dtype in (torch.float16, torch.bfloat16, torch.float64):
+    net = torch.nn.Linear(2, 1)
+    net_optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
+    net(torch.ones(1, 2)).sum().backward()
+    net_optimizer.step()
+    net.to(to_dtype)
+    net_optimizer.load_state_dict(net_optimizer.state_dict())
+    assert all(value.dtype == (torch.float32 if key == "step" else to_dtype)
+               for state in net_optimizer.state.values() for key, value in state.items()), (
+        "after model.to() with a floating-point dtype a reload casts Adam's state (all but step) to that dtype")
 for make in (torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop, torch.optim.NAdam, torch.optim.RAdam,
              torch.optim.Adamax, torch.optim.Adadelta, torch.optim.ASGD, torch.optim.Rprop,
              lambda params, lr: torch.optim.SGD(params, lr=lr, momentum=0.9), torch.optim.Adagrad):
@@ -549,4 +559,4 @@ assert net.weight is not cpu_weight and net_optimizer.param_groups[0]["params"][
 # 小结
 # ----
 #
-# 优化器操作的是交给它的那些张量对象，以及它原地修改的状态张量。给模型新数值要用 ``model.load_state_dict``，不加 ``assign=True``，字典也不能带着这样加载留下的标志；不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两份 ``state_dict()`` 都存下来，每次加载优化器的快照时，都先重新 ``copy.deepcopy`` 一份。以字典传入的参数组，在优化器加载 state dict 之前，优化器保留的就是那个字典；加载之后，要通过 ``optimizer.param_groups`` 设定学习率。浮点模型在 ``model.to(dtype)`` 之前建的状态，把优化器自己的 ``state_dict()`` 再加载一次就能转换过来。
+# 优化器操作的是交给它的那些张量对象，以及它原地修改的状态张量。给模型新数值要用 ``model.load_state_dict``，不加 ``assign=True``，字典也不能带着这样加载留下的标志；不要背着优化器换上一个新的 ``nn.Parameter``；最佳点要用 ``copy.deepcopy`` 把两份 ``state_dict()`` 都存下来，每次加载优化器的快照时，都先重新 ``copy.deepcopy`` 一份。以字典传入的参数组，在优化器加载 state dict 之前，优化器保留的就是那个字典；加载之后，要通过 ``optimizer.param_groups`` 设定学习率。``model.to(dtype)`` 转换成浮点 dtype 时，之前建的状态，把优化器自己的 ``state_dict()`` 再加载一次就能转换过来。

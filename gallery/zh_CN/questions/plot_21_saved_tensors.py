@@ -335,7 +335,7 @@ with warnings.catch_warnings():
 # 下面逐个检查常见运算：``pack`` 收到了什么（输入 ``a``、``b`` 还是输出 ``y``），以及分别原地修改它们之后
 # ``backward()`` 会不会报错。对这些运算来说，被修改的张量保存过就报错，没保存过就不报错。``mul``
 # 两个操作数都保存，因为求其中一个的梯度要用到另一个（只有 ``a`` 需要梯度时，``a * c`` 只保存 ``c``）。经
-# ``.data`` 的修改自动求导看不见：保存的输出变了，``backward()`` 照常运行，梯度却是错的（这里是 ``exp(v)`` 的两倍）。
+# ``.data`` 的修改，或经共享同一块内存、却不共享版本计数器（version counter）的张量或 NumPy 数组（由 ``torch.from_dlpack``、``torch.from_numpy`` 或 ``.numpy()`` 得到）的修改，自动求导都看不见：保存的输出变了，``backward()`` 照常运行，梯度却是错的（这里是 ``exp(v)`` 的两倍）。
 
 ops = {
     "exp": lambda a, b: a.exp(),
@@ -375,6 +375,18 @@ v_exp.data.mul_(2)
 v_exp.sum().backward()
 print("edit through .data: v.grad:", v.grad, " exp(v):", v.detach().exp())
 assert torch.allclose(v.grad, 2 * v.detach().exp()), "an edit through .data is not caught: the gradient is wrong"
+for route in ("torch.from_dlpack", "torch.from_numpy", "the NumPy array"):
+    u = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    u_exp = u.exp()
+    if route == "torch.from_dlpack":
+        torch.from_dlpack(u_exp.detach()).mul_(2)
+    elif route == "torch.from_numpy":
+        torch.from_numpy(u_exp.detach().numpy()).mul_(2)
+    else:
+        u_exp.detach().numpy()[:] *= 2
+    u_exp.sum().backward()
+    print(f"edit through {route}: u.grad:", u.grad)
+    assert torch.allclose(u.grad, 2 * u.detach().exp()), f"an edit through {route} is not caught: the gradient is wrong"
 
 # %%
 # 在训练循环里检验解决办法
