@@ -410,8 +410,8 @@ for outer_enabled in (True, False):
 # %%
 # The cache holds for a float32 leaf that requires grad and is not a view (every trainable float32
 # ``Parameter``), passed to an operation autocast casts to low precision, such as ``linear`` or a convolution.
-# ``torch.einsum`` and ``torch.tensordot`` also return the low-precision dtype, but the ``Parameter`` itself
-# passed to them is cast again at every forward pass, and a loop inside one region trains (the hidden
+# ``torch.einsum("ij,kj->ik", x, weight)`` and ``torch.tensordot`` also return the low-precision dtype, but the
+# ``Parameter`` itself passed to them is cast again at every forward pass, and a loop inside one region trains (the hidden
 # check of this cell runs both). ``Embedding`` and
 # ``LayerNorm``, whose operations autocast does not cast to low precision, compute with the
 # ``Parameter`` itself and see the edit (the hidden checks of this cell and the next run a
