@@ -110,8 +110,9 @@ def _shares(array: np.ndarray, t: torch.Tensor) -> bool:
           "non-leaf tensor; q2.put(n) then q2.put(1) on a new Queue q2 return, q2.get() gives 1, and q2's feeder "
           "thread raised that RuntimeError on n; after each, n's storage is where it was, not shared, and the array "
           "still shares n's memory; n.share_memory_() then moves it into shared memory, and the array no longer "
-          "shares n's memory. A torch.empty(0), whose storage is empty, keeps its storage's address through each of "
-          "share_memory_(), ForkingPickler.dumps and a put and get on a Queue.",
+          "shares n's memory. Under the file_descriptor sharing strategy, a torch.empty(0), whose storage is "
+          "empty, keeps its storage's address through each of share_memory_(), ForkingPickler.dumps and a put and "
+          "get on a Queue.",
     "zh_CN": "在 CPU 上，对 a = torch.zeros(3)：在 a.share_memory_() 之前用 a.numpy() 取的数组，之后不再与 a 共享内存；"
              "之后取的数组与 a 共享内存，随 a.add_(1) 而变。对 b = torch.zeros(3)，在同一个进程里用 "
              "torch.multiprocessing 的 Queue q 执行 q.put((gate, b))，其中 gate 的序列化要等调用方放行："
@@ -125,8 +126,9 @@ def _shares(array: np.ndarray, t: torch.Tensor) -> bool:
              "ForkingPickler.dumps(n) 报 RuntimeError，报错信息点名非叶子张量；在新的 Queue q2 上执行 "
              "q2.put(n) 和 q2.put(1) 都正常返回，q2.get() 得到 1，q2 的 feeder 线程在 n 上报了同一个 "
              "RuntimeError；每次之后 n 的存储都在原处、不在共享内存里，数组仍与 n 共享内存；之后 n.share_memory_() "
-             "把它搬进共享内存，数组就不再与 n 共享内存。存储为空的 torch.empty(0) 经过 share_memory_()、"
-             "ForkingPickler.dumps 或 Queue 上的一次 put 和 get，存储的地址都不变。",
+             "把它搬进共享内存，数组就不再与 n 共享内存。在共享策略 file_descriptor 下，存储为空的 "
+             "torch.empty(0) 经过 share_memory_()、ForkingPickler.dumps 或 Queue 上的一次 put 和 get，"
+             "存储的地址都不变。",
 })
 def _share_memory_leaves_early_array() -> Fact:
     """An array taken before share_memory_(), or right after Queue.put of a tensor not yet shared, is left behind;
@@ -187,7 +189,9 @@ def _empty_storage_stays() -> tuple[bool, str]:
         address = e.untyped_storage().data_ptr()
         route(e)
         seen[name] = e.untyped_storage().nbytes() == 0 and e.untyped_storage().data_ptr() == address
-    return all(seen.values()), f"an empty storage keeps its address: {seen}"
+    strategy = torch.multiprocessing.get_sharing_strategy()
+    return all(seen.values()) and strategy == "file_descriptor", (
+        f"an empty storage keeps its address under the {strategy} sharing strategy: {seen}")
 
 
 def _pickling_moves_storage() -> tuple[bool, str]:

@@ -19,7 +19,8 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
 A dataset that counts how often each item was read counts nothing when the ``DataLoader``'s workers
 are started with ``fork`` (the default on Linux before Python 3.14); under ``spawn`` and ``forkserver``
 the pickling that sends the dataset to the workers moves the tensors torch allocated into
-shared memory, unless their storage is empty (checked below: the count under ``fork``, and the pickling, run in this process on a few tensors). A tensor handed to another process is sometimes a copy, sometimes shared. This page
+shared memory, unless their storage is empty under the ``file_descriptor`` sharing strategy, Linux's
+default (checked below: the count under ``fork``, and the pickling, run in this process on a few tensors). A tensor handed to another process is sometimes a copy, sometimes shared. This page
 starts real child processes: a worker that edits the dataset, a child that edits a tensor it
 inherited (allocated by torch, or from two of the other sources), one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
 send, and the fix in a two-epoch loop. Every wait for a child has a time limit, and every child has ended when
@@ -528,7 +529,8 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # Under the other start methods a worker does not start as a copy of the parent: the dataset is
 # pickled and sent to it, with the pickler the queues use
 # (``multiprocessing.reduction.ForkingPickler``). Once torch is imported, that pickler moves the
-# storage of a tensor torch allocated into shared memory, unless the storage is empty, and drops its conjugate or
+# storage of a tensor torch allocated into shared memory, unless the storage is empty (under the
+# ``file_descriptor`` sharing strategy, Linux's default), and drops its conjugate or
 # negative bit, as sending through a queue did above. The storage decides, not the tensor: pickling an empty view
 # such as ``t[:0]`` moves all of ``t``'s storage into shared memory. So under ``spawn``
 # (the default on macOS and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the
@@ -561,6 +563,8 @@ empty_storage = torch.zeros(0)
 ForkingPickler.dumps(empty_storage)
 assert empty_storage.untyped_storage().nbytes() == 0 and not empty_storage.is_shared(), (
     "pickling a tensor whose storage is empty leaves it out of shared memory")
+assert torch.multiprocessing.get_sharing_strategy() == "file_descriptor", (
+    "these pickling checks ran under the file_descriptor sharing strategy")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -598,5 +602,5 @@ assert mp.active_children() == [], "every child process has ended"
 # This page starts children with the ``fork`` method only. Under ``spawn`` (the default on macOS
 # and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the dataset is pickled for
 # each worker, which moves the tensors torch allocated into shared memory, unless their storage is
-# empty (as shown above); that a worker's edits then reach the
+# empty under the ``file_descriptor`` sharing strategy (as shown above); that a worker's edits then reach the
 # parent is not run here: check ``visits`` on the platform you run.
