@@ -578,12 +578,14 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 
 # %%
 # Case 4 is the second check, outside ``backward()``. One call of ``unbind()``,
-# ``split()`` or ``chunk()`` returns several views, as ``q, k, v = x.chunk(3)``
-# does. After an in-place edit of one of them through ``detach()``, an
-# operation autograd records refuses every output of that call, before any
-# ``backward()`` (:ref:`copying-add-rebinding` shows the same after an edit
-# under ``torch.no_grad()``). Through ``.data`` the edit moves no version
-# counter and goes unnoticed.
+# ``split()`` or ``chunk()`` on a tensor that requires grad returns several views
+# that require grad, as ``q, k, v = x.chunk(3)`` does. After an in-place edit of
+# one of them through ``detach()``, an operation autograd records refuses every
+# output of that call, before any ``backward()`` (:ref:`copying-add-rebinding`
+# shows the same after an edit under ``torch.no_grad()``). Through ``.data`` the
+# edit moves no version counter and goes unnoticed. When the source does not
+# require grad there is no such check: ``k * weight``, with ``weight`` requiring
+# grad, runs (the second loop).
 
 def times_two_error(t):
     try:
@@ -608,6 +610,14 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)))
         assert torch.equal(x.detach()[0], torch.zeros(2)), "the edit reached x either way"
         # sphinx_gallery_end_ignore
 
+weight = torch.ones(2, requires_grad=True)
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
+    q, k, v = getattr(torch.ones(3, 2), split_name)(*split_args)  # a source that does not require grad
+    q.detach().zero_()
+    recorded = k * weight
+    print(f"source without grad, {split_name}(): k * weight -> {type(recorded.grad_fn).__name__}")
+    assert recorded.grad_fn is not None, "with a source that does not require grad, k * weight runs and is recorded"
+
 # %%
 # Conclusion
 # ----------
@@ -618,8 +628,9 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)))
 # copying) though neither is in-place in PyTorch's sense, and "detach() is
 # safe" does not hold as stated: ``backward()``'s version check catches an
 # in-place edit through ``detach()`` only when the edited tensor shares its version counter with a tensor
-# autograd saved before the edit; after such an edit of one output of ``unbind()``, ``split()`` or ``chunk()``,
-# the second check (case 4) keeps every output of that call out of the operations autograd records.
+# autograd saved before the edit; after such an edit of one output of ``unbind()``, ``split()`` or ``chunk()`` of
+# a tensor that requires grad, the second check (case 4) keeps every output of that call out of the operations
+# autograd records.
 # In practice: use ``detach()`` rather than ``.data``, and prefer
 # out-of-place operations on the result: ``out.detach() * 0`` builds a new
 # tensor and leaves ``out`` alone. When you need an independent copy to edit

@@ -527,7 +527,7 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # sphinx_gallery_end_ignore
 
 # %%
-# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。``unbind()``、``split()`` 或 ``chunk()`` 一次调用就返回几个视图，``q, k, v = x.chunk(3)`` 就是这样。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，不推进版本计数器，也就不会被发现。
+# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。对需要梯度的张量调用 ``unbind()``、``split()`` 或 ``chunk()``，一次调用就返回几个需要梯度的视图，``q, k, v = x.chunk(3)`` 就是这样。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，不推进版本计数器，也就不会被发现。源张量不需要梯度时没有这项检查：即使 ``weight`` 需要梯度，``k * weight`` 也照常运行（见第二个循环）。
 
 def times_two_error(t):
     try:
@@ -552,11 +552,19 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)))
         assert torch.equal(x.detach()[0], torch.zeros(2)), "the edit reached x either way"
         # sphinx_gallery_end_ignore
 
+weight = torch.ones(2, requires_grad=True)
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
+    q, k, v = getattr(torch.ones(3, 2), split_name)(*split_args)  # a source that does not require grad
+    q.detach().zero_()
+    recorded = k * weight
+    print(f"source without grad, {split_name}(): k * weight -> {type(recorded.grad_fn).__name__}")
+    assert recorded.grad_fn is not None, "with a source that does not require grad, k * weight runs and is recorded"
+
 # %%
 # 小结
 # ----
 #
-# 原文的总结里，“两者共享数据”“两者脱离计算图”“``.data`` 是属性，``detach()`` 是方法”都成立；“两者都是原位操作”，若按作者想表达的意思理解则成立（两者都直接作用于原来的数据，不做复制），但按 PyTorch 的用语，两者都不是原地操作；“``detach()`` 是安全的”照字面不成立：通过 ``detach()`` 做的原地修改，只有当被修改的张量与自动求导在修改之前保存的某个张量共享版本计数器时，才会被 ``backward()`` 的版本检查发现；另一项检查（情况 4）则在 ``unbind()``、``split()`` 或 ``chunk()`` 的某个输出被这样修改之后，让这次调用的所有输出都不能再参与自动求导会记录的运算。实际使用时，用 ``detach()``，不用 ``.data``；对结果尽量用非原地运算，``out.detach() * 0`` 会生成新张量，不动 ``out``。需要一份可以原地修改的独立副本时，用 ``.detach().clone()``：副本有自己的存储，改它碰不到计算图，``backward()`` 也保持正确。
+# 原文的总结里，“两者共享数据”“两者脱离计算图”“``.data`` 是属性，``detach()`` 是方法”都成立；“两者都是原位操作”，若按作者想表达的意思理解则成立（两者都直接作用于原来的数据，不做复制），但按 PyTorch 的用语，两者都不是原地操作；“``detach()`` 是安全的”照字面不成立：通过 ``detach()`` 做的原地修改，只有当被修改的张量与自动求导在修改之前保存的某个张量共享版本计数器时，才会被 ``backward()`` 的版本检查发现；另一项检查（情况 4）则在需要梯度的张量经 ``unbind()``、``split()`` 或 ``chunk()`` 得到的某个输出被这样修改之后，让这次调用的所有输出都不能再参与自动求导会记录的运算。实际使用时，用 ``detach()``，不用 ``.data``；对结果尽量用非原地运算，``out.detach() * 0`` 会生成新张量，不动 ``out``。需要一份可以原地修改的独立副本时，用 ``.detach().clone()``：副本有自己的存储，改它碰不到计算图，``backward()`` 也保持正确。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 out = a.sigmoid()
 scaled = out.detach() * 0
