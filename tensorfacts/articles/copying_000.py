@@ -143,10 +143,39 @@ def _detach_clone_own_memory() -> Result:
 @CLAIMS.claim(
     "000-clone-identical", "clone", "copying-clone",
     "`clone()` returns a tensor identical to the original.",
-    "`clone()` 返回一个完全相同的 tensor。")
+    "`clone()` 返回一个完全相同的 tensor。",
+    notes={
+        "en": "Read as the same values, dtype and shape, which holds. It is not identical in every respect: a "
+              "clone of a `Parameter` is a plain `Tensor` (`module.weight = module.weight.clone()` raises a "
+              "`TypeError`); a clone of a tensor from `expand()` or from a slice with a step (`x[:, ::2]`) is "
+              "contiguous, with other strides; a clone of `z.conj()` has the conjugation applied to its values "
+              "(`is_conj()` is `False`).",
+        "zh_CN": "按“数值、dtype 和形状相同”理解，这一条成立。但并非各方面都相同：`Parameter` 的副本是普通的 "
+                 "`Tensor`（`module.weight = module.weight.clone()` 会抛出 `TypeError`）；由 `expand()` 或"
+                 "隔项切片（`x[:, ::2]`）得到的张量，副本是连续的，步长与原张量不同；`z.conj()` 的副本已把共轭"
+                 "算进数值，`is_conj()` 为 `False`，即不再带共轭位（conjugate bit）。",
+    },
+    qualifiers={"en": "read as: same values, dtype and shape", "zh_CN": "按数值、dtype 和形状相同理解"})
 def _clone_identical() -> Result:
     a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)
     c = a.clone()
+    module = torch.nn.Module()  # no random initialisation: the other checks' draws stay as they were
+    module.weight = torch.nn.Parameter(torch.ones(2))
+    if type(module.weight.clone()) is not torch.Tensor:
+        raise AssertionError("the note is out of date: a clone of a Parameter is no longer a plain Tensor")
+    try:
+        module.weight = module.weight.clone()
+    except TypeError:
+        pass
+    else:
+        raise AssertionError("the note is out of date: assigning a clone of a Parameter to a module no longer raises")
+    for x in (torch.ones(1, 2).expand(2, 2), torch.ones(2, 4)[:, ::2]):
+        if x.is_contiguous() or not x.clone().is_contiguous() or x.clone().stride() == x.stride():
+            raise AssertionError("the note is out of date: a clone of an expanded or step-sliced tensor "
+                                 "is no longer contiguous with other strides")
+    z = torch.tensor([1 + 1j, 2 - 1j]).conj()
+    if not z.is_conj() or z.clone().is_conj() or z.clone().tolist() != z.tolist():
+        raise AssertionError("the note is out of date: a clone of z.conj() no longer applies the conjugation")
     same = torch.equal(a, c) and c.dtype == a.dtype and c.shape == a.shape
     return Result(verdict(same), observed_each(f"torch.equal(a, c) = {torch.equal(a, c)}", f"dtype = {c.dtype}"))
 
