@@ -302,6 +302,8 @@ MUTANTS = {
     "apply_ and map_ refuse inference tensors": lambda: Override(
         **dict.fromkeys(("apply_", "map_"), _refuse_inference_outside_the_mode)),
     "conj() copies": lambda: Override(conj=lambda f, a, k: call(f, a, k).resolve_conj()),
+    "mH, H and adjoint() copy": lambda: Override(
+        **dict.fromkeys(("mH", "H", "adjoint"), lambda f, a, k: call(f, a, k).resolve_conj())),
     "indexing copies": lambda: Override(__getitem__=lambda f, a, k: call(f, a, k).clone()),
     "indexing returns views": lambda: Override(__getitem__=_advanced_index_as_view),
     "negative-step slices read reversed": lambda: Override(__getitem__=_negative_step_reads_reversed),
@@ -335,6 +337,7 @@ FACT_FLIPS = {
     "multi-view-outputs-share-one-node": "unbind() returns separate views",
     "leaf-source-views-refuse-inplace": "views of a leaf accept fill_",
     "saved-view-edit-error": "unbind() returns separate views",
+    "saved-conj-transpose-edit-error": "mH, H and adjoint() copy",
     "wrapped-number-saved-outside-hooks": "a number operand becomes a tensor",
     "module-to-gives-parameter-new-memory": "Module.to() makes new parameters",
     "version-counter-catches-saved-edit": "in-place edits bypass autograd",

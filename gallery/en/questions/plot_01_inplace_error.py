@@ -526,8 +526,9 @@ assert "Sin" not in message, "after the recorded edit, the operation that made x
 # its base, recorded, under ``torch.no_grad()`` or through ``detach()``, leaves the view with the ``grad_fn``
 # ``AsStridedBackward0``, and the message says "output 0 of AsStrided". Of the views that change the dtype or how the elements read,
 # ``.real``, ``.imag`` and a slice of any of them name AsStrided too; when the last view taken is
-# ``torch.view_as_real``, ``torch.view_as_complex`` or ``conj()``, the message names that operation:
-# "output 0 of ViewAsReal" for ``torch.view_as_real``. :fact:`saved-view-edit-error`
+# ``torch.view_as_real``, ``torch.view_as_complex`` or ``conj()``, the message names that operation (``.H``, ``.mH``
+# and ``adjoint()`` of a complex tensor name Conj as well): "output 0 of ViewAsReal" for ``torch.view_as_real``.
+# :fact:`saved-view-edit-error` :fact:`saved-conj-transpose-edit-error`
 # ``view(dtype)`` gives a tensor with no ``grad_fn``, so the message names no operation.
 # Each line below saves ``x`` with ``z = w * x``, makes
 # one edit and runs ``backward()``.
@@ -1046,11 +1047,12 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # ``view()``, ``.real`` or ``.imag`` ...) and it or its base was edited, recorded, under ``torch.no_grad()`` or
 # through ``detach()``;
 # the view's own operation when the last view taken is ``torch.view_as_real``, ``torch.view_as_complex`` or
-# ``conj()`` (``ViewAsReal``, ``ViewAsComplex``, ``Conj``). For an output of ``unbind``, ``split``
+# ``conj()`` (``ViewAsReal``, ``ViewAsComplex``, ``Conj``; ``.H``, ``.mH`` and ``adjoint()`` of a complex tensor
+# give ``Conj`` too). For an output of ``unbind``, ``split``
 # or ``chunk`` of a tensor that requires grad, and for a view taken under ``torch.no_grad()`` or
 # ``torch.inference_mode()`` of a tensor that requires grad (unless it is a leaf that is itself a view), ``backward()`` raises another error instead (“... its base or another
 # view of its base has been modified inplace ...”), and a recorded edit of that output or view raises at once.
-# :fact:`saved-view-edit-error` A saved tensor with no ``grad_fn`` gets no name. Its two
+# :fact:`saved-view-edit-error` :fact:`saved-conj-transpose-edit-error` A saved tensor with no ``grad_fn`` gets no name. Its two
 # versions differ because an in-place operation ran on the tensor, or on one
 # sharing its version counter, after it was saved, even one that changes no
 # value, as ``t_()`` above. ``_version`` or anomaly mode finds the line. Fixes include: write the edit out of
