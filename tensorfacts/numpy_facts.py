@@ -21,9 +21,9 @@ from tensorfacts.tensors import same_storage
           "that can require grad requiring it), a.detach().numpy() shares a's memory and follows a later "
           "a.detach().fill_(1); on bfloat16 and float8_e4m3fn, which NumPy lacks, it raises TypeError. "
           ".numpy() and .detach().numpy() raise RuntimeError on z.conj() (conjugate bit set, z complex) and on "
-          "z.conj().imag (negative bit set). .numpy() raises with TypeError on "
+          "z.conj().imag (negative bit set). .numpy() raises TypeError on "
           "a.detach() of a float32 CPU tensor in each sparse layout (to_sparse(), to_sparse_csr(), to_sparse_csc(), "
-          "to_sparse_bsr((1, 1)), to_sparse_bsc((1, 1))) and of torch.ones(3).to_mkldnn(), and, with RuntimeError, "
+          "to_sparse_bsr((1, 1)), to_sparse_bsc((1, 1))) and of torch.ones(3).to_mkldnn(), and RuntimeError "
           "on a.detach() of a float32 CPU "
           "nested tensor of each layout, "
           "torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout) with layout torch.strided "
@@ -153,7 +153,7 @@ def _refused_in_transforms() -> dict[str, bool]:
         torch.func.jvp(lambda t, y: f(t, y, "in jvp"), (x, y), (torch.ones(3), torch.ones(3)))
         torch.func.jacfwd(lambda t, y: f(t, y, "in jacfwd"))(x, y)
         torch.func.hessian(lambda t, y: f(t, y, "in hessian"))(x, y)
-    outside = all(t.detach().numpy().tolist() == t.tolist() for t in (batch, x))
+    outside = all(t.detach().numpy().tolist() == t.tolist() for t in (batch, x, y))
     vmapped = seen.get("in vmap", {})
     names = ("in grad", "in vjp", "in jvp", "in jacrev", "in jacfwd", "in hessian")
     return {**{f"{name}: plain, every tensor refused": name in seen and seen[name]["plain"]
