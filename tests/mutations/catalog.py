@@ -61,10 +61,10 @@ AUDIT = (
              '[1., 2., 3.], requires_grad=True); a = x * 2",\n    "parameter": "a = torch.tensor([1., 2., 3.], '
              'requires_grad=True)",', WORDS),
     mutation("claim-clone-new-memory-and-to-or", "tensorfacts/articles/copying_000.py",
-             "c = a.clone()\n    c[0] = 100\n    shared = same_storage(a, c)\n    return Result(verdict(not shared "
-             "and a[0].item() == 1.0)",
-             "c = a.clone()\n    c[0] = 100\n    shared = same_storage(a, c)\n    return Result(verdict(not shared "
-             "or a[0].item() == 1.0)", FLIPS, "-k", "claim"),
+             "c[0] = 100\n    shared, apart = same_storage(a, c), bytes_apart(a, c)\n"
+             "    return Result(verdict(not shared and apart and a[0].item() == 1.0)",
+             "c[0] = 100\n    shared, apart = same_storage(a, c), bytes_apart(a, c)\n"
+             "    return Result(verdict(not shared or a[0].item() == 1.0)", FLIPS, "-k", "claim"),
     mutation("fact-detach-numpy-write-always-true", "tensorfacts/detach_data_facts.py",
              "return Fact(not error and a._version == 0 and grad == [20.0, 40.0, 60.0],",
              "return Fact(True,", FLIPS, "-k", "fact"),
