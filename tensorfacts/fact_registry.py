@@ -53,7 +53,7 @@ ABOUT: dict[str, About] = {}
 
 #: The scope of a fact that runs only the cases its text lists (one or many): the sentence citing it must name them.
 ONE_EXAMPLE = {
-    "en": "the cases listed under What it runs, those the sentence citing it names",
+    "en": "the cases listed under What it runs, those the sentences citing it name",
     "zh_CN": "“检查的内容”一栏所列的情形，即引用它的句子所说的情形",
 }
 #: That scope on a fact that no page cites.
