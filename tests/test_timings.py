@@ -27,3 +27,8 @@ def test_the_build_split_is_read_from_what_the_build_printed():
                "Published en, zh_CN in 38.7 s (Sphinx 34.9 s, the gate's own work 3.8 s): /x/index.html\n")
     assert timings.build_split(printed) == "en, zh_CN in 38.7 s (Sphinx 34.9 s, the gate's own work 3.8 s)"
     assert timings.build_split("FAILED: nothing was published") == "no build summary"
+
+
+def test_a_budget_line_says_over_only_when_the_figure_is_over_its_budget():
+    assert timings.over(479.0, 480.0) == "" and timings.over(480.0, 480.0) == ""
+    assert "2.0 times" in timings.over(960.0, 480.0)
