@@ -316,8 +316,10 @@ assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved
 # counted in the saved version, so ``backward()`` runs; each edit of the first loop below comes before
 # ``sin()`` saves ``y``. There are two exceptions. One is an edit that saves ``y``, or a tensor sharing its
 # version counter (``y[:]``, ``y.detach()``), for its own backward: ``y.mul_(y)``, ``y.mul_(y[:])`` and
-# ``y.mul_(y.detach())`` (or ``div_`` or ``addcmul_`` with ``y`` as operands) save it and then write ``y``, an
-# edit after a save, so ``backward()`` refuses, where ``y * y`` written out of place runs. The other is a tensor
+# ``y.mul_(y.detach())`` (or ``y.div_(y)`` or ``y.addcmul_(y, y)``, which saves each of its two tensor operands
+# for the other's gradient) save it and then write ``y``, an edit after a save, so ``backward()`` refuses, where
+# ``y * y`` written out of place runs; ``y.addcmul_(y, c)``, with a ``c`` that does not require grad, saves
+# nothing of ``y``, so ``backward()`` runs and gives the out-of-place gradient. The other is a tensor
 # to be saved that is an output of ``unbind``, ``split`` (``split_with_sizes`` included) or ``chunk`` of a
 # tensor that requires grad, or a view taken with grad mode off of a tensor that requires grad (other than a
 # leaf that is itself a view, see below): after an edit of its base, even under ``torch.no_grad()``, the
@@ -375,6 +377,17 @@ squared_leaf = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
 assert torch.allclose(squared_leaf.grad, 8 * squared_leaf.detach() * torch.cos(4 * squared_leaf.detach() ** 2)), (
     "y * y written out of place: backward() runs and gives the calculus gradient")
 # sphinx_gallery_end_ignore
+
+x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+c = torch.tensor([2.0, 3.0, 4.0])  # does not require grad
+y = x * 2
+y.addcmul_(y, c)  # saves c for the gradient of y, nothing of y
+y.sin().sum().backward()
+reference = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+torch.addcmul(reference * 2, reference * 2, c).sin().sum().backward()
+print("y.addcmul_(y, c): backward() runs, x.grad equals the out-of-place gradient:",
+      torch.allclose(x.grad, reference.grad))  # fmt: skip
+assert torch.allclose(x.grad, reference.grad), "y.addcmul_(y, c) saves nothing of y: backward() runs and gives the out-of-place gradient"
 
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 y = x * 2

@@ -299,7 +299,7 @@ assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved
 # 保存之前的修改没有问题
 # ----------------------
 #
-# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外有两种。一是为自己的反向传播保存了 ``y`` 或与它共享版本计数器的张量（``y[:]``、``y.detach()``）的修改：``y.mul_(y)``、``y.mul_(y[:])`` 和 ``y.mul_(y.detach())``，或以 ``y`` 为操作数的 ``div_``、``addcmul_``，先保存这个张量再写入 ``y``，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行。二是要保存的张量是需要梯度的张量经 ``unbind``、``split``、``split_with_sizes`` 或 ``chunk`` 得到的一个输出，或是在梯度模式（grad mode）关闭时从需要梯度的张量取得的视图（view），只要那个张量不是本身就是视图的叶子张量（leaf tensor，见下文）：它的基张量（base tensor）被修改之后，哪怕修改是在 ``torch.no_grad()`` 下进行的，本要保存它的运算也会当场报错“... its base or another view of its base has been modified inplace ...”，什么都不会保存（见下面第三个循环；第四个循环表明，不需要梯度的张量这样得到的输出照常被保存，保存的是修改后的值，也不报错）。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。除此之外，只有发生在某次保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
+# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外有两种。一是为自己的反向传播保存了 ``y`` 或与它共享版本计数器的张量（``y[:]``、``y.detach()``）的修改：``y.mul_(y)``、``y.mul_(y[:])`` 和 ``y.mul_(y.detach())``，或 ``y.div_(y)``，或为每个张量操作数的梯度保存另一个张量操作数的 ``y.addcmul_(y, y)``，先保存这个张量再写入 ``y``，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行；``c`` 不需要梯度时，``y.addcmul_(y, c)`` 不保存 ``y`` 的任何部分，所以 ``backward()`` 照常运行，梯度与不用原地写法时相同。二是要保存的张量是需要梯度的张量经 ``unbind``、``split``、``split_with_sizes`` 或 ``chunk`` 得到的一个输出，或是在梯度模式（grad mode）关闭时从需要梯度的张量取得的视图（view），只要那个张量不是本身就是视图的叶子张量（leaf tensor，见下文）：它的基张量（base tensor）被修改之后，哪怕修改是在 ``torch.no_grad()`` 下进行的，本要保存它的运算也会当场报错“... its base or another view of its base has been modified inplace ...”，什么都不会保存（见下面第三个循环；第四个循环表明，不需要梯度的张量这样得到的输出照常被保存，保存的是修改后的值，也不报错）。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。除此之外，只有发生在某次保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
 
 edits = {
     "y.add_(1)": (lambda t: t.add_(1), lambda t: t + 1),
@@ -347,6 +347,17 @@ squared_leaf = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
 assert torch.allclose(squared_leaf.grad, 8 * squared_leaf.detach() * torch.cos(4 * squared_leaf.detach() ** 2)), (
     "y * y written out of place: backward() runs and gives the calculus gradient")
 # sphinx_gallery_end_ignore
+
+x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+c = torch.tensor([2.0, 3.0, 4.0])  # 不需要梯度
+y = x * 2
+y.addcmul_(y, c)  # 为 y 的梯度保存 c，不保存 y 的任何部分
+y.sin().sum().backward()
+reference = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+torch.addcmul(reference * 2, reference * 2, c).sin().sum().backward()
+print("y.addcmul_(y, c): backward() runs, x.grad equals the out-of-place gradient:",
+      torch.allclose(x.grad, reference.grad))  # fmt: skip
+assert torch.allclose(x.grad, reference.grad), "y.addcmul_(y, c) saves nothing of y: backward() runs and gives the out-of-place gradient"
 
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 y = x * 2
