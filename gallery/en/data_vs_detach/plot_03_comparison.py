@@ -584,8 +584,10 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # output of that call, before any ``backward()`` (:ref:`copying-add-rebinding`
 # shows the same after an edit under ``torch.no_grad()``). Through ``.data`` the
 # edit moves no version counter and goes unnoticed. When the source does not
-# require grad there is no such check: ``k * weight``, with ``weight`` requiring
-# grad, runs (the second loop).
+# require grad at the time of that operation there is no such check: ``k * weight``,
+# with ``weight`` requiring grad, runs (the second loop). A source that did not
+# require grad when it was split but is made to require grad later with
+# ``requires_grad_()``, before or after the edit, is checked like any other (the third loop).
 
 def times_two_error(t):
     try:
@@ -617,6 +619,20 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)))
     recorded = k * weight
     print(f"source without grad, {split_name}(): k * weight -> {type(recorded.grad_fn).__name__}")
     assert recorded.grad_fn is not None, "with a source that does not require grad, k * weight runs and is recorded"
+
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
+    for when in ("before", "after"):
+        x = torch.ones(3, 2)
+        q, k, v = getattr(x, split_name)(*split_args)  # split while x does not require grad
+        if when == "before":
+            x.requires_grad_()
+        q.detach().zero_()
+        x.requires_grad_()
+        errors = [times_two_error(t) for t in (q, k, v)]
+        print(f"requires_grad_() {when:<6} the edit, {split_name}(): x.requires_grad={x.requires_grad}")
+        print(f"{'':<9} k * 2: {errors[1]}")
+        assert all("modified inplace" in error for error in errors), (
+            "a source made to require grad after the split is checked like any other, before or after the edit")
 
 # %%
 # Conclusion

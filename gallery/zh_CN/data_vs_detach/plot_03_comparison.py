@@ -527,7 +527,7 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # sphinx_gallery_end_ignore
 
 # %%
-# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。对需要梯度的张量调用 ``unbind()``、``split()`` 或 ``chunk()``，一次调用就返回几个需要梯度的视图，``q, k, v = x.chunk(3)`` 就是这样。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，不推进版本计数器，也就不会被发现。源张量不需要梯度时没有这项检查：即使 ``weight`` 需要梯度，``k * weight`` 也照常运行（见第二个循环）。
+# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。对需要梯度的张量调用 ``unbind()``、``split()`` 或 ``chunk()``，一次调用就返回几个需要梯度的视图，``q, k, v = x.chunk(3)`` 就是这样。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，不推进版本计数器，也就不会被发现。源张量在进行那次运算时若不需要梯度，就没有这项检查：即使 ``weight`` 需要梯度，``k * weight`` 也照常运行（见第二个循环）。拆分时不需要梯度、之后才用 ``requires_grad_()`` 设为需要梯度的源张量，无论这一步在修改之前还是之后，都和其他源张量一样受这项检查（见第三个循环）。
 
 def times_two_error(t):
     try:
@@ -554,11 +554,25 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)))
 
 weight = torch.ones(2, requires_grad=True)
 for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
-    q, k, v = getattr(torch.ones(3, 2), split_name)(*split_args)  # a source that does not require grad
+    q, k, v = getattr(torch.ones(3, 2), split_name)(*split_args)  # 源张量不需要梯度
     q.detach().zero_()
     recorded = k * weight
     print(f"source without grad, {split_name}(): k * weight -> {type(recorded.grad_fn).__name__}")
     assert recorded.grad_fn is not None, "with a source that does not require grad, k * weight runs and is recorded"
+
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
+    for when in ("before", "after"):
+        x = torch.ones(3, 2)
+        q, k, v = getattr(x, split_name)(*split_args)  # 拆分时 x 不需要梯度
+        if when == "before":
+            x.requires_grad_()
+        q.detach().zero_()
+        x.requires_grad_()
+        errors = [times_two_error(t) for t in (q, k, v)]
+        print(f"requires_grad_() {when:<6} the edit, {split_name}(): x.requires_grad={x.requires_grad}")
+        print(f"{'':<9} k * 2: {errors[1]}")
+        assert all("modified inplace" in error for error in errors), (
+            "a source made to require grad after the split is checked like any other, before or after the edit")
 
 # %%
 # 小结
