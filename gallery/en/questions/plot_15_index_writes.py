@@ -262,9 +262,10 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # alone or next to basic indices, returns a copy. A list of fewer than 32 items that holds a tensor, a
 # sequence (another list, a tuple, a ``range``), a slice, ``None`` or ``...`` is read as a tuple of indices, with a deprecation warning, and can give a
 # view: ``x[[t.argmax()]]`` is ``x[t.argmax()]``. From 32 items on, torch makes the whole list one index tensor: a
-# list of integers and integer tensors of one element, or of lists, tuples or ranges of integers all of one length, is
-# an advanced index (a copy, with no warning), and a list holding any other tensor, a slice, ``None`` or ``...``
-# raises. We check each form below by its storage.
+# list of integers and one-element tensors of a signed integer dtype, ``uint8`` or ``bool`` (a ``bool`` one counts as
+# the position 0 or 1, not as a mask), or of lists, tuples or ranges of integers all of one length, is an advanced
+# index (a copy, with no warning), and a list holding a floating-point or complex tensor, a tensor of more or fewer
+# than one element, one on ``meta``, a slice, ``None`` or ``...`` raises. We check each form below by its storage.
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -336,13 +337,37 @@ for long_length in (32, 40):
         else:
             raise AssertionError(f"a list of {long_length} items holding {long_kind} must raise")
     for long_kind, long_item in {"a float tensor": torch.tensor(1.0), "a tensor of two elements": torch.tensor([0, 1]),
-                                 "an empty tensor": torch.tensor([], dtype=torch.int64)}.items():
+                                 "an empty tensor": torch.tensor([], dtype=torch.int64),
+                                 "a float16 tensor": torch.tensor(1.0, dtype=torch.float16),
+                                 "a complex tensor": torch.tensor(1 + 0j),
+                                 "a bool tensor of two elements": torch.tensor([True, False])}.items():
         try:
             x[[long_item] + [0] * (long_length - 1)]
         except TypeError as e:
             assert "single element" in str(e), "only integer tensors of one element can be items of the index tensor"
         else:
             raise AssertionError(f"a list of {long_length} items holding {long_kind} must raise")
+    for long_kind, long_item in {"an int64 tensor": torch.tensor(1, device="meta"),
+                                 "a bool tensor": torch.tensor([True], device="meta")}.items():
+        try:
+            x[[long_item] + [0] * (long_length - 1)]
+        except RuntimeError as e:
+            assert "meta" in str(e), "torch cannot read the value of a tensor on meta"
+        else:
+            raise AssertionError(f"a list of {long_length} items holding {long_kind} of one element on meta must raise")
+    for position_kind, position_dtype in {"int8": torch.int8, "int16": torch.int16, "int32": torch.int32,
+                                          "int64": torch.int64, "uint8": torch.uint8, "bool": torch.bool}.items():
+        for position_value in (0, 1):
+            for position_shape in ((), (1,), (1, 1)):
+                position_item = torch.tensor(position_value, dtype=position_dtype).reshape(position_shape)
+                with warnings.catch_warnings(record=True) as position_warnings:
+                    warnings.simplefilter("always")
+                    position_result = x[[position_item] + [2] * (long_length - 1)]
+                assert position_result.shape == (long_length, 4) and torch.equal(
+                    position_result[0], x[position_value]) and not (
+                    same_storage(position_result, x) or position_warnings), (
+                    f"a list of {long_length} items holding a one-element {position_kind} tensor reads it as a "
+                    "position (a bool one as 0 or 1, not as a mask): a copy, with no warning")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -241,7 +241,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、序列（另一个列表、元组或 ``range``）、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表有 32 项及以上时，torch 把整个列表变成一个索引张量：由整数和只有一个元素的整数张量组成的列表，或由长度全都相同的整数列表、整数元组或 ``range`` 组成的列表，是高级索引（得到副本，不给警告）；列表里有其他张量、切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
+# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、序列（另一个列表、元组或 ``range``）、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表有 32 项及以上时，torch 把整个列表变成一个索引张量：由整数和只有一个元素、dtype 为有符号整数、``uint8`` 或 ``bool`` 的张量组成的列表（``bool`` 张量按位置 0 或 1 算，不当作掩码），或由长度全都相同的整数列表、整数元组或 ``range`` 组成的列表，是高级索引（得到副本，不给警告）；列表里有浮点或复数张量、元素个数不是一的张量、``meta`` 上的张量、切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -313,13 +313,37 @@ for long_length in (32, 40):
         else:
             raise AssertionError(f"a list of {long_length} items holding {long_kind} must raise")
     for long_kind, long_item in {"a float tensor": torch.tensor(1.0), "a tensor of two elements": torch.tensor([0, 1]),
-                                 "an empty tensor": torch.tensor([], dtype=torch.int64)}.items():
+                                 "an empty tensor": torch.tensor([], dtype=torch.int64),
+                                 "a float16 tensor": torch.tensor(1.0, dtype=torch.float16),
+                                 "a complex tensor": torch.tensor(1 + 0j),
+                                 "a bool tensor of two elements": torch.tensor([True, False])}.items():
         try:
             x[[long_item] + [0] * (long_length - 1)]
         except TypeError as e:
             assert "single element" in str(e), "only integer tensors of one element can be items of the index tensor"
         else:
             raise AssertionError(f"a list of {long_length} items holding {long_kind} must raise")
+    for long_kind, long_item in {"an int64 tensor": torch.tensor(1, device="meta"),
+                                 "a bool tensor": torch.tensor([True], device="meta")}.items():
+        try:
+            x[[long_item] + [0] * (long_length - 1)]
+        except RuntimeError as e:
+            assert "meta" in str(e), "torch cannot read the value of a tensor on meta"
+        else:
+            raise AssertionError(f"a list of {long_length} items holding {long_kind} of one element on meta must raise")
+    for position_kind, position_dtype in {"int8": torch.int8, "int16": torch.int16, "int32": torch.int32,
+                                          "int64": torch.int64, "uint8": torch.uint8, "bool": torch.bool}.items():
+        for position_value in (0, 1):
+            for position_shape in ((), (1,), (1, 1)):
+                position_item = torch.tensor(position_value, dtype=position_dtype).reshape(position_shape)
+                with warnings.catch_warnings(record=True) as position_warnings:
+                    warnings.simplefilter("always")
+                    position_result = x[[position_item] + [2] * (long_length - 1)]
+                assert position_result.shape == (long_length, 4) and torch.equal(
+                    position_result[0], x[position_value]) and not (
+                    same_storage(position_result, x) or position_warnings), (
+                    f"a list of {long_length} items holding a one-element {position_kind} tensor reads it as a "
+                    "position (a bool one as 0 or 1, not as a mask): a copy, with no warning")
 # sphinx_gallery_end_ignore
 
 # %%

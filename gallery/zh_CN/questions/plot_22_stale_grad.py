@@ -345,7 +345,7 @@ assert p.grad is g and torch.allclose(g, by_hand(model, x, y)), "backward() wrot
 #
 # 梯度累积靠的就是这一点：把一批数据分成两个微批次，每个损失按它所占的比例缩放，各调用一次
 # ``backward()``，``p.grad`` 最后就是整批数据的梯度。第一个微批次之后取到的 ``g`` 就是这个张量，所以它同样是两者之和。（也有例外，会在 ``p.grad`` 里放一个装着和的新张量：一个是
-# ``backward(create_graph=True)``，另一个是稠密梯度遇上稀疏的 ``.grad``，比如 ``Embedding(..., sparse=True)`` 的权重留下的那种；调用过 ``retain_grad()`` 的非叶子张量在第一次之后的每次 ``backward()`` 都得到一个装着和的新 ``.grad``。）
+# ``backward(create_graph=True)``，另一个是稠密梯度遇上稀疏的 ``.grad``，比如 ``Embedding(..., sparse=True)`` 的权重留下的那种；调用过 ``retain_grad()`` 的非叶子张量（non-leaf tensor）在第一次之后的每次 ``backward()`` 都得到一个装着和的新 ``.grad``。）
 
 optimizer.zero_grad()
 for part in (slice(0, 4), slice(4, 8)):
