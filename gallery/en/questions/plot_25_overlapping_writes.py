@@ -685,8 +685,9 @@ assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with 
 # ``torch.no_grad()`` it gives the intended shift; both still require grad, and the ``Parameter`` is still
 # a leaf. Below, the ``Parameter`` and the row of one from above. With grad mode on, the three other kinds of
 # view from above, of a leaf that is not itself a view or of a non-leaf that requires grad, refuse the cloned shift
-# too, each with autograd's
-# message; under ``torch.no_grad()`` it works on them as well.
+# too, each with autograd's message. Under ``torch.no_grad()`` it writes the intended values into them as well, but
+# afterwards, with grad mode on, an operation on such a view (``v.sum()``), or even reading its ``grad_fn``, raises:
+# its base or another view of its base has been modified in place. An operation on its base does not.
 
 
 def cloned_shift_in(mode, g):
@@ -740,6 +741,26 @@ assert all((cloned_refused_in_grad_mode(view) or "").startswith("Output 0 of Sli
     "autograd's message, as they refuse the plain shift")
 assert all(cloned_shift_under_no_grad(view) for view in autograd_views), (
     "under no_grad, the cloned shift of the three kinds of view gives the intended shift")
+
+
+def used_in_grad_mode_after_shift(view):
+    shifted = view()
+    cloned_shift_in(torch.no_grad, shifted)
+    refused = []
+    with torch.enable_grad():
+        for use in (lambda: shifted.sum(), lambda: shifted * 2, lambda: shifted.grad_fn):
+            try:
+                use()
+            except RuntimeError as e:
+                refused.append("its base or another view of its base has been modified inplace" in str(e))
+            else:
+                refused.append(False)
+        return refused == [True, True, True] and (shifted._base * 2).sum().requires_grad
+
+
+assert all(used_in_grad_mode_after_shift(view) for view in autograd_views), (
+    "after the cloned shift under no_grad, with grad on, an operation on one of the three kinds of view, or reading its "
+    "grad_fn, raises because its base was modified in place; an operation on its base does not")
 
 
 def inference_tensors():
@@ -808,4 +829,5 @@ for step, obs in enumerate(observations):
 # named above (outputs of ``unbind()``, ``split()``, ``chunk()`` or ``split_with_sizes()``, views taken under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad, other than a leaf that is itself a
 # view, views that a custom ``autograd.Function`` returns), and outside ``torch.inference_mode()`` for an inference tensor; under
-# ``torch.no_grad()`` it did for the former, inside ``torch.inference_mode()`` for the latter.
+# ``torch.no_grad()`` it did for the former (after which, with grad mode on, an operation on one of those three kinds of
+# view raised, one on its base did not), inside ``torch.inference_mode()`` for the latter.

@@ -429,8 +429,9 @@ assert torch.allclose(evaluated(probe_inputs), by_hand) and not torch.allclose(b
 # Without ``torch.no_grad()``, ``lerp_`` is recorded by autograd. On a copy whose parameters still
 # require grad it raises; on a copy whose parameters do not, it runs and turns the EMA's parameter
 # into a non-leaf with a ``grad_fn``, tied to the model's graph. ``requires_grad_(False)`` also
-# means that running the EMA model (here in eval mode, as for an evaluation) builds no graph: its
-# output does not require grad.
+# means that running the EMA model (here in eval mode, as for an evaluation) puts none of its parameters
+# into a graph: for an input that does not require grad, as here, its output does not require grad; for one
+# that does, the output's graph reaches that input alone.
 
 still_trainable = copy.deepcopy(model)
 try:
@@ -452,6 +453,18 @@ assert not frozen[0].weight.is_leaf and not out.requires_grad, (
 # sphinx_gallery_start_ignore
 inputs_of_lerp = [fn for fn, _ in frozen[0].weight.grad_fn.next_functions if fn is not None]
 assert [getattr(fn, "variable", None) is model[0].weight for fn in inputs_of_lerp] == [True], "tied to model's graph"
+
+
+def graph_leaves_of(node):
+    if node is None:
+        return []
+    own = [node.variable] if hasattr(node, "variable") else []
+    return own + [leaf for next_node, _ in node.next_functions for leaf in graph_leaves_of(next_node)]
+
+
+input_needing_grad = torch.tensor(batches[0][0].tolist(), requires_grad=True)
+assert [leaf is input_needing_grad for leaf in graph_leaves_of(ema(input_needing_grad).grad_fn)] == [True], (
+    "the frozen EMA's output for an input that requires grad has a graph whose only leaf is that input")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -625,7 +625,7 @@ print("t:", t)
 assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with a cloned source works"
 
 # %%
-# 在需要梯度的叶子张量上，以及在梯度模式下通过切片、索引或 ``view()`` 取得的它的视图上，梯度模式开启时，先克隆源的平移同样会被拒绝，报的是上面那条针对叶子张量的报错信息。在 ``torch.no_grad()`` 下，它能正确完成平移；两者仍然需要梯度，``Parameter`` 也仍是叶子张量。下面用的是上文的 ``Parameter`` 和二维 ``Parameter`` 的那一行。梯度模式开启时，上文另外三类视图，无论取自本身不是视图的叶子张量，还是需要梯度的非叶子张量，也都拒绝先克隆源的平移，各自报自动求导的那条报错信息；在 ``torch.no_grad()`` 下，先克隆源的平移在它们上面同样能正确完成。
+# 在需要梯度的叶子张量上，以及在梯度模式下通过切片、索引或 ``view()`` 取得的它的视图上，梯度模式开启时，先克隆源的平移同样会被拒绝，报的是上面那条针对叶子张量的报错信息。在 ``torch.no_grad()`` 下，它能正确完成平移；两者仍然需要梯度，``Parameter`` 也仍是叶子张量。下面用的是上文的 ``Parameter`` 和二维 ``Parameter`` 的那一行。梯度模式开启时，上文另外三类视图，无论取自本身不是视图的叶子张量，还是需要梯度的非叶子张量，也都拒绝先克隆源的平移，各自报自动求导的那条报错信息。在 ``torch.no_grad()`` 下，先克隆源的平移同样能把预期的值写进这些视图，但此后梯度模式开启时，对这样的视图做运算（``v.sum()``），甚至只是读取它的 ``grad_fn``，都会报错：它的基张量（base tensor）或基张量的另一个视图已被原地修改。对它的基张量做运算则不会报错。
 
 
 def cloned_shift_in(mode, g):
@@ -681,6 +681,26 @@ assert all(cloned_shift_under_no_grad(view) for view in autograd_views), (
     "under no_grad, the cloned shift of the three kinds of view gives the intended shift")
 
 
+def used_in_grad_mode_after_shift(view):
+    shifted = view()
+    cloned_shift_in(torch.no_grad, shifted)
+    refused = []
+    with torch.enable_grad():
+        for use in (lambda: shifted.sum(), lambda: shifted * 2, lambda: shifted.grad_fn):
+            try:
+                use()
+            except RuntimeError as e:
+                refused.append("its base or another view of its base has been modified inplace" in str(e))
+            else:
+                refused.append(False)
+        return refused == [True, True, True] and (shifted._base * 2).sum().requires_grad
+
+
+assert all(used_in_grad_mode_after_shift(view) for view in autograd_views), (
+    "after the cloned shift under no_grad, with grad on, an operation on one of the three kinds of view, or reading its "
+    "grad_fn, raises because its base was modified in place; an operation on its base does not")
+
+
 def inference_tensors():
     normal = torch.arange(5.0)
     with torch.inference_mode():
@@ -731,4 +751,4 @@ for step, obs in enumerate(observations):
 # 小结
 # ----
 #
-# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在需要梯度的叶子张量及其视图上、用在需要梯度的张量的上述另外三类视图上（``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量（本身是视图的叶子张量除外）取得的视图，自定义 ``autograd.Function`` 返回的视图），以及在 ``torch.inference_mode()`` 之外用在推理张量上除外；前者改在 ``torch.no_grad()`` 下、后者改在 ``torch.inference_mode()`` 之内运行，也得到了预期的平移。
+# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在需要梯度的叶子张量及其视图上、用在需要梯度的张量的上述另外三类视图上（``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量（本身是视图的叶子张量除外）取得的视图，自定义 ``autograd.Function`` 返回的视图），以及在 ``torch.inference_mode()`` 之外用在推理张量上除外；前者改在 ``torch.no_grad()`` 下、后者改在 ``torch.inference_mode()`` 之内运行，也得到了预期的平移；只是在 ``torch.no_grad()`` 下平移之后，梯度模式开启时对那三类视图做运算会报错，对它们的基张量做运算则不会。

@@ -407,7 +407,7 @@ assert torch.allclose(evaluated(probe_inputs), by_hand) and not torch.allclose(b
 #
 # 不在 ``torch.no_grad()`` 下，自动求导会记录 ``lerp_``。副本的参数仍需要梯度时，它抛出错误；副本的参数不需要梯度时，它能运行，却把
 # EMA 的参数变成带 ``grad_fn`` 的非叶子张量（non-leaf tensor），连到模型的计算图上。有了 ``requires_grad_(False)``，运行 EMA
-# 模型（这里像评估时那样用 eval 模式）也不会建计算图：输出不需要梯度。
+# 模型（这里像评估时那样用 eval 模式）也不会把它的参数记进计算图：输入不需要梯度时（如这里），输出也不需要梯度；输入需要梯度时，输出的计算图只通到这个输入。
 
 still_trainable = copy.deepcopy(model)
 try:
@@ -429,6 +429,18 @@ assert not frozen[0].weight.is_leaf and not out.requires_grad, (
 # sphinx_gallery_start_ignore
 inputs_of_lerp = [fn for fn, _ in frozen[0].weight.grad_fn.next_functions if fn is not None]
 assert [getattr(fn, "variable", None) is model[0].weight for fn in inputs_of_lerp] == [True], "tied to model's graph"
+
+
+def graph_leaves_of(node):
+    if node is None:
+        return []
+    own = [node.variable] if hasattr(node, "variable") else []
+    return own + [leaf for next_node, _ in node.next_functions for leaf in graph_leaves_of(next_node)]
+
+
+input_needing_grad = torch.tensor(batches[0][0].tolist(), requires_grad=True)
+assert [leaf is input_needing_grad for leaf in graph_leaves_of(ema(input_needing_grad).grad_fn)] == [True], (
+    "the frozen EMA's output for an input that requires grad has a graph whose only leaf is that input")
 # sphinx_gallery_end_ignore
 
 # %%
