@@ -122,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     if "whole suite" in figures:
         suite = figures["whole suite"]
         ratio = suite / build_time
-        print(f"{'whole suite / clean build':<{width}}  {ratio:7.1f} x  (budget {SUITE_BUDGET} x{over(ratio, SUITE_BUDGET)})")
+        print(f"{'whole suite / clean build':<{width}}  {ratio:7.1f} x  (budget {SUITE_BUDGET} x"
+              f"{over(ratio, SUITE_BUDGET)})")
         print(f"{'whole suite':<{width}}  {suite:7.1f} s  (budget {SUITE_SECONDS:.0f} s{over(suite, SUITE_SECONDS)})")
     if "fast tier (-m 'not slow')" in figures:
         fast = figures["fast tier (-m 'not slow')"]
