@@ -1,5 +1,6 @@
 """Named facts on the NumPy array of a tensor: on which tensors ``a.detach().numpy()`` works and shares memory (a
-dense CPU tensor of a dtype NumPy has, not a nested one, without the conjugate or negative bit, outside a
+dense CPU tensor of a dtype NumPy has, not a nested one, not an instance of a subclass that defines
+``__torch_dispatch__``, without the conjugate or negative bit, outside a
 ``torch.func`` transform), checked in every dtype NumPy has.
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
@@ -27,7 +28,12 @@ from tensorfacts.tensors import same_storage
           "on a.detach() of a float32 CPU "
           "nested tensor of each layout, "
           "torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout) with layout torch.strided "
-          "(the layout torch calls dense) or torch.jagged; z.conj().resolve_conj().numpy() and "
+          "(the layout torch calls dense) or torch.jagged. .numpy() raises RuntimeError (\".numpy() is not "
+          "supported for tensor subclasses\") on w.detach() of a wrapper subclass w of torch.ones(3) (made with "
+          "torch.Tensor._make_wrapper_subclass, an internal name) and on torch.ones(3).as_subclass(D), both classes "
+          "defining __torch_dispatch__, though each is strided, on the CPU, float32, neither sparse, nested nor "
+          "mkldnn, with neither bit set; m.detach().numpy() of m = torch.ones(3).as_subclass(M), M a subclass "
+          "without __torch_dispatch__, is on m's memory. z.conj().resolve_conj().numpy() and "
           "z.conj().imag.resolve_neg().numpy() work and have storage of their own (a copy). Inside "
           "torch.func.grad, vjp, jvp, jacrev, jacfwd and hessian of f(t, y) over torch.ones(3) twice, "
           "t is strided, on the CPU, float32, neither sparse nor nested, with neither bit set, and "
@@ -52,7 +58,12 @@ from tensorfacts.tensors import same_storage
              "以及两种布局的 float32 CPU 嵌套张量，即 torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], "
              "layout=layout) 在 layout 为 torch.strided（torch 称为稠密的布局）或 torch.jagged 时的 a.detach()"
              "（报的是 RuntimeError），"
-             "调用 .numpy() 都报错；z.conj().resolve_conj().numpy() 和 z.conj().imag.resolve_neg().numpy() "
+             "调用 .numpy() 都报错。对 torch.ones(3) 的包装子类 w（用内部名称 torch.Tensor._make_wrapper_subclass "
+             "创建）的 w.detach()，以及 torch.ones(3).as_subclass(D)，两个类都定义了 __torch_dispatch__，"
+             ".numpy() 都报 RuntimeError（“.numpy() is not supported for tensor subclasses”），尽管它们的布局都是 "
+             "strided、在 CPU 上、float32，既不是稀疏张量、嵌套张量，也不是 mkldnn 张量，两个位都没有设置；"
+             "对 m = torch.ones(3).as_subclass(M)（M 是没有定义 __torch_dispatch__ 的子类），m.detach().numpy() "
+             "在 m 的内存上。z.conj().resolve_conj().numpy() 和 z.conj().imag.resolve_neg().numpy() "
              "可以调用，而且有自己的存储（是副本）。在以两个 torch.ones(3) 为输入的 f(t, y) 的 "
              "torch.func.grad、vjp、jvp、jacrev、jacfwd 和 hessian 里，"
              "t 是 strided 布局、在 CPU 上、float32，既不是稀疏张量也不是嵌套张量，两个位都没有设置，"
@@ -65,7 +76,8 @@ from tensorfacts.tensors import same_storage
              "但得到的数组不在输入张量的内存上：数组里不是输入的数值，往数组里写，输入张量也不变。",
 })
 def _detach_numpy_needs_plain_dense() -> Fact:
-    """numpy() shares memory only for a dense tensor, not a sparse or nested one, without the conj/neg bit, outside a
+    """numpy() shares memory only for a dense tensor, not a sparse or nested one nor of a subclass that defines
+    ``__torch_dispatch__``, without the conj/neg bit, outside a
     torch.func transform; resolving the bit copies."""
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     array = a.detach().numpy()
@@ -87,6 +99,7 @@ def _detach_numpy_needs_plain_dense() -> Fact:
         except TypeError:
             refused[name] = True
     refused.update(_refused_in_transforms())
+    refused.update(_refused_for_dispatch_subclasses())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # torch.nested warns that it is a prototype
         nested = {str(layout): torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout)
@@ -114,6 +127,58 @@ def _sparse_layouts() -> dict[str, torch.Tensor]:
         warnings.simplefilter("ignore", UserWarning)  # torch warns that the compressed layouts are in beta
         return {"sparse COO": d.to_sparse(), "sparse CSR": d.to_sparse_csr(), "sparse CSC": d.to_sparse_csc(),
                 "sparse BSR": d.to_sparse_bsr((1, 1)), "sparse BSC": d.to_sparse_bsc((1, 1))}
+
+
+class _Wrapper(torch.Tensor):
+    """A wrapper subclass: its own values live in ``elem``, and ``__torch_dispatch__`` runs each call on them."""
+
+    @staticmethod
+    def __new__(cls, elem: torch.Tensor) -> _Wrapper:
+        return torch.Tensor._make_wrapper_subclass(cls, elem.shape, dtype=elem.dtype, device=elem.device)
+
+    def __init__(self, elem: torch.Tensor) -> None:
+        self.elem = elem
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        def unwrap(x):
+            return x.elem if isinstance(x, _Wrapper) else x
+        out = func(*map(unwrap, args), **{key: unwrap(value) for key, value in (kwargs or {}).items()})
+        return _Wrapper(out) if isinstance(out, torch.Tensor) else out
+
+
+class _Dispatching(torch.Tensor):
+    """A subclass made with ``as_subclass`` that defines ``__torch_dispatch__`` (never reached here)."""
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        raise AssertionError(f"{func} was dispatched")
+
+
+class _Plain(torch.Tensor):
+    """A subclass that does not define ``__torch_dispatch__``."""
+
+
+def _refused_for_dispatch_subclasses() -> dict[str, bool]:
+    """``.numpy()`` raises ``RuntimeError`` ("not supported for tensor subclasses") on an instance of a subclass that
+    defines ``__torch_dispatch__``, though it is strided, on the CPU, float32, with neither bit and not sparse, nested
+    or mkldnn: ``w.detach()`` of a wrapper subclass (itself such an instance) and ``d`` made with ``as_subclass``.
+    ``m.detach().numpy()`` of a plain subclass made with ``as_subclass`` works and is on ``m``'s memory."""
+    seen = {}
+    for name, t in (("wrapper subclass: w.detach()", _Wrapper(torch.ones(3)).detach()),
+                    ("as_subclass with __torch_dispatch__: d", torch.ones(3).as_subclass(_Dispatching))):
+        plain = (type(t) is not torch.Tensor and t.layout is torch.strided and t.device.type == "cpu"
+                 and t.dtype == torch.float32 and not (t.is_conj() or t.is_neg() or t.is_sparse or t.is_nested
+                                                       or t.is_mkldnn))
+        try:
+            t.numpy()
+            seen[name] = False
+        except RuntimeError as exc:
+            seen[name] = plain and "not supported for tensor subclasses" in str(exc)
+    m = torch.ones(3).as_subclass(_Plain)
+    seen["plain subclass: m.detach() not refused, on m's memory"] = (
+        m.detach().numpy().__array_interface__["data"][0] == m.data_ptr())
+    return seen
 
 
 def _numpy_of(t: torch.Tensor) -> int | None:
