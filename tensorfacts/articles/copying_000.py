@@ -145,15 +145,18 @@ def _detach_clone_own_memory() -> Result:
     "`clone()` returns a tensor identical to the original.",
     "`clone()` 返回一个完全相同的 tensor。",
     notes={
-        "en": "Read as the same values, dtype and shape, which holds. It is not identical in every respect: a "
-              "clone of a `Parameter` is a plain `Tensor` (`module.weight = module.weight.clone()` raises a "
-              "`TypeError`); a clone of a tensor from `expand()` or from a slice with a step (`x[:, ::2]`) is "
-              "contiguous, with other strides; a clone of `z.conj()` has the conjugation applied to its values "
-              "(`is_conj()` is `False`).",
-        "zh_CN": "按“数值、dtype 和形状相同”理解，这一条成立。但并非各方面都相同：`Parameter` 的副本是普通的 "
+        "en": "Read as the same values, dtype and shape, which holds. It is not identical in every respect; "
+              "among the differences: a clone of a `Parameter` is a plain `Tensor` (`module.weight = "
+              "module.weight.clone()` raises a `TypeError`); a clone of a tensor from `expand()` or from a slice "
+              "with a step (`x[:, ::2]`) is contiguous, with other strides; a clone of `z.conj()`, or of "
+              "`z.conj().imag`, has the conjugation or negation applied to its values (`is_conj()` and "
+              "`is_neg()` are `False`); attributes set on the tensor in Python (`a.tag = 1`) are not copied.",
+        "zh_CN": "按“数值、dtype 和形状相同”理解，这一条成立。但并非各方面都相同，比如：`Parameter` 的副本是普通的 "
                  "`Tensor`（`module.weight = module.weight.clone()` 会抛出 `TypeError`）；由 `expand()` 或"
-                 "隔项切片（`x[:, ::2]`）得到的张量，副本是连续的，步长与原张量不同；`z.conj()` 的副本已把共轭"
-                 "算进数值，`is_conj()` 为 `False`，即不再带共轭位（conjugate bit）。",
+                 "隔项切片（`x[:, ::2]`）得到的张量，副本是连续的，步长与原张量不同；`z.conj()` 或 "
+                 "`z.conj().imag` 的副本已把共轭或取负算进数值，`is_conj()` 和 `is_neg()` 都为 `False`，即不再带"
+                 "共轭位（conjugate bit）或负号位（negative bit）；在 Python 里给张量设置的属性（`a.tag = 1`）"
+                 "不会被复制。",
     },
     qualifiers={"en": "read as: same values, dtype and shape", "zh_CN": "按数值、dtype 和形状相同理解"})
 def _clone_identical() -> Result:
@@ -176,6 +179,13 @@ def _clone_identical() -> Result:
     z = torch.tensor([1 + 1j, 2 - 1j]).conj()
     if not z.is_conj() or z.clone().is_conj() or z.clone().tolist() != z.tolist():
         raise AssertionError("the note is out of date: a clone of z.conj() no longer applies the conjugation")
+    neg = torch.tensor([1 + 2j]).conj().imag
+    if not neg.is_neg() or neg.clone().is_neg() or neg.clone().tolist() != neg.tolist():
+        raise AssertionError("the note is out of date: a clone of z.conj().imag no longer applies the negation")
+    tagged = torch.ones(2)
+    tagged.tag = 1
+    if hasattr(tagged.clone(), "tag"):
+        raise AssertionError("the note is out of date: clone() now copies attributes set in Python")
     same = torch.equal(a, c) and c.dtype == a.dtype and c.shape == a.shape
     return Result(verdict(same), observed_each(f"torch.equal(a, c) = {torch.equal(a, c)}", f"dtype = {c.dtype}"))
 

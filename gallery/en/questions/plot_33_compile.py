@@ -298,8 +298,8 @@ assert torch.allclose(compiled(inputs), model(inputs)) and not torch.allclose(co
 # -----------------------------------------
 #
 # The wrapper's ``state_dict()`` has the model's entries under its own names: each key starts with
-# ``_orig_mod.``. Its values are tensors on the parameters' storage, as in any ``state_dict()``
-# (:ref:`questions-best-weights`).
+# ``_orig_mod.``. Its values are tensors on the parameters' storage, as in the ``state_dict()`` of a
+# plain module such as this one (:ref:`questions-best-weights`).
 
 state = compiled.state_dict()
 print("compiled keys:", list(state))
@@ -307,8 +307,9 @@ print("model keys:   ", list(model.state_dict()))
 print("same storage:", same_storage(state["_orig_mod.0.weight"], model[0].weight))
 assert list(state) == [f"_orig_mod.{k}" for k in model.state_dict()], "every key gains the prefix"
 # sphinx_gallery_start_ignore
-assert all(same_storage(state[f"_orig_mod.{k}"], v) for k, v in model.state_dict().items()), (
-    "every compiled state_dict entry is on model's storage")
+assert all(same_storage(state[f"_orig_mod.{k}"], p) and same_storage(model.state_dict()[k], p)
+           for k, p in model.named_parameters()), (
+    "every entry of compiled's state_dict, like model's, is on its parameter's storage")
 # sphinx_gallery_end_ignore
 
 # %%

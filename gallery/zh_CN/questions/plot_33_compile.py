@@ -279,7 +279,7 @@ assert torch.allclose(compiled(inputs), model(inputs)) and not torch.allclose(co
 # ``state_dict()`` 的键多了 ``_orig_mod.``
 # ----------------------------------------
 #
-# 包装器的 ``state_dict()`` 里是模型的各项，但用的是包装器自己的名字：每个键都以 ``_orig_mod.`` 开头。各项的值都是张量，用的是参数的存储，和任何 ``state_dict()`` 一样（见\ :ref:`“保存最佳权重”那一页 <questions-best-weights>`）。
+# 包装器的 ``state_dict()`` 里是模型的各项，但用的是包装器自己的名字：每个键都以 ``_orig_mod.`` 开头。各项的值都是张量，用的是参数的存储，和本例这样的普通模块的 ``state_dict()`` 一样（见\ :ref:`“保存最佳权重”那一页 <questions-best-weights>`）。
 
 state = compiled.state_dict()
 print("compiled keys:", list(state))
@@ -287,8 +287,9 @@ print("model keys:   ", list(model.state_dict()))
 print("same storage:", same_storage(state["_orig_mod.0.weight"], model[0].weight))
 assert list(state) == [f"_orig_mod.{k}" for k in model.state_dict()], "every key gains the prefix"
 # sphinx_gallery_start_ignore
-assert all(same_storage(state[f"_orig_mod.{k}"], v) for k, v in model.state_dict().items()), (
-    "every compiled state_dict entry is on model's storage")
+assert all(same_storage(state[f"_orig_mod.{k}"], p) and same_storage(model.state_dict()[k], p)
+           for k, p in model.named_parameters()), (
+    "every entry of compiled's state_dict, like model's, is on its parameter's storage")
 # sphinx_gallery_end_ignore
 
 # %%
