@@ -263,9 +263,12 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # sequence (another list, a tuple, a ``range``), a slice, ``None`` or ``...`` is read as a tuple of indices, with a deprecation warning, and can give a
 # view: ``x[[t.argmax()]]`` is ``x[t.argmax()]``. From 32 items on, torch makes the whole list one index tensor: a
 # list of integers and one-element tensors of a signed integer dtype, ``uint8`` or ``bool`` (a ``bool`` one counts as
-# the position 0 or 1, not as a mask), or of lists, tuples or ranges of integers all of one length, is an advanced
-# index (a copy, with no warning), and a list holding a floating-point or complex tensor, a tensor of more or fewer
-# than one element, one on ``meta``, a slice, ``None`` or ``...`` raises. We check each form below by its storage.
+# the position 0 or 1), or of lists, tuples or ranges of integers all of one length, is an advanced index (a copy,
+# with no warning); a list of only one-element ``uint8`` or ``bool`` tensors (Python ``True`` and ``False`` count as
+# ``bool``) is a mask instead, with a deprecation warning if it holds a ``uint8`` one; and a list holding a
+# floating-point or complex tensor, a tensor of more or fewer than one element, one on ``meta``, a ``uint16``,
+# ``uint32`` or ``uint64`` tensor (unless every item is a tensor of that dtype), a slice, ``None`` or ``...`` raises.
+# We check each form below by its storage.
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -368,6 +371,59 @@ for long_length in (32, 40):
                     same_storage(position_result, x) or position_warnings), (
                     f"a list of {long_length} items holding a one-element {position_kind} tensor reads it as a "
                     "position (a bool one as 0 or 1, not as a mask): a copy, with no warning")
+    mask_x = torch.arange(float(long_length))
+    for mask_kind, mask_dtypes in {"bool": (torch.bool,), "uint8": (torch.uint8,),
+                                   "bool and uint8": (torch.bool, torch.uint8)}.items():
+        for mask_shape in ((), (1,), (1, 1)):
+            mask_items = [torch.tensor(mask_at % 3, dtype=mask_dtypes[mask_at % len(mask_dtypes)]).reshape(
+                mask_shape) for mask_at in range(long_length)]
+            for mask_list in (mask_items, [True, False] + mask_items[2:]):
+                with warnings.catch_warnings(record=True) as mask_warnings:
+                    warnings.simplefilter("always")
+                    mask_result = mask_x[mask_list]
+                assert torch.equal(mask_result, mask_x[torch.tensor([bool(item) for item in mask_list])]) and len(
+                    mask_warnings) == (torch.uint8 in mask_dtypes) and all(
+                    "deprecated" in str(w.message) for w in mask_warnings), (
+                    f"a list of {long_length} one-element {mask_kind} tensors only (True and False count as bool) "
+                    "is a mask, with a deprecation warning if it holds a uint8 one")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the uint8 mask's deprecation warning, checked above
+                try:
+                    x[mask_items]
+                except IndexError as e:
+                    assert "shape of the mask" in str(e), "a mask must match the first dimension of x"
+                else:
+                    raise AssertionError(f"a list of {long_length} one-element {mask_kind} tensors only is a mask: "
+                                         "on x, of 3 rows, it must raise")
+            for mixed_kind, mixed_item in {"an integer": 2, "int8": torch.tensor(2, dtype=torch.int8),
+                                           "int16": torch.tensor(2, dtype=torch.int16),
+                                           "int32": torch.tensor(2, dtype=torch.int32),
+                                           "int64": torch.tensor(2)}.items():
+                with warnings.catch_warnings(record=True) as mixed_warnings:
+                    warnings.simplefilter("always")
+                    mixed_result = mask_x[mask_items[:-1] + [mixed_item]]
+                mixed_index = torch.tensor([int(item) for item in mask_items[:-1]] + [2])
+                assert torch.equal(mixed_result, mask_x[mixed_index]) and not mixed_warnings, (
+                    f"next to {mixed_kind}, one-element {mask_kind} tensors count as positions: a copy, with no warning")
+    for unsigned_dtype in (torch.uint16, torch.uint32, torch.uint64):
+        for unsigned_shape in ((), (1,), (1, 1)):
+            unsigned_item = torch.tensor(1, dtype=unsigned_dtype).reshape(unsigned_shape)
+            assert torch.equal(x[[unsigned_item] + [torch.tensor(2, dtype=unsigned_dtype)] * (long_length - 1)],
+                               x[[1] + [2] * (long_length - 1)]), (
+                "a long list of uint16, uint32 or uint64 tensors of one dtype only picks positions")
+            for other_item in (0, True, *(torch.tensor(0, dtype=other_dtype) for other_dtype in (
+                    torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool, torch.uint16,
+                    torch.uint32, torch.uint64) if other_dtype != unsigned_dtype)):
+                for unsigned_list in ([unsigned_item] + [other_item] * (long_length - 1),
+                                      [unsigned_item] * (long_length - 1) + [other_item]):
+                    try:
+                        x[unsigned_list]
+                    except RuntimeError as e:
+                        assert "Promotion for uint16, uint32, uint64" in str(e), "torch cannot promote these dtypes"
+                    else:
+                        raise AssertionError(
+                            "a long list holding a uint16, uint32 or uint64 tensor next to an item that is not a "
+                            "tensor of its dtype must raise")
 # sphinx_gallery_end_ignore
 
 # %%

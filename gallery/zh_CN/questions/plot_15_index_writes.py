@@ -241,7 +241,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、序列（另一个列表、元组或 ``range``）、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表有 32 项及以上时，torch 把整个列表变成一个索引张量：由整数和只有一个元素、dtype 为有符号整数、``uint8`` 或 ``bool`` 的张量组成的列表（``bool`` 张量按位置 0 或 1 算，不当作掩码），或由长度全都相同的整数列表、整数元组或 ``range`` 组成的列表，是高级索引（得到副本，不给警告）；列表里有浮点或复数张量、元素个数不是一的张量、``meta`` 上的张量、切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
+# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、序列（另一个列表、元组或 ``range``）、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表有 32 项及以上时，torch 把整个列表变成一个索引张量：由整数和只有一个元素、dtype 为有符号整数、``uint8`` 或 ``bool`` 的张量组成的列表（``bool`` 张量按位置 0 或 1 算），或由长度全都相同的整数列表、整数元组或 ``range`` 组成的列表，是高级索引（得到副本，不给警告）；列表里若只有单元素的 ``uint8`` 或 ``bool`` 张量（Python 的 ``True`` 和 ``False`` 算作 ``bool``），则是掩码，其中有 ``uint8`` 张量时还会给出弃用警告；列表里有浮点或复数张量、元素个数不是一的张量、``meta`` 上的张量、``uint16``、``uint32`` 或 ``uint64`` 张量（除非每一项都是该 dtype 的张量）、切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -344,6 +344,59 @@ for long_length in (32, 40):
                     same_storage(position_result, x) or position_warnings), (
                     f"a list of {long_length} items holding a one-element {position_kind} tensor reads it as a "
                     "position (a bool one as 0 or 1, not as a mask): a copy, with no warning")
+    mask_x = torch.arange(float(long_length))
+    for mask_kind, mask_dtypes in {"bool": (torch.bool,), "uint8": (torch.uint8,),
+                                   "bool and uint8": (torch.bool, torch.uint8)}.items():
+        for mask_shape in ((), (1,), (1, 1)):
+            mask_items = [torch.tensor(mask_at % 3, dtype=mask_dtypes[mask_at % len(mask_dtypes)]).reshape(
+                mask_shape) for mask_at in range(long_length)]
+            for mask_list in (mask_items, [True, False] + mask_items[2:]):
+                with warnings.catch_warnings(record=True) as mask_warnings:
+                    warnings.simplefilter("always")
+                    mask_result = mask_x[mask_list]
+                assert torch.equal(mask_result, mask_x[torch.tensor([bool(item) for item in mask_list])]) and len(
+                    mask_warnings) == (torch.uint8 in mask_dtypes) and all(
+                    "deprecated" in str(w.message) for w in mask_warnings), (
+                    f"a list of {long_length} one-element {mask_kind} tensors only (True and False count as bool) "
+                    "is a mask, with a deprecation warning if it holds a uint8 one")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # uint8 掩码的弃用警告，上面已检查
+                try:
+                    x[mask_items]
+                except IndexError as e:
+                    assert "shape of the mask" in str(e), "a mask must match the first dimension of x"
+                else:
+                    raise AssertionError(f"a list of {long_length} one-element {mask_kind} tensors only is a mask: "
+                                         "on x, of 3 rows, it must raise")
+            for mixed_kind, mixed_item in {"an integer": 2, "int8": torch.tensor(2, dtype=torch.int8),
+                                           "int16": torch.tensor(2, dtype=torch.int16),
+                                           "int32": torch.tensor(2, dtype=torch.int32),
+                                           "int64": torch.tensor(2)}.items():
+                with warnings.catch_warnings(record=True) as mixed_warnings:
+                    warnings.simplefilter("always")
+                    mixed_result = mask_x[mask_items[:-1] + [mixed_item]]
+                mixed_index = torch.tensor([int(item) for item in mask_items[:-1]] + [2])
+                assert torch.equal(mixed_result, mask_x[mixed_index]) and not mixed_warnings, (
+                    f"next to {mixed_kind}, one-element {mask_kind} tensors count as positions: a copy, with no warning")
+    for unsigned_dtype in (torch.uint16, torch.uint32, torch.uint64):
+        for unsigned_shape in ((), (1,), (1, 1)):
+            unsigned_item = torch.tensor(1, dtype=unsigned_dtype).reshape(unsigned_shape)
+            assert torch.equal(x[[unsigned_item] + [torch.tensor(2, dtype=unsigned_dtype)] * (long_length - 1)],
+                               x[[1] + [2] * (long_length - 1)]), (
+                "a long list of uint16, uint32 or uint64 tensors of one dtype only picks positions")
+            for other_item in (0, True, *(torch.tensor(0, dtype=other_dtype) for other_dtype in (
+                    torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool, torch.uint16,
+                    torch.uint32, torch.uint64) if other_dtype != unsigned_dtype)):
+                for unsigned_list in ([unsigned_item] + [other_item] * (long_length - 1),
+                                      [unsigned_item] * (long_length - 1) + [other_item]):
+                    try:
+                        x[unsigned_list]
+                    except RuntimeError as e:
+                        assert "Promotion for uint16, uint32, uint64" in str(e), "torch cannot promote these dtypes"
+                    else:
+                        raise AssertionError(
+                            "a long list holding a uint16, uint32 or uint64 tensor next to an item that is not a "
+                            "tensor of its dtype must raise")
 # sphinx_gallery_end_ignore
 
 # %%
