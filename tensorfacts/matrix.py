@@ -380,7 +380,8 @@ GUIDE: tuple[Advice, ...] = (
                 for op in ("a.clone()", "a.detach().clone()")),
         facts=("inference-tensor-apply-map-outside-no-error", "inference-mode-views-of-normal-tensor",
                "inference-tensor-inplace-outside-raises-yet-writes", "inference-tensor-has-no-version-counter",
-               "inference-tensor-alias-edit-routes", "inference-tensor-alias-0d-mask-read-copies"),
+               "inference-tensor-alias-edit-routes", "inference-tensor-alias-0d-mask-read-copies",
+               "inference-tensor-uncounted-kernel-writes"),
     ),
 )
 

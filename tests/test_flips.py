@@ -366,6 +366,7 @@ FACT_FLIPS = {
     "inference-tensor-has-no-version-counter": ("every tensor has a version counter", "detach copies"),
     "inference-tensor-inplace-outside-raises-yet-writes": "in-place edits of inference tensors allowed",
     "inference-tensor-apply-map-outside-no-error": "apply_ and map_ refuse inference tensors",
+    "inference-tensor-uncounted-kernel-writes": ("fused optimizer steps are counted", "uncounted kernels are counted"),
     "inference-tensor-alias-edit-routes": ("in-place edits of inference tensors allowed", "detach copies"),
     "inference-tensor-alias-0d-mask-read-copies": "indexing returns views",
     "inference-tensor-requiring-grad": "clone() shares memory",

@@ -405,6 +405,8 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "inference-tensor-alias-edit-routes",
         # "an assignment through a 0-d mask of True ... Reading through that mask copies instead"
         "inference-tensor-alias-0d-mask-read-copies",
+        # "nor does a kernel that moves no version counter, such as a step of an optimizer built with fused=True"
+        "inference-tensor-uncounted-kernel-writes",
     ),
 }
 
