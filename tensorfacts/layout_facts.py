@@ -75,10 +75,10 @@ def _nested_strided() -> torch.Tensor:
              "layout=torch.strided) 不是量化张量，但它的 size() 和 stride() 报 RuntimeError：它没有单一的形状和步长。"
              "函数在以 torch.ones(2, 3) 为输入的 torch.func.vmap 里、在以 torch.ones(3) 为输入的 torch.func.grad 里"
              "收到的张量，布局为 strided，既非嵌套也非量化，但 untyped_storage() 报 NotImplementedError：它没有存储。",
-}, {"en": _RANGE_VIEWS["en"] + ", a float32 CPU nested tensor of layout torch.strided, and the float32 tensor a "
-          "function receives inside torch.func.vmap and inside torch.func.grad, on the CPU",
-    "zh_CN": _RANGE_VIEWS["zh_CN"] + "，一个布局为 torch.strided 的 float32 CPU 嵌套张量，以及函数在 torch.func.vmap "
-             "和 torch.func.grad 里收到的 float32 张量（在 CPU 上）"})
+}, {"en": _RANGE_VIEWS["en"] + ", z.conj() and z.conj().imag of a complex64 z, a strided float32 nested tensor, and "
+          "the float32 tensor a function receives inside torch.func.vmap and torch.func.grad, all on the CPU",
+    "zh_CN": _RANGE_VIEWS["zh_CN"] + "，complex64 张量 z 的 z.conj() 和 z.conj().imag，一个布局为 torch.strided 的 "
+             "float32 CPU 嵌套张量，以及函数在 torch.func.vmap 和 torch.func.grad 里收到的 float32 张量（在 CPU 上）"})
 def _dense_tensor_reads_storage() -> Fact:
     wrong = []
     for dtype in DTYPES:
@@ -103,12 +103,11 @@ def _dense_tensor_reads_storage() -> Fact:
                     and _raises(nested.size) and _raises(nested.stride))
     func_inputs = func_inputs_without_storage()
     return Fact(not wrong and layout and bits and nested_apart and func_inputs == {"vmap": True, "grad": True},
-                f"rebuilt from storage and layout, values differ: {wrong or 'none'}; "
-                f"conj: same layout {layout}; conjugate and negative bits give the conjugates and negatives, which "
-                f"differ where the imaginary part is not 0 ({imaginary}): {bits}; a strided nested tensor, not "
-                f"quantized, has no one shape and strides (size() and stride() raise): {nested_apart}; the tensor a "
-                f"function receives inside vmap and grad is strided, neither nested nor quantized, and has no storage: "
-                f"{func_inputs}")
+                f"rebuilt from storage and layout, values differ: {wrong or 'none'}; conj: same layout {layout}; "
+                f"conjugate and negative bits give the conjugates and negatives, which differ where the imaginary "
+                f"part is not 0 ({imaginary}): {bits}; a strided nested tensor, not quantized, has no one shape and "
+                f"strides (size() and stride() raise): {nested_apart}; the tensor a function receives inside vmap "
+                f"and grad is strided, neither nested nor quantized, and has no storage: {func_inputs}")
 
 
 @fact("view-write-shows-in-both", {
@@ -385,8 +384,9 @@ def _basic_index_read_views() -> Fact:
     "zh_CN": "用 10 种索引读取（Python 整数列表，单独使用或与切片并用；一维或二维 int64 张量；int32 张量；"
              "布尔掩码，单独使用或与切片并用），检查"
              "结果有自己的内存；再检查用零维 int64 张量 i 做下标的 x[i] 是共享 x 存储的视图。",
-}, {"en": "10 indexes of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, bool, complex64)",
-    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，10 种索引"})
+}, {"en": "10 indexes and a 0-d int64 index tensor of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, "
+          "int64, uint8, bool, complex64)", "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、"
+             "complex64）的 (4, 6) CPU 张量，10 种索引和一个零维 int64 索引张量"})
 def _advanced_index_read_copies() -> Fact:
     shared = []
     for dtype in DTYPES:

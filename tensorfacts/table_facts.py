@@ -315,13 +315,12 @@ def _expressible(x: torch.Tensor, shape: tuple[int, ...]) -> bool:
              "以及带步长的 torch.arange(6.)[::2]）调用 flatten()，对 2×3 张量及其转置调用 flatten(1) 和 "
              "flatten(0, 0)，对 2×3×4 张量调用 flatten(1, 1) 和 flatten(-1)，对它的 permute(2, 0, 1) 调用 "
              "flatten(2)：每次返回的都是张量本身。",
-}, {
-    "en": "nine shapes (12; 4×3; 2×6; 6×2; 3×2×2; 2×2×3; 2×3×2; 3×4×1; 1×3×4) on four sources (a contiguous and a "
-          "non-contiguous 3×4 a, and a.t() of each), float32 on the CPU",
-    "zh_CN": "9 种形状（12；4×3；2×6；6×2；3×2×2；2×2×3；2×3×2；3×4×1；1×3×4），"
-             "四个源张量（连续的和不连续的 3×4 张量 a，"
-             "以及各自的 a.t()），CPU 上的 float32",
-})
+}, {"en": "nine shapes (12; 4×3; 2×6; 6×2; 3×2×2; 2×2×3; 2×3×2; 3×4×1; 1×3×4) on four sources (a contiguous and a "
+          "non-contiguous 3×4 a, and a.t() of each); flatten with nothing to merge on three 1-d tensors, a 2×3 "
+          "tensor and its transpose, and a 2×3×4 tensor and its permute(2, 0, 1); all float32 on the CPU",
+    "zh_CN": "9 种形状（12；4×3；2×6；6×2；3×2×2；2×2×3；2×3×2；3×4×1；1×3×4），四个源张量（连续的和不连续的 3×4 张量 "
+             "a，以及各自的 a.t()）；没有维度可合并时的 flatten：三个一维张量、2×3 张量及其转置、2×3×4 张量及其 "
+             "permute(2, 0, 1)；都是 CPU 上的 float32"})
 def _reshape_view_when_strides_allow() -> Fact:
     """reshape/reshape_as/flatten give a view exactly when view() of that shape would run."""
     wrong, kinds = [], {}

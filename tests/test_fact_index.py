@@ -36,6 +36,23 @@ def test_the_scope_of_an_uncited_fact_names_no_citing_sentence():
     assert listed.scope_in("en", cited=False) == "three cases"
 
 
+#: Cases a fact runs besides its main list, by the words that name them in each edition's "What it runs".
+RUN_BESIDES = {
+    "dense-tensor-reads-storage-by-layout": {"en": "z.conj().imag", "zh_CN": "z.conj().imag"},
+    "reshape-view-when-strides-allow": {"en": "flatten with nothing to merge", "zh_CN": "没有维度可合并时"},
+    "advanced-index-read-copies": {"en": "0-d int64", "zh_CN": "零维 int64"},
+}
+
+
+@pytest.mark.parametrize("fact_id", sorted(RUN_BESIDES))
+@pytest.mark.parametrize("code", CODES)
+def test_a_scope_that_lists_its_cases_names_those_run_besides_the_main_list(fact_id, code):
+    """As the facts page says, a fact's scope names the cases it runs: one that lists them leaves none out."""
+    words, about = RUN_BESIDES[fact_id][code], facts.ABOUT[fact_id]
+    assert words in about.runs_in(code), f"{fact_id} no longer runs {words!r}: update RUN_BESIDES"
+    assert words in about.scope_in(code), f"the {code} scope of {fact_id} leaves out {words!r}, which it runs"
+
+
 _RESULTS: dict[tuple[str, object], facts.Fact] = {}
 
 

@@ -583,7 +583,9 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # one of them through ``detach()``, an operation autograd records refuses every
 # output of that call, before any ``backward()`` (:ref:`copying-add-rebinding`
 # shows the same after an edit under ``torch.no_grad()``). Through ``.data`` the
-# edit moves no version counter and goes unnoticed. When the source does not
+# edit moves only the version counter of the tensor ``.data`` returns (a counter of
+# its own), not the one the outputs share with their source, and goes unnoticed.
+# When the source does not
 # require grad at the time of that operation there is no such check: ``k * weight``,
 # with ``weight`` requiring grad, runs (the second loop). A source that did not
 # require grad when it was split but is made to require grad later with
@@ -601,14 +603,18 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)))
     for how, take in ((".data", lambda t: t.data), ("detach()", lambda t: t.detach())):
         x = torch.ones(3, 2, requires_grad=True)
         q, k, v = getattr(x, split_name)(*split_args)
-        take(q).zero_()
+        edited = take(q)
+        edited.zero_()
         errors = [times_two_error(t) for t in (q, k, v)]
-        print(f"{split_name + '()':<9} q zeroed through {how:<8} x[0] = {x[0].tolist()}  q._version={q._version}")
+        print(f"{split_name + '()':<9} q zeroed through {how:<8} x[0] = {x[0].tolist()}  q._version={q._version}"
+              f"  edited._version={edited._version}")
         print(f"{'':<9} k * 2: {errors[1]}")
         assert all(("modified inplace" in error) == (how == "detach()") for error in errors), (
             "after an edit through detach() every output is refused, after one through .data none")
         # sphinx_gallery_start_ignore
-        assert x._version == (how == "detach()"), "only the edit through detach() moves the version counter"
+        assert edited._version == 1, "the edit moves the version counter of the tensor .data or detach() returns"
+        assert q._version == k._version == v._version == x._version == (how == "detach()"), (
+            "only the edit through detach() moves the version counter the outputs share with x")
         assert torch.equal(x.detach()[0], torch.zeros(2)), "the edit reached x either way"
         # sphinx_gallery_end_ignore
 

@@ -527,7 +527,7 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # sphinx_gallery_end_ignore
 
 # %%
-# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。对需要梯度的张量调用 ``unbind()``、``split()`` 或 ``chunk()``，一次调用就返回几个需要梯度的视图，``q, k, v = x.chunk(3)`` 就是这样。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，不推进版本计数器，也就不会被发现。源张量在进行那次运算时若不需要梯度，就没有这项检查：即使 ``weight`` 需要梯度，``k * weight`` 也照常运行（见第二个循环）。拆分时不需要梯度、之后才用 ``requires_grad_()`` 设为需要梯度的源张量，无论这一步在修改之前还是之后，都和其他源张量一样受这项检查（见第三个循环）。
+# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。对需要梯度的张量调用 ``unbind()``、``split()`` 或 ``chunk()``，一次调用就返回几个需要梯度的视图，``q, k, v = x.chunk(3)`` 就是这样。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，只推进 ``.data`` 返回的张量自己的版本计数器，不推进各输出与源张量共享的那个，也就不会被发现。源张量在进行那次运算时若不需要梯度，就没有这项检查：即使 ``weight`` 需要梯度，``k * weight`` 也照常运行（见第二个循环）。拆分时不需要梯度、之后才用 ``requires_grad_()`` 设为需要梯度的源张量，无论这一步在修改之前还是之后，都和其他源张量一样受这项检查（见第三个循环）。
 
 def times_two_error(t):
     try:
@@ -541,14 +541,18 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)))
     for how, take in ((".data", lambda t: t.data), ("detach()", lambda t: t.detach())):
         x = torch.ones(3, 2, requires_grad=True)
         q, k, v = getattr(x, split_name)(*split_args)
-        take(q).zero_()
+        edited = take(q)
+        edited.zero_()
         errors = [times_two_error(t) for t in (q, k, v)]
-        print(f"{split_name + '()':<9} q zeroed through {how:<8} x[0] = {x[0].tolist()}  q._version={q._version}")
+        print(f"{split_name + '()':<9} q zeroed through {how:<8} x[0] = {x[0].tolist()}  q._version={q._version}"
+              f"  edited._version={edited._version}")
         print(f"{'':<9} k * 2: {errors[1]}")
         assert all(("modified inplace" in error) == (how == "detach()") for error in errors), (
             "after an edit through detach() every output is refused, after one through .data none")
         # sphinx_gallery_start_ignore
-        assert x._version == (how == "detach()"), "only the edit through detach() moves the version counter"
+        assert edited._version == 1, "the edit moves the version counter of the tensor .data or detach() returns"
+        assert q._version == k._version == v._version == x._version == (how == "detach()"), (
+            "only the edit through detach() moves the version counter the outputs share with x")
         assert torch.equal(x.detach()[0], torch.zeros(2)), "the edit reached x either way"
         # sphinx_gallery_end_ignore
 
