@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
@@ -28,12 +29,14 @@ from tensorfacts.tensors import same_storage
           "on a.detach() of a float32 CPU "
           "nested tensor of each layout, "
           "torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout) with layout torch.strided "
-          "(the layout torch calls dense) or torch.jagged. .numpy() raises RuntimeError (\".numpy() is not "
+          "(the layout torch calls dense) or torch.jagged. .numpy(), .numpy(force=True) and np.asarray raise "
+          "RuntimeError (\".numpy() is not "
           "supported for tensor subclasses\") on w.detach() of a wrapper subclass w of torch.ones(3) (made with "
           "torch.Tensor._make_wrapper_subclass, an internal name) and on torch.ones(3).as_subclass(D), both classes "
           "defining __torch_dispatch__, though each is strided, on the CPU, float32, neither sparse, nested nor "
-          "mkldnn, with neither bit set; m.detach().numpy() of m = torch.ones(3).as_subclass(M), M a subclass "
-          "without __torch_dispatch__, is on m's memory. z.conj().resolve_conj().numpy() and "
+          "mkldnn, with neither bit set; m.detach().numpy(), m.numpy(force=True) and np.asarray(m) of "
+          "m = torch.ones(3).as_subclass(M), M a subclass without __torch_dispatch__, are on m's memory. "
+          "z.conj().resolve_conj().numpy() and "
           "z.conj().imag.resolve_neg().numpy() work and have storage of their own (a copy). Inside "
           "torch.func.grad, vjp, jvp, jacrev, jacfwd and hessian of f(t, y) over torch.ones(3) twice, "
           "t is strided, on the CPU, float32, neither sparse nor nested, with neither bit set, and "
@@ -60,10 +63,12 @@ from tensorfacts.tensors import same_storage
              "（报的是 RuntimeError），"
              "调用 .numpy() 都报错。对 torch.ones(3) 的包装子类 w（用内部名称 torch.Tensor._make_wrapper_subclass "
              "创建）的 w.detach()，以及 torch.ones(3).as_subclass(D)，两个类都定义了 __torch_dispatch__，"
-             ".numpy() 都报 RuntimeError（“.numpy() is not supported for tensor subclasses”），尽管它们的布局都是 "
+             ".numpy()、.numpy(force=True) 和 np.asarray 都报 RuntimeError（“.numpy() is not supported for tensor "
+             "subclasses”），尽管它们的布局都是 "
              "strided、在 CPU 上、float32，既不是稀疏张量、嵌套张量，也不是 mkldnn 张量，两个位都没有设置；"
-             "对 m = torch.ones(3).as_subclass(M)（M 是没有定义 __torch_dispatch__ 的子类），m.detach().numpy() "
-             "在 m 的内存上。z.conj().resolve_conj().numpy() 和 z.conj().imag.resolve_neg().numpy() "
+             "对 m = torch.ones(3).as_subclass(M)（M 是没有定义 __torch_dispatch__ 的子类），m.detach().numpy()、"
+             "m.numpy(force=True) 和 np.asarray(m) 都在 m 的内存上。z.conj().resolve_conj().numpy() 和 "
+             "z.conj().imag.resolve_neg().numpy() "
              "可以调用，而且有自己的存储（是副本）。在以两个 torch.ones(3) 为输入的 f(t, y) 的 "
              "torch.func.grad、vjp、jvp、jacrev、jacfwd 和 hessian 里，"
              "t 是 strided 布局、在 CPU 上、float32，既不是稀疏张量也不是嵌套张量，两个位都没有设置，"
@@ -160,24 +165,30 @@ class _Plain(torch.Tensor):
 
 
 def _refused_for_dispatch_subclasses() -> dict[str, bool]:
-    """``.numpy()`` raises ``RuntimeError`` ("not supported for tensor subclasses") on an instance of a subclass that
+    """``.numpy()``, ``.numpy(force=True)`` and ``np.asarray`` raise ``RuntimeError`` ("not supported for tensor
+    subclasses") on an instance of a subclass that
     defines ``__torch_dispatch__``, though it is strided, on the CPU, float32, with neither bit and not sparse, nested
     or mkldnn: ``w.detach()`` of a wrapper subclass (itself such an instance) and ``d`` made with ``as_subclass``.
-    ``m.detach().numpy()`` of a plain subclass made with ``as_subclass`` works and is on ``m``'s memory."""
+    ``m.detach().numpy()``, ``m.numpy(force=True)`` and ``np.asarray(m)`` of a plain subclass made with ``as_subclass``
+    work and are on ``m``'s memory."""
     seen = {}
     for name, t in (("wrapper subclass: w.detach()", _Wrapper(torch.ones(3)).detach()),
                     ("as_subclass with __torch_dispatch__: d", torch.ones(3).as_subclass(_Dispatching))):
         plain = (type(t) is not torch.Tensor and t.layout is torch.strided and t.device.type == "cpu"
                  and t.dtype == torch.float32 and not (t.is_conj() or t.is_neg() or t.is_sparse or t.is_nested
                                                        or t.is_mkldnn))
-        try:
-            t.numpy()
-            seen[name] = False
-        except RuntimeError as exc:
-            seen[name] = plain and "not supported for tensor subclasses" in str(exc)
+        for call, convert in (("numpy()", torch.Tensor.numpy), ("numpy(force=True)", lambda u: u.numpy(force=True)),
+                              ("np.asarray", np.asarray)):
+            try:
+                convert(t)
+                seen[f"{name}, {call}"] = False
+            except RuntimeError as exc:
+                seen[f"{name}, {call}"] = plain and "not supported for tensor subclasses" in str(exc)
     m = torch.ones(3).as_subclass(_Plain)
-    seen["plain subclass: m.detach() not refused, on m's memory"] = (
-        m.detach().numpy().__array_interface__["data"][0] == m.data_ptr())
+    for call, array in (("m.detach().numpy()", m.detach().numpy()), ("m.numpy(force=True)", m.numpy(force=True)),
+                        ("np.asarray(m)", np.asarray(m))):
+        on_m = array.__array_interface__["data"][0] == m.data_ptr()
+        seen[f"plain subclass: {call} not refused, on m's memory"] = on_m
     return seen
 
 

@@ -231,8 +231,10 @@ assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.d
 # negative bit set, and outside a function transformed by ``torch.func``, the suggested ``detach().numpy()``
 # returns an array over the tensor's own memory, and so does ``numpy(force=True)``: neither copies. (With one
 # of those bits set, ``detach().numpy()`` raises and ``numpy(force=True)`` copies: see below. On a ``bfloat16`` or
-# float8 tensor, or a sparse one made by ``to_sparse()``, both raise ``TypeError``; on a nested tensor, and on
+# float8 tensor, or a sparse one made by ``to_sparse()``, both raise ``TypeError``; on a nested tensor, on an
+# instance of a tensor subclass that defines ``__torch_dispatch__`` (a subclass without it is fine), and on
 # the tensor a function receives inside ``torch.func.vmap`` or ``torch.func.grad``, both raise as well.)
+# :fact:`detach-numpy-needs-plain-dense`
 view = a.detach().numpy()
 forced = a.numpy(force=True)
 print("detach().numpy():", view, " shares a's memory:", shares(a, view))
@@ -824,8 +826,9 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # Conclusion
 # ----------
 #
-# On a nested tensor, and on the tensor a function receives inside ``torch.func.vmap`` or ``torch.func.grad``,
-# ``detach().numpy()``, ``numpy(force=True)`` and ``np.asarray`` raise; what follows is about other tensors,
+# On a nested tensor, on an instance of a tensor subclass that defines ``__torch_dispatch__``, and on the
+# tensor a function receives inside ``torch.func.vmap`` or ``torch.func.grad``, ``detach().numpy()``,
+# ``numpy(force=True)`` and ``np.asarray`` raise; what follows is about other tensors,
 # outside a function transformed by ``torch.func``. For a dense CPU tensor and an array of the same dtype,
 # ``detach().numpy()``,
 # ``numpy(force=True)``, ``torch.from_numpy``, ``torch.as_tensor`` and ``torch.asarray`` (the last two unless

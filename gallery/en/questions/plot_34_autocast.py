@@ -347,8 +347,9 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # outermost region gets the bfloat16 copy, and a ``Linear`` there raises ``RuntimeError: mat1 and
 # mat2 must have the same dtype, but got Half and BFloat16``. A
 # ``torch.autocast(...)`` that does not name ``cache_enabled`` takes the setting in force where it is
-# called (``True`` at the top level): inside a region with ``cache_enabled=False`` it caches nothing,
-# and a second nested region sees the change. This build runs on the CPU, and the cache is there on
+# called (at the top level ``True`` by default; ``torch.set_autocast_cache_enabled(False)`` turns it
+# off): inside a region with ``cache_enabled=False`` it caches nothing, and a second nested region sees
+# the change. This build runs on the CPU, and the cache is there on
 # the CPU.
 
 model = torch.nn.Linear(2, 2)
@@ -391,6 +392,14 @@ for outer_cache in (True, False):
             )
         with made_at_top:
             assert torch.is_autocast_cache_enabled(), "the setting is taken where torch.autocast(...) is called"
+top_level_cache_ = torch.is_autocast_cache_enabled()
+torch.set_autocast_cache_enabled(False)  # the top-level setting, put back before the assert
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    cached_nothing_ = not torch.is_autocast_cache_enabled() and not same_storage(
+        weight_used(model, x)[1], weight_used(model, x)[1]
+    )
+torch.set_autocast_cache_enabled(top_level_cache_)
+assert cached_nothing_, "after torch.set_autocast_cache_enabled(False), a top-level torch.autocast caches nothing"
 for outer_enabled in (True, False):
     nested_layer = torch.nn.Linear(2, 2)
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=outer_enabled):

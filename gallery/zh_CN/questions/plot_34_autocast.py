@@ -308,7 +308,7 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # 类型转换的缓存：每个最外层区域一份副本
 # --------------------------------------
 #
-# autocast 为需要梯度而且不是视图（view）的 float32 叶子张量（比如 ``Parameter``）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地操作改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。最外层的区域结束时缓存才被清空：顶层的新区域能看到改动，嵌套在另一个开着缓存的区域里的新区域却看不到，外层区域设了 ``enabled=False`` 也一样。副本保持它生成时的 dtype：在同一个最外层区域里，排在 bfloat16 区域之后嵌套的 float16 区域拿到的是 bfloat16 副本，其中的 ``Linear`` 会抛出 ``RuntimeError: mat1 and mat2 must have the same dtype, but got Half and BFloat16``。没有指定 ``cache_enabled`` 的 ``torch.autocast(...)`` 沿用调用它时生效的设置（顶层为 ``True``）：在 ``cache_enabled=False`` 的区域里，它什么都不缓存，嵌套的第二个区域能看到改动。本次构建在 CPU 上运行，CPU 上也有这个缓存。
+# autocast 为需要梯度而且不是视图（view）的 float32 叶子张量（比如 ``Parameter``）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地操作改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。最外层的区域结束时缓存才被清空：顶层的新区域能看到改动，嵌套在另一个开着缓存的区域里的新区域却看不到，外层区域设了 ``enabled=False`` 也一样。副本保持它生成时的 dtype：在同一个最外层区域里，排在 bfloat16 区域之后嵌套的 float16 区域拿到的是 bfloat16 副本，其中的 ``Linear`` 会抛出 ``RuntimeError: mat1 and mat2 must have the same dtype, but got Half and BFloat16``。没有指定 ``cache_enabled`` 的 ``torch.autocast(...)`` 沿用调用它时生效的设置（顶层默认为 ``True``，``torch.set_autocast_cache_enabled(False)`` 可将其关闭）：在 ``cache_enabled=False`` 的区域里，它什么都不缓存，嵌套的第二个区域能看到改动。本次构建在 CPU 上运行，CPU 上也有这个缓存。
 
 model = torch.nn.Linear(2, 2)
 with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -350,6 +350,14 @@ for outer_cache in (True, False):
             )
         with made_at_top:
             assert torch.is_autocast_cache_enabled(), "the setting is taken where torch.autocast(...) is called"
+top_level_cache_ = torch.is_autocast_cache_enabled()
+torch.set_autocast_cache_enabled(False)  # the top-level setting, put back before the assert
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    cached_nothing_ = not torch.is_autocast_cache_enabled() and not same_storage(
+        weight_used(model, x)[1], weight_used(model, x)[1]
+    )
+torch.set_autocast_cache_enabled(top_level_cache_)
+assert cached_nothing_, "after torch.set_autocast_cache_enabled(False), a top-level torch.autocast caches nothing"
 for outer_enabled in (True, False):
     nested_layer = torch.nn.Linear(2, 2)
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=outer_enabled):
