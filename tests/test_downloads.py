@@ -11,6 +11,7 @@ notebooks do not cost 21 imports of torch); it must hold asserts of its own.
 """
 
 import ast
+import difflib
 import json
 import re
 import subprocess
@@ -25,6 +26,7 @@ from tests.fresh_runs import run_alone
 from tests.gallery_tools import (
     LANGS,
     gallery_scripts,
+    html_output_blocks,
     normalise,
     page_path,
     read_page,
@@ -39,12 +41,14 @@ from tensorcopy_sphinx.rerun_cell import PY_MARKER, PY_PAGE_CODE, TAG  # noqa: E
 LANG = LANGS[-1]
 SCRIPTS = gallery_scripts(LANG)
 #: The rerun cell's report in each edition's words, written here (not read from the message catalog):
-#: its last line when every claim agrees ({checks}: the page's checks), a claim that agrees, one that
+#: its first line, its last line when every claim agrees ({checks}: the page's checks), a claim that agrees, one that
 #: differs, and what the error says when some differ.
 REPORT = {
-    "en": {"all agree": r"(\d+) agree, 0 differ, 0 not run: \1 claims from the page's {checks} checks",
+    "en": {"header": r"This page's checks on torch \S+ \(the page was verified on torch \S+\):",
+           "all agree": r"(\d+) agree, 0 differ, 0 not run: \1 claims from the page's {checks} checks",
            "agrees": "  agrees   ", "differs": "  DIFFERS  ", "error": "claims of this page differ"},
-    "zh_CN": {"all agree": r"(\d+) 项一致，0 项不一致，0 项未运行：共 \1 项结论，出自本页的 {checks} 项检查",
+    "zh_CN": {"header": r"本页的检查在 torch \S+ 上的结果（本页验证时用的是 torch \S+）：",
+              "all agree": r"(\d+) 项一致，0 项不一致，0 项未运行：共 \1 项结论，出自本页的 {checks} 项检查",
               # padded to the six columns of 无 GPU, where a Chinese character takes two
               "agrees": "  一致    ", "differs": "  不一致  ", "error": "项结论不一致"},
 }[LANG]
@@ -108,6 +112,31 @@ def test_the_downloaded_script_runs_alone_and_checks(site_dir, download_runs, sc
     assert re.fullmatch(everything_agrees, last), (
         f"the rerun cell of {download.name} did not report every one of the page's {checks_recorded} checks "
         f"agreeing: {last!r}"
+    )
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of printed text that hold something, without trailing spaces (as a page's blocks show them)."""
+    return [line.rstrip() for line in text.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_the_download_run_alone_prints_what_the_page_shows(site_dir, download_runs, script):
+    """What a reader sees when they run the download: before its rerun cell's report, the run alone printed
+    the lines of the page's output blocks, in order, and nothing else. The build checked each block against
+    what its own cell printed (sitetools/guard/output_channels.py); this is a second, separate run, in a fresh
+    process, as a reader's. The other edition's pages show the same blocks (tests/test_site.py)."""
+    result = download_runs[script]
+    assert result.returncode == 0, f"{script_id(script)}: the download fails on its own:\n{result.stderr[-3000:]}"
+    lines = result.stdout.splitlines()
+    header = next((n for n, line in enumerate(lines) if re.fullmatch(REPORT["header"], line)), None)
+    assert header is not None, f"{script_id(script)}: the run printed no rerun report:\n{result.stdout[-2000:]}"
+    printed = _lines("\n".join(lines[:header]))
+    page = page_path(site_dir, LANG, relative_name(script))
+    shown = [line for block in html_output_blocks(page) for line in _lines(block)]
+    assert printed == shown, (
+        f"{page.relative_to(site_dir)} does not show what its download prints when run alone:\n"
+        + "\n".join(difflib.unified_diff(shown, printed, "the page", "the run alone", lineterm="", n=1))
     )
 
 
