@@ -444,12 +444,14 @@ def test_the_rerun_cell_of_a_chinese_page_reports_in_chinese(site_dir):
     assert "'agrees': 'agrees'" in code
 
 
-#: Two full-width marks that end a sentence, side by side: what a link to a title ending in "？" before "。" shows.
-_DOUBLE_STOP = re.compile(r"[？！。][。，；？！]")
+#: Two full-width marks that end a sentence, side by side: what a link to a title ending in "？" before "。" shows;
+#: and two parentheses side by side, "视图（view）（比如……）", where a reader takes the second for part of the gloss.
+_DOUBLE_STOP = re.compile(r"[？！。][。，；？！]|）（")
 
 
 def test_no_chinese_page_puts_two_sentence_ends_side_by_side(site_dir):
-    """A title that ends with a question mark, linked at the end of a sentence, would show "？。"."""
+    """A title that ends with a question mark, linked at the end of a sentence, would show "？。"; a gloss followed by
+    a parenthesis of its own would show "）（"."""
     pages = sorted((site_dir / "zh_CN").rglob("*.html"))
     assert len(pages) > 40, f"only {len(pages)} Chinese pages"
     found = [(page.relative_to(site_dir).as_posix(), match.string[max(match.start() - 20, 0):match.end()])
