@@ -322,7 +322,9 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # same object. ``to(memory_format=torch.contiguous_format)`` returns some tensors that are not
 # contiguous as they are (a transpose, a permutation not laid out as ``channels_last`` or
 # ``channels_last_3d``, such as ``permute(0, 1, 3, 2)`` of a 4-D tensor or ``permute(0, 2, 1, 3, 4)``
-# of a 5-D one) and copies others (a sliced ``channels_last`` tensor, a permutation laid out as
+# of a 5-D one) and copies others (a sliced ``channels_last`` tensor whose strides torch still reads as
+# ``channels_last``, such as ``[..., ::2]`` of a ``channels_last`` ``ones(2, 3, 4, 6)``, though the same slice of
+# ``ones(2, 3, 4, 5)`` is returned as it is; a permutation laid out as
 # ``channels_last`` or ``channels_last_3d``, such as ``permute(0, 3, 1, 2)`` of a 4-D tensor or
 # ``permute(0, 4, 1, 2, 3)`` of a 5-D one), and even a batch of one channel whose strides are those of
 # ``channels_last``, as ``to(memory_format=torch.channels_last)`` and
@@ -399,6 +401,11 @@ read_as_channels_last = {"a sliced channels_last tensor": sliced_channels_last,
 for case, odd in read_as_channels_last.items():
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
     assert odd.to(memory_format=torch.contiguous_format) is not odd, f"{case}: contiguous_format copies it"
+odd_width_slice = torch.ones(2, 3, 4, 5).contiguous(memory_format=torch.channels_last)[..., ::2]
+assert not odd_width_slice.is_contiguous() and not odd_width_slice.is_contiguous(memory_format=torch.channels_last), (
+    "[..., ::2] of a channels_last ones(2, 3, 4, 5) is contiguous in neither layout")
+assert odd_width_slice.to(memory_format=torch.contiguous_format) is odd_width_slice, (
+    "contiguous_format returns [..., ::2] of a channels_last ones(2, 3, 4, 5) as it is")
 one_channel = torch.zeros(8, 1, 4, 4)
 one_channel_lasts = {"to(channels_last)": one_channel.to(memory_format=torch.channels_last),
                      "torch.empty(channels_last)": torch.empty(8, 1, 4, 4, memory_format=torch.channels_last)}

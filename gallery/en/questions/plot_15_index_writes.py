@@ -265,7 +265,8 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # list of integers and one-element tensors of a signed integer dtype, ``uint8`` or ``bool`` (a ``bool`` one counts as
 # the position 0 or 1), or of lists, tuples or ranges of integers all of one length, is an advanced index (a copy,
 # with no warning); a list of only one-element ``uint8`` or ``bool`` tensors (Python ``True`` and ``False`` count as
-# ``bool``) is a mask instead, with a deprecation warning if it holds a ``uint8`` one; and a list holding a
+# ``bool``), or of lists or tuples of them all of one length, is a mask instead (of as many dimensions as the list
+# has levels), with a deprecation warning if it holds a ``uint8`` one; and a list holding a
 # floating-point or complex tensor, a tensor of more or fewer than one element, one on ``meta``, a ``uint16``,
 # ``uint32`` or ``uint64`` tensor (unless every item is a tensor of that dtype), a slice, ``None`` or ``...`` raises.
 # We check each form below by its storage.
@@ -424,6 +425,25 @@ for long_length in (32, 40):
                         raise AssertionError(
                             "a long list holding a uint16, uint32 or uint64 tensor next to an item that is not a "
                             "tensor of its dtype must raise")
+mask_rows = torch.arange(64.0).reshape(32, 2)
+with warnings.catch_warnings(record=True) as nested_mask_warnings:
+    warnings.simplefilter("always")
+    nested_bool_results = [mask_rows[[[True, False]] * 32], mask_rows[[(True, False)] * 32],
+                           mask_rows[[[torch.tensor(True), torch.tensor([False])]] * 32]]
+assert all(torch.equal(result, mask_rows[:, 0]) and not same_storage(result, mask_rows)
+           for result in nested_bool_results) and not nested_mask_warnings, (
+    "a list of 32 lists or tuples of bools of one length is a 2-D mask: a copy, with no warning")
+assert mask_rows[[[1, 0]] * 32].shape == (32, 2, 2), "a list of 32 lists of integers is an advanced index"
+with warnings.catch_warnings(record=True) as nested_uint8_warnings:
+    warnings.simplefilter("always")
+    nested_uint8_result = mask_rows[[[torch.tensor(1, dtype=torch.uint8), torch.tensor(0, dtype=torch.uint8)]] * 32]
+assert torch.equal(nested_uint8_result, mask_rows[:, 0]) and any(
+    "uint8" in str(w.message) for w in nested_uint8_warnings), (
+    "a list of 32 lists of one-element uint8 tensors is a 2-D mask, with the deprecation warning")
+mask_cubes = torch.arange(128.0).reshape(32, 2, 2)
+assert torch.equal(mask_cubes[[[[True, False], [False, True]]] * 32],
+                   mask_cubes[torch.tensor([[True, False], [False, True]]).expand(32, 2, 2)]), (
+    "a list of 32 lists of lists of bools is a 3-D mask")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -299,7 +299,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``tensor.to()`` 返回新张量，或者张量本身
 # ----------------------------------------
 #
-# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（在 CPU 上，设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制；GPU 的情况见下面的 GPU 框），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切过片的 ``channels_last`` 张量，以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、步长按 ``channels_last`` 排列的批次也会复制，尽管它是连续的；``to(memory_format=torch.channels_last)`` 和 ``torch.empty(..., memory_format=torch.channels_last)`` 造出的就是这样的批次。决定是否复制的是步长，不是 ``is_contiguous()``：按默认布局创建的单通道批次，``is_contiguous()`` 和 ``is_contiguous(memory_format=torch.channels_last)`` 同样为 ``True``，可是 ``contiguous(memory_format=torch.channels_last)`` 原样返回它，步长不变，``to(memory_format=torch.contiguous_format)`` 返回它本身，``to(memory_format=torch.channels_last)`` 则会复制它。``contiguous()`` 只复制不连续的张量，其他张量都返回它本身，步长按 ``channels_last`` 排列的单通道批次也一样，步长不变：要默认布局的副本，就调用 ``clone(memory_format=torch.contiguous_format)``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（在 CPU 上，设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制；GPU 的情况见下面的 GPU 框），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切片后 torch 仍从步长读出 ``channels_last`` 的 ``channels_last`` 张量，比如按 ``channels_last`` 排列的 ``ones(2, 3, 4, 6)`` 切成 ``[..., ::2]``，而同样切 ``ones(2, 3, 4, 5)`` 得到的张量会原样返回；以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、步长按 ``channels_last`` 排列的批次也会复制，尽管它是连续的；``to(memory_format=torch.channels_last)`` 和 ``torch.empty(..., memory_format=torch.channels_last)`` 造出的就是这样的批次。决定是否复制的是步长，不是 ``is_contiguous()``：按默认布局创建的单通道批次，``is_contiguous()`` 和 ``is_contiguous(memory_format=torch.channels_last)`` 同样为 ``True``，可是 ``contiguous(memory_format=torch.channels_last)`` 原样返回它，步长不变，``to(memory_format=torch.contiguous_format)`` 返回它本身，``to(memory_format=torch.channels_last)`` 则会复制它。``contiguous()`` 只复制不连续的张量，其他张量都返回它本身，步长按 ``channels_last`` 排列的单通道批次也一样，步长不变：要默认布局的副本，就调用 ``clone(memory_format=torch.contiguous_format)``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
 # ``Parameter``、视图（view）、普通张量和推理张量（inference tensor）。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
@@ -364,6 +364,11 @@ read_as_channels_last = {"a sliced channels_last tensor": sliced_channels_last,
 for case, odd in read_as_channels_last.items():
     assert not odd.is_contiguous(), f"{case}: it is not contiguous"
     assert odd.to(memory_format=torch.contiguous_format) is not odd, f"{case}: contiguous_format copies it"
+odd_width_slice = torch.ones(2, 3, 4, 5).contiguous(memory_format=torch.channels_last)[..., ::2]
+assert not odd_width_slice.is_contiguous() and not odd_width_slice.is_contiguous(memory_format=torch.channels_last), (
+    "[..., ::2] of a channels_last ones(2, 3, 4, 5) is contiguous in neither layout")
+assert odd_width_slice.to(memory_format=torch.contiguous_format) is odd_width_slice, (
+    "contiguous_format returns [..., ::2] of a channels_last ones(2, 3, 4, 5) as it is")
 one_channel = torch.zeros(8, 1, 4, 4)
 one_channel_lasts = {"to(channels_last)": one_channel.to(memory_format=torch.channels_last),
                      "torch.empty(channels_last)": torch.empty(8, 1, 4, 4, memory_format=torch.channels_last)}

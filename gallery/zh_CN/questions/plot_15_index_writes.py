@@ -241,7 +241,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、序列（另一个列表、元组或 ``range``）、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表有 32 项及以上时，torch 把整个列表变成一个索引张量：由整数和只有一个元素、dtype 为有符号整数、``uint8`` 或 ``bool`` 的张量组成的列表（``bool`` 张量按位置 0 或 1 算），或由长度全都相同的整数列表、整数元组或 ``range`` 组成的列表，是高级索引（得到副本，不给警告）；列表里若只有单元素的 ``uint8`` 或 ``bool`` 张量（Python 的 ``True`` 和 ``False`` 算作 ``bool``），则是掩码，其中有 ``uint8`` 张量时还会给出弃用警告；列表里有浮点或复数张量、元素个数不是一的张量、``meta`` 上的张量、``uint16``、``uint32`` 或 ``uint64`` 张量（除非每一项都是该 dtype 的张量）、切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
+# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、序列（另一个列表、元组或 ``range``）、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表有 32 项及以上时，torch 把整个列表变成一个索引张量：由整数和只有一个元素、dtype 为有符号整数、``uint8`` 或 ``bool`` 的张量组成的列表（``bool`` 张量按位置 0 或 1 算），或由长度全都相同的整数列表、整数元组或 ``range`` 组成的列表，是高级索引（得到副本，不给警告）；列表里若只有单元素的 ``uint8`` 或 ``bool`` 张量（Python 的 ``True`` 和 ``False`` 算作 ``bool``），或只有由它们组成、长度全都相同的列表或元组，则是掩码（列表有几层，掩码就是几维），其中有 ``uint8`` 张量时还会给出弃用警告；列表里有浮点或复数张量、元素个数不是一的张量、``meta`` 上的张量、``uint16``、``uint32`` 或 ``uint64`` 张量（除非每一项都是该 dtype 的张量）、切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -397,6 +397,25 @@ for long_length in (32, 40):
                         raise AssertionError(
                             "a long list holding a uint16, uint32 or uint64 tensor next to an item that is not a "
                             "tensor of its dtype must raise")
+mask_rows = torch.arange(64.0).reshape(32, 2)
+with warnings.catch_warnings(record=True) as nested_mask_warnings:
+    warnings.simplefilter("always")
+    nested_bool_results = [mask_rows[[[True, False]] * 32], mask_rows[[(True, False)] * 32],
+                           mask_rows[[[torch.tensor(True), torch.tensor([False])]] * 32]]
+assert all(torch.equal(result, mask_rows[:, 0]) and not same_storage(result, mask_rows)
+           for result in nested_bool_results) and not nested_mask_warnings, (
+    "a list of 32 lists or tuples of bools of one length is a 2-D mask: a copy, with no warning")
+assert mask_rows[[[1, 0]] * 32].shape == (32, 2, 2), "a list of 32 lists of integers is an advanced index"
+with warnings.catch_warnings(record=True) as nested_uint8_warnings:
+    warnings.simplefilter("always")
+    nested_uint8_result = mask_rows[[[torch.tensor(1, dtype=torch.uint8), torch.tensor(0, dtype=torch.uint8)]] * 32]
+assert torch.equal(nested_uint8_result, mask_rows[:, 0]) and any(
+    "uint8" in str(w.message) for w in nested_uint8_warnings), (
+    "a list of 32 lists of one-element uint8 tensors is a 2-D mask, with the deprecation warning")
+mask_cubes = torch.arange(128.0).reshape(32, 2, 2)
+assert torch.equal(mask_cubes[[[[True, False], [False, True]]] * 32],
+                   mask_cubes[torch.tensor([[True, False], [False, True]]).expand(32, 2, 2)]), (
+    "a list of 32 lists of lists of bools is a 3-D mask")
 # sphinx_gallery_end_ignore
 
 # %%
