@@ -521,7 +521,8 @@ for low_dtype in (torch.bfloat16, torch.float16):
 
 # %%
 # A forward pass under ``torch.inference_mode()`` neither reads the cache nor fills it: it casts the
-# weight as it is now, and sees the edit, and a pass in grad mode after it casts again. A pass under
+# weight as it is now, and sees the edit. A pass in grad mode after it still uses the copy an earlier pass
+# in the region cached, and casts again only if no pass cached one. A pass under
 # ``torch.no_grad()`` does both, as a pass in grad mode does, so a validation pass under ``no_grad()``
 # inside the region computes with the stale copy. Below, for each of the two, a pass in grad mode and
 # a pass under it, in both orders, around the same edit as above: does the second pass see the edit?
@@ -553,6 +554,30 @@ assert edit_seen_across(torch.enable_grad, torch.inference_mode, torch.float16),
 assert edit_seen_across(torch.inference_mode, torch.enable_grad, torch.float16), (
     "float16: an inference_mode() pass does not fill the cache")
 assert edit_seen_across(torch.inference_mode, torch.inference_mode), "two inference_mode() passes each cast anew"
+
+
+def step_seen_after_validation(earlier_mode, low_dtype):
+    torch.manual_seed(0)
+    val_layer, val_inputs = torch.nn.Linear(2, 2), torch.ones(3, 2)
+    val_optimizer = torch.optim.SGD(val_layer.parameters(), lr=0.5)
+    val_layer(val_inputs).sum().backward()  # the gradient of the step, computed outside the region
+    with torch.autocast("cpu", dtype=low_dtype):
+        with earlier_mode():
+            before_step = val_layer(val_inputs)
+        val_optimizer.step()
+        with torch.inference_mode():
+            validated = val_layer(val_inputs)
+        after_validation = val_layer(val_inputs)
+    return not torch.equal(validated, before_step), torch.equal(after_validation, before_step)
+
+
+for low_dtype in (torch.bfloat16, torch.float16):
+    for earlier_mode in (torch.enable_grad, torch.no_grad):
+        assert step_seen_after_validation(earlier_mode, low_dtype) == (True, True), (
+            f"{low_dtype}: an inference_mode() pass sees a step; a grad-mode pass after it uses the copy an earlier "
+            "pass cached")
+    assert step_seen_after_validation(torch.inference_mode, low_dtype) == (True, False), (
+        f"{low_dtype}: a grad-mode pass after only inference_mode() passes casts the weight again")
 
 
 def nested_pass_after_step(low_dtype, nested_options):

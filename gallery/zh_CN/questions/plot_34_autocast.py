@@ -463,7 +463,7 @@ for low_dtype in (torch.bfloat16, torch.float16):
 # sphinx_gallery_end_ignore
 
 # %%
-# 在 ``torch.inference_mode()`` 下做的前向传播既不读缓存，也不往缓存里放副本：它按权重此刻的值转换，能看到改动，之后在梯度模式下做的前向传播也会重新转换。``torch.no_grad()`` 下的前向传播两样都做，和梯度模式下一样，所以在区域里用 ``no_grad()`` 做验证，用的也是过时的副本。下面对这两种模式分别在与上面相同的改动前后，各做一次梯度模式下的前向传播和一次该模式下的前向传播，两种先后顺序都试：第二次前向传播看不看得到改动？
+# 在 ``torch.inference_mode()`` 下做的前向传播既不读缓存，也不往缓存里放副本：它按权重此刻的值转换，能看到改动。之后在梯度模式下做的前向传播，如果本区域里先前已有前向传播缓存了副本，就仍用那份副本，没有才重新转换。``torch.no_grad()`` 下的前向传播两样都做，和梯度模式下一样，所以在区域里用 ``no_grad()`` 做验证，用的也是过时的副本。下面对这两种模式分别在与上面相同的改动前后，各做一次梯度模式下的前向传播和一次该模式下的前向传播，两种先后顺序都试：第二次前向传播看不看得到改动？
 
 
 def edit_seen_across(first_mode, second_mode, dtype=torch.bfloat16):
@@ -492,6 +492,30 @@ assert edit_seen_across(torch.enable_grad, torch.inference_mode, torch.float16),
 assert edit_seen_across(torch.inference_mode, torch.enable_grad, torch.float16), (
     "float16: an inference_mode() pass does not fill the cache")
 assert edit_seen_across(torch.inference_mode, torch.inference_mode), "two inference_mode() passes each cast anew"
+
+
+def step_seen_after_validation(earlier_mode, low_dtype):
+    torch.manual_seed(0)
+    val_layer, val_inputs = torch.nn.Linear(2, 2), torch.ones(3, 2)
+    val_optimizer = torch.optim.SGD(val_layer.parameters(), lr=0.5)
+    val_layer(val_inputs).sum().backward()  # 这一步用的梯度，在区域外算出
+    with torch.autocast("cpu", dtype=low_dtype):
+        with earlier_mode():
+            before_step = val_layer(val_inputs)
+        val_optimizer.step()
+        with torch.inference_mode():
+            validated = val_layer(val_inputs)
+        after_validation = val_layer(val_inputs)
+    return not torch.equal(validated, before_step), torch.equal(after_validation, before_step)
+
+
+for low_dtype in (torch.bfloat16, torch.float16):
+    for earlier_mode in (torch.enable_grad, torch.no_grad):
+        assert step_seen_after_validation(earlier_mode, low_dtype) == (True, True), (
+            f"{low_dtype}: an inference_mode() pass sees a step; a grad-mode pass after it uses the copy an earlier "
+            "pass cached")
+    assert step_seen_after_validation(torch.inference_mode, low_dtype) == (True, False), (
+        f"{low_dtype}: a grad-mode pass after only inference_mode() passes casts the weight again")
 
 
 def nested_pass_after_step(low_dtype, nested_options):
