@@ -392,3 +392,21 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # :ref:`questions-version-counter`; other kernels may do the same).
 # :fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check`
 # :fact:`unread-saved-tensors-escape-version-check` :fact:`counter-bypass-edits-silent`
+#
+# ``torch.func.vjp`` does not notice such edits either: after an in-place edit of
+# its input or output, direct or through ``detach()``, its ``vjp_fn`` raises nothing and
+# computes with the edited values, so this page's edit gives a wrong gradient there too (below).
+
+vjp_edits = {
+    "output through detach()": (torch.sigmoid, lambda x, y: y.detach().zero_(), lambda x, y: y * (1 - y)),
+    "output": (torch.sigmoid, lambda x, y: y.zero_(), lambda x, y: y * (1 - y)),
+    "input through detach()": (lambda t: t * t, lambda x, y: x.detach().mul_(10), lambda x, y: 2 * x),
+    "input": (lambda t: t * t, lambda x, y: x.mul_(10), lambda x, y: 2 * x),
+}
+for where, (f, edit, at_edited) in vjp_edits.items():
+    x = torch.tensor([1.0, 2.0, 3.0])
+    y, vjp_fn = torch.func.vjp(f, x)
+    edit(x, y)
+    (grad,) = vjp_fn(torch.ones(3))
+    print(f"vjp_fn after an edit of the {where}:", grad)
+    assert torch.equal(grad, at_edited(x, y)), "after an edit of its input or output, vjp_fn raises nothing and computes with the edited values"

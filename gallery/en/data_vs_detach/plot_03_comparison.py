@@ -585,11 +585,14 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # shows the same after an edit under ``torch.no_grad()``). Through ``.data`` the
 # edit moves only the version counter of the tensor ``.data`` returns (a counter of
 # its own), not the one the outputs share with their source, and goes unnoticed.
-# When the source does not
-# require grad at the time of that operation there is no such check: ``k * weight``,
-# with ``weight`` requiring grad, runs (the second loop). A source that did not
+# When the outputs of that call do
+# not require grad at the time of that operation, as when the source never required grad, there is
+# no such check: ``k * weight``, with ``weight`` requiring grad, runs (the second loop). A source that did not
 # require grad when it was split but is made to require grad later with
 # ``requires_grad_()``, before or after the edit, is checked like any other (the third loop).
+# A leaf source that required grad when it was split and is switched off later with
+# ``requires_grad_(False)``, before or after the edit, is still checked: its outputs keep requiring grad
+# (the fourth loop).
 
 def times_two_error(t):
     try:
@@ -623,8 +626,10 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)))
     q, k, v = getattr(torch.ones(3, 2), split_name)(*split_args)  # a source that does not require grad
     q.detach().zero_()
     recorded = k * weight
-    print(f"source without grad, {split_name}(): k * weight -> {type(recorded.grad_fn).__name__}")
-    assert recorded.grad_fn is not None, "with a source that does not require grad, k * weight runs and is recorded"
+    print(f"source without grad, {split_name}(): k.requires_grad={k.requires_grad}"
+          f"  k * weight -> {type(recorded.grad_fn).__name__}")
+    assert not k.requires_grad and recorded.grad_fn is not None, (
+        "when the outputs do not require grad, k * weight runs and is recorded")
 
 for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
     for when in ("before", "after"):
@@ -639,6 +644,21 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)))
         print(f"{'':<9} k * 2: {errors[1]}")
         assert all("modified inplace" in error for error in errors), (
             "a source made to require grad after the split is checked like any other, before or after the edit")
+
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
+    for when in ("before", "after"):
+        x = torch.ones(3, 2, requires_grad=True)
+        q, k, v = getattr(x, split_name)(*split_args)  # split while x requires grad
+        if when == "before":
+            x.requires_grad_(False)
+        q.detach().zero_()
+        x.requires_grad_(False)
+        errors = [times_two_error(t) for t in (q, k, v)]
+        print(f"requires_grad_(False) {when:<6} the edit, {split_name}(): x.requires_grad={x.requires_grad}"
+              f"  k.requires_grad={k.requires_grad}")
+        print(f"{'':<9} k * 2: {errors[1]}")
+        assert all(t.requires_grad for t in (q, k, v)) and all("modified inplace" in error for error in errors), (
+            "a leaf source switched off after the split is still checked: its outputs keep requiring grad")
 
 # %%
 # Conclusion
