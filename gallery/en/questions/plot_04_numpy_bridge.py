@@ -364,8 +364,11 @@ for mode_ in (torch.no_grad, torch.inference_mode):
 #
 # From NumPy to torch, ``torch.from_numpy`` and ``torch.as_tensor`` share the
 # array's memory when torch has its dtype (on a dtype torch lacks, such as ``object``
-# or ``datetime64``, they raise ``TypeError``; three more kinds of array they refuse
-# follow). Given no ``device=`` argument, under a default device other than ``"cpu"`` (set by
+# or ``datetime64``, they raise ``TypeError``. ``torch.from_numpy``, ``torch.as_tensor``, ``torch.asarray``
+# and ``torch.tensor`` all raise it too on an array of NumPy's ``ulonglong`` type (dtype char ``"Q"``), although
+# its dtype prints as ``uint64`` and equals ``np.dtype(np.uint64)``, which on Linux is ``ulong`` (``"L"``):
+# ``array.view(np.uint64)`` gives an array they share, without a copy, and ``torch.from_dlpack`` shares it as
+# it is. Three more kinds of array they refuse follow.) Given no ``device=`` argument, under a default device other than ``"cpu"`` (set by
 # ``torch.set_default_device`` or ``with torch.device(...)``), even ``"cpu:0"``, ``torch.as_tensor`` does not
 # share the array's memory (it copies the array to that device; on ``meta`` it gives a tensor with no values)
 # while ``torch.from_numpy`` still shares it. A ``device=`` argument decides instead of the default device:
@@ -493,6 +496,20 @@ for shared_dtype_ in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint
         "torch.from_numpy, torch.as_tensor and torch.asarray share the memory of an array of each dtype torch has")
     typed_tensor_ = torch.from_numpy(typed_array_).clone()
     assert shares(typed_tensor_, np.asarray(typed_tensor_)), "np.asarray shares the memory of a tensor of each dtype NumPy has"
+ulonglong_array_ = array.astype("Q")
+assert ulonglong_array_.dtype.char == "Q" and ulonglong_array_.dtype == "uint64" and array.astype("uint64").dtype.char == "L", (
+    'a ulonglong array\'s dtype ("Q") equals np.dtype(np.uint64), which is ulong ("L")')
+for convert_ in (torch.from_numpy, torch.as_tensor, torch.asarray, torch.tensor):
+    try:
+        convert_(ulonglong_array_)
+    except TypeError as refusal:
+        assert "numpy.ulonglong" in str(refusal), "the refusal names numpy.ulonglong"
+    else:
+        raise AssertionError(f"{convert_.__name__} of a ulonglong array must raise TypeError")
+assert all(shares(convert_(ulonglong_array_.view("uint64")), ulonglong_array_) for convert_ in (
+    torch.from_numpy, torch.as_tensor, torch.asarray)) and shares(torch.from_dlpack(ulonglong_array_), ulonglong_array_), (
+    "torch.from_numpy, torch.as_tensor and torch.asarray share a ulonglong array viewed as np.uint64, "
+    "and torch.from_dlpack shares it as it is")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -835,13 +852,14 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # their ``device=`` argument names a device other than ``"cpu"``, even ``"cpu:0"``, or, given no ``device=``, a
 # default device other than ``"cpu"`` is set; ``torch.asarray`` also copies a 0-d array) share memory, and so does ``np.asarray`` on a tensor that does not require grad;
 # ``torch.tensor`` and ``np.array`` copy. A flipped array that is not empty, one in the other byte order,
-# or one whose strides are not a multiple of its element size (such as the ``float32`` field of a packed
-# record of a ``float32`` and an ``int8``) is
-# refused by each of the four constructors ``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor``
+# one whose strides are not a multiple of its element size (such as the ``float32`` field of a packed
+# record of a ``float32`` and an ``int8``), or one of NumPy's ``ulonglong`` type (dtype char ``"Q"``, though its
+# dtype is ``uint64``) is refused by each of the four constructors ``torch.from_numpy``, ``torch.as_tensor``, ``torch.tensor``
 # and ``torch.asarray`` (on torch 2.13.0, ``torch.from_dlpack`` aborts the process on an array in native
 # byte order, of a dtype DLPack carries, flipped along an axis of two or more elements):
 # copy a flipped array or such a field with NumPy (or flip in torch), and convert an array in the other byte
-# order with ``array.astype(array.dtype.newbyteorder("="))``, since a NumPy copy keeps the byte order. On a sparse tensor, ``detach().numpy()``,
+# order with ``array.astype(array.dtype.newbyteorder("="))``, since a NumPy copy keeps the byte order; view a
+# ``ulonglong`` array as ``np.uint64``. On a sparse tensor, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise. ``numpy()`` and ``np.asarray`` refuse a tensor that
 # requires grad only where ``torch.is_grad_enabled()`` is ``True`` (``torch.enable_grad()`` inside
 # ``torch.inference_mode()`` included): under ``torch.no_grad()`` or ``torch.inference_mode()`` alone

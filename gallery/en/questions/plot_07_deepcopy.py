@@ -246,7 +246,9 @@ assert message.startswith(
 
 # %%
 # The same error comes from the tensor alone: ``deepcopy`` refuses any tensor that has a
-# ``grad_fn``, with or without a module around it.
+# ``grad_fn``, with or without a module around it. Having no ``grad_fn`` is not enough: a nested tensor
+# of the default ``torch.strided`` layout is a leaf, yet ``deepcopy`` of it raises ``NotImplementedError``;
+# a ``torch.jagged`` one deep-copies into new memory.
 
 try:
     copy.deepcopy(model.doubled)
@@ -254,6 +256,24 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {str(e).split('.')[0]}")
 else:
     raise AssertionError("deepcopy of a non-leaf tensor must raise")
+# sphinx_gallery_start_ignore
+# Nested tensors are a prototype: building one of the strided layout warns, so the warning is ignored here.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    strided_leaf_ = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+assert strided_leaf_.layout == torch.strided and strided_leaf_.is_leaf and strided_leaf_.grad_fn is None, (
+    "a strided nested tensor is a leaf with no grad_fn")
+try:
+    copy.deepcopy(strided_leaf_)
+except NotImplementedError:
+    pass
+else:
+    raise AssertionError("deepcopy of a strided nested tensor must raise NotImplementedError")
+jagged_leaf_ = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.jagged)
+jagged_copy_ = copy.deepcopy(jagged_leaf_)
+assert jagged_leaf_.is_leaf and jagged_copy_.values().data_ptr() != jagged_leaf_.values().data_ptr() and torch.equal(
+    jagged_copy_.values(), jagged_leaf_.values()), "a jagged nested tensor deep-copies into new memory"
+# sphinx_gallery_end_ignore
 
 # %%
 # A tensor made with ``requires_grad=True`` outside ``torch.inference_mode()`` and then moved by ``.to()`` with grad
@@ -701,7 +721,8 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # Conclusion
 # ----------
 #
-# ``copy.deepcopy`` copies leaves only; a module that keeps a non-leaf should compute that tensor in
+# ``copy.deepcopy`` copies leaves only (and not every leaf: a nested tensor of the default ``torch.strided``
+# layout raises ``NotImplementedError``); a module that keeps a non-leaf should compute that tensor in
 # ``forward``, without storing it on the module: a detached copy deep-copies, but it is a constant, and no
 # gradient reaches ``scale`` through it. The copy owns new memory; a plain tensor's copy carries ``.grad``
 # (``deepcopy`` raises instead once ``backward(create_graph=True)`` has given that ``.grad`` a ``grad_fn``), a

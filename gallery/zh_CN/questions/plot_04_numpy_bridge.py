@@ -348,7 +348,7 @@ for mode_ in (torch.no_grad, torch.inference_mode):
 # 哪些转换共享，哪些复制
 # ----------------------
 #
-# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``；它们拒绝的另外三种数组见下文）。不给 ``device=`` 参数时，如果设置了 ``"cpu"`` 以外的默认设备（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor`` 也不与数组共享内存（它把数组复制到那个设备上；在 ``meta`` 上它给出一个没有数值的张量），``torch.from_numpy`` 则仍然共享数组的内存。给了 ``device=`` 参数时，由它决定，与默认设备无关：它指定 ``"cpu"`` 以外的设备时，即使是 ``"cpu:0"``，``torch.as_tensor`` 也不共享内存；``device="cpu"`` 则共享，无论默认设备是什么。在这些情况下，``torch.asarray`` 都与 ``torch.as_tensor`` 一样，只有 0 维数组（``np.array(5.0)``）例外：``torch.asarray`` 从不与它共享内存，即使给了 ``device="cpu"`` 和 ``copy=False``，也返回一个副本，不报错。``torch.tensor``
+# 从 NumPy 到 torch：``torch.from_numpy`` 和 ``torch.as_tensor`` 共享数组的内存，前提是 torch 也有这种 dtype（遇到 torch 没有的 dtype，比如 ``object`` 或 ``datetime64``，它们抛出 ``TypeError``。遇到 NumPy 的 ``ulonglong`` 类型（dtype 字符 ``"Q"``）的数组，``torch.from_numpy``、``torch.as_tensor``、``torch.asarray`` 和 ``torch.tensor`` 也都抛出这个错误，尽管它的 dtype 显示为 ``uint64``，也等于 ``np.dtype(np.uint64)``，而在 Linux 上后者是 ``ulong``，即 ``"L"``：用 ``array.view(np.uint64)`` 得到的数组，它们共享其内存，不复制；``torch.from_dlpack`` 则原样共享它的内存。它们拒绝的另外三种数组见下文。）不给 ``device=`` 参数时，如果设置了 ``"cpu"`` 以外的默认设备（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），即使是 ``"cpu:0"``，``torch.as_tensor`` 也不与数组共享内存（它把数组复制到那个设备上；在 ``meta`` 上它给出一个没有数值的张量），``torch.from_numpy`` 则仍然共享数组的内存。给了 ``device=`` 参数时，由它决定，与默认设备无关：它指定 ``"cpu"`` 以外的设备时，即使是 ``"cpu:0"``，``torch.as_tensor`` 也不共享内存；``device="cpu"`` 则共享，无论默认设备是什么。在这些情况下，``torch.asarray`` 都与 ``torch.as_tensor`` 一样，只有 0 维数组（``np.array(5.0)``）例外：``torch.asarray`` 从不与它共享内存，即使给了 ``device="cpu"`` 和 ``copy=False``，也返回一个副本，不报错。``torch.tensor``
 # 会复制。``torch.from_dlpack`` 也共享：改它得到的张量，下面的数组也跟着变；对没有翻转、字节序与本机相同、dtype 受 DLPack 支持（``bool``、8 到 64 位的有符号和无符号整数、``float16``、``float32``、``float64``、``complex64`` 和 ``complex128``）的数组，无论是整个数组还是切片（``[::2]``），它得到的张量都使用数组的内存。字节序与本机不同的数组（``">f4"``）、``object`` 或 ``datetime64`` 数组，以及紧凑记录 ``[("a", "<f4"), ("b", "i1")]`` 的 ``float32`` 字段 ``"a"``，它以 ``BufferError`` 拒绝：这个字段的步长（stride）是 5 字节，不是元素大小的整数倍。同一记录的 ``int8`` 字段 ``"b"``，步长是元素大小的整数倍，它接受，得到的张量使用这个字段的内存。（翻转过的数组另当别论，见下文。）从 torch 到 NumPy：``Tensor.numpy()`` 和 ``np.asarray`` 共享，``np.array`` 复制；在这个版本的 NumPy 上它还会发出警告，因为
 # ``Tensor.__array__`` 不接受 NumPy 2 的 ``copy`` 参数。这里捕获警告并展示出来。
 # :fact:`default-device-makes-as-tensor-copy`
@@ -459,6 +459,20 @@ for shared_dtype_ in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint
         "torch.from_numpy, torch.as_tensor and torch.asarray share the memory of an array of each dtype torch has")
     typed_tensor_ = torch.from_numpy(typed_array_).clone()
     assert shares(typed_tensor_, np.asarray(typed_tensor_)), "np.asarray shares the memory of a tensor of each dtype NumPy has"
+ulonglong_array_ = array.astype("Q")
+assert ulonglong_array_.dtype.char == "Q" and ulonglong_array_.dtype == "uint64" and array.astype("uint64").dtype.char == "L", (
+    'a ulonglong array\'s dtype ("Q") equals np.dtype(np.uint64), which is ulong ("L")')
+for convert_ in (torch.from_numpy, torch.as_tensor, torch.asarray, torch.tensor):
+    try:
+        convert_(ulonglong_array_)
+    except TypeError as refusal:
+        assert "numpy.ulonglong" in str(refusal), "the refusal names numpy.ulonglong"
+    else:
+        raise AssertionError(f"{convert_.__name__} of a ulonglong array must raise TypeError")
+assert all(shares(convert_(ulonglong_array_.view("uint64")), ulonglong_array_) for convert_ in (
+    torch.from_numpy, torch.as_tensor, torch.asarray)) and shares(torch.from_dlpack(ulonglong_array_), ulonglong_array_), (
+    "torch.from_numpy, torch.as_tensor and torch.asarray share a ulonglong array viewed as np.uint64, "
+    "and torch.from_dlpack shares it as it is")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -765,5 +779,5 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # ----
 #
 # 对嵌套张量、定义了 ``__torch_dispatch__`` 的张量子类的实例，以及函数在 ``torch.func.vmap`` 或 ``torch.func.grad`` 里收到的张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错；下面说的是其他张量，且都在经 ``torch.func`` 变换的函数之外。对 CPU 上的稠密张量和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy``、
-# ``torch.as_tensor`` 和 ``torch.asarray`` 都共享内存（后两者在其 ``device=`` 参数指定了 ``"cpu"`` 以外的设备时除外，即使是 ``"cpu:0"``；不给 ``device=`` 时，设置了 ``"cpu"`` 以外的默认设备也除外；``torch.asarray`` 遇到 0 维数组也会复制）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组，以及步长不是元素大小整数倍的数组（例如由一个 ``float32`` 和一个 ``int8`` 组成的紧凑记录的 ``float32`` 字段），构造函数 ``torch.from_numpy``、``torch.as_tensor``、``torch.tensor`` 和 ``torch.asarray`` 都会拒绝（在 torch 2.13.0 上，``torch.from_dlpack`` 遇到字节序与本机相同、dtype 受 DLPack 支持、沿元素不止一个的维翻转的数组，会让进程中止）：翻转数组和这种字段，先用 NumPy 复制（翻转数组也可以改在 torch 里翻转）；字节序与本机不同的数组，要用 ``array.astype(array.dtype.newbyteorder("="))`` 转成本机字节序，因为 NumPy 复制时保留原来的字节序。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在 ``torch.is_grad_enabled()`` 为 ``True`` 时才拒绝需要梯度的张量（在 ``torch.inference_mode()`` 里用 ``torch.enable_grad()`` 打开后也算）：单用 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 时，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
+# ``torch.as_tensor`` 和 ``torch.asarray`` 都共享内存（后两者在其 ``device=`` 参数指定了 ``"cpu"`` 以外的设备时除外，即使是 ``"cpu:0"``；不给 ``device=`` 时，设置了 ``"cpu"`` 以外的默认设备也除外；``torch.asarray`` 遇到 0 维数组也会复制）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组、步长不是元素大小整数倍的数组（例如由一个 ``float32`` 和一个 ``int8`` 组成的紧凑记录的 ``float32`` 字段），以及 NumPy 的 ``ulonglong`` 类型（dtype 字符 ``"Q"``，尽管其 dtype 是 ``uint64``）的数组，构造函数 ``torch.from_numpy``、``torch.as_tensor``、``torch.tensor`` 和 ``torch.asarray`` 都会拒绝（在 torch 2.13.0 上，``torch.from_dlpack`` 遇到字节序与本机相同、dtype 受 DLPack 支持、沿元素不止一个的维翻转的数组，会让进程中止）：翻转数组和这种字段，先用 NumPy 复制（翻转数组也可以改在 torch 里翻转）；字节序与本机不同的数组，要用 ``array.astype(array.dtype.newbyteorder("="))`` 转成本机字节序，因为 NumPy 复制时保留原来的字节序；``ulonglong`` 数组则先用 ``view`` 看作 ``np.uint64``。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在 ``torch.is_grad_enabled()`` 为 ``True`` 时才拒绝需要梯度的张量（在 ``torch.inference_mode()`` 里用 ``torch.enable_grad()`` 打开后也算）：单用 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 时，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，自动求导却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。

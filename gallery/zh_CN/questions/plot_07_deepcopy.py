@@ -239,7 +239,7 @@ assert message.startswith(
 # sphinx_gallery_end_ignore
 
 # %%
-# 单独拷贝这个张量也是同样的报错：不管外面有没有模块，``deepcopy`` 都拒绝带 ``grad_fn`` 的张量。
+# 单独拷贝这个张量也是同样的报错：不管外面有没有模块，``deepcopy`` 都拒绝带 ``grad_fn`` 的张量。但没有 ``grad_fn`` 还不够：默认 ``torch.strided`` 布局的嵌套张量是叶子张量，``deepcopy`` 它却会抛出 ``NotImplementedError``；``torch.jagged`` 布局的嵌套张量则能深拷贝，副本有新的内存。
 
 try:
     copy.deepcopy(model.doubled)
@@ -247,6 +247,24 @@ except RuntimeError as e:
     print(f"{type(e).__name__}: {str(e).split('.')[0]}")
 else:
     raise AssertionError("deepcopy of a non-leaf tensor must raise")
+# sphinx_gallery_start_ignore
+# 嵌套张量还是原型功能：构造 strided 布局的嵌套张量会发出警告，所以这里忽略它。
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    strided_leaf_ = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+assert strided_leaf_.layout == torch.strided and strided_leaf_.is_leaf and strided_leaf_.grad_fn is None, (
+    "a strided nested tensor is a leaf with no grad_fn")
+try:
+    copy.deepcopy(strided_leaf_)
+except NotImplementedError:
+    pass
+else:
+    raise AssertionError("deepcopy of a strided nested tensor must raise NotImplementedError")
+jagged_leaf_ = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.jagged)
+jagged_copy_ = copy.deepcopy(jagged_leaf_)
+assert jagged_leaf_.is_leaf and jagged_copy_.values().data_ptr() != jagged_leaf_.values().data_ptr() and torch.equal(
+    jagged_copy_.values(), jagged_leaf_.values()), "a jagged nested tensor deep-copies into new memory"
+# sphinx_gallery_end_ignore
 
 # %%
 # 在 ``torch.inference_mode()`` 之外用 ``requires_grad=True`` 创建、随后在梯度模式下、``torch.inference_mode()`` 之外经 ``.to()`` 搬到另一个设备（这里是 ``meta``）或转换成另一种浮点或复数 dtype（这里是 ``float64``、``float16``、``bfloat16`` 和 ``complex64``）的张量，就是这样的非叶子张量，它的 ``grad_fn`` 是 ``ToCopyBackward0``：``deepcopy`` 拒绝它，而搬动之前的那个张量可以深拷贝，副本是叶子张量。这里只运行梯度模式下的搬动。``.cuda()`` 也得到这样的非叶子张量，``grad_fn`` 也相同：这一点由 :ref:`“权重搬动之后的 .grad”那一页 <questions-grad-after-move>` 的 GPU 框检查，它只在 torch 找到 GPU 时才运行。
@@ -658,7 +676,7 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # 小结
 # ----
 #
-# ``copy.deepcopy`` 只能复制叶子张量；模块里存了非叶子张量，就应改在 ``forward`` 里计算它，而且不要存到模块上：detach
+# ``copy.deepcopy`` 只能复制叶子张量（也不是每个叶子张量都行：默认 ``torch.strided`` 布局的嵌套张量会抛出 ``NotImplementedError``）；模块里存了非叶子张量，就应改在 ``forward`` 里计算它，而且不要存到模块上：detach
 # 后存下的张量虽然能深拷贝，却是常量，梯度不会经过它传到 ``scale``。深拷贝得到新的内存；普通张量的副本带着
 # ``.grad``，``Parameter`` 的副本则不带；``backward(create_graph=True)`` 让普通张量的 ``.grad`` 带上 ``grad_fn`` 之后，``deepcopy`` 则会报错。对不带共轭位或负号位的普通 CPU 张量，拷贝视图会复制背后的整块存储，同一个存储对象上的共享关系也会保留（在 ``meta`` 上则是克隆；经由 NumPy 或 DLPack 得到的别名有自己的存储对象，它的副本什么也不共享）；``Parameter``
 # 则是克隆，副本只含它自己的元素，共享同一块存储的两个参数拷贝后各有各的内存。``copy.copy``
