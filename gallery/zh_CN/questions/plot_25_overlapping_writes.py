@@ -490,23 +490,23 @@ assert [shift_refused(torch.zeros(shape)) for shape in ((3, 0), (2,), (2, 3), (3
 # 不报错的写入
 # ------------
 #
-# 再看四种写入，每种在新的 ``t`` 上运行两次：一次照原样，一次先把源交给 ``clone()``。八次运行都没有报错。``t.add_(t)`` 中源和目标是同一批元素，一一对应；``t.flip(0)`` 返回新张量而不是视图，所以 ``t.copy_(t.flip(0))`` 没有重叠。这两种的结果与克隆源之后的结果相同。后两种的重叠是另一类：掩码元素全为真时，用 ``masked_scatter_`` 从 ``t[:-1]`` 写入 ``t[1:]``，是部分重叠；用 ``torch.mm`` 把 ``t`` 的 2×2 视图 ``s`` 与自身相乘并写回 ``s``，则和 ``t.add_(t)`` 一样写回它正在读取的那些元素，但每个输出元素都由其中几个元素算出。两者都不报错，结果却都与先克隆源的同一写入不同。
+# 再看四种写入，每种在新的 ``t`` 上运行两次：一次照原样，一次先把源交给 ``clone()``。八次运行都没有报错。``t.add_(t)`` 中源和目标是同一批元素，一一对应；``t.flip(0)`` 返回新张量而不是视图，所以 ``t.copy_(t.flip(0))`` 没有重叠。这两种的结果与克隆源之后的结果相同。后两种的重叠是另一类：掩码元素全为真时，用 ``masked_scatter_`` 从 ``t[:-1]`` 写入 ``t[1:]``，是部分重叠；用 ``torch.sum`` 把 ``t`` 的 2×2 视图 ``s`` 的两行相加并写入它的第一行 ``s[0]``，则和 ``t.add_(t)`` 一样写回它正在读取的元素，位置也相同，但每个输出元素都由其中两个元素算出。两者都不报错，结果却都与先克隆源的同一写入不同。
 
 
 def masked(t, src):
     t[1:].masked_scatter_(torch.ones(4, dtype=torch.bool), src(t[:-1]))
 
 
-def matmul(t, src):
+def row_sum(t, src):
     s = t[:4].view(2, 2)
-    torch.mm(src(s), src(s), out=s)
+    torch.sum(src(s), 0, out=s[0])
 
 
 silent = {
     "t.add_(t)": lambda t, src: t.add_(src(t)),
     "t.copy_(t.flip(0))": lambda t, src: t.copy_(src(t.flip(0))),
     "t[1:].masked_scatter_(mask, t[:-1])": masked,
-    "torch.mm(s, s, out=s)": matmul,
+    "torch.sum(s, 0, out=s[0])": row_sum,
 }
 differ = []
 for name, write in silent.items():
@@ -517,8 +517,8 @@ for name, write in silent.items():
     print(f"{'':<36} cloned:     {cloned.tolist()}")
     if not torch.equal(as_written, cloned):
         differ.append(name)
-assert differ == ["t[1:].masked_scatter_(mask, t[:-1])", "torch.mm(s, s, out=s)"], (
-    "only masked_scatter_ and torch.mm give another result than from a cloned source"
+assert differ == ["t[1:].masked_scatter_(mask, t[:-1])", "torch.sum(s, 0, out=s[0])"], (
+    "only masked_scatter_ and torch.sum give another result than from a cloned source"
 )
 # sphinx_gallery_start_ignore
 probe = torch.arange(5.0)
@@ -527,8 +527,8 @@ probe_s = probe[:4].view(2, 2)
 assert (probe[1:].storage_offset(), probe[:-1].storage_offset(), probe[1:].numel()) == (1, 0, 4), (
     "t[1:] and t[:-1] share four elements of t's five, each in another place: a partial overlap"
 )
-assert probe_s.data_ptr() == probe[:4].data_ptr() and probe_s.stride() == (2, 1), (
-    "torch.mm reads and writes the same four elements of s, in the same places: a full overlap"
+assert probe_s[0].data_ptr() == probe_s.data_ptr() and probe_s[0].stride() == (1,) and probe_s.stride() == (2, 1), (
+    "torch.sum writes s[0], the first row of the s it reads: its two elements, in the same places"
 )
 # sphinx_gallery_end_ignore
 
@@ -751,4 +751,4 @@ for step, obs in enumerate(observations):
 # 小结
 # ----
 #
-# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的 ``torch.mm``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在需要梯度的叶子张量及其视图上、用在需要梯度的张量的上述另外三类视图上（``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量（本身是视图的叶子张量除外）取得的视图，自定义 ``autograd.Function`` 返回的视图），以及在 ``torch.inference_mode()`` 之外用在推理张量上除外；前者改在 ``torch.no_grad()`` 下、后者改在 ``torch.inference_mode()`` 之内运行，也得到了预期的平移；只是在 ``torch.no_grad()`` 下平移之后，梯度模式开启时对那三类视图做运算会报错，对它们的基张量做运算则不会。
+# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的一行的 ``torch.sum``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在需要梯度的叶子张量及其视图上、用在需要梯度的张量的上述另外三类视图上（``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量（本身是视图的叶子张量除外）取得的视图，自定义 ``autograd.Function`` 返回的视图），以及在 ``torch.inference_mode()`` 之外用在推理张量上除外；前者改在 ``torch.no_grad()`` 下、后者改在 ``torch.inference_mode()`` 之内运行，也得到了预期的平移；只是在 ``torch.no_grad()`` 下平移之后，梯度模式开启时对那三类视图做运算会报错，对它们的基张量做运算则不会。
