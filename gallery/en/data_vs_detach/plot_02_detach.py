@@ -394,19 +394,30 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # :fact:`unread-saved-tensors-escape-version-check` :fact:`counter-bypass-edits-silent`
 #
 # ``torch.func.vjp`` does not notice such edits either: after an in-place edit of
-# its input or output, direct or through ``detach()``, its ``vjp_fn`` raises nothing and
-# computes with the edited values, so this page's edit gives a wrong gradient there too (below).
+# its input or output, direct or through ``detach()``, its ``vjp_fn`` raises nothing.
+# It computes with the edited values of the tensors the function saved for its
+# backward (``sigmoid`` saves its output, ``t * t`` its input), so this page's edit
+# gives a wrong gradient there too, while an edit of a tensor the function did not
+# save leaves the result as it was (below).
 
-vjp_edits = {
-    "output through detach()": (torch.sigmoid, lambda x, y: y.detach().zero_(), lambda x, y: y * (1 - y)),
-    "output": (torch.sigmoid, lambda x, y: y.zero_(), lambda x, y: y * (1 - y)),
-    "input through detach()": (lambda t: t * t, lambda x, y: x.detach().mul_(10), lambda x, y: 2 * x),
-    "input": (lambda t: t * t, lambda x, y: x.mul_(10), lambda x, y: 2 * x),
+vjp_functions = {
+    "sigmoid": (torch.sigmoid, "output", lambda x, y: y * (1 - y)),
+    "t * t": (lambda t: t * t, "input", lambda x, y: 2 * x),
 }
-for where, (f, edit, at_edited) in vjp_edits.items():
-    x = torch.tensor([1.0, 2.0, 3.0])
-    y, vjp_fn = torch.func.vjp(f, x)
-    edit(x, y)
-    (grad,) = vjp_fn(torch.ones(3))
-    print(f"vjp_fn after an edit of the {where}:", grad)
-    assert torch.equal(grad, at_edited(x, y)), "after an edit of its input or output, vjp_fn raises nothing and computes with the edited values"
+vjp_edits = {
+    "output through detach()": lambda x, y: y.detach().zero_(),
+    "output": lambda x, y: y.zero_(),
+    "input through detach()": lambda x, y: x.detach().mul_(10),
+    "input": lambda x, y: x.mul_(10),
+}
+for name, (f, saved, derivative) in vjp_functions.items():
+    for where, edit in vjp_edits.items():
+        x = torch.tensor([1.0, 2.0, 3.0])
+        y, vjp_fn = torch.func.vjp(f, x)
+        (before,) = vjp_fn(torch.ones(3))
+        edit(x, y)
+        (grad,) = vjp_fn(torch.ones(3))
+        changed = not torch.equal(grad, before)
+        print(f"{name:<7}  edit of the {where:<23}  changed: {changed!s:<5}  vjp_fn gives: {grad}")
+        assert torch.equal(grad, derivative(x, y)) and changed == where.startswith(saved), \
+            "vjp_fn computes with the edited values of the tensors the function saved, and an edit of one it did not save changes nothing"

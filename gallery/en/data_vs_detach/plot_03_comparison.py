@@ -585,9 +585,10 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # shows the same after an edit under ``torch.no_grad()``). Through ``.data`` the
 # edit moves only the version counter of the tensor ``.data`` returns (a counter of
 # its own), not the one the outputs share with their source, and goes unnoticed.
-# When the outputs of that call do
-# not require grad at the time of that operation, as when the source never required grad, there is
-# no such check: ``k * weight``, with ``weight`` requiring grad, runs (the second loop). A source that did not
+# When the source never required grad there is no such check, even for an output
+# made to require grad with its own ``requires_grad_()``, before or after the edit, the
+# edited one included: ``t * weight``, with ``weight`` requiring grad, runs and is recorded for every
+# output ``t`` (the second loop). A source that did not
 # require grad when it was split but is made to require grad later with
 # ``requires_grad_()``, before or after the edit, is checked like any other (the third loop).
 # A leaf source that required grad when it was split and is switched off later with
@@ -622,14 +623,30 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)))
         # sphinx_gallery_end_ignore
 
 weight = torch.ones(2, requires_grad=True)
+
+
+def times_weight(t):
+    try:
+        return type((t * weight).grad_fn).__name__
+    except RuntimeError as err:
+        return str(err).split(".")[0]
+
+
 for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
-    q, k, v = getattr(torch.ones(3, 2), split_name)(*split_args)  # a source that does not require grad
-    q.detach().zero_()
-    recorded = k * weight
-    print(f"source without grad, {split_name}(): k.requires_grad={k.requires_grad}"
-          f"  k * weight -> {type(recorded.grad_fn).__name__}")
-    assert not k.requires_grad and recorded.grad_fn is not None, (
-        "when the outputs do not require grad, k * weight runs and is recorded")
+    for own, when in (("none", ""), ("q", "before"), ("q", "after"), ("k", "before"), ("k", "after")):
+        q, k, v = getattr(torch.ones(3, 2), split_name)(*split_args)  # a source that does not require grad
+        if when == "before":
+            {"q": q, "k": k}[own].requires_grad_()
+        q.detach().zero_()
+        if when == "after":
+            {"q": q, "k": k}[own].requires_grad_()
+        recorded = [times_weight(t) for t in (q, k, v)]
+        print(f"source without grad, {split_name + '(),':<9} requires_grad_() on {own:<4} {when:<6}"
+              f"  requires_grad (q, k, v): {[t.requires_grad for t in (q, k, v)]}  t * weight -> {sorted(set(recorded))}")
+        assert [t.requires_grad for t in (q, k, v)] == [own == "q", own == "k", False] and all(
+            name == "MulBackward0" for name in recorded), (
+            "when the source never required grad, t * weight runs and is recorded for every output, "
+            "one made to require grad with its own requires_grad_() included")
 
 for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
     for when in ("before", "after"):

@@ -368,18 +368,26 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 #
 # 张量若是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，或者保存它的自定义 ``Function`` 的 ``backward`` 从不读取 ``ctx.saved_tensors``，这样的修改自动求导就发现不了；不推进版本计数器的修改也发现不了，例如用 ``apply_`` 或 ``map_`` 做的修改（本站检查过的几种见 :ref:`“版本计数器”那一页 <questions-version-counter>`，别的内核也可能如此）。:fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check` :fact:`unread-saved-tensors-escape-version-check` :fact:`counter-bypass-edits-silent`
 #
-# ``torch.func.vjp`` 同样发现不了这类修改：对它的输入或输出做原地修改之后，无论直接修改还是经由 ``detach()``，它返回的 ``vjp_fn`` 都不报错，直接用修改后的值计算，所以本页的那次修改在这里同样给出错误的梯度（见下面的输出）。
+# ``torch.func.vjp`` 同样发现不了这类修改：对它的输入或输出做原地修改之后，无论直接修改还是经由 ``detach()``，它返回的 ``vjp_fn`` 都不报错。函数为反向传播保存了哪些张量（``sigmoid`` 保存输出，``t * t`` 保存输入），``vjp_fn`` 就用这些张量修改后的值计算，所以本页的那次修改在这里同样给出错误的梯度；修改的若是函数没有保存的张量，结果则不变（见下面的输出）。
 
-vjp_edits = {
-    "output through detach()": (torch.sigmoid, lambda x, y: y.detach().zero_(), lambda x, y: y * (1 - y)),
-    "output": (torch.sigmoid, lambda x, y: y.zero_(), lambda x, y: y * (1 - y)),
-    "input through detach()": (lambda t: t * t, lambda x, y: x.detach().mul_(10), lambda x, y: 2 * x),
-    "input": (lambda t: t * t, lambda x, y: x.mul_(10), lambda x, y: 2 * x),
+vjp_functions = {
+    "sigmoid": (torch.sigmoid, "output", lambda x, y: y * (1 - y)),
+    "t * t": (lambda t: t * t, "input", lambda x, y: 2 * x),
 }
-for where, (f, edit, at_edited) in vjp_edits.items():
-    x = torch.tensor([1.0, 2.0, 3.0])
-    y, vjp_fn = torch.func.vjp(f, x)
-    edit(x, y)
-    (grad,) = vjp_fn(torch.ones(3))
-    print(f"vjp_fn after an edit of the {where}:", grad)
-    assert torch.equal(grad, at_edited(x, y)), "after an edit of its input or output, vjp_fn raises nothing and computes with the edited values"
+vjp_edits = {
+    "output through detach()": lambda x, y: y.detach().zero_(),
+    "output": lambda x, y: y.zero_(),
+    "input through detach()": lambda x, y: x.detach().mul_(10),
+    "input": lambda x, y: x.mul_(10),
+}
+for name, (f, saved, derivative) in vjp_functions.items():
+    for where, edit in vjp_edits.items():
+        x = torch.tensor([1.0, 2.0, 3.0])
+        y, vjp_fn = torch.func.vjp(f, x)
+        (before,) = vjp_fn(torch.ones(3))
+        edit(x, y)
+        (grad,) = vjp_fn(torch.ones(3))
+        changed = not torch.equal(grad, before)
+        print(f"{name:<7}  edit of the {where:<23}  changed: {changed!s:<5}  vjp_fn gives: {grad}")
+        assert torch.equal(grad, derivative(x, y)) and changed == where.startswith(saved), \
+            "vjp_fn computes with the edited values of the tensors the function saved, and an edit of one it did not save changes nothing"

@@ -527,7 +527,7 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # sphinx_gallery_end_ignore
 
 # %%
-# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。对需要梯度的张量调用 ``unbind()``、``split()`` 或 ``chunk()``，一次调用就返回几个需要梯度的视图，``q, k, v = x.chunk(3)`` 就是这样。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，只推进 ``.data`` 返回的张量自己的版本计数器，不推进各输出与源张量共享的那个，也就不会被发现。进行那次运算时，这次调用的输出若不需要梯度（例如源张量从来不需要梯度），就没有这项检查：即使 ``weight`` 需要梯度，``k * weight`` 也照常运行（见第二个循环）。拆分时不需要梯度、之后才用 ``requires_grad_()`` 设为需要梯度的源张量，无论这一步在修改之前还是之后，都和其他源张量一样受这项检查（见第三个循环）。拆分时需要梯度、之后才用 ``requires_grad_(False)`` 关掉的叶子源张量，无论这一步在修改之前还是之后，同样受这项检查：它的输出仍然需要梯度（见第四个循环）。
+# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。对需要梯度的张量调用 ``unbind()``、``split()`` 或 ``chunk()``，一次调用就返回几个需要梯度的视图，``q, k, v = x.chunk(3)`` 就是这样。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，只推进 ``.data`` 返回的张量自己的版本计数器，不推进各输出与源张量共享的那个，也就不会被发现。源张量若从来不需要梯度，就没有这项检查；即使某个输出在修改之前或之后调用自己的 ``requires_grad_()`` 变成需要梯度（被修改的那个输出也算在内），也是如此：``weight`` 需要梯度，每个输出 ``t`` 的 ``t * weight`` 都照常运行并被记录（见第二个循环）。拆分时不需要梯度、之后才用 ``requires_grad_()`` 设为需要梯度的源张量，无论这一步在修改之前还是之后，都和其他源张量一样受这项检查（见第三个循环）。拆分时需要梯度、之后才用 ``requires_grad_(False)`` 关掉的叶子源张量，无论这一步在修改之前还是之后，同样受这项检查：它的输出仍然需要梯度（见第四个循环）。
 
 def times_two_error(t):
     try:
@@ -557,14 +557,30 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)))
         # sphinx_gallery_end_ignore
 
 weight = torch.ones(2, requires_grad=True)
+
+
+def times_weight(t):
+    try:
+        return type((t * weight).grad_fn).__name__
+    except RuntimeError as err:
+        return str(err).split(".")[0]
+
+
 for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
-    q, k, v = getattr(torch.ones(3, 2), split_name)(*split_args)  # 源张量不需要梯度
-    q.detach().zero_()
-    recorded = k * weight
-    print(f"source without grad, {split_name}(): k.requires_grad={k.requires_grad}"
-          f"  k * weight -> {type(recorded.grad_fn).__name__}")
-    assert not k.requires_grad and recorded.grad_fn is not None, (
-        "when the outputs do not require grad, k * weight runs and is recorded")
+    for own, when in (("none", ""), ("q", "before"), ("q", "after"), ("k", "before"), ("k", "after")):
+        q, k, v = getattr(torch.ones(3, 2), split_name)(*split_args)  # 源张量不需要梯度
+        if when == "before":
+            {"q": q, "k": k}[own].requires_grad_()
+        q.detach().zero_()
+        if when == "after":
+            {"q": q, "k": k}[own].requires_grad_()
+        recorded = [times_weight(t) for t in (q, k, v)]
+        print(f"source without grad, {split_name + '(),':<9} requires_grad_() on {own:<4} {when:<6}"
+              f"  requires_grad (q, k, v): {[t.requires_grad for t in (q, k, v)]}  t * weight -> {sorted(set(recorded))}")
+        assert [t.requires_grad for t in (q, k, v)] == [own == "q", own == "k", False] and all(
+            name == "MulBackward0" for name in recorded), (
+            "when the source never required grad, t * weight runs and is recorded for every output, "
+            "one made to require grad with its own requires_grad_() included")
 
 for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
     for when in ("before", "after"):
