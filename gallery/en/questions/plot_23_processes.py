@@ -88,6 +88,10 @@ def send_to_child(t, replies):
 
 # sphinx_gallery_start_ignore
 assert "fork" in mp.get_all_start_methods(), "this platform has the fork start method"
+from torch.utils.data._utils import signal_handling  # noqa: E402
+
+sigchld_handler_was_set = signal_handling._SIGCHLD_handler_set
+assert resource_sharer._resource_sharer._thread is None, "no listener thread runs before a tensor is put on a queue"
 # sphinx_gallery_end_ignore
 
 
@@ -572,15 +576,27 @@ assert torch.multiprocessing.get_sharing_strategy() == "file_descriptor", (
 # ---------------------
 #
 # ``mp.active_children()`` lists the children of this process that are still running. The page
-# leaves none behind. It also undoes the two things the parent process kept: sending a tensor through
-# a queue started ``multiprocessing``'s listener thread, which hands the tensor's shared memory to the
-# receiver (``resource_sharer.stop()`` ends it), and the ``DataLoader`` with workers installed a
-# ``SIGCHLD`` handler (put back as it was).
+# leaves none behind. It also undoes the two things the parent process kept: under the default sharing
+# strategy, ``file_descriptor``, sending a tensor through a queue started the listener thread of
+# ``multiprocessing``'s ``resource_sharer`` (``resource_sharer.stop()`` ends it), and ``DataLoader``
+# installs a ``SIGCHLD`` handler when it starts its first worker in a process (put back as it was).
 
+# sphinx_gallery_start_ignore
+assert mp.get_sharing_strategy() == "file_descriptor" and resource_sharer._resource_sharer._thread.is_alive(), (
+    "under the file_descriptor strategy, sending tensors through queues started resource_sharer's listener thread")
+assert signal_handling._SIGCHLD_handler_set and (
+    signal.getsignal(signal.SIGCHLD) is sigchld_before if sigchld_handler_was_set
+    else signal.getsignal(signal.SIGCHLD).__module__ == signal_handling.__name__
+), "DataLoader installed its SIGCHLD handler at the first worker it started in this process, and none at later ones"
+# sphinx_gallery_end_ignore
 resource_sharer.stop()
 signal.signal(signal.SIGCHLD, sigchld_before)
 print("children still running:", mp.active_children())
 assert mp.active_children() == [], "every child process has ended"
+# sphinx_gallery_start_ignore
+assert signal.getsignal(signal.SIGCHLD) is sigchld_before and resource_sharer._resource_sharer._thread is None, (
+    "the cell put the SIGCHLD handler back and ended the listener thread")
+# sphinx_gallery_end_ignore
 
 # %%
 # Conclusion

@@ -456,8 +456,8 @@ assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False
 # second mapping of ``data``'s memory: its byte range lies outside ``data``'s, and
 # ``np.shares_memory`` answers ``False`` too, yet the write test reaches ``data``. ``normalize``
 # trusts that ``False`` and normalises ``data`` itself; cloning every batch, with no test, leaves
-# ``data`` as it was. ``DataLoader`` installs a ``SIGCHLD`` handler when it starts a worker; the
-# cell puts it back, and leaves no child running.
+# ``data`` as it was. ``DataLoader`` installs a ``SIGCHLD`` handler when it starts its first worker in a
+# process, and none at later ones; the cell puts back the handler it found, and leaves no child running.
 
 import signal
 
@@ -467,6 +467,11 @@ from torch.utils.data import DataLoader, Dataset
 ctx = mp.get_context("fork")
 TIMEOUT = 10  # seconds; no wait for the worker may last longer
 sigchld_before = signal.getsignal(signal.SIGCHLD)
+# sphinx_gallery_start_ignore
+from torch.utils.data._utils import signal_handling  # noqa: E402
+
+sigchld_handler_was_set = signal_handling._SIGCHLD_handler_set
+# sphinx_gallery_end_ignore
 
 
 class Pairs(Dataset):
@@ -497,12 +502,19 @@ data.copy_(original)
 cloned = [batch.clone().sub_(mean).div_(std) for batch in loader]
 print("after cloning every batch: data unchanged:", torch.equal(data, original))
 assert torch.equal(data, original) and torch.allclose(torch.cat(cloned), expected), "cloning every batch keeps data"
+# sphinx_gallery_start_ignore
+assert signal_handling._SIGCHLD_handler_set and (
+    signal.getsignal(signal.SIGCHLD) is sigchld_before if sigchld_handler_was_set
+    else signal.getsignal(signal.SIGCHLD).__module__ == signal_handling.__name__
+), "DataLoader installed its SIGCHLD handler at the first worker it started in this process, and none at later ones"
+# sphinx_gallery_end_ignore
 signal.signal(signal.SIGCHLD, sigchld_before)
 print("children still running:", mp.active_children())
 # sphinx_gallery_start_ignore
 assert "fork" in mp.get_all_start_methods(), "this platform has the fork start method"
 assert data.is_shared(), "data is in shared memory"
 assert mp.active_children() == [], "every child process has ended"
+assert signal.getsignal(signal.SIGCHLD) is sigchld_before, "the cell put back the SIGCHLD handler it found"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -251,8 +251,9 @@ def draw_processes(title, child, **names):
 # memory of its own, holding ``model.weight`` rounded to bfloat16. ``model.weight`` is still the same
 # float32 ``Parameter`` with the same values. ``x`` requires grad here, as the input of a layer after
 # a trainable one usually does in grad mode, so that autograd saves the copy for the backward pass and
-# the helper can show it. The same holds with ``dtype=torch.float16``, the other dtype CPU autocast takes (checked
-# too).
+# the helper can show it. The same holds with ``dtype=torch.float16``, the only other dtype CPU autocast
+# takes: given float32, float64, an integer, bool, complex or float8 dtype, it warns (``UserWarning``) and
+# computes as without autocast (checked too).
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
@@ -278,6 +279,23 @@ assert half_out.dtype == half_copy.dtype == torch.float16, "float16 autocast: a 
 assert not same_storage(half_copy, model.weight) and torch.equal(half_copy, model.weight.to(torch.float16)), (
     "the float16 copy has memory of its own and holds model.weight rounded")
 assert model.weight.dtype == torch.float32 and torch.equal(model.weight, before), "float16: the weight unchanged"
+import warnings  # noqa: E402
+
+
+def cpu_autocast_outcome(dtype):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.autocast("cpu", dtype=dtype):
+            linear_dtype = torch.nn.functional.linear(torch.ones(1, 2), torch.ones(1, 2)).dtype
+    return linear_dtype, [(w.category, "not supported" in str(w.message)) for w in caught]
+
+
+assert [cpu_autocast_outcome(taken) for taken in (torch.bfloat16, torch.float16)] == [
+    (torch.bfloat16, []), (torch.float16, [])], "CPU autocast takes bfloat16 and float16 without a warning"
+assert all(cpu_autocast_outcome(other) == (torch.float32, [(UserWarning, True)]) for other in (
+    torch.float32, torch.float64, torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+    torch.complex32, torch.complex64, torch.complex128, torch.float8_e4m3fn, torch.float8_e5m2)), (
+    "given float32, float64, an integer, bool, complex or float8 dtype, CPU autocast warns and computes as without it")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -759,8 +777,8 @@ for enclosing_enabled, enclosing_cache in ((True, True), (False, True), (True, F
 # -----------------------------------------------------------
 #
 # ``torch.amp.GradScaler`` multiplies the loss by a scale (65536 at first) before the backward
-# pass, so that small float16 gradients do not round to zero; bfloat16 has float32's range and
-# does not need it, but the calls are the same, and they run on the CPU. To clip
+# pass, so that small float16 gradients do not round to zero; bfloat16 has float32's exponent range (the
+# same smallest normal number, and a largest one below the same power of two) and does not need it, but the calls are the same, and they run on the CPU. To clip
 # gradients, ``scaler.unscale_(optimizer)`` divides each ``.grad`` by the scale first, in place
 # (without moving its version counter: :ref:`questions-version-counter`), and
 # ``torch.nn.utils.clip_grad_norm_`` then scales them down, in place too. So ``g = p.grad`` logged
@@ -794,7 +812,10 @@ for step in range(3):
 # sphinx_gallery_start_ignore
 assert norm > 0.25, "the gradient was long enough to be clipped"
 assert torch.amp.GradScaler("cpu").get_scale() == 65536.0, "the scale starts at 65536"
-assert torch.finfo(torch.bfloat16).tiny == torch.finfo(torch.float32).tiny, "bfloat16 has float32's range"
+assert torch.finfo(torch.bfloat16).tiny == torch.finfo(torch.float32).tiny and torch.frexp(
+    torch.tensor([torch.finfo(torch.bfloat16).max, torch.finfo(torch.float32).max], dtype=torch.float64)
+).exponent.tolist() == [128, 128], (
+    "bfloat16 has float32's exponent range: the same smallest normal number, and a largest one below 2**128")
 for low, scale_by, zero in ((torch.float16, 1.0, True), (torch.float16, 65536.0, False), (torch.bfloat16, 1.0, False)):
     tiny_layer = torch.nn.Linear(2, 1)
     with torch.autocast("cpu", dtype=low):

@@ -269,8 +269,9 @@ assert shares(late, t) and np.array_equal(late, np.ones(3)), "an array taken aft
 # in the sender too, so the child's write never reaches ``t``. A view taken afterwards, ``t[:]``, uses
 # ``t``'s storage object, and the child's write reaches ``t``. Below, for each, ``t`` is new, and a
 # child takes the tensor from a ``ctx.SimpleQueue()`` and writes 99 into its last element.
-# Sending a tensor through a queue started ``multiprocessing``'s listener thread, which hands its
-# shared memory to the receiver; ``resource_sharer.stop()`` ends it.
+# Under the default sharing strategy on Linux, ``file_descriptor``, putting the tensors on the queue
+# started the listener thread of ``multiprocessing``'s ``resource_sharer``, from which the receiver gets
+# the file descriptor of the tensor's shared memory; it runs until ``resource_sharer.stop()`` ends it.
 
 
 def write_received(queue):
@@ -286,6 +287,9 @@ takers = {
 }
 queue = ctx.SimpleQueue()
 results = []
+# sphinx_gallery_start_ignore
+assert resource_sharer._resource_sharer._thread is None, "no listener thread runs before a tensor is put on a queue"
+# sphinx_gallery_end_ignore
 for name, take in takers.items():
     t = torch.zeros(3).share_memory_()
     alias = take(t)
@@ -297,7 +301,16 @@ for name, take in takers.items():
           f"after put, on t's memory: {results[-1][2]!s:<5} child's write reached t: {results[-1][3]}")
 assert results == [(True, False, False, False)] * 3 + [(True, True, True, True)], (
     "tensors made from t's memory after the call are unshared and a queue moves them off it; a write through t[:] reaches t")
+# sphinx_gallery_start_ignore
+assert mp.get_sharing_strategy() == "file_descriptor" and resource_sharer._resource_sharer._thread.is_alive(), (
+    "under the file_descriptor strategy, putting a tensor on the queue started resource_sharer's listener thread")
+assert isinstance(mp.reductions.reduce_storage(t.untyped_storage())[1][1], resource_sharer.DupFd), (
+    "a tensor's shared memory is sent as a resource_sharer.DupFd: the receiver gets its file descriptor from the listener")
+# sphinx_gallery_end_ignore
 resource_sharer.stop()
+# sphinx_gallery_start_ignore
+assert resource_sharer._resource_sharer._thread is None, "resource_sharer.stop() ended the listener thread"
+# sphinx_gallery_end_ignore
 
 # %%
 # Hogwild: a shared model, updated without a lock

@@ -76,6 +76,10 @@ def send_to_child(t, replies):
 
 # sphinx_gallery_start_ignore
 assert "fork" in mp.get_all_start_methods(), "this platform has the fork start method"
+from torch.utils.data._utils import signal_handling  # noqa: E402
+
+sigchld_handler_was_set = signal_handling._SIGCHLD_handler_set
+assert resource_sharer._resource_sharer._thread is None, "no listener thread runs before a tensor is put on a queue"
 # sphinx_gallery_end_ignore
 
 
@@ -523,14 +527,24 @@ assert torch.multiprocessing.get_sharing_strategy() == "file_descriptor", (
 # 所有子进程都已结束
 # ------------------
 #
-# ``mp.active_children()`` 列出当前进程仍在运行的子进程。本页不留下任何一个。父进程自己多出的两样东西也要还原：经队列发送张量时，
-# ``multiprocessing`` 启动了一个监听线程，负责把张量的共享内存交给接收方，``resource_sharer.stop()`` 让它结束；带 worker 的
-# ``DataLoader`` 装了一个 ``SIGCHLD`` 信号处理函数，这里把原来的放回去。
+# ``mp.active_children()`` 列出当前进程仍在运行的子进程。本页不留下任何一个。父进程自己多出的两样东西也要还原：在默认的共享策略 ``file_descriptor`` 下，经队列发送张量时启动了 ``multiprocessing`` 的 ``resource_sharer`` 的监听线程，``resource_sharer.stop()`` 让它结束；``DataLoader`` 在一个进程里第一次启动 worker 时会安装 ``SIGCHLD`` 信号处理函数，这里把原来的放回去。
 
+# sphinx_gallery_start_ignore
+assert mp.get_sharing_strategy() == "file_descriptor" and resource_sharer._resource_sharer._thread.is_alive(), (
+    "under the file_descriptor strategy, sending tensors through queues started resource_sharer's listener thread")
+assert signal_handling._SIGCHLD_handler_set and (
+    signal.getsignal(signal.SIGCHLD) is sigchld_before if sigchld_handler_was_set
+    else signal.getsignal(signal.SIGCHLD).__module__ == signal_handling.__name__
+), "DataLoader installed its SIGCHLD handler at the first worker it started in this process, and none at later ones"
+# sphinx_gallery_end_ignore
 resource_sharer.stop()
 signal.signal(signal.SIGCHLD, sigchld_before)
 print("children still running:", mp.active_children())
 assert mp.active_children() == [], "every child process has ended"
+# sphinx_gallery_start_ignore
+assert signal.getsignal(signal.SIGCHLD) is sigchld_before and resource_sharer._resource_sharer._thread is None, (
+    "the cell put the SIGCHLD handler back and ended the listener thread")
+# sphinx_gallery_end_ignore
 
 # %%
 # 小结

@@ -401,7 +401,7 @@ assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False
 # 第二次映射：fork 出来的 worker 进程送回的批次
 # ---------------------------------------------
 #
-# 把一个新的 ``data`` 放进共享内存（``share_memory_()``，这是 :ref:`“多进程”那一页 <questions-processes>` 给出的解决办法，让 fork 出来的 worker 进程所做的修改能回到本进程），再用一个 ``DataLoader``，只开一个 fork 出来的 worker 进程，不分批（``batch_size=None``）地送出同样的三个切片。每个批次到达时都是 ``data`` 那块内存的第二次映射：它的字节范围在 ``data`` 的字节范围之外，``np.shares_memory`` 也回答 ``False``，写入测试却写到了 ``data``。``normalize`` 相信这个 ``False``，把 ``data`` 本身归一化了；不做判断、每个批次都克隆，``data`` 就保持原样。``DataLoader`` 启动 worker 时会安装 ``SIGCHLD`` 处理函数，本单元格把它恢复原样，也不留下还在运行的子进程。
+# 把一个新的 ``data`` 放进共享内存（``share_memory_()``，这是 :ref:`“多进程”那一页 <questions-processes>` 给出的解决办法，让 fork 出来的 worker 进程所做的修改能回到本进程），再用一个 ``DataLoader``，只开一个 fork 出来的 worker 进程，不分批（``batch_size=None``）地送出同样的三个切片。每个批次到达时都是 ``data`` 那块内存的第二次映射：它的字节范围在 ``data`` 的字节范围之外，``np.shares_memory`` 也回答 ``False``，写入测试却写到了 ``data``。``normalize`` 相信这个 ``False``，把 ``data`` 本身归一化了；不做判断、每个批次都克隆，``data`` 就保持原样。``DataLoader`` 在一个进程里第一次启动 worker 时会安装 ``SIGCHLD`` 处理函数，之后再启动就不再安装；本单元格把处理函数恢复成它原来的样子，也不留下还在运行的子进程。
 
 import signal
 
@@ -411,6 +411,11 @@ from torch.utils.data import DataLoader, Dataset
 ctx = mp.get_context("fork")
 TIMEOUT = 10  # 秒；等待 worker 进程都不超过这个时长
 sigchld_before = signal.getsignal(signal.SIGCHLD)
+# sphinx_gallery_start_ignore
+from torch.utils.data._utils import signal_handling  # noqa: E402
+
+sigchld_handler_was_set = signal_handling._SIGCHLD_handler_set
+# sphinx_gallery_end_ignore
 
 
 class Pairs(Dataset):
@@ -441,12 +446,19 @@ data.copy_(original)
 cloned = [batch.clone().sub_(mean).div_(std) for batch in loader]
 print("after cloning every batch: data unchanged:", torch.equal(data, original))
 assert torch.equal(data, original) and torch.allclose(torch.cat(cloned), expected), "cloning every batch keeps data"
+# sphinx_gallery_start_ignore
+assert signal_handling._SIGCHLD_handler_set and (
+    signal.getsignal(signal.SIGCHLD) is sigchld_before if sigchld_handler_was_set
+    else signal.getsignal(signal.SIGCHLD).__module__ == signal_handling.__name__
+), "DataLoader installed its SIGCHLD handler at the first worker it started in this process, and none at later ones"
+# sphinx_gallery_end_ignore
 signal.signal(signal.SIGCHLD, sigchld_before)
 print("children still running:", mp.active_children())
 # sphinx_gallery_start_ignore
 assert "fork" in mp.get_all_start_methods(), "this platform has the fork start method"
 assert data.is_shared(), "data is in shared memory"
 assert mp.active_children() == [], "every child process has ended"
+assert signal.getsignal(signal.SIGCHLD) is sigchld_before, "the cell put back the SIGCHLD handler it found"
 # sphinx_gallery_end_ignore
 
 # %%

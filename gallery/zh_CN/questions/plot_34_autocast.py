@@ -229,7 +229,7 @@ def draw_processes(title, child, **names):
 # autocast 里：权重的 bfloat16 副本
 # ---------------------------------
 #
-# 在区域里，``model(x)`` 返回 bfloat16。它计算时用的权重是一份 bfloat16 副本，有自己的内存，存着舍入到 bfloat16 的 ``model.weight``。``model.weight`` 仍是原来那个 float32 的 ``Parameter``，数值不变。这里让 ``x`` 需要梯度（``requires_grad=True``），自动求导才会为反向传播保存这份副本，辅助函数才拿得到它；在梯度模式（grad mode）下，可训练的层之后的层，输入通常都是如此。换成 ``dtype=torch.float16``，即 CPU 上的 autocast 接受的另一种 dtype，结果也一样（同样做了检查）。
+# 在区域里，``model(x)`` 返回 bfloat16。它计算时用的权重是一份 bfloat16 副本，有自己的内存，存着舍入到 bfloat16 的 ``model.weight``。``model.weight`` 仍是原来那个 float32 的 ``Parameter``，数值不变。这里让 ``x`` 需要梯度（``requires_grad=True``），自动求导才会为反向传播保存这份副本，辅助函数才拿得到它；在梯度模式（grad mode）下，可训练的层之后的层，输入通常都是如此。换成 ``dtype=torch.float16``，结果也一样。CPU 上的 autocast 只接受这两种 dtype：给它 float32、float64、整数、bool、复数或 float8 dtype，它会发出警告（``UserWarning``），照不用 autocast 时那样计算（以上都做了检查）。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
@@ -255,6 +255,23 @@ assert half_out.dtype == half_copy.dtype == torch.float16, "float16 autocast: a 
 assert not same_storage(half_copy, model.weight) and torch.equal(half_copy, model.weight.to(torch.float16)), (
     "the float16 copy has memory of its own and holds model.weight rounded")
 assert model.weight.dtype == torch.float32 and torch.equal(model.weight, before), "float16: the weight unchanged"
+import warnings  # noqa: E402
+
+
+def cpu_autocast_outcome(dtype):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.autocast("cpu", dtype=dtype):
+            linear_dtype = torch.nn.functional.linear(torch.ones(1, 2), torch.ones(1, 2)).dtype
+    return linear_dtype, [(w.category, "not supported" in str(w.message)) for w in caught]
+
+
+assert [cpu_autocast_outcome(taken) for taken in (torch.bfloat16, torch.float16)] == [
+    (torch.bfloat16, []), (torch.float16, [])], "CPU autocast takes bfloat16 and float16 without a warning"
+assert all(cpu_autocast_outcome(other) == (torch.float32, [(UserWarning, True)]) for other in (
+    torch.float32, torch.float64, torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+    torch.complex32, torch.complex64, torch.complex128, torch.float8_e4m3fn, torch.float8_e5m2)), (
+    "given float32, float64, an integer, bool, complex or float8 dtype, CPU autocast warns and computes as without it")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -684,7 +701,7 @@ for enclosing_enabled, enclosing_cache in ((True, True), (False, True), (True, F
 # ``GradScaler``：``unscale_`` 和梯度裁剪改写 ``.grad``
 # -----------------------------------------------------
 #
-# ``torch.amp.GradScaler`` 在反向传播之前把损失乘上一个缩放因子（起初是 65536），免得很小的 float16 梯度舍入成零；bfloat16 的数值范围和 float32 相同，用不着它，但调用方式一样，在 CPU 上也能运行。要裁剪梯度，先由 ``scaler.unscale_(optimizer)`` 把每个 ``.grad`` 原地除以缩放因子，这一步不推进它的版本计数器（version counter），见 :ref:`“版本计数器”那一页 <questions-version-counter>`；再由 ``torch.nn.utils.clip_grad_norm_`` 原地把它们缩小。所以 ``backward()`` 之后记下的 ``g = p.grad``，到 ``step()`` 时存的已是去掉缩放、裁剪过的值；``p.grad.clone()`` 则保留原来缩放过的梯度（普通的梯度裁剪也是这样，见 :ref:`“记录下来的梯度全都一样”那一页 <questions-stale-grad>`）。:fact:`kernel-writes-not-counted`
+# ``torch.amp.GradScaler`` 在反向传播之前把损失乘上一个缩放因子（起初是 65536），免得很小的 float16 梯度舍入成零；bfloat16 的指数范围和 float32 相同（最小的正规数相同，最大的数也落在同一个 2 的幂之下），用不着它，但调用方式一样，在 CPU 上也能运行。要裁剪梯度，先由 ``scaler.unscale_(optimizer)`` 把每个 ``.grad`` 原地除以缩放因子，这一步不推进它的版本计数器（version counter），见 :ref:`“版本计数器”那一页 <questions-version-counter>`；再由 ``torch.nn.utils.clip_grad_norm_`` 原地把它们缩小。所以 ``backward()`` 之后记下的 ``g = p.grad``，到 ``step()`` 时存的已是去掉缩放、裁剪过的值；``p.grad.clone()`` 则保留原来缩放过的梯度（普通的梯度裁剪也是这样，见 :ref:`“记录下来的梯度全都一样”那一页 <questions-stale-grad>`）。:fact:`kernel-writes-not-counted`
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
@@ -712,7 +729,10 @@ for step in range(3):
 # sphinx_gallery_start_ignore
 assert norm > 0.25, "the gradient was long enough to be clipped"
 assert torch.amp.GradScaler("cpu").get_scale() == 65536.0, "the scale starts at 65536"
-assert torch.finfo(torch.bfloat16).tiny == torch.finfo(torch.float32).tiny, "bfloat16 has float32's range"
+assert torch.finfo(torch.bfloat16).tiny == torch.finfo(torch.float32).tiny and torch.frexp(
+    torch.tensor([torch.finfo(torch.bfloat16).max, torch.finfo(torch.float32).max], dtype=torch.float64)
+).exponent.tolist() == [128, 128], (
+    "bfloat16 has float32's exponent range: the same smallest normal number, and a largest one below 2**128")
 for low, scale_by, zero in ((torch.float16, 1.0, True), (torch.float16, 65536.0, False), (torch.bfloat16, 1.0, False)):
     tiny_layer = torch.nn.Linear(2, 1)
     with torch.autocast("cpu", dtype=low):

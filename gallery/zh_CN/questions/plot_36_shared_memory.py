@@ -226,7 +226,7 @@ assert shares(late, t) and np.array_equal(late, np.ones(3)), "an array taken aft
 # 之后取的别名不算共享
 # --------------------
 #
-# 调用之后经由 DLPack、``torch.from_numpy`` 或 ``torch.frombuffer`` 从 ``t`` 的内存建的张量，在本进程里就在那块内存上，但它自己的存储不算共享：``is_shared()`` 为 ``False``。把它放进队列发给别的进程时，它会被搬到新的共享内存，发送方这边也一样，所以子进程的写入到不了 ``t``。之后取的视图 ``t[:]`` 用的是 ``t`` 的存储对象，子进程的写入能到达 ``t``。下面对每一种都新建 ``t``，由子进程从 ``ctx.SimpleQueue()`` 取出张量，往最后一个元素写入 99。经队列发送张量时启动了 ``multiprocessing`` 的监听线程，由它把张量的共享内存交给接收方；``resource_sharer.stop()`` 结束这个线程。
+# 调用之后经由 DLPack、``torch.from_numpy`` 或 ``torch.frombuffer`` 从 ``t`` 的内存建的张量，在本进程里就在那块内存上，但它自己的存储不算共享：``is_shared()`` 为 ``False``。把它放进队列发给别的进程时，它会被搬到新的共享内存，发送方这边也一样，所以子进程的写入到不了 ``t``。之后取的视图 ``t[:]`` 用的是 ``t`` 的存储对象，子进程的写入能到达 ``t``。下面对每一种都新建 ``t``，由子进程从 ``ctx.SimpleQueue()`` 取出张量，往最后一个元素写入 99。在 Linux 默认的共享策略 ``file_descriptor`` 下，把张量放进队列启动了 ``multiprocessing`` 的 ``resource_sharer`` 的监听线程，接收方从它那里拿到张量共享内存的文件描述符；这个线程一直运行，直到 ``resource_sharer.stop()`` 让它结束。
 
 
 def write_received(queue):
@@ -242,6 +242,9 @@ takers = {
 }
 queue = ctx.SimpleQueue()
 results = []
+# sphinx_gallery_start_ignore
+assert resource_sharer._resource_sharer._thread is None, "no listener thread runs before a tensor is put on a queue"
+# sphinx_gallery_end_ignore
 for name, take in takers.items():
     t = torch.zeros(3).share_memory_()
     alias = take(t)
@@ -253,7 +256,16 @@ for name, take in takers.items():
           f"after put, on t's memory: {results[-1][2]!s:<5} child's write reached t: {results[-1][3]}")
 assert results == [(True, False, False, False)] * 3 + [(True, True, True, True)], (
     "tensors made from t's memory after the call are unshared and a queue moves them off it; a write through t[:] reaches t")
+# sphinx_gallery_start_ignore
+assert mp.get_sharing_strategy() == "file_descriptor" and resource_sharer._resource_sharer._thread.is_alive(), (
+    "under the file_descriptor strategy, putting a tensor on the queue started resource_sharer's listener thread")
+assert isinstance(mp.reductions.reduce_storage(t.untyped_storage())[1][1], resource_sharer.DupFd), (
+    "a tensor's shared memory is sent as a resource_sharer.DupFd: the receiver gets its file descriptor from the listener")
+# sphinx_gallery_end_ignore
 resource_sharer.stop()
+# sphinx_gallery_start_ignore
+assert resource_sharer._resource_sharer._thread is None, "resource_sharer.stop() ended the listener thread"
+# sphinx_gallery_end_ignore
 
 # %%
 # Hogwild：不加锁地更新共享模型
