@@ -146,12 +146,18 @@ def edit_before_save(case: Case) -> tuple[bool, bool]:
 
 
 @scoped_fact("detach-edit-before-save", {
-    "en": "Edits a.detach().mul_(10) before (a * a).sum() saves a, then runs backward (no error). Compares "
-          "the gradient with the same edit under torch.no_grad(), with a + (9 * a).detach() (the edit as a "
-          "constant), and with a fresh run whose leaf starts at the edited values.",
-    "zh_CN": "在 (a * a).sum() 保存 a 之前执行 a.detach().mul_(10)，再反向传播（不报错）。"
-             "把得到的梯度与三种做法比较：同样的修改放在 torch.no_grad() 下、a + (9 * a).detach()（把修改当作常数）"
-             "以及叶子张量从修改后的数值重新算一遍。",
+    "en": "Edits a.detach().mul_(10) before (a * a).sum() saves a, then runs backward (no error), and compares the "
+          "gradient this gives the leaf behind a (a itself, the tensor a is computed from, or the base a is a view "
+          "of) with three others. For each of the four sources (a leaf, a non-leaf, a Parameter, a view of a leaf) "
+          "it equals the gradient of the same edit made under torch.no_grad() and that of a + (9 * a).detach() "
+          "(the edit as a constant). It also equals the gradient of a fresh run whose leaf starts at the values the "
+          "edited run left in it for a leaf, a Parameter and a view of a leaf, but not for a non-leaf (a = x * 2).",
+    "zh_CN": "在 (a * a).sum() 保存 a 之前执行 a.detach().mul_(10)，再反向传播（不报错），"
+             "把 a 背后的叶子张量（a 本身、算出 a 的那个张量，或 a 作为视图所属的基张量）得到的梯度与另外三种梯度比较。"
+             "对四种源张量（叶子张量、非叶子张量、Parameter、叶子张量的视图）中的每一种，它都等于把同样的修改放在 "
+             "torch.no_grad() 下得到的梯度，也等于 a + (9 * a).detach()（把修改当作常数）的梯度。对叶子张量、"
+             "Parameter 和叶子张量的视图，它还等于让叶子张量从修改后留下的数值重新算一遍得到的梯度；"
+             "对非叶子张量（a = x * 2）则不相等。",
 }, by_source({"leaf": (True, True), "parameter": (True, True), "view": (True, True),
               "non-leaf": (True, False)}), sources=GRAD_SOURCES, devices=VALUE_DEVICES, narrower={
     "en": "only a tensor that requires grad has a backward to run; " + NEEDS_VALUES["en"],

@@ -132,17 +132,22 @@ def _grad_mode_records() -> Fact:
                 f"inference_mode with enable_grad (grad mode, mul's and clone's grad_fn, to() a leaf): {inference}")
 
 
+#: The start of torch's warning on reading the ``.grad`` of a tensor that is not a leaf.
+NON_LEAF_GRAD = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
+
+
 @fact("leaf-grad-accumulates", {
     "en": "A leaf a that requires grad: grad_fn None; two backward() calls of (a * a).sum() and one of (y * 1).sum() "
           "with y = a * 2 leave 4a + 2 in a.grad (added, not replaced); y has a grad_fn, is not a leaf, and y.grad "
-          "is None after backward (read with torch's warning). A leaf that does not require grad gets no .grad. "
+          "is None after backward, the read giving exactly one warning, a UserWarning that starts \"" + NON_LEAF_GRAD
+          + "\". A leaf that does not require grad gets no .grad. "
           "Two views that are leaves: v = torch.zeros(3)[1:].requires_grad_() gets 2 in v.grad from "
           "(v * 2).sum().backward(); u = w[1:] of a leaf w that requires grad, taken under torch.no_grad(), "
           "again under torch.inference_mode() and again under torch.set_grad_enabled(False), requires grad and is "
           "a leaf, yet after (u * 2).sum().backward() u.grad and w.grad are None.",
     "zh_CN": "需要梯度的叶子张量 a：grad_fn 为 None；对 (a * a).sum() 调用两次 backward()，再令 y = a * 2，对 "
              "(y * 1).sum() 调用一次，a.grad 是 4a + 2（累加，不是替换）；y 有 grad_fn，不是叶子张量，backward 之后 "
-             "y.grad 仍是 None（读取时 torch 给出警告）。"
+             "y.grad 仍是 None，读取它时恰好给出一条警告，是以“" + NON_LEAF_GRAD + "”开头的 UserWarning。"
              "不需要梯度的叶子张量得不到 .grad。"
              "两个本身是叶子张量的视图：v = torch.zeros(3)[1:].requires_grad_() 在 (v * 2).sum().backward() 之后，"
              "v.grad 是 2；对需要梯度的叶子张量 w，分别在 torch.no_grad()、torch.inference_mode() 和 "
@@ -160,11 +165,14 @@ def _leaf_grad_accumulates() -> Fact:
         y = a * 2
         plain = torch.ones(2, dtype=dtype)
         (y * plain).sum().backward()
-        with warnings.catch_warnings(record=True):
+        with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             non_leaf_grad = y.grad
+        warned = (len(caught) == 1 and issubclass(caught[0].category, UserWarning)
+                  and str(caught[0].message).startswith(NON_LEAF_GRAD))
         ok.append(a.grad_fn is None and a.is_leaf and torch.equal(a.grad, 4 * a.detach() + 2)
-                  and y.grad_fn is not None and not y.is_leaf and non_leaf_grad is None and plain.grad is None)
+                  and y.grad_fn is not None and not y.is_leaf and non_leaf_grad is None and warned
+                  and plain.grad is None)
     views = []  # per dtype: (the view made a leaf gets 2, then per grad-mode-off view: (leaf, no grad anywhere))
     for dtype in (torch.float32, torch.float64):
         base = torch.zeros(3, dtype=dtype)
@@ -369,18 +377,23 @@ def _anomaly_mode_names_forward_call() -> Fact:
 
 
 @fact("autocast-lowers-some-ops", {
-    "en": "Under torch.autocast('cpu', dtype=torch.bfloat16) a float32 Linear layer returns bfloat16, a LayerNorm "
-          "returns float32, and outside the region the Linear layer returns float32.",
-    "zh_CN": "在 torch.autocast('cpu', dtype=torch.bfloat16) 里，float32 的 Linear 层返回 bfloat16，LayerNorm 返回 "
-             "float32；离开该区域后 Linear 层返回 float32。",
+    "en": "Under torch.autocast('cpu', dtype=torch.bfloat16) a float32 Linear layer given a float32 input returns "
+          "bfloat16, while a float32 LayerNorm returns the dtype of its input: float32 for that float32 input, "
+          "bfloat16 for the Linear layer's bfloat16 output. Outside the region the Linear layer returns float32.",
+    "zh_CN": "在 torch.autocast('cpu', dtype=torch.bfloat16) 里，float32 的 Linear 层对 float32 输入返回 bfloat16；"
+             "float32 的 LayerNorm 则返回输入的 dtype：对同一个 float32 输入返回 float32，"
+             "对 Linear 层输出的 bfloat16 张量返回 bfloat16。"
+             "离开该区域后 Linear 层返回 float32。",
 })
 def _autocast_lowers_some_ops() -> Fact:
     linear, norm, x = torch.nn.Linear(4, 4), torch.nn.LayerNorm(4), torch.ones(2, 4)
     with torch.autocast("cpu", dtype=torch.bfloat16):
-        inside = (linear(x).dtype, norm(x).dtype)
+        lowered = linear(x)
+        inside = (lowered.dtype, norm(x).dtype, norm(lowered).dtype)
     outside = linear(x).dtype
-    return Fact(inside == (torch.bfloat16, torch.float32) and outside == torch.float32,
-                f"inside: Linear {inside[0]}, LayerNorm {inside[1]}; outside: Linear {outside}")
+    return Fact(inside == (torch.bfloat16, torch.float32, torch.bfloat16) and outside == torch.float32,
+                f"inside: Linear {inside[0]}, LayerNorm of the float32 input {inside[1]}, LayerNorm of the Linear "
+                f"layer's output {inside[2]}; outside: Linear {outside}")
 
 
 @fact("rebinding-leaves-old-tensor", {

@@ -174,8 +174,10 @@ def _inplace_outcomes(edits: dict, make=_three_values) -> dict[str, tuple[str, b
 
 @fact("inference-tensor-inplace-outside-raises-yet-writes", {
     "en": "Calls mul_(10) on an inference tensor that does not require grad outside inference mode, with grad mode on "
-          "and under torch.no_grad(): both raise, yet the values are 100 times the old ones; inside inference mode the "
-          "edit runs. The same mul_(10), with grad mode on and under torch.no_grad(), on the output of a Linear(3, 3) "
+          "and under torch.no_grad(), one after the other on the same tensor [1., 2., 3.]: both raise, yet each "
+          "writes, so after the two the values are 100 times the old ones; a third mul_(10), inside inference mode, "
+          "runs without an error and makes them 1000 times the old ones. The same mul_(10), with grad mode on and "
+          "under torch.no_grad(), on the output of a Linear(3, 3) "
           "(weights 1, bias 0) computed inside the mode on a normal input, and on a.detach() and a.data taken inside "
           "the mode: "
           "each raises, and the values have changed. On the weight of a Linear(3, 2) built in the mode, an inference "
@@ -185,8 +187,9 @@ def _inplace_outcomes(edits: dict, make=_three_values) -> dict[str, tuple[str, b
           f"tensors that do not require grad, outside the mode, with grad mode on and under torch.no_grad(): "
           f"{_listed(VALUE_WRITES, ', ', ' and ')} each raise \"{INPLACE_ERROR}\", and the values have changed; "
           f"{_listed(NO_ERROR_INPLACE, ', ', ' and ')} raise nothing and leave the values as they were.",
-    "zh_CN": "在推理模式之外、分别在梯度模式下和 torch.no_grad() 下对不需要梯度的推理张量调用 mul_(10)：两次都报错，"
-             "但数值已变成原来的 100 倍；在推理模式内修改则正常执行。分别在梯度模式下和 torch.no_grad() 下，"
+    "zh_CN": "在推理模式之外，先在梯度模式下、再在 torch.no_grad() 下，对同一个不需要梯度的推理张量 [1., 2., 3.] 调用 "
+             "mul_(10)：两次都报错，但每次都写入了，所以两次之后数值是原来的 100 倍；在推理模式内再调用"
+             "一次 mul_(10)，不报错，数值变成原来的 1000 倍。分别在梯度模式下和 torch.no_grad() 下，"
              "对在模式内由 Linear(3, 3)（权重为 1，偏置为 0）在普通输入上算出的输出，"
              "以及在模式内取的 a.detach() 和 a.data，"
              "同样执行 mul_(10)：都报错，而数值已经变了。对在该模式里构建的 Linear(3, 2) 的 weight"

@@ -1,18 +1,42 @@
 """Named facts on a module's tensors: ``copy.deepcopy`` of a module that keeps a non-leaf (where the kept tensor comes
 from, where the module keeps it, and the grad mode of the call that stored it), and buffers, which ``module.to()``
-moves with the module (behind the glossary's entry, ``sitetools/rules/term_facts.py``). Registered on import by
-:mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+moves with the module (behind the glossary's entry, ``sitetools/rules/term_facts.py``), a complex one to a real dtype
+with a warning torch gives once per process (so seen first in a fresh process, started anew rather than forked).
+Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import json
+import subprocess
+import sys
 import warnings
 
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
+
+#: The start of torch's warning when a complex tensor is cast to a real dtype (given once per process).
+COMPLEX_TO_REAL = "Casting complex values to real discards the imaginary part"
+#: The child: moves two modules with a complex64 buffer to ``torch.float64``, one after the other, and prints the
+#: warnings each move gives as (category, message). It runs in a fresh process, as torch gives the warning only the
+#: first time in a process, and a forked child would inherit the parent's spent warning.
+_TWO_MOVES = r"""
+import json, warnings
+import torch
+
+seen = []
+for _ in range(2):
+    module = torch.nn.Module()
+    module.register_buffer("c", torch.tensor([1 + 2j, 3j]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module.to(torch.float64)
+    seen.append([(w.category.__name__, str(w.message)) for w in caught])
+print(json.dumps(seen))
+"""
 
 #: The start of the error ``copy.deepcopy`` raises on a tensor that is not a leaf.
 GRAPH_LEAVES = "Only Tensors created explicitly by the user (graph leaves)"
@@ -94,14 +118,23 @@ def _deepcopy_refuses_module_keeping_non_leaf() -> Fact:
 @fact("buffer-moves-with-module", {
     "en": "A module with float32, complex64, int64 and bool buffers (register_buffer): all are in buffers(), none in "
           "parameters(); module.to(torch.float64) makes the float32 and the complex64 buffer float64 (the complex one "
-          "keeps only its real part, with torch's warning) and leaves int64 and bool as they were; "
+          "keeps only its real part) and leaves int64 and bool as they were; "
           "module.to('meta') puts all four on meta; on a fresh such module, module.to(torch.complex64) makes the "
-          "float32 buffer complex64 (imaginary part 0), keeps the complex64 one's values and leaves int64 and bool.",
+          "float32 buffer complex64 (imaginary part 0), keeps the complex64 one's values and leaves int64 and bool. "
+          "Dropping the imaginary part gives a UserWarning, \"" + COMPLEX_TO_REAL + "\", only the first time in a "
+          "process: in a fresh Python process (started anew, not forked), of two modules with a complex64 buffer "
+          "moved to torch.float64 one after the other, the first gives exactly that one warning, the second none; "
+          "in this process, with torch.set_warn_always(True) (set back afterwards), module.to(torch.float64) of "
+          "a module with the four buffers gives it each time (two modules tried).",
     "zh_CN": "用 register_buffer 注册了 float32、complex64、int64 和 bool 缓冲区的模块：四者都在 buffers() 里，"
              "parameters() 里什么也没有；module.to(torch.float64) 让 float32 和 complex64 的缓冲区变成 float64"
-             "（复数的那个只留下实部，torch 给出警告），int64 和 bool 的保持不变；module.to('meta') 把四者都放到 "
+             "（复数的那个只留下实部），int64 和 bool 的保持不变；module.to('meta') 把四者都放到 "
              "meta 上；对同样新建的模块，module.to(torch.complex64) 让 float32 的缓冲区变成 complex64（虚部为 0），"
-             "complex64 的数值不变，int64 和 bool 的保持不变。",
+             "complex64 的数值不变，int64 和 bool 的保持不变。丢掉虚部时 torch 给出 UserWarning“" + COMPLEX_TO_REAL
+             + "”，但一个进程里只在第一次给出：在一个全新的 Python 进程里（重新启动，不是 fork 出来的），"
+             "把两个带 complex64 缓冲区的模块先后转成 torch.float64，第一次恰好给出这一条警告，第二次没有；在本进程里，"
+             "开启 torch.set_warn_always(True)（之后改回）时，对带这四个缓冲区的模块，每次 module.to(torch.float64) "
+             "都给出这条警告（试了两个模块）。",
 })
 def _buffer_moves_with_module() -> Fact:
     def with_buffers() -> tuple[torch.nn.Module, dict[str, torch.Tensor]]:
@@ -120,17 +153,36 @@ def _buffer_moves_with_module() -> Fact:
                   == {"f": "torch.complex64", "c": "torch.complex64", "n": "torch.int64", "b": "torch.bool"}
                   and torch.equal(complex_module.f, torch.ones(2, dtype=torch.complex64))
                   and torch.equal(complex_module.c, torch.tensor([1 + 2j, 3j])))
+    child = subprocess.run([sys.executable, "-c", _TWO_MOVES], capture_output=True, text=True, timeout=120)
+    fresh = json.loads(child.stdout) if child.returncode == 0 else child.stderr[-300:]
+    once = isinstance(fresh, list) and len(fresh) == 2 and _complex_to_real(fresh[0]) and fresh[1] == []
     module, given = with_buffers()
     buffers = list(module.buffers())
     listed = all(b is given[n] for n, b in zip(given, buffers, strict=True)) and not list(module.parameters())
-    with warnings.catch_warnings(record=True):
-        warnings.simplefilter("always")
-        module.to(torch.float64)
+    always = []
+    warn_always = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)  # torch gives this warning once per process unless told otherwise
+    try:
+        for target in (with_buffers()[0], module):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                target.to(torch.float64)
+            always.append(_complex_to_real([(w.category.__name__, str(w.message)) for w in caught]))
+    finally:
+        torch.set_warn_always(warn_always)
     dtypes = {name: str(buffer.dtype) for name, buffer in module.named_buffers()}
     real_part = torch.equal(module.c, torch.tensor([1.0, 0.0], dtype=torch.float64))
     module.to("meta")
     devices = {buffer.device.type for buffer in module.buffers()}
     expected = {"f": "torch.float64", "c": "torch.float64", "n": "torch.int64", "b": "torch.bool"}
-    return Fact(listed and dtypes == expected and real_part and devices == {"meta"} and to_complex,
+    return Fact(listed and dtypes == expected and real_part and devices == {"meta"} and to_complex and once
+                and always == [True, True],
                 f"buffers, not parameters: {listed}; after to(float64): {dtypes}, complex kept its real part: "
-                f"{real_part}; after to('meta'): {devices}; to(complex64) as stated: {to_complex}")
+                f"{real_part}; after to('meta'): {devices}; to(complex64) as stated: {to_complex}; the warnings of "
+                f"two moves to float64 in a fresh process: {fresh}; here, with set_warn_always, each move gives the "
+                f"one warning: {always}")
+
+
+def _complex_to_real(caught: list) -> bool:
+    """Exactly one warning, a UserWarning that starts with :data:`COMPLEX_TO_REAL`."""
+    return len(caught) == 1 and caught[0][0] == "UserWarning" and caught[0][1].startswith(COMPLEX_TO_REAL)
