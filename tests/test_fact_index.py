@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 from bs4 import BeautifulSoup
@@ -56,8 +58,7 @@ def test_a_scope_that_lists_its_cases_names_those_run_besides_the_main_list(fact
 _RESULTS: dict[tuple[str, object], facts.Fact] = {}
 
 
-@pytest.fixture(autouse=True)
-def facts_run_once_per_process(monkeypatch):
+def run_each_fact_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each fact runs once per test process here, not once per mini-site: these tests check how the facts
     page shows the results (tests/test_prose_facts.py runs every fact for its own verdict). A fact is known
     by its id and its function, so one that a test registers in its place runs afresh."""
@@ -70,6 +71,11 @@ def facts_run_once_per_process(monkeypatch):
         return _RESULTS[key]
 
     monkeypatch.setattr(facts, "run_fact", run_once)
+
+
+@pytest.fixture(autouse=True)
+def facts_run_once_per_process(monkeypatch):
+    run_each_fact_once(monkeypatch)
 
 
 def build(tmp_path: Path, pages: dict[str, str], language: str, more: tuple[str, ...] = ()) -> dict[str, str]:
@@ -106,40 +112,6 @@ PAGES = {
     "targets": "# Targets\n\n" + LABEL_PAGE + "\n",  # the pages the guide links
 }
 
-
-@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
-@pytest.mark.parametrize("lang, holds, nobody", [("en", "holds", "no page"), ("zh_CN", "成立", "没有页面引用")])
-def test_the_facts_page_lists_every_fact_and_who_cites_it(tmp_path, lang, holds, nobody):
-    html = build(tmp_path, PAGES, lang)["facts"]
-    soup = BeautifulSoup(html, "html.parser")
-    entries = {li["id"].removeprefix("fact-"): li for li in soup.select("ul.fact-index > li")}
-    assert sorted(entries) == sorted(facts.FACTS)
-    assert all(li.select_one("p.fact-id").get_text(strip=True) == fact_id for fact_id, li in entries.items())
-
-    def field(fact_id, kind):
-        return entries[fact_id].select_one(f"p.fact-{kind}")
-
-    cited_by = {fact_id: [a.get_text() for a in field(fact_id, "cited").select("a")] for fact_id in entries}
-    assert cited_by["leaf-refuses-inplace"] == ["Home"]  # a role on the home page
-    assert cited_by["deepcopy-grad-by-source"] == ["Guide page"]  # named by a matrix guide entry
-    assert cited_by["detach-write-routes"] == ["Guide page"]
-    assert field("detach-resize-grow-reallocates", "cited").get_text(strip=True) == nobody
-    assert all(field(fact_id, "held").get_text(strip=True) == holds for fact_id in entries)
-    scope_text = field("deepcopy-grad-by-source", "scope").get_text()
-    assert "meta" in scope_text and "36" in scope_text
-    runs = facts.ABOUT["leaf-refuses-inplace"].runs_in(lang)
-    assert field("leaf-refuses-inplace", "runs").get_text(strip=True) == runs
-
-
-@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
-@pytest.mark.parametrize("lang, cited", [("en", "Guide page, Home"), ("zh_CN", "《Guide page》、《Home》")])
-def test_the_pages_citing_a_fact_are_told_apart(tmp_path, lang, cited):
-    """A Chinese title may end in ？ (我该用哪一种写法？): unquoted, two titles would run into one."""
-    pages = {**PAGES, "index": PAGES["index"] + "\n`copy.deepcopy` and grads. {fact}`deepcopy-grad-by-source`\n"}
-    soup = BeautifulSoup(build(tmp_path, pages, lang)["facts"], "html.parser")
-    assert soup.select_one("li#fact-deepcopy-grad-by-source p.fact-cited").get_text() == cited
-
-
 #: A page named as the matrix page: a note that cites two facts, a list whose outer item cites one in a nested item.
 MATRIX_NOTES = """# Matrix
 
@@ -151,12 +123,77 @@ MATRIX_NOTES = """# Matrix
 - Plain words.
 """
 
+#: The pages of the mini-site that the tests which only read html share, one build per language. Who cites what:
+#: ``leaf-refuses-inplace`` the home page (a role) and the matrix page; ``deepcopy-grad-by-source`` the guide (an
+#: entry names it), the home page and the matrix page; ``detach-write-routes`` the guide and the matrix page (in a
+#: nested item); the ledger page the facts that the checks of article 004 run; ``detach-resize-grow-reallocates``
+#: no page.
+SHARED_PAGES = {
+    **PAGES,
+    "index": PAGES["index"] + "\n`copy.deepcopy` and grads. {fact}`deepcopy-grad-by-source`\n",
+    "matrix": MATRIX_NOTES,
+    "ledger": '# Ledger\n\n```{claims-ledger}\n:article: "004"\n```\n',
+}
+
+
+@pytest.fixture(scope="module")
+def mini_site(tmp_path_factory) -> Callable[[str], Mapping[str, str]]:
+    """The html of each of :data:`SHARED_PAGES` in a language, built once per test module and language (with
+    the claims ledger's extension besides the facts page's), the first time a test asks for it. The build runs
+    under its own patch of :func:`run_each_fact_once` (the autouse one is a test's, and ends with it) and sees
+    no test's own patches. Read the pages, do not change them: a test that needs other pages builds its own."""
+    sites: dict[str, Mapping[str, str]] = {}
+
+    def html(language: str) -> Mapping[str, str]:
+        if language not in sites:
+            with pytest.MonkeyPatch.context() as patch:
+                run_each_fact_once(patch)
+                pages = build(tmp_path_factory.mktemp(f"mini-site-{language}"), SHARED_PAGES, language,
+                              ("tensorcopy_sphinx.claims_ledger",))
+            sites[language] = MappingProxyType(pages)
+        return sites[language]
+
+    return html
+
+
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
+@pytest.mark.parametrize("lang, holds, nobody", [("en", "holds", "no page"), ("zh_CN", "成立", "没有页面引用")])
+def test_the_facts_page_lists_every_fact_and_who_cites_it(mini_site, lang, holds, nobody):
+    html = mini_site(lang)["facts"]
+    soup = BeautifulSoup(html, "html.parser")
+    entries = {li["id"].removeprefix("fact-"): li for li in soup.select("ul.fact-index > li")}
+    assert sorted(entries) == sorted(facts.FACTS)
+    assert all(li.select_one("p.fact-id").get_text(strip=True) == fact_id for fact_id, li in entries.items())
+
+    def field(fact_id, kind):
+        return entries[fact_id].select_one(f"p.fact-{kind}")
+
+    cited_by = {fact_id: [a.get_text() for a in field(fact_id, "cited").select("a")] for fact_id in entries}
+    assert cited_by["leaf-refuses-inplace"] == ["Home", "Matrix"]  # a role on the home page, two on the matrix page
+    assert cited_by["deepcopy-grad-by-source"] == ["Guide page", "Home", "Matrix"]  # a matrix guide entry names it
+    assert cited_by["detach-write-routes"] == ["Guide page", "Matrix"]  # the matrix page's role in a nested item
+    assert field("detach-resize-grow-reallocates", "cited").get_text(strip=True) == nobody
+    assert all(field(fact_id, "held").get_text(strip=True) == holds for fact_id in entries)
+    scope_text = field("deepcopy-grad-by-source", "scope").get_text()
+    assert "meta" in scope_text and "36" in scope_text
+    runs = facts.ABOUT["leaf-refuses-inplace"].runs_in(lang)
+    assert field("leaf-refuses-inplace", "runs").get_text(strip=True) == runs
+
+
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
+@pytest.mark.parametrize("lang, cited", [("en", "Guide page, Home, Matrix"),
+                                         ("zh_CN", "《Guide page》、《Home》、《Matrix》")])
+def test_the_pages_citing_a_fact_are_told_apart(mini_site, lang, cited):
+    """A Chinese title may end in ？ (我该用哪一种写法？): unquoted, two titles would run into one."""
+    soup = BeautifulSoup(mini_site(lang)["facts"], "html.parser")
+    assert soup.select_one("li#fact-deepcopy-grad-by-source p.fact-cited").get_text() == cited
+
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang, start", [("en", "Checked by: "), ("zh_CN", "检查它的事实：")])
-def test_the_matrix_page_shows_under_each_note_the_facts_it_cites(tmp_path, lang, start):
+def test_the_matrix_page_shows_under_each_note_the_facts_it_cites(mini_site, lang, start):
     """As its guide entries do; the role leaves nothing on another page."""
-    html = build(tmp_path, {**PAGES, "matrix": MATRIX_NOTES}, lang)
+    html = mini_site(lang)
     soup = BeautifulSoup(html["matrix"], "html.parser")
     lines = soup.select("p.note-checked-by")
     assert [[a["href"] for a in line.select("a")] for line in lines] == [
@@ -179,12 +216,12 @@ def ascii_colons(html: str) -> list[str]:
 
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
-def test_the_chinese_facts_page_writes_a_full_width_colon_after_each_field_name(tmp_path):
-    zh = build(tmp_path / "zh", PAGES, "zh_CN")["facts"]
+def test_the_chinese_facts_page_writes_a_full_width_colon_after_each_field_name(mini_site):
+    zh = mini_site("zh_CN")["facts"]
     assert ascii_colons(zh) == []
     names = BeautifulSoup(zh, "html.parser").select("ul.fact-index dt")
     assert names and {dt.get_text() for dt in names} == {"本次构建：", "检查的内容：", "范围：", "引用它的页面："}
-    en = build(tmp_path / "en", PAGES, "en")["facts"]
+    en = mini_site("en")["facts"]
     assert {dt.get_text() for dt in BeautifulSoup(en, "html.parser").select("ul.fact-index dt")} == {
         "On this build:", "What it runs:", "Scope:", "Cited by:"}
 
@@ -200,10 +237,9 @@ def test_a_fact_that_fails_fails_the_facts_page(tmp_path, monkeypatch):
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang, words", [("en", "holds (in the author's meaning only)"),
                                          ("zh_CN", "成立（仅就作者想表达的意思而言）")])
-def test_the_ledger_says_in_the_verdict_cell_when_a_verdict_holds_only_in_the_authors_meaning(tmp_path, lang, words):
-    from tests.claims_tools import build_mini_site
-
-    html, warnings = build_mini_site(tmp_path, '```{claims-ledger}\n:article: "004"\n```\n', language=lang)
+def test_the_ledger_says_in_the_verdict_cell_when_a_verdict_holds_only_in_the_authors_meaning(
+        mini_site, lang, words):
+    html = mini_site(lang)["ledger"]
     row = BeautifulSoup(html, "html.parser").select_one("tr#claim-004-both-in-place")
     verdict = row.select("td")[1].get_text().replace("\u2019", "'")  # docutils' smart quotes
     assert " ".join(verdict.split()) == words
@@ -213,7 +249,7 @@ def test_the_ledger_says_in_the_verdict_cell_when_a_verdict_holds_only_in_the_au
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", CODES)
-def test_the_facts_page_names_the_ledger_under_every_fact_its_claims_checks_run(tmp_path, lang):
+def test_the_facts_page_names_the_ledger_under_every_fact_its_claims_checks_run(mini_site, lang):
     """The claims of the ledger rest on the facts their checks run (004-detach-safe runs four): the facts page lists
     the ledger under each of them, and under no other fact."""
     from tensorfacts import articles, verdicts
@@ -221,8 +257,7 @@ def test_the_facts_page_names_the_ledger_under_every_fact_its_claims_checks_run(
     with fact_registry.recording_runs() as ran:
         verdicts.run_all([claim for claim in articles.CLAIMS if claim.article == "004"])
     assert "version-counter-shared-by-views-and-detach" in ran, ran
-    pages = {**PAGES, "ledger": '# Ledger\n\n```{claims-ledger}\n:article: "004"\n```\n'}
-    soup = BeautifulSoup(build(tmp_path, pages, lang, ("tensorcopy_sphinx.claims_ledger",))["facts"], "html.parser")
+    soup = BeautifulSoup(mini_site(lang)["facts"], "html.parser")
     citing = {li["id"].removeprefix("fact-") for li in soup.select("ul.fact-index > li")
               if any(a["href"].startswith("ledger.html") for a in li.select("p.fact-cited a[href]"))}  # fmt: skip
     assert citing == ran
