@@ -321,8 +321,10 @@ assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved
 # ``y * y`` written out of place runs; ``y.addcmul_(y, c)``, with a ``c`` that does not require grad, saves
 # nothing of ``y``, so ``backward()`` runs and gives the out-of-place gradient. The other is a tensor
 # to be saved that is an output of ``unbind``, ``split`` (``split_with_sizes`` included) or ``chunk`` of a
-# tensor that requires grad, or a view taken with grad mode off of a tensor that requires grad (other than a
-# leaf that is itself a view, see below): after an edit of its base, even under ``torch.no_grad()``, the
+# tensor that requires grad, or a view taken with grad mode off of a tensor that requires grad (unless that
+# tensor is a view whose ``_base``, an internal attribute of torch naming the tensor whose memory a view uses
+# (for a view of a view, the first one's base), does not require grad, see below): after an edit of its base, even under
+# ``torch.no_grad()``, the
 # operation that would save it raises at once, "... its base or another view of its base has been modified
 # inplace ...", and nothing is saved (the third loop below; the fourth shows that such an output of a tensor
 # that does not require grad is saved, edit and all, with no error). When autograd records an
@@ -416,6 +418,8 @@ views_of = {
     "b.unbind()[0]": lambda b: b.unbind()[0],
     "b[0] under no_grad": lambda b: view_under(torch.no_grad, b),
     "b[0] under inference_mode": lambda b: view_under(torch.inference_mode, b),
+    "b[1:][0], [0] under no_grad": lambda b: view_under(torch.no_grad, b[1:]),
+    "b[1:][0], [0] under inference_mode": lambda b: view_under(torch.inference_mode, b[1:]),
 }
 for name, view in views_of.items():
     for leaf in (True, False):
@@ -428,7 +432,7 @@ for name, view in views_of.items():
             torch.tensor([1.0, 2.0, 3.0], requires_grad=True) * x  # would save x
         except RuntimeError as e:
             message = str(e)
-            print(f"x = {name:29} leaf b: {leaf!s:5}  w * x raises: {message[: message.index(' and its base')]}")
+            print(f"x = {name:34} leaf b: {leaf!s:5}  w * x raises: {message[: message.index(' and its base')]}")
         else:
             raise AssertionError(f"x = {name}: after an edit of b, the operation that would save x must raise")
         assert "its base or another view of its base has been modified inplace" in message, (
@@ -610,22 +614,24 @@ assert all(named[line] == "output 0 of AsStrided" for line in list(cases)[4:]), 
 # sphinx_gallery_end_ignore
 
 # %%
-# A view taken under ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad (other
-# than a leaf that is itself a view, below) is
+# A view taken under ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad (unless
+# that tensor is a view whose ``_base`` does not require grad, below) is
 # another matter: after an edit of its base, or of the view under ``torch.no_grad()`` or through ``detach()``,
 # ``backward()`` raises another error, "A view was created in no_grad mode (in inference mode) and its base or
 # another view of its base has been modified inplace with grad mode enabled (in normal mode)", even when the edit
 # ran under ``torch.no_grad()``, as an optimizer step edits a weight. A recorded edit of the view itself raises at
 # once, with "A view was created in no_grad mode (in inference mode) and is being modified inplace with grad mode
-# enabled (in normal mode)" (see :ref:`questions-overlapping-writes`). The exception is a leaf that is itself a
-# view, made by ``requires_grad_()`` on a view: a view of it taken with grad mode off does not require grad, a
-# recorded edit of that view runs, and ``backward()`` raises the usual "modified by an inplace operation" error.
+# enabled (in normal mode)" (see :ref:`questions-overlapping-writes`). A view of a leaf, taken with grad mode
+# on, has that leaf as its ``_base`` and is no exception. The exception is a tensor that is a view whose ``_base``
+# does not require grad, as on :ref:`the views page <questions-views>`: a view made a leaf by ``requires_grad_()``
+# (``view_leaf`` below), or a view of one taken with grad mode on (``view_leaf[:]``). A view of it taken with
+# grad mode off does not require grad: an edit of its base before the save raises nothing, a recorded edit of
+# that view runs, and ``backward()`` raises the usual "modified by an inplace operation" error.
 # Each line below takes ``x = base[:]`` with grad mode off, saves
-# it with ``z = w * x``, makes one edit and runs ``backward()``; the last loop makes the recorded edits.
-def grad_off_view_error(mode, leaf, no_grad, edit):
+# it with ``z = w * x``, makes one edit and runs ``backward()``; the last two loops make the recorded edits.
+def grad_off_view_error(mode, kind, no_grad, edit):
     w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
-    base = base if leaf else base.sin()
+    base = grad_off_sources[kind](torch.tensor([4.0, 5.0, 6.0], requires_grad=True))
     with grad_off[mode]():
         x = base[:]
     z = w * x
@@ -639,19 +645,21 @@ def grad_off_view_error(mode, leaf, no_grad, edit):
 
 
 grad_off = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode}
-grad_off_cases = {  # line: (base is a leaf, the edit runs under torch.no_grad(), the edit)
-    "base.mul_(2)": (False, False, lambda x, base: base.mul_(2)),
-    "base.mul_(2) under no_grad": (False, True, lambda x, base: base.mul_(2)),
-    "leaf base; base.mul_(2) under no_grad": (True, True, lambda x, base: base.mul_(2)),
-    "x.mul_(2) under no_grad": (False, True, lambda x, base: x.mul_(2)),
-    "x.detach().mul_(2)": (False, False, lambda x, base: x.detach().mul_(2)),
-    "base.detach().mul_(2)": (False, False, lambda x, base: base.detach().mul_(2)),
+grad_off_sources = {"leaf": lambda b: b, "non-leaf": torch.sin, "view of a leaf": lambda b: b[:]}  # base, from leaf b
+grad_off_cases = {  # line: (the kind of base, the edit runs under torch.no_grad(), the edit)
+    "base.mul_(2)": ("non-leaf", False, lambda x, base: base.mul_(2)),
+    "base.mul_(2) under no_grad": ("non-leaf", True, lambda x, base: base.mul_(2)),
+    "leaf base; base.mul_(2) under no_grad": ("leaf", True, lambda x, base: base.mul_(2)),
+    "base = b[:]; base.mul_(2) under no_grad": ("view of a leaf", True, lambda x, base: base.mul_(2)),
+    "x.mul_(2) under no_grad": ("non-leaf", True, lambda x, base: x.mul_(2)),
+    "x.detach().mul_(2)": ("non-leaf", False, lambda x, base: x.detach().mul_(2)),
+    "base.detach().mul_(2)": ("non-leaf", False, lambda x, base: base.detach().mul_(2)),
 }
 grad_off_messages = {}
 for mode in grad_off:
-    for line, (leaf, no_grad, edit) in grad_off_cases.items():
-        grad_off_messages[mode, line] = grad_off_view_error(mode, leaf, no_grad, edit)
-        print(f"{mode:14} {line:38} message: {grad_off_messages[mode, line]}")
+    for line, (kind, no_grad, edit) in grad_off_cases.items():
+        grad_off_messages[mode, line] = grad_off_view_error(mode, kind, no_grad, edit)
+        print(f"{mode:14} {line:40} message: {grad_off_messages[mode, line]}")
 assert all(message == {
     "no_grad": "A view was created in no_grad mode and its base or another view of its base has been modified inplace "
                "with grad mode enabled",
@@ -659,40 +667,50 @@ assert all(message == {
                       "inplace in normal mode"}[mode] for (mode, line), message in grad_off_messages.items()), (
     "after an edit of its base, or of it under no_grad or through detach(), a saved view taken with grad mode off "
     "makes backward() raise the error on views created in no_grad or inference mode")
+# sphinx_gallery_start_ignore
+leaf_ = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
+assert grad_off_sources["view of a leaf"](leaf_)._base is leaf_, (
+    "a view of a leaf taken with grad mode on has that leaf, which requires grad, as its _base")
+# sphinx_gallery_end_ignore
 for mode in grad_off:
-    for leaf in (True, False):
-        base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
-        base = base if leaf else base.sin()
+    for kind, source in grad_off_sources.items():
+        base = source(torch.tensor([4.0, 5.0, 6.0], requires_grad=True))
         with grad_off[mode]():
             x = base[:]
         try:
             x.mul_(2)  # recorded: grad mode is on
         except RuntimeError as e:
             message = str(e)
-            print(f"{mode:14} leaf base: {leaf!s:5}  recorded x.mul_(2): {message.split('. Given')[0]}")
+            print(f"{mode:14} base: {kind:14}  recorded x.mul_(2): {message.split('. Given')[0]}")
         else:
             raise AssertionError("a recorded edit of a view taken with grad mode off must raise at once")
         assert message.startswith({
             "no_grad": "A view was created in no_grad mode and is being modified inplace with grad mode enabled",
             "inference_mode": "A view was created in inference mode and is being modified inplace in normal mode"}[mode]), (
             "a recorded edit of a view taken with grad mode off raises at once")
-    view_leaf = torch.tensor([0.0, 4.0, 5.0, 6.0])[1:].requires_grad_()  # a leaf that is itself a view
-    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    with grad_off[mode]():
-        x = view_leaf[:]
-    z = w * x
-    x.mul_(2)  # recorded, and it runs
-    try:
-        z.sum().backward()
-    except RuntimeError as e:
-        message = str(e)
-        print(f"{mode:14} view leaf base: x.requires_grad={x.requires_grad}  after x.mul_(2), backward(): "
-              f"{message.split(':')[0]}")  # fmt: skip
-    else:
-        raise AssertionError("backward() after an edit of a saved view of a view leaf must raise")
-    assert not x.requires_grad and "modified by an inplace operation" in message and "A view was" not in message, (
-        "a view taken with grad mode off of a leaf that is itself a view does not require grad; after a recorded edit "
-        "of it, backward() raises the version error")
+for mode in grad_off:
+    view_leaf = torch.tensor([0.0, 4.0, 5.0, 6.0])[1:].requires_grad_()  # a view made a leaf
+    for kind, base in {"view_leaf": view_leaf, "view_leaf[:]": view_leaf[:]}.items():
+        w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with grad_off[mode]():
+            x = base[:]
+        with torch.no_grad():
+            base.mul_(2)  # an edit of its base before the save
+        z = w * x  # saves x: nothing raises
+        x.mul_(2)  # recorded, and it runs
+        try:
+            z.sum().backward()
+        except RuntimeError as e:
+            message = str(e)
+            print(f"{mode:14} base: {kind:12}  base._base.requires_grad={base._base.requires_grad}  "
+                  f"x.requires_grad={x.requires_grad}  after x.mul_(2), backward(): {message.split(':')[0]}")  # fmt: skip
+        else:
+            raise AssertionError("backward() after an edit of a saved view of a view whose _base needs no grad must raise")
+        assert not base._base.requires_grad and not x.requires_grad and "modified by an inplace operation" in message \
+            and "A view was" not in message, (
+                f"a view taken with grad mode off of {kind}, a view whose _base does not require grad, does not require "
+                "grad; an edit of its base before the save raises nothing; after a recorded edit of it, backward() "
+                "raises the version error")
 
 # %%
 # Here the edit is wanted, so the fix is ``clone()`` before it: the
@@ -1063,7 +1081,8 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # ``conj()`` (``ViewAsReal``, ``ViewAsComplex``, ``Conj``; ``.H``, ``.mH`` and ``adjoint()`` of a complex tensor
 # give ``Conj`` too). For an output of ``unbind``, ``split``
 # or ``chunk`` of a tensor that requires grad, and for a view taken under ``torch.no_grad()`` or
-# ``torch.inference_mode()`` of a tensor that requires grad (unless it is a leaf that is itself a view), ``backward()`` raises another error instead (“... its base or another
+# ``torch.inference_mode()`` of a tensor that requires grad (unless that tensor is a view whose ``_base`` does not
+# require grad), ``backward()`` raises another error instead (“... its base or another
 # view of its base has been modified inplace ...”), and a recorded edit of that output or view raises at once.
 # :fact:`saved-view-edit-error` :fact:`saved-conj-transpose-edit-error` A saved tensor with no ``grad_fn`` gets no name. Its two
 # versions differ because an in-place operation ran on the tensor, or on one

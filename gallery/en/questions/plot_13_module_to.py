@@ -326,9 +326,13 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``channels_last``, such as ``[..., ::2]`` of a ``channels_last`` ``ones(2, 3, 4, 6)``, though the same slice of
 # ``ones(2, 3, 4, 5)`` is returned as it is; a permutation laid out as
 # ``channels_last`` or ``channels_last_3d``, such as ``permute(0, 3, 1, 2)`` of a 4-D tensor or
-# ``permute(0, 4, 1, 2, 3)`` of a 5-D one), and even a batch of one channel whose strides are those of
-# ``channels_last``, as ``to(memory_format=torch.channels_last)`` and
-# ``torch.empty(..., memory_format=torch.channels_last)`` make them, though it is contiguous.
+# ``permute(0, 4, 1, 2, 3)`` of a 5-D one), and even a batch of one channel whose ``channels_last`` strides
+# differ from the default ones, as ``to(memory_format=torch.channels_last)`` and
+# ``torch.empty(..., memory_format=torch.channels_last)`` make them when its height or width is above 1, though it
+# is contiguous. With height and width 1, shape ``(N, 1, 1, 1)``, the two layouts give the same strides, and torch
+# reads the default layout from them: ``to(memory_format=torch.contiguous_format)`` returns such a batch itself,
+# whichever way it was made, and ``to(memory_format=torch.channels_last)`` copies it each time, even the copy it has
+# just made.
 # The strides decide, not ``is_contiguous()``: a one-channel batch made in the default layout answers
 # ``True`` to ``is_contiguous()`` and to ``is_contiguous(memory_format=torch.channels_last)`` as well,
 # yet ``contiguous(memory_format=torch.channels_last)`` returns it as it is, strides and all,
@@ -435,6 +439,23 @@ assert one_channel.contiguous(memory_format=torch.channels_last) is one_channel,
 assert one_channel.contiguous(memory_format=torch.channels_last).stride() == (16, 16, 4, 1), "strides and all"
 assert one_channel.to(memory_format=torch.contiguous_format) is one_channel, (
     "a one-channel batch with default strides: contiguous_format returns it itself")
+for shape_ in ((8, 1, 1, 4), (8, 1, 4, 1), (2, 1, 3, 5), (8, 1, 1, 1), (1, 1, 1, 1)):
+    flat_ = shape_[2] == shape_[3] == 1  # height and width 1: the two layouts give the same strides
+    default_ = torch.zeros(shape_)
+    assert default_.contiguous(memory_format=torch.channels_last) is default_ and default_.to(
+        memory_format=torch.contiguous_format) is default_ and not same_storage(
+        default_.to(memory_format=torch.channels_last), default_), (
+        f"one channel, shape {shape_}, default layout: contiguous(channels_last) and contiguous_format return it, "
+        "to(channels_last) copies it")
+    for made_ in (default_.to(memory_format=torch.channels_last), torch.empty(shape_, memory_format=torch.channels_last)):
+        assert made_.is_contiguous() and (made_.stride() == default_.stride()) == flat_, (
+            f"one channel, shape {shape_}: channels_last strides are the default ones exactly when height and width are 1")
+        assert (made_.to(memory_format=torch.contiguous_format) is made_) == flat_, (
+            f"one channel, shape {shape_}: contiguous_format returns a channels_last batch itself exactly when height "
+            "and width are 1, and copies it otherwise")
+        assert (made_.to(memory_format=torch.channels_last) is made_) != flat_, (
+            f"one channel, shape {shape_}: to(channels_last) copies a batch made channels_last exactly when height and "
+            "width are 1")
 assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
 assert not any(same_storage(t.to("cpu:0"), t) for t in kinds.values()), 'to("cpu:0") copies the memory'
 assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is another device than "cpu"'

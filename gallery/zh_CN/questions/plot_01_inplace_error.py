@@ -299,7 +299,7 @@ assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved
 # 保存之前的修改没有问题
 # ----------------------
 #
-# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外有两种。一是为自己的反向传播保存了 ``y`` 或与它共享版本计数器的张量（``y[:]``、``y.detach()``）的修改：``y.mul_(y)``、``y.mul_(y[:])`` 和 ``y.mul_(y.detach())``，或 ``y.div_(y)``，或为每个张量操作数的梯度保存另一个张量操作数的 ``y.addcmul_(y, y)``，先保存这个张量再写入 ``y``，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行；``c`` 不需要梯度时，``y.addcmul_(y, c)`` 不保存 ``y`` 的任何部分，所以 ``backward()`` 照常运行，梯度与不用原地写法时相同。二是要保存的张量是需要梯度的张量经 ``unbind``、``split``、``split_with_sizes`` 或 ``chunk`` 得到的一个输出，或是在梯度模式（grad mode）关闭时从需要梯度的张量取得的视图（view），只要那个张量不是本身就是视图的叶子张量（leaf tensor，见下文）：它的基张量（base tensor）被修改之后，哪怕修改是在 ``torch.no_grad()`` 下进行的，本要保存它的运算也会当场报错“... its base or another view of its base has been modified inplace ...”，什么都不会保存（见下面第三个循环；第四个循环表明，不需要梯度的张量这样得到的输出照常被保存，保存的是修改后的值，也不报错）。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。除此之外，只有发生在某次保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
+# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外有两种。一是为自己的反向传播保存了 ``y`` 或与它共享版本计数器的张量（``y[:]``、``y.detach()``）的修改：``y.mul_(y)``、``y.mul_(y[:])`` 和 ``y.mul_(y.detach())``，或 ``y.div_(y)``，或为每个张量操作数的梯度保存另一个张量操作数的 ``y.addcmul_(y, y)``，先保存这个张量再写入 ``y``，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行；``c`` 不需要梯度时，``y.addcmul_(y, c)`` 不保存 ``y`` 的任何部分，所以 ``backward()`` 照常运行，梯度与不用原地写法时相同。二是要保存的张量是需要梯度的张量经 ``unbind``、``split``、``split_with_sizes`` 或 ``chunk`` 得到的一个输出，或是在梯度模式（grad mode）关闭时从需要梯度的张量取得的视图（view），除非那个张量是 ``_base`` 不需要梯度的视图（``_base`` 是 torch 的内部属性，指向视图所用内存所属的那个张量，视图的视图则指向最初那个视图的基张量（base tensor）；见下文）：它的基张量被修改之后，哪怕修改是在 ``torch.no_grad()`` 下进行的，本要保存它的运算也会当场报错“... its base or another view of its base has been modified inplace ...”，什么都不会保存（见下面第三个循环；第四个循环表明，不需要梯度的张量这样得到的输出照常被保存，保存的是修改后的值，也不报错）。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。除此之外，只有发生在某次保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
 
 edits = {
     "y.add_(1)": (lambda t: t.add_(1), lambda t: t + 1),
@@ -386,6 +386,8 @@ views_of = {
     "b.unbind()[0]": lambda b: b.unbind()[0],
     "b[0] under no_grad": lambda b: view_under(torch.no_grad, b),
     "b[0] under inference_mode": lambda b: view_under(torch.inference_mode, b),
+    "b[1:][0], [0] under no_grad": lambda b: view_under(torch.no_grad, b[1:]),
+    "b[1:][0], [0] under inference_mode": lambda b: view_under(torch.inference_mode, b[1:]),
 }
 for name, view in views_of.items():
     for leaf in (True, False):
@@ -398,7 +400,7 @@ for name, view in views_of.items():
             torch.tensor([1.0, 2.0, 3.0], requires_grad=True) * x  # 本要保存 x
         except RuntimeError as e:
             message = str(e)
-            print(f"x = {name:29} leaf b: {leaf!s:5}  w * x raises: {message[: message.index(' and its base')]}")
+            print(f"x = {name:34} leaf b: {leaf!s:5}  w * x raises: {message[: message.index(' and its base')]}")
         else:
             raise AssertionError(f"x = {name}: after an edit of b, the operation that would save x must raise")
         assert "its base or another view of its base has been modified inplace" in message, (
@@ -558,11 +560,10 @@ assert all(named[line] == "output 0 of AsStrided" for line in list(cases)[4:]), 
 # sphinx_gallery_end_ignore
 
 # %%
-# 在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量（本身是视图的叶子张量除外，见下文）取得的视图则是另一回事：修改了它的基张量，或在 ``torch.no_grad()`` 下或经由 ``detach()`` 修改了这个视图之后，``backward()`` 报的是另一条错误，即“A view was created in no_grad mode (in inference mode) and its base or another view of its base has been modified inplace with grad mode enabled (in normal mode)”，哪怕修改是在 ``torch.no_grad()`` 下进行的，就像优化器更新权重那样。被记录的对这个视图本身的修改则当场报错：“A view was created in no_grad mode (in inference mode) and is being modified inplace with grad mode enabled (in normal mode)”（见 :ref:`“源与目标重叠的写入”那一页 <questions-overlapping-writes>`）。例外是本身就是视图的叶子张量，即对视图调用 ``requires_grad_()`` 得到的张量：在梯度模式关闭时从它取得的视图不需要梯度，被记录的对这个视图的修改照常运行，``backward()`` 报的是通常的“modified by an inplace operation”错误。下面每一行都在梯度模式关闭时取 ``x = base[:]``，用 ``z = w * x`` 保存它，修改一次，然后运行 ``backward()``；最后一个循环做的是被记录的修改。
-def grad_off_view_error(mode, leaf, no_grad, edit):
+# 在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量（``_base`` 不需要梯度的视图除外，见下文）取得的视图则是另一回事：修改了它的基张量，或在 ``torch.no_grad()`` 下或经由 ``detach()`` 修改了这个视图之后，``backward()`` 报的是另一条错误，即“A view was created in no_grad mode (in inference mode) and its base or another view of its base has been modified inplace with grad mode enabled (in normal mode)”，哪怕修改是在 ``torch.no_grad()`` 下进行的，就像优化器更新权重那样。被记录的对这个视图本身的修改则当场报错：“A view was created in no_grad mode (in inference mode) and is being modified inplace with grad mode enabled (in normal mode)”（见 :ref:`“源与目标重叠的写入”那一页 <questions-overlapping-writes>`）。在梯度模式开启时取得的叶子张量（leaf tensor）的视图，``_base`` 就是那个叶子张量，不算例外。例外是 ``_base`` 不需要梯度的视图，与 :ref:`“视图”那一页 <questions-views>` 所说的相同：用 ``requires_grad_()`` 变成叶子张量的视图（下面的 ``view_leaf``），或在梯度模式开启时取得的这种视图的视图（``view_leaf[:]``）。在梯度模式关闭时从它取得的视图不需要梯度：保存之前修改它的基张量不会报错，被记录的对这个视图的修改照常运行，``backward()`` 报的是通常的“modified by an inplace operation”错误。下面每一行都在梯度模式关闭时取 ``x = base[:]``，用 ``z = w * x`` 保存它，修改一次，然后运行 ``backward()``；最后两个循环做的是被记录的修改。
+def grad_off_view_error(mode, kind, no_grad, edit):
     w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
-    base = base if leaf else base.sin()
+    base = grad_off_sources[kind](torch.tensor([4.0, 5.0, 6.0], requires_grad=True))
     with grad_off[mode]():
         x = base[:]
     z = w * x
@@ -576,19 +577,21 @@ def grad_off_view_error(mode, leaf, no_grad, edit):
 
 
 grad_off = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode}
-grad_off_cases = {  # line: (base is a leaf, the edit runs under torch.no_grad(), the edit)
-    "base.mul_(2)": (False, False, lambda x, base: base.mul_(2)),
-    "base.mul_(2) under no_grad": (False, True, lambda x, base: base.mul_(2)),
-    "leaf base; base.mul_(2) under no_grad": (True, True, lambda x, base: base.mul_(2)),
-    "x.mul_(2) under no_grad": (False, True, lambda x, base: x.mul_(2)),
-    "x.detach().mul_(2)": (False, False, lambda x, base: x.detach().mul_(2)),
-    "base.detach().mul_(2)": (False, False, lambda x, base: base.detach().mul_(2)),
+grad_off_sources = {"leaf": lambda b: b, "non-leaf": torch.sin, "view of a leaf": lambda b: b[:]}  # 由叶子张量 b 得到 base
+grad_off_cases = {  # 行名：（base 的种类，修改是否在 torch.no_grad() 下进行，修改）
+    "base.mul_(2)": ("non-leaf", False, lambda x, base: base.mul_(2)),
+    "base.mul_(2) under no_grad": ("non-leaf", True, lambda x, base: base.mul_(2)),
+    "leaf base; base.mul_(2) under no_grad": ("leaf", True, lambda x, base: base.mul_(2)),
+    "base = b[:]; base.mul_(2) under no_grad": ("view of a leaf", True, lambda x, base: base.mul_(2)),
+    "x.mul_(2) under no_grad": ("non-leaf", True, lambda x, base: x.mul_(2)),
+    "x.detach().mul_(2)": ("non-leaf", False, lambda x, base: x.detach().mul_(2)),
+    "base.detach().mul_(2)": ("non-leaf", False, lambda x, base: base.detach().mul_(2)),
 }
 grad_off_messages = {}
 for mode in grad_off:
-    for line, (leaf, no_grad, edit) in grad_off_cases.items():
-        grad_off_messages[mode, line] = grad_off_view_error(mode, leaf, no_grad, edit)
-        print(f"{mode:14} {line:38} message: {grad_off_messages[mode, line]}")
+    for line, (kind, no_grad, edit) in grad_off_cases.items():
+        grad_off_messages[mode, line] = grad_off_view_error(mode, kind, no_grad, edit)
+        print(f"{mode:14} {line:40} message: {grad_off_messages[mode, line]}")
 assert all(message == {
     "no_grad": "A view was created in no_grad mode and its base or another view of its base has been modified inplace "
                "with grad mode enabled",
@@ -596,40 +599,50 @@ assert all(message == {
                       "inplace in normal mode"}[mode] for (mode, line), message in grad_off_messages.items()), (
     "after an edit of its base, or of it under no_grad or through detach(), a saved view taken with grad mode off "
     "makes backward() raise the error on views created in no_grad or inference mode")
+# sphinx_gallery_start_ignore
+leaf_ = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
+assert grad_off_sources["view of a leaf"](leaf_)._base is leaf_, (
+    "a view of a leaf taken with grad mode on has that leaf, which requires grad, as its _base")
+# sphinx_gallery_end_ignore
 for mode in grad_off:
-    for leaf in (True, False):
-        base = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
-        base = base if leaf else base.sin()
+    for kind, source in grad_off_sources.items():
+        base = source(torch.tensor([4.0, 5.0, 6.0], requires_grad=True))
         with grad_off[mode]():
             x = base[:]
         try:
             x.mul_(2)  # 被记录：梯度模式开启
         except RuntimeError as e:
             message = str(e)
-            print(f"{mode:14} leaf base: {leaf!s:5}  recorded x.mul_(2): {message.split('. Given')[0]}")
+            print(f"{mode:14} base: {kind:14}  recorded x.mul_(2): {message.split('. Given')[0]}")
         else:
             raise AssertionError("a recorded edit of a view taken with grad mode off must raise at once")
         assert message.startswith({
             "no_grad": "A view was created in no_grad mode and is being modified inplace with grad mode enabled",
             "inference_mode": "A view was created in inference mode and is being modified inplace in normal mode"}[mode]), (
             "a recorded edit of a view taken with grad mode off raises at once")
-    view_leaf = torch.tensor([0.0, 4.0, 5.0, 6.0])[1:].requires_grad_()  # 本身是视图的叶子张量
-    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    with grad_off[mode]():
-        x = view_leaf[:]
-    z = w * x
-    x.mul_(2)  # 被记录，照常运行
-    try:
-        z.sum().backward()
-    except RuntimeError as e:
-        message = str(e)
-        print(f"{mode:14} view leaf base: x.requires_grad={x.requires_grad}  after x.mul_(2), backward(): "
-              f"{message.split(':')[0]}")  # fmt: skip
-    else:
-        raise AssertionError("backward() after an edit of a saved view of a view leaf must raise")
-    assert not x.requires_grad and "modified by an inplace operation" in message and "A view was" not in message, (
-        "a view taken with grad mode off of a leaf that is itself a view does not require grad; after a recorded edit "
-        "of it, backward() raises the version error")
+for mode in grad_off:
+    view_leaf = torch.tensor([0.0, 4.0, 5.0, 6.0])[1:].requires_grad_()  # 变成叶子张量的视图
+    for kind, base in {"view_leaf": view_leaf, "view_leaf[:]": view_leaf[:]}.items():
+        w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with grad_off[mode]():
+            x = base[:]
+        with torch.no_grad():
+            base.mul_(2)  # 保存之前修改它的基张量
+        z = w * x  # 保存 x：不报错
+        x.mul_(2)  # 被记录，照常运行
+        try:
+            z.sum().backward()
+        except RuntimeError as e:
+            message = str(e)
+            print(f"{mode:14} base: {kind:12}  base._base.requires_grad={base._base.requires_grad}  "
+                  f"x.requires_grad={x.requires_grad}  after x.mul_(2), backward(): {message.split(':')[0]}")  # fmt: skip
+        else:
+            raise AssertionError("backward() after an edit of a saved view of a view whose _base needs no grad must raise")
+        assert not base._base.requires_grad and not x.requires_grad and "modified by an inplace operation" in message \
+            and "A view was" not in message, (
+                f"a view taken with grad mode off of {kind}, a view whose _base does not require grad, does not require "
+                "grad; an edit of its base before the save raises nothing; after a recorded edit of it, backward() "
+                "raises the version error")
 
 # %%
 # 这里的修改是有意为之，所以解决办法是在修改之前 ``clone()``：乘法保存的是一份副本，``x`` 可以随意改。``w``
@@ -953,6 +966,6 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # 小结
 # ----
 #
-# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``；复数张量的 ``.H``、``.mH`` 和 ``adjoint()`` 也是 ``Conj``）。被保存的若是需要梯度的张量经 ``unbind``、``split`` 或 ``chunk`` 得到的一个输出，或是在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量（本身是视图的叶子张量除外）取得的视图，``backward()`` 报的则是另一条错误（“... its base or another view of its base has been modified inplace ...”），被记录的对这个输出或视图本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
+# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``；复数张量的 ``.H``、``.mH`` 和 ``adjoint()`` 也是 ``Conj``）。被保存的若是需要梯度的张量经 ``unbind``、``split`` 或 ``chunk`` 得到的一个输出，或是在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量（``_base`` 不需要梯度的视图除外）取得的视图，``backward()`` 报的则是另一条错误（“... its base or another view of its base has been modified inplace ...”），被记录的对这个输出或视图本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
 # ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。可行的解决办法包括：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；把前向传播、修改和 ``backward()`` 都放进 ``allow_mutation_on_saved_tensors()`` 里运行；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即自动求导根本察觉不到的修改，见 :ref:`“.data”那一页 <data-vs-detach-data>`。:fact:`saved-view-edit-error` :fact:`saved-conj-transpose-edit-error`

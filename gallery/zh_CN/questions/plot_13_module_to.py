@@ -299,7 +299,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``tensor.to()`` 返回新张量，或者张量本身
 # ----------------------------------------
 #
-# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（在 CPU 上，设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制；GPU 的情况见下面的 GPU 框），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切片后 torch 仍从步长读出 ``channels_last`` 的 ``channels_last`` 张量，比如按 ``channels_last`` 排列的 ``ones(2, 3, 4, 6)`` 切成 ``[..., ::2]``，而同样切 ``ones(2, 3, 4, 5)`` 得到的张量会原样返回；以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、步长按 ``channels_last`` 排列的批次也会复制，尽管它是连续的；``to(memory_format=torch.channels_last)`` 和 ``torch.empty(..., memory_format=torch.channels_last)`` 造出的就是这样的批次。决定是否复制的是步长，不是 ``is_contiguous()``：按默认布局创建的单通道批次，``is_contiguous()`` 和 ``is_contiguous(memory_format=torch.channels_last)`` 同样为 ``True``，可是 ``contiguous(memory_format=torch.channels_last)`` 原样返回它，步长不变，``to(memory_format=torch.contiguous_format)`` 返回它本身，``to(memory_format=torch.channels_last)`` 则会复制它。``contiguous()`` 只复制不连续的张量，其他张量都返回它本身，步长按 ``channels_last`` 排列的单通道批次也一样，步长不变：要默认布局的副本，就调用 ``clone(memory_format=torch.contiguous_format)``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（在 CPU 上，设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制；GPU 的情况见下面的 GPU 框），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切片后 torch 仍从步长读出 ``channels_last`` 的 ``channels_last`` 张量，比如按 ``channels_last`` 排列的 ``ones(2, 3, 4, 6)`` 切成 ``[..., ::2]``，而同样切 ``ones(2, 3, 4, 5)`` 得到的张量会原样返回；以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、``channels_last`` 步长与默认步长不同的批次也会复制，尽管它是连续的；高或宽大于 1 时，``to(memory_format=torch.channels_last)`` 和 ``torch.empty(..., memory_format=torch.channels_last)`` 造出的就是这样的批次。高和宽都是 1，即形状为 ``(N, 1, 1, 1)`` 时，两种布局的步长相同，torch 从中读出的是默认布局：无论这样的批次是怎么得到的，``to(memory_format=torch.contiguous_format)`` 都返回它本身，``to(memory_format=torch.channels_last)`` 则每次都复制它，连它刚复制出来的那份也不例外。决定是否复制的是步长，不是 ``is_contiguous()``：按默认布局创建的单通道批次，``is_contiguous()`` 和 ``is_contiguous(memory_format=torch.channels_last)`` 同样为 ``True``，可是 ``contiguous(memory_format=torch.channels_last)`` 原样返回它，步长不变，``to(memory_format=torch.contiguous_format)`` 返回它本身，``to(memory_format=torch.channels_last)`` 则会复制它。``contiguous()`` 只复制不连续的张量，其他张量都返回它本身，步长按 ``channels_last`` 排列的单通道批次也一样，步长不变：要默认布局的副本，就调用 ``clone(memory_format=torch.contiguous_format)``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
 # ``Parameter``、视图（view）、普通张量和推理张量（inference tensor）。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
@@ -398,6 +398,23 @@ assert one_channel.contiguous(memory_format=torch.channels_last) is one_channel,
 assert one_channel.contiguous(memory_format=torch.channels_last).stride() == (16, 16, 4, 1), "strides and all"
 assert one_channel.to(memory_format=torch.contiguous_format) is one_channel, (
     "a one-channel batch with default strides: contiguous_format returns it itself")
+for shape_ in ((8, 1, 1, 4), (8, 1, 4, 1), (2, 1, 3, 5), (8, 1, 1, 1), (1, 1, 1, 1)):
+    flat_ = shape_[2] == shape_[3] == 1  # 高和宽都是 1：两种布局的步长相同
+    default_ = torch.zeros(shape_)
+    assert default_.contiguous(memory_format=torch.channels_last) is default_ and default_.to(
+        memory_format=torch.contiguous_format) is default_ and not same_storage(
+        default_.to(memory_format=torch.channels_last), default_), (
+        f"one channel, shape {shape_}, default layout: contiguous(channels_last) and contiguous_format return it, "
+        "to(channels_last) copies it")
+    for made_ in (default_.to(memory_format=torch.channels_last), torch.empty(shape_, memory_format=torch.channels_last)):
+        assert made_.is_contiguous() and (made_.stride() == default_.stride()) == flat_, (
+            f"one channel, shape {shape_}: channels_last strides are the default ones exactly when height and width are 1")
+        assert (made_.to(memory_format=torch.contiguous_format) is made_) == flat_, (
+            f"one channel, shape {shape_}: contiguous_format returns a channels_last batch itself exactly when height "
+            "and width are 1, and copies it otherwise")
+        assert (made_.to(memory_format=torch.channels_last) is made_) != flat_, (
+            f"one channel, shape {shape_}: to(channels_last) copies a batch made channels_last exactly when height and "
+            "width are 1")
 assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
 assert not any(same_storage(t.to("cpu:0"), t) for t in kinds.values()), 'to("cpu:0") copies the memory'
 assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is another device than "cpu"'
