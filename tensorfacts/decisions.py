@@ -123,8 +123,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "比如在 `torch.inference_mode()` 里构建的模块的参数，节点则是 `CopyBackwards`）。"
                 "例外：如果 `a` 是在梯度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                 "`torch.set_grad_enabled(False)` 下）对需要梯度的张量取的视图（view），且取视图的运算在梯度模式下"
-                "会被自动求导记录（比如不是 `detach()`、`view(dtype)` 或稀疏张量的 `indices()`，"
-                "也不是推理张量的视图："
+                "会被自动求导记录（`detach()`、`view(dtype)` 和稀疏张量的 `indices()` 都不算，"
+                "推理张量的视图也不算："
                 "这些视图不需要梯度，副本也没有节点），或者这种视图的视图，"
                 "副本同样带这个节点（取视图的那个张量本身是用 `requires_grad_()` 变成叶子张量（leaf tensor）的"
                 "视图时除外：梯度模式关闭时对它取的视图不需要梯度），梯度却到不了取视图的那个张量，"
@@ -243,26 +243,31 @@ DECISIONS: tuple[Advice, ...] = (
                 "gradient alone.\n"
                 "- To put it in a module, wrap it as `torch.nn.Parameter(a.detach().clone())`: a plain tensor set on "
                 "a module is not among `model.parameters()`, and it cannot replace a parameter (`TypeError`).\n"
-                "- Not `copy.deepcopy(a)`: it raises `RuntimeError` on a non-leaf.\n"
-                "- The deep copy of a `torch.Tensor` that requires grad carries `a.grad` over, so its first step adds "
-                "that stale gradient unless the loop zeroes `.grad` before its first `backward()`.\n"
-                "- The deep copy of a `Parameter` has no `.grad`; that of a tensor that does not require grad is no "
-                "trainable leaf.",
+                "- Not `copy.deepcopy(a)`: it raises `RuntimeError` on a non-leaf, and on a `torch.Tensor` leaf whose "
+                "`.grad` has a `grad_fn` (as after `backward(create_graph=True)`); the other tensors it refuses are "
+                "listed on {ref}`the deepcopy page <questions-deepcopy>`.\n"
+                "- Where it copies, the deep copy of a `torch.Tensor` that requires grad carries `a.grad` over, so its "
+                "first step adds that stale gradient unless the loop zeroes `.grad` before its first `backward()`.\n"
+                "- The deep copy of a `Parameter` has no `.grad`, even when that `.grad` has a `grad_fn`; that of a "
+                "tensor that does not require grad is no trainable leaf.",
             "zh_CN": "另做一份可训练的副本（之后单独优化的参数），只要 `a` 是浮点张量"
                 "（检查过 float32、float64 和 bfloat16），"
                 "并且不在 `torch.inference_mode()` 里做，就用 `a.detach().clone().requires_grad_(True)`。\n"
                 "- 得到的是有自己存储的新叶子张量，还没有 `.grad`，第一步只用它自己的梯度。\n"
                 "- 要放进模块，就包成 `torch.nn.Parameter(a.detach().clone())`：普通张量赋给模块的属性，"
                 "不会出现在 `model.parameters()` 里，也不能替换已有的参数（抛出 `TypeError`）。\n"
-                "- 不要用 `copy.deepcopy(a)`：它对非叶子张量抛出 `RuntimeError`。\n"
-                "- 需要梯度的 `torch.Tensor` 的深拷贝会把 `a.grad` 一起带过来；"
+                "- 不要用 `copy.deepcopy(a)`：它对非叶子张量抛出 `RuntimeError`，对 `.grad` 带 `grad_fn` 的 "
+                "`torch.Tensor` 叶子张量（比如调用 `backward(create_graph=True)` 之后）也是如此；"
+                "它还拒绝哪些张量，见{ref}`“copy.deepcopy”那一页 <questions-deepcopy>`。\n"
+                "- 能深拷贝时，需要梯度的 `torch.Tensor` 的深拷贝会把 `a.grad` 一起带过来；"
                 "如果训练循环不在第一次 `backward()` 之前清零 `.grad`，第一步就叠加上这份过时的梯度。\n"
-                "- `Parameter` 的深拷贝没有 `.grad`；不需要梯度的张量的深拷贝也不是可训练的叶子张量。",
+                "- `Parameter` 的深拷贝没有 `.grad`，它的 `.grad` 带 `grad_fn` 时也是如此；"
+                "不需要梯度的张量的深拷贝也不是可训练的叶子张量。",
         },
         lambda m: _rows(m, "a.detach().clone()", shares_storage=False, grad_fn="None")
         and str(m["non-leaf"]["copy.deepcopy(a)"]["raised"]).startswith("RuntimeError"),
         facts=("trainable-copy-in-a-loop", "trainable-copy-in-a-module", "deepcopy-as-trainable-copy",
-               "deepcopy-grad-by-source"),
+               "deepcopy-grad-by-source", "deepcopy-refuses-some-leaves"),
     ),
     Advice(
         "never-data",

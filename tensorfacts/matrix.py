@@ -254,11 +254,14 @@ GUIDE: tuple[Advice, ...] = (
             "en": "Avoid `a.data`: it shares storage but not the version counter, so an in-place edit through it "
                 "after autograd saved `a`, with or without `torch.no_grad()`, goes unnoticed and backward can return "
                 "a wrong gradient without any error. `copy.copy(a)` is no better: it shares storage, not the counter, "
-                "and an edit of it under `torch.no_grad()` goes unnoticed in the same way.",
+                "and an edit of it under `torch.no_grad()` goes unnoticed in the same way (except on a nested tensor "
+                "of the default `torch.strided` layout: its copy is a view that shares the counter, so backward "
+                "raises).",
             "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器。自动求导保存了 `a` 之后，无论是否在 "
                 "`torch.no_grad()` 下，通过它做的原地修改都不会被察觉，反向传播不报错，梯度却可能是错的。"
                 "`copy.copy(a)` 也好不到哪里去：它同样共享存储、不共享版本计数器，在 `torch.no_grad()` 下原地修改它也"
-                "不会被发现。",
+                "不会被发现（默认 `torch.strided` 布局的嵌套张量除外：它的副本是共享版本计数器的视图，"
+                "反向传播会报错）。",
         },
         lambda m: all(_everywhere(m, op, shares_storage=True)
                       and _everywhere(m, op, VERSIONED_SOURCES, shares_version=False)
@@ -266,6 +269,7 @@ GUIDE: tuple[Advice, ...] = (
         and _no_counter(m, "a.data", "copy.copy(a)")
         and _edits(m, "a.data", EDIT_SILENT)
         and all(_row(m, s, "copy.copy(a)")["inplace_edit_no_grad"] == EDIT_SILENT for s in GRAD_SOURCES),
+        facts=("copy-copy-of-strided-nested-shares-counter",),
     ),
     Advice(
         "alias",
@@ -332,9 +336,14 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "deepcopy",
         {
-            "en": "`copy.deepcopy(a)` works only on a tensor with no `grad_fn` (a leaf, a `Parameter`, a "
+            "en": "`copy.deepcopy(a)` copies the table's tensors that have no `grad_fn` (a leaf, a `Parameter`, a "
                 "tensor that does not require grad, an inference tensor).\n"
                 "- On a non-leaf, a view of a leaf taken with grad mode on included, it raises `RuntimeError`.\n"
+                "- Having no `grad_fn` is not enough. It raises `RuntimeError` on a `torch.Tensor` leaf whose `.grad` "
+                "has a `grad_fn` (as after `backward(create_graph=True)`; a `Parameter` copies, without `.grad`) and on "
+                "an instance of a plain subclass (`class T(torch.Tensor): pass`), and `NotImplementedError` on a nested "
+                "tensor of the default `torch.strided` layout, a sparse CSR, CSC, BSR or BSC tensor and an mkldnn "
+                "tensor; a `torch.jagged` nested tensor and a sparse COO tensor copy.\n"
                 "- It gives new storage and keeps `requires_grad` and the class: a `Parameter` stays a `Parameter`.\n"
                 "- What it does with `.grad` depends on the class: the copy of a `torch.Tensor` gets a copy of its "
                 "`.grad`, the copy of a `Parameter` has none (`.grad` is `None`), and so has every parameter of a "
@@ -342,9 +351,14 @@ GUIDE: tuple[Advice, ...] = (
                 "- For a view of a CPU tensor that does not require grad (without the conjugate or negative bit), "
                 "such as `base[:2]` of 1000 elements, it copies the whole storage behind it (4000 bytes), where "
                 "`clone()` copies only the view's elements (8 bytes).",
-            "zh_CN": "`copy.deepcopy(a)` 只能用于没有 `grad_fn` 的张量（叶子张量、`Parameter`、不需要梯度的张量、"
-                "推理张量）。\n"
+            "zh_CN": "表中没有 `grad_fn` 的张量（叶子张量、`Parameter`、不需要梯度的张量、推理张量）都能用 "
+                "`copy.deepcopy(a)` 复制。\n"
                 "- 对非叶子张量（包括在梯度模式下取的叶子张量的视图）会抛出 `RuntimeError`。\n"
+                "- 没有 `grad_fn` 还不够。`.grad` 带 `grad_fn` 的 `torch.Tensor` 叶子张量"
+                "（比如调用 `backward(create_graph=True)` 之后；`Parameter` 则能复制，副本没有 `.grad`）"
+                "和普通子类（`class T(torch.Tensor): pass`）的实例会让它抛出 `RuntimeError`；"
+                "默认 `torch.strided` 布局的嵌套张量、CSR、CSC、BSR 或 BSC 稀疏张量和 mkldnn 张量"
+                "会让它抛出 `NotImplementedError`；`torch.jagged` 布局的嵌套张量和 COO 稀疏张量则能复制。\n"
                 "- 它分配新的存储，保留 `requires_grad` 和类型：`Parameter` 复制后仍是 `Parameter`。\n"
                 "- `.grad` 复不复制要看类型：`torch.Tensor` 的副本会得到一份 `.grad` 的副本，`Parameter` 的副本则没有"
                 "（`.grad` 为 `None`），深拷贝整个模型时，每个参数也都是如此。\n"
@@ -362,7 +376,8 @@ GUIDE: tuple[Advice, ...] = (
         and _row(m, "parameter", "copy.deepcopy(a)")["type"] == "Parameter"
         and all(str(_row(m, s, "copy.deepcopy(a)")["raised"]).startswith("RuntimeError")
                 for s in ("non-leaf", "view")),
-        facts=("deepcopy-grad-by-source", "deepcopy-model-drops-grad", "deepcopy-view-copies-storage"),
+        facts=("deepcopy-grad-by-source", "deepcopy-model-drops-grad", "deepcopy-view-copies-storage",
+               "deepcopy-refuses-some-leaves"),
     ),
     Advice(
         "inference",

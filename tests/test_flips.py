@@ -222,6 +222,15 @@ def _any_array_taken():
     return stack
 
 
+_REBUILD_NESTED = torch._utils._rebuild_nested_tensor
+
+
+def _nested_rebuilt_on_a_copy():
+    """``copy.copy`` (and pickling) of a nested tensor rebuilt on a copy of its buffer, not as a view of it."""
+    return mock.patch.object(torch._utils, "_rebuild_nested_tensor",
+                             lambda buffer, *args: _REBUILD_NESTED(buffer.detach().clone(), *args))
+
+
 def _asarray_quietly(func, args, kwargs):
     """``asarray`` that gives no warning."""
     with warnings.catch_warnings():
@@ -327,6 +336,7 @@ MUTANTS = {
     "index writes refuse inference tensors before writing": lambda: Override(
         __setitem__=_refuse_inference_outside_the_mode),
     "where() multiplies by its mask": lambda: Override(where=lambda f, a, k: a[0] * a[1] + (~a[0]) * a[2]),
+    "a nested tensor's copy.copy is rebuilt on a copy": _nested_rebuilt_on_a_copy,
     "unfold() and as_strided() copy": lambda: Override(
         **dict.fromkeys(("unfold", "as_strided"), lambda f, a, k: call(f, a, k).clone())),
 }
@@ -430,6 +440,8 @@ FACT_FLIPS = {
     "detach-edit-of-saved-output-detected": "detach copies",
     "saved-other-tensors-of-layer-norm-and-where": "where() multiplies by its mask",
     "overlapping-window-views-take-writes": "unfold() and as_strided() copy",
+    "deepcopy-refuses-some-leaves": "deepcopy copies only the view",
+    "copy-copy-of-strided-nested-shares-counter": "a nested tensor's copy.copy is rebuilt on a copy",
 }
 
 

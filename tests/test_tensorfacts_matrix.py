@@ -390,7 +390,12 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "deepcopy-grad-by-source",  # "the copy of a plain tensor gets ... .grad, the copy of a Parameter has none"
         "deepcopy-model-drops-grad",  # "and so has every parameter of a deep-copied model"
         "deepcopy-view-copies-storage",  # "for a view it copies the whole storage behind it"
+        # "Having no grad_fn is not enough. It raises RuntimeError on a torch.Tensor leaf whose .grad has a grad_fn ...
+        # and NotImplementedError on a nested tensor of the default torch.strided layout, a sparse CSR ... tensor"
+        "deepcopy-refuses-some-leaves",
     ),
+    # "(except on a nested tensor of the default torch.strided layout: its copy is a view that shares the counter)"
+    "avoid-data": ("copy-copy-of-strided-nested-shares-counter",),
     "inference": (
         "inference-tensor-apply-map-outside-no-error",  # "(apply_ and map_ edit it with no error)"
         # "a view of a normal tensor by indexing, view(shape), t() or another view operation is not, nor is its

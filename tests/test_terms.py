@@ -287,8 +287,8 @@ GENERATED_BREAKS = [
      "tensorfacts/decisions.py"),
     (("note", "autograd-views"), "自动求导（autograd）", "自动求导", "tensorfacts/table_notes.py"),
     (("claim", "004-data-untracked"), "自动求导（autograd）", "自动求导", "tensorfacts/articles/data_vs_detach_004.py"),
-    (("fact", "counter-bypass-edits-silent"), "版本计数器（version counter）", "版本计数器",
-     "tensorfacts/counter_bypass_facts.py"),
+    (("fact", "copy-copy-of-strided-nested-shares-counter"), "版本计数器（version counter）", "版本计数器",
+     "tensorfacts/deepcopy_refusal_facts.py"),
 ]
 
 

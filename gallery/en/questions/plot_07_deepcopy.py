@@ -247,8 +247,10 @@ assert message.startswith(
 # %%
 # The same error comes from the tensor alone: ``deepcopy`` refuses any tensor that has a
 # ``grad_fn``, with or without a module around it. Having no ``grad_fn`` is not enough: a nested tensor
-# of the default ``torch.strided`` layout is a leaf, yet ``deepcopy`` of it raises ``NotImplementedError``;
-# a ``torch.jagged`` one deep-copies into new memory.
+# of the default ``torch.strided`` layout, a sparse tensor of the CSR, CSC, BSR or BSC layout and an mkldnn
+# tensor (``to_mkldnn()``) are leaves, yet ``deepcopy`` raises ``NotImplementedError`` on each; a
+# ``torch.jagged`` nested tensor and a sparse COO tensor deep-copy into new memory (hidden checks run them all).
+# :fact:`deepcopy-refuses-some-leaves`
 
 try:
     copy.deepcopy(model.doubled)
@@ -273,6 +275,79 @@ jagged_leaf_ = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout
 jagged_copy_ = copy.deepcopy(jagged_leaf_)
 assert jagged_leaf_.is_leaf and jagged_copy_.values().data_ptr() != jagged_leaf_.values().data_ptr() and torch.equal(
     jagged_copy_.values(), jagged_leaf_.values()), "a jagged nested tensor deep-copies into new memory"
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # the compressed sparse layouts are in beta, and torch warns so
+    dense_ = torch.arange(16.0).reshape(4, 4)
+    refused_leaves_ = {"sparse CSR": dense_.to_sparse_csr(), "sparse CSC": dense_.to_sparse_csc(),
+                       "sparse BSR": dense_.to_sparse_bsr((2, 2)), "sparse BSC": dense_.to_sparse_bsc((2, 2)),
+                       "mkldnn": dense_.to_mkldnn()}
+for kind_, refused_leaf_ in refused_leaves_.items():
+    assert refused_leaf_.is_leaf and refused_leaf_.grad_fn is None, f"a {kind_} tensor is a leaf with no grad_fn"
+    try:
+        copy.deepcopy(refused_leaf_)
+    except NotImplementedError:
+        pass
+    else:
+        raise AssertionError(f"deepcopy of a {kind_} tensor must raise NotImplementedError")
+coo_leaf_ = dense_.to_sparse()
+coo_copy_ = copy.deepcopy(coo_leaf_)
+assert coo_copy_.layout == torch.sparse_coo and coo_copy_.values().data_ptr() != coo_leaf_.values().data_ptr() and (
+    torch.equal(coo_copy_.to_dense(), dense_)), "a sparse COO tensor deep-copies into new memory"
+# sphinx_gallery_end_ignore
+
+# %%
+# An instance of a plain ``torch.Tensor`` subclass, one that defines nothing (no ``__torch_dispatch__``
+# either), as ``Tagged`` below, is a leaf too, and ``deepcopy`` raises ``RuntimeError`` on it: made by
+# ``as_subclass`` as here, or (in hidden checks) by ``Tagged(...)``, empty or on ``meta``. It copies when the
+# subclass defines ``new_empty`` returning its own class, or ``__deepcopy__``; a subclass of ``Parameter``
+# copies too (hidden checks).
+# :fact:`deepcopy-refuses-some-leaves`
+
+
+class Tagged(torch.Tensor):
+    pass
+
+
+tagged = torch.ones(2).as_subclass(Tagged)
+print("type(tagged):", type(tagged).__name__, " is_leaf:", tagged.is_leaf, " grad_fn:", tagged.grad_fn)
+try:
+    copy.deepcopy(tagged)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split('. ')[0]}")
+else:
+    raise AssertionError("deepcopy of an instance of a plain Tensor subclass must raise")
+# sphinx_gallery_start_ignore
+for made_ in (tagged, Tagged(torch.ones(2)), torch.empty(0).as_subclass(Tagged),
+              torch.ones(2, device="meta").as_subclass(Tagged)):
+    assert made_.is_leaf and made_.grad_fn is None, "each instance of Tagged is a leaf with no grad_fn"
+    try:
+        copy.deepcopy(made_)
+    except RuntimeError as refusal_:
+        assert str(refusal_).startswith("The default implementation of __deepcopy__() for"), (
+            "deepcopy of an instance of Tagged says the default __deepcopy__ cannot rebuild it")
+    else:
+        raise AssertionError("deepcopy of an instance of Tagged, however made, must raise")
+
+
+class OwnNewEmpty_(torch.Tensor):
+    def new_empty(self, *args, **kwargs):
+        return super().new_empty(*args, **kwargs).as_subclass(OwnNewEmpty_)
+
+
+class OwnDeepcopy_(torch.Tensor):
+    def __deepcopy__(self, memo):
+        return self.detach().clone().as_subclass(OwnDeepcopy_)
+
+
+class ParameterKind_(torch.nn.Parameter):
+    pass
+
+
+for copies_ in (torch.ones(2).as_subclass(OwnNewEmpty_), torch.ones(2).as_subclass(OwnDeepcopy_),
+                ParameterKind_(torch.ones(2))):
+    subclass_copy_ = copy.deepcopy(copies_)
+    assert type(subclass_copy_) is type(copies_) and not same_storage(subclass_copy_, copies_) and torch.equal(
+        subclass_copy_, copies_), f"deepcopy of a {type(copies_).__name__} gives a copy of its class"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -619,8 +694,8 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 # other. It is not a way to snapshot values. Called outside ``torch.inference_mode()``, it gives the
 # new object a version counter of its own for each kind of tensor the checks here try (float, integer and
 # bool tensors, views, conjugate views, ``meta`` and sparse tensors, a ``Parameter``, a leaf, a non-leaf);
-# a nested tensor of the default ``torch.strided`` layout is the exception: its copy shares its source's
-# counter. Here the write through ``shallow`` moves
+# a nested tensor of the default ``torch.strided`` layout is the exception: its copy is a view of it
+# (``_base`` is the source) and shares its counter. Here the write through ``shallow`` moves
 # ``shallow._version`` and leaves ``t._version`` at 0. The copy's counter already reads 1 before that
 # write (not for every kind of tensor: for example the copy of a ``Parameter``, of a ``meta`` tensor or of a
 # sparse tensor starts at 0), so the write shows as a move of one.
@@ -670,6 +745,7 @@ with warnings.catch_warnings():
     nested_counters_ = shared_counters([strided_nested_, copy.copy(strided_nested_)])
 assert strided_nested_.layout == torch.strided and len(nested_counters_) == 2 and len(
     set(nested_counters_.values())) == 1, "copy.copy of a strided nested tensor shares its source's version counter"
+assert copy.copy(strided_nested_)._base is strided_nested_, "copy.copy of a strided nested tensor is a view of it"
 assert not copy.copy(inference_source).is_inference() and copy.copy(inference_source)._version >= 0, (
     "copy.copy of an inference tensor, outside the mode, is a normal tensor with a version counter")
 # sphinx_gallery_end_ignore
@@ -688,7 +764,9 @@ draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 # leaf that requires grad and ``c = copy.copy(a)``. For a tensor that requires grad, ``copy.copy``
 # also makes a separate leaf, with no ``.grad`` at first: a backward pass through it fills its own
 # ``.grad`` and leaves ``a.grad`` alone, and an edit through it changes ``a``'s values without
-# moving ``a._version``.
+# moving ``a._version``. A strided nested tensor is again the exception: its copy is a view with a
+# ``grad_fn``, and backward raises after such an edit of a source it saved.
+# :fact:`copy-copy-of-strided-nested-shares-counter`
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (a * a).sum().backward()
 c = copy.copy(a)
@@ -715,6 +793,12 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
     assert counters_[id(source)] != counters_[id(twin_)], f"copy.copy of a {kind} has a version counter of its own"
     twin_.sum().backward()
     assert twin_.grad is not None and origin_.grad is None, f"gradients through copy.copy of a {kind} stop there"
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    nested_source_ = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], requires_grad=True)
+nested_twin_ = copy.copy(nested_source_)
+assert nested_twin_._base is nested_source_ and not nested_twin_.is_leaf and nested_twin_.grad_fn is not None, (
+    "copy.copy of a strided nested tensor that requires grad is a view of it with a grad_fn")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -722,7 +806,8 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # ----------
 #
 # ``copy.deepcopy`` copies leaves only (and not every leaf: a nested tensor of the default ``torch.strided``
-# layout raises ``NotImplementedError``); a module that keeps a non-leaf should compute that tensor in
+# layout, a sparse CSR, CSC, BSR or BSC tensor and an mkldnn tensor raise ``NotImplementedError``, an
+# instance of a plain ``torch.Tensor`` subclass ``RuntimeError``); a module that keeps a non-leaf should compute that tensor in
 # ``forward``, without storing it on the module: a detached copy deep-copies, but it is a constant, and no
 # gradient reaches ``scale`` through it. The copy owns new memory; a plain tensor's copy carries ``.grad``
 # (``deepcopy`` raises instead once ``backward(create_graph=True)`` has given that ``.grad`` a ``grad_fn``), a
@@ -731,7 +816,7 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
 # through NumPy or DLPack has a storage object of its own, and its copy shares nothing); a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
 # one storage get separate memory. ``copy.copy`` copies no memory, but it is no alias either:
 # outside ``torch.inference_mode()`` it has a version counter of its own (a strided nested tensor's copy
-# shares its source's), and for a tensor that
-# requires grad it is a separate leaf with its own ``.grad``, and gradients through it do not reach
+# is a view of it and shares its source's), and for a tensor that
+# requires grad (a strided nested one aside) it is a separate leaf with its own ``.grad``, and gradients through it do not reach
 # the source. For one tensor without its
 # history, use ``detach().clone()`` (see :ref:`copying-safe-copy`).

@@ -239,7 +239,8 @@ assert message.startswith(
 # sphinx_gallery_end_ignore
 
 # %%
-# 单独拷贝这个张量也是同样的报错：不管外面有没有模块，``deepcopy`` 都拒绝带 ``grad_fn`` 的张量。但没有 ``grad_fn`` 还不够：默认 ``torch.strided`` 布局的嵌套张量是叶子张量，``deepcopy`` 它却会抛出 ``NotImplementedError``；``torch.jagged`` 布局的嵌套张量则能深拷贝，副本有新的内存。
+# 单独拷贝这个张量也是同样的报错：不管外面有没有模块，``deepcopy`` 都拒绝带 ``grad_fn`` 的张量。但没有 ``grad_fn`` 还不够：默认 ``torch.strided`` 布局的嵌套张量、CSR、CSC、BSR 或 BSC 布局的稀疏张量和 mkldnn 张量（``to_mkldnn()``）都是叶子张量，``deepcopy`` 却对它们都抛出 ``NotImplementedError``；``torch.jagged`` 布局的嵌套张量和 COO 稀疏张量则能深拷贝，副本有新的内存（这些情形都由隐藏的检查运行）。
+# :fact:`deepcopy-refuses-some-leaves`
 
 try:
     copy.deepcopy(model.doubled)
@@ -264,6 +265,75 @@ jagged_leaf_ = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout
 jagged_copy_ = copy.deepcopy(jagged_leaf_)
 assert jagged_leaf_.is_leaf and jagged_copy_.values().data_ptr() != jagged_leaf_.values().data_ptr() and torch.equal(
     jagged_copy_.values(), jagged_leaf_.values()), "a jagged nested tensor deep-copies into new memory"
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # 压缩稀疏布局还是 beta 功能，torch 会发出警告
+    dense_ = torch.arange(16.0).reshape(4, 4)
+    refused_leaves_ = {"sparse CSR": dense_.to_sparse_csr(), "sparse CSC": dense_.to_sparse_csc(),
+                       "sparse BSR": dense_.to_sparse_bsr((2, 2)), "sparse BSC": dense_.to_sparse_bsc((2, 2)),
+                       "mkldnn": dense_.to_mkldnn()}
+for kind_, refused_leaf_ in refused_leaves_.items():
+    assert refused_leaf_.is_leaf and refused_leaf_.grad_fn is None, f"a {kind_} tensor is a leaf with no grad_fn"
+    try:
+        copy.deepcopy(refused_leaf_)
+    except NotImplementedError:
+        pass
+    else:
+        raise AssertionError(f"deepcopy of a {kind_} tensor must raise NotImplementedError")
+coo_leaf_ = dense_.to_sparse()
+coo_copy_ = copy.deepcopy(coo_leaf_)
+assert coo_copy_.layout == torch.sparse_coo and coo_copy_.values().data_ptr() != coo_leaf_.values().data_ptr() and (
+    torch.equal(coo_copy_.to_dense(), dense_)), "a sparse COO tensor deep-copies into new memory"
+# sphinx_gallery_end_ignore
+
+# %%
+# 普通 ``torch.Tensor`` 子类（像下面的 ``Tagged`` 这样什么也没定义，也没有 ``__torch_dispatch__``）的实例同样是叶子张量，``deepcopy`` 却对它抛出 ``RuntimeError``：无论是像这里这样用 ``as_subclass`` 得到的，还是（由隐藏的检查运行）用 ``Tagged(...)`` 得到的、空的或在 ``meta`` 上的。子类定义了返回自身类的 ``new_empty``，或者定义了 ``__deepcopy__`` 时，它的实例就能深拷贝；``Parameter`` 的子类也能深拷贝（由隐藏的检查验证）。
+# :fact:`deepcopy-refuses-some-leaves`
+
+
+class Tagged(torch.Tensor):
+    pass
+
+
+tagged = torch.ones(2).as_subclass(Tagged)
+print("type(tagged):", type(tagged).__name__, " is_leaf:", tagged.is_leaf, " grad_fn:", tagged.grad_fn)
+try:
+    copy.deepcopy(tagged)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split('. ')[0]}")
+else:
+    raise AssertionError("deepcopy of an instance of a plain Tensor subclass must raise")
+# sphinx_gallery_start_ignore
+for made_ in (tagged, Tagged(torch.ones(2)), torch.empty(0).as_subclass(Tagged),
+              torch.ones(2, device="meta").as_subclass(Tagged)):
+    assert made_.is_leaf and made_.grad_fn is None, "each instance of Tagged is a leaf with no grad_fn"
+    try:
+        copy.deepcopy(made_)
+    except RuntimeError as refusal_:
+        assert str(refusal_).startswith("The default implementation of __deepcopy__() for"), (
+            "deepcopy of an instance of Tagged says the default __deepcopy__ cannot rebuild it")
+    else:
+        raise AssertionError("deepcopy of an instance of Tagged, however made, must raise")
+
+
+class OwnNewEmpty_(torch.Tensor):
+    def new_empty(self, *args, **kwargs):
+        return super().new_empty(*args, **kwargs).as_subclass(OwnNewEmpty_)
+
+
+class OwnDeepcopy_(torch.Tensor):
+    def __deepcopy__(self, memo):
+        return self.detach().clone().as_subclass(OwnDeepcopy_)
+
+
+class ParameterKind_(torch.nn.Parameter):
+    pass
+
+
+for copies_ in (torch.ones(2).as_subclass(OwnNewEmpty_), torch.ones(2).as_subclass(OwnDeepcopy_),
+                ParameterKind_(torch.ones(2))):
+    subclass_copy_ = copy.deepcopy(copies_)
+    assert type(subclass_copy_) is type(copies_) and not same_storage(subclass_copy_, copies_) and torch.equal(
+        subclass_copy_, copies_), f"deepcopy of a {type(copies_).__name__} gives a copy of its class"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -580,7 +650,7 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 # -------------------------------
 #
 # ``copy.copy(t)`` 返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变。它不能用来保存数值快照。在 ``torch.inference_mode()``
-# 之外调用时，对这里的检查试过的每种张量（浮点、整数和布尔张量，视图，共轭视图，``meta`` 张量和稀疏张量，``Parameter``，叶子张量，非叶子张量），它都让新对象有自己的版本计数器（version counter）；默认 ``torch.strided`` 布局的嵌套张量是例外：它的副本与源张量共享版本计数器。这里通过 ``shallow`` 写入，``shallow._version``
+# 之外调用时，对这里的检查试过的每种张量（浮点、整数和布尔张量，视图，共轭视图，``meta`` 张量和稀疏张量，``Parameter``，叶子张量，非叶子张量），它都让新对象有自己的版本计数器（version counter）；默认 ``torch.strided`` 布局的嵌套张量是例外：它的副本是它的视图（``_base`` 就是源张量），与它共享版本计数器。这里通过 ``shallow`` 写入，``shallow._version``
 # 增加，``t._version`` 仍是 0。写入之前，副本的计数器已经是 1（并非每种张量都如此：例如 ``Parameter``、``meta`` 张量和稀疏张量的副本就从 0 开始），所以这次写入表现为加 1。
 
 t = torch.zeros(3)
@@ -628,6 +698,7 @@ with warnings.catch_warnings():
     nested_counters_ = shared_counters([strided_nested_, copy.copy(strided_nested_)])
 assert strided_nested_.layout == torch.strided and len(nested_counters_) == 2 and len(
     set(nested_counters_.values())) == 1, "copy.copy of a strided nested tensor shares its source's version counter"
+assert copy.copy(strided_nested_)._base is strided_nested_, "copy.copy of a strided nested tensor is a view of it"
 assert not copy.copy(inference_source).is_inference() and copy.copy(inference_source)._version >= 0, (
     "copy.copy of an inference tensor, outside the mode, is a normal tensor with a version counter")
 # sphinx_gallery_end_ignore
@@ -643,7 +714,8 @@ draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 # %%
 # 所以 ``copy.copy`` 得到的新对象不只是原来那个张量的另一个名字：下面对需要梯度的叶子张量 ``a`` 调用 ``copy.copy(a)``。对需要梯度的张量，``copy.copy``
 # 得到的还是一个独立的叶子张量，起初没有 ``.grad``：经过它反向传播，梯度只写进它自己的
-# ``.grad``，``a.grad`` 不受影响；通过它原地（in-place）修改，会改变 ``a`` 的数值，``a._version`` 却不动。
+# ``.grad``，``a.grad`` 不受影响；通过它原地（in-place）修改，会改变 ``a`` 的数值，``a._version`` 却不动。strided 布局的嵌套张量又是例外：它的副本是带 ``grad_fn`` 的视图，源张量被保存之后再经副本这样修改，反向传播会报错。
+# :fact:`copy-copy-of-strided-nested-shares-counter`
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (a * a).sum().backward()
 c = copy.copy(a)
@@ -670,15 +742,21 @@ for kind in ("leaf", "Parameter", "non-leaf", "view"):
     assert counters_[id(source)] != counters_[id(twin_)], f"copy.copy of a {kind} has a version counter of its own"
     twin_.sum().backward()
     assert twin_.grad is not None and origin_.grad is None, f"gradients through copy.copy of a {kind} stop there"
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    nested_source_ = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], requires_grad=True)
+nested_twin_ = copy.copy(nested_source_)
+assert nested_twin_._base is nested_source_ and not nested_twin_.is_leaf and nested_twin_.grad_fn is not None, (
+    "copy.copy of a strided nested tensor that requires grad is a view of it with a grad_fn")
 # sphinx_gallery_end_ignore
 
 # %%
 # 小结
 # ----
 #
-# ``copy.deepcopy`` 只能复制叶子张量（也不是每个叶子张量都行：默认 ``torch.strided`` 布局的嵌套张量会抛出 ``NotImplementedError``）；模块里存了非叶子张量，就应改在 ``forward`` 里计算它，而且不要存到模块上：detach
+# ``copy.deepcopy`` 只能复制叶子张量（也不是每个叶子张量都行：默认 ``torch.strided`` 布局的嵌套张量、CSR、CSC、BSR 或 BSC 稀疏张量和 mkldnn 张量会抛出 ``NotImplementedError``，普通 ``torch.Tensor`` 子类的实例会抛出 ``RuntimeError``）；模块里存了非叶子张量，就应改在 ``forward`` 里计算它，而且不要存到模块上：detach
 # 后存下的张量虽然能深拷贝，却是常量，梯度不会经过它传到 ``scale``。深拷贝得到新的内存；普通张量的副本带着
 # ``.grad``，``Parameter`` 的副本则不带；``backward(create_graph=True)`` 让普通张量的 ``.grad`` 带上 ``grad_fn`` 之后，``deepcopy`` 则会报错。对不带共轭位或负号位的普通 CPU 张量，拷贝视图会复制背后的整块存储，同一个存储对象上的共享关系也会保留（在 ``meta`` 上则是克隆；经由 NumPy 或 DLPack 得到的别名有自己的存储对象，它的副本什么也不共享）；``Parameter``
 # 则是克隆，副本只含它自己的元素，共享同一块存储的两个参数拷贝后各有各的内存。``copy.copy``
-# 不复制内存，却也不是别名：在 ``torch.inference_mode()`` 之外，它有自己的版本计数器（``torch.strided`` 布局的嵌套张量的副本与源张量共享版本计数器）；对需要梯度的张量，它是一个独立的叶子张量，有自己的
+# 不复制内存，却也不是别名：在 ``torch.inference_mode()`` 之外，它有自己的版本计数器（``torch.strided`` 布局的嵌套张量的副本是它的视图，与源张量共享版本计数器）；对需要梯度的张量（``torch.strided`` 布局的嵌套张量除外），它是一个独立的叶子张量，有自己的
 # ``.grad``，经过它的梯度传不到源张量。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
