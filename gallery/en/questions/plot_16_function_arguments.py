@@ -499,9 +499,16 @@ except RuntimeError as e:
 else:
     raise AssertionError("deepcopy of a module that kept its output in grad mode must raise")
 leaf = torch.ones(2, requires_grad=True)
-leaf.grad = leaf * 2  # a .grad with a grad_fn
+(leaf * leaf).sum().backward()  # a .grad without a grad_fn
 holder = torch.nn.Module()
 holder.kept = leaf  # a plain attribute, not a Parameter
+kept_copy = copy.deepcopy(holder).kept
+print("kept_copy.grad:", kept_copy.grad, " kept_copy.grad is leaf.grad:", kept_copy.grad is leaf.grad)
+# sphinx_gallery_start_ignore
+assert kept_copy is not leaf and kept_copy.grad is not None and kept_copy.grad is not leaf.grad and torch.equal(
+    kept_copy.grad, leaf.grad), "deepcopy copies a plain attribute that is not a Parameter with its .grad"
+# sphinx_gallery_end_ignore
+leaf.grad = leaf * 2  # a .grad with a grad_fn
 print("leaf.is_leaf:", leaf.is_leaf, " leaf.grad.grad_fn:", type(leaf.grad.grad_fn).__name__)
 try:
     copy.deepcopy(holder)

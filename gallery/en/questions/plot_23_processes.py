@@ -18,7 +18,7 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
 
 A dataset that counts how often each item was read counts nothing when the ``DataLoader``'s workers
 are started with ``fork`` (the default on Linux before Python 3.14); under ``spawn`` and ``forkserver``
-the pickling that sends the dataset to the workers moves the tensors torch allocated into
+the pickling that sends the dataset to the workers moves the CPU tensors torch allocated into
 shared memory, unless their storage is empty under the ``file_descriptor`` sharing strategy, Linux's
 default (checked below: the count under ``fork``, and the pickling, run in this process on a few tensors). A tensor handed to another process is sometimes a copy, sometimes shared. This page
 starts real child processes: a worker that edits the dataset, a child that edits a tensor it
@@ -533,7 +533,7 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # Under the other start methods a worker does not start as a copy of the parent: the dataset is
 # pickled and sent to it, with the pickler the queues use
 # (``multiprocessing.reduction.ForkingPickler``). Once torch is imported, that pickler moves the
-# storage of a tensor torch allocated into shared memory, unless the storage is empty (under the
+# storage of a CPU tensor torch allocated into shared memory, unless the storage is empty (under the
 # ``file_descriptor`` sharing strategy, Linux's default), and drops its conjugate or
 # negative bit, as sending through a queue did above. The storage decides, not the tensor: pickling an empty view
 # such as ``t[:0]`` moves all of ``t``'s storage into shared memory. So under ``spawn``
@@ -603,7 +603,7 @@ assert signal.getsignal(signal.SIGCHLD) is sigchld_before and resource_sharer._r
 # ----------
 #
 # A forked child, and so a ``DataLoader`` worker started with the ``fork`` method, starts with a
-# copy of every tensor torch allocated that is not in shared memory, and its edits stay in that copy. A tensor torch
+# copy of every CPU tensor torch allocated that is not in shared memory, and its edits stay in that copy. A tensor torch
 # allocated, moved into shared memory by ``share_memory_()`` or by being sent through a
 # ``torch.multiprocessing`` queue, is one memory for the processes that have it, so a child's edits
 # reach the parent (a leaf that requires grad takes them under ``torch.no_grad()``, not with grad mode on, outside
@@ -617,6 +617,6 @@ assert signal.getsignal(signal.SIGCHLD) is sigchld_before and resource_sharer._r
 #
 # This page starts children with the ``fork`` method only. Under ``spawn`` (the default on macOS
 # and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the dataset is pickled for
-# each worker, which moves the tensors torch allocated into shared memory, unless their storage is
+# each worker, which moves the CPU tensors torch allocated into shared memory, unless their storage is
 # empty under the ``file_descriptor`` sharing strategy (as shown above); that a worker's edits then reach the
 # parent is not run here: check ``visits`` on the platform you run.

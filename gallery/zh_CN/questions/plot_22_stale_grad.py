@@ -263,6 +263,9 @@ g = p.grad
 before = g.clone()
 optimizer.zero_grad()
 print("p.grad:", p.grad, " g:", g)
+# sphinx_gallery_start_ignore
+assert p.grad is None, "zero_grad() with its default set p.grad to None"
+# sphinx_gallery_end_ignore
 ((model(x) - y) ** 2).mean().backward()
 print("after backward, p.grad is g:", p.grad is g, " g kept its values:", torch.equal(g, before))
 assert p.grad is not g and torch.equal(g, before), "a new p.grad, and g unchanged"
