@@ -160,10 +160,11 @@ NO_GRAD_GIVENS = {
 #: The three ways to turn grad mode off, by name.
 GRAD_OFF = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode,
             "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False)}
-#: Leaves that require grad because their base does: a view of a leaf and of a Parameter taken with grad mode off,
-#: and a view of that view, taken with grad mode off too.
+#: Leaves that require grad because their base does: a view of a leaf, of a Parameter and of a non-leaf taken with
+#: grad mode off, and a view of that view of a leaf, taken with grad mode off too.
 OFF_VIEWS = {"view of a leaf": lambda dtype, off: _off_view(GRAD_GIVENS["leaf"](dtype), off),
              "view of a Parameter": lambda dtype, off: _off_view(GRAD_GIVENS["Parameter"](dtype), off),
+             "view of a non-leaf": lambda dtype, off: _off_view(GRAD_GIVENS["non-leaf"](dtype), off),
              "view of such a view": lambda dtype, off: _off_view(_off_view(GRAD_GIVENS["leaf"](dtype), off), off)}
 
 
@@ -176,11 +177,11 @@ def _off_view(base: torch.Tensor, off) -> torch.Tensor:
 @fact("asarray-requires-grad-without-copy", {
     "en": "torch.asarray(x, requires_grad=False) without copy=True, for x a leaf that requires grad and a "
           "Parameter, in float32 and float64: it returns x itself, whose requires_grad is now False (the Parameter "
-          "is still a Parameter). For x a view (x[1:]) of such a leaf or Parameter taken under torch.no_grad(), "
-          "again under torch.inference_mode() and again under torch.set_grad_enabled(False), and a view of such a "
-          "view taken the same way, called with grad mode on and under torch.no_grad(), in float32 and float64: it "
-          "returns x itself, still a leaf without a grad_fn that requires grad. For a non-leaf y = leaf * 2: it "
-          "returns a tensor other than y that shares y's "
+          "is still a Parameter). For x a view (x[1:]) of such a leaf, of such a Parameter or of a non-leaf "
+          "leaf * 2 taken under torch.no_grad(), again under torch.inference_mode() and again under "
+          "torch.set_grad_enabled(False), and a view of such a view of the leaf taken the same way, called with grad "
+          "mode on and under torch.no_grad(), in float32 and float64: it returns x itself, still a leaf without a "
+          "grad_fn that requires grad. For a non-leaf y = leaf * 2: it returns a tensor other than y that shares y's "
           "storage, has no grad_fn and does not require grad, while y keeps its requires_grad (True) and its "
           "grad_fn. torch.asarray(x, requires_grad=x.requires_grad) without copy=True, for x a leaf, a non-leaf, "
           "a Parameter and a view of a leaf that require grad and a tensor that does not, and "
@@ -192,7 +193,8 @@ def _off_view(base: torch.Tensor, off) -> torch.Tensor:
     "zh_CN": "不带 copy=True 调用 torch.asarray(x, requires_grad=False)，x 分别是需要梯度的叶子张量和 Parameter，"
              "各用 float32 和 float64：返回的是 x 本身，它的 requires_grad 变成了 False（Parameter 仍是 "
              "Parameter）。x 是分别在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下"
-             "对这样的叶子张量或 Parameter 取的视图（x[1:]），以及用同样方式对这种视图再取的视图，"
+             "对这样的叶子张量、这样的 Parameter 或非叶子张量 leaf * 2 取的视图（x[1:]），"
+             "以及用同样方式对叶子张量的这种视图再取的视图，"
              "在梯度模式（grad mode）下和 torch.no_grad() 下调用，各用 float32 和 float64："
              "返回的是 x 本身，它仍是没有 grad_fn、需要梯度的叶子张量。"
              "对非叶子张量 y = leaf * 2：返回的是另一个张量，与 y 共享存储，没有 grad_fn，不需要梯度，"
@@ -203,12 +205,12 @@ def _off_view(base: torch.Tensor, off) -> torch.Tensor:
              "它的 requires_grad、grad_fn 和类型都不变。不带 copy=True 调用 torch.asarray(x, requires_grad=True)，"
              "x 分别是不需要梯度的张量、它的视图和用 requires_grad=False 建的 Parameter，各用 float32 和 float64："
              "返回的是 x 本身，它的 requires_grad 变成了 True（Parameter 仍是 Parameter）。",
-}, {"en": "a leaf, a Parameter, a non-leaf, a view of a leaf, views of a leaf and of a Parameter taken in the "
-          "three ways with grad mode off and a view of such a view, a tensor that does not require grad, a view of "
-          "it and a Parameter that does not require grad, float32 and float64, on the CPU",
-    "zh_CN": "叶子张量、Parameter、非叶子张量、叶子张量的视图、用三种关闭梯度模式的方式对叶子张量和 "
-             "Parameter 取的视图及这种视图的视图、不需要梯度的张量、它的视图和不需要梯度的 Parameter，"
-             "float32 和 float64，在 CPU 上"})
+}, {"en": "a leaf, a Parameter, a non-leaf, a view of a leaf, views of a leaf, of a Parameter and of a non-leaf "
+          "taken in the three ways with grad mode off and a view of such a view of the leaf, a tensor that does not "
+          "require grad, a view of it and a Parameter that does not require grad, float32 and float64, on the CPU",
+    "zh_CN": "叶子张量、Parameter、非叶子张量、叶子张量的视图、用三种关闭梯度模式的方式对叶子张量、"
+             "Parameter 和非叶子张量取的视图及叶子张量的这种视图的视图、不需要梯度的张量、"
+             "它的视图和不需要梯度的 Parameter，float32 和 float64，在 CPU 上"})
 def _asarray_requires_grad_without_copy() -> Fact:
     seen = {}
     for dtype in (torch.float32, torch.float64):

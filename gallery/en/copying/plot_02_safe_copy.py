@@ -537,11 +537,13 @@ for grad_mode_taken in (torch.enable_grad, torch.no_grad, torch.inference_mode, 
                             sparse_base.indices())
     assert sparse_base.requires_grad and not any(unrecorded.requires_grad for unrecorded in unrecorded_views), (
         "detach(), view(dtype) and a sparse tensor's indices() of a tensor that requires grad do not require grad")
+view_bases = (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3)),
+              lambda: torch.ones(3, requires_grad=True) * 2)  # a leaf, a Parameter and a non-leaf, none of them a view
 recorded_views = (lambda view_base: view_base[1:], lambda view_base: view_base.view(3, 1),
                   lambda view_base: view_base.expand(2, 3), lambda view_base: view_base.unbind()[0],
                   lambda view_base: view_base.t())
 for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
-    for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
+    for make_base in view_bases:
         for grad_mode_asked in (torch.enable_grad, torch.no_grad):
             for take_view in recorded_views:
                 off_base = make_base()
@@ -561,7 +563,7 @@ off_view_calls = {  # a call on a view taken with grad mode off, and whether its
     "torch.as_tensor(view)": (lambda v: torch.as_tensor(v), False),
 }
 for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
-    for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
+    for make_base in view_bases:
         for grad_mode_asked in (torch.enable_grad, torch.no_grad):
             for call_on_view, passes_gradient in (*off_view_calls.values(), (None, False)):
                 for take_view in recorded_views:
@@ -574,7 +576,7 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
                     assert called_view is off_view, (
                         "torch.asarray and torch.as_tensor of a view taken with grad mode off return that view itself")
                     off_view.clone().sum().backward()
-                    assert off_base.grad is None and (
+                    assert (not off_base.is_leaf or off_base.grad is None) and (
                         torch.equal(off_view.grad, torch.ones_like(off_view)) if passes_gradient
                         else off_view.grad is None), (
                         "after torch.asarray(view), alone or with requires_grad=view.requires_grad or requires_grad="

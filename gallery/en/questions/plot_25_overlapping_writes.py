@@ -244,10 +244,14 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 #
 # On a leaf that requires grad, here a ``Parameter``, and on a view of such a leaf taken in grad mode,
 # here a row of a 2-d ``Parameter``, the same shift is refused with another message while grad mode
-# is on; under ``torch.no_grad()`` or ``torch.inference_mode()`` both get the message above. A
+# is on; under ``torch.no_grad()`` or ``torch.inference_mode()`` the leaf and a contiguous view of it,
+# such as that row, get the message above, while a view of it that is not contiguous, such as a column
+# ``[:, 0]`` or ``[::2]``, runs with no error and writes wrong values. A
 # contiguous tensor that requires grad and is neither a leaf nor a view, here
 # ``arange(5.0, requires_grad=True) * 2``, gets the message above in all three modes, and so do its
-# views by slicing, ``view()`` or ``tensor_split()``. With grad mode on, three other kinds of view
+# contiguous views by slicing, ``view()`` or ``tensor_split()``; a view of it that is not contiguous,
+# such as ``[::2]`` or a column of a 2-d one, runs with no error in all three modes and writes wrong
+# values, like the layouts of "The same shift, not caught" below. With grad mode on, three other kinds of view
 # of a tensor that requires grad get other messages, in which autograd says why it does not allow
 # such a view to be modified in place: an output of ``unbind()`` (iterating over a tensor,
 # ``for row in x``, calls it), ``split()``, ``chunk()`` or ``split_with_sizes()``; a view taken under
@@ -318,8 +322,38 @@ others = not_views + (lambda: (torch.arange(5.0, requires_grad=True) * 2)[:],
                       lambda: (torch.arange(10.0, requires_grad=True) * 2).tensor_split(2)[0])
 assert {refused_with(mode_, other) for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode)
         for other in others} == {message}, (
-    "a contiguous tensor that requires grad and is neither a leaf nor a view, and its views by slicing, view() or "
-    "tensor_split(), get the message above in every mode")
+    "a contiguous tensor that requires grad and is neither a leaf nor a view, and its contiguous views by slicing, "
+    "view() or tensor_split(), get the message above in every mode")
+
+
+def shift_outcome(mode, make_tensor):
+    """The shift of a fresh tensor in a mode: (its error message or None, whether it gave the values of the shift
+    from a cloned source)."""
+    shifted = make_tensor()
+    from_clone = torch.cat((shifted[:1], shifted[:-1])).detach()
+    try:
+        shift_in(mode, shifted)
+    except RuntimeError as e:
+        return str(e), False
+    return None, torch.equal(shifted.detach(), from_clone)
+
+
+strided_leaf_views = (lambda: torch.nn.Parameter(torch.arange(15.0).reshape(5, 3))[:, 0],
+                      lambda: torch.nn.Parameter(torch.arange(10.0))[::2])
+assert not any(view().is_contiguous() for view in strided_leaf_views) and {
+    shift_outcome(quiet, view) for quiet in (torch.no_grad, torch.inference_mode) for view in strided_leaf_views} == {
+    (None, False)}, (
+    "under no_grad and inference_mode, a view of a leaf taken in grad mode that is not contiguous, a column or [::2], "
+    "runs the shift with no error and writes other values than the shift from a cloned source")
+strided_others = (lambda: (torch.arange(10.0, requires_grad=True) * 2)[::2],
+                  lambda: (torch.arange(15.0, requires_grad=True).reshape(5, 3) * 2)[:, 0],
+                  lambda: (torch.arange(10.0, requires_grad=True) * 2).view(5, 2)[:, 1])
+assert not any(other().is_contiguous() for other in strided_others) and {
+    shift_outcome(mode_, other) for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode)
+    for other in strided_others} == {(None, False)}, (
+    "a view that is not contiguous ([::2], a column) of a contiguous tensor that requires grad and is neither a leaf "
+    "nor a view runs the shift with no error in every mode and writes other values than the shift from a cloned "
+    "source")
 multiple_outputs = (lambda: parameter().reshape(1, 5).unbind(0)[0], lambda: parameter().split(5)[0],
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).reshape(2, 5).unbind(0)[0],
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).split(5)[0],

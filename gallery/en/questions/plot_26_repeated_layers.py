@@ -363,6 +363,10 @@ for kind in ("ModuleList", "Sequential"):
     kind_state = containers[kind].state_dict()
     assert same_storage(kind_state["0.0.weight"], kind_state["2.0.weight"]), f"{kind}: over one storage"
 assert state["1.weight"] is not state["2.weight"], "the state_dict entries 1.weight and 2.weight are two objects"
+assert all(same_storage(state[f"{i}.weight"], layers[0].weight) and same_storage(state[f"{i}.bias"], layers[0].bias)
+           for i in range(3)) and not same_storage(state["0.weight"], state["0.bias"]), (
+    "each repeated entry is on the storage of the parameter it names: the weight's entries on the weight's storage, "
+    "the bias's on the bias's, two storages")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -511,8 +515,9 @@ assert sum(p.numel() for p in torch.nn.ModuleList([layer] * 3).parameters()) == 
 #
 # ``[layer] * 3`` puts one module at three places, in a plain list, a ``ModuleList`` or a
 # ``Sequential``. ``parameters()``, ``named_parameters()``, an optimizer built from ``parameters()``
-# and the parameter count see one layer; ``state_dict()`` repeats its keys over one storage, and ``print`` and ``len`` show
-# three layers. On the ``ModuleList`` stack, ``load_state_dict`` keeps the last of three layers, and
-# ``copy.deepcopy`` of the whole stack keeps the sharing. Copy per item,
+# and the parameter count see one layer; ``state_dict()`` repeats its keys under every index, each
+# entry on the storage of the parameter it names; ``print`` and ``len`` show three layers. On the
+# ``ModuleList`` stack, ``load_state_dict`` keeps the last of three layers, and ``copy.deepcopy`` of
+# the whole stack keeps the sharing. Copy per item,
 # ``[copy.deepcopy(layer) for _ in range(3)]``, or build a new layer per item; where sharing is the
 # design, call one layer in a loop.

@@ -483,11 +483,13 @@ for grad_mode_taken in (torch.enable_grad, torch.no_grad, torch.inference_mode, 
                             sparse_base.indices())
     assert sparse_base.requires_grad and not any(unrecorded.requires_grad for unrecorded in unrecorded_views), (
         "detach(), view(dtype) and a sparse tensor's indices() of a tensor that requires grad do not require grad")
+view_bases = (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3)),
+              lambda: torch.ones(3, requires_grad=True) * 2)  # 叶子张量、Parameter 和非叶子张量，都不是视图
 recorded_views = (lambda view_base: view_base[1:], lambda view_base: view_base.view(3, 1),
                   lambda view_base: view_base.expand(2, 3), lambda view_base: view_base.unbind()[0],
                   lambda view_base: view_base.t())
 for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
-    for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
+    for make_base in view_bases:
         for grad_mode_asked in (torch.enable_grad, torch.no_grad):
             for take_view in recorded_views:
                 off_base = make_base()
@@ -507,7 +509,7 @@ off_view_calls = {  # 对梯度模式关闭时取的视图的调用，以及此�
     "torch.as_tensor(view)": (lambda v: torch.as_tensor(v), False),
 }
 for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
-    for make_base in (lambda: torch.ones(3, requires_grad=True), lambda: torch.nn.Parameter(torch.ones(3))):
+    for make_base in view_bases:
         for grad_mode_asked in (torch.enable_grad, torch.no_grad):
             for call_on_view, passes_gradient in (*off_view_calls.values(), (None, False)):
                 for take_view in recorded_views:
@@ -520,7 +522,7 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
                     assert called_view is off_view, (
                         "torch.asarray and torch.as_tensor of a view taken with grad mode off return that view itself")
                     off_view.clone().sum().backward()
-                    assert off_base.grad is None and (
+                    assert (not off_base.is_leaf or off_base.grad is None) and (
                         torch.equal(off_view.grad, torch.ones_like(off_view)) if passes_gradient
                         else off_view.grad is None), (
                         "after torch.asarray(view), alone or with requires_grad=view.requires_grad or requires_grad="
@@ -570,4 +572,4 @@ assert bytes_apart(a, the_long_way) and bytes_apart(a, the_short_way), (
 # 小结
 # ----
 #
-# ``a.detach().clone()`` 得到的张量数值相同、内存独立、与计算图无关：改哪一边都不影响另一边，梯度也不会流回 ``a``。后面两页把这两步拆开来看：只用 :ref:`clone() <copying-clone>`，副本仍在计算图里；只用 :ref:`detach() <copying-detach>`，结果仍共享内存。没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 不是副本：它们返回的就是 ``a`` 本身（但在 ``torch.inference_mode()`` 之外，``torch.asarray(a)`` 遇到需要梯度的推理张量会报错）。
+# ``a.detach().clone()`` 得到的张量数值相同、内存独立、与计算图无关：改哪一边都不影响另一边，梯度也不会流回 ``a``。后面两页把这两步拆开来看：只用 ``clone()``，副本仍在计算图里，见 :ref:`“clone()”那一页 <copying-clone>`；只用 ``detach()``，结果仍共享内存，见 :ref:`“detach()”那一页 <copying-detach>`。没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 不是副本：它们返回的就是 ``a`` 本身（但在 ``torch.inference_mode()`` 之外，``torch.asarray(a)`` 遇到需要梯度的推理张量会报错）。

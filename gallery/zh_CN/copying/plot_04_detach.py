@@ -557,6 +557,6 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # ----
 #
 # ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地操作。对每个值调用 Python 函数的 ``apply_``、``map_`` 和 ``map2_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`“版本计数器”那一页 <questions-version-counter>` 列出的、本站检查过的其他几个内核，也不增加；别的内核也可能如此。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；``resize_`` 需要的字节比存储现有的多时，同样让它加一，还会把 ``a`` 的内存一起搬走，前提是存储可调整大小（``untyped_storage().resizable()``），torch 为新张量、``clone()`` 或 ``copy.deepcopy`` 分配的存储，以及 ``torch.load`` 从旧格式文件读出的存储，都是这样；存储由 ``torch.load`` 从默认的 zip 格式读出，或内存来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 时，它会抛出错误，``d`` 却已换上新形状，底下仍是原来的内存，不能再用（另取一个 ``d = a.detach()``）；调用过 ``share_memory_()`` 之后，它会让进程因段错误崩溃，``try``/``except`` 捕获不到。原文的第三个例子在
-# ``detach()`` 之后重新绑定了 ``a``，见 :ref:`下一页 <copying-rebinding>`。
+# ``detach()`` 之后重新绑定了 ``a``，见 :ref:`“重新绑定与原地更新”那一页 <copying-rebinding>`。
 # :fact:`detach-resize-grow-on-borrowed-memory` :fact:`counter-bypass-edits-silent`
 # :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`

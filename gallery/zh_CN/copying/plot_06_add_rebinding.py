@@ -312,7 +312,7 @@ assert a._version == 2, "two in-place additions must count twice"
 # sphinx_gallery_end_ignore
 
 # %%
-# 和 :ref:`上一页 <copying-rebinding>` 一样，在梯度模式下、``torch.inference_mode()`` 之外，需要梯度的叶子张量拒绝
+# 和 :ref:`“重新绑定与原地更新”那一页 <copying-rebinding>` 一样，在梯度模式下、``torch.inference_mode()`` 之外，需要梯度的叶子张量拒绝
 # ``add_``；放在 ``torch.no_grad()`` 里就能执行，执行后它仍是同一个叶子张量。
 # :fact:`leaf-refuses-inplace`
 

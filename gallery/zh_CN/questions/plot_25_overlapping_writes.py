@@ -223,7 +223,7 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # 需要梯度的张量
 # --------------
 #
-# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，两者得到的都是上面那条报错信息。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的视图也一样。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``）；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量取得的视图（该张量若是本身为视图的叶子张量则除外，见下文）；自定义 ``autograd.Function`` 返回的视图。
+# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，这个叶子张量和它的连续视图（比如那一行）得到的都是上面那条报错信息，而它不连续的视图（比如一列 ``[:, 0]`` 或 ``[::2]``）却不报错，写入错误的值。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的连续视图也一样；它不连续的视图（比如 ``[::2]``，或二维张量的一列）则在这三种模式下都不报错，写入错误的值，和下文“没被拦下的同一平移”一节里的那些布局一样。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``）；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量取得的视图（该张量若是本身为视图的叶子张量则除外，见下文）；自定义 ``autograd.Function`` 返回的视图。
 
 
 def shift_in(mode, g):
@@ -289,8 +289,38 @@ others = not_views + (lambda: (torch.arange(5.0, requires_grad=True) * 2)[:],
                       lambda: (torch.arange(10.0, requires_grad=True) * 2).tensor_split(2)[0])
 assert {refused_with(mode_, other) for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode)
         for other in others} == {message}, (
-    "a contiguous tensor that requires grad and is neither a leaf nor a view, and its views by slicing, view() or "
-    "tensor_split(), get the message above in every mode")
+    "a contiguous tensor that requires grad and is neither a leaf nor a view, and its contiguous views by slicing, "
+    "view() or tensor_split(), get the message above in every mode")
+
+
+def shift_outcome(mode, make_tensor):
+    """The shift of a fresh tensor in a mode: (its error message or None, whether it gave the values of the shift
+    from a cloned source)."""
+    shifted = make_tensor()
+    from_clone = torch.cat((shifted[:1], shifted[:-1])).detach()
+    try:
+        shift_in(mode, shifted)
+    except RuntimeError as e:
+        return str(e), False
+    return None, torch.equal(shifted.detach(), from_clone)
+
+
+strided_leaf_views = (lambda: torch.nn.Parameter(torch.arange(15.0).reshape(5, 3))[:, 0],
+                      lambda: torch.nn.Parameter(torch.arange(10.0))[::2])
+assert not any(view().is_contiguous() for view in strided_leaf_views) and {
+    shift_outcome(quiet, view) for quiet in (torch.no_grad, torch.inference_mode) for view in strided_leaf_views} == {
+    (None, False)}, (
+    "under no_grad and inference_mode, a view of a leaf taken in grad mode that is not contiguous, a column or [::2], "
+    "runs the shift with no error and writes other values than the shift from a cloned source")
+strided_others = (lambda: (torch.arange(10.0, requires_grad=True) * 2)[::2],
+                  lambda: (torch.arange(15.0, requires_grad=True).reshape(5, 3) * 2)[:, 0],
+                  lambda: (torch.arange(10.0, requires_grad=True) * 2).view(5, 2)[:, 1])
+assert not any(other().is_contiguous() for other in strided_others) and {
+    shift_outcome(mode_, other) for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode)
+    for other in strided_others} == {(None, False)}, (
+    "a view that is not contiguous ([::2], a column) of a contiguous tensor that requires grad and is neither a leaf "
+    "nor a view runs the shift with no error in every mode and writes other values than the shift from a cloned "
+    "source")
 multiple_outputs = (lambda: parameter().reshape(1, 5).unbind(0)[0], lambda: parameter().split(5)[0],
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).reshape(2, 5).unbind(0)[0],
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).split(5)[0],

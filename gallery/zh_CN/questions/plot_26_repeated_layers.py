@@ -342,6 +342,10 @@ for kind in ("ModuleList", "Sequential"):
     kind_state = containers[kind].state_dict()
     assert same_storage(kind_state["0.0.weight"], kind_state["2.0.weight"]), f"{kind}: over one storage"
 assert state["1.weight"] is not state["2.weight"], "the state_dict entries 1.weight and 2.weight are two objects"
+assert all(same_storage(state[f"{i}.weight"], layers[0].weight) and same_storage(state[f"{i}.bias"], layers[0].bias)
+           for i in range(3)) and not same_storage(state["0.weight"], state["0.bias"]), (
+    "each repeated entry is on the storage of the parameter it names: the weight's entries on the weight's storage, "
+    "the bias's on the bias's, two storages")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -475,4 +479,4 @@ assert sum(p.numel() for p in torch.nn.ModuleList([layer] * 3).parameters()) == 
 # 小结
 # ----
 #
-# ``[layer] * 3`` 把一个模块放在三个位置上，普通列表、``ModuleList`` 和 ``Sequential`` 都是如此。``parameters()``、``named_parameters()``、用 ``parameters()`` 构造的优化器和参数量看到的是一层；``state_dict()`` 在一块存储上重复列出键，``print`` 和 ``len`` 显示三层。对 ``ModuleList`` 这叠层，``load_state_dict`` 只留下三层中最后一层的值；对整叠层做 ``copy.deepcopy``，副本里三个位置仍是同一层。解决办法是每一项各复制一次，``[copy.deepcopy(layer) for _ in range(3)]``，或者每一项新建一个层；本来就想共享时，在循环里调用同一个层。
+# ``[layer] * 3`` 把一个模块放在三个位置上，普通列表、``ModuleList`` 和 ``Sequential`` 都是如此。``parameters()``、``named_parameters()``、用 ``parameters()`` 构造的优化器和参数量看到的是一层；``state_dict()`` 在每个序号下重复列出键，每一项都在它所对应的那个参数的存储上；``print`` 和 ``len`` 显示三层。对 ``ModuleList`` 这叠层，``load_state_dict`` 只留下三层中最后一层的值；对整叠层做 ``copy.deepcopy``，副本里三个位置仍是同一层。解决办法是每一项各复制一次，``[copy.deepcopy(layer) for _ in range(3)]``，或者每一项新建一个层；本来就想共享时，在循环里调用同一个层。
