@@ -20,7 +20,7 @@ After ``backward()``, reading ``.grad`` of an intermediate result gives ``None``
 it, gets that gradient four ways (``retain_grad()``, a hook, ``torch.autograd.grad``,
 ``backward(inputs=...)``), shows the
 manual update loop that turns a leaf into a non-leaf without noticing, and shows that gradients add
-up until you zero them. The warning itself points to
+up until you zero them. The page prints only the warning's first sentence; the full text points to
 `pytorch/pytorch#30531 <https://github.com/pytorch/pytorch/pull/30531>`__.
 """
 
@@ -229,6 +229,15 @@ print("warnings:", caught)
 assert y_grad is None and caught[0].startswith("UserWarning: The .grad attribute of a Tensor that is not a leaf"), (
     "reading .grad of a non-leaf must give None and warn"
 )
+# sphinx_gallery_start_ignore
+with warnings.catch_warnings(record=True) as full_warnings:
+    warnings.simplefilter("always")
+    assert y.grad is None, "reading y.grad again gives None"
+assert [record.category for record in full_warnings] == [UserWarning] and str(full_warnings[0].message).startswith(
+    "The .grad attribute of a Tensor that is not a leaf"), "reading y.grad again gives the same one warning"
+assert "github.com/pytorch/pytorch/pull/30531" in str(full_warnings[0].message), (
+    "the full text of the warning on reading a non-leaf's .grad points to pytorch/pytorch#30531")
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::

@@ -24,7 +24,8 @@ later, outside the mode: "Inference tensors cannot be saved for backward", "Inpl
 inference tensor outside InferenceMode is not allowed", "Setting requires_grad=True on inference
 tensor outside InferenceMode is not allowed". This page computes the same ``x * 2`` three ways, tries
 each use on each result, and fixes the inference tensor with ``clone()``. The design is described in
-`pytorch/rfcs#17 <https://github.com/pytorch/rfcs/pull/17>`__, which the error message names.
+`pytorch/rfcs#17 <https://github.com/pytorch/rfcs/pull/17>`__; of the three messages, only the in-place
+one ("Inplace update ...") names it.
 """
 
 # %%
@@ -297,6 +298,12 @@ assert all((results[n, u] == "ok") == (n != "inference_mode") for n in ways for 
 
 for use_name in uses:
     print(f"{use_name}: {results['inference_mode', use_name]}")
+# sphinx_gallery_start_ignore
+assert "https://github.com/pytorch/rfcs/pull/17" in results["inference_mode", "in-place edit"], (
+    "the message refusing the in-place edit names pytorch/rfcs#17")
+for unlinked in ("saved for backward", "requires_grad_()"):
+    assert "rfcs" not in results["inference_mode", unlinked], f"the message refusing '{unlinked}' names no RFC"
+# sphinx_gallery_end_ignore
 
 # %%
 # On an inference tensor that does not require grad, such as ``y`` here, the in-place edit is refused only

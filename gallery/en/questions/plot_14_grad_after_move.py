@@ -20,8 +20,9 @@ A weight made with ``requires_grad=True`` and then, with grad mode on, moved to 
 (``.to("cpu:0")`` counts as one for a tensor on ``"cpu"``) or cast to another floating or complex
 dtype is no longer a leaf. Without ``retain_grad()`` (the page does not call it) it trains nothing: its ``.grad``
 stays ``None``, reading it warns ("The .grad attribute of a Tensor that is not a leaf Tensor is being
-accessed"), and an optimizer built the usual way (without ``differentiable=True``) either refuses it
-("can't optimize a non-leaf Tensor") or updates another tensor. After ``retain_grad()``, an optimizer
+accessed"), and an optimizer built the usual way either refuses it ("can't optimize a non-leaf Tensor")
+or updates another tensor (built with ``differentiable=True``, it accepts it, and its steps leave it
+unchanged: its ``.grad`` stays ``None``). After ``retain_grad()``, an optimizer
 accepts the moved tensor and trains that copy in place; the source leaf is not updated. Readers meet
 it as "grad is None after ``.cuda()``". This page reproduces all three
 with a change of dtype, and shows with the ``meta`` device, which plays the GPU here (every build of torch
@@ -370,6 +371,19 @@ for move in (torch.float64, "cpu:0"):
     kept_losses = train([kept], lambda kept=kept: ((kept - target) ** 2).sum())
     assert not kept.is_leaf and kept_losses == sorted(set(kept_losses), reverse=True), f"to({move!r}), retain_grad(): an optimizer trains the moved copy"
     assert torch.equal(kept_source, torch.ones(3)), f"to({move!r}), retain_grad(): the source leaf is not updated"
+    accepted = torch.ones(3, requires_grad=True).to(move)
+    for optimizer_class in (torch.optim.SGD, torch.optim.Adam):
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            differentiable_optimizer = optimizer_class([accepted], lr=0.1, differentiable=True)
+            for _ in range(2):
+                differentiable_optimizer.zero_grad()
+                (accepted**2).sum().backward()
+                differentiable_optimizer.step()
+        assert differentiable_optimizer.param_groups[0]["params"][0] is accepted, (
+            f"to({move!r}): {optimizer_class.__name__}(differentiable=True) accepts the moved tensor")
+        assert read_grad(accepted)[0] is None and torch.equal(accepted, torch.ones(3, dtype=accepted.dtype)), (
+            f"to({move!r}): {optimizer_class.__name__}(differentiable=True) steps leave it unchanged, .grad None")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -473,7 +487,7 @@ assert not transposed_leaf.is_contiguous() and transposed_leaf.to(memory_format=
 # to another floating or complex dtype, they return a non-leaf, and so does a ``to()`` that copies while changing
 # neither, given ``copy=True`` or a ``memory_format`` other than the layout torch reads from the tensor's strides
 # (not always what ``is_contiguous()`` says: see :ref:`questions-module-to`). Without ``retain_grad()`` its
-# ``.grad`` stays ``None``, and an optimizer built without ``differentiable=True`` refuses it or
-# updates the tensor it came from; after ``retain_grad()`` an optimizer trains the moved copy in place
-# and leaves the source leaf as it was. Create the tensor with its ``dtype`` and ``device``, call
+# ``.grad`` stays ``None``, and an optimizer refuses it or updates the tensor it came from (one built
+# with ``differentiable=True`` accepts it, and its steps leave it unchanged); after ``retain_grad()``
+# an optimizer trains the moved copy in place and leaves the source leaf as it was. Create the tensor with its ``dtype`` and ``device``, call
 # ``requires_grad_()`` after the move, or move a module with ``module.to()``.

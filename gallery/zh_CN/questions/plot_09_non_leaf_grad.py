@@ -16,7 +16,7 @@
       (y * y).sum().backward()
 
 ``backward()`` 之后读取中间结果的 ``.grad``，得到的是 ``None``，还伴随一条警告：“The .grad
-attribute of a Tensor that is not a leaf Tensor is being accessed”。本页复现这个现象，用四种办法拿到这个梯度（``retain_grad()``、钩子、``torch.autograd.grad``、``backward(inputs=...)``），再演示手写的更新循环如何在不知不觉中把叶子张量（leaf tensor）变成非叶子张量，最后说明梯度会一直累加，直到你把它清零。警告本身指向
+attribute of a Tensor that is not a leaf Tensor is being accessed”。本页复现这个现象，用四种办法拿到这个梯度（``retain_grad()``、钩子、``torch.autograd.grad``、``backward(inputs=...)``），再演示手写的更新循环如何在不知不觉中把叶子张量（leaf tensor）变成非叶子张量，最后说明梯度会一直累加，直到你把它清零。页面只打印警告的第一句，警告全文还指向
 `pytorch/pytorch#30531 <https://github.com/pytorch/pytorch/pull/30531>`__。
 """
 
@@ -221,6 +221,15 @@ print("warnings:", caught)
 assert y_grad is None and caught[0].startswith("UserWarning: The .grad attribute of a Tensor that is not a leaf"), (
     "reading .grad of a non-leaf must give None and warn"
 )
+# sphinx_gallery_start_ignore
+with warnings.catch_warnings(record=True) as full_warnings:
+    warnings.simplefilter("always")
+    assert y.grad is None, "reading y.grad again gives None"
+assert [record.category for record in full_warnings] == [UserWarning] and str(full_warnings[0].message).startswith(
+    "The .grad attribute of a Tensor that is not a leaf"), "reading y.grad again gives the same one warning"
+assert "github.com/pytorch/pytorch/pull/30531" in str(full_warnings[0].message), (
+    "the full text of the warning on reading a non-leaf's .grad points to pytorch/pytorch#30531")
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::

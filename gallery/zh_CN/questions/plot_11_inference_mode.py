@@ -18,7 +18,7 @@
 tensors cannot be saved for backward”“Inplace update to inference tensor outside InferenceMode is
 not allowed”“Setting requires_grad=True on inference tensor outside InferenceMode is not
 allowed”。本页用三种方式算出同样的 ``x * 2``，对三个结果逐一尝试这些用法，再用 ``clone()``
-修好推理张量。这一设计记录在报错信息提到的 `pytorch/rfcs#17 <https://github.com/pytorch/rfcs/pull/17>`__ 中。
+修好推理张量。这一设计记录在 `pytorch/rfcs#17 <https://github.com/pytorch/rfcs/pull/17>`__ 中；三条报错里只有“Inplace update …”那一条提到它。
 """
 
 # %%
@@ -287,6 +287,12 @@ assert all((results[n, u] == "ok") == (n != "inference_mode") for n in ways for 
 
 for use_name in uses:
     print(f"{use_name}: {results['inference_mode', use_name]}")
+# sphinx_gallery_start_ignore
+assert "https://github.com/pytorch/rfcs/pull/17" in results["inference_mode", "in-place edit"], (
+    "the message refusing the in-place edit names pytorch/rfcs#17")
+for unlinked in ("saved for backward", "requires_grad_()"):
+    assert "rfcs" not in results["inference_mode", unlinked], f"the message refusing '{unlinked}' names no RFC"
+# sphinx_gallery_end_ignore
 
 # %%
 # 对 ``y`` 这样不需要梯度的推理张量，原地修改的“拒绝”来得晚：torch 先把新值写进去，再抛出错误，所以推理张量里已经是新值了。捕获这个错误后接着往下跑，修改依然留在张量里。
