@@ -234,7 +234,7 @@ def _grow(a: torch.Tensor) -> tuple[bool, str]:
              "_use_new_zipfile_serialization=False 写入的同样内容的文件，torch.load(f) 代表文件中的张量；"
              "torch.from_file 读的是一个 24 字节的文件）。下面"
              f"{_count(len(NOT_RESIZABLE), 'zh_CN')}条途径得到的 a，存储的 untyped_storage().resizable() 都是 False："
-             + "、".join(NOT_RESIZABLE) + "；对它们，这个调用抛出 RuntimeError “Trying to resize storage that is not "
+             + "、".join(NOT_RESIZABLE) + "；对它们，这个调用抛出 RuntimeError“Trying to resize storage that is not "
              "resizable”，之后 d 的形状是 (100,)，底下仍是原来的 24 个字节，a 的内存、数值、形状和 _version 都不变。"
              f"下面{_count(len(RESIZABLE), 'zh_CN')}条途径得到的 a，存储的 resizable() 都是 True："
              + "、".join(RESIZABLE) + "；对它们，a 的存储换成一块 400 字节的新存储，仍与 d 共享，a 的数值和形状不变，"

@@ -122,12 +122,12 @@ def _grad_mode_records() -> Fact:
             quiet = given * 2
         records.append((given * 2).grad_fn is not None and quiet.grad_fn is None
                        and (torch.ones(3, dtype=given.dtype) * 2).grad_fn is None)
-    for dtype in (torch.float32, torch.float64):
-        a = torch.ones(3, dtype=dtype, requires_grad=True)
+    for a in givens:  # the four sources in float32 and float64, made outside the mode
         with torch.inference_mode(), torch.enable_grad():
             inference.append((torch.is_grad_enabled(), (a * 2).grad_fn, a.clone().grad_fn,
-                              a.to(torch.float64 if dtype == torch.float32 else torch.float32).is_leaf))
-    return Fact(default == [True] and not off and all(records) and inference == [(True, None, None, True)] * 2,
+                              a.to(torch.float64 if a.dtype == torch.float32 else torch.float32).is_leaf))
+    return Fact(default == [True] and not off and all(records)
+                and inference == [(True, None, None, True)] * len(givens),
                 f"default in a new thread: {default}; under no_grad: {off}; recorded as stated: {records}; inside "
                 f"inference_mode with enable_grad (grad mode, mul's and clone's grad_fn, to() a leaf): {inference}")
 
