@@ -6,7 +6,8 @@ its one way in. An extension imports these names from here and nothing else of :
 - the guard around each example (sphinx-gallery's ``reset_modules`` hooks ``reset_torch`` and ``watch_outputs``),
   which GPU blocks ran on a page, and the seal over every page's outputs;
 - the page sources as the rules read them: a script's sphinx-gallery blocks, its numbered blocks, its checks;
-- the glossary's terms and the facts that check them (and the files they live in, for Sphinx's dependencies);
+- the glossary's terms, its list of core terms and the facts that check them (and the files they live in, for
+  Sphinx's dependencies);
 - the records of other torch releases, the rerun cell's text and the catalogs of check messages.
 """
 
@@ -22,9 +23,10 @@ from sitetools.releases import rerun_cell as rerun_checks
 from sitetools.releases.rerun_cell import joined
 from sitetools.rules import checks_manifest, term_facts, terms
 from sitetools.rules.checks_manifest import GPU
+from sitetools.rules.first_mentions import core_terms
 from sitetools.rules.sources import numbered_blocks
 from sitetools.rules.syntax import gallery_blocks
-from sitetools.rules.term_facts import CHECKED_BY
+from sitetools.rules.term_facts import CHECKED_BY, MATRIX_SECTIONS
 from sitetools.rules.terms import TERMS
 from sitetools.web import colab
 
@@ -32,7 +34,7 @@ from sitetools.web import colab
 TERM_FILES = (terms.__file__, term_facts.__file__)
 
 __all__ = [
-    "CHECKED_BY", "GPU", "TERMS", "TERM_FILES", "check_labels", "checks_manifest", "colab", "gallery_blocks",
-    "gpu_blocks_ran", "joined", "numbered_blocks", "release_records", "rerun_checks", "reset_torch", "seal_outputs",
-    "settings", "watch_outputs", "web",
+    "CHECKED_BY", "GPU", "MATRIX_SECTIONS", "TERMS", "TERM_FILES", "check_labels", "checks_manifest", "colab",
+    "core_terms", "gallery_blocks", "gpu_blocks_ran", "joined", "numbered_blocks", "release_records", "rerun_checks",
+    "reset_torch", "seal_outputs", "settings", "watch_outputs", "web",
 ]  # fmt: skip

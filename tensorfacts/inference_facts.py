@@ -1,8 +1,9 @@
-"""Named facts on which tensors ``torch.inference_mode()`` makes inference tensors: the outputs of modules
-run there, and the views, ``detach()`` and ``.data`` of a normal tensor taken there; and what an inference
-tensor has and refuses (no version counter; in-place edits outside the mode). They stand behind the
-glossary's definitions (``sitetools/rules/term_facts.py``, ``CHECKED_BY``), the matrix page and its guide.
-Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
+"""Named facts on which tensors ``torch.inference_mode()`` makes inference tensors: the views, ``detach()``
+and ``.data`` of a normal tensor taken there (the outputs of modules run there are in
+:mod:`tensorfacts.inference_module_facts`); and what an inference tensor has and refuses (no version counter;
+in-place edits outside the mode). They stand behind the glossary's definitions (``sitetools/rules/term_facts.py``,
+``CHECKED_BY``), the matrix page and its guide. Registered on import by :mod:`tensorfacts.facts`, whose
+docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -16,31 +17,6 @@ from tensorfacts.fact_registry import Fact, fact
 SAVED_INFERENCE = "Inference tensors cannot be saved for backward"
 #: The error of an in-place update of an inference tensor that does not require grad, outside the mode.
 INPLACE_ERROR = "Inplace update to inference tensor outside InferenceMode is not allowed"
-
-
-@fact("inference-mode-outputs", {
-    "en": "Under torch.inference_mode(), on a normal (2, 3) input x: Linear(3, 3) and ReLU() return inference tensors; "
-          "Identity(), Dropout() in eval mode and Flatten() return x itself, a normal tensor; ReLU(inplace=True) "
-          "returns its input itself, still a normal tensor, now holding the ReLU of its old values.",
-    "zh_CN": "在 torch.inference_mode() 下，对普通的 (2, 3) 输入 x：Linear(3, 3) 和 ReLU() 返回推理张量；Identity()、"
-             "eval 模式的 Dropout() 和 Flatten() 返回 x 本身，一个普通张量；ReLU(inplace=True) 返回它的输入本身，"
-             "仍是普通张量，里面的值已换成原值经 ReLU 的结果。",
-}, {"en": "the six modules it names, float32, on the CPU", "zh_CN": "它列出的六个模块，float32，在 CPU 上"})
-def _inference_mode_outputs() -> Fact:
-    x = torch.ones(2, 3)
-    computing = {"Linear": torch.nn.Linear(3, 3), "ReLU": torch.nn.ReLU()}
-    passing = {"Identity": torch.nn.Identity(), "Dropout (eval)": torch.nn.Dropout().eval(),
-               "Flatten": torch.nn.Flatten()}
-    written = torch.tensor([[-1.0, 2.0, -3.0], [4.0, -5.0, 6.0]])
-    with torch.inference_mode():
-        computed = {name: module(x).is_inference() for name, module in computing.items()}
-        passed = {name: module(x) is x for name, module in passing.items()}
-        in_place = torch.nn.ReLU(inplace=True)(written)
-    in_place_kept = in_place is written and not written.is_inference() and written.tolist() == [
-        [0.0, 2.0, 0.0], [4.0, 0.0, 6.0]]
-    return Fact(all(computed.values()) and all(passed.values()) and not x.is_inference() and in_place_kept,
-                f"inference tensors: {computed}; the input itself: {passed}; ReLU(inplace=True) returns its normal "
-                f"input, written: {in_place_kept}")
 
 
 #: Views of a normal tensor taken inside inference mode that are inference tensors: ``view`` with a dtype.

@@ -1,7 +1,9 @@
-"""Named facts on modules built inside ``torch.inference_mode()`` and trained outside it: whether a forward
-pass gives their weight a gradient, raises, or records nothing depends on the layer and its input; built outside
-the mode, each of the layers run trains. They stand behind the glossary's
-definition of a leaf tensor (``sitetools/rules/term_facts.py``, ``CHECKED_BY``). Registered on import by
+"""Named facts on modules and ``torch.inference_mode()``: run inside it on normal inputs, the modules that compute
+into new memory return inference tensors and those that return their input return it unchanged; built inside it
+and trained outside it, whether a forward pass gives their weight a gradient, raises, or records nothing depends
+on the layer and its input; built outside the mode, each of the layers run trains. They stand behind the
+glossary's definitions of inference mode and of a leaf tensor (``sitetools/rules/term_facts.py``,
+``CHECKED_BY``) and the matrix page. Registered on import by
 :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
@@ -11,6 +13,72 @@ import torch
 
 from tensorfacts.fact_registry import Fact, fact
 from tensorfacts.inference_facts import SAVED_INFERENCE
+
+
+def _computing_modules() -> dict[str, tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]:
+    """Modules of torch.nn that compute their output into new memory, each with normal inputs made outside
+    inference mode: linear, convolution, normalization (BatchNorm1d in training mode and in eval mode),
+    embedding, recurrent, attention, activation, pooling and dropout layers, and a Sequential of two."""
+    nn = torch.nn
+    x, seq, image = torch.ones(2, 3), torch.ones(1, 2, 4), torch.ones(1, 3, 2, 2)
+    return {"Linear": (nn.Linear(3, 3), (x,)), "Bilinear": (nn.Bilinear(3, 3, 2), (x, x)),
+            "Conv1d": (nn.Conv1d(3, 2, 1), (torch.ones(2, 3, 5),)), "Conv2d": (nn.Conv2d(3, 2, 1), (image,)),
+            "BatchNorm1d (train)": (nn.BatchNorm1d(3), (x,)), "BatchNorm1d (eval)": (nn.BatchNorm1d(3).eval(), (x,)),
+            "LayerNorm": (nn.LayerNorm(3), (x,)), "GroupNorm": (nn.GroupNorm(1, 3), (x,)),
+            "Embedding": (nn.Embedding(5, 3), (torch.tensor([0, 4]),)),
+            "LSTM": (nn.LSTM(4, 3, batch_first=True), (seq,)), "GRU": (nn.GRU(4, 3, batch_first=True), (seq,)),
+            "MultiheadAttention": (nn.MultiheadAttention(4, 2, batch_first=True), (seq, seq, seq)),
+            "ReLU": (nn.ReLU(), (x,)), "GELU": (nn.GELU(), (x,)), "Softmax": (nn.Softmax(dim=1), (x,)),
+            "MaxPool1d": (nn.MaxPool1d(2), (torch.ones(2, 3, 4),)), "AvgPool2d": (nn.AvgPool2d(2), (image,)),
+            "Dropout (train)": (nn.Dropout(), (x,)),
+            "Sequential(Linear, ReLU)": (nn.Sequential(nn.Linear(3, 3), nn.ReLU()), (x,))}
+
+
+def _outputs(result: object) -> list[torch.Tensor]:
+    """The tensors a module returns: itself, or those of a tuple, nested ones included (LSTM's (h, c))."""
+    if isinstance(result, torch.Tensor):
+        return [result]
+    return [t for item in result for t in _outputs(item)]
+
+
+@fact("inference-mode-outputs", {
+    "en": "Under torch.inference_mode(), on normal inputs made outside the mode (a (2, 3) x for most): Linear, "
+          "Bilinear, Conv1d, Conv2d, BatchNorm1d in training and in eval mode, LayerNorm, GroupNorm, Embedding, "
+          "LSTM, GRU, MultiheadAttention, ReLU(), GELU(), Softmax, MaxPool1d, AvgPool2d, Dropout() in training mode "
+          "and a Sequential of Linear and ReLU() return inference tensors, every tensor of their outputs (LSTM's "
+          "output, h and c; the attention's output and weights); Identity(), Dropout() in eval mode and Flatten() "
+          "return x itself, a normal tensor; ReLU(inplace=True) returns its input itself, still a normal tensor, "
+          "now holding the ReLU of its old values.",
+    "zh_CN": "在 torch.inference_mode() 下，对在模式外创建的普通输入（多数是 (2, 3) 的 x）：Linear、Bilinear、Conv1d、"
+             "Conv2d、训练模式和 eval 模式的 BatchNorm1d、LayerNorm、GroupNorm、Embedding、LSTM、GRU、"
+             "MultiheadAttention、ReLU()、GELU()、Softmax、MaxPool1d、AvgPool2d、训练模式的 Dropout()，以及由 Linear "
+             "和 ReLU() 组成的 Sequential，返回的都是推理张量，输出中的每个张量都是（LSTM 的输出、h 和 c，注意力层的"
+             "输出和权重）；Identity()、eval 模式的 Dropout() 和 Flatten() 返回 x 本身，一个普通张量；"
+             "ReLU(inplace=True) 返回它的输入本身，仍是普通张量，里面的值已换成原值经 ReLU 的结果。",
+}, {"en": "the modules it names, in the modes it names (19 cases that compute, 3 that return their input, and "
+          "ReLU(inplace=True)), float32, on the CPU",
+    "zh_CN": "它列出的模块，在它列出的模式下（19 种做计算的情形，3 种返回输入本身的情形，以及 ReLU(inplace=True)），"
+             "float32，在 CPU 上"})
+def _inference_mode_outputs() -> Fact:
+    x = torch.ones(2, 3)
+    computing = _computing_modules()
+    passing = {"Identity": torch.nn.Identity(), "Dropout (eval)": torch.nn.Dropout().eval(),
+               "Flatten": torch.nn.Flatten()}
+    written = torch.tensor([[-1.0, 2.0, -3.0], [4.0, -5.0, 6.0]])
+    with torch.inference_mode():
+        computed = {name: [t.is_inference() for t in _outputs(module(*inputs))]
+                    for name, (module, inputs) in computing.items()}
+        passed = {name: module(x) is x for name, module in passing.items()}
+        in_place = torch.nn.ReLU(inplace=True)(written)
+    in_place_kept = in_place is written and not written.is_inference() and written.tolist() == [
+        [0.0, 2.0, 0.0], [4.0, 0.0, 6.0]]
+    normal_inputs = not any(t.is_inference() for _, inputs in computing.values() for t in inputs)
+    not_inference = sorted(name for name, flags in computed.items() if not all(flags))
+    return Fact(not not_inference and normal_inputs and all(passed.values()) and not x.is_inference()
+                and in_place_kept,
+                f"modules with an output that is not an inference tensor: {not_inference or 'none'} (of "
+                f"{len(computed)}); the input itself: {passed}; ReLU(inplace=True) returns its normal input, "
+                f"written: {in_place_kept}")
 
 
 def _layers() -> dict[str, tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]:

@@ -407,6 +407,7 @@ FACT_FLIPS = {
     "asarray-requires-grad-without-copy": "asarray with requires_grad leaves its input alone",
     "detach-numpy-needs-plain-dense": "detach copies",
     "dense-tensor-reads-storage-by-layout": "conj() copies",
+    "conj-bits-only-on-dense-complex": "conj() copies",
     "view-write-shows-in-both": "reshape() always copies",
     "base-names-root-of-view-chain": "indexing copies",
     "inplace-ops-raise-version": "in-place edits bypass autograd",

@@ -13,7 +13,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from editions import CODES, edition
-from sitetools.rules import term_facts, terms
+from sitetools.rules import first_mentions, term_facts, terms
 from tensorfacts import matrix as mp
 from tensorfacts import probes, standard_sources
 from tensorfacts.decisions import DECISIONS
@@ -24,7 +24,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 #: Inline code: reST between double backquotes, MyST between single ones.
 INLINE_CODE = re.compile(r"``[^`]+``|`[^`]+`")
 CELLS = [(s, o, c) for s in standard_sources.SOURCES for o in probes.OPERATIONS for c in probes.PROBES]
-PAGE = "```{behaviour-matrix}\n:guide: decide\n```\n\n```{terms-table}\n```\n"
+PAGE = "```{behaviour-matrix}\n:guide: decide\n```\n\n```{terms-table}\n```\n\n```{core-terms}\n```\n"
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def build(tmp_path: Path, body: str, language: str) -> tuple[str, str]:
         f"language = {language!r}\n",
         encoding="utf-8",
     )
-    labels = sorted({term.page for term in terms.TERMS})
+    labels = sorted({term.page for term in terms.TERMS} | {s for ss in term_facts.MATRIX_SECTIONS.values() for s in ss})
     (src / "targets.md").write_text(
         "# Targets\n\n" + "\n\n".join(f"({label})=\n## Page {label}\n\nText." for label in labels) + "\n",
         encoding="utf-8",
@@ -113,8 +113,13 @@ def test_both_pages_render_cleanly(tmp_path, lang):
         cells = row.select("th, td")
         assert cells[2].p.get_text().replace("’", "'") == definition.replace("`", ""), cells[2]  # smart quotes
         assert link in cells[2].find_all("a"), "the page link sits under the definition"
+        sections = [a["href"] for a in cells[2].find_all("a") if a is not link and "facts.html" not in a["href"]]
+        wanted = term_facts.MATRIX_SECTIONS.get(term.zh, ())  # the matrix's sections, linked in order
+        assert len(sections) == len(wanted), (term.zh, sections)
+        assert all(href.endswith(f"#{label}") for href, label in zip(sections, wanted)), (term.zh, sections)
         cited = [a["href"] for a in cells[2].find_all("a") if "facts.html#fact-" in a["href"]]
         assert cited == [f"facts.html#fact-{f}" for f in term_facts.CHECKED_BY.get(term.zh, ())], (term.zh, cited)
+    assert soup.find("p", string=first_mentions.core_terms(lang)) is not None, "the list of core terms, rendered whole"
     heads = [cell.get_text(strip=True) for cell in soup.select("table.terms-table thead th")]
     assert heads[2] == {"en": "meaning", "zh_CN": "释义"}[lang], heads
 

@@ -143,6 +143,14 @@ def test_the_glossary_pages_render_the_list():
     for code in ("en", "zh_CN"):
         text = (DOCS / code / "glossary.md").read_text(encoding="utf-8")
         assert "```{terms-table}" in text, f"docs/{code}/glossary.md does not render the terminology list"
+        assert "```{core-terms}" in text, f"docs/{code}/glossary.md does not list the core terms from TERMS"
+
+
+def test_the_list_of_core_terms_names_every_core_term():
+    for zh, gloss, _ in first_mentions.FIRST_MENTIONS:
+        term = next(t for t in terms.TERMS if t.zh == zh)
+        assert term.en.split(", ")[0] in first_mentions.core_terms("en"), zh
+        assert f"{zh}（" in first_mentions.core_terms("zh_CN") and gloss in first_mentions.core_terms("zh_CN"), zh
 
 
 def test_every_term_has_a_definition_in_both_languages():

@@ -44,8 +44,8 @@ RULES = (
 #: The directives the gallery's reST may use (text cells and headers): the site's own and two of docutils'.
 REST_DIRECTIVES = {"admonition", "code-block", "figure-caption"}
 #: The directives the narrative pages may use (MyST fences).
-MYST_DIRECTIVES = {"admonition", "behaviour-matrix", "claims-ledger", "doctest", "fact-index", "saved-table",
-                   "release-records", "terms-table", "toctree", "view-table"}  # fmt: skip
+MYST_DIRECTIVES = {"admonition", "behaviour-matrix", "claims-ledger", "core-terms", "doctest", "fact-index",
+                   "saved-table", "release-records", "terms-table", "toctree", "view-table"}  # fmt: skip
 #: A reST directive, or a substitution defined by one (``.. |x| raw:: html``): its name.
 REST_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+(?:\|[^|\n]+\|[ \t]+)?([^\s|`:][^\s]*?)[ \t]*::(?=\s|$)", re.M)
 #: A MyST directive fence, nested ones included: its name.

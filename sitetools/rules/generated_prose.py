@@ -14,7 +14,8 @@ What each directive writes, as prose (a table's cells are words, not prose, and 
 - ``fact-index``: for each fact, in id order, what it runs and its scope;
 - ``claims-ledger``: for each claim of the article, its text, note and verdict's qualifier, and the
   trace its check returns (the checks run here, as the build runs them: a fraction of a second);
-- ``terms-table``: each term beside its English (the row glosses it), then its definition.
+- ``terms-table``: each term beside its English (the row glosses it), then its definition;
+- ``core-terms``: the list of core terms, each glossed.
 """
 
 from __future__ import annotations
@@ -86,6 +87,10 @@ def written(name: str, argument: str, options: dict[str, str], code: str) -> lis
     if name == "terms-table":
         return [(text, [TERMS_FILE]) for term in TERMS
                 for text in (f"{term.zh}（{term.en}）", getattr(term, "define_en" if code == "en" else "define_zh"))]
+    if name == "core-terms":
+        from sitetools.rules.first_mentions import core_terms  # here: first_mentions imports this module
+
+        return [(core_terms(code), [TERMS_FILE])]
     return []
 
 

@@ -1,4 +1,5 @@
-"""Which named facts back each definition of the glossary (``sitetools/terms.py``, ``TERMS``).
+"""Which named facts back each definition of the glossary (``sitetools/terms.py``, ``TERMS``), and which sections
+of the behaviour matrix it links under a definition.
 
 Kept apart from the terminology list, which the search and the wording rule read too: only the glossary
 (``tensorcopy_sphinx.glossary_terms``) and its tests read this.
@@ -32,7 +33,7 @@ CHECKED_BY: dict[str, tuple[str, ...]] = {
     "多进程": ("shared-memory-seen-across-processes",), "混合精度": ("autocast-lowers-some-ops",),
     "缓冲区": ("buffer-moves-with-module",),
     "步长": ("dense-tensor-reads-storage-by-layout",), "连续": ("contiguous-copies-only-when-needed",),
-    "共轭位": ("dense-tensor-reads-storage-by-layout",), "负号位": ("dense-tensor-reads-storage-by-layout",),
+    "共轭位": ("conj-bits-only-on-dense-complex",), "负号位": ("conj-bits-only-on-dense-complex",),
     "高级索引": ("advanced-index-read-copies", "numpy-index-read-copies"),
     "推理模式": ("grad-mode-records", "inference-mode-outputs"),
     "异常检测模式": ("anomaly-mode-names-forward-call",),
@@ -41,3 +42,7 @@ CHECKED_BY: dict[str, tuple[str, ...]] = {
                                                                             "negative-step-slice-raises"),
     "保存张量的钩子": ("saved-tensor-hooks-hide-edit", "wrapped-number-saved-outside-hooks"),
 }
+
+#: The sections of the behaviour matrix (their labels) that say more about a term, by its Chinese word: the glossary
+#: links them under its definition, by their titles.
+MATRIX_SECTIONS: dict[str, tuple[str, ...]] = {"叶子张量": ("matrix-view", "matrix-inference")}

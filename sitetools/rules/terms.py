@@ -2,7 +2,7 @@
 
 Three things read this list, so they can never disagree:
 
-- the glossary pages (``docs/<code>/glossary.md``), through the ``terms-table`` directive;
+- the glossary pages (``docs/<code>/glossary.md``), through the ``terms-table`` and ``core-terms`` directives;
 - the Chinese search: ``docs/_shared/zh_search_terms.txt``, jieba's user dictionary, is written from
   this list (``python -m sitetools.rules.terms --update``), so that a reader who types a term, one of its
   other names or a variant we avoid finds the glossary; and every one of those words is an entry of
@@ -191,13 +191,11 @@ TERMS: tuple[Term, ...] = (
                    "leaf with `requires_grad_()` included). Exceptions include a view of such a tensor, or of a "
                    "non-leaf tensor that requires grad, taken with grad mode off (under `torch.no_grad()`, "
                    "`torch.inference_mode()` or `torch.set_grad_enabled(False)`): no operation on it or on a view of "
-                   "it (`clone()` included) passes it a gradient unless "
-                   "`requires_grad_()` was called on it before that operation ran or that view was taken; through a "
-                   "view of it taken with grad mode off, none does even then. A parameter of a module built inside "
-                   "`torch.inference_mode()` is an inference tensor that requires grad, and only some of the "
-                   "operations that use it pass it a gradient. More in the behaviour matrix, in its sections on a view "
-                   "of a leaf and on an inference tensor. To train a module, build it outside "
-                   "`torch.inference_mode()`.",
+                   "it (`clone()` included) passes it a gradient unless `requires_grad_()` was called on it before "
+                   "that operation ran or that view was taken; through a view of it taken with grad mode off, none "
+                   "does even then. A parameter of a module built inside `torch.inference_mode()` is an inference "
+                   "tensor that requires grad, and only some of the operations that use it pass it a gradient. To "
+                   "train a module, build it outside `torch.inference_mode()`.",
          define_zh="`grad_fn` 为 `None` 的张量，也就是说，它不是自动求导记录下的运算算出来的。若它需要梯度、又不是推理"
                    "张量（inference tensor），`backward()` 会把梯度累加到它的 `.grad` 里，用 `requires_grad_()` 变成叶"
                    "子张量的视图也是如此。例外包括梯度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
@@ -205,8 +203,7 @@ TERMS: tuple[Term, ...] = (
                    "做的运算（包括 `clone()`）都不把梯度传给它，除非在做这次运算或取那个视图之前，就对它调用过 "
                    "`requires_grad_()`；如果它的视图也是在梯度模式关闭时取的，对那个视图的运算即使这样也不把梯度传给它。"
                    "在 `torch.inference_mode()` 里构建的模块，其参数是需要梯度的推理张量，用到它的运算只有一部分会把梯"
-                   "度传给它。详见《行为对照表》的“源张量：叶子张量的视图”和“源张量：推理张量”两节。要训练一个模块，就"
-                   "在 `torch.inference_mode()` 之外构建它。"),
+                   "度传给它。要训练一个模块，就在 `torch.inference_mode()` 之外构建它。"),
     Term("非叶子张量", "non-leaf tensor", "questions-non-leaf-grad",
          define_en="The result of a recorded operation (it has a `grad_fn`); its `.grad` stays `None` by default.",
          define_zh="记录下的运算的结果（有 `grad_fn`），它的 `.grad` 默认保持 `None`。"),
@@ -222,12 +219,12 @@ TERMS: tuple[Term, ...] = (
                    "在模式外对推理张量取的 `detach()` 或 `.data` 仍是推理张量，却有版本计数器。"),
     Term("推理模式", "inference mode, `torch.inference_mode()`", "questions-inference-mode",
          define_en="The grad mode of `torch.inference_mode()`: autograd records nothing, even under "
-                   "`torch.enable_grad()`, and modules that compute into new memory (`Linear`, `ReLU()`) return "
-                   "inference tensors; `nn.ReLU(inplace=True)` writes into its input and returns that input itself, "
-                   "so a normal input comes back a normal tensor.",
+                   "`torch.enable_grad()`, and modules that compute their output into new memory, such as `Linear`, "
+                   "`Conv2d`, `LSTM` and `ReLU()`, return inference tensors; `nn.ReLU(inplace=True)` writes into its "
+                   "input and returns that input itself, so a normal input comes back a normal tensor.",
          define_zh="`torch.inference_mode()` 下的梯度模式：自动求导什么都不记录（即使用了 `torch.enable_grad()`），"
-                   "把计算结果写进新内存的模块（`Linear`、`ReLU()`）返回推理张量；`nn.ReLU(inplace=True)` "
-                   "则把结果写进输入，返回的就是输入本身，所以普通的输入返回时仍是普通张量。"),
+                   "在新内存里算出输出的模块（比如 `Linear`、`Conv2d`、`LSTM` 和 `ReLU()`）返回推理张量；"
+                   "`nn.ReLU(inplace=True)` 则把结果写进输入，返回的就是输入本身，所以普通的输入返回时仍是普通张量。"),
     Term("张量列表", "list of tensors, `[t] * n`", "questions-containers",
          define_en="A Python list of tensors; `[t] * n` holds one tensor n times, not n tensors.",
          define_zh="装着张量的 Python 列表；`[t] * n` 是同一个张量放了 n 次，而不是 n 个张量。"),
@@ -314,19 +311,22 @@ TERMS: tuple[Term, ...] = (
          define_en="Laid out row by row in its storage, no gaps; `contiguous()` copies a tensor that is not.",
          define_zh="在存储里逐行排列、没有间隔；对不连续的张量，`contiguous()` 返回一个副本。"),
     Term("共轭位", "conjugate bit, `is_conj()`", "questions-numpy-bridge", gloss="conjugate bit",
-         define_en="A flag on a tensor (`is_conj()`): `z.conj()` of a complex `z` without it has it set, and "
-                   "reads the same storage as `z`, with the same dtype, shape, strides and offset, yet yields the "
-                   "conjugates of `z`'s values (which differ from them wherever an imaginary part is not 0).",
-         define_zh="张量上的一个标志（`is_conj()`）。对没有这个标志的复数张量 `z`，`z.conj()` 返回的张量"
-                   "设置了这个标志：它与 `z` 读取同一块存储，dtype、形状、步长和偏移都相同，读到的却是 `z` 中各数的"
-                   "共轭复数（虚部不为 0 的元素数值不同）。"),
+         define_en="A flag on a tensor (`is_conj()`). For a dense complex `z` without it (layout `torch.strided`, not "
+                   "nested, with a storage), `z.conj()` has it set, and reads the same storage as `z`, with the same "
+                   "dtype, shape, strides and offset, yet yields the conjugates of `z`'s values (which differ from "
+                   "them wherever an imaginary part is not 0). A sparse `z`'s `conj()` holds the conjugates in new "
+                   "memory and has no bit set; a nested `z`'s raises.",
+         define_zh="张量上的一个标志（`is_conj()`）。对没有这个标志、稠密（布局为 strided、非嵌套）且有存储的复数张量 "
+                   "`z`，`z.conj()` 返回的张量设置了这个标志：它与 `z` 读取同一块存储，dtype、形状、步长和偏移都相同，"
+                   "读到的却是 `z` 中各数的共轭复数（虚部不为 0 的元素数值不同）。稀疏张量的 `conj()` 把共轭复数存放在"
+                   "新的内存里，不设置这个标志；嵌套张量的 `conj()` 会报错。"),
     Term("负号位", "negative bit, `is_neg()`", "questions-numpy-bridge", gloss="negative bit",
-         define_en="A flag on a tensor (`is_neg()`): `z.conj().imag` of a complex `z` without the conjugate bit has "
-                   "it set, and yields "
-                   "the negatives of the values of `z.imag` (which differ from them wherever they are not 0).",
-         define_zh="张量上的一个标志（`is_neg()`）。对没有共轭位的复数张量 `z`，`z.conj().imag` "
-                   "返回的张量设置了这个标志，"
-                   "它读到的是 `z.imag` 中各数的相反数（不为 0 的元素数值不同）。"),
+         define_en="A flag on a tensor (`is_neg()`). For a dense complex `z` without the conjugate bit (layout "
+                   "`torch.strided`, not nested, with a storage), `z.conj().imag` has it set, and yields the negatives "
+                   "of the values of `z.imag` (which differ from them wherever they are not 0).",
+         define_zh="张量上的一个标志（`is_neg()`）。对没有共轭位、稠密（布局为 strided、非嵌套）且有存储的复数张量 "
+                   "`z`，`z.conj().imag` 返回的张量设置了这个标志，它读到的是 `z.imag` 中各数的相反数（不为 0 的元素"
+                   "数值不同）。"),
     Term("基本索引", "basic indexing", "questions-index-writes",
          define_en="Indexing with integers (a 0-d `int8`, `int16`, `int32`, `int64`, `uint16`, `uint32` or "
                    "`uint64` tensor too), slices with a positive step, `None` and `...`; reading a strided tensor "

@@ -1,8 +1,11 @@
-"""Sphinx directive ``terms-table``: the glossary, rendered from the one terminology list.
+"""Sphinx directives ``terms-table`` and ``core-terms``: the glossary, rendered from the one terminology list.
 
 Usage in a MyST page::
 
     ```{terms-table}
+    ```
+
+    ```{core-terms}
     ```
 
 One row per entry of ``sitetools.rules.terms.TERMS``: the Chinese term, the English term (backticks mark
@@ -12,7 +15,12 @@ the build runs each and fails on one that does not hold; the facts page lists th
 citers), then the other names readers type and the variants the Chinese pages avoid. What a reader
 on a phone needs (term, English, definition) comes first; the lists of words come last. The link is a
 ``ref`` to that page's label, so a label that no page defines fails the build (``-n``). Column headers
-come from ``WORDS`` below, one entry per edition.
+come from ``WORDS`` below, one entry per edition. A term with sections of the behaviour matrix in
+``sitetools.rules.term_facts.MATRIX_SECTIONS`` links them under its definition too (their titles, by ``ref``).
+
+``core-terms`` writes one paragraph: the core terms (the entries with a ``gloss``, whose first mention on a
+Chinese page carries its English), all of them, in list order (``sitetools.rules.first_mentions.core_terms``), so the
+glossary's sentence about them cannot leave one out.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from editions import pick
-from sitetools.for_sphinx import CHECKED_BY, TERM_FILES, TERMS
+from sitetools.for_sphinx import CHECKED_BY, MATRIX_SECTIONS, TERM_FILES, TERMS, core_terms
 from tensorcopy_sphinx.claims_ledger import labelled_entry
 from tensorcopy_sphinx.fact_index import cite, run
 from tensorcopy_sphinx.inline import inline_text
@@ -33,9 +41,11 @@ logger = logging.getLogger(__name__)
 
 WORDS = {
     "en": {"zh": "Chinese", "en": "English", "define": "meaning", "also": "also typed", "avoid": "not written",
-           "page": "Shown on: ", "checked": "Checked by: ", "between": ", "},
+           "page": "Shown on: ", "checked": "Checked by: ", "between": ", ",
+           "matrix": "More in the behaviour matrix: ", "quotes": ("", "")},
     "zh_CN": {"zh": "中文术语", "en": "英文术语", "define": "释义", "also": "相关说法", "avoid": "本站不用",
-              "page": "演示页面：", "checked": "检查它的事实：", "between": "、"},
+              "page": "演示页面：", "checked": "检查它的事实：", "between": "、",
+              "matrix": "详见行为对照表：", "quotes": ("“", "”")},
 }
 #: The field of :class:`sitetools.rules.terms.Term` that holds the definition in each edition's language.
 DEFINITIONS = {"en": "define_en", "zh_CN": "define_zh"
@@ -80,6 +90,18 @@ def _words(words: tuple[str, ...]) -> list[nodes.Node]:
     return [nodes.Text("、".join(words) if words else "—")]
 
 
+def _matrix_sections(labels: tuple[str, ...], docname: str, words: dict) -> list[nodes.Node]:
+    """Links to the behaviour matrix's sections ``labels``, each shown by its title (in quotes in Chinese)."""
+    opening, closing = words["quotes"]
+    parts: list[nodes.Node] = [nodes.Text(words["matrix"])]
+    for index, label in enumerate(labels):
+        if index:
+            parts.append(nodes.Text(words["between"]))
+        link = _link(label, docname)
+        parts += [nodes.Text(opening), link, nodes.Text(closing)] if opening else [link]
+    return parts
+
+
 def _link(label: str, docname: str) -> addnodes.pending_xref:
     xref = addnodes.pending_xref("", refdomain="std", reftype="ref", reftarget=label, refexplicit=False,
                                  refwarn=True, refdoc=docname)
@@ -116,6 +138,8 @@ class TermsTable(SphinxDirective):
             row += _cell(nodes.Text(term.zh))
             row += _cell(*inline_text(term.en), label=w["en"])
             cell = _definition(getattr(term, field), _link(term.page, self.env.docname), w["page"], w["define"])
+            if term.zh in MATRIX_SECTIONS:
+                cell += nodes.paragraph("", "", *_matrix_sections(MATRIX_SECTIONS[term.zh], self.env.docname, w))
             checks = _checks(term.zh, self.env, w)
             if checks:
                 cell += nodes.paragraph("", "", *checks)
@@ -127,6 +151,18 @@ class TermsTable(SphinxDirective):
         return [table]
 
 
+class CoreTerms(SphinxDirective):
+    """The list of core terms, in the reader's language (see the module docstring)."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        for path in TERM_FILES:
+            self.env.note_dependency(path)
+        return [nodes.paragraph("", "", nodes.Text(core_terms(self.env.config.language)))]
+
+
 def setup(app: Sphinx) -> dict:
     app.add_directive("terms-table", TermsTable)
+    app.add_directive("core-terms", CoreTerms)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
