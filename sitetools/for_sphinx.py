@@ -23,7 +23,7 @@ from sitetools.releases import rerun_cell as rerun_checks
 from sitetools.releases.rerun_cell import joined
 from sitetools.rules import checks_manifest, term_facts, terms
 from sitetools.rules.checks_manifest import GPU
-from sitetools.rules.first_mentions import core_terms
+from sitetools.rules.generated_prose import core_terms
 from sitetools.rules.sources import numbered_blocks
 from sitetools.rules.syntax import gallery_blocks
 from sitetools.rules.term_facts import CHECKED_BY, MATRIX_SECTIONS

@@ -206,7 +206,8 @@ def _copy_edit_caught(layout: torch.layout) -> dict[str, object]:
           "the same memory with a counter of its own, the edit changes the source and backward raises nothing.",
     "zh_CN": "对 torch.strided 布局的嵌套张量（两行，分别 2 个和 3 个元素；用 requires_grad=True 和 "
              "requires_grad=False 各建一个）做 copy.copy：副本是它的视图（_base 就是源张量），用它的内存，"
-             "与它共享版本计数器（version counter）；requires_grad=True 时副本是带 grad_fn 的非叶子张量。nt * nt 保存了源张量之后，"
+             "与它共享版本计数器（version counter）；requires_grad=True 时副本是带 grad_fn 的非叶子张量。"
+             "nt * nt 保存了源张量之后，"
              "在 torch.no_grad() 下原地修改副本，源张量也变了，反向传播报原地修改的错误。对 torch.jagged "
              "布局的嵌套张量做同样的事：副本是同一块内存上的叶子张量，有自己的版本计数器，修改同样落到源张量上，"
              "反向传播却不报错。",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from tensorfacts.advice import FACT_EXPRESSIONS, Advice  # noqa: F401 (the guide's API: decisions and tests read them)
 from tensorfacts.facts import run_fact
 from tensorfacts.inference_advice import INFERENCE_TEXTS
+from tensorfacts.matrix_reads import edits, everywhere, no_counter, refused, row, same_row
 from tensorfacts.probes import (
     EDIT_COLUMNS,
     EDIT_DETECTED,
@@ -19,44 +20,12 @@ from tensorfacts.probes import (
     EDIT_SILENT,
     EDIT_UNAFFECTED,
     INFERENCE_EDIT,
-    NO_COUNTER,
     OPERATIONS,
     REFUSALS,
     WRITES,
     Matrix,
-    Refused,
 )
-from tensorfacts.standard_sources import GRAD_SOURCES, NO_VERSION_COUNTER, SOURCES, VERSIONED_SOURCES
-
-
-def _row(m: Matrix, source: str, operation: str) -> dict[str, object]:
-    return m[source][operation]
-
-
-def _everywhere(m: Matrix, operation: str, sources: tuple[str, ...] = tuple(SOURCES), **expected: object) -> bool:
-    return all(all(_row(m, source, operation)[column] == value for column, value in expected.items())
-               for source in sources)
-
-
-def _refused(m: Matrix, source: str, operation: str, column: str, kind: str, changed: bool | None = None) -> bool:
-    cell = _row(m, source, operation)[column]
-    return isinstance(cell, Refused) and cell.kind == kind and (changed is None or cell.changed is changed)
-
-
-def _no_counter(m: Matrix, *operations: str) -> bool:
-    """In each row of ``operations``, every source with no version counter says it has none."""
-    return all(_refused(m, s, op, "shares_version", NO_COUNTER) for s in NO_VERSION_COUNTER for op in operations)
-
-
-def _edits(m: Matrix, operation: str, outcome: str) -> bool:
-    """Both edit columns give ``outcome`` for every source that requires grad."""
-    return all(_row(m, s, operation)[c] == outcome for s in GRAD_SOURCES for c in EDIT_COLUMNS)
-
-
-def _same_row(m: Matrix, operation: str, other: str, ignore: tuple[str, ...] = ()) -> bool:
-    return all({k: v for k, v in _row(m, s, operation).items() if k not in ignore}
-               == {k: v for k, v in _row(m, s, other).items() if k not in ignore} for s in SOURCES)
-
+from tensorfacts.standard_sources import GRAD_SOURCES, SOURCES, VERSIONED_SOURCES
 
 GUIDE: tuple[Advice, ...] = (
     Advice(
@@ -74,12 +43,12 @@ GUIDE: tuple[Advice, ...] = (
                 "torch.no_grad(): "
                 "a.clone()` 那一行与它完全相同。",
         },
-        lambda m: _everywhere(m, "a.detach().clone()", same_object=False, shares_storage=False,
+        lambda m: everywhere(m, "a.detach().clone()", same_object=False, shares_storage=False,
                               requires_grad=False, grad_fn="None", raised="")
-        and _everywhere(m, "a.detach().clone()", VERSIONED_SOURCES, shares_version=False)
-        and _no_counter(m, "a.detach().clone()")
-        and _edits(m, "a.detach().clone()", EDIT_UNAFFECTED)
-        and _same_row(m, "with torch.no_grad(): a.clone()", "a.detach().clone()"),
+        and everywhere(m, "a.detach().clone()", VERSIONED_SOURCES, shares_version=False)
+        and no_counter(m, "a.detach().clone()")
+        and edits(m, "a.detach().clone()", EDIT_UNAFFECTED)
+        and same_row(m, "with torch.no_grad(): a.clone()", "a.detach().clone()"),
     ),
     Advice(
         "clone-detach-same",
@@ -87,7 +56,7 @@ GUIDE: tuple[Advice, ...] = (
             "en": "`a.clone().detach()` gives the same result in every column.",
             "zh_CN": "`a.clone().detach()` 在表中每一列都与它相同。",
         },
-        lambda m: _same_row(m, "a.clone().detach()", "a.detach().clone()"),
+        lambda m: same_row(m, "a.clone().detach()", "a.detach().clone()"),
     ),
     Advice(
         "copy-in-graph",
@@ -129,7 +98,7 @@ GUIDE: tuple[Advice, ...] = (
                 "`CopyBackwards`。",
         },
         lambda m: all(
-            _everywhere(m, op, GRAD_SOURCES, shares_storage=False, shares_version=False,
+            everywhere(m, op, GRAD_SOURCES, shares_storage=False, shares_version=False,
                         requires_grad=True, grad_fn=node)
             for op, node in (("a.clone()", "CloneBackward0"),
                              ("torch.empty_like(a).copy_(a)", "CopyBackwards"), ("a.double()", "ToCopyBackward0"))),
@@ -183,10 +152,10 @@ GUIDE: tuple[Advice, ...] = (
                 "比如 `torch.exp()`（见{ref}`“各操作保存了哪些张量”那一页的表格 <saved-ops-table>`），"
                 "会保存它得到的非叶子张量；对 `a = x.exp()` 做同样的修改，`backward()` 就会报错。",
         },
-        lambda m: _everywhere(m, "a.detach()", shares_storage=True, requires_grad=False, grad_fn="None")
-        and _everywhere(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
-        and _no_counter(m, "a.detach()")
-        and _edits(m, "a.detach()", EDIT_DETECTED),
+        lambda m: everywhere(m, "a.detach()", shares_storage=True, requires_grad=False, grad_fn="None")
+        and everywhere(m, "a.detach()", VERSIONED_SOURCES, shares_version=True)
+        and no_counter(m, "a.detach()")
+        and edits(m, "a.detach()", EDIT_DETECTED),
         facts=("detach-edit-before-save", "detach-edit-of-saved-output-detected", "detach-write-routes",
                "saved-tensor-hooks-hide-edit",
                "version-check-only-in-nodes-run", "ctx-attribute-escapes-version-check",
@@ -238,12 +207,12 @@ GUIDE: tuple[Advice, ...] = (
                 "梯度模式下也照常接受原地修改，不产生自动求导节点；但它与 `a` 共享版本计数器，自动求导保存了 `a` 之后"
                 "这样修改，`backward()` 会报错。",
         },
-        lambda m: _everywhere(m, "a.view(3)", shares_storage=True)
-        and _everywhere(m, "a.view(3)", VERSIONED_SOURCES, shares_version=True)
-        and _no_counter(m, "a.view(3)")
-        and _everywhere(m, "a.view(3)", GRAD_SOURCES, grad_fn="ViewBackward0")
-        and all(_row(m, s, "a.view(3)")["inplace_edit"] == EDIT_REFUSED for s in ("leaf", "parameter", "view"))
-        and _row(m, "view", "b = a")["inplace_edit"] == EDIT_REFUSED,
+        lambda m: everywhere(m, "a.view(3)", shares_storage=True)
+        and everywhere(m, "a.view(3)", VERSIONED_SOURCES, shares_version=True)
+        and no_counter(m, "a.view(3)")
+        and everywhere(m, "a.view(3)", GRAD_SOURCES, grad_fn="ViewBackward0")
+        and all(row(m, s, "a.view(3)")["inplace_edit"] == EDIT_REFUSED for s in ("leaf", "parameter", "view"))
+        and row(m, "view", "b = a")["inplace_edit"] == EDIT_REFUSED,
         facts=("leaf-view-inplace-refused-in-grad-mode", "overlapping-window-views-take-writes",
                "inference-tensor-requiring-grad", "inference-mode-grad-on-records-no-node",
                "view-inplace-refused-outside-inference-mode"),
@@ -263,12 +232,12 @@ GUIDE: tuple[Advice, ...] = (
                 "不会被发现（默认 `torch.strided` 布局的嵌套张量除外：它的副本是共享版本计数器的视图，"
                 "反向传播会报错）。",
         },
-        lambda m: all(_everywhere(m, op, shares_storage=True)
-                      and _everywhere(m, op, VERSIONED_SOURCES, shares_version=False)
+        lambda m: all(everywhere(m, op, shares_storage=True)
+                      and everywhere(m, op, VERSIONED_SOURCES, shares_version=False)
                       for op in ("a.data", "copy.copy(a)"))
-        and _no_counter(m, "a.data", "copy.copy(a)")
-        and _edits(m, "a.data", EDIT_SILENT)
-        and all(_row(m, s, "copy.copy(a)")["inplace_edit_no_grad"] == EDIT_SILENT for s in GRAD_SOURCES),
+        and no_counter(m, "a.data", "copy.copy(a)")
+        and edits(m, "a.data", EDIT_SILENT)
+        and all(row(m, s, "copy.copy(a)")["inplace_edit_no_grad"] == EDIT_SILENT for s in GRAD_SOURCES),
         facts=("copy-copy-of-strided-nested-shares-counter",),
     ),
     Advice(
@@ -309,10 +278,10 @@ GUIDE: tuple[Advice, ...] = (
                 "就会报错，可 `a` 的值还是变了（用 `apply_` 和 `map_` 修改则不报错）。在模式外对这种张量取的 "
                 "`detach()` 和 `.data` 也是推理张量，对它们调用 `mul_` 却不报错，见下面讲推理张量的那一条。",
         },
-        lambda m: all(_everywhere(m, op, same_object=True)
+        lambda m: all(everywhere(m, op, same_object=True)
                       for op in ("b = a", "torch.as_tensor(a)", "a.float()"))
-        and all(_row(m, s, "b = a")["inplace_edit_no_grad"] == EDIT_DETECTED for s in GRAD_SOURCES)
-        and _refused(m, "inference", "b = a", "inplace_edit_no_grad", INFERENCE_EDIT, changed=True),
+        and all(row(m, s, "b = a")["inplace_edit_no_grad"] == EDIT_DETECTED for s in GRAD_SOURCES)
+        and refused(m, "inference", "b = a", "inplace_edit_no_grad", INFERENCE_EDIT, changed=True),
         facts=("noop-conversions-return-a", "default-device-makes-as-tensor-copy", "version-check-only-in-nodes-run",
                "saved-tensor-hooks-hide-edit", "ctx-attribute-escapes-version-check",
                "unread-saved-tensors-escape-version-check", "fused-optimizer-step-not-counted",
@@ -329,9 +298,9 @@ GUIDE: tuple[Advice, ...] = (
                 "除“警告或报错”一列外，两者在表中的结果一致。",
         },
         lambda m: all(
-            str(_row(m, s, "torch.tensor(a)")["raised"]).startswith("UserWarning")
-            and "detach().clone()" in str(_row(m, s, "torch.tensor(a)")["raised"])
-            for s in SOURCES) and _same_row(m, "torch.tensor(a)", "a.detach().clone()", ("raised",)),
+            str(row(m, s, "torch.tensor(a)")["raised"]).startswith("UserWarning")
+            and "detach().clone()" in str(row(m, s, "torch.tensor(a)")["raised"])
+            for s in SOURCES) and same_row(m, "torch.tensor(a)", "a.detach().clone()", ("raised",)),
     ),
     Advice(
         "deepcopy",
@@ -339,11 +308,11 @@ GUIDE: tuple[Advice, ...] = (
             "en": "`copy.deepcopy(a)` copies the table's tensors that have no `grad_fn` (a leaf, a `Parameter`, a "
                 "tensor that does not require grad, an inference tensor).\n"
                 "- On a non-leaf, a view of a leaf taken with grad mode on included, it raises `RuntimeError`.\n"
-                "- Having no `grad_fn` is not enough. It raises `RuntimeError` on a `torch.Tensor` leaf whose `.grad` "
-                "has a `grad_fn` (as after `backward(create_graph=True)`; a `Parameter` copies, without `.grad`) and on "
-                "an instance of a plain subclass (`class T(torch.Tensor): pass`), and `NotImplementedError` on a nested "
-                "tensor of the default `torch.strided` layout, a sparse CSR, CSC, BSR or BSC tensor and an mkldnn "
-                "tensor; a `torch.jagged` nested tensor and a sparse COO tensor copy.\n"
+                "- Having no `grad_fn` is not enough. It raises `RuntimeError` on a `torch.Tensor` leaf whose "
+                "`.grad` has a `grad_fn` (as after `backward(create_graph=True)`; a `Parameter` copies, without "
+                "`.grad`) and on an instance of a plain subclass (`class T(torch.Tensor): pass`), and "
+                "`NotImplementedError` on a nested tensor of the default `torch.strided` layout, a sparse CSR, CSC, "
+                "BSR or BSC tensor and an mkldnn tensor; a `torch.jagged` nested tensor and a sparse COO tensor copy.\n"
                 "- It gives new storage and keeps `requires_grad` and the class: a `Parameter` stays a `Parameter`.\n"
                 "- What it does with `.grad` depends on the class: the copy of a `torch.Tensor` gets a copy of its "
                 "`.grad`, the copy of a `Parameter` has none (`.grad` is `None`), and so has every parameter of a "
@@ -367,14 +336,14 @@ GUIDE: tuple[Advice, ...] = (
                 "它复制的是视图背后的整块存储（4000 字节），而 `clone()` 只复制视图中的元素（8 字节）。",
         },
         lambda m: all(
-            _row(m, s, "copy.deepcopy(a)")["raised"] == ""
-            and _row(m, s, "copy.deepcopy(a)")["shares_storage"] is False
-            and _row(m, s, "b = a")["grad_fn"] == "None"
-            and _row(m, s, "copy.deepcopy(a)")["requires_grad"] == _row(m, s, "b = a")["requires_grad"]
-            and _row(m, s, "copy.deepcopy(a)")["type"] == _row(m, s, "b = a")["type"]
+            row(m, s, "copy.deepcopy(a)")["raised"] == ""
+            and row(m, s, "copy.deepcopy(a)")["shares_storage"] is False
+            and row(m, s, "b = a")["grad_fn"] == "None"
+            and row(m, s, "copy.deepcopy(a)")["requires_grad"] == row(m, s, "b = a")["requires_grad"]
+            and row(m, s, "copy.deepcopy(a)")["type"] == row(m, s, "b = a")["type"]
             for s in ("leaf", "parameter", "plain", "inference"))
-        and _row(m, "parameter", "copy.deepcopy(a)")["type"] == "Parameter"
-        and all(str(_row(m, s, "copy.deepcopy(a)")["raised"]).startswith("RuntimeError")
+        and row(m, "parameter", "copy.deepcopy(a)")["type"] == "Parameter"
+        and all(str(row(m, s, "copy.deepcopy(a)")["raised"]).startswith("RuntimeError")
                 for s in ("non-leaf", "view")),
         facts=("deepcopy-grad-by-source", "deepcopy-model-drops-grad", "deepcopy-view-copies-storage",
                "deepcopy-refuses-some-leaves"),
@@ -382,16 +351,16 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "inference",
         INFERENCE_TEXTS,
-        lambda m: _no_counter(m, *(op for op in OPERATIONS if op not in WRITES))
-        and all(str(_row(m, "inference", op)["raised"]).startswith(f"RuntimeError: {REFUSALS[INFERENCE_EDIT]}")
+        lambda m: no_counter(m, *(op for op in OPERATIONS if op not in WRITES))
+        and all(str(row(m, "inference", op)["raised"]).startswith(f"RuntimeError: {REFUSALS[INFERENCE_EDIT]}")
                 for op in WRITES)
-        and all(_refused(m, "inference", op, c, INFERENCE_EDIT, changed=True)
+        and all(refused(m, "inference", op, c, INFERENCE_EDIT, changed=True)
                 for op in ("b = a", "a.view(3)") for c in EDIT_COLUMNS)
-        and all(_row(m, "inference", op)["shares_storage"] is True
-                and all(_row(m, "inference", op)[c] == EDIT_NO_GRAPH for c in EDIT_COLUMNS)
+        and all(row(m, "inference", op)["shares_storage"] is True
+                and all(row(m, "inference", op)[c] == EDIT_NO_GRAPH for c in EDIT_COLUMNS)
                 for op in ("a.data", "a.detach()", "copy.copy(a)"))
-        and all(_row(m, "inference", op)["shares_storage"] is False
-                and all(_row(m, "inference", op)[c] == EDIT_NO_GRAPH for c in EDIT_COLUMNS)
+        and all(row(m, "inference", op)["shares_storage"] is False
+                and all(row(m, "inference", op)[c] == EDIT_NO_GRAPH for c in EDIT_COLUMNS)
                 for op in ("a.clone()", "a.detach().clone()")),
         facts=("inference-tensor-apply-map-outside-no-error", "inference-mode-views-of-normal-tensor",
                "inference-tensor-inplace-outside-raises-yet-writes", "inference-tensor-has-no-version-counter",

@@ -13,7 +13,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from editions import CODES, edition
-from sitetools.rules import first_mentions, term_facts, terms
+from sitetools.rules import generated_prose, term_facts, terms
 from tensorfacts import matrix as mp
 from tensorfacts import probes, standard_sources
 from tensorfacts.decisions import DECISIONS
@@ -116,10 +116,11 @@ def test_both_pages_render_cleanly(tmp_path, lang):
         sections = [a["href"] for a in cells[2].find_all("a") if a is not link and "facts.html" not in a["href"]]
         wanted = term_facts.MATRIX_SECTIONS.get(term.zh, ())  # the matrix's sections, linked in order
         assert len(sections) == len(wanted), (term.zh, sections)
-        assert all(href.endswith(f"#{label}") for href, label in zip(sections, wanted)), (term.zh, sections)
+        linked = zip(sections, wanted, strict=True)
+        assert all(href.endswith(f"#{label}") for href, label in linked), (term.zh, sections)
         cited = [a["href"] for a in cells[2].find_all("a") if "facts.html#fact-" in a["href"]]
         assert cited == [f"facts.html#fact-{f}" for f in term_facts.CHECKED_BY.get(term.zh, ())], (term.zh, cited)
-    assert soup.find("p", string=first_mentions.core_terms(lang)) is not None, "the list of core terms, rendered whole"
+    assert soup.find("p", string=generated_prose.core_terms(lang)) is not None, "the list of core terms, rendered whole"
     heads = [cell.get_text(strip=True) for cell in soup.select("table.terms-table thead th")]
     assert heads[2] == {"en": "meaning", "zh_CN": "释义"}[lang], heads
 

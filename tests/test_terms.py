@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from sitetools.rules import first_mentions, terms, wording
+from sitetools.rules import first_mentions, generated_prose, terms, wording
 from sitetools.rules.sources import DOCS, GALLERY
 from tests.gallery_tools import ROOT
 
@@ -149,8 +149,8 @@ def test_the_glossary_pages_render_the_list():
 def test_the_list_of_core_terms_names_every_core_term():
     for zh, gloss, _ in first_mentions.FIRST_MENTIONS:
         term = next(t for t in terms.TERMS if t.zh == zh)
-        assert term.en.split(", ")[0] in first_mentions.core_terms("en"), zh
-        assert f"{zh}（" in first_mentions.core_terms("zh_CN") and gloss in first_mentions.core_terms("zh_CN"), zh
+        assert term.en.split(", ")[0] in generated_prose.core_terms("en"), zh
+        assert f"{zh}（" in generated_prose.core_terms("zh_CN") and gloss in generated_prose.core_terms("zh_CN"), zh
 
 
 def test_every_term_has_a_definition_in_both_languages():

@@ -44,15 +44,6 @@ FIRST_MENTIONS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
 )
 
 
-def core_terms(code: str) -> str:
-    """The core terms (the entries with a ``gloss``), in list order, as the glossary lists them in the edition
-    ``code``: in English by their English name, in Chinese each glossed as its first mention would be."""
-    names = [(term.zh, term.en.split(", ")[0]) for term in TERMS if term.gloss]
-    if code == "en":
-        return ", ".join(en for _, en in names) + "."
-    return "、".join(f"{zh}（{en}）" for zh, en in names) + "。"
-
-
 #: Pages made of entries a reader reads one at a time, each glossing its own terms.
 ENTRY_PAGES = frozenset({"glossary.md", "facts.md"})
 

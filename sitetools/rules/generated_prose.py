@@ -88,10 +88,18 @@ def written(name: str, argument: str, options: dict[str, str], code: str) -> lis
         return [(text, [TERMS_FILE]) for term in TERMS
                 for text in (f"{term.zh}（{term.en}）", getattr(term, "define_en" if code == "en" else "define_zh"))]
     if name == "core-terms":
-        from sitetools.rules.first_mentions import core_terms  # here: first_mentions imports this module
-
         return [(core_terms(code), [TERMS_FILE])]
     return []
+
+
+def core_terms(code: str) -> str:
+    """The core terms (the entries with a ``gloss``), in list order, as the glossary lists them in the edition
+    ``code``: in English by their English name, in Chinese each glossed as its first mention would be."""
+    names = [(term.zh, term.en.split(", ")[0]) for term in TERMS if term.gloss]
+    if code == "en":
+        return ", ".join(en for _, en in names) + "."
+    return "、".join(f"{zh}（{en}）" for zh, en in names) + "。"
+
 
 
 def generated(text: str, files: list[Path]) -> Piece:
