@@ -9,7 +9,7 @@ Mixed precision: the cast is a copy
 
    In ``torch.autocast`` (top-level default ``cache_enabled=True``) a float32 ``Parameter`` needing grad,
    passed itself (not a view) to a low-precision op, is cast once per
-   outermost region; later passes outside ``inference_mode`` miss optimizer steps. Wrap only forward and loss:
+   outermost region; later passes miss optimizer steps (exceptions below). Wrap only forward and loss:
 
    .. code-block:: python
 

@@ -352,9 +352,11 @@ assert torch.allclose(plain_bn.running_var, 0.9 + 0.1 * batch_var), "the plain l
 # ------------------------------------
 #
 # ``c.add_(1)`` above ran in both calls, so ``c`` reads 2 after one step. Not every edit runs twice:
-# the second call stops as soon as it has computed the last tensor ``backward()`` needs
-# (``early_stop=True``, the default). An edit placed after the function's last operation that saves
-# a tensor ran once; with ``early_stop=False`` it ran twice too.
+# the second call stops as soon as it has saved again every tensor the first call saved, those
+# ``backward()`` never reads included (``early_stop=True``, the default). An edit placed after the
+# function's last operation that saves a tensor ran once. One placed before ``x.cos()``, whose result
+# joins the output detached, ran twice, though ``backward()`` never reads the tensor ``cos`` saved; so
+# did every edit with ``early_stop=False``.
 
 
 def edits(where, early_stop):
@@ -364,6 +366,9 @@ def edits(where, early_stop):
         if where == "first":
             counter.add_(1)
         out = x.sin().exp()
+        if where == "middle":
+            counter.add_(1)
+        out = out + x.cos().detach()  # cos saves x; backward() never reads it
         if where == "last":
             counter.add_(1)
         return out
@@ -373,12 +378,13 @@ def edits(where, early_stop):
     return counter.item()
 
 
-runs = {(where, stop): edits(where, stop) for where in ("first", "last") for stop in (True, False)}
+runs = {(where, stop): edits(where, stop) for where in ("first", "middle", "last") for stop in (True, False)}
 for (where, stop), count in runs.items():
-    print(f"edit {where:<5}  early_stop={stop!s:<5}  edits per step: {count:.0f}")
-assert runs == {("first", True): 2, ("first", False): 2, ("last", True): 1, ("last", False): 2}, (
-    "the last edit runs once with early_stop=True; every other edit runs twice"
-)
+    print(f"edit {where:<6}  early_stop={stop!s:<5}  edits per step: {count:.0f}")
+assert runs == {
+    ("first", True): 2, ("first", False): 2, ("middle", True): 2, ("middle", False): 2,
+    ("last", True): 1, ("last", False): 2,
+}, "only the edit after the last operation that saves a tensor runs once, with early_stop=True; every other runs twice"
 
 # %%
 # An in-place edit of a positional input raises when backward runs the function again

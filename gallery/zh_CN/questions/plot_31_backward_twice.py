@@ -326,7 +326,7 @@ assert nodes[0] == count_nodes(one_batch), "each batch's graph is the size of a 
 # 改用 ``retain_graph=True`` 会留住每一批的图
 # -------------------------------------------
 #
-# 用 ``retain_graph=True`` 而不 ``detach()``，第 0 批的图连同它保存的张量都留了下来：第 1 批时从 ``h`` 能走到的图里也有第 0 批的图，就像 :ref:`“total_loss += loss”那一页 <questions-graph-kept-alive>` 里的累计值留住了每一步的图。这里它照样失败，在第 1 批报出另一个错误：第 1 批的 ``backward()`` 走到第 0 批的节点，这些节点保存了 RNN 单元（cell）的权重，而 ``optimizer.step()`` 之后已经原地（in-place）改过这个权重（见 :ref:`“原地修改报错”那一页 <questions-inplace-error>`）。如果优化器是用 ``fused=True`` 创建的，它的一步不推进版本计数器（version counter），同样的循环就不会报错：每次 ``backward()`` 都沿着之前每一批的计算图一路传回去，错误悄无声息。
+# 用 ``retain_graph=True`` 而不 ``detach()``，第 0 批的图连同它保存的张量都留了下来：第 1 批时从 ``h`` 能走到的图里也有第 0 批的图，就像 :ref:`“total_loss += loss”那一页 <questions-graph-kept-alive>` 里的累计值留住了每一步的图。这里它照样失败，在第 1 批报出另一个错误：第 1 批的 ``backward()`` 走到第 0 批的节点，这些节点保存了 RNN 单元（cell）的权重，而 ``optimizer.step()`` 之后已经原地（in-place）改过这个权重（见 :ref:`“原地修改报错”那一页 <questions-inplace-error>`）。如果优化器是用 ``fused=True`` 创建的，它的一步改了参数的值，却不推进参数的版本计数器（version counter），同样的循环就不会报错：每次 ``backward()`` 都沿着之前每一批的计算图一路传回去，错误悄无声息（本单元格的隐藏检查跑了带动量和不带动量的 SGD，以及 Adam、AdamW 和 Adagrad）。
 
 torch.manual_seed(0)
 cell = torch.nn.RNNCell(2, 3)
@@ -353,18 +353,40 @@ assert failed_batch == 1 and nodes[1] > nodes[0] and "modified by an inplace ope
     "retain_graph=True fails at batch 1 with the in-place error, on a larger graph"
 )
 # sphinx_gallery_start_ignore
-with torch.random.fork_rng():
-    fused_cell = torch.nn.RNNCell(2, 3)
-    fused_optimizer = torch.optim.SGD(fused_cell.parameters(), lr=0.1, fused=True)
-    fused_h, fused_nodes = torch.zeros(1, 3), []
-    for fused_batch in sequence:
-        for fused_x in fused_batch:
-            fused_h = fused_cell(fused_x, fused_h)
-        fused_nodes.append(count_nodes(fused_h))
-        fused_optimizer.zero_grad()
-        fused_h.pow(2).sum().backward(retain_graph=True)
-        fused_optimizer.step()
-assert fused_nodes[0] < fused_nodes[1] < fused_nodes[2], "with fused=True every batch's backward() ran, through the earlier graphs"
+
+
+def fused_retaining_run(fused_class, fused_options):
+    """The nodes reachable from h per batch in the loop above with a fused=True optimizer, and per step
+    whether it changed every parameter's values and left every parameter's _version where it was."""
+    with torch.random.fork_rng():
+        fused_cell = torch.nn.RNNCell(2, 3)
+        fused_optimizer = fused_class(fused_cell.parameters(), lr=0.1, fused=True, **fused_options)
+        fused_h, fused_nodes, fused_quiet = torch.zeros(1, 3), [], []
+        for fused_batch in sequence:
+            for fused_x in fused_batch:
+                fused_h = fused_cell(fused_x, fused_h)
+            fused_nodes.append(count_nodes(fused_h))
+            fused_optimizer.zero_grad()
+            fused_h.pow(2).sum().backward(retain_graph=True)
+            fused_before = [(fused_p._version, fused_p.detach().clone()) for fused_p in fused_cell.parameters()]
+            fused_optimizer.step()
+            fused_quiet.append(all(
+                fused_p._version == fused_version and not torch.equal(fused_p, fused_old)
+                for fused_p, (fused_version, fused_old) in zip(fused_cell.parameters(), fused_before, strict=True)
+            ))
+    return fused_nodes, fused_quiet
+
+
+for fused_name, fused_class, fused_options in (
+    ("SGD", torch.optim.SGD, {}), ("SGD with momentum", torch.optim.SGD, {"momentum": 0.9}),
+    ("Adam", torch.optim.Adam, {}), ("AdamW", torch.optim.AdamW, {}), ("Adagrad", torch.optim.Adagrad, {}),
+):
+    fused_nodes, fused_quiet = fused_retaining_run(fused_class, fused_options)
+    assert fused_nodes[0] < fused_nodes[1] < fused_nodes[2], (
+        f"{fused_name} with fused=True: every batch's backward() ran, through the earlier graphs")
+    assert all(fused_quiet), (
+        f"{fused_name} with fused=True: each step changed every parameter's values and moved none of their "
+        "version counters")
 # sphinx_gallery_end_ignore
 
 # %%

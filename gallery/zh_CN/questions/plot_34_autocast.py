@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   顶层 ``torch.autocast`` 默认 ``cache_enabled=True``：需要梯度的 float32 ``Parameter`` 本身（非视图）进入低精度运算时，每个最外层区域只转一次，之后 ``inference_mode`` 外的前向传播看不到优化器更新。区域里只放前向传播和损失：
+   顶层 ``torch.autocast`` 默认 ``cache_enabled=True``：需要梯度的 float32 ``Parameter`` 本身（非视图）进入低精度运算时，每个最外层区域只转一次，之后的前向传播看不到优化器更新（例外见下文）。区域里只放前向传播和损失：
 
    .. code-block:: python
 

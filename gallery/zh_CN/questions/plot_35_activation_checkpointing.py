@@ -321,7 +321,7 @@ assert torch.allclose(plain_bn.running_var, 0.9 + 0.1 * batch_var), "the plain l
 # 函数里的原地操作
 # ----------------
 #
-# 上面的 ``c.add_(1)`` 在两次调用里都执行了，所以一步之后 ``c`` 是 2。但并非每个原地操作都执行两次：第二次调用一旦算出 ``backward()`` 需要的最后一个张量就停下（``early_stop=True``，默认值）。如果原地操作放在函数里最后一个保存张量的运算之后，它只执行一次；``early_stop=False`` 时，它也执行了两次。
+# 上面的 ``c.add_(1)`` 在两次调用里都执行了，所以一步之后 ``c`` 是 2。但并非每个原地操作都执行两次：第二次调用一旦把第一次调用保存过的张量都重新保存一遍就停下，``backward()`` 从不读取的那些也算在内（``early_stop=True``，默认值）。如果原地操作放在函数里最后一个保存张量的运算之后，它只执行一次。放在 ``x.cos()`` 之前的原地操作执行了两次，尽管 ``x.cos()`` 的结果是先 ``detach()`` 再加进输出的，``backward()`` 从不读取 ``cos`` 保存的张量；``early_stop=False`` 时，每个原地操作都执行了两次。
 
 
 def edits(where, early_stop):
@@ -331,6 +331,9 @@ def edits(where, early_stop):
         if where == "first":
             counter.add_(1)
         out = x.sin().exp()
+        if where == "middle":
+            counter.add_(1)
+        out = out + x.cos().detach()  # cos 保存了 x，backward() 却从不读取它
         if where == "last":
             counter.add_(1)
         return out
@@ -340,12 +343,13 @@ def edits(where, early_stop):
     return counter.item()
 
 
-runs = {(where, stop): edits(where, stop) for where in ("first", "last") for stop in (True, False)}
+runs = {(where, stop): edits(where, stop) for where in ("first", "middle", "last") for stop in (True, False)}
 for (where, stop), count in runs.items():
-    print(f"edit {where:<5}  early_stop={stop!s:<5}  edits per step: {count:.0f}")
-assert runs == {("first", True): 2, ("first", False): 2, ("last", True): 1, ("last", False): 2}, (
-    "the last edit runs once with early_stop=True; every other edit runs twice"
-)
+    print(f"edit {where:<6}  early_stop={stop!s:<5}  edits per step: {count:.0f}")
+assert runs == {
+    ("first", True): 2, ("first", False): 2, ("middle", True): 2, ("middle", False): 2,
+    ("last", True): 1, ("last", False): 2,
+}, "only the edit after the last operation that saves a tensor runs once, with early_stop=True; every other runs twice"
 
 # %%
 # 反向传播再次调用函数时，对位置参数的原地操作会报错
