@@ -294,6 +294,7 @@ from tensorfacts import (  # noqa: E402, F401
     asarray_facts,
     counter_bypass_facts,
     detach_data_facts,
+    detach_layout_facts,
     general_facts,
     index_read_facts,
     meta_index_facts,

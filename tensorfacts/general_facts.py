@@ -178,10 +178,14 @@ SETTER_REFUSALS = {
 
 
 def data_setter(case: Case) -> dict[str, str]:
-    """What ``a.data = t`` accepts: another shape and dtype, an integer, a complex and a bool dtype, a sparse
-    layout, another device type. Each answer is "accepted" or the start of torch's message."""
+    """What ``a.data = t`` accepts: values that are not tensors, another shape and dtype, an integer, a complex and a
+    bool dtype, a sparse layout, another device type. Each answer is "accepted", the start of torch's message, or
+    "refused: not a tensor" for its ``TypeError``."""
     other_device = "cpu" if case.device == "meta" else "meta"
     candidates = {
+        "None": lambda: None,
+        "a float": lambda: 0.0,
+        "a list": lambda: [0.0, 0.0, 0.0],
         "shape and dtype": lambda: torch.zeros(2, 2, dtype=torch.float64),
         "integer dtype": lambda: torch.zeros(3, dtype=torch.int64),
         "complex dtype": lambda: torch.zeros(3, dtype=torch.complex64),
@@ -199,6 +203,8 @@ def data_setter(case: Case) -> dict[str, str]:
         except RuntimeError as exc:
             answers[what] = next((f"refused: {why}" for phrase, why in SETTER_REFUSALS.items()
                                   if phrase in str(exc)), f"refused: {exc}")
+        except TypeError as exc:
+            answers[what] = "refused: not a tensor" if "has to be a tensor" in str(exc) else f"TypeError: {exc}"
         else:
             answers[what] = "accepted"
     return answers
@@ -207,6 +213,7 @@ def data_setter(case: Case) -> dict[str, str]:
 def _setter_expected(case: Case) -> dict[str, str]:
     requires_grad = case.source in GRAD_SOURCES
     expected = {
+        **dict.fromkeys(("None", "a float", "a list"), "refused: not a tensor"),
         "shape and dtype": "accepted",
         "integer dtype": "refused: dtype" if requires_grad else "accepted",
         "complex dtype": "accepted",
@@ -223,14 +230,16 @@ def _setter_expected(case: Case) -> dict[str, str]:
 
 
 @scoped_fact("data-setter-checks", {
-    "en": "Sets a.data to a 2×2 float64 tensor, an int64, a complex64 and a bool tensor, a sparse CPU tensor (only "
+    "en": "Sets a.data to None, 0.0 and [0.0, 0.0, 0.0], which are refused with TypeError as not tensors, then to a "
+          "2×2 float64 tensor, an int64, a complex64 and a bool tensor, a sparse CPU tensor (only "
           "when a is on the CPU) and a tensor on meta (on the CPU when a is on meta): the shape and float dtype "
           "change and the complex dtype are accepted; the integer and bool dtypes are refused when a requires grad "
           "and accepted otherwise; the sparse layout (on the CPU) and the CPU-meta switch are always "
           "refused as an incompatible tensor type. On meta, an inference tensor a refuses every replacement tried "
           "there in that way (a normal tensor is another tensor type there). "
           "Between the CPU and a GPU the setter is not run.",
-    "zh_CN": "把 a.data 分别设为 2×2 的 float64 张量、int64 张量、complex64 张量、bool 张量、CPU 上的稀疏张量"
+    "zh_CN": "把 a.data 设为 None、0.0 和 [0.0, 0.0, 0.0]，都因不是张量被拒绝，抛出 TypeError；再分别设为 "
+             "2×2 的 float64 张量、int64 张量、complex64 张量、bool 张量、CPU 上的稀疏张量"
              "（只在 a 在 CPU 上时）、meta 上的张量"
              "（a 在 meta 上时换成 CPU 上的）："
              "改形状和浮点 dtype、换成复数 dtype 都接受；整数和 bool dtype 在 a 需要梯度时被拒绝，否则接受；"

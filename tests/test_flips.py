@@ -356,6 +356,8 @@ FACT_FLIPS = {
     "reshape-view-when-strides-allow": "reshape() always copies",
     "detach-set-keeps-version-counter": "detach copies",
     "detach-resize-grow-reallocates": "detach copies",
+    "detach-edits-reach-both": "detach copies",
+    "detach-sparse-coo-edit-not-shared": "detach copies",
     "detach-resize-grow-on-borrowed-memory": "detach copies",
     "deepcopy-grad-by-source": ("deepcopy drops grad", "deepcopy shares grad"),
     "deepcopy-model-drops-grad": "a Parameter's deepcopy keeps grad",

@@ -5,8 +5,8 @@
 ===========================================
 
 ``a.detach()`` returns a tensor that shares ``a``'s memory but does not
-require grad: a value edit through either one is seen by both. This page runs the article's
-example, then tests its warning that ``resize_``, ``resize_as_``, ``set_`` and
+require grad: for ``a`` of the default strided (dense) layout, a value edit through either one is seen by
+both. This page runs the article's example, then tests its warning that ``resize_``, ``resize_as_``, ``set_`` and
 ``transpose_`` raise an error on either tensor. On this torch the detached
 tensor accepts all four, and stays linked to its source by one version
 counter; with grad mode on, outside ``torch.inference_mode()``, the source leaf refuses them.
@@ -267,7 +267,11 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # On a fresh pair, a write through ``c`` shows up in ``a``. The two also share
 # one version counter: both ``_version`` values go up together. (``_version``
 # is an internal attribute of torch: this site reads it to show the counter,
-# but it may change between releases.)
+# but it may change between releases.) Edits reach the other tensor in both directions for every kind of source this
+# site checks in the default strided layout: a leaf, a non-leaf, a ``Parameter``, a view, a tensor that does not
+# require grad, and an inference tensor edited inside ``torch.inference_mode()``; all but the inference tensor, which
+# has no version counter, also move the one counter the two share. A sparse tensor can differ: see the conclusion.
+# :fact:`detach-edits-reach-both`
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.detach()
@@ -613,11 +617,14 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # Conclusion
 # ----------
 #
-# ``detach()`` gives a tensor out of the graph on the same memory: value edits
-# through either name reach the other, and both count the in-place torch operations among
-# them in one shared ``_version`` (``apply_``, ``map_`` and ``map2_``, which run a Python function on each
-# value, move no counter, and neither do a step of an optimizer made with ``fused=True`` and the
-# other kernels this site checked, listed on :ref:`questions-version-counter`; other kernels may do the same).
+# ``detach()`` gives a tensor out of the graph on the same memory: for a tensor of the default strided layout,
+# value edits through either name reach the other, and both count the in-place torch operations among
+# them in one shared ``_version``, an inference tensor excepted, which has none (``apply_``, ``map_`` and
+# ``map2_``, which run a Python function on each value, move no counter, and neither do a step of an optimizer
+# made with ``fused=True`` and the other kernels this site checked, listed on :ref:`questions-version-counter`; other kernels may do the same).
+# On a sparse COO tensor, ``mul_``, ``add_`` and ``zero_`` through either name give that tensor new memory for its
+# values, so the other keeps its old values, though the ``_version`` both read moves; ``div_`` reaches the other, and
+# on a sparse CSR tensor ``mul_`` and ``zero_`` through the detached tensor reach its source.
 # Shape and storage changes on the detached tensor change its
 # shape, not ``a``'s; the two keep sharing one version counter, which each
 # of the four calls above moves by one. A ``resize_`` that needs more bytes than
@@ -632,3 +639,4 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # the subject of :ref:`copying-rebinding`.
 # :fact:`detach-resize-grow-on-borrowed-memory` :fact:`counter-bypass-edits-silent`
 # :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`
+# :fact:`detach-edits-reach-both` :fact:`detach-sparse-coo-edit-not-shared`

@@ -387,9 +387,10 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 # Outputs of ``unbind()``, ``split()`` and ``chunk()``
 # ----------------------------------------------------
 #
-# One call of ``unbind()``, ``split()`` or ``chunk()`` returns several views at once. In grad mode, outside
-# ``torch.inference_mode()``, torch refuses ``+=`` on one of them that requires grad, whether it was taken from a
-# leaf or from a non-leaf. Under
+# One call of ``unbind()``, ``split()`` or ``chunk()`` returns its outputs as views, one or more: two here, or one
+# for ``split(2)`` and ``chunk(1)`` of the 2×2 tensor. In grad mode, outside ``torch.inference_mode()``, torch
+# refuses ``+=`` on one of them that requires grad, the only one included, whether it was taken from a leaf or from a
+# non-leaf. Under
 # ``torch.no_grad()`` the edit runs and reaches the source, and after it, in grad mode, no output of that call can
 # enter an operation autograd records, such as ``output * 2`` or ``output.clone()``, while ``detach()`` still gives
 # its values.
@@ -411,20 +412,23 @@ def times_two_runs(t):
     return True
 
 
-for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,))):
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)), ("split", (2,)), ("chunk", (1,))):
     for source in ("leaf", "non-leaf"):
         x = torch.ones(2, 2, requires_grad=True)
         y = x if source == "leaf" else x * 1
         outputs = getattr(y, split_name)(*split_args)
         first = outputs[0]
+        call = f"{split_name}({', '.join(map(str, split_args))})"
         # sphinx_gallery_start_ignore
         assert first.requires_grad and not first.is_leaf, "each output requires grad and is not a leaf"
+        assert len(outputs) == (1 if call in ("split(2)", "chunk(1)") else 2), (
+            "split(2) and chunk(1) of the 2×2 tensor return one output, unbind(), split(1) and chunk(2) two")
         # sphinx_gallery_end_ignore
         error = plus_one(first)
         with torch.no_grad():
             first += 1
         usable = [times_two_runs(output) for output in outputs]
-        print(f"{split_name + '()':<9} of a {source:<8} += in grad mode: {error.split('.')[0]}")
+        print(f"{call:<9} of a {source:<8} outputs: {len(outputs)}, += in grad mode: {error.split('.')[0]}")
         print(f"{'':<22} after += under no_grad: y[0] = {y[0].tolist()}, output * 2 runs: {usable}")
         assert "returns multiple views" in error and y[0].tolist() == [2.0, 2.0] and not any(usable), (
             "grad mode refuses +=; under no_grad it reaches the source, and after it output * 2 runs on no output")

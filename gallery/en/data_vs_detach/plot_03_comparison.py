@@ -309,9 +309,9 @@ else:
     raise AssertionError("backward() of the graph built before the swap must fail on the new shape")
 
 # %%
-# What the setter does check, as run here: that ``t`` is a tensor type torch counts
-# as compatible with ``p``'s, and, when ``p`` requires grad, that ``t`` has a
-# floating-point or complex dtype. A sparse ``t`` under a dense ``p`` is not
+# What the setter does check, as run here, is three things: that ``t`` is a tensor (``None``, a number or a list
+# raises ``TypeError``), of a tensor type torch counts as compatible with ``p``'s, and, when ``p`` requires grad,
+# with a floating-point or complex dtype. A sparse ``t`` under a dense ``p`` is not
 # compatible, nor a ``t`` on ``meta`` under a ``p`` on the CPU, or the reverse;
 # torch calls either an "incompatible tensor type". The shape it leaves alone,
 # and a floating-point dtype replaced by another floating-point or by a complex
@@ -578,8 +578,8 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 
 # %%
 # Case 4 is the second check, outside ``backward()``. One call of ``unbind()``,
-# ``split()`` or ``chunk()`` on a tensor that requires grad returns several views
-# that require grad, as ``q, k, v = x.chunk(3)`` does. After an in-place edit of
+# ``split()`` or ``chunk()`` on a tensor that requires grad returns its outputs as views
+# that require grad, one or more: three for ``q, k, v = x.chunk(3)``, one for ``x.chunk(1)``. After an in-place edit of
 # one of them through ``detach()``, an operation autograd records refuses every
 # output of that call, before any ``backward()`` (:ref:`copying-add-rebinding`
 # shows the same after an edit under ``torch.no_grad()``). Through ``.data`` the
@@ -603,22 +603,25 @@ def times_two_error(t):
     return "no error"
 
 
-for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)), ("chunk", (1,))):
     for how, take in ((".data", lambda t: t.data), ("detach()", lambda t: t.detach())):
         x = torch.ones(3, 2, requires_grad=True)
-        q, k, v = getattr(x, split_name)(*split_args)
+        outputs = getattr(x, split_name)(*split_args)
+        q = outputs[0]
         edited = take(q)
         edited.zero_()
-        errors = [times_two_error(t) for t in (q, k, v)]
-        print(f"{split_name + '()':<9} q zeroed through {how:<8} x[0] = {x[0].tolist()}  q._version={q._version}"
-              f"  edited._version={edited._version}")
-        print(f"{'':<9} k * 2: {errors[1]}")
+        errors = [times_two_error(t) for t in outputs]
+        call = f"{split_name}({', '.join(map(str, split_args))})"
+        print(f"{call:<9} outputs: {len(outputs)}, q = the first, zeroed through {how:<8} x[0] = {x[0].tolist()}"
+              f"  q._version={q._version}  edited._version={edited._version}")
+        print(f"{'':<9} last output * 2: {errors[-1]}")
         assert all(("modified inplace" in error) == (how == "detach()") for error in errors), (
             "after an edit through detach() every output is refused, after one through .data none")
         # sphinx_gallery_start_ignore
         assert edited._version == 1, "the edit moves the version counter of the tensor .data or detach() returns"
-        assert q._version == k._version == v._version == x._version == (how == "detach()"), (
+        assert all(t._version == x._version == (how == "detach()") for t in outputs), (
             "only the edit through detach() moves the version counter the outputs share with x")
+        assert len(outputs) == (1 if call == "chunk(1)" else 3), "chunk(1) returns one output, the others three"
         assert torch.equal(x.detach()[0], torch.zeros(2)), "the edit reached x either way"
         # sphinx_gallery_end_ignore
 

@@ -4,7 +4,7 @@
 ``detach()``：同一块内存，脱离计算图
 ====================================
 
-``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。本页先运行原博文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，detach 得到的张量四种操作全都接受，并始终通过版本计数器（version counter）与源张量相连；在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，源叶子张量（leaf tensor）会拒绝它们。
+``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：``a`` 是默认 strided（稠密）布局时，通过任何一方修改数值，另一方都看得到。本页先运行原博文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，detach 得到的张量四种操作全都接受，并始终通过版本计数器（version counter）与源张量相连；在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，源叶子张量（leaf tensor）会拒绝它们。
 """
 
 # %%
@@ -253,7 +253,7 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # ------------------
 #
 # 换一对新的张量：通过 ``c`` 写入，``a`` 里也看得到。两者还共享一个版本计数器，两个 ``_version``
-# 一起增加。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）
+# 一起增加。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）对本站检查的各种默认 strided 布局的源张量，修改都双向可见：叶子张量、非叶子张量、``Parameter``、视图（view）、不需要梯度的张量，以及在 ``torch.inference_mode()`` 里修改的推理张量（inference tensor）；除了没有版本计数器的推理张量，修改还都推进两者共享的那一个计数器。稀疏张量可能不同，见小结。:fact:`detach-edits-reach-both`
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.detach()
@@ -556,7 +556,8 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # 小结
 # ----
 #
-# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地操作。对每个值调用 Python 函数的 ``apply_``、``map_`` 和 ``map2_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`“版本计数器”那一页 <questions-version-counter>` 列出的、本站检查过的其他几个内核，也不增加；别的内核也可能如此。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；``resize_`` 需要的字节比存储现有的多时，同样让它加一，还会把 ``a`` 的内存一起搬走，前提是存储可调整大小（``untyped_storage().resizable()``），torch 为新张量、``clone()`` 或 ``copy.deepcopy`` 分配的存储，以及 ``torch.load`` 从旧格式文件读出的存储，都是这样；存储由 ``torch.load`` 从默认的 zip 格式读出，或内存来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 时，它会抛出错误，``d`` 却已换上新形状，底下仍是原来的内存，不能再用（另取一个 ``d = a.detach()``）；调用过 ``share_memory_()`` 之后，它会让进程因段错误崩溃，``try``/``except`` 捕获不到。原文的第三个例子在
+# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：对默认 strided 布局的张量，通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地操作（推理张量除外，它没有版本计数器）。对每个值调用 Python 函数的 ``apply_``、``map_`` 和 ``map2_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`“版本计数器”那一页 <questions-version-counter>` 列出的、本站检查过的其他几个内核，也不增加；别的内核也可能如此。COO 稀疏张量则不同：通过任何一个名字调用 ``mul_``、``add_`` 或 ``zero_``，都会让这个张量的数值换到新的内存，另一个仍是原来的数值，两者读到的 ``_version`` 却照样增加；``div_`` 另一个看得到；CSR 稀疏张量上，通过 detach 所得张量调用的 ``mul_`` 和 ``zero_`` 在源张量上都看得到。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；``resize_`` 需要的字节比存储现有的多时，同样让它加一，还会把 ``a`` 的内存一起搬走，前提是存储可调整大小（``untyped_storage().resizable()``），torch 为新张量、``clone()`` 或 ``copy.deepcopy`` 分配的存储，以及 ``torch.load`` 从旧格式文件读出的存储，都是这样；存储由 ``torch.load`` 从默认的 zip 格式读出，或内存来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 时，它会抛出错误，``d`` 却已换上新形状，底下仍是原来的内存，不能再用（另取一个 ``d = a.detach()``）；调用过 ``share_memory_()`` 之后，它会让进程因段错误崩溃，``try``/``except`` 捕获不到。原文的第三个例子在
 # ``detach()`` 之后重新绑定了 ``a``，见 :ref:`“重新绑定与原地更新”那一页 <copying-rebinding>`。
 # :fact:`detach-resize-grow-on-borrowed-memory` :fact:`counter-bypass-edits-silent`
 # :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`
+# :fact:`detach-edits-reach-both` :fact:`detach-sparse-coo-edit-not-shared`

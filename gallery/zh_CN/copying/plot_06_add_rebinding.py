@@ -372,7 +372,7 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 # ``unbind()``、``split()`` 和 ``chunk()`` 的输出
 # -----------------------------------------------
 #
-# ``unbind()``、``split()`` 或 ``chunk()`` 一次调用就返回几个视图。其中一个需要梯度时，无论它取自叶子张量还是非叶子张量，在梯度模式下、``torch.inference_mode()`` 之外，torch 都拒绝对它做 ``+=``。在 ``torch.no_grad()`` 里，这次修改会执行，也会改动源张量，但此后在梯度模式下，这次调用的所有输出都不能再参与自动求导会记录的运算，例如 ``output * 2`` 或 ``output.clone()``；``detach()`` 仍能取出它们的数值。
+# ``unbind()``、``split()`` 或 ``chunk()`` 一次调用返回的各个输出都是视图，可能有几个，也可能只有一个：这里是两个，对 2×2 的张量调用 ``split(2)`` 和 ``chunk(1)`` 则只有一个。其中一个需要梯度时（即使它是唯一的输出），无论它取自叶子张量还是非叶子张量，在梯度模式下、``torch.inference_mode()`` 之外，torch 都拒绝对它做 ``+=``。在 ``torch.no_grad()`` 里，这次修改会执行，也会改动源张量，但此后在梯度模式下，这次调用的所有输出都不能再参与自动求导会记录的运算，例如 ``output * 2`` 或 ``output.clone()``；``detach()`` 仍能取出它们的数值。
 # :fact:`view-inplace-refused-outside-inference-mode`
 
 def plus_one(t):
@@ -391,20 +391,23 @@ def times_two_runs(t):
     return True
 
 
-for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,))):
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)), ("split", (2,)), ("chunk", (1,))):
     for source in ("leaf", "non-leaf"):
         x = torch.ones(2, 2, requires_grad=True)
         y = x if source == "leaf" else x * 1
         outputs = getattr(y, split_name)(*split_args)
         first = outputs[0]
+        call = f"{split_name}({', '.join(map(str, split_args))})"
         # sphinx_gallery_start_ignore
         assert first.requires_grad and not first.is_leaf, "each output requires grad and is not a leaf"
+        assert len(outputs) == (1 if call in ("split(2)", "chunk(1)") else 2), (
+            "split(2) and chunk(1) of the 2×2 tensor return one output, unbind(), split(1) and chunk(2) two")
         # sphinx_gallery_end_ignore
         error = plus_one(first)
         with torch.no_grad():
             first += 1
         usable = [times_two_runs(output) for output in outputs]
-        print(f"{split_name + '()':<9} of a {source:<8} += in grad mode: {error.split('.')[0]}")
+        print(f"{call:<9} of a {source:<8} outputs: {len(outputs)}, += in grad mode: {error.split('.')[0]}")
         print(f"{'':<22} after += under no_grad: y[0] = {y[0].tolist()}, output * 2 runs: {usable}")
         assert "returns multiple views" in error and y[0].tolist() == [2.0, 2.0] and not any(usable), (
             "grad mode refuses +=; under no_grad it reaches the source, and after it output * 2 runs on no output")

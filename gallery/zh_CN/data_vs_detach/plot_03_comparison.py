@@ -284,7 +284,7 @@ else:
     raise AssertionError("backward() of the graph built before the swap must fail on the new shape")
 
 # %%
-# 按这里实际运行的结果，这个赋值检查的是两点：torch 要认为 ``t`` 与 ``p`` 是兼容的张量类型；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。稀疏的 ``t`` 与稠密的 ``p`` 不兼容；``p`` 在 CPU 上而 ``t`` 在 ``meta`` 上，或者反过来，也不兼容。这两种情况 torch 都报“incompatible tensor type”，即张量类型不兼容。形状不查，浮点 dtype 换成另一种浮点 dtype 或换成复数 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。哪两种设备算兼容，是 torch 逐对规定的：CPU 与 ``meta`` 不兼容，所以 ``nn.Module.to("meta")`` 会换上新的 ``Parameter`` 对象，不保留原来的对象（CPU 与 GPU 的情况见下面的框）。:fact:`data-setter-checks`
+# 按这里实际运行的结果，这个赋值检查的是三点：``t`` 必须是张量（``None``、数字或列表会抛出 ``TypeError``）；torch 要认为 ``t`` 与 ``p`` 是兼容的张量类型；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。稀疏的 ``t`` 与稠密的 ``p`` 不兼容；``p`` 在 CPU 上而 ``t`` 在 ``meta`` 上，或者反过来，也不兼容。这两种情况 torch 都报“incompatible tensor type”，即张量类型不兼容。形状不查，浮点 dtype 换成另一种浮点 dtype 或换成复数 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。哪两种设备算兼容，是 torch 逐对规定的：CPU 与 ``meta`` 不兼容，所以 ``nn.Module.to("meta")`` 会换上新的 ``Parameter`` 对象，不保留原来的对象（CPU 与 GPU 的情况见下面的框）。:fact:`data-setter-checks`
 
 refused = []
 for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):
@@ -527,7 +527,7 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # sphinx_gallery_end_ignore
 
 # %%
-# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。对需要梯度的张量调用 ``unbind()``、``split()`` 或 ``chunk()``，一次调用就返回几个需要梯度的视图，``q, k, v = x.chunk(3)`` 就是这样。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，只推进 ``.data`` 返回的张量自己的版本计数器，不推进各输出与源张量共享的那个，也就不会被发现。源张量若从来不需要梯度，就没有这项检查；即使某个输出在修改之前或之后调用自己的 ``requires_grad_()`` 变成需要梯度（被修改的那个输出也算在内），也是如此：``weight`` 需要梯度，每个输出 ``t`` 的 ``t * weight`` 都照常运行并被记录（见第二个循环）。拆分时不需要梯度、之后才用 ``requires_grad_()`` 设为需要梯度的源张量，无论这一步在修改之前还是之后，都和其他源张量一样受这项检查（见第三个循环）。拆分时需要梯度、之后才用 ``requires_grad_(False)`` 关掉的叶子源张量，无论这一步在修改之前还是之后，同样受这项检查：它的输出仍然需要梯度（见第四个循环）。
+# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。对需要梯度的张量调用 ``unbind()``、``split()`` 或 ``chunk()``，一次调用返回的各个输出都是需要梯度的视图，可能有几个，也可能只有一个：``q, k, v = x.chunk(3)`` 返回三个，``x.chunk(1)`` 只返回一个。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，只推进 ``.data`` 返回的张量自己的版本计数器，不推进各输出与源张量共享的那个，也就不会被发现。源张量若从来不需要梯度，就没有这项检查；即使某个输出在修改之前或之后调用自己的 ``requires_grad_()`` 变成需要梯度（被修改的那个输出也算在内），也是如此：``weight`` 需要梯度，每个输出 ``t`` 的 ``t * weight`` 都照常运行并被记录（见第二个循环）。拆分时不需要梯度、之后才用 ``requires_grad_()`` 设为需要梯度的源张量，无论这一步在修改之前还是之后，都和其他源张量一样受这项检查（见第三个循环）。拆分时需要梯度、之后才用 ``requires_grad_(False)`` 关掉的叶子源张量，无论这一步在修改之前还是之后，同样受这项检查：它的输出仍然需要梯度（见第四个循环）。
 
 def times_two_error(t):
     try:
@@ -537,22 +537,25 @@ def times_two_error(t):
     return "no error"
 
 
-for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,))):
+for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)), ("chunk", (1,))):
     for how, take in ((".data", lambda t: t.data), ("detach()", lambda t: t.detach())):
         x = torch.ones(3, 2, requires_grad=True)
-        q, k, v = getattr(x, split_name)(*split_args)
+        outputs = getattr(x, split_name)(*split_args)
+        q = outputs[0]
         edited = take(q)
         edited.zero_()
-        errors = [times_two_error(t) for t in (q, k, v)]
-        print(f"{split_name + '()':<9} q zeroed through {how:<8} x[0] = {x[0].tolist()}  q._version={q._version}"
-              f"  edited._version={edited._version}")
-        print(f"{'':<9} k * 2: {errors[1]}")
+        errors = [times_two_error(t) for t in outputs]
+        call = f"{split_name}({', '.join(map(str, split_args))})"
+        print(f"{call:<9} outputs: {len(outputs)}, q = the first, zeroed through {how:<8} x[0] = {x[0].tolist()}"
+              f"  q._version={q._version}  edited._version={edited._version}")
+        print(f"{'':<9} last output * 2: {errors[-1]}")
         assert all(("modified inplace" in error) == (how == "detach()") for error in errors), (
             "after an edit through detach() every output is refused, after one through .data none")
         # sphinx_gallery_start_ignore
         assert edited._version == 1, "the edit moves the version counter of the tensor .data or detach() returns"
-        assert q._version == k._version == v._version == x._version == (how == "detach()"), (
+        assert all(t._version == x._version == (how == "detach()") for t in outputs), (
             "only the edit through detach() moves the version counter the outputs share with x")
+        assert len(outputs) == (1 if call == "chunk(1)" else 3), "chunk(1) returns one output, the others three"
         assert torch.equal(x.detach()[0], torch.zeros(2)), "the edit reached x either way"
         # sphinx_gallery_end_ignore
 

@@ -1,0 +1,125 @@
+"""Named facts on whether a value edit through ``a`` or ``a.detach()`` reaches the other, by layout: every standard
+source of the default strided layout passes each edit on, while on a sparse COO tensor some in-place operations give
+the edited tensor new memory for its values, so the other keeps its old values though their one counter moves.
+Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Callable
+
+import torch
+
+from tensorfacts.fact_registry import Fact, fact, scoped_fact
+from tensorfacts.scope import VALUE_DEVICES, Case, values_equal
+from tensorfacts.standard_sources import NO_VERSION_COUNTER
+
+#: Why the strided fact leaves ``meta`` out, in every edition's language.
+_NEEDS_VALUES = {
+    "en": "it compares values, and a meta tensor holds none",
+    "zh_CN": "它要比较数值，而 meta 张量不存放数值",
+}
+
+
+def _editing(case: Case) -> contextlib.AbstractContextManager:
+    """Where ``a`` itself may be edited in place: inside ``torch.inference_mode()`` for an inference tensor, else
+    under ``torch.no_grad()`` (a leaf that requires grad refuses the edit in grad mode)."""
+    return torch.inference_mode() if case.source == "inference" else torch.no_grad()
+
+
+def detach_edits_reach_both(case: Case) -> dict[str, object]:
+    """Edit ``c = a.detach()`` by ``mul_(2)`` and an index write, then ``a`` by ``add_(1)``: does each edit show in
+    the other tensor, and do both ``_version`` values read the same count (no counter on an inference tensor)?"""
+    _, a = case.build()
+    start = a.detach().clone()
+    c = a.detach()
+    with _editing(case):
+        c.mul_(2)
+        c[0] = 100
+    through_c = values_equal(a.detach(), torch.cat([start[:1] * 0 + 100, start[1:] * 2]))
+    with _editing(case):
+        a.add_(1)
+    through_a = values_equal(c, torch.cat([start[:1] * 0 + 101, start[1:] * 2 + 1]))
+    counter: object = "no version counter"
+    if case.source not in NO_VERSION_COUNTER:
+        counter = a._version == c._version == 3
+    return {"edit through a.detach() seen by a": through_c, "edit through a seen by a.detach()": through_a,
+            "one counter moved by all three": counter}
+
+
+@scoped_fact("detach-edits-reach-both", {
+    "en": "On a tensor a of the default strided layout, takes c = a.detach(), calls c.mul_(2) and c[0] = 100, then "
+          "a.add_(1) (each under torch.no_grad(), or inside torch.inference_mode() for an inference tensor): a holds "
+          "the values the edits through c gave, c the values after a.add_(1), and a._version and c._version both "
+          "read 3, except on an inference tensor, which has no version counter.",
+    "zh_CN": "对默认 strided 布局的张量 a 取 c = a.detach()，先调用 c.mul_(2) 和 c[0] = 100，再调用 a.add_(1)"
+             "（都在 torch.no_grad() 下；a 是推理张量时在 torch.inference_mode() 里）：a 的数值是通过 c 修改后的数值，"
+             "c 的数值是 a.add_(1) 之后的数值，a._version 和 c._version 都是 3；推理张量没有版本计数器，不比较。",
+}, lambda case: {"edit through a.detach() seen by a": True, "edit through a seen by a.detach()": True,
+                 "one counter moved by all three": "no version counter" if case.source in NO_VERSION_COUNTER
+                 else True}, devices=VALUE_DEVICES, narrower=_NEEDS_VALUES)
+def _detach_edits_reach_both(case: Case) -> dict[str, object]:
+    return detach_edits_reach_both(case)
+
+
+#: In-place operations on a sparse COO tensor, each made once through ``c = a.detach()`` and once through ``a``.
+COO_EDITS: dict[str, Callable[[torch.Tensor], object]] = {
+    "mul_(2)": lambda t: t.mul_(2),
+    "add_(t.clone())": lambda t: t.add_(t.clone()),
+    "zero_()": lambda t: t.zero_(),
+    "div_(2)": lambda t: t.div_(2),
+}
+#: The edits whose kernel gives the edited COO tensor new memory for its values: the other tensor does not see them.
+COO_NOT_SHARED = ("mul_(2)", "add_(t.clone())", "zero_()")
+
+
+def _sparse(layout: str) -> torch.Tensor:
+    """A sparse float32 CPU leaf that requires grad, holding [1, 2, 3, 0] (a 2×2 for the compressed layout)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch warns that the compressed layouts are in beta
+        if layout == "COO":
+            return torch.tensor([1.0, 2.0, 3.0, 0.0]).to_sparse().requires_grad_()
+        return torch.tensor([[1.0, 2.0], [3.0, 0.0]]).to_sparse_csr().requires_grad_()
+
+
+def _edit_seen(layout: str, name: str, through_detach: bool) -> tuple[bool, bool, int, int]:
+    """One edit through ``c = a.detach()`` (or through ``a``, under ``torch.no_grad()``) of a fresh sparse ``a``:
+    whether the other tensor sees it, whether the two still hold their values in one memory (COO only), and both
+    ``_version`` values after it."""
+    a = _sparse(layout)
+    c = a.detach()
+    edited, other = (c, a) if through_detach else (a, c)
+    with torch.no_grad():
+        COO_EDITS[name](edited)
+    one_memory = layout != "COO" or a._values().data_ptr() == c._values().data_ptr()
+    return torch.equal(other.to_dense(), edited.to_dense()), one_memory, a._version, c._version
+
+
+@fact("detach-sparse-coo-edit-not-shared", {
+    "en": "On a sparse COO leaf a (torch.tensor([1., 2., 3., 0.]).to_sparse().requires_grad_()) and c = a.detach(), "
+          "which at first share the memory of their values, makes one in-place edit, a fresh pair each time, "
+          "through c or through a (under torch.no_grad()): after mul_(2), add_(t.clone()) or zero_() the edited "
+          "tensor's values are in new memory and the other tensor does not see the edit, yet a._version and "
+          "c._version both read 1; div_(2) keeps the values in the one memory and is seen. On a sparse CSR a, "
+          "mul_(2) and zero_() through c are seen by a.",
+    "zh_CN": "对 COO 稀疏叶子张量 a（torch.tensor([1., 2., 3., 0.]).to_sparse().requires_grad_()）和 c = a.detach()"
+             "（两者起初共享数值所在的内存），每次取一对新的，通过 c 或通过 a（在 torch.no_grad() 下）原地修改一次："
+             "mul_(2)、add_(t.clone()) 或 zero_() 之后，被修改的一方的数值换到了新的内存，另一方看不到这次修改，"
+             "a._version 和 c._version 却都是 1；div_(2) 之后数值仍在同一块内存里，另一方看得到。"
+             "对 CSR 稀疏张量 a，通过 c 的 mul_(2) 和 zero_() 都能在 a 上看到。",
+})
+def _detach_sparse_coo_edit_not_shared() -> Fact:
+    """A COO pair shares its values buffer at first, yet mul_, add_ and zero_ through either leave the other alone."""
+    a = _sparse("COO")
+    shared_at_first = a._values().data_ptr() == a.detach()._values().data_ptr()
+    seen = {f"{name} through {'c' if through_detach else 'a'}": _edit_seen("COO", name, through_detach)
+            for name in COO_EDITS for through_detach in (True, False)}
+    unseen = all(seen[f"{name} through {who}"] == (False, False, 1, 1) for name in COO_NOT_SHARED for who in "ca")
+    div_seen = all(seen[f"div_(2) through {who}"] == (True, True, 1, 1) for who in "ca")
+    csr = {name: _edit_seen("CSR", name, True)[0] for name in ("mul_(2)", "zero_()")}
+    return Fact(shared_at_first and unseen and div_seen and all(csr.values()),
+                f"values shared at first: {shared_at_first}; (seen by the other, values still in one memory, "
+                f"a._version, c._version) per COO edit: "
+                f"{seen}; CSR edits through c seen by a: {csr}")
