@@ -58,9 +58,10 @@ class Recorded(dict):
 
 
 def watch_helpers(module, monkeypatch, empty_calls: list[str]) -> None:
-    """Wrap every function of ``module`` that takes the matrix first (its first parameter is ``m``)."""
+    """Wrap every function that ``module`` defines or imports from the fact engine and that takes the matrix
+    first (its first parameter is ``m``): the guide's premises call the reads of :mod:`tensorfacts.matrix_reads`."""
     for name, func in list(vars(module).items()):
-        if not inspect.isfunction(func) or func.__module__ != module.__name__:
+        if not inspect.isfunction(func) or func.__module__.split(".")[0] != "tensorfacts":
             continue
         parameters = list(inspect.signature(func).parameters)
         if not parameters or parameters[0] != "m":

@@ -48,8 +48,8 @@ MUTATIONS: list[Mutation] = [
              "tests/test_scope.py"),
     # A premise that reads nothing: the row is compared with itself (a copy-paste slip).
     mutation("ind-premise-compares-row-with-itself", "tensorfacts/matrix.py",
-             'lambda m: _same_row(m, "a.clone().detach()", "a.detach().clone()"),',
-             'lambda m: _same_row(m, "a.clone().detach()", "a.clone().detach()"),',
+             'lambda m: same_row(m, "a.clone().detach()", "a.detach().clone()"),',
+             'lambda m: same_row(m, "a.clone().detach()", "a.clone().detach()"),',
              "tests/test_tensorfacts_matrix.py", "tests/test_flips.py"),
     # --- The build and its gate ----------------------------------------------------------------
     # The guard lets an example's warnings pass (shown once, no longer an error).
