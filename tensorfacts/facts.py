@@ -288,6 +288,7 @@ import tensorfacts.memory_facts  # noqa: E402, F401
 import tensorfacts.module_copy_facts  # noqa: E402, F401
 import tensorfacts.no_grad_view_facts  # noqa: E402, F401
 import tensorfacts.saved_conj_view_facts  # noqa: E402, F401
+import tensorfacts.saved_view_facts  # noqa: E402, F401
 import tensorfacts.view_facts  # noqa: E402, F401
 from tensorfacts import (  # noqa: E402, F401
     array_refusal_facts,

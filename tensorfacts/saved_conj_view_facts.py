@@ -7,7 +7,7 @@ whose docstring says what a fact is.
 from __future__ import annotations
 
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.table_facts import _edited_saved_view
+from tensorfacts.saved_view_facts import _edited_saved_view
 from tensorfacts.tensors import VERSION_ERROR
 
 #: The conjugate transposes, and the plain transposes of the same complex tensor.

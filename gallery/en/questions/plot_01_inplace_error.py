@@ -321,17 +321,20 @@ assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved
 # ``y * y`` written out of place runs; ``y.addcmul_(y, c)``, with a ``c`` that does not require grad, saves
 # nothing of ``y``, so ``backward()`` runs and gives the out-of-place gradient. The other is a tensor
 # to be saved that is an output of ``unbind``, ``split`` (``split_with_sizes`` included) or ``chunk`` of a
-# tensor that requires grad, or a view taken with grad mode off of a tensor that requires grad (unless that
+# tensor that requires grad, a view taken with grad mode off of a tensor that requires grad (unless that
 # tensor is a view whose ``_base``, an internal attribute of torch naming the tensor whose memory a view uses
-# (for a view of a view, the first one's base), does not require grad, see below): after an edit of its base, even under
+# (for a view of a view, the first one's base), does not require grad, see below), a view of its input that a
+# custom ``torch.autograd.Function`` returns, for an input that requires grad, or a view taken with grad mode on
+# of any of these (``b.split(1)[0][:]``, ``b.chunk(2)[0].t()``): after an edit of its base, even under
 # ``torch.no_grad()``, the
 # operation that would save it raises at once, "... its base or another view of its base has been modified
-# inplace ...", and nothing is saved (the third loop below; the fourth shows that such an output of a tensor
-# that does not require grad is saved, edit and all, with no error). When autograd records an
+# inplace ..." (for a view of a view taken with grad mode off, "... is a view of a view which was created in
+# no_grad mode (in inference mode) and its base ..."), and nothing is saved (the third loop below; the fourth shows that such an
+# output of a tensor that does not require grad is saved, edit and all, with no error). When autograd records an
 # edit that ``backward()`` accepts (grad mode on, made on ``y`` itself, as each edit of the first loop),
-# the gradient is the one the same code written out of place gives. Apart from these, only an edit between a
-# save and ``backward()`` is refused, and the message's "expected version" is then the version ``y`` had at the
-# save: 1, after one edit.
+# the gradient is the one the same code written out of place gives. Apart from these, the version check refuses
+# only an edit made between a save and ``backward()``, and the message's "expected version" is then the version
+# ``y`` had at the save: 1, after one edit.
 
 edits = {
     "y.add_(1)": (lambda t: t.add_(1), lambda t: t + 1),
@@ -411,6 +414,16 @@ def view_under(grad_off_mode, b):
         return b[0]
 
 
+class ViewOfInput(torch.autograd.Function):  # a custom Function whose forward returns a view of its input
+    @staticmethod
+    def forward(ctx, t):
+        return t[:]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
 views_of = {
     "b.chunk(2)[0]": lambda b: b.chunk(2)[0],
     "b.split(1)[0]": lambda b: b.split(1)[0],
@@ -420,6 +433,11 @@ views_of = {
     "b[0] under inference_mode": lambda b: view_under(torch.inference_mode, b),
     "b[1:][0], [0] under no_grad": lambda b: view_under(torch.no_grad, b[1:]),
     "b[1:][0], [0] under inference_mode": lambda b: view_under(torch.inference_mode, b[1:]),
+    "b.split(1)[0][:]": lambda b: b.split(1)[0][:],
+    "b.chunk(2)[0].t()": lambda b: b.chunk(2)[0].t(),
+    "b[0][:2], [0] under no_grad": lambda b: view_under(torch.no_grad, b)[:2],
+    "b[0][:2], [0] under inference_mode": lambda b: view_under(torch.inference_mode, b)[:2],
+    "ViewOfInput.apply(b)": lambda b: ViewOfInput.apply(b),
 }
 for name, view in views_of.items():
     for leaf in (True, False):
@@ -438,6 +456,9 @@ for name, view in views_of.items():
         assert "its base or another view of its base has been modified inplace" in message, (
             f"x = {name}: after an edit of b under no_grad, the operation that would save x raises the error on such views")
         # sphinx_gallery_start_ignore
+        assert not name.startswith("b[0][:2]") or "is a view of a view which was created in " + (
+            "no_grad" if "no_grad" in name else "inference") + " mode and its base" in message, (
+            f"x = {name}: the message says that x is a view of a view taken with grad mode off")
         for saving_op in (torch.sin, torch.exp, torch.sigmoid):
             try:
                 saving_op(x)
@@ -778,7 +799,7 @@ assert r is h, "an in-place ReLU returns its input"
 # that requires grad saves it, and ``backward()`` then raises; a view is not new: see the next cell).
 # With grad mode on, outside ``torch.inference_mode()``, and an output that requires grad, it does not work
 # on a piece of that output taken with ``chunk``, ``split`` (``split_with_sizes`` included) or ``unbind``, even
-# when it is the only piece:
+# when it is the only piece, or on a view of such a piece (``[:, :1]`` of it):
 # ``ReLU(inplace=True)`` or ``torch.nn.functional.relu(..., inplace=True)`` on it raises at once, in
 # the forward pass, and the message says the view "is the output of a function that returns multiple
 # views". ``tensor_split`` also returns views of the output, yet the in-place ReLU on one of its
@@ -826,6 +847,7 @@ pieces_of = {
     "chunk(2)": lambda t: t.chunk(2, dim=1), "split(1)": lambda t: t.split(1, dim=1), "unbind(1)": lambda t: t.unbind(1),
     "chunk(1)": lambda t: t.chunk(1, dim=1), "split(5)": lambda t: t.split(5, dim=1), "unbind(0)": lambda t: t.unbind(0),
     "split_with_sizes([1, 1])": lambda t: t.split_with_sizes([1, 1], dim=1),
+    "[:, :1] of chunk(2)": lambda t: [piece[:, :1] for piece in t.chunk(2, dim=1)],
 }
 assert [len(pieces_of[name](layer(x))) for name in ("chunk(1)", "split(5)", "unbind(0)")] == [1] * 3, (
     "chunk(1), split(5) and unbind(0) of the output give a single piece")
@@ -839,12 +861,12 @@ for grad_on in (torch.enable_grad, torch.no_grad):  # grad mode on: by default, 
                     relu_in_place(pieces(layer(x))[0])
                 except RuntimeError as e:
                     assert "is the output of a function that returns multiple views" in str(e), (
-                        "an in-place ReLU on a piece from chunk, split or unbind, even the only piece, raises the "
-                        "multiple-views error")
+                        "an in-place ReLU on a piece from chunk, split or unbind, even the only piece, or on a view "
+                        "of one, raises the multiple-views error")
                     refused.append(name)
                 else:
                     raise AssertionError("an in-place ReLU on an output of chunk, split or unbind, even the only one, "
-                                         "must raise at once")
+                                         "or on a view of one, must raise at once")
 assert all(refused.count(name) == 4 for name in pieces_of), "two grad modes times two in-place ReLUs, each piece"
 print("in-place ReLU raised at once, 4 times each, on the first piece of:", ", ".join(dict.fromkeys(refused)))
 
@@ -1080,9 +1102,10 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # the view's own operation when the last view taken is ``torch.view_as_real``, ``torch.view_as_complex`` or
 # ``conj()`` (``ViewAsReal``, ``ViewAsComplex``, ``Conj``; ``.H``, ``.mH`` and ``adjoint()`` of a complex tensor
 # give ``Conj`` too). For an output of ``unbind``, ``split``
-# or ``chunk`` of a tensor that requires grad, and for a view taken under ``torch.no_grad()`` or
+# or ``chunk`` of a tensor that requires grad, for a view taken under ``torch.no_grad()`` or
 # ``torch.inference_mode()`` of a tensor that requires grad (unless that tensor is a view whose ``_base`` does not
-# require grad), ``backward()`` raises another error instead (“... its base or another
+# require grad), and for a view taken of either with grad mode on (``b.split(1)[0][:]``), ``backward()`` raises
+# another error instead (“... its base or another
 # view of its base has been modified inplace ...”), and a recorded edit of that output or view raises at once.
 # :fact:`saved-view-edit-error` :fact:`saved-conj-transpose-edit-error` A saved tensor with no ``grad_fn`` gets no name. Its two
 # versions differ because an in-place operation ran on the tensor, or on one

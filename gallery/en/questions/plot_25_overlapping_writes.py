@@ -22,7 +22,8 @@ location. Please clone() the tensor before performing the operation.`` A leaf th
 mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.``
 ``t[1:] = t[:-1].clone()`` gets it too; under ``torch.no_grad()`` it works. With grad mode on, three other kinds
 of view of one get autograd's error about such views instead (with the source cloned too): one taken under ``torch.no_grad()`` or
-``torch.inference_mode()`` (if the leaf is not itself a view), an output of ``unbind()`` (iterating over a tensor, ``for row in x``, calls it),
+``torch.inference_mode()`` (unless the leaf is a view whose ``_base``, an internal attribute of torch naming the tensor
+whose memory a view uses, does not require grad), an output of ``unbind()`` (iterating over a tensor, ``for row in x``, calls it),
 ``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. An inference
 tensor (such as one that ``torch.inference_mode()`` creates in new memory) refuses the cloned shift outside that mode,
 even under ``torch.no_grad()``, with ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not
@@ -383,8 +384,9 @@ def under_no_grad(make_base, take):
 
 
 view_of_non_leaf = lambda: (torch.arange(10.0, requires_grad=True) * 2).view(2, 5)[0]  # noqa: E731
+leaf_view = lambda: under_no_grad(parameter, lambda b: b[:])  # noqa: E731
 quiet_views = [lambda make=make, take=take: under_no_grad(make, take)
-               for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2, view_of_non_leaf)
+               for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2, view_of_non_leaf, leaf_view)
                for take in (lambda b: b[:], lambda b: b.view(5), lambda b: b.tensor_split(1)[0], lambda b: b.chunk(1)[0])]
 assert all(quiet().requires_grad for quiet in quiet_views) and all(
     refused_with(torch.enable_grad, quiet).startswith(
@@ -400,7 +402,8 @@ def under_inference(make_base, take):
 
 
 inference_views = [lambda make=make, take=take: under_inference(make, take)
-                   for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2, view_of_non_leaf)
+                   for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2, view_of_non_leaf,
+                                leaf_view)
                    for take in (lambda b: b[:], lambda b: b.view(5), lambda b: b.tensor_split(1)[0], lambda b: b.chunk(1)[0])]
 assert all(view().requires_grad for view in inference_views) and all(
     refused_with(torch.enable_grad, view).startswith(
@@ -429,9 +432,10 @@ assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_m
     message}, (
     "written under no_grad or inference_mode, these three kinds of view get the message above")
 assert all(make()._base is None for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)) and (
-    view_of_non_leaf()._base is not None and not view_of_non_leaf().is_leaf), (
+    view_of_non_leaf()._base is not None and not view_of_non_leaf().is_leaf) and (
+    leaf_view().is_leaf and leaf_view()._base.requires_grad), (
     "the tensors whose views are taken under no_grad and inference_mode above: a Parameter and a non-leaf, not views, "
-    "and a non-leaf that is a view")
+    "a non-leaf that is a view, and a leaf that is a view whose _base requires grad")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -439,8 +443,13 @@ assert all(make()._base is None for make in (parameter, lambda: torch.arange(5.0
 # is the exception: a row of it taken under ``torch.no_grad()`` or ``torch.inference_mode()`` does not
 # require grad, and with grad mode on its shift gets the message above and its cloned shift works.
 
+
+def view_leaf():
+    return torch.arange(10.0).reshape(2, 5).requires_grad_()
+
+
 for quiet_name in ("no_grad", "inference_mode"):
-    w = torch.arange(10.0).reshape(2, 5).requires_grad_()
+    w = view_leaf()
     with modes[quiet_name]():
         row = w[0]
     print(f"{quiet_name:<14} w.is_leaf: {w.is_leaf}  w.requires_grad: {w.requires_grad}  "
@@ -719,8 +728,9 @@ assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with 
 # the cloned shift is refused too while grad mode is on, with the leaf's message from above. Under
 # ``torch.no_grad()`` it gives the intended shift; both still require grad, and the ``Parameter`` is still
 # a leaf. Below, the ``Parameter`` and the row of one from above. With grad mode on, the three other kinds of
-# view from above, of a leaf that is not itself a view or of a non-leaf that requires grad, refuse the cloned shift
-# too, each with autograd's message. Under ``torch.no_grad()`` it writes the intended values into them as well, but
+# view from above, of a leaf or a non-leaf that requires grad (for a view taken under ``torch.no_grad()`` or
+# ``torch.inference_mode()``, unless that tensor is a view whose ``_base`` does not require grad), refuse the cloned
+# shift too, each with autograd's message. Under ``torch.no_grad()`` it writes the intended values into them as well, but
 # afterwards, with grad mode on, an operation on such a view (``v.sum()``), or even reading its ``grad_fn``, raises:
 # its base or another view of its base has been modified in place. An operation on its base does not.
 
@@ -776,6 +786,13 @@ assert all((cloned_refused_in_grad_mode(view) or "").startswith("Output 0 of Sli
     "autograd's message, as they refuse the plain shift")
 assert all(cloned_shift_under_no_grad(view) for view in autograd_views), (
     "under no_grad, the cloned shift of the three kinds of view gives the intended shift")
+views_of_view_leaves = [lambda under=under, make=make: under(make, lambda b: b[0])
+                        for under in (under_no_grad, under_inference)
+                        for make in (view_leaf, lambda: view_leaf()[:])]
+assert all(not view().requires_grad and view()._base is not None and not view()._base.requires_grad and (
+    cloned_refused_in_grad_mode(view) is None) for view in views_of_view_leaves), (
+    "with grad on, the cloned shift of a view taken under no_grad or inference_mode of a leaf or a non-leaf that is a "
+    "view whose _base does not require grad runs")
 
 
 def used_in_grad_mode_after_shift(view):
@@ -862,7 +879,7 @@ for step, obs in enumerate(observations):
 # ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it, except with grad mode on for a
 # leaf that requires grad, for views of one, and for the three other kinds of view of a tensor that requires grad
 # named above (outputs of ``unbind()``, ``split()``, ``chunk()`` or ``split_with_sizes()``, views taken under
-# ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad, other than a leaf that is itself a
-# view, views that a custom ``autograd.Function`` returns), and outside ``torch.inference_mode()`` for an inference tensor; under
+# ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad, unless that tensor is a view whose
+# ``_base`` does not require grad, views that a custom ``autograd.Function`` returns), and outside ``torch.inference_mode()`` for an inference tensor; under
 # ``torch.no_grad()`` it did for the former (after which, with grad mode on, an operation on one of those three kinds of
 # view raised, one on its base did not), inside ``torch.inference_mode()`` for the latter.

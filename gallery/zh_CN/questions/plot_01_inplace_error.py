@@ -299,7 +299,7 @@ assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved
 # 保存之前的修改没有问题
 # ----------------------
 #
-# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外有两种。一是为自己的反向传播保存了 ``y`` 或与它共享版本计数器的张量（``y[:]``、``y.detach()``）的修改：``y.mul_(y)``、``y.mul_(y[:])`` 和 ``y.mul_(y.detach())``，或 ``y.div_(y)``，或为每个张量操作数的梯度保存另一个张量操作数的 ``y.addcmul_(y, y)``，先保存这个张量再写入 ``y``，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行；``c`` 不需要梯度时，``y.addcmul_(y, c)`` 不保存 ``y`` 的任何部分，所以 ``backward()`` 照常运行，梯度与不用原地写法时相同。二是要保存的张量是需要梯度的张量经 ``unbind``、``split``、``split_with_sizes`` 或 ``chunk`` 得到的一个输出，或是在梯度模式（grad mode）关闭时从需要梯度的张量取得的视图（view），除非那个张量是 ``_base`` 不需要梯度的视图（``_base`` 是 torch 的内部属性，指向视图所用内存所属的那个张量，视图的视图则指向最初那个视图的基张量（base tensor）；见下文）：它的基张量被修改之后，哪怕修改是在 ``torch.no_grad()`` 下进行的，本要保存它的运算也会当场报错“... its base or another view of its base has been modified inplace ...”，什么都不会保存（见下面第三个循环；第四个循环表明，不需要梯度的张量这样得到的输出照常被保存，保存的是修改后的值，也不报错）。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。除此之外，只有发生在某次保存之后、``backward()`` 之前的修改才会被拒绝，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
+# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外有两种。一是为自己的反向传播保存了 ``y`` 或与它共享版本计数器的张量（``y[:]``、``y.detach()``）的修改：``y.mul_(y)``、``y.mul_(y[:])`` 和 ``y.mul_(y.detach())``，或 ``y.div_(y)``，或为每个张量操作数的梯度保存另一个张量操作数的 ``y.addcmul_(y, y)``，先保存这个张量再写入 ``y``，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行；``c`` 不需要梯度时，``y.addcmul_(y, c)`` 不保存 ``y`` 的任何部分，所以 ``backward()`` 照常运行，梯度与不用原地写法时相同。二是要保存的张量是需要梯度的张量经 ``unbind``、``split``、``split_with_sizes`` 或 ``chunk`` 得到的一个输出，或是在梯度模式（grad mode）关闭时从需要梯度的张量取得的视图（view），除非那个张量是 ``_base`` 不需要梯度的视图（``_base`` 是 torch 的内部属性，指向视图所用内存所属的那个张量，视图的视图则指向最初那个视图的基张量（base tensor）；见下文），或是自定义 ``torch.autograd.Function`` 对需要梯度的输入返回的输入的视图，或是在梯度模式下对以上任何一种取的视图（``b.split(1)[0][:]``、``b.chunk(2)[0].t()``）：它的基张量被修改之后，哪怕修改是在 ``torch.no_grad()`` 下进行的，本要保存它的运算也会当场报错“... its base or another view of its base has been modified inplace ...”（对梯度模式关闭时取得的视图再取的视图，报错是“... is a view of a view which was created in no_grad mode (in inference mode) and its base ...”），什么都不会保存（见下面第三个循环；第四个循环表明，不需要梯度的张量这样得到的输出照常被保存，保存的是修改后的值，也不报错）。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。除此之外，版本检查只拒绝发生在某次保存之后、``backward()`` 之前的修改，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
 
 edits = {
     "y.add_(1)": (lambda t: t.add_(1), lambda t: t + 1),
@@ -379,6 +379,16 @@ def view_under(grad_off_mode, b):
         return b[0]
 
 
+class ViewOfInput(torch.autograd.Function):  # 自定义 Function，forward 返回输入的一个视图
+    @staticmethod
+    def forward(ctx, t):
+        return t[:]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
 views_of = {
     "b.chunk(2)[0]": lambda b: b.chunk(2)[0],
     "b.split(1)[0]": lambda b: b.split(1)[0],
@@ -388,6 +398,11 @@ views_of = {
     "b[0] under inference_mode": lambda b: view_under(torch.inference_mode, b),
     "b[1:][0], [0] under no_grad": lambda b: view_under(torch.no_grad, b[1:]),
     "b[1:][0], [0] under inference_mode": lambda b: view_under(torch.inference_mode, b[1:]),
+    "b.split(1)[0][:]": lambda b: b.split(1)[0][:],
+    "b.chunk(2)[0].t()": lambda b: b.chunk(2)[0].t(),
+    "b[0][:2], [0] under no_grad": lambda b: view_under(torch.no_grad, b)[:2],
+    "b[0][:2], [0] under inference_mode": lambda b: view_under(torch.inference_mode, b)[:2],
+    "ViewOfInput.apply(b)": lambda b: ViewOfInput.apply(b),
 }
 for name, view in views_of.items():
     for leaf in (True, False):
@@ -406,6 +421,9 @@ for name, view in views_of.items():
         assert "its base or another view of its base has been modified inplace" in message, (
             f"x = {name}: after an edit of b under no_grad, the operation that would save x raises the error on such views")
         # sphinx_gallery_start_ignore
+        assert not name.startswith("b[0][:2]") or "is a view of a view which was created in " + (
+            "no_grad" if "no_grad" in name else "inference") + " mode and its base" in message, (
+            f"x = {name}: the message says that x is a view of a view taken with grad mode off")
         for saving_op in (torch.sin, torch.exp, torch.sigmoid):
             try:
                 saving_op(x)
@@ -700,7 +718,7 @@ assert r is h, "an in-place ReLU returns its input"
 # %%
 # 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：``Linear`` 的反向传播需要的是它的输入和权重，而不是它的输出。所以，接在反向传播不需要自身输出的层后面，且这个输出是一个新张量、没有别的运算保存它时，
 # ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错；视图不是新张量，见下一段）。在梯度模式下、``torch.inference_mode()`` 之外，输出需要梯度时，用 ``chunk``、``split``、``split_with_sizes`` 或 ``unbind``
-# 从这个输出切出的一块就不行了，哪怕只切出一块也一样：对它调用 ``ReLU(inplace=True)`` 或 ``torch.nn.functional.relu(..., inplace=True)``，在前向传播里当场就会报错，报错说这个视图“is the output of a function that returns multiple views”。``tensor_split`` 切出的也是这个输出的视图，但对它切出的其中一块做原地 ReLU 照常运行，得到的梯度与不用原地操作的 ReLU 相同。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
+# 从这个输出切出的一块就不行了，哪怕只切出一块也一样，对这样一块再取的视图（比如它的 ``[:, :1]``）也不行：对它调用 ``ReLU(inplace=True)`` 或 ``torch.nn.functional.relu(..., inplace=True)``，在前向传播里当场就会报错，报错说这个视图“is the output of a function that returns multiple views”。``tensor_split`` 切出的也是这个输出的视图，但对它切出的其中一块做原地 ReLU 照常运行，得到的梯度与不用原地操作的 ReLU 相同。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
 # :fact:`view-inplace-refused-outside-inference-mode`
 torch.manual_seed(0)
 layer = torch.nn.Linear(3, 2)
@@ -743,6 +761,7 @@ pieces_of = {
     "chunk(2)": lambda t: t.chunk(2, dim=1), "split(1)": lambda t: t.split(1, dim=1), "unbind(1)": lambda t: t.unbind(1),
     "chunk(1)": lambda t: t.chunk(1, dim=1), "split(5)": lambda t: t.split(5, dim=1), "unbind(0)": lambda t: t.unbind(0),
     "split_with_sizes([1, 1])": lambda t: t.split_with_sizes([1, 1], dim=1),
+    "[:, :1] of chunk(2)": lambda t: [piece[:, :1] for piece in t.chunk(2, dim=1)],
 }
 assert [len(pieces_of[name](layer(x))) for name in ("chunk(1)", "split(5)", "unbind(0)")] == [1] * 3, (
     "chunk(1), split(5) and unbind(0) of the output give a single piece")
@@ -756,12 +775,12 @@ for grad_on in (torch.enable_grad, torch.no_grad):  # 梯度模式：默认开�
                     relu_in_place(pieces(layer(x))[0])
                 except RuntimeError as e:
                     assert "is the output of a function that returns multiple views" in str(e), (
-                        "an in-place ReLU on a piece from chunk, split or unbind, even the only piece, raises the "
-                        "multiple-views error")
+                        "an in-place ReLU on a piece from chunk, split or unbind, even the only piece, or on a view "
+                        "of one, raises the multiple-views error")
                     refused.append(name)
                 else:
                     raise AssertionError("an in-place ReLU on an output of chunk, split or unbind, even the only one, "
-                                         "must raise at once")
+                                         "or on a view of one, must raise at once")
 assert all(refused.count(name) == 4 for name in pieces_of), "two grad modes times two in-place ReLUs, each piece"
 print("in-place ReLU raised at once, 4 times each, on the first piece of:", ", ".join(dict.fromkeys(refused)))
 
@@ -966,6 +985,6 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # 小结
 # ----
 #
-# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``；复数张量的 ``.H``、``.mH`` 和 ``adjoint()`` 也是 ``Conj``）。被保存的若是需要梯度的张量经 ``unbind``、``split`` 或 ``chunk`` 得到的一个输出，或是在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量（``_base`` 不需要梯度的视图除外）取得的视图，``backward()`` 报的则是另一条错误（“... its base or another view of its base has been modified inplace ...”），被记录的对这个输出或视图本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
+# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``；复数张量的 ``.H``、``.mH`` 和 ``adjoint()`` 也是 ``Conj``）。被保存的若是需要梯度的张量经 ``unbind``、``split`` 或 ``chunk`` 得到的一个输出，或是在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量（``_base`` 不需要梯度的视图除外）取得的视图，或是在梯度模式下对这两种张量再取的视图（``b.split(1)[0][:]``），``backward()`` 报的则是另一条错误（“... its base or another view of its base has been modified inplace ...”），被记录的对这个输出或视图本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
 # ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。可行的解决办法包括：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；把前向传播、修改和 ``backward()`` 都放进 ``allow_mutation_on_saved_tensors()`` 里运行；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即自动求导根本察觉不到的修改，见 :ref:`“.data”那一页 <data-vs-detach-data>`。:fact:`saved-view-edit-error` :fact:`saved-conj-transpose-edit-error`

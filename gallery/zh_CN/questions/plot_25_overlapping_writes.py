@@ -15,7 +15,7 @@
 
 原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错：``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
-before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` ``t[1:] = t[:-1].clone()`` 也会得到这条报错；在 ``torch.no_grad()`` 下则能正确完成平移。梯度模式开启时，这种叶子张量的另外三类视图得到的则是自动求导（autograd）对这类视图的报错（先克隆源也一样）：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图（叶子张量本身不是视图时），``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``），以及自定义 ``autograd.Function`` 返回的视图。推理张量（inference tensor），例如 ``torch.inference_mode()`` 在新内存中创建的张量，在推理模式之外会拒绝先克隆源的平移，即使在 ``torch.no_grad()`` 下也一样，报错为 ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed``，而且报错时平移后的值已经写入；在推理模式之内，先克隆源的平移可以正常完成。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+before performing the operation.`` 需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` ``t[1:] = t[:-1].clone()`` 也会得到这条报错；在 ``torch.no_grad()`` 下则能正确完成平移。梯度模式开启时，这种叶子张量的另外三类视图得到的则是自动求导（autograd）对这类视图的报错（先克隆源也一样）：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图（除非这个叶子张量是 ``_base`` 不需要梯度的视图；``_base`` 是 torch 的内部属性，指向视图所用内存所属的那个张量），``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``），以及自定义 ``autograd.Function`` 返回的视图。推理张量（inference tensor），例如 ``torch.inference_mode()`` 在新内存中创建的张量，在推理模式之外会拒绝先克隆源的平移，即使在 ``torch.no_grad()`` 下也一样，报错为 ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed``，而且报错时平移后的值已经写入；在推理模式之内，先克隆源的平移可以正常完成。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
 
 # %%
@@ -350,8 +350,9 @@ def under_no_grad(make_base, take):
 
 
 view_of_non_leaf = lambda: (torch.arange(10.0, requires_grad=True) * 2).view(2, 5)[0]  # noqa: E731
+leaf_view = lambda: under_no_grad(parameter, lambda b: b[:])  # noqa: E731
 quiet_views = [lambda make=make, take=take: under_no_grad(make, take)
-               for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2, view_of_non_leaf)
+               for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2, view_of_non_leaf, leaf_view)
                for take in (lambda b: b[:], lambda b: b.view(5), lambda b: b.tensor_split(1)[0], lambda b: b.chunk(1)[0])]
 assert all(quiet().requires_grad for quiet in quiet_views) and all(
     refused_with(torch.enable_grad, quiet).startswith(
@@ -367,7 +368,8 @@ def under_inference(make_base, take):
 
 
 inference_views = [lambda make=make, take=take: under_inference(make, take)
-                   for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2, view_of_non_leaf)
+                   for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2, view_of_non_leaf,
+                                leaf_view)
                    for take in (lambda b: b[:], lambda b: b.view(5), lambda b: b.tensor_split(1)[0], lambda b: b.chunk(1)[0])]
 assert all(view().requires_grad for view in inference_views) and all(
     refused_with(torch.enable_grad, view).startswith(
@@ -396,16 +398,22 @@ assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_m
     message}, (
     "written under no_grad or inference_mode, these three kinds of view get the message above")
 assert all(make()._base is None for make in (parameter, lambda: torch.arange(5.0, requires_grad=True) * 2)) and (
-    view_of_non_leaf()._base is not None and not view_of_non_leaf().is_leaf), (
+    view_of_non_leaf()._base is not None and not view_of_non_leaf().is_leaf) and (
+    leaf_view().is_leaf and leaf_view()._base.requires_grad), (
     "the tensors whose views are taken under no_grad and inference_mode above: a Parameter and a non-leaf, not views, "
-    "and a non-leaf that is a view")
+    "a non-leaf that is a view, and a leaf that is a view whose _base requires grad")
 # sphinx_gallery_end_ignore
 
 # %%
 # 对视图调用 ``requires_grad_()`` 得到的叶子张量（这里是 ``torch.arange(10.0).reshape(2, 5).requires_grad_()``）是例外：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的它的一行不需要梯度；梯度模式开启时，这一行的平移得到的是上面那条报错信息，先克隆源的平移则能正确完成。
 
+
+def view_leaf():
+    return torch.arange(10.0).reshape(2, 5).requires_grad_()
+
+
 for quiet_name in ("no_grad", "inference_mode"):
-    w = torch.arange(10.0).reshape(2, 5).requires_grad_()
+    w = view_leaf()
     with modes[quiet_name]():
         row = w[0]
     print(f"{quiet_name:<14} w.is_leaf: {w.is_leaf}  w.requires_grad: {w.requires_grad}  "
@@ -655,7 +663,7 @@ print("t:", t)
 assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with a cloned source works"
 
 # %%
-# 在需要梯度的叶子张量上，以及在梯度模式下通过切片、索引或 ``view()`` 取得的它的视图上，梯度模式开启时，先克隆源的平移同样会被拒绝，报的是上面那条针对叶子张量的报错信息。在 ``torch.no_grad()`` 下，它能正确完成平移；两者仍然需要梯度，``Parameter`` 也仍是叶子张量。下面用的是上文的 ``Parameter`` 和二维 ``Parameter`` 的那一行。梯度模式开启时，上文另外三类视图，无论取自本身不是视图的叶子张量，还是需要梯度的非叶子张量，也都拒绝先克隆源的平移，各自报自动求导的那条报错信息。在 ``torch.no_grad()`` 下，先克隆源的平移同样能把预期的值写进这些视图，但此后梯度模式开启时，对这样的视图做运算（``v.sum()``），甚至只是读取它的 ``grad_fn``，都会报错：它的基张量（base tensor）或基张量的另一个视图已被原地修改。对它的基张量做运算则不会报错。
+# 在需要梯度的叶子张量上，以及在梯度模式下通过切片、索引或 ``view()`` 取得的它的视图上，梯度模式开启时，先克隆源的平移同样会被拒绝，报的是上面那条针对叶子张量的报错信息。在 ``torch.no_grad()`` 下，它能正确完成平移；两者仍然需要梯度，``Parameter`` 也仍是叶子张量。下面用的是上文的 ``Parameter`` 和二维 ``Parameter`` 的那一行。梯度模式开启时，上文另外三类视图，无论取自需要梯度的叶子张量还是非叶子张量（在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图，那个张量是 ``_base`` 不需要梯度的视图时除外），也都拒绝先克隆源的平移，各自报自动求导的那条报错信息。在 ``torch.no_grad()`` 下，先克隆源的平移同样能把预期的值写进这些视图，但此后梯度模式开启时，对这样的视图做运算（``v.sum()``），甚至只是读取它的 ``grad_fn``，都会报错：它的基张量（base tensor）或基张量的另一个视图已被原地修改。对它的基张量做运算则不会报错。
 
 
 def cloned_shift_in(mode, g):
@@ -709,6 +717,13 @@ assert all((cloned_refused_in_grad_mode(view) or "").startswith("Output 0 of Sli
     "autograd's message, as they refuse the plain shift")
 assert all(cloned_shift_under_no_grad(view) for view in autograd_views), (
     "under no_grad, the cloned shift of the three kinds of view gives the intended shift")
+views_of_view_leaves = [lambda under=under, make=make: under(make, lambda b: b[0])
+                        for under in (under_no_grad, under_inference)
+                        for make in (view_leaf, lambda: view_leaf()[:])]
+assert all(not view().requires_grad and view()._base is not None and not view()._base.requires_grad and (
+    cloned_refused_in_grad_mode(view) is None) for view in views_of_view_leaves), (
+    "with grad on, the cloned shift of a view taken under no_grad or inference_mode of a leaf or a non-leaf that is a "
+    "view whose _base does not require grad runs")
 
 
 def used_in_grad_mode_after_shift(view):
@@ -781,4 +796,4 @@ for step, obs in enumerate(observations):
 # 小结
 # ----
 #
-# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的一行的 ``torch.sum``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在需要梯度的叶子张量及其视图上、用在需要梯度的张量的上述另外三类视图上（``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量（本身是视图的叶子张量除外）取得的视图，自定义 ``autograd.Function`` 返回的视图），以及在 ``torch.inference_mode()`` 之外用在推理张量上除外；前者改在 ``torch.no_grad()`` 下、后者改在 ``torch.inference_mode()`` 之内运行，也得到了预期的平移；只是在 ``torch.no_grad()`` 下平移之后，梯度模式开启时对那三类视图做运算会报错，对它们的基张量做运算则不会。
+# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的一行的 ``torch.sum``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在需要梯度的叶子张量及其视图上、用在需要梯度的张量的上述另外三类视图上（``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量（``_base`` 不需要梯度的视图除外）取得的视图，自定义 ``autograd.Function`` 返回的视图），以及在 ``torch.inference_mode()`` 之外用在推理张量上除外；前者改在 ``torch.no_grad()`` 下、后者改在 ``torch.inference_mode()`` 之内运行，也得到了预期的平移；只是在 ``torch.no_grad()`` 下平移之后，梯度模式开启时对那三类视图做运算会报错，对它们的基张量做运算则不会。
