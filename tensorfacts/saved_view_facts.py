@@ -123,7 +123,8 @@ def _edited_saved_view(view, edit_view: bool, recorded: bool, detached: bool = F
 }, {
     "en": "seven single-output views and an output of each of unbind, split and chunk, of a 2×3 float32 non-leaf on "
           "the CPU, the three outputs, three views of them and a slice of a view taken under torch.no_grad() or "
-          "torch.inference_mode() also of a 2×3 float32 leaf that requires grad and of a Parameter, and fifteen views that change the dtype or how the elements read (of a complex64 or a 2×3×2 "
+          "torch.inference_mode() also of a 2×3 float32 leaf that requires grad and of a Parameter, and fifteen "
+          "views that change the dtype or how the elements read (of a complex64 or a 2×3×2 "
           "float32 non-leaf: view_as_real, conj(), view_as_complex, .real and .imag, each also of a slice and "
           "sliced); each edit recorded, under torch.no_grad() and through detach()",
     "zh_CN": "CPU 上 2×3 float32 非叶子张量的七种单输出视图，以及 unbind、split、chunk 各一个输出；"
