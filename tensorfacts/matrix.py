@@ -62,8 +62,7 @@ GUIDE: tuple[Advice, ...] = (
         "copy-in-graph",
         {
             "en": "For a copy that gradients still flow back through, use `a.clone()`, with grad mode on, outside "
-                "`torch.inference_mode()`, on a tensor "
-                "that requires grad: "
+                "`torch.inference_mode()`, on a tensor that requires grad: "
                 "its own storage and version counter, `requires_grad=True` and a `CloneBackward0` node (except on a "
                 "view of such a tensor made by an operation autograd records in grad mode, not, for example, "
                 "`detach()`, `view(dtype)` or a sparse tensor's `indices()`, nor a view of an inference tensor, and "
@@ -73,15 +72,14 @@ GUIDE: tuple[Advice, ...] = (
                 "off do not require grad; no gradient reaches its base, nor the view taken with grad mode off unless "
                 "`requires_grad_()` was called "
                 "on it before its clone, or a view of it, was taken; the clone of a view of it taken with grad mode "
-                "off passes it no gradient even then). `torch.empty_like(a).copy_(a)` does the same "
-                "through `CopyBackwards`, and, on a float32 `a` "
-                "like the sources here, `a.double()` through `ToCopyBackward0` (it also changes the dtype; on a "
+                "off passes it no gradient even then). `torch.empty_like(a).copy_(a)` does the same, the exception "
+                "included, through `CopyBackwards`, and so, on a float32 `a` like the sources here (a float32 view "
+                "for the exception), does `a.double()`, through `ToCopyBackward0` (it also changes the dtype; on a "
                 "float64 `a` it returns `a` itself, no copy). For an inference tensor `a` made with "
                 "`requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), the nodes of "
                 "`a.clone()` and `a.double()` are `CopyBackwards` instead.",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就在梯度模式（grad mode）下、`torch.inference_mode()` 之外，"
-                "对需要梯度的张量用 `a.clone()`："
-                "它有自己的存储和版本计数器，"
+                "对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带一个 `CloneBackward0` 节点（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
                 "`torch.set_grad_enabled(False)` 下对这种张量取的视图（view），只要取法是梯度模式下"
                 "会被自动求导（autograd）记录的运算（`detach()`、`view(dtype)`、稀疏张量的 `indices()` 等就不是），"
@@ -91,9 +89,10 @@ GUIDE: tuple[Advice, ...] = (
                 "梯度却到不了取视图的那个张量，"
                 "也到不了这样取的那个视图，除非在取它的副本或它的视图之前就对它调用了 `requires_grad_()`；"
                 "如果它的视图也是在梯度模式关闭时取的，那个视图的副本即使这样也不把梯度传给它）。"
-                "`torch.empty_like(a).copy_(a)` 效果相同，节点是 `CopyBackwards`；这里的 `a` 是 "
-                "float32 张量，`a.double()` 也一样，节点是 `ToCopyBackward0`（同时改变了 dtype；`a` 本来就是 float64 的"
-                "话，它返回 `a` 本身，不复制）。对用 `requires_grad=True` 创建的推理张量 `a`（比如在 "
+                "`torch.empty_like(a).copy_(a)` 效果相同，连上面的例外也一样，节点是 `CopyBackwards`；这里的 `a` "
+                "是 float32 张量，`a.double()` 也一样（例外对 float32 的视图同样成立），节点是 `ToCopyBackward0`"
+                "（同时改变了 dtype；`a` 本来就是 float64 的话，它返回 `a` 本身，不复制）。"
+                "对用 `requires_grad=True` 创建的推理张量 `a`（比如在 "
                 "`torch.inference_mode()` 里构建的模块的参数），`a.clone()` 和 `a.double()` 的节点则都是 "
                 "`CopyBackwards`。",
         },
@@ -103,7 +102,8 @@ GUIDE: tuple[Advice, ...] = (
             for op, node in (("a.clone()", "CloneBackward0"),
                              ("torch.empty_like(a).copy_(a)", "CopyBackwards"), ("a.double()", "ToCopyBackward0"))),
         facts=("copy-in-graph-passes-gradient", "double-of-float64-is-a", "inference-tensor-requiring-grad",
-               "clone-of-no-grad-view-passes-no-gradient", "inference-mode-grad-on-records-no-node"),
+               "clone-of-no-grad-view-passes-no-gradient", "copy-of-no-grad-view-passes-no-gradient",
+               "inference-mode-grad-on-records-no-node"),
     ),
     Advice(
         "detach-view",

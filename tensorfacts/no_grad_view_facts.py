@@ -9,9 +9,8 @@ over the view operations of the views table (:mod:`tensorfacts.view_ops`) whose 
 autograd does not record (``detach()``, ``view(dtype)``, a sparse tensor's ``indices()``) are run too, and their
 clones have no node, and so are the views of an inference tensor that requires grad, whose clones have no node either,
 and the calls documented as views that return the tensor itself (``.real`` of a real tensor), whose clones pass it the
-gradient. Another fact runs other operations than ``clone()`` (``* 2``,
-``exp()``, an advanced index) on such a view, or on a view of it, for the glossary's leaf tensor entry: the same
-holds for them. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
+gradient. :mod:`tensorfacts.no_grad_view_operation_facts` runs the other copies and other operations on such views with
+the helpers here. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -47,6 +46,12 @@ INFERENCE_SOURCES = {"tensor": lambda made: made.requires_grad_(), "Parameter": 
 VIEW_DTYPES = {"a": (torch.float32, torch.float64, torch.bfloat16), "p": (torch.float32, torch.float64),
                "z": (torch.complex64, torch.complex128), "s": (torch.float32, torch.float64)}
 
+#: The copies of a view the facts take with grad mode on, by name: how each copies t, the node of its result, and the
+#: dtype of the views it is run on (None: every view). double() runs on the float32 views only: on a float64 one it
+#: returns the view itself, and on a complex one it drops the imaginary part with a warning.
+COPIES = {"clone()": (lambda t: t.clone(), "CloneBackward0", None),
+          "torch.empty_like(t).copy_(t)": (lambda t: torch.empty_like(t).copy_(t), "CopyBackwards", None),
+          "double()": (lambda t: t.double(), "ToCopyBackward0", torch.float32)}
 #: The three ways to turn grad mode off, by name.
 GRAD_OFF = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode,
             "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False)}
@@ -105,6 +110,113 @@ def _asked_as_said(c: torch.Tensor, source: torch.Tensor, u: torch.Tensor, u_gra
         except RuntimeError:
             return False
     return True
+
+
+def copied_dtypes(row: view_ops.Row, copy: str) -> tuple[torch.dtype, ...]:
+    """The dtypes of VIEW_DTYPES whose view by ``row`` the copy ``copy`` is run on (for double(): float32 views)."""
+    return tuple(dtype for dtype in VIEW_DTYPES[row.source] if COPIES[copy][2] is None or view_ops.apply(
+        row, view_ops.make_source(row.source, "contiguous").to(dtype)).dtype == COPIES[copy][2])
+
+
+def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int]:
+    """Every run of the view operations of GRAD_VIEWS taken with grad mode off, copied by ``copy`` of COPIES: (what
+    differs from the text of clone-of-no-grad-view-passes-no-gradient, with ``copy`` and its node for clone() and
+    CloneBackward0, the runs, those that also ask torch.autograd.grad, the runs expected)."""
+    wrong, runs, asked_runs = [], 0, 0
+    for row in GRAD_VIEWS:
+        for dtype in copied_dtypes(row, copy):
+            for mode, off in GRAD_OFF.items():
+                for kind, (depth, further), second, call in itertools.product(
+                        KINDS, enumerate(FURTHER_VIEWS), SECOND_VIEW_MODES, CALLS):
+                    if depth == 0 and call == "after the view":
+                        continue  # u itself: no view taken before its clone
+                    if second is not None and depth != 1:
+                        continue  # with grad mode off: u[..., 1:] only
+                    if kind == "view leaf" and row.source == "s":
+                        continue  # the sparse tensor: no view of it to make a leaf
+                    made = view_ops.make_source(row.source, "contiguous").to(dtype)
+                    if kind == "view leaf":  # for a: torch.arange(12.).reshape(3, 4)
+                        made = made.flatten().clone().reshape(made.shape)
+                    leaf = made.requires_grad_()
+                    source = leaf * 1 if kind == "non-leaf" else leaf
+                    with off():
+                        u = view_ops.apply(row, source)
+                    as_taken = kind != "view leaf"  # whether u requires grad as taken
+                    seen_as_taken = u.is_leaf and u.requires_grad == as_taken
+                    if call == "first":
+                        u.requires_grad_()
+                    if second is None:
+                        chained = further(u)
+                    else:
+                        with GRAD_OFF[second]():
+                            chained = further(u)
+                    if call == "after the view":
+                        u.requires_grad_()
+                    c = COPIES[copy][0](chained)
+                    if call == "after the clone":
+                        u.requires_grad_()
+                    gets_gradient = call == "first" and second is None
+                    node = as_taken or gets_gradient  # whether the clone is recorded
+                    recorded = c.requires_grad == node and (
+                        type(c.grad_fn).__name__ == COPIES[copy][1] if node else c.grad_fn is None)
+                    if c.requires_grad:
+                        _backward_of_squares(c)
+                    runs += 1
+                    made_as_said = (source.requires_grad and source.is_leaf == (kind != "non-leaf")
+                                    and (source._base is not None) == (kind == "view leaf"))
+                    taken_as_said = chained is u or ((chained.grad_fn is not None) == (
+                        second is None and (as_taken or call == "first")) and chained._base is u._base)
+                    seen = (made_as_said and seen_as_taken and taken_as_said, recorded,
+                            (u.grad is None) != gets_gradient and leaf.grad is None)
+                    if row.code == ASKED_ROW and dtype is ASKED_DTYPE and as_taken:
+                        asked_runs += 1
+                        u_grad = u.grad.clone() if gets_gradient and u.grad is not None else None
+                        seen = (*seen, _asked_as_said(c, source, u, u_grad))
+                    if not all(seen):
+                        wrong.append(f"{row.code} {dtype} {mode} {kind} view depth {depth} "
+                                     f"view of u taken {second or 'with grad mode on'} requires_grad_() {call}: "
+                                     f"{seen}")
+    # per way to turn grad mode off and kind of source, u: 3 calls, its two views in grad mode and the first in 3
+    # ways with grad mode off: 4; the sparse tensor: no view leaf
+    per_kind = len(GRAD_OFF) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(GRAD_OFF)))
+    expected = per_kind * sum(len(copied_dtypes(row, copy)) * (len(KINDS) - (row.source == "s"))
+                              for row in GRAD_VIEWS)
+    return wrong, runs, asked_runs, expected
+
+
+def unrecorded_view_runs(copy: str) -> list[tuple[str, str, bool, bool]]:
+    """The views autograd does not record, of a float32 leaf that requires grad, taken with grad mode on and in each
+    of the three ways with grad mode off: (view, mode, whether it requires grad, whether its copy by ``copy`` taken
+    with grad mode off has a grad_fn; False with grad mode on)."""
+    untracked = []
+    for row in UNRECORDED:
+        leaf = view_ops.make_source(row.source, "contiguous").requires_grad_()
+        untracked.append((row.code, "grad mode on", view_ops.apply(row, leaf).requires_grad, False))
+        for mode, off in GRAD_OFF.items():
+            with off():
+                u = view_ops.apply(row, leaf)
+            copied = COPIES[copy][2] is None or u.dtype == COPIES[copy][2]
+            untracked.append((row.code, mode, u.requires_grad, copied and COPIES[copy][0](u).grad_fn is not None))
+    return untracked
+
+
+def inference_view_runs(copy: str) -> tuple[int, list[str]]:
+    """The views of GRAD_VIEWS of an inference tensor that requires grad, copied by ``copy``: (the runs, those where
+    the source is not as made, or the view requires grad, or its copy does or has a grad_fn)."""
+    inference_runs, inference_recorded = 0, []
+    for row, (kind, wrap), mode in itertools.product(GRAD_VIEWS, INFERENCE_SOURCES.items(),
+                                                     ("grad mode on", *GRAD_OFF)):
+        for dtype in copied_dtypes(row, copy):
+            with torch.inference_mode():
+                w = wrap(view_ops.make_source(row.source, "contiguous").to(dtype))
+            with GRAD_OFF.get(mode, torch.enable_grad)():
+                u = view_ops.apply(row, w)
+            c = COPIES[copy][0](u)
+            inference_runs += 1
+            if not (w.is_inference() and w.requires_grad and isinstance(w, torch.nn.Parameter) == (kind == "Parameter")
+                    and not u.requires_grad and not c.requires_grad and c.grad_fn is None):
+                inference_recorded.append(f"{row.code} {dtype} {kind} {mode}")
+    return inference_runs, inference_recorded
 
 
 @fact("clone-of-no-grad-view-passes-no-gradient", {
@@ -212,90 +324,14 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
     ``requires_grad_()`` before that view or clone was taken and that view was taken with grad mode on. The views
     autograd does not record require no grad, and their clones have no node. A call documented as a view that returns
     the tensor itself (``.real`` of a real tensor) gives no view: its clone passes the gradient to the tensor."""
-    wrong, runs, asked_runs = [], 0, 0
-    for row in GRAD_VIEWS:
-        for dtype in VIEW_DTYPES[row.source]:
-            for mode, off in GRAD_OFF.items():
-                for kind, (depth, further), second, call in itertools.product(
-                        KINDS, enumerate(FURTHER_VIEWS), SECOND_VIEW_MODES, CALLS):
-                    if depth == 0 and call == "after the view":
-                        continue  # u itself: no view taken before its clone
-                    if second is not None and depth != 1:
-                        continue  # with grad mode off: u[..., 1:] only
-                    if kind == "view leaf" and row.source == "s":
-                        continue  # the sparse tensor: no view of it to make a leaf
-                    made = view_ops.make_source(row.source, "contiguous").to(dtype)
-                    if kind == "view leaf":  # for a: torch.arange(12.).reshape(3, 4)
-                        made = made.flatten().clone().reshape(made.shape)
-                    leaf = made.requires_grad_()
-                    source = leaf * 1 if kind == "non-leaf" else leaf
-                    with off():
-                        u = view_ops.apply(row, source)
-                    as_taken = kind != "view leaf"  # whether u requires grad as taken
-                    seen_as_taken = u.is_leaf and u.requires_grad == as_taken
-                    if call == "first":
-                        u.requires_grad_()
-                    if second is None:
-                        chained = further(u)
-                    else:
-                        with GRAD_OFF[second]():
-                            chained = further(u)
-                    if call == "after the view":
-                        u.requires_grad_()
-                    c = chained.clone()
-                    if call == "after the clone":
-                        u.requires_grad_()
-                    gets_gradient = call == "first" and second is None
-                    node = as_taken or gets_gradient  # whether the clone is recorded
-                    recorded = c.requires_grad == node and (
-                        type(c.grad_fn).__name__ == "CloneBackward0" if node else c.grad_fn is None)
-                    if c.requires_grad:
-                        _backward_of_squares(c)
-                    runs += 1
-                    made_as_said = (source.requires_grad and source.is_leaf == (kind != "non-leaf")
-                                    and (source._base is not None) == (kind == "view leaf"))
-                    taken_as_said = chained is u or ((chained.grad_fn is not None) == (
-                        second is None and (as_taken or call == "first")) and chained._base is u._base)
-                    seen = (made_as_said and seen_as_taken and taken_as_said, recorded,
-                            (u.grad is None) != gets_gradient and leaf.grad is None)
-                    if row.code == ASKED_ROW and dtype is ASKED_DTYPE and as_taken:
-                        asked_runs += 1
-                        u_grad = u.grad.clone() if gets_gradient and u.grad is not None else None
-                        seen = (*seen, _asked_as_said(c, source, u, u_grad))
-                    if not all(seen):
-                        wrong.append(f"{row.code} {dtype} {mode} {kind} view depth {depth} "
-                                     f"view of u taken {second or 'with grad mode on'} requires_grad_() {call}: "
-                                     f"{seen}")
+    wrong, runs, asked_runs, expected = no_grad_view_runs("clone()")
     not_recorded = [row.code for row in GRAD_VIEWS
                     if view_ops.apply(row, view_ops.make_source(row.source, "contiguous").requires_grad_()).grad_fn
                     is None]
-    untracked = []
-    for row in UNRECORDED:
-        leaf = view_ops.make_source(row.source, "contiguous").requires_grad_()
-        untracked.append((row.code, "grad mode on", view_ops.apply(row, leaf).requires_grad, False))
-        for mode, off in GRAD_OFF.items():
-            with off():
-                u = view_ops.apply(row, leaf)
-            untracked.append((row.code, mode, u.requires_grad, u.clone().grad_fn is not None))
-    # per way to turn grad mode off and kind of source, u: 3 calls, its two views in grad mode and the first in 3
-    # ways with grad mode off: 4; asked: the leaf and the non-leaf; the sparse tensor: no view leaf
-    per_kind = len(GRAD_OFF) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(GRAD_OFF)))
-    per_view = 2 * per_kind
-    expected = per_kind * sum(len(VIEW_DTYPES[row.source]) * (len(KINDS) - (row.source == "s")) for row in GRAD_VIEWS)
+    untracked = unrecorded_view_runs("clone()")
+    per_view = 2 * len(GRAD_OFF) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(GRAD_OFF)))  # asked: leaf and non-leaf
     tracked = [entry for entry in untracked if entry[2] or entry[3]]
-    inference_runs, inference_recorded = 0, []
-    for row, (kind, wrap), mode in itertools.product(GRAD_VIEWS, INFERENCE_SOURCES.items(),
-                                                     ("grad mode on", *GRAD_OFF)):
-        for dtype in VIEW_DTYPES[row.source]:
-            with torch.inference_mode():
-                w = wrap(view_ops.make_source(row.source, "contiguous").to(dtype))
-            with GRAD_OFF.get(mode, torch.enable_grad)():
-                u = view_ops.apply(row, w)
-            c = u.clone()
-            inference_runs += 1
-            if not (w.is_inference() and w.requires_grad and isinstance(w, torch.nn.Parameter) == (kind == "Parameter")
-                    and not u.requires_grad and not c.requires_grad and c.grad_fn is None):
-                inference_recorded.append(f"{row.code} {dtype} {kind} {mode}")
+    inference_runs, inference_recorded = inference_view_runs("clone()")
     itself, itself_runs = [], 0
     for (code, (call, shape)), dtype, kind, mode in itertools.product(
             ITSELF.items(), (torch.float32, torch.float64, torch.bfloat16), ("leaf", "non-leaf"),
@@ -332,69 +368,3 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
                 f"run: {inference_runs}, of which (not as made, or requiring grad or with a clone with a grad_fn): "
                 f"{inference_recorded}; calls that return the tensor itself run: {itself_runs}, of which not the "
                 f"tensor itself, not warning as said, or their clone not passing it the gradient: {itself}")
-
-
-#: The operations run on a view taken with grad mode off, or on a view of it: three besides clone(), and clone().
-OPERATIONS = {"* 2": lambda t: t * 2, "exp()": lambda t: t.exp(), "[[0, 1]]": lambda t: t[[0, 1]],
-              "clone()": lambda t: t.clone()}
-
-
-@fact("no-grad-view-operations-pass-no-gradient", {
-    "en": "u = w[1:] of a leaf w that requires grad (float32 and float64), and again u = v[1:] of the non-leaf "
-          "v = w * 1 made with grad mode on, taken under torch.no_grad(), again under "
-          "torch.inference_mode() and again under torch.set_grad_enabled(False); then, with grad mode on, one "
-          "operation (* 2, exp(), [[0, 1]] or clone()) on u, or on its view u[1:] taken with grad mode on, or taken "
-          "in the same way as u with grad mode off, and backward() of the sum of the result. With "
-          "u.requires_grad_() never called, or called after that view was taken or after the operation, u.grad and "
-          "w.grad are None. With it called right after u is taken, u.grad is filled through u and through the view "
-          "taken with grad mode on, not through the one taken with grad mode off, and w.grad is None.",
-    "zh_CN": "对需要梯度的叶子张量 w（float32 和 float64），以及在梯度模式下算出的非叶子张量 v = w * 1，"
-             "分别在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下取 u = w[1:] "
-             "或 u = v[1:]；然后在梯度模式下对 u，或对它的视图 u[1:]（在梯度模式下取，或以与 u 相同的方式在"
-             "梯度模式关闭时取）做一次运算（* 2、exp()、[[0, 1]] 或 clone()），对结果求和再调用 backward()。"
-             "不调用 u.requires_grad_()，或在取得那个视图之后、做完运算之后才调用时，u.grad 和 w.grad 都是 None。"
-             "取得 u 后立即调用时，经由 u 本身和在梯度模式下取的视图，u.grad 有了值，经由梯度模式关闭时取的"
-             "视图则没有，w.grad 都是 None。",
-}, {"en": f"{len(OPERATIONS)} operations, float32 and float64, u of the leaf w and of the non-leaf v, the three "
-          "ways to turn grad mode off, u and its view "
-          "taken with grad mode on or off, u.requires_grad_() called never, right after u is taken, after the view "
-          "or after the operation, on the CPU",
-    "zh_CN": f"{len(OPERATIONS)} 种运算，float32 和 float64，取自叶子张量 w 和非叶子张量 v 的 u，三种关闭梯度模式"
-             "的方式，u 以及在梯度模式下或梯度模式关闭时对它取的视图，不调用 u.requires_grad_()，"
-             "或在取得 u 后立即、取得视图之后、做完运算之后调用，在 CPU 上"})
-def _no_grad_view_operations_pass_no_gradient() -> Fact:
-    """No operation on a view taken with grad mode off, or on a view of it, passes it a gradient unless it called
-    requires_grad_() first, and that view was taken with grad mode on; none passes one to its base."""
-    passed = {}  # (dtype, grad mode off, operation, through, when requires_grad_() is called, u's source): results
-    for dtype, (mode, off), (name, operation), through, call, kind in itertools.product(
-            (torch.float32, torch.float64), GRAD_OFF.items(), OPERATIONS.items(), ("u", "view", "no-grad view"),
-            (None, "first", "after the view", "after the operation"), ("leaf", "non-leaf")):
-        if through == "u" and call == "after the view":
-            continue  # u itself: no view taken
-        w = torch.ones(4, dtype=dtype, requires_grad=True)
-        source = w if kind == "leaf" else w * 1  # v = w * 1 made with grad mode on
-        with off():
-            u = source[1:]
-        if call == "first":
-            u.requires_grad_()
-        target = u
-        if through != "u":
-            with off() if through == "no-grad view" else torch.enable_grad():
-                target = u[1:]
-        if call == "after the view":
-            u.requires_grad_()
-        result = operation(target)
-        if call == "after the operation":
-            u.requires_grad_()
-        result.sum().backward()
-        passed[(str(dtype), mode, name, through, call, kind)] = (u.is_leaf and u.requires_grad, u.grad is not None,
-                                                           w.grad is None)
-    gets = [key for key, (_, filled, _) in passed.items() if filled]
-    expected = [key for key in passed if key[4] == "first" and key[3] != "no-grad view"]
-    leaves = all(leaf for leaf, _, _ in passed.values())
-    base_none = all(none for _, _, none in passed.values())
-    return Fact(leaves and gets == expected and base_none,
-                f"of {len(passed)} runs, u a leaf that requires grad in all: {leaves}; u.grad filled in {len(gets)}, "
-                f"those with u.requires_grad_() called first, not through the view taken with grad mode off: "
-                f"{gets == expected} (runs that differ: {sorted(set(gets) ^ set(expected)) or 'none'}); w.grad None "
-                f"in all: {base_none}")

@@ -8,6 +8,7 @@ Registered on import by :mod:`tensorfacts.facts`, whose module docstring says wh
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Callable
 
 import torch
@@ -97,6 +98,66 @@ def _detach_edit_of_saved_output_detected() -> Fact:
             caught[f"{code} {dtype}"] = VERSION_ERROR in backward_error((a * a).sum())
     return Fact(savers == _OUTPUT_SAVERS and all(caught.values()),
                 f"rows that save their output: {savers}; backward raised the version-counter error: {caught}")
+
+
+#: The routes around the version counter the "what operations save" table's note names, each adding 1 to t in place.
+UNCOUNTED_EDITS = {
+    "t.data.add_(1)": lambda t: t.data.add_(1),
+    "t.detach().numpy() += 1": lambda t: t.detach().numpy().__iadd__(1),
+    "torch.from_dlpack(t.detach()).add_(1)": lambda t: torch.from_dlpack(t.detach()).add_(1),
+}
+#: The rows whose gradients the edit of a tensor they save leaves as they were, with the tensor edited.
+_UNCHANGED_THOUGH_SAVED = {("F.relu(x)", saved_ops.OUTPUT), ("torch.abs(x)", saved_ops.INPUT)}
+
+
+@fact("saved-table-uncounted-edits-silent", {
+    "en": "For each row of the \"what operations save\" table, on its fresh x and y (3×3, float32, leaves that "
+          "require grad) and c: runs the row, then adds 1 in place to x, and again to the result, through "
+          "t.data.add_(1), a write into t.detach().numpy() (+= 1) and torch.from_dlpack(t.detach()).add_(1), each "
+          "with grad mode on and again under torch.no_grad(), then result.sum().backward(). In every run the values "
+          "of the tensor edited grow by 1, its _version stays as it was and backward() raises nothing; the "
+          "gradients of x and y equal those of a run without the edit when the row saves no such tensor (what the "
+          "table's saves column reads for it), and differ from them when it does, in every row but F.relu(x), "
+          "edited in its result, and torch.abs(x), edited in x.",
+    "zh_CN": "对“各操作保存了哪些张量”表中的每一行，用新建的 x 和 y（3×3、float32、需要梯度的叶子张量）以及 c："
+             "运行这一行，然后把 x 原地加 1，另一次把结果原地加 1，途径分别是 t.data.add_(1)、写入 "
+             "t.detach().numpy()（+= 1）和 torch.from_dlpack(t.detach()).add_(1)，各在梯度模式下做一次，"
+             "在 torch.no_grad() 下再做一次，然后调用 result.sum().backward()。每次运行中，被修改的张量的值都加了 1，"
+             "它的 _version 不变，backward() 也不报错；这一行没有保存这个张量时（按表中“保存的张量”一列），"
+             "x 和 y 的梯度与不做修改时相同；保存了时则不同，只有修改结果的 F.relu(x) 和修改 x 的 torch.abs(x) "
+             "例外。",
+}, {"en": "the table's rows, x and the result, the three routes, with grad mode on and under torch.no_grad(), "
+          "float32, on the CPU",
+    "zh_CN": "表中各行，x 和结果，三条途径，梯度模式下和 torch.no_grad() 下，float32，在 CPU 上"})
+def _saved_table_uncounted_edits_silent() -> Fact:
+    """An in-place edit the version counter does not see, of a tensor a row saved, raises nothing at backward() and
+    changes the gradients silently (but where the edit leaves what the backward reads as it was)."""
+    seen, wrong = 0, []
+    for row in saved_ops.ROWS:
+        saves = saved_ops.probe_saves(row)
+        reference = saved_ops.inputs()
+        saved_ops.run(row, reference).sum().backward()
+        for which, (name, edit), mode in itertools.product(
+                (saved_ops.INPUT, saved_ops.OUTPUT), UNCOUNTED_EDITS.items(), (contextlib.nullcontext, torch.no_grad)):
+            tensors = saved_ops.inputs()
+            out = saved_ops.run(row, tensors)
+            edited = tensors["x"] if which == saved_ops.INPUT else out
+            before, version = edited.detach().clone(), edited._version
+            with mode():
+                edit(edited)
+            error = backward_error(out.sum())
+            same = saved_ops._gradients(tensors) == saved_ops._gradients(reference)
+            seen += 1
+            expected_same = which not in saves or (row.code, which) in _UNCHANGED_THOUGH_SAVED
+            if not (torch.equal(edited.detach(), before + 1) and edited._version == version and not error
+                    and same == expected_same):
+                wrong.append(f"{row.code} {which} {name} {mode.__name__}: error {error!r}, same gradients {same}")
+    exceptions_saved = all(which in saved_ops.probe_saves(saved_ops.BY_CODE[code])
+                           for code, which in _UNCHANGED_THOUGH_SAVED)
+    return Fact(seen == len(saved_ops.ROWS) * 2 * len(UNCOUNTED_EDITS) * 2 and not wrong and exceptions_saved,
+                f"runs: {seen}; not (edited by 1, _version unchanged, no error, gradients changed exactly where the "
+                f"row saves the tensor edited but in {sorted(_UNCHANGED_THOUGH_SAVED)}): {wrong}; those two rows save "
+                f"the tensor edited: {exceptions_saved}")
 
 
 @fact("saved-other-tensors-of-layer-norm-and-where", {

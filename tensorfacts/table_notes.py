@@ -212,13 +212,27 @@ SAVED_NOTES: tuple[Advice, ...] = (
     Advice(
         "edits-follow-saves",
         {
-            "en": "In every row, an in-place edit of `x` or of the result, made after the operation, makes "
+            "en": "In every row, an in-place edit of `x` or of the result through the tensor itself (the table's "
+                "`add_(1)` under `torch.no_grad()`), made after the operation, makes "
                 "`backward()` raise when the operation saved that tensor, and leaves the gradients as an unedited "
-                "run gives them when it did not.",
-            "zh_CN": "每一行都是如此：操作之后再原地修改 `x` 或结果，若操作保存了这个张量，`backward()` 就会报错；"
-                "若没有保存，梯度与未修改时相同。",
+                "run gives them when it did not. The same edit made through `.data`, a NumPy array or DLPack "
+                "(`t.data.add_(1)`, `+= 1` on `t.detach().numpy()`, `torch.from_dlpack(t.detach()).add_(1)`, `t` "
+                "being `x` or the result) moves no version counter, "
+                "so in no row does `backward()` raise: the gradients stay as an unedited run gives them when the "
+                "operation did not save the tensor edited, and, when it did, silently differ from them in every row "
+                "but `F.relu(x)` and `torch.abs(x)` (more such routes: {ref}`the version-counter page "
+                "<questions-version-counter>`).",
+            "zh_CN": "每一行都是如此：操作之后再经由张量本身原地修改 `x` 或结果（即表中在 `torch.no_grad()` 下做的 "
+                "`add_(1)`），若操作保存了这个张量，`backward()` 就会报错；若没有保存，梯度与未修改时相同。"
+                "换成经由 `.data`、NumPy 数组或 DLPack 做同样的修改（`t.data.add_(1)`、对 `t.detach().numpy()` 做 "
+                "`+= 1`、`torch.from_dlpack(t.detach()).add_(1)`，`t` 是 `x` 或结果），版本计数器不会变，"
+                "所以没有哪一行的 `backward()` 会报错："
+                "操作没有保存被修改的张量时，梯度与未修改时相同；保存了时，除 `F.relu(x)` 和 `torch.abs(x)` 外，"
+                "每一行的梯度都与未修改时不同，却没有任何提示（更多这样的途径见"
+                "{ref}`“版本计数器”那一页 <questions-version-counter>`）。",
         },
         _edits_follow_saves,
+        facts=("saved-table-uncounted-edits-silent",),
     ),
     Advice(
         "output-savers",

@@ -403,6 +403,8 @@ FACT_FLIPS = {
     "version-check-only-in-nodes-run": "in-place edits bypass autograd",
     "leaf-view-inplace-refused-in-grad-mode": ("in-place edits bypass autograd", "view(dtype) copies"),
     "clone-of-no-grad-view-passes-no-gradient": ("indexing is recorded under no_grad", "clone() shares memory"),
+    "copy-of-no-grad-view-passes-no-gradient": ("indexing is recorded under no_grad", "double() always copies"),
+    "saved-table-uncounted-edits-silent": ("detach copies", ".data shares the version counter"),
     "grad-off-view-refuses-index-write-in-grad-mode": "indexing is recorded under no_grad",
     "default-device-makes-as-tensor-copy": "as_tensor and asarray ignore the default device",
     "asarray-warns-once-without-requires-grad": "asarray gives no warning",

@@ -360,6 +360,9 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
                       "inference-tensor-requiring-grad",  # "for an inference tensor a ... CopyBackwards"
                       # "except on a view ... taken under torch.no_grad() ...: no gradient reaches the view or its base"
                       "clone-of-no-grad-view-passes-no-gradient",
+                      # "torch.empty_like(a).copy_(a) does the same, the exception included, ... (a float32 view
+                      # for the exception), does a.double()"
+                      "copy-of-no-grad-view-passes-no-gradient",
                       # "with grad mode on, outside torch.inference_mode()": inside it no node is recorded
                       "inference-mode-grad-on-records-no-node"),
     # "refuses in-place edits with grad mode on (... it accepts them, unless torch refuses the edit in every mode, as
