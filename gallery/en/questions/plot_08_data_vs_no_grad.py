@@ -461,8 +461,10 @@ assert torch.equal(torch.autograd.grad((w * w).sum(), w)[0], 2 * w.detach()), (
 # ``p.data = t`` swaps the tensor behind a parameter, shape included
 # ------------------------------------------------------------------
 #
-# Assigning to ``.data`` raises nothing even when the shapes differ: the parameter silently takes
-# the new shape and, from then on, shares ``t``'s memory.
+# Assigning a tensor of the parameter's dtype and device to ``.data`` raises nothing even when the shapes
+# differ: the parameter silently takes the new shape and, from then on, shares ``t``'s memory. A float64 ``t``
+# is taken too and changes the parameter's dtype; an integer or bool ``t``, or one on another device type
+# such as ``meta``, is refused. :fact:`data-setter-checks`
 
 p = torch.nn.Parameter(torch.ones(3))
 t = torch.zeros(5)

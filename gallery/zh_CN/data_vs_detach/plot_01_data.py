@@ -357,4 +357,4 @@ assert torch.allclose(a_fresh.grad, expected), "the fresh run gives s * (1 - s)"
 # ----
 #
 # 通过 ``.data`` 做的原地（in-place）修改，改变了自动求导保存的张量。但 ``.data`` 有自己的版本计数器，自动求导检查的那个版本号始终没变。``backward()`` 顺利完成，返回的梯度却是错的。
-# :ref:`下一页 <data-vs-detach-detach>` 用 ``detach()`` 做同样的修改。
+# :ref:`“同样的修改，这次自动求导发现了”那一页 <data-vs-detach-detach>` 用 ``detach()`` 做同样的修改。

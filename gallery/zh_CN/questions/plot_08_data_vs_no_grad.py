@@ -427,7 +427,7 @@ assert torch.equal(torch.autograd.grad((w * w).sum(), w)[0], 2 * w.detach()), (
 # ``p.data = t`` 换掉参数背后的张量，连形状一起换
 # -----------------------------------------------
 #
-# 给 ``.data`` 赋值时，即使形状不同也不会报错：参数悄悄换成新的形状，从此与 ``t`` 共享内存。
+# 把与参数 dtype 和设备相同的张量赋给 ``.data`` 时，即使形状不同也不会报错：参数悄悄换成新的形状，从此与 ``t`` 共享内存。float64 的 ``t`` 也会被接受，参数的 dtype 随之改变；整数或 bool 的 ``t``，或者在另一种设备（如 ``meta``）上的 ``t``，则被拒绝。:fact:`data-setter-checks`
 
 p = torch.nn.Parameter(torch.ones(3))
 t = torch.zeros(5)
