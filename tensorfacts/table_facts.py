@@ -1,6 +1,7 @@
-"""Named facts behind the view operations and "what operations save" pages and the behaviour matrix's
-notes, where a table cell cannot show the sentence: the split functions' autograd nodes, a number that
-an operation saves without the pack hook, and the memory behind a parameter after ``Module.to()``.
+"""Named facts behind the view operations and "what operations save" pages, the behaviour matrix's notes
+and the ``.data`` comparison page, where a table cell or a page's check cannot show the sentence: the split
+functions' autograd nodes, a number that an operation saves without the pack hook, the memory behind a
+parameter after ``Module.to()``, and the new parameters ``Module.to("meta")`` puts in place.
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
@@ -41,6 +42,29 @@ def _module_to_gives_parameter_new_memory() -> Fact:
                 f"old: {old.dtype} {old.tolist()}; array on old's memory: "
                 f"{array.__array_interface__['data'][0] == old.data_ptr()}, values {array.tolist()}")
 
+
+@fact("module-to-meta-gives-new-parameters", {
+    "en": "With the default torch.__future__ settings (neither overwriting nor swapping module parameters on "
+          "conversion), keeps weight and bias of an nn.Linear(2, 2) on the CPU and calls lin.to(\"meta\"): "
+          "lin.weight and lin.bias are new Parameter objects on meta, and weight and bias stay on the CPU.",
+    "zh_CN": "在默认的 torch.__future__ 设置下（转换时既不覆盖也不交换模块参数），先留下 CPU 上 nn.Linear(2, 2) "
+             "的 weight 和 bias，再调用 lin.to(\"meta\")：lin.weight 和 lin.bias 是 meta 上新的 Parameter 对象，"
+             "weight 和 bias 仍在 CPU 上。",
+})
+def _module_to_meta_gives_new_parameters() -> Fact:
+    """The CPU and ``meta`` are not compatible tensor types for the ``.data`` setter, so ``Module.to("meta")``
+    puts new parameter objects in place instead of swapping the memory under the old ones."""
+    defaults = not (torch.__future__.get_overwrite_module_params_on_conversion()
+                    or torch.__future__.get_swap_module_params_on_conversion())
+    lin = torch.nn.Linear(2, 2)
+    weight, bias = lin.weight, lin.bias
+    lin.to("meta")
+    new = [isinstance(p, torch.nn.Parameter) and p.device.type == "meta" for p in (lin.weight, lin.bias)]
+    old = [p.device.type for p in (weight, bias)]
+    replaced = lin.weight is not weight and lin.bias is not bias
+    return Fact(defaults and replaced and all(new) and old == ["cpu", "cpu"],
+                f"default torch.__future__ settings: {defaults}; new objects: {replaced}; "
+                f"new ones are Parameters on meta: {new}; old ones on: {old}")
 
 #: The functions that split a tensor into several views, by the name the fact prints (what one call returns).
 _SPLITS = {

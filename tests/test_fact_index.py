@@ -276,6 +276,7 @@ STATED_ON_EXAMPLE_PAGES = {
     "detach-set-keeps-version-counter": "examples/copying/plot_04_detach.html",
     "detach-resize-grow-reallocates": "examples/copying/plot_04_detach.html",
     "data-setter-checks": "examples/data_vs_detach/plot_03_comparison.html",
+    "module-to-meta-gives-new-parameters": "examples/data_vs_detach/plot_03_comparison.html",
 }
 
 

@@ -156,6 +156,17 @@ def _module_to_overwrites_parameters():
         torch.__future__.set_overwrite_module_params_on_conversion(before)
 
 
+@contextlib.contextmanager
+def _module_to_swaps_parameters():
+    """``Module.to()`` keeps every parameter object and swaps its contents (torch's own switch for it)."""
+    before = torch.__future__.get_swap_module_params_on_conversion()
+    torch.__future__.set_swap_module_params_on_conversion(True)
+    try:
+        yield
+    finally:
+        torch.__future__.set_swap_module_params_on_conversion(before)
+
+
 def _refuse_inference_outside_the_mode(func, args, kwargs):
     """``apply_`` and ``map_`` checked like ``mul_``: an inference tensor outside inference mode is refused."""
     if args[0].is_inference() and not torch.is_inference_mode_enabled():
@@ -300,6 +311,7 @@ MUTANTS = {
     "views of a leaf accept fill_": lambda: Override(fill_=_bypass_autograd),
     "a number operand becomes a tensor": lambda: Override(mul=_number_as_tensor),
     "Module.to() makes new parameters": _module_to_overwrites_parameters,
+    "Module.to() swaps parameters in place": _module_to_swaps_parameters,
     "a second mapping of a file is a copy": lambda: Override(from_file=lambda f, a, k: call(f, a, k).clone()),
     "from_dlpack copies a flipped array": lambda: mock.patch.object(torch, "from_dlpack", _dlpack_of_a_copy),
     "from_numpy and from_dlpack take any array": _any_array_taken,
@@ -350,6 +362,7 @@ FACT_FLIPS = {
     "saved-conj-transpose-edit-error": "mH, H and adjoint() copy",
     "wrapped-number-saved-outside-hooks": "a number operand becomes a tensor",
     "module-to-gives-parameter-new-memory": "Module.to() makes new parameters",
+    "module-to-meta-gives-new-parameters": "Module.to() swaps parameters in place",
     "version-counter-catches-saved-edit": "in-place edits bypass autograd",
     "detach-numpy-write-silent": "detach copies",
     "detach-write-routes": "detach copies",

@@ -316,8 +316,10 @@ else:
 # torch calls either an "incompatible tensor type". The shape it leaves alone,
 # and a floating-point dtype replaced by another floating-point or by a complex
 # one; for a tensor that does not require grad, an integer dtype passes too. Which devices count as compatible is
-# torch's choice for each pair: the CPU and ``meta`` do not, so ``nn.Module.to("meta")`` puts new ``Parameter``
-# objects in place instead of keeping them (for the CPU and a GPU, see the box below). :fact:`data-setter-checks`
+# torch's choice for each pair: the CPU and ``meta`` do not, so, with the default ``torch.__future__`` settings
+# (neither overwriting nor swapping module parameters on conversion), ``nn.Module.to("meta")`` puts new
+# ``Parameter`` objects in place instead of keeping them (for the CPU and a GPU, see the box below).
+# :fact:`data-setter-checks` :fact:`module-to-meta-gives-new-parameters`
 
 refused = []
 for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):
@@ -352,8 +354,9 @@ assert weight.device.type == "cpu" and bias.device.type == "cpu", "the old Param
 #    :class: note gpu-box
 #
 #    The setter accepts a tensor on a GPU under a parameter on the CPU, and the reverse: torch counts
-#    dense CPU and CUDA tensors as compatible tensor types. ``nn.Module.to()`` relies on it, and keeps
-#    each ``Parameter`` object while it moves the module between the CPU and a GPU (PyTorch documentation:
+#    dense CPU and CUDA tensors as compatible tensor types. ``nn.Module.to()`` relies on it, and, with the
+#    default ``torch.__future__`` settings, keeps each ``Parameter`` object while it moves the module between the
+#    CPU and a GPU (PyTorch documentation:
 #    `Module.to <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.to>`__).
 #    The cell below checks this only where torch finds a GPU; the box's title says whether the site's
 #    build did.

@@ -284,7 +284,7 @@ else:
     raise AssertionError("backward() of the graph built before the swap must fail on the new shape")
 
 # %%
-# 按这里实际运行的结果，这个赋值检查的是三点：``t`` 必须是张量（``None``、数字或列表会抛出 ``TypeError``）；torch 要认为 ``t`` 与 ``p`` 是兼容的张量类型；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。稀疏的 ``t`` 与稠密的 ``p`` 不兼容；``p`` 在 CPU 上而 ``t`` 在 ``meta`` 上，或者反过来，也不兼容。这两种情况 torch 都报“incompatible tensor type”，即张量类型不兼容。形状不查，浮点 dtype 换成另一种浮点 dtype 或换成复数 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。哪两种设备算兼容，是 torch 逐对规定的：CPU 与 ``meta`` 不兼容，所以 ``nn.Module.to("meta")`` 会换上新的 ``Parameter`` 对象，不保留原来的对象（CPU 与 GPU 的情况见下面的框）。:fact:`data-setter-checks`
+# 按这里实际运行的结果，这个赋值检查的是三点：``t`` 必须是张量（``None``、数字或列表会抛出 ``TypeError``）；torch 要认为 ``t`` 与 ``p`` 是兼容的张量类型；``p`` 需要梯度时，``t`` 的 dtype 必须是浮点或复数。稀疏的 ``t`` 与稠密的 ``p`` 不兼容；``p`` 在 CPU 上而 ``t`` 在 ``meta`` 上，或者反过来，也不兼容。这两种情况 torch 都报“incompatible tensor type”，即张量类型不兼容。形状不查，浮点 dtype 换成另一种浮点 dtype 或换成复数 dtype 也不查；对不需要梯度的张量，连整数 dtype 也能赋进去。哪两种设备算兼容，是 torch 逐对规定的：CPU 与 ``meta`` 不兼容，所以在默认的 ``torch.__future__`` 设置下（转换时既不覆盖也不交换模块参数），``nn.Module.to("meta")`` 会换上新的 ``Parameter`` 对象，不保留原来的对象（CPU 与 GPU 的情况见下面的框）。:fact:`data-setter-checks` :fact:`module-to-meta-gives-new-parameters`
 
 refused = []
 for t in (torch.zeros(3, dtype=torch.int64), torch.zeros(3).to_sparse(), torch.zeros(3, device="meta")):
@@ -318,7 +318,7 @@ assert weight.device.type == "cpu" and bias.device.type == "cpu", "the old Param
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    CPU 上的参数可以用这个赋值换成 GPU 上的张量，反过来也行：torch 把稠密的 CPU 张量和 CUDA 张量算作兼容的张量类型。``nn.Module.to()`` 就靠这一点在 CPU 与 GPU 之间搬动模块，搬动后每个 ``Parameter`` 仍是原来的对象（PyTorch 文档：`Module.to <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.to>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+#    CPU 上的参数可以用这个赋值换成 GPU 上的张量，反过来也行：torch 把稠密的 CPU 张量和 CUDA 张量算作兼容的张量类型。``nn.Module.to()`` 就靠这一点在 CPU 与 GPU 之间搬动模块，在默认的 ``torch.__future__`` 设置下，搬动后每个 ``Parameter`` 仍是原来的对象（PyTorch 文档：`Module.to <https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.to>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
     g = torch.nn.Parameter(torch.zeros(3))
