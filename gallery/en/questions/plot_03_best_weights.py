@@ -7,7 +7,7 @@ Saving the "best" weights: why they keep changing
 .. admonition:: Answer
    :class: answer
 
-   For parameters and buffers, ``state_dict()`` returns tensors that share the model's memory, not a snapshot, so a dict saved from it follows training. Keep a copy of each tensor (``copy.deepcopy`` the dict if a value is not a tensor), and restore it with ``load_state_dict``:
+   For dense parameters and buffers, ``state_dict()`` returns tensors that share the model's memory, not a snapshot, so a dict saved from it follows training. Keep a copy of each tensor (``copy.deepcopy`` the dict if a value is not a tensor), and restore it with ``load_state_dict``:
 
    .. code-block:: python
 
@@ -223,9 +223,10 @@ def draw_processes(title, child, **names):
 # ``state_dict()`` returns references
 # -----------------------------------
 #
-# Its tensors are new tensor objects, detached from autograd, over the
-# parameters' own storage; a module's buffers (``running_mean`` of a ``BatchNorm`` layer, for
-# example) come out the same way. A module that keeps its weights packed, such as the quantized
+# For parameters in the usual dense (strided) layout, as here, its tensors are new tensor objects, detached
+# from autograd, over the parameters' own storage; a module's dense buffers (``running_mean`` of a ``BatchNorm``
+# layer, for example) come out the same way. The checks below cover dense tensors only, not sparse ones.
+# A module that keeps its weights packed, such as the quantized
 # ``torch.ao.nn.quantized.Linear``, holds them neither as parameters nor as buffers. With the
 # quantized engine of the site's build, ``x86``, its ``state_dict()`` unpacks the weight into new
 # memory at every call, but the bias in the same entry is the module's own tensor, the one
@@ -247,6 +248,8 @@ norm = torch.nn.BatchNorm1d(2)
 norm_owners = dict(norm.named_parameters()) | dict(norm.named_buffers())
 assert all(same_storage(held, norm_owners[key]) for key, held in norm.state_dict().items()), (
     "a BatchNorm layer's state_dict() shares its parameters' and buffers' memory")
+assert all(owner.layout == torch.strided for owner in [*model.parameters(), *norm_owners.values()]), (
+    "the parameters and buffers checked here are dense (strided)")
 import warnings
 
 with warnings.catch_warnings():
@@ -491,7 +494,7 @@ if torch.cuda.is_available():
 # Conclusion
 # ----------
 #
-# For parameters and buffers, ``state_dict()`` holds references into the model, not a snapshot (a
+# For dense parameters and buffers, ``state_dict()`` holds references into the model, not a snapshot (a
 # quantized ``Linear``, which packs its weights, gives its weight in new memory on the engine of the
 # site's build, but its bias by reference). For the best
 # weights keep ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` (when every value is a

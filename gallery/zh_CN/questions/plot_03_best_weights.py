@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   对参数和缓冲区，``state_dict()`` 返回的张量与模型共享内存，不是快照，所以用它存下的字典会随训练而变。把每个张量复制一份（有的值不是张量时，改用 ``copy.deepcopy`` 复制整个字典），恢复时用 ``load_state_dict``：
+   对稠密的参数和缓冲区，``state_dict()`` 返回的张量与模型共享内存，不是快照，所以用它存下的字典会随训练而变。把每个张量复制一份（有的值不是张量时，改用 ``copy.deepcopy`` 复制整个字典），恢复时用 ``load_state_dict``：
 
    .. code-block:: python
 
@@ -213,7 +213,7 @@ def draw_processes(title, child, **names):
 # ``state_dict()`` 返回的是引用
 # -----------------------------
 #
-# 其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储；模块的缓冲区（buffer）也是这样返回的，例如 ``BatchNorm`` 层的 ``running_mean``。把权重打包保存的模块，例如量化的 ``torch.ao.nn.quantized.Linear``，既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，但同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
+# 参数是常见的稠密（strided）布局时（这里就是），其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储；模块的稠密缓冲区（buffer）也是这样返回的，例如 ``BatchNorm`` 层的 ``running_mean``。下面的检查只针对稠密张量，不涉及稀疏张量。把权重打包保存的模块，例如量化的 ``torch.ao.nn.quantized.Linear``，既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，但同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
 state = model.state_dict()
 print("state['weight']:", state["weight"])
 print("is model.weight:", state["weight"] is model.weight)
@@ -231,6 +231,8 @@ norm = torch.nn.BatchNorm1d(2)
 norm_owners = dict(norm.named_parameters()) | dict(norm.named_buffers())
 assert all(same_storage(held, norm_owners[key]) for key, held in norm.state_dict().items()), (
     "a BatchNorm layer's state_dict() shares its parameters' and buffers' memory")
+assert all(owner.layout == torch.strided for owner in [*model.parameters(), *norm_owners.values()]), (
+    "the parameters and buffers checked here are dense (strided)")
 import warnings
 
 with warnings.catch_warnings():
@@ -453,7 +455,7 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 对参数和缓冲区，``state_dict()`` 装的是指向模型内部张量的引用，不是快照（量化的 ``Linear`` 把权重打包保存：在本站构建所用的引擎上，它给出的权重在新的内存里，偏置却是引用）。要保存最佳权重，用
+# 对稠密的参数和缓冲区，``state_dict()`` 装的是指向模型内部张量的引用，不是快照（量化的 ``Linear`` 把权重打包保存：在本站构建所用的引擎上，它给出的权重在新的内存里，偏置却是引用）。要保存最佳权重，用
 # ``{k: v.detach().clone() for k, v in model.state_dict().items()}``，它要求每个值都是张量（在量化的 ``Linear`` 的 ``state_dict()`` 上它抛出 ``AttributeError``），或用
 # ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制；字典带有 ``assign=True`` 加载留在 ``_metadata`` 里的标志时也不复制：上面的 ``deepcopy`` 可能带有，字典推导式得到的普通字典不会，见 :ref:`“检查点”那一页 <questions-checkpoints>`）；要放在 CPU 内存里，用
 # ``v.detach().to("cpu", copy=True)``，而不是 ``v.cpu()``。保存切片之前，先 ``clone()``。
