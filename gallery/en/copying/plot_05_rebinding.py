@@ -457,7 +457,8 @@ else:
 # Gradients accumulate until you clear them
 # -----------------------------------------
 #
-# Each ``backward()`` adds to ``.grad``; it does not replace it. Two passes
+# Each ``backward()`` adds its gradient to the values already in ``.grad``
+# instead of overwriting them. Two passes
 # give twice the gradient, so a training loop clears ``.grad`` (``a.grad =
 # None``, or ``optimizer.zero_grad()``) once per optimizer step, before the
 # passes whose gradients that step uses. Clearing before every pass would keep

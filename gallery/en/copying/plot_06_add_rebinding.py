@@ -389,8 +389,8 @@ assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a lea
 #
 # One call of ``unbind()``, ``split()`` or ``chunk()`` returns its outputs as views, one or more: two here, or one
 # for ``split(2)`` and ``chunk(1)`` of the 2×2 tensor. In grad mode, outside ``torch.inference_mode()``, torch
-# refuses ``+=`` on one of them that requires grad, the only one included, whether it was taken from a leaf or from a
-# non-leaf. Under
+# refuses ``+=`` on one of them that requires grad, even when it is the call's only output, whether it was taken
+# from a leaf or from a non-leaf. Under
 # ``torch.no_grad()`` the edit runs and reaches the source, and after it, in grad mode, no output of that call can
 # enter an operation autograd records, such as ``output * 2`` or ``output.clone()``, while ``detach()`` still gives
 # its values.
