@@ -412,6 +412,7 @@ assert torch.allclose(average.module[0].weight, torch.stack(recorded).mean(0)), 
 # sphinx_gallery_start_ignore
 assert not same_storage(average.module[0].weight, net[0].weight), "AveragedModel deep-copies the network"
 assert average.n_averaged.item() == 3, "AveragedModel counted three update_parameters() calls"
+assert any(b is average.n_averaged for b in average.buffers()), "n_averaged is a buffer of the AveragedModel"
 assert not torch.equal(recorded[0], recorded[2]), "the weights moved, so the mean is not any one of them"
 assert torch.equal(average.module[1].running_mean, net[1].running_mean), "buffers are copied from net"
 assert not same_storage(average.module[1].running_mean, net[1].running_mean), "into the copy's own buffers"

@@ -1,8 +1,8 @@
 """
 .. _questions-tied-weights:
 
-Tied weights: two state_dict() keys, one tensor
-===============================================
+Tied weights: two state_dict() keys, one Parameter
+==================================================
 
 .. admonition:: Answer
    :class: answer
@@ -274,6 +274,8 @@ assert [name for name, _ in model.named_parameters()] == ["embedding.weight"], (
 # sphinx_gallery_start_ignore
 assert len(list(model.parameters())) == 1 and next(model.parameters()) is model.embedding.weight, (
     "parameters() yields the tied weight once: embedding.weight itself")
+assert [name for name, _ in model.named_parameters(remove_duplicate=False)] == [
+    "embedding.weight", "decoder.weight"], "named_parameters(remove_duplicate=False) lists both names"
 # sphinx_gallery_end_ignore
 
 # %%

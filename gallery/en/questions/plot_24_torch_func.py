@@ -213,8 +213,8 @@ def draw_processes(title, child, **names):
 # -----------
 #
 # Code written for plain tensors often reads ``.data``. Under ``vmap``, when it is the innermost transform, that
-# raises: the function
-# runs once on a batched tensor that stands for every row of the batch.
+# raises: the function runs on a batched tensor that stands for many rows at once (by default, every
+# row of the batch, in one call).
 
 batch = torch.arange(6.0).reshape(2, 3)
 
@@ -232,6 +232,14 @@ else:
     raise AssertionError(".data under vmap must raise")
 assert message == "accessing `data` under vmap transform is not allowed", (
     "vmap raised 'accessing `data` under vmap transform is not allowed'")
+# sphinx_gallery_start_ignore
+try:
+    vmap(scale_data, chunk_size=1)(batch)
+except RuntimeError as refusal:
+    assert str(refusal) == message, "vmap(f, chunk_size=1) refuses .data with the same message"
+else:
+    raise AssertionError(".data under vmap(f, chunk_size=1) must raise")
+# sphinx_gallery_end_ignore
 
 # %%
 # ``.data`` in ``vmap(grad(f))``
@@ -279,8 +287,10 @@ else:
 # ``__dlpack__()`` and ``torch.utils.dlpack.to_dlpack(t)``, which would hand out its memory, and
 # setting ``.data``. ``detach()``, ``clone()`` and an in-place ``add_`` run (``add_`` writes into
 # the tensor passed to ``vmap``). Not every read of the tensor's layout raises either: ``stride()`` and ``storage_offset()``
-# run and give the first row's, ``batch[0]``'s, the same for every row (the function runs once for
-# the whole batch), and ``repr()`` runs and shows a ``BatchedTensor``.
+# run and give the first row's, ``batch[0]``'s, the same for every row: by default
+# (``chunk_size=None``) the function runs once for the whole batch. ``vmap(f, chunk_size=k)`` runs it
+# once for each chunk of ``k`` rows, and each call reads its chunk's first row: with ``chunk_size=1``,
+# each row's own. ``repr()`` runs and shows a ``BatchedTensor``.
 
 calls = {
     "t.item()": lambda t: t.sum().item(),
@@ -324,7 +334,28 @@ assert layout["repr"].startswith("BatchedTensor("), "repr() ran under vmap and n
 offsets_read = []
 vmap(lambda t: offsets_read.append(t.storage_offset()) or t.clone())(batch)
 assert offsets_read == [batch[0].storage_offset()] != [batch[1].storage_offset()], (
-    "vmap ran the function once for the whole batch, and it read the first row's offset")
+    "by default vmap ran the function once for the whole batch, and it read the first row's offset")
+for refused_call, refused_f in calls.items():
+    try:
+        vmap(refused_f, chunk_size=1)(batch.clone())
+    except (RuntimeError, NotImplementedError):
+        pass
+    else:
+        raise AssertionError(f"{refused_call} under vmap(f, chunk_size=1) must raise")
+# sphinx_gallery_end_ignore
+chunk_offsets = []
+vmap(lambda t: chunk_offsets.append(t.storage_offset()) or t.clone(), chunk_size=1)(batch)
+print("storage_offset() per call, chunk_size=1:", chunk_offsets)
+# sphinx_gallery_start_ignore
+assert chunk_offsets == [row.storage_offset() for row in batch], (
+    "with chunk_size=1, vmap ran the function once per row, and each call read its row's offset")
+four_rows = torch.arange(12.0).reshape(4, 3)
+chunk_reads = []
+vmap(lambda t: chunk_reads.append((t.stride(), t.storage_offset(), repr(t))) or t.clone(), chunk_size=2)(four_rows)
+assert [(stride, offset) for stride, offset, _ in chunk_reads] == [
+    (four_rows[0].stride(), four_rows[0].storage_offset()), (four_rows[2].stride(), four_rows[2].storage_offset())
+], "with chunk_size=2, vmap ran the function once per chunk of 2 rows, and each call read its chunk's first row"
+assert all(shown.startswith("BatchedTensor(") for _, _, shown in chunk_reads), "repr() shows a BatchedTensor per chunk"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -348,7 +379,7 @@ assert torch.equal(scaled, torch.stack([row * 2 for row in batch])), "the same a
 # -------------------------------------------------------------
 #
 # A tensor the function makes from nothing (``torch.zeros(2)``) is not batched: under ``vmap`` it is
-# one tensor for the whole batch, and it cannot hold a value for each row. An in-place write of a
+# one tensor for all the rows of the call, and it cannot hold a value for each row. An in-place write of a
 # value computed from the row into it raises: each of ``copy_``, ``out[:] = ...``, ``add_`` and
 # ``mul_`` below raises, with one of two messages. Writing a value that does not depend on
 # the row works.
@@ -395,6 +426,18 @@ for name, f in {"copy_": write_copy, "out[:] = ...": write_index, "add_": write_
 unbatched = vmap(lambda x: torch.zeros(2).add_(1.0) + x)(rows)
 print("an unbatched value written into torch.zeros(2):", unbatched)
 assert torch.equal(unbatched, rows + 1), "writing an unbatched value works"
+# sphinx_gallery_start_ignore
+chunked_writes = {"copy_": write_copy, "out[:] = ...": write_index, "add_": write_add, "mul_": write_mul}
+for chunked_name, chunked_f in chunked_writes.items():
+    try:
+        vmap(chunked_f, chunk_size=2)(rows)
+    except RuntimeError as refusal:
+        assert str(refusal).startswith(
+            ("vmap: inplace arithmetic(self, *extra_args) is not possible", "output with shape")
+        ), f"{chunked_name} of a row's value into torch.zeros(2) raises one of the two messages with chunk_size=2"
+    else:
+        raise AssertionError(f"{chunked_name} of a batched value into torch.zeros(2) must raise with chunk_size=2")
+# sphinx_gallery_end_ignore
 
 
 # %%

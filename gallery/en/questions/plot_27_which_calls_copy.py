@@ -8,8 +8,8 @@ Does this call copy? expand, repeat, contiguous, clone and reshape
    :class: answer
 
    ``expand`` and ``view`` share memory, ``reshape`` and ``flatten`` share it only where strides allow;
-   ``repeat`` copies, and ``clone()`` copies but keeps a transposed tensor's strides. Share with ``view``,
-   copy with a contiguous ``clone``:
+   ``repeat`` copies, and ``clone()`` copies but keeps the strides of ``w.t()``. Share with ``view``, copy with a
+   contiguous ``clone``:
 
    .. code-block:: python
 
@@ -505,6 +505,8 @@ assert [s.tolist() for s in snapshots] == values, "each snapshot kept the value 
 assert same_storage(live, model.weight), "live is a view of the weight"
 assert not any(same_storage(s, model.weight) for s in snapshots), "the snapshots are copies"
 assert values[0] != values[2], "the weight moved, so the snapshots differ"
+assert w.t().clone().stride() == w.t().stride() != w.t().contiguous().stride(), (
+    "clone() keeps the strides of w.t(), which are not contiguous")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -431,6 +431,15 @@ assert first.param_groups[0] is not group and first.param_groups[0]["lr"] == 0.0
     "after its load, first holds a copy of the group: a learning rate set through group does not reach it")
 assert second.param_groups[0] is group and second.param_groups[0]["lr"] == 0.5, "second, not loaded, keeps group"
 # sphinx_gallery_start_ignore
+scheduled = {"params": [torch.nn.Parameter(torch.ones(2))], "lr": 0.1}
+scheduled_optimizer = torch.optim.SGD([scheduled])
+scheduled_scheduler = torch.optim.lr_scheduler.StepLR(scheduled_optimizer, step_size=1, gamma=0.5)
+scheduled_optimizer.zero_grad()
+scheduled["params"][0].sum().backward()
+scheduled_optimizer.step()
+scheduled_scheduler.step()
+assert scheduled_optimizer.param_groups[0] is scheduled and scheduled["lr"] == 0.05, (
+    "before a load, a scheduler writes the learning rate into the dict passed as the group")
 for reload in (lambda opt: opt.state_dict(), lambda opt: copy.deepcopy(opt.state_dict())):
     kept = {"params": [torch.nn.Parameter(torch.ones(2))], "lr": 0.1}
     kept_optimizer = torch.optim.SGD([kept])

@@ -1,8 +1,8 @@
 """
 .. _questions-tied-weights:
 
-共享权重：``state_dict()`` 的两个键，一个张量
-=============================================
+共享权重：``state_dict()`` 的两个键，一个 ``Parameter``
+=======================================================
 
 .. admonition:: 答案
    :class: answer
@@ -265,6 +265,8 @@ assert [name for name, _ in model.named_parameters()] == ["embedding.weight"], (
 # sphinx_gallery_start_ignore
 assert len(list(model.parameters())) == 1 and next(model.parameters()) is model.embedding.weight, (
     "parameters() yields the tied weight once: embedding.weight itself")
+assert [name for name, _ in model.named_parameters(remove_duplicate=False)] == [
+    "embedding.weight", "decoder.weight"], "named_parameters(remove_duplicate=False) lists both names"
 # sphinx_gallery_end_ignore
 
 # %%

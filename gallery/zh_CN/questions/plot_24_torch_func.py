@@ -204,7 +204,7 @@ def draw_processes(title, child, **names):
 # 现象
 # ----
 #
-# 为普通张量写的代码常常读 ``.data``。放到 ``vmap`` 之下，``vmap`` 又是最内层的变换时，就会报错：函数只运行一次，拿到的是一个代表整批数据每一行的批量张量。
+# 为普通张量写的代码常常读 ``.data``。放到 ``vmap`` 之下，``vmap`` 又是最内层的变换时，就会报错：函数拿到的是一个同时代表多行数据的批量张量（默认情况下，一次调用就代表整批数据的每一行）。
 
 batch = torch.arange(6.0).reshape(2, 3)
 
@@ -222,6 +222,14 @@ else:
     raise AssertionError(".data under vmap must raise")
 assert message == "accessing `data` under vmap transform is not allowed", (
     "vmap raised 'accessing `data` under vmap transform is not allowed'")
+# sphinx_gallery_start_ignore
+try:
+    vmap(scale_data, chunk_size=1)(batch)
+except RuntimeError as refusal:
+    assert str(refusal) == message, "vmap(f, chunk_size=1) refuses .data with the same message"
+else:
+    raise AssertionError(".data under vmap(f, chunk_size=1) must raise")
+# sphinx_gallery_end_ignore
 
 # %%
 # ``vmap(grad(f))`` 里的 ``.data``
@@ -263,8 +271,8 @@ else:
 #
 # 下面这些也都报错：``item()``、``tolist()``、``numpy()`` 和 ``np.asarray(t)``，它们要把批量张量变成 Python 数值或数组；``data_ptr()``、
 # ``untyped_storage()``、``__dlpack__()`` 和 ``torch.utils.dlpack.to_dlpack(t)``，它们要交出它的内存；还有给 ``.data`` 赋值。``detach()``、``clone()`` 和原地（in-place）的 ``add_``
-# 都能运行（``add_`` 写进了传给 ``vmap`` 的张量）。读取张量布局的操作也并非都会报错：``stride()`` 和 ``storage_offset()`` 可以运行，给出的是第一行（``batch[0]``）的值，每一行都一样（函数对整批只运行一次）；``repr()``
-# 也能运行，显示的是一个 ``BatchedTensor``。
+# 都能运行（``add_`` 写进了传给 ``vmap`` 的张量）。读取张量布局的操作也并非都会报错：``stride()`` 和 ``storage_offset()`` 可以运行，给出的是第一行（``batch[0]``）的值，每一行都一样：默认（``chunk_size=None``）时函数对整批只运行一次。``vmap(f, chunk_size=k)``
+# 则每 ``k`` 行为一块，每块运行一次函数，每次读到的是这一块第一行的值：``chunk_size=1`` 时，读到的就是每一行自己的值。``repr()`` 也能运行，显示的是一个 ``BatchedTensor``。
 
 calls = {
     "t.item()": lambda t: t.sum().item(),
@@ -308,7 +316,28 @@ assert layout["repr"].startswith("BatchedTensor("), "repr() ran under vmap and n
 offsets_read = []
 vmap(lambda t: offsets_read.append(t.storage_offset()) or t.clone())(batch)
 assert offsets_read == [batch[0].storage_offset()] != [batch[1].storage_offset()], (
-    "vmap ran the function once for the whole batch, and it read the first row's offset")
+    "by default vmap ran the function once for the whole batch, and it read the first row's offset")
+for refused_call, refused_f in calls.items():
+    try:
+        vmap(refused_f, chunk_size=1)(batch.clone())
+    except (RuntimeError, NotImplementedError):
+        pass
+    else:
+        raise AssertionError(f"{refused_call} under vmap(f, chunk_size=1) must raise")
+# sphinx_gallery_end_ignore
+chunk_offsets = []
+vmap(lambda t: chunk_offsets.append(t.storage_offset()) or t.clone(), chunk_size=1)(batch)
+print("storage_offset() per call, chunk_size=1:", chunk_offsets)
+# sphinx_gallery_start_ignore
+assert chunk_offsets == [row.storage_offset() for row in batch], (
+    "with chunk_size=1, vmap ran the function once per row, and each call read its row's offset")
+four_rows = torch.arange(12.0).reshape(4, 3)
+chunk_reads = []
+vmap(lambda t: chunk_reads.append((t.stride(), t.storage_offset(), repr(t))) or t.clone(), chunk_size=2)(four_rows)
+assert [(stride, offset) for stride, offset, _ in chunk_reads] == [
+    (four_rows[0].stride(), four_rows[0].storage_offset()), (four_rows[2].stride(), four_rows[2].storage_offset())
+], "with chunk_size=2, vmap ran the function once per chunk of 2 rows, and each call read its chunk's first row"
+assert all(shown.startswith("BatchedTensor(") for _, _, shown in chunk_reads), "repr() shows a BatchedTensor per chunk"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -330,7 +359,7 @@ assert torch.equal(scaled, torch.stack([row * 2 for row in batch])), "the same a
 # 把每行的值写进函数里新建的张量
 # ------------------------------
 #
-# 函数凭空新建的张量（``torch.zeros(2)``）不是批量张量：在 ``vmap`` 下它是整个批次共享的一个张量，装不下每一行各自的值。把由这一行算出的值原地写进去会报错：下面的 ``copy_``、``out[:] = ...``、``add_`` 和 ``mul_`` 都会报错，报错信息是两种之一。写入与这一行无关的值则没有问题。
+# 函数凭空新建的张量（``torch.zeros(2)``）不是批量张量：在 ``vmap`` 下它是这次调用所处理的各行共享的一个张量，装不下每一行各自的值。把由这一行算出的值原地写进去会报错：下面的 ``copy_``、``out[:] = ...``、``add_`` 和 ``mul_`` 都会报错，报错信息是两种之一。写入与这一行无关的值则没有问题。
 
 rows = torch.arange(6.0).reshape(3, 2)
 scale = torch.tensor([1.0, 2.0])
@@ -374,6 +403,18 @@ for name, f in {"copy_": write_copy, "out[:] = ...": write_index, "add_": write_
 unbatched = vmap(lambda x: torch.zeros(2).add_(1.0) + x)(rows)
 print("an unbatched value written into torch.zeros(2):", unbatched)
 assert torch.equal(unbatched, rows + 1), "writing an unbatched value works"
+# sphinx_gallery_start_ignore
+chunked_writes = {"copy_": write_copy, "out[:] = ...": write_index, "add_": write_add, "mul_": write_mul}
+for chunked_name, chunked_f in chunked_writes.items():
+    try:
+        vmap(chunked_f, chunk_size=2)(rows)
+    except RuntimeError as refusal:
+        assert str(refusal).startswith(
+            ("vmap: inplace arithmetic(self, *extra_args) is not possible", "output with shape")
+        ), f"{chunked_name} of a row's value into torch.zeros(2) raises one of the two messages with chunk_size=2"
+    else:
+        raise AssertionError(f"{chunked_name} of a batched value into torch.zeros(2) must raise with chunk_size=2")
+# sphinx_gallery_end_ignore
 
 
 # %%

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``expand`` 与 ``view`` 共享内存，``reshape`` 和 ``flatten`` 只在步长（stride）允许时共享；``repeat`` 会复制，``clone()`` 也复制，但保留转置张量的步长。要共享就用 ``view``；要副本，就克隆出一份连续（contiguous）的副本：
+   ``expand`` 与 ``view`` 共享内存，``reshape`` 和 ``flatten`` 只在步长（stride）允许时共享；``repeat`` 会复制，``clone()`` 也复制，但保留 ``w.t()`` 的步长。要共享就用 ``view``；要副本，就克隆出一份连续（contiguous）的副本：
 
    .. code-block:: python
 
@@ -462,6 +462,8 @@ assert [s.tolist() for s in snapshots] == values, "each snapshot kept the value 
 assert same_storage(live, model.weight), "live is a view of the weight"
 assert not any(same_storage(s, model.weight) for s in snapshots), "the snapshots are copies"
 assert values[0] != values[2], "the weight moved, so the snapshots differ"
+assert w.t().clone().stride() == w.t().stride() != w.t().contiguous().stride(), (
+    "clone() keeps the strides of w.t(), which are not contiguous")
 # sphinx_gallery_end_ignore
 
 # %%
