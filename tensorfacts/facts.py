@@ -272,6 +272,7 @@ def _leaf_refuses_inplace() -> Fact:
 
 # The facts of the other modules, registered on import (each module's docstring says which facts it holds).
 import tensorfacts.anomaly_facts  # noqa: E402, F401
+import tensorfacts.autocast_facts  # noqa: E402, F401
 import tensorfacts.conj_bit_facts  # noqa: E402, F401
 import tensorfacts.custom_function_facts  # noqa: E402, F401
 import tensorfacts.deepcopy_refusal_facts  # noqa: E402, F401

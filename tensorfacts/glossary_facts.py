@@ -137,18 +137,20 @@ NON_LEAF_GRAD = "The .grad attribute of a Tensor that is not a leaf Tensor is be
 
 
 @fact("leaf-grad-accumulates", {
-    "en": "A leaf a that requires grad: grad_fn None; two backward() calls of (a * a).sum() and one of (y * 1).sum() "
-          "with y = a * 2 leave 4a + 2 in a.grad (added, not replaced); y has a grad_fn, is not a leaf, and y.grad "
-          "is None after backward, the read giving exactly one warning, a UserWarning that starts \"" + NON_LEAF_GRAD
-          + "\". A leaf that does not require grad gets no .grad. "
+    "en": "A leaf a that requires grad: grad_fn None; two backward() calls of (a * a).sum() and one of (y * p).sum() "
+          "with y = a * 2 and p = torch.ones(2) in a's dtype, a leaf that does not require grad, leave 4a + 2 in "
+          "a.grad (added, not replaced); y has a grad_fn, is not a leaf, and y.grad is None after backward, the read "
+          "giving exactly one warning, a UserWarning that starts \"" + NON_LEAF_GRAD
+          + "\". The leaf p, which does not require grad, gets no .grad. "
           "Two views that are leaves: v = torch.zeros(3)[1:].requires_grad_() gets 2 in v.grad from "
           "(v * 2).sum().backward(); u = w[1:] of a leaf w that requires grad, taken under torch.no_grad(), "
           "again under torch.inference_mode() and again under torch.set_grad_enabled(False), requires grad and is "
           "a leaf, yet after (u * 2).sum().backward() u.grad and w.grad are None.",
-    "zh_CN": "需要梯度的叶子张量 a：grad_fn 为 None；对 (a * a).sum() 调用两次 backward()，再令 y = a * 2，对 "
-             "(y * 1).sum() 调用一次，a.grad 是 4a + 2（累加，不是替换）；y 有 grad_fn，不是叶子张量，backward 之后 "
+    "zh_CN": "需要梯度的叶子张量 a：grad_fn 为 None；对 (a * a).sum() 调用两次 backward()，再令 y = a * 2，"
+             "p = torch.ones(2)（dtype 与 a 相同，是不需要梯度的叶子张量），对 (y * p).sum() 调用一次，"
+             "a.grad 是 4a + 2（累加，不是替换）；y 有 grad_fn，不是叶子张量，backward 之后 "
              "y.grad 仍是 None，读取它时恰好给出一条警告，是以“" + NON_LEAF_GRAD + "”开头的 UserWarning。"
-             "不需要梯度的叶子张量得不到 .grad。"
+             "不需要梯度的叶子张量 p 得不到 .grad。"
              "两个本身是叶子张量的视图：v = torch.zeros(3)[1:].requires_grad_() 在 (v * 2).sum().backward() 之后，"
              "v.grad 是 2；对需要梯度的叶子张量 w，分别在 torch.no_grad()、torch.inference_mode() 和 "
              "torch.set_grad_enabled(False) 下取 u = w[1:]，"
@@ -163,8 +165,8 @@ def _leaf_grad_accumulates() -> Fact:
         (a * a).sum().backward()
         (a * a).sum().backward()
         y = a * 2
-        plain = torch.ones(2, dtype=dtype)
-        (y * plain).sum().backward()
+        p = torch.ones(2, dtype=dtype)
+        (y * p).sum().backward()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             non_leaf_grad = y.grad
@@ -172,7 +174,7 @@ def _leaf_grad_accumulates() -> Fact:
                   and str(caught[0].message).startswith(NON_LEAF_GRAD))
         ok.append(a.grad_fn is None and a.is_leaf and torch.equal(a.grad, 4 * a.detach() + 2)
                   and y.grad_fn is not None and not y.is_leaf and non_leaf_grad is None and warned
-                  and plain.grad is None)
+                  and p.grad is None)
     views = []  # per dtype: (the view made a leaf gets 2, then per grad-mode-off view: (leaf, no grad anywhere))
     for dtype in (torch.float32, torch.float64):
         base = torch.zeros(3, dtype=dtype)

@@ -1,20 +1,21 @@
 """Named facts on views taken with grad mode off (under ``torch.no_grad()``, ``torch.inference_mode()`` or
-``torch.set_grad_enabled(False)``) of a tensor that requires grad: each is a leaf that requires grad (but of a view
-made a leaf with ``requires_grad_()``, whose views taken with grad mode off do not require grad, their clones having
-no node unless they call ``requires_grad_()``), and neither its clone nor the clone of a view of it passes a gradient
-to its base, nor to it unless it called ``requires_grad_()`` before that clone or view was taken and that view was
-taken with grad mode on. They stand behind the clone
-exception of the decision page, the matrix guide, the glossary, the clone page and the copying part's introduction, run
-over the view operations of the views table (:mod:`tensorfacts.view_ops`) whose result requires grad; the views
-autograd does not record (``detach()``, ``view(dtype)``, a sparse tensor's ``indices()``) are run too, and their
-clones have no node, and so are the views of an inference tensor that requires grad, whose clones have no node either,
-and the calls documented as views that return the tensor itself (``.real`` of a real tensor), whose clones pass it the
-gradient. :mod:`tensorfacts.no_grad_view_operation_facts` runs the other copies and other operations on such views with
-the helpers here. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
+``torch.set_grad_enabled(False)``), or inside ``torch.inference_mode()`` with ``torch.enable_grad()``, of a tensor that
+requires grad: each is a leaf that requires grad (but of a view made a leaf with ``requires_grad_()``, whose views taken
+with grad mode off do not require grad, their clones having no node unless they call ``requires_grad_()``), and neither
+its clone nor the clone of a view of it passes a gradient to its base, nor to it unless it called ``requires_grad_()``
+before that clone or view was taken and that view was taken with grad mode on. They stand behind the clone exception of
+the decision page, the matrix guide, the glossary, the clone page and the copying part's introduction, run over the view
+operations of the views table (:mod:`tensorfacts.view_ops`) whose result requires grad; the views autograd does not
+record (``detach()``, ``view(dtype)``, a sparse tensor's ``indices()``) are run too, and their clones have no node, and
+so are the views of an inference tensor that requires grad, whose clones have no node either, and the calls documented
+as views that return the tensor itself (``.real`` of a real tensor), whose clones pass it the gradient.
+:mod:`tensorfacts.no_grad_view_operation_facts` runs the other copies and other operations on such views with the
+helpers here. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import warnings
@@ -55,11 +56,22 @@ COPIES = {"clone()": (lambda t: t.clone(), "CloneBackward0", None),
 #: The three ways to turn grad mode off, by name.
 GRAD_OFF = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode,
             "set_grad_enabled(False)": lambda: torch.set_grad_enabled(False)}
+
+
+@contextlib.contextmanager
+def _inference_grad_on():
+    """torch.inference_mode() with torch.enable_grad() inside it: grad mode is on, yet autograd records nothing."""
+    with torch.inference_mode(), torch.enable_grad():
+        yield
+
+
+#: The ways the facts take a view as with grad mode off, by name: the three ways to turn it off, and
+#: torch.inference_mode() with torch.enable_grad() inside it.
+OFF_MODES = {**GRAD_OFF, "inference_mode with enable_grad": _inference_grad_on}
 #: u itself, and the views of u taken with grad mode on that the fact clones instead: a view of u and a view of that.
 FURTHER_VIEWS = (lambda u: u, lambda u: u[..., 1:], lambda u: u[..., 1:].unsqueeze(0))
-#: The ways a view of u is taken: with grad mode on (the views above), and u[..., 1:] with grad mode off, in each of
-#: the three ways.
-SECOND_VIEW_MODES = (None, *GRAD_OFF)
+#: The ways a view of u is taken: with grad mode on (the views above), and u[..., 1:] in each of OFF_MODES.
+SECOND_VIEW_MODES = (None, *OFF_MODES)
 #: The view operation and dtype whose runs also ask torch.autograd.grad and backward(inputs=...) for the source and u.
 ASKED_ROW, ASKED_DTYPE = "a[:, 1:3]", torch.float32
 #: The message of torch.autograd.grad asked for a tensor the graph does not reach.
@@ -125,7 +137,7 @@ def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int]:
     wrong, runs, asked_runs = [], 0, 0
     for row in GRAD_VIEWS:
         for dtype in copied_dtypes(row, copy):
-            for mode, off in GRAD_OFF.items():
+            for mode, off in OFF_MODES.items():
                 for kind, (depth, further), second, call in itertools.product(
                         KINDS, enumerate(FURTHER_VIEWS), SECOND_VIEW_MODES, CALLS):
                     if depth == 0 and call == "after the view":
@@ -148,7 +160,7 @@ def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int]:
                     if second is None:
                         chained = further(u)
                     else:
-                        with GRAD_OFF[second]():
+                        with OFF_MODES[second]():
                             chained = further(u)
                     if call == "after the view":
                         u.requires_grad_()
@@ -178,7 +190,7 @@ def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int]:
                                      f"{seen}")
     # per way to turn grad mode off and kind of source, u: 3 calls, its two views in grad mode and the first in 3
     # ways with grad mode off: 4; the sparse tensor: no view leaf
-    per_kind = len(GRAD_OFF) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(GRAD_OFF)))
+    per_kind = len(OFF_MODES) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(OFF_MODES)))
     expected = per_kind * sum(len(copied_dtypes(row, copy)) * (len(KINDS) - (row.source == "s"))
                               for row in GRAD_VIEWS)
     return wrong, runs, asked_runs, expected
@@ -186,13 +198,13 @@ def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int]:
 
 def unrecorded_view_runs(copy: str) -> list[tuple[str, str, bool, bool]]:
     """The views autograd does not record, of a float32 leaf that requires grad, taken with grad mode on and in each
-    of the three ways with grad mode off: (view, mode, whether it requires grad, whether its copy by ``copy`` taken
+    of OFF_MODES: (view, mode, whether it requires grad, whether its copy by ``copy`` taken
     with grad mode off has a grad_fn; False with grad mode on)."""
     untracked = []
     for row in UNRECORDED:
         leaf = view_ops.make_source(row.source, "contiguous").requires_grad_()
         untracked.append((row.code, "grad mode on", view_ops.apply(row, leaf).requires_grad, False))
-        for mode, off in GRAD_OFF.items():
+        for mode, off in OFF_MODES.items():
             with off():
                 u = view_ops.apply(row, leaf)
             copied = COPIES[copy][2] is None or u.dtype == COPIES[copy][2]
@@ -205,11 +217,11 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
     the source is not as made, or the view requires grad, or its copy does or has a grad_fn)."""
     inference_runs, inference_recorded = 0, []
     for row, (kind, wrap), mode in itertools.product(GRAD_VIEWS, INFERENCE_SOURCES.items(),
-                                                     ("grad mode on", *GRAD_OFF)):
+                                                     ("grad mode on", *OFF_MODES)):
         for dtype in copied_dtypes(row, copy):
             with torch.inference_mode():
                 w = wrap(view_ops.make_source(row.source, "contiguous").to(dtype))
-            with GRAD_OFF.get(mode, torch.enable_grad)():
+            with OFF_MODES.get(mode, torch.enable_grad)():
                 u = view_ops.apply(row, w)
             c = COPIES[copy][0](u)
             inference_runs += 1
@@ -223,7 +235,8 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
     "en": f"For each of the {len(GRAD_VIEWS)} view operations of the views table but a.detach() and s.indices() "
           "(indexing, view, t(), transpose, expand, split, unbind, diagonal, as_strided, real, view_as_real, the "
           "sparse tensor's values() ...), takes u, the view of a source that requires grad, under torch.no_grad(), "
-          "again under torch.inference_mode() and again under torch.set_grad_enabled(False), the source a leaf and "
+          "again under torch.inference_mode(), again under torch.set_grad_enabled(False) and again inside "
+          "torch.inference_mode() with torch.enable_grad() (grad mode on there), the source a leaf and "
           "again a non-leaf (the leaf times 1), in float32, float64 and bfloat16 (complex64 and complex128 for the "
           "views of a complex tensor; no bfloat16 for view_as_complex and the sparse tensor), and, with grad mode "
           "on, clones u, and in two further runs a "
@@ -233,8 +246,8 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
           ".grad are None. Each run again with u.requires_grad_() called right after u is taken: u.grad is filled, "
           "the leaf's .grad is still None; and again with it called after the clone is taken, and (for the two views "
           "of u) after the view is taken but before its clone: u.grad is None. Each run with the view u[..., 1:] "
-          "taken instead under torch.no_grad(), again under torch.inference_mode() and again under "
-          "torch.set_grad_enabled(False) (no grad_fn, the same base as u), with u.requires_grad_() called never, "
+          "taken instead in each of those four ways "
+          "(no grad_fn, the same base as u), with u.requires_grad_() called never, "
           "right after u is taken, after the view is taken or after the clone: the clone c requires grad and has a "
           "CloneBackward0 node, and u.grad and the leaf's .grad are None. In every run of a[:, 1:3] in float32, "
           "torch.autograd.grad of the sum of the squares of c, asked for the source, raises \"... appears to not "
@@ -249,23 +262,24 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
           "otherwise c has no grad_fn and u.grad is None; the source's .grad is None in every run. "
           "With grad mode on, each of these "
           "operations of the leaf gives a result with a grad_fn. Each of them again, taken with grad mode on and in "
-          "each of the three ways with grad mode off, in the same dtypes, of an inference tensor that requires grad "
+          "each of the four ways, in the same dtypes, of an inference tensor that requires grad "
           "(the source made under torch.inference_mode() and there made to require grad with requires_grad_(), and "
           "again wrapped there in a Parameter): the view does not require grad, and its clone has no grad_fn. "
           "a.detach(), s.indices(), a.view(torch.float32), "
           "a.view(torch.int32) and a.view(torch.float16) of a float32 leaf that requires grad do not require grad, "
-          "taken with grad mode on and in each of the three ways with grad mode off, and the clone of each taken "
-          "with grad mode off has no grad_fn. a.real of a real 3×4 tensor, and a.mT, a.H, a.mH and a.adjoint() of a "
+          "taken with grad mode on and in each of the four ways, and the clone of each taken in one of the four "
+          "ways has no grad_fn. a.real of a real 3×4 tensor, and a.mT, a.H, a.mH and a.adjoint() of a "
           "0-d one (each warns that it is deprecated there: with torch.set_warn_always(True), set back afterwards, "
           "every call gives one UserWarning saying so; a.real gives none), a leaf that requires grad and again a "
           "non-leaf (the "
-          "leaf times 1), in float32, float64 and bfloat16, taken with grad mode on and in each of the three ways "
-          "with grad mode off, are that tensor itself, and their clone, taken with grad mode on, has a "
+          "leaf times 1), in float32, float64 and bfloat16, taken with grad mode on and in each of the four ways, "
+          "are that tensor itself, and their clone, taken with grad mode on, has a "
           "CloneBackward0 node and passes the gradient to it: torch.autograd.grad of the sum of the squares of the "
           "clone, asked for that tensor, gives twice its values.",
     "zh_CN": f"对视图表中除 a.detach() 和 s.indices() 以外的 {len(GRAD_VIEWS)} 个视图操作（索引、view、t()、"
              "transpose、expand、split、unbind、diagonal、as_strided、real、view_as_real、稀疏张量的 values() 等），"
-             "分别在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下对需要梯度的源张量"
+             "分别在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下，以及在 "
+             "torch.inference_mode() 内开启 torch.enable_grad()（这时梯度模式是开着的）时，对需要梯度的源张量"
              "取视图 u，源张量分别是叶子张量和非叶子张量（叶子张量乘 1），dtype 分别是 float32、float64 和 "
              "bfloat16（复数张量的视图用 complex64 和 complex128；view_as_complex 和稀疏张量不用 bfloat16），"
              "再在梯度模式（grad mode）下对 u 调用 clone()，"
@@ -274,8 +288,8 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
              "需要梯度，带 CloneBackward0 节点，但对 c 的各值平方和调用 backward() 之后，u.grad 和叶子张量的 .grad "
              "都是 None。每次运行再做一遍，取得 u 后立即调用 u.requires_grad_()：u.grad 有了值，叶子张量的 .grad "
              "仍是 None；再做一遍，在取得副本之后才调用它，对 u 的两种视图还在取得视图之后、调用 clone() 之前调用它："
-             "u.grad 是 None。每次运行再改为分别在 torch.no_grad()、torch.inference_mode() 和 "
-             "torch.set_grad_enabled(False) 下取视图 u[..., 1:]（没有 grad_fn，基张量与 u 的相同），不调用 "
+             "u.grad 是 None。每次运行再改为分别用这四种方式取视图 "
+             "u[..., 1:]（没有 grad_fn，基张量与 u 的相同），不调用 "
              "u.requires_grad_()，或在取得 u 后立即、取得这个视图之后、取得副本之后调用：副本 c 需要梯度，带 "
              "CloneBackward0 节点，u.grad 和叶子张量的 .grad 都是 None。在 a[:, 1:3]、float32 的每次运行中，"
              "对 c 的各值平方和调用 torch.autograd.grad 求源张量的梯度，会抛出"
@@ -291,27 +305,27 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
              "在梯度模式下对叶子张量做这些操作，结果都有 "
              "grad_fn。再对需要梯度的推理张量（在 torch.inference_mode() 下创建源张量，并在模式内用 "
              "requires_grad_() 让它需要梯度；另一次在模式内把它包成 Parameter）逐一做这些操作，dtype 相同，"
-             "不论在梯度模式下取，还是用三种关闭梯度模式的方式分别取：视图不需要梯度，它的副本没有 grad_fn。"
+             "不论在梯度模式下取，还是用这四种方式分别取：视图不需要梯度，它的副本没有 grad_fn。"
              "对需要梯度的 float32 叶子张量，a.detach()、s.indices()、a.view(torch.float32)、"
              "a.view(torch.int32) 和 a.view(torch.float16) 不论在梯度"
-             "模式下取，还是用三种关闭梯度模式的方式分别取，都不需要梯度；梯度模式关闭时取的这些结果，副本都没有 "
+             "模式下取，还是用这四种方式分别取，都不需要梯度；用这四种方式取的这些结果，副本都没有 "
              "grad_fn。对 3×4 的实数张量取 a.real，对零维张量取 a.mT、a.H、a.mH 和 a.adjoint()（它们在零维张量上"
              "各自给出已弃用的警告：开启 torch.set_warn_always(True) 并在之后改回，每次调用都给出一条这样的 "
              "UserWarning；a.real 不给出警告），张量分别是需要梯度的叶子张量和非叶子张量（叶子张量乘 1），dtype 分别是 "
-             "float32、float64 和 bfloat16，不论在梯度模式下取，还是用三种关闭梯度模式的方式分别取，得到的都是这个"
+             "float32、float64 和 bfloat16，不论在梯度模式下取，还是用这四种方式分别取，得到的都是这个"
              "张量本身；在梯度模式下取的副本带 CloneBackward0 节点，并把梯度传给这个张量：对副本的各值平方和调用 "
              "torch.autograd.grad 求这个张量的梯度，得到的是它各值的两倍。",
 }, {"en": f"{len(GRAD_VIEWS)} view operations, the dtypes it names, a leaf, a non-leaf and a view made a leaf as "
-          "source, the three ways to "
-          "turn grad mode off, u, two views taken of it with grad mode on and one taken in each of the three ways "
-          "with grad mode off, u.requires_grad_() called never, right after u is taken, after the view of it or "
-          "after the clone, torch.autograd.grad and backward(inputs=...) asked for the source and u in the runs of "
+          "source, the three ways to turn grad mode off and torch.inference_mode() with torch.enable_grad(), u, "
+          "two views taken of it with grad mode on and one taken in each of those four ways, u.requires_grad_() "
+          "called never, right after u is taken, after the view of it or after the clone, torch.autograd.grad and "
+          "backward(inputs=...) asked for the source and u in the runs of "
           f"a[:, 1:3] in float32, the same view operations of an inference tensor that requires grad (a tensor "
           f"and a Parameter), the {len(UNRECORDED)} views autograd does not record, and the {len(ITSELF)} calls "
           "that return the tensor itself, on the CPU",
     "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量、非叶子张量和变成叶子张量的视图三种源张量，"
-             "三种关闭梯度模式的方式，u、在梯度模式下对它取的两种视图和用三种关闭梯度模式的方式分别对它取的"
-             "一种视图，不调用 "
+             "三种关闭梯度模式的方式和在 torch.inference_mode() 内开启的 torch.enable_grad()，u、在梯度模式下对它取的"
+             "两种视图和用这四种方式分别对它取的一种视图，不调用 "
              "u.requires_grad_()，或在取得 u 后立即、取得它的视图之后、"
              "取得副本之后调用，在 a[:, 1:3]、float32 的运行中对源张量和 u 调用的 torch.autograd.grad 和 "
              "backward(inputs=...)，对需要梯度的推理张量（张量和 Parameter）做的同样的视图操作，"
@@ -329,19 +343,19 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
                     if view_ops.apply(row, view_ops.make_source(row.source, "contiguous").requires_grad_()).grad_fn
                     is None]
     untracked = unrecorded_view_runs("clone()")
-    per_view = 2 * len(GRAD_OFF) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(GRAD_OFF)))  # asked: leaf and non-leaf
+    per_view = 2 * len(OFF_MODES) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(OFF_MODES)))  # asked: leaf and non-leaf
     tracked = [entry for entry in untracked if entry[2] or entry[3]]
     inference_runs, inference_recorded = inference_view_runs("clone()")
     itself, itself_runs = [], 0
     for (code, (call, shape)), dtype, kind, mode in itertools.product(
             ITSELF.items(), (torch.float32, torch.float64, torch.bfloat16), ("leaf", "non-leaf"),
-            ("grad mode on", *GRAD_OFF)):
+            ("grad mode on", *OFF_MODES)):
         leaf = torch.arange(1.0, 13.0)[: 12 if shape else 1].reshape(shape).to(dtype).requires_grad_()
         source = leaf if kind == "leaf" else leaf * 1
         warn_always = torch.is_warn_always_enabled()
         torch.set_warn_always(True)  # torch gives this warning once per process unless told otherwise
         try:
-            with GRAD_OFF.get(mode, torch.enable_grad)(), warnings.catch_warnings(record=True) as caught:
+            with OFF_MODES.get(mode, torch.enable_grad)(), warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 r = call(source)
         finally:
@@ -355,8 +369,8 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
                 and torch.equal(grad, 2 * source.detach())):
             itself.append(f"{code} {dtype} {kind} {mode}")
     return Fact(runs == expected and asked_runs == per_view and not wrong and not not_recorded and not tracked
-                and itself_runs == len(ITSELF) * 3 * 2 * 4 and not itself
-                and inference_runs == len(INFERENCE_SOURCES) * (1 + len(GRAD_OFF)) * sum(
+                and itself_runs == len(ITSELF) * 3 * 2 * (1 + len(OFF_MODES)) and not itself
+                and inference_runs == len(INFERENCE_SOURCES) * (1 + len(OFF_MODES)) * sum(
                     len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS) and not inference_recorded,
                 f"views run: {runs}, of which {asked_runs} also asked; not (a leaf that requires grad, but of a view "
                 f"leaf, clone recorded but of a view leaf's u without requires_grad_() called first, "

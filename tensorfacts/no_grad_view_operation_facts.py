@@ -17,6 +17,7 @@ from tensorfacts.no_grad_view_facts import (
     GRAD_OFF,
     GRAD_VIEWS,
     INFERENCE_SOURCES,
+    OFF_MODES,
     copied_dtypes,
     inference_view_runs,
     no_grad_view_runs,
@@ -30,23 +31,25 @@ OTHER_COPIES = ("torch.empty_like(t).copy_(t)", "double()")
 @fact("copy-of-no-grad-view-passes-no-gradient", {
     "en": "Every run of clone-of-no-grad-view-passes-no-gradient but those of the calls that return the tensor "
           "itself (the views of a leaf, a non-leaf and a view made a leaf that requires grad, taken under "
-          "torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False), the views of them taken with "
-          "grad mode on or off, u.requires_grad_() called at each point, the views of an inference tensor that "
+          "torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False) and inside "
+          "torch.inference_mode() with torch.enable_grad(), the views of them taken with grad mode on or in those "
+          "four ways, u.requires_grad_() called at each point, the views of an inference tensor that "
           "requires grad and the views autograd does not record), with torch.empty_like(t).copy_(t) taken "
           "where the clone t.clone() is taken, and again with t.double() taken there on the float32 views only "
           "(the float32 views of a, p and s, and z.real, z.imag and torch.view_as_real(z) of a complex64 z): each "
           "gives what the clone gives there, with a CopyBackwards or ToCopyBackward0 node in place of "
-          "CloneBackward0. Its copy of a view taken with grad mode off requires grad and has the node, yet passes no "
-          "gradient to the view's base, nor to the view unless the view called requires_grad_() before that copy, "
-          "or the view copied, was taken, that view being taken with grad mode on; its copy of a view of an "
+          "CloneBackward0. Its copy of a view taken in one of those four ways requires grad and has the node, yet "
+          "passes no gradient to the view's base, nor to the view unless the view called requires_grad_() before "
+          "that copy, or the view copied, was taken, that view being taken with grad mode on; its copy of a view of an "
           "inference tensor, or of a view autograd does not record, has no grad_fn.",
     "zh_CN": "clone-of-no-grad-view-passes-no-gradient 的每次运行（返回张量本身的那几种调用除外：即在 "
-             "torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下对需要梯度的叶子张量、"
-             "非叶子张量和变成叶子张量的视图取的视图，在梯度模式下或梯度模式关闭时对它们取的视图，在各个时机调用 "
+             "torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下，以及在 "
+             "torch.inference_mode() 内开启 torch.enable_grad() 时，对需要梯度的叶子张量、"
+             "非叶子张量和变成叶子张量的视图取的视图，在梯度模式下或用这四种方式对它们取的视图，在各个时机调用 "
              "u.requires_grad_()，需要梯度的推理张量的视图，以及自动求导不记录的视图），在取 t.clone() 的地方"
              "改取 torch.empty_like(t).copy_(t)，再改取 t.double()（只对 float32 的视图：a、p 和 s 的 float32 "
              "视图，以及 complex64 的 z 的 z.real、z.imag 和 torch.view_as_real(z)）：每一次都与副本在那里的结果"
-             "相同，只是节点由 CloneBackward0 换成了 CopyBackwards 或 ToCopyBackward0。对梯度模式关闭时取的视图，"
+             "相同，只是节点由 CloneBackward0 换成了 CopyBackwards 或 ToCopyBackward0。对用这四种方式取的视图，"
              "它得到的副本需要梯度，也带这个节点，却不把梯度传给视图的基张量；也不传给这个视图，除非这个视图在"
              "取得该副本或被复制的视图之前就调用了 requires_grad_()，而被复制的视图是在梯度模式下取的；"
              "对推理张量的视图或自动求导不记录的视图，它得到的副本没有 grad_fn。",
@@ -58,7 +61,7 @@ def _copy_of_no_grad_view_passes_no_gradient() -> Fact:
     """torch.empty_like(t).copy_(t) and, on a float32 view, t.double() do what clone() does on a view taken with grad
     mode off, on a view of it, on a view of an inference tensor and on a view autograd does not record."""
     wrong, runs, asked, tracked, inference_recorded, inference_runs = [], {}, {}, [], [], {}
-    per_view = 2 * len(GRAD_OFF) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(GRAD_OFF)))  # asked: leaf and non-leaf
+    per_view = 2 * len(OFF_MODES) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(OFF_MODES)))  # asked: leaf and non-leaf
     for copy in OTHER_COPIES:
         copy_wrong, copy_runs, copy_asked, expected = no_grad_view_runs(copy)
         wrong += [f"{copy}: {entry}" for entry in copy_wrong]
@@ -66,7 +69,7 @@ def _copy_of_no_grad_view_passes_no_gradient() -> Fact:
         tracked += [(copy, *entry) for entry in unrecorded_view_runs(copy) if entry[2] or entry[3]]
         count, recorded = inference_view_runs(copy)
         inference_recorded += [f"{copy}: {entry}" for entry in recorded]
-        inference_runs[copy] = (count, len(INFERENCE_SOURCES) * (1 + len(GRAD_OFF)) * sum(
+        inference_runs[copy] = (count, len(INFERENCE_SOURCES) * (1 + len(OFF_MODES)) * sum(
             len(copied_dtypes(row, copy)) for row in GRAD_VIEWS))
     return Fact(not wrong and all(done == expected for done, expected in runs.values())
                 and all(count == per_view for count in asked.values()) and not tracked

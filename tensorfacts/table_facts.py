@@ -157,32 +157,53 @@ def _leaf_source_views_refuse_inplace() -> Fact:
     return Fact(refused > 0 and not accepted, f"views whose fill_ raised: {refused}; accepted: {accepted}")
 
 
+#: The operations that wrap a Python number as a tensor run by wrapped-number-saved-outside-hooks: (the operation,
+#: the number, its node, the shapes of the tensors the pack hook receives).
+WRAPPING_OPS = {"x * 2": (lambda x: x * 2, 2, "MulBackward0", []), "2 * x": (lambda x: 2 * x, 2, "MulBackward0", []),
+                "x * 2.5": (lambda x: x * 2.5, 2.5, "MulBackward0", []),
+                "x / 2": (lambda x: x / 2, 2, "DivBackward0", []),
+                "2 / x": (lambda x: 2 / x, 2, "MulBackward0", [(3, 3)])}
+
+
 @fact("wrapped-number-saved-outside-hooks", {
-    "en": "Runs doubled = x * 2, x a leaf that requires grad, under torch.autograd.graph.saved_tensors_hooks: the "
-          "pack hook receives no tensor, yet doubled.grad_fn._saved_other is the 2, as a zero-dimensional tensor; "
-          "after doubled.sum().backward(), reading it raises that the saved tensors were freed.",
-    "zh_CN": "x 是需要梯度的叶子张量，在 torch.autograd.graph.saved_tensors_hooks 下计算 doubled = x * 2："
+    "en": "Runs doubled = x * 2, x a 3×3 leaf that requires grad, under torch.autograd.graph.saved_tensors_hooks: "
+          "the pack hook receives no tensor, yet doubled.grad_fn._saved_other is the 2, as a zero-dimensional "
+          "tensor; after doubled.sum().backward(), reading it raises that the saved tensors were freed. The same "
+          "with 2 * x, x * 2.5 and x / 2 (a DivBackward0 node), and with 2 / x, whose MulBackward0 node saves the "
+          "2 the same way while the hook receives one tensor only, the 3×3 reciprocal of x.",
+    "zh_CN": "x 是需要梯度的 3×3 叶子张量，在 torch.autograd.graph.saved_tensors_hooks 下计算 doubled = x * 2："
              "打包钩子没有收到任何张量，doubled.grad_fn._saved_other 却保存着那个 2，是一个零维张量；"
-             "调用 doubled.sum().backward() 之后再读取它，就报错说保存的张量已被释放。",
-})
+             "调用 doubled.sum().backward() 之后再读取它，就报错说保存的张量已被释放。2 * x、x * 2.5 和 "
+             "x / 2（节点是 DivBackward0）也是这样；2 / x 的 MulBackward0 节点同样这样保存那个 2，"
+             "钩子只收到一个张量，即 x 的 3×3 倒数。",
+}, {"en": f"{len(WRAPPING_OPS)} operations ({', '.join(WRAPPING_OPS)}) of a float32 leaf, on the CPU",
+    "zh_CN": f"float32 叶子张量的 {len(WRAPPING_OPS)} 种运算（{'、'.join(WRAPPING_OPS)}），在 CPU 上"})
 def _wrapped_number_saved_outside_hooks() -> Fact:
     """A Python number that an operation wraps as a tensor is saved for backward without the pack hook."""
-    x, packed = torch.linspace(0.5, 1.3, 9).reshape(3, 3).requires_grad_(), []
+    seen, wrong = {}, []
+    for code, (operation, number, node, shapes) in WRAPPING_OPS.items():
+        x, packed = torch.linspace(0.5, 1.3, 9).reshape(3, 3).requires_grad_(), []
 
-    def pack(t: torch.Tensor) -> torch.Tensor:
-        packed.append(t)
-        return t
+        def pack(t: torch.Tensor, into: list = packed) -> torch.Tensor:
+            into.append(t)
+            return t
 
-    with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        doubled = x * 2
-    saved = doubled.grad_fn._saved_other
-    doubled.sum().backward()
-    try:
-        after = f"no error: {doubled.grad_fn._saved_other}"
-    except RuntimeError as exc:
-        after = str(exc).splitlines()[0]
-    return Fact(not packed and saved.dim() == 0 and saved.item() == 2 and "already been freed" in after,
-                f"tensors the pack hook received: {len(packed)}; _saved_other: {saved!r}; after backward: {after}")
+        with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            result = operation(x)
+        saved = result.grad_fn._saved_other
+        reciprocal = [torch.allclose(t, 1 / x.detach()) for t in packed] if shapes else []
+        result.sum().backward()
+        try:
+            after = f"no error: {result.grad_fn._saved_other}"
+        except RuntimeError as exc:
+            after = "raises: already been freed" if "already been freed" in str(exc) else str(exc).splitlines()[0]
+        seen[code] = (type(result.grad_fn).__name__, [tuple(t.shape) for t in packed], saved.dim(), saved.item(),
+                      after)
+        if not (seen[code][:2] == (node, shapes) and all(reciprocal) and saved.dim() == 0 and saved.item() == number
+                and "already been freed" in after):
+            wrong.append(code)
+    return Fact(not wrong, f"(node, shapes the pack hook received, _saved_other's dim and value, reading it after "
+                           f"backward): {seen}; not as said: {wrong}")
 
 
 #: The shapes the reshape fact asks for, of a 3×4 source (12 elements).

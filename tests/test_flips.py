@@ -205,6 +205,12 @@ INPLACE = ("add_", "mul_", "sub_", "zero_")
 FUSED_STEPS = ("_fused_adagrad_", "_fused_sgd_", "_fused_adam_", "_fused_adamw_")
 
 _FROM_DLPACK = torch.from_dlpack
+_AUTOCAST = torch.autocast
+
+
+def _autocast_takes_float32(device_type, dtype=None, **kwargs):
+    """``torch.autocast`` that, given float32, computes in bfloat16 without a warning, as if it took float32."""
+    return _AUTOCAST(device_type, dtype=torch.bfloat16 if dtype == torch.float32 else dtype, **kwargs)
 
 
 def _dlpack_of_a_copy(array, *args, **kwargs):
@@ -315,6 +321,7 @@ MUTANTS = {
     "a second mapping of a file is a copy": lambda: Override(from_file=lambda f, a, k: call(f, a, k).clone()),
     "from_dlpack copies a flipped array": lambda: mock.patch.object(torch, "from_dlpack", _dlpack_of_a_copy),
     "from_numpy and from_dlpack take any array": _any_array_taken,
+    "CPU autocast takes float32": lambda: mock.patch.object(torch, "autocast", _autocast_takes_float32),
     "from_dlpack copies": lambda: mock.patch.object(
         torch, "from_dlpack", lambda *args, **kwargs: _FROM_DLPACK(*args, **kwargs).clone()),
     "apply_ and map_ are counted": lambda: Override(**dict.fromkeys(("apply_", "map_"), _bump_source)),
@@ -361,6 +368,7 @@ FACT_FLIPS = {
     "saved-view-edit-error": "unbind() returns separate views",
     "saved-conj-transpose-edit-error": "mH, H and adjoint() copy",
     "wrapped-number-saved-outside-hooks": "a number operand becomes a tensor",
+    "cpu-autocast-takes-only-bfloat16-and-float16": "CPU autocast takes float32",
     "module-to-gives-parameter-new-memory": "Module.to() makes new parameters",
     "module-to-meta-gives-new-parameters": "Module.to() swaps parameters in place",
     "version-counter-catches-saved-edit": "in-place edits bypass autograd",

@@ -558,12 +558,12 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # names), and one that names the clone, like ``torch.autograd.grad`` asked for the clone, stops
 # there. When the source is a
 # view of a tensor that requires grad, made by an operation autograd records in grad mode (not, for example,
-# ``detach()``, ``view(dtype)`` or a sparse tensor's ``indices()``), taken with grad mode off (under ``torch.no_grad()``,
-# ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), or a view of such a view, its base
-# gets no gradient, nor does the view taken with grad mode off unless ``requires_grad_()`` was called on
+# ``detach()``, ``view(dtype)`` or a sparse tensor's ``indices()``), taken with grad mode off (under ``torch.no_grad()``
+# or ``torch.set_grad_enabled(False)``) or inside ``torch.inference_mode()``, even with ``torch.enable_grad()``, or a
+# view of such a view, its base gets no gradient, nor does the view so taken unless ``requires_grad_()`` was called on
 # it before its clone, or a view of it, was taken (the clone
-# of a view of it taken with grad mode off passes it no gradient even then). Unless the tensor viewed is itself a
-# view made a leaf with ``requires_grad_()`` (views taken of it with grad mode off do not require grad), ``backward()``,
+# of a view of it taken in one of these ways passes it no gradient even then). Unless the tensor viewed is itself a
+# view made a leaf with ``requires_grad_()`` (views taken of it in these ways do not require grad), ``backward()``,
 # and ``backward(inputs=...)`` naming the base or that view, raise nothing; ``torch.autograd.grad`` asked for the
 # base, or for that view when it gets no gradient, raises a ``RuntimeError`` saying it appears to not have been
 # used in the graph (with ``allow_unused=True`` it returns ``None`` for it). Rebinding a name

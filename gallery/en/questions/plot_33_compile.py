@@ -905,8 +905,9 @@ if torch.cuda.is_available():
 # compiled one through ``compiled._orig_mod`` or ``model`` (the compiled module itself refused a
 # plain dict); ``model.compile()`` kept the names as they were. ``copy.deepcopy`` of the wrapper copied the model. Inside a
 # function compiled with ``backend="aot_eager"`` an in-place edit reached the caller's tensor and moved
-# its version counter (for a tensor passed as the only argument that reaches its memory), even an edit through ``.data``, which moves none in eager mode; rebinding the
-# name did not. A compiled function that saved a tensor for the backward pass and
+# its version counter (called outside ``torch.inference_mode()``, for a tensor made outside it and passed as the
+# only argument that reaches its memory), even an edit through ``.data``, which moves none in eager mode; rebinding
+# the name did not. A compiled function that saved a tensor for the backward pass and
 # then edited it in the same graph raised when called, and edited nothing (through ``.data`` it raised
 # nothing, and ``backward()`` used the edited values); with a graph break between
 # the two, the edit ran and ``backward()`` raised.

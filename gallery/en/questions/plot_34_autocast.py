@@ -251,9 +251,10 @@ def draw_processes(title, child, **names):
 # memory of its own, holding ``model.weight`` rounded to bfloat16. ``model.weight`` is still the same
 # float32 ``Parameter`` with the same values. ``x`` requires grad here, as the input of a layer after
 # a trainable one usually does in grad mode, so that autograd saves the copy for the backward pass and
-# the helper can show it. The same holds with ``dtype=torch.float16``, the only other dtype CPU autocast
-# takes: given float32, float64, an integer, bool, complex or float8 dtype, it warns (``UserWarning``) and
-# computes as without autocast (checked too).
+# the helper can show it. The same holds with ``dtype=torch.float16`` (checked too), the only other dtype CPU
+# autocast takes: given any other of torch's dtypes (float32, float64, an integer, bool, complex, float8 or
+# quantized one...), it warns (``UserWarning``) and computes as without autocast.
+# :fact:`cpu-autocast-takes-only-bfloat16-and-float16`
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)

@@ -19,8 +19,9 @@ Activation checkpointing runs the forward twice
 
 A print at the top of a checkpointed function can show up twice, and in a step with one ``backward()``
 ``BatchNorm``'s ``num_batches_tracked`` counts two batches and, with a momentum between 0 and 1 such as the default
-0.1, ``running_mean`` differs from a run's without checkpointing (each batch updates it twice; with
-``momentum=None``, a plain average of the batches, it agrees up to float rounding). This page counts the calls of a function under ``torch.utils.checkpoint.checkpoint`` (activation checkpointing, also called
+0.1, ``running_mean`` differs from a run's without checkpointing wherever the batch mean differs from
+``running_mean`` (each batch updates it twice; with ``momentum=None``, a plain average of the batches, it agrees up
+to float rounding). This page counts the calls of a function under ``torch.utils.checkpoint.checkpoint`` (activation checkpointing, also called
 gradient checkpointing or recomputation), compares ``BatchNorm``'s statistics and in-place edits with a plain run, shows
 what happens when the second call computes something else, how dropout gets the same mask twice,
 checks two fixes in a three-step training loop, and counts the calls in a step with two ``backward()`` passes or none.
@@ -728,6 +729,17 @@ for probe_m in (0.01, 0.1, 0.5, 0.99, None, 1.0):
     assert probe_twice.num_batches_tracked.item() == 2 * probe_plain.num_batches_tracked.item() == 2, f"momentum {probe_m}: num_batches_tracked doubles"
     assert torch.allclose(probe_twice.running_mean, probe_plain.running_mean) == probe_same, f"momentum {probe_m}: the same mean as plain"
     assert torch.allclose(probe_twice.running_var, probe_plain.running_var) == probe_same, f"momentum {probe_m}: the same var as plain"
+    # a batch whose mean equals running_mean (0 before the step) in features 0 to 3 only: they alone stay equal
+    probe_centred = (probe_x - probe_x.mean(0) * (torch.arange(8) < 4)).detach()
+    probe_plain, probe_twice = torch.nn.BatchNorm1d(8, momentum=probe_m), torch.nn.BatchNorm1d(8, momentum=probe_m)
+    probe_before = probe_twice.running_mean.clone()
+    probe_plain_out = probe_plain(probe_centred)
+    probe_plain_out.sum().backward()
+    probe_twice_out = checkpoint(probe_twice, probe_centred, use_reentrant=False)
+    probe_twice_out.sum().backward()
+    assert torch.equal(torch.isclose(probe_twice.running_mean, probe_plain.running_mean, atol=1e-6),
+                       torch.isclose(probe_centred.mean(0), probe_before, atol=1e-6) | probe_same), (
+        f"momentum {probe_m}: running_mean differs from plain where the batch mean differs from running_mean")
 # sphinx_gallery_end_ignore
 
 # %%

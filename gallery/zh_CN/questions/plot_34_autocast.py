@@ -229,7 +229,8 @@ def draw_processes(title, child, **names):
 # autocast 里：权重的 bfloat16 副本
 # ---------------------------------
 #
-# 在区域里，``model(x)`` 返回 bfloat16。它计算时用的权重是一份 bfloat16 副本，有自己的内存，存着舍入到 bfloat16 的 ``model.weight``。``model.weight`` 仍是原来那个 float32 的 ``Parameter``，数值不变。这里让 ``x`` 需要梯度（``requires_grad=True``），自动求导才会为反向传播保存这份副本，辅助函数才拿得到它；在梯度模式（grad mode）下，可训练的层之后的层，输入通常都是如此。换成 ``dtype=torch.float16``，结果也一样。CPU 上的 autocast 只接受这两种 dtype：给它 float32、float64、整数、bool、复数或 float8 dtype，它会发出警告（``UserWarning``），照不用 autocast 时那样计算（以上都做了检查）。
+# 在区域里，``model(x)`` 返回 bfloat16。它计算时用的权重是一份 bfloat16 副本，有自己的内存，存着舍入到 bfloat16 的 ``model.weight``。``model.weight`` 仍是原来那个 float32 的 ``Parameter``，数值不变。这里让 ``x`` 需要梯度（``requires_grad=True``），自动求导才会为反向传播保存这份副本，辅助函数才拿得到它；在梯度模式（grad mode）下，可训练的层之后的层，输入通常都是如此。换成 ``dtype=torch.float16``，结果也一样（也做了检查）。CPU 上的 autocast 只接受这两种 dtype：给它 torch 的其他任何 dtype（float32、float64、整数、bool、复数、float8、量化类型等），它都会发出警告（``UserWarning``），照不用 autocast 时那样计算。
+# :fact:`cpu-autocast-takes-only-bfloat16-and-float16`
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)

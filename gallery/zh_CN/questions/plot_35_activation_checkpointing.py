@@ -15,7 +15,7 @@
       h = checkpoint(block, x, use_reentrant=False)
       out = head(bn(h))
 
-写在被 ``checkpoint`` 包住的函数开头的 ``print`` 可能打印两次；在只有一次 ``backward()`` 的一步里，``BatchNorm`` 的 ``num_batches_tracked`` 记两个批次，在 ``momentum`` 介于 0 和 1 之间（如默认的 0.1）时，``running_mean`` 也和不用 ``checkpoint`` 的运行不一样（每批数据都更新了它两次；``momentum=None`` 时它是各批的简单平均，与不用 ``checkpoint`` 的运行只差浮点舍入误差）。本页用 ``torch.utils.checkpoint.checkpoint`` 做梯度检查点（activation checkpointing，也叫 gradient checkpointing 或重计算），数出被包住的函数调用了几次；把 ``BatchNorm`` 的滑动统计量（running statistics）和原地（in-place）操作同普通运行比较；看第二次调用算出别的东西时会怎样、``dropout`` 为什么两次拿到同一个掩码；在三步的训练循环里检查两种解决办法；最后数一数，一步里有两次 ``backward()``，或者一次也没有时，函数被调用几次。
+写在被 ``checkpoint`` 包住的函数开头的 ``print`` 可能打印两次；在只有一次 ``backward()`` 的一步里，``BatchNorm`` 的 ``num_batches_tracked`` 记两个批次，在 ``momentum`` 介于 0 和 1 之间（如默认的 0.1）时，只要批次均值与 ``running_mean`` 不同，``running_mean`` 也就和不用 ``checkpoint`` 的运行不一样（每批数据都更新了它两次；``momentum=None`` 时它是各批的简单平均，与不用 ``checkpoint`` 的运行只差浮点舍入误差）。本页用 ``torch.utils.checkpoint.checkpoint`` 做梯度检查点（activation checkpointing，也叫 gradient checkpointing 或重计算），数出被包住的函数调用了几次；把 ``BatchNorm`` 的滑动统计量（running statistics）和原地（in-place）操作同普通运行比较；看第二次调用算出别的东西时会怎样、``dropout`` 为什么两次拿到同一个掩码；在三步的训练循环里检查两种解决办法；最后数一数，一步里有两次 ``backward()``，或者一次也没有时，函数被调用几次。
 """
 
 # %%
@@ -659,6 +659,17 @@ for probe_m in (0.01, 0.1, 0.5, 0.99, None, 1.0):
     assert probe_twice.num_batches_tracked.item() == 2 * probe_plain.num_batches_tracked.item() == 2, f"momentum {probe_m}: num_batches_tracked doubles"
     assert torch.allclose(probe_twice.running_mean, probe_plain.running_mean) == probe_same, f"momentum {probe_m}: the same mean as plain"
     assert torch.allclose(probe_twice.running_var, probe_plain.running_var) == probe_same, f"momentum {probe_m}: the same var as plain"
+    # 只有特征 0 到 3 的批次均值等于 running_mean（这一步之前是 0）：只有这几个特征仍然相同
+    probe_centred = (probe_x - probe_x.mean(0) * (torch.arange(8) < 4)).detach()
+    probe_plain, probe_twice = torch.nn.BatchNorm1d(8, momentum=probe_m), torch.nn.BatchNorm1d(8, momentum=probe_m)
+    probe_before = probe_twice.running_mean.clone()
+    probe_plain_out = probe_plain(probe_centred)
+    probe_plain_out.sum().backward()
+    probe_twice_out = checkpoint(probe_twice, probe_centred, use_reentrant=False)
+    probe_twice_out.sum().backward()
+    assert torch.equal(torch.isclose(probe_twice.running_mean, probe_plain.running_mean, atol=1e-6),
+                       torch.isclose(probe_centred.mean(0), probe_before, atol=1e-6) | probe_same), (
+        f"momentum {probe_m}: running_mean differs from plain where the batch mean differs from running_mean")
 # sphinx_gallery_end_ignore
 
 # %%
