@@ -250,7 +250,7 @@ def test_the_ledger_says_in_the_verdict_cell_when_a_verdict_holds_only_in_the_au
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", CODES)
 def test_the_facts_page_names_the_ledger_under_every_fact_its_claims_checks_run(mini_site, lang):
-    """The claims of the ledger rest on the facts their checks run (004-detach-safe runs four): the facts page lists
+    """The claims of the ledger rest on the facts their checks run (004-detach-safe runs five): the facts page lists
     the ledger under each of them, and under no other fact."""
     from tensorfacts import articles, verdicts
 

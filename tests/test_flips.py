@@ -460,6 +460,7 @@ FACT_FLIPS = {
     "share-memory-leaves-early-array": "share_memory_() does nothing",
     "broadcast-matmul-saves-copy": "matmul broadcasts by views of its operands",
     "version-counter-shared-by-views-and-detach": "detach copies",
+    "unsafe-split-shares-memory-not-counter": "detach copies",
     "alias-calls-share-memory": "from_dlpack copies",
     "no-grad-view-operations-pass-no-gradient": "indexing is recorded under no_grad",
     "index-write-raises-before-or-after-writing": "index writes refuse inference tensors before writing",

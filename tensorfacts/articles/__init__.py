@@ -6,11 +6,11 @@
 
 from __future__ import annotations
 
-from tensorfacts.articles import copying_000, copying_000_detach, data_vs_detach_004
+from tensorfacts.articles import copying_000, copying_000_clone, copying_000_detach, data_vs_detach_004
 from tensorfacts.model import Check, Claim
 
 #: The source articles, in ledger order.
-MODULES = (copying_000, copying_000_detach, data_vs_detach_004)
+MODULES = (copying_000, copying_000_clone, copying_000_detach, data_vs_detach_004)
 
 #: Article number -> its title, by edition code.
 ARTICLES: dict[str, dict[str, str]] = {m.NUMBER: m.TITLE for m in MODULES}

@@ -1,8 +1,9 @@
-"""The claims of article 000, "Tensor copying pitfalls" (tensor 的复制避坑), second half: section 2
+"""The claims of article 000, "Tensor copying pitfalls" (tensor 的复制避坑), last part: section 2
 (``tensor.detach()``), the note and the closing remark, each with its check.
 
-The first half is :mod:`tensorfacts.articles.copying_000`; both register under the article's number,
-and :mod:`tensorfacts.articles` lists them in ledger order.
+The claims before them are :mod:`tensorfacts.articles.copying_000` and
+:mod:`tensorfacts.articles.copying_000_clone`; all register under the article's number, and
+:mod:`tensorfacts.articles` lists them in ledger order.
 """
 
 from __future__ import annotations
@@ -62,10 +63,20 @@ def _detach_shares_memory() -> Result:
     "detach 得到的新 tensor 会脱离计算图，不牵扯梯度计算。")
 def _detach_leaves_graph() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    c = (a * 2).detach()
+    c = a.detach()
     (c * a).sum().backward()  # c enters this graph as a constant: a.grad is c, nothing flows into c
-    out = not c.requires_grad and c.grad_fn is None and a.grad.tolist() == [2.0, 4.0, 6.0]
-    return Result(verdict(out), observed_each(f"requires_grad = {c.requires_grad}", f"grad_fn = {grad_fn_name(c)}"))
+    out = not c.requires_grad and c.grad_fn is None and a.grad.tolist() == [1.0, 2.0, 3.0]
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    d = (x * 2).detach()  # the same of a non-leaf source
+    (d * x).sum().backward()
+    also = not d.requires_grad and d.grad_fn is None and x.grad.tolist() == [2.0, 4.0, 6.0]
+    return Result(verdict(out and also), said(
+        f"`c = a.detach()`: `requires_grad = {c.requires_grad}`, `grad_fn = {grad_fn_name(c)}`, after "
+        f"`(c * a).sum().backward()` `a.grad = {a.grad.tolist()}` (the values of `c`); `(x * 2).detach()`: "
+        f"`requires_grad = {d.requires_grad}`, `grad_fn = {grad_fn_name(d)}`",
+        f"`c = a.detach()`：`requires_grad = {c.requires_grad}`，`grad_fn = {grad_fn_name(c)}`，执行 "
+        f"`(c * a).sum().backward()` 后 `a.grad = {a.grad.tolist()}`（即 `c` 的值）；`(x * 2).detach()`："
+        f"`requires_grad = {d.requires_grad}`，`grad_fn = {grad_fn_name(d)}`"))
 
 
 #: The four calls of the article's warning, each as the detach page runs it on a 2x3 tensor.
@@ -115,7 +126,7 @@ def _accepted(make_source, grad_mode: bool = True) -> tuple[list[str], list[str]
                  "在 2.2 版里还这样写。"
                  "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590)"
                  "（“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。与示例页面一样，"
-                 "这里的源张量沿用原文的写法：需要梯度的叶子张量（leaf tensor）。它拒绝全部四个调用，原因不在 detach："
+                 "这里的源张量沿用原文的写法：需要梯度的叶子张量。它拒绝全部四个调用，原因不在 detach："
                  "两个 resize 报错是因为它需要梯度（在 `torch.no_grad()` 下、换成非叶子张量也一样；"
                  "在 `torch.inference_mode()` 下，四个调用在它上面都能执行）；"
                  "`set_` 和 `transpose_` 报错是因为它是需要梯度的叶子张量，而且梯度模式开着。"

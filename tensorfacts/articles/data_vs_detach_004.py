@@ -305,31 +305,42 @@ def _data_unsafe() -> Result:
     "`.detach()` is safe: autograd catches an edit made through it.",
     "`.detach()` 是安全的：通过它做的修改会被自动求导发现。",
     notes={
-        "en": "Not as stated: autograd catches an in-place edit only when the edited tensor shares its version "
-              "counter with a tensor autograd saved before the edit, such as the output `sigmoid` saves in the "
-              "article's example. Views and `.detach()` share their source's counter, in either direction and "
-              "through any chain of them: the saved tensor, its base, a view of either, the tensor it was detached "
-              "from, and a `.detach()` or a view of any of these all share it (after `loss = (base * base).sum()`, "
-              "`base[1:].detach().mul_(10)` and `base.detach()[1:].mul_(10)` are caught; when the loss saved "
-              "`d = base.detach()`, so is `base.mul_(10)` under `torch.no_grad()`). `.data`, `.numpy()` and the "
-              "other routes of the version-counter page's table are outside it: a write through "
-              "`.detach().numpy()` after the save moves no version counter, goes unnoticed, and the gradient "
-              "can be wrong (it is after `loss = (a * a).sum()`). When autograd saved the tensor under "
+        "en": "Not as stated: at `backward()`, autograd detects an in-place edit only when the edited tensor shares "
+              "its version counter with a tensor autograd saved before the edit, such as the output `sigmoid` saves "
+              "in the article's example. Views and `.detach()` share their source's counter, in either direction "
+              "and through any chain of them: the saved tensor, its base, a view of either, the tensor it was "
+              "detached from, and a `.detach()` or a view of any of these all share it (after "
+              "`loss = (base * base).sum()`, `base[1:].detach().mul_(10)` and `base.detach()[1:].mul_(10)` are "
+              "caught; when the loss saved `d = base.detach()`, so is `base.mul_(10)` under `torch.no_grad()`). "
+              "The same holds for the result of every operation torch documents as a view (the first table of the "
+              "view operations page), for `view(dtype)`, and for a view taken under `torch.inference_mode()`. "
+              "`torch.unsafe_split()` and `torch.unsafe_chunk()` are outside it: their outputs share memory with "
+              "the source, as `split()`'s views do, but not its counter, so after `loss = (base * base).sum()` an "
+              "edit through `base.detach().unsafe_split(2)[1]` goes unnoticed and the gradient is wrong. `.data`, "
+              "`.numpy()` and the other routes of the version-counter page's table are outside it too: a write "
+              "through `.detach().numpy()` after the save moves no version counter, goes unnoticed, and the "
+              "gradient can be wrong (it is after `loss = (a * a).sum()`). When autograd saved the tensor under "
               "`torch.autograd.graph.save_on_cpu()`, or under saved tensors hooks that pack and unpack it unchanged, "
               "even an edit through `.detach()` itself after the save goes unnoticed, and the gradient can be wrong. "
               "An edit through `.detach()` made before the tensor "
               "is saved goes unnoticed too, but needs no catching: backward treats it as a constant, as it would "
               "the same edit under `torch.no_grad()` (for a leaf, the gradient at the edited values). "
               "`.detach()` is safer than `.data`, not safe.",
-        "zh_CN": "按原话不成立：只有当被修改的张量与自动求导在修改之前保存的某个张量共享版本计数器时，"
-                 "原地修改才会被发现，比如原文例子里 `sigmoid` 保存的输出。视图（view）和 `.detach()` "
-                 "都与源张量共享计数器，不分方向，也不论经过多少层：被保存的张量、它的基张量（base tensor）、"
-                 "这两者的视图、它从中 detach 出来的那个张量，以及其中任何一个的 `.detach()` 或视图，"
+        "zh_CN": "按原话不成立：执行 `backward()` 时，只有当被修改的张量与自动求导在修改之前保存的某个张量"
+                 "共享版本计数器时，原地修改才会被发现，比如原文例子里 `sigmoid` 保存的输出。"
+                 "视图（view）和 `.detach()` 都与源张量共享计数器，不分方向，也不论经过多少层：被保存的张量、"
+                 "它的基张量（base tensor）、这两者的视图、它从中 detach 出来的那个张量，"
+                 "以及其中任何一个的 `.detach()` 或视图，"
                  "全都共享这个计数器（`loss = (base * base).sum()` 之后，`base[1:].detach().mul_(10)` 和 "
                  "`base.detach()[1:].mul_(10)` 都会被发现；损失保存的是 `d = base.detach()` 时，在 "
-                 "`torch.no_grad()` 下执行 `base.mul_(10)` 也会被发现）。`.data`、`.numpy()` 以及“版本计数器”"
-                 "那一页表中的其他途径不在此列：保存之后通过 `.detach().numpy()` 写入不会推进任何版本计数器，"
-                 "不会被发现，"
+                 "`torch.no_grad()` 下执行 `base.mul_(10)` 也会被发现）。torch 文档列为视图的每一种操作"
+                 "（“视图操作一览”那一页的第一张表）给出的视图，`view(dtype)` 给出的视图，以及在 "
+                 "`torch.inference_mode()` 下取的视图，也都共享这个计数器。`torch.unsafe_split()` 和 "
+                 "`torch.unsafe_chunk()` 不在此列：它们的输出像 `split()` 的视图一样与源张量共享内存，"
+                 "却不共享它的计数器，所以 `loss = (base * base).sum()` 之后，经由 "
+                 "`base.detach().unsafe_split(2)[1]` 做的修改不会被发现，梯度是错的。`.data`、`.numpy()` "
+                 "以及“版本计数器”那一页表中的其他途径也不在此列：保存之后通过 `.detach().numpy()` "
+                 "写入不会推进任何版本计数器，不会被发现，"
                  "梯度可能是错的（`loss = (a * a).sum()` 之后就是错的）。"
                  "如果自动求导是在 `torch.autograd.graph.save_on_cpu()` 下，或在原样打包、原样解包的"
                  "保存张量的钩子（saved tensors hooks）下保存这个张量的，那么保存之后即使经由 `.detach()` "
@@ -351,8 +362,8 @@ def _detach_safe() -> Result:
         return Result(HOLDS, error_line(exc))
     if a.grad.tolist() == right:
         return Result(HOLDS, wrong_gradient(a.grad.tolist(), right, silent=False))
-    for fact_id in ("version-counter-shared-by-views-and-detach", "counter-bypass-edits-silent",
-                    "detach-edit-before-save", "saved-tensor-hooks-hide-edit"):
+    for fact_id in ("version-counter-shared-by-views-and-detach", "unsafe-split-shares-memory-not-counter",
+                    "counter-bypass-edits-silent", "detach-edit-before-save", "saved-tensor-hooks-hide-edit"):
         checked = run_fact(fact_id)
         if not checked.holds:  # the note says so: it must stay true
             raise AssertionError(f"the note is out of date: {checked.trace}")

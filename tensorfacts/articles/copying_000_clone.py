@@ -1,0 +1,272 @@
+"""The claims of article 000, "Tensor copying pitfalls" (tensor 的复制避坑), section 1 (``tensor.clone()``) from
+"the clone stays in the computation graph" on, each with its check.
+
+The claims before them are :mod:`tensorfacts.articles.copying_000`, those after them
+:mod:`tensorfacts.articles.copying_000_detach`; all register under the article's number, and
+:mod:`tensorfacts.articles` lists them in ledger order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+import torch
+
+from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, Registry, Result, said, verdict
+from tensorfacts.pasted import Pasted, first_print, joined
+from tensorfacts.snippets import compare_output, run_clean
+from tensorfacts.sources import copying_000 as src
+from tensorfacts.tensors import grad_fn_name
+
+NUMBER = "000"
+TITLE, SECTIONS = src.TITLE, src.SECTIONS
+CLAIMS = Registry(NUMBER)
+
+
+#: Where grad mode is off for a clone: (English, Chinese) name -> the modes entered around it.
+GRAD_OFF = {
+    ("under `torch.no_grad()`", "在 `torch.no_grad()` 下"): (torch.no_grad,),
+    ("inside `torch.inference_mode()`", "在 `torch.inference_mode()` 里"): (torch.inference_mode,),
+    ("inside `torch.inference_mode()` with `torch.enable_grad()`",
+     "在 `torch.inference_mode()` 里又用 `torch.enable_grad()` 时"): (torch.inference_mode, torch.enable_grad),
+}
+
+#: The qualifier of the clone's rows that hold in grad mode outside torch.inference_mode() only.
+GRAD_MODE_ONLY = {"en": "in grad mode outside torch.inference_mode() only",
+                  "zh_CN": "仅在 torch.inference_mode() 之外的梯度模式下"}
+
+
+def clones_with_grad_off(a: torch.Tensor) -> dict[tuple[str, str], torch.Tensor]:
+    """``a.clone()`` made in each place of :data:`GRAD_OFF`."""
+    clones = {}
+    for names, modes in GRAD_OFF.items():
+        with contextlib.ExitStack() as stack:
+            for mode in modes:
+                stack.enter_context(mode())
+            clones[names] = a.clone()
+    return clones
+
+
+def grad_off_trace(clones: dict[tuple[str, str], torch.Tensor]) -> tuple[str, str]:
+    """What the clones made with grad mode off show (grad_fn, is_leaf, requires_grad), places that show the same
+    named together."""
+    seen: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for names, c in clones.items():
+        pieces = (f"grad_fn = {grad_fn_name(c)}", f"is_leaf = {c.is_leaf}", f"requires_grad = {c.requires_grad}")
+        seen.setdefault(pieces, []).append(names)
+    en = "; ".join(", ".join(e for e, _ in names) + ": " + ", ".join(f"`{piece}`" for piece in pieces)
+                   for pieces, names in seen.items())
+    zh = "；".join("、".join(z for _, z in names) + "：" + "，".join(f"`{piece}`" for piece in pieces)
+                   for pieces, names in seen.items())
+    return en, zh
+
+
+@CLAIMS.claim(
+    "000-clone-in-graph", "clone", "copying-clone",
+    "The clone stays in the computation graph.",
+    "clone 出来的新 tensor 仍然留在计算图中。",
+    notes={
+        "en": "In grad mode outside `torch.inference_mode()` only: under `torch.no_grad()`, or inside "
+              "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "
+              "has no `grad_fn` and does not require grad: it is a leaf, outside the computation graph.",
+        "zh_CN": "仅在 `torch.inference_mode()` 之外的梯度模式（grad mode）下如此：在 `torch.no_grad()` 下，"
+                 "或在 `torch.inference_mode()` 里（即使又用了 `torch.enable_grad()`），需要梯度的张量 clone "
+                 "出来的副本没有 `grad_fn`，也不需要梯度：它是叶子张量（leaf tensor），不在计算图中。",
+    },
+    qualifiers=GRAD_MODE_ONLY)
+def _clone_in_graph() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.clone()
+    if c.requires_grad:  # otherwise backward() would raise: nothing to flow back
+        (c * 3).sum().backward()
+    flows = a.grad is not None and a.grad.tolist() == [3.0, 3.0, 3.0]
+    grad = a.grad.tolist() if a.grad is not None else None
+    off = clones_with_grad_off(a)
+    outside = all(o.grad_fn is None and o.is_leaf and not o.requires_grad for o in off.values())
+    en, zh = grad_off_trace(off)
+    return Result(verdict(c.grad_fn is not None and flows and outside), said(
+        f"`c.grad_fn = {grad_fn_name(c)}`; after `(c * 3).sum().backward()`, `a.grad = {grad}`; {en}",
+        f"`c.grad_fn = {grad_fn_name(c)}`；执行 `(c * 3).sum().backward()` 后，`a.grad = {grad}`；{zh}"))
+
+
+@CLAIMS.claim(
+    "000-clone-not-leaf", "clone", "copying-clone",
+    "The clone can no longer take part in gradient computation as a leaf: it is not a leaf, "
+    "and `backward()` leaves its `.grad` empty.",
+    "这个新 tensor 不能再作为叶子节点参与梯度运算：它不是叶子，`backward()` 后它的 `.grad` 为空。",
+    notes={
+        "en": "In grad mode outside `torch.inference_mode()` only: under `torch.no_grad()`, or inside "
+              "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "
+              "is a leaf that does not require grad.",
+        "zh_CN": "仅在 `torch.inference_mode()` 之外的梯度模式下如此：在 `torch.no_grad()` 下，"
+                 "或在 `torch.inference_mode()` 里（即使又用了 `torch.enable_grad()`），需要梯度的张量 clone "
+                 "出来的副本是叶子张量，且不需要梯度。",
+    },
+    qualifiers=GRAD_MODE_ONLY)
+def _clone_not_leaf() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.clone()
+    if c.requires_grad:
+        (c**2).sum().backward()
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")  # reading .grad of a non-leaf warns; that is not this claim
+        grad = c.grad
+    off = clones_with_grad_off(a)
+    leaves = all(o.is_leaf and not o.requires_grad for o in off.values())
+    en, zh = grad_off_trace(off)
+    return Result(verdict(not c.is_leaf and grad is None and leaves),
+                  said(f"`c.is_leaf = {c.is_leaf}`; `c.grad = {grad}`; {en}",
+                       f"`c.is_leaf = {c.is_leaf}`；`c.grad = {grad}`；{zh}"))
+
+
+#: The clone example's prints, each compared with the comment the article writes beside it.
+CLAIMS.rows(
+    Pasted(
+        "000-clone-print-a", "clone", "copying-clone",
+        "In the clone example, `print(a)` shows `tensor([1., 2., 3.], requires_grad=True)`.",
+        "clone 例子中，`print(a)` 输出 `tensor([1., 2., 3.], requires_grad=True)`。",
+        snippet=src.CLONE_EXAMPLE, expected=src.CLONE_COMMENTS[0], prints=(0,), trace=first_print,
+    ),
+)
+
+
+@CLAIMS.claim(
+    "000-clone-print-c", "clone", "copying-clone",
+    "`print(c)` shows `tensor([1., 2., 3.], grad_fn=<CloneBackward>)` (before and after `a = 1`).",
+    "`print(c)` 输出 `tensor([1., 2., 3.], grad_fn=<CloneBackward>)`（`a = 1` 前后各一次）。")
+def _clone_print_c() -> Result:
+    """Both prints of ``c`` against the article's comment; the trace shows a print that differs."""
+    run = run_clean(src.CLONE_EXAMPLE)
+    printed = [run.prints[1], run.prints[6]]  # print(c) before and after `a = 1`
+    differing = [p for p in printed if compare_output(src.CLONE_COMMENTS[1], p) != HOLDS]
+    if differing:
+        return Result(OUTPUT_DIFFERS, differing[0])
+    return Result(HOLDS, printed[0])
+
+
+CLAIMS.rows(
+    Pasted(
+        "000-clone-print-a-grad", "clone", "copying-clone",
+        "`print(a.grad)` shows `tensor([2., 4., 6.])`.",
+        "`print(a.grad)` 输出 `tensor([2., 4., 6.])`。",
+        snippet=src.CLONE_EXAMPLE, expected=src.CLONE_COMMENTS[2], prints=(2,), trace=first_print,
+    ),
+)
+
+
+@CLAIMS.claim(
+    "000-clone-print-c-grad", "clone", "copying-clone",
+    "`print(c.grad)` shows `None`, and nothing else.",
+    "`print(c.grad)` 输出 `None`，别无其他。")
+def _clone_print_c_grad() -> Result:
+    run = run_clean(src.CLONE_EXAMPLE)
+    printed = run.prints[3]
+    if printed != src.CLONE_COMMENTS[3]:
+        return Result(DOES_NOT_HOLD, printed)
+    if run.warnings:
+        return Result(OUTPUT_DIFFERS, said(f"`{printed}`, plus `{run.warnings[0]}`",
+                                           f"`{printed}`，另有 `{run.warnings[0]}`"))
+    return Result(HOLDS, printed)
+
+
+CLAIMS.rows(
+    Pasted(
+        "000-clone-print-requires-grad", "clone", "copying-clone",
+        "`print(a.requires_grad)` and `print(c.requires_grad)` both show `True`.",
+        "`print(a.requires_grad)` 和 `print(c.requires_grad)` 都输出 `True`。",
+        snippet=src.CLONE_EXAMPLE, expected=src.CLONE_COMMENTS[4:6], prints=(4, 5), trace=joined,
+    ),
+)
+
+
+@CLAIMS.claim(
+    "000-clone-rebind-keeps-c", "clone", "copying-clone",
+    "After `a = 1`, the value of `c` has not changed.",
+    "执行 `a = 1` 之后，`c` 的值并没有改变。")
+def _clone_rebind_keeps_c() -> Result:
+    """The value of ``c`` just before the article's ``a = 1``, and at the end of its code."""
+    head, rebind, tail = src.CLONE_EXAMPLE.partition("\na = 1\n")
+    if not rebind:
+        raise ValueError("the clone example has no line `a = 1`")
+    run = run_clean(f"{head}\nc_before = c.tolist(){rebind}{tail}c_after = c.tolist()\n")
+    before, after = run.names["c_before"], run.names["c_after"]
+    return Result(verdict(run.names["a"] == 1 and before == after), said(
+        f"`c.tolist()` before `a = 1`: `{before}`; after: `{after}`",
+        f"`a = 1` 之前 `c.tolist()` 为 `{before}`，之后为 `{after}`"))
+
+
+@CLAIMS.claim(
+    "000-clone-unrelated", "clone", "copying-clone",
+    "The clone and the original variable have nothing to do with each other.",
+    "clone 出来的新变量和原来的变量没有任何关系。")
+def _clone_unrelated() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.clone()
+    reaches_a = c.grad_fn is not None and any(
+        fn is not None and type(fn).__name__ == "AccumulateGrad" and fn.variable is a
+        for fn, _ in c.grad_fn.next_functions)
+    if c.requires_grad:
+        c.sum().backward()
+    grad = a.grad.tolist() if a.grad is not None else None
+    return Result(verdict(not reaches_a and grad is None), said(
+        f"`c.grad_fn.next_functions` reaches `a`: `{reaches_a}`; after `c.sum().backward()`, `a.grad = {grad}`",
+        f"`c.grad_fn.next_functions` 通向 `a`：`{reaches_a}`；执行 `c.sum().backward()` 后，`a.grad = {grad}`"))
+
+
+@CLAIMS.claim(
+    "000-clone-requires-grad-follows", "clone", "copying-clone",
+    "If `a.requires_grad` is `True`, the clone's `requires_grad` is `True` too.",
+    "如果 `a.requires_grad=True`，clone 出来的 `c.requires_grad` 也是 `True`。",
+    notes={
+        "en": "In grad mode outside `torch.inference_mode()` only: under `torch.no_grad()`, or inside "
+              "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "
+              "does not require grad.",
+        "zh_CN": "仅在 `torch.inference_mode()` 之外的梯度模式下如此：在 `torch.no_grad()` 下，"
+                 "或在 `torch.inference_mode()` 里（即使又用了 `torch.enable_grad()`），需要梯度的张量 clone "
+                 "出来的副本不需要梯度。",
+    },
+    qualifiers=GRAD_MODE_ONLY)
+def _clone_requires_grad_follows() -> Result:
+    seen = {}
+    for flag in (True, False):
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=flag)
+        seen[flag] = a.clone().requires_grad
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with torch.no_grad():
+        under_no_grad = a.clone().requires_grad
+    with torch.inference_mode():
+        under_inference = a.clone().requires_grad
+    with torch.inference_mode(), torch.enable_grad():
+        grad_mode_on = torch.is_grad_enabled()
+        under_inference_enabled = a.clone().requires_grad
+    pairs = seen.items()
+    follows = all(clone == flag for flag, clone in pairs)
+    return Result(verdict(follows and not under_no_grad and not under_inference and grad_mode_on
+                          and not under_inference_enabled), said(
+        "; ".join(f"`a.requires_grad = {flag}`: `a.clone().requires_grad = {clone}`" for flag, clone in pairs)
+        + f"; under `torch.no_grad()`, `a.requires_grad = True`: `a.clone().requires_grad = {under_no_grad}`"
+        + f"; under `torch.inference_mode()`: `{under_inference}`"
+        + f"; inside `torch.inference_mode()` with `torch.enable_grad()` (`torch.is_grad_enabled() = {grad_mode_on}`): "
+          f"`{under_inference_enabled}`",
+        "；".join(f"`a.requires_grad = {flag}` 时 `a.clone().requires_grad = {clone}`" for flag, clone in pairs)
+        + f"；在 `torch.no_grad()` 下，`a.requires_grad = True` 时 `a.clone().requires_grad = {under_no_grad}`"
+        + f"；在 `torch.inference_mode()` 下为 `{under_inference}`"
+        + f"；在 `torch.inference_mode()` 里又用 `torch.enable_grad()` 时（`torch.is_grad_enabled() = {grad_mode_on}`）"
+          f"为 `{under_inference_enabled}`"))
+
+
+@CLAIMS.claim(
+    "000-clone-grads-unrelated", "clone", "copying-clone",
+    "The gradients of `a` and of its clone have nothing to do with each other.",
+    "`a` 和它的 clone 两者的梯度没有任何关系。")
+def _clone_grads_unrelated() -> Result:
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.clone()
+    loss = (c * torch.tensor([10.0, 20.0, 30.0])).sum()
+    if loss.requires_grad:
+        loss.backward()
+    grad = a.grad.tolist() if a.grad is not None else None
+    return Result(verdict(grad is None), said(
+        f"after `(c * [10, 20, 30]).sum().backward()`, `a.grad = {grad}`",
+        f"执行 `(c * [10, 20, 30]).sum().backward()` 后，`a.grad = {grad}`"))
