@@ -375,7 +375,8 @@ def test_the_meta_description_has_no_space_before_chinese_punctuation(site_dir):
     page = read_page(site_dir / "zh_CN" / "examples" / "copying" / "plot_04_detach.html")
     description = page.find("meta", attrs={"name": "description"})["content"]
     assert description.startswith(  # it read "。 原文说， resize_ 、 resize_as_ 、 set_ 和"
-        "a.detach() 返回的张量与 a 共享内存，但不需要梯度：通过任何一方修改数值，另一方都看得到。"
+        "a.detach() 返回的张量与 a 共享内存，但不需要梯度：a 是默认 strided（稠密）布局时，"
+        "通过任何一方修改数值，另一方都看得到。"
         "本页先运行原博文的例子，再检验原文的提醒：resize_、resize_as_、set_ 和 transpose_ 无论在哪一方上执行都会报错。"
     ), description
 
@@ -414,7 +415,7 @@ def test_the_chinese_notebooks_keep_no_label_and_no_break_inside_a_chinese_sente
     text = "\n".join(texts)
     # Built without SITE_URL (as the tests build it), a reference names its page by the title it has on the site.
     title = (GALLERY / "zh_CN" / "copying" / "plot_05_rebinding.py").read_text(encoding="utf-8").splitlines()[3]
-    closing = f"见下一页《{title.replace('``', '')}》。"
+    closing = f"见《{title.replace('``', '')}》。"
     assert closing in text, f"the closing cross-reference should read {closing}"
     assert "<copying-rebinding>" not in text
     assert "(https://github.com/pytorch/pytorch/pull/83590)\n" in text  # no "_" left after the link
