@@ -46,6 +46,8 @@ def weight_used(model, x):
 
 
 # sphinx_gallery_start_ignore
+from torch.utils.checkpoint import checkpoint as nested_checkpoint  # noqa: E402 (torch 2.4 does not import it)
+
 outer_saved = []
 with torch.random.fork_rng():
     nested_layer, nested_x = torch.nn.Linear(2, 3), torch.ones(4, 2, requires_grad=True)
@@ -54,7 +56,7 @@ with torch.autograd.graph.saved_tensors_hooks(lambda t: outer_saved.append(t) or
         nested_layer(nested_x)
     with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
         nested_layer(nested_x)
-    torch.utils.checkpoint.checkpoint(nested_layer, nested_x, use_reentrant=False)
+    nested_checkpoint(nested_layer, nested_x, use_reentrant=False)
 assert len(outer_saved) == 1 and outer_saved[0] is nested_x, (
     "an outer pack gets nothing saved inside save_on_cpu(), an inner pair or a checkpointed function, "
     "only the checkpoint's input")
