@@ -225,7 +225,8 @@ def draw_processes(title, child, **names):
 #
 # For parameters in the usual dense (strided) layout, as here, its tensors are new tensor objects, detached
 # from autograd, over the parameters' own storage; a module's dense buffers (``running_mean`` of a ``BatchNorm``
-# layer, for example) come out the same way. The checks below cover dense tensors only, not sparse ones.
+# layer, for example, or a buffer that requires grad) come out the same way, but a buffer registered with
+# ``persistent=False`` does not come out at all. The checks below cover dense tensors only, not sparse ones.
 # A module that keeps its weights packed, such as the quantized
 # ``torch.ao.nn.quantized.Linear``, holds them neither as parameters nor as buffers. With the
 # quantized engine of the site's build, ``x86``, its ``state_dict()`` unpacks the weight into new
@@ -245,9 +246,17 @@ for key, held in state.items():
     assert held is not owner and not held.requires_grad and same_storage(held, owner), (
         f"state['{key}'] must be a detached tensor over the parameter's memory")
 norm = torch.nn.BatchNorm1d(2)
+norm.register_buffer("needs_grad", torch.ones(2, requires_grad=True))
+norm.register_buffer("not_saved", torch.ones(2), persistent=False)
 norm_owners = dict(norm.named_parameters()) | dict(norm.named_buffers())
-assert all(same_storage(held, norm_owners[key]) for key, held in norm.state_dict().items()), (
-    "a BatchNorm layer's state_dict() shares its parameters' and buffers' memory")
+norm_state = norm.state_dict()
+assert norm_owners["needs_grad"].requires_grad and all(
+    held is not norm_owners[key] and not held.requires_grad and same_storage(held, norm_owners[key])
+    for key, held in norm_state.items()
+), ("a BatchNorm layer's state_dict() holds new detached tensors over its parameters' and buffers' memory, "
+    "a buffer that requires grad included")
+assert "not_saved" in norm_owners and "not_saved" not in norm_state, (
+    "state_dict() leaves out a buffer registered with persistent=False")
 assert all(owner.layout == torch.strided for owner in [*model.parameters(), *norm_owners.values()]), (
     "the parameters and buffers checked here are dense (strided)")
 import warnings

@@ -510,9 +510,9 @@ assert torch.equal(stuck.scale, torch.tensor([3.0, 6.0])), "scale kept its value
 # The error message names it: ``torch.nn.utils.weight_norm`` (deprecated, and it says so with a
 # ``FutureWarning``) stores ``weight`` on the module as a tensor computed from two parameters, so
 # even a fresh module holds a non-leaf and cannot be deep-copied. Its replacement,
-# ``torch.nn.utils.parametrizations.weight_norm``, computes the weight each time it is read and
-# keeps only the two parameters: the module deep-copies, and the copy gives the same output from
-# memory of its own.
+# ``torch.nn.utils.parametrizations.weight_norm``, computes the weight each time it is read (once
+# per block inside ``torch.nn.utils.parametrize.cached()``) and keeps only the two parameters: the
+# module deep-copies, and the copy gives the same output from memory of its own.
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     legacy = torch.nn.utils.weight_norm(torch.nn.Linear(3, 2))
@@ -539,6 +539,10 @@ assert [name for name, _ in modern.named_parameters()] == [
 ], "the new weight_norm keeps two parameters for the weight, and no computed weight"
 assert not same_storage(modern.parametrizations.weight.original1, modern_copy.parametrizations.weight.original1), (
     "the copy's weight_v has memory of its own too")
+assert modern.weight is not modern.weight and modern.weight.grad_fn is not None, (
+    "the new weight_norm computes the weight anew at each read")
+with torch.nn.utils.parametrize.cached():
+    assert modern.weight is modern.weight, "inside parametrize.cached() the new weight_norm computes the weight once"
 # sphinx_gallery_end_ignore
 
 

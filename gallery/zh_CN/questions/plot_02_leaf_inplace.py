@@ -339,6 +339,10 @@ torch.utils.swap_tensors(old.weight, torch.nn.Parameter(torch.zeros(4, 3)))
 torch.utils.swap_tensors(old.bias, torch.nn.Parameter(torch.zeros(4)))
 print("old.weight:", tuple(old.weight.shape), " old.out_features:", old.out_features)
 print("Adam's exp_avg for old.weight:", tuple(opt_old.state[old.weight]["exp_avg"].shape))
+# sphinx_gallery_start_ignore
+assert all(tuple(opt_old.state[old.weight][key].shape) == (2, 3) for key in ("exp_avg", "exp_avg_sq")), (
+    "the swap leaves Adam's state for the weight at (2, 3)")
+# sphinx_gallery_end_ignore
 opt_old.zero_grad()
 torch.nn.functional.mse_loss(old(inputs), target).backward()
 try:

@@ -213,7 +213,7 @@ def draw_processes(title, child, **names):
 # ``state_dict()`` 返回的是引用
 # -----------------------------
 #
-# 参数是常见的稠密（strided）布局时（这里就是），其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储；模块的稠密缓冲区（buffer）也是这样返回的，例如 ``BatchNorm`` 层的 ``running_mean``。下面的检查只针对稠密张量，不涉及稀疏张量。把权重打包保存的模块，例如量化的 ``torch.ao.nn.quantized.Linear``，既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，但同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
+# 参数是常见的稠密（strided）布局时（这里就是），其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储；模块的稠密缓冲区（buffer）也是这样返回的，例如 ``BatchNorm`` 层的 ``running_mean``，需要梯度的缓冲区也一样；但以 ``persistent=False`` 注册的缓冲区根本不会出现在 ``state_dict()`` 里。下面的检查只针对稠密张量，不涉及稀疏张量。把权重打包保存的模块，例如量化的 ``torch.ao.nn.quantized.Linear``，既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，但同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
 state = model.state_dict()
 print("state['weight']:", state["weight"])
 print("is model.weight:", state["weight"] is model.weight)
@@ -228,9 +228,17 @@ for key, held in state.items():
     assert held is not owner and not held.requires_grad and same_storage(held, owner), (
         f"state['{key}'] must be a detached tensor over the parameter's memory")
 norm = torch.nn.BatchNorm1d(2)
+norm.register_buffer("needs_grad", torch.ones(2, requires_grad=True))
+norm.register_buffer("not_saved", torch.ones(2), persistent=False)
 norm_owners = dict(norm.named_parameters()) | dict(norm.named_buffers())
-assert all(same_storage(held, norm_owners[key]) for key, held in norm.state_dict().items()), (
-    "a BatchNorm layer's state_dict() shares its parameters' and buffers' memory")
+norm_state = norm.state_dict()
+assert norm_owners["needs_grad"].requires_grad and all(
+    held is not norm_owners[key] and not held.requires_grad and same_storage(held, norm_owners[key])
+    for key, held in norm_state.items()
+), ("a BatchNorm layer's state_dict() holds new detached tensors over its parameters' and buffers' memory, "
+    "a buffer that requires grad included")
+assert "not_saved" in norm_owners and "not_saved" not in norm_state, (
+    "state_dict() leaves out a buffer registered with persistent=False")
 assert all(owner.layout == torch.strided for owner in [*model.parameters(), *norm_owners.values()]), (
     "the parameters and buffers checked here are dense (strided)")
 import warnings

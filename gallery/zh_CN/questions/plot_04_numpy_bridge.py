@@ -426,6 +426,11 @@ assert not shares(torch.as_tensor(array, dtype=torch.float64), array), "a dtype 
 assert [record.category for record in caught] == (
     [DeprecationWarning] if int(np.__version__.split(".")[0]) >= 2 else []
 ), "np.array(t) warns once with NumPy 2 (its copy keyword), never with NumPy 1"
+import inspect
+
+assert "copy" not in inspect.signature(torch.Tensor.__array__).parameters and all(
+    "doesn't accept a copy keyword" in str(record.message) for record in caught
+), "Tensor.__array__ takes no copy keyword, which is what NumPy 2 warns about"
 for lacking in (object, "datetime64[D]"):
     for from_array in (torch.from_numpy, torch.as_tensor):
         try:

@@ -346,8 +346,10 @@ print("_version: base", base._version, " row", row._version, " transposed", tran
 assert base._version == row._version == transposed._version == 1, "row.add_ put base, row and transposed at version 1"
 other = torch.zeros(2, 3)
 other[0].apply_(lambda v: v + 1)
-print("after other[0].apply_: other", other, " _version", other._version)
-assert other.sum().item() == 3.0 and other._version == 0, "apply_ through a view edits the base, no counter moves"
+other[1].map_(torch.ones(3), lambda v, w: v + w)
+print("after other[0].apply_ and other[1].map_: other", other, " _version", other._version)
+assert torch.equal(other, torch.ones(2, 3)) and other._version == 0, (
+    "apply_ and map_ through views edit the base, no counter moves")
 
 # %%
 # .. figure-caption::

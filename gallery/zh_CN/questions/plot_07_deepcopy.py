@@ -484,7 +484,7 @@ assert torch.equal(stuck.scale, torch.tensor([3.0, 6.0])), "scale kept its value
 #
 # 报错信息里已经点了名：``torch.nn.utils.weight_norm``。这个函数已弃用，调用时会发出 ``FutureWarning``；它把
 # ``weight`` 作为由两个参数算出的张量存在模块上，所以哪怕是刚建好的模块，也带着一个非叶子张量，无法深拷贝。取代它的
-# ``torch.nn.utils.parametrizations.weight_norm`` 每次读取时才计算权重，模块上只存那两个参数：这样的模块可以深拷贝，副本用自己的内存算出同样的输出。
+# ``torch.nn.utils.parametrizations.weight_norm`` 每次读取时才计算权重（在 ``torch.nn.utils.parametrize.cached()`` 块内只算一次），模块上只存那两个参数：这样的模块可以深拷贝，副本用自己的内存算出同样的输出。
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     legacy = torch.nn.utils.weight_norm(torch.nn.Linear(3, 2))
@@ -511,6 +511,10 @@ assert [name for name, _ in modern.named_parameters()] == [
 ], "the new weight_norm keeps two parameters for the weight, and no computed weight"
 assert not same_storage(modern.parametrizations.weight.original1, modern_copy.parametrizations.weight.original1), (
     "the copy's weight_v has memory of its own too")
+assert modern.weight is not modern.weight and modern.weight.grad_fn is not None, (
+    "the new weight_norm computes the weight anew at each read")
+with torch.nn.utils.parametrize.cached():
+    assert modern.weight is modern.weight, "inside parametrize.cached() the new weight_norm computes the weight once"
 # sphinx_gallery_end_ignore
 
 
