@@ -256,8 +256,9 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # of a tensor that requires grad get other messages, in which autograd says why it does not allow
 # such a view to be modified in place: an output of ``unbind()`` (iterating over a tensor,
 # ``for row in x``, calls it), ``split()``, ``chunk()`` or ``split_with_sizes()``; a view taken under
-# ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad (unless it is a leaf that is itself a
-# view, as shown below); and a view that a custom ``autograd.Function`` returns.
+# ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad (unless that tensor is itself a
+# view whose ``_base`` does not require grad, such as the leaf shown below); and a view that a custom
+# ``autograd.Function`` returns.
 
 
 def shift_in(mode, g):
@@ -471,6 +472,18 @@ for quiet_name in ("no_grad", "inference_mode"):
 # sphinx_gallery_start_ignore
 assert w._base is not None and not w._base.requires_grad, (
     "arange(10.0).reshape(2, 5).requires_grad_() is a view of a tensor that does not require grad")
+bases_not_requiring_grad = (view_leaf, lambda: view_leaf()[:], lambda: view_leaf()[1], lambda: view_leaf().view(10)[2:])
+assert all(made.requires_grad and made._base is not None and not made._base.requires_grad
+           for made in (make_one() for make_one in bases_not_requiring_grad)) and [
+    make_one().is_leaf for make_one in bases_not_requiring_grad] == [True, False, False, False], (
+    "the bases of the next check require grad and are views whose _base does not require grad, a leaf and three "
+    "non-leaves")
+assert {refused_with(torch.enable_grad, lambda under=under, make=make, take=take: under(make, take))
+        for under in (under_no_grad, under_inference) for make in bases_not_requiring_grad
+        for take in (lambda b: b.reshape(-1)[:], lambda b: b.view(-1), lambda b: b.reshape(-1).tensor_split(1)[0],
+                     lambda b: b.reshape(-1).chunk(1)[0], lambda b: b.reshape(-1)[1:])} == {message}, (
+    "with grad on, a view taken under no_grad or inference_mode of a view whose _base does not require grad gets the "
+    "message above, not autograd's")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -16,8 +16,8 @@
       torch.save(t[:3].clone(), path)
 
 Three numbers saved from a tensor of 100 000 make a file of 400 KB, far bigger than the three
-numbers: the file holds the whole storage behind them. This page saves views of every common kind (a slice, a chunk, a strided view, a
-row, a column, a ``view`` or ``reshape`` of a slice) in five dtypes, loads them back, and compares them
+numbers: the file holds the whole storage behind them. This page saves views of common kinds, among them a slice, a chunk, a strided
+view, a row, a column, a transpose and a ``view`` or ``reshape`` of a slice, in five dtypes, loads them back, and compares them
 with their clones; it shows that ``contiguous()`` does not help a contiguous slice, what one
 ``torch.save`` call does with two views of one tensor and with tied weights, what a
 ``torch.multiprocessing`` queue and a ``DataLoader`` worker send for a view, and ends with a loop
@@ -271,12 +271,12 @@ assert loaded[:2]._base is loaded and loaded.numel() == 3 and save_and_load(load
 # sphinx_gallery_end_ignore
 
 # %%
-# Eight views, five dtypes
-# ------------------------
+# Nine views, five dtypes
+# -----------------------
 #
 # The same happens for every view below, in each of five dtypes: a slice at the start or in the
-# middle, the second of ten chunks, every second element, a row and a column of the 1000 x 100 matrix ``t.view(1000, 100)``,
-# and a ``view`` and a ``reshape`` of a slice. For each, the tensor loaded back has the whole
+# middle, the second of ten chunks, every second element, a row and a column of the 1000 x 100 matrix
+# ``t.view(1000, 100)`` and the transpose of its first ten rows, and a ``view`` and a ``reshape`` of a slice. For each, the tensor loaded back has the whole
 # storage of ``t``, and the same values, offset and strides as the view; its clone, saved and
 # loaded, has a storage of exactly its own elements. The table shows the float32 case (its last two
 # columns in bytes). A ``meta`` tensor holds no data: each of these views of a ``meta`` ``t`` comes
@@ -289,6 +289,7 @@ views = {
     "t[::2]": lambda t: t[::2],
     "t.view(1000, 100)[1]": lambda t: t.view(1000, 100)[1],
     "t.view(1000, 100)[:, 0]": lambda t: t.view(1000, 100)[:, 0],
+    "t.view(1000, 100)[:10].t()": lambda t: t.view(1000, 100)[:10].t(),
     "t[:300].view(3, 100)": lambda t: t[:300].view(3, 100),
     "t[:300].reshape(3, 100)": lambda t: t[:300].reshape(3, 100),
 }
@@ -312,9 +313,9 @@ for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.compl
         assert same_storage(view, t), f"{name} is a view of t"
         # sphinx_gallery_end_ignore
 for name, elements, storage, clone_storage in table_rows:
-    print(f"{name:<24} {elements:>8} {storage:>15} {clone_storage:>13}")
+    print(f"{name:<27} {elements:>8} {storage:>15} {clone_storage:>13}")
 print("loaded with the whole storage:", sum(whole), "of", len(whole), " clones with their own:", sum(own))
-assert all(whole) and all(own) and len(whole) == 40, "every view saves its whole storage, every clone its own"
+assert all(whole) and all(own) and len(whole) == 45, "every view saves its whole storage, every clone its own"
 # sphinx_gallery_start_ignore
 assert t.device.type == "cpu" and all(
     (lambda meta_view, meta_loaded: meta_loaded.device.type == "meta" and meta_loaded.storage_offset() == 0
@@ -333,8 +334,8 @@ assert t.device.type == "cpu" and all(
 # Called without arguments (the default ``memory_format``), ``contiguous()`` copies only a tensor
 # that is not contiguous already. ``t[:3]`` is contiguous,
 # so ``head.contiguous()`` is ``head`` itself, the same object, and saves the whole storage. Of
-# the views above it copies only the strided ones (every second element, ``t[::2]``, and the column); the
-# slices, the chunk, the row and the ``view`` and ``reshape`` of a slice stay views of ``t``, so
+# the views above it copies only those that are not contiguous (every second element, ``t[::2]``, the column and the
+# transpose); the slices, the chunk, the row and the ``view`` and ``reshape`` of a slice stay views of ``t``, so
 # ``clone()`` is the call that always copies.
 
 t = torch.arange(100_000, dtype=torch.float32)
@@ -346,7 +347,8 @@ print("views that contiguous() copies:", copied)
 assert head.contiguous() is head and save_and_load(head.contiguous())[0] == save_and_load(t)[0], (
     "head.contiguous() is head, and its file is as large as t's"
 )
-assert copied == ["t[::2]", "t.view(1000, 100)[:, 0]"], "contiguous() copies only the strided views"
+assert copied == ["t[::2]", "t.view(1000, 100)[:, 0]", "t.view(1000, 100)[:10].t()"], (
+    "contiguous() copies only the views that are not contiguous")
 # sphinx_gallery_start_ignore
 assert copied == [name for name, make in views.items() if not make(t).is_contiguous()], (
     "contiguous() copied exactly the views that are not contiguous")
@@ -643,8 +645,8 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # Conclusion
 # ----------
 #
-# On the CPU, ``torch.save`` writes storages, whole: a slice, a chunk, a strided view, a row, a column or a
-# ``view`` of a slice writes its whole storage, and comes back holding all of it in memory.
+# On the CPU, ``torch.save`` writes storages, whole: a slice, a chunk, a strided view, a row, a column, a transpose
+# or a ``view`` of a slice writes its whole storage, and comes back holding all of it in memory.
 # ``contiguous()`` (default ``memory_format``) leaves a contiguous view as it is; ``clone()`` gives the slice a storage of its
 # own, and that is all the file holds. Within one call each storage is written once, so views of
 # one tensor with one dtype, and tied weights, come back sharing memory; saved in separate calls they come back

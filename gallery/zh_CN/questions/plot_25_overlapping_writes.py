@@ -223,7 +223,7 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # 需要梯度的张量
 # --------------
 #
-# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，这个叶子张量和它的连续视图（比如那一行）得到的都是上面那条报错信息，而它不连续的视图（比如一列 ``[:, 0]`` 或 ``[::2]``）却不报错，写入错误的值。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的连续视图也一样；它不连续的视图（比如 ``[::2]``，或二维张量的一列）则在这三种模式下都不报错，写入错误的值，和下文“没被拦下的同一平移”一节里的那些布局一样。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``）；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量取得的视图（该张量若是本身为视图的叶子张量则除外，见下文）；自定义 ``autograd.Function`` 返回的视图。
+# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，这个叶子张量和它的连续视图（比如那一行）得到的都是上面那条报错信息，而它不连续的视图（比如一列 ``[:, 0]`` 或 ``[::2]``）却不报错，写入错误的值。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的连续视图也一样；它不连续的视图（比如 ``[::2]``，或二维张量的一列）则在这三种模式下都不报错，写入错误的值，和下文“没被拦下的同一平移”一节里的那些布局一样。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``）；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量取得的视图（该张量本身若是 ``_base`` 不需要梯度的视图则除外，例如下文的叶子张量）；自定义 ``autograd.Function`` 返回的视图。
 
 
 def shift_in(mode, g):
@@ -435,6 +435,18 @@ for quiet_name in ("no_grad", "inference_mode"):
 # sphinx_gallery_start_ignore
 assert w._base is not None and not w._base.requires_grad, (
     "arange(10.0).reshape(2, 5).requires_grad_() is a view of a tensor that does not require grad")
+bases_not_requiring_grad = (view_leaf, lambda: view_leaf()[:], lambda: view_leaf()[1], lambda: view_leaf().view(10)[2:])
+assert all(made.requires_grad and made._base is not None and not made._base.requires_grad
+           for made in (make_one() for make_one in bases_not_requiring_grad)) and [
+    make_one().is_leaf for make_one in bases_not_requiring_grad] == [True, False, False, False], (
+    "the bases of the next check require grad and are views whose _base does not require grad, a leaf and three "
+    "non-leaves")
+assert {refused_with(torch.enable_grad, lambda under=under, make=make, take=take: under(make, take))
+        for under in (under_no_grad, under_inference) for make in bases_not_requiring_grad
+        for take in (lambda b: b.reshape(-1)[:], lambda b: b.view(-1), lambda b: b.reshape(-1).tensor_split(1)[0],
+                     lambda b: b.reshape(-1).chunk(1)[0], lambda b: b.reshape(-1)[1:])} == {message}, (
+    "with grad on, a view taken under no_grad or inference_mode of a view whose _base does not require grad gets the "
+    "message above, not autograd's")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -13,7 +13,7 @@
 
       torch.save(t[:3].clone(), path)
 
-从 10 万个数里保存 3 个，文件却有 400 KB，远大于这 3 个数本身：文件里是它们背后的整块存储。本页保存各种常见的视图，即切片、分出的块、有步长（stride）间隔的视图、一行、一列、切片的 ``view`` 或 ``reshape``，每种用五种 dtype，加载回来，再与它们的克隆对比。接着说明三件事：``contiguous()`` 对连续的切片没有用；一次 ``torch.save`` 调用怎样处理同一张量的两个视图和共享权重（tied weights）；经 ``torch.multiprocessing`` 队列或 ``DataLoader`` 的 worker 进程发送视图时，发送的是什么。最后用一个循环保存每个样本的嵌入向量。
+从 10 万个数里保存 3 个，文件却有 400 KB，远大于这 3 个数本身：文件里是它们背后的整块存储。本页保存几种常见的视图，其中有切片、分出的块、有步长（stride）间隔的视图、一行、一列、转置，以及切片的 ``view`` 或 ``reshape``，每种用五种 dtype，加载回来，再与它们的克隆对比。接着说明三件事：``contiguous()`` 对连续的切片没有用；一次 ``torch.save`` 调用怎样处理同一张量的两个视图和共享权重（tied weights）；经 ``torch.multiprocessing`` 队列或 ``DataLoader`` 的 worker 进程发送视图时，发送的是什么。最后用一个循环保存每个样本的嵌入向量。
 """
 
 # %%
@@ -251,10 +251,10 @@ assert loaded[:2]._base is loaded and loaded.numel() == 3 and save_and_load(load
 # sphinx_gallery_end_ignore
 
 # %%
-# 八种视图，五种 dtype
+# 九种视图，五种 dtype
 # --------------------
 #
-# 下面每种视图在五种 dtype 下都是如此：开头或中间的切片，分成十块后的第二块，每隔一个取一个元素，1000×100 矩阵 ``t.view(1000, 100)`` 的一行和一列，以及切片的 ``view`` 和 ``reshape``。每种视图加载回来的张量都带着 ``t`` 的整块存储，值、偏移和步长都与视图相同；它的克隆保存再加载后，存储恰好只有它自己的元素。表中是 float32 的情况（后两列的单位是字节）。``meta`` 张量没有数据：``meta`` 上的 ``t`` 的这些视图加载回来时偏移都是 0，存储只到它的最后一个元素为止（``t[500:503]`` 只有 12 字节）。
+# 下面每种视图在五种 dtype 下都是如此：开头或中间的切片，分成十块后的第二块，每隔一个取一个元素，1000×100 矩阵 ``t.view(1000, 100)`` 的一行、一列和它前十行的转置，以及切片的 ``view`` 和 ``reshape``。每种视图加载回来的张量都带着 ``t`` 的整块存储，值、偏移和步长都与视图相同；它的克隆保存再加载后，存储恰好只有它自己的元素。表中是 float32 的情况（后两列的单位是字节）。``meta`` 张量没有数据：``meta`` 上的 ``t`` 的这些视图加载回来时偏移都是 0，存储只到它的最后一个元素为止（``t[500:503]`` 只有 12 字节）。
 
 views = {
     "t[:3]": lambda t: t[:3],
@@ -263,6 +263,7 @@ views = {
     "t[::2]": lambda t: t[::2],
     "t.view(1000, 100)[1]": lambda t: t.view(1000, 100)[1],
     "t.view(1000, 100)[:, 0]": lambda t: t.view(1000, 100)[:, 0],
+    "t.view(1000, 100)[:10].t()": lambda t: t.view(1000, 100)[:10].t(),
     "t[:300].view(3, 100)": lambda t: t[:300].view(3, 100),
     "t[:300].reshape(3, 100)": lambda t: t[:300].reshape(3, 100),
 }
@@ -286,9 +287,9 @@ for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.compl
         assert same_storage(view, t), f"{name} is a view of t"
         # sphinx_gallery_end_ignore
 for name, elements, storage, clone_storage in table_rows:
-    print(f"{name:<24} {elements:>8} {storage:>15} {clone_storage:>13}")
+    print(f"{name:<27} {elements:>8} {storage:>15} {clone_storage:>13}")
 print("loaded with the whole storage:", sum(whole), "of", len(whole), " clones with their own:", sum(own))
-assert all(whole) and all(own) and len(whole) == 40, "every view saves its whole storage, every clone its own"
+assert all(whole) and all(own) and len(whole) == 45, "every view saves its whole storage, every clone its own"
 # sphinx_gallery_start_ignore
 assert t.device.type == "cpu" and all(
     (lambda meta_view, meta_loaded: meta_loaded.device.type == "meta" and meta_loaded.storage_offset() == 0
@@ -304,7 +305,7 @@ assert t.device.type == "cpu" and all(
 # 只调用 ``contiguous()`` 不够
 # ----------------------------
 #
-# 不带参数调用（默认的 ``memory_format``）时，``contiguous()`` 只复制本来不连续的张量。``t[:3]`` 是连续的，所以 ``head.contiguous()`` 就是 ``head`` 本身，是同一个对象，保存时仍写出整块存储。上面那些视图中，它只复制有步长间隔的两种：隔一取一的 ``t[::2]`` 和取出的一列；切片、分出的块、一行以及切片的 ``view`` 和 ``reshape`` 仍是 ``t`` 的视图。总会复制的是 ``clone()``。
+# 不带参数调用（默认的 ``memory_format``）时，``contiguous()`` 只复制本来不连续的张量。``t[:3]`` 是连续的，所以 ``head.contiguous()`` 就是 ``head`` 本身，是同一个对象，保存时仍写出整块存储。上面那些视图中，它只复制不连续的三种：隔一取一的 ``t[::2]``、取出的一列和转置；切片、分出的块、一行以及切片的 ``view`` 和 ``reshape`` 仍是 ``t`` 的视图。总会复制的是 ``clone()``。
 
 t = torch.arange(100_000, dtype=torch.float32)
 head = t[:3]
@@ -315,7 +316,8 @@ print("views that contiguous() copies:", copied)
 assert head.contiguous() is head and save_and_load(head.contiguous())[0] == save_and_load(t)[0], (
     "head.contiguous() is head, and its file is as large as t's"
 )
-assert copied == ["t[::2]", "t.view(1000, 100)[:, 0]"], "contiguous() copies only the strided views"
+assert copied == ["t[::2]", "t.view(1000, 100)[:, 0]", "t.view(1000, 100)[:10].t()"], (
+    "contiguous() copies only the views that are not contiguous")
 # sphinx_gallery_start_ignore
 assert copied == [name for name, make in views.items() if not make(t).is_contiguous()], (
     "contiguous() copied exactly the views that are not contiguous")
@@ -572,4 +574,4 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # 小结
 # ----
 #
-# 在 CPU 上，``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列或切片的 ``view``，都会写出它所在的整块存储，加载回来后这整块存储也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每块存储只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。``meta`` 张量没有数据：它的视图加载回来时偏移为 0，存储只到它的最后一个元素为止，即使与同一张量的另一个视图在一次调用中保存也是如此。
+# 在 CPU 上，``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列、转置或切片的 ``view``，都会写出它所在的整块存储，加载回来后这整块存储也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每块存储只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。``meta`` 张量没有数据：它的视图加载回来时偏移为 0，存储只到它的最后一个元素为止，即使与同一张量的另一个视图在一次调用中保存也是如此。
