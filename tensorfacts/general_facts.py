@@ -352,11 +352,18 @@ GRAPH_COPIES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "a.double()": lambda a: a.double(),
 }
 
+#: The key under which :func:`copy_passes_gradient` records, on a float64 source, whether ``a.double()`` is ``a``.
+DOUBLE_IS_A = "a.double() is a (float64 a)"
+
 
 def copy_passes_gradient(case: Case) -> dict[str, object]:
     """For each copy ``b`` of :data:`GRAPH_COPIES`: whether ``torch.autograd.grad((b * b).sum(), leaf)`` equals the
-    gradient of ``(a * a).sum()`` on a fresh source (compared in float64); "no graph" when ``b`` requires no grad."""
+    gradient of ``(a * a).sum()`` on a fresh source (compared in float64); "no graph" when ``b`` requires no grad.
+    On a float64 source, also whether ``a.double() is a``."""
     seen: dict[str, object] = {}
+    if case.dtype == torch.float64:
+        _, a = case.build()
+        seen[DOUBLE_IS_A] = a.double() is a
     for name, make in GRAPH_COPIES.items():
         leaf, a = case.build()
         b = make(a)
@@ -372,16 +379,17 @@ def copy_passes_gradient(case: Case) -> dict[str, object]:
 
 @scoped_fact("copy-in-graph-passes-gradient", {
     "en": "Makes b = a.clone(), b = torch.empty_like(a).copy_(a) and b = a.double() with grad mode on (on a float64 a, "
-          "a.double() is a itself), each from a fresh source, and compares torch.autograd.grad((b * b).sum(), leaf) "
-          "with the gradient of (a * a).sum() on another fresh source (compared in float64): equal for each of the "
-          "three when a requires grad (a leaf, a non-leaf, a Parameter, a view of a leaf); when it does not (a plain "
-          "tensor, an inference tensor), b does not require grad either.",
+          "a.double() is a itself, checked on every source), each from a fresh source, and compares "
+          "torch.autograd.grad((b * b).sum(), leaf) with the gradient of (a * a).sum() on another fresh source "
+          "(compared in float64): equal for each of the three when a requires grad (a leaf, a non-leaf, a Parameter, "
+          "a view of a leaf); when it does not (a plain tensor, an inference tensor), b does not require grad either.",
     "zh_CN": "在梯度模式下，每次从新建的源张量做出 b = a.clone()、b = torch.empty_like(a).copy_(a) 和 "
-             "b = a.double()（a 是 float64 时，a.double() 就是 a 本身），把 torch.autograd.grad((b * b).sum(), leaf) "
-             "与另一个新建的源张量上 (a * a).sum() 的梯度比较（都转成 float64 比较）：a 需要梯度时（叶子张量、"
-             "非叶子张量、Parameter、叶子张量的视图），三种写法的梯度都相等；a 不需要梯度时（普通张量、推理张量），"
-             "b 也不需要梯度。",
-}, lambda case: dict.fromkeys(GRAPH_COPIES, True if case.source in GRAD_SOURCES else "no graph"),
+             "b = a.double()（a 是 float64 时，a.double() 就是 a 本身，每种源张量都检查），"
+             "把 torch.autograd.grad((b * b).sum(), leaf) 与另一个新建的源张量上 (a * a).sum() 的梯度比较"
+             "（都转成 float64 比较）：a 需要梯度时（叶子张量、非叶子张量、Parameter、叶子张量的视图），"
+             "三种写法的梯度都相等；a 不需要梯度时（普通张量、推理张量），b 也不需要梯度。",
+}, lambda case: {**({DOUBLE_IS_A: True} if case.dtype == torch.float64 else {}),
+                 **dict.fromkeys(GRAPH_COPIES, True if case.source in GRAD_SOURCES else "no graph")},
     devices=VALUE_DEVICES, narrower=NEEDS_VALUES)
 def _copy_passes_gradient(case: Case) -> dict[str, object]:
     return copy_passes_gradient(case)

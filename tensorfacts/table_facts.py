@@ -313,12 +313,14 @@ def _broadcast_matmul(edit: bool) -> tuple[list[torch.Tensor], bool, str, tuple[
 @fact("broadcast-matmul-saves-copy", {
     "en": "Runs torch.matmul(x, y) on leaves that require grad, x of shape (3, 3) and y of shape (2, 3, 3), "
           "with saved-tensor hooks: besides a view of x, the pack hook receives one tensor, which is neither y nor "
-          "a view of y, shares no memory with y and holds y's 18 values (a reshaped copy). After y.add_(1) under "
+          "a view of y, shares no memory with y and equals y.mT.reshape(6, 3): a copy of y's transpose, reshaped to "
+          "(6, 3), so it holds y's 18 values in the order of y.mT, not of y. After y.add_(1) under "
           "torch.no_grad(), backward() of out.sum() raises nothing and gives the gradients of an unedited run.",
     "zh_CN": "对需要梯度的叶子张量 x（形状 (3, 3)）和 y（形状 (2, 3, 3)）运行 torch.matmul(x, y)，"
              "同时挂上保存张量的钩子（saved tensors hooks）：除了 x 的一个视图，打包钩子只收到一个张量，它既不是 y "
              "也不是 y 的视图，"
-             "与 y 不共享内存，装的是 y 的 18 个数值（一份改变了形状的副本）。在 torch.no_grad() 下执行 "
+             "与 y 不共享内存，等于 y.mT.reshape(6, 3)：它是 y 的转置改变形状为 (6, 3) 后的副本，"
+             "装的是 y 的 18 个数值，按 y.mT 的顺序排列，而不是 y 的顺序。在 torch.no_grad() 下执行 "
              "y.add_(1) 之后，对 out.sum() 调用 backward() 不报错，梯度与未修改时相同。",
 })
 def _broadcast_matmul_saves_copy() -> Fact:
@@ -326,11 +328,10 @@ def _broadcast_matmul_saves_copy() -> Fact:
     does no harm."""
     (kept, *more), apart, error, edited = _broadcast_matmul(edit=True)
     *_, plain = _broadcast_matmul(edit=False)
-    y = torch.linspace(1.5, 0.2, 18)
-    copy = (not more and kept._base is None and kept.numel() == 18
-            and torch.equal(kept.detach().flatten().sort().values, y.sort().values))
+    y = torch.linspace(1.5, 0.2, 18).reshape(2, 3, 3)
+    copy = not more and kept._base is None and torch.equal(kept.detach(), y.mT.reshape(6, 3))
     same = all(torch.equal(a, b) for a, b in zip(edited, plain, strict=True))
     return Fact(apart and copy and error == "" and same,
                 f"one view of x and nothing on y's memory saved: {apart}; saved besides: "
-                f"{[tuple(t.shape) for t in (kept, *more)]}, a copy of y's values: "
+                f"{[tuple(t.shape) for t in (kept, *more)]}, equal to y.mT.reshape(6, 3): "
                 f"{copy}; backward after y.add_(1): {error or 'no error'}; same gradients: {same}")

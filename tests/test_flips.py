@@ -418,7 +418,7 @@ FACT_FLIPS = {
     "unread-saved-tensors-escape-version-check": "in-place edits bypass autograd",
     "ctx-attribute-outlives-backward": "mul() returns a detached result",
     "clone-requires-grad-in-grad-mode": "clone() shares memory",
-    "copy-in-graph-passes-gradient": "clone() returns a detached copy",
+    "copy-in-graph-passes-gradient": ("clone() returns a detached copy", "double() always copies"),
     "inference-mode-grad-on-records-no-node": "clone() shares memory",
     "data-has-own-version-counter": (".data shares the version counter", "detach copies"),
     "version-check-only-in-nodes-run": "in-place edits bypass autograd",
