@@ -1,5 +1,6 @@
 """Named facts on whether a value edit through ``a`` or ``a.detach()`` reaches the other, by layout: every standard
-source of the default strided layout passes each edit on, while on a sparse COO tensor some in-place operations give
+source of the default strided layout, and on the CPU a tensor of every dtype torch names, a conj-bit view and a strided
+nested tensor, passes each edit on, while on a sparse COO tensor some in-place operations give
 the edited tensor new memory for its values, so the other keeps its old values though their one counter moves.
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
@@ -123,3 +124,123 @@ def _detach_sparse_coo_edit_not_shared() -> Fact:
                 f"values shared at first: {shared_at_first}; (seen by the other, values still in one memory, "
                 f"a._version, c._version) per COO edit: "
                 f"{seen}; CSR edits through c seen by a: {csr}")
+
+
+
+
+def _torch_dtypes() -> list[torch.dtype]:
+    """Every dtype the ``torch`` module names, each once (``torch.float`` and ``torch.float32`` are one)."""
+    return sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
+
+
+#: A kind of tensor: how to make a fresh one, how to write a value into it in place, how to read its values.
+Kind = tuple[Callable[[], torch.Tensor], Callable[[torch.Tensor, int], object], Callable[[torch.Tensor], object]]
+
+
+def _after(kind: Kind, value: int) -> object:
+    """What a fresh tensor of this kind reads after ``value`` is written into it."""
+    make, write, read = kind
+    fresh = make()
+    with torch.no_grad():
+        write(fresh, value)
+    return read(fresh)
+
+
+def _edit_both_ways(kind: Kind) -> tuple[bool, bool, bool, int, int]:
+    """``c = a.detach()`` of a zero ``a``; write 1 through ``c``, then 0 through ``a`` (under ``torch.no_grad()``):
+    whether ``a`` is strided, whether each write shows in the other tensor, and how far each ``_version`` moved."""
+    make, write, read = kind
+    a = make()
+    c, start = a.detach(), a._version
+    with torch.no_grad():
+        write(c, 1)
+        through_c = read(a) == _after(kind, 1) != _after(kind, 0)
+        write(a, 0)
+    return a.layout == torch.strided, through_c, read(c) == _after(kind, 0), a._version - start, c._version - start
+
+
+def _raw(t: torch.Tensor) -> list[int]:
+    return t.view(torch.uint8).tolist()
+
+
+def _copy_in(t: torch.Tensor, value: int) -> object:
+    return t.copy_(torch.full(t.shape, value).to(t.dtype))
+
+
+def _quantized_kind(dtype: torch.dtype) -> Kind | str:
+    def make() -> torch.Tensor:
+        return torch.quantize_per_tensor(torch.zeros(4), 0.5, 0, dtype)
+
+    refused = []
+    for name, write in {"copy_": lambda t: t.copy_(make()), "fill_": lambda t: t.fill_(0.5),
+                        "index write": lambda t: t.__setitem__(0, 0.5)}.items():
+        try:
+            write(make())
+        except NotImplementedError:  # the packed quantized dtypes on the CPU
+            refused.append(name)
+    if refused:
+        return f"raise NotImplementedError: {refused}"
+    return make, lambda t, v: t.copy_(torch.quantize_per_tensor(torch.full(t.shape, float(v)), 0.5, 0, dtype)), \
+        lambda t: t.int_repr().tolist()
+
+
+def _detach_kinds() -> dict[str, Kind | str]:
+    """Per dtype of ``torch`` (and a conj-bit view and a strided nested tensor): a kind of tensor, or why no
+    in-place write exists for that dtype on the CPU."""
+    kinds: dict[str, Kind | str] = {}
+    for dtype in _torch_dtypes():
+        name = str(dtype).removeprefix("torch.")
+        if str(dtype).startswith(("torch.qint", "torch.quint")):
+            kinds[name] = _quantized_kind(dtype)
+            continue
+
+        def make(dtype: torch.dtype = dtype) -> torch.Tensor:
+            return torch.empty(4, dtype=dtype).view(torch.uint8).zero_().view(dtype)
+
+        try:
+            _copy_in(make(), 1)
+        except NotImplementedError:  # no copy kernel (bits and sub-byte dtypes): write its bytes through a view
+            kinds[f"{name} (bytes)"] = (make, lambda t, v: t.view(torch.uint8).fill_(v), _raw)
+            continue
+        kinds[name] = (make, _copy_in, _raw)
+        if dtype.is_floating_point or dtype.is_complex:
+            kinds[f"{name} leaf that requires grad"] = (lambda make=make: make().requires_grad_(), _copy_in, _raw)
+    kinds["complex64 conj() of a leaf"] = (lambda: torch.tensor([1 + 1j, 2 + 2j], requires_grad=True).conj(),
+                                           _copy_in, lambda t: t.resolve_conj().tolist())
+    kinds["nested strided, requires grad"] = (
+        lambda: torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], requires_grad=True),
+        lambda t, v: t.copy_(torch.nested.nested_tensor([torch.full((2,), float(v)), torch.full((3,), float(v))])),
+        lambda t: [x.tolist() for x in t.unbind()])
+    return kinds
+
+
+@fact("detach-edits-reach-both-every-dtype", {
+    "en": "On the CPU, for a tensor a of the default strided layout of every dtype the torch module names (bool, "
+          "the integer, unsigned, floating, float8, complex and quantized ones; for a floating or complex dtype a "
+          "leaf that requires grad too), a complex conj() view of a leaf (conj bit set) and a nested tensor of the "
+          "default strided layout that requires grad: takes c = a.detach(), writes a value through c with copy_, "
+          "then another through a (under torch.no_grad()): each write shows in the other tensor and a._version and "
+          "c._version both move by 2. A dtype with no copy kernel (the bits and 1- to 7-bit dtypes) is written "
+          "through t.view(torch.uint8).fill_(); on the packed quantized quint4x2 and quint2x4, copy_, fill_ and "
+          "an index write each raise NotImplementedError on the CPU, so no edit is made.",
+    "zh_CN": "在 CPU 上，对默认 strided 布局的张量 a：torch 模块列出的每种 dtype（bool、有符号和无符号整数、浮点、"
+             "float8、复数和量化类型；浮点和复数类型还取一个需要梯度的叶子张量），叶子张量的复数 conj() 视图"
+             "（带共轭标志），以及一个需要梯度的默认 strided 布局的嵌套张量：取 c = a.detach()，先用 copy_ 通过 c "
+             "写入一个数值，再通过 a 写入另一个（都在 torch.no_grad() 下）：每次写入另一方都看得到，a._version 和 "
+             "c._version 都增加 2。没有 copy 内核的 dtype（bits 类型和 1 到 7 位的类型）通过 "
+             "t.view(torch.uint8).fill_() 写入；对打包的量化类型 quint4x2 和 quint2x4，copy_、fill_ 和"
+             "索引写入在 CPU 上都抛出 NotImplementedError，不作修改。",
+}, {"en": "every dtype of the torch module, a conj-bit view and a strided nested tensor, on the CPU",
+    "zh_CN": "torch 模块的每种 dtype、一个带共轭标志的视图和一个 strided 嵌套张量，在 CPU 上"})
+def _detach_edits_reach_both_every_dtype() -> Fact:
+    """The general sentence beyond the scoped fact's floating dtypes: integer, bool, complex, quantized, nested."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # complex32, quantized and nested tensors warn when made
+        seen = {name: kind if isinstance(kind, str) else _edit_both_ways(kind)
+                for name, kind in _detach_kinds().items()}
+    edited = [v for v in seen.values() if not isinstance(v, str)]
+    unedited = sorted(name for name, v in seen.items() if isinstance(v, str))
+    return Fact(all(v == (True, True, True, 2, 2) for v in edited) and set(unedited) <= {"quint2x4", "quint4x2"}
+                and all(seen[name].endswith("['copy_', 'fill_', 'index write']") for name in unedited),
+                f"(strided, write through c seen by a, write through a seen by c, moves of a._version and "
+                f"c._version) per kind: {seen}")

@@ -257,14 +257,22 @@ def _apply_map_not_counted() -> Fact:
     "en": "On fresh float32 and float64 tensors: out.detach_() of out = a.sigmoid() (a a leaf that requires grad), "
           "t.requires_grad_() and t.share_memory_() each return the tensor they are called on and change it "
           "(out leaves the graph, t requires grad, t's storage is in shared memory), keep its values, and leave its "
-          "_version where it was.",
+          "_version where it was; t.resize_(2, 2) and t.resize_as_(torch.zeros(2, 2)) on a 2×2 t, and d.resize_(3) "
+          "and d.resize_as_(torch.zeros(3)) on d = a.detach() of a 3-element leaf a that requires grad, return the "
+          "tensor they are called on with its shape and values as they were, and leave both _version values where "
+          "they were.",
     "zh_CN": "在新建的 float32 和 float64 张量上：对 out = a.sigmoid()（a 是需要梯度的叶子张量）调用 out.detach_()，"
              "以及 t.requires_grad_() 和 t.share_memory_()，都返回被调用的那个张量并改变它（out 离开计算图，"
-             "t 需要梯度，t 的存储进了共享内存），数值不变，_version 也不动。",
-}, {"en": "detach_, requires_grad_ and share_memory_, float32 and float64, on the CPU",
-    "zh_CN": "detach_、requires_grad_ 和 share_memory_，float32 和 float64，在 CPU 上"})
+             "t 需要梯度，t 的存储进了共享内存），数值不变，_version 也不动；对 2×2 的 t 调用 t.resize_(2, 2) 和 "
+             "t.resize_as_(torch.zeros(2, 2))，对 3 个元素、需要梯度的叶子张量 a 的 d = a.detach() 调用 d.resize_(3) "
+             "和 d.resize_as_(torch.zeros(3))，都返回被调用的那个张量，形状和数值不变，两个 _version 都不动。",
+}, {"en": "detach_, requires_grad_, share_memory_, and resize_ and resize_as_ to the current shape, float32 and "
+          "float64, on the CPU",
+    "zh_CN": "detach_、requires_grad_、share_memory_，以及调整到当前形状的 resize_ 和 resize_as_，float32 和 float64，"
+             "在 CPU 上"})
 def _underscore_methods_not_counted() -> Fact:
-    """Methods named in the in-place way that change a tensor's autograd state or memory, not its values."""
+    """Methods named in the in-place way that change a tensor's autograd state or memory, not its values, and
+    resizes to the shape the tensor already has."""
     seen = {}
     for dtype in (torch.float32, torch.float64):
         out = torch.tensor([1.0, 2.0, 3.0], dtype=dtype, requires_grad=True).sigmoid()
@@ -276,5 +284,22 @@ def _underscore_methods_not_counted() -> Fact:
             values, before = t.detach().clone(), t._version
             same = call(t) is t
             seen[f"{name} {dtype}"] = (same, changed(t), torch.equal(t.detach(), values), t._version - before)
+        seen.update(_resized_to_own_shape(dtype))
     return Fact(all(v[:3] == (True, True, True) and v[3] == 0 for v in seen.values()),
-                f"(same object, changed, same values, version moved) per call: {seen}")
+                f"(same object, changed or for a resize same shape, same values, version moved) per call: {seen}")
+
+
+def _resized_to_own_shape(dtype: torch.dtype) -> dict[str, tuple[bool, bool, bool, int]]:
+    """``resize_`` and ``resize_as_`` to the shape a tensor already has, on a plain tensor and on a detached leaf:
+    (same object, same shape, same values, how far the tensor's and its source's ``_version`` moved together)."""
+    seen = {}
+    for name, call in {"resize_": lambda t, like: t.resize_(*like.shape),
+                       "resize_as_": lambda t, like: t.resize_as_(torch.zeros_like(like))}.items():
+        for where in ("plain 2x2", "detach() of a leaf"):
+            leaf = torch.tensor([1.0, 2.0, 3.0], dtype=dtype, requires_grad=True)
+            t = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=dtype) if where == "plain 2x2" else leaf.detach()
+            shape, values, before = t.shape, t.clone(), (t._version, leaf._version)
+            same = call(t, t) is t
+            moved = t._version - before[0] + leaf._version - before[1]
+            seen[f"{name} {where} {dtype}"] = (same, t.shape == shape, torch.equal(t, values), moved)
+    return seen

@@ -325,8 +325,8 @@ MUTANTS = {
     "from_dlpack copies": lambda: mock.patch.object(
         torch, "from_dlpack", lambda *args, **kwargs: _FROM_DLPACK(*args, **kwargs).clone()),
     "apply_ and map_ are counted": lambda: Override(**dict.fromkeys(("apply_", "map_"), _bump_source)),
-    "detach_, requires_grad_ and share_memory_ are counted": lambda: Override(
-        **dict.fromkeys(("detach_", "requires_grad_", "share_memory_"), _bump_source)),
+    "detach_, requires_grad_, share_memory_ and same-shape resizes are counted": lambda: Override(
+        **dict.fromkeys(("detach_", "requires_grad_", "share_memory_", "resize_", "resize_as_"), _bump_source)),
     "apply_ and map_ refuse inference tensors": lambda: Override(
         **dict.fromkeys(("apply_", "map_"), _refuse_inference_outside_the_mode)),
     "conj() copies": lambda: Override(conj=lambda f, a, k: call(f, a, k).resolve_conj()),
@@ -378,6 +378,7 @@ FACT_FLIPS = {
     "detach-set-keeps-version-counter": "detach copies",
     "detach-resize-grow-reallocates": "detach copies",
     "detach-edits-reach-both": "detach copies",
+    "detach-edits-reach-both-every-dtype": "detach copies",
     "detach-sparse-coo-edit-not-shared": "detach copies",
     "detach-resize-grow-on-borrowed-memory": "detach copies",
     "deepcopy-grad-by-source": ("deepcopy drops grad", "deepcopy shares grad"),
@@ -412,7 +413,7 @@ FACT_FLIPS = {
     "from-dlpack-aborts-on-flipped-array": "from_dlpack copies a flipped array",
     "apply-map-not-counted": "apply_ and map_ are counted",
     "counter-bypass-edits-silent": ("detach copies", "apply_ and map_ are counted"),
-    "underscore-methods-not-counted": "detach_, requires_grad_ and share_memory_ are counted",
+    "underscore-methods-not-counted": "detach_, requires_grad_, share_memory_ and same-shape resizes are counted",
     "double-of-float64-is-a": "double() always copies",
     "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
     "unread-saved-tensors-escape-version-check": "in-place edits bypass autograd",

@@ -270,8 +270,11 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # but it may change between releases.) Edits reach the other tensor in both directions for every kind of source this
 # site checks in the default strided layout: a leaf, a non-leaf, a ``Parameter``, a view, a tensor that does not
 # require grad, and an inference tensor edited inside ``torch.inference_mode()``; all but the inference tensor, which
-# has no version counter, also move the one counter the two share. A sparse tensor can differ: see the conclusion.
-# :fact:`detach-edits-reach-both`
+# has no version counter, also move the one counter the two share. On the CPU the same holds for every dtype torch
+# names, integer, bool, complex (a ``conj()`` view too) and quantized ones among them, and for a nested tensor of the
+# strided layout; on the packed quantized dtypes ``quint4x2`` and ``quint2x4``, ``copy_``, ``fill_``
+# and index writes raise ``NotImplementedError`` on the CPU. A sparse tensor can differ: see the conclusion.
+# :fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.detach()
@@ -639,4 +642,5 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # the subject of :ref:`copying-rebinding`.
 # :fact:`detach-resize-grow-on-borrowed-memory` :fact:`counter-bypass-edits-silent`
 # :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`
-# :fact:`detach-edits-reach-both` :fact:`detach-sparse-coo-edit-not-shared`
+# :fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
+# :fact:`detach-sparse-coo-edit-not-shared`

@@ -222,7 +222,8 @@ def draw_processes(title, child, **names):
 #    ``fused=True``, and the other torch kernels listed on
 #    :ref:`questions-version-counter`, such as the unscaling of
 #    ``torch.amp.GradScaler.unscale_``. Others change no values and move none
-#    either: ``detach_()``, ``requires_grad_()`` and ``share_memory_()``.
+#    either, among them ``detach_()``, ``requires_grad_()``, ``share_memory_()``, and ``resize_`` or
+#    ``resize_as_`` to the shape the tensor already has (:ref:`copying-detach`).
 #    Taking ``.data`` or ``.detach()`` leaves ``out`` with its values, shape
 #    and version, still in the graph (output below). Only a later in-place
 #    edit *through* the result, such as ``zero_()``, changes the source.

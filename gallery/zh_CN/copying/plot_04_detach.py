@@ -253,7 +253,7 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # ------------------
 #
 # 换一对新的张量：通过 ``c`` 写入，``a`` 里也看得到。两者还共享一个版本计数器，两个 ``_version``
-# 一起增加。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）对本站检查的各种默认 strided 布局的源张量，修改都双向可见：叶子张量、非叶子张量、``Parameter``、视图（view）、不需要梯度的张量，以及在 ``torch.inference_mode()`` 里修改的推理张量（inference tensor）；除了没有版本计数器的推理张量，修改还都推进两者共享的那一个计数器。稀疏张量可能不同，见小结。:fact:`detach-edits-reach-both`
+# 一起增加。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）对本站检查的各种默认 strided 布局的源张量，修改都双向可见：叶子张量、非叶子张量、``Parameter``、视图（view）、不需要梯度的张量，以及在 ``torch.inference_mode()`` 里修改的推理张量（inference tensor）；除了没有版本计数器的推理张量，修改还都推进两者共享的那一个计数器。在 CPU 上，torch 列出的每种 dtype 也都是这样，其中有整数、bool、复数（包括 ``conj()`` 视图）和量化类型，strided 布局的嵌套张量也一样；对打包的量化类型 ``quint4x2`` 和 ``quint2x4``，``copy_``、``fill_`` 和索引写入在 CPU 上都抛出 ``NotImplementedError``。稀疏张量可能不同，见小结。:fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.detach()
@@ -560,4 +560,5 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # ``detach()`` 之后重新绑定了 ``a``，见 :ref:`“重新绑定与原地更新”那一页 <copying-rebinding>`。
 # :fact:`detach-resize-grow-on-borrowed-memory` :fact:`counter-bypass-edits-silent`
 # :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`
-# :fact:`detach-edits-reach-both` :fact:`detach-sparse-coo-edit-not-shared`
+# :fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
+# :fact:`detach-sparse-coo-edit-not-shared`
