@@ -286,6 +286,10 @@ print("features differ from encoder(inputs) now:", stale)
 assert stale and not torch.equal(encoder.weight, encoder_before), (
     "with retain_graph=True the encoder trains and features go stale"
 )
+# sphinx_gallery_start_ignore
+assert "Specify retain_graph=True if you need to backward through the graph a second time" in message, (
+    "the message suggests retain_graph=True")
+# sphinx_gallery_end_ignore
 
 # %%
 # Cause 2: a recurrent hidden state carried between batches
@@ -441,7 +445,9 @@ for fused_name, fused_class, fused_options in (
 #
 # Two heads on one shared trunk, one loss each. ``loss1.backward()`` runs through ``head1`` and the
 # trunk, and frees what the trunk's nodes saved (``tanh`` saved its result). ``loss2.backward()``
-# runs through ``head2``, whose nodes were never run backward, then reaches the trunk and raises.
+# runs through ``head2``, whose nodes were never run backward, then reaches the trunk and raises. By
+# then it has already put ``loss2``'s gradient in ``head2``'s ``.grad``, while the trunk's ``.grad``
+# still holds ``loss1``'s alone.
 
 torch.manual_seed(0)
 trunk, head1, head2 = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1), torch.nn.Linear(3, 1)
@@ -467,6 +473,17 @@ except RuntimeError as e:
     assert str(e) == message, "the trunk's saved result was freed by loss1.backward()"
 else:
     raise AssertionError("the trunk's saved result must be freed")
+twice_shared = trunk(inputs).tanh()
+twice_trunk_grads = torch.autograd.grad((head1(twice_shared) - targets1).pow(2).mean(), [*trunk.parameters()])
+twice_head2_grads = torch.autograd.grad((head2(twice_shared) - targets2).abs().mean(), [*head2.parameters()])
+assert all(
+    torch.equal(twice_p.grad, twice_g) for twice_p, twice_g in zip(head2.parameters(), twice_head2_grads, strict=True)
+), (
+    "the failed loss2.backward() had already put loss2's gradient in head2's .grad")
+assert all(
+    torch.equal(twice_p.grad, twice_g) for twice_p, twice_g in zip(trunk.parameters(), twice_trunk_grads, strict=True)
+), (
+    "the trunk's .grad holds loss1's gradient alone")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -22,8 +22,8 @@ Under ``torch.autocast`` (automatic mixed precision, AMP) the model's weights st
 such as ``Linear`` or a convolution computes with a bfloat16 (or float16) copy of its weight, and the gradient flows
 back through that copy into the float32 ``.grad``. This page runs it on the CPU with
 ``torch.autocast("cpu", dtype=torch.bfloat16)``: where the copy lives, how autocast reuses it within
-one region (so a training loop written entirely inside the region does not train a ``Linear``
-layer whose weight is a plain ``Parameter``; one whose weight a parametrization such as ``weight_norm`` recomputes
+one region (so a training loop written entirely inside the region, unless it empties or turns off the
+cache, does not train a ``Linear`` layer whose weight is a plain ``Parameter``; one whose weight a parametrization such as ``weight_norm`` recomputes
 at each read is cast again and trains), how
 ``GradScaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place, and how converting the
 model itself with ``.to(torch.bfloat16)`` or ``.half()`` differs.
@@ -282,6 +282,23 @@ assert half_out.dtype == half_copy.dtype == torch.float16, "float16 autocast: a 
 assert not same_storage(half_copy, model.weight) and torch.equal(half_copy, model.weight.to(torch.float16)), (
     "the float16 copy has memory of its own and holds model.weight rounded")
 assert model.weight.dtype == torch.float32 and torch.equal(model.weight, before), "float16: the weight unchanged"
+
+
+def shapes_saved_(layer, layer_input, low_dtype):
+    shapes_seen = []
+    with torch.autocast("cpu", dtype=low_dtype), torch.autograd.graph.saved_tensors_hooks(
+        lambda t: shapes_seen.append(t.shape) or t, lambda t: t
+    ):
+        layer(layer_input)
+    return shapes_seen
+
+
+for low_dtype in (torch.bfloat16, torch.float16):
+    assert shapes_saved_(model, torch.ones(4, 2), low_dtype) == [torch.Size([4, 2])], (
+        f"{low_dtype}: for an input that does not require grad, autograd saves the input's copy and no weight copy")
+    assert model.weight.T.shape in shapes_saved_(model, torch.ones(4, 2, requires_grad=True), low_dtype), (
+        f"{low_dtype}: for an input that requires grad, autograd saves the weight's copy")
+assert model(torch.ones(4, 2)).requires_grad, "in grad mode the output of a trainable layer requires grad"
 import warnings  # noqa: E402
 
 
@@ -363,15 +380,19 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # again. So an in-place change of the weight inside the region, here ``mul_(2)`` under
 # ``torch.no_grad()``, is not seen by the next forward pass in that region. The cache is emptied
 # when the outermost region ends: a new region at the top level sees the change, but a region nested
-# inside another one with the cache on does not, even when the outer one has ``enabled=False``. The
+# inside another one with the cache on does not, even when the outer one has ``enabled=False``.
+# Inside a region, ``torch.clear_autocast_cache()`` empties it at once, and the next pass casts again. The
 # copy keeps the dtype it was made in: a float16 region nested after a bfloat16 one in the same
 # outermost region gets the bfloat16 copy, and a ``Linear`` there raises ``RuntimeError: mat1 and
 # mat2 must have the same dtype, but got Half and BFloat16``. A
 # ``torch.autocast(...)`` that does not name ``cache_enabled`` takes the setting in force where it is
 # called (at the top level ``True`` by default; ``torch.set_autocast_cache_enabled(False)`` turns it
 # off): inside a region with ``cache_enabled=False`` it caches nothing, and a second nested region sees
-# the change. This build runs on the CPU, and the cache is there on
-# the CPU.
+# the change. Called inside a region, ``torch.set_autocast_cache_enabled(False)`` makes the passes after
+# it cast again, until the setting is turned back on or the ``torch.autocast`` region it was called in
+# ends (a region's end puts back the setting in force when it was entered); passes after that in the
+# same outermost region use again the copy cached before the call. This build runs on the CPU, and the
+# cache is there on the CPU.
 
 model = torch.nn.Linear(2, 2)
 with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -421,6 +442,62 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     )
 torch.set_autocast_cache_enabled(top_level_cache_)
 assert cached_nothing_, "after torch.set_autocast_cache_enabled(False), a top-level torch.autocast caches nothing"
+with torch.random.fork_rng():
+    cache_layer_ = torch.nn.Linear(2, 2)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    cached_copy_ = weight_used(cache_layer_, x)[1]
+    torch.clear_autocast_cache()
+    cleared_copies_ = [weight_used(cache_layer_, x)[1] for _ in range(2)]
+assert not same_storage(cleared_copies_[0], cached_copy_) and same_storage(*cleared_copies_), (
+    "torch.clear_autocast_cache() empties the cache inside the region: the next pass casts again")
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    cached_copy_ = weight_used(cache_layer_, x)[1]
+    torch.set_autocast_cache_enabled(False)
+    uncached_copies_ = [weight_used(cache_layer_, x)[1] for _ in range(2)]
+    torch.set_autocast_cache_enabled(True)
+    back_on_copy_ = weight_used(cache_layer_, x)[1]
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        torch.set_autocast_cache_enabled(False)
+        uncached_copies_.append(weight_used(cache_layer_, x)[1])
+    after_nested_end_ = torch.is_autocast_cache_enabled(), weight_used(cache_layer_, x)[1]
+    with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
+        with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=True):
+            torch.set_autocast_cache_enabled(True)
+        entered_under_false_ = torch.is_autocast_cache_enabled()
+assert not any(same_storage(c, cached_copy_) for c in uncached_copies_) and not same_storage(*uncached_copies_[:2]), (
+    "after torch.set_autocast_cache_enabled(False) in a region, every pass casts again")
+assert same_storage(back_on_copy_, cached_copy_) and same_storage(after_nested_end_[1], cached_copy_), (
+    "turned back on, or at the end of the region it was turned off in, the cache gives the copy cached before")
+assert after_nested_end_[0] and not entered_under_false_ and torch.is_autocast_cache_enabled() == top_level_cache_, (
+    "a region's end puts back the cache setting in force when it was entered")
+
+
+def reset_loop_losses_(reset, low_dtype):
+    """The losses of the next section's loop inside one region, calling reset() before each forward pass."""
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        reset_model = torch.nn.Linear(3, 1)
+        reset_optimizer = torch.optim.SGD(reset_model.parameters(), lr=0.1)
+        reset_x, reset_y = torch.randn(8, 3), torch.randn(8, 1)
+        reset_losses = []
+        with torch.autocast("cpu", dtype=low_dtype):
+            for _ in range(4):
+                reset()
+                reset_optimizer.zero_grad()
+                reset_loss = torch.nn.functional.mse_loss(reset_model(reset_x).float(), reset_y)
+                reset_loss.backward()
+                reset_optimizer.step()
+                reset_losses.append(reset_loss.item())
+    return reset_losses
+
+
+for low_dtype in (torch.bfloat16, torch.float16):
+    assert len(set(reset_loop_losses_(lambda: None, low_dtype))) == 1, f"{low_dtype}: the loop alone does not train"
+    for reset_name, reset in (("torch.clear_autocast_cache()", torch.clear_autocast_cache),
+                              ("torch.set_autocast_cache_enabled(False)", lambda: torch.set_autocast_cache_enabled(False))):
+        reset_losses_ = reset_loop_losses_(reset, low_dtype)
+        assert reset_losses_ == sorted(set(reset_losses_), reverse=True), (
+            f"{low_dtype}: with {reset_name} before each pass, the loop inside one region trains")
 for outer_enabled in (True, False):
     nested_layer = torch.nn.Linear(2, 2)
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=outer_enabled):
@@ -914,10 +991,11 @@ if torch.cuda.is_available():
 # low-precision copy on memory of its own, and the gradient comes back through the cast into a
 # float32 ``.grad``. With ``cache_enabled=True`` (a top-level region's default), autocast keeps the copy of a float32
 # ``Parameter`` that requires grad and is passed itself (not a view such as ``.T``) to such an operation
-# until the outermost region ends, so an optimizer step inside the region is not
-# seen by the forward passes after it in that region, except passes under ``torch.inference_mode()`` or
-# inside a nested ``torch.autocast`` with ``enabled=False`` or ``cache_enabled=False``:
-# put only the forward pass and the loss inside
+# until the outermost region ends, unless ``torch.clear_autocast_cache()`` empties the cache earlier, so an
+# optimizer step inside the region is not seen by the forward passes after it in that region, except in
+# some cases, among them passes under ``torch.inference_mode()``, inside a nested ``torch.autocast`` with
+# ``enabled=False`` or ``cache_enabled=False``, or while ``torch.set_autocast_cache_enabled(False)``, called
+# in the region, is in force: put only the forward pass and the loss inside
 # ``torch.autocast``. ``scaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place: log
 # ``p.grad.clone()``. ``model.to(torch.bfloat16)`` and ``model.half()`` convert the model's own
 # parameters, in place, and leave no float32 copy.

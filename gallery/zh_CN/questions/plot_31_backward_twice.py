@@ -255,6 +255,10 @@ print("features differ from encoder(inputs) now:", stale)
 assert stale and not torch.equal(encoder.weight, encoder_before), (
     "with retain_graph=True the encoder trains and features go stale"
 )
+# sphinx_gallery_start_ignore
+assert "Specify retain_graph=True if you need to backward through the graph a second time" in message, (
+    "the message suggests retain_graph=True")
+# sphinx_gallery_end_ignore
 
 # %%
 # 原因二：在批次之间传下去的 RNN 隐藏状态
@@ -393,7 +397,7 @@ for fused_name, fused_class, fused_options in (
 # 原因三：共享一部分计算图的两个损失
 # ----------------------------------
 #
-# 一个共享的主干上接两个输出头，各有一个损失。``loss1.backward()`` 经过 ``head1`` 和主干，释放主干节点保存的张量（``tanh`` 保存了它的结果）。``loss2.backward()`` 先经过还没做过反向传播的 ``head2``，接着走到主干，于是报错。
+# 一个共享的主干上接两个输出头，各有一个损失。``loss1.backward()`` 经过 ``head1`` 和主干，释放主干节点保存的张量（``tanh`` 保存了它的结果）。``loss2.backward()`` 先经过还没做过反向传播的 ``head2``，接着走到主干，于是报错。这时它已经把 ``loss2`` 的梯度写进了 ``head2`` 的 ``.grad``，而主干的 ``.grad`` 里仍只有 ``loss1`` 的梯度。
 
 torch.manual_seed(0)
 trunk, head1, head2 = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1), torch.nn.Linear(3, 1)
@@ -419,6 +423,17 @@ except RuntimeError as e:
     assert str(e) == message, "the trunk's saved result was freed by loss1.backward()"
 else:
     raise AssertionError("the trunk's saved result must be freed")
+twice_shared = trunk(inputs).tanh()
+twice_trunk_grads = torch.autograd.grad((head1(twice_shared) - targets1).pow(2).mean(), [*trunk.parameters()])
+twice_head2_grads = torch.autograd.grad((head2(twice_shared) - targets2).abs().mean(), [*head2.parameters()])
+assert all(
+    torch.equal(twice_p.grad, twice_g) for twice_p, twice_g in zip(head2.parameters(), twice_head2_grads, strict=True)
+), (
+    "the failed loss2.backward() had already put loss2's gradient in head2's .grad")
+assert all(
+    torch.equal(twice_p.grad, twice_g) for twice_p, twice_g in zip(trunk.parameters(), twice_trunk_grads, strict=True)
+), (
+    "the trunk's .grad holds loss1's gradient alone")
 # sphinx_gallery_end_ignore
 
 # %%

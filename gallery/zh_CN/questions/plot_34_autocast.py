@@ -16,7 +16,7 @@
       loss.backward()
       optimizer.step()
 
-在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear``、卷积这类层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内反复使用这份副本，以致训练循环整个写在区域里时，权重是普通 ``Parameter`` 的 ``Linear`` 层训练不动（权重由 ``weight_norm`` 这类参数化（parametrization）在每次读取时重新计算的层会被重新转换，照样训练）；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地（in-place）改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。
+在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear``、卷积这类层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内反复使用这份副本，以致训练循环整个写在区域里、又不清空或关掉缓存时，权重是普通 ``Parameter`` 的 ``Linear`` 层训练不动（权重由 ``weight_norm`` 这类参数化（parametrization）在每次读取时重新计算的层会被重新转换，照样训练）；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地（in-place）改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。
 """
 
 # %%
@@ -258,6 +258,23 @@ assert half_out.dtype == half_copy.dtype == torch.float16, "float16 autocast: a 
 assert not same_storage(half_copy, model.weight) and torch.equal(half_copy, model.weight.to(torch.float16)), (
     "the float16 copy has memory of its own and holds model.weight rounded")
 assert model.weight.dtype == torch.float32 and torch.equal(model.weight, before), "float16: the weight unchanged"
+
+
+def shapes_saved_(layer, layer_input, low_dtype):
+    shapes_seen = []
+    with torch.autocast("cpu", dtype=low_dtype), torch.autograd.graph.saved_tensors_hooks(
+        lambda t: shapes_seen.append(t.shape) or t, lambda t: t
+    ):
+        layer(layer_input)
+    return shapes_seen
+
+
+for low_dtype in (torch.bfloat16, torch.float16):
+    assert shapes_saved_(model, torch.ones(4, 2), low_dtype) == [torch.Size([4, 2])], (
+        f"{low_dtype}: for an input that does not require grad, autograd saves the input's copy and no weight copy")
+    assert model.weight.T.shape in shapes_saved_(model, torch.ones(4, 2, requires_grad=True), low_dtype), (
+        f"{low_dtype}: for an input that requires grad, autograd saves the weight's copy")
+assert model(torch.ones(4, 2)).requires_grad, "in grad mode the output of a trainable layer requires grad"
 import warnings  # noqa: E402
 
 
@@ -328,7 +345,7 @@ assert all(w.variable.dtype == torch.float32 for w in walked if hasattr(w, "vari
 # 类型转换的缓存：每个最外层区域一份副本
 # --------------------------------------
 #
-# autocast 为需要梯度而且不是视图（view）的 float32 叶子张量（比如 ``Parameter``）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地操作改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。最外层的区域结束时缓存才被清空：顶层的新区域能看到改动，嵌套在另一个开着缓存的区域里的新区域却看不到，外层区域设了 ``enabled=False`` 也一样。副本保持它生成时的 dtype：在同一个最外层区域里，排在 bfloat16 区域之后嵌套的 float16 区域拿到的是 bfloat16 副本，其中的 ``Linear`` 会抛出 ``RuntimeError: mat1 and mat2 must have the same dtype, but got Half and BFloat16``。没有指定 ``cache_enabled`` 的 ``torch.autocast(...)`` 沿用调用它时生效的设置（顶层默认为 ``True``，``torch.set_autocast_cache_enabled(False)`` 可将其关闭）：在 ``cache_enabled=False`` 的区域里，它什么都不缓存，嵌套的第二个区域能看到改动。本次构建在 CPU 上运行，CPU 上也有这个缓存。
+# autocast 为需要梯度而且不是视图（view）的 float32 叶子张量（比如 ``Parameter``）做的副本，会一直留到区域结束：同一个区域里的第二次前向传播用的是同一份副本，不再重新转换。所以在区域内用原地操作改动权重（这里是在 ``torch.no_grad()`` 下调用 ``mul_(2)``），区域内的下一次前向传播看不到这个改动。最外层的区域结束时缓存被清空：顶层的新区域能看到改动，嵌套在另一个开着缓存的区域里的新区域却看不到，外层区域设了 ``enabled=False`` 也一样。在区域内调用 ``torch.clear_autocast_cache()`` 会立即清空缓存，下一次前向传播重新转换。副本保持它生成时的 dtype：在同一个最外层区域里，排在 bfloat16 区域之后嵌套的 float16 区域拿到的是 bfloat16 副本，其中的 ``Linear`` 会抛出 ``RuntimeError: mat1 and mat2 must have the same dtype, but got Half and BFloat16``。没有指定 ``cache_enabled`` 的 ``torch.autocast(...)`` 沿用调用它时生效的设置（顶层默认为 ``True``，``torch.set_autocast_cache_enabled(False)`` 可将其关闭）：在 ``cache_enabled=False`` 的区域里，它什么都不缓存，嵌套的第二个区域能看到改动。在区域内调用 ``torch.set_autocast_cache_enabled(False)`` 之后，每次前向传播都重新转换，直到这个设置被改回来，或者调用它时所在的 ``torch.autocast`` 区域结束（区域结束时会恢复进入它时生效的设置）；此后同一个最外层区域里的前向传播又用上调用之前缓存的那份副本。本次构建在 CPU 上运行，CPU 上也有这个缓存。
 
 model = torch.nn.Linear(2, 2)
 with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -378,6 +395,62 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     )
 torch.set_autocast_cache_enabled(top_level_cache_)
 assert cached_nothing_, "after torch.set_autocast_cache_enabled(False), a top-level torch.autocast caches nothing"
+with torch.random.fork_rng():
+    cache_layer_ = torch.nn.Linear(2, 2)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    cached_copy_ = weight_used(cache_layer_, x)[1]
+    torch.clear_autocast_cache()
+    cleared_copies_ = [weight_used(cache_layer_, x)[1] for _ in range(2)]
+assert not same_storage(cleared_copies_[0], cached_copy_) and same_storage(*cleared_copies_), (
+    "torch.clear_autocast_cache() empties the cache inside the region: the next pass casts again")
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    cached_copy_ = weight_used(cache_layer_, x)[1]
+    torch.set_autocast_cache_enabled(False)
+    uncached_copies_ = [weight_used(cache_layer_, x)[1] for _ in range(2)]
+    torch.set_autocast_cache_enabled(True)
+    back_on_copy_ = weight_used(cache_layer_, x)[1]
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        torch.set_autocast_cache_enabled(False)
+        uncached_copies_.append(weight_used(cache_layer_, x)[1])
+    after_nested_end_ = torch.is_autocast_cache_enabled(), weight_used(cache_layer_, x)[1]
+    with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=False):
+        with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=True):
+            torch.set_autocast_cache_enabled(True)
+        entered_under_false_ = torch.is_autocast_cache_enabled()
+assert not any(same_storage(c, cached_copy_) for c in uncached_copies_) and not same_storage(*uncached_copies_[:2]), (
+    "after torch.set_autocast_cache_enabled(False) in a region, every pass casts again")
+assert same_storage(back_on_copy_, cached_copy_) and same_storage(after_nested_end_[1], cached_copy_), (
+    "turned back on, or at the end of the region it was turned off in, the cache gives the copy cached before")
+assert after_nested_end_[0] and not entered_under_false_ and torch.is_autocast_cache_enabled() == top_level_cache_, (
+    "a region's end puts back the cache setting in force when it was entered")
+
+
+def reset_loop_losses_(reset, low_dtype):
+    """The losses of the next section's loop inside one region, calling reset() before each forward pass."""
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        reset_model = torch.nn.Linear(3, 1)
+        reset_optimizer = torch.optim.SGD(reset_model.parameters(), lr=0.1)
+        reset_x, reset_y = torch.randn(8, 3), torch.randn(8, 1)
+        reset_losses = []
+        with torch.autocast("cpu", dtype=low_dtype):
+            for _ in range(4):
+                reset()
+                reset_optimizer.zero_grad()
+                reset_loss = torch.nn.functional.mse_loss(reset_model(reset_x).float(), reset_y)
+                reset_loss.backward()
+                reset_optimizer.step()
+                reset_losses.append(reset_loss.item())
+    return reset_losses
+
+
+for low_dtype in (torch.bfloat16, torch.float16):
+    assert len(set(reset_loop_losses_(lambda: None, low_dtype))) == 1, f"{low_dtype}: the loop alone does not train"
+    for reset_name, reset in (("torch.clear_autocast_cache()", torch.clear_autocast_cache),
+                              ("torch.set_autocast_cache_enabled(False)", lambda: torch.set_autocast_cache_enabled(False))):
+        reset_losses_ = reset_loop_losses_(reset, low_dtype)
+        assert reset_losses_ == sorted(set(reset_losses_), reverse=True), (
+            f"{low_dtype}: with {reset_name} before each pass, the loop inside one region trains")
 for outer_enabled in (True, False):
     nested_layer = torch.nn.Linear(2, 2)
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=outer_enabled):
@@ -815,4 +888,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在 ``cache_enabled=True`` 下（这是顶层区域的默认值），autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束，所以区域内的优化器更新，同一区域里之后的前向传播看不到（``torch.inference_mode()`` 下的前向传播，以及嵌套在其中、设了 ``enabled=False`` 或 ``cache_enabled=False`` 的 ``torch.autocast`` 里的前向传播除外）：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在 ``cache_enabled=True`` 下（这是顶层区域的默认值），autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束（除非 ``torch.clear_autocast_cache()`` 提前清空了缓存），所以区域内的优化器更新，同一区域里之后的前向传播看不到（也有例外，比如 ``torch.inference_mode()`` 下的前向传播，嵌套在其中、设了 ``enabled=False`` 或 ``cache_enabled=False`` 的 ``torch.autocast`` 里的前向传播，以及在区域内用 ``torch.set_autocast_cache_enabled(False)`` 关掉缓存期间的前向传播）：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。

@@ -632,6 +632,13 @@ for run, expect in (("outside", True), ("momentum", True), ("inside", False)):
     assert torch.allclose(run_bn.running_mean, plain_run_bn.running_mean, atol=1e-6) == expect, f"{run}: running_mean"
     assert torch.allclose(run_bn.running_var, plain_run_bn.running_var, atol=1e-6) == expect, f"{run}: running_var"
     assert torch.allclose(predictions[run], predictions["plain"], atol=1e-6) == expect, f"{run}: eval outputs"
+inside_stats, plain_stats, start_stats = (models["inside"].bn, models["plain"].bn, start.bn)
+for stat, inside_stat, plain_stat, start_stat in (
+    ("running_mean", inside_stats.running_mean, plain_stats.running_mean, start_stats.running_mean),
+    ("running_var", inside_stats.running_var, plain_stats.running_var, start_stats.running_var),
+):
+    assert bool(((inside_stat - start_stat).abs() > (plain_stat - start_stat).abs()).all()), (
+        f"in every feature, inside's {stat} moved further from where it started than plain's")
 assert models["inside"].bn.num_batches_tracked.item() == 6 and models["momentum"].bn.num_batches_tracked.item() == 6, (
     "inside and momentum both count six batches"
 )
