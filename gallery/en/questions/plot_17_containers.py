@@ -353,10 +353,11 @@ assert not same_storage(params[0], params[1]) and params[1].untyped_storage().nb
 # ``torch.stack``, ``torch.cat`` and ``tolist()`` copy
 # ----------------------------------------------------
 #
-# ``torch.stack`` and ``torch.cat`` write their result into new memory, so editing an input
+# Called without ``out=``, ``torch.stack`` and ``torch.cat`` write their result into new memory, so editing an input
 # afterwards leaves the result as it was. ``tolist()`` returns Python numbers, which no edit of the
 # tensor reaches. (We checked the first two on a leaf, a non-leaf, a ``Parameter``, a view, a plain
-# tensor and an inference tensor, each alone in the list, too.)
+# tensor and an inference tensor, each alone in the list, too, with grad mode on, under
+# ``torch.no_grad()`` and inside ``torch.inference_mode()``.)
 
 rows = [torch.ones(2), torch.zeros(2)]
 stacked = torch.stack(rows)
@@ -384,10 +385,14 @@ sources = {
     "plain": torch.tensor([1.0, 2.0]),
     "inference": inference,
 }
-for kind, source in sources.items():
-    for join in (torch.stack, torch.cat):
-        assert not same_storage(join([source]), source), f"{join.__name__} of a {kind} alone must copy"
-        assert not same_storage(join([source, source]), source), f"{join.__name__} of a {kind} must copy"
+for grad_mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+    with grad_mode():
+        for kind, source in sources.items():
+            for join in (torch.stack, torch.cat):
+                assert not same_storage(join([source]), source), (
+                    f"{join.__name__} of a {kind} alone must copy, under {grad_mode.__name__}")
+                assert not same_storage(join([source, source]), source), (
+                    f"{join.__name__} of a {kind} must copy, under {grad_mode.__name__}")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -381,8 +381,8 @@ assert mp.get_sharing_strategy() == "file_descriptor", "share_memory_() ran unde
 # Sending a CPU tensor that torch allocated, with a storage that is not empty, through a
 # ``torch.multiprocessing`` queue puts its storage in shared memory and hands the receiver a tensor on that memory. (A tensor made by
 # ``torch.from_numpy(array)`` arrives too, but, as with ``share_memory_()`` above, its storage
-# moves away from ``array``, which misses the child's edit; one made by ``torch.from_file`` does not
-# arrive under the default sharing strategy on Linux, see below.) The child below takes ``sent`` from its inbox, adds
+# moves away from ``array``, which misses the child's edit; one that ``torch.from_file`` maps from a file of
+# three floats, with ``shared=False`` or ``shared=True``, does not arrive under the default sharing strategy on Linux, see below.) The child below takes ``sent`` from its inbox, adds
 # one, and answers through its outbox; the parent sees the edit. A leaf that requires grad arrives
 # still requiring grad, so the child's ``add_(1)`` raises; under ``torch.no_grad()`` the same edit
 # runs and reaches the sender too.
@@ -490,23 +490,28 @@ simple.close()
 
 # %%
 # Under the default sharing strategy on Linux, ``file_descriptor`` (``mp.get_sharing_strategy()``),
-# a tensor made by ``torch.from_file(path, shared=False)`` never arrives either: pickling it fails in
-# the feeder thread with ``OSError``, and the queue drops it the same way. The other strategy,
-# ``file_system``, is not run here.
+# a tensor made by ``torch.from_file(path, shared=False, size=3)`` never arrives either, nor one made with
+# ``shared=True``, the kind the answer above shares with a forked child: pickling it fails in the feeder
+# thread with ``OSError``, and the queue drops it the same way. Other sizes and dtypes, and the other
+# strategy, ``file_system``, are not run here.
 
 with tempfile.TemporaryDirectory() as folder:
     torch.zeros(3).numpy().tofile(f"{folder}/zeros.bin")
-    from_file = torch.from_file(f"{folder}/zeros.bin", shared=False, size=3)
-    queue, feeder_errors = ctx.Queue(), []
-    queue._on_queue_feeder_error = lambda e, item: feeder_errors.append(e)
-    queue.put(from_file)
-    queue.put(torch.ones(3))
-    first = queue.get(timeout=TIMEOUT)
-    queue.close()
-    queue.join_thread()
-print("from_file: the first item out:", first)
-print("the feeder thread's error:", *(f"{type(e).__name__}: {e}" for e in feeder_errors))
-assert torch.equal(first, torch.ones(3)) and isinstance(feeder_errors[0], OSError), "the queue dropped from_file"
+    feeder_errors = []
+    for shared in (False, True):
+        feeder_errors.clear()
+        from_file = torch.from_file(f"{folder}/zeros.bin", shared=shared, size=3)
+        queue = ctx.Queue()
+        queue._on_queue_feeder_error = lambda e, item: feeder_errors.append(e)
+        queue.put(from_file)
+        queue.put(torch.ones(3))
+        first = queue.get(timeout=TIMEOUT)
+        queue.close()
+        queue.join_thread()
+        print(f"from_file(shared={shared}): the first item out:", first)
+        print("the feeder thread's error:", *(f"{type(e).__name__}: {e}" for e in feeder_errors))
+        assert torch.equal(first, torch.ones(3)) and len(feeder_errors) == 1 and isinstance(feeder_errors[0], OSError), (
+            f"the queue dropped from_file(shared={shared})")
 # sphinx_gallery_start_ignore
 assert mp.get_sharing_strategy() == "file_descriptor", "the queue ran under the default strategy on Linux"
 # sphinx_gallery_end_ignore

@@ -337,8 +337,8 @@ assert not same_storage(params[0], params[1]) and params[1].untyped_storage().nb
 # ``torch.stack``、``torch.cat`` 和 ``tolist()`` 会复制
 # -----------------------------------------------------
 #
-# ``torch.stack`` 和 ``torch.cat`` 把结果写进新的内存，之后再修改输入，结果不会变。``tolist()`` 返回的是 Python
-# 数值，对张量的任何修改都碰不到它们。前两个，本页还在叶子张量（leaf tensor）、非叶子张量、``Parameter``、视图（view）、普通张量和推理张量（inference tensor）上都检查过，列表里只有一个张量时也一样。
+# 不传 ``out=`` 时，``torch.stack`` 和 ``torch.cat`` 把结果写进新的内存，之后再修改输入，结果不会变。``tolist()`` 返回的是 Python
+# 数值，对张量的任何修改都碰不到它们。前两个，本页还在叶子张量（leaf tensor）、非叶子张量、``Parameter``、视图（view）、普通张量和推理张量（inference tensor）上都检查过，列表里只有一个张量时也一样，梯度模式（grad mode）下、``torch.no_grad()`` 之下和 ``torch.inference_mode()`` 之内都是如此。
 
 rows = [torch.ones(2), torch.zeros(2)]
 stacked = torch.stack(rows)
@@ -366,10 +366,14 @@ sources = {
     "plain": torch.tensor([1.0, 2.0]),
     "inference": inference,
 }
-for kind, source in sources.items():
-    for join in (torch.stack, torch.cat):
-        assert not same_storage(join([source]), source), f"{join.__name__} of a {kind} alone must copy"
-        assert not same_storage(join([source, source]), source), f"{join.__name__} of a {kind} must copy"
+for grad_mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+    with grad_mode():
+        for kind, source in sources.items():
+            for join in (torch.stack, torch.cat):
+                assert not same_storage(join([source]), source), (
+                    f"{join.__name__} of a {kind} alone must copy, under {grad_mode.__name__}")
+                assert not same_storage(join([source, source]), source), (
+                    f"{join.__name__} of a {kind} must copy, under {grad_mode.__name__}")
 # sphinx_gallery_end_ignore
 
 # %%

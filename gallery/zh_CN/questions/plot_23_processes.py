@@ -351,7 +351,7 @@ assert mp.get_sharing_strategy() == "file_descriptor", "share_memory_() ran unde
 # 经队列发送的张量是共享的，不是复制的
 # ------------------------------------
 #
-# 经 ``torch.multiprocessing`` 的队列发送一个 torch 自己分配、存储不为空的 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。（``torch.from_numpy(array)`` 得到的张量也能到达，但和上面的 ``share_memory_()`` 一样，它的存储离开了 ``array``，``array`` 看不到子进程的修改；``torch.from_file`` 得到的张量在 Linux 默认的共享策略下则到不了，见下文。）下面的子进程从收件队列取出
+# 经 ``torch.multiprocessing`` 的队列发送一个 torch 自己分配、存储不为空的 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。（``torch.from_numpy(array)`` 得到的张量也能到达，但和上面的 ``share_memory_()`` 一样，它的存储离开了 ``array``，``array`` 看不到子进程的修改；``torch.from_file`` 从一个存有三个浮点数的文件映射出的张量，不论 ``shared=False`` 还是 ``shared=True``，在 Linux 默认的共享策略下都到不了，见下文。）下面的子进程从收件队列取出
 # ``sent``，加一，再通过发件队列答复；父进程看到了这次修改。需要梯度的叶子张量（leaf tensor）到了对方那里仍然需要梯度，所以子进程里的
 # ``add_(1)`` 会报错；在 ``torch.no_grad()`` 之下，同样的修改可以执行，也会传回发送方。
 
@@ -456,22 +456,27 @@ simple.close()
 
 # %%
 # 在 Linux 默认的共享策略 ``file_descriptor`` 下（见 ``mp.get_sharing_strategy()``），
-# ``torch.from_file(path, shared=False)`` 得到的张量也到不了：feeder 线程序列化它时抛出
-# ``OSError``，队列同样把它丢掉。另一种策略 ``file_system`` 本页没有运行。
+# ``torch.from_file(path, shared=False, size=3)`` 得到的张量也到不了，用 ``shared=True`` 得到的，即上面答案里与
+# fork 出来的子进程共享的那种，同样到不了：feeder 线程序列化它们时都抛出 ``OSError``，队列也照样把它们丢掉。其他大小和
+# dtype，以及另一种策略 ``file_system``，本页没有运行。
 
 with tempfile.TemporaryDirectory() as folder:
     torch.zeros(3).numpy().tofile(f"{folder}/zeros.bin")
-    from_file = torch.from_file(f"{folder}/zeros.bin", shared=False, size=3)
-    queue, feeder_errors = ctx.Queue(), []
-    queue._on_queue_feeder_error = lambda e, item: feeder_errors.append(e)
-    queue.put(from_file)
-    queue.put(torch.ones(3))
-    first = queue.get(timeout=TIMEOUT)
-    queue.close()
-    queue.join_thread()
-print("from_file: the first item out:", first)
-print("the feeder thread's error:", *(f"{type(e).__name__}: {e}" for e in feeder_errors))
-assert torch.equal(first, torch.ones(3)) and isinstance(feeder_errors[0], OSError), "the queue dropped from_file"
+    feeder_errors = []
+    for shared in (False, True):
+        feeder_errors.clear()
+        from_file = torch.from_file(f"{folder}/zeros.bin", shared=shared, size=3)
+        queue = ctx.Queue()
+        queue._on_queue_feeder_error = lambda e, item: feeder_errors.append(e)
+        queue.put(from_file)
+        queue.put(torch.ones(3))
+        first = queue.get(timeout=TIMEOUT)
+        queue.close()
+        queue.join_thread()
+        print(f"from_file(shared={shared}): the first item out:", first)
+        print("the feeder thread's error:", *(f"{type(e).__name__}: {e}" for e in feeder_errors))
+        assert torch.equal(first, torch.ones(3)) and len(feeder_errors) == 1 and isinstance(feeder_errors[0], OSError), (
+            f"the queue dropped from_file(shared={shared})")
 # sphinx_gallery_start_ignore
 assert mp.get_sharing_strategy() == "file_descriptor", "the queue ran under the default strategy on Linux"
 # sphinx_gallery_end_ignore
