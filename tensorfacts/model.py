@@ -147,6 +147,7 @@ class Registry:
         return register
 
     def rows(self, *rows) -> None:
-        """Declare claims given as table rows (objects with ``id, section, gallery, en, zh_CN, check``)."""
+        """Declare claims given as table rows (objects with ``id, section, gallery, en, zh_CN, check`` and
+        ``notes``)."""
         for row in rows:
-            self.add(row.id, row.section, row.gallery, row.en, row.zh_CN, row.check)
+            self.add(row.id, row.section, row.gallery, row.en, row.zh_CN, row.check, row.notes)

@@ -2,17 +2,19 @@
 
 A row names the snippet, the output the article shows, which ``print`` calls to compare (all of them
 by default) and how the ledger's trace column reports what this torch printed. Its verdict is
-``holds`` when the outputs agree line by line (indentation aside), else ``output-differs``. A snippet
-that raises is a failure of the check itself, never a verdict.
+``holds`` when the outputs agree line by line (indentation aside), ``output-differs`` when they show
+the same values written another way, and ``does-not-hold`` when the values or shapes differ
+(:func:`tensorfacts.snippets.compare_output`). A snippet that raises is a failure of the check itself,
+never a verdict.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
-from tensorfacts.model import HOLDS, OUTPUT_DIFFERS, Result, Trace, said
-from tensorfacts.snippets import Run, compare_output, counted, first_difference, lines, run_clean
+from tensorfacts.model import HOLDS, Result, Trace, said
+from tensorfacts.snippets import Run, compare_output, counted, first_difference, lines, run_clean, worst
 
 #: How a row reports what was printed: (the run, the compared prints, the verdict) -> trace.
 Tracer = Callable[[Run, list[str], str], Trace]
@@ -59,6 +61,7 @@ class Pasted:
     expected: str | tuple[str, ...]  #: the whole pasted output, or one expectation per compared print
     prints: tuple[int, ...] | None = None  #: which print calls to compare; None: the whole output
     trace: Tracer | None = None  #: None: "N prints, as pasted" or the first line that differs
+    notes: Mapping[str, str] | None = None  #: edition code -> a note under the claim (see Claim.notes)
 
     def check(self) -> Result:
         run = run_clean(self.snippet)
@@ -68,8 +71,7 @@ class Pasted:
         else:
             compared = [run.prints[index] for index in self.prints]
             wanted = self.expected if isinstance(self.expected, tuple) else (self.expected,) * len(compared)
-            agree = all(compare_output(w, got) == HOLDS for w, got in zip(wanted, compared, strict=True))
-            outcome = HOLDS if agree else OUTPUT_DIFFERS
+            outcome = worst([compare_output(w, got) for w, got in zip(wanted, compared, strict=True)])
         if self.trace is None:
             return Result(outcome, as_pasted(run, compared, outcome, str(self.expected)))
         return Result(outcome, self.trace(run, compared, outcome))

@@ -5,11 +5,12 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import io
+import re
 import warnings
 
 import torch
 
-from tensorfacts.model import HOLDS, OUTPUT_DIFFERS, Result, Trace, said
+from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, Result, Trace, said
 from tensorfacts.tensors import warning_line
 
 
@@ -60,9 +61,30 @@ def run_clean(source: str) -> Run:
     return run
 
 
+#: What a printed value is made of: brackets (its shape), numbers, and the words True, False and None.
+#: A name in angle brackets (``grad_fn=<CloneBackward0>``) is left out, and so is a digit inside a word.
+VALUE_TOKEN = re.compile(r"[\[\]]|(?<![\w.])-?\d+(?:\.\d*)?(?:e[+-]?\d+)?|\b(?:True|False|None)\b")
+
+
+def printed_values(text: str) -> list[str]:
+    """The values a printed output shows, in order, numbers as floats: ``tensor([[1., 1.], [1., 1.]])``
+    and the same tensor printed on two lines give the same list; ``tensor([1., 2., 3.])`` another."""
+    tokens = VALUE_TOKEN.findall(re.sub(r"<[^<>]*>", "", text))
+    return [token if token in "[]" or token[0].isalpha() else str(float(token)) for token in tokens]
+
+
 def compare_output(expected: str, actual: str) -> str:
-    """HOLDS when the two outputs agree line by line (indentation aside), else OUTPUT_DIFFERS."""
-    return HOLDS if lines(expected) == lines(actual) else OUTPUT_DIFFERS
+    """HOLDS when the two outputs agree line by line (indentation aside); OUTPUT_DIFFERS when only
+    the way they are written differs (a renamed ``grad_fn``, another repr) and they show the same values
+    (numbers, shapes, True, False, None); DOES_NOT_HOLD when the values themselves differ."""
+    if lines(expected) == lines(actual):
+        return HOLDS
+    return OUTPUT_DIFFERS if printed_values(expected) == printed_values(actual) else DOES_NOT_HOLD
+
+
+def worst(outcomes: list[str]) -> str:
+    """The verdict of several compared outputs: DOES_NOT_HOLD over OUTPUT_DIFFERS over HOLDS."""
+    return next((v for v in (DOES_NOT_HOLD, OUTPUT_DIFFERS) if v in outcomes), HOLDS)
 
 
 def first_difference(expected: str, actual: str) -> Trace:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import re
 from collections.abc import Callable
 
@@ -125,3 +126,27 @@ def enable_grad_edits(make: Callable[[], torch.Tensor], take: Callable[[torch.Te
         changed = not all(torch.equal(x, y) for x, y in zip(before, after, strict=True))
         outcomes[name] = "runs" if changed else "no change"
     return outcomes
+
+
+def expanded_and_step_sliced() -> list[torch.Tensor]:
+    """Tensors from ``expand()`` and from slices with a step: ``torch.ones`` of shapes with one to three
+    dimensions, in every order of their dimensions (``permute``), sliced with steps 2, 3 and 5 along each
+    dimension, and expanded along each dimension of size 1 and along a new first dimension."""
+    made = []
+    for shape in [(2,), (4,), (2, 2), (2, 4), (4, 2), (1, 4), (2, 1), (3, 2), (2, 3, 2), (4, 1, 2), (2, 2, 2)]:
+        for order in itertools.permutations(range(len(shape))):
+            t = torch.ones(shape).permute(order)
+            for dim, step in itertools.product(range(t.dim()), (2, 3, 5)):
+                made.append(t[(slice(None),) * dim + (slice(None, None, step),)])
+            made += [t.expand(*t.shape[:dim], 3, *t.shape[dim + 1:]) for dim in range(t.dim()) if t.shape[dim] == 1]
+            made.append(t.expand(2, *t.shape))
+    return made
+
+
+def fills_own_memory(t: torch.Tensor) -> bool:
+    """Whether ``t`` starts its storage and has exactly one element at each place of it: no gap between
+    elements, none stored twice (each element's offset, from the strides, is listed once)."""
+    offsets = sorted(sum(i * s for i, s in zip(index, t.stride(), strict=True))
+                     for index in itertools.product(*map(range, t.shape)))
+    return (t.storage_offset() == 0 and offsets == list(range(t.numel()))
+            and t.untyped_storage().nbytes() == t.numel() * t.element_size())

@@ -8,9 +8,10 @@ import json
 import re
 
 import pytest
+import torch
 
 from editions import CODES, edition
-from tensorfacts import articles, baseline, cli, verdicts
+from tensorfacts import articles, baseline, cli, snippets, tensors, verdicts
 from tensorfacts.model import DOES_NOT_HOLD, HOLDS, NOT_A_CLAIM, OUTPUT_DIFFERS, Outcome
 from tensorfacts.sources import copying_000
 from tests.claims_tools import (
@@ -112,7 +113,7 @@ def test_check_cannot_answer_without_torch(claim_id):
 #: check must then return. A verdict that were typed in, not computed, would not follow.
 FLIPS: dict[str, tuple[str, str]] = {
     "000-loop-runs-as-printed": ("restored loop", HOLDS),
-    "000-loop-output": ("data copies", OUTPUT_DIFFERS),
+    "000-loop-output": ("data copies", DOES_NOT_HOLD),
     "000-data-not-new-memory": ("data copies", DOES_NOT_HOLD),
     "000-alias-and-data-linked": ("data copies", DOES_NOT_HOLD),
     "000-detach-clone-leaves-graph": ("detach keeps grad", DOES_NOT_HOLD),
@@ -125,7 +126,7 @@ FLIPS: dict[str, tuple[str, str]] = {
     "000-clone-print-c": ("old grad_fn names", HOLDS),
     "000-clone-print-a-grad": ("repr changed", OUTPUT_DIFFERS),
     "000-clone-print-c-grad": ("quiet .grad", HOLDS),
-    "000-clone-print-requires-grad": ("requires_grad reads False", OUTPUT_DIFFERS),
+    "000-clone-print-requires-grad": ("requires_grad reads False", DOES_NOT_HOLD),
     "000-clone-rebind-keeps-c": ("printing edits the tensor", DOES_NOT_HOLD),
     "000-clone-unrelated": ("clone detaches", HOLDS),
     "000-clone-requires-grad-follows": ("clone detaches", DOES_NOT_HOLD),
@@ -235,6 +236,29 @@ def test_print_c_trace_shows_a_print_that_differs(monkeypatch):
     assert "MulBackward0" in outcome.result.observed and printed not in outcome.result.observed
     with MODES["old grad_fn names"]():  # both prints as the article pasted them
         assert _run(claim_id).verdict == HOLDS
+
+
+@pytest.mark.parametrize(("pasted", "printed", "expected"), [
+    ("tensor([1., 2., 3.])", "tensor([1., 2., 3.])", HOLDS),
+    ("tensor([0., 0.], grad_fn=<SigmoidBackward>)", "tensor([0., 0.], grad_fn=<SigmoidBackward0>)", OUTPUT_DIFFERS),
+    ("tensor([[1., 1.], [1., 1.]])", "tensor([[1.0000, 1.0000],\n        [1.0000, 1.0000]])", OUTPUT_DIFFERS),
+    ("tensor([1., 2., 3.])", "tensor([[1., 1.],\n        [1., 1.]])", DOES_NOT_HOLD),
+    ("tensor([1., 1., 1., 1.])", "tensor([[1., 1.],\n        [1., 1.]])", DOES_NOT_HOLD),
+    ("True", "False", DOES_NOT_HOLD),
+    ("tensor([2., 4., 6.])", "None", DOES_NOT_HOLD),
+])
+def test_a_pasted_output_differs_in_format_or_in_values(pasted, printed, expected):
+    """Another repr of the same values is an output that differs; other values or another shape do not hold."""
+    assert snippets.compare_output(pasted, printed) == expected
+
+
+def test_fills_own_memory_finds_gaps_and_repeats():
+    """The clone-identical note's check: an expanded tensor repeats elements, a step slice leaves gaps, a
+    slice from offset 1 starts inside its storage; a clone of each fills memory of its own."""
+    made = [torch.ones(1, 2).expand(2, 2), torch.ones(2, 4)[:, ::2], torch.ones(4)[1:], torch.ones(2, 3).t()]
+    assert [tensors.fills_own_memory(t) for t in made] == [False, False, False, True]
+    assert all(tensors.fills_own_memory(t.clone()) for t in made)
+    assert len(tensors.expanded_and_step_sliced()) > 200
 
 
 def test_detach_identical_reports_what_differs():

@@ -24,7 +24,7 @@ from tensorfacts.model import (
 from tensorfacts.pasted import Pasted, count_and_last
 from tensorfacts.snippets import run_snippet
 from tensorfacts.sources import copying_000 as src
-from tensorfacts.tensors import bytes_apart, grad_fn_name, same_storage
+from tensorfacts.tensors import bytes_apart, expanded_and_step_sliced, fills_own_memory, grad_fn_name, same_storage
 
 NUMBER = "000"
 TITLE, SECTIONS = src.TITLE, src.SECTIONS
@@ -153,12 +153,17 @@ def _detach_clone_own_memory() -> Result:
         "en": "Read as the same values, dtype and shape, which holds. It is not identical in every respect; "
               "among the differences: a clone of a `Parameter` is a plain `Tensor` (`module.weight = "
               "module.weight.clone()` raises a `TypeError`); a clone of a tensor from `expand()` or from a slice "
-              "with a step (`x[:, ::2]`) is contiguous, with other strides; a clone of `z.conj()`, or of "
+              "with a step (`x[:, ::2]`) can have other strides, as its memory, its own, has no gaps and holds no "
+              "element twice: `torch.ones(1, 2).expand(2, 2)`, with strides `(0, 1)`, clones to strides `(2, 1)`, "
+              "and `torch.ones(2, 4)[:, ::2]`, with strides `(4, 2)`, to `(2, 1)`; a clone of `z.conj()`, or of "
               "`z.conj().imag`, has the conjugation or negation applied to its values (`is_conj()` and "
               "`is_neg()` are `False`); attributes set on the tensor in Python (`a.tag = 1`) are not copied.",
         "zh_CN": "按“数值、dtype 和形状相同”理解，这一条成立。但并非各方面都相同，比如：`Parameter` 的副本是普通的 "
                  "`Tensor`（`module.weight = module.weight.clone()` 会抛出 `TypeError`）；由 `expand()` 或"
-                 "隔项切片（`x[:, ::2]`）得到的张量，副本是连续的，步长与原张量不同；`z.conj()` 或 "
+                 "隔项切片（`x[:, ::2]`）得到的张量，副本的步长可能与原张量不同，因为副本放在自己的内存里，"
+                 "元素之间没有空隙，也没有哪个元素存了两次：步长为 `(0, 1)` 的 `torch.ones(1, 2).expand(2, 2)`，"
+                 "副本的步长是 `(2, 1)`；步长为 `(4, 2)` 的 `torch.ones(2, 4)[:, ::2]`，副本的步长也是 `(2, 1)`；"
+                 "`z.conj()` 或 "
                  "`z.conj().imag` 的副本已把共轭或取负算进数值，`is_conj()` 和 `is_neg()` 都为 `False`，即不再带"
                  "共轭位（conjugate bit）或负号位（negative bit）；在 Python 里给张量设置的属性（`a.tag = 1`）"
                  "不会被复制。",
@@ -177,10 +182,12 @@ def _clone_identical() -> Result:
         pass
     else:
         raise AssertionError("the note is out of date: assigning a clone of a Parameter to a module no longer raises")
-    for x in (torch.ones(1, 2).expand(2, 2), torch.ones(2, 4)[:, ::2]):
-        if x.is_contiguous() or not x.clone().is_contiguous() or x.clone().stride() == x.stride():
-            raise AssertionError("the note is out of date: a clone of an expanded or step-sliced tensor "
-                                 "is no longer contiguous with other strides")
+    strides = [(x.stride(), x.clone().stride()) for x in (torch.ones(1, 2).expand(2, 2), torch.ones(2, 4)[:, ::2])]
+    if strides != [((0, 1), (2, 1)), ((4, 2), (2, 1))]:
+        raise AssertionError(f"the note is out of date: the strides of its two examples and their clones are {strides}")
+    if not all(fills_own_memory(x.clone()) and not same_storage(x, x.clone()) for x in expanded_and_step_sliced()):
+        raise AssertionError("the note is out of date: a clone of an expanded or step-sliced tensor does not "
+                             "always fill memory of its own with no gaps and no element twice")
     z = torch.tensor([1 + 1j, 2 - 1j]).conj()
     if not z.is_conj() or z.clone().is_conj() or z.clone().tolist() != z.tolist():
         raise AssertionError("the note is out of date: a clone of z.conj() no longer applies the conjugation")

@@ -15,7 +15,7 @@ import torch
 
 from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, Registry, Result, said, verdict
 from tensorfacts.pasted import Pasted, first_print, joined
-from tensorfacts.snippets import compare_output, run_clean
+from tensorfacts.snippets import compare_output, run_clean, worst
 from tensorfacts.sources import copying_000 as src
 from tensorfacts.tensors import grad_fn_name
 
@@ -98,14 +98,32 @@ def _clone_in_graph() -> Result:
     notes={
         "en": "In grad mode outside `torch.inference_mode()` only: under `torch.no_grad()`, or inside "
               "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "
-              "is a leaf that does not require grad.",
+              "is a leaf that does not require grad. And its `.grad` stays empty only when nothing asks for it: "
+              "after `c.retain_grad()`, `backward()` fills `c.grad` with the gradient, and so does "
+              "`backward(inputs=[c])`, `c` still not a leaf.",
         "zh_CN": "仅在 `torch.inference_mode()` 之外的梯度模式下如此：在 `torch.no_grad()` 下，"
                  "或在 `torch.inference_mode()` 里（即使又用了 `torch.enable_grad()`），需要梯度的张量 clone "
-                 "出来的副本是叶子张量，且不需要梯度。",
+                 "出来的副本是叶子张量，且不需要梯度。它的 `.grad` 也只在没有人要它时才为空："
+                 "调用过 `c.retain_grad()` 之后，`backward()` 会把梯度存进 `c.grad`，"
+                 "`backward(inputs=[c])` 也会，而 `c` 仍然不是叶子。",
     },
-    qualifiers=GRAD_MODE_ONLY)
+    qualifiers={"en": "in grad mode outside torch.inference_mode(), without retain_grad() or backward(inputs=...), "
+                      "only",
+                "zh_CN": "仅在 torch.inference_mode() 之外的梯度模式下，且没有用 retain_grad() 或 "
+                         "backward(inputs=...) 时"})
 def _clone_not_leaf() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    asked = {}
+    for how in ("retain_grad()", "backward(inputs=[c])"):
+        kept = a.clone()
+        if not kept.requires_grad:  # a clone cut from the graph: the verdict below says so
+            continue
+        if how == "retain_grad()":
+            kept.retain_grad()
+        (kept**2).sum().backward(inputs=[kept] if how != "retain_grad()" else None)
+        asked[how] = kept.grad is not None and torch.equal(kept.grad, 2 * a.detach()) and not kept.is_leaf
+    if not all(asked.values()):
+        raise AssertionError(f"the note is out of date: c.grad filled with the gradient, c not a leaf: {asked}")
     c = a.clone()
     if c.requires_grad:
         (c**2).sum().backward()
@@ -139,10 +157,9 @@ def _clone_print_c() -> Result:
     """Both prints of ``c`` against the article's comment; the trace shows a print that differs."""
     run = run_clean(src.CLONE_EXAMPLE)
     printed = [run.prints[1], run.prints[6]]  # print(c) before and after `a = 1`
-    differing = [p for p in printed if compare_output(src.CLONE_COMMENTS[1], p) != HOLDS]
-    if differing:
-        return Result(OUTPUT_DIFFERS, differing[0])
-    return Result(HOLDS, printed[0])
+    outcomes = [compare_output(src.CLONE_COMMENTS[1], p) for p in printed]
+    differing = [p for p, outcome in zip(printed, outcomes, strict=True) if outcome != HOLDS]
+    return Result(worst(outcomes), differing[0] if differing else printed[0])
 
 
 CLAIMS.rows(

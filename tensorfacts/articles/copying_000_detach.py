@@ -8,6 +8,9 @@ The claims before them are :mod:`tensorfacts.articles.copying_000` and
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+
 import torch
 
 from tensorfacts.model import (
@@ -117,21 +120,23 @@ def _accepted(make_source, grad_mode: bool = True) -> tuple[list[str], list[str]
               "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590) (“Always allow "
               "tensor metadata changes”, August 2022) lifted the restriction. As on the example page, the "
               "source here is the article's: a leaf that requires grad. It refuses all four calls, not because "
-              "of the detach: the two resizes fail because it requires grad (under `torch.no_grad()` too, "
-              "and on a non-leaf; under `torch.inference_mode()` all four succeed on it), `set_` and "
-              "`transpose_` because it is a leaf that requires grad with grad mode on. A non-leaf source, or the "
-              "leaf under `torch.no_grad()`, accepts `set_` and `transpose_` and refuses only the two resizes.",
+              "of the detach: outside `torch.inference_mode()`, the two resizes fail because it requires grad "
+              "(under `torch.no_grad()` too, and on a non-leaf), `set_` and `transpose_` because it is a leaf "
+              "that requires grad with grad mode on. A non-leaf source, or the leaf under `torch.no_grad()`, "
+              "accepts `set_` and `transpose_` and refuses only the two resizes. Inside "
+              "`torch.inference_mode()`, with or without `torch.enable_grad()`, all four succeed on the leaf and "
+              "on a non-leaf made outside it.",
         "zh_CN": "文章写成时这是对的：torch 1.12 及以前，对 `.data` 或 `.detach()` 得到的张量执行这些调用会报错"
                  "“… is not allowed on a Tensor created from .data or .detach()”，`Tensor.detach` 的文档"
                  "在 2.2 版里还这样写。"
                  "[pytorch/pytorch#83590](https://github.com/pytorch/pytorch/pull/83590)"
                  "（“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。与示例页面一样，"
                  "这里的源张量沿用原文的写法：需要梯度的叶子张量。它拒绝全部四个调用，原因不在 detach："
-                 "两个 resize 报错是因为它需要梯度（在 `torch.no_grad()` 下、换成非叶子张量也一样；"
-                 "在 `torch.inference_mode()` 下，四个调用在它上面都能执行）；"
-                 "`set_` 和 `transpose_` 报错是因为它是需要梯度的叶子张量，而且梯度模式开着。"
+                 "在 `torch.inference_mode()` 之外，两个 resize 报错是因为它需要梯度（在 `torch.no_grad()` 下、"
+                 "换成非叶子张量也一样）；`set_` 和 `transpose_` 报错是因为它是需要梯度的叶子张量，而且梯度模式开着。"
                  "换成非叶子源张量，或者在 `torch.no_grad()` 下，`set_` 和 `transpose_` 都能执行，"
-                 "只有两个 resize 会报错。",
+                 "只有两个 resize 会报错。在 `torch.inference_mode()` 里，不论是否又用了 `torch.enable_grad()`，"
+                 "四个调用在这个叶子张量上和在 inference_mode 之外得到的非叶子张量上都能执行。",
     })
 def _detach_metadata_ops_error() -> Result:
     on_c, on_a = _accepted(lambda: torch.ones(2, 3, requires_grad=True))
@@ -152,15 +157,16 @@ def _detach_metadata_ops_error() -> Result:
         if _accepted(lambda: torch.ones(2, 3))[1] != list(METADATA_CALLS):
             raise AssertionError("the note is out of date: a source that does not require grad refuses a call")
         inference_refused = []
-        for name, call in METADATA_CALLS.items():
-            source = leaf()
+        for (name, call), make, grad_mode in itertools.product(METADATA_CALLS.items(), (leaf, nonleaf), (False, True)):
+            source = make()
             try:
-                with torch.inference_mode():
+                with torch.inference_mode(), torch.enable_grad() if grad_mode else contextlib.nullcontext():
                     call(source)
             except RuntimeError:
-                inference_refused.append(name)
-        if inference_refused or not (source.requires_grad and source.is_leaf):
-            raise AssertionError(f"the note is out of date: under inference_mode the leaf refuses {inference_refused}")
+                inference_refused.append((name, make.__name__, grad_mode))
+        if inference_refused:
+            raise AssertionError(f"the note is out of date: inside inference_mode (with enable_grad: True) these "
+                                 f"calls are refused: {inference_refused}")
 
     def listed(calls: list[str], sep: str, none: str) -> str:
         return sep.join(f"`{call}`" for call in calls) or none
@@ -254,6 +260,14 @@ CLAIMS.rows(
         "`print(c)` in this example shows `tensor([1., 2., 3.])` (the comment on that line).",
         "这个例子里 `print(c)` 输出 `tensor([1., 2., 3.])`（该行的注释）。",
         snippet=src.NOTE_EXAMPLE, expected=src.NOTE_PRINT_C_COMMENT, prints=(0,), trace=one_line,
+        notes={
+            "en": "More than the format differs: `c = a.detach()` of `torch.ones(2,2)` holds four ones in two "
+                  "rows, not the values 1, 2, 3 in one row, as the trace and the article's own “out” block (next "
+                  "row) show. The comment has the values of the article's earlier clone and detach examples.",
+            "zh_CN": "不同的不只是输出格式：`torch.ones(2,2)` 的 `c = a.detach()` 是两行、每行两个 1，"
+                     "而不是一行的 1、2、3，“本次构建的实际结果”一列和原文自己的“out”（下一行）都是这样。"
+                     "这行注释里的是原文前面 clone 和 detach 例子的值。",
+        },
     ),
     Pasted(
         "000-note-output", "note", "copying-rebinding",

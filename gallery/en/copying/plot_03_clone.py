@@ -55,6 +55,17 @@ overlap_source = torch.arange(4.0)
 overlap_alias = torch.from_numpy(overlap_source[1:].numpy())
 assert not same_storage(overlap_source, overlap_alias) and not bytes_apart(overlap_source, overlap_alias), (
     "a NumPy alias of a slice at offset 1 starts at another address, yet its storage's bytes overlap the source's")
+
+suffix_clone = torch.tensor([1.0], requires_grad=True).clone()
+with warnings.catch_warnings(record=True) as suffix_caught:
+    warnings.simplefilter("always")
+    assert suffix_clone.grad is None, "the .grad of a clone is None"
+suffix_raw = str(suffix_caught[0].message)
+suffix_head, _, suffix_tail = suffix_raw.partition(" (Triggered internally at ")
+assert suffix_tail.endswith(".)") and suffix_tail[:-2].rpartition(":")[2].isdigit() and (
+    read_grad(suffix_clone)[1] == [(suffix_caught[0].category, suffix_head)]), (
+    "the warning on reading a clone's .grad ends with ' (Triggered internally at <C++ file>:<line>.)', "
+    "which read_grad cuts off")
 # sphinx_gallery_end_ignore
 
 
