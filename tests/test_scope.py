@@ -10,7 +10,15 @@ import pytest
 import torch
 
 from editions import CODES
-from tensorfacts import fact_registry, facts, general_facts, scope, standard_sources, trainable_copy_facts
+from tensorfacts import (
+    data_setter_facts,
+    fact_registry,
+    facts,
+    general_facts,
+    scope,
+    standard_sources,
+    trainable_copy_facts,
+)
 from tensorfacts import matrix as mp
 from tensorfacts.decisions import DECISIONS
 from tensorfacts.scope import Raised
@@ -132,9 +140,9 @@ def test_old_trainable_copy_by_deepcopy_fails():
 def test_old_data_setter_with_no_check_at_all_fails():
     """The summary page said `p.data = t` puts another tensor under `p` "with no check at all"."""
     def accepted_all(case):
-        return {what: "accepted" for what in general_facts.data_setter(case)}
+        return {what: "accepted" for what in data_setter_facts.data_setter(case)}
 
-    wrong = _failing_cases(general_facts.data_setter, accepted_all, scope.cases())
+    wrong = _failing_cases(data_setter_facts.data_setter, accepted_all, scope.cases())
     assert len(wrong) == len(scope.cases())
 
 

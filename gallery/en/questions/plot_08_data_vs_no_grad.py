@@ -461,10 +461,12 @@ assert torch.equal(torch.autograd.grad((w * w).sum(), w)[0], 2 * w.detach()), (
 # ``p.data = t`` swaps the tensor behind a parameter, shape included
 # ------------------------------------------------------------------
 #
-# Assigning a tensor of the parameter's dtype and device to ``.data`` raises nothing even when the shapes
-# differ: the parameter silently takes the new shape and, from then on, shares ``t``'s memory. A float64 ``t``
-# is taken too and changes the parameter's dtype; an integer or bool ``t``, or one on another device type
-# such as ``meta``, is refused. :fact:`data-setter-checks`
+# Assigning to the ``.data`` of a parameter on the CPU a dense tensor of its dtype, also on the CPU (layout
+# ``torch.strided``, not nested), raises nothing even when the shapes differ: the parameter silently takes the
+# new shape and, from then on, shares ``t``'s memory. A float64 ``t`` is taken too and changes the parameter's
+# dtype. Among the tensors refused are an integer or bool ``t``, a sparse ``t`` and one on ``meta`` (for the CPU
+# and a GPU, see the GPU box of :ref:`the check of the article's summary <data-vs-detach-comparison>`).
+# :fact:`data-setter-checks`
 
 p = torch.nn.Parameter(torch.ones(3))
 t = torch.zeros(5)

@@ -7,22 +7,22 @@
 .. admonition:: Answer
    :class: answer
 
-   A tensor made with ``requires_grad=True``, then moved by ``.to()`` in grad mode to another device or
-   floating or complex dtype, is not a leaf: its ``.grad`` stays ``None`` unless ``retain_grad()`` is called on it.
-   Create it with its device and dtype, or set ``requires_grad`` after moving it:
+   A tensor made with ``requires_grad=True`` and moved by ``.to()`` in grad mode (not inference mode) to another
+   device or floating or complex dtype is not a leaf: its ``.grad`` stays ``None`` without ``retain_grad()``.
+   Create it with its device and dtype, or set ``requires_grad`` after the move:
 
    .. code-block:: python
 
       w = torch.randn(3, dtype=torch.float64, requires_grad=True)
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
-A weight made with ``requires_grad=True`` and then, with grad mode on, moved to another device
+A weight made with ``requires_grad=True`` and then, in grad mode outside ``torch.inference_mode()``, moved to another device
 (``.to("cpu:0")`` counts as one for a tensor on ``"cpu"``) or cast to another floating or complex
 dtype is no longer a leaf. Without ``retain_grad()`` (the page does not call it) it trains nothing: its ``.grad``
 stays ``None``, reading it warns ("The .grad attribute of a Tensor that is not a leaf Tensor is being
-accessed"), and an optimizer built the usual way either refuses it ("can't optimize a non-leaf Tensor")
-or updates another tensor (built with ``differentiable=True``, it accepts it, and its steps leave it
-unchanged: its ``.grad`` stays ``None``). After ``retain_grad()``, an optimizer
+accessed"). Handed to an optimizer built the usual way, it is refused ("can't optimize a non-leaf Tensor"); an
+optimizer made before the move holds the source leaf and updates that instead; an SGD or Adam optimizer built
+with ``differentiable=True`` accepts it, and its steps leave it unchanged: its ``.grad`` stays ``None``. After ``retain_grad()``, an optimizer
 accepts the moved tensor and trains that copy in place; the source leaf is not updated. Readers meet
 it as "grad is None after ``.cuda()``". This page reproduces all three
 with a change of dtype, and shows with the ``meta`` device, which plays the GPU here (every build of torch
@@ -405,6 +405,8 @@ assert len(set(losses)) == 1, "training the leaf leaves the moved copy, and the 
 # sphinx_gallery_start_ignore
 assert optimizer.param_groups[0]["params"][0] is w.grad_fn.next_functions[0][0].variable, (
     "the optimizer holds the leaf w was moved from")
+assert not torch.equal(optimizer.param_groups[0]["params"][0].detach().double(), w.detach()), (
+    "the optimizer updates the leaf w was moved from")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -487,7 +489,8 @@ assert not transposed_leaf.is_contiguous() and transposed_leaf.to(memory_format=
 # to another floating or complex dtype, they return a non-leaf, and so does a ``to()`` that copies while changing
 # neither, given ``copy=True`` or a ``memory_format`` other than the layout torch reads from the tensor's strides
 # (not always what ``is_contiguous()`` says: see :ref:`questions-module-to`). Without ``retain_grad()`` its
-# ``.grad`` stays ``None``, and an optimizer refuses it or updates the tensor it came from (one built
-# with ``differentiable=True`` accepts it, and its steps leave it unchanged); after ``retain_grad()``
+# ``.grad`` stays ``None``; an optimizer built the usual way refuses it, one made before the move updates the
+# tensor it came from instead, and an SGD or Adam optimizer built with ``differentiable=True`` accepts it and
+# its steps leave it unchanged; after ``retain_grad()``
 # an optimizer trains the moved copy in place and leaves the source leaf as it was. Create the tensor with its ``dtype`` and ``device``, call
 # ``requires_grad_()`` after the move, or move a module with ``module.to()``.

@@ -427,7 +427,7 @@ assert torch.equal(torch.autograd.grad((w * w).sum(), w)[0], 2 * w.detach()), (
 # ``p.data = t`` 换掉参数背后的张量，连形状一起换
 # -----------------------------------------------
 #
-# 把与参数 dtype 和设备相同的张量赋给 ``.data`` 时，即使形状不同也不会报错：参数悄悄换成新的形状，从此与 ``t`` 共享内存。float64 的 ``t`` 也会被接受，参数的 dtype 随之改变；整数或 bool 的 ``t``，或者在另一种设备（如 ``meta``）上的 ``t``，则被拒绝。:fact:`data-setter-checks`
+# 参数在 CPU 上时，把 dtype 与它相同、同样在 CPU 上的稠密张量（布局为 ``torch.strided``，非嵌套）赋给它的 ``.data``，即使形状不同也不会报错：参数悄悄换成新的形状，从此与 ``t`` 共享内存。float64 的 ``t`` 也会被接受，参数的 dtype 随之改变。被拒绝的张量包括整数或 bool 的 ``t``、稀疏张量 ``t``，以及 ``meta`` 上的 ``t``；CPU 与 GPU 之间的情况，见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>` 的 GPU 框。:fact:`data-setter-checks`
 
 p = torch.nn.Parameter(torch.ones(3))
 t = torch.zeros(5)
