@@ -106,38 +106,43 @@ DECISIONS: tuple[Advice, ...] = (
                 "`torch.set_grad_enabled(False)`) and outside `torch.inference_mode()`, "
                 "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on (the node is "
                 "`CopyBackwards` when `a` is an inference tensor made with `requires_grad=True`, such as a parameter "
-                "of a module built inside `torch.inference_mode()`). One exception: when `a` is a view of a tensor "
-                "that requires grad, made by an operation autograd records in grad mode (not, for example, "
-                "`detach()`, `view(dtype)` or a sparse tensor's `indices()`, nor a view of an inference tensor: "
-                "such views do not require grad, and their clones have no node), taken with grad mode off (under "
-                "`torch.no_grad()` or `torch.set_grad_enabled(False)`) or inside `torch.inference_mode()`, even "
-                "with `torch.enable_grad()`, or a view of such a view, the clone has that node too (unless the "
-                "tensor viewed is itself a view made a leaf with `requires_grad_()`: views taken of it in these "
-                "ways do not require grad), yet no gradient reaches its base, nor the view so taken unless "
+                "of a module built inside `torch.inference_mode()`). The exception is a view of a tensor that "
+                "requires grad taken with grad mode off (under `torch.no_grad()` or "
+                "`torch.set_grad_enabled(False)`) or inside `torch.inference_mode()`, even with `torch.enable_grad()`, "
+                "or a view of such a view. It still "
+                "requires grad, so its clone has the `CloneBackward0` node too, yet no gradient reaches its base. "
+                "That is not a matter of `clone()`: for `v = w[1:]` of a `w` that requires grad, taken under "
+                "`torch.no_grad()`, `torch.set_grad_enabled(False)` or `torch.inference_mode()`, `v * 2`, `v.exp()` "
+                "and `v[[0, 1]]` pass `w` no gradient either. Nor does a gradient reach the view itself, unless "
                 "`requires_grad_()` was called on it before its clone, or a view of it, was taken; the clone of a "
-                "view of it taken in one of these ways passes it no gradient even then.",
+                "view of it taken in one of these "
+                "ways passes it no gradient even then. Not every view is such an exception: a view made by an "
+                "operation autograd does not record in grad mode (`detach()`, `view(dtype)` or a sparse tensor's "
+                "`indices()`, for example), a view of an inference tensor, and a view taken in these ways of a view "
+                "made a leaf with `requires_grad_()` do not require grad, and the clones of the first two have no "
+                "node.",
             "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；如果 `a` 需要梯度，"
                 "而且调用时梯度模式（grad mode）是开着的（不在 `torch.no_grad()` 或 "
                 "`torch.set_grad_enabled(False)` 下），也不在 `torch.inference_mode()` 里，"
                 "副本的 `requires_grad` 也是 `True`，"
                 "并带有把梯度传下去的 `CloneBackward0` 节点（如果 `a` 是用 `requires_grad=True` 创建的推理张量，"
                 "比如在 `torch.inference_mode()` 里构建的模块的参数，节点则是 `CopyBackwards`）。"
-                "例外：如果 `a` 是在梯度模式关闭时（在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下），"
+                "例外是梯度模式关闭时（在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下）"
                 "或在 `torch.inference_mode()` 里（即使开了 `torch.enable_grad()`）对需要梯度的张量取的视图（view），"
-                "且取视图的运算在梯度模式下"
-                "会被自动求导记录（`detach()`、`view(dtype)` 和稀疏张量的 `indices()` 都不算，"
-                "推理张量的视图也不算："
-                "这些视图不需要梯度，副本也没有节点），或者这种视图的视图，"
-                "副本同样带这个节点（取视图的那个张量本身是用 `requires_grad_()` 变成叶子张量（leaf tensor）的"
-                "视图时除外：用这些方式对它取的视图不需要梯度），梯度却到不了取视图的那个张量，"
-                "也到不了这样取的那个视图，"
-                "除非在取它的副本或它的视图之前就对它调用了 `requires_grad_()`；如果它的视图也是用这些方式"
-                "取的，那个视图的副本即使这样也不把梯度传给它。",
+                "以及这种视图的视图。它仍然需要梯度，所以副本也带 `CloneBackward0` 节点，"
+                "梯度却到不了取视图的那个张量。"
+                "这与 `clone()` 无关：对需要梯度的 `w`，在 `torch.no_grad()`、`torch.set_grad_enabled(False)` 或 "
+                "`torch.inference_mode()` 下取 `v = w[1:]`，`v * 2`、`v.exp()` 和 `v[[0, 1]]` 同样不把梯度传给 "
+                "`w`。梯度也到不了这个视图本身，除非在取它的副本或它的视图之前就对它调用了 "
+                "`requires_grad_()`；如果它的视图也是用这些方式取的，那个视图的副本即使这样也不把梯度传给它。"
+                "并非所有视图都是这样的例外：取法在梯度模式下不被自动求导记录的视图（比如 `detach()`、"
+                "`view(dtype)`、稀疏张量的 `indices()`）、推理张量的视图，以及用这些方式对用 `requires_grad_()` "
+                "变成叶子张量（leaf tensor）的视图取的视图，都不需要梯度，前两种视图的副本也没有节点。",
         },
         lambda m: _rows(m, "a.clone()", shares_storage=False)
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),
         facts=("clone-requires-grad-in-grad-mode", "copy-in-graph-passes-gradient", "inference-tensor-requiring-grad",
-               "clone-of-no-grad-view-passes-no-gradient"),
+               "clone-of-no-grad-view-passes-no-gradient", "no-grad-view-operations-pass-no-gradient"),
     ),
     Advice(
         "need-snapshot",

@@ -305,6 +305,7 @@ from tensorfacts import (  # noqa: E402, F401
     numpy_facts,
     optimizer_facts,
     process_facts,
+    scoped_table_facts,
     table_facts,
     table_note_facts,
     trainable_copy_facts,  # noqa: E402, F401

@@ -92,21 +92,6 @@ def _deepcopy_model_grads(case: Case) -> str:
     return deepcopy_model_grads(case)
 
 
-# --- Conversions that return a itself ------------------------------------------------------------
-
-
-@scoped_fact("noop-conversions-return-a", {
-    "en": "Checks a.to(torch.float32) is a, a.cpu() is a and a.contiguous() is a on a float32 CPU tensor.",
-    "zh_CN": "对 float32 的 CPU 张量检查 a.to(torch.float32) is a、a.cpu() is a、a.contiguous() is a。",
-}, lambda case: (True, True, True), dtypes=(torch.float32,), devices=("cpu",), narrower={
-    "en": "the sentence names a float32 tensor on the CPU (`a.to(torch.float32)`, `a.cpu()`)",
-    "zh_CN": "句子说的是 CPU 上的 float32 张量（`a.to(torch.float32)`、`a.cpu()`）",
-})
-def _noop_conversions(case: Case) -> tuple[bool, bool, bool]:
-    _, a = case.build()
-    return a.to(torch.float32) is a, a.cpu() is a, a.contiguous() is a
-
-
 # --- An edit through detach() made before autograd saves the tensor ------------------------------
 
 

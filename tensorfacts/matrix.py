@@ -63,39 +63,43 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "For a copy that gradients still flow back through, use `a.clone()`, with grad mode on, outside "
                 "`torch.inference_mode()`, on a tensor that requires grad: "
-                "its own storage and version counter, `requires_grad=True` and a `CloneBackward0` node (except on a "
-                "view of such a tensor made by an operation autograd records in grad mode, not, for example, "
-                "`detach()`, `view(dtype)` or a sparse tensor's `indices()`, nor a view of an inference tensor, and "
-                "taken under `torch.no_grad()` or `torch.set_grad_enabled(False)`, or inside `torch.inference_mode()` "
-                "even with `torch.enable_grad()`, or a view of such a view: its clone has the node too, unless the "
-                "tensor viewed is itself a view made a leaf with `requires_grad_()`, whose views taken in these ways "
-                "do not require grad; no gradient reaches its base, nor the view so taken unless "
-                "`requires_grad_()` was called "
-                "on it before its clone, or a view of it, was taken; the clone of a view of it taken in one of these "
-                "ways passes it no gradient even then). `torch.empty_like(a).copy_(a)` does the same, the exception "
-                "included, through `CopyBackwards`, and so, on a float32 `a` like the sources here (a float32 view "
-                "for the exception), does `a.double()`, through `ToCopyBackward0` (it also changes the dtype; on a "
+                "its own storage and version counter, `requires_grad=True` and a `CloneBackward0` node. "
+                "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and so, on a float32 `a` like "
+                "the sources here, does `a.double()`, through `ToCopyBackward0` (it also changes the dtype; on a "
                 "float64 `a` it returns `a` itself, no copy). For an inference tensor `a` made with "
                 "`requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), the nodes of "
-                "`a.clone()` and `a.double()` are `CopyBackwards` instead.",
+                "`a.clone()` and `a.double()` are `CopyBackwards` instead. The exception is a view of a tensor that "
+                "requires grad taken under `torch.no_grad()` or `torch.set_grad_enabled(False)`, or inside "
+                "`torch.inference_mode()` even with `torch.enable_grad()`, or a view of such a view. It still "
+                "requires grad, so its copy by any of these three calls (`a.double()` on a float32 view) has the node "
+                "too, yet no gradient reaches its base. That is not a matter of copying: for `v = w[1:]` of a `w` "
+                "that requires grad, taken under `torch.no_grad()`, `torch.set_grad_enabled(False)` or "
+                "`torch.inference_mode()`, `v * 2`, `v.exp()` and `v[[0, 1]]` pass `w` no gradient either. Nor "
+                "does a gradient reach the view itself, unless `requires_grad_()` was called on it before its copy, "
+                "or a view of it, was taken; the copy of a view of it taken in one of these ways passes it no "
+                "gradient even then. Not every view is such an exception: a view made by an operation autograd "
+                "does not record in grad mode (`detach()`, `view(dtype)` or a sparse tensor's `indices()`, for "
+                "example), a view of an inference tensor, and a view taken in these ways of a view made a leaf with "
+                "`requires_grad_()` do not require grad.",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就在梯度模式（grad mode）下、`torch.inference_mode()` 之外，"
                 "对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
-                "`requires_grad=True`，带一个 `CloneBackward0` 节点（在 `torch.no_grad()` 或 "
-                "`torch.set_grad_enabled(False)` 下，或在 `torch.inference_mode()` 里（即使开了 "
-                "`torch.enable_grad()`）对这种张量取的视图（view），只要取法是梯度模式下"
-                "会被自动求导（autograd）记录的运算（`detach()`、`view(dtype)`、稀疏张量的 `indices()` 等就不是），"
-                "且不是推理张量的视图，"
-                "以及这种视图的视图，是例外：它们的副本也带这个节点（取视图的那个张量本身是用 `requires_grad_()` "
-                "变成叶子张量（leaf tensor）的视图时除外：用这些方式对它取的视图不需要梯度），"
-                "梯度却到不了取视图的那个张量，"
-                "也到不了这样取的那个视图，除非在取它的副本或它的视图之前就对它调用了 `requires_grad_()`；"
-                "如果它的视图也是用这些方式取的，那个视图的副本即使这样也不把梯度传给它）。"
-                "`torch.empty_like(a).copy_(a)` 效果相同，连上面的例外也一样，节点是 `CopyBackwards`；这里的 `a` "
-                "是 float32 张量，`a.double()` 也一样（例外对 float32 的视图同样成立），节点是 `ToCopyBackward0`"
+                "`requires_grad=True`，带一个 `CloneBackward0` 节点。"
+                "`torch.empty_like(a).copy_(a)` 效果相同，节点是 `CopyBackwards`；这里的 `a` "
+                "是 float32 张量，`a.double()` 也一样，节点是 `ToCopyBackward0`"
                 "（同时改变了 dtype；`a` 本来就是 float64 的话，它返回 `a` 本身，不复制）。"
                 "对用 `requires_grad=True` 创建的推理张量 `a`（比如在 "
                 "`torch.inference_mode()` 里构建的模块的参数），`a.clone()` 和 `a.double()` 的节点则都是 "
-                "`CopyBackwards`。",
+                "`CopyBackwards`。"
+                "例外是在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下，或在 `torch.inference_mode()` 里"
+                "（即使开了 `torch.enable_grad()`）对需要梯度的张量取的视图（view），以及这种视图的视图。"
+                "它仍然需要梯度，所以用这三种调用中的任何一种得到的副本（对 float32 的视图才用 `a.double()`）"
+                "也带节点，梯度却到不了取视图的那个张量。这与复制无关：对需要梯度的 `w`，在 `torch.no_grad()`、"
+                "`torch.set_grad_enabled(False)` 或 `torch.inference_mode()` 下取 `v = w[1:]`，`v * 2`、`v.exp()` "
+                "和 `v[[0, 1]]` 同样不把梯度传给 `w`。梯度也到不了这个视图本身，除非在取它的副本或它的视图之前"
+                "就对它调用了 `requires_grad_()`；如果它的视图也是用这些方式取的，那个视图的副本即使这样也不把梯度"
+                "传给它。并非所有视图都是这样的例外：取法在梯度模式下不被自动求导（autograd）记录的视图（比如 "
+                "`detach()`、`view(dtype)`、稀疏张量的 `indices()`）、推理张量的视图，以及用这些方式对用 "
+                "`requires_grad_()` 变成叶子张量（leaf tensor）的视图取的视图，都不需要梯度。",
         },
         lambda m: all(
             everywhere(m, op, GRAD_SOURCES, shares_storage=False, shares_version=False,
@@ -104,7 +108,7 @@ GUIDE: tuple[Advice, ...] = (
                              ("torch.empty_like(a).copy_(a)", "CopyBackwards"), ("a.double()", "ToCopyBackward0"))),
         facts=("copy-in-graph-passes-gradient", "double-of-float64-is-a", "inference-tensor-requiring-grad",
                "clone-of-no-grad-view-passes-no-gradient", "copy-of-no-grad-view-passes-no-gradient",
-               "inference-mode-grad-on-records-no-node"),
+               "no-grad-view-operations-pass-no-gradient", "inference-mode-grad-on-records-no-node"),
     ),
     Advice(
         "detach-view",
@@ -246,8 +250,8 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "`b = a` copies nothing: `b` is the same object as `a`.\n"
                 "- So are `torch.as_tensor(a)` (with no default device set) and `a.float()` on a float32 tensor "
-                "(likewise `a.to(torch.float32)`, `a.cpu()` on a CPU tensor and `a.contiguous()` on a contiguous "
-                "one).\n"
+                "(likewise `a.to(torch.float32)`, and, whatever the dtype, `a.cpu()` on a CPU tensor and "
+                "`a.contiguous()` on a contiguous one, `meta` tensors included).\n"
                 "- An in-place edit of `b` under `torch.no_grad()` is an edit of `a`: a backward that runs the node "
                 "which saved `a` raises.\n"
                 "- That backward raises nothing when `a` was saved through saved-tensor hooks, kept as a custom "
@@ -264,8 +268,8 @@ GUIDE: tuple[Advice, ...] = (
                 "too, yet `mul_` on them runs without an error: see the entry on inference tensors below.",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象。\n"
                 "- 未设置默认设备时的 `torch.as_tensor(a)`、对 float32 张量调用 `a.float()` 也是如此"
-                "（`a.to(torch.float32)`、对 CPU 张量调用 `a.cpu()`、对连续张量调用 `a.contiguous()` "
-                "同样返回 `a` 本身）。\n"
+                "（`a.to(torch.float32)` 同样返回 `a` 本身；不论 dtype 是什么，对 CPU 张量调用 `a.cpu()`、"
+                "对连续张量（`meta` 张量也算）调用 `a.contiguous()` 也都返回 `a` 本身）。\n"
                 "- 在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
                 "如果自动求导保存过 `a`，反向传播一走到保存 `a` 的节点就会报错。\n"
                 "- 如果 `a` 是经由保存张量的钩子保存的，或者被自定义 `Function` 存成了属性，或者被 `backward` 从不读取 "

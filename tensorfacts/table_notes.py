@@ -89,9 +89,11 @@ VIEW_NOTES: tuple[Advice, ...] = (
     Advice(
         "autograd-views",
         {
-            "en": "Autograd treats each of them as a view (`_is_view()` is true), except `detach()` and a sparse "
-                "tensor's `indices()`: they share storage, and autograd does not record them as views.",
-            "zh_CN": "自动求导（autograd）把它们都当作视图（`_is_view()` 为真），"
+            "en": "Autograd treats each of them as a view (`_is_view()`, a method internal to torch, is true), "
+                "except `detach()` and a sparse tensor's `indices()`: they share storage, and autograd does not "
+                "record them "
+                "as views.",
+            "zh_CN": "自动求导（autograd）把它们都当作视图（torch 的内部方法 `_is_view()` 为真），"
                 "只有 `detach()` 和稀疏张量的 `indices()` 例外："
                 "它们共享存储，自动求导却不把它们记作视图。",
         },
@@ -181,7 +183,7 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "`a.to(torch.float64)`、用由 Python 整数组成的列表或掩码做索引，在两种布局下都会复制。",
         },
         _maybe,
-        facts=("reshape-view-when-strides-allow", "noop-conversions-return-a"),
+        facts=("reshape-view-when-strides-allow", "reshape-view-exactly-when-view-runs", "noop-conversions-return-a"),
     ),
 )
 
@@ -238,11 +240,17 @@ SAVED_NOTES: tuple[Advice, ...] = (
         "output-savers",
         {
             "en": "`torch.exp`, `torch.sigmoid`, `torch.tanh`, `F.relu`, `torch.sqrt`, `F.softmax` and "
-                "`F.log_softmax` save their output, not their input.",
+                "`F.log_softmax` save their output, not their input, on float32, float64 and bfloat16 inputs of "
+                "zero, one or two dimensions as on the table's `x`; so do `F.softmax` and `F.log_softmax` given "
+                "`dtype=`, and `F.relu` with `inplace=True`, which returns its input edited.",
             "zh_CN": "`torch.exp`、`torch.sigmoid`、`torch.tanh`、`F.relu`、`torch.sqrt`、`F.softmax` 和 "
-                "`F.log_softmax` 保存的是输出，不是输入。",
+                "`F.log_softmax` 保存的是输出，不是输入，float32、float64 和 bfloat16 的零维、一维、二维输入"
+                "都是如此，表中的 `x` 也一样；"
+                "传了 `dtype=` 的 `F.softmax` 和 `F.log_softmax`，以及用 `inplace=True` 调用、返回修改后的输入的 "
+                "`F.relu` 也一样。",
         },
         lambda t: all(_saves(t, code) == (saved_ops.OUTPUT,) for code in _OUTPUT_SAVERS),
+        facts=("output-savers-save-output",),
     ),
     Advice(
         "operands",

@@ -363,6 +363,8 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
                       # "torch.empty_like(a).copy_(a) does the same, the exception included, ... (a float32 view
                       # for the exception), does a.double()"
                       "copy-of-no-grad-view-passes-no-gradient",
+                      # "v * 2, v.exp() and v[[0, 1]] pass w no gradient either"
+                      "no-grad-view-operations-pass-no-gradient",
                       # "with grad mode on, outside torch.inference_mode()": inside it no node is recorded
                       "inference-mode-grad-on-records-no-node"),
     # "refuses in-place edits with grad mode on (... it accepts them, unless torch refuses the edit in every mode, as

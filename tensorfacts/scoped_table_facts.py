@@ -1,0 +1,167 @@
+"""Scoped facts behind general sentences of the behaviour matrix's guide and of the notes under the view
+operations and "what operations save" tables: conversions that return ``a`` itself, ``reshape()``'s view or
+copy, and the operations that save their output. Like those of :mod:`tensorfacts.general_facts` (same
+registry, same scope), each runs in every case its sentence claims.
+Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+
+from tensorfacts.fact_registry import scoped_fact
+from tensorfacts.scope import Case
+from tensorfacts.standard_sources import GRAD_SOURCES
+
+# --- Conversions that return a itself ------------------------------------------------------------
+
+#: Dtypes no source can take (a tensor that requires grad must be floating), tried as ``a.detach().to(dtype)``.
+OTHER_DTYPES = (torch.int64, torch.bool, torch.complex64)
+
+
+def noop_conversions(case: Case) -> tuple[bool, bool | None, bool]:
+    """(``a.to(torch.float32) is a``; on the CPU, ``t.cpu() is t`` for ``a`` and for ``a.detach().to(dtype)`` of
+    each of :data:`OTHER_DTYPES`, None elsewhere; ``t.contiguous() is t`` for each of those tensors, all
+    contiguous)."""
+    _, a = case.build()
+    tensors = (a, *(a.detach().to(dtype) for dtype in OTHER_DTYPES))
+    on_cpu = all(t.cpu() is t for t in tensors) if a.device.type == "cpu" else None
+    return a.to(torch.float32) is a, on_cpu, all(t.is_contiguous() and t.contiguous() is t for t in tensors)
+
+
+@scoped_fact("noop-conversions-return-a", {
+    "en": "Checks that a.to(torch.float32) is a exactly when a is float32; that a.cpu() is a on a CPU tensor; and "
+          "that a.contiguous() is a on a contiguous tensor, on every device (meta included); a.cpu() and "
+          "a.contiguous() also on a.detach().to(dtype) for int64, bool and complex64.",
+    "zh_CN": "检查 a.to(torch.float32) is a 恰好在 a 是 float32 时成立；CPU 张量的 a.cpu() is a；"
+             "连续张量的 a.contiguous() is a，每种设备上都检查（包括 meta）；a.cpu() 和 a.contiguous() 还在 "
+             "int64、bool 和 complex64 的 a.detach().to(dtype) 上检查。",
+}, lambda case: (case.dtype == torch.float32, True if case.device == "cpu" else None, True))
+def _noop_conversions(case: Case) -> tuple[bool, bool | None, bool]:
+    return noop_conversions(case)
+
+
+# --- reshape(): a view exactly when view() runs --------------------------------------------------
+
+#: Shapes to ask for, by number of elements (12 as in the view table's 3×4 source).
+_SHAPES = {12: ((12,), (4, 3), (2, 6), (6, 2), (3, 2, 2), (2, 2, 3), (2, 3, 2), (3, 4, 1), (1, 3, 4)),
+           3: ((3,), (1, 3), (3, 1), (1, 3, 1)), 2: ((2,), (1, 2), (2, 1)), 0: ((0,), (0, 3), (3, 0), (1, 0))}
+#: Layouts made from a 1-d source of three elements: contiguous, strided, expanded (a stride of 0), transposed,
+#: empty.
+LAYOUTS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "t": lambda t: t, "t[::2]": lambda t: t[::2], "t.expand(4, 3)": lambda t: t.expand(4, 3),
+    "t.expand(4, 3).t()": lambda t: t.expand(4, 3).t(), "t[:, None].expand(3, 4)": lambda t: t[:, None].expand(3, 4),
+    "t[:0].expand(3, 0)": lambda t: t[:0].expand(3, 0), "t[:0].expand(3, 0).t()": lambda t: t[:0].expand(3, 0).t(),
+}
+#: The tensors each layout is made of: a, and tensors of other dtypes and with the conjugate or negative bit.
+KINDS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "a": lambda a: a, "int64": lambda a: a.detach().to(torch.int64), "bool": lambda a: a.detach().to(torch.bool),
+    "conj": lambda a: a.detach().to(torch.complex64).conj(),
+    "neg bit": lambda a: a.detach().to(torch.complex64).conj().imag,
+}
+_CALLS: dict[str, Callable[[torch.Tensor, tuple[int, ...]], torch.Tensor | None]] = {
+    "reshape": lambda x, shape: x.reshape(shape),
+    "reshape_as": lambda x, shape: x.reshape_as(torch.empty(shape)),
+    "flatten": lambda x, shape: x.flatten() if len(shape) == 1 else None,
+}
+
+
+def _view_runs(x: torch.Tensor, shape: tuple[int, ...]) -> bool:
+    try:
+        x.view(shape)
+    except RuntimeError:
+        return False
+    return True
+
+
+def reshape_views(case: Case) -> tuple[tuple[str, ...], bool, bool]:
+    """(The calls whose result shares the storage of the tensor reshaped (the same storage object, which meta has
+    too) when ``view()`` of that shape raises, or does not share it when ``view()`` runs; whether some result was a
+    view; whether some was a copy)."""
+    _, a = case.build()
+    wrong, kinds = [], set()
+    for kind, make in KINDS.items():
+        for layout, lay in LAYOUTS.items():
+            x = lay(make(a))
+            for shape in _SHAPES[x.numel()]:
+                for call, reshape in _CALLS.items():
+                    result = reshape(x, shape)
+                    if result is None:
+                        continue
+                    shares = result.untyped_storage()._cdata == x.untyped_storage()._cdata
+                    kinds.add(shares)
+                    if shares != _view_runs(x, shape):
+                        wrong.append(f"{layout.replace('t', kind, 1)}.{call}{shape}: shares {shares}")
+    return tuple(wrong), True in kinds, False in kinds
+
+
+@scoped_fact("reshape-view-exactly-when-view-runs", {
+    "en": "Takes a, and makes from it an int64, a bool, a conjugate complex64 tensor and its imaginary part "
+          "(negative bit); lays each of the five out seven ways (itself, [::2], expand(4, 3) and its transpose, "
+          "[:, None].expand(3, 4), and the empty [:0].expand(3, 0) and its transpose), and calls reshape, "
+          "reshape_as (and flatten, for a flat "
+          "shape) with three to nine shapes of the same number of elements: the result keeps the storage it was "
+          "made from exactly when view() of that shape runs; both happen.",
+    "zh_CN": "取 a，再由它做出 int64 张量、bool 张量、共轭的 complex64 张量及其虚部（负号位），这五个张量各排成七种布局"
+             "（本身、[::2]、expand(4, 3) 及其转置、[:, None].expand(3, 4)，以及空的 [:0].expand(3, 0) 及其转置），"
+             "再用元素个数相同的三到九种形状调用 reshape、reshape_as（形状是一维时还调用 flatten）：结果沿用原来的"
+             "存储，恰好发生在同一形状的 view() 能执行时；两种结果都出现。",
+}, lambda case: ((), True, True))
+def _reshape_views(case: Case) -> tuple[tuple[str, ...], bool, bool]:
+    return reshape_views(case)
+
+
+# --- Operations that save their output ------------------------------------------------------------
+
+#: The output savers of the "what operations save" table, with the options they take.
+OUTPUT_SAVERS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "torch.exp(x)": torch.exp, "torch.sigmoid(x)": torch.sigmoid, "torch.tanh(x)": torch.tanh, "F.relu(x)": F.relu,
+    "F.relu(x * 1, inplace=True)": lambda x: F.relu(x * 1, inplace=True), "torch.sqrt(x)": torch.sqrt,
+    "F.softmax(x, -1)": lambda x: F.softmax(x, -1), "F.log_softmax(x, -1)": lambda x: F.log_softmax(x, -1),
+    "F.softmax(x, 0, dtype=torch.float64)": lambda x: F.softmax(x, 0, dtype=torch.float64),
+    "F.log_softmax(x, 0, dtype=torch.float64)": lambda x: F.log_softmax(x, 0, dtype=torch.float64),
+}
+#: Shapes of x made from a: 1-d, 0-d and 2-d.
+X_SHAPES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "a": lambda a: a, "a[0]": lambda a: a[0], "a.expand(2, 3)": lambda a: a.expand(2, 3)}
+
+
+def output_savers(case: Case) -> dict[str, tuple[str, ...]]:
+    """What the pack hook of saved-tensor hooks receives, for each output saver on each x: "output" for the
+    tensor the call returns, "input" for x (or ``x * 1``), "other" for anything else; every call that saves only
+    its output is left out."""
+    _, a = case.build()
+    seen = {}
+    for shape, make in X_SHAPES.items():
+        for code, operation in OUTPUT_SAVERS.items():
+            x, packed = make(a), []
+
+            def pack(t: torch.Tensor, packed: list = packed) -> torch.Tensor:
+                packed.append(t)
+                return t
+
+            with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                out = operation(x)
+            roles = tuple("output" if t is out else "input" if t is x else "other" for t in packed)
+            if roles != ("output",):
+                seen[f"{code} on x = {shape}"] = roles
+    return seen
+
+
+@scoped_fact("output-savers-save-output", {
+    "en": "Runs torch.exp, torch.sigmoid, torch.tanh, F.relu (also with inplace=True, on x * 1), torch.sqrt, "
+          "F.softmax and F.log_softmax (also with dtype=torch.float64) on x = a, a[0] and a.expand(2, 3) under "
+          "saved-tensor hooks: the pack hook receives one tensor, the one the call returns, and never x.",
+    "zh_CN": "在保存张量的钩子下，对 x = a、a[0] 和 a.expand(2, 3) 调用 torch.exp、torch.sigmoid、torch.tanh、"
+             "F.relu（也用 inplace=True，作用在 x * 1 上）、torch.sqrt、F.softmax 和 F.log_softmax"
+             "（也用 dtype=torch.float64）：打包钩子只收到一个张量，就是调用返回的那个，从来不是 x。",
+}, lambda case: {}, sources=GRAD_SOURCES, narrower={
+    "en": "autograd saves nothing for a tensor that does not require grad, so only the sources that require grad "
+          "have anything to save",
+    "zh_CN": "张量不需要梯度时自动求导什么也不保存，所以只有需要梯度的源张量才有东西可存",
+})
+def _output_savers(case: Case) -> dict[str, tuple[str, ...]]:
+    return output_savers(case)
