@@ -313,6 +313,7 @@ MUTANTS = {
     "DataLoader loads in the parent": _loader_in_the_parent,
     "reshape() always copies": lambda: Override(reshape=lambda f, a, k: call(f, a, k).clone()),
     ".data shares the version counter": lambda: Override(data=lambda f, a, k: a[0].detach()),
+    ".data copies": lambda: Override(data=lambda f, a, k: a[0].clone().detach() if len(a) == 1 else call(f, a, k)),
     "unbind() returns separate views": lambda: Override(unbind=_separate_unbind),
     "views of a leaf accept fill_": lambda: Override(fill_=_bypass_autograd),
     "a number operand becomes a tensor": lambda: Override(mul=_number_as_tensor),
@@ -472,6 +473,11 @@ FACT_FLIPS = {
     "overlapping-window-views-take-writes": "unfold() and as_strided() copy",
     "deepcopy-refuses-some-leaves": "deepcopy copies only the view",
     "copy-copy-of-strided-nested-shares-counter": "a nested tensor's copy.copy is rebuilt on a copy",
+    "copy-ways-memory-and-graph": ("detach copies", ".data copies", "clone() shares memory",
+                                   "clone() returns a detached copy"),
+    "vmap-innermost-refuses-data": ".data shares the version counter",
+    "view-shares-base-storage": "indexing copies",
+    "inplace-ops-write-into-tensor": "add_() writes a copy",
 }
 
 

@@ -146,7 +146,7 @@ def test_the_built_decision_page_shows_every_answer(site_dir):
 
 #: The terms whose definitions describe an idea and state nothing torch does (a reader's reading of
 #: each definition, kept here rather than taken from sitetools/rules/terms.py): they need no fact.
-DEFINED_ONLY = {"复制", "浅拷贝", "深拷贝", "原地操作", "计算图", "内存泄漏", "显存", "自动求导", "反向传播",
+DEFINED_ONLY = {"复制", "浅拷贝", "深拷贝", "计算图", "内存泄漏", "显存", "自动求导", "反向传播",
                 "目标网络", "共享权重", "检查点", "竞态条件", "滑动平均", "源张量",
                 "在线网络", "软更新", "微批次"}
 

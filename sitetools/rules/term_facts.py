@@ -14,10 +14,11 @@ from __future__ import annotations
 CHECKED_BY: dict[str, tuple[str, ...]] = {
     "张量": ("dense-tensor-reads-storage-by-layout",),
     "克隆": ("clone-requires-grad-in-grad-mode", "grad-mode-records", "clone-of-no-grad-view-passes-no-gradient"),
-    "存储": ("view-write-shows-in-both",), "共享内存": ("shared-memory-seen-across-processes",),
+    "存储": ("view-write-shows-in-both", "view-shares-base-storage", "dense-tensor-reads-storage-by-layout"),
+    "共享内存": ("shared-memory-seen-across-processes",),
     "视图": ("view-write-shows-in-both",),
     "基张量": ("base-names-root-of-view-chain",),
-    "重新绑定": ("rebinding-leaves-old-tensor",),
+    "重新绑定": ("rebinding-leaves-old-tensor",), "原地操作": ("inplace-ops-write-into-tensor",),
     "别名": ("view-write-shows-in-both", "alias-calls-share-memory", "array-calls-refuse-swapped-or-flipped",
            "from-dlpack-aborts-on-flipped-array"),
     "版本计数器": ("inplace-ops-raise-version", "version-counter-catches-saved-edit"),

@@ -51,8 +51,7 @@ TERMS: tuple[Term, ...] = (
                    "receives inside `torch.func.vmap` or `torch.func.grad`: it is strided too, yet has no storage "
                    "(its `untyped_storage()` raises).",
          define_zh="多维数组；布局为 strided（稠密）、既非嵌套也非量化的张量，按 dtype、形状、步长和偏移从一块存储"
-                   "读取数值。"
-                   "延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit）。"
+                   "读取数值。延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit）。"
                    "例外之一是函数在 `torch.func.vmap` 或 `torch.func.grad` 里收到的张量：布局同样是 strided，"
                    "却没有存储（调用它的 `untyped_storage()` 会报错）。"),
     Term("复制", "copy", "copying-clone", also=("拷贝", "副本"),
@@ -80,9 +79,10 @@ TERMS: tuple[Term, ...] = (
          define_en="Copying an object and, level by level, the objects it holds, instead of sharing them.",
          define_zh="复制一个对象，并逐层复制它所含的对象，而不是共享它们。"),
     Term("存储", "storage", "copying-alias",
-         define_en="The block of memory a tensor reads its values from (`untyped_storage()`); a view shares it with "
-                   "its base tensor.",
-         define_zh="张量读取数值的那块内存（`untyped_storage()`），视图与它的基张量（base tensor）共享这块存储。"),
+         define_en="The memory a tensor reads its values from (`untyped_storage()`), shared by its views and their "
+                   "base tensor. A sparse tensor has none, nor does a function's input in `torch.func.vmap` or `grad`.",
+         define_zh="张量读取数值的那块内存（`untyped_storage()`），它的视图和视图的基张量（base tensor）都共享这块"
+                   "存储。稀疏张量没有存储，函数在 `torch.func.vmap` 或 `grad` 里收到的张量也没有。"),
     Term("共享内存", "shared memory", "questions-shared-memory",
          define_en="Memory that several processes map at once, so a write in one is seen by the others.",
          define_zh="几个进程同时映射的内存，一个进程写入，其他进程都能看到。"),
