@@ -1,6 +1,6 @@
 """The named facts behind which edits a tensor's version counter sees: the routes that bypass it (the nine silent
 rows of the table of ``questions/plot_12_version_counter``, each run under ``torch.no_grad()`` on a leaf whose old
-values a loss saved, and ``unsafe_split``/``unsafe_chunk``), and the views and chains of views and ``.detach()``
+values a loss saved, and torch's public ``unsafe_`` splits), and the views and chains of views and ``.detach()``
 that share it (the ledger's note on ``.detach()``).
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
@@ -199,17 +199,32 @@ def _version_counter_shared_by_views_and_detach() -> Fact:
 UNSAFE_PARTS = {
     "b.unsafe_split(2)": lambda b: b.unsafe_split(2)[1],
     "b.unsafe_chunk(2)": lambda b: b.unsafe_chunk(2)[1],
+    "b.unsafe_split_with_sizes([2, 2])": lambda b: b.unsafe_split_with_sizes([2, 2])[1],
     "b.detach().unsafe_split(2)": lambda b: b.detach().unsafe_split(2)[1],
+    "torch.unsafe_split(b.detach(), 2)": lambda b: torch.unsafe_split(b.detach(), 2)[1],
     "torch.unsafe_chunk(b.detach(), 2)": lambda b: torch.unsafe_chunk(b.detach(), 2)[1],
+    "torch.unsafe_split_with_sizes(b.detach(), [2, 2])": lambda b: torch.unsafe_split_with_sizes(b.detach(), [2, 2])[1],
 }
 
 
+def _unsafe_calls_missing() -> list[str]:
+    """The public ``unsafe_`` functions of torch and methods of a tensor that no call of ``UNSAFE_PARTS`` makes."""
+    functions = [f"torch.{name}" for name in dir(torch) if name.startswith("unsafe_")
+                 if not any(call.startswith(f"torch.{name}(") for call in UNSAFE_PARTS)]
+    methods = [f"Tensor.{name}" for name in dir(torch.Tensor) if name.startswith("unsafe_")
+               if not any(f".{name}(" in call and not call.startswith("torch.") for call in UNSAFE_PARTS)]
+    return functions + methods
+
+
 @fact("unsafe-split-shares-memory-not-counter", {
-    "en": "b = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True); loss = (b * b).sum() saves b; under "
+    "en": "Every public unsafe_ function of torch and method of a tensor (dir(torch), dir(torch.Tensor)) is called "
+          "below. b = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True); loss = (b * b).sum() saves b; under "
           "torch.no_grad(), p is the second output of " + ", ".join(UNSAFE_PARTS) + " (one each time), and "
           "p.mul_(10). Each time b becomes [1, 2, 30, 40], b._version stays 0, loss.backward() raises nothing, "
           "and b.grad is [2, 4, 60, 80] where the loss's gradient is [2, 4, 6, 8].",
-    "zh_CN": "b = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)；loss = (b * b).sum() 保存了 b；在 "
+    "zh_CN": "下面调用了 torch 的每一个公开 unsafe_ 函数和张量的每一个公开 unsafe_ 方法"
+             "（dir(torch)、dir(torch.Tensor)）。"
+             "b = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)；loss = (b * b).sum() 保存了 b；在 "
              "torch.no_grad() 下，p 是 " + "、".join(UNSAFE_PARTS) + " 之一的第二个输出，执行 p.mul_(10)。"
              "每一次 b 都变成 [1, 2, 30, 40]，b._version 仍为 0，loss.backward() 不报错，b.grad 是 "
              "[2, 4, 60, 80]，而这个损失的梯度应是 [2, 4, 6, 8]。",
@@ -226,4 +241,7 @@ def _unsafe_split_shares_memory_not_counter() -> Fact:
         seen[name] = (values, version, error, b.grad.tolist() if b.grad is not None else None)
     silent = all(values == [1.0, 2.0, 30.0, 40.0] and version == 0 and not error and grad == [2.0, 4.0, 60.0, 80.0]
                  for values, version, error, grad in seen.values())
-    return Fact(silent, f"(b, b._version, backward error, b.grad) per call: {seen}; true gradient [2.0, 4.0, 6.0, 8.0]")
+    uncalled = _unsafe_calls_missing()
+    return Fact(silent and not uncalled,
+                f"public unsafe_ functions and methods not called: {uncalled}; "
+                f"(b, b._version, backward error, b.grad) per call: {seen}; true gradient [2.0, 4.0, 6.0, 8.0]")
