@@ -119,8 +119,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "ways passes it no gradient even then. Not every view is such an exception: a view made by an "
                 "operation autograd does not record in grad mode (`detach()`, `view(dtype)` or a sparse tensor's "
                 "`indices()`, for example), a view of an inference tensor, and a view taken in these ways of a view "
-                "made a leaf with `requires_grad_()` do not require grad, and the clones of the first two have no "
-                "node.",
+                "made a leaf with `requires_grad_()` do not require grad, so their clones have no node.",
             "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；如果 `a` 需要梯度，"
                 "而且调用时梯度模式（grad mode）是开着的（不在 `torch.no_grad()` 或 "
                 "`torch.set_grad_enabled(False)` 下），也不在 `torch.inference_mode()` 里，"
@@ -137,7 +136,7 @@ DECISIONS: tuple[Advice, ...] = (
                 "`requires_grad_()`；如果它的视图也是用这些方式取的，那个视图的副本即使这样也不把梯度传给它。"
                 "并非所有视图都是这样的例外：取法在梯度模式下不被自动求导记录的视图（比如 `detach()`、"
                 "`view(dtype)`、稀疏张量的 `indices()`）、推理张量的视图，以及用这些方式对用 `requires_grad_()` "
-                "变成叶子张量（leaf tensor）的视图取的视图，都不需要梯度，前两种视图的副本也没有节点。",
+                "变成叶子张量（leaf tensor）的视图取的视图，都不需要梯度，所以它们的副本没有节点。",
         },
         lambda m: _rows(m, "a.clone()", shares_storage=False)
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),

@@ -198,14 +198,13 @@ def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int]:
 
 def unrecorded_view_runs(copy: str) -> list[tuple[str, str, bool, bool]]:
     """The views autograd does not record, of a float32 leaf that requires grad, taken with grad mode on and in each
-    of OFF_MODES: (view, mode, whether it requires grad, whether its copy by ``copy`` taken
-    with grad mode off has a grad_fn; False with grad mode on)."""
+    of OFF_MODES: (view, mode, whether it requires grad, whether its copy by ``copy``, taken with grad mode on, has a
+    grad_fn; False where ``copy`` is not run on the view's dtype)."""
     untracked = []
     for row in UNRECORDED:
         leaf = view_ops.make_source(row.source, "contiguous").requires_grad_()
-        untracked.append((row.code, "grad mode on", view_ops.apply(row, leaf).requires_grad, False))
-        for mode, off in OFF_MODES.items():
-            with off():
+        for mode, taking in {"grad mode on": torch.enable_grad, **OFF_MODES}.items():
+            with taking():
                 u = view_ops.apply(row, leaf)
             copied = COPIES[copy][2] is None or u.dtype == COPIES[copy][2]
             untracked.append((row.code, mode, u.requires_grad, copied and COPIES[copy][0](u).grad_fn is not None))
@@ -267,8 +266,8 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
           "again wrapped there in a Parameter): the view does not require grad, and its clone has no grad_fn. "
           "a.detach(), s.indices(), a.view(torch.float32), "
           "a.view(torch.int32) and a.view(torch.float16) of a float32 leaf that requires grad do not require grad, "
-          "taken with grad mode on and in each of the four ways, and the clone of each taken in one of the four "
-          "ways has no grad_fn. a.real of a real 3×4 tensor, and a.mT, a.H, a.mH and a.adjoint() of a "
+          "taken with grad mode on and in each of the four ways, and the clone of each, taken with grad mode on, "
+          "has no grad_fn. a.real of a real 3×4 tensor, and a.mT, a.H, a.mH and a.adjoint() of a "
           "0-d one (each warns that it is deprecated there: with torch.set_warn_always(True), set back afterwards, "
           "every call gives one UserWarning saying so; a.real gives none), a leaf that requires grad and again a "
           "non-leaf (the "
@@ -308,7 +307,7 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
              "不论在梯度模式下取，还是用这四种方式分别取：视图不需要梯度，它的副本没有 grad_fn。"
              "对需要梯度的 float32 叶子张量，a.detach()、s.indices()、a.view(torch.float32)、"
              "a.view(torch.int32) 和 a.view(torch.float16) 不论在梯度"
-             "模式下取，还是用这四种方式分别取，都不需要梯度；用这四种方式取的这些结果，副本都没有 "
+             "模式下取，还是用这四种方式分别取，都不需要梯度；在梯度模式下对这些结果取的副本都没有 "
              "grad_fn。对 3×4 的实数张量取 a.real，对零维张量取 a.mT、a.H、a.mH 和 a.adjoint()（它们在零维张量上"
              "各自给出已弃用的警告：开启 torch.set_warn_always(True) 并在之后改回，每次调用都给出一条这样的 "
              "UserWarning；a.real 不给出警告），张量分别是需要梯度的叶子张量和非叶子张量（叶子张量乘 1），dtype 分别是 "
