@@ -246,13 +246,17 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # On a leaf that requires grad, here a ``Parameter``, and on a view of such a leaf taken in grad mode,
 # here a row of a 2-d ``Parameter``, the same shift is refused with another message while grad mode
 # is on; under ``torch.no_grad()`` or ``torch.inference_mode()`` the leaf and a contiguous view of it,
-# such as that row, get the message above, while a view of it that is not contiguous, such as a column
-# ``[:, 0]`` or ``[::2]``, runs with no error and writes wrong values. A
+# such as that row, get the message above, while a view of it that is not contiguous may run with no
+# error and write wrong values, as a column ``[:, 0]`` and ``[::2]`` do. A
 # contiguous tensor that requires grad and is neither a leaf nor a view, here
 # ``arange(5.0, requires_grad=True) * 2``, gets the message above in all three modes, and so do its
-# contiguous views by slicing, ``view()`` or ``tensor_split()``; a view of it that is not contiguous,
-# such as ``[::2]`` or a column of a 2-d one, runs with no error in all three modes and writes wrong
-# values, like the layouts of "The same shift, not caught" below. With grad mode on, three other kinds of view
+# contiguous views by slicing, ``view()`` or ``tensor_split()``; a view of it that is not contiguous
+# may run with no error in all three modes and write wrong values, as ``[::2]`` and a column of a 2-d
+# one do, like the layouts of "The same shift, not caught" below. Being contiguous is not what decides:
+# in the views of either tensor tried here, in those modes, the shift was refused with the message
+# above exactly where each side, ``t[1:]`` and ``t[:-1]``, fills one block of memory with no gaps, in
+# any order of its dimensions, so ``transpose(1, 2)`` of a 3-d tensor, which is not contiguous, is
+# refused too. With grad mode on, three other kinds of view
 # of a tensor that requires grad get other messages, in which autograd says why it does not allow
 # such a view to be modified in place: an output of ``unbind()`` (iterating over a tensor,
 # ``for row in x``, calls it), ``split()``, ``chunk()`` or ``split_with_sizes()``; a view taken under
@@ -356,6 +360,42 @@ assert not any(other().is_contiguous() for other in strided_others) and {
     "a view that is not contiguous ([::2], a column) of a contiguous tensor that requires grad and is neither a leaf "
     "nor a view runs the shift with no error in every mode and writes other values than the shift from a cloned "
     "source")
+
+
+def fills_one_block(part):
+    dims = sorted((st, sz) for st, sz in zip(part.stride(), part.shape, strict=True) if sz != 1)
+    return all(stride == torch.Size([size for _, size in dims[:i]]).numel() for i, (stride, _) in enumerate(dims))
+
+
+def refused_where_dense(mode, make_view):
+    tried = make_view()
+    dense = fills_one_block(tried[1:]) and fills_one_block(tried[:-1])
+    return refused_with(mode, make_view) == (message if dense else None)
+
+
+def leaf_of(shape):
+    return torch.nn.Parameter(torch.arange(float(torch.Size(shape).numel())).reshape(shape))
+
+
+def made_of(shape):
+    return (torch.arange(float(torch.Size(shape).numel()), requires_grad=True) * 2).reshape(shape)
+
+
+tried_layouts = (((3, 5), lambda x: x[1]), ((5, 3), lambda x: x[:, 0]), ((10,), lambda x: x[::2]),
+                 ((5, 2), lambda x: x[:, 1]), ((3, 3), lambda x: x.t()), ((3, 2, 2), lambda x: x.transpose(0, 1)),
+                 ((3, 2, 2), lambda x: x.transpose(1, 2)), ((3, 2, 2, 2), lambda x: x.permute(0, 2, 3, 1)))
+assert all(refused_where_dense(quiet, lambda shape=shape, take=take: take(leaf_of(shape)))
+           for quiet in (torch.no_grad, torch.inference_mode) for shape, take in tried_layouts) and all(
+    refused_where_dense(mode_, lambda shape=shape, take=take: take(made_of(shape)))
+    for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode) for shape, take in tried_layouts), (
+    "in the views tried, of a leaf under no_grad and inference_mode and of a tensor that is neither a leaf nor a view "
+    "in every mode, the shift is refused with the message above exactly where t[1:] and t[:-1] each fill one block "
+    "of memory with no gaps, and runs with no error elsewhere")
+assert not any(make((3, 2, 2)).transpose(1, 2).is_contiguous() for make in (leaf_of, made_of)) and ({
+    refused_with(quiet, lambda: leaf_of((3, 2, 2)).transpose(1, 2)) for quiet in (torch.no_grad, torch.inference_mode)} | {
+    refused_with(mode_, lambda: made_of((3, 2, 2)).transpose(1, 2))
+    for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode)}) == {message}, (
+    "transpose(1, 2) of a 3-d tensor is not contiguous, yet its shift is refused with the message above")
 multiple_outputs = (lambda: parameter().reshape(1, 5).unbind(0)[0], lambda: parameter().split(5)[0],
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).reshape(2, 5).unbind(0)[0],
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).split(5)[0],

@@ -281,9 +281,15 @@ for name, write in {
 try:
     expanded[:] = 7.0
 except RuntimeError as e:
+    slice_message = str(e)
     print(f"expanded[:] = 7.0: {type(e).__name__}: {str(e).split('.')[0]}")
 else:
     raise AssertionError("expanded[:] = 7.0 must raise")
+# sphinx_gallery_start_ignore
+assert slice_message == expand_message and slice_message.startswith(
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory location"
+), "expanded[:] = 7.0 is refused with the same message: several of its elements are one memory location"
+# sphinx_gallery_end_ignore
 spare = torch.arange(3.0).reshape(3, 1)
 spare.expand(3, 4).fill_(7.0)
 print("spare after spare.expand(3, 4).fill_(7.0):", spare.flatten())
@@ -456,6 +462,19 @@ for name, (f, source, shape) in flat.items():
 assert [same_storage(f, s) for f, s, _ in flat.values()] == [True, True, False, False], "two views, two copies"
 # sphinx_gallery_start_ignore
 assert all(same_storage(f, s) == viewable(s, shape) for f, s, shape in flat.values()), "flatten shares iff view does"
+
+
+def view_refusal(t, shape):
+    try:
+        t.view(shape)
+    except RuntimeError as refusal:
+        return str(refusal)
+    return None
+
+
+assert {view_refusal(make(), shape) for make, shapes in sources.values() for shape in shapes if not viewable(make(), shape)} | {
+    view_refusal(s, shape) for _, s, shape in flat.values() if not viewable(s, shape)} == {view_message}, (
+    "every shape view refuses in the table and for flatten gets the message quoted above")
 # sphinx_gallery_end_ignore
 v = torch.arange(3.0)
 print("v.flatten() is v:", v.flatten() is v)

@@ -358,9 +358,13 @@ assert copied == [name for name, make in views.items() if not make(t).is_contigu
 # Two views saved in one call come back sharing
 # ---------------------------------------------
 #
-# ``torch.save`` writes each storage once per call, however many of the saved tensors use it, as long
+# ``torch.save`` writes each storage object once per call, however many of the saved tensors use it, as long
 # as they all view it with one dtype; with two dtypes the call raises (``RuntimeError: Cannot save
-# multiple tensors or storages that view the same data as different types``).
+# multiple tensors or storages that view the same data as different types``). Views taken from one
+# tensor use its storage object (``x.untyped_storage() is y.untyped_storage()``). A tensor that reaches
+# the same memory by another route, such as ``torch.from_numpy(t.numpy())`` or ``torch.from_dlpack(t)``,
+# has a storage object of its own, though ``same_storage``, which compares addresses, says they share:
+# one call writes it a second time, and it comes back on memory of its own.
 # Saved in one call, ``a = t[:4]`` and ``b = t[2:]`` of a 6-element ``t`` are one storage in the
 # file and come back as two tensors on one storage: writing ``100`` into the loaded ``a[3]`` changes
 # the loaded ``b[1]``, the same element. Saved in two calls, each file holds its own copy of the
@@ -402,6 +406,14 @@ except RuntimeError as refusal:
         "one call that saves views of one storage with two dtypes raises")
 else:
     raise AssertionError("saving views of one storage with two dtypes in one call must raise")
+assert t[:4].untyped_storage() is t[2:].untyped_storage(), "views taken from one tensor use its storage object"
+assert all(
+    same_storage(t, other_route) and other_route.untyped_storage() is not t.untyped_storage()
+    and save_and_load({"a": t[:4], "b": other_route[2:]})[1] == 2
+    and not same_storage(*save_and_load({"a": t[:4], "b": other_route[2:]})[2].values())
+    for other_route in (torch.from_numpy(t.numpy()), torch.from_dlpack(t))
+), ("torch.from_numpy(t.numpy()) and torch.from_dlpack(t) reach t's memory with a storage object of their own: one "
+    "call writes it a second time, and it comes back apart")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -648,9 +660,10 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # On the CPU, ``torch.save`` writes storages, whole: a slice, a chunk, a strided view, a row, a column, a transpose
 # or a ``view`` of a slice writes its whole storage, and comes back holding all of it in memory.
 # ``contiguous()`` (default ``memory_format``) leaves a contiguous view as it is; ``clone()`` gives the slice a storage of its
-# own, and that is all the file holds. Within one call each storage is written once, so views of
+# own, and that is all the file holds. Within one call each storage object is written once, so views of
 # one tensor with one dtype, and tied weights, come back sharing memory; saved in separate calls they come back
-# separate. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker whose batch holds the view
+# separate, and so do tensors that reach the same memory by another route (``torch.from_numpy``,
+# ``torch.from_dlpack``), even in one call. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker whose batch holds the view
 # itself (``batch_size=None``, or a ``collate_fn`` that does not stack, such as ``list``), also sends the whole
 # storage of a view; the queue refuses a non-leaf that requires grad, so send its
 # ``detach()``. A ``meta`` tensor holds no data: a view of one, even saved in one call with another

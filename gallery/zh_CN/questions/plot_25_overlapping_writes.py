@@ -223,7 +223,7 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # 需要梯度的张量
 # --------------
 #
-# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，这个叶子张量和它的连续视图（比如那一行）得到的都是上面那条报错信息，而它不连续的视图（比如一列 ``[:, 0]`` 或 ``[::2]``）却不报错，写入错误的值。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的连续视图也一样；它不连续的视图（比如 ``[::2]``，或二维张量的一列）则在这三种模式下都不报错，写入错误的值，和下文“没被拦下的同一平移”一节里的那些布局一样。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``）；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量取得的视图（该张量本身若是 ``_base`` 不需要梯度的视图则除外，例如下文的叶子张量）；自定义 ``autograd.Function`` 返回的视图。
+# 在需要梯度的叶子张量（这里是一个 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，这个叶子张量和它的连续视图（比如那一行）得到的都是上面那条报错信息，而它不连续的视图可能不报错，写入错误的值，一列 ``[:, 0]`` 和 ``[::2]`` 就是这样。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的连续视图也一样；它不连续的视图则可能在这三种模式下都不报错，写入错误的值，``[::2]`` 和二维张量的一列就是这样，和下文“没被拦下的同一平移”一节里的那些布局一样。起决定作用的并不是连续与否：这里试过的两种张量的视图，在上述模式下，恰好在两边 ``t[1:]`` 和 ``t[:-1]`` 各自不留空隙地占满一整块内存（维度顺序不限）时，平移以上面那条报错信息被拒绝，所以三维张量的 ``transpose(1, 2)`` 虽然不连续，也会被拒绝。梯度模式开启时，需要梯度的张量还有三类视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``）；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量取得的视图（该张量本身若是 ``_base`` 不需要梯度的视图则除外，例如下文的叶子张量）；自定义 ``autograd.Function`` 返回的视图。
 
 
 def shift_in(mode, g):
@@ -321,6 +321,42 @@ assert not any(other().is_contiguous() for other in strided_others) and {
     "a view that is not contiguous ([::2], a column) of a contiguous tensor that requires grad and is neither a leaf "
     "nor a view runs the shift with no error in every mode and writes other values than the shift from a cloned "
     "source")
+
+
+def fills_one_block(part):
+    dims = sorted((st, sz) for st, sz in zip(part.stride(), part.shape, strict=True) if sz != 1)
+    return all(stride == torch.Size([size for _, size in dims[:i]]).numel() for i, (stride, _) in enumerate(dims))
+
+
+def refused_where_dense(mode, make_view):
+    tried = make_view()
+    dense = fills_one_block(tried[1:]) and fills_one_block(tried[:-1])
+    return refused_with(mode, make_view) == (message if dense else None)
+
+
+def leaf_of(shape):
+    return torch.nn.Parameter(torch.arange(float(torch.Size(shape).numel())).reshape(shape))
+
+
+def made_of(shape):
+    return (torch.arange(float(torch.Size(shape).numel()), requires_grad=True) * 2).reshape(shape)
+
+
+tried_layouts = (((3, 5), lambda x: x[1]), ((5, 3), lambda x: x[:, 0]), ((10,), lambda x: x[::2]),
+                 ((5, 2), lambda x: x[:, 1]), ((3, 3), lambda x: x.t()), ((3, 2, 2), lambda x: x.transpose(0, 1)),
+                 ((3, 2, 2), lambda x: x.transpose(1, 2)), ((3, 2, 2, 2), lambda x: x.permute(0, 2, 3, 1)))
+assert all(refused_where_dense(quiet, lambda shape=shape, take=take: take(leaf_of(shape)))
+           for quiet in (torch.no_grad, torch.inference_mode) for shape, take in tried_layouts) and all(
+    refused_where_dense(mode_, lambda shape=shape, take=take: take(made_of(shape)))
+    for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode) for shape, take in tried_layouts), (
+    "in the views tried, of a leaf under no_grad and inference_mode and of a tensor that is neither a leaf nor a view "
+    "in every mode, the shift is refused with the message above exactly where t[1:] and t[:-1] each fill one block "
+    "of memory with no gaps, and runs with no error elsewhere")
+assert not any(make((3, 2, 2)).transpose(1, 2).is_contiguous() for make in (leaf_of, made_of)) and ({
+    refused_with(quiet, lambda: leaf_of((3, 2, 2)).transpose(1, 2)) for quiet in (torch.no_grad, torch.inference_mode)} | {
+    refused_with(mode_, lambda: made_of((3, 2, 2)).transpose(1, 2))
+    for mode_ in (torch.enable_grad, torch.no_grad, torch.inference_mode)}) == {message}, (
+    "transpose(1, 2) of a 3-d tensor is not contiguous, yet its shift is refused with the message above")
 multiple_outputs = (lambda: parameter().reshape(1, 5).unbind(0)[0], lambda: parameter().split(5)[0],
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).reshape(2, 5).unbind(0)[0],
                     lambda: (torch.arange(10.0, requires_grad=True) * 2).split(5)[0],

@@ -373,6 +373,8 @@ assert repr(layers) == repr(separate) and sum(p.numel() for p in separate.parame
 )
 # sphinx_gallery_start_ignore
 assert len(layers) == len(separate) == 3, "len counts three layers either way"
+assert all(repr(stack).splitlines()[1:] == ["  (0-2): 3 x Linear(in_features=4, out_features=4, bias=True)", ")"]
+           for stack in (layers, separate)), "ModuleList prints (0-2): 3 x Linear(...) for both"
 shared_seq, separate_seq = torch.nn.Sequential(*[layers[0]] * 3), torch.nn.Sequential(*separate)
 assert repr(shared_seq) == repr(separate_seq), "Sequential prints both the same way too"
 assert len(shared_seq) == len(containers["Sequential"]) == 3, "len of a Sequential counts three too"
