@@ -13,7 +13,7 @@ from collections.abc import Callable
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.tensors import func_inputs_without_storage, inference_tensors
+from tensorfacts.tensors import FUNC_TRANSFORMS, func_inputs_without_storage, inference_tensors
 
 #: dtypes the layout facts run over: floating, integer, boolean and complex.
 DTYPES = (torch.float32, torch.float64, torch.int64, torch.uint8, torch.bool, torch.complex64)
@@ -64,21 +64,22 @@ def _nested_strided() -> torch.Tensor:
           "each differs from z (or z.imag) exactly where the imaginary part is not 0. A nested tensor of layout "
           "torch.strided, torch.nested.nested_tensor([torch.arange(2.0), torch.arange(3.0)], layout=torch.strided), "
           "is not quantized, yet its size() and stride() raise RuntimeError: it has no one shape and strides. "
-          "The tensor a function receives inside torch.func.vmap over torch.ones(2, 3), and inside torch.func.grad "
-          "at torch.ones(3), is strided, neither nested nor quantized, yet its untyped_storage() raises "
-          "NotImplementedError: it has no storage.",
+          "The tensor a function receives inside torch.func.vmap over torch.ones(2, 3), and inside grad, jacrev, "
+          "jacfwd, jvp and vjp at torch.ones(3), is strided, neither nested nor quantized, yet its untyped_storage() "
+          "raises NotImplementedError: it has no storage.",
     "zh_CN": "只用存储重建每个视图（以视图的存储、偏移、形状和步长调用 set_），与视图比较数值；再看 "
              "z = [1+2j, 3-1j, 4+0j] 的 z.conj() 和 z.conj().imag：z.conj() 的存储、dtype、形状、步长和偏移都与 z "
              "相同，它带共轭位（conjugate bit），读到的是 z 中各数的共轭复数；z.conj().imag 带负号位（negative bit），"
              "读到的是 z.imag 中各数的相反数；两者都恰好在虚部不为 0 的元素上与 z（或 z.imag）不同。"
              "布局为 torch.strided 的嵌套张量 torch.nested.nested_tensor([torch.arange(2.0), torch.arange(3.0)], "
              "layout=torch.strided) 不是量化张量，但它的 size() 和 stride() 报 RuntimeError：它没有单一的形状和步长。"
-             "函数在以 torch.ones(2, 3) 为输入的 torch.func.vmap 里、在以 torch.ones(3) 为输入的 torch.func.grad 里"
-             "收到的张量，布局为 strided，既非嵌套也非量化，但 untyped_storage() 报 NotImplementedError：它没有存储。",
+             "函数在 torch.func.vmap（输入 torch.ones(2, 3)）及 grad、jacrev、jacfwd、jvp 和 vjp（输入 torch.ones(3)）"
+             "里收到的张量，布局为 strided，非嵌套、非量化，但 untyped_storage() 报 NotImplementedError：它没有存储。",
 }, {"en": _RANGE_VIEWS["en"] + ", z.conj() and z.conj().imag of a complex64 z, a strided float32 nested tensor, and "
-          "the float32 tensor a function receives inside torch.func.vmap and torch.func.grad, all on the CPU",
+          "the float32 input of a function inside torch.func.vmap, grad, jacrev, jacfwd, jvp and vjp, all on the CPU",
     "zh_CN": _RANGE_VIEWS["zh_CN"] + "，complex64 张量 z 的 z.conj() 和 z.conj().imag，一个布局为 torch.strided 的 "
-             "float32 CPU 嵌套张量，以及函数在 torch.func.vmap 和 torch.func.grad 里收到的 float32 张量（在 CPU 上）"})
+             "float32 CPU 嵌套张量，以及函数在 torch.func.vmap、grad、jacrev、jacfwd、jvp 和 vjp 里收到的 "
+             "float32 张量（在 CPU 上）"})
 def _dense_tensor_reads_storage() -> Fact:
     wrong = []
     for dtype in DTYPES:
@@ -102,12 +103,12 @@ def _dense_tensor_reads_storage() -> Fact:
     nested_apart = (nested.layout == torch.strided and nested.is_nested and not nested.is_quantized
                     and _raises(nested.size) and _raises(nested.stride))
     func_inputs = func_inputs_without_storage()
-    return Fact(not wrong and layout and bits and nested_apart and func_inputs == {"vmap": True, "grad": True},
+    return Fact(not wrong and layout and bits and nested_apart and func_inputs == dict.fromkeys(FUNC_TRANSFORMS, True),
                 f"rebuilt from storage and layout, values differ: {wrong or 'none'}; conj: same layout {layout}; "
                 f"conjugate and negative bits give the conjugates and negatives, which differ where the imaginary "
                 f"part is not 0 ({imaginary}): {bits}; a strided nested tensor, not quantized, has no one shape and "
-                f"strides (size() and stride() raise): {nested_apart}; the tensor a function receives inside vmap "
-                f"and grad is strided, neither nested nor quantized, and has no storage: {func_inputs}")
+                f"strides (size() and stride() raise): {nested_apart}; a function's input in each of these transforms "
+                f"is strided, neither nested nor quantized, and has no storage: {func_inputs}")
 
 
 @fact("view-write-shows-in-both", {
@@ -234,8 +235,7 @@ def _base_names_root() -> Fact:
 @fact("list-repeat-holds-one-tensor", {
     "en": "items = [t] * 3: the three items are one object (items[0] is items[2]), and items[0].add_(1) shows in "
           "items[2] and t.",
-    "zh_CN": "items = [t] * 3：三项是同一个对象（items[0] is items[2]），items[0].add_(1) 在 items[2] 和 t 上"
-             "都看得到。",
+    "zh_CN": "items = [t] * 3：三项是同一对象（items[0] is items[2]），items[0].add_(1) 在 items[2] 和 t 上都看得到。",
 })
 def _list_repeat_holds_one_tensor() -> Fact:
     t = torch.zeros(2)

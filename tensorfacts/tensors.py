@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import re
+import warnings
 from collections.abc import Callable
 
 import torch
@@ -58,10 +59,14 @@ def backward_error(loss: torch.Tensor) -> str:
     return ""
 
 
+#: The torch.func transforms whose function's input :func:`func_inputs_without_storage` reads.
+FUNC_TRANSFORMS = ("vmap", "grad", "jacrev", "jacfwd", "jvp", "vjp")
+
+
 def func_inputs_without_storage() -> dict[str, bool]:
-    """For the tensor a function receives inside torch.func.vmap (over torch.ones(2, 3)) and inside torch.func.grad
-    (at torch.ones(3)): whether it is strided, neither nested nor quantized, and its untyped_storage() raises
-    NotImplementedError."""
+    """For the tensor a function receives inside each of :data:`FUNC_TRANSFORMS` (torch.func.vmap over
+    torch.ones(2, 3), the others at torch.ones(3), with a tangent of ones for jvp): whether it is strided, neither
+    nested nor quantized, and its untyped_storage() raises NotImplementedError."""
     seen = {}
 
     def receive(name: str, t: torch.Tensor) -> torch.Tensor:
@@ -75,6 +80,13 @@ def func_inputs_without_storage() -> dict[str, bool]:
 
     torch.func.vmap(lambda t: receive("vmap", t))(torch.ones(2, 3))
     torch.func.grad(lambda t: receive("grad", t).sum())(torch.ones(3))
+    torch.func.jacrev(lambda t: receive("jacrev", t))(torch.ones(3))
+    with warnings.catch_warnings():
+        # forward AD's first use imports torch's decompositions, which call the deprecated torch.jit.script
+        warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
+        torch.func.jacfwd(lambda t: receive("jacfwd", t))(torch.ones(3))
+        torch.func.jvp(lambda t: receive("jvp", t), (torch.ones(3),), (torch.ones(3),))
+    torch.func.vjp(lambda t: receive("vjp", t), torch.ones(3))
     return seen
 
 

@@ -80,9 +80,9 @@ TERMS: tuple[Term, ...] = (
          define_zh="复制一个对象，并逐层复制它所含的对象，而不是共享它们。"),
     Term("存储", "storage", "copying-alias",
          define_en="The memory a tensor reads its values from (`untyped_storage()`), shared by its views and their "
-                   "base tensor. A sparse tensor has none, nor does a function's input in `torch.func.vmap` or `grad`.",
+                   "base tensor. Some have none, e.g. a sparse tensor or a function's input in `torch.func.vmap`.",
          define_zh="张量读取数值的那块内存（`untyped_storage()`），它的视图和视图的基张量（base tensor）都共享这块"
-                   "存储。稀疏张量没有存储，函数在 `torch.func.vmap` 或 `grad` 里收到的张量也没有。"),
+                   "存储。有些张量没有存储，例如稀疏张量，以及函数在 `torch.func.vmap` 里收到的张量。"),
     Term("共享内存", "shared memory", "questions-shared-memory",
          define_en="Memory that several processes map at once, so a write in one is seen by the others.",
          define_zh="几个进程同时映射的内存，一个进程写入，其他进程都能看到。"),

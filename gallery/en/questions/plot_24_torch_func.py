@@ -373,6 +373,12 @@ def scale(t):
 scaled = vmap(scale)(batch)
 print("scaled:", scaled)
 assert torch.equal(scaled, torch.stack([row * 2 for row in batch])), "the same as a loop over rows"
+# sphinx_gallery_start_ignore
+assert torch.equal(vmap(scale, chunk_size=1)(batch), scaled), "vmap(f, chunk_size=1) accepts detach() too"
+assert torch.equal(vmap(vmap(scale))(batch.unsqueeze(1)), scaled.unsqueeze(1)), "vmap(vmap(f)) accepts detach() too"
+assert torch.equal(grad(lambda b: vmap(scale)(b).sum())(batch), torch.zeros_like(batch)), (
+    "grad(vmap(f)) accepts detach() too, and no gradient flows back through it")
+# sphinx_gallery_end_ignore
 
 # %%
 # Writing a row's values into a tensor made inside the function
