@@ -138,26 +138,44 @@ class _SavedForBackward(torch.autograd.Function):
         return 2 * x * grad
 
 
+def _mul_under_no_grad(a: torch.Tensor) -> None:
+    with torch.no_grad():
+        a.mul_(10)
+
+
+#: The in-place edits of a saved leaf ``a`` that the ctx-attribute fact runs, by name.
+_CTX_EDITS = {
+    "a.mul_(10) under no_grad": _mul_under_no_grad,
+    "a.detach().mul_(10)": lambda a: a.detach().mul_(10),
+}
+
+
 @fact("ctx-attribute-escapes-version-check", {
-    "en": "Squares a with two custom torch.autograd.Function classes, edits a.detach() with mul_(10), runs backward: "
-          "the one that saved a with ctx.save_for_backward raises the version-counter error; the one that kept it "
-          "as ctx.x = a raises nothing and gives a.grad = [20, 40, 60] where the loss's gradient is [2, 4, 6].",
-    "zh_CN": "用两个自定义的 torch.autograd.Function 计算 a 的平方，再用 mul_(10) 原地修改 a.detach()，然后反向传播："
+    "en": "Squares a with two custom torch.autograd.Function classes, edits a in place (a._version becomes 1), runs "
+          "backward, once for each edit, a.mul_(10) under torch.no_grad() and a.detach().mul_(10): the one that "
+          "saved a with ctx.save_for_backward raises the version-counter error; the one that kept it as ctx.x = a "
+          "raises nothing and gives a.grad = [20, 40, 60] where the loss's gradient is [2, 4, 6].",
+    "zh_CN": "用两个自定义的 torch.autograd.Function 计算 a 的平方，原地修改 a（a._version 变成 1）后反向传播，"
+             "两种修改各做一次：在 torch.no_grad() 下执行 a.mul_(10)，以及 a.detach().mul_(10)。"
              "用 ctx.save_for_backward 保存 a 的那个报版本计数器（version counter）错误；"
              "用 ctx.x = a 留下它的那个不报错，a.grad 为 [20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
 })
 def _ctx_attribute_escapes_version_check() -> Fact:
     """A tensor a custom Function keeps as a ctx attribute is not version-checked: an edit goes unnoticed."""
     outcomes = {}
-    for function in (_SavedForBackward, _KeptOnCtx):
-        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        loss = function.apply(a).sum()
-        a.detach().mul_(10)
-        outcomes[function.__name__] = (backward_error(loss), a.grad.tolist() if a.grad is not None else None)
-    caught = VERSION_ERROR in outcomes["_SavedForBackward"][0]
-    unnoticed = outcomes["_KeptOnCtx"] == ("", [20.0, 40.0, 60.0])
-    return Fact(caught and unnoticed, "; ".join(f"{name}: backward {'raises' if error else 'no error'}, "
-                                                f"a.grad = {grad}" for name, (error, grad) in outcomes.items()))
+    for edit_name, edit in _CTX_EDITS.items():
+        for function in (_SavedForBackward, _KeptOnCtx):
+            a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            loss = function.apply(a).sum()
+            edit(a)
+            outcomes[edit_name, function.__name__] = (a._version, backward_error(loss),
+                                                      a.grad.tolist() if a.grad is not None else None)
+    counted = all(version == 1 for version, _, _ in outcomes.values())
+    caught = all(VERSION_ERROR in outcomes[edit_name, "_SavedForBackward"][1] for edit_name in _CTX_EDITS)
+    unnoticed = all(outcomes[edit_name, "_KeptOnCtx"][1:] == ("", [20.0, 40.0, 60.0]) for edit_name in _CTX_EDITS)
+    return Fact(counted and caught and unnoticed,
+                "; ".join(f"{edit_name}, {name}: _version {version}, backward {'raises' if error else 'no error'}, "
+                          f"a.grad = {grad}" for (edit_name, name), (version, error, grad) in outcomes.items()))
 
 
 # --- Copies and conversions ------------------------------------------------------------------

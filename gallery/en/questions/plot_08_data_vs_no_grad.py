@@ -430,7 +430,8 @@ assert version_inside == 1 and w._version == 0 and torch.equal(w.grad, 10 * true
 # An update step belongs after ``backward()`` and under ``torch.no_grad()``: the gradient is the
 # true one, and the edit is counted in ``_version``. The count matters to a graph that saved ``w``
 # before the edit and still awaits ``backward()``: that ``backward()`` raises. A graph built after
-# the edit saves ``w`` at its new version and runs (both checked in hidden blocks).
+# the edit saves ``w`` at its new version and runs (both checked in hidden blocks). In a loop, zero
+# ``w.grad`` after each step (below).
 
 w = torch.tensor(start, requires_grad=True)
 loss = (w * w).sum()
@@ -458,14 +459,35 @@ assert torch.equal(torch.autograd.grad((w * w).sum(), w)[0], 2 * w.detach()), (
 # sphinx_gallery_end_ignore
 
 # %%
+# Run in a loop, the step needs ``w.grad`` zeroed after it: ``backward()`` adds into ``w.grad``
+# (:ref:`questions-non-leaf-grad`), so without ``w.grad.zero_()`` the second step's ``w.grad`` holds the sum of
+# both steps' gradients, not the gradient at the current ``w``. With ``w.grad.zero_()`` after each step, each
+# ``backward()`` gives its own step's gradient.
+
+for zero_each_step in (False, True):
+    w = torch.tensor(start, requires_grad=True)
+    matches = []
+    for step in range(2):
+        step_grad = torch.func.grad(lambda v: (v * v).sum())(w.detach())
+        (w * w).sum().backward()
+        print(f"zero_each_step={zero_each_step}, step {step}: w.grad:", w.grad, " gradient at w:", step_grad)
+        matches.append(torch.allclose(w.grad, step_grad))
+        with torch.no_grad():
+            w -= 0.1 * w.grad
+        if zero_each_step:
+            w.grad.zero_()
+    assert matches == [True, zero_each_step], "without zero_() the second step's w.grad adds both steps' gradients"
+
+# %%
 # ``p.data = t`` swaps the tensor behind a parameter, shape included
 # ------------------------------------------------------------------
 #
 # Assigning to the ``.data`` of a parameter on the CPU a dense tensor of its dtype, also on the CPU (layout
 # ``torch.strided``, not nested), raises nothing even when the shapes differ: the parameter silently takes the
 # new shape and, from then on, shares ``t``'s memory. A float64 ``t`` is taken too and changes the parameter's
-# dtype. Among the tensors refused are an integer or bool ``t``, a sparse ``t`` and one on ``meta`` (for the CPU
-# and a GPU, see the GPU box of :ref:`the check of the article's summary <data-vs-detach-comparison>`).
+# dtype. Among the tensors refused are a sparse ``t``, one on ``meta`` and, when the parameter requires grad (the
+# default), an integer or bool ``t`` (for the CPU and a GPU, see the GPU box of
+# :ref:`the check of the article's summary <data-vs-detach-comparison>`).
 # :fact:`data-setter-checks`
 
 p = torch.nn.Parameter(torch.ones(3))
@@ -475,6 +497,17 @@ print("p.shape:", tuple(p.shape))
 print("same storage (p, t):", same_storage(p, t))
 print("p.requires_grad:", p.requires_grad, " p.is_leaf:", p.is_leaf)
 assert tuple(p.shape) == (5,) and same_storage(p, t), "p.data = t must take t's shape and memory"
+
+# %%
+# A parameter made with ``requires_grad=False``, such as a frozen weight, takes an integer or bool ``t``
+# without a word, and its dtype and shape with it.
+
+for dtype in (torch.int64, torch.bool):
+    frozen = torch.nn.Parameter(torch.ones(3), requires_grad=False)
+    frozen.data = torch.zeros(5, dtype=dtype)
+    print(f"frozen after .data = a {dtype} t:", frozen.dtype, tuple(frozen.shape))
+    assert frozen.dtype == dtype and tuple(frozen.shape) == (5,), (
+        "a parameter that does not require grad takes an integer or bool t, its dtype and shape")
 
 # %%
 # ``copy_`` under ``torch.no_grad()`` writes the values into the parameter's own memory, and the
@@ -550,4 +583,5 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # raises.
 # ``.data`` and ``detach()`` are compared point by point in
 # :ref:`the check of the article's summary <data-vs-detach-comparison>`.
-# :fact:`unread-saved-tensors-escape-version-check` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`
+# :fact:`ctx-attribute-escapes-version-check` :fact:`unread-saved-tensors-escape-version-check`
+# :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`

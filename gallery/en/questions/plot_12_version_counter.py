@@ -23,6 +23,8 @@ custom ``Function`` kept it as an attribute or has a ``backward`` that never rea
 :ref:`questions-data-vs-no-grad`). This page decodes the message, then builds a table of common
 edits, computed while the page was built, showing which ones move the counter and which change
 values without moving it.
+:fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check`
+:fact:`unread-saved-tensors-escape-version-check`
 """
 
 # %%

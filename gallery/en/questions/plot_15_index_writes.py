@@ -7,8 +7,8 @@
 .. admonition:: Answer
    :class: answer
 
-   ``x[idx]`` with a list of Python integers, a mask or an ``int64`` index tensor of one or more dimensions
-   returns a copy, so ``x[idx].add_(1)`` edits that copy. Write into ``x`` with ``x[idx] += 1``, and use
+   For a dense ``x``, ``x[idx]`` with a list of Python integers, a mask or an ``int64`` index tensor of one or
+   more dimensions returns a copy, so ``x[idx].add_(1)`` edits that copy. Write into ``x`` with ``x[idx] += 1``, and use
    ``index_add_`` if an index may repeat:
 
    .. code-block:: python
@@ -16,9 +16,10 @@
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-An in-place call on ``x`` indexed by a list of Python integers, an ``int64`` index tensor of one or more dimensions or a boolean mask raises no error and no
-warning, and ``x`` stays as it was (a boolean mask on ``meta``, which holds no values, raises already at the
-indexing).
+An in-place call that ``x`` itself accepts, made on a dense ``x`` (layout ``torch.strided``, neither nested nor
+quantized) indexed by a list of Python integers, an ``int64`` index tensor of one or more dimensions or a boolean
+mask, raises no error and no warning, and ``x`` stays as it was (a boolean mask on ``meta``, which holds no values,
+raises already at the indexing, and so does each of these indices on a sparse ``x`` of any layout or a nested ``x``).
 This page reproduces that with an index tensor and with a mask, checks which index forms give a view
 of ``x`` and which a copy, what an assignment such as ``x[idx] += 1`` needs when ``x`` requires grad or is an
 inference tensor, shows the in-place index
@@ -231,6 +232,24 @@ with warnings.catch_warnings(record=True) as caught:
     print("after the list and the 2-D index: x =", x)
 print("warnings:", len(caught))
 assert torch.equal(x, torch.arange(6.0)) and not caught, "each edit changed a copy, with no warning"
+# sphinx_gallery_start_ignore
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # torch warns that nested tensors and compressed layouts are new
+    not_dense_ = [torch.eye(2).to_sparse(layout=layout_, **({"blocksize": (1, 1)} if layout_ in (
+        torch.sparse_bsr, torch.sparse_bsc) else {})) for layout_ in (
+        torch.sparse_coo, torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc)] + [
+        torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout_)
+        for layout_ in (torch.strided, torch.jagged)]
+for not_dense_x_ in not_dense_:
+    for not_dense_index_ in ([0, 1], torch.tensor([0, 1]), torch.tensor([[0], [1]]), torch.tensor([True, False])):
+        try:
+            not_dense_x_[not_dense_index_]
+        except RuntimeError as e:
+            assert type(e) in (RuntimeError, NotImplementedError), (
+                "torch has no advanced indexing for a sparse or nested x")
+        else:
+            raise AssertionError("a list, an int64 index or a mask must raise at the indexing of a sparse or nested x")
+# sphinx_gallery_end_ignore
 
 # %%
 # What writes into ``x``

@@ -396,7 +396,7 @@ assert version_inside == 1 and w._version == 0 and torch.equal(w.grad, 10 * true
 # ---------------------------------------
 #
 # 更新参数应该放在 ``backward()`` 之后，并在 ``torch.no_grad()`` 下进行：梯度是正确的，这次修改也记入了
-# ``_version``。这个计数对修改之前就保存了 ``w``、还在等 ``backward()`` 的计算图起作用：那次 ``backward()`` 会报错。修改之后新建的计算图保存的是 ``w`` 的新版本，照常运行（两点都由隐藏的检查验证）。
+# ``_version``。这个计数对修改之前就保存了 ``w``、还在等 ``backward()`` 的计算图起作用：那次 ``backward()`` 会报错。修改之后新建的计算图保存的是 ``w`` 的新版本，照常运行（两点都由隐藏的检查验证）。在循环里，每一步之后都要把 ``w.grad`` 清零（见下文）。
 
 w = torch.tensor(start, requires_grad=True)
 loss = (w * w).sum()
@@ -424,10 +424,27 @@ assert torch.equal(torch.autograd.grad((w * w).sum(), w)[0], 2 * w.detach()), (
 # sphinx_gallery_end_ignore
 
 # %%
+# 放进循环里，每一步之后都要把 ``w.grad`` 清零：``backward()`` 是把梯度累加进 ``w.grad`` 的（见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`），不调用 ``w.grad.zero_()``，第二步的 ``w.grad`` 就是两步梯度之和，而不是当前 ``w`` 处的梯度。每一步之后调用 ``w.grad.zero_()``，每次 ``backward()`` 得到的就是这一步自己的梯度。
+
+for zero_each_step in (False, True):
+    w = torch.tensor(start, requires_grad=True)
+    matches = []
+    for step in range(2):
+        step_grad = torch.func.grad(lambda v: (v * v).sum())(w.detach())
+        (w * w).sum().backward()
+        print(f"zero_each_step={zero_each_step}, step {step}: w.grad:", w.grad, " gradient at w:", step_grad)
+        matches.append(torch.allclose(w.grad, step_grad))
+        with torch.no_grad():
+            w -= 0.1 * w.grad
+        if zero_each_step:
+            w.grad.zero_()
+    assert matches == [True, zero_each_step], "without zero_() the second step's w.grad adds both steps' gradients"
+
+# %%
 # ``p.data = t`` 换掉参数背后的张量，连形状一起换
 # -----------------------------------------------
 #
-# 参数在 CPU 上时，把 dtype 与它相同、同样在 CPU 上的稠密张量（布局为 ``torch.strided``，非嵌套）赋给它的 ``.data``，即使形状不同也不会报错：参数悄悄换成新的形状，从此与 ``t`` 共享内存。float64 的 ``t`` 也会被接受，参数的 dtype 随之改变。被拒绝的张量包括整数或 bool 的 ``t``、稀疏张量 ``t``，以及 ``meta`` 上的 ``t``；CPU 与 GPU 之间的情况，见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>` 的 GPU 框。:fact:`data-setter-checks`
+# 参数在 CPU 上时，把 dtype 与它相同、同样在 CPU 上的稠密张量（布局为 ``torch.strided``，非嵌套）赋给它的 ``.data``，即使形状不同也不会报错：参数悄悄换成新的形状，从此与 ``t`` 共享内存。float64 的 ``t`` 也会被接受，参数的 dtype 随之改变。被拒绝的张量包括稀疏张量 ``t`` 和 ``meta`` 上的 ``t``；参数需要梯度时（默认如此），整数或 bool 的 ``t`` 也会被拒绝；CPU 与 GPU 之间的情况，见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>` 的 GPU 框。:fact:`data-setter-checks`
 
 p = torch.nn.Parameter(torch.ones(3))
 t = torch.zeros(5)
@@ -436,6 +453,16 @@ print("p.shape:", tuple(p.shape))
 print("same storage (p, t):", same_storage(p, t))
 print("p.requires_grad:", p.requires_grad, " p.is_leaf:", p.is_leaf)
 assert tuple(p.shape) == (5,) and same_storage(p, t), "p.data = t must take t's shape and memory"
+
+# %%
+# 用 ``requires_grad=False`` 创建的参数（比如冻结的权重）则会一声不吭地接受整数或 bool 的 ``t``，dtype 和形状也随之改变。
+
+for dtype in (torch.int64, torch.bool):
+    frozen = torch.nn.Parameter(torch.ones(3), requires_grad=False)
+    frozen.data = torch.zeros(5, dtype=dtype)
+    print(f"frozen after .data = a {dtype} t:", frozen.dtype, tuple(frozen.shape))
+    assert frozen.dtype == dtype and tuple(frozen.shape) == (5,), (
+        "a parameter that does not require grad takes an integer or bool t, its dtype and shape")
 
 # %%
 # 在 ``torch.no_grad()`` 下用 ``copy_``，数值会写进参数自己的内存，参数的形状不变。
@@ -488,4 +515,4 @@ assert weights.dtype == torch.float32 and weights.tolist() == [1.0, 2.0, 3.0], "
 # 修改权重要在 ``backward()`` 之后、在 ``torch.no_grad()`` 下进行：如果还有计算图需要旧值，这时对 ``w`` 或它的视图做 torch 的原地操作，就会报错，而不是把梯度算错。例外至少有以下六种：计算图是在 ``torch.autograd.graph.save_on_cpu()`` 这类保存张量的钩子下保存旧值的；自定义 ``Function``
 # 把旧值存成了属性（``ctx.x = x``，而不是 ``ctx.save_for_backward(x)``）；自定义 ``Function`` 用 ``ctx.save_for_backward(x)`` 保存了旧值，它的 ``backward`` 却从不读取 ``ctx.saved_tensors``；前向传播是在 ``torch.utils.checkpoint`` 下运行的，所用函数从参数之外读取 ``w``，``backward()`` 会用改过的值把这个函数再跑一遍（见 :ref:`“梯度检查点”那一页 <questions-activation-checkpointing>`）；修改来自不推进版本计数器的内核（其中有 fused 优化器的一步、``GradScaler.unscale_``、``BatchNorm`` 对 ``running_mean`` 和 ``running_var`` 的更新，以及 ``FusedMovingAvgObsFakeQuantize`` 对 ``scale`` 和 ``zero_point`` 的更新，见 :ref:`“版本计数器”那一页 <questions-version-counter>`）；或者修改之后，``torch.autograd._unsafe_preserve_version_counter`` 把版本计数器调了回去。绕过版本计数器的九条修改途径（列在 :ref:`“版本计数器”那一页的表 <questions-version-counter>` 里），在 ``torch.no_grad()`` 下同样不会报错，得到的梯度却可能是错的：``.data``、经由 NumPy 写入（见上文）、经由 ``untyped_storage()`` 或 DLPack 别名写入、``nn.utils.vector_to_parameters``、经由 ``copy.copy(w)`` 修改，以及对 ``w.detach()`` 调用 ``apply_``、``map_`` 或 ``map2_``。``.data``
 # 让自动求导看不见修改，``p.data = t`` 连形状的改变也一并藏起来。``torch.no_grad()`` 下的
-# ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，浮点数和整数源张量的 dtype 也会被悄悄转换；形状无法广播的源张量会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>`。:fact:`unread-saved-tensors-escape-version-check` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`
+# ``copy_`` 保留参数的形状和 dtype，但能广播的源张量会被广播，浮点数和整数源张量的 dtype 也会被悄悄转换；形状无法广播的源张量会报错。``.data`` 与 ``detach()`` 的逐条对比，见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>`。:fact:`ctx-attribute-escapes-version-check` :fact:`unread-saved-tensors-escape-version-check` :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`

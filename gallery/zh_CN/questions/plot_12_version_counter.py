@@ -17,7 +17,7 @@
       edited.mul_(2)
 
 “is at version 2; expected version 0 instead”：这条报错里的数字，读的是张量的版本计数器（version counter）
-``t._version``。自动求导会记下自己保存的每个张量的版本号；反向传播走到保存它的那个节点时，如果版本号变了，就拒绝执行，除非张量是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，或者保存它的自定义 ``Function`` 的 ``backward`` 从不读取 ``ctx.saved_tensors`` 属性（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。本页先读懂这条报错，再列出一张常见修改的表格（在构建本页时现场算出），看哪些修改会推进计数器，哪些改了数值却不动它。
+``t._version``。自动求导会记下自己保存的每个张量的版本号；反向传播走到保存它的那个节点时，如果版本号变了，就拒绝执行，除非张量是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，或者保存它的自定义 ``Function`` 的 ``backward`` 从不读取 ``ctx.saved_tensors`` 属性（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。本页先读懂这条报错，再列出一张常见修改的表格（在构建本页时现场算出），看哪些修改会推进计数器，哪些改了数值却不动它。:fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check` :fact:`unread-saved-tensors-escape-version-check`
 """
 
 # %%

@@ -7,14 +7,14 @@
 .. admonition:: 答案
    :class: answer
 
-   用 Python 整数列表、掩码或一维及以上的 ``int64`` 索引张量做索引时，``x[idx]`` 返回副本，``x[idx].add_(1)`` 改的是副本。要写进 ``x`` 就用 ``x[idx] += 1``，索引可能重复时用 ``index_add_``：
+   ``x`` 是稠密张量时，用 Python 整数列表、掩码或一维及以上的 ``int64`` 索引张量做索引，``x[idx]`` 返回副本，``x[idx].add_(1)`` 改的是副本。要写进 ``x`` 就用 ``x[idx] += 1``，索引可能重复时用 ``index_add_``：
 
    .. code-block:: python
 
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-用 Python 整数列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引 ``x``，得到的是一个新张量；对它做原地（in-place）操作，既不报错也不警告，``x`` 却纹丝不动（``meta`` 上的布尔掩码例外：``meta`` 张量没有数值，索引这一步就报错）。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
+用 Python 整数列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引 ``x``，而 ``x`` 是稠密张量（布局为 ``torch.strided``，既非嵌套也非量化）时，得到的是一个新张量；对它做 ``x`` 本身也接受的原地（in-place）操作，既不报错也不警告，``x`` 却纹丝不动（``meta`` 上的布尔掩码例外：``meta`` 张量没有数值，索引这一步就报错；任何布局的稀疏张量 ``x`` 和嵌套张量 ``x`` 用这几种索引，也在索引这一步就报错）。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
 ``x`` 的视图（view）、哪些得到副本，看 ``x`` 需要梯度或是推理张量（inference tensor）时，``x[idx] += 1`` 这样的赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用视图操作的实测结果，见 :doc:`《视图操作一览》 </views>`。
 """
 
@@ -209,7 +209,7 @@ import warnings
 x = torch.arange(6.0)
 idx = torch.tensor([0, 2])
 with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")  # 记下每一条警告，包括之前已显示过的
+    warnings.simplefilter("always")  # record every warning, even one shown before
     x[idx].add_(1)
     print("after x[idx].add_(1):   x =", x)
     x[x > 2][0] = 100.0
@@ -219,6 +219,24 @@ with warnings.catch_warnings(record=True) as caught:
     print("after the list and the 2-D index: x =", x)
 print("warnings:", len(caught))
 assert torch.equal(x, torch.arange(6.0)) and not caught, "each edit changed a copy, with no warning"
+# sphinx_gallery_start_ignore
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # torch 会警告嵌套张量和压缩布局还是新功能
+    not_dense_ = [torch.eye(2).to_sparse(layout=layout_, **({"blocksize": (1, 1)} if layout_ in (
+        torch.sparse_bsr, torch.sparse_bsc) else {})) for layout_ in (
+        torch.sparse_coo, torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc)] + [
+        torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout_)
+        for layout_ in (torch.strided, torch.jagged)]
+for not_dense_x_ in not_dense_:
+    for not_dense_index_ in ([0, 1], torch.tensor([0, 1]), torch.tensor([[0], [1]]), torch.tensor([True, False])):
+        try:
+            not_dense_x_[not_dense_index_]
+        except RuntimeError as e:
+            assert type(e) in (RuntimeError, NotImplementedError), (
+                "torch has no advanced indexing for a sparse or nested x")
+        else:
+            raise AssertionError("a list, an int64 index or a mask must raise at the indexing of a sparse or nested x")
+# sphinx_gallery_end_ignore
 
 # %%
 # 什么会写进 ``x``
