@@ -249,3 +249,80 @@ def _non_leaf_not_sent() -> tuple[bool, str]:
             f"non-leaf: pickling raises: {pickling}, storage unmoved after: {after_pickling}; through a queue, first "
             f"item got: {first!r}, feeder errors: {[type(e).__name__ for e, _ in feeder_errors]}, storage unmoved "
             f"after: {after_queue}; share_memory_() moves it, the array left behind: {shared}")
+
+
+#: Run in a fresh interpreter, so that this process's threads play no part: the parent uses two of torch's
+#: threads, then forks a child that adds one to its 4,000,000 floats, and one that first calls
+#: ``torch.set_num_threads(1)``. Prints whether each was still running after 5 s, its exit code, and the parent's value.
+_FORK_AFTER_THREADS = """
+import json
+import torch
+import torch.multiprocessing as mp
+
+torch.set_num_threads(2)
+big = torch.zeros(4_000_000)
+big.add_(1)
+
+
+def edit(one_thread):
+    if one_thread:
+        torch.set_num_threads(1)
+    big.add_(1)
+
+
+seen = {}
+for one_thread in (False, True):
+    child = mp.get_context("fork").Process(target=edit, args=(one_thread,))
+    child.start()
+    child.join(5)
+    running = child.is_alive()
+    child.terminate()
+    child.join(5)
+    seen[str(one_thread)] = [running, child.exitcode]
+print(json.dumps({"children": seen, "parent": big.unique().tolist()}))
+"""
+
+
+def _worker_threads(index: int) -> int:
+    return torch.get_num_threads()
+
+
+class _WorkerThreads(torch.utils.data.Dataset):
+    def __len__(self) -> int:
+        return 1
+
+    def __getitem__(self, index: int) -> int:
+        return _worker_threads(index)
+
+
+@fact("forked-child-needs-one-thread", {
+    "en": "In a fresh Python process that calls torch.set_num_threads(2) and adds 1 to a tensor of 4,000,000 "
+          "floats: a child forked from it (torch.multiprocessing, start method fork) that adds 1 to that tensor is "
+          "still running after 5 s (then terminated); one that first calls torch.set_num_threads(1) ends within "
+          "5 s with exit code 0, and the parent's tensor still holds 1. In this process, a DataLoader worker "
+          "(num_workers=1, start method fork) reads torch.get_num_threads() as 1.",
+    "zh_CN": "在一个新的 Python 进程里调用 torch.set_num_threads(2)，对一个有 4,000,000 个浮点数的张量加 1："
+             "从它 fork 出的子进程（torch.multiprocessing，fork 方式启动）对这个张量加 1，5 秒后仍在运行"
+             "（随后被终止）；先调用 torch.set_num_threads(1) 的子进程在 5 秒内结束，退出码为 0，"
+             "父进程的张量仍是 1。在本进程里，DataLoader 的 worker 进程（num_workers=1，fork 方式启动）"
+             "读到的 torch.get_num_threads() 是 1。",
+})
+def _forked_child_needs_one_thread() -> Fact:
+    import json
+    import subprocess
+    import sys
+
+    ran = subprocess.run([sys.executable, "-c", _FORK_AFTER_THREADS], capture_output=True, text=True, timeout=120)
+    seen = json.loads(ran.stdout) if ran.returncode == 0 else {"children": {}, "parent": [], "error": ran.stderr[-300:]}
+    plain, one_thread = seen["children"].get("False"), seen["children"].get("True")
+    plain_hangs = plain is not None and plain[0]
+    one_thread_ends = one_thread == [False, 0] and seen["parent"] == [1.0]
+    loader = torch.utils.data.DataLoader(_WorkerThreads(), batch_size=None, num_workers=1,
+                                         multiprocessing_context="fork", timeout=30)
+    worker_threads = [int(threads) for threads in loader]
+    worker_one_thread = worker_threads == [1]
+    return Fact(plain_hangs and one_thread_ends and worker_one_thread,
+                f"fresh process with 2 threads: children (still running after 5 s, exit code), plain and after "
+                f"set_num_threads(1): {plain}, {one_thread}; parent's tensor: {seen['parent']}"
+                f"{'; ' + seen['error'] if 'error' in seen else ''}; DataLoader worker's torch.get_num_threads(): "
+                f"{worker_threads}")

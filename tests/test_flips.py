@@ -311,6 +311,7 @@ MUTANTS = {
     "anomaly mode records nothing": lambda: mock.patch.object(
         torch.autograd, "detect_anomaly", lambda *a, **k: contextlib.nullcontext()),
     "DataLoader loads in the parent": _loader_in_the_parent,
+    "DataLoader workers keep torch's threads": lambda: mock.patch.object(torch, "set_num_threads", lambda n: None),
     "reshape() always copies": lambda: Override(reshape=lambda f, a, k: call(f, a, k).clone()),
     ".data shares the version counter": lambda: Override(data=lambda f, a, k: a[0].detach()),
     ".data copies": lambda: Override(data=lambda f, a, k: a[0].clone().detach() if len(a) == 1 else call(f, a, k)),
@@ -461,6 +462,7 @@ FACT_FLIPS = {
     "batchnorm-running-statistics": "batch_norm never trains",
     "anomaly-mode-names-forward-call": "anomaly mode records nothing",
     "dataloader-workers-are-processes": "DataLoader loads in the parent",
+    "forked-child-needs-one-thread": "DataLoader workers keep torch's threads",
     "share-memory-leaves-early-array": "share_memory_() does nothing",
     "broadcast-matmul-saves-copy": "matmul broadcasts by views of its operands",
     "version-counter-shared-by-views-and-detach": "detach copies",

@@ -582,8 +582,9 @@ for kept_non_leaf in (keeper.output.sign(), keeper.output[0], keeper.output // 1
 # ----------
 #
 # A tensor passed to a function, kept as a default argument or held by a shallow copy of a module is
-# the same tensor as the original, and an item a dataset hands out as ``self.data[i]`` is a view on
-# the original's memory: an in-place edit through any of these names edits the original. Write
+# the same tensor as the original, and an item a dataset hands out as ``self.data[i]``, with an integer
+# ``i``, is a view on the original's memory: an in-place edit through any of these names edits the
+# original. Write
 # ``x = x + 1`` inside functions, make tensor defaults inside the call,
 # hand out ``clone()`` from a dataset whose callers may edit items, and copy modules with
 # ``copy.deepcopy``, which refuses a module that keeps a non-leaf (a tensor with a ``grad_fn``), or a tensor

@@ -354,8 +354,9 @@ assert not hasattr(plain_state, "_metadata") and flag_models[1].weight is flag_w
 # -------------------------------------------
 #
 # The momentum SGD keeps for each parameter is a tensor it edits in place at every step.
-# ``optimizer.state_dict()`` returns a new dict, but its tensors are those same tensors (the
-# parameters are named by their index, ``0``). A dict saved this way changes with the next step.
+# ``optimizer.state_dict()`` returns a new outer dict, but the dict it holds for each parameter (the
+# parameters are named by their index, ``0``) is the optimizer's own, and so are the tensors in it. A
+# dict saved this way changes with the next step.
 
 saved = optimizer.state_dict()
 momentum = saved["state"][0]["momentum_buffer"]
@@ -368,11 +369,14 @@ assert momentum is optimizer.state[model.weight]["momentum_buffer"] and not torc
     "the saved momentum is the optimizer's own tensor, and the step changed it"
 )
 # sphinx_gallery_start_ignore
+assert saved["state"] is not optimizer.state and saved["state"][0] is optimizer.state[model.weight], (
+    "state_dict() returns a new outer dict, but the dict for each parameter is the optimizer's own")
 adam_weight = torch.zeros(1, 2, requires_grad=True)
 adam = torch.optim.Adam([adam_weight], lr=0.1)
 train(lambda inputs: inputs @ adam_weight.T, adam, 2)
 adam_state = adam.state_dict()["state"][0]
 assert sorted(adam_state) == ["exp_avg", "exp_avg_sq", "step"], "Adam keeps three state tensors"
+assert adam_state is adam.state[adam_weight], "Adam's state_dict() must hold its own dict for each parameter"
 for key, state_tensor in adam.state[adam_weight].items():
     assert adam_state[key] is state_tensor, f"Adam's state_dict() must return its own {key} tensor"
 # sphinx_gallery_end_ignore

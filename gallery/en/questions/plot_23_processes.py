@@ -39,6 +39,12 @@ the page ends.
 # ``run`` starts one child, waits for it at most ``TIMEOUT`` seconds, and checks it ended well.
 # ``send_to_child`` starts a child that takes one tensor from a queue and edits it (below), sends it
 # ``t``, and returns the child's first ``replies`` answers and its exit code.
+#
+# A forked child gets this process's memory but not its threads. After a process has used two of
+# torch's threads, a child forked from it that adds one to four million numbers hangs: it is still
+# running 5 s later. A child that first calls ``torch.set_num_threads(1)`` ends, and a ``DataLoader``
+# worker runs with one thread; ``add_one`` and ``edit_from_queue`` make that call first too.
+# :fact:`forked-child-needs-one-thread`
 
 import signal
 import sys
@@ -70,6 +76,7 @@ def run(target, *args):
 
 
 def add_one(t):
+    torch.set_num_threads(1)  # this child's own thread count: see above
     t.add_(1)
 
 
@@ -389,6 +396,7 @@ assert mp.get_sharing_strategy() == "file_descriptor", "share_memory_() ran unde
 
 
 def edit_from_queue(inbox, outbox):
+    torch.set_num_threads(1)  # this child's own thread count, as in add_one
     t = inbox.get(timeout=TIMEOUT)
     try:
         t.add_(1)

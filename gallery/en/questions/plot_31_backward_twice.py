@@ -20,7 +20,8 @@
 
 ``RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors
 after they have already been freed)`` is raised by a second ``backward()`` that reaches a part of a
-graph whose saved tensors the first one freed; in the first two loops below, at the second step. This page runs the three usual causes (a tensor computed once before the training loop, an RNN
+graph whose saved tensors the first one freed; in the training loops of causes 1 and 2 below, at the second step
+(cause 2's second batch). This page runs the three usual causes (a tensor computed once before the training loop, an RNN
 hidden state carried from batch to batch, two losses that share part of a graph), shows which part of
 the graph each second ``backward()`` reaches, checks each fix in a short training loop, and shows
 which graphs run a second time without the error.
@@ -667,7 +668,7 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 # something two ``backward()`` calls share: a tensor computed before the loop (compute it inside; for a frozen
 # encoder, once under ``torch.no_grad()``), a hidden state carried from the last batch
 # (``h = h.detach()`` at the start of each batch), or, within one step, the trunk of two losses (one ``backward()``
-# on their sum). Of this page's three loops, ``retain_graph=True`` was right only in the one with two
-# losses of one step; in the other two it left the encoder's updates out of the loss, or kept the
+# on their sum). Of the training loops of this page's three causes, ``retain_graph=True`` was right only in
+# cause 3's, with two losses of one step; in the other two it left the encoder's updates out of the loss, or kept the
 # previous batch's graph, which then failed on the cell's weight it had saved, since changed in place by
 # ``optimizer.step()`` (a ``fused=True`` optimizer would not even have failed).

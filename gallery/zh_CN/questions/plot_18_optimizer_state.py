@@ -330,7 +330,7 @@ assert not hasattr(plain_state, "_metadata") and flag_models[1].weight is flag_w
 # ``optimizer.state_dict()`` 随训练变化
 # -------------------------------------
 #
-# SGD 为每个参数保存的动量是一个张量，每一步都对它做原地（in-place）修改。``optimizer.state_dict()`` 返回的字典是新的，里面的张量却就是这些张量（参数用序号表示，这里是 ``0``）。这样存下来的字典，下一步训练之后就变了。
+# SGD 为每个参数保存的动量是一个张量，每一步都对它做原地（in-place）修改。``optimizer.state_dict()`` 返回的外层字典是新的，但它为每个参数存的字典（参数用序号表示，这里是 ``0``）就是优化器自己的那个，字典里的张量也是。这样存下来的字典，下一步训练之后就变了。
 
 saved = optimizer.state_dict()
 momentum = saved["state"][0]["momentum_buffer"]
@@ -343,11 +343,14 @@ assert momentum is optimizer.state[model.weight]["momentum_buffer"] and not torc
     "the saved momentum is the optimizer's own tensor, and the step changed it"
 )
 # sphinx_gallery_start_ignore
+assert saved["state"] is not optimizer.state and saved["state"][0] is optimizer.state[model.weight], (
+    "state_dict() returns a new outer dict, but the dict for each parameter is the optimizer's own")
 adam_weight = torch.zeros(1, 2, requires_grad=True)
 adam = torch.optim.Adam([adam_weight], lr=0.1)
 train(lambda inputs: inputs @ adam_weight.T, adam, 2)
 adam_state = adam.state_dict()["state"][0]
 assert sorted(adam_state) == ["exp_avg", "exp_avg_sq", "step"], "Adam keeps three state tensors"
+assert adam_state is adam.state[adam_weight], "Adam's state_dict() must hold its own dict for each parameter"
 for key, state_tensor in adam.state[adam_weight].items():
     assert adam_state[key] is state_tensor, f"Adam's state_dict() must return its own {key} tensor"
 # sphinx_gallery_end_ignore

@@ -27,6 +27,8 @@ worker 修改数据集；让子进程修改从父进程继承来的张量（torc
 # <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__）。``run``
 # 启动一个子进程，最多等它 ``TIMEOUT`` 秒，并检查它是否正常结束。``send_to_child`` 启动的子进程从队列取出一个张量并加以修改（见下文）；函数把
 # ``t`` 发给这个子进程，返回子进程的前 ``replies`` 条答复和退出码。
+#
+# fork 出来的子进程得到当前进程的内存，却得不到它的线程。一个进程用过 torch 的两个线程之后，从它 fork 出来、对四百万个数加 1 的子进程会卡住：5 秒后仍在运行。先调用 ``torch.set_num_threads(1)`` 的子进程则能结束，``DataLoader`` 的 worker 进程也只用一个线程；``add_one`` 和 ``edit_from_queue`` 同样先做这次调用。:fact:`forked-child-needs-one-thread`
 
 import signal
 import sys
@@ -40,7 +42,7 @@ import torch.multiprocessing as mp
 from torch.utils.data import DataLoader, Dataset
 
 ctx = mp.get_context("fork")
-TIMEOUT = 10  # 秒；本页每次等待子进程都不超过这个时长
+TIMEOUT = 10  # seconds; no wait for a child on this page may last longer
 workers = {"multiprocessing_context": ctx, "timeout": TIMEOUT}
 sigchld_before = signal.getsignal(signal.SIGCHLD)
 
@@ -58,6 +60,7 @@ def run(target, *args):
 
 
 def add_one(t):
+    torch.set_num_threads(1)  # 只改这个子进程自己的线程数，见上文
     t.add_(1)
 
 
@@ -357,6 +360,7 @@ assert mp.get_sharing_strategy() == "file_descriptor", "share_memory_() ran unde
 
 
 def edit_from_queue(inbox, outbox):
+    torch.set_num_threads(1)  # 只改这个子进程自己的线程数，与 add_one 相同
     t = inbox.get(timeout=TIMEOUT)
     try:
         t.add_(1)

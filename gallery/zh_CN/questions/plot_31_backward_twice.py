@@ -17,7 +17,7 @@
       (loss1 + loss2).backward()
 
 ``RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors
-after they have already been freed)``：第二次 ``backward()`` 走到计算图（computation graph）中已被第一次释放的部分时，就会抛出这个错误；在下面前两个循环里，它出现在第二步。本页复现三种常见原因：训练循环之前只算一次的张量、在批次之间传下去的 RNN 隐藏状态、共享一部分计算图的两个损失；说明每种情况下第二次 ``backward()`` 走到了图的哪一部分，在简短的训练循环里检查每种解决办法，最后看哪些图可以再跑一遍而不报错。
+after they have already been freed)``：第二次 ``backward()`` 走到计算图（computation graph）中已被第一次释放的部分时，就会抛出这个错误；在下面原因一和原因二的训练循环里，它出现在第二步（原因二里是第二批）。本页复现三种常见原因：训练循环之前只算一次的张量、在批次之间传下去的 RNN 隐藏状态、共享一部分计算图的两个损失；说明每种情况下第二次 ``backward()`` 走到了图的哪一部分，在简短的训练循环里检查每种解决办法，最后看哪些图可以再跑一遍而不报错。
 """
 
 # %%
@@ -593,4 +593,4 @@ assert all(agree), "a second pass raises exactly when the node saved a tensor, a
 # 小结
 # ----
 #
-# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于两次 ``backward()`` 共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下算一次即可）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``），或者同一步里两个损失共享的主干（对两者之和做一次 ``backward()``）。在本页的三个循环里，``retain_graph=True`` 只在同一步有两个损失的那个循环里用对了；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，而这张图保存的 RNN 单元权重已被 ``optimizer.step()`` 原地改过，于是报错（换成 ``fused=True`` 的优化器，连错都不报）。
+# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于两次 ``backward()`` 共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下算一次即可）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``），或者同一步里两个损失共享的主干（对两者之和做一次 ``backward()``）。在本页三种原因的训练循环里，``retain_graph=True`` 只在原因三、同一步有两个损失的那个循环里用对了；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，而这张图保存的 RNN 单元权重已被 ``optimizer.step()`` 原地改过，于是报错（换成 ``fused=True`` 的优化器，连错都不报）。
