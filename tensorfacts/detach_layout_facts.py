@@ -30,12 +30,21 @@ def _editing(case: Case) -> contextlib.AbstractContextManager:
     return torch.inference_mode() if case.source == "inference" else torch.no_grad()
 
 
+def _version_read(t: torch.Tensor) -> object:
+    """``t._version``, or ``"raises"`` where torch says the tensor tracks no version counter."""
+    try:
+        return t._version
+    except RuntimeError as exc:
+        return "raises" if "do not track version counter" in str(exc) else f"raises: {exc}"
+
+
 def detach_edits_reach_both(case: Case) -> dict[str, object]:
     """Edit ``c = a.detach()`` by ``mul_(2)`` and an index write, then ``a`` by ``add_(1)``: does each edit show in
-    the other tensor, and do both ``_version`` values read the same count (no counter on an inference tensor)?"""
+    the other tensor, and what do ``a._version`` and ``c._version`` read before and after the three edits?"""
     _, a = case.build()
     start = a.detach().clone()
     c = a.detach()
+    before = (_version_read(a), _version_read(c))
     with _editing(case):
         c.mul_(2)
         c[0] = 100
@@ -43,24 +52,33 @@ def detach_edits_reach_both(case: Case) -> dict[str, object]:
     with _editing(case):
         a.add_(1)
     through_a = values_equal(c, torch.cat([start[:1] * 0 + 101, start[1:] * 2 + 1]))
-    counter: object = "no version counter"
-    if case.source not in NO_VERSION_COUNTER:
-        counter = a._version == c._version == 3
     return {"edit through a.detach() seen by a": through_c, "edit through a seen by a.detach()": through_a,
-            "one counter moved by all three": counter}
+            "(a._version, c._version) before the edits": before,
+            "(a._version, c._version) after the three edits": (_version_read(a), _version_read(c))}
+
+
+def _reach_both_expected(case: Case) -> dict[str, object]:
+    """Both edits seen; the counters read 0, then 3, but on an inference ``a`` reading ``a._version`` raises and
+    ``c``, taken outside the mode, stays at 0."""
+    no_counter = case.source in NO_VERSION_COUNTER
+    return {"edit through a.detach() seen by a": True, "edit through a seen by a.detach()": True,
+            "(a._version, c._version) before the edits": ("raises", 0) if no_counter else (0, 0),
+            "(a._version, c._version) after the three edits": ("raises", 0) if no_counter else (3, 3)}
 
 
 @scoped_fact("detach-edits-reach-both", {
     "en": "On a tensor a of the default strided layout, takes c = a.detach(), calls c.mul_(2) and c[0] = 100, then "
-          "a.add_(1) (each under torch.no_grad(), or inside torch.inference_mode() for an inference tensor): a holds "
-          "the values the edits through c gave, c the values after a.add_(1), and a._version and c._version both "
-          "read 3, except on an inference tensor, which has no version counter.",
+          "a.add_(1) (each under torch.no_grad(), or inside torch.inference_mode() for an inference tensor made "
+          "there, c being taken outside the mode): a holds the values the edits through c gave, c the values after "
+          "a.add_(1), and a._version and c._version both read 0 before the edits and 3 after them, except on an "
+          "inference tensor: there reading a._version raises, before the edits and after them, and c._version "
+          "reads 0 both times.",
     "zh_CN": "对默认 strided 布局的张量 a 取 c = a.detach()，先调用 c.mul_(2) 和 c[0] = 100，再调用 a.add_(1)"
-             "（都在 torch.no_grad() 下；a 是推理张量时在 torch.inference_mode() 里）：a 的数值是通过 c 修改后的数值，"
-             "c 的数值是 a.add_(1) 之后的数值，a._version 和 c._version 都是 3；推理张量没有版本计数器，不比较。",
-}, lambda case: {"edit through a.detach() seen by a": True, "edit through a seen by a.detach()": True,
-                 "one counter moved by all three": "no version counter" if case.source in NO_VERSION_COUNTER
-                 else True}, devices=VALUE_DEVICES, narrower=_NEEDS_VALUES)
+             "（都在 torch.no_grad() 下；a 是在 torch.inference_mode() 里创建的推理张量时，修改都在这个模式里，"
+             "c 则在模式外取）：a 的数值是通过 c 修改后的数值，c 的数值是 a.add_(1) 之后的数值，"
+             "a._version 和 c._version 在修改前都是 0，修改后都是 3；推理张量除外：修改前后读取 a._version 都报错，"
+             "c._version 两次都是 0。",
+}, _reach_both_expected, devices=VALUE_DEVICES, narrower=_NEEDS_VALUES)
 def _detach_edits_reach_both(case: Case) -> dict[str, object]:
     return detach_edits_reach_both(case)
 

@@ -269,8 +269,9 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # is an internal attribute of torch: this site reads it to show the counter,
 # but it may change between releases.) Edits reach the other tensor in both directions for every kind of source this
 # site checks in the default strided layout: a leaf, a non-leaf, a ``Parameter``, a view, a tensor that does not
-# require grad, and an inference tensor edited inside ``torch.inference_mode()``; all but the inference tensor, which
-# has no version counter, also move the one counter the two share. On the CPU the same holds for every dtype torch
+# require grad, and an inference tensor edited inside ``torch.inference_mode()``; all but the inference tensor also
+# move the one counter the two share: reading an inference tensor's ``_version`` raises, and its ``detach()``, taken
+# outside the mode, reads 0 before and after the edits. On the CPU the same holds for every dtype torch
 # names, integer, bool, complex (a ``conj()`` view too) and quantized ones among them, and for a nested tensor of the
 # strided layout; on the packed quantized dtypes ``quint4x2`` and ``quint2x4``, ``copy_``, ``fill_``
 # and index writes raise ``NotImplementedError`` on the CPU. A sparse tensor can differ: see the conclusion.
@@ -622,9 +623,11 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 #
 # ``detach()`` gives a tensor out of the graph on the same memory: for a tensor of the default strided layout,
 # value edits through either name reach the other, and both count the in-place torch operations among
-# them in one shared ``_version``, an inference tensor excepted, which has none (``apply_``, ``map_`` and
+# them in one shared ``_version`` (``apply_``, ``map_`` and
 # ``map2_``, which run a Python function on each value, move no counter, and neither do a step of an optimizer
-# made with ``fused=True`` and the other kernels this site checked, listed on :ref:`questions-version-counter`; other kernels may do the same).
+# made with ``fused=True`` and the other kernels this site checked, listed on :ref:`questions-version-counter`; other kernels may do the same),
+# an inference tensor excepted: reading its ``_version`` raises, and its ``detach()``, taken outside
+# ``torch.inference_mode()``, reads 0 before and after such edits.
 # On a sparse COO tensor, ``mul_``, ``add_`` and ``zero_`` through either name give that tensor new memory for its
 # values, so the other keeps its old values, though the ``_version`` both read moves; ``div_`` reaches the other, and
 # on a sparse CSR tensor ``mul_`` and ``zero_`` through the detached tensor reach its source.
