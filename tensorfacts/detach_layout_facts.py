@@ -88,10 +88,11 @@ COO_EDITS: dict[str, Callable[[torch.Tensor], object]] = {
     "mul_(2)": lambda t: t.mul_(2),
     "add_(t.clone())": lambda t: t.add_(t.clone()),
     "zero_()": lambda t: t.zero_(),
+    "copy_(t * 5)": lambda t: t.copy_(t * 5),
     "div_(2)": lambda t: t.div_(2),
 }
 #: The edits whose kernel gives the edited COO tensor new memory for its values: the other tensor does not see them.
-COO_NOT_SHARED = ("mul_(2)", "add_(t.clone())", "zero_()")
+COO_NOT_SHARED = ("mul_(2)", "add_(t.clone())", "zero_()", "copy_(t * 5)")
 
 
 def _sparse(layout: str) -> torch.Tensor:
@@ -119,18 +120,19 @@ def _edit_seen(layout: str, name: str, through_detach: bool) -> tuple[bool, bool
 @fact("detach-sparse-coo-edit-not-shared", {
     "en": "On a sparse COO leaf a (torch.tensor([1., 2., 3., 0.]).to_sparse().requires_grad_()) and c = a.detach(), "
           "which at first share the memory of their values, makes one in-place edit, a fresh pair each time, "
-          "through c or through a (under torch.no_grad()): after mul_(2), add_(t.clone()) or zero_() the edited "
-          "tensor's values are in new memory and the other tensor does not see the edit, yet a._version and "
-          "c._version both read 1; div_(2) keeps the values in the one memory and is seen. On a sparse CSR a, "
-          "mul_(2) and zero_() through c are seen by a.",
+          "through c or through a (under torch.no_grad()): after mul_(2), add_(t.clone()), zero_() or "
+          "copy_(t * 5) the edited tensor's values are in new memory and the other tensor does not see the edit, "
+          "yet a._version and c._version both read 1; div_(2) keeps the values in the one memory and is seen. On a "
+          "sparse CSR a, mul_(2) and zero_() through c are seen by a.",
     "zh_CN": "对 COO 稀疏叶子张量 a（torch.tensor([1., 2., 3., 0.]).to_sparse().requires_grad_()）和 c = a.detach()"
              "（两者起初共享数值所在的内存），每次取一对新的，通过 c 或通过 a（在 torch.no_grad() 下）原地修改一次："
-             "mul_(2)、add_(t.clone()) 或 zero_() 之后，被修改的一方的数值换到了新的内存，另一方看不到这次修改，"
-             "a._version 和 c._version 却都是 1；div_(2) 之后数值仍在同一块内存里，另一方看得到。"
+             "mul_(2)、add_(t.clone())、zero_() 或 copy_(t * 5) 之后，被修改的一方的数值换到了新的内存，"
+             "另一方看不到这次修改，a._version 和 c._version 却都是 1；div_(2) 之后数值仍在同一块内存里，另一方看得到。"
              "对 CSR 稀疏张量 a，通过 c 的 mul_(2) 和 zero_() 都能在 a 上看到。",
 })
 def _detach_sparse_coo_edit_not_shared() -> Fact:
-    """A COO pair shares its values buffer at first, yet mul_, add_ and zero_ through either leave the other alone."""
+    """A COO pair shares its values buffer at first, yet mul_, add_, zero_ and copy_ through either leave the other
+    alone."""
     a = _sparse("COO")
     shared_at_first = a._values().data_ptr() == a.detach()._values().data_ptr()
     seen = {f"{name} through {'c' if through_detach else 'a'}": _edit_seen("COO", name, through_detach)

@@ -302,6 +302,7 @@ import tensorfacts.inference_alias_facts  # noqa: E402, F401
 import tensorfacts.inference_facts  # noqa: E402, F401
 import tensorfacts.inference_grad_on_facts  # noqa: E402, F401
 import tensorfacts.inference_module_facts  # noqa: E402, F401
+import tensorfacts.inference_new_memory_facts  # noqa: E402, F401
 import tensorfacts.inference_uncounted_facts  # noqa: E402, F401
 import tensorfacts.layout_facts  # noqa: E402, F401
 import tensorfacts.memory_facts  # noqa: E402, F401

@@ -2,7 +2,8 @@
 with ``fused=True``, ``GradScaler.unscale_``, a ``BatchNorm`` layer's update of its running statistics and the
 update of ``FusedMovingAvgObsFakeQuantize``'s quantization parameters, so autograd cannot notice them; and on
 the methods with an in-place name that move none (``apply_``, ``map_``, ``detach_``, ``requires_grad_``,
-``share_memory_``). Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+``share_memory_``, and ``resize_`` and ``resize_as_`` to the current shape, which given another ``memory_format``
+lay the values out anew). Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -257,19 +258,21 @@ def _apply_map_not_counted() -> Fact:
     "en": "On fresh float32 and float64 tensors: out.detach_() of out = a.sigmoid() (a a leaf that requires grad), "
           "t.requires_grad_() and t.share_memory_() each return the tensor they are called on and change it "
           "(out leaves the graph, t requires grad, t's storage is in shared memory), keep its values, and leave its "
-          "_version where it was; t.resize_(2, 2) and t.resize_as_(torch.zeros(2, 2)) on a 2×2 t, and d.resize_(3) "
-          "and d.resize_as_(torch.zeros(3)) on d = a.detach() of a 3-element leaf a that requires grad, return the "
-          "tensor they are called on with its shape and values as they were, and leave both _version values where "
-          "they were.",
+          "_version where it was; resize_ to t's own shape and resize_as_(torch.zeros_like(t)), given no "
+          "memory_format, on a 2×2 t, on t = x.t() of a 2×3 x, on a 1×2×2×3 t in torch.channels_last, and on "
+          "d = a.detach() of a 3-element leaf a that requires grad, return the tensor they are called on with its "
+          "shape, strides and values as they were, and leave both _version values where they were.",
     "zh_CN": "在新建的 float32 和 float64 张量上：对 out = a.sigmoid()（a 是需要梯度的叶子张量）调用 out.detach_()，"
              "以及 t.requires_grad_() 和 t.share_memory_()，都返回被调用的那个张量并改变它（out 离开计算图，"
-             "t 需要梯度，t 的存储进了共享内存），数值不变，_version 也不动；对 2×2 的 t 调用 t.resize_(2, 2) 和 "
-             "t.resize_as_(torch.zeros(2, 2))，对 3 个元素、需要梯度的叶子张量 a 的 d = a.detach() 调用 d.resize_(3) "
-             "和 d.resize_as_(torch.zeros(3))，都返回被调用的那个张量，形状和数值不变，两个 _version 都不动。",
-}, {"en": "detach_, requires_grad_, share_memory_, and resize_ and resize_as_ to the current shape, float32 and "
-          "float64, on the CPU",
-    "zh_CN": "detach_、requires_grad_、share_memory_，以及调整到当前形状的 resize_ 和 resize_as_，float32 和 float64，"
-             "在 CPU 上"})
+             "t 需要梯度，t 的存储进了共享内存），数值不变，_version 也不动；不给 memory_format，"
+             "调用 resize_ 到 t 自己的形状以及 resize_as_(torch.zeros_like(t))，t 依次是 2×2 的张量、"
+             "2×3 的 x 的 t = x.t()、torch.channels_last 的 1×2×2×3 张量，以及 3 个元素、需要梯度的"
+             "叶子张量 a 的 d = a.detach()：都返回被调用的那个张量，形状、步长和数值不变，两个 _version "
+             "都不动。",
+}, {"en": "detach_, requires_grad_, share_memory_, and resize_ and resize_as_ to the current shape with no "
+          "memory_format, float32 and float64, on the CPU",
+    "zh_CN": "detach_、requires_grad_、share_memory_，以及不给 memory_format、调整到当前形状的 resize_ 和 resize_as_，"
+             "float32 和 float64，在 CPU 上"})
 def _underscore_methods_not_counted() -> Fact:
     """Methods named in the in-place way that change a tensor's autograd state or memory, not its values, and
     resizes to the shape the tensor already has."""
@@ -290,16 +293,81 @@ def _underscore_methods_not_counted() -> Fact:
 
 
 def _resized_to_own_shape(dtype: torch.dtype) -> dict[str, tuple[bool, bool, bool, int]]:
-    """``resize_`` and ``resize_as_`` to the shape a tensor already has, on a plain tensor and on a detached leaf:
-    (same object, same shape, same values, how far the tensor's and its source's ``_version`` moved together)."""
+    """``resize_`` and ``resize_as_`` to the shape a tensor already has, given no ``memory_format``, on a plain 2×2
+    tensor, a transposed one, a 4-D one in ``torch.channels_last`` and a detached leaf: (same object, same shape and
+    strides, same values, how far the tensor's and its source's ``_version`` moved together)."""
     seen = {}
-    for name, call in {"resize_": lambda t, like: t.resize_(*like.shape),
-                       "resize_as_": lambda t, like: t.resize_as_(torch.zeros_like(like))}.items():
-        for where in ("plain 2x2", "detach() of a leaf"):
+    for name, call in {"resize_": lambda t: t.resize_(*t.shape),
+                       "resize_as_": lambda t: t.resize_as_(torch.zeros_like(t))}.items():
+        for where, make in _OWN_SHAPE_SOURCES.items():
             leaf = torch.tensor([1.0, 2.0, 3.0], dtype=dtype, requires_grad=True)
-            t = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=dtype) if where == "plain 2x2" else leaf.detach()
-            shape, values, before = t.shape, t.clone(), (t._version, leaf._version)
-            same = call(t, t) is t
+            t = leaf.detach() if make is None else make(dtype)
+            layout, values, before = (t.shape, t.stride()), t.clone(), (t._version, leaf._version)
+            same = call(t) is t
             moved = t._version - before[0] + leaf._version - before[1]
-            seen[f"{name} {where} {dtype}"] = (same, t.shape == shape, torch.equal(t, values), moved)
+            seen[f"{name} {where} {dtype}"] = (same, (t.shape, t.stride()) == layout, torch.equal(t, values), moved)
     return seen
+
+
+#: The tensors resized to their own shape: each made in a dtype (None: the detach() of a 3-element leaf).
+_OWN_SHAPE_SOURCES = {
+    "plain 2x2": lambda dtype: torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=dtype),
+    "x.t() of a 2x3 x": lambda dtype: torch.arange(6, dtype=dtype).reshape(2, 3).t(),
+    "channels_last 1x2x2x3": lambda dtype: torch.arange(12, dtype=dtype).reshape(1, 2, 2, 3).contiguous(
+        memory_format=torch.channels_last),
+    "detach() of a leaf": None,
+}
+
+#: Resizes to a tensor's own shape given a ``memory_format`` it is not laid out in, each on a fresh tensor made in a
+#: dtype: (what the call is, the tensor it is called on).
+_RESTRIDING = {
+    "resize_(shape, memory_format=torch.channels_last) of a contiguous 1x2x2x3 tensor": (
+        lambda t: t.resize_(*t.shape, memory_format=torch.channels_last), False),
+    "resize_as_(like, memory_format=torch.channels_last) of a contiguous 1x2x2x3 tensor": (
+        lambda t: t.resize_as_(torch.zeros(t.shape, dtype=t.dtype), memory_format=torch.channels_last), False),
+    "resize_as_(channels_last like, memory_format=torch.preserve_format) of a contiguous 1x2x2x3 tensor": (
+        lambda t: t.resize_as_(torch.zeros_like(t).contiguous(memory_format=torch.channels_last),
+                               memory_format=torch.preserve_format), False),
+    "resize_(shape, memory_format=torch.contiguous_format) of a channels_last 1x2x2x3 tensor": (
+        lambda t: t.resize_(*t.shape, memory_format=torch.contiguous_format), True),
+}
+
+
+@fact("same-shape-resize-memory-format-restrides", {
+    "en": "On a fresh t = torch.arange(12.).reshape(1, 2, 2, 3), in float32 and float64, saved by "
+          "loss = (w * t).sum() with w a 1×2×2×3 leaf of ones that requires grad: t.resize_(t.shape, "
+          "memory_format=torch.channels_last), t.resize_as_ of a tensor of its shape with "
+          "memory_format=torch.channels_last, t.resize_as_ of a channels_last template with "
+          "memory_format=torch.preserve_format, and, on t in torch.channels_last, t.resize_(t.shape, "
+          "memory_format=torch.contiguous_format), each return t with its shape but new strides, so it reads "
+          "other values (torch.equal with the old ones is False); t._version stays where it was, and "
+          "loss.backward() raises nothing, w.grad being the new t.",
+    "zh_CN": "对新建的 1×2×2×3 张量 t = torch.arange(12.).reshape(1, 2, 2, 3)，float32 和 float64 各一次，t 已由 "
+             "loss = (w * t).sum() 保存（w 是全为 1、需要梯度的叶子张量）：t.resize_(t.shape, "
+             "memory_format=torch.channels_last)、以 memory_format=torch.channels_last 对同形状张量调用 t.resize_as_、"
+             "以 memory_format=torch.preserve_format 对 channels_last 的模板调用 t.resize_as_，以及在 "
+             "torch.channels_last 的 t 上调用 t.resize_(t.shape, memory_format=torch.contiguous_format)，都返回 t，"
+             "形状不变而步长变了，于是读出的数值变了（与原来的数值做 torch.equal 得 False）；t._version 不动，"
+             "loss.backward() 不报错，w.grad 是新的 t。",
+}, {"en": "four resizes to the current shape with a memory_format the tensor is not laid out in, float32 and "
+          "float64, on the CPU",
+    "zh_CN": "四种调整到当前形状、memory_format 与张量现有布局不同的调用，float32 和 float64，在 CPU 上"})
+def _same_shape_resize_memory_format_restrides() -> Fact:
+    """A resize to a tensor's own shape given another memory format lays its values out anew without moving its
+    version counter, so a graph that saved it reads the new values without an error."""
+    seen = {}
+    for dtype in (torch.float32, torch.float64):
+        for name, (call, channels_last) in _RESTRIDING.items():
+            t = torch.arange(12, dtype=dtype).reshape(1, 2, 2, 3)
+            if channels_last:
+                t = t.contiguous(memory_format=torch.channels_last)
+            w = torch.ones(1, 2, 2, 3, dtype=dtype, requires_grad=True)
+            loss, values, strides, before = (w * t).sum(), t.clone(), t.stride(), t._version
+            same = call(t) is t
+            error = backward_error(loss)
+            seen[f"{name} {dtype}"] = (same, t.shape == values.shape and t.stride() != strides,
+                                       not torch.equal(t, values), t._version - before, error,
+                                       w.grad is not None and torch.equal(w.grad, t))
+    return Fact(all(v == (True, True, True, 0, "", True) for v in seen.values()),
+                f"(same object, same shape with new strides, values changed, version moved, backward error, w.grad "
+                f"is the new t) per call: {seen}")

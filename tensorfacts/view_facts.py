@@ -85,9 +85,10 @@ def _recorded_views_with_grad_mode_off() -> tuple[bool, str]:
           "and fill_(-1) on it run and change the leaf, except that on the results of expand() and expand_as() "
           "mul_(10) raises \"more than one element of the written-to tensor refers to a single memory "
           "location\" there too (fill_(-1) runs). The dtype form, a.view(torch.float32) and a.view(torch.int32) of a "
-          "fresh a, requires no grad and has no grad_fn, and zero_() on it runs with grad mode on: a becomes "
-          "[0, 0, 0] and stays a leaf with no grad_fn, a._version moves by one, and backward() of (a * a).sum(), "
-          "computed before the edit, raises the version-counter error.",
+          "fresh a, requires no grad, has no grad_fn and is a leaf, and zero_() and += 1 on it run with grad mode "
+          "on, each on a fresh a: zero_() makes a [0, 0, 0], += 1 makes it [2, 3, 4] through the float32 form and "
+          "changes it through the int32 one; a stays a leaf with no grad_fn, a._version moves by one, and "
+          "backward() of (a * a).sum(), computed before the edit, raises the version-counter error.",
     "zh_CN": "对需要梯度的叶子张量 a 取 v = a.view(3)，再调用 v.mul_(10)，每次都用新的 a：在 "
              "torch.inference_mode() 之外、梯度模式打开时报错，在 torch.no_grad() 里用 torch.enable_grad() "
              "打开梯度模式也一样；在 torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下，"
@@ -98,9 +99,10 @@ def _recorded_views_with_grad_mode_off() -> tuple[bool, str]:
              "改变，只有 expand() 和 expand_as() 的结果例外：在这四种情形下 mul_(10) 也报“more than one element of the "
              "written-to tensor refers to a single memory location”（fill_(-1) 照常执行）。"
              "换成 dtype 形式，对新的 a 取 a.view(torch.float32) 和 a.view(torch.int32)："
-             "它们不需要梯度，没有 grad_fn，在梯度模式下对它们调用 zero_() 照常执行，a 变为 [0, 0, 0]，"
-             "仍是没有 grad_fn 的叶子张量，a._version 加 1，对修改之前算出的 (a * a).sum() 调用 backward() "
-             "会报版本计数器错误。",
+             "它们不需要梯度，没有 grad_fn，本身是叶子张量；每次用新的 a，在梯度模式下对它们执行 zero_() 和 += 1 "
+             "都照常执行：zero_() 让 a 变为 [0, 0, 0]，经 float32 形式的 += 1 让 a 变为 [2, 3, 4]，经 int32 形式的 "
+             "+= 1 也改变了 a；a 仍是没有 grad_fn 的叶子张量，a._version 加 1，对修改之前算出的 (a * a).sum() "
+             "调用 backward() 会报版本计数器错误。",
 })
 def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
     """The refusal needs grad mode on outside inference mode: every way of turning grad mode off, and enable_grad()
@@ -119,18 +121,22 @@ def _leaf_view_inplace_refused_in_grad_mode() -> Fact:
             outcomes[name] = "raises" if "a view of a leaf Variable that requires grad" in str(exc) else str(exc)
     runs = [outcomes[n] for n in _EDIT_RUNS]
     recorded = _recorded_views_with_grad_mode_off()
-    dtype_views = {}
+    dtype_views, dtype_edits = {}, {"zero_()": lambda v: v.zero_(), "+= 1": lambda v: v.__iadd__(1)}
     for dtype in (torch.float32, torch.int32):
-        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        loss, v = (a * a).sum(), a.view(dtype)
-        unrecorded = not v.requires_grad and v.grad_fn is None
-        v.zero_()  # grad mode is on
-        caught = a._version == 1 and VERSION_ERROR in backward_error(loss)
-        dtype_views[str(dtype)] = (unrecorded, a.detach().tolist(), a.is_leaf and a.grad_fn is None, caught)
+        for edit_name, edit in dtype_edits.items():
+            a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            loss, v = (a * a).sum(), a.view(dtype)
+            unrecorded = not v.requires_grad and v.grad_fn is None and v.is_leaf
+            edit(v)  # grad mode is on
+            caught = a._version == 1 and VERSION_ERROR in backward_error(loss)
+            after = a.detach().tolist()
+            plus_one = after == [2.0, 3.0, 4.0] if dtype == torch.float32 else after != [1.0, 2.0, 3.0]
+            written = after == [0.0, 0.0, 0.0] if edit_name == "zero_()" else plus_one
+            dtype_views[f"{dtype} {edit_name}"] = (unrecorded, written, a.is_leaf and a.grad_fn is None, caught)
     return Fact(all(outcomes[n] == "raises" for n in _GRAD_ON) and all(o == [10.0, 20.0, 30.0] for o in runs)
-                and recorded[0] and all(v == (True, [0.0, 0.0, 0.0], True, True) for v in dtype_views.values()),
+                and recorded[0] and all(v == (True, True, True, True) for v in dtype_views.values()),
                 "; ".join(f"{n}: {o}" for n, o in outcomes.items()) + "; " + recorded[1]
-                + "; view(dtype) (no grad and no grad_fn, a after zero_(), a a leaf, counted and caught): "
+                + "; view(dtype) (no grad, no grad_fn and a leaf; a written; a a leaf; counted and caught): "
                 + str(dtype_views))
 
 

@@ -418,6 +418,8 @@ FACT_FLIPS = {
     "apply-map-not-counted": "apply_ and map_ are counted",
     "counter-bypass-edits-silent": ("detach copies", "apply_ and map_ are counted"),
     "underscore-methods-not-counted": "detach_, requires_grad_, share_memory_ and same-shape resizes are counted",
+    "same-shape-resize-memory-format-restrides": (
+        "detach_, requires_grad_, share_memory_ and same-shape resizes are counted"),
     "double-of-float64-is-a": "double() always copies",
     "ctx-attribute-escapes-version-check": "in-place edits bypass autograd",
     "unread-saved-tensors-escape-version-check": "in-place edits bypass autograd",
@@ -479,6 +481,7 @@ FACT_FLIPS = {
                                    "clone() returns a detached copy"),
     "vmap-innermost-refuses-data": ".data shares the version counter",
     "view-shares-base-storage": "indexing copies",
+    "inference-mode-new-memory-is-inference": "clone() shares memory",
     "inplace-ops-write-into-tensor": "add_() writes a copy",
 }
 

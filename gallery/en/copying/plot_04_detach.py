@@ -628,9 +628,10 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # made with ``fused=True`` and the other kernels this site checked, listed on :ref:`questions-version-counter`; other kernels may do the same),
 # an inference tensor excepted: reading its ``_version`` raises, and its ``detach()``, taken outside
 # ``torch.inference_mode()``, reads 0 before and after such edits.
-# On a sparse COO tensor, ``mul_``, ``add_`` and ``zero_`` through either name give that tensor new memory for its
-# values, so the other keeps its old values, though the ``_version`` both read moves; ``div_`` reaches the other, and
-# on a sparse CSR tensor ``mul_`` and ``zero_`` through the detached tensor reach its source.
+# On a sparse COO tensor, some in-place edits through either name, among them ``mul_``, ``add_``, ``zero_`` and
+# ``copy_``, give that tensor new memory for its values, so the other keeps its old values, though the ``_version``
+# both read moves; others, such as ``div_``, reach the other, and on a sparse CSR tensor ``mul_`` and ``zero_``
+# through the detached tensor reach its source.
 # Shape and storage changes on the detached tensor change its
 # shape, not ``a``'s; the two keep sharing one version counter, which each
 # of the four calls above moves by one. A ``resize_`` that needs more bytes than

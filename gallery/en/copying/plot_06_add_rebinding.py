@@ -356,10 +356,12 @@ assert a._version == 1, "only the add_ under no_grad must count"
 # sphinx_gallery_end_ignore
 
 # %%
-# A view of that leaf, here its first row, is not a leaf, but in grad mode, outside ``torch.inference_mode()``,
-# it refuses ``+=`` just the same; under ``torch.no_grad()``, ``+=`` and ``add_``
-# on the view change the leaf, and ``c`` stays the view.
-# :fact:`view-inplace-refused-outside-inference-mode`
+# The leaf's first row ``a[0]`` is a view of it that autograd records (it has a ``grad_fn``). It is not a
+# leaf, but in grad mode, outside ``torch.inference_mode()``, it refuses ``+=`` just the same; under
+# ``torch.no_grad()``, ``+=`` and ``add_`` on it change the leaf, and ``c`` stays the view. The dtype form
+# ``a.view(torch.float32)`` is the exception: autograd does not record it, so it requires no grad, is a leaf,
+# and takes ``+=`` in grad mode, writing into ``a``.
+# :fact:`view-inplace-refused-outside-inference-mode` :fact:`leaf-view-inplace-refused-in-grad-mode`
 
 row = a[0]
 c = row
@@ -380,7 +382,8 @@ print("a:", a)
 print("c is row:", c is row, " row.is_leaf:", row.is_leaf, " a.is_leaf:", a.is_leaf)
 assert c is row and a.tolist() == [[4.0, 4.0], [2.0, 2.0]], "both edits of the view must reach a, and c stay the view"
 # sphinx_gallery_start_ignore
-assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a leaf; a stays a leaf that requires grad"
+assert row.grad_fn is not None and not row.is_leaf and a.is_leaf and a.requires_grad, (
+    "the view has a grad_fn and is not a leaf; a stays a leaf that requires grad")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -448,15 +451,17 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)),
 # An inference tensor
 # -------------------
 #
-# A tensor that ``torch.inference_mode()`` creates in new memory, such as ``torch.ones(2, 2)`` here, is an inference
-# tensor; a view of a normal tensor taken inside the mode by indexing or ``view(shape)``, and its ``detach()``, are
-# not (more on :ref:`questions-inference-mode`). Outside that mode ``add_`` raises on ``a`` and on its first row
-# ``a[0]``, in grad mode and under ``torch.no_grad()`` alike, whether ``a`` requires grad or not.
+# A tensor that ``torch.inference_mode()`` creates in new memory, such as ``torch.ones(2, 2)`` here, or ``x * 2`` and
+# ``x.clone()`` of a tensor ``x`` made outside the mode, is an inference tensor; a view of a normal tensor taken
+# inside the mode by indexing or ``view(shape)``, and the normal tensor's own ``detach()``, are not, though its
+# ``view(dtype)`` taken there is one (more on :ref:`questions-inference-mode`). Outside that mode ``add_`` raises
+# on ``a`` and on its first row ``a[0]``, in grad mode and under ``torch.no_grad()`` alike, whether ``a`` requires grad or not.
 # ``a.view(torch.float32)`` shares its memory too, but is a normal tensor: ``add_`` on it raises nothing and
 # writes into ``a``. Its ``a.detach()`` and ``a.data``, taken outside the mode, are inference tensors, yet ``add_``
 # on them raises nothing either and writes into ``a``. Every row of the output but one writes the new values, before the error where there is one; in
 # that row the tensor itself requires grad and is edited in grad mode, and autograd's check of leaves refuses the
 # edit first, so nothing is written.
+# :fact:`inference-mode-new-memory-is-inference` :fact:`inference-mode-views-of-normal-tensor`
 
 def add_one(t, grad_mode):
     try:
@@ -493,11 +498,14 @@ for requires_grad in (False, True):
 for normal_requires_grad in (False, True):
     normal_source = torch.ones(2, 2, requires_grad=normal_requires_grad)
     with torch.inference_mode():
-        created_inside = torch.ones(2, 2)
+        created_inside = (torch.ones(2, 2), normal_source * 2, normal_source.clone())
         taken_inside = (normal_source[0], normal_source.view(4), normal_source.detach())
-    assert created_inside.is_inference() and not any(taken.is_inference() for taken in taken_inside), (
-        "torch.ones(2, 2) made inside inference mode is an inference tensor; a row, a view(shape) and the detach() "
-        "of a normal tensor taken there are not")
+        dtype_view_inside = normal_source.view(torch.int32)
+    assert all(created.is_inference() for created in created_inside), (
+        "torch.ones(2, 2), x * 2 and x.clone() made inside inference mode are inference tensors")
+    assert not any(taken.is_inference() for taken in taken_inside) and dtype_view_inside.is_inference(), (
+        "a row, a view(shape) and the detach() of a normal tensor taken inside inference mode are not inference "
+        "tensors; its view(dtype) is one")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -221,15 +221,18 @@ def draw_processes(title, child, **names):
 #    move none: ``apply_``, ``map_`` and ``map2_``, the kernels of an optimizer made with
 #    ``fused=True``, and the other torch kernels listed on
 #    :ref:`questions-version-counter`, such as the unscaling of
-#    ``torch.amp.GradScaler.unscale_``. Others change no values and move none
+#    ``torch.amp.GradScaler.unscale_``. So does ``resize_`` or ``resize_as_`` to the shape
+#    the tensor already has when given a ``memory_format`` it is not laid out in, such as
+#    ``torch.channels_last`` for a contiguous 4-D tensor: it gives the tensor new strides,
+#    so that it reads other values. Others change no values and move none
 #    either, among them ``detach_()``, ``requires_grad_()``, ``share_memory_()``, and ``resize_`` or
-#    ``resize_as_`` to the shape the tensor already has (:ref:`copying-detach`).
+#    ``resize_as_`` to the shape the tensor already has, given no ``memory_format`` (:ref:`copying-detach`).
 #    Taking ``.data`` or ``.detach()`` leaves ``out`` with its values, shape
 #    and version, still in the graph (output below). Only a later in-place
 #    edit *through* the result, such as ``zero_()``, changes the source.
 #    :fact:`inplace-ops-raise-version` :fact:`apply-map-not-counted`
 #    :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`
-#    :fact:`underscore-methods-not-counted`
+#    :fact:`underscore-methods-not-counted` :fact:`same-shape-resize-memory-format-restrides`
 values, shape, version = out.detach().clone(), out.shape, out._version
 via_data = out.data
 via_detach = out.detach()

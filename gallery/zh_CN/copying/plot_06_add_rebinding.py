@@ -342,9 +342,11 @@ assert a._version == 1, "only the add_ under no_grad must count"
 # sphinx_gallery_end_ignore
 
 # %%
-# 这个叶子张量的视图（view），这里是它的第一行，不是叶子张量，但在梯度模式下、``torch.inference_mode()`` 之外，它同样拒绝
-# ``+=``；放在 ``torch.no_grad()`` 里，对视图做的 ``+=`` 和 ``add_`` 都会改动叶子张量，``c`` 仍是这个视图。
-# :fact:`view-inplace-refused-outside-inference-mode`
+# 这个叶子张量的第一行 ``a[0]`` 是它的视图（view），自动求导会记录它（它有 ``grad_fn``）。它不是叶子张量，但在梯度模式下、
+# ``torch.inference_mode()`` 之外，它同样拒绝 ``+=``；放在 ``torch.no_grad()`` 里，对它做的 ``+=`` 和 ``add_``
+# 都会改动叶子张量，``c`` 仍是这个视图。dtype 形式的 ``a.view(torch.float32)``
+# 是例外：自动求导不记录它，所以它不需要梯度，本身是叶子张量，在梯度模式下也接受 ``+=``，新值写进 ``a``。
+# :fact:`view-inplace-refused-outside-inference-mode` :fact:`leaf-view-inplace-refused-in-grad-mode`
 
 row = a[0]
 c = row
@@ -365,7 +367,8 @@ print("a:", a)
 print("c is row:", c is row, " row.is_leaf:", row.is_leaf, " a.is_leaf:", a.is_leaf)
 assert c is row and a.tolist() == [[4.0, 4.0], [2.0, 2.0]], "both edits of the view must reach a, and c stay the view"
 # sphinx_gallery_start_ignore
-assert not row.is_leaf and a.is_leaf and a.requires_grad, "the view is not a leaf; a stays a leaf that requires grad"
+assert row.grad_fn is not None and not row.is_leaf and a.is_leaf and a.requires_grad, (
+    "the view has a grad_fn and is not a leaf; a stays a leaf that requires grad")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -427,8 +430,9 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (2,)),
 # 推理张量
 # --------
 #
-# 在 ``torch.inference_mode()`` 下创建、占用新内存的张量（比如这里的 ``torch.ones(2, 2)``）是推理张量（inference tensor）；在该模式里用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()``，则不是（详见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。在该模式之外，无论在梯度模式下还是在
+# 在 ``torch.inference_mode()`` 下创建、占用新内存的张量（比如这里的 ``torch.ones(2, 2)``，或者对在模式外创建的张量 ``x`` 算出的 ``x * 2`` 和 ``x.clone()``）是推理张量（inference tensor）；在该模式里用索引或 ``view(shape)`` 对普通张量取的视图，以及这个普通张量本身的 ``detach()``，则不是，不过在该模式里对它取的 ``view(dtype)`` 是推理张量（详见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。在该模式之外，无论在梯度模式下还是在
 # ``torch.no_grad()`` 下，无论对 ``a`` 本身还是对它的第一行 ``a[0]``，无论 ``a`` 是否需要梯度，调用 ``add_`` 都会报错。``a.view(torch.float32)`` 也与它共享内存，却是普通张量：对它调用 ``add_`` 不会报错，新值写进了 ``a``。在模式之外对它取的 ``a.detach()`` 和 ``a.data`` 也是推理张量，对它们调用 ``add_`` 同样不报错，新值写进 ``a``。输出中除了一行，每一行都写入了新值，有报错的先写入、再报错；那一行是需要梯度的张量本身在梯度模式下被修改，自动求导对叶子张量的检查先拒绝了这次修改，什么也没有写入。
+# :fact:`inference-mode-new-memory-is-inference` :fact:`inference-mode-views-of-normal-tensor`
 
 def add_one(t, grad_mode):
     try:
@@ -465,11 +469,14 @@ for requires_grad in (False, True):
 for normal_requires_grad in (False, True):
     normal_source = torch.ones(2, 2, requires_grad=normal_requires_grad)
     with torch.inference_mode():
-        created_inside = torch.ones(2, 2)
+        created_inside = (torch.ones(2, 2), normal_source * 2, normal_source.clone())
         taken_inside = (normal_source[0], normal_source.view(4), normal_source.detach())
-    assert created_inside.is_inference() and not any(taken.is_inference() for taken in taken_inside), (
-        "torch.ones(2, 2) made inside inference mode is an inference tensor; a row, a view(shape) and the detach() "
-        "of a normal tensor taken there are not")
+        dtype_view_inside = normal_source.view(torch.int32)
+    assert all(created.is_inference() for created in created_inside), (
+        "torch.ones(2, 2), x * 2 and x.clone() made inside inference mode are inference tensors")
+    assert not any(taken.is_inference() for taken in taken_inside) and dtype_view_inside.is_inference(), (
+        "a row, a view(shape) and the detach() of a normal tensor taken inside inference mode are not inference "
+        "tensors; its view(dtype) is one")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -207,10 +207,10 @@ def draw_processes(title, child, **names):
 # .. admonition:: 原博文与 torch |torch_version| 对照
 #    :class: warning
 #
-#    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地（in-place）操作改变的是被调用的张量本身，而不是另给一个新张量。这类操作大多还会推进该张量的版本计数器（version counter），但不是全部。本站检查过的操作中，有些改变数值，却不推进它：``apply_``、``map_`` 和 ``map2_``，fused 优化器（``fused=True``）的内核，以及 :ref:`“版本计数器”那一页 <questions-version-counter>` 列出的其他 torch 内核，例如 ``torch.amp.GradScaler.unscale_`` 的反缩放。另一些不改变数值，也不推进它，其中有 ``detach_()``、``requires_grad_()``、``share_memory_()``，以及调整到张量现有形状的 ``resize_`` 或 ``resize_as_``，见 :ref:`“detach()”那一页 <copying-detach>`。取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
+#    原文的总结说两者都是“原位操作”。按作者想表达的意思，这没错：两者都直接作用于原来的数据，不做复制（都返回一个新的张量对象，与 ``out`` 共享存储）。但在 PyTorch 的用语里，原地（in-place）操作改变的是被调用的张量本身，而不是另给一个新张量。这类操作大多还会推进该张量的版本计数器（version counter），但不是全部。本站检查过的操作中，有些改变数值，却不推进它：``apply_``、``map_`` 和 ``map2_``，fused 优化器（``fused=True``）的内核，以及 :ref:`“版本计数器”那一页 <questions-version-counter>` 列出的其他 torch 内核，例如 ``torch.amp.GradScaler.unscale_`` 的反缩放。调整到张量现有形状的 ``resize_`` 或 ``resize_as_``，若给的 ``memory_format`` 不是张量现有的布局，比如对连续的 4 维张量给 ``torch.channels_last``，也是这样：它给张量换了步长，读出的数值随之改变。另一些不改变数值，也不推进它，其中有 ``detach_()``、``requires_grad_()``、``share_memory_()``，以及不给 ``memory_format``、调整到张量现有形状的 ``resize_`` 或 ``resize_as_``，见 :ref:`“detach()”那一页 <copying-detach>`。取 ``.data`` 或 ``.detach()`` 之后，``out`` 的值、形状、版本都没变，也还在计算图里（见下面的输出）。要等之后通过返回的张量做原地修改（比如 ``zero_()``），源张量才会改变。
 #    :fact:`inplace-ops-raise-version` :fact:`apply-map-not-counted`
 #    :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`
-#    :fact:`underscore-methods-not-counted`
+#    :fact:`underscore-methods-not-counted` :fact:`same-shape-resize-memory-format-restrides`
 values, shape, version = out.detach().clone(), out.shape, out._version
 via_data = out.data
 via_detach = out.detach()

@@ -1,0 +1,67 @@
+"""Named fact on what ``torch.inference_mode()`` computes into new memory: factories, arithmetic, and the calls that
+copy (``clone()``, ``contiguous()`` and ``reshape()`` of a tensor they cannot return as it is, ``to()`` another dtype,
+``cat``, ``flip``), each run inside the mode on each standard source, give an inference tensor in memory of its own.
+It stands behind the copying part's page on ``a = a + 1`` (the views, ``detach()`` and ``.data`` taken there are in
+:mod:`tensorfacts.inference_facts`). Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a
+fact is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from tensorfacts.copy_ways_facts import NEEDS_ADDRESSES
+from tensorfacts.fact_registry import scoped_fact
+from tensorfacts.scope import VALUE_DEVICES, Case
+
+
+def _other_dtype(a: torch.Tensor) -> torch.dtype:
+    return torch.float32 if a.dtype == torch.float64 else torch.float64
+
+
+#: The routes to new memory tried inside the mode, each on the case's ``a`` (made outside it) or on nothing.
+NEW_MEMORY: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "torch.ones(2, 2)": lambda a: torch.ones(2, 2),
+    "torch.tensor([1., 2.])": lambda a: torch.tensor([1.0, 2.0]),
+    "torch.zeros_like(a)": lambda a: torch.zeros_like(a),
+    "torch.empty_like(a).copy_(a)": lambda a: torch.empty_like(a).copy_(a),
+    "a * 2": lambda a: a * 2,
+    "a + a": lambda a: a + a,
+    "a.exp()": lambda a: a.exp(),
+    "a.clone()": lambda a: a.clone(),
+    "a.detach().clone()": lambda a: a.detach().clone(),
+    "a.flip(0)": lambda a: a.flip(0),
+    "torch.cat([a, a])": lambda a: torch.cat([a, a]),
+    "a.unsqueeze(1).expand(3, 2).contiguous()": lambda a: a.unsqueeze(1).expand(3, 2).contiguous(),
+    "a.unsqueeze(1).expand(3, 2).reshape(6)": lambda a: a.unsqueeze(1).expand(3, 2).reshape(6),
+    "a.to(another dtype)": lambda a: a.to(_other_dtype(a)),
+}
+
+
+def new_memory_outputs(case: Case) -> dict[str, tuple[bool, bool]]:
+    """Each route of :data:`NEW_MEMORY` run inside ``torch.inference_mode()``: (an inference tensor, its storage
+    apart from ``a``'s)."""
+    _, a = case.build()
+    seen = {}
+    for name, make in NEW_MEMORY.items():
+        with torch.inference_mode():
+            result = make(a)
+        seen[name] = (result.is_inference(),
+                      result.untyped_storage().data_ptr() != a.untyped_storage().data_ptr())
+    return seen
+
+
+@scoped_fact("inference-mode-new-memory-is-inference", {
+    "en": "Inside torch.inference_mode(), on a made outside it: torch.ones(2, 2), torch.tensor([1., 2.]), "
+          "torch.zeros_like(a), torch.empty_like(a).copy_(a), a * 2, a + a, a.exp(), a.clone(), a.detach().clone(), "
+          "a.flip(0), torch.cat([a, a]), a.unsqueeze(1).expand(3, 2).contiguous() and .reshape(6), and a.to() "
+          "another floating dtype each give an inference tensor whose storage starts elsewhere than a's.",
+    "zh_CN": "在 torch.inference_mode() 里，对在模式外创建的 a：torch.ones(2, 2)、torch.tensor([1., 2.])、"
+             "torch.zeros_like(a)、torch.empty_like(a).copy_(a)、a * 2、a + a、a.exp()、a.clone()、"
+             "a.detach().clone()、a.flip(0)、torch.cat([a, a])、a.unsqueeze(1).expand(3, 2).contiguous() 和 "
+             ".reshape(6)，以及用 a.to() 转成另一种浮点 dtype，得到的都是推理张量，存储的起点都不在 a 的存储那里。",
+}, lambda case: dict.fromkeys(NEW_MEMORY, (True, True)), devices=VALUE_DEVICES, narrower=NEEDS_ADDRESSES)
+def _inference_mode_new_memory_is_inference(case: Case) -> dict[str, tuple[bool, bool]]:
+    return new_memory_outputs(case)
