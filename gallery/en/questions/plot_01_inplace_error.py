@@ -873,7 +873,9 @@ print("in-place ReLU raised at once, 4 times each, on the first piece of:", ", "
 # %%
 # A layer whose output shares its input's memory hands the edit to that input: ``nn.Identity`` returns
 # the input itself, and ``nn.Flatten`` the input or a view of it wherever the strides allow, as they do
-# for any contiguous input (``h`` here is contiguous). After ``sigmoid``, ``nn.Flatten`` and then
+# for any contiguous input that has the dimensions ``start_dim`` and ``end_dim`` name, ``start_dim`` not
+# after ``end_dim`` (with the defaults, 1 and -1, any contiguous input of two or more dimensions; ``h`` here
+# is contiguous). After ``sigmoid``, ``nn.Flatten`` and then
 # ``ReLU(inplace=True)`` edit the output ``sigmoid`` saved, and ``backward()`` raises, naming ``Sigmoid``.
 # Where the strides allow no view, as for a ``channels_last`` batch of several channels and pixels,
 # ``nn.Flatten()`` copies: the in-place ReLU edits the copy, and ``backward()`` runs. Under
@@ -897,13 +899,22 @@ print("under no_grad, the chunk piece after the in-place ReLU:", piece)
 assert h._version == 1 and flat._version == 1, "the ReLU behind Flatten moved h's version"
 assert torch.nn.Identity()(h) is h, "nn.Identity returns its input itself"
 assert h.is_contiguous(), "the h flattened here is contiguous"
-for contiguous_shape in ((1, 3), (2, 1, 3), (2, 3, 4, 5), (6, 1)):
-    contiguous_input = torch.linspace(-1.0, 1.0, torch.Size(contiguous_shape).numel()).reshape(contiguous_shape).clone()
-    for start_dim in (0, 1):
-        flattened = torch.nn.Flatten(start_dim)(contiguous_input)
-        assert flattened.untyped_storage().data_ptr() == contiguous_input.untyped_storage().data_ptr() and (
-            flattened is contiguous_input or flattened._base is contiguous_input), (
-            "nn.Flatten returns a contiguous input or a view of it")
+contiguous_inputs = [torch.arange(torch.Size(shape_).numel()).reshape(shape_).to(dtype_).clone() for shape_ in (
+    (), (1,), (3,), (1, 3), (2, 1, 3), (2, 3, 4, 5), (6, 1), (0, 3)) for dtype_ in (torch.float32, torch.int64, torch.bool)
+] + [torch.empty_strided((1, 3), (1, 1)), torch.ones(2, 3, requires_grad=True).exp()]
+for flatten_mode in (torch.enable_grad, torch.no_grad):
+    for contiguous_input in contiguous_inputs:
+        assert contiguous_input.is_contiguous(), "each input flattened here is contiguous"
+        dim_count = max(contiguous_input.dim(), 1)  # a 0-d tensor takes dimension 0 or -1
+        flatten_layers = [torch.nn.Flatten(start_dim, end_dim) for start_dim in range(-dim_count, dim_count)
+                          for end_dim in range(-dim_count, dim_count) if start_dim % dim_count <= end_dim % dim_count]
+        for flatten_layer in flatten_layers + [torch.nn.Flatten()] * (contiguous_input.dim() >= 2):
+            with flatten_mode():
+                flattened = flatten_layer(contiguous_input)
+            assert flattened.untyped_storage().data_ptr() == contiguous_input.untyped_storage().data_ptr() and (
+                flattened is contiguous_input or flattened._base is contiguous_input), (
+                "nn.Flatten returns a contiguous input or a view of it, for any start_dim and end_dim naming its "
+                "dimensions in order, in grad mode and under no_grad")
 for batch_shape in ((2, 3, 4, 5), (1, 3, 2, 2), (2, 2, 1, 3), (2, 2, 3, 1)):
     batch_leaf = torch.linspace(-2.0, 2.0, torch.Size(batch_shape).numel(), requires_grad=True)
     batch_h = batch_leaf.reshape(batch_shape).contiguous(memory_format=torch.channels_last).sigmoid()

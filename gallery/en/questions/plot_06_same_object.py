@@ -286,6 +286,9 @@ assert torch.asarray(a, device="cpu:0") is not a and not same_storage(torch.asar
     'torch.asarray(a, device="cpu:0") copies a tensor on "cpu" too')
 with torch.device("cpu:0"):
     assert not same_storage(torch.as_tensor(a), a), 'under the default device "cpu:0", torch.as_tensor(a) copies it'
+with torch.device("meta"):
+    assert all(t is not a and t.is_meta for t in (torch.as_tensor(a), torch.asarray(a))), (
+        'under the default device "meta", torch.as_tensor(a) and torch.asarray(a) return a new meta tensor')
 assert not same_storage(one_channel.cpu(memory_format=torch.channels_last), one_channel), (
     "one channel: cpu() given memory_format=channels_last copies it, as to() does")
 for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
@@ -399,10 +402,11 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # ``channels_last``, a tensor on ``"cpu"`` asked for ``"cpu:0"``: :ref:`questions-module-to`), and so do
 # the calls that take the same arguments: ``cpu()`` and every dtype shortcut (``float()``, ``double()``, ``half()`` ...)
 # given a ``memory_format``,
-# ``torch.as_tensor(a, device="cpu:0")`` and ``torch.asarray(a, device="cpu:0")``; so do ``torch.as_tensor(a)`` itself and ``torch.asarray(a)`` under a default
-# device other than ``"cpu"`` (``torch.set_default_device``, ``with torch.device(...)``) that ``a`` is not
-# on (a CPU tensor is on ``"cpu"``, never on ``"cpu:0"``). For
-# memory of your own, use
+# ``torch.as_tensor(a, device="cpu:0")`` and ``torch.asarray(a, device="cpu:0")``; so do ``torch.as_tensor(a)`` itself
+# and ``torch.asarray(a)`` of a CPU tensor ``a`` under the default device ``"cpu:0"`` (``torch.set_default_device``,
+# ``with torch.device(...)``), as a CPU tensor is on ``"cpu"``, never on ``"cpu:0"``. Under the default device
+# ``meta`` the two return a new ``meta`` tensor, which holds no values; given a ``meta`` tensor under ``"cpu"`` or
+# ``"cpu:0"``, they raise ``NotImplementedError``. For memory of your own, use
 # ``clone()`` or ``to(..., copy=True)``; to leave the graph as well,
 # ``detach().clone()`` (see :ref:`copying-safe-copy`).
 # :fact:`default-device-makes-as-tensor-copy`

@@ -785,7 +785,8 @@ assert all(refused.count(name) == 4 for name in pieces_of), "two grad modes time
 print("in-place ReLU raised at once, 4 times each, on the first piece of:", ", ".join(dict.fromkeys(refused)))
 
 # %%
-# 输出与输入共享内存的层会把这次修改交给它的输入：``nn.Identity`` 返回输入本身，``nn.Flatten`` 在步长允许时返回输入本身或它的视图，任何连续的输入都允许（这里的 ``h``
+# 输出与输入共享内存的层会把这次修改交给它的输入：``nn.Identity`` 返回输入本身，``nn.Flatten`` 在步长允许时返回输入本身或它的视图：只要输入是连续的，并且有 ``start_dim`` 和 ``end_dim``
+# 所指的维度，``start_dim`` 又不在 ``end_dim`` 之后，步长就都允许（用默认值 1 和 -1 时，即任何两维及以上的连续输入；这里的 ``h``
 # 就是连续的）。``sigmoid`` 之后接 ``nn.Flatten``，再接 ``ReLU(inplace=True)``，改的就是 ``sigmoid`` 保存的输出，``backward()`` 会报错，报错里点名 ``Sigmoid``。步长不允许视图时，比如多个通道、多个像素的
 # ``channels_last`` 批次，``nn.Flatten()`` 会复制：原地 ReLU 改的是这份副本，``backward()`` 照常运行。在 ``torch.no_grad()`` 下，对 ``chunk`` 切出的一块做原地 ReLU 则照常运行。
 x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
@@ -807,13 +808,22 @@ print("under no_grad, the chunk piece after the in-place ReLU:", piece)
 assert h._version == 1 and flat._version == 1, "the ReLU behind Flatten moved h's version"
 assert torch.nn.Identity()(h) is h, "nn.Identity returns its input itself"
 assert h.is_contiguous(), "the h flattened here is contiguous"
-for contiguous_shape in ((1, 3), (2, 1, 3), (2, 3, 4, 5), (6, 1)):
-    contiguous_input = torch.linspace(-1.0, 1.0, torch.Size(contiguous_shape).numel()).reshape(contiguous_shape).clone()
-    for start_dim in (0, 1):
-        flattened = torch.nn.Flatten(start_dim)(contiguous_input)
-        assert flattened.untyped_storage().data_ptr() == contiguous_input.untyped_storage().data_ptr() and (
-            flattened is contiguous_input or flattened._base is contiguous_input), (
-            "nn.Flatten returns a contiguous input or a view of it")
+contiguous_inputs = [torch.arange(torch.Size(shape_).numel()).reshape(shape_).to(dtype_).clone() for shape_ in (
+    (), (1,), (3,), (1, 3), (2, 1, 3), (2, 3, 4, 5), (6, 1), (0, 3)) for dtype_ in (torch.float32, torch.int64, torch.bool)
+] + [torch.empty_strided((1, 3), (1, 1)), torch.ones(2, 3, requires_grad=True).exp()]
+for flatten_mode in (torch.enable_grad, torch.no_grad):
+    for contiguous_input in contiguous_inputs:
+        assert contiguous_input.is_contiguous(), "each input flattened here is contiguous"
+        dim_count = max(contiguous_input.dim(), 1)  # a 0-d tensor takes dimension 0 or -1
+        flatten_layers = [torch.nn.Flatten(start_dim, end_dim) for start_dim in range(-dim_count, dim_count)
+                          for end_dim in range(-dim_count, dim_count) if start_dim % dim_count <= end_dim % dim_count]
+        for flatten_layer in flatten_layers + [torch.nn.Flatten()] * (contiguous_input.dim() >= 2):
+            with flatten_mode():
+                flattened = flatten_layer(contiguous_input)
+            assert flattened.untyped_storage().data_ptr() == contiguous_input.untyped_storage().data_ptr() and (
+                flattened is contiguous_input or flattened._base is contiguous_input), (
+                "nn.Flatten returns a contiguous input or a view of it, for any start_dim and end_dim naming its "
+                "dimensions in order, in grad mode and under no_grad")
 for batch_shape in ((2, 3, 4, 5), (1, 3, 2, 2), (2, 2, 1, 3), (2, 2, 3, 1)):
     batch_leaf = torch.linspace(-2.0, 2.0, torch.Size(batch_shape).numel(), requires_grad=True)
     batch_h = batch_leaf.reshape(batch_shape).contiguous(memory_format=torch.channels_last).sigmoid()

@@ -271,6 +271,9 @@ assert torch.asarray(a, device="cpu:0") is not a and not same_storage(torch.asar
     'torch.asarray(a, device="cpu:0") copies a tensor on "cpu" too')
 with torch.device("cpu:0"):
     assert not same_storage(torch.as_tensor(a), a), 'under the default device "cpu:0", torch.as_tensor(a) copies it'
+with torch.device("meta"):
+    assert all(t is not a and t.is_meta for t in (torch.as_tensor(a), torch.asarray(a))), (
+        'under the default device "meta", torch.as_tensor(a) and torch.asarray(a) return a new meta tensor')
 assert not same_storage(one_channel.cpu(memory_format=torch.channels_last), one_channel), (
     "one channel: cpu() given memory_format=channels_last copies it, as to() does")
 for case, odd in {"transposed": transposed, "a permuted 4-D tensor": torch.ones(1, 2, 3, 4).permute(0, 1, 3, 2)}.items():
@@ -374,6 +377,6 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # ----
 #
 # 没有什么需要做时，``to``、``cpu``、``float``、``contiguous``、``type`` 和 ``torch.as_tensor`` 都返回输入本身（其他一些调用也是这样，例如 ``type_as``、``torch.asarray``，以及其他 dtype 简写方法，比如对 ``float64`` 张量调用 ``double()``）；只是 ``to()`` 会复制一些已经是所要布局或设备的张量（比如上文只有一个通道的批次要 ``channels_last``；又如在
-# ``"cpu"`` 上的张量要 ``"cpu:0"``，见 :ref:`“module.to()”那一页 <questions-module-to>`）；接受同样参数的调用也会这样复制：给了 ``memory_format`` 的 ``cpu()`` 和各个 dtype 简写方法（``float()``、``double()``、``half()`` 等），以及 ``torch.as_tensor(a, device="cpu:0")`` 和 ``torch.asarray(a, device="cpu:0")``；默认设备不是 ``"cpu"``，``a`` 又不在那个设备上时（``torch.set_default_device``、``with torch.device(...)``；CPU 张量在 ``"cpu"`` 上，从不在 ``"cpu:0"`` 上），``torch.as_tensor(a)`` 本身和 ``torch.asarray(a)`` 也会复制。想要独立的内存，用
+# ``"cpu"`` 上的张量要 ``"cpu:0"``，见 :ref:`“module.to()”那一页 <questions-module-to>`）；接受同样参数的调用也会这样复制：给了 ``memory_format`` 的 ``cpu()`` 和各个 dtype 简写方法（``float()``、``double()``、``half()`` 等），以及 ``torch.as_tensor(a, device="cpu:0")`` 和 ``torch.asarray(a, device="cpu:0")``；对 CPU 张量 ``a``，默认设备是 ``"cpu:0"`` 时（``torch.set_default_device``、``with torch.device(...)``），``torch.as_tensor(a)`` 本身和 ``torch.asarray(a)`` 也会复制，因为 CPU 张量在 ``"cpu"`` 上，从不在 ``"cpu:0"`` 上。默认设备是 ``meta`` 时，这两个函数返回一个新的 ``meta`` 张量，里面没有数值；默认设备是 ``"cpu"`` 或 ``"cpu:0"`` 时，给它们 ``meta`` 张量会抛出 ``NotImplementedError``。想要独立的内存，用
 # ``clone()`` 或 ``to(..., copy=True)``；如果还要脱离计算图，用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
 # :fact:`default-device-makes-as-tensor-copy`
