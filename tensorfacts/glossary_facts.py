@@ -285,9 +285,10 @@ def _batchnorm_running_statistics() -> Fact:
     seen = {}
     for name, norm, x in batch_norm_cases():
         stats = (norm.running_mean, norm.running_var)
-        names = {buffer for buffer, _ in norm.named_buffers()}
-        listed = names == {"running_mean", "running_var", "num_batches_tracked"} and not any(
-            tensor is stat for tensor in norm.parameters() for stat in stats)
+        buffers = dict(norm.named_buffers())
+        listed = set(buffers) == {"running_mean", "running_var", "num_batches_tracked"} and not any(
+            tensor is buffer for tensor in norm.parameters() for buffer in buffers.values()) and not any(
+            parameter in buffers for parameter, _ in norm.named_parameters())
         before, versions = [stat.clone() for stat in stats], [stat._version for stat in stats]
         norm(x)
         trained = [(now is stat, stat._version == version, not torch.equal(stat, old)) for now, stat, old, version

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.tensors import FUNC_TRANSFORMS, func_inputs_without_storage, inference_tensors
+from tensorfacts.tensors import FUNC_TRANSFORMS, bytes_apart, func_inputs_without_storage, inference_tensors
 
 #: dtypes the layout facts run over: floating, integer, boolean and complex.
 DTYPES = (torch.float32, torch.float64, torch.int64, torch.uint8, torch.bool, torch.complex64)
@@ -379,11 +379,11 @@ def _basic_index_read_views() -> Fact:
 
 @fact("advanced-index-read-copies", {
     "en": "Reads each of 10 indexes (lists of Python integers, alone or beside a slice; int64 tensors of one or two "
-          "dimensions; an int32 tensor; boolean masks, alone or beside a slice) and checks that the result has "
-          "memory of its own, then that x[i] with a 0-d int64 tensor i is a view sharing x's storage.",
+          "dimensions; an int32 tensor; boolean masks, alone or beside a slice) and checks that the result is no view "
+          "and shares no byte of x's storage, then that x[i] with a 0-d int64 tensor i is a view sharing x's storage.",
     "zh_CN": "用 10 种索引读取（Python 整数列表，单独使用或与切片并用；一维或二维 int64 张量；int32 张量；"
-             "布尔掩码，单独使用或与切片并用），检查"
-             "结果有自己的内存；再检查用零维 int64 张量 i 做下标的 x[i] 是共享 x 存储的视图。",
+             "布尔掩码，单独使用或与切片并用），检查结果不是视图，且它的存储与 x 的存储没有一个字节重叠；"
+             "再检查用零维 int64 张量 i 做下标的 x[i] 是共享 x 存储的视图。",
 }, {"en": "10 indexes and a 0-d int64 index tensor of a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, "
           "int64, uint8, bool, complex64)", "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、"
              "complex64）的 (4, 6) CPU 张量，10 种索引和一个零维 int64 索引张量"})
@@ -392,7 +392,7 @@ def _advanced_index_read_copies() -> Fact:
     for dtype in DTYPES:
         x = _base(dtype)
         for name, read in ADVANCED.items():
-            if read(x).untyped_storage().data_ptr() == x.untyped_storage().data_ptr():
+            if (result := read(x))._is_view() or not bytes_apart(result, x):
                 shared.append(f"{name} {dtype}")
         zero_d = x[torch.tensor(1)]
         if not zero_d._is_view() or zero_d.untyped_storage().data_ptr() != x.untyped_storage().data_ptr():

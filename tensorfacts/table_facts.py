@@ -248,8 +248,8 @@ def _expressible(x: torch.Tensor, shape: tuple[int, ...]) -> bool:
              "恰好发生在同一形状的 a.view() 能执行时，也就是新形状能用步长表示时；否则结果是副本。"
              "两种结果在不连续的源张量上都会出现：不连续的 a 的 reshape(3, 2, 2)、连续的 a 的 a.t().reshape(2, 2, 3) "
              "是视图，不连续的 a 的 reshape(4, 3) 是副本。"
-             "最后在没有维度可合并时（start_dim 和 end_dim 是同一维）调用 flatten：对三个一维张量（连续的、需要梯度的、"
-             "以及带步长的 torch.arange(6.)[::2]）调用 flatten()，对 2×3 张量及其转置调用 flatten(1) 和 "
+             "最后在没有维度可合并时（start_dim 和 end_dim 是同一维）调用 flatten：对三个一维张量（连续的、需要梯度的"
+             "和带步长的 torch.arange(6.)[::2]）调用 flatten()，对 2×3 张量及其转置调用 flatten(1) 和 "
              "flatten(0, 0)，对 2×3×4 张量调用 flatten(1, 1) 和 flatten(-1)，对它的 permute(2, 0, 1) 调用 "
              "flatten(2)：每次返回的都是张量本身。",
 }, {"en": "nine shapes (12; 4×3; 2×6; 6×2; 3×2×2; 2×2×3; 2×3×2; 3×4×1; 1×3×4) on four sources (a contiguous and a "

@@ -29,6 +29,17 @@ def test_citations_are_collected_purged_and_merged():
         ("a", ["decide", "quickref"]), ("b", ["quickref"]), ("c", [])]
 
 
+def test_one_run_of_a_fact_serves_every_page_of_a_build(monkeypatch):
+    """The facts page says so: the facts page, the glossary and the ``{fact}`` roles share one run per build."""
+    calls = []
+    monkeypatch.setattr(facts, "run_fact", lambda fact_id: calls.append(fact_id) or facts.Fact(True, fact_id))
+    fact_id = next(iter(facts.FACTS))
+    first, other = type("Env", (), {})(), type("Env", (), {})()
+    assert fact_index.run(first, fact_id) is fact_index.run(first, fact_id)
+    fact_index.run(other, fact_id)
+    assert calls == [fact_id, fact_id]
+
+
 def test_the_scope_of_an_uncited_fact_names_no_citing_sentence():
     about = fact_registry.About({c: "x" for c in CODES}, fact_registry.ONE_EXAMPLE)
     for code in CODES:
