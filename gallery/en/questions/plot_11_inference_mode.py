@@ -391,14 +391,17 @@ assert kept == ("ok", True) and restrided == "ok" and not torch.equal(y4, before
 # and an edit through it raises after writing, as through ``y[1:]``; so do an in-place call that takes a view of
 # them inside, such as ``fill_diagonal_``, and an index assignment that writes through a view, such as
 # ``d[0] = 9.0`` or ``d[1:] = 9.0`` on ``d = y.detach()`` or ``y.data``, or ``d[:] += 1``, which reads the view
-# ``d[:]`` first. Other assignments take no view: they raise nothing and reach ``y``. Among them are
+# ``d[:]`` first. The following assignments take no view, raise nothing and reach ``y``:
 # ``d[:] = 9.0`` and ``d[...] = 9.0``, a slice over all of ``d`` with no start or a start of 0 and no step or a
 # step of 1 (``d[0:] = 9.0``, and ``d[:2] = 9.0`` on the two values of ``d``), and a write whose whole index is a
 # list of indices, or an index tensor or boolean mask of one or more dimensions (``d[[0]] = 9.0``,
 # ``d[torch.tensor([0])] = 9.0``, ``d[torch.tensor([True, False])] = 9.0``). A 0-d index tensor goes through a
 # view, as the integer it holds: ``d[torch.tensor(0)] = 9.0``. Some that cover all of ``d`` still go through a
-# view and raise after writing: ``d[-2:] = 9.0``, ``d[None] = 9.0``. Their ``view(dtype)`` is a normal
-# tensor: an edit through it raises nothing and reaches ``y``. :fact:`inference-tensor-alias-edit-routes`
+# view and raise after writing: ``d[-2:] = 9.0``, ``d[None] = 9.0``, and an assignment through a 0-d mask of
+# ``True``, ``d[True] = 9.0`` or ``d[torch.tensor(True)] = 9.0``, whose view torch takes inside. A 0-d mask of
+# ``False`` writes nothing: ``d[torch.tensor(False)] = 9.0`` still raises, and ``d[False] = 9.0`` raises nothing.
+# Their ``view(dtype)`` is a normal tensor: an edit through it raises nothing and reaches ``y``.
+# :fact:`inference-tensor-alias-edit-routes`
 edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data,
          "y.detach()[1:]": lambda t: t.detach()[1:], "y.data[1:]": lambda t: t.data[1:]}  # fmt: skip
 raised = {}
@@ -439,16 +442,23 @@ assignments = {"d[0] = 9.0": lambda d: d.__setitem__(0, 9.0),
                "d[torch.tensor([True, False])] = 9.0": lambda d: d.__setitem__(torch.tensor([True, False]), 9.0),
                "d[torch.tensor(0)] = 9.0": lambda d: d.__setitem__(torch.tensor(0), 9.0),
                "d[-2:] = 9.0": lambda d: d.__setitem__(slice(-2, None), 9.0),
-               "d[None] = 9.0": lambda d: d.__setitem__(None, 9.0)}  # fmt: skip
+               "d[None] = 9.0": lambda d: d.__setitem__(None, 9.0),
+               "d[True] = 9.0": lambda d: d.__setitem__(True, 9.0),
+               "d[torch.tensor(True)] = 9.0": lambda d: d.__setitem__(torch.tensor(True), 9.0),
+               "d[torch.tensor(False)] = 9.0": lambda d: d.__setitem__(torch.tensor(False), 9.0),
+               "d[False] = 9.0": lambda d: d.__setitem__(False, 9.0)}  # fmt: skip
 for name in ("y.detach()", "y.data"):
     for written, assign in assignments.items():
         y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
         result = attempt(assign, edits[name](y))
         print(f"d = {name}; {written:36}  raised={result != 'ok'}  y after: {y}")
         through_a_view = written in ("d[0] = 9.0", "d[1:] = 9.0", "d[:] += 1", "d[torch.tensor(0)] = 9.0",
-                                     "d[-2:] = 9.0", "d[None] = 9.0")
-        assert (result.startswith(refusal) if through_a_view else result == "ok") and y.tolist() != [2.0, 4.0], (
-            f"{written} on d = {name} reaches y, and raises exactly when it goes through a view")
+                                     "d[-2:] = 9.0", "d[None] = 9.0", "d[True] = 9.0", "d[torch.tensor(True)] = 9.0",
+                                     "d[torch.tensor(False)] = 9.0")
+        writes_nothing = written in ("d[torch.tensor(False)] = 9.0", "d[False] = 9.0")
+        assert (result.startswith(refusal) if through_a_view else result == "ok") and (
+            y.tolist() == [2.0, 4.0]) == writes_nothing, (
+            f"{written} on d = {name} raises exactly when it goes through a view, and reaches y unless its mask is False")
     y = make_inference(torch.ones(2, 2, requires_grad=True))
     result = attempt(lambda t: t.fill_diagonal_(0.0), edits[name](y))
     print(f"{name}.fill_diagonal_(0.0)  raised={result != 'ok'}  y after: {y.tolist()}")
@@ -639,8 +649,9 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # call such as ``mul_`` on a ``detach()`` or ``.data`` taken outside the mode, or a write through ``numpy()``, raises
 # nothing (an edit through a view of that ``detach()`` or ``.data``, taken by indexing (``d[0] = v``, ``d[-2:] = v``
 # and ``d[:] += 1`` included; assignments that take no view, such as ``d[:] = v``, ``d[0:] = v``, ``d[...] = v``,
-# ``d[[0]] = v`` and one through a boolean mask, raise nothing), by
-# ``view(shape)`` and the other view methods above, or inside the call, as by ``fill_diagonal_``, raises after
+# ``d[[0]] = v`` and one through a boolean mask of one or more dimensions, raise nothing), by
+# ``view(shape)`` and the other view methods above, or inside the call, as by ``fill_diagonal_`` or
+# ``d[True] = v``, raises after
 # writing; one through its ``view(dtype)`` raises nothing),
 # and neither do ``apply_`` and ``map_``, which run a Python function on each value; a ``detach()`` or ``.data``
 # of an inference tensor taken inside the mode is itself an inference tensor and refuses the edit after writing it. When

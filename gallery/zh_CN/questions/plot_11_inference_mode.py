@@ -364,7 +364,7 @@ assert kept == ("ok", True) and restrided == "ok" and not torch.equal(y4, before
 )
 
 # %%
-# 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。像这里这样在模式之外取的 ``y.detach()`` 和 ``y.data`` 也是推理张量，可对它们调用的原地操作，只要 torch 直接在它们本身上完成（比如 ``mul_``），就不报任何错，而且改动会落到 ``y`` 上。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 即使直接作用在 ``y`` 上也不报错，同样改动 ``y``；经由 NumPy 数组 ``y.numpy()`` 写入也是如此。对它们取的视图，无论是用索引取的（比如 ``y.detach()[1:]``），还是用 ``view(shape)``、``t()``、``unsqueeze()``、``reshape()``、``narrow()``、``as_strided()`` 或 ``unbind()`` 取的，都是没有版本计数器（version counter）的推理张量，通过这种视图修改，和通过 ``y[1:]`` 一样，先写入再报错；在内部对它们取视图的原地调用（比如 ``fill_diagonal_``）也是如此；经由视图写入的按下标赋值同样如此，比如对 ``d = y.detach()`` 或 ``y.data`` 做 ``d[0] = 9.0`` 或 ``d[1:] = 9.0``，还有要先读出视图 ``d[:]`` 的 ``d[:] += 1``。其他赋值不取视图：不报错，改动会落到 ``y`` 上。其中有 ``d[:] = 9.0`` 和 ``d[...] = 9.0``，覆盖整个 ``d``、不写起点或起点为 0、不写步长或步长为 1 的切片（``d[0:] = 9.0``，以及 ``d`` 只有两个值时的 ``d[:2] = 9.0``），还有整个下标是一个下标列表，或是至少一维的索引张量或布尔掩码的写入（``d[[0]] = 9.0``、``d[torch.tensor([0])] = 9.0``、``d[torch.tensor([True, False])] = 9.0``）。零维索引张量则和它所含的整数一样，经由视图写入：``d[torch.tensor(0)] = 9.0``。有些覆盖整个 ``d`` 的赋值仍会经由视图写入，写入之后报错，比如 ``d[-2:] = 9.0``、``d[None] = 9.0``。它们的 ``view(dtype)`` 则是普通张量：经由它修改不报错，改动会落到 ``y`` 上。:fact:`inference-tensor-alias-edit-routes`
+# 通过它的视图（这里是 ``y[1:]``）做原地修改，也同样报错。像这里这样在模式之外取的 ``y.detach()`` 和 ``y.data`` 也是推理张量，可对它们调用的原地操作，只要 torch 直接在它们本身上完成（比如 ``mul_``），就不报任何错，而且改动会落到 ``y`` 上。对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 即使直接作用在 ``y`` 上也不报错，同样改动 ``y``；经由 NumPy 数组 ``y.numpy()`` 写入也是如此。对它们取的视图，无论是用索引取的（比如 ``y.detach()[1:]``），还是用 ``view(shape)``、``t()``、``unsqueeze()``、``reshape()``、``narrow()``、``as_strided()`` 或 ``unbind()`` 取的，都是没有版本计数器（version counter）的推理张量，通过这种视图修改，和通过 ``y[1:]`` 一样，先写入再报错；在内部对它们取视图的原地调用（比如 ``fill_diagonal_``）也是如此；经由视图写入的按下标赋值同样如此，比如对 ``d = y.detach()`` 或 ``y.data`` 做 ``d[0] = 9.0`` 或 ``d[1:] = 9.0``，还有要先读出视图 ``d[:]`` 的 ``d[:] += 1``。下面这些赋值不取视图，不报错，改动会落到 ``y`` 上：``d[:] = 9.0`` 和 ``d[...] = 9.0``，覆盖整个 ``d``、不写起点或起点为 0、不写步长或步长为 1 的切片（``d[0:] = 9.0``，以及 ``d`` 只有两个值时的 ``d[:2] = 9.0``），还有整个下标是一个下标列表，或是至少一维的索引张量或布尔掩码的写入（``d[[0]] = 9.0``、``d[torch.tensor([0])] = 9.0``、``d[torch.tensor([True, False])] = 9.0``）。零维索引张量则和它所含的整数一样，经由视图写入：``d[torch.tensor(0)] = 9.0``。有些覆盖整个 ``d`` 的赋值仍会经由视图写入，写入之后报错，比如 ``d[-2:] = 9.0``、``d[None] = 9.0``，还有用零维 ``True`` 掩码的赋值，即 ``d[True] = 9.0`` 或 ``d[torch.tensor(True)] = 9.0``，torch 会在内部对 ``d`` 取视图。零维 ``False`` 掩码什么也不写入：``d[torch.tensor(False)] = 9.0`` 照样报错，``d[False] = 9.0`` 则不报错。它们的 ``view(dtype)`` 则是普通张量：经由它修改不报错，改动会落到 ``y`` 上。:fact:`inference-tensor-alias-edit-routes`
 edits = {"y[1:]": lambda t: t[1:], "y.detach()": lambda t: t.detach(), "y.data": lambda t: t.data,
          "y.detach()[1:]": lambda t: t.detach()[1:], "y.data[1:]": lambda t: t.data[1:]}  # fmt: skip
 raised = {}
@@ -405,16 +405,23 @@ assignments = {"d[0] = 9.0": lambda d: d.__setitem__(0, 9.0),
                "d[torch.tensor([True, False])] = 9.0": lambda d: d.__setitem__(torch.tensor([True, False]), 9.0),
                "d[torch.tensor(0)] = 9.0": lambda d: d.__setitem__(torch.tensor(0), 9.0),
                "d[-2:] = 9.0": lambda d: d.__setitem__(slice(-2, None), 9.0),
-               "d[None] = 9.0": lambda d: d.__setitem__(None, 9.0)}  # fmt: skip
+               "d[None] = 9.0": lambda d: d.__setitem__(None, 9.0),
+               "d[True] = 9.0": lambda d: d.__setitem__(True, 9.0),
+               "d[torch.tensor(True)] = 9.0": lambda d: d.__setitem__(torch.tensor(True), 9.0),
+               "d[torch.tensor(False)] = 9.0": lambda d: d.__setitem__(torch.tensor(False), 9.0),
+               "d[False] = 9.0": lambda d: d.__setitem__(False, 9.0)}  # fmt: skip
 for name in ("y.detach()", "y.data"):
     for written, assign in assignments.items():
         y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
         result = attempt(assign, edits[name](y))
         print(f"d = {name}; {written:36}  raised={result != 'ok'}  y after: {y}")
         through_a_view = written in ("d[0] = 9.0", "d[1:] = 9.0", "d[:] += 1", "d[torch.tensor(0)] = 9.0",
-                                     "d[-2:] = 9.0", "d[None] = 9.0")
-        assert (result.startswith(refusal) if through_a_view else result == "ok") and y.tolist() != [2.0, 4.0], (
-            f"{written} on d = {name} reaches y, and raises exactly when it goes through a view")
+                                     "d[-2:] = 9.0", "d[None] = 9.0", "d[True] = 9.0", "d[torch.tensor(True)] = 9.0",
+                                     "d[torch.tensor(False)] = 9.0")
+        writes_nothing = written in ("d[torch.tensor(False)] = 9.0", "d[False] = 9.0")
+        assert (result.startswith(refusal) if through_a_view else result == "ok") and (
+            y.tolist() == [2.0, 4.0]) == writes_nothing, (
+            f"{written} on d = {name} raises exactly when it goes through a view, and reaches y unless its mask is False")
     y = make_inference(torch.ones(2, 2, requires_grad=True))
     result = attempt(lambda t: t.fill_diagonal_(0.0), edits[name](y))
     print(f"{name}.fill_diagonal_(0.0)  raised={result != 'ok'}  y after: {y.tolist()}")
@@ -575,5 +582,5 @@ assert isinstance(y._version, int), "the clone must track a version counter"
 # 小结
 # ----
 #
-# ``torch.inference_mode()`` 用在结果不会再参与自动求导的代码上；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（用到它的一些运算不会把它记入计算图，``nn.Linear`` 在不需要梯度的输入上的前向传播就是其一）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小、不给 ``memory_format`` 调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。直接对在模式之外取的 ``detach()`` 或 ``.data`` 调用 ``mul_`` 这类原地操作，或者经由 ``numpy()`` 写入，都不报错（通过对这个 ``detach()`` 或 ``.data`` 取的视图修改都先写入再报错，无论视图是用索引（包括 ``d[0] = v``、``d[-2:] = v`` 和 ``d[:] += 1``；不取视图的赋值，比如 ``d[:] = v``、``d[0:] = v``、``d[...] = v``、``d[[0]] = v`` 和用布尔掩码的赋值，不报错）、用 ``view(shape)`` 等上面那些视图方法取的，还是像 ``fill_diagonal_`` 那样由调用在内部取的；经由它的 ``view(dtype)`` 修改则不报错），对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错；在模式内对推理张量取的 ``detach()`` 或 ``.data`` 本身就是推理张量，照样先写入再报错。结果可能还要用于训练时，用
+# ``torch.inference_mode()`` 用在结果不会再参与自动求导的代码上；它创建的推理张量在模式之外不能被保存用于反向传播，也不能设为需要梯度；在模式内以 ``requires_grad=True`` 创建的推理张量，还可能悄无声息地得不到梯度（用到它的一些运算不会把它记入计算图，``nn.Linear`` 在不需要梯度的输入上的前向传播就是其一）。对不需要梯度的推理张量，上面做过的每个写入数值的 torch 原地操作（``add_``、``mul_``、``zero_``、``fill_``、``copy_``、``clamp_``、``masked_fill_``、``index_put_``、按下标赋值、``+=`` 和 ``out=``）都会报错，但新值已经写进去了，通过它的视图 ``y[1:]`` 做 ``mul_`` 也是如此；``detach_()``、``share_memory_()`` 和按它自己的大小、不给 ``memory_format`` 调用的 ``resize_()`` 不改变数值，也不报错；``t_()``、``unsqueeze_()`` 和用相同数值做的 ``copy_`` 虽然不写入新值，却会报错。直接对在模式之外取的 ``detach()`` 或 ``.data`` 调用 ``mul_`` 这类原地操作，或者经由 ``numpy()`` 写入，都不报错（通过对这个 ``detach()`` 或 ``.data`` 取的视图修改都先写入再报错，无论视图是用索引（包括 ``d[0] = v``、``d[-2:] = v`` 和 ``d[:] += 1``；不取视图的赋值，比如 ``d[:] = v``、``d[0:] = v``、``d[...] = v``、``d[[0]] = v`` 和用至少一维的布尔掩码的赋值，不报错）、用 ``view(shape)`` 等上面那些视图方法取的，还是像 ``fill_diagonal_`` 或 ``d[True] = v`` 那样由调用在内部取的；经由它的 ``view(dtype)`` 修改则不报错），对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 也不报错；在模式内对推理张量取的 ``detach()`` 或 ``.data`` 本身就是推理张量，照样先写入再报错。结果可能还要用于训练时，用
 # ``torch.no_grad()``，或者在模式之外 ``clone()`` 一份。``detach()`` 什么也不计算：它与原来的张量共享同一块内存。
