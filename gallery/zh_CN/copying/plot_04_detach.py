@@ -253,7 +253,7 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # ------------------
 #
 # 换一对新的张量：通过 ``c`` 写入，``a`` 里也看得到。两者还共享一个版本计数器，两个 ``_version``
-# 一起增加。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）对本站检查的各种默认 strided 布局的源张量，修改都双向可见：叶子张量、非叶子张量、``Parameter``、视图（view）、不需要梯度的张量，以及在 ``torch.inference_mode()`` 里修改的推理张量（inference tensor）；除了推理张量，修改还都推进两者共享的那一个计数器：读取推理张量的 ``_version`` 会报错，在模式外对它取的 ``detach()`` 则在修改前后都读到 0。在 CPU 上，torch 列出的每种 dtype 也都是这样，其中有整数、bool、复数（包括 ``conj()`` 视图）和量化类型，strided 布局的嵌套张量也一样；对打包的量化类型 ``quint4x2`` 和 ``quint2x4``，``copy_``、``fill_`` 和索引写入在 CPU 上都抛出 ``NotImplementedError``。稀疏张量可能不同，见小结。:fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
+# 一起增加。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）对本站检查的各种默认 strided 布局的源张量，修改都双向可见：叶子张量、非叶子张量、``Parameter``、视图（view）、不需要梯度的张量，以及在 ``torch.inference_mode()`` 里修改的推理张量（inference tensor）；除了推理张量，修改还都推进两者共享的那一个计数器：读取推理张量的 ``_version`` 会报错，在模式外对它取的 ``detach()`` 则在修改前后都读到 0。在 CPU 上，torch 列出的每种 dtype 也都是这样，其中有整数、bool、复数（包括 ``conj()`` 视图）和量化类型，strided 布局的嵌套张量也一样；不过有两组 dtype，``copy_``、``fill_`` 和索引写入在 CPU 上都抛出 ``NotImplementedError``。一组没有 copy 内核，即 bits 类型、``int1`` 到 ``int7``、``uint1`` 到 ``uint7`` 和 ``float4_e2m1fn_x2``；在这些类型上，通过 ``view(torch.uint8)`` 写入的修改同样让另一个张量看到，并推进两者共享的计数器。另一组是打包的量化类型 ``quint4x2`` 和 ``quint2x4``。稀疏张量可能不同，见小结。:fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.detach()
