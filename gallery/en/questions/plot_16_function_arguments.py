@@ -480,6 +480,13 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 #
 # The result of a comparison (``out > 0``) or of ``argmax()`` has no ``grad_fn``, even when computed in grad
 # mode from a tensor that requires grad: a module that keeps it deep-copies (more on :ref:`questions-deepcopy`).
+#
+# A module is refused too when it keeps a leaf that ``copy.deepcopy`` refuses on its own (see
+# :ref:`questions-deepcopy`), as ``holder`` is below once it keeps an instance of a plain ``torch.Tensor``
+# subclass. Hidden checks try modules that keep, as a buffer, a nested tensor of the ``torch.strided`` layout
+# (requiring grad or not), a sparse CSR, CSC, BSR or BSC tensor (float32 and int64), an mkldnn tensor, and
+# instances of that subclass made by its constructor, empty or on ``meta``: each tensor is a leaf, and
+# ``copy.deepcopy`` raises the same error on it alone and on the module.
 
 
 class KeepsOutput(torch.nn.Linear):
@@ -577,6 +584,48 @@ for kept_non_leaf in (keeper.output.sign(), keeper.output[0], keeper.output // 1
         raise AssertionError("deepcopy of a module keeping a tensor with a grad_fn must raise")
 # sphinx_gallery_end_ignore
 
+
+class Tagged(torch.Tensor):  # a plain subclass: copy.deepcopy refuses its instances on their own
+    pass
+
+
+holder.kept = torch.ones(2).as_subclass(Tagged)
+print("holder.kept.is_leaf:", holder.kept.is_leaf, " holder.kept.grad_fn:", holder.kept.grad_fn)
+try:
+    copy.deepcopy(holder)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split('.')[0]}")
+else:
+    raise AssertionError("deepcopy of a module keeping an instance of a plain Tensor subclass must raise")
+# sphinx_gallery_start_ignore
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # strided nested tensors are a prototype, compressed layouts in beta
+    refused_alone = [holder.kept, torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]),
+                     torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], requires_grad=True),
+                     torch.ones(2, 2).to_mkldnn(), Tagged(torch.ones(2)), torch.empty(0).as_subclass(Tagged),
+                     torch.ones(2, device="meta").as_subclass(Tagged)]
+    for dense_kept in (torch.arange(16.0).reshape(4, 4), torch.arange(16).reshape(4, 4)):
+        refused_alone.extend([dense_kept.to_sparse_csr(), dense_kept.to_sparse_csc(), dense_kept.to_sparse_bsr((2, 2)),
+                              dense_kept.to_sparse_bsc((2, 2))])
+for refused_leaf in refused_alone:
+    holds_refused = torch.nn.Module()
+    holds_refused.register_buffer("kept", refused_leaf)
+    try:
+        copy.deepcopy(refused_leaf)
+    except (NotImplementedError, RuntimeError) as alone_refusal:
+        refused_how = (type(alone_refusal), str(alone_refusal).split(".")[0])
+    else:
+        raise AssertionError("deepcopy of each leaf of the list, on its own, must raise")
+    try:
+        copy.deepcopy(holds_refused)
+    except (NotImplementedError, RuntimeError) as module_refusal:
+        assert refused_leaf.is_leaf and refused_leaf.grad_fn is None and refused_how == (
+            type(module_refusal), str(module_refusal).split(".")[0]), (
+            "deepcopy refuses a module keeping a leaf it refuses alone, with the same error")
+    else:
+        raise AssertionError("deepcopy of a module keeping a leaf deepcopy refuses alone must raise")
+# sphinx_gallery_end_ignore
+
 # %%
 # Conclusion
 # ----------
@@ -587,5 +636,6 @@ for kept_non_leaf in (keeper.output.sign(), keeper.output[0], keeper.output // 1
 # original. Write
 # ``x = x + 1`` inside functions, make tensor defaults inside the call,
 # hand out ``clone()`` from a dataset whose callers may edit items, and copy modules with
-# ``copy.deepcopy``, which refuses a module that keeps a non-leaf (a tensor with a ``grad_fn``), or a tensor
-# that is not a ``Parameter`` whose ``.grad`` has a ``grad_fn``.
+# ``copy.deepcopy``, which refuses, among others, a module that keeps a non-leaf (a tensor with a ``grad_fn``),
+# a tensor that is not a ``Parameter`` whose ``.grad`` has a ``grad_fn``, or a leaf it refuses on its own, such as
+# an instance of a plain ``torch.Tensor`` subclass (more on :ref:`questions-deepcopy`).

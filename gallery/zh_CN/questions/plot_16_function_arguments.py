@@ -443,12 +443,14 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 
 # %%
 # 模块若存着一个非叶子张量，即带 ``grad_fn`` 的张量，比如下面 ``forward`` 在梯度模式（grad mode）下存下的输出，
-# ``copy.deepcopy`` 就拒绝复制这个模块。:fact:`deepcopy-refuses-module-keeping-non-leaf` 参数的 ``.grad``
+# ``copy.deepcopy`` 就拒绝复制这个模块。:fact:`deepcopy-refuses-module-keeping-non-leaf`\ 参数的 ``.grad``
 # 不算在内，带 ``grad_fn`` 的也一样，比如把 ``Linear`` 层的输出平方后调用 ``backward(create_graph=True)``
 # 留下的 ``.grad``：``copy.deepcopy`` 照样复制这个模块，副本的 ``.grad`` 是 ``None``。模块上存着的不是
 # ``Parameter`` 的张量（缓冲区或普通属性），会连同它的 ``.grad`` 一起复制：这个 ``.grad`` 若带 ``grad_fn``，即使张量本身是叶子张量（leaf tensor），``copy.deepcopy`` 也会拒绝复制这个模块。
 #
 # 比较运算（如 ``out > 0``）或 ``argmax()`` 的结果没有 ``grad_fn``，即使是在梯度模式下由需要梯度的张量算出的也一样：存着它的模块可以深拷贝（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。
+#
+# 模块若存着一个 ``copy.deepcopy`` 单独复制时就拒绝的叶子张量（见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`），也会被拒绝复制，比如下面的 ``holder`` 存进一个普通 ``torch.Tensor`` 子类的实例之后。隐藏检查把这些张量作为缓冲区存进模块逐一试过：``torch.strided`` 布局的嵌套张量（需要梯度和不需要梯度的）、CSR、CSC、BSR 或 BSC 稀疏张量（float32 和 int64）、mkldnn 张量，以及用这个子类的构造函数得到的、为空的和在 ``meta`` 上的实例。每个张量都是叶子张量，``copy.deepcopy`` 单独复制它和复制模块时抛出的错误相同。
 
 
 class KeepsOutput(torch.nn.Linear):
@@ -546,9 +548,51 @@ for kept_non_leaf in (keeper.output.sign(), keeper.output[0], keeper.output // 1
         raise AssertionError("deepcopy of a module keeping a tensor with a grad_fn must raise")
 # sphinx_gallery_end_ignore
 
+
+class Tagged(torch.Tensor):  # 普通子类：copy.deepcopy 拒绝单独复制它的实例
+    pass
+
+
+holder.kept = torch.ones(2).as_subclass(Tagged)
+print("holder.kept.is_leaf:", holder.kept.is_leaf, " holder.kept.grad_fn:", holder.kept.grad_fn)
+try:
+    copy.deepcopy(holder)
+except RuntimeError as e:
+    print(f"{type(e).__name__}: {str(e).split('.')[0]}")
+else:
+    raise AssertionError("deepcopy of a module keeping an instance of a plain Tensor subclass must raise")
+# sphinx_gallery_start_ignore
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # strided 嵌套张量还是原型功能，压缩稀疏布局还在 beta 阶段
+    refused_alone = [holder.kept, torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]),
+                     torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], requires_grad=True),
+                     torch.ones(2, 2).to_mkldnn(), Tagged(torch.ones(2)), torch.empty(0).as_subclass(Tagged),
+                     torch.ones(2, device="meta").as_subclass(Tagged)]
+    for dense_kept in (torch.arange(16.0).reshape(4, 4), torch.arange(16).reshape(4, 4)):
+        refused_alone.extend([dense_kept.to_sparse_csr(), dense_kept.to_sparse_csc(), dense_kept.to_sparse_bsr((2, 2)),
+                              dense_kept.to_sparse_bsc((2, 2))])
+for refused_leaf in refused_alone:
+    holds_refused = torch.nn.Module()
+    holds_refused.register_buffer("kept", refused_leaf)
+    try:
+        copy.deepcopy(refused_leaf)
+    except (NotImplementedError, RuntimeError) as alone_refusal:
+        refused_how = (type(alone_refusal), str(alone_refusal).split(".")[0])
+    else:
+        raise AssertionError("deepcopy of each leaf of the list, on its own, must raise")
+    try:
+        copy.deepcopy(holds_refused)
+    except (NotImplementedError, RuntimeError) as module_refusal:
+        assert refused_leaf.is_leaf and refused_leaf.grad_fn is None and refused_how == (
+            type(module_refusal), str(module_refusal).split(".")[0]), (
+            "deepcopy refuses a module keeping a leaf it refuses alone, with the same error")
+    else:
+        raise AssertionError("deepcopy of a module keeping a leaf deepcopy refuses alone must raise")
+# sphinx_gallery_end_ignore
+
 # %%
 # 小结
 # ----
 #
 # 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；``i`` 为整数时，数据集以 ``self.data[i]`` 交出去的样本则是原来那个张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
-# ``copy.deepcopy``，但模块若存着非叶子张量（带 ``grad_fn`` 的张量），或存着 ``.grad`` 带 ``grad_fn`` 的非 ``Parameter`` 张量，它会拒绝复制。
+# ``copy.deepcopy``，它拒绝复制的情形包括：模块存着非叶子张量（带 ``grad_fn`` 的张量），存着 ``.grad`` 带 ``grad_fn`` 的非 ``Parameter`` 张量，或存着它单独复制时就拒绝的叶子张量，比如普通 ``torch.Tensor`` 子类的实例（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。
