@@ -22,9 +22,10 @@ Under ``torch.autocast`` (automatic mixed precision, AMP) the model's weights st
 such as ``Linear`` or a convolution computes with a bfloat16 (or float16) copy of its weight, and the gradient flows
 back through that copy into the float32 ``.grad``. This page runs it on the CPU with
 ``torch.autocast("cpu", dtype=torch.bfloat16)``: where the copy lives, how autocast reuses it within
-one region (so a training loop written entirely inside the region, unless it empties or turns off the
-cache, does not train a ``Linear`` layer whose weight is a plain ``Parameter``; one whose weight a parametrization such as ``weight_norm`` recomputes
-at each read is cast again and trains), how
+one region (so a training loop written entirely inside the region does not train a ``Linear`` layer whose
+weight is a plain float32 ``Parameter``, unless it does something such as emptying or turning off the cache;
+the same loop trains a float64, float16 or bfloat16 ``Linear``, and one whose weight a parametrization such
+as ``weight_norm`` recomputes at each read, which is cast again), how
 ``GradScaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place, and how converting the
 model itself with ``.to(torch.bfloat16)`` or ``.half()`` differs.
 """
@@ -472,13 +473,13 @@ assert after_nested_end_[0] and not entered_under_false_ and torch.is_autocast_c
     "a region's end puts back the cache setting in force when it was entered")
 
 
-def reset_loop_losses_(reset, low_dtype):
+def reset_loop_losses_(reset, low_dtype, layer_dtype=torch.float32):
     """The losses of the next section's loop inside one region, calling reset() before each forward pass."""
     with torch.random.fork_rng():
         torch.manual_seed(0)
-        reset_model = torch.nn.Linear(3, 1)
+        reset_model = torch.nn.Linear(3, 1, dtype=layer_dtype)
         reset_optimizer = torch.optim.SGD(reset_model.parameters(), lr=0.1)
-        reset_x, reset_y = torch.randn(8, 3), torch.randn(8, 1)
+        reset_x, reset_y = torch.randn(8, 3, dtype=layer_dtype), torch.randn(8, 1)
         reset_losses = []
         with torch.autocast("cpu", dtype=low_dtype):
             for _ in range(4):
@@ -792,6 +793,11 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
         normed_optimizer.step()
         normed_losses.append(normed_loss.item())
 assert normed_losses == sorted(set(normed_losses), reverse=True), "a weight_norm Linear trains inside one region"
+for low_dtype in (torch.bfloat16, torch.float16):
+    for other_dtype in (torch.float64, torch.float16, torch.bfloat16):
+        other_losses_ = reset_loop_losses_(lambda: None, low_dtype, other_dtype)
+        assert other_losses_ == sorted(set(other_losses_), reverse=True), (
+            f"{low_dtype}: a {other_dtype} Linear trains in a loop inside one region")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -16,7 +16,7 @@
       loss.backward()
       optimizer.step()
 
-在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear``、卷积这类层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内反复使用这份副本，以致训练循环整个写在区域里、又不清空或关掉缓存时，权重是普通 ``Parameter`` 的 ``Linear`` 层训练不动（权重由 ``weight_norm`` 这类参数化（parametrization）在每次读取时重新计算的层会被重新转换，照样训练）；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地（in-place）改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。
+在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear``、卷积这类层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内反复使用这份副本，以致训练循环整个写在区域里时，权重是普通 float32 ``Parameter`` 的 ``Linear`` 层训练不动，除非循环做了清空或关掉缓存这类事（同样的循环照样训练 float64、float16 或 bfloat16 的 ``Linear``，也照样训练权重由 ``weight_norm`` 这类参数化（parametrization）在每次读取时重新计算的层，这种层的权重会被重新转换）；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地（in-place）改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。
 """
 
 # %%
@@ -425,13 +425,13 @@ assert after_nested_end_[0] and not entered_under_false_ and torch.is_autocast_c
     "a region's end puts back the cache setting in force when it was entered")
 
 
-def reset_loop_losses_(reset, low_dtype):
+def reset_loop_losses_(reset, low_dtype, layer_dtype=torch.float32):
     """The losses of the next section's loop inside one region, calling reset() before each forward pass."""
     with torch.random.fork_rng():
         torch.manual_seed(0)
-        reset_model = torch.nn.Linear(3, 1)
+        reset_model = torch.nn.Linear(3, 1, dtype=layer_dtype)
         reset_optimizer = torch.optim.SGD(reset_model.parameters(), lr=0.1)
-        reset_x, reset_y = torch.randn(8, 3), torch.randn(8, 1)
+        reset_x, reset_y = torch.randn(8, 3, dtype=layer_dtype), torch.randn(8, 1)
         reset_losses = []
         with torch.autocast("cpu", dtype=low_dtype):
             for _ in range(4):
@@ -717,6 +717,11 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
         normed_optimizer.step()
         normed_losses.append(normed_loss.item())
 assert normed_losses == sorted(set(normed_losses), reverse=True), "a weight_norm Linear trains inside one region"
+for low_dtype in (torch.bfloat16, torch.float16):
+    for other_dtype in (torch.float64, torch.float16, torch.bfloat16):
+        other_losses_ = reset_loop_losses_(lambda: None, low_dtype, other_dtype)
+        assert other_losses_ == sorted(set(other_losses_), reverse=True), (
+            f"{low_dtype}: a {other_dtype} Linear trains in a loop inside one region")
 # sphinx_gallery_end_ignore
 
 # %%
