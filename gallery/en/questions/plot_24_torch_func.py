@@ -19,7 +19,7 @@
 ``torch.func`` runs a module or a function on tensors you hand it. This page checks what it
 copies and what it shares: ``functional_call`` uses the tensors of its dict as they are, and the
 module's own for what the dict leaves out (a tensor of the module that the dict replaces is left
-alone; a gradient or a buffer update lands where the tensor is: in the dict if the dict holds it, in
+alone, unless its layer sits in the module twice; a gradient or a buffer update lands where the tensor is: in the dict if the dict holds it, in
 the module if not; by default, a weight tied to one in the dict takes the dict's tensor too),
 ``torch.func.grad`` needs no ``requires_grad``, and ``vmap``, as the innermost transform, refuses ``.data`` of a batched tensor and each call
 the page tries that would turn a batched tensor into Python numbers or an array, or hand out its memory. It
@@ -467,11 +467,12 @@ for name, f in fixes.items():
 #
 # ``functional_call(module, tensors, args)`` runs the module with the tensors of the dict in place
 # of its parameters and buffers. Inside the call, ``model.weight`` is the dict's tensor itself,
-# not a copy; after the call the module has its own parameter back, unchanged, and the gradient
-# goes to the dict's tensor.
+# not a copy; after the call the module has its own parameters back, the same objects, unchanged,
+# and the gradient goes to the dict's tensor.
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
+weight_param = model.weight
 weight_before = model.weight.detach().clone()
 tensors = {name: torch.zeros_like(p, requires_grad=True) for name, p in model.named_parameters()}
 inside = []
@@ -480,11 +481,12 @@ out = functional_call(model, tensors, (batch,))
 hook.remove()
 out.sum().backward()
 print("inside the call, model.weight is tensors['weight']:", inside[0] is tensors["weight"])
-print("after: model.weight is a Parameter:", isinstance(model.weight, torch.nn.Parameter),
+print("after: model.weight is weight_param:", model.weight is weight_param,
       " unchanged:", torch.equal(model.weight, weight_before))
 print("after: same storage (model.weight, tensors['weight']):", same_storage(model.weight, tensors["weight"]))
 print("tensors['weight'].grad:", tensors["weight"].grad, " model.weight.grad:", model.weight.grad)
-assert inside[0] is tensors["weight"] and torch.equal(model.weight, weight_before), "no copy, module untouched"
+assert inside[0] is tensors["weight"] and model.weight is weight_param and torch.equal(model.weight, weight_before), (
+    "no copy, and the module has its own parameter object back, unchanged")
 # sphinx_gallery_start_ignore
 assert model.weight.grad is None, "the module's parameter got no gradient"
 assert torch.equal(tensors["weight"].grad, batch.sum(0, keepdim=True)), "d/dW sum(xW^T + b) = sum of the rows"
@@ -560,7 +562,10 @@ else:
 # and the dict holds ``0.weight`` only. By default (``tie_weights=True``), ``1.weight`` takes the
 # dict's tensor too, the gradient of both uses lands in the dict, and ``strict=True`` accepts the
 # dict. With ``tie_weights=False``, ``1.weight`` is the module's own, and ``strict=True`` refuses
-# the dict.
+# the dict. A layer that sits in the model twice, ``torch.nn.Sequential(layer, layer)``, is not put
+# back: on torch |torch_version|, after the call ``layer.weight`` is the dict's tensor for
+# ``0.weight``, a plain tensor, and the layer's own parameter is gone from it, whatever ``strict``,
+# ``tie_weights`` and the grad mode.
 
 torch.manual_seed(0)
 tied = torch.nn.Sequential(torch.nn.Linear(3, 3, bias=False), torch.nn.Linear(3, 3, bias=False))
@@ -582,6 +587,13 @@ else:
     raise AssertionError("strict=True with tie_weights=False must refuse a dict that leaves out 1.weight")
 assert torch.allclose(tied_out, batch @ tied_weight.T @ tied_weight.T) and tied[0].weight.grad is None, (
     "by default, the tied 1.weight takes the dict's tensor too, and the module's weight gets no gradient")
+layer = torch.nn.Linear(3, 3, bias=False)
+layer_weight, twice_weight = layer.weight, torch.randn(3, 3)
+functional_call(torch.nn.Sequential(layer, layer), {"0.weight": twice_weight}, (batch,))
+print("layer twice, after: layer.weight is layer_weight:", layer.weight is layer_weight,
+      " layer.weight is twice_weight:", layer.weight is twice_weight)
+assert layer.weight is twice_weight and not isinstance(layer.weight, torch.nn.Parameter), (
+    "a layer that sits in the model twice keeps the dict's tensor after the call")
 # sphinx_gallery_start_ignore
 assert torch.allclose(tied_weight.grad, grad(lambda v: (batch @ v.T @ v.T).sum())(tied_weight.detach())), (
     "the gradient of both uses of the tied weight lands in the dict's tensor")
@@ -591,6 +603,34 @@ assert torch.allclose(functional_call(tied, {"1.weight": tied_weight}, (batch,),
     "a dict holding 1.weight only gives its tensor to the tied 0.weight too")
 assert list(dict(tied.named_parameters())) == ["0.weight"] and list(tied.state_dict()) == ["0.weight", "1.weight"], (
     "the tied weight is one parameter under two names")
+back_modules = {"Linear": torch.nn.Linear(3, 1), "BatchNorm1d": torch.nn.BatchNorm1d(3), "tied": tied}
+for back_kind, back_module in back_modules.items():
+    for back_strict in (False, True):
+        for back_tie in (True, False):
+            for back_grad in (True, False):
+                back_own = back_module.state_dict(keep_vars=True)
+                back_values = {back_name: back_t.detach().clone() for back_name, back_t in back_own.items()}
+                back_names = back_own if not back_tie else {
+                    **dict(back_module.named_parameters()), **dict(back_module.named_buffers())}
+                with torch.set_grad_enabled(back_grad):
+                    functional_call(back_module, {back_name: back_values[back_name].clone() for back_name in back_names},
+                                    (batch,), strict=back_strict, tie_weights=back_tie)
+                back_after = back_module.state_dict(keep_vars=True)
+                assert list(back_after) == list(back_own) and all(
+                    back_after[back_name] is back_t and torch.equal(back_t, back_values[back_name])
+                    for back_name, back_t in back_own.items()), (
+                    f"{back_kind}, strict={back_strict}, tie_weights={back_tie}, grad enabled={back_grad}: after the "
+                    "call the module has its own parameter and buffer objects back, unchanged")
+                twice_layer = torch.nn.Linear(3, 3, bias=back_kind == "Linear")
+                twice_model = torch.nn.Sequential(twice_layer, twice_layer)
+                twice_names = twice_model.state_dict() if not back_tie else dict(twice_model.named_parameters())
+                twice_dict = {twice_name: torch.randn_like(twice_t) for twice_name, twice_t in twice_names.items()}
+                with torch.set_grad_enabled(back_grad):
+                    functional_call(twice_model, dict(twice_dict), (batch,), strict=back_strict, tie_weights=back_tie)
+                assert all(dict(twice_layer.named_parameters())[twice_name[2:]] is twice_t and not isinstance(
+                    twice_t, torch.nn.Parameter) for twice_name, twice_t in twice_dict.items() if twice_name[:2] == "0."), (
+                    f"strict={back_strict}, tie_weights={back_tie}, grad enabled={back_grad}: a layer that sits in "
+                    "the model twice keeps the dict's tensors for its first name")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -645,7 +685,7 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # ----------
 #
 # ``functional_call`` swaps the dict's tensors into the module for one call and puts the module's
-# own back: no copy either way, so gradients and in-place buffer updates land in the dict (a
+# own back (but not into a layer that sits in the model twice): no copy either way, so gradients and in-place buffer updates land in the dict (a
 # parameter or buffer the dict leaves out is the module's, and its gradient or update lands there; by
 # default, a weight tied to one in the dict takes the dict's tensor).
 # ``torch.func.grad`` computes a gradient without ``requires_grad`` or ``.grad``. With ``vmap`` as the

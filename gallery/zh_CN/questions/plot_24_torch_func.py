@@ -16,7 +16,7 @@
           return t.detach() * 2
 
 ``torch.func`` 在你交给它的张量上运行模块或函数。本页检查它复制了什么、共享了什么：``functional_call``
-原样使用字典里的张量，字典里没有的就用模块自己的（模块中被字典替换的张量不受影响；梯度和缓冲区的更新落在张量所在的地方：字典里有它就落在字典里，没有就落在模块里；默认情况下，与字典里某个权重共享的权重也用字典里的张量），``torch.func.grad`` 不需要
+原样使用字典里的张量，字典里没有的就用模块自己的（模块中被字典替换的张量不受影响，除非它所在的层在模块里出现两次；梯度和缓冲区的更新落在张量所在的地方：字典里有它就落在字典里，没有就落在模块里；默认情况下，与字典里某个权重共享的权重也用字典里的张量），``torch.func.grad`` 不需要
 ``requires_grad``，而 ``vmap`` 作为最内层的变换时，会拒绝批量张量的 ``.data``，本页试过的调用中，凡是要把批量张量变成 Python 数值或数组，或者要交出它的内存的，也都会被拒绝。最后用一个循环训练字典里的参数。
 """
 
@@ -441,10 +441,11 @@ for name, f in fixes.items():
 # ----------------------------------------
 #
 # ``functional_call(module, tensors, args)`` 运行模块时，用字典里的张量代替模块的参数和缓冲区。调用过程中，``model.weight``
-# 就是字典里的那个张量本身，而不是副本；调用结束后，模块拿回自己的参数，原封不动，梯度则流向字典里的张量。
+# 就是字典里的那个张量本身，而不是副本；调用结束后，模块拿回自己的参数，还是原来的那些对象，原封不动，梯度则流向字典里的张量。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 1)
+weight_param = model.weight
 weight_before = model.weight.detach().clone()
 tensors = {name: torch.zeros_like(p, requires_grad=True) for name, p in model.named_parameters()}
 inside = []
@@ -453,11 +454,12 @@ out = functional_call(model, tensors, (batch,))
 hook.remove()
 out.sum().backward()
 print("inside the call, model.weight is tensors['weight']:", inside[0] is tensors["weight"])
-print("after: model.weight is a Parameter:", isinstance(model.weight, torch.nn.Parameter),
+print("after: model.weight is weight_param:", model.weight is weight_param,
       " unchanged:", torch.equal(model.weight, weight_before))
 print("after: same storage (model.weight, tensors['weight']):", same_storage(model.weight, tensors["weight"]))
 print("tensors['weight'].grad:", tensors["weight"].grad, " model.weight.grad:", model.weight.grad)
-assert inside[0] is tensors["weight"] and torch.equal(model.weight, weight_before), "no copy, module untouched"
+assert inside[0] is tensors["weight"] and model.weight is weight_param and torch.equal(model.weight, weight_before), (
+    "no copy, and the module has its own parameter object back, unchanged")
 # sphinx_gallery_start_ignore
 assert model.weight.grad is None, "the module's parameter got no gradient"
 assert torch.equal(tensors["weight"].grad, batch.sum(0, keepdim=True)), "d/dW sum(xW^T + b) = sum of the rows"
@@ -522,7 +524,7 @@ else:
 # 共享权重跟随字典
 # ----------------
 #
-# 这里第二层的权重就是第一层的权重，和 :ref:`“共享权重”那一页 <questions-tied-weights>` 的情形一样，字典里只有 ``0.weight``。默认情况下（``tie_weights=True``），``1.weight`` 也用字典里的张量，两处使用的梯度都落在字典里，``strict=True`` 也接受这个字典。``tie_weights=False`` 时，``1.weight`` 用的是模块自己的权重，``strict=True`` 会拒绝这个字典。
+# 这里第二层的权重就是第一层的权重，和 :ref:`“共享权重”那一页 <questions-tied-weights>` 的情形一样，字典里只有 ``0.weight``。默认情况下（``tie_weights=True``），``1.weight`` 也用字典里的张量，两处使用的梯度都落在字典里，``strict=True`` 也接受这个字典。``tie_weights=False`` 时，``1.weight`` 用的是模块自己的权重，``strict=True`` 会拒绝这个字典。在模型里出现两次的层，比如 ``torch.nn.Sequential(layer, layer)``，不会被换回：在 torch |torch_version| 上，调用结束后 ``layer.weight`` 就是字典里 ``0.weight`` 对应的张量，只是普通的 ``Tensor``，这一层自己的参数不见了；无论 ``strict`` 和 ``tie_weights`` 取什么值，在哪种梯度模式（grad mode）下，都是如此。
 
 torch.manual_seed(0)
 tied = torch.nn.Sequential(torch.nn.Linear(3, 3, bias=False), torch.nn.Linear(3, 3, bias=False))
@@ -544,6 +546,13 @@ else:
     raise AssertionError("strict=True with tie_weights=False must refuse a dict that leaves out 1.weight")
 assert torch.allclose(tied_out, batch @ tied_weight.T @ tied_weight.T) and tied[0].weight.grad is None, (
     "by default, the tied 1.weight takes the dict's tensor too, and the module's weight gets no gradient")
+layer = torch.nn.Linear(3, 3, bias=False)
+layer_weight, twice_weight = layer.weight, torch.randn(3, 3)
+functional_call(torch.nn.Sequential(layer, layer), {"0.weight": twice_weight}, (batch,))
+print("layer twice, after: layer.weight is layer_weight:", layer.weight is layer_weight,
+      " layer.weight is twice_weight:", layer.weight is twice_weight)
+assert layer.weight is twice_weight and not isinstance(layer.weight, torch.nn.Parameter), (
+    "a layer that sits in the model twice keeps the dict's tensor after the call")
 # sphinx_gallery_start_ignore
 assert torch.allclose(tied_weight.grad, grad(lambda v: (batch @ v.T @ v.T).sum())(tied_weight.detach())), (
     "the gradient of both uses of the tied weight lands in the dict's tensor")
@@ -553,6 +562,34 @@ assert torch.allclose(functional_call(tied, {"1.weight": tied_weight}, (batch,),
     "a dict holding 1.weight only gives its tensor to the tied 0.weight too")
 assert list(dict(tied.named_parameters())) == ["0.weight"] and list(tied.state_dict()) == ["0.weight", "1.weight"], (
     "the tied weight is one parameter under two names")
+back_modules = {"Linear": torch.nn.Linear(3, 1), "BatchNorm1d": torch.nn.BatchNorm1d(3), "tied": tied}
+for back_kind, back_module in back_modules.items():
+    for back_strict in (False, True):
+        for back_tie in (True, False):
+            for back_grad in (True, False):
+                back_own = back_module.state_dict(keep_vars=True)
+                back_values = {back_name: back_t.detach().clone() for back_name, back_t in back_own.items()}
+                back_names = back_own if not back_tie else {
+                    **dict(back_module.named_parameters()), **dict(back_module.named_buffers())}
+                with torch.set_grad_enabled(back_grad):
+                    functional_call(back_module, {back_name: back_values[back_name].clone() for back_name in back_names},
+                                    (batch,), strict=back_strict, tie_weights=back_tie)
+                back_after = back_module.state_dict(keep_vars=True)
+                assert list(back_after) == list(back_own) and all(
+                    back_after[back_name] is back_t and torch.equal(back_t, back_values[back_name])
+                    for back_name, back_t in back_own.items()), (
+                    f"{back_kind}, strict={back_strict}, tie_weights={back_tie}, grad enabled={back_grad}: after the "
+                    "call the module has its own parameter and buffer objects back, unchanged")
+                twice_layer = torch.nn.Linear(3, 3, bias=back_kind == "Linear")
+                twice_model = torch.nn.Sequential(twice_layer, twice_layer)
+                twice_names = twice_model.state_dict() if not back_tie else dict(twice_model.named_parameters())
+                twice_dict = {twice_name: torch.randn_like(twice_t) for twice_name, twice_t in twice_names.items()}
+                with torch.set_grad_enabled(back_grad):
+                    functional_call(twice_model, dict(twice_dict), (batch,), strict=back_strict, tie_weights=back_tie)
+                assert all(dict(twice_layer.named_parameters())[twice_name[2:]] is twice_t and not isinstance(
+                    twice_t, torch.nn.Parameter) for twice_name, twice_t in twice_dict.items() if twice_name[:2] == "0."), (
+                    f"strict={back_strict}, tie_weights={back_tie}, grad enabled={back_grad}: a layer that sits in "
+                    "the model twice keeps the dict's tensors for its first name")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -604,7 +641,7 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # 小结
 # ----
 #
-# ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的参数或缓冲区是模块自己的，梯度或更新就落在模块里；默认情况下，与字典里某个权重共享的权重用的是字典里的张量）。``torch.func.grad``
+# ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的（在模型里出现两次的层除外）：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的参数或缓冲区是模块自己的，梯度或更新就落在模块里；默认情况下，与字典里某个权重共享的权重用的是字典里的张量）。``torch.func.grad``
 # 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。``vmap`` 是最内层的变换时，批量张量的 ``.data`` 会报错，把批量张量变成
 # Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``、``np.asarray``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``、DLPack）也会报错；``detach()``、``clone()``、``add_``、``stride()``
 # 和 ``repr()`` 都能运行。在 ``vmap(grad(f))`` 里，``f`` 中的 ``.data`` 能运行，得到每一行的值，而 ``item()`` 仍会报错。函数里用 ``torch.zeros`` 新建的张量，不能原地接收每一行的值：改用 ``x.new_zeros`` 或 ``torch.zeros_like(x)`` 新建，或者把结果堆叠起来（``torch.stack``）。
