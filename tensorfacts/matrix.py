@@ -186,7 +186,9 @@ GUIDE: tuple[Advice, ...] = (
                 "them, unless torch refuses the edit in every mode, as it refuses `mul_()` on an `expand()` view "
                 "of a CPU tensor, whose stride of 0 puts "
                 "several elements at one memory location, though not on "
-                "an `unfold()` view, whose overlapping windows share elements too), and so does `b = a` "
+                "an `unfold()` view, whose overlapping windows share elements too: `unfold(0, 2, 1).mul_(10)` of "
+                "`torch.arange(1., 5., requires_grad=True).clone()` runs even with grad mode on, and `backward()` "
+                "through it gives a wrong gradient without an error), and so does `b = a` "
                 "when `a` is itself such a view. The dtype form `a.view(dtype)` is "
                 "no such view: it requires no grad, has no `grad_fn`, and takes in-place edits with grad mode on "
                 "without adding an autograd node, even when `a` is a leaf that requires grad; it still shares `a`'s "
@@ -205,7 +207,9 @@ GUIDE: tuple[Advice, ...] = (
                 "`torch.enable_grad()` 打开梯度模式，以及在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下，"
                 "则可以修改，除非这个修改在任何模式下都会被拒绝：比如 CPU 张量的 "
                 "`expand()` 视图靠为 0 的步长让多个元素落在同一个内存位置上，对它调用 `mul_()` 就是如此；"
-                "`unfold()` 视图的窗口相互重叠，也有元素共享内存，对它调用 `mul_()` 却照常执行）；"
+                "`unfold()` 视图的窗口相互重叠，也有元素共享内存，对它调用 `mul_()` 却照常执行："
+                "对 `torch.arange(1., 5., requires_grad=True).clone()` 做 `unfold(0, 2, 1).mul_(10)`，"
+                "即使在梯度模式下也照常执行，之后经过它的 `backward()` 给出错误的梯度，却不报错）；"
                 "如果 `a` 本身就是这样的视图，`b = a` 也一样。"
                 "dtype 形式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，"
                 "即使 `a` 是需要梯度的叶子张量，在"
@@ -219,8 +223,8 @@ GUIDE: tuple[Advice, ...] = (
         and all(row(m, s, "a.view(3)")["inplace_edit"] == EDIT_REFUSED for s in ("leaf", "parameter", "view"))
         and row(m, "view", "b = a")["inplace_edit"] == EDIT_REFUSED,
         facts=("leaf-view-inplace-refused-in-grad-mode", "overlapping-window-views-take-writes",
-               "inference-tensor-requiring-grad", "inference-mode-grad-on-records-no-node",
-               "view-inplace-refused-outside-inference-mode"),
+               "overlapping-window-edit-wrong-gradient", "inference-tensor-requiring-grad",
+               "inference-mode-grad-on-records-no-node", "view-inplace-refused-outside-inference-mode"),
     ),
     Advice(
         "avoid-data",

@@ -1,7 +1,8 @@
 """Scoped facts behind general sentences of the behaviour matrix's guide and of the notes under the view
 operations and "what operations save" tables: conversions that return ``a`` itself, ``reshape()``'s view or
 copy, and the operations that save their output. Like those of :mod:`tensorfacts.general_facts` (same
-registry, same scope), each runs in every case its sentence claims.
+registry, same scope), each runs in every case its sentence claims; one plain fact, on the in-place ``F.relu`` that
+the saved table's ``x`` refuses, sits with the output savers.
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
@@ -12,7 +13,8 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from tensorfacts.fact_registry import scoped_fact
+from tensorfacts import saved_ops
+from tensorfacts.fact_registry import Fact, fact, scoped_fact
 from tensorfacts.scope import Case
 from tensorfacts.standard_sources import GRAD_SOURCES
 
@@ -165,3 +167,36 @@ def output_savers(case: Case) -> dict[str, tuple[str, ...]]:
 })
 def _output_savers(case: Case) -> dict[str, tuple[str, ...]]:
     return output_savers(case)
+
+
+#: The refusal of an in-place edit of a view of a leaf that requires grad, as torch words it.
+LEAF_VIEW_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation"
+
+
+@fact("relu-inplace-refused-on-table-x", {
+    "en": "Builds the \"what operations save\" table's x, " + saved_ops.INPUTS["x"] + " (a leaf that requires grad "
+          "and, made by reshape(), a view), and calls F.relu(x, inplace=True) with grad mode on: it raises \""
+          + LEAF_VIEW_INPLACE + "\" and x keeps its values; F.relu(x * 1, inplace=True) runs and returns the "
+          "tensor x * 1 itself, edited, with a grad_fn of ReluBackward0.",
+    "zh_CN": "构造“操作保存什么”表中的 x，即 " + saved_ops.INPUTS["x"] + "（需要梯度的叶子张量，由 reshape() 得来，"
+             "也是视图），在梯度模式下调用 F.relu(x, inplace=True)：报错“" + LEAF_VIEW_INPLACE + "”，x 的数值不变；"
+             "F.relu(x * 1, inplace=True) 照常执行，返回的就是被修改后的张量 x * 1 本身，其 grad_fn 为 ReluBackward0。",
+})
+def _relu_inplace_refused_on_table_x() -> Fact:
+    """The in-place form of F.relu saves its output on a non-leaf, but the table's x, a leaf, refuses it."""
+    with torch.enable_grad():
+        x = eval(saved_ops.INPUTS["x"], {"torch": torch})  # noqa: S307 (the table's code)
+        before = x.detach().clone()
+        try:
+            F.relu(x, inplace=True)
+        except RuntimeError as exc:
+            refusal = str(exc).splitlines()[0]
+        else:
+            refusal = "runs"
+        product = x * 1
+        out = F.relu(product, inplace=True)
+    edited = out is product and type(out.grad_fn).__name__ == "ReluBackward0"
+    kept = torch.equal(x.detach(), before)
+    return Fact(x.is_leaf and x._is_view() and refusal == LEAF_VIEW_INPLACE + "." and kept and edited,
+                f"x a leaf: {x.is_leaf}, a view: {x._is_view()}; F.relu(x, inplace=True): {refusal}; x unchanged: "
+                f"{kept}; F.relu(x * 1, inplace=True) returns x * 1 itself with ReluBackward0: {edited}")

@@ -120,12 +120,12 @@ def _multi_view_outputs_share_one_node() -> Fact:
           "result that autograd records as a view (_is_view() true), each time on a fresh source: every such call "
           "raises with grad mode on outside torch.inference_mode(), torch.enable_grad() inside torch.no_grad() "
           "included, and runs and changes the source inside torch.inference_mode() with torch.enable_grad(), which "
-          "turns grad mode on.",
+          "turns grad mode on, and under torch.no_grad(), with grad mode off.",
     "zh_CN": "把视图操作页两张表的每个源张量用 requires_grad_() 变成需要梯度的叶子张量，在梯度模式下在它上面运行"
              "两张表的每一行，再对自动求导（autograd）记作视图（_is_view() 为真）的每个结果调用 fill_(-1)，每次都用"
              "新的源张量：在 torch.inference_mode() 之外、梯度模式打开时，每次调用都报错，在 torch.no_grad() 里用 "
              "torch.enable_grad() 打开梯度模式也一样；在 torch.inference_mode() 里用 torch.enable_grad() 打开梯度"
-             "模式时，每次调用都照常执行，源张量随之改变。",
+             "模式时，以及在关闭梯度模式的 torch.no_grad() 下，每次调用都照常执行，源张量随之改变。",
 }, {
     "en": "every row of the two tables of the view operations page, on each layout of its source where its "
           "operation runs, float32 (complex64 for z) on the CPU",
@@ -133,8 +133,9 @@ def _multi_view_outputs_share_one_node() -> Fact:
              "CPU 上的 float32（z 为 complex64）",
 })
 def _leaf_source_views_refuse_inplace() -> Fact:
-    """The views page's probe edits views of a non-leaf; views of a leaf that requires grad refuse it (in grad mode)."""
-    accepted, refused = [], 0
+    """The views page's probe edits views of a non-leaf; views of a leaf that requires grad refuse it in grad mode
+    and take it under no_grad()."""
+    accepted, refused, grad_off = [], 0, []
     with torch.enable_grad():
         for row in view_ops.ROWS.values():
             for layout in view_ops.LAYOUTS:
@@ -154,7 +155,27 @@ def _leaf_source_views_refuse_inplace() -> Fact:
                     lambda s, r=row: view_ops.apply(r, s), lambda v: v.fill_(view_ops.FILL), "", view_ops.snapshot)
                 if edits != REFUSED_OUTSIDE:
                     accepted.append(f"{row.code} ({layout}) with enable_grad() inside a mode: {edits}")
-    return Fact(refused > 0 and not accepted, f"views whose fill_ raised: {refused}; accepted: {accepted}")
+                off = _edit_with_grad_off(row, layout)
+                if off != "runs":
+                    grad_off.append(f"{row.code} ({layout}): {off}")
+    return Fact(refused > 0 and not accepted and not grad_off,
+                f"views whose fill_ raised: {refused}; accepted: {accepted}; "
+                f"not run under no_grad() or no change: {grad_off or 'none'}")
+
+
+def _edit_with_grad_off(row: view_ops.Row, layout: str) -> str:
+    """fill_(-1) under torch.no_grad() on the row's result, taken with grad mode on from a fresh leaf that requires
+    grad: "runs" (the source changed), "no change" or the error's first line."""
+    source = view_ops.make_source(row.source, layout).requires_grad_()
+    result = view_ops.apply(row, source)
+    before = view_ops.snapshot(source.detach())
+    try:
+        with torch.no_grad():
+            result.fill_(view_ops.FILL)
+    except RuntimeError as exc:
+        return str(exc).splitlines()[0]
+    after = view_ops.snapshot(source.detach())
+    return "no change" if all(torch.equal(x, y) for x, y in zip(before, after, strict=True)) else "runs"
 
 
 #: The operations that wrap a Python number as a tensor run by wrapped-number-saved-outside-hooks: (the operation,

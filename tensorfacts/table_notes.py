@@ -121,7 +121,12 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "reach a shared element once per view element that maps to it, giving `[10., 200., 300., 40.]` and "
                 "`[2., 4., 4., 4.]`. The probe's source is a non-leaf, `x.clone()` "
                 "of a leaf `x`; on a leaf that requires grad, every result of both tables that autograd records as a "
-                "view refuses the same edit, made outside `torch.inference_mode()`.",
+                "view refuses the same edit with grad mode on, outside `torch.inference_mode()`, and takes it under "
+                "`torch.no_grad()`, where the edit reaches the source. On a non-leaf such as the probe's, "
+                "`a = x.clone()` of `x = torch.arange(1., 5., requires_grad=True)`, `a.unfold(0, 2, 1).mul_(10)` "
+                "runs even with grad mode on, and `backward()` through it gives a wrong gradient with no error or "
+                "warning: `a` becomes `x * torch.tensor([10., 100., 100., 10.])`, whose sum gives `x.grad` "
+                "`[10., 100., 100., 10.]`, yet `a.sum().backward()` gives `[10., 10., 10., 10.]`.",
             "zh_CN": "在梯度模式（grad mode）下、`torch.inference_mode()` 之外，源张量需要梯度时，`unbind()`、"
                 "`split()`、`split_with_sizes()` 或 `chunk()` 的第一个输出一做原地（in-place）操作就报错"
                 "（在 `torch.inference_mode()` 里，即使用 "
@@ -143,12 +148,17 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "都照常运行，共享的元素对应视图里几个元素，就被修改几次，结果分别是 `[10., 200., 300., 40.]` 和 "
                 "`[2., 4., 4., 4.]`。探测程序的源张量是非叶子张量，即叶子张量（leaf tensor）`x` 的 "
                 "`x.clone()`；若源张量是需要梯度的叶子张量，两张表中自动求导记作视图的每个结果，"
-                "在 `torch.inference_mode()` 之外都会拒绝同样的修改。",
+                "在梯度模式下、`torch.inference_mode()` 之外都会拒绝同样的修改，在 `torch.no_grad()` 下则照常执行，"
+                "修改落到源张量上。在探测程序那样的非叶子张量上，即 `x = torch.arange(1., 5., requires_grad=True)` "
+                "的 `a = x.clone()`，`a.unfold(0, 2, 1).mul_(10)` 即使在梯度模式下也照常执行，之后经过它的 "
+                "`backward()` 给出错误的梯度，既不报错也没有警告：`a` 变为 "
+                "`x * torch.tensor([10., 100., 100., 10.])`，对它求和再反向传播，`x.grad` 是 "
+                "`[10., 100., 100., 10.]`，`a.sum().backward()` 给出的却是 `[10., 10., 10., 10.]`。",
         },
         _multi_output,
         facts=("multi-view-outputs-share-one-node", "expand-inplace-write-refused",
                "overlapping-window-views-take-writes", "leaf-source-views-refuse-inplace",
-               "view-inplace-refused-outside-inference-mode"),
+               "view-inplace-refused-outside-inference-mode", "overlapping-window-edit-wrong-gradient"),
     ),
     Advice(
         "maybe-copy",
@@ -242,15 +252,17 @@ SAVED_NOTES: tuple[Advice, ...] = (
             "en": "`torch.exp`, `torch.sigmoid`, `torch.tanh`, `F.relu`, `torch.sqrt`, `F.softmax` and "
                 "`F.log_softmax` save their output, not their input, on float32, float64 and bfloat16 inputs of "
                 "zero, one or two dimensions as on the table's `x`; so do `F.softmax` and `F.log_softmax` given "
-                "`dtype=`, and `F.relu` with `inplace=True`, which returns its input edited.",
+                "`dtype=`, and `F.relu` with `inplace=True` on a non-leaf such as `x * 1`, which returns its input "
+                "edited (on the table's `x`, a leaf that requires grad, it raises with grad mode on).",
             "zh_CN": "`torch.exp`、`torch.sigmoid`、`torch.tanh`、`F.relu`、`torch.sqrt`、`F.softmax` 和 "
                 "`F.log_softmax` 保存的是输出，不是输入，float32、float64 和 bfloat16 的零维、一维、二维输入"
                 "都是如此，表中的 `x` 也一样；"
-                "传了 `dtype=` 的 `F.softmax` 和 `F.log_softmax`，以及用 `inplace=True` 调用、返回修改后的输入的 "
-                "`F.relu` 也一样。",
+                "传了 `dtype=` 的 `F.softmax` 和 `F.log_softmax`，以及在 `x * 1` 这样的非叶子张量上用 "
+                "`inplace=True` 调用、返回修改后的输入的 `F.relu` 也一样（在表中的 `x` 上，"
+                "它是需要梯度的叶子张量（leaf tensor），在梯度模式（grad mode）下这样调用会报错）。",
         },
         lambda t: all(_saves(t, code) == (saved_ops.OUTPUT,) for code in _OUTPUT_SAVERS),
-        facts=("output-savers-save-output",),
+        facts=("output-savers-save-output", "relu-inplace-refused-on-table-x"),
     ),
     Advice(
         "operands",

@@ -1,12 +1,14 @@
 """Named facts on the views the matrix adds as a source, a view of a leaf that requires grad: which in-place edits
 it refuses, in which grad mode (over every recorded view of the views page's first table), and which writes an
-``expand()`` view refuses in every mode, whatever its dtype, while a view whose windows overlap takes them.
+``expand()`` view refuses in every mode, whatever its dtype, while a view whose windows overlap takes them, even in
+the graph, where ``backward()`` then gives a wrong gradient.
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import Callable
 
 import torch
@@ -294,3 +296,42 @@ def _overlapping_window_views_take_writes() -> Fact:
                 and 0 in expand[0] and expand[1:] == ("overlap", [1.0, 2.0, 3.0, 4.0]),
                 f"(strides, outcome, a after): unfold(0, 2, 1).mul_(10): {unfold}; as_strided((2, 2), (1, 1)).add_(1): "
                 f"{strided}; unfold(0, 2, 1).mul_(10) of a leaf: {of_leaf}; expand(2, 4).mul_(10): {expand}")
+
+
+#: What x.grad would be if backward() counted each time unfold(0, 2, 1).mul_(10) reached an element of a.
+_COUNTED = [10.0, 100.0, 100.0, 10.0]
+
+
+@fact("overlapping-window-edit-wrong-gradient", {
+    "en": "With grad mode on, makes a = x.clone() of a leaf x = torch.arange(1., 5., requires_grad=True) (float32, "
+          "CPU), runs a.unfold(0, 2, 1).mul_(10), which raises nothing and makes a [10., 200., 300., 40.], that is "
+          "x * [10., 100., 100., 10.], then a.sum().backward(): it raises nothing, gives no warning, and "
+          "x.grad is [10., 10., 10., 10.], while the same sum written out of place, "
+          "(x * torch.tensor([10., 100., 100., 10.])).sum(), gives x.grad [10., 100., 100., 10.].",
+    "zh_CN": "在梯度模式下，对叶子张量 x = torch.arange(1., 5., requires_grad=True)（float32，CPU）取 "
+             "a = x.clone()，执行 a.unfold(0, 2, 1).mul_(10)：不报错，a 变为 [10., 200., 300., 40.]，也就是 "
+             "x * [10., 100., 100., 10.]；再调用 a.sum().backward()：不报错，也没有警告，x.grad 却是 "
+             "[10., 10., 10., 10.]，而不用原地操作写出的同一个和 (x * torch.tensor([10., 100., 100., 10.])).sum() "
+             "给出的 x.grad 是 [10., 100., 100., 10.]。",
+})
+def _overlapping_window_edit_wrong_gradient() -> Fact:
+    """An in-place edit through a view whose windows overlap runs in the graph and backward() gives a wrong gradient:
+    mul_'s derivative is applied once per element of a, not once per view element that reaches it."""
+    with torch.enable_grad(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = torch.arange(1.0, 5.0, requires_grad=True)
+        a = x.clone()
+        outcome = "runs"
+        try:
+            a.unfold(0, 2, 1).mul_(10)
+        except RuntimeError as exc:
+            outcome = str(exc).splitlines()[0]
+        values = a.detach().tolist()
+        error = backward_error(a.sum())
+        y = torch.arange(1.0, 5.0, requires_grad=True)
+        (y * torch.tensor(_COUNTED)).sum().backward()
+    got = None if x.grad is None else x.grad.tolist()
+    return Fact(outcome == "runs" and values == [10.0, 200.0, 300.0, 40.0] and error == "" and not caught
+                and got == [10.0] * 4 and y.grad.tolist() == _COUNTED,
+                f"unfold(0, 2, 1).mul_(10) of x.clone(): {outcome}, a {values}; backward(): {error or 'no error'}, "
+                f"warnings: {[str(w.message) for w in caught]}; x.grad {got}; out of place: {y.grad.tolist()}")

@@ -54,6 +54,13 @@ def _dtype_view_copies(func, args, kwargs):
     return result.clone() if isinstance(args[1] if len(args) > 1 else kwargs.get("dtype"), torch.dtype) else result
 
 
+def _relu_inplace_unrecorded(func, args, kwargs):
+    """``F.relu(t, inplace=True)`` run on ``t.data``: no refusal on a leaf, as if autograd were not told."""
+    if kwargs.get("inplace"):
+        return func(args[0].data, *args[1:], **kwargs)
+    return func(*args, **kwargs)
+
+
 def _recorded_under_no_grad(func, args, kwargs):
     """Indexing recorded as in grad mode, even under ``torch.no_grad()``."""
     with torch.enable_grad():
@@ -346,6 +353,7 @@ MUTANTS = {
     "linear runs in float32 under autocast": lambda: Override(linear=lambda f, a, k: call(f, a, k).float()),
     "linear returns its input": lambda: Override(linear=lambda f, a, k: a[0]),
     "relu returns a copy": lambda: Override(relu=lambda f, a, k: call(f, a, k).clone()),
+    "in-place relu bypasses autograd": lambda: Override(relu=_relu_inplace_unrecorded),
     "view(dtype) gives a normal tensor": lambda: Override(view=_dtype_view_as_normal),
     "view(dtype) copies": lambda: Override(view=_dtype_view_copies),
     "indexing is recorded under no_grad": lambda: Override(__getitem__=_recorded_under_no_grad),
@@ -397,6 +405,7 @@ FACT_FLIPS = {
     "noop-conversions-return-a": ("to() always copies", "cpu() copies", "contiguous() always copies"),
     "reshape-view-exactly-when-view-runs": "reshape() always copies",
     "output-savers-save-output": "relu returns a copy",
+    "relu-inplace-refused-on-table-x": "in-place relu bypasses autograd",
     "data-setter-checks": "p.data = t checks the shape",
     "leaf-refuses-inplace": "in-place edits bypass autograd",
     "view-inplace-refused-outside-inference-mode": "in-place edits bypass autograd",
@@ -475,6 +484,7 @@ FACT_FLIPS = {
     "detach-edit-of-saved-output-detected": "detach copies",
     "saved-other-tensors-of-layer-norm-and-where": "where() multiplies by its mask",
     "overlapping-window-views-take-writes": "unfold() and as_strided() copy",
+    "overlapping-window-edit-wrong-gradient": "unfold() and as_strided() copy",
     "deepcopy-refuses-some-leaves": "deepcopy copies only the view",
     "copy-copy-of-strided-nested-shares-counter": "a nested tensor's copy.copy is rebuilt on a copy",
     "copy-ways-memory-and-graph": ("detach copies", ".data copies", "clone() shares memory",

@@ -371,6 +371,8 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
     # it refuses mul_() on an expand() view)"; "a.view(dtype) ... takes in-place edits ..., unrecorded"
     "view": ("leaf-view-inplace-refused-in-grad-mode",
              "overlapping-window-views-take-writes",  # "though not on an unfold() view, whose overlapping windows"
+             # "unfold(0, 2, 1).mul_(10) of ....clone() runs even with grad mode on, and backward() ... wrong gradient"
+             "overlapping-window-edit-wrong-gradient",
              "inference-tensor-requiring-grad",  # "Not when a is an inference tensor made with requires_grad=True"
              "inference-mode-grad-on-records-no-node",  # "inside it, even with torch.enable_grad(), ... no grad_fn"
              # "refuses in-place edits with grad mode on, outside torch.inference_mode() (inside it ... accepts them"
