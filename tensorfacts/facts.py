@@ -292,6 +292,7 @@ def _leaf_refuses_inplace() -> Fact:
 import tensorfacts.anomaly_facts  # noqa: E402, F401
 import tensorfacts.autocast_facts  # noqa: E402, F401
 import tensorfacts.conj_bit_facts  # noqa: E402, F401
+import tensorfacts.copy_ways_dtype_facts  # noqa: E402, F401
 import tensorfacts.copy_ways_facts  # noqa: E402, F401
 import tensorfacts.custom_function_facts  # noqa: E402, F401
 import tensorfacts.deepcopy_refusal_facts  # noqa: E402, F401

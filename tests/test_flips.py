@@ -489,6 +489,8 @@ FACT_FLIPS = {
     "copy-copy-of-strided-nested-shares-counter": "a nested tensor's copy.copy is rebuilt on a copy",
     "copy-ways-memory-and-graph": ("detach copies", ".data copies", "clone() shares memory",
                                    "clone() returns a detached copy"),
+    "copy-ways-every-dtype": ("detach copies", ".data copies", "clone() shares memory",
+                              "clone() returns a detached copy"),
     "vmap-innermost-refuses-data": ".data shares the version counter",
     "view-shares-base-storage": "indexing copies",
     "inference-mode-new-memory-is-inference": "clone() shares memory",

@@ -26,8 +26,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ROOT / "docs" / "_shared" / "releases"
-#: The oldest and the newest minor release the site supports: from 2.4 (July 2024), about two years of
-#: releases, which covers the older torch that pinned projects and managed images still run, to 2.14.
+#: The oldest and the newest minor release the site supports: from 2.4 (July 2024), which covers the older torch
+#: that pinned projects and managed images still run, to 2.14.
 SUPPORTED = ("2.4", "2.14")
 #: The statuses of a check in a record, in the order the site lists them.
 STATUSES = ("holds", "differs", "not available", "errored", "not run", "no GPU")

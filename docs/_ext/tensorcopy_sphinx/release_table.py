@@ -326,13 +326,20 @@ class ReleaseRecords(SphinxDirective):
 
 
 def _publish(app: Sphinx, config) -> None:
-    """``{{supported_releases}}`` (the range the site supports) and ``{{recorded_releases}}`` (the releases
-    the records hold) for the MyST pages."""
+    """``{{supported_releases}}`` (the range the site supports), ``{{recorded_releases}}`` (the releases the
+    records hold) and ``{{pages_as_now}}`` (how many example pages some record ran as they now are) for the MyST
+    pages."""
     words = pick(WORDS, config.language, "the releases page's words")
     oldest, newest = release_records.SUPPORTED
-    recorded = words["between"].join(record["release"] for record in release_records.load()) or "—"
+    records, manifest = release_records.load(), _manifest()
+    recorded = words["between"].join(record["release"] for record in records) or "—"
+    pages = release_records.current_codes()["pages"]
+    as_now = [name for name in manifest
+              if any(name not in release_records.stale_pages(record, manifest, pages) for record in records)]
     config.myst_substitutions = {**config.myst_substitutions, "recorded_releases": recorded,
-                                 "supported_releases": words["range"].format(oldest=oldest, newest=newest)}
+                                 "supported_releases": words["range"].format(oldest=oldest, newest=newest),
+                                 "pages_as_now": words["pages as now"].format(count=len(as_now),
+                                                                              total=len(manifest))}
 
 
 def setup(app: Sphinx) -> dict:

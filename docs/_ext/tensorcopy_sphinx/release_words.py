@@ -60,6 +60,7 @@ WORDS = {
                     "inference": "an inference tensor"},
         "still": "still differs",
         "range": "{oldest} to {newest}",
+        "pages as now": "{count} of the {total} example pages",
         "between": ", ",
     },
     "zh_CN": {
@@ -95,6 +96,7 @@ WORDS = {
                     "view": "叶子张量的视图", "plain": "不需要梯度的张量", "inference": "推理张量"},
         "still": "仍然不同",
         "range": "{oldest} 至 {newest}",
+        "pages as now": "{total} 个示例页面中的 {count} 个",
         "between": "、",
     },
 }
